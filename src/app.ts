@@ -1,0 +1,84 @@
+import { Elysia } from 'elysia'
+import { openapi } from '@elysiajs/openapi'
+import type { AppDeps } from './deps'
+import { ApiError } from './lib/errors'
+import { docsUrl } from './lib/urls'
+import { WARREN_VERSION } from './version'
+import { docsAssetsModule } from './modules/docs'
+import { miscModule } from './modules/misc'
+import { usersModule } from './modules/users'
+import { reposModule } from './modules/repos'
+
+/** Reads a validation error as Gitea's `[Field]: problem` message. */
+function validationMessage(error: any): { message: string; errors: unknown[] } {
+  const all: any[] = Array.isArray(error?.all) ? error.all : []
+  const errors = all.map((e) => {
+    const field = String(e.path ?? '').replace(/^\//, '').replace(/\//g, '.') || error?.type || 'body'
+    return { fieldNames: [field], classification: 'ValidationError', message: e.summary ?? e.message }
+  })
+  const first = errors[0] as { fieldNames: string[]; message: string } | undefined
+  const where = error?.type === 'body' ? '' : `${error?.type ?? ''} `
+  const message = first ? `${where}[${first.fieldNames[0]}]: ${first.message}` : 'Invalid request'
+  return { message, errors }
+}
+
+/**
+ * The root app. Every API area is its own Elysia instance under /api/v1; git over HTTP and the
+ * docs live outside it. Tests call `createApp(deps).handle(request)`.
+ */
+export function createApp(deps: AppDeps) {
+  const { config } = deps
+  const errorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) => {
+    set.status = status
+    set.headers['content-type'] = 'application/json; charset=utf-8'
+    return { message, url: docsUrl(config), ...extra }
+  }
+  const api = new Elysia({ prefix: '/api/v1' }).use(miscModule(deps)).use(usersModule(deps)).use(reposModule(deps))
+
+  return new Elysia()
+    .onError({ as: 'global' }, ({ code, error, set }) => {
+      if (error instanceof ApiError) return errorBody(set, error.status, error.message, error.extra)
+      switch (code) {
+        case 'VALIDATION': {
+          const { message, errors } = validationMessage(error)
+          return errorBody(set, 422, message, { errors })
+        }
+        case 'PARSE':
+          return errorBody(set, 400, 'The request body is not valid JSON')
+        case 'NOT_FOUND':
+          return errorBody(set, 404, "The target couldn't be found.")
+        default:
+          console.error('internal error:', error)
+          return errorBody(set, 500, 'Internal server error')
+      }
+    })
+    .onParse({ as: 'global' }, async ({ request, contentType }) => {
+      // Gitea clients send JSON with or without a Content-Type (the 2017 SDK omits it on some
+      // calls); forms and plain text keep Elysia's own parsers.
+      const type = contentType.toLowerCase()
+      if (type.startsWith('multipart/') || type.startsWith('application/x-www-form-urlencoded') || type.startsWith('text/plain'))
+        return
+      const text = await request.text()
+      if (text.trim() === '') return {}
+      return JSON.parse(text)
+    })
+    .use(
+      openapi({
+        path: '/api/swagger',
+        specPath: '/swagger.v1.json',
+        provider: 'swagger-ui',
+        swagger: {
+          cdn: '/api/swagger/assets/swagger-ui-bundle.js',
+          theme: '/api/swagger/assets/swagger-ui.css',
+        } as any,
+        documentation: {
+          info: { title: 'Warren API', version: WARREN_VERSION, description: 'Gitea-compatible API of Warren.', license: { name: 'MIT' } },
+          servers: [{ url: config.baseUrl.replace(/\/$/, '') }],
+        },
+      }),
+    )
+    .use(docsAssetsModule())
+    .use(api)
+}
+
+export type App = ReturnType<typeof createApp>

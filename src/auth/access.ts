@@ -1,0 +1,141 @@
+import { and, eq, inArray, or, sql } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { collaborations, orgUsers, repositories, teamRepos, teams, teamUsers, users } from '../db/schema'
+import type { UserRow } from './caller'
+
+export type RepoRow = typeof repositories.$inferSelect
+
+/** Access modes, ordered: each includes the ones below it (Gitea's AccessMode). */
+export const AccessMode = { None: 0, Read: 1, Write: 2, Admin: 3, Owner: 4 } as const
+export type AccessMode = (typeof AccessMode)[keyof typeof AccessMode]
+
+export const accessModeName = (mode: number): 'none' | 'read' | 'write' | 'admin' | 'owner' =>
+  (['none', 'read', 'write', 'admin', 'owner'] as const)[Math.max(0, Math.min(4, mode))]!
+
+export const accessModeFromName = (name: string): AccessMode | undefined =>
+  ({ read: AccessMode.Read, write: AccessMode.Write, admin: AccessMode.Admin, owner: AccessMode.Owner })[name] as
+    | AccessMode
+    | undefined
+
+/** Gitea's Permission record for a mode. */
+export const permissionOf = (mode: number) => ({
+  admin: mode >= AccessMode.Admin,
+  push: mode >= AccessMode.Write,
+  pull: mode >= AccessMode.Read,
+})
+
+type OwnerInfo = Pick<UserRow, 'id' | 'type' | 'visibility'>
+
+/**
+ * What `user` (null = anonymous) may do in each repository, in a fixed number of queries
+ * whatever the number of repositories:
+ * site admin and owning user → owner; owners team of the owning organisation → owner;
+ * otherwise the highest of the collaboration and the caller's teams that cover the repository;
+ * everyone at least read on public repositories of a visible owner.
+ */
+export function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[]): Map<number, AccessMode> {
+  const result = new Map<number, AccessMode>()
+  if (repos.length === 0) return result
+  if (user?.isAdmin) {
+    for (const r of repos) result.set(r.id, AccessMode.Owner)
+    return result
+  }
+  const ownerIds = [...new Set(repos.map((r) => r.ownerId))]
+  const owners = new Map<number, OwnerInfo>(
+    db
+      .select({ id: users.id, type: users.type, visibility: users.visibility })
+      .from(users)
+      .where(inArray(users.id, ownerIds))
+      .all()
+      .map((o) => [o.id, o]),
+  )
+  const orgIds = ownerIds.filter((id) => owners.get(id)?.type === 1)
+  const memberOf = new Set<number>()
+  const explicit = new Map<number, AccessMode>()
+  if (user) {
+    const repoIds = repos.map((r) => r.id)
+    for (const c of db
+      .select({ repoId: collaborations.repoId, mode: collaborations.mode })
+      .from(collaborations)
+      .where(and(eq(collaborations.userId, user.id), inArray(collaborations.repoId, repoIds)))
+      .all())
+      explicit.set(c.repoId, c.mode as AccessMode)
+    if (orgIds.length) {
+      for (const m of db
+        .select({ orgId: orgUsers.orgId })
+        .from(orgUsers)
+        .where(and(eq(orgUsers.uid, user.id), inArray(orgUsers.orgId, orgIds)))
+        .all())
+        memberOf.add(m.orgId)
+      if (memberOf.size) {
+        // Teams of the caller in those organisations, with the repositories each covers.
+        const myTeams = db
+          .select({ id: teams.id, orgId: teams.orgId, authorize: teams.authorize, all: teams.includesAllRepositories })
+          .from(teamUsers)
+          .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+          .where(and(eq(teamUsers.uid, user.id), inArray(teamUsers.orgId, [...memberOf])))
+          .all()
+        const wide = new Map<number, number>() // org → best mode of teams covering all its repos
+        for (const t of myTeams)
+          if (t.authorize >= AccessMode.Owner || t.all) wide.set(t.orgId, Math.max(wide.get(t.orgId) ?? 0, t.authorize))
+        const narrowTeams = myTeams.filter((t) => !(t.authorize >= AccessMode.Owner || t.all))
+        if (narrowTeams.length) {
+          const modeOfTeam = new Map(narrowTeams.map((t) => [t.id, t.authorize]))
+          for (const tr of db
+            .select({ teamId: teamRepos.teamId, repoId: teamRepos.repoId })
+            .from(teamRepos)
+            .where(and(inArray(teamRepos.teamId, [...modeOfTeam.keys()]), inArray(teamRepos.repoId, repoIds)))
+            .all())
+            explicit.set(tr.repoId, Math.max(explicit.get(tr.repoId) ?? 0, modeOfTeam.get(tr.teamId)!) as AccessMode)
+        }
+        for (const r of repos) {
+          const w = wide.get(r.ownerId)
+          if (w) explicit.set(r.id, Math.max(explicit.get(r.id) ?? 0, w) as AccessMode)
+        }
+      }
+    }
+  }
+  for (const r of repos) {
+    if (user && r.ownerId === user.id) {
+      result.set(r.id, AccessMode.Owner)
+      continue
+    }
+    let mode: number = explicit.get(r.id) ?? AccessMode.None
+    const owner = owners.get(r.ownerId)
+    const ownerVisible =
+      !owner ||
+      owner.visibility === 'public' ||
+      (owner.visibility === 'limited' && user !== null) ||
+      (owner.visibility === 'private' && memberOf.has(r.ownerId))
+    if (!r.isPrivate && ownerVisible) mode = Math.max(mode, AccessMode.Read)
+    result.set(r.id, mode as AccessMode)
+  }
+  return result
+}
+
+/** accessLevels for one repository. */
+export function accessLevel(db: Db, user: UserRow | null, repo: RepoRow): AccessMode {
+  return accessLevels(db, user, [repo]).get(repo.id) ?? AccessMode.None
+}
+
+/**
+ * SQL condition "the repository is readable by `user`", for list and search queries
+ * (the same rule as accessLevels, expressed as a WHERE clause on `repositories`).
+ */
+export function readableRepoCondition(user: UserRow | null) {
+  const visibleOwner = user
+    ? sql`(SELECT visibility FROM users o WHERE o.id = ${repositories.ownerId}) != 'private' OR EXISTS (SELECT 1 FROM org_users ou WHERE ou.org_id = ${repositories.ownerId} AND ou.uid = ${user.id})`
+    : sql`(SELECT visibility FROM users o WHERE o.id = ${repositories.ownerId}) = 'public'`
+  const publicRepo = sql`(${repositories.isPrivate} = 0 AND (${visibleOwner}))`
+  if (!user) return publicRepo
+  if (user.isAdmin) return sql`1 = 1`
+  return or(
+    publicRepo,
+    eq(repositories.ownerId, user.id),
+    sql`EXISTS (SELECT 1 FROM collaborations c WHERE c.repo_id = ${repositories.id} AND c.user_id = ${user.id})`,
+    sql`EXISTS (SELECT 1 FROM team_users tu JOIN teams tm ON tm.id = tu.team_id
+          WHERE tu.uid = ${user.id} AND tm.org_id = ${repositories.ownerId}
+            AND (tm.authorize >= 4 OR tm.includes_all_repositories = 1
+                 OR EXISTS (SELECT 1 FROM team_repos tr WHERE tr.team_id = tm.id AND tr.repo_id = ${repositories.id})))`,
+  )!
+}

@@ -1,0 +1,63 @@
+import { and, eq, sql } from 'drizzle-orm'
+import type { AppDeps } from '../deps'
+import { repositories, users } from '../db/schema'
+import { forbidden, notFound, unauthorized } from '../lib/errors'
+import { accessLevel, AccessMode, type RepoRow } from './access'
+import type { Caller, UserRow } from './caller'
+
+/** A repository named in a path, with its owner and what the caller may do in it. */
+export interface RepoContext {
+  repo: RepoRow
+  owner: UserRow
+  caller: Caller
+  mode: AccessMode
+}
+
+/** Repository by owner name and repository name, both case-insensitive. */
+export function findRepoByName(deps: AppDeps, ownerName: string, repoName: string): { repo: RepoRow; owner: UserRow } | undefined {
+  const row = deps.db
+    .select({ repo: repositories, owner: users })
+    .from(repositories)
+    .innerJoin(users, eq(users.id, repositories.ownerId))
+    .where(
+      and(
+        eq(users.lowerName, ownerName.toLowerCase()),
+        eq(repositories.lowerName, repoName.toLowerCase()),
+        eq(repositories.status, 'ready'),
+      ),
+    )
+    .get()
+  return row ?? undefined
+}
+
+/**
+ * Resolves `/repos/{owner}/{repo}` for the caller: 404 when it does not exist or the caller
+ * may not read it (existence is never revealed); then 401 for an anonymous caller or 403 for a
+ * known one when `need` is above what they have.
+ */
+export async function loadRepoContext(
+  deps: AppDeps,
+  request: Request,
+  ownerName: string,
+  repoName: string,
+  need: AccessMode = AccessMode.Read,
+): Promise<RepoContext> {
+  const caller = await deps.auth.caller(request)
+  const found = findRepoByName(deps, ownerName, repoName)
+  if (!found) throw notFound()
+  const mode = accessLevel(deps.db, caller.user, found.repo)
+  if (mode < AccessMode.Read) throw notFound()
+  if (mode < need) {
+    if (!caller.user) throw unauthorized()
+    throw forbidden('You do not have the permission needed for this repository')
+  }
+  return { ...found, caller, mode }
+}
+
+/** Unused-name guard: a repository counter query usable by services (kept here for reuse). */
+export const repoCountOf = (deps: AppDeps, ownerId: number): number =>
+  deps.db
+    .select({ n: sql<number>`count(*)` })
+    .from(repositories)
+    .where(eq(repositories.ownerId, ownerId))
+    .get()!.n

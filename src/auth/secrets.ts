@@ -1,0 +1,29 @@
+import type { Config } from '../config'
+
+/** Passwords: argon2id through Bun.password; the cost comes from the config. */
+export function hashPassword(config: Config, password: string): Promise<string> {
+  return Bun.password.hash(password, {
+    algorithm: 'argon2id',
+    memoryCost: config.passwordMemoryCost,
+    timeCost: config.passwordTimeCost,
+  })
+}
+
+export async function verifyPassword(password: string, hash: string): Promise<boolean> {
+  if (!hash) return false
+  try {
+    return await Bun.password.verify(password, hash)
+  } catch {
+    return false
+  }
+}
+
+/** A new access-token secret: 20 random bytes as 40 lower-case hex characters (Gitea's format). */
+export function newTokenSecret(): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(20))).toString('hex')
+}
+
+/** Tokens are looked up by this fast hash (never a password hash: it runs on every request). */
+export function hashToken(secret: string): string {
+  return new Bun.CryptoHasher('sha256').update(secret).digest('hex')
+}

@@ -1,0 +1,5 @@
+// One module per area; this file is what drizzle-kit and the client read.
+export * from './users'
+export * from './repos'
+export * from './orgs'
+export * from './issues'

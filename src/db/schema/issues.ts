@@ -1,0 +1,163 @@
+import { sqliteTable, integer, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { users } from './users'
+import { repositories } from './repos'
+
+/** The last index handed out per repository: issues and pull requests share it; never reused. */
+export const issueIndexes = sqliteTable('issue_indexes', {
+  repoId: integer('repo_id')
+    .primaryKey()
+    .references(() => repositories.id, { onDelete: 'cascade' }),
+  maxIndex: integer('max_index').notNull().default(0),
+})
+
+export const milestones = sqliteTable(
+  'milestones',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => repositories.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    content: text('content').notNull().default(''),
+    isClosed: integer('is_closed', { mode: 'boolean' }).notNull().default(false),
+    numIssues: integer('num_issues').notNull().default(0),
+    numClosedIssues: integer('num_closed_issues').notNull().default(0),
+    /** 0 = no deadline. */
+    deadlineUnix: integer('deadline_unix').notNull().default(0),
+    closedUnix: integer('closed_unix').notNull().default(0),
+    createdUnix: integer('created_unix').notNull(),
+    updatedUnix: integer('updated_unix').notNull(),
+  },
+  (t) => [index('milestones_repo_idx').on(t.repoId, t.isClosed)],
+)
+
+export const issues = sqliteTable(
+  'issues',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => repositories.id, { onDelete: 'cascade' }),
+    index: integer('index').notNull(),
+    posterId: integer('poster_id')
+      .notNull()
+      .references(() => users.id),
+    title: text('title').notNull(),
+    content: text('content').notNull().default(''),
+    milestoneId: integer('milestone_id').notNull().default(0),
+    isClosed: integer('is_closed', { mode: 'boolean' }).notNull().default(false),
+    isPull: integer('is_pull', { mode: 'boolean' }).notNull().default(false),
+    isLocked: integer('is_locked', { mode: 'boolean' }).notNull().default(false),
+    numComments: integer('num_comments').notNull().default(0),
+    /** 0 = no deadline. */
+    deadlineUnix: integer('deadline_unix').notNull().default(0),
+    createdUnix: integer('created_unix').notNull(),
+    updatedUnix: integer('updated_unix').notNull(),
+    closedUnix: integer('closed_unix').notNull().default(0),
+  },
+  (t) => [
+    uniqueIndex('issues_repo_index_uq').on(t.repoId, t.index),
+    index('issues_repo_state_idx').on(t.repoId, t.isClosed, t.createdUnix),
+    index('issues_poster_idx').on(t.posterId),
+    index('issues_milestone_idx').on(t.milestoneId),
+  ],
+)
+
+export const issueAssignees = sqliteTable(
+  'issue_assignees',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    issueId: integer('issue_id')
+      .notNull()
+      .references(() => issues.id, { onDelete: 'cascade' }),
+    assigneeId: integer('assignee_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+  },
+  (t) => [uniqueIndex('issue_assignees_pair_uq').on(t.issueId, t.assigneeId), index('issue_assignees_user_idx').on(t.assigneeId)],
+)
+
+export const labels = sqliteTable(
+  'labels',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => repositories.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** '#rrggbb', lower case. */
+    color: text('color').notNull(),
+    description: text('description').notNull().default(''),
+    numIssues: integer('num_issues').notNull().default(0),
+    numClosedIssues: integer('num_closed_issues').notNull().default(0),
+    createdUnix: integer('created_unix').notNull(),
+    updatedUnix: integer('updated_unix').notNull(),
+  },
+  (t) => [index('labels_repo_idx').on(t.repoId, t.name)],
+)
+
+export const issueLabels = sqliteTable(
+  'issue_labels',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    issueId: integer('issue_id')
+      .notNull()
+      .references(() => issues.id, { onDelete: 'cascade' }),
+    labelId: integer('label_id')
+      .notNull()
+      .references(() => labels.id, { onDelete: 'cascade' }),
+  },
+  (t) => [uniqueIndex('issue_labels_pair_uq').on(t.issueId, t.labelId), index('issue_labels_label_idx').on(t.labelId)],
+)
+
+/** Type 0 is a plain comment (the only kind the API lists); other types are timeline events. */
+export const comments = sqliteTable(
+  'comments',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    type: integer('type').notNull().default(0),
+    posterId: integer('poster_id')
+      .notNull()
+      .references(() => users.id),
+    issueId: integer('issue_id')
+      .notNull()
+      .references(() => issues.id, { onDelete: 'cascade' }),
+    /** Denormalised for repository-wide comment lists. */
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => repositories.id, { onDelete: 'cascade' }),
+    content: text('content').notNull().default(''),
+    /** Event details (label id, old/new milestone, tracked time id ...), JSON. */
+    meta: text('meta').notNull().default('{}'),
+    createdUnix: integer('created_unix').notNull(),
+    updatedUnix: integer('updated_unix').notNull(),
+  },
+  (t) => [
+    index('comments_issue_idx').on(t.issueId, t.type, t.createdUnix),
+    index('comments_repo_idx').on(t.repoId, t.type, t.updatedUnix),
+  ],
+)
+
+export const trackedTimes = sqliteTable(
+  'tracked_times',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    issueId: integer('issue_id')
+      .notNull()
+      .references(() => issues.id, { onDelete: 'cascade' }),
+    /** Denormalised for repository-wide lists. */
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => repositories.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    time: integer('time').notNull(),
+    createdUnix: integer('created_unix').notNull(),
+  },
+  (t) => [
+    index('tracked_times_issue_idx').on(t.issueId),
+    index('tracked_times_repo_user_idx').on(t.repoId, t.userId),
+    index('tracked_times_user_idx').on(t.userId),
+  ],
+)

@@ -1,0 +1,105 @@
+import { sqliteTable, integer, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { users } from './users'
+
+export const repositories = sqliteTable(
+  'repositories',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    ownerId: integer('owner_id')
+      .notNull()
+      .references(() => users.id),
+    /** Copy of the owner's name, kept in step on rename, so lists need no join. */
+    ownerName: text('owner_name').notNull(),
+    name: text('name').notNull(),
+    lowerName: text('lower_name').notNull(),
+    description: text('description').notNull().default(''),
+    website: text('website').notNull().default(''),
+    defaultBranch: text('default_branch').notNull().default(''),
+    isPrivate: integer('is_private', { mode: 'boolean' }).notNull().default(false),
+    isEmpty: integer('is_empty', { mode: 'boolean' }).notNull().default(true),
+    isFork: integer('is_fork', { mode: 'boolean' }).notNull().default(false),
+    forkId: integer('fork_id').notNull().default(0),
+    isMirror: integer('is_mirror', { mode: 'boolean' }).notNull().default(false),
+    isArchived: integer('is_archived', { mode: 'boolean' }).notNull().default(false),
+    /** Size on disk in bytes. */
+    size: integer('size').notNull().default(0),
+    numStars: integer('num_stars').notNull().default(0),
+    numForks: integer('num_forks').notNull().default(0),
+    numWatches: integer('num_watches').notNull().default(0),
+    numIssues: integer('num_issues').notNull().default(0),
+    numClosedIssues: integer('num_closed_issues').notNull().default(0),
+    numPulls: integer('num_pulls').notNull().default(0),
+    numClosedPulls: integer('num_closed_pulls').notNull().default(0),
+    numMilestones: integer('num_milestones').notNull().default(0),
+    numClosedMilestones: integer('num_closed_milestones').notNull().default(0),
+    hasIssues: integer('has_issues', { mode: 'boolean' }).notNull().default(true),
+    hasWiki: integer('has_wiki', { mode: 'boolean' }).notNull().default(true),
+    hasPullRequests: integer('has_pull_requests', { mode: 'boolean' }).notNull().default(true),
+    enableTimeTracker: integer('enable_time_tracker', { mode: 'boolean' }).notNull().default(true),
+    allowOnlyContributorsToTrackTime: integer('allow_only_contributors_to_track_time', { mode: 'boolean' })
+      .notNull()
+      .default(true),
+    ignoreWhitespaceConflicts: integer('ignore_whitespace_conflicts', { mode: 'boolean' }).notNull().default(false),
+    allowMergeCommits: integer('allow_merge_commits', { mode: 'boolean' }).notNull().default(true),
+    allowRebase: integer('allow_rebase', { mode: 'boolean' }).notNull().default(true),
+    allowRebaseExplicit: integer('allow_rebase_explicit', { mode: 'boolean' }).notNull().default(true),
+    allowSquashMerge: integer('allow_squash_merge', { mode: 'boolean' }).notNull().default(true),
+    /** 'ready', or 'creating' while the git folder is being made (see the startup check). */
+    status: text('status').notNull().default('ready'),
+    createdUnix: integer('created_unix').notNull(),
+    updatedUnix: integer('updated_unix').notNull(),
+  },
+  (t) => [
+    uniqueIndex('repositories_owner_name_uq').on(t.ownerId, t.lowerName),
+    index('repositories_lower_name_idx').on(t.lowerName),
+    index('repositories_private_idx').on(t.isPrivate, t.lowerName),
+  ],
+)
+
+/** Access modes used by collaborations and teams: 1 read, 2 write, 3 admin, 4 owner. */
+export const collaborations = sqliteTable(
+  'collaborations',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => repositories.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    mode: integer('mode').notNull().default(2),
+    createdUnix: integer('created_unix').notNull(),
+    updatedUnix: integer('updated_unix').notNull(),
+  },
+  (t) => [uniqueIndex('collaborations_pair_uq').on(t.repoId, t.userId), index('collaborations_user_idx').on(t.userId)],
+)
+
+export const stars = sqliteTable(
+  'stars',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => repositories.id, { onDelete: 'cascade' }),
+    createdUnix: integer('created_unix').notNull(),
+  },
+  (t) => [uniqueIndex('stars_pair_uq').on(t.userId, t.repoId), index('stars_repo_idx').on(t.repoId)],
+)
+
+export const watches = sqliteTable(
+  'watches',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => repositories.id, { onDelete: 'cascade' }),
+    createdUnix: integer('created_unix').notNull(),
+  },
+  (t) => [uniqueIndex('watches_pair_uq').on(t.userId, t.repoId), index('watches_repo_idx').on(t.repoId)],
+)

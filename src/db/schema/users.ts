@@ -1,0 +1,142 @@
+import { sqliteTable, integer, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+
+/** Users and organisations share this table (and one name space), as in Gitea. */
+export const users = sqliteTable(
+  'users',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    lowerName: text('lower_name').notNull(),
+    fullName: text('full_name').notNull().default(''),
+    /** Primary e-mail (users); public contact address (organisations, may be ''). */
+    email: text('email').notNull().default(''),
+    keepEmailPrivate: integer('keep_email_private', { mode: 'boolean' }).notNull().default(false),
+    passwordHash: text('password_hash').notNull().default(''),
+    /** 0 = individual user, 1 = organisation. */
+    type: integer('type').notNull().default(0),
+    isAdmin: integer('is_admin', { mode: 'boolean' }).notNull().default(false),
+    isActive: integer('is_active', { mode: 'boolean' }).notNull().default(true),
+    prohibitLogin: integer('prohibit_login', { mode: 'boolean' }).notNull().default(false),
+    mustChangePassword: integer('must_change_password', { mode: 'boolean' }).notNull().default(false),
+    allowGitHook: integer('allow_git_hook', { mode: 'boolean' }).notNull().default(false),
+    allowImportLocal: integer('allow_import_local', { mode: 'boolean' }).notNull().default(false),
+    allowCreateOrganization: integer('allow_create_organization', { mode: 'boolean' }).notNull().default(true),
+    /** -1 = the server default (unlimited). */
+    maxRepoCreation: integer('max_repo_creation').notNull().default(-1),
+    loginName: text('login_name').notNull().default(''),
+    sourceId: integer('source_id').notNull().default(0),
+    location: text('location').notNull().default(''),
+    website: text('website').notNull().default(''),
+    description: text('description').notNull().default(''),
+    language: text('language').notNull().default(''),
+    /** public | limited | private */
+    visibility: text('visibility').notNull().default('public'),
+    repoAdminChangeTeamAccess: integer('repo_admin_change_team_access', { mode: 'boolean' }).notNull().default(false),
+    numFollowers: integer('num_followers').notNull().default(0),
+    numFollowing: integer('num_following').notNull().default(0),
+    numStars: integer('num_stars').notNull().default(0),
+    numRepos: integer('num_repos').notNull().default(0),
+    /** Organisations only. */
+    numTeams: integer('num_teams').notNull().default(0),
+    numMembers: integer('num_members').notNull().default(0),
+    createdUnix: integer('created_unix').notNull(),
+    updatedUnix: integer('updated_unix').notNull(),
+    lastLoginUnix: integer('last_login_unix').notNull().default(0),
+  },
+  (t) => [uniqueIndex('users_lower_name_uq').on(t.lowerName), index('users_type_idx').on(t.type, t.lowerName)],
+)
+
+/** Every address of a user, the primary one included (users.email mirrors the primary). */
+export const emailAddresses = sqliteTable(
+  'email_addresses',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    lowerEmail: text('lower_email').notNull(),
+    isPrimary: integer('is_primary', { mode: 'boolean' }).notNull().default(false),
+    isActivated: integer('is_activated', { mode: 'boolean' }).notNull().default(true),
+  },
+  (t) => [uniqueIndex('email_addresses_lower_email_uq').on(t.lowerEmail), index('email_addresses_user_idx').on(t.userId)],
+)
+
+export const accessTokens = sqliteTable(
+  'access_tokens',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** SHA-256 (hex) of the secret; the secret itself is never stored. */
+    tokenHash: text('token_hash').notNull(),
+    tokenLastEight: text('token_last_eight').notNull(),
+    createdUnix: integer('created_unix').notNull(),
+    updatedUnix: integer('updated_unix').notNull(),
+  },
+  (t) => [uniqueIndex('access_tokens_hash_uq').on(t.tokenHash), index('access_tokens_user_idx').on(t.userId)],
+)
+
+/** SSH public keys of users (type 1) and, later, of deploy keys (type 2). */
+export const publicKeys = sqliteTable(
+  'public_keys',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    ownerId: integer('owner_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    content: text('content').notNull(),
+    keyType: text('key_type').notNull(),
+    type: integer('type').notNull().default(1),
+    createdUnix: integer('created_unix').notNull(),
+    updatedUnix: integer('updated_unix').notNull(),
+  },
+  (t) => [index('public_keys_owner_idx').on(t.ownerId), index('public_keys_fingerprint_idx').on(t.fingerprint)],
+)
+
+/** OpenPGP keys; sub-keys are rows whose primaryKeyId names their primary key's keyId. */
+export const gpgKeys = sqliteTable(
+  'gpg_keys',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    ownerId: integer('owner_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    keyId: text('key_id').notNull(),
+    primaryKeyId: text('primary_key_id').notNull().default(''),
+    /** base64 of the binary public-key packet. */
+    content: text('content').notNull(),
+    /** JSON array of {email, verified}. */
+    emails: text('emails').notNull().default('[]'),
+    canSign: integer('can_sign', { mode: 'boolean' }).notNull().default(false),
+    canEncryptComms: integer('can_encrypt_comms', { mode: 'boolean' }).notNull().default(false),
+    canEncryptStorage: integer('can_encrypt_storage', { mode: 'boolean' }).notNull().default(false),
+    canCertify: integer('can_certify', { mode: 'boolean' }).notNull().default(false),
+    createdUnix: integer('created_unix').notNull(),
+    /** 0 = never expires. */
+    expiredUnix: integer('expired_unix').notNull().default(0),
+    addedUnix: integer('added_unix').notNull(),
+  },
+  (t) => [index('gpg_keys_owner_idx').on(t.ownerId), index('gpg_keys_key_id_idx').on(t.keyId)],
+)
+
+export const follows = sqliteTable(
+  'follows',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** The follower. */
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The one followed. */
+    followId: integer('follow_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdUnix: integer('created_unix').notNull(),
+  },
+  (t) => [uniqueIndex('follows_pair_uq').on(t.userId, t.followId), index('follows_follow_idx').on(t.followId)],
+)

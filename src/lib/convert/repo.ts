@@ -1,0 +1,113 @@
+import type { Config } from '../../config'
+import type { UserRow } from '../../auth/caller'
+import { permissionOf, type RepoRow } from '../../auth/access'
+import { isoTime } from '../time'
+import { webUrl } from '../urls'
+import { toApiUser, type ApiUser } from './user'
+
+export function sshCloneUrl(config: Config, owner: string, name: string): string {
+  return config.sshPort === 22
+    ? `${config.sshUser}@${config.sshDomain}:${owner}/${name}.git`
+    : `ssh://${config.sshUser}@${config.sshDomain}:${config.sshPort}/${owner}/${name}.git`
+}
+
+export interface ApiRepo {
+  id: number
+  owner: ApiUser
+  name: string
+  full_name: string
+  description: string
+  empty: boolean
+  private: boolean
+  fork: boolean
+  /** A fork's source (whose own `parent` is null). */
+  parent: (Omit<ApiRepo, 'parent'> & { parent: null }) | null
+  mirror: boolean
+  size: number
+  html_url: string
+  ssh_url: string
+  clone_url: string
+  website: string
+  stars_count: number
+  forks_count: number
+  watchers_count: number
+  open_issues_count: number
+  open_pr_counter: number
+  release_counter: number
+  default_branch: string
+  archived: boolean
+  created_at: string
+  updated_at: string
+  permissions?: { admin: boolean; push: boolean; pull: boolean }
+  has_issues: boolean
+  has_wiki: boolean
+  has_pull_requests: boolean
+  ignore_whitespace_conflicts: boolean
+  allow_merge_commits: boolean
+  allow_rebase: boolean
+  allow_rebase_explicit: boolean
+  allow_squash_merge: boolean
+  avatar_url: string
+  internal_tracker: {
+    enable_time_tracker: boolean
+    allow_only_contributors_to_track_time: boolean
+    enable_issue_dependencies: boolean
+  }
+}
+
+/**
+ * The Repository record. `mode` is the viewer's access (accessLevels) and fills `permissions`;
+ * pass `null` where Gitea computes "no access" (webhook payloads, PR branch info).
+ */
+export function toApiRepo(
+  config: Config,
+  repo: RepoRow,
+  owner: UserRow,
+  viewer: UserRow | null,
+  mode: number | null,
+  parent: ApiRepo['parent'] = null,
+): ApiRepo {
+  const path = `${owner.name}/${repo.name}`
+  return {
+    id: repo.id,
+    owner: toApiUser(config, owner, viewer),
+    name: repo.name,
+    full_name: path,
+    description: repo.description,
+    empty: repo.isEmpty,
+    private: repo.isPrivate,
+    fork: repo.isFork,
+    parent,
+    mirror: repo.isMirror,
+    size: Math.floor(repo.size / 1024),
+    html_url: webUrl(config, path),
+    ssh_url: sshCloneUrl(config, owner.name, repo.name),
+    clone_url: webUrl(config, `${path}.git`),
+    website: repo.website,
+    stars_count: repo.numStars,
+    forks_count: repo.numForks,
+    watchers_count: repo.numWatches,
+    open_issues_count: repo.numIssues - repo.numClosedIssues,
+    open_pr_counter: repo.numPulls - repo.numClosedPulls,
+    release_counter: 0,
+    default_branch: repo.defaultBranch,
+    archived: repo.isArchived,
+    created_at: isoTime(repo.createdUnix),
+    updated_at: isoTime(repo.updatedUnix),
+    permissions: permissionOf(mode ?? 0),
+    has_issues: repo.hasIssues,
+    has_wiki: repo.hasWiki,
+    has_pull_requests: repo.hasPullRequests,
+    ignore_whitespace_conflicts: repo.ignoreWhitespaceConflicts,
+    allow_merge_commits: repo.allowMergeCommits,
+    allow_rebase: repo.allowRebase,
+    allow_rebase_explicit: repo.allowRebaseExplicit,
+    allow_squash_merge: repo.allowSquashMerge,
+    avatar_url: '',
+    internal_tracker: {
+      enable_time_tracker: repo.enableTimeTracker,
+      allow_only_contributors_to_track_time: repo.allowOnlyContributorsToTrackTime,
+      enable_issue_dependencies: false,
+    },
+  }
+}

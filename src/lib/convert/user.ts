@@ -1,0 +1,67 @@
+import type { Config } from '../../config'
+import type { UserRow } from '../../auth/caller'
+import { isoTime, ZERO_TIME } from '../time'
+import { webUrl } from '../urls'
+
+/** Avatar of a user or organisation: a Gravatar-style URL derived from the e-mail. */
+export function avatarUrl(user: Pick<UserRow, 'email' | 'lowerName'>): string {
+  const seed = (user.email || user.lowerName).trim().toLowerCase()
+  const hash = new Bun.CryptoHasher('md5').update(seed).digest('hex')
+  return `https://secure.gravatar.com/avatar/${hash}?d=identicon`
+}
+
+/** The address shown to callers who may not see a user's real one. */
+export const noReplyEmail = (config: Config, user: Pick<UserRow, 'lowerName'>) => `${user.lowerName}@${config.noReplyDomain}`
+
+/**
+ * The User record, as `viewer` may see it (modern Gitea's rules): the real e-mail only for
+ * signed-in viewers, and for a user who keeps it private only for that user or a site admin;
+ * `is_admin`, `language` and `last_login` only for the user themself or a site admin.
+ */
+export function toApiUser(config: Config, user: UserRow, viewer: UserRow | null) {
+  const privileged = viewer !== null && (viewer.id === user.id || viewer.isAdmin)
+  const showEmail = viewer !== null && (!user.keepEmailPrivate || privileged)
+  const email = user.type === 1 ? user.email : showEmail ? user.email : noReplyEmail(config, user)
+  return {
+    id: user.id,
+    login: user.name,
+    username: user.name,
+    full_name: user.fullName,
+    email,
+    avatar_url: avatarUrl(user),
+    html_url: webUrl(config, encodeURIComponent(user.name)),
+    language: privileged ? user.language : '',
+    is_admin: privileged ? user.isAdmin : false,
+    last_login: privileged && user.lastLoginUnix ? isoTime(user.lastLoginUnix) : ZERO_TIME,
+    created: isoTime(user.createdUnix),
+    restricted: false,
+    active: privileged ? user.isActive : false,
+    prohibit_login: privileged ? user.prohibitLogin : false,
+    location: user.location,
+    website: user.website,
+    description: user.description,
+    visibility: user.visibility,
+    followers_count: user.numFollowers,
+    following_count: user.numFollowing,
+    starred_repos_count: user.numStars,
+  }
+}
+export type ApiUser = ReturnType<typeof toApiUser>
+
+/** The Organization record. */
+export function toApiOrg(config: Config, org: UserRow) {
+  return {
+    id: org.id,
+    username: org.name,
+    name: org.name,
+    full_name: org.fullName,
+    email: org.email,
+    avatar_url: avatarUrl(org),
+    description: org.description,
+    website: org.website,
+    location: org.location,
+    visibility: org.visibility,
+    repo_admin_change_team_access: org.repoAdminChangeTeamAccess,
+  }
+}
+export type ApiOrg = ReturnType<typeof toApiOrg>

@@ -1,0 +1,23 @@
+/**
+ * The one error type services throw. The root app turns it into Gitea's error shape:
+ * `{"message": "...", "url": "{base}api/swagger"}` (plus `errors` for validation failures).
+ */
+export class ApiError extends Error {
+  constructor(
+    public readonly status: number,
+    message: string,
+    /** Extra keys merged into the body (e.g. `errors`, or Gitea's capitalised `Message`). */
+    public readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message)
+    this.name = 'ApiError'
+  }
+}
+
+export const notFound = (message = "The target couldn't be found.") => new ApiError(404, message)
+export const unauthorized = (message = 'token is required') => new ApiError(401, message)
+export const forbidden = (message = 'Forbidden') => new ApiError(403, message)
+export const unprocessable = (message: string, field?: string) =>
+  new ApiError(422, field ? `[${field}]: ${message}` : message, field ? { errors: [{ fieldNames: [field], message }] } : {})
+export const conflict = (message: string) => new ApiError(409, message)
+export const badRequest = (message: string) => new ApiError(400, message)

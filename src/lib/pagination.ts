@@ -1,0 +1,66 @@
+import { t } from 'elysia'
+import type { Config } from '../config'
+
+export const DEFAULT_PAGE_SIZE = 30
+export const MAX_PAGE_SIZE = 50
+
+/** The `page` and `limit` query parameters every list takes (merge into a route's query schema). */
+export const pageQueryFields = {
+  page: t.Optional(t.Numeric({ description: 'page number of results to return (1-based)' })),
+  limit: t.Optional(t.Numeric({ description: 'page size of results' })),
+}
+export const PageQuery = t.Object(pageQueryFields)
+
+export interface Page {
+  page: number
+  limit: number
+  offset: number
+}
+
+/**
+ * Gitea's paging rules: `page` 1-based (0, negative or absent = 1); `limit` defaults to
+ * `defaultLimit` and is clamped to `maxLimit`, never rejected.
+ */
+export function pageOf(
+  query: { page?: number; limit?: number },
+  { defaultLimit = DEFAULT_PAGE_SIZE, maxLimit = MAX_PAGE_SIZE } = {},
+): Page {
+  const page = query.page && query.page > 0 ? Math.floor(query.page) : 1
+  const limit = query.limit && query.limit > 0 ? Math.min(Math.floor(query.limit), maxLimit) : defaultLimit
+  return { page, limit, offset: (page - 1) * limit }
+}
+
+/**
+ * `X-Total-Count` and a `Link` header (next, last, first, prev) whose URLs keep the request's
+ * other query parameters, as modern Gitea sends them.
+ */
+export function pageHeaders(config: Config, request: Request, page: Page, total: number): Record<string, string> {
+  const headers: Record<string, string> = {
+    'X-Total-Count': String(total),
+    'Access-Control-Expose-Headers': 'Link, X-Total-Count',
+  }
+  const lastPage = Math.max(1, Math.ceil(total / page.limit))
+  const url = new URL(request.url)
+  const linkTo = (n: number, rel: string) => {
+    const params = new URLSearchParams(url.search)
+    params.set('page', String(n))
+    params.set('limit', String(page.limit))
+    return `<${config.baseUrl}${url.pathname.replace(/^\//, '')}?${params.toString()}>; rel="${rel}"`
+  }
+  const links: string[] = []
+  if (page.page < lastPage) links.push(linkTo(page.page + 1, 'next'), linkTo(lastPage, 'last'))
+  if (page.page > 1) links.push(linkTo(1, 'first'), linkTo(page.page - 1, 'prev'))
+  if (links.length) headers.Link = links.join(',')
+  return headers
+}
+
+/** Applies pageHeaders to Elysia's `set.headers`. */
+export function setPageHeaders(
+  set: { headers: Record<string, string | number> | any },
+  config: Config,
+  request: Request,
+  page: Page,
+  total: number,
+): void {
+  Object.assign(set.headers, pageHeaders(config, request, page, total))
+}

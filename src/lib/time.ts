@@ -1,0 +1,26 @@
+import { ApiError } from './errors'
+
+/** Current time in Unix seconds, the unit every `*_unix` column holds. */
+export const nowUnix = (): number => Math.floor(Date.now() / 1000)
+
+/** Go's zero time, printed where Gitea has no value in a non-pointer time field. */
+export const ZERO_TIME = '0001-01-01T00:00:00Z'
+
+/** RFC 3339 in UTC with whole seconds, as Gitea prints times. */
+export function isoTime(unix: number): string {
+  return new Date(unix * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
+/** Like isoTime, but `null` for 0 (no value). */
+export function isoTimeOrNull(unix: number): string | null {
+  return unix > 0 ? isoTime(unix) : null
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/
+
+/** Parses an RFC 3339 timestamp from a query or body into Unix seconds; 422 when it is not one. */
+export function parseTimestamp(value: string, field: string): number {
+  const ms = RFC3339.test(value.trim()) ? Date.parse(value.trim()) : NaN
+  if (Number.isNaN(ms)) throw new ApiError(422, `[${field}]: invalid time "${value}", expected RFC 3339`)
+  return Math.floor(ms / 1000)
+}

@@ -1,0 +1,35 @@
+import { unprocessable } from './errors'
+
+/** Names Gitea refuses for users and organisations (they collide with web routes). */
+export const RESERVED_NAMES = new Set([
+  'assets', 'css', 'explore', 'img', 'js', 'less', 'plugins', 'debug', 'raw', 'install', 'api', 'avatar',
+  'avatars', 'user', 'org', 'help', 'stars', 'issues', 'pulls', 'commits', 'repo', 'template', 'admin', 'new',
+  '.', '..', 'swagger.v1.json', 'attachments',
+])
+
+const ALPHA_DASH_DOT = /^[A-Za-z0-9_.-]+$/
+const EMAIL = /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:"]+$/
+
+/** Characters, not UTF-16 units (Gitea's MaxSize counts runes). */
+export const charCount = (s: string): number => [...s].length
+
+/** User and organisation names: AlphaDashDot, at most 40, not reserved, not `*.keys`. */
+export function checkOwnerName(name: string, field = 'UserName'): void {
+  if (!name) throw unprocessable('Required', field)
+  if (!ALPHA_DASH_DOT.test(name)) throw unprocessable('must be valid alpha or numeric or dash(-_) or dot characters', field)
+  if (charCount(name) > 40) throw unprocessable('must be less than 40 characters', field)
+  if (/^[-.]/.test(name) || /[-.]$/.test(name) || name.includes('..'))
+    throw unprocessable('must not begin or end with a dash or dot, nor hold two dots in a row', field)
+  const lower = name.toLowerCase()
+  if (RESERVED_NAMES.has(lower) || lower.endsWith('.keys') || lower.endsWith('.gpg') || lower.endsWith('.rss') || lower.endsWith('.atom'))
+    throw unprocessable(`name is reserved [name: ${name}]`, field)
+}
+
+export function checkEmail(email: string, field = 'Email'): void {
+  if (!email) throw unprocessable('Required', field)
+  if (charCount(email) > 254 || !EMAIL.test(email)) throw unprocessable('is not a valid email address', field)
+}
+
+export function checkMaxSize(value: string | undefined, max: number, field: string): void {
+  if (value !== undefined && charCount(value) > max) throw unprocessable(`must be less than ${max} characters`, field)
+}

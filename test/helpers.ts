@@ -1,0 +1,97 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig } from '../src/config'
+import { createDeps, type AppDeps } from '../src/deps'
+import { startServer } from '../src/server'
+import { createAccessToken, createUser } from '../src/modules/users/service'
+import type { UserRow } from '../src/auth/caller'
+
+export interface TestUser {
+  user: UserRow
+  name: string
+  password: string
+  token: string
+  /** `Authorization` header value for Basic with the password. */
+  basic: string
+}
+
+export interface Auth {
+  /** A token (header `Authorization: token ...`). */
+  token?: string
+  /** Basic credentials as [name, password]. */
+  basic?: [string, string]
+  /** Extra headers. */
+  headers?: Record<string, string>
+}
+
+export interface ApiResponse<T = any> {
+  status: number
+  headers: Headers
+  body: T
+  text: string
+}
+
+/**
+ * A real Warren on a temp data folder, listening on a free loopback port.
+ * Password hashing is made cheap so that tests can create many users quickly.
+ */
+export async function startTestServer() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'warren-test-'))
+  const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', passwordMemoryCost: 64, passwordTimeCost: 1 })
+  const deps = createDeps(config)
+  const { app, server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
+  config.baseUrl = `http://127.0.0.1:${server.port}/`
+  const url = config.baseUrl.replace(/\/$/, '')
+
+  async function request<T = any>(method: string, path: string, opts: Auth & { body?: unknown; raw?: BodyInit } = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) }
+    if (opts.token) headers.authorization = `token ${opts.token}`
+    if (opts.basic) headers.authorization = 'Basic ' + Buffer.from(`${opts.basic[0]}:${opts.basic[1]}`).toString('base64')
+    let body: BodyInit | undefined = opts.raw
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const res = await fetch(url + (path.startsWith('/api/') || !path.startsWith('/') ? path : '/api/v1' + path), { method, headers, body, redirect: 'manual' })
+    const text = await res.text()
+    let parsed: any = text
+    try {
+      parsed = text ? JSON.parse(text) : null
+    } catch {}
+    return { status: res.status, headers: res.headers, body: parsed, text }
+  }
+
+  let counter = 0
+  /** Creates a user (and a token for it) straight through the service. */
+  async function user(name?: string, opts: { admin?: boolean; email?: string } = {}): Promise<TestUser> {
+    const username = name ?? `user${++counter}`
+    const password = `pw-${username}-secret`
+    const row = await createUser(deps, { username, password, email: opts.email ?? `${username}@example.com`, isAdmin: opts.admin })
+    const { secret } = createAccessToken(deps, row.id, 'test')
+    return { user: row, name: username, password, token: secret, basic: 'Basic ' + Buffer.from(`${username}:${password}`).toString('base64') }
+  }
+
+  return {
+    url,
+    config,
+    deps,
+    app,
+    dataDir,
+    request,
+    get: <T = any>(path: string, auth: Auth = {}) => request<T>('GET', path, auth),
+    post: <T = any>(path: string, body?: unknown, auth: Auth = {}) => request<T>('POST', path, { ...auth, body }),
+    patch: <T = any>(path: string, body?: unknown, auth: Auth = {}) => request<T>('PATCH', path, { ...auth, body }),
+    put: <T = any>(path: string, body?: unknown, auth: Auth = {}) => request<T>('PUT', path, { ...auth, body }),
+    del: <T = any>(path: string, body?: unknown, auth: Auth = {}) => request<T>('DELETE', path, { ...auth, body }),
+    user,
+    async stop() {
+      server.stop(true)
+      deps.db.$client.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+export type TestServer = Awaited<ReturnType<typeof startTestServer>>
+export type { AppDeps }
