@@ -8,6 +8,20 @@ import { docsAssetsModule } from './modules/docs'
 import { miscModule } from './modules/misc'
 import { usersModule } from './modules/users'
 import { reposModule } from './modules/repos'
+import { adminModule } from './modules/admin'
+import { keysModule } from './modules/keys'
+import { markdownModule } from './modules/markdown'
+import { branchesModule } from './modules/branches'
+import { filesModule } from './modules/files'
+import { collaboratorsModule } from './modules/collaborators'
+import { orgsModule } from './modules/orgs'
+import { teamsModule } from './modules/teams'
+import { issuesModule } from './modules/issues'
+import { commentsModule } from './modules/comments'
+import { labelsModule } from './modules/labels'
+import { milestonesModule } from './modules/milestones'
+import { timesModule } from './modules/times'
+import { gitHttpModule } from './modules/git-http'
 
 /** Reads a validation error as Gitea's `[Field]: problem` message. */
 function validationMessage(error: any): { message: string; errors: unknown[] } {
@@ -33,7 +47,23 @@ export function createApp(deps: AppDeps) {
     set.headers['content-type'] = 'application/json; charset=utf-8'
     return { message, url: docsUrl(config), ...extra }
   }
-  const api = new Elysia({ prefix: '/api/v1' }).use(miscModule(deps)).use(usersModule(deps)).use(reposModule(deps))
+  const api = new Elysia({ prefix: '/api/v1' })
+    .use(miscModule(deps))
+    .use(markdownModule(deps))
+    .use(usersModule(deps))
+    .use(keysModule(deps))
+    .use(adminModule(deps))
+    .use(reposModule(deps))
+    .use(branchesModule(deps))
+    .use(filesModule(deps))
+    .use(collaboratorsModule(deps))
+    .use(orgsModule(deps))
+    .use(teamsModule(deps))
+    .use(issuesModule(deps))
+    .use(commentsModule(deps))
+    .use(labelsModule(deps))
+    .use(milestonesModule(deps))
+    .use(timesModule(deps))
 
   return new Elysia()
     .onError({ as: 'global' }, ({ code, error, set }) => {
@@ -79,6 +109,7 @@ export function createApp(deps: AppDeps) {
     )
     .use(docsAssetsModule())
     .use(api)
+    .use(gitHttpModule(deps))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -1,9 +1,10 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { repositories, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import type { RepoRow } from '../../auth/access'
+import { accessLevels, type RepoRow } from '../../auth/access'
+import { toApiRepo } from '../../lib/convert/repo'
 import { conflict, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
@@ -100,4 +101,16 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
     })
     throw e
   }
+}
+
+/**
+ * Repository records for a list, with owners and the viewer's permissions, in a fixed number
+ * of queries whatever the list's length.
+ */
+export function reposToApi(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[]) {
+  if (rows.length === 0) return []
+  const ownerIds = [...new Set(rows.map((r) => r.ownerId))]
+  const owners = new Map(deps.db.select().from(users).where(inArray(users.id, ownerIds)).all().map((u) => [u.id, u]))
+  const modes = accessLevels(deps.db, viewer, rows)
+  return rows.map((r) => toApiRepo(deps.config, r, owners.get(r.ownerId)!, viewer, modes.get(r.id) ?? 0))
 }
