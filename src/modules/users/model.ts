@@ -29,3 +29,35 @@ export const UserSchema = t.Object(
 )
 
 export const UsernameParams = t.Object({ username: t.String() })
+
+export const FollowParams = t.Object({ username: t.String(), target: t.String() })
+export const TokenParams = t.Object({ username: t.String(), id: t.String() })
+
+/** `/users/search` query: `q`, `uid`, `page`, `limit` (default 10, max 50). */
+export const UserSearchQuery = t.Object({
+  q: t.Optional(t.String()),
+  uid: t.Optional(t.Numeric()),
+  page: t.Optional(t.Numeric()),
+  limit: t.Optional(t.Numeric()),
+})
+
+/** The `/users/search` answer (records.md §9). */
+export const UserSearchResult = t.Object({ ok: t.Boolean(), data: t.Array(UserSchema) })
+
+/** The Email record (records.md §2). */
+export const EmailSchema = t.Object(
+  { email: t.String(), verified: t.Boolean(), primary: t.Boolean() },
+  { $id: '#/components/schemas/Email' },
+)
+
+/** CreateEmailOption / DeleteEmailOption (options.md §1). */
+export const EmailListOption = t.Object({ emails: t.Optional(t.Array(t.String())) })
+
+/** The AccessToken record (records.md §5): `sha1` is the secret, shown only on create. */
+export const AccessTokenSchema = t.Object(
+  { id: t.Integer(), name: t.String(), sha1: t.String(), token_last_eight: t.String() },
+  { $id: '#/components/schemas/AccessToken' },
+)
+
+/** CreateAccessTokenOption (options.md §1). */
+export const CreateAccessTokenOption = t.Object({ name: t.String(), scopes: t.Optional(t.Array(t.String())) })

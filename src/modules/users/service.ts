@@ -1,11 +1,12 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
-import { accessTokens, emailAddresses, users } from '../../db/schema'
-import type { UserRow } from '../../auth/caller'
+import { accessTokens, emailAddresses, follows, users } from '../../db/schema'
+import type { Caller, UserRow } from '../../auth/caller'
 import { hashPassword, hashToken, newTokenSecret } from '../../auth/secrets'
-import { notFound, unprocessable } from '../../lib/errors'
+import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
+import type { Page } from '../../lib/pagination'
 import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
 
 export interface NewUser {
@@ -17,6 +18,19 @@ export interface NewUser {
   mustChangePassword?: boolean
   loginName?: string
   sourceId?: number
+  visibility?: string
+}
+
+export const VISIBILITIES = ['public', 'limited', 'private']
+
+/** 422 unless the value is a known visibility (`public`, `limited`, `private`). */
+export function checkVisibility(value: string | undefined): void {
+  if (value !== undefined && !VISIBILITIES.includes(value)) throw unprocessable(`must be one of ${VISIBILITIES.join(', ')}`, 'Visibility')
+}
+
+/** Only local accounts exist (no external login sources): any other source id → 422. */
+export function checkLoginSource(sourceId: number | undefined): void {
+  if (sourceId) throw unprocessable(`login source does not exist [id: ${sourceId}]`, 'SourceID')
 }
 
 /** User (type 0) or organisation (type 1) by name, case-insensitive. */
@@ -49,6 +63,8 @@ export async function createUser(deps: AppDeps, input: NewUser): Promise<UserRow
   checkMaxSize(input.fullName, 100, 'FullName')
   if (!input.password) throw unprocessable('Required', 'Password')
   checkMaxSize(input.password, 255, 'Password')
+  checkVisibility(input.visibility)
+  checkLoginSource(input.sourceId)
   const passwordHash = await hashPassword(deps.config, input.password)
   return writeTransaction(deps.db, () => {
     assertNameFree(deps, input.username)
@@ -66,6 +82,7 @@ export async function createUser(deps: AppDeps, input: NewUser): Promise<UserRow
         mustChangePassword: input.mustChangePassword ?? false,
         loginName: input.loginName ?? '',
         sourceId: input.sourceId ?? 0,
+        visibility: input.visibility ?? 'public',
         createdUnix: now,
         updatedUnix: now,
       })
@@ -96,4 +113,166 @@ export function createAccessToken(deps: AppDeps, userId: number, name: string) {
 /** Number of users (individuals); used to decide whether the first-start admin is needed. */
 export function countUsers(deps: AppDeps): number {
   return deps.db.select({ n: sql<number>`count(*)` }).from(users).where(and(eq(users.type, 0))).get()!.n
+}
+
+/** A page of rows and the total count, as every list service returns it. */
+export interface Paged<T> {
+  rows: T[]
+  total: number
+}
+
+/** Individual users whose login or full name contains `q` (case-insensitive), by name. */
+export function searchUsers(deps: AppDeps, q: string, uid: number | undefined, page: Page): Paged<UserRow> {
+  // SQLite's lower() folds ASCII only; fold the query the same way so both sides agree.
+  const needle = q.trim().replace(/[A-Z]+/g, (c) => c.toLowerCase())
+  const where = and(
+    eq(users.type, 0),
+    needle ? sql`(instr(${users.lowerName}, ${needle}) > 0 OR instr(lower(${users.fullName}), ${needle}) > 0)` : undefined,
+    uid ? eq(users.id, uid) : undefined,
+  )
+  const total = deps.db.select({ n: sql<number>`count(*)` }).from(users).where(where).get()!.n
+  const rows = deps.db.select().from(users).where(where).orderBy(asc(users.lowerName)).limit(page.limit).offset(page.offset).all()
+  return { rows, total }
+}
+
+// ---- access tokens -------------------------------------------------------------------------
+
+/**
+ * Whose tokens `/users/{username}/tokens` manages: Basic credentials with a password are needed
+ * (a token → 401); `{username}` must be the caller, or the caller a site admin (else 403).
+ */
+export function tokenOwnerFor(deps: AppDeps, caller: Caller, username: string): UserRow {
+  if (caller.method !== 'password' || !caller.user) throw unauthorized('Basic authentication with a password is required')
+  if (caller.user.lowerName === username.toLowerCase()) return caller.user
+  if (!caller.signedInAs?.isAdmin) throw forbidden('you can only manage your own access tokens')
+  return getUserByName(deps, username)
+}
+
+export type AccessTokenRow = typeof accessTokens.$inferSelect
+
+/** The AccessToken record; `secret` only right after creation (lists show ""). */
+export const toApiAccessToken = (row: AccessTokenRow, secret = '') => ({
+  id: row.id,
+  name: row.name,
+  sha1: secret,
+  token_last_eight: row.tokenLastEight,
+})
+
+export function listAccessTokens(deps: AppDeps, userId: number, page: Page): Paged<AccessTokenRow> {
+  const where = eq(accessTokens.userId, userId)
+  const total = deps.db.select({ n: sql<number>`count(*)` }).from(accessTokens).where(where).get()!.n
+  const rows = deps.db.select().from(accessTokens).where(where).orderBy(asc(accessTokens.id)).limit(page.limit).offset(page.offset).all()
+  return { rows, total }
+}
+
+/** Deletes one of the user's tokens; 404 when the id is unknown or belongs to someone else. */
+export function deleteAccessToken(deps: AppDeps, userId: number, id: number): void {
+  const gone = Number.isSafeInteger(id)
+    ? deps.db.delete(accessTokens).where(and(eq(accessTokens.id, id), eq(accessTokens.userId, userId))).returning({ id: accessTokens.id }).get()
+    : undefined
+  if (!gone) throw notFound(`access token does not exist [id: ${id}]`)
+}
+
+// ---- e-mail addresses ------------------------------------------------------------------------
+
+export type EmailRow = typeof emailAddresses.$inferSelect
+
+export const toApiEmail = (row: EmailRow) => ({ email: row.email, verified: row.isActivated, primary: row.isPrimary })
+
+/** The user's addresses, primary first. */
+export function listEmails(deps: AppDeps, userId: number): EmailRow[] {
+  return deps.db.select().from(emailAddresses).where(eq(emailAddresses.userId, userId)).orderBy(desc(emailAddresses.isPrimary), asc(emailAddresses.id)).all()
+}
+
+/** Adds addresses (all or none); 422 for an empty list, a bad address, or one already in use. */
+export function addEmails(deps: AppDeps, userId: number, emails: string[]): EmailRow[] {
+  if (emails.length === 0) throw unprocessable('Required', 'Emails')
+  const seen = new Set<string>()
+  for (const email of emails) {
+    checkEmail(email, 'Emails')
+    const lower = email.toLowerCase()
+    if (seen.has(lower)) throw unprocessable(`Email address has been used: ${email}`, 'Emails')
+    seen.add(lower)
+  }
+  return writeTransaction(deps.db, () => {
+    const taken = deps.db.select({ email: emailAddresses.email }).from(emailAddresses).where(inArray(emailAddresses.lowerEmail, [...seen])).get()
+    if (taken) throw unprocessable(`Email address has been used: ${taken.email}`, 'Emails')
+    return deps.db
+      .insert(emailAddresses)
+      .values(emails.map((email) => ({ userId, email, lowerEmail: email.toLowerCase(), isPrimary: false, isActivated: true })))
+      .returning()
+      .all()
+  })
+}
+
+/** Removes addresses (all or none); 404 when one is not the user's, 422 for the primary one. */
+export function deleteEmails(deps: AppDeps, userId: number, emails: string[]): void {
+  if (emails.length === 0) return
+  const lowers = [...new Set(emails.map((e) => e.toLowerCase()))]
+  writeTransaction(deps.db, () => {
+    const own = deps.db
+      .select()
+      .from(emailAddresses)
+      .where(and(eq(emailAddresses.userId, userId), inArray(emailAddresses.lowerEmail, lowers)))
+      .all()
+    const found = new Set(own.map((r) => r.lowerEmail))
+    const missing = emails.find((e) => !found.has(e.toLowerCase()))
+    if (missing !== undefined) throw notFound(`email address does not exist [email: ${missing}]`)
+    const primary = own.find((r) => r.isPrimary)
+    if (primary) throw unprocessable(`the primary email address cannot be deleted: ${primary.email}`, 'Emails')
+    deps.db.delete(emailAddresses).where(inArray(emailAddresses.id, own.map((r) => r.id))).run()
+  })
+}
+
+// ---- followers -------------------------------------------------------------------------------
+
+/** Users following `userId` (direction 'followers') or followed by it ('following'), paged. */
+export function listFollows(deps: AppDeps, userId: number, direction: 'followers' | 'following', page: Page): Paged<UserRow> {
+  const [mine, theirs] = direction === 'followers' ? [follows.followId, follows.userId] : [follows.userId, follows.followId]
+  const total = deps.db.select({ n: sql<number>`count(*)` }).from(follows).where(eq(mine, userId)).get()!.n
+  const rows = deps.db
+    .select({ user: users })
+    .from(follows)
+    .innerJoin(users, eq(users.id, theirs))
+    .where(eq(mine, userId))
+    .orderBy(asc(follows.id))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all()
+    .map((r) => r.user)
+  return { rows, total }
+}
+
+export function isFollowing(deps: AppDeps, userId: number, followId: number): boolean {
+  return !!deps.db.select({ id: follows.id }).from(follows).where(and(eq(follows.userId, userId), eq(follows.followId, followId))).get()
+}
+
+/** Follows `target` (idempotent); the counters change in the same transaction. */
+export function followUser(deps: AppDeps, follower: UserRow, target: UserRow): void {
+  if (follower.id === target.id) throw unprocessable('you cannot follow yourself', 'username')
+  writeTransaction(deps.db, () => {
+    const added = deps.db
+      .insert(follows)
+      .values({ userId: follower.id, followId: target.id, createdUnix: nowUnix() })
+      .onConflictDoNothing()
+      .returning({ id: follows.id })
+      .get()
+    if (!added) return
+    deps.db.update(users).set({ numFollowing: sql`${users.numFollowing} + 1` }).where(eq(users.id, follower.id)).run()
+    deps.db.update(users).set({ numFollowers: sql`${users.numFollowers} + 1` }).where(eq(users.id, target.id)).run()
+  })
+}
+
+/** Stops following `target` (idempotent); the counters change in the same transaction. */
+export function unfollowUser(deps: AppDeps, follower: UserRow, target: UserRow): void {
+  writeTransaction(deps.db, () => {
+    const gone = deps.db
+      .delete(follows)
+      .where(and(eq(follows.userId, follower.id), eq(follows.followId, target.id)))
+      .returning({ id: follows.id })
+      .get()
+    if (!gone) return
+    deps.db.update(users).set({ numFollowing: sql`${users.numFollowing} - 1` }).where(eq(users.id, follower.id)).run()
+    deps.db.update(users).set({ numFollowers: sql`${users.numFollowers} - 1` }).where(eq(users.id, target.id)).run()
+  })
 }
