@@ -1,0 +1,64 @@
+import { t } from 'elysia'
+import { UserSchema } from '../users/model'
+import { pageQueryFields } from '../../lib/pagination'
+
+/** The PublicKey record (records.md §3); empty/false optional keys are omitted like Gitea does. */
+export const PublicKeySchema = t.Object(
+  {
+    id: t.Integer(),
+    key: t.String(),
+    url: t.Optional(t.String()),
+    title: t.Optional(t.String()),
+    fingerprint: t.Optional(t.String()),
+    created_at: t.String(),
+    key_type: t.Optional(t.String()),
+    read_only: t.Optional(t.Boolean()),
+    user: t.Optional(UserSchema),
+  },
+  { $id: '#/components/schemas/PublicKey' },
+)
+
+export const GPGKeyEmailSchema = t.Object({ email: t.String(), verified: t.Boolean() }, { $id: '#/components/schemas/GPGKeyEmail' })
+
+const gpgKeyFields = {
+  id: t.Integer(),
+  primary_key_id: t.String(),
+  key_id: t.String(),
+  public_key: t.String(),
+  emails: t.Array(GPGKeyEmailSchema),
+  can_sign: t.Boolean(),
+  can_encrypt_comms: t.Boolean(),
+  can_encrypt_storage: t.Boolean(),
+  can_certify: t.Boolean(),
+  created_at: t.String(),
+  expires_at: t.String(),
+}
+
+/** The GPGKey record (records.md §4); subkeys have the same shape with empty lists. */
+export const GPGKeySchema = t.Object(
+  { ...gpgKeyFields, subkeys: t.Array(t.Object({ ...gpgKeyFields, subkeys: t.Array(t.Any()) })) },
+  { $id: '#/components/schemas/GPGKey' },
+)
+
+/** CreateKeyOption (options.md §1). */
+export const CreateKeyOption = t.Object(
+  {
+    title: t.String({ description: 'Title of the key to add' }),
+    key: t.String({ description: 'An armored SSH key to add' }),
+    read_only: t.Optional(t.Boolean({ description: 'Describe if the key has only read access or read/write' })),
+  },
+  { $id: '#/components/schemas/CreateKeyOption' },
+)
+
+/** CreateGPGKeyOption (options.md §1). */
+export const CreateGPGKeyOption = t.Object(
+  {
+    armored_public_key: t.String({ description: 'An armored GPG key to add' }),
+    armored_signature: t.Optional(t.String()),
+  },
+  { $id: '#/components/schemas/CreateGPGKeyOption' },
+)
+
+export const KeyIdParams = t.Object({ id: t.Numeric({ description: 'id of the key' }) })
+export const UserKeyParams = t.Object({ username: t.String(), id: t.Numeric({ description: 'id of the key' }) })
+export const KeyListQuery = t.Object({ ...pageQueryFields, fingerprint: t.Optional(t.String({ description: 'fingerprint of the key' })) })

@@ -1,0 +1,227 @@
+import { and, asc, count, eq, inArray } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import type { Config } from '../../config'
+import type { UserRow } from '../../auth/caller'
+import { writeTransaction } from '../../db/client'
+import { emailAddresses, gpgKeys, publicKeys } from '../../db/schema'
+import { ApiError, forbidden, notFound, unprocessable } from '../../lib/errors'
+import { isoTime, nowUnix, ZERO_TIME } from '../../lib/time'
+import { apiUrl } from '../../lib/urls'
+import { charCount } from '../../lib/validate'
+import { toApiUser } from '../../lib/convert/user'
+import type { Page } from '../../lib/pagination'
+import { parseSshPublicKey } from './ssh-key'
+import { parseArmoredGpgKey, type ParsedGpgKey } from './gpg-key'
+
+export type PublicKeyRow = typeof publicKeys.$inferSelect
+export type GpgKeyRow = typeof gpgKeys.$inferSelect
+
+/** `type` column of public_keys: a user's key (deploy keys use 2). */
+export const USER_KEY = 1
+const MAX_TITLE = 255
+const MAX_KEY_TEXT = 16 * 1024
+const MAX_ARMORED = 256 * 1024
+
+// ---------------------------------------------------------------------------------------------
+// SSH keys
+
+/** The PublicKey record (records.md §3). */
+export function toApiPublicKey(config: Config, key: PublicKeyRow, owner: UserRow | null, viewer: UserRow | null) {
+  return {
+    id: key.id,
+    key: key.content,
+    url: apiUrl(config, `user/keys/${key.id}`),
+    ...(key.name ? { title: key.name } : {}),
+    ...(key.fingerprint ? { fingerprint: key.fingerprint } : {}),
+    created_at: isoTime(key.createdUnix),
+    key_type: 'user',
+    ...(owner ? { user: toApiUser(config, owner, viewer) } : {}),
+  }
+}
+
+/** One page of a user's SSH keys (optionally only the one with `fingerprint`), oldest first. */
+export function listPublicKeys(deps: AppDeps, ownerId: number, page: Page, fingerprint?: string) {
+  const where = and(
+    eq(publicKeys.ownerId, ownerId),
+    eq(publicKeys.type, USER_KEY),
+    fingerprint ? eq(publicKeys.fingerprint, fingerprint) : undefined,
+  )
+  const rows = deps.db.select().from(publicKeys).where(where).orderBy(asc(publicKeys.id)).limit(page.limit).offset(page.offset).all()
+  const total = deps.db.select({ n: count() }).from(publicKeys).where(where).get()?.n ?? 0
+  return { rows, total }
+}
+
+/** A user's SSH key by id: 404 when unknown or not the user's. */
+export function getOwnPublicKey(deps: AppDeps, ownerId: number, id: number): PublicKeyRow {
+  const key = deps.db
+    .select()
+    .from(publicKeys)
+    .where(and(eq(publicKeys.id, id), eq(publicKeys.type, USER_KEY)))
+    .get()
+  if (!key || key.ownerId !== ownerId) throw notFound(`public key does not exist [id: ${id}]`)
+  return key
+}
+
+/**
+ * Adds an SSH key to `ownerId`: 422 for unparsable content, a title the owner already uses,
+ * or a key that is already registered (by anyone).
+ */
+export function addPublicKey(deps: AppDeps, ownerId: number, input: { title: string; key: string }): PublicKeyRow {
+  const title = input.title.trim()
+  if (!title) throw unprocessable('Required', 'Title')
+  if (charCount(title) > MAX_TITLE) throw unprocessable(`must be less than ${MAX_TITLE} characters`, 'Title')
+  if (!input.key.trim()) throw unprocessable('Required', 'Key')
+  if (input.key.length > MAX_KEY_TEXT) throw unprocessable('Invalid key content: the key is too long')
+  const parsed = parseSshPublicKey(input.key)
+  return writeTransaction(deps.db, () => {
+    const sameTitle = deps.db
+      .select({ id: publicKeys.id })
+      .from(publicKeys)
+      .where(and(eq(publicKeys.ownerId, ownerId), eq(publicKeys.type, USER_KEY), eq(publicKeys.name, title)))
+      .get()
+    if (sameTitle) throw unprocessable('Key title has been used', 'Title')
+    const sameKey = deps.db.select({ id: publicKeys.id }).from(publicKeys).where(eq(publicKeys.fingerprint, parsed.fingerprint)).get()
+    if (sameKey) throw unprocessable('Key content has been used as non-deploy key', 'Key')
+    const now = nowUnix()
+    return deps.db
+      .insert(publicKeys)
+      .values({
+        ownerId,
+        name: title,
+        fingerprint: parsed.fingerprint,
+        content: parsed.normalized,
+        keyType: parsed.type,
+        type: USER_KEY,
+        createdUnix: now,
+        updatedUnix: now,
+      })
+      .returning()
+      .get()
+  })
+}
+
+/** Deletes an SSH key of `ownerId`: 404 when unknown, 403 when it belongs to someone else. */
+export function deletePublicKey(deps: AppDeps, ownerId: number, id: number): void {
+  const key = deps.db
+    .select({ ownerId: publicKeys.ownerId })
+    .from(publicKeys)
+    .where(and(eq(publicKeys.id, id), eq(publicKeys.type, USER_KEY)))
+    .get()
+  if (!key) throw notFound(`public key does not exist [id: ${id}]`)
+  if (key.ownerId !== ownerId) throw forbidden('You do not have access to this key')
+  deps.db.delete(publicKeys).where(eq(publicKeys.id, id)).run()
+}
+
+// ---------------------------------------------------------------------------------------------
+// GPG keys
+
+type EmailEntry = { email: string; verified: boolean }
+
+/** The GPGKey record (records.md §4); `subkeys` are the rows whose primary_key_id is this key's id. */
+export function toApiGpgKey(key: GpgKeyRow, subkeys: GpgKeyRow[]) {
+  const fields = (row: GpgKeyRow) => ({
+    id: row.id,
+    primary_key_id: row.primaryKeyId,
+    key_id: row.keyId,
+    public_key: row.content,
+    can_sign: row.canSign,
+    can_encrypt_comms: row.canEncryptComms,
+    can_encrypt_storage: row.canEncryptStorage,
+    can_certify: row.canCertify,
+    created_at: isoTime(row.createdUnix),
+    expires_at: row.expiredUnix > 0 ? isoTime(row.expiredUnix) : ZERO_TIME,
+  })
+  return {
+    ...fields(key),
+    emails: key.primaryKeyId ? [] : (JSON.parse(key.emails) as EmailEntry[]),
+    subkeys: subkeys.map((s) => ({ ...fields(s), emails: [] as EmailEntry[], subkeys: [] as unknown[] })),
+  }
+}
+
+/** GPG key records of `rows` with their subkeys, fetched in one query. */
+export function gpgKeysToApi(deps: AppDeps, ownerId: number, rows: GpgKeyRow[]) {
+  const primaryIds = rows.filter((r) => !r.primaryKeyId).map((r) => r.keyId)
+  const subs = primaryIds.length
+    ? deps.db
+        .select()
+        .from(gpgKeys)
+        .where(and(eq(gpgKeys.ownerId, ownerId), inArray(gpgKeys.primaryKeyId, primaryIds)))
+        .orderBy(asc(gpgKeys.id))
+        .all()
+    : []
+  return rows.map((row) => toApiGpgKey(row, row.primaryKeyId ? [] : subs.filter((s) => s.primaryKeyId === row.keyId)))
+}
+
+/** One page of a user's primary GPG keys, oldest first. */
+export function listGpgKeys(deps: AppDeps, ownerId: number, page: Page) {
+  const where = and(eq(gpgKeys.ownerId, ownerId), eq(gpgKeys.primaryKeyId, ''))
+  const rows = deps.db.select().from(gpgKeys).where(where).orderBy(asc(gpgKeys.id)).limit(page.limit).offset(page.offset).all()
+  const total = deps.db.select({ n: count() }).from(gpgKeys).where(where).get()?.n ?? 0
+  return { rows, total }
+}
+
+/** A user's GPG key (or subkey) row by id: 404 unless it is theirs. */
+export function getOwnGpgKey(deps: AppDeps, ownerId: number, id: number): GpgKeyRow {
+  const key = deps.db.select().from(gpgKeys).where(eq(gpgKeys.id, id)).get()
+  if (!key || key.ownerId !== ownerId) throw notFound(`GPG key does not exist [id: ${id}]`)
+  return key
+}
+
+/**
+ * Adds an armored OpenPGP public key (and its subkeys) to `user`. Its identities must include
+ * at least one activated address of the user; the key id must not be registered yet.
+ */
+export async function addGpgKey(deps: AppDeps, user: UserRow, armored: string): Promise<GpgKeyRow> {
+  if (!armored.trim()) throw unprocessable('Required', 'ArmoredPublicKey')
+  if (armored.length > MAX_ARMORED) throw unprocessable('Key parsing failure: the key is too long', 'ArmoredPublicKey')
+  const parsed = await parseArmoredGpgKey(armored)
+  return writeTransaction(deps.db, () => {
+    const activated = new Set(
+      deps.db
+        .select({ lower: emailAddresses.lowerEmail })
+        .from(emailAddresses)
+        .where(and(eq(emailAddresses.userId, user.id), eq(emailAddresses.isActivated, true)))
+        .all()
+        .map((e) => e.lower),
+    )
+    const emails: EmailEntry[] = parsed.identityEmails.filter((e) => activated.has(e)).map((email) => ({ email, verified: true }))
+    if (emails.length === 0)
+      throw new ApiError(422, 'None of the emails attached to the GPG key could be found. Add one of them to your account first.')
+    const allIds = [parsed.keyId, ...parsed.subkeys.map((s) => s.keyId)]
+    const taken = deps.db.select({ id: gpgKeys.id }).from(gpgKeys).where(inArray(gpgKeys.keyId, allIds)).get()
+    if (taken) throw unprocessable('A key with the same id already exists', 'ArmoredPublicKey')
+    const now = nowUnix()
+    const row = (k: ParsedGpgKey, primaryKeyId: string, emailsJson: string) => ({
+      ownerId: user.id,
+      keyId: k.keyId,
+      primaryKeyId,
+      content: k.content,
+      emails: emailsJson,
+      canSign: k.canSign,
+      canEncryptComms: k.canEncryptComms,
+      canEncryptStorage: k.canEncryptStorage,
+      canCertify: k.canCertify,
+      createdUnix: k.createdUnix,
+      expiredUnix: k.expiredUnix,
+      addedUnix: now,
+    })
+    const primary = deps.db.insert(gpgKeys).values(row(parsed, '', JSON.stringify(emails))).returning().get()
+    if (parsed.subkeys.length) deps.db.insert(gpgKeys).values(parsed.subkeys.map((s) => row(s, parsed.keyId, '[]'))).run()
+    return primary
+  })
+}
+
+/** Deletes a GPG key with its subkeys: 404 when unknown, 403 when it is someone else's. */
+export function deleteGpgKey(deps: AppDeps, ownerId: number, id: number): void {
+  const key = deps.db.select().from(gpgKeys).where(eq(gpgKeys.id, id)).get()
+  if (!key) throw notFound(`GPG key does not exist [id: ${id}]`)
+  if (key.ownerId !== ownerId) throw forbidden('You do not have access to this key')
+  writeTransaction(deps.db, () => {
+    deps.db.delete(gpgKeys).where(eq(gpgKeys.id, id)).run()
+    if (!key.primaryKeyId)
+      deps.db
+        .delete(gpgKeys)
+        .where(and(eq(gpgKeys.ownerId, ownerId), eq(gpgKeys.primaryKeyId, key.keyId)))
+        .run()
+  })
+}
