@@ -1,0 +1,39 @@
+import { t } from 'elysia'
+
+/** CreateUserOption (options.md §1); lengths are checked in runes by the service. */
+export const CreateUserOption = t.Object({
+  username: t.String(),
+  email: t.String(),
+  password: t.String(),
+  full_name: t.Optional(t.String()),
+  login_name: t.Optional(t.String()),
+  source_id: t.Optional(t.Integer()),
+  send_notify: t.Optional(t.Boolean()),
+  must_change_password: t.Optional(t.Boolean()),
+  visibility: t.Optional(t.String()),
+  restricted: t.Optional(t.Boolean()),
+})
+
+/** EditUserOption (options.md §1): an absent key leaves the value unchanged. */
+export const EditUserOption = t.Object({
+  email: t.Optional(t.String()),
+  full_name: t.Optional(t.String()),
+  password: t.Optional(t.String()),
+  website: t.Optional(t.String()),
+  location: t.Optional(t.String()),
+  description: t.Optional(t.String()),
+  login_name: t.Optional(t.String()),
+  source_id: t.Optional(t.Integer()),
+  active: t.Optional(t.Boolean()),
+  admin: t.Optional(t.Boolean()),
+  allow_git_hook: t.Optional(t.Boolean()),
+  allow_import_local: t.Optional(t.Boolean()),
+  allow_create_organization: t.Optional(t.Boolean()),
+  max_repo_creation: t.Optional(t.Integer()),
+  must_change_password: t.Optional(t.Boolean()),
+  prohibit_login: t.Optional(t.Boolean()),
+  hide_email: t.Optional(t.Boolean()),
+  visibility: t.Optional(t.String()),
+  restricted: t.Optional(t.Boolean()),
+})
+export type EditUserInput = typeof EditUserOption.static

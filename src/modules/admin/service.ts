@@ -1,0 +1,132 @@
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { writeTransaction } from '../../db/client'
+import { comments, emailAddresses, follows, issues, orgUsers, repositories, stars, users, watches } from '../../db/schema'
+import type { UserRow } from '../../auth/caller'
+import { hashPassword } from '../../auth/secrets'
+import { ApiError, unprocessable } from '../../lib/errors'
+import type { Page } from '../../lib/pagination'
+import { nowUnix } from '../../lib/time'
+import { checkEmail, checkMaxSize } from '../../lib/validate'
+import { userOrgBlockers } from '../orgs/service'
+import { checkLoginSource, checkVisibility, type Paged } from '../users/service'
+import type { EditUserInput } from './model'
+
+/** Individual users (no organisations), by id. */
+export function listAllUsers(deps: AppDeps, page: Page): Paged<UserRow> {
+  const where = eq(users.type, 0)
+  const total = deps.db.select({ n: sql<number>`count(*)` }).from(users).where(where).get()!.n
+  const rows = deps.db.select().from(users).where(where).orderBy(asc(users.id)).limit(page.limit).offset(page.offset).all()
+  return { rows, total }
+}
+
+/** Checks everything in an EditUserOption before anything is written. */
+function checkEdit(input: EditUserInput): void {
+  if (input.email !== undefined) checkEmail(input.email)
+  checkMaxSize(input.full_name, 100, 'FullName')
+  checkMaxSize(input.password, 255, 'Password')
+  checkMaxSize(input.website, 255, 'Website')
+  checkMaxSize(input.location, 50, 'Location')
+  checkMaxSize(input.description, 255, 'Description')
+  checkMaxSize(input.login_name, 255, 'LoginName')
+  checkLoginSource(input.source_id)
+  checkVisibility(input.visibility)
+  if (input.max_repo_creation !== undefined && input.max_repo_creation < -1)
+    throw unprocessable('must be -1 (server default) or a number of repositories', 'MaxRepoCreation')
+}
+
+/**
+ * Makes `email` the user's primary address, keeping `email_addresses` in step: an address the
+ * user already has becomes primary (the old one stays as a secondary address); a new address
+ * replaces the old primary one. 422 when another account uses it. Runs inside a transaction.
+ */
+function setPrimaryEmail(deps: AppDeps, user: UserRow, email: string): void {
+  const lower = email.toLowerCase()
+  const existing = deps.db.select().from(emailAddresses).where(eq(emailAddresses.lowerEmail, lower)).get()
+  if (existing && existing.userId !== user.id) throw unprocessable(`e-mail already in use [email: ${email}]`, 'Email')
+  if (existing) {
+    deps.db.update(emailAddresses).set({ isPrimary: false }).where(and(eq(emailAddresses.userId, user.id), ne(emailAddresses.id, existing.id))).run()
+    deps.db.update(emailAddresses).set({ isPrimary: true, email }).where(eq(emailAddresses.id, existing.id)).run()
+    return
+  }
+  const primary = deps.db.select().from(emailAddresses).where(and(eq(emailAddresses.userId, user.id), eq(emailAddresses.isPrimary, true))).get()
+  if (primary) deps.db.update(emailAddresses).set({ email, lowerEmail: lower }).where(eq(emailAddresses.id, primary.id)).run()
+  else deps.db.insert(emailAddresses).values({ userId: user.id, email, lowerEmail: lower, isPrimary: true, isActivated: true }).run()
+}
+
+/** Applies an EditUserOption (absent = unchanged); all checks run before any write. */
+export async function editUser(deps: AppDeps, user: UserRow, input: EditUserInput): Promise<UserRow> {
+  checkEdit(input)
+  const passwordHash = input.password ? await hashPassword(deps.config, input.password) : undefined
+  const changes: Partial<typeof users.$inferInsert> = {
+    fullName: input.full_name,
+    passwordHash,
+    website: input.website,
+    location: input.location,
+    description: input.description,
+    loginName: input.login_name,
+    isActive: input.active,
+    isAdmin: input.admin,
+    allowGitHook: input.allow_git_hook,
+    allowImportLocal: input.allow_import_local,
+    allowCreateOrganization: input.allow_create_organization,
+    maxRepoCreation: input.max_repo_creation,
+    mustChangePassword: input.must_change_password,
+    prohibitLogin: input.prohibit_login,
+    keepEmailPrivate: input.hide_email,
+    visibility: input.visibility,
+    email: input.email,
+    updatedUnix: nowUnix(),
+  }
+  return writeTransaction(deps.db, () => {
+    if (input.email !== undefined) setPrimaryEmail(deps, user, input.email)
+    return deps.db.update(users).set(changes).where(eq(users.id, user.id)).returning().get()!
+  })
+}
+
+/** 422 with a message naming what still ties the user to the site (checked in a transaction). */
+function assertDeletable(deps: AppDeps, user: UserRow): void {
+  const ownsRepo = deps.db.select({ id: repositories.id }).from(repositories).where(eq(repositories.ownerId, user.id)).get()
+  if (user.numRepos > 0 || ownsRepo)
+    throw unprocessable(`user still owns repositories; delete or transfer them first [name: ${user.name}]`)
+  const orgBlocker = userOrgBlockers(deps, user.id)
+  if (orgBlocker) throw unprocessable(orgBlocker)
+  const memberOf = deps.db
+    .select({ org: users.name })
+    .from(orgUsers)
+    .innerJoin(users, eq(users.id, orgUsers.orgId))
+    .where(eq(orgUsers.uid, user.id))
+    .get()
+  if (memberOf) throw unprocessable(`user is still a member of organisation ${memberOf.org}; remove them from it first`)
+  const posted =
+    deps.db.select({ id: issues.id }).from(issues).where(eq(issues.posterId, user.id)).get() ??
+    deps.db.select({ id: comments.id }).from(comments).where(eq(comments.posterId, user.id)).get()
+  if (posted) throw unprocessable(`user has posted issues or comments, which would lose their author [name: ${user.name}]`)
+}
+
+/**
+ * Deletes a user: refused (422) while they own repositories, are the last owner of an
+ * organisation, belong to one, or authored issues/comments. Addresses, tokens, keys, follows,
+ * stars and watches go with the row (ON DELETE CASCADE); the counters of others are fixed first.
+ */
+export function deleteUser(deps: AppDeps, user: UserRow): void {
+  try {
+    writeTransaction(deps.db, () => {
+      assertDeletable(deps, user)
+      const followed = deps.db.select({ id: follows.followId }).from(follows).where(eq(follows.userId, user.id))
+      const followers = deps.db.select({ id: follows.userId }).from(follows).where(eq(follows.followId, user.id))
+      const starred = deps.db.select({ id: stars.repoId }).from(stars).where(eq(stars.userId, user.id))
+      const watched = deps.db.select({ id: watches.repoId }).from(watches).where(eq(watches.userId, user.id))
+      deps.db.update(users).set({ numFollowers: sql`${users.numFollowers} - 1` }).where(inArray(users.id, followed)).run()
+      deps.db.update(users).set({ numFollowing: sql`${users.numFollowing} - 1` }).where(inArray(users.id, followers)).run()
+      deps.db.update(repositories).set({ numStars: sql`${repositories.numStars} - 1` }).where(inArray(repositories.id, starred)).run()
+      deps.db.update(repositories).set({ numWatches: sql`${repositories.numWatches} - 1` }).where(inArray(repositories.id, watched)).run()
+      deps.db.delete(users).where(eq(users.id, user.id)).run()
+    })
+  } catch (e) {
+    // A row of another area still pointing at the user without ON DELETE CASCADE.
+    if (!(e instanceof ApiError) && String((e as Error)?.message).includes('FOREIGN KEY'))
+      throw unprocessable(`user is still referenced by other records and cannot be deleted [name: ${user.name}]`)
+    throw e
+  }
+}
