@@ -1,5 +1,273 @@
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { requireSiteAdmin, requireUser } from '../../auth/caller'
+import { toApiOrg, toApiUser } from '../../lib/convert/user'
+import { toApiRepo } from '../../lib/convert/repo'
+import { forbidden, notFound } from '../../lib/errors'
+import { pageOf, setPageHeaders } from '../../lib/pagination'
+import { apiUrl } from '../../lib/urls'
+import { UserSchema, UsernameParams } from '../users/model'
+import { CreateRepoOption, RepositorySchema } from '../repos/model'
+import { reposToApi } from '../repos/service'
+import { CreateOrgOption, EditOrgOption, OrgMemberParams, OrganizationSchema, OrgParams, PageQuery } from './model'
+import {
+  createOrganization,
+  createOrgRepo,
+  deleteOrganization,
+  editOrganization,
+  findUserOr404,
+  listAllOrgs,
+  listMembers,
+  listOrgRepos,
+  listOrgsOfUser,
+  loadOrg,
+  membershipOf,
+  removeMember,
+  requireOrgOwner,
+  setMemberVisibility,
+} from './service'
+
+const NoContent = { 204: t.Void({ description: 'no content' }) }
+const Orgs = t.Array(OrganizationSchema)
+const Users = t.Array(UserSchema)
 
 /** Organisations, members, public members, organisation repositories (issue 4). */
-export const orgsModule = (deps: AppDeps) => new Elysia({ name: 'orgs', detail: { tags: ['organization'] } })
+export const orgsModule = (deps: AppDeps) => {
+  const { config } = deps
+  const caller = (request: Request) => deps.auth.caller(request).then((c) => c.user)
+
+  /** Shared by the seed's `/org/{org}/repos` and Gitea's `/orgs/{org}/repos`. */
+  const createRepoHandler = async ({ request, params, body, status }: any) => {
+    const viewer = requireUser(await deps.auth.caller(request))
+    const ctx = loadOrg(deps, params.org, viewer)
+    const { repo, mode } = await createOrgRepo(deps, ctx, {
+      name: body.name,
+      description: body.description,
+      private: body.private,
+      autoInit: body.auto_init,
+      gitignores: body.gitignores,
+      license: body.license,
+      readme: body.readme,
+      defaultBranch: body.default_branch,
+    })
+    return status(201, toApiRepo(config, repo, ctx.org, viewer, mode))
+  }
+  /** Members (all for members, public ones for others), or only the public ones. */
+  const membersHandler = async (request: Request, orgName: string, query: { page?: number; limit?: number }, set: any, publicOnly: boolean) => {
+    const viewer = await caller(request)
+    const ctx = loadOrg(deps, orgName, viewer)
+    const page = pageOf(query)
+    const { rows, total } = listMembers(deps, ctx.org, publicOnly || !ctx.member, page)
+    setPageHeaders(set, config, request, page, total)
+    return rows.map((u) => toApiUser(config, u, viewer))
+  }
+  const createRepoSchema = { params: OrgParams, body: CreateRepoOption, response: { 201: RepositorySchema } }
+
+  return new Elysia({ name: 'orgs', detail: { tags: ['organization'] } })
+    .post(
+      '/admin/users/:username/orgs',
+      async ({ request, params, body, status }) => {
+        requireSiteAdmin(await deps.auth.caller(request))
+        const owner = findUserOr404(deps, params.username)
+        return status(201, toApiOrg(config, createOrganization(deps, owner, body)))
+      },
+      {
+        params: UsernameParams,
+        body: CreateOrgOption,
+        response: { 201: OrganizationSchema },
+        detail: { operationId: 'adminCreateOrg', summary: 'Create an organization owned by a user', tags: ['admin'] },
+      },
+    )
+    .get(
+      '/admin/orgs',
+      async ({ request, query, set }) => {
+        requireSiteAdmin(await deps.auth.caller(request))
+        const page = pageOf(query)
+        const { rows, total } = listAllOrgs(deps, page)
+        setPageHeaders(set, config, request, page, total)
+        return rows.map((o) => toApiOrg(config, o))
+      },
+      { query: PageQuery, response: { 200: Orgs }, detail: { operationId: 'adminGetAllOrgs', summary: 'List all organizations', tags: ['admin'] } },
+    )
+    .post(
+      '/orgs',
+      async ({ request, body, status }) => {
+        const user = requireUser(await deps.auth.caller(request))
+        if (!user.allowCreateOrganization && !user.isAdmin) throw forbidden('You are not allowed to create organizations')
+        return status(201, toApiOrg(config, createOrganization(deps, user, body)))
+      },
+      { body: CreateOrgOption, response: { 201: OrganizationSchema }, detail: { operationId: 'orgCreate', summary: 'Create an organization' } },
+    )
+    .get(
+      '/user/orgs',
+      async ({ request, query, set }) => {
+        const user = requireUser(await deps.auth.caller(request))
+        const page = pageOf(query)
+        const { rows, total } = listOrgsOfUser(deps, user, user, page)
+        setPageHeaders(set, config, request, page, total)
+        return rows.map((o) => toApiOrg(config, o))
+      },
+      {
+        query: PageQuery,
+        response: { 200: Orgs },
+        detail: { operationId: 'orgListCurrentUserOrgs', summary: "List the current user's organizations" },
+      },
+    )
+    .get(
+      '/users/:username/orgs',
+      async ({ request, params, query, set }) => {
+        const viewer = await caller(request)
+        const user = findUserOr404(deps, params.username)
+        const page = pageOf(query)
+        const { rows, total } = listOrgsOfUser(deps, user, viewer, page)
+        setPageHeaders(set, config, request, page, total)
+        return rows.map((o) => toApiOrg(config, o))
+      },
+      {
+        params: UsernameParams,
+        query: PageQuery,
+        response: { 200: Orgs },
+        detail: { operationId: 'orgListUserOrgs', summary: "List a user's organizations" },
+      },
+    )
+    .get(
+      '/orgs/:org',
+      async ({ request, params }) => toApiOrg(config, loadOrg(deps, params.org, await caller(request)).org),
+      { params: OrgParams, response: { 200: OrganizationSchema }, detail: { operationId: 'orgGet', summary: 'Get an organization' } },
+    )
+    .patch(
+      '/orgs/:org',
+      async ({ request, params, body }) => {
+        const ctx = loadOrg(deps, params.org, await caller(request))
+        requireOrgOwner(ctx)
+        return toApiOrg(config, editOrganization(deps, ctx.org, body))
+      },
+      {
+        params: OrgParams,
+        body: EditOrgOption,
+        response: { 200: OrganizationSchema },
+        detail: { operationId: 'orgEdit', summary: 'Edit an organization' },
+      },
+    )
+    .delete(
+      '/orgs/:org',
+      async ({ request, params, set }) => {
+        const ctx = loadOrg(deps, params.org, await caller(request))
+        requireOrgOwner(ctx)
+        deleteOrganization(deps, ctx.org)
+        set.status = 204
+      },
+      { params: OrgParams, response: NoContent, detail: { operationId: 'orgDelete', summary: 'Delete an organization' } },
+    )
+    .get(
+      '/orgs/:org/members',
+      ({ request, params, query, set }) => membersHandler(request, params.org, query, set, false),
+      {
+        params: OrgParams,
+        query: PageQuery,
+        response: { 200: Users },
+        detail: { operationId: 'orgListMembers', summary: "List an organization's members" },
+      },
+    )
+    .get(
+      '/orgs/:org/members/:username',
+      async ({ request, params, set, redirect }) => {
+        const viewer = requireUser(await deps.auth.caller(request))
+        const ctx = loadOrg(deps, params.org, viewer)
+        const target = findUserOr404(deps, params.username)
+        if (!ctx.member) {
+          // Outsiders only learn about public memberships (Gitea redirects them).
+          if (target.id === viewer.id) throw notFound(`${target.name} is not a member of ${ctx.org.name}`)
+          return redirect(
+            apiUrl(config, `orgs/${encodeURIComponent(ctx.org.name)}/public_members/${encodeURIComponent(target.name)}`),
+            302,
+          )
+        }
+        if (!membershipOf(deps, ctx.org.id, target.id)) throw notFound(`${target.name} is not a member of ${ctx.org.name}`)
+        set.status = 204
+      },
+      {
+        params: OrgMemberParams,
+        response: { ...NoContent, 302: t.Void({ description: 'redirect to the public-membership check' }) },
+        detail: { operationId: 'orgIsMember', summary: 'Check if a user is a member of an organization' },
+      },
+    )
+    .delete(
+      '/orgs/:org/members/:username',
+      async ({ request, params, set }) => {
+        const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
+        requireOrgOwner(ctx)
+        removeMember(deps, ctx, findUserOr404(deps, params.username))
+        set.status = 204
+      },
+      { params: OrgMemberParams, response: NoContent, detail: { operationId: 'orgDeleteMember', summary: 'Remove a member from an organization' } },
+    )
+    .get(
+      '/orgs/:org/public_members',
+      ({ request, params, query, set }) => membersHandler(request, params.org, query, set, true),
+      {
+        params: OrgParams,
+        query: PageQuery,
+        response: { 200: Users },
+        detail: { operationId: 'orgListPublicMembers', summary: "List an organization's public members" },
+      },
+    )
+    .get(
+      '/orgs/:org/public_members/:username',
+      async ({ request, params, set }) => {
+        const ctx = loadOrg(deps, params.org, await caller(request))
+        const target = findUserOr404(deps, params.username)
+        if (!membershipOf(deps, ctx.org.id, target.id)?.isPublic)
+          throw notFound(`${target.name} is not a public member of ${ctx.org.name}`)
+        set.status = 204
+      },
+      {
+        params: OrgMemberParams,
+        response: NoContent,
+        detail: { operationId: 'orgIsPublicMember', summary: 'Check if a user is a public member of an organization' },
+      },
+    )
+    .put(
+      '/orgs/:org/public_members/:username',
+      async ({ request, params, set }) => {
+        const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
+        setMemberVisibility(deps, ctx, findUserOr404(deps, params.username), true)
+        set.status = 204
+      },
+      { params: OrgMemberParams, response: NoContent, detail: { operationId: 'orgPublicizeMember', summary: "Publicize a user's membership" } },
+    )
+    .delete(
+      '/orgs/:org/public_members/:username',
+      async ({ request, params, set }) => {
+        const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
+        setMemberVisibility(deps, ctx, findUserOr404(deps, params.username), false)
+        set.status = 204
+      },
+      { params: OrgMemberParams, response: NoContent, detail: { operationId: 'orgConcealMember', summary: "Conceal a user's membership" } },
+    )
+    .get(
+      '/orgs/:org/repos',
+      async ({ request, params, query, set }) => {
+        const viewer = await caller(request)
+        const ctx = loadOrg(deps, params.org, viewer)
+        const page = pageOf(query)
+        const { rows, total } = listOrgRepos(deps, ctx.org, viewer, page)
+        setPageHeaders(set, config, request, page, total)
+        return reposToApi(deps, viewer, rows)
+      },
+      {
+        params: OrgParams,
+        query: PageQuery,
+        response: { 200: t.Array(RepositorySchema) },
+        detail: { operationId: 'orgListRepos', summary: "List an organization's repositories" },
+      },
+    )
+    .post('/org/:org/repos', createRepoHandler, {
+      ...createRepoSchema,
+      detail: { operationId: 'createOrgRepo', summary: 'Create a repository in an organization (the seed path)' },
+    })
+    .post('/orgs/:org/repos', createRepoHandler, {
+      ...createRepoSchema,
+      detail: { operationId: 'orgCreateRepo', summary: 'Create a repository in an organization' },
+    })
+}

@@ -1,0 +1,47 @@
+import { t } from 'elysia'
+import { pageQueryFields } from '../../lib/pagination'
+
+/** The Organization record (records.md §6). */
+export const OrganizationSchema = t.Object(
+  {
+    id: t.Integer(),
+    username: t.String(),
+    name: t.String(),
+    full_name: t.String(),
+    email: t.String(),
+    avatar_url: t.String(),
+    description: t.String(),
+    website: t.String(),
+    location: t.String(),
+    visibility: t.String(),
+    repo_admin_change_team_access: t.Boolean(),
+  },
+  { $id: '#/components/schemas/Organization' },
+)
+
+/** CreateOrgOption (options.md §2); lengths and formats are checked by the service. */
+export const CreateOrgOption = t.Object({
+  username: t.String(),
+  full_name: t.Optional(t.String()),
+  email: t.Optional(t.String()),
+  description: t.Optional(t.String()),
+  website: t.Optional(t.String()),
+  location: t.Optional(t.String()),
+  visibility: t.Optional(t.String()),
+  repo_admin_change_team_access: t.Optional(t.Boolean()),
+})
+
+/** EditOrgOption: absent = unchanged. */
+export const EditOrgOption = t.Object({
+  full_name: t.Optional(t.String()),
+  email: t.Optional(t.String()),
+  description: t.Optional(t.String()),
+  website: t.Optional(t.String()),
+  location: t.Optional(t.String()),
+  visibility: t.Optional(t.String()),
+  repo_admin_change_team_access: t.Optional(t.Boolean()),
+})
+
+export const OrgParams = t.Object({ org: t.String() })
+export const OrgMemberParams = t.Object({ org: t.String(), username: t.String() })
+export const PageQuery = t.Object(pageQueryFields)

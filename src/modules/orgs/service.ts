@@ -1,0 +1,447 @@
+import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
+import type { Db } from '../../db/client'
+import { writeTransaction } from '../../db/client'
+import { collaborations, orgUsers, repositories, teams, teamUsers, users } from '../../db/schema'
+import type { UserRow } from '../../auth/caller'
+import { AccessMode, accessLevel, readableRepoCondition, type RepoRow } from '../../auth/access'
+import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
+import type { Page } from '../../lib/pagination'
+import { nowUnix } from '../../lib/time'
+import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
+import { assertNameFree } from '../users/service'
+import { createRepository, type NewRepo } from '../repos/service'
+
+export type OrgRow = UserRow
+
+/** The repository units a team may be given (records.md §7), all of them by default. */
+export const ALL_UNITS = ['repo.code', 'repo.issues', 'repo.ext_issues', 'repo.wiki', 'repo.pulls', 'repo.releases', 'repo.ext_wiki']
+
+export const OWNERS_TEAM_NAME = 'Owners'
+
+const VISIBILITIES = ['public', 'limited', 'private']
+
+/** A page of rows and the total number of rows across all pages. */
+export interface Paged<T> {
+  rows: T[]
+  total: number
+}
+
+/** What the caller is in an organisation; site administrators count as owners. */
+export interface OrgRole {
+  member: boolean
+  owner: boolean
+}
+
+/** An organisation the caller may see, with the caller's role in it. */
+export interface OrgContext extends OrgRole {
+  org: OrgRow
+  viewer: UserRow | null
+}
+
+const statements = new WeakMap<Db, ReturnType<typeof prepareStatements>>()
+
+function prepareStatements(db: Db) {
+  return {
+    orgByLowerName: db
+      .select()
+      .from(users)
+      .where(and(eq(users.lowerName, sql.placeholder('name')), eq(users.type, 1)))
+      .prepare(),
+    membership: db
+      .select()
+      .from(orgUsers)
+      .where(and(eq(orgUsers.orgId, sql.placeholder('org')), eq(orgUsers.uid, sql.placeholder('uid'))))
+      .prepare(),
+    ownerTeamMembership: db
+      .select({ id: teamUsers.id })
+      .from(teamUsers)
+      .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+      .where(
+        and(
+          eq(teamUsers.orgId, sql.placeholder('org')),
+          eq(teamUsers.uid, sql.placeholder('uid')),
+          sql`${teams.authorize} >= ${AccessMode.Owner}`,
+        ),
+      )
+      .prepare(),
+  }
+}
+
+function stmts(db: Db) {
+  let s = statements.get(db)
+  if (!s) {
+    s = prepareStatements(db)
+    statements.set(db, s)
+  }
+  return s
+}
+
+/** An organisation by name (case-insensitive), or undefined. */
+export function findOrgByName(deps: AppDeps, name: string): OrgRow | undefined {
+  return stmts(deps.db).orgByLowerName.get({ name: name.toLowerCase() })
+}
+
+/** The org_users row of `uid` in `orgId`, if any. */
+export function membershipOf(deps: AppDeps, orgId: number, uid: number) {
+  return stmts(deps.db).membership.get({ org: orgId, uid })
+}
+
+export const isOrgMember = (deps: AppDeps, orgId: number, uid: number): boolean => membershipOf(deps, orgId, uid) !== undefined
+
+/** Member of the organisation's Owners team. */
+export const isOrgOwner = (deps: AppDeps, orgId: number, uid: number): boolean =>
+  stmts(deps.db).ownerTeamMembership.get({ org: orgId, uid }) !== undefined
+
+export function orgRole(deps: AppDeps, org: OrgRow, viewer: UserRow | null): OrgRole {
+  if (!viewer) return { member: false, owner: false }
+  if (viewer.isAdmin) return { member: true, owner: true }
+  const member = isOrgMember(deps, org.id, viewer.id)
+  return { member, owner: member && isOrgOwner(deps, org.id, viewer.id) }
+}
+
+/** Public organisations are seen by all, limited ones by signed-in users, private ones by members. */
+export function canSeeOrg(org: OrgRow, viewer: UserRow | null, role: OrgRole): boolean {
+  if (org.visibility === 'public') return true
+  if (!viewer) return false
+  return org.visibility === 'limited' || role.member
+}
+
+/** The organisation named in a path, as the caller may see it; 404 when unknown or hidden. */
+export function loadOrg(deps: AppDeps, name: string, viewer: UserRow | null): OrgContext {
+  const org = findOrgByName(deps, name)
+  if (!org) throw notFound(`organization does not exist [name: ${name}]`)
+  const role = orgRole(deps, org, viewer)
+  if (!canSeeOrg(org, viewer, role)) throw notFound(`organization does not exist [name: ${name}]`)
+  return { org, viewer, ...role }
+}
+
+/** 401 for anonymous callers, 403 for callers who are not members. */
+export function requireOrgMember(ctx: OrgContext): UserRow {
+  if (!ctx.viewer) throw unauthorized()
+  if (!ctx.member) throw forbidden('You must be a member of this organization')
+  return ctx.viewer
+}
+
+/** 401 for anonymous callers, 403 for callers who are not owners. */
+export function requireOrgOwner(ctx: OrgContext): UserRow {
+  if (!ctx.viewer) throw unauthorized()
+  if (!ctx.owner) throw forbidden('You must be an owner of this organization')
+  return ctx.viewer
+}
+
+/** SQL: the organisation `orgId` (a users column) is visible to `viewer`. */
+export function visibleOrgCondition(orgId: SQL | SQLiteColumn, viewer: UserRow | null): SQL {
+  if (!viewer) return sql`(SELECT visibility FROM users v WHERE v.id = ${orgId}) = 'public'`
+  if (viewer.isAdmin) return sql`1 = 1`
+  return sql`((SELECT visibility FROM users v WHERE v.id = ${orgId}) != 'private'
+    OR EXISTS (SELECT 1 FROM org_users m WHERE m.org_id = ${orgId} AND m.uid = ${viewer.id}))`
+}
+
+export interface OrgFields {
+  full_name?: string
+  email?: string
+  description?: string
+  website?: string
+  location?: string
+  visibility?: string
+  repo_admin_change_team_access?: boolean
+}
+
+/** Gitea's CreateOrgOption/EditOrgOption rules for the optional fields. */
+function checkOrgFields(input: OrgFields): void {
+  checkMaxSize(input.full_name, 100, 'FullName')
+  checkMaxSize(input.description, 255, 'Description')
+  checkMaxSize(input.website, 255, 'Website')
+  checkMaxSize(input.location, 50, 'Location')
+  if (input.website) {
+    let ok = false
+    try {
+      ok = ['http:', 'https:'].includes(new URL(input.website).protocol)
+    } catch {}
+    if (!ok) throw unprocessable('must be a valid URL', 'Website')
+  }
+  if (input.email) checkEmail(input.email, 'Email')
+  if (input.visibility !== undefined && !VISIBILITIES.includes(input.visibility))
+    throw unprocessable('must be one of public, limited, private', 'Visibility')
+}
+
+function orgColumns(input: OrgFields) {
+  const set: Partial<typeof users.$inferInsert> = {}
+  if (input.full_name !== undefined) set.fullName = input.full_name
+  if (input.email !== undefined) set.email = input.email
+  if (input.description !== undefined) set.description = input.description
+  if (input.website !== undefined) set.website = input.website
+  if (input.location !== undefined) set.location = input.location
+  if (input.visibility !== undefined) set.visibility = input.visibility
+  if (input.repo_admin_change_team_access !== undefined) set.repoAdminChangeTeamAccess = input.repo_admin_change_team_access
+  return set
+}
+
+/**
+ * Creates an organisation owned by `creator`: the organisation row, its Owners team (owner
+ * access to every repository) with the creator as its only member, and the membership.
+ */
+export function createOrganization(deps: AppDeps, creator: UserRow, input: OrgFields & { username: string }): OrgRow {
+  checkOwnerName(input.username, 'UserName')
+  checkOrgFields(input)
+  return writeTransaction(deps.db, () => {
+    assertNameFree(deps, input.username)
+    const now = nowUnix()
+    const org = deps.db
+      .insert(users)
+      .values({
+        ...orgColumns(input),
+        name: input.username,
+        lowerName: input.username.toLowerCase(),
+        type: 1,
+        numTeams: 1,
+        numMembers: 1,
+        createdUnix: now,
+        updatedUnix: now,
+      })
+      .returning()
+      .get()
+    const owners = deps.db
+      .insert(teams)
+      .values({
+        orgId: org.id,
+        name: OWNERS_TEAM_NAME,
+        lowerName: OWNERS_TEAM_NAME.toLowerCase(),
+        authorize: AccessMode.Owner,
+        units: JSON.stringify(ALL_UNITS),
+        includesAllRepositories: true,
+        canCreateOrgRepo: true,
+        numMembers: 1,
+        createdUnix: now,
+        updatedUnix: now,
+      })
+      .returning()
+      .get()
+    deps.db.insert(teamUsers).values({ orgId: org.id, teamId: owners.id, uid: creator.id }).run()
+    deps.db.insert(orgUsers).values({ orgId: org.id, uid: creator.id, isPublic: false, createdUnix: now }).run()
+    return org
+  })
+}
+
+/** Applies an EditOrgOption (absent = unchanged). */
+export function editOrganization(deps: AppDeps, org: OrgRow, input: OrgFields): OrgRow {
+  checkOrgFields(input)
+  const set = orgColumns(input)
+  if (Object.keys(set).length === 0) return org
+  return deps.db
+    .update(users)
+    .set({ ...set, updatedUnix: nowUnix() })
+    .where(eq(users.id, org.id))
+    .returning()
+    .get()!
+}
+
+/** Deletes an organisation with its teams and memberships; refused while it owns repositories. */
+export function deleteOrganization(deps: AppDeps, org: OrgRow): void {
+  writeTransaction(deps.db, () => {
+    const repos = deps.db.select({ n: count() }).from(repositories).where(eq(repositories.ownerId, org.id)).get()!.n
+    if (repos > 0)
+      throw unprocessable(
+        `organization ${org.name} still owns ${repos} ${repos === 1 ? 'repository' : 'repositories'}; delete or transfer them first`,
+      )
+    // org_users, teams, team_users and team_repos go with it (ON DELETE CASCADE).
+    deps.db.delete(users).where(and(eq(users.id, org.id), eq(users.type, 1))).run()
+  })
+}
+
+/** Every organisation, by name (site administrators). */
+export function listAllOrgs(deps: AppDeps, page: Page): Paged<OrgRow> {
+  const where = eq(users.type, 1)
+  const total = deps.db.select({ n: count() }).from(users).where(where).get()!.n
+  const rows = deps.db.select().from(users).where(where).orderBy(asc(users.lowerName)).limit(page.limit).offset(page.offset).all()
+  return { rows, total }
+}
+
+/**
+ * Organisations `user` belongs to, by name. Everyone sees the public memberships (in
+ * organisations they may see); the user themself and site administrators see all of them.
+ */
+export function listOrgsOfUser(deps: AppDeps, user: UserRow, viewer: UserRow | null, page: Page): Paged<OrgRow> {
+  const all = viewer !== null && (viewer.id === user.id || viewer.isAdmin)
+  const where = all
+    ? eq(orgUsers.uid, user.id)
+    : and(eq(orgUsers.uid, user.id), eq(orgUsers.isPublic, true), visibleOrgCondition(orgUsers.orgId, viewer))
+  const total = deps.db.select({ n: count() }).from(orgUsers).where(where).get()!.n
+  const query = deps.db
+    .select({ org: users })
+    .from(orgUsers)
+    .innerJoin(users, eq(users.id, orgUsers.orgId))
+    .where(where)
+    .orderBy(asc(users.lowerName))
+  const rows = query.limit(page.limit).offset(page.offset).all()
+  return { rows: rows.map((r) => r.org), total }
+}
+
+/** A page of the users linked through `link` (org_users or team_users) rows matching `where`, by name. */
+export function usersPage(deps: AppDeps, link: typeof orgUsers | typeof teamUsers, where: SQL, page: Page): Paged<UserRow> {
+  const total = deps.db.select({ n: count() }).from(link).where(where).get()!.n
+  const rows = deps.db
+    .select({ user: users })
+    .from(link)
+    .innerJoin(users, eq(users.id, link.uid))
+    .where(where)
+    .orderBy(asc(users.lowerName))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all()
+  return { rows: rows.map((r) => r.user), total }
+}
+
+/** Members of an organisation by name; only public ones when `publicOnly`. */
+export function listMembers(deps: AppDeps, org: OrgRow, publicOnly: boolean, page: Page): Paged<UserRow> {
+  const where = publicOnly ? and(eq(orgUsers.orgId, org.id), eq(orgUsers.isPublic, true))! : eq(orgUsers.orgId, org.id)
+  return usersPage(deps, orgUsers, where, page)
+}
+
+/** A user (not an organisation) by name, or 404. */
+export function findUserOr404(deps: AppDeps, name: string): UserRow {
+  const user = deps.db.select().from(users).where(eq(users.lowerName, name.toLowerCase())).get()
+  if (!user || user.type !== 0) throw notFound(`user does not exist [name: ${name}]`)
+  return user
+}
+
+/**
+ * Publicize (`isPublic`) or conceal a membership. A member may change only their own;
+ * owners (and site administrators) may also conceal anyone's.
+ */
+export function setMemberVisibility(deps: AppDeps, ctx: OrgContext, target: UserRow, isPublic: boolean): void {
+  const caller = requireOrgMember(ctx)
+  if (caller.id !== target.id && (isPublic || !ctx.owner))
+    throw forbidden(isPublic ? 'Cannot publicize another member' : 'Cannot conceal another member')
+  const membership = membershipOf(deps, ctx.org.id, target.id)
+  if (!membership) throw notFound(`${target.name} is not a member of ${ctx.org.name}`)
+  deps.db.update(orgUsers).set({ isPublic }).where(eq(orgUsers.id, membership.id)).run()
+}
+
+/** Message for removing the last member of an Owners team. */
+export const lastOwnerMessage = (org: OrgRow, user: UserRow) =>
+  `${user.name} is the last owner of organization ${org.name} and cannot be removed; add another owner first`
+
+/**
+ * Number of members of the Owners team of `orgId` (read inside the caller's transaction).
+ */
+export function ownersCount(deps: AppDeps, orgId: number): number {
+  return deps.db
+    .select({ n: count() })
+    .from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .where(and(eq(teamUsers.orgId, orgId), sql`${teams.authorize} >= ${AccessMode.Owner}`))
+    .get()!.n
+}
+
+/** Removes `target` from the organisation and from every one of its teams (owners only). */
+export function removeMember(deps: AppDeps, ctx: OrgContext, target: UserRow): void {
+  requireOrgOwner(ctx)
+  const org = ctx.org
+  writeTransaction(deps.db, () => {
+    const membership = membershipOf(deps, org.id, target.id)
+    if (!membership) throw notFound(`${target.name} is not a member of ${org.name}`)
+    if (isOrgOwner(deps, org.id, target.id) && ownersCount(deps, org.id) <= 1) throw unprocessable(lastOwnerMessage(org, target))
+    const teamIds = deps.db
+      .select({ id: teamUsers.teamId })
+      .from(teamUsers)
+      .where(and(eq(teamUsers.orgId, org.id), eq(teamUsers.uid, target.id)))
+      .all()
+      .map((r) => r.id)
+    if (teamIds.length) {
+      deps.db.update(teams).set({ numMembers: sql`${teams.numMembers} - 1` }).where(inArray(teams.id, teamIds)).run()
+      deps.db.delete(teamUsers).where(and(eq(teamUsers.orgId, org.id), eq(teamUsers.uid, target.id))).run()
+    }
+    deps.db.delete(orgUsers).where(eq(orgUsers.id, membership.id)).run()
+    deps.db.update(users).set({ numMembers: sql`${users.numMembers} - 1` }).where(eq(users.id, org.id)).run()
+  })
+}
+
+/** Adds `uid` to the organisation if not yet a member (inside the caller's transaction). */
+export function ensureMembership(deps: AppDeps, orgId: number, uid: number): void {
+  if (membershipOf(deps, orgId, uid)) return
+  deps.db.insert(orgUsers).values({ orgId, uid, isPublic: false, createdUnix: nowUnix() }).run()
+  deps.db.update(users).set({ numMembers: sql`${users.numMembers} + 1` }).where(eq(users.id, orgId)).run()
+}
+
+/** A page of the ready repositories matching `where` that the viewer may read, by name. */
+export function readableReposPage(deps: AppDeps, where: SQL, viewer: UserRow | null, page: Page): Paged<RepoRow> {
+  const cond = and(where, eq(repositories.status, 'ready'), readableRepoCondition(viewer))
+  const total = deps.db.select({ n: count() }).from(repositories).where(cond).get()!.n
+  const rows = deps.db
+    .select()
+    .from(repositories)
+    .where(cond)
+    .orderBy(asc(repositories.lowerName))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all()
+  return { rows, total }
+}
+
+/** Repositories of the organisation the viewer may read, by name. */
+export function listOrgRepos(deps: AppDeps, org: OrgRow, viewer: UserRow | null, page: Page): Paged<RepoRow> {
+  return readableReposPage(deps, eq(repositories.ownerId, org.id), viewer, page)
+}
+
+/** May the viewer create repositories in the organisation (owner, or a team allowed to)? */
+export function canCreateOrgRepo(deps: AppDeps, ctx: OrgContext): boolean {
+  if (!ctx.viewer || !ctx.member) return false
+  if (ctx.owner) return true
+  return (
+    deps.db
+      .select({ id: teams.id })
+      .from(teamUsers)
+      .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+      .where(and(eq(teamUsers.orgId, ctx.org.id), eq(teamUsers.uid, ctx.viewer.id), eq(teams.canCreateOrgRepo, true)))
+      .get() !== undefined
+  )
+}
+
+/**
+ * Creates a repository owned by the organisation. A creator who gets less than admin access
+ * through their teams becomes an admin collaborator of the new repository (as in Gitea).
+ */
+export async function createOrgRepo(deps: AppDeps, ctx: OrgContext, opts: NewRepo): Promise<{ repo: RepoRow; mode: AccessMode }> {
+  const creator = requireOrgMember(ctx)
+  if (!canCreateOrgRepo(deps, ctx)) throw forbidden('You may not create repositories in this organization')
+  const repo = await createRepository(deps, ctx.org, opts)
+  let mode = accessLevel(deps.db, creator, repo)
+  if (mode < AccessMode.Admin) {
+    const now = nowUnix()
+    deps.db
+      .insert(collaborations)
+      .values({ repoId: repo.id, userId: creator.id, mode: AccessMode.Admin, createdUnix: now, updatedUnix: now })
+      .onConflictDoUpdate({ target: [collaborations.repoId, collaborations.userId], set: { mode: AccessMode.Admin, updatedUnix: now } })
+      .run()
+    mode = AccessMode.Admin
+  }
+  return { repo, mode }
+}
+
+/**
+ * Why `userId` may not be deleted as far as organisations are concerned: a clear message when
+ * they are the only member of some organisation's Owners team, else null.
+ */
+export function userOrgBlockers(deps: AppDeps, userId: number): string | null {
+  const soleOwnerOf = deps.db
+    .select({ name: users.name })
+    .from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .innerJoin(users, eq(users.id, teams.orgId))
+    .where(
+      and(
+        eq(teamUsers.uid, userId),
+        sql`${teams.authorize} >= ${AccessMode.Owner}`,
+        sql`NOT EXISTS (SELECT 1 FROM team_users o WHERE o.team_id = ${teams.id} AND o.uid != ${userId})`,
+      ),
+    )
+    .orderBy(asc(users.lowerName))
+    .all()
+    .map((r) => r.name)
+  if (soleOwnerOf.length === 0) return null
+  const list = soleOwnerOf.join(', ')
+  return `user is the only owner of organization${soleOwnerOf.length > 1 ? 's' : ''} ${list}; add another owner or delete ${soleOwnerOf.length > 1 ? 'them' : 'it'} first`
+}
