@@ -6,6 +6,7 @@ import { createDeps } from './deps'
 import { startServer } from './server'
 import { ApiError } from './lib/errors'
 import { countUsers, createUser } from './modules/users/service'
+import { repairRepositories } from './modules/repos/service'
 import { WARREN_VERSION } from './version'
 
 const USAGE = `warren ${WARREN_VERSION}: a self-hosted git service with a Gitea-compatible API
@@ -27,6 +28,7 @@ function fail(message: string): never {
 async function serve() {
   const config = loadConfig()
   const deps = createDeps(config)
+  repairRepositories(deps)
   if (config.initialAdmin && countUsers(deps) === 0) {
     const admin = await createUser(deps, { ...config.initialAdmin, isAdmin: true })
     console.log(`warren: created admin user "${admin.name}"`)

@@ -129,12 +129,18 @@ export function readableRepoCondition(user: UserRow | null) {
   const publicRepo = sql`(${repositories.isPrivate} = 0 AND (${visibleOwner}))`
   if (!user) return publicRepo
   if (user.isAdmin) return sql`1 = 1`
+  return or(publicRepo, eq(repositories.ownerId, user.id), grantedRepoCondition(user.id))!
+}
+
+/**
+ * SQL condition "user `userId` has been given access to the repository": as a collaborator or
+ * through one of their teams in the owning organisation (ownership and public access excluded).
+ */
+export function grantedRepoCondition(userId: number) {
   return or(
-    publicRepo,
-    eq(repositories.ownerId, user.id),
-    sql`EXISTS (SELECT 1 FROM collaborations c WHERE c.repo_id = ${repositories.id} AND c.user_id = ${user.id})`,
+    sql`EXISTS (SELECT 1 FROM collaborations c WHERE c.repo_id = ${repositories.id} AND c.user_id = ${userId})`,
     sql`EXISTS (SELECT 1 FROM team_users tu JOIN teams tm ON tm.id = tu.team_id
-          WHERE tu.uid = ${user.id} AND tm.org_id = ${repositories.ownerId}
+          WHERE tu.uid = ${userId} AND tm.org_id = ${repositories.ownerId}
             AND (tm.authorize >= 4 OR tm.includes_all_repositories = 1
                  OR EXISTS (SELECT 1 FROM team_repos tr WHERE tr.team_id = tm.id AND tr.repo_id = ${repositories.id})))`,
   )!

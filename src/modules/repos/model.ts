@@ -65,3 +65,47 @@ export const CreateRepoOption = t.Object({
 })
 
 export const RepoParams = t.Object({ owner: t.String(), repo: t.String() })
+
+/** EditRepoOption (options.md §3; every field optional, absent = unchanged). */
+export const EditRepoOption = t.Object({
+  name: t.Optional(t.String({ maxLength: 100 })),
+  description: t.Optional(t.String()),
+  website: t.Optional(t.String()),
+  private: t.Optional(t.Boolean()),
+  template: t.Optional(t.Boolean()),
+  has_issues: t.Optional(t.Boolean()),
+  has_wiki: t.Optional(t.Boolean()),
+  has_pull_requests: t.Optional(t.Boolean()),
+  default_branch: t.Optional(t.String({ maxLength: 255 })),
+  ignore_whitespace_conflicts: t.Optional(t.Boolean()),
+  allow_merge_commits: t.Optional(t.Boolean()),
+  allow_rebase: t.Optional(t.Boolean()),
+  allow_rebase_explicit: t.Optional(t.Boolean()),
+  allow_squash_merge: t.Optional(t.Boolean()),
+  archived: t.Optional(t.Boolean()),
+  internal_tracker: t.Optional(
+    t.Object({
+      enable_time_tracker: t.Optional(t.Boolean()),
+      allow_only_contributors_to_track_time: t.Optional(t.Boolean()),
+      enable_issue_dependencies: t.Optional(t.Boolean()),
+    }),
+  ),
+})
+
+export const RepositoryList = t.Array(RepositorySchema)
+
+/** SearchResults (records.md §9). */
+export const SearchResultsSchema = t.Object({ ok: t.Boolean(), data: RepositoryList })
+
+/** Query of GET /repos/search (endpoints.md A.4). */
+export const RepoSearchQuery = t.Object({
+  q: t.Optional(t.String({ description: 'keyword: case-insensitive substring of the name' })),
+  uid: t.Optional(t.Numeric({ description: 'owned by (or, unless exclusive, collaborated on by) this user or organisation' })),
+  exclusive: t.Optional(t.String({ description: 'with uid: owned repositories only' })),
+  mode: t.Optional(t.String({ description: 'source, fork, mirror or collaborative' })),
+  page: t.Optional(t.Numeric({ description: 'page number of results to return (1-based)' })),
+  limit: t.Optional(t.Numeric({ description: 'page size of results, maximum 50' })),
+})
+
+export const RepoIdParams = t.Object({ id: t.Numeric() })
+export const OwnerParams = t.Object({ username: t.String() })

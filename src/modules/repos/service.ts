@@ -1,15 +1,20 @@
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { repositories, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { accessLevels, type RepoRow } from '../../auth/access'
+import { AccessMode, accessLevels, grantedRepoCondition, readableRepoCondition, type RepoRow } from '../../auth/access'
 import { toApiRepo } from '../../lib/convert/repo'
-import { conflict, unprocessable } from '../../lib/errors'
+import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
+import type { Page } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
 import { initBareRepository, removeRepositoryFolder } from '../../git/init'
-import { repoPath } from '../../git/run'
+import { git, repoPath, runGit } from '../../git/run'
+import { writeInitialCommit, type InitialFile } from '../../git/initial-commit'
+import { GITIGNORE_TEMPLATES, LICENSE_TEMPLATES, README_TEMPLATES } from './templates'
 
 export interface NewRepo {
   name: string
@@ -20,6 +25,8 @@ export interface NewRepo {
   license?: string
   readme?: string
   defaultBranch?: string
+  /** Who asks for it (author of the first commit); the owner when absent. */
+  creator?: UserRow
 }
 
 const REPO_NAME = /^[A-Za-z0-9_.-]+$/
@@ -44,6 +51,90 @@ export function isValidBranchName(name: string): boolean {
 export const pathOfRepo = (deps: AppDeps, ownerName: string, repo: Pick<RepoRow, 'name'>) =>
   repoPath(deps.config.dataDir, ownerName, repo.name)
 
+/** A CreateRepoOption body (POST /user/repos, /org/{org}/repos, /admin/users/{u}/repos) as a NewRepo. */
+export function newRepoFromOption(body: {
+  name: string
+  description?: string
+  private?: boolean
+  auto_init?: boolean
+  gitignores?: string
+  license?: string
+  readme?: string
+  default_branch?: string
+}): NewRepo {
+  return {
+    name: body.name,
+    description: body.description,
+    private: body.private,
+    autoInit: body.auto_init,
+    gitignores: body.gitignores,
+    license: body.license,
+    readme: body.readme,
+    defaultBranch: body.default_branch,
+  }
+}
+
+/** Case-insensitive template lookup; undefined when there is no such template. */
+function findTemplate(templates: Record<string, string>, name: string): [string, string] | undefined {
+  const lower = name.toLowerCase()
+  for (const key in templates) if (key.toLowerCase() === lower) return [key, templates[key]!]
+  return undefined
+}
+
+/** The license text with its year and copyright-holder placeholders filled in. */
+function fillLicense(text: string, year: number, holder: string): string {
+  return text
+    .replace(/<year>|\[yyyy\]|\[year\]/g, String(year))
+    .replace(/<owner>|<copyright holders>|\[name of copyright owner\]|<name of author>|\[fullname\]/g, holder)
+}
+
+/**
+ * The files of an auto_init first commit (README, .gitignore, LICENSE), or 422 for an unknown
+ * template name. Checked before anything is created.
+ */
+function initialFiles(owner: UserRow, opts: NewRepo, now: number): InitialFile[] {
+  const readmeName = opts.readme?.trim() || 'Default'
+  const readme = findTemplate(README_TEMPLATES, readmeName)
+  if (!readme) throw unprocessable(`readme template does not exist [name: ${readmeName}]`, 'Readme')
+  const files: InitialFile[] = [
+    { name: 'README.md', content: readme[1].replace('{Name}', opts.name).replace('{Description}', opts.description ?? '') },
+  ]
+  const ignores = (opts.gitignores ?? '').split(',').map((n) => n.trim()).filter(Boolean)
+  if (ignores.length) {
+    const parts = ignores.map((n) => {
+      const found = findTemplate(GITIGNORE_TEMPLATES, n)
+      if (!found) throw unprocessable(`gitignore template does not exist [name: ${n}]`, 'Gitignores')
+      return `# ---> ${found[0]}\n${found[1].replace(/\n*$/, '\n')}\n`
+    })
+    files.push({ name: '.gitignore', content: parts.join('') })
+  }
+  const licenseName = opts.license?.trim()
+  if (licenseName) {
+    const found = findTemplate(LICENSE_TEMPLATES, licenseName)
+    if (!found) throw unprocessable(`license template does not exist [name: ${licenseName}]`, 'License')
+    const year = new Date(now * 1000).getUTCFullYear()
+    files.push({ name: 'LICENSE', content: fillLicense(found[1], year, owner.fullName || owner.name) })
+  }
+  return files
+}
+
+/** Name and e-mail git records for a user's commits (the no-reply address when the e-mail is private). */
+function signatureOf(deps: AppDeps, user: UserRow, when: number) {
+  const email = user.keepEmailPrivate || !user.email ? `${user.lowerName}@${deps.config.noReplyDomain}` : user.email
+  return { name: user.fullName || user.name, email, when }
+}
+
+/** Bytes used by a folder and everything below it. */
+export function folderSize(path: string): number {
+  let total = 0
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    const p = join(path, entry.name)
+    if (entry.isDirectory()) total += folderSize(p)
+    else if (entry.isFile()) total += statSync(p).size
+  }
+  return total
+}
+
 /**
  * Creates a repository for `owner` (a user or organisation; permission checks are the caller's).
  * Order, so that a crash leaves only what the startup check repairs: the row is inserted with
@@ -57,6 +148,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
   const defaultBranch = opts.defaultBranch || 'master'
   if (!isValidBranchName(defaultBranch)) throw unprocessable('invalid branch name', 'DefaultBranch')
   const now = nowUnix()
+  const files = opts.autoInit ? initialFiles(owner, opts, now) : []
   const row = writeTransaction(deps.db, () => {
     const existing = deps.db
       .select({ id: repositories.id })
@@ -86,12 +178,13 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
   const path = pathOfRepo(deps, owner.name, row)
   try {
     await initBareRepository(path, defaultBranch)
-    const [ready] = deps.db
-      .update(repositories)
-      .set({ status: 'ready' })
-      .where(eq(repositories.id, row.id))
-      .returning()
-      .all()
+    const done: Partial<RepoRow> = { status: 'ready' }
+    if (files.length) {
+      await writeInitialCommit(path, defaultBranch, files, signatureOf(deps, opts.creator ?? owner, now))
+      done.isEmpty = false
+      done.size = folderSize(path)
+    }
+    const [ready] = deps.db.update(repositories).set(done).where(eq(repositories.id, row.id)).returning().all()
     return ready!
   } catch (e) {
     removeRepositoryFolder(path)
@@ -113,4 +206,253 @@ export function reposToApi(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[
   const owners = new Map(deps.db.select().from(users).where(inArray(users.id, ownerIds)).all().map((u) => [u.id, u]))
   const modes = accessLevels(deps.db, viewer, rows)
   return rows.map((r) => toApiRepo(deps.config, r, owners.get(r.ownerId)!, viewer, modes.get(r.id) ?? 0))
+}
+
+// ---- edit and delete ---------------------------------------------------------------------
+
+/** EditRepoOption (absent = unchanged). */
+export interface RepoEdit {
+  name?: string
+  description?: string
+  website?: string
+  private?: boolean
+  defaultBranch?: string
+  hasIssues?: boolean
+  hasWiki?: boolean
+  hasPullRequests?: boolean
+  archived?: boolean
+  ignoreWhitespaceConflicts?: boolean
+  allowMergeCommits?: boolean
+  allowRebase?: boolean
+  allowRebaseExplicit?: boolean
+  allowSquashMerge?: boolean
+  internalTracker?: { enableTimeTracker?: boolean; allowOnlyContributorsToTrackTime?: boolean }
+}
+
+/** True when `refs/heads/<branch>` exists in the repository. */
+async function branchExists(gitDir: string, branch: string): Promise<boolean> {
+  const r = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `refs/heads/${branch}`], { gitDir })
+  return r.code === 0
+}
+
+/**
+ * Applies an EditRepoOption. `mode` is the caller's access (admin needed; archiving: owner).
+ * Everything is validated before anything changes. A rename moves the git folder first and
+ * moves it back when the database update fails.
+ */
+export async function editRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode, edit: RepoEdit): Promise<RepoRow> {
+  if (mode < AccessMode.Admin) throw forbidden('You do not have the permission needed for this repository')
+  if (edit.archived !== undefined && edit.archived !== repo.isArchived && mode < AccessMode.Owner)
+    throw forbidden('Only the repository owner may archive or unarchive it')
+  const set: Partial<RepoRow> = {}
+  const newName = edit.name !== undefined && edit.name !== repo.name ? edit.name : undefined
+  if (newName !== undefined) {
+    checkRepoName(newName)
+    if (newName.toLowerCase() !== repo.lowerName) {
+      const taken = deps.db
+        .select({ id: repositories.id })
+        .from(repositories)
+        .where(and(eq(repositories.ownerId, repo.ownerId), eq(repositories.lowerName, newName.toLowerCase())))
+        .get()
+      if (taken) throw unprocessable(`The repository with the same name already exists. [name: ${newName}]`, 'Name')
+    }
+    set.name = newName
+    set.lowerName = newName.toLowerCase()
+  }
+  if (edit.description !== undefined) {
+    if (charCount(edit.description) > 255) throw unprocessable('must be less than 255 characters', 'Description')
+    set.description = edit.description
+  }
+  if (edit.website !== undefined) {
+    if (charCount(edit.website) > 255) throw unprocessable('must be less than 255 characters', 'Website')
+    set.website = edit.website
+  }
+  const gitDir = pathOfRepo(deps, owner.name, repo)
+  if (edit.defaultBranch !== undefined && edit.defaultBranch !== repo.defaultBranch) {
+    if (!isValidBranchName(edit.defaultBranch)) throw unprocessable('invalid branch name', 'DefaultBranch')
+    if (!repo.isEmpty && !(await branchExists(gitDir, edit.defaultBranch)))
+      throw unprocessable(`branch does not exist [name: ${edit.defaultBranch}]`, 'DefaultBranch')
+    set.defaultBranch = edit.defaultBranch
+  }
+  const flags: [keyof RepoEdit, keyof RepoRow][] = [
+    ['private', 'isPrivate'],
+    ['hasIssues', 'hasIssues'],
+    ['hasWiki', 'hasWiki'],
+    ['hasPullRequests', 'hasPullRequests'],
+    ['archived', 'isArchived'],
+    ['ignoreWhitespaceConflicts', 'ignoreWhitespaceConflicts'],
+    ['allowMergeCommits', 'allowMergeCommits'],
+    ['allowRebase', 'allowRebase'],
+    ['allowRebaseExplicit', 'allowRebaseExplicit'],
+    ['allowSquashMerge', 'allowSquashMerge'],
+  ]
+  for (const [from, to] of flags) if (edit[from] !== undefined) (set as any)[to] = edit[from]
+  if (edit.internalTracker?.enableTimeTracker !== undefined) set.enableTimeTracker = edit.internalTracker.enableTimeTracker
+  if (edit.internalTracker?.allowOnlyContributorsToTrackTime !== undefined)
+    set.allowOnlyContributorsToTrackTime = edit.internalTracker.allowOnlyContributorsToTrackTime
+  if (Object.keys(set).length === 0) return repo
+  set.updatedUnix = nowUnix()
+
+  const newPath = set.name !== undefined ? pathOfRepo(deps, owner.name, { name: set.name }) : gitDir
+  const moved = newPath !== gitDir
+  if (moved) {
+    if (existsSync(newPath)) throw conflict(`a repository folder already exists for [name: ${set.name}]`)
+    renameSync(gitDir, newPath)
+  }
+  let updated: RepoRow
+  try {
+    updated = writeTransaction(deps.db, () => {
+      if (set.lowerName !== undefined && set.lowerName !== repo.lowerName) {
+        const taken = deps.db
+          .select({ id: repositories.id })
+          .from(repositories)
+          .where(and(eq(repositories.ownerId, repo.ownerId), eq(repositories.lowerName, set.lowerName)))
+          .get()
+        if (taken) throw unprocessable(`The repository with the same name already exists. [name: ${set.name}]`, 'Name')
+      }
+      return deps.db.update(repositories).set(set).where(eq(repositories.id, repo.id)).returning().get()!
+    })
+  } catch (e) {
+    if (moved) renameSync(newPath, gitDir)
+    throw e
+  }
+  if (set.defaultBranch !== undefined) await git(['symbolic-ref', 'HEAD', `refs/heads/${set.defaultBranch}`], { gitDir: newPath })
+  return updated
+}
+
+/**
+ * Deletes a repository (owner level: owning user, owners team of the owning organisation, site
+ * admin): the row first (its dependants cascade) and the owner's counter, then the folder. A
+ * crash in between leaves a folder without a row, which the startup check moves aside.
+ */
+export function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode): void {
+  if (mode < AccessMode.Owner) throw forbidden('Only the repository owner may delete it')
+  writeTransaction(deps.db, () => {
+    deps.db.delete(repositories).where(eq(repositories.id, repo.id)).run()
+    deps.db.update(users).set({ numRepos: sql`max(${users.numRepos} - 1, 0)` }).where(eq(users.id, repo.ownerId)).run()
+  })
+  removeRepositoryFolder(pathOfRepo(deps, owner.name, repo))
+}
+
+// ---- lookups and lists -------------------------------------------------------------------
+
+/** A ready repository by id when `viewer` may read it, else 404. */
+export function getReadableRepoById(deps: AppDeps, viewer: UserRow | null, id: number): RepoRow {
+  const repo = deps.db
+    .select()
+    .from(repositories)
+    .where(and(eq(repositories.id, id), eq(repositories.status, 'ready')))
+    .get()
+  if (!repo || (accessLevels(deps.db, viewer, [repo]).get(repo.id) ?? 0) < AccessMode.Read) throw notFound()
+  return repo
+}
+
+/** One page of repositories matching `where`, sorted by name (then owner), with the total. */
+function pageOfRepos(deps: AppDeps, where: SQL, page: Page): { rows: RepoRow[]; total: number } {
+  const cond = and(eq(repositories.status, 'ready'), where)!
+  const total = deps.db.select({ n: count() }).from(repositories).where(cond).get()!.n
+  const rows =
+    total > page.offset
+      ? deps.db
+          .select()
+          .from(repositories)
+          .where(cond)
+          .orderBy(asc(repositories.lowerName), asc(repositories.ownerName), asc(repositories.id))
+          .limit(page.limit)
+          .offset(page.offset)
+          .all()
+      : []
+  return { rows, total }
+}
+
+/** The caller's own repositories plus those shared with them (collaborations, teams). */
+export function listCallerRepos(deps: AppDeps, user: UserRow, page: Page) {
+  return pageOfRepos(deps, or(eq(repositories.ownerId, user.id), grantedRepoCondition(user.id))!, page)
+}
+
+/** Repositories owned by a user or organisation that `viewer` may read. */
+export function listOwnedRepos(deps: AppDeps, viewer: UserRow | null, ownerName: string, page: Page) {
+  const owner = deps.db.select().from(users).where(eq(users.lowerName, ownerName.toLowerCase())).get()
+  if (!owner) throw notFound(`user does not exist [name: ${ownerName}]`)
+  return pageOfRepos(deps, and(eq(repositories.ownerId, owner.id), readableRepoCondition(viewer))!, page)
+}
+
+export const SEARCH_MODES = ['source', 'fork', 'mirror', 'collaborative'] as const
+
+export interface RepoSearch {
+  q?: string
+  uid?: number
+  exclusive?: boolean
+  mode?: string
+}
+
+/** LIKE pattern for a substring, with LIKE's own wildcards escaped. */
+const containsPattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => '\\' + c)}%`
+
+/**
+ * GET /repos/search: name substring (case-insensitive), owner/collaborator `uid`, mode filters;
+ * only repositories the viewer may read; sorted by name.
+ */
+export function searchRepositories(deps: AppDeps, viewer: UserRow | null, opts: RepoSearch, page: Page) {
+  const mode = opts.mode ?? ''
+  if (mode !== '' && !(SEARCH_MODES as readonly string[]).includes(mode)) throw unprocessable(`Invalid search mode: "${mode}"`)
+  const conds: SQL[] = [readableRepoCondition(viewer)]
+  const q = (opts.q ?? '').trim().toLowerCase()
+  if (q) conds.push(sql`${repositories.lowerName} LIKE ${containsPattern(q)} ESCAPE '\\'`)
+  if (mode === 'source') conds.push(eq(repositories.isFork, false), eq(repositories.isMirror, false))
+  if (mode === 'fork') conds.push(eq(repositories.isFork, true))
+  if (mode === 'mirror') conds.push(eq(repositories.isMirror, true))
+  if (mode === 'collaborative') conds.push(eq(repositories.isMirror, false))
+  if (opts.uid !== undefined && opts.uid > 0) {
+    const collaborating = and(grantedRepoCondition(opts.uid), ne(repositories.ownerId, opts.uid))!
+    if (mode === 'collaborative') conds.push(collaborating)
+    else if (opts.exclusive) conds.push(eq(repositories.ownerId, opts.uid))
+    else conds.push(or(eq(repositories.ownerId, opts.uid), collaborating)!)
+  }
+  return pageOfRepos(deps, and(...conds)!, page)
+}
+
+// ---- startup repair ----------------------------------------------------------------------
+
+/**
+ * Repairs what a crash can leave behind (run at start-up, before serving): rows still
+ * 'creating' are deleted with their folders; git folders under {data}/repositories that no row
+ * accounts for are reported and moved aside to {data}/repositories/.orphaned/ (never deleted).
+ */
+export function repairRepositories(deps: AppDeps): { removedRows: number; orphaned: string[] } {
+  const stale = deps.db.select().from(repositories).where(eq(repositories.status, 'creating')).all()
+  for (const row of stale) {
+    removeRepositoryFolder(pathOfRepo(deps, row.ownerName, row))
+    writeTransaction(deps.db, () => {
+      deps.db.delete(repositories).where(eq(repositories.id, row.id)).run()
+      deps.db.update(users).set({ numRepos: sql`max(${users.numRepos} - 1, 0)` }).where(eq(users.id, row.ownerId)).run()
+    })
+    console.warn(`warren: removed unfinished repository ${row.ownerName}/${row.name}`)
+  }
+  const root = join(deps.config.dataDir, 'repositories')
+  const orphaned: string[] = []
+  if (!existsSync(root)) return { removedRows: stale.length, orphaned }
+  const known = new Set(
+    deps.db
+      .select({ ownerName: repositories.ownerName, name: repositories.name })
+      .from(repositories)
+      .all()
+      .map((r) => pathOfRepo(deps, r.ownerName, r)),
+  )
+  const aside = join(root, '.orphaned')
+  for (const ownerDir of readdirSync(root, { withFileTypes: true })) {
+    if (!ownerDir.isDirectory() || ownerDir.name === '.orphaned') continue
+    for (const entry of readdirSync(join(root, ownerDir.name), { withFileTypes: true })) {
+      const path = join(root, ownerDir.name, entry.name)
+      if (!entry.isDirectory() || known.has(path)) continue
+      if (entry.name.endsWith('.wiki.git') && known.has(path.replace(/\.wiki\.git$/, '.git'))) continue
+      let target = join(aside, ownerDir.name, entry.name)
+      if (existsSync(target)) target = `${target}.${Date.now()}`
+      mkdirSync(join(aside, ownerDir.name), { recursive: true })
+      renameSync(path, target)
+      orphaned.push(`${ownerDir.name}/${entry.name}`)
+      console.warn(`warren: git folder ${ownerDir.name}/${entry.name} has no repository; moved to ${target}`)
+    }
+  }
+  return { removedRows: stale.length, orphaned }
 }

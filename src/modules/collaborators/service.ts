@@ -1,0 +1,61 @@
+import { and, asc, count, eq } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { collaborations, users } from '../../db/schema'
+import { accessModeFromName, AccessMode, type RepoRow } from '../../auth/access'
+import type { UserRow } from '../../auth/caller'
+import { unprocessable } from '../../lib/errors'
+import type { Page } from '../../lib/pagination'
+import { nowUnix } from '../../lib/time'
+
+/** An individual user named in a collaborator path; 422 when there is none (Gitea's answer). */
+export function collaboratorUser(deps: AppDeps, name: string): UserRow {
+  const user = deps.db.select().from(users).where(eq(users.lowerName, name.toLowerCase())).get()
+  if (!user || user.type !== 0) throw unprocessable(`user does not exist [name: ${name}]`, 'Collaborator')
+  return user
+}
+
+/** One page of a repository's collaborators (ordered by name), with the total. */
+export function listCollaborators(deps: AppDeps, repo: RepoRow, page: Page): { rows: UserRow[]; total: number } {
+  const total = deps.db.select({ n: count() }).from(collaborations).where(eq(collaborations.repoId, repo.id)).get()!.n
+  const rows = deps.db
+    .select({ user: users })
+    .from(collaborations)
+    .innerJoin(users, eq(users.id, collaborations.userId))
+    .where(eq(collaborations.repoId, repo.id))
+    .orderBy(asc(users.lowerName))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all()
+    .map((r) => r.user)
+  return { rows, total }
+}
+
+export function isCollaborator(deps: AppDeps, repo: RepoRow, user: UserRow): boolean {
+  return !!deps.db
+    .select({ id: collaborations.id })
+    .from(collaborations)
+    .where(and(eq(collaborations.repoId, repo.id), eq(collaborations.userId, user.id)))
+    .get()
+}
+
+/**
+ * Adds `user` as a collaborator with `permission` (read, write or admin; absent = write), or
+ * changes the permission of an existing collaborator. The owner cannot be added.
+ */
+export function addCollaborator(deps: AppDeps, repo: RepoRow, user: UserRow, permission: string | undefined): void {
+  const mode = permission === undefined || permission === '' ? AccessMode.Write : accessModeFromName(permission.toLowerCase())
+  if (mode === undefined || mode > AccessMode.Admin)
+    throw unprocessable(`permission must be one of read, write, admin [permission: ${permission}]`, 'Permission')
+  if (user.id === repo.ownerId) throw unprocessable('the repository owner cannot be added as a collaborator', 'Collaborator')
+  const now = nowUnix()
+  deps.db
+    .insert(collaborations)
+    .values({ repoId: repo.id, userId: user.id, mode, createdUnix: now, updatedUnix: now })
+    .onConflictDoUpdate({ target: [collaborations.repoId, collaborations.userId], set: { mode, updatedUnix: now } })
+    .run()
+}
+
+/** Removes a collaboration (nothing to do when there is none). */
+export function removeCollaborator(deps: AppDeps, repo: RepoRow, user: UserRow): void {
+  deps.db.delete(collaborations).where(and(eq(collaborations.repoId, repo.id), eq(collaborations.userId, user.id))).run()
+}

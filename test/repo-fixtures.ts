@@ -1,0 +1,32 @@
+import { orgUsers, teams, teamUsers, users } from '../src/db/schema'
+import type { TestServer, TestUser } from './helpers'
+
+/**
+ * An organisation with `owner` in its Owners team and `members` in a read team covering no
+ * repository, written straight to the database (so these tests do not depend on the orgs API).
+ */
+export function makeOrg(s: TestServer, name: string, owner: TestUser, members: TestUser[] = [], visibility = 'public') {
+  const now = Math.floor(Date.now() / 1000)
+  const org = s.deps.db
+    .insert(users)
+    .values({ name, lowerName: name.toLowerCase(), type: 1, visibility, createdUnix: now, updatedUnix: now })
+    .returning()
+    .get()
+  const ownersTeam = s.deps.db
+    .insert(teams)
+    .values({ orgId: org.id, name: 'Owners', lowerName: 'owners', authorize: 4, includesAllRepositories: true, createdUnix: now, updatedUnix: now })
+    .returning()
+    .get()
+  const readers = s.deps.db
+    .insert(teams)
+    .values({ orgId: org.id, name: 'Readers', lowerName: 'readers', authorize: 1, createdUnix: now, updatedUnix: now })
+    .returning()
+    .get()
+  s.deps.db.insert(orgUsers).values({ uid: owner.user.id, orgId: org.id, createdUnix: now }).run()
+  s.deps.db.insert(teamUsers).values({ orgId: org.id, teamId: ownersTeam.id, uid: owner.user.id }).run()
+  for (const m of members) {
+    s.deps.db.insert(orgUsers).values({ uid: m.user.id, orgId: org.id, createdUnix: now }).run()
+    s.deps.db.insert(teamUsers).values({ orgId: org.id, teamId: readers.id, uid: m.user.id }).run()
+  }
+  return { org, ownersTeam, readers }
+}

@@ -1,0 +1,318 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { makeOrg } from './repo-fixtures'
+import { repositories, users } from '../src/db/schema'
+import { initBareRepository } from '../src/git/init'
+import { repoPath, git } from '../src/git/run'
+import { repairRepositories } from '../src/modules/repos/service'
+
+let s: TestServer
+let alice: TestUser
+let bob: TestUser
+let admin: TestUser
+const scratch = mkdtempSync(join(tmpdir(), 'warren-repos-test-'))
+
+beforeAll(async () => {
+  s = await startTestServer()
+  alice = await s.user('alice')
+  bob = await s.user('bob')
+  admin = await s.user('root', { admin: true })
+})
+afterAll(async () => {
+  await s.stop()
+  rmSync(scratch, { recursive: true, force: true })
+})
+
+const repoRow = (owner: string, name: string) =>
+  s.deps.db.select().from(repositories).where(eq(repositories.lowerName, name.toLowerCase())).all().find((r) => r.ownerName === owner)
+const numRepos = (id: number) => s.deps.db.select().from(users).where(eq(users.id, id)).get()!.numRepos
+
+/** Clones a repository straight from its folder (smart HTTP is another area's test) and returns the clone's path. */
+async function clone(fullName: string): Promise<string> {
+  const dir = mkdtempSync(join(scratch, 'clone-'))
+  const [owner, name] = fullName.split('/') as [string, string]
+  await git(['clone', '--quiet', '--', repoPath(s.config.dataDir, owner, name), dir], { cwd: scratch })
+  return dir
+}
+
+describe('create', () => {
+  test('POST /user/repos creates an empty repository and counts it', async () => {
+    const before = numRepos(alice.user.id)
+    const r = await s.post('/user/repos', { name: 'plain', description: 'd' }, { token: alice.token })
+    expect(r.status).toBe(201)
+    expect(r.body.full_name).toBe('alice/plain')
+    expect(r.body.empty).toBe(true)
+    expect(r.body.permissions).toEqual({ admin: true, push: true, pull: true })
+    expect(numRepos(alice.user.id)).toBe(before + 1)
+    expect(existsSync(repoPath(s.config.dataDir, 'alice', 'plain'))).toBe(true)
+  })
+
+  test('bad names, duplicates and anonymous callers are refused with nothing created', async () => {
+    expect((await s.post('/user/repos', { name: 'x' })).status).toBe(401)
+    for (const name of ['a b', '..', 'x.git', 'y.wiki', '', 'a'.repeat(101)])
+      expect((await s.post('/user/repos', { name }, { token: alice.token })).status).toBe(422)
+    expect((await s.post('/user/repos', { name: 'PLAIN' }, { token: alice.token })).status).toBe(409)
+    expect(s.deps.db.select().from(repositories).where(eq(repositories.ownerId, alice.user.id)).all().length).toBe(1)
+  })
+
+  test('auto_init writes a real first commit with README, .gitignore and LICENSE', async () => {
+    const r = await s.post(
+      '/user/repos',
+      { name: 'inited', description: 'Hello there', auto_init: true, gitignores: 'Go, Node', license: 'MIT', default_branch: 'main' },
+      { token: alice.token },
+    )
+    expect(r.status).toBe(201)
+    expect(r.body.empty).toBe(false)
+    expect(r.body.size).toBeGreaterThan(0)
+    expect(r.body.default_branch).toBe('main')
+    const dir = await clone('alice/inited')
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe('# inited\n\nHello there\n')
+    const ignore = readFileSync(join(dir, '.gitignore'), 'utf8')
+    expect(ignore).toContain('# ---> Go')
+    expect(ignore).toContain('# ---> Node')
+    expect(ignore).toContain('node_modules/')
+    const license = readFileSync(join(dir, 'LICENSE'), 'utf8')
+    expect(license).toContain(`Copyright (c) ${new Date().getUTCFullYear()} alice`)
+    expect(license).not.toContain('<year>')
+    const log = (await git(['log', '--format=%an <%ae>|%s', 'main'], { cwd: dir })).trim()
+    expect(log).toBe('alice <alice@example.com>|Initial commit')
+    expect((await git(['symbolic-ref', 'HEAD'], { gitDir: repoPath(s.config.dataDir, 'alice', 'inited') })).trim()).toBe('refs/heads/main')
+  })
+
+  test('every shipped template can be used', async () => {
+    const ignores = 'Go,Node,Python,Java,C,C++,Rust,Ruby,Swift,Kotlin,Dotnet,VisualStudio,macOS,Windows,Linux,JetBrains,VisualStudioCode'
+    const licenses = ['MIT', 'Apache-2.0', 'GPL-2.0', 'GPL-3.0', 'LGPL-3.0', 'AGPL-3.0', 'BSD-2-Clause', 'BSD-3-Clause', 'MPL-2.0', 'Unlicense', 'ISC']
+    const r = await s.post('/user/repos', { name: 'all-ignores', auto_init: true, gitignores: ignores, license: 'Apache-2.0' }, { token: bob.token })
+    expect(r.status).toBe(201)
+    for (const license of licenses.slice(2)) {
+      const res = await s.post('/user/repos', { name: `lic-${license}`, auto_init: true, license }, { token: bob.token })
+      expect(res.status).toBe(201)
+      expect(res.body.empty).toBe(false)
+    }
+    const dir = await clone('bob/lic-GPL-3.0')
+    expect(readFileSync(join(dir, 'LICENSE'), 'utf8')).toContain('GNU GENERAL PUBLIC LICENSE')
+  })
+
+  test('unknown templates answer 422 before anything is created', async () => {
+    for (const body of [
+      { name: 't1', auto_init: true, gitignores: 'Go,NoSuchLang' },
+      { name: 't1', auto_init: true, license: 'WTFPL-9' },
+      { name: 't1', auto_init: true, readme: 'Fancy' },
+    ]) {
+      const r = await s.post('/user/repos', body, { token: alice.token })
+      expect(r.status).toBe(422)
+    }
+    expect(repoRow('alice', 't1')).toBeUndefined()
+    expect(existsSync(repoPath(s.config.dataDir, 'alice', 't1'))).toBe(false)
+  })
+
+  test('POST /admin/users/{u}/repos: site admin only, user or organisation owner, 404 unknown owner', async () => {
+    const { org } = makeOrg(s, 'adminorg', bob)
+    expect((await s.post('/admin/users/alice/repos', { name: 'byadmin' })).status).toBe(401)
+    expect((await s.post('/admin/users/alice/repos', { name: 'byadmin' }, { token: bob.token })).status).toBe(403)
+    expect((await s.post('/admin/users/nobody/repos', { name: 'byadmin' }, { token: admin.token })).status).toBe(404)
+    const r = await s.post('/admin/users/alice/repos', { name: 'byadmin', auto_init: true }, { token: admin.token })
+    expect(r.status).toBe(201)
+    expect(r.body.owner.login).toBe('alice')
+    const dir = await clone('alice/byadmin')
+    expect((await git(['log', '-1', '--format=%an'], { cwd: dir })).trim()).toBe('root')
+    const o = await s.post('/admin/users/adminorg/repos', { name: 'orgrepo' }, { token: admin.token })
+    expect(o.status).toBe(201)
+    expect(o.body.owner.id).toBe(org.id)
+    expect(numRepos(org.id)).toBe(1)
+  })
+})
+
+describe('get, edit, delete', () => {
+  test('GET /repos/{o}/{r}: private repositories are 404 for anonymous callers and outsiders', async () => {
+    await s.post('/user/repos', { name: 'secret', private: true }, { token: alice.token })
+    expect((await s.get('/repos/alice/secret')).status).toBe(404)
+    expect((await s.get('/repos/alice/secret', { token: bob.token })).status).toBe(404)
+    const own = await s.get('/repos/ALICE/Secret', { token: alice.token })
+    expect(own.status).toBe(200)
+    expect(own.body.private).toBe(true)
+    expect((await s.get('/repos/alice/secret', { token: admin.token })).body.permissions.admin).toBe(true)
+    const pub = await s.get('/repos/alice/plain')
+    expect(pub.body.permissions).toEqual({ admin: false, push: false, pull: true })
+    expect((await s.get('/repos/alice/nothing')).status).toBe(404)
+  })
+
+  test('GET /repositories/{id}: signed in and readable', async () => {
+    const secret = repoRow('alice', 'secret')!
+    expect((await s.get(`/repositories/${secret.id}`)).status).toBe(401)
+    expect((await s.get(`/repositories/${secret.id}`, { token: bob.token })).status).toBe(404)
+    const r = await s.get(`/repositories/${secret.id}`, { token: alice.token })
+    expect(r.status).toBe(200)
+    expect(r.body.full_name).toBe('alice/secret')
+    expect((await s.get('/repositories/999999', { token: alice.token })).status).toBe(404)
+    expect((await s.get('/repositories/abc', { token: alice.token })).status).toBe(422)
+  })
+
+  test('PATCH needs admin access; fields change; bad input changes nothing', async () => {
+    await s.post('/user/repos', { name: 'editme' }, { token: alice.token })
+    expect((await s.patch('/repos/alice/editme', { description: 'x' })).status).toBe(401)
+    expect((await s.patch('/repos/alice/editme', { description: 'x' }, { token: bob.token })).status).toBe(403)
+    const r = await s.patch(
+      '/repos/alice/editme',
+      {
+        description: 'new desc',
+        website: 'https://example.com',
+        has_issues: false,
+        has_wiki: false,
+        allow_squash_merge: false,
+        internal_tracker: { enable_time_tracker: false, allow_only_contributors_to_track_time: false },
+      },
+      { token: alice.token },
+    )
+    expect(r.status).toBe(200)
+    expect(r.body.description).toBe('new desc')
+    expect(r.body.website).toBe('https://example.com')
+    expect(r.body.has_issues).toBe(false)
+    expect(r.body.has_wiki).toBe(false)
+    expect(r.body.allow_squash_merge).toBe(false)
+    expect(r.body.internal_tracker.enable_time_tracker).toBe(false)
+    const before = repoRow('alice', 'editme')!
+    for (const body of [{ description: 'y'.repeat(256) }, { name: 'bad name' }, { name: 'plain' }, { default_branch: '-x' }, { private: 'yes' }]) {
+      const bad = await s.patch('/repos/alice/editme', body, { token: alice.token })
+      expect(bad.status).toBe(422)
+    }
+    expect(repoRow('alice', 'editme')).toEqual(before)
+  })
+
+  test('PATCH private hides the repository from others', async () => {
+    await s.post('/user/repos', { name: 'flip' }, { token: alice.token })
+    expect((await s.patch('/repos/alice/flip', { private: true }, { token: alice.token })).body.private).toBe(true)
+    expect((await s.get('/repos/alice/flip', { token: bob.token })).status).toBe(404)
+  })
+
+  test('PATCH name renames the repository and moves its git folder', async () => {
+    await s.post('/user/repos', { name: 'oldname', auto_init: true }, { token: alice.token })
+    const r = await s.patch('/repos/alice/oldname', { name: 'NewName' }, { token: alice.token })
+    expect(r.status).toBe(200)
+    expect(r.body.full_name).toBe('alice/NewName')
+    expect(existsSync(repoPath(s.config.dataDir, 'alice', 'oldname'))).toBe(false)
+    expect(existsSync(repoPath(s.config.dataDir, 'alice', 'newname'))).toBe(true)
+    expect((await s.get('/repos/alice/newname')).status).toBe(200)
+    expect((await s.get('/repos/alice/oldname')).status).toBe(404)
+    const dir = await clone('alice/newname')
+    expect(existsSync(join(dir, 'README.md'))).toBe(true)
+    expect(repoRow('alice', 'NewName')!.lowerName).toBe('newname')
+  })
+
+  test('PATCH default_branch must name an existing branch and moves HEAD', async () => {
+    await s.post('/user/repos', { name: 'branchy', auto_init: true }, { token: alice.token })
+    const gitDir = repoPath(s.config.dataDir, 'alice', 'branchy')
+    await git(['branch', 'develop', 'master'], { gitDir })
+    expect((await s.patch('/repos/alice/branchy', { default_branch: 'nope' }, { token: alice.token })).status).toBe(422)
+    const r = await s.patch('/repos/alice/branchy', { default_branch: 'develop' }, { token: alice.token })
+    expect(r.status).toBe(200)
+    expect(r.body.default_branch).toBe('develop')
+    expect((await git(['symbolic-ref', 'HEAD'], { gitDir })).trim()).toBe('refs/heads/develop')
+    // An empty repository takes any valid name.
+    const e = await s.patch('/repos/alice/plain', { default_branch: 'trunk' }, { token: alice.token })
+    expect(e.body.default_branch).toBe('trunk')
+  })
+
+  test('archiving needs the owner; a repository admin may edit other fields', async () => {
+    await s.post('/user/repos', { name: 'shared' }, { token: alice.token })
+    expect((await s.put('/repos/alice/shared/collaborators/bob', { permission: 'admin' }, { token: alice.token })).status).toBe(204)
+    expect((await s.patch('/repos/alice/shared', { description: 'by bob' }, { token: bob.token })).status).toBe(200)
+    expect((await s.patch('/repos/alice/shared', { archived: true }, { token: bob.token })).status).toBe(403)
+    const r = await s.patch('/repos/alice/shared', { archived: true }, { token: alice.token })
+    expect(r.body.archived).toBe(true)
+  })
+
+  test('DELETE: owner level only; removes row, folder and count', async () => {
+    await s.post('/user/repos', { name: 'doomed', auto_init: true }, { token: alice.token })
+    await s.put('/repos/alice/doomed/collaborators/bob', { permission: 'admin' }, { token: alice.token })
+    expect((await s.del('/repos/alice/doomed')).status).toBe(401)
+    expect((await s.del('/repos/alice/doomed', undefined, { token: bob.token })).status).toBe(403)
+    const before = numRepos(alice.user.id)
+    expect((await s.del('/repos/alice/doomed', undefined, { token: alice.token })).status).toBe(204)
+    expect(repoRow('alice', 'doomed')).toBeUndefined()
+    expect(existsSync(repoPath(s.config.dataDir, 'alice', 'doomed'))).toBe(false)
+    expect(numRepos(alice.user.id)).toBe(before - 1)
+    expect((await s.get('/repos/alice/doomed', { token: alice.token })).status).toBe(404)
+  })
+
+  test('DELETE by a site admin and by the owners team of an organisation', async () => {
+    await s.post('/user/repos', { name: 'gone', auto_init: false }, { token: bob.token })
+    expect((await s.del('/repos/bob/gone', undefined, { token: admin.token })).status).toBe(204)
+    const carol = await s.user('carol')
+    makeOrg(s, 'delorg', carol, [alice])
+    await s.post('/admin/users/delorg/repos', { name: 'r' }, { token: admin.token })
+    expect((await s.del('/repos/delorg/r', undefined, { token: alice.token })).status).toBe(403)
+    expect((await s.del('/repos/delorg/r', undefined, { token: carol.token })).status).toBe(204)
+  })
+})
+
+describe('lists', () => {
+  test('GET /user/repos: own, collaborations and organisation team repositories, paged', async () => {
+    const dave = await s.user('dave')
+    const erin = await s.user('erin')
+    await s.post('/user/repos', { name: 'd1' }, { token: dave.token })
+    await s.post('/user/repos', { name: 'd2', private: true }, { token: dave.token })
+    await s.post('/user/repos', { name: 'e1', private: true }, { token: erin.token })
+    await s.post('/user/repos', { name: 'e2', private: true }, { token: erin.token })
+    await s.put('/repos/erin/e1/collaborators/dave', {}, { token: erin.token })
+    makeOrg(s, 'daveorg', dave)
+    await s.post('/admin/users/daveorg/repos', { name: 'o1', private: true }, { token: admin.token })
+    expect((await s.get('/user/repos')).status).toBe(401)
+    const r = await s.get('/user/repos', { token: dave.token })
+    expect(r.status).toBe(200)
+    expect(r.body.map((x: any) => x.full_name).sort()).toEqual(['dave/d1', 'dave/d2', 'daveorg/o1', 'erin/e1'])
+    expect(r.headers.get('x-total-count')).toBe('4')
+    const e1 = r.body.find((x: any) => x.full_name === 'erin/e1')
+    expect(e1.permissions).toEqual({ admin: false, push: true, pull: true })
+    const p = await s.get('/user/repos?limit=3&page=2', { token: dave.token })
+    expect(p.body.length).toBe(1)
+    expect(p.headers.get('link')).toContain('rel="first"')
+  })
+
+  test('GET /users/{u}/repos: private ones only for those who can read them', async () => {
+    expect((await s.get('/users/nobody/repos')).status).toBe(404)
+    const anon = await s.get('/users/erin/repos')
+    expect(anon.body).toEqual([])
+    expect(anon.headers.get('x-total-count')).toBe('0')
+    const dave = await s.get('/users/erin/repos', { token: (await s.post('/users/dave/tokens', { name: 'x' }, { basic: ['dave', 'pw-dave-secret'] })).body.sha1 })
+    expect(dave.body.map((x: any) => x.name)).toEqual(['e1'])
+    const erin = await s.get('/users/erin/repos?limit=1', { token: admin.token })
+    expect(erin.body.map((x: any) => x.name)).toEqual(['e1'])
+    expect(erin.headers.get('x-total-count')).toBe('2')
+    expect(erin.headers.get('link')).toContain('rel="next"')
+    expect((await s.get('/users/erin/repos?page=x')).status).toBe(422)
+  })
+})
+
+describe('startup repair', () => {
+  test('removes unfinished rows with their folders and moves orphan folders aside', async () => {
+    const now = Math.floor(Date.now() / 1000)
+    const half = s.deps.db
+      .insert(repositories)
+      .values({ ownerId: alice.user.id, ownerName: 'alice', name: 'half', lowerName: 'half', status: 'creating', createdUnix: now, updatedUnix: now })
+      .returning()
+      .get()
+    s.deps.db.update(users).set({ numRepos: numRepos(alice.user.id) + 1 }).where(eq(users.id, alice.user.id)).run()
+    const before = numRepos(alice.user.id)
+    const halfPath = repoPath(s.config.dataDir, 'alice', 'half')
+    await initBareRepository(halfPath, 'master')
+    const orphan = repoPath(s.config.dataDir, 'ghost', 'lost')
+    await initBareRepository(orphan, 'master')
+    mkdirSync(repoPath(s.config.dataDir, 'alice', 'stray'), { recursive: true })
+    const result = repairRepositories(s.deps)
+    expect(result.removedRows).toBe(1)
+    expect(result.orphaned.sort()).toEqual(['alice/stray.git', 'ghost/lost.git'])
+    expect(s.deps.db.select().from(repositories).where(eq(repositories.id, half.id)).get()).toBeUndefined()
+    expect(numRepos(alice.user.id)).toBe(before - 1)
+    expect(existsSync(halfPath)).toBe(false)
+    expect(existsSync(orphan)).toBe(false)
+    expect(existsSync(join(s.config.dataDir, 'repositories', '.orphaned', 'ghost', 'lost.git', 'HEAD'))).toBe(true)
+    // Real repositories are left alone.
+    expect(existsSync(repoPath(s.config.dataDir, 'alice', 'plain'))).toBe(true)
+    expect(repairRepositories(s.deps)).toEqual({ removedRows: 0, orphaned: [] })
+  })
+})
