@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+
+let s: TestServer
+let olga: TestUser // owner of "acme"
+let mia: TestUser // member through a team
+let otto: TestUser // outsider
+let admin: TestUser
+let ownersId: number
+let devsId: number
+
+const errorShape = () => ({ message: expect.any(String), url: `${s.config.baseUrl}api/swagger` })
+const teamNames = async () => (await s.get('/orgs/acme/teams', { token: olga.token })).body.map((t: any) => t.name)
+
+beforeAll(async () => {
+  s = await startTestServer()
+  admin = await s.user('root', { admin: true })
+  olga = await s.user('olga')
+  mia = await s.user('mia')
+  otto = await s.user('otto')
+  expect((await s.post('/orgs', { username: 'acme' }, { token: olga.token })).status).toBe(201)
+  ownersId = (await s.get('/orgs/acme/teams', { token: olga.token })).body[0].id
+})
+afterAll(() => s.stop())
+
+describe('creating teams', () => {
+  test('owners create teams; permission defaults to read, units to all', async () => {
+    const r = await s.post('/orgs/acme/teams', { name: 'devs', description: 'developers' }, { token: olga.token })
+    expect(r.status).toBe(201)
+    expect(r.body).toMatchObject({ name: 'devs', description: 'developers', permission: 'read', includes_all_repositories: false, can_create_org_repo: false })
+    expect(r.body.units).toContain('repo.code')
+    expect(r.body.organization.username).toBe('acme')
+    devsId = r.body.id
+    const w = await s.post('/orgs/acme/teams', { name: 'writers', permission: 'write', units: ['repo.code'], can_create_org_repo: true }, { token: olga.token })
+    expect(w.body).toMatchObject({ permission: 'write', units: ['repo.code'], can_create_org_repo: true })
+  })
+
+  test('401 anonymous, 403 outsiders and plain members, 404 unknown org', async () => {
+    expect((await s.post('/orgs/acme/teams', { name: 'x' })).status).toBe(401)
+    expect((await s.post('/orgs/acme/teams', { name: 'x' }, { token: otto.token })).status).toBe(403)
+    expect((await s.put(`/teams/${devsId}/members/mia`, undefined, { token: olga.token })).status).toBe(204)
+    expect((await s.post('/orgs/acme/teams', { name: 'x' }, { token: mia.token })).status).toBe(403)
+    expect((await s.post('/orgs/nope/teams', { name: 'x' }, { token: olga.token })).status).toBe(404)
+    expect((await s.get('/orgs/acme/teams')).status).toBe(401)
+    expect((await s.get('/orgs/acme/teams', { token: otto.token })).status).toBe(403)
+    expect((await s.get('/orgs/acme/teams', { token: mia.token })).status).toBe(200)
+  })
+
+  test('bad input answers 422 in the error shape and creates nothing', async () => {
+    const bad: Record<string, unknown>[] = [
+      {},
+      { name: '' },
+      { name: 'with space' },
+      { name: 'with/slash' },
+      { name: 'x'.repeat(31) },
+      { name: 'DEVS' },
+      { name: 'Owners' },
+      { name: 'ok', permission: 'superuser' },
+      { name: 'ok', permission: 'owner' },
+      { name: 'ok', permission: 'none' },
+      { name: 'ok', description: 'd'.repeat(256) },
+      { name: 'ok', units: ['repo.nope'] },
+      { name: 'ok', permission: 3 },
+    ]
+    const before = await teamNames()
+    for (const body of bad) {
+      const r = await s.post('/orgs/acme/teams', body, { token: olga.token })
+      expect(r.status).toBe(422)
+      expect(r.body).toMatchObject(errorShape())
+    }
+    expect((await s.post('/orgs/acme/teams', { name: 'devs' }, { token: olga.token })).body.message).toContain('team already exists')
+    expect(await teamNames()).toEqual(before)
+    expect((await s.get('/orgs/acme', { token: olga.token })).status).toBe(200)
+  })
+})
+
+describe('reading and editing teams', () => {
+  test('GET /teams/{id}: members of the org; others 404; anonymous 401', async () => {
+    expect((await s.get(`/teams/${devsId}`, { token: mia.token })).body.name).toBe('devs')
+    expect((await s.get(`/teams/${devsId}`, { token: admin.token })).status).toBe(200)
+    expect((await s.get(`/teams/${devsId}`, { token: otto.token })).status).toBe(404)
+    expect((await s.get(`/teams/${devsId}`)).status).toBe(401)
+    expect((await s.get('/teams/999999', { token: olga.token })).status).toBe(404)
+  })
+
+  test('PATCH: owners only (members get 404); absent permission unchanged', async () => {
+    expect((await s.patch(`/teams/${devsId}`, { description: 'x' }, { token: mia.token })).status).toBe(404)
+    expect((await s.patch(`/teams/${devsId}`, { description: 'x' }, { token: otto.token })).status).toBe(404)
+    const w = await s.patch(`/teams/${devsId}`, { permission: 'write' }, { token: olga.token })
+    expect(w.body.permission).toBe('write')
+    const r = await s.patch(`/teams/${devsId}`, { description: 'the developers', name: 'developers' }, { token: olga.token })
+    expect(r.status).toBe(200)
+    expect(r.body).toMatchObject({ name: 'developers', description: 'the developers', permission: 'write' })
+  })
+
+  test('PATCH bad input: 422 and nothing changed', async () => {
+    for (const body of [{ permission: 'root' }, { name: 'writers' }, { name: 'a b' }, { name: 'x'.repeat(31) }, { description: 'd'.repeat(256) }, { units: ['x'] }]) {
+      const r = await s.patch(`/teams/${devsId}`, { ...body }, { token: olga.token })
+      expect(r.status).toBe(422)
+      expect(r.body).toMatchObject(errorShape())
+    }
+    expect((await s.get(`/teams/${devsId}`, { token: olga.token })).body).toMatchObject({ name: 'developers', permission: 'write', description: 'the developers' })
+  })
+
+  test('the Owners team keeps its permission and name and cannot be deleted', async () => {
+    expect((await s.patch(`/teams/${ownersId}`, { permission: 'read' }, { token: olga.token })).status).toBe(403)
+    expect((await s.patch(`/teams/${ownersId}`, { name: 'Bosses' }, { token: olga.token })).status).toBe(403)
+    const ok = await s.patch(`/teams/${ownersId}`, { description: 'the bosses', permission: 'owner' }, { token: olga.token })
+    expect(ok.body).toMatchObject({ name: 'Owners', permission: 'owner', description: 'the bosses' })
+    const del = await s.del(`/teams/${ownersId}`, undefined, { token: olga.token })
+    expect(del.status).toBe(403)
+    expect(del.body.message).toContain('Owners team')
+    expect(await teamNames()).toContain('Owners')
+  })
+
+  test('/user/teams lists the caller’s teams across organisations', async () => {
+    expect((await s.get('/user/teams')).status).toBe(401)
+    const r = await s.get('/user/teams', { token: mia.token })
+    expect(r.body.map((t: any) => t.name)).toEqual(['developers'])
+    expect(r.body[0].organization.username).toBe('acme')
+    expect((await s.get('/user/teams', { token: olga.token })).body.map((t: any) => t.name)).toEqual(['Owners'])
+  })
+})
+
+describe('team members', () => {
+  test('list, get one, add (idempotent) and remove', async () => {
+    const list = await s.get(`/teams/${devsId}/members`, { token: mia.token })
+    expect(list.body.map((u: any) => u.login)).toEqual(['mia'])
+    expect((await s.get(`/teams/${devsId}/members/mia`, { token: mia.token })).body.login).toBe('mia')
+    expect((await s.get(`/teams/${devsId}/members/olga`, { token: mia.token })).status).toBe(404)
+    expect((await s.get(`/teams/${devsId}/members/nobody`, { token: mia.token })).status).toBe(404)
+    expect((await s.put(`/teams/${devsId}/members/mia`, undefined, { token: olga.token })).status).toBe(204)
+    expect((await s.get(`/teams/${devsId}/members`, { token: mia.token })).body).toHaveLength(1)
+    expect((await s.put(`/teams/${devsId}/members/nobody`, undefined, { token: olga.token })).status).toBe(404)
+    expect((await s.put(`/teams/${devsId}/members/otto`, undefined, { token: mia.token })).status).toBe(404)
+    expect((await s.get('/orgs/acme/members', { token: olga.token })).body.map((u: any) => u.login)).toEqual(['mia', 'olga'])
+  })
+
+  test('removing a user from their teams keeps them in the organisation', async () => {
+    expect((await s.del(`/teams/${devsId}/members/mia`, undefined, { token: mia.token })).status).toBe(404)
+    expect((await s.del(`/teams/${devsId}/members/mia`, undefined, { token: olga.token })).status).toBe(204)
+    expect((await s.get(`/teams/${devsId}/members`, { token: olga.token })).body).toEqual([])
+    expect((await s.get('/orgs/acme/members/mia', { token: olga.token })).status).toBe(204)
+    expect((await s.del(`/teams/${devsId}/members/mia`, undefined, { token: olga.token })).status).toBe(404)
+  })
+
+  test('the last member of the Owners team cannot be removed', async () => {
+    const r = await s.del(`/teams/${ownersId}/members/olga`, undefined, { token: olga.token })
+    expect(r.status).toBe(422)
+    expect(r.body.message).toContain('last owner')
+    expect((await s.put(`/teams/${ownersId}/members/mia`, undefined, { token: olga.token })).status).toBe(204)
+    expect((await s.del(`/teams/${ownersId}/members/olga`, undefined, { token: mia.token })).status).toBe(204)
+    expect((await s.get(`/teams/${ownersId}/members`, { token: mia.token })).body.map((u: any) => u.login)).toEqual(['mia'])
+    // olga is still a member (of no team), no longer an owner
+    expect((await s.get(`/teams/${ownersId}`, { token: olga.token })).status).toBe(200)
+    expect((await s.patch('/orgs/acme', { description: 'x' }, { token: olga.token })).status).toBe(403)
+    expect((await s.put(`/teams/${ownersId}/members/olga`, undefined, { token: mia.token })).status).toBe(204)
+  })
+})
+
+describe('team repositories', () => {
+  test('add, list and remove; the repository must belong to the team’s organisation', async () => {
+    expect((await s.post('/org/acme/repos', { name: 'tool', private: true }, { token: olga.token })).status).toBe(201)
+    expect((await s.post('/user/repos', { name: 'mine' }, { token: olga.token })).status).toBe(201)
+    expect((await s.put(`/teams/${devsId}/repos/olga/mine`, undefined, { token: olga.token })).status).toBe(404)
+    expect((await s.put(`/teams/${devsId}/repos/acme/nope`, undefined, { token: olga.token })).status).toBe(404)
+    expect((await s.put(`/teams/${devsId}/repos/acme/tool`, undefined, { token: otto.token })).status).toBe(404)
+    expect((await s.put(`/teams/${devsId}/repos/acme/tool`)).status).toBe(401)
+    expect((await s.put(`/teams/${devsId}/repos/acme/tool`, undefined, { token: olga.token })).status).toBe(204)
+    expect((await s.put(`/teams/${devsId}/repos/ACME/Tool`, undefined, { token: olga.token })).status).toBe(204)
+    const repos = await s.get(`/teams/${devsId}/repos`, { token: olga.token })
+    expect(repos.body.map((r: any) => r.full_name)).toEqual(['acme/tool'])
+    expect(repos.headers.get('x-total-count')).toBe('1')
+    expect((await s.get(`/teams/${ownersId}/repos`, { token: olga.token })).body.map((r: any) => r.name)).toEqual(['tool'])
+    expect((await s.del(`/teams/${devsId}/repos/acme/tool`, undefined, { token: olga.token })).status).toBe(204)
+    expect((await s.get(`/teams/${devsId}/repos`, { token: olga.token })).body).toEqual([])
+  })
+
+  test('deleting a team keeps its members in the organisation', async () => {
+    const t = await s.post('/orgs/acme/teams', { name: 'temp' }, { token: olga.token })
+    expect((await s.put(`/teams/${t.body.id}/members/otto`, undefined, { token: olga.token })).status).toBe(204)
+    expect((await s.del(`/teams/${t.body.id}`, undefined, { token: otto.token })).status).toBe(404)
+    expect((await s.del(`/teams/${t.body.id}`, undefined, { token: olga.token })).status).toBe(204)
+    expect((await s.get(`/teams/${t.body.id}`, { token: olga.token })).status).toBe(404)
+    expect((await s.get('/orgs/acme/members/otto', { token: olga.token })).status).toBe(204)
+    expect(await teamNames()).not.toContain('temp')
+  })
+})
