@@ -23,6 +23,9 @@ import { milestonesModule } from './modules/milestones'
 import { timesModule } from './modules/times'
 import { gitHttpModule } from './modules/git-http'
 
+/** Routes whose body is raw text whatever its Content-Type (their own `parse` reads it). */
+const RAW_BODY_PATHS = /^\/api\/v1\/markdown\/raw\/?$/
+
 /** Reads a validation error as Gitea's `[Field]: problem` message. */
 function validationMessage(error: any): { message: string; errors: unknown[] } {
   const all: any[] = Array.isArray(error?.all) ? error.all : []
@@ -82,12 +85,16 @@ export function createApp(deps: AppDeps) {
           return errorBody(set, 500, 'Internal server error')
       }
     })
-    .onParse({ as: 'global' }, async ({ request, contentType }) => {
+    .onParse({ as: 'global' }, async ({ request, contentType, path }) => {
       // Gitea clients send JSON with or without a Content-Type (the 2017 SDK omits it on some
-      // calls); forms and plain text keep Elysia's own parsers.
+      // calls); forms and plain text keep Elysia's own parsers, and routes that read their body
+      // as raw text (RAW_BODY_PATHS) keep their route-level parser.
+      if (RAW_BODY_PATHS.test(path)) return
       const type = contentType.toLowerCase()
       if (type.startsWith('multipart/') || type.startsWith('application/x-www-form-urlencoded') || type.startsWith('text/plain'))
         return
+      // git smart HTTP bodies (packs) stay unread: the git-http module streams them into git.
+      if (type.startsWith('application/x-git-')) return
       const text = await request.text()
       if (text.trim() === '') return {}
       return JSON.parse(text)

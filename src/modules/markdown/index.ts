@@ -1,5 +1,56 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { MarkdownOption, MarkdownRawBody, MarkdownRender } from './model'
+import { renderMarkdown } from './service'
+import { unprocessable } from '../../lib/errors'
 
-/** POST /markdown and /markdown/raw (issue 2). */
-export const markdownModule = (deps: AppDeps) => new Elysia({ name: 'markdown', detail: { tags: ['miscellaneous'] } })
+const HTML = 'text/html; charset=UTF-8'
+
+/** POST /markdown (JSON MarkdownOption) and /markdown/raw (the markdown itself as the body). */
+export const markdownModule = (deps: AppDeps) =>
+  new Elysia({ name: 'markdown', detail: { tags: ['miscellaneous'] } })
+    .post(
+      '/markdown',
+      ({ body, set }) => {
+        set.headers['content-type'] = HTML
+        return renderMarkdown(deps.config, body.Text ?? body.text ?? '', {
+          mode: body.Mode ?? body.mode,
+          context: body.Context ?? body.context,
+          wiki: body.Wiki ?? body.wiki,
+        })
+      },
+      {
+        // Validation would clean an array or a bare string into `{}`: refuse them before it runs.
+        transform: (ctx) => {
+          const body: unknown = ctx.body
+          if (body === undefined || body === null || body === '') return void (ctx.body = {})
+          if (typeof body !== 'object' || body === null || Array.isArray(body)) throw unprocessable('The body must be a MarkdownOption object')
+        },
+        body: MarkdownOption,
+        response: { 200: MarkdownRender },
+        detail: {
+          operationId: 'renderMarkdown',
+          summary: 'Render a markdown document as HTML',
+          responses: { 200: { description: 'MarkdownRender is a rendered markdown document', content: { 'text/html': { schema: { type: 'string' } } } } },
+        },
+      },
+    )
+    .post(
+      '/markdown/raw',
+      ({ body, set }) => {
+        set.headers['content-type'] = HTML
+        return renderMarkdown(deps.config, body)
+      },
+      {
+        // The body is the markdown whatever the Content-Type says: read it as text, never as JSON.
+        parse: ({ request }) => request.text(),
+        body: MarkdownRawBody,
+        response: { 200: MarkdownRender },
+        detail: {
+          operationId: 'renderMarkdownRaw',
+          summary: 'Render raw markdown as HTML',
+          requestBody: { required: true, content: { 'text/plain': { schema: { type: 'string' } } } },
+          responses: { 200: { description: 'MarkdownRender is a rendered markdown document', content: { 'text/html': { schema: { type: 'string' } } } } },
+        },
+      },
+    )

@@ -1,0 +1,27 @@
+import { t } from 'elysia'
+
+const MAX_TEXT = 1024 * 1024
+
+/**
+ * MarkdownOption (options.md §8). Gitea's struct has no JSON tags, so Go matches keys
+ * case-insensitively: both the documented capitalised keys and their lower-case form are read.
+ */
+export const MarkdownOption = t.Object(
+  {
+    Text: t.Optional(t.String({ maxLength: MAX_TEXT, description: 'Text to render' })),
+    Mode: t.Optional(t.String({ maxLength: 32, description: 'Mode to render (gfm or markdown)' })),
+    Context: t.Optional(t.String({ maxLength: 2048, description: 'Context to render' })),
+    Wiki: t.Optional(t.Boolean({ description: 'Is it a wiki page?' })),
+    text: t.Optional(t.String({ maxLength: MAX_TEXT })),
+    mode: t.Optional(t.String({ maxLength: 32 })),
+    context: t.Optional(t.String({ maxLength: 2048 })),
+    wiki: t.Optional(t.Boolean()),
+  },
+  { $id: '#/components/schemas/MarkdownOption' },
+)
+
+/** The raw variant's body: any text, read as it is. */
+export const MarkdownRawBody = t.String({ maxLength: MAX_TEXT, description: 'Request body to render' })
+
+/** MarkdownRender: an HTML fragment. */
+export const MarkdownRender = t.String({ description: 'Rendered HTML' })
