@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { makeOrg } from './repo-fixtures'
+import { repositories } from '../src/db/schema'
+
+let s: TestServer
+let alice: TestUser
+let bob: TestUser
+let carol: TestUser
+let admin: TestUser
+let orgId: number
+
+const names = (r: { body: any }) => r.body.data.map((x: any) => x.full_name)
+
+beforeAll(async () => {
+  s = await startTestServer()
+  alice = await s.user('alice')
+  bob = await s.user('bob')
+  carol = await s.user('carol')
+  admin = await s.user('root', { admin: true })
+  for (const name of ['alpha', 'Beta', 'gamma-tool', 'delta_tool'])
+    expect((await s.post('/user/repos', { name }, { token: alice.token })).status).toBe(201)
+  await s.post('/user/repos', { name: 'hidden-tool', private: true }, { token: alice.token })
+  await s.post('/user/repos', { name: 'bobs-tool' }, { token: bob.token })
+  await s.post('/user/repos', { name: 'bobs-secret', private: true }, { token: bob.token })
+  // alice collaborates on bob's private repository.
+  expect((await s.put('/repos/bob/bobs-secret/collaborators/alice', { permission: 'read' }, { token: bob.token })).status).toBe(204)
+  orgId = makeOrg(s, 'acme', carol).org.id
+  await s.post('/admin/users/acme/repos', { name: 'acme-tool' }, { token: admin.token })
+  await s.post('/admin/users/acme/repos', { name: 'acme-private', private: true }, { token: admin.token })
+  // A fork and a mirror, marked directly (forking and mirroring are other areas).
+  await s.post('/user/repos', { name: 'forked' }, { token: carol.token })
+  await s.post('/user/repos', { name: 'mirrored' }, { token: carol.token })
+  s.deps.db.update(repositories).set({ isFork: true }).where(eq(repositories.lowerName, 'forked')).run()
+  s.deps.db.update(repositories).set({ isMirror: true }).where(eq(repositories.lowerName, 'mirrored')).run()
+})
+afterAll(() => s.stop())
+
+describe('GET /repos/search', () => {
+  test('anonymous: public repositories only, sorted by name, ok/data shape', async () => {
+    const r = await s.get('/repos/search?limit=50')
+    expect(r.status).toBe(200)
+    expect(r.body.ok).toBe(true)
+    expect(names(r)).toEqual([
+      'acme/acme-tool',
+      'alice/alpha',
+      'alice/Beta',
+      'bob/bobs-tool',
+      'alice/delta_tool',
+      'carol/forked',
+      'alice/gamma-tool',
+      'carol/mirrored',
+    ])
+    expect(r.headers.get('x-total-count')).toBe('8')
+    expect(r.body.data[0].permissions).toEqual({ admin: false, push: false, pull: true })
+  })
+
+  test('q: trimmed, case-insensitive substring of the name; LIKE wildcards are literal', async () => {
+    expect(names(await s.get('/repos/search?q=%20TOOL%20'))).toEqual(['acme/acme-tool', 'bob/bobs-tool', 'alice/delta_tool', 'alice/gamma-tool'])
+    expect(names(await s.get('/repos/search?q=beta'))).toEqual(['alice/Beta'])
+    expect(names(await s.get('/repos/search?q=_'))).toEqual(['alice/delta_tool'])
+    expect(names(await s.get('/repos/search?q=%25'))).toEqual([])
+  })
+
+  test('visibility: owner, collaborator, org owner, outsider and site admin', async () => {
+    expect(names(await s.get('/repos/search?q=tool', { token: alice.token }))).toContain('alice/hidden-tool')
+    expect(names(await s.get('/repos/search?q=tool', { token: bob.token }))).not.toContain('alice/hidden-tool')
+    expect(names(await s.get('/repos/search?q=secret', { token: alice.token }))).toEqual(['bob/bobs-secret'])
+    expect(names(await s.get('/repos/search?q=secret', { token: carol.token }))).toEqual([])
+    expect(names(await s.get('/repos/search?q=private', { token: carol.token }))).toEqual(['acme/acme-private'])
+    expect(names(await s.get('/repos/search?q=private', { token: bob.token }))).toEqual([])
+    const all = await s.get('/repos/search?limit=50', { token: admin.token })
+    expect(all.headers.get('x-total-count')).toBe('11')
+    const mine = (await s.get('/repos/search?q=hidden', { token: alice.token })).body.data[0]
+    expect(mine.permissions).toEqual({ admin: true, push: true, pull: true })
+  })
+
+  test('uid: owned or collaborated on; exclusive: owned only; org uid: its repositories', async () => {
+    const a = alice.user.id
+    expect(names(await s.get(`/repos/search?uid=${a}&limit=50`, { token: alice.token }))).toEqual([
+      'alice/alpha',
+      'alice/Beta',
+      'bob/bobs-secret',
+      'alice/delta_tool',
+      'alice/gamma-tool',
+      'alice/hidden-tool',
+    ])
+    expect(names(await s.get(`/repos/search?uid=${a}&exclusive=true&limit=50`, { token: alice.token }))).not.toContain('bob/bobs-secret')
+    expect(names(await s.get(`/repos/search?uid=${a}&exclusive=1`, { token: alice.token })).length).toBe(5)
+    // Another caller sees the same filter through their own visibility.
+    expect(names(await s.get(`/repos/search?uid=${a}`))).toEqual(['alice/alpha', 'alice/Beta', 'alice/delta_tool', 'alice/gamma-tool'])
+    expect(names(await s.get(`/repos/search?uid=${orgId}`, { token: carol.token }))).toEqual(['acme/acme-private', 'acme/acme-tool'])
+    expect(names(await s.get(`/repos/search?uid=${orgId}`))).toEqual(['acme/acme-tool'])
+    expect(names(await s.get('/repos/search?uid=999999'))).toEqual([])
+  })
+
+  test('mode: source, fork, mirror, collaborative; anything else 422', async () => {
+    const src = names(await s.get('/repos/search?mode=source&limit=50'))
+    expect(src).not.toContain('carol/forked')
+    expect(src).not.toContain('carol/mirrored')
+    expect(src.length).toBe(6)
+    expect(names(await s.get('/repos/search?mode=fork'))).toEqual(['carol/forked'])
+    expect(names(await s.get('/repos/search?mode=mirror'))).toEqual(['carol/mirrored'])
+    expect(names(await s.get(`/repos/search?mode=collaborative&uid=${alice.user.id}`, { token: alice.token }))).toEqual(['bob/bobs-secret'])
+    expect(names(await s.get(`/repos/search?mode=collaborative&uid=${alice.user.id}`))).toEqual([])
+    const bad = await s.get('/repos/search?mode=weird')
+    expect(bad.status).toBe(422)
+    expect(bad.body.message).toBe('Invalid search mode: "weird"')
+  })
+
+  test('paging: default 10, clamp at 50, 1-based pages, X-Total-Count and Link', async () => {
+    const first = await s.get('/repos/search?limit=3', { token: admin.token })
+    expect(first.body.data.length).toBe(3)
+    expect(first.headers.get('x-total-count')).toBe('11')
+    const link = first.headers.get('link')!
+    expect(link).toContain('page=2')
+    expect(link).toContain('limit=3')
+    expect(link).toContain('rel="next"')
+    expect(link).toContain('rel="last"')
+    expect(link).toContain('/api/v1/repos/search?')
+    const last = await s.get('/repos/search?limit=3&page=4', { token: admin.token })
+    expect(last.body.data.length).toBe(2)
+    expect(last.headers.get('link')).toContain('rel="prev"')
+    expect(last.headers.get('link')).not.toContain('rel="next"')
+    const beyond = await s.get('/repos/search?limit=3&page=9', { token: admin.token })
+    expect(beyond.body.data).toEqual([])
+    expect(beyond.headers.get('x-total-count')).toBe('11')
+    const pages = [1, 2, 3, 4].map((p) => s.get(`/repos/search?limit=3&page=${p}`, { token: admin.token }))
+    const seen = (await Promise.all(pages)).flatMap((r) => names(r))
+    expect(new Set(seen).size).toBe(11)
+    expect((await s.get('/repos/search', { token: admin.token })).body.data.length).toBe(10)
+    expect((await s.get('/repos/search?limit=500', { token: admin.token })).body.data.length).toBe(11)
+    expect((await s.get('/repos/search?page=0', { token: admin.token })).body.data.length).toBe(10)
+  })
+
+  test('bad parameters answer 422', async () => {
+    for (const q of ['uid=abc', 'page=x', 'limit=ten', 'exclusive=maybe'])
+      expect((await s.get(`/repos/search?${q}`)).status).toBe(422)
+  })
+})
