@@ -1,5 +1,94 @@
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { requireUser } from '../../auth/caller'
+import { RepoParams } from '../repos/model'
+import { AddTimeOption, IssueParams, TimesQuery, TrackedTimeSchema } from '../issues/model'
+import { findIssue, loadIssueContext } from '../issues/service'
+import { pageOfWholeList } from '../issues/paging'
+import { getUserByName } from '../users/service'
+import { addTime, listTimes, requireTimeTracking, timesToApi, type TimeFilter } from './service'
+
+const TimeList = t.Array(TrackedTimeSchema)
 
 /** Tracked time (issue 5). */
-export const timesModule = (deps: AppDeps) => new Elysia({ name: 'times', detail: { tags: ['issue'] } })
+export const timesModule = (deps: AppDeps) => {
+  /** A list of times, paged when the caller asked for a page. */
+  const answer = (request: Request, set: { headers: Record<string, any> }, query: { page?: number; limit?: number }, f: TimeFilter) => {
+    return timesToApi(deps, pageOfWholeList(deps.config, request, set, query, listTimes(deps, f)))
+  }
+  /** A readable repository with its issue tracker and time tracking on (404 / 400 otherwise). */
+  const trackedRepo = async (request: Request, owner: string, repo: string) => {
+    const ctx = await loadIssueContext(deps, request, owner, repo)
+    requireTimeTracking(ctx.repo)
+    return ctx
+  }
+  return new Elysia({ name: 'times', detail: { tags: ['issue'] } })
+    .post(
+      '/repos/:owner/:repo/issues/:index/times',
+      async ({ request, params, body }) => {
+        const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
+        const user = requireUser(ctx.caller)
+        const row = addTime(deps, ctx, params.index, user, body)
+        return timesToApi(deps, [row])[0]!
+      },
+      {
+        params: IssueParams,
+        body: AddTimeOption,
+        response: { 200: TrackedTimeSchema },
+        detail: { operationId: 'issueAddTime', summary: 'Add tracked time to an issue' },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/issues/:index/times',
+      async ({ request, params, query, set }) => {
+        const ctx = await trackedRepo(request, params.owner, params.repo)
+        const issue = findIssue(deps, ctx.repo.id, params.index)
+        return answer(request, set, query, { issueId: issue.id, since: query.since, before: query.before })
+      },
+      {
+        params: IssueParams,
+        query: TimesQuery,
+        response: { 200: TimeList },
+        detail: { operationId: 'issueTrackedTimes', summary: "List an issue's tracked times" },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/times',
+      async ({ request, params, query, set }) => {
+        const ctx = await trackedRepo(request, params.owner, params.repo)
+        return answer(request, set, query, { repoId: ctx.repo.id, since: query.since, before: query.before })
+      },
+      {
+        params: RepoParams,
+        query: TimesQuery,
+        response: { 200: TimeList },
+        detail: { operationId: 'repoTrackedTimes', summary: "List a repository's tracked times" },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/times/:username',
+      async ({ request, params, query, set }) => {
+        const ctx = await trackedRepo(request, params.owner, params.repo)
+        const user = getUserByName(deps, params.username)
+        return answer(request, set, query, { repoId: ctx.repo.id, userId: user.id, since: query.since, before: query.before })
+      },
+      {
+        params: t.Object({ owner: t.String(), repo: t.String(), username: t.String() }),
+        query: TimesQuery,
+        response: { 200: TimeList },
+        detail: { operationId: 'userTrackedTimes', summary: "List a user's tracked times in a repository" },
+      },
+    )
+    .get(
+      '/user/times',
+      async ({ request, query, set }) => {
+        const user = requireUser(await deps.auth.caller(request))
+        return answer(request, set, query, { userId: user.id, since: query.since, before: query.before })
+      },
+      {
+        query: TimesQuery,
+        response: { 200: TimeList },
+        detail: { operationId: 'userCurrentTrackedTimes', summary: "List the signed-in user's tracked times" },
+      },
+    )
+}

@@ -1,0 +1,127 @@
+import type { Config } from '../../config'
+import type { UserRow } from '../../auth/caller'
+import type { RepoRow } from '../../auth/access'
+import type { comments, issues, labels, milestones, trackedTimes } from '../../db/schema'
+import { isoTime, isoTimeOrNull } from '../time'
+import { apiUrl, webUrl } from '../urls'
+import { toApiUser, type ApiUser } from './user'
+
+export type IssueRow = typeof issues.$inferSelect
+export type LabelRow = typeof labels.$inferSelect
+export type MilestoneRow = typeof milestones.$inferSelect
+export type CommentRow = typeof comments.$inferSelect
+export type TrackedTimeRow = typeof trackedTimes.$inferSelect
+
+/** The repository an issue-area record belongs to: enough to build its URLs. */
+export type RepoRef = Pick<RepoRow, 'id' | 'name' | 'ownerName'>
+
+const repoPath = (repo: RepoRef) => `${encodeURIComponent(repo.ownerName)}/${encodeURIComponent(repo.name)}`
+
+/** `{base}<owner>/<repo>/issues/<n>` (or `/pulls/<n>` for a pull request). */
+export const issueHtmlUrl = (config: Config, repo: RepoRef, issue: Pick<IssueRow, 'index' | 'isPull'>) =>
+  webUrl(config, `${repoPath(repo)}/${issue.isPull ? 'pulls' : 'issues'}/${issue.index}`)
+
+/** The Label record: colour without its `#`. */
+export function toApiLabel(config: Config, repo: RepoRef, label: LabelRow) {
+  return {
+    id: label.id,
+    name: label.name,
+    color: label.color.replace(/^#/, ''),
+    description: label.description,
+    url: apiUrl(config, `repos/${repoPath(repo)}/labels/${label.id}`),
+  }
+}
+export type ApiLabel = ReturnType<typeof toApiLabel>
+
+/** The Milestone record. */
+export function toApiMilestone(milestone: MilestoneRow) {
+  return {
+    id: milestone.id,
+    title: milestone.name,
+    description: milestone.content,
+    state: milestone.isClosed ? 'closed' : 'open',
+    open_issues: milestone.numIssues - milestone.numClosedIssues,
+    closed_issues: milestone.numClosedIssues,
+    closed_at: milestone.isClosed ? isoTimeOrNull(milestone.closedUnix) : null,
+    due_on: isoTimeOrNull(milestone.deadlineUnix),
+    created_at: isoTime(milestone.createdUnix),
+    updated_at: isoTime(milestone.updatedUnix),
+  }
+}
+export type ApiMilestone = ReturnType<typeof toApiMilestone>
+
+/** What toApiIssue needs besides the row, already fetched (in batch for lists). */
+export interface IssueRelations {
+  poster: UserRow
+  labels: LabelRow[]
+  milestone: MilestoneRow | null
+  assignees: UserRow[]
+}
+
+/** The Issue record, as `viewer` may see it. */
+export function toApiIssue(config: Config, repo: RepoRef, issue: IssueRow, rel: IssueRelations, viewer: UserRow | null) {
+  const assignees: ApiUser[] = rel.assignees.map((u) => toApiUser(config, u, viewer))
+  return {
+    id: issue.id,
+    url: apiUrl(config, `repos/${repoPath(repo)}/issues/${issue.index}`),
+    html_url: issueHtmlUrl(config, repo, issue),
+    number: issue.index,
+    user: toApiUser(config, rel.poster, viewer),
+    original_author: '',
+    original_author_id: 0,
+    title: issue.title,
+    body: issue.content,
+    labels: rel.labels.map((l) => toApiLabel(config, repo, l)),
+    milestone: rel.milestone ? toApiMilestone(rel.milestone) : null,
+    assignee: assignees[0] ?? null,
+    assignees,
+    state: issue.isClosed ? 'closed' : 'open',
+    is_locked: issue.isLocked,
+    comments: issue.numComments,
+    created_at: isoTime(issue.createdUnix),
+    updated_at: isoTime(issue.updatedUnix),
+    closed_at: issue.isClosed ? isoTimeOrNull(issue.closedUnix) : null,
+    due_date: isoTimeOrNull(issue.deadlineUnix),
+    pull_request: issue.isPull ? { merged: false, merged_at: null as string | null } : null,
+    repository: { id: repo.id, name: repo.name, owner: repo.ownerName, full_name: `${repo.ownerName}/${repo.name}` },
+  }
+}
+export type ApiIssue = ReturnType<typeof toApiIssue>
+
+/** The Comment record; `issue` gives the URLs (issue_url or pull_request_url). */
+export function toApiComment(
+  config: Config,
+  repo: RepoRef,
+  issue: Pick<IssueRow, 'index' | 'isPull'>,
+  comment: CommentRow,
+  poster: UserRow,
+  viewer: UserRow | null,
+) {
+  const issueUrl = issueHtmlUrl(config, repo, issue)
+  return {
+    id: comment.id,
+    html_url: `${issueUrl}#issuecomment-${comment.id}`,
+    pull_request_url: issue.isPull ? issueUrl : '',
+    issue_url: issue.isPull ? '' : issueUrl,
+    user: toApiUser(config, poster, viewer),
+    original_author: '',
+    original_author_id: 0,
+    body: comment.content,
+    created_at: isoTime(comment.createdUnix),
+    updated_at: isoTime(comment.updatedUnix),
+  }
+}
+export type ApiComment = ReturnType<typeof toApiComment>
+
+/** The TrackedTime record. */
+export function toApiTrackedTime(time: TrackedTimeRow, user: Pick<UserRow, 'name'> | undefined) {
+  return {
+    id: time.id,
+    created: isoTime(time.createdUnix),
+    time: time.time,
+    user_id: time.userId,
+    user_name: user?.name ?? '',
+    issue_id: time.issueId,
+  }
+}
+export type ApiTrackedTime = ReturnType<typeof toApiTrackedTime>

@@ -1,0 +1,132 @@
+import { and, asc, eq, gte, sql } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { writeTransaction } from '../../db/client'
+import { comments, issues } from '../../db/schema'
+import type { UserRow } from '../../auth/caller'
+import { AccessMode, type RepoRow } from '../../auth/access'
+import type { RepoContext } from '../../auth/repo-context'
+import { forbidden, notFound, unprocessable } from '../../lib/errors'
+import { nowUnix, parseTimestamp } from '../../lib/time'
+import { toApiComment, type CommentRow, type IssueRow } from '../../lib/convert/issue'
+import { findIssue, usersByIds } from '../issues/service'
+
+/** Plain comments (type 0) are the only ones the API lists; other types are timeline events. */
+export const PLAIN_COMMENT = 0
+
+/** `since` (Gitea's name) or `string` (the seed's) → Unix seconds, or undefined. */
+export function sinceOf(query: { since?: string; string?: string }): number | undefined {
+  const value = query.since || query.string
+  return value ? parseTimestamp(value, 'since') : undefined
+}
+
+/** Comment records for rows of one repository (authors and issues fetched in one query each). */
+export function commentsToApi(deps: AppDeps, repo: RepoRow, rows: CommentRow[], viewer: UserRow | null) {
+  if (rows.length === 0) return []
+  const people = usersByIds(deps, rows.map((c) => c.posterId))
+  const issueIds = [...new Set(rows.map((c) => c.issueId))]
+  const issueById = new Map(
+    deps.db
+      .select({ id: issues.id, index: issues.index, isPull: issues.isPull })
+      .from(issues)
+      .where(sql`${issues.id} in (select value from json_each(${JSON.stringify(issueIds)}))`)
+      .all()
+      .map((i) => [i.id, i]),
+  )
+  return rows.map((c) => toApiComment(deps.config, repo, issueById.get(c.issueId)!, c, people.get(c.posterId)!, viewer))
+}
+
+/** Plain comments of an issue, oldest first, updated at or after `since`. */
+export function listIssueComments(deps: AppDeps, issue: IssueRow, since: number | undefined): CommentRow[] {
+  return deps.db
+    .select()
+    .from(comments)
+    .where(
+      and(eq(comments.issueId, issue.id), eq(comments.type, PLAIN_COMMENT), since === undefined ? undefined : gte(comments.updatedUnix, since)),
+    )
+    .orderBy(asc(comments.createdUnix), asc(comments.id))
+    .all()
+}
+
+/** Plain comments of a repository, oldest first, updated at or after `since`. */
+export function listRepoComments(deps: AppDeps, repoId: number, since: number | undefined): CommentRow[] {
+  return deps.db
+    .select()
+    .from(comments)
+    .where(
+      and(eq(comments.repoId, repoId), eq(comments.type, PLAIN_COMMENT), since === undefined ? undefined : gte(comments.updatedUnix, since)),
+    )
+    .orderBy(asc(comments.createdUnix), asc(comments.id))
+    .all()
+}
+
+const requireBody = (body: string) => {
+  if (body.trim() === '') throw unprocessable('Required', 'Body')
+}
+
+/** Adds a comment (or a timeline event, `type` > 0) to an issue and keeps its count; inside or outside a transaction. */
+export function insertComment(deps: AppDeps, issue: IssueRow, poster: UserRow, type: number, content: string, meta = '{}'): CommentRow {
+  const now = nowUnix()
+  const row = deps.db
+    .insert(comments)
+    .values({ type, posterId: poster.id, issueId: issue.id, repoId: issue.repoId, content, meta, createdUnix: now, updatedUnix: now })
+    .returning()
+    .get()
+  deps.db
+    .update(issues)
+    .set(type === PLAIN_COMMENT ? { numComments: sql`${issues.numComments} + 1`, updatedUnix: now } : { updatedUnix: now })
+    .where(eq(issues.id, issue.id))
+    .run()
+  return row
+}
+
+/** Comments on an issue: anyone who can read; a locked issue only takes comments from writers. */
+export function createComment(deps: AppDeps, ctx: RepoContext, index: number, poster: UserRow, body: string) {
+  requireBody(body)
+  return writeTransaction(deps.db, () => {
+    const issue = findIssue(deps, ctx.repo.id, index)
+    if (issue.isLocked && ctx.mode < AccessMode.Write) throw forbidden('The issue is locked')
+    return insertComment(deps, issue, poster, PLAIN_COMMENT, body)
+  })
+}
+
+/** A comment of this repository (and of issue `index` when given) that the caller may change. */
+function ownComment(deps: AppDeps, ctx: RepoContext, id: number, index: number | undefined, caller: UserRow): CommentRow {
+  const row = Number.isSafeInteger(id)
+    ? deps.db
+        .select()
+        .from(comments)
+        .where(and(eq(comments.id, id), eq(comments.repoId, ctx.repo.id)))
+        .get()
+    : undefined
+  if (!row) throw notFound(`comment does not exist [id: ${id}]`)
+  if (index !== undefined && findIssue(deps, ctx.repo.id, index).id !== row.issueId) throw notFound(`comment does not exist [id: ${id}]`)
+  if (row.posterId !== caller.id && ctx.mode < AccessMode.Admin) throw forbidden('Only the author or a repository admin may change a comment')
+  return row
+}
+
+/** Edits a comment; null when it is not a plain comment (Gitea answers 204 and changes nothing). */
+export function editComment(deps: AppDeps, ctx: RepoContext, id: number, index: number | undefined, caller: UserRow, body: string) {
+  const row = ownComment(deps, ctx, id, index, caller)
+  if (row.type !== PLAIN_COMMENT) return null
+  requireBody(body)
+  return deps.db
+    .update(comments)
+    .set({ content: body, updatedUnix: nowUnix() })
+    .where(eq(comments.id, row.id))
+    .returning()
+    .get()!
+}
+
+/** Deletes a comment and keeps the issue's count. */
+export function deleteComment(deps: AppDeps, ctx: RepoContext, id: number, index: number | undefined, caller: UserRow): void {
+  writeTransaction(deps.db, () => {
+    const row = ownComment(deps, ctx, id, index, caller)
+    deps.db.delete(comments).where(eq(comments.id, row.id)).run()
+    if (row.type === PLAIN_COMMENT)
+      deps.db
+        .update(issues)
+        .set({ numComments: sql`max(${issues.numComments} - 1, 0)` })
+        .where(eq(issues.id, row.issueId))
+        .run()
+  })
+}

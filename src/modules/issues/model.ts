@@ -1,0 +1,164 @@
+import { t } from 'elysia'
+import { UserSchema } from '../users/model'
+import { pageQueryFields } from '../../lib/pagination'
+
+/** Label record (records.md §15). */
+export const LabelSchema = t.Object(
+  { id: t.Integer(), name: t.String(), color: t.String(), description: t.String(), url: t.String() },
+  { $id: '#/components/schemas/Label' },
+)
+
+/** Milestone record (records.md §16). */
+export const MilestoneSchema = t.Object(
+  {
+    id: t.Integer(),
+    title: t.String(),
+    description: t.String(),
+    state: t.String(),
+    open_issues: t.Integer(),
+    closed_issues: t.Integer(),
+    closed_at: t.Nullable(t.String()),
+    due_on: t.Nullable(t.String()),
+    created_at: t.String(),
+    updated_at: t.String(),
+  },
+  { $id: '#/components/schemas/Milestone' },
+)
+
+/** Issue record (records.md §12). */
+export const IssueSchema = t.Object(
+  {
+    id: t.Integer(),
+    url: t.String(),
+    html_url: t.String(),
+    number: t.Integer(),
+    user: UserSchema,
+    original_author: t.String(),
+    original_author_id: t.Integer(),
+    title: t.String(),
+    body: t.String(),
+    labels: t.Array(LabelSchema),
+    milestone: t.Nullable(MilestoneSchema),
+    assignee: t.Nullable(UserSchema),
+    assignees: t.Array(UserSchema),
+    state: t.String(),
+    is_locked: t.Boolean(),
+    comments: t.Integer(),
+    created_at: t.String(),
+    updated_at: t.String(),
+    closed_at: t.Nullable(t.String()),
+    due_date: t.Nullable(t.String()),
+    pull_request: t.Nullable(t.Object({ merged: t.Boolean(), merged_at: t.Nullable(t.String()) })),
+    repository: t.Object({ id: t.Integer(), name: t.String(), owner: t.String(), full_name: t.String() }),
+  },
+  { $id: '#/components/schemas/Issue' },
+)
+
+/** Comment record (records.md §14). */
+export const CommentSchema = t.Object(
+  {
+    id: t.Integer(),
+    html_url: t.String(),
+    pull_request_url: t.String(),
+    issue_url: t.String(),
+    user: UserSchema,
+    original_author: t.String(),
+    original_author_id: t.Integer(),
+    body: t.String(),
+    created_at: t.String(),
+    updated_at: t.String(),
+  },
+  { $id: '#/components/schemas/Comment' },
+)
+
+/** TrackedTime record (records.md §17). */
+export const TrackedTimeSchema = t.Object(
+  {
+    id: t.Integer(),
+    created: t.String(),
+    time: t.Integer(),
+    user_id: t.Integer(),
+    user_name: t.String(),
+    issue_id: t.Integer(),
+  },
+  { $id: '#/components/schemas/TrackedTime' },
+)
+
+export const IssueParams = t.Object({ owner: t.String(), repo: t.String(), index: t.Numeric() })
+export const IdParams = t.Object({ owner: t.String(), repo: t.String(), id: t.Numeric() })
+export const IssueIdParams = t.Object({ owner: t.String(), repo: t.String(), index: t.Numeric(), id: t.Numeric() })
+
+const Timestamp = t.String({ description: 'RFC 3339 time' })
+
+export const ListIssuesQuery = t.Object({
+  ...pageQueryFields,
+  state: t.Optional(t.String({ description: 'open (default), closed or all' })),
+  labels: t.Optional(t.String({ description: 'comma-separated label ids or names; issues having all of them' })),
+  q: t.Optional(t.String({ description: 'search string in title and body' })),
+  milestones: t.Optional(t.String({ description: 'comma-separated milestone ids or names' })),
+  type: t.Optional(t.String({ description: 'issues or pulls' })),
+})
+
+export const CreateIssueOption = t.Object({
+  title: t.String(),
+  body: t.Optional(t.String()),
+  assignee: t.Optional(t.String()),
+  assignees: t.Optional(t.Array(t.String())),
+  milestone: t.Optional(t.Integer()),
+  labels: t.Optional(t.Array(t.Integer())),
+  closed: t.Optional(t.Boolean()),
+  due_date: t.Optional(t.Nullable(Timestamp)),
+})
+
+export const EditIssueOption = t.Object({
+  title: t.Optional(t.String()),
+  body: t.Optional(t.String()),
+  assignee: t.Optional(t.Nullable(t.String())),
+  assignees: t.Optional(t.Array(t.String())),
+  milestone: t.Optional(t.Nullable(t.Integer())),
+  state: t.Optional(t.String()),
+  due_date: t.Optional(t.Nullable(Timestamp)),
+  unset_due_date: t.Optional(t.Boolean()),
+})
+
+export const EditDeadlineOption = t.Object({ due_date: t.Nullable(Timestamp) })
+export const IssueDeadlineSchema = t.Object({ due_date: t.Nullable(t.String()) }, { $id: '#/components/schemas/IssueDeadline' })
+
+export const CommentOption = t.Object({ body: t.String() })
+/** `since` (Gitea) or `string` (the seed's name for it). */
+export const SinceQuery = t.Object({
+  ...pageQueryFields,
+  since: t.Optional(Timestamp),
+  string: t.Optional(Timestamp),
+})
+
+export const CreateLabelOption = t.Object({ name: t.String(), color: t.String(), description: t.Optional(t.String()) })
+export const EditLabelOption = t.Object({
+  name: t.Optional(t.String()),
+  color: t.Optional(t.String()),
+  description: t.Optional(t.String()),
+})
+export const IssueLabelsOption = t.Object({ labels: t.Optional(t.Array(t.Integer())) })
+export const LabelParams = t.Object({ owner: t.String(), repo: t.String(), id: t.String() })
+export const ListLabelsQuery = t.Object({ ...pageQueryFields, sort: t.Optional(t.String()) })
+
+export const CreateMilestoneOption = t.Object({
+  title: t.String(),
+  description: t.Optional(t.String()),
+  due_on: t.Optional(t.Nullable(Timestamp)),
+  state: t.Optional(t.String()),
+})
+export const EditMilestoneOption = t.Object({
+  title: t.Optional(t.String()),
+  description: t.Optional(t.String()),
+  due_on: t.Optional(t.Nullable(Timestamp)),
+  state: t.Optional(t.String()),
+})
+export const ListMilestonesQuery = t.Object({ ...pageQueryFields, state: t.Optional(t.String()) })
+
+export const AddTimeOption = t.Object({
+  time: t.Integer(),
+  created: t.Optional(Timestamp),
+  user_name: t.Optional(t.String()),
+})
+export const TimesQuery = t.Object({ ...pageQueryFields, since: t.Optional(Timestamp), before: t.Optional(Timestamp) })

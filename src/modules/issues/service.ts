@@ -1,0 +1,478 @@
+import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import type { Db } from '../../db/client'
+import { writeTransaction } from '../../db/client'
+import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, repositories, users } from '../../db/schema'
+import type { UserRow } from '../../auth/caller'
+import { AccessMode, type RepoRow } from '../../auth/access'
+import { loadRepoContext, type RepoContext } from '../../auth/repo-context'
+import { forbidden, notFound, unprocessable } from '../../lib/errors'
+import type { Page } from '../../lib/pagination'
+import { nowUnix, parseTimestamp } from '../../lib/time'
+import {
+  toApiIssue,
+  type IssueRelations,
+  type IssueRow,
+  type LabelRow,
+  type MilestoneRow,
+} from '../../lib/convert/issue'
+
+/** `col IN (ids of a JSON array)`: one prepared statement serves any number of ids. */
+const inJsonArray = (column: SQL.Aliased | any, name: string) => sql`${column} in (select value from json_each(${sql.placeholder(name)}))`
+
+/** Prepared statements of the issue area, built once per database. */
+function prepareStatements(db: Db) {
+  return {
+    issueByIndex: db
+      .select()
+      .from(issues)
+      .where(and(eq(issues.repoId, sql.placeholder('repo')), eq(issues.index, sql.placeholder('index'))))
+      .prepare(),
+    pageByState: db
+      .select()
+      .from(issues)
+      .where(and(eq(issues.repoId, sql.placeholder('repo')), sql`${issues.isClosed} = ${sql.placeholder('closed')}`))
+      .orderBy(desc(issues.createdUnix), desc(issues.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(),
+    countByState: db
+      .select({ n: sql<number>`count(*)` })
+      .from(issues)
+      .where(and(eq(issues.repoId, sql.placeholder('repo')), sql`${issues.isClosed} = ${sql.placeholder('closed')}`))
+      .prepare(),
+    usersByIds: db.select().from(users).where(inJsonArray(users.id, 'ids')).prepare(),
+    assigneesOf: db
+      .select({ issueId: issueAssignees.issueId, userId: issueAssignees.assigneeId })
+      .from(issueAssignees)
+      .where(inJsonArray(issueAssignees.issueId, 'ids'))
+      .orderBy(asc(issueAssignees.id))
+      .prepare(),
+    labelsOf: db
+      .select({ issueId: issueLabels.issueId, label: labels })
+      .from(issueLabels)
+      .innerJoin(labels, eq(labels.id, issueLabels.labelId))
+      .where(inJsonArray(issueLabels.issueId, 'ids'))
+      .orderBy(asc(labels.name), asc(labels.id))
+      .prepare(),
+    milestonesByIds: db.select().from(milestones).where(inJsonArray(milestones.id, 'ids')).prepare(),
+    nextIndex: db
+      .insert(issueIndexes)
+      .values({ repoId: sql.placeholder('repo'), maxIndex: 1 })
+      .onConflictDoUpdate({ target: issueIndexes.repoId, set: { maxIndex: sql`${issueIndexes.maxIndex} + 1` } })
+      .returning({ index: issueIndexes.maxIndex })
+      .prepare(),
+  }
+}
+const statementCache = new WeakMap<Db, ReturnType<typeof prepareStatements>>()
+export function statementsOf(db: Db) {
+  let s = statementCache.get(db)
+  if (!s) statementCache.set(db, (s = prepareStatements(db)))
+  return s
+}
+
+/** Users by id, one query. */
+export function usersByIds(deps: AppDeps, ids: Iterable<number>): Map<number, UserRow> {
+  const list = [...new Set(ids)]
+  if (list.length === 0) return new Map()
+  return new Map(statementsOf(deps.db).usersByIds.all({ ids: JSON.stringify(list) }).map((u) => [u.id, u]))
+}
+
+/**
+ * A `/repos/{o}/{r}/…` route of the issue tracker: the repository context (404 unreadable,
+ * 401/403 below `need`), and 404 when the repository has its issue tracker turned off.
+ */
+export async function loadIssueContext(
+  deps: AppDeps,
+  request: Request,
+  owner: string,
+  repo: string,
+  need: AccessMode = AccessMode.Read,
+): Promise<RepoContext> {
+  const ctx = await loadRepoContext(deps, request, owner, repo, need)
+  if (!ctx.repo.hasIssues) throw notFound()
+  return ctx
+}
+
+/** An issue (or pull request) by its per-repository index; 404 when there is none. */
+export function findIssue(deps: AppDeps, repoId: number, index: number): IssueRow {
+  const row = Number.isSafeInteger(index) ? statementsOf(deps.db).issueByIndex.get({ repo: repoId, index }) : undefined
+  if (!row) throw notFound(`issue does not exist [repo_id: ${repoId}, index: ${index}]`)
+  return row
+}
+
+/** Everything the Issue records of `rows` refer to, in four queries whatever their number. */
+export function issueRelations(deps: AppDeps, rows: IssueRow[]): Map<number, IssueRelations> {
+  const result = new Map<number, IssueRelations>()
+  if (rows.length === 0) return result
+  const s = statementsOf(deps.db)
+  const ids = JSON.stringify(rows.map((r) => r.id))
+  const assigneeLinks = s.assigneesOf.all({ ids })
+  const labelLinks = s.labelsOf.all({ ids })
+  const milestoneIds = [...new Set(rows.map((r) => r.milestoneId).filter((id) => id > 0))]
+  const milestoneById = new Map<number, MilestoneRow>(
+    milestoneIds.length ? s.milestonesByIds.all({ ids: JSON.stringify(milestoneIds) }).map((m) => [m.id, m]) : [],
+  )
+  const people = usersByIds(deps, [...rows.map((r) => r.posterId), ...assigneeLinks.map((a) => a.userId)])
+  for (const r of rows)
+    result.set(r.id, { poster: people.get(r.posterId)!, labels: [], milestone: milestoneById.get(r.milestoneId) ?? null, assignees: [] })
+  for (const l of labelLinks) result.get(l.issueId)!.labels.push(l.label)
+  for (const a of assigneeLinks) {
+    const u = people.get(a.userId)
+    if (u) result.get(a.issueId)!.assignees.push(u)
+  }
+  return result
+}
+
+/** Issue records for a page of rows (fixed number of queries). */
+export function issuesToApi(deps: AppDeps, repo: RepoRow, rows: IssueRow[], viewer: UserRow | null) {
+  const rel = issueRelations(deps, rows)
+  return rows.map((r) => toApiIssue(deps.config, repo, r, rel.get(r.id)!, viewer))
+}
+
+export const issueToApi = (deps: AppDeps, repo: RepoRow, row: IssueRow, viewer: UserRow | null) =>
+  issuesToApi(deps, repo, [row], viewer)[0]!
+
+export interface IssueFilter {
+  state?: string
+  labels?: string
+  q?: string
+  milestones?: string
+  type?: string
+}
+
+const splitList = (s: string | undefined) =>
+  (s ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
+
+/** Label or milestone ids named by a comma-separated list of ids or names (unknown names → -1, which matches nothing). */
+function idsByIdOrName(deps: AppDeps, table: typeof labels | typeof milestones, repoId: number, list: string[]): number[] {
+  const names = list.filter((x) => !/^\d+$/.test(x))
+  const ids = list.filter((x) => /^\d+$/.test(x)).map(Number)
+  if (names.length) {
+    const found = deps.db
+      .select({ id: table.id, name: table.name })
+      .from(table)
+      .where(and(eq(table.repoId, repoId), inArray(table.name, names)))
+      .all()
+    for (const n of names) {
+      const hit = found.filter((f) => f.name === n)
+      if (hit.length) ids.push(...hit.map((h) => h.id))
+      else ids.push(-1)
+    }
+  }
+  return ids
+}
+
+/** Issues of a repository, newest first, filtered; with the total for the page headers. */
+export function listIssues(deps: AppDeps, repo: RepoRow, filter: IssueFilter, page: Page): { rows: IssueRow[]; total: number } {
+  const state = filter.state || 'open'
+  if (state !== 'open' && state !== 'closed' && state !== 'all') throw unprocessable('must be open, closed or all', 'state')
+  if (filter.type && filter.type !== 'issues' && filter.type !== 'pulls') throw unprocessable('must be issues or pulls', 'type')
+  const s = statementsOf(deps.db)
+  const plain = state !== 'all' && !filter.labels && !filter.q && !filter.milestones && !filter.type
+  if (plain) {
+    const closed = state === 'closed' ? 1 : 0
+    const rows = s.pageByState.all({ repo: repo.id, closed, limit: page.limit, offset: page.offset })
+    const total = s.countByState.get({ repo: repo.id, closed })!.n
+    return { rows, total }
+  }
+  const where: (SQL | undefined)[] = [eq(issues.repoId, repo.id)]
+  if (state !== 'all') where.push(eq(issues.isClosed, state === 'closed'))
+  if (filter.type) where.push(eq(issues.isPull, filter.type === 'pulls'))
+  if (filter.q) {
+    const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => '\\' + c)}%`
+    where.push(sql`(${issues.title} like ${pattern} escape '\\' or ${issues.content} like ${pattern} escape '\\')`)
+  }
+  for (const labelId of idsByIdOrName(deps, labels, repo.id, splitList(filter.labels)))
+    where.push(sql`exists (select 1 from ${issueLabels} where ${issueLabels.issueId} = ${issues.id} and ${issueLabels.labelId} = ${labelId})`)
+  const milestoneIds = idsByIdOrName(deps, milestones, repo.id, splitList(filter.milestones))
+  if (milestoneIds.length) where.push(inArray(issues.milestoneId, milestoneIds))
+  const condition = and(...where)
+  const rows = deps.db
+    .select()
+    .from(issues)
+    .where(condition)
+    .orderBy(desc(issues.createdUnix), desc(issues.id))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all()
+  const total = deps.db.select({ n: sql<number>`count(*)` }).from(issues).where(condition).get()!.n
+  return { rows, total }
+}
+
+/** Users named as assignees; 422 for an unknown name. */
+function resolveAssignees(deps: AppDeps, names: string[]): UserRow[] {
+  const wanted = [...new Set(names.filter(Boolean).map((n) => n.toLowerCase()))]
+  if (wanted.length === 0) return []
+  const found = deps.db.select().from(users).where(and(inArray(users.lowerName, wanted), eq(users.type, 0))).all()
+  for (const n of wanted)
+    if (!found.some((u) => u.lowerName === n)) throw unprocessable(`Assignee does not exist: [name: ${n}]`, 'Assignee')
+  return wanted.map((n) => found.find((u) => u.lowerName === n)!)
+}
+
+/** Labels of this repository with the given ids; 422 when one is unknown or belongs to another repository. */
+export function repoLabelsByIds(deps: AppDeps, repoId: number, ids: number[]): LabelRow[] {
+  const unique = [...new Set(ids)]
+  if (unique.length === 0) return []
+  const found = deps.db
+    .select()
+    .from(labels)
+    .where(and(eq(labels.repoId, repoId), inArray(labels.id, unique)))
+    .all()
+  if (found.length !== unique.length) {
+    const missing = unique.filter((id) => !found.some((l) => l.id === id))
+    throw unprocessable(`label does not exist in this repository [id: ${missing.join(', ')}]`, 'Labels')
+  }
+  return found
+}
+
+/** A milestone of this repository; 422 when unknown. */
+function repoMilestone(deps: AppDeps, repoId: number, id: number): MilestoneRow {
+  const m = deps.db
+    .select()
+    .from(milestones)
+    .where(and(eq(milestones.repoId, repoId), eq(milestones.id, id)))
+    .get()
+  if (!m) throw unprocessable(`milestone does not exist [id: ${id}]`, 'Milestone')
+  return m
+}
+
+const parseDue = (value: string | null | undefined, field: string): number | undefined =>
+  value === undefined ? undefined : value === null || value === '' ? 0 : parseTimestamp(value, field)
+
+/** The repository's open/closed counters for the kind of `issue` (issues or pull requests). */
+function bumpRepoCounters(deps: AppDeps, repoId: number, isPull: boolean, total: number, closed: number) {
+  const [all, shut] = isPull ? [repositories.numPulls, repositories.numClosedPulls] : [repositories.numIssues, repositories.numClosedIssues]
+  const key = isPull ? (['numPulls', 'numClosedPulls'] as const) : (['numIssues', 'numClosedIssues'] as const)
+  deps.db
+    .update(repositories)
+    .set({ [key[0]]: sql`${all} + ${total}`, [key[1]]: sql`${shut} + ${closed}` })
+    .where(eq(repositories.id, repoId))
+    .run()
+}
+
+function bumpMilestone(deps: AppDeps, milestoneId: number, total: number, closed: number) {
+  if (milestoneId <= 0) return
+  deps.db
+    .update(milestones)
+    .set({ numIssues: sql`${milestones.numIssues} + ${total}`, numClosedIssues: sql`${milestones.numClosedIssues} + ${closed}` })
+    .where(eq(milestones.id, milestoneId))
+    .run()
+}
+
+function bumpLabels(deps: AppDeps, labelIds: number[], total: number, closed: number) {
+  if (labelIds.length === 0) return
+  deps.db
+    .update(labels)
+    .set({ numIssues: sql`${labels.numIssues} + ${total}`, numClosedIssues: sql`${labels.numClosedIssues} + ${closed}` })
+    .where(inArray(labels.id, labelIds))
+    .run()
+}
+
+const labelIdsOfIssue = (deps: AppDeps, issueId: number) =>
+  deps.db
+    .select({ id: issueLabels.labelId })
+    .from(issueLabels)
+    .where(eq(issueLabels.issueId, issueId))
+    .all()
+    .map((r) => r.id)
+
+/**
+ * Links labels to an issue (those already linked are skipped) and counts them; call inside a
+ * write transaction. `issue` must be the current row.
+ */
+export function linkLabels(deps: AppDeps, issue: IssueRow, labelIds: number[]): void {
+  const current = new Set(labelIdsOfIssue(deps, issue.id))
+  const added = [...new Set(labelIds)].filter((id) => !current.has(id))
+  if (added.length === 0) return
+  deps.db
+    .insert(issueLabels)
+    .values(added.map((labelId) => ({ issueId: issue.id, labelId })))
+    .run()
+  bumpLabels(deps, added, 1, issue.isClosed ? 1 : 0)
+}
+
+/** Unlinks labels from an issue (all when `labelIds` is null) and counts them; inside a write transaction. */
+export function unlinkLabels(deps: AppDeps, issue: IssueRow, labelIds: number[] | null): void {
+  const current = labelIdsOfIssue(deps, issue.id)
+  const removed = labelIds === null ? current : current.filter((id) => labelIds.includes(id))
+  if (removed.length === 0) return
+  deps.db
+    .delete(issueLabels)
+    .where(and(eq(issueLabels.issueId, issue.id), inArray(issueLabels.labelId, removed)))
+    .run()
+  bumpLabels(deps, removed, -1, issue.isClosed ? -1 : 0)
+}
+
+/** Replaces the assignees of an issue; inside a write transaction. */
+function setAssignees(deps: AppDeps, issueId: number, people: UserRow[]): void {
+  deps.db.delete(issueAssignees).where(eq(issueAssignees.issueId, issueId)).run()
+  if (people.length) deps.db.insert(issueAssignees).values(people.map((u) => ({ issueId, assigneeId: u.id }))).run()
+}
+
+/** Opens or closes an issue and moves every counter that follows it; inside a write transaction. */
+function setClosed(deps: AppDeps, issue: IssueRow, closed: boolean, now: number): void {
+  if (issue.isClosed === closed) return
+  const d = closed ? 1 : -1
+  deps.db
+    .update(issues)
+    .set({ isClosed: closed, closedUnix: closed ? now : 0 })
+    .where(eq(issues.id, issue.id))
+    .run()
+  bumpRepoCounters(deps, issue.repoId, issue.isPull, 0, d)
+  bumpMilestone(deps, issue.milestoneId, 0, d)
+  bumpLabels(deps, labelIdsOfIssue(deps, issue.id), 0, d)
+}
+
+/** Moves an issue to another milestone (0 = none) with the counters of both; inside a write transaction. */
+function setMilestone(deps: AppDeps, issue: IssueRow, milestoneId: number): void {
+  if (issue.milestoneId === milestoneId) return
+  const closed = issue.isClosed ? 1 : 0
+  bumpMilestone(deps, issue.milestoneId, -1, -closed)
+  bumpMilestone(deps, milestoneId, 1, closed)
+  deps.db.update(issues).set({ milestoneId }).where(eq(issues.id, issue.id)).run()
+}
+
+export interface NewIssue {
+  title: string
+  body?: string
+  assignee?: string
+  assignees?: string[]
+  milestone?: number
+  labels?: number[]
+  closed?: boolean
+  due_date?: string | null
+}
+
+const requireTitle = (title: string) => {
+  if (title.trim() === '') throw unprocessable('Required', 'Title')
+  if ([...title].length > 255) throw unprocessable('must be less than 255 characters', 'Title')
+}
+
+/**
+ * Files an issue. Assignees, milestone and labels are applied only for writers (silently
+ * dropped otherwise, as Gitea). The index comes from the repository's counter row, taken and
+ * bumped in the same BEGIN IMMEDIATE transaction: unique, gap-free, never reused.
+ */
+export function createIssue(deps: AppDeps, ctx: RepoContext, poster: UserRow, opts: NewIssue): IssueRow {
+  requireTitle(opts.title)
+  const writer = ctx.mode >= AccessMode.Write
+  const assigneeNames = writer ? [...(opts.assignee ? [opts.assignee] : []), ...(opts.assignees ?? [])] : []
+  const people = resolveAssignees(deps, assigneeNames)
+  const deadline = writer ? (parseDue(opts.due_date, 'due_date') ?? 0) : 0
+  const now = nowUnix()
+  const closed = opts.closed === true
+  return writeTransaction(deps.db, () => {
+    const milestoneId = writer && opts.milestone ? repoMilestone(deps, ctx.repo.id, opts.milestone).id : 0
+    const labelIds = writer && opts.labels ? repoLabelsByIds(deps, ctx.repo.id, opts.labels).map((l) => l.id) : []
+    const { index } = statementsOf(deps.db).nextIndex.get({ repo: ctx.repo.id })!
+    const row = deps.db
+      .insert(issues)
+      .values({
+        repoId: ctx.repo.id,
+        index,
+        posterId: poster.id,
+        title: opts.title,
+        content: opts.body ?? '',
+        milestoneId,
+        isClosed: closed,
+        deadlineUnix: deadline,
+        createdUnix: now,
+        updatedUnix: now,
+        closedUnix: closed ? now : 0,
+      })
+      .returning()
+      .get()
+    bumpRepoCounters(deps, ctx.repo.id, false, 1, closed ? 1 : 0)
+    bumpMilestone(deps, milestoneId, 1, closed ? 1 : 0)
+    linkLabels(deps, row, labelIds)
+    setAssignees(deps, row.id, people)
+    return row
+  })
+}
+
+export interface IssueEdit {
+  title?: string
+  body?: string
+  assignee?: string | null
+  assignees?: string[]
+  milestone?: number | null
+  state?: string
+  due_date?: string | null
+  unset_due_date?: boolean
+}
+
+/** Edits an issue: the poster or a writer; assignees, milestone and deadline are for writers only. */
+export function editIssue(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow, opts: IssueEdit): IssueRow {
+  const issue = findIssue(deps, ctx.repo.id, index)
+  const writer = ctx.mode >= AccessMode.Write
+  if (!writer && issue.posterId !== caller.id) throw forbidden('Only the poster or a writer may edit this issue')
+  if (opts.state !== undefined && opts.state !== 'open' && opts.state !== 'closed') throw unprocessable('must be open or closed', 'State')
+  if (opts.title !== undefined && opts.title !== '') requireTitle(opts.title)
+  const assigneeNames = !writer
+    ? undefined
+    : opts.assignees !== undefined
+      ? opts.assignees
+      : opts.assignee !== undefined
+        ? opts.assignee
+          ? [opts.assignee]
+          : []
+        : undefined
+  const people = assigneeNames ? resolveAssignees(deps, assigneeNames) : undefined
+  const deadline = writer ? (opts.unset_due_date ? 0 : parseDue(opts.due_date, 'due_date')) : undefined
+  const now = nowUnix()
+  return writeTransaction(deps.db, () => {
+    const current = findIssue(deps, ctx.repo.id, index)
+    if (writer && opts.milestone !== undefined) {
+      const target = opts.milestone ? repoMilestone(deps, ctx.repo.id, opts.milestone).id : 0
+      setMilestone(deps, current, target)
+    }
+    const set: Partial<IssueRow> = { updatedUnix: now }
+    if (opts.title) set.title = opts.title
+    if (opts.body !== undefined) set.content = opts.body
+    if (deadline !== undefined) set.deadlineUnix = deadline
+    deps.db.update(issues).set(set).where(eq(issues.id, current.id)).run()
+    if (people) setAssignees(deps, current.id, people)
+    if (opts.state !== undefined) setClosed(deps, current, opts.state === 'closed', now)
+    return findIssue(deps, ctx.repo.id, index)
+  })
+}
+
+/** Sets or clears (null) an issue's deadline; writers only. Answers the stored value. */
+export function setIssueDeadline(deps: AppDeps, ctx: RepoContext, index: number, due: string | null): number {
+  const issue = findIssue(deps, ctx.repo.id, index)
+  const deadline = parseDue(due, 'due_date') ?? 0
+  deps.db.update(issues).set({ deadlineUnix: deadline, updatedUnix: nowUnix() }).where(eq(issues.id, issue.id)).run()
+  return deadline
+}
+
+/** Replaces, adds or clears the labels of an issue (writers; the caller checked). Answers the resulting labels. */
+export function changeIssueLabels(
+  deps: AppDeps,
+  ctx: RepoContext,
+  index: number,
+  action: 'add' | 'replace' | 'clear' | 'remove',
+  labelIds: number[],
+): void {
+  writeTransaction(deps.db, () => {
+    const issue = findIssue(deps, ctx.repo.id, index)
+    const wanted = repoLabelsByIds(deps, ctx.repo.id, labelIds).map((l) => l.id)
+    if (action === 'replace') {
+      unlinkLabels(deps, issue, labelIdsOfIssue(deps, issue.id).filter((id) => !wanted.includes(id)))
+      linkLabels(deps, issue, wanted)
+    } else if (action === 'add') linkLabels(deps, issue, wanted)
+    else if (action === 'remove') unlinkLabels(deps, issue, wanted)
+    else unlinkLabels(deps, issue, null)
+    deps.db.update(issues).set({ updatedUnix: nowUnix() }).where(eq(issues.id, issue.id)).run()
+  })
+}
+
+/** The labels of an issue, by name. */
+export function labelsOfIssue(deps: AppDeps, issueId: number): LabelRow[] {
+  return statementsOf(deps.db)
+    .labelsOf.all({ ids: JSON.stringify([issueId]) })
+    .map((l) => l.label)
+}

@@ -1,0 +1,85 @@
+import { and, asc, desc, eq } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { labels } from '../../db/schema'
+import { notFound, unprocessable } from '../../lib/errors'
+import { nowUnix } from '../../lib/time'
+import { charCount } from '../../lib/validate'
+import type { LabelRow } from '../../lib/convert/issue'
+
+const COLOR = /^#?([0-9a-fA-F]{6})$/
+
+/** `#rrggbb` / `rrggbb` → stored `#rrggbb` (lower case); 422 otherwise. */
+export function normaliseColor(color: string): string {
+  const m = COLOR.exec(color.trim())
+  if (!m) throw unprocessable('must be a colour like #00aabb', 'Color')
+  return '#' + m[1]!.toLowerCase()
+}
+
+function checkName(name: string): string {
+  if (name.trim() === '') throw unprocessable('Required', 'Name')
+  if (charCount(name) > 50) throw unprocessable('must be less than 50 characters', 'Name')
+  return name
+}
+
+const ORDER = {
+  leastissues: [asc(labels.numIssues), asc(labels.name)],
+  mostissues: [desc(labels.numIssues), asc(labels.name)],
+  reversealphabetically: [desc(labels.name)],
+  alphabetically: [asc(labels.name)],
+}
+
+/** Labels of a repository in the requested order (default alphabetical). */
+export function listLabels(deps: AppDeps, repoId: number, sort: string | undefined): LabelRow[] {
+  const order = ORDER[(sort || 'alphabetically') as keyof typeof ORDER]
+  if (!order) throw unprocessable('must be leastissues, mostissues, reversealphabetically or alphabetically', 'sort')
+  return deps.db
+    .select()
+    .from(labels)
+    .where(eq(labels.repoId, repoId))
+    .orderBy(...order, asc(labels.id))
+    .all()
+}
+
+/** A label by id, or (as Gitea 1.3 also accepts) by name; 404 otherwise. */
+export function getLabel(deps: AppDeps, repoId: number, idOrName: string): LabelRow {
+  const byId = /^\d+$/.test(idOrName)
+  const row = deps.db
+    .select()
+    .from(labels)
+    .where(and(eq(labels.repoId, repoId), byId ? eq(labels.id, Number(idOrName)) : eq(labels.name, idOrName)))
+    .get()
+  if (!row) throw notFound(`label does not exist [id: ${idOrName}]`)
+  return row
+}
+
+export function createLabel(deps: AppDeps, repoId: number, opts: { name: string; color: string; description?: string }): LabelRow {
+  const color = normaliseColor(opts.color)
+  const now = nowUnix()
+  return deps.db
+    .insert(labels)
+    .values({ repoId, name: checkName(opts.name), color, description: opts.description ?? '', createdUnix: now, updatedUnix: now })
+    .returning()
+    .get()
+}
+
+export function editLabel(
+  deps: AppDeps,
+  repoId: number,
+  idOrName: string,
+  opts: { name?: string; color?: string; description?: string },
+): LabelRow {
+  const label = getLabel(deps, repoId, idOrName)
+  const set: Partial<LabelRow> = { updatedUnix: nowUnix() }
+  if (opts.name !== undefined) set.name = checkName(opts.name)
+  if (opts.color !== undefined) set.color = normaliseColor(opts.color)
+  if (opts.description !== undefined) set.description = opts.description
+  return deps.db.update(labels).set(set).where(eq(labels.id, label.id)).returning().get()!
+}
+
+/** Deletes a label (its issue links go with it); unknown ids are fine (idempotent, as Gitea). */
+export function deleteLabel(deps: AppDeps, repoId: number, id: number): void {
+  deps.db
+    .delete(labels)
+    .where(and(eq(labels.repoId, repoId), eq(labels.id, id)))
+    .run()
+}

@@ -1,0 +1,131 @@
+import { and, asc, eq, sql } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { writeTransaction } from '../../db/client'
+import { issues, milestones, repositories } from '../../db/schema'
+import { notFound, unprocessable } from '../../lib/errors'
+import { nowUnix, parseTimestamp } from '../../lib/time'
+import { charCount } from '../../lib/validate'
+import type { MilestoneRow } from '../../lib/convert/issue'
+
+function checkState(state: string | undefined): boolean | undefined {
+  if (state === undefined || state === '') return undefined
+  if (state !== 'open' && state !== 'closed') throw unprocessable('must be open or closed', 'State')
+  return state === 'closed'
+}
+
+function checkTitle(title: string): string {
+  if (title.trim() === '') throw unprocessable('Required', 'Title')
+  if (charCount(title) > 255) throw unprocessable('must be less than 255 characters', 'Title')
+  return title
+}
+
+const parseDue = (value: string | null | undefined): number | undefined =>
+  value === undefined ? undefined : value === null || value === '' ? 0 : parseTimestamp(value, 'due_on')
+
+function bumpRepoMilestones(deps: AppDeps, repoId: number, total: number, closed: number) {
+  deps.db
+    .update(repositories)
+    .set({
+      numMilestones: sql`${repositories.numMilestones} + ${total}`,
+      numClosedMilestones: sql`${repositories.numClosedMilestones} + ${closed}`,
+    })
+    .where(eq(repositories.id, repoId))
+    .run()
+}
+
+/** Milestones of a repository by state (`open` default, `closed`, `all`), by deadline then id. */
+export function listMilestones(deps: AppDeps, repoId: number, state: string | undefined): MilestoneRow[] {
+  const s = state || 'open'
+  if (s !== 'open' && s !== 'closed' && s !== 'all') throw unprocessable('must be open, closed or all', 'state')
+  return deps.db
+    .select()
+    .from(milestones)
+    .where(and(eq(milestones.repoId, repoId), s === 'all' ? undefined : eq(milestones.isClosed, s === 'closed')))
+    .orderBy(asc(milestones.id))
+    .all()
+}
+
+export function getMilestone(deps: AppDeps, repoId: number, id: number): MilestoneRow {
+  const row = Number.isSafeInteger(id)
+    ? deps.db
+        .select()
+        .from(milestones)
+        .where(and(eq(milestones.repoId, repoId), eq(milestones.id, id)))
+        .get()
+    : undefined
+  if (!row) throw notFound(`milestone does not exist [id: ${id}]`)
+  return row
+}
+
+export function createMilestone(
+  deps: AppDeps,
+  repoId: number,
+  opts: { title: string; description?: string; due_on?: string | null; state?: string },
+): MilestoneRow {
+  const name = checkTitle(opts.title)
+  const closed = checkState(opts.state) ?? false
+  const deadline = parseDue(opts.due_on) ?? 0
+  const now = nowUnix()
+  return writeTransaction(deps.db, () => {
+    const row = deps.db
+      .insert(milestones)
+      .values({
+        repoId,
+        name,
+        content: opts.description ?? '',
+        isClosed: closed,
+        closedUnix: closed ? now : 0,
+        deadlineUnix: deadline,
+        createdUnix: now,
+        updatedUnix: now,
+      })
+      .returning()
+      .get()
+    bumpRepoMilestones(deps, repoId, 1, closed ? 1 : 0)
+    return row
+  })
+}
+
+export function editMilestone(
+  deps: AppDeps,
+  repoId: number,
+  id: number,
+  opts: { title?: string; description?: string; due_on?: string | null; state?: string },
+): MilestoneRow {
+  const closed = checkState(opts.state)
+  const deadline = parseDue(opts.due_on)
+  if (opts.title) checkTitle(opts.title)
+  const now = nowUnix()
+  return writeTransaction(deps.db, () => {
+    const current = getMilestone(deps, repoId, id)
+    const set: Partial<MilestoneRow> = { updatedUnix: now }
+    if (opts.title) set.name = opts.title
+    if (opts.description !== undefined) set.content = opts.description
+    if (deadline !== undefined && deadline > 0) set.deadlineUnix = deadline
+    if (opts.due_on === null) set.deadlineUnix = 0
+    if (closed !== undefined && closed !== current.isClosed) {
+      set.isClosed = closed
+      set.closedUnix = closed ? now : 0
+      bumpRepoMilestones(deps, repoId, 0, closed ? 1 : -1)
+    }
+    return deps.db.update(milestones).set(set).where(eq(milestones.id, current.id)).returning().get()!
+  })
+}
+
+/** Deletes a milestone; its issues keep going without one. Unknown ids are fine (idempotent, as Gitea). */
+export function deleteMilestone(deps: AppDeps, repoId: number, id: number): void {
+  writeTransaction(deps.db, () => {
+    const row = deps.db
+      .delete(milestones)
+      .where(and(eq(milestones.repoId, repoId), eq(milestones.id, id)))
+      .returning()
+      .get()
+    if (!row) return
+    deps.db
+      .update(issues)
+      .set({ milestoneId: 0 })
+      .where(and(eq(issues.repoId, repoId), eq(issues.milestoneId, id)))
+      .run()
+    bumpRepoMilestones(deps, repoId, -1, row.isClosed ? -1 : 0)
+  })
+}

@@ -1,0 +1,92 @@
+import { and, asc, eq, gte, lte } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { writeTransaction } from '../../db/client'
+import { issueAssignees, trackedTimes } from '../../db/schema'
+import type { UserRow } from '../../auth/caller'
+import { AccessMode, type RepoRow } from '../../auth/access'
+import type { RepoContext } from '../../auth/repo-context'
+import { ApiError, forbidden } from '../../lib/errors'
+import { nowUnix, parseTimestamp } from '../../lib/time'
+import { toApiTrackedTime, type TrackedTimeRow } from '../../lib/convert/issue'
+import { findIssue, usersByIds } from '../issues/service'
+import { insertComment } from '../comments/service'
+import { getUserByName } from '../users/service'
+
+/** Timeline event type of "time added" (Gitea's CommentTypeAddTimeManual). */
+export const TIME_ADDED_EVENT = 15
+
+/** 400 `time tracking disabled` (with Gitea's capitalised `Message` too) when the repository turned it off. */
+export function requireTimeTracking(repo: RepoRow): void {
+  if (!repo.enableTimeTracker) throw new ApiError(400, 'time tracking disabled', { Message: 'time tracking disabled' })
+}
+
+export interface NewTime {
+  time: number
+  created?: string
+  user_name?: string
+}
+
+/**
+ * Records time on an issue and a "time added" event. When the repository restricts tracking to
+ * contributors, only writers, the poster and the assignees may; recording for another user needs admin.
+ */
+export function addTime(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow, opts: NewTime): TrackedTimeRow {
+  requireTimeTracking(ctx.repo)
+  if (!Number.isSafeInteger(opts.time) || opts.time <= 0) throw new ApiError(400, '[Time]: must be a positive number of seconds')
+  const created = opts.created ? parseTimestamp(opts.created, 'created') : nowUnix()
+  const issue = findIssue(deps, ctx.repo.id, index)
+  let worker = caller
+  if (opts.user_name && opts.user_name.toLowerCase() !== caller.lowerName) {
+    if (ctx.mode < AccessMode.Admin) throw forbidden('Only repository admins may record time for another user')
+    worker = getUserByName(deps, opts.user_name)
+  }
+  if (ctx.repo.allowOnlyContributorsToTrackTime && ctx.mode < AccessMode.Write && issue.posterId !== caller.id) {
+    const assigned = deps.db
+      .select({ id: issueAssignees.id })
+      .from(issueAssignees)
+      .where(and(eq(issueAssignees.issueId, issue.id), eq(issueAssignees.assigneeId, caller.id)))
+      .get()
+    if (!assigned) throw forbidden('Only contributors may track time on this repository')
+  }
+  return writeTransaction(deps.db, () => {
+    const row = deps.db
+      .insert(trackedTimes)
+      .values({ issueId: issue.id, repoId: ctx.repo.id, userId: worker.id, time: opts.time, createdUnix: created })
+      .returning()
+      .get()
+    insertComment(deps, issue, worker, TIME_ADDED_EVENT, String(opts.time), JSON.stringify({ tracked_time_id: row.id }))
+    return row
+  })
+}
+
+export interface TimeFilter {
+  issueId?: number
+  repoId?: number
+  userId?: number
+  since?: string
+  before?: string
+}
+
+/** Tracked times, oldest first, by issue, repository and/or user. */
+export function listTimes(deps: AppDeps, f: TimeFilter): TrackedTimeRow[] {
+  return deps.db
+    .select()
+    .from(trackedTimes)
+    .where(
+      and(
+        f.issueId !== undefined ? eq(trackedTimes.issueId, f.issueId) : undefined,
+        f.repoId !== undefined ? eq(trackedTimes.repoId, f.repoId) : undefined,
+        f.userId !== undefined ? eq(trackedTimes.userId, f.userId) : undefined,
+        f.since ? gte(trackedTimes.createdUnix, parseTimestamp(f.since, 'since')) : undefined,
+        f.before ? lte(trackedTimes.createdUnix, parseTimestamp(f.before, 'before')) : undefined,
+      ),
+    )
+    .orderBy(asc(trackedTimes.createdUnix), asc(trackedTimes.id))
+    .all()
+}
+
+/** TrackedTime records (user names fetched in one query). */
+export function timesToApi(deps: AppDeps, rows: TrackedTimeRow[]) {
+  const people = usersByIds(deps, rows.map((r) => r.userId))
+  return rows.map((r) => toApiTrackedTime(r, people.get(r.userId)))
+}

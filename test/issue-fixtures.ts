@@ -1,0 +1,38 @@
+import { collaborations } from '../src/db/schema'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+
+/** The people of the issue-tracker tests and what they may do in the owner's repositories. */
+export interface TrackerWorld {
+  s: TestServer
+  owner: TestUser
+  admin: TestUser
+  writer: TestUser
+  reader: TestUser
+  outsider: TestUser
+  /** Creates a repository of the owner (public unless told) with admin/writer/reader collaborators. */
+  repo(name: string, opts?: { private?: boolean }): Promise<{ id: number; path: string }>
+}
+
+export async function startTrackerWorld(): Promise<TrackerWorld> {
+  const s = await startTestServer()
+  const [owner, admin, writer, reader, outsider] = [
+    await s.user('owner'),
+    await s.user('maintainer'),
+    await s.user('writer'),
+    await s.user('reader'),
+    await s.user('outsider'),
+  ]
+  async function repo(name: string, opts: { private?: boolean } = {}) {
+    const r = await s.post('/user/repos', { name, private: opts.private ?? false }, { token: owner.token })
+    if (r.status !== 201) throw new Error(`repo create failed: ${r.status} ${r.text}`)
+    const now = Math.floor(Date.now() / 1000)
+    for (const [who, mode] of [
+      [admin, 3],
+      [writer, 2],
+      [reader, 1],
+    ] as const)
+      s.deps.db.insert(collaborations).values({ repoId: r.body.id, userId: who.user.id, mode, createdUnix: now, updatedUnix: now }).run()
+    return { id: r.body.id as number, path: `/repos/owner/${name}` }
+  }
+  return { s, owner, admin, writer, reader, outsider, repo }
+}
