@@ -1,0 +1,346 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { issues, repositories } from '../src/db/schema'
+import { startTrackerWorld, type TrackerWorld } from './issue-fixtures'
+
+let w: TrackerWorld
+let pub: { id: number; path: string }
+let priv: { id: number; path: string }
+beforeAll(async () => {
+  w = await startTrackerWorld()
+  pub = await w.repo('tracker')
+  priv = await w.repo('secret', { private: true })
+})
+afterAll(() => w.s.stop())
+
+const repoRow = (id: number) => w.s.deps.db.select().from(repositories).where(eq(repositories.id, id)).get()!
+const issueCount = (id: number) => w.s.deps.db.select().from(issues).where(eq(issues.repoId, id)).all().length
+
+/** Counts SQL statement executions on the server's connection while `fn` runs. */
+async function countQueries(fn: () => Promise<unknown>): Promise<number> {
+  const client = w.s.deps.db.$client as any
+  let n = 0
+  let counting = false
+  if (!client.__counted) {
+    client.__counted = true
+    for (const factory of ['prepare', 'query']) {
+      const original = client[factory].bind(client)
+      client[factory] = (sql: string, ...rest: unknown[]) => {
+        const st = original(sql, ...rest)
+        if (!st.__wrapped) {
+          st.__wrapped = true
+          for (const m of ['get', 'all', 'values', 'run']) {
+            const run = st[m].bind(st)
+            st[m] = (...args: unknown[]) => {
+              client.__onQuery?.()
+              return run(...args)
+            }
+          }
+        }
+        return st
+      }
+    }
+  }
+  client.__onQuery = () => {
+    if (counting) n++
+  }
+  counting = true
+  try {
+    await fn()
+  } finally {
+    counting = false
+  }
+  return n
+}
+
+describe('creating issues', () => {
+  test('POST answers 201 with the full Issue record', async () => {
+    const r = await w.s.post(`${pub.path}/issues`, { title: 'First', body: 'text' }, { token: w.owner.token })
+    expect(r.status).toBe(201)
+    const base = w.s.config.baseUrl
+    expect(r.body).toMatchObject({
+      number: 1,
+      title: 'First',
+      body: 'text',
+      state: 'open',
+      comments: 0,
+      labels: [],
+      milestone: null,
+      assignee: null,
+      assignees: [],
+      closed_at: null,
+      due_date: null,
+      pull_request: null,
+      url: `${base}api/v1/repos/owner/tracker/issues/1`,
+      html_url: `${base}owner/tracker/issues/1`,
+      repository: { id: pub.id, name: 'tracker', owner: 'owner', full_name: 'owner/tracker' },
+    })
+    expect(r.body.user.login).toBe('owner')
+    expect(r.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    expect(repoRow(pub.id).numIssues).toBe(1)
+  })
+
+  test('anonymous callers get 401; anyone who can read may open an issue', async () => {
+    expect((await w.s.post(`${pub.path}/issues`, { title: 'x' })).status).toBe(401)
+    const r = await w.s.post(`${pub.path}/issues`, { title: 'from outside' }, { token: w.outsider.token })
+    expect(r.status).toBe(201)
+    expect(r.body.user.login).toBe('outsider')
+    const p = await w.s.post(`${priv.path}/issues`, { title: 'from reader' }, { token: w.reader.token })
+    expect(p.status).toBe(201)
+  })
+
+  test('a private repository’s issues are 404 to outsiders and anonymous callers', async () => {
+    for (const auth of [{}, { token: w.outsider.token }]) {
+      expect((await w.s.get(`${priv.path}/issues`, auth)).status).toBe(404)
+      expect((await w.s.get(`${priv.path}/issues/1`, auth)).status).toBe(404)
+      expect((await w.s.patch(`${priv.path}/issues/1`, { title: 'z' }, auth)).status).toBe(404)
+    }
+    expect((await w.s.post(`${priv.path}/issues`, { title: 'x' }, { token: w.outsider.token })).status).toBe(404)
+    expect((await w.s.get(`${priv.path}/issues`, { token: w.reader.token })).status).toBe(200)
+  })
+
+  test('labels, milestone and assignees apply for writers and are dropped for others', async () => {
+    const label = (await w.s.post(`${pub.path}/labels`, { name: 'bug', color: '#ee0701' }, { token: w.owner.token })).body
+    const ms = (await w.s.post(`${pub.path}/milestones`, { title: 'v1' }, { token: w.owner.token })).body
+    const opts = { title: 'Planned', labels: [label.id], milestone: ms.id, assignee: 'writer', assignees: ['reader'], due_date: '2031-02-03T04:05:06Z' }
+    const byWriter = await w.s.post(`${pub.path}/issues`, opts, { token: w.writer.token })
+    expect(byWriter.status).toBe(201)
+    expect(byWriter.body.labels.map((l: any) => l.name)).toEqual(['bug'])
+    expect(byWriter.body.milestone.id).toBe(ms.id)
+    expect(byWriter.body.milestone.open_issues).toBe(1)
+    expect(byWriter.body.assignee.login).toBe('writer')
+    expect(byWriter.body.assignees.map((u: any) => u.login)).toEqual(['writer', 'reader'])
+    expect(byWriter.body.due_date).toBe('2031-02-03T04:05:06Z')
+    const byOutsider = await w.s.post(`${pub.path}/issues`, opts, { token: w.outsider.token })
+    expect(byOutsider.status).toBe(201)
+    expect(byOutsider.body).toMatchObject({ labels: [], milestone: null, assignee: null, assignees: [], due_date: null })
+  })
+
+  test('closed: true creates a closed issue and counts it', async () => {
+    const before = repoRow(pub.id)
+    const r = await w.s.post(`${pub.path}/issues`, { title: 'Done already', closed: true }, { token: w.owner.token })
+    expect(r.status).toBe(201)
+    expect(r.body.state).toBe('closed')
+    expect(r.body.closed_at).not.toBeNull()
+    const after = repoRow(pub.id)
+    expect(after.numIssues).toBe(before.numIssues + 1)
+    expect(after.numClosedIssues).toBe(before.numClosedIssues + 1)
+  })
+
+  test('bad input answers 4xx and changes nothing (no index consumed)', async () => {
+    const other = await w.repo('other')
+    const foreign = (await w.s.post(`${other.path}/labels`, { name: 'x', color: '#000000' }, { token: w.owner.token })).body
+    const before = { count: issueCount(pub.id), repo: repoRow(pub.id) }
+    const bad = [
+      {},
+      { title: '' },
+      { title: '   ' },
+      { title: 42 },
+      { title: 'x', assignee: 'nobody-here' },
+      { title: 'x', labels: [foreign.id] },
+      { title: 'x', labels: [999999] },
+      { title: 'x', milestone: 999999 },
+      { title: 'x', due_date: 'next tuesday' },
+    ]
+    for (const body of bad) {
+      const r = await w.s.post(`${pub.path}/issues`, body, { token: w.owner.token })
+      expect(r.status).toBe(422)
+      expect(typeof r.body.message).toBe('string')
+    }
+    expect(issueCount(pub.id)).toBe(before.count)
+    expect(repoRow(pub.id).numIssues).toBe(before.repo.numIssues)
+    const next = await w.s.post(`${pub.path}/issues`, { title: 'after the failures' }, { token: w.owner.token })
+    expect(next.body.number).toBe(before.count + 1)
+  })
+
+  test('concurrent creation hands out unique, gap-free indexes', async () => {
+    const repo = await w.repo('busy')
+    const who = [w.owner, w.writer, w.reader, w.outsider, w.admin]
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => w.s.post(`${repo.path}/issues`, { title: `parallel ${i}` }, { token: who[i % who.length]!.token })),
+    )
+    expect(results.every((r) => r.status === 201)).toBe(true)
+    const numbers = results.map((r) => r.body.number).sort((a, b) => a - b)
+    expect(numbers).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
+    expect(repoRow(repo.id).numIssues).toBe(40)
+  })
+})
+
+describe('reading issues', () => {
+  let repo: { id: number; path: string }
+  beforeAll(async () => {
+    repo = await w.repo('listing')
+    const bug = (await w.s.post(`${repo.path}/labels`, { name: 'bug', color: 'ff0000' }, { token: w.owner.token })).body
+    const ui = (await w.s.post(`${repo.path}/labels`, { name: 'ui', color: '00ff00' }, { token: w.owner.token })).body
+    const ms = (await w.s.post(`${repo.path}/milestones`, { title: 'v2' }, { token: w.owner.token })).body
+    for (let i = 1; i <= 12; i++) {
+      const labels = i % 3 === 0 ? [bug.id, ui.id] : i % 2 === 0 ? [bug.id] : []
+      const r = await w.s.post(
+        `${repo.path}/issues`,
+        { title: `Issue ${i}${i === 7 ? ' needle' : ''}`, body: i === 8 ? 'a haystack needle' : 'plain', labels, milestone: i <= 4 ? ms.id : 0, assignees: i === 5 ? ['writer', 'reader'] : [], closed: i > 10 },
+        { token: w.owner.token },
+      )
+      expect(r.status).toBe(201)
+    }
+  })
+
+  test('open issues by default, newest first, with paging headers', async () => {
+    const r = await w.s.get(`${repo.path}/issues?limit=4&page=2`)
+    expect(r.status).toBe(200)
+    expect(r.body.map((i: any) => i.number)).toEqual([6, 5, 4, 3])
+    expect(r.headers.get('x-total-count')).toBe('10')
+    const link = r.headers.get('link')!
+    expect(link).toContain('rel="next"')
+    expect(link).toContain('rel="prev"')
+    expect(link).toContain('rel="first"')
+    expect(link).toContain('rel="last"')
+    expect(link).toContain('page=3')
+    const kept = await w.s.get(`${repo.path}/issues?state=open&limit=4`)
+    expect(kept.headers.get('link')).toContain('state=open')
+    const last = await w.s.get(`${repo.path}/issues?limit=4&page=3`)
+    expect(last.body.map((i: any) => i.number)).toEqual([2, 1])
+    expect(last.headers.get('link')).not.toContain('rel="next"')
+  })
+
+  test('state closed / all and bad state', async () => {
+    const closed = await w.s.get(`${repo.path}/issues?state=closed`)
+    expect(closed.body.map((i: any) => i.number)).toEqual([12, 11])
+    expect(closed.headers.get('x-total-count')).toBe('2')
+    const all = await w.s.get(`${repo.path}/issues?state=all&limit=50`)
+    expect(all.body).toHaveLength(12)
+    expect((await w.s.get(`${repo.path}/issues?state=sideways`)).status).toBe(422)
+  })
+
+  test('q searches title and body; labels filters by ids or names (all of them)', async () => {
+    const q = await w.s.get(`${repo.path}/issues?q=needle`)
+    expect(q.body.map((i: any) => i.number).sort()).toEqual([7, 8])
+    const ids = (await w.s.get(`${repo.path}/labels`)).body
+    const bugId = ids.find((l: any) => l.name === 'bug').id
+    const byId = await w.s.get(`${repo.path}/issues?labels=${bugId}&limit=50`)
+    expect(byId.body.map((i: any) => i.number)).toEqual([10, 9, 8, 6, 4, 3, 2])
+    const both = await w.s.get(`${repo.path}/issues?labels=bug,ui`)
+    expect(both.body.map((i: any) => i.number)).toEqual([9, 6, 3])
+    expect(both.headers.get('x-total-count')).toBe('3')
+    const unknown = await w.s.get(`${repo.path}/issues?labels=nosuchlabel`)
+    expect(unknown.body).toEqual([])
+    const ms = await w.s.get(`${repo.path}/issues?milestones=v2`)
+    expect(ms.body.map((i: any) => i.number)).toEqual([4, 3, 2, 1])
+  })
+
+  test('lists return complete records in a fixed number of queries whatever the page size', async () => {
+    let small: any
+    let large: any
+    const few = await countQueries(async () => (small = await w.s.get(`${repo.path}/issues?state=all&limit=2`, { token: w.owner.token })))
+    const many = await countQueries(async () => (large = await w.s.get(`${repo.path}/issues?state=all&limit=50`, { token: w.owner.token })))
+    expect(small.body).toHaveLength(2)
+    expect(large.body).toHaveLength(12)
+    expect(many).toBe(few)
+    expect(many).toBeLessThanOrEqual(12)
+    const five = large.body.find((i: any) => i.number === 5)
+    expect(five.assignees.map((u: any) => u.login)).toEqual(['writer', 'reader'])
+    const three = large.body.find((i: any) => i.number === 3)
+    expect(three.labels.map((l: any) => l.name)).toEqual(['bug', 'ui'])
+    expect(three.milestone.title).toBe('v2')
+    expect(three.user.login).toBe('owner')
+  })
+
+  test('GET one issue by index; unknown index and non-numeric index are 404', async () => {
+    const r = await w.s.get(`${repo.path}/issues/5`)
+    expect(r.status).toBe(200)
+    expect(r.body.number).toBe(5)
+    expect(r.body.assignee.login).toBe('writer')
+    expect((await w.s.get(`${repo.path}/issues/999`)).status).toBe(404)
+    expect((await w.s.get(`/repos/owner/nope/issues/1`)).status).toBe(404)
+  })
+})
+
+describe('editing issues', () => {
+  let repo: { id: number; path: string }
+  beforeAll(async () => {
+    repo = await w.repo('editing')
+  })
+  const newIssue = async (token: string, extra: object = {}) =>
+    (await w.s.post(`${repo.path}/issues`, { title: 'To edit', ...extra }, { token })).body
+
+  test('PATCH answers 201; closing sets closed_at and counters, reopening clears them', async () => {
+    const ms = (await w.s.post(`${repo.path}/milestones`, { title: 'm' }, { token: w.owner.token })).body
+    const label = (await w.s.post(`${repo.path}/labels`, { name: 'l', color: '#123456' }, { token: w.owner.token })).body
+    const issue = await newIssue(w.owner.token, { milestone: ms.id, labels: [label.id] })
+    expect((await w.s.get(repo.path)).body.open_issues_count).toBe(1)
+    const closed = await w.s.patch(`${repo.path}/issues/${issue.number}`, { state: 'closed' }, { token: w.writer.token })
+    expect(closed.status).toBe(201)
+    expect(closed.body.state).toBe('closed')
+    expect(closed.body.closed_at).toMatch(/Z$/)
+    expect(closed.body.milestone).toMatchObject({ open_issues: 0, closed_issues: 1 })
+    expect((await w.s.get(repo.path)).body.open_issues_count).toBe(0)
+    const reopened = await w.s.patch(`${repo.path}/issues/${issue.number}`, { state: 'open' }, { token: w.writer.token })
+    expect(reopened.body.state).toBe('open')
+    expect(reopened.body.closed_at).toBeNull()
+    expect(reopened.body.milestone).toMatchObject({ open_issues: 1, closed_issues: 0 })
+    expect((await w.s.get(repo.path)).body.open_issues_count).toBe(1)
+  })
+
+  test('title, body, assignees, milestone and deadline by a writer', async () => {
+    const ms = (await w.s.post(`${repo.path}/milestones`, { title: 'later' }, { token: w.owner.token })).body
+    const issue = await newIssue(w.reader.token)
+    const r = await w.s.patch(
+      `${repo.path}/issues/${issue.number}`,
+      { title: 'Renamed', body: 'new body', assignees: ['writer'], milestone: ms.id, due_date: '2032-01-01T00:00:00Z' },
+      { token: w.writer.token },
+    )
+    expect(r.status).toBe(201)
+    expect(r.body).toMatchObject({ title: 'Renamed', body: 'new body', due_date: '2032-01-01T00:00:00Z' })
+    expect(r.body.assignees.map((u: any) => u.login)).toEqual(['writer'])
+    expect(r.body.milestone.id).toBe(ms.id)
+    const cleared = await w.s.patch(`${repo.path}/issues/${issue.number}`, { assignee: '', milestone: 0, unset_due_date: true }, { token: w.writer.token })
+    expect(cleared.body).toMatchObject({ assignee: null, assignees: [], milestone: null, due_date: null, title: 'Renamed' })
+  })
+
+  test('the poster may edit their own issue; readers may not edit others’; anonymous 401', async () => {
+    const mine = await newIssue(w.reader.token)
+    const own = await w.s.patch(`${repo.path}/issues/${mine.number}`, { title: 'Mine, edited', state: 'closed' }, { token: w.reader.token })
+    expect(own.status).toBe(201)
+    expect(own.body).toMatchObject({ title: 'Mine, edited', state: 'closed' })
+    const theirs = await newIssue(w.owner.token)
+    const denied = await w.s.patch(`${repo.path}/issues/${theirs.number}`, { title: 'hijack' }, { token: w.reader.token })
+    expect(denied.status).toBe(403)
+    expect((await w.s.patch(`${repo.path}/issues/${theirs.number}`, { title: 'anon' })).status).toBe(401)
+    expect((await w.s.get(`${repo.path}/issues/${theirs.number}`)).body.title).toBe('To edit')
+    // A poster without write access cannot assign or schedule: silently ignored, as Gitea.
+    const sneaky = await w.s.patch(`${repo.path}/issues/${mine.number}`, { assignees: ['reader'] }, { token: w.reader.token })
+    expect(sneaky.body.assignees).toEqual([])
+  })
+
+  test('bad edits answer 4xx and change nothing', async () => {
+    const issue = await newIssue(w.owner.token)
+    for (const body of [{ state: 'maybe' }, { assignee: 'ghost' }, { milestone: 424242 }, { due_date: 'soon' }, { title: 7 }]) {
+      const r = await w.s.patch(`${repo.path}/issues/${issue.number}`, { title: 'should not stick', ...body }, { token: w.owner.token })
+      expect(r.status).toBe(422)
+    }
+    const now = (await w.s.get(`${repo.path}/issues/${issue.number}`)).body
+    expect(now).toMatchObject({ title: 'To edit', state: 'open', milestone: null, assignees: [] })
+    expect((await w.s.patch(`${repo.path}/issues/9999`, { title: 'x' }, { token: w.owner.token })).status).toBe(404)
+  })
+
+  test('POST …/deadline sets and clears the deadline (writers only)', async () => {
+    const issue = await newIssue(w.owner.token)
+    const set = await w.s.post(`${repo.path}/issues/${issue.number}/deadline`, { due_date: '2033-03-03T00:00:00Z' }, { token: w.writer.token })
+    expect(set.status).toBe(201)
+    expect(set.body).toEqual({ due_date: '2033-03-03T00:00:00Z' })
+    expect((await w.s.get(`${repo.path}/issues/${issue.number}`)).body.due_date).toBe('2033-03-03T00:00:00Z')
+    const clear = await w.s.post(`${repo.path}/issues/${issue.number}/deadline`, { due_date: null }, { token: w.writer.token })
+    expect(clear.body).toEqual({ due_date: null })
+    expect((await w.s.post(`${repo.path}/issues/${issue.number}/deadline`, { due_date: '2033-03-03T00:00:00Z' }, { token: w.reader.token })).status).toBe(403)
+    expect((await w.s.post(`${repo.path}/issues/${issue.number}/deadline`, { due_date: 'bad' }, { token: w.writer.token })).status).toBe(422)
+  })
+
+  test('a repository with its issue tracker off answers 404 on issue routes', async () => {
+    const off = await w.repo('no-issues')
+    await w.s.post(`${off.path}/issues`, { title: 'before' }, { token: w.owner.token })
+    w.s.deps.db.update(repositories).set({ hasIssues: false }).where(eq(repositories.id, off.id)).run()
+    expect((await w.s.get(`${off.path}/issues`)).status).toBe(404)
+    expect((await w.s.get(`${off.path}/issues/1`)).status).toBe(404)
+    expect((await w.s.post(`${off.path}/issues`, { title: 'x' }, { token: w.owner.token })).status).toBe(404)
+    expect((await w.s.get(`${off.path}/labels`)).status).toBe(404)
+  })
+})
