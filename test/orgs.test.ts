@@ -31,7 +31,9 @@ describe('creating organisations', () => {
     expect(teams.body).toHaveLength(1)
     expect(teams.body[0]).toMatchObject({ name: 'Owners', permission: 'owner', includes_all_repositories: true, can_create_org_repo: true })
     expect(teams.body[0].organization.username).toBe('Acme')
-    expect((await s.get('/orgs/acme/members/olga', { token: olga.token })).status).toBe(204)
+    const check = await s.get('/orgs/acme/members/olga', { token: olga.token })
+    expect(check.status).toBe(204)
+    expect(check.text).toBe('')
   })
 
   test('admin route: 401 anonymous, 403 non-admin, 404 unknown user', async () => {
@@ -228,6 +230,26 @@ describe('deleting organisations and owners', () => {
     expect(r.status).toBe(422)
     expect(r.body.message).toContain('still owns 1 repository')
     expect((await s.get('/orgs/miaorg', { token: mia.token })).status).toBe(200)
+  })
+
+  test('organisation repositories: unknown org 404, outsiders 403, name clash 409', async () => {
+    expect((await s.post('/org/nope/repos', { name: 'x' }, { token: mia.token })).status).toBe(404)
+    expect((await s.post('/orgs/acme/repos', { name: 'x' }, { token: mia.token })).status).toBe(403)
+    expect((await s.post('/orgs/miaorg/repos', { name: 'KEEP' }, { token: mia.token })).status).toBe(409)
+    const bad = await s.post('/orgs/miaorg/repos', { name: 'a b' }, { token: mia.token })
+    expect(bad.status).toBe(422)
+    expect((await s.get('/orgs/miaorg/repos', { token: mia.token })).body.map((r: any) => r.name)).toEqual(['keep'])
+  })
+
+  test('the OpenAPI document names every organisation and team route', async () => {
+    const spec: any = await (await fetch(`${s.url}/swagger.v1.json`)).json()
+    const ids = new Set(Object.values(spec.paths).flatMap((p: any) => Object.values(p).map((op: any) => op.operationId)))
+    for (const id of ['adminCreateOrg', 'adminGetAllOrgs', 'orgCreate', 'orgGet', 'orgEdit', 'orgDelete', 'orgListMembers', 'orgIsMember',
+      'orgDeleteMember', 'orgListPublicMembers', 'orgIsPublicMember', 'orgPublicizeMember', 'orgConcealMember', 'orgListRepos',
+      'createOrgRepo', 'orgListCurrentUserOrgs', 'orgListUserOrgs', 'orgListTeams', 'orgCreateTeam', 'orgGetTeam', 'orgEditTeam',
+      'orgDeleteTeam', 'orgListTeamMembers', 'orgListTeamMember', 'orgAddTeamMember', 'orgRemoveTeamMember', 'orgListTeamRepos',
+      'orgAddTeamRepository', 'orgRemoveTeamRepository', 'userListTeams'])
+      expect(ids.has(id)).toBe(true)
   })
 
   test('an owner deletes an empty organisation with its teams', async () => {
