@@ -107,6 +107,9 @@ export function createApp(deps: AppDeps) {
         swagger: {
           cdn: '/api/swagger/assets/swagger-ui-bundle.js',
           theme: '/api/swagger/assets/swagger-ui.css',
+          // The plugin would point the page at "swagger.v1.json" relative to /api/swagger, i.e.
+          // /api/swagger.v1.json, which does not exist: name the document's real place.
+          url: `${new URL(config.baseUrl).pathname}swagger.v1.json`,
         } as any,
         documentation: {
           info: { title: 'Warren API', version: WARREN_VERSION, description: 'Gitea-compatible API of Warren.', license: { name: 'MIT' } },

@@ -43,7 +43,7 @@ export const markdownModule = (deps: AppDeps) =>
       },
       {
         // The body is the markdown whatever the Content-Type says: read it as text, never as JSON.
-        parse: ({ request }) => request.text(),
+        parse: 'text',
         body: MarkdownRawBody,
         response: { 200: MarkdownRender },
         detail: {
