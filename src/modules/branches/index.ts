@@ -1,5 +1,42 @@
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { loadRepoContext } from '../../auth/repo-context'
+import { RepoParams } from '../repos/model'
+import { pageOf, pageQueryFields, setPageHeaders } from '../../lib/pagination'
+import { BranchSchema } from './model'
+import { RepoWildcardParams, wildcardOf } from '../files/model'
+import { getBranch, listBranches } from './service'
 
 /** Branches of a repository (issue 3). */
-export const branchesModule = (deps: AppDeps) => new Elysia({ name: 'branches', detail: { tags: ['repository'] } })
+export const branchesModule = (deps: AppDeps) =>
+  new Elysia({ name: 'branches', detail: { tags: ['repository'] } })
+    .get(
+      '/repos/:owner/:repo/branches',
+      async ({ request, params, query, set }) => {
+        const ctx = await loadRepoContext(deps, request, params.owner, params.repo)
+        const paged = query.page !== undefined || query.limit !== undefined
+        const page = paged ? pageOf(query) : null
+        const { total, branches } = await listBranches(deps, ctx, page)
+        if (page) setPageHeaders(set, deps.config, request, page, total)
+        else set.headers['X-Total-Count'] = String(total)
+        return branches
+      },
+      {
+        params: RepoParams,
+        query: t.Object(pageQueryFields),
+        response: { 200: t.Array(BranchSchema) },
+        detail: { operationId: 'repoListBranches', summary: "List a repository's branches" },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/branches/*',
+      async ({ request, params }) => {
+        const ctx = await loadRepoContext(deps, request, params.owner, params.repo)
+        return getBranch(deps, ctx, wildcardOf(params))
+      },
+      {
+        params: RepoWildcardParams,
+        response: { 200: BranchSchema },
+        detail: { operationId: 'repoGetBranch', summary: "Retrieve a specific branch from a repository, including its effective branch protection" },
+      },
+    )

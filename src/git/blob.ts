@@ -1,0 +1,57 @@
+import { runGit } from './run'
+import { startGitOutput } from './stream'
+
+/**
+ * Paths inside a tree, taken from URLs: split on '/', each segment URL-decoded once, empty and
+ * '.' segments dropped; '..' (also when it was written %2e%2e), NUL and control characters
+ * refuse the whole path (null).
+ */
+export function normaliseTreePath(raw: string | string[]): string[] | null {
+  const parts = Array.isArray(raw) ? raw : raw.split('/')
+  const out: string[] = []
+  for (const part of parts) {
+    let seg: string
+    try {
+      seg = decodeURIComponent(part)
+    } catch {
+      return null
+    }
+    for (const piece of seg.split('/')) {
+      if (piece === '' || piece === '.') continue
+      if (piece === '..' || /[\x00-\x1f\x7f]/.test(piece)) return null
+      out.push(piece)
+    }
+  }
+  return out
+}
+
+const SHA = /^[0-9a-f]{40,64}$/
+
+/** `<commit>:<path>` for a verified commit sha and a normalised path. */
+const blobSpec = (sha: string, path: string[]) => {
+  if (!SHA.test(sha)) throw new Error('blobSpec needs a full commit id')
+  return `${sha}:${path.join('/')}`
+}
+
+/**
+ * Streams the blob at `path` in commit `sha` (`git cat-file blob`), or null when there is no
+ * such blob. `head` is the first chunk, for sniffing the content type.
+ */
+export function streamBlob(gitDir: string, sha: string, path: string[]) {
+  if (path.length === 0) return Promise.resolve(null)
+  return startGitOutput(['cat-file', 'blob', blobSpec(sha, path)], { gitDir })
+}
+
+/** A small blob as text (for config files such as .editorconfig), or null when missing. */
+export async function readBlobText(gitDir: string, rev: string, path: string): Promise<string | null> {
+  const r = await runGit(['cat-file', 'blob', `${rev}:${path}`], { gitDir })
+  return r.code === 0 ? r.stdout.toString('utf8') : null
+}
+
+export type ArchiveFormat = 'zip' | 'tar.gz'
+
+/** Streams `git archive` of commit `sha`, every entry under `<prefix>/`. */
+export function streamArchive(gitDir: string, sha: string, format: ArchiveFormat, prefix: string) {
+  if (!SHA.test(sha)) throw new Error('streamArchive needs a full commit id')
+  return startGitOutput(['archive', `--format=${format}`, `--prefix=${prefix}/`, sha], { gitDir })
+}

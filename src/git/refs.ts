@@ -1,0 +1,108 @@
+import { runGit } from './run'
+
+/**
+ * Ref names taken from URLs. Every ref is checked against SAFE_REF (git check-ref-format rules,
+ * never starting with '-' or '.', no whitespace or control characters) before it reaches git,
+ * and then looked up among the repository's refs or resolved with `rev-parse --verify
+ * --end-of-options`, so nothing from a URL is ever read by git as an option.
+ */
+const SAFE_REF =
+  /^(?![-.])(?!.*\.\.)(?!.*\/\/)(?!.*\/[.])(?!.*@\{)(?!.*\.lock(?:\/|$))(?!.*[/.]$)[^\x00-\x20~^:?*[\\\x7f]{1,255}$/
+const HEX_COMMIT = /^[0-9a-f]{4,40}$/i
+
+export const isSafeRefName = (name: string): boolean => name !== '@' && SAFE_REF.test(name)
+export const isHexCommit = (name: string): boolean => HEX_COMMIT.test(name)
+
+export type RefKind = 'heads' | 'tags'
+
+/** Commit (peeled for annotated tags) of each existing `refs/<kind>/<name>`, keyed `<kind>/<name>`. */
+export async function lookupRefs(gitDir: string, names: string[], kinds: RefKind[] = ['heads', 'tags']): Promise<Map<string, string>> {
+  const found = new Map<string, string>()
+  const safe = names.filter(isSafeRefName)
+  if (safe.length === 0) return found
+  const patterns = kinds.flatMap((k) => safe.map((n) => `refs/${k}/${n}`))
+  const r = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(*objectname)', '--', ...patterns], { gitDir })
+  if (r.code !== 0) return found
+  const wanted = new Set(patterns)
+  for (const line of r.stdout.toString('utf8').split('\n')) {
+    const [ref, id, peeled] = line.split('\0')
+    if (ref && wanted.has(ref)) found.set(ref.slice(5), peeled || id!)
+  }
+  return found
+}
+
+/** A hex commit id (4–40 digits, unambiguous) → full commit sha, or null. */
+export async function resolveHexCommit(gitDir: string, hex: string): Promise<string | null> {
+  if (!isHexCommit(hex)) return null
+  const r = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${hex}^{commit}`], { gitDir })
+  const sha = r.stdout.toString('utf8').trim()
+  return r.code === 0 && /^[0-9a-f]{40,64}$/.test(sha) ? sha : null
+}
+
+/** `{ref}` as Gitea reads it in archive URLs: a branch, then a tag, then a 4–40 hex commit id. */
+export async function resolveCommitish(gitDir: string, ref: string): Promise<string | null> {
+  if (isSafeRefName(ref)) {
+    const refs = await lookupRefs(gitDir, [ref])
+    const hit = refs.get(`heads/${ref}`) ?? refs.get(`tags/${ref}`)
+    if (hit) return hit
+  }
+  return resolveHexCommit(gitDir, ref)
+}
+
+/**
+ * The leading segments of a path that name a ref (the longest matching branch or tag wins, a
+ * branch before a tag of the same length; else a commit id in the first segment), and the rest.
+ */
+export async function resolveRefPrefix(
+  gitDir: string,
+  segments: string[],
+  kinds: (RefKind | 'commit')[] = ['heads', 'tags', 'commit'],
+): Promise<{ sha: string; ref: string; rest: string[] } | null> {
+  const prefixes: string[] = []
+  for (let i = 1; i <= segments.length; i++) prefixes.push(segments.slice(0, i).join('/'))
+  const refKinds = kinds.filter((k): k is RefKind => k !== 'commit')
+  if (refKinds.length) {
+    const refs = await lookupRefs(gitDir, prefixes, refKinds)
+    for (let i = prefixes.length - 1; i >= 0; i--) {
+      const p = prefixes[i]!
+      const sha = refs.get(`heads/${p}`) ?? refs.get(`tags/${p}`)
+      if (sha) return { sha, ref: p, rest: segments.slice(i + 1) }
+    }
+  }
+  if (kinds.includes('commit') && segments.length && isHexCommit(segments[0]!)) {
+    const sha = await resolveHexCommit(gitDir, segments[0]!)
+    if (sha) return { sha, ref: segments[0]!, rest: segments.slice(1) }
+  }
+  return null
+}
+
+/** Whether the repository has any branch or tag. */
+export async function hasAnyRef(gitDir: string): Promise<boolean> {
+  const r = await runGit(['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads', 'refs/tags'], { gitDir })
+  return r.code === 0 && r.stdout.length > 0
+}
+
+/** Names of all branches, in git's order (refname). */
+export async function branchNames(gitDir: string): Promise<string[]> {
+  const r = await runGit(['for-each-ref', '--format=%(refname:lstrip=2)', 'refs/heads'], { gitDir })
+  if (r.code !== 0) return []
+  return r.stdout.toString('utf8').split('\n').filter(Boolean)
+}
+
+/** Points HEAD at a branch (after checking the name). */
+export async function setHeadBranch(gitDir: string, branch: string): Promise<void> {
+  if (!isSafeRefName(branch)) return
+  await runGit(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { gitDir })
+}
+
+/** Bytes the repository uses on disk (loose objects plus packs), from `git count-objects -v`. */
+export async function repositorySize(gitDir: string): Promise<number> {
+  const r = await runGit(['count-objects', '-v'], { gitDir })
+  if (r.code !== 0) return 0
+  let kib = 0
+  for (const line of r.stdout.toString('utf8').split('\n')) {
+    const m = /^(size|size-pack|size-garbage): (\d+)$/.exec(line)
+    if (m) kib += Number(m[2])
+  }
+  return kib * 1024
+}

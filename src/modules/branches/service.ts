@@ -1,0 +1,71 @@
+import { inArray, eq } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import type { RepoContext } from '../../auth/repo-context'
+import { AccessMode } from '../../auth/access'
+import { emailAddresses, users } from '../../db/schema'
+import { notFound } from '../../lib/errors'
+import { webUrl } from '../../lib/urls'
+import { repoPath } from '../../git/run'
+import { getBranchHead, listBranchHeads, type BranchHead } from '../../git/commits'
+import type { Page } from '../../lib/pagination'
+
+const gitDirOf = (deps: AppDeps, ctx: RepoContext) => repoPath(deps.config.dataDir, ctx.owner.name, ctx.repo.name)
+
+/** Logins of the users owning these e-mail addresses (one query). */
+function loginsByEmail(deps: AppDeps, emails: string[]): Map<string, string> {
+  const lower = [...new Set(emails.map((e) => e.toLowerCase()).filter(Boolean))]
+  if (lower.length === 0) return new Map()
+  const rows = deps.db
+    .select({ email: emailAddresses.lowerEmail, login: users.name })
+    .from(emailAddresses)
+    .innerJoin(users, eq(users.id, emailAddresses.userId))
+    .where(inArray(emailAddresses.lowerEmail, lower))
+    .all()
+  return new Map(rows.map((r) => [r.email, r.login]))
+}
+
+const NOT_SIGNED = { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', payload: '' }
+
+/** Branch records for heads, user names resolved in one query. */
+function toApiBranches(deps: AppDeps, ctx: RepoContext, heads: BranchHead[]) {
+  const logins = loginsByEmail(deps, heads.flatMap((h) => [h.authorEmail, h.committerEmail]))
+  const canWrite = ctx.mode >= AccessMode.Write
+  const commitBase = webUrl(deps.config, `${ctx.owner.name}/${ctx.repo.name}/commit/`)
+  return heads.map((h) => ({
+    name: h.name,
+    commit: {
+      id: h.id,
+      message: h.message,
+      url: commitBase + h.id,
+      author: { name: h.authorName, email: h.authorEmail, username: logins.get(h.authorEmail.toLowerCase()) ?? '' },
+      committer: { name: h.committerName, email: h.committerEmail, username: logins.get(h.committerEmail.toLowerCase()) ?? '' },
+      verification: NOT_SIGNED,
+      timestamp: h.authorDate,
+    },
+    protected: false,
+    user_can_push: canWrite,
+    user_can_merge: canWrite,
+    enable_status_check: false,
+    status_check_contexts: [] as string[],
+    required_approvals: 0,
+  }))
+}
+
+/** All branches (page = null: Gitea 1.3's unpaged list), or one page of them. */
+export async function listBranches(deps: AppDeps, ctx: RepoContext, page: Page | null) {
+  const heads = await listBranchHeads(gitDirOf(deps, ctx))
+  const slice = page ? heads.slice(page.offset, page.offset + page.limit) : heads
+  return { total: heads.length, branches: toApiBranches(deps, ctx, slice) }
+}
+
+export async function getBranch(deps: AppDeps, ctx: RepoContext, rawName: string) {
+  let name: string
+  try {
+    name = decodeURIComponent(rawName).replace(/\/+$/, '')
+  } catch {
+    throw notFound('Branch not found')
+  }
+  const head = await getBranchHead(gitDirOf(deps, ctx), name)
+  if (!head) throw notFound(`branch does not exist [name: ${name}]`)
+  return toApiBranches(deps, ctx, [head])[0]!
+}

@@ -1,0 +1,26 @@
+import { t } from 'elysia'
+
+/**
+ * `/repos/:owner/:repo/<x>/*`: the wildcard (`*`) is read from the params as they come
+ * (Elysia cannot compile a schema with a `*` key, hence additionalProperties).
+ */
+export const RepoWildcardParams = t.Object({ owner: t.String(), repo: t.String() }, { additionalProperties: true })
+
+/** The wildcard part of the params, still URL-encoded. */
+export const wildcardOf = (params: Record<string, unknown>): string => String(params['*'] ?? '')
+
+/** Raw and archive answers are file bytes, not JSON. */
+export const FileBytes = t.Unknown({ description: 'file bytes (streamed)' })
+
+export const EditorConfigSchema = t.Object(
+  {
+    charset: t.Optional(t.String()),
+    indent_style: t.Optional(t.String()),
+    indent_size: t.Optional(t.String()),
+    tab_width: t.Optional(t.Integer()),
+    end_of_line: t.Optional(t.String()),
+    trim_trailing_whitespace: t.Optional(t.Boolean()),
+    insert_final_newline: t.Optional(t.Boolean()),
+  },
+  { description: 'EditorConfig definition that applies to a file' },
+)

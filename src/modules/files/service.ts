@@ -1,0 +1,121 @@
+import type { AppDeps } from '../../deps'
+import type { RepoContext } from '../../auth/repo-context'
+import { notFound } from '../../lib/errors'
+import { repoPath } from '../../git/run'
+import { isSafeRefName, resolveCommitish, resolveRefPrefix, type RefKind } from '../../git/refs'
+import { normaliseTreePath, readBlobText, streamArchive, streamBlob, type ArchiveFormat } from '../../git/blob'
+import { definitionFor, type EditorConfigDefinition } from './editorconfig'
+
+const gitDirOf = (deps: AppDeps, ctx: RepoContext) => repoPath(deps.config.dataDir, ctx.owner.name, ctx.repo.name)
+
+/** What a blob is served as, from its first bytes. */
+export function sniffContentType(head: Uint8Array): { type: string; inline: boolean; text: boolean } {
+  const starts = (...bytes: number[]) => bytes.every((b, i) => head[i] === b)
+  const ascii = (s: string, at = 0) => [...s].every((ch, i) => head[at + i] === ch.charCodeAt(0))
+  if (starts(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return { type: 'image/png', inline: true, text: false }
+  if (starts(0xff, 0xd8, 0xff)) return { type: 'image/jpeg', inline: true, text: false }
+  if (ascii('GIF87a') || ascii('GIF89a')) return { type: 'image/gif', inline: true, text: false }
+  if (ascii('RIFF') && ascii('WEBP', 8)) return { type: 'image/webp', inline: true, text: false }
+  if (ascii('BM') && head.length > 14) return { type: 'image/bmp', inline: true, text: false }
+  if (starts(0x00, 0x00, 0x01, 0x00)) return { type: 'image/x-icon', inline: true, text: false }
+  if (ascii('%PDF-')) return { type: 'application/pdf', inline: true, text: false }
+  const n = Math.min(head.length, 8000)
+  for (let i = 0; i < n; i++) {
+    const b = head[i]!
+    if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0c && b !== 0x0d && b !== 0x1b)
+      return { type: 'application/octet-stream', inline: false, text: false }
+  }
+  return { type: 'text/plain; charset=utf-8', inline: true, text: true }
+}
+
+function disposition(kind: 'inline' | 'attachment', name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_')
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`
+}
+
+export interface RawRequest {
+  /** The wildcard after `/raw/`, as sent (still URL-encoded). */
+  wildcard: string
+  /** `?ref=` (modern form). */
+  ref?: string
+  /** Web form `/raw/branch|tag|commit/...`: the first segment names the kind of ref. */
+  explicitKinds?: boolean
+}
+
+/**
+ * `GET /raw/...`: the ref is `?ref=`, or the leading segments of the path naming a branch/tag/
+ * commit (longest match), or else the default branch with the whole path; the blob streams.
+ */
+export async function rawFile(deps: AppDeps, ctx: RepoContext, req: RawRequest): Promise<Response> {
+  const gitDir = gitDirOf(deps, ctx)
+  let segments = normaliseTreePath(req.wildcard)
+  if (!segments) throw notFound('invalid path')
+  let target: { sha: string; rest: string[]; commit: boolean } | null = null
+  if (req.ref !== undefined && req.ref !== '') {
+    const sha = await resolveCommitish(gitDir, req.ref)
+    if (!sha) throw notFound('ref not found')
+    target = { sha, rest: segments, commit: !isSafeRefName(req.ref) || sha.startsWith(req.ref) }
+  } else {
+    const kindOf: Record<string, (RefKind | 'commit')[]> = { branch: ['heads'], tag: ['tags'], commit: ['commit'] }
+    const explicit = req.explicitKinds ? kindOf[segments[0] ?? ''] : undefined
+    if (explicit) {
+      const hit = await resolveRefPrefix(gitDir, segments.slice(1), explicit)
+      if (hit) target = { sha: hit.sha, rest: hit.rest, commit: explicit[0] === 'commit' }
+    }
+    if (!target) {
+      const hit = await resolveRefPrefix(gitDir, segments)
+      if (hit) target = { sha: hit.sha, rest: hit.rest, commit: hit.sha.startsWith(hit.ref) }
+    }
+    if (!target) {
+      const refs = await resolveRefPrefix(gitDir, [ctx.repo.defaultBranch], ['heads'])
+      if (!refs) throw notFound()
+      target = { sha: refs.sha, rest: segments, commit: false }
+    }
+  }
+  const blob = await streamBlob(gitDir, target.sha, target.rest)
+  if (!blob) throw notFound()
+  const kind = sniffContentType(blob.head)
+  const name = target.rest[target.rest.length - 1]!
+  const headers: Record<string, string> = {
+    'Content-Type': kind.type,
+    'Cache-Control': target.commit ? 'public, max-age=86400' : 'no-cache',
+    'X-Content-Type-Options': 'nosniff',
+  }
+  if (!kind.text) headers['Content-Disposition'] = disposition(kind.inline ? 'inline' : 'attachment', name)
+  return new Response(blob.body, { headers })
+}
+
+const ARCHIVE_FORMATS: [string, ArchiveFormat, string][] = [
+  ['.tar.gz', 'tar.gz', 'application/gzip'],
+  ['.zip', 'zip', 'application/zip'],
+]
+
+/** `GET /archive/{ref}.zip|.tar.gz`: `git archive` streamed as an attachment. */
+export async function archive(deps: AppDeps, ctx: RepoContext, wildcard: string): Promise<Response> {
+  const segments = normaliseTreePath(wildcard)
+  if (!segments || segments.length === 0) throw notFound()
+  const spec = segments.join('/')
+  const format = ARCHIVE_FORMATS.find(([ext]) => spec.endsWith(ext) && spec.length > ext.length)
+  if (!format) throw notFound('unknown archive format')
+  const [ext, fmt, type] = format
+  const ref = spec.slice(0, -ext.length)
+  const sha = await resolveCommitish(gitDirOf(deps, ctx), ref)
+  if (!sha) throw notFound('ref not found')
+  const out = await streamArchive(gitDirOf(deps, ctx), sha, fmt, ctx.repo.name)
+  if (!out) throw notFound()
+  const filename = `${ctx.repo.name}-${ref.replace(/\//g, '-')}${ext}`
+  return new Response(out.body, {
+    headers: { 'Content-Type': type, 'Content-Disposition': disposition('attachment', filename) },
+  })
+}
+
+/** The default branch's .editorconfig applied to `filepath`; 404 without file or match. */
+export async function editorConfigFor(deps: AppDeps, ctx: RepoContext, filepath: string): Promise<EditorConfigDefinition> {
+  const segments = normaliseTreePath(filepath)
+  if (!segments || segments.length === 0 || !isSafeRefName(ctx.repo.defaultBranch)) throw notFound()
+  const text = await readBlobText(gitDirOf(deps, ctx), `refs/heads/${ctx.repo.defaultBranch}`, '.editorconfig')
+  if (text === null) throw notFound('.editorconfig not found')
+  const def = definitionFor(text, segments.join('/'))
+  if (!def) throw notFound('no section of .editorconfig matches the file')
+  return def
+}

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { git, gitOk, makeWorkRepo, refsOf, remoteUrl, tempDir } from './git-fixture'
+
+let s: TestServer
+let alice: TestUser
+let bob: TestUser
+let work: Awaited<ReturnType<typeof makeWorkRepo>>
+const dirs: string[] = []
+const temp = () => {
+  const d = tempDir()
+  dirs.push(d)
+  return d
+}
+
+beforeAll(async () => {
+  s = await startTestServer()
+  alice = await s.user('alice')
+  bob = await s.user('bob')
+  expect((await s.post('/user/repos', { name: 'proj' }, { token: alice.token })).status).toBe(201)
+  expect((await s.post('/user/repos', { name: 'secret', private: true }, { token: alice.token })).status).toBe(201)
+  work = await makeWorkRepo()
+  dirs.push(work.dir)
+})
+afterAll(async () => {
+  await s.stop()
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+describe('git smart HTTP', () => {
+  test('info/refs answers the advertisement with pkt-line header and no-cache headers', async () => {
+    const res = await fetch(`${s.url}/alice/proj.git/info/refs?service=git-upload-pack`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('application/x-git-upload-pack-advertisement')
+    expect(res.headers.get('cache-control')).toBe('no-cache, max-age=0, must-revalidate')
+    expect(res.headers.get('expires')).toBe('Fri, 01 Jan 1980 00:00:00 GMT')
+    const body = await res.text()
+    expect(body.startsWith('001e# service=git-upload-pack\n0000')).toBe(true)
+    const v2 = await fetch(`${s.url}/alice/proj/info/refs?service=git-upload-pack`, { headers: { 'Git-Protocol': 'version=2' } })
+    expect(await v2.text()).toContain('version 2')
+    expect((await fetch(`${s.url}/alice/nope.git/info/refs?service=git-upload-pack`)).status).toBe(404)
+  })
+
+  test('push needs credentials (401 + WWW-Authenticate) and write access (403)', async () => {
+    const anon = await fetch(`${s.url}/alice/proj.git/info/refs?service=git-receive-pack`)
+    expect(anon.status).toBe(401)
+    expect(anon.headers.get('www-authenticate')).toBe('Basic realm="."')
+    const wrong = await fetch(`${s.url}/alice/proj.git/info/refs?service=git-receive-pack`, {
+      headers: { authorization: 'Basic ' + Buffer.from('alice:wrong').toString('base64') },
+    })
+    expect(wrong.status).toBe(401)
+    expect(wrong.headers.get('www-authenticate')).toBe('Basic realm="."')
+    const pushAnon = await git(work.dir, 'push', remoteUrl(s.url, 'alice/proj.git'), 'master')
+    expect(pushAnon.code).not.toBe(0)
+    expect(pushAnon.stderr).toMatch(/401|Authentication failed|could not read Username/i)
+    const pushBob = await git(work.dir, 'push', remoteUrl(s.url, 'alice/proj.git', 'bob', bob.password), 'master')
+    expect(pushBob.code).not.toBe(0)
+    expect(pushBob.stderr).toContain('403')
+    expect((await s.get('/repos/alice/proj')).body.empty).toBe(true)
+  })
+
+  test('push branches (one with a slash) and tags; metadata follows', async () => {
+    const url = remoteUrl(s.url, 'alice/proj.git', 'alice', alice.token)
+    // The repository's default branch (master) does not exist yet: the first pushed branch wins.
+    await gitOk(work.dir, 'push', url, 'dev')
+    let repo = (await s.get('/repos/alice/proj')).body
+    expect(repo.empty).toBe(false)
+    expect(repo.default_branch).toBe('dev')
+    expect(repo.size).toBeGreaterThan(0)
+    await gitOk(work.dir, 'push', url, '--all')
+    await gitOk(work.dir, 'push', url, '--tags')
+    repo = (await s.get('/repos/alice/proj')).body
+    expect(repo.default_branch).toBe('dev')
+    const remote = await gitOk(work.dir, 'ls-remote', remoteUrl(s.url, 'alice/proj.git'))
+    expect(remote).toContain('refs/heads/feature/slash')
+    expect(remote).toContain('refs/tags/v2.0^{}')
+  })
+
+  test('clone returns every ref and the same files; fetch sees a second push', async () => {
+    const mirror = join(temp(), 'mirror.git')
+    await gitOk(temp(), 'clone', '-q', '--mirror', remoteUrl(s.url, 'alice/proj.git'), mirror)
+    const theirs = await refsOf(mirror)
+    const ours = await refsOf(work.dir)
+    for (const [ref, id] of Object.entries(ours)) expect(theirs[ref]).toBe(id)
+    expect(Object.keys(theirs).sort()).toEqual(Object.keys(ours).sort())
+
+    const clone = join(temp(), 'clone')
+    await gitOk(temp(), 'clone', '-q', '-b', 'master', remoteUrl(s.url, 'alice/proj'), clone)
+    for (const [path, data] of Object.entries(work.files)) expect(readFileSync(join(clone, path)).equals(data)).toBe(true)
+
+    writeFileSync(join(work.dir, 'second.txt'), 'second push\n')
+    await gitOk(work.dir, 'add', 'second.txt')
+    await gitOk(work.dir, 'commit', '-q', '-m', 'Second')
+    await gitOk(work.dir, 'push', remoteUrl(s.url, 'alice/proj.git', 'alice', alice.password), 'master')
+    await gitOk(clone, 'fetch', '-q', 'origin')
+    expect(await gitOk(clone, 'rev-parse', 'origin/master')).toBe(await gitOk(work.dir, 'rev-parse', 'master'))
+    // protocol v0 over HTTP works as well as v2
+    const v0 = await sh0(clone)
+    expect(v0).toContain(await gitOk(work.dir, 'rev-parse', 'master'))
+  })
+
+  test('gzip-encoded upload-pack requests are accepted', async () => {
+    const head = await gitOk(work.dir, 'rev-parse', 'master')
+    const pkt = (t: string) => (t.length + 4).toString(16).padStart(4, '0') + t
+    const req = pkt(`want ${head} ofs-delta\n`) + '0000' + pkt('done\n')
+    const res = await fetch(`${s.url}/alice/proj.git/git-upload-pack`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-git-upload-pack-request', 'content-encoding': 'gzip' },
+      body: gzipSync(Buffer.from(req)),
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('application/x-git-upload-pack-result')
+    const body = Buffer.from(await res.arrayBuffer())
+    expect(body.subarray(0, 8).toString()).toBe('0008NAK\n')
+    expect(body.indexOf('PACK')).toBeGreaterThan(0)
+  })
+
+  test('private repository: 401 without credentials, 404 for others, token as password or user name works', async () => {
+    await gitOk(work.dir, 'push', remoteUrl(s.url, 'alice/secret.git', alice.token, 'x-oauth-basic'), 'master')
+    const anon = await fetch(`${s.url}/alice/secret.git/info/refs?service=git-upload-pack`)
+    expect(anon.status).toBe(401)
+    expect(anon.headers.get('www-authenticate')).toBe('Basic realm="."')
+    const denied = await git(temp(), 'clone', '-q', remoteUrl(s.url, 'alice/secret.git'), 'x')
+    expect(denied.code).not.toBe(0)
+    const other = await fetch(`${s.url}/alice/secret.git/info/refs?service=git-upload-pack`, {
+      headers: { authorization: 'Basic ' + Buffer.from(`bob:${bob.password}`).toString('base64') },
+    })
+    expect(other.status).toBe(404)
+    const master = await gitOk(work.dir, 'rev-parse', 'master')
+    for (const [user, secret] of [
+      ['alice', alice.token],
+      [alice.token, ''],
+      [alice.token, 'x-oauth-basic'],
+    ] as const) {
+      const dir = join(temp(), 'c')
+      await gitOk(temp(), 'clone', '-q', remoteUrl(s.url, 'alice/secret.git', user, secret), dir)
+      expect(await gitOk(dir, 'rev-parse', 'HEAD')).toBe(master)
+    }
+    const repo = (await s.get('/repos/alice/secret', { token: alice.token })).body
+    expect(repo.empty).toBe(false)
+    expect(repo.default_branch).toBe('master')
+  })
+})
+
+/** ls-remote forcing protocol v0. */
+async function sh0(cwd: string) {
+  return gitOk(cwd, '-c', 'protocol.version=0', 'ls-remote', 'origin')
+}
