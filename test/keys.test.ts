@@ -288,6 +288,7 @@ describe('GPG keys API', () => {
       [{ armored_public_key: '-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nxx\n-----END PGP PUBLIC KEY BLOCK-----' }, /parsing/],
       [{ armored_public_key: 'hello' }, /parsing/],
       [{ armored_public_key: '' }, /Required/],
+      [{ armored_public_key: 'x'.repeat(300 * 1024) }, /too long/],
       [{ armored_public_key: 42 }, /armored_public_key/],
       [{}, /armored_public_key/],
     ]
