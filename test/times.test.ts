@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { comments, repositories, trackedTimes } from '../src/db/schema'
+import { startTrackerWorld, type TrackerWorld } from './issue-fixtures'
+
+let w: TrackerWorld
+let repo: { id: number; path: string }
+let priv: { id: number; path: string }
+beforeAll(async () => {
+  w = await startTrackerWorld()
+  repo = await w.repo('hours')
+  priv = await w.repo('quiet-hours', { private: true })
+  await w.s.post(`${repo.path}/issues`, { title: 'by reader' }, { token: w.reader.token })
+  await w.s.post(`${repo.path}/issues`, { title: 'assigned', assignees: ['outsider'] }, { token: w.owner.token })
+  await w.s.post(`${priv.path}/issues`, { title: 'private work' }, { token: w.owner.token })
+})
+afterAll(() => w.s.stop())
+
+const timeCount = () => w.s.deps.db.select().from(trackedTimes).all().length
+const setRepo = (id: number, set: Partial<typeof repositories.$inferSelect>) =>
+  w.s.deps.db.update(repositories).set(set).where(eq(repositories.id, id)).run()
+
+describe('tracked time', () => {
+  test('a writer adds time: 200 TrackedTime and a "time added" event', async () => {
+    const r = await w.s.post(`${repo.path}/issues/1/times`, { time: 3600 }, { token: w.writer.token })
+    expect(r.status).toBe(200)
+    expect(r.body).toMatchObject({ time: 3600, user_id: w.writer.user.id, user_name: 'writer', issue_id: expect.any(Number) })
+    expect(r.body.created).toMatch(/Z$/)
+    const events = w.s.deps.db.select().from(comments).all().filter((c) => c.type !== 0)
+    expect(events).toHaveLength(1)
+    expect(events[0]!.posterId).toBe(w.writer.user.id)
+    expect((await w.s.get(`${repo.path}/issues/1`)).body.comments).toBe(0)
+  })
+
+  test('only contributors (writers, the poster, assignees) may add time when the repository says so', async () => {
+    expect((await w.s.post(`${repo.path}/issues/1/times`, { time: 60 }, { token: w.reader.token })).status).toBe(200) // poster
+    expect((await w.s.post(`${repo.path}/issues/2/times`, { time: 60 }, { token: w.outsider.token })).status).toBe(200) // assignee
+    const before = timeCount()
+    expect((await w.s.post(`${repo.path}/issues/2/times`, { time: 60 }, { token: w.reader.token })).status).toBe(403)
+    expect((await w.s.post(`${repo.path}/issues/1/times`, { time: 60 }, { token: w.outsider.token })).status).toBe(403)
+    expect((await w.s.post(`${repo.path}/issues/1/times`, { time: 60 })).status).toBe(401)
+    expect((await w.s.post(`${priv.path}/issues/1/times`, { time: 60 }, { token: w.outsider.token })).status).toBe(404)
+    expect(timeCount()).toBe(before)
+    setRepo(repo.id, { allowOnlyContributorsToTrackTime: false })
+    expect((await w.s.post(`${repo.path}/issues/2/times`, { time: 60 }, { token: w.reader.token })).status).toBe(200)
+    setRepo(repo.id, { allowOnlyContributorsToTrackTime: true })
+  })
+
+  test('non-positive or malformed time: 400/422, nothing recorded', async () => {
+    const before = timeCount()
+    expect((await w.s.post(`${repo.path}/issues/1/times`, { time: 0 }, { token: w.owner.token })).status).toBe(400)
+    expect((await w.s.post(`${repo.path}/issues/1/times`, { time: -5 }, { token: w.owner.token })).status).toBe(400)
+    expect((await w.s.post(`${repo.path}/issues/1/times`, { time: 'lots' }, { token: w.owner.token })).status).toBe(422)
+    expect((await w.s.post(`${repo.path}/issues/1/times`, {}, { token: w.owner.token })).status).toBe(422)
+    expect((await w.s.post(`${repo.path}/issues/1/times`, { time: 5, created: 'today' }, { token: w.owner.token })).status).toBe(422)
+    expect((await w.s.post(`${repo.path}/issues/99/times`, { time: 5 }, { token: w.owner.token })).status).toBe(404)
+    expect((await w.s.post(`${repo.path}/issues/1/times`, { time: 5, user_name: 'owner' }, { token: w.writer.token })).status).toBe(403)
+    expect(timeCount()).toBe(before)
+  })
+
+  test('lists: the issue’s, the repository’s, one user’s in the repository, the caller’s own', async () => {
+    const issue = await w.s.get(`${repo.path}/issues/1/times`)
+    expect(issue.status).toBe(200)
+    expect(issue.body.map((t: any) => [t.user_name, t.time])).toEqual([
+      ['writer', 3600],
+      ['reader', 60],
+    ])
+    const all = await w.s.get(`${repo.path}/times`)
+    expect(all.body).toHaveLength(4)
+    expect(all.headers.get('x-total-count')).toBe('4')
+    const paged = await w.s.get(`${repo.path}/times?limit=3&page=2`)
+    expect(paged.body).toHaveLength(1)
+    expect(paged.headers.get('link')).toContain('rel="prev"')
+    const readers = await w.s.get(`${repo.path}/times/reader`)
+    expect(readers.body.map((t: any) => t.time)).toEqual([60, 60])
+    expect(readers.body.every((t: any) => t.user_id === w.reader.user.id)).toBe(true)
+    expect((await w.s.get(`${repo.path}/times/nobody-at-all`)).status).toBe(404)
+    await w.s.post(`${priv.path}/issues/1/times`, { time: 900 }, { token: w.writer.token })
+    const mine = await w.s.get('/user/times', { token: w.writer.token })
+    expect(mine.status).toBe(200)
+    expect(mine.body.map((t: any) => t.time)).toEqual([3600, 900])
+    expect((await w.s.get('/user/times')).status).toBe(401)
+    expect((await w.s.get(`${priv.path}/times`, { token: w.outsider.token })).status).toBe(404)
+    expect((await w.s.get(`${priv.path}/issues/1/times`)).status).toBe(404)
+    expect((await w.s.get(`${repo.path}/issues/99/times`)).status).toBe(404)
+  })
+
+  test('time tracking disabled: 400 "time tracking disabled" with Message too', async () => {
+    setRepo(repo.id, { enableTimeTracker: false })
+    const before = timeCount()
+    for (const r of [
+      await w.s.post(`${repo.path}/issues/1/times`, { time: 60 }, { token: w.owner.token }),
+      await w.s.get(`${repo.path}/issues/1/times`),
+      await w.s.get(`${repo.path}/times`),
+      await w.s.get(`${repo.path}/times/writer`),
+    ]) {
+      expect(r.status).toBe(400)
+      expect(r.body).toMatchObject({ message: 'time tracking disabled', Message: 'time tracking disabled' })
+    }
+    expect(timeCount()).toBe(before)
+    setRepo(repo.id, { enableTimeTracker: true })
+  })
+})
