@@ -37,7 +37,12 @@ export const orgsModule = (deps: AppDeps) => {
   const caller = (request: Request) => deps.auth.caller(request).then((c) => c.user)
 
   /** Shared by the seed's `/org/{org}/repos` and Gitea's `/orgs/{org}/repos`. */
-  const createRepoHandler = async ({ request, params, body, status }: any) => {
+  const createRepoHandler = async ({ request, params, body, status }: {
+    request: Request
+    params: { org: string }
+    body: typeof CreateRepoOption.static
+    status: (code: 201, value: ReturnType<typeof toApiRepo>) => unknown
+  }) => {
     const viewer = requireUser(await deps.auth.caller(request))
     const ctx = loadOrg(deps, params.org, viewer)
     const { repo, mode } = await createOrgRepo(deps, ctx, {
