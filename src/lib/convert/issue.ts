@@ -58,15 +58,32 @@ export interface IssueRelations {
   assignees: UserRow[]
 }
 
-/** The Issue record, as `viewer` may see it. */
-export function toApiIssue(config: Config, repo: RepoRef, issue: IssueRow, rel: IssueRelations, viewer: UserRow | null) {
-  const assignees: ApiUser[] = rel.assignees.map((u) => toApiUser(config, u, viewer))
+/** toApiUser that converts each user once (lists repeat the same authors). */
+export function userConverter(config: Config, viewer: UserRow | null): (user: UserRow) => ApiUser {
+  const done = new Map<number, ApiUser>()
+  return (user) => {
+    let api = done.get(user.id)
+    if (!api) done.set(user.id, (api = toApiUser(config, user, viewer)))
+    return api
+  }
+}
+
+/** The Issue record, as `viewer` may see it (`userToApi`: a shared userConverter in lists). */
+export function toApiIssue(
+  config: Config,
+  repo: RepoRef,
+  issue: IssueRow,
+  rel: IssueRelations,
+  viewer: UserRow | null,
+  userToApi: (user: UserRow) => ApiUser = userConverter(config, viewer),
+) {
+  const assignees: ApiUser[] = rel.assignees.map(userToApi)
   return {
     id: issue.id,
     url: apiUrl(config, `repos/${repoPath(repo)}/issues/${issue.index}`),
     html_url: issueHtmlUrl(config, repo, issue),
     number: issue.index,
-    user: toApiUser(config, rel.poster, viewer),
+    user: userToApi(rel.poster),
     original_author: '',
     original_author_id: 0,
     title: issue.title,

@@ -11,6 +11,7 @@ import type { Page } from '../../lib/pagination'
 import { nowUnix, parseTimestamp } from '../../lib/time'
 import {
   toApiIssue,
+  userConverter,
   type IssueRelations,
   type IssueRow,
   type LabelRow,
@@ -36,11 +37,6 @@ function prepareStatements(db: Db) {
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('offset'))
       .prepare(),
-    countByState: db
-      .select({ n: sql<number>`count(*)` })
-      .from(issues)
-      .where(and(eq(issues.repoId, sql.placeholder('repo')), sql`${issues.isClosed} = ${sql.placeholder('closed')}`))
-      .prepare(),
     usersByIds: db.select().from(users).where(inJsonArray(users.id, 'ids')).prepare(),
     assigneesOf: db
       .select({ issueId: issueAssignees.issueId, userId: issueAssignees.assigneeId })
@@ -48,13 +44,12 @@ function prepareStatements(db: Db) {
       .where(inJsonArray(issueAssignees.issueId, 'ids'))
       .orderBy(asc(issueAssignees.id))
       .prepare(),
-    labelsOf: db
-      .select({ issueId: issueLabels.issueId, label: labels })
+    labelLinksOf: db
+      .select({ issueId: issueLabels.issueId, labelId: issueLabels.labelId })
       .from(issueLabels)
-      .innerJoin(labels, eq(labels.id, issueLabels.labelId))
       .where(inJsonArray(issueLabels.issueId, 'ids'))
-      .orderBy(asc(labels.name), asc(labels.id))
       .prepare(),
+    labelsByIds: db.select().from(labels).where(inJsonArray(labels.id, 'ids')).orderBy(asc(labels.name), asc(labels.id)).prepare(),
     milestonesByIds: db.select().from(milestones).where(inJsonArray(milestones.id, 'ids')).prepare(),
     nextIndex: db
       .insert(issueIndexes)
@@ -101,22 +96,40 @@ export function findIssue(deps: AppDeps, repoId: number, index: number): IssueRo
   return row
 }
 
-/** Everything the Issue records of `rows` refer to, in four queries whatever their number. */
+/** Labels of each issue (by name), in two queries whatever the number of issues. */
+function labelsOfIssues(deps: AppDeps, issueIds: number[]): Map<number, LabelRow[]> {
+  const s = statementsOf(deps.db)
+  const result = new Map<number, LabelRow[]>(issueIds.map((id) => [id, []]))
+  const links = s.labelLinksOf.all({ ids: JSON.stringify(issueIds) })
+  if (links.length === 0) return result
+  const labelIds = [...new Set(links.map((l) => l.labelId))]
+  const issuesOfLabel = new Map<number, number[]>()
+  for (const l of links) {
+    const list = issuesOfLabel.get(l.labelId)
+    if (list) list.push(l.issueId)
+    else issuesOfLabel.set(l.labelId, [l.issueId])
+  }
+  // Labels come back in name order, so each issue's list is in name order too.
+  for (const label of s.labelsByIds.all({ ids: JSON.stringify(labelIds) }))
+    for (const issueId of issuesOfLabel.get(label.id)!) result.get(issueId)!.push(label)
+  return result
+}
+
+/** Everything the Issue records of `rows` refer to, in five queries whatever their number. */
 export function issueRelations(deps: AppDeps, rows: IssueRow[]): Map<number, IssueRelations> {
   const result = new Map<number, IssueRelations>()
   if (rows.length === 0) return result
   const s = statementsOf(deps.db)
-  const ids = JSON.stringify(rows.map((r) => r.id))
-  const assigneeLinks = s.assigneesOf.all({ ids })
-  const labelLinks = s.labelsOf.all({ ids })
+  const issueIds = rows.map((r) => r.id)
+  const assigneeLinks = s.assigneesOf.all({ ids: JSON.stringify(issueIds) })
+  const labelsOf = labelsOfIssues(deps, issueIds)
   const milestoneIds = [...new Set(rows.map((r) => r.milestoneId).filter((id) => id > 0))]
   const milestoneById = new Map<number, MilestoneRow>(
     milestoneIds.length ? s.milestonesByIds.all({ ids: JSON.stringify(milestoneIds) }).map((m) => [m.id, m]) : [],
   )
   const people = usersByIds(deps, [...rows.map((r) => r.posterId), ...assigneeLinks.map((a) => a.userId)])
   for (const r of rows)
-    result.set(r.id, { poster: people.get(r.posterId)!, labels: [], milestone: milestoneById.get(r.milestoneId) ?? null, assignees: [] })
-  for (const l of labelLinks) result.get(l.issueId)!.labels.push(l.label)
+    result.set(r.id, { poster: people.get(r.posterId)!, labels: labelsOf.get(r.id)!, milestone: milestoneById.get(r.milestoneId) ?? null, assignees: [] })
   for (const a of assigneeLinks) {
     const u = people.get(a.userId)
     if (u) result.get(a.issueId)!.assignees.push(u)
@@ -127,7 +140,8 @@ export function issueRelations(deps: AppDeps, rows: IssueRow[]): Map<number, Iss
 /** Issue records for a page of rows (fixed number of queries). */
 export function issuesToApi(deps: AppDeps, repo: RepoRow, rows: IssueRow[], viewer: UserRow | null) {
   const rel = issueRelations(deps, rows)
-  return rows.map((r) => toApiIssue(deps.config, repo, r, rel.get(r.id)!, viewer))
+  const userToApi = userConverter(deps.config, viewer)
+  return rows.map((r) => toApiIssue(deps.config, repo, r, rel.get(r.id)!, viewer, userToApi))
 }
 
 export const issueToApi = (deps: AppDeps, repo: RepoRow, row: IssueRow, viewer: UserRow | null) =>
@@ -176,7 +190,9 @@ export function listIssues(deps: AppDeps, repo: RepoRow, filter: IssueFilter, pa
   if (plain) {
     const closed = state === 'closed' ? 1 : 0
     const rows = s.pageByState.all({ repo: repo.id, closed, limit: page.limit, offset: page.offset })
-    const total = s.countByState.get({ repo: repo.id, closed })!.n
+    // The repository's counters (kept exact in every write transaction) spare a count over the index.
+    const closedTotal = repo.numClosedIssues + repo.numClosedPulls
+    const total = closed ? closedTotal : repo.numIssues + repo.numPulls - closedTotal
     return { rows, total }
   }
   const where: (SQL | undefined)[] = [eq(issues.repoId, repo.id)]
@@ -472,7 +488,5 @@ export function changeIssueLabels(
 
 /** The labels of an issue, by name. */
 export function labelsOfIssue(deps: AppDeps, issueId: number): LabelRow[] {
-  return statementsOf(deps.db)
-    .labelsOf.all({ ids: JSON.stringify([issueId]) })
-    .map((l) => l.label)
+  return labelsOfIssues(deps, [issueId]).get(issueId)!
 }

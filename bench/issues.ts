@@ -1,0 +1,125 @@
+/**
+ * The issue tracker under load: listing page 2 of the open issues of a repository holding
+ * 10,000 labelled issues, and filing issues with 16 concurrent writers.
+ * Starts Warren in this process on a temp data folder (port 0); the issues are bulk-inserted
+ * through the database for a quick setup. autocannon (16 connections) runs in its own process.
+ * Targets: listing ≥ 3,000 req/s; creating ≥ 1,500 issues/s with 0 errors.
+ *
+ *   bun bench/issues.ts [seconds=10]
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { eq, sql } from 'drizzle-orm'
+import { loadConfig } from '../src/config'
+import { createDeps } from '../src/deps'
+import { writeTransaction } from '../src/db/client'
+import { issueIndexes, issueLabels, issues, labels, repositories } from '../src/db/schema'
+import { startServer } from '../src/server'
+import { createAccessToken, createUser } from '../src/modules/users/service'
+import { createRepository } from '../src/modules/repos/service'
+
+const seconds = Number(process.argv[2] ?? 10)
+if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`duration must be a positive number of seconds, got "${process.argv[2]}"`)
+const autocannonBin = resolve(import.meta.dir, '../node_modules/.bin/autocannon')
+const ISSUES = 10_000
+
+const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-issues-'))
+const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1' })
+const deps = createDeps(config)
+const user = await createUser(deps, { username: 'planner', password: 'bench-password', email: 'planner@example.com' })
+const { secret } = createAccessToken(deps, user.id, 'bench')
+const repo = await createRepository(deps, user, { name: 'roadmap' })
+
+// 10,000 issues (one in ten closed), each with one or two of five labels.
+const started = performance.now()
+writeTransaction(deps.db, () => {
+  const now = Math.floor(Date.now() / 1000)
+  const labelIds = ['bug', 'feature', 'docs', 'ui', 'perf'].map(
+    (name, i) =>
+      deps.db
+        .insert(labels)
+        .values({ repoId: repo.id, name, color: `#${String(i).repeat(6)}`, createdUnix: now, updatedUnix: now })
+        .returning()
+        .get().id,
+  )
+  const CHUNK = 500
+  let closed = 0
+  for (let start = 1; start <= ISSUES; start += CHUNK) {
+    const batch = []
+    for (let index = start; index < start + CHUNK && index <= ISSUES; index++) {
+      const isClosed = index % 10 === 0
+      if (isClosed) closed++
+      batch.push({ repoId: repo.id, index, posterId: user.id, title: `Issue number ${index}`, content: `Body of issue ${index}`, isClosed, createdUnix: now - ISSUES + index, updatedUnix: now, closedUnix: isClosed ? now : 0 })
+    }
+    const rows = deps.db.insert(issues).values(batch).returning({ id: issues.id, index: issues.index }).all()
+    const links = rows.flatMap((r) => (r.index % 3 === 0 ? [labelIds[r.index % 5]!, labelIds[(r.index + 1) % 5]!] : [labelIds[r.index % 5]!]).map((labelId) => ({ issueId: r.id, labelId })))
+    deps.db.insert(issueLabels).values(links).run()
+  }
+  deps.db.insert(issueIndexes).values({ repoId: repo.id, maxIndex: ISSUES }).run()
+  deps.db.update(repositories).set({ numIssues: ISSUES, numClosedIssues: closed }).where(eq(repositories.id, repo.id)).run()
+  deps.db
+    .update(labels)
+    .set({
+      numIssues: sql`(select count(*) from ${issueLabels} where ${issueLabels.labelId} = ${labels.id})`,
+      numClosedIssues: sql`(select count(*) from ${issueLabels} join ${issues} on ${issues.id} = ${issueLabels.issueId} where ${issueLabels.labelId} = ${labels.id} and ${issues.isClosed} = 1)`,
+    })
+    .where(eq(labels.repoId, repo.id))
+    .run()
+})
+deps.db.$client.exec('ANALYZE')
+console.log(`setup: ${ISSUES.toLocaleString('en')} labelled issues in ${Math.round(performance.now() - started)} ms`)
+
+const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
+const base = `http://127.0.0.1:${server.port}/api/v1/repos/planner/roadmap/issues`
+
+interface Result {
+  requests: { average: number }
+  latency: { p50: number; p99: number }
+  non2xx: number
+  errors: number
+  '2xx': number
+}
+
+async function run(label: string, url: string, args: string[]): Promise<Result> {
+  const proc = Bun.spawn(['node', autocannonBin, '-c', '16', '-d', String(seconds), '-j', ...args, url], { stdout: 'pipe', stderr: 'ignore' })
+  const out = await new Response(proc.stdout).text()
+  await proc.exited
+  const r = JSON.parse(out) as Result
+  console.log(
+    `${label.padEnd(34)} ${Math.round(r.requests.average).toLocaleString('en').padStart(8)} req/s` +
+      `   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms   non-2xx ${r.non2xx}   errors ${r.errors}`,
+  )
+  return r
+}
+
+try {
+  const listUrl = `${base}?state=open&page=2`
+  const check = await fetch(listUrl)
+  const page: any[] = (await check.json()) as any[]
+  if (check.status !== 200 || page.length !== 30 || page.some((i) => i.labels.length === 0))
+    throw new Error(`list check failed: ${check.status}, ${page.length} issues`)
+  console.log(`16 connections, ${seconds} s each`)
+  await run('GET issues?state=open&page=2', listUrl, [])
+  const before = deps.db.select({ n: sql<number>`count(*)` }).from(issues).get()!.n
+  const created = await run('POST issues (16 writers)', base, [
+    '-m',
+    'POST',
+    '-H',
+    `Authorization: token ${secret}`,
+    '-H',
+    'Content-Type: application/json',
+    '-b',
+    JSON.stringify({ title: 'Filed under load', body: 'Benchmark issue' }),
+  ])
+  const after = deps.db.select({ n: sql<number>`count(*)` }).from(issues).get()!.n
+  const maxIndex = deps.db.select().from(issueIndexes).where(eq(issueIndexes.repoId, repo.id)).get()!.maxIndex
+  console.log(
+    `created ${after - before} issues (autocannon saw ${created['2xx']} 2xx); index counter ${maxIndex} = ${ISSUES} + ${maxIndex - ISSUES}` +
+      (maxIndex - ISSUES === after - before ? ', no gaps' : ', MISMATCH'),
+  )
+} finally {
+  server.stop(true)
+  deps.db.$client.close()
+  rmSync(dataDir, { recursive: true, force: true })
+}
