@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
 import { runGit } from './run'
 import { spawnGitStream, type GitStream } from './stream'
 
@@ -23,11 +25,34 @@ export function pktLine(text: string): string {
  * `git <service> --stateless-rpc --advertise-refs`. Null when git fails.
  */
 export async function advertiseRefs(gitDir: string, service: GitService, gitProtocol: string | null): Promise<Buffer<ArrayBuffer> | null> {
-  const r = await runGit([service, '--stateless-rpc', '--advertise-refs', gitDir], { gitDir, env: protocolEnv(gitProtocol) })
+  const env = protocolEnv(gitProtocol)
+  // Protocol v2 advertises capabilities only (refs come later through ls-refs): they depend
+  // on git and on the repository's config, so they are kept until that config changes.
+  const v2 = service === 'upload-pack' && /(^|:)version=2(:|$)/.test(env.GIT_PROTOCOL ?? '')
+  const key = `${gitDir}\0${env.GIT_PROTOCOL}`
+  let configTime = -1
+  if (v2) {
+    try {
+      configTime = statSync(join(gitDir, 'config')).mtimeMs
+    } catch {
+      return null
+    }
+    const hit = v2Adverts.get(key)
+    if (hit && hit.configTime === configTime) return hit.body
+  }
+  const r = await runGit([service, '--stateless-rpc', '--advertise-refs', gitDir], { gitDir, env })
   if (r.code !== 0) return null
   const prefix = Buffer.from(pktLine(`# service=git-${service}\n`) + '0000')
-  return Buffer.concat([prefix, r.stdout])
+  const body = Buffer.concat([prefix, r.stdout])
+  if (v2) {
+    if (v2Adverts.size >= 1000) v2Adverts.clear()
+    v2Adverts.set(key, { configTime, body })
+  }
+  return body
 }
+
+/** Protocol v2 capability advertisements by repository (see advertiseRefs). */
+const v2Adverts = new Map<string, { configTime: number; body: Buffer<ArrayBuffer> }>()
 
 /**
  * `POST git-<service>`: the request body is piped into `git <service> --stateless-rpc` and its

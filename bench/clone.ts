@@ -1,0 +1,130 @@
+/**
+ * git over HTTP against the file-system floor. Builds a bare repository of ≥ 50 MiB of random
+ * (incompressible) content in a few commits, pushes it into a Warren started on a temp data
+ * folder (`bun src/cli.ts serve`), then times, interleaved:
+ *   git clone http://…/benchadmin/big.git   vs   git clone --no-local <Warren's own bare repo>
+ *   git ls-remote http://…             vs   git ls-remote <path>
+ * Targets (PERFORMANCE.md): clone ≤ 1.02×, ls-remote ≤ 1.5×.
+ *
+ *   bun bench/clone.ts [clone runs = 5] [ls-remote runs = 30] [MiB = 56]
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { randomBytes } from 'node:crypto'
+
+const cloneRuns = Number(process.argv[2] ?? 5)
+const lsRuns = Number(process.argv[3] ?? 30)
+const mib = Number(process.argv[4] ?? 56)
+const root = resolve(import.meta.dir, '..')
+const tmp = mkdtempSync(join(tmpdir(), 'warren-bench-clone-'))
+const port = 39700 + Math.floor(Math.random() * 200)
+const env = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: tmp,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_AUTHOR_NAME: 'Bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'Bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+}
+
+async function git(cwd: string, ...args: string[]): Promise<number> {
+  const started = performance.now()
+  const proc = Bun.spawn(['git', ...args], { cwd, env, stdout: 'ignore', stderr: 'pipe' })
+  const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()])
+  if (code !== 0) throw new Error(`git ${args.join(' ')} failed: ${err}`)
+  return performance.now() - started
+}
+
+// 1. A source repository: `mib` MiB of random bytes spread over files in four commits.
+const work = join(tmp, 'work')
+mkdirSync(work)
+await git(work, 'init', '-q', '--initial-branch=master')
+const perCommit = Math.ceil(mib / 4)
+for (let c = 0; c < 4; c++) {
+  mkdirSync(join(work, `part${c}`), { recursive: true })
+  for (let f = 0; f < perCommit; f++) writeFileSync(join(work, `part${c}`, `blob${f}.bin`), randomBytes(1 << 20))
+  writeFileSync(join(work, 'README.md'), `# Bench\n\ncommit ${c}\n`)
+  await git(work, 'add', '-A')
+  await git(work, 'commit', '-q', '-m', `commit ${c}`)
+}
+await git(work, 'tag', 'v1')
+await git(work, 'branch', 'side')
+
+// 2. Warren, with an admin created on first start; the repository is created over the API and
+//    filled with a push over HTTP.
+const dataDir = join(tmp, 'data')
+const server = Bun.spawn(['bun', 'src/cli.ts', 'serve'], {
+  cwd: root,
+  env: {
+    ...process.env,
+    WARREN_DATA: dataDir,
+    WARREN_PORT: String(port),
+    WARREN_HOST: '127.0.0.1',
+    WARREN_ADMIN_USER: 'benchadmin',
+    WARREN_ADMIN_PASSWORD: 'bench-password',
+    WARREN_ADMIN_EMAIL: 'admin@example.com',
+  },
+  stdout: 'ignore',
+  stderr: 'inherit',
+})
+const base = `http://127.0.0.1:${port}`
+try {
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${base}/api/v1/version`)).ok) break
+    } catch {}
+    if (server.exitCode !== null || i > 2000) throw new Error('server did not start')
+    await Bun.sleep(5)
+  }
+  const basic = 'Basic ' + Buffer.from('benchadmin:bench-password').toString('base64')
+  const created = await fetch(`${base}/api/v1/user/repos`, {
+    method: 'POST',
+    headers: { authorization: basic, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'big' }),
+  })
+  if (created.status !== 201) throw new Error(`create repo: ${created.status} ${await created.text()}`)
+  const pushTime = await git(work, 'push', '-q', `http://benchadmin:bench-password@127.0.0.1:${port}/benchadmin/big.git`, '--all')
+  await git(work, 'push', '-q', `http://benchadmin:bench-password@127.0.0.1:${port}/benchadmin/big.git`, '--tags')
+  const repo: any = await (await fetch(`${base}/api/v1/repos/benchadmin/big`)).json()
+  const bare = join(dataDir, 'repositories', 'benchadmin', 'big.git')
+  console.log(`repository: ${(repo.size / 1024).toFixed(1)} MiB on disk (pushed in ${(pushTime / 1000).toFixed(2)} s)`)
+
+  // 3. Interleaved timings (a warm-up of each first).
+  const httpUrl = `${base}/benchadmin/big.git`
+  const clone = async (src: string, extra: string[]) => {
+    const dest = join(tmp, 'clone')
+    const ms = await git(tmp, 'clone', '-q', ...extra, src, dest)
+    rmSync(dest, { recursive: true, force: true })
+    return ms
+  }
+  await clone(httpUrl, [])
+  await clone(bare, ['--no-local'])
+  const times = { cloneHttp: [] as number[], cloneFile: [] as number[], lsHttp: [] as number[], lsFile: [] as number[] }
+  for (let i = 0; i < cloneRuns; i++) {
+    times.cloneHttp.push(await clone(httpUrl, []))
+    times.cloneFile.push(await clone(bare, ['--no-local']))
+  }
+  await git(tmp, 'ls-remote', httpUrl)
+  for (let i = 0; i < lsRuns; i++) {
+    times.lsHttp.push(await git(tmp, 'ls-remote', httpUrl))
+    times.lsFile.push(await git(tmp, 'ls-remote', bare))
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  const row = (name: string, http: number[], file: number[], target: number) => {
+    const ratio = median(http) / median(file)
+    console.log(
+      `${name.padEnd(10)} http ${median(http).toFixed(1).padStart(8)} ms   file ${median(file).toFixed(1).padStart(8)} ms   ratio ${ratio.toFixed(3)}×  (target ≤ ${target}×) ${ratio <= target ? 'OK' : 'MISSED'}`,
+    )
+  }
+  console.log(`medians of ${cloneRuns} clones and ${lsRuns} ls-remotes each:`)
+  row('clone', times.cloneHttp, times.cloneFile, 1.02)
+  row('ls-remote', times.lsHttp, times.lsFile, 1.5)
+} finally {
+  server.kill()
+  await server.exited
+  rmSync(tmp, { recursive: true, force: true })
+}
