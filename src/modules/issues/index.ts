@@ -15,6 +15,7 @@ import {
 } from './model'
 import { RepoParams } from '../repos/model'
 import { t } from 'elysia'
+import { toApiIssue } from '../../lib/convert/issue'
 import { createIssue, editIssue, findIssue, issuesToApi, issueToApi, listIssues, loadIssueContext, setIssueDeadline } from './service'
 
 /**
@@ -48,8 +49,8 @@ export const issuesModule = (deps: AppDeps) =>
       async ({ request, params, body, status }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
         const user = requireUser(ctx.caller)
-        const row = createIssue(deps, ctx, user, body)
-        return status(201, issueToApi(deps, ctx.repo, row, user))
+        const { row, rel } = createIssue(deps, ctx, user, body)
+        return status(201, toApiIssue(deps.config, ctx.repo, row, rel, user))
       },
       {
         params: RepoParams,

@@ -37,6 +37,31 @@ function prepareStatements(db: Db) {
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('offset'))
       .prepare(),
+    insertIssue: db
+      .insert(issues)
+      .values({
+        repoId: sql.placeholder('repo'),
+        index: sql.placeholder('index'),
+        posterId: sql.placeholder('poster'),
+        title: sql.placeholder('title'),
+        content: sql.placeholder('content'),
+        milestoneId: sql.placeholder('milestone'),
+        isClosed: sql.placeholder('closed'),
+        deadlineUnix: sql.placeholder('deadline'),
+        createdUnix: sql.placeholder('now'),
+        updatedUnix: sql.placeholder('now'),
+        closedUnix: sql.placeholder('closedUnix'),
+      })
+      .returning()
+      .prepare(),
+    countNewIssue: db
+      .update(repositories)
+      .set({
+        numIssues: sql`${repositories.numIssues} + 1`,
+        numClosedIssues: sql`${repositories.numClosedIssues} + ${sql.placeholder('closed')}`,
+      })
+      .where(eq(repositories.id, sql.placeholder('repo')))
+      .prepare(),
     usersByIds: db.select().from(users).where(inJsonArray(users.id, 'ids')).prepare(),
     assigneesOf: db
       .select({ issueId: issueAssignees.issueId, userId: issueAssignees.assigneeId })
@@ -373,7 +398,7 @@ const requireTitle = (title: string) => {
  * dropped otherwise, as Gitea). The index comes from the repository's counter row, taken and
  * bumped in the same BEGIN IMMEDIATE transaction: unique, gap-free, never reused.
  */
-export function createIssue(deps: AppDeps, ctx: RepoContext, poster: UserRow, opts: NewIssue): IssueRow {
+export function createIssue(deps: AppDeps, ctx: RepoContext, poster: UserRow, opts: NewIssue): { row: IssueRow; rel: IssueRelations } {
   requireTitle(opts.title)
   const writer = ctx.mode >= AccessMode.Write
   const assigneeNames = writer ? [...(opts.assignee ? [opts.assignee] : []), ...(opts.assignees ?? [])] : []
@@ -381,32 +406,35 @@ export function createIssue(deps: AppDeps, ctx: RepoContext, poster: UserRow, op
   const deadline = writer ? (parseDue(opts.due_date, 'due_date') ?? 0) : 0
   const now = nowUnix()
   const closed = opts.closed === true
+  const s = statementsOf(deps.db)
   return writeTransaction(deps.db, () => {
-    const milestoneId = writer && opts.milestone ? repoMilestone(deps, ctx.repo.id, opts.milestone).id : 0
-    const labelIds = writer && opts.labels ? repoLabelsByIds(deps, ctx.repo.id, opts.labels).map((l) => l.id) : []
-    const { index } = statementsOf(deps.db).nextIndex.get({ repo: ctx.repo.id })!
-    const row = deps.db
-      .insert(issues)
-      .values({
-        repoId: ctx.repo.id,
-        index,
-        posterId: poster.id,
-        title: opts.title,
-        content: opts.body ?? '',
-        milestoneId,
-        isClosed: closed,
-        deadlineUnix: deadline,
-        createdUnix: now,
-        updatedUnix: now,
-        closedUnix: closed ? now : 0,
-      })
-      .returning()
-      .get()
-    bumpRepoCounters(deps, ctx.repo.id, false, 1, closed ? 1 : 0)
-    bumpMilestone(deps, milestoneId, 1, closed ? 1 : 0)
-    linkLabels(deps, row, labelIds)
-    setAssignees(deps, row.id, people)
-    return row
+    const milestone = writer && opts.milestone ? repoMilestone(deps, ctx.repo.id, opts.milestone) : null
+    const labelRows = writer && opts.labels?.length ? repoLabelsByIds(deps, ctx.repo.id, opts.labels) : []
+    const { index } = s.nextIndex.get({ repo: ctx.repo.id })!
+    const row = s.insertIssue.get({
+      repo: ctx.repo.id,
+      index,
+      poster: poster.id,
+      title: opts.title,
+      content: opts.body ?? '',
+      milestone: milestone?.id ?? 0,
+      closed: closed ? 1 : 0,
+      deadline,
+      now,
+      closedUnix: closed ? now : 0,
+    })!
+    s.countNewIssue.run({ repo: ctx.repo.id, closed: closed ? 1 : 0 })
+    if (milestone) {
+      bumpMilestone(deps, milestone.id, 1, closed ? 1 : 0)
+      milestone.numIssues += 1
+      milestone.numClosedIssues += closed ? 1 : 0
+    }
+    if (labelRows.length) {
+      linkLabels(deps, row, labelRows.map((l) => l.id))
+      labelRows.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id - y.id))
+    }
+    if (people.length) setAssignees(deps, row.id, people)
+    return { row, rel: { poster, labels: labelRows, milestone, assignees: people } }
   })
 }
 
