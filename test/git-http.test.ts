@@ -40,7 +40,15 @@ describe('git smart HTTP', () => {
     const body = await res.text()
     expect(body.startsWith('001e# service=git-upload-pack\n0000')).toBe(true)
     const v2 = await fetch(`${s.url}/alice/proj/info/refs?service=git-upload-pack`, { headers: { 'Git-Protocol': 'version=2' } })
-    expect(await v2.text()).toContain('version 2')
+    const advert = await v2.text()
+    expect(advert).toContain('version 2')
+    expect(advert).toContain('filter')
+    // The v2 advertisement is cached per repository until its config changes.
+    const gitDir = join(s.dataDir, 'repositories', 'alice', 'proj.git')
+    await gitOk(gitDir, 'config', '--file', join(gitDir, 'config'), 'uploadpack.allowFilter', 'false')
+    const again = await fetch(`${s.url}/alice/proj/info/refs?service=git-upload-pack`, { headers: { 'Git-Protocol': 'version=2' } })
+    expect(await again.text()).not.toContain('filter')
+    await gitOk(gitDir, 'config', '--file', join(gitDir, 'config'), 'uploadpack.allowFilter', 'true')
     expect((await fetch(`${s.url}/alice/nope.git/info/refs?service=git-upload-pack`)).status).toBe(404)
   })
 
