@@ -344,3 +344,21 @@ describe('editing issues', () => {
     expect((await w.s.get(`${off.path}/labels`)).status).toBe(404)
   })
 })
+
+describe('OpenAPI', () => {
+  test('every issue-tracker route carries its operation id, the seed’s quirky paths too', async () => {
+    const spec: any = await (await fetch(`${w.s.url}/swagger.v1.json`)).json()
+    const op = (path: string, method: string) => spec.paths[`/api/v1${path}`]?.[method]?.operationId
+    expect(op('/repos/{owner}/{repo}/issues', 'get')).toBe('issueListIssues')
+    expect(op('/repos/{owner}/{repo}/issues', 'post')).toBe('issueCreateIssue')
+    expect(op('/repos/{owner}/{repo}/issues/{index}', 'patch')).toBe('issueEditIssue')
+    expect(op('/repos/{owner}/{repo}/issue/{index}/comments', 'get')).toBe('issueGetComments')
+    expect(op('/repos/{owner}/{repo}/comments/{id}', 'patch')).toBe('issueEditComment')
+    expect(op('/repos/{owner}/{repo}/comments/{id}', 'delete')).toBe('issueDeleteComment')
+    expect(op('/repos/{owner}/{repo}/issue/{index}/labels', 'put')).toBe('issueReplaceLabels')
+    expect(op('/repos/{owner}/{repo}/issue/{index}/labels/{id}', 'delete')).toBe('issueRemoveLabel')
+    expect(op('/repos/{owner}/{repo}/milestones', 'get')).toBe('issueGetMilestones')
+    expect(op('/repos/{owner}/{repo}/issues/{index}/times', 'post')).toBe('issueAddTime')
+    expect(op('/user/times', 'get')).toBe('userCurrentTrackedTimes')
+  })
+})

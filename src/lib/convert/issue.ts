@@ -15,7 +15,13 @@ export type TrackedTimeRow = typeof trackedTimes.$inferSelect
 /** The repository an issue-area record belongs to: enough to build its URLs. */
 export type RepoRef = Pick<RepoRow, 'id' | 'name' | 'ownerName'>
 
-const repoPath = (repo: RepoRef) => `${encodeURIComponent(repo.ownerName)}/${encodeURIComponent(repo.name)}`
+/** `owner/name`, URL-encoded; computed once per repository row (lists convert many records of one). */
+const repoPaths = new WeakMap<RepoRef, string>()
+function repoPath(repo: RepoRef): string {
+  let path = repoPaths.get(repo)
+  if (path === undefined) repoPaths.set(repo, (path = `${encodeURIComponent(repo.ownerName)}/${encodeURIComponent(repo.name)}`))
+  return path
+}
 
 /** `{base}<owner>/<repo>/issues/<n>` (or `/pulls/<n>` for a pull request). */
 export const issueHtmlUrl = (config: Config, repo: RepoRef, issue: Pick<IssueRow, 'index' | 'isPull'>) =>
