@@ -1,0 +1,1 @@
+CREATE INDEX `repositories_list_idx` ON `repositories` (`status`,`is_private`,`lower_name`,`owner_id`,`owner_name`,`is_fork`,`is_mirror`);
