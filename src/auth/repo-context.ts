@@ -13,21 +13,27 @@ export interface RepoContext {
   mode: AccessMode
 }
 
-/** Repository by owner name and repository name, both case-insensitive. */
-export function findRepoByName(deps: AppDeps, ownerName: string, repoName: string): { repo: RepoRow; owner: UserRow } | undefined {
-  const row = deps.db
+/** The prepared lookup behind findRepoByName, one per database (this is every repository route's first query). */
+const repoByNameStatements = new WeakMap<AppDeps['db'], ReturnType<typeof prepareRepoByName>>()
+const prepareRepoByName = (db: AppDeps['db']) =>
+  db
     .select({ repo: repositories, owner: users })
     .from(repositories)
     .innerJoin(users, eq(users.id, repositories.ownerId))
     .where(
       and(
-        eq(users.lowerName, ownerName.toLowerCase()),
-        eq(repositories.lowerName, repoName.toLowerCase()),
+        eq(users.lowerName, sql.placeholder('owner')),
+        eq(repositories.lowerName, sql.placeholder('repo')),
         eq(repositories.status, 'ready'),
       ),
     )
-    .get()
-  return row ?? undefined
+    .prepare()
+
+/** Repository by owner name and repository name, both case-insensitive. */
+export function findRepoByName(deps: AppDeps, ownerName: string, repoName: string): { repo: RepoRow; owner: UserRow } | undefined {
+  let statement = repoByNameStatements.get(deps.db)
+  if (!statement) repoByNameStatements.set(deps.db, (statement = prepareRepoByName(deps.db)))
+  return statement.get({ owner: ownerName.toLowerCase(), repo: repoName.toLowerCase() }) ?? undefined
 }
 
 /**

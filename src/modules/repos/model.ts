@@ -1,11 +1,30 @@
 import { t } from 'elysia'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { UserSchema } from '../users/model'
+
+/**
+ * A plain JSON integer. Elysia's `t.Integer()` also accepts numeric strings through a transform,
+ * and one transform anywhere in a response schema makes Elysia encode every answer through
+ * TypeBox (a deep walk that costs more than building a 50-repository page). Records only ever
+ * hold real numbers, so response schemas use plain integers.
+ */
+const Int = () => Type.Integer()
+
+/** UserSchema with plain integers (see Int), for the `owner` of repository records. */
+const OwnerSchema = t.Object(
+  Object.fromEntries(
+    Object.entries(UserSchema.properties).map(([key, schema]: [string, TSchema]) => [
+      key,
+      Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === 'integer') ? Int() : schema,
+    ]),
+  ) as typeof UserSchema.properties,
+)
 
 export const PermissionSchema = t.Object({ admin: t.Boolean(), push: t.Boolean(), pull: t.Boolean() })
 
 const repositoryFields = {
-  id: t.Integer(),
-  owner: UserSchema,
+  id: Int(),
+  owner: OwnerSchema,
   name: t.String(),
   full_name: t.String(),
   description: t.String(),
@@ -13,17 +32,17 @@ const repositoryFields = {
   private: t.Boolean(),
   fork: t.Boolean(),
   mirror: t.Boolean(),
-  size: t.Integer(),
+  size: Int(),
   html_url: t.String(),
   ssh_url: t.String(),
   clone_url: t.String(),
   website: t.String(),
-  stars_count: t.Integer(),
-  forks_count: t.Integer(),
-  watchers_count: t.Integer(),
-  open_issues_count: t.Integer(),
-  open_pr_counter: t.Integer(),
-  release_counter: t.Integer(),
+  stars_count: Int(),
+  forks_count: Int(),
+  watchers_count: Int(),
+  open_issues_count: Int(),
+  open_pr_counter: Int(),
+  release_counter: Int(),
   default_branch: t.String(),
   archived: t.Boolean(),
   created_at: t.String(),

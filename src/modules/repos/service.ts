@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, eq, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { repositories, users } from '../../db/schema'
@@ -196,6 +196,15 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
   }
 }
 
+/** Users whose ids are in a JSON array, as one prepared statement (any number of ids). */
+const prepareUsersByIds = (db: AppDeps['db']) =>
+  db
+    .select()
+    .from(users)
+    .where(sql`${users.id} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`)
+    .prepare()
+const usersByIdStatements = new WeakMap<AppDeps['db'], ReturnType<typeof prepareUsersByIds>>()
+
 /**
  * Repository records for a list, with owners and the viewer's permissions, in a fixed number
  * of queries whatever the list's length.
@@ -203,7 +212,9 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
 export function reposToApi(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[]) {
   if (rows.length === 0) return []
   const ownerIds = [...new Set(rows.map((r) => r.ownerId))]
-  const owners = new Map(deps.db.select().from(users).where(inArray(users.id, ownerIds)).all().map((u) => [u.id, u]))
+  let byIds = usersByIdStatements.get(deps.db)
+  if (!byIds) usersByIdStatements.set(deps.db, (byIds = prepareUsersByIds(deps.db)))
+  const owners = new Map(byIds.all({ ids: JSON.stringify(ownerIds) }).map((u) => [u.id, u]))
   const modes = accessLevels(deps.db, viewer, rows)
   return rows.map((r) => toApiRepo(deps.config, r, owners.get(r.ownerId)!, viewer, modes.get(r.id) ?? 0))
 }
@@ -347,34 +358,68 @@ export function getReadableRepoById(deps: AppDeps, viewer: UserRow | null, id: n
   return repo
 }
 
-/** One page of repositories matching `where`, sorted by name (then owner), with the total. */
-function pageOfRepos(deps: AppDeps, where: SQL, page: Page): { rows: RepoRow[]; total: number } {
+type Db = AppDeps['db']
+const prepareRepoPage = (db: Db, where: SQL) => {
   const cond = and(eq(repositories.status, 'ready'), where)!
-  const total = deps.db.select({ n: count() }).from(repositories).where(cond).get()!.n
-  const rows =
-    total > page.offset
-      ? deps.db
-          .select()
-          .from(repositories)
-          .where(cond)
-          .orderBy(asc(repositories.lowerName), asc(repositories.ownerName), asc(repositories.id))
-          .limit(page.limit)
-          .offset(page.offset)
-          .all()
-      : []
+  return {
+    count: db.select({ n: count() }).from(repositories).where(cond).prepare(),
+    page: db
+      .select()
+      .from(repositories)
+      .where(cond)
+      .orderBy(asc(repositories.lowerName), asc(repositories.ownerName), asc(repositories.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(),
+  }
+}
+const repoPageStatements = new WeakMap<Db, Map<string, ReturnType<typeof prepareRepoPage>>>()
+
+/** Placeholders the list conditions are written with, so that each shape of list is prepared once. */
+const VIEWER = sql.placeholder('viewer')
+const OWNER = sql.placeholder('owner')
+const PATTERN = sql.placeholder('pattern')
+/** A stand-in viewer whose id is the `viewer` placeholder (for readableRepoCondition). */
+const viewerStandIn = (viewer: UserRow | null) => (viewer ? { ...viewer, id: VIEWER as unknown as number } : null)
+const viewerKind = (viewer: UserRow | null) => (viewer ? (viewer.isAdmin ? 'admin' : 'user') : 'anon')
+
+/**
+ * One page of ready repositories, sorted by name (then owner), with the total: one COUNT and one
+ * page query, both prepared once per `shape` (`where()` builds the condition with placeholders
+ * whose values are in `params`).
+ */
+function pageOfRepos(deps: AppDeps, shape: string, where: () => SQL, params: Record<string, unknown>, page: Page): { rows: RepoRow[]; total: number } {
+  let cache = repoPageStatements.get(deps.db)
+  if (!cache) repoPageStatements.set(deps.db, (cache = new Map()))
+  let statements = cache.get(shape)
+  if (!statements) cache.set(shape, (statements = prepareRepoPage(deps.db, where())))
+  const total = statements.count.get(params)!.n
+  const rows = total > page.offset ? statements.page.all({ ...params, limit: page.limit, offset: page.offset }) : []
   return { rows, total }
 }
 
 /** The caller's own repositories plus those shared with them (collaborations, teams). */
 export function listCallerRepos(deps: AppDeps, user: UserRow, page: Page) {
-  return pageOfRepos(deps, or(eq(repositories.ownerId, user.id), grantedRepoCondition(user.id))!, page)
+  return pageOfRepos(
+    deps,
+    'caller',
+    () => or(eq(repositories.ownerId, VIEWER), grantedRepoCondition(VIEWER as unknown as number))!,
+    { viewer: user.id },
+    page,
+  )
 }
 
 /** Repositories owned by a user or organisation that `viewer` may read. */
 export function listOwnedRepos(deps: AppDeps, viewer: UserRow | null, ownerName: string, page: Page) {
   const owner = deps.db.select().from(users).where(eq(users.lowerName, ownerName.toLowerCase())).get()
   if (!owner) throw notFound(`user does not exist [name: ${ownerName}]`)
-  return pageOfRepos(deps, and(eq(repositories.ownerId, owner.id), readableRepoCondition(viewer))!, page)
+  return pageOfRepos(
+    deps,
+    `owned:${viewerKind(viewer)}`,
+    () => and(eq(repositories.ownerId, OWNER), readableRepoCondition(viewerStandIn(viewer)))!,
+    { owner: owner.id, viewer: viewer?.id ?? 0 },
+    page,
+  )
 }
 
 export const SEARCH_MODES = ['source', 'fork', 'mirror', 'collaborative'] as const
@@ -396,20 +441,30 @@ const containsPattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => '\\' + c)
 export function searchRepositories(deps: AppDeps, viewer: UserRow | null, opts: RepoSearch, page: Page) {
   const mode = opts.mode ?? ''
   if (mode !== '' && !(SEARCH_MODES as readonly string[]).includes(mode)) throw unprocessable(`Invalid search mode: "${mode}"`)
-  const conds: SQL[] = [readableRepoCondition(viewer)]
   const q = (opts.q ?? '').trim().toLowerCase()
-  if (q) conds.push(sql`${repositories.lowerName} LIKE ${containsPattern(q)} ESCAPE '\\'`)
-  if (mode === 'source') conds.push(eq(repositories.isFork, false), eq(repositories.isMirror, false))
-  if (mode === 'fork') conds.push(eq(repositories.isFork, true))
-  if (mode === 'mirror') conds.push(eq(repositories.isMirror, true))
-  if (mode === 'collaborative') conds.push(eq(repositories.isMirror, false))
-  if (opts.uid !== undefined && opts.uid > 0) {
-    const collaborating = and(grantedRepoCondition(opts.uid), ne(repositories.ownerId, opts.uid))!
-    if (mode === 'collaborative') conds.push(collaborating)
-    else if (opts.exclusive) conds.push(eq(repositories.ownerId, opts.uid))
-    else conds.push(or(eq(repositories.ownerId, opts.uid), collaborating)!)
+  const uid = opts.uid !== undefined && opts.uid > 0 ? Math.floor(opts.uid) : 0
+  const uidFilter = !uid ? 'none' : mode === 'collaborative' ? 'collaborating' : opts.exclusive ? 'owned' : 'either'
+  const where = () => {
+    const conds: SQL[] = []
+    if (q) conds.push(sql`${repositories.lowerName} LIKE ${PATTERN} ESCAPE '\\'`)
+    if (mode === 'source') conds.push(eq(repositories.isFork, false), eq(repositories.isMirror, false))
+    if (mode === 'fork') conds.push(eq(repositories.isFork, true))
+    if (mode === 'mirror') conds.push(eq(repositories.isMirror, true))
+    if (mode === 'collaborative') conds.push(eq(repositories.isMirror, false))
+    const collaborating = () => and(grantedRepoCondition(OWNER as unknown as number), ne(repositories.ownerId, OWNER))!
+    if (uidFilter === 'collaborating') conds.push(collaborating())
+    if (uidFilter === 'owned') conds.push(eq(repositories.ownerId, OWNER))
+    if (uidFilter === 'either') conds.push(or(eq(repositories.ownerId, OWNER), collaborating())!)
+    conds.push(readableRepoCondition(viewerStandIn(viewer)))
+    return and(...conds)!
   }
-  return pageOfRepos(deps, and(...conds)!, page)
+  return pageOfRepos(
+    deps,
+    `search:${viewerKind(viewer)}:${q ? 'q' : ''}:${mode}:${uidFilter}`,
+    where,
+    { viewer: viewer?.id ?? 0, owner: uid, pattern: containsPattern(q) },
+    page,
+  )
 }
 
 // ---- startup repair ----------------------------------------------------------------------
