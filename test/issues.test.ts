@@ -250,6 +250,8 @@ describe('reading issues', () => {
     expect(r.body.number).toBe(5)
     expect(r.body.assignee.login).toBe('writer')
     expect((await w.s.get(`${repo.path}/issues/999`)).status).toBe(404)
+    expect((await w.s.get(`${repo.path}/issues/abc`)).status).toBe(404)
+    expect((await w.s.get(`${repo.path}/issues/-1`)).status).toBe(404)
     expect((await w.s.get(`/repos/owner/nope/issues/1`)).status).toBe(404)
   })
 })

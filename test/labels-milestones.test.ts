@@ -158,6 +158,7 @@ describe('milestones', () => {
     expect((await w.s.post(`${repo.path}/milestones`, { title: 'x' })).status).toBe(401)
     expect((await w.s.get(`${repo.path}/milestones/${r.body.id}`)).body.title).toBe('v1.0')
     expect((await w.s.get(`${repo.path}/milestones/999999`)).status).toBe(404)
+    expect((await w.s.get(`${repo.path}/milestones/first`)).status).toBe(404)
     expect((await w.s.get(`${other.path}/milestones/${r.body.id}`)).status).toBe(404)
     expect((await w.s.get(`${repo.path}/milestones`)).body.map((m: any) => m.title)).toEqual(['v1.0', 'someday'])
     expect((await w.s.get(`${repo.path}/milestones?state=closed`)).body.map((m: any) => m.title)).toEqual(['v0.9'])

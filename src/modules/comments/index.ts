@@ -2,12 +2,14 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { requireUser } from '../../auth/caller'
 import { RepoParams } from '../repos/model'
-import { CommentOption, CommentSchema, IdParams, IssueIdParams, IssueParams, SinceQuery } from '../issues/model'
+import { CommentOption, CommentSchema, IdParams, IssueIdParams, IssueParams, SinceQuery, pathNumber } from '../issues/model'
 import { findIssue, loadIssueContext } from '../issues/service'
 import { pageOfWholeList } from '../issues/paging'
 import { commentsToApi, createComment, deleteComment, editComment, listIssueComments, listRepoComments, sinceOf } from './service'
 
 const CommentList = t.Array(CommentSchema)
+/** The issue index of the long comment path, absent on the short ones. */
+const optionalNumber = (value: string | undefined) => (value === undefined ? undefined : pathNumber(value))
 
 /** Comments on issues (issue 5). */
 export const commentsModule = (deps: AppDeps) => {
@@ -31,7 +33,7 @@ export const commentsModule = (deps: AppDeps) => {
       async ({ request, params, body, status }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
         const user = requireUser(ctx.caller)
-        const row = createComment(deps, ctx, params.index, user, body.body)
+        const row = createComment(deps, ctx, pathNumber(params.index), user, body.body)
         return status(201, commentsToApi(deps, ctx.repo, [row], user)[0]!)
       },
       {
@@ -48,7 +50,7 @@ export const commentsModule = (deps: AppDeps) => {
       path,
       async ({ request, params, query }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        const issue = findIssue(deps, ctx.repo.id, params.index)
+        const issue = findIssue(deps, ctx.repo.id, pathNumber(params.index))
         return commentsToApi(deps, ctx.repo, listIssueComments(deps, issue, sinceOf(query)), ctx.caller.user)
       },
       {
@@ -71,10 +73,10 @@ export const commentsModule = (deps: AppDeps) => {
       .patch(
         path,
         async ({ request, params, body, status }) => {
-          const p = params as { owner: string; repo: string; id: number; index?: number }
+          const p = params as { owner: string; repo: string; id: string; index?: string }
           const ctx = await loadIssueContext(deps, request, p.owner, p.repo)
           const user = requireUser(ctx.caller)
-          const row = editComment(deps, ctx, p.id, p.index, user, body.body)
+          const row = editComment(deps, ctx, pathNumber(p.id), optionalNumber(p.index), user, body.body)
           if (!row) return status(204, undefined)
           return commentsToApi(deps, ctx.repo, [row], user)[0]!
         },
@@ -88,9 +90,9 @@ export const commentsModule = (deps: AppDeps) => {
       .delete(
         path,
         async ({ request, params, status }) => {
-          const p = params as { owner: string; repo: string; id: number; index?: number }
+          const p = params as { owner: string; repo: string; id: string; index?: string }
           const ctx = await loadIssueContext(deps, request, p.owner, p.repo)
-          deleteComment(deps, ctx, p.id, p.index, requireUser(ctx.caller))
+          deleteComment(deps, ctx, pathNumber(p.id), optionalNumber(p.index), requireUser(ctx.caller))
           return status(204, undefined)
         },
         { params, response: { 204: t.Void() }, detail: { operationId: `issueDeleteComment${suffix}`, summary: 'Delete a comment (author or repository admin)' } },

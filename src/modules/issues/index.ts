@@ -12,6 +12,7 @@ import {
   IssueParams,
   IssueSchema,
   ListIssuesQuery,
+  pathNumber,
 } from './model'
 import { RepoParams } from '../repos/model'
 import { t } from 'elysia'
@@ -63,7 +64,7 @@ export const issuesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/issues/:index',
       async ({ request, params }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        return issueToApi(deps, ctx.repo, findIssue(deps, ctx.repo.id, params.index), ctx.caller.user)
+        return issueToApi(deps, ctx.repo, findIssue(deps, ctx.repo.id, pathNumber(params.index)), ctx.caller.user)
       },
       { params: IssueParams, response: { 200: IssueSchema }, detail: { operationId: 'issueGetIssue', summary: 'Get an issue' } },
     )
@@ -72,7 +73,7 @@ export const issuesModule = (deps: AppDeps) =>
       async ({ request, params, body, status }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
         const user = requireUser(ctx.caller)
-        const row = editIssue(deps, ctx, params.index, user, body)
+        const row = editIssue(deps, ctx, pathNumber(params.index), user, body)
         return status(201, issueToApi(deps, ctx.repo, row, user))
       },
       {
@@ -86,7 +87,7 @@ export const issuesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/issues/:index/deadline',
       async ({ request, params, body, status }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-        const deadline = setIssueDeadline(deps, ctx, params.index, body.due_date)
+        const deadline = setIssueDeadline(deps, ctx, pathNumber(params.index), body.due_date)
         return status(201, { due_date: isoTimeOrNull(deadline) })
       },
       {

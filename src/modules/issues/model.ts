@@ -84,9 +84,13 @@ export const TrackedTimeSchema = t.Object(
   { $id: '#/components/schemas/TrackedTime' },
 )
 
-export const IssueParams = t.Object({ owner: t.String(), repo: t.String(), index: t.Numeric() })
-export const IdParams = t.Object({ owner: t.String(), repo: t.String(), id: t.Numeric() })
-export const IssueIdParams = t.Object({ owner: t.String(), repo: t.String(), index: t.Numeric(), id: t.Numeric() })
+/** Indexes and ids stay strings here: a non-numeric one is a 404 (nothing has that number), not a 422. */
+export const IssueParams = t.Object({ owner: t.String(), repo: t.String(), index: t.String({ description: 'index of the issue' }) })
+export const IdParams = t.Object({ owner: t.String(), repo: t.String(), id: t.String() })
+export const IssueIdParams = t.Object({ owner: t.String(), repo: t.String(), index: t.String({ description: 'index of the issue' }), id: t.String() })
+
+/** A path number ("12") → 12; anything else → NaN, which matches no row (404). */
+export const pathNumber = (value: string): number => (/^\d{1,15}$/.test(value) ? Number(value) : NaN)
 
 const Timestamp = t.String({ description: 'RFC 3339 time' })
 

@@ -12,6 +12,7 @@ import {
   LabelParams,
   LabelSchema,
   ListLabelsQuery,
+  pathNumber,
 } from '../issues/model'
 import { changeIssueLabels, findIssue, labelsOfIssue, loadIssueContext } from '../issues/service'
 import { pageOfWholeList } from '../issues/paging'
@@ -83,10 +84,10 @@ export const labelsModule = (deps: AppDeps) => {
   /** PUT (replace) and POST (add): both answer the issue's resulting labels. */
   const changeLabels =
     (action: 'replace' | 'add') =>
-    async ({ request, params, body }: { request: Request; params: { owner: string; repo: string; index: number }; body: { labels?: number[] } }) => {
+    async ({ request, params, body }: { request: Request; params: { owner: string; repo: string; index: string }; body: { labels?: number[] } }) => {
       const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-      changeIssueLabels(deps, ctx, params.index, action, body.labels ?? [])
-      const issue = findIssue(deps, ctx.repo.id, params.index)
+      changeIssueLabels(deps, ctx, pathNumber(params.index), action, body.labels ?? [])
+      const issue = findIssue(deps, ctx.repo.id, pathNumber(params.index))
       return labelsOfIssue(deps, issue.id).map((l) => toApiLabel(deps.config, ctx.repo, l))
     }
 
@@ -97,7 +98,7 @@ export const labelsModule = (deps: AppDeps) => {
         base,
         async ({ request, params }) => {
           const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-          const issue = findIssue(deps, ctx.repo.id, params.index)
+          const issue = findIssue(deps, ctx.repo.id, pathNumber(params.index))
           return labelsOfIssue(deps, issue.id).map((l) => toApiLabel(deps.config, ctx.repo, l))
         },
         { params: IssueParams, response: { 200: LabelList }, detail: { operationId: 'issueGetLabels', summary: "Get an issue's labels" } },
@@ -118,7 +119,7 @@ export const labelsModule = (deps: AppDeps) => {
         base,
         async ({ request, params, status }) => {
           const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-          changeIssueLabels(deps, ctx, params.index, 'clear', [])
+          changeIssueLabels(deps, ctx, pathNumber(params.index), 'clear', [])
           return status(204, undefined)
         },
         { params: IssueParams, response: { 204: t.Void() }, detail: { operationId: 'issueClearLabels', summary: 'Remove all labels from an issue' } },
@@ -127,7 +128,7 @@ export const labelsModule = (deps: AppDeps) => {
         `${base}/:id`,
         async ({ request, params, status }) => {
           const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-          changeIssueLabels(deps, ctx, params.index, 'remove', [params.id])
+          changeIssueLabels(deps, ctx, pathNumber(params.index), 'remove', [pathNumber(params.id)])
           return status(204, undefined)
         },
         { params: IssueIdParams, response: { 204: t.Void() }, detail: { operationId: 'issueRemoveLabel', summary: 'Remove a label from an issue' } },

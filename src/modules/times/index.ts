@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { requireUser } from '../../auth/caller'
 import { RepoParams } from '../repos/model'
-import { AddTimeOption, IssueParams, TimesQuery, TrackedTimeSchema } from '../issues/model'
+import { AddTimeOption, IssueParams, TimesQuery, TrackedTimeSchema, pathNumber } from '../issues/model'
 import { findIssue, loadIssueContext } from '../issues/service'
 import { pageOfWholeList } from '../issues/paging'
 import { getUserByName } from '../users/service'
@@ -28,7 +28,7 @@ export const timesModule = (deps: AppDeps) => {
       async ({ request, params, body }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
         const user = requireUser(ctx.caller)
-        const row = addTime(deps, ctx, params.index, user, body)
+        const row = addTime(deps, ctx, pathNumber(params.index), user, body)
         return timesToApi(deps, [row])[0]!
       },
       {
@@ -42,7 +42,7 @@ export const timesModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/issues/:index/times',
       async ({ request, params, query, set }) => {
         const ctx = await trackedRepo(request, params.owner, params.repo)
-        const issue = findIssue(deps, ctx.repo.id, params.index)
+        const issue = findIssue(deps, ctx.repo.id, pathNumber(params.index))
         return answer(request, set, query, { issueId: issue.id, since: query.since, before: query.before })
       },
       {
