@@ -100,7 +100,8 @@ try {
   await run('GET /repos/search (token)', '/repos/search?q=tool&limit=50', [`Authorization: token ${secret}`])
   await run('GET /repos/{o}/{r}/branches', '/repos/owner0/bench/branches')
 } finally {
-  server.stop(true)
+  await server.stop(true)
+  await Bun.sleep(200) // let handlers still waiting on git finish before the database closes
   deps.db.$client.close()
   rmSync(dataDir, { recursive: true, force: true })
 }
