@@ -1,22 +1,40 @@
 import { t } from 'elysia'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { UserSchema } from '../users/model'
 import { pageQueryFields } from '../../lib/pagination'
 
+/**
+ * Response schemas use plain JSON integers: Elysia's `t.Integer()` carries a transform (it also
+ * accepts numeric strings), and one transform in a response schema makes Elysia encode every
+ * answer through TypeBox, a deep walk that costs more than building a page of issues.
+ */
+const Int = () => Type.Integer()
+
+/** UserSchema with plain integers, for the users inside issue-area records. */
+const PlainUserSchema = t.Object(
+  Object.fromEntries(
+    Object.entries(UserSchema.properties).map(([key, schema]: [string, TSchema]) => [
+      key,
+      Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === 'integer') ? Int() : schema,
+    ]),
+  ) as typeof UserSchema.properties,
+)
+
 /** Label record (records.md §15). */
 export const LabelSchema = t.Object(
-  { id: t.Integer(), name: t.String(), color: t.String(), description: t.String(), url: t.String() },
+  { id: Int(), name: t.String(), color: t.String(), description: t.String(), url: t.String() },
   { $id: '#/components/schemas/Label' },
 )
 
 /** Milestone record (records.md §16). */
 export const MilestoneSchema = t.Object(
   {
-    id: t.Integer(),
+    id: Int(),
     title: t.String(),
     description: t.String(),
     state: t.String(),
-    open_issues: t.Integer(),
-    closed_issues: t.Integer(),
+    open_issues: Int(),
+    closed_issues: Int(),
     closed_at: t.Nullable(t.String()),
     due_on: t.Nullable(t.String()),
     created_at: t.String(),
@@ -28,28 +46,28 @@ export const MilestoneSchema = t.Object(
 /** Issue record (records.md §12). */
 export const IssueSchema = t.Object(
   {
-    id: t.Integer(),
+    id: Int(),
     url: t.String(),
     html_url: t.String(),
-    number: t.Integer(),
-    user: UserSchema,
+    number: Int(),
+    user: PlainUserSchema,
     original_author: t.String(),
-    original_author_id: t.Integer(),
+    original_author_id: Int(),
     title: t.String(),
     body: t.String(),
     labels: t.Array(LabelSchema),
     milestone: t.Nullable(MilestoneSchema),
-    assignee: t.Nullable(UserSchema),
-    assignees: t.Array(UserSchema),
+    assignee: t.Nullable(PlainUserSchema),
+    assignees: t.Array(PlainUserSchema),
     state: t.String(),
     is_locked: t.Boolean(),
-    comments: t.Integer(),
+    comments: Int(),
     created_at: t.String(),
     updated_at: t.String(),
     closed_at: t.Nullable(t.String()),
     due_date: t.Nullable(t.String()),
     pull_request: t.Nullable(t.Object({ merged: t.Boolean(), merged_at: t.Nullable(t.String()) })),
-    repository: t.Object({ id: t.Integer(), name: t.String(), owner: t.String(), full_name: t.String() }),
+    repository: t.Object({ id: Int(), name: t.String(), owner: t.String(), full_name: t.String() }),
   },
   { $id: '#/components/schemas/Issue' },
 )
@@ -57,13 +75,13 @@ export const IssueSchema = t.Object(
 /** Comment record (records.md §14). */
 export const CommentSchema = t.Object(
   {
-    id: t.Integer(),
+    id: Int(),
     html_url: t.String(),
     pull_request_url: t.String(),
     issue_url: t.String(),
-    user: UserSchema,
+    user: PlainUserSchema,
     original_author: t.String(),
-    original_author_id: t.Integer(),
+    original_author_id: Int(),
     body: t.String(),
     created_at: t.String(),
     updated_at: t.String(),
@@ -74,12 +92,12 @@ export const CommentSchema = t.Object(
 /** TrackedTime record (records.md §17). */
 export const TrackedTimeSchema = t.Object(
   {
-    id: t.Integer(),
+    id: Int(),
     created: t.String(),
-    time: t.Integer(),
-    user_id: t.Integer(),
+    time: Int(),
+    user_id: Int(),
     user_name: t.String(),
-    issue_id: t.Integer(),
+    issue_id: Int(),
   },
   { $id: '#/components/schemas/TrackedTime' },
 )
