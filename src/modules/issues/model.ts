@@ -1,24 +1,10 @@
 import { t } from 'elysia'
-import { Type, type TSchema } from '@sinclair/typebox'
-import { UserSchema } from '../users/model'
+import { Int, PlainUserSchema } from '../repos/model'
 import { pageQueryFields } from '../../lib/pagination'
 
-/**
- * Response schemas use plain JSON integers: Elysia's `t.Integer()` carries a transform (it also
- * accepts numeric strings), and one transform in a response schema makes Elysia encode every
- * answer through TypeBox, a deep walk that costs more than building a page of issues.
- */
-const Int = () => Type.Integer()
-
-/** UserSchema with plain integers, for the users inside issue-area records. */
-const PlainUserSchema = t.Object(
-  Object.fromEntries(
-    Object.entries(UserSchema.properties).map(([key, schema]: [string, TSchema]) => [
-      key,
-      Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === 'integer') ? Int() : schema,
-    ]),
-  ) as typeof UserSchema.properties,
-)
+// Response schemas use plain JSON integers (Int, PlainUserSchema): Elysia's `t.Integer()` carries
+// a transform, and one transform in a response schema makes Elysia encode every answer through
+// TypeBox, a deep walk that costs more than building a page of issues.
 
 /** Label record (records.md §15). */
 export const LabelSchema = t.Object(
