@@ -113,6 +113,34 @@ try {
     times.lsHttp.push(await git(tmp, 'ls-remote', httpUrl))
     times.lsFile.push(await git(tmp, 'ls-remote', bare))
   }
+  // The client-side floor of HTTP: a server that replays Warren's answers from memory
+  // (no auth, no git), to show how much of the ls-remote time is git's HTTP client itself.
+  const canned = new Map<string, Uint8Array<ArrayBuffer>>()
+  const replay = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      const u = new URL(req.url)
+      const key = req.method + u.pathname + u.search
+      const body = req.method === 'POST' ? await req.arrayBuffer() : undefined
+      let answer = canned.get(key) as Uint8Array<ArrayBuffer> | undefined
+      if (!answer) {
+        const headers: Record<string, string> = { 'git-protocol': req.headers.get('git-protocol') ?? '' }
+        if (body) headers['content-type'] = 'application/x-git-upload-pack-request'
+        const r = await fetch(base + u.pathname + u.search, { method: req.method, headers, body })
+        answer = new Uint8Array(await r.arrayBuffer())
+        canned.set(key, answer)
+      }
+      const type = u.pathname.endsWith('/info/refs') ? 'advertisement' : 'result'
+      return new Response(answer as Uint8Array<ArrayBuffer>, { headers: { 'content-type': `application/x-git-upload-pack-${type}` } })
+    },
+  })
+  const replayUrl = `http://127.0.0.1:${replay.port}/benchadmin/big.git`
+  await git(tmp, 'ls-remote', replayUrl)
+  const lsReplay: number[] = []
+  for (let i = 0; i < lsRuns; i++) lsReplay.push(await git(tmp, 'ls-remote', replayUrl))
+  replay.stop(true)
+
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   const row = (name: string, http: number[], file: number[], target: number) => {
     const ratio = median(http) / median(file)
@@ -123,6 +151,9 @@ try {
   console.log(`medians of ${cloneRuns} clones and ${lsRuns} ls-remotes each:`)
   row('clone', times.cloneHttp, times.cloneFile, 1.02)
   row('ls-remote', times.lsHttp, times.lsFile, 1.5)
+  console.log(
+    `ls-remote against a replaying in-memory server (git's HTTP client floor): ${median(lsReplay).toFixed(1)} ms = ${(median(lsReplay) / median(times.lsFile)).toFixed(3)}× file`,
+  )
 } finally {
   server.kill()
   await server.exited

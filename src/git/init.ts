@@ -11,6 +11,9 @@ export async function initBareRepository(path: string, defaultBranch: string): P
   await git(['config', 'uploadpack.allowFilter', 'true'], { gitDir: path })
   await git(['config', 'uploadpack.allowAnySHA1InWant', 'true'], { gitDir: path })
   await git(['config', 'receive.denyNonFastForwards', 'false'], { gitDir: path })
+  // Keep pushed packs as packs (git would explode pushes of < 100 objects into loose objects,
+  // which every later clone must compress again); `gc --auto` still consolidates packs.
+  await git(['config', 'receive.unpackLimit', '1'], { gitDir: path })
 }
 
 /** Removes a repository folder (and its owner folder stays). */
