@@ -87,6 +87,20 @@ describe('git smart HTTP', () => {
     expect(remote).toContain('refs/tags/v2.0^{}')
   })
 
+  test('branch deletion by push; the default branch cannot be deleted (as in Gitea)', async () => {
+    expect((await s.post('/user/repos', { name: 'scratch' }, { token: alice.token })).status).toBe(201)
+    const url = remoteUrl(s.url, 'alice/scratch.git', 'alice', alice.token)
+    await gitOk(work.dir, 'push', url, 'master', 'dev')
+    expect((await s.get('/repos/alice/scratch/branches')).body.map((b: any) => b.name)).toEqual(['dev', 'master'])
+    await gitOk(work.dir, 'push', url, ':dev')
+    expect((await s.get('/repos/alice/scratch/branches')).body.map((b: any) => b.name)).toEqual(['master'])
+    const refused = await git(work.dir, 'push', url, ':master')
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain('deletion of the current branch prohibited')
+    const repo = (await s.get('/repos/alice/scratch')).body
+    expect([repo.empty, repo.default_branch]).toEqual([false, 'master'])
+  })
+
   test('clone returns every ref and the same files; fetch sees a second push', async () => {
     const mirror = join(temp(), 'mirror.git')
     await gitOk(temp(), 'clone', '-q', '--mirror', remoteUrl(s.url, 'alice/proj.git'), mirror)
