@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { repositories, users } from '../db/schema'
+import { rowMapper } from '../db/row-mapper'
 import { forbidden, notFound, unauthorized } from '../lib/errors'
 import { accessLevel, AccessMode, type RepoRow } from './access'
 import type { Caller, UserRow } from './caller'
@@ -33,8 +34,11 @@ const prepareRepoByName = (db: AppDeps['db']) =>
 export function findRepoByName(deps: AppDeps, ownerName: string, repoName: string): { repo: RepoRow; owner: UserRow } | undefined {
   let statement = repoByNameStatements.get(deps.db)
   if (!statement) repoByNameStatements.set(deps.db, (statement = prepareRepoByName(deps.db)))
-  return statement.get({ owner: ownerName.toLowerCase(), repo: repoName.toLowerCase() }) ?? undefined
+  const values = statement.values({ owner: ownerName.toLowerCase(), repo: repoName.toLowerCase() })[0] as unknown[] | undefined
+  return values && { repo: repoRows.map(values), owner: userRows.map(values, repoRows.width) }
 }
+const repoRows = rowMapper<RepoRow>(repositories)
+const userRows = rowMapper<UserRow>(users)
 
 /**
  * Resolves `/repos/{owner}/{repo}` for the caller: 404 when it does not exist or the caller

@@ -8,10 +8,10 @@ import { UserSchema } from '../users/model'
  * TypeBox (a deep walk that costs more than building a 50-repository page). Records only ever
  * hold real numbers, so response schemas use plain integers.
  */
-const Int = () => Type.Integer()
+export const Int = () => Type.Integer()
 
-/** UserSchema with plain integers (see Int), for the `owner` of repository records. */
-const OwnerSchema = t.Object(
+/** UserSchema with plain integers (see Int), for users inside other records (repository owners ...). */
+export const PlainUserSchema = t.Object(
   Object.fromEntries(
     Object.entries(UserSchema.properties).map(([key, schema]: [string, TSchema]) => [
       key,
@@ -24,7 +24,7 @@ export const PermissionSchema = t.Object({ admin: t.Boolean(), push: t.Boolean()
 
 const repositoryFields = {
   id: Int(),
-  owner: OwnerSchema,
+  owner: PlainUserSchema,
   name: t.String(),
   full_name: t.String(),
   description: t.String(),

@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { and, asc, count, eq, getTableColumns, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, eq, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
+import { rowMapper } from '../../db/row-mapper'
 import { repositories, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevels, grantedRepoCondition, readableRepoCondition, type RepoRow } from '../../auth/access'
@@ -214,7 +215,7 @@ export function reposToApi(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[
   const ownerIds = [...new Set(rows.map((r) => r.ownerId))]
   let byIds = usersByIdStatements.get(deps.db)
   if (!byIds) usersByIdStatements.set(deps.db, (byIds = prepareUsersByIds(deps.db)))
-  const owners = new Map((byIds.values({ ids: JSON.stringify(ownerIds) }) as unknown[][]).map(userRowOf).map((u) => [u.id, u]))
+  const owners = new Map((byIds.values({ ids: JSON.stringify(ownerIds) }) as unknown[][]).map((v) => userRows.map(v)).map((u) => [u.id, u]))
   const modes = accessLevels(deps.db, viewer, rows)
   return rows.map((r) => toApiRepo(deps.config, r, owners.get(r.ownerId)!, viewer, modes.get(r.id) ?? 0))
 }
@@ -375,26 +376,8 @@ const prepareRepoPage = (db: Db, where: SQL) => {
 }
 const repoPageStatements = new WeakMap<Db, Map<string, ReturnType<typeof prepareRepoPage>>>()
 
-/**
- * Maps raw row values (in table-column order, as `select()` of the whole table returns them) to
- * the table's row type. Drizzle's generic row mapper costs more than the query itself for a page
- * of 50 repositories; only boolean columns need decoding.
- */
-function rowMapper<T>(table: Parameters<typeof getTableColumns>[0]): (values: unknown[]) => T {
-  const columns = Object.entries(getTableColumns(table)).map(
-    ([key, column]) => [key, column.columnType === 'SQLiteBoolean' ? column : null] as const,
-  )
-  return (values) => {
-    const row: Record<string, unknown> = {}
-    for (let i = 0; i < columns.length; i++) {
-      const [key, decoder] = columns[i]!
-      row[key] = decoder ? decoder.mapFromDriverValue(values[i]) : values[i]
-    }
-    return row as T
-  }
-}
-const repoRowOf = rowMapper<RepoRow>(repositories)
-const userRowOf = rowMapper<UserRow>(users)
+const repoRows = rowMapper<RepoRow>(repositories)
+const userRows = rowMapper<UserRow>(users)
 
 /** Placeholders the list conditions are written with, so that each shape of list is prepared once. */
 const VIEWER = sql.placeholder('viewer')
@@ -415,7 +398,7 @@ function pageOfRepos(deps: AppDeps, shape: string, where: () => SQL, params: Rec
   let statements = cache.get(shape)
   if (!statements) cache.set(shape, (statements = prepareRepoPage(deps.db, where())))
   const total = statements.count.get(params)!.n
-  const rows = total > page.offset ? (statements.page.values({ ...params, limit: page.limit, offset: page.offset }) as unknown[][]).map(repoRowOf) : []
+  const rows = total > page.offset ? (statements.page.values({ ...params, limit: page.limit, offset: page.offset }) as unknown[][]).map((v) => repoRows.map(v)) : []
   return { rows, total }
 }
 
