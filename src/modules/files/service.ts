@@ -54,7 +54,7 @@ export async function rawFile(deps: AppDeps, ctx: RepoContext, req: RawRequest):
   if (req.ref !== undefined && req.ref !== '') {
     const sha = await resolveCommitish(gitDir, req.ref)
     if (!sha) throw notFound('ref not found')
-    target = { sha, rest: segments, commit: !isSafeRefName(req.ref) || sha.startsWith(req.ref) }
+    target = { sha, rest: segments, commit: sha.startsWith(req.ref.toLowerCase()) }
   } else {
     const kindOf: Record<string, (RefKind | 'commit')[]> = { branch: ['heads'], tag: ['tags'], commit: ['commit'] }
     const explicit = req.explicitKinds ? kindOf[segments[0] ?? ''] : undefined
