@@ -8,6 +8,7 @@ let pub: { id: number; path: string }
 let priv: { id: number; path: string }
 beforeAll(async () => {
   w = await startTrackerWorld()
+  installQueryCounter()
   pub = await w.repo('tracker')
   priv = await w.repo('secret', { private: true })
 })
@@ -16,41 +17,41 @@ afterAll(() => w.s.stop())
 const repoRow = (id: number) => w.s.deps.db.select().from(repositories).where(eq(repositories.id, id)).get()!
 const issueCount = (id: number) => w.s.deps.db.select().from(issues).where(eq(issues.repoId, id)).all().length
 
-/** Counts SQL statement executions on the server's connection while `fn` runs. */
-async function countQueries(fn: () => Promise<unknown>): Promise<number> {
+/**
+ * Counts SQL statement executions on the server's connection: every statement prepared after
+ * this is installed (in beforeAll, before the first issue request) reports its runs.
+ */
+let counting = false
+let executed = 0
+function installQueryCounter() {
   const client = w.s.deps.db.$client as any
-  let n = 0
-  let counting = false
-  if (!client.__counted) {
-    client.__counted = true
-    for (const factory of ['prepare', 'query']) {
-      const original = client[factory].bind(client)
-      client[factory] = (sql: string, ...rest: unknown[]) => {
-        const st = original(sql, ...rest)
-        if (!st.__wrapped) {
-          st.__wrapped = true
-          for (const m of ['get', 'all', 'values', 'run']) {
-            const run = st[m].bind(st)
-            st[m] = (...args: unknown[]) => {
-              client.__onQuery?.()
-              return run(...args)
-            }
+  for (const factory of ['prepare', 'query']) {
+    const original = client[factory].bind(client)
+    client[factory] = (sql: string, ...rest: unknown[]) => {
+      const st = original(sql, ...rest)
+      if (!st.__counted) {
+        st.__counted = true
+        for (const m of ['get', 'all', 'values', 'run']) {
+          const run = st[m].bind(st)
+          st[m] = (...args: unknown[]) => {
+            if (counting) executed++
+            return run(...args)
           }
         }
-        return st
       }
+      return st
     }
   }
-  client.__onQuery = () => {
-    if (counting) n++
-  }
+}
+async function countQueries(fn: () => Promise<unknown>): Promise<number> {
+  executed = 0
   counting = true
   try {
     await fn()
   } finally {
     counting = false
   }
-  return n
+  return executed
 }
 
 describe('creating issues', () => {
@@ -230,10 +231,12 @@ describe('reading issues', () => {
   test('lists return complete records in a fixed number of queries whatever the page size', async () => {
     let small: any
     let large: any
-    const few = await countQueries(async () => (small = await w.s.get(`${repo.path}/issues?state=all&limit=2`, { token: w.owner.token })))
+    const few = await countQueries(async () => (small = await w.s.get(`${repo.path}/issues?state=all&limit=2&page=5`, { token: w.owner.token })))
     const many = await countQueries(async () => (large = await w.s.get(`${repo.path}/issues?state=all&limit=50`, { token: w.owner.token })))
     expect(small.body).toHaveLength(2)
     expect(large.body).toHaveLength(12)
+    expect(small.body.map((i: any) => i.number)).toEqual([4, 3]) // with labels and a milestone, like the large page
+    expect(few).toBeGreaterThanOrEqual(6) // the page, its count, assignees, label links, labels, users, milestones
     expect(many).toBe(few)
     expect(many).toBeLessThanOrEqual(12)
     const five = large.body.find((i: any) => i.number === 5)

@@ -91,6 +91,14 @@ export function statementsOf(db: Db) {
   return s
 }
 
+/**
+ * The next index of a repository's issues and pull requests (one sequence, never reused).
+ * Call it inside writeTransaction, in the transaction that inserts the issue row.
+ */
+export function nextIssueIndex(deps: AppDeps, repoId: number): number {
+  return statementsOf(deps.db).nextIndex.get({ repo: repoId })!.index
+}
+
 /** Users by id, one query. */
 export function usersByIds(deps: AppDeps, ids: Iterable<number>): Map<number, UserRow> {
   const list = [...new Set(ids)]
@@ -410,7 +418,7 @@ export function createIssue(deps: AppDeps, ctx: RepoContext, poster: UserRow, op
   return writeTransaction(deps.db, () => {
     const milestone = writer && opts.milestone ? repoMilestone(deps, ctx.repo.id, opts.milestone) : null
     const labelRows = writer && opts.labels?.length ? repoLabelsByIds(deps, ctx.repo.id, opts.labels) : []
-    const { index } = s.nextIndex.get({ repo: ctx.repo.id })!
+    const index = nextIssueIndex(deps, ctx.repo.id)
     const row = s.insertIssue.get({
       repo: ctx.repo.id,
       index,
