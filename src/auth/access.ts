@@ -33,22 +33,23 @@ type OwnerInfo = Pick<UserRow, 'id' | 'type' | 'visibility'>
  * otherwise the highest of the collaboration and the caller's teams that cover the repository;
  * everyone at least read on public repositories of a visible owner.
  */
-export function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[]): Map<number, AccessMode> {
+export function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[], knownOwners: OwnerInfo[] = []): Map<number, AccessMode> {
   const result = new Map<number, AccessMode>()
   if (repos.length === 0) return result
-  if (user?.isAdmin) {
+  if (user && (user.isAdmin || repos.every((r) => r.ownerId === user.id))) {
     for (const r of repos) result.set(r.id, AccessMode.Owner)
     return result
   }
   const ownerIds = [...new Set(repos.map((r) => r.ownerId))]
-  const owners = new Map<number, OwnerInfo>(
-    db
+  const owners = new Map<number, OwnerInfo>(knownOwners.map((o) => [o.id, o]))
+  const missing = ownerIds.filter((id) => !owners.has(id))
+  if (missing.length)
+    for (const o of db
       .select({ id: users.id, type: users.type, visibility: users.visibility })
       .from(users)
-      .where(inArray(users.id, ownerIds))
-      .all()
-      .map((o) => [o.id, o]),
-  )
+      .where(inArray(users.id, missing))
+      .all())
+      owners.set(o.id, o)
   const orgIds = ownerIds.filter((id) => owners.get(id)?.type === 1)
   const memberOf = new Set<number>()
   const explicit = new Map<number, AccessMode>()
@@ -113,9 +114,9 @@ export function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[]): Ma
   return result
 }
 
-/** accessLevels for one repository. */
-export function accessLevel(db: Db, user: UserRow | null, repo: RepoRow): AccessMode {
-  return accessLevels(db, user, [repo]).get(repo.id) ?? AccessMode.None
+/** accessLevels for one repository (pass its owner's row when at hand to save a query). */
+export function accessLevel(db: Db, user: UserRow | null, repo: RepoRow, owner?: OwnerInfo): AccessMode {
+  return accessLevels(db, user, [repo], owner ? [owner] : []).get(repo.id) ?? AccessMode.None
 }
 
 /**

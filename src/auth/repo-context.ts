@@ -55,7 +55,7 @@ export async function loadRepoContext(
   const caller = await deps.auth.caller(request)
   const found = findRepoByName(deps, ownerName, repoName)
   if (!found) throw notFound()
-  const mode = accessLevel(deps.db, caller.user, found.repo)
+  const mode = accessLevel(deps.db, caller.user, found.repo, found.owner)
   if (mode < AccessMode.Read) throw notFound()
   if (mode < need) {
     if (!caller.user) throw unauthorized()

@@ -216,7 +216,7 @@ export function reposToApi(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[
   let byIds = usersByIdStatements.get(deps.db)
   if (!byIds) usersByIdStatements.set(deps.db, (byIds = prepareUsersByIds(deps.db)))
   const owners = new Map((byIds.values({ ids: JSON.stringify(ownerIds) }) as unknown[][]).map((v) => userRows.map(v)).map((u) => [u.id, u]))
-  const modes = accessLevels(deps.db, viewer, rows)
+  const modes = accessLevels(deps.db, viewer, rows, [...owners.values()])
   return rows.map((r) => toApiRepo(deps.config, r, owners.get(r.ownerId)!, viewer, modes.get(r.id) ?? 0))
 }
 
