@@ -194,23 +194,24 @@ const splitList = (s: string | undefined) =>
     .map((x) => x.trim())
     .filter(Boolean)
 
-/** Label or milestone ids named by a comma-separated list of ids or names (unknown names → -1, which matches nothing). */
-function idsByIdOrName(deps: AppDeps, table: typeof labels | typeof milestones, repoId: number, list: string[]): number[] {
+/**
+ * Label or milestone ids for each entry of a comma-separated list of ids or names: a name stands
+ * for every row of that name in the repository; an unknown name for none ([-1] matches nothing).
+ */
+function idsByIdOrName(deps: AppDeps, table: typeof labels | typeof milestones, repoId: number, list: string[]): number[][] {
   const names = list.filter((x) => !/^\d+$/.test(x))
-  const ids = list.filter((x) => /^\d+$/.test(x)).map(Number)
-  if (names.length) {
-    const found = deps.db
-      .select({ id: table.id, name: table.name })
-      .from(table)
-      .where(and(eq(table.repoId, repoId), inArray(table.name, names)))
-      .all()
-    for (const n of names) {
-      const hit = found.filter((f) => f.name === n)
-      if (hit.length) ids.push(...hit.map((h) => h.id))
-      else ids.push(-1)
-    }
-  }
-  return ids
+  const found = names.length
+    ? deps.db
+        .select({ id: table.id, name: table.name })
+        .from(table)
+        .where(and(eq(table.repoId, repoId), inArray(table.name, names)))
+        .all()
+    : []
+  return list.map((x) => {
+    if (/^\d+$/.test(x)) return [Number(x)]
+    const ids = found.filter((f) => f.name === x).map((f) => f.id)
+    return ids.length ? ids : [-1]
+  })
 }
 
 /** Issues of a repository, newest first, filtered; with the total for the page headers. */
@@ -235,9 +236,12 @@ export function listIssues(deps: AppDeps, repo: RepoRow, filter: IssueFilter, pa
     const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => '\\' + c)}%`
     where.push(sql`(${issues.title} like ${pattern} escape '\\' or ${issues.content} like ${pattern} escape '\\')`)
   }
-  for (const labelId of idsByIdOrName(deps, labels, repo.id, splitList(filter.labels)))
-    where.push(sql`exists (select 1 from ${issueLabels} where ${issueLabels.issueId} = ${issues.id} and ${issueLabels.labelId} = ${labelId})`)
-  const milestoneIds = idsByIdOrName(deps, milestones, repo.id, splitList(filter.milestones))
+  // Every label named must be on the issue; any of the milestones named will do.
+  for (const labelIds of idsByIdOrName(deps, labels, repo.id, splitList(filter.labels)))
+    where.push(
+      sql`exists (select 1 from ${issueLabels} where ${issueLabels.issueId} = ${issues.id} and ${inArray(issueLabels.labelId, labelIds)})`,
+    )
+  const milestoneIds = idsByIdOrName(deps, milestones, repo.id, splitList(filter.milestones)).flat()
   if (milestoneIds.length) where.push(inArray(issues.milestoneId, milestoneIds))
   const condition = and(...where)
   const rows = deps.db
