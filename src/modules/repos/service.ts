@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { and, asc, count, eq, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { rowMapper } from '../../db/row-mapper'
@@ -360,18 +360,20 @@ export function getReadableRepoById(deps: AppDeps, viewer: UserRow | null, id: n
 }
 
 type Db = AppDeps['db']
+const repoOrder = [asc(repositories.lowerName), asc(repositories.ownerName), asc(repositories.id)]
 const prepareRepoPage = (db: Db, where: SQL) => {
   const cond = and(eq(repositories.status, 'ready'), where)!
+  // The page's ids come from the covering index alone; only those 50 rows are then read whole.
+  const pageIds = db
+    .select({ id: repositories.id })
+    .from(repositories)
+    .where(cond)
+    .orderBy(...repoOrder)
+    .limit(sql.placeholder('limit'))
+    .offset(sql.placeholder('offset'))
   return {
     count: db.select({ n: count() }).from(repositories).where(cond).prepare(),
-    page: db
-      .select()
-      .from(repositories)
-      .where(cond)
-      .orderBy(asc(repositories.lowerName), asc(repositories.ownerName), asc(repositories.id))
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'))
-      .prepare(),
+    page: db.select().from(repositories).where(inArray(repositories.id, pageIds)).orderBy(...repoOrder).prepare(),
   }
 }
 const repoPageStatements = new WeakMap<Db, Map<string, ReturnType<typeof prepareRepoPage>>>()
