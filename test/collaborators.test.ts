@@ -38,6 +38,14 @@ describe('collaborators', () => {
     })
     expect(raw.status).toBe(204)
     expect(modeOf(carol.user.id)).toBe(1)
+    // Bytes with no Content-Type at all (fetch sets none for a binary body), as the 2017 SDK sends.
+    const bare = await fetch(`${s.url}/api/v1/repos/alice/proj/collaborators/carol`, {
+      method: 'PUT',
+      headers: { authorization: `token ${alice.token}` },
+      body: new TextEncoder().encode(JSON.stringify({ permission: 'admin' })),
+    })
+    expect(bare.status).toBe(204)
+    expect(modeOf(carol.user.id)).toBe(3)
     expect((await s.put('/repos/alice/proj/collaborators/carol', {}, { token: alice.token })).status).toBe(204)
     expect(modeOf(carol.user.id)).toBe(2)
   })
