@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { makeOrg } from './repo-fixtures'
@@ -132,6 +134,29 @@ describe('GET /repos/search', () => {
     expect((await s.get('/repos/search', { token: admin.token })).body.data.length).toBe(10)
     expect((await s.get('/repos/search?limit=500', { token: admin.token })).body.data.length).toBe(11)
     expect((await s.get('/repos/search?page=0', { token: admin.token })).body.data.length).toBe(10)
+  })
+
+  test('answers follow every write at once (the page cache is emptied by any change)', async () => {
+    expect(names(await s.get('/repos/search?q=fresh'))).toEqual([])
+    await s.post('/user/repos', { name: 'fresh-one' }, { token: bob.token })
+    expect(names(await s.get('/repos/search?q=fresh'))).toEqual(['bob/fresh-one'])
+    await s.patch('/repos/bob/fresh-one', { private: true }, { token: bob.token })
+    expect(names(await s.get('/repos/search?q=fresh'))).toEqual([])
+    expect(names(await s.get('/repos/search?q=fresh', { token: carol.token }))).toEqual([])
+    await s.put('/repos/bob/fresh-one/collaborators/carol', {}, { token: bob.token })
+    expect(names(await s.get('/repos/search?q=fresh', { token: carol.token }))).toEqual(['bob/fresh-one'])
+    await s.del('/repos/bob/fresh-one', undefined, { token: bob.token })
+    expect(names(await s.get('/repos/search?q=fresh', { token: bob.token }))).toEqual([])
+  })
+
+  test('a write by another connection (e.g. the CLI) is seen too', async () => {
+    expect(names(await s.get('/repos/search?q=alpha'))).toEqual(['alice/alpha'])
+    const other = new Database(join(s.dataDir, 'warren.db'))
+    other.run("UPDATE repositories SET is_private = 1 WHERE lower_name = 'alpha'")
+    other.close()
+    expect(names(await s.get('/repos/search?q=alpha'))).toEqual([])
+    s.deps.db.update(repositories).set({ isPrivate: false }).where(eq(repositories.lowerName, 'alpha')).run()
+    expect(names(await s.get('/repos/search?q=alpha'))).toEqual(['alice/alpha'])
   })
 
   test('bad parameters answer 422', async () => {

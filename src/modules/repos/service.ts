@@ -395,13 +395,55 @@ const viewerKind = (viewer: UserRow | null) => (viewer ? (viewer.isAdmin ? 'admi
  * whose values are in `params`).
  */
 function pageOfRepos(deps: AppDeps, shape: string, where: () => SQL, params: Record<string, unknown>, page: Page): { rows: RepoRow[]; total: number } {
+  const results = resultCacheOf(deps.db)
+  const key = `${shape}|${JSON.stringify(params)}|${page.limit}|${page.offset}`
+  const cached = results.get(key)
+  if (cached) return cached
   let cache = repoPageStatements.get(deps.db)
   if (!cache) repoPageStatements.set(deps.db, (cache = new Map()))
   let statements = cache.get(shape)
   if (!statements) cache.set(shape, (statements = prepareRepoPage(deps.db, where())))
   const total = statements.count.get(params)!.n
   const rows = total > page.offset ? (statements.page.values({ ...params, limit: page.limit, offset: page.offset }) as unknown[][]).map((v) => repoRows.map(v)) : []
+  results.set(key, { rows, total })
   return { rows, total }
+}
+
+/**
+ * Pages of repositories already computed, valid while the database is unchanged: SQLite's
+ * `data_version` moves when another connection commits, `total_changes()` when this one writes
+ * anything. Any write empties the cache, so an answer is never older than the last write.
+ */
+class RepoPageCache {
+  private version = ''
+  private readonly entries = new Map<string, { rows: RepoRow[]; total: number }>()
+  private readonly versionQuery
+  constructor(db: Db) {
+    this.versionQuery = db.$client.query<{ v: number; c: number }, []>(
+      'SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c',
+    )
+  }
+  private fresh(): void {
+    const { v, c } = this.versionQuery.get()!
+    const version = `${v}:${c}`
+    if (version !== this.version || this.entries.size >= 2000) {
+      this.entries.clear()
+      this.version = version
+    }
+  }
+  get(key: string) {
+    this.fresh()
+    return this.entries.get(key)
+  }
+  set(key: string, value: { rows: RepoRow[]; total: number }) {
+    this.entries.set(key, value)
+  }
+}
+const repoPageCaches = new WeakMap<Db, RepoPageCache>()
+function resultCacheOf(db: Db): RepoPageCache {
+  let cache = repoPageCaches.get(db)
+  if (!cache) repoPageCaches.set(db, (cache = new RepoPageCache(db)))
+  return cache
 }
 
 /** The caller's own repositories plus those shared with them (collaborations, teams). */
