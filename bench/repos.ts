@@ -18,6 +18,7 @@ import { repositories, users } from '../src/db/schema'
 import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
 import { createRepository } from '../src/modules/repos/service'
+import type { UserRow } from '../src/auth/caller'
 
 const seconds = Number(process.argv[2] ?? 10)
 const count = Number(process.argv[3] ?? 1200)
@@ -31,7 +32,7 @@ const deps = createDeps(config)
 
 const started = performance.now()
 const OWNERS = 20
-const owners = []
+const owners: UserRow[] = []
 for (let i = 0; i < OWNERS; i++)
   owners.push(await createUser(deps, { username: `owner${i}`, password: 'bench-password', email: `owner${i}@example.com` }))
 const { secret } = createAccessToken(deps, owners[0]!.id, 'bench')
