@@ -9,7 +9,8 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
+import { durationFromArgv, loadTest } from './lib/autocannon'
 import { sql } from 'drizzle-orm'
 import { loadConfig } from '../src/config'
 import { createDeps } from '../src/deps'
@@ -20,11 +21,9 @@ import { createAccessToken, createUser } from '../src/modules/users/service'
 import { createRepository } from '../src/modules/repos/service'
 import type { UserRow } from '../src/auth/caller'
 
-const seconds = Number(process.argv[2] ?? 10)
+const seconds = durationFromArgv()
 const count = Number(process.argv[3] ?? 1200)
-if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`duration must be a positive number of seconds, got "${process.argv[2]}"`)
 if (!Number.isInteger(count) || count < 1) throw new Error(`repository count must be a positive integer, got "${process.argv[3]}"`)
-const autocannonBin = resolve(import.meta.dir, '../node_modules/.bin/autocannon')
 
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-repos-'))
 const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', passwordMemoryCost: 64, passwordTimeCost: 1 })
@@ -66,31 +65,13 @@ console.log(`set-up: ${count + 1} repositories of ${OWNERS} owners in ${((perfor
 const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
 const base = `http://127.0.0.1:${server.port}/api/v1`
 
-interface Result {
-  requests: { average: number }
-  latency: { p50: number; p99: number }
-  non2xx: number
-  errors: number
-}
-
+/** Loads `path`; the branches route may not exist yet, which is reported instead of failing. */
 async function run(label: string, path: string, headers: string[] = []): Promise<void> {
-  const url = base + path
-  const check = await fetch(url, { headers: Object.fromEntries(headers.map((h) => h.split(': ') as [string, string])) })
-  if (check.status === 404 && path.endsWith('/branches')) {
+  if (path.endsWith('/branches') && (await fetch(base + path)).status === 404) {
     console.log(`${label.padEnd(34)} skipped: the route answers 404 (not there yet)`)
     return
   }
-  if (check.status !== 200) throw new Error(`${label}: expected 200, got ${check.status}: ${await check.text()}`)
-  const args = ['-c', '16', '-d', String(seconds), '-j', ...headers.flatMap((h) => ['-H', h]), url]
-  const proc = Bun.spawn(['node', autocannonBin, ...args], { stdout: 'pipe', stderr: 'ignore' })
-  const out = await new Response(proc.stdout).text()
-  await proc.exited
-  const r = JSON.parse(out) as Result
-  console.log(
-    `${label.padEnd(34)} ${Math.round(r.requests.average).toLocaleString('en').padStart(8)} req/s` +
-      `   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms` +
-      (r.non2xx || r.errors ? `   (non-2xx ${r.non2xx}, errors ${r.errors})` : ''),
-  )
+  await loadTest(label, base + path, seconds, headers, 34)
 }
 
 try {
