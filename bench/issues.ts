@@ -18,9 +18,9 @@ import { issueIndexes, issueLabels, issues, labels, repositories } from '../src/
 import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
 import { createRepository } from '../src/modules/repos/service'
+import { durationFromArgv } from './lib/autocannon'
 
-const seconds = Number(process.argv[2] ?? 10)
-if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`duration must be a positive number of seconds, got "${process.argv[2]}"`)
+const seconds = durationFromArgv()
 const autocannonBin = resolve(import.meta.dir, '../node_modules/.bin/autocannon')
 const ISSUES = 10_000
 
