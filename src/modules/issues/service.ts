@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { Db } from '../../db/client'
+import { rowMapper } from '../../db/row-mapper'
 import { writeTransaction } from '../../db/client'
 import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, repositories, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
@@ -84,6 +85,11 @@ function prepareStatements(db: Db) {
       .prepare(),
   }
 }
+// Raw-values mappers for the statements of the issue list (Drizzle's generic mapping costs as much as the queries).
+const issueRows = rowMapper<IssueRow>(issues)
+const userRows = rowMapper<UserRow>(users)
+const labelRows = rowMapper<LabelRow>(labels)
+
 const statementCache = new WeakMap<Db, ReturnType<typeof prepareStatements>>()
 export function statementsOf(db: Db) {
   let s = statementCache.get(db)
@@ -103,7 +109,12 @@ export function nextIssueIndex(deps: AppDeps, repoId: number): number {
 export function usersByIds(deps: AppDeps, ids: Iterable<number>): Map<number, UserRow> {
   const list = [...new Set(ids)]
   if (list.length === 0) return new Map()
-  return new Map(statementsOf(deps.db).usersByIds.all({ ids: JSON.stringify(list) }).map((u) => [u.id, u]))
+  return new Map(
+    statementsOf(deps.db)
+      .usersByIds.values({ ids: JSON.stringify(list) })
+      .map((v) => userRows.map(v as unknown[]))
+      .map((u) => [u.id, u]),
+  )
 }
 
 /**
@@ -143,8 +154,10 @@ function labelsOfIssues(deps: AppDeps, issueIds: number[]): Map<number, LabelRow
     else issuesOfLabel.set(l.labelId, [l.issueId])
   }
   // Labels come back in name order, so each issue's list is in name order too.
-  for (const label of s.labelsByIds.all({ ids: JSON.stringify(labelIds) }))
+  for (const values of s.labelsByIds.values({ ids: JSON.stringify(labelIds) })) {
+    const label = labelRows.map(values as unknown[])
     for (const issueId of issuesOfLabel.get(label.id)!) result.get(issueId)!.push(label)
+  }
   return result
 }
 
@@ -223,7 +236,9 @@ export function listIssues(deps: AppDeps, repo: RepoRow, filter: IssueFilter, pa
   const plain = state !== 'all' && !filter.labels && !filter.q && !filter.milestones && !filter.type
   if (plain) {
     const closed = state === 'closed' ? 1 : 0
-    const rows = s.pageByState.all({ repo: repo.id, closed, limit: page.limit, offset: page.offset })
+    const rows = s.pageByState
+      .values({ repo: repo.id, closed, limit: page.limit, offset: page.offset })
+      .map((v) => issueRows.map(v as unknown[]))
     // The repository's counters (kept exact in every write transaction) spare a count over the index.
     const closedTotal = repo.numClosedIssues + repo.numClosedPulls
     const total = closed ? closedTotal : repo.numIssues + repo.numPulls - closedTotal
