@@ -14,28 +14,37 @@ export interface RepoContext {
   mode: AccessMode
 }
 
-/** The prepared lookup behind findRepoByName, one per database (this is every repository route's first query). */
+/**
+ * The prepared lookups behind findRepoByName, one pair per database (every repository route's
+ * first queries). Two point reads, owner then repository: measured, the same lookup as one join
+ * returning both rows costs several times more in SQLite (about 30 µs against 4 µs), which was
+ * a fifth of a whole issue-list request.
+ */
 const repoByNameStatements = new WeakMap<AppDeps['db'], ReturnType<typeof prepareRepoByName>>()
-const prepareRepoByName = (db: AppDeps['db']) =>
-  db
-    .select({ repo: repositories, owner: users })
+const prepareRepoByName = (db: AppDeps['db']) => ({
+  owner: db.select().from(users).where(eq(users.lowerName, sql.placeholder('owner'))).prepare(),
+  repo: db
+    .select()
     .from(repositories)
-    .innerJoin(users, eq(users.id, repositories.ownerId))
     .where(
       and(
-        eq(users.lowerName, sql.placeholder('owner')),
+        eq(repositories.ownerId, sql.placeholder('ownerId')),
         eq(repositories.lowerName, sql.placeholder('repo')),
         eq(repositories.status, 'ready'),
       ),
     )
-    .prepare()
+    .prepare(),
+})
 
 /** Repository by owner name and repository name, both case-insensitive. */
 export function findRepoByName(deps: AppDeps, ownerName: string, repoName: string): { repo: RepoRow; owner: UserRow } | undefined {
   let statement = repoByNameStatements.get(deps.db)
   if (!statement) repoByNameStatements.set(deps.db, (statement = prepareRepoByName(deps.db)))
-  const values = statement.values({ owner: ownerName.toLowerCase(), repo: repoName.toLowerCase() })[0] as unknown[] | undefined
-  return values && { repo: repoRows.map(values), owner: userRows.map(values, repoRows.width) }
+  const ownerValues = statement.owner.values({ owner: ownerName.toLowerCase() })[0] as unknown[] | undefined
+  if (!ownerValues) return undefined
+  const owner = userRows.map(ownerValues)
+  const repoValues = statement.repo.values({ ownerId: owner.id, repo: repoName.toLowerCase() })[0] as unknown[] | undefined
+  return repoValues && { repo: repoRows.map(repoValues), owner }
 }
 const repoRows = rowMapper<RepoRow>(repositories)
 const userRows = rowMapper<UserRow>(users)
