@@ -11,7 +11,7 @@ import { charCount } from '../../lib/validate'
 import { toApiUser } from '../../lib/convert/user'
 import type { Page } from '../../lib/pagination'
 import { parseSshPublicKey } from './ssh-key'
-import { parseArmoredGpgKey, type ParsedGpgKey } from './gpg-key'
+import type { ParsedGpgKey } from './gpg-key'
 
 export type PublicKeyRow = typeof publicKeys.$inferSelect
 export type GpgKeyRow = typeof gpgKeys.$inferSelect
@@ -174,6 +174,8 @@ export function getOwnGpgKey(deps: AppDeps, ownerId: number, id: number): GpgKey
 export async function addGpgKey(deps: AppDeps, user: UserRow, armored: string): Promise<GpgKeyRow> {
   if (!armored.trim()) throw unprocessable('Required', 'ArmoredPublicKey')
   if (armored.length > MAX_ARMORED) throw unprocessable('Key parsing failure: the key is too long', 'ArmoredPublicKey')
+  // openpgp costs ~25 MiB of resident memory: load it on the first key added, not at start-up.
+  const { parseArmoredGpgKey } = await import('./gpg-key')
   const parsed = await parseArmoredGpgKey(armored)
   return writeTransaction(deps.db, () => {
     const activated = new Set(
