@@ -117,16 +117,19 @@ export function editComment(deps: AppDeps, ctx: RepoContext, id: number, index: 
     .get()!
 }
 
-/** Deletes a comment and keeps the issue's count. */
+/**
+ * Deletes a comment and keeps the issue's count. A timeline event (not a plain comment) stays,
+ * answered like a deletion (Gitea 1.12+: 204, unchanged), so the events of tracked time remain.
+ */
 export function deleteComment(deps: AppDeps, ctx: RepoContext, id: number, index: number | undefined, caller: UserRow): void {
   writeTransaction(deps.db, () => {
     const row = ownComment(deps, ctx, id, index, caller)
+    if (row.type !== PLAIN_COMMENT) return
     deps.db.delete(comments).where(eq(comments.id, row.id)).run()
-    if (row.type === PLAIN_COMMENT)
-      deps.db
-        .update(issues)
-        .set({ numComments: sql`max(${issues.numComments} - 1, 0)` })
-        .where(eq(issues.id, row.issueId))
-        .run()
+    deps.db
+      .update(issues)
+      .set({ numComments: sql`max(${issues.numComments} - 1, 0)` })
+      .where(eq(issues.id, row.issueId))
+      .run()
   })
 }

@@ -5,7 +5,7 @@ import { rowMapper } from '../../db/row-mapper'
 import { writeTransaction } from '../../db/client'
 import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, repositories, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { AccessMode, type RepoRow } from '../../auth/access'
+import { AccessMode, accessLevel, type RepoRow } from '../../auth/access'
 import { loadRepoContext, type RepoContext } from '../../auth/repo-context'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import type { Page } from '../../lib/pagination'
@@ -271,14 +271,21 @@ export function listIssues(deps: AppDeps, repo: RepoRow, filter: IssueFilter, pa
   return { rows, total }
 }
 
-/** Users named as assignees; 422 for an unknown name. */
-function resolveAssignees(deps: AppDeps, names: string[]): UserRow[] {
+/**
+ * Users named as assignees of an issue of `repo`; 422 for an unknown name and for a user who
+ * cannot read the repository (Gitea: ErrUserDoesNotHaveAccessToRepo).
+ */
+function resolveAssignees(deps: AppDeps, repo: RepoRow, names: string[]): UserRow[] {
   const wanted = [...new Set(names.filter(Boolean).map((n) => n.toLowerCase()))]
   if (wanted.length === 0) return []
   const found = deps.db.select().from(users).where(and(inArray(users.lowerName, wanted), eq(users.type, 0))).all()
-  for (const n of wanted)
-    if (!found.some((u) => u.lowerName === n)) throw unprocessable(`Assignee does not exist: [name: ${n}]`, 'Assignee')
-  return wanted.map((n) => found.find((u) => u.lowerName === n)!)
+  return wanted.map((n) => {
+    const u = found.find((f) => f.lowerName === n)
+    if (!u) throw unprocessable(`Assignee does not exist: [name: ${n}]`, 'Assignee')
+    if (accessLevel(deps.db, u, repo) < AccessMode.Read)
+      throw unprocessable(`user does not have access to repo [user_id: ${u.id}, repo_name: ${repo.name}]`, 'Assignee')
+    return u
+  })
 }
 
 /** Labels of this repository with the given ids; 422 when one is unknown or belongs to another repository. */
@@ -429,7 +436,7 @@ export function createIssue(deps: AppDeps, ctx: RepoContext, poster: UserRow, op
   requireTitle(opts.title)
   const writer = ctx.mode >= AccessMode.Write
   const assigneeNames = writer ? [...(opts.assignee ? [opts.assignee] : []), ...(opts.assignees ?? [])] : []
-  const people = resolveAssignees(deps, assigneeNames)
+  const people = resolveAssignees(deps, ctx.repo, assigneeNames)
   const deadline = writer ? (parseDue(opts.due_date, 'due_date') ?? 0) : 0
   const now = nowUnix()
   const closed = opts.closed === true
@@ -492,14 +499,15 @@ export function editIssue(deps: AppDeps, ctx: RepoContext, index: number, caller
           ? [opts.assignee]
           : []
         : undefined
-  const people = assigneeNames ? resolveAssignees(deps, assigneeNames) : undefined
+  const people = assigneeNames ? resolveAssignees(deps, ctx.repo, assigneeNames) : undefined
   const deadline = writer ? (opts.unset_due_date ? 0 : parseDue(opts.due_date, 'due_date')) : undefined
   const now = nowUnix()
   return writeTransaction(deps.db, () => {
-    const current = findIssue(deps, ctx.repo.id, index)
+    let current = findIssue(deps, ctx.repo.id, index)
     if (writer && opts.milestone !== undefined) {
       const target = opts.milestone ? repoMilestone(deps, ctx.repo.id, opts.milestone).id : 0
       setMilestone(deps, current, target)
+      current = { ...current, milestoneId: target } // setClosed below counts on the new milestone
     }
     const set: Partial<IssueRow> = { updatedUnix: now }
     if (opts.title) set.title = opts.title

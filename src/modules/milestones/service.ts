@@ -41,7 +41,8 @@ export function listMilestones(deps: AppDeps, repoId: number, state: string | un
     .select()
     .from(milestones)
     .where(and(eq(milestones.repoId, repoId), s === 'all' ? undefined : eq(milestones.isClosed, s === 'closed')))
-    .orderBy(asc(milestones.id))
+    // Gitea 1.9+: deadline ascending then id; "no deadline" (stored there as year 9999, here 0) last.
+    .orderBy(sql`${milestones.deadlineUnix} = 0`, asc(milestones.deadlineUnix), asc(milestones.id))
     .all()
 }
 

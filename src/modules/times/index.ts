@@ -6,6 +6,7 @@ import { AddTimeOption, IssueParams, TimesQuery, TrackedTimeSchema, pathNumber }
 import { findIssue, loadIssueContext } from '../issues/service'
 import { pageOfWholeList } from '../issues/paging'
 import { getUserByName } from '../users/service'
+import { notFound } from '../../lib/errors'
 import { addTime, listTimes, requireTimeTracking, timesToApi, type TimeFilter } from './service'
 
 const TimeList = t.Array(TrackedTimeSchema)
@@ -41,7 +42,9 @@ export const timesModule = (deps: AppDeps) => {
     .get(
       '/repos/:owner/:repo/issues/:index/times',
       async ({ request, params, query, set }) => {
-        const ctx = await trackedRepo(request, params.owner, params.repo)
+        // Gitea's ListTrackedTimes answers 404 here when time tracking is off (the repository lists answer 400).
+        const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
+        if (!ctx.repo.enableTimeTracker) throw notFound('time tracking disabled')
         const issue = findIssue(deps, ctx.repo.id, pathNumber(params.index))
         return answer(request, set, query, { issueId: issue.id, since: query.since, before: query.before })
       },
