@@ -165,6 +165,53 @@ describe('git smart HTTP', () => {
     expect(repo.empty).toBe(false)
     expect(repo.default_branch).toBe('master')
   })
+
+  test('rename: the repository clones and takes pushes under its new name; the old name is 404', async () => {
+    expect((await s.post('/user/repos', { name: 'before', auto_init: true }, { token: alice.token })).status).toBe(201)
+    const r = await s.patch('/repos/alice/before', { name: 'After' }, { token: alice.token })
+    expect(r.status).toBe(200)
+    expect(r.body.full_name).toBe('alice/After')
+    expect((await fetch(`${s.url}/alice/before.git/info/refs?service=git-upload-pack`)).status).toBe(404)
+    const dir = join(temp(), 'renamed')
+    await gitOk(temp(), 'clone', '-q', remoteUrl(s.url, 'alice/After.git'), dir)
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('before')
+    writeFileSync(join(dir, 'new.txt'), 'after rename\n')
+    await gitOk(dir, 'add', 'new.txt')
+    await gitOk(dir, 'commit', '-q', '-m', 'After rename')
+    await gitOk(dir, 'push', '-q', remoteUrl(s.url, 'alice/after', 'alice', alice.password), 'HEAD:master')
+    const head = await gitOk(dir, 'rev-parse', 'HEAD')
+    expect((await s.get('/repos/alice/After/branches/master')).body.commit.id).toBe(head)
+  })
+
+  test('archived repository: clones still work, pushes are refused with 403', async () => {
+    expect((await s.post('/user/repos', { name: 'frozen', auto_init: true }, { token: alice.token })).status).toBe(201)
+    expect((await s.patch('/repos/alice/frozen', { archived: true }, { token: alice.token })).body.archived).toBe(true)
+    const dir = join(temp(), 'frozen')
+    await gitOk(temp(), 'clone', '-q', remoteUrl(s.url, 'alice/frozen.git'), dir)
+    const before = await gitOk(dir, 'rev-parse', 'HEAD')
+    const advert = await fetch(`${s.url}/alice/frozen.git/info/refs?service=git-receive-pack`, {
+      headers: { authorization: 'Basic ' + Buffer.from(`alice:${alice.password}`).toString('base64') },
+    })
+    expect(advert.status).toBe(403)
+    expect((await advert.json()).message).toBe('repo is archived')
+    await gitOk(dir, 'commit', '-q', '--allow-empty', '-m', 'Too late')
+    const push = await git(dir, 'push', remoteUrl(s.url, 'alice/frozen.git', 'alice', alice.password), 'HEAD:master')
+    expect(push.code).not.toBe(0)
+    expect(push.stderr).toContain('403')
+    const post = await fetch(`${s.url}/alice/frozen.git/git-receive-pack`, {
+      method: 'POST',
+      headers: {
+        authorization: 'Basic ' + Buffer.from(`alice:${alice.password}`).toString('base64'),
+        'content-type': 'application/x-git-receive-pack-request',
+      },
+      body: '0000',
+    })
+    expect(post.status).toBe(403)
+    expect((await s.get('/repos/alice/frozen/branches/master')).body.commit.id).toBe(before)
+    // Unarchived, the same push goes through.
+    await s.patch('/repos/alice/frozen', { archived: false }, { token: alice.token })
+    await gitOk(dir, 'push', '-q', remoteUrl(s.url, 'alice/frozen.git', 'alice', alice.password), 'HEAD:master')
+  })
 })
 
 /** ls-remote forcing protocol v0. */

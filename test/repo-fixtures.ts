@@ -1,4 +1,4 @@
-import { orgUsers, teams, teamUsers, users } from '../src/db/schema'
+import { orgUsers, teamRepos, teams, teamUsers, users } from '../src/db/schema'
 import type { TestServer, TestUser } from './helpers'
 
 /**
@@ -29,4 +29,30 @@ export function makeOrg(s: TestServer, name: string, owner: TestUser, members: T
     s.deps.db.insert(teamUsers).values({ orgId: org.id, teamId: readers.id, uid: m.user.id }).run()
   }
   return { org, ownersTeam, readers }
+}
+
+/**
+ * A team of organisation `orgId` with access `authorize` (1 read … 4 owner), its `members` made
+ * organisation members, covering `repoIds` (or every repository with `all`).
+ */
+export function addTeam(
+  s: TestServer,
+  orgId: number,
+  name: string,
+  authorize: number,
+  members: TestUser[],
+  opts: { repoIds?: number[]; all?: boolean } = {},
+) {
+  const now = Math.floor(Date.now() / 1000)
+  const team = s.deps.db
+    .insert(teams)
+    .values({ orgId, name, lowerName: name.toLowerCase(), authorize, includesAllRepositories: opts.all ?? false, createdUnix: now, updatedUnix: now })
+    .returning()
+    .get()
+  for (const m of members) {
+    s.deps.db.insert(orgUsers).values({ uid: m.user.id, orgId, createdUnix: now }).onConflictDoNothing().run()
+    s.deps.db.insert(teamUsers).values({ orgId, teamId: team.id, uid: m.user.id }).run()
+  }
+  for (const repoId of opts.repoIds ?? []) s.deps.db.insert(teamRepos).values({ orgId, teamId: team.id, repoId }).run()
+  return team
 }

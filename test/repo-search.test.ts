@@ -3,8 +3,9 @@ import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { makeOrg } from './repo-fixtures'
-import { repositories } from '../src/db/schema'
+import { addTeam, makeOrg } from './repo-fixtures'
+import { repositories, teamUsers, users } from '../src/db/schema'
+import { REPO_PAGE_CACHE_ROWS, RepoPageCache, resultCacheOf } from '../src/modules/repos/service'
 
 let s: TestServer
 let alice: TestUser
@@ -157,6 +158,39 @@ describe('GET /repos/search', () => {
     expect(names(await s.get('/repos/search?q=alpha'))).toEqual([])
     s.deps.db.update(repositories).set({ isPrivate: false }).where(eq(repositories.lowerName, 'alpha')).run()
     expect(names(await s.get('/repos/search?q=alpha'))).toEqual(['alice/alpha'])
+  })
+
+  test('permission changes made anywhere (team membership, admin flag) are never answered from the cache', async () => {
+    const dora = await s.user('dora')
+    const q = '/repos/search?q=acme-private'
+    expect(names(await s.get(q, { token: dora.token }))).toEqual([])
+    addTeam(s, orgId, 'Everything', 1, [dora], { all: true })
+    const seen = await s.get(q, { token: dora.token })
+    expect(names(seen)).toEqual(['acme/acme-private'])
+    expect(seen.body.data[0].permissions).toEqual({ admin: false, push: false, pull: true })
+    s.deps.db.delete(teamUsers).where(eq(teamUsers.uid, dora.user.id)).run()
+    expect(names(await s.get(q, { token: dora.token }))).toEqual([])
+    s.deps.db.update(users).set({ isAdmin: true }).where(eq(users.id, dora.user.id)).run()
+    expect(names(await s.get(q, { token: dora.token }))).toEqual(['acme/acme-private'])
+    s.deps.db.update(users).set({ isAdmin: false }).where(eq(users.id, dora.user.id)).run()
+    expect(names(await s.get(q, { token: dora.token }))).toEqual([])
+  })
+
+  test('the page cache holds a bounded number of rows (oldest pages leave first)', async () => {
+    expect(REPO_PAGE_CACHE_ROWS).toBeLessThanOrEqual(5000)
+    const rows = s.deps.db.select().from(repositories).limit(30).all()
+    expect(rows.length).toBeGreaterThan(10)
+    const small = new RepoPageCache(s.deps.db, 100)
+    small.get('probe')
+    for (let i = 0; i < 20; i++) small.set(`k${i}`, { rows, total: rows.length })
+    expect(small.size).toBeLessThanOrEqual(100)
+    expect(small.get('k19')?.rows.length).toBe(rows.length)
+    expect(small.get('k0')).toBeUndefined()
+    small.set('huge', { rows: Array(101).fill(rows[0]), total: 101 })
+    expect(small.get('huge')).toBeUndefined()
+    // The server's own cache stays under its cap after many distinct pages.
+    for (let page = 1; page <= 5; page++) await s.get(`/repos/search?limit=50&page=${page}`, { token: admin.token })
+    expect(resultCacheOf(s.deps.db).size).toBeLessThanOrEqual(REPO_PAGE_CACHE_ROWS)
   })
 
   test('bad parameters answer 422', async () => {

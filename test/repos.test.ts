@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { makeOrg } from './repo-fixtures'
+import { addTeam, makeOrg } from './repo-fixtures'
 import { repositories, users } from '../src/db/schema'
 import { initBareRepository } from '../src/git/init'
 import { repoPath, git } from '../src/git/run'
 import { repairRepositories } from '../src/modules/repos/service'
+import { createDeps } from '../src/deps'
+import { loadConfig } from '../src/config'
 
 let s: TestServer
 let alice: TestUser
@@ -108,6 +110,30 @@ describe('create', () => {
     }
     expect(repoRow('alice', 't1')).toBeUndefined()
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 't1'))).toBe(false)
+  })
+
+  test('concurrent creates of one name: one 201, the others 409, one row and one folder', async () => {
+    const names = ['race', 'Race', 'RACE', 'race']
+    const answers = await Promise.all(names.map((name) => s.post('/user/repos', { name, auto_init: true }, { token: alice.token })))
+    const statuses = answers.map((a) => a.status).sort()
+    expect(statuses).toEqual([201, 409, 409, 409])
+    expect(s.deps.db.select().from(repositories).where(eq(repositories.lowerName, 'race')).all().filter((r) => r.ownerId === alice.user.id).length).toBe(1)
+    expect(readdirSync(join(s.config.dataDir, 'repositories', 'alice')).filter((n) => n.startsWith('race')).length).toBe(1)
+    const won = answers.find((a) => a.status === 201)!
+    expect((await s.get(`/repos/alice/${won.body.name}/branches/master`, { token: alice.token })).status).toBe(200)
+  })
+
+  test('a leftover git folder with no row is neither adopted nor deleted by a create (409)', async () => {
+    const leftover = repoPath(s.config.dataDir, 'alice', 'leftover')
+    await initBareRepository(leftover, 'keep')
+    const before = numRepos(alice.user.id)
+    const r = await s.post('/user/repos', { name: 'leftover', auto_init: true }, { token: alice.token })
+    expect(r.status).toBe(409)
+    expect(repoRow('alice', 'leftover')).toBeUndefined()
+    expect(numRepos(alice.user.id)).toBe(before)
+    expect(readFileSync(join(leftover, 'HEAD'), 'utf8')).toBe('ref: refs/heads/keep\n')
+    rmSync(leftover, { recursive: true, force: true })
+    expect((await s.post('/user/repos', { name: 'leftover' }, { token: alice.token })).status).toBe(201)
   })
 
   test('POST /admin/users/{u}/repos: site admin only, user or organisation owner, 404 unknown owner', async () => {
@@ -226,11 +252,12 @@ describe('get, edit, delete', () => {
     expect(r.body.archived).toBe(true)
   })
 
-  test('DELETE: owner level only; removes row, folder and count', async () => {
+  test('DELETE: repository admins only; removes row, folder and count', async () => {
     await s.post('/user/repos', { name: 'doomed', auto_init: true }, { token: alice.token })
-    await s.put('/repos/alice/doomed/collaborators/bob', { permission: 'admin' }, { token: alice.token })
+    await s.put('/repos/alice/doomed/collaborators/bob', { permission: 'write' }, { token: alice.token })
     expect((await s.del('/repos/alice/doomed')).status).toBe(401)
     expect((await s.del('/repos/alice/doomed', undefined, { token: bob.token })).status).toBe(403)
+    expect(repoRow('alice', 'doomed')).toBeDefined()
     const before = numRepos(alice.user.id)
     expect((await s.del('/repos/alice/doomed', undefined, { token: alice.token })).status).toBe(204)
     expect(repoRow('alice', 'doomed')).toBeUndefined()
@@ -247,6 +274,32 @@ describe('get, edit, delete', () => {
     await s.post('/admin/users/delorg/repos', { name: 'r' }, { token: admin.token })
     expect((await s.del('/repos/delorg/r', undefined, { token: alice.token })).status).toBe(403)
     expect((await s.del('/repos/delorg/r', undefined, { token: carol.token })).status).toBe(204)
+  })
+
+  test('DELETE by an admin collaborator and by an admin team (the issue: 403 only for non-admins)', async () => {
+    await s.post('/user/repos', { name: 'shared-admin' }, { token: alice.token })
+    await s.put('/repos/alice/shared-admin/collaborators/bob', { permission: 'admin' }, { token: alice.token })
+    expect((await s.del('/repos/alice/shared-admin', undefined, { token: bob.token })).status).toBe(204)
+    expect(repoRow('alice', 'shared-admin')).toBeUndefined()
+    expect(existsSync(repoPath(s.config.dataDir, 'alice', 'shared-admin'))).toBe(false)
+    const frank = await s.user('frank')
+    const { org } = makeOrg(s, 'teamadm', alice)
+    await s.post('/admin/users/teamadm/repos', { name: 'team-r' }, { token: admin.token })
+    addTeam(s, org.id, 'Admins', 3, [frank], { repoIds: [repoRow('teamadm', 'team-r')!.id] })
+    expect((await s.get('/repos/teamadm/team-r', { token: frank.token })).body.permissions.admin).toBe(true)
+    expect((await s.del('/repos/teamadm/team-r', undefined, { token: frank.token })).status).toBe(204)
+    expect(repoRow('teamadm', 'team-r')).toBeUndefined()
+  })
+
+  test('DELETE while the git folder is already gone: 204, row removed', async () => {
+    await s.post('/user/repos', { name: 'folderless', auto_init: true }, { token: alice.token })
+    rmSync(repoPath(s.config.dataDir, 'alice', 'folderless'), { recursive: true, force: true })
+    const before = numRepos(alice.user.id)
+    expect((await s.del('/repos/alice/folderless', undefined, { token: alice.token })).status).toBe(204)
+    expect(repoRow('alice', 'folderless')).toBeUndefined()
+    expect(numRepos(alice.user.id)).toBe(before - 1)
+    // and the name is free again
+    expect((await s.post('/user/repos', { name: 'folderless' }, { token: alice.token })).status).toBe(201)
   })
 })
 
@@ -289,6 +342,52 @@ describe('lists', () => {
 })
 
 describe('startup repair', () => {
+  test('`warren serve` runs it before serving', async () => {
+    const data = mkdtempSync(join(scratch, 'serve-'))
+    const deps = createDeps(loadConfig({}, { dataDir: data }))
+    const now = Math.floor(Date.now() / 1000)
+    const owner = deps.db
+      .insert(users)
+      .values({ name: 'sam', lowerName: 'sam', email: 'sam@example.com', numRepos: 1, createdUnix: now, updatedUnix: now })
+      .returning()
+      .get()
+    deps.db
+      .insert(repositories)
+      .values({ ownerId: owner.id, ownerName: 'sam', name: 'half', lowerName: 'half', status: 'creating', createdUnix: now, updatedUnix: now })
+      .run()
+    deps.db.$client.close()
+    await initBareRepository(repoPath(data, 'sam', 'half'), 'master')
+    await initBareRepository(repoPath(data, 'sam', 'orphan'), 'master')
+    const port = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
+    const free = port.port!
+    port.stop(true)
+    const proc = Bun.spawn(['bun', 'src/cli.ts', 'serve'], {
+      cwd: join(import.meta.dir, '..'),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', WARREN_DATA: data, WARREN_PORT: String(free), WARREN_HOST: '127.0.0.1' },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    try {
+      let up = false
+      for (let i = 0; i < 200 && !up; i++) {
+        up = await fetch(`http://127.0.0.1:${free}/api/v1/version`).then((r) => r.ok, () => false)
+        if (!up) await Bun.sleep(50)
+      }
+      expect(up).toBe(true)
+      expect(existsSync(repoPath(data, 'sam', 'half'))).toBe(false)
+      expect(existsSync(repoPath(data, 'sam', 'orphan'))).toBe(false)
+      expect(existsSync(join(data, 'repositories', '.orphaned', 'sam', 'orphan.git', 'HEAD'))).toBe(true)
+      expect((await fetch(`http://127.0.0.1:${free}/api/v1/users/sam/repos`).then((r) => r.json())) as unknown[]).toEqual([])
+    } finally {
+      proc.kill()
+      await proc.exited
+    }
+    const check = createDeps(loadConfig({}, { dataDir: data }))
+    expect(check.db.select().from(repositories).all()).toEqual([])
+    expect(check.db.select().from(users).where(eq(users.id, owner.id)).get()!.numRepos).toBe(0)
+    check.db.$client.close()
+  })
+
   test('removes unfinished rows with their folders and moves orphan folders aside', async () => {
     const now = Math.floor(Date.now() / 1000)
     const half = s.deps.db

@@ -64,6 +64,7 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
   if (mode < AccessMode.Read) return user ? gitErrorResponse(deps, 404, 'Repository not found') : gitErrorResponse(deps, 401, 'authentication required')
   if (mode < need) return gitErrorResponse(deps, 403, 'User permission denied')
   if (need === AccessMode.Write && found.repo.isMirror) return gitErrorResponse(deps, 403, 'mirror repository is read-only')
+  if (need === AccessMode.Write && found.repo.isArchived) return gitErrorResponse(deps, 403, 'repo is archived')
   return { ...found, user, gitDir: repoPath(deps.config.dataDir, found.owner.name, found.repo.name) }
 }
 

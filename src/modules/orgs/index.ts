@@ -8,7 +8,7 @@ import { pageOf, setPageHeaders } from '../../lib/pagination'
 import { apiUrl } from '../../lib/urls'
 import { UserSchema, UsernameParams } from '../users/model'
 import { CreateRepoOption, RepositorySchema } from '../repos/model'
-import { reposToApi } from '../repos/service'
+import { newRepoFromOption, reposToApi } from '../repos/service'
 import { CreateOrgOption, EditOrgOption, OrgMemberParams, OrganizationSchema, OrgParams, PageQuery } from './model'
 import {
   createOrganization,
@@ -45,27 +45,30 @@ export const orgsModule = (deps: AppDeps) => {
   }) => {
     const viewer = requireUser(await deps.auth.caller(request))
     const ctx = loadOrg(deps, params.org, viewer)
-    const { repo, mode } = await createOrgRepo(deps, ctx, {
-      name: body.name,
-      description: body.description,
-      private: body.private,
-      autoInit: body.auto_init,
-      gitignores: body.gitignores,
-      license: body.license,
-      readme: body.readme,
-      defaultBranch: body.default_branch,
-    })
+    const { repo, mode } = await createOrgRepo(deps, ctx, { ...newRepoFromOption(body), creator: viewer })
     return status(201, toApiRepo(config, repo, ctx.org, viewer, mode))
   }
   /** Members (all for members, public ones for others), or only the public ones. */
-  const membersHandler = async (request: Request, orgName: string, query: { page?: number; limit?: number }, set: any, publicOnly: boolean) => {
-    const viewer = await caller(request)
-    const ctx = loadOrg(deps, orgName, viewer)
-    const page = pageOf(query)
-    const { rows, total } = listMembers(deps, ctx.org, publicOnly || !ctx.member, page)
-    setPageHeaders(set, config, request, page, total)
-    return rows.map((u) => toApiUser(config, u, viewer))
-  }
+  const membersHandler =
+    (publicOnly: boolean) =>
+    async ({ request, params, query, set }: { request: Request; params: { org: string }; query: { page?: number; limit?: number }; set: any }) => {
+      const viewer = await caller(request)
+      const ctx = loadOrg(deps, params.org, viewer)
+      const page = pageOf(query)
+      const { rows, total } = listMembers(deps, ctx.org, publicOnly || !ctx.member, page)
+      setPageHeaders(set, config, request, page, total)
+      return rows.map((u) => toApiUser(config, u, viewer))
+    }
+  const membersSchema = { params: OrgParams, query: PageQuery, response: { 200: Users } }
+  /** Publicize (`isPublic`) or conceal a membership. */
+  const visibilityHandler =
+    (isPublic: boolean) =>
+    async ({ request, params, set }: { request: Request; params: { org: string; username: string }; set: { status?: number | string } }) => {
+      const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
+      setMemberVisibility(deps, ctx, findUserOr404(deps, params.username), isPublic)
+      set.status = 204
+    }
+  const memberSchema = { params: OrgMemberParams, response: NoContent }
   const createRepoSchema = { params: OrgParams, body: CreateRepoOption, response: { 201: RepositorySchema } }
 
   return new Elysia({ name: 'orgs', detail: { tags: ['organization'] } })
@@ -164,16 +167,10 @@ export const orgsModule = (deps: AppDeps) => {
       },
       { params: OrgParams, response: NoContent, detail: { operationId: 'orgDelete', summary: 'Delete an organization' } },
     )
-    .get(
-      '/orgs/:org/members',
-      ({ request, params, query, set }) => membersHandler(request, params.org, query, set, false),
-      {
-        params: OrgParams,
-        query: PageQuery,
-        response: { 200: Users },
-        detail: { operationId: 'orgListMembers', summary: "List an organization's members" },
-      },
-    )
+    .get('/orgs/:org/members', membersHandler(false), {
+      ...membersSchema,
+      detail: { operationId: 'orgListMembers', summary: "List an organization's members" },
+    })
     .get(
       '/orgs/:org/members/:username',
       async ({ request, params, set, redirect }) => {
@@ -207,16 +204,10 @@ export const orgsModule = (deps: AppDeps) => {
       },
       { params: OrgMemberParams, response: NoContent, detail: { operationId: 'orgDeleteMember', summary: 'Remove a member from an organization' } },
     )
-    .get(
-      '/orgs/:org/public_members',
-      ({ request, params, query, set }) => membersHandler(request, params.org, query, set, true),
-      {
-        params: OrgParams,
-        query: PageQuery,
-        response: { 200: Users },
-        detail: { operationId: 'orgListPublicMembers', summary: "List an organization's public members" },
-      },
-    )
+    .get('/orgs/:org/public_members', membersHandler(true), {
+      ...membersSchema,
+      detail: { operationId: 'orgListPublicMembers', summary: "List an organization's public members" },
+    })
     .get(
       '/orgs/:org/public_members/:username',
       async ({ request, params, set }) => {
@@ -232,24 +223,14 @@ export const orgsModule = (deps: AppDeps) => {
         detail: { operationId: 'orgIsPublicMember', summary: 'Check if a user is a public member of an organization' },
       },
     )
-    .put(
-      '/orgs/:org/public_members/:username',
-      async ({ request, params, set }) => {
-        const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
-        setMemberVisibility(deps, ctx, findUserOr404(deps, params.username), true)
-        set.status = 204
-      },
-      { params: OrgMemberParams, response: NoContent, detail: { operationId: 'orgPublicizeMember', summary: "Publicize a user's membership" } },
-    )
-    .delete(
-      '/orgs/:org/public_members/:username',
-      async ({ request, params, set }) => {
-        const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
-        setMemberVisibility(deps, ctx, findUserOr404(deps, params.username), false)
-        set.status = 204
-      },
-      { params: OrgMemberParams, response: NoContent, detail: { operationId: 'orgConcealMember', summary: "Conceal a user's membership" } },
-    )
+    .put('/orgs/:org/public_members/:username', visibilityHandler(true), {
+      ...memberSchema,
+      detail: { operationId: 'orgPublicizeMember', summary: "Publicize a user's membership" },
+    })
+    .delete('/orgs/:org/public_members/:username', visibilityHandler(false), {
+      ...memberSchema,
+      detail: { operationId: 'orgConcealMember', summary: "Conceal a user's membership" },
+    })
     .get(
       '/orgs/:org/repos',
       async ({ request, params, query, set }) => {

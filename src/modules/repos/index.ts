@@ -137,7 +137,7 @@ export const reposModule = (deps: AppDeps) =>
     .delete(
       '/repos/:owner/:repo',
       async ({ request, params, status }) => {
-        const ctx = await loadRepoContext(deps, request, params.owner, params.repo, AccessMode.Owner)
+        const ctx = await loadRepoContext(deps, request, params.owner, params.repo, AccessMode.Admin)
         deleteRepository(deps, ctx.repo, ctx.owner, ctx.mode)
         return status(204, undefined)
       },

@@ -177,7 +177,11 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
     return inserted
   })
   const path = pathOfRepo(deps, owner.name, row)
+  let made = false
   try {
+    // A folder no row accounts for (a crash's leftover) is neither adopted nor removed here.
+    if (existsSync(path)) throw conflict(`repository files already exist [name: ${opts.name}]`)
+    made = true
     await initBareRepository(path, defaultBranch)
     const done: Partial<RepoRow> = { status: 'ready' }
     if (files.length) {
@@ -188,7 +192,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
     const [ready] = deps.db.update(repositories).set(done).where(eq(repositories.id, row.id)).returning().all()
     return ready!
   } catch (e) {
-    removeRepositoryFolder(path)
+    if (made) removeRepositoryFolder(path)
     writeTransaction(deps.db, () => {
       deps.db.delete(repositories).where(eq(repositories.id, row.id)).run()
       deps.db.update(users).set({ numRepos: sql`${users.numRepos} - 1` }).where(eq(users.id, owner.id)).run()
@@ -333,12 +337,14 @@ export async function editRepository(deps: AppDeps, repo: RepoRow, owner: UserRo
 }
 
 /**
- * Deletes a repository (owner level: owning user, owners team of the owning organisation, site
- * admin): the row first (its dependants cascade) and the owner's counter, then the folder. A
- * crash in between leaves a folder without a row, which the startup check moves aside.
+ * Deletes a repository (repository admins: owning user, site admin, owners and admin teams of
+ * the owning organisation, admin collaborators; the issue's rule, wider than Gitea's owner-only
+ * API): the row first (its dependants cascade) and the owner's counter, then the folder (a
+ * folder already missing is fine). A crash in between leaves a folder without a row, which the
+ * startup check moves aside.
  */
 export function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode): void {
-  if (mode < AccessMode.Owner) throw forbidden('Only the repository owner may delete it')
+  if (mode < AccessMode.Admin) throw forbidden('Only repository administrators may delete it')
   writeTransaction(deps.db, () => {
     deps.db.delete(repositories).where(eq(repositories.id, repo.id)).run()
     deps.db.update(users).set({ numRepos: sql`max(${users.numRepos} - 1, 0)` }).where(eq(users.id, repo.ownerId)).run()
@@ -409,16 +415,26 @@ function pageOfRepos(deps: AppDeps, shape: string, where: () => SQL, params: Rec
   return { rows, total }
 }
 
+/** At most this many repository rows are kept in a RepoPageCache (a few MiB at most). */
+export const REPO_PAGE_CACHE_ROWS = 4000
+
 /**
  * Pages of repositories already computed, valid while the database is unchanged: SQLite's
  * `data_version` moves when another connection commits, `total_changes()` when this one writes
- * anything. Any write empties the cache, so an answer is never older than the last write.
+ * anything. Any write empties the cache, so an answer is never older than the last write; the
+ * answers that depend on the viewer's permissions (collaborations, teams, organisation
+ * membership, visibility, admin flag) only change through such writes, and the viewer is part
+ * of every key. Memory is bounded by the number of rows held (oldest pages leave first).
  */
-class RepoPageCache {
+export class RepoPageCache {
   private version = ''
+  private rows = 0
   private readonly entries = new Map<string, { rows: RepoRow[]; total: number }>()
   private readonly versionQuery
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly maxRows = REPO_PAGE_CACHE_ROWS,
+  ) {
     this.versionQuery = db.$client.query<{ v: number; c: number }, []>(
       'SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c',
     )
@@ -426,8 +442,9 @@ class RepoPageCache {
   private fresh(): void {
     const { v, c } = this.versionQuery.get()!
     const version = `${v}:${c}`
-    if (version !== this.version || this.entries.size >= 2000) {
+    if (version !== this.version) {
       this.entries.clear()
+      this.rows = 0
       this.version = version
     }
   }
@@ -436,11 +453,29 @@ class RepoPageCache {
     return this.entries.get(key)
   }
   set(key: string, value: { rows: RepoRow[]; total: number }) {
+    // One row's worth for an empty page, so that many empty answers are bounded too.
+    const cost = Math.max(1, value.rows.length)
+    if (cost > this.maxRows) return
+    const old = this.entries.get(key)
+    if (old) {
+      this.entries.delete(key)
+      this.rows -= Math.max(1, old.rows.length)
+    }
+    for (const [k, e] of this.entries) {
+      if (this.rows + cost <= this.maxRows) break
+      this.entries.delete(k)
+      this.rows -= Math.max(1, e.rows.length)
+    }
     this.entries.set(key, value)
+    this.rows += cost
+  }
+  /** Rows held now (for tests). */
+  get size() {
+    return this.rows
   }
 }
 const repoPageCaches = new WeakMap<Db, RepoPageCache>()
-function resultCacheOf(db: Db): RepoPageCache {
+export function resultCacheOf(db: Db): RepoPageCache {
   let cache = repoPageCaches.get(db)
   if (!cache) repoPageCaches.set(db, (cache = new RepoPageCache(db)))
   return cache
