@@ -116,4 +116,30 @@ describe('review probes', () => {
     expect((await w.s.del(`${r.path}/labels/${l.id}`, undefined, { token: w.owner.token })).status).toBe(204)
     expect((await w.s.get(`${r.path}/issues/${i.number}`)).body.labels).toEqual([])
   })
+
+  test('an issue’s comments: whole list with X-Total-Count, or a page with Link', async () => {
+    const i = (await w.s.post(`${repo.path}/issues`, { title: 'talk' }, { token: w.owner.token })).body
+    for (const n of [1, 2, 3]) await w.s.post(`${repo.path}/issues/${i.number}/comments`, { body: `c${n}` }, { token: w.reader.token })
+    const all = await w.s.get(`${repo.path}/issues/${i.number}/comments`)
+    expect(all.body.map((c: any) => c.body)).toEqual(['c1', 'c2', 'c3'])
+    expect(all.headers.get('x-total-count')).toBe('3')
+    const page = await w.s.get(`${repo.path}/issue/${i.number}/comments?limit=2&page=2`)
+    expect(page.body.map((c: any) => c.body)).toEqual(['c3'])
+    expect(page.headers.get('link')).toContain('rel="prev"')
+  })
+
+  test('non-numeric ids in paths never answer 500', async () => {
+    const i = (await w.s.post(`${repo.path}/issues`, { title: 'odd' }, { token: w.owner.token })).body
+    const statuses = [
+      (await w.s.del(`${repo.path}/issues/${i.number}/labels/abc`, undefined, { token: w.owner.token })).status,
+      (await w.s.del(`${repo.path}/issue/${i.number}/labels/99999999999999999999`, undefined, { token: w.owner.token })).status,
+      (await w.s.del(`${repo.path}/milestones/abc`, undefined, { token: w.owner.token })).status,
+      (await w.s.patch(`${repo.path}/milestones/abc`, { title: 'x' }, { token: w.owner.token })).status,
+      (await w.s.del(`${repo.path}/comments/abc`, undefined, { token: w.owner.token })).status,
+      (await w.s.patch(`${repo.path}/issues/comments/abc`, { body: 'x' }, { token: w.owner.token })).status,
+      (await w.s.post(`${repo.path}/issues/abc/times`, { time: 5 }, { token: w.owner.token })).status,
+      (await w.s.put(`${repo.path}/issues/abc/labels`, { labels: [] }, { token: w.owner.token })).status,
+    ]
+    for (const st of statuses) expect(st === 204 || st === 404 || st === 422).toBe(true)
+  })
 })

@@ -48,10 +48,11 @@ export const commentsModule = (deps: AppDeps) => {
   for (const path of ['/repos/:owner/:repo/issues/:index/comments', '/repos/:owner/:repo/issue/:index/comments'])
     app.get(
       path,
-      async ({ request, params, query }) => {
+      async ({ request, params, query, set }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
         const issue = findIssue(deps, ctx.repo.id, pathNumber(params.index))
-        return commentsToApi(deps, ctx.repo, listIssueComments(deps, issue, sinceOf(query)), ctx.caller.user)
+        const all = listIssueComments(deps, issue, sinceOf(query))
+        return commentsToApi(deps, ctx.repo, pageOfWholeList(deps.config, request, set, query, all), ctx.caller.user)
       },
       {
         params: IssueParams,

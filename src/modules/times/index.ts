@@ -55,6 +55,10 @@ export const timesModule = (deps: AppDeps) => {
         detail: { operationId: 'issueTrackedTimes', summary: "List an issue's tracked times" },
       },
     )
+    // Who may list a repository's times: anyone who can read it, as Gitea 1.3 (the seed's version)
+    // and as the issue's rule for the tracker ("anyone who can read"). Gitea 1.11+ narrowed this to
+    // signed-in callers seeing only their own times unless repository admin; not followed here,
+    // because /times/{username} (1.3) answers any one user's times to readers anyway.
     .get(
       '/repos/:owner/:repo/times',
       async ({ request, params, query, set }) => {
