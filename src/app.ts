@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { openapi } from '@elysiajs/openapi'
 import type { AppDeps } from './deps'
-import { ApiError } from './lib/errors'
+import { ApiError, unprocessable } from './lib/errors'
 import { docsUrl } from './lib/urls'
 import { WARREN_VERSION } from './version'
 import { docsAssetsModule } from './modules/docs'
@@ -26,6 +26,31 @@ import { gitHttpModule } from './modules/git-http'
 /** Routes whose body is raw text whatever its Content-Type (their own `parse` reads it). */
 const RAW_BODY_PATHS = /^\/api\/v1\/markdown\/raw\/?$/
 
+/**
+ * Largest body the API reads into memory (JSON, forms, text). Git packs and multipart uploads
+ * stream and are not bound by it. Larger bodies answer 413 before they are read.
+ */
+export const MAX_API_BODY = 32 * 1024 * 1024
+
+/** Where the OpenAPI document is served. */
+const SPEC_PATH = '/swagger.v1.json'
+
+/**
+ * The OpenAPI plugin documents every string response as `text/plain`. A route whose answer has
+ * another media type (markdown → `text/html`) names it in `detail['x-content-type']`; this moves
+ * its responses to that type (in place: the plugin caches the document).
+ */
+function applyResponseTypes(doc: any): void {
+  for (const operations of Object.values<any>(doc?.paths ?? {}))
+    for (const op of Object.values<any>(operations)) {
+      const type = op?.['x-content-type']
+      if (typeof type !== 'string') continue
+      for (const response of Object.values<any>(op.responses ?? {}))
+        if (response?.content?.['text/plain']) response.content = { [type]: response.content['text/plain'] }
+      delete op['x-content-type']
+    }
+}
+
 /** Reads a validation error as Gitea's `[Field]: problem` message. */
 function validationMessage(error: any): { message: string; errors: unknown[] } {
   const all: any[] = Array.isArray(error?.all) ? error.all : []
@@ -48,7 +73,10 @@ export function createApp(deps: AppDeps) {
   const errorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) => {
     set.status = status
     set.headers['content-type'] = 'application/json; charset=utf-8'
-    return { message, url: docsUrl(config), ...extra }
+    const body: Record<string, unknown> = { message, url: docsUrl(config), ...extra }
+    // An extra key set to undefined removes it (Gitea's sudo refusal has no `url`).
+    for (const key of Object.keys(extra)) if (extra[key] === undefined) delete body[key]
+    return body
   }
   const api = new Elysia({ prefix: '/api/v1' })
     .use(miscModule(deps))
@@ -71,6 +99,9 @@ export function createApp(deps: AppDeps) {
   return new Elysia()
     .onError({ as: 'global' }, ({ code, error, set }) => {
       if (error instanceof ApiError) return errorBody(set, error.status, error.message, error.extra)
+      // Elysia wraps what a parser throws (e.g. the 413 of an oversized body) in a ParseError.
+      const cause = (error as any)?.cause
+      if (code === 'PARSE' && cause instanceof ApiError) return errorBody(set, cause.status, cause.message, cause.extra)
       switch (code) {
         case 'VALIDATION': {
           const { message, errors } = validationMessage(error)
@@ -86,23 +117,33 @@ export function createApp(deps: AppDeps) {
       }
     })
     .onParse({ as: 'global' }, async ({ request, contentType, path }) => {
+      const type = contentType.toLowerCase()
+      const streamed = type.startsWith('multipart/') || type.startsWith('application/x-git-')
+      if (!streamed && Number(request.headers.get('content-length') ?? 0) > MAX_API_BODY)
+        throw new ApiError(413, `The request body is larger than ${MAX_API_BODY / 1024 / 1024} MiB`)
       // Gitea clients send JSON with or without a Content-Type (the 2017 SDK omits it on some
       // calls); forms and plain text keep Elysia's own parsers, and routes that read their body
       // as raw text (RAW_BODY_PATHS) keep their route-level parser.
       if (RAW_BODY_PATHS.test(path)) return
-      const type = contentType.toLowerCase()
       if (type.startsWith('multipart/') || type.startsWith('application/x-www-form-urlencoded') || type.startsWith('text/plain'))
         return
       // git smart HTTP bodies (packs) stay unread: the git-http module streams them into git.
       if (type.startsWith('application/x-git-')) return
       const text = await request.text()
+      // Chunked bodies carry no Content-Length: check what arrived.
+      if (text.length > MAX_API_BODY) throw new ApiError(413, `The request body is larger than ${MAX_API_BODY / 1024 / 1024} MiB`)
       if (text.trim() === '') return {}
-      return JSON.parse(text)
+      const parsed = JSON.parse(text)
+      // Every API body is an object: Elysia would coerce an array or a scalar to `{}` and run
+      // the route as if no field had been sent (`null` already fails validation).
+      if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw unprocessable('Expected object', 'body')
+      return parsed
     })
     .use(
-      openapi({
+      // The hook is local to this wrapper: it runs on the document's route only.
+      new Elysia({ name: 'openapi-document' }).onAfterHandle(({ response }) => applyResponseTypes(response)).use(openapi({
         path: '/api/swagger',
-        specPath: '/swagger.v1.json',
+        specPath: SPEC_PATH,
         provider: 'swagger-ui',
         swagger: {
           cdn: '/api/swagger/assets/swagger-ui-bundle.js',
@@ -115,7 +156,7 @@ export function createApp(deps: AppDeps) {
           info: { title: 'Warren API', version: WARREN_VERSION, description: 'Gitea-compatible API of Warren.', license: { name: 'MIT' } },
           servers: [{ url: config.baseUrl.replace(/\/$/, '') }],
         },
-      }),
+      })),
     )
     .use(docsAssetsModule())
     .use(api)

@@ -67,9 +67,14 @@ export class Auth {
     const q = url.indexOf('?')
     const params = q >= 0 ? new URLSearchParams(url.slice(q + 1)) : null
     const caller = await this.credentials(request, params)
+    // Gitea refuses every API call of a user who must change their password (git over HTTP
+    // is not affected). Warren has no page for that: a site admin sets the new password.
+    if (caller.signedInAs?.mustChangePassword && isApiUrl(url))
+      throw forbidden('You must change your password. Ask a site administrator to set a new one.')
     const sudo = params?.get('sudo') || request.headers.get('sudo')
     if (!sudo) return caller
-    if (!caller.user?.isAdmin) throw new ApiError(403, 'Only administrators allowed to sudo.')
+    // Gitea's body for this one has no `url`.
+    if (!caller.user?.isAdmin) throw new ApiError(403, 'Only administrators allowed to sudo.', { url: undefined })
     const target = this.userByLowerName.get({ name: sudo.toLowerCase() })
     if (!target || target.type !== 0) throw new ApiError(404, `user does not exist [name: ${sudo}]`)
     return { user: target, method: caller.method, signedInAs: caller.signedInAs }
@@ -132,7 +137,8 @@ export class Auth {
   }
 
   private signedIn(user: UserRow, method: 'password' | 'token'): Caller {
-    if (!user.isActive || user.prohibitLogin) throw forbidden('This account is not allowed to sign in')
+    if (!user.isActive || user.prohibitLogin)
+      throw forbidden('This account is prohibited from signing in, please contact your site administrator.')
     return { user, method, signedInAs: user }
   }
 
@@ -143,6 +149,12 @@ export class Auth {
 }
 
 const sqlPlaceholder = (name: string) => sql.placeholder(name)
+
+/** Whether an absolute request URL names an API route (`/api/...`, whatever the host). */
+const isApiUrl = (url: string) => {
+  const path = url.indexOf('/', url.indexOf('//') + 2)
+  return path >= 0 && url.startsWith('/api/', path)
+}
 
 /** The signed-in user, or 401. */
 export function requireUser(caller: Caller): UserRow {

@@ -1,11 +1,11 @@
 import { t } from 'elysia'
-import { UserSchema } from '../users/model'
+import { Int, PlainUserSchema } from '../users/model'
 import { pageQueryFields } from '../../lib/pagination'
 
 /** The PublicKey record (records.md §3); empty/false optional keys are omitted like Gitea does. */
 export const PublicKeySchema = t.Object(
   {
-    id: t.Integer(),
+    id: Int(),
     key: t.String(),
     url: t.Optional(t.String()),
     title: t.Optional(t.String()),
@@ -13,7 +13,7 @@ export const PublicKeySchema = t.Object(
     created_at: t.String(),
     key_type: t.Optional(t.String()),
     read_only: t.Optional(t.Boolean()),
-    user: t.Optional(UserSchema),
+    user: t.Optional(PlainUserSchema),
   },
   { $id: '#/components/schemas/PublicKey' },
 )
@@ -21,7 +21,7 @@ export const PublicKeySchema = t.Object(
 export const GPGKeyEmailSchema = t.Object({ email: t.String(), verified: t.Boolean() }, { $id: '#/components/schemas/GPGKeyEmail' })
 
 const gpgKeyFields = {
-  id: t.Integer(),
+  id: Int(),
   primary_key_id: t.String(),
   key_id: t.String(),
   public_key: t.String(),

@@ -32,8 +32,8 @@ export const markdownModule = (deps: AppDeps) =>
         response: { 200: MarkdownRender },
         detail: {
           operationId: 'renderMarkdown',
+          'x-content-type': 'text/html',
           summary: 'Render a markdown document as HTML',
-          responses: { 200: { description: 'MarkdownRender is a rendered markdown document', content: { 'text/html': { schema: { type: 'string' } } } } },
         },
       },
     )
@@ -50,9 +50,9 @@ export const markdownModule = (deps: AppDeps) =>
         response: { 200: MarkdownRender },
         detail: {
           operationId: 'renderMarkdownRaw',
+          'x-content-type': 'text/html',
           summary: 'Render raw markdown as HTML',
           requestBody: { required: true, content: { 'text/plain': { schema: { type: 'string' } } } },
-          responses: { 200: { description: 'MarkdownRender is a rendered markdown document', content: { 'text/html': { schema: { type: 'string' } } } } },
         },
       },
     )

@@ -1,24 +1,7 @@
 import { t } from 'elysia'
-import { Type, type TSchema } from '@sinclair/typebox'
-import { UserSchema } from '../users/model'
+import { Int, PlainUserSchema } from '../users/model'
 
-/**
- * A plain JSON integer. Elysia's `t.Integer()` also accepts numeric strings through a transform,
- * and one transform anywhere in a response schema makes Elysia encode every answer through
- * TypeBox (a deep walk that costs more than building a 50-repository page). Records only ever
- * hold real numbers, so response schemas use plain integers.
- */
-export const Int = () => Type.Integer()
-
-/** UserSchema with plain integers (see Int), for users inside other records (repository owners ...). */
-export const PlainUserSchema = t.Object(
-  Object.fromEntries(
-    Object.entries(UserSchema.properties).map(([key, schema]: [string, TSchema]) => [
-      key,
-      Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === 'integer') ? Int() : schema,
-    ]),
-  ) as typeof UserSchema.properties,
-)
+export { Int, PlainUserSchema }
 
 export const PermissionSchema = t.Object({ admin: t.Boolean(), push: t.Boolean(), pull: t.Boolean() })
 

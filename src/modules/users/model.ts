@@ -1,32 +1,44 @@
 import { t } from 'elysia'
+import { Type } from '@sinclair/typebox'
+
+/**
+ * A plain JSON integer for response schemas. Elysia's `t.Integer()` also accepts numeric strings
+ * through a transform, and one transform anywhere in a response schema makes Elysia encode every
+ * answer through TypeBox (a deep walk that costs more than building a 50-repository page).
+ * Records only ever hold real numbers.
+ */
+export const Int = () => Type.Integer()
+
+/** The User record's fields (records.md §1). */
+const userFields = {
+  id: Int(),
+  login: t.String(),
+  username: t.String(),
+  full_name: t.String(),
+  email: t.String(),
+  avatar_url: t.String(),
+  html_url: t.String(),
+  language: t.String(),
+  is_admin: t.Boolean(),
+  last_login: t.String(),
+  created: t.String(),
+  restricted: t.Boolean(),
+  active: t.Boolean(),
+  prohibit_login: t.Boolean(),
+  location: t.String(),
+  website: t.String(),
+  description: t.String(),
+  visibility: t.String(),
+  followers_count: Int(),
+  following_count: Int(),
+  starred_repos_count: Int(),
+}
 
 /** The User record (records.md §1). */
-export const UserSchema = t.Object(
-  {
-    id: t.Integer(),
-    login: t.String(),
-    username: t.String(),
-    full_name: t.String(),
-    email: t.String(),
-    avatar_url: t.String(),
-    html_url: t.String(),
-    language: t.String(),
-    is_admin: t.Boolean(),
-    last_login: t.String(),
-    created: t.String(),
-    restricted: t.Boolean(),
-    active: t.Boolean(),
-    prohibit_login: t.Boolean(),
-    location: t.String(),
-    website: t.String(),
-    description: t.String(),
-    visibility: t.String(),
-    followers_count: t.Integer(),
-    following_count: t.Integer(),
-    starred_repos_count: t.Integer(),
-  },
-  { $id: '#/components/schemas/User' },
-)
+export const UserSchema = t.Object(userFields, { $id: '#/components/schemas/User' })
+
+/** The same record without a schema id, for users nested in other records (owner, poster ...). */
+export const PlainUserSchema = t.Object(userFields)
 
 export const UsernameParams = t.Object({ username: t.String() })
 
@@ -55,7 +67,7 @@ export const EmailListOption = t.Object({ emails: t.Optional(t.Array(t.String())
 
 /** The AccessToken record (records.md §5): `sha1` is the secret, shown only on create. */
 export const AccessTokenSchema = t.Object(
-  { id: t.Integer(), name: t.String(), sha1: t.String(), token_last_eight: t.String() },
+  { id: Int(), name: t.String(), sha1: t.String(), token_last_eight: t.String() },
   { $id: '#/components/schemas/AccessToken' },
 )
 
