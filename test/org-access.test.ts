@@ -242,3 +242,35 @@ describe('organisation access table', () => {
     expect((await s.get('/orgs/acme', auth('anonymous'))).body.description).toBe('by admin')
   })
 })
+
+describe('a team with includes_all_repositories', () => {
+  test('covers every repository of the organisation over git, also ones created later, until switched off', async () => {
+    const r = await s.post('/orgs/acme/teams', { name: 'all-writers', permission: 'write', includes_all_repositories: true }, auth('owner'))
+    expect(r.status).toBe(201)
+    expect(r.body.includes_all_repositories).toBe(true)
+    const allId = r.body.id as number
+    const nell = await s.user('nell')
+    const token = nell.token
+    expect((await s.put(`/teams/${allId}/members/nell`, undefined, auth('owner'))).status).toBe(204)
+    const host = s.url.replace(/^http:\/\//, '')
+    const url = (repo: string) => `http://nell:${token}@${host}/acme/${repo}.git`
+
+    // Listed, readable and writable without being added to the team one by one.
+    expect((await s.get('/repos/acme/secret', { token })).body.permissions).toEqual({ admin: false, push: true, pull: true })
+    expect((await s.get(`/teams/${allId}/repos`, { token })).body.map((x: any) => x.name)).toContain('secret')
+    expect((await s.post('/orgs/acme/repos', { name: 'later', private: true, auto_init: true }, auth('owner'))).status).toBe(201)
+    for (const repo of ['secret', 'later']) {
+      const dir = join(work, `all-${repo}`)
+      expect(outcome(await git(['clone', '--quiet', url(repo), dir], work))).toBe('ok')
+      writeFileSync(join(dir, 'nell.txt'), 'nell\n')
+      await git(['add', '.'], dir)
+      await git(['commit', '--quiet', '-m', 'by nell'], dir)
+      expect(outcome(await git(['push', '--quiet', url(repo), 'HEAD:refs/heads/from-nell'], dir))).toBe('ok')
+    }
+
+    // Switched off: the team covers only what it was given (nothing), so the private repositories vanish.
+    expect((await s.patch(`/teams/${allId}`, { includes_all_repositories: false }, auth('owner'))).body.includes_all_repositories).toBe(false)
+    expect((await s.get('/repos/acme/later', { token })).status).toBe(404)
+    expect(outcome(await git(['ls-remote', url('later')], work))).toBe('not found')
+  })
+})

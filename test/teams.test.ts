@@ -186,3 +186,44 @@ describe('team repositories', () => {
     expect(await teamNames()).not.toContain('temp')
   })
 })
+
+describe('team paths and counters', () => {
+  test('a non-numeric or unknown team id is 404 in the error shape (anonymous still 401)', async () => {
+    for (const path of ['/teams/abc', '/teams/1x', '/teams/abc/members', '/teams/abc/repos', '/teams/99999999999999999999']) {
+      const r = await s.get(path, { token: olga.token })
+      expect(r.status).toBe(404)
+      expect(r.body).toEqual(errorShape())
+    }
+    expect((await s.put('/teams/abc/members/mia', undefined, { token: olga.token })).status).toBe(404)
+    expect((await s.patch('/teams/abc', { description: 'x' }, { token: olga.token })).status).toBe(404)
+    expect((await s.get('/teams/abc')).status).toBe(401)
+  })
+
+  test('member, team and repository counters follow every change', async () => {
+    const { teams, users } = await import('../src/db/schema')
+    const { eq } = await import('drizzle-orm')
+    expect((await s.post('/orgs', { username: 'counted' }, { token: olga.token })).status).toBe(201)
+    const org = () => s.deps.db.select().from(users).where(eq(users.lowerName, 'counted')).get()!
+    const team = (id: number) => s.deps.db.select().from(teams).where(eq(teams.id, id)).get()!
+    expect([org().numMembers, org().numTeams]).toEqual([1, 1])
+    const a = (await s.post('/orgs/counted/teams', { name: 'a', permission: 'write' }, { token: olga.token })).body.id
+    const b = (await s.post('/orgs/counted/teams', { name: 'b' }, { token: olga.token })).body.id
+    for (const id of [a, b]) {
+      expect((await s.put(`/teams/${id}/members/mia`, undefined, { token: olga.token })).status).toBe(204)
+      expect((await s.put(`/teams/${id}/members/mia`, undefined, { token: olga.token })).status).toBe(204)
+    }
+    expect([org().numMembers, org().numTeams, team(a).numMembers, team(b).numMembers]).toEqual([2, 3, 1, 1])
+    expect((await s.post('/orgs/counted/repos', { name: 'r1' }, { token: olga.token })).status).toBe(201)
+    expect((await s.put(`/teams/${a}/repos/counted/r1`, undefined, { token: olga.token })).status).toBe(204)
+    expect((await s.put(`/teams/${a}/repos/counted/r1`, undefined, { token: olga.token })).status).toBe(204)
+    expect([team(a).numRepos, org().numRepos]).toEqual([1, 1])
+    expect((await s.del(`/teams/${b}/members/mia`, undefined, { token: olga.token })).status).toBe(204)
+    expect([org().numMembers, team(b).numMembers, team(a).numMembers]).toEqual([2, 0, 1])
+    expect((await s.del('/orgs/counted/members/mia', undefined, { token: olga.token })).status).toBe(204)
+    expect([org().numMembers, team(a).numMembers]).toEqual([1, 0])
+    expect((await s.del(`/teams/${b}`, undefined, { token: olga.token })).status).toBe(204)
+    expect(org().numTeams).toBe(2)
+    expect((await s.del(`/teams/${a}/repos/counted/r1`, undefined, { token: olga.token })).status).toBe(204)
+    expect(team(a).numRepos).toBe(0)
+  })
+})

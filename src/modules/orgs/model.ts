@@ -19,9 +19,8 @@ export const OrganizationSchema = t.Object(
   { $id: '#/components/schemas/Organization' },
 )
 
-/** CreateOrgOption (options.md §2); lengths and formats are checked by the service. */
-export const CreateOrgOption = t.Object({
-  username: t.String(),
+/** The optional fields of CreateOrgOption, also EditOrgOption (absent = unchanged); lengths and formats are checked by the service. */
+const orgFields = {
   full_name: t.Optional(t.String()),
   email: t.Optional(t.String()),
   description: t.Optional(t.String()),
@@ -29,18 +28,13 @@ export const CreateOrgOption = t.Object({
   location: t.Optional(t.String()),
   visibility: t.Optional(t.String()),
   repo_admin_change_team_access: t.Optional(t.Boolean()),
-})
+}
+
+/** CreateOrgOption (options.md §2). */
+export const CreateOrgOption = t.Object({ username: t.String(), ...orgFields })
 
 /** EditOrgOption: absent = unchanged. */
-export const EditOrgOption = t.Object({
-  full_name: t.Optional(t.String()),
-  email: t.Optional(t.String()),
-  description: t.Optional(t.String()),
-  website: t.Optional(t.String()),
-  location: t.Optional(t.String()),
-  visibility: t.Optional(t.String()),
-  repo_admin_change_team_access: t.Optional(t.Boolean()),
-})
+export const EditOrgOption = t.Object(orgFields)
 
 export const OrgParams = t.Object({ org: t.String() })
 export const OrgMemberParams = t.Object({ org: t.String(), username: t.String() })

@@ -267,25 +267,26 @@ export function listOrgsOfUser(deps: AppDeps, user: UserRow, viewer: UserRow | n
   const all = viewer !== null && (viewer.id === user.id || viewer.isAdmin)
   const where = all
     ? eq(orgUsers.uid, user.id)
-    : and(eq(orgUsers.uid, user.id), eq(orgUsers.isPublic, true), visibleOrgCondition(orgUsers.orgId, viewer))
-  const total = deps.db.select({ n: count() }).from(orgUsers).where(where).get()!.n
-  const query = deps.db
-    .select({ org: users })
-    .from(orgUsers)
-    .innerJoin(users, eq(users.id, orgUsers.orgId))
-    .where(where)
-    .orderBy(asc(users.lowerName))
-  const rows = query.limit(page.limit).offset(page.offset).all()
-  return { rows: rows.map((r) => r.org), total }
+    : and(eq(orgUsers.uid, user.id), eq(orgUsers.isPublic, true), visibleOrgCondition(orgUsers.orgId, viewer))!
+  return usersPage(deps, orgUsers, where, page, orgUsers.orgId)
 }
 
-/** A page of the users linked through `link` (org_users or team_users) rows matching `where`, by name. */
-export function usersPage(deps: AppDeps, link: typeof orgUsers | typeof teamUsers, where: SQL, page: Page): Paged<UserRow> {
+/**
+ * A page of the `users` rows (people, or organisations when `via` is org_users.org_id) reached
+ * through the `link` rows (org_users or team_users) matching `where`, by name.
+ */
+export function usersPage(
+  deps: AppDeps,
+  link: typeof orgUsers | typeof teamUsers,
+  where: SQL,
+  page: Page,
+  via: SQLiteColumn = link.uid,
+): Paged<UserRow> {
   const total = deps.db.select({ n: count() }).from(link).where(where).get()!.n
   const rows = deps.db
     .select({ user: users })
     .from(link)
-    .innerJoin(users, eq(users.id, link.uid))
+    .innerJoin(users, eq(users.id, via))
     .where(where)
     .orderBy(asc(users.lowerName))
     .limit(page.limit)

@@ -33,7 +33,14 @@ const NoContent = { 204: t.Void({ description: 'no content' }) }
 /** Teams, team members and team repositories (issue 4). */
 export const teamsModule = (deps: AppDeps) => {
   const { config } = deps
-  const team = async (request: Request, id: number) => loadTeam(deps, id, (await deps.auth.caller(request)).user)
+  const team = async (request: Request, id: string) => loadTeam(deps, id, (await deps.auth.caller(request)).user)
+  /** Adds or removes a team member (owners only). */
+  const memberChange =
+    (change: typeof addTeamMember) =>
+    async ({ request, params, set }: { request: Request; params: { id: string; username: string }; set: { status?: number | string } }) => {
+      change(deps, await team(request, params.id), findUserOr404(deps, params.username))
+      set.status = 204
+    }
 
   return new Elysia({ name: 'teams', detail: { tags: ['organization'] } })
     .get(
@@ -117,24 +124,16 @@ export const teamsModule = (deps: AppDeps) => {
       },
       { params: TeamMemberParams, response: { 200: UserSchema }, detail: { operationId: 'orgListTeamMember', summary: 'Get a member of a team' } },
     )
-    .put(
-      '/teams/:id/members/:username',
-      async ({ request, params, set }) => {
-        const ctx = await team(request, params.id)
-        addTeamMember(deps, ctx, findUserOr404(deps, params.username))
-        set.status = 204
-      },
-      { params: TeamMemberParams, response: NoContent, detail: { operationId: 'orgAddTeamMember', summary: 'Add a team member' } },
-    )
-    .delete(
-      '/teams/:id/members/:username',
-      async ({ request, params, set }) => {
-        const ctx = await team(request, params.id)
-        removeTeamMember(deps, ctx, findUserOr404(deps, params.username))
-        set.status = 204
-      },
-      { params: TeamMemberParams, response: NoContent, detail: { operationId: 'orgRemoveTeamMember', summary: 'Remove a team member' } },
-    )
+    .put('/teams/:id/members/:username', memberChange(addTeamMember), {
+      params: TeamMemberParams,
+      response: NoContent,
+      detail: { operationId: 'orgAddTeamMember', summary: 'Add a team member' },
+    })
+    .delete('/teams/:id/members/:username', memberChange(removeTeamMember), {
+      params: TeamMemberParams,
+      response: NoContent,
+      detail: { operationId: 'orgRemoveTeamMember', summary: 'Remove a team member' },
+    })
     .get(
       '/teams/:id/repos',
       async ({ request, params, query, set }) => {

@@ -29,6 +29,8 @@ export const CreateTeamOption = t.Object({
 /** EditTeamOption: every field optional, absent = unchanged. */
 export const EditTeamOption = t.Partial(CreateTeamOption)
 
-export const TeamParams = t.Object({ id: t.Numeric() })
-export const TeamMemberParams = t.Object({ id: t.Numeric(), username: t.String() })
-export const TeamRepoParams = t.Object({ id: t.Numeric(), org: t.String(), repo: t.String() })
+/** A team id in a path: a non-numeric one is an unknown team (404), not a validation error. */
+const TeamId = t.String({ description: 'id of the team' })
+export const TeamParams = t.Object({ id: TeamId })
+export const TeamMemberParams = t.Object({ id: TeamId, username: t.String() })
+export const TeamRepoParams = t.Object({ id: TeamId, org: t.String(), repo: t.String() })

@@ -10,6 +10,7 @@ import type { Page } from '../../lib/pagination'
 import { toApiOrg } from '../../lib/convert/user'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
+import { pathNumber } from '../issues/model'
 import {
   ALL_UNITS,
   ensureMembership,
@@ -74,9 +75,12 @@ export function teamsToApi(deps: AppDeps, rows: TeamRow[]) {
  * `/teams/{id}`: needs a signed-in caller (401) who is a member of the team's organisation
  * (or a site administrator); everyone else gets 404.
  */
-export function loadTeam(deps: AppDeps, id: number, viewer: UserRow | null): TeamContext {
+export function loadTeam(deps: AppDeps, id: number | string, viewer: UserRow | null): TeamContext {
   if (!viewer) throw unauthorized()
-  const row = deps.db.select({ team: teams, org: users }).from(teams).innerJoin(users, eq(users.id, teams.orgId)).where(eq(teams.id, id)).get()
+  const n = typeof id === 'string' ? pathNumber(id) : id
+  const row = Number.isSafeInteger(n)
+    ? deps.db.select({ team: teams, org: users }).from(teams).innerJoin(users, eq(users.id, teams.orgId)).where(eq(teams.id, n)).get()
+    : undefined
   if (!row) throw notFound(`team does not exist [id: ${id}]`)
   const role = orgRole(deps, row.org, viewer)
   if (!role.member) throw notFound(`team does not exist [id: ${id}]`)
