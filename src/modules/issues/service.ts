@@ -315,7 +315,8 @@ function repoMilestone(deps: AppDeps, repoId: number, id: number): MilestoneRow 
   return m
 }
 
-const parseDue = (value: string | null | undefined, field: string): number | undefined =>
+/** A deadline from a body: absent → undefined (unchanged), null or "" → 0 (none), else Unix seconds (422 if bad). */
+export const parseDue = (value: string | null | undefined, field: string): number | undefined =>
   value === undefined ? undefined : value === null || value === '' ? 0 : parseTimestamp(value, field)
 
 /** The repository's open/closed counters for the kind of `issue` (issues or pull requests). */

@@ -3,7 +3,8 @@ import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { issues, milestones, repositories } from '../../db/schema'
 import { notFound, unprocessable } from '../../lib/errors'
-import { nowUnix, parseTimestamp } from '../../lib/time'
+import { nowUnix } from '../../lib/time'
+import { parseDue } from '../issues/service'
 import { charCount } from '../../lib/validate'
 import type { MilestoneRow } from '../../lib/convert/issue'
 
@@ -19,8 +20,6 @@ function checkTitle(title: string): string {
   return title
 }
 
-const parseDue = (value: string | null | undefined): number | undefined =>
-  value === undefined ? undefined : value === null || value === '' ? 0 : parseTimestamp(value, 'due_on')
 
 function bumpRepoMilestones(deps: AppDeps, repoId: number, total: number, closed: number) {
   deps.db
@@ -65,7 +64,7 @@ export function createMilestone(
 ): MilestoneRow {
   const name = checkTitle(opts.title)
   const closed = checkState(opts.state) ?? false
-  const deadline = parseDue(opts.due_on) ?? 0
+  const deadline = parseDue(opts.due_on, 'due_on') ?? 0
   const now = nowUnix()
   return writeTransaction(deps.db, () => {
     const row = deps.db
@@ -94,7 +93,7 @@ export function editMilestone(
   opts: { title?: string; description?: string; due_on?: string | null; state?: string },
 ): MilestoneRow {
   const closed = checkState(opts.state)
-  const deadline = parseDue(opts.due_on)
+  const deadline = parseDue(opts.due_on, 'due_on')
   if (opts.title) checkTitle(opts.title)
   const now = nowUnix()
   return writeTransaction(deps.db, () => {
