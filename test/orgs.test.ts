@@ -106,6 +106,19 @@ describe('reading and editing organisations', () => {
     expect((await s.get('/orgs/olga')).status).toBe(404)
   })
 
+  test('GET /users/{org} hides private organisations from outsiders and limited ones from anonymous callers', async () => {
+    expect((await s.get('/users/miaorg')).status).toBe(404)
+    expect((await s.get('/users/miaorg', { token: otto.token })).status).toBe(404)
+    expect((await s.get('/users/miaorg', { token: mia.token })).body.login).toBe('miaorg')
+    expect((await s.get('/users/miaorg', { token: admin.token })).status).toBe(200)
+    expect((await s.post('/orgs', { username: 'limorg', visibility: 'limited' }, { token: mia.token })).status).toBe(201)
+    expect((await s.get('/users/limorg')).status).toBe(404)
+    expect((await s.get('/users/limorg', { token: otto.token })).status).toBe(200)
+    expect((await s.get('/users/acme')).status).toBe(200)
+    expect((await s.get('/orgs/limorg')).status).toBe(404)
+    expect((await s.del('/orgs/limorg', undefined, { token: mia.token })).status).toBe(204)
+  })
+
   test('PATCH /orgs/{org}: owners only, absent fields unchanged', async () => {
     expect((await s.patch('/orgs/acme', { description: 'x' })).status).toBe(401)
     expect((await s.patch('/orgs/acme', { description: 'x' }, { token: otto.token })).status).toBe(403)

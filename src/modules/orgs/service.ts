@@ -108,6 +108,10 @@ export function canSeeOrg(org: OrgRow, viewer: UserRow | null, role: OrgRole): b
   return org.visibility === 'limited' || role.member
 }
 
+/** A user row is visible to `viewer`: people always, organisations by their visibility. */
+export const ownerVisibleTo = (deps: AppDeps, owner: UserRow, viewer: UserRow | null): boolean =>
+  owner.type !== 1 || canSeeOrg(owner, viewer, orgRole(deps, owner, viewer))
+
 /** The organisation named in a path, as the caller may see it; 404 when unknown or hidden. */
 export function loadOrg(deps: AppDeps, name: string, viewer: UserRow | null): OrgContext {
   const org = findOrgByName(deps, name)

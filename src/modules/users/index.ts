@@ -34,6 +34,7 @@ import {
   toApiEmail,
   unfollowUser,
 } from './service'
+import { ownerVisibleTo } from '../orgs/service'
 
 const UserList = t.Array(UserSchema)
 type PageQueryValue = typeof PageQuery.static
@@ -84,7 +85,7 @@ export const usersModule = (deps: AppDeps) => {
       async ({ request, params }) => {
         const caller = await callerOf(request)
         const user = findOwnerByName(deps, params.username)
-        if (!user) throw notFound(`user does not exist [name: ${params.username}]`)
+        if (!user || !ownerVisibleTo(deps, user, caller.user)) throw notFound(`user does not exist [name: ${params.username}]`)
         return toApiUser(config, user, caller.user)
       },
       { params: UsernameParams, response: { 200: UserSchema }, detail: { operationId: 'userGet', summary: 'Get a user' } },
