@@ -162,3 +162,17 @@ describe('API document', () => {
     expect(Object.keys(again.paths['/api/v1/markdown'].post.responses['200'].content)).toEqual(['text/html'])
   })
 })
+
+describe('admin deleting users', () => {
+  test('an admin cannot delete their own account (422, nothing changed); sudo does not get around it', async () => {
+    const before = userCount()
+    const r = await s.del('/admin/users/root', undefined, { token: admin.token })
+    expect(r.status).toBe(422)
+    expect(r.body).toEqual({ message: 'you cannot delete yourself', url: `${s.config.baseUrl}api/swagger` })
+    const other = await s.user('admin2', { admin: true })
+    expect((await s.del('/admin/users/admin2', undefined, { token: admin.token, headers: { sudo: 'admin2' } })).status).toBe(422)
+    expect(userCount()).toBe(before + 1)
+    expect((await s.del('/admin/users/admin2', undefined, { token: admin.token })).status).toBe(204)
+    expect((await s.get('/user', { token: other.token })).status).toBe(401)
+  })
+})

@@ -68,8 +68,8 @@ export const adminModule = (deps: AppDeps) => {
     .delete(
       '/admin/users/:username',
       async ({ request, params, status }) => {
-        await siteAdmin(request)
-        deleteUser(deps, getUserByName(deps, params.username))
+        const admin = await siteAdmin(request)
+        deleteUser(deps, getUserByName(deps, params.username), admin)
         return status(204, undefined)
       },
       {

@@ -105,11 +105,14 @@ function assertDeletable(deps: AppDeps, user: UserRow): void {
 }
 
 /**
- * Deletes a user: refused (422) while they own repositories, are the last owner of an
- * organisation, belong to one, or authored issues/comments. Addresses, tokens, keys, follows,
+ * Deletes a user: refused (422) for the acting admin themself, and while the user owns
+ * repositories, is the last owner of an organisation, belongs to one, or authored
+ * issues/comments. Addresses, tokens, keys, follows,
  * stars and watches go with the row (ON DELETE CASCADE); the counters of others are fixed first.
  */
-export function deleteUser(deps: AppDeps, user: UserRow): void {
+export function deleteUser(deps: AppDeps, user: UserRow, actor: UserRow): void {
+  // As Gitea: an administrator cannot delete their own account (nor lock the site out that way).
+  if (user.id === actor.id) throw unprocessable('you cannot delete yourself')
   try {
     writeTransaction(deps.db, () => {
       assertDeletable(deps, user)
