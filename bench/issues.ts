@@ -9,7 +9,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { eq, sql } from 'drizzle-orm'
 import { loadConfig } from '../src/config'
 import { createDeps } from '../src/deps'
@@ -18,10 +18,9 @@ import { issueIndexes, issueLabels, issues, labels, repositories } from '../src/
 import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
 import { createRepository } from '../src/modules/repos/service'
-import { durationFromArgv } from './lib/autocannon'
+import { autocannon, durationFromArgv, printRssSummary, reportLine } from './lib/autocannon'
 
 const seconds = durationFromArgv()
-const autocannonBin = resolve(import.meta.dir, '../node_modules/.bin/autocannon')
 const ISSUES = 10_000
 
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-issues-'))
@@ -73,23 +72,9 @@ console.log(`setup: ${ISSUES.toLocaleString('en')} labelled issues in ${Math.rou
 const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
 const base = `http://127.0.0.1:${server.port}/api/v1/repos/planner/roadmap/issues`
 
-interface Result {
-  requests: { average: number }
-  latency: { p50: number; p99: number }
-  non2xx: number
-  errors: number
-  '2xx': number
-}
-
-async function run(label: string, url: string, args: string[]): Promise<Result> {
-  const proc = Bun.spawn(['node', autocannonBin, '-c', '16', '-d', String(seconds), '-j', ...args, url], { stdout: 'pipe', stderr: 'ignore' })
-  const out = await new Response(proc.stdout).text()
-  await proc.exited
-  const r = JSON.parse(out) as Result
-  console.log(
-    `${label.padEnd(34)} ${Math.round(r.requests.average).toLocaleString('en').padStart(8)} req/s` +
-      `   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms   non-2xx ${r.non2xx}   errors ${r.errors}`,
-  )
+async function run(label: string, url: string, args: string[]) {
+  const r = await autocannon(url, seconds, args)
+  console.log(reportLine(label, r, 34, true))
   return r
 }
 
@@ -118,6 +103,7 @@ try {
     `created ${after - before} issues (autocannon saw ${created['2xx']} 2xx); index counter ${maxIndex} = ${ISSUES} + ${maxIndex - ISSUES}` +
       (maxIndex - ISSUES === after - before ? ', no gaps' : ', MISMATCH'),
   )
+  printRssSummary()
 } finally {
   server.stop(true)
   deps.db.$client.close()

@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { durationFromArgv, loadTest } from './lib/autocannon'
+import { durationFromArgv, loadTest, printRssSummary } from './lib/autocannon'
 import { sql } from 'drizzle-orm'
 import { loadConfig } from '../src/config'
 import { createDeps } from '../src/deps'
@@ -81,6 +81,7 @@ try {
   await run('GET /repos/search?q=tool&limit=50', '/repos/search?q=tool&limit=50')
   await run('GET /repos/search (token)', '/repos/search?q=tool&limit=50', [`Authorization: token ${secret}`])
   await run('GET /repos/{o}/{r}/branches', '/repos/owner0/bench/branches')
+  printRssSummary()
 } finally {
   await server.stop(true)
   await Bun.sleep(200) // let handlers still waiting on git finish before the database closes

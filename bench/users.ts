@@ -13,7 +13,7 @@ import { loadConfig } from '../src/config'
 import { createDeps } from '../src/deps'
 import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
-import { durationFromArgv, loadTest } from './lib/autocannon'
+import { durationFromArgv, loadTest, printRssSummary } from './lib/autocannon'
 
 const seconds = durationFromArgv()
 
@@ -29,6 +29,7 @@ try {
   console.log(`GET /api/v1/users/{username}, 16 connections, ${seconds} s each`)
   await loadTest('anonymous', url, seconds)
   await loadTest('Authorization: token', url, seconds, [`Authorization: token ${secret}`])
+  printRssSummary()
 } finally {
   server.stop(true)
   deps.db.$client.close()

@@ -2,11 +2,12 @@ import { resolve } from 'node:path'
 
 const autocannonBin = resolve(import.meta.dir, '../../node_modules/.bin/autocannon')
 
-interface AutocannonResult {
+export interface AutocannonResult {
   requests: { average: number }
   latency: { p50: number; p99: number }
   non2xx: number
   errors: number
+  '2xx': number
 }
 
 /** The duration in seconds from argv[2] (default 10). */
@@ -16,22 +17,90 @@ export function durationFromArgv(argv = process.argv): number {
   return seconds
 }
 
+/** Target of PERFORMANCE.md for the resident memory under load. */
+export const PEAK_RSS_TARGET_MIB = 150
+
+const MiB = 1024 * 1024
+
 /**
- * Checks that `url` answers 200, then loads it with autocannon (16 connections) in a separate
- * process, so the load generator does not share the server's event loop, and prints
- * requests/s and latency (p50, p99).
+ * Resident memory of the server around one scenario. The benchmarks run Warren in their own
+ * process, so this is `process.memoryUsage().rss` (the load generator runs in another process):
+ * `idle` after a full collection just before the load, `peak` the highest of samples taken
+ * every 20 ms while it runs (the sampling timer shares the server's event loop; it costs
+ * nothing measurable at 50 wake-ups per second).
+ */
+export interface RssFigures {
+  idle: number
+  peak: number
+}
+
+let highest: RssFigures | null = null
+
+export async function withRssSampling<T>(run: () => Promise<T>): Promise<{ result: T; rss: RssFigures }> {
+  Bun.gc(true)
+  const idle = process.memoryUsage().rss
+  let peak = idle
+  const timer = setInterval(() => {
+    const rss = process.memoryUsage().rss
+    if (rss > peak) peak = rss
+  }, 20)
+  try {
+    const result = await run()
+    peak = Math.max(peak, process.memoryUsage().rss)
+    const rss = { idle: idle / MiB, peak: peak / MiB }
+    highest = { idle: Math.max(highest?.idle ?? 0, rss.idle), peak: Math.max(highest?.peak ?? 0, rss.peak) }
+    return { result, rss }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+/** "RSS idle 52 / peak 97 MiB", flagged when the peak is over the target. */
+export function formatRss(rss: RssFigures): string {
+  return `RSS idle ${rss.idle.toFixed(0)} / peak ${rss.peak.toFixed(0)} MiB` + (rss.peak > PEAK_RSS_TARGET_MIB ? ` (over ${PEAK_RSS_TARGET_MIB})` : '')
+}
+
+/** The closing line of a benchmark: the highest idle and peak resident memory of its scenarios. */
+export function printRssSummary(): void {
+  if (!highest) return
+  console.log(
+    `server resident memory over all scenarios: idle ≤ ${highest.idle.toFixed(0)} MiB, peak ${highest.peak.toFixed(0)} MiB ` +
+      `(target ≤ ${PEAK_RSS_TARGET_MIB} MiB at peak${highest.peak > PEAK_RSS_TARGET_MIB ? ': OVER' : ''})`,
+  )
+}
+
+/**
+ * Runs autocannon (16 connections, `seconds`) against `url` in a separate process, so the load
+ * generator does not share the server's event loop, while sampling the server's resident memory.
+ * `args` are extra autocannon options (-H, -m, -b ...).
+ */
+export async function autocannon(url: string, seconds: number, args: string[] = []): Promise<AutocannonResult & { rss: RssFigures }> {
+  const { result, rss } = await withRssSampling(async () => {
+    const proc = Bun.spawn(['node', autocannonBin, '-c', '16', '-d', String(seconds), '-j', ...args, url], { stdout: 'pipe', stderr: 'ignore' })
+    const out = await new Response(proc.stdout).text()
+    await proc.exited
+    return JSON.parse(out) as AutocannonResult
+  })
+  return { ...result, rss }
+}
+
+/** One scenario's line: requests/s, latency (p50, p99), non-2xx and errors when any, resident memory. */
+export function reportLine(label: string, r: AutocannonResult & { rss: RssFigures }, labelWidth = 22, alwaysShowErrors = false): string {
+  return (
+    `${label.padEnd(labelWidth)} ${Math.round(r.requests.average).toLocaleString('en').padStart(8)} req/s` +
+    `   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms` +
+    (alwaysShowErrors || r.non2xx || r.errors ? `   non-2xx ${r.non2xx}   errors ${r.errors}` : '') +
+    `   ${formatRss(r.rss)}`
+  )
+}
+
+/**
+ * Checks that `url` answers 200, then loads it with autocannon (16 connections) and prints
+ * requests/s, latency (p50, p99) and the server's resident memory (idle and peak).
  */
 export async function loadTest(label: string, url: string, seconds: number, headers: string[] = [], labelWidth = 22): Promise<void> {
   const check = await fetch(url, { headers: Object.fromEntries(headers.map((h) => h.split(': ') as [string, string])) })
   if (check.status !== 200) throw new Error(`${label}: expected 200, got ${check.status}: ${await check.text()}`)
-  const args = ['-c', '16', '-d', String(seconds), '-j', ...headers.flatMap((h) => ['-H', h]), url]
-  const proc = Bun.spawn(['node', autocannonBin, ...args], { stdout: 'pipe', stderr: 'ignore' })
-  const out = await new Response(proc.stdout).text()
-  await proc.exited
-  const r = JSON.parse(out) as AutocannonResult
-  console.log(
-    `${label.padEnd(labelWidth)} ${Math.round(r.requests.average).toLocaleString('en').padStart(8)} req/s` +
-      `   p50 ${r.latency.p50} ms   p99 ${r.latency.p99} ms` +
-      (r.non2xx || r.errors ? `   (non-2xx ${r.non2xx}, errors ${r.errors})` : ''),
-  )
+  const r = await autocannon(url, seconds, headers.flatMap((h) => ['-H', h]))
+  console.log(reportLine(label, r, labelWidth))
 }
