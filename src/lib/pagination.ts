@@ -25,8 +25,10 @@ export function pageOf(
   query: { page?: number; limit?: number },
   { defaultLimit = DEFAULT_PAGE_SIZE, maxLimit = MAX_PAGE_SIZE } = {},
 ): Page {
-  const page = query.page && query.page > 0 ? Math.floor(query.page) : 1
   const limit = query.limit && query.limit > 0 ? Math.min(Math.floor(query.limit), maxLimit) : defaultLimit
+  // A huge page (99999999999999999999, 1e400) would make an offset SQLite cannot bind: such a
+  // page is past the end of any list anyway, so it is clamped to one that still is.
+  const page = query.page && query.page > 0 ? Math.min(Math.floor(query.page), Math.floor(Number.MAX_SAFE_INTEGER / limit)) : 1
   return { page, limit, offset: (page - 1) * limit }
 }
 
