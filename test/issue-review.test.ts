@@ -26,17 +26,20 @@ describe('review probes', () => {
     expect(r.body.milestone).toMatchObject({ id: b.id, open_issues: 0, closed_issues: 1 })
   })
 
-  test('an assignee without access to the repository is refused with 422', async () => {
+  test('an assignee without write access to the repository is refused with 422 (Gitea: CanBeAssigned)', async () => {
     const priv = await w.repo('review-private', { private: true })
     const before = repoRow(priv.id).numIssues
     const r = await w.s.post(`${priv.path}/issues`, { title: 'x', assignees: ['outsider'] }, { token: w.owner.token })
     expect(r.status).toBe(422)
+    const byReader = await w.s.post(`${priv.path}/issues`, { title: 'x', assignees: ['reader'] }, { token: w.owner.token })
+    expect(byReader.status).toBe(422)
+    expect(byReader.body.message).toContain('write access')
     expect(repoRow(priv.id).numIssues).toBe(before)
-    const i = (await w.s.post(`${priv.path}/issues`, { title: 'y', assignees: ['reader'] }, { token: w.owner.token })).body
-    expect(i.assignees.map((u: any) => u.login)).toEqual(['reader'])
+    const i = (await w.s.post(`${priv.path}/issues`, { title: 'y', assignees: ['writer'] }, { token: w.owner.token })).body
+    expect(i.assignees.map((u: any) => u.login)).toEqual(['writer'])
     const e = await w.s.patch(`${priv.path}/issues/${i.number}`, { assignees: ['outsider'] }, { token: w.owner.token })
     expect(e.status).toBe(422)
-    expect((await w.s.get(`${priv.path}/issues/${i.number}`, { token: w.owner.token })).body.assignees.map((u: any) => u.login)).toEqual(['reader'])
+    expect((await w.s.get(`${priv.path}/issues/${i.number}`, { token: w.owner.token })).body.assignees.map((u: any) => u.login)).toEqual(['writer'])
   })
 
   test('time tracking off: the issue’s times are 404, the repository’s 400', async () => {

@@ -103,14 +103,14 @@ describe('creating issues', () => {
   test('labels, milestone and assignees apply for writers and are dropped for others', async () => {
     const label = (await w.s.post(`${pub.path}/labels`, { name: 'bug', color: '#ee0701' }, { token: w.owner.token })).body
     const ms = (await w.s.post(`${pub.path}/milestones`, { title: 'v1' }, { token: w.owner.token })).body
-    const opts = { title: 'Planned', labels: [label.id], milestone: ms.id, assignee: 'writer', assignees: ['reader'], due_date: '2031-02-03T04:05:06Z' }
+    const opts = { title: 'Planned', labels: [label.id], milestone: ms.id, assignee: 'writer', assignees: ['maintainer'], due_date: '2031-02-03T04:05:06Z' }
     const byWriter = await w.s.post(`${pub.path}/issues`, opts, { token: w.writer.token })
     expect(byWriter.status).toBe(201)
     expect(byWriter.body.labels.map((l: any) => l.name)).toEqual(['bug'])
     expect(byWriter.body.milestone.id).toBe(ms.id)
     expect(byWriter.body.milestone.open_issues).toBe(1)
     expect(byWriter.body.assignee.login).toBe('writer')
-    expect(byWriter.body.assignees.map((u: any) => u.login)).toEqual(['writer', 'reader'])
+    expect(byWriter.body.assignees.map((u: any) => u.login)).toEqual(['writer', 'maintainer'])
     expect(byWriter.body.due_date).toBe('2031-02-03T04:05:06Z')
     const byOutsider = await w.s.post(`${pub.path}/issues`, opts, { token: w.outsider.token })
     expect(byOutsider.status).toBe(201)
@@ -178,7 +178,7 @@ describe('reading issues', () => {
       const labels = i % 3 === 0 ? [bug.id, ui.id] : i % 2 === 0 ? [bug.id] : []
       const r = await w.s.post(
         `${repo.path}/issues`,
-        { title: `Issue ${i}${i === 7 ? ' needle' : ''}`, body: i === 8 ? 'a haystack needle' : 'plain', labels, milestone: i <= 4 ? ms.id : 0, assignees: i === 5 ? ['writer', 'reader'] : [], closed: i > 10 },
+        { title: `Issue ${i}${i === 7 ? ' needle' : ''}`, body: i === 8 ? 'a haystack needle' : 'plain', labels, milestone: i <= 4 ? ms.id : 0, assignees: i === 5 ? ['writer', 'maintainer'] : [], closed: i > 10 },
         { token: w.owner.token },
       )
       expect(r.status).toBe(201)
@@ -240,7 +240,7 @@ describe('reading issues', () => {
     expect(many).toBe(few)
     expect(many).toBeLessThanOrEqual(12)
     const five = large.body.find((i: any) => i.number === 5)
-    expect(five.assignees.map((u: any) => u.login)).toEqual(['writer', 'reader'])
+    expect(five.assignees.map((u: any) => u.login)).toEqual(['writer', 'maintainer'])
     const three = large.body.find((i: any) => i.number === 3)
     expect(three.labels.map((l: any) => l.name)).toEqual(['bug', 'ui'])
     expect(three.milestone.title).toBe('v2')

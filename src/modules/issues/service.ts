@@ -282,8 +282,9 @@ function resolveAssignees(deps: AppDeps, repo: RepoRow, names: string[]): UserRo
   return wanted.map((n) => {
     const u = found.find((f) => f.lowerName === n)
     if (!u) throw unprocessable(`Assignee does not exist: [name: ${n}]`, 'Assignee')
-    if (accessLevel(deps.db, u, repo) < AccessMode.Read)
-      throw unprocessable(`user does not have access to repo [user_id: ${u.id}, repo_name: ${repo.name}]`, 'Assignee')
+    // As Gitea's CanBeAssigned: only people who may write to the repository can be assigned.
+    if (accessLevel(deps.db, u, repo) < AccessMode.Write)
+      throw unprocessable(`user cannot be assigned: no write access to the repository [user_id: ${u.id}, repo_name: ${repo.name}]`, 'Assignee')
     return u
   })
 }
