@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
@@ -412,6 +412,36 @@ describe('startup repair', () => {
     expect(existsSync(join(s.config.dataDir, 'repositories', '.orphaned', 'ghost', 'lost.git', 'HEAD'))).toBe(true)
     // Real repositories are left alone.
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'plain'))).toBe(true)
-    expect(repairRepositories(s.deps)).toEqual({ removedRows: 0, orphaned: [] })
+    expect(repairRepositories(s.deps)).toEqual({ removedRows: 0, orphaned: [], missing: [] })
+  })
+
+  test('a crash in the middle of a rename (folder moved, row not) is reported, the folder kept aside', async () => {
+    await s.post('/user/repos', { name: 'mid-rename', auto_init: true }, { token: alice.token })
+    const from = repoPath(s.config.dataDir, 'alice', 'mid-rename')
+    const to = repoPath(s.config.dataDir, 'alice', 'new-name')
+    renameSync(from, to)
+    const result = repairRepositories(s.deps)
+    expect(result).toEqual({ removedRows: 0, orphaned: ['alice/new-name.git'], missing: ['alice/mid-rename'] })
+    expect(existsSync(join(s.config.dataDir, 'repositories', '.orphaned', 'alice', 'new-name.git', 'HEAD'))).toBe(true)
+    // No 500 while the folder is gone; the row can still be deleted.
+    expect((await s.get('/repos/alice/mid-rename/branches', { token: alice.token })).status).toBeLessThan(500)
+    expect((await s.get('/repos/alice/mid-rename/raw/master/README.md', { token: alice.token })).status).toBe(404)
+    expect((await fetch(`${s.url}/alice/mid-rename.git/info/refs?service=git-upload-pack`)).status).toBe(404)
+    for (const path of ['branches/master', 'archive/master.zip', 'editorconfig/README.md'])
+      expect((await s.get(`/repos/alice/mid-rename/${path}`, { token: alice.token })).status).toBe(404)
+    const upload = await fetch(`${s.url}/alice/mid-rename.git/git-upload-pack`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-git-upload-pack-request' },
+      body: '0000',
+    })
+    expect(upload.status).toBeLessThan(500)
+    await upload.arrayBuffer()
+    expect((await s.patch('/repos/alice/mid-rename', { default_branch: 'other' }, { token: alice.token })).status).toBe(422)
+    expect((await s.patch('/repos/alice/mid-rename', { name: 'mid-renamed', description: 'x' }, { token: alice.token })).status).toBe(200)
+    expect((await s.del('/repos/alice/mid-renamed', undefined, { token: alice.token })).status).toBe(204)
+    await s.post('/user/repos', { name: 'mid-empty' }, { token: alice.token })
+    rmSync(repoPath(s.config.dataDir, 'alice', 'mid-empty'), { recursive: true, force: true })
+    expect((await s.patch('/repos/alice/mid-empty', { default_branch: 'main' }, { token: alice.token })).status).toBe(200)
+    expect((await s.del('/repos/alice/mid-empty', undefined, { token: alice.token })).status).toBe(204)
   })
 })

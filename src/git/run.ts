@@ -45,13 +45,19 @@ export interface GitOptions {
 
 /** Runs git to completion and returns its output; does not throw on a non-zero exit. */
 export async function runGit(args: string[], opts: GitOptions = {}): Promise<GitResult> {
-  const proc = Bun.spawn(['git', ...args], {
-    cwd: opts.cwd ?? opts.gitDir,
-    env: gitEnv({ ...(opts.gitDir ? { GIT_DIR: opts.gitDir } : {}), ...(opts.env ?? {}) }),
-    stdin: opts.input !== undefined ? new Blob([opts.input as any]) : 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
+  let proc
+  try {
+    proc = Bun.spawn(['git', ...args], {
+      cwd: opts.cwd ?? opts.gitDir,
+      env: gitEnv({ ...(opts.gitDir ? { GIT_DIR: opts.gitDir } : {}), ...(opts.env ?? {}) }),
+      stdin: opts.input !== undefined ? new Blob([opts.input as any]) : 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+  } catch (e) {
+    // Git could not even start (the repository folder is missing): a failure like git's own.
+    return { code: 128, stdout: Buffer.alloc(0), stderr: `fatal: cannot start git: ${(e as Error).message}` }
+  }
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).arrayBuffer(),
     new Response(proc.stderr).text(),

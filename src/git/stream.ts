@@ -11,23 +11,32 @@ export interface GitStreamOptions {
 }
 
 export interface GitStream {
-  proc: Bun.Subprocess<any, 'pipe', 'pipe'>
+  /** Stops git (a reader went away). */
+  kill: () => void
   stdout: ReadableStream<Uint8Array>
   /** Resolves with the exit code and what git wrote on stderr. */
   done: Promise<{ code: number; stderr: string }>
 }
 
 export function spawnGitStream(args: string[], opts: GitStreamOptions): GitStream {
-  const proc = Bun.spawn(['git', ...args], {
-    cwd: opts.gitDir,
-    env: gitEnv({ GIT_DIR: opts.gitDir, ...(opts.env ?? {}) }),
-    stdin: opts.stdin ?? 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  }) as Bun.Subprocess<any, 'pipe', 'pipe'>
+  let proc: Bun.Subprocess<any, 'pipe', 'pipe'>
+  try {
+    proc = Bun.spawn(['git', ...args], {
+      cwd: opts.gitDir,
+      env: gitEnv({ GIT_DIR: opts.gitDir, ...(opts.env ?? {}) }),
+      stdin: opts.stdin ?? 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    }) as Bun.Subprocess<any, 'pipe', 'pipe'>
+  } catch (e) {
+    // No process at all (the repository folder is missing): an empty output and a failure.
+    opts.stdin?.cancel().catch(() => {})
+    const stderr = `fatal: cannot start git: ${(e as Error).message}`
+    return { kill: () => {}, stdout: new ReadableStream({ start: (c) => c.close() }), done: Promise.resolve({ code: 128, stderr }) }
+  }
   const stderr = new Response(proc.stderr).text()
   const done = Promise.all([proc.exited, stderr]).then(([code, text]) => ({ code, stderr: text }))
-  return { proc, stdout: proc.stdout, done }
+  return { kill: () => proc.kill(), stdout: proc.stdout, done }
 }
 
 /**
@@ -61,7 +70,7 @@ export async function startGitOutput(
       else controller.enqueue(next.value)
     },
     cancel() {
-      s.proc.kill()
+      s.kill()
       reader.cancel().catch(() => {})
     },
   })

@@ -4,7 +4,7 @@ import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { rowMapper } from '../../db/row-mapper'
-import { repositories, users } from '../../db/schema'
+import { repositories, teamRepos, teams, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevels, grantedRepoCondition, readableRepoCondition, type RepoRow } from '../../auth/access'
 import { toApiRepo } from '../../lib/convert/repo'
@@ -310,7 +310,8 @@ export async function editRepository(deps: AppDeps, repo: RepoRow, owner: UserRo
   set.updatedUnix = nowUnix()
 
   const newPath = set.name !== undefined ? pathOfRepo(deps, owner.name, { name: set.name }) : gitDir
-  const moved = newPath !== gitDir
+  // A folder already missing (see repairRepositories) is not an error: the row still changes.
+  const moved = newPath !== gitDir && existsSync(gitDir)
   if (moved) {
     if (existsSync(newPath)) throw conflict(`a repository folder already exists for [name: ${set.name}]`)
     renameSync(gitDir, newPath)
@@ -332,7 +333,8 @@ export async function editRepository(deps: AppDeps, repo: RepoRow, owner: UserRo
     if (moved) renameSync(newPath, gitDir)
     throw e
   }
-  if (set.defaultBranch !== undefined) await git(['symbolic-ref', 'HEAD', `refs/heads/${set.defaultBranch}`], { gitDir: newPath })
+  if (set.defaultBranch !== undefined && existsSync(newPath))
+    await git(['symbolic-ref', 'HEAD', `refs/heads/${set.defaultBranch}`], { gitDir: newPath })
   return updated
 }
 
@@ -346,6 +348,9 @@ export async function editRepository(deps: AppDeps, repo: RepoRow, owner: UserRo
 export function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode): void {
   if (mode < AccessMode.Admin) throw forbidden('Only repository administrators may delete it')
   writeTransaction(deps.db, () => {
+    // The teams given this repository lose it with the row (team_repos cascade): keep their counters right.
+    const givenTo = deps.db.select({ id: teamRepos.teamId }).from(teamRepos).where(eq(teamRepos.repoId, repo.id))
+    deps.db.update(teams).set({ numRepos: sql`max(${teams.numRepos} - 1, 0)` }).where(inArray(teams.id, givenTo)).run()
     deps.db.delete(repositories).where(eq(repositories.id, repo.id)).run()
     deps.db.update(users).set({ numRepos: sql`max(${users.numRepos} - 1, 0)` }).where(eq(users.id, repo.ownerId)).run()
   })
@@ -555,9 +560,11 @@ export function searchRepositories(deps: AppDeps, viewer: UserRow | null, opts: 
 /**
  * Repairs what a crash can leave behind (run at start-up, before serving): rows still
  * 'creating' are deleted with their folders; git folders under {data}/repositories that no row
- * accounts for are reported and moved aside to {data}/repositories/.orphaned/ (never deleted).
+ * accounts for are reported and moved aside to {data}/repositories/.orphaned/ (never deleted);
+ * ready rows whose folder is missing (a crash in the middle of a rename, or outside damage) are
+ * reported, so that an administrator can put the folder back from .orphaned/.
  */
-export function repairRepositories(deps: AppDeps): { removedRows: number; orphaned: string[] } {
+export function repairRepositories(deps: AppDeps): { removedRows: number; orphaned: string[]; missing: string[] } {
   const stale = deps.db.select().from(repositories).where(eq(repositories.status, 'creating')).all()
   for (const row of stale) {
     removeRepositoryFolder(pathOfRepo(deps, row.ownerName, row))
@@ -569,14 +576,18 @@ export function repairRepositories(deps: AppDeps): { removedRows: number; orphan
   }
   const root = join(deps.config.dataDir, 'repositories')
   const orphaned: string[] = []
-  if (!existsSync(root)) return { removedRows: stale.length, orphaned }
-  const known = new Set(
-    deps.db
-      .select({ ownerName: repositories.ownerName, name: repositories.name })
-      .from(repositories)
-      .all()
-      .map((r) => pathOfRepo(deps, r.ownerName, r)),
-  )
+  const missing: string[] = []
+  const rows = deps.db.select({ ownerName: repositories.ownerName, name: repositories.name }).from(repositories).all()
+  const known = new Set<string>()
+  for (const r of rows) {
+    const path = pathOfRepo(deps, r.ownerName, r)
+    known.add(path)
+    if (!existsSync(path)) {
+      missing.push(`${r.ownerName}/${r.name}`)
+      console.warn(`warren: repository ${r.ownerName}/${r.name} has no git folder (expected ${path})`)
+    }
+  }
+  if (!existsSync(root)) return { removedRows: stale.length, orphaned, missing }
   const aside = join(root, '.orphaned')
   for (const ownerDir of readdirSync(root, { withFileTypes: true })) {
     if (!ownerDir.isDirectory() || ownerDir.name === '.orphaned') continue
@@ -592,5 +603,5 @@ export function repairRepositories(deps: AppDeps): { removedRows: number; orphan
       console.warn(`warren: git folder ${ownerDir.name}/${entry.name} has no repository; moved to ${target}`)
     }
   }
-  return { removedRows: stale.length, orphaned }
+  return { removedRows: stale.length, orphaned, missing }
 }
