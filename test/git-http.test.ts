@@ -207,10 +207,13 @@ describe('git smart HTTP', () => {
       body: '0000',
     })
     expect(post.status).toBe(403)
-    expect((await s.get('/repos/alice/frozen/branches/master')).body.commit.id).toBe(before)
+    const branch = (await s.get('/repos/alice/frozen/branches/master', { token: alice.token })).body
+    expect(branch.commit.id).toBe(before)
+    expect([branch.user_can_push, branch.user_can_merge]).toEqual([false, false])
     // Unarchived, the same push goes through.
     await s.patch('/repos/alice/frozen', { archived: false }, { token: alice.token })
     await gitOk(dir, 'push', '-q', remoteUrl(s.url, 'alice/frozen.git', 'alice', alice.password), 'HEAD:master')
+    expect((await s.get('/repos/alice/frozen/branches/master', { token: alice.token })).body.user_can_push).toBe(true)
   })
 })
 

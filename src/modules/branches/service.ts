@@ -29,7 +29,8 @@ const NOT_SIGNED = { verified: false, reason: 'gpg.error.not_signed_commit', sig
 /** Branch records for heads, user names resolved in one query. */
 function toApiBranches(deps: AppDeps, ctx: RepoContext, heads: BranchHead[]) {
   const logins = loginsByEmail(deps, heads.flatMap((h) => [h.authorEmail, h.committerEmail]))
-  const canWrite = ctx.mode >= AccessMode.Write
+  // An archived repository takes no pushes (git over HTTP answers 403).
+  const canWrite = ctx.mode >= AccessMode.Write && !ctx.repo.isArchived
   const commitBase = webUrl(deps.config, `${ctx.owner.name}/${ctx.repo.name}/commit/`)
   return heads.map((h) => ({
     name: h.name,
