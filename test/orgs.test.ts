@@ -131,6 +131,15 @@ describe('reading and editing organisations', () => {
     expect((await s.patch('/orgs/acme', { location: 'Paris' }, { token: admin.token })).body.location).toBe('Paris')
   })
 
+  test("the organisation's e-mail is hidden from callers who are not signed in", async () => {
+    expect((await s.patch('/orgs/acme', { email: 'hello@acme.example' }, { token: olga.token })).body.email).toBe('hello@acme.example')
+    expect((await s.get('/orgs/acme')).body.email).toBe('')
+    expect((await s.get('/users/acme')).body.email).toBe('')
+    expect((await s.get('/orgs/acme', { token: otto.token })).body.email).toBe('hello@acme.example')
+    expect((await s.get('/users/acme', { token: otto.token })).body.email).toBe('hello@acme.example')
+    expect((await s.patch('/orgs/acme', { email: '' }, { token: olga.token })).body.email).toBe('')
+  })
+
   test('GET /admin/orgs: site admins only, paged', async () => {
     expect((await s.get('/admin/orgs')).status).toBe(401)
     expect((await s.get('/admin/orgs', { token: olga.token })).status).toBe(403)

@@ -21,7 +21,8 @@ export const noReplyEmail = (config: Config, user: Pick<UserRow, 'lowerName'>) =
 export function toApiUser(config: Config, user: UserRow, viewer: UserRow | null) {
   const privileged = viewer !== null && (viewer.id === user.id || viewer.isAdmin)
   const showEmail = viewer !== null && (!user.keepEmailPrivate || privileged)
-  const email = user.type === 1 ? user.email : showEmail ? user.email : noReplyEmail(config, user)
+  // An organisation's address is a public contact, but only for signed-in callers (issue 4).
+  const email = user.type === 1 ? (viewer !== null ? user.email : '') : showEmail ? user.email : noReplyEmail(config, user)
   return {
     id: user.id,
     login: user.name,
@@ -48,14 +49,14 @@ export function toApiUser(config: Config, user: UserRow, viewer: UserRow | null)
 }
 export type ApiUser = ReturnType<typeof toApiUser>
 
-/** The Organization record. */
-export function toApiOrg(config: Config, org: UserRow) {
+/** The Organization record; its e-mail is hidden from anonymous callers (`viewer` null). */
+export function toApiOrg(config: Config, org: UserRow, viewer?: UserRow | null) {
   return {
     id: org.id,
     username: org.name,
     name: org.name,
     full_name: org.fullName,
-    email: org.email,
+    email: viewer === null ? '' : org.email,
     avatar_url: avatarUrl(org),
     description: org.description,
     website: org.website,

@@ -129,7 +129,7 @@ export const orgsModule = (deps: AppDeps) => {
         const page = pageOf(query)
         const { rows, total } = listOrgsOfUser(deps, user, viewer, page)
         setPageHeaders(set, config, request, page, total)
-        return rows.map((o) => toApiOrg(config, o))
+        return rows.map((o) => toApiOrg(config, o, viewer))
       },
       {
         params: UsernameParams,
@@ -140,7 +140,10 @@ export const orgsModule = (deps: AppDeps) => {
     )
     .get(
       '/orgs/:org',
-      async ({ request, params }) => toApiOrg(config, loadOrg(deps, params.org, await caller(request)).org),
+      async ({ request, params }) => {
+        const viewer = await caller(request)
+        return toApiOrg(config, loadOrg(deps, params.org, viewer).org, viewer)
+      },
       { params: OrgParams, response: { 200: OrganizationSchema }, detail: { operationId: 'orgGet', summary: 'Get an organization' } },
     )
     .patch(
