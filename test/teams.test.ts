@@ -225,5 +225,10 @@ describe('team paths and counters', () => {
     expect(org().numTeams).toBe(2)
     expect((await s.del(`/teams/${a}/repos/counted/r1`, undefined, { token: olga.token })).status).toBe(204)
     expect(team(a).numRepos).toBe(0)
+    // Deleting a repository takes it from its teams' counts too.
+    expect((await s.put(`/teams/${a}/repos/counted/r1`, undefined, { token: olga.token })).status).toBe(204)
+    expect(team(a).numRepos).toBe(1)
+    expect((await s.del('/repos/counted/r1', undefined, { token: olga.token })).status).toBe(204)
+    expect([team(a).numRepos, org().numRepos]).toEqual([0, 0])
   })
 })
