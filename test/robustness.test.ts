@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
 import { connect } from 'node:net'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, makeWorkRepo, remoteUrl } from './git-fixture'
@@ -175,7 +177,7 @@ function problemsOf(sent: Sent): string[] {
 
 async function run(reqs: Req[]): Promise<string[]> {
   const sent = await pool(reqs, 8, send)
-  if (process.env.ROBUST_DEBUG) for (const r of sent) if (r.status < 400 && r.method !== 'GET') console.log('DEBUG', r.status, r.method, r.url.slice(0, 200))
+  if (process.env.ROBUST_DEBUG) for (const r of sent) if (process.env.ROBUST_DEBUG === "all" || (r.status < 400 && r.method !== "GET")) console.log("DEBUG", r.status, r.method, r.url.slice(0, 100), r.text.slice(0, 100))
   return sent.flatMap(problemsOf)
 }
 
@@ -215,6 +217,17 @@ function wrongValue(schema: any): unknown {
   return candidates.find((v) => !types.has(typeOf(v)) && !(typeOf(v) === 'number' && types.has('integer'))) ?? { nested: true }
 }
 
+/** A body the schema accepts (required fields only), so that a request gets past validation. */
+function validBody(schema: any): string {
+  if (!schema || schema.type !== 'object') return '{}'
+  const sample: Record<string, unknown> = {}
+  for (const key of schema.required ?? []) {
+    const type = typesOf(schema.properties?.[key]).find((t) => t !== 'null')
+    sample[key] = type === 'integer' || type === 'number' ? 1 : type === 'boolean' ? true : type === 'array' ? [] : type === 'object' ? {} : 'robust'
+  }
+  return JSON.stringify(sample)
+}
+
 /** Every string field (and string-array field) set to 100k characters. */
 function longValue(schema: any): unknown | undefined {
   const types = typesOf(schema)
@@ -232,6 +245,13 @@ beforeAll(async () => {
   expect((await s.post('/user/repos', { name: 'priv', private: true }, { token: admin.token })).status).toBe(201)
   work = await makeWorkRepo()
   for (const repo of ['pub', 'priv']) await gitOk(work.dir, 'push', '-q', remoteUrl(s.url, `root/${repo}.git`, 'root', admin.token), 'master', 'dev', 'v1.0')
+  // A branch with a big incompressible file, so that downloads stream for a while.
+  await gitOk(work.dir, 'checkout', '-q', '-b', 'big')
+  writeFileSync(join(work.dir, 'big.bin'), randomBytes(6 * 1024 * 1024))
+  await gitOk(work.dir, 'add', 'big.bin')
+  await gitOk(work.dir, 'commit', '-q', '-m', 'Big file')
+  await gitOk(work.dir, 'checkout', '-q', 'master')
+  await gitOk(work.dir, 'push', '-q', remoteUrl(s.url, 'root/pub.git', 'root', admin.token), 'big')
   expect((await s.post('/repos/root/pub/issues', { title: 'first issue' }, { token: admin.token })).status).toBe(201)
   expect((await s.post('/repos/root/pub/labels', { name: 'bug', color: '#ff0000' }, { token: admin.token })).status).toBe(201)
   expect((await s.post('/repos/root/pub/milestones', { title: 'v1' }, { token: admin.token })).status).toBe(201)
@@ -294,7 +314,7 @@ describe('hostile input on every operation', () => {
             if (isMutation(op) && DOT_SEGMENTS.includes(odd)) continue
             const path = fill(op.path, { [name]: odd })
             const withBody = op.body !== undefined || ['POST', 'PUT', 'PATCH'].includes(op.method)
-            reqs.push({ op: opName(op), method: op.method, path, auth, body: withBody ? '{}' : undefined })
+            reqs.push({ op: opName(op), method: op.method, path, auth, body: withBody ? validBody(op.body) : undefined })
           }
         }
       }
@@ -325,7 +345,7 @@ describe('hostile input on every operation', () => {
     for (const op of ops.filter((o) => o.body && o.path.startsWith('/api/'))) {
       if (op.method === 'DELETE' && !op.path.endsWith('/emails')) continue
       const props = (op.body.properties ?? {}) as Record<string, any>
-      const long: Record<string, unknown> = {}
+      const long: Record<string, unknown> = JSON.parse(validBody(op.body))
       for (const [k, v] of Object.entries(props)) {
         const value = longValue(v)
         if (value !== undefined) long[k] = value
@@ -338,6 +358,26 @@ describe('hostile input on every operation', () => {
     // Nothing that bad input could have reached was lost: the fixtures still answer.
     expect((await s.get('/repos/root/pub', { token: admin.token })).status).toBe(200)
     expect((await s.get('/repos/root/pub/issues/1', { token: admin.token })).status).toBe(200)
+  }, 60_000)
+
+  test('huge, negative and fractional numbers in every numeric field: never a 5xx', async () => {
+    const reqs: Req[] = []
+    for (const op of ops.filter((o) => o.body?.type === 'object' && o.method !== 'DELETE')) {
+      const numeric = Object.entries((op.body.properties ?? {}) as Record<string, any>).filter(([, v]) => {
+        const types = typesOf(v)
+        return types.includes('integer') || types.includes('number') || (types.includes('array') && typesOf(v.items).some((t) => t === 'integer' || t === 'number'))
+      })
+      if (!numeric.length) continue
+      for (const n of ['99999999999999999999', '9223372036854775808', '-9223372036854775809', '-1', '1.5', '1e400', '"99999999999999999999"']) {
+        const body = JSON.parse(validBody(op.body))
+        const fields = numeric.map(([k, v]) => `"${k}": ${typesOf(v).includes('array') ? `[${n}]` : n}`)
+        const text = JSON.stringify(body).replace(/}$/, (Object.keys(body).length ? ',' : '') + fields.join(',') + '}')
+        reqs.push({ op: opName(op), method: op.method, path: fill(op.path), auth: adminAuth(), body: text })
+      }
+    }
+    expect(reqs.length).toBeGreaterThan(30)
+    const problems = await run(reqs)
+    expect(problems).toEqual([])
   }, 60_000)
 
   test('unknown and wrong-typed query parameters on every read: no 5xx', async () => {
@@ -414,6 +454,51 @@ describe('hostile requests at the application level', () => {
     expect(gz.status).toBeLessThan(500)
     await gz.text()
     expect(await refs()).toEqual(before)
+  })
+
+  test('clients that hang up in the middle of a download or a fetch leave the server healthy', async () => {
+    const rejections: unknown[] = []
+    const onRejection = (reason: unknown) => rejections.push(reason)
+    process.on('unhandledRejection', onRejection)
+    try {
+      const downloads = [
+        '/root/pub/archive/big.tar.gz',
+        '/root/pub/archive/big.zip',
+        '/root/pub/raw/big/big.bin',
+        '/api/v1/repos/root/pub/archive/big.tar.gz',
+        '/api/v1/repos/root/pub/raw/big.bin?ref=big',
+      ]
+      for (const path of downloads) {
+        const controller = new AbortController()
+        const res = await fetch(s.url + path, { headers: { authorization: adminAuth() }, signal: controller.signal })
+        expect(res.status).toBe(200)
+        const reader = res.body!.getReader()
+        await reader.read()
+        controller.abort()
+        await reader.read().catch(() => undefined)
+      }
+      // A fetch whose client goes away after sending its wants.
+      const head = (await gitOk(work.dir, 'rev-parse', 'big')).trim()
+      const want = `want ${head} ofs-delta\n`
+      const pkt = (line: string) => (line.length + 4).toString(16).padStart(4, '0') + line
+      const controller = new AbortController()
+      const res = await fetch(`${s.url}/root/pub.git/git-upload-pack`, {
+        method: 'POST',
+        headers: { authorization: adminAuth(), 'content-type': 'application/x-git-upload-pack-request' },
+        body: pkt(want) + '0000' + pkt('done\n'),
+        signal: controller.signal,
+      })
+      expect(res.status).toBe(200)
+      await res.body!.getReader().read()
+      controller.abort()
+      await Bun.sleep(200)
+      expect(rejections).toEqual([])
+      expect((await s.get('/version')).status).toBe(200)
+      const whole = await fetch(s.url + '/root/pub/raw/big/big.bin', { headers: { authorization: adminAuth() } })
+      expect((await whole.arrayBuffer()).byteLength).toBe(6 * 1024 * 1024)
+    } finally {
+      process.off('unhandledRejection', onRejection)
+    }
   })
 
   test('odd Authorization headers are 4xx (or ignored), never 5xx', async () => {
