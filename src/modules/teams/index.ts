@@ -41,6 +41,13 @@ export const teamsModule = (deps: AppDeps) => {
       change(deps, await team(request, params.id), findUserOr404(deps, params.username))
       set.status = 204
     }
+  /** Gives a repository of the organisation to the team, or takes it back (org member with admin on the repository). */
+  const repoChange =
+    (change: typeof addTeamRepo) =>
+    async ({ request, params, set }: { request: Request; params: { id: string; org: string; repo: string }; set: { status?: number | string } }) => {
+      change(deps, await team(request, params.id), params.org, params.repo)
+      set.status = 204
+    }
 
   return new Elysia({ name: 'teams', detail: { tags: ['organization'] } })
     .get(
@@ -150,24 +157,14 @@ export const teamsModule = (deps: AppDeps) => {
         detail: { operationId: 'orgListTeamRepos', summary: "List a team's repositories" },
       },
     )
-    .put(
-      '/teams/:id/repos/:org/:repo',
-      async ({ request, params, set }) => {
-        addTeamRepo(deps, await team(request, params.id), params.org, params.repo)
-        set.status = 204
-      },
-      { params: TeamRepoParams, response: NoContent, detail: { operationId: 'orgAddTeamRepository', summary: 'Add a repository to a team' } },
-    )
-    .delete(
-      '/teams/:id/repos/:org/:repo',
-      async ({ request, params, set }) => {
-        removeTeamRepo(deps, await team(request, params.id), params.org, params.repo)
-        set.status = 204
-      },
-      {
-        params: TeamRepoParams,
-        response: NoContent,
-        detail: { operationId: 'orgRemoveTeamRepository', summary: 'Remove a repository from a team' },
-      },
-    )
+    .put('/teams/:id/repos/:org/:repo', repoChange(addTeamRepo), {
+      params: TeamRepoParams,
+      response: NoContent,
+      detail: { operationId: 'orgAddTeamRepository', summary: 'Add a repository to a team' },
+    })
+    .delete('/teams/:id/repos/:org/:repo', repoChange(removeTeamRepo), {
+      params: TeamRepoParams,
+      response: NoContent,
+      detail: { operationId: 'orgRemoveTeamRepository', summary: 'Remove a repository from a team' },
+    })
 }
