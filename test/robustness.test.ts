@@ -82,6 +82,9 @@ const ANON_SEGMENTS = ODD_SEGMENTS.filter((_, i) => i % 2 === 0)
 
 const LONG = 'x'.repeat(100_000)
 const BAD_QUERY = '?page=-5&limit=abc&state=bogus&unknown=1&q=%00&sort=%27--&since=yesterday&before=-1&type=nope&uid=abc&mode=bad&exclusive=maybe&ref=%00&service=git-upload-pack%00'
+const BAD_QUERY_3 =
+  '?page=1&page=2&limit=1&limit=2&state=open&state=closed&q=a&q=b&labels=1&labels=2&ref=master&ref=dev&service=git-upload-pack&service=git-receive-pack&since=2020-01-01T00:00:00Z&since=2021-01-01T00:00:00Z&sort=a&sort=b&uid=1&uid=2&mode=fork&mode=source'
+const BAD_QUERY_4 = '?q=%&state=%E0%A4%A&limit=%FF&page=1%00&ref=%C0%AE%C0%AE&labels[]=1&service[]=git-upload-pack&__proto__=x&constructor=1'
 const BAD_QUERY_2 = '?page=99999999999999999999&limit=100000&state=all&labels=%2C%2C-1&milestones=abc%2C-7&fingerprint=x&service=bogus&ref=--output%3D%2Ftmp%2Fx'
 
 async function pool<T, R>(items: T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -383,7 +386,7 @@ describe('hostile input on every operation', () => {
   test('unknown and wrong-typed query parameters on every read: no 5xx', async () => {
     const reqs: Req[] = []
     for (const op of ops.filter((o) => !isMutation(o)))
-      for (const auth of [adminAuth(), anonAuth]) for (const q of [BAD_QUERY, BAD_QUERY_2]) reqs.push({ op: opName(op), method: op.method, path: fill(op.path) + q, auth })
+      for (const auth of [adminAuth(), anonAuth]) for (const q of [BAD_QUERY, BAD_QUERY_2, BAD_QUERY_3, BAD_QUERY_4]) reqs.push({ op: opName(op), method: op.method, path: fill(op.path) + q, auth })
     const problems = await run(reqs)
     expect(problems).toEqual([])
   }, 60_000)
