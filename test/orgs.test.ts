@@ -140,6 +140,28 @@ describe('reading and editing organisations', () => {
     expect((await s.patch('/orgs/acme', { email: '' }, { token: olga.token })).body.email).toBe('')
   })
 
+  test('routes that need a signed-in caller answer 401 to anonymous callers whatever the organisation', async () => {
+    for (const org of ['acme', 'miaorg', 'no-such-org']) {
+      const calls = [
+        s.patch(`/orgs/${org}`, { description: 'x' }),
+        s.del(`/orgs/${org}`),
+        s.get(`/orgs/${org}/teams`),
+        s.post(`/orgs/${org}/teams`, { name: 'x' }),
+        s.get(`/orgs/${org}/members/mia`),
+        s.del(`/orgs/${org}/members/mia`),
+        s.put(`/orgs/${org}/public_members/mia`),
+        s.del(`/orgs/${org}/public_members/mia`),
+        s.post(`/orgs/${org}/repos`, { name: 'x' }),
+        s.post(`/org/${org}/repos`, { name: 'x' }),
+      ]
+      for (const r of await Promise.all(calls)) {
+        expect(r.status).toBe(401)
+        expect(r.body).toEqual(errorShape(s))
+      }
+    }
+    expect((await s.get('/orgs/miaorg', { token: mia.token })).body.description).toBe('')
+  })
+
   test('GET /admin/orgs: site admins only, paged', async () => {
     expect((await s.get('/admin/orgs')).status).toBe(401)
     expect((await s.get('/admin/orgs', { token: olga.token })).status).toBe(403)
@@ -246,7 +268,7 @@ describe('deleting organisations and owners', () => {
 
   test('an organisation that owns repositories cannot be deleted', async () => {
     expect((await s.post('/org/miaorg/repos', { name: 'keep' }, { token: mia.token })).status).toBe(201)
-    expect((await s.del('/orgs/miaorg')).status).toBe(404)
+    expect((await s.del('/orgs/miaorg')).status).toBe(401) // sign-in is checked first (issue 4; Gitea's reqToken)
     expect((await s.del('/orgs/miaorg', undefined, { token: otto.token })).status).toBe(404)
     const r = await s.del('/orgs/miaorg', undefined, { token: mia.token })
     expect(r.status).toBe(422)

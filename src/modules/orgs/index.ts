@@ -149,7 +149,7 @@ export const orgsModule = (deps: AppDeps) => {
     .patch(
       '/orgs/:org',
       async ({ request, params, body }) => {
-        const ctx = loadOrg(deps, params.org, await caller(request))
+        const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
         requireOrgOwner(ctx)
         return toApiOrg(config, editOrganization(deps, ctx.org, body))
       },
@@ -163,7 +163,7 @@ export const orgsModule = (deps: AppDeps) => {
     .delete(
       '/orgs/:org',
       async ({ request, params, set }) => {
-        const ctx = loadOrg(deps, params.org, await caller(request))
+        const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
         requireOrgOwner(ctx)
         deleteOrganization(deps, ctx.org)
         set.status = 204

@@ -53,7 +53,7 @@ export const teamsModule = (deps: AppDeps) => {
     .get(
       '/orgs/:org/teams',
       async ({ request, params, query, set }) => {
-        const ctx = loadOrg(deps, params.org, (await deps.auth.caller(request)).user)
+        const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
         requireOrgMember(ctx)
         const page = pageOf(query)
         const { rows, total } = listOrgTeams(deps, ctx.org, page)
@@ -65,7 +65,7 @@ export const teamsModule = (deps: AppDeps) => {
     .post(
       '/orgs/:org/teams',
       async ({ request, params, body, status }) => {
-        const ctx = loadOrg(deps, params.org, (await deps.auth.caller(request)).user)
+        const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
         return status(201, toApiTeam(config, createTeam(deps, ctx, body), ctx.org))
       },
       { params: OrgParams, body: CreateTeamOption, response: { 201: TeamSchema }, detail: { operationId: 'orgCreateTeam', summary: 'Create a team' } },
