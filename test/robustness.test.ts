@@ -180,7 +180,7 @@ function problemsOf(sent: Sent): string[] {
 
 async function run(reqs: Req[]): Promise<string[]> {
   const sent = await pool(reqs, 8, send)
-  if (process.env.ROBUST_DEBUG) for (const r of sent) if (process.env.ROBUST_DEBUG === "all" || (r.status < 400 && r.method !== "GET")) console.log("DEBUG", r.status, r.method, r.url.slice(0, 100), r.text.slice(0, 100))
+  if (process.env.ROBUST_DEBUG) for (const r of sent) if (process.env.ROBUST_DEBUG === "all" || (r.status < 400 && r.method !== "GET")) console.log("DEBUG", r.status, r.method, r.url.slice(0, 100), process.env.ROBUST_DEBUG === "body" ? JSON.stringify(reqs[sent.indexOf(r)]?.body?.slice(0, 150)) : r.text.slice(0, 100))
   return sent.flatMap(problemsOf)
 }
 
@@ -563,4 +563,21 @@ describe('hostile requests at the application level', () => {
     expect(sent.flatMap(problemsOf)).toEqual([])
     for (const r of sent.filter((r) => r.method === 'HEAD' && r.url === '/api/v1/version')) expect(r.status).toBe(200)
   })
+})
+
+describe('odd strings in every string field (runs last: some are valid and change things)', () => {
+  test('names and refs made of dots, NULs, options and control characters: never a 5xx', async () => {
+    const odd = ['', ' ', '..', '../../etc/passwd', 'a\u0000b', '--upload-pack=touch /tmp/pwned', '-', '\u202egnp.exe', 'a\nb', 'HEAD', 'refs/heads/x', 'x.git', '😀', '%00']
+    const reqs: Req[] = []
+    for (const op of ops.filter((o) => o.body?.type === 'object' && o.method !== 'DELETE' && o.path.startsWith('/api/'))) {
+      const strings = Object.entries((op.body.properties ?? {}) as Record<string, any>).filter(([, v]) => typesOf(v).includes('string'))
+      for (const [field] of strings)
+        for (const value of odd) reqs.push({ op: opName(op), method: op.method, path: fill(op.path), auth: adminAuth(), body: JSON.stringify({ ...JSON.parse(validBody(op.body)), [field]: value }) })
+    }
+    expect(reqs.length).toBeGreaterThan(300)
+    // Sequential per operation order matters little; a modest width keeps SQLite writers queued.
+    const problems = await run(reqs)
+    expect(problems).toEqual([])
+    expect((await s.get('/version')).status).toBe(200)
+  }, 60_000)
 })
