@@ -581,3 +581,25 @@ describe('odd strings in every string field (runs last: some are valid and chang
     expect((await s.get('/version')).status).toBe(200)
   }, 60_000)
 })
+
+describe('racing requests', () => {
+  test('concurrent creations of the same name: one wins, the rest are 4xx; issue numbers stay distinct', async () => {
+    const race = (f: () => Promise<{ status: number; body: any }>) => Promise.all(Array.from({ length: 12 }, f))
+    const unique = [
+      await race(() => s.post('/user/repos', { name: 'raced' }, { token: admin.token })),
+      await race(() => s.post('/orgs', { username: 'racedorg' }, { token: admin.token })),
+      await race(() => s.post('/admin/users', { username: 'raceduser', email: 'raced@example.com', password: 'secret-123' }, { token: admin.token })),
+      await race(() => s.post('/user/emails', { emails: ['raced-mail@example.com'] }, { token: normal.token })),
+      await race(() => s.patch('/repos/root/raced', { name: 'raced2' }, { token: admin.token })),
+    ]
+    for (const answers of unique) {
+      expect(answers.filter((r) => r.status >= 500)).toEqual([])
+      expect(answers.filter((r) => r.status < 300).length).toBe(1)
+    }
+    const issues = await race(() => s.post('/repos/root/raced2/issues', { title: 'raced' }, { token: admin.token }))
+    expect(issues.map((r) => r.status)).toEqual(issues.map(() => 201))
+    expect(new Set(issues.map((r) => r.body.number)).size).toBe(issues.length)
+    const deletes = await race(() => s.del('/repos/root/raced2', undefined, { token: admin.token }))
+    expect(deletes.map((r) => r.status).sort()).toEqual([204, ...Array(11).fill(404)])
+  })
+})
