@@ -7,6 +7,7 @@ import { toApiRepo } from '../../lib/convert/repo'
 import { notFound, unprocessable } from '../../lib/errors'
 import { pageOf, pageQueryFields, setPageHeaders } from '../../lib/pagination'
 import { findOwnerByName } from '../users/service'
+import { ownerVisibleTo } from '../orgs/service'
 import {
   CreateRepoOption,
   EditRepoOption,
@@ -172,7 +173,10 @@ export const reposModule = (deps: AppDeps) =>
       async ({ request, params, query, set }) => {
         const caller = await deps.auth.caller(request)
         const page = pageOf(query)
-        const { rows, total } = listOwnedRepos(deps, caller.user, params.username, page)
+        // A user, or an organisation the caller may see (hidden ones answer 404 like unknown names).
+        const owner = findOwnerByName(deps, params.username)
+        if (!owner || !ownerVisibleTo(deps, owner, caller.user)) throw notFound(`user does not exist [name: ${params.username}]`)
+        const { rows, total } = listOwnedRepos(deps, caller.user, owner, page)
         setPageHeaders(set, deps.config, request, page, total)
         return reposToApi(deps, caller.user, rows)
       },

@@ -498,9 +498,7 @@ export function listCallerRepos(deps: AppDeps, user: UserRow, page: Page) {
 }
 
 /** Repositories owned by a user or organisation that `viewer` may read. */
-export function listOwnedRepos(deps: AppDeps, viewer: UserRow | null, ownerName: string, page: Page) {
-  const owner = deps.db.select().from(users).where(eq(users.lowerName, ownerName.toLowerCase())).get()
-  if (!owner) throw notFound(`user does not exist [name: ${ownerName}]`)
+export function listOwnedRepos(deps: AppDeps, viewer: UserRow | null, owner: UserRow, page: Page) {
   return pageOfRepos(
     deps,
     `owned:${viewerKind(viewer)}`,
