@@ -35,19 +35,34 @@ export const MAX_API_BODY = 32 * 1024 * 1024
 /** Where the OpenAPI document is served. */
 const SPEC_PATH = '/swagger.v1.json'
 
+/** A route as the OpenAPI hook needs it: method, Elysia path and the body schema. */
+type RouteInfo = { method: string; path: string; hooks?: { body?: unknown } }
+
 /**
- * The OpenAPI plugin documents every string response as `text/plain`. A route whose answer has
- * another media type (markdown → `text/html`) names it in `detail['x-content-type']`; this moves
- * its responses to that type (in place: the plugin caches the document).
+ * Completes the OpenAPI document (in place: the plugin caches it):
+ * - the plugin documents every string response as `text/plain`; a route whose answer has another
+ *   media type (markdown → `text/html`) names it in `detail['x-content-type']`;
+ * - the lenient body parser below is a function, so the plugin cannot tell a route's media type
+ *   and leaves `requestBody.content` empty: it is filled from the route's own TypeBox schema
+ *   (JSON for objects, `text/plain` for strings).
  */
-function applyResponseTypes(doc: any): void {
-  for (const operations of Object.values<any>(doc?.paths ?? {}))
-    for (const op of Object.values<any>(operations)) {
+function completeDocument(doc: any, routes: RouteInfo[]): void {
+  const bodies = new Map<string, unknown>()
+  for (const route of routes)
+    if (route.hooks?.body) bodies.set(`${route.method.toLowerCase()} ${route.path.replace(/:(\w+)/g, '{$1}')}`, route.hooks.body)
+  for (const [path, operations] of Object.entries<any>(doc?.paths ?? {}))
+    for (const [method, op] of Object.entries<any>(operations)) {
       const type = op?.['x-content-type']
-      if (typeof type !== 'string') continue
-      for (const response of Object.values<any>(op.responses ?? {}))
-        if (response?.content?.['text/plain']) response.content = { [type]: response.content['text/plain'] }
-      delete op['x-content-type']
+      if (typeof type === 'string') {
+        for (const response of Object.values<any>(op.responses ?? {}))
+          if (response?.content?.['text/plain']) response.content = { [type]: response.content['text/plain'] }
+        delete op['x-content-type']
+      }
+      const body = bodies.get(`${method} ${path}`)
+      if (op?.requestBody && Object.keys(op.requestBody.content ?? {}).length === 0 && body) {
+        const schema = JSON.parse(JSON.stringify(body))
+        op.requestBody.content = { [schema.type === 'string' ? 'text/plain' : 'application/json']: { schema } }
+      }
     }
 }
 
@@ -96,7 +111,7 @@ export function createApp(deps: AppDeps) {
     .use(milestonesModule(deps))
     .use(timesModule(deps))
 
-  return new Elysia()
+  const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
     .onError({ as: 'global' }, ({ code, error, set }) => {
       if (error instanceof ApiError) return errorBody(set, error.status, error.message, error.extra)
       // Elysia wraps what a parser throws (e.g. the 413 of an oversized body) in a ParseError.
@@ -141,7 +156,7 @@ export function createApp(deps: AppDeps) {
     })
     .use(
       // The hook is local to this wrapper: it runs on the document's route only.
-      new Elysia({ name: 'openapi-document' }).onAfterHandle(({ response }) => applyResponseTypes(response)).use(openapi({
+      new Elysia({ name: 'openapi-document' }).onAfterHandle(({ response }) => completeDocument(response, app.routes as RouteInfo[])).use(openapi({
         path: '/api/swagger',
         specPath: SPEC_PATH,
         provider: 'swagger-ui',
@@ -161,6 +176,7 @@ export function createApp(deps: AppDeps) {
     .use(docsAssetsModule())
     .use(api)
     .use(gitHttpModule(deps))
+  return app
 }
 
 export type App = ReturnType<typeof createApp>

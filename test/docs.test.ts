@@ -181,6 +181,19 @@ describe('OpenAPI document', () => {
     const created = spec.paths['/api/v1/user/keys'].post.responses['201']
     expect(JSON.stringify(created)).toContain('fingerprint')
   })
+
+  test('every request body is documented with its media type and schema', () => {
+    const empty: string[] = []
+    for (const [path, item] of Object.entries<any>(spec.paths))
+      for (const method of METHODS) {
+        const body = item[method]?.requestBody
+        if (body && Object.keys(body.content ?? {}).length === 0) empty.push(`${method.toUpperCase()} ${path}`)
+      }
+    expect(empty).toEqual([])
+    const create = spec.paths['/api/v1/user/repos'].post.requestBody.content['application/json'].schema
+    expect(create.required).toEqual(['name'])
+    expect(create.properties.name).toMatchObject({ type: 'string', maxLength: 100 })
+  })
 })
 
 describe('docs page', () => {
