@@ -15,6 +15,27 @@ const milestoneRow = (id: number) => w.s.deps.db.select().from(milestones).where
 const repoRow = (id: number) => w.s.deps.db.select().from(repositories).where(eq(repositories.id, id)).get()!
 
 describe('review probes', () => {
+  test('over-long titles, names and bodies are 422 and create nothing', async () => {
+    const before = repoRow(repo.id).numIssues
+    const long = 'x'.repeat(256)
+    for (const [path, body] of [
+      [`${repo.path}/issues`, { title: long }],
+      [`${repo.path}/issues`, { title: 'ok', body: 'y'.repeat(1024 * 1024 + 1) }],
+      [`${repo.path}/labels`, { name: long, color: '#aabbcc' }],
+      [`${repo.path}/milestones`, { title: long }],
+    ] as const) {
+      const r = await w.s.post(path, body, { token: w.owner.token })
+      expect(r.status).toBe(422)
+      expect(r.body.message).toContain('length')
+    }
+    expect(repoRow(repo.id).numIssues).toBe(before)
+    const issue = (await w.s.post(`${repo.path}/issues`, { title: 't'.repeat(255) }, { token: w.owner.token })).body
+    expect(issue.title).toHaveLength(255)
+    const c = await w.s.post(`${repo.path}/issues/${issue.number}/comments`, { body: 'z'.repeat(1024 * 1024 + 1) }, { token: w.owner.token })
+    expect(c.status).toBe(422)
+    expect((await w.s.get(`${repo.path}/issues/${issue.number}`)).body.comments).toBe(0)
+  })
+
   test('moving milestone and closing in one PATCH counts on the new milestone', async () => {
     const a = (await w.s.post(`${repo.path}/milestones`, { title: 'A' }, { token: w.owner.token })).body
     const b = (await w.s.post(`${repo.path}/milestones`, { title: 'B' }, { token: w.owner.token })).body

@@ -10,6 +10,11 @@ export const RESERVED_NAMES = new Set([
 const ALPHA_DASH_DOT = /^[A-Za-z0-9_.-]+$/
 const EMAIL = /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:"]+$/
 
+/** Longest title or name of a tracker item (issue, milestone, label): Gitea's MaxSize(255). */
+export const MAX_TITLE = 255
+/** Longest free text (issue and comment bodies, descriptions): Gitea sets none; 1 Mi characters. */
+export const MAX_TEXT = 1024 * 1024
+
 /** Characters, not UTF-16 units (Gitea's MaxSize counts runes). */
 export const charCount = (s: string): number => [...s].length
 

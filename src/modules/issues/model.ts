@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { MAX_TEXT, MAX_TITLE } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../repos/model'
 import { pageQueryFields } from '../../lib/pagination'
 
@@ -108,8 +109,8 @@ export const ListIssuesQuery = t.Object({
 })
 
 export const CreateIssueOption = t.Object({
-  title: t.String(),
-  body: t.Optional(t.String()),
+  title: t.String({ maxLength: MAX_TITLE }),
+  body: t.Optional(t.String({ maxLength: MAX_TEXT })),
   assignee: t.Optional(t.String()),
   assignees: t.Optional(t.Array(t.String())),
   milestone: t.Optional(t.Integer()),
@@ -119,8 +120,8 @@ export const CreateIssueOption = t.Object({
 })
 
 export const EditIssueOption = t.Object({
-  title: t.Optional(t.String()),
-  body: t.Optional(t.String()),
+  title: t.Optional(t.String({ maxLength: MAX_TITLE })),
+  body: t.Optional(t.String({ maxLength: MAX_TEXT })),
   assignee: t.Optional(t.Nullable(t.String())),
   assignees: t.Optional(t.Array(t.String())),
   milestone: t.Optional(t.Nullable(t.Integer())),
@@ -132,7 +133,7 @@ export const EditIssueOption = t.Object({
 export const EditDeadlineOption = t.Object({ due_date: t.Nullable(Timestamp) })
 export const IssueDeadlineSchema = t.Object({ due_date: t.Nullable(t.String()) }, { $id: '#/components/schemas/IssueDeadline' })
 
-export const CommentOption = t.Object({ body: t.String() })
+export const CommentOption = t.Object({ body: t.String({ maxLength: MAX_TEXT }) })
 /** `since` (Gitea) or `string` (the seed's name for it). */
 export const SinceQuery = t.Object({
   ...pageQueryFields,
@@ -140,25 +141,29 @@ export const SinceQuery = t.Object({
   string: t.Optional(Timestamp),
 })
 
-export const CreateLabelOption = t.Object({ name: t.String(), color: t.String(), description: t.Optional(t.String()) })
+export const CreateLabelOption = t.Object({
+  name: t.String({ maxLength: MAX_TITLE }),
+  color: t.String({ maxLength: 16 }),
+  description: t.Optional(t.String({ maxLength: MAX_TITLE })),
+})
 export const EditLabelOption = t.Object({
-  name: t.Optional(t.String()),
-  color: t.Optional(t.String()),
-  description: t.Optional(t.String()),
+  name: t.Optional(t.String({ maxLength: MAX_TITLE })),
+  color: t.Optional(t.String({ maxLength: 16 })),
+  description: t.Optional(t.String({ maxLength: MAX_TITLE })),
 })
 export const IssueLabelsOption = t.Object({ labels: t.Optional(t.Array(t.Integer())) })
 export const LabelParams = t.Object({ owner: t.String(), repo: t.String(), id: t.String() })
 export const ListLabelsQuery = t.Object({ ...pageQueryFields, sort: t.Optional(t.String()) })
 
 export const CreateMilestoneOption = t.Object({
-  title: t.String(),
-  description: t.Optional(t.String()),
+  title: t.String({ maxLength: MAX_TITLE }),
+  description: t.Optional(t.String({ maxLength: MAX_TEXT })),
   due_on: t.Optional(t.Nullable(Timestamp)),
   state: t.Optional(t.String()),
 })
 export const EditMilestoneOption = t.Object({
-  title: t.Optional(t.String()),
-  description: t.Optional(t.String()),
+  title: t.Optional(t.String({ maxLength: MAX_TITLE })),
+  description: t.Optional(t.String({ maxLength: MAX_TEXT })),
   due_on: t.Optional(t.Nullable(Timestamp)),
   state: t.Optional(t.String()),
 })
