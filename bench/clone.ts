@@ -12,6 +12,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
+import { sampleProcessTree } from './lib/rss'
+import { PEAK_RSS_TARGET_MIB } from './lib/autocannon'
 
 const cloneRuns = Number(process.argv[2] ?? 5)
 const lsRuns = Number(process.argv[3] ?? 30)
@@ -87,11 +89,14 @@ try {
     body: JSON.stringify({ name: 'big' }),
   })
   if (created.status !== 201) throw new Error(`create repo: ${created.status} ${await created.text()}`)
+  const pushMemory = sampleProcessTree(server.pid)
   const pushTime = await git(work, 'push', '-q', `http://benchadmin:bench-password@127.0.0.1:${port}/benchadmin/big.git`, '--all')
   await git(work, 'push', '-q', `http://benchadmin:bench-password@127.0.0.1:${port}/benchadmin/big.git`, '--tags')
   const repo: any = await (await fetch(`${base}/api/v1/repos/benchadmin/big`)).json()
   const bare = join(dataDir, 'repositories', 'benchadmin', 'big.git')
   console.log(`repository: ${(repo.size / 1024).toFixed(1)} MiB on disk (pushed in ${(pushTime / 1000).toFixed(2)} s)`)
+  const pushRss = pushMemory.stop()
+  const memory = sampleProcessTree(server.pid)
 
   // 3. Interleaved timings (a warm-up of each first).
   const httpUrl = `${base}/benchadmin/big.git`
@@ -135,6 +140,7 @@ try {
       return new Response(answer as Uint8Array<ArrayBuffer>, { headers: { 'content-type': `application/x-git-upload-pack-${type}` } })
     },
   })
+  const rss = memory.stop()
   const replayUrl = `http://127.0.0.1:${replay.port}/benchadmin/big.git`
   await git(tmp, 'ls-remote', replayUrl)
   const lsReplay: number[] = []
@@ -154,6 +160,11 @@ try {
   console.log(
     `ls-remote against a replaying in-memory server (git's HTTP client floor): ${median(lsReplay).toFixed(1)} ms = ${(median(lsReplay) / median(times.lsFile)).toFixed(3)}× file`,
   )
+  for (const [phase, r] of [['the push', pushRss], ['the clones and ls-remotes', rss]] as const)
+    console.log(
+      `server resident memory during ${phase}: idle ${r.idle.toFixed(0)} MiB, peak ${r.peak.toFixed(0)} MiB, ` +
+        `with the git processes it spawned ${r.peakWithChildren.toFixed(0)} MiB (target ≤ ${PEAK_RSS_TARGET_MIB} MiB at peak)`,
+    )
 } finally {
   server.kill()
   await server.exited

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { childrenRss } from './rss'
 import { resolve } from 'node:path'
 
 const autocannonBin = resolve(import.meta.dir, '../../node_modules/.bin/autocannon')
@@ -40,32 +40,6 @@ export interface RssFigures {
 
 let highest: RssFigures | null = null
 
-/** The resident memory (bytes) of this process's children, except `exclude`. */
-function childrenRss(exclude: Set<number>): number {
-  let total = 0
-  let tasks: string[]
-  try {
-    tasks = readdirSync('/proc/self/task')
-  } catch {
-    return 0
-  }
-  for (const task of tasks) {
-    let children: string
-    try {
-      children = readFileSync(`/proc/self/task/${task}/children`, 'utf8')
-    } catch {
-      continue
-    }
-    for (const pid of children.split(' ')) {
-      if (!pid || exclude.has(Number(pid))) continue
-      try {
-        total += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
-      } catch {} // the child ended in between
-    }
-  }
-  return total
-}
-
 export async function withRssSampling<T>(run: (exclude: Set<number>) => Promise<T>): Promise<{ result: T; rss: RssFigures }> {
   Bun.gc(true)
   const exclude = new Set<number>()
@@ -75,7 +49,7 @@ export async function withRssSampling<T>(run: (exclude: Set<number>) => Promise<
   const sample = () => {
     const rss = process.memoryUsage().rss
     if (rss > peak) peak = rss
-    const children = childrenRss(exclude)
+    const children = childrenRss('self', exclude)
     if (children > 0 && rss + children > peakWithChildren) peakWithChildren = rss + children
   }
   const timer = setInterval(sample, 20)

@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync } from 'node:fs'
+
+const MiB = 1024 * 1024
+
+/** Resident memory (bytes) of a process from /proc; 0 when it has ended. */
+export function rssOf(pid: number | 'self'): number {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
+  } catch {
+    return 0 // the process ended in between
+  }
+}
+
+/** The resident memory (bytes) of the children of `pid`, except those in `exclude`. */
+export function childrenRss(pid: number | 'self', exclude: Set<number> = new Set()): number {
+  let tasks: string[]
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return 0
+  }
+  let total = 0
+  for (const task of tasks) {
+    let children = ''
+    try {
+      children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+    } catch {}
+    for (const child of children.split(' ')) if (child && !exclude.has(Number(child))) total += rssOf(Number(child))
+  }
+  return total
+}
+
+/**
+ * Samples every 20 ms the resident memory of a server running as process `pid` and of the
+ * processes it spawned (git); `stop()` returns idle (at the start), peak of the server alone and
+ * peak of the server with its children, in MiB.
+ */
+export function sampleProcessTree(pid: number) {
+  const idle = rssOf(pid)
+  let peak = idle
+  let peakWithChildren = idle
+  const sample = () => {
+    const own = rssOf(pid)
+    peak = Math.max(peak, own)
+    peakWithChildren = Math.max(peakWithChildren, own + childrenRss(pid))
+  }
+  const timer = setInterval(sample, 20)
+  return {
+    stop() {
+      clearInterval(timer)
+      sample()
+      return { idle: idle / MiB, peak: peak / MiB, peakWithChildren: peakWithChildren / MiB }
+    },
+  }
+}
