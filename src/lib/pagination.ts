@@ -1,5 +1,8 @@
+import { count, type SQL } from 'drizzle-orm'
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { t } from 'elysia'
 import type { Config } from '../config'
+import type { Db } from '../db/client'
 
 export const DEFAULT_PAGE_SIZE = 30
 export const MAX_PAGE_SIZE = 50
@@ -15,6 +18,25 @@ export interface Page {
   page: number
   limit: number
   offset: number
+}
+
+/** A page of rows and the total number of rows across all pages, as every list service returns it. */
+export interface Paged<T> {
+  rows: T[]
+  total: number
+}
+
+/** One page of `table`'s rows matching `where`, in `order`, with the total count (two queries). */
+export function selectPage<T extends SQLiteTable>(
+  db: Db,
+  table: T,
+  where: SQL | undefined,
+  order: SQLiteColumn | SQL,
+  page: Page,
+): Paged<T['$inferSelect']> {
+  const total = db.select({ n: count() }).from(table as SQLiteTable).where(where).get()!.n
+  const rows = db.select().from(table as SQLiteTable).where(where).orderBy(order).limit(page.limit).offset(page.offset).all()
+  return { rows: rows as T['$inferSelect'][], total }
 }
 
 /**

@@ -5,19 +5,16 @@ import { comments, emailAddresses, follows, issues, orgUsers, repositories, star
 import type { UserRow } from '../../auth/caller'
 import { hashPassword } from '../../auth/secrets'
 import { ApiError, unprocessable } from '../../lib/errors'
-import type { Page } from '../../lib/pagination'
+import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { checkEmail, checkMaxSize } from '../../lib/validate'
 import { userOrgBlockers } from '../orgs/service'
-import { checkLoginSource, checkVisibility, type Paged } from '../users/service'
+import { checkLoginSource, checkVisibility } from '../users/service'
 import type { EditUserInput } from './model'
 
 /** Individual users (no organisations), by id. */
 export function listAllUsers(deps: AppDeps, page: Page): Paged<UserRow> {
-  const where = eq(users.type, 0)
-  const total = deps.db.select({ n: sql<number>`count(*)` }).from(users).where(where).get()!.n
-  const rows = deps.db.select().from(users).where(where).orderBy(asc(users.id)).limit(page.limit).offset(page.offset).all()
-  return { rows, total }
+  return selectPage(deps.db, users, eq(users.type, 0), asc(users.id), page)
 }
 
 /** Checks everything in an EditUserOption before anything is written. */

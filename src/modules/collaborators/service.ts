@@ -1,33 +1,23 @@
-import { and, asc, count, eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { collaborations, users } from '../../db/schema'
+import { collaborations } from '../../db/schema'
 import { accessModeFromName, AccessMode, type RepoRow } from '../../auth/access'
 import type { UserRow } from '../../auth/caller'
 import { unprocessable } from '../../lib/errors'
-import type { Page } from '../../lib/pagination'
+import type { Page, Paged } from '../../lib/pagination'
+import { findOwnerByName, usersPage } from '../users/service'
 import { nowUnix } from '../../lib/time'
 
 /** An individual user named in a collaborator path; 422 when there is none (Gitea's answer). */
 export function collaboratorUser(deps: AppDeps, name: string): UserRow {
-  const user = deps.db.select().from(users).where(eq(users.lowerName, name.toLowerCase())).get()
+  const user = findOwnerByName(deps, name)
   if (!user || user.type !== 0) throw unprocessable(`user does not exist [name: ${name}]`, 'Collaborator')
   return user
 }
 
 /** One page of a repository's collaborators (ordered by name), with the total. */
-export function listCollaborators(deps: AppDeps, repo: RepoRow, page: Page): { rows: UserRow[]; total: number } {
-  const total = deps.db.select({ n: count() }).from(collaborations).where(eq(collaborations.repoId, repo.id)).get()!.n
-  const rows = deps.db
-    .select({ user: users })
-    .from(collaborations)
-    .innerJoin(users, eq(users.id, collaborations.userId))
-    .where(eq(collaborations.repoId, repo.id))
-    .orderBy(asc(users.lowerName))
-    .limit(page.limit)
-    .offset(page.offset)
-    .all()
-    .map((r) => r.user)
-  return { rows, total }
+export function listCollaborators(deps: AppDeps, repo: RepoRow, page: Page): Paged<UserRow> {
+  return usersPage(deps, collaborations, collaborations.userId, eq(collaborations.repoId, repo.id), page)
 }
 
 export function isCollaborator(deps: AppDeps, repo: RepoRow, user: UserRow): boolean {

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray } from 'drizzle-orm'
+import { and, asc, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { Config } from '../../config'
 import type { UserRow } from '../../auth/caller'
@@ -9,7 +9,7 @@ import { isoTime, nowUnix, ZERO_TIME } from '../../lib/time'
 import { apiUrl } from '../../lib/urls'
 import { charCount } from '../../lib/validate'
 import { toApiUser } from '../../lib/convert/user'
-import type { Page } from '../../lib/pagination'
+import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { parseSshPublicKey } from './ssh-key'
 import type { ParsedGpgKey } from './gpg-key'
 
@@ -40,15 +40,13 @@ export function toApiPublicKey(config: Config, key: PublicKeyRow, owner: UserRow
 }
 
 /** One page of a user's SSH keys (optionally only the one with `fingerprint`), oldest first. */
-export function listPublicKeys(deps: AppDeps, ownerId: number, page: Page, fingerprint?: string) {
+export function listPublicKeys(deps: AppDeps, ownerId: number, page: Page, fingerprint?: string): Paged<PublicKeyRow> {
   const where = and(
     eq(publicKeys.ownerId, ownerId),
     eq(publicKeys.type, USER_KEY),
     fingerprint ? eq(publicKeys.fingerprint, fingerprint) : undefined,
   )
-  const rows = deps.db.select().from(publicKeys).where(where).orderBy(asc(publicKeys.id)).limit(page.limit).offset(page.offset).all()
-  const total = deps.db.select({ n: count() }).from(publicKeys).where(where).get()?.n ?? 0
-  return { rows, total }
+  return selectPage(deps.db, publicKeys, where, asc(publicKeys.id), page)
 }
 
 /** A user's SSH key by id: 404 when unknown or not the user's. */
@@ -153,11 +151,8 @@ export function gpgKeysToApi(deps: AppDeps, ownerId: number, rows: GpgKeyRow[]) 
 }
 
 /** One page of a user's primary GPG keys, oldest first. */
-export function listGpgKeys(deps: AppDeps, ownerId: number, page: Page) {
-  const where = and(eq(gpgKeys.ownerId, ownerId), eq(gpgKeys.primaryKeyId, ''))
-  const rows = deps.db.select().from(gpgKeys).where(where).orderBy(asc(gpgKeys.id)).limit(page.limit).offset(page.offset).all()
-  const total = deps.db.select({ n: count() }).from(gpgKeys).where(where).get()?.n ?? 0
-  return { rows, total }
+export function listGpgKeys(deps: AppDeps, ownerId: number, page: Page): Paged<GpgKeyRow> {
+  return selectPage(deps.db, gpgKeys, and(eq(gpgKeys.ownerId, ownerId), eq(gpgKeys.primaryKeyId, '')), asc(gpgKeys.id), page)
 }
 
 /** A user's GPG key (or subkey) row by id: 404 unless it is theirs. */

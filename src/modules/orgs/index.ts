@@ -9,13 +9,13 @@ import { apiUrl } from '../../lib/urls'
 import { UserSchema, UsernameParams } from '../users/model'
 import { CreateRepoOption, RepositorySchema } from '../repos/model'
 import { newRepoFromOption, reposToApi } from '../repos/service'
+import { getUserByName } from '../users/service'
 import { CreateOrgOption, EditOrgOption, OrgMemberParams, OrganizationSchema, OrgParams, PageQuery } from './model'
 import {
   createOrganization,
   createOrgRepo,
   deleteOrganization,
   editOrganization,
-  findUserOr404,
   listAllOrgs,
   listMembers,
   listOrgRepos,
@@ -65,7 +65,7 @@ export const orgsModule = (deps: AppDeps) => {
     (isPublic: boolean) =>
     async ({ request, params, set }: { request: Request; params: { org: string; username: string }; set: { status?: number | string } }) => {
       const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
-      setMemberVisibility(deps, ctx, findUserOr404(deps, params.username), isPublic)
+      setMemberVisibility(deps, ctx, getUserByName(deps, params.username), isPublic)
       set.status = 204
     }
   const memberSchema = { params: OrgMemberParams, response: NoContent }
@@ -76,7 +76,7 @@ export const orgsModule = (deps: AppDeps) => {
       '/admin/users/:username/orgs',
       async ({ request, params, body, status }) => {
         requireSiteAdmin(await deps.auth.caller(request))
-        const owner = findUserOr404(deps, params.username)
+        const owner = getUserByName(deps, params.username)
         return status(201, toApiOrg(config, createOrganization(deps, owner, body)))
       },
       {
@@ -125,7 +125,7 @@ export const orgsModule = (deps: AppDeps) => {
       '/users/:username/orgs',
       async ({ request, params, query, set }) => {
         const viewer = await caller(request)
-        const user = findUserOr404(deps, params.username)
+        const user = getUserByName(deps, params.username)
         const page = pageOf(query)
         const { rows, total } = listOrgsOfUser(deps, user, viewer, page)
         setPageHeaders(set, config, request, page, total)
@@ -179,7 +179,7 @@ export const orgsModule = (deps: AppDeps) => {
       async ({ request, params, set, redirect }) => {
         const viewer = requireUser(await deps.auth.caller(request))
         const ctx = loadOrg(deps, params.org, viewer)
-        const target = findUserOr404(deps, params.username)
+        const target = getUserByName(deps, params.username)
         if (!ctx.member) {
           // Outsiders only learn about public memberships (Gitea redirects them).
           if (target.id === viewer.id) throw notFound(`${target.name} is not a member of ${ctx.org.name}`)
@@ -202,7 +202,7 @@ export const orgsModule = (deps: AppDeps) => {
       async ({ request, params, set }) => {
         const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
         requireOrgOwner(ctx)
-        removeMember(deps, ctx, findUserOr404(deps, params.username))
+        removeMember(deps, ctx, getUserByName(deps, params.username))
         set.status = 204
       },
       { params: OrgMemberParams, response: NoContent, detail: { operationId: 'orgDeleteMember', summary: 'Remove a member from an organization' } },
@@ -215,7 +215,7 @@ export const orgsModule = (deps: AppDeps) => {
       '/orgs/:org/public_members/:username',
       async ({ request, params, set }) => {
         const ctx = loadOrg(deps, params.org, await caller(request))
-        const target = findUserOr404(deps, params.username)
+        const target = getUserByName(deps, params.username)
         if (!membershipOf(deps, ctx.org.id, target.id)?.isPublic)
           throw notFound(`${target.name} is not a public member of ${ctx.org.name}`)
         set.status = 204

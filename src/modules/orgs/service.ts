@@ -7,10 +7,10 @@ import { collaborations, orgUsers, repositories, teams, teamUsers, users } from 
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, readableRepoCondition, type RepoRow } from '../../auth/access'
 import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
-import type { Page } from '../../lib/pagination'
+import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
-import { assertNameFree } from '../users/service'
+import { assertNameFree, usersPage } from '../users/service'
 import { createRepository, type NewRepo } from '../repos/service'
 
 export type OrgRow = UserRow
@@ -21,12 +21,6 @@ export const ALL_UNITS = ['repo.code', 'repo.issues', 'repo.ext_issues', 'repo.w
 export const OWNERS_TEAM_NAME = 'Owners'
 
 const VISIBILITIES = ['public', 'limited', 'private']
-
-/** A page of rows and the total number of rows across all pages. */
-export interface Paged<T> {
-  rows: T[]
-  total: number
-}
 
 /** What the caller is in an organisation; site administrators count as owners. */
 export interface OrgRole {
@@ -257,10 +251,7 @@ export function deleteOrganization(deps: AppDeps, org: OrgRow): void {
 
 /** Every organisation, by name (site administrators). */
 export function listAllOrgs(deps: AppDeps, page: Page): Paged<OrgRow> {
-  const where = eq(users.type, 1)
-  const total = deps.db.select({ n: count() }).from(users).where(where).get()!.n
-  const rows = deps.db.select().from(users).where(where).orderBy(asc(users.lowerName)).limit(page.limit).offset(page.offset).all()
-  return { rows, total }
+  return selectPage(deps.db, users, eq(users.type, 1), asc(users.lowerName), page)
 }
 
 /**
@@ -272,44 +263,13 @@ export function listOrgsOfUser(deps: AppDeps, user: UserRow, viewer: UserRow | n
   const where = all
     ? eq(orgUsers.uid, user.id)
     : and(eq(orgUsers.uid, user.id), eq(orgUsers.isPublic, true), visibleOrgCondition(orgUsers.orgId, viewer))!
-  return usersPage(deps, orgUsers, where, page, orgUsers.orgId)
-}
-
-/**
- * A page of the `users` rows (people, or organisations when `via` is org_users.org_id) reached
- * through the `link` rows (org_users or team_users) matching `where`, by name.
- */
-export function usersPage(
-  deps: AppDeps,
-  link: typeof orgUsers | typeof teamUsers,
-  where: SQL,
-  page: Page,
-  via: SQLiteColumn = link.uid,
-): Paged<UserRow> {
-  const total = deps.db.select({ n: count() }).from(link).where(where).get()!.n
-  const rows = deps.db
-    .select({ user: users })
-    .from(link)
-    .innerJoin(users, eq(users.id, via))
-    .where(where)
-    .orderBy(asc(users.lowerName))
-    .limit(page.limit)
-    .offset(page.offset)
-    .all()
-  return { rows: rows.map((r) => r.user), total }
+  return usersPage(deps, orgUsers, orgUsers.orgId, where, page)
 }
 
 /** Members of an organisation by name; only public ones when `publicOnly`. */
 export function listMembers(deps: AppDeps, org: OrgRow, publicOnly: boolean, page: Page): Paged<UserRow> {
   const where = publicOnly ? and(eq(orgUsers.orgId, org.id), eq(orgUsers.isPublic, true))! : eq(orgUsers.orgId, org.id)
-  return usersPage(deps, orgUsers, where, page)
-}
-
-/** A user (not an organisation) by name, or 404. */
-export function findUserOr404(deps: AppDeps, name: string): UserRow {
-  const user = deps.db.select().from(users).where(eq(users.lowerName, name.toLowerCase())).get()
-  if (!user || user.type !== 0) throw notFound(`user does not exist [name: ${name}]`)
-  return user
+  return usersPage(deps, orgUsers, orgUsers.uid, where, page)
 }
 
 /**

@@ -8,7 +8,8 @@ import { UserSchema } from '../users/model'
 import { RepositorySchema } from '../repos/model'
 import { reposToApi } from '../repos/service'
 import { OrgParams, PageQuery } from '../orgs/model'
-import { findUserOr404, loadOrg, requireOrgMember } from '../orgs/service'
+import { loadOrg, requireOrgMember } from '../orgs/service'
+import { getUserByName } from '../users/service'
 import { CreateTeamOption, EditTeamOption, TeamMemberParams, TeamParams, TeamRepoParams, TeamSchema } from './model'
 import {
   addTeamMember,
@@ -38,7 +39,7 @@ export const teamsModule = (deps: AppDeps) => {
   const memberChange =
     (change: typeof addTeamMember) =>
     async ({ request, params, set }: { request: Request; params: { id: string; username: string }; set: { status?: number | string } }) => {
-      change(deps, await team(request, params.id), findUserOr404(deps, params.username))
+      change(deps, await team(request, params.id), getUserByName(deps, params.username))
       set.status = 204
     }
   /** Gives a repository of the organisation to the team, or takes it back (org member with admin on the repository). */
@@ -125,7 +126,7 @@ export const teamsModule = (deps: AppDeps) => {
       '/teams/:id/members/:username',
       async ({ request, params }) => {
         const ctx = await team(request, params.id)
-        const user = findUserOr404(deps, params.username)
+        const user = getUserByName(deps, params.username)
         if (!isTeamMember(deps, ctx.team, user)) throw notFound(`${user.name} is not a member of team ${ctx.team.name}`)
         return toApiUser(config, user, ctx.viewer)
       },

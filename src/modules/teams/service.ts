@@ -6,11 +6,12 @@ import { repositories, teamRepos, teams, teamUsers, users } from '../../db/schem
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, accessModeFromName, accessModeName, type RepoRow } from '../../auth/access'
 import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
-import type { Page } from '../../lib/pagination'
+import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { toApiOrg } from '../../lib/convert/user'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
 import { pathNumber } from '../issues/model'
+import { usersPage } from '../users/service'
 import {
   ALL_UNITS,
   ensureMembership,
@@ -19,10 +20,8 @@ import {
   ownersCount,
   readableReposPage,
   requireOrgOwner,
-  usersPage,
   type OrgContext,
   type OrgRow,
-  type Paged,
 } from '../orgs/service'
 
 export type TeamRow = typeof teams.$inferSelect
@@ -93,10 +92,7 @@ export function requireTeamOwner(ctx: TeamContext): void {
 }
 
 export function listOrgTeams(deps: AppDeps, org: OrgRow, page: Page): Paged<TeamRow> {
-  const where = eq(teams.orgId, org.id)
-  const total = deps.db.select({ n: count() }).from(teams).where(where).get()!.n
-  const rows = deps.db.select().from(teams).where(where).orderBy(asc(teams.lowerName)).limit(page.limit).offset(page.offset).all()
-  return { rows, total }
+  return selectPage(deps.db, teams, eq(teams.orgId, org.id), asc(teams.lowerName), page)
 }
 
 /** Every team `user` is in, across organisations. */
@@ -225,7 +221,7 @@ export function deleteTeam(deps: AppDeps, ctx: TeamContext): void {
 }
 
 export function listTeamMembers(deps: AppDeps, team: TeamRow, page: Page): Paged<UserRow> {
-  return usersPage(deps, teamUsers, eq(teamUsers.teamId, team.id), page)
+  return usersPage(deps, teamUsers, teamUsers.uid, eq(teamUsers.teamId, team.id), page)
 }
 
 const teamMembership = (deps: AppDeps, teamId: number, uid: number) =>

@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { accessTokens, emailAddresses, follows, users } from '../../db/schema'
@@ -6,7 +7,7 @@ import type { Caller, UserRow } from '../../auth/caller'
 import { hashPassword, hashToken, newTokenSecret } from '../../auth/secrets'
 import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
-import type { Page } from '../../lib/pagination'
+import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
 
 export interface NewUser {
@@ -123,12 +124,6 @@ export function countUsers(deps: AppDeps): number {
   return deps.db.select({ n: sql<number>`count(*)` }).from(users).where(and(eq(users.type, 0))).get()!.n
 }
 
-/** A page of rows and the total count, as every list service returns it. */
-export interface Paged<T> {
-  rows: T[]
-  total: number
-}
-
 /** Individual users whose login or full name contains `q` (case-insensitive), by name. */
 export function searchUsers(deps: AppDeps, q: string, uid: number | undefined, page: Page): Paged<UserRow> {
   // SQLite's lower() folds ASCII only; fold the query the same way so both sides agree.
@@ -138,9 +133,25 @@ export function searchUsers(deps: AppDeps, q: string, uid: number | undefined, p
     needle ? sql`(instr(${users.lowerName}, ${needle}) > 0 OR instr(lower(${users.fullName}), ${needle}) > 0)` : undefined,
     uid ? eq(users.id, uid) : undefined,
   )
-  const total = deps.db.select({ n: sql<number>`count(*)` }).from(users).where(where).get()!.n
-  const rows = deps.db.select().from(users).where(where).orderBy(asc(users.lowerName)).limit(page.limit).offset(page.offset).all()
-  return { rows, total }
+  return selectPage(deps.db, users, where, asc(users.lowerName), page)
+}
+
+/**
+ * A page of the `users` rows (people or organisations) that the `link` rows matching `where`
+ * point at through their column `via` (org_users, team_users, collaborations), by name.
+ */
+export function usersPage(deps: AppDeps, link: SQLiteTable, via: SQLiteColumn, where: SQL, page: Page): Paged<UserRow> {
+  const total = deps.db.select({ n: count() }).from(link).where(where).get()!.n
+  const rows = deps.db
+    .select({ user: users })
+    .from(link)
+    .innerJoin(users, eq(users.id, via))
+    .where(where)
+    .orderBy(asc(users.lowerName))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all()
+  return { rows: rows.map((r) => r.user), total }
 }
 
 // ---- access tokens -------------------------------------------------------------------------
@@ -167,10 +178,7 @@ export const toApiAccessToken = (row: AccessTokenRow, secret = '') => ({
 })
 
 export function listAccessTokens(deps: AppDeps, userId: number, page: Page): Paged<AccessTokenRow> {
-  const where = eq(accessTokens.userId, userId)
-  const total = deps.db.select({ n: sql<number>`count(*)` }).from(accessTokens).where(where).get()!.n
-  const rows = deps.db.select().from(accessTokens).where(where).orderBy(asc(accessTokens.id)).limit(page.limit).offset(page.offset).all()
-  return { rows, total }
+  return selectPage(deps.db, accessTokens, eq(accessTokens.userId, userId), asc(accessTokens.id), page)
 }
 
 /** Deletes one of the user's tokens; 404 when the id is unknown or belongs to someone else. */
