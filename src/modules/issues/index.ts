@@ -1,8 +1,9 @@
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { requireUser } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
 import { pageOf, setPageHeaders } from '../../lib/pagination'
+import { pathNumber } from '../../lib/path-number'
 import { isoTimeOrNull } from '../../lib/time'
 import {
   CreateIssueOption,
@@ -12,10 +13,8 @@ import {
   IssueParams,
   IssueSchema,
   ListIssuesQuery,
-  pathNumber,
 } from './model'
 import { RepoParams } from '../repos/model'
-import { t } from 'elysia'
 import { toApiIssue } from '../../lib/convert/issue'
 import { createIssue, editIssue, findIssue, issuesToApi, issueToApi, listIssues, loadIssueContext, setIssueDeadline } from './service'
 

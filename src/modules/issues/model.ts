@@ -94,8 +94,6 @@ export const IssueParams = t.Object({ owner: t.String(), repo: t.String(), index
 export const IdParams = t.Object({ owner: t.String(), repo: t.String(), id: t.String() })
 export const IssueIdParams = t.Object({ owner: t.String(), repo: t.String(), index: t.String({ description: 'index of the issue' }), id: t.String() })
 
-/** A path number ("12") → 12; anything else → NaN, which matches no row (404). */
-export const pathNumber = (value: string): number => (/^\d{1,15}$/.test(value) ? Number(value) : NaN)
 
 const Timestamp = t.String({ description: 'RFC 3339 time' })
 

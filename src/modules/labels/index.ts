@@ -12,8 +12,8 @@ import {
   LabelParams,
   LabelSchema,
   ListLabelsQuery,
-  pathNumber,
 } from '../issues/model'
+import { pathNumber } from '../../lib/path-number'
 import { changeIssueLabels, findIssue, labelsOfIssue, loadIssueContext } from '../issues/service'
 import { pageOfWholeList } from '../issues/paging'
 import { createLabel, deleteLabel, editLabel, getLabel, listLabels } from './service'
@@ -75,7 +75,8 @@ export const labelsModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/labels/:id',
       async ({ request, params, status }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-        if (/^\d+$/.test(params.id)) deleteLabel(deps, ctx.repo.id, Number(params.id))
+        const id = pathNumber(params.id)
+        if (!Number.isNaN(id)) deleteLabel(deps, ctx.repo.id, id)
         return status(204, undefined)
       },
       { params: LabelParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteLabel', summary: 'Delete a label' } },

@@ -10,7 +10,7 @@ import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { toApiOrg } from '../../lib/convert/user'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
-import { pathNumber } from '../issues/model'
+import { pathNumber } from '../../lib/path-number'
 import { usersPage } from '../users/service'
 import {
   ALL_UNITS,

@@ -4,6 +4,7 @@ import { requireUser, type UserRow } from '../../auth/caller'
 import { toApiUser } from '../../lib/convert/user'
 import { notFound } from '../../lib/errors'
 import { PageQuery, pageOf, setPageHeaders } from '../../lib/pagination'
+import { pathNumber } from '../../lib/path-number'
 import {
   AccessTokenSchema,
   CreateAccessTokenOption,
@@ -126,7 +127,7 @@ export const usersModule = (deps: AppDeps) => {
       '/users/:username/tokens/:id',
       async ({ request, params, status }) => {
         const owner = tokenOwnerFor(deps, await callerOf(request), params.username)
-        deleteAccessToken(deps, owner.id, /^\d+$/.test(params.id) ? Number(params.id) : NaN)
+        deleteAccessToken(deps, owner.id, pathNumber(params.id))
         return status(204, undefined)
       },
       {
