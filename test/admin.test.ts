@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { makeOrg } from './access-fixtures'
 import { createRepository } from '../src/modules/repos/service'
 
 let s: TestServer
@@ -13,20 +14,6 @@ const userRow = (name: string) => s.deps.db.$client.prepare('SELECT * FROM users
 const emailsOf = (id: number) =>
   s.deps.db.$client.prepare('SELECT email, is_primary FROM email_addresses WHERE user_id = ? ORDER BY id').all(id) as any[]
 const userCount = () => (s.deps.db.$client.prepare('SELECT count(*) AS n FROM users').get() as any).n
-
-/** An organisation with an Owners team holding `owners`, and plain members. */
-function makeOrg(name: string, owners: number[], members: number[] = []) {
-  const db = s.deps.db.$client
-  const org = db
-    .prepare("INSERT INTO users (name, lower_name, type, created_unix, updated_unix) VALUES (?, ?, 1, ?, ?) RETURNING id")
-    .get(name, name.toLowerCase(), now(), now()) as any
-  const team = db
-    .prepare("INSERT INTO teams (org_id, name, lower_name, authorize, created_unix, updated_unix) VALUES (?, 'Owners', 'owners', 4, ?, ?) RETURNING id")
-    .get(org.id, now(), now()) as any
-  for (const uid of [...owners, ...members]) db.prepare('INSERT INTO org_users (uid, org_id, created_unix) VALUES (?, ?, ?)').run(uid, org.id, now())
-  for (const uid of owners) db.prepare('INSERT INTO team_users (org_id, team_id, uid) VALUES (?, ?, ?)').run(org.id, team.id, uid)
-  return { orgId: org.id as number, teamId: team.id as number }
-}
 
 beforeAll(async () => {
   s = await startTestServer()
@@ -83,8 +70,7 @@ describe('POST /admin/users', () => {
 
   test('bad input → 422 (400 for malformed JSON), nothing created', async () => {
     const before = userCount()
-    const makeOrgName = makeOrg('taken-org', [admin.user.id])
-    expect(makeOrgName.orgId).toBeGreaterThan(0)
+    expect(makeOrg(s, 'taken-org', admin).org.id).toBeGreaterThan(0)
     const cases: unknown[] = [
       {},
       { email: 'a@example.com', password: 'p' },
@@ -228,7 +214,7 @@ describe('DELETE /admin/users/{username}', () => {
 
     const kim = await s.user('kim')
     const lee = await s.user('lee')
-    makeOrg('kim-org', [kim.user.id], [lee.user.id])
+    makeOrg(s, 'kim-org', kim, [lee])
     const sole = await s.del('/admin/users/kim', undefined, { token: admin.token })
     expect(sole.status).toBe(422)
     expect(sole.body.message).toContain('kim-org')

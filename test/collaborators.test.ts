@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { makeOrg } from './repo-fixtures'
+import { makeOrg } from './access-fixtures'
 import { collaborations } from '../src/db/schema'
 
 let s: TestServer

@@ -1,4 +1,4 @@
-import { collaborations } from '../src/db/schema'
+import { addCollaborator } from './access-fixtures'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 
 /** The people of the issue-tracker tests and what they may do in the owner's repositories. */
@@ -25,13 +25,9 @@ export async function startTrackerWorld(): Promise<TrackerWorld> {
   async function repo(name: string, opts: { private?: boolean } = {}) {
     const r = await s.post('/user/repos', { name, private: opts.private ?? false }, { token: owner.token })
     if (r.status !== 201) throw new Error(`repo create failed: ${r.status} ${r.text}`)
-    const now = Math.floor(Date.now() / 1000)
-    for (const [who, mode] of [
-      [admin, 3],
-      [writer, 2],
-      [reader, 1],
-    ] as const)
-      s.deps.db.insert(collaborations).values({ repoId: r.body.id, userId: who.user.id, mode, createdUnix: now, updatedUnix: now }).run()
+    addCollaborator(s, r.body.id, admin, 3)
+    addCollaborator(s, r.body.id, writer, 2)
+    addCollaborator(s, r.body.id, reader, 1)
     return { id: r.body.id as number, path: `/repos/owner/${name}` }
   }
   return { s, owner, admin, writer, reader, outsider, repo }

@@ -3,7 +3,7 @@ import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { addTeam, makeOrg } from './repo-fixtures'
+import { addTeam, makeOrg } from './access-fixtures'
 import { repositories, teamUsers, users } from '../src/db/schema'
 import { REPO_PAGE_CACHE_ROWS, RepoPageCache, resultCacheOf } from '../src/modules/repos/service'
 

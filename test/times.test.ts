@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
 import { collaborations, comments, repositories, trackedTimes } from '../src/db/schema'
 import { startTrackerWorld, type TrackerWorld } from './issue-fixtures'
+import { addCollaborator } from './access-fixtures'
 
 let w: TrackerWorld
 let repo: { id: number; path: string }
@@ -13,8 +14,7 @@ beforeAll(async () => {
   await w.s.post(`${repo.path}/issues`, { title: 'by reader' }, { token: w.reader.token })
   // Only writers can be assigned (Gitea's CanBeAssigned): the outsider is assigned while a
   // writer, then loses that access; as an assignee they may still track time.
-  const now = Math.floor(Date.now() / 1000)
-  w.s.deps.db.insert(collaborations).values({ repoId: repo.id, userId: w.outsider.user.id, mode: 2, createdUnix: now, updatedUnix: now }).run()
+  addCollaborator(w.s, repo.id, w.outsider, 2)
   await w.s.post(`${repo.path}/issues`, { title: 'assigned', assignees: ['outsider'] }, { token: w.owner.token })
   w.s.deps.db.delete(collaborations).where(and(eq(collaborations.repoId, repo.id), eq(collaborations.userId, w.outsider.user.id))).run()
   await w.s.post(`${priv.path}/issues`, { title: 'private work' }, { token: w.owner.token })

@@ -1,10 +1,12 @@
-import { orgUsers, teamRepos, teams, teamUsers, users } from '../src/db/schema'
+import { collaborations, orgUsers, teamRepos, teams, teamUsers, users } from '../src/db/schema'
 import type { TestServer, TestUser } from './helpers'
 
-/**
- * An organisation with `owner` in its Owners team and `members` in a read team covering no
- * repository, written straight to the database (so these tests do not depend on the orgs API).
+/*
+ * Access fixtures: organisations, teams and collaborators written straight to the database, so
+ * tests of other areas do not depend on the orgs, teams or collaborators API.
  */
+
+/** An organisation with `owner` in its Owners team and `members` in a read team covering no repository. */
 export function makeOrg(s: TestServer, name: string, owner: TestUser, members: TestUser[] = [], visibility = 'public') {
   const now = Math.floor(Date.now() / 1000)
   const org = s.deps.db
@@ -55,4 +57,10 @@ export function addTeam(
   }
   for (const repoId of opts.repoIds ?? []) s.deps.db.insert(teamRepos).values({ orgId, teamId: team.id, repoId }).run()
   return team
+}
+
+/** Makes `user` a collaborator of repository `repoId` with access `mode` (1 read, 2 write, 3 admin). */
+export function addCollaborator(s: TestServer, repoId: number, user: TestUser, mode: number) {
+  const now = Math.floor(Date.now() / 1000)
+  s.deps.db.insert(collaborations).values({ repoId, userId: user.user.id, mode, createdUnix: now, updatedUnix: now }).run()
 }
