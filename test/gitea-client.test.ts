@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { giteaApi, type Api } from 'gitea-js'
+import * as openpgp from 'openpgp'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, remoteUrl, sh, tempDir } from './git-fixture'
 
@@ -470,5 +471,92 @@ describe('gitea-js against Warren', () => {
     const raw = await anon.markdown.renderMarkdownRaw('*hello*' as never, { format: 'text', type: 'text/plain' as never })
     expect(raw.status).toBe(200)
     expect(raw.data).toContain('<em>hello</em>')
+  })
+
+  test('token scopes, token deletion by name, GPG keys', async () => {
+    const scoped = await ok(anon.users.userCreateToken('bob', { name: 'scoped', scopes: ['write:repository', 'read:user'] }, basicOf(bob)), 201)
+    expect(scoped.sha1).toMatch(/^[0-9a-f]{40}$/)
+    const viaScoped = giteaApi(s.url, { token: scoped.sha1! })
+    expect((await ok(viaScoped.user.userGetCurrent())).login).toBe('bob')
+    // Gitea accepts the token's name where its id is expected
+    await fails(anon.users.userDeleteAccessToken('alice', 'scoped', basicOf(alice)), 404) // bob's name, alice's path
+    await empty(anon.users.userDeleteAccessToken('bob', 'scoped', basicOf(bob)))
+    await fails(viaScoped.user.userGetCurrent(), 401)
+    await fails(anon.users.userDeleteAccessToken('bob', 'scoped', basicOf(bob)), 404)
+    await ok(anon.users.userCreateToken('bob', { name: 'twin' }, basicOf(bob)), 201)
+    await ok(anon.users.userCreateToken('bob', { name: 'twin' }, basicOf(bob)), 201)
+    expect((await fails(anon.users.userDeleteAccessToken('bob', 'twin', basicOf(bob)), 422)).message).toContain("multiple matches for token name 'twin'")
+
+    const { publicKey } = await openpgp.generateKey({ type: 'curve25519', userIDs: [{ name: 'Bob', email: 'bob@example.com' }], format: 'armored' })
+    const gpg = await ok(asBob.user.userCurrentPostGpgKey({ armored_public_key: publicKey }), 201)
+    expect(gpg.key_id).toMatch(/^[0-9A-F]{16}$/)
+    expect(gpg.emails).toEqual([{ email: 'bob@example.com', verified: true }])
+    expect((await ok(asBob.user.userCurrentListGpgKeys())).map((k) => k.id)).toEqual([gpg.id!])
+    expect((await ok(asAlice.users.userListGpgKeys('bob'))).map((k) => k.key_id)).toEqual([gpg.key_id!])
+    expect((await ok(asBob.user.userCurrentGetGpgKey(gpg.id!))).key_id).toBe(gpg.key_id!)
+    await empty(asBob.user.userCurrentDeleteGpgKey(gpg.id!))
+    expect(await ok(asBob.user.userCurrentListGpgKeys())).toEqual([])
+  })
+
+  test('more admin, org, team, repository and issue calls', async () => {
+    // admin: orgs, repositories and keys on behalf of a user
+    const org = await ok(asAdmin.admin.adminCreateOrg('bob', { username: 'bobcorp', full_name: 'Bob Corp' }), 201)
+    expect(org.username).toBe('bobcorp')
+    expect((await ok(asAdmin.admin.adminGetAllOrgs())).map((o) => o.username).sort()).toEqual(['acme', 'bobcorp'])
+    expect((await ok(asAlice.users.orgListUserOrgs('bob'))).map((o) => o.username)).toEqual([])
+    const repo = await ok(asAdmin.admin.adminCreateRepo('bob', { name: 'gadgets', private: true }), 201)
+    expect(repo.full_name).toBe('bob/gadgets')
+    expect((await ok(asBob.repositories.repoGetById(repo.id!))).full_name).toBe('bob/gadgets')
+    await fails(asAlice.repositories.repoGetById(repo.id!), 404)
+    const key = await ok(
+      asAdmin.admin.adminCreatePublicKey('bob', { title: 'server', key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGQYH3c8L3m8t4a0GMcE9+VbUD6tQ4fLxA8yNSPgNO8U bob@server' }),
+      201,
+    )
+    expect((await ok(asBob.user.userCurrentListKeys())).map((k) => k.id)).toEqual([key.id!])
+    await empty(asAdmin.admin.adminDeleteUserPublicKey('bob', key.id!))
+    expect(await ok(asBob.user.userCurrentListKeys())).toEqual([])
+    await empty(asBob.repos.repoDelete('bob', 'gadgets'))
+    await fails(asBob.repos.repoGet('bob', 'gadgets'), 404)
+
+    // membership checks: a signed-in outsider is redirected to the public check, which fetch
+    // follows; anonymous callers get 401 (Gitea 1.20+ requires a token here)
+    await empty(asAlice.orgs.orgIsMember('acme', 'bob'))
+    const erin = await s.user('erin')
+    const asErin = giteaApi(s.url, { token: erin.token })
+    await fails(asErin.orgs.orgIsMember('acme', 'bob'), 404)
+    await empty(asAlice.orgs.orgPublicizeMember('acme', 'alice'))
+    await empty(asErin.orgs.orgIsMember('acme', 'alice'))
+    await fails(anon.orgs.orgIsMember('acme', 'bob'), 401)
+
+    // teams: edit, member lookup, removal, deletion
+    const teams = await ok(asAlice.orgs.orgListTeams('acme'))
+    const team = teams.find((t) => t.name === 'engineers')!
+    const edited = await ok(asAlice.teams.orgEditTeam(team.id!, { name: 'builders', description: 'They build', permission: 'read' }))
+    expect(edited).toMatchObject({ id: team.id, name: 'builders', description: 'They build', permission: 'read' })
+    expect((await ok(asAlice.teams.orgListTeamMember(team.id!, 'bob'))).login).toBe('bob')
+    expect((await ok(asBob.repos.repoGet('acme', 'rockets'))).permissions).toEqual({ admin: false, push: false, pull: true })
+    await empty(asAlice.teams.orgRemoveTeamRepository(team.id!, 'acme', 'rockets'))
+    await fails(asBob.repos.repoGet('acme', 'rockets'), 404)
+    await empty(asAlice.teams.orgRemoveTeamMember(team.id!, 'bob'))
+    await fails(asAlice.teams.orgListTeamMember(team.id!, 'bob'), 404)
+    await empty(asAlice.teams.orgDeleteTeam(team.id!))
+    expect((await ok(asAlice.orgs.orgListTeams('acme'))).map((t) => t.name)).toEqual(['Owners'])
+    await empty(asBob.orgs.orgDelete('bobcorp'))
+    await fails(anon.orgs.orgGet('bobcorp'), 404)
+
+    // issues: deadline, comments over the whole repository and through the deprecated paths
+    const [o, r] = ['alice', 'toolbox']
+    const deadline = await ok(asAlice.repos.issueEditIssueDeadline(o, r, 2, { due_date: '2031-05-01T00:00:00Z' }), 201)
+    expect(deadline.due_date).toBe('2031-05-01T00:00:00Z')
+    expect((await ok(asBob.repos.issueGetIssue(o, r, 2))).due_date).toBe('2031-05-01T00:00:00Z')
+    const c = await ok(asAlice.repos.issueCreateComment(o, r, 2, { body: 'old style' }), 201)
+    const viaOld = await ok(asAlice.repos.issueEditCommentDeprecated(o, r, 2, c.id!, { body: 'old style, edited' }))
+    expect(viaOld.body).toBe('old style, edited')
+    const all = await ok(asBob.repos.issueGetRepoComments(o, r, { limit: 10 }))
+    expect(all.map((x) => x.body)).toEqual(['Yes, twice.', 'old style, edited'])
+    expect(all[1]!.issue_url).toBe(`${s.url}/alice/toolbox/issues/2`) // Gitea sends the HTML URL here
+    await empty(asAlice.repos.issueDeleteCommentDeprecated(o, r, 2, c.id!))
+    expect((await ok(asBob.repos.issueGetRepoComments(o, r))).map((x) => x.body)).toEqual(['Yes, twice.'])
+    expect((await ok(asAlice.repos.userTrackedTimes(o, r, 'bob'))).map((t) => t.time)).toEqual([3600])
   })
 })

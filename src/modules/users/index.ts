@@ -4,7 +4,6 @@ import { requireUser, type UserRow } from '../../auth/caller'
 import { toApiUser } from '../../lib/convert/user'
 import { notFound } from '../../lib/errors'
 import { PageQuery, pageOf, setPageHeaders } from '../../lib/pagination'
-import { pathNumber } from '../../lib/path-number'
 import {
   AccessTokenSchema,
   CreateAccessTokenOption,
@@ -127,7 +126,7 @@ export const usersModule = (deps: AppDeps) => {
       '/users/:username/tokens/:id',
       async ({ request, params, status }) => {
         const owner = tokenOwnerFor(deps, await callerOf(request), params.username)
-        deleteAccessToken(deps, owner.id, pathNumber(params.id))
+        deleteAccessToken(deps, owner.id, params.id)
         return status(204, undefined)
       },
       {

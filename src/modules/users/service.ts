@@ -7,6 +7,7 @@ import type { Caller, UserRow } from '../../auth/caller'
 import { hashPassword, hashToken, newTokenSecret } from '../../auth/secrets'
 import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
+import { pathNumber } from '../../lib/path-number'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
 
@@ -182,11 +183,21 @@ export function listAccessTokens(deps: AppDeps, userId: number, page: Page): Pag
 }
 
 /** Deletes one of the user's tokens; 404 when the id is unknown or belongs to someone else. */
-export function deleteAccessToken(deps: AppDeps, userId: number, id: number): void {
+/**
+ * Deletes one of the user's tokens named by its id or, as Gitea (1.12+) does when the path is
+ * not a number, by its name: 404 when none matches, 422 when several tokens share that name.
+ */
+export function deleteAccessToken(deps: AppDeps, userId: number, idOrName: string): void {
+  let id = pathNumber(idOrName)
+  if (!Number.isSafeInteger(id)) {
+    const named = deps.db.select({ id: accessTokens.id }).from(accessTokens).where(and(eq(accessTokens.userId, userId), eq(accessTokens.name, idOrName))).all()
+    if (named.length > 1) throw unprocessable(`multiple matches for token name '${idOrName}'`, 'id')
+    id = named[0]?.id ?? NaN
+  }
   const gone = Number.isSafeInteger(id)
     ? deps.db.delete(accessTokens).where(and(eq(accessTokens.id, id), eq(accessTokens.userId, userId))).returning({ id: accessTokens.id }).get()
     : undefined
-  if (!gone) throw notFound(`access token does not exist [id: ${id}]`)
+  if (!gone) throw notFound(`access token does not exist [id: ${idOrName}]`)
 }
 
 // ---- e-mail addresses ------------------------------------------------------------------------
