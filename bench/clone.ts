@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { sampleProcessTree } from './lib/rss'
 import { PEAK_RSS_TARGET_MIB } from './lib/autocannon'
+import { clientEnv, createRepoOverApi, runClient } from './lib/git'
 
 const cloneRuns = Number(process.argv[2] ?? 5)
 const lsRuns = Number(process.argv[3] ?? 30)
@@ -21,25 +22,8 @@ const mib = Number(process.argv[4] ?? 56)
 const root = resolve(import.meta.dir, '..')
 const tmp = mkdtempSync(join(tmpdir(), 'warren-bench-clone-'))
 const port = 39700 + Math.floor(Math.random() * 200)
-const env = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: tmp,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_TERMINAL_PROMPT: '0',
-  GIT_AUTHOR_NAME: 'Bench',
-  GIT_AUTHOR_EMAIL: 'bench@example.com',
-  GIT_COMMITTER_NAME: 'Bench',
-  GIT_COMMITTER_EMAIL: 'bench@example.com',
-}
-
-async function git(cwd: string, ...args: string[]): Promise<number> {
-  const started = performance.now()
-  const proc = Bun.spawn(['git', ...args], { cwd, env, stdout: 'ignore', stderr: 'pipe' })
-  const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()])
-  if (code !== 0) throw new Error(`git ${args.join(' ')} failed: ${err}`)
-  return performance.now() - started
-}
+const env = clientEnv(tmp)
+const git = (cwd: string, ...args: string[]) => runClient(cwd, env, ['git', ...args])
 
 // 1. A source repository: `mib` MiB of random bytes spread over files in four commits.
 const work = join(tmp, 'work')
@@ -82,13 +66,7 @@ try {
     if (server.exitCode !== null || i > 2000) throw new Error('server did not start')
     await Bun.sleep(5)
   }
-  const basic = 'Basic ' + Buffer.from('benchadmin:bench-password').toString('base64')
-  const created = await fetch(`${base}/api/v1/user/repos`, {
-    method: 'POST',
-    headers: { authorization: basic, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'big' }),
-  })
-  if (created.status !== 201) throw new Error(`create repo: ${created.status} ${await created.text()}`)
+  await createRepoOverApi(base, 'benchadmin', 'bench-password', 'big')
   const pushMemory = sampleProcessTree(server.pid)
   const pushTime = await git(work, 'push', '-q', `http://benchadmin:bench-password@127.0.0.1:${port}/benchadmin/big.git`, '--all')
   await git(work, 'push', '-q', `http://benchadmin:bench-password@127.0.0.1:${port}/benchadmin/big.git`, '--tags')

@@ -101,6 +101,21 @@ describe('git smart HTTP', () => {
     expect([repo.empty, repo.default_branch]).toEqual([false, 'master'])
   })
 
+  test('a push of tags only makes the repository non-empty and keeps its default branch; a later branch push moves it', async () => {
+    expect((await s.post('/user/repos', { name: 'tagsfirst' }, { token: alice.token })).status).toBe(201)
+    const url = remoteUrl(s.url, 'alice/tagsfirst.git', 'alice', alice.token)
+    await gitOk(work.dir, 'push', url, 'v1.0')
+    let repo = (await s.get('/repos/alice/tagsfirst')).body
+    expect([repo.empty, repo.default_branch]).toEqual([false, 'master'])
+    expect(repo.size).toBeGreaterThan(0)
+    expect((await s.get('/repos/alice/tagsfirst/branches')).body).toEqual([])
+    await gitOk(work.dir, 'push', url, 'feature/slash')
+    repo = (await s.get('/repos/alice/tagsfirst')).body
+    expect([repo.empty, repo.default_branch]).toEqual([false, 'feature/slash'])
+    const head = await gitOk(temp(), 'ls-remote', '--symref', remoteUrl(s.url, 'alice/tagsfirst.git'), 'HEAD')
+    expect(head).toContain('ref: refs/heads/feature/slash\tHEAD')
+  })
+
   test('clone returns every ref and the same files; fetch sees a second push', async () => {
     const mirror = join(temp(), 'mirror.git')
     await gitOk(temp(), 'clone', '-q', '--mirror', remoteUrl(s.url, 'alice/proj.git'), mirror)

@@ -76,17 +76,16 @@ export async function resolveRefPrefix(
   return null
 }
 
-/** Whether the repository has any branch or tag. */
-export async function hasAnyRef(gitDir: string): Promise<boolean> {
-  const r = await runGit(['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads', 'refs/tags'], { gitDir })
-  return r.code === 0 && r.stdout.length > 0
-}
-
-/** Names of all branches, in git's order (refname). */
-export async function branchNames(gitDir: string): Promise<string[]> {
-  const r = await runGit(['for-each-ref', '--format=%(refname:lstrip=2)', 'refs/heads'], { gitDir })
-  if (r.code !== 0) return []
-  return r.stdout.toString('utf8').split('\n').filter(Boolean)
+/**
+ * Branch names (in git's refname order) and whether any branch or tag exists, from one
+ * `git for-each-ref` over refs/heads and refs/tags.
+ */
+export async function branchesAndAnyRef(gitDir: string): Promise<{ branches: string[]; anyRef: boolean }> {
+  const r = await runGit(['for-each-ref', '--format=%(refname)', 'refs/heads', 'refs/tags'], { gitDir })
+  if (r.code !== 0) return { branches: [], anyRef: false }
+  const refs = r.stdout.toString('utf8').split('\n').filter(Boolean)
+  const branches = refs.filter((ref) => ref.startsWith('refs/heads/')).map((ref) => ref.slice('refs/heads/'.length))
+  return { branches, anyRef: refs.length > 0 }
 }
 
 /** Points HEAD at a branch (after checking the name). */

@@ -8,7 +8,7 @@ import { ApiError } from '../../lib/errors'
 import { docsUrl } from '../../lib/urls'
 import { nowUnix } from '../../lib/time'
 import { repoPath } from '../../git/run'
-import { branchNames, hasAnyRef, repositorySize, setHeadBranch } from '../../git/refs'
+import { branchesAndAnyRef, repositorySize, setHeadBranch } from '../../git/refs'
 import {
   advertiseRefs,
   pushedBranches,
@@ -122,14 +122,13 @@ export async function updateAfterPush(deps: AppDeps, target: GitTarget, commands
   const { gitDir } = target
   const current = deps.db.select().from(repositories).where(eq(repositories.id, target.repo.id)).get()
   if (!current) return
-  const heads = await branchNames(gitDir)
-  const anyRef = heads.length > 0 || (await hasAnyRef(gitDir))
+  // Two git processes at once (refs, size); a third only when HEAD has to move.
+  const [{ branches: heads, anyRef }, size] = await Promise.all([branchesAndAnyRef(gitDir), repositorySize(gitDir)])
   let defaultBranch = current.defaultBranch
   if (heads.length > 0 && !heads.includes(defaultBranch)) {
     defaultBranch = pushedBranches(commands).find((b) => heads.includes(b)) ?? heads[0]!
     await setHeadBranch(gitDir, defaultBranch)
   }
-  const size = await repositorySize(gitDir)
   deps.db
     .update(repositories)
     .set({ isEmpty: !anyRef, defaultBranch, size, updatedUnix: nowUnix() })
