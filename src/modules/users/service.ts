@@ -182,7 +182,6 @@ export function listAccessTokens(deps: AppDeps, userId: number, page: Page): Pag
   return selectPage(deps.db, accessTokens, eq(accessTokens.userId, userId), asc(accessTokens.id), page)
 }
 
-/** Deletes one of the user's tokens; 404 when the id is unknown or belongs to someone else. */
 /**
  * Deletes one of the user's tokens named by its id or, as Gitea (1.12+) does when the path is
  * not a number, by its name: 404 when none matches, 422 when several tokens share that name.
