@@ -10,7 +10,7 @@ import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/erro
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
-import { assertNameFree, usersPage } from '../users/service'
+import { assertNameFree, findOwnerByName, usersPage } from '../users/service'
 import { createRepository, type NewRepo } from '../repos/service'
 
 export type OrgRow = UserRow
@@ -105,6 +105,16 @@ export function canSeeOrg(org: OrgRow, viewer: UserRow | null, role: OrgRole): b
 /** A user row is visible to `viewer`: people always, organisations by their visibility. */
 export const ownerVisibleTo = (deps: AppDeps, owner: UserRow, viewer: UserRow | null): boolean =>
   owner.type !== 1 || canSeeOrg(owner, viewer, orgRole(deps, owner, viewer))
+
+/**
+ * The user or organisation named in a path, as `viewer` may see it (`/users/{username}` and the
+ * routes below it); 404 when unknown or a hidden organisation.
+ */
+export function getVisibleOwnerByName(deps: AppDeps, name: string, viewer: UserRow | null): UserRow {
+  const owner = findOwnerByName(deps, name)
+  if (!owner || !ownerVisibleTo(deps, owner, viewer)) throw notFound(`user does not exist [name: ${name}]`)
+  return owner
+}
 
 /** The organisation named in a path, as the caller may see it; 404 when unknown or hidden. */
 export function loadOrg(deps: AppDeps, name: string, viewer: UserRow | null): OrgContext {

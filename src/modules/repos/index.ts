@@ -1,13 +1,12 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { requireSiteAdmin, requireUser } from '../../auth/caller'
-import { AccessMode, accessLevel } from '../../auth/access'
+import { AccessMode } from '../../auth/access'
 import { loadRepoContext } from '../../auth/repo-context'
 import { toApiRepo } from '../../lib/convert/repo'
-import { notFound, unprocessable } from '../../lib/errors'
-import { pageOf, pageQueryFields, setPageHeaders } from '../../lib/pagination'
-import { findOwnerByName } from '../users/service'
-import { ownerVisibleTo } from '../orgs/service'
+import { unprocessable } from '../../lib/errors'
+import { PageQuery, pageOf, setPageHeaders } from '../../lib/pagination'
+import { getVisibleOwnerByName } from '../orgs/service'
 import {
   CreateRepoOption,
   EditRepoOption,
@@ -39,8 +38,6 @@ function queryBool(value: string | undefined, field: string): boolean {
   throw unprocessable('must be a boolean', field)
 }
 
-const PageQuery = t.Object(pageQueryFields)
-
 /** Repositories: create, get, edit, delete, lists and search (issue 3). */
 export const reposModule = (deps: AppDeps) =>
   new Elysia({ name: 'repos', detail: { tags: ['repository'] } })
@@ -61,8 +58,7 @@ export const reposModule = (deps: AppDeps) =>
       '/admin/users/:username/repos',
       async ({ request, params, body, status }) => {
         const admin = requireSiteAdmin(await deps.auth.caller(request))
-        const owner = findOwnerByName(deps, params.username)
-        if (!owner) throw notFound(`user does not exist [name: ${params.username}]`)
+        const owner = getVisibleOwnerByName(deps, params.username, admin)
         const repo = await createRepository(deps, owner, { ...newRepoFromOption(body), creator: admin })
         return status(201, toApiRepo(deps.config, repo, owner, admin, AccessMode.Owner))
       },
@@ -125,8 +121,8 @@ export const reposModule = (deps: AppDeps) =>
             allowOnlyContributorsToTrackTime: body.internal_tracker.allow_only_contributors_to_track_time,
           },
         })
-        const mode = accessLevel(deps.db, ctx.caller.user, repo)
-        return toApiRepo(deps.config, repo, ctx.owner, ctx.caller.user, mode)
+        // Editing changes none of what the caller's access depends on (owner, members, teams).
+        return toApiRepo(deps.config, repo, ctx.owner, ctx.caller.user, ctx.mode)
       },
       {
         params: RepoParams,
@@ -174,8 +170,7 @@ export const reposModule = (deps: AppDeps) =>
         const caller = await deps.auth.caller(request)
         const page = pageOf(query)
         // A user, or an organisation the caller may see (hidden ones answer 404 like unknown names).
-        const owner = findOwnerByName(deps, params.username)
-        if (!owner || !ownerVisibleTo(deps, owner, caller.user)) throw notFound(`user does not exist [name: ${params.username}]`)
+        const owner = getVisibleOwnerByName(deps, params.username, caller.user)
         const { rows, total } = listOwnedRepos(deps, caller.user, owner, page)
         setPageHeaders(set, deps.config, request, page, total)
         return reposToApi(deps, caller.user, rows)

@@ -21,7 +21,6 @@ import {
   createAccessToken,
   deleteAccessToken,
   deleteEmails,
-  findOwnerByName,
   followUser,
   getUserByName,
   isFollowing,
@@ -34,7 +33,7 @@ import {
   toApiEmail,
   unfollowUser,
 } from './service'
-import { ownerVisibleTo } from '../orgs/service'
+import { getVisibleOwnerByName } from '../orgs/service'
 
 const UserList = t.Array(UserSchema)
 type PageQueryValue = typeof PageQuery.static
@@ -84,9 +83,7 @@ export const usersModule = (deps: AppDeps) => {
       '/users/:username',
       async ({ request, params }) => {
         const caller = await callerOf(request)
-        const user = findOwnerByName(deps, params.username)
-        if (!user || !ownerVisibleTo(deps, user, caller.user)) throw notFound(`user does not exist [name: ${params.username}]`)
-        return toApiUser(config, user, caller.user)
+        return toApiUser(config, getVisibleOwnerByName(deps, params.username, caller.user), caller.user)
       },
       { params: UsernameParams, response: { 200: UserSchema }, detail: { operationId: 'userGet', summary: 'Get a user' } },
     )
