@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { loadRepoContext } from '../../auth/repo-context'
 import { RepoParams } from '../repos/model'
-import { pageOf, pageQueryFields, setPageHeaders } from '../../lib/pagination'
+import { PageQuery, pageOf, setPageHeaders } from '../../lib/pagination'
 import { BranchSchema } from './model'
 import { RepoWildcardParams, wildcardOf } from '../files/model'
 import { getBranch, listBranches } from './service'
@@ -23,7 +23,7 @@ export const branchesModule = (deps: AppDeps) =>
       },
       {
         params: RepoParams,
-        query: t.Object(pageQueryFields),
+        query: PageQuery,
         response: { 200: t.Array(BranchSchema) },
         detail: { operationId: 'repoListBranches', summary: "List a repository's branches" },
       },

@@ -4,7 +4,7 @@ import { AccessMode } from '../../auth/access'
 import { loadRepoContext } from '../../auth/repo-context'
 import { toApiUser } from '../../lib/convert/user'
 import { notFound } from '../../lib/errors'
-import { pageOf, pageQueryFields, setPageHeaders } from '../../lib/pagination'
+import { PageQuery, pageOf, setPageHeaders } from '../../lib/pagination'
 import { UserSchema } from '../users/model'
 import { RepoParams } from '../repos/model'
 import { AddCollaboratorOption, CollaboratorParams } from './model'
@@ -24,7 +24,7 @@ export const collaboratorsModule = (deps: AppDeps) =>
       },
       {
         params: RepoParams,
-        query: t.Object(pageQueryFields),
+        query: PageQuery,
         response: { 200: t.Array(UserSchema) },
         detail: { operationId: 'repoListCollaborators', summary: "List a repository's collaborators" },
       },

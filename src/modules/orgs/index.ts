@@ -4,13 +4,13 @@ import { requireSiteAdmin, requireUser } from '../../auth/caller'
 import { toApiOrg, toApiUser } from '../../lib/convert/user'
 import { toApiRepo } from '../../lib/convert/repo'
 import { forbidden, notFound } from '../../lib/errors'
-import { pageOf, setPageHeaders } from '../../lib/pagination'
+import { PageQuery, pageOf, setPageHeaders } from '../../lib/pagination'
 import { apiUrl } from '../../lib/urls'
 import { UserSchema, UsernameParams } from '../users/model'
 import { CreateRepoOption, RepositorySchema } from '../repos/model'
 import { newRepoFromOption, reposToApi } from '../repos/service'
 import { getUserByName } from '../users/service'
-import { CreateOrgOption, EditOrgOption, OrgMemberParams, OrganizationSchema, OrgParams, PageQuery } from './model'
+import { CreateOrgOption, EditOrgOption, OrgMemberParams, OrganizationSchema, OrgParams } from './model'
 import {
   createOrganization,
   createOrgRepo,

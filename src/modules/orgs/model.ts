@@ -1,5 +1,4 @@
 import { t } from 'elysia'
-import { pageQueryFields } from '../../lib/pagination'
 
 /** The Organization record (records.md §6). */
 export const OrganizationSchema = t.Object(
@@ -38,4 +37,3 @@ export const EditOrgOption = t.Object(orgFields)
 
 export const OrgParams = t.Object({ org: t.String() })
 export const OrgMemberParams = t.Object({ org: t.String(), username: t.String() })
-export const PageQuery = t.Object(pageQueryFields)
