@@ -139,16 +139,24 @@ export function searchUsers(deps: AppDeps, q: string, uid: number | undefined, p
 
 /**
  * A page of the `users` rows (people or organisations) that the `link` rows matching `where`
- * point at through their column `via` (org_users, team_users, collaborations), by name.
+ * point at through their column `via` (org_users, team_users, collaborations, follows), by name
+ * unless `order` says otherwise.
  */
-export function usersPage(deps: AppDeps, link: SQLiteTable, via: SQLiteColumn, where: SQL, page: Page): Paged<UserRow> {
+export function usersPage(
+  deps: AppDeps,
+  link: SQLiteTable,
+  via: SQLiteColumn,
+  where: SQL,
+  page: Page,
+  order: SQLiteColumn | SQL = asc(users.lowerName),
+): Paged<UserRow> {
   const total = deps.db.select({ n: count() }).from(link).where(where).get()!.n
   const rows = deps.db
     .select({ user: users })
     .from(link)
     .innerJoin(users, eq(users.id, via))
     .where(where)
-    .orderBy(asc(users.lowerName))
+    .orderBy(order)
     .limit(page.limit)
     .offset(page.offset)
     .all()
@@ -255,18 +263,7 @@ export function deleteEmails(deps: AppDeps, userId: number, emails: string[]): v
 /** Users following `userId` (direction 'followers') or followed by it ('following'), paged. */
 export function listFollows(deps: AppDeps, userId: number, direction: 'followers' | 'following', page: Page): Paged<UserRow> {
   const [mine, theirs] = direction === 'followers' ? [follows.followId, follows.userId] : [follows.userId, follows.followId]
-  const total = deps.db.select({ n: sql<number>`count(*)` }).from(follows).where(eq(mine, userId)).get()!.n
-  const rows = deps.db
-    .select({ user: users })
-    .from(follows)
-    .innerJoin(users, eq(users.id, theirs))
-    .where(eq(mine, userId))
-    .orderBy(asc(follows.id))
-    .limit(page.limit)
-    .offset(page.offset)
-    .all()
-    .map((r) => r.user)
-  return { rows, total }
+  return usersPage(deps, follows, theirs, eq(mine, userId), page, asc(follows.id))
 }
 
 export function isFollowing(deps: AppDeps, userId: number, followId: number): boolean {
