@@ -3,7 +3,6 @@ import type { AppDeps } from '../../deps'
 import { requireSiteAdmin, requireUser } from '../../auth/caller'
 import { toApiOrg, toApiUser } from '../../lib/convert/user'
 import { toApiRepo } from '../../lib/convert/repo'
-import { forbidden, notFound } from '../../lib/errors'
 import { PageQuery, pageOf, setPageHeaders } from '../../lib/pagination'
 import { apiUrl } from '../../lib/urls'
 import { UserSchema, UsernameParams } from '../users/model'
@@ -12,6 +11,7 @@ import { newRepoFromOption, reposToApi } from '../repos/service'
 import { getUserByName } from '../users/service'
 import { CreateOrgOption, EditOrgOption, OrgMemberParams, OrganizationSchema, OrgParams } from './model'
 import {
+  checkMembership,
   createOrganization,
   createOrgRepo,
   deleteOrganization,
@@ -21,9 +21,10 @@ import {
   listOrgRepos,
   listOrgsOfUser,
   loadOrg,
-  membershipOf,
   removeMember,
+  requireMayCreateOrg,
   requireOrgOwner,
+  requirePublicMember,
   setMemberVisibility,
 } from './service'
 
@@ -101,7 +102,7 @@ export const orgsModule = (deps: AppDeps) => {
       '/orgs',
       async ({ request, body, status }) => {
         const user = requireUser(await deps.auth.caller(request))
-        if (!user.allowCreateOrganization && !user.isAdmin) throw forbidden('You are not allowed to create organizations')
+        requireMayCreateOrg(user)
         return status(201, toApiOrg(config, createOrganization(deps, user, body)))
       },
       { body: CreateOrgOption, response: { 201: OrganizationSchema }, detail: { operationId: 'orgCreate', summary: 'Create an organization' } },
@@ -180,15 +181,11 @@ export const orgsModule = (deps: AppDeps) => {
         const viewer = requireUser(await deps.auth.caller(request))
         const ctx = loadOrg(deps, params.org, viewer)
         const target = getUserByName(deps, params.username)
-        if (!ctx.member) {
-          // Outsiders only learn about public memberships (Gitea redirects them).
-          if (target.id === viewer.id) throw notFound(`${target.name} is not a member of ${ctx.org.name}`)
+        if (checkMembership(deps, ctx, viewer, target) === 'ask-public')
           return redirect(
             apiUrl(config, `orgs/${encodeURIComponent(ctx.org.name)}/public_members/${encodeURIComponent(target.name)}`),
             302,
           )
-        }
-        if (!membershipOf(deps, ctx.org.id, target.id)) throw notFound(`${target.name} is not a member of ${ctx.org.name}`)
         set.status = 204
       },
       {
@@ -215,9 +212,7 @@ export const orgsModule = (deps: AppDeps) => {
       '/orgs/:org/public_members/:username',
       async ({ request, params, set }) => {
         const ctx = loadOrg(deps, params.org, await caller(request))
-        const target = getUserByName(deps, params.username)
-        if (!membershipOf(deps, ctx.org.id, target.id)?.isPublic)
-          throw notFound(`${target.name} is not a public member of ${ctx.org.name}`)
+        requirePublicMember(deps, ctx, getUserByName(deps, params.username))
         set.status = 204
       },
       {

@@ -191,6 +191,11 @@ function orgColumns(input: OrgFields) {
  * Creates an organisation owned by `creator`: the organisation row, its Owners team (owner
  * access to every repository) with the creator as its only member, and the membership.
  */
+/** 403 unless `user` may create organisations of their own (`allow_create_organization`, or a site administrator). */
+export function requireMayCreateOrg(user: UserRow): void {
+  if (!user.allowCreateOrganization && !user.isAdmin) throw forbidden('You are not allowed to create organizations')
+}
+
 export function createOrganization(deps: AppDeps, creator: UserRow, input: OrgFields & { username: string }): OrgRow {
   checkOwnerName(input.username, 'UserName')
   checkOrgFields(input)
@@ -280,6 +285,25 @@ export function listOrgsOfUser(deps: AppDeps, user: UserRow, viewer: UserRow | n
 export function listMembers(deps: AppDeps, org: OrgRow, publicOnly: boolean, page: Page): Paged<UserRow> {
   const where = publicOnly ? and(eq(orgUsers.orgId, org.id), eq(orgUsers.isPublic, true))! : eq(orgUsers.orgId, org.id)
   return usersPage(deps, orgUsers, orgUsers.uid, where, page)
+}
+
+/**
+ * `GET /orgs/{org}/members/{username}`: 'member' when `target` is a member and the caller may
+ * know it; 'ask-public' when the caller is an outsider, who only learns about public memberships
+ * (Gitea redirects them to the public-membership check); 404 otherwise.
+ */
+export function checkMembership(deps: AppDeps, ctx: OrgContext, viewer: UserRow, target: UserRow): 'member' | 'ask-public' {
+  if (!ctx.member) {
+    if (target.id === viewer.id) throw notFound(`${target.name} is not a member of ${ctx.org.name}`)
+    return 'ask-public'
+  }
+  if (!membershipOf(deps, ctx.org.id, target.id)) throw notFound(`${target.name} is not a member of ${ctx.org.name}`)
+  return 'member'
+}
+
+/** 404 unless `target` is a public member of the organisation. */
+export function requirePublicMember(deps: AppDeps, ctx: OrgContext, target: UserRow): void {
+  if (!membershipOf(deps, ctx.org.id, target.id)?.isPublic) throw notFound(`${target.name} is not a public member of ${ctx.org.name}`)
 }
 
 /**
