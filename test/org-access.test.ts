@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startTestServer, type Auth, type TestServer, type TestUser } from './helpers'
+import { sh } from './git-fixture'
 
 type Caller = 'anonymous' | 'outsider' | 'member' | 'reader' | 'writer' | 'owner' | 'admin'
 const CALLERS: Caller[] = ['anonymous', 'outsider', 'member', 'reader', 'writer', 'owner', 'admin']
@@ -20,25 +21,10 @@ let work: string
 
 const auth = (c: Caller): Auth => (c === 'anonymous' ? {} : { token: users[c].token })
 
-const GIT_ENV = {
-  GIT_TERMINAL_PROMPT: '0',
-  GIT_AUTHOR_NAME: 'Test',
-  GIT_AUTHOR_EMAIL: 'test@example.com',
-  GIT_COMMITTER_NAME: 'Test',
-  GIT_COMMITTER_EMAIL: 'test@example.com',
-  GIT_CONFIG_NOSYSTEM: '1',
-  HOME: tmpdir(),
-}
-
+/** git as the test's caller: no credential helper, so a refusal is git's own answer. */
 async function git(args: string[], cwd: string): Promise<{ code: number; out: string }> {
-  const proc = Bun.spawn(['git', '-c', 'credential.helper=', '-c', 'init.defaultBranch=master', ...args], {
-    cwd,
-    env: { ...process.env, ...GIT_ENV },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
-  return { code: await proc.exited, out: out + err }
+  const r = await sh(['git', '-c', 'credential.helper=', '-c', 'init.defaultBranch=master', ...args], cwd)
+  return { code: r.code, out: r.stdout + r.stderr }
 }
 
 /** The repository's smart HTTP URL with the caller's credentials (Basic: name + token). */
