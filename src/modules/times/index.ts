@@ -7,7 +7,6 @@ import { pathNumber } from '../../lib/path-number'
 import { findIssue, loadIssueContext } from '../issues/service'
 import { pageOfWholeList } from '../issues/paging'
 import { getUserByName } from '../users/service'
-import { notFound } from '../../lib/errors'
 import { addTime, listTimes, requireTimeTracking, timesToApi, type TimeFilter } from './service'
 
 const TimeList = t.Array(TrackedTimeSchema)
@@ -45,7 +44,7 @@ export const timesModule = (deps: AppDeps) => {
       async ({ request, params, query, set }) => {
         // Gitea's ListTrackedTimes answers 404 here when time tracking is off (the repository lists answer 400).
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        if (!ctx.repo.enableTimeTracker) throw notFound('time tracking disabled')
+        requireTimeTracking(ctx.repo, 404)
         const issue = findIssue(deps, ctx.repo.id, pathNumber(params.index))
         return answer(request, set, query, { issueId: issue.id, since: query.since, before: query.before })
       },

@@ -5,7 +5,7 @@ import { issueAssignees, trackedTimes } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, type RepoRow } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
-import { ApiError, forbidden } from '../../lib/errors'
+import { ApiError, forbidden, notFound } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
 import { toApiTrackedTime, type TrackedTimeRow } from '../../lib/convert/issue'
 import { findIssue, usersByIds } from '../issues/service'
@@ -15,9 +15,14 @@ import { getUserByName } from '../users/service'
 /** Timeline event type of "time added" (Gitea's CommentTypeAddTimeManual). */
 export const TIME_ADDED_EVENT = 15
 
-/** 400 `time tracking disabled` (with Gitea's capitalised `Message` too) when the repository turned it off. */
-export function requireTimeTracking(repo: RepoRow): void {
-  if (!repo.enableTimeTracker) throw new ApiError(400, 'time tracking disabled', { Message: 'time tracking disabled' })
+/**
+ * `time tracking disabled` when the repository turned it off: 400 (with Gitea's capitalised
+ * `Message` too), or 404 for an issue's list, as Gitea's ListTrackedTimes answers.
+ */
+export function requireTimeTracking(repo: RepoRow, status: 400 | 404 = 400): void {
+  if (repo.enableTimeTracker) return
+  if (status === 404) throw notFound('time tracking disabled')
+  throw new ApiError(400, 'time tracking disabled', { Message: 'time tracking disabled' })
 }
 
 export interface NewTime {
