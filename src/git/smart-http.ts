@@ -67,66 +67,51 @@ export function serviceRpc(
   return spawnGitStream([service, '--stateless-rpc', gitDir], { gitDir, stdin: body, env: protocolEnv(gitProtocol) })
 }
 
-export interface RefUpdate {
-  oldId: string
-  newId: string
-  ref: string
+/** pkt-line payloads at the start of `data` (up to a flush or the first malformed/partial line). */
+function pktPayloads(data: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = []
+  let at = 0
+  while (at + 4 <= data.length) {
+    const len = parseInt(Buffer.from(data.subarray(at, at + 4)).toString('latin1'), 16)
+    if (!Number.isFinite(len) || len < 4 || at + len > data.length) break
+    out.push(data.subarray(at + 4, at + len))
+    at += len
+  }
+  return out
 }
 
-const ZERO = /^0+$/
+/** At most this much of receive-pack's answer is kept for reading its report (it is a few KiB). */
+const REPORT_LIMIT = 1 << 20
 
 /**
- * Passes a receive-pack request body through unchanged while reading the ref update commands
- * at its start (pkt-lines up to the first flush); `commands` resolves once they are read.
+ * Watches what `git receive-pack` answers (the request body itself goes to git untouched) and
+ * reads its report-status: the refs it updated (`ok <ref>`), in the order the client sent
+ * them. Works with and without side-band; empty when the client asked for no report.
  */
-export function watchPushCommands(body: ReadableStream<Uint8Array>): {
-  body: ReadableStream<Uint8Array>
-  commands: Promise<RefUpdate[]>
-} {
-  let resolve!: (c: RefUpdate[]) => void
-  const commands = new Promise<RefUpdate[]>((r) => (resolve = r))
-  let buf = Buffer.alloc(0)
-  let finished = false
-  const finish = (list: RefUpdate[]) => {
-    if (!finished) {
-      finished = true
-      buf = Buffer.alloc(0)
-      resolve(list)
-    }
-  }
-  const parse = (): void => {
-    const list: RefUpdate[] = []
-    let at = 0
-    while (at + 4 <= buf.length) {
-      const len = parseInt(buf.subarray(at, at + 4).toString('latin1'), 16)
-      if (!Number.isFinite(len)) return finish(list)
-      if (len === 0) return finish(list)
-      if (len < 4) return finish(list)
-      if (at + len > buf.length) return // wait for more
-      let line = buf.subarray(at + 4, at + len).toString('utf8')
-      const nul = line.indexOf('\0')
-      if (nul >= 0) line = line.slice(0, nul)
-      const [oldId, newId, ref] = line.replace(/\n$/, '').split(' ')
-      if (oldId && newId && ref && /^[0-9a-f]+$/.test(oldId)) list.push({ oldId, newId, ref })
-      at += len
-    }
-  }
-  const watcher = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      if (!finished) {
-        buf = Buffer.concat([buf, chunk])
-        parse()
-        if (!finished && buf.length > 1 << 20) finish([])
+export function pushReportWatcher(): { observe: (chunk: Uint8Array) => void; updatedRefs: () => string[] } {
+  const chunks: Uint8Array[] = []
+  let size = 0
+  return {
+    observe(chunk) {
+      if (size >= REPORT_LIMIT) return
+      chunks.push(chunk)
+      size += chunk.length
+    },
+    updatedRefs() {
+      let pkts = pktPayloads(Buffer.concat(chunks))
+      // side-band-64k: the report is itself pkt-lines, inside the band-1 packets.
+      if (pkts.length && pkts[0]!.length && pkts[0]![0]! <= 3)
+        pkts = pktPayloads(Buffer.concat(pkts.filter((p) => p[0] === 1).map((p) => p.subarray(1))))
+      const refs: string[] = []
+      for (const p of pkts) {
+        const line = Buffer.from(p).toString('utf8').replace(/\n$/, '')
+        if (line.startsWith('ok ')) refs.push(line.slice(3))
       }
-      controller.enqueue(chunk)
+      return refs
     },
-    flush() {
-      finish([])
-    },
-  })
-  return { body: body.pipeThrough(watcher), commands }
+  }
 }
 
-/** Branches a push created or updated, in the order the client sent them. */
-export const pushedBranches = (cmds: RefUpdate[]): string[] =>
-  cmds.filter((c) => c.ref.startsWith('refs/heads/') && !ZERO.test(c.newId)).map((c) => c.ref.slice('refs/heads/'.length))
+/** Branches among the refs a push updated (created, updated or deleted), in order. */
+export const pushedBranches = (refs: string[]): string[] =>
+  refs.filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice('refs/heads/'.length))

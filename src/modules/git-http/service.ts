@@ -12,10 +12,9 @@ import { branchesAndAnyRef, repositorySize, setHeadBranch } from '../../git/refs
 import {
   advertiseRefs,
   pushedBranches,
+  pushReportWatcher,
   serviceRpc,
-  watchPushCommands,
   type GitService,
-  type RefUpdate,
 } from '../../git/smart-http'
 
 /** A repository reached over git HTTP, once the caller is known to be allowed. */
@@ -88,19 +87,24 @@ export function serviceResponse(deps: AppDeps, target: GitTarget, service: GitSe
     })
     return new Response(rpc.stdout, { headers })
   }
-  const watched = body ? watchPushCommands(body) : null
-  const rpc = serviceRpc(target.gitDir, service, watched?.body ?? null, request.headers.get('git-protocol'))
+  // The request body goes to git as it is (no JS stream in between, so it is never held); the
+  // refs the push updated are read from git's report-status in its (small) answer.
+  const rpc = serviceRpc(target.gitDir, service, body, request.headers.get('git-protocol'))
+  const report = pushReportWatcher()
   // The answer ends only after the repository row is up to date, so a client that sees its
   // push finish also sees the new metadata.
   const reader = rpc.stdout.getReader()
   const out = new ReadableStream<Uint8Array>({
     async pull(controller) {
       const next = await reader.read()
-      if (!next.done) return controller.enqueue(next.value)
+      if (!next.done) {
+        report.observe(next.value)
+        return controller.enqueue(next.value)
+      }
       const { code } = await rpc.done
       if (code === 0) {
         try {
-          await updateAfterPush(deps, target, watched ? await watched.commands : [])
+          await updateAfterPush(deps, target, report.updatedRefs())
         } catch (e) {
           console.error('updating repository after push failed:', e)
         }
@@ -118,7 +122,7 @@ export function serviceResponse(deps: AppDeps, target: GitTarget, service: GitSe
  * After a successful push: `is_empty` from whether any ref exists, the default branch moved to
  * the first pushed branch when the current one does not exist (HEAD follows), size, updated.
  */
-export async function updateAfterPush(deps: AppDeps, target: GitTarget, commands: RefUpdate[]): Promise<void> {
+export async function updateAfterPush(deps: AppDeps, target: GitTarget, updatedRefs: string[]): Promise<void> {
   const { gitDir } = target
   const current = deps.db.select().from(repositories).where(eq(repositories.id, target.repo.id)).get()
   if (!current) return
@@ -126,7 +130,7 @@ export async function updateAfterPush(deps: AppDeps, target: GitTarget, commands
   const [{ branches: heads, anyRef }, size] = await Promise.all([branchesAndAnyRef(gitDir), repositorySize(gitDir)])
   let defaultBranch = current.defaultBranch
   if (heads.length > 0 && !heads.includes(defaultBranch)) {
-    defaultBranch = pushedBranches(commands).find((b) => heads.includes(b)) ?? heads[0]!
+    defaultBranch = pushedBranches(updatedRefs).find((b) => heads.includes(b)) ?? heads[0]!
     await setHeadBranch(gitDir, defaultBranch)
   }
   deps.db
