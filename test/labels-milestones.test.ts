@@ -159,6 +159,8 @@ describe('milestones', () => {
     expect((await w.s.get(`${repo.path}/milestones/${r.body.id}`)).body.title).toBe('v1.0')
     expect((await w.s.get(`${repo.path}/milestones/999999`)).status).toBe(404)
     expect((await w.s.get(`${repo.path}/milestones/first`)).status).toBe(404)
+    // By title too, as Gitea 1.17+ (a number is tried as an id first).
+    expect((await w.s.get(`${repo.path}/milestones/v1.0`)).body.id).toBe(r.body.id)
     expect((await w.s.get(`${other.path}/milestones/${r.body.id}`)).status).toBe(404)
     expect((await w.s.get(`${repo.path}/milestones`)).body.map((m: any) => m.title)).toEqual(['v1.0', 'someday'])
     expect((await w.s.get(`${repo.path}/milestones?state=closed`)).body.map((m: any) => m.title)).toEqual(['v0.9'])
@@ -202,9 +204,13 @@ describe('milestones', () => {
     expect((await w.s.patch(`${repo.path}/milestones/${m.id}`, { title: 'no' }, { token: w.reader.token })).status).toBe(403)
     expect((await w.s.patch(`${repo.path}/milestones/999999`, { title: 'no' }, { token: w.writer.token })).status).toBe(404)
     expect(milestoneRow(m.id).name).toBe('Edited')
+    // By title as well as by id (Gitea 1.17+).
+    expect((await w.s.patch(`${repo.path}/milestones/Edited`, { description: 'by title' }, { token: w.writer.token })).body.id).toBe(m.id)
+    expect(milestoneRow(m.id).content).toBe('by title')
     const before = repoRow(repo.id).numMilestones
     expect((await w.s.del(`${repo.path}/milestones/${m.id}`, undefined, { token: w.reader.token })).status).toBe(403)
-    expect((await w.s.del(`${repo.path}/milestones/${m.id}`, undefined, { token: w.writer.token })).status).toBe(204)
+    expect((await w.s.del(`${repo.path}/milestones/Edited`, undefined, { token: w.writer.token })).status).toBe(204)
+    expect(w.s.deps.db.select().from(milestones).where(eq(milestones.id, m.id)).get()).toBeUndefined()
     expect((await w.s.del(`${repo.path}/milestones/${m.id}`, undefined, { token: w.writer.token })).status).toBe(204)
     expect(repoRow(repo.id).numMilestones).toBe(before - 1)
     expect((await w.s.get(`${repo.path}/issues/${issue.number}`)).body.milestone).toBeNull()

@@ -4,7 +4,6 @@ import { AccessMode } from '../../auth/access'
 import { toApiMilestone } from '../../lib/convert/issue'
 import { RepoParams } from '../repos/model'
 import { CreateMilestoneOption, EditMilestoneOption, IdParams, ListMilestonesQuery, MilestoneSchema } from '../issues/model'
-import { pathNumber } from '../../lib/path-number'
 import { loadIssueContext } from '../issues/service'
 import { pageOfWholeList } from '../issues/paging'
 import { createMilestone, deleteMilestone, editMilestone, getMilestone, listMilestones } from './service'
@@ -43,7 +42,7 @@ export const milestonesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/milestones/:id',
       async ({ request, params }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        return toApiMilestone(getMilestone(deps, ctx.repo.id, pathNumber(params.id)))
+        return toApiMilestone(getMilestone(deps, ctx.repo.id, params.id))
       },
       { params: IdParams, response: { 200: MilestoneSchema }, detail: { operationId: 'issueGetMilestone', summary: 'Get a milestone' } },
     )
@@ -51,7 +50,7 @@ export const milestonesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/milestones/:id',
       async ({ request, params, body }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-        return toApiMilestone(editMilestone(deps, ctx.repo.id, pathNumber(params.id), body))
+        return toApiMilestone(editMilestone(deps, ctx.repo.id, params.id, body))
       },
       {
         params: IdParams,
@@ -64,7 +63,7 @@ export const milestonesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/milestones/:id',
       async ({ request, params, status }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-        deleteMilestone(deps, ctx.repo.id, pathNumber(params.id))
+        deleteMilestone(deps, ctx.repo.id, params.id)
         return status(204, undefined)
       },
       { params: IdParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteMilestone', summary: 'Delete a milestone' } },

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm'
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { issues, milestones, repositories } from '../../db/schema'
@@ -6,6 +6,7 @@ import { notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { parseDue } from '../issues/service'
 import { charCount } from '../../lib/validate'
+import { pathNumber } from '../../lib/path-number'
 import type { MilestoneRow } from '../../lib/convert/issue'
 
 function checkState(state: string | undefined): boolean | undefined {
@@ -45,15 +46,20 @@ export function listMilestones(deps: AppDeps, repoId: number, state: string | un
     .all()
 }
 
-export function getMilestone(deps: AppDeps, repoId: number, id: number): MilestoneRow {
-  const row = Number.isSafeInteger(id)
-    ? deps.db
-        .select()
-        .from(milestones)
-        .where(and(eq(milestones.repoId, repoId), eq(milestones.id, id)))
-        .get()
-    : undefined
-  if (!row) throw notFound(`milestone does not exist [id: ${id}]`)
+/**
+ * A milestone of the repository by id or, as Gitea 1.17+ also accepts, by its title (a number is
+ * tried as an id first, then as a title).
+ */
+function findMilestone(deps: AppDeps, repoId: number, idOrTitle: string): MilestoneRow | undefined {
+  const id = pathNumber(idOrTitle)
+  const where = (cond: SQL) => deps.db.select().from(milestones).where(and(eq(milestones.repoId, repoId), cond)).get()
+  return (Number.isNaN(id) ? undefined : where(eq(milestones.id, id))) ?? where(eq(milestones.name, idOrTitle))
+}
+
+/** findMilestone, or 404. */
+export function getMilestone(deps: AppDeps, repoId: number, idOrTitle: string): MilestoneRow {
+  const row = findMilestone(deps, repoId, idOrTitle)
+  if (!row) throw notFound(`milestone does not exist [id or title: ${idOrTitle}]`)
   return row
 }
 
@@ -89,7 +95,7 @@ export function createMilestone(
 export function editMilestone(
   deps: AppDeps,
   repoId: number,
-  id: number,
+  idOrTitle: string,
   opts: { title?: string; description?: string; due_on?: string | null; state?: string },
 ): MilestoneRow {
   const closed = checkState(opts.state)
@@ -97,7 +103,7 @@ export function editMilestone(
   if (opts.title) checkTitle(opts.title)
   const now = nowUnix()
   return writeTransaction(deps.db, () => {
-    const current = getMilestone(deps, repoId, id)
+    const current = getMilestone(deps, repoId, idOrTitle)
     const set: Partial<MilestoneRow> = { updatedUnix: now }
     if (opts.title) set.name = opts.title
     if (opts.description !== undefined) set.content = opts.description
@@ -112,19 +118,16 @@ export function editMilestone(
   })
 }
 
-/** Deletes a milestone; its issues keep going without one. Unknown ids are fine (idempotent, as Gitea). */
-export function deleteMilestone(deps: AppDeps, repoId: number, id: number): void {
+/** Deletes a milestone; its issues keep going without one. Unknown ones are fine (idempotent, as Gitea). */
+export function deleteMilestone(deps: AppDeps, repoId: number, idOrTitle: string): void {
   writeTransaction(deps.db, () => {
-    const row = deps.db
-      .delete(milestones)
-      .where(and(eq(milestones.repoId, repoId), eq(milestones.id, id)))
-      .returning()
-      .get()
+    const row = findMilestone(deps, repoId, idOrTitle)
     if (!row) return
+    deps.db.delete(milestones).where(eq(milestones.id, row.id)).run()
     deps.db
       .update(issues)
       .set({ milestoneId: 0 })
-      .where(and(eq(issues.repoId, repoId), eq(issues.milestoneId, id)))
+      .where(and(eq(issues.repoId, repoId), eq(issues.milestoneId, row.id)))
       .run()
     bumpRepoMilestones(deps, repoId, -1, row.isClosed ? -1 : 0)
   })
