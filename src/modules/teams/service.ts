@@ -142,6 +142,10 @@ function checkTeamFields(input: TeamFields): { authorize?: number } {
   return { authorize: mode }
 }
 
+/** The units a team gets: admin teams may use every unit whatever was sent (as in Gitea). */
+const unitsFor = (authorize: number, units: string[] | undefined): string[] | undefined =>
+  authorize >= AccessMode.Admin ? ALL_UNITS : units
+
 function assertTeamNameFree(deps: AppDeps, orgId: number, name: string, exceptId = 0): void {
   const taken = deps.db
     .select({ id: teams.id })
@@ -167,7 +171,7 @@ export function createTeam(deps: AppDeps, ctx: OrgContext, input: TeamFields & {
         lowerName: input.name.toLowerCase(),
         description: input.description ?? '',
         authorize,
-        units: JSON.stringify(input.units ?? ALL_UNITS),
+        units: JSON.stringify(unitsFor(authorize, input.units) ?? ALL_UNITS),
         includesAllRepositories: input.includes_all_repositories ?? false,
         canCreateOrgRepo: input.can_create_org_repo ?? false,
         createdUnix: now,
@@ -195,7 +199,8 @@ export function editTeam(deps: AppDeps, ctx: TeamContext, input: TeamFields): Te
   if (input.name !== undefined) Object.assign(set, { name: input.name, lowerName: input.name.toLowerCase() })
   if (input.description !== undefined) set.description = input.description
   if (authorize !== undefined) set.authorize = authorize
-  if (input.units !== undefined) set.units = JSON.stringify(input.units)
+  const units = unitsFor(authorize ?? team.authorize, input.units)
+  if (units !== undefined && (input.units !== undefined || authorize !== undefined)) set.units = JSON.stringify(units)
   if (input.includes_all_repositories !== undefined) set.includesAllRepositories = input.includes_all_repositories
   if (input.can_create_org_repo !== undefined) set.canCreateOrgRepo = input.can_create_org_repo
   if (Object.keys(set).length === 0) return team
