@@ -5,7 +5,7 @@ import { toApiUser } from '../../lib/convert/user'
 import { PageQuery, pageOf, setPageHeaders } from '../../lib/pagination'
 import { UserSchema, UsernameParams } from '../users/model'
 import { createUser, getUserByName } from '../users/service'
-import { CreateUserOption, EditUserOption } from './model'
+import { CreateUserOption, EditUserOption, formBooleans } from './model'
 import { deleteUser, editUser, listAllUsers } from './service'
 
 /** Site administration of users: /admin/users ... (all: site admins; 401 anonymous, 403 others). */
@@ -46,6 +46,7 @@ export const adminModule = (deps: AppDeps) => {
         return status(201, toApiUser(config, user, admin))
       },
       {
+        transform: formBooleans(CreateUserOption),
         body: CreateUserOption,
         response: { 201: UserSchema },
         detail: { operationId: 'adminCreateUser', summary: 'Create a user' },
@@ -60,6 +61,7 @@ export const adminModule = (deps: AppDeps) => {
       },
       {
         params: UsernameParams,
+        transform: formBooleans(EditUserOption),
         body: EditUserOption,
         response: { 200: UserSchema },
         detail: { operationId: 'adminEditUser', summary: 'Edit an existing user' },

@@ -37,3 +37,22 @@ export const EditUserOption = t.Object({
   restricted: t.Optional(t.Boolean()),
 })
 export type EditUserInput = typeof EditUserOption.static
+
+/**
+ * Gitea reads urlencoded forms as well as JSON; form values are strings. Turns "true"/"false"
+ * (and "on"/"1"/"0") into booleans for the schema's boolean fields, before validation.
+ */
+export const formBooleans = (schema: { properties: Record<string, any> }) => {
+  const keys = Object.entries(schema.properties)
+    .filter(([, p]) => p.type === 'boolean')
+    .map(([k]) => k)
+  const values: Record<string, boolean> = { true: true, on: true, '1': true, false: false, off: false, '0': false }
+  return ({ body }: { body: unknown }) => {
+    if (!body || typeof body !== 'object') return
+    const record = body as Record<string, unknown>
+    for (const key of keys) {
+      const value = record[key]
+      if (typeof value === 'string' && value.toLowerCase() in values) record[key] = values[value.toLowerCase()]
+    }
+  }
+}
