@@ -10,7 +10,7 @@ import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/erro
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
-import { assertNameFree, findOwnerByName, usersPage } from '../users/service'
+import { assertNameFree, findOwnerByName, userVisibleTo, usersPage } from '../users/service'
 import { createRepository, type NewRepo } from '../repos/service'
 
 export type OrgRow = UserRow
@@ -102,9 +102,9 @@ export function canSeeOrg(org: OrgRow, viewer: UserRow | null, role: OrgRole): b
   return org.visibility === 'limited' || role.member
 }
 
-/** A user row is visible to `viewer`: people always, organisations by their visibility. */
+/** A user row is visible to `viewer`: people and organisations by their visibility. */
 export const ownerVisibleTo = (deps: AppDeps, owner: UserRow, viewer: UserRow | null): boolean =>
-  owner.type !== 1 || canSeeOrg(owner, viewer, orgRole(deps, owner, viewer))
+  owner.type !== 1 ? userVisibleTo(deps, owner, viewer) : canSeeOrg(owner, viewer, orgRole(deps, owner, viewer))
 
 /**
  * The user or organisation named in a path, as `viewer` may see it (`/users/{username}` and the

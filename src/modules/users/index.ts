@@ -69,7 +69,7 @@ export const usersModule = (deps: AppDeps) => {
       async ({ request, query, set }) => {
         const caller = await callerOf(request)
         const page = pageOf(query, { defaultLimit: 10, maxLimit: 50 })
-        const { rows, total } = searchUsers(deps, query.q ?? '', query.uid, page)
+        const { rows, total } = searchUsers(deps, caller.user, query.q ?? '', query.uid, page)
         setPageHeaders(set, config, request, page, total)
         return { ok: true, data: rows.map((u) => toApiUser(config, u, caller.user)) }
       },

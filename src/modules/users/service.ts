@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
-import { accessTokens, emailAddresses, follows, users } from '../../db/schema'
+import { accessTokens, emailAddresses, follows, orgUsers, users } from '../../db/schema'
 import type { Caller, UserRow } from '../../auth/caller'
 import { hashPassword, hashToken, newTokenSecret } from '../../auth/secrets'
 import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
@@ -125,14 +125,40 @@ export function countUsers(deps: AppDeps): number {
   return deps.db.select({ n: sql<number>`count(*)` }).from(users).where(and(eq(users.type, 0))).get()!.n
 }
 
-/** Individual users whose login or full name contains `q` (case-insensitive), by name. */
-export function searchUsers(deps: AppDeps, q: string, uid: number | undefined, page: Page): Paged<UserRow> {
+/**
+ * SQL condition "this `users` row (a person) is visible to `viewer`", Gitea's user visibility
+ * (1.9+): public to everyone, limited to signed-in callers, private to the user, site admins,
+ * members of an organisation the user belongs to, and the users it follows. Undefined = all.
+ */
+export function userVisibleCondition(viewer: UserRow | null): SQL | undefined {
+  if (!viewer) return eq(users.visibility, 'public')
+  if (viewer.isAdmin) return undefined
+  const sharesOrg = sharesOrgWith(viewer.id)
+  const followsViewer = sql`EXISTS (SELECT 1 FROM ${follows} WHERE ${follows.userId} = ${users.id} AND ${follows.followId} = ${viewer.id})`
+  return sql`(${users.visibility} != 'private' OR ${users.id} = ${viewer.id} OR ${followsViewer} OR ${sharesOrg})`
+}
+
+/** `EXISTS` an organisation that both the `users` row and `viewerId` belong to. */
+const sharesOrgWith = (viewerId: number) =>
+  sql`EXISTS (SELECT 1 FROM ${orgUsers} a JOIN ${orgUsers} b ON a.org_id = b.org_id WHERE a.uid = ${users.id} AND b.uid = ${viewerId})`
+
+/** Whether the person `user` is visible to `viewer` (see userVisibleCondition). */
+export function userVisibleTo(deps: AppDeps, user: UserRow, viewer: UserRow | null): boolean {
+  const condition = userVisibleCondition(viewer)
+  if (user.visibility === 'public' || !condition) return true
+  if (!viewer) return false
+  return !!deps.db.select({ id: users.id }).from(users).where(and(eq(users.id, user.id), condition)).get()
+}
+
+/** Individual users whose login or full name contains `q` (case-insensitive) and whom `viewer` may see, by name. */
+export function searchUsers(deps: AppDeps, viewer: UserRow | null, q: string, uid: number | undefined, page: Page): Paged<UserRow> {
   // SQLite's lower() folds ASCII only; fold the query the same way so both sides agree.
   const needle = q.trim().replace(/[A-Z]+/g, (c) => c.toLowerCase())
   const where = and(
     eq(users.type, 0),
     needle ? sql`(instr(${users.lowerName}, ${needle}) > 0 OR instr(lower(${users.fullName}), ${needle}) > 0)` : undefined,
     uid ? eq(users.id, uid) : undefined,
+    userVisibleCondition(viewer),
   )
   return selectPage(deps.db, users, where, asc(users.lowerName), page)
 }
