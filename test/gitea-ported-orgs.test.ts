@@ -51,6 +51,12 @@ describe('TestAPIOrgCreate', () => {
       location: opt.location,
       visibility: opt.visibility,
     })
+    // The Owners team: owner permission over every unit, all repositories, the creator its member.
+    const teams = await s.get(`/orgs/${opt.username}/teams`, { token: root.token })
+    expect(teams.body).toHaveLength(1)
+    expect(teams.body[0]).toMatchObject({ name: 'Owners', permission: 'owner', includes_all_repositories: true, can_create_org_repo: true })
+    expect(sorted(teams.body[0].units)).toEqual(sorted(ALL_UNITS))
+    expect((await s.get(`/teams/${teams.body[0].id}/members`, { token: root.token })).body.map((u: any) => u.login)).toEqual(['root'])
     const got = await s.get(`/orgs/${opt.username}`, { token: root.token })
     expect(got.status).toBe(200)
     expect(got.body.name).toBe(opt.username)
