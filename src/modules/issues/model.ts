@@ -103,7 +103,9 @@ export const ListIssuesQuery = t.Object({
   labels: t.Optional(t.String({ description: 'comma-separated label ids or names; issues having all of them' })),
   q: t.Optional(t.String({ description: 'search string in title and body' })),
   milestones: t.Optional(t.String({ description: 'comma-separated milestone ids or names' })),
-  type: t.Optional(t.String({ description: 'issues or pulls' })),
+  type: t.Optional(t.String({ description: 'issues, pulls or all' })),
+  created_by: t.Optional(t.String({ description: 'only issues filed by this user' })),
+  assigned_by: t.Optional(t.String({ description: 'only issues assigned to this user' })),
 })
 
 export const CreateIssueOption = t.Object({

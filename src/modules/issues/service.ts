@@ -5,6 +5,7 @@ import { rowMapper } from '../../db/row-mapper'
 import { writeTransaction } from '../../db/client'
 import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, repositories, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
+import { getUserByName } from '../users/service'
 import { AccessMode, accessLevel, type RepoRow } from '../../auth/access'
 import { loadRepoContext, type RepoContext } from '../../auth/repo-context'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
@@ -199,6 +200,9 @@ export interface IssueFilter {
   q?: string
   milestones?: string
   type?: string
+  /** User names (Gitea 1.15+): the poster, or one of the assignees; an unknown name is a 404. */
+  created_by?: string
+  assigned_by?: string
 }
 
 const splitList = (s: string | undefined) =>
@@ -231,9 +235,13 @@ function idsByIdOrName(deps: AppDeps, table: typeof labels | typeof milestones, 
 export function listIssues(deps: AppDeps, repo: RepoRow, filter: IssueFilter, page: Page): { rows: IssueRow[]; total: number } {
   const state = filter.state || 'open'
   if (state !== 'open' && state !== 'closed' && state !== 'all') throw unprocessable('must be open, closed or all', 'state')
-  if (filter.type && filter.type !== 'issues' && filter.type !== 'pulls') throw unprocessable('must be issues or pulls', 'type')
+  // Gitea's clients send `type=all` (as its own tests do): the same as no type at all.
+  const type = filter.type === 'all' ? undefined : filter.type
+  if (type && type !== 'issues' && type !== 'pulls') throw unprocessable('must be issues, pulls or all', 'type')
+  const poster = filter.created_by ? getUserByName(deps, filter.created_by) : undefined
+  const assignee = filter.assigned_by ? getUserByName(deps, filter.assigned_by) : undefined
   const s = statementsOf(deps.db)
-  const plain = state !== 'all' && !filter.labels && !filter.q && !filter.milestones && !filter.type
+  const plain = state !== 'all' && !filter.labels && !filter.q && !filter.milestones && !type && !poster && !assignee
   if (plain) {
     const closed = state === 'closed' ? 1 : 0
     const rows = s.pageByState
@@ -246,7 +254,12 @@ export function listIssues(deps: AppDeps, repo: RepoRow, filter: IssueFilter, pa
   }
   const where: (SQL | undefined)[] = [eq(issues.repoId, repo.id)]
   if (state !== 'all') where.push(eq(issues.isClosed, state === 'closed'))
-  if (filter.type) where.push(eq(issues.isPull, filter.type === 'pulls'))
+  if (type) where.push(eq(issues.isPull, type === 'pulls'))
+  if (poster) where.push(eq(issues.posterId, poster.id))
+  if (assignee)
+    where.push(
+      sql`exists (select 1 from ${issueAssignees} where ${issueAssignees.issueId} = ${issues.id} and ${issueAssignees.assigneeId} = ${assignee.id})`,
+    )
   if (filter.q) {
     const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => '\\' + c)}%`
     where.push(sql`(${issues.title} like ${pattern} escape '\\' or ${issues.content} like ${pattern} escape '\\')`)
