@@ -256,7 +256,7 @@ describe('Gitea TestAPIModifyLabels / TestAPIAddIssueLabels / TestAPIReplaceIssu
 
 // From TestAPIIssuesMilestone (api_issue_milestone_test.go).
 describe('Gitea TestAPIIssuesMilestone', () => {
-  test('close by PATCH, create closed, list all, get by title, delete', async () => {
+  test('close by PATCH, create closed, list all, get by title, filter by name, delete', async () => {
     const { path } = await w.repo('milestones')
     const m1 = (await w.s.post(`${path}/milestones`, { title: 'milestone1' }, { token: w.owner.token })).body
     await w.s.post(`${path}/milestones`, { title: 'milestone2' }, { token: w.owner.token })
@@ -284,6 +284,10 @@ describe('Gitea TestAPIIssuesMilestone', () => {
     const byTitle = await w.s.get(`${path}/milestones/${encodeURIComponent(third.title)}`, { token: w.owner.token })
     expect(byTitle.status).toBe(200)
     expect(byTitle.body).toEqual(third)
+
+    const named = await w.s.get(`${path}/milestones?state=all&name=milestone2`, { token: w.owner.token })
+    expect(named.status).toBe(200)
+    expect(named.body.map((m: { title: string }) => m.title)).toEqual(['milestone2'])
 
     expect((await w.s.del(`${path}/milestones/${wow.body.id}`, undefined, { token: w.owner.token })).status).toBe(204)
     expect((await w.s.get(`${path}/milestones?state=all`)).body).toHaveLength(3)

@@ -167,7 +167,11 @@ export const EditMilestoneOption = t.Object({
   due_on: t.Optional(t.Nullable(Timestamp)),
   state: t.Optional(t.String()),
 })
-export const ListMilestonesQuery = t.Object({ ...pageQueryFields, state: t.Optional(t.String()) })
+export const ListMilestonesQuery = t.Object({
+  ...pageQueryFields,
+  state: t.Optional(t.String()),
+  name: t.Optional(t.String({ description: 'only milestones whose title contains this (case-insensitive)' })),
+})
 
 export const AddTimeOption = t.Object({
   time: t.Integer(),

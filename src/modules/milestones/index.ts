@@ -15,7 +15,7 @@ export const milestonesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/milestones',
       async ({ request, params, query, set }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        const all = listMilestones(deps, ctx.repo.id, query.state)
+        const all = listMilestones(deps, ctx.repo.id, query.state, query.name)
         return pageOfWholeList(deps.config, request, set, query, all).map(toApiMilestone)
       },
       {

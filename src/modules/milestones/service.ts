@@ -34,13 +34,15 @@ function bumpRepoMilestones(deps: AppDeps, repoId: number, total: number, closed
 }
 
 /** Milestones of a repository by state (`open` default, `closed`, `all`), by deadline then id. */
-export function listMilestones(deps: AppDeps, repoId: number, state: string | undefined): MilestoneRow[] {
+export function listMilestones(deps: AppDeps, repoId: number, state: string | undefined, name?: string): MilestoneRow[] {
   const s = state || 'open'
   if (s !== 'open' && s !== 'closed' && s !== 'all') throw unprocessable('must be open, closed or all', 'state')
+  // Gitea 1.14+ `name`: titles containing it, case-insensitively.
+  const named = name ? sql`instr(lower(${milestones.name}), ${name.toLowerCase()}) > 0` : undefined
   return deps.db
     .select()
     .from(milestones)
-    .where(and(eq(milestones.repoId, repoId), s === 'all' ? undefined : eq(milestones.isClosed, s === 'closed')))
+    .where(and(eq(milestones.repoId, repoId), s === 'all' ? undefined : eq(milestones.isClosed, s === 'closed'), named))
     // Gitea 1.9+: deadline ascending then id; "no deadline" (stored there as year 9999, here 0) last.
     .orderBy(sql`${milestones.deadlineUnix} = 0`, asc(milestones.deadlineUnix), asc(milestones.id))
     .all()
