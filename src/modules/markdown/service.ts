@@ -50,6 +50,41 @@ function mention(baseUrl: string): TokenizerAndRendererExtension {
   }
 }
 
+const IMAGE_EXT = /\.(?:png|jpe?g|gif|webp|svg|bmp|ico)$/i
+
+/**
+ * Gitea's short links `[[Link]]` / `[[Name|Link]]` (gfm mode with a context): a page link, spaces
+ * as `-`, under `pagePrefix`; a name ending in an image extension becomes an image (under
+ * `imagePrefix`) wrapped in a link to itself. Absolute URLs are kept as they are.
+ */
+function shortLink(pagePrefix: string, imagePrefix: string): TokenizerAndRendererExtension {
+  return {
+    name: 'shortLink',
+    level: 'inline',
+    start: (src: string) => src.indexOf('[['),
+    tokenizer(this: any, src: string) {
+      if (this.lexer.state.inLink) return undefined
+      const m = /^\[\[([^\]\n|]+(?:\|[^\]\n|]+)*)\]\]/.exec(src)
+      if (!m) return undefined
+      const parts = m[1]!.split('|').map((p) => p.trim())
+      const link = parts.at(-1)!
+      if (!link) return undefined
+      return { type: 'shortLink', raw: m[0], name: parts[0]!, link }
+    },
+    renderer: (token: any) => {
+      const { name, link } = token as { name: string; link: string }
+      const absolute = hasScheme(link)
+      if (IMAGE_EXT.test(link)) {
+        const src = escapeAttr(absolute ? link : imagePrefix + encodeURI(link.replace(/ /g, '+')))
+        const title = escapeAttr(link.split('/').at(-1)!)
+        return `<a href="${src}" rel="nofollow"><img src="${src}" alt="${escapeAttr(name)}" title="${title}"/></a>`
+      }
+      const href = absolute ? link : pagePrefix + encodeURI(link.replace(/ /g, '-'))
+      return `<a href="${escapeAttr(href)}" rel="nofollow">${escapeAttr(name)}</a>`
+    },
+  }
+}
+
 const slugOf = (text: string) =>
   text
     .toLowerCase()
@@ -121,6 +156,7 @@ export function renderMarkdown(config: Config, text: string, opts: RenderOptions
     if (base) {
       extensions.unshift(issueReference(base))
       const prefix = opts.wiki ? `${base}/wiki/` : `${base}/src/branch/master/`
+      extensions.unshift(shortLink(prefix, opts.wiki ? `${base}/wiki/raw/` : `${base}/raw/branch/master/`))
       marked.use({
         walkTokens(token) {
           if ((token.type === 'link' || token.type === 'image') && token.href && !hasScheme(token.href) && !/^[#/?]/.test(token.href))
