@@ -156,6 +156,29 @@ describe('Gitea TestAPIListRepoComments / TestAPIListIssueComments', () => {
     expect((await w.s.get(`${path}/issues/comments?since=yesterday`)).status).toBe(422)
   })
 
+  test('before keeps the comments updated at or before it (Gitea 1.12+); with since, a window', async () => {
+    const old = await w.s.get(`${path}/issues/comments?before=2000-01-01T00:00:11%2B00:00`)
+    expect(old.status).toBe(200)
+    expect(old.body).toEqual([])
+    const future = await w.s.get(`${path}/issues/comments?before=2100-01-01T00:00:00Z&since=2000-01-01T00:00:00Z`)
+    expect(ids(future.body)).toEqual(c)
+    expect(ids((await w.s.get(`${path}/issues/1/comments?before=2100-01-01T00:00:00Z`)).body)).toEqual(c.slice(0, 2))
+    expect((await w.s.get(`${path}/issues/1/comments?before=2000-01-01T00:00:00Z`)).body).toEqual([])
+    expect((await w.s.get(`${path}/issues/comments?before=-1`)).status).toBe(422)
+  })
+
+  test('page and limit: X-Total-Count of all, the page asked for, Link to the next and previous', async () => {
+    const first = await w.s.get(`${path}/issues/comments?page=1&limit=1`)
+    expect(first.status).toBe(200)
+    expect(ids(first.body)).toEqual([c[0]])
+    expect(first.headers.get('x-total-count')).toBe('3')
+    expect(first.headers.get('link')).toContain('rel="next"')
+    const second = await w.s.get(`${path}/issues/1/comments?page=2&limit=1`, { token: w.owner.token })
+    expect(ids(second.body)).toEqual([c[1]])
+    expect(second.headers.get('x-total-count')).toBe('2')
+    expect(second.headers.get('link')).toContain('rel="prev"')
+  })
+
   test("an issue's comments: only its own plain comments", async () => {
     const r = await w.s.get(`${path}/issues/1/comments`, { token: w.owner.token })
     expect(r.status).toBe(200)

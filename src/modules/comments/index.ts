@@ -6,7 +6,7 @@ import { CommentOption, CommentSchema, IdParams, IssueIdParams, IssueParams, Sin
 import { pathNumber } from '../../lib/path-number'
 import { findIssue, loadIssueContext } from '../issues/service'
 import { pageOfWholeList } from '../issues/paging'
-import { commentsToApi, createComment, deleteComment, editComment, listIssueComments, listRepoComments, sinceOf } from './service'
+import { commentsToApi, createComment, deleteComment, editComment, listIssueComments, listRepoComments, windowOf } from './service'
 
 const CommentList = t.Array(CommentSchema)
 /** The issue index of the long comment path, absent on the short ones. */
@@ -19,7 +19,7 @@ export const commentsModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/issues/comments',
       async ({ request, params, query, set }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        const all = listRepoComments(deps, ctx.repo.id, sinceOf(query))
+        const all = listRepoComments(deps, ctx.repo.id, windowOf(query))
         return commentsToApi(deps, ctx.repo, pageOfWholeList(deps.config, request, set, query, all), ctx.caller.user)
       },
       {
@@ -52,7 +52,7 @@ export const commentsModule = (deps: AppDeps) => {
       async ({ request, params, query, set }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
         const issue = findIssue(deps, ctx.repo.id, pathNumber(params.index))
-        const all = listIssueComments(deps, issue, sinceOf(query))
+        const all = listIssueComments(deps, issue, windowOf(query))
         return commentsToApi(deps, ctx.repo, pageOfWholeList(deps.config, request, set, query, all), ctx.caller.user)
       },
       {

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, sql } from 'drizzle-orm'
+import { and, asc, eq, gte, lte, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { comments, issues } from '../../db/schema'
@@ -14,10 +14,22 @@ import { findIssue, usersByIds } from '../issues/service'
 export const PLAIN_COMMENT = 0
 
 /** `since` (Gitea's name) or `string` (the seed's) → Unix seconds, or undefined. */
-export function sinceOf(query: { since?: string; string?: string }): number | undefined {
-  const value = query.since || query.string
-  return value ? parseTimestamp(value, 'since') : undefined
+/** Updated-time window of a comment list: `since` (or the seed's `string`) and, Gitea 1.12+, `before` (both inclusive). */
+export interface CommentWindow {
+  since?: number
+  before?: number
 }
+
+export function windowOf(query: { since?: string; string?: string; before?: string }): CommentWindow {
+  const since = query.since || query.string
+  return {
+    since: since ? parseTimestamp(since, 'since') : undefined,
+    before: query.before ? parseTimestamp(query.before, 'before') : undefined,
+  }
+}
+
+const inWindow = (w: CommentWindow) =>
+  and(w.since === undefined ? undefined : gte(comments.updatedUnix, w.since), w.before === undefined ? undefined : lte(comments.updatedUnix, w.before))
 
 /** Comment records for rows of one repository (authors and issues fetched in one query each). */
 export function commentsToApi(deps: AppDeps, repo: RepoRow, rows: CommentRow[], viewer: UserRow | null) {
@@ -36,25 +48,21 @@ export function commentsToApi(deps: AppDeps, repo: RepoRow, rows: CommentRow[], 
 }
 
 /** Plain comments of an issue, oldest first, updated at or after `since`. */
-export function listIssueComments(deps: AppDeps, issue: IssueRow, since: number | undefined): CommentRow[] {
+export function listIssueComments(deps: AppDeps, issue: IssueRow, window: CommentWindow): CommentRow[] {
   return deps.db
     .select()
     .from(comments)
-    .where(
-      and(eq(comments.issueId, issue.id), eq(comments.type, PLAIN_COMMENT), since === undefined ? undefined : gte(comments.updatedUnix, since)),
-    )
+    .where(and(eq(comments.issueId, issue.id), eq(comments.type, PLAIN_COMMENT), inWindow(window)))
     .orderBy(asc(comments.createdUnix), asc(comments.id))
     .all()
 }
 
-/** Plain comments of a repository, oldest first, updated at or after `since`. */
-export function listRepoComments(deps: AppDeps, repoId: number, since: number | undefined): CommentRow[] {
+/** Plain comments of a repository, oldest first, updated within the window. */
+export function listRepoComments(deps: AppDeps, repoId: number, window: CommentWindow): CommentRow[] {
   return deps.db
     .select()
     .from(comments)
-    .where(
-      and(eq(comments.repoId, repoId), eq(comments.type, PLAIN_COMMENT), since === undefined ? undefined : gte(comments.updatedUnix, since)),
-    )
+    .where(and(eq(comments.repoId, repoId), eq(comments.type, PLAIN_COMMENT), inWindow(window)))
     .orderBy(asc(comments.createdUnix), asc(comments.id))
     .all()
 }

@@ -134,11 +134,12 @@ export const EditDeadlineOption = t.Object({ due_date: t.Nullable(Timestamp) })
 export const IssueDeadlineSchema = t.Object({ due_date: t.Nullable(t.String()) }, { $id: '#/components/schemas/IssueDeadline' })
 
 export const CommentOption = t.Object({ body: t.String({ maxLength: MAX_TEXT }) })
-/** `since` (Gitea) or `string` (the seed's name for it). */
+/** `since` (Gitea) or `string` (the seed's name for it); `before` since Gitea 1.12. */
 export const SinceQuery = t.Object({
   ...pageQueryFields,
   since: t.Optional(Timestamp),
   string: t.Optional(Timestamp),
+  before: t.Optional(Timestamp),
 })
 
 export const CreateLabelOption = t.Object({
