@@ -357,3 +357,22 @@ describe('Gitea TestAPIGetTrackedTimes / TestAPIAddTrackedTimes', () => {
     expect(Date.parse(r.body.created) / 1000).toBe(947688818)
   })
 })
+
+// From TestUpdateIssueDeadline (issue_test.go, the web form; here its API twin POST …/deadline).
+describe('Gitea TestUpdateIssueDeadline (API form)', () => {
+  test('a writer sets the deadline (201 {due_date}), the issue shows it; null removes it; a reader may not', async () => {
+    const { path } = await w.repo('deadline')
+    const made = await w.s.post(`${path}/issues`, { title: 'due', due_date: '2002-04-20T00:00:00Z' }, { token: w.owner.token })
+    expect(made.body.due_date.slice(0, 10)).toBe('2002-04-20')
+    const set = await w.s.post(`${path}/issues/1/deadline`, { due_date: '2022-04-06T00:00:00Z' }, { token: w.writer.token })
+    expect(set.status).toBe(201)
+    expect(set.body.due_date.slice(0, 10)).toBe('2022-04-06')
+    expect((await w.s.get(`${path}/issues/1`)).body.due_date.slice(0, 10)).toBe('2022-04-06')
+    expect((await w.s.post(`${path}/issues/1/deadline`, { due_date: '2030-01-01T00:00:00Z' }, { token: w.reader.token })).status).toBe(403)
+    expect((await w.s.post(`${path}/issues/99/deadline`, { due_date: null }, { token: w.writer.token })).status).toBe(404)
+    const cleared = await w.s.post(`${path}/issues/1/deadline`, { due_date: null }, { token: w.writer.token })
+    expect(cleared.status).toBe(201)
+    expect(cleared.body.due_date).toBeNull()
+    expect((await w.s.get(`${path}/issues/1`)).body.due_date).toBeNull()
+  })
+})
