@@ -113,7 +113,10 @@ export function createApp(deps: AppDeps) {
 
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
     .onError({ as: 'global' }, ({ code, error, set }) => {
-      if (error instanceof ApiError) return errorBody(set, error.status, error.message, error.extra)
+      if (error instanceof ApiError) {
+        Object.assign(set.headers, error.headers)
+        return errorBody(set, error.status, error.message, error.extra)
+      }
       // Elysia wraps what a parser throws (e.g. the 413 of an oversized body) in a ParseError.
       const cause = (error as any)?.cause
       if (code === 'PARSE' && cause instanceof ApiError) return errorBody(set, cause.status, cause.message, cause.extra)

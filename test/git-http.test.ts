@@ -181,12 +181,14 @@ describe('git smart HTTP', () => {
     expect(repo.default_branch).toBe('master')
   })
 
-  test('rename: the repository clones and takes pushes under its new name; the old name is 404', async () => {
+  test('rename: the repository clones and takes pushes under its new name; the old name redirects (301)', async () => {
     expect((await s.post('/user/repos', { name: 'before', auto_init: true }, { token: alice.token })).status).toBe(201)
     const r = await s.patch('/repos/alice/before', { name: 'After' }, { token: alice.token })
     expect(r.status).toBe(200)
     expect(r.body.full_name).toBe('alice/After')
-    expect((await fetch(`${s.url}/alice/before.git/info/refs?service=git-upload-pack`)).status).toBe(404)
+    const old = await fetch(`${s.url}/alice/before.git/info/refs?service=git-upload-pack`, { redirect: 'manual' })
+    expect(old.status).toBe(301)
+    expect(old.headers.get('location')).toBe('/alice/After.git/info/refs?service=git-upload-pack')
     const dir = join(temp(), 'renamed')
     await gitOk(temp(), 'clone', '-q', remoteUrl(s.url, 'alice/After.git'), dir)
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('before')

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { gitOk, makeWorkRepo, refsOf, remoteUrl } from './git-fixture'
+import { gitOk, makeWorkRepo, refsOf, remoteUrl, tempDir } from './git-fixture'
 
 /*
  * Assertions ported from Gitea's own integration tests (go-gitea/gitea, tests/integration/),
@@ -263,4 +264,66 @@ describe('TestGitSmartHTTP', () => {
       await r.arrayBuffer()
       expect(r.status).toBe(code)
     })
+})
+
+// Gitea: git_smart_http_test.go testRenamedRepoRedirect (and endpoints.md: renamed repositories redirect)
+describe('testRenamedRepoRedirect', () => {
+  test('git: the old name of a renamed repository answers 301 to the new one once the caller may read it', async () => {
+    expect((await s.post('/user/repos', { name: 'oldrepo1', private: true }, { token: alice.token })).status).toBe(201)
+    const oldUrl = remoteUrl(s.url, 'alice/oldrepo1.git', 'alice', alice.token)
+    await gitOk(work.dir, 'push', '-q', oldUrl, '--all')
+    await gitOk(work.dir, 'push', '-q', oldUrl, '--tags')
+    expect((await s.patch('/repos/alice/oldrepo1', { name: 'repo1' }, { token: alice.token })).status).toBe(200)
+
+    // Gitea redirects before asking for credentials; Warren asks first, so that the new name of a
+    // private repository is never shown to anonymous callers (git retries with credentials).
+    const anon = await fetch(`${s.url}/alice/oldrepo1/info/refs?service=git-upload-pack`, { redirect: 'manual' })
+    await anon.arrayBuffer()
+    expect(anon.status).toBe(401)
+    expect(anon.headers.get('www-authenticate')).toBe('Basic realm="."')
+    const outsider = await fetch(`${s.url}/alice/oldrepo1/info/refs?service=git-upload-pack`, { headers: { authorization: bob.basic }, redirect: 'manual' })
+    await outsider.arrayBuffer()
+    expect(outsider.status).toBe(404)
+
+    const moved = await fetch(`${s.url}/alice/oldrepo1/info/refs?service=git-upload-pack`, { headers: { authorization: alice.basic }, redirect: 'manual' })
+    await moved.arrayBuffer()
+    expect(moved.status).toBe(301)
+    const location = moved.headers.get('location')!
+    expect(location).toBe('/alice/repo1/info/refs?service=git-upload-pack')
+    const signed = await fetch(s.url + location, { headers: { authorization: alice.basic } })
+    expect(signed.status).toBe(200)
+    const refs = await refsOf(work.dir)
+    expect(await signed.text()).toContain(`${refs['refs/tags/v1.0']} refs/tags/v1.0`)
+
+    // A real clone through the old URL follows the redirect.
+    const clone = tempDir()
+    await gitOk(clone, 'clone', '-q', oldUrl, 'c')
+    expect(await gitOk(join(clone, 'c'), 'rev-parse', 'HEAD')).toBe(refs['refs/heads/master']!)
+    rmSync(clone, { recursive: true, force: true })
+  })
+
+  test('API: 307 to the new name for readers, 404 for others; gone once the old name is reused', async () => {
+    const api = await s.get('/repos/alice/oldrepo1/branches?x=1', { token: alice.token })
+    expect(api.status).toBe(307)
+    expect(api.headers.get('location')).toBe('/api/v1/repos/alice/repo1/branches?x=1')
+    expect((await s.get('/repos/alice/oldrepo1', { token: bob.token })).status).toBe(404)
+    expect((await s.get('/repos/alice/oldrepo1')).status).toBe(404)
+
+    // A public renamed repository redirects anonymous callers too.
+    expect((await s.post('/user/repos', { name: 'pubold' }, { token: alice.token })).status).toBe(201)
+    expect((await s.patch('/repos/alice/pubold', { name: 'pubnew' }, { token: alice.token })).status).toBe(200)
+    const pub = await s.get('/repos/alice/pubold')
+    expect(pub.status).toBe(307)
+    expect(pub.headers.get('location')).toBe('/api/v1/repos/alice/pubnew')
+
+    // Creating a repository under the old name ends the redirect.
+    expect((await s.post('/user/repos', { name: 'pubold' }, { token: alice.token })).status).toBe(201)
+    expect((await s.get('/repos/alice/pubold')).body.id).not.toBe((await s.get('/repos/alice/pubnew')).body.id)
+    // Renaming back onto an old name ends it as well, and deleting the repository ends the rest.
+    expect((await s.patch('/repos/alice/repo1', { name: 'oldrepo1' }, { token: alice.token })).status).toBe(200)
+    expect((await s.get('/repos/alice/oldrepo1', { token: alice.token })).status).toBe(200)
+    expect((await s.get('/repos/alice/repo1', { token: alice.token })).status).toBe(307)
+    expect((await s.del('/repos/alice/oldrepo1', undefined, { token: alice.token })).status).toBe(204)
+    expect((await s.get('/repos/alice/repo1', { token: alice.token })).status).toBe(404)
+  })
 })

@@ -223,7 +223,10 @@ describe('get, edit, delete', () => {
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'oldname'))).toBe(false)
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'newname'))).toBe(true)
     expect((await s.get('/repos/alice/newname')).status).toBe(200)
-    expect((await s.get('/repos/alice/oldname')).status).toBe(404)
+    // endpoints.md: the old name of a renamed repository redirects (307, modern Gitea).
+    const old = await s.get('/repos/alice/oldname')
+    expect(old.status).toBe(307)
+    expect(old.headers.get('location')).toBe('/api/v1/repos/alice/NewName')
     const dir = await clone('alice/newname')
     expect(existsSync(join(dir, 'README.md'))).toBe(true)
     expect(repoRow('alice', 'NewName')!.lowerName).toBe('newname')

@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
-import { repositories, users } from '../db/schema'
+import { repoRedirects, repositories, users } from '../db/schema'
 import { rowMapper } from '../db/row-mapper'
-import { forbidden, notFound, unauthorized } from '../lib/errors'
+import { ApiError, forbidden, notFound, unauthorized } from '../lib/errors'
 import { accessLevel, AccessMode, type RepoRow } from './access'
 import type { Caller, UserRow } from './caller'
 
@@ -46,6 +46,32 @@ export function findRepoByName(deps: AppDeps, ownerName: string, repoName: strin
   const repoValues = statement.repo.values({ ownerId: owner.id, repo: repoName.toLowerCase() })[0] as unknown[] | undefined
   return repoValues && { repo: repoRows.map(repoValues), owner }
 }
+/**
+ * The repository an old name of a renamed repository now leads to (Gitea's repo_redirect), by
+ * owner name and old repository name, both case-insensitive; undefined when the name is not one.
+ */
+export function findRepoRedirect(deps: AppDeps, ownerName: string, repoName: string): { repo: RepoRow; owner: UserRow } | undefined {
+  const row = deps.db
+    .select({ repo: repositories, owner: users })
+    .from(repoRedirects)
+    .innerJoin(users, eq(users.id, repoRedirects.ownerId))
+    .innerJoin(repositories, and(eq(repositories.id, repoRedirects.repoId), eq(repositories.status, 'ready')))
+    .where(and(eq(users.lowerName, ownerName.toLowerCase()), eq(repoRedirects.lowerName, repoName.toLowerCase())))
+    .get()
+  return row && { repo: row.repo as RepoRow, owner: row.owner as UserRow }
+}
+
+/**
+ * The request's URL with `{owner}/{old name}` replaced by the repository's current full name
+ * (path and query only, as Gitea's RedirectToRepo sends it).
+ */
+export function redirectedLocation(request: Request, ownerName: string, oldName: string, to: { repo: RepoRow; owner: UserRow }): string {
+  const url = new URL(request.url)
+  const from = `/${encodeURIComponent(ownerName)}/${encodeURIComponent(oldName)}`
+  const path = url.pathname.replace(from, `/${encodeURIComponent(to.owner.name)}/${encodeURIComponent(to.repo.name)}`)
+  return path + url.search
+}
+
 const repoRows = rowMapper<RepoRow>(repositories)
 const userRows = rowMapper<UserRow>(users)
 
@@ -63,7 +89,13 @@ export async function loadRepoContext(
 ): Promise<RepoContext> {
   const caller = await deps.auth.caller(request)
   const found = findRepoByName(deps, ownerName, repoName)
-  if (!found) throw notFound()
+  if (!found) {
+    // An old name of a renamed repository: 307 to the same path under the new name, for readers only.
+    const moved = findRepoRedirect(deps, ownerName, repoName)
+    if (moved && accessLevel(deps.db, caller.user, moved.repo, moved.owner) >= AccessMode.Read)
+      throw new ApiError(307, 'The repository has moved', {}, { Location: redirectedLocation(request, ownerName, repoName, moved) })
+    throw notFound()
+  }
   const mode = accessLevel(deps.db, caller.user, found.repo, found.owner)
   if (mode < AccessMode.Read) throw notFound()
   if (mode < need) {

@@ -8,6 +8,8 @@ export class ApiError extends Error {
     message: string,
     /** Extra keys merged into the body (e.g. `errors`, or Gitea's capitalised `Message`). */
     public readonly extra: Record<string, unknown> = {},
+    /** Extra response headers (e.g. `Location` of a redirect). */
+    public readonly headers: Record<string, string> = {},
   ) {
     super(message)
     this.name = 'ApiError'

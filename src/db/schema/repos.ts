@@ -105,3 +105,23 @@ export const watches = sqliteTable(
   },
   (t) => [uniqueIndex('watches_pair_uq').on(t.userId, t.repoId), index('watches_repo_idx').on(t.repoId)],
 )
+
+/**
+ * Old names of renamed repositories (Gitea's repo_redirect): `{owner}/{old name}` keeps
+ * answering with a redirect to the repository under its new name until the old name is
+ * taken again. Goes with the repository (cascade).
+ */
+export const repoRedirects = sqliteTable(
+  'repo_redirects',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    ownerId: integer('owner_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    lowerName: text('lower_name').notNull(),
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => repositories.id, { onDelete: 'cascade' }),
+  },
+  (t) => [uniqueIndex('repo_redirects_name_uq').on(t.ownerId, t.lowerName), index('repo_redirects_repo_idx').on(t.repoId)],
+)

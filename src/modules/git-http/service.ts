@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { repositories } from '../../db/schema'
 import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
-import { findRepoByName } from '../../auth/repo-context'
+import { findRepoByName, findRepoRedirect, redirectedLocation } from '../../auth/repo-context'
 import type { UserRow } from '../../auth/caller'
 import { ApiError } from '../../lib/errors'
 import { docsUrl } from '../../lib/urls'
@@ -48,7 +48,12 @@ export const stripGitSuffix = (name: string) => (name.toLowerCase().endsWith('.g
  * one who can read but not write gets 403 on push.
  */
 export async function authorizeGit(deps: AppDeps, request: Request, ownerName: string, repoName: string, service: GitService): Promise<GitTarget | Response> {
-  const found = findRepoByName(deps, ownerName, stripGitSuffix(repoName))
+  const name = stripGitSuffix(repoName)
+  let found = findRepoByName(deps, ownerName, name)
+  // An old name of a renamed repository: once the caller passes the same checks as for the
+  // repository itself, 301 to the same URL under the new name (git follows it).
+  const moved = found ? undefined : findRepoRedirect(deps, ownerName, name)
+  found ??= moved
   if (!found) return gitErrorResponse(deps, 404, 'Repository not found')
   let user: UserRow | null
   try {
@@ -64,6 +69,8 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
   if (mode < need) return gitErrorResponse(deps, 403, 'User permission denied')
   if (need === AccessMode.Write && found.repo.isMirror) return gitErrorResponse(deps, 403, 'mirror repository is read-only')
   if (need === AccessMode.Write && found.repo.isArchived) return gitErrorResponse(deps, 403, 'repo is archived')
+  if (moved)
+    return new Response(null, { status: 301, headers: { Location: redirectedLocation(request, ownerName, name, moved), ...NO_CACHE } })
   return { ...found, user, gitDir: repoPath(deps.config.dataDir, found.owner.name, found.repo.name) }
 }
 

@@ -4,7 +4,7 @@ import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { rowMapper } from '../../db/row-mapper'
-import { repositories, teamRepos, teams, users } from '../../db/schema'
+import { repoRedirects, repositories, teamRepos, teams, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevels, grantedRepoCondition, readableRepoCondition, type RepoRow } from '../../auth/access'
 import { toApiRepo } from '../../lib/convert/repo'
@@ -175,6 +175,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
       .get()
     deps.db.update(users).set({ numRepos: sql`${users.numRepos} + 1` }).where(eq(users.id, owner.id)).run()
     return inserted
+    dropRedirect(deps, owner.id, inserted.lowerName)
   })
   const path = pathOfRepo(deps, owner.name, row)
   let made = false
@@ -330,6 +331,9 @@ export async function editRepository(deps: AppDeps, repo: RepoRow, owner: UserRo
       return deps.db.update(repositories).set(set).where(eq(repositories.id, repo.id)).returning().get()!
     })
   } catch (e) {
+        // The old name keeps redirecting here (Gitea's repo_redirect); the new one stops redirecting elsewhere.
+        dropRedirect(deps, repo.ownerId, set.lowerName)
+        deps.db.insert(repoRedirects).values({ ownerId: repo.ownerId, lowerName: repo.lowerName, repoId: repo.id }).run()
     if (moved) renameSync(newPath, gitDir)
     throw e
   }
@@ -342,6 +346,11 @@ export async function editRepository(deps: AppDeps, repo: RepoRow, owner: UserRo
  * Deletes a repository (repository admins: owning user, site admin, owners and admin teams of
  * the owning organisation, admin collaborators; the issue's rule, wider than Gitea's owner-only
  * API): the row first (its dependants cascade) and the owner's counter, then the folder (a
+/** A name taken by a repository of its own no longer redirects to a renamed one (inside a write transaction). */
+function dropRedirect(deps: AppDeps, ownerId: number, lowerName: string): void {
+  deps.db.delete(repoRedirects).where(and(eq(repoRedirects.ownerId, ownerId), eq(repoRedirects.lowerName, lowerName))).run()
+}
+
  * folder already missing is fine). A crash in between leaves a folder without a row, which the
  * startup check moves aside.
  */
