@@ -5,7 +5,7 @@
  * createRepository with a first commit). Autocannon (16 connections) runs in its own process.
  * Targets (PERFORMANCE.md): repo GET ≥ 10,000 req/s with p99 ≤ 15 ms; search ≥ 3,000 req/s.
  *
- *   bun bench/repos.ts [seconds=10] [repositories=1200]
+ *   bun bench/repos.ts [seconds=10] [repositories=1200] [only=substring of the scenario labels]
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -22,7 +22,8 @@ import { createRepository } from '../src/modules/repos/service'
 import type { UserRow } from '../src/auth/caller'
 
 const seconds = durationFromArgv()
-const count = Number(process.argv[3] ?? 1200)
+const count = Number(process.argv[3] || 1200)
+const only = process.argv[4] ?? ''
 if (!Number.isInteger(count) || count < 1) throw new Error(`repository count must be a positive integer, got "${process.argv[3]}"`)
 
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-repos-'))
@@ -67,6 +68,7 @@ const base = `http://127.0.0.1:${server.port}/api/v1`
 
 /** Loads `path`; the branches route may not exist yet, which is reported instead of failing. */
 async function run(label: string, path: string, headers: string[] = []): Promise<void> {
+  if (!label.includes(only)) return
   if (path.endsWith('/branches') && (await fetch(base + path)).status === 404) {
     console.log(`${label.padEnd(34)} skipped: the route answers 404 (not there yet)`)
     return

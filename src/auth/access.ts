@@ -1,6 +1,6 @@
-import { and, eq, inArray, or, sql } from 'drizzle-orm'
+import { eq, or, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import { collaborations, orgUsers, repositories, teamRepos, teams, teamUsers, users } from '../db/schema'
+import { repositories } from '../db/schema'
 import type { UserRow } from './caller'
 
 export type RepoRow = typeof repositories.$inferSelect
@@ -27,8 +27,42 @@ export const permissionOf = (mode: number) => ({
 type OwnerInfo = Pick<UserRow, 'id' | 'type' | 'visibility'>
 
 /**
+ * The statements accessLevels runs, prepared once per database; lists of ids are passed as one
+ * JSON array (`json_each`), so that each statement is the same whatever the number of ids.
+ */
+function prepareAccessQueries(db: Db) {
+  const sqlite = db.$client
+  return {
+    owners: sqlite.query<OwnerInfo, [string]>(
+      'SELECT id, type, visibility FROM users WHERE id IN (SELECT value FROM json_each(?))',
+    ),
+    collaborations: sqlite.query<{ repoId: number; mode: number }, [number, string]>(
+      'SELECT repo_id AS repoId, mode FROM collaborations WHERE user_id = ? AND repo_id IN (SELECT value FROM json_each(?))',
+    ),
+    memberships: sqlite.query<{ orgId: number }, [number, string]>(
+      'SELECT org_id AS orgId FROM org_users WHERE uid = ? AND org_id IN (SELECT value FROM json_each(?))',
+    ),
+    teams: sqlite.query<{ id: number; orgId: number; authorize: number; all: number }, [number, string]>(
+      `SELECT t.id, t.org_id AS orgId, t.authorize, t.includes_all_repositories AS "all" FROM team_users tu JOIN teams t ON t.id = tu.team_id
+        WHERE tu.uid = ? AND tu.org_id IN (SELECT value FROM json_each(?))`,
+    ),
+    teamRepos: sqlite.query<{ teamId: number; repoId: number }, [string, string]>(
+      `SELECT team_id AS teamId, repo_id AS repoId FROM team_repos
+        WHERE team_id IN (SELECT value FROM json_each(?)) AND repo_id IN (SELECT value FROM json_each(?))`,
+    ),
+  }
+}
+const accessQueries = new WeakMap<Db, ReturnType<typeof prepareAccessQueries>>()
+function accessQueriesOf(db: Db) {
+  let q = accessQueries.get(db)
+  if (!q) accessQueries.set(db, (q = prepareAccessQueries(db)))
+  return q
+}
+
+/**
  * What `user` (null = anonymous) may do in each repository, in a fixed number of queries
- * whatever the number of repositories:
+ * whatever the number of repositories (none for an anonymous caller whose repositories' owners
+ * are all in `knownOwners`, at most six otherwise, each prepared once):
  * site admin and owning user → owner; owners team of the owning organisation → owner;
  * otherwise the highest of the collaboration and the caller's teams that cover the repository;
  * everyone at least read on public repositories of a visible owner.
@@ -40,53 +74,31 @@ export function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[], kno
     for (const r of repos) result.set(r.id, AccessMode.Owner)
     return result
   }
+  const queries = accessQueriesOf(db)
   const ownerIds = [...new Set(repos.map((r) => r.ownerId))]
-  const owners = new Map<number, OwnerInfo>(knownOwners.map((o) => [o.id, o]))
+  const owners = new Map<number, OwnerInfo>()
+  for (const o of knownOwners) owners.set(o.id, o)
   const missing = ownerIds.filter((id) => !owners.has(id))
   if (missing.length)
-    for (const o of db
-      .select({ id: users.id, type: users.type, visibility: users.visibility })
-      .from(users)
-      .where(inArray(users.id, missing))
-      .all())
-      owners.set(o.id, o)
-  const orgIds = ownerIds.filter((id) => owners.get(id)?.type === 1)
+    for (const o of queries.owners.all(JSON.stringify(missing))) owners.set(o.id, o)
   const memberOf = new Set<number>()
   const explicit = new Map<number, AccessMode>()
   if (user) {
-    const repoIds = repos.map((r) => r.id)
-    for (const c of db
-      .select({ repoId: collaborations.repoId, mode: collaborations.mode })
-      .from(collaborations)
-      .where(and(eq(collaborations.userId, user.id), inArray(collaborations.repoId, repoIds)))
-      .all())
-      explicit.set(c.repoId, c.mode as AccessMode)
+    const orgIds = ownerIds.filter((id) => owners.get(id)?.type === 1)
+    const repoIds = JSON.stringify(repos.map((r) => r.id))
+    for (const c of queries.collaborations.all(user.id, repoIds)) explicit.set(c.repoId, c.mode as AccessMode)
     if (orgIds.length) {
-      for (const m of db
-        .select({ orgId: orgUsers.orgId })
-        .from(orgUsers)
-        .where(and(eq(orgUsers.uid, user.id), inArray(orgUsers.orgId, orgIds)))
-        .all())
-        memberOf.add(m.orgId)
+      for (const m of queries.memberships.all(user.id, JSON.stringify(orgIds))) memberOf.add(m.orgId)
       if (memberOf.size) {
         // Teams of the caller in those organisations, with the repositories each covers.
-        const myTeams = db
-          .select({ id: teams.id, orgId: teams.orgId, authorize: teams.authorize, all: teams.includesAllRepositories })
-          .from(teamUsers)
-          .innerJoin(teams, eq(teams.id, teamUsers.teamId))
-          .where(and(eq(teamUsers.uid, user.id), inArray(teamUsers.orgId, [...memberOf])))
-          .all()
+        const myTeams = queries.teams.all(user.id, JSON.stringify([...memberOf]))
         const wide = new Map<number, number>() // org → best mode of teams covering all its repos
         for (const t of myTeams)
           if (t.authorize >= AccessMode.Owner || t.all) wide.set(t.orgId, Math.max(wide.get(t.orgId) ?? 0, t.authorize))
         const narrowTeams = myTeams.filter((t) => !(t.authorize >= AccessMode.Owner || t.all))
         if (narrowTeams.length) {
           const modeOfTeam = new Map(narrowTeams.map((t) => [t.id, t.authorize]))
-          for (const tr of db
-            .select({ teamId: teamRepos.teamId, repoId: teamRepos.repoId })
-            .from(teamRepos)
-            .where(and(inArray(teamRepos.teamId, [...modeOfTeam.keys()]), inArray(teamRepos.repoId, repoIds)))
-            .all())
+          for (const tr of queries.teamRepos.all(JSON.stringify([...modeOfTeam.keys()]), repoIds))
             explicit.set(tr.repoId, Math.max(explicit.get(tr.repoId) ?? 0, modeOfTeam.get(tr.teamId)!) as AccessMode)
         }
         for (const r of repos) {

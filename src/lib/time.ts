@@ -6,9 +6,18 @@ export const nowUnix = (): number => Math.floor(Date.now() / 1000)
 /** Go's zero time, printed where Gitea has no value in a non-pointer time field. */
 export const ZERO_TIME = '0001-01-01T00:00:00Z'
 
-/** RFC 3339 in UTC with whole seconds, as Gitea prints times. */
+/** Times already printed (lists print the same few again and again); bounded. */
+const printed = new Map<number, string>()
+
+/** RFC 3339 in UTC with whole seconds, as Gitea prints times (memoised: toISOString is slow). */
 export function isoTime(unix: number): string {
-  return new Date(unix * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  let text = printed.get(unix)
+  if (text === undefined) {
+    text = new Date(unix * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z')
+    if (printed.size >= 4096) printed.clear()
+    printed.set(unix, text)
+  }
+  return text
 }
 
 /** Like isoTime, but `null` for 0 (no value). */

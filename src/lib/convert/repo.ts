@@ -67,10 +67,25 @@ export function toApiRepo(
   mode: number | null,
   parent: ApiRepo['parent'] = null,
 ): ApiRepo {
-  const path = `${owner.name}/${repo.name}`
+  return repoRecord(config, repo, owner.name, toApiUser(config, owner, viewer), mode, parent)
+}
+
+/**
+ * toApiRepo with the owner's User record already made (`ownerRecord`, as toApiUser gives it for
+ * the viewer): lists build it once per owner and share it between that owner's repositories.
+ */
+export function repoRecord(
+  config: Config,
+  repo: RepoRow,
+  ownerName: string,
+  ownerRecord: ApiUser,
+  mode: number | null,
+  parent: ApiRepo['parent'] = null,
+): ApiRepo {
+  const path = `${ownerName}/${repo.name}`
   return {
     id: repo.id,
-    owner: toApiUser(config, owner, viewer),
+    owner: ownerRecord,
     name: repo.name,
     full_name: path,
     description: repo.description,
@@ -81,7 +96,7 @@ export function toApiRepo(
     mirror: repo.isMirror,
     size: Math.floor(repo.size / 1024),
     html_url: webUrl(config, path),
-    ssh_url: sshCloneUrl(config, owner.name, repo.name),
+    ssh_url: sshCloneUrl(config, ownerName, repo.name),
     clone_url: webUrl(config, `${path}.git`),
     website: repo.website,
     stars_count: repo.numStars,

@@ -3,11 +3,21 @@ import type { UserRow } from '../../auth/caller'
 import { isoTime, ZERO_TIME } from '../time'
 import { webUrl } from '../urls'
 
-/** Avatar of a user or organisation: a Gravatar-style URL derived from the e-mail. */
+/** Avatar URLs already computed, by the e-mail (or name) they derive from; bounded. */
+const avatarUrls = new Map<string, string>()
+const AVATAR_URLS_KEPT = 10_000
+
+/** Avatar of a user or organisation: a Gravatar-style URL derived from the e-mail (memoised). */
 export function avatarUrl(user: Pick<UserRow, 'email' | 'lowerName'>): string {
-  const seed = (user.email || user.lowerName).trim().toLowerCase()
-  const hash = new Bun.CryptoHasher('md5').update(seed).digest('hex')
-  return `https://secure.gravatar.com/avatar/${hash}?d=identicon`
+  const source = user.email || user.lowerName
+  let url = avatarUrls.get(source)
+  if (url === undefined) {
+    const hash = new Bun.CryptoHasher('md5').update(source.trim().toLowerCase()).digest('hex')
+    url = `https://secure.gravatar.com/avatar/${hash}?d=identicon`
+    if (avatarUrls.size >= AVATAR_URLS_KEPT) avatarUrls.clear()
+    avatarUrls.set(source, url)
+  }
+  return url
 }
 
 /** The address shown to callers who may not see a user's real one. */

@@ -7,7 +7,8 @@ import { rowMapper } from '../../db/row-mapper'
 import { repoRedirects, repositories, teamRepos, teams, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevels, grantedRepoCondition, readableRepoCondition, type RepoRow } from '../../auth/access'
-import { toApiRepo } from '../../lib/convert/repo'
+import { repoRecord } from '../../lib/convert/repo'
+import { toApiUser, type ApiUser } from '../../lib/convert/user'
 import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
 import type { Page } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
@@ -222,7 +223,10 @@ export function reposToApi(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[
   if (!byIds) usersByIdStatements.set(deps.db, (byIds = prepareUsersByIds(deps.db)))
   const owners = new Map((byIds.values({ ids: JSON.stringify(ownerIds) }) as unknown[][]).map((v) => userRows.map(v)).map((u) => [u.id, u]))
   const modes = accessLevels(deps.db, viewer, rows, [...owners.values()])
-  return rows.map((r) => toApiRepo(deps.config, r, owners.get(r.ownerId)!, viewer, modes.get(r.id) ?? 0))
+  // One User record per owner, shared by that owner's repositories.
+  const ownerRecords = new Map<number, ApiUser>()
+  for (const [id, owner] of owners) ownerRecords.set(id, toApiUser(deps.config, owner, viewer))
+  return rows.map((r) => repoRecord(deps.config, r, owners.get(r.ownerId)!.name, ownerRecords.get(r.ownerId)!, modes.get(r.id) ?? 0))
 }
 
 // ---- edit and delete ---------------------------------------------------------------------
