@@ -176,6 +176,55 @@ describe('GET /repos/search', () => {
     expect(names(await s.get(q, { token: dora.token }))).toEqual([])
   })
 
+  test('each record of a page equals GET /repos/{o}/{r} for the same caller (shared owner records, memoised)', async () => {
+    for (const who of [undefined, alice, carol, admin]) {
+      const opts = who ? { token: who.token } : {}
+      for (let round = 0; round < 2; round++) {
+        const page = await s.get('/repos/search?limit=50', opts)
+        expect(page.body.data.length).toBeGreaterThan(3)
+        for (const record of page.body.data) expect(record).toEqual((await s.get(`/repos/${record.full_name}`, opts)).body)
+      }
+    }
+  })
+
+  test('records kept with a cached page follow writes to owners and permissions at once', async () => {
+    const q = '/repos/search?q=bobs-tool'
+    const before = (await s.get(q, { token: carol.token })).body.data[0]
+    expect(before.owner.full_name).toBe('')
+    expect(before.permissions).toEqual({ admin: false, push: false, pull: true })
+    s.deps.db.update(users).set({ fullName: 'Bob Builder' }).where(eq(users.id, bob.user.id)).run()
+    const renamed = (await s.get(q, { token: carol.token })).body.data[0]
+    expect(renamed.owner.full_name).toBe('Bob Builder')
+    expect((await s.get(q)).body.data[0].owner.full_name).toBe('Bob Builder')
+    expect((await s.put('/repos/bob/bobs-tool/collaborators/carol', { permission: 'write' }, { token: bob.token })).status).toBe(204)
+    expect((await s.get(q, { token: carol.token })).body.data[0].permissions).toEqual({ admin: false, push: true, pull: true })
+    // Another caller's answer for the same page is their own.
+    expect((await s.get(q, { token: alice.token })).body.data[0].permissions).toEqual({ admin: false, push: false, pull: true })
+    expect((await s.get(q)).body.data[0].owner.email).toBe(`bob@${s.config.noReplyDomain}`)
+    expect((await s.get(q, { token: bob.token })).body.data[0].owner.email).not.toBe(`bob@${s.config.noReplyDomain}`)
+    expect((await s.del('/repos/bob/bobs-tool/collaborators/carol', undefined, { token: bob.token })).status).toBe(204)
+    s.deps.db.update(users).set({ fullName: '' }).where(eq(users.id, bob.user.id)).run()
+  })
+
+  test('recordsOf: made once per page given out and viewer, afresh after any write', () => {
+    const cache = new RepoPageCache(s.deps.db)
+    const rows = s.deps.db.select().from(repositories).limit(3).all()
+    let made = 0
+    const make = () => (made++, [] as any[])
+    cache.get('probe')
+    cache.recordsOf(rows, 0, make)
+    cache.recordsOf(rows, 0, make)
+    expect(made).toBe(2) // not a page the cache gave out
+    cache.set('page', { rows, total: rows.length })
+    const first = cache.recordsOf(rows, 0, make)
+    expect(cache.recordsOf(rows, 0, make)).toBe(first)
+    cache.recordsOf(rows, alice.user.id, make)
+    expect(made).toBe(4)
+    s.deps.db.update(users).set({ fullName: '' }).where(eq(users.id, alice.user.id)).run()
+    expect(cache.recordsOf(rows, 0, make)).not.toBe(first)
+    expect(made).toBe(5)
+  })
+
   test('the page cache holds a bounded number of rows (oldest pages leave first)', async () => {
     expect(REPO_PAGE_CACHE_ROWS).toBeLessThanOrEqual(5000)
     const rows = s.deps.db.select().from(repositories).limit(30).all()

@@ -7,7 +7,7 @@ import { rowMapper } from '../../db/row-mapper'
 import { repoRedirects, repositories, teamRepos, teams, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevels, grantedRepoCondition, readableRepoCondition, type RepoRow } from '../../auth/access'
-import { repoRecord } from '../../lib/convert/repo'
+import { repoRecord, type ApiRepo } from '../../lib/convert/repo'
 import { toApiUser, type ApiUser } from '../../lib/convert/user'
 import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
 import type { Page } from '../../lib/pagination'
@@ -216,8 +216,12 @@ const usersByIdStatements = new WeakMap<AppDeps['db'], ReturnType<typeof prepare
  * Repository records for a list, with owners and the viewer's permissions, in a fixed number
  * of queries whatever the list's length.
  */
-export function reposToApi(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[]) {
+export function reposToApi(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[]): ApiRepo[] {
   if (rows.length === 0) return []
+  return resultCacheOf(deps.db).recordsOf(rows, viewer?.id ?? 0, () => makeRepoRecords(deps, viewer, rows))
+}
+
+function makeRepoRecords(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[]): ApiRepo[] {
   const ownerIds = [...new Set(rows.map((r) => r.ownerId))]
   let byIds = usersByIdStatements.get(deps.db)
   if (!byIds) usersByIdStatements.set(deps.db, (byIds = prepareUsersByIds(deps.db)))
@@ -443,11 +447,15 @@ export const REPO_PAGE_CACHE_ROWS = 4000
  * answers that depend on the viewer's permissions (collaborations, teams, organisation
  * membership, visibility, admin flag) only change through such writes, and the viewer is part
  * of every key. Memory is bounded by the number of rows held (oldest pages leave first).
+ * The Repository records made from a page it gave out are kept with that page (recordsOf),
+ * under the same rule.
  */
 export class RepoPageCache {
   private version = ''
   private rows = 0
   private readonly entries = new Map<string, { rows: RepoRow[]; total: number }>()
+  /** Records made from the pages given out since the last write: page rows → viewer id → records. */
+  private records = new WeakMap<RepoRow[], Map<number, ApiRepo[]>>()
   private readonly versionQuery
   constructor(
     db: Db,
@@ -462,6 +470,7 @@ export class RepoPageCache {
     const version = `${v}:${c}`
     if (version !== this.version) {
       this.entries.clear()
+      this.records = new WeakMap()
       this.rows = 0
       this.version = version
     }
@@ -485,7 +494,20 @@ export class RepoPageCache {
       this.rows -= Math.max(1, e.rows.length)
     }
     this.entries.set(key, value)
+    this.records.set(value.rows, new Map())
     this.rows += cost
+  }
+  /**
+   * The records `make()` gives for `rows` as viewer `viewerId` (0: anonymous), made once while
+   * the database is unchanged when `rows` is a page this cache gave out; made afresh otherwise.
+   */
+  recordsOf(rows: RepoRow[], viewerId: number, make: () => ApiRepo[]): ApiRepo[] {
+    this.fresh()
+    const byViewer = this.records.get(rows)
+    if (!byViewer) return make()
+    let records = byViewer.get(viewerId)
+    if (!records) byViewer.set(viewerId, (records = make()))
+    return records
   }
   /** Rows held now (for tests). */
   get size() {
