@@ -175,8 +175,8 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
       .returning()
       .get()
     deps.db.update(users).set({ numRepos: sql`${users.numRepos} + 1` }).where(eq(users.id, owner.id)).run()
-    return inserted
     dropRedirect(deps, owner.id, inserted.lowerName)
+    return inserted
   })
   const path = pathOfRepo(deps, owner.name, row)
   let made = false
@@ -335,13 +335,13 @@ export async function editRepository(deps: AppDeps, repo: RepoRow, owner: UserRo
           .where(and(eq(repositories.ownerId, repo.ownerId), eq(repositories.lowerName, set.lowerName)))
           .get()
         if (taken) throw unprocessable(`The repository with the same name already exists. [name: ${set.name}]`, 'Name')
+        // The old name keeps redirecting here (Gitea's repo_redirect); the new one stops redirecting elsewhere.
+        dropRedirect(deps, repo.ownerId, set.lowerName)
+        deps.db.insert(repoRedirects).values({ ownerId: repo.ownerId, lowerName: repo.lowerName, repoId: repo.id }).run()
       }
       return deps.db.update(repositories).set(set).where(eq(repositories.id, repo.id)).returning().get()!
     })
   } catch (e) {
-        // The old name keeps redirecting here (Gitea's repo_redirect); the new one stops redirecting elsewhere.
-        dropRedirect(deps, repo.ownerId, set.lowerName)
-        deps.db.insert(repoRedirects).values({ ownerId: repo.ownerId, lowerName: repo.lowerName, repoId: repo.id }).run()
     if (moved) renameSync(newPath, gitDir)
     throw e
   }
@@ -350,15 +350,15 @@ export async function editRepository(deps: AppDeps, repo: RepoRow, owner: UserRo
   return updated
 }
 
-/**
- * Deletes a repository (repository admins: owning user, site admin, owners and admin teams of
- * the owning organisation, admin collaborators; the issue's rule, wider than Gitea's owner-only
- * API): the row first (its dependants cascade) and the owner's counter, then the folder (a
 /** A name taken by a repository of its own no longer redirects to a renamed one (inside a write transaction). */
 function dropRedirect(deps: AppDeps, ownerId: number, lowerName: string): void {
   deps.db.delete(repoRedirects).where(and(eq(repoRedirects.ownerId, ownerId), eq(repoRedirects.lowerName, lowerName))).run()
 }
 
+/**
+ * Deletes a repository (repository admins: owning user, site admin, owners and admin teams of
+ * the owning organisation, admin collaborators; the issue's rule, wider than Gitea's owner-only
+ * API): the row first (its dependants cascade) and the owner's counter, then the folder (a
  * folder already missing is fine). A crash in between leaves a folder without a row, which the
  * startup check moves aside.
  */
