@@ -140,11 +140,11 @@ export function createApp(deps: AppDeps) {
       if (!streamed && Number(request.headers.get('content-length') ?? 0) > MAX_API_BODY)
         throw new ApiError(413, `The request body is larger than ${MAX_API_BODY / 1024 / 1024} MiB`)
       // Gitea clients send JSON with or without a Content-Type (the 2017 SDK omits it on some
-      // calls); forms and plain text keep Elysia's own parsers, and routes that read their body
-      // as raw text (RAW_BODY_PATHS) keep their route-level parser.
+      // calls), so a body that is not a form is read as JSON whatever its type, text/plain too
+      // (options.md §0); forms keep Elysia's own parsers, and routes that read their body as raw
+      // text (RAW_BODY_PATHS) keep their route-level parser.
       if (RAW_BODY_PATHS.test(path)) return
-      if (type.startsWith('multipart/') || type.startsWith('application/x-www-form-urlencoded') || type.startsWith('text/plain'))
-        return
+      if (type.startsWith('multipart/') || type.startsWith('application/x-www-form-urlencoded')) return
       // git smart HTTP bodies (packs) stay unread: the git-http module streams them into git.
       if (type.startsWith('application/x-git-')) return
       const text = await request.text()

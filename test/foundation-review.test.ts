@@ -176,3 +176,20 @@ describe('admin deleting users', () => {
     expect((await s.get('/user', { token: other.token })).status).toBe(401)
   })
 })
+
+describe('request bodies (options.md §0)', () => {
+  test('a JSON body is read whatever its Content-Type (text/plain too, or none); garbage is 400', async () => {
+    expect((await s.post('/user/repos', { name: 'bodies' }, { token: bob.token })).status).toBe(201)
+    for (const type of ['text/plain', 'application/octet-stream', undefined]) {
+      const description = `sent as ${type ?? 'no type'}`
+      const headers: Record<string, string> = type ? { 'content-type': type } : {}
+      const r = await s.request('PATCH', '/repos/bob/bodies', { raw: JSON.stringify({ description }), token: bob.token, headers })
+      expect(r.status).toBe(200)
+      expect(r.body.description).toBe(description)
+    }
+    const bad = await s.request('PATCH', '/repos/bob/bodies', { raw: 'not json', token: bob.token, headers: { 'content-type': 'text/plain' } })
+    expect(bad.status).toBe(400)
+    expect(bad.body.message).toBeString()
+    expect((await s.get('/repos/bob/bodies', { token: bob.token })).body.description).toBe('sent as no type')
+  })
+})
