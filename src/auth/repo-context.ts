@@ -105,10 +105,3 @@ export async function loadRepoContext(
   return { ...found, caller, mode }
 }
 
-/** Unused-name guard: a repository counter query usable by services (kept here for reuse). */
-export const repoCountOf = (deps: AppDeps, ownerId: number): number =>
-  deps.db
-    .select({ n: sql<number>`count(*)` })
-    .from(repositories)
-    .where(eq(repositories.ownerId, ownerId))
-    .get()!.n

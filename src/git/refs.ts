@@ -11,12 +11,12 @@ const SAFE_REF =
 const HEX_COMMIT = /^[0-9a-f]{4,40}$/i
 
 export const isSafeRefName = (name: string): boolean => name !== '@' && SAFE_REF.test(name)
-export const isHexCommit = (name: string): boolean => HEX_COMMIT.test(name)
+const isHexCommit = (name: string): boolean => HEX_COMMIT.test(name)
 
 export type RefKind = 'heads' | 'tags'
 
 /** Commit (peeled for annotated tags) of each existing `refs/<kind>/<name>`, keyed `<kind>/<name>`. */
-export async function lookupRefs(gitDir: string, names: string[], kinds: RefKind[] = ['heads', 'tags']): Promise<Map<string, string>> {
+async function lookupRefs(gitDir: string, names: string[], kinds: RefKind[] = ['heads', 'tags']): Promise<Map<string, string>> {
   const found = new Map<string, string>()
   const safe = names.filter(isSafeRefName)
   if (safe.length === 0) return found
@@ -32,7 +32,7 @@ export async function lookupRefs(gitDir: string, names: string[], kinds: RefKind
 }
 
 /** A hex commit id (4–40 digits, unambiguous) → full commit sha, or null. */
-export async function resolveHexCommit(gitDir: string, hex: string): Promise<string | null> {
+async function resolveHexCommit(gitDir: string, hex: string): Promise<string | null> {
   if (!isHexCommit(hex)) return null
   const r = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${hex}^{commit}`], { gitDir })
   const sha = r.stdout.toString('utf8').trim()

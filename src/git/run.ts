@@ -25,7 +25,7 @@ export interface GitResult {
   stderr: string
 }
 
-export class GitError extends Error {
+class GitError extends Error {
   constructor(
     public readonly args: string[],
     public readonly code: number,

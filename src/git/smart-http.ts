@@ -16,7 +16,7 @@ function protocolEnv(gitProtocol: string | null): Record<string, string> {
 }
 
 /** One pkt-line of text. */
-export function pktLine(text: string): string {
+function pktLine(text: string): string {
   return (text.length + 4).toString(16).padStart(4, '0') + text
 }
 

@@ -4,8 +4,8 @@ import { t } from 'elysia'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
 
-export const DEFAULT_PAGE_SIZE = 30
-export const MAX_PAGE_SIZE = 50
+const DEFAULT_PAGE_SIZE = 30
+const MAX_PAGE_SIZE = 50
 
 /** The `page` and `limit` query parameters every list takes (merge into a route's query schema). */
 export const pageQueryFields = {
@@ -58,7 +58,7 @@ export function pageOf(
  * `X-Total-Count` and a `Link` header (next, last, first, prev) whose URLs keep the request's
  * other query parameters, as modern Gitea sends them.
  */
-export function pageHeaders(config: Config, request: Request, page: Page, total: number): Record<string, string> {
+function pageHeaders(config: Config, request: Request, page: Page, total: number): Record<string, string> {
   const headers: Record<string, string> = {
     'X-Total-Count': String(total),
     'Access-Control-Expose-Headers': 'Link, X-Total-Count',

@@ -1,7 +1,7 @@
 import { unprocessable } from './errors'
 
 /** Names Gitea refuses for users and organisations (they collide with web routes). */
-export const RESERVED_NAMES = new Set([
+const RESERVED_NAMES = new Set([
   'assets', 'css', 'explore', 'img', 'js', 'less', 'plugins', 'debug', 'raw', 'install', 'api', 'avatar',
   'avatars', 'user', 'org', 'help', 'stars', 'issues', 'pulls', 'commits', 'repo', 'template', 'admin', 'new',
   '.', '..', 'swagger.v1.json', 'attachments',

@@ -5,7 +5,7 @@ import { isoTime } from '../time'
 import { webUrl } from '../urls'
 import { toApiUser, type ApiUser } from './user'
 
-export function sshCloneUrl(config: Config, owner: string, name: string): string {
+function sshCloneUrl(config: Config, owner: string, name: string): string {
   return config.sshPort === 22
     ? `${config.sshUser}@${config.sshDomain}:${owner}/${name}.git`
     : `ssh://${config.sshUser}@${config.sshDomain}:${config.sshPort}/${owner}/${name}.git`

@@ -1,19 +1,19 @@
 import { t } from 'elysia'
 
-export const PayloadUserSchema = t.Object({
+const PayloadUserSchema = t.Object({
   name: t.String(),
   email: t.String(),
   username: t.String(),
 })
 
-export const PayloadCommitVerificationSchema = t.Object({
+const PayloadCommitVerificationSchema = t.Object({
   verified: t.Boolean(),
   reason: t.String(),
   signature: t.String(),
   payload: t.String(),
 })
 
-export const PayloadCommitSchema = t.Object({
+const PayloadCommitSchema = t.Object({
   id: t.String(),
   message: t.String(),
   url: t.String(),

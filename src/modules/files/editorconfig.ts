@@ -18,7 +18,7 @@ interface Section {
   props: Map<string, string>
 }
 
-export function parseEditorConfig(text: string): Section[] {
+function parseEditorConfig(text: string): Section[] {
   const sections: Section[] = []
   let current: Section | null = null
   for (const raw of text.split(/\r?\n/)) {
@@ -42,7 +42,7 @@ export function parseEditorConfig(text: string): Section[] {
 const escapeRe = (s: string) => s.replace(/[.+^$()|{}[\]\\/*?]/g, '\\$&')
 
 /** An editorconfig glob as a regular expression source (without anchors). */
-export function globToRegex(glob: string): string {
+function globToRegex(glob: string): string {
   let out = ''
   let i = 0
   while (i < glob.length) {
@@ -139,7 +139,7 @@ function splitTopLevel(s: string): string[] {
 const hasTopLevelComma = (s: string) => splitTopLevel(s).length > 1
 
 /** Whether a section glob applies to `path` (relative to the repository root, no leading '/'). */
-export function globMatches(glob: string, path: string): boolean {
+function globMatches(glob: string, path: string): boolean {
   let g = glob
   let prefix: string
   if (g.includes('/')) {

@@ -9,7 +9,7 @@ import { definitionFor, type EditorConfigDefinition } from './editorconfig'
 const gitDirOf = (deps: AppDeps, ctx: RepoContext) => repoPath(deps.config.dataDir, ctx.owner.name, ctx.repo.name)
 
 /** What a blob is served as, from its first bytes. */
-export function sniffContentType(head: Uint8Array): { type: string; inline: boolean; text: boolean } {
+function sniffContentType(head: Uint8Array): { type: string; inline: boolean; text: boolean } {
   const starts = (...bytes: number[]) => bytes.every((b, i) => head[i] === b)
   const ascii = (s: string, at = 0) => [...s].every((ch, i) => head[at + i] === ch.charCodeAt(0))
   if (starts(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return { type: 'image/png', inline: true, text: false }

@@ -39,7 +39,7 @@ export function gitErrorResponse(deps: AppDeps, status: number, message: string)
 }
 
 /** `{repo}` in git URLs may carry `.git`. */
-export const stripGitSuffix = (name: string) => (name.toLowerCase().endsWith('.git') ? name.slice(0, -4) : name)
+const stripGitSuffix = (name: string) => (name.toLowerCase().endsWith('.git') ? name.slice(0, -4) : name)
 
 /**
  * Who may do what over git HTTP: pulls of readable public repositories are anonymous;
@@ -63,7 +63,7 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
     throw e
   }
   const need = service === 'receive-pack' ? AccessMode.Write : AccessMode.Read
-  const mode = accessLevel(deps.db, user, found.repo)
+  const mode = accessLevel(deps.db, user, found.repo, found.owner)
   if (need === AccessMode.Write && !user) return gitErrorResponse(deps, 401, 'authentication required')
   if (mode < AccessMode.Read) return user ? gitErrorResponse(deps, 404, 'Repository not found') : gitErrorResponse(deps, 401, 'authentication required')
   if (mode < need) return gitErrorResponse(deps, 403, 'User permission denied')
@@ -87,8 +87,8 @@ export function serviceResponse(deps: AppDeps, target: GitTarget, service: GitSe
   const encoding = request.headers.get('content-encoding')?.toLowerCase()
   if (body && (encoding === 'gzip' || encoding === 'x-gzip')) body = body.pipeThrough(new DecompressionStream('gzip'))
   const headers = { 'Content-Type': `application/x-git-${service}-result`, ...NO_CACHE }
+  const rpc = serviceRpc(target.gitDir, service, body, request.headers.get('git-protocol'))
   if (service === 'upload-pack') {
-    const rpc = serviceRpc(target.gitDir, service, body, request.headers.get('git-protocol'))
     rpc.done.then(({ code, stderr }) => {
       if (code !== 0 && code !== 141 && stderr) console.warn(`upload-pack ${target.repo.ownerName}/${target.repo.name}: ${stderr.trim().slice(0, 300)}`)
     })
@@ -96,7 +96,6 @@ export function serviceResponse(deps: AppDeps, target: GitTarget, service: GitSe
   }
   // The request body goes to git as it is (no JS stream in between, so it is never held); the
   // refs the push updated are read from git's report-status in its (small) answer.
-  const rpc = serviceRpc(target.gitDir, service, body, request.headers.get('git-protocol'))
   const report = pushReportWatcher()
   // The answer ends only after the repository row is up to date, so a client that sees its
   // push finish also sees the new metadata.
@@ -129,7 +128,7 @@ export function serviceResponse(deps: AppDeps, target: GitTarget, service: GitSe
  * After a successful push: `is_empty` from whether any ref exists, the default branch moved to
  * the first pushed branch when the current one does not exist (HEAD follows), size, updated.
  */
-export async function updateAfterPush(deps: AppDeps, target: GitTarget, updatedRefs: string[]): Promise<void> {
+async function updateAfterPush(deps: AppDeps, target: GitTarget, updatedRefs: string[]): Promise<void> {
   const { gitDir } = target
   const current = deps.db.select().from(repositories).where(eq(repositories.id, target.repo.id)).get()
   if (!current) return

@@ -18,7 +18,7 @@ export const PublicKeySchema = t.Object(
   { $id: '#/components/schemas/PublicKey' },
 )
 
-export const GPGKeyEmailSchema = t.Object({ email: t.String(), verified: t.Boolean() }, { $id: '#/components/schemas/GPGKeyEmail' })
+const GPGKeyEmailSchema = t.Object({ email: t.String(), verified: t.Boolean() }, { $id: '#/components/schemas/GPGKeyEmail' })
 
 const gpgKeyFields = {
   id: Int(),

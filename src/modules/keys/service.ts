@@ -17,7 +17,7 @@ export type PublicKeyRow = typeof publicKeys.$inferSelect
 export type GpgKeyRow = typeof gpgKeys.$inferSelect
 
 /** `type` column of public_keys: a user's key (deploy keys use 2). */
-export const USER_KEY = 1
+const USER_KEY = 1
 const MAX_TITLE = 255
 const MAX_KEY_TEXT = 16 * 1024
 const MAX_ARMORED = 256 * 1024
@@ -116,7 +116,7 @@ export function deletePublicKey(deps: AppDeps, ownerId: number, id: number): voi
 type EmailEntry = { email: string; verified: boolean }
 
 /** The GPGKey record (records.md §4); `subkeys` are the rows whose primary_key_id is this key's id. */
-export function toApiGpgKey(key: GpgKeyRow, subkeys: GpgKeyRow[]) {
+function toApiGpgKey(key: GpgKeyRow, subkeys: GpgKeyRow[]) {
   const fields = (row: GpgKeyRow) => ({
     id: row.id,
     primary_key_id: row.primaryKeyId,

@@ -9,7 +9,7 @@ import type { LabelRow } from '../../lib/convert/issue'
 const COLOR = /^#?([0-9a-fA-F]{6})$/
 
 /** `#rrggbb` / `rrggbb` → stored `#rrggbb` (lower case); 422 otherwise. */
-export function normaliseColor(color: string): string {
+function normaliseColor(color: string): string {
   const m = COLOR.exec(color.trim())
   if (!m) throw unprocessable('must be a colour like #00aabb', 'Color')
   return '#' + m[1]!.toLowerCase()

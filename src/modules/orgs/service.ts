@@ -10,7 +10,7 @@ import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/erro
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
-import { assertNameFree, findOwnerByName, userVisibleTo, usersPage } from '../users/service'
+import { assertNameFree, checkVisibility, findOwnerByName, userVisibleTo, usersPage } from '../users/service'
 import { createRepository, type NewRepo } from '../repos/service'
 
 export type OrgRow = UserRow
@@ -18,9 +18,7 @@ export type OrgRow = UserRow
 /** The repository units a team may be given (records.md §7), all of them by default. */
 export const ALL_UNITS = ['repo.code', 'repo.issues', 'repo.ext_issues', 'repo.wiki', 'repo.pulls', 'repo.releases', 'repo.ext_wiki']
 
-export const OWNERS_TEAM_NAME = 'Owners'
-
-const VISIBILITIES = ['public', 'limited', 'private']
+const OWNERS_TEAM_NAME = 'Owners'
 
 /** What the caller is in an organisation; site administrators count as owners. */
 export interface OrgRole {
@@ -73,19 +71,19 @@ function stmts(db: Db) {
 }
 
 /** An organisation by name (case-insensitive), or undefined. */
-export function findOrgByName(deps: AppDeps, name: string): OrgRow | undefined {
+function findOrgByName(deps: AppDeps, name: string): OrgRow | undefined {
   return stmts(deps.db).orgByLowerName.get({ name: name.toLowerCase() })
 }
 
 /** The org_users row of `uid` in `orgId`, if any. */
-export function membershipOf(deps: AppDeps, orgId: number, uid: number) {
+function membershipOf(deps: AppDeps, orgId: number, uid: number) {
   return stmts(deps.db).membership.get({ org: orgId, uid })
 }
 
-export const isOrgMember = (deps: AppDeps, orgId: number, uid: number): boolean => membershipOf(deps, orgId, uid) !== undefined
+const isOrgMember = (deps: AppDeps, orgId: number, uid: number): boolean => membershipOf(deps, orgId, uid) !== undefined
 
 /** Member of the organisation's Owners team. */
-export const isOrgOwner = (deps: AppDeps, orgId: number, uid: number): boolean =>
+const isOrgOwner = (deps: AppDeps, orgId: number, uid: number): boolean =>
   stmts(deps.db).ownerTeamMembership.get({ org: orgId, uid }) !== undefined
 
 export function orgRole(deps: AppDeps, org: OrgRow, viewer: UserRow | null): OrgRole {
@@ -96,14 +94,14 @@ export function orgRole(deps: AppDeps, org: OrgRow, viewer: UserRow | null): Org
 }
 
 /** Public organisations are seen by all, limited ones by signed-in users, private ones by members. */
-export function canSeeOrg(org: OrgRow, viewer: UserRow | null, role: OrgRole): boolean {
+function canSeeOrg(org: OrgRow, viewer: UserRow | null, role: OrgRole): boolean {
   if (org.visibility === 'public') return true
   if (!viewer) return false
   return org.visibility === 'limited' || role.member
 }
 
 /** A user row is visible to `viewer`: people and organisations by their visibility. */
-export const ownerVisibleTo = (deps: AppDeps, owner: UserRow, viewer: UserRow | null): boolean =>
+const ownerVisibleTo = (deps: AppDeps, owner: UserRow, viewer: UserRow | null): boolean =>
   owner.type !== 1 ? userVisibleTo(deps, owner, viewer) : canSeeOrg(owner, viewer, orgRole(deps, owner, viewer))
 
 /**
@@ -140,7 +138,7 @@ export function requireOrgOwner(ctx: OrgContext): UserRow {
 }
 
 /** SQL: the organisation `orgId` (a users column) is visible to `viewer`. */
-export function visibleOrgCondition(orgId: SQL | SQLiteColumn, viewer: UserRow | null): SQL {
+function visibleOrgCondition(orgId: SQL | SQLiteColumn, viewer: UserRow | null): SQL {
   if (!viewer) return sql`(SELECT visibility FROM users v WHERE v.id = ${orgId}) = 'public'`
   if (viewer.isAdmin) return sql`1 = 1`
   return sql`((SELECT visibility FROM users v WHERE v.id = ${orgId}) != 'private'
@@ -171,8 +169,7 @@ function checkOrgFields(input: OrgFields): void {
     if (!ok) throw unprocessable('must be a valid URL', 'Website')
   }
   if (input.email) checkEmail(input.email, 'Email')
-  if (input.visibility !== undefined && !VISIBILITIES.includes(input.visibility))
-    throw unprocessable('must be one of public, limited, private', 'Visibility')
+  checkVisibility(input.visibility)
 }
 
 function orgColumns(input: OrgFields) {
@@ -386,7 +383,7 @@ export function listOrgRepos(deps: AppDeps, org: OrgRow, viewer: UserRow | null,
 }
 
 /** May the viewer create repositories in the organisation (owner, or a team allowed to)? */
-export function canCreateOrgRepo(deps: AppDeps, ctx: OrgContext): boolean {
+function canCreateOrgRepo(deps: AppDeps, ctx: OrgContext): boolean {
   if (!ctx.viewer || !ctx.member) return false
   if (ctx.owner) return true
   return (

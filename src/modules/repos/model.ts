@@ -3,7 +3,7 @@ import { Int, PlainUserSchema } from '../users/model'
 
 export { Int, PlainUserSchema }
 
-export const PermissionSchema = t.Object({ admin: t.Boolean(), push: t.Boolean(), pull: t.Boolean() })
+const PermissionSchema = t.Object({ admin: t.Boolean(), push: t.Boolean(), pull: t.Boolean() })
 
 const repositoryFields = {
   id: Int(),

@@ -35,7 +35,7 @@ const REPO_NAME = /^[A-Za-z0-9_.-]+$/
 const BRANCH_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock$)(?!\/)(?!.*\/$)[^\x00-\x20~^:?*[\\\x7f]+$/
 
 /** Repository names: AlphaDashDot, at most 100, not `.`/`..`, not ending in `.git`/`.wiki`. */
-export function checkRepoName(name: string): void {
+function checkRepoName(name: string): void {
   if (!name) throw unprocessable('Required', 'Name')
   if (!REPO_NAME.test(name)) throw unprocessable('must be valid alpha or numeric or dash(-_) or dot characters', 'Name')
   if (charCount(name) > 100) throw unprocessable('must be less than 100 characters', 'Name')
@@ -45,12 +45,12 @@ export function checkRepoName(name: string): void {
 }
 
 /** A branch name git itself would accept (git check-ref-format rules), never starting with '-'. */
-export function isValidBranchName(name: string): boolean {
+function isValidBranchName(name: string): boolean {
   return name.length > 0 && name.length <= 255 && BRANCH_NAME.test(name)
 }
 
 /** Where a repository row's git folder lives. */
-export const pathOfRepo = (deps: AppDeps, ownerName: string, repo: Pick<RepoRow, 'name'>) =>
+const pathOfRepo = (deps: AppDeps, ownerName: string, repo: Pick<RepoRow, 'name'>) =>
   repoPath(deps.config.dataDir, ownerName, repo.name)
 
 /** A CreateRepoOption body (POST /user/repos, /org/{org}/repos, /admin/users/{u}/repos) as a NewRepo. */
@@ -127,7 +127,7 @@ function signatureOf(deps: AppDeps, user: UserRow, when: number) {
 }
 
 /** Bytes used by a folder and everything below it. */
-export function folderSize(path: string): number {
+function folderSize(path: string): number {
   let total = 0
   for (const entry of readdirSync(path, { withFileTypes: true })) {
     const p = join(path, entry.name)
@@ -543,7 +543,7 @@ export function listOwnedRepos(deps: AppDeps, viewer: UserRow | null, owner: Use
   )
 }
 
-export const SEARCH_MODES = ['source', 'fork', 'mirror', 'collaborative'] as const
+const SEARCH_MODES = ['source', 'fork', 'mirror', 'collaborative'] as const
 
 export interface RepoSearch {
   q?: string

@@ -37,7 +37,7 @@ export interface TeamContext {
 
 const TEAM_NAME = /^[A-Za-z0-9_.-]+$/
 
-export const isOwnersTeam = (team: Pick<TeamRow, 'authorize'>) => team.authorize >= AccessMode.Owner
+const isOwnersTeam = (team: Pick<TeamRow, 'authorize'>) => team.authorize >= AccessMode.Owner
 
 function parseUnits(units: string): string[] {
   try {
@@ -87,7 +87,7 @@ export function loadTeam(deps: AppDeps, id: number | string, viewer: UserRow | n
 }
 
 /** Owner-only team routes answer 404 to other members (Gitea's check knows only the team). */
-export function requireTeamOwner(ctx: TeamContext): void {
+function requireTeamOwner(ctx: TeamContext): void {
   if (!ctx.owner) throw notFound(`team does not exist [id: ${ctx.team.id}]`)
 }
 

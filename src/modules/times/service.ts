@@ -13,7 +13,7 @@ import { insertComment } from '../comments/service'
 import { getUserByName } from '../users/service'
 
 /** Timeline event type of "time added" (Gitea's CommentTypeAddTimeManual). */
-export const TIME_ADDED_EVENT = 15
+const TIME_ADDED_EVENT = 15
 
 /**
  * `time tracking disabled` when the repository turned it off: 400 (with Gitea's capitalised

@@ -23,7 +23,7 @@ export interface NewUser {
   visibility?: string
 }
 
-export const VISIBILITIES = ['public', 'limited', 'private']
+const VISIBILITIES = ['public', 'limited', 'private']
 
 /** 422 unless the value is a known visibility (`public`, `limited`, `private`). */
 export function checkVisibility(value: string | undefined): void {
@@ -61,7 +61,7 @@ export function assertNameFree(deps: AppDeps, name: string): void {
 }
 
 /** 422 when any account already uses the address. */
-export function assertEmailFree(deps: AppDeps, email: string): void {
+function assertEmailFree(deps: AppDeps, email: string): void {
   const taken = deps.db.select({ id: emailAddresses.id }).from(emailAddresses).where(eq(emailAddresses.lowerEmail, email.toLowerCase())).get()
   if (taken) throw unprocessable(`e-mail already in use [email: ${email}]`, 'Email')
 }
@@ -130,7 +130,7 @@ export function countUsers(deps: AppDeps): number {
  * (1.9+): public to everyone, limited to signed-in callers, private to the user, site admins,
  * members of an organisation the user belongs to, and the users it follows. Undefined = all.
  */
-export function userVisibleCondition(viewer: UserRow | null): SQL | undefined {
+function userVisibleCondition(viewer: UserRow | null): SQL | undefined {
   if (!viewer) return eq(users.visibility, 'public')
   if (viewer.isAdmin) return undefined
   const sharesOrg = sharesOrgWith(viewer.id)
