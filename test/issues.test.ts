@@ -2,13 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { issues, repositories } from '../src/db/schema'
 import { startTrackerWorld, type TrackerWorld } from './issue-fixtures'
+import { queryCounter } from './query-counter'
 
 let w: TrackerWorld
+let countQueries: ReturnType<typeof queryCounter>
 let pub: { id: number; path: string }
 let priv: { id: number; path: string }
 beforeAll(async () => {
   w = await startTrackerWorld()
-  installQueryCounter()
+  countQueries = queryCounter(w.s.deps.db)
   pub = await w.repo('tracker')
   priv = await w.repo('secret', { private: true })
 })
@@ -16,43 +18,6 @@ afterAll(() => w.s.stop())
 
 const repoRow = (id: number) => w.s.deps.db.select().from(repositories).where(eq(repositories.id, id)).get()!
 const issueCount = (id: number) => w.s.deps.db.select().from(issues).where(eq(issues.repoId, id)).all().length
-
-/**
- * Counts SQL statement executions on the server's connection: every statement prepared after
- * this is installed (in beforeAll, before the first issue request) reports its runs.
- */
-let counting = false
-let executed = 0
-function installQueryCounter() {
-  const client = w.s.deps.db.$client as any
-  for (const factory of ['prepare', 'query']) {
-    const original = client[factory].bind(client)
-    client[factory] = (sql: string, ...rest: unknown[]) => {
-      const st = original(sql, ...rest)
-      if (!st.__counted) {
-        st.__counted = true
-        for (const m of ['get', 'all', 'values', 'run']) {
-          const run = st[m].bind(st)
-          st[m] = (...args: unknown[]) => {
-            if (counting) executed++
-            return run(...args)
-          }
-        }
-      }
-      return st
-    }
-  }
-}
-async function countQueries(fn: () => Promise<unknown>): Promise<number> {
-  executed = 0
-  counting = true
-  try {
-    await fn()
-  } finally {
-    counting = false
-  }
-  return executed
-}
 
 describe('creating issues', () => {
   test('POST answers 201 with the full Issue record', async () => {

@@ -19,11 +19,18 @@ export function openDatabase(dataDir: string): Db {
   const sqlite = new Database(join(dataDir, 'warren.db'), { create: true, strict: true })
   sqlite.exec('PRAGMA journal_mode = WAL')
   sqlite.exec('PRAGMA synchronous = NORMAL')
-  sqlite.exec('PRAGMA foreign_keys = ON')
   sqlite.exec('PRAGMA busy_timeout = 10000')
   sqlite.exec('PRAGMA temp_store = MEMORY')
   const db = drizzle({ client: sqlite, schema }) as Db
+  // A migration may rebuild a table (drizzle-kit: copy, drop, rename); with foreign keys enforced
+  // the drop would cascade-delete the rows of its children. The migration's own PRAGMAs run inside
+  // the migrator's transaction, where SQLite ignores them: so keys are off while migrating, checked
+  // after, and on from then on (SQLite's documented procedure for altering tables).
+  sqlite.exec('PRAGMA foreign_keys = OFF')
   migrate(db, { migrationsFolder })
+  const broken = sqlite.prepare('PRAGMA foreign_key_check').all()
+  if (broken.length > 0) throw new Error(`database migration left broken references: ${JSON.stringify(broken.slice(0, 5))}`)
+  sqlite.exec('PRAGMA foreign_keys = ON')
   return db
 }
 

@@ -39,9 +39,8 @@ export const issues = sqliteTable(
       .notNull()
       .references(() => repositories.id, { onDelete: 'cascade' }),
     index: integer('index').notNull(),
-    posterId: integer('poster_id')
-      .notNull()
-      .references(() => users.id),
+    /** Not a foreign key: the issue outlives its author, shown then as the Ghost user (as Gitea). */
+    posterId: integer('poster_id').notNull(),
     title: text('title').notNull(),
     content: text('content').notNull().default(''),
     milestoneId: integer('milestone_id').notNull().default(0),
@@ -116,9 +115,8 @@ export const comments = sqliteTable(
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
     type: integer('type').notNull().default(0),
-    posterId: integer('poster_id')
-      .notNull()
-      .references(() => users.id),
+    /** Not a foreign key: the comment outlives its author, shown then as the Ghost user (as Gitea). */
+    posterId: integer('poster_id').notNull(),
     issueId: integer('issue_id')
       .notNull()
       .references(() => issues.id, { onDelete: 'cascade' }),

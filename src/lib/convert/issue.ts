@@ -4,7 +4,7 @@ import type { RepoRow } from '../../auth/access'
 import type { comments, issues, labels, milestones, trackedTimes } from '../../db/schema'
 import { isoTime, isoTimeOrNull } from '../time'
 import { apiUrl, webUrl } from '../urls'
-import { toApiUser, type ApiUser } from './user'
+import { ghostUser, toApiUser, type ApiUser } from './user'
 
 export type IssueRow = typeof issues.$inferSelect
 export type LabelRow = typeof labels.$inferSelect
@@ -58,16 +58,19 @@ export type ApiMilestone = ReturnType<typeof toApiMilestone>
 
 /** What toApiIssue needs besides the row, already fetched (in batch for lists). */
 export interface IssueRelations {
-  poster: UserRow
+  /** Undefined when the author's account was deleted: shown as the Ghost user. */
+  poster: UserRow | undefined
   labels: LabelRow[]
   milestone: MilestoneRow | null
   assignees: UserRow[]
 }
 
-/** toApiUser that converts each user once (lists repeat the same authors). */
-export function userConverter(config: Config, viewer: UserRow | null): (user: UserRow) => ApiUser {
+/** toApiUser that converts each user once (lists repeat the same authors); no user = the Ghost. */
+export function userConverter(config: Config, viewer: UserRow | null): (user: UserRow | undefined) => ApiUser {
   const done = new Map<number, ApiUser>()
+  let ghost: ApiUser | undefined
   return (user) => {
+    if (!user) return (ghost ??= ghostUser(config))
     let api = done.get(user.id)
     if (!api) done.set(user.id, (api = toApiUser(config, user, viewer)))
     return api
@@ -81,7 +84,7 @@ export function toApiIssue(
   issue: IssueRow,
   rel: IssueRelations,
   viewer: UserRow | null,
-  userToApi: (user: UserRow) => ApiUser = userConverter(config, viewer),
+  userToApi: (user: UserRow | undefined) => ApiUser = userConverter(config, viewer),
 ) {
   const assignees: ApiUser[] = rel.assignees.map(userToApi)
   return {
@@ -117,8 +120,10 @@ export function toApiComment(
   repo: RepoRef,
   issue: Pick<IssueRow, 'index' | 'isPull'>,
   comment: CommentRow,
-  poster: UserRow,
+  /** Undefined when the author's account was deleted: shown as the Ghost user. */
+  poster: UserRow | undefined,
   viewer: UserRow | null,
+  userToApi: (user: UserRow | undefined) => ApiUser = userConverter(config, viewer),
 ) {
   const issueUrl = issueHtmlUrl(config, repo, issue)
   return {
@@ -126,7 +131,7 @@ export function toApiComment(
     html_url: `${issueUrl}#issuecomment-${comment.id}`,
     pull_request_url: issue.isPull ? issueUrl : '',
     issue_url: issue.isPull ? '' : issueUrl,
-    user: toApiUser(config, poster, viewer),
+    user: userToApi(poster),
     original_author: '',
     original_author_id: 0,
     body: comment.content,

@@ -59,6 +59,40 @@ export function toApiUser(config: Config, user: UserRow, viewer: UserRow | null)
 }
 export type ApiUser = ReturnType<typeof toApiUser>
 
+/** Id and name Gitea gives the stand-in for a deleted account (models/user NewGhostUser). */
+const GHOST_USER_ID = -1
+const GHOST_USER_NAME = 'Ghost'
+
+/**
+ * The User record of the "Ghost": the author shown on issues and comments whose account was
+ * deleted (Gitea: id -1, login "Ghost", every other field empty or zero). Same shape as toApiUser.
+ */
+export function ghostUser(config: Config): ApiUser {
+  return {
+    id: GHOST_USER_ID,
+    login: GHOST_USER_NAME,
+    username: GHOST_USER_NAME,
+    full_name: '',
+    email: '',
+    avatar_url: avatarUrl({ email: '', lowerName: GHOST_USER_NAME.toLowerCase() }),
+    html_url: webUrl(config, GHOST_USER_NAME),
+    language: '',
+    is_admin: false,
+    last_login: ZERO_TIME,
+    created: ZERO_TIME,
+    restricted: false,
+    active: false,
+    prohibit_login: false,
+    location: '',
+    website: '',
+    description: '',
+    visibility: 'public',
+    followers_count: 0,
+    following_count: 0,
+    starred_repos_count: 0,
+  }
+}
+
 /** The Organization record; its e-mail is hidden from anonymous callers (`viewer` null). */
 export function toApiOrg(config: Config, org: UserRow, viewer?: UserRow | null) {
   return {

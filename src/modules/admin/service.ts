@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
-import { comments, emailAddresses, follows, issues, orgUsers, repositories, stars, users, watches } from '../../db/schema'
+import { emailAddresses, follows, orgUsers, repositories, stars, users, watches } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { hashPassword } from '../../auth/secrets'
 import { ApiError, unprocessable } from '../../lib/errors'
@@ -95,17 +95,14 @@ function assertDeletable(deps: AppDeps, user: UserRow): void {
     .where(eq(orgUsers.uid, user.id))
     .get()
   if (memberOf) throw unprocessable(`user is still a member of organisation ${memberOf.org}; remove them from it first`)
-  const posted =
-    deps.db.select({ id: issues.id }).from(issues).where(eq(issues.posterId, user.id)).get() ??
-    deps.db.select({ id: comments.id }).from(comments).where(eq(comments.posterId, user.id)).get()
-  if (posted) throw unprocessable(`user has posted issues or comments, which would lose their author [name: ${user.name}]`)
 }
 
 /**
  * Deletes a user: refused (422) for the acting admin themself, and while the user owns
- * repositories, is the last owner of an organisation, belongs to one, or authored
- * issues/comments. Addresses, tokens, keys, follows,
- * stars and watches go with the row (ON DELETE CASCADE); the counters of others are fixed first.
+ * repositories, is the last owner of an organisation or belongs to one. Addresses, tokens,
+ * keys, follows, collaborations, stars, watches, tracked times and assignments go with the row
+ * (ON DELETE CASCADE); the counters of others are fixed first. Issues and comments the user
+ * posted stay (their poster id is no foreign key) and show the Ghost user as author (as Gitea).
  */
 export function deleteUser(deps: AppDeps, user: UserRow, actor: UserRow): void {
   // As Gitea: an administrator cannot delete their own account (nor lock the site out that way).

@@ -7,7 +7,7 @@ import { AccessMode, type RepoRow } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
-import { toApiComment, type CommentRow, type IssueRow } from '../../lib/convert/issue'
+import { toApiComment, userConverter, type CommentRow, type IssueRow } from '../../lib/convert/issue'
 import { findIssue, usersByIds } from '../issues/service'
 
 /** Plain comments (type 0) are the only ones the API lists; other types are timeline events. */
@@ -44,7 +44,8 @@ export function commentsToApi(deps: AppDeps, repo: RepoRow, rows: CommentRow[], 
       .all()
       .map((i) => [i.id, i]),
   )
-  return rows.map((c) => toApiComment(deps.config, repo, issueById.get(c.issueId)!, c, people.get(c.posterId)!, viewer))
+  const userToApi = userConverter(deps.config, viewer)
+  return rows.map((c) => toApiComment(deps.config, repo, issueById.get(c.issueId)!, c, people.get(c.posterId), viewer, userToApi))
 }
 
 /** Plain comments of an issue, oldest first, updated at or after `since`. */

@@ -176,7 +176,7 @@ export function issueRelations(deps: AppDeps, rows: IssueRow[]): Map<number, Iss
   )
   const people = usersByIds(deps, [...rows.map((r) => r.posterId), ...assigneeLinks.map((a) => a.userId)])
   for (const r of rows)
-    result.set(r.id, { poster: people.get(r.posterId)!, labels: labelsOf.get(r.id)!, milestone: milestoneById.get(r.milestoneId) ?? null, assignees: [] })
+    result.set(r.id, { poster: people.get(r.posterId), labels: labelsOf.get(r.id)!, milestone: milestoneById.get(r.milestoneId) ?? null, assignees: [] })
   for (const a of assigneeLinks) {
     const u = people.get(a.userId)
     if (u) result.get(a.issueId)!.assignees.push(u)
