@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { repoRedirects, repositories, users } from '../db/schema'
 import { rowMapper } from '../db/row-mapper'
+import { repoPath } from '../git/run'
 import { ApiError, forbidden, notFound, unauthorized } from '../lib/errors'
 import { accessLevel, AccessMode, type RepoRow } from './access'
 import type { Caller, UserRow } from './caller'
@@ -105,3 +106,6 @@ export async function loadRepoContext(
   return { ...found, caller, mode }
 }
 
+/** The git folder of a repository found by name (a RepoContext, or findRepoByName's answer). */
+export const gitDirOf = (deps: AppDeps, found: { repo: RepoRow; owner: UserRow }): string =>
+  repoPath(deps.config.dataDir, found.owner.name, found.repo.name)

@@ -1,15 +1,12 @@
 import { inArray, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import type { RepoContext } from '../../auth/repo-context'
+import { gitDirOf, type RepoContext } from '../../auth/repo-context'
 import { AccessMode } from '../../auth/access'
 import { emailAddresses, users } from '../../db/schema'
 import { notFound } from '../../lib/errors'
 import { webUrl } from '../../lib/urls'
-import { repoPath } from '../../git/run'
 import { getBranchHead, listBranchHeads, type BranchHead } from '../../git/commits'
 import type { Page } from '../../lib/pagination'
-
-const gitDirOf = (deps: AppDeps, ctx: RepoContext) => repoPath(deps.config.dataDir, ctx.owner.name, ctx.repo.name)
 
 /** Logins of the users owning these e-mail addresses (one query). */
 function loginsByEmail(deps: AppDeps, emails: string[]): Map<string, string> {

@@ -1,12 +1,9 @@
 import type { AppDeps } from '../../deps'
-import type { RepoContext } from '../../auth/repo-context'
+import { gitDirOf, type RepoContext } from '../../auth/repo-context'
 import { notFound } from '../../lib/errors'
-import { repoPath } from '../../git/run'
 import { isSafeRefName, resolveCommitish, resolveRefPrefix, type RefKind } from '../../git/refs'
 import { normaliseTreePath, readBlobText, streamArchive, streamBlob, type ArchiveFormat } from '../../git/blob'
 import { definitionFor, type EditorConfigDefinition } from './editorconfig'
-
-const gitDirOf = (deps: AppDeps, ctx: RepoContext) => repoPath(deps.config.dataDir, ctx.owner.name, ctx.repo.name)
 
 /** What a blob is served as, from its first bytes. */
 function sniffContentType(head: Uint8Array): { type: string; inline: boolean; text: boolean } {

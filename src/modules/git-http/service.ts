@@ -2,12 +2,11 @@ import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { repositories } from '../../db/schema'
 import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
-import { findRepoByName, findRepoRedirect, redirectedLocation } from '../../auth/repo-context'
+import { findRepoByName, gitDirOf, findRepoRedirect, redirectedLocation } from '../../auth/repo-context'
 import type { UserRow } from '../../auth/caller'
 import { ApiError } from '../../lib/errors'
 import { docsUrl } from '../../lib/urls'
 import { nowUnix } from '../../lib/time'
-import { repoPath } from '../../git/run'
 import { branchesAndAnyRef, repositorySize, setHeadBranch } from '../../git/refs'
 import {
   advertiseRefs,
@@ -71,7 +70,7 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
   if (need === AccessMode.Write && found.repo.isArchived) return gitErrorResponse(deps, 403, 'repo is archived')
   if (moved)
     return new Response(null, { status: 301, headers: { Location: redirectedLocation(request, ownerName, name, moved), ...NO_CACHE } })
-  return { ...found, user, gitDir: repoPath(deps.config.dataDir, found.owner.name, found.repo.name) }
+  return { ...found, user, gitDir: gitDirOf(deps, found) }
 }
 
 /** `GET info/refs?service=...`. */

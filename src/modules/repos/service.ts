@@ -8,7 +8,7 @@ import { repoRedirects, repositories, teamRepos, teams, users } from '../../db/s
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevels, grantedRepoCondition, readableRepoCondition, type RepoRow } from '../../auth/access'
 import { repoRecord, type ApiRepo } from '../../lib/convert/repo'
-import { toApiUser, type ApiUser } from '../../lib/convert/user'
+import { noReplyEmail, toApiUser, type ApiUser } from '../../lib/convert/user'
 import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
 import type { Page } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
@@ -122,7 +122,7 @@ function initialFiles(owner: UserRow, opts: NewRepo, now: number): InitialFile[]
 
 /** Name and e-mail git records for a user's commits (the no-reply address when the e-mail is private). */
 function signatureOf(deps: AppDeps, user: UserRow, when: number) {
-  const email = user.keepEmailPrivate || !user.email ? `${user.lowerName}@${deps.config.noReplyDomain}` : user.email
+  const email = user.keepEmailPrivate || !user.email ? noReplyEmail(deps.config, user) : user.email
   return { name: user.fullName || user.name, email, when }
 }
 
