@@ -404,7 +404,7 @@ export async function createOrgRepo(deps: AppDeps, ctx: OrgContext, opts: NewRep
   const creator = requireOrgMember(ctx)
   if (!canCreateOrgRepo(deps, ctx)) throw forbidden('You may not create repositories in this organization')
   const repo = await createRepository(deps, ctx.org, opts)
-  let mode = accessLevel(deps.db, creator, repo)
+  let mode = accessLevel(deps.db, creator, repo, ctx.org)
   if (mode < AccessMode.Admin) {
     const now = nowUnix()
     deps.db

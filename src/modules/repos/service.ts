@@ -6,7 +6,7 @@ import { writeTransaction } from '../../db/client'
 import { rowMapper } from '../../db/row-mapper'
 import { repoRedirects, repositories, teamRepos, teams, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { AccessMode, accessLevels, grantedRepoCondition, readableRepoCondition, type RepoRow } from '../../auth/access'
+import { AccessMode, accessLevel, accessLevels, grantedRepoCondition, readableRepoCondition, type RepoRow } from '../../auth/access'
 import { repoRecord, type ApiRepo } from '../../lib/convert/repo'
 import { noReplyEmail, toApiUser, type ApiUser } from '../../lib/convert/user'
 import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
@@ -383,7 +383,7 @@ export function getReadableRepoById(deps: AppDeps, viewer: UserRow | null, id: n
     .from(repositories)
     .where(and(eq(repositories.id, id), eq(repositories.status, 'ready')))
     .get()
-  if (!repo || (accessLevels(deps.db, viewer, [repo]).get(repo.id) ?? 0) < AccessMode.Read) throw notFound()
+  if (!repo || accessLevel(deps.db, viewer, repo) < AccessMode.Read) throw notFound()
   return repo
 }
 

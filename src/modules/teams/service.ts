@@ -294,7 +294,7 @@ function repoForTeamChange(deps: AppDeps, ctx: TeamContext, orgName: string, rep
     )
     .get()
   if (!repo) throw missing()
-  const mode = accessLevel(deps.db, ctx.viewer, repo)
+  const mode = accessLevel(deps.db, ctx.viewer, repo, ctx.org)
   if (mode < AccessMode.Read) throw missing()
   if (mode < AccessMode.Admin) throw forbidden('You need admin access to the repository to change its teams')
   return repo
