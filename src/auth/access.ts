@@ -1,6 +1,7 @@
-import { eq, or, sql } from 'drizzle-orm'
+import { and, eq, or, sql } from 'drizzle-orm'
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../db/client'
-import { repositories } from '../db/schema'
+import { collaborations, orgUsers, repositories, teamRepos, teams, teamUsers, users } from '../db/schema'
 import type { UserRow } from './caller'
 
 export type RepoRow = typeof repositories.$inferSelect
@@ -26,30 +27,39 @@ export const permissionOf = (mode: number) => ({
 
 type OwnerInfo = Pick<UserRow, 'id' | 'type' | 'visibility'>
 
-/**
- * The statements accessLevels runs, prepared once per database; lists of ids are passed as one
- * JSON array (`json_each`), so that each statement is the same whatever the number of ids.
- */
+/** `column IN (ids)`, the ids given as one JSON array placeholder, so the statement is the same for any count. */
+const inJsonList = (column: SQLiteColumn, name: string) => sql`${column} IN (SELECT value FROM json_each(${sql.placeholder(name)}))`
+const USER = sql.placeholder('user')
+
+/** The statements accessLevels runs, prepared once per database. */
 function prepareAccessQueries(db: Db) {
-  const sqlite = db.$client
   return {
-    owners: sqlite.query<OwnerInfo, [string]>(
-      'SELECT id, type, visibility FROM users WHERE id IN (SELECT value FROM json_each(?))',
-    ),
-    collaborations: sqlite.query<{ repoId: number; mode: number }, [number, string]>(
-      'SELECT repo_id AS repoId, mode FROM collaborations WHERE user_id = ? AND repo_id IN (SELECT value FROM json_each(?))',
-    ),
-    memberships: sqlite.query<{ orgId: number }, [number, string]>(
-      'SELECT org_id AS orgId FROM org_users WHERE uid = ? AND org_id IN (SELECT value FROM json_each(?))',
-    ),
-    teams: sqlite.query<{ id: number; orgId: number; authorize: number; all: number }, [number, string]>(
-      `SELECT t.id, t.org_id AS orgId, t.authorize, t.includes_all_repositories AS "all" FROM team_users tu JOIN teams t ON t.id = tu.team_id
-        WHERE tu.uid = ? AND tu.org_id IN (SELECT value FROM json_each(?))`,
-    ),
-    teamRepos: sqlite.query<{ teamId: number; repoId: number }, [string, string]>(
-      `SELECT team_id AS teamId, repo_id AS repoId FROM team_repos
-        WHERE team_id IN (SELECT value FROM json_each(?)) AND repo_id IN (SELECT value FROM json_each(?))`,
-    ),
+    owners: db
+      .select({ id: users.id, type: users.type, visibility: users.visibility })
+      .from(users)
+      .where(inJsonList(users.id, 'ids'))
+      .prepare(),
+    collaborations: db
+      .select({ repoId: collaborations.repoId, mode: collaborations.mode })
+      .from(collaborations)
+      .where(and(eq(collaborations.userId, USER), inJsonList(collaborations.repoId, 'repos')))
+      .prepare(),
+    memberships: db
+      .select({ orgId: orgUsers.orgId })
+      .from(orgUsers)
+      .where(and(eq(orgUsers.uid, USER), inJsonList(orgUsers.orgId, 'orgs')))
+      .prepare(),
+    teams: db
+      .select({ id: teams.id, orgId: teams.orgId, authorize: teams.authorize, all: teams.includesAllRepositories })
+      .from(teamUsers)
+      .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+      .where(and(eq(teamUsers.uid, USER), inJsonList(teamUsers.orgId, 'orgs')))
+      .prepare(),
+    teamRepos: db
+      .select({ teamId: teamRepos.teamId, repoId: teamRepos.repoId })
+      .from(teamRepos)
+      .where(and(inJsonList(teamRepos.teamId, 'teams'), inJsonList(teamRepos.repoId, 'repos')))
+      .prepare(),
   }
 }
 const accessQueries = new WeakMap<Db, ReturnType<typeof prepareAccessQueries>>()
@@ -80,25 +90,25 @@ export function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[], kno
   for (const o of knownOwners) owners.set(o.id, o)
   const missing = ownerIds.filter((id) => !owners.has(id))
   if (missing.length)
-    for (const o of queries.owners.all(JSON.stringify(missing))) owners.set(o.id, o)
+    for (const o of queries.owners.all({ ids: JSON.stringify(missing) })) owners.set(o.id, o)
   const memberOf = new Set<number>()
   const explicit = new Map<number, AccessMode>()
   if (user) {
     const orgIds = ownerIds.filter((id) => owners.get(id)?.type === 1)
     const repoIds = JSON.stringify(repos.map((r) => r.id))
-    for (const c of queries.collaborations.all(user.id, repoIds)) explicit.set(c.repoId, c.mode as AccessMode)
+    for (const c of queries.collaborations.all({ user: user.id, repos: repoIds })) explicit.set(c.repoId, c.mode as AccessMode)
     if (orgIds.length) {
-      for (const m of queries.memberships.all(user.id, JSON.stringify(orgIds))) memberOf.add(m.orgId)
+      for (const m of queries.memberships.all({ user: user.id, orgs: JSON.stringify(orgIds) })) memberOf.add(m.orgId)
       if (memberOf.size) {
         // Teams of the caller in those organisations, with the repositories each covers.
-        const myTeams = queries.teams.all(user.id, JSON.stringify([...memberOf]))
+        const myTeams = queries.teams.all({ user: user.id, orgs: JSON.stringify([...memberOf]) })
         const wide = new Map<number, number>() // org → best mode of teams covering all its repos
         for (const t of myTeams)
           if (t.authorize >= AccessMode.Owner || t.all) wide.set(t.orgId, Math.max(wide.get(t.orgId) ?? 0, t.authorize))
         const narrowTeams = myTeams.filter((t) => !(t.authorize >= AccessMode.Owner || t.all))
         if (narrowTeams.length) {
           const modeOfTeam = new Map(narrowTeams.map((t) => [t.id, t.authorize]))
-          for (const tr of queries.teamRepos.all(JSON.stringify([...modeOfTeam.keys()]), repoIds))
+          for (const tr of queries.teamRepos.all({ teams: JSON.stringify([...modeOfTeam.keys()]), repos: repoIds }))
             explicit.set(tr.repoId, Math.max(explicit.get(tr.repoId) ?? 0, modeOfTeam.get(tr.teamId)!) as AccessMode)
         }
         for (const r of repos) {
