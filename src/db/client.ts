@@ -43,3 +43,18 @@ export function writeTransaction<T>(db: Db, fn: () => T): T {
   const sqlite = db.$client
   return sqlite.transaction(fn).immediate()
 }
+
+/**
+ * A mark that changes whenever the database does, through this connection (`total_changes()`) or
+ * another one (`PRAGMA data_version`): caches compare it to know they are stale. One prepared
+ * statement; reading it costs a few microseconds.
+ */
+export function changeMarkOf(db: Db): () => string {
+  const query = db.$client.query<{ v: number; c: number }, []>(
+    'SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c',
+  )
+  return () => {
+    const { v, c } = query.get()!
+    return `${v}:${c}`
+  }
+}

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:f
 import { join } from 'node:path'
 import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { writeTransaction } from '../../db/client'
+import { changeMarkOf, writeTransaction } from '../../db/client'
 import { rowMapper } from '../../db/row-mapper'
 import { repoRedirects, repositories, teamRepos, teams, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
@@ -456,18 +456,15 @@ export class RepoPageCache {
   private readonly entries = new Map<string, { rows: RepoRow[]; total: number }>()
   /** Records made from the pages given out since the last write: page rows → viewer id → records. */
   private records = new WeakMap<RepoRow[], Map<number, ApiRepo[]>>()
-  private readonly versionQuery
+  private readonly changeMark
   constructor(
     db: Db,
     private readonly maxRows = REPO_PAGE_CACHE_ROWS,
   ) {
-    this.versionQuery = db.$client.query<{ v: number; c: number }, []>(
-      'SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c',
-    )
+    this.changeMark = changeMarkOf(db)
   }
   private fresh(): void {
-    const { v, c } = this.versionQuery.get()!
-    const version = `${v}:${c}`
+    const version = this.changeMark()
     if (version !== this.version) {
       this.entries.clear()
       this.records = new WeakMap()
