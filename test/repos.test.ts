@@ -85,6 +85,19 @@ describe('create', () => {
     expect((await git(['symbolic-ref', 'HEAD'], { gitDir: repoPath(s.config.dataDir, 'alice', 'inited') })).trim()).toBe('refs/heads/main')
   })
 
+  test('a default branch git would refuse is 422 on create and edit, and nothing is created', async () => {
+    const before = s.deps.db.select().from(repositories).all().length
+    for (const branch of ['.hidden', 'a/.b', 'x.lock/y', 'trailing.', '-opt', 'two..dots', 'sp ace'])
+      for (const auto_init of [false, true]) {
+        const r = await s.post('/user/repos', { name: 'badbranch', default_branch: branch, auto_init }, { token: alice.token })
+        expect(r.status).toBe(422)
+        expect(r.body.message).toContain('DefaultBranch')
+      }
+    expect(s.deps.db.select().from(repositories).all().length).toBe(before)
+    expect(existsSync(repoPath(s.config.dataDir, 'alice', 'badbranch'))).toBe(false)
+    expect((await s.patch('/repos/alice/inited', { default_branch: '.hidden' }, { token: alice.token })).status).toBe(422)
+  })
+
   test('every shipped template can be used', async () => {
     const ignores = 'Go,Node,Python,Java,C,C++,Rust,Ruby,Swift,Kotlin,Dotnet,VisualStudio,macOS,Windows,Linux,JetBrains,VisualStudioCode'
     const licenses = ['MIT', 'Apache-2.0', 'GPL-2.0', 'GPL-3.0', 'LGPL-3.0', 'AGPL-3.0', 'BSD-2-Clause', 'BSD-3-Clause', 'MPL-2.0', 'Unlicense', 'ISC']

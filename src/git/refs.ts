@@ -76,6 +76,11 @@ export async function resolveRefPrefix(
   return null
 }
 
+/** Whether `refs/heads/<branch>` exists (false for a name that is not a safe ref name). */
+export async function branchExists(gitDir: string, branch: string): Promise<boolean> {
+  return (await lookupRefs(gitDir, [branch], ['heads'])).has(`heads/${branch}`)
+}
+
 /**
  * Branch names (in git's refname order) and whether any branch or tag exists, from one
  * `git for-each-ref` over refs/heads and refs/tags.

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
@@ -14,7 +14,8 @@ import type { Page } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
 import { initBareRepository, removeRepositoryFolder } from '../../git/init'
-import { git, repoPath, runGit } from '../../git/run'
+import { git, repoPath } from '../../git/run'
+import { branchExists, isSafeRefName, repositorySize } from '../../git/refs'
 import { writeInitialCommit, type InitialFile } from '../../git/initial-commit'
 import { GITIGNORE_TEMPLATES, LICENSE_TEMPLATES, README_TEMPLATES } from './templates'
 
@@ -32,7 +33,6 @@ export interface NewRepo {
 }
 
 const REPO_NAME = /^[A-Za-z0-9_.-]+$/
-const BRANCH_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock$)(?!\/)(?!.*\/$)[^\x00-\x20~^:?*[\\\x7f]+$/
 
 /** Repository names: AlphaDashDot, at most 100, not `.`/`..`, not ending in `.git`/`.wiki`. */
 function checkRepoName(name: string): void {
@@ -42,11 +42,6 @@ function checkRepoName(name: string): void {
   const lower = name.toLowerCase()
   if (lower === '.' || lower === '..' || lower.endsWith('.git') || lower.endsWith('.wiki'))
     throw unprocessable(`repository name is reserved [name: ${name}]`, 'Name')
-}
-
-/** A branch name git itself would accept (git check-ref-format rules), never starting with '-'. */
-function isValidBranchName(name: string): boolean {
-  return name.length > 0 && name.length <= 255 && BRANCH_NAME.test(name)
 }
 
 /** Where a repository row's git folder lives. */
@@ -126,17 +121,6 @@ function signatureOf(deps: AppDeps, user: UserRow, when: number) {
   return { name: user.fullName || user.name, email, when }
 }
 
-/** Bytes used by a folder and everything below it. */
-function folderSize(path: string): number {
-  let total = 0
-  for (const entry of readdirSync(path, { withFileTypes: true })) {
-    const p = join(path, entry.name)
-    if (entry.isDirectory()) total += folderSize(p)
-    else if (entry.isFile()) total += statSync(p).size
-  }
-  return total
-}
-
 /**
  * Creates a repository for `owner` (a user or organisation; permission checks are the caller's).
  * Order, so that a crash leaves only what the startup check repairs: the row is inserted with
@@ -148,7 +132,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
   if (opts.description !== undefined && charCount(opts.description) > 255)
     throw unprocessable('must be less than 255 characters', 'Description')
   const defaultBranch = opts.defaultBranch || 'master'
-  if (!isValidBranchName(defaultBranch)) throw unprocessable('invalid branch name', 'DefaultBranch')
+  if (!isSafeRefName(defaultBranch)) throw unprocessable('invalid branch name', 'DefaultBranch')
   const now = nowUnix()
   const files = opts.autoInit ? initialFiles(owner, opts, now) : []
   const row = writeTransaction(deps.db, () => {
@@ -189,7 +173,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
     if (files.length) {
       await writeInitialCommit(path, defaultBranch, files, signatureOf(deps, opts.creator ?? owner, now))
       done.isEmpty = false
-      done.size = folderSize(path)
+      done.size = await repositorySize(path)
     }
     const [ready] = deps.db.update(repositories).set(done).where(eq(repositories.id, row.id)).returning().all()
     return ready!
@@ -254,12 +238,6 @@ export interface RepoEdit {
   internalTracker?: { enableTimeTracker?: boolean; allowOnlyContributorsToTrackTime?: boolean }
 }
 
-/** True when `refs/heads/<branch>` exists in the repository. */
-async function branchExists(gitDir: string, branch: string): Promise<boolean> {
-  const r = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `refs/heads/${branch}`], { gitDir })
-  return r.code === 0
-}
-
 /**
  * Applies an EditRepoOption. `mode` is the caller's access (admin needed; archiving: owner).
  * Everything is validated before anything changes. A rename moves the git folder first and
@@ -294,7 +272,7 @@ export async function editRepository(deps: AppDeps, repo: RepoRow, owner: UserRo
   }
   const gitDir = pathOfRepo(deps, owner.name, repo)
   if (edit.defaultBranch !== undefined && edit.defaultBranch !== repo.defaultBranch) {
-    if (!isValidBranchName(edit.defaultBranch)) throw unprocessable('invalid branch name', 'DefaultBranch')
+    if (!isSafeRefName(edit.defaultBranch)) throw unprocessable('invalid branch name', 'DefaultBranch')
     if (!repo.isEmpty && !(await branchExists(gitDir, edit.defaultBranch)))
       throw unprocessable(`branch does not exist [name: ${edit.defaultBranch}]`, 'DefaultBranch')
     set.defaultBranch = edit.defaultBranch
