@@ -1,6 +1,6 @@
 import { and, eq, or, sql } from 'drizzle-orm'
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../db/client'
+import { inJsonList } from '../db/conditions'
 import { collaborations, orgUsers, repositories, teamRepos, teams, teamUsers, users } from '../db/schema'
 import type { UserRow } from './caller'
 
@@ -27,8 +27,6 @@ export const permissionOf = (mode: number) => ({
 
 type OwnerInfo = Pick<UserRow, 'id' | 'type' | 'visibility'>
 
-/** `column IN (ids)`, the ids given as one JSON array placeholder, so the statement is the same for any count. */
-const inJsonList = (column: SQLiteColumn, name: string) => sql`${column} IN (SELECT value FROM json_each(${sql.placeholder(name)}))`
 const USER = sql.placeholder('user')
 
 /** The statements accessLevels runs, prepared once per database. */

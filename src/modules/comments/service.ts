@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, lte, sql } from 'drizzle-orm'
+import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { comments, issues } from '../../db/schema'
@@ -8,7 +8,8 @@ import type { RepoContext } from '../../auth/repo-context'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
 import { toApiComment, userConverter, type CommentRow, type IssueRow } from '../../lib/convert/issue'
-import { findIssue, usersByIds } from '../issues/service'
+import { findIssue } from '../issues/service'
+import { usersByIds } from '../users/service'
 
 /** Plain comments (type 0) are the only ones the API lists; other types are timeline events. */
 export const PLAIN_COMMENT = 0
@@ -40,7 +41,7 @@ export function commentsToApi(deps: AppDeps, repo: RepoRow, rows: CommentRow[], 
     deps.db
       .select({ id: issues.id, index: issues.index, isPull: issues.isPull })
       .from(issues)
-      .where(sql`${issues.id} in (select value from json_each(${JSON.stringify(issueIds)}))`)
+      .where(inArray(issues.id, issueIds))
       .all()
       .map((i) => [i.id, i]),
   )

@@ -3,9 +3,10 @@ import type { AppDeps } from '../../deps'
 import type { Db } from '../../db/client'
 import { rowMapper } from '../../db/row-mapper'
 import { writeTransaction } from '../../db/client'
+import { containsPattern, inJsonList } from '../../db/conditions'
 import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, repositories, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { getUserByName } from '../users/service'
+import { getUserByName, usersByIds } from '../users/service'
 import { AccessMode, accessLevel, type RepoRow } from '../../auth/access'
 import { loadRepoContext, type RepoContext } from '../../auth/repo-context'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
@@ -20,8 +21,6 @@ import {
   type MilestoneRow,
 } from '../../lib/convert/issue'
 
-/** `col IN (ids of a JSON array)`: one prepared statement serves any number of ids. */
-const inJsonArray = (column: SQL.Aliased | any, name: string) => sql`${column} in (select value from json_each(${sql.placeholder(name)}))`
 
 /** Prepared statements of the issue area, built once per database. */
 function prepareStatements(db: Db) {
@@ -64,20 +63,19 @@ function prepareStatements(db: Db) {
       })
       .where(eq(repositories.id, sql.placeholder('repo')))
       .prepare(),
-    usersByIds: db.select().from(users).where(inJsonArray(users.id, 'ids')).prepare(),
     assigneesOf: db
       .select({ issueId: issueAssignees.issueId, userId: issueAssignees.assigneeId })
       .from(issueAssignees)
-      .where(inJsonArray(issueAssignees.issueId, 'ids'))
+      .where(inJsonList(issueAssignees.issueId, 'ids'))
       .orderBy(asc(issueAssignees.id))
       .prepare(),
     labelLinksOf: db
       .select({ issueId: issueLabels.issueId, labelId: issueLabels.labelId })
       .from(issueLabels)
-      .where(inJsonArray(issueLabels.issueId, 'ids'))
+      .where(inJsonList(issueLabels.issueId, 'ids'))
       .prepare(),
-    labelsByIds: db.select().from(labels).where(inJsonArray(labels.id, 'ids')).orderBy(asc(labels.name), asc(labels.id)).prepare(),
-    milestonesByIds: db.select().from(milestones).where(inJsonArray(milestones.id, 'ids')).prepare(),
+    labelsByIds: db.select().from(labels).where(inJsonList(labels.id, 'ids')).orderBy(asc(labels.name), asc(labels.id)).prepare(),
+    milestonesByIds: db.select().from(milestones).where(inJsonList(milestones.id, 'ids')).prepare(),
     nextIndex: db
       .insert(issueIndexes)
       .values({ repoId: sql.placeholder('repo'), maxIndex: 1 })
@@ -88,7 +86,6 @@ function prepareStatements(db: Db) {
 }
 // Raw-values mappers for the statements of the issue list (Drizzle's generic mapping costs as much as the queries).
 const issueRows = rowMapper<IssueRow>(issues)
-const userRows = rowMapper<UserRow>(users)
 const labelRows = rowMapper<LabelRow>(labels)
 
 const statementCache = new WeakMap<Db, ReturnType<typeof prepareStatements>>()
@@ -104,18 +101,6 @@ export function statementsOf(db: Db) {
  */
 export function nextIssueIndex(deps: AppDeps, repoId: number): number {
   return statementsOf(deps.db).nextIndex.get({ repo: repoId })!.index
-}
-
-/** Users by id, one query. */
-export function usersByIds(deps: AppDeps, ids: Iterable<number>): Map<number, UserRow> {
-  const list = [...new Set(ids)]
-  if (list.length === 0) return new Map()
-  return new Map(
-    statementsOf(deps.db)
-      .usersByIds.values({ ids: JSON.stringify(list) })
-      .map((v) => userRows.map(v as unknown[]))
-      .map((u) => [u.id, u]),
-  )
 }
 
 /**
@@ -261,7 +246,7 @@ export function listIssues(deps: AppDeps, repo: RepoRow, filter: IssueFilter, pa
       sql`exists (select 1 from ${issueAssignees} where ${issueAssignees.issueId} = ${issues.id} and ${issueAssignees.assigneeId} = ${assignee.id})`,
     )
   if (filter.q) {
-    const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => '\\' + c)}%`
+    const pattern = containsPattern(filter.q)
     where.push(sql`(${issues.title} like ${pattern} escape '\\' or ${issues.content} like ${pattern} escape '\\')`)
   }
   // Every label named must be on the issue; any of the milestones named will do.
@@ -286,7 +271,7 @@ export function listIssues(deps: AppDeps, repo: RepoRow, filter: IssueFilter, pa
 
 /**
  * Users named as assignees of an issue of `repo`; 422 for an unknown name and for a user who
- * cannot read the repository (Gitea: ErrUserDoesNotHaveAccessToRepo).
+ * cannot write to the repository (Gitea's CanBeAssigned).
  */
 function resolveAssignees(deps: AppDeps, repo: RepoRow, names: string[]): UserRow[] {
   const wanted = [...new Set(names.filter(Boolean).map((n) => n.toLowerCase()))]

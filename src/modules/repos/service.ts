@@ -4,6 +4,8 @@ import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm
 import type { AppDeps } from '../../deps'
 import { changeMarkOf, writeTransaction } from '../../db/client'
 import { rowMapper } from '../../db/row-mapper'
+import { containsPattern } from '../../db/conditions'
+import { usersByIds } from '../users/service'
 import { repoRedirects, repositories, teamRepos, teams, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, accessLevels, grantedRepoCondition, readableRepoCondition, type RepoRow } from '../../auth/access'
@@ -187,15 +189,6 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
   }
 }
 
-/** Users whose ids are in a JSON array, as one prepared statement (any number of ids). */
-const prepareUsersByIds = (db: AppDeps['db']) =>
-  db
-    .select()
-    .from(users)
-    .where(sql`${users.id} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`)
-    .prepare()
-const usersByIdStatements = new WeakMap<AppDeps['db'], ReturnType<typeof prepareUsersByIds>>()
-
 /**
  * Repository records for a list, with owners and the viewer's permissions, in a fixed number
  * of queries whatever the list's length.
@@ -207,9 +200,7 @@ export function reposToApi(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[
 
 function makeRepoRecords(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[]): ApiRepo[] {
   const ownerIds = [...new Set(rows.map((r) => r.ownerId))]
-  let byIds = usersByIdStatements.get(deps.db)
-  if (!byIds) usersByIdStatements.set(deps.db, (byIds = prepareUsersByIds(deps.db)))
-  const owners = new Map((byIds.values({ ids: JSON.stringify(ownerIds) }) as unknown[][]).map((v) => userRows.map(v)).map((u) => [u.id, u]))
+  const owners = usersByIds(deps, ownerIds)
   const modes = accessLevels(deps.db, viewer, rows, [...owners.values()])
   // One User record per owner, shared by that owner's repositories.
   const ownerRecords = new Map<number, ApiUser>()
@@ -385,7 +376,6 @@ const prepareRepoPage = (db: Db, where: SQL) => {
 const repoPageStatements = new WeakMap<Db, Map<string, ReturnType<typeof prepareRepoPage>>>()
 
 const repoRows = rowMapper<RepoRow>(repositories)
-const userRows = rowMapper<UserRow>(users)
 
 /** Placeholders the list conditions are written with, so that each shape of list is prepared once. */
 const VIEWER = sql.placeholder('viewer')
@@ -527,8 +517,6 @@ export interface RepoSearch {
   mode?: string
 }
 
-/** LIKE pattern for a substring, with LIKE's own wildcards escaped. */
-const containsPattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => '\\' + c)}%`
 
 /**
  * GET /repos/search: name substring (case-insensitive), owner/collaborator `uid`, mode filters;
