@@ -12,6 +12,8 @@ const EMAIL = /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:"]+$/
 
 /** Longest title or name of a tracker item (issue, milestone, label): Gitea's MaxSize(255). */
 export const MAX_TITLE = 255
+/** Longest label name (Gitea's form limit). */
+export const MAX_LABEL_NAME = 50
 /** Longest free text (issue and comment bodies, descriptions): Gitea sets none; 1 Mi characters. */
 export const MAX_TEXT = 1024 * 1024
 
@@ -33,6 +35,13 @@ export function checkOwnerName(name: string, field = 'UserName'): void {
 export function checkEmail(email: string, field = 'Email'): void {
   if (!email) throw unprocessable('Required', field)
   if (charCount(email) > 254 || !EMAIL.test(email)) throw unprocessable('is not a valid email address', field)
+}
+
+/** A required short text (a title or a name): not blank and at most `max` characters; answers it. */
+export function checkRequiredText(value: string, max: number, field: string): string {
+  if (value.trim() === '') throw unprocessable('Required', field)
+  if (charCount(value) > max) throw unprocessable(`must be less than ${max} characters`, field)
+  return value
 }
 
 export function checkMaxSize(value: string | undefined, max: number, field: string): void {

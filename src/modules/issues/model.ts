@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { MAX_TEXT, MAX_TITLE } from '../../lib/validate'
+import { MAX_LABEL_NAME, MAX_TEXT, MAX_TITLE } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../repos/model'
 import { pageQueryFields } from '../../lib/pagination'
 
@@ -143,12 +143,12 @@ export const SinceQuery = t.Object({
 })
 
 export const CreateLabelOption = t.Object({
-  name: t.String({ maxLength: MAX_TITLE }),
+  name: t.String({ maxLength: MAX_LABEL_NAME }),
   color: t.String({ maxLength: 16 }),
   description: t.Optional(t.String({ maxLength: MAX_TITLE })),
 })
 export const EditLabelOption = t.Object({
-  name: t.Optional(t.String({ maxLength: MAX_TITLE })),
+  name: t.Optional(t.String({ maxLength: MAX_LABEL_NAME })),
   color: t.Optional(t.String({ maxLength: 16 })),
   description: t.Optional(t.String({ maxLength: MAX_TITLE })),
 })

@@ -12,6 +12,7 @@ import { loadRepoContext, type RepoContext } from '../../auth/repo-context'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import type { Page } from '../../lib/pagination'
 import { nowUnix, parseTimestamp } from '../../lib/time'
+import { checkRequiredText, MAX_TITLE } from '../../lib/validate'
 import {
   toApiIssue,
   userConverter,
@@ -422,10 +423,7 @@ export interface NewIssue {
   due_date?: string | null
 }
 
-const requireTitle = (title: string) => {
-  if (title.trim() === '') throw unprocessable('Required', 'Title')
-  if ([...title].length > 255) throw unprocessable('must be less than 255 characters', 'Title')
-}
+const requireTitle = (title: string) => checkRequiredText(title, MAX_TITLE, 'Title')
 
 /**
  * Files an issue. Assignees, milestone and labels are applied only for writers (silently
@@ -528,7 +526,7 @@ export function setIssueDeadline(deps: AppDeps, ctx: RepoContext, index: number,
   return deadline
 }
 
-/** Replaces, adds or clears the labels of an issue (writers; the caller checked). Answers the resulting labels. */
+/** Replaces, adds, removes or clears labels of an issue (writers; the caller checked). */
 export function changeIssueLabels(
   deps: AppDeps,
   ctx: RepoContext,

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import { labels } from '../../db/schema'
 import { notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
-import { charCount } from '../../lib/validate'
+import { checkRequiredText, MAX_LABEL_NAME } from '../../lib/validate'
 import type { LabelRow } from '../../lib/convert/issue'
 
 const COLOR = /^#?([0-9a-fA-F]{6})$/
@@ -15,11 +15,7 @@ function normaliseColor(color: string): string {
   return '#' + m[1]!.toLowerCase()
 }
 
-function checkName(name: string): string {
-  if (name.trim() === '') throw unprocessable('Required', 'Name')
-  if (charCount(name) > 50) throw unprocessable('must be less than 50 characters', 'Name')
-  return name
-}
+const checkName = (name: string) => checkRequiredText(name, MAX_LABEL_NAME, 'Name')
 
 const ORDER = {
   leastissues: [asc(labels.numIssues), asc(labels.name)],

@@ -5,7 +5,7 @@ import { issues, milestones, repositories } from '../../db/schema'
 import { notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { parseDue } from '../issues/service'
-import { charCount } from '../../lib/validate'
+import { checkRequiredText, MAX_TITLE } from '../../lib/validate'
 import { pathNumber } from '../../lib/path-number'
 import type { MilestoneRow } from '../../lib/convert/issue'
 
@@ -15,11 +15,7 @@ function checkState(state: string | undefined): boolean | undefined {
   return state === 'closed'
 }
 
-function checkTitle(title: string): string {
-  if (title.trim() === '') throw unprocessable('Required', 'Title')
-  if (charCount(title) > 255) throw unprocessable('must be less than 255 characters', 'Title')
-  return title
-}
+const checkTitle = (title: string) => checkRequiredText(title, MAX_TITLE, 'Title')
 
 
 function bumpRepoMilestones(deps: AppDeps, repoId: number, total: number, closed: number) {
