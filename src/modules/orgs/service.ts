@@ -5,13 +5,13 @@ import type { Db } from '../../db/client'
 import { writeTransaction } from '../../db/client'
 import { collaborations, orgUsers, repositories, teams, teamUsers, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { AccessMode, accessLevel, readableRepoCondition, type RepoRow } from '../../auth/access'
+import { AccessMode, accessLevel, type RepoRow } from '../../auth/access'
 import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
 import { assertNameFree, checkVisibility, findOwnerByName, userVisibleTo, usersPage } from '../users/service'
-import { createRepository, type NewRepo } from '../repos/service'
+import { createRepository, listOwnedRepos, type NewRepo } from '../repos/service'
 
 export type OrgRow = UserRow
 
@@ -184,15 +184,15 @@ function orgColumns(input: OrgFields) {
   return set
 }
 
-/**
- * Creates an organisation owned by `creator`: the organisation row, its Owners team (owner
- * access to every repository) with the creator as its only member, and the membership.
- */
 /** 403 unless `user` may create organisations of their own (`allow_create_organization`, or a site administrator). */
 export function requireMayCreateOrg(user: UserRow): void {
   if (!user.allowCreateOrganization && !user.isAdmin) throw forbidden('You are not allowed to create organizations')
 }
 
+/**
+ * Creates an organisation owned by `creator`: the organisation row, its Owners team (owner
+ * access to every repository) with the creator as its only member, and the membership.
+ */
 export function createOrganization(deps: AppDeps, creator: UserRow, input: OrgFields & { username: string }): OrgRow {
   checkOwnerName(input.username, 'UserName')
   checkOrgFields(input)
@@ -362,24 +362,9 @@ export function ensureMembership(deps: AppDeps, orgId: number, uid: number): voi
   deps.db.update(users).set({ numMembers: sql`${users.numMembers} + 1` }).where(eq(users.id, orgId)).run()
 }
 
-/** A page of the ready repositories matching `where` that the viewer may read, by name. */
-export function readableReposPage(deps: AppDeps, where: SQL, viewer: UserRow | null, page: Page): Paged<RepoRow> {
-  const cond = and(where, eq(repositories.status, 'ready'), readableRepoCondition(viewer))
-  const total = deps.db.select({ n: count() }).from(repositories).where(cond).get()!.n
-  const rows = deps.db
-    .select()
-    .from(repositories)
-    .where(cond)
-    .orderBy(asc(repositories.lowerName))
-    .limit(page.limit)
-    .offset(page.offset)
-    .all()
-  return { rows, total }
-}
-
 /** Repositories of the organisation the viewer may read, by name. */
 export function listOrgRepos(deps: AppDeps, org: OrgRow, viewer: UserRow | null, page: Page): Paged<RepoRow> {
-  return readableReposPage(deps, eq(repositories.ownerId, org.id), viewer, page)
+  return listOwnedRepos(deps, viewer, org, page)
 }
 
 /** May the viewer create repositories in the organisation (owner, or a team allowed to)? */

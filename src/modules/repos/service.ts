@@ -12,7 +12,7 @@ import { AccessMode, accessLevel, accessLevels, grantedRepoCondition, readableRe
 import { repoRecord, type ApiRepo } from '../../lib/convert/repo'
 import { noReplyEmail, toApiUser, type ApiUser } from '../../lib/convert/user'
 import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
-import type { Page } from '../../lib/pagination'
+import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
 import { initBareRepository, removeRepositoryFolder } from '../../git/init'
@@ -506,6 +506,17 @@ export function listOwnedRepos(deps: AppDeps, viewer: UserRow | null, owner: Use
     { owner: owner.id, viewer: viewer?.id ?? 0 },
     page,
   )
+}
+
+/**
+ * A page of the ready repositories matching `where` that the viewer may read, by name (lists
+ * whose condition has no prepared shape here, such as a team's repositories).
+ */
+export function listReadableRepos(deps: AppDeps, viewer: UserRow | null, where: SQL, page: Page): Paged<RepoRow> {
+  const cond = and(where, eq(repositories.status, 'ready'), readableRepoCondition(viewer))
+  const total = deps.db.select({ n: count() }).from(repositories).where(cond).get()!.n
+  const rows = deps.db.select().from(repositories).where(cond).orderBy(...repoOrder).limit(page.limit).offset(page.offset).all()
+  return { rows, total }
 }
 
 const SEARCH_MODES = ['source', 'fork', 'mirror', 'collaborative'] as const

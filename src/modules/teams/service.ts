@@ -12,13 +12,13 @@ import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
 import { pathNumber } from '../../lib/path-number'
 import { usersPage } from '../users/service'
+import { listReadableRepos } from '../repos/service'
 import {
   ALL_UNITS,
   ensureMembership,
   lastOwnerMessage,
   orgRole,
   ownersCount,
-  readableReposPage,
   requireOrgOwner,
   type OrgContext,
   type OrgRow,
@@ -276,7 +276,7 @@ export function listTeamRepos(deps: AppDeps, ctx: TeamContext, page: Page): Page
           eq(repositories.ownerId, team.orgId),
           inArray(repositories.id, deps.db.select({ id: teamRepos.repoId }).from(teamRepos).where(eq(teamRepos.teamId, team.id))),
         )
-  return readableReposPage(deps, covered!, ctx.viewer, page)
+  return listReadableRepos(deps, ctx.viewer, covered!, page)
 }
 
 /**
