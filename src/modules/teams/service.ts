@@ -11,7 +11,7 @@ import { toApiOrg } from '../../lib/convert/user'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
 import { pathNumber } from '../../lib/path-number'
-import { usersPage } from '../users/service'
+import { usersByIds, usersPage } from '../users/service'
 import { listReadableRepos } from '../repos/service'
 import {
   ALL_UNITS,
@@ -65,8 +65,7 @@ export function toApiTeam(config: Config, team: TeamRow, org: OrgRow | null) {
 /** Team records for a list, with their organisations fetched in one query. */
 export function teamsToApi(deps: AppDeps, rows: TeamRow[]) {
   if (rows.length === 0) return []
-  const orgIds = [...new Set(rows.map((r) => r.orgId))]
-  const orgs = new Map(deps.db.select().from(users).where(inArray(users.id, orgIds)).all().map((o) => [o.id, o]))
+  const orgs = usersByIds(deps, rows.map((r) => r.orgId))
   return rows.map((r) => toApiTeam(deps.config, r, orgs.get(r.orgId) ?? null))
 }
 
