@@ -4,7 +4,7 @@ import type { RepoRow } from '../../auth/access'
 import type { comments, issues, labels, milestones, trackedTimes } from '../../db/schema'
 import { isoTime, isoTimeOrNull } from '../time'
 import { apiUrl, webUrl } from '../urls'
-import { ghostUser, toApiUser, type ApiUser } from './user'
+import { userConverter, type ApiUser } from './user'
 
 export type IssueRow = typeof issues.$inferSelect
 export type LabelRow = typeof labels.$inferSelect
@@ -63,18 +63,6 @@ export interface IssueRelations {
   labels: LabelRow[]
   milestone: MilestoneRow | null
   assignees: UserRow[]
-}
-
-/** toApiUser that converts each user once (lists repeat the same authors); no user = the Ghost. */
-export function userConverter(config: Config, viewer: UserRow | null): (user: UserRow | undefined) => ApiUser {
-  const done = new Map<number, ApiUser>()
-  let ghost: ApiUser | undefined
-  return (user) => {
-    if (!user) return (ghost ??= ghostUser(config))
-    let api = done.get(user.id)
-    if (!api) done.set(user.id, (api = toApiUser(config, user, viewer)))
-    return api
-  }
 }
 
 /** The Issue record, as `viewer` may see it (`userToApi`: a shared userConverter in lists). */

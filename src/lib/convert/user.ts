@@ -110,3 +110,18 @@ export function toApiOrg(config: Config, org: UserRow, viewer?: UserRow | null) 
   }
 }
 export type ApiOrg = ReturnType<typeof toApiOrg>
+
+/**
+ * toApiUser for a list: each user is converted once (lists repeat the same authors and owners);
+ * no user (a deleted account) is the Ghost.
+ */
+export function userConverter(config: Config, viewer: UserRow | null): (user: UserRow | undefined) => ApiUser {
+  const done = new Map<number, ApiUser>()
+  let ghost: ApiUser | undefined
+  return (user) => {
+    if (!user) return (ghost ??= ghostUser(config))
+    let api = done.get(user.id)
+    if (!api) done.set(user.id, (api = toApiUser(config, user, viewer)))
+    return api
+  }
+}

@@ -15,12 +15,12 @@ import { nowUnix, parseTimestamp } from '../../lib/time'
 import { checkRequiredText, MAX_TITLE } from '../../lib/validate'
 import {
   toApiIssue,
-  userConverter,
   type IssueRelations,
   type IssueRow,
   type LabelRow,
   type MilestoneRow,
 } from '../../lib/convert/issue'
+import { userConverter } from '../../lib/convert/user'
 
 
 /** Prepared statements of the issue area, built once per database. */

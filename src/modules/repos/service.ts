@@ -10,7 +10,7 @@ import { repoRedirects, repositories, teamRepos, teams, users } from '../../db/s
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, accessLevels, grantedRepoCondition, readableRepoCondition, type RepoRow } from '../../auth/access'
 import { repoRecord, type ApiRepo } from '../../lib/convert/repo'
-import { noReplyEmail, toApiUser, type ApiUser } from '../../lib/convert/user'
+import { noReplyEmail, userConverter } from '../../lib/convert/user'
 import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
@@ -203,9 +203,11 @@ function makeRepoRecords(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[])
   const owners = usersByIds(deps, ownerIds)
   const modes = accessLevels(deps.db, viewer, rows, [...owners.values()])
   // One User record per owner, shared by that owner's repositories.
-  const ownerRecords = new Map<number, ApiUser>()
-  for (const [id, owner] of owners) ownerRecords.set(id, toApiUser(deps.config, owner, viewer))
-  return rows.map((r) => repoRecord(deps.config, r, owners.get(r.ownerId)!.name, ownerRecords.get(r.ownerId)!, modes.get(r.id) ?? 0))
+  const ownerRecord = userConverter(deps.config, viewer)
+  return rows.map((r) => {
+    const owner = owners.get(r.ownerId)!
+    return repoRecord(deps.config, r, owner.name, ownerRecord(owner), modes.get(r.id) ?? 0)
+  })
 }
 
 // ---- edit and delete ---------------------------------------------------------------------
