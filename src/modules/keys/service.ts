@@ -7,7 +7,7 @@ import { emailAddresses, gpgKeys, publicKeys } from '../../db/schema'
 import { ApiError, forbidden, notFound, unprocessable } from '../../lib/errors'
 import { isoTime, nowUnix, ZERO_TIME } from '../../lib/time'
 import { apiUrl } from '../../lib/urls'
-import { charCount } from '../../lib/validate'
+import { checkRequiredText, MAX_TITLE } from '../../lib/validate'
 import { toApiUser } from '../../lib/convert/user'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { parseSshPublicKey } from './ssh-key'
@@ -18,7 +18,6 @@ export type GpgKeyRow = typeof gpgKeys.$inferSelect
 
 /** `type` column of public_keys: a user's key (deploy keys use 2). */
 const USER_KEY = 1
-const MAX_TITLE = 255
 const MAX_KEY_TEXT = 16 * 1024
 const MAX_ARMORED = 256 * 1024
 
@@ -65,9 +64,7 @@ export function getOwnPublicKey(deps: AppDeps, ownerId: number, id: number): Pub
  * or a key that is already registered (by anyone).
  */
 export function addPublicKey(deps: AppDeps, ownerId: number, input: { title: string; key: string }): PublicKeyRow {
-  const title = input.title.trim()
-  if (!title) throw unprocessable('Required', 'Title')
-  if (charCount(title) > MAX_TITLE) throw unprocessable(`must be less than ${MAX_TITLE} characters`, 'Title')
+  const title = checkRequiredText(input.title.trim(), MAX_TITLE, 'Title')
   if (!input.key.trim()) throw unprocessable('Required', 'Key')
   if (input.key.length > MAX_KEY_TEXT) throw unprocessable('Invalid key content: the key is too long')
   const parsed = parseSshPublicKey(input.key)
