@@ -1,7 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { MarkdownOption, MarkdownRawBody, MarkdownRender } from './model'
-import { unprocessable } from '../../lib/errors'
 
 const HTML = 'text/html; charset=UTF-8'
 
@@ -22,11 +21,10 @@ export const markdownModule = (deps: AppDeps) =>
         })
       },
       {
-        // Validation would clean an array or a bare string into `{}`: refuse them before it runs.
+        // A `null` body is an empty MarkdownOption, as in Gitea (non-object bodies are refused by
+        // the app's body parser for every route).
         transform: (ctx) => {
-          const body: unknown = ctx.body
-          if (body === undefined || body === null || body === '') return void (ctx.body = {})
-          if (typeof body !== 'object' || body === null || Array.isArray(body)) throw unprocessable('The body must be a MarkdownOption object')
+          if (ctx.body === null || ctx.body === undefined) ctx.body = {}
         },
         body: MarkdownOption,
         response: { 200: MarkdownRender },
