@@ -2,10 +2,10 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { loadRepoContext } from '../../auth/repo-context'
 import { RepoParams } from '../repos/model'
-import { PageQuery, pageOf, setPageHeaders } from '../../lib/pagination'
+import { PageQuery, pageOfWholeList } from '../../lib/pagination'
 import { BranchSchema } from './model'
 import { RepoWildcardParams, wildcardOf } from '../files/model'
-import { getBranch, listBranches } from './service'
+import { branchHeads, branchesToApi, getBranch } from './service'
 
 /** Branches of a repository (issue 3). */
 export const branchesModule = (deps: AppDeps) =>
@@ -14,12 +14,8 @@ export const branchesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/branches',
       async ({ request, params, query, set }) => {
         const ctx = await loadRepoContext(deps, request, params.owner, params.repo)
-        const paged = query.page !== undefined || query.limit !== undefined
-        const page = paged ? pageOf(query) : null
-        const { total, branches } = await listBranches(deps, ctx, page)
-        if (page) setPageHeaders(set, deps.config, request, page, total)
-        else set.headers['X-Total-Count'] = String(total)
-        return branches
+        const heads = pageOfWholeList(deps.config, request, set, query, await branchHeads(deps, ctx))
+        return branchesToApi(deps, ctx, heads)
       },
       {
         params: RepoParams,

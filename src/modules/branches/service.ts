@@ -6,7 +6,6 @@ import { emailAddresses, users } from '../../db/schema'
 import { notFound } from '../../lib/errors'
 import { webUrl } from '../../lib/urls'
 import { getBranchHead, listBranchHeads, type BranchHead } from '../../git/commits'
-import type { Page } from '../../lib/pagination'
 
 /** Logins of the users owning these e-mail addresses (one query). */
 function loginsByEmail(deps: AppDeps, emails: string[]): Map<string, string> {
@@ -23,8 +22,8 @@ function loginsByEmail(deps: AppDeps, emails: string[]): Map<string, string> {
 
 const NOT_SIGNED = { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', payload: '' }
 
-/** Branch records for heads, user names resolved in one query. */
-function toApiBranches(deps: AppDeps, ctx: RepoContext, heads: BranchHead[]) {
+/** Branch records for heads (e.g. a page of branchHeads), user names resolved in one query. */
+export function branchesToApi(deps: AppDeps, ctx: RepoContext, heads: BranchHead[]) {
   const logins = loginsByEmail(deps, heads.flatMap((h) => [h.authorEmail, h.committerEmail]))
   // An archived repository takes no pushes (git over HTTP answers 403).
   const canWrite = ctx.mode >= AccessMode.Write && !ctx.repo.isArchived
@@ -49,12 +48,8 @@ function toApiBranches(deps: AppDeps, ctx: RepoContext, heads: BranchHead[]) {
   }))
 }
 
-/** All branches (page = null: Gitea 1.3's unpaged list), or one page of them. */
-export async function listBranches(deps: AppDeps, ctx: RepoContext, page: Page | null) {
-  const heads = await listBranchHeads(gitDirOf(deps, ctx))
-  const slice = page ? heads.slice(page.offset, page.offset + page.limit) : heads
-  return { total: heads.length, branches: toApiBranches(deps, ctx, slice) }
-}
+/** Every branch head of the repository, by name (one `git for-each-ref`). */
+export const branchHeads = (deps: AppDeps, ctx: RepoContext) => listBranchHeads(gitDirOf(deps, ctx))
 
 export async function getBranch(deps: AppDeps, ctx: RepoContext, rawName: string) {
   let name: string
@@ -65,5 +60,5 @@ export async function getBranch(deps: AppDeps, ctx: RepoContext, rawName: string
   }
   const head = await getBranchHead(gitDirOf(deps, ctx), name)
   if (!head) throw notFound(`branch does not exist [name: ${name}]`)
-  return toApiBranches(deps, ctx, [head])[0]!
+  return branchesToApi(deps, ctx, [head])[0]!
 }

@@ -5,7 +5,7 @@ import { RepoParams } from '../repos/model'
 import { CommentOption, CommentSchema, IdParams, IssueIdParams, IssueParams, SinceQuery } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue, loadIssueContext } from '../issues/service'
-import { pageOfWholeList } from '../issues/paging'
+import { pageOfWholeList } from '../../lib/pagination'
 import { commentsToApi, createComment, deleteComment, editComment, listIssueComments, listRepoComments, windowOf } from './service'
 
 const CommentList = t.Array(CommentSchema)

@@ -15,7 +15,7 @@ import {
 } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
 import { changeIssueLabels, findIssue, labelsOfIssue, loadIssueContext } from '../issues/service'
-import { pageOfWholeList } from '../issues/paging'
+import { pageOfWholeList } from '../../lib/pagination'
 import { createLabel, deleteLabel, editLabel, getLabel, listLabels } from './service'
 
 const LabelList = t.Array(LabelSchema)

@@ -5,7 +5,7 @@ import { toApiMilestone } from '../../lib/convert/issue'
 import { RepoParams } from '../repos/model'
 import { CreateMilestoneOption, EditMilestoneOption, IdParams, ListMilestonesQuery, MilestoneSchema } from '../issues/model'
 import { loadIssueContext } from '../issues/service'
-import { pageOfWholeList } from '../issues/paging'
+import { pageOfWholeList } from '../../lib/pagination'
 import { createMilestone, deleteMilestone, editMilestone, getMilestone, listMilestones } from './service'
 
 /** Milestones (issue 5). */

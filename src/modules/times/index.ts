@@ -5,7 +5,7 @@ import { RepoParams } from '../repos/model'
 import { AddTimeOption, IssueParams, TimesQuery, TrackedTimeSchema } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue, loadIssueContext } from '../issues/service'
-import { pageOfWholeList } from '../issues/paging'
+import { pageOfWholeList } from '../../lib/pagination'
 import { getUserByName } from '../users/service'
 import { addTime, listTimes, requireTimeTracking, timesToApi, type TimeFilter } from './service'
 
