@@ -9,9 +9,8 @@ import { ApiError, forbidden, notFound } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
 import { toApiTrackedTime, type TrackedTimeRow } from '../../lib/convert/issue'
 import { findIssue } from '../issues/service'
-import { usersByIds } from '../users/service'
+import { getUserByName, usersByIds } from '../users/service'
 import { insertComment } from '../comments/service'
-import { getUserByName } from '../users/service'
 
 /** Timeline event type of "time added" (Gitea's CommentTypeAddTimeManual). */
 const TIME_ADDED_EVENT = 15

@@ -144,7 +144,7 @@ export function createAccessToken(deps: AppDeps, userId: number, name: string) {
 
 /** Number of users (individuals); used to decide whether the first-start admin is needed. */
 export function countUsers(deps: AppDeps): number {
-  return deps.db.select({ n: sql<number>`count(*)` }).from(users).where(and(eq(users.type, 0))).get()!.n
+  return deps.db.select({ n: sql<number>`count(*)` }).from(users).where(eq(users.type, 0)).get()!.n
 }
 
 /**
