@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { loadRepoContext } from '../../auth/repo-context'
+import { pipeline } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
 import { PageQuery, pageOfWholeList } from '../../lib/pagination'
 import { BranchSchema } from './model'
@@ -10,14 +10,15 @@ import { branchHeads, branchesToApi, getBranch } from './service'
 /** Branches of a repository (issue 3). */
 export const branchesModule = (deps: AppDeps) =>
   new Elysia({ name: 'branches', detail: { tags: ['repository'] } })
+    .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/branches',
-      async ({ request, params, query, set }) => {
-        const ctx = await loadRepoContext(deps, request, params.owner, params.repo)
-        const heads = pageOfWholeList(deps.config, request, set, query, await branchHeads(deps, ctx))
-        return branchesToApi(deps, ctx, heads)
+      async ({ request, query, set, repo }) => {
+        const heads = pageOfWholeList(deps.config, request, set, query, await branchHeads(deps, repo))
+        return branchesToApi(deps, repo, heads)
       },
       {
+        repo: { level: 'read' },
         params: RepoParams,
         query: PageQuery,
         response: { 200: t.Array(BranchSchema) },
@@ -26,11 +27,9 @@ export const branchesModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/branches/*',
-      async ({ request, params }) => {
-        const ctx = await loadRepoContext(deps, request, params.owner, params.repo)
-        return getBranch(deps, ctx, wildcardOf(params))
-      },
+      ({ params, repo }) => getBranch(deps, repo, wildcardOf(params)),
       {
+        repo: { level: 'read' },
         params: RepoWildcardParams,
         response: { 200: BranchSchema },
         detail: { operationId: 'repoGetBranch', summary: "Retrieve a specific branch from a repository, including its effective branch protection" },

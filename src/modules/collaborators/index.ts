@@ -1,10 +1,9 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { AccessMode } from '../../auth/access'
-import { loadRepoContext } from '../../auth/repo-context'
+import { pipeline } from '../../auth/pipeline'
 import { toApiUser } from '../../lib/convert/user'
 import { notFound } from '../../lib/errors'
-import { PageQuery, pageOf, setPageHeaders } from '../../lib/pagination'
+import { PageQuery } from '../../lib/pagination'
 import { UserSchema } from '../users/model'
 import { RepoParams } from '../repos/model'
 import { AddCollaboratorOption, CollaboratorParams } from './model'
@@ -13,16 +12,14 @@ import { addCollaborator, collaboratorUser, isCollaborator, listCollaborators, r
 /** Repository collaborators: read access lists and checks, repository admins change them. */
 export const collaboratorsModule = (deps: AppDeps) =>
   new Elysia({ name: 'collaborators', detail: { tags: ['repository'] } })
+    .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/collaborators',
-      async ({ request, params, query, set }) => {
-        const ctx = await loadRepoContext(deps, request, params.owner, params.repo, AccessMode.Read)
-        const page = pageOf(query)
-        const { rows, total } = listCollaborators(deps, ctx.repo, page)
-        setPageHeaders(set, deps.config, request, page, total)
-        return rows.map((u) => toApiUser(deps.config, u, ctx.caller.user))
-      },
+      ({ repo, page, respond }) =>
+        respond(listCollaborators(deps, repo.repo, page), (rows) => rows.map((u) => toApiUser(deps.config, u, repo.caller.user))),
       {
+        repo: { level: 'read' },
+        paged: true,
         params: RepoParams,
         query: PageQuery,
         response: { 200: t.Array(UserSchema) },
@@ -31,26 +28,25 @@ export const collaboratorsModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/collaborators/:collaborator',
-      async ({ request, params, status }) => {
-        const ctx = await loadRepoContext(deps, request, params.owner, params.repo, AccessMode.Read)
+      ({ params, status, repo }) => {
         const user = collaboratorUser(deps, params.collaborator)
-        if (!isCollaborator(deps, ctx.repo, user)) throw notFound()
+        if (!isCollaborator(deps, repo.repo, user)) throw notFound()
         return status(204, undefined)
       },
       {
+        repo: { level: 'read' },
         params: CollaboratorParams,
         detail: { operationId: 'repoCheckCollaborator', summary: 'Check if a user is a collaborator of a repository' },
       },
     )
     .put(
       '/repos/:owner/:repo/collaborators/:collaborator',
-      async ({ request, params, body, status }) => {
-        const ctx = await loadRepoContext(deps, request, params.owner, params.repo, AccessMode.Admin)
-        const user = collaboratorUser(deps, params.collaborator)
-        addCollaborator(deps, ctx.repo, user, body?.permission)
+      ({ params, body, status, repo }) => {
+        addCollaborator(deps, repo.repo, collaboratorUser(deps, params.collaborator), body?.permission)
         return status(204, undefined)
       },
       {
+        repo: { level: 'admin' },
         params: CollaboratorParams,
         body: t.Optional(AddCollaboratorOption),
         detail: { operationId: 'repoAddCollaborator', summary: 'Add a collaborator to a repository' },
@@ -58,13 +54,12 @@ export const collaboratorsModule = (deps: AppDeps) =>
     )
     .delete(
       '/repos/:owner/:repo/collaborators/:collaborator',
-      async ({ request, params, status }) => {
-        const ctx = await loadRepoContext(deps, request, params.owner, params.repo, AccessMode.Admin)
-        const user = collaboratorUser(deps, params.collaborator)
-        removeCollaborator(deps, ctx.repo, user)
+      ({ params, status, repo }) => {
+        removeCollaborator(deps, repo.repo, collaboratorUser(deps, params.collaborator))
         return status(204, undefined)
       },
       {
+        repo: { level: 'admin' },
         params: CollaboratorParams,
         detail: { operationId: 'repoDeleteCollaborator', summary: 'Delete a collaborator from a repository' },
       },

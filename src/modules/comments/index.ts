@@ -1,28 +1,31 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { requireUser } from '../../auth/caller'
+import { pipeline } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
 import { CommentOption, CommentSchema, IdParams, IssueIdParams, IssueParams, SinceQuery } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
-import { findIssue, loadIssueContext } from '../issues/service'
+import { findIssue } from '../issues/service'
 import { pageOfWholeList } from '../../lib/pagination'
 import { commentsToApi, createComment, deleteComment, editComment, listIssueComments, listRepoComments, windowOf } from './service'
 
 const CommentList = t.Array(CommentSchema)
 /** The issue index of the long comment path, absent on the short ones. */
 const optionalNumber = (value: string | undefined) => (value === undefined ? undefined : pathNumber(value))
+/** Comments belong to the issue tracker; who may change one is the service's rule (author or admin). */
+const readIssues = { unit: 'issues' } as const
 
 /** Comments on issues (issue 5). */
 export const commentsModule = (deps: AppDeps) => {
   const app = new Elysia({ name: 'comments', detail: { tags: ['issue'] } })
+    .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/issues/comments',
-      async ({ request, params, query, set }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        const all = listRepoComments(deps, ctx.repo.id, windowOf(query))
-        return commentsToApi(deps, ctx.repo, pageOfWholeList(deps.config, request, set, query, all), ctx.caller.user)
+      ({ request, query, set, repo }) => {
+        const all = listRepoComments(deps, repo.repo.id, windowOf(query))
+        return commentsToApi(deps, repo.repo, pageOfWholeList(deps.config, request, set, query, all), repo.caller.user)
       },
       {
+        repo: readIssues,
         params: RepoParams,
         query: SinceQuery,
         response: { 200: CommentList },
@@ -31,13 +34,13 @@ export const commentsModule = (deps: AppDeps) => {
     )
     .post(
       '/repos/:owner/:repo/issues/:index/comments',
-      async ({ request, params, body, status }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        const user = requireUser(ctx.caller)
-        const row = createComment(deps, ctx, pathNumber(params.index), user, body.body)
-        return status(201, commentsToApi(deps, ctx.repo, [row], user)[0]!)
+      ({ params, body, status, repo, user }) => {
+        const row = createComment(deps, repo, pathNumber(params.index), user, body.body)
+        return status(201, commentsToApi(deps, repo.repo, [row], user)[0]!)
       },
       {
+        repo: readIssues,
+        signed: true,
         params: IssueParams,
         body: CommentOption,
         response: { 201: CommentSchema },
@@ -49,13 +52,13 @@ export const commentsModule = (deps: AppDeps) => {
   for (const path of ['/repos/:owner/:repo/issues/:index/comments', '/repos/:owner/:repo/issue/:index/comments'])
     app.get(
       path,
-      async ({ request, params, query, set }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        const issue = findIssue(deps, ctx.repo.id, pathNumber(params.index))
+      ({ request, params, query, set, repo }) => {
+        const issue = findIssue(deps, repo.repo.id, pathNumber(params.index))
         const all = listIssueComments(deps, issue, windowOf(query))
-        return commentsToApi(deps, ctx.repo, pageOfWholeList(deps.config, request, set, query, all), ctx.caller.user)
+        return commentsToApi(deps, repo.repo, pageOfWholeList(deps.config, request, set, query, all), repo.caller.user)
       },
       {
+        repo: readIssues,
         params: IssueParams,
         query: SinceQuery,
         response: { 200: CommentList },
@@ -74,15 +77,15 @@ export const commentsModule = (deps: AppDeps) => {
     app
       .patch(
         path,
-        async ({ request, params, body, status }) => {
-          const p = params as { owner: string; repo: string; id: string; index?: string }
-          const ctx = await loadIssueContext(deps, request, p.owner, p.repo)
-          const user = requireUser(ctx.caller)
-          const row = editComment(deps, ctx, pathNumber(p.id), optionalNumber(p.index), user, body.body)
+        ({ params, body, status, repo, user }) => {
+          const p = params as { id: string; index?: string }
+          const row = editComment(deps, repo, pathNumber(p.id), optionalNumber(p.index), user, body.body)
           if (!row) return status(204, undefined)
-          return commentsToApi(deps, ctx.repo, [row], user)[0]!
+          return commentsToApi(deps, repo.repo, [row], user)[0]!
         },
         {
+          repo: readIssues,
+          signed: true,
           params,
           body: CommentOption,
           response: { 200: CommentSchema, 204: t.Void() },
@@ -91,13 +94,12 @@ export const commentsModule = (deps: AppDeps) => {
       )
       .delete(
         path,
-        async ({ request, params, status }) => {
-          const p = params as { owner: string; repo: string; id: string; index?: string }
-          const ctx = await loadIssueContext(deps, request, p.owner, p.repo)
-          deleteComment(deps, ctx, pathNumber(p.id), optionalNumber(p.index), requireUser(ctx.caller))
+        ({ params, status, repo, user }) => {
+          const p = params as { id: string; index?: string }
+          deleteComment(deps, repo, pathNumber(p.id), optionalNumber(p.index), user)
           return status(204, undefined)
         },
-        { params, response: { 204: t.Void() }, detail: { operationId: `issueDeleteComment${suffix}`, summary: 'Delete a comment (author or repository admin)' } },
+        { repo: readIssues, signed: true, params, response: { 204: t.Void() }, detail: { operationId: `issueDeleteComment${suffix}`, summary: 'Delete a comment (author or repository admin)' } },
       )
   }
   return app

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { loadRepoContext } from '../../auth/repo-context'
+import { pipeline } from '../../auth/pipeline'
 import { EditorConfigSchema, FileBytes, RepoWildcardParams, wildcardOf } from './model'
 import { archive, editorConfigFor, rawFile } from './service'
 
@@ -10,13 +10,12 @@ import { archive, editorConfigFor, rawFile } from './service'
  */
 export const downloadRoutes = (deps: AppDeps, base: string, opts: { web: boolean; ids: [string, string] }) =>
   new Elysia({ name: `downloads:${base}` })
+    .use(pipeline(deps))
     .get(
       `${base}/raw/*`,
-      async ({ request, params, query }) => {
-        const ctx = await loadRepoContext(deps, request, params.owner, params.repo)
-        return rawFile(deps, ctx, { wildcard: wildcardOf(params), ref: query.ref, explicitKinds: opts.web })
-      },
+      ({ params, query, repo }) => rawFile(deps, repo, { wildcard: wildcardOf(params), ref: query.ref, explicitKinds: opts.web }),
       {
+        repo: { level: 'read' },
         params: RepoWildcardParams,
         query: t.Object({ ref: t.Optional(t.String()) }),
         response: { 200: FileBytes },
@@ -25,8 +24,9 @@ export const downloadRoutes = (deps: AppDeps, base: string, opts: { web: boolean
     )
     .get(
       `${base}/archive/*`,
-      async ({ request, params }) => archive(deps, await loadRepoContext(deps, request, params.owner, params.repo), wildcardOf(params)),
+      ({ params, repo }) => archive(deps, repo, wildcardOf(params)),
       {
+        repo: { level: 'read' },
         params: RepoWildcardParams,
         response: { 200: FileBytes },
         detail: { operationId: opts.ids[1], summary: 'Get an archive of a repository ({ref}.zip or {ref}.tar.gz)' },
@@ -36,12 +36,13 @@ export const downloadRoutes = (deps: AppDeps, base: string, opts: { web: boolean
 /** Raw files, archives and editorconfig under /repos/{o}/{r} (issue 3). */
 export const filesModule = (deps: AppDeps) =>
   new Elysia({ name: 'files', detail: { tags: ['repository'] } })
+    .use(pipeline(deps))
     .use(downloadRoutes(deps, '/repos/:owner/:repo', { web: false, ids: ['repoGetRawFile', 'repoGetArchive'] }))
     .get(
       '/repos/:owner/:repo/editorconfig/*',
-      async ({ request, params }) =>
-        editorConfigFor(deps, await loadRepoContext(deps, request, params.owner, params.repo), wildcardOf(params)),
+      ({ params, repo }) => editorConfigFor(deps, repo, wildcardOf(params)),
       {
+        repo: { level: 'read' },
         params: RepoWildcardParams,
         response: { 200: EditorConfigSchema },
         detail: { operationId: 'repoGetEditorConfig', summary: 'Get the EditorConfig definitions of a file in a repository' },

@@ -1,8 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { requireUser } from '../../auth/caller'
-import { AccessMode } from '../../auth/access'
-import { pageOf, setPageHeaders } from '../../lib/pagination'
+import { pipeline } from '../../auth/pipeline'
 import { pathNumber } from '../../lib/path-number'
 import { isoTimeOrNull } from '../../lib/time'
 import {
@@ -16,21 +14,19 @@ import {
 } from './model'
 import { RepoParams } from '../repos/model'
 import { toApiIssue } from '../../lib/convert/issue'
-import { createIssue, editIssue, findIssue, issuesToApi, issueToApi, listIssues, loadIssueContext, setIssueDeadline } from './service'
+import { createIssue, editIssue, findIssue, issuesToApi, issueToApi, listIssues, setIssueDeadline } from './service'
 
 /** Issues (issue 5): list, file, read, edit, deadline. */
 export const issuesModule = (deps: AppDeps) =>
   new Elysia({ name: 'issues', detail: { tags: ['issue'] } })
+    .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/issues',
-      async ({ request, params, query, set }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        const page = pageOf(query)
-        const { rows, total } = listIssues(deps, ctx.repo, query, page)
-        setPageHeaders(set, deps.config, request, page, total)
-        return issuesToApi(deps, ctx.repo, rows, ctx.caller.user)
-      },
+      ({ query, repo, page, respond }) =>
+        respond(listIssues(deps, repo.repo, query, page), (rows) => issuesToApi(deps, repo.repo, rows, repo.caller.user)),
       {
+        repo: { unit: 'issues' },
+        paged: true,
         params: RepoParams,
         query: ListIssuesQuery,
         response: { 200: t.Array(IssueSchema) },
@@ -39,13 +35,13 @@ export const issuesModule = (deps: AppDeps) =>
     )
     .post(
       '/repos/:owner/:repo/issues',
-      async ({ request, params, body, status }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        const user = requireUser(ctx.caller)
-        const { row, rel } = createIssue(deps, ctx, user, body)
-        return status(201, toApiIssue(deps.config, ctx.repo, row, rel, user))
+      ({ body, status, repo, user }) => {
+        const { row, rel } = createIssue(deps, repo, user, body)
+        return status(201, toApiIssue(deps.config, repo.repo, row, rel, user))
       },
       {
+        repo: { unit: 'issues' },
+        signed: true,
         params: RepoParams,
         body: CreateIssueOption,
         response: { 201: IssueSchema },
@@ -54,21 +50,18 @@ export const issuesModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/issues/:index',
-      async ({ request, params }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        return issueToApi(deps, ctx.repo, findIssue(deps, ctx.repo.id, pathNumber(params.index)), ctx.caller.user)
-      },
-      { params: IssueParams, response: { 200: IssueSchema }, detail: { operationId: 'issueGetIssue', summary: 'Get an issue' } },
+      ({ params, repo }) => issueToApi(deps, repo.repo, findIssue(deps, repo.repo.id, pathNumber(params.index)), repo.caller.user),
+      { repo: { unit: 'issues' }, params: IssueParams, response: { 200: IssueSchema }, detail: { operationId: 'issueGetIssue', summary: 'Get an issue' } },
     )
     .patch(
       '/repos/:owner/:repo/issues/:index',
-      async ({ request, params, body, status }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        const user = requireUser(ctx.caller)
-        const row = editIssue(deps, ctx, pathNumber(params.index), user, body)
-        return status(201, issueToApi(deps, ctx.repo, row, user))
+      ({ params, body, status, repo, user }) => {
+        const row = editIssue(deps, repo, pathNumber(params.index), user, body)
+        return status(201, issueToApi(deps, repo.repo, row, user))
       },
       {
+        repo: { unit: 'issues' },
+        signed: true,
         params: IssueParams,
         body: EditIssueOption,
         response: { 201: IssueSchema },
@@ -77,12 +70,12 @@ export const issuesModule = (deps: AppDeps) =>
     )
     .post(
       '/repos/:owner/:repo/issues/:index/deadline',
-      async ({ request, params, body, status }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-        const deadline = setIssueDeadline(deps, ctx, pathNumber(params.index), body.due_date)
+      ({ params, body, status, repo }) => {
+        const deadline = setIssueDeadline(deps, repo, pathNumber(params.index), body.due_date)
         return status(201, { due_date: isoTimeOrNull(deadline) })
       },
       {
+        repo: { level: 'write', unit: 'issues' },
         params: IssueParams,
         body: EditDeadlineOption,
         response: { 201: IssueDeadlineSchema },

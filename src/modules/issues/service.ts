@@ -8,7 +8,7 @@ import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, 
 import type { UserRow } from '../../auth/caller'
 import { getUserByName, usersByIds } from '../users/service'
 import { AccessMode, accessLevel, type RepoRow } from '../../auth/access'
-import { loadRepoContext, type RepoContext } from '../../auth/repo-context'
+import type { RepoContext } from '../../auth/repo-context'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import type { Page } from '../../lib/pagination'
 import { nowUnix, parseTimestamp } from '../../lib/time'
@@ -102,22 +102,6 @@ export function statementsOf(db: Db) {
  */
 export function nextIssueIndex(deps: AppDeps, repoId: number): number {
   return statementsOf(deps.db).nextIndex.get({ repo: repoId })!.index
-}
-
-/**
- * A `/repos/{o}/{r}/…` route of the issue tracker: the repository context (404 unreadable,
- * 401/403 below `need`), and 404 when the repository has its issue tracker turned off.
- */
-export async function loadIssueContext(
-  deps: AppDeps,
-  request: Request,
-  owner: string,
-  repo: string,
-  need: AccessMode = AccessMode.Read,
-): Promise<RepoContext> {
-  const ctx = await loadRepoContext(deps, request, owner, repo, need)
-  if (!ctx.repo.hasIssues) throw notFound()
-  return ctx
 }
 
 /** An issue (or pull request) by its per-repository index; 404 when there is none. */

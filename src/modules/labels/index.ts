@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { AccessMode } from '../../auth/access'
+import { pipeline } from '../../auth/pipeline'
+import type { RepoContext } from '../../auth/repo-context'
 import { toApiLabel } from '../../lib/convert/issue'
 import { RepoParams } from '../repos/model'
 import {
@@ -14,7 +15,7 @@ import {
   ListLabelsQuery,
 } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
-import { changeIssueLabels, findIssue, labelsOfIssue, loadIssueContext } from '../issues/service'
+import { changeIssueLabels, findIssue, labelsOfIssue } from '../issues/service'
 import { pageOfWholeList } from '../../lib/pagination'
 import { createLabel, deleteLabel, editLabel, getLabel, listLabels } from './service'
 
@@ -23,14 +24,15 @@ const LabelList = t.Array(LabelSchema)
 /** Labels of a repository, and the labels of an issue (issue 5). */
 export const labelsModule = (deps: AppDeps) => {
   const app = new Elysia({ name: 'labels', detail: { tags: ['issue'] } })
+    .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/labels',
-      async ({ request, params, query, set }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        const all = listLabels(deps, ctx.repo.id, query.sort)
-        return pageOfWholeList(deps.config, request, set, query, all).map((l) => toApiLabel(deps.config, ctx.repo, l))
+      ({ request, query, set, repo }) => {
+        const all = listLabels(deps, repo.repo.id, query.sort)
+        return pageOfWholeList(deps.config, request, set, query, all).map((l) => toApiLabel(deps.config, repo.repo, l))
       },
       {
+        repo: { unit: 'issues' },
         params: RepoParams,
         query: ListLabelsQuery,
         response: { 200: LabelList },
@@ -39,11 +41,9 @@ export const labelsModule = (deps: AppDeps) => {
     )
     .post(
       '/repos/:owner/:repo/labels',
-      async ({ request, params, body, status }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-        return status(201, toApiLabel(deps.config, ctx.repo, createLabel(deps, ctx.repo.id, body)))
-      },
+      ({ body, status, repo }) => status(201, toApiLabel(deps.config, repo.repo, createLabel(deps, repo.repo.id, body))),
       {
+        repo: { level: 'write', unit: 'issues' },
         params: RepoParams,
         body: CreateLabelOption,
         response: { 201: LabelSchema },
@@ -52,19 +52,14 @@ export const labelsModule = (deps: AppDeps) => {
     )
     .get(
       '/repos/:owner/:repo/labels/:id',
-      async ({ request, params }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        return toApiLabel(deps.config, ctx.repo, getLabel(deps, ctx.repo.id, params.id))
-      },
-      { params: LabelParams, response: { 200: LabelSchema }, detail: { operationId: 'issueGetLabel', summary: 'Get a label (by id or name)' } },
+      ({ params, repo }) => toApiLabel(deps.config, repo.repo, getLabel(deps, repo.repo.id, params.id)),
+      { repo: { unit: 'issues' }, params: LabelParams, response: { 200: LabelSchema }, detail: { operationId: 'issueGetLabel', summary: 'Get a label (by id or name)' } },
     )
     .patch(
       '/repos/:owner/:repo/labels/:id',
-      async ({ request, params, body }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-        return toApiLabel(deps.config, ctx.repo, editLabel(deps, ctx.repo.id, params.id, body))
-      },
+      ({ params, body, repo }) => toApiLabel(deps.config, repo.repo, editLabel(deps, repo.repo.id, params.id, body)),
       {
+        repo: { level: 'write', unit: 'issues' },
         params: LabelParams,
         body: EditLabelOption,
         response: { 200: LabelSchema },
@@ -73,44 +68,44 @@ export const labelsModule = (deps: AppDeps) => {
     )
     .delete(
       '/repos/:owner/:repo/labels/:id',
-      async ({ request, params, status }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
+      ({ params, status, repo }) => {
         const id = pathNumber(params.id)
-        if (!Number.isNaN(id)) deleteLabel(deps, ctx.repo.id, id)
+        if (!Number.isNaN(id)) deleteLabel(deps, repo.repo.id, id)
         return status(204, undefined)
       },
-      { params: LabelParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteLabel', summary: 'Delete a label' } },
+      { repo: { level: 'write', unit: 'issues' }, params: LabelParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteLabel', summary: 'Delete a label' } },
     )
 
   /** PUT (replace) and POST (add): both answer the issue's resulting labels. */
   const changeLabels =
     (action: 'replace' | 'add') =>
-    async ({ request, params, body }: { request: Request; params: { owner: string; repo: string; index: string }; body: { labels?: number[] } }) => {
-      const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-      changeIssueLabels(deps, ctx, pathNumber(params.index), action, body.labels ?? [])
-      const issue = findIssue(deps, ctx.repo.id, pathNumber(params.index))
-      return labelsOfIssue(deps, issue.id).map((l) => toApiLabel(deps.config, ctx.repo, l))
+    ({ params, body, repo }: { params: { index: string }; body: { labels?: number[] }; repo: RepoContext }) => {
+      changeIssueLabels(deps, repo, pathNumber(params.index), action, body.labels ?? [])
+      const issue = findIssue(deps, repo.repo.id, pathNumber(params.index))
+      return labelsOfIssue(deps, issue.id).map((l) => toApiLabel(deps.config, repo.repo, l))
     }
+  const writeIssues = { level: 'write', unit: 'issues' } as const
 
   // An issue's labels, under Gitea's path (`issues`) and the seed's (`issue`), from the same handlers.
   for (const base of ['/repos/:owner/:repo/issues/:index/labels', '/repos/:owner/:repo/issue/:index/labels']) {
     app
       .get(
         base,
-        async ({ request, params }) => {
-          const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-          const issue = findIssue(deps, ctx.repo.id, pathNumber(params.index))
-          return labelsOfIssue(deps, issue.id).map((l) => toApiLabel(deps.config, ctx.repo, l))
+        ({ params, repo }) => {
+          const issue = findIssue(deps, repo.repo.id, pathNumber(params.index))
+          return labelsOfIssue(deps, issue.id).map((l) => toApiLabel(deps.config, repo.repo, l))
         },
-        { params: IssueParams, response: { 200: LabelList }, detail: { operationId: 'issueGetLabels', summary: "Get an issue's labels" } },
+        { repo: { unit: 'issues' }, params: IssueParams, response: { 200: LabelList }, detail: { operationId: 'issueGetLabels', summary: "Get an issue's labels" } },
       )
       .put(base, changeLabels('replace'), {
+        repo: writeIssues,
         params: IssueParams,
         body: IssueLabelsOption,
         response: { 200: LabelList },
         detail: { operationId: 'issueReplaceLabels', summary: "Replace an issue's labels" },
       })
       .post(base, changeLabels('add'), {
+        repo: writeIssues,
         params: IssueParams,
         body: IssueLabelsOption,
         response: { 200: LabelList },
@@ -118,21 +113,19 @@ export const labelsModule = (deps: AppDeps) => {
       })
       .delete(
         base,
-        async ({ request, params, status }) => {
-          const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-          changeIssueLabels(deps, ctx, pathNumber(params.index), 'clear', [])
+        ({ params, status, repo }) => {
+          changeIssueLabels(deps, repo, pathNumber(params.index), 'clear', [])
           return status(204, undefined)
         },
-        { params: IssueParams, response: { 204: t.Void() }, detail: { operationId: 'issueClearLabels', summary: 'Remove all labels from an issue' } },
+        { repo: writeIssues, params: IssueParams, response: { 204: t.Void() }, detail: { operationId: 'issueClearLabels', summary: 'Remove all labels from an issue' } },
       )
       .delete(
         `${base}/:id`,
-        async ({ request, params, status }) => {
-          const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-          changeIssueLabels(deps, ctx, pathNumber(params.index), 'remove', [pathNumber(params.id)])
+        ({ params, status, repo }) => {
+          changeIssueLabels(deps, repo, pathNumber(params.index), 'remove', [pathNumber(params.id)])
           return status(204, undefined)
         },
-        { params: IssueIdParams, response: { 204: t.Void() }, detail: { operationId: 'issueRemoveLabel', summary: 'Remove a label from an issue' } },
+        { repo: writeIssues, params: IssueIdParams, response: { 204: t.Void() }, detail: { operationId: 'issueRemoveLabel', summary: 'Remove a label from an issue' } },
       )
   }
   return app

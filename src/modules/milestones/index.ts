@@ -1,24 +1,24 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { AccessMode } from '../../auth/access'
+import { pipeline } from '../../auth/pipeline'
 import { toApiMilestone } from '../../lib/convert/issue'
 import { RepoParams } from '../repos/model'
 import { CreateMilestoneOption, EditMilestoneOption, IdParams, ListMilestonesQuery, MilestoneSchema } from '../issues/model'
-import { loadIssueContext } from '../issues/service'
 import { pageOfWholeList } from '../../lib/pagination'
 import { createMilestone, deleteMilestone, editMilestone, getMilestone, listMilestones } from './service'
 
 /** Milestones (issue 5). */
 export const milestonesModule = (deps: AppDeps) =>
   new Elysia({ name: 'milestones', detail: { tags: ['issue'] } })
+    .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/milestones',
-      async ({ request, params, query, set }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        const all = listMilestones(deps, ctx.repo.id, query.state, query.name)
+      ({ request, query, set, repo }) => {
+        const all = listMilestones(deps, repo.repo.id, query.state, query.name)
         return pageOfWholeList(deps.config, request, set, query, all).map(toApiMilestone)
       },
       {
+        repo: { unit: 'issues' },
         params: RepoParams,
         query: ListMilestonesQuery,
         response: { 200: t.Array(MilestoneSchema) },
@@ -27,11 +27,9 @@ export const milestonesModule = (deps: AppDeps) =>
     )
     .post(
       '/repos/:owner/:repo/milestones',
-      async ({ request, params, body, status }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-        return status(201, toApiMilestone(createMilestone(deps, ctx.repo.id, body)))
-      },
+      ({ body, status, repo }) => status(201, toApiMilestone(createMilestone(deps, repo.repo.id, body))),
       {
+        repo: { level: 'write', unit: 'issues' },
         params: RepoParams,
         body: CreateMilestoneOption,
         response: { 201: MilestoneSchema },
@@ -40,19 +38,14 @@ export const milestonesModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/milestones/:id',
-      async ({ request, params }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        return toApiMilestone(getMilestone(deps, ctx.repo.id, params.id))
-      },
-      { params: IdParams, response: { 200: MilestoneSchema }, detail: { operationId: 'issueGetMilestone', summary: 'Get a milestone' } },
+      ({ params, repo }) => toApiMilestone(getMilestone(deps, repo.repo.id, params.id)),
+      { repo: { unit: 'issues' }, params: IdParams, response: { 200: MilestoneSchema }, detail: { operationId: 'issueGetMilestone', summary: 'Get a milestone' } },
     )
     .patch(
       '/repos/:owner/:repo/milestones/:id',
-      async ({ request, params, body }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-        return toApiMilestone(editMilestone(deps, ctx.repo.id, params.id, body))
-      },
+      ({ params, body, repo }) => toApiMilestone(editMilestone(deps, repo.repo.id, params.id, body)),
       {
+        repo: { level: 'write', unit: 'issues' },
         params: IdParams,
         body: EditMilestoneOption,
         response: { 200: MilestoneSchema },
@@ -61,10 +54,9 @@ export const milestonesModule = (deps: AppDeps) =>
     )
     .delete(
       '/repos/:owner/:repo/milestones/:id',
-      async ({ request, params, status }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
-        deleteMilestone(deps, ctx.repo.id, params.id)
+      ({ params, status, repo }) => {
+        deleteMilestone(deps, repo.repo.id, params.id)
         return status(204, undefined)
       },
-      { params: IdParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteMilestone', summary: 'Delete a milestone' } },
+      { repo: { level: 'write', unit: 'issues' }, params: IdParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteMilestone', summary: 'Delete a milestone' } },
     )

@@ -1,11 +1,10 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { requireSiteAdmin, requireUser } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
-import { loadRepoContext } from '../../auth/repo-context'
+import { pipeline } from '../../auth/pipeline'
 import { toApiRepo } from '../../lib/convert/repo'
 import { unprocessable } from '../../lib/errors'
-import { PageQuery, pageOf, setPageHeaders } from '../../lib/pagination'
+import { PageQuery } from '../../lib/pagination'
 import { getVisibleOwnerByName } from '../orgs/service'
 import {
   CreateRepoOption,
@@ -41,14 +40,15 @@ function queryBool(value: string | undefined, field: string): boolean {
 /** Repositories: create, get, edit, delete, lists and search (issue 3). */
 export const reposModule = (deps: AppDeps) =>
   new Elysia({ name: 'repos', detail: { tags: ['repository'] } })
+    .use(pipeline(deps))
     .post(
       '/user/repos',
-      async ({ request, body, status }) => {
-        const user = requireUser(await deps.auth.caller(request))
+      async ({ body, status, user }) => {
         const repo = await createRepository(deps, user, { ...newRepoFromOption(body), creator: user })
         return status(201, toApiRepo(deps.config, repo, user, user, AccessMode.Owner))
       },
       {
+        signed: true,
         body: CreateRepoOption,
         response: { 201: RepositorySchema },
         detail: { operationId: 'createCurrentUserRepo', summary: 'Create a repository' },
@@ -56,13 +56,13 @@ export const reposModule = (deps: AppDeps) =>
     )
     .post(
       '/admin/users/:username/repos',
-      async ({ request, params, body, status }) => {
-        const admin = requireSiteAdmin(await deps.auth.caller(request))
+      async ({ params, body, status, user: admin }) => {
         const owner = getVisibleOwnerByName(deps, params.username, admin)
         const repo = await createRepository(deps, owner, { ...newRepoFromOption(body), creator: admin })
         return status(201, toApiRepo(deps.config, repo, owner, admin, AccessMode.Owner))
       },
       {
+        siteAdmin: true,
         params: OwnerParams,
         body: CreateRepoOption,
         response: { 201: RepositorySchema },
@@ -71,19 +71,18 @@ export const reposModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/search',
-      async ({ request, query, set }) => {
-        const caller = await deps.auth.caller(request)
-        const page = pageOf(query, { defaultLimit: 10, maxLimit: 50 })
-        const { rows, total } = searchRepositories(
+      ({ query, caller, page, respond }) => {
+        const found = searchRepositories(
           deps,
           caller.user,
           { q: query.q, uid: query.uid, mode: query.mode, exclusive: queryBool(query.exclusive, 'exclusive') },
           page,
         )
-        setPageHeaders(set, deps.config, request, page, total)
-        return { ok: true, data: reposToApi(deps, caller.user, rows) }
+        return { ok: true, data: respond(found, (rows) => reposToApi(deps, caller.user, rows)) }
       },
       {
+        caller: true,
+        paged: { defaultLimit: 10, maxLimit: 50 },
         query: RepoSearchQuery,
         response: { 200: SearchResultsSchema },
         detail: { operationId: 'repoSearch', summary: 'Search for repositories' },
@@ -91,16 +90,12 @@ export const reposModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo',
-      async ({ request, params }) => {
-        const ctx = await loadRepoContext(deps, request, params.owner, params.repo)
-        return toApiRepo(deps.config, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
-      },
-      { params: RepoParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGet', summary: 'Get a repository' } },
+      ({ repo: ctx }) => toApiRepo(deps.config, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+      { repo: { level: 'read' }, params: RepoParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGet', summary: 'Get a repository' } },
     )
     .patch(
       '/repos/:owner/:repo',
-      async ({ request, params, body }) => {
-        const ctx = await loadRepoContext(deps, request, params.owner, params.repo, AccessMode.Admin)
+      async ({ body, repo: ctx }) => {
         const repo = await editRepository(deps, ctx.repo, ctx.owner, ctx.mode, {
           name: body.name,
           description: body.description,
@@ -125,6 +120,8 @@ export const reposModule = (deps: AppDeps) =>
         return toApiRepo(deps.config, repo, ctx.owner, ctx.caller.user, ctx.mode)
       },
       {
+        // Unarchiving is an edit: it works on an archived repository (Gitea checks no archive here).
+        repo: { level: 'admin', writes: false },
         params: RepoParams,
         body: EditRepoOption,
         response: { 200: RepositorySchema },
@@ -133,32 +130,23 @@ export const reposModule = (deps: AppDeps) =>
     )
     .delete(
       '/repos/:owner/:repo',
-      async ({ request, params, status }) => {
-        const ctx = await loadRepoContext(deps, request, params.owner, params.repo, AccessMode.Admin)
+      ({ status, repo: ctx }) => {
         deleteRepository(deps, ctx.repo, ctx.owner, ctx.mode)
         return status(204, undefined)
       },
-      { params: RepoParams, detail: { operationId: 'repoDelete', summary: 'Delete a repository' } },
+      { repo: { level: 'admin', writes: false }, params: RepoParams, detail: { operationId: 'repoDelete', summary: 'Delete a repository' } },
     )
     .get(
       '/repositories/:id',
-      async ({ request, params }) => {
-        const user = requireUser(await deps.auth.caller(request))
-        const repo = getReadableRepoById(deps, user, params.id)
-        return reposToApi(deps, user, [repo])[0]!
-      },
-      { params: RepoIdParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGetByID', summary: 'Get a repository by id' } },
+      ({ params, user }) => reposToApi(deps, user, [getReadableRepoById(deps, user, params.id)])[0]!,
+      { signed: true, params: RepoIdParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGetByID', summary: 'Get a repository by id' } },
     )
     .get(
       '/user/repos',
-      async ({ request, query, set }) => {
-        const user = requireUser(await deps.auth.caller(request))
-        const page = pageOf(query)
-        const { rows, total } = listCallerRepos(deps, user, page)
-        setPageHeaders(set, deps.config, request, page, total)
-        return reposToApi(deps, user, rows)
-      },
+      ({ user, page, respond }) => respond(listCallerRepos(deps, user, page), (rows) => reposToApi(deps, user, rows)),
       {
+        signed: true,
+        paged: true,
         query: PageQuery,
         response: { 200: RepositoryList },
         detail: { operationId: 'userCurrentListRepos', summary: 'List the repositories the authenticated user owns or can reach' },
@@ -166,16 +154,14 @@ export const reposModule = (deps: AppDeps) =>
     )
     .get(
       '/users/:username/repos',
-      async ({ request, params, query, set }) => {
-        const caller = await deps.auth.caller(request)
-        const page = pageOf(query)
+      ({ params, caller, page, respond }) => {
         // A user, or an organisation the caller may see (hidden ones answer 404 like unknown names).
         const owner = getVisibleOwnerByName(deps, params.username, caller.user)
-        const { rows, total } = listOwnedRepos(deps, caller.user, owner, page)
-        setPageHeaders(set, deps.config, request, page, total)
-        return reposToApi(deps, caller.user, rows)
+        return respond(listOwnedRepos(deps, caller.user, owner, page), (rows) => reposToApi(deps, caller.user, rows))
       },
       {
+        caller: true,
+        paged: true,
         params: OwnerParams,
         query: PageQuery,
         response: { 200: RepositoryList },

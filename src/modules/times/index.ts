@@ -1,10 +1,10 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { requireUser } from '../../auth/caller'
+import { pipeline } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
 import { AddTimeOption, IssueParams, TimesQuery, TrackedTimeSchema } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
-import { findIssue, loadIssueContext } from '../issues/service'
+import { findIssue } from '../issues/service'
 import { pageOfWholeList } from '../../lib/pagination'
 import { getUserByName } from '../users/service'
 import { addTime, listTimes, requireTimeTracking, timesToApi, type TimeFilter } from './service'
@@ -17,22 +17,14 @@ export const timesModule = (deps: AppDeps) => {
   const answer = (request: Request, set: { headers: Record<string, any> }, query: { page?: number; limit?: number }, f: TimeFilter) => {
     return timesToApi(deps, pageOfWholeList(deps.config, request, set, query, listTimes(deps, f)))
   }
-  /** A readable repository with its issue tracker and time tracking on (404 / 400 otherwise). */
-  const trackedRepo = async (request: Request, owner: string, repo: string) => {
-    const ctx = await loadIssueContext(deps, request, owner, repo)
-    requireTimeTracking(ctx.repo)
-    return ctx
-  }
   return new Elysia({ name: 'times', detail: { tags: ['issue'] } })
+    .use(pipeline(deps))
     .post(
       '/repos/:owner/:repo/issues/:index/times',
-      async ({ request, params, body }) => {
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        const user = requireUser(ctx.caller)
-        const row = addTime(deps, ctx, pathNumber(params.index), user, body)
-        return timesToApi(deps, [row])[0]!
-      },
+      ({ params, body, repo, user }) => timesToApi(deps, [addTime(deps, repo, pathNumber(params.index), user, body)])[0]!,
       {
+        repo: { unit: 'issues' },
+        signed: true,
         params: IssueParams,
         body: AddTimeOption,
         response: { 200: TrackedTimeSchema },
@@ -41,14 +33,14 @@ export const timesModule = (deps: AppDeps) => {
     )
     .get(
       '/repos/:owner/:repo/issues/:index/times',
-      async ({ request, params, query, set }) => {
+      ({ request, params, query, set, repo }) => {
         // Gitea's ListTrackedTimes answers 404 here when time tracking is off (the repository lists answer 400).
-        const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        requireTimeTracking(ctx.repo, 404)
-        const issue = findIssue(deps, ctx.repo.id, pathNumber(params.index))
+        requireTimeTracking(repo.repo, 404)
+        const issue = findIssue(deps, repo.repo.id, pathNumber(params.index))
         return answer(request, set, query, { issueId: issue.id, since: query.since, before: query.before })
       },
       {
+        repo: { unit: 'issues' },
         params: IssueParams,
         query: TimesQuery,
         response: { 200: TimeList },
@@ -61,11 +53,12 @@ export const timesModule = (deps: AppDeps) => {
     // because /times/{username} (1.3) answers any one user's times to readers anyway.
     .get(
       '/repos/:owner/:repo/times',
-      async ({ request, params, query, set }) => {
-        const ctx = await trackedRepo(request, params.owner, params.repo)
-        return answer(request, set, query, { repoId: ctx.repo.id, since: query.since, before: query.before })
+      ({ request, query, set, repo }) => {
+        requireTimeTracking(repo.repo)
+        return answer(request, set, query, { repoId: repo.repo.id, since: query.since, before: query.before })
       },
       {
+        repo: { unit: 'issues' },
         params: RepoParams,
         query: TimesQuery,
         response: { 200: TimeList },
@@ -74,12 +67,13 @@ export const timesModule = (deps: AppDeps) => {
     )
     .get(
       '/repos/:owner/:repo/times/:username',
-      async ({ request, params, query, set }) => {
-        const ctx = await trackedRepo(request, params.owner, params.repo)
+      ({ request, params, query, set, repo }) => {
+        requireTimeTracking(repo.repo)
         const user = getUserByName(deps, params.username)
-        return answer(request, set, query, { repoId: ctx.repo.id, userId: user.id, since: query.since, before: query.before })
+        return answer(request, set, query, { repoId: repo.repo.id, userId: user.id, since: query.since, before: query.before })
       },
       {
+        repo: { unit: 'issues' },
         params: t.Object({ owner: t.String(), repo: t.String(), username: t.String() }),
         query: TimesQuery,
         response: { 200: TimeList },
@@ -88,11 +82,9 @@ export const timesModule = (deps: AppDeps) => {
     )
     .get(
       '/user/times',
-      async ({ request, query, set }) => {
-        const user = requireUser(await deps.auth.caller(request))
-        return answer(request, set, query, { userId: user.id, since: query.since, before: query.before })
-      },
+      ({ request, query, set, user }) => answer(request, set, query, { userId: user.id, since: query.since, before: query.before }),
       {
+        signed: true,
         query: TimesQuery,
         response: { 200: TimeList },
         detail: { operationId: 'userCurrentTrackedTimes', summary: "List the signed-in user's tracked times" },

@@ -1,0 +1,137 @@
+import { Elysia } from 'elysia'
+import type { AppDeps } from '../deps'
+import { ApiError, notFound } from '../lib/errors'
+import { pageOf, setPageHeaders, type Page, type Paged } from '../lib/pagination'
+import { AccessMode } from './access'
+import { requireSiteAdmin, requireUser } from './caller'
+import { loadRepoContext, type RepoContext } from './repo-context'
+
+/**
+ * The request pipeline: what a route needs, declared beside its schemas, resolved before its
+ * handler runs. A controller never looks up its caller, repository or organisation by hand:
+ *
+ *   .get('/user/repos', ({ user }) => ..., { signed: true, ... })
+ *   .post('/repos/:owner/:repo/labels', ({ repo }) => ..., { repo: { level: 'write', unit: 'issues' } })
+ *
+ * Needs (each an Elysia macro; a route may combine them):
+ * - `caller: true`: the caller, anonymous allowed (`caller`).
+ * - `signed: true`: a signed-in caller, else 401 (`caller`, `user`).
+ * - `siteAdmin: true`: a site administrator, else 401 / 403 (`caller`, `user`).
+ * - `repo: RepoNeed`: the repository of `:owner/:repo` (`repo`: a RepoContext, plus `caller`).
+ *   404 when it does not exist or the caller may not read it (a renamed repository's old name
+ *   answers 307 to its new one), 404 when the unit is disabled, 401/403 below the level, 423
+ *   "repo is archived" for a write to an archived repository.
+ *
+ * Needs resolve in the order they are written: a route that reads a repository but needs a
+ * signed-in caller (filing an issue) writes `repo` before `signed`, so that a hidden repository
+ * answers 404 before an anonymous caller's 401, as Gitea does.
+ * - `paged: true` (or its own PageSizes): Gitea's `page`/`limit` (`page`), and
+ *   `respond(paged, convert)` which sets X-Total-Count and Link and converts the rows: the recipe
+ *   every list repeats.
+ *
+ * Each need is also recorded in the route's `detail` under ACCESS_KEYS (and so in the OpenAPI
+ * document as an extension), which is where the route table test reads what every route declared.
+ */
+
+export type RepoLevel = 'read' | 'write' | 'admin' | 'owner'
+
+/** A repository unit a route belongs to; disabled units answer 404 (Gitea's mustEnable...). */
+export type RepoUnit = 'issues' | 'pulls' | 'wiki'
+
+export interface RepoNeed {
+  /** The least access the route needs; `read` when absent. */
+  level?: RepoLevel
+  /** The unit the route belongs to. */
+  unit?: RepoUnit
+  /**
+   * Whether the route changes the repository, so that an archived one refuses it (Gitea's
+   * mustNotBeArchived). Absent: every method but GET and HEAD writes. Routes that must work on an
+   * archived repository (editing the repository to unarchive it, deleting it) say `false`.
+   */
+  writes?: boolean
+}
+
+/** Where each need is recorded in a route's `detail` (one key per need: Elysia merges them). */
+export const ACCESS_KEYS = { caller: 'x-warren-caller', signed: 'x-warren-signed', siteAdmin: 'x-warren-site-admin', repo: 'x-warren-repo' } as const
+
+const LEVELS: Record<RepoLevel, AccessMode> = {
+  read: AccessMode.Read,
+  write: AccessMode.Write,
+  admin: AccessMode.Admin,
+  owner: AccessMode.Owner,
+}
+
+const UNIT_ENABLED: Record<RepoUnit, (repo: RepoContext['repo']) => boolean> = {
+  issues: (repo) => repo.hasIssues,
+  pulls: (repo) => repo.hasPullRequests,
+  wiki: (repo) => repo.hasWiki,
+}
+
+/** Whether a request with this method and need changes the repository. */
+export const isRepoWrite = (method: string, need: RepoNeed): boolean =>
+  need.writes ?? (method !== 'GET' && method !== 'HEAD')
+
+/**
+ * Resolves a repository need for a request (the `repo` macro's work; also what the git transports
+ * call, so that HTTP and SSH decide alike).
+ */
+export async function resolveRepoNeed(deps: AppDeps, request: Request, owner: string, name: string, need: RepoNeed): Promise<RepoContext> {
+  const ctx = await loadRepoContext(deps, request, owner, name, LEVELS[need.level ?? 'read'])
+  if (need.unit && !UNIT_ENABLED[need.unit](ctx.repo)) throw notFound()
+  if (ctx.repo.isArchived && isRepoWrite(request.method, need)) throw new ApiError(423, 'repo is archived')
+  return ctx
+}
+
+/** A list's own page sizes where they differ from Gitea's 30 / 50 (searches). */
+export type PageSizes = { defaultLimit?: number; maxLimit?: number }
+
+/** Sets the paging headers of a page of rows and converts them. */
+export type Respond = <R, T>(result: Paged<R>, convert: (rows: R[]) => T[]) => T[]
+
+const declare = (key: keyof typeof ACCESS_KEYS, value: unknown) => ({ detail: { [ACCESS_KEYS[key]]: value } as Record<string, unknown> })
+
+/** The pipeline plugin: `.use(pipeline(deps))` in every module. */
+export const pipeline = (deps: AppDeps) =>
+  new Elysia().macro({
+    caller: {
+      ...declare('caller', true),
+      async resolve({ request }) {
+        return { caller: await deps.auth.caller(request) }
+      },
+    },
+    signed: {
+      ...declare('signed', true),
+      async resolve({ request }) {
+        const caller = await deps.auth.caller(request)
+        return { caller, user: requireUser(caller) }
+      },
+    },
+    siteAdmin: {
+      ...declare('siteAdmin', true),
+      async resolve({ request }) {
+        const caller = await deps.auth.caller(request)
+        return { caller, user: requireSiteAdmin(caller) }
+      },
+    },
+    repo(need: RepoNeed) {
+      return {
+        ...declare('repo', need),
+        async resolve({ request, params }: { request: Request; params: Record<string, string> }) {
+          const repo = await resolveRepoNeed(deps, request, params.owner ?? '', params.repo ?? '', need)
+          return { repo, caller: repo.caller }
+        },
+      }
+    },
+    paged(sizes: true | PageSizes) {
+      return {
+        resolve({ request, query, set }: { request: Request; query: Record<string, unknown>; set: { headers: Record<string, unknown> } }) {
+          const page: Page = pageOf(query as { page?: number; limit?: number }, sizes === true ? {} : sizes)
+          const respond: Respond = (result, convert) => {
+            setPageHeaders(set, deps.config, request, page, result.total)
+            return convert(result.rows)
+          }
+          return { page, respond }
+        },
+      }
+    },
+  })
