@@ -17,6 +17,14 @@ export interface Config {
   /** Cost of Bun.password (argon2id); tests lower it, production keeps the default. */
   passwordMemoryCost: number
   passwordTimeCost: number
+  /** Failed sign-ins (wrong passwords) allowed per account in a window; 0 = no limit. */
+  loginFailuresPerAccount: number
+  /** Failed sign-ins (wrong passwords or tokens) allowed per client address in a window; 0 = no limit. */
+  loginFailuresPerAddress: number
+  /** Length of that window, in milliseconds (the variable gives seconds). */
+  loginFailureWindowMs: number
+  /** Accounts (and, separately, addresses) whose failures are remembered at most; the oldest go first. */
+  loginFailureCapacity: number
   /** Admin created on first start when no user exists. */
   initialAdmin?: { username: string; password: string; email: string }
 }
@@ -25,15 +33,19 @@ function withSlash(url: string): string {
   return url.endsWith('/') ? url : url + '/'
 }
 
-function intFrom(value: string | undefined, fallback: number, name: string): number {
+/** A whole number from 0 to `max` (default when unset). */
+function countFrom(value: string | undefined, fallback: number, name: string, max: number): number {
   if (value === undefined || value === '') return fallback
   const n = Number(value)
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number, got "${value}"`)
+  if (!Number.isInteger(n) || n < 0 || n > max) throw new Error(`${name} must be a whole number from 0 to ${max}, got "${value}"`)
   return n
 }
 
+/** A port number (default when unset). */
+const portFrom = (value: string | undefined, fallback: number, name: string) => countFrom(value, fallback, name, 65535)
+
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
-  const port = overrides.port ?? intFrom(env.WARREN_PORT, 3000, 'WARREN_PORT')
+  const port = overrides.port ?? portFrom(env.WARREN_PORT, 3000, 'WARREN_PORT')
   const baseUrl = withSlash(overrides.baseUrl ?? env.WARREN_BASE_URL ?? `http://localhost:${port}/`)
   const host = new URL(baseUrl).hostname
   const admin =
@@ -46,11 +58,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: resolve(env.WARREN_DATA ?? './data'),
     baseUrl,
     sshDomain: env.WARREN_SSH_DOMAIN ?? host,
-    sshPort: intFrom(env.WARREN_SSH_PORT, 22, 'WARREN_SSH_PORT'),
+    sshPort: portFrom(env.WARREN_SSH_PORT, 22, 'WARREN_SSH_PORT'),
     sshUser: env.WARREN_SSH_USER ?? 'git',
     noReplyDomain: env.WARREN_NO_REPLY_DOMAIN ?? 'noreply.localhost',
     passwordMemoryCost: 19456,
     passwordTimeCost: 2,
+    loginFailuresPerAccount: countFrom(env.WARREN_LOGIN_MAX_FAILURES_PER_ACCOUNT, 10, 'WARREN_LOGIN_MAX_FAILURES_PER_ACCOUNT', 1_000_000),
+    loginFailuresPerAddress: countFrom(env.WARREN_LOGIN_MAX_FAILURES_PER_ADDRESS, 100, 'WARREN_LOGIN_MAX_FAILURES_PER_ADDRESS', 1_000_000),
+    loginFailureWindowMs: 1000 * Math.max(1, countFrom(env.WARREN_LOGIN_FAILURE_WINDOW, 300, 'WARREN_LOGIN_FAILURE_WINDOW', 86_400)),
+    loginFailureCapacity: Math.max(1, countFrom(env.WARREN_LOGIN_FAILURE_CAPACITY, 10_000, 'WARREN_LOGIN_FAILURE_CAPACITY', 1_000_000)),
     initialAdmin: admin,
     ...overrides,
   }

@@ -7,7 +7,12 @@ export function startServer(deps: AppDeps, opts: { hostname?: string; port?: num
   const server = Bun.serve({
     hostname: opts.hostname ?? deps.config.host,
     port: opts.port ?? deps.config.port,
-    fetch: (request) => app.handle(request),
+    fetch: (request, server) => {
+      // From the connection, so a client cannot forge it (failed sign-ins are counted per address).
+      const address = server.requestIP(request)?.address
+      if (address) deps.auth.setClientAddress(request, address)
+      return app.handle(request)
+    },
     maxRequestBodySize: 8 * 1024 * 1024 * 1024,
     idleTimeout: 255,
     development: false,

@@ -3,7 +3,8 @@ import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { accessTokens, emailAddresses, users } from '../db/schema'
 import { ApiError, unauthorized, forbidden } from '../lib/errors'
-import { hashToken, verifyPassword } from './secrets'
+import { hashPassword, hashToken, newTokenSecret, verifyPassword } from './secrets'
+import { FailureLimiter } from './failure-limiter'
 
 export type UserRow = typeof users.$inferSelect
 
@@ -24,9 +25,19 @@ const ANONYMOUS: Caller = { user: null, method: null, signedInAs: null }
  * Forms, in Gitea's order: `?token=`, `?access_token=`, `Authorization: token|bearer T`,
  * `Authorization: Basic` (login or e-mail with a password, or a token as either half).
  * Credentials that are given but wrong answer 401; no credentials means anonymous.
+ *
+ * Failed sign-ins are limited per account and per client address (429 with `Retry-After` while
+ * locked, whatever the credentials); a password is checked with the same work whether the account
+ * exists or not, so neither the answer nor its timing tells which accounts exist.
  */
 export class Auth {
   private readonly cache = new WeakMap<Request, Promise<Caller>>()
+  /** Client addresses, set by the server from the socket (never from a header a client sends). */
+  private readonly clientAddresses = new WeakMap<Request, string>()
+  private readonly accountFailures: FailureLimiter
+  private readonly addressFailures: FailureLimiter
+  /** Hash of a random password, verified against when there is no real hash to check. */
+  private dummyHash?: Promise<string>
   private readonly tokenLookup
   private readonly userByLowerName
   private readonly userByEmail
@@ -50,6 +61,19 @@ export class Auth {
       .where(eq(emailAddresses.lowerEmail, sqlPlaceholder('email')))
       .prepare()
     this.userById = db.select().from(users).where(eq(users.id, sqlPlaceholder('id'))).prepare()
+    const { loginFailureWindowMs: window, loginFailureCapacity: capacity } = config
+    this.accountFailures = new FailureLimiter(config.loginFailuresPerAccount, window, capacity)
+    this.addressFailures = new FailureLimiter(config.loginFailuresPerAddress, window, capacity)
+  }
+
+  /** Records the address a request came from (the server does, from the connection). */
+  setClientAddress(request: Request, address: string): void {
+    this.clientAddresses.set(request, addressKey(address))
+  }
+
+  /** How many accounts and addresses have failures remembered (bounded by the configured capacity). */
+  failuresTracked(): { accounts: number; addresses: number } {
+    return { accounts: this.accountFailures.size, addresses: this.addressFailures.size }
   }
 
   /** The caller of this request (resolved lazily, at most once per request). */
@@ -77,26 +101,32 @@ export class Auth {
     if (!caller.user?.isAdmin) throw new ApiError(403, 'Only administrators allowed to sudo.', { url: undefined })
     const target = this.userByLowerName.get({ name: sudo.toLowerCase() })
     if (!target || target.type !== 0) throw new ApiError(404, `user does not exist [name: ${sudo}]`)
+    // Gitea does not check this; acting as an account barred from signing in would bypass the bar.
+    if (!target.isActive || target.prohibitLogin)
+      throw forbidden(`Cannot sudo as ${target.name}: the account is prohibited from signing in.`)
     return { user: target, method: caller.method, signedInAs: caller.signedInAs }
   }
 
   private async credentials(request: Request, params: URLSearchParams | null): Promise<Caller> {
+    const address = this.clientAddresses.get(request)
     const queryToken = params?.get('token') || params?.get('access_token')
-    if (queryToken) return this.byToken(queryToken)
+    if (queryToken) return this.byToken(queryToken, address)
     const header = request.headers.get('authorization')
     if (!header) return ANONYMOUS
     const space = header.indexOf(' ')
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase()
     const value = space < 0 ? '' : header.slice(space + 1).trim()
-    if (scheme === 'token' || scheme === 'bearer') return value ? this.byToken(value) : ANONYMOUS
-    if (scheme === 'basic') return this.byBasic(value)
+    if (scheme === 'token' || scheme === 'bearer') return value ? this.byToken(value, address) : ANONYMOUS
+    if (scheme === 'basic') return this.byBasic(value, address)
     throw unauthorized('unsupported authorization scheme')
   }
 
-  /** A token secret → its owner; 401 when unknown. */
-  byToken(secret: string): Caller {
+  /** A token secret → its owner; 401 when unknown (a failure of the client address). */
+  byToken(secret: string, address?: string): Caller {
+    this.takeAttempt(this.addressFailures, address)
     const user = this.findTokenOwner(secret)
     if (!user) throw unauthorized('invalid token')
+    if (address) this.addressFailures.refund(address)
     return this.signedIn(user, 'token')
   }
 
@@ -105,8 +135,12 @@ export class Auth {
     return this.tokenLookup.get({ hash: hashToken(secret.toLowerCase()) })
   }
 
-  /** Basic credentials: login or e-mail with a password, or a token as either half. */
-  async byBasic(encoded: string): Promise<Caller> {
+  /**
+   * Basic credentials, as Gitea reads them: a token as the user name (empty password or
+   * `x-oauth-basic`) or as the password whatever the name (`oauth2:TOKEN`), else a login or
+   * e-mail with its password.
+   */
+  async byBasic(encoded: string, address?: string): Promise<Caller> {
     let decoded: string
     try {
       decoded = Buffer.from(encoded, 'base64').toString('utf8')
@@ -117,23 +151,44 @@ export class Auth {
     if (colon < 0) throw unauthorized('invalid basic credentials')
     const name = decoded.slice(0, colon)
     const password = decoded.slice(colon + 1)
-    // A token as the user name (empty password or x-oauth-basic), as modern git tools send it.
-    if (password === '' || password === 'x-oauth-basic') {
-      const owner = this.findTokenOwner(name)
-      if (owner) return this.signedIn(owner, 'token')
+    this.takeAttempt(this.addressFailures, address)
+    const tokenOwner = this.findTokenOwner(password === '' || password === 'x-oauth-basic' ? name : password)
+    if (tokenOwner) {
+      if (address) this.addressFailures.refund(address)
+      return this.signedIn(tokenOwner, 'token')
     }
-    const user = name.includes('@')
+    const found = name.includes('@')
       ? this.userByEmail.get({ email: name.toLowerCase() })?.user
       : this.userByLowerName.get({ name: name.toLowerCase() })
-    if (!user || user.type !== 0) throw unauthorized('invalid credentials')
-    // A token as the password: it must belong to that login.
-    const tokenOwner = this.findTokenOwner(password)
-    if (tokenOwner) {
-      if (tokenOwner.id !== user.id) throw unauthorized('invalid credentials')
-      return this.signedIn(user, 'token')
+    const user = found && found.type === 0 ? found : undefined
+    // Unknown names are counted too (by name), so that locking does not tell which accounts exist.
+    const account = user ? `id:${user.id}` : `name:${name.toLowerCase().slice(0, MAX_COUNTED_NAME)}`
+    try {
+      this.takeAttempt(this.accountFailures, account)
+    } catch (e) {
+      if (address) this.addressFailures.refund(address)
+      throw e
     }
-    if (!(await verifyPassword(password, user.passwordHash))) throw unauthorized('invalid credentials')
+    // The same work whether or not there is a real hash to check (unknown user, organisation).
+    const realHash = user?.passwordHash || undefined
+    const ok = await verifyPassword(password, realHash ?? (await this.dummyPasswordHash()))
+    if (!ok || !user || !realHash) throw unauthorized('invalid credentials')
+    this.accountFailures.clear(account)
+    if (address) this.addressFailures.refund(address)
     return this.signedIn(user, 'password')
+  }
+
+  /** Counts one sign-in attempt for `key`; 429 with `Retry-After` while the key is locked. */
+  private takeAttempt(limiter: FailureLimiter, key: string | undefined): void {
+    if (key === undefined) return
+    const wait = limiter.take(key)
+    if (wait > 0)
+      throw new ApiError(429, `Too many failed sign-in attempts; try again in ${wait} seconds.`, {}, { 'Retry-After': String(wait) })
+  }
+
+  private dummyPasswordHash(): Promise<string> {
+    this.dummyHash ??= hashPassword(this.config, newTokenSecret())
+    return this.dummyHash
   }
 
   private signedIn(user: UserRow, method: 'password' | 'token'): Caller {
@@ -149,6 +204,25 @@ export class Auth {
 }
 
 const sqlPlaceholder = (name: string) => sql.placeholder(name)
+
+/** Longest unknown name counted as is (longer ones cannot be accounts; bounds the memory). */
+const MAX_COUNTED_NAME = 320
+
+/**
+ * The key a client address is counted under: IPv4 as it is (also when mapped into IPv6), IPv6 by
+ * its /64 prefix (one client usually holds a whole /64).
+ */
+export function addressKey(address: string): string {
+  const ip = address.replace(/%.*$/, '').toLowerCase()
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip)
+  if (mapped) return mapped[1]!
+  if (!ip.includes(':')) return ip
+  const [head = '', tail = ''] = ip.split('::')
+  const front = head ? head.split(':') : []
+  const back = tail ? tail.split(':') : []
+  const groups = ip.includes('::') ? [...front, ...Array(Math.max(0, 8 - front.length - back.length)).fill('0'), ...back] : front
+  return groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':') + '::/64'
+}
 
 /** Whether an absolute request URL names an API route (`/api/...`, whatever the host). */
 const isApiUrl = (url: string) => {

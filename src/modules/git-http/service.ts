@@ -31,8 +31,8 @@ const NO_CACHE = {
 }
 
 /** An error answer for git clients (JSON body; 401 asks for Basic credentials). */
-export function gitErrorResponse(deps: AppDeps, status: number, message: string): Response {
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...NO_CACHE }
+export function gitErrorResponse(deps: AppDeps, status: number, message: string, extraHeaders: Record<string, string> = {}): Response {
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...NO_CACHE, ...extraHeaders }
   if (status === 401) headers['WWW-Authenticate'] = 'Basic realm="."'
   return new Response(JSON.stringify({ message, url: docsUrl(deps.config) }), { status, headers })
 }
@@ -58,7 +58,8 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
   try {
     user = (await deps.auth.caller(request)).user
   } catch (e) {
-    if (e instanceof ApiError) return gitErrorResponse(deps, e.status, e.status === 401 ? 'invalid credentials' : e.message)
+    // A 429 keeps its Retry-After (too many failed sign-ins from this client or for this account).
+    if (e instanceof ApiError) return gitErrorResponse(deps, e.status, e.status === 401 ? 'invalid credentials' : e.message, e.headers)
     throw e
   }
   const need = service === 'receive-pack' ? AccessMode.Write : AccessMode.Read
