@@ -5,6 +5,8 @@ import { pageOf, setPageHeaders, type Page, type Paged } from '../lib/pagination
 import { AccessMode } from './access'
 import { requireSiteAdmin, requireUser } from './caller'
 import { loadRepoContext, type RepoContext } from './repo-context'
+import { loadOrg, requireOrgMember, requireOrgOwner } from '../modules/orgs/service'
+import { loadTeam, requireTeamOwner } from '../modules/teams/service'
 
 /**
  * The request pipeline: what a route needs, declared beside its schemas, resolved before its
@@ -25,6 +27,11 @@ import { loadRepoContext, type RepoContext } from './repo-context'
  * Needs resolve in the order they are written: a route that reads a repository but needs a
  * signed-in caller (filing an issue) writes `repo` before `signed`, so that a hidden repository
  * answers 404 before an anonymous caller's 401, as Gitea does.
+ * - `org: 'visible' | 'member' | 'owner'`: the organisation of `:org` (`org`: an OrgContext,
+ *   plus `caller`). 404 when unknown or hidden from the caller; 401/403 below the role.
+ * - `team: 'member' | 'owner'`: the team of `:id` (`team`: a TeamContext, plus `caller`). 401
+ *   anonymous; 404 unless the caller is a member of its organisation (or, for `owner`, an owner:
+ *   Gitea's check knows only the team).
  * - `paged: true` (or its own PageSizes): Gitea's `page`/`limit` (`page`), and
  *   `respond(paged, convert)` which sets X-Total-Count and Link and converts the rows: the recipe
  *   every list repeats.
@@ -52,7 +59,17 @@ export interface RepoNeed {
 }
 
 /** Where each need is recorded in a route's `detail` (one key per need: Elysia merges them). */
-export const ACCESS_KEYS = { caller: 'x-warren-caller', signed: 'x-warren-signed', siteAdmin: 'x-warren-site-admin', repo: 'x-warren-repo' } as const
+export const ACCESS_KEYS = {
+  caller: 'x-warren-caller',
+  signed: 'x-warren-signed',
+  siteAdmin: 'x-warren-site-admin',
+  repo: 'x-warren-repo',
+  org: 'x-warren-org',
+  team: 'x-warren-team',
+} as const
+
+export type OrgRoleNeed = 'visible' | 'member' | 'owner'
+export type TeamRoleNeed = 'member' | 'owner'
 
 const LEVELS: Record<RepoLevel, AccessMode> = {
   read: AccessMode.Read,
@@ -119,6 +136,29 @@ export const pipeline = (deps: AppDeps) =>
         async resolve({ request, params }: { request: Request; params: Record<string, string> }) {
           const repo = await resolveRepoNeed(deps, request, params.owner ?? '', params.repo ?? '', need)
           return { repo, caller: repo.caller }
+        },
+      }
+    },
+    org(role: OrgRoleNeed) {
+      return {
+        ...declare('org', role),
+        async resolve({ request, params }: { request: Request; params: Record<string, string> }) {
+          const caller = await deps.auth.caller(request)
+          const org = loadOrg(deps, params.org ?? '', caller.user)
+          if (role === 'member') requireOrgMember(org)
+          if (role === 'owner') requireOrgOwner(org)
+          return { org, caller }
+        },
+      }
+    },
+    team(role: TeamRoleNeed) {
+      return {
+        ...declare('team', role),
+        async resolve({ request, params }: { request: Request; params: Record<string, string> }) {
+          const caller = await deps.auth.caller(request)
+          const team = loadTeam(deps, params.id ?? '', caller.user)
+          if (role === 'owner') requireTeamOwner(team)
+          return { team, caller }
         },
       }
     },

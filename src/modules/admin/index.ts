@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { requireSiteAdmin } from '../../auth/caller'
+import { pipeline } from '../../auth/pipeline'
 import { toApiUser } from '../../lib/convert/user'
-import { PageQuery, pageOf, setPageHeaders } from '../../lib/pagination'
+import { PageQuery } from '../../lib/pagination'
 import { UserSchema, UsernameParams } from '../users/model'
 import { createUser, getUserByName } from '../users/service'
 import { CreateUserOption, EditUserOption, formBooleans } from './model'
@@ -11,19 +11,14 @@ import { deleteUser, editUser, listAllUsers } from './service'
 /** Site administration of users: /admin/users ... (all: site admins; 401 anonymous, 403 others). */
 export const adminModule = (deps: AppDeps) => {
   const { config } = deps
-  const siteAdmin = async (request: Request) => requireSiteAdmin(await deps.auth.caller(request))
-
   return new Elysia({ name: 'admin', detail: { tags: ['admin'] } })
+    .use(pipeline(deps))
     .get(
       '/admin/users',
-      async ({ request, query, set }) => {
-        const admin = await siteAdmin(request)
-        const page = pageOf(query)
-        const { rows, total } = listAllUsers(deps, page)
-        setPageHeaders(set, config, request, page, total)
-        return rows.map((u) => toApiUser(config, u, admin))
-      },
+      ({ user: admin, page, respond }) => respond(listAllUsers(deps, page), (rows) => rows.map((u) => toApiUser(config, u, admin))),
       {
+        siteAdmin: true,
+        paged: true,
         query: PageQuery,
         response: { 200: t.Array(UserSchema) },
         detail: { operationId: 'adminGetAllUsers', summary: 'List all users' },
@@ -31,8 +26,7 @@ export const adminModule = (deps: AppDeps) => {
     )
     .post(
       '/admin/users',
-      async ({ request, body, status }) => {
-        const admin = await siteAdmin(request)
+      async ({ body, status, user: admin }) => {
         const user = await createUser(deps, {
           username: body.username,
           email: body.email,
@@ -46,6 +40,7 @@ export const adminModule = (deps: AppDeps) => {
         return status(201, toApiUser(config, user, admin))
       },
       {
+        siteAdmin: true,
         transform: formBooleans(CreateUserOption),
         body: CreateUserOption,
         response: { 201: UserSchema },
@@ -54,12 +49,12 @@ export const adminModule = (deps: AppDeps) => {
     )
     .patch(
       '/admin/users/:username',
-      async ({ request, params, body }) => {
-        const admin = await siteAdmin(request)
+      async ({ params, body, user: admin }) => {
         const user = await editUser(deps, getUserByName(deps, params.username), body)
         return toApiUser(config, user, admin)
       },
       {
+        siteAdmin: true,
         params: UsernameParams,
         transform: formBooleans(EditUserOption),
         body: EditUserOption,
@@ -69,12 +64,12 @@ export const adminModule = (deps: AppDeps) => {
     )
     .delete(
       '/admin/users/:username',
-      async ({ request, params, status }) => {
-        const admin = await siteAdmin(request)
+      ({ params, status, user: admin }) => {
         deleteUser(deps, getUserByName(deps, params.username), admin)
         return status(204, undefined)
       },
       {
+        siteAdmin: true,
         params: UsernameParams,
         response: { 204: t.Void() },
         detail: { operationId: 'adminDeleteUser', summary: 'Delete a user' },

@@ -1,14 +1,14 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { requireUser } from '../../auth/caller'
+import { pipeline } from '../../auth/pipeline'
+import type { TeamContext } from './service'
 import { toApiUser } from '../../lib/convert/user'
 import { notFound } from '../../lib/errors'
-import { PageQuery, pageOf, setPageHeaders } from '../../lib/pagination'
+import { PageQuery } from '../../lib/pagination'
 import { UserSchema } from '../users/model'
 import { RepositorySchema } from '../repos/model'
 import { reposToApi } from '../repos/service'
 import { OrgParams } from '../orgs/model'
-import { loadOrg, requireOrgMember } from '../orgs/service'
 import { getUserByName } from '../users/service'
 import { CreateTeamOption, EditTeamOption, TeamMemberParams, TeamParams, TeamRepoParams, TeamSchema } from './model'
 import {
@@ -22,7 +22,6 @@ import {
   listTeamMembers,
   listTeamRepos,
   listUserTeams,
-  loadTeam,
   removeTeamMember,
   removeTeamRepo,
   teamsToApi,
@@ -34,88 +33,62 @@ const NoContent = { 204: t.Void({ description: 'no content' }) }
 /** Teams, team members and team repositories (issue 4). */
 export const teamsModule = (deps: AppDeps) => {
   const { config } = deps
-  const team = async (request: Request, id: string) => loadTeam(deps, id, (await deps.auth.caller(request)).user)
   /** Adds or removes a team member (owners only). */
   const memberChange =
     (change: typeof addTeamMember) =>
-    async ({ request, params, set }: { request: Request; params: { id: string; username: string }; set: { status?: number | string } }) => {
-      change(deps, await team(request, params.id), getUserByName(deps, params.username))
+    ({ params, set, team }: { params: { username: string }; set: { status?: number | string }; team: TeamContext }) => {
+      change(deps, team, getUserByName(deps, params.username))
       set.status = 204
     }
   /** Gives a repository of the organisation to the team, or takes it back (org member with admin on the repository). */
   const repoChange =
     (change: typeof addTeamRepo) =>
-    async ({ request, params, set }: { request: Request; params: { id: string; org: string; repo: string }; set: { status?: number | string } }) => {
-      change(deps, await team(request, params.id), params.org, params.repo)
+    ({ params, set, team }: { params: { org: string; repo: string }; set: { status?: number | string }; team: TeamContext }) => {
+      change(deps, team, params.org, params.repo)
       set.status = 204
     }
 
   return new Elysia({ name: 'teams', detail: { tags: ['organization'] } })
+    .use(pipeline(deps))
     .get(
       '/orgs/:org/teams',
-      async ({ request, params, query, set }) => {
-        const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
-        requireOrgMember(ctx)
-        const page = pageOf(query)
-        const { rows, total } = listOrgTeams(deps, ctx.org, page)
-        setPageHeaders(set, config, request, page, total)
-        return rows.map((r) => toApiTeam(config, r, ctx.org))
-      },
-      { params: OrgParams, query: PageQuery, response: { 200: t.Array(TeamSchema) }, detail: { operationId: 'orgListTeams', summary: "List an organization's teams" } },
+      ({ org, page, respond }) => respond(listOrgTeams(deps, org.org, page), (rows) => rows.map((r) => toApiTeam(config, r, org.org))),
+      { signed: true, org: 'member', paged: true, params: OrgParams, query: PageQuery, response: { 200: t.Array(TeamSchema) }, detail: { operationId: 'orgListTeams', summary: "List an organization's teams" } },
     )
     .post(
       '/orgs/:org/teams',
-      async ({ request, params, body, status }) => {
-        const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
-        return status(201, toApiTeam(config, createTeam(deps, ctx, body), ctx.org))
-      },
-      { params: OrgParams, body: CreateTeamOption, response: { 201: TeamSchema }, detail: { operationId: 'orgCreateTeam', summary: 'Create a team' } },
+      ({ body, status, org }) => status(201, toApiTeam(config, createTeam(deps, org, body), org.org)),
+      { signed: true, org: 'owner', params: OrgParams, body: CreateTeamOption, response: { 201: TeamSchema }, detail: { operationId: 'orgCreateTeam', summary: 'Create a team' } },
     )
     .get(
       '/user/teams',
-      async ({ request, query, set }) => {
-        const user = requireUser(await deps.auth.caller(request))
-        const page = pageOf(query)
-        const { rows, total } = listUserTeams(deps, user, page)
-        setPageHeaders(set, config, request, page, total)
-        return teamsToApi(deps, rows)
-      },
-      { query: PageQuery, response: { 200: t.Array(TeamSchema) }, detail: { operationId: 'userListTeams', summary: "List the current user's teams", tags: ['user'] } },
+      ({ user, page, respond }) => respond(listUserTeams(deps, user, page), (rows) => teamsToApi(deps, rows)),
+      { signed: true, paged: true, query: PageQuery, response: { 200: t.Array(TeamSchema) }, detail: { operationId: 'userListTeams', summary: "List the current user's teams", tags: ['user'] } },
     )
     .get(
       '/teams/:id',
-      async ({ request, params }) => {
-        const ctx = await team(request, params.id)
-        return toApiTeam(config, ctx.team, ctx.org)
-      },
-      { params: TeamParams, response: { 200: TeamSchema }, detail: { operationId: 'orgGetTeam', summary: 'Get a team' } },
+      ({ team }) => toApiTeam(config, team.team, team.org),
+      { team: 'member', params: TeamParams, response: { 200: TeamSchema }, detail: { operationId: 'orgGetTeam', summary: 'Get a team' } },
     )
     .patch(
       '/teams/:id',
-      async ({ request, params, body }) => {
-        const ctx = await team(request, params.id)
-        return toApiTeam(config, editTeam(deps, ctx, body), ctx.org)
-      },
-      { params: TeamParams, body: EditTeamOption, response: { 200: TeamSchema }, detail: { operationId: 'orgEditTeam', summary: 'Edit a team' } },
+      ({ body, team }) => toApiTeam(config, editTeam(deps, team, body), team.org),
+      { team: 'owner', params: TeamParams, body: EditTeamOption, response: { 200: TeamSchema }, detail: { operationId: 'orgEditTeam', summary: 'Edit a team' } },
     )
     .delete(
       '/teams/:id',
-      async ({ request, params, set }) => {
-        deleteTeam(deps, await team(request, params.id))
+      ({ set, team }) => {
+        deleteTeam(deps, team)
         set.status = 204
       },
-      { params: TeamParams, response: NoContent, detail: { operationId: 'orgDeleteTeam', summary: 'Delete a team' } },
+      { team: 'owner', params: TeamParams, response: NoContent, detail: { operationId: 'orgDeleteTeam', summary: 'Delete a team' } },
     )
     .get(
       '/teams/:id/members',
-      async ({ request, params, query, set }) => {
-        const ctx = await team(request, params.id)
-        const page = pageOf(query)
-        const { rows, total } = listTeamMembers(deps, ctx.team, page)
-        setPageHeaders(set, config, request, page, total)
-        return rows.map((u) => toApiUser(config, u, ctx.viewer))
-      },
+      ({ team, page, respond }) => respond(listTeamMembers(deps, team.team, page), (rows) => rows.map((u) => toApiUser(config, u, team.viewer))),
       {
+        team: 'member',
+        paged: true,
         params: TeamParams,
         query: PageQuery,
         response: { 200: t.Array(UserSchema) },
@@ -124,34 +97,31 @@ export const teamsModule = (deps: AppDeps) => {
     )
     .get(
       '/teams/:id/members/:username',
-      async ({ request, params }) => {
-        const ctx = await team(request, params.id)
+      ({ params, team }) => {
         const user = getUserByName(deps, params.username)
-        if (!isTeamMember(deps, ctx.team, user)) throw notFound(`${user.name} is not a member of team ${ctx.team.name}`)
-        return toApiUser(config, user, ctx.viewer)
+        if (!isTeamMember(deps, team.team, user)) throw notFound(`${user.name} is not a member of team ${team.team.name}`)
+        return toApiUser(config, user, team.viewer)
       },
-      { params: TeamMemberParams, response: { 200: UserSchema }, detail: { operationId: 'orgListTeamMember', summary: 'Get a member of a team' } },
+      { team: 'member', params: TeamMemberParams, response: { 200: UserSchema }, detail: { operationId: 'orgListTeamMember', summary: 'Get a member of a team' } },
     )
     .put('/teams/:id/members/:username', memberChange(addTeamMember), {
+      team: 'owner',
       params: TeamMemberParams,
       response: NoContent,
       detail: { operationId: 'orgAddTeamMember', summary: 'Add a team member' },
     })
     .delete('/teams/:id/members/:username', memberChange(removeTeamMember), {
+      team: 'owner',
       params: TeamMemberParams,
       response: NoContent,
       detail: { operationId: 'orgRemoveTeamMember', summary: 'Remove a team member' },
     })
     .get(
       '/teams/:id/repos',
-      async ({ request, params, query, set }) => {
-        const ctx = await team(request, params.id)
-        const page = pageOf(query)
-        const { rows, total } = listTeamRepos(deps, ctx, page)
-        setPageHeaders(set, config, request, page, total)
-        return reposToApi(deps, ctx.viewer, rows)
-      },
+      ({ team, page, respond }) => respond(listTeamRepos(deps, team, page), (rows) => reposToApi(deps, team.viewer, rows)),
       {
+        team: 'member',
+        paged: true,
         params: TeamParams,
         query: PageQuery,
         response: { 200: t.Array(RepositorySchema) },
@@ -159,11 +129,13 @@ export const teamsModule = (deps: AppDeps) => {
       },
     )
     .put('/teams/:id/repos/:org/:repo', repoChange(addTeamRepo), {
+      team: 'member',
       params: TeamRepoParams,
       response: NoContent,
       detail: { operationId: 'orgAddTeamRepository', summary: 'Add a repository to a team' },
     })
     .delete('/teams/:id/repos/:org/:repo', repoChange(removeTeamRepo), {
+      team: 'member',
       params: TeamRepoParams,
       response: NoContent,
       detail: { operationId: 'orgRemoveTeamRepository', summary: 'Remove a repository from a team' },

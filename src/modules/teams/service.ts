@@ -86,7 +86,7 @@ export function loadTeam(deps: AppDeps, id: number | string, viewer: UserRow | n
 }
 
 /** Owner-only team routes answer 404 to other members (Gitea's check knows only the team). */
-function requireTeamOwner(ctx: TeamContext): void {
+export function requireTeamOwner(ctx: TeamContext): void {
   if (!ctx.owner) throw notFound(`team does not exist [id: ${ctx.team.id}]`)
 }
 
@@ -154,9 +154,8 @@ function assertTeamNameFree(deps: AppDeps, orgId: number, name: string, exceptId
   if (taken && taken.id !== exceptId) throw unprocessable(`team already exists [name: ${name}]`, 'Name')
 }
 
-/** Creates a team (organisation owners only); permission defaults to read, units to all. */
+/** Creates a team (the route lets organisation owners only); permission defaults to read, units to all. */
 export function createTeam(deps: AppDeps, ctx: OrgContext, input: TeamFields & { name: string }): TeamRow {
-  requireOrgOwner(ctx)
   if (input.name === undefined) throw unprocessable('Required', 'Name')
   const { authorize = AccessMode.Read } = checkTeamFields(input)
   return writeTransaction(deps.db, () => {
@@ -185,7 +184,6 @@ export function createTeam(deps: AppDeps, ctx: OrgContext, input: TeamFields & {
 
 /** Applies an EditTeamOption (absent = unchanged). The Owners team keeps its name and permission. */
 export function editTeam(deps: AppDeps, ctx: TeamContext, input: TeamFields): TeamRow {
-  requireTeamOwner(ctx)
   const team = ctx.team
   if (isOwnersTeam(team)) {
     if (input.permission !== undefined && input.permission !== 'owner')
@@ -216,7 +214,6 @@ export function editTeam(deps: AppDeps, ctx: TeamContext, input: TeamFields): Te
 
 /** Deletes a team (not the Owners team); its members stay in the organisation. */
 export function deleteTeam(deps: AppDeps, ctx: TeamContext): void {
-  requireTeamOwner(ctx)
   if (isOwnersTeam(ctx.team)) throw forbidden('The Owners team of an organization cannot be deleted')
   writeTransaction(deps.db, () => {
     deps.db.delete(teams).where(eq(teams.id, ctx.team.id)).run()
@@ -241,7 +238,6 @@ export function isTeamMember(deps: AppDeps, team: TeamRow, user: UserRow): boole
 
 /** Adds a user to the team, and to the organisation when not yet a member (idempotent). */
 export function addTeamMember(deps: AppDeps, ctx: TeamContext, target: UserRow): void {
-  requireTeamOwner(ctx)
   writeTransaction(deps.db, () => {
     if (teamMembership(deps, ctx.team.id, target.id)) return
     ensureMembership(deps, ctx.team.orgId, target.id)
@@ -255,7 +251,6 @@ export function addTeamMember(deps: AppDeps, ctx: TeamContext, target: UserRow):
  * /orgs/{org}/members/{username} removes them from it). The Owners team keeps at least one member.
  */
 export function removeTeamMember(deps: AppDeps, ctx: TeamContext, target: UserRow): void {
-  requireTeamOwner(ctx)
   writeTransaction(deps.db, () => {
     const membership = teamMembership(deps, ctx.team.id, target.id)
     if (!membership) throw notFound(`${target.name} is not a member of team ${ctx.team.name}`)
