@@ -107,61 +107,62 @@ export type Respond = <R, T>(result: Paged<R>, convert: (rows: R[]) => T[]) => T
 
 const declare = (key: keyof typeof ACCESS_KEYS, value: unknown) => ({ detail: { [ACCESS_KEYS[key]]: value } as Record<string, unknown> })
 
+type PathContext = { request: Request; params: Record<string, string> }
+
+/** What each need resolved for a request, between its check (transform) and the handler (resolve). */
+const resolvedNeeds = new WeakMap<Request, Map<string, unknown>>()
+
+/**
+ * A need whose check runs before the body and query are validated, as Gitea's middleware does
+ * (401/403/404 come before a 422: a caller who may not write learns nothing from validation), and
+ * whose result reaches the handler through `resolve`.
+ */
+function checkedNeed<T extends Record<string, unknown>>(key: keyof typeof ACCESS_KEYS, declared: unknown, check: (c: PathContext) => Promise<T> | T) {
+  return {
+    ...declare(key, declared),
+    async transform(c: PathContext) {
+      let needs = resolvedNeeds.get(c.request)
+      if (!needs) resolvedNeeds.set(c.request, (needs = new Map()))
+      needs.set(key, await check(c))
+    },
+    resolve({ request }: { request: Request }): T {
+      return resolvedNeeds.get(request)!.get(key) as T
+    },
+  }
+}
+
 /** The pipeline plugin: `.use(pipeline(deps))` in every module. */
 export const pipeline = (deps: AppDeps) =>
   new Elysia().macro({
-    caller: {
-      ...declare('caller', true),
-      async resolve({ request }) {
-        return { caller: await deps.auth.caller(request) }
-      },
-    },
-    signed: {
-      ...declare('signed', true),
-      async resolve({ request }) {
+    caller: checkedNeed('caller', true, async ({ request }) => ({ caller: await deps.auth.caller(request) })),
+    signed: checkedNeed('signed', true, async ({ request }) => {
+      const caller = await deps.auth.caller(request)
+      return { caller, user: requireUser(caller) }
+    }),
+    siteAdmin: checkedNeed('siteAdmin', true, async ({ request }) => {
+      const caller = await deps.auth.caller(request)
+      return { caller, user: requireSiteAdmin(caller) }
+    }),
+    repo: (need: RepoNeed) =>
+      checkedNeed('repo', need, async ({ request, params }) => {
+        const repo = await resolveRepoNeed(deps, request, params.owner ?? '', params.repo ?? '', need)
+        return { repo, caller: repo.caller }
+      }),
+    org: (role: OrgRoleNeed) =>
+      checkedNeed('org', role, async ({ request, params }) => {
         const caller = await deps.auth.caller(request)
-        return { caller, user: requireUser(caller) }
-      },
-    },
-    siteAdmin: {
-      ...declare('siteAdmin', true),
-      async resolve({ request }) {
+        const org = loadOrg(deps, params.org ?? '', caller.user)
+        if (role === 'member') requireOrgMember(org)
+        if (role === 'owner') requireOrgOwner(org)
+        return { org, caller }
+      }),
+    team: (role: TeamRoleNeed) =>
+      checkedNeed('team', role, async ({ request, params }) => {
         const caller = await deps.auth.caller(request)
-        return { caller, user: requireSiteAdmin(caller) }
-      },
-    },
-    repo(need: RepoNeed) {
-      return {
-        ...declare('repo', need),
-        async resolve({ request, params }: { request: Request; params: Record<string, string> }) {
-          const repo = await resolveRepoNeed(deps, request, params.owner ?? '', params.repo ?? '', need)
-          return { repo, caller: repo.caller }
-        },
-      }
-    },
-    org(role: OrgRoleNeed) {
-      return {
-        ...declare('org', role),
-        async resolve({ request, params }: { request: Request; params: Record<string, string> }) {
-          const caller = await deps.auth.caller(request)
-          const org = loadOrg(deps, params.org ?? '', caller.user)
-          if (role === 'member') requireOrgMember(org)
-          if (role === 'owner') requireOrgOwner(org)
-          return { org, caller }
-        },
-      }
-    },
-    team(role: TeamRoleNeed) {
-      return {
-        ...declare('team', role),
-        async resolve({ request, params }: { request: Request; params: Record<string, string> }) {
-          const caller = await deps.auth.caller(request)
-          const team = loadTeam(deps, params.id ?? '', caller.user)
-          if (role === 'owner') requireTeamOwner(team)
-          return { team, caller }
-        },
-      }
-    },
+        const team = loadTeam(deps, params.id ?? '', caller.user)
+        if (role === 'owner') requireTeamOwner(team)
+        return { team, caller }
+      }),
     paged(sizes: true | PageSizes) {
       return {
         resolve({ request, query, set }: { request: Request; query: Record<string, unknown>; set: { headers: Record<string, unknown> } }) {
