@@ -18,7 +18,7 @@ export const collaboratorsModule = (deps: AppDeps) =>
       async ({ request, params, query, set }) => {
         const ctx = await loadRepoContext(deps, request, params.owner, params.repo, AccessMode.Read)
         const page = pageOf(query)
-        const { rows, total } = listCollaborators(deps, ctx.repo, page)
+        const { rows, total } = listCollaborators(deps, ctx.caller.user, ctx.repo, page)
         setPageHeaders(set, deps.config, request, page, total)
         return rows.map((u) => toApiUser(deps.config, u, ctx.caller.user))
       },

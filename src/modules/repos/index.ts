@@ -6,7 +6,7 @@ import { loadRepoContext } from '../../auth/repo-context'
 import { toApiRepo } from '../../lib/convert/repo'
 import { unprocessable } from '../../lib/errors'
 import { PageQuery, pageOf, setPageHeaders } from '../../lib/pagination'
-import { getVisibleOwnerByName } from '../orgs/service'
+import { getVisibleUserByName } from '../users/service'
 import {
   CreateRepoOption,
   EditRepoOption,
@@ -58,7 +58,7 @@ export const reposModule = (deps: AppDeps) =>
       '/admin/users/:username/repos',
       async ({ request, params, body, status }) => {
         const admin = requireSiteAdmin(await deps.auth.caller(request))
-        const owner = getVisibleOwnerByName(deps, params.username, admin)
+        const owner = getVisibleUserByName(deps, params.username, admin, 'owner')
         const repo = await createRepository(deps, owner, { ...newRepoFromOption(body), creator: admin })
         return status(201, toApiRepo(deps.config, repo, owner, admin, AccessMode.Owner))
       },
@@ -170,7 +170,7 @@ export const reposModule = (deps: AppDeps) =>
         const caller = await deps.auth.caller(request)
         const page = pageOf(query)
         // A user, or an organisation the caller may see (hidden ones answer 404 like unknown names).
-        const owner = getVisibleOwnerByName(deps, params.username, caller.user)
+        const owner = getVisibleUserByName(deps, params.username, caller.user, 'owner')
         const { rows, total } = listOwnedRepos(deps, caller.user, owner, page)
         setPageHeaders(set, deps.config, request, page, total)
         return reposToApi(deps, caller.user, rows)

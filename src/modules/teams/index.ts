@@ -9,7 +9,7 @@ import { RepositorySchema } from '../repos/model'
 import { reposToApi } from '../repos/service'
 import { OrgParams } from '../orgs/model'
 import { loadOrg, requireOrgMember } from '../orgs/service'
-import { getUserByName } from '../users/service'
+import { getUserByName, getVisibleUserByName } from '../users/service'
 import { CreateTeamOption, EditTeamOption, TeamMemberParams, TeamParams, TeamRepoParams, TeamSchema } from './model'
 import {
   addTeamMember,
@@ -59,7 +59,7 @@ export const teamsModule = (deps: AppDeps) => {
         const page = pageOf(query)
         const { rows, total } = listOrgTeams(deps, ctx.org, page)
         setPageHeaders(set, config, request, page, total)
-        return rows.map((r) => toApiTeam(config, r, ctx.org))
+        return rows.map((r) => toApiTeam(config, r, ctx.org, ctx.viewer))
       },
       { params: OrgParams, query: PageQuery, response: { 200: t.Array(TeamSchema) }, detail: { operationId: 'orgListTeams', summary: "List an organization's teams" } },
     )
@@ -67,7 +67,7 @@ export const teamsModule = (deps: AppDeps) => {
       '/orgs/:org/teams',
       async ({ request, params, body, status }) => {
         const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
-        return status(201, toApiTeam(config, createTeam(deps, ctx, body), ctx.org))
+        return status(201, toApiTeam(config, createTeam(deps, ctx, body), ctx.org, ctx.viewer))
       },
       { params: OrgParams, body: CreateTeamOption, response: { 201: TeamSchema }, detail: { operationId: 'orgCreateTeam', summary: 'Create a team' } },
     )
@@ -78,7 +78,7 @@ export const teamsModule = (deps: AppDeps) => {
         const page = pageOf(query)
         const { rows, total } = listUserTeams(deps, user, page)
         setPageHeaders(set, config, request, page, total)
-        return teamsToApi(deps, rows)
+        return teamsToApi(deps, rows, user)
       },
       { query: PageQuery, response: { 200: t.Array(TeamSchema) }, detail: { operationId: 'userListTeams', summary: "List the current user's teams", tags: ['user'] } },
     )
@@ -86,7 +86,7 @@ export const teamsModule = (deps: AppDeps) => {
       '/teams/:id',
       async ({ request, params }) => {
         const ctx = await team(request, params.id)
-        return toApiTeam(config, ctx.team, ctx.org)
+        return toApiTeam(config, ctx.team, ctx.org, ctx.viewer)
       },
       { params: TeamParams, response: { 200: TeamSchema }, detail: { operationId: 'orgGetTeam', summary: 'Get a team' } },
     )
@@ -94,7 +94,7 @@ export const teamsModule = (deps: AppDeps) => {
       '/teams/:id',
       async ({ request, params, body }) => {
         const ctx = await team(request, params.id)
-        return toApiTeam(config, editTeam(deps, ctx, body), ctx.org)
+        return toApiTeam(config, editTeam(deps, ctx, body), ctx.org, ctx.viewer)
       },
       { params: TeamParams, body: EditTeamOption, response: { 200: TeamSchema }, detail: { operationId: 'orgEditTeam', summary: 'Edit a team' } },
     )
@@ -111,7 +111,7 @@ export const teamsModule = (deps: AppDeps) => {
       async ({ request, params, query, set }) => {
         const ctx = await team(request, params.id)
         const page = pageOf(query)
-        const { rows, total } = listTeamMembers(deps, ctx.team, page)
+        const { rows, total } = listTeamMembers(deps, ctx.viewer, ctx.team, page)
         setPageHeaders(set, config, request, page, total)
         return rows.map((u) => toApiUser(config, u, ctx.viewer))
       },
@@ -126,7 +126,7 @@ export const teamsModule = (deps: AppDeps) => {
       '/teams/:id/members/:username',
       async ({ request, params }) => {
         const ctx = await team(request, params.id)
-        const user = getUserByName(deps, params.username)
+        const user = getVisibleUserByName(deps, params.username, ctx.viewer)
         if (!isTeamMember(deps, ctx.team, user)) throw notFound(`${user.name} is not a member of team ${ctx.team.name}`)
         return toApiUser(config, user, ctx.viewer)
       },
