@@ -129,11 +129,10 @@ export const publicRepoOpen = (repo: { isPrivate: boolean }, owner: OwnerInfo, v
 /** SQL form of the repository rule (what accessLevels grants read on), a condition on `repositories`. Undefined: no restriction. */
 export function readableRepoCondition(viewer: Viewer): SQL | undefined {
   if (viewer?.isAdmin) return undefined
-  const ownerOpen = visibleOwnerCondition(viewer, false)
-  const publicRepo = and(
-    eq(repositories.isPrivate, false),
-    inArray(repositories.ownerId, qb.select({ id: users.id }).from(users).where(ownerOpen)),
-  )!
+  // A correlated EXISTS: one primary-key read per repository row (measured: `owner_id IN (SELECT
+  // id FROM users WHERE …)` builds the whole list of open owners first, ten times slower).
+  const ownerOpen = and(eq(users.id, repositories.ownerId), visibleOwnerCondition(viewer, false))
+  const publicRepo = and(eq(repositories.isPrivate, false), exists(qb.select({ one: users.id }).from(users).where(ownerOpen)))!
   if (!viewer) return publicRepo
   return or(publicRepo, eq(repositories.ownerId, viewer.id), grantedRepoCondition(viewer.id))
 }
