@@ -1,8 +1,9 @@
-import { and, eq, or, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { inJsonList } from '../db/conditions'
 import { collaborations, orgUsers, repositories, teamRepos, teams, teamUsers, users } from '../db/schema'
 import type { UserRow } from './caller'
+import { publicRepoOpen, type OwnerInfo } from './visibility'
 
 export type RepoRow = typeof repositories.$inferSelect
 
@@ -24,8 +25,6 @@ export const permissionOf = (mode: number) => ({
   push: mode >= AccessMode.Write,
   pull: mode >= AccessMode.Read,
 })
-
-type OwnerInfo = Pick<UserRow, 'id' | 'type' | 'visibility'>
 
 const USER = sql.placeholder('user')
 
@@ -73,7 +72,7 @@ function accessQueriesOf(db: Db) {
  * are all in `knownOwners`, at most six otherwise, each prepared once):
  * site admin and owning user → owner; owners team of the owning organisation → owner;
  * otherwise the highest of the collaboration and the caller's teams that cover the repository;
- * everyone at least read on public repositories of a visible owner.
+ * everyone at least read on public repositories whose owner is open to them (visibility.ts).
  */
 export function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[], knownOwners: OwnerInfo[] = []): Map<number, AccessMode> {
   const result = new Map<number, AccessMode>()
@@ -123,12 +122,7 @@ export function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[], kno
     }
     let mode: number = explicit.get(r.id) ?? AccessMode.None
     const owner = owners.get(r.ownerId)
-    const ownerVisible =
-      !owner ||
-      owner.visibility === 'public' ||
-      (owner.visibility === 'limited' && user !== null) ||
-      (owner.visibility === 'private' && memberOf.has(r.ownerId))
-    if (!r.isPrivate && ownerVisible) mode = Math.max(mode, AccessMode.Read)
+    if (owner && publicRepoOpen(r, owner, user, memberOf.has(r.ownerId))) mode = Math.max(mode, AccessMode.Read)
     result.set(r.id, mode as AccessMode)
   }
   return result
@@ -137,32 +131,4 @@ export function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[], kno
 /** accessLevels for one repository (pass its owner's row when at hand to save a query). */
 export function accessLevel(db: Db, user: UserRow | null, repo: RepoRow, owner?: OwnerInfo): AccessMode {
   return accessLevels(db, user, [repo], owner ? [owner] : []).get(repo.id) ?? AccessMode.None
-}
-
-/**
- * SQL condition "the repository is readable by `user`", for list and search queries
- * (the same rule as accessLevels, expressed as a WHERE clause on `repositories`).
- */
-export function readableRepoCondition(user: UserRow | null) {
-  const visibleOwner = user
-    ? sql`(SELECT visibility FROM users o WHERE o.id = ${repositories.ownerId}) != 'private' OR EXISTS (SELECT 1 FROM org_users ou WHERE ou.org_id = ${repositories.ownerId} AND ou.uid = ${user.id})`
-    : sql`(SELECT visibility FROM users o WHERE o.id = ${repositories.ownerId}) = 'public'`
-  const publicRepo = sql`(${repositories.isPrivate} = 0 AND (${visibleOwner}))`
-  if (!user) return publicRepo
-  if (user.isAdmin) return sql`1 = 1`
-  return or(publicRepo, eq(repositories.ownerId, user.id), grantedRepoCondition(user.id))!
-}
-
-/**
- * SQL condition "user `userId` has been given access to the repository": as a collaborator or
- * through one of their teams in the owning organisation (ownership and public access excluded).
- */
-export function grantedRepoCondition(userId: number) {
-  return or(
-    sql`EXISTS (SELECT 1 FROM collaborations c WHERE c.repo_id = ${repositories.id} AND c.user_id = ${userId})`,
-    sql`EXISTS (SELECT 1 FROM team_users tu JOIN teams tm ON tm.id = tu.team_id
-          WHERE tu.uid = ${userId} AND tm.org_id = ${repositories.ownerId}
-            AND (tm.authorize >= 4 OR tm.includes_all_repositories = 1
-                 OR EXISTS (SELECT 1 FROM team_repos tr WHERE tr.team_id = tm.id AND tr.repo_id = ${repositories.id})))`,
-  )!
 }

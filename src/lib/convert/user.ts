@@ -94,7 +94,7 @@ export function ghostUser(config: Config): ApiUser {
 }
 
 /** The Organization record; its e-mail is hidden from anonymous callers (`viewer` null). */
-export function toApiOrg(config: Config, org: UserRow, viewer?: UserRow | null) {
+export function toApiOrg(config: Config, org: UserRow, viewer: UserRow | null) {
   return {
     id: org.id,
     username: org.name,

@@ -16,7 +16,7 @@ export const collaboratorsModule = (deps: AppDeps) =>
     .get(
       '/repos/:owner/:repo/collaborators',
       ({ repo, page, respond }) =>
-        respond(listCollaborators(deps, repo.repo, page), (rows) => rows.map((u) => toApiUser(deps.config, u, repo.caller.user))),
+        respond(listCollaborators(deps, repo.caller.user, repo.repo, page), (rows) => rows.map((u) => toApiUser(deps.config, u, repo.caller.user))),
       {
         repo: { level: 'read' },
         paged: true,

@@ -15,9 +15,9 @@ export function collaboratorUser(deps: AppDeps, name: string): UserRow {
   return user
 }
 
-/** One page of a repository's collaborators (ordered by name), with the total. */
-export function listCollaborators(deps: AppDeps, repo: RepoRow, page: Page): Paged<UserRow> {
-  return usersPage(deps, collaborations, collaborations.userId, eq(collaborations.repoId, repo.id), page)
+/** One page of a repository's collaborators whom `viewer` may see (ordered by name), with the total. */
+export function listCollaborators(deps: AppDeps, viewer: UserRow | null, repo: RepoRow, page: Page): Paged<UserRow> {
+  return usersPage(deps, viewer, collaborations, collaborations.userId, eq(collaborations.repoId, repo.id), page)
 }
 
 export function isCollaborator(deps: AppDeps, repo: RepoRow, user: UserRow): boolean {

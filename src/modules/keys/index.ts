@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import { requireSiteAdmin, requireUser } from '../../auth/caller'
 import { pageOf, PageQuery, setPageHeaders } from '../../lib/pagination'
 import { UsernameParams } from '../users/model'
-import { getUserByName } from '../users/service'
+import { getUserByName, getVisibleUserByName } from '../users/service'
 import { CreateGPGKeyOption, CreateKeyOption, GPGKeySchema, KeyIdParams, KeyListQuery, PublicKeySchema, UserKeyParams } from './model'
 import {
   addGpgKey,
@@ -84,8 +84,7 @@ export const keysModule = (deps: AppDeps) => {
       '/users/:username/keys',
       async ({ request, params, query, set }) => {
         const caller = await deps.auth.caller(request)
-        requireUser(caller)
-        const owner = getUserByName(deps, params.username)
+        const owner = getVisibleUserByName(deps, params.username, requireUser(caller))
         const page = pageOf(query)
         const { rows, total } = listPublicKeys(deps, owner.id, page, query.fingerprint)
         setPageHeaders(set, config, request, page, total)
@@ -184,8 +183,7 @@ export const keysModule = (deps: AppDeps) => {
     .get(
       '/users/:username/gpg_keys',
       async ({ request, params, query, set }) => {
-        requireUser(await deps.auth.caller(request))
-        const owner = getUserByName(deps, params.username)
+        const owner = getVisibleUserByName(deps, params.username, requireUser(await deps.auth.caller(request)))
         const page = pageOf(query)
         const { rows, total } = listGpgKeys(deps, owner.id, page)
         setPageHeaders(set, config, request, page, total)

@@ -8,7 +8,7 @@ import { apiUrl } from '../../lib/urls'
 import { UserSchema, UsernameParams } from '../users/model'
 import { CreateRepoOption, RepositorySchema } from '../repos/model'
 import { newRepoFromOption, reposToApi } from '../repos/service'
-import { getUserByName } from '../users/service'
+import { getUserByName, getVisibleUserByName } from '../users/service'
 import { CreateOrgOption, EditOrgOption, OrgMemberParams, OrganizationSchema, OrgParams } from './model'
 import {
   checkMembership,
@@ -56,7 +56,7 @@ export const orgsModule = (deps: AppDeps) => {
       const viewer = await caller(request)
       const ctx = loadOrg(deps, params.org, viewer)
       const page = pageOf(query)
-      const { rows, total } = listMembers(deps, ctx.org, publicOnly || !ctx.member, page)
+      const { rows, total } = listMembers(deps, viewer, ctx.org, publicOnly || !ctx.member, page)
       setPageHeaders(set, config, request, page, total)
       return rows.map((u) => toApiUser(config, u, viewer))
     }
@@ -76,9 +76,9 @@ export const orgsModule = (deps: AppDeps) => {
     .post(
       '/admin/users/:username/orgs',
       async ({ request, params, body, status }) => {
-        requireSiteAdmin(await deps.auth.caller(request))
+        const admin = requireSiteAdmin(await deps.auth.caller(request))
         const owner = getUserByName(deps, params.username)
-        return status(201, toApiOrg(config, createOrganization(deps, owner, body)))
+        return status(201, toApiOrg(config, createOrganization(deps, owner, body), admin))
       },
       {
         params: UsernameParams,
@@ -90,11 +90,11 @@ export const orgsModule = (deps: AppDeps) => {
     .get(
       '/admin/orgs',
       async ({ request, query, set }) => {
-        requireSiteAdmin(await deps.auth.caller(request))
+        const admin = requireSiteAdmin(await deps.auth.caller(request))
         const page = pageOf(query)
         const { rows, total } = listAllOrgs(deps, page)
         setPageHeaders(set, config, request, page, total)
-        return rows.map((o) => toApiOrg(config, o))
+        return rows.map((o) => toApiOrg(config, o, admin))
       },
       { query: PageQuery, response: { 200: Orgs }, detail: { operationId: 'adminGetAllOrgs', summary: 'List all organizations', tags: ['admin'] } },
     )
@@ -103,7 +103,7 @@ export const orgsModule = (deps: AppDeps) => {
       async ({ request, body, status }) => {
         const user = requireUser(await deps.auth.caller(request))
         requireMayCreateOrg(user)
-        return status(201, toApiOrg(config, createOrganization(deps, user, body)))
+        return status(201, toApiOrg(config, createOrganization(deps, user, body), user))
       },
       { body: CreateOrgOption, response: { 201: OrganizationSchema }, detail: { operationId: 'orgCreate', summary: 'Create an organization' } },
     )
@@ -114,7 +114,7 @@ export const orgsModule = (deps: AppDeps) => {
         const page = pageOf(query)
         const { rows, total } = listOrgsOfUser(deps, user, user, page)
         setPageHeaders(set, config, request, page, total)
-        return rows.map((o) => toApiOrg(config, o))
+        return rows.map((o) => toApiOrg(config, o, user))
       },
       {
         query: PageQuery,
@@ -126,7 +126,7 @@ export const orgsModule = (deps: AppDeps) => {
       '/users/:username/orgs',
       async ({ request, params, query, set }) => {
         const viewer = await caller(request)
-        const user = getUserByName(deps, params.username)
+        const user = getVisibleUserByName(deps, params.username, viewer)
         const page = pageOf(query)
         const { rows, total } = listOrgsOfUser(deps, user, viewer, page)
         setPageHeaders(set, config, request, page, total)
@@ -151,8 +151,8 @@ export const orgsModule = (deps: AppDeps) => {
       '/orgs/:org',
       async ({ request, params, body }) => {
         const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
-        requireOrgOwner(ctx)
-        return toApiOrg(config, editOrganization(deps, ctx.org, body))
+        const owner = requireOrgOwner(ctx)
+        return toApiOrg(config, editOrganization(deps, ctx.org, body), owner)
       },
       {
         params: OrgParams,
@@ -180,7 +180,7 @@ export const orgsModule = (deps: AppDeps) => {
       async ({ request, params, set, redirect }) => {
         const viewer = requireUser(await deps.auth.caller(request))
         const ctx = loadOrg(deps, params.org, viewer)
-        const target = getUserByName(deps, params.username)
+        const target = getVisibleUserByName(deps, params.username, viewer)
         if (checkMembership(deps, ctx, viewer, target) === 'ask-public')
           return redirect(
             apiUrl(config, `orgs/${encodeURIComponent(ctx.org.name)}/public_members/${encodeURIComponent(target.name)}`),
@@ -212,7 +212,7 @@ export const orgsModule = (deps: AppDeps) => {
       '/orgs/:org/public_members/:username',
       async ({ request, params, set }) => {
         const ctx = loadOrg(deps, params.org, await caller(request))
-        requirePublicMember(deps, ctx, getUserByName(deps, params.username))
+        requirePublicMember(deps, ctx, getVisibleUserByName(deps, params.username, ctx.viewer))
         set.status = 204
       },
       {

@@ -6,11 +6,12 @@ import { writeTransaction } from '../../db/client'
 import { collaborations, orgUsers, repositories, teams, teamUsers, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, type RepoRow } from '../../auth/access'
+import { ownerVisible } from '../../auth/visibility'
 import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
-import { assertNameFree, checkVisibility, findOwnerByName, userVisibleTo, usersPage } from '../users/service'
+import { assertNameFree, checkVisibility, usersPage } from '../users/service'
 import { createRepository, listOwnedRepos, type NewRepo } from '../repos/service'
 
 export type OrgRow = UserRow
@@ -93,33 +94,12 @@ export function orgRole(deps: AppDeps, org: OrgRow, viewer: UserRow | null): Org
   return { member, owner: member && isOrgOwner(deps, org.id, viewer.id) }
 }
 
-/** Public organisations are seen by all, limited ones by signed-in users, private ones by members. */
-function canSeeOrg(org: OrgRow, viewer: UserRow | null, role: OrgRole): boolean {
-  if (org.visibility === 'public') return true
-  if (!viewer) return false
-  return org.visibility === 'limited' || role.member
-}
-
-/** A user row is visible to `viewer`: people and organisations by their visibility. */
-const ownerVisibleTo = (deps: AppDeps, owner: UserRow, viewer: UserRow | null): boolean =>
-  owner.type !== 1 ? userVisibleTo(deps, owner, viewer) : canSeeOrg(owner, viewer, orgRole(deps, owner, viewer))
-
-/**
- * The user or organisation named in a path, as `viewer` may see it (`/users/{username}` and the
- * routes below it); 404 when unknown or a hidden organisation.
- */
-export function getVisibleOwnerByName(deps: AppDeps, name: string, viewer: UserRow | null): UserRow {
-  const owner = findOwnerByName(deps, name)
-  if (!owner || !ownerVisibleTo(deps, owner, viewer)) throw notFound(`user does not exist [name: ${name}]`)
-  return owner
-}
-
 /** The organisation named in a path, as the caller may see it; 404 when unknown or hidden. */
 export function loadOrg(deps: AppDeps, name: string, viewer: UserRow | null): OrgContext {
   const org = findOrgByName(deps, name)
   if (!org) throw notFound(`organization does not exist [name: ${name}]`)
   const role = orgRole(deps, org, viewer)
-  if (!canSeeOrg(org, viewer, role)) throw notFound(`organization does not exist [name: ${name}]`)
+  if (!ownerVisible(org, viewer, { member: role.member, personal: false })) throw notFound(`organization does not exist [name: ${name}]`)
   return { org, viewer, ...role }
 }
 
@@ -135,14 +115,6 @@ export function requireOrgOwner(ctx: OrgContext): UserRow {
   if (!ctx.viewer) throw unauthorized()
   if (!ctx.owner) throw forbidden('You must be an owner of this organization')
   return ctx.viewer
-}
-
-/** SQL: the organisation `orgId` (a users column) is visible to `viewer`. */
-function visibleOrgCondition(orgId: SQL | SQLiteColumn, viewer: UserRow | null): SQL {
-  if (!viewer) return sql`(SELECT visibility FROM users v WHERE v.id = ${orgId}) = 'public'`
-  if (viewer.isAdmin) return sql`1 = 1`
-  return sql`((SELECT visibility FROM users v WHERE v.id = ${orgId}) != 'private'
-    OR EXISTS (SELECT 1 FROM org_users m WHERE m.org_id = ${orgId} AND m.uid = ${viewer.id}))`
 }
 
 export interface OrgFields {
@@ -267,21 +239,19 @@ export function listAllOrgs(deps: AppDeps, page: Page): Paged<OrgRow> {
 }
 
 /**
- * Organisations `user` belongs to, by name. Everyone sees the public memberships (in
- * organisations they may see); the user themself and site administrators see all of them.
+ * Organisations `user` belongs to that `viewer` may see, by name. Everyone sees the public
+ * memberships; the user themself and site administrators see all of them.
  */
 export function listOrgsOfUser(deps: AppDeps, user: UserRow, viewer: UserRow | null, page: Page): Paged<OrgRow> {
   const all = viewer !== null && (viewer.id === user.id || viewer.isAdmin)
-  const where = all
-    ? eq(orgUsers.uid, user.id)
-    : and(eq(orgUsers.uid, user.id), eq(orgUsers.isPublic, true), visibleOrgCondition(orgUsers.orgId, viewer))!
-  return usersPage(deps, orgUsers, orgUsers.orgId, where, page)
+  const where = all ? eq(orgUsers.uid, user.id) : and(eq(orgUsers.uid, user.id), eq(orgUsers.isPublic, true))!
+  return usersPage(deps, viewer, orgUsers, orgUsers.orgId, where, page)
 }
 
-/** Members of an organisation by name; only public ones when `publicOnly`. */
-export function listMembers(deps: AppDeps, org: OrgRow, publicOnly: boolean, page: Page): Paged<UserRow> {
+/** Members of an organisation whom `viewer` may see, by name; only public ones when `publicOnly`. */
+export function listMembers(deps: AppDeps, viewer: UserRow | null, org: OrgRow, publicOnly: boolean, page: Page): Paged<UserRow> {
   const where = publicOnly ? and(eq(orgUsers.orgId, org.id), eq(orgUsers.isPublic, true))! : eq(orgUsers.orgId, org.id)
-  return usersPage(deps, orgUsers, orgUsers.uid, where, page)
+  return usersPage(deps, viewer, orgUsers, orgUsers.uid, where, page)
 }
 
 /**

@@ -5,7 +5,7 @@ import { pipeline } from '../../auth/pipeline'
 import { toApiRepo } from '../../lib/convert/repo'
 import { unprocessable } from '../../lib/errors'
 import { PageQuery } from '../../lib/pagination'
-import { getVisibleOwnerByName } from '../orgs/service'
+import { getVisibleUserByName } from '../users/service'
 import {
   CreateRepoOption,
   EditRepoOption,
@@ -57,7 +57,7 @@ export const reposModule = (deps: AppDeps) =>
     .post(
       '/admin/users/:username/repos',
       async ({ params, body, status, user: admin }) => {
-        const owner = getVisibleOwnerByName(deps, params.username, admin)
+        const owner = getVisibleUserByName(deps, params.username, admin, 'owner')
         const repo = await createRepository(deps, owner, { ...newRepoFromOption(body), creator: admin })
         return status(201, toApiRepo(deps.config, repo, owner, admin, AccessMode.Owner))
       },
@@ -156,7 +156,7 @@ export const reposModule = (deps: AppDeps) =>
       '/users/:username/repos',
       ({ params, caller, page, respond }) => {
         // A user, or an organisation the caller may see (hidden ones answer 404 like unknown names).
-        const owner = getVisibleOwnerByName(deps, params.username, caller.user)
+        const owner = getVisibleUserByName(deps, params.username, caller.user, 'owner')
         return respond(listOwnedRepos(deps, caller.user, owner, page), (rows) => reposToApi(deps, caller.user, rows))
       },
       {

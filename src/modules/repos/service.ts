@@ -8,7 +8,8 @@ import { containsPattern } from '../../db/conditions'
 import { usersByIds } from '../users/service'
 import { repoRedirects, repositories, teamRepos, teams, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { AccessMode, accessLevel, accessLevels, grantedRepoCondition, readableRepoCondition, type RepoRow } from '../../auth/access'
+import { AccessMode, accessLevel, accessLevels, type RepoRow } from '../../auth/access'
+import { grantedRepoCondition, readableRepoCondition } from '../../auth/visibility'
 import { repoRecord, type ApiRepo } from '../../lib/convert/repo'
 import { noReplyEmail, userConverter } from '../../lib/convert/user'
 import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
@@ -360,7 +361,7 @@ export function getReadableRepoById(deps: AppDeps, viewer: UserRow | null, id: n
 
 type Db = AppDeps['db']
 const repoOrder = [asc(repositories.lowerName), asc(repositories.ownerName), asc(repositories.id)]
-const prepareRepoPage = (db: Db, where: SQL) => {
+const prepareRepoPage = (db: Db, where: SQL | undefined) => {
   const cond = and(eq(repositories.status, 'ready'), where)!
   // The page's ids come from the covering index alone; only those 50 rows are then read whole.
   const pageIds = db
@@ -392,7 +393,7 @@ const viewerKind = (viewer: UserRow | null) => (viewer ? (viewer.isAdmin ? 'admi
  * page query, both prepared once per `shape` (`where()` builds the condition with placeholders
  * whose values are in `params`).
  */
-function pageOfRepos(deps: AppDeps, shape: string, where: () => SQL, params: Record<string, unknown>, page: Page): { rows: RepoRow[]; total: number } {
+function pageOfRepos(deps: AppDeps, shape: string, where: () => SQL | undefined, params: Record<string, unknown>, page: Page): { rows: RepoRow[]; total: number } {
   const results = resultCacheOf(deps.db)
   const key = `${shape}|${JSON.stringify(params)}|${page.limit}|${page.offset}`
   const cached = results.get(key)
@@ -493,7 +494,7 @@ export function listCallerRepos(deps: AppDeps, user: UserRow, page: Page) {
   return pageOfRepos(
     deps,
     'caller',
-    () => or(eq(repositories.ownerId, VIEWER), grantedRepoCondition(VIEWER as unknown as number))!,
+    () => or(eq(repositories.ownerId, VIEWER), grantedRepoCondition(VIEWER))!,
     { viewer: user.id },
     page,
   )
@@ -504,7 +505,7 @@ export function listOwnedRepos(deps: AppDeps, viewer: UserRow | null, owner: Use
   return pageOfRepos(
     deps,
     `owned:${viewerKind(viewer)}`,
-    () => and(eq(repositories.ownerId, OWNER), readableRepoCondition(viewerStandIn(viewer)))!,
+    () => and(eq(repositories.ownerId, OWNER), readableRepoCondition(viewerStandIn(viewer))),
     { owner: owner.id, viewer: viewer?.id ?? 0 },
     page,
   )
@@ -548,12 +549,11 @@ export function searchRepositories(deps: AppDeps, viewer: UserRow | null, opts: 
     if (mode === 'fork') conds.push(eq(repositories.isFork, true))
     if (mode === 'mirror') conds.push(eq(repositories.isMirror, true))
     if (mode === 'collaborative') conds.push(eq(repositories.isMirror, false))
-    const collaborating = () => and(grantedRepoCondition(OWNER as unknown as number), ne(repositories.ownerId, OWNER))!
+    const collaborating = () => and(grantedRepoCondition(OWNER), ne(repositories.ownerId, OWNER))!
     if (uidFilter === 'collaborating') conds.push(collaborating())
     if (uidFilter === 'owned') conds.push(eq(repositories.ownerId, OWNER))
     if (uidFilter === 'either') conds.push(or(eq(repositories.ownerId, OWNER), collaborating())!)
-    conds.push(readableRepoCondition(viewerStandIn(viewer)))
-    return and(...conds)!
+    return and(...conds, readableRepoCondition(viewerStandIn(viewer)))
   }
   return pageOfRepos(
     deps,

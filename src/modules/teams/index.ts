@@ -9,7 +9,7 @@ import { UserSchema } from '../users/model'
 import { RepositorySchema } from '../repos/model'
 import { reposToApi } from '../repos/service'
 import { OrgParams } from '../orgs/model'
-import { getUserByName } from '../users/service'
+import { getUserByName, getVisibleUserByName } from '../users/service'
 import { CreateTeamOption, EditTeamOption, TeamMemberParams, TeamParams, TeamRepoParams, TeamSchema } from './model'
 import {
   addTeamMember,
@@ -52,27 +52,27 @@ export const teamsModule = (deps: AppDeps) => {
     .use(pipeline(deps))
     .get(
       '/orgs/:org/teams',
-      ({ org, page, respond }) => respond(listOrgTeams(deps, org.org, page), (rows) => rows.map((r) => toApiTeam(config, r, org.org))),
+      ({ org, page, respond }) => respond(listOrgTeams(deps, org.org, page), (rows) => rows.map((r) => toApiTeam(config, r, org.org, org.viewer))),
       { signed: true, org: 'member', paged: true, params: OrgParams, query: PageQuery, response: { 200: t.Array(TeamSchema) }, detail: { operationId: 'orgListTeams', summary: "List an organization's teams" } },
     )
     .post(
       '/orgs/:org/teams',
-      ({ body, status, org }) => status(201, toApiTeam(config, createTeam(deps, org, body), org.org)),
+      ({ body, status, org }) => status(201, toApiTeam(config, createTeam(deps, org, body), org.org, org.viewer)),
       { signed: true, org: 'owner', params: OrgParams, body: CreateTeamOption, response: { 201: TeamSchema }, detail: { operationId: 'orgCreateTeam', summary: 'Create a team' } },
     )
     .get(
       '/user/teams',
-      ({ user, page, respond }) => respond(listUserTeams(deps, user, page), (rows) => teamsToApi(deps, rows)),
+      ({ user, page, respond }) => respond(listUserTeams(deps, user, page), (rows) => teamsToApi(deps, rows, user)),
       { signed: true, paged: true, query: PageQuery, response: { 200: t.Array(TeamSchema) }, detail: { operationId: 'userListTeams', summary: "List the current user's teams", tags: ['user'] } },
     )
     .get(
       '/teams/:id',
-      ({ team }) => toApiTeam(config, team.team, team.org),
+      ({ team }) => toApiTeam(config, team.team, team.org, team.viewer),
       { team: 'member', params: TeamParams, response: { 200: TeamSchema }, detail: { operationId: 'orgGetTeam', summary: 'Get a team' } },
     )
     .patch(
       '/teams/:id',
-      ({ body, team }) => toApiTeam(config, editTeam(deps, team, body), team.org),
+      ({ body, team }) => toApiTeam(config, editTeam(deps, team, body), team.org, team.viewer),
       { team: 'owner', params: TeamParams, body: EditTeamOption, response: { 200: TeamSchema }, detail: { operationId: 'orgEditTeam', summary: 'Edit a team' } },
     )
     .delete(
@@ -85,7 +85,7 @@ export const teamsModule = (deps: AppDeps) => {
     )
     .get(
       '/teams/:id/members',
-      ({ team, page, respond }) => respond(listTeamMembers(deps, team.team, page), (rows) => rows.map((u) => toApiUser(config, u, team.viewer))),
+      ({ team, page, respond }) => respond(listTeamMembers(deps, team.viewer, team.team, page), (rows) => rows.map((u) => toApiUser(config, u, team.viewer))),
       {
         team: 'member',
         paged: true,
@@ -98,7 +98,7 @@ export const teamsModule = (deps: AppDeps) => {
     .get(
       '/teams/:id/members/:username',
       ({ params, team }) => {
-        const user = getUserByName(deps, params.username)
+        const user = getVisibleUserByName(deps, params.username, team.viewer)
         if (!isTeamMember(deps, team.team, user)) throw notFound(`${user.name} is not a member of team ${team.team.name}`)
         return toApiUser(config, user, team.viewer)
       },

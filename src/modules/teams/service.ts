@@ -48,14 +48,14 @@ function parseUnits(units: string): string[] {
   }
 }
 
-/** The Team record. */
-export function toApiTeam(config: Config, team: TeamRow, org: OrgRow | null) {
+/** The Team record, as `viewer` may see it (its organisation's e-mail is viewer-dependent). */
+export function toApiTeam(config: Config, team: TeamRow, org: OrgRow | null, viewer: UserRow | null) {
   return {
     id: team.id,
     name: team.name,
     description: team.description,
     permission: accessModeName(team.authorize),
-    organization: org ? toApiOrg(config, org) : null,
+    organization: org ? toApiOrg(config, org, viewer) : null,
     units: parseUnits(team.units),
     includes_all_repositories: team.includesAllRepositories,
     can_create_org_repo: team.canCreateOrgRepo,
@@ -63,10 +63,10 @@ export function toApiTeam(config: Config, team: TeamRow, org: OrgRow | null) {
 }
 
 /** Team records for a list, with their organisations fetched in one query. */
-export function teamsToApi(deps: AppDeps, rows: TeamRow[]) {
+export function teamsToApi(deps: AppDeps, rows: TeamRow[], viewer: UserRow | null) {
   if (rows.length === 0) return []
   const orgs = usersByIds(deps, rows.map((r) => r.orgId))
-  return rows.map((r) => toApiTeam(deps.config, r, orgs.get(r.orgId) ?? null))
+  return rows.map((r) => toApiTeam(deps.config, r, orgs.get(r.orgId) ?? null, viewer))
 }
 
 /**
@@ -221,8 +221,9 @@ export function deleteTeam(deps: AppDeps, ctx: TeamContext): void {
   })
 }
 
-export function listTeamMembers(deps: AppDeps, team: TeamRow, page: Page): Paged<UserRow> {
-  return usersPage(deps, teamUsers, teamUsers.uid, eq(teamUsers.teamId, team.id), page)
+/** Members of a team whom `viewer` may see, by name. */
+export function listTeamMembers(deps: AppDeps, viewer: UserRow, team: TeamRow, page: Page): Paged<UserRow> {
+  return usersPage(deps, viewer, teamUsers, teamUsers.uid, eq(teamUsers.teamId, team.id), page)
 }
 
 const teamMembership = (deps: AppDeps, teamId: number, uid: number) =>

@@ -6,7 +6,7 @@ import { AddTimeOption, IssueParams, TimesQuery, TrackedTimeSchema } from '../is
 import { pathNumber } from '../../lib/path-number'
 import { findIssue } from '../issues/service'
 import { pageOfWholeList } from '../../lib/pagination'
-import { getUserByName } from '../users/service'
+import { getVisibleUserByName } from '../users/service'
 import { addTime, listTimes, requireTimeTracking, timesToApi, type TimeFilter } from './service'
 
 const TimeList = t.Array(TrackedTimeSchema)
@@ -69,7 +69,7 @@ export const timesModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/times/:username',
       ({ request, params, query, set, repo }) => {
         requireTimeTracking(repo.repo)
-        const user = getUserByName(deps, params.username)
+        const user = getVisibleUserByName(deps, params.username, repo.caller.user)
         return answer(request, set, query, { repoId: repo.repo.id, userId: user.id, since: query.since, before: query.before })
       },
       {

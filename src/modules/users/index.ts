@@ -22,7 +22,7 @@ import {
   deleteAccessToken,
   deleteEmails,
   followUser,
-  getUserByName,
+  getVisibleUserByName,
   isFollowing,
   listAccessTokens,
   listEmails,
@@ -33,7 +33,6 @@ import {
   toApiEmail,
   unfollowUser,
 } from './service'
-import { getVisibleOwnerByName } from '../orgs/service'
 
 const UserList = t.Array(UserSchema)
 type PageQueryValue = typeof PageQuery.static
@@ -50,7 +49,7 @@ export const usersModule = (deps: AppDeps) => {
   /** One page of followers or followed users of `userId`, with the paging headers. */
   const followPage = (request: Request, query: PageQueryValue, set: any, viewer: UserRow, userId: number, direction: 'followers' | 'following') => {
     const page = pageOf(query)
-    const { rows, total } = listFollows(deps, userId, direction, page)
+    const { rows, total } = listFollows(deps, viewer, userId, direction, page)
     setPageHeaders(set, config, request, page, total)
     return rows.map((u) => toApiUser(config, u, viewer))
   }
@@ -83,7 +82,7 @@ export const usersModule = (deps: AppDeps) => {
       '/users/:username',
       async ({ request, params }) => {
         const caller = await callerOf(request)
-        return toApiUser(config, getVisibleOwnerByName(deps, params.username, caller.user), caller.user)
+        return toApiUser(config, getVisibleUserByName(deps, params.username, caller.user, 'owner'), caller.user)
       },
       { params: UsernameParams, response: { 200: UserSchema }, detail: { operationId: 'userGet', summary: 'Get a user' } },
     )
@@ -182,7 +181,7 @@ export const usersModule = (deps: AppDeps) => {
       '/user/following/:username',
       async ({ request, params, status }) => {
         const user = await signedIn(request)
-        const target = getUserByName(deps, params.username)
+        const target = getVisibleUserByName(deps, params.username, user)
         if (!isFollowing(deps, user.id, target.id)) throw notFound(`you are not following ${target.name}`)
         return status(204, undefined)
       },
@@ -192,7 +191,7 @@ export const usersModule = (deps: AppDeps) => {
       '/user/following/:username',
       async ({ request, params, status }) => {
         const user = await signedIn(request)
-        followUser(deps, user, getUserByName(deps, params.username))
+        followUser(deps, user, getVisibleUserByName(deps, params.username, user))
         return status(204, undefined)
       },
       { params: UsernameParams, response: NoContent, detail: { operationId: 'userCurrentPutFollow', summary: 'Follow a user' } },
@@ -201,7 +200,7 @@ export const usersModule = (deps: AppDeps) => {
       '/user/following/:username',
       async ({ request, params, status }) => {
         const user = await signedIn(request)
-        unfollowUser(deps, user, getUserByName(deps, params.username))
+        unfollowUser(deps, user, getVisibleUserByName(deps, params.username, user))
         return status(204, undefined)
       },
       { params: UsernameParams, response: NoContent, detail: { operationId: 'userCurrentDeleteFollow', summary: 'Unfollow a user' } },
@@ -212,7 +211,7 @@ export const usersModule = (deps: AppDeps) => {
       '/users/:username/followers',
       async ({ request, params, query, set }) => {
         const viewer = await signedIn(request)
-        return followPage(request, query, set, viewer, getUserByName(deps, params.username).id, 'followers')
+        return followPage(request, query, set, viewer, getVisibleUserByName(deps, params.username, viewer).id, 'followers')
       },
       { params: UsernameParams, query: PageQuery, response: { 200: UserList }, detail: { operationId: 'userListFollowers', summary: "List the given user's followers" } },
     )
@@ -220,16 +219,16 @@ export const usersModule = (deps: AppDeps) => {
       '/users/:username/following',
       async ({ request, params, query, set }) => {
         const viewer = await signedIn(request)
-        return followPage(request, query, set, viewer, getUserByName(deps, params.username).id, 'following')
+        return followPage(request, query, set, viewer, getVisibleUserByName(deps, params.username, viewer).id, 'following')
       },
       { params: UsernameParams, query: PageQuery, response: { 200: UserList }, detail: { operationId: 'userListFollowing', summary: 'List the users that the given user is following' } },
     )
     .get(
       '/users/:username/following/:target',
       async ({ request, params, status }) => {
-        await signedIn(request)
-        const user = getUserByName(deps, params.username)
-        const target = getUserByName(deps, params.target)
+        const viewer = await signedIn(request)
+        const user = getVisibleUserByName(deps, params.username, viewer)
+        const target = getVisibleUserByName(deps, params.target, viewer)
         if (!isFollowing(deps, user.id, target.id)) throw notFound(`${user.name} does not follow ${target.name}`)
         return status(204, undefined)
       },

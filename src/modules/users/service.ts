@@ -4,8 +4,9 @@ import type { AppDeps } from '../../deps'
 import { writeTransaction, type Db } from '../../db/client'
 import { inJsonList } from '../../db/conditions'
 import { rowMapper } from '../../db/row-mapper'
-import { accessTokens, emailAddresses, follows, orgUsers, users } from '../../db/schema'
+import { accessTokens, emailAddresses, follows, users } from '../../db/schema'
 import type { Caller, UserRow } from '../../auth/caller'
+import { ownerVisibleTo, visibleOwnerCondition } from '../../auth/visibility'
 import { hashPassword, hashToken, newTokenSecret } from '../../auth/secrets'
 import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
@@ -148,28 +149,14 @@ export function countUsers(deps: AppDeps): number {
 }
 
 /**
- * SQL condition "this `users` row (a person) is visible to `viewer`", Gitea's user visibility
- * (1.9+): public to everyone, limited to signed-in callers, private to the user, site admins,
- * members of an organisation the user belongs to, and the users it follows. Undefined = all.
+ * The user or organisation named in a path, as `viewer` may see it (the one visibility rule);
+ * `kind` 'user' admits people only. One that `viewer` may not see answers exactly like an
+ * unknown name: 404 "user does not exist". Every `/users/{username}/…` route finds its user here.
  */
-function userVisibleCondition(viewer: UserRow | null): SQL | undefined {
-  if (!viewer) return eq(users.visibility, 'public')
-  if (viewer.isAdmin) return undefined
-  const sharesOrg = sharesOrgWith(viewer.id)
-  const followsViewer = sql`EXISTS (SELECT 1 FROM ${follows} WHERE ${follows.userId} = ${users.id} AND ${follows.followId} = ${viewer.id})`
-  return sql`(${users.visibility} != 'private' OR ${users.id} = ${viewer.id} OR ${followsViewer} OR ${sharesOrg})`
-}
-
-/** `EXISTS` an organisation that both the `users` row and `viewerId` belong to. */
-const sharesOrgWith = (viewerId: number) =>
-  sql`EXISTS (SELECT 1 FROM ${orgUsers} a JOIN ${orgUsers} b ON a.org_id = b.org_id WHERE a.uid = ${users.id} AND b.uid = ${viewerId})`
-
-/** Whether the person `user` is visible to `viewer` (see userVisibleCondition). */
-export function userVisibleTo(deps: AppDeps, user: UserRow, viewer: UserRow | null): boolean {
-  const condition = userVisibleCondition(viewer)
-  if (user.visibility === 'public' || !condition) return true
-  if (!viewer) return false
-  return !!deps.db.select({ id: users.id }).from(users).where(and(eq(users.id, user.id), condition)).get()
+export function getVisibleUserByName(deps: AppDeps, name: string, viewer: UserRow | null, kind: 'user' | 'owner' = 'user'): UserRow {
+  const owner = findOwnerByName(deps, name)
+  if (!owner || (kind === 'user' && owner.type !== 0) || !ownerVisibleTo(deps.db, owner, viewer)) throw notFound(`user does not exist [name: ${name}]`)
+  return owner
 }
 
 /** Individual users whose login or full name contains `q` (case-insensitive) and whom `viewer` may see, by name. */
@@ -180,7 +167,7 @@ export function searchUsers(deps: AppDeps, viewer: UserRow | null, q: string, ui
     eq(users.type, 0),
     needle ? sql`(instr(${users.lowerName}, ${needle}) > 0 OR instr(lower(${users.fullName}), ${needle}) > 0)` : undefined,
     uid ? eq(users.id, uid) : undefined,
-    userVisibleCondition(viewer),
+    visibleOwnerCondition(viewer),
   )
   return selectPage(deps.db, users, where, asc(users.lowerName), page)
 }
@@ -188,22 +175,24 @@ export function searchUsers(deps: AppDeps, viewer: UserRow | null, q: string, ui
 /**
  * A page of the `users` rows (people or organisations) that the `link` rows matching `where`
  * point at through their column `via` (org_users, team_users, collaborations, follows), by name
- * unless `order` says otherwise.
+ * unless `order` says otherwise; only those `viewer` may see, counted alike.
  */
 export function usersPage(
   deps: AppDeps,
+  viewer: UserRow | null,
   link: SQLiteTable,
   via: SQLiteColumn,
   where: SQL,
   page: Page,
   order: SQLiteColumn | SQL = asc(users.lowerName),
 ): Paged<UserRow> {
-  const total = deps.db.select({ n: count() }).from(link).where(where).get()!.n
+  const cond = and(where, visibleOwnerCondition(viewer))
+  const total = deps.db.select({ n: count() }).from(link).innerJoin(users, eq(users.id, via)).where(cond).get()!.n
   const rows = deps.db
     .select({ user: users })
     .from(link)
     .innerJoin(users, eq(users.id, via))
-    .where(where)
+    .where(cond)
     .orderBy(order)
     .limit(page.limit)
     .offset(page.offset)
@@ -308,10 +297,10 @@ export function deleteEmails(deps: AppDeps, userId: number, emails: string[]): v
 
 // ---- followers -------------------------------------------------------------------------------
 
-/** Users following `userId` (direction 'followers') or followed by it ('following'), paged. */
-export function listFollows(deps: AppDeps, userId: number, direction: 'followers' | 'following', page: Page): Paged<UserRow> {
+/** Users following `userId` (direction 'followers') or followed by it ('following') whom `viewer` may see, paged. */
+export function listFollows(deps: AppDeps, viewer: UserRow | null, userId: number, direction: 'followers' | 'following', page: Page): Paged<UserRow> {
   const [mine, theirs] = direction === 'followers' ? [follows.followId, follows.userId] : [follows.userId, follows.followId]
-  return usersPage(deps, follows, theirs, eq(mine, userId), page, asc(follows.id))
+  return usersPage(deps, viewer, follows, theirs, eq(mine, userId), page, asc(follows.id))
 }
 
 export function isFollowing(deps: AppDeps, userId: number, followId: number): boolean {

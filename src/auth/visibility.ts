@@ -1,0 +1,167 @@
+import { and, eq, exists, gte, inArray, ne, or, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { alias, QueryBuilder } from 'drizzle-orm/sqlite-core'
+import type { Db } from '../db/client'
+import { collaborations, follows, orgUsers, repositories, teamRepos, teams, teamUsers, users } from '../db/schema'
+import { AccessMode } from './access'
+import type { UserRow } from './caller'
+
+/*
+ * The one visibility rule: who may see a user, an organisation or a repository. Each part has
+ * its code form (for a row at hand) and its SQL form (a Drizzle condition for list queries)
+ * side by side, and test/visibility.test.ts checks that the two agree for every kind of caller.
+ *
+ * Owners (users and organisations: rows of `users`), after Gitea's isUserVisibleToViewer and
+ * HasOrgOrUserVisible:
+ * - public: seen by everyone;
+ * - limited: seen by every signed-in caller;
+ * - private: seen by itself and site administrators, a private organisation by its members,
+ *   and a private person also by the people it has ties with: those it follows and those
+ *   who share an organisation with it (Gitea shows them the profile).
+ *
+ * Repositories: readable by their owner, site administrators, collaborators and members of a
+ * team that covers them; everyone else reads a public repository only when its owner is open
+ * to them by the rule above WITHOUT personal ties (Gitea's HasOrgOrUserVisible: following a
+ * private person or sharing an organisation with them shows their profile, not their code).
+ */
+
+/** The viewer as the rule needs it (null: anonymous). */
+export type Viewer = Pick<UserRow, 'id' | 'isAdmin'> | null
+
+/** An owner (user or organisation) as the rule needs it. */
+export type OwnerInfo = Pick<UserRow, 'id' | 'type' | 'visibility'>
+
+/** What ties the viewer to a private owner. */
+export interface Ties {
+  /** The viewer is a member of the owner (an organisation). */
+  member: boolean
+  /** The owner (a person) follows the viewer or shares an organisation with them. */
+  personal: boolean
+}
+
+/** No ties (what an anonymous viewer has). */
+export const NO_TIES: Ties = { member: false, personal: false }
+
+// ---- owners: code form ----------------------------------------------------------------------
+
+/** Whether `viewer` may see `owner`, given the viewer's ties to it. */
+export function ownerVisible(owner: OwnerInfo, viewer: Viewer, ties: Ties): boolean {
+  if (owner.visibility === 'public') return true
+  if (!viewer) return false
+  if (viewer.isAdmin || viewer.id === owner.id || owner.visibility !== 'private') return true
+  return ties.member || ties.personal
+}
+
+const qb = new QueryBuilder()
+const mine = alias(orgUsers, 'vis_mine')
+const mate = alias(orgUsers, 'vis_mate')
+const OWNER = sql.placeholder('owner')
+const VIEWER = sql.placeholder('viewer')
+
+/** The statement that reads a viewer's ties to one owner, prepared once per database. */
+function prepareTies(db: Db) {
+  return db
+    .select({
+      member: exists(qb.select({ one: orgUsers.id }).from(orgUsers).where(and(eq(orgUsers.orgId, OWNER), eq(orgUsers.uid, VIEWER)))),
+      follows: exists(qb.select({ one: follows.id }).from(follows).where(and(eq(follows.userId, OWNER), eq(follows.followId, VIEWER)))),
+      sharesOrg: exists(
+        qb
+          .select({ one: mine.id })
+          .from(mine)
+          .innerJoin(mate, eq(mate.orgId, mine.orgId))
+          .where(and(eq(mine.uid, VIEWER), eq(mate.uid, OWNER))),
+      ),
+    })
+    .from(users)
+    .where(eq(users.id, OWNER))
+    .prepare()
+}
+const tiesStatements = new WeakMap<Db, ReturnType<typeof prepareTies>>()
+
+/** The viewer's ties to one owner, in one query. */
+export function tiesTo(db: Db, viewer: Viewer, ownerId: number): Ties {
+  if (!viewer) return NO_TIES
+  let statement = tiesStatements.get(db)
+  if (!statement) tiesStatements.set(db, (statement = prepareTies(db)))
+  const row = statement.get({ owner: ownerId, viewer: viewer.id })
+  return { member: !!row?.member, personal: !!row?.follows || !!row?.sharesOrg }
+}
+
+/** ownerVisible for one owner row, reading the viewer's ties only when they matter. */
+export function ownerVisibleTo(db: Db, owner: OwnerInfo, viewer: Viewer): boolean {
+  if (ownerVisible(owner, viewer, NO_TIES)) return true
+  return viewer !== null && ownerVisible(owner, viewer, tiesTo(db, viewer, owner.id))
+}
+
+// ---- owners: SQL form -----------------------------------------------------------------------
+
+/**
+ * SQL form of ownerVisible over the `users` table (people and organisations); `personal`
+ * false leaves personal ties out (the repository rule). Undefined: no restriction (site admins).
+ */
+export function visibleOwnerCondition(viewer: Viewer, personal = true): SQL | undefined {
+  if (!viewer) return eq(users.visibility, 'public')
+  if (viewer.isAdmin) return undefined
+  const memberOf = qb.select({ id: orgUsers.orgId }).from(orgUsers).where(eq(orgUsers.uid, viewer.id))
+  const followers = qb.select({ id: follows.userId }).from(follows).where(eq(follows.followId, viewer.id))
+  const orgMates = qb.select({ id: mate.uid }).from(mine).innerJoin(mate, eq(mate.orgId, mine.orgId)).where(eq(mine.uid, viewer.id))
+  return or(
+    ne(users.visibility, 'private'),
+    eq(users.id, viewer.id),
+    inArray(users.id, memberOf),
+    ...(personal ? [inArray(users.id, followers), inArray(users.id, orgMates)] : []),
+  )
+}
+
+// ---- repositories: code form ----------------------------------------------------------------
+
+/*
+ * Owner, site admin, collaborator or member of a team covering the repository: read access
+ * (accessLevels in access.ts works those out, with their modes, for many repositories at once);
+ * anyone else: the public half below.
+ */
+
+/** The public half of the repository rule: a public repository of an owner open to the viewer. */
+export const publicRepoOpen = (repo: { isPrivate: boolean }, owner: OwnerInfo, viewer: Viewer, member: boolean): boolean =>
+  !repo.isPrivate && ownerVisible(owner, viewer, { member, personal: false })
+
+// ---- repositories: SQL form -----------------------------------------------------------------
+
+/** SQL form of the repository rule (what accessLevels grants read on), a condition on `repositories`. Undefined: no restriction. */
+export function readableRepoCondition(viewer: Viewer): SQL | undefined {
+  if (viewer?.isAdmin) return undefined
+  // A correlated EXISTS: one primary-key read per repository row (measured: `owner_id IN (SELECT
+  // id FROM users WHERE …)` builds the whole list of open owners first, ten times slower).
+  const ownerOpen = and(eq(users.id, repositories.ownerId), visibleOwnerCondition(viewer, false))
+  const publicRepo = and(eq(repositories.isPrivate, false), exists(qb.select({ one: users.id }).from(users).where(ownerOpen)))!
+  if (!viewer) return publicRepo
+  return or(publicRepo, eq(repositories.ownerId, viewer.id), grantedRepoCondition(viewer.id))
+}
+
+const grantTeams = alias(teams, 'vis_grant_teams')
+
+/**
+ * SQL: user `userId` has been given access to the repository, as a collaborator or through one
+ * of their teams in the owning organisation (ownership and public access excluded).
+ */
+export function grantedRepoCondition(userId: number | Placeholder): SQL {
+  return or(
+    exists(qb.select({ one: collaborations.id }).from(collaborations).where(and(eq(collaborations.repoId, repositories.id), eq(collaborations.userId, userId)))),
+    exists(
+      qb
+        .select({ one: teamUsers.id })
+        .from(teamUsers)
+        .innerJoin(grantTeams, eq(grantTeams.id, teamUsers.teamId))
+        .where(
+          and(
+            eq(teamUsers.uid, userId),
+            eq(grantTeams.orgId, repositories.ownerId),
+            or(
+              gte(grantTeams.authorize, AccessMode.Owner),
+              eq(grantTeams.includesAllRepositories, true),
+              exists(qb.select({ one: teamRepos.id }).from(teamRepos).where(and(eq(teamRepos.teamId, grantTeams.id), eq(teamRepos.repoId, repositories.id)))),
+            ),
+          ),
+        ),
+    ),
+  )!
+}

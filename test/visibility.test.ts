@@ -1,0 +1,247 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startTestServer, type TestServer } from './helpers'
+import { AccessMode, accessLevels, type RepoRow } from '../src/auth/access'
+import type { UserRow } from '../src/auth/caller'
+import { ownerVisibleTo, readableRepoCondition, visibleOwnerCondition } from '../src/auth/visibility'
+import { repositories, users } from '../src/db/schema'
+import { createAccessToken, createUser, followUser } from '../src/modules/users/service'
+import { createOrganization, loadOrg, setMemberVisibility } from '../src/modules/orgs/service'
+import { addTeamMember, addTeamRepo, createTeam, loadTeam } from '../src/modules/teams/service'
+import { createRepository } from '../src/modules/repos/service'
+import { addCollaborator } from '../src/modules/collaborators/service'
+
+/*
+ * The one visibility rule (src/auth/visibility.ts): its code form and its SQL form agree for every
+ * kind of caller over every user, organisation and repository; and the routes under
+ * /users/{username} answer for an invisible user exactly as for an unknown one.
+ */
+
+let s: TestServer
+const people: Record<string, UserRow> = {}
+const tokens: Record<string, string> = {}
+const orgs: Record<string, UserRow> = {}
+const repos: Record<string, RepoRow> = {}
+
+async function person(name: string, visibility: string, isAdmin = false) {
+  const row = await createUser(s.deps, { username: name, email: `${name}@example.com`, password: `pw-${name}-secret`, visibility, isAdmin })
+  people[name] = row
+  tokens[name] = createAccessToken(s.deps, row.id, 'test').secret
+  return row
+}
+
+beforeAll(async () => {
+  s = await startTestServer()
+  // Owners of each visibility.
+  await person('pubu', 'public')
+  await person('limu', 'limited')
+  await person('privu', 'private') // also the "owner" caller
+  await person('privfan', 'private') // follows the stranger
+  await person('privmate', 'private') // shares an organisation with the member
+  // Callers.
+  await person('stranger', 'public')
+  await person('member', 'public')
+  await person('collab', 'public')
+  await person('teamer', 'public')
+  await person('boss', 'public')
+  await person('siteadmin', 'public', true)
+  followUser(s.deps, people.privfan!, people.stranger!)
+
+  for (const v of ['public', 'limited', 'private']) orgs[v] = createOrganization(s.deps, people.boss!, { username: `org-${v}`, visibility: v })
+  const owners: UserRow[] = [people.pubu!, people.limu!, people.privu!, people.privfan!, ...Object.values(orgs)]
+  for (const owner of owners)
+    for (const priv of [false, true])
+      repos[`${owner.name}/${priv ? 'priv' : 'pub'}`] = await createRepository(s.deps, owner, { name: priv ? 'priv' : 'pub', private: priv })
+
+  for (const org of Object.values(orgs)) {
+    const ctx = loadOrg(s.deps, org.name, people.boss!)
+    // The member: in a read team covering no repository (privmate too, in the private org).
+    const readers = createTeam(s.deps, ctx, { name: 'readers', permission: 'read' })
+    const readersCtx = loadTeam(s.deps, readers.id, people.boss!)
+    addTeamMember(s.deps, readersCtx, people.member!)
+    if (org.visibility === 'private') addTeamMember(s.deps, readersCtx, people.privmate!)
+    // The team member: in a write team covering the organisation's private repository.
+    const writers = createTeam(s.deps, ctx, { name: 'writers', permission: 'write' })
+    const writersCtx = loadTeam(s.deps, writers.id, people.boss!)
+    addTeamMember(s.deps, writersCtx, people.teamer!)
+    addTeamRepo(s.deps, writersCtx, org.name, 'priv')
+  }
+  // The collaborator: on every private repository of a person, and on the private organisation's public one.
+  for (const owner of [people.pubu!, people.limu!, people.privu!, people.privfan!]) addCollaborator(s.deps, repos[`${owner.name}/priv`]!, people.collab!, 'read')
+  addCollaborator(s.deps, repos['org-private/pub']!, people.collab!, 'read')
+})
+afterAll(() => s.stop())
+
+const callers = (): [string, UserRow | null][] => [
+  ['anonymous', null],
+  ['stranger', people.stranger!],
+  ['member', people.member!],
+  ['collaborator', people.collab!],
+  ['team member', people.teamer!],
+  ['owner', people.privu!],
+  ['site admin', people.siteadmin!],
+]
+
+const allOwners = () => s.deps.db.select().from(users).all()
+const allRepos = () => s.deps.db.select().from(repositories).all()
+
+describe('the code and SQL forms agree', () => {
+  for (const kind of ['anonymous', 'stranger', 'member', 'collaborator', 'team member', 'owner', 'site admin'])
+    test(`for the ${kind}`, () => {
+      const viewer = callers().find(([k]) => k === kind)![1]
+      const owners = allOwners()
+      const bySql = new Set(s.deps.db.select({ id: users.id }).from(users).where(visibleOwnerCondition(viewer)).all().map((r) => r.id))
+      const byCode = new Set(owners.filter((o) => ownerVisibleTo(s.deps.db, o, viewer)).map((o) => o.id))
+      expect([...bySql].sort()).toEqual([...byCode].sort())
+
+      const list = allRepos()
+      const levels = accessLevels(s.deps.db, viewer, list)
+      const readableByCode = list.filter((r) => (levels.get(r.id) ?? 0) >= AccessMode.Read).map((r) => r.id)
+      const readableBySql = s.deps.db.select({ id: repositories.id }).from(repositories).where(readableRepoCondition(viewer)).all().map((r) => r.id)
+      expect(readableBySql.sort()).toEqual(readableByCode.sort())
+      // One repository at a time (the repository routes' path) gives the same answers.
+      for (const r of list) expect(accessLevels(s.deps.db, viewer, [r]).get(r.id)).toBe(levels.get(r.id)!)
+    })
+})
+
+describe('what each caller sees', () => {
+  const seenOwners = (viewer: UserRow | null) =>
+    new Set(allOwners().filter((o) => ownerVisibleTo(s.deps.db, o, viewer)).map((o) => o.name))
+  const readable = (viewer: UserRow | null) => {
+    const list = allRepos()
+    const ids = new Set(s.deps.db.select({ id: repositories.id }).from(repositories).where(readableRepoCondition(viewer)).all().map((r) => r.id))
+    return new Set(list.filter((r) => ids.has(r.id)).map((r) => `${r.ownerName}/${r.name}`))
+  }
+
+  test('owners: public to all, limited to signed-in callers, private to self, members, ties and admins', () => {
+    const anon = seenOwners(null)
+    expect(anon.has('pubu') && anon.has('org-public')).toBe(true)
+    for (const hidden of ['limu', 'privu', 'org-limited', 'org-private']) expect(anon.has(hidden)).toBe(false)
+    const stranger = seenOwners(people.stranger!)
+    expect(stranger.has('limu') && stranger.has('org-limited')).toBe(true)
+    expect(stranger.has('privfan')).toBe(true) // privfan follows the stranger (Gitea: they see each other)
+    for (const hidden of ['privu', 'privmate', 'org-private']) expect(stranger.has(hidden)).toBe(false)
+    const member = seenOwners(people.member!)
+    expect(member.has('org-private') && member.has('privmate')).toBe(true) // member of the org; shares it with privmate
+    expect(member.has('privu') || member.has('privfan')).toBe(false)
+    expect(seenOwners(people.privu!).has('privu')).toBe(true)
+    expect(seenOwners(people.siteadmin!).size).toBe(allOwners().length)
+  })
+
+  test('repositories: public ones of open owners, plus what access grants; personal ties open no code', () => {
+    expect([...readable(null)].sort()).toEqual(['org-public/pub', 'pubu/pub'])
+    const stranger = readable(people.stranger!)
+    expect([...stranger].sort()).toEqual(['limu/pub', 'org-limited/pub', 'org-public/pub', 'pubu/pub'])
+    const member = readable(people.member!)
+    expect(member.has('org-private/pub')).toBe(true)
+    expect(member.has('org-private/priv')).toBe(false)
+    const collab = readable(people.collab!)
+    for (const r of ['pubu/priv', 'privu/priv', 'privfan/priv', 'org-private/pub']) expect(collab.has(r)).toBe(true)
+    expect(collab.has('privu/pub') || collab.has('org-private/priv')).toBe(false)
+    const teamer = readable(people.teamer!)
+    for (const r of ['org-private/priv', 'org-private/pub', 'org-limited/priv']) expect(teamer.has(r)).toBe(true)
+    const owner = readable(people.privu!)
+    expect(owner.has('privu/pub') && owner.has('privu/priv')).toBe(true)
+    expect(readable(people.siteadmin!).size).toBe(allRepos().length)
+  })
+})
+
+describe('/users/{username}/… routes', () => {
+  const UNKNOWN = 'nosuchuser'
+  const routes = () =>
+    s.app.routes
+      .filter((r: { path: string }) => r.path.startsWith('/api/v1/users/:username'))
+      .map((r: { method: string; path: string }) => ({ method: r.method, path: r.path }))
+  /** The answer for `name` in the route, with the name itself replaced so answers compare. */
+  async function answer(route: { method: string; path: string }, name: string, token?: string) {
+    const path = route.path.replace(':username', name).replace(':target', 'pubu').replace(/:[a-z]+/g, '1')
+    const res = await s.request(route.method, path, { token, body: ['POST', 'PUT', 'PATCH'].includes(route.method) ? {} : undefined })
+    return { status: res.status, body: res.text.split(name).join('{name}'), total: res.headers.get('x-total-count') }
+  }
+
+  test('the route list covers the user routes', () => {
+    const paths = routes().map((r) => `${r.method} ${r.path}`)
+    for (const p of ['GET /api/v1/users/:username', 'GET /api/v1/users/:username/keys', 'GET /api/v1/users/:username/orgs', 'GET /api/v1/users/:username/followers'])
+      expect(paths).toContain(p)
+  })
+
+  const cases: [string, string, () => string | undefined][] = [
+    ['a private user seen anonymously', 'privu', () => undefined],
+    ['a private user seen by a signed-in stranger', 'privu', () => tokens.stranger],
+    ['a private user seen by an organisation member', 'privu', () => tokens.member],
+    ['a limited user seen anonymously', 'limu', () => undefined],
+    ['a limited organisation seen anonymously', 'org-limited', () => undefined],
+    ['a private organisation seen by a stranger', 'org-private', () => tokens.stranger],
+  ]
+  for (const [label, name, token] of cases)
+    test(`${label} answers like an unknown user on every route`, async () => {
+      for (const route of routes()) {
+        const hidden = await answer(route, name, token())
+        const unknown = await answer(route, UNKNOWN, token())
+        expect({ route: `${route.method} ${route.path}`, ...hidden }).toEqual({ route: `${route.method} ${route.path}`, ...unknown })
+      }
+    })
+
+  test("a repository's tracked times of a hidden user answer like those of an unknown one", async () => {
+    const hidden = await s.get('/repos/pubu/pub/times/privu', { token: tokens.stranger })
+    const unknown = await s.get('/repos/pubu/pub/times/nosuchuser', { token: tokens.stranger })
+    expect(hidden.status).toBe(404)
+    expect([unknown.status, unknown.text]).toEqual([hidden.status, hidden.text.replace('privu', 'nosuchuser')])
+    expect((await s.get('/repos/pubu/pub/times/privu', { token: tokens.siteadmin })).status).toBe(200)
+  })
+
+  test('visible users are still found (the rule is not "always 404")', async () => {
+    expect((await s.get('/users/privu', { token: tokens.privu })).status).toBe(200)
+    expect((await s.get('/users/privfan/keys', { token: tokens.stranger })).status).toBe(200)
+    expect((await s.get('/users/privmate/followers', { token: tokens.member })).status).toBe(200)
+    expect((await s.get('/users/limu/orgs', { token: tokens.stranger })).status).toBe(200)
+    expect((await s.get('/users/privu/repos', { token: tokens.siteadmin })).status).toBe(200)
+    expect((await s.get('/users/nosuchuser', { token: tokens.siteadmin })).status).toBe(404)
+  })
+})
+
+describe('lists that contain users leave invisible ones out', () => {
+  test('followers and following, counted alike', async () => {
+    followUser(s.deps, people.privu!, people.pubu!)
+    followUser(s.deps, people.limu!, people.pubu!)
+    followUser(s.deps, people.pubu!, people.privu!)
+    const logins = (res: { body: { login: string }[] }) => res.body.map((u) => u.login).sort()
+    const stranger = await s.get('/users/pubu/followers', { token: tokens.stranger })
+    expect(logins(stranger)).toEqual(['limu'])
+    expect(stranger.headers.get('x-total-count')).toBe('1')
+    const admin = await s.get('/users/pubu/followers', { token: tokens.siteadmin })
+    expect(logins(admin)).toEqual(['limu', 'privu'])
+    expect(admin.headers.get('x-total-count')).toBe('2')
+    expect(logins(await s.get('/users/pubu/following', { token: tokens.stranger }))).toEqual([])
+    expect(logins(await s.get('/users/pubu/following', { token: tokens.privu }))).toEqual(['privu'])
+  })
+
+  test('user search', async () => {
+    const names = async (token?: string) => ((await s.get('/users/search?q=u&limit=50', { token })).body.data as { login: string }[]).map((u) => u.login)
+    expect(await names()).not.toContain('limu')
+    expect(await names(tokens.stranger)).toContain('limu')
+    expect(await names(tokens.stranger)).not.toContain('privu')
+    expect(await names(tokens.siteadmin)).toContain('privu')
+  })
+
+  test('collaborators, organisation public members and organisations of a user', async () => {
+    addCollaborator(s.deps, repos['pubu/pub']!, people.privu!, 'read')
+    const collaborators = async (token?: string) => (await s.get('/repos/pubu/pub/collaborators', { token })).body.map((u: { login: string }) => u.login)
+    expect(await collaborators(tokens.stranger)).not.toContain('privu')
+    expect(await collaborators(tokens.siteadmin)).toContain('privu')
+
+    addTeamMember(s.deps, loadTeam(s.deps, createTeam(s.deps, loadOrg(s.deps, 'org-public', people.boss!), { name: 'mates' }).id, people.boss!), people.privmate!)
+    setMemberVisibility(s.deps, loadOrg(s.deps, 'org-public', people.privmate!), people.privmate!, true)
+    setMemberVisibility(s.deps, loadOrg(s.deps, 'org-public', people.member!), people.member!, true)
+    const publicMembers = await s.get('/orgs/org-public/public_members')
+    expect(publicMembers.body.map((u: { login: string }) => u.login)).toEqual(['member'])
+    expect(publicMembers.headers.get('x-total-count')).toBe('1')
+    expect((await s.get('/orgs/org-public/public_members/privmate')).status).toBe(404)
+
+    // Public memberships in organisations the caller may not see are left out too.
+    for (const org of ['org-limited', 'org-private']) setMemberVisibility(s.deps, loadOrg(s.deps, org, people.member!), people.member!, true)
+    const memberOrgs = async (token?: string) => (await s.get('/users/member/orgs', { token })).body.map((o: { username: string }) => o.username).sort()
+    expect(await memberOrgs()).toEqual(['org-public'])
+    expect(await memberOrgs(tokens.stranger)).toEqual(['org-limited', 'org-public'])
+    expect(await memberOrgs(tokens.member)).toEqual(['org-limited', 'org-private', 'org-public'])
+  })
+})
