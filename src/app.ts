@@ -124,6 +124,9 @@ function documentedSchemas(node: unknown, schemas: Record<string, unknown>): any
   if (!node || typeof node !== 'object') return node
   const { $id, ...rest } = node as Record<string, any>
   if (typeof rest.error === 'string') delete rest.error
+  // Elysia marks a schema closed once a route has used it (a state, not the API: unknown keys
+  // are ignored), which would make the copies of one record differ.
+  if (rest.additionalProperties === false) delete rest.additionalProperties
   const members: any[] | undefined = Array.isArray(rest.anyOf) ? rest.anyOf : undefined
   if (members?.length && members.every((m) => typeof m?.const === 'string' && Object.keys(m).every((k) => k === 'const' || k === 'type'))) {
     const { anyOf: _members, ...others } = rest

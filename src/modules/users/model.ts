@@ -41,8 +41,9 @@ const userFields = {
 /** The User record (records.md §1). */
 export const UserSchema = t.Object(userFields, { $id: '#/components/schemas/User' })
 
-/** The same record, for users nested in other records (owner, poster ...). */
-export const PlainUserSchema = t.Object(userFields, { $id: '#/components/schemas/User' })
+/** The same record, for users nested in other records (owner, poster ...): the same object, so
+ * that the document names one User whatever Elysia records on the schema as routes use it. */
+export const PlainUserSchema = UserSchema
 
 export const UsernameParams = t.Object({ username: t.String() })
 
