@@ -230,3 +230,150 @@ describe('docs page', () => {
     }
   })
 })
+
+/** Every `$ref` in a JSON value. */
+function refsIn(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) refsIn(item, out)
+  else if (value && typeof value === 'object')
+    for (const [key, item] of Object.entries(value)) {
+      if (key === '$ref' && typeof item === 'string') out.push(item)
+      else refsIn(item, out)
+    }
+  return out
+}
+
+/** The schema of a query parameter or a JSON body field of an operation, whether inline or by `$ref`. */
+function fieldSchema(method: string, path: string, field: string): any {
+  const op = spec.paths[`/api/v1${path}`][method]
+  const param = op.parameters?.find((p: any) => p.name === field && p.in === 'query')
+  if (param) return param.schema
+  let body = op.requestBody.content['application/json'].schema
+  if (!body.properties) body = spec.components.schemas[body.$ref.split('/').pop()]
+  return body.properties[field]
+}
+
+describe('OpenAPI document: one operation per id, named records, enumerations, security', () => {
+  test('every operation id is used by exactly one operation', () => {
+    const seen = new Map<string, string>()
+    const twice: string[] = []
+    for (const [path, item] of Object.entries<any>(spec.paths))
+      for (const method of METHODS) {
+        const id = item[method]?.operationId
+        if (!id) continue
+        if (seen.has(id)) twice.push(`${id}: ${seen.get(id)} and ${method} ${path}`)
+        seen.set(id, `${method} ${path}`)
+      }
+    expect(twice).toEqual([])
+  })
+
+  test("alias paths are left out of the document and still served by the same handler", async () => {
+    const documented = (path: string, method: string) => spec.paths[`/api/v1${path}`]?.[method]?.operationId
+    // The seed's spellings are documented; Gitea's spellings of the same operations are aliases.
+    expect(documented('/repos/{owner}/{repo}/issue/{index}/labels', 'get')).toBe('issueGetLabels')
+    expect(documented('/repos/{owner}/{repo}/issues/{index}/labels', 'get')).toBeUndefined()
+    expect(documented('/repos/{owner}/{repo}/comments/{id}', 'patch')).toBe('issueEditComment')
+    expect(documented('/repos/{owner}/{repo}/issues/comments/{id}', 'patch')).toBeUndefined()
+
+    const alice = await s.user('docalice')
+    expect((await s.post('/user/repos', { name: 'aliased' }, { token: alice.token })).status).toBe(201)
+    const label = await s.post('/repos/docalice/aliased/labels', { name: 'bug', color: '#ee0701' }, { token: alice.token })
+    expect((await s.post('/repos/docalice/aliased/issues', { title: 'one', labels: [label.body.id] }, { token: alice.token })).status).toBe(201)
+    for (const path of ['/repos/docalice/aliased/issues/1/labels', '/repos/docalice/aliased/issue/1/labels']) {
+      const r = await s.get(path, { token: alice.token })
+      expect(r.status).toBe(200)
+      expect(r.body.map((l: any) => l.name)).toEqual(['bug'])
+    }
+    const comment = await s.post('/repos/docalice/aliased/issues/1/comments', { body: 'first' }, { token: alice.token })
+    const edited = await s.patch(`/repos/docalice/aliased/issues/comments/${comment.body.id}`, { body: 'edited' }, { token: alice.token })
+    expect(edited.status).toBe(200)
+    expect(edited.body.body).toBe('edited')
+  })
+
+  test('enumerated fields list their values, and a value outside them is a 422 naming the field', async () => {
+    const cases: [string, string, string, string[]][] = [
+      ['get', '/repos/{owner}/{repo}/issues', 'state', ['open', 'closed', 'all']],
+      ['get', '/repos/{owner}/{repo}/issues', 'type', ['issues', 'pulls', 'all']],
+      ['get', '/repos/{owner}/{repo}/milestones', 'state', ['open', 'closed', 'all']],
+      ['get', '/repos/{owner}/{repo}/labels', 'sort', ['leastissues', 'mostissues', 'reversealphabetically']],
+      ['get', '/repos/search', 'mode', ['source', 'fork', 'mirror', 'collaborative']],
+      ['patch', '/repos/{owner}/{repo}/issues/{index}', 'state', ['open', 'closed']],
+      ['patch', '/repos/{owner}/{repo}/milestones/{id}', 'state', ['open', 'closed']],
+      ['post', '/orgs', 'visibility', ['public', 'limited', 'private']],
+      ['post', '/admin/users', 'visibility', ['public', 'limited', 'private']],
+      ['post', '/orgs/{org}/teams', 'permission', ['read', 'write', 'admin']],
+      ['put', '/repos/{owner}/{repo}/collaborators/{collaborator}', 'permission', ['read', 'write', 'admin']],
+    ]
+    for (const [method, path, field, values] of cases) {
+      const schema = fieldSchema(method, path, field)
+      expect({ path, field, enum: schema.enum }).toMatchObject({ path, field, enum: expect.arrayContaining(values) })
+    }
+    const units = fieldSchema('post', '/orgs/{org}/teams', 'units')
+    expect(units.items.enum).toContain('repo.code')
+    // Records say their values too.
+    expect(spec.components.schemas.Issue.properties.state.enum).toEqual(['open', 'closed'])
+    expect(spec.components.schemas.Team.properties.permission.enum).toEqual(['none', 'read', 'write', 'admin', 'owner'])
+    expect(spec.components.schemas.User.properties.visibility.enum).toEqual(['public', 'limited', 'private'])
+
+    const root = await s.user('docroot', { admin: true })
+    expect((await s.post('/user/repos', { name: 'enums' }, { token: root.token })).status).toBe(201)
+    expect((await s.post('/repos/docroot/enums/issues', { title: 'one' }, { token: root.token })).status).toBe(201)
+    const bad: [() => Promise<any>, string][] = [
+      [() => s.get('/repos/docroot/enums/issues?state=bogus'), 'state'],
+      [() => s.get('/repos/docroot/enums/issues?type=nope'), 'type'],
+      [() => s.get('/repos/docroot/enums/labels?sort=sideways'), 'sort'],
+      [() => s.patch('/repos/docroot/enums/issues/1', { state: 'reopened' }, { token: root.token }), 'state'],
+      [() => s.post('/orgs', { username: 'docorg', visibility: 'secret' }, { token: root.token }), 'visibility'],
+    ]
+    for (const [send, field] of bad) {
+      const r = await send()
+      expect(r.status).toBe(422)
+      expect(r.body.message).toContain(`[${field}]`)
+      expect(r.body.message).toContain('must be one of')
+      expect(r.body.url).toBeString()
+    }
+    // Lenient fields keep Gitea's leniency: letter case for a collaborator's permission.
+    expect((await s.put('/repos/docroot/enums/collaborators/docalice', { permission: 'WRITE' }, { token: root.token })).status).toBe(204)
+    expect((await s.put('/repos/docroot/enums/collaborators/docalice', { permission: 'owner' }, { token: root.token })).status).toBe(422)
+  })
+
+  test('security schemes are declared as in Gitea and apply to every operation', () => {
+    const schemes = spec.components.securitySchemes
+    expect(schemes.BasicAuth).toMatchObject({ type: 'http', scheme: 'basic' })
+    expect(schemes.AuthorizationHeaderToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' })
+    expect(schemes.Token).toMatchObject({ type: 'apiKey', in: 'query', name: 'token' })
+    expect(schemes.AccessToken).toMatchObject({ type: 'apiKey', in: 'query', name: 'access_token' })
+    expect(schemes.SudoParam).toMatchObject({ type: 'apiKey', in: 'query', name: 'sudo' })
+    expect(schemes.SudoHeader).toMatchObject({ type: 'apiKey', in: 'header', name: 'Sudo' })
+    const applied = (spec.security as Record<string, unknown>[]).flatMap((alternative) => Object.keys(alternative))
+    expect(applied.sort()).toEqual(Object.keys(schemes).sort())
+  })
+
+  test("records are components referenced by name, with Gitea's names, and every $ref resolves", () => {
+    const names = Object.keys(spec.components.schemas)
+    for (const name of ['User', 'Repository', 'Issue', 'Label', 'Milestone', 'Comment', 'Organization', 'Team', 'PublicKey', 'GPGKey', 'TrackedTime', 'Branch', 'CreateRepoOption', 'CreateIssueOption'])
+      expect(names).toContain(name)
+    expect(spec.paths['/api/v1/users/{username}'].get.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/User')
+    expect(spec.paths['/api/v1/repos/{owner}/{repo}/issues'].get.responses['200'].content['application/json'].schema.items.$ref).toBe(
+      '#/components/schemas/Issue',
+    )
+    expect(spec.paths['/api/v1/repos/{owner}/{repo}/issues'].post.requestBody.content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/CreateIssueOption',
+    )
+    // Nested records too: an issue's poster, a repository's owner.
+    expect(spec.components.schemas.Issue.properties.user.$ref).toBe('#/components/schemas/User')
+    expect(spec.components.schemas.Repository.properties.owner.$ref).toBe('#/components/schemas/User')
+    const refs = refsIn(spec)
+    expect(refs.length).toBeGreaterThan(50)
+    expect(refs.filter((ref) => !ref.startsWith('#/components/schemas/') || !spec.components.schemas[ref.split('/').pop()!])).toEqual([])
+    // No schema is left half-named (a name taken by two different schemas would stay inline).
+    expect(JSON.stringify(spec)).not.toContain('"$id"')
+  })
+
+  test('the answers still match the records the document names', async () => {
+    const bob = await s.user('docbob')
+    const me = await s.get('/user', { token: bob.token })
+    expect(me.status).toBe(200)
+    expect(Object.keys(me.body).sort()).toEqual(Object.keys(spec.components.schemas.User.properties).sort())
+    expect(spec.components.schemas.User.properties.visibility.enum).toContain(me.body.visibility)
+  })
+})

@@ -1,4 +1,6 @@
 import { t } from 'elysia'
+import { literals } from '../../lib/literals'
+import { VISIBILITIES } from '../users/model'
 
 /** CreateUserOption (options.md §1); lengths are checked in runes by the service. */
 export const CreateUserOption = t.Object({
@@ -10,9 +12,9 @@ export const CreateUserOption = t.Object({
   source_id: t.Optional(t.Integer()),
   send_notify: t.Optional(t.Boolean()),
   must_change_password: t.Optional(t.Boolean()),
-  visibility: t.Optional(t.String()),
+  visibility: t.Optional(literals(VISIBILITIES)),
   restricted: t.Optional(t.Boolean()),
-})
+}, { $id: '#/components/schemas/CreateUserOption' })
 
 /** EditUserOption (options.md §1): an absent key leaves the value unchanged. */
 export const EditUserOption = t.Object({
@@ -33,9 +35,9 @@ export const EditUserOption = t.Object({
   must_change_password: t.Optional(t.Boolean()),
   prohibit_login: t.Optional(t.Boolean()),
   hide_email: t.Optional(t.Boolean()),
-  visibility: t.Optional(t.String()),
+  visibility: t.Optional(literals(VISIBILITIES)),
   restricted: t.Optional(t.Boolean()),
-})
+}, { $id: '#/components/schemas/EditUserOption' })
 export type EditUserInput = typeof EditUserOption.static
 
 /**

@@ -4,14 +4,14 @@ const PayloadUserSchema = t.Object({
   name: t.String(),
   email: t.String(),
   username: t.String(),
-})
+}, { $id: '#/components/schemas/PayloadUser' })
 
 const PayloadCommitVerificationSchema = t.Object({
   verified: t.Boolean(),
   reason: t.String(),
   signature: t.String(),
   payload: t.String(),
-})
+}, { $id: '#/components/schemas/PayloadCommitVerification' })
 
 const PayloadCommitSchema = t.Object({
   id: t.String(),
@@ -21,7 +21,7 @@ const PayloadCommitSchema = t.Object({
   committer: PayloadUserSchema,
   verification: t.Nullable(PayloadCommitVerificationSchema),
   timestamp: t.String(),
-})
+}, { $id: '#/components/schemas/PayloadCommit' })
 
 export const BranchSchema = t.Object({
   name: t.String(),
@@ -32,5 +32,5 @@ export const BranchSchema = t.Object({
   enable_status_check: t.Boolean(),
   status_check_contexts: t.Array(t.String()),
   required_approvals: t.Integer(),
-})
+}, { $id: '#/components/schemas/Branch' })
 

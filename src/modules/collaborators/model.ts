@@ -1,8 +1,17 @@
 import { t } from 'elysia'
+import { caseInsensitivePattern, lenientLiterals } from '../../lib/literals'
+
+const PERMISSIONS = ['read', 'write', 'admin']
 
 export const CollaboratorParams = t.Object({ owner: t.String(), repo: t.String(), collaborator: t.String() })
 
 /** AddCollaboratorOption (options.md §3); the body may be empty. */
-export const AddCollaboratorOption = t.Object({
-  permission: t.Optional(t.String({ description: 'read, write or admin (default write)' })),
-})
+export const AddCollaboratorOption = t.Object(
+  {
+    permission: t.Optional(
+      // Any letter case; empty = the default.
+      lenientLiterals(PERMISSIONS, { pattern: caseInsensitivePattern(['', ...PERMISSIONS]), description: 'read, write or admin (default write)' }),
+    ),
+  },
+  { $id: '#/components/schemas/AddCollaboratorOption' },
+)

@@ -2,6 +2,12 @@ import { t } from 'elysia'
 import { MAX_LABEL_NAME, MAX_TEXT, MAX_TITLE } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../repos/model'
 import { pageQueryFields } from '../../lib/pagination'
+import { literals, recordLiterals } from '../../lib/literals'
+
+/** An issue's or a milestone's state. */
+const STATES = ['open', 'closed'] as const
+/** A list's state filter: empty or absent = open. */
+const StateFilter = () => literals(['', ...STATES, 'all'], { description: 'open (default), closed or all' })
 
 // Response schemas use plain JSON integers (Int, PlainUserSchema): Elysia's `t.Integer()` carries
 // a transform, and one transform in a response schema makes Elysia encode every answer through
@@ -19,7 +25,7 @@ export const MilestoneSchema = t.Object(
     id: Int(),
     title: t.String(),
     description: t.String(),
-    state: t.String(),
+    state: recordLiterals(STATES),
     open_issues: Int(),
     closed_issues: Int(),
     closed_at: t.Nullable(t.String()),
@@ -46,7 +52,7 @@ export const IssueSchema = t.Object(
     milestone: t.Nullable(MilestoneSchema),
     assignee: t.Nullable(PlainUserSchema),
     assignees: t.Array(PlainUserSchema),
-    state: t.String(),
+    state: recordLiterals(STATES),
     is_locked: t.Boolean(),
     comments: Int(),
     created_at: t.String(),
@@ -99,11 +105,11 @@ const Timestamp = t.String({ description: 'RFC 3339 time' })
 
 export const ListIssuesQuery = t.Object({
   ...pageQueryFields,
-  state: t.Optional(t.String({ description: 'open (default), closed or all' })),
+  state: t.Optional(StateFilter()),
   labels: t.Optional(t.String({ description: 'comma-separated label ids or names; issues having all of them' })),
   q: t.Optional(t.String({ description: 'search string in title and body' })),
   milestones: t.Optional(t.String({ description: 'comma-separated milestone ids or names' })),
-  type: t.Optional(t.String({ description: 'issues, pulls or all' })),
+  type: t.Optional(literals(['', 'issues', 'pulls', 'all'], { description: 'issues, pulls or all (default)' })),
   created_by: t.Optional(t.String({ description: 'only issues filed by this user' })),
   assigned_by: t.Optional(t.String({ description: 'only issues assigned to this user' })),
 })
@@ -117,7 +123,7 @@ export const CreateIssueOption = t.Object({
   labels: t.Optional(t.Array(t.Integer())),
   closed: t.Optional(t.Boolean()),
   due_date: t.Optional(t.Nullable(Timestamp)),
-})
+}, { $id: '#/components/schemas/CreateIssueOption' })
 
 export const EditIssueOption = t.Object({
   title: t.Optional(t.String({ maxLength: MAX_TITLE })),
@@ -125,15 +131,16 @@ export const EditIssueOption = t.Object({
   assignee: t.Optional(t.Nullable(t.String())),
   assignees: t.Optional(t.Array(t.String())),
   milestone: t.Optional(t.Nullable(t.Integer())),
-  state: t.Optional(t.String()),
+  state: t.Optional(literals(STATES)),
   due_date: t.Optional(t.Nullable(Timestamp)),
   unset_due_date: t.Optional(t.Boolean()),
-})
+}, { $id: '#/components/schemas/EditIssueOption' })
 
-export const EditDeadlineOption = t.Object({ due_date: t.Nullable(Timestamp) })
+export const EditDeadlineOption = t.Object({ due_date: t.Nullable(Timestamp) }, { $id: '#/components/schemas/EditDeadlineOption' })
 export const IssueDeadlineSchema = t.Object({ due_date: t.Nullable(t.String()) }, { $id: '#/components/schemas/IssueDeadline' })
 
-export const CommentOption = t.Object({ body: t.String({ maxLength: MAX_TEXT }) })
+/** CreateIssueCommentOption, also EditIssueCommentOption (the same shape). */
+export const CommentOption = t.Object({ body: t.String({ maxLength: MAX_TEXT }) }, { $id: '#/components/schemas/CreateIssueCommentOption' })
 /** `since` (Gitea) or `string` (the seed's name for it); `before` since Gitea 1.12. */
 export const SinceQuery = t.Object({
   ...pageQueryFields,
@@ -146,31 +153,34 @@ export const CreateLabelOption = t.Object({
   name: t.String({ maxLength: MAX_LABEL_NAME }),
   color: t.String({ maxLength: 16 }),
   description: t.Optional(t.String({ maxLength: MAX_TITLE })),
-})
+}, { $id: '#/components/schemas/CreateLabelOption' })
 export const EditLabelOption = t.Object({
   name: t.Optional(t.String({ maxLength: MAX_LABEL_NAME })),
   color: t.Optional(t.String({ maxLength: 16 })),
   description: t.Optional(t.String({ maxLength: MAX_TITLE })),
-})
-export const IssueLabelsOption = t.Object({ labels: t.Optional(t.Array(t.Integer())) })
+}, { $id: '#/components/schemas/EditLabelOption' })
+export const IssueLabelsOption = t.Object({ labels: t.Optional(t.Array(t.Integer())) }, { $id: '#/components/schemas/IssueLabelsOption' })
 export const LabelParams = t.Object({ owner: t.String(), repo: t.String(), id: t.String() })
-export const ListLabelsQuery = t.Object({ ...pageQueryFields, sort: t.Optional(t.String()) })
+export const ListLabelsQuery = t.Object({
+  ...pageQueryFields,
+  sort: t.Optional(literals(['', 'alphabetically', 'reversealphabetically', 'leastissues', 'mostissues'], { description: 'alphabetically (default)' })),
+})
 
 export const CreateMilestoneOption = t.Object({
   title: t.String({ maxLength: MAX_TITLE }),
   description: t.Optional(t.String({ maxLength: MAX_TEXT })),
   due_on: t.Optional(t.Nullable(Timestamp)),
-  state: t.Optional(t.String()),
-})
+  state: t.Optional(literals(['', ...STATES])),
+}, { $id: '#/components/schemas/CreateMilestoneOption' })
 export const EditMilestoneOption = t.Object({
   title: t.Optional(t.String({ maxLength: MAX_TITLE })),
   description: t.Optional(t.String({ maxLength: MAX_TEXT })),
   due_on: t.Optional(t.Nullable(Timestamp)),
-  state: t.Optional(t.String()),
-})
+  state: t.Optional(literals(['', ...STATES])),
+}, { $id: '#/components/schemas/EditMilestoneOption' })
 export const ListMilestonesQuery = t.Object({
   ...pageQueryFields,
-  state: t.Optional(t.String()),
+  state: t.Optional(StateFilter()),
   name: t.Optional(t.String({ description: 'only milestones whose title contains this (case-insensitive)' })),
 })
 
@@ -178,5 +188,5 @@ export const AddTimeOption = t.Object({
   time: t.Integer(),
   created: t.Optional(Timestamp),
   user_name: t.Optional(t.String()),
-})
+}, { $id: '#/components/schemas/AddTimeOption' })
 export const TimesQuery = t.Object({ ...pageQueryFields, since: t.Optional(Timestamp), before: t.Optional(Timestamp) })

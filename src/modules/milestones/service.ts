@@ -2,18 +2,15 @@ import { and, asc, eq, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { issues, milestones, repositories } from '../../db/schema'
-import { notFound, unprocessable } from '../../lib/errors'
+import { notFound } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { parseDue } from '../issues/service'
 import { checkRequiredText, MAX_TITLE } from '../../lib/validate'
 import { pathNumber } from '../../lib/path-number'
 import type { MilestoneRow } from '../../lib/convert/issue'
 
-function checkState(state: string | undefined): boolean | undefined {
-  if (state === undefined || state === '') return undefined
-  if (state !== 'open' && state !== 'closed') throw unprocessable('must be open or closed', 'State')
-  return state === 'closed'
-}
+/** A body's `state` (open or closed, checked by its schema) as "closed?"; empty or absent = unchanged. */
+const closedOf = (state: string | undefined): boolean | undefined => (state === undefined || state === '' ? undefined : state === 'closed')
 
 const checkTitle = (title: string) => checkRequiredText(title, MAX_TITLE, 'Title')
 
@@ -31,8 +28,8 @@ function bumpRepoMilestones(deps: AppDeps, repoId: number, total: number, closed
 
 /** Milestones of a repository by state (`open` default, `closed`, `all`), by deadline then id. */
 export function listMilestones(deps: AppDeps, repoId: number, state: string | undefined, name?: string): MilestoneRow[] {
+  // The query schema admits only open, closed and all.
   const s = state || 'open'
-  if (s !== 'open' && s !== 'closed' && s !== 'all') throw unprocessable('must be open, closed or all', 'state')
   // Gitea 1.14+ `name`: titles containing it, case-insensitively.
   const named = name ? sql`instr(lower(${milestones.name}), ${name.toLowerCase()}) > 0` : undefined
   return deps.db
@@ -67,7 +64,7 @@ export function createMilestone(
   opts: { title: string; description?: string; due_on?: string | null; state?: string },
 ): MilestoneRow {
   const name = checkTitle(opts.title)
-  const closed = checkState(opts.state) ?? false
+  const closed = closedOf(opts.state) ?? false
   const deadline = parseDue(opts.due_on, 'due_on') ?? 0
   const now = nowUnix()
   return writeTransaction(deps.db, () => {
@@ -96,7 +93,7 @@ export function editMilestone(
   idOrTitle: string,
   opts: { title?: string; description?: string; due_on?: string | null; state?: string },
 ): MilestoneRow {
-  const closed = checkState(opts.state)
+  const closed = closedOf(opts.state)
   const deadline = parseDue(opts.due_on, 'due_on')
   if (opts.title) checkTitle(opts.title)
   const now = nowUnix()

@@ -1,4 +1,6 @@
 import { t } from 'elysia'
+import { literals, recordLiterals } from '../../lib/literals'
+import { VISIBILITIES } from '../users/model'
 
 /** The Organization record (records.md §6). */
 export const OrganizationSchema = t.Object(
@@ -12,7 +14,7 @@ export const OrganizationSchema = t.Object(
     description: t.String(),
     website: t.String(),
     location: t.String(),
-    visibility: t.String(),
+    visibility: recordLiterals(VISIBILITIES),
     repo_admin_change_team_access: t.Boolean(),
   },
   { $id: '#/components/schemas/Organization' },
@@ -25,15 +27,15 @@ const orgFields = {
   description: t.Optional(t.String()),
   website: t.Optional(t.String()),
   location: t.Optional(t.String()),
-  visibility: t.Optional(t.String()),
+  visibility: t.Optional(literals(VISIBILITIES)),
   repo_admin_change_team_access: t.Optional(t.Boolean()),
 }
 
 /** CreateOrgOption (options.md §2). */
-export const CreateOrgOption = t.Object({ username: t.String(), ...orgFields })
+export const CreateOrgOption = t.Object({ username: t.String(), ...orgFields }, { $id: '#/components/schemas/CreateOrgOption' })
 
 /** EditOrgOption: absent = unchanged. */
-export const EditOrgOption = t.Object(orgFields)
+export const EditOrgOption = t.Object(orgFields, { $id: '#/components/schemas/EditOrgOption' })
 
 export const OrgParams = t.Object({ org: t.String() })
 export const OrgMemberParams = t.Object({ org: t.String(), username: t.String() })

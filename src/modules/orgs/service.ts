@@ -12,12 +12,13 @@ import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
 import { assertNameFree, checkVisibility, usersPage } from '../users/service'
+import { TEAM_UNITS } from '../teams/model'
 import { createRepository, listOwnedRepos, type NewRepo } from '../repos/service'
 
 export type OrgRow = UserRow
 
 /** The repository units a team may be given (records.md §7), all of them by default. */
-export const ALL_UNITS = ['repo.code', 'repo.issues', 'repo.ext_issues', 'repo.wiki', 'repo.pulls', 'repo.releases', 'repo.ext_wiki']
+export const ALL_UNITS: string[] = [...TEAM_UNITS]
 
 const OWNERS_TEAM_NAME = 'Owners'
 

@@ -1,9 +1,10 @@
 import { t } from 'elysia'
 import { Int, PlainUserSchema } from '../users/model'
+import { lenientLiterals } from '../../lib/literals'
 
 export { Int, PlainUserSchema }
 
-const PermissionSchema = t.Object({ admin: t.Boolean(), push: t.Boolean(), pull: t.Boolean() })
+const PermissionSchema = t.Object({ admin: t.Boolean(), push: t.Boolean(), pull: t.Boolean() }, { $id: '#/components/schemas/Permission' })
 
 const repositoryFields = {
   id: Int(),
@@ -40,11 +41,14 @@ const repositoryFields = {
   allow_rebase_explicit: t.Boolean(),
   allow_squash_merge: t.Boolean(),
   avatar_url: t.String(),
-  internal_tracker: t.Object({
-    enable_time_tracker: t.Boolean(),
-    allow_only_contributors_to_track_time: t.Boolean(),
-    enable_issue_dependencies: t.Boolean(),
-  }),
+  internal_tracker: t.Object(
+    {
+      enable_time_tracker: t.Boolean(),
+      allow_only_contributors_to_track_time: t.Boolean(),
+      enable_issue_dependencies: t.Boolean(),
+    },
+    { $id: '#/components/schemas/InternalTracker' },
+  ),
 }
 
 /** The Repository record (records.md §8); `parent` is a nested Repository or null. */
@@ -64,7 +68,7 @@ export const CreateRepoOption = t.Object({
   readme: t.Optional(t.String({ maxLength: 100 })),
   issue_labels: t.Optional(t.String({ maxLength: 100 })),
   default_branch: t.Optional(t.String({ maxLength: 255 })),
-})
+}, { $id: '#/components/schemas/CreateRepoOption' })
 
 export const RepoParams = t.Object({ owner: t.String(), repo: t.String() })
 
@@ -92,19 +96,23 @@ export const EditRepoOption = t.Object({
       enable_issue_dependencies: t.Optional(t.Boolean()),
     }),
   ),
-})
+}, { $id: '#/components/schemas/EditRepoOption' })
 
 export const RepositoryList = t.Array(RepositorySchema)
 
 /** SearchResults (records.md §9). */
-export const SearchResultsSchema = t.Object({ ok: t.Boolean(), data: RepositoryList })
+export const SearchResultsSchema = t.Object({ ok: t.Boolean(), data: RepositoryList }, { $id: '#/components/schemas/SearchResults' })
+
+/** `mode` of a repository search. */
+export const SEARCH_MODES = ['source', 'fork', 'mirror', 'collaborative'] as const
 
 /** Query of GET /repos/search (endpoints.md A.4). */
 export const RepoSearchQuery = t.Object({
   q: t.Optional(t.String({ description: 'keyword: case-insensitive substring of the name' })),
   uid: t.Optional(t.Numeric({ description: 'owned by (or, unless exclusive, collaborated on by) this user or organisation' })),
   exclusive: t.Optional(t.String({ description: 'with uid: owned repositories only' })),
-  mode: t.Optional(t.String({ description: 'source, fork, mirror or collaborative' })),
+  // Checked by the service, which answers Gitea's own message for an unknown mode.
+  mode: t.Optional(lenientLiterals(SEARCH_MODES, { description: 'source, fork, mirror or collaborative; empty or absent: all' })),
   page: t.Optional(t.Numeric({ description: 'page number of results to return (1-based)' })),
   limit: t.Optional(t.Numeric({ description: 'page size of results, maximum 50' })),
 })

@@ -20,6 +20,7 @@ import { initBareRepository, removeRepositoryFolder } from '../../git/init'
 import { git, repoPath } from '../../git/run'
 import { branchExists, isSafeRefName, repositorySize } from '../../git/refs'
 import { writeInitialCommit, type InitialFile } from '../../git/initial-commit'
+import { SEARCH_MODES } from './model'
 import { GITIGNORE_TEMPLATES, LICENSE_TEMPLATES, README_TEMPLATES } from './templates'
 
 export interface NewRepo {
@@ -521,8 +522,6 @@ export function listReadableRepos(deps: AppDeps, viewer: UserRow | null, where: 
   const rows = deps.db.select().from(repositories).where(cond).orderBy(...repoOrder).limit(page.limit).offset(page.offset).all()
   return { rows, total }
 }
-
-const SEARCH_MODES = ['source', 'fork', 'mirror', 'collaborative'] as const
 
 export interface RepoSearch {
   q?: string

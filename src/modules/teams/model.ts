@@ -1,5 +1,11 @@
 import { t } from 'elysia'
 import { OrganizationSchema } from '../orgs/model'
+import { literals, recordLiterals } from '../../lib/literals'
+
+/** The repository units a team can be given (Gitea's unit keys). */
+export const TEAM_UNITS = ['repo.code', 'repo.issues', 'repo.ext_issues', 'repo.wiki', 'repo.pulls', 'repo.releases', 'repo.ext_wiki'] as const
+/** What a team may do; `owner` is the Owners team's alone and cannot be given through the API. */
+const TEAM_PERMISSIONS = ['read', 'write', 'admin'] as const
 
 /** The Team record (records.md §7). */
 export const TeamSchema = t.Object(
@@ -7,7 +13,7 @@ export const TeamSchema = t.Object(
     id: t.Integer(),
     name: t.String(),
     description: t.String(),
-    permission: t.String(),
+    permission: recordLiterals(['none', ...TEAM_PERMISSIONS, 'owner']),
     organization: t.Union([OrganizationSchema, t.Null()]),
     units: t.Array(t.String()),
     includes_all_repositories: t.Boolean(),
@@ -16,18 +22,24 @@ export const TeamSchema = t.Object(
   { $id: '#/components/schemas/Team' },
 )
 
-/** CreateTeamOption (options.md §2); names, lengths and values are checked by the service. */
-export const CreateTeamOption = t.Object({
+const teamFields = {
   name: t.String(),
   description: t.Optional(t.String()),
-  permission: t.Optional(t.String()),
-  units: t.Optional(t.Array(t.String())),
+  units: t.Optional(t.Array(literals(TEAM_UNITS))),
   includes_all_repositories: t.Optional(t.Boolean()),
   can_create_org_repo: t.Optional(t.Boolean()),
-})
+}
 
-/** EditTeamOption: every field optional, absent = unchanged. */
-export const EditTeamOption = t.Partial(CreateTeamOption)
+/** CreateTeamOption (options.md §2); names and lengths are checked by the service. */
+export const CreateTeamOption = t.Object(
+  { ...teamFields, permission: t.Optional(literals(TEAM_PERMISSIONS)) },
+  { $id: '#/components/schemas/CreateTeamOption' },
+)
+
+/** EditTeamOption: every field optional, absent = unchanged; the Owners team may send back `owner`. */
+export const EditTeamOption = t.Partial(t.Object({ ...teamFields, permission: literals([...TEAM_PERMISSIONS, 'owner']) }), {
+  $id: '#/components/schemas/EditTeamOption',
+})
 
 /** A team id in a path: a non-numeric one is an unknown team (404), not a validation error. */
 const TeamId = t.String({ description: 'id of the team' })

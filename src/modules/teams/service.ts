@@ -130,10 +130,6 @@ function checkTeamFields(input: TeamFields): { authorize?: number } {
   checkTeamName(input.name)
   if (input.description !== undefined && charCount(input.description) > 255)
     throw unprocessable('must be less than 255 characters', 'Description')
-  if (input.units) {
-    const unknown = input.units.filter((u) => !ALL_UNITS.includes(u))
-    if (unknown.length) throw unprocessable(`unknown unit ${unknown.join(', ')}; known units: ${ALL_UNITS.join(', ')}`, 'Units')
-  }
   if (input.permission === undefined) return {}
   const mode = accessModeFromName(input.permission)
   if (mode === undefined || mode >= AccessMode.Owner)

@@ -1,5 +1,9 @@
 import { t } from 'elysia'
 import { Type } from '@sinclair/typebox'
+import { recordLiterals } from '../../lib/literals'
+
+/** Who may see a user or an organisation (Gitea's VisibleType). */
+export const VISIBILITIES = ['public', 'limited', 'private'] as const
 
 /**
  * A plain JSON integer for response schemas. Elysia's `t.Integer()` also accepts numeric strings
@@ -28,7 +32,7 @@ const userFields = {
   location: t.String(),
   website: t.String(),
   description: t.String(),
-  visibility: t.String(),
+  visibility: recordLiterals(VISIBILITIES),
   followers_count: Int(),
   following_count: Int(),
   starred_repos_count: Int(),
@@ -37,8 +41,9 @@ const userFields = {
 /** The User record (records.md §1). */
 export const UserSchema = t.Object(userFields, { $id: '#/components/schemas/User' })
 
-/** The same record without a schema id, for users nested in other records (owner, poster ...). */
-export const PlainUserSchema = t.Object(userFields)
+/** The same record, for users nested in other records (owner, poster ...): the same object, so
+ * that the document names one User whatever Elysia records on the schema as routes use it. */
+export const PlainUserSchema = UserSchema
 
 export const UsernameParams = t.Object({ username: t.String() })
 
@@ -72,4 +77,7 @@ export const AccessTokenSchema = t.Object(
 )
 
 /** CreateAccessTokenOption (options.md §1). */
-export const CreateAccessTokenOption = t.Object({ name: t.String(), scopes: t.Optional(t.Array(t.String())) })
+export const CreateAccessTokenOption = t.Object(
+  { name: t.String(), scopes: t.Optional(t.Array(t.String())) },
+  { $id: '#/components/schemas/CreateAccessTokenOption' },
+)
