@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps'
 import { loadRepoContext } from '../../auth/repo-context'
 import { EditorConfigSchema, FileBytes, RepoWildcardParams, wildcardOf } from './model'
 import { archive, editorConfigFor, rawFile } from './service'
+import { QueryText } from '../../lib/validate'
 
 /**
  * `raw/*` and `archive/*` below `base` (`/repos/:owner/:repo` in the API, `/:owner/:repo` on the
@@ -18,7 +19,7 @@ export const downloadRoutes = (deps: AppDeps, base: string, opts: { web: boolean
       },
       {
         params: RepoWildcardParams,
-        query: t.Object({ ref: t.Optional(t.String()) }),
+        query: t.Object({ ref: QueryText() }),
         response: { 200: FileBytes },
         detail: { operationId: opts.ids[0], summary: 'Get a file from a repository ({ref}/{filepath}, or {filepath}?ref=)' },
       },

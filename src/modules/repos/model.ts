@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { QueryText } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../users/model'
 
 export { Int, PlainUserSchema }
@@ -101,10 +102,10 @@ export const SearchResultsSchema = t.Object({ ok: t.Boolean(), data: RepositoryL
 
 /** Query of GET /repos/search (endpoints.md A.4). */
 export const RepoSearchQuery = t.Object({
-  q: t.Optional(t.String({ description: 'keyword: case-insensitive substring of the name' })),
+  q: QueryText('keyword: case-insensitive substring of the name'),
   uid: t.Optional(t.Numeric({ description: 'owned by (or, unless exclusive, collaborated on by) this user or organisation' })),
-  exclusive: t.Optional(t.String({ description: 'with uid: owned repositories only' })),
-  mode: t.Optional(t.String({ description: 'source, fork, mirror or collaborative' })),
+  exclusive: QueryText('with uid: owned repositories only'),
+  mode: QueryText('source, fork, mirror or collaborative'),
   page: t.Optional(t.Numeric({ description: 'page number of results to return (1-based)' })),
   limit: t.Optional(t.Numeric({ description: 'page size of results, maximum 50' })),
 })

@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { BoundedList, ListName } from '../../lib/validate'
 import { OrganizationSchema } from '../orgs/model'
 
 /** The Team record (records.md §7). */
@@ -21,7 +22,7 @@ export const CreateTeamOption = t.Object({
   name: t.String(),
   description: t.Optional(t.String()),
   permission: t.Optional(t.String()),
-  units: t.Optional(t.Array(t.String())),
+  units: t.Optional(BoundedList(ListName)),
   includes_all_repositories: t.Optional(t.Boolean()),
   can_create_org_repo: t.Optional(t.Boolean()),
 })
