@@ -74,6 +74,21 @@ export function splitFilter(value: string | undefined, field: string): string[] 
   return list
 }
 
+/**
+ * A website of a user, an organisation or a repository (Gitea's ValidUrl): at most 255 characters,
+ * empty to clear, else an absolute http or https URL with a host (no javascript:, data: ...).
+ */
+export function checkWebsite(value: string | undefined, field = 'Website'): void {
+  if (value === undefined || value === '') return
+  checkMaxSize(value, 255, field)
+  let ok = false
+  try {
+    const url = new URL(value)
+    ok = (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== ''
+  } catch {}
+  if (!ok) throw unprocessable('must be a valid URL', field)
+}
+
 export function checkMaxSize(value: string | undefined, max: number, field: string): void {
   if (value !== undefined && charCount(value) > max) throw unprocessable(`must be less than ${max} characters`, field)
 }

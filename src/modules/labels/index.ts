@@ -76,7 +76,7 @@ export const labelsModule = (deps: AppDeps) => {
       async ({ request, params, status }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo, AccessMode.Write)
         const id = pathNumber(params.id)
-        if (!Number.isNaN(id)) deleteLabel(deps, ctx.repo.id, id)
+        deleteLabel(deps, ctx.repo.id, id)
         return status(204, undefined)
       },
       { params: LabelParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteLabel', summary: 'Delete a label' } },

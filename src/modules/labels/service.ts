@@ -72,10 +72,13 @@ export function editLabel(
   return deps.db.update(labels).set(set).where(eq(labels.id, label.id)).returning().get()!
 }
 
-/** Deletes a label (its issue links go with it); unknown ids are fine (idempotent, as Gitea). */
+/** Deletes a label (its issue links go with it); 404 when the repository has no such label (Gitea's GetLabelInRepoByID). */
 export function deleteLabel(deps: AppDeps, repoId: number, id: number): void {
-  deps.db
+  if (!Number.isSafeInteger(id)) throw notFound()
+  const deleted = deps.db
     .delete(labels)
     .where(and(eq(labels.repoId, repoId), eq(labels.id, id)))
-    .run()
+    .returning({ id: labels.id })
+    .all()
+  if (deleted.length === 0) throw notFound()
 }

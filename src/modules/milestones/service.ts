@@ -120,7 +120,7 @@ export function editMilestone(
 export function deleteMilestone(deps: AppDeps, repoId: number, idOrTitle: string): void {
   writeTransaction(deps.db, () => {
     const row = findMilestone(deps, repoId, idOrTitle)
-    if (!row) return
+    if (!row) throw notFound()
     deps.db.delete(milestones).where(eq(milestones.id, row.id)).run()
     deps.db
       .update(issues)
