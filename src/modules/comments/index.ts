@@ -5,7 +5,7 @@ import { RepoParams } from '../repos/model'
 import { CommentOption, CommentSchema, IdParams, IssueIdParams, IssueParams, SinceQuery } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue, loadIssueContext } from '../issues/service'
-import { pageOfWholeList } from '../../lib/pagination'
+import { askedPage, pageOf, setListHeaders } from '../../lib/pagination'
 import { commentsToApi, createComment, deleteComment, editComment, listIssueComments, listRepoComments, windowOf } from './service'
 
 const CommentList = t.Array(CommentSchema)
@@ -19,8 +19,11 @@ export const commentsModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/issues/comments',
       async ({ request, params, query, set }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        const all = listRepoComments(deps, ctx.repo.id, windowOf(query))
-        return commentsToApi(deps, ctx.repo, pageOfWholeList(deps.config, request, set, query, all), ctx.caller.user)
+        // Paged in SQL, page 1 of 30 when none is asked for: a repository's comments grow without bound.
+        const page = pageOf(query)
+        const { rows, total } = listRepoComments(deps, ctx.repo.id, windowOf(query), page)
+        setListHeaders(set, deps.config, request, page, total)
+        return commentsToApi(deps, ctx.repo, rows, ctx.caller.user)
       },
       {
         params: RepoParams,
@@ -52,8 +55,11 @@ export const commentsModule = (deps: AppDeps) => {
       async ({ request, params, query, set }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
         const issue = findIssue(deps, ctx.repo.id, pathNumber(params.index))
-        const all = listIssueComments(deps, issue, windowOf(query))
-        return commentsToApi(deps, ctx.repo, pageOfWholeList(deps.config, request, set, query, all), ctx.caller.user)
+        // Gitea's ListIssueComments answers an issue's comments whole; a page when one is asked for.
+        const page = askedPage(query)
+        const { rows, total } = listIssueComments(deps, issue, windowOf(query), page)
+        setListHeaders(set, deps.config, request, page, total)
+        return commentsToApi(deps, ctx.repo, rows, ctx.caller.user)
       },
       {
         params: IssueParams,

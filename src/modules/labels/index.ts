@@ -15,7 +15,7 @@ import {
 } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
 import { changeIssueLabels, findIssue, labelsOfIssue, loadIssueContext } from '../issues/service'
-import { pageOfWholeList } from '../../lib/pagination'
+import { askedPage, setListHeaders } from '../../lib/pagination'
 import { createLabel, deleteLabel, editLabel, getLabel, listLabels } from './service'
 
 const LabelList = t.Array(LabelSchema)
@@ -27,8 +27,10 @@ export const labelsModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/labels',
       async ({ request, params, query, set }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        const all = listLabels(deps, ctx.repo.id, query.sort)
-        return pageOfWholeList(deps.config, request, set, query, all).map((l) => toApiLabel(deps.config, ctx.repo, l))
+        const page = askedPage(query)
+        const { rows, total } = listLabels(deps, ctx.repo.id, query.sort, page)
+        setListHeaders(set, deps.config, request, page, total)
+        return rows.map((l) => toApiLabel(deps.config, ctx.repo, l))
       },
       {
         params: RepoParams,

@@ -5,7 +5,7 @@ import { toApiMilestone } from '../../lib/convert/issue'
 import { RepoParams } from '../repos/model'
 import { CreateMilestoneOption, EditMilestoneOption, IdParams, ListMilestonesQuery, MilestoneSchema } from '../issues/model'
 import { loadIssueContext } from '../issues/service'
-import { pageOfWholeList } from '../../lib/pagination'
+import { askedPage, setListHeaders } from '../../lib/pagination'
 import { createMilestone, deleteMilestone, editMilestone, getMilestone, listMilestones } from './service'
 
 /** Milestones (issue 5). */
@@ -15,8 +15,10 @@ export const milestonesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/milestones',
       async ({ request, params, query, set }) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
-        const all = listMilestones(deps, ctx.repo.id, query.state, query.name)
-        return pageOfWholeList(deps.config, request, set, query, all).map(toApiMilestone)
+        const page = askedPage(query)
+        const { rows, total } = listMilestones(deps, ctx.repo.id, page, query.state, query.name)
+        setListHeaders(set, deps.config, request, page, total)
+        return rows.map(toApiMilestone)
       },
       {
         params: RepoParams,

@@ -5,7 +5,7 @@ import { RepoParams } from '../repos/model'
 import { AddTimeOption, IssueParams, TimesQuery, TrackedTimeSchema } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue, loadIssueContext } from '../issues/service'
-import { pageOfWholeList } from '../../lib/pagination'
+import { askedPage, pageOf, setListHeaders, type Page } from '../../lib/pagination'
 import { getUserByName } from '../users/service'
 import { addTime, listTimes, requireTimeTracking, timesToApi, type TimeFilter } from './service'
 
@@ -13,9 +13,14 @@ const TimeList = t.Array(TrackedTimeSchema)
 
 /** Tracked time (issue 5). */
 export const timesModule = (deps: AppDeps) => {
-  /** A list of times, paged when the caller asked for a page. */
-  const answer = (request: Request, set: { headers: Record<string, any> }, query: { page?: number; limit?: number }, f: TimeFilter) => {
-    return timesToApi(deps, pageOfWholeList(deps.config, request, set, query, listTimes(deps, f)))
+  /**
+   * A page of times, paged in SQL: one issue's times whole unless a page is asked for; the lists of
+   * a repository or a user, which grow without bound, page 1 of 30 when none is.
+   */
+  const answer = (request: Request, set: { headers: Record<string, any> }, page: Page | null, f: TimeFilter) => {
+    const { rows, total } = listTimes(deps, f, page)
+    setListHeaders(set, deps.config, request, page, total)
+    return timesToApi(deps, rows)
   }
   /** A readable repository with its issue tracker and time tracking on (404 / 400 otherwise). */
   const trackedRepo = async (request: Request, owner: string, repo: string) => {
@@ -46,7 +51,7 @@ export const timesModule = (deps: AppDeps) => {
         const ctx = await loadIssueContext(deps, request, params.owner, params.repo)
         requireTimeTracking(ctx.repo, 404)
         const issue = findIssue(deps, ctx.repo.id, pathNumber(params.index))
-        return answer(request, set, query, { issueId: issue.id, since: query.since, before: query.before })
+        return answer(request, set, askedPage(query), { issueId: issue.id, since: query.since, before: query.before })
       },
       {
         params: IssueParams,
@@ -63,7 +68,7 @@ export const timesModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/times',
       async ({ request, params, query, set }) => {
         const ctx = await trackedRepo(request, params.owner, params.repo)
-        return answer(request, set, query, { repoId: ctx.repo.id, since: query.since, before: query.before })
+        return answer(request, set, pageOf(query), { repoId: ctx.repo.id, since: query.since, before: query.before })
       },
       {
         params: RepoParams,
@@ -77,7 +82,7 @@ export const timesModule = (deps: AppDeps) => {
       async ({ request, params, query, set }) => {
         const ctx = await trackedRepo(request, params.owner, params.repo)
         const user = getUserByName(deps, params.username)
-        return answer(request, set, query, { repoId: ctx.repo.id, userId: user.id, since: query.since, before: query.before })
+        return answer(request, set, pageOf(query), { repoId: ctx.repo.id, userId: user.id, since: query.since, before: query.before })
       },
       {
         params: t.Object({ owner: t.String(), repo: t.String(), username: t.String() }),
@@ -90,7 +95,7 @@ export const timesModule = (deps: AppDeps) => {
       '/user/times',
       async ({ request, query, set }) => {
         const user = requireUser(await deps.auth.caller(request))
-        return answer(request, set, query, { userId: user.id, since: query.since, before: query.before })
+        return answer(request, set, pageOf(query), { userId: user.id, since: query.since, before: query.before })
       },
       {
         query: TimesQuery,
