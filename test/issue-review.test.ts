@@ -137,7 +137,8 @@ describe('review probes', () => {
     await w.s.patch(`${r.path}/issues/${i.number}`, { state: 'open' }, { token: w.owner.token })
     expect(w.s.deps.db.select().from(labels_).where(eq(labels_.id, l.id)).get()).toMatchObject({ numIssues: 1, numClosedIssues: 0 })
     expect((await w.s.del(`${r.path}/labels/${l.id}`, undefined, { token: w.owner.token })).status).toBe(204)
-    expect((await w.s.del(`${r.path}/labels/${l.id}`, undefined, { token: w.owner.token })).status).toBe(204)
+    // Issue 10 item 8: deleting a missing label is a 404 (was 204).
+    expect((await w.s.del(`${r.path}/labels/${l.id}`, undefined, { token: w.owner.token })).status).toBe(404)
     expect((await w.s.get(`${r.path}/issues/${i.number}`)).body.labels).toEqual([])
   })
 

@@ -57,7 +57,7 @@ describe('repository labels', () => {
     expect((await w.s.get(`${priv.path}/labels`)).status).toBe(404)
   })
 
-  test('edit and delete (writers; delete is idempotent)', async () => {
+  test('edit and delete (writers; a second delete is a 404)', async () => {
     const l = (await w.s.post(`${repo.path}/labels`, { name: 'tmp', color: '#111111' }, { token: w.owner.token })).body
     const e = await w.s.patch(`${repo.path}/labels/${l.id}`, { color: 'ABCDEF' }, { token: w.writer.token })
     expect(e.status).toBe(200)
@@ -68,7 +68,8 @@ describe('repository labels', () => {
     expect(labelRow(l.id)).toMatchObject({ name: 'tmp', color: '#abcdef' })
     expect((await w.s.del(`${repo.path}/labels/${l.id}`, undefined, { token: w.reader.token })).status).toBe(403)
     expect((await w.s.del(`${repo.path}/labels/${l.id}`, undefined, { token: w.writer.token })).status).toBe(204)
-    expect((await w.s.del(`${repo.path}/labels/${l.id}`, undefined, { token: w.writer.token })).status).toBe(204)
+    // Issue 10 item 8: deleting a missing label is a 404 (was 204, "idempotent").
+    expect((await w.s.del(`${repo.path}/labels/${l.id}`, undefined, { token: w.writer.token })).status).toBe(404)
     expect((await w.s.get(`${repo.path}/labels/${l.id}`)).status).toBe(404)
   })
 })
@@ -191,7 +192,7 @@ describe('milestones', () => {
     expect(milestoneRow(b.id)).toMatchObject({ numIssues: 0, numClosedIssues: 0 })
   })
 
-  test('edit (state applied, bad values 422) and delete (idempotent; issues lose the milestone)', async () => {
+  test('edit (state applied, bad values 422) and delete (a second one is a 404; issues lose the milestone)', async () => {
     const m = (await w.s.post(`${repo.path}/milestones`, { title: 'Edit me' }, { token: w.owner.token })).body
     const issue = (await w.s.post(`${repo.path}/issues`, { title: 'scheduled', milestone: m.id }, { token: w.owner.token })).body
     const e = await w.s.patch(`${repo.path}/milestones/${m.id}`, { title: 'Edited', state: 'closed', due_on: '2031-01-01T00:00:00Z' }, { token: w.writer.token })
@@ -211,7 +212,8 @@ describe('milestones', () => {
     expect((await w.s.del(`${repo.path}/milestones/${m.id}`, undefined, { token: w.reader.token })).status).toBe(403)
     expect((await w.s.del(`${repo.path}/milestones/Edited`, undefined, { token: w.writer.token })).status).toBe(204)
     expect(w.s.deps.db.select().from(milestones).where(eq(milestones.id, m.id)).get()).toBeUndefined()
-    expect((await w.s.del(`${repo.path}/milestones/${m.id}`, undefined, { token: w.writer.token })).status).toBe(204)
+    // Issue 10 item 8: deleting a missing milestone is a 404 (was 204, "idempotent").
+    expect((await w.s.del(`${repo.path}/milestones/${m.id}`, undefined, { token: w.writer.token })).status).toBe(404)
     expect(repoRow(repo.id).numMilestones).toBe(before - 1)
     expect((await w.s.get(`${repo.path}/issues/${issue.number}`)).body.milestone).toBeNull()
   })

@@ -141,13 +141,13 @@ describe('/user/emails', () => {
     expect((await s.get('/user/emails', auth)).body).toEqual([{ email: 'alice@example.com', verified: true, primary: true }])
     const added = await s.post('/user/emails', { emails: ['a2@example.com', 'A3@Example.com'] }, auth)
     expect(added.status).toBe(201)
+    // Issue 10 item 8: added addresses are unverified and do not sign in (Gitea without e-mail confirmation activates them).
     expect(added.body).toEqual([
-      { email: 'a2@example.com', verified: true, primary: false },
-      { email: 'A3@Example.com', verified: true, primary: false },
+      { email: 'a2@example.com', verified: false, primary: false },
+      { email: 'A3@Example.com', verified: false, primary: false },
     ])
     expect((await s.get('/user/emails', auth)).body.length).toBe(3)
-    // the new address signs in too
-    expect((await s.get('/user', { basic: ['a2@example.com', alice.password] })).body.login).toBe('alice')
+    expect((await s.get('/user', { basic: ['a2@example.com', alice.password] })).status).toBe(401)
     expect((await s.del('/user/emails', { emails: ['a3@example.com'] }, auth)).status).toBe(204)
     expect((await s.get('/user/emails', auth)).body.map((e: any) => e.email)).toEqual(['alice@example.com', 'a2@example.com'])
     expect((await s.del('/user/emails', { emails: [] }, auth)).status).toBe(204)

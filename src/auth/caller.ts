@@ -1,4 +1,4 @@
-import { eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { accessTokens, emailAddresses, users } from '../db/schema'
@@ -58,7 +58,8 @@ export class Auth {
       .select({ user: users })
       .from(emailAddresses)
       .innerJoin(users, eq(users.id, emailAddresses.userId))
-      .where(eq(emailAddresses.lowerEmail, sqlPlaceholder('email')))
+      // Only a verified address signs in: one added through POST /user/emails is not (users service addEmails).
+      .where(and(eq(emailAddresses.lowerEmail, sqlPlaceholder('email')), eq(emailAddresses.isActivated, true)))
       .prepare()
     this.userById = db.select().from(users).where(eq(users.id, sqlPlaceholder('id'))).prepare()
     const { loginFailureWindowMs: window, loginFailureCapacity: capacity } = config

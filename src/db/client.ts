@@ -1,7 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
-import { mkdirSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import * as schema from './schema'
 
@@ -11,13 +11,29 @@ export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
 const migrationsFolder = resolve(import.meta.dir, '../../drizzle')
 
 /**
+ * The data folder (every repository, the database) is the service's alone: the folder 0700, the
+ * database and its -wal/-shm files 0600, whatever the umask. An existing data folder made with
+ * wider modes is narrowed at start.
+ */
+function restrictModes(dataDir: string, file: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  chmodSync(dataDir, 0o700)
+  // Created empty with its final mode before SQLite opens it, so it is never readable by others.
+  closeSync(openSync(file, 'a', 0o600))
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600)
+}
+
+/**
  * Opens (creating if needed) `warren.db` in the data folder, sets the pragmas Warren relies on
  * and applies pending migrations, so an old data folder is upgraded in place.
  */
 export function openDatabase(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true })
-  const sqlite = new Database(join(dataDir, 'warren.db'), { create: true, strict: true })
+  const file = join(dataDir, 'warren.db')
+  restrictModes(dataDir, file)
+  const sqlite = new Database(file, { create: true, strict: true })
   sqlite.exec('PRAGMA journal_mode = WAL')
+  // SQLite gives -wal and -shm the database file's mode; older ones (made world-readable) are fixed here.
+  restrictModes(dataDir, file)
   sqlite.exec('PRAGMA synchronous = NORMAL')
   sqlite.exec('PRAGMA busy_timeout = 10000')
   sqlite.exec('PRAGMA temp_store = MEMORY')

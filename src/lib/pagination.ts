@@ -26,16 +26,24 @@ export interface Paged<T> {
   total: number
 }
 
-/** One page of `table`'s rows matching `where`, in `order`, with the total count (two queries). */
+/**
+ * One page of `table`'s rows matching `where`, in `order`, with the total count (two queries,
+ * LIMIT/OFFSET and COUNT in SQL); with `page` null, every row (one query; see askedPage).
+ */
 export function selectPage<T extends SQLiteTable>(
   db: Db,
   table: T,
   where: SQL | undefined,
-  order: SQLiteColumn | SQL,
-  page: Page,
+  order: SQLiteColumn | SQL | (SQLiteColumn | SQL)[],
+  page: Page | null,
 ): Paged<T['$inferSelect']> {
+  const query = db.select().from(table as SQLiteTable).where(where).orderBy(...[order].flat())
+  if (!page) {
+    const rows = query.all() as T['$inferSelect'][]
+    return { rows, total: rows.length }
+  }
   const total = db.select({ n: count() }).from(table as SQLiteTable).where(where).get()!.n
-  const rows = db.select().from(table as SQLiteTable).where(where).orderBy(order).limit(page.limit).offset(page.offset).all()
+  const rows = query.limit(page.limit).offset(page.offset).all()
   return { rows: rows as T['$inferSelect'][], total }
 }
 
@@ -90,7 +98,29 @@ export function setPageHeaders(
 }
 
 /**
- * The slice of a whole, ordered list a caller asked for. Gitea 1.3 answered small collections (branches,
+ * For the small collections Gitea answers whole unless a page is asked for (one issue's comments
+ * and times, a repository's labels and milestones): the page asked for (`page` or `limit` given),
+ * else null, the whole list. Lists that grow without bound use pageOf (a default page) instead.
+ */
+export function askedPage(query: { page?: number; limit?: number }): Page | null {
+  return query.page === undefined && query.limit === undefined ? null : pageOf(query)
+}
+
+/** The headers of a list answered from selectPage: X-Total-Count, and the Link header when paged. */
+export function setListHeaders(
+  set: { headers: Record<string, string | number> | any },
+  config: Config,
+  request: Request,
+  page: Page | null,
+  total: number,
+): void {
+  if (page) setPageHeaders(set, config, request, page, total)
+  else set.headers['X-Total-Count'] = String(total)
+}
+
+/**
+ * The slice of a whole, ordered list a caller asked for (lists read whole from elsewhere than
+ * the database, such as a repository's branches). Gitea 1.3 answered small collections (branches,
  * labels, milestones, comments, tracked times) unpaged, so without `page` and `limit` the whole list is answered
  * (with X-Total-Count); with either, a page with X-Total-Count and Link.
  */

@@ -1,3 +1,4 @@
+import { t, type TSchema } from 'elysia'
 import { unprocessable } from './errors'
 
 /** Names Gitea refuses for users and organisations (they collide with web routes). */
@@ -16,6 +17,19 @@ export const MAX_TITLE = 255
 export const MAX_LABEL_NAME = 50
 /** Longest free text (issue and comment bodies, descriptions): Gitea sets none; 1 Mi characters. */
 export const MAX_TEXT = 1024 * 1024
+
+/**
+ * Bounds of list-valued input (issue 10). Gitea sets none; these are far above any real use and
+ * keep a crafted request from building a statement SQLite refuses ("Expression tree is too large").
+ */
+/** Values of a comma-separated query filter (issue `labels`, `milestones`). */
+export const MAX_FILTER_VALUES = 50
+/** Characters of such a filter: MAX_FILTER_VALUES names of a label's length, with their commas. */
+export const MAX_FILTER_TEXT = MAX_FILTER_VALUES * (MAX_LABEL_NAME + 1)
+/** Items of a body array of ids or names (labels, assignees, e-mail addresses, scopes, units). */
+export const MAX_LIST_ITEMS = 100
+/** Characters of a free-text query parameter (q, sort, state, a user name, a ref ...). */
+export const MAX_QUERY_TEXT = 255
 
 /** Characters, not UTF-16 units (Gitea's MaxSize counts runes). */
 export const charCount = (s: string): number => [...s].length
@@ -42,6 +56,37 @@ export function checkRequiredText(value: string, max: number, field: string): st
   if (value.trim() === '') throw unprocessable('Required', field)
   if (charCount(value) > max) throw unprocessable(`must be less than ${max} characters`, field)
   return value
+}
+
+/** An optional free-text query parameter, at most MAX_QUERY_TEXT characters. */
+export const QueryText = (description?: string) => t.Optional(t.String({ maxLength: MAX_QUERY_TEXT, ...(description ? { description } : {}) }))
+/** An optional comma-separated query filter, at most MAX_FILTER_TEXT characters (splitFilter counts its values). */
+export const QueryFilter = (description: string) => t.Optional(t.String({ maxLength: MAX_FILTER_TEXT, description }))
+/** A body array of at most MAX_LIST_ITEMS items. */
+export const BoundedList = <T extends TSchema>(item: T) => t.Array(item, { maxItems: MAX_LIST_ITEMS })
+/** A short name or id inside a body array (a user name, an e-mail address, a scope, a unit). */
+export const ListName = t.String({ maxLength: MAX_QUERY_TEXT })
+
+/** The entries of a comma-separated filter, trimmed, empty ones dropped; 422 past MAX_FILTER_VALUES. */
+export function splitFilter(value: string | undefined, field: string): string[] {
+  const list = (value ?? '').split(',').map((x) => x.trim()).filter(Boolean)
+  if (list.length > MAX_FILTER_VALUES) throw unprocessable(`must hold at most ${MAX_FILTER_VALUES} values`, field)
+  return list
+}
+
+/**
+ * A website of a user, an organisation or a repository (Gitea's ValidUrl): at most 255 characters,
+ * empty to clear, else an absolute http or https URL with a host (no javascript:, data: ...).
+ */
+export function checkWebsite(value: string | undefined, field = 'Website'): void {
+  if (value === undefined || value === '') return
+  checkMaxSize(value, 255, field)
+  let ok = false
+  try {
+    const url = new URL(value)
+    ok = (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== ''
+  } catch {}
+  if (!ok) throw unprocessable('must be a valid URL', field)
 }
 
 export function checkMaxSize(value: string | undefined, max: number, field: string): void {

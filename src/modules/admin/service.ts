@@ -7,7 +7,7 @@ import { hashPassword } from '../../auth/secrets'
 import { ApiError, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
-import { checkEmail, checkMaxSize } from '../../lib/validate'
+import { checkEmail, checkMaxSize, checkWebsite } from '../../lib/validate'
 import { userOrgBlockers } from '../orgs/service'
 import { checkLoginSource, checkVisibility } from '../users/service'
 import type { EditUserInput } from './model'
@@ -22,7 +22,7 @@ function checkEdit(input: EditUserInput): void {
   if (input.email !== undefined) checkEmail(input.email)
   checkMaxSize(input.full_name, 100, 'FullName')
   checkMaxSize(input.password, 255, 'Password')
-  checkMaxSize(input.website, 255, 'Website')
+  checkWebsite(input.website)
   checkMaxSize(input.location, 50, 'Location')
   checkMaxSize(input.description, 255, 'Description')
   checkMaxSize(input.login_name, 255, 'LoginName')
@@ -43,7 +43,8 @@ function setPrimaryEmail(deps: AppDeps, user: UserRow, email: string): void {
   if (existing && existing.userId !== user.id) throw unprocessable(`e-mail already in use [email: ${email}]`, 'Email')
   if (existing) {
     deps.db.update(emailAddresses).set({ isPrimary: false }).where(and(eq(emailAddresses.userId, user.id), ne(emailAddresses.id, existing.id))).run()
-    deps.db.update(emailAddresses).set({ isPrimary: true, email }).where(eq(emailAddresses.id, existing.id)).run()
+    // The administrator vouches for the address: it becomes verified (one added by the user is not).
+    deps.db.update(emailAddresses).set({ isPrimary: true, isActivated: true, email }).where(eq(emailAddresses.id, existing.id)).run()
     return
   }
   const primary = deps.db.select().from(emailAddresses).where(and(eq(emailAddresses.userId, user.id), eq(emailAddresses.isPrimary, true))).get()

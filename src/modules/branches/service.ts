@@ -1,4 +1,4 @@
-import { inArray, eq } from 'drizzle-orm'
+import { and, inArray, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { gitDirOf, type RepoContext } from '../../auth/repo-context'
 import { AccessMode } from '../../auth/access'
@@ -15,7 +15,8 @@ function loginsByEmail(deps: AppDeps, emails: string[]): Map<string, string> {
     .select({ email: emailAddresses.lowerEmail, login: users.name })
     .from(emailAddresses)
     .innerJoin(users, eq(users.id, emailAddresses.userId))
-    .where(inArray(emailAddresses.lowerEmail, lower))
+    // As Gitea's GetUsersByEmails: only verified addresses name a user.
+    .where(and(inArray(emailAddresses.lowerEmail, lower), eq(emailAddresses.isActivated, true)))
     .all()
   return new Map(rows.map((r) => [r.email, r.login]))
 }

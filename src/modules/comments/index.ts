@@ -5,7 +5,7 @@ import { RepoParams } from '../repos/model'
 import { CommentOption, CommentSchema, IdParams, IssueIdParams, IssueParams, SinceQuery } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue } from '../issues/service'
-import { pageOfWholeList } from '../../lib/pagination'
+import { askedPage, setListHeaders } from '../../lib/pagination'
 import { commentsToApi, createComment, deleteComment, editComment, listIssueComments, listRepoComments, windowOf } from './service'
 
 const CommentList = t.Array(CommentSchema)
@@ -20,12 +20,12 @@ export const commentsModule = (deps: AppDeps) => {
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/issues/comments',
-      ({ request, query, set, repo }) => {
-        const all = listRepoComments(deps, repo.repo.id, windowOf(query))
-        return commentsToApi(deps, repo.repo, pageOfWholeList(deps.config, request, set, query, all), repo.caller.user)
-      },
+      ({ query, repo, page, respond }) =>
+        // Paged in SQL, page 1 of 30 when none is asked for: a repository's comments grow without bound.
+        respond(listRepoComments(deps, repo.repo.id, windowOf(query), page), (rows) => commentsToApi(deps, repo.repo, rows, repo.caller.user)),
       {
         repo: readIssues,
+        paged: true,
         params: RepoParams,
         query: SinceQuery,
         response: { 200: CommentList },
@@ -54,8 +54,11 @@ export const commentsModule = (deps: AppDeps) => {
       path,
       ({ request, params, query, set, repo }) => {
         const issue = findIssue(deps, repo.repo.id, pathNumber(params.index))
-        const all = listIssueComments(deps, issue, windowOf(query))
-        return commentsToApi(deps, repo.repo, pageOfWholeList(deps.config, request, set, query, all), repo.caller.user)
+        // Gitea's ListIssueComments answers an issue's comments whole; a page when one is asked for.
+        const page = askedPage(query)
+        const { rows, total } = listIssueComments(deps, issue, windowOf(query), page)
+        setListHeaders(set, deps.config, request, page, total)
+        return commentsToApi(deps, repo.repo, rows, repo.caller.user)
       },
       {
         repo: readIssues,

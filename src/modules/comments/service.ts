@@ -1,5 +1,6 @@
 import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
+import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { writeTransaction } from '../../db/client'
 import { comments, issues } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
@@ -50,24 +51,16 @@ export function commentsToApi(deps: AppDeps, repo: RepoRow, rows: CommentRow[], 
   return rows.map((c) => toApiComment(deps.config, repo, issueById.get(c.issueId)!, c, people.get(c.posterId), viewer, userToApi))
 }
 
-/** Plain comments of an issue, oldest first, updated at or after `since`. */
-export function listIssueComments(deps: AppDeps, issue: IssueRow, window: CommentWindow): CommentRow[] {
-  return deps.db
-    .select()
-    .from(comments)
-    .where(and(eq(comments.issueId, issue.id), eq(comments.type, PLAIN_COMMENT), inWindow(window)))
-    .orderBy(asc(comments.createdUnix), asc(comments.id))
-    .all()
+const commentOrder = [asc(comments.createdUnix), asc(comments.id)]
+
+/** Plain comments of an issue, oldest first, updated within the window: a page, or all with `page` null. */
+export function listIssueComments(deps: AppDeps, issue: IssueRow, window: CommentWindow, page: Page | null): Paged<CommentRow> {
+  return selectPage(deps.db, comments, and(eq(comments.issueId, issue.id), eq(comments.type, PLAIN_COMMENT), inWindow(window)), commentOrder, page)
 }
 
-/** Plain comments of a repository, oldest first, updated within the window. */
-export function listRepoComments(deps: AppDeps, repoId: number, window: CommentWindow): CommentRow[] {
-  return deps.db
-    .select()
-    .from(comments)
-    .where(and(eq(comments.repoId, repoId), eq(comments.type, PLAIN_COMMENT), inWindow(window)))
-    .orderBy(asc(comments.createdUnix), asc(comments.id))
-    .all()
+/** Plain comments of a repository, oldest first, updated within the window: one page. */
+export function listRepoComments(deps: AppDeps, repoId: number, window: CommentWindow, page: Page): Paged<CommentRow> {
+  return selectPage(deps.db, comments, and(eq(comments.repoId, repoId), eq(comments.type, PLAIN_COMMENT), inWindow(window)), commentOrder, page)
 }
 
 const requireBody = (body: string) => {

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { EditorConfigSchema, FileBytes, RepoWildcardParams, wildcardOf } from './model'
 import { archive, editorConfigFor, rawFile } from './service'
+import { QueryText } from '../../lib/validate'
 
 /**
  * `raw/*` and `archive/*` below `base` (`/repos/:owner/:repo` in the API, `/:owner/:repo` on the
@@ -17,7 +18,7 @@ export const downloadRoutes = (deps: AppDeps, base: string, opts: { web: boolean
       {
         repo: { level: 'read' },
         params: RepoWildcardParams,
-        query: t.Object({ ref: t.Optional(t.String()) }),
+        query: t.Object({ ref: QueryText() }),
         response: { 200: FileBytes },
         detail: { operationId: opts.ids[0], summary: 'Get a file from a repository ({ref}/{filepath}, or {filepath}?ref=)' },
       },

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps'
 import { isGitService, type GitService } from '../../git/smart-http'
 import { downloadRoutes } from '../files'
 import { authorizeGit, gitErrorResponse, infoRefs, serviceResponse } from './service'
+import { QueryText } from '../../lib/validate'
 
 const GitParams = t.Object({ owner: t.String(), repo: t.String() })
 const GitBytes = t.Unknown({ description: 'git protocol data' })
@@ -36,7 +37,7 @@ export const gitHttpModule = (deps: AppDeps) =>
       },
       {
         params: GitParams,
-        query: t.Object({ service: t.Optional(t.String()) }),
+        query: t.Object({ service: QueryText() }),
         response: { 200: GitBytes },
         detail: { operationId: 'gitInfoRefs', summary: 'Git smart HTTP ref advertisement' },
       },

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { MAX_LABEL_NAME, MAX_TEXT, MAX_TITLE } from '../../lib/validate'
+import { BoundedList, ListName, MAX_LABEL_NAME, MAX_TEXT, MAX_TITLE, QueryFilter, QueryText } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../repos/model'
 import { pageQueryFields } from '../../lib/pagination'
 import { literals, recordLiterals } from '../../lib/literals'
@@ -101,26 +101,26 @@ export const IdParams = t.Object({ owner: t.String(), repo: t.String(), id: t.St
 export const IssueIdParams = t.Object({ owner: t.String(), repo: t.String(), index: t.String({ description: 'index of the issue' }), id: t.String() })
 
 
-const Timestamp = t.String({ description: 'RFC 3339 time' })
+const Timestamp = t.String({ maxLength: 64, description: 'RFC 3339 time' })
 
 export const ListIssuesQuery = t.Object({
   ...pageQueryFields,
   state: t.Optional(StateFilter()),
-  labels: t.Optional(t.String({ description: 'comma-separated label ids or names; issues having all of them' })),
-  q: t.Optional(t.String({ description: 'search string in title and body' })),
-  milestones: t.Optional(t.String({ description: 'comma-separated milestone ids or names' })),
+  labels: QueryFilter('comma-separated label ids or names (at most 50); issues having all of them'),
+  q: QueryText('search string in title and body'),
+  milestones: QueryFilter('comma-separated milestone ids or names (at most 50)'),
   type: t.Optional(literals(['', 'issues', 'pulls', 'all'], { description: 'issues, pulls or all (default)' })),
-  created_by: t.Optional(t.String({ description: 'only issues filed by this user' })),
-  assigned_by: t.Optional(t.String({ description: 'only issues assigned to this user' })),
+  created_by: QueryText('only issues filed by this user'),
+  assigned_by: QueryText('only issues assigned to this user'),
 })
 
 export const CreateIssueOption = t.Object({
   title: t.String({ maxLength: MAX_TITLE }),
   body: t.Optional(t.String({ maxLength: MAX_TEXT })),
-  assignee: t.Optional(t.String()),
-  assignees: t.Optional(t.Array(t.String())),
+  assignee: t.Optional(ListName),
+  assignees: t.Optional(BoundedList(ListName)),
   milestone: t.Optional(t.Integer()),
-  labels: t.Optional(t.Array(t.Integer())),
+  labels: t.Optional(BoundedList(t.Integer())),
   closed: t.Optional(t.Boolean()),
   due_date: t.Optional(t.Nullable(Timestamp)),
 }, { $id: '#/components/schemas/CreateIssueOption' })
@@ -128,8 +128,8 @@ export const CreateIssueOption = t.Object({
 export const EditIssueOption = t.Object({
   title: t.Optional(t.String({ maxLength: MAX_TITLE })),
   body: t.Optional(t.String({ maxLength: MAX_TEXT })),
-  assignee: t.Optional(t.Nullable(t.String())),
-  assignees: t.Optional(t.Array(t.String())),
+  assignee: t.Optional(t.Nullable(ListName)),
+  assignees: t.Optional(BoundedList(ListName)),
   milestone: t.Optional(t.Nullable(t.Integer())),
   state: t.Optional(literals(STATES)),
   due_date: t.Optional(t.Nullable(Timestamp)),
@@ -159,7 +159,7 @@ export const EditLabelOption = t.Object({
   color: t.Optional(t.String({ maxLength: 16 })),
   description: t.Optional(t.String({ maxLength: MAX_TITLE })),
 }, { $id: '#/components/schemas/EditLabelOption' })
-export const IssueLabelsOption = t.Object({ labels: t.Optional(t.Array(t.Integer())) }, { $id: '#/components/schemas/IssueLabelsOption' })
+export const IssueLabelsOption = t.Object({ labels: t.Optional(BoundedList(t.Integer())) }, { $id: '#/components/schemas/IssueLabelsOption' })
 export const LabelParams = t.Object({ owner: t.String(), repo: t.String(), id: t.String() })
 export const ListLabelsQuery = t.Object({
   ...pageQueryFields,
@@ -181,12 +181,12 @@ export const EditMilestoneOption = t.Object({
 export const ListMilestonesQuery = t.Object({
   ...pageQueryFields,
   state: t.Optional(StateFilter()),
-  name: t.Optional(t.String({ description: 'only milestones whose title contains this (case-insensitive)' })),
+  name: QueryText('only milestones whose title contains this (case-insensitive)'),
 })
 
 export const AddTimeOption = t.Object({
   time: t.Integer(),
   created: t.Optional(Timestamp),
-  user_name: t.Optional(t.String()),
+  user_name: t.Optional(ListName),
 }, { $id: '#/components/schemas/AddTimeOption' })
 export const TimesQuery = t.Object({ ...pageQueryFields, since: t.Optional(Timestamp), before: t.Optional(Timestamp) })

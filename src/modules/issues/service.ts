@@ -1,9 +1,9 @@
-import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { Db } from '../../db/client'
 import { rowMapper } from '../../db/row-mapper'
 import { writeTransaction } from '../../db/client'
-import { containsPattern, inJsonList } from '../../db/conditions'
+import { containsPattern, inJsonArray, inJsonList } from '../../db/conditions'
 import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, repositories, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { getUserByName, usersByIds } from '../users/service'
@@ -12,7 +12,7 @@ import type { RepoContext } from '../../auth/repo-context'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import type { Page } from '../../lib/pagination'
 import { nowUnix, parseTimestamp } from '../../lib/time'
-import { checkRequiredText, MAX_TITLE } from '../../lib/validate'
+import { checkRequiredText, MAX_TITLE, splitFilter } from '../../lib/validate'
 import {
   toApiIssue,
   type IssueRelations,
@@ -175,12 +175,6 @@ export interface IssueFilter {
   assigned_by?: string
 }
 
-const splitList = (s: string | undefined) =>
-  (s ?? '')
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean)
-
 /**
  * Label or milestone ids for each entry of a comma-separated list of ids or names: a name stands
  * for every row of that name in the repository; an unknown name for none ([-1] matches nothing).
@@ -191,7 +185,7 @@ function idsByIdOrName(deps: AppDeps, table: typeof labels | typeof milestones, 
     ? deps.db
         .select({ id: table.id, name: table.name })
         .from(table)
-        .where(and(eq(table.repoId, repoId), inArray(table.name, names)))
+        .where(and(eq(table.repoId, repoId), inJsonArray(table.name, names)))
         .all()
     : []
   return list.map((x) => {
@@ -233,13 +227,16 @@ export function listIssues(deps: AppDeps, repo: RepoRow, filter: IssueFilter, pa
     const pattern = containsPattern(filter.q)
     where.push(sql`(${issues.title} like ${pattern} escape '\\' or ${issues.content} like ${pattern} escape '\\')`)
   }
-  // Every label named must be on the issue; any of the milestones named will do.
-  for (const labelIds of idsByIdOrName(deps, labels, repo.id, splitList(filter.labels)))
+  // Every label named must be on the issue; any of the milestones named will do. Each filter is one
+  // JSON value whatever its length: no entry of the label list (an array of ids each) may lack a
+  // label on the issue.
+  const labelSets = idsByIdOrName(deps, labels, repo.id, splitFilter(filter.labels, 'labels'))
+  if (labelSets.length)
     where.push(
-      sql`exists (select 1 from ${issueLabels} where ${issueLabels.issueId} = ${issues.id} and ${inArray(issueLabels.labelId, labelIds)})`,
+      sql`not exists (select 1 from json_each(${JSON.stringify(labelSets)}) as wanted where not exists (select 1 from ${issueLabels} where ${issueLabels.issueId} = ${issues.id} and ${issueLabels.labelId} in (select value from json_each(wanted.value))))`,
     )
-  const milestoneIds = idsByIdOrName(deps, milestones, repo.id, splitList(filter.milestones)).flat()
-  if (milestoneIds.length) where.push(inArray(issues.milestoneId, milestoneIds))
+  const milestoneIds = idsByIdOrName(deps, milestones, repo.id, splitFilter(filter.milestones, 'milestones')).flat()
+  if (milestoneIds.length) where.push(inJsonArray(issues.milestoneId, milestoneIds))
   const condition = and(...where)
   const rows = deps.db
     .select()
@@ -260,7 +257,7 @@ export function listIssues(deps: AppDeps, repo: RepoRow, filter: IssueFilter, pa
 function resolveAssignees(deps: AppDeps, repo: RepoRow, names: string[]): UserRow[] {
   const wanted = [...new Set(names.filter(Boolean).map((n) => n.toLowerCase()))]
   if (wanted.length === 0) return []
-  const found = deps.db.select().from(users).where(and(inArray(users.lowerName, wanted), eq(users.type, 0))).all()
+  const found = deps.db.select().from(users).where(and(inJsonArray(users.lowerName, wanted), eq(users.type, 0))).all()
   return wanted.map((n) => {
     const u = found.find((f) => f.lowerName === n)
     if (!u) throw unprocessable(`Assignee does not exist: [name: ${n}]`, 'Assignee')
@@ -278,7 +275,7 @@ export function repoLabelsByIds(deps: AppDeps, repoId: number, ids: number[]): L
   const found = deps.db
     .select()
     .from(labels)
-    .where(and(eq(labels.repoId, repoId), inArray(labels.id, unique)))
+    .where(and(eq(labels.repoId, repoId), inJsonArray(labels.id, unique)))
     .all()
   if (found.length !== unique.length) {
     const missing = unique.filter((id) => !found.some((l) => l.id === id))
@@ -327,7 +324,7 @@ function bumpLabels(deps: AppDeps, labelIds: number[], total: number, closed: nu
   deps.db
     .update(labels)
     .set({ numIssues: sql`${labels.numIssues} + ${total}`, numClosedIssues: sql`${labels.numClosedIssues} + ${closed}` })
-    .where(inArray(labels.id, labelIds))
+    .where(inJsonArray(labels.id, labelIds))
     .run()
 }
 
@@ -361,7 +358,7 @@ export function unlinkLabels(deps: AppDeps, issue: IssueRow, labelIds: number[] 
   if (removed.length === 0) return
   deps.db
     .delete(issueLabels)
-    .where(and(eq(issueLabels.issueId, issue.id), inArray(issueLabels.labelId, removed)))
+    .where(and(eq(issueLabels.issueId, issue.id), inJsonArray(issueLabels.labelId, removed)))
     .run()
   bumpLabels(deps, removed, -1, issue.isClosed ? -1 : 0)
 }

@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { QueryText } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../users/model'
 import { pageQueryFields } from '../../lib/pagination'
 
@@ -61,4 +62,4 @@ export const CreateGPGKeyOption = t.Object(
 
 export const KeyIdParams = t.Object({ id: t.Numeric({ description: 'id of the key' }) })
 export const UserKeyParams = t.Object({ username: t.String(), id: t.Numeric({ description: 'id of the key' }) })
-export const KeyListQuery = t.Object({ ...pageQueryFields, fingerprint: t.Optional(t.String({ description: 'fingerprint of the key' })) })
+export const KeyListQuery = t.Object({ ...pageQueryFields, fingerprint: QueryText('fingerprint of the key') })

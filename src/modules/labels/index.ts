@@ -16,7 +16,7 @@ import {
 } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
 import { changeIssueLabels, findIssue, labelsOfIssue } from '../issues/service'
-import { pageOfWholeList } from '../../lib/pagination'
+import { askedPage, setListHeaders } from '../../lib/pagination'
 import { createLabel, deleteLabel, editLabel, getLabel, listLabels } from './service'
 
 const LabelList = t.Array(LabelSchema)
@@ -28,8 +28,10 @@ export const labelsModule = (deps: AppDeps) => {
     .get(
       '/repos/:owner/:repo/labels',
       ({ request, query, set, repo }) => {
-        const all = listLabels(deps, repo.repo.id, query.sort)
-        return pageOfWholeList(deps.config, request, set, query, all).map((l) => toApiLabel(deps.config, repo.repo, l))
+        const page = askedPage(query)
+        const { rows, total } = listLabels(deps, repo.repo.id, query.sort, page)
+        setListHeaders(set, deps.config, request, page, total)
+        return rows.map((l) => toApiLabel(deps.config, repo.repo, l))
       },
       {
         repo: { unit: 'issues' },
@@ -70,7 +72,7 @@ export const labelsModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/labels/:id',
       ({ params, status, repo }) => {
         const id = pathNumber(params.id)
-        if (!Number.isNaN(id)) deleteLabel(deps, repo.repo.id, id)
+        deleteLabel(deps, repo.repo.id, id)
         return status(204, undefined)
       },
       { repo: { level: 'write', unit: 'issues' }, params: LabelParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteLabel', summary: 'Delete a label' } },

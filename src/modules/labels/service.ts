@@ -1,5 +1,6 @@
 import { and, asc, desc, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
+import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { labels } from '../../db/schema'
 import { notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
@@ -24,16 +25,11 @@ const ORDER = {
   alphabetically: [asc(labels.name)],
 }
 
-/** Labels of a repository in the requested order (default alphabetical). */
-export function listLabels(deps: AppDeps, repoId: number, sort: string | undefined): LabelRow[] {
+/** Labels of a repository in the requested order (default alphabetical): a page, or all with `page` null. */
+export function listLabels(deps: AppDeps, repoId: number, sort: string | undefined, page: Page | null): Paged<LabelRow> {
   // The query schema (ListLabelsQuery) admits only these orders.
   const order = ORDER[(sort || 'alphabetically') as keyof typeof ORDER]
-  return deps.db
-    .select()
-    .from(labels)
-    .where(eq(labels.repoId, repoId))
-    .orderBy(...order, asc(labels.id))
-    .all()
+  return selectPage(deps.db, labels, eq(labels.repoId, repoId), [...order, asc(labels.id)], page)
 }
 
 /** A label by id, or (as Gitea 1.3 also accepts) by name; 404 otherwise. */
@@ -72,10 +68,13 @@ export function editLabel(
   return deps.db.update(labels).set(set).where(eq(labels.id, label.id)).returning().get()!
 }
 
-/** Deletes a label (its issue links go with it); unknown ids are fine (idempotent, as Gitea). */
+/** Deletes a label (its issue links go with it); 404 when the repository has no such label (Gitea's GetLabelInRepoByID). */
 export function deleteLabel(deps: AppDeps, repoId: number, id: number): void {
-  deps.db
+  if (!Number.isSafeInteger(id)) throw notFound()
+  const deleted = deps.db
     .delete(labels)
     .where(and(eq(labels.repoId, repoId), eq(labels.id, id)))
-    .run()
+    .returning({ id: labels.id })
+    .all()
+  if (deleted.length === 0) throw notFound()
 }

@@ -4,7 +4,7 @@ import { pipeline } from '../../auth/pipeline'
 import { toApiMilestone } from '../../lib/convert/issue'
 import { RepoParams } from '../repos/model'
 import { CreateMilestoneOption, EditMilestoneOption, IdParams, ListMilestonesQuery, MilestoneSchema } from '../issues/model'
-import { pageOfWholeList } from '../../lib/pagination'
+import { askedPage, setListHeaders } from '../../lib/pagination'
 import { createMilestone, deleteMilestone, editMilestone, getMilestone, listMilestones } from './service'
 
 /** Milestones (issue 5). */
@@ -14,8 +14,10 @@ export const milestonesModule = (deps: AppDeps) =>
     .get(
       '/repos/:owner/:repo/milestones',
       ({ request, query, set, repo }) => {
-        const all = listMilestones(deps, repo.repo.id, query.state, query.name)
-        return pageOfWholeList(deps.config, request, set, query, all).map(toApiMilestone)
+        const page = askedPage(query)
+        const { rows, total } = listMilestones(deps, repo.repo.id, page, query.state, query.name)
+        setListHeaders(set, deps.config, request, page, total)
+        return rows.map(toApiMilestone)
       },
       {
         repo: { unit: 'issues' },

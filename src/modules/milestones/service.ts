@@ -1,5 +1,6 @@
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
+import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { writeTransaction } from '../../db/client'
 import { issues, milestones, repositories } from '../../db/schema'
 import { notFound } from '../../lib/errors'
@@ -27,18 +28,14 @@ function bumpRepoMilestones(deps: AppDeps, repoId: number, total: number, closed
 }
 
 /** Milestones of a repository by state (`open` default, `closed`, `all`), by deadline then id. */
-export function listMilestones(deps: AppDeps, repoId: number, state: string | undefined, name?: string): MilestoneRow[] {
+export function listMilestones(deps: AppDeps, repoId: number, page: Page | null, state: string | undefined, name?: string): Paged<MilestoneRow> {
   // The query schema admits only open, closed and all.
   const s = state || 'open'
   // Gitea 1.14+ `name`: titles containing it, case-insensitively.
   const named = name ? sql`instr(lower(${milestones.name}), ${name.toLowerCase()}) > 0` : undefined
-  return deps.db
-    .select()
-    .from(milestones)
-    .where(and(eq(milestones.repoId, repoId), s === 'all' ? undefined : eq(milestones.isClosed, s === 'closed'), named))
-    // Gitea 1.9+: deadline ascending then id; "no deadline" (stored there as year 9999, here 0) last.
-    .orderBy(sql`${milestones.deadlineUnix} = 0`, asc(milestones.deadlineUnix), asc(milestones.id))
-    .all()
+  const where = and(eq(milestones.repoId, repoId), s === 'all' ? undefined : eq(milestones.isClosed, s === 'closed'), named)
+  // Gitea 1.9+: deadline ascending then id; "no deadline" (stored there as year 9999, here 0) last.
+  return selectPage(deps.db, milestones, where, [sql`${milestones.deadlineUnix} = 0`, asc(milestones.deadlineUnix), asc(milestones.id)], page)
 }
 
 /**
@@ -117,7 +114,7 @@ export function editMilestone(
 export function deleteMilestone(deps: AppDeps, repoId: number, idOrTitle: string): void {
   writeTransaction(deps.db, () => {
     const row = findMilestone(deps, repoId, idOrTitle)
-    if (!row) return
+    if (!row) throw notFound()
     deps.db.delete(milestones).where(eq(milestones.id, row.id)).run()
     deps.db
       .update(issues)

@@ -10,7 +10,7 @@ import { ownerVisible } from '../../auth/visibility'
 import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
-import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
+import { checkEmail, checkMaxSize, checkOwnerName, checkWebsite } from '../../lib/validate'
 import { assertNameFree, checkVisibility, usersPage } from '../users/service'
 import { TEAM_UNITS } from '../teams/model'
 import { createRepository, listOwnedRepos, type NewRepo } from '../repos/service'
@@ -132,15 +132,8 @@ export interface OrgFields {
 function checkOrgFields(input: OrgFields): void {
   checkMaxSize(input.full_name, 100, 'FullName')
   checkMaxSize(input.description, 255, 'Description')
-  checkMaxSize(input.website, 255, 'Website')
+  checkWebsite(input.website)
   checkMaxSize(input.location, 50, 'Location')
-  if (input.website) {
-    let ok = false
-    try {
-      ok = ['http:', 'https:'].includes(new URL(input.website).protocol)
-    } catch {}
-    if (!ok) throw unprocessable('must be a valid URL', 'Website')
-  }
   if (input.email) checkEmail(input.email, 'Email')
   checkVisibility(input.visibility)
 }

@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { MAX_QUERY_TEXT, QueryText } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../users/model'
 import { lenientLiterals } from '../../lib/literals'
 
@@ -108,11 +109,11 @@ export const SEARCH_MODES = ['source', 'fork', 'mirror', 'collaborative'] as con
 
 /** Query of GET /repos/search (endpoints.md A.4). */
 export const RepoSearchQuery = t.Object({
-  q: t.Optional(t.String({ description: 'keyword: case-insensitive substring of the name' })),
+  q: QueryText('keyword: case-insensitive substring of the name'),
   uid: t.Optional(t.Numeric({ description: 'owned by (or, unless exclusive, collaborated on by) this user or organisation' })),
-  exclusive: t.Optional(t.String({ description: 'with uid: owned repositories only' })),
+  exclusive: QueryText('with uid: owned repositories only'),
   // Checked by the service, which answers Gitea's own message for an unknown mode.
-  mode: t.Optional(lenientLiterals(SEARCH_MODES, { description: 'source, fork, mirror or collaborative; empty or absent: all' })),
+  mode: t.Optional(lenientLiterals(SEARCH_MODES, { description: 'source, fork, mirror or collaborative; empty or absent: all', maxLength: MAX_QUERY_TEXT })),
   page: t.Optional(t.Numeric({ description: 'page number of results to return (1-based)' })),
   limit: t.Optional(t.Numeric({ description: 'page size of results, maximum 50' })),
 })

@@ -15,7 +15,7 @@ import { noReplyEmail, userConverter } from '../../lib/convert/user'
 import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
-import { charCount } from '../../lib/validate'
+import { charCount, checkWebsite } from '../../lib/validate'
 import { initBareRepository, removeRepositoryFolder } from '../../git/init'
 import { git, repoPath } from '../../git/run'
 import { branchExists, isSafeRefName, repositorySize } from '../../git/refs'
@@ -126,6 +126,19 @@ function signatureOf(deps: AppDeps, user: UserRow, when: number) {
 }
 
 /**
+ * Gitea's CanCreateRepoIn: a site administrator creates anywhere; otherwise the owner's
+ * `max_repo_creation` caps the repositories it owns (-1: the server's default, unlimited here;
+ * 0: none). Read inside the creating transaction, so two requests cannot both take the last place.
+ * The answer is Gitea's API answer to ErrReachLimitOfRepo (its migrate route): 422.
+ */
+function checkRepoLimit(deps: AppDeps, owner: UserRow, creator: UserRow | undefined): void {
+  if (creator?.isAdmin) return
+  const current = deps.db.select({ max: users.maxRepoCreation, num: users.numRepos }).from(users).where(eq(users.id, owner.id)).get()
+  if (!current || current.max <= -1 || current.num < current.max) return
+  throw unprocessable(`You have already reached your limit of ${current.max} repositories.`, 'MaxRepoCreation')
+}
+
+/**
  * Creates a repository for `owner` (a user or organisation; permission checks are the caller's).
  * Order, so that a crash leaves only what the startup check repairs: the row is inserted with
  * status 'creating', then the git folder is made (and the first commit when auto_init), then the
@@ -146,6 +159,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
       .where(and(eq(repositories.ownerId, owner.id), eq(repositories.lowerName, opts.name.toLowerCase())))
       .get()
     if (existing) throw conflict(`The repository with the same name already exists. [name: ${opts.name}]`)
+    checkRepoLimit(deps, owner, opts.creator)
     const inserted = deps.db
       .insert(repositories)
       .values({
@@ -262,7 +276,7 @@ export async function editRepository(deps: AppDeps, repo: RepoRow, owner: UserRo
     set.description = edit.description
   }
   if (edit.website !== undefined) {
-    if (charCount(edit.website) > 255) throw unprocessable('must be less than 255 characters', 'Website')
+    checkWebsite(edit.website)
     set.website = edit.website
   }
   const gitDir = pathOfRepo(deps, owner.name, repo)

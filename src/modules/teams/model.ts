@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { BoundedList, ListName } from '../../lib/validate'
 import { OrganizationSchema } from '../orgs/model'
 import { literals, recordLiterals } from '../../lib/literals'
 
@@ -25,7 +26,7 @@ export const TeamSchema = t.Object(
 const teamFields = {
   name: t.String(),
   description: t.Optional(t.String()),
-  units: t.Optional(t.Array(literals(TEAM_UNITS))),
+  units: t.Optional(BoundedList(literals(TEAM_UNITS))),
   includes_all_repositories: t.Optional(t.Boolean()),
   can_create_org_repo: t.Optional(t.Boolean()),
 }

@@ -5,7 +5,7 @@ import { RepoParams } from '../repos/model'
 import { AddTimeOption, IssueParams, TimesQuery, TrackedTimeSchema } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue } from '../issues/service'
-import { pageOfWholeList } from '../../lib/pagination'
+import { askedPage, pageOf, setListHeaders, type Page } from '../../lib/pagination'
 import { getVisibleUserByName } from '../users/service'
 import { addTime, listTimes, requireTimeTracking, timesToApi, type TimeFilter } from './service'
 
@@ -13,9 +13,14 @@ const TimeList = t.Array(TrackedTimeSchema)
 
 /** Tracked time (issue 5). */
 export const timesModule = (deps: AppDeps) => {
-  /** A list of times, paged when the caller asked for a page. */
-  const answer = (request: Request, set: { headers: Record<string, any> }, query: { page?: number; limit?: number }, f: TimeFilter) => {
-    return timesToApi(deps, pageOfWholeList(deps.config, request, set, query, listTimes(deps, f)))
+  /**
+   * A page of times, paged in SQL: one issue's times whole unless a page is asked for; the lists of
+   * a repository or a user, which grow without bound, page 1 of 30 when none is.
+   */
+  const answer = (request: Request, set: { headers: Record<string, any> }, page: Page | null, f: TimeFilter) => {
+    const { rows, total } = listTimes(deps, f, page)
+    setListHeaders(set, deps.config, request, page, total)
+    return timesToApi(deps, rows)
   }
   return new Elysia({ name: 'times', detail: { tags: ['issue'] } })
     .use(pipeline(deps))
@@ -37,7 +42,7 @@ export const timesModule = (deps: AppDeps) => {
         // Gitea's ListTrackedTimes answers 404 here when time tracking is off (the repository lists answer 400).
         requireTimeTracking(repo.repo, 404)
         const issue = findIssue(deps, repo.repo.id, pathNumber(params.index))
-        return answer(request, set, query, { issueId: issue.id, since: query.since, before: query.before })
+        return answer(request, set, askedPage(query), { issueId: issue.id, since: query.since, before: query.before })
       },
       {
         repo: { unit: 'issues' },
@@ -55,7 +60,7 @@ export const timesModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/times',
       ({ request, query, set, repo }) => {
         requireTimeTracking(repo.repo)
-        return answer(request, set, query, { repoId: repo.repo.id, since: query.since, before: query.before })
+        return answer(request, set, pageOf(query), { repoId: repo.repo.id, since: query.since, before: query.before })
       },
       {
         repo: { unit: 'issues' },
@@ -70,7 +75,7 @@ export const timesModule = (deps: AppDeps) => {
       ({ request, params, query, set, repo }) => {
         requireTimeTracking(repo.repo)
         const user = getVisibleUserByName(deps, params.username, repo.caller.user)
-        return answer(request, set, query, { repoId: repo.repo.id, userId: user.id, since: query.since, before: query.before })
+        return answer(request, set, pageOf(query), { repoId: repo.repo.id, userId: user.id, since: query.since, before: query.before })
       },
       {
         repo: { unit: 'issues' },
@@ -82,7 +87,7 @@ export const timesModule = (deps: AppDeps) => {
     )
     .get(
       '/user/times',
-      ({ request, query, set, user }) => answer(request, set, query, { userId: user.id, since: query.since, before: query.before }),
+      ({ request, query, set, user }) => answer(request, set, pageOf(query), { userId: user.id, since: query.since, before: query.before }),
       {
         signed: true,
         query: TimesQuery,

@@ -1,5 +1,6 @@
 import { and, asc, eq, gte, lte } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
+import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { writeTransaction } from '../../db/client'
 import { issueAssignees, trackedTimes } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
@@ -72,22 +73,16 @@ export interface TimeFilter {
   before?: string
 }
 
-/** Tracked times, oldest first, by issue, repository and/or user. */
-export function listTimes(deps: AppDeps, f: TimeFilter): TrackedTimeRow[] {
-  return deps.db
-    .select()
-    .from(trackedTimes)
-    .where(
-      and(
-        f.issueId !== undefined ? eq(trackedTimes.issueId, f.issueId) : undefined,
-        f.repoId !== undefined ? eq(trackedTimes.repoId, f.repoId) : undefined,
-        f.userId !== undefined ? eq(trackedTimes.userId, f.userId) : undefined,
-        f.since ? gte(trackedTimes.createdUnix, parseTimestamp(f.since, 'since')) : undefined,
-        f.before ? lte(trackedTimes.createdUnix, parseTimestamp(f.before, 'before')) : undefined,
-      ),
-    )
-    .orderBy(asc(trackedTimes.createdUnix), asc(trackedTimes.id))
-    .all()
+/** Tracked times, oldest first, by issue, repository and/or user: a page, or all with `page` null. */
+export function listTimes(deps: AppDeps, f: TimeFilter, page: Page | null): Paged<TrackedTimeRow> {
+  const where = and(
+    f.issueId !== undefined ? eq(trackedTimes.issueId, f.issueId) : undefined,
+    f.repoId !== undefined ? eq(trackedTimes.repoId, f.repoId) : undefined,
+    f.userId !== undefined ? eq(trackedTimes.userId, f.userId) : undefined,
+    f.since ? gte(trackedTimes.createdUnix, parseTimestamp(f.since, 'since')) : undefined,
+    f.before ? lte(trackedTimes.createdUnix, parseTimestamp(f.before, 'before')) : undefined,
+  )
+  return selectPage(deps.db, trackedTimes, where, [asc(trackedTimes.createdUnix), asc(trackedTimes.id)], page)
 }
 
 /** TrackedTime records (user names fetched in one query). */

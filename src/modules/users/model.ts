@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { BoundedList, ListName, QueryText } from '../../lib/validate'
 import { Type } from '@sinclair/typebox'
 import { recordLiterals } from '../../lib/literals'
 
@@ -52,7 +53,7 @@ export const TokenParams = t.Object({ username: t.String(), id: t.String() })
 
 /** `/users/search` query: `q`, `uid`, `page`, `limit` (default 10, max 50). */
 export const UserSearchQuery = t.Object({
-  q: t.Optional(t.String()),
+  q: QueryText(),
   uid: t.Optional(t.Numeric()),
   page: t.Optional(t.Numeric()),
   limit: t.Optional(t.Numeric()),
@@ -68,7 +69,7 @@ export const EmailSchema = t.Object(
 )
 
 /** CreateEmailOption / DeleteEmailOption (options.md §1). */
-export const EmailListOption = t.Object({ emails: t.Optional(t.Array(t.String())) })
+export const EmailListOption = t.Object({ emails: t.Optional(BoundedList(ListName)) })
 
 /** The AccessToken record (records.md §5): `sha1` is the secret, shown only on create. */
 export const AccessTokenSchema = t.Object(
@@ -78,6 +79,6 @@ export const AccessTokenSchema = t.Object(
 
 /** CreateAccessTokenOption (options.md §1). */
 export const CreateAccessTokenOption = t.Object(
-  { name: t.String(), scopes: t.Optional(t.Array(t.String())) },
+  { name: t.String(), scopes: t.Optional(BoundedList(ListName)) },
   { $id: '#/components/schemas/CreateAccessTokenOption' },
 )

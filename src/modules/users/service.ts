@@ -255,7 +255,15 @@ export function listEmails(deps: AppDeps, userId: number): EmailRow[] {
   return deps.db.select().from(emailAddresses).where(eq(emailAddresses.userId, userId)).orderBy(desc(emailAddresses.isPrimary), asc(emailAddresses.id)).all()
 }
 
-/** Adds addresses (all or none); 422 for an empty list, a bad address, or one already in use. */
+/**
+ * Adds addresses (all or none); 422 for an empty list, a bad address, or one already in use.
+ * Added addresses are unverified (`verified: false`). Gitea activates them at once when its
+ * RegisterEmailConfirm is off, trusting that a mail service would have been configured otherwise;
+ * Warren sends no mail, so nothing could ever confirm that the caller owns the address: claiming
+ * someone else's address must not let it sign in (Basic with an e-mail login only matches verified
+ * addresses) nor attribute that person's commits. A site administrator still manages every address
+ * (admin edit user sets a verified primary one).
+ */
 export function addEmails(deps: AppDeps, userId: number, emails: string[]): EmailRow[] {
   if (emails.length === 0) throw unprocessable('Required', 'Emails')
   const seen = new Set<string>()
@@ -270,7 +278,7 @@ export function addEmails(deps: AppDeps, userId: number, emails: string[]): Emai
     if (taken) throw unprocessable(`Email address has been used: ${taken.email}`, 'Emails')
     return deps.db
       .insert(emailAddresses)
-      .values(emails.map((email) => ({ userId, email, lowerEmail: email.toLowerCase(), isPrimary: false, isActivated: true })))
+      .values(emails.map((email) => ({ userId, email, lowerEmail: email.toLowerCase(), isPrimary: false, isActivated: false })))
       .returning()
       .all()
   })
