@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs'
 import { eventsOfRepo, type EventRecord } from '../src/events/outbox'
 import { repoPath } from '../src/git/run'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { git, gitOk, remoteUrl, tempDir } from './git-fixture'
+import { git, gitOk, oneCommitRepo, remoteUrl } from './git-fixture'
 
 let s: TestServer
 let alice: TestUser
@@ -27,12 +27,8 @@ async function newRepo(name: string) {
   return { id: r.body.id as number, url: remoteUrl(s.url, `alice/${name}.git`, 'alice', alice.password), gitDir: repoPath(s.dataDir, 'alice', name) }
 }
 async function workRepo() {
-  const dir = tempDir()
+  const dir = await oneCommitRepo()
   dirs.push(dir)
-  await gitOk(dir, 'init', '-q', '--initial-branch=main')
-  writeFileSync(join(dir, 'a.txt'), 'one\n')
-  await gitOk(dir, 'add', 'a.txt')
-  await gitOk(dir, 'commit', '-q', '-m', 'one')
   return dir
 }
 const shape = (list: EventRecord[]) => list.map((e) => [e.kind, e.actorId, e.payload])

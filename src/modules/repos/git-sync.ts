@@ -92,9 +92,10 @@ export function syncRepositoryWithGit(
     }
     const state = db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)).get()
     const pending = db.select().from(pendingPushes).where(eq(pendingPushes.repoId, repoId)).all()
-    const fingerprint = await refsFingerprint(gitDir)
+    let fingerprint = await refsFingerprint(gitDir)
     if (!opts.pushId && state?.fingerprint === fingerprint && pending.length === 0) return 'unchanged'
-    const refs = await readBranchAndTagRefs(gitDir)
+    // The fingerprint is taken before the refs are read: a change in between shows next time.
+    let refs = await readBranchAndTagRefs(gitDir)
     if (!refs) return 'missing'
     const heads = Object.keys(refs).filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice('refs/heads/'.length))
     const size = await repositorySize(gitDir)
@@ -104,7 +105,12 @@ export function syncRepositoryWithGit(
       const pushed = pending.flatMap((p) => (p.commands ? (JSON.parse(p.commands) as PushCommand[]) : []).map((c) => c.ref))
       const firstPushed = pushed.find((r) => r.startsWith('refs/heads/') && heads.includes(r.slice('refs/heads/'.length)))
       defaultBranch = head && heads.includes(head) ? head : firstPushed ? firstPushed.slice('refs/heads/'.length) : heads[0]!
-      if (head !== defaultBranch) await setHeadBranch(gitDir, defaultBranch)
+      if (head !== defaultBranch) {
+        await setHeadBranch(gitDir, defaultBranch)
+        // Moving HEAD changed the fingerprint: take it again (and the refs after it, as above).
+        fingerprint = await refsFingerprint(gitDir)
+        refs = (await readBranchAndTagRefs(gitDir)) ?? refs
+      }
     }
     writeTransaction(db, () => {
       const current = db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)).get()
