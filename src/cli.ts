@@ -7,6 +7,7 @@ import { startServer } from './server'
 import { ApiError } from './lib/errors'
 import { countUsers, createUser } from './modules/users/service'
 import { repairRepositories } from './modules/repos/service'
+import { reconcileRepositories } from './modules/repos/git-sync'
 import { WARREN_VERSION } from './version'
 
 const USAGE = `warren ${WARREN_VERSION}: a self-hosted git service with a Gitea-compatible API
@@ -29,6 +30,9 @@ async function serve() {
   const config = loadConfig()
   const deps = createDeps(config)
   repairRepositories(deps)
+  // Before serving: no push runs yet, so pushes a crash left pending are settled too.
+  const reconciled = await reconcileRepositories(deps, { settlePending: true })
+  if (reconciled.updated) console.log(`warren: brought ${reconciled.updated} of ${reconciled.checked} repositories in line with git`)
   if (config.initialAdmin && countUsers(deps) === 0) {
     const admin = await createUser(deps, { ...config.initialAdmin, isAdmin: true })
     console.log(`warren: created admin user "${admin.name}"`)

@@ -109,3 +109,13 @@ export async function refsOf(dir: string): Promise<Record<string, string>> {
   }
   return refs
 }
+
+/** A working repository on branch main with one commit (a.txt = "one\n"). */
+export async function oneCommitRepo(): Promise<string> {
+  const dir = tempDir()
+  await gitOk(dir, 'init', '-q', '--initial-branch=main')
+  writeFileSync(join(dir, 'a.txt'), 'one\n')
+  await gitOk(dir, 'add', 'a.txt')
+  await gitOk(dir, 'commit', '-q', '-m', 'one')
+  return dir
+}

@@ -12,6 +12,7 @@ import { toApiComment, type CommentRow, type IssueRow } from '../../lib/convert/
 import { userConverter } from '../../lib/convert/user'
 import { findIssue } from '../issues/service'
 import { usersByIds } from '../users/service'
+import { recordCommentEvent } from '../../events/issue-events'
 
 /** Plain comments (type 0) are the only ones the API lists; other types are timeline events. */
 export const PLAIN_COMMENT = 0
@@ -89,7 +90,9 @@ export function createComment(deps: AppDeps, ctx: RepoContext, index: number, po
   return writeTransaction(deps.db, () => {
     const issue = findIssue(deps, ctx.repo.id, index)
     if (issue.isLocked && ctx.mode < AccessMode.Write) throw forbidden('The issue is locked')
-    return insertComment(deps, issue, poster, PLAIN_COMMENT, body)
+    const row = insertComment(deps, issue, poster, PLAIN_COMMENT, body)
+    recordCommentEvent(deps.db, issue, row, poster.id, 'comment.created')
+    return row
   })
 }
 
@@ -110,16 +113,25 @@ function ownComment(deps: AppDeps, ctx: RepoContext, id: number, index: number |
 
 /** Edits a comment; null when it is not a plain comment (Gitea answers 204 and changes nothing). */
 export function editComment(deps: AppDeps, ctx: RepoContext, id: number, index: number | undefined, caller: UserRow, body: string) {
-  const row = ownComment(deps, ctx, id, index, caller)
-  if (row.type !== PLAIN_COMMENT) return null
-  requireBody(body)
-  return deps.db
-    .update(comments)
-    .set({ content: body, updatedUnix: nowUnix() })
-    .where(eq(comments.id, row.id))
-    .returning()
-    .get()!
+  return writeTransaction(deps.db, () => {
+    const row = ownComment(deps, ctx, id, index, caller)
+    if (row.type !== PLAIN_COMMENT) return null
+    requireBody(body)
+    const updated = deps.db
+      .update(comments)
+      .set({ content: body, updatedUnix: nowUnix() })
+      .where(eq(comments.id, row.id))
+      .returning()
+      .get()!
+    if (row.content !== body)
+      recordCommentEvent(deps.db, issueOfComment(deps, row), updated, caller.id, 'comment.edited', { changes: { body: { from: row.content } } })
+    return updated
+  })
 }
+
+/** The issue a comment belongs to (index and kind, for its events). */
+const issueOfComment = (deps: AppDeps, row: CommentRow) =>
+  deps.db.select({ id: issues.id, index: issues.index, isPull: issues.isPull }).from(issues).where(eq(issues.id, row.issueId)).get()!
 
 /**
  * Deletes a comment and keeps the issue's count. A timeline event (not a plain comment) stays,
@@ -129,6 +141,8 @@ export function deleteComment(deps: AppDeps, ctx: RepoContext, id: number, index
   writeTransaction(deps.db, () => {
     const row = ownComment(deps, ctx, id, index, caller)
     if (row.type !== PLAIN_COMMENT) return
+    // The comment cannot be read after this: the event keeps it as it was.
+    recordCommentEvent(deps.db, issueOfComment(deps, row), row, caller.id, 'comment.deleted', { comment: row })
     deps.db.delete(comments).where(eq(comments.id, row.id)).run()
     deps.db
       .update(issues)

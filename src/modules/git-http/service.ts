@@ -1,20 +1,12 @@
-import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { repositories } from '../../db/schema'
 import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
 import { findRepoByName, gitDirOf, findRepoRedirect, redirectedLocation } from '../../auth/repo-context'
 import type { UserRow } from '../../auth/caller'
 import { ApiError } from '../../lib/errors'
 import { docsUrl } from '../../lib/urls'
-import { nowUnix } from '../../lib/time'
-import { branchesAndAnyRef, repositorySize, setHeadBranch } from '../../git/refs'
-import {
-  advertiseRefs,
-  pushedBranches,
-  pushReportWatcher,
-  serviceRpc,
-  type GitService,
-} from '../../git/smart-http'
+import { advertiseRefs, serviceRpc, type GitService } from '../../git/smart-http'
+import { MAX_COMMAND_BYTES, pushRefProblem, readPushHead, refusalReport, replayed } from '../../git/push-commands'
+import { beginPush, finishPush } from '../repos/git-sync'
 
 /** A repository reached over git HTTP, once the caller is known to be allowed. */
 export interface GitTarget {
@@ -82,66 +74,82 @@ export async function infoRefs(deps: AppDeps, target: GitTarget, service: GitSer
 }
 
 /** `POST git-upload-pack` / `git-receive-pack`: stream in, stream out. */
-export function serviceResponse(deps: AppDeps, target: GitTarget, service: GitService, request: Request): Response {
+export async function serviceResponse(deps: AppDeps, target: GitTarget, service: GitService, request: Request): Promise<Response> {
   let body = request.body
   const encoding = request.headers.get('content-encoding')?.toLowerCase()
   if (body && (encoding === 'gzip' || encoding === 'x-gzip')) body = body.pipeThrough(new DecompressionStream('gzip'))
   const headers = { 'Content-Type': `application/x-git-${service}-result`, ...NO_CACHE }
-  const rpc = serviceRpc(target.gitDir, service, body, request.headers.get('git-protocol'))
+  const gitProtocol = request.headers.get('git-protocol')
   if (service === 'upload-pack') {
+    const rpc = serviceRpc(target.gitDir, service, body, gitProtocol)
     rpc.done.then(({ code, stderr }) => {
       if (code !== 0 && code !== 141 && stderr) console.warn(`upload-pack ${target.repo.ownerName}/${target.repo.name}: ${stderr.trim().slice(0, 300)}`)
     })
     return new Response(rpc.stdout, { headers })
   }
-  // The request body goes to git as it is (no JS stream in between, so it is never held); the
-  // refs the push updated are read from git's report-status in its (small) answer.
-  const report = pushReportWatcher()
-  // The answer ends only after the repository row is up to date, so a client that sees its
-  // push finish also sees the new metadata.
-  const reader = rpc.stdout.getReader()
-  const out = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await reader.read()
-      if (!next.done) {
-        report.observe(next.value)
-        return controller.enqueue(next.value)
-      }
-      const { code } = await rpc.done
-      if (code === 0) {
-        try {
-          await updateAfterPush(deps, target, report.updatedRefs())
-        } catch (e) {
-          console.error('updating repository after push failed:', e)
-        }
-      }
-      controller.close()
-    },
-    cancel() {
-      reader.cancel().catch(() => {})
-    },
-  })
-  return new Response(out, { headers })
+  return receivePack(deps, target, body, gitProtocol, headers)
 }
 
 /**
- * After a successful push: `is_empty` from whether any ref exists, the default branch moved to
- * the first pushed branch when the current one does not exist (HEAD follows), size, updated.
+ * A push over HTTP. The command list at the start of the body is read first: refs the API
+ * could not serve refuse the whole push (git never sees it); otherwise the pending push is
+ * recorded and the body (those bytes, then the rest, streamed) goes to `git receive-pack`.
+ * When git exits, finishPush records the ref changes and the repository's metadata, whether
+ * or not the client still listens (see src/modules/repos/git-sync.ts); the answer ends only
+ * after that, so a client that sees its push finish also sees the new metadata.
  */
-async function updateAfterPush(deps: AppDeps, target: GitTarget, updatedRefs: string[]): Promise<void> {
-  const { gitDir } = target
-  const current = deps.db.select().from(repositories).where(eq(repositories.id, target.repo.id)).get()
-  if (!current) return
-  // Two git processes at once (refs, size); a third only when HEAD has to move.
-  const [{ branches: heads, anyRef }, size] = await Promise.all([branchesAndAnyRef(gitDir), repositorySize(gitDir)])
-  let defaultBranch = current.defaultBranch
-  if (heads.length > 0 && !heads.includes(defaultBranch)) {
-    defaultBranch = pushedBranches(updatedRefs).find((b) => heads.includes(b)) ?? heads[0]!
-    await setHeadBranch(gitDir, defaultBranch)
+async function receivePack(
+  deps: AppDeps,
+  target: GitTarget,
+  body: ReadableStream<Uint8Array> | null,
+  gitProtocol: string | null,
+  headers: Record<string, string>,
+): Promise<Response> {
+  if (!body || !target.user) return gitErrorResponse(deps, 400, 'push request without a body')
+  const reader = body.getReader()
+  const head = await readPushHead(reader).catch(() => null)
+  if (head === null) return gitErrorResponse(deps, 400, 'the push request ended early')
+  if (head === 'too-long') {
+    reader.cancel().catch(() => {})
+    return gitErrorResponse(deps, 413, `a push may update refs in at most ${MAX_COMMAND_BYTES} bytes of commands`)
   }
-  deps.db
-    .update(repositories)
-    .set({ isEmpty: !anyRef, defaultBranch, size, updatedUnix: nowUnix() })
-    .where(eq(repositories.id, current.id))
-    .run()
+  const bad = (head.commands ?? []).filter((c) => pushRefProblem(c.ref))
+  if (bad.length) {
+    // The client sends its pack before it reads the answer: take it (and drop it) first.
+    while (!(await reader.read().catch(() => ({ done: true }))).done);
+    const message = `refusing to accept ${bad.map((c) => c.ref).join(', ')}: ${pushRefProblem(bad[0]!.ref)} (the API could not serve it)`
+    const report = refusalReport(head.commands!, head.capabilities, (c) => pushRefProblem(c.ref) ?? 'another ref of this push was refused', message)
+    return report.length ? new Response(new Uint8Array(report), { headers }) : gitErrorResponse(deps, 403, message)
+  }
+  const repoId = target.repo.id
+  const pushId = await beginPush(deps, repoId, target.user.id, head.commands)
+  const rpc = serviceRpc(target.gitDir, 'receive-pack', replayed(head.head, reader), gitProtocol)
+  const finished = rpc.done.then(async ({ code, stderr }) => {
+    if (code !== 0 && stderr) console.warn(`receive-pack ${target.repo.ownerName}/${target.repo.name}: ${stderr.trim().slice(0, 300)}`)
+    try {
+      await finishPush(deps, repoId, pushId)
+    } catch (e) {
+      console.error('updating repository after push failed:', e)
+    }
+  })
+  const out = rpc.stdout.getReader()
+  let listening = true
+  const answer = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await out.read()
+      if (!next.done) return controller.enqueue(next.value)
+      await finished
+      controller.close()
+    },
+    cancel() {
+      // The client hung up: git still finishes (its answer is read and dropped), so the push
+      // it already received is applied and recorded.
+      if (!listening) return
+      listening = false
+      void (async () => {
+        while (!(await out.read().catch(() => ({ done: true }))).done);
+      })()
+    },
+  })
+  return new Response(answer, { headers })
 }

@@ -21,6 +21,8 @@ import {
   type MilestoneRow,
 } from '../../lib/convert/issue'
 import { userConverter } from '../../lib/convert/user'
+import { recordIssueEvent } from '../../events/issue-events'
+import type { EditChanges } from '../../events/outbox'
 
 
 /** Prepared statements of the issue area, built once per database. */
@@ -446,6 +448,7 @@ export function createIssue(deps: AppDeps, ctx: RepoContext, poster: UserRow, op
       labelRows.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id - y.id))
     }
     if (people.length) setAssignees(deps, row.id, people)
+    recordIssueEvent(deps.db, row, poster.id, 'issue.opened')
     return { row, rel: { poster, labels: labelRows, milestone, assignees: people } }
   })
 }
@@ -481,20 +484,54 @@ export function editIssue(deps: AppDeps, ctx: RepoContext, index: number, caller
   const now = nowUnix()
   return writeTransaction(deps.db, () => {
     let current = findIssue(deps, ctx.repo.id, index)
+    const before = current
     if (writer && opts.milestone !== undefined) {
-      const target = opts.milestone ? repoMilestone(deps, ctx.repo.id, opts.milestone).id : 0
-      setMilestone(deps, current, target)
-      current = { ...current, milestoneId: target } // setClosed below counts on the new milestone
+      const target = opts.milestone ? repoMilestone(deps, ctx.repo.id, opts.milestone) : null
+      setMilestone(deps, current, target?.id ?? 0)
+      current = { ...current, milestoneId: target?.id ?? 0 } // setClosed below counts on the new milestone
+      announceMilestone(deps, before, target, caller.id)
     }
     const set: Partial<IssueRow> = { updatedUnix: now }
     if (opts.title) set.title = opts.title
     if (opts.body !== undefined) set.content = opts.body
     if (deadline !== undefined) set.deadlineUnix = deadline
     deps.db.update(issues).set(set).where(eq(issues.id, current.id)).run()
-    if (people) setAssignees(deps, current.id, people)
-    if (opts.state !== undefined) setClosed(deps, current, opts.state === 'closed', now)
+    const changes: EditChanges = {}
+    if (set.title !== undefined && set.title !== before.title) changes.title = { from: before.title }
+    if (set.content !== undefined && set.content !== before.content) changes.body = { from: before.content }
+    if (changes.title || changes.body) recordIssueEvent(deps.db, before, caller.id, 'issue.edited', { changes })
+    if (people) {
+      const previous = deps.db.select({ id: issueAssignees.assigneeId }).from(issueAssignees).where(eq(issueAssignees.issueId, current.id)).all()
+      setAssignees(deps, current.id, people)
+      announceAssignees(deps, before, previous.map((p) => p.id), people, caller.id)
+    }
+    if (opts.state !== undefined && (opts.state === 'closed') !== before.isClosed) {
+      setClosed(deps, current, opts.state === 'closed', now)
+      recordIssueEvent(deps.db, before, caller.id, opts.state === 'closed' ? 'issue.closed' : 'issue.reopened')
+    }
     return findIssue(deps, ctx.repo.id, index)
   })
+}
+
+/** The milestoned/demilestoned events of a milestone change (nothing when it stays); inside the write transaction. */
+function announceMilestone(deps: AppDeps, issue: IssueRow, target: MilestoneRow | null, actorId: number): void {
+  if (issue.milestoneId === (target?.id ?? 0)) return
+  if (issue.milestoneId > 0) {
+    const old = deps.db.select({ id: milestones.id, title: milestones.name }).from(milestones).where(eq(milestones.id, issue.milestoneId)).get()
+    recordIssueEvent(deps.db, issue, actorId, 'issue.demilestoned', { milestone: old ?? { id: issue.milestoneId, title: '' } })
+  }
+  if (target) recordIssueEvent(deps.db, issue, actorId, 'issue.milestoned', { milestone: { id: target.id, title: target.name } })
+}
+
+/** One assigned/unassigned event per person added or removed; inside the write transaction. */
+function announceAssignees(deps: AppDeps, issue: IssueRow, previousIds: number[], people: UserRow[], actorId: number): void {
+  const nowIds = new Set(people.map((u) => u.id))
+  const removedIds = previousIds.filter((id) => !nowIds.has(id))
+  const removed = usersByIds(deps, removedIds)
+  for (const id of removedIds)
+    recordIssueEvent(deps.db, issue, actorId, 'issue.unassigned', { assignee: { id, login: removed.get(id)?.name ?? '' } })
+  for (const u of people)
+    if (!previousIds.includes(u.id)) recordIssueEvent(deps.db, issue, actorId, 'issue.assigned', { assignee: { id: u.id, login: u.name } })
 }
 
 /** Sets or clears (null) an issue's deadline; writers only. Answers the stored value. */
@@ -516,14 +553,32 @@ export function changeIssueLabels(
   writeTransaction(deps.db, () => {
     const issue = findIssue(deps, ctx.repo.id, index)
     const wanted = repoLabelsByIds(deps, ctx.repo.id, labelIds).map((l) => l.id)
+    const before = labelIdsOfIssue(deps, issue.id)
     if (action === 'replace') {
-      unlinkLabels(deps, issue, labelIdsOfIssue(deps, issue.id).filter((id) => !wanted.includes(id)))
+      unlinkLabels(deps, issue, before.filter((id) => !wanted.includes(id)))
       linkLabels(deps, issue, wanted)
     } else if (action === 'add') linkLabels(deps, issue, wanted)
     else if (action === 'remove') unlinkLabels(deps, issue, wanted)
     else unlinkLabels(deps, issue, null)
     deps.db.update(issues).set({ updatedUnix: nowUnix() }).where(eq(issues.id, issue.id)).run()
+    announceLabels(deps, issue, before, labelIdsOfIssue(deps, issue.id), ctx.caller.user?.id ?? 0)
   })
+}
+
+/**
+ * The label event of a label change: `label_cleared` when the issue lost all its labels, else
+ * `label_updated`; both carry the labels added and removed (id and name: a label may be deleted later).
+ */
+function announceLabels(deps: AppDeps, issue: IssueRow, before: number[], after: number[], actorId: number): void {
+  const added = after.filter((id) => !before.includes(id))
+  const removed = before.filter((id) => !after.includes(id))
+  if (added.length === 0 && removed.length === 0) return
+  const names = new Map(
+    deps.db.select({ id: labels.id, name: labels.name }).from(labels).where(inJsonArray(labels.id, [...added, ...removed])).all().map((l) => [l.id, l.name]),
+  )
+  const named = (ids: number[]) => ids.map((id) => ({ id, name: names.get(id) ?? '' }))
+  const kind = after.length === 0 ? 'issue.label_cleared' : 'issue.label_updated'
+  recordIssueEvent(deps.db, issue, actorId, kind, { added: named(added), removed: named(removed) })
 }
 
 /** The labels of an issue, by name. */

@@ -115,7 +115,7 @@ export const reposModule = (deps: AppDeps) =>
             enableTimeTracker: body.internal_tracker.enable_time_tracker,
             allowOnlyContributorsToTrackTime: body.internal_tracker.allow_only_contributors_to_track_time,
           },
-        })
+        }, ctx.caller.user)
         // Editing changes none of what the caller's access depends on (owner, members, teams).
         return toApiRepo(deps.config, repo, ctx.owner, ctx.caller.user, ctx.mode)
       },
@@ -131,7 +131,7 @@ export const reposModule = (deps: AppDeps) =>
     .delete(
       '/repos/:owner/:repo',
       ({ status, repo: ctx }) => {
-        deleteRepository(deps, ctx.repo, ctx.owner, ctx.mode)
+        deleteRepository(deps, ctx.repo, ctx.owner, ctx.mode, ctx.caller.user)
         return status(204, undefined)
       },
       { repo: { level: 'admin', writes: false }, params: RepoParams, detail: { operationId: 'repoDelete', summary: 'Delete a repository' } },

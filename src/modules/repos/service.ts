@@ -21,6 +21,7 @@ import { git, repoPath } from '../../git/run'
 import { branchExists, isSafeRefName, repositorySize } from '../../git/refs'
 import { writeInitialCommit, type InitialFile } from '../../git/initial-commit'
 import { SEARCH_MODES } from './model'
+import { recordEvent } from '../../events/outbox'
 import { GITIGNORE_TEMPLATES, LICENSE_TEMPLATES, README_TEMPLATES } from './templates'
 
 export interface NewRepo {
@@ -193,8 +194,11 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
       done.isEmpty = false
       done.size = await repositorySize(path)
     }
-    const [ready] = deps.db.update(repositories).set(done).where(eq(repositories.id, row.id)).returning().all()
-    return ready!
+    return writeTransaction(deps.db, () => {
+      const ready = deps.db.update(repositories).set(done).where(eq(repositories.id, row.id)).returning().get()!
+      recordEvent(deps.db, { kind: 'repo.created', repoId: ready.id, actorId: (opts.creator ?? owner).id, payload: { repository: repoSnapshot(ready) } })
+      return ready
+    })
   } catch (e) {
     if (made) removeRepositoryFolder(path)
     writeTransaction(deps.db, () => {
@@ -252,7 +256,14 @@ export interface RepoEdit {
  * Everything is validated before anything changes. A rename moves the git folder first and
  * moves it back when the database update fails.
  */
-export async function editRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode, edit: RepoEdit): Promise<RepoRow> {
+export async function editRepository(
+  deps: AppDeps,
+  repo: RepoRow,
+  owner: UserRow,
+  mode: AccessMode,
+  edit: RepoEdit,
+  actor: UserRow | null = null,
+): Promise<RepoRow> {
   if (mode < AccessMode.Admin) throw forbidden('You do not have the permission needed for this repository')
   if (edit.archived !== undefined && edit.archived !== repo.isArchived && mode < AccessMode.Owner)
     throw forbidden('Only the repository owner may archive or unarchive it')
@@ -326,6 +337,8 @@ export async function editRepository(deps: AppDeps, repo: RepoRow, owner: UserRo
         dropRedirect(deps, repo.ownerId, set.lowerName)
         deps.db.insert(repoRedirects).values({ ownerId: repo.ownerId, lowerName: repo.lowerName, repoId: repo.id }).run()
       }
+      if (set.name !== undefined)
+        recordEvent(deps.db, { kind: 'repo.renamed', repoId: repo.id, actorId: actor?.id ?? null, payload: { owner: owner.name, from: repo.name, to: set.name } })
       return deps.db.update(repositories).set(set).where(eq(repositories.id, repo.id)).returning().get()!
     })
   } catch (e) {
@@ -336,6 +349,9 @@ export async function editRepository(deps: AppDeps, repo: RepoRow, owner: UserRo
     await git(['symbolic-ref', 'HEAD', `refs/heads/${set.defaultBranch}`], { gitDir: newPath })
   return updated
 }
+
+/** A repository row as events keep it (every column; the owner's name is among them). */
+const repoSnapshot = (row: RepoRow): Record<string, unknown> => ({ ...row })
 
 /** A name taken by a repository of its own no longer redirects to a renamed one (inside a write transaction). */
 function dropRedirect(deps: AppDeps, ownerId: number, lowerName: string): void {
@@ -349,9 +365,12 @@ function dropRedirect(deps: AppDeps, ownerId: number, lowerName: string): void {
  * folder already missing is fine). A crash in between leaves a folder without a row, which the
  * startup check moves aside.
  */
-export function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode): void {
+export function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode, actor: UserRow | null = null): void {
   if (mode < AccessMode.Admin) throw forbidden('Only repository administrators may delete it')
   writeTransaction(deps.db, () => {
+    // The repository cannot be read after this: the event keeps it as it was.
+    const current = deps.db.select().from(repositories).where(eq(repositories.id, repo.id)).get() ?? repo
+    recordEvent(deps.db, { kind: 'repo.deleted', repoId: repo.id, actorId: actor?.id ?? null, payload: { repository: repoSnapshot(current) } })
     // The teams given this repository lose it with the row (team_repos cascade): keep their counters right.
     const givenTo = deps.db.select({ id: teamRepos.teamId }).from(teamRepos).where(eq(teamRepos.repoId, repo.id))
     deps.db.update(teams).set({ numRepos: sql`max(${teams.numRepos} - 1, 0)` }).where(inArray(teams.id, givenTo)).run()

@@ -1,0 +1,39 @@
+import type { Db } from '../db/client'
+import type { CommentRow, IssueRow } from '../lib/convert/issue'
+import { recordEvent, type EventKind } from './outbox'
+
+type IssueKind = Extract<EventKind, `issue.${string}`>
+type CommentKind = Extract<EventKind, `comment.${string}`>
+
+/**
+ * An event about an issue or pull request (inside the change's write transaction). The payload
+ * always carries the index and whether it is a pull request, plus `extra`.
+ */
+export function recordIssueEvent(db: Db, issue: IssueRow, actorId: number, kind: IssueKind, extra: Record<string, unknown> = {}): number {
+  return recordEvent(db, {
+    kind,
+    repoId: issue.repoId,
+    actorId,
+    issueId: issue.id,
+    payload: { index: issue.index, isPull: issue.isPull, ...extra },
+  })
+}
+
+/** An event about a comment; `comment` is the row as it is after the change (as it was, for a deletion). */
+export function recordCommentEvent(
+  db: Db,
+  issue: Pick<IssueRow, 'id' | 'index' | 'isPull'>,
+  comment: CommentRow,
+  actorId: number,
+  kind: CommentKind,
+  extra: Record<string, unknown> = {},
+): number {
+  return recordEvent(db, {
+    kind,
+    repoId: comment.repoId,
+    actorId,
+    issueId: issue.id,
+    commentId: comment.id,
+    payload: { index: issue.index, isPull: issue.isPull, ...extra },
+  })
+}

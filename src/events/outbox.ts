@@ -1,0 +1,146 @@
+import { and, asc, eq, gt, lte } from 'drizzle-orm'
+import { writeTransaction, type Db } from '../db/client'
+import { eventConsumers, events } from '../db/schema'
+import { nowUnix } from '../lib/time'
+
+/**
+ * The outbox. Every change a webhook or a feed would announce writes one row here, in the same
+ * SQLite transaction as the change itself (`recordEvent` inside the service's writeTransaction),
+ * so a change without its event, or an event without its change, cannot exist. Consumers
+ * (webhook delivery, feeds) read the rows in id order with `claimEvents` and acknowledge them
+ * with `markDone`; each named consumer has its own position, kept in `event_consumers`.
+ */
+export type EventKind =
+  | 'push'
+  | 'ref.created'
+  | 'ref.deleted'
+  | 'repo.created'
+  | 'repo.deleted'
+  | 'repo.renamed'
+  | 'repo.forked'
+  | 'issue.opened'
+  | 'issue.edited'
+  | 'issue.closed'
+  | 'issue.reopened'
+  | 'issue.label_updated'
+  | 'issue.label_cleared'
+  | 'issue.assigned'
+  | 'issue.unassigned'
+  | 'issue.milestoned'
+  | 'issue.demilestoned'
+  | 'comment.created'
+  | 'comment.edited'
+  | 'comment.deleted'
+
+/** Gitea's `changes` object of an `edited` payload: the previous values of what changed. */
+export type EditChanges = Partial<Record<'title' | 'body', { from: string }>>
+
+/** An event as services record it (the id and time are the outbox's). */
+export interface NewEvent {
+  kind: EventKind
+  repoId: number | null
+  /** Who made the change; null only when it cannot be known (see repo_git_states' repair). */
+  actorId: number | null
+  issueId?: number | null
+  commentId?: number | null
+  /** What a payload will need and cannot read back later; plain JSON values only. */
+  payload?: Record<string, unknown>
+}
+
+export interface EventRecord {
+  id: number
+  kind: EventKind
+  repoId: number | null
+  actorId: number | null
+  issueId: number | null
+  commentId: number | null
+  payload: Record<string, unknown>
+  createdUnix: number
+}
+
+/**
+ * Writes one event. Call it inside the writeTransaction that makes the change (it opens none of
+ * its own), after the checks that may refuse the change, so a refused change leaves no event.
+ */
+export function recordEvent(db: Db, event: NewEvent): number {
+  return db
+    .insert(events)
+    .values({
+      kind: event.kind,
+      repoId: event.repoId,
+      actorId: event.actorId,
+      issueId: event.issueId ?? null,
+      commentId: event.commentId ?? null,
+      payload: JSON.stringify(event.payload ?? {}),
+      createdUnix: nowUnix(),
+    })
+    .returning({ id: events.id })
+    .get()!.id
+}
+
+/** How long claimed events stay with the worker that claimed them before they come back. */
+export const DEFAULT_LEASE_MS = 60_000
+/** At most this many events per claim. */
+export const MAX_CLAIM = 500
+
+const CONSUMER_NAME = /^[a-z0-9][a-z0-9_.:-]{0,63}$/
+
+function checkConsumer(consumer: string): void {
+  if (!CONSUMER_NAME.test(consumer)) throw new Error(`invalid outbox consumer name ${JSON.stringify(consumer)}`)
+}
+
+const toRecord = (row: typeof events.$inferSelect): EventRecord => ({ ...row, kind: row.kind as EventKind, payload: JSON.parse(row.payload) })
+
+/**
+ * The next events (in id order, at most `limit`) that `consumer` has neither done nor claimed
+ * under a live lease; they are claimed for `leaseMs`. Claims of a worker that crashed (or never
+ * called markDone) come back once the lease ends, so every event is handed out until it is done
+ * (at least once). A claim made while an older one is live continues after it, so two workers
+ * of one consumer do not get the same events. Consumers are independent of each other; their
+ * positions are rows in SQLite, so they survive restarts.
+ */
+export function claimEvents(db: Db, consumer: string, limit: number, leaseMs = DEFAULT_LEASE_MS): EventRecord[] {
+  checkConsumer(consumer)
+  const n = Math.max(1, Math.min(MAX_CLAIM, Math.floor(limit) || 1))
+  const now = Date.now()
+  return writeTransaction(db, () => {
+    db.insert(eventConsumers).values({ name: consumer }).onConflictDoNothing().run()
+    const state = db.select().from(eventConsumers).where(eq(eventConsumers.name, consumer)).get()!
+    const after = state.leaseUntilMs > now ? Math.max(state.claimedId, state.doneId) : state.doneId
+    const rows = db.select().from(events).where(gt(events.id, after)).orderBy(asc(events.id)).limit(n).all()
+    if (rows.length)
+      db.update(eventConsumers)
+        .set({ claimedId: rows[rows.length - 1]!.id, leaseUntilMs: now + leaseMs })
+        .where(eq(eventConsumers.name, consumer))
+        .run()
+    return rows.map(toRecord)
+  })
+}
+
+/**
+ * Marks every event up to `upToId` (inclusive) done for `consumer`; they are never handed to it
+ * again. Positions only move forward (an older acknowledgement changes nothing).
+ */
+export function markDone(db: Db, consumer: string, upToId: number): void {
+  checkConsumer(consumer)
+  if (!Number.isSafeInteger(upToId) || upToId <= 0) return
+  writeTransaction(db, () => {
+    db.insert(eventConsumers).values({ name: consumer }).onConflictDoNothing().run()
+    db.update(eventConsumers)
+      .set({ doneId: upToId })
+      .where(and(eq(eventConsumers.name, consumer), lte(eventConsumers.doneId, upToId)))
+      .run()
+  })
+}
+
+/** Events of a repository in id order (for feeds and tests). */
+export function eventsOfRepo(db: Db, repoId: number, afterId = 0, limit = 50): EventRecord[] {
+  return db
+    .select()
+    .from(events)
+    .where(and(eq(events.repoId, repoId), gt(events.id, afterId)))
+    .orderBy(asc(events.id))
+    .limit(Math.max(1, Math.min(MAX_CLAIM, limit)))
+    .all()
+    .map(toRecord)
+}

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto'
+import { readdir, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { runGit } from './run'
+
+/** Every branch and tag of a repository with the object it points to (`{ 'refs/heads/x': sha }`); null when git fails. */
+export async function readBranchAndTagRefs(gitDir: string): Promise<Record<string, string> | null> {
+  const r = await runGit(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/tags'], { gitDir })
+  if (r.code !== 0) return null
+  const refs: Record<string, string> = {}
+  for (const line of r.stdout.toString('utf8').split('\n')) {
+    const space = line.indexOf(' ')
+    if (space > 0) refs[line.slice(space + 1)] = line.slice(0, space)
+  }
+  return refs
+}
+
+/** The branch HEAD names (`refs/heads/<x>` → x), or null when HEAD is detached or unreadable. */
+export async function headBranchOf(gitDir: string): Promise<string | null> {
+  const r = await runGit(['symbolic-ref', '-q', 'HEAD'], { gitDir })
+  const ref = r.stdout.toString('utf8').trim()
+  return r.code === 0 && ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null
+}
+
+/** At most this many entries of refs/ are looked at; beyond, the fingerprint says "changed" every time. */
+const MAX_FINGERPRINT_ENTRIES = 20_000
+
+/**
+ * A fingerprint of where git keeps refs, from file metadata alone (no git process): HEAD,
+ * packed-refs and every file and folder under refs/ (name, inode, size, modification time).
+ * Git writes a ref through a lock file renamed into place, so any ref change (new inode, new
+ * folder mtime) changes the fingerprint; an unchanged fingerprint means unchanged refs.
+ */
+export async function refsFingerprint(gitDir: string): Promise<string> {
+  const hash = createHash('sha1')
+  const add = async (rel: string) => {
+    try {
+      const s = await stat(join(gitDir, rel))
+      hash.update(`${rel}\0${s.ino}\0${s.size}\0${s.mtimeMs}\n`)
+    } catch {
+      hash.update(`${rel}\0-\n`)
+    }
+  }
+  await add('HEAD')
+  await add('packed-refs')
+  await add('refs')
+  let entries: string[] = []
+  try {
+    entries = (await readdir(join(gitDir, 'refs'), { recursive: true })).sort()
+  } catch {}
+  if (entries.length > MAX_FINGERPRINT_ENTRIES) return `changing:${Date.now()}:${Math.random()}`
+  for (const e of entries) await add(join('refs', e))
+  return hash.digest('hex')
+}

@@ -1,0 +1,168 @@
+import { existsSync } from 'node:fs'
+import { and, eq, inArray } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { writeTransaction, type Db } from '../../db/client'
+import { pendingPushes, repoGitStates, repositories } from '../../db/schema'
+import { repoPath } from '../../git/run'
+import { repositorySize, setHeadBranch } from '../../git/refs'
+import { headBranchOf, readBranchAndTagRefs, refsFingerprint } from '../../git/ref-state'
+import type { PushCommand } from '../../git/push-commands'
+import { diffRefs, recordRefChange } from '../../events/push-events'
+import { nowUnix } from '../../lib/time'
+
+/**
+ * Keeping the database in step with what git holds after a push (and after a crash).
+ *
+ * Design: the database keeps, per repository, the refs it last recorded (repo_git_states). After
+ * `git receive-pack` exits — whatever happened to the HTTP client, and whatever git's exit code —
+ * `finishPush` reads git's refs and diffs them against that record: the differences are the
+ * push's ref updates, written as push / ref.created / ref.deleted events in the same transaction
+ * that updates the repository row (is_empty, default branch, size) and the record. This was
+ * chosen over a post-receive hook because the same diff also repairs a crash at any instant:
+ * nothing has to be installed in each repository, and nothing git does can be lost between a
+ * hook and the server. Who pushed each ref comes from a pending_pushes row written before git
+ * starts (with the command list read from the request), so a crash after git accepted a push
+ * still lets the startup reconcile name the pusher. Syncs of one repository run one at a time in
+ * this process. The SSH transport calls beginPush and finishPush around its receive-pack too.
+ */
+
+/** One sync at a time per repository (per database): a later one waits for the earlier one. */
+const queues = new WeakMap<Db, Map<number, Promise<unknown>>>()
+function oneAtATime<T>(db: Db, repoId: number, fn: () => Promise<T>): Promise<T> {
+  let map = queues.get(db)
+  if (!map) queues.set(db, (map = new Map()))
+  const run = (map.get(repoId) ?? Promise.resolve()).then(fn, fn)
+  const tail = run.catch(() => {})
+  map.set(repoId, tail)
+  tail.then(() => {
+    if (map.get(repoId) === tail) map.delete(repoId)
+  })
+  return run
+}
+
+const gitDirOfRow = (deps: AppDeps, row: { ownerName: string; name: string }) => repoPath(deps.config.dataDir, row.ownerName, row.name)
+
+/**
+ * Before a push reaches git: makes sure the database has a record of the refs to diff against
+ * (repositories made before this record existed get one from git now), and writes the pending
+ * push (pusher and command list). Answers its id, for finishPush.
+ */
+export async function beginPush(deps: AppDeps, repoId: number, pusherId: number, commands: PushCommand[] | null): Promise<number> {
+  const known = deps.db.select({ id: repoGitStates.repoId }).from(repoGitStates).where(eq(repoGitStates.repoId, repoId)).get()
+  if (!known) {
+    const row = deps.db.select().from(repositories).where(eq(repositories.id, repoId)).get()
+    const refs = row ? await readBranchAndTagRefs(gitDirOfRow(deps, row)) : null
+    if (refs)
+      deps.db.insert(repoGitStates).values({ repoId, refs: JSON.stringify(refs), updatedUnix: nowUnix() }).onConflictDoNothing().run()
+  }
+  return deps.db
+    .insert(pendingPushes)
+    .values({ repoId, pusherId, commands: commands ? JSON.stringify(commands) : null, createdUnix: nowUnix() })
+    .returning({ id: pendingPushes.id })
+    .get()!.id
+}
+
+/** After `git receive-pack` exited (any exit code): records what it changed, then forgets the pending push. */
+export function finishPush(deps: AppDeps, repoId: number, pushId: number): Promise<SyncResult> {
+  return syncRepositoryWithGit(deps, repoId, { pushId })
+}
+
+export type SyncResult = 'unchanged' | 'updated' | 'missing'
+
+/**
+ * Brings one repository's row in line with git: emptiness, default branch (kept when it exists;
+ * else git's HEAD branch, else the first branch pushed, else the first branch; HEAD follows),
+ * size, and the recorded refs, writing the events of the ref changes since the last record
+ * (none when there was no record: the old state is unknown). Skips the git work when the refs'
+ * fingerprint is the recorded one and no push is pending. `pushId`: the push this sync finishes;
+ * `settlePending`: no git process can be running (start-up), so every pending push is settled.
+ */
+export function syncRepositoryWithGit(
+  deps: AppDeps,
+  repoId: number,
+  opts: { pushId?: number; settlePending?: boolean } = {},
+): Promise<SyncResult> {
+  return oneAtATime(deps.db, repoId, async () => {
+    const db = deps.db
+    const row = db.select().from(repositories).where(eq(repositories.id, repoId)).get()
+    const gitDir = row && gitDirOfRow(deps, row)
+    if (!row || row.status !== 'ready' || !gitDir || !existsSync(gitDir)) {
+      if (opts.pushId) db.delete(pendingPushes).where(eq(pendingPushes.id, opts.pushId)).run()
+      return 'missing'
+    }
+    const state = db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)).get()
+    const pending = db.select().from(pendingPushes).where(eq(pendingPushes.repoId, repoId)).all()
+    let fingerprint = await refsFingerprint(gitDir)
+    if (!opts.pushId && state?.fingerprint === fingerprint && pending.length === 0) return 'unchanged'
+    // The fingerprint is taken before the refs are read: a change in between shows next time.
+    let refs = await readBranchAndTagRefs(gitDir)
+    if (!refs) return 'missing'
+    const heads = Object.keys(refs).filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice('refs/heads/'.length))
+    const size = await repositorySize(gitDir)
+    let defaultBranch = row.defaultBranch
+    if (heads.length > 0 && !heads.includes(defaultBranch)) {
+      const head = await headBranchOf(gitDir)
+      const pushed = pending.flatMap((p) => (p.commands ? (JSON.parse(p.commands) as PushCommand[]) : []).map((c) => c.ref))
+      const firstPushed = pushed.find((r) => r.startsWith('refs/heads/') && heads.includes(r.slice('refs/heads/'.length)))
+      defaultBranch = head && heads.includes(head) ? head : firstPushed ? firstPushed.slice('refs/heads/'.length) : heads[0]!
+      if (head !== defaultBranch) {
+        await setHeadBranch(gitDir, defaultBranch)
+        // Moving HEAD changed the fingerprint: take it again (and the refs after it, as above).
+        fingerprint = await refsFingerprint(gitDir)
+        refs = (await readBranchAndTagRefs(gitDir)) ?? refs
+      }
+    }
+    writeTransaction(db, () => {
+      const current = db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)).get()
+      if (current) {
+        const pushers = pending.map((p) => ({ pusherId: p.pusherId, commands: p.commands ? (JSON.parse(p.commands) as PushCommand[]) : null, id: p.id }))
+        const fallback = pushers.find((p) => p.id === opts.pushId) ?? (pushers.length === 1 ? pushers[0] : undefined)
+        for (const change of diffRefs(JSON.parse(current.refs), refs)) {
+          // The latest pending push that asked for exactly this update; else this sync's push.
+          const asked = pushers.findLast((p) => p.commands?.some((c) => c.ref === change.ref && c.new === change.after))
+          recordRefChange(db, repoId, (asked ?? fallback)?.pusherId ?? null, change)
+        }
+      }
+      db.update(repositories)
+        .set({ isEmpty: Object.keys(refs).length === 0, defaultBranch, size, updatedUnix: nowUnix() })
+        .where(eq(repositories.id, repoId))
+        .run()
+      const record = { refs: JSON.stringify(refs), fingerprint, updatedUnix: nowUnix() }
+      db.insert(repoGitStates).values({ repoId, ...record }).onConflictDoUpdate({ target: repoGitStates.repoId, set: record }).run()
+      const settled = opts.settlePending ? pending.map((p) => p.id) : opts.pushId ? [opts.pushId] : []
+      if (settled.length) db.delete(pendingPushes).where(and(eq(pendingPushes.repoId, repoId), inArray(pendingPushes.id, settled))).run()
+    })
+    return 'updated'
+  })
+}
+
+/** Repositories checked at once by reconcileRepositories (each takes a few git processes at most). */
+export const RECONCILE_PARALLELISM = 4
+
+/**
+ * Reconciles every ready repository with git (start-up, and a later `warren doctor`): see
+ * syncRepositoryWithGit. Unchanged repositories cost a few stat calls each, no git process.
+ * `settlePending` only when no push can be running (before serving).
+ */
+export async function reconcileRepositories(
+  deps: AppDeps,
+  opts: { settlePending?: boolean; parallelism?: number } = {},
+): Promise<{ checked: number; updated: number; missing: number }> {
+  const ids = deps.db.select({ id: repositories.id }).from(repositories).where(eq(repositories.status, 'ready')).all().map((r) => r.id)
+  const result = { checked: ids.length, updated: 0, missing: 0 }
+  let next = 0
+  const worker = async () => {
+    while (next < ids.length) {
+      const id = ids[next++]!
+      try {
+        const r = await syncRepositoryWithGit(deps, id, { settlePending: opts.settlePending })
+        if (r === 'updated') result.updated++
+        if (r === 'missing') result.missing++
+      } catch (e) {
+        console.error(`warren: reconciling repository ${id} with git failed:`, e)
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, opts.parallelism ?? RECONCILE_PARALLELISM) }, worker))
+  return result
+}

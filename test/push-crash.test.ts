@@ -1,0 +1,175 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { eq } from 'drizzle-orm'
+import { openDatabase } from '../src/db/client'
+import { pendingPushes, repositories } from '../src/db/schema'
+import { eventsOfRepo } from '../src/events/outbox'
+import { repoPath } from '../src/git/run'
+import { repositorySize } from '../src/git/refs'
+import { beginPush, reconcileRepositories } from '../src/modules/repos/git-sync'
+import { startTestServer } from './helpers'
+import { gitOk, oneCommitRepo, remoteUrl } from './git-fixture'
+
+const root = resolve(import.meta.dir, '..')
+const dirs: string[] = []
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+
+async function workRepo() {
+  const dir = await oneCommitRepo()
+  dirs.push(dir)
+  return dir
+}
+
+/** What git says: branches, HEAD's branch, emptiness and size (in KiB, as the API answers it). */
+async function gitTruth(gitDir: string) {
+  const branches = (await gitOk(gitDir, 'for-each-ref', '--format=%(refname:short)', 'refs/heads')).split('\n').filter(Boolean)
+  const head = (await gitOk(gitDir, 'symbolic-ref', '--short', 'HEAD')).trim()
+  const any = (await gitOk(gitDir, 'for-each-ref', 'refs/heads', 'refs/tags')) !== ''
+  return { branches, head, empty: !any, size: Math.floor((await repositorySize(gitDir)) / 1024) }
+}
+
+describe('start-up reconcile', () => {
+  test('a push git accepted but Warren never recorded is found at start: metadata follows git, the events name the pusher', async () => {
+    const s = await startTestServer()
+    try {
+      const bob = await s.user('bob')
+      const created = await s.post('/user/repos', { name: 'lost' }, { token: bob.token })
+      const gitDir = repoPath(s.dataDir, 'bob', 'lost')
+      const dir = await workRepo()
+      // What a push killed mid-way leaves: the pending row, the ref state the database knew, and git with the branch.
+      await beginPush(s.deps, created.body.id, bob.user.id, null)
+      await gitOk(dir, 'push', '-q', gitDir, 'main')
+      expect((await s.get('/repos/bob/lost', { token: bob.token })).body).toMatchObject({ empty: true, default_branch: 'master', size: 0 })
+
+      expect(await reconcileRepositories(s.deps, { settlePending: true })).toMatchObject({ checked: 1, updated: 1 })
+      const truth = await gitTruth(gitDir)
+      const meta = (await s.get('/repos/bob/lost', { token: bob.token })).body
+      expect(meta).toMatchObject({ empty: false, default_branch: 'main', size: truth.size })
+      expect(truth.head).toBe('main')
+      expect(await (await fetch(`${s.url}/bob/lost/raw/branch/main/a.txt`)).text()).toBe('one\n')
+      const pushes = eventsOfRepo(s.deps.db, created.body.id).filter((e) => e.kind === 'push' || e.kind === 'ref.created')
+      expect(pushes.map((e) => [e.kind, e.actorId])).toEqual([
+        ['ref.created', bob.user.id],
+        ['push', bob.user.id],
+      ])
+      expect(s.deps.db.select().from(pendingPushes).all()).toEqual([])
+      // Nothing changed since: the next reconcile runs no git and writes nothing.
+      expect(await reconcileRepositories(s.deps, { settlePending: true })).toMatchObject({ checked: 1, updated: 0 })
+    } finally {
+      await s.stop()
+    }
+  })
+})
+
+/** Only what the CLI needs. */
+const envFor = (dataDir: string, port: number) => ({
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? '',
+  WARREN_DATA: dataDir,
+  WARREN_PORT: String(port),
+  WARREN_HOST: '127.0.0.1',
+  WARREN_ADMIN_USER: 'root',
+  WARREN_ADMIN_PASSWORD: 'pw-root-secret',
+  WARREN_ADMIN_EMAIL: 'root@example.com',
+})
+
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+async function serve(dataDir: string) {
+  const port = freePort()
+  const proc = Bun.spawn([process.execPath, 'src/cli.ts', 'serve'], { cwd: root, env: envFor(dataDir, port), stdout: 'ignore', stderr: 'pipe' })
+  const url = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 300; i++) {
+    if (await fetch(`${url}/api/v1/version`).then((r) => r.ok, () => false)) return { url, proc }
+    if (proc.exitCode !== null) break
+    await Bun.sleep(50)
+  }
+  proc.kill(9)
+  throw new Error(`warren serve did not start: ${await new Response(proc.stderr).text()}`)
+}
+
+/** Waits until no git process works in `gitDir` any more (one orphaned by the killed server finishes on its own). */
+async function gitSettled(gitDir: string) {
+  for (let i = 0; i < 200; i++) {
+    const busy = readdirSync('/proc').some((p) => {
+      if (!/^\d+$/.test(p)) return false
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(gitDir)
+      } catch {
+        return false
+      }
+    })
+    if (!busy) return
+    await Bun.sleep(25)
+  }
+}
+
+describe('kill -9 during pushes', () => {
+  test('after each crash and restart, the API says what git says', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'warren-crash-'))
+    dirs.push(data)
+    const auth = { authorization: 'Basic ' + Buffer.from('root:pw-root-secret').toString('base64'), 'content-type': 'application/json' }
+    let server = await serve(data)
+    const made = await fetch(`${server.url}/api/v1/user/repos`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'crashy' }) })
+    expect(made.status).toBe(201)
+    const repoId = (await made.json()).id as number
+    const gitDir = repoPath(data, 'root', 'crashy')
+    const dir = await workRepo()
+    try {
+      for (let round = 0; round < 10; round++) {
+        if (round > 0) {
+          writeFileSync(join(dir, `f${round}.txt`), `round ${round}\n`.repeat(200 * round))
+          await gitOk(dir, 'add', '-A')
+          await gitOk(dir, 'commit', '-q', '-m', `round ${round}`)
+        }
+        const url = remoteUrl(server.url, 'root/crashy.git', 'root', 'pw-root-secret')
+        const push = Bun.spawn(['git', 'push', '-q', url, `main:b${round}`, ...(round % 3 === 0 ? ['main'] : [])], {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0' },
+          stdout: 'ignore',
+          stderr: 'ignore',
+        })
+        await Bun.sleep(Math.floor(Math.random() * 250))
+        server.proc.kill(9)
+        await server.proc.exited
+        push.kill(9)
+        await push.exited
+        await gitSettled(gitDir)
+
+        server = await serve(data)
+        const truth = await gitTruth(gitDir)
+        const meta = await (await fetch(`${server.url}/api/v1/repos/root/crashy`, { headers: auth })).json()
+        const branches = await (await fetch(`${server.url}/api/v1/repos/root/crashy/branches`, { headers: auth })).json()
+        expect({ round, empty: meta.empty, size: meta.size, branches: branches.map((b: any) => b.name).sort() }).toEqual({
+          round,
+          empty: truth.empty,
+          size: truth.size,
+          branches: [...truth.branches].sort(),
+        })
+        if (!truth.empty) expect({ round, default: meta.default_branch }).toEqual({ round, default: truth.head })
+      }
+    } finally {
+      server.proc.kill(9)
+      await server.proc.exited
+    }
+    // Every branch git has was announced once, by the pusher, with nothing left pending.
+    const db = openDatabase(data)
+    try {
+      const created = eventsOfRepo(db, repoId, 0, 500).filter((e) => e.kind === 'ref.created')
+      const truth = await gitTruth(gitDir)
+      expect(created.map((e) => e.payload.ref).sort()).toEqual([...truth.branches].sort())
+      expect(new Set(created.map((e) => e.actorId))).toEqual(new Set(truth.branches.length ? [1] : []))
+      expect(db.select().from(pendingPushes).all()).toEqual([])
+      expect(db.select().from(repositories).where(eq(repositories.id, repoId)).get()!.isEmpty).toBe(truth.empty)
+    } finally {
+      db.$client.close()
+    }
+  }, 180_000)
+})
