@@ -17,6 +17,13 @@ export interface Config {
   /** Cost of Bun.password (argon2id); tests lower it, production keeps the default. */
   passwordMemoryCost: number
   passwordTimeCost: number
+  /**
+   * Time limit of a long git process in seconds (archives, clones, fetches and pushes:
+   * upload-pack, receive-pack), WARREN_GIT_TIMEOUT, default 600.
+   */
+  gitTimeout: number
+  /** Time limit of a quick git process in seconds (ref reads, cat-file, rev-parse, config), WARREN_GIT_QUICK_TIMEOUT, default 30. */
+  gitQuickTimeout: number
   /** Admin created on first start when no user exists. */
   initialAdmin?: { username: string; password: string; email: string }
 }
@@ -29,6 +36,14 @@ function intFrom(value: string | undefined, fallback: number, name: string): num
   if (value === undefined || value === '') return fallback
   const n = Number(value)
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number, got "${value}"`)
+  return n
+}
+
+/** A positive number of seconds (fractions allowed), at most a day. */
+function secondsFrom(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback
+  const n = Number(value)
+  if (!Number.isFinite(n) || n <= 0 || n > 86400) throw new Error(`${name} must be a number of seconds (0 < s <= 86400), got "${value}"`)
   return n
 }
 
@@ -51,6 +66,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     noReplyDomain: env.WARREN_NO_REPLY_DOMAIN ?? 'noreply.localhost',
     passwordMemoryCost: 19456,
     passwordTimeCost: 2,
+    gitTimeout: secondsFrom(env.WARREN_GIT_TIMEOUT, 600, 'WARREN_GIT_TIMEOUT'),
+    gitQuickTimeout: secondsFrom(env.WARREN_GIT_QUICK_TIMEOUT, 30, 'WARREN_GIT_QUICK_TIMEOUT'),
     initialAdmin: admin,
     ...overrides,
   }

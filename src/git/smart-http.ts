@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
-import { runGit } from './run'
+import { runGit, type GitRepo } from './run'
 import { spawnGitStream, type GitStream } from './stream'
 
 /** Git smart HTTP (stateless RPC): ref advertisement and the upload/receive pack exchanges. */
@@ -22,9 +22,11 @@ function pktLine(text: string): string {
 
 /**
  * The body of `GET info/refs?service=git-<service>`: `# service=...` pkt-line, flush, then
- * `git <service> --stateless-rpc --advertise-refs`. Null when git fails.
+ * `git <service> --stateless-rpc --advertise-refs`. Null when git fails; GitError when it was
+ * killed (time limit, request aborted).
  */
-export async function advertiseRefs(gitDir: string, service: GitService, gitProtocol: string | null): Promise<Buffer<ArrayBuffer> | null> {
+export async function advertiseRefs(repo: GitRepo, service: GitService, gitProtocol: string | null): Promise<Buffer<ArrayBuffer> | null> {
+  const { gitDir } = repo
   const env = protocolEnv(gitProtocol)
   // Protocol v2 advertises capabilities only (refs come later through ls-refs): they depend
   // on git and on the repository's config, so they are kept until that config changes.
@@ -40,7 +42,7 @@ export async function advertiseRefs(gitDir: string, service: GitService, gitProt
     const hit = v2Adverts.get(key)
     if (hit && hit.configTime === configTime) return hit.body
   }
-  const r = await runGit([service, '--stateless-rpc', '--advertise-refs', gitDir], { gitDir, env })
+  const r = await runGit([service, '--stateless-rpc', '--advertise-refs', gitDir], { ...repo, env })
   if (r.code !== 0) return null
   const prefix = Buffer.from(pktLine(`# service=git-${service}\n`) + '0000')
   const body = Buffer.concat([prefix, r.stdout])
@@ -56,15 +58,16 @@ const v2Adverts = new Map<string, { configTime: number; body: Buffer<ArrayBuffer
 
 /**
  * `POST git-<service>`: the request body is piped into `git <service> --stateless-rpc` and its
- * output handed back as a stream (packs are never held in memory).
+ * output handed back as a stream (packs are never held in memory). Git dies when the repository's
+ * signal aborts (the client hung up) or the long time limit passes.
  */
 export function serviceRpc(
-  gitDir: string,
+  repo: GitRepo,
   service: GitService,
   body: ReadableStream<Uint8Array> | null,
   gitProtocol: string | null,
 ): GitStream {
-  return spawnGitStream([service, '--stateless-rpc', gitDir], { gitDir, stdin: body, env: protocolEnv(gitProtocol) })
+  return spawnGitStream(repo, [service, '--stateless-rpc', repo.gitDir], { stdin: body, env: protocolEnv(gitProtocol) })
 }
 
 /** pkt-line payloads at the start of `data` (up to a flush or the first malformed/partial line). */

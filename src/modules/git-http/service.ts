@@ -2,9 +2,10 @@ import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { repositories } from '../../db/schema'
 import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
-import { findRepoByName, gitDirOf, findRepoRedirect, redirectedLocation } from '../../auth/repo-context'
+import { findRepoByName, gitRepoOf, findRepoRedirect, redirectedLocation } from '../../auth/repo-context'
 import type { UserRow } from '../../auth/caller'
-import { ApiError } from '../../lib/errors'
+import { ApiError, apiErrorOfGit } from '../../lib/errors'
+import { GitError, type GitRepo } from '../../git/run'
 import { docsUrl } from '../../lib/urls'
 import { nowUnix } from '../../lib/time'
 import { branchesAndAnyRef, repositorySize, setHeadBranch } from '../../git/refs'
@@ -20,7 +21,8 @@ import {
 export interface GitTarget {
   repo: RepoRow
   owner: UserRow
-  gitDir: string
+  /** The repository for git, with the request's signal (git dies when the client hangs up). */
+  git: GitRepo
   user: UserRow | null
 }
 
@@ -70,12 +72,19 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
   if (need === AccessMode.Write && found.repo.isArchived) return gitErrorResponse(deps, 403, 'repo is archived')
   if (moved)
     return new Response(null, { status: 301, headers: { Location: redirectedLocation(request, ownerName, name, moved), ...NO_CACHE } })
-  return { ...found, user, gitDir: gitDirOf(deps, found) }
+  return { ...found, user, git: gitRepoOf(deps, found, request.signal) }
 }
 
 /** `GET info/refs?service=...`. */
 export async function infoRefs(deps: AppDeps, target: GitTarget, service: GitService, gitProtocol: string | null): Promise<Response> {
-  const body = await advertiseRefs(target.gitDir, service, gitProtocol)
+  let body
+  try {
+    body = await advertiseRefs(target.git, service, gitProtocol)
+  } catch (e) {
+    if (!(e instanceof GitError)) throw e
+    const answer = apiErrorOfGit(e)
+    return gitErrorResponse(deps, answer.status, answer.message)
+  }
   if (!body) return gitErrorResponse(deps, 404, 'Repository not found')
   return new Response(body, { headers: { 'Content-Type': `application/x-git-${service}-advertisement`, ...NO_CACHE } })
 }
@@ -86,10 +95,12 @@ export function serviceResponse(deps: AppDeps, target: GitTarget, service: GitSe
   const encoding = request.headers.get('content-encoding')?.toLowerCase()
   if (body && (encoding === 'gzip' || encoding === 'x-gzip')) body = body.pipeThrough(new DecompressionStream('gzip'))
   const headers = { 'Content-Type': `application/x-git-${service}-result`, ...NO_CACHE }
-  const rpc = serviceRpc(target.gitDir, service, body, request.headers.get('git-protocol'))
+  const rpc = serviceRpc(target.git, service, body, request.headers.get('git-protocol'))
   if (service === 'upload-pack') {
-    rpc.done.then(({ code, stderr }) => {
-      if (code !== 0 && code !== 141 && stderr) console.warn(`upload-pack ${target.repo.ownerName}/${target.repo.name}: ${stderr.trim().slice(0, 300)}`)
+    // A killed upload-pack ends its stream early; the client sees a cut-off pack and says so.
+    rpc.done.then(({ code, stderr, killed }) => {
+      if (killed?.kind === 'timeout') console.warn(`upload-pack ${target.repo.ownerName}/${target.repo.name}: ${killed.message}`)
+      else if (!killed && code !== 0 && code !== 141 && stderr) console.warn(`upload-pack ${target.repo.ownerName}/${target.repo.name}: ${stderr.trim().slice(0, 300)}`)
     })
     return new Response(rpc.stdout, { headers })
   }
@@ -106,7 +117,8 @@ export function serviceResponse(deps: AppDeps, target: GitTarget, service: GitSe
         report.observe(next.value)
         return controller.enqueue(next.value)
       }
-      const { code } = await rpc.done
+      const { code, killed } = await rpc.done
+      if (killed) return controller.error(killed)
       if (code === 0) {
         try {
           await updateAfterPush(deps, target, report.updatedRefs())
@@ -117,6 +129,7 @@ export function serviceResponse(deps: AppDeps, target: GitTarget, service: GitSe
       controller.close()
     },
     cancel() {
+      rpc.kill()
       reader.cancel().catch(() => {})
     },
   })
@@ -128,15 +141,16 @@ export function serviceResponse(deps: AppDeps, target: GitTarget, service: GitSe
  * the first pushed branch when the current one does not exist (HEAD follows), size, updated.
  */
 async function updateAfterPush(deps: AppDeps, target: GitTarget, updatedRefs: string[]): Promise<void> {
-  const { gitDir } = target
+  // Not the request's signal: this runs to the end even when the client has already gone.
+  const repo: GitRepo = { ...target.git, signal: undefined }
   const current = deps.db.select().from(repositories).where(eq(repositories.id, target.repo.id)).get()
   if (!current) return
   // Two git processes at once (refs, size); a third only when HEAD has to move.
-  const [{ branches: heads, anyRef }, size] = await Promise.all([branchesAndAnyRef(gitDir), repositorySize(gitDir)])
+  const [{ branches: heads, anyRef }, size] = await Promise.all([branchesAndAnyRef(repo), repositorySize(repo)])
   let defaultBranch = current.defaultBranch
   if (heads.length > 0 && !heads.includes(defaultBranch)) {
     defaultBranch = pushedBranches(updatedRefs).find((b) => heads.includes(b)) ?? heads[0]!
-    await setHeadBranch(gitDir, defaultBranch)
+    await setHeadBranch(repo, defaultBranch)
   }
   deps.db
     .update(repositories)
