@@ -91,16 +91,13 @@ export interface GitOptions {
   cwd?: string
   /** User values: placed after `--end-of-options` (see the top of this file). */
   values?: readonly string[]
-  input?: string | Uint8Array
+  /** What git reads on stdin: text, bytes, or a stream (a request body). */
+  input?: string | Uint8Array | ReadableStream<Uint8Array> | null
   env?: Record<string, string>
   /** Which time limit applies; 'quick' unless said. */
   budget?: 'quick' | 'long'
   limits?: GitLimits
   signal?: AbortSignal
-}
-
-export interface GitProcessOptions extends Omit<GitOptions, 'input'> {
-  stdin?: string | Uint8Array | ReadableStream<Uint8Array> | null
 }
 
 /** A running git: its stdout, and how it ended (with the GitError when it was killed). */
@@ -137,9 +134,9 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 }
 
 /** Starts git with a time limit, in its own process group; the base of everything below. */
-export function startGit(args: readonly string[], opts: GitProcessOptions = {}): GitProcess {
+export function startGit(args: readonly string[], opts: GitOptions = {}): GitProcess {
   const command = args[0] ?? ''
-  const stdinStream = opts.stdin instanceof ReadableStream ? opts.stdin : null
+  const stdinStream = opts.input instanceof ReadableStream ? opts.input : null
   const limit = (opts.limits ?? DEFAULT_GIT_LIMITS)[opts.budget ?? 'quick']
   if (opts.signal?.aborted) {
     stdinStream?.cancel().catch(() => {})
@@ -150,7 +147,7 @@ export function startGit(args: readonly string[], opts: GitProcessOptions = {}):
     proc = Bun.spawn(commandLine(args, opts.values), {
       cwd: opts.cwd ?? opts.gitDir,
       env: gitEnv({ ...(opts.gitDir ? { GIT_DIR: opts.gitDir } : {}), ...(opts.env ?? {}) }),
-      stdin: opts.stdin == null ? 'ignore' : stdinStream ?? new Blob([opts.stdin as any]),
+      stdin: opts.input == null ? 'ignore' : stdinStream ?? new Blob([opts.input as any]),
       stdout: 'pipe',
       stderr: 'pipe',
       // setsid(): git leads a process group of its own, so its children can be killed with it.
@@ -208,8 +205,7 @@ export interface GitResult {
  * read that as "not found"), but throws GitError when git was killed (time limit, abort).
  */
 export async function runGit(args: readonly string[], opts: GitOptions = {}): Promise<GitResult> {
-  const { input, ...rest } = opts
-  const p = startGit(args, { ...rest, stdin: input })
+  const p = startGit(args, opts)
   const [stdout, r] = await Promise.all([new Response(p.stdout).arrayBuffer(), p.done])
   if (r.killed) throw r.killed
   return { code: r.code, stdout: Buffer.from(stdout), stderr: r.stderr }

@@ -67,7 +67,7 @@ export function serviceRpc(
   body: ReadableStream<Uint8Array> | null,
   gitProtocol: string | null,
 ): GitStream {
-  return spawnGitStream(repo, [service, '--stateless-rpc', repo.gitDir], { stdin: body, env: protocolEnv(gitProtocol) })
+  return spawnGitStream(repo, [service, '--stateless-rpc', repo.gitDir], { input: body, env: protocolEnv(gitProtocol) })
 }
 
 /** pkt-line payloads at the start of `data` (up to a flush or the first malformed/partial line). */

@@ -9,7 +9,8 @@ export interface GitStreamOptions {
   /** User values, after `--end-of-options` (see run.ts). */
   values?: readonly string[]
   env?: Record<string, string>
-  stdin?: ReadableStream<Uint8Array> | null
+  /** stdin: a request body. */
+  input?: ReadableStream<Uint8Array> | null
 }
 
 export type GitStream = GitProcess
