@@ -43,7 +43,7 @@ await git(work, 'branch', 'side')
 // 2. Warren, with an admin created on first start; the repository is created over the API and
 //    filled with a push over HTTP.
 const dataDir = join(tmp, 'data')
-const server = Bun.spawn(['bun', 'src/cli.ts', 'serve'], {
+const server = Bun.spawn([process.execPath, 'src/cli.ts', 'serve'], {
   cwd: root,
   env: {
     ...process.env,

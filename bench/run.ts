@@ -18,7 +18,7 @@ const plan: [name: string, args: string[]][] = [
 let failed = 0
 for (const [name, args] of plan) {
   console.log(`\n=== bench/${name}.ts ${args.join(' ')}`)
-  const proc = Bun.spawn(['bun', resolve(import.meta.dir, `${name}.ts`), ...args], { stdout: 'inherit', stderr: 'inherit' })
+  const proc = Bun.spawn([process.execPath, resolve(import.meta.dir, `${name}.ts`), ...args], { stdout: 'inherit', stderr: 'inherit' })
   if ((await proc.exited) !== 0) {
     failed++
     console.log(`bench/${name}.ts failed`)

@@ -42,7 +42,7 @@ function cpuMs(pid: number): number {
 
 async function once(entry: string, dataDir: string, port: number): Promise<Sample> {
   const started = performance.now()
-  const proc = Bun.spawn(['bun', entry, 'serve'], {
+  const proc = Bun.spawn([process.execPath, entry, 'serve'], {
     cwd: root,
     env: { ...process.env, WARREN_DATA: dataDir, WARREN_PORT: String(port), WARREN_HOST: '127.0.0.1' },
     stdout: 'ignore',
@@ -67,7 +67,7 @@ async function once(entry: string, dataDir: string, port: number): Promise<Sampl
   return sample
 }
 
-const build = Bun.spawnSync(['bun', 'run', 'build'], { cwd: root, stdout: 'ignore', stderr: 'pipe' })
+const build = Bun.spawnSync([process.execPath, 'run', 'build'], { cwd: root, stdout: 'ignore', stderr: 'pipe' })
 if (build.exitCode !== 0) throw new Error(`bun run build failed: ${build.stderr.toString()}`)
 
 const entries = { 'npm start (dist/bin/cli.js)': 'dist/bin/cli.js', 'sources (src/cli.ts)': 'src/cli.ts' }

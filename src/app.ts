@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia'
 import { openapi } from '@elysiajs/openapi'
 import type { AppDeps } from './deps'
-import { ApiError, unprocessable } from './lib/errors'
+import { ApiError, apiErrorOfGit, unprocessable } from './lib/errors'
+import { GitError } from './git/run'
 import { docsUrl } from './lib/urls'
 import { WARREN_VERSION } from './version'
 import { docsAssetsModule } from './modules/docs'
@@ -194,7 +195,8 @@ export function createApp(deps: AppDeps) {
     .use(timesModule(deps))
 
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
-    .onError({ as: 'global' }, ({ code, error, set }) => {
+    .onError({ as: 'global' }, ({ code, error: thrown, set }) => {
+      const error = thrown instanceof GitError ? apiErrorOfGit(thrown) : thrown
       if (error instanceof ApiError) {
         Object.assign(set.headers, error.headers)
         return errorBody(set, error.status, error.message, error.extra)

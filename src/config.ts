@@ -25,6 +25,13 @@ export interface Config {
   loginFailureWindowMs: number
   /** Accounts (and, separately, addresses) whose failures are remembered at most; the oldest go first. */
   loginFailureCapacity: number
+  /**
+   * Time limit of a long git process in seconds (archives, clones, fetches and pushes:
+   * upload-pack, receive-pack), WARREN_GIT_TIMEOUT, default 600.
+   */
+  gitTimeout: number
+  /** Time limit of a quick git process in seconds (ref reads, cat-file, rev-parse, config), WARREN_GIT_QUICK_TIMEOUT, default 30. */
+  gitQuickTimeout: number
   /** Admin created on first start when no user exists. */
   initialAdmin?: { username: string; password: string; email: string }
 }
@@ -43,6 +50,13 @@ function countFrom(value: string | undefined, fallback: number, name: string, ma
 
 /** A port number (default when unset). */
 const portFrom = (value: string | undefined, fallback: number, name: string) => countFrom(value, fallback, name, 65535)
+/** A positive number of seconds (fractions allowed), at most a day. */
+function secondsFrom(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback
+  const n = Number(value)
+  if (!Number.isFinite(n) || n <= 0 || n > 86400) throw new Error(`${name} must be a number of seconds (0 < s <= 86400), got "${value}"`)
+  return n
+}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
   const port = overrides.port ?? portFrom(env.WARREN_PORT, 3000, 'WARREN_PORT')
@@ -67,6 +81,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginFailuresPerAddress: countFrom(env.WARREN_LOGIN_MAX_FAILURES_PER_ADDRESS, 100, 'WARREN_LOGIN_MAX_FAILURES_PER_ADDRESS', 1_000_000),
     loginFailureWindowMs: 1000 * Math.max(1, countFrom(env.WARREN_LOGIN_FAILURE_WINDOW, 300, 'WARREN_LOGIN_FAILURE_WINDOW', 86_400)),
     loginFailureCapacity: Math.max(1, countFrom(env.WARREN_LOGIN_FAILURE_CAPACITY, 10_000, 'WARREN_LOGIN_FAILURE_CAPACITY', 1_000_000)),
+    gitTimeout: secondsFrom(env.WARREN_GIT_TIMEOUT, 600, 'WARREN_GIT_TIMEOUT'),
+    gitQuickTimeout: secondsFrom(env.WARREN_GIT_QUICK_TIMEOUT, 30, 'WARREN_GIT_QUICK_TIMEOUT'),
     initialAdmin: admin,
     ...overrides,
   }

@@ -21,7 +21,7 @@ const envFor = (dataDir: string, extra: Record<string, string> = {}) => ({
 })
 
 async function cli(dataDir: string, ...args: string[]) {
-  const proc = Bun.spawn(['bun', 'src/cli.ts', ...args], { cwd: root, env: envFor(dataDir), stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn([process.execPath, 'src/cli.ts', ...args], { cwd: root, env: envFor(dataDir), stdout: 'pipe', stderr: 'pipe' })
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   return { stdout, stderr, code }
 }
@@ -38,7 +38,7 @@ function freePort(): number {
 /** Starts `warren serve` and waits until /api/v1/version answers. */
 async function serve(dataDir: string, extra: Record<string, string> = {}) {
   const port = freePort()
-  const proc = Bun.spawn(['bun', 'src/cli.ts', 'serve'], {
+  const proc = Bun.spawn([process.execPath, 'src/cli.ts', 'serve'], {
     cwd: root,
     env: envFor(dataDir, { WARREN_PORT: String(port), WARREN_HOST: '127.0.0.1', ...extra }),
     stdout: 'pipe',

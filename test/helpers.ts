@@ -35,7 +35,8 @@ export interface ApiResponse<T = any> {
 /**
  * A real Warren on a temp data folder, listening on a free loopback port.
  * Password hashing is made cheap so that tests can create many users quickly; `overrides` change
- * any other setting (e.g. the limits of failed sign-ins, production values by default).
+ * any other setting (e.g. the limits of failed sign-ins, production values by default, or tiny git
+ * time limits).
  */
 export async function startTestServer(overrides: Partial<Config> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'warren-test-'))

@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm'
 import { openDatabase } from '../src/db/client'
 import { pendingPushes, repositories } from '../src/db/schema'
 import { eventsOfRepo } from '../src/events/outbox'
-import { repoPath } from '../src/git/run'
+import { DEFAULT_GIT_LIMITS, repoPath } from '../src/git/run'
 import { repositorySize } from '../src/git/refs'
 import { beginPush, reconcileRepositories } from '../src/modules/repos/git-sync'
 import { startTestServer } from './helpers'
@@ -27,7 +27,7 @@ async function gitTruth(gitDir: string) {
   const branches = (await gitOk(gitDir, 'for-each-ref', '--format=%(refname:short)', 'refs/heads')).split('\n').filter(Boolean)
   const head = (await gitOk(gitDir, 'symbolic-ref', '--short', 'HEAD')).trim()
   const any = (await gitOk(gitDir, 'for-each-ref', 'refs/heads', 'refs/tags')) !== ''
-  return { branches, head, empty: !any, size: Math.floor((await repositorySize(gitDir)) / 1024) }
+  return { branches, head, empty: !any, size: Math.floor((await repositorySize({ gitDir, limits: DEFAULT_GIT_LIMITS })) / 1024) }
 }
 
 describe('start-up reconcile', () => {

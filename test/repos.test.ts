@@ -377,7 +377,7 @@ describe('startup repair', () => {
     const port = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
     const free = port.port!
     port.stop(true)
-    const proc = Bun.spawn(['bun', 'src/cli.ts', 'serve'], {
+    const proc = Bun.spawn([process.execPath, 'src/cli.ts', 'serve'], {
       cwd: join(import.meta.dir, '..'),
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', WARREN_DATA: data, WARREN_PORT: String(free), WARREN_HOST: '127.0.0.1' },
       stdout: 'pipe',

@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { repoRedirects, repositories, users } from '../db/schema'
 import { rowMapper } from '../db/row-mapper'
-import { repoPath } from '../git/run'
+import { repoPath, type GitLimits, type GitRepo } from '../git/run'
 import { ApiError, forbidden, notFound, unauthorized } from '../lib/errors'
 import { accessLevel, AccessMode, type RepoRow } from './access'
 import type { Caller, UserRow } from './caller'
@@ -13,6 +13,8 @@ export interface RepoContext {
   owner: UserRow
   caller: Caller
   mode: AccessMode
+  /** The request's signal: git started for it dies when the client goes away. */
+  signal?: AbortSignal
 }
 
 /**
@@ -103,9 +105,22 @@ export async function loadRepoContext(
     if (!caller.user) throw unauthorized()
     throw forbidden('You do not have the permission needed for this repository')
   }
-  return { ...found, caller, mode }
+  return { ...found, caller, mode, signal: request.signal }
 }
 
 /** The git folder of a repository found by name (a RepoContext, or findRepoByName's answer). */
 export const gitDirOf = (deps: AppDeps, found: { repo: RepoRow; owner: UserRow }): string =>
   repoPath(deps.config.dataDir, found.owner.name, found.repo.name)
+
+/** The configured time limits of git processes. */
+export const gitLimitsOf = (deps: AppDeps): GitLimits => ({ quick: deps.config.gitQuickTimeout, long: deps.config.gitTimeout })
+
+/**
+ * A repository as the git functions take it: folder, time limits, and the signal of the request
+ * (RepoContext's, unless `signal` is given) so that git dies when the client hangs up.
+ */
+export const gitRepoOf = (
+  deps: AppDeps,
+  found: { repo: RepoRow; owner: UserRow; signal?: AbortSignal },
+  signal: AbortSignal | undefined = found.signal,
+): GitRepo => ({ gitDir: gitDirOf(deps, found), limits: gitLimitsOf(deps), signal })

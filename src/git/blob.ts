@@ -1,4 +1,4 @@
-import { runGit } from './run'
+import { runGit, type GitRepo } from './run'
 import { startGitOutput } from './stream'
 
 /**
@@ -37,21 +37,21 @@ const blobSpec = (sha: string, path: string[]) => {
  * Streams the blob at `path` in commit `sha` (`git cat-file blob`), or null when there is no
  * such blob. `head` is the first chunk, for sniffing the content type.
  */
-export function streamBlob(gitDir: string, sha: string, path: string[]) {
+export function streamBlob(repo: GitRepo, sha: string, path: string[]) {
   if (path.length === 0) return Promise.resolve(null)
-  return startGitOutput(['cat-file', 'blob', blobSpec(sha, path)], { gitDir })
+  return startGitOutput(repo, ['cat-file', 'blob'], { values: [blobSpec(sha, path)] })
 }
 
 /** A small blob as text (for config files such as .editorconfig), or null when missing. */
-export async function readBlobText(gitDir: string, rev: string, path: string): Promise<string | null> {
-  const r = await runGit(['cat-file', 'blob', `${rev}:${path}`], { gitDir })
+export async function readBlobText(repo: GitRepo, rev: string, path: string): Promise<string | null> {
+  const r = await runGit(['cat-file', 'blob'], { ...repo, values: [`${rev}:${path}`] })
   return r.code === 0 ? r.stdout.toString('utf8') : null
 }
 
 export type ArchiveFormat = 'zip' | 'tar.gz'
 
 /** Streams `git archive` of commit `sha`, every entry under `<prefix>/`. */
-export function streamArchive(gitDir: string, sha: string, format: ArchiveFormat, prefix: string) {
+export function streamArchive(repo: GitRepo, sha: string, format: ArchiveFormat, prefix: string) {
   if (!SHA.test(sha)) throw new Error('streamArchive needs a full commit id')
-  return startGitOutput(['archive', `--format=${format}`, `--prefix=${prefix}/`, sha], { gitDir })
+  return startGitOutput(repo, ['archive', `--format=${format}`, `--prefix=${prefix}/`], { values: [sha] })
 }

@@ -1,4 +1,4 @@
-import { runGit } from './run'
+import { runGit, type GitRepo } from './run'
 import { isSafeRefName } from './refs'
 
 /** A branch head as read by one `git for-each-ref` (no spawn per branch). */
@@ -52,15 +52,15 @@ function parse(out: string): BranchHead[] {
 }
 
 /** Every branch with its head commit, sorted by name. */
-export async function listBranchHeads(gitDir: string): Promise<BranchHead[]> {
-  const r = await runGit(['for-each-ref', FORMAT, 'refs/heads'], { gitDir })
+export async function listBranchHeads(repo: GitRepo): Promise<BranchHead[]> {
+  const r = await runGit(['for-each-ref', FORMAT, 'refs/heads'], repo)
   return r.code === 0 ? parse(r.stdout.toString('utf8')) : []
 }
 
 /** One branch (exact name), or null. */
-export async function getBranchHead(gitDir: string, name: string): Promise<BranchHead | null> {
+export async function getBranchHead(repo: GitRepo, name: string): Promise<BranchHead | null> {
   if (!isSafeRefName(name)) return null
-  const r = await runGit(['for-each-ref', FORMAT, '--', `refs/heads/${name}`], { gitDir })
+  const r = await runGit(['for-each-ref', FORMAT], { ...repo, values: [`refs/heads/${name}`] })
   if (r.code !== 0) return null
   return parse(r.stdout.toString('utf8')).find((b) => b.name === name) ?? null
 }

@@ -1,4 +1,4 @@
-import { git } from './run'
+import { git, type GitRepo } from './run'
 
 export interface InitialFile {
   /** A plain file name at the root of the tree (no '/'). */
@@ -17,12 +17,12 @@ const FILE_NAME = /^[^/\x00\n\t]+$/
 
 /**
  * Writes a first commit with `files` at the tree's root onto `refs/heads/<branch>` of the bare
- * repository at `gitDir`, with git plumbing only (no working tree): hash-object for each blob,
+ * repository `repo`, with git plumbing only (no working tree): hash-object for each blob,
  * mktree, commit-tree, then update-ref (which refuses to overwrite an existing branch).
  * Returns the commit id.
  */
 export async function writeInitialCommit(
-  gitDir: string,
+  repo: GitRepo,
   branch: string,
   files: InitialFile[],
   author: Signature,
@@ -31,10 +31,10 @@ export async function writeInitialCommit(
   const entries: string[] = []
   for (const file of [...files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (!FILE_NAME.test(file.name) || file.name === '.' || file.name === '..') throw new Error(`bad file name ${file.name}`)
-    const blob = (await git(['hash-object', '-w', '--stdin'], { gitDir, input: file.content })).trim()
+    const blob = (await git(['hash-object', '-w', '--stdin'], { ...repo, input: file.content })).trim()
     entries.push(`100644 blob ${blob}\t${file.name}\n`)
   }
-  const tree = (await git(['mktree'], { gitDir, input: entries.join('') })).trim()
+  const tree = (await git(['mktree'], { ...repo, input: entries.join('') })).trim()
   const date = `${author.when} +0000`
   const env = {
     GIT_AUTHOR_NAME: author.name,
@@ -44,8 +44,8 @@ export async function writeInitialCommit(
     GIT_COMMITTER_EMAIL: author.email,
     GIT_COMMITTER_DATE: date,
   }
-  const commit = (await git(['commit-tree', tree], { gitDir, input: message + '\n', env })).trim()
+  const commit = (await git(['commit-tree', tree], { ...repo, input: message + '\n', env })).trim()
   // The empty old value makes update-ref fail if the branch already exists.
-  await git(['update-ref', `refs/heads/${branch}`, commit, ''], { gitDir })
+  await git(['update-ref'], { ...repo, values: [`refs/heads/${branch}`, commit, ''] })
   return commit
 }

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { runGit } from './run'
+import { runGit, type GitRepo } from './run'
 
 /** Every branch and tag of a repository with the object it points to (`{ 'refs/heads/x': sha }`); null when git fails. */
-export async function readBranchAndTagRefs(gitDir: string): Promise<Record<string, string> | null> {
-  const r = await runGit(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/tags'], { gitDir })
+export async function readBranchAndTagRefs(repo: GitRepo): Promise<Record<string, string> | null> {
+  const r = await runGit(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/tags'], repo)
   if (r.code !== 0) return null
   const refs: Record<string, string> = {}
   for (const line of r.stdout.toString('utf8').split('\n')) {
@@ -16,8 +16,8 @@ export async function readBranchAndTagRefs(gitDir: string): Promise<Record<strin
 }
 
 /** The branch HEAD names (`refs/heads/<x>` → x), or null when HEAD is detached or unreadable. */
-export async function headBranchOf(gitDir: string): Promise<string | null> {
-  const r = await runGit(['symbolic-ref', '-q', 'HEAD'], { gitDir })
+export async function headBranchOf(repo: GitRepo): Promise<string | null> {
+  const r = await runGit(['symbolic-ref', '-q', 'HEAD'], repo)
   const ref = r.stdout.toString('utf8').trim()
   return r.code === 0 && ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null
 }

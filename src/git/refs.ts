@@ -1,10 +1,11 @@
-import { runGit } from './run'
+import { git, runGit, type GitRepo } from './run'
 
 /**
  * Ref names taken from URLs. Every ref is checked against SAFE_REF (git check-ref-format rules,
  * never starting with '-' or '.', no whitespace or control characters) before it reaches git,
- * and then looked up among the repository's refs or resolved with `rev-parse --verify
- * --end-of-options`, so nothing from a URL is ever read by git as an option.
+ * and then looked up among the repository's refs or resolved with `rev-parse --verify`, always
+ * passed as run.ts `values` (after `--end-of-options`), so nothing from a URL is ever read by git
+ * as an option.
  */
 const SAFE_REF =
   /^(?![-.])(?!.*\.\.)(?!.*\/\/)(?!.*\/[.])(?!.*@\{)(?!.*\.lock(?:\/|$))(?!.*[/.]$)[^\x00-\x20~^:?*[\\\x7f]{1,255}$/
@@ -16,12 +17,12 @@ const isHexCommit = (name: string): boolean => HEX_COMMIT.test(name)
 export type RefKind = 'heads' | 'tags'
 
 /** Commit (peeled for annotated tags) of each existing `refs/<kind>/<name>`, keyed `<kind>/<name>`. */
-async function lookupRefs(gitDir: string, names: string[], kinds: RefKind[] = ['heads', 'tags']): Promise<Map<string, string>> {
+async function lookupRefs(repo: GitRepo, names: string[], kinds: RefKind[] = ['heads', 'tags']): Promise<Map<string, string>> {
   const found = new Map<string, string>()
   const safe = names.filter(isSafeRefName)
   if (safe.length === 0) return found
   const patterns = kinds.flatMap((k) => safe.map((n) => `refs/${k}/${n}`))
-  const r = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(*objectname)', '--', ...patterns], { gitDir })
+  const r = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(*objectname)'], { ...repo, values: patterns })
   if (r.code !== 0) return found
   const wanted = new Set(patterns)
   for (const line of r.stdout.toString('utf8').split('\n')) {
@@ -32,21 +33,21 @@ async function lookupRefs(gitDir: string, names: string[], kinds: RefKind[] = ['
 }
 
 /** A hex commit id (4–40 digits, unambiguous) → full commit sha, or null. */
-async function resolveHexCommit(gitDir: string, hex: string): Promise<string | null> {
+async function resolveHexCommit(repo: GitRepo, hex: string): Promise<string | null> {
   if (!isHexCommit(hex)) return null
-  const r = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${hex}^{commit}`], { gitDir })
+  const r = await runGit(['rev-parse', '--verify', '--quiet'], { ...repo, values: [`${hex}^{commit}`] })
   const sha = r.stdout.toString('utf8').trim()
   return r.code === 0 && /^[0-9a-f]{40,64}$/.test(sha) ? sha : null
 }
 
 /** `{ref}` as Gitea reads it in archive URLs: a branch, then a tag, then a 4–40 hex commit id. */
-export async function resolveCommitish(gitDir: string, ref: string): Promise<string | null> {
+export async function resolveCommitish(repo: GitRepo, ref: string): Promise<string | null> {
   if (isSafeRefName(ref)) {
-    const refs = await lookupRefs(gitDir, [ref])
+    const refs = await lookupRefs(repo, [ref])
     const hit = refs.get(`heads/${ref}`) ?? refs.get(`tags/${ref}`)
     if (hit) return hit
   }
-  return resolveHexCommit(gitDir, ref)
+  return resolveHexCommit(repo, ref)
 }
 
 /**
@@ -54,7 +55,7 @@ export async function resolveCommitish(gitDir: string, ref: string): Promise<str
  * branch before a tag of the same length; else a commit id in the first segment), and the rest.
  */
 export async function resolveRefPrefix(
-  gitDir: string,
+  repo: GitRepo,
   segments: string[],
   kinds: (RefKind | 'commit')[] = ['heads', 'tags', 'commit'],
 ): Promise<{ sha: string; ref: string; rest: string[] } | null> {
@@ -62,7 +63,7 @@ export async function resolveRefPrefix(
   for (let i = 1; i <= segments.length; i++) prefixes.push(segments.slice(0, i).join('/'))
   const refKinds = kinds.filter((k): k is RefKind => k !== 'commit')
   if (refKinds.length) {
-    const refs = await lookupRefs(gitDir, prefixes, refKinds)
+    const refs = await lookupRefs(repo, prefixes, refKinds)
     for (let i = prefixes.length - 1; i >= 0; i--) {
       const p = prefixes[i]!
       const sha = refs.get(`heads/${p}`) ?? refs.get(`tags/${p}`)
@@ -70,38 +71,38 @@ export async function resolveRefPrefix(
     }
   }
   if (kinds.includes('commit') && segments.length && isHexCommit(segments[0]!)) {
-    const sha = await resolveHexCommit(gitDir, segments[0]!)
+    const sha = await resolveHexCommit(repo, segments[0]!)
     if (sha) return { sha, ref: segments[0]!, rest: segments.slice(1) }
   }
   return null
 }
 
 /** Whether `refs/heads/<branch>` exists (false for a name that is not a safe ref name). */
-export async function branchExists(gitDir: string, branch: string): Promise<boolean> {
-  return (await lookupRefs(gitDir, [branch], ['heads'])).has(`heads/${branch}`)
+export async function branchExists(repo: GitRepo, branch: string): Promise<boolean> {
+  return (await lookupRefs(repo, [branch], ['heads'])).has(`heads/${branch}`)
 }
 
 /**
  * Branch names (in git's refname order) and whether any branch or tag exists, from one
  * `git for-each-ref` over refs/heads and refs/tags.
  */
-export async function branchesAndAnyRef(gitDir: string): Promise<{ branches: string[]; anyRef: boolean }> {
-  const r = await runGit(['for-each-ref', '--format=%(refname)', 'refs/heads', 'refs/tags'], { gitDir })
+export async function branchesAndAnyRef(repo: GitRepo): Promise<{ branches: string[]; anyRef: boolean }> {
+  const r = await runGit(['for-each-ref', '--format=%(refname)', 'refs/heads', 'refs/tags'], repo)
   if (r.code !== 0) return { branches: [], anyRef: false }
   const refs = r.stdout.toString('utf8').split('\n').filter(Boolean)
   const branches = refs.filter((ref) => ref.startsWith('refs/heads/')).map((ref) => ref.slice('refs/heads/'.length))
   return { branches, anyRef: refs.length > 0 }
 }
 
-/** Points HEAD at a branch (after checking the name). */
-export async function setHeadBranch(gitDir: string, branch: string): Promise<void> {
+/** Points HEAD at a branch (after checking the name); GitError when git fails. */
+export async function setHeadBranch(repo: GitRepo, branch: string): Promise<void> {
   if (!isSafeRefName(branch)) return
-  await runGit(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { gitDir })
+  await git(['symbolic-ref'], { ...repo, values: ['HEAD', `refs/heads/${branch}`] })
 }
 
 /** Bytes the repository uses on disk (loose objects plus packs), from `git count-objects -v`. */
-export async function repositorySize(gitDir: string): Promise<number> {
-  const r = await runGit(['count-objects', '-v'], { gitDir })
+export async function repositorySize(repo: GitRepo): Promise<number> {
+  const r = await runGit(['count-objects', '-v'], repo)
   if (r.code !== 0) return 0
   let kib = 0
   for (const line of r.stdout.toString('utf8').split('\n')) {

@@ -1,8 +1,28 @@
 import { join } from 'node:path'
 
 /**
- * The only place Warren starts git. Arguments are passed as an array (never through a shell);
- * callers put user input after `--` or check it against a strict pattern first (see refs.ts).
+ * The only place Warren starts git. Every git process goes through `startGit` (below), which
+ * gives it a clean environment, a time limit, its own process group, and a way to die with
+ * the request that asked for it.
+ *
+ * Arguments come in two kinds, kept apart by the API:
+ * - `args`: what the code itself writes: the subcommand, its options, and values the code made
+ *   or vouches for (server paths, object ids git printed, `refs/heads/<name>` of a name that
+ *   passed refs.ts's isSafeRefName and so cannot begin with '-').
+ * - `values` (an option of its own): anything a user typed (refs, revisions, paths) that has not
+ *   been checked against a strict pattern. The layer places them after `--end-of-options`, so
+ *   git never reads one as an option, whatever it begins with. Code never splices a user value
+ *   into `args`; a reviewer can check that by looking at `args` alone.
+ *
+ * Time limits (config `gitQuickTimeout` / `gitTimeout`, seconds): `budget: 'quick'` (the default)
+ * for ref reads, cat-file, rev-parse, config and the like; `budget: 'long'` for work that grows
+ * with the repository (archives, upload-pack, receive-pack, clones). Past its limit, or when
+ * `signal` aborts (a request whose client went away), git and every process it started get
+ * SIGTERM (git removes its lock files), then SIGKILL after a grace period.
+ *
+ * Failures become a GitError whose message is short and safe to show: the first `fatal:` /
+ * `error:` line of stderr, with absolute paths hidden. A timeout is its own kind (`timeout`),
+ * as is an abort (`aborted`); lib/errors.ts turns a GitError into the API's answer.
  */
 
 /** Environment for every git process: no prompts, no user or system config, fixed locale. */
@@ -19,57 +39,182 @@ export function gitEnv(extra: Record<string, string> = {}): Record<string, strin
   }
 }
 
-export interface GitResult {
-  code: number
-  stdout: Buffer
-  stderr: string
+/** Time limits in seconds (config gitQuickTimeout / gitTimeout). */
+export interface GitLimits {
+  quick: number
+  long: number
 }
 
-class GitError extends Error {
+export const DEFAULT_GIT_LIMITS: GitLimits = { quick: 30, long: 600 }
+
+/** A repository as git functions take it: its folder, the limits, and the request's signal. */
+export interface GitRepo {
+  gitDir: string
+  limits: GitLimits
+  /** Aborts (kills git) when the request that wants the answer goes away. */
+  signal?: AbortSignal
+}
+
+export type GitErrorKind = 'failed' | 'timeout' | 'aborted'
+
+/** A git process that failed, ran out of time, or was stopped; `message` is safe to show. */
+export class GitError extends Error {
   constructor(
-    public readonly args: string[],
-    public readonly code: number,
-    public readonly stderr: string,
+    public readonly kind: GitErrorKind,
+    message: string,
+    /** The subcommand (`archive`, `upload-pack` ...). */
+    public readonly command: string,
   ) {
-    super(`git ${args[0]} failed (${code}): ${stderr.trim().slice(0, 500)}`)
+    super(message)
+    this.name = 'GitError'
   }
+}
+
+/** At most this much of git's stderr is kept (it is a few lines; progress goes elsewhere). */
+const STDERR_LIMIT = 64 * 1024
+/** Between SIGTERM and SIGKILL of a process group that outlived its limit. */
+const KILL_GRACE_MS = 2000
+
+/**
+ * The first `fatal:` / `error:` line of git's stderr (else its first line), at most 200
+ * characters, with absolute paths (the data folder's layout) replaced by `<path>`.
+ */
+export function safeGitMessage(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean)
+  const line = lines.find((l) => /^(fatal|error):/.test(l)) ?? lines[0] ?? 'no message'
+  return line.replace(/(^|[\s'"(=:])\/[^\s'"),]*/g, '$1<path>').slice(0, 200)
 }
 
 export interface GitOptions {
   /** The bare repository (sets GIT_DIR). */
   gitDir?: string
   cwd?: string
-  input?: string | Uint8Array
+  /** User values: placed after `--end-of-options` (see the top of this file). */
+  values?: readonly string[]
+  /** What git reads on stdin: text, bytes, or a stream (a request body). */
+  input?: string | Uint8Array | ReadableStream<Uint8Array> | null
   env?: Record<string, string>
+  /** Which time limit applies; 'quick' unless said. */
+  budget?: 'quick' | 'long'
+  limits?: GitLimits
+  signal?: AbortSignal
 }
 
-/** Runs git to completion and returns its output; does not throw on a non-zero exit. */
-export async function runGit(args: string[], opts: GitOptions = {}): Promise<GitResult> {
-  let proc
+/** A running git: its stdout, and how it ended (with the GitError when it was killed). */
+export interface GitProcess {
+  stdout: ReadableStream<Uint8Array>
+  /** Stops git and its children now (a reader went away). */
+  kill: () => void
+  done: Promise<{ code: number; stderr: string; killed?: GitError }>
+}
+
+/** The full argument list: trusted args, then `--end-of-options` and the values, if any. */
+const commandLine = (args: readonly string[], values: readonly string[] | undefined): string[] =>
+  values && values.length ? ['git', ...args, '--end-of-options', ...values] : ['git', ...args]
+
+async function collectStderr(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const chunks: Uint8Array[] = []
+  let size = 0
+  const reader = stream.getReader()
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    if (size < STDERR_LIMIT) chunks.push(r.value)
+    size += r.value.length
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, STDERR_LIMIT)
+}
+
+/** Signals every process of a group (git's own children too); false when none is left. */
+function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
-    proc = Bun.spawn(['git', ...args], {
+    process.kill(-pgid, signal)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Starts git with a time limit, in its own process group; the base of everything below. */
+export function startGit(args: readonly string[], opts: GitOptions = {}): GitProcess {
+  const command = args[0] ?? ''
+  const stdinStream = opts.input instanceof ReadableStream ? opts.input : null
+  const limit = (opts.limits ?? DEFAULT_GIT_LIMITS)[opts.budget ?? 'quick']
+  if (opts.signal?.aborted) {
+    stdinStream?.cancel().catch(() => {})
+    return failedToStart(new GitError('aborted', 'git was stopped: the request was aborted', command))
+  }
+  let proc: Bun.Subprocess<any, 'pipe', 'pipe'>
+  try {
+    proc = Bun.spawn(commandLine(args, opts.values), {
       cwd: opts.cwd ?? opts.gitDir,
       env: gitEnv({ ...(opts.gitDir ? { GIT_DIR: opts.gitDir } : {}), ...(opts.env ?? {}) }),
-      stdin: opts.input !== undefined ? new Blob([opts.input as any]) : 'ignore',
+      stdin: opts.input == null ? 'ignore' : stdinStream ?? new Blob([opts.input as any]),
       stdout: 'pipe',
       stderr: 'pipe',
-    })
+      // setsid(): git leads a process group of its own, so its children can be killed with it.
+      detached: true,
+    }) as Bun.Subprocess<any, 'pipe', 'pipe'>
   } catch (e) {
     // Git could not even start (the repository folder is missing): a failure like git's own.
-    return { code: 128, stdout: Buffer.alloc(0), stderr: `fatal: cannot start git: ${(e as Error).message}` }
+    stdinStream?.cancel().catch(() => {})
+    return { ...failedToStart(null), done: Promise.resolve({ code: 128, stderr: `fatal: cannot start git: ${(e as Error).message}` }) }
   }
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).arrayBuffer(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ])
-  return { code, stdout: Buffer.from(stdout), stderr }
+  let killed: GitError | undefined
+  let exited = false
+  let graceTimer: ReturnType<typeof setTimeout> | undefined
+  const stop = (reason: GitError) => {
+    if (exited || killed) return
+    killed = reason
+    signalGroup(proc.pid, 'SIGTERM')
+    graceTimer = setTimeout(() => signalGroup(proc.pid, 0) && signalGroup(proc.pid, 'SIGKILL'), KILL_GRACE_MS)
+    graceTimer.unref?.()
+  }
+  const timer = setTimeout(
+    () => stop(new GitError('timeout', `git took longer than ${limit} s`, command)),
+    Math.max(1, limit * 1000),
+  )
+  const onAbort = () => stop(new GitError('aborted', 'git was stopped: the request was aborted', command))
+  opts.signal?.addEventListener('abort', onAbort, { once: true })
+  const stderr = collectStderr(proc.stderr)
+  const done = Promise.all([proc.exited, stderr]).then(([code, text]) => {
+    exited = true
+    clearTimeout(timer)
+    // A killed git's children may outlive it for the grace period; the timer stays for them.
+    if (!killed && graceTimer) clearTimeout(graceTimer)
+    opts.signal?.removeEventListener('abort', onAbort)
+    return { code, stderr: text, ...(killed ? { killed } : {}) }
+  })
+  return { stdout: proc.stdout, kill: () => stop(new GitError('aborted', 'git was stopped: its reader went away', command)), done }
+}
+
+function failedToStart(error: GitError | null): GitProcess {
+  return {
+    stdout: new ReadableStream({ start: (c) => c.close() }),
+    kill: () => {},
+    done: Promise.resolve({ code: 128, stderr: '', ...(error ? { killed: error } : {}) }),
+  }
+}
+
+export interface GitResult {
+  code: number
+  stdout: Buffer
+  stderr: string
+}
+
+/**
+ * Runs git to completion and returns its output; does not throw on a non-zero exit (callers
+ * read that as "not found"), but throws GitError when git was killed (time limit, abort).
+ */
+export async function runGit(args: readonly string[], opts: GitOptions = {}): Promise<GitResult> {
+  const p = startGit(args, opts)
+  const [stdout, r] = await Promise.all([new Response(p.stdout).arrayBuffer(), p.done])
+  if (r.killed) throw r.killed
+  return { code: r.code, stdout: Buffer.from(stdout), stderr: r.stderr }
 }
 
 /** Runs git and returns stdout as text; throws GitError on a non-zero exit. */
-export async function git(args: string[], opts: GitOptions = {}): Promise<string> {
+export async function git(args: readonly string[], opts: GitOptions = {}): Promise<string> {
   const r = await runGit(args, opts)
-  if (r.code !== 0) throw new GitError(args, r.code, r.stderr)
+  if (r.code !== 0) throw new GitError('failed', `git ${args[0]} failed: ${safeGitMessage(r.stderr)}`, args[0] ?? '')
   return r.stdout.toString('utf8')
 }
 

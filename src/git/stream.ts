@@ -1,58 +1,42 @@
-import { gitEnv } from './run'
+import { startGit, type GitProcess, type GitRepo } from './run'
 
 /**
  * Streaming git: the process's stdout is handed on as a ReadableStream (never collected), and
- * stdin may be a stream too (a request body). Used for packs, blobs and archives.
+ * stdin may be a stream too (a request body). Used for packs, blobs and archives. These run
+ * under the long time limit, and die with the request (the repository's signal).
  */
 export interface GitStreamOptions {
-  gitDir: string
+  /** User values, after `--end-of-options` (see run.ts). */
+  values?: readonly string[]
   env?: Record<string, string>
-  stdin?: ReadableStream<Uint8Array> | null
+  /** stdin: a request body. */
+  input?: ReadableStream<Uint8Array> | null
 }
 
-export interface GitStream {
-  /** Stops git (a reader went away). */
-  kill: () => void
-  stdout: ReadableStream<Uint8Array>
-  /** Resolves with the exit code and what git wrote on stderr. */
-  done: Promise<{ code: number; stderr: string }>
-}
+export type GitStream = GitProcess
 
-export function spawnGitStream(args: string[], opts: GitStreamOptions): GitStream {
-  let proc: Bun.Subprocess<any, 'pipe', 'pipe'>
-  try {
-    proc = Bun.spawn(['git', ...args], {
-      cwd: opts.gitDir,
-      env: gitEnv({ GIT_DIR: opts.gitDir, ...(opts.env ?? {}) }),
-      stdin: opts.stdin ?? 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    }) as Bun.Subprocess<any, 'pipe', 'pipe'>
-  } catch (e) {
-    // No process at all (the repository folder is missing): an empty output and a failure.
-    opts.stdin?.cancel().catch(() => {})
-    const stderr = `fatal: cannot start git: ${(e as Error).message}`
-    return { kill: () => {}, stdout: new ReadableStream({ start: (c) => c.close() }), done: Promise.resolve({ code: 128, stderr }) }
-  }
-  const stderr = new Response(proc.stderr).text()
-  const done = Promise.all([proc.exited, stderr]).then(([code, text]) => ({ code, stderr: text }))
-  return { kill: () => proc.kill(), stdout: proc.stdout, done }
+export function spawnGitStream(repo: GitRepo, args: readonly string[], opts: GitStreamOptions = {}): GitStream {
+  return startGit(args, { ...repo, ...opts, budget: 'long' })
 }
 
 /**
  * Starts git and waits for its first output: null when git failed before writing anything
  * (unknown object, bad revision), else a stream that replays the first chunk and then the rest.
- * `head` holds the first bytes (for content sniffing).
+ * `head` holds the first bytes (for content sniffing). Throws GitError when git was killed
+ * before its first output; a stream whose git is killed (or fails) later ends with an error,
+ * so that a client never takes a cut-off file for a whole one.
  */
 export async function startGitOutput(
-  args: string[],
-  opts: GitStreamOptions,
+  repo: GitRepo,
+  args: readonly string[],
+  opts: GitStreamOptions = {},
 ): Promise<{ head: Uint8Array; body: ReadableStream<Uint8Array> } | null> {
-  const s = spawnGitStream(args, opts)
+  const s = spawnGitStream(repo, args, opts)
   const reader = s.stdout.getReader()
   const first = await reader.read()
   if (first.done) {
-    const { code } = await s.done
+    const { code, killed } = await s.done
+    if (killed) throw killed
     if (code !== 0) return null
     return { head: new Uint8Array(0), body: new ReadableStream({ start: (c) => c.close() }) }
   }
@@ -66,8 +50,10 @@ export async function startGitOutput(
         return
       }
       const next = await reader.read()
-      if (next.done) controller.close()
-      else controller.enqueue(next.value)
+      if (!next.done) return controller.enqueue(next.value)
+      const { code, killed } = await s.done
+      if (killed || code !== 0) controller.error(killed ?? new Error(`git ${args[0]} failed (${code})`))
+      else controller.close()
     },
     cancel() {
       s.kill()

@@ -1,3 +1,4 @@
+import type { GitError } from '../git/run'
 /**
  * The one error type services throw. The root app turns it into Gitea's error shape:
  * `{"message": "...", "url": "{base}api/swagger"}` (plus `errors` for validation failures).
@@ -23,3 +24,13 @@ export const unprocessable = (message: string, field?: string) =>
   new ApiError(422, field ? `[${field}]: ${message}` : message, field ? { errors: [{ fieldNames: [field], message }] } : {})
 export const conflict = (message: string) => new ApiError(409, message)
 export const badRequest = (message: string) => new ApiError(400, message)
+
+/**
+ * How the API answers a git process that did not give what a service needed (the one mapping
+ * of GitError): a time limit is 504 with "git took longer than N s", a stopped process 503 (its
+ * client is gone), a failure 500 with git's own first error line (no server paths).
+ */
+export function apiErrorOfGit(e: GitError): ApiError {
+  const status = e.kind === 'timeout' ? 504 : e.kind === 'aborted' ? 503 : 500
+  return new ApiError(status, e.message)
+}

@@ -1,6 +1,6 @@
 import { and, inArray, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { gitDirOf, type RepoContext } from '../../auth/repo-context'
+import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { AccessMode } from '../../auth/access'
 import { emailAddresses, users } from '../../db/schema'
 import { notFound } from '../../lib/errors'
@@ -50,7 +50,7 @@ export function branchesToApi(deps: AppDeps, ctx: RepoContext, heads: BranchHead
 }
 
 /** Every branch head of the repository, by name (one `git for-each-ref`). */
-export const branchHeads = (deps: AppDeps, ctx: RepoContext) => listBranchHeads(gitDirOf(deps, ctx))
+export const branchHeads = (deps: AppDeps, ctx: RepoContext) => listBranchHeads(gitRepoOf(deps, ctx))
 
 export async function getBranch(deps: AppDeps, ctx: RepoContext, rawName: string) {
   let name: string
@@ -59,7 +59,7 @@ export async function getBranch(deps: AppDeps, ctx: RepoContext, rawName: string
   } catch {
     throw notFound('Branch not found')
   }
-  const head = await getBranchHead(gitDirOf(deps, ctx), name)
+  const head = await getBranchHead(gitRepoOf(deps, ctx), name)
   if (!head) throw notFound(`branch does not exist [name: ${name}]`)
   return branchesToApi(deps, ctx, [head])[0]!
 }

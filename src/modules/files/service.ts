@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps'
-import { gitDirOf, type RepoContext } from '../../auth/repo-context'
+import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { notFound } from '../../lib/errors'
 import { isSafeRefName, resolveCommitish, resolveRefPrefix, type RefKind } from '../../git/refs'
 import { normaliseTreePath, readBlobText, streamArchive, streamBlob, type ArchiveFormat } from '../../git/blob'
@@ -44,32 +44,32 @@ export interface RawRequest {
  * commit (longest match), or else the default branch with the whole path; the blob streams.
  */
 export async function rawFile(deps: AppDeps, ctx: RepoContext, req: RawRequest): Promise<Response> {
-  const gitDir = gitDirOf(deps, ctx)
+  const repo = gitRepoOf(deps, ctx)
   let segments = normaliseTreePath(req.wildcard)
   if (!segments) throw notFound('invalid path')
   let target: { sha: string; rest: string[]; commit: boolean } | null = null
   if (req.ref !== undefined && req.ref !== '') {
-    const sha = await resolveCommitish(gitDir, req.ref)
+    const sha = await resolveCommitish(repo, req.ref)
     if (!sha) throw notFound('ref not found')
     target = { sha, rest: segments, commit: sha.startsWith(req.ref.toLowerCase()) }
   } else {
     const kindOf: Record<string, (RefKind | 'commit')[]> = { branch: ['heads'], tag: ['tags'], commit: ['commit'] }
     const explicit = req.explicitKinds ? kindOf[segments[0] ?? ''] : undefined
     if (explicit) {
-      const hit = await resolveRefPrefix(gitDir, segments.slice(1), explicit)
+      const hit = await resolveRefPrefix(repo, segments.slice(1), explicit)
       if (hit) target = { sha: hit.sha, rest: hit.rest, commit: explicit[0] === 'commit' }
     }
     if (!target) {
-      const hit = await resolveRefPrefix(gitDir, segments)
+      const hit = await resolveRefPrefix(repo, segments)
       if (hit) target = { sha: hit.sha, rest: hit.rest, commit: hit.sha.startsWith(hit.ref) }
     }
     if (!target) {
-      const refs = await resolveRefPrefix(gitDir, [ctx.repo.defaultBranch], ['heads'])
+      const refs = await resolveRefPrefix(repo, [ctx.repo.defaultBranch], ['heads'])
       if (!refs) throw notFound()
       target = { sha: refs.sha, rest: segments, commit: false }
     }
   }
-  const blob = await streamBlob(gitDir, target.sha, target.rest)
+  const blob = await streamBlob(repo, target.sha, target.rest)
   if (!blob) throw notFound()
   const kind = sniffContentType(blob.head)
   const name = target.rest[target.rest.length - 1]!
@@ -96,9 +96,10 @@ export async function archive(deps: AppDeps, ctx: RepoContext, wildcard: string)
   if (!format) throw notFound('unknown archive format')
   const [ext, fmt, type] = format
   const ref = spec.slice(0, -ext.length)
-  const sha = await resolveCommitish(gitDirOf(deps, ctx), ref)
+  const repo = gitRepoOf(deps, ctx)
+  const sha = await resolveCommitish(repo, ref)
   if (!sha) throw notFound('ref not found')
-  const out = await streamArchive(gitDirOf(deps, ctx), sha, fmt, ctx.repo.name)
+  const out = await streamArchive(repo, sha, fmt, ctx.repo.name)
   if (!out) throw notFound()
   const filename = `${ctx.repo.name}-${ref.replace(/\//g, '-')}${ext}`
   return new Response(out.body, {
@@ -110,7 +111,7 @@ export async function archive(deps: AppDeps, ctx: RepoContext, wildcard: string)
 export async function editorConfigFor(deps: AppDeps, ctx: RepoContext, filepath: string): Promise<EditorConfigDefinition> {
   const segments = normaliseTreePath(filepath)
   if (!segments || segments.length === 0 || !isSafeRefName(ctx.repo.defaultBranch)) throw notFound()
-  const text = await readBlobText(gitDirOf(deps, ctx), `refs/heads/${ctx.repo.defaultBranch}`, '.editorconfig')
+  const text = await readBlobText(gitRepoOf(deps, ctx), `refs/heads/${ctx.repo.defaultBranch}`, '.editorconfig')
   if (text === null) throw notFound('.editorconfig not found')
   const def = definitionFor(text, segments.join('/'))
   if (!def) throw notFound('no section of .editorconfig matches the file')

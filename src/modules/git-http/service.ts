@@ -1,8 +1,9 @@
 import type { AppDeps } from '../../deps'
 import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
-import { findRepoByName, gitDirOf, findRepoRedirect, redirectedLocation } from '../../auth/repo-context'
+import { findRepoByName, gitRepoOf, findRepoRedirect, redirectedLocation } from '../../auth/repo-context'
 import type { UserRow } from '../../auth/caller'
-import { ApiError } from '../../lib/errors'
+import { ApiError, apiErrorOfGit } from '../../lib/errors'
+import { GitError, type GitRepo } from '../../git/run'
 import { docsUrl } from '../../lib/urls'
 import { advertiseRefs, serviceRpc, type GitService } from '../../git/smart-http'
 import { MAX_COMMAND_BYTES, pushRefProblem, readPushHead, refusalReport, replayed } from '../../git/push-commands'
@@ -12,7 +13,8 @@ import { beginPush, finishPush } from '../repos/git-sync'
 export interface GitTarget {
   repo: RepoRow
   owner: UserRow
-  gitDir: string
+  /** The repository for git, with the request's signal (git dies when the client hangs up). */
+  git: GitRepo
   user: UserRow | null
 }
 
@@ -63,12 +65,19 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
   if (need === AccessMode.Write && found.repo.isArchived) return gitErrorResponse(deps, 403, 'repo is archived')
   if (moved)
     return new Response(null, { status: 301, headers: { Location: redirectedLocation(request, ownerName, name, moved), ...NO_CACHE } })
-  return { ...found, user, gitDir: gitDirOf(deps, found) }
+  return { ...found, user, git: gitRepoOf(deps, found, request.signal) }
 }
 
 /** `GET info/refs?service=...`. */
 export async function infoRefs(deps: AppDeps, target: GitTarget, service: GitService, gitProtocol: string | null): Promise<Response> {
-  const body = await advertiseRefs(target.gitDir, service, gitProtocol)
+  let body
+  try {
+    body = await advertiseRefs(target.git, service, gitProtocol)
+  } catch (e) {
+    if (!(e instanceof GitError)) throw e
+    const answer = apiErrorOfGit(e)
+    return gitErrorResponse(deps, answer.status, answer.message)
+  }
   if (!body) return gitErrorResponse(deps, 404, 'Repository not found')
   return new Response(body, { headers: { 'Content-Type': `application/x-git-${service}-advertisement`, ...NO_CACHE } })
 }
@@ -81,9 +90,11 @@ export async function serviceResponse(deps: AppDeps, target: GitTarget, service:
   const headers = { 'Content-Type': `application/x-git-${service}-result`, ...NO_CACHE }
   const gitProtocol = request.headers.get('git-protocol')
   if (service === 'upload-pack') {
-    const rpc = serviceRpc(target.gitDir, service, body, gitProtocol)
-    rpc.done.then(({ code, stderr }) => {
-      if (code !== 0 && code !== 141 && stderr) console.warn(`upload-pack ${target.repo.ownerName}/${target.repo.name}: ${stderr.trim().slice(0, 300)}`)
+    const rpc = serviceRpc(target.git, service, body, gitProtocol)
+    // A killed upload-pack ends its stream early; the client sees a cut-off pack and says so.
+    rpc.done.then(({ code, stderr, killed }) => {
+      if (killed?.kind === 'timeout') console.warn(`upload-pack ${target.repo.ownerName}/${target.repo.name}: ${killed.message}`)
+      else if (!killed && code !== 0 && code !== 141 && stderr) console.warn(`upload-pack ${target.repo.ownerName}/${target.repo.name}: ${stderr.trim().slice(0, 300)}`)
     })
     return new Response(rpc.stdout, { headers })
   }
@@ -123,9 +134,13 @@ async function receivePack(
   }
   const repoId = target.repo.id
   const pushId = await beginPush(deps, repoId, target.user.id, head.commands)
-  const rpc = serviceRpc(target.gitDir, 'receive-pack', replayed(head.head, reader), gitProtocol)
-  const finished = rpc.done.then(async ({ code, stderr }) => {
-    if (code !== 0 && stderr) console.warn(`receive-pack ${target.repo.ownerName}/${target.repo.name}: ${stderr.trim().slice(0, 300)}`)
+  // Not the request's signal: a client that hangs up after sending its pack still gets its push
+  // applied (git sees the body end and finishes); the time limit still bounds git.
+  const git: GitRepo = { ...target.git, signal: undefined }
+  const rpc = serviceRpc(git, 'receive-pack', replayed(head.head, reader), gitProtocol)
+  const finished = rpc.done.then(async ({ code, stderr, killed }) => {
+    if (killed) console.warn(`receive-pack ${target.repo.ownerName}/${target.repo.name}: ${killed.message}`)
+    else if (code !== 0 && stderr) console.warn(`receive-pack ${target.repo.ownerName}/${target.repo.name}: ${stderr.trim().slice(0, 300)}`)
     try {
       await finishPush(deps, repoId, pushId)
     } catch (e) {

@@ -3,7 +3,8 @@ import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction, type Db } from '../../db/client'
 import { pendingPushes, repoGitStates, repositories } from '../../db/schema'
-import { repoPath } from '../../git/run'
+import { repoPath, type GitRepo } from '../../git/run'
+import { gitLimitsOf } from '../../auth/repo-context'
 import { repositorySize, setHeadBranch } from '../../git/refs'
 import { headBranchOf, readBranchAndTagRefs, refsFingerprint } from '../../git/ref-state'
 import type { PushCommand } from '../../git/push-commands'
@@ -51,7 +52,7 @@ export async function beginPush(deps: AppDeps, repoId: number, pusherId: number,
   const known = deps.db.select({ id: repoGitStates.repoId }).from(repoGitStates).where(eq(repoGitStates.repoId, repoId)).get()
   if (!known) {
     const row = deps.db.select().from(repositories).where(eq(repositories.id, repoId)).get()
-    const refs = row ? await readBranchAndTagRefs(gitDirOfRow(deps, row)) : null
+    const refs = row ? await readBranchAndTagRefs({ gitDir: gitDirOfRow(deps, row), limits: gitLimitsOf(deps) }) : null
     if (refs)
       deps.db.insert(repoGitStates).values({ repoId, refs: JSON.stringify(refs), updatedUnix: nowUnix() }).onConflictDoNothing().run()
   }
@@ -92,24 +93,25 @@ export function syncRepositoryWithGit(
     }
     const state = db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)).get()
     const pending = db.select().from(pendingPushes).where(eq(pendingPushes.repoId, repoId)).all()
+    const git: GitRepo = { gitDir, limits: gitLimitsOf(deps) }
     let fingerprint = await refsFingerprint(gitDir)
     if (!opts.pushId && state?.fingerprint === fingerprint && pending.length === 0) return 'unchanged'
     // The fingerprint is taken before the refs are read: a change in between shows next time.
-    let refs = await readBranchAndTagRefs(gitDir)
+    let refs = await readBranchAndTagRefs(git)
     if (!refs) return 'missing'
     const heads = Object.keys(refs).filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice('refs/heads/'.length))
-    const size = await repositorySize(gitDir)
+    const size = await repositorySize(git)
     let defaultBranch = row.defaultBranch
     if (heads.length > 0 && !heads.includes(defaultBranch)) {
-      const head = await headBranchOf(gitDir)
+      const head = await headBranchOf(git)
       const pushed = pending.flatMap((p) => (p.commands ? (JSON.parse(p.commands) as PushCommand[]) : []).map((c) => c.ref))
       const firstPushed = pushed.find((r) => r.startsWith('refs/heads/') && heads.includes(r.slice('refs/heads/'.length)))
       defaultBranch = head && heads.includes(head) ? head : firstPushed ? firstPushed.slice('refs/heads/'.length) : heads[0]!
       if (head !== defaultBranch) {
-        await setHeadBranch(gitDir, defaultBranch)
+        await setHeadBranch(git, defaultBranch)
         // Moving HEAD changed the fingerprint: take it again (and the refs after it, as above).
         fingerprint = await refsFingerprint(gitDir)
-        refs = (await readBranchAndTagRefs(gitDir)) ?? refs
+        refs = (await readBranchAndTagRefs(git)) ?? refs
       }
     }
     writeTransaction(db, () => {

@@ -17,8 +17,9 @@ import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { charCount, checkWebsite } from '../../lib/validate'
 import { initBareRepository, removeRepositoryFolder } from '../../git/init'
-import { git, repoPath } from '../../git/run'
-import { branchExists, isSafeRefName, repositorySize } from '../../git/refs'
+import { repoPath, type GitRepo } from '../../git/run'
+import { branchExists, isSafeRefName, repositorySize, setHeadBranch } from '../../git/refs'
+import { gitLimitsOf } from '../../auth/repo-context'
 import { writeInitialCommit, type InitialFile } from '../../git/initial-commit'
 import { SEARCH_MODES } from './model'
 import { recordEvent } from '../../events/outbox'
@@ -52,6 +53,9 @@ function checkRepoName(name: string): void {
 /** Where a repository row's git folder lives. */
 const pathOfRepo = (deps: AppDeps, ownerName: string, repo: Pick<RepoRow, 'name'>) =>
   repoPath(deps.config.dataDir, ownerName, repo.name)
+
+/** A git folder with the configured limits and no request signal: writes here run to the end. */
+const gitRepoAt = (deps: AppDeps, gitDir: string): GitRepo => ({ gitDir, limits: gitLimitsOf(deps) })
 
 /** A CreateRepoOption body (POST /user/repos, /org/{org}/repos, /admin/users/{u}/repos) as a NewRepo. */
 export function newRepoFromOption(body: {
@@ -187,12 +191,12 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
     // A folder no row accounts for (a crash's leftover) is neither adopted nor removed here.
     if (existsSync(path)) throw conflict(`repository files already exist [name: ${opts.name}]`)
     made = true
-    await initBareRepository(path, defaultBranch)
+    await initBareRepository(path, defaultBranch, gitLimitsOf(deps))
     const done: Partial<RepoRow> = { status: 'ready' }
     if (files.length) {
-      await writeInitialCommit(path, defaultBranch, files, signatureOf(deps, opts.creator ?? owner, now))
+      await writeInitialCommit(gitRepoAt(deps, path), defaultBranch, files, signatureOf(deps, opts.creator ?? owner, now))
       done.isEmpty = false
-      done.size = await repositorySize(path)
+      done.size = await repositorySize(gitRepoAt(deps, path))
     }
     return writeTransaction(deps.db, () => {
       const ready = deps.db.update(repositories).set(done).where(eq(repositories.id, row.id)).returning().get()!
@@ -293,7 +297,7 @@ export async function editRepository(
   const gitDir = pathOfRepo(deps, owner.name, repo)
   if (edit.defaultBranch !== undefined && edit.defaultBranch !== repo.defaultBranch) {
     if (!isSafeRefName(edit.defaultBranch)) throw unprocessable('invalid branch name', 'DefaultBranch')
-    if (!repo.isEmpty && !(await branchExists(gitDir, edit.defaultBranch)))
+    if (!repo.isEmpty && !(await branchExists(gitRepoAt(deps, gitDir), edit.defaultBranch)))
       throw unprocessable(`branch does not exist [name: ${edit.defaultBranch}]`, 'DefaultBranch')
     set.defaultBranch = edit.defaultBranch
   }
@@ -346,7 +350,7 @@ export async function editRepository(
     throw e
   }
   if (set.defaultBranch !== undefined && existsSync(newPath))
-    await git(['symbolic-ref', 'HEAD', `refs/heads/${set.defaultBranch}`], { gitDir: newPath })
+    await setHeadBranch(gitRepoAt(deps, newPath), set.defaultBranch)
   return updated
 }
 
