@@ -48,6 +48,12 @@ export async function readBlobText(gitDir: string, rev: string, path: string): P
   return r.code === 0 ? r.stdout.toString('utf8') : null
 }
 
+/** The size in bytes of the blob at `rev:path`, or null when missing. */
+export async function blobSize(gitDir: string, rev: string, path: string): Promise<number | null> {
+  const r = await runGit(['cat-file', '-s', `${rev}:${path}`], { gitDir })
+  return r.code === 0 ? Number(r.stdout.toString('utf8').trim()) : null
+}
+
 export type ArchiveFormat = 'zip' | 'tar.gz'
 
 /** Streams `git archive` of commit `sha`, every entry under `<prefix>/`. */
