@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadConfig } from '../src/config'
+import { loadConfig, type Config } from '../src/config'
 import { createDeps, type AppDeps } from '../src/deps'
 import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
@@ -36,9 +36,9 @@ export interface ApiResponse<T = any> {
  * A real Warren on a temp data folder, listening on a free loopback port.
  * Password hashing is made cheap so that tests can create many users quickly.
  */
-export async function startTestServer() {
+export async function startTestServer(overrides: Partial<Config> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'warren-test-'))
-  const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', passwordMemoryCost: 64, passwordTimeCost: 1 })
+  const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', passwordMemoryCost: 64, passwordTimeCost: 1, ...overrides })
   const deps = createDeps(config)
   const { app, server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
   config.baseUrl = `http://127.0.0.1:${server.port}/`
