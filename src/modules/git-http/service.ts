@@ -5,6 +5,7 @@ import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
 import { findRepoByName, gitDirOf, findRepoRedirect, redirectedLocation } from '../../auth/repo-context'
 import type { UserRow } from '../../auth/caller'
 import { ApiError } from '../../lib/errors'
+import { boundedStream, bodyTooLarge } from '../../lib/body'
 import { docsUrl } from '../../lib/urls'
 import { nowUnix } from '../../lib/time'
 import { branchesAndAnyRef, repositorySize, setHeadBranch } from '../../git/refs'
@@ -82,9 +83,13 @@ export async function infoRefs(deps: AppDeps, target: GitTarget, service: GitSer
 
 /** `POST git-upload-pack` / `git-receive-pack`: stream in, stream out. */
 export function serviceResponse(deps: AppDeps, target: GitTarget, service: GitService, request: Request): Response {
-  let body = request.body
+  const limit = deps.config.maxPushSize
+  if (Number(request.headers.get('content-length') ?? 0) > limit) return gitErrorResponse(deps, 413, bodyTooLarge(limit).message)
+  // Counted as it streams (as sent and, for gzip, as git reads it): git sees the stream fail
+  // past the limit and stops.
+  let body = request.body && boundedStream(request.body, limit)
   const encoding = request.headers.get('content-encoding')?.toLowerCase()
-  if (body && (encoding === 'gzip' || encoding === 'x-gzip')) body = body.pipeThrough(new DecompressionStream('gzip'))
+  if (body && (encoding === 'gzip' || encoding === 'x-gzip')) body = boundedStream(body.pipeThrough(new DecompressionStream('gzip')), limit)
   const headers = { 'Content-Type': `application/x-git-${service}-result`, ...NO_CACHE }
   const rpc = serviceRpc(target.gitDir, service, body, request.headers.get('git-protocol'))
   if (service === 'upload-pack') {
@@ -93,8 +98,7 @@ export function serviceResponse(deps: AppDeps, target: GitTarget, service: GitSe
     })
     return new Response(rpc.stdout, { headers })
   }
-  // The request body goes to git as it is (no JS stream in between, so it is never held); the
-  // refs the push updated are read from git's report-status in its (small) answer.
+  // The refs the push updated are read from git's report-status in its (small) answer.
   const report = pushReportWatcher()
   // The answer ends only after the repository row is up to date, so a client that sees its
   // push finish also sees the new metadata.
