@@ -1,8 +1,9 @@
 import { Elysia } from 'elysia'
 import { openapi } from '@elysiajs/openapi'
 import type { AppDeps } from './deps'
-import { ApiError, apiErrorOfGit, unprocessable } from './lib/errors'
+import { ApiError, apiErrorOfGit, badRequest, unprocessable } from './lib/errors'
 import { GitError } from './git/run'
+import { formObject, readBodyBounded } from './lib/body'
 import { docsUrl } from './lib/urls'
 import { WARREN_VERSION } from './version'
 import { docsAssetsModule } from './modules/docs'
@@ -28,8 +29,9 @@ import { gitHttpModule } from './modules/git-http'
 const RAW_BODY_PATHS = /^\/api\/v1\/markdown\/raw\/?$/
 
 /**
- * Largest body the API reads into memory (JSON, forms, text). Git packs and multipart uploads
- * stream and are not bound by it. Larger bodies answer 413 before they are read.
+ * Default largest body the API reads (JSON, forms, multipart, text; `config.maxApiBody` sets it).
+ * Every body is counted as it arrives, whatever its framing, and refused with 413 past it. Git
+ * packs stream into git with their own bound (`config.maxPushSize`, src/modules/git-http).
  */
 export const MAX_API_BODY = 32 * 1024 * 1024
 
@@ -220,20 +222,23 @@ export function createApp(deps: AppDeps) {
     })
     .onParse({ as: 'global' }, async ({ request, contentType, path }) => {
       const type = contentType.toLowerCase()
-      const streamed = type.startsWith('multipart/') || type.startsWith('application/x-git-')
-      if (!streamed && Number(request.headers.get('content-length') ?? 0) > MAX_API_BODY)
-        throw new ApiError(413, `The request body is larger than ${MAX_API_BODY / 1024 / 1024} MiB`)
-      // Gitea clients send JSON with or without a Content-Type (the 2017 SDK omits it on some
-      // calls), so a body that is not a form is read as JSON whatever its type, text/plain too
-      // (options.md §0); forms keep Elysia's own parsers, and routes that read their body as raw
-      // text (RAW_BODY_PATHS) keep their route-level parser.
-      if (RAW_BODY_PATHS.test(path)) return
-      if (type.startsWith('multipart/') || type.startsWith('application/x-www-form-urlencoded')) return
       // git smart HTTP bodies (packs) stay unread: the git-http module streams them into git.
       if (type.startsWith('application/x-git-')) return
-      const text = await request.text()
-      // Chunked bodies carry no Content-Length: check what arrived.
-      if (text.length > MAX_API_BODY) throw new ApiError(413, `The request body is larger than ${MAX_API_BODY / 1024 / 1024} MiB`)
+      const bytes = await readBodyBounded(request, config.maxApiBody)
+      // Routes that read their body as raw text (RAW_BODY_PATHS) get it whatever its type.
+      if (RAW_BODY_PATHS.test(path)) return new TextDecoder().decode(bytes)
+      if (type.startsWith('application/x-www-form-urlencoded')) return formObject(new URLSearchParams(new TextDecoder().decode(bytes)))
+      if (type.startsWith('multipart/')) {
+        // The boundary is in the full header (Elysia's `contentType` stops at ';').
+        const form = await new Response(bytes, { headers: { 'content-type': request.headers.get('content-type') ?? '' } }).formData().catch(() => {
+          throw badRequest('The request body is not valid multipart form data')
+        })
+        return formObject(form)
+      }
+      // Gitea clients send JSON with or without a Content-Type (the 2017 SDK omits it on some
+      // calls), so a body that is not a form is read as JSON whatever its type, text/plain too
+      // (options.md §0).
+      const text = new TextDecoder().decode(bytes)
       if (text.trim() === '') return {}
       const parsed = JSON.parse(text)
       // Every API body is an object: Elysia would coerce an array or a scalar to `{}` and run

@@ -32,6 +32,16 @@ export interface Config {
   gitTimeout: number
   /** Time limit of a quick git process in seconds (ref reads, cat-file, rev-parse, config), WARREN_GIT_QUICK_TIMEOUT, default 30. */
   gitQuickTimeout: number
+  /** Markdown render workers (WARREN_MARKDOWN_WORKERS, 2). */
+  markdownWorkers: number
+  /** Longest one markdown render may take, in ms (WARREN_MARKDOWN_TIMEOUT_MS, 3000); past it: 422. */
+  markdownTimeoutMs: number
+  /** Renders that may wait for a worker (WARREN_MARKDOWN_QUEUE, 32); past it: 503. */
+  markdownQueue: number
+  /** Largest API request body in bytes, whatever its type or framing (WARREN_MAX_API_BODY, 32 MiB); past it: 413. */
+  maxApiBody: number
+  /** Largest git push (pack) body in bytes, as sent and after gzip (WARREN_MAX_PUSH_SIZE, 4 GiB); past it: 413. */
+  maxPushSize: number
   /** Admin created on first start when no user exists. */
   initialAdmin?: { username: string; password: string; email: string }
 }
@@ -57,6 +67,16 @@ function secondsFrom(value: string | undefined, fallback: number, name: string):
   if (!Number.isFinite(n) || n <= 0 || n > 86400) throw new Error(`${name} must be a number of seconds (0 < s <= 86400), got "${value}"`)
   return n
 }
+
+/** A whole number in [min, max] from the environment. */
+function boundedFrom(value: string | undefined, fallback: number, name: string, min: number, max: number): number {
+  if (value === undefined || value === '') return fallback
+  const n = Number(value)
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${value}"`)
+  return n
+}
+
+const MiB = 1024 * 1024
 
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
   const port = overrides.port ?? portFrom(env.WARREN_PORT, 3000, 'WARREN_PORT')
@@ -84,6 +104,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     gitTimeout: secondsFrom(env.WARREN_GIT_TIMEOUT, 600, 'WARREN_GIT_TIMEOUT'),
     gitQuickTimeout: secondsFrom(env.WARREN_GIT_QUICK_TIMEOUT, 30, 'WARREN_GIT_QUICK_TIMEOUT'),
     initialAdmin: admin,
+    markdownWorkers: boundedFrom(env.WARREN_MARKDOWN_WORKERS, 2, 'WARREN_MARKDOWN_WORKERS', 1, 64),
+    markdownTimeoutMs: boundedFrom(env.WARREN_MARKDOWN_TIMEOUT_MS, 3000, 'WARREN_MARKDOWN_TIMEOUT_MS', 10, 600_000),
+    markdownQueue: boundedFrom(env.WARREN_MARKDOWN_QUEUE, 32, 'WARREN_MARKDOWN_QUEUE', 0, 100_000),
+    maxApiBody: boundedFrom(env.WARREN_MAX_API_BODY, 32 * MiB, 'WARREN_MAX_API_BODY', 1024, 1024 * MiB),
+    maxPushSize: boundedFrom(env.WARREN_MAX_PUSH_SIZE, 4096 * MiB, 'WARREN_MAX_PUSH_SIZE', MiB, 64 * 1024 * MiB),
     ...overrides,
   }
 }

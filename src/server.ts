@@ -1,7 +1,10 @@
 import type { AppDeps } from './deps'
 import { createApp } from './app'
 
-/** Starts listening; pack data of git over HTTP streams through, so body limits are generous. */
+/**
+ * Starts listening. Bun's own body bound is the larger of the two limits (git packs stream in up
+ * to `maxPushSize`); each body is counted against its own limit as it arrives (app.ts, git-http).
+ */
 export function startServer(deps: AppDeps, opts: { hostname?: string; port?: number } = {}) {
   const app = createApp(deps)
   const server = Bun.serve({
@@ -13,7 +16,7 @@ export function startServer(deps: AppDeps, opts: { hostname?: string; port?: num
       if (address) deps.auth.setClientAddress(request, address)
       return app.handle(request)
     },
-    maxRequestBodySize: 8 * 1024 * 1024 * 1024,
+    maxRequestBodySize: Math.max(deps.config.maxApiBody, deps.config.maxPushSize),
     idleTimeout: 255,
     development: false,
   })

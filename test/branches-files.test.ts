@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, makeWorkRepo, remoteUrl, sh, tempDir } from './git-fixture'
 import { definitionFor } from '../src/modules/files/editorconfig'
+import { latencyProbe, timed } from './latency-probe'
 
 let s: TestServer
 let alice: TestUser
@@ -247,6 +248,101 @@ describe('editorconfig', () => {
     expect(definitionFor(text, 'n4.md')).toBeNull()
     expect(definitionFor(text, 'a/b/deep/f')).toEqual({ indent_style: 'space' })
     expect(definitionFor(text, 'y.cpp')).toBeNull()
+  })
+})
+
+describe('editorconfig globs', () => {
+  const sectionFor = (glob: string, path: string) => definitionFor(`[${glob}]\ncharset=utf-8\n`, path) !== null
+
+  test('each glob form matches what it should and nothing else', () => {
+    const cases: [string, string, boolean][] = [
+      ['*.ts', 'a.ts', true],
+      ['*.ts', 'src/deep/a.ts', true],
+      ['src/*.ts', 'src/a.ts', true],
+      ['src/*.ts', 'src/x/a.ts', false],
+      ['src/**.ts', 'src/x/y/a.ts', true],
+      ['**/deep/*', 'a/b/deep/f', true],
+      ['/lib/**', 'lib/a/b', true],
+      ['/lib/**', 'x/lib/a', false],
+      ['?.md', 'a.md', true],
+      ['?.md', 'ab.md', false],
+      ['src/?', 'src/a', true],
+      ['a?b', 'a/b', false],
+      ['[abc].txt', 'b.txt', true],
+      ['[abc].txt', 'd.txt', false],
+      ['[a-c]x', 'bx', true],
+      ['[!a].txt', 'b.txt', true],
+      ['[!a].txt', 'a.txt', false],
+      ['{a,b}.js', 'b.js', true],
+      ['{a,b}.js', 'c.js', false],
+      ['*.{js,{ts,tsx}}', 'x.tsx', true],
+      ['{single}', '{single}', true],
+      ['f{1..3}', 'f2', true],
+      ['f{1..3}', 'f4', false],
+      ['f{1..3}', 'f02', false],
+      ['f{-2..12}', 'f-1', true],
+      ['f{-2..12}', 'f12', true],
+      ['f{-2..12}', 'f13', false],
+      ['a\\*b', 'a*b', true],
+      ['a\\*b', 'axb', false],
+      ['Makefile', 'sub/Makefile', true],
+      ['Makefile', 'Makefile.in', false],
+    ]
+    for (const [glob, path, expected] of cases) expect([glob, path, sectionFor(glob, path)]).toEqual([glob, path, expected])
+  })
+
+  test('pathological globs answer quickly and correctly over HTTP, without holding other requests', async () => {
+    expect((await s.post('/user/repos', { name: 'globs', auto_init: false }, { token: alice.token })).status).toBe(201)
+    const dir = tempDir('warren-globs-')
+    dirs.push(dir)
+    const star = '*a'.repeat(400)
+    const text = [
+      '[**a**a**a**a**a**ab]\nindent_style=tab\n',
+      `[${star}b]\ncharset=latin1\n`,
+      `[{${Array.from({ length: 50 }, () => '*a').join(',')}}c]\nend_of_line=crlf\n`,
+      '[*a]\ninsert_final_newline=true\n',
+    ].join('')
+    writeFileSync(join(dir, '.editorconfig'), text)
+    await gitOk(dir, 'init', '-q', '-b', 'master')
+    await gitOk(dir, 'add', '.')
+    await gitOk(dir, 'commit', '-q', '-m', 'globs')
+    await gitOk(dir, 'push', '-q', remoteUrl(s.url, 'alice/globs.git', 'alice', alice.token), 'master')
+    const probe = latencyProbe(s.url)
+    for (const n of [100, 400, 1600]) {
+      const r = await s.get(`/repos/alice/globs/editorconfig/${'a'.repeat(n)}`)
+      // Either answered (only `[*a]` matches) or refused as too complex: never a stall.
+      if (r.status === 200) expect(r.body).toEqual({ insert_final_newline: true })
+      else expect([r.status, r.body.message]).toEqual([422, 'The .editorconfig globs are too complex to match'])
+    }
+    expect((await s.get(`/repos/alice/globs/editorconfig/${'a'.repeat(60)}b`)).body).toEqual({ indent_style: 'tab', indent_size: 'tab' })
+    const { slowest, answers } = await probe.stop()
+    expect(answers).toBeGreaterThan(0)
+    expect(slowest).toBeLessThan(100)
+  })
+
+  test('matching time stays bounded as globs and paths grow', async () => {
+    const t = (n: number) => timed(async () => {
+      try {
+        definitionFor(`[${'*a'.repeat(n)}b]\ncharset=x\n`.repeat(4), 'a'.repeat(4 * n))
+      } catch {}
+    })
+    await t(50)
+    const [small, large] = [await t(100), await t(400)]
+    // Budgeted: a 4× larger input costs at most the step budget, never a runaway.
+    expect(large).toBeLessThan(Math.max(small * 40, 250))
+  })
+
+  test('an oversized .editorconfig is refused with 422', async () => {
+    expect((await s.post('/user/repos', { name: 'bigec' }, { token: alice.token })).status).toBe(201)
+    const dir = tempDir('warren-bigec-')
+    dirs.push(dir)
+    writeFileSync(join(dir, '.editorconfig'), '[*]\ncharset=utf-8\n' + '# padding\n'.repeat(8000))
+    await gitOk(dir, 'init', '-q', '-b', 'master')
+    await gitOk(dir, 'add', '.')
+    await gitOk(dir, 'commit', '-q', '-m', 'big')
+    await gitOk(dir, 'push', '-q', remoteUrl(s.url, 'alice/bigec.git', 'alice', alice.token), 'master')
+    const r = await s.get('/repos/alice/bigec/editorconfig/a.txt')
+    expect([r.status, r.body.message]).toEqual([422, 'The .editorconfig is larger than 64 KiB'])
   })
 })
 

@@ -402,7 +402,7 @@ describe('startup repair', () => {
     expect(check.db.select().from(repositories).all()).toEqual([])
     expect(check.db.select().from(users).where(eq(users.id, owner.id)).get()!.numRepos).toBe(0)
     check.db.$client.close()
-  })
+  }, 30_000)
 
   test('removes unfinished rows with their folders and moves orphan folders aside', async () => {
     const now = Math.floor(Date.now() / 1000)

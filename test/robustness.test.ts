@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { connect } from 'node:net'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, makeWorkRepo, remoteUrl } from './git-fixture'
+import { latencyProbe } from './latency-probe'
 
 /**
  * House rule: bad input gets a clear 4xx in the API's error shape and changes nothing; never a
@@ -564,6 +565,29 @@ describe('hostile requests at the application level', () => {
     expect(sent.flatMap(problemsOf)).toEqual([])
     for (const r of sent.filter((r) => r.method === 'HEAD' && r.url === '/api/v1/version')) expect(r.status).toBe(200)
   })
+})
+
+describe('slow requests', () => {
+  test('while hostile inputs are sent, a second client polling /version never waits more than 100 ms', async () => {
+    const probe = latencyProbe(s.url)
+    const markdown = (text: string, mode?: string): Req => ({ op: 'markdown', method: 'POST', path: '/api/v1/markdown', body: JSON.stringify({ Text: text, Mode: mode, Context: 'root/pub' }), contentType: 'application/json' })
+    const reqs: Req[] = [
+      { op: 'markdown-raw', method: 'POST', path: '/api/v1/markdown/raw', body: 'a\n'.repeat(53_248), contentType: 'text/plain' },
+      markdown('['.repeat(32_768), 'gfm'),
+      markdown('>'.repeat(16_384)),
+      markdown('*a _b '.repeat(4096), 'gfm'),
+      markdown('`a``'.repeat(8192)),
+      markdown('<a '.repeat(20_000), 'gfm'),
+      { op: 'garbage', method: 'POST', path: '/api/v1/user/repos', auth: adminAuth(), body: '{'.repeat(5 * 1024 * 1024), contentType: 'application/json' },
+      { op: 'deep-json', method: 'POST', path: '/api/v1/repos/root/pub/issues', auth: adminAuth(), body: '['.repeat(200_000) + ']'.repeat(200_000), contentType: 'application/json' },
+      { op: 'editorconfig', method: 'GET', path: `/api/v1/repos/root/pub/editorconfig/${'a'.repeat(4000)}` },
+    ]
+    const sent = await pool(reqs, 4, send)
+    const { slowest, answers } = await probe.stop()
+    expect(sent.flatMap(problemsOf)).toEqual([])
+    expect(answers).toBeGreaterThan(5)
+    expect(slowest).toBeLessThan(100)
+  }, 60_000)
 })
 
 describe('odd strings in every string field (runs last: some are valid and change things)', () => {

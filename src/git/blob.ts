@@ -48,6 +48,12 @@ export async function readBlobText(repo: GitRepo, rev: string, path: string): Pr
   return r.code === 0 ? r.stdout.toString('utf8') : null
 }
 
+/** The size in bytes of the blob at `rev:path`, or null when missing. */
+export async function blobSize(repo: GitRepo, rev: string, path: string): Promise<number | null> {
+  const r = await runGit(['cat-file', '-s'], { ...repo, values: [`${rev}:${path}`] })
+  return r.code === 0 ? Number(r.stdout.toString('utf8').trim()) : null
+}
+
 export type ArchiveFormat = 'zip' | 'tar.gz'
 
 /** Streams `git archive` of commit `sha`, every entry under `<prefix>/`. */

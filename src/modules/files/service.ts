@@ -1,9 +1,9 @@
 import type { AppDeps } from '../../deps'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
-import { notFound } from '../../lib/errors'
+import { notFound, unprocessable } from '../../lib/errors'
 import { isSafeRefName, resolveCommitish, resolveRefPrefix, type RefKind } from '../../git/refs'
-import { normaliseTreePath, readBlobText, streamArchive, streamBlob, type ArchiveFormat } from '../../git/blob'
-import { definitionFor, type EditorConfigDefinition } from './editorconfig'
+import { blobSize, normaliseTreePath, readBlobText, streamArchive, streamBlob, type ArchiveFormat } from '../../git/blob'
+import { definitionFor, MAX_EDITORCONFIG_BYTES, type EditorConfigDefinition } from './editorconfig'
 
 /** What a blob is served as, from its first bytes. */
 function sniffContentType(head: Uint8Array): { type: string; inline: boolean; text: boolean } {
@@ -111,7 +111,11 @@ export async function archive(deps: AppDeps, ctx: RepoContext, wildcard: string)
 export async function editorConfigFor(deps: AppDeps, ctx: RepoContext, filepath: string): Promise<EditorConfigDefinition> {
   const segments = normaliseTreePath(filepath)
   if (!segments || segments.length === 0 || !isSafeRefName(ctx.repo.defaultBranch)) throw notFound()
-  const text = await readBlobText(gitRepoOf(deps, ctx), `refs/heads/${ctx.repo.defaultBranch}`, '.editorconfig')
+  const [git, rev] = [gitRepoOf(deps, ctx), `refs/heads/${ctx.repo.defaultBranch}`]
+  const size = await blobSize(git, rev, '.editorconfig')
+  if (size === null) throw notFound('.editorconfig not found')
+  if (size > MAX_EDITORCONFIG_BYTES) throw unprocessable(`The .editorconfig is larger than ${MAX_EDITORCONFIG_BYTES / 1024} KiB`)
+  const text = await readBlobText(git, rev, '.editorconfig')
   if (text === null) throw notFound('.editorconfig not found')
   const def = definitionFor(text, segments.join('/'))
   if (!def) throw notFound('no section of .editorconfig matches the file')

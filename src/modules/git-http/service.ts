@@ -4,6 +4,7 @@ import { findRepoByName, gitRepoOf, findRepoRedirect, redirectedLocation } from 
 import type { UserRow } from '../../auth/caller'
 import { ApiError, apiErrorOfGit } from '../../lib/errors'
 import { GitError, type GitRepo } from '../../git/run'
+import { boundedStream, bodyTooLarge } from '../../lib/body'
 import { docsUrl } from '../../lib/urls'
 import { advertiseRefs, serviceRpc, type GitService } from '../../git/smart-http'
 import { MAX_COMMAND_BYTES, pushRefProblem, readPushHead, refusalReport, replayed } from '../../git/push-commands'
@@ -84,9 +85,13 @@ export async function infoRefs(deps: AppDeps, target: GitTarget, service: GitSer
 
 /** `POST git-upload-pack` / `git-receive-pack`: stream in, stream out. */
 export async function serviceResponse(deps: AppDeps, target: GitTarget, service: GitService, request: Request): Promise<Response> {
-  let body = request.body
+  const limit = deps.config.maxPushSize
+  if (Number(request.headers.get('content-length') ?? 0) > limit) return gitErrorResponse(deps, 413, bodyTooLarge(limit).message)
+  // Counted as it streams (as sent and, for gzip, as git reads it): git sees the stream fail
+  // past the limit and stops.
+  let body = request.body && boundedStream(request.body, limit)
   const encoding = request.headers.get('content-encoding')?.toLowerCase()
-  if (body && (encoding === 'gzip' || encoding === 'x-gzip')) body = body.pipeThrough(new DecompressionStream('gzip'))
+  if (body && (encoding === 'gzip' || encoding === 'x-gzip')) body = boundedStream(body.pipeThrough(new DecompressionStream('gzip')), limit)
   const headers = { 'Content-Type': `application/x-git-${service}-result`, ...NO_CACHE }
   const gitProtocol = request.headers.get('git-protocol')
   if (service === 'upload-pack') {

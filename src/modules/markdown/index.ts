@@ -1,11 +1,9 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { MarkdownOption, MarkdownRawBody, MarkdownRender } from './model'
+import { renderMarkdown } from './service'
 
 const HTML = 'text/html; charset=UTF-8'
-
-/** marked + sanitize-html cost ~20 MiB of resident memory: loaded on the first render, not at start-up. */
-const service = () => import('./service')
 
 /** POST /markdown (JSON MarkdownOption) and /markdown/raw (the markdown itself as the body). */
 export const markdownModule = (deps: AppDeps) =>
@@ -14,7 +12,7 @@ export const markdownModule = (deps: AppDeps) =>
       '/markdown',
       async ({ body, set }) => {
         set.headers['content-type'] = HTML
-        return (await service()).renderMarkdown(deps.config, body.Text ?? body.text ?? '', {
+        return renderMarkdown(deps.config, body.Text ?? body.text ?? '', {
           mode: body.Mode ?? body.mode,
           context: body.Context ?? body.context,
           wiki: body.Wiki ?? body.wiki,
@@ -39,7 +37,7 @@ export const markdownModule = (deps: AppDeps) =>
       '/markdown/raw',
       async ({ body, set }) => {
         set.headers['content-type'] = HTML
-        return (await service()).renderMarkdown(deps.config, body)
+        return renderMarkdown(deps.config, body)
       },
       {
         // The body is the markdown whatever the Content-Type says: read it as text, never as JSON.

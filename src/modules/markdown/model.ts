@@ -1,6 +1,8 @@
 import { t } from 'elysia'
 
-const MAX_TEXT = 1024 * 1024
+/** Longest markdown text accepted (the render pool checks it again before posting). */
+export const MAX_MARKDOWN_TEXT = 1024 * 1024
+const MAX_TEXT = MAX_MARKDOWN_TEXT
 
 /**
  * MarkdownOption (options.md §8). Gitea's struct has no JSON tags, so Go matches keys

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { gitOk, git, remoteUrl, tempDir } from './git-fixture'
+
+/** Every request body is counted as it arrives and refused with 413 at its limit. */
+
+const LIMIT = 64 * 1024
+let s: TestServer
+let alice: TestUser
+const dirs: string[] = []
+beforeAll(async () => {
+  s = await startTestServer({ maxApiBody: LIMIT, maxPushSize: 1024 * 1024 })
+  alice = await s.user('alice')
+})
+afterAll(async () => {
+  await s.stop()
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+/** `size` bytes of `unit` as a chunked body (no Content-Length), in 16 KiB chunks. */
+function chunked(prefix: string, unit: string, size: number): ReadableStream<Uint8Array> {
+  let sent = 0
+  const head = new TextEncoder().encode(prefix)
+  const chunk = new TextEncoder().encode(unit.repeat(Math.ceil(16384 / unit.length)).slice(0, 16384))
+  return new ReadableStream({
+    pull(controller) {
+      if (sent === 0) controller.enqueue(head)
+      if (sent >= size) return controller.close()
+      controller.enqueue(chunk)
+      sent += chunk.byteLength
+    },
+  })
+}
+
+const BODIES: Record<string, { type: string; prefix: string; unit: string; suffix: string }> = {
+  json: { type: 'application/json', prefix: '{"name":"', unit: 'x', suffix: '"}' },
+  form: { type: 'application/x-www-form-urlencoded', prefix: 'name=', unit: 'x', suffix: '' },
+  text: { type: 'text/plain', prefix: '{"name":"', unit: 'x', suffix: '"}' },
+  multipart: { type: 'multipart/form-data; boundary=XyZ', prefix: '--XyZ\r\nContent-Disposition: form-data; name="name"\r\n\r\n', unit: 'x', suffix: '\r\n--XyZ--\r\n' },
+}
+
+async function send(path: string, type: string, body: BodyInit, token?: string) {
+  const headers: Record<string, string> = { 'content-type': type }
+  if (token) headers.authorization = `token ${token}`
+  const res = await fetch(`${s.url}${path}`, { method: 'POST', headers, body, duplex: 'half' } as RequestInit)
+  return { status: res.status, body: await res.json().catch(() => null) }
+}
+
+describe('API body limit', () => {
+  test('every type and framing past the limit is a 413 and changes nothing', async () => {
+    const message = `The request body is larger than ${LIMIT} bytes`
+    for (const [kind, b] of Object.entries(BODIES))
+      for (const path of ['/api/v1/user/repos', '/api/v1/markdown', '/api/v1/markdown/raw']) {
+        const whole = b.prefix + 'x'.repeat(LIMIT) + b.suffix
+        const withLength = await send(path, b.type, whole, alice.token)
+        expect([kind, path, withLength.status, withLength.body?.message]).toEqual([kind, path, 413, message])
+        const streamed = await send(path, b.type, chunked(b.prefix, b.unit, LIMIT * 4), alice.token)
+        expect([kind, path, 'chunked', streamed.status, streamed.body?.message]).toEqual([kind, path, 'chunked', 413, message])
+      }
+    expect((await s.get('/user/repos', { token: alice.token })).body).toEqual([])
+  })
+
+  test('bodies under the limit are read as before, in every type and framing', async () => {
+    const name = 'r'.repeat(40)
+    for (const [kind, b] of Object.entries(BODIES)) {
+      const repo = `${name}-${kind}`
+      const body = b.prefix + repo + b.suffix
+      const r = await send('/api/v1/user/repos', b.type, kind === 'multipart' ? body : new Blob([body]).stream(), alice.token)
+      expect([kind, r.status, r.body?.name]).toEqual([kind, 201, repo])
+    }
+    const raw = await fetch(`${s.url}/api/v1/markdown/raw`, { method: 'POST', body: chunked('', '*a* ', LIMIT - 16384), duplex: 'half' } as RequestInit)
+    expect(raw.status).toBe(200)
+    expect((await raw.text()).startsWith('<p><em>a</em> <em>a</em>')).toBe(true)
+  })
+})
+
+describe('git push limit', () => {
+  test('a pack over WARREN_MAX_PUSH_SIZE is refused and no ref changes', async () => {
+    expect((await s.post('/user/repos', { name: 'packs' }, { token: alice.token })).status).toBe(201)
+    const dir = tempDir('warren-packs-')
+    dirs.push(dir)
+    await gitOk(dir, 'init', '-q', '-b', 'master')
+    writeFileSync(join(dir, 'small.txt'), 'small\n')
+    await gitOk(dir, 'add', '.')
+    await gitOk(dir, 'commit', '-q', '-m', 'small')
+    const url = remoteUrl(s.url, 'alice/packs.git', 'alice', alice.token)
+    await gitOk(dir, 'push', '-q', url, 'master')
+    writeFileSync(join(dir, 'big.bin'), randomBytes(3 * 1024 * 1024))
+    await gitOk(dir, 'add', '.')
+    await gitOk(dir, 'commit', '-q', '-m', 'big')
+    const pushed = await git(dir, 'push', url, 'master')
+    expect(pushed.code).not.toBe(0)
+    const branch = await s.get('/repos/alice/packs/branches/master', { token: alice.token })
+    expect(branch.body.commit.message).toBe('small\n')
+    // A small push still works.
+    await gitOk(dir, 'reset', '-q', '--hard', 'HEAD~1')
+    writeFileSync(join(dir, 'two.txt'), 'two\n')
+    await gitOk(dir, 'add', '.')
+    await gitOk(dir, 'commit', '-q', '-m', 'two')
+    await gitOk(dir, 'push', '-q', url, 'master')
+    expect((await s.get('/repos/alice/packs/branches/master', { token: alice.token })).body.commit.message).toBe('two\n')
+  }, 30_000)
+})
+
+describe('memory', () => {
+  test('100 MiB chunked bodies keep a separate server process bounded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warren-rss-'))
+    const port = 20000 + Math.floor(Math.random() * 20000)
+    const server = Bun.spawn(['bun', resolve(import.meta.dir, '../src/cli.ts'), 'serve'], {
+      env: { ...process.env, WARREN_DATA: dir, WARREN_PORT: String(port), WARREN_HOST: '127.0.0.1', WARREN_MAX_API_BODY: String(4 * 1024 * 1024) },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024
+    try {
+      const url = `http://127.0.0.1:${port}`
+      for (let i = 0; i < 100; i++) {
+        if (await fetch(`${url}/api/v1/version`).then((r) => r.ok, () => false)) break
+        await Bun.sleep(100)
+      }
+      const before = rss()
+      let peak = before
+      const watch = setInterval(() => (peak = Math.max(peak, rss())), 20)
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=XyZ', 'application/json'])
+        for (const path of ['/api/v1/markdown/raw', '/api/v1/markdown']) {
+          const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': type }, body: chunked('', 'a\n', 100 * 1024 * 1024), duplex: 'half' } as RequestInit)
+          expect([type, path, res.status]).toEqual([type, path, 413])
+          await res.arrayBuffer()
+        }
+      clearInterval(watch)
+      expect(peak - before).toBeLessThan(64)
+    } finally {
+      server.kill()
+      await server.exited
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})

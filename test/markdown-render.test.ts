@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { startTestServer, type TestServer } from './helpers'
+import { latencyProbe } from './latency-probe'
+
+/**
+ * Markdown rendering runs in a pool of workers with a time budget: hostile input of any shape
+ * costs time roughly proportional to its size (or is cut at the budget with a 422) and never
+ * holds other requests.
+ */
+
+const BUDGET_MS = 1000
+let s: TestServer
+beforeAll(async () => {
+  s = await startTestServer({ markdownTimeoutMs: BUDGET_MS })
+})
+afterAll(() => s.stop())
+
+/** Hostile inputs by family: each builds a text of about `size` characters. */
+const fill = (unit: string, size: number) => unit.repeat(Math.max(1, Math.floor(size / unit.length)))
+const HOSTILE: Record<string, (size: number) => string> = {
+  'one long paragraph': (n) => fill('a\n', n),
+  'open brackets': (n) => fill('[', n),
+  'quote markers': (n) => fill('>', n),
+  'mixed emphasis': (n) => fill('*a _b ', n),
+  'nested emphasis': (n) => fill('*', n / 2) + 'a' + fill('_', n / 2),
+  'link reference chain': (n) => fill('[a]: /u\n', n / 2) + fill('[a][a]', n / 2),
+  'deep list': (n) => Array.from({ length: Math.floor(n / 40) }, (_, i) => ' '.repeat(2 * (i % 18)) + '- item\n').join(''),
+  'backtick runs': (n) => fill('`a``', n),
+  'html-ish': (n) => fill('<a ', n / 3) + fill('<div>', n / 3) + fill('<!--', n / 3),
+  'gfm references': (n) => fill('#1 @a [[a| ', n),
+  'unclosed links': (n) => fill('[a](', n),
+}
+
+type Route = { name: string; send: (text: string) => Promise<{ status: number; text: string; body: any }> }
+const ROUTES: Route[] = [
+  { name: '/markdown gfm', send: (Text) => s.post('/markdown', { Text, Mode: 'gfm', Context: 'alice/proj' }) },
+  { name: '/markdown gfm wiki', send: (Text) => s.post('/markdown', { Text, Mode: 'gfm', Context: 'alice/proj', Wiki: true }) },
+  { name: '/markdown markdown', send: (Text) => s.post('/markdown', { Text, Mode: 'markdown' }) },
+  { name: '/markdown/raw', send: (text) => s.request('POST', '/markdown/raw', { raw: text, headers: { 'content-type': 'text/plain' } }) },
+]
+
+async function timedRender(route: Route, text: string) {
+  const started = performance.now()
+  const r = await route.send(text)
+  return { ms: performance.now() - started, status: r.status, body: r.body }
+}
+
+describe('hostile markdown', () => {
+  test('every route renders each hostile family in time proportional to its size, or cuts it at the budget, never holding /version', async () => {
+    const probe = latencyProbe(s.url)
+    const failures: string[] = []
+    for (const [family, make] of Object.entries(HOSTILE))
+      for (const route of ROUTES) {
+        const small = await timedRender(route, make(4096))
+        const large = await timedRender(route, make(16384))
+        for (const r of [small, large]) {
+          if (r.status === 200) continue
+          // Past the budget or the stack: a clear 422, never a 500.
+          if (r.status !== 422 || !/^The markdown (took longer than \d+ ms to render|cannot be rendered \(it is nested too deeply\))$/.test(r.body.message))
+            failures.push(`${family} on ${route.name}: ${r.status} ${JSON.stringify(r.body)}`)
+        }
+        // 4× the input: at most a generous multiple of the time (request overhead included), or
+        // refused at the budget, which bounds it whatever the input.
+        const proportional = large.ms <= Math.max(20 * small.ms, small.ms + 50)
+        const budgeted = large.status === 422 && large.ms < BUDGET_MS * 3
+        if (!proportional && !budgeted) failures.push(`${family} on ${route.name}: ${small.ms.toFixed(0)} ms → ${large.ms.toFixed(0)} ms`)
+      }
+    const { slowest, answers } = await probe.stop()
+    expect(failures).toEqual([])
+    expect(answers).toBeGreaterThan(10)
+    expect(slowest).toBeLessThan(100)
+  }, 120_000)
+
+  test('a render past the budget is a 422, and the replaced worker renders the next request', async () => {
+    const probe = latencyProbe(s.url)
+    const started = performance.now()
+    const slow = await s.request('POST', '/markdown/raw', { raw: fill('a\n', 106_496), headers: { 'content-type': 'text/plain' } })
+    expect([slow.status, slow.body.message]).toEqual([422, `The markdown took longer than ${BUDGET_MS} ms to render`])
+    expect(performance.now() - started).toBeLessThan(BUDGET_MS * 5)
+    const deep = await s.post('/markdown', { Text: fill('>', 16384) })
+    expect([deep.status, deep.body.message]).toEqual([422, 'The markdown cannot be rendered (it is nested too deeply)'])
+    const ok = await s.post('/markdown', { Text: '# Back\n\n*fine*', Mode: 'gfm' })
+    expect([ok.status, ok.text]).toEqual([200, '<h1 id="user-content-back">Back</h1>\n<p><em>fine</em></p>\n'])
+    const { slowest } = await probe.stop()
+    expect(slowest).toBeLessThan(100)
+  }, 60_000)
+
+  test('a burst queues up to the limit; past it the answer is 503 with Retry-After', async () => {
+    const small = await startTestServer({ markdownWorkers: 1, markdownQueue: 1, markdownTimeoutMs: 400 })
+    try {
+      const slowText = fill('a\n', 106_496)
+      const burst = await Promise.all([0, 1, 2, 3].map(() => small.post('/markdown', { Text: slowText })))
+      const statuses = burst.map((r) => r.status).sort()
+      // One runs, one waits (both cut at the budget); the rest are refused at once.
+      expect(statuses).toEqual([422, 422, 503, 503])
+      const refused = burst.find((r) => r.status === 503)!
+      expect(refused.body.message).toBe('Too many markdown documents are being rendered; try again shortly')
+      expect(refused.headers.get('retry-after')).toBe('1')
+      expect((await small.post('/markdown', { Text: '*ok*' })).text).toBe('<p><em>ok</em></p>\n')
+    } finally {
+      await small.stop()
+    }
+  }, 30_000)
+})
+
+describe('bundled server', () => {
+  test('`bun build` output (as `npm start` runs it) renders markdown in its worker', async () => {
+    const root = resolve(import.meta.dir, '..')
+    const dir = mkdtempSync(join(tmpdir(), 'warren-bundle-'))
+    let server: ReturnType<typeof Bun.spawn> | undefined
+    try {
+      // The same command as package.json "build", into a temp folder laid out like the checkout
+      // (dist/bin beside drizzle/).
+      const build = Bun.spawnSync(['bun', 'build', 'src/cli.ts', 'src/modules/markdown/render-worker.ts', '--root', 'src', '--target', 'bun', '--splitting', '--minify', '--outdir', join(dir, 'dist/bin')], { cwd: root, stderr: 'pipe', stdout: 'pipe' })
+      expect([build.exitCode, build.stderr.toString()]).toEqual([0, ''])
+      symlinkSync(join(root, 'drizzle'), join(dir, 'drizzle'))
+      const port = 20000 + Math.floor(Math.random() * 20000)
+      server = Bun.spawn(['bun', join(dir, 'dist/bin/cli.js'), 'serve'], {
+        cwd: dir,
+        env: { ...process.env, WARREN_DATA: join(dir, 'data'), WARREN_PORT: String(port), WARREN_HOST: '127.0.0.1' },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
+      const url = `http://127.0.0.1:${port}`
+      let up = false
+      for (let i = 0; i < 100 && !up; i++) {
+        up = await fetch(`${url}/api/v1/version`).then((r) => r.ok, () => false)
+        if (!up) await Bun.sleep(100)
+      }
+      expect(up).toBe(true)
+      const res = await fetch(`${url}/api/v1/markdown/raw`, { method: 'POST', body: '# Bundled\n\n**yes**', headers: { 'content-type': 'text/plain' } })
+      expect([res.status, await res.text()]).toEqual([200, '<h1 id="user-content-bundled">Bundled</h1>\n<p><strong>yes</strong></p>\n'])
+    } finally {
+      server?.kill()
+      await server?.exited
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
