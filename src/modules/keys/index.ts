@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { requireSiteAdmin, requireUser } from '../../auth/caller'
-import { pageOf, PageQuery, setPageHeaders } from '../../lib/pagination'
+import { pipeline } from '../../auth/pipeline'
+import { PageQuery } from '../../lib/pagination'
 import { UsernameParams } from '../users/model'
 import { getUserByName, getVisibleUserByName } from '../users/service'
 import { CreateGPGKeyOption, CreateKeyOption, GPGKeySchema, KeyIdParams, KeyListQuery, PublicKeySchema, UserKeyParams } from './model'
@@ -24,17 +24,14 @@ const Empty = t.Void()
 export const keysModule = (deps: AppDeps) => {
   const { config } = deps
   return new Elysia({ name: 'keys', detail: { tags: ['user'] } })
+    .use(pipeline(deps))
     .get(
       '/user/keys',
-      async ({ request, query, set }) => {
-        const caller = await deps.auth.caller(request)
-        const user = requireUser(caller)
-        const page = pageOf(query)
-        const { rows, total } = listPublicKeys(deps, user.id, page, query.fingerprint)
-        setPageHeaders(set, config, request, page, total)
-        return rows.map((k) => toApiPublicKey(config, k, user, caller.user))
-      },
+      ({ user, query, page, respond }) =>
+        respond(listPublicKeys(deps, user.id, page, query.fingerprint), (rows) => rows.map((k) => toApiPublicKey(config, k, user, user))),
       {
+        signed: true,
+        paged: true,
         query: KeyListQuery,
         response: { 200: t.Array(PublicKeySchema) },
         detail: { operationId: 'userCurrentListKeys', summary: "List the authenticated user's public keys" },
@@ -42,13 +39,9 @@ export const keysModule = (deps: AppDeps) => {
     )
     .post(
       '/user/keys',
-      async ({ request, body, status }) => {
-        const caller = await deps.auth.caller(request)
-        const user = requireUser(caller)
-        const key = addPublicKey(deps, user.id, body)
-        return status(201, toApiPublicKey(config, key, user, caller.user))
-      },
+      ({ user, body, status }) => status(201, toApiPublicKey(config, addPublicKey(deps, user.id, body), user, user)),
       {
+        signed: true,
         body: CreateKeyOption,
         response: { 201: PublicKeySchema },
         detail: { operationId: 'userCurrentPostKey', summary: 'Create a public key' },
@@ -56,12 +49,9 @@ export const keysModule = (deps: AppDeps) => {
     )
     .get(
       '/user/keys/:id',
-      async ({ request, params }) => {
-        const caller = await deps.auth.caller(request)
-        const user = requireUser(caller)
-        return toApiPublicKey(config, getOwnPublicKey(deps, user.id, params.id), user, caller.user)
-      },
+      ({ user, params }) => toApiPublicKey(config, getOwnPublicKey(deps, user.id, params.id), user, user),
       {
+        signed: true,
         params: KeyIdParams,
         response: { 200: PublicKeySchema },
         detail: { operationId: 'userCurrentGetKey', summary: 'Get a public key' },
@@ -69,12 +59,12 @@ export const keysModule = (deps: AppDeps) => {
     )
     .delete(
       '/user/keys/:id',
-      async ({ request, params, status }) => {
-        const user = requireUser(await deps.auth.caller(request))
+      ({ user, params, status }) => {
         deletePublicKey(deps, user.id, params.id)
         return status(204, undefined)
       },
       {
+        signed: true,
         params: KeyIdParams,
         response: { 204: Empty },
         detail: { operationId: 'userCurrentDeleteKey', summary: 'Delete a public key' },
@@ -82,15 +72,13 @@ export const keysModule = (deps: AppDeps) => {
     )
     .get(
       '/users/:username/keys',
-      async ({ request, params, query, set }) => {
-        const caller = await deps.auth.caller(request)
-        const owner = getVisibleUserByName(deps, params.username, requireUser(caller))
-        const page = pageOf(query)
-        const { rows, total } = listPublicKeys(deps, owner.id, page, query.fingerprint)
-        setPageHeaders(set, config, request, page, total)
-        return rows.map((k) => toApiPublicKey(config, k, owner, caller.user))
+      ({ user: viewer, params, query, page, respond }) => {
+        const owner = getVisibleUserByName(deps, params.username, viewer)
+        return respond(listPublicKeys(deps, owner.id, page, query.fingerprint), (rows) => rows.map((k) => toApiPublicKey(config, k, owner, viewer)))
       },
       {
+        signed: true,
+        paged: true,
         params: UsernameParams,
         query: KeyListQuery,
         response: { 200: t.Array(PublicKeySchema) },
@@ -99,14 +87,12 @@ export const keysModule = (deps: AppDeps) => {
     )
     .post(
       '/admin/users/:username/keys',
-      async ({ request, params, body, status }) => {
-        const caller = await deps.auth.caller(request)
-        requireSiteAdmin(caller)
+      ({ user: admin, params, body, status }) => {
         const owner = getUserByName(deps, params.username)
-        const key = addPublicKey(deps, owner.id, body)
-        return status(201, toApiPublicKey(config, key, owner, caller.user))
+        return status(201, toApiPublicKey(config, addPublicKey(deps, owner.id, body), owner, admin))
       },
       {
+        siteAdmin: true,
         params: UsernameParams,
         body: CreateKeyOption,
         response: { 201: PublicKeySchema },
@@ -115,13 +101,13 @@ export const keysModule = (deps: AppDeps) => {
     )
     .delete(
       '/admin/users/:username/keys/:id',
-      async ({ request, params, status }) => {
-        requireSiteAdmin(await deps.auth.caller(request))
+      ({ params, status }) => {
         const owner = getUserByName(deps, params.username)
         deletePublicKey(deps, owner.id, getOwnPublicKey(deps, owner.id, params.id).id)
         return status(204, undefined)
       },
       {
+        siteAdmin: true,
         params: UserKeyParams,
         response: { 204: Empty },
         detail: { operationId: 'adminDeleteUserPublicKey', summary: "Delete a user's public key", tags: ['admin'] },
@@ -129,14 +115,10 @@ export const keysModule = (deps: AppDeps) => {
     )
     .get(
       '/user/gpg_keys',
-      async ({ request, query, set }) => {
-        const user = requireUser(await deps.auth.caller(request))
-        const page = pageOf(query)
-        const { rows, total } = listGpgKeys(deps, user.id, page)
-        setPageHeaders(set, config, request, page, total)
-        return gpgKeysToApi(deps, user.id, rows)
-      },
+      ({ user, page, respond }) => respond(listGpgKeys(deps, user.id, page), (rows) => gpgKeysToApi(deps, user.id, rows)),
       {
+        signed: true,
+        paged: true,
         query: PageQuery,
         response: { 200: t.Array(GPGKeySchema) },
         detail: { operationId: 'userCurrentListGPGKeys', summary: "List the authenticated user's GPG keys" },
@@ -144,12 +126,12 @@ export const keysModule = (deps: AppDeps) => {
     )
     .post(
       '/user/gpg_keys',
-      async ({ request, body, status }) => {
-        const user = requireUser(await deps.auth.caller(request))
+      async ({ user, body, status }) => {
         const key = await addGpgKey(deps, user, body.armored_public_key)
         return status(201, gpgKeysToApi(deps, user.id, [key])[0]!)
       },
       {
+        signed: true,
         body: CreateGPGKeyOption,
         response: { 201: GPGKeySchema },
         detail: { operationId: 'userCurrentPostGPGKey', summary: 'Create a GPG key' },
@@ -157,11 +139,9 @@ export const keysModule = (deps: AppDeps) => {
     )
     .get(
       '/user/gpg_keys/:id',
-      async ({ request, params }) => {
-        const user = requireUser(await deps.auth.caller(request))
-        return gpgKeysToApi(deps, user.id, [getOwnGpgKey(deps, user.id, params.id)])[0]!
-      },
+      ({ user, params }) => gpgKeysToApi(deps, user.id, [getOwnGpgKey(deps, user.id, params.id)])[0]!,
       {
+        signed: true,
         params: KeyIdParams,
         response: { 200: GPGKeySchema },
         detail: { operationId: 'userCurrentGetGPGKey', summary: 'Get a GPG key' },
@@ -169,12 +149,12 @@ export const keysModule = (deps: AppDeps) => {
     )
     .delete(
       '/user/gpg_keys/:id',
-      async ({ request, params, status }) => {
-        const user = requireUser(await deps.auth.caller(request))
+      ({ user, params, status }) => {
         deleteGpgKey(deps, user.id, params.id)
         return status(204, undefined)
       },
       {
+        signed: true,
         params: KeyIdParams,
         response: { 204: Empty },
         detail: { operationId: 'userCurrentDeleteGPGKey', summary: 'Remove a GPG key' },
@@ -182,14 +162,13 @@ export const keysModule = (deps: AppDeps) => {
     )
     .get(
       '/users/:username/gpg_keys',
-      async ({ request, params, query, set }) => {
-        const owner = getVisibleUserByName(deps, params.username, requireUser(await deps.auth.caller(request)))
-        const page = pageOf(query)
-        const { rows, total } = listGpgKeys(deps, owner.id, page)
-        setPageHeaders(set, config, request, page, total)
-        return gpgKeysToApi(deps, owner.id, rows)
+      ({ user: viewer, params, page, respond }) => {
+        const owner = getVisibleUserByName(deps, params.username, viewer)
+        return respond(listGpgKeys(deps, owner.id, page), (rows) => gpgKeysToApi(deps, owner.id, rows))
       },
       {
+        signed: true,
+        paged: true,
         params: UsernameParams,
         query: PageQuery,
         response: { 200: t.Array(GPGKeySchema) },

@@ -1,9 +1,10 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { requireSiteAdmin, requireUser } from '../../auth/caller'
+import { pipeline, type Respond } from '../../auth/pipeline'
+import type { UserRow } from '../../auth/caller'
 import { toApiOrg, toApiUser } from '../../lib/convert/user'
 import { toApiRepo } from '../../lib/convert/repo'
-import { PageQuery, pageOf, setPageHeaders } from '../../lib/pagination'
+import { PageQuery, type Page } from '../../lib/pagination'
 import { apiUrl } from '../../lib/urls'
 import { UserSchema, UsernameParams } from '../users/model'
 import { CreateRepoOption, RepositorySchema } from '../repos/model'
@@ -20,12 +21,11 @@ import {
   listMembers,
   listOrgRepos,
   listOrgsOfUser,
-  loadOrg,
   removeMember,
   requireMayCreateOrg,
-  requireOrgOwner,
   requirePublicMember,
   setMemberVisibility,
+  type OrgContext,
 } from './service'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
@@ -35,52 +35,43 @@ const Users = t.Array(UserSchema)
 /** Organisations, members, public members, organisation repositories (issue 4). */
 export const orgsModule = (deps: AppDeps) => {
   const { config } = deps
-  const caller = (request: Request) => deps.auth.caller(request).then((c) => c.user)
 
-  /** Shared by the seed's `/org/{org}/repos` and Gitea's `/orgs/{org}/repos`. */
-  const createRepoHandler = async ({ request, params, body, status }: {
-    request: Request
-    params: { org: string }
+  /** Shared by the seed's `/org/{org}/repos` and Gitea's `/orgs/{org}/repos` (signed-in members). */
+  const createRepoHandler = async ({ body, status, user, org }: {
     body: typeof CreateRepoOption.static
     status: (code: 201, value: ReturnType<typeof toApiRepo>) => unknown
+    user: UserRow
+    org: OrgContext
   }) => {
-    const viewer = requireUser(await deps.auth.caller(request))
-    const ctx = loadOrg(deps, params.org, viewer)
-    const { repo, mode } = await createOrgRepo(deps, ctx, { ...newRepoFromOption(body), creator: viewer })
-    return status(201, toApiRepo(config, repo, ctx.org, viewer, mode))
+    const { repo, mode } = await createOrgRepo(deps, org, { ...newRepoFromOption(body), creator: user })
+    return status(201, toApiRepo(config, repo, org.org, user, mode))
   }
   /** Members (all for members, public ones for others), or only the public ones. */
   const membersHandler =
     (publicOnly: boolean) =>
-    async ({ request, params, query, set }: { request: Request; params: { org: string }; query: { page?: number; limit?: number }; set: any }) => {
-      const viewer = await caller(request)
-      const ctx = loadOrg(deps, params.org, viewer)
-      const page = pageOf(query)
-      const { rows, total } = listMembers(deps, viewer, ctx.org, publicOnly || !ctx.member, page)
-      setPageHeaders(set, config, request, page, total)
-      return rows.map((u) => toApiUser(config, u, viewer))
-    }
-  const membersSchema = { params: OrgParams, query: PageQuery, response: { 200: Users } }
-  /** Publicize (`isPublic`) or conceal a membership. */
+    ({ org, page, respond }: { org: OrgContext; page: Page; respond: Respond }) =>
+      respond(listMembers(deps, org.viewer, org.org, publicOnly || !org.member, page), (rows) => rows.map((u) => toApiUser(config, u, org.viewer)))
+  const membersSchema = { org: 'visible', paged: true, params: OrgParams, query: PageQuery, response: { 200: Users } } as const
+  /** Publicize (`isPublic`) or conceal a membership (the service decides who may: see the route). */
   const visibilityHandler =
     (isPublic: boolean) =>
-    async ({ request, params, set }: { request: Request; params: { org: string; username: string }; set: { status?: number | string } }) => {
-      const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
-      setMemberVisibility(deps, ctx, getUserByName(deps, params.username), isPublic)
+    ({ params, set, org }: { params: { username: string }; set: { status?: number | string }; org: OrgContext }) => {
+      setMemberVisibility(deps, org, getUserByName(deps, params.username), isPublic)
       set.status = 204
     }
-  const memberSchema = { params: OrgMemberParams, response: NoContent }
-  const createRepoSchema = { params: OrgParams, body: CreateRepoOption, response: { 201: RepositorySchema } }
+  // `org: 'visible'`, not 'member': the service's membership check (403) comes after the unknown
+  // user's 404, as it always has.
+  const memberSchema = { signed: true, org: 'visible', params: OrgMemberParams, response: NoContent } as const
+  const createRepoSchema = { signed: true, org: 'member', params: OrgParams, body: CreateRepoOption, response: { 201: RepositorySchema } } as const
 
   return new Elysia({ name: 'orgs', detail: { tags: ['organization'] } })
+    .use(pipeline(deps))
     .post(
       '/admin/users/:username/orgs',
-      async ({ request, params, body, status }) => {
-        const admin = requireSiteAdmin(await deps.auth.caller(request))
-        const owner = getUserByName(deps, params.username)
-        return status(201, toApiOrg(config, createOrganization(deps, owner, body), admin))
-      },
+      ({ params, body, status, user: admin }) =>
+        status(201, toApiOrg(config, createOrganization(deps, getUserByName(deps, params.username), body), admin)),
       {
+        siteAdmin: true,
         params: UsernameParams,
         body: CreateOrgOption,
         response: { 201: OrganizationSchema },
@@ -89,34 +80,29 @@ export const orgsModule = (deps: AppDeps) => {
     )
     .get(
       '/admin/orgs',
-      async ({ request, query, set }) => {
-        const admin = requireSiteAdmin(await deps.auth.caller(request))
-        const page = pageOf(query)
-        const { rows, total } = listAllOrgs(deps, page)
-        setPageHeaders(set, config, request, page, total)
-        return rows.map((o) => toApiOrg(config, o, admin))
+      ({ user: admin, page, respond }) => respond(listAllOrgs(deps, page), (rows) => rows.map((o) => toApiOrg(config, o, admin))),
+      {
+        siteAdmin: true,
+        paged: true,
+        query: PageQuery,
+        response: { 200: Orgs },
+        detail: { operationId: 'adminGetAllOrgs', summary: 'List all organizations', tags: ['admin'] },
       },
-      { query: PageQuery, response: { 200: Orgs }, detail: { operationId: 'adminGetAllOrgs', summary: 'List all organizations', tags: ['admin'] } },
     )
     .post(
       '/orgs',
-      async ({ request, body, status }) => {
-        const user = requireUser(await deps.auth.caller(request))
+      ({ user, body, status }) => {
         requireMayCreateOrg(user)
         return status(201, toApiOrg(config, createOrganization(deps, user, body), user))
       },
-      { body: CreateOrgOption, response: { 201: OrganizationSchema }, detail: { operationId: 'orgCreate', summary: 'Create an organization' } },
+      { signed: true, body: CreateOrgOption, response: { 201: OrganizationSchema }, detail: { operationId: 'orgCreate', summary: 'Create an organization' } },
     )
     .get(
       '/user/orgs',
-      async ({ request, query, set }) => {
-        const user = requireUser(await deps.auth.caller(request))
-        const page = pageOf(query)
-        const { rows, total } = listOrgsOfUser(deps, user, user, page)
-        setPageHeaders(set, config, request, page, total)
-        return rows.map((o) => toApiOrg(config, o, user))
-      },
+      ({ user, page, respond }) => respond(listOrgsOfUser(deps, user, user, page), (rows) => rows.map((o) => toApiOrg(config, o, user))),
       {
+        signed: true,
+        paged: true,
         query: PageQuery,
         response: { 200: Orgs },
         detail: { operationId: 'orgListCurrentUserOrgs', summary: "List the current user's organizations" },
@@ -124,15 +110,14 @@ export const orgsModule = (deps: AppDeps) => {
     )
     .get(
       '/users/:username/orgs',
-      async ({ request, params, query, set }) => {
-        const viewer = await caller(request)
+      ({ caller, params, page, respond }) => {
+        const viewer = caller.user
         const user = getVisibleUserByName(deps, params.username, viewer)
-        const page = pageOf(query)
-        const { rows, total } = listOrgsOfUser(deps, user, viewer, page)
-        setPageHeaders(set, config, request, page, total)
-        return rows.map((o) => toApiOrg(config, o, viewer))
+        return respond(listOrgsOfUser(deps, user, viewer, page), (rows) => rows.map((o) => toApiOrg(config, o, viewer)))
       },
       {
+        caller: true,
+        paged: true,
         params: UsernameParams,
         query: PageQuery,
         response: { 200: Orgs },
@@ -141,20 +126,15 @@ export const orgsModule = (deps: AppDeps) => {
     )
     .get(
       '/orgs/:org',
-      async ({ request, params }) => {
-        const viewer = await caller(request)
-        return toApiOrg(config, loadOrg(deps, params.org, viewer).org, viewer)
-      },
-      { params: OrgParams, response: { 200: OrganizationSchema }, detail: { operationId: 'orgGet', summary: 'Get an organization' } },
+      ({ org }) => toApiOrg(config, org.org, org.viewer),
+      { org: 'visible', params: OrgParams, response: { 200: OrganizationSchema }, detail: { operationId: 'orgGet', summary: 'Get an organization' } },
     )
     .patch(
       '/orgs/:org',
-      async ({ request, params, body }) => {
-        const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
-        const owner = requireOrgOwner(ctx)
-        return toApiOrg(config, editOrganization(deps, ctx.org, body), owner)
-      },
+      ({ body, org, user }) => toApiOrg(config, editOrganization(deps, org.org, body), user),
       {
+        signed: true,
+        org: 'owner',
         params: OrgParams,
         body: EditOrgOption,
         response: { 200: OrganizationSchema },
@@ -163,13 +143,11 @@ export const orgsModule = (deps: AppDeps) => {
     )
     .delete(
       '/orgs/:org',
-      async ({ request, params, set }) => {
-        const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
-        requireOrgOwner(ctx)
-        deleteOrganization(deps, ctx.org)
+      ({ org, set }) => {
+        deleteOrganization(deps, org.org)
         set.status = 204
       },
-      { params: OrgParams, response: NoContent, detail: { operationId: 'orgDelete', summary: 'Delete an organization' } },
+      { signed: true, org: 'owner', params: OrgParams, response: NoContent, detail: { operationId: 'orgDelete', summary: 'Delete an organization' } },
     )
     .get('/orgs/:org/members', membersHandler(false), {
       ...membersSchema,
@@ -177,18 +155,18 @@ export const orgsModule = (deps: AppDeps) => {
     })
     .get(
       '/orgs/:org/members/:username',
-      async ({ request, params, set, redirect }) => {
-        const viewer = requireUser(await deps.auth.caller(request))
-        const ctx = loadOrg(deps, params.org, viewer)
+      ({ params, set, redirect, user: viewer, org }) => {
         const target = getVisibleUserByName(deps, params.username, viewer)
-        if (checkMembership(deps, ctx, viewer, target) === 'ask-public')
+        if (checkMembership(deps, org, viewer, target) === 'ask-public')
           return redirect(
-            apiUrl(config, `orgs/${encodeURIComponent(ctx.org.name)}/public_members/${encodeURIComponent(target.name)}`),
+            apiUrl(config, `orgs/${encodeURIComponent(org.org.name)}/public_members/${encodeURIComponent(target.name)}`),
             302,
           )
         set.status = 204
       },
       {
+        signed: true,
+        org: 'visible',
         params: OrgMemberParams,
         response: { ...NoContent, 302: t.Void({ description: 'redirect to the public-membership check' }) },
         detail: { operationId: 'orgIsMember', summary: 'Check if a user is a member of an organization' },
@@ -196,13 +174,17 @@ export const orgsModule = (deps: AppDeps) => {
     )
     .delete(
       '/orgs/:org/members/:username',
-      async ({ request, params, set }) => {
-        const ctx = loadOrg(deps, params.org, requireUser(await deps.auth.caller(request)))
-        requireOrgOwner(ctx)
-        removeMember(deps, ctx, getUserByName(deps, params.username))
+      ({ params, set, org }) => {
+        removeMember(deps, org, getUserByName(deps, params.username))
         set.status = 204
       },
-      { params: OrgMemberParams, response: NoContent, detail: { operationId: 'orgDeleteMember', summary: 'Remove a member from an organization' } },
+      {
+        signed: true,
+        org: 'owner',
+        params: OrgMemberParams,
+        response: NoContent,
+        detail: { operationId: 'orgDeleteMember', summary: 'Remove a member from an organization' },
+      },
     )
     .get('/orgs/:org/public_members', membersHandler(true), {
       ...membersSchema,
@@ -210,12 +192,12 @@ export const orgsModule = (deps: AppDeps) => {
     })
     .get(
       '/orgs/:org/public_members/:username',
-      async ({ request, params, set }) => {
-        const ctx = loadOrg(deps, params.org, await caller(request))
-        requirePublicMember(deps, ctx, getVisibleUserByName(deps, params.username, ctx.viewer))
+      ({ params, set, org }) => {
+        requirePublicMember(deps, org, getVisibleUserByName(deps, params.username, org.viewer))
         set.status = 204
       },
       {
+        org: 'visible',
         params: OrgMemberParams,
         response: NoContent,
         detail: { operationId: 'orgIsPublicMember', summary: 'Check if a user is a public member of an organization' },
@@ -231,15 +213,10 @@ export const orgsModule = (deps: AppDeps) => {
     })
     .get(
       '/orgs/:org/repos',
-      async ({ request, params, query, set }) => {
-        const viewer = await caller(request)
-        const ctx = loadOrg(deps, params.org, viewer)
-        const page = pageOf(query)
-        const { rows, total } = listOrgRepos(deps, ctx.org, viewer, page)
-        setPageHeaders(set, config, request, page, total)
-        return reposToApi(deps, viewer, rows)
-      },
+      ({ org, page, respond }) => respond(listOrgRepos(deps, org.org, org.viewer, page), (rows) => reposToApi(deps, org.viewer, rows)),
       {
+        org: 'visible',
+        paged: true,
         params: OrgParams,
         query: PageQuery,
         response: { 200: t.Array(RepositorySchema) },

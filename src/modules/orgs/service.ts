@@ -296,9 +296,11 @@ export function ownersCount(deps: AppDeps, orgId: number): number {
     .get()!.n
 }
 
-/** Removes `target` from the organisation and from every one of its teams (owners only). */
+/**
+ * Removes `target` from the organisation and from every one of its teams. Owners only: the route
+ * declares `org: 'owner'`.
+ */
 export function removeMember(deps: AppDeps, ctx: OrgContext, target: UserRow): void {
-  requireOrgOwner(ctx)
   const org = ctx.org
   writeTransaction(deps.db, () => {
     const membership = membershipOf(deps, org.id, target.id)
@@ -347,11 +349,12 @@ function canCreateOrgRepo(deps: AppDeps, ctx: OrgContext): boolean {
 
 /**
  * Creates a repository owned by the organisation. A creator who gets less than admin access
- * through their teams becomes an admin collaborator of the new repository (as in Gitea).
+ * through their teams becomes an admin collaborator of the new repository (as in Gitea). Members
+ * only (the routes declare `org: 'member'`); of those, owners and teams allowed to create.
  */
 export async function createOrgRepo(deps: AppDeps, ctx: OrgContext, opts: NewRepo): Promise<{ repo: RepoRow; mode: AccessMode }> {
-  const creator = requireOrgMember(ctx)
-  if (!canCreateOrgRepo(deps, ctx)) throw forbidden('You may not create repositories in this organization')
+  const creator = ctx.viewer
+  if (!creator || !canCreateOrgRepo(deps, ctx)) throw forbidden('You may not create repositories in this organization')
   const repo = await createRepository(deps, ctx.org, opts)
   let mode = accessLevel(deps.db, creator, repo, ctx.org)
   if (mode < AccessMode.Admin) {
