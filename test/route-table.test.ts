@@ -101,6 +101,24 @@ describe('route table', () => {
     expect(routes.filter((r) => declared(r, 'repo')).length).toBeGreaterThan(40)
   })
 
+  test('every route declares its needs, but for the public ones and git smart HTTP (which answers in its own shape by the same access rule)', () => {
+    const keys = Object.values(ACCESS_KEYS)
+    const undeclared = routes.filter((r) => !keys.some((k) => k in r.detail)).map((r) => `${r.method} ${r.path}`)
+    expect(undeclared.sort()).toEqual(
+      [
+        'GET /api/swagger',
+        'GET /api/swagger/assets/:file',
+        'GET /swagger.v1.json',
+        'GET /api/v1/version',
+        'POST /api/v1/markdown',
+        'POST /api/v1/markdown/raw',
+        'GET /:owner/:repo/info/refs',
+        'POST /:owner/:repo/git-upload-pack',
+        'POST /:owner/:repo/git-receive-pack',
+      ].sort(),
+    )
+  })
+
   test('repository routes refuse callers below their declared level (401 anonymous, 403 known, 404 hidden)', async () => {
     const below: Record<string, TestUser> = { write: reader, admin: writer, owner: repoAdmin }
     const cases: [Route, string, TestUser | null, number][] = []
