@@ -189,6 +189,16 @@ describe('/users/{username}/… routes', () => {
     expect((await s.get('/repos/pubu/pub/times/privu', { token: tokens.siteadmin })).status).toBe(200)
   })
 
+  test("a repository's issue filters (created_by, assigned_by) naming a hidden user answer like an unknown one", async () => {
+    for (const filter of ['created_by', 'assigned_by']) {
+      const hidden = await s.get(`/repos/pubu/pub/issues?${filter}=privu`, { token: tokens.stranger })
+      const unknown = await s.get(`/repos/pubu/pub/issues?${filter}=nosuchuser`, { token: tokens.stranger })
+      expect(hidden.status).toBe(404)
+      expect([unknown.status, unknown.text]).toEqual([hidden.status, hidden.text.replace('privu', 'nosuchuser')])
+      expect((await s.get(`/repos/pubu/pub/issues?${filter}=privu`, { token: tokens.siteadmin })).status).toBe(200)
+    }
+  })
+
   test('visible users are still found (the rule is not "always 404")', async () => {
     expect((await s.get('/users/privu', { token: tokens.privu })).status).toBe(200)
     expect((await s.get('/users/privfan/keys', { token: tokens.stranger })).status).toBe(200)

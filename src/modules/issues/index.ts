@@ -23,7 +23,7 @@ export const issuesModule = (deps: AppDeps) =>
     .get(
       '/repos/:owner/:repo/issues',
       ({ query, repo, page, respond }) =>
-        respond(listIssues(deps, repo.repo, query, page), (rows) => issuesToApi(deps, repo.repo, rows, repo.caller.user)),
+        respond(listIssues(deps, repo.repo, repo.caller.user, query, page), (rows) => issuesToApi(deps, repo.repo, rows, repo.caller.user)),
       {
         repo: { unit: 'issues' },
         paged: true,

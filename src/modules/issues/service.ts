@@ -6,7 +6,7 @@ import { writeTransaction } from '../../db/client'
 import { containsPattern, inJsonArray, inJsonList } from '../../db/conditions'
 import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, repositories, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { getUserByName, usersByIds } from '../users/service'
+import { getUserByName, getVisibleUserByName, usersByIds } from '../users/service'
 import { AccessMode, accessLevel, type RepoRow } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
@@ -198,13 +198,14 @@ function idsByIdOrName(deps: AppDeps, table: typeof labels | typeof milestones, 
 }
 
 /** Issues of a repository, newest first, filtered; with the total for the page headers. */
-export function listIssues(deps: AppDeps, repo: RepoRow, filter: IssueFilter, page: Page): { rows: IssueRow[]; total: number } {
+export function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow | null, filter: IssueFilter, page: Page): { rows: IssueRow[]; total: number } {
   // The query schema (ListIssuesQuery) admits only known states and types.
   const state = filter.state || 'open'
   // Gitea's clients send `type=all` (as its own tests do): the same as no type at all.
   const type = filter.type === 'all' ? undefined : filter.type
-  const poster = filter.created_by ? getUserByName(deps, filter.created_by) : undefined
-  const assignee = filter.assigned_by ? getUserByName(deps, filter.assigned_by) : undefined
+  // A user the caller may not see answers like an unknown one (404), not with an empty list.
+  const poster = filter.created_by ? getVisibleUserByName(deps, filter.created_by, viewer) : undefined
+  const assignee = filter.assigned_by ? getVisibleUserByName(deps, filter.assigned_by, viewer) : undefined
   const s = statementsOf(deps.db)
   const plain = state !== 'all' && !filter.labels && !filter.q && !filter.milestones && !type && !poster && !assignee
   if (plain) {
