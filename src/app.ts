@@ -23,6 +23,7 @@ import { commentsModule } from './modules/comments'
 import { labelsModule } from './modules/labels'
 import { milestonesModule } from './modules/milestones'
 import { timesModule } from './modules/times'
+import { starsModule } from './modules/stars'
 import { gitHttpModule } from './modules/git-http'
 
 /** Routes whose body is raw text whatever its Content-Type (their own `parse` reads it). */
@@ -195,6 +196,7 @@ export function createApp(deps: AppDeps) {
     .use(labelsModule(deps))
     .use(milestonesModule(deps))
     .use(timesModule(deps))
+    .use(starsModule(deps))
 
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
     .onError({ as: 'global' }, ({ code, error: thrown, set }) => {

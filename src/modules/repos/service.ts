@@ -6,7 +6,7 @@ import { changeMarkOf, writeTransaction } from '../../db/client'
 import { rowMapper } from '../../db/row-mapper'
 import { containsPattern } from '../../db/conditions'
 import { usersByIds } from '../users/service'
-import { repoRedirects, repositories, teamRepos, teams, users } from '../../db/schema'
+import { repoRedirects, repositories, stars, teamRepos, teams, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, accessLevels, type RepoRow } from '../../auth/access'
 import { grantedRepoCondition, readableRepoCondition } from '../../auth/visibility'
@@ -24,6 +24,7 @@ import { writeInitialCommit, type InitialFile } from '../../git/initial-commit'
 import { SEARCH_MODES } from './model'
 import { recordEvent } from '../../events/outbox'
 import { GITIGNORE_TEMPLATES, LICENSE_TEMPLATES, README_TEMPLATES } from './templates'
+import { changeMarkRow } from '../stars/service'
 
 export interface NewRepo {
   name: string
@@ -183,7 +184,10 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
       .get()
     deps.db.update(users).set({ numRepos: sql`${users.numRepos} + 1` }).where(eq(users.id, owner.id)).run()
     dropRedirect(deps, owner.id, inserted.lowerName)
-    return inserted
+    // Its creator watches it (Gitea's AutoWatchNewRepos, on by default); an organisation never watches.
+    const watcher = opts.creator ?? owner
+    if (watcher.type === 0) changeMarkRow(deps, 'watch', watcher.id, inserted.id, true)
+    return deps.db.select().from(repositories).where(eq(repositories.id, inserted.id)).get()!
   })
   const path = pathOfRepo(deps, owner.name, row)
   let made = false
@@ -378,6 +382,9 @@ export function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, m
     // The teams given this repository lose it with the row (team_repos cascade): keep their counters right.
     const givenTo = deps.db.select({ id: teamRepos.teamId }).from(teamRepos).where(eq(teamRepos.repoId, repo.id))
     deps.db.update(teams).set({ numRepos: sql`max(${teams.numRepos} - 1, 0)` }).where(inArray(teams.id, givenTo)).run()
+    // Its stars go with it (cascade): the starrers' counters first.
+    const starrers = deps.db.select({ id: stars.userId }).from(stars).where(eq(stars.repoId, repo.id))
+    deps.db.update(users).set({ numStars: sql`max(${users.numStars} - 1, 0)` }).where(inArray(users.id, starrers)).run()
     deps.db.delete(repositories).where(eq(repositories.id, repo.id)).run()
     deps.db.update(users).set({ numRepos: sql`max(${users.numRepos} - 1, 0)` }).where(eq(users.id, repo.ownerId)).run()
   })

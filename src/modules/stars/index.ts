@@ -1,0 +1,146 @@
+import { Elysia, t } from 'elysia'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import { toApiUser } from '../../lib/convert/user'
+import { notFound } from '../../lib/errors'
+import { PageQuery } from '../../lib/pagination'
+import { RepoParams, RepositoryList } from '../repos/model'
+import { reposToApi } from '../repos/service'
+import { UserSchema, UsernameParams } from '../users/model'
+import { getVisibleUserByName } from '../users/service'
+import { StarredRepoParams, WatchInfoSchema } from './model'
+import { hasMarked, listMarkedRepos, listMarkers, setMark, toApiWatchInfo, type Mark } from './service'
+
+const UserList = t.Array(UserSchema)
+const NoContent = { 204: t.Void() }
+/** Starring and watching read the repository and change only the caller's own rows: they work on archived repositories too. */
+const readOnly = { level: 'read', writes: false } as const
+// Routes on a repository that need a signed-in caller name `repo` before `signed` (the pipeline's
+// rule): a hidden repository answers 404 even to an anonymous caller, a readable one 401.
+
+/** The three lists of a mark: its users on a repository, the caller's repositories, a user's repositories. */
+interface MarkLists {
+  mark: Mark
+  /** `/repos/:owner/:repo/<users>` */
+  users: string
+  /** `/user/<repos>` and `/users/:username/<repos>` */
+  repos: string
+  /** operationIds: the repository's users, the caller's list, a user's list. */
+  ids: [string, string, string]
+  noun: string
+}
+
+const LISTS: MarkLists[] = [
+  { mark: 'star', users: 'stargazers', repos: 'starred', ids: ['repoListStargazers', 'userCurrentListStarred', 'userListStarred'], noun: 'starred' },
+  { mark: 'watch', users: 'subscribers', repos: 'subscriptions', ids: ['repoListSubscribers', 'userCurrentListSubscriptions', 'userListSubscriptions'], noun: 'watched' },
+]
+
+/** Stars and watches (issue 11): stargazers, subscribers, the caller's and a user's starred and watched repositories. */
+export const starsModule = (deps: AppDeps) => {
+  const app = new Elysia({ name: 'stars', detail: { tags: ['repository'] } }).use(pipeline(deps))
+
+  for (const { mark, users, repos, ids, noun } of LISTS)
+    app
+      .get(
+        `/repos/:owner/:repo/${users}`,
+        ({ repo, caller, page, respond }) =>
+          respond(listMarkers(deps, mark, caller.user, repo.repo.id, page), (rows) => rows.map((u) => toApiUser(deps.config, u, caller.user))),
+        {
+          repo: { level: 'read' },
+          paged: true,
+          params: RepoParams,
+          query: PageQuery,
+          response: { 200: UserList },
+          detail: { operationId: ids[0], summary: `The users who ${noun} a repository` },
+        },
+      )
+      .get(
+        `/user/${repos}`,
+        ({ user, page, respond }) => respond(listMarkedRepos(deps, mark, user, user.id, page), (rows) => reposToApi(deps, user, rows)),
+        {
+          signed: true,
+          paged: true,
+          query: PageQuery,
+          response: { 200: RepositoryList },
+          detail: { operationId: ids[1], summary: `The repositories the authenticated user ${noun}` },
+        },
+      )
+      .get(
+        `/users/:username/${repos}`,
+        ({ params, user, page, respond }) => {
+          // Only the repositories the caller may read; a hidden user answers like an unknown one.
+          const marker = getVisibleUserByName(deps, params.username, user)
+          return respond(listMarkedRepos(deps, mark, user, marker.id, page), (rows) => reposToApi(deps, user, rows))
+        },
+        {
+          signed: true,
+          paged: true,
+          params: UsernameParams,
+          query: PageQuery,
+          response: { 200: RepositoryList },
+          detail: { operationId: ids[2], summary: `The repositories a user ${noun}` },
+        },
+      )
+
+  return app
+    .get(
+      '/user/starred/:owner/:repo',
+      ({ user, repo, status }) => {
+        if (!hasMarked(deps, 'star', user.id, repo.repo.id)) throw notFound('not starred')
+        return status(204, undefined)
+      },
+      {
+        repo: readOnly,
+        signed: true,
+        params: StarredRepoParams,
+        response: NoContent,
+        detail: { operationId: 'userCurrentCheckStarring', summary: 'Whether the authenticated user is starring the repository' },
+      },
+    )
+    .put(
+      '/user/starred/:owner/:repo',
+      ({ user, repo, status }) => {
+        setMark(deps, 'star', user, repo.repo.id, true)
+        return status(204, undefined)
+      },
+      { repo: readOnly, signed: true, params: StarredRepoParams, response: NoContent, detail: { operationId: 'userCurrentPutStar', summary: 'Star the given repository' } },
+    )
+    .delete(
+      '/user/starred/:owner/:repo',
+      ({ user, repo, status }) => {
+        setMark(deps, 'star', user, repo.repo.id, false)
+        return status(204, undefined)
+      },
+      { repo: readOnly, signed: true, params: StarredRepoParams, response: NoContent, detail: { operationId: 'userCurrentDeleteStar', summary: 'Unstar the given repository' } },
+    )
+    .get(
+      '/repos/:owner/:repo/subscription',
+      ({ repo, user }) => {
+        if (!hasMarked(deps, 'watch', user.id, repo.repo.id)) throw notFound('not watching')
+        return toApiWatchInfo(deps.config, repo.owner.name, repo.repo)
+      },
+      {
+        repo: readOnly,
+        signed: true,
+        params: RepoParams,
+        response: { 200: WatchInfoSchema },
+        detail: { operationId: 'userCurrentCheckSubscription', summary: 'Whether the authenticated user is watching the repository' },
+      },
+    )
+    .put(
+      '/repos/:owner/:repo/subscription',
+      ({ repo, user }) => {
+        setMark(deps, 'watch', user, repo.repo.id, true)
+        return toApiWatchInfo(deps.config, repo.owner.name, repo.repo)
+      },
+      { repo: readOnly, signed: true, params: RepoParams, response: { 200: WatchInfoSchema }, detail: { operationId: 'userCurrentPutSubscription', summary: 'Watch the repository' } },
+    )
+    .delete(
+      '/repos/:owner/:repo/subscription',
+      ({ repo, user, status }) => {
+        setMark(deps, 'watch', user, repo.repo.id, false)
+        return status(204, undefined)
+      },
+      { repo: readOnly, signed: true, params: RepoParams, response: NoContent, detail: { operationId: 'userCurrentDeleteSubscription', summary: 'Unwatch the repository' } },
+    )
+}

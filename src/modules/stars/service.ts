@@ -1,0 +1,80 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import type { UserRow } from '../../auth/caller'
+import type { RepoRow } from '../../auth/access'
+import { writeTransaction } from '../../db/client'
+import { repositories, stars, users, watches } from '../../db/schema'
+import type { Page, Paged } from '../../lib/pagination'
+import { isoTime, nowUnix } from '../../lib/time'
+import { apiUrl } from '../../lib/urls'
+import type { Config } from '../../config'
+import { listReadableRepos } from '../repos/service'
+import { usersPage } from '../users/service'
+
+/*
+ * Stars and watches (Gitea's star.go and watch.go): a row per (user, repository) pair, and the
+ * counters beside them (repositories.num_stars / num_watches, users.num_stars for stars) changed
+ * in the same transaction, only when a row was really inserted or deleted, so that they stay
+ * exact however many toggles race. The rows go with their repository or user (ON DELETE
+ * CASCADE); the counters of the other side are fixed by deleteRepository and deleteUser.
+ */
+
+/** What a user can mark a repository with. */
+export type Mark = 'star' | 'watch'
+
+/** Both tables have the same columns (user_id, repo_id, created_unix): one shape serves both. */
+const TABLES: Record<Mark, typeof stars> = { star: stars, watch: watches as unknown as typeof stars }
+const REPO_COUNTERS = { star: 'numStars', watch: 'numWatches' } as const
+
+/** Users who marked the repository whom `viewer` may see, in marking order. */
+export function listMarkers(deps: AppDeps, mark: Mark, viewer: UserRow | null, repoId: number, page: Page): Paged<UserRow> {
+  const table = TABLES[mark]
+  return usersPage(deps, viewer, table, table.userId, eq(table.repoId, repoId), page, asc(table.id))
+}
+
+/** Repositories marked by `userId` that `viewer` may read (those the viewer lost access to drop out). */
+export function listMarkedRepos(deps: AppDeps, mark: Mark, viewer: UserRow, userId: number, page: Page): Paged<RepoRow> {
+  const table = TABLES[mark]
+  const marked = deps.db.select({ id: table.repoId }).from(table).where(eq(table.userId, userId))
+  return listReadableRepos(deps, viewer, inArray(repositories.id, marked), page)
+}
+
+export function hasMarked(deps: AppDeps, mark: Mark, userId: number, repoId: number): boolean {
+  const table = TABLES[mark]
+  return !!deps.db.select({ id: table.id }).from(table).where(and(eq(table.userId, userId), eq(table.repoId, repoId))).get()
+}
+
+/**
+ * Adds (`on`) or removes the mark and moves the counters when a row really changed; to be called
+ * inside a writeTransaction. Repository creation uses it to make the creator watch (Gitea's
+ * AutoWatchNewRepos, on by default).
+ */
+export function changeMarkRow(deps: AppDeps, mark: Mark, userId: number, repoId: number, on: boolean): void {
+  const table = TABLES[mark]
+  const changed = on
+    ? deps.db.insert(table).values({ userId, repoId, createdUnix: nowUnix() }).onConflictDoNothing().returning({ id: table.id }).get()
+    : deps.db.delete(table).where(and(eq(table.userId, userId), eq(table.repoId, repoId))).returning({ id: table.id }).get()
+  if (!changed) return
+  const step = on ? 1 : -1
+  const counter = repositories[REPO_COUNTERS[mark]]
+  deps.db.update(repositories).set({ [REPO_COUNTERS[mark]]: sql`${counter} + ${step}` }).where(eq(repositories.id, repoId)).run()
+  if (mark === 'star') deps.db.update(users).set({ numStars: sql`${users.numStars} + ${step}` }).where(eq(users.id, userId)).run()
+}
+
+/** Marks (`on`) or unmarks the repository for `user` (idempotent). */
+export function setMark(deps: AppDeps, mark: Mark, user: UserRow, repoId: number, on: boolean): void {
+  writeTransaction(deps.db, () => changeMarkRow(deps, mark, user.id, repoId, on))
+}
+
+/** The WatchInfo record of a watched repository (Gitea sends the repository's creation time). */
+export function toApiWatchInfo(config: Config, ownerName: string, repo: RepoRow) {
+  const repoUrl = apiUrl(config, `repos/${ownerName}/${repo.name}`)
+  return {
+    subscribed: true,
+    ignored: false,
+    reason: null,
+    created_at: isoTime(repo.createdUnix),
+    url: `${repoUrl}/subscription`,
+    repository_url: repoUrl,
+  }
+}
