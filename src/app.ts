@@ -23,6 +23,7 @@ import { labelsModule } from './modules/labels'
 import { milestonesModule } from './modules/milestones'
 import { timesModule } from './modules/times'
 import { gitHttpModule } from './modules/git-http'
+import { deployKeysModule } from './modules/deploy-keys'
 
 /** Routes whose body is raw text whatever its Content-Type (their own `parse` reads it). */
 const RAW_BODY_PATHS = /^\/api\/v1\/markdown\/raw\/?$/
@@ -193,6 +194,7 @@ export function createApp(deps: AppDeps) {
     .use(labelsModule(deps))
     .use(milestonesModule(deps))
     .use(timesModule(deps))
+    .use(deployKeysModule(deps))
 
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
     .onError({ as: 'global' }, ({ code, error: thrown, set }) => {
