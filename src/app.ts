@@ -24,6 +24,7 @@ import { milestonesModule } from './modules/milestones'
 import { timesModule } from './modules/times'
 import { gitHttpModule } from './modules/git-http'
 import { deployKeysModule } from './modules/deploy-keys'
+import { statusesModule } from './modules/statuses'
 
 /** Routes whose body is raw text whatever its Content-Type (their own `parse` reads it). */
 const RAW_BODY_PATHS = /^\/api\/v1\/markdown\/raw\/?$/
@@ -195,6 +196,7 @@ export function createApp(deps: AppDeps) {
     .use(milestonesModule(deps))
     .use(timesModule(deps))
     .use(deployKeysModule(deps))
+    .use(statusesModule(deps))
 
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
     .onError({ as: 'global' }, ({ code, error: thrown, set }) => {
