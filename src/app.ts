@@ -25,6 +25,8 @@ import { milestonesModule } from './modules/milestones'
 import { timesModule } from './modules/times'
 import { starsModule } from './modules/stars'
 import { gitHttpModule } from './modules/git-http'
+import { deployKeysModule } from './modules/deploy-keys'
+import { statusesModule } from './modules/statuses'
 
 /** Routes whose body is raw text whatever its Content-Type (their own `parse` reads it). */
 const RAW_BODY_PATHS = /^\/api\/v1\/markdown\/raw\/?$/
@@ -197,6 +199,8 @@ export function createApp(deps: AppDeps) {
     .use(milestonesModule(deps))
     .use(timesModule(deps))
     .use(starsModule(deps))
+    .use(deployKeysModule(deps))
+    .use(statusesModule(deps))
 
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
     .onError({ as: 'global' }, ({ code, error: thrown, set }) => {

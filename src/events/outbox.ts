@@ -31,6 +31,8 @@ export type EventKind =
   | 'comment.created'
   | 'comment.edited'
   | 'comment.deleted'
+  /** A commit status was posted (Gitea's `status` webhook). */
+  | 'status'
 
 /** Gitea's `changes` object of an `edited` payload: the previous values of what changed. */
 export type EditChanges = Partial<Record<'title' | 'body', { from: string }>>

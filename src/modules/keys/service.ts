@@ -3,14 +3,14 @@ import type { AppDeps } from '../../deps'
 import type { Config } from '../../config'
 import type { UserRow } from '../../auth/caller'
 import { writeTransaction } from '../../db/client'
-import { emailAddresses, gpgKeys, publicKeys } from '../../db/schema'
+import { deployKeys, emailAddresses, gpgKeys, publicKeys } from '../../db/schema'
 import { ApiError, forbidden, notFound, unprocessable } from '../../lib/errors'
 import { isoTime, nowUnix, ZERO_TIME } from '../../lib/time'
 import { apiUrl } from '../../lib/urls'
 import { checkRequiredText, MAX_TITLE } from '../../lib/validate'
 import { toApiUser } from '../../lib/convert/user'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
-import { parseSshPublicKey } from './ssh-key'
+import { parseSshPublicKey, type SshPublicKey } from './ssh-key'
 import type { ParsedGpgKey } from './gpg-key'
 
 export type PublicKeyRow = typeof publicKeys.$inferSelect
@@ -60,14 +60,22 @@ export function getOwnPublicKey(deps: AppDeps, ownerId: number, id: number): Pub
 }
 
 /**
- * Adds an SSH key to `ownerId`: 422 for unparsable content, a title the owner already uses,
- * or a key that is already registered (by anyone).
+ * The title and key of a CreateKeyOption (user keys and deploy keys alike), checked: a title of
+ * 1–255 characters, a bounded, parsable OpenSSH public key (422 otherwise).
  */
-export function addPublicKey(deps: AppDeps, ownerId: number, input: { title: string; key: string }): PublicKeyRow {
+export function checkSshKeyInput(input: { title: string; key: string }): { title: string; parsed: SshPublicKey } {
   const title = checkRequiredText(input.title.trim(), MAX_TITLE, 'Title')
   if (!input.key.trim()) throw unprocessable('Required', 'Key')
   if (input.key.length > MAX_KEY_TEXT) throw unprocessable('Invalid key content: the key is too long')
-  const parsed = parseSshPublicKey(input.key)
+  return { title, parsed: parseSshPublicKey(input.key) }
+}
+
+/**
+ * Adds an SSH key to `ownerId`: 422 for unparsable content, a title the owner already uses,
+ * or a key that is already registered (by anyone, as a user key or as a deploy key).
+ */
+export function addPublicKey(deps: AppDeps, ownerId: number, input: { title: string; key: string }): PublicKeyRow {
+  const { title, parsed } = checkSshKeyInput(input)
   return writeTransaction(deps.db, () => {
     const sameTitle = deps.db
       .select({ id: publicKeys.id })
@@ -77,6 +85,8 @@ export function addPublicKey(deps: AppDeps, ownerId: number, input: { title: str
     if (sameTitle) throw unprocessable('Key title has been used', 'Title')
     const sameKey = deps.db.select({ id: publicKeys.id }).from(publicKeys).where(eq(publicKeys.fingerprint, parsed.fingerprint)).get()
     if (sameKey) throw unprocessable('Key content has been used as non-deploy key', 'Key')
+    const deployKey = deps.db.select({ id: deployKeys.id }).from(deployKeys).where(eq(deployKeys.fingerprint, parsed.fingerprint)).get()
+    if (deployKey) throw unprocessable('Key content has been used as deploy key', 'Key')
     const now = nowUnix()
     return deps.db
       .insert(publicKeys)

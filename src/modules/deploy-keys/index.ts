@@ -1,0 +1,65 @@
+import { Elysia, t } from 'elysia'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import { pathNumber } from '../../lib/path-number'
+import { RepoParams } from '../repos/model'
+import { CreateKeyOption } from '../keys/model'
+import { DeployKeyListQuery, DeployKeyParams, DeployKeySchema } from './model'
+import { addDeployKey, deleteDeployKey, getDeployKey, listDeployKeys, toApiDeployKey } from './service'
+
+/**
+ * A repository's deploy keys. Repository admins only (Gitea ≥ 1.7 reqAdmin); like Gitea (no
+ * mustNotBeArchived on these routes), keys of an archived repository can still be changed.
+ */
+export const deployKeysModule = (deps: AppDeps) =>
+  new Elysia({ name: 'deploy-keys', detail: { tags: ['repository'] } })
+    .use(pipeline(deps))
+    .get(
+      '/repos/:owner/:repo/keys',
+      ({ query, repo, page, respond }) =>
+        respond(listDeployKeys(deps, repo.repo.id, page, { keyId: query.key_id, fingerprint: query.fingerprint }), (rows) =>
+          rows.map((k) => toApiDeployKey(deps.config, repo, k)),
+        ),
+      {
+        repo: { level: 'admin' },
+        paged: true,
+        params: RepoParams,
+        query: DeployKeyListQuery,
+        response: { 200: t.Array(DeployKeySchema) },
+        detail: { operationId: 'repoListKeys', summary: "List a repository's keys" },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/keys',
+      ({ body, status, repo }) => status(201, toApiDeployKey(deps.config, repo, addDeployKey(deps, repo.repo.id, body))),
+      {
+        repo: { level: 'admin', writes: false },
+        params: RepoParams,
+        body: CreateKeyOption,
+        response: { 201: DeployKeySchema },
+        detail: { operationId: 'repoCreateKey', summary: 'Add a key to a repository' },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/keys/:id',
+      ({ params, repo }) => toApiDeployKey(deps.config, repo, getDeployKey(deps, repo.repo.id, pathNumber(params.id))),
+      {
+        repo: { level: 'admin' },
+        params: DeployKeyParams,
+        response: { 200: DeployKeySchema },
+        detail: { operationId: 'repoGetKey', summary: "Get a repository's key by id" },
+      },
+    )
+    .delete(
+      '/repos/:owner/:repo/keys/:id',
+      ({ params, status, repo }) => {
+        deleteDeployKey(deps, repo.repo.id, pathNumber(params.id))
+        return status(204, undefined)
+      },
+      {
+        repo: { level: 'admin', writes: false },
+        params: DeployKeyParams,
+        response: { 204: t.Void() },
+        detail: { operationId: 'repoDeleteKey', summary: 'Delete a key from a repository' },
+      },
+    )

@@ -1,0 +1,123 @@
+import { and, asc, eq } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import type { Config } from '../../config'
+import type { RepoContext } from '../../auth/repo-context'
+import { writeTransaction } from '../../db/client'
+import { deployKeys, publicKeys } from '../../db/schema'
+import { notFound, unprocessable } from '../../lib/errors'
+import { selectPage, type Page, type Paged } from '../../lib/pagination'
+import { isoTime, nowUnix } from '../../lib/time'
+import { apiUrl } from '../../lib/urls'
+import { toApiRepo } from '../../lib/convert/repo'
+import { checkSshKeyInput } from '../keys/service'
+
+export type DeployKeyRow = typeof deployKeys.$inferSelect
+
+/** The DeployKey record (records.md §18); `key_id` is the key's own id (no separate public-key row). */
+export function toApiDeployKey(config: Config, ctx: RepoContext, key: DeployKeyRow) {
+  return {
+    id: key.id,
+    key_id: key.id,
+    key: key.content,
+    url: apiUrl(config, `repos/${ctx.owner.name}/${ctx.repo.name}/keys/${key.id}`),
+    title: key.title,
+    fingerprint: key.fingerprint,
+    created_at: isoTime(key.createdUnix),
+    read_only: key.readOnly,
+    repository: toApiRepo(config, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+  }
+}
+
+/** One page of a repository's deploy keys, oldest first, optionally only `keyId` or `fingerprint`. */
+export function listDeployKeys(
+  deps: AppDeps,
+  repoId: number,
+  page: Page,
+  filter: { keyId?: number; fingerprint?: string } = {},
+): Paged<DeployKeyRow> {
+  const where = and(
+    eq(deployKeys.repoId, repoId),
+    filter.keyId !== undefined ? eq(deployKeys.id, filter.keyId) : undefined,
+    filter.fingerprint ? eq(deployKeys.fingerprint, filter.fingerprint) : undefined,
+  )
+  return selectPage(deps.db, deployKeys, where, asc(deployKeys.id), page)
+}
+
+/** A deploy key of the repository by id: 404 when unknown or another repository's. */
+export function getDeployKey(deps: AppDeps, repoId: number, id: number): DeployKeyRow {
+  const key = Number.isSafeInteger(id)
+    ? deps.db
+        .select()
+        .from(deployKeys)
+        .where(and(eq(deployKeys.id, id), eq(deployKeys.repoId, repoId)))
+        .get()
+    : undefined
+  if (!key) throw notFound(`deploy key does not exist [id: ${id}, repo: ${repoId}]`)
+  return key
+}
+
+/**
+ * Adds a deploy key (CreateKeyOption) to a repository, as Gitea does: 422 for unparsable
+ * content, a key that is a user's key, a key or a title the repository already has. The same
+ * key may open several repositories. Absent `read_only` means the key may push (Gitea ≥ 1.4).
+ */
+export function addDeployKey(deps: AppDeps, repoId: number, input: { title: string; key: string; read_only?: boolean }): DeployKeyRow {
+  const { title, parsed } = checkSshKeyInput(input)
+  return writeTransaction(deps.db, () => {
+    const userKey = deps.db.select({ id: publicKeys.id }).from(publicKeys).where(eq(publicKeys.fingerprint, parsed.fingerprint)).get()
+    if (userKey) throw unprocessable('Key content has been used as non-deploy key', 'Key')
+    const sameKey = deps.db
+      .select({ id: deployKeys.id })
+      .from(deployKeys)
+      .where(and(eq(deployKeys.repoId, repoId), eq(deployKeys.fingerprint, parsed.fingerprint)))
+      .get()
+    if (sameKey) throw unprocessable('This key has already been added to this repository', 'Key')
+    const sameTitle = deps.db
+      .select({ id: deployKeys.id })
+      .from(deployKeys)
+      .where(and(eq(deployKeys.repoId, repoId), eq(deployKeys.title, title)))
+      .get()
+    if (sameTitle) throw unprocessable('Key title has been used', 'Title')
+    const now = nowUnix()
+    return deps.db
+      .insert(deployKeys)
+      .values({
+        repoId,
+        title,
+        fingerprint: parsed.fingerprint,
+        content: parsed.normalized,
+        keyType: parsed.type,
+        readOnly: input.read_only ?? false,
+        createdUnix: now,
+        updatedUnix: now,
+      })
+      .returning()
+      .get()
+  })
+}
+
+/** Removes a deploy key of the repository: 404 when unknown or another repository's. */
+export function deleteDeployKey(deps: AppDeps, repoId: number, id: number): void {
+  const key = getDeployKey(deps, repoId, id)
+  deps.db.delete(deployKeys).where(eq(deployKeys.id, key.id)).run()
+}
+
+/** What a deploy key opens: one repository, and whether the key may push to it. */
+export interface DeployKeyGrant {
+  keyId: number
+  repoId: number
+  readOnly: boolean
+}
+
+/**
+ * For the SSH transport: every repository the key with this fingerprint opens as a deploy key,
+ * and whether it may write there (empty when it is no deploy key). One indexed query.
+ */
+export function deployKeysByFingerprint(deps: AppDeps, fingerprint: string): DeployKeyGrant[] {
+  return deps.db
+    .select({ keyId: deployKeys.id, repoId: deployKeys.repoId, readOnly: deployKeys.readOnly })
+    .from(deployKeys)
+    .where(eq(deployKeys.fingerprint, fingerprint))
+    .orderBy(asc(deployKeys.id))
+    .all()
+}

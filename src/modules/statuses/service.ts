@@ -1,0 +1,178 @@
+import { and, asc, count, desc, eq, inArray, max, type SQL } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import type { Config } from '../../config'
+import type { UserRow } from '../../auth/caller'
+import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
+import { writeTransaction } from '../../db/client'
+import { commitStatuses, users } from '../../db/schema'
+import { recordEvent } from '../../events/outbox'
+import { resolveCommitish, resolveRefPrefix } from '../../git/refs'
+import { notFound, unprocessable } from '../../lib/errors'
+import type { Page, Paged } from '../../lib/pagination'
+import { isoTime, nowUnix } from '../../lib/time'
+import { apiUrl } from '../../lib/urls'
+import { toApiRepo } from '../../lib/convert/repo'
+import { userConverter } from '../../lib/convert/user'
+import { STATUS_STATES, STATUS_SORTS, type StatusState } from './model'
+
+export type StatusRow = typeof commitStatuses.$inferSelect
+type StatusSort = (typeof STATUS_SORTS)[number]
+/** A status list's `sort` and `state` query values. */
+export type StatusFilter = { sort?: StatusSort | ''; state?: StatusState | '' }
+
+/** The commit a status is posted to: a hex commit id (4–40 digits) of the repository, else 422. */
+export async function commitOfSha(deps: AppDeps, ctx: RepoContext, sha: string): Promise<string> {
+  const found = /^[0-9a-f]{4,64}$/i.test(sha) ? await resolveRefPrefix(gitRepoOf(deps, ctx), [sha], ['commit']) : null
+  if (!found) throw unprocessable(`No commit found for SHA: ${sha}`, 'sha')
+  return found.sha
+}
+
+/** The commit a `{ref}` names (a branch, then a tag, then a hex commit id), else 404. */
+export async function commitOfRef(deps: AppDeps, ctx: RepoContext, ref: string): Promise<string> {
+  const sha = await resolveCommitish(gitRepoOf(deps, ctx), ref)
+  if (!sha) throw notFound(`ref does not exist [ref: ${ref}]`)
+  return sha
+}
+
+/**
+ * Posts a status to a commit (its full id): the next per-commit index, and a `status` event in
+ * the same transaction (Gitea's `status` webhook).
+ */
+export function createStatus(
+  deps: AppDeps,
+  repoId: number,
+  creator: UserRow,
+  sha: string,
+  input: { state: StatusState; target_url?: string; description?: string; context?: string },
+): StatusRow {
+  return writeTransaction(deps.db, () => {
+    const last = deps.db
+      .select({ n: max(commitStatuses.index) })
+      .from(commitStatuses)
+      .where(and(eq(commitStatuses.repoId, repoId), eq(commitStatuses.sha, sha)))
+      .get()
+    const now = nowUnix()
+    const row = deps.db
+      .insert(commitStatuses)
+      .values({
+        repoId,
+        sha,
+        index: (last?.n ?? 0) + 1,
+        state: input.state,
+        targetUrl: (input.target_url ?? '').trim(),
+        description: (input.description ?? '').trim(),
+        context: (input.context ?? '').trim(),
+        creatorId: creator.id,
+        createdUnix: now,
+        updatedUnix: now,
+      })
+      .returning()
+      .get()
+    recordEvent(deps.db, {
+      kind: 'status',
+      repoId,
+      actorId: creator.id,
+      payload: { sha, statusId: row.id, index: row.index, state: row.state, context: row.context },
+    })
+    return row
+  })
+}
+
+const SORT_ORDER: Record<StatusSort | '', SQL[]> = {
+  '': [desc(commitStatuses.createdUnix), desc(commitStatuses.id)],
+  oldest: [asc(commitStatuses.createdUnix), asc(commitStatuses.id)],
+  recentupdate: [desc(commitStatuses.updatedUnix), desc(commitStatuses.id)],
+  leastupdate: [asc(commitStatuses.updatedUnix), asc(commitStatuses.id)],
+  leastindex: [asc(commitStatuses.index)],
+  highestindex: [desc(commitStatuses.index)],
+}
+
+/** One page of a commit's statuses, newest first unless `sort` says otherwise, optionally of one state. */
+export function listStatuses(
+  deps: AppDeps,
+  repoId: number,
+  sha: string,
+  page: Page,
+  filter: StatusFilter = {},
+): Paged<StatusRow> {
+  const where = and(eq(commitStatuses.repoId, repoId), eq(commitStatuses.sha, sha), filter.state ? eq(commitStatuses.state, filter.state) : undefined)
+  const total = deps.db.select({ n: count() }).from(commitStatuses).where(where).get()!.n
+  const rows = deps.db
+    .select()
+    .from(commitStatuses)
+    .where(where)
+    .orderBy(...SORT_ORDER[filter.sort ?? ''])
+    .limit(page.limit)
+    .offset(page.offset)
+    .all()
+  return { rows, total }
+}
+
+/** Worst first: error, failure, warning, pending, success (records.md §20); "" when none. */
+export function combinedState(states: string[]): StatusState | '' {
+  let worst = -1
+  for (const s of states) worst = Math.max(worst, STATUS_STATES.indexOf(s as StatusState))
+  return worst < 0 ? '' : STATUS_STATES[worst]!
+}
+
+/**
+ * The latest status of each context of a commit (newest first, one page of them), with the
+ * combined state over all contexts and their number.
+ */
+export function latestStatuses(deps: AppDeps, repoId: number, sha: string, page: Page): Paged<StatusRow> & { state: StatusState | '' } {
+  const latestIds = deps.db
+    .select({ id: max(commitStatuses.id) })
+    .from(commitStatuses)
+    .where(and(eq(commitStatuses.repoId, repoId), eq(commitStatuses.sha, sha)))
+    .groupBy(commitStatuses.context)
+  const latest = deps.db
+    .select({ id: commitStatuses.id, state: commitStatuses.state })
+    .from(commitStatuses)
+    .where(inArray(commitStatuses.id, latestIds))
+    .orderBy(desc(commitStatuses.id))
+    .all()
+  const pageIds = latest.slice(page.offset, page.offset + page.limit).map((r) => r.id)
+  const rows = pageIds.length
+    ? deps.db.select().from(commitStatuses).where(inArray(commitStatuses.id, pageIds)).orderBy(desc(commitStatuses.id)).all()
+    : []
+  return { rows, total: latest.length, state: combinedState(latest.map((r) => r.state)) }
+}
+
+/** Status records of `rows`, their creators read in one query (a deleted account is the Ghost). */
+export function toApiStatuses(deps: AppDeps, ctx: RepoContext, rows: StatusRow[]) {
+  const ids = [...new Set(rows.map((r) => r.creatorId))]
+  const creators = new Map(
+    (ids.length ? deps.db.select().from(users).where(inArray(users.id, ids)).all() : []).map((u) => [u.id, u] as const),
+  )
+  const userOf = userConverter(deps.config, ctx.caller.user)
+  return rows.map((row) => toApiStatus(deps.config, ctx, row, userOf(creators.get(row.creatorId))))
+}
+
+/** The Status record (records.md §20): `id` is the per-commit index. */
+function toApiStatus(config: Config, ctx: RepoContext, row: StatusRow, creator: ReturnType<ReturnType<typeof userConverter>>) {
+  return {
+    id: row.index,
+    status: row.state,
+    target_url: row.targetUrl,
+    description: row.description,
+    url: apiUrl(config, `repos/${ctx.owner.name}/${ctx.repo.name}/statuses/${row.sha}`),
+    context: row.context,
+    creator,
+    created_at: isoTime(row.createdUnix),
+    updated_at: isoTime(row.updatedUnix),
+  }
+}
+
+/** The CombinedStatus record of a commit (records.md §20), `sha` being the resolved commit id. */
+export function toApiCombinedStatus(deps: AppDeps, ctx: RepoContext, sha: string, latest: ReturnType<typeof latestStatuses>) {
+  const commitPath = `repos/${ctx.owner.name}/${ctx.repo.name}/commits/${sha}`
+  return {
+    state: latest.state,
+    sha,
+    total_count: latest.total,
+    statuses: toApiStatuses(deps, ctx, latest.rows),
+    repository: toApiRepo(deps.config, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+    commit_url: apiUrl(deps.config, commitPath),
+    url: apiUrl(deps.config, `${commitPath}/status`),
+  }
+}
