@@ -23,6 +23,7 @@ import { labelsModule } from './modules/labels'
 import { milestonesModule } from './modules/milestones'
 import { timesModule } from './modules/times'
 import { gitHttpModule } from './modules/git-http'
+import { migrationsModule } from './modules/migrations'
 
 /** Routes whose body is raw text whatever its Content-Type (their own `parse` reads it). */
 const RAW_BODY_PATHS = /^\/api\/v1\/markdown\/raw\/?$/
@@ -183,6 +184,7 @@ export function createApp(deps: AppDeps) {
     .use(keysModule(deps))
     .use(adminModule(deps))
     .use(reposModule(deps))
+    .use(migrationsModule(deps))
     .use(branchesModule(deps))
     .use(filesModule(deps))
     .use(collaboratorsModule(deps))
