@@ -27,6 +27,7 @@ import { starsModule } from './modules/stars'
 import { gitHttpModule } from './modules/git-http'
 import { deployKeysModule } from './modules/deploy-keys'
 import { statusesModule } from './modules/statuses'
+import { migrationsModule } from './modules/migrations'
 
 /** Routes whose body is raw text whatever its Content-Type (their own `parse` reads it). */
 const RAW_BODY_PATHS = /^\/api\/v1\/markdown\/raw\/?$/
@@ -188,6 +189,7 @@ export function createApp(deps: AppDeps) {
     .use(keysModule(deps))
     .use(adminModule(deps))
     .use(reposModule(deps))
+    .use(migrationsModule(deps))
     .use(branchesModule(deps))
     .use(filesModule(deps))
     .use(collaboratorsModule(deps))

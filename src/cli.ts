@@ -9,6 +9,7 @@ import { countUsers, createUser } from './modules/users/service'
 import { repairRepositories } from './modules/repos/service'
 import { reconcileRepositories } from './modules/repos/git-sync'
 import { WARREN_VERSION } from './version'
+import { startMirrorScheduler } from './jobs/mirror-scheduler'
 
 const USAGE = `warren ${WARREN_VERSION}: a self-hosted git service with a Gitea-compatible API
 
@@ -19,7 +20,9 @@ Usage:
 
 Environment: WARREN_HOST (0.0.0.0), WARREN_PORT (3000), WARREN_DATA (./data),
 WARREN_BASE_URL (http://localhost:PORT/); on first start WARREN_ADMIN_USER,
-WARREN_ADMIN_PASSWORD and WARREN_ADMIN_EMAIL create that admin when no user exists.`
+WARREN_ADMIN_PASSWORD and WARREN_ADMIN_EMAIL create that admin when no user exists;
+WARREN_MIGRATIONS_ALLOW_LOCALNETWORKS (false) lets migrations reach local addresses;
+WARREN_MIRROR_WORKERS (2) mirror updates at once.`
 
 function fail(message: string): never {
   console.error(`warren: ${message}`)
@@ -38,10 +41,13 @@ async function serve() {
     console.log(`warren: created admin user "${admin.name}"`)
   }
   const { server } = startServer(deps)
+  const mirrorScheduler = startMirrorScheduler(deps)
   console.log(`warren: listening on http://${config.host}:${server.port} (public URL ${config.baseUrl})`)
   console.log(`warren: data in ${config.dataDir} (database ${join(config.dataDir, 'warren.db')})`)
-  const stop = () => {
+  const stop = async () => {
     server.stop()
+    // Running mirror fetches end (or reach their time limit) before the database closes.
+    await mirrorScheduler.stop()
     deps.db.$client.close()
     process.exit(0)
   }

@@ -42,6 +42,17 @@ export interface Config {
   maxApiBody: number
   /** Largest git push (pack) body in bytes, as sent and after gzip (WARREN_MAX_PUSH_SIZE, 4 GiB); past it: 413. */
   maxPushSize: number
+  /**
+   * Migrations may reach loopback, link-local, private and unique-local addresses
+   * (WARREN_MIGRATIONS_ALLOW_LOCALNETWORKS, Gitea's [migrations] ALLOW_LOCALNETWORKS); default false.
+   * Local paths stay admin-only even then.
+   */
+  migrationsAllowLocalNetworks: boolean
+  /** Pull mirrors: default interval and the shortest allowed one, seconds (Gitea: 8h, 10m). */
+  mirrorDefaultInterval: number
+  mirrorMinInterval: number
+  /** Mirror updates run at once at most (WARREN_MIRROR_WORKERS, default 2). */
+  mirrorWorkers: number
   /** Admin created on first start when no user exists. */
   initialAdmin?: { username: string; password: string; email: string }
 }
@@ -56,6 +67,14 @@ function countFrom(value: string | undefined, fallback: number, name: string, ma
   const n = Number(value)
   if (!Number.isInteger(n) || n < 0 || n > max) throw new Error(`${name} must be a whole number from 0 to ${max}, got "${value}"`)
   return n
+}
+
+/** true / false (also 1 / 0); false when unset. */
+function boolFrom(value: string | undefined, name: string): boolean {
+  if (value === undefined || value === '') return false
+  if (['true', '1'].includes(value.toLowerCase())) return true
+  if (['false', '0'].includes(value.toLowerCase())) return false
+  throw new Error(`${name} must be true or false, got "${value}"`)
 }
 
 /** A port number (default when unset). */
@@ -103,6 +122,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginFailureCapacity: Math.max(1, countFrom(env.WARREN_LOGIN_FAILURE_CAPACITY, 10_000, 'WARREN_LOGIN_FAILURE_CAPACITY', 1_000_000)),
     gitTimeout: secondsFrom(env.WARREN_GIT_TIMEOUT, 600, 'WARREN_GIT_TIMEOUT'),
     gitQuickTimeout: secondsFrom(env.WARREN_GIT_QUICK_TIMEOUT, 30, 'WARREN_GIT_QUICK_TIMEOUT'),
+    migrationsAllowLocalNetworks: boolFrom(env.WARREN_MIGRATIONS_ALLOW_LOCALNETWORKS, 'WARREN_MIGRATIONS_ALLOW_LOCALNETWORKS'),
+    mirrorDefaultInterval: 8 * 3600,
+    mirrorMinInterval: 600,
+    mirrorWorkers: Math.max(1, countFrom(env.WARREN_MIRROR_WORKERS, 2, 'WARREN_MIRROR_WORKERS', 64)),
     initialAdmin: admin,
     markdownWorkers: boundedFrom(env.WARREN_MARKDOWN_WORKERS, 2, 'WARREN_MARKDOWN_WORKERS', 1, 64),
     markdownTimeoutMs: boundedFrom(env.WARREN_MARKDOWN_TIMEOUT_MS, 3000, 'WARREN_MARKDOWN_TIMEOUT_MS', 10, 600_000),

@@ -37,18 +37,35 @@ export interface NewRepo {
   defaultBranch?: string
   /** Who asks for it (author of the first commit); the owner when absent. */
   creator?: UserRow
+  /**
+   * Fills the new bare repository (a migration's fetch) before the row becomes ready; answers
+   * the row fields it determined (is_empty, size, is_mirror). Its failure undoes the creation.
+   */
+  populate?: (repo: GitRepo) => Promise<Partial<RepoRow>>
+  /** Runs inside the transaction that makes the row ready (a mirror's own row). */
+  onReady?: (row: RepoRow) => void
 }
 
 const REPO_NAME = /^[A-Za-z0-9_.-]+$/
 
 /** Repository names: AlphaDashDot, at most 100, not `.`/`..`, not ending in `.git`/`.wiki`. */
-function checkRepoName(name: string): void {
+export function checkRepoName(name: string): void {
   if (!name) throw unprocessable('Required', 'Name')
   if (!REPO_NAME.test(name)) throw unprocessable('must be valid alpha or numeric or dash(-_) or dot characters', 'Name')
   if (charCount(name) > 100) throw unprocessable('must be less than 100 characters', 'Name')
   const lower = name.toLowerCase()
   if (lower === '.' || lower === '..' || lower.endsWith('.git') || lower.endsWith('.wiki'))
     throw unprocessable(`repository name is reserved [name: ${name}]`, 'Name')
+}
+
+/** 409 when the owner already has a repository of that name (any case). */
+export function checkRepoNameFree(deps: AppDeps, ownerId: number, name: string): void {
+  const existing = deps.db
+    .select({ id: repositories.id })
+    .from(repositories)
+    .where(and(eq(repositories.ownerId, ownerId), eq(repositories.lowerName, name.toLowerCase())))
+    .get()
+  if (existing) throw conflict(`The repository with the same name already exists. [name: ${name}]`)
 }
 
 /** Where a repository row's git folder lives. */
@@ -159,12 +176,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
   const now = nowUnix()
   const files = opts.autoInit ? initialFiles(owner, opts, now) : []
   const row = writeTransaction(deps.db, () => {
-    const existing = deps.db
-      .select({ id: repositories.id })
-      .from(repositories)
-      .where(and(eq(repositories.ownerId, owner.id), eq(repositories.lowerName, opts.name.toLowerCase())))
-      .get()
-    if (existing) throw conflict(`The repository with the same name already exists. [name: ${opts.name}]`)
+    checkRepoNameFree(deps, owner.id, opts.name)
     checkRepoLimit(deps, owner, opts.creator)
     const inserted = deps.db
       .insert(repositories)
@@ -197,6 +209,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
     made = true
     await initBareRepository(path, defaultBranch, gitLimitsOf(deps))
     const done: Partial<RepoRow> = { status: 'ready' }
+    if (opts.populate) Object.assign(done, await opts.populate(gitRepoAt(deps, path)), { status: 'ready' })
     if (files.length) {
       await writeInitialCommit(gitRepoAt(deps, path), defaultBranch, files, signatureOf(deps, opts.creator ?? owner, now))
       done.isEmpty = false
@@ -204,6 +217,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
     }
     return writeTransaction(deps.db, () => {
       const ready = deps.db.update(repositories).set(done).where(eq(repositories.id, row.id)).returning().get()!
+      opts.onReady?.(ready)
       recordEvent(deps.db, { kind: 'repo.created', repoId: ready.id, actorId: (opts.creator ?? owner).id, payload: { repository: repoSnapshot(ready) } })
       return ready
     })

@@ -1,0 +1,96 @@
+import { lookup } from 'node:dns/promises'
+import { isIP } from 'node:net'
+
+/**
+ * Which network addresses the server may reach on a user's behalf (migrations now, webhooks
+ * later): Gitea's [migrations] ALLOW_LOCALNETWORKS. Loopback, link-local, private (RFC 1918,
+ * carrier-grade NAT), unique-local, unspecified and multicast addresses are "local"; a host name
+ * is local when any address it resolves to is.
+ *
+ * Caveat (DNS rebinding): the name is resolved here and again by whoever connects (git), so a
+ * name whose answers change between the two lookups can slip through. Accepted for now; a caller
+ * needing more must connect to the checked address itself.
+ */
+
+/** Parses dotted IPv4 into four bytes, or null. */
+function ipv4Bytes(ip: string): number[] | null {
+  const parts = ip.split('.')
+  if (parts.length !== 4) return null
+  const bytes = parts.map((p) => (/^\d{1,3}$/.test(p) ? Number(p) : NaN))
+  return bytes.every((b) => b >= 0 && b <= 255) ? bytes : null
+}
+
+/** Expands an IPv6 address into eight 16-bit groups, or null. */
+function ipv6Groups(ip: string): number[] | null {
+  let text = ip.split('%')[0]!.toLowerCase()
+  // An embedded IPv4 tail (::ffff:1.2.3.4) becomes two hex groups.
+  const v4 = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text)
+  if (v4) {
+    const b = ipv4Bytes(v4[2]!)
+    if (!b) return null
+    text = `${v4[1]}${((b[0]! << 8) | b[1]!).toString(16)}:${((b[2]! << 8) | b[3]!).toString(16)}`
+  }
+  const halves = text.split('::')
+  if (halves.length > 2) return null
+  const parse = (s: string) => (s === '' ? [] : s.split(':').map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : NaN)))
+  const head = parse(halves[0]!)
+  const rest = halves.length === 2 ? parse(halves[1]!) : []
+  if (head.concat(rest).some(Number.isNaN)) return null
+  const known = head.length + rest.length
+  if (halves.length === 1 ? known !== 8 : known > 7) return null
+  return [...head, ...Array(8 - known).fill(0), ...rest]
+}
+
+/** True for addresses a server must not reach for a user unless local networks are allowed. */
+export function isLocalAddress(ip: string): boolean {
+  const v4 = ipv4Bytes(ip)
+  if (v4) {
+    const [a, b] = v4 as [number, number, number, number]
+    return (
+      a === 0 || // "this" network, 0.0.0.0
+      a === 10 ||
+      a === 127 ||
+      (a === 100 && b >= 64 && b <= 127) || // carrier-grade NAT
+      (a === 169 && b === 254) || // link-local
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      a >= 224 // multicast, reserved, broadcast
+    )
+  }
+  const g = ipv6Groups(ip)
+  if (!g) return true // not an address we understand: refuse
+  if (g.every((x) => x === 0)) return true // ::
+  if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return true // ::1
+  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible forms: judge the IPv4 address.
+  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) {
+    return isLocalAddress(`${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`)
+  }
+  const first = g[0]!
+  return (
+    (first & 0xfe00) === 0xfc00 || // unique-local fc00::/7
+    (first & 0xffc0) === 0xfe80 || // link-local fe80::/10
+    (first & 0xffc0) === 0xfec0 || // site-local (deprecated)
+    (first & 0xff00) === 0xff00 // multicast
+  )
+}
+
+export type HostCheck = { ok: true } | { ok: false; reason: 'local' | 'unresolvable' }
+
+/**
+ * Checks a URL's host name: an address literal directly, a name through every address DNS
+ * gives for it. `allowLocal` skips the check (the resolution is still needed by nobody then).
+ */
+export async function checkRemoteHost(hostname: string, allowLocal: boolean): Promise<HostCheck> {
+  if (allowLocal) return { ok: true }
+  const host = hostname.replace(/^\[|\]$/g, '')
+  if (isIP(host)) return isLocalAddress(host) ? { ok: false, reason: 'local' } : { ok: true }
+  if (host.toLowerCase() === 'localhost' || host.toLowerCase().endsWith('.localhost')) return { ok: false, reason: 'local' }
+  let addresses: { address: string }[]
+  try {
+    addresses = await lookup(host, { all: true, verbatim: true })
+  } catch {
+    return { ok: false, reason: 'unresolvable' }
+  }
+  if (addresses.length === 0) return { ok: false, reason: 'unresolvable' }
+  return addresses.some((a) => isLocalAddress(a.address)) ? { ok: false, reason: 'local' } : { ok: true }
+}

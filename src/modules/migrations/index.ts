@@ -1,0 +1,57 @@
+import { Elysia, t } from 'elysia'
+import { eq } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import { users } from '../../db/schema'
+import { toApiRepo } from '../../lib/convert/repo'
+import { unprocessable } from '../../lib/errors'
+import { RepoParams, RepositorySchema } from '../repos/model'
+import { MigrateRepoForm } from './model'
+import { migrateRepository } from './service'
+import { requestMirrorSync } from './mirrors'
+
+/** Migrations (clone a remote repository, optionally as a pull mirror) and mirror syncs (issue 11). */
+export const migrationsModule = (deps: AppDeps) =>
+  new Elysia({ name: 'migrations', detail: { tags: ['repository'] } })
+    .use(pipeline(deps))
+    .post(
+      '/repos/migrate',
+      async ({ body, status, user }) => {
+        let uid = body.uid
+        if (uid === undefined && body.repo_owner !== undefined)
+          uid = deps.db.select({ id: users.id }).from(users).where(eq(users.lowerName, body.repo_owner.toLowerCase())).get()?.id ?? -1
+        if (uid === undefined) throw unprocessable('Required', 'UID')
+        const { repo, owner, mode } = await migrateRepository(deps, user, {
+          cloneAddr: body.clone_addr,
+          authUsername: body.auth_username,
+          authPassword: body.auth_password || body.auth_token,
+          uid,
+          repoName: body.repo_name,
+          mirror: body.mirror,
+          private: body.private,
+          description: body.description,
+          mirrorInterval: body.mirror_interval,
+        })
+        return status(201, toApiRepo(deps.config, repo, owner, user, mode))
+      },
+      {
+        signed: true,
+        body: MigrateRepoForm,
+        response: { 201: RepositorySchema },
+        detail: { operationId: 'repoMigrate', summary: 'Migrate a remote git repository' },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/mirror-sync',
+      ({ repo, set }) => {
+        requestMirrorSync(deps, repo.repo.id)
+        set.status = 200
+        return ''
+      },
+      {
+        repo: { level: 'write' },
+        params: RepoParams,
+        response: { 200: t.String() },
+        detail: { operationId: 'repoMirrorSync', summary: "Sync a mirrored repository" },
+      },
+    )

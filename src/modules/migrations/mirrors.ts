@@ -1,0 +1,125 @@
+import { and, asc, eq, gt, lte } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import type { Db } from '../../db/client'
+import { mirrors, repositories } from '../../db/schema'
+import { gitLimitsOf } from '../../auth/repo-context'
+import { fetchMirror } from '../../git/remote'
+import { repoPath } from '../../git/run'
+import { openSecret } from '../../lib/secret-box'
+import { nowUnix } from '../../lib/time'
+import { badRequest } from '../../lib/errors'
+import { beginPush, finishPush } from '../repos/git-sync'
+import { migrationError, resolveCloneSource } from './service'
+
+/**
+ * Pull-mirror updates. Each update fetches every branch and tag from the remote (`git fetch
+ * --prune`, the long git time limit) and then lets git-sync record what moved: the refs before
+ * are the recorded ones, so the ref changes become push events in the repository owner's name
+ * (Gitea attributes mirror syncs to the owner). Updates queue per database and run at most
+ * `mirrorWorkers` at once; a repository is never queued twice. The address goes through the
+ * network guard again on every update (its name may resolve elsewhere now).
+ */
+interface MirrorQueue {
+  waiting: { repoId: number; now?: number }[]
+  queued: Set<number>
+  running: number
+  idle: (() => void)[]
+}
+
+const queues = new WeakMap<Db, MirrorQueue>()
+function queueOf(db: Db): MirrorQueue {
+  let q = queues.get(db)
+  if (!q) queues.set(db, (q = { waiting: [], queued: new Set(), running: 0, idle: [] }))
+  return q
+}
+
+/** Fetches one mirror now and records the result (mirror_updated, next update, last error). */
+export async function updateMirror(deps: AppDeps, repoId: number, now = nowUnix()): Promise<'updated' | 'failed' | 'missing'> {
+  const found = deps.db
+    .select({ mirror: mirrors, repo: repositories })
+    .from(mirrors)
+    .innerJoin(repositories, eq(repositories.id, mirrors.repoId))
+    .where(and(eq(mirrors.repoId, repoId), eq(repositories.status, 'ready')))
+    .get()
+  if (!found) return 'missing'
+  const { mirror, repo } = found
+  let error = ''
+  try {
+    const password = mirror.authPasswordSealed ? openSecret(deps.config.dataDir, mirror.authPasswordSealed) : ''
+    const source = await resolveCloneSource(deps, { isAdmin: true }, mirror.remoteAddress, { username: mirror.authUsername, password })
+    const pushId = await beginPush(deps, repoId, repo.ownerId, null)
+    try {
+      const gitDir = repoPath(deps.config.dataDir, repo.ownerName, repo.name)
+      await fetchMirror({ gitDir, limits: gitLimitsOf(deps) }, source.address, { auth: source.auth, allowFile: source.local, limits: gitLimitsOf(deps) })
+    } finally {
+      // Whatever the fetch managed to change is recorded, even when it failed half-way.
+      await finishPush(deps, repoId, pushId)
+    }
+  } catch (e) {
+    const mapped = migrationError(e)
+    error = (mapped instanceof Error ? mapped.message : String(mapped)).slice(0, 500)
+    console.error(`warren: updating mirror ${repo.ownerName}/${repo.name} failed: ${error}`)
+  }
+  deps.db
+    .update(mirrors)
+    .set({ updatedUnix: error ? mirror.updatedUnix : now, nextUpdateUnix: mirror.interval ? now + mirror.interval : 0, lastError: error })
+    .where(eq(mirrors.repoId, repoId))
+    .run()
+  return error ? 'failed' : 'updated'
+}
+
+function pump(deps: AppDeps): void {
+  const q = queueOf(deps.db)
+  while (q.running < Math.max(1, deps.config.mirrorWorkers) && q.waiting.length) {
+    const job = q.waiting.shift()!
+    q.running++
+    updateMirror(deps, job.repoId, job.now)
+      .catch((e) => console.error(`warren: mirror update of repository ${job.repoId} failed:`, e))
+      .finally(() => {
+        q.running--
+        q.queued.delete(job.repoId)
+        pump(deps)
+      })
+  }
+  if (q.running === 0 && q.waiting.length === 0) for (const resolve of q.idle.splice(0)) resolve()
+}
+
+/** Queues an update of one mirror (no-op when it is already queued or running). */
+export function queueMirrorUpdate(deps: AppDeps, repoId: number, now?: number): void {
+  const q = queueOf(deps.db)
+  if (q.queued.has(repoId)) return
+  q.queued.add(repoId)
+  q.waiting.push({ repoId, now })
+  pump(deps)
+}
+
+/** Resolves once no mirror update is queued or running. */
+export function mirrorUpdatesSettled(deps: AppDeps): Promise<void> {
+  const q = queueOf(deps.db)
+  if (q.running === 0 && q.waiting.length === 0) return Promise.resolve()
+  return new Promise((resolve) => q.idle.push(resolve))
+}
+
+/** Mirrors looked at per scheduler tick at most; the rest wait for the next tick. */
+const DUE_BATCH = 100
+
+/** Queues every mirror whose next update is due at `now`; answers how many. */
+export function queueDueMirrors(deps: AppDeps, now = nowUnix()): number {
+  const due = deps.db
+    .select({ repoId: mirrors.repoId })
+    .from(mirrors)
+    .innerJoin(repositories, eq(repositories.id, mirrors.repoId))
+    .where(and(gt(mirrors.interval, 0), lte(mirrors.nextUpdateUnix, now), eq(repositories.status, 'ready')))
+    .orderBy(asc(mirrors.nextUpdateUnix))
+    .limit(DUE_BATCH)
+    .all()
+  for (const { repoId } of due) queueMirrorUpdate(deps, repoId, now)
+  return due.length
+}
+
+/** POST /repos/{o}/{r}/mirror-sync: queues an update of a pull mirror; 400 for other repositories (Gitea). */
+export function requestMirrorSync(deps: AppDeps, repoId: number): void {
+  const found = deps.db.select({ id: mirrors.repoId }).from(mirrors).where(eq(mirrors.repoId, repoId)).get()
+  if (!found) throw badRequest('Repository is not a mirror')
+  queueMirrorUpdate(deps, repoId)
+}

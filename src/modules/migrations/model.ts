@@ -1,0 +1,32 @@
+import { t } from 'elysia'
+import { Int } from '../users/model'
+
+/** MigrateRepoForm (options.md; Gitea's MigrateRepoOptions). */
+export const MigrateRepoForm = t.Object(
+  {
+    clone_addr: t.String({ minLength: 1, maxLength: 2048 }),
+    auth_username: t.Optional(t.String({ maxLength: 255 })),
+    auth_password: t.Optional(t.String({ maxLength: 1024 })),
+    /** Modern Gitea: a token instead of a password (sent the same way). */
+    auth_token: t.Optional(t.String({ maxLength: 1024 })),
+    uid: t.Optional(Int()),
+    /** Modern Gitea: the owner by name instead of `uid`. */
+    repo_owner: t.Optional(t.String({ maxLength: 255 })),
+    repo_name: t.String({ maxLength: 100 }),
+    mirror: t.Optional(t.Boolean()),
+    private: t.Optional(t.Boolean()),
+    description: t.Optional(t.String({ maxLength: 255 })),
+    /** Go duration ("8h0m0s", "10m"); "0" = no periodic update. */
+    mirror_interval: t.Optional(t.String({ maxLength: 40 })),
+    /** Accepted for clients of later Gitea versions; only the git data is migrated. */
+    service: t.Optional(t.String({ maxLength: 40 })),
+    wiki: t.Optional(t.Boolean()),
+    milestones: t.Optional(t.Boolean()),
+    labels: t.Optional(t.Boolean()),
+    issues: t.Optional(t.Boolean()),
+    pull_requests: t.Optional(t.Boolean()),
+    releases: t.Optional(t.Boolean()),
+    lfs: t.Optional(t.Boolean()),
+  },
+  { $id: '#/components/schemas/MigrateRepoOptions' },
+)

@@ -1,0 +1,177 @@
+import { statSync } from 'node:fs'
+import { isAbsolute } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { eq } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import type { UserRow } from '../../auth/caller'
+import { accessLevel, type AccessMode, type RepoRow } from '../../auth/access'
+import { gitLimitsOf } from '../../auth/repo-context'
+import { mirrors, repositories, users } from '../../db/schema'
+import { fetchMirror, remoteHead, type RemoteAuth } from '../../git/remote'
+import { GitError } from '../../git/run'
+import { isSafeRefName, repositorySize } from '../../git/refs'
+import { readBranchAndTagRefs } from '../../git/ref-state'
+import { ApiError, apiErrorOfGit, forbidden, unprocessable } from '../../lib/errors'
+import { checkRemoteHost } from '../../lib/network-guard'
+import { parseGoDuration } from '../../lib/duration'
+import { sealSecret } from '../../lib/secret-box'
+import { charCount } from '../../lib/validate'
+import { checkRepoName, checkRepoNameFree, createRepository, type NewRepo } from '../repos/service'
+import { syncRepositoryWithGit } from '../repos/git-sync'
+import { canCreateOrgRepo, createOrgRepo, orgRole } from '../orgs/service'
+
+/** A MigrateRepoForm, as the service takes it. */
+export interface MigrateInput {
+  cloneAddr: string
+  authUsername?: string
+  authPassword?: string
+  uid: number
+  repoName: string
+  mirror?: boolean
+  private?: boolean
+  description?: string
+  mirrorInterval?: string
+}
+
+/** Where a migration or mirror fetches from: an address without credentials, and the credentials. */
+export interface CloneSource {
+  /** Passed to git: a URL without user-info, or an absolute local path. */
+  address: string
+  auth: RemoteAuth | null
+  local: boolean
+}
+
+const DISALLOWED_HOST = 'You can not import from disallowed hosts.'
+
+/**
+ * Reads a clone address (http, https, git URL; a local path or file URL for admins) and checks it
+ * against the network guard. User-info in the URL counts as credentials (explicit ones win) and
+ * is taken out of the address. Every refusal is a 422 naming CloneAddr.
+ */
+export async function resolveCloneSource(
+  deps: AppDeps,
+  caller: Pick<UserRow, 'isAdmin'>,
+  cloneAddr: string,
+  given: { username?: string; password?: string },
+): Promise<CloneSource> {
+  const addr = cloneAddr.trim()
+  let url: URL | null = null
+  try {
+    url = new URL(addr)
+  } catch {}
+  let localPath: string | null = null
+  if (url?.protocol === 'file:') localPath = fileURLToPath(url)
+  else if (!url && isAbsolute(addr)) localPath = addr
+  if (localPath !== null) {
+    if (!caller.isAdmin) throw unprocessable('You are not allowed to import local repositories.', 'CloneAddr')
+    if (!deps.config.migrationsAllowLocalNetworks) throw unprocessable(DISALLOWED_HOST, 'CloneAddr')
+    let dir = false
+    try {
+      dir = statSync(localPath).isDirectory()
+    } catch {}
+    if (!dir) throw unprocessable('Invalid local path, it does not exist or not a directory.', 'CloneAddr')
+    return { address: localPath, auth: null, local: true }
+  }
+  if (!url || !['http:', 'https:', 'git:'].includes(url.protocol) || !url.hostname)
+    throw unprocessable('Invalid url: the clone address must be an http, https or git URL', 'CloneAddr')
+  const username = given.username || decodeURIComponent(url.username)
+  const password = given.password || decodeURIComponent(url.password)
+  url.username = ''
+  url.password = ''
+  const check = await checkRemoteHost(url.hostname, deps.config.migrationsAllowLocalNetworks)
+  if (!check.ok)
+    throw unprocessable(check.reason === 'local' ? DISALLOWED_HOST : `Invalid url: the host "${url.hostname}" can not be resolved`, 'CloneAddr')
+  const auth = username || password ? { username, password } : null
+  return { address: url.toString(), auth: url.protocol === 'git:' ? null : auth, local: false }
+}
+
+/** The interval of a new mirror, in seconds: Gitea's duration text, default 8h, 0 = no periodic update. */
+export function mirrorIntervalOf(deps: AppDeps, text: string | undefined): number {
+  if (text === undefined || text.trim() === '') return deps.config.mirrorDefaultInterval
+  const seconds = parseGoDuration(text)
+  if (seconds === null) throw unprocessable(`invalid mirror interval: ${JSON.stringify(text.slice(0, 40))} is not a duration such as "8h0m0s" or "10m"`, 'MirrorInterval')
+  if (seconds !== 0 && seconds < deps.config.mirrorMinInterval)
+    throw unprocessable(`invalid mirror interval: below the minimum of ${deps.config.mirrorMinInterval} seconds`, 'MirrorInterval')
+  return seconds
+}
+
+/** A git failure talking to the remote as the API's answer: 422 with git's (scrubbed) message; timeouts keep theirs. */
+export function migrationError(e: unknown): unknown {
+  if (!(e instanceof GitError)) return e
+  if (e.kind !== 'failed') return apiErrorOfGit(e)
+  const message = e.message.replace(/^git [\w-]+ failed: /, '')
+  const auth = /authentication failed|could not read (username|password)|401|403/i.test(message)
+  return unprocessable(`${auth ? 'Authentication failed' : 'Migration failed'}: ${message}`, 'CloneAddr')
+}
+
+/** Who may migrate into `owner`: itself, an admin anywhere, an organisation's repository creators. */
+function checkMayCreateIn(deps: AppDeps, caller: UserRow, owner: UserRow): void {
+  if (caller.isAdmin || caller.id === owner.id) return
+  if (owner.type === 1 && canCreateOrgRepo(deps, { org: owner, viewer: caller, ...orgRole(deps, owner, caller) })) return
+  throw forbidden(owner.type === 1 ? 'You may not create repositories in this organization' : 'You may not migrate into another user\'s account')
+}
+
+/**
+ * POST /repos/migrate: clones a remote repository into a new one (a pull mirror when asked).
+ * Everything a request can get wrong is checked before anything is made; the remote is asked for
+ * its HEAD first (reachable, credentials work), then the repository is created as any other
+ * (row 'creating' → folder → fetch → 'ready'; a failure removes both), then its refs recorded.
+ */
+export async function migrateRepository(deps: AppDeps, caller: UserRow, input: MigrateInput): Promise<{ repo: RepoRow; owner: UserRow; mode: AccessMode }> {
+  const owner = deps.db.select().from(users).where(eq(users.id, input.uid)).get()
+  if (!owner) throw unprocessable(`user does not exist [uid: ${input.uid}]`, 'UID')
+  checkMayCreateIn(deps, caller, owner)
+  checkRepoName(input.repoName)
+  if (input.description !== undefined && charCount(input.description) > 255) throw unprocessable('must be less than 255 characters', 'Description')
+  checkRepoNameFree(deps, owner.id, input.repoName)
+  const interval = input.mirror ? mirrorIntervalOf(deps, input.mirrorInterval) : 0
+  const source = await resolveCloneSource(deps, caller, input.cloneAddr, { username: input.authUsername, password: input.authPassword })
+  const remote = { auth: source.auth, allowFile: source.local, limits: gitLimitsOf(deps) }
+  let head: string | null
+  try {
+    head = (await remoteHead(source.address, remote)).head
+  } catch (e) {
+    throw migrationError(e)
+  }
+  const now = Math.floor(Date.now() / 1000)
+  const opts: NewRepo = {
+    name: input.repoName,
+    description: input.description,
+    private: input.private,
+    defaultBranch: head && isSafeRefName(head) ? head : undefined,
+    creator: caller,
+    populate: async (repo) => {
+      await fetchMirror(repo, source.address, remote)
+      const refs = await readBranchAndTagRefs(repo)
+      return { isEmpty: !refs || Object.keys(refs).length === 0, size: await repositorySize(repo), isMirror: !!input.mirror }
+    },
+    onReady: (row) => {
+      if (!input.mirror) return
+      deps.db
+        .insert(mirrors)
+        .values({
+          repoId: row.id,
+          remoteAddress: source.address,
+          authUsername: source.auth?.username ?? '',
+          authPasswordSealed: source.auth?.password ? sealSecret(deps.config.dataDir, source.auth.password) : '',
+          interval,
+          nextUpdateUnix: interval ? now + interval : 0,
+          updatedUnix: now,
+        })
+        .run()
+    },
+  }
+  let repo: RepoRow
+  try {
+    repo =
+      owner.type === 1 && !caller.isAdmin
+        ? (await createOrgRepo(deps, { org: owner, viewer: caller, ...orgRole(deps, owner, caller) }, opts)).repo
+        : await createRepository(deps, owner, opts)
+  } catch (e) {
+    throw e instanceof ApiError ? e : migrationError(e)
+  }
+  // Records the refs as the mirror's starting point (no events: nothing was pushed).
+  await syncRepositoryWithGit(deps, repo.id)
+  repo = deps.db.select().from(repositories).where(eq(repositories.id, repo.id)).get()!
+  return { repo, owner, mode: accessLevel(deps.db, caller, repo, owner) }
+}
