@@ -10,6 +10,7 @@ import { docsAssetsModule } from './modules/docs'
 import { miscModule } from './modules/misc'
 import { usersModule } from './modules/users'
 import { reposModule } from './modules/repos'
+import { forksModule } from './modules/forks'
 import { adminModule } from './modules/admin'
 import { keysModule } from './modules/keys'
 import { markdownModule } from './modules/markdown'
@@ -190,6 +191,7 @@ export function createApp(deps: AppDeps) {
     .use(adminModule(deps))
     .use(reposModule(deps))
     .use(migrationsModule(deps))
+    .use(forksModule(deps))
     .use(branchesModule(deps))
     .use(filesModule(deps))
     .use(collaboratorsModule(deps))

@@ -53,6 +53,8 @@ export const repositories = sqliteTable(
     uniqueIndex('repositories_owner_name_uq').on(t.ownerId, t.lowerName),
     index('repositories_lower_name_idx').on(t.lowerName),
     index('repositories_private_idx').on(t.isPrivate, t.lowerName),
+    /** A repository's forks (the forks list, one fork per owner, the parent's deletion). */
+    index('repositories_fork_idx').on(t.forkId, t.ownerId),
     /** Covers the filters of repository lists and search, so COUNT and paging never read the table. */
     index('repositories_list_idx').on(t.status, t.isPrivate, t.lowerName, t.ownerId, t.ownerName, t.isFork, t.isMirror),
   ],

@@ -348,25 +348,36 @@ export function canCreateOrgRepo(deps: AppDeps, ctx: OrgContext): boolean {
 }
 
 /**
- * Creates a repository owned by the organisation. A creator who gets less than admin access
- * through their teams becomes an admin collaborator of the new repository (as in Gitea). Members
- * only (the routes declare `org: 'member'`); of those, owners and teams allowed to create.
+ * The caller who may create repositories in the organisation (created or forked there): 401
+ * anonymous, 403 for non-members and members without the right (owner, or a team that may).
  */
+export function requireOrgRepoCreator(deps: AppDeps, ctx: OrgContext): UserRow {
+  const creator = requireOrgMember(ctx)
+  if (!canCreateOrgRepo(deps, ctx)) throw forbidden('You may not create repositories in this organization')
+  return creator
+}
+
+/**
+ * After `creator` made `repo` in the organisation: one who gets less than admin access through
+ * their teams becomes an admin collaborator of it (as in Gitea). Answers the creator's access.
+ */
+export function grantOrgRepoCreator(deps: AppDeps, org: OrgRow, creator: UserRow, repo: RepoRow): AccessMode {
+  const mode = accessLevel(deps.db, creator, repo, org)
+  if (mode >= AccessMode.Admin) return mode
+  const now = nowUnix()
+  deps.db
+    .insert(collaborations)
+    .values({ repoId: repo.id, userId: creator.id, mode: AccessMode.Admin, createdUnix: now, updatedUnix: now })
+    .onConflictDoUpdate({ target: [collaborations.repoId, collaborations.userId], set: { mode: AccessMode.Admin, updatedUnix: now } })
+    .run()
+  return AccessMode.Admin
+}
+
+/** Creates a repository owned by the organisation (see requireOrgRepoCreator, grantOrgRepoCreator). */
 export async function createOrgRepo(deps: AppDeps, ctx: OrgContext, opts: NewRepo): Promise<{ repo: RepoRow; mode: AccessMode }> {
-  const creator = ctx.viewer
-  if (!creator || !canCreateOrgRepo(deps, ctx)) throw forbidden('You may not create repositories in this organization')
+  const creator = requireOrgRepoCreator(deps, ctx)
   const repo = await createRepository(deps, ctx.org, opts)
-  let mode = accessLevel(deps.db, creator, repo, ctx.org)
-  if (mode < AccessMode.Admin) {
-    const now = nowUnix()
-    deps.db
-      .insert(collaborations)
-      .values({ repoId: repo.id, userId: creator.id, mode: AccessMode.Admin, createdUnix: now, updatedUnix: now })
-      .onConflictDoUpdate({ target: [collaborations.repoId, collaborations.userId], set: { mode: AccessMode.Admin, updatedUnix: now } })
-      .run()
-    mode = AccessMode.Admin
-  }
-  return { repo, mode }
+  return { repo, mode: grantOrgRepoCreator(deps, ctx.org, creator, repo) }
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   listCallerRepos,
   listOwnedRepos,
   reposToApi,
+  repoToApi,
   searchRepositories,
   newRepoFromOption,
 } from './service'
@@ -90,7 +91,7 @@ export const reposModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo',
-      ({ repo: ctx }) => toApiRepo(deps.config, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+      ({ repo: ctx }) => repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
       { repo: { level: 'read' }, params: RepoParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGet', summary: 'Get a repository' } },
     )
     .patch(
@@ -117,7 +118,7 @@ export const reposModule = (deps: AppDeps) =>
           },
         }, ctx.caller.user)
         // Editing changes none of what the caller's access depends on (owner, members, teams).
-        return toApiRepo(deps.config, repo, ctx.owner, ctx.caller.user, ctx.mode)
+        return repoToApi(deps, repo, ctx.owner, ctx.caller.user, ctx.mode)
       },
       {
         // Unarchiving is an edit: it works on an archived repository (Gitea checks no archive here).

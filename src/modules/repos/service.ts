@@ -10,7 +10,7 @@ import { repoRedirects, repositories, stars, teamRepos, teams, users } from '../
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, accessLevels, type RepoRow } from '../../auth/access'
 import { grantedRepoCondition, readableRepoCondition } from '../../auth/visibility'
-import { repoRecord, type ApiRepo } from '../../lib/convert/repo'
+import { repoRecord, toApiRepo, type ApiRepo } from '../../lib/convert/repo'
 import { noReplyEmail, userConverter } from '../../lib/convert/user'
 import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
@@ -69,11 +69,11 @@ export function checkRepoNameFree(deps: AppDeps, ownerId: number, name: string):
 }
 
 /** Where a repository row's git folder lives. */
-const pathOfRepo = (deps: AppDeps, ownerName: string, repo: Pick<RepoRow, 'name'>) =>
+export const pathOfRepo = (deps: AppDeps, ownerName: string, repo: Pick<RepoRow, 'name'>) =>
   repoPath(deps.config.dataDir, ownerName, repo.name)
 
 /** A git folder with the configured limits and no request signal: writes here run to the end. */
-const gitRepoAt = (deps: AppDeps, gitDir: string): GitRepo => ({ gitDir, limits: gitLimitsOf(deps) })
+export const gitRepoAt = (deps: AppDeps, gitDir: string): GitRepo => ({ gitDir, limits: gitLimitsOf(deps) })
 
 /** A CreateRepoOption body (POST /user/repos, /org/{org}/repos, /admin/users/{u}/repos) as a NewRepo. */
 export function newRepoFromOption(body: {
@@ -162,10 +162,8 @@ function checkRepoLimit(deps: AppDeps, owner: UserRow, creator: UserRow | undefi
 }
 
 /**
- * Creates a repository for `owner` (a user or organisation; permission checks are the caller's).
- * Order, so that a crash leaves only what the startup check repairs: the row is inserted with
- * status 'creating', then the git folder is made (and the first commit when auto_init), then the
- * row becomes 'ready'. A failure in between removes both.
+ * Creates a repository for `owner` (a user or organisation; permission checks are the caller's):
+ * an empty bare repository, with a first commit when auto_init (see buildRepository).
  */
 export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewRepo): Promise<RepoRow> {
   checkRepoName(opts.name)
@@ -175,29 +173,63 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
   if (!isSafeRefName(defaultBranch)) throw unprocessable('invalid branch name', 'DefaultBranch')
   const now = nowUnix()
   const files = opts.autoInit ? initialFiles(owner, opts, now) : []
+  const actor = opts.creator ?? owner
+  return buildRepository(
+    deps,
+    owner,
+    opts.creator,
+    { name: opts.name, description: opts.description ?? '', isPrivate: opts.private ?? false, defaultBranch },
+    {
+      make: async (path) => {
+        await initBareRepository(path, defaultBranch, gitLimitsOf(deps))
+        const made: Partial<RepoRow> = opts.populate ? await opts.populate(gitRepoAt(deps, path)) : {}
+        if (!files.length) return made
+        await writeInitialCommit(gitRepoAt(deps, path), defaultBranch, files, signatureOf(deps, actor, now))
+        return { ...made, isEmpty: false, size: await repositorySize(gitRepoAt(deps, path)) }
+      },
+      ready: (row) => {
+        opts.onReady?.(row)
+        recordEvent(deps.db, { kind: 'repo.created', repoId: row.id, actorId: actor.id, payload: { repository: repoSnapshot(row) } })
+      },
+    },
+  )
+}
+
+/** The columns a new repository row starts with (the owner's and the times aside). */
+export type NewRepoRow = Pick<typeof repositories.$inferInsert, 'name' | 'description' | 'isPrivate' | 'defaultBranch' | 'isFork' | 'forkId'>
+
+/** How buildRepository makes one kind of repository. */
+export interface RepoBuild {
+  /** Refusals of this kind, inside the transaction that inserts the row (before the name check). */
+  check?: () => void
+  /** Makes the git folder at `path` (which does not exist); answers the columns the ready row gets. */
+  make: (path: string) => Promise<Partial<RepoRow>>
+  /** Inside the transaction that makes the row ready (the row as it is then): events, counters. */
+  ready: (row: RepoRow) => void
+}
+
+/**
+ * Makes a repository for `owner` (the name is checked here; other values by the caller). Order,
+ * so that a crash leaves only what the startup check repairs: the row is inserted with status
+ * 'creating' (with the owner's counter), then the git folder is made, then the row becomes 'ready'
+ * in one transaction with `build.ready`'s writes. A failure in between removes both.
+ */
+export async function buildRepository(deps: AppDeps, owner: UserRow, creator: UserRow | undefined, values: NewRepoRow, build: RepoBuild): Promise<RepoRow> {
+  checkRepoName(values.name)
+  const now = nowUnix()
   const row = writeTransaction(deps.db, () => {
-    checkRepoNameFree(deps, owner.id, opts.name)
-    checkRepoLimit(deps, owner, opts.creator)
+    build.check?.()
+    checkRepoNameFree(deps, owner.id, values.name)
+    checkRepoLimit(deps, owner, creator)
     const inserted = deps.db
       .insert(repositories)
-      .values({
-        ownerId: owner.id,
-        ownerName: owner.name,
-        name: opts.name,
-        lowerName: opts.name.toLowerCase(),
-        description: opts.description ?? '',
-        isPrivate: opts.private ?? false,
-        defaultBranch,
-        status: 'creating',
-        createdUnix: now,
-        updatedUnix: now,
-      })
+      .values({ ...values, ownerId: owner.id, ownerName: owner.name, lowerName: values.name.toLowerCase(), status: 'creating', createdUnix: now, updatedUnix: now })
       .returning()
       .get()
     deps.db.update(users).set({ numRepos: sql`${users.numRepos} + 1` }).where(eq(users.id, owner.id)).run()
     dropRedirect(deps, owner.id, inserted.lowerName)
     // Its creator watches it (Gitea's AutoWatchNewRepos, on by default); an organisation never watches.
-    const watcher = opts.creator ?? owner
+    const watcher = creator ?? owner
     if (watcher.type === 0) changeMarkRow(deps, 'watch', watcher.id, inserted.id, true)
     return deps.db.select().from(repositories).where(eq(repositories.id, inserted.id)).get()!
   })
@@ -205,20 +237,12 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
   let made = false
   try {
     // A folder no row accounts for (a crash's leftover) is neither adopted nor removed here.
-    if (existsSync(path)) throw conflict(`repository files already exist [name: ${opts.name}]`)
+    if (existsSync(path)) throw conflict(`repository files already exist [name: ${values.name}]`)
     made = true
-    await initBareRepository(path, defaultBranch, gitLimitsOf(deps))
-    const done: Partial<RepoRow> = { status: 'ready' }
-    if (opts.populate) Object.assign(done, await opts.populate(gitRepoAt(deps, path)), { status: 'ready' })
-    if (files.length) {
-      await writeInitialCommit(gitRepoAt(deps, path), defaultBranch, files, signatureOf(deps, opts.creator ?? owner, now))
-      done.isEmpty = false
-      done.size = await repositorySize(gitRepoAt(deps, path))
-    }
+    const done: Partial<RepoRow> = { ...(await build.make(path)), status: 'ready' }
     return writeTransaction(deps.db, () => {
       const ready = deps.db.update(repositories).set(done).where(eq(repositories.id, row.id)).returning().get()!
-      opts.onReady?.(ready)
-      recordEvent(deps.db, { kind: 'repo.created', repoId: ready.id, actorId: (opts.creator ?? owner).id, payload: { repository: repoSnapshot(ready) } })
+      build.ready(ready)
       return ready
     })
   } catch (e) {
@@ -241,15 +265,33 @@ export function reposToApi(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[
 }
 
 function makeRepoRecords(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[]): ApiRepo[] {
-  const ownerIds = [...new Set(rows.map((r) => r.ownerId))]
-  const owners = usersByIds(deps, ownerIds)
-  const modes = accessLevels(deps.db, viewer, rows, [...owners.values()])
+  // The forks' parents come along in the same queries: one read of them, then one of all owners
+  // and one of the viewer's access to all (a parent the viewer may not read shows as null).
+  const parentIds = [...new Set(rows.filter((r) => r.isFork && r.forkId).map((r) => r.forkId))]
+  const parents = parentIds.length
+    ? deps.db.select().from(repositories).where(and(inArray(repositories.id, parentIds), eq(repositories.status, 'ready'))).all()
+    : []
+  const all = [...rows, ...parents]
+  const owners = usersByIds(deps, [...new Set(all.map((r) => r.ownerId))])
+  const modes = accessLevels(deps.db, viewer, all, [...owners.values()])
   // One User record per owner, shared by that owner's repositories.
   const ownerRecord = userConverter(deps.config, viewer)
-  return rows.map((r) => {
+  const record = (r: RepoRow, parent: ApiRepo['parent']) => {
     const owner = owners.get(r.ownerId)!
-    return repoRecord(deps.config, r, owner.name, ownerRecord(owner), modes.get(r.id) ?? 0)
-  })
+    return repoRecord(deps.config, r, owner.name, ownerRecord(owner), modes.get(r.id) ?? 0, parent)
+  }
+  const parentRecords = new Map<number, ApiRepo['parent']>()
+  for (const p of parents) if ((modes.get(p.id) ?? 0) >= AccessMode.Read) parentRecords.set(p.id, record(p, null) as ApiRepo['parent'])
+  return rows.map((r) => record(r, (r.isFork && parentRecords.get(r.forkId)) || null))
+}
+
+/**
+ * One Repository record, for a viewer whose access `mode` is already known (a route's
+ * RepoContext); a fork's parent is looked up as reposToApi does.
+ */
+export function repoToApi(deps: AppDeps, repo: RepoRow, owner: UserRow, viewer: UserRow | null, mode: AccessMode): ApiRepo {
+  if (!repo.isFork || !repo.forkId) return toApiRepo(deps.config, repo, owner, viewer, mode)
+  return reposToApi(deps, viewer, [repo])[0]!
 }
 
 // ---- edit and delete ---------------------------------------------------------------------
@@ -373,7 +415,7 @@ export async function editRepository(
 }
 
 /** A repository row as events keep it (every column; the owner's name is among them). */
-const repoSnapshot = (row: RepoRow): Record<string, unknown> => ({ ...row })
+export const repoSnapshot = (row: RepoRow): Record<string, unknown> => ({ ...row })
 
 /** A name taken by a repository of its own no longer redirects to a renamed one (inside a write transaction). */
 function dropRedirect(deps: AppDeps, ownerId: number, lowerName: string): void {
@@ -399,6 +441,11 @@ export function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, m
     // Its stars go with it (cascade): the starrers' counters first.
     const starrers = deps.db.select({ id: stars.userId }).from(stars).where(eq(stars.repoId, repo.id))
     deps.db.update(users).set({ numStars: sql`max(${users.numStars} - 1, 0)` }).where(inArray(users.id, starrers)).run()
+    // A fork leaves its parent's count; the forks of this one become plain repositories (as in
+    // Gitea). Their git folders need nothing: a fork shares no file it depends on (cloneBareRepository).
+    if (current.isFork && current.forkId)
+      deps.db.update(repositories).set({ numForks: sql`max(${repositories.numForks} - 1, 0)` }).where(eq(repositories.id, current.forkId)).run()
+    deps.db.update(repositories).set({ isFork: false, forkId: 0 }).where(eq(repositories.forkId, repo.id)).run()
     deps.db.delete(repositories).where(eq(repositories.id, repo.id)).run()
     deps.db.update(users).set({ numRepos: sql`max(${users.numRepos} - 1, 0)` }).where(eq(users.id, repo.ownerId)).run()
   })

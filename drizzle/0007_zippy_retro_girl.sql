@@ -1,0 +1,1 @@
+CREATE INDEX `repositories_fork_idx` ON `repositories` (`fork_id`,`owner_id`);

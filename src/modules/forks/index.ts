@@ -1,0 +1,42 @@
+import { Elysia } from 'elysia'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import { PageQuery } from '../../lib/pagination'
+import { RepoParams, RepositoryList, RepositorySchema } from '../repos/model'
+import { reposToApi } from '../repos/service'
+import { CreateForkOption } from './model'
+import { forkRepository, listForks } from './service'
+
+/** Forks of a repository: create one, list them (issue 11). */
+export const forksModule = (deps: AppDeps) =>
+  new Elysia({ name: 'forks', detail: { tags: ['repository'] } })
+    .use(pipeline(deps))
+    .get(
+      '/repos/:owner/:repo/forks',
+      ({ repo: ctx, page, respond }) => respond(listForks(deps, ctx.caller.user, ctx.repo, page), (rows) => reposToApi(deps, ctx.caller.user, rows)),
+      {
+        repo: { level: 'read' },
+        paged: true,
+        params: RepoParams,
+        query: PageQuery,
+        response: { 200: RepositoryList },
+        detail: { operationId: 'listForks', summary: "List a repository's forks" },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/forks',
+      async ({ repo: ctx, user, body, status }) => {
+        const fork = await forkRepository(deps, user, ctx.repo, ctx.owner, { organization: body?.organization, name: body?.name })
+        // 202 is Gitea's answer, though the fork is complete.
+        return status(202, reposToApi(deps, user, [fork])[0]!)
+      },
+      {
+        // Reading is enough, and an archived repository may be forked (Gitea checks neither).
+        repo: { level: 'read', writes: false },
+        signed: true,
+        params: RepoParams,
+        body: CreateForkOption,
+        response: { 202: RepositorySchema },
+        detail: { operationId: 'createFork', summary: 'Fork a repository' },
+      },
+    )

@@ -1,0 +1,10 @@
+import { t } from 'elysia'
+
+/** CreateForkOption (options.md): the organisation to own the fork (absent/null: the caller), and its name. */
+export const CreateForkOption = t.Object(
+  {
+    organization: t.Optional(t.Nullable(t.String({ maxLength: 255, description: 'organization name, if forking into an organization' }))),
+    name: t.Optional(t.Nullable(t.String({ maxLength: 255, description: 'name of the forked repository (default: the source name)' }))),
+  },
+  { $id: '#/components/schemas/CreateForkOption' },
+)

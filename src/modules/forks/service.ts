@@ -1,0 +1,106 @@
+import { and, eq, sql } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { repoGitStates, repositories } from '../../db/schema'
+import type { UserRow } from '../../auth/caller'
+import type { RepoRow } from '../../auth/access'
+import { gitLimitsOf } from '../../auth/repo-context'
+import { recordEvent } from '../../events/outbox'
+import { cloneBareRepository } from '../../git/init'
+import { readBranchAndTagRefs, refsFingerprint } from '../../git/ref-state'
+import { repositorySize } from '../../git/refs'
+import { ApiError, conflict, unprocessable } from '../../lib/errors'
+import type { Page, Paged } from '../../lib/pagination'
+import { nowUnix } from '../../lib/time'
+import { buildRepository, gitRepoAt, listReadableRepos, pathOfRepo, repoSnapshot } from '../repos/service'
+import { grantOrgRepoCreator, loadOrg, requireOrgRepoCreator } from '../orgs/service'
+
+export interface ForkRequest {
+  /** The organisation to own the fork; the forker when absent. */
+  organization?: string | null
+  /** The fork's name; the source's when absent. */
+  name?: string | null
+}
+
+/**
+ * Forks `source` (which `forker` may read: the route's check) for the forker or an organisation
+ * the forker may create repositories in (the rule of organisation repositories). Gitea's answers:
+ * unknown (or hidden) organisation 422, not allowed there 403, the owner already has a fork of
+ * `source` or a repository of that name 409. The fork is private when the source is, or when the
+ * source's owner is private. Empty repositories fork too (Gitea's API allows it).
+ *
+ * On disk the fork is a local `git clone --bare` that hard-links the source's object files
+ * (cloneBareRepository): instant, nearly no extra space, and independent of the source, so
+ * deleting the source leaves it whole. In the database it follows buildRepository's order
+ * ('creating' row, folder, 'ready'), and the parent's `num_forks`, the fork's recorded refs and
+ * the `repo.forked` event are written in the transaction that makes the fork ready: a crash
+ * before that leaves a 'creating' row the startup repair removes, with no counter to undo.
+ */
+export async function forkRepository(deps: AppDeps, forker: UserRow, source: RepoRow, sourceOwner: UserRow, req: ForkRequest): Promise<RepoRow> {
+  let owner = forker
+  let org: ReturnType<typeof loadOrg> | undefined
+  if (req.organization != null) {
+    try {
+      org = loadOrg(deps, req.organization, forker)
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) throw unprocessable(`organization does not exist [name: ${req.organization}]`, 'Organization')
+      throw e
+    }
+    requireOrgRepoCreator(deps, org)
+    owner = org.org
+  }
+  const name = req.name ?? source.name
+  const limits = gitLimitsOf(deps)
+  let refs: Record<string, string> = {}
+  let fingerprint = ''
+  return buildRepository(
+    deps,
+    owner,
+    forker,
+    {
+      name,
+      description: source.description,
+      isPrivate: source.isPrivate || sourceOwner.visibility === 'private',
+      defaultBranch: source.defaultBranch,
+      isFork: true,
+      forkId: source.id,
+    },
+    {
+      check: () => {
+        const existing = deps.db
+          .select({ name: repositories.name })
+          .from(repositories)
+          .where(and(eq(repositories.forkId, source.id), eq(repositories.ownerId, owner.id)))
+          .get()
+        if (existing)
+          throw conflict(`repository is already forked by user [uname: ${owner.name}, repo path: ${sourceOwner.name}/${source.name}, fork path: ${owner.name}/${existing.name}]`)
+      },
+      make: async (path) => {
+        await cloneBareRepository(pathOfRepo(deps, sourceOwner.name, source), path, limits)
+        const git = gitRepoAt(deps, path)
+        fingerprint = await refsFingerprint(path)
+        refs = (await readBranchAndTagRefs(git)) ?? {}
+        return { isEmpty: Object.keys(refs).length === 0, size: await repositorySize(git) }
+      },
+      ready: (fork) => {
+        // The source may have been deleted meanwhile: then the fork is a plain repository already.
+        const parent = fork.isFork
+          ? deps.db.update(repositories).set({ numForks: sql`${repositories.numForks} + 1` }).where(eq(repositories.id, fork.forkId)).returning().get()
+          : undefined
+        deps.db.insert(repoGitStates).values({ repoId: fork.id, refs: JSON.stringify(refs), fingerprint, updatedUnix: nowUnix() }).run()
+        if (org) grantOrgRepoCreator(deps, org.org, forker, fork)
+        // Delivered to the source's hooks (Gitea's ForkPayload: `forkee` is the source, `repository` the fork).
+        recordEvent(deps.db, {
+          kind: 'repo.forked',
+          repoId: source.id,
+          actorId: forker.id,
+          payload: { parentId: source.id, forkId: fork.id, forkee: repoSnapshot(parent ?? source), repository: repoSnapshot(fork) },
+        })
+      },
+    },
+  )
+}
+
+/** The forks of a repository that `viewer` may read, by name. */
+export function listForks(deps: AppDeps, viewer: UserRow | null, repo: RepoRow, page: Page): Paged<RepoRow> {
+  return listReadableRepos(deps, viewer, eq(repositories.forkId, repo.id), page)
+}
