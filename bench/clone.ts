@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { sampleProcessTree } from './lib/rss'
 import { PEAK_RSS_TARGET_MIB } from './lib/autocannon'
-import { clientEnv, createRepoOverApi, runClient } from './lib/git'
+import { clientEnv, createRepoOverApi, runClient, startBenchServer } from './lib/git'
 
 const cloneRuns = Number(process.argv[2] ?? 5)
 const lsRuns = Number(process.argv[3] ?? 30)
@@ -43,20 +43,7 @@ await git(work, 'branch', 'side')
 // 2. Warren, with an admin created on first start; the repository is created over the API and
 //    filled with a push over HTTP.
 const dataDir = join(tmp, 'data')
-const server = Bun.spawn([process.execPath, 'src/cli.ts', 'serve'], {
-  cwd: root,
-  env: {
-    ...process.env,
-    WARREN_DATA: dataDir,
-    WARREN_PORT: String(port),
-    WARREN_HOST: '127.0.0.1',
-    WARREN_ADMIN_USER: 'benchadmin',
-    WARREN_ADMIN_PASSWORD: 'bench-password',
-    WARREN_ADMIN_EMAIL: 'admin@example.com',
-  },
-  stdout: 'ignore',
-  stderr: 'inherit',
-})
+const server = startBenchServer(root, dataDir, port)
 const base = `http://127.0.0.1:${port}`
 try {
   for (let i = 0; ; i++) {

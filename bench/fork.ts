@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { clientEnv, createRepoOverApi, runClient } from './lib/git'
+import { clientEnv, createRepoOverApi, runClient, startBenchServer } from './lib/git'
 
 const runs = Number(process.argv[2] ?? 5)
 const mib = Number(process.argv[3] ?? 52)
@@ -33,20 +33,7 @@ for (let c = 0; c < 4; c++) {
 }
 
 const dataDir = join(tmp, 'data')
-const server = Bun.spawn([process.execPath, 'src/cli.ts', 'serve'], {
-  cwd: root,
-  env: {
-    ...process.env,
-    WARREN_DATA: dataDir,
-    WARREN_PORT: String(port),
-    WARREN_HOST: '127.0.0.1',
-    WARREN_ADMIN_USER: 'benchadmin',
-    WARREN_ADMIN_PASSWORD: 'bench-password',
-    WARREN_ADMIN_EMAIL: 'admin@example.com',
-  },
-  stdout: 'ignore',
-  stderr: 'inherit',
-})
+const server = startBenchServer(root, dataDir, port)
 const base = `http://127.0.0.1:${port}`
 const auth = { authorization: 'Basic ' + Buffer.from('benchadmin:bench-password').toString('base64'), 'content-type': 'application/json' }
 const api = (method: string, path: string, body?: unknown) =>

@@ -31,3 +31,24 @@ export async function createRepoOverApi(base: string, user: string, password: st
   })
   if (created.status !== 201) throw new Error(`create repo: ${created.status} ${await created.text()}`)
 }
+
+/** The admin a benchmark's Warren creates on first start. */
+export const BENCH_ADMIN = { user: 'benchadmin', password: 'bench-password' } as const
+
+/** Starts `warren serve` from the checkout `root` on `port`, data in `dataDir`, with BENCH_ADMIN. */
+export function startBenchServer(root: string, dataDir: string, port: number) {
+  return Bun.spawn([process.execPath, 'src/cli.ts', 'serve'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      WARREN_DATA: dataDir,
+      WARREN_PORT: String(port),
+      WARREN_HOST: '127.0.0.1',
+      WARREN_ADMIN_USER: BENCH_ADMIN.user,
+      WARREN_ADMIN_PASSWORD: BENCH_ADMIN.password,
+      WARREN_ADMIN_EMAIL: 'admin@example.com',
+    },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+}
