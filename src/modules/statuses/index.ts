@@ -1,12 +1,9 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
-import { requireUser } from '../../auth/caller'
-import { PageQuery, setPageHeaders, type Page } from '../../lib/pagination'
-import type { RepoContext } from '../../auth/repo-context'
-import type { Respond } from '../../auth/pipeline'
+import { PageQuery, setPageHeaders } from '../../lib/pagination'
 import { CombinedStatusSchema, CreateStatusOption, RefParams, ShaParams, StatusListQuery, StatusSchema } from './model'
-import { commitOfRef, commitOfSha, createStatus, latestStatuses, listStatuses, toApiCombinedStatus, toApiStatuses, type StatusFilter } from './service'
+import { commitOfRef, commitOfSha, createStatus, latestStatuses, listStatuses, toApiCombinedStatus, toApiStatuses } from './service'
 
 const StatusList = t.Array(StatusSchema)
 
@@ -15,49 +12,22 @@ const StatusList = t.Array(StatusSchema)
  * has no mustNotBeArchived here), readers list them by commit id, branch or tag.
  */
 export const statusesModule = (deps: AppDeps) => {
-  /** A page of the statuses of the commit `ref` names (both list routes). */
-  const statusesOfRef = async (ref: string, query: StatusFilter, repo: RepoContext, page: Page, respond: Respond) =>
-    respond(listStatuses(deps, repo.repo.id, await commitOfRef(deps, repo, ref), page, query), (rows) => toApiStatuses(deps, repo, rows))
-  return new Elysia({ name: 'statuses', detail: { tags: ['repository'] } })
+  const app = new Elysia({ name: 'statuses', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .post(
       '/repos/:owner/:repo/statuses/:sha',
-      async ({ params, body, status, repo }) => {
+      async ({ params, body, status, repo, user }) => {
         const sha = await commitOfSha(deps, repo, params.sha)
-        const row = createStatus(deps, repo.repo.id, requireUser(repo.caller), sha, body)
+        const row = createStatus(deps, repo.repo.id, user, sha, body)
         return status(201, toApiStatuses(deps, repo, [row])[0]!)
       },
       {
         repo: { level: 'write', writes: false },
+        signed: true,
         params: ShaParams,
         body: CreateStatusOption,
         response: { 201: StatusSchema },
         detail: { operationId: 'repoCreateStatus', summary: 'Create a commit status' },
-      },
-    )
-    .get(
-      '/repos/:owner/:repo/statuses/:sha',
-      ({ params, query, repo, page, respond }) => statusesOfRef(params.sha, query, repo, page, respond),
-      {
-        repo: { level: 'read' },
-        paged: true,
-        params: ShaParams,
-        query: StatusListQuery,
-        response: { 200: StatusList },
-        detail: { operationId: 'repoListStatuses', summary: "Get a commit's statuses" },
-      },
-    )
-    .get(
-      '/repos/:owner/:repo/commits/:ref/statuses',
-      ({ params, query, repo, page, respond }) => statusesOfRef(params.ref, query, repo, page, respond),
-      {
-        repo: { level: 'read' },
-        paged: true,
-        params: RefParams,
-        query: StatusListQuery,
-        response: { 200: StatusList },
-        // The seed's id (Gitea's swagger of the time named this route so; it lists statuses).
-        detail: { operationId: 'repoGetCombinedStatusByRef', summary: "Get a commit's statuses, by branch/tag/commit reference" },
       },
     )
     .get(
@@ -77,4 +47,21 @@ export const statusesModule = (deps: AppDeps) => {
         detail: { operationId: 'repoGetCombinedStatus', summary: "Get a commit's combined status, by branch/tag/commit reference" },
       },
     )
+
+  // A commit's statuses by commit id (Gitea's path) and by branch, tag or commit id (the seed's id
+  // for it, as Gitea's swagger of the time named it): one handler.
+  const lists = [
+    ['/repos/:owner/:repo/statuses/:sha', ShaParams, 'repoListStatuses', "Get a commit's statuses"],
+    ['/repos/:owner/:repo/commits/:ref/statuses', RefParams, 'repoGetCombinedStatusByRef', "Get a commit's statuses, by branch/tag/commit reference"],
+  ] as const
+  for (const [path, params, operationId, summary] of lists)
+    app.get(
+      path,
+      async ({ params, query, repo, page, respond }) => {
+        const ref = 'sha' in params ? params.sha : params.ref
+        return respond(listStatuses(deps, repo.repo.id, await commitOfRef(deps, repo, ref), page, query), (rows) => toApiStatuses(deps, repo, rows))
+      },
+      { repo: { level: 'read' }, paged: true, params, query: StatusListQuery, response: { 200: StatusList }, detail: { operationId, summary } },
+    )
+  return app
 }

@@ -1,14 +1,15 @@
-import { and, asc, count, desc, eq, inArray, max, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, max, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { Config } from '../../config'
 import type { UserRow } from '../../auth/caller'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { writeTransaction } from '../../db/client'
-import { commitStatuses, users } from '../../db/schema'
+import { commitStatuses } from '../../db/schema'
 import { recordEvent } from '../../events/outbox'
 import { resolveCommitish, resolveRefPrefix } from '../../git/refs'
 import { notFound, unprocessable } from '../../lib/errors'
-import type { Page, Paged } from '../../lib/pagination'
+import { selectPage, type Page, type Paged } from '../../lib/pagination'
+import { usersByIds } from '../users/service'
 import { isoTime, nowUnix } from '../../lib/time'
 import { apiUrl } from '../../lib/urls'
 import { toApiRepo } from '../../lib/convert/repo'
@@ -96,16 +97,7 @@ export function listStatuses(
   filter: StatusFilter = {},
 ): Paged<StatusRow> {
   const where = and(eq(commitStatuses.repoId, repoId), eq(commitStatuses.sha, sha), filter.state ? eq(commitStatuses.state, filter.state) : undefined)
-  const total = deps.db.select({ n: count() }).from(commitStatuses).where(where).get()!.n
-  const rows = deps.db
-    .select()
-    .from(commitStatuses)
-    .where(where)
-    .orderBy(...SORT_ORDER[filter.sort ?? ''])
-    .limit(page.limit)
-    .offset(page.offset)
-    .all()
-  return { rows, total }
+  return selectPage(deps.db, commitStatuses, where, SORT_ORDER[filter.sort ?? ''], page)
 }
 
 /** Worst first: error, failure, warning, pending, success (records.md §20); "" when none. */
@@ -140,10 +132,7 @@ export function latestStatuses(deps: AppDeps, repoId: number, sha: string, page:
 
 /** Status records of `rows`, their creators read in one query (a deleted account is the Ghost). */
 export function toApiStatuses(deps: AppDeps, ctx: RepoContext, rows: StatusRow[]) {
-  const ids = [...new Set(rows.map((r) => r.creatorId))]
-  const creators = new Map(
-    (ids.length ? deps.db.select().from(users).where(inArray(users.id, ids)).all() : []).map((u) => [u.id, u] as const),
-  )
+  const creators = usersByIds(deps, rows.map((r) => r.creatorId))
   const userOf = userConverter(deps.config, ctx.caller.user)
   return rows.map((row) => toApiStatus(deps.config, ctx, row, userOf(creators.get(row.creatorId))))
 }
