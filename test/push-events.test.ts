@@ -89,6 +89,26 @@ describe('push events', () => {
     expect((await s.get('/repos/alice/guarded', { token: alice.token })).body.empty).toBe(false)
   })
 
+  test('a command list that cannot be read (a push certificate) is refused whole: an unchecked ref never reaches git', async () => {
+    const repo = await newRepo('certified')
+    const dir = await workRepo()
+    const sha = await gitOk(dir, 'rev-parse', 'HEAD')
+    const pack = Buffer.from(await new Response(Bun.spawn(['git', 'pack-objects', '--stdout', '--revs', '-q'], { cwd: dir, stdin: new Blob([`${sha}\n`]), stdout: 'pipe' }).stdout).arrayBuffer())
+    const pkt = (line: string) => (line.length + 4).toString(16).padStart(4, '0') + line
+    const cert = [`push-cert\0report-status\n`, 'certificate version 0.1\n', 'pusher alice\n', '\n', `${ZERO} ${sha} refs/heads/-evil\n`, 'push-cert-end\n']
+    const body = Buffer.concat([Buffer.from(cert.map(pkt).join('') + '0000'), pack])
+    // Tiny chunks too: reading the list costs time linear in it whatever the framing.
+    const chunks = Array.from({ length: Math.ceil(body.length / 7) }, (_, i) => body.subarray(i * 7, i * 7 + 7))
+    const res = await fetch(`${s.url}/alice/certified.git/git-receive-pack`, {
+      method: 'POST',
+      headers: { authorization: 'Basic ' + Buffer.from(`alice:${alice.password}`).toString('base64'), 'content-type': 'application/x-git-receive-pack-request' },
+      body: new ReadableStream({ pull: (c) => (chunks.length ? c.enqueue(chunks.shift()!) : c.close()) }),
+    })
+    expect(res.status).toBe(400)
+    expect(await gitOk(repo.gitDir, 'for-each-ref')).toBe('')
+    expect(eventsOfRepo(s.deps.db, repo.id).map((e) => e.kind)).toEqual(['repo.created'])
+  })
+
   test('a client that hangs up right after sending its pack: git applies it and the API follows', async () => {
     const repo = await newRepo('hangup')
     const dir = await workRepo()

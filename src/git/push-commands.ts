@@ -1,4 +1,5 @@
 import { isSafeRefName } from './refs'
+import { pktLine } from './smart-http'
 
 /**
  * The command list at the start of a `git receive-pack` request (pkt-lines `old new ref`, the
@@ -15,7 +16,7 @@ export interface PushCommand {
 export interface PushHead {
   /** The bytes read so far (the command list and whatever followed in the same chunks): git gets them first. */
   head: Uint8Array
-  /** Null when the list could not be read (a signed push, or a malformed start): git judges it. */
+  /** Null when the list could not be read (a push certificate, or a malformed start): refused. */
   commands: PushCommand[] | null
   capabilities: string[]
 }
@@ -24,8 +25,6 @@ export interface PushHead {
 export const MAX_COMMAND_BYTES = 512 * 1024
 
 const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/
-const ZERO_OID = /^0+$/
-export const isZeroOid = (oid: string) => ZERO_OID.test(oid)
 
 /**
  * Why git may store `ref` but the API could not serve it, or null when it is fine. The API's
@@ -40,44 +39,73 @@ export function pushRefProblem(ref: string): string | null {
   return null
 }
 
-/** Parses the pkt-lines of `buf` up to the flush; 'more' when the flush has not arrived yet. */
-function parseCommandList(buf: Uint8Array): { commands: PushCommand[] | null; capabilities: string[] } | 'more' {
-  const commands: PushCommand[] = []
-  let capabilities: string[] = []
+/** What parseCommandLines found so far: the commands, and the capabilities of the first. */
+interface CommandList {
+  commands: PushCommand[]
+  capabilities: string[]
+}
+
+const PKT_LENGTH = /^[0-9a-f]{4}$/
+
+/**
+ * Parses the complete pkt-lines at the start of `buf` into `list`: `end` is 'flush' at the end of
+ * the list, 'bad' for anything but a command (or a shallow line), null when `buf` ends first; then
+ * `used` bytes were parsed and the next line needs `need` bytes (its length, or 4 for its header).
+ */
+function parseCommandLines(buf: Buffer, list: CommandList): { end: 'flush' | 'bad' | null; used: number; need: number } {
   let at = 0
   for (;;) {
-    if (at + 4 > buf.length) return 'more'
-    const len = parseInt(Buffer.from(buf.subarray(at, at + 4)).toString('latin1'), 16)
-    if (!Number.isInteger(len) || (len > 0 && len < 4)) return { commands: null, capabilities }
-    if (len === 0) return { commands, capabilities }
-    if (at + len > buf.length) return 'more'
-    let line = Buffer.from(buf.subarray(at + 4, at + len)).toString('utf8').replace(/\n$/, '')
+    if (at + 4 > buf.length) return { end: null, used: at, need: 4 }
+    const header = buf.toString('latin1', at, at + 4)
+    const len = PKT_LENGTH.test(header) ? parseInt(header, 16) : -1
+    if (len < 0 || (len > 0 && len < 4)) return { end: 'bad', used: at, need: 0 }
+    if (len === 0) return { end: 'flush', used: at + 4, need: 0 }
+    if (at + len > buf.length) return { end: null, used: at, need: len }
+    let line = buf.toString('utf8', at + 4, at + len).replace(/\n$/, '')
     at += len
     if (line.startsWith('shallow ')) continue
     const nul = line.indexOf('\0')
     if (nul >= 0) {
-      if (commands.length === 0) capabilities = line.slice(nul + 1).split(' ').filter(Boolean)
+      if (list.commands.length === 0) list.capabilities = line.slice(nul + 1).split(' ').filter(Boolean)
       line = line.slice(0, nul)
     }
     const [old, neu, ref, extra] = line.split(' ')
-    if (!old || !neu || !ref || extra !== undefined || !OID.test(old) || !OID.test(neu)) return { commands: null, capabilities }
-    commands.push({ ref, old, new: neu })
+    if (!old || !neu || !ref || extra !== undefined || !OID.test(old) || !OID.test(neu)) return { end: 'bad', used: at, need: 0 }
+    list.commands.push({ ref, old, new: neu })
   }
 }
 
 /**
- * Reads the command list from the start of `reader`. Answers 'too-long' when it exceeds
- * MAX_COMMAND_BYTES (nothing has reached git then).
+ * Reads the command list from the start of `reader`, in time linear in its size whatever the
+ * chunking (bytes are joined only once the next whole pkt-line has arrived). Answers 'too-long'
+ * when it exceeds MAX_COMMAND_BYTES (nothing has reached git then); `commands` is null when the
+ * list cannot be read (a push certificate, which Warren never offers, or a malformed start).
  */
 export async function readPushHead(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<PushHead | 'too-long'> {
-  let head = new Uint8Array(0)
+  const received: Uint8Array[] = []
+  let receivedBytes = 0
+  let unparsed: Uint8Array[] = []
+  let unparsedBytes = 0
+  let need = 4
+  const list: CommandList = { commands: [], capabilities: [] }
+  const result = (commands: PushCommand[] | null): PushHead => ({ head: Buffer.concat(received, receivedBytes), commands, capabilities: list.capabilities })
   for (;;) {
-    const parsed = head.length ? parseCommandList(head) : 'more'
-    if (parsed !== 'more') return { head, ...parsed }
-    if (head.length > MAX_COMMAND_BYTES) return 'too-long'
+    if (unparsedBytes >= need) {
+      const buf = Buffer.concat(unparsed, unparsedBytes)
+      const parsed = parseCommandLines(buf, list)
+      if (parsed.end === 'flush') return result(list.commands)
+      if (parsed.end === 'bad') return result(null)
+      unparsed = [buf.subarray(parsed.used)]
+      unparsedBytes = buf.length - parsed.used
+      need = parsed.need
+    }
+    if (receivedBytes > MAX_COMMAND_BYTES) return 'too-long'
     const next = await reader.read()
-    if (next.done) return { head, commands: null, capabilities: [] }
-    head = Buffer.concat([head, next.value])
+    if (next.done) return result(null)
+    received.push(next.value)
+    receivedBytes += next.value.length
+    unparsed.push(next.value)
+    unparsedBytes += next.value.length
   }
 }
 
@@ -105,11 +133,6 @@ export function replayed(head: Uint8Array, reader: ReadableStreamDefaultReader<U
   })
 }
 
-function pkt(payload: Uint8Array | string): Buffer {
-  const body = typeof payload === 'string' ? Buffer.from(payload) : Buffer.from(payload)
-  return Buffer.concat([Buffer.from((body.length + 4).toString(16).padStart(4, '0')), body])
-}
-
 /**
  * receive-pack's answer refusing every command of a push (report-status: `unpack ok`, then
  * `ng <ref> <reason>`), in side-band when the client asked for it, with `message` on the
@@ -117,11 +140,11 @@ function pkt(payload: Uint8Array | string): Buffer {
  */
 export function refusalReport(commands: PushCommand[], capabilities: string[], reason: (c: PushCommand) => string, message: string): Buffer {
   if (!capabilities.includes('report-status') && !capabilities.includes('report-status-v2')) return Buffer.alloc(0)
-  const report = Buffer.concat([pkt('unpack ok\n'), ...commands.map((c) => pkt(`ng ${c.ref} ${reason(c)}\n`)), Buffer.from('0000')])
+  const report = Buffer.concat([pktLine('unpack ok\n'), ...commands.map((c) => pktLine(`ng ${c.ref} ${reason(c)}\n`)), Buffer.from('0000')])
   const band = capabilities.includes('side-band-64k') ? 65515 : capabilities.includes('side-band') ? 995 : 0
   if (!band) return report
-  const parts: Buffer[] = [pkt(Buffer.concat([Buffer.from([2]), Buffer.from(message.endsWith('\n') ? message : message + '\n')]))]
-  for (let at = 0; at < report.length; at += band) parts.push(pkt(Buffer.concat([Buffer.from([1]), report.subarray(at, at + band)])))
+  const parts: Buffer[] = [pktLine(Buffer.concat([Buffer.from([2]), Buffer.from(message.endsWith('\n') ? message : message + '\n')]))]
+  for (let at = 0; at < report.length; at += band) parts.push(pktLine(Buffer.concat([Buffer.from([1]), report.subarray(at, at + band)])))
   parts.push(Buffer.from('0000'))
   return Buffer.concat(parts)
 }

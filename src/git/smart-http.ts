@@ -16,8 +16,10 @@ function protocolEnv(gitProtocol: string | null): Record<string, string> {
 }
 
 /** One pkt-line of text. */
-function pktLine(text: string): string {
-  return (text.length + 4).toString(16).padStart(4, '0') + text
+/** One pkt-line: its 4-hex-digit length (header included), then the payload. */
+export function pktLine(payload: Uint8Array | string): Buffer {
+  const body = Buffer.from(payload)
+  return Buffer.concat([Buffer.from((body.length + 4).toString(16).padStart(4, '0')), body])
 }
 
 /**
@@ -44,7 +46,7 @@ export async function advertiseRefs(repo: GitRepo, service: GitService, gitProto
   }
   const r = await runGit([service, '--stateless-rpc', '--advertise-refs', gitDir], { ...repo, env })
   if (r.code !== 0) return null
-  const prefix = Buffer.from(pktLine(`# service=git-${service}\n`) + '0000')
+  const prefix = Buffer.concat([pktLine(`# service=git-${service}\n`), Buffer.from('0000')])
   const body = Buffer.concat([prefix, r.stdout])
   if (v2) {
     if (v2Adverts.size >= 1000) v2Adverts.clear()

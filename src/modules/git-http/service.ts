@@ -129,12 +129,17 @@ async function receivePack(
     reader.cancel().catch(() => {})
     return gitErrorResponse(deps, 413, `a push may update refs in at most ${MAX_COMMAND_BYTES} bytes of commands`)
   }
-  const bad = (head.commands ?? []).filter((c) => pushRefProblem(c.ref))
+  if (head.commands === null) {
+    // Unread, the refs would reach git unchecked: push certificates (never offered) and garbage.
+    while (!(await reader.read().catch(() => ({ done: true }))).done);
+    return gitErrorResponse(deps, 400, 'the push command list could not be read (push certificates are not accepted)')
+  }
+  const bad = head.commands.filter((c) => pushRefProblem(c.ref))
   if (bad.length) {
     // The client sends its pack before it reads the answer: take it (and drop it) first.
     while (!(await reader.read().catch(() => ({ done: true }))).done);
     const message = `refusing to accept ${bad.map((c) => c.ref).join(', ')}: ${pushRefProblem(bad[0]!.ref)} (the API could not serve it)`
-    const report = refusalReport(head.commands!, head.capabilities, (c) => pushRefProblem(c.ref) ?? 'another ref of this push was refused', message)
+    const report = refusalReport(head.commands, head.capabilities, (c) => pushRefProblem(c.ref) ?? 'another ref of this push was refused', message)
     return report.length ? new Response(new Uint8Array(report), { headers }) : gitErrorResponse(deps, 403, message)
   }
   const repoId = target.repo.id
