@@ -83,6 +83,12 @@ describe('failed password limits', () => {
     expect(statuses.filter((s) => s === 429).length).toBe(37)
   })
 
+  test("a client's parallel requests with the right password all pass, beyond the limit too", async () => {
+    const gina = await limits.user('gina')
+    const answers = await Promise.all(Array.from({ length: 12 }, () => limits.get('/user', { basic: ['gina', gina.password] })))
+    expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200))
+  })
+
   test('git over HTTP: wrong passwords get 401 with WWW-Authenticate, then 429 with Retry-After', async () => {
     const frank = await limits.user('frank')
     expect((await limits.post('/user/repos', { name: 'code', private: true }, { token: frank.token })).status).toBe(201)

@@ -38,6 +38,8 @@ export class Auth {
   private readonly addressFailures: FailureLimiter
   /** Hash of a random password, verified against when there is no real hash to check. */
   private dummyHash?: Promise<string>
+  /** The last password check of each account being checked now (see oneAtATime). */
+  private readonly passwordChecks = new Map<string, Promise<void>>()
   private readonly tokenLookup
   private readonly userByLowerName
   private readonly userByEmail
@@ -164,19 +166,39 @@ export class Auth {
     const user = found && found.type === 0 ? found : undefined
     // Unknown names are counted too (by name), so that locking does not tell which accounts exist.
     const account = user ? `id:${user.id}` : `name:${name.toLowerCase().slice(0, MAX_COUNTED_NAME)}`
-    try {
-      this.takeAttempt(this.accountFailures, account)
-    } catch (e) {
+    return this.oneAtATime(account, async () => {
+      try {
+        this.takeAttempt(this.accountFailures, account)
+      } catch (e) {
+        if (address) this.addressFailures.refund(address)
+        throw e
+      }
+      // The same work whether or not there is a real hash to check (unknown user, organisation).
+      const realHash = user?.passwordHash || undefined
+      const ok = await verifyPassword(password, realHash ?? (await this.dummyPasswordHash()))
+      if (!ok || !user || !realHash) throw unauthorized('invalid credentials')
+      this.accountFailures.clear(account)
       if (address) this.addressFailures.refund(address)
-      throw e
-    }
-    // The same work whether or not there is a real hash to check (unknown user, organisation).
-    const realHash = user?.passwordHash || undefined
-    const ok = await verifyPassword(password, realHash ?? (await this.dummyPasswordHash()))
-    if (!ok || !user || !realHash) throw unauthorized('invalid credentials')
-    this.accountFailures.clear(account)
-    if (address) this.addressFailures.refund(address)
-    return this.signedIn(user, 'password')
+      return this.signedIn(user, 'password')
+    })
+  }
+
+  /**
+   * Runs the password checks of one account one after another: each sees the failures of those
+   * before it, so a burst of guesses stops at the limit (no more hashes than that are spent), and
+   * a burst of right passwords (a client's parallel requests) all pass.
+   */
+  private oneAtATime<T>(account: string, check: () => Promise<T>): Promise<T> {
+    const run = (this.passwordChecks.get(account) ?? Promise.resolve()).then(check)
+    const settled = run.then(
+      () => {},
+      () => {},
+    )
+    this.passwordChecks.set(account, settled)
+    void settled.then(() => {
+      if (this.passwordChecks.get(account) === settled) this.passwordChecks.delete(account)
+    })
+    return run
   }
 
   /** Counts one sign-in attempt for `key`; 429 with `Retry-After` while the key is locked. */

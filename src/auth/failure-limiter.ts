@@ -7,7 +7,8 @@
  *
  * An attempt is counted before it is checked (`take`), so that many concurrent guesses cannot all
  * pass the check before the first of them fails; a success gives its count back (`refund`) or
- * clears the key (`clear`).
+ * clears the key (`clear`). Only keys with failures stay: successful traffic leaves no entry that
+ * could push an attacker's count out.
  */
 export class FailureLimiter {
   private readonly entries = new Map<string, { count: number; resetAt: number }>()
@@ -51,10 +52,10 @@ export class FailureLimiter {
     return 0
   }
 
-  /** Gives back one attempt counted by `take` (it succeeded). */
+  /** Gives back one attempt counted by `take` (it succeeded); a key back at zero is forgotten. */
   refund(key: string): void {
     const entry = this.entries.get(key)
-    if (entry && entry.count > 0) entry.count--
+    if (entry && --entry.count <= 0) this.entries.delete(key)
   }
 
   /** Forgets every failure of `key`. */
