@@ -75,6 +75,16 @@ describe('hostile markdown', () => {
     expect(slowest).toBeLessThan(100)
   }, 120_000)
 
+  test('with no queue (WARREN_MARKDOWN_QUEUE=0) a free worker still renders', async () => {
+    const noQueue = await startTestServer({ markdownQueue: 0 })
+    try {
+      const r = await noQueue.post('/markdown', { Text: '*hi*', Mode: 'markdown' })
+      expect([r.status, r.text.trim()]).toEqual([200, '<p><em>hi</em></p>'])
+    } finally {
+      await noQueue.stop()
+    }
+  })
+
   test('a render past the budget is a 422, and the replaced worker renders the next request', async () => {
     const probe = latencyProbe(s.url)
     const started = performance.now()

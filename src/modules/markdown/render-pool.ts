@@ -65,18 +65,13 @@ export class RenderPool {
 
   render(config: RenderConfig, text: string, opts: RenderOptions): Promise<string> {
     if (text.length > this.settings.maxText) return Promise.reject(unprocessable(`The text is longer than ${this.settings.maxText} characters`, 'Text'))
-    if (this.queue.length >= this.settings.queueLimit)
+    // Refused only when no worker is free and the queue is full (a queue of 0: never wait).
+    if (this.queue.length >= this.settings.queueLimit && this.slots.every((slot) => slot?.busy))
       return Promise.reject(new ApiError(503, 'Too many markdown documents are being rendered; try again shortly', {}, { 'Retry-After': '1' }))
     return new Promise((resolve, reject) => {
       this.queue.push({ job: { id: this.nextId++, config: { baseUrl: config.baseUrl }, text, opts }, resolve, reject })
       this.dispatch()
     })
-  }
-
-  /** Terminates every worker; waiting and running jobs fail with 503. */
-  close(): void {
-    for (const pending of this.queue.splice(0)) pending.reject(new ApiError(503, 'The markdown renderer is shutting down'))
-    this.slots.forEach((slot, i) => slot && this.retire(i, new ApiError(503, 'The markdown renderer is shutting down')))
   }
 
   private dispatch(): void {

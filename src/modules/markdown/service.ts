@@ -5,8 +5,8 @@ import { MAX_MARKDOWN_TEXT } from './model'
 
 export type { RenderOptions } from './render'
 
-/** The pools of this process, one per distinct setting (a process normally has one). */
-const pools = new Map<string, RenderPool>()
+/** The pool of each configuration (a process has one; tests have one per server). */
+const pools = new WeakMap<Config, RenderPool>()
 
 /**
  * Renders markdown to sanitised HTML off the main thread (POST /markdown and /markdown/raw):
@@ -15,9 +15,8 @@ const pools = new Map<string, RenderPool>()
  */
 export function renderMarkdown(config: Config, text: string, opts: RenderOptions = {}): Promise<string> {
   if (!text) return Promise.resolve('')
-  const settings = { workers: config.markdownWorkers, timeoutMs: config.markdownTimeoutMs, queueLimit: config.markdownQueue, maxText: MAX_MARKDOWN_TEXT }
-  const key = JSON.stringify(settings)
-  let pool = pools.get(key)
-  if (!pool) pools.set(key, (pool = new RenderPool(settings)))
+  let pool = pools.get(config)
+  if (!pool)
+    pools.set(config, (pool = new RenderPool({ workers: config.markdownWorkers, timeoutMs: config.markdownTimeoutMs, queueLimit: config.markdownQueue, maxText: MAX_MARKDOWN_TEXT })))
   return pool.render(config, text, opts)
 }
