@@ -1,4 +1,4 @@
-import { runGit, type GitRepo } from './run'
+import type { GitRepo } from './run'
 import { startGitOutput } from './stream'
 
 /**
@@ -42,16 +42,25 @@ export function streamBlob(repo: GitRepo, sha: string, path: string[]) {
   return startGitOutput(repo, ['cat-file', 'blob'], { values: [blobSpec(sha, path)] })
 }
 
-/** A small blob as text (for config files such as .editorconfig), or null when missing. */
-export async function readBlobText(repo: GitRepo, rev: string, path: string): Promise<string | null> {
-  const r = await runGit(['cat-file', 'blob'], { ...repo, values: [`${rev}:${path}`] })
-  return r.code === 0 ? r.stdout.toString('utf8') : null
-}
-
-/** The size in bytes of the blob at `rev:path`, or null when missing. */
-export async function blobSize(repo: GitRepo, rev: string, path: string): Promise<number | null> {
-  const r = await runGit(['cat-file', '-s'], { ...repo, values: [`${rev}:${path}`] })
-  return r.code === 0 ? Number(r.stdout.toString('utf8').trim()) : null
+/**
+ * A small blob as text (config files such as .editorconfig), read by one git process and never
+ * more than `maxBytes` of it: null when missing, 'too-large' past the bound (git is stopped).
+ */
+export async function readBlobText(repo: GitRepo, rev: string, path: string, maxBytes: number): Promise<string | null | 'too-large'> {
+  const out = await startGitOutput(repo, ['cat-file', 'blob'], { values: [`${rev}:${path}`] })
+  if (!out) return null
+  const reader = out.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    size += next.value.length
+    if (size > maxBytes) {
+      await reader.cancel()
+      return 'too-large'
+    }
+    chunks.push(next.value)
+  }
+  return Buffer.concat(chunks, size).toString('utf8')
 }
 
 export type ArchiveFormat = 'zip' | 'tar.gz'

@@ -23,7 +23,7 @@ interface Section {
 function parseEditorConfig(text: string): Section[] {
   const sections: Section[] = []
   let current: Section | null = null
-  for (const raw of text.slice(0, MAX_EDITORCONFIG_BYTES).split(/\r?\n/)) {
+  for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim()
     if (line === '' || line.startsWith('#') || line.startsWith(';')) continue
     const header = /^\[(.*)\]$/.exec(line)

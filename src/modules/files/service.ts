@@ -2,7 +2,7 @@ import type { AppDeps } from '../../deps'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { notFound, unprocessable } from '../../lib/errors'
 import { isSafeRefName, resolveCommitish, resolveRefPrefix, type RefKind } from '../../git/refs'
-import { blobSize, normaliseTreePath, readBlobText, streamArchive, streamBlob, type ArchiveFormat } from '../../git/blob'
+import { normaliseTreePath, readBlobText, streamArchive, streamBlob, type ArchiveFormat } from '../../git/blob'
 import { definitionFor, MAX_EDITORCONFIG_BYTES, type EditorConfigDefinition } from './editorconfig'
 
 /** What a blob is served as, from its first bytes. */
@@ -112,11 +112,9 @@ export async function editorConfigFor(deps: AppDeps, ctx: RepoContext, filepath:
   const segments = normaliseTreePath(filepath)
   if (!segments || segments.length === 0 || !isSafeRefName(ctx.repo.defaultBranch)) throw notFound()
   const [git, rev] = [gitRepoOf(deps, ctx), `refs/heads/${ctx.repo.defaultBranch}`]
-  const size = await blobSize(git, rev, '.editorconfig')
-  if (size === null) throw notFound('.editorconfig not found')
-  if (size > MAX_EDITORCONFIG_BYTES) throw unprocessable(`The .editorconfig is larger than ${MAX_EDITORCONFIG_BYTES / 1024} KiB`)
-  const text = await readBlobText(git, rev, '.editorconfig')
+  const text = await readBlobText(git, rev, '.editorconfig', MAX_EDITORCONFIG_BYTES)
   if (text === null) throw notFound('.editorconfig not found')
+  if (text === 'too-large') throw unprocessable(`The .editorconfig is larger than ${MAX_EDITORCONFIG_BYTES / 1024} KiB`)
   const def = definitionFor(text, segments.join('/'))
   if (!def) throw notFound('no section of .editorconfig matches the file')
   return def
