@@ -46,7 +46,7 @@ async function serve() {
   console.log(`warren: data in ${config.dataDir} (database ${join(config.dataDir, 'warren.db')})`)
   const stop = async () => {
     server.stop()
-    // Running mirror fetches end (or reach their time limit) before the database closes.
+    // Running mirror fetches are stopped (what they changed is recorded) before the database closes.
     await mirrorScheduler.stop()
     deps.db.$client.close()
     process.exit(0)

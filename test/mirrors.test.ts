@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm'
 import { mirrors, repositories } from '../src/db/schema'
 import { eventsOfRepo } from '../src/events/outbox'
 import { repoPath } from '../src/git/run'
-import { mirrorUpdatesSettled, queueDueMirrors } from '../src/modules/migrations/mirrors'
+import { mirrorUpdatesSettled, queueDueMirrors, queueMirrorUpdate, stopMirrorUpdates } from '../src/modules/migrations/mirrors'
 import { startMirrorScheduler } from '../src/jobs/mirror-scheduler'
 import { nowUnix } from '../src/lib/time'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
@@ -152,5 +152,31 @@ describe('pull mirrors', () => {
     const repo = (await s.get('/repos/alice/mirror', { token: alice.token })).body
     expect((await s.del('/repos/alice/mirror', undefined, { token: alice.token })).status).toBe(204)
     expect(s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, repo.id)).all()).toEqual([])
+  })
+
+  test('stopping drops queued updates and ends running ones at once', async () => {
+    const other = await startTestServer({ migrationsAllowLocalNetworks: true, mirrorWorkers: 1 })
+    try {
+      const dave = await other.user('dave')
+      const ids: number[] = []
+      for (const name of ['m1', 'm2', 'm3']) {
+        const r = await other.post(
+          '/repos/migrate',
+          { clone_addr: `${source.url}/carol/proj.git`, auth_username: carol.name, auth_password: carol.password, uid: dave.user.id, repo_name: name, mirror: true },
+          { token: dave.token },
+        )
+        expect(r.status).toBe(201)
+        ids.push(r.body.id)
+      }
+      const updated = () => ids.map((id) => other.deps.db.select().from(mirrors).where(eq(mirrors.repoId, id)).get()!.updatedUnix)
+      const before = updated()
+      for (const id of ids) queueMirrorUpdate(other.deps, id, nowUnix() + 1)
+      await stopMirrorUpdates(other.deps)
+      // At most the one running update got to record anything; the two queued ones never ran.
+      const changed = updated().filter((u, i) => u !== before[i]).length
+      expect(changed).toBeLessThanOrEqual(1)
+    } finally {
+      await other.stop()
+    }
   })
 })

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../deps'
-import { mirrorUpdatesSettled, queueDueMirrors } from '../modules/migrations/mirrors'
+import { queueDueMirrors, stopMirrorUpdates } from '../modules/migrations/mirrors'
 
 /** How often the scheduler looks for due mirrors. */
 export const MIRROR_TICK_MS = 60_000
@@ -23,11 +23,11 @@ export function startMirrorScheduler(deps: AppDeps, opts: { tickMs?: number } = 
   first.unref?.()
   return {
     tick,
-    /** Stops looking for due mirrors and waits for running updates to end. */
+    /** Stops looking for due mirrors, drops queued updates, stops running ones and waits for them. */
     async stop() {
       clearInterval(timer)
       clearTimeout(first)
-      await mirrorUpdatesSettled(deps)
+      await stopMirrorUpdates(deps)
     },
   }
 }

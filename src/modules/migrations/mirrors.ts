@@ -2,13 +2,12 @@ import { and, asc, eq, gt, lte } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { Db } from '../../db/client'
 import { mirrors, repositories } from '../../db/schema'
-import { gitLimitsOf } from '../../auth/repo-context'
 import { fetchMirror } from '../../git/remote'
-import { repoPath } from '../../git/run'
 import { openSecret } from '../../lib/secret-box'
 import { nowUnix } from '../../lib/time'
 import { badRequest } from '../../lib/errors'
 import { beginPush, finishPush } from '../repos/git-sync'
+import { gitRepoAt, pathOfRepo } from '../repos/service'
 import { migrationError, resolveCloneSource } from './service'
 
 /**
@@ -24,12 +23,14 @@ interface MirrorQueue {
   queued: Set<number>
   running: number
   idle: (() => void)[]
+  /** Aborted by stopMirrorUpdates: running fetches die, nothing new starts. */
+  stopping: AbortController
 }
 
 const queues = new WeakMap<Db, MirrorQueue>()
 function queueOf(db: Db): MirrorQueue {
   let q = queues.get(db)
-  if (!q) queues.set(db, (q = { waiting: [], queued: new Set(), running: 0, idle: [] }))
+  if (!q) queues.set(db, (q = { waiting: [], queued: new Set(), running: 0, idle: [], stopping: new AbortController() }))
   return q
 }
 
@@ -49,8 +50,8 @@ export async function updateMirror(deps: AppDeps, repoId: number, now = nowUnix(
     const source = await resolveCloneSource(deps, { isAdmin: true }, mirror.remoteAddress, { username: mirror.authUsername, password })
     const pushId = await beginPush(deps, repoId, repo.ownerId, null)
     try {
-      const gitDir = repoPath(deps.config.dataDir, repo.ownerName, repo.name)
-      await fetchMirror({ gitDir, limits: gitLimitsOf(deps) }, source.address, { auth: source.auth, allowFile: source.local, limits: gitLimitsOf(deps) })
+      const git = { ...gitRepoAt(deps, pathOfRepo(deps, repo.ownerName, repo)), signal: queueOf(deps.db).stopping.signal }
+      await fetchMirror(git, source.address, { auth: source.auth, allowFile: source.local, limits: git.limits })
     } finally {
       // Whatever the fetch managed to change is recorded, even when it failed half-way.
       await finishPush(deps, repoId, pushId)
@@ -70,7 +71,7 @@ export async function updateMirror(deps: AppDeps, repoId: number, now = nowUnix(
 
 function pump(deps: AppDeps): void {
   const q = queueOf(deps.db)
-  while (q.running < Math.max(1, deps.config.mirrorWorkers) && q.waiting.length) {
+  while (!q.stopping.signal.aborted && q.running < Math.max(1, deps.config.mirrorWorkers) && q.waiting.length) {
     const job = q.waiting.shift()!
     q.running++
     updateMirror(deps, job.repoId, job.now)
@@ -98,6 +99,19 @@ export function mirrorUpdatesSettled(deps: AppDeps): Promise<void> {
   const q = queueOf(deps.db)
   if (q.running === 0 && q.waiting.length === 0) return Promise.resolve()
   return new Promise((resolve) => q.idle.push(resolve))
+}
+
+/**
+ * At shutdown: drops the queued updates and kills the running fetches (each still records what it
+ * had changed), and resolves when they have ended. The queue then takes updates again (a server
+ * started anew on the same database in this process).
+ */
+export async function stopMirrorUpdates(deps: AppDeps): Promise<void> {
+  const q = queueOf(deps.db)
+  for (const job of q.waiting.splice(0)) q.queued.delete(job.repoId)
+  q.stopping.abort()
+  await mirrorUpdatesSettled(deps)
+  q.stopping = new AbortController()
 }
 
 /** Mirrors looked at per scheduler tick at most; the rest wait for the next tick. */
