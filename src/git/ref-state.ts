@@ -32,23 +32,18 @@ const MAX_FINGERPRINT_ENTRIES = 20_000
  * folder mtime) changes the fingerprint; an unchanged fingerprint means unchanged refs.
  */
 export async function refsFingerprint(gitDir: string): Promise<string> {
-  const hash = createHash('sha1')
-  const add = async (rel: string) => {
-    try {
-      const s = await stat(join(gitDir, rel))
-      hash.update(`${rel}\0${s.ino}\0${s.size}\0${s.mtimeMs}\n`)
-    } catch {
-      hash.update(`${rel}\0-\n`)
-    }
-  }
-  await add('HEAD')
-  await add('packed-refs')
-  await add('refs')
   let entries: string[] = []
   try {
     entries = (await readdir(join(gitDir, 'refs'), { recursive: true })).sort()
   } catch {}
   if (entries.length > MAX_FINGERPRINT_ENTRIES) return `changing:${Date.now()}:${Math.random()}`
-  for (const e of entries) await add(join('refs', e))
+  // The stats run at once (start-up takes one of these per repository), then hash in order.
+  const names = ['HEAD', 'packed-refs', 'refs', ...entries.map((e) => join('refs', e))]
+  const stats = await Promise.all(names.map((rel) => stat(join(gitDir, rel)).catch(() => null)))
+  const hash = createHash('sha1')
+  names.forEach((rel, i) => {
+    const s = stats[i]
+    hash.update(s ? `${rel}\0${s.ino}\0${s.size}\0${s.mtimeMs}\n` : `${rel}\0-\n`)
+  })
   return hash.digest('hex')
 }

@@ -3,8 +3,7 @@ import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction, type Db } from '../../db/client'
 import { pendingPushes, repoGitStates, repositories } from '../../db/schema'
-import { repoPath, type GitRepo } from '../../git/run'
-import { gitLimitsOf } from '../../auth/repo-context'
+import { gitRepoAt, pathOfRepo } from './service'
 import { repositorySize, setHeadBranch } from '../../git/refs'
 import { headBranchOf, readBranchAndTagRefs, refsFingerprint } from '../../git/ref-state'
 import type { PushCommand } from '../../git/push-commands'
@@ -24,7 +23,7 @@ import { nowUnix } from '../../lib/time'
  * hook and the server. Who pushed each ref comes from a pending_pushes row written before git
  * starts (with the command list read from the request), so a crash after git accepted a push
  * still lets the startup reconcile name the pusher. Syncs of one repository run one at a time in
- * this process. The SSH transport calls beginPush and finishPush around its receive-pack too.
+ * this process. Every transport that runs receive-pack calls beginPush and finishPush around it.
  */
 
 /** One sync at a time per repository (per database): a later one waits for the earlier one. */
@@ -41,8 +40,6 @@ function oneAtATime<T>(db: Db, repoId: number, fn: () => Promise<T>): Promise<T>
   return run
 }
 
-const gitDirOfRow = (deps: AppDeps, row: { ownerName: string; name: string }) => repoPath(deps.config.dataDir, row.ownerName, row.name)
-
 /**
  * Before a push reaches git: makes sure the database has a record of the refs to diff against
  * (repositories made before this record existed get one from git now), and writes the pending
@@ -52,7 +49,7 @@ export async function beginPush(deps: AppDeps, repoId: number, pusherId: number,
   const known = deps.db.select({ id: repoGitStates.repoId }).from(repoGitStates).where(eq(repoGitStates.repoId, repoId)).get()
   if (!known) {
     const row = deps.db.select().from(repositories).where(eq(repositories.id, repoId)).get()
-    const refs = row ? await readBranchAndTagRefs({ gitDir: gitDirOfRow(deps, row), limits: gitLimitsOf(deps) }) : null
+    const refs = row ? await readBranchAndTagRefs(gitRepoAt(deps, pathOfRepo(deps, row.ownerName, row))) : null
     if (refs)
       deps.db.insert(repoGitStates).values({ repoId, refs: JSON.stringify(refs), updatedUnix: nowUnix() }).onConflictDoNothing().run()
   }
@@ -84,58 +81,65 @@ export function syncRepositoryWithGit(
   opts: { pushId?: number; settlePending?: boolean } = {},
 ): Promise<SyncResult> {
   return oneAtATime(deps.db, repoId, async () => {
-    const db = deps.db
-    const row = db.select().from(repositories).where(eq(repositories.id, repoId)).get()
-    const gitDir = row && gitDirOfRow(deps, row)
-    if (!row || row.status !== 'ready' || !gitDir || !existsSync(gitDir)) {
-      if (opts.pushId) db.delete(pendingPushes).where(eq(pendingPushes.id, opts.pushId)).run()
-      return 'missing'
+    let result: SyncResult = 'missing'
+    try {
+      return (result = await syncOnce(deps, repoId, opts))
+    } finally {
+      // A push this sync could not record (git unreadable, a timeout) must not stay pending: it
+      // would keep every later sync of the repository from its fingerprint shortcut.
+      if (opts.pushId && result !== 'updated') deps.db.delete(pendingPushes).where(eq(pendingPushes.id, opts.pushId)).run()
     }
-    const state = db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)).get()
-    const pending = db.select().from(pendingPushes).where(eq(pendingPushes.repoId, repoId)).all()
-    const git: GitRepo = { gitDir, limits: gitLimitsOf(deps) }
-    let fingerprint = await refsFingerprint(gitDir)
-    if (!opts.pushId && state?.fingerprint === fingerprint && pending.length === 0) return 'unchanged'
-    // The fingerprint is taken before the refs are read: a change in between shows next time.
-    let refs = await readBranchAndTagRefs(git)
-    if (!refs) return 'missing'
-    const heads = Object.keys(refs).filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice('refs/heads/'.length))
-    const size = await repositorySize(git)
-    let defaultBranch = row.defaultBranch
-    if (heads.length > 0 && !heads.includes(defaultBranch)) {
-      const head = await headBranchOf(git)
-      const pushed = pending.flatMap((p) => (p.commands ? (JSON.parse(p.commands) as PushCommand[]) : []).map((c) => c.ref))
-      const firstPushed = pushed.find((r) => r.startsWith('refs/heads/') && heads.includes(r.slice('refs/heads/'.length)))
-      defaultBranch = head && heads.includes(head) ? head : firstPushed ? firstPushed.slice('refs/heads/'.length) : heads[0]!
-      if (head !== defaultBranch) {
-        await setHeadBranch(git, defaultBranch)
-        // Moving HEAD changed the fingerprint: take it again (and the refs after it, as above).
-        fingerprint = await refsFingerprint(gitDir)
-        refs = (await readBranchAndTagRefs(git)) ?? refs
-      }
-    }
-    writeTransaction(db, () => {
-      const current = db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)).get()
-      if (current) {
-        const pushers = pending.map((p) => ({ pusherId: p.pusherId, commands: p.commands ? (JSON.parse(p.commands) as PushCommand[]) : null, id: p.id }))
-        const fallback = pushers.find((p) => p.id === opts.pushId) ?? (pushers.length === 1 ? pushers[0] : undefined)
-        for (const change of diffRefs(JSON.parse(current.refs), refs)) {
-          // The latest pending push that asked for exactly this update; else this sync's push.
-          const asked = pushers.findLast((p) => p.commands?.some((c) => c.ref === change.ref && c.new === change.after))
-          recordRefChange(db, repoId, (asked ?? fallback)?.pusherId ?? null, change)
-        }
-      }
-      db.update(repositories)
-        .set({ isEmpty: Object.keys(refs).length === 0, defaultBranch, size, updatedUnix: nowUnix() })
-        .where(eq(repositories.id, repoId))
-        .run()
-      const record = { refs: JSON.stringify(refs), fingerprint, updatedUnix: nowUnix() }
-      db.insert(repoGitStates).values({ repoId, ...record }).onConflictDoUpdate({ target: repoGitStates.repoId, set: record }).run()
-      const settled = opts.settlePending ? pending.map((p) => p.id) : opts.pushId ? [opts.pushId] : []
-      if (settled.length) db.delete(pendingPushes).where(and(eq(pendingPushes.repoId, repoId), inArray(pendingPushes.id, settled))).run()
-    })
-    return 'updated'
   })
+}
+
+async function syncOnce(deps: AppDeps, repoId: number, opts: { pushId?: number; settlePending?: boolean }): Promise<SyncResult> {
+  const db = deps.db
+  const row = db.select().from(repositories).where(eq(repositories.id, repoId)).get()
+  if (!row || row.status !== 'ready') return 'missing'
+  const gitDir = pathOfRepo(deps, row.ownerName, row)
+  if (!existsSync(gitDir)) return 'missing'
+  const state = db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)).get()
+  const pending = db.select().from(pendingPushes).where(eq(pendingPushes.repoId, repoId)).all()
+  const git = gitRepoAt(deps, gitDir)
+  let fingerprint = await refsFingerprint(gitDir)
+  if (!opts.pushId && state?.fingerprint === fingerprint && pending.length === 0) return 'unchanged'
+  // The fingerprint is taken before the refs are read: a change in between shows next time.
+  const [refs, size] = await Promise.all([readBranchAndTagRefs(git), repositorySize(git)])
+  if (!refs) return 'missing'
+  const heads = Object.keys(refs).filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice('refs/heads/'.length))
+  let defaultBranch = row.defaultBranch
+  if (heads.length > 0 && !heads.includes(defaultBranch)) {
+    const head = await headBranchOf(git)
+    const pushed = pending.flatMap((p) => (p.commands ? (JSON.parse(p.commands) as PushCommand[]) : []).map((c) => c.ref))
+    const firstPushed = pushed.find((r) => r.startsWith('refs/heads/') && heads.includes(r.slice('refs/heads/'.length)))
+    defaultBranch = head && heads.includes(head) ? head : firstPushed ? firstPushed.slice('refs/heads/'.length) : heads[0]!
+    if (head !== defaultBranch) {
+      await setHeadBranch(git, defaultBranch)
+      // Moving HEAD changed the fingerprint (not the branches and tags): take it again.
+      fingerprint = await refsFingerprint(gitDir)
+    }
+  }
+  writeTransaction(db, () => {
+    const current = db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)).get()
+    if (current) {
+      const pushers = pending.map((p) => ({ pusherId: p.pusherId, commands: p.commands ? (JSON.parse(p.commands) as PushCommand[]) : null, id: p.id }))
+      const fallback = pushers.find((p) => p.id === opts.pushId) ?? (pushers.length === 1 ? pushers[0] : undefined)
+      for (const change of diffRefs(JSON.parse(current.refs), refs)) {
+        // The latest pending push that asked for exactly this update; else this sync's push.
+        const asked = pushers.findLast((p) => p.commands?.some((c) => c.ref === change.ref && c.new === change.after))
+        recordRefChange(db, repoId, (asked ?? fallback)?.pusherId ?? null, change)
+      }
+    }
+    db.update(repositories)
+      .set({ isEmpty: Object.keys(refs).length === 0, defaultBranch, size, updatedUnix: nowUnix() })
+      .where(eq(repositories.id, repoId))
+      .run()
+    const record = { refs: JSON.stringify(refs), fingerprint, updatedUnix: nowUnix() }
+    db.insert(repoGitStates).values({ repoId, ...record }).onConflictDoUpdate({ target: repoGitStates.repoId, set: record }).run()
+    const settled = opts.settlePending ? pending.map((p) => p.id) : opts.pushId ? [opts.pushId] : []
+    if (settled.length) db.delete(pendingPushes).where(and(eq(pendingPushes.repoId, repoId), inArray(pendingPushes.id, settled))).run()
+  })
+  return 'updated'
 }
 
 /** Repositories checked at once by reconcileRepositories (each takes a few git processes at most). */
