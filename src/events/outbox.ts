@@ -97,9 +97,10 @@ const toRecord = (row: typeof events.$inferSelect): EventRecord => ({ ...row, ki
  * The next events (in id order, at most `limit`) that `consumer` has neither done nor claimed
  * under a live lease; they are claimed for `leaseMs`. Claims of a worker that crashed (or never
  * called markDone) come back once the lease ends, so every event is handed out until it is done
- * (at least once). A claim made while an older one is live continues after it, so two workers
- * of one consumer do not get the same events. Consumers are independent of each other; their
- * positions are rows in SQLite, so they survive restarts.
+ * (at least once) — provided each consumer has one worker at a time (a background job, see
+ * src/jobs/): positions are a single "done up to" mark, so a second worker's markDone could pass
+ * over a crashed first worker's claims. Consumers are independent of each other; their positions
+ * are rows in SQLite, so they survive restarts.
  */
 export function claimEvents(db: Db, consumer: string, limit: number, leaseMs = DEFAULT_LEASE_MS): EventRecord[] {
   checkConsumer(consumer)

@@ -82,18 +82,6 @@ export async function branchExists(repo: GitRepo, branch: string): Promise<boole
   return (await lookupRefs(repo, [branch], ['heads'])).has(`heads/${branch}`)
 }
 
-/**
- * Branch names (in git's refname order) and whether any branch or tag exists, from one
- * `git for-each-ref` over refs/heads and refs/tags.
- */
-export async function branchesAndAnyRef(repo: GitRepo): Promise<{ branches: string[]; anyRef: boolean }> {
-  const r = await runGit(['for-each-ref', '--format=%(refname)', 'refs/heads', 'refs/tags'], repo)
-  if (r.code !== 0) return { branches: [], anyRef: false }
-  const refs = r.stdout.toString('utf8').split('\n').filter(Boolean)
-  const branches = refs.filter((ref) => ref.startsWith('refs/heads/')).map((ref) => ref.slice('refs/heads/'.length))
-  return { branches, anyRef: refs.length > 0 }
-}
-
 /** Points HEAD at a branch (after checking the name); GitError when git fails. */
 export async function setHeadBranch(repo: GitRepo, branch: string): Promise<void> {
   if (!isSafeRefName(branch)) return

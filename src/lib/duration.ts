@@ -13,12 +13,3 @@ export function parseGoDuration(text: string): number | null {
   for (const [, n, unit] of s.matchAll(/(\d{1,9})(h|m|s)/g)) total += Number(n) * UNIT_SECONDS[unit!]!
   return Number.isSafeInteger(total) ? total : null
 }
-
-/** Go's String() of a duration of whole seconds: "8h0m0s", "10m0s", "0s". */
-export function formatGoDuration(seconds: number): string {
-  if (seconds === 0) return '0s'
-  const h = Math.floor(seconds / 3600)
-  const m = Math.floor((seconds % 3600) / 60)
-  const s = seconds % 60
-  return h ? `${h}h${m}m${s}s` : m ? `${m}m${s}s` : `${s}s`
-}

@@ -1,10 +1,7 @@
 import { Elysia, t } from 'elysia'
-import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
-import { users } from '../../db/schema'
 import { toApiRepo } from '../../lib/convert/repo'
-import { unprocessable } from '../../lib/errors'
 import { RepoParams, RepositorySchema } from '../repos/model'
 import { MigrateRepoForm } from './model'
 import { migrateRepository } from './service'
@@ -17,15 +14,12 @@ export const migrationsModule = (deps: AppDeps) =>
     .post(
       '/repos/migrate',
       async ({ body, status, user }) => {
-        let uid = body.uid
-        if (uid === undefined && body.repo_owner !== undefined)
-          uid = deps.db.select({ id: users.id }).from(users).where(eq(users.lowerName, body.repo_owner.toLowerCase())).get()?.id ?? -1
-        if (uid === undefined) throw unprocessable('Required', 'UID')
         const { repo, owner, mode } = await migrateRepository(deps, user, {
           cloneAddr: body.clone_addr,
           authUsername: body.auth_username,
           authPassword: body.auth_password || body.auth_token,
-          uid,
+          uid: body.uid,
+          ownerName: body.repo_owner,
           repoName: body.repo_name,
           mirror: body.mirror,
           private: body.private,

@@ -6,11 +6,10 @@ import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import { accessLevel, type AccessMode, type RepoRow } from '../../auth/access'
 import { gitLimitsOf } from '../../auth/repo-context'
-import { mirrors, repositories, users } from '../../db/schema'
+import { mirrors, repositories } from '../../db/schema'
 import { fetchMirror, remoteHead, type RemoteAuth } from '../../git/remote'
 import { GitError } from '../../git/run'
-import { isSafeRefName, repositorySize } from '../../git/refs'
-import { readBranchAndTagRefs } from '../../git/ref-state'
+import { isSafeRefName } from '../../git/refs'
 import { ApiError, apiErrorOfGit, forbidden, unprocessable } from '../../lib/errors'
 import { checkRemoteHost } from '../../lib/network-guard'
 import { parseGoDuration } from '../../lib/duration'
@@ -18,14 +17,17 @@ import { sealSecret } from '../../lib/secret-box'
 import { charCount } from '../../lib/validate'
 import { checkRepoName, checkRepoNameFree, createRepository, type NewRepo } from '../repos/service'
 import { syncRepositoryWithGit } from '../repos/git-sync'
-import { canCreateOrgRepo, createOrgRepo, orgRole } from '../orgs/service'
+import { createOrgRepo, loadOrg, requireOrgRepoCreator, type OrgContext } from '../orgs/service'
+import { findOwnerByName, usersByIds } from '../users/service'
 
 /** A MigrateRepoForm, as the service takes it. */
 export interface MigrateInput {
   cloneAddr: string
   authUsername?: string
   authPassword?: string
-  uid: number
+  /** The new repository's owner: a user id (`uid`), else a name (`repo_owner`); 422 with neither. */
+  uid?: number
+  ownerName?: string
   repoName: string
   mirror?: boolean
   private?: boolean
@@ -104,11 +106,17 @@ export function migrationError(e: unknown): unknown {
   return unprocessable(`${auth ? 'Authentication failed' : 'Migration failed'}: ${message}`, 'CloneAddr')
 }
 
-/** Who may migrate into `owner`: itself, an admin anywhere, an organisation's repository creators. */
-function checkMayCreateIn(deps: AppDeps, caller: UserRow, owner: UserRow): void {
-  if (caller.isAdmin || caller.id === owner.id) return
-  if (owner.type === 1 && canCreateOrgRepo(deps, { org: owner, viewer: caller, ...orgRole(deps, owner, caller) })) return
-  throw forbidden(owner.type === 1 ? 'You may not create repositories in this organization' : 'You may not migrate into another user\'s account')
+/**
+ * Who may migrate into `owner`: itself, a site admin anywhere, and an organisation's repository
+ * creators (the organisation as the caller sees it: a hidden one is 404). Answers the
+ * organisation's context when the repository is created as one of its creators.
+ */
+function creationContext(deps: AppDeps, caller: UserRow, owner: UserRow): OrgContext | null {
+  if (caller.isAdmin || caller.id === owner.id) return null
+  if (owner.type !== 1) throw forbidden("You may not migrate into another user's account")
+  const ctx = loadOrg(deps, owner.name, caller)
+  requireOrgRepoCreator(deps, ctx)
+  return ctx
 }
 
 /**
@@ -118,9 +126,10 @@ function checkMayCreateIn(deps: AppDeps, caller: UserRow, owner: UserRow): void 
  * (row 'creating' → folder → fetch → 'ready'; a failure removes both), then its refs recorded.
  */
 export async function migrateRepository(deps: AppDeps, caller: UserRow, input: MigrateInput): Promise<{ repo: RepoRow; owner: UserRow; mode: AccessMode }> {
-  const owner = deps.db.select().from(users).where(eq(users.id, input.uid)).get()
-  if (!owner) throw unprocessable(`user does not exist [uid: ${input.uid}]`, 'UID')
-  checkMayCreateIn(deps, caller, owner)
+  if (input.uid === undefined && input.ownerName === undefined) throw unprocessable('Required', 'UID')
+  const owner = input.uid !== undefined ? usersByIds(deps, [input.uid]).get(input.uid) : findOwnerByName(deps, input.ownerName!)
+  if (!owner) throw unprocessable(`user does not exist [uid: ${input.uid ?? input.ownerName}]`, 'UID')
+  const orgContext = creationContext(deps, caller, owner)
   checkRepoName(input.repoName)
   if (input.description !== undefined && charCount(input.description) > 255) throw unprocessable('must be less than 255 characters', 'Description')
   checkRepoNameFree(deps, owner.id, input.repoName)
@@ -140,10 +149,11 @@ export async function migrateRepository(deps: AppDeps, caller: UserRow, input: M
     private: input.private,
     defaultBranch: head && isSafeRefName(head) ? head : undefined,
     creator: caller,
+    // Emptiness, size and the refs' record come from the sync below (a crash before it: from the
+    // start-up reconcile).
     populate: async (repo) => {
       await fetchMirror(repo, source.address, remote)
-      const refs = await readBranchAndTagRefs(repo)
-      return { isEmpty: !refs || Object.keys(refs).length === 0, size: await repositorySize(repo), isMirror: !!input.mirror }
+      return { isMirror: !!input.mirror }
     },
     onReady: (row) => {
       if (!input.mirror) return
@@ -163,14 +173,11 @@ export async function migrateRepository(deps: AppDeps, caller: UserRow, input: M
   }
   let repo: RepoRow
   try {
-    repo =
-      owner.type === 1 && !caller.isAdmin
-        ? (await createOrgRepo(deps, { org: owner, viewer: caller, ...orgRole(deps, owner, caller) }, opts)).repo
-        : await createRepository(deps, owner, opts)
+    repo = orgContext ? (await createOrgRepo(deps, orgContext, opts)).repo : await createRepository(deps, owner, opts)
   } catch (e) {
     throw e instanceof ApiError ? e : migrationError(e)
   }
-  // Records the refs as the mirror's starting point (no events: nothing was pushed).
+  // Records emptiness, size and the refs as the starting point (no events: nothing was pushed).
   await syncRepositoryWithGit(deps, repo.id)
   repo = deps.db.select().from(repositories).where(eq(repositories.id, repo.id)).get()!
   return { repo, owner, mode: accessLevel(deps.db, caller, repo, owner) }

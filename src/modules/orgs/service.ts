@@ -334,7 +334,7 @@ export function listOrgRepos(deps: AppDeps, org: OrgRow, viewer: UserRow | null,
 }
 
 /** May the viewer create repositories in the organisation (owner, or a team allowed to)? */
-export function canCreateOrgRepo(deps: AppDeps, ctx: OrgContext): boolean {
+function canCreateOrgRepo(deps: AppDeps, ctx: OrgContext): boolean {
   if (!ctx.viewer || !ctx.member) return false
   if (ctx.owner) return true
   return (
