@@ -63,9 +63,9 @@ function storedBytes(): string {
 
 describe('network guard', () => {
   test('classifies loopback, private, link-local and unique-local addresses as local', () => {
-    for (const a of ['127.0.0.1', '10.0.0.1', '172.20.1.1', '192.168.0.5', '169.254.169.254', '::1', 'fd12::1', 'fe80::1', '::ffff:127.0.0.1', '0.0.0.0'])
+    for (const a of ['127.0.0.1', '10.0.0.1', '172.20.1.1', '192.168.0.5', '169.254.169.254', '::1', 'fd12::1', 'fe80::1', '::ffff:127.0.0.1', '0.0.0.0', '64:ff9b::10.0.0.1', '64:ff9b::7f00:1', '::ffff:0:127.0.0.1', '198.18.0.1', '192.0.0.8', '192.0.2.1'])
       expect([a, isLocalAddress(a)]).toEqual([a, true])
-    for (const a of ['8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:1.1.1.1']) expect([a, isLocalAddress(a)]).toEqual([a, false])
+    for (const a of ['8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:1.1.1.1', '64:ff9b::808:808', '198.20.0.1']) expect([a, isLocalAddress(a)]).toEqual([a, false])
   })
 
   test('a loopback address is refused unless local networks are allowed; nothing is created', async () => {

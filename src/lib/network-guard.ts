@@ -54,6 +54,8 @@ export function isLocalAddress(ip: string): boolean {
       (a === 169 && b === 254) || // link-local
       (a === 172 && b >= 16 && b <= 31) ||
       (a === 192 && b === 168) ||
+      (a === 192 && b === 0 && (v4[2] === 0 || v4[2] === 2)) || // IETF protocol assignments, TEST-NET-1
+      (a === 198 && (b === 18 || b === 19)) || // benchmarking
       a >= 224 // multicast, reserved, broadcast
     )
   }
@@ -61,10 +63,14 @@ export function isLocalAddress(ip: string): boolean {
   if (!g) return true // not an address we understand: refuse
   if (g.every((x) => x === 0)) return true // ::
   if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return true // ::1
-  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible forms: judge the IPv4 address.
-  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) {
-    return isLocalAddress(`${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`)
-  }
+  // Forms that carry an IPv4 address in their last 32 bits: judge that address. IPv4-mapped
+  // (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d) and NAT64
+  // (64:ff9b::a.b.c.d, which a NAT64 gateway turns into the IPv4 address).
+  const embedsV4 =
+    (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) ||
+    (g.slice(0, 4).every((x) => x === 0) && g[4] === 0xffff && g[5] === 0) ||
+    (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0))
+  if (embedsV4) return isLocalAddress(`${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`)
   const first = g[0]!
   return (
     (first & 0xfe00) === 0xfc00 || // unique-local fc00::/7
