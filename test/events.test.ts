@@ -35,6 +35,14 @@ const ok = async (p: Promise<{ status: number; text: string }>, status: number) 
 }
 
 describe('issue events', () => {
+  test('an issue filed closed announces its opening and its close', async () => {
+    const filed = await eventsOf(() => ok(w.s.post(`${repo.path}/issues`, { title: 'Done already', closed: true }, { token: w.writer.token }), 201))
+    expect(filed.map((e) => [e.kind, e.actorId])).toEqual([
+      ['issue.opened', w.writer.user.id],
+      ['issue.closed', w.writer.user.id],
+    ])
+  })
+
   test('opened, edited with the previous values, closed and reopened; a refused edit writes nothing', async () => {
     let number = 0
     const opened = await eventsOf(async () => {

@@ -3,6 +3,7 @@ import { startTestServer, type TestServer } from './helpers'
 import { AccessMode, accessLevels, type RepoRow } from '../src/auth/access'
 import type { UserRow } from '../src/auth/caller'
 import { ownerVisibleTo, readableRepoCondition, visibleOwnerCondition } from '../src/auth/visibility'
+import { eq } from 'drizzle-orm'
 import { repositories, users } from '../src/db/schema'
 import { createAccessToken, createUser, followUser } from '../src/modules/users/service'
 import { createOrganization, loadOrg, setMemberVisibility } from '../src/modules/orgs/service'
@@ -253,5 +254,24 @@ describe('lists that contain users leave invisible ones out', () => {
     expect(await memberOrgs()).toEqual(['org-public'])
     expect(await memberOrgs(tokens.stranger)).toEqual(['org-limited', 'org-public'])
     expect(await memberOrgs(tokens.member)).toEqual(['org-limited', 'org-private', 'org-public'])
+  })
+})
+
+describe('a follow of a user who has gone private', () => {
+  test('can still be checked and undone by its follower; to anyone else the user answers like an unknown one', async () => {
+    const fan = await person('loyalfan', 'public')
+    const star = await person('gonedark', 'public')
+    followUser(s.deps, fan, star)
+    s.deps.db.update(users).set({ visibility: 'private' }).where(eq(users.id, star.id)).run()
+    expect((await s.get('/users/gonedark', { token: tokens.loyalfan })).status).toBe(404)
+    expect((await s.get('/user/following/gonedark', { token: tokens.loyalfan })).status).toBe(204)
+    for (const method of ['GET', 'DELETE']) {
+      const hidden = await s.request(method, '/user/following/gonedark', { token: tokens.stranger })
+      const unknown = await s.request(method, '/user/following/nosuchuser', { token: tokens.stranger })
+      expect([hidden.status, hidden.text.replace('gonedark', 'nosuchuser')]).toEqual([unknown.status, unknown.text])
+    }
+    expect((await s.del('/user/following/gonedark', undefined, { token: tokens.loyalfan })).status).toBe(204)
+    expect((await s.get('/user/following/gonedark', { token: tokens.loyalfan })).status).toBe(404)
+    expect(s.deps.db.select().from(users).where(eq(users.id, fan.id)).get()!.numFollowing).toBe(0)
   })
 })

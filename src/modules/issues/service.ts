@@ -450,6 +450,8 @@ export function createIssue(deps: AppDeps, ctx: RepoContext, poster: UserRow, op
     }
     if (people.length) setAssignees(deps, row.id, people)
     recordIssueEvent(deps.db, row, poster.id, 'issue.opened')
+    // Filed closed: Gitea changes its status right after creating it, which announces the close.
+    if (closed) recordIssueEvent(deps.db, row, poster.id, 'issue.closed')
     return { row, rel: { poster, labels: labelRows, milestone, assignees: people } }
   })
 }

@@ -32,11 +32,16 @@ export function listMarkers(deps: AppDeps, mark: Mark, viewer: UserRow | null, r
   return usersPage(deps, viewer, table, table.userId, eq(table.repoId, repoId), page, asc(table.id))
 }
 
-/** Repositories marked by `userId` that `viewer` may read (those the viewer lost access to drop out). */
+/**
+ * Repositories marked by `userId` that `viewer` may read (those the viewer lost access to drop
+ * out); another user's private ones never show (Gitea: IncludePrivate only for the user itself),
+ * since what someone stars or watches in private is theirs to know.
+ */
 export function listMarkedRepos(deps: AppDeps, mark: Mark, viewer: UserRow, userId: number, page: Page): Paged<RepoRow> {
   const table = TABLES[mark]
   const marked = deps.db.select({ id: table.repoId }).from(table).where(eq(table.userId, userId))
-  return listReadableRepos(deps, viewer, inArray(repositories.id, marked), page)
+  const own = viewer.id === userId
+  return listReadableRepos(deps, viewer, and(inArray(repositories.id, marked), own ? undefined : eq(repositories.isPrivate, false))!, page)
 }
 
 export function hasMarked(deps: AppDeps, mark: Mark, userId: number, repoId: number): boolean {

@@ -22,6 +22,7 @@ import {
   createAccessToken,
   deleteAccessToken,
   deleteEmails,
+  followedOrVisibleUser,
   followUser,
   getVisibleUserByName,
   isFollowing,
@@ -156,7 +157,7 @@ export const usersModule = (deps: AppDeps) => {
     .get(
       '/user/following/:username',
       ({ user, params, status }) => {
-        const target = getVisibleUserByName(deps, params.username, user)
+        const target = followedOrVisibleUser(deps, user, params.username)
         if (!isFollowing(deps, user.id, target.id)) throw notFound(`you are not following ${target.name}`)
         return status(204, undefined)
       },
@@ -173,7 +174,7 @@ export const usersModule = (deps: AppDeps) => {
     .delete(
       '/user/following/:username',
       ({ user, params, status }) => {
-        unfollowUser(deps, user, getVisibleUserByName(deps, params.username, user))
+        unfollowUser(deps, user, followedOrVisibleUser(deps, user, params.username))
         return status(204, undefined)
       },
       { signed: true, params: UsernameParams, response: NoContent, detail: { operationId: 'userCurrentDeleteFollow', summary: 'Unfollow a user' } },

@@ -315,6 +315,17 @@ export function isFollowing(deps: AppDeps, userId: number, followId: number): bo
   return !!deps.db.select({ id: follows.id }).from(follows).where(and(eq(follows.userId, userId), eq(follows.followId, followId))).get()
 }
 
+/**
+ * The user `follower` names on /user/following/{name}: one it already follows whatever their
+ * visibility now (a follow of someone gone private can still be checked and undone, as in Gitea),
+ * else one it may see; anyone else answers exactly like an unknown name.
+ */
+export function followedOrVisibleUser(deps: AppDeps, follower: UserRow, name: string): UserRow {
+  const user = findOwnerByName(deps, name)
+  if (user && user.type === 0 && isFollowing(deps, follower.id, user.id)) return user
+  return getVisibleUserByName(deps, name, follower)
+}
+
 /** Follows `target` (idempotent); the counters change in the same transaction. */
 export function followUser(deps: AppDeps, follower: UserRow, target: UserRow): void {
   if (follower.id === target.id) throw unprocessable('you cannot follow yourself', 'username')
