@@ -33,13 +33,6 @@ import { migrationsModule } from './modules/migrations'
 /** Routes whose body is raw text whatever its Content-Type (their own `parse` reads it). */
 const RAW_BODY_PATHS = /^\/api\/v1\/markdown\/raw\/?$/
 
-/**
- * Default largest body the API reads (JSON, forms, multipart, text; `config.maxApiBody` sets it).
- * Every body is counted as it arrives, whatever its framing, and refused with 413 past it. Git
- * packs stream into git with their own bound (`config.maxPushSize`, src/modules/git-http).
- */
-export const MAX_API_BODY = 32 * 1024 * 1024
-
 /** Where the OpenAPI document is served. */
 const SPEC_PATH = '/swagger.v1.json'
 
@@ -74,6 +67,8 @@ type RouteInfo = { method: string; path: string; hooks?: { body?: unknown } }
  * - enumerated fields (`literals()`: unions of string constants) read as `enum` lists.
  */
 function completeDocument(doc: any, routes: RouteInfo[]): void {
+  // The plugin answers the same cached object every time: complete it once.
+  if (!doc?.paths || completed.has(doc)) return
   const bodies = new Map<string, unknown>()
   for (const route of routes)
     if (route.hooks?.body) bodies.set(`${route.method.toLowerCase()} ${route.path.replace(/:(\w+)/g, '{$1}')}`, route.hooks.body)
@@ -102,7 +97,6 @@ function completeDocument(doc: any, routes: RouteInfo[]): void {
   }
   doc.components ??= {}
   const schemas: Record<string, any> = (doc.components.schemas ??= {})
-  if (!doc.paths || completed.has(doc)) return
   doc.paths = documentedSchemas(doc.paths, schemas)
   // An operation's own body and answers also carry their record's fields beside the `$ref`
   // (OpenAPI 3.1 allows siblings): one operation reads whole, its nested records by name.

@@ -61,14 +61,6 @@ function withSlash(url: string): string {
   return url.endsWith('/') ? url : url + '/'
 }
 
-/** A whole number from 0 to `max` (default when unset). */
-function countFrom(value: string | undefined, fallback: number, name: string, max: number): number {
-  if (value === undefined || value === '') return fallback
-  const n = Number(value)
-  if (!Number.isInteger(n) || n < 0 || n > max) throw new Error(`${name} must be a whole number from 0 to ${max}, got "${value}"`)
-  return n
-}
-
 /** true / false (also 1 / 0); false when unset. */
 function boolFrom(value: string | undefined, name: string): boolean {
   if (value === undefined || value === '') return false
@@ -78,7 +70,7 @@ function boolFrom(value: string | undefined, name: string): boolean {
 }
 
 /** A port number (default when unset). */
-const portFrom = (value: string | undefined, fallback: number, name: string) => countFrom(value, fallback, name, 65535)
+const portFrom = (value: string | undefined, fallback: number, name: string) => boundedFrom(value, fallback, name, 0, 65535)
 /** A positive number of seconds (fractions allowed), at most a day. */
 function secondsFrom(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback
@@ -96,6 +88,13 @@ function boundedFrom(value: string | undefined, fallback: number, name: string, 
 }
 
 const MiB = 1024 * 1024
+
+/**
+ * The default largest API request body (WARREN_MAX_API_BODY): JSON, forms, multipart, text, counted
+ * as it arrives whatever its framing and refused with 413 past it (src/app.ts). Git packs have
+ * their own bound (maxPushSize).
+ */
+export const MAX_API_BODY = 32 * MiB
 
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
   const port = overrides.port ?? portFrom(env.WARREN_PORT, 3000, 'WARREN_PORT')
@@ -116,21 +115,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     noReplyDomain: env.WARREN_NO_REPLY_DOMAIN ?? 'noreply.localhost',
     passwordMemoryCost: 19456,
     passwordTimeCost: 2,
-    loginFailuresPerAccount: countFrom(env.WARREN_LOGIN_MAX_FAILURES_PER_ACCOUNT, 10, 'WARREN_LOGIN_MAX_FAILURES_PER_ACCOUNT', 1_000_000),
-    loginFailuresPerAddress: countFrom(env.WARREN_LOGIN_MAX_FAILURES_PER_ADDRESS, 100, 'WARREN_LOGIN_MAX_FAILURES_PER_ADDRESS', 1_000_000),
-    loginFailureWindowMs: 1000 * Math.max(1, countFrom(env.WARREN_LOGIN_FAILURE_WINDOW, 300, 'WARREN_LOGIN_FAILURE_WINDOW', 86_400)),
-    loginFailureCapacity: Math.max(1, countFrom(env.WARREN_LOGIN_FAILURE_CAPACITY, 10_000, 'WARREN_LOGIN_FAILURE_CAPACITY', 1_000_000)),
+    loginFailuresPerAccount: boundedFrom(env.WARREN_LOGIN_MAX_FAILURES_PER_ACCOUNT, 10, 'WARREN_LOGIN_MAX_FAILURES_PER_ACCOUNT', 0, 1_000_000),
+    loginFailuresPerAddress: boundedFrom(env.WARREN_LOGIN_MAX_FAILURES_PER_ADDRESS, 100, 'WARREN_LOGIN_MAX_FAILURES_PER_ADDRESS', 0, 1_000_000),
+    loginFailureWindowMs: 1000 * boundedFrom(env.WARREN_LOGIN_FAILURE_WINDOW, 300, 'WARREN_LOGIN_FAILURE_WINDOW', 1, 86_400),
+    loginFailureCapacity: boundedFrom(env.WARREN_LOGIN_FAILURE_CAPACITY, 10_000, 'WARREN_LOGIN_FAILURE_CAPACITY', 1, 1_000_000),
     gitTimeout: secondsFrom(env.WARREN_GIT_TIMEOUT, 600, 'WARREN_GIT_TIMEOUT'),
     gitQuickTimeout: secondsFrom(env.WARREN_GIT_QUICK_TIMEOUT, 30, 'WARREN_GIT_QUICK_TIMEOUT'),
     migrationsAllowLocalNetworks: boolFrom(env.WARREN_MIGRATIONS_ALLOW_LOCALNETWORKS, 'WARREN_MIGRATIONS_ALLOW_LOCALNETWORKS'),
     mirrorDefaultInterval: 8 * 3600,
     mirrorMinInterval: 600,
-    mirrorWorkers: Math.max(1, countFrom(env.WARREN_MIRROR_WORKERS, 2, 'WARREN_MIRROR_WORKERS', 64)),
+    mirrorWorkers: boundedFrom(env.WARREN_MIRROR_WORKERS, 2, 'WARREN_MIRROR_WORKERS', 1, 64),
     initialAdmin: admin,
     markdownWorkers: boundedFrom(env.WARREN_MARKDOWN_WORKERS, 2, 'WARREN_MARKDOWN_WORKERS', 1, 64),
     markdownTimeoutMs: boundedFrom(env.WARREN_MARKDOWN_TIMEOUT_MS, 3000, 'WARREN_MARKDOWN_TIMEOUT_MS', 10, 600_000),
     markdownQueue: boundedFrom(env.WARREN_MARKDOWN_QUEUE, 32, 'WARREN_MARKDOWN_QUEUE', 0, 100_000),
-    maxApiBody: boundedFrom(env.WARREN_MAX_API_BODY, 32 * MiB, 'WARREN_MAX_API_BODY', 1024, 1024 * MiB),
+    maxApiBody: boundedFrom(env.WARREN_MAX_API_BODY, MAX_API_BODY, 'WARREN_MAX_API_BODY', 1024, 1024 * MiB),
     maxPushSize: boundedFrom(env.WARREN_MAX_PUSH_SIZE, 4096 * MiB, 'WARREN_MAX_PUSH_SIZE', MiB, 64 * 1024 * MiB),
     ...overrides,
   }

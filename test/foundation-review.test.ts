@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { MAX_API_BODY } from '../src/app'
+import { MAX_API_BODY } from '../src/config'
 
 /** Review of the foundation: sudo, account states, body limits, the User record, the docs. */
 

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../deps'
 import { ApiError, notFound } from '../lib/errors'
-import { pageOf, setPageHeaders, type Page, type Paged } from '../lib/pagination'
+import { askedPage, pageOf, setListHeaders, type Page, type Paged } from '../lib/pagination'
 import { AccessMode } from './access'
 import { requireSiteAdmin, requireUser } from './caller'
 import { loadRepoContext, type RepoContext } from './repo-context'
@@ -34,7 +34,8 @@ import { loadTeam, requireTeamOwner } from '../modules/teams/service'
  *   Gitea's check knows only the team).
  * - `paged: true` (or its own PageSizes): Gitea's `page`/`limit` (`page`), and
  *   `respond(paged, convert)` which sets X-Total-Count and Link and converts the rows: the recipe
- *   every list repeats.
+ *   every list repeats. `pageIfAsked: true` is the same for the small collections Gitea answers
+ *   whole unless a page is asked for (`page` is then null: the whole list).
  *
  * Each need is also recorded in the route's `detail` under ACCESS_KEYS (and so in the OpenAPI
  * document as an extension), which is where the route table test reads what every route declared.
@@ -102,8 +103,21 @@ export async function resolveRepoNeed(deps: AppDeps, request: Request, owner: st
 /** A list's own page sizes where they differ from Gitea's 30 / 50 (searches). */
 export type PageSizes = { defaultLimit?: number; maxLimit?: number }
 
-/** Sets the paging headers of a page of rows and converts them. */
+/** Sets the list headers of a page of rows (or of the whole list) and converts them. */
 export type Respond = <R, T>(result: Paged<R>, convert: (rows: R[]) => T[]) => T[]
+
+type ListContext = { request: Request; query: { page?: number; limit?: number }; set: { headers: Record<string, unknown> } }
+
+/** The page a list route serves (null: the whole list) and its `respond`. */
+function listAnswer<P extends Page | null>(deps: AppDeps, request: Request, set: ListContext['set'], page: P): { page: P; respond: Respond } {
+  return {
+    page,
+    respond: (result, convert) => {
+      setListHeaders(set, deps.config, request, page, result.total)
+      return convert(result.rows)
+    },
+  }
+}
 
 const declare = (key: keyof typeof ACCESS_KEYS, value: unknown) => ({ detail: { [ACCESS_KEYS[key]]: value } as Record<string, unknown> })
 
@@ -165,14 +179,10 @@ export const pipeline = (deps: AppDeps) =>
       }),
     paged(sizes: true | PageSizes) {
       return {
-        resolve({ request, query, set }: { request: Request; query: Record<string, unknown>; set: { headers: Record<string, unknown> } }) {
-          const page: Page = pageOf(query as { page?: number; limit?: number }, sizes === true ? {} : sizes)
-          const respond: Respond = (result, convert) => {
-            setPageHeaders(set, deps.config, request, page, result.total)
-            return convert(result.rows)
-          }
-          return { page, respond }
-        },
+        resolve: ({ request, query, set }: ListContext) => listAnswer(deps, request, set, pageOf(query, sizes === true ? {} : sizes)),
       }
+    },
+    pageIfAsked: {
+      resolve: ({ request, query, set }: ListContext) => listAnswer(deps, request, set, askedPage(query)),
     },
   })

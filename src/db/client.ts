@@ -31,9 +31,8 @@ export function openDatabase(dataDir: string): Db {
   const file = join(dataDir, 'warren.db')
   restrictModes(dataDir, file)
   const sqlite = new Database(file, { create: true, strict: true })
+  // SQLite gives new -wal and -shm files the database file's mode (0600); older ones were narrowed above.
   sqlite.exec('PRAGMA journal_mode = WAL')
-  // SQLite gives -wal and -shm the database file's mode; older ones (made world-readable) are fixed here.
-  restrictModes(dataDir, file)
   sqlite.exec('PRAGMA synchronous = NORMAL')
   sqlite.exec('PRAGMA busy_timeout = 10000')
   sqlite.exec('PRAGMA temp_store = MEMORY')

@@ -118,24 +118,7 @@ export function setListHeaders(
   else set.headers['X-Total-Count'] = String(total)
 }
 
-/**
- * The slice of a whole, ordered list a caller asked for (lists read whole from elsewhere than
- * the database, such as a repository's branches). Gitea 1.3 answered small collections (branches,
- * labels, milestones, comments, tracked times) unpaged, so without `page` and `limit` the whole list is answered
- * (with X-Total-Count); with either, a page with X-Total-Count and Link.
- */
-export function pageOfWholeList<T>(
-  config: Config,
-  request: Request,
-  set: { headers: Record<string, any> },
-  query: { page?: number; limit?: number },
-  all: T[],
-): T[] {
-  if (query.page === undefined && query.limit === undefined) {
-    set.headers['X-Total-Count'] = String(all.length)
-    return all
-  }
-  const page = pageOf(query)
-  setPageHeaders(set, config, request, page, all.length)
-  return all.slice(page.offset, page.offset + page.limit)
+/** The page of a whole, ordered list held in memory (a repository's branches, read from git); null: all of it. */
+export function sliceOf<T>(all: T[], page: Page | null): Paged<T> {
+  return { rows: page ? all.slice(page.offset, page.offset + page.limit) : all, total: all.length }
 }

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
-import { PageQuery, pageOfWholeList } from '../../lib/pagination'
+import { PageQuery, sliceOf } from '../../lib/pagination'
 import { BranchSchema } from './model'
 import { RepoWildcardParams, wildcardOf } from '../files/model'
 import { branchHeads, branchesToApi, getBranch } from './service'
@@ -13,12 +13,10 @@ export const branchesModule = (deps: AppDeps) =>
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/branches',
-      async ({ request, query, set, repo }) => {
-        const heads = pageOfWholeList(deps.config, request, set, query, await branchHeads(deps, repo))
-        return branchesToApi(deps, repo, heads)
-      },
+      async ({ repo, page, respond }) => respond(sliceOf(await branchHeads(deps, repo), page), (heads) => branchesToApi(deps, repo, heads)),
       {
         repo: { level: 'read' },
+        pageIfAsked: true,
         params: RepoParams,
         query: PageQuery,
         response: { 200: t.Array(BranchSchema) },

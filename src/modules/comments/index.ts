@@ -5,7 +5,6 @@ import { RepoParams } from '../repos/model'
 import { CommentOption, CommentSchema, IdParams, IssueIdParams, IssueParams, SinceQuery } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue } from '../issues/service'
-import { askedPage, setListHeaders } from '../../lib/pagination'
 import { commentsToApi, createComment, deleteComment, editComment, listIssueComments, listRepoComments, windowOf } from './service'
 
 const CommentList = t.Array(CommentSchema)
@@ -52,16 +51,14 @@ export const commentsModule = (deps: AppDeps) => {
   for (const path of ['/repos/:owner/:repo/issues/:index/comments', '/repos/:owner/:repo/issue/:index/comments'])
     app.get(
       path,
-      ({ request, params, query, set, repo }) => {
+      ({ params, query, repo, page, respond }) => {
         const issue = findIssue(deps, repo.repo.id, pathNumber(params.index))
         // Gitea's ListIssueComments answers an issue's comments whole; a page when one is asked for.
-        const page = askedPage(query)
-        const { rows, total } = listIssueComments(deps, issue, windowOf(query), page)
-        setListHeaders(set, deps.config, request, page, total)
-        return commentsToApi(deps, repo.repo, rows, repo.caller.user)
+        return respond(listIssueComments(deps, issue, windowOf(query), page), (rows) => commentsToApi(deps, repo.repo, rows, repo.caller.user))
       },
       {
         repo: readIssues,
+        pageIfAsked: true,
         params: IssueParams,
         query: SinceQuery,
         response: { 200: CommentList },

@@ -16,7 +16,6 @@ import {
 } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
 import { changeIssueLabels, findIssue, labelsOfIssue } from '../issues/service'
-import { askedPage, setListHeaders } from '../../lib/pagination'
 import { createLabel, deleteLabel, editLabel, getLabel, listLabels } from './service'
 
 const LabelList = t.Array(LabelSchema)
@@ -27,14 +26,11 @@ export const labelsModule = (deps: AppDeps) => {
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/labels',
-      ({ request, query, set, repo }) => {
-        const page = askedPage(query)
-        const { rows, total } = listLabels(deps, repo.repo.id, query.sort, page)
-        setListHeaders(set, deps.config, request, page, total)
-        return rows.map((l) => toApiLabel(deps.config, repo.repo, l))
-      },
+      ({ query, repo, page, respond }) =>
+        respond(listLabels(deps, repo.repo.id, query.sort, page), (rows) => rows.map((l) => toApiLabel(deps.config, repo.repo, l))),
       {
         repo: { unit: 'issues' },
+        pageIfAsked: true,
         params: RepoParams,
         query: ListLabelsQuery,
         response: { 200: LabelList },

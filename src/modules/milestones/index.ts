@@ -4,7 +4,6 @@ import { pipeline } from '../../auth/pipeline'
 import { toApiMilestone } from '../../lib/convert/issue'
 import { RepoParams } from '../repos/model'
 import { CreateMilestoneOption, EditMilestoneOption, IdParams, ListMilestonesQuery, MilestoneSchema } from '../issues/model'
-import { askedPage, setListHeaders } from '../../lib/pagination'
 import { createMilestone, deleteMilestone, editMilestone, getMilestone, listMilestones } from './service'
 
 /** Milestones (issue 5). */
@@ -13,14 +12,11 @@ export const milestonesModule = (deps: AppDeps) =>
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/milestones',
-      ({ request, query, set, repo }) => {
-        const page = askedPage(query)
-        const { rows, total } = listMilestones(deps, repo.repo.id, page, query.state, query.name)
-        setListHeaders(set, deps.config, request, page, total)
-        return rows.map(toApiMilestone)
-      },
+      ({ query, repo, page, respond }) =>
+        respond(listMilestones(deps, repo.repo.id, page, query.state, query.name), (rows) => rows.map(toApiMilestone)),
       {
         repo: { unit: 'issues' },
+        pageIfAsked: true,
         params: RepoParams,
         query: ListMilestonesQuery,
         response: { 200: t.Array(MilestoneSchema) },

@@ -5,23 +5,16 @@ import { RepoParams } from '../repos/model'
 import { AddTimeOption, IssueParams, TimesQuery, TrackedTimeSchema } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue } from '../issues/service'
-import { askedPage, pageOf, setListHeaders, type Page } from '../../lib/pagination'
 import { getVisibleUserByName } from '../users/service'
-import { addTime, listTimes, requireTimeTracking, timesToApi, type TimeFilter } from './service'
+import { addTime, listTimes, requireTimeTracking, timesToApi } from './service'
 
 const TimeList = t.Array(TrackedTimeSchema)
 
 /** Tracked time (issue 5). */
 export const timesModule = (deps: AppDeps) => {
-  /**
-   * A page of times, paged in SQL: one issue's times whole unless a page is asked for; the lists of
-   * a repository or a user, which grow without bound, page 1 of 30 when none is.
-   */
-  const answer = (request: Request, set: { headers: Record<string, any> }, page: Page | null, f: TimeFilter) => {
-    const { rows, total } = listTimes(deps, f, page)
-    setListHeaders(set, deps.config, request, page, total)
-    return timesToApi(deps, rows)
-  }
+  // Paged in SQL: one issue's times whole unless a page is asked for; the lists of a repository
+  // or a user, which grow without bound, page 1 of 30 when none is.
+  const toApi = (rows: Parameters<typeof timesToApi>[1]) => timesToApi(deps, rows)
   return new Elysia({ name: 'times', detail: { tags: ['issue'] } })
     .use(pipeline(deps))
     .post(
@@ -38,14 +31,15 @@ export const timesModule = (deps: AppDeps) => {
     )
     .get(
       '/repos/:owner/:repo/issues/:index/times',
-      ({ request, params, query, set, repo }) => {
+      ({ params, query, repo, page, respond }) => {
         // Gitea's ListTrackedTimes answers 404 here when time tracking is off (the repository lists answer 400).
         requireTimeTracking(repo.repo, 404)
         const issue = findIssue(deps, repo.repo.id, pathNumber(params.index))
-        return answer(request, set, askedPage(query), { issueId: issue.id, since: query.since, before: query.before })
+        return respond(listTimes(deps, { issueId: issue.id, since: query.since, before: query.before }, page), toApi)
       },
       {
         repo: { unit: 'issues' },
+        pageIfAsked: true,
         params: IssueParams,
         query: TimesQuery,
         response: { 200: TimeList },
@@ -58,12 +52,13 @@ export const timesModule = (deps: AppDeps) => {
     // because /times/{username} (1.3) answers any one user's times to readers anyway.
     .get(
       '/repos/:owner/:repo/times',
-      ({ request, query, set, repo }) => {
+      ({ query, repo, page, respond }) => {
         requireTimeTracking(repo.repo)
-        return answer(request, set, pageOf(query), { repoId: repo.repo.id, since: query.since, before: query.before })
+        return respond(listTimes(deps, { repoId: repo.repo.id, since: query.since, before: query.before }, page), toApi)
       },
       {
         repo: { unit: 'issues' },
+        paged: true,
         params: RepoParams,
         query: TimesQuery,
         response: { 200: TimeList },
@@ -72,13 +67,14 @@ export const timesModule = (deps: AppDeps) => {
     )
     .get(
       '/repos/:owner/:repo/times/:username',
-      ({ request, params, query, set, repo }) => {
+      ({ params, query, repo, page, respond }) => {
         requireTimeTracking(repo.repo)
         const user = getVisibleUserByName(deps, params.username, repo.caller.user)
-        return answer(request, set, pageOf(query), { repoId: repo.repo.id, userId: user.id, since: query.since, before: query.before })
+        return respond(listTimes(deps, { repoId: repo.repo.id, userId: user.id, since: query.since, before: query.before }, page), toApi)
       },
       {
         repo: { unit: 'issues' },
+        paged: true,
         params: t.Object({ owner: t.String(), repo: t.String(), username: t.String() }),
         query: TimesQuery,
         response: { 200: TimeList },
@@ -87,9 +83,10 @@ export const timesModule = (deps: AppDeps) => {
     )
     .get(
       '/user/times',
-      ({ request, query, set, user }) => answer(request, set, pageOf(query), { userId: user.id, since: query.since, before: query.before }),
+      ({ query, user, page, respond }) => respond(listTimes(deps, { userId: user.id, since: query.since, before: query.before }, page), toApi),
       {
         signed: true,
+        paged: true,
         query: TimesQuery,
         response: { 200: TimeList },
         detail: { operationId: 'userCurrentTrackedTimes', summary: "List the signed-in user's tracked times" },
