@@ -90,10 +90,10 @@ export const isRepoWrite = (method: string, need: RepoNeed): boolean =>
   need.writes ?? (method !== 'GET' && method !== 'HEAD')
 
 /**
- * Resolves a repository need for a request (the `repo` macro's work; also what the git transports
- * call, so that HTTP and SSH decide alike).
+ * Resolves a repository need for a request (the `repo` macro's work). Git smart HTTP decides with
+ * the same accessLevel in authorizeGit (src/modules/git-http), which answers in git's own shape.
  */
-export async function resolveRepoNeed(deps: AppDeps, request: Request, owner: string, name: string, need: RepoNeed): Promise<RepoContext> {
+async function resolveRepoNeed(deps: AppDeps, request: Request, owner: string, name: string, need: RepoNeed): Promise<RepoContext> {
   const ctx = await loadRepoContext(deps, request, owner, name, LEVELS[need.level ?? 'read'])
   if (need.unit && !UNIT_ENABLED[need.unit](ctx.repo)) throw notFound()
   if (ctx.repo.isArchived && isRepoWrite(request.method, need)) throw new ApiError(423, 'repo is archived')

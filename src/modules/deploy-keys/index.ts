@@ -5,7 +5,7 @@ import { pathNumber } from '../../lib/path-number'
 import { RepoParams } from '../repos/model'
 import { CreateKeyOption } from '../keys/model'
 import { DeployKeyListQuery, DeployKeyParams, DeployKeySchema } from './model'
-import { addDeployKey, deleteDeployKey, getDeployKey, listDeployKeys, toApiDeployKey } from './service'
+import { addDeployKey, deleteDeployKey, getDeployKey, listDeployKeys, deployKeysToApi } from './service'
 
 /**
  * A repository's deploy keys. Repository admins only (Gitea ≥ 1.7 reqAdmin); like Gitea (no
@@ -17,9 +17,7 @@ export const deployKeysModule = (deps: AppDeps) =>
     .get(
       '/repos/:owner/:repo/keys',
       ({ query, repo, page, respond }) =>
-        respond(listDeployKeys(deps, repo.repo.id, page, { keyId: query.key_id, fingerprint: query.fingerprint }), (rows) =>
-          rows.map((k) => toApiDeployKey(deps.config, repo, k)),
-        ),
+        respond(listDeployKeys(deps, repo.repo.id, page, { keyId: query.key_id, fingerprint: query.fingerprint }), (rows) => deployKeysToApi(deps, repo, rows)),
       {
         repo: { level: 'admin' },
         paged: true,
@@ -31,7 +29,7 @@ export const deployKeysModule = (deps: AppDeps) =>
     )
     .post(
       '/repos/:owner/:repo/keys',
-      ({ body, status, repo }) => status(201, toApiDeployKey(deps.config, repo, addDeployKey(deps, repo.repo.id, body))),
+      ({ body, status, repo }) => status(201, deployKeysToApi(deps, repo, [addDeployKey(deps, repo.repo.id, body)])[0]!),
       {
         repo: { level: 'admin', writes: false },
         params: RepoParams,
@@ -42,7 +40,7 @@ export const deployKeysModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/keys/:id',
-      ({ params, repo }) => toApiDeployKey(deps.config, repo, getDeployKey(deps, repo.repo.id, pathNumber(params.id))),
+      ({ params, repo }) => deployKeysToApi(deps, repo, [getDeployKey(deps, repo.repo.id, pathNumber(params.id))])[0]!,
       {
         repo: { level: 'admin' },
         params: DeployKeyParams,

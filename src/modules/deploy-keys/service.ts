@@ -8,24 +8,28 @@ import { notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { isoTime, nowUnix } from '../../lib/time'
 import { apiUrl } from '../../lib/urls'
-import { toApiRepo } from '../../lib/convert/repo'
+import { repoToApi } from '../repos/service'
 import { checkSshKeyInput } from '../keys/service'
 
 export type DeployKeyRow = typeof deployKeys.$inferSelect
 
-/** The DeployKey record (records.md §18); `key_id` is the key's own id (no separate public-key row). */
-export function toApiDeployKey(config: Config, ctx: RepoContext, key: DeployKeyRow) {
-  return {
+/**
+ * DeployKey records (records.md §18) of one repository's keys; `key_id` is the key's own id (no
+ * separate public-key row). The repository's record is made once for all of them.
+ */
+export function deployKeysToApi(deps: AppDeps, ctx: RepoContext, keys: DeployKeyRow[]) {
+  const repository = repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+  return keys.map((key) => ({
     id: key.id,
     key_id: key.id,
     key: key.content,
-    url: apiUrl(config, `repos/${ctx.owner.name}/${ctx.repo.name}/keys/${key.id}`),
+    url: apiUrl(deps.config, `repos/${ctx.owner.name}/${ctx.repo.name}/keys/${key.id}`),
     title: key.title,
     fingerprint: key.fingerprint,
     created_at: isoTime(key.createdUnix),
     read_only: key.readOnly,
-    repository: toApiRepo(config, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
-  }
+    repository,
+  }))
 }
 
 /** One page of a repository's deploy keys, oldest first, optionally only `keyId` or `fingerprint`. */

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import type { Db } from '../../db/client'
 import { rowMapper } from '../../db/row-mapper'
 import { writeTransaction } from '../../db/client'
-import { containsPattern, inJsonArray, inJsonList } from '../../db/conditions'
+import { containsPattern, inJsonList } from '../../db/conditions'
 import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, repositories, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { getUserByName, getVisibleUserByName, usersByIds } from '../users/service'
@@ -187,7 +187,7 @@ function idsByIdOrName(deps: AppDeps, table: typeof labels | typeof milestones, 
     ? deps.db
         .select({ id: table.id, name: table.name })
         .from(table)
-        .where(and(eq(table.repoId, repoId), inJsonArray(table.name, names)))
+        .where(and(eq(table.repoId, repoId), inJsonList(table.name, names)))
         .all()
     : []
   return list.map((x) => {
@@ -239,7 +239,7 @@ export function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow | null,
       sql`not exists (select 1 from json_each(${JSON.stringify(labelSets)}) as wanted where not exists (select 1 from ${issueLabels} where ${issueLabels.issueId} = ${issues.id} and ${issueLabels.labelId} in (select value from json_each(wanted.value))))`,
     )
   const milestoneIds = idsByIdOrName(deps, milestones, repo.id, splitFilter(filter.milestones, 'milestones')).flat()
-  if (milestoneIds.length) where.push(inJsonArray(issues.milestoneId, milestoneIds))
+  if (milestoneIds.length) where.push(inJsonList(issues.milestoneId, milestoneIds))
   const condition = and(...where)
   const rows = deps.db
     .select()
@@ -260,7 +260,7 @@ export function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow | null,
 function resolveAssignees(deps: AppDeps, repo: RepoRow, names: string[]): UserRow[] {
   const wanted = [...new Set(names.filter(Boolean).map((n) => n.toLowerCase()))]
   if (wanted.length === 0) return []
-  const found = deps.db.select().from(users).where(and(inJsonArray(users.lowerName, wanted), eq(users.type, 0))).all()
+  const found = deps.db.select().from(users).where(and(inJsonList(users.lowerName, wanted), eq(users.type, 0))).all()
   return wanted.map((n) => {
     const u = found.find((f) => f.lowerName === n)
     if (!u) throw unprocessable(`Assignee does not exist: [name: ${n}]`, 'Assignee')
@@ -278,7 +278,7 @@ export function repoLabelsByIds(deps: AppDeps, repoId: number, ids: number[]): L
   const found = deps.db
     .select()
     .from(labels)
-    .where(and(eq(labels.repoId, repoId), inJsonArray(labels.id, unique)))
+    .where(and(eq(labels.repoId, repoId), inJsonList(labels.id, unique)))
     .all()
   if (found.length !== unique.length) {
     const missing = unique.filter((id) => !found.some((l) => l.id === id))
@@ -327,7 +327,7 @@ function bumpLabels(deps: AppDeps, labelIds: number[], total: number, closed: nu
   deps.db
     .update(labels)
     .set({ numIssues: sql`${labels.numIssues} + ${total}`, numClosedIssues: sql`${labels.numClosedIssues} + ${closed}` })
-    .where(inJsonArray(labels.id, labelIds))
+    .where(inJsonList(labels.id, labelIds))
     .run()
 }
 
@@ -361,7 +361,7 @@ export function unlinkLabels(deps: AppDeps, issue: IssueRow, labelIds: number[] 
   if (removed.length === 0) return
   deps.db
     .delete(issueLabels)
-    .where(and(eq(issueLabels.issueId, issue.id), inJsonArray(issueLabels.labelId, removed)))
+    .where(and(eq(issueLabels.issueId, issue.id), inJsonList(issueLabels.labelId, removed)))
     .run()
   bumpLabels(deps, removed, -1, issue.isClosed ? -1 : 0)
 }
@@ -577,7 +577,7 @@ function announceLabels(deps: AppDeps, issue: IssueRow, before: number[], after:
   const removed = before.filter((id) => !after.includes(id))
   if (added.length === 0 && removed.length === 0) return
   const names = new Map(
-    deps.db.select({ id: labels.id, name: labels.name }).from(labels).where(inJsonArray(labels.id, [...added, ...removed])).all().map((l) => [l.id, l.name]),
+    deps.db.select({ id: labels.id, name: labels.name }).from(labels).where(inJsonList(labels.id, [...added, ...removed])).all().map((l) => [l.id, l.name]),
   )
   const named = (ids: number[]) => ids.map((id) => ({ id, name: names.get(id) ?? '' }))
   const kind = after.length === 0 ? 'issue.label_cleared' : 'issue.label_updated'

@@ -18,7 +18,6 @@ import { createRepository, listOwnedRepos, type NewRepo } from '../repos/service
 export type OrgRow = UserRow
 
 /** The repository units a team may be given (records.md §7), all of them by default. */
-export const ALL_UNITS: string[] = [...TEAM_UNITS]
 
 const OWNERS_TEAM_NAME = 'Owners'
 
@@ -186,7 +185,7 @@ export function createOrganization(deps: AppDeps, creator: UserRow, input: OrgFi
         name: OWNERS_TEAM_NAME,
         lowerName: OWNERS_TEAM_NAME.toLowerCase(),
         authorize: AccessMode.Owner,
-        units: JSON.stringify(ALL_UNITS),
+        units: JSON.stringify(TEAM_UNITS),
         includesAllRepositories: true,
         canCreateOrgRepo: true,
         numMembers: 1,

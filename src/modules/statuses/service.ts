@@ -10,9 +10,9 @@ import { resolveCommitish, resolveRefPrefix } from '../../git/refs'
 import { notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { usersByIds } from '../users/service'
+import { repoToApi } from '../repos/service'
 import { isoTime, nowUnix } from '../../lib/time'
 import { apiUrl } from '../../lib/urls'
-import { toApiRepo } from '../../lib/convert/repo'
 import { userConverter } from '../../lib/convert/user'
 import { STATUS_STATES, STATUS_SORTS, type StatusState } from './model'
 
@@ -160,7 +160,7 @@ export function toApiCombinedStatus(deps: AppDeps, ctx: RepoContext, sha: string
     sha,
     total_count: latest.total,
     statuses: toApiStatuses(deps, ctx, latest.rows),
-    repository: toApiRepo(deps.config, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+    repository: repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
     commit_url: apiUrl(deps.config, commitPath),
     url: apiUrl(deps.config, `${commitPath}/status`),
   }

@@ -13,8 +13,8 @@ import { charCount } from '../../lib/validate'
 import { pathNumber } from '../../lib/path-number'
 import { usersByIds, usersPage } from '../users/service'
 import { listReadableRepos } from '../repos/service'
+import { TEAM_UNITS } from './model'
 import {
-  ALL_UNITS,
   ensureMembership,
   lastOwnerMessage,
   orgRole,
@@ -139,7 +139,7 @@ function checkTeamFields(input: TeamFields): { authorize?: number } {
 
 /** The units a team gets: admin teams may use every unit whatever was sent (as in Gitea). */
 const unitsFor = (authorize: number, units: string[] | undefined): string[] | undefined =>
-  authorize >= AccessMode.Admin ? ALL_UNITS : units
+  authorize >= AccessMode.Admin ? [...TEAM_UNITS] : units
 
 function assertTeamNameFree(deps: AppDeps, orgId: number, name: string, exceptId = 0): void {
   const taken = deps.db
@@ -165,7 +165,7 @@ export function createTeam(deps: AppDeps, ctx: OrgContext, input: TeamFields & {
         lowerName: input.name.toLowerCase(),
         description: input.description ?? '',
         authorize,
-        units: JSON.stringify(unitsFor(authorize, input.units) ?? ALL_UNITS),
+        units: JSON.stringify(unitsFor(authorize, input.units) ?? TEAM_UNITS),
         includesAllRepositories: input.includes_all_repositories ?? false,
         canCreateOrgRepo: input.can_create_org_repo ?? false,
         createdUnix: now,
