@@ -8,13 +8,12 @@
  *
  *   bun bench/clone.ts [clone runs = 5] [ls-remote runs = 30] [MiB = 56]
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { sampleProcessTree } from './lib/rss'
 import { PEAK_RSS_TARGET_MIB } from './lib/autocannon'
-import { clientEnv, createRepoOverApi, runClient, startBenchServer } from './lib/git'
+import { buildBenchRepo, clientEnv, createRepoOverApi, median, runClient, startBenchServer, waitForServer } from './lib/git'
 
 const cloneRuns = Number(process.argv[2] ?? 5)
 const lsRuns = Number(process.argv[3] ?? 30)
@@ -27,18 +26,7 @@ const git = (cwd: string, ...args: string[]) => runClient(cwd, env, ['git', ...a
 
 // 1. A source repository: `mib` MiB of random bytes spread over files in four commits.
 const work = join(tmp, 'work')
-mkdirSync(work)
-await git(work, 'init', '-q', '--initial-branch=master')
-const perCommit = Math.ceil(mib / 4)
-for (let c = 0; c < 4; c++) {
-  mkdirSync(join(work, `part${c}`), { recursive: true })
-  for (let f = 0; f < perCommit; f++) writeFileSync(join(work, `part${c}`, `blob${f}.bin`), randomBytes(1 << 20))
-  writeFileSync(join(work, 'README.md'), `# Bench\n\ncommit ${c}\n`)
-  await git(work, 'add', '-A')
-  await git(work, 'commit', '-q', '-m', `commit ${c}`)
-}
-await git(work, 'tag', 'v1')
-await git(work, 'branch', 'side')
+await buildBenchRepo(git, work, mib)
 
 // 2. Warren, with an admin created on first start; the repository is created over the API and
 //    filled with a push over HTTP.
@@ -46,13 +34,7 @@ const dataDir = join(tmp, 'data')
 const server = startBenchServer(root, dataDir, port)
 const base = `http://127.0.0.1:${port}`
 try {
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/api/v1/version`)).ok) break
-    } catch {}
-    if (server.exitCode !== null || i > 2000) throw new Error('server did not start')
-    await Bun.sleep(5)
-  }
+  await waitForServer(base, server)
   await createRepoOverApi(base, 'benchadmin', 'bench-password', 'big')
   const pushMemory = sampleProcessTree(server.pid)
   const pushTime = await git(work, 'push', '-q', `http://benchadmin:bench-password@127.0.0.1:${port}/benchadmin/big.git`, '--all')
@@ -112,7 +94,6 @@ try {
   for (let i = 0; i < lsRuns; i++) lsReplay.push(await git(tmp, 'ls-remote', replayUrl))
   replay.stop(true)
 
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   const row = (name: string, http: number[], file: number[], target: number) => {
     const ratio = median(http) / median(file)
     console.log(

@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { clientEnv, createRepoOverApi, runClient, startBenchServer } from './lib/git'
+import { clientEnv, createRepoOverApi, median, runClient, startBenchServer, waitForServer } from './lib/git'
 
 const runs = Number(process.argv[2] ?? 5)
 const mib = Number(process.argv[3] ?? 52)
@@ -48,13 +48,7 @@ async function duKib(...paths: string[]): Promise<number> {
 }
 
 try {
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/api/v1/version`)).ok) break
-    } catch {}
-    if (server.exitCode !== null || i > 2000) throw new Error('server did not start')
-    await Bun.sleep(5)
-  }
+  await waitForServer(base, server)
   await createRepoOverApi(base, 'benchadmin', 'bench-password', 'big')
   await git(work, 'push', '-q', `http://benchadmin:bench-password@127.0.0.1:${port}/benchadmin/big.git`, '--all')
   const created = await api('POST', '/orgs', { username: 'forkers' })
@@ -77,7 +71,6 @@ try {
     const d = await api('DELETE', '/repos/forkers/big')
     if (d.status !== 204) throw new Error(`delete fork: ${d.status}`)
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   const forkS = median(times) / 1000
   const extraMib = Math.max(...extras) / 1024
   console.log(`fork time: median ${forkS.toFixed(3)} s over ${runs} (${times.map((t) => (t / 1000).toFixed(3)).join(', ')}), target ≤ 0.5 s ${forkS <= 0.5 ? 'ok' : 'MISSED'}`)

@@ -20,6 +20,7 @@ import { startServer } from '../src/server'
 import { createUser } from '../src/modules/users/service'
 import { PEAK_RSS_TARGET_MIB } from './lib/autocannon'
 import { clientEnv, createRepoOverApi, runClient } from './lib/git'
+import { measureOwnRss, settledRssMiB } from './lib/rss'
 
 const totalMiB = Number(process.argv[2] ?? 200)
 const largeMiB = Math.min(Number(process.argv[3] ?? 100), totalMiB)
@@ -63,14 +64,6 @@ await createUser(deps, { username: 'benchadmin', password: 'bench-password', ema
 await createRepoOverApi(base, 'benchadmin', 'bench-password', 'big')
 const authUrl = `http://benchadmin:bench-password@127.0.0.1:${server.port}/benchadmin/big.git`
 
-const rssMiB = () => process.memoryUsage().rss / MiB
-async function settle(): Promise<number> {
-  await Bun.sleep(5000)
-  Bun.gc(true)
-  await Bun.sleep(50)
-  return rssMiB()
-}
-
 interface Phase {
   name: string
   before: number
@@ -80,25 +73,13 @@ interface Phase {
 }
 const phases: Phase[] = []
 async function phase(name: string, work: () => Promise<unknown>) {
-  Bun.gc(true)
-  const before = rssMiB()
-  let peak = before
-  const timer = setInterval(() => (peak = Math.max(peak, rssMiB())), 50)
-  const started = performance.now()
-  try {
-    await work()
-  } finally {
-    clearInterval(timer)
-  }
-  const seconds = (performance.now() - started) / 1000
-  peak = Math.max(peak, rssMiB())
-  const after = await settle()
+  const { before, peak, after, seconds } = await measureOwnRss(work)
   phases.push({ name, before, peak, after, seconds })
   console.log(`${name.padEnd(22)} before ${before.toFixed(0).padStart(4)} MiB  peak ${peak.toFixed(0).padStart(4)} MiB  5 s after ${after.toFixed(0).padStart(4)} MiB  (${seconds.toFixed(1)} s)`)
 }
 
 try {
-  const idle = await settle()
+  const idle = await settledRssMiB()
   console.log(`repository: ${totalMiB} MiB of random content (one file of ${largeMiB} MiB), 5 commits`)
   console.log(`idle (in-process server, after Bun.gc(true)): ${idle.toFixed(0)} MiB`)
   await phase('push', () => run(work, 'git', 'push', '-q', authUrl, 'master'))

@@ -12,7 +12,9 @@ const plan: [name: string, args: string[]][] = [
   ['repos', seconds ? [seconds] : []],
   ['issues', seconds ? [seconds] : []],
   ['clone', []],
+  ['ssh-clone', []],
   ['git-memory', []],
+  ['assets', []],
 ]
 
 let failed = 0

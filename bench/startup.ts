@@ -5,13 +5,15 @@
  * and file pages (mostly the bun executable's own code). Targets (PERFORMANCE.md): ≤ 0.15 s,
  * ≤ 50 MiB.
  *
- * Two entry points are measured: the bundle that `npm start` builds and runs
- * (`bun dist/bin/cli.js serve`, built here first with `bun run build`) and the sources
- * (`bun src/cli.ts serve`, what tests and development use).
+ * Three entry points are measured: the bundle that `npm start` builds and runs
+ * (`bun dist/bin/cli.js serve`, built here first with `bun run build`), the sources
+ * (`bun src/cli.ts serve`, what tests and development use) and the single binary
+ * (`dist/warren serve`, built here with `npm run binary`, run from an empty folder); its size
+ * is printed too.
  *
  *   bun bench/startup.ts [runs=5]
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
@@ -40,10 +42,10 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
 }
 
-async function once(entry: string, dataDir: string, port: number): Promise<Sample> {
+async function once(command: string[], dataDir: string, port: number): Promise<Sample> {
   const started = performance.now()
-  const proc = Bun.spawn([process.execPath, entry, 'serve'], {
-    cwd: root,
+  const proc = Bun.spawn([...command, 'serve'], {
+    cwd: dataDir,
     env: { ...process.env, WARREN_DATA: dataDir, WARREN_PORT: String(port), WARREN_HOST: '127.0.0.1' },
     stdout: 'ignore',
     stderr: 'inherit',
@@ -67,20 +69,27 @@ async function once(entry: string, dataDir: string, port: number): Promise<Sampl
   return sample
 }
 
-const build = Bun.spawnSync([process.execPath, 'run', 'build'], { cwd: root, stdout: 'ignore', stderr: 'pipe' })
-if (build.exitCode !== 0) throw new Error(`bun run build failed: ${build.stderr.toString()}`)
+for (const script of ['build', 'binary']) {
+  const build = Bun.spawnSync([process.execPath, 'run', script], { cwd: root, stdout: 'ignore', stderr: 'pipe' })
+  if (build.exitCode !== 0) throw new Error(`bun run ${script} failed: ${build.stderr.toString()}`)
+}
+const binarySize = statSync(join(root, 'dist/warren')).size / 1024 / 1024
 
-const entries = { 'npm start (dist/bin/cli.js)': 'dist/bin/cli.js', 'sources (src/cli.ts)': 'src/cli.ts' }
+const entries: Record<string, string[]> = {
+  'npm start (dist/bin/cli.js)': [process.execPath, join(root, 'dist/bin/cli.js')],
+  'sources (src/cli.ts)': [process.execPath, join(root, 'src/cli.ts')],
+  [`single binary (dist/warren, ${binarySize.toFixed(1)} MiB)`]: [join(root, 'dist/warren')],
+}
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 let port = 39500
-for (const [name, entry] of Object.entries(entries)) {
+for (const [name, command] of Object.entries(entries)) {
   const results: Record<string, Sample[]> = { fresh: [], existing: [] }
   const existing = mkdtempSync(join(tmpdir(), 'warren-bench-start-'))
   for (let i = 0; i < runs; i++) {
     const fresh = mkdtempSync(join(tmpdir(), 'warren-bench-start-'))
-    results.fresh!.push(await once(entry, fresh, port++))
+    results.fresh!.push(await once(command, fresh, port++))
     rmSync(fresh, { recursive: true, force: true })
-    results.existing!.push(await once(entry, existing, port++))
+    results.existing!.push(await once(command, existing, port++))
   }
   rmSync(existing, { recursive: true, force: true })
   console.log(name)

@@ -5,8 +5,9 @@ import { ApiError, apiErrorOfGit, badRequest, unprocessable } from './lib/errors
 import { GitError } from './git/run'
 import { formObject, readBodyBounded } from './lib/body'
 import { docsUrl } from './lib/urls'
+import { errorFields, loggerOf } from './lib/log'
 import { WARREN_VERSION } from './version'
-import { docsAssetsModule } from './modules/docs'
+import { docsAssetsModule, rootModule } from './modules/docs'
 import { miscModule } from './modules/misc'
 import { usersModule } from './modules/users'
 import { reposModule } from './modules/repos'
@@ -29,6 +30,9 @@ import { gitHttpModule } from './modules/git-http'
 import { deployKeysModule } from './modules/deploy-keys'
 import { statusesModule } from './modules/statuses'
 import { migrationsModule } from './modules/migrations'
+import { pullsModule } from './modules/pulls'
+import { ASSET_UPLOAD_PATH, releaseDownloadsModule, releasesModule } from './modules/releases'
+import { hooksModule } from './modules/hooks'
 
 /** Routes whose body is raw text whatever its Content-Type (their own `parse` reads it). */
 const RAW_BODY_PATHS = /^\/api\/v1\/markdown\/raw\/?$/
@@ -169,6 +173,7 @@ function validationMessage(error: any): { message: string; errors: unknown[] } {
  */
 export function createApp(deps: AppDeps) {
   const { config } = deps
+  const log = loggerOf(config)
   const errorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) => {
     set.status = status
     set.headers['content-type'] = 'application/json; charset=utf-8'
@@ -199,9 +204,12 @@ export function createApp(deps: AppDeps) {
     .use(starsModule(deps))
     .use(deployKeysModule(deps))
     .use(statusesModule(deps))
+    .use(pullsModule(deps))
+    .use(releasesModule(deps))
+    .use(hooksModule(deps))
 
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
-    .onError({ as: 'global' }, ({ code, error: thrown, set }) => {
+    .onError({ as: 'global' }, ({ code, error: thrown, set, request }) => {
       const error = thrown instanceof GitError ? apiErrorOfGit(thrown) : thrown
       if (error instanceof ApiError) {
         Object.assign(set.headers, error.headers)
@@ -220,7 +228,8 @@ export function createApp(deps: AppDeps) {
         case 'NOT_FOUND':
           return errorBody(set, 404, "The target couldn't be found.")
         default:
-          console.error('internal error:', error)
+          // With its request, so the line says what was being answered.
+          log.error('internal error', { method: request.method, path: new URL(request.url).pathname, ...errorFields(error) })
           return errorBody(set, 500, 'Internal server error')
       }
     })
@@ -228,6 +237,8 @@ export function createApp(deps: AppDeps) {
       const type = contentType.toLowerCase()
       // git smart HTTP bodies (packs) stay unread: the git-http module streams them into git.
       if (type.startsWith('application/x-git-')) return
+      // Release assets (multipart, up to maxAttachmentSize) stay unread too: their route streams them to disk.
+      if (ASSET_UPLOAD_PATH.test(path)) return {}
       const bytes = await readBodyBounded(request, config.maxApiBody)
       // Routes that read their body as raw text (RAW_BODY_PATHS) get it whatever its type.
       if (RAW_BODY_PATHS.test(path)) return new TextDecoder().decode(bytes)
@@ -274,8 +285,10 @@ export function createApp(deps: AppDeps) {
       })),
     )
     .use(docsAssetsModule())
+    .use(rootModule(config))
     .use(api)
     .use(gitHttpModule(deps))
+    .use(releaseDownloadsModule(deps))
   return app
 }
 

@@ -1,84 +1,67 @@
 #!/usr/bin/env bun
-import { parseArgs } from 'node:util'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { join } from 'node:path'
 import { loadConfig } from './config'
-import { createDeps } from './deps'
+import { createDeps, type AppDeps } from './deps'
 import { startServer } from './server'
 import { ApiError } from './lib/errors'
-import { countUsers, createUser } from './modules/users/service'
+import { loggerOf } from './lib/log'
+import { countUsers, createUser, getUserByName } from './modules/users/service'
+import { deleteUser, editUser } from './modules/admin/service'
 import { repairRepositories } from './modules/repos/service'
 import { reconcileRepositories } from './modules/repos/git-sync'
 import { WARREN_VERSION } from './version'
 import { startMirrorScheduler } from './jobs/mirror-scheduler'
+import { startSshServer } from './ssh/server'
+import { startPullChecker } from './jobs/pull-checker'
+import { startWebhookWorker } from './jobs/webhook-worker'
+import { repairPullMerges } from './modules/pulls/merge'
+import { repairAttachments } from './modules/releases/storage'
+import { checkGit, MIN_GIT_VERSION } from './ops/git-check'
+import { BackgroundJobs, shutdown } from './ops/shutdown'
+import { releaseServeMark, runningServer, SERVE_MARK, takeServeMark } from './ops/serve-mark'
+import { doctor, printDoctorReport } from './ops/doctor'
+import { dump, restore } from './ops/dump'
+import { users } from './db/schema'
+import { asc, eq } from 'drizzle-orm'
+
+const ENVIRONMENT = `Settings come from WARREN_* environment variables (see the README's table); the
+data folder is WARREN_DATA (./data).`
 
 const USAGE = `warren ${WARREN_VERSION}: a self-hosted git service with a Gitea-compatible API
 
 Usage:
-  warren [serve]                       start the server (configured by WARREN_* variables)
-  warren admin user create --username U --password P --email E [--admin]
-  warren --help | --version
+  warren [serve]                         start the server
+  warren admin user create               create a user
+  warren admin user list                 list the users
+  warren admin user change-password      set a user's password
+  warren admin user delete               delete a user
+  warren doctor [--fix]                  check (and repair) the database, repositories and git
+  warren dump [--file F]                 write one archive of the data folder (server may run)
+  warren restore --file F                restore a dump into an empty data folder
+  warren --version
 
-Environment: WARREN_HOST (0.0.0.0), WARREN_PORT (3000), WARREN_DATA (./data),
-WARREN_BASE_URL (http://localhost:PORT/); on first start WARREN_ADMIN_USER,
-WARREN_ADMIN_PASSWORD and WARREN_ADMIN_EMAIL create that admin when no user exists;
-WARREN_MIGRATIONS_ALLOW_LOCALNETWORKS (false) lets migrations reach local addresses;
-WARREN_MIRROR_WORKERS (2) mirror updates at once.`
+Every command takes --help. ${ENVIRONMENT}`
 
 function fail(message: string): never {
   console.error(`warren: ${message}`)
   process.exit(1)
 }
 
-async function serve() {
-  const config = loadConfig()
-  const deps = createDeps(config)
-  repairRepositories(deps)
-  // Before serving: no push runs yet, so pushes a crash left pending are settled too.
-  const reconciled = await reconcileRepositories(deps, { settlePending: true })
-  if (reconciled.updated) console.log(`warren: brought ${reconciled.updated} of ${reconciled.checked} repositories in line with git`)
-  if (config.initialAdmin && countUsers(deps) === 0) {
-    const admin = await createUser(deps, { ...config.initialAdmin, isAdmin: true })
-    console.log(`warren: created admin user "${admin.name}"`)
-  }
-  const { server } = startServer(deps)
-  const mirrorScheduler = startMirrorScheduler(deps)
-  console.log(`warren: listening on http://${config.host}:${server.port} (public URL ${config.baseUrl})`)
-  console.log(`warren: data in ${config.dataDir} (database ${join(config.dataDir, 'warren.db')})`)
-  const stop = async () => {
-    server.stop()
-    // Running mirror fetches are stopped (what they changed is recorded) before the database closes.
-    await mirrorScheduler.stop()
-    deps.db.$client.close()
-    process.exit(0)
-  }
-  process.on('SIGINT', stop)
-  process.on('SIGTERM', stop)
+/** A command: its usage text, its options (node:util parseArgs) and what it does. */
+interface Command {
+  usage: string
+  options: NonNullable<ParseArgsConfig['options']>
+  /** Options that must be given. */
+  required?: string[]
+  run(values: Record<string, string | boolean | undefined>): Promise<void>
 }
 
-async function adminUserCreate(args: string[]) {
-  const { values } = parseArgs({
-    args,
-    options: {
-      username: { type: 'string' },
-      password: { type: 'string' },
-      email: { type: 'string' },
-      admin: { type: 'boolean', default: false },
-      'must-change-password': { type: 'boolean', default: false },
-    },
-    strict: true,
-  })
-  for (const key of ['username', 'password', 'email'] as const) if (!values[key]) fail(`--${key} is required`)
-  // Works whether or not the server runs: SQLite in WAL mode takes a second writer safely.
+/** Opens the data folder (migrating it), runs `fn`, closes the database; API errors exit 1. */
+async function withDeps<T>(fn: (deps: AppDeps) => Promise<T> | T): Promise<T> {
   const deps = createDeps(loadConfig())
   try {
-    const user = await createUser(deps, {
-      username: values.username!,
-      password: values.password!,
-      email: values.email!,
-      isAdmin: values.admin,
-      mustChangePassword: values['must-change-password'],
-    })
-    console.log(`New user '${user.name}' has been successfully created${user.isAdmin ? ' (site administrator)' : ''}.`)
+    return await fn(deps)
   } catch (e) {
     if (e instanceof ApiError) fail(e.message)
     throw e
@@ -87,13 +70,226 @@ async function adminUserCreate(args: string[]) {
   }
 }
 
+async function serve() {
+  const config = loadConfig()
+  const log = loggerOf(config)
+  // Git's absence (or an old git) is said now, not as a 500 on the first clone.
+  const git = await checkGit()
+  if (!git.ok) fail(`${git.problem}; Warren needs git ${MIN_GIT_VERSION.join('.')} or later on PATH`)
+  // The start-up repairs below assume nothing else works on the data folder: a second server on it
+  // would remove the first one's repositories being created and the objects of pushes it receives.
+  const other = runningServer(config.dataDir)
+  if (other) fail(`a Warren (process ${other}) already serves ${config.dataDir}; stop it first (or remove ${join(config.dataDir, SERVE_MARK)} if that process is not Warren)`)
+  const deps = createDeps(config)
+  repairRepositories(deps)
+  repairAttachments(deps)
+  // Before serving: no push runs yet, so pushes a crash left pending are settled too.
+  const reconciled = await reconcileRepositories(deps, { settlePending: true })
+  if (reconciled.updated) log.info(`brought ${reconciled.updated} of ${reconciled.checked} repositories in line with git`)
+  const mergesRepaired = await repairPullMerges(deps)
+  if (mergesRepaired) log.info(`marked ${mergesRepaired} pull requests merged whose merge a stop interrupted`)
+  if (config.initialAdmin && countUsers(deps) === 0) {
+    const admin = await createUser(deps, { ...config.initialAdmin, isAdmin: true })
+    log.info(`created admin user "${admin.name}"`)
+  }
+  let server: ReturnType<typeof startServer>['server']
+  try {
+    server = startServer(deps).server
+  } catch (e) {
+    const code = (e as { code?: string }).code
+    if (code === 'EADDRINUSE') fail(`port ${config.port} on ${config.host} is already in use (another Warren?); set WARREN_PORT to another port`)
+    throw e
+  }
+  takeServeMark(config.dataDir)
+  // Background jobs: each one registered here is stopped by the shutdown sequence
+  // (src/ops/shutdown.ts) before the database closes. Add new jobs with jobs.add(name, job).
+  const jobs = new BackgroundJobs()
+  jobs.add('mirror scheduler', startMirrorScheduler(deps))
+  jobs.add('pull request checker', startPullChecker(deps))
+  jobs.add('webhook deliveries', startWebhookWorker(deps))
+  log.info(`listening on http://${config.host}:${server.port} (public URL ${config.baseUrl})`, { git: git.version })
+  if (config.startSshServer) {
+    const ssh = jobs.add('ssh server', await startSshServer(deps))
+    log.info(`SSH on ${config.sshListenHost}:${ssh.port}`, { hostKey: ssh.hostKey.publicKey })
+  }
+  log.info(`data in ${config.dataDir} (database ${join(config.dataDir, 'warren.db')})`)
+  // SIGTERM / SIGINT: one orderly shutdown; a second signal cuts off what still runs at once.
+  const cutNow = new AbortController()
+  let stopping = false
+  const onSignal = (signal: string) => {
+    if (stopping) return cutNow.abort()
+    stopping = true
+    log.info('signal received', { signal })
+    shutdown(deps, server, jobs, log, cutNow.signal)
+      .then(() => {
+        releaseServeMark(config.dataDir)
+        process.exit(0)
+      })
+      .catch((e) => {
+        console.error('warren: shutdown failed:', e)
+        process.exit(1)
+      })
+  }
+  process.on('SIGINT', () => onSignal('SIGINT'))
+  process.on('SIGTERM', () => onSignal('SIGTERM'))
+}
+
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    usage: `warren serve: start the server (the default command).
+
+${ENVIRONMENT} Stops on SIGTERM or SIGINT: requests in flight finish within
+WARREN_SHUTDOWN_GRACE seconds (30); a second signal cuts them off at once.`,
+    options: {},
+    run: serve,
+  },
+  'admin user create': {
+    usage: `warren admin user create --username U --password P --email E [--admin] [--must-change-password]
+
+Creates a user; works whether or not the server is running. The password must have at least
+WARREN_MIN_PASSWORD_LENGTH (8) characters.`,
+    options: {
+      username: { type: 'string' },
+      password: { type: 'string' },
+      email: { type: 'string' },
+      admin: { type: 'boolean', default: false },
+      'must-change-password': { type: 'boolean', default: false },
+    },
+    required: ['username', 'password', 'email'],
+    // Works whether or not the server runs: SQLite in WAL mode takes a second writer safely.
+    run: (values) =>
+      withDeps(async (deps) => {
+        const user = await createUser(deps, {
+          username: values.username as string,
+          password: values.password as string,
+          email: values.email as string,
+          isAdmin: values.admin as boolean,
+          mustChangePassword: values['must-change-password'] as boolean,
+        })
+        console.log(`New user '${user.name}' has been successfully created${user.isAdmin ? ' (site administrator)' : ''}.`)
+      }),
+  },
+  'admin user list': {
+    usage: `warren admin user list [--admin]
+
+Lists the users (not organisations): ID, name, e-mail, whether active and whether site admin.
+--admin lists the site administrators only.`,
+    options: { admin: { type: 'boolean', default: false } },
+    run: (values) =>
+      withDeps((deps) => {
+        const where = values.admin ? eq(users.isAdmin, true) : undefined
+        const rows = deps.db
+          .select({ id: users.id, name: users.name, email: users.email, isActive: users.isActive, isAdmin: users.isAdmin, type: users.type })
+          .from(users)
+          .where(where)
+          .orderBy(asc(users.id))
+          .all()
+          .filter((u) => u.type === 0)
+        const table = [['ID', 'Username', 'Email', 'IsActive', 'IsAdmin'], ...rows.map((u) => [String(u.id), u.name, u.email, String(u.isActive), String(u.isAdmin)])]
+        const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)))
+        for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd())
+      }),
+  },
+  'admin user change-password': {
+    usage: `warren admin user change-password --username U --password P [--must-change-password]
+
+Sets a user's password (at least WARREN_MIN_PASSWORD_LENGTH characters, 8 by default).
+--must-change-password makes the API refuse the user until an admin sets another one.`,
+    options: { username: { type: 'string' }, password: { type: 'string' }, 'must-change-password': { type: 'boolean', default: false } },
+    required: ['username', 'password'],
+    run: (values) =>
+      withDeps(async (deps) => {
+        const user = getUserByName(deps, values.username as string)
+        await editUser(deps, user, { password: values.password as string, must_change_password: values['must-change-password'] as boolean })
+        console.log(`Password of '${user.name}' has been successfully updated.`)
+      }),
+  },
+  'admin user delete': {
+    usage: `warren admin user delete --username U
+
+Deletes a user; refused while the user owns repositories or belongs to an organisation
+(as DELETE /api/v1/admin/users/{username}).`,
+    options: { username: { type: 'string' } },
+    required: ['username'],
+    run: (values) =>
+      withDeps((deps) => {
+        const user = getUserByName(deps, values.username as string)
+        deleteUser(deps, user, null)
+        console.log(`User '${user.name}' has been deleted.`)
+      }),
+  },
+  doctor: {
+    usage: `warren doctor [--fix] [--timeout SECONDS]
+
+Checks git (present, version), the database (integrity, foreign keys), every repository's
+folder and its git health (git fsck --connectivity-only, at most --timeout seconds in all,
+default 300), folders no repository accounts for, and temporary objects interrupted git
+processes left. Exits 1 when a problem was found (and not fixed).
+--fix repairs what it safely can: unfinished repositories, unaccounted folders (moved to
+repositories/.orphaned), repository records out of step with git, stale temporary objects.
+With the server running, only the repairs that are safe beside it are made.`,
+    options: { fix: { type: 'boolean', default: false }, timeout: { type: 'string', default: '300' } },
+    run: async (values) => {
+      const seconds = Number(values.timeout)
+      if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86400) fail('--timeout must be a number of seconds (0 < s <= 86400)')
+      const report = await doctor(loadConfig(), { fix: values.fix as boolean, timeoutMs: seconds * 1000 })
+      printDoctorReport(report)
+      if (!report.healthy) process.exit(1)
+    },
+  },
+  dump: {
+    usage: `warren dump [--file F]
+
+Writes one archive (tar) of the data folder: a consistent copy of the database made with
+SQLite's online backup (the server may keep running and serving), then the repositories and
+every other file of the data folder (attachments ...). Default file:
+warren-dump-<date>-<time>.tar in the current folder.`,
+    options: { file: { type: 'string' } },
+    run: async (values) => {
+      const file = await dump(loadConfig(), values.file as string | undefined)
+      console.log(`Dump written to ${file}`)
+    },
+  },
+  restore: {
+    usage: `warren restore --file F
+
+Restores a dump made by \`warren dump\` into the data folder (WARREN_DATA), which must be empty or
+absent; a folder holding anything is refused. Then start the server on it.`,
+    options: { file: { type: 'string' } },
+    required: ['file'],
+    run: async (values) => {
+      const config = loadConfig()
+      const n = await restore(config, values.file as string)
+      console.log(`Restored ${n} files into ${config.dataDir}`)
+    },
+  },
+}
+
 async function main(argv: string[]) {
-  const [command = 'serve', ...rest] = argv
-  if (command === '--help' || command === '-h' || command === 'help') return console.log(USAGE)
-  if (command === '--version' || command === '-v') return console.log(WARREN_VERSION)
-  if (command === 'serve') return serve()
-  if (command === 'admin' && rest[0] === 'user' && rest[1] === 'create') return adminUserCreate(rest.slice(2))
-  fail(`unknown command "${argv.join(' ')}"\n\n${USAGE}`)
+  if (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') return console.log(USAGE)
+  if (argv[0] === '--version' || argv[0] === '-v') return console.log(WARREN_VERSION)
+  // The longest run of leading words that names a command ("admin user list").
+  const words = argv.length === 0 || argv[0]!.startsWith('-') ? ['serve'] : []
+  let name = words.length ? 'serve' : ''
+  let rest = words.length ? argv : []
+  for (let i = argv.length; i > 0 && !name; i--) {
+    const candidate = argv.slice(0, i).join(' ')
+    if (COMMANDS[candidate]) {
+      name = candidate
+      rest = argv.slice(i)
+    }
+  }
+  const command = COMMANDS[name]
+  if (!command) fail(`unknown command "${argv.join(' ')}"\n\n${USAGE}`)
+  if (rest.includes('--help') || rest.includes('-h')) return console.log(command.usage)
+  let values: Record<string, string | boolean | undefined>
+  try {
+    values = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }).values as typeof values
+  } catch (e) {
+    fail(`${(e as Error).message}\n\n${command.usage}`)
+  }
+  for (const key of command.required ?? []) if (!values[key]) fail(`--${key} is required\n\n${command.usage}`)
+  await command.run(values)
 }
 
 main(process.argv.slice(2)).catch((e) => fail(e instanceof Error ? e.message : String(e)))

@@ -1,4 +1,6 @@
 import { resolve } from 'node:path'
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './lib/log'
+import { parseHostAllowList } from './webhooks/host-allow-list'
 
 /** Everything Warren reads from its environment, as one typed object. */
 export interface Config {
@@ -12,6 +14,11 @@ export interface Config {
   sshDomain: string
   sshPort: number
   sshUser: string
+  /** Run the built-in SSH server (WARREN_START_SSH_SERVER, Gitea's START_SSH_SERVER; default false). */
+  startSshServer: boolean
+  /** Where it listens (WARREN_SSH_LISTEN_HOST, default WARREN_HOST; WARREN_SSH_LISTEN_PORT, default WARREN_SSH_PORT). */
+  sshListenHost: string
+  sshListenPort: number
   /** Domain of the placeholder address shown for hidden e-mails. */
   noReplyDomain: string
   /** Cost of Bun.password (argon2id); tests lower it, production keeps the default. */
@@ -42,6 +49,8 @@ export interface Config {
   maxApiBody: number
   /** Largest git push (pack) body in bytes, as sent and after gzip (WARREN_MAX_PUSH_SIZE, 4 GiB); past it: 413. */
   maxPushSize: number
+  /** Largest release asset in bytes (WARREN_MAX_ATTACHMENT_SIZE, 100 MiB), streamed to disk; past it: 413, nothing stored. */
+  maxAttachmentSize: number
   /**
    * Migrations may reach loopback, link-local, private and unique-local addresses
    * (WARREN_MIGRATIONS_ALLOW_LOCALNETWORKS, Gitea's [migrations] ALLOW_LOCALNETWORKS); default false.
@@ -53,6 +62,32 @@ export interface Config {
   mirrorMinInterval: number
   /** Mirror updates run at once at most (WARREN_MIRROR_WORKERS, default 2). */
   mirrorWorkers: number
+  /** Shortest password accepted for a new or changed password (WARREN_MIN_PASSWORD_LENGTH, 8, Gitea's MIN_PASSWORD_LENGTH). */
+  minPasswordLength: number
+  /** Log lines as text or JSON (WARREN_LOG), and the least level written (WARREN_LOG_LEVEL). */
+  logFormat: LogFormat
+  logLevel: LogLevel
+  /** On SIGTERM/SIGINT, how long requests in flight may run before they are cut off, ms (WARREN_SHUTDOWN_GRACE, seconds, 30). */
+  shutdownGraceMs: number
+  /**
+   * Where webhooks may be delivered (WARREN_WEBHOOK_ALLOWED_HOST_LIST, Gitea's [webhook]
+   * ALLOWED_HOST_LIST): `external` (default), `private`, `loopback`, `*`, host names with
+   * wildcards, CIDR ranges; comma-separated (src/webhooks/host-allow-list.ts).
+   */
+  webhookAllowedHostList: string
+  /** Time limit of one webhook delivery, connect to last byte, seconds (WARREN_WEBHOOK_DELIVER_TIMEOUT, 5). */
+  webhookDeliverTimeout: number
+  /** Webhook deliveries in flight at once, across repositories (WARREN_WEBHOOK_CONCURRENCY, 8). */
+  webhookConcurrency: number
+  /** Attempts per delivery when the receiver is unreachable or answers 5xx (WARREN_WEBHOOK_MAX_ATTEMPTS, 4). */
+  webhookMaxAttempts: number
+  /** Wait before the first retry, seconds, doubled for each next one (WARREN_WEBHOOK_RETRY_DELAY, 10). */
+  webhookRetryDelay: number
+  /**
+   * Gitea 1.3–1.14's `secret` field inside gitea/gogs payloads, for receivers of that era
+   * (WARREN_WEBHOOK_PAYLOAD_SECRET, default true; the signature headers are always sent).
+   */
+  webhookPayloadSecret: boolean
   /** Admin created on first start when no user exists. */
   initialAdmin?: { username: string; password: string; email: string }
 }
@@ -61,12 +96,20 @@ function withSlash(url: string): string {
   return url.endsWith('/') ? url : url + '/'
 }
 
-/** true / false (also 1 / 0); false when unset. */
-function boolFrom(value: string | undefined, name: string): boolean {
-  if (value === undefined || value === '') return false
+/** true / false (also 1 / 0); `fallback` (false) when unset. */
+function boolFrom(value: string | undefined, name: string, fallback = false): boolean {
+  if (value === undefined || value === '') return fallback
   if (['true', '1'].includes(value.toLowerCase())) return true
   if (['false', '0'].includes(value.toLowerCase())) return false
   throw new Error(`${name} must be true or false, got "${value}"`)
+}
+
+/** One of `choices` (`fallback` when unset). */
+function choiceFrom<T extends string>(value: string | undefined, choices: readonly T[], name: string, fallback: T): T {
+  if (value === undefined || value === '') return fallback
+  const found = choices.find((c) => c === value.toLowerCase())
+  if (!found) throw new Error(`${name} must be one of ${choices.join(', ')}, got "${value}"`)
+  return found
 }
 
 /** A port number (default when unset). */
@@ -89,6 +132,17 @@ function boundedFrom(value: string | undefined, fallback: number, name: string, 
 
 const MiB = 1024 * 1024
 
+/** WARREN_WEBHOOK_ALLOWED_HOST_LIST, checked at start (an entry that parses as nothing stops the server). */
+function hostListFrom(value: string | undefined): string {
+  const text = value?.trim() || 'external'
+  try {
+    parseHostAllowList(text)
+  } catch (e) {
+    throw new Error(`WARREN_WEBHOOK_ALLOWED_HOST_LIST: ${(e as Error).message}`)
+  }
+  return text
+}
+
 /**
  * The default largest API request body (WARREN_MAX_API_BODY): JSON, forms, multipart, text, counted
  * as it arrives whatever its framing and refused with 413 past it (src/app.ts). Git packs have
@@ -104,14 +158,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     env.WARREN_ADMIN_USER && env.WARREN_ADMIN_PASSWORD && env.WARREN_ADMIN_EMAIL
       ? { username: env.WARREN_ADMIN_USER, password: env.WARREN_ADMIN_PASSWORD, email: env.WARREN_ADMIN_EMAIL }
       : undefined
+  const listenHost = env.WARREN_HOST ?? '0.0.0.0'
+  const sshPort = portFrom(env.WARREN_SSH_PORT, 22, 'WARREN_SSH_PORT')
   return {
-    host: env.WARREN_HOST ?? '0.0.0.0',
+    host: listenHost,
     port,
     dataDir: resolve(env.WARREN_DATA ?? './data'),
     baseUrl,
     sshDomain: env.WARREN_SSH_DOMAIN ?? host,
-    sshPort: portFrom(env.WARREN_SSH_PORT, 22, 'WARREN_SSH_PORT'),
+    sshPort,
     sshUser: env.WARREN_SSH_USER ?? 'git',
+    startSshServer: boolFrom(env.WARREN_START_SSH_SERVER, 'WARREN_START_SSH_SERVER'),
+    sshListenHost: env.WARREN_SSH_LISTEN_HOST ?? listenHost,
+    sshListenPort: portFrom(env.WARREN_SSH_LISTEN_PORT, sshPort, 'WARREN_SSH_LISTEN_PORT'),
     noReplyDomain: env.WARREN_NO_REPLY_DOMAIN ?? 'noreply.localhost',
     passwordMemoryCost: 19456,
     passwordTimeCost: 2,
@@ -125,12 +184,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mirrorDefaultInterval: 8 * 3600,
     mirrorMinInterval: 600,
     mirrorWorkers: boundedFrom(env.WARREN_MIRROR_WORKERS, 2, 'WARREN_MIRROR_WORKERS', 1, 64),
+    minPasswordLength: boundedFrom(env.WARREN_MIN_PASSWORD_LENGTH, 8, 'WARREN_MIN_PASSWORD_LENGTH', 1, 255),
+    logFormat: choiceFrom(env.WARREN_LOG, LOG_FORMATS, 'WARREN_LOG', 'text'),
+    logLevel: choiceFrom(env.WARREN_LOG_LEVEL, LOG_LEVELS, 'WARREN_LOG_LEVEL', 'info'),
+    shutdownGraceMs: 1000 * secondsFrom(env.WARREN_SHUTDOWN_GRACE, 30, 'WARREN_SHUTDOWN_GRACE'),
     initialAdmin: admin,
+    webhookAllowedHostList: hostListFrom(env.WARREN_WEBHOOK_ALLOWED_HOST_LIST),
+    webhookDeliverTimeout: secondsFrom(env.WARREN_WEBHOOK_DELIVER_TIMEOUT, 5, 'WARREN_WEBHOOK_DELIVER_TIMEOUT'),
+    webhookConcurrency: boundedFrom(env.WARREN_WEBHOOK_CONCURRENCY, 8, 'WARREN_WEBHOOK_CONCURRENCY', 1, 256),
+    webhookMaxAttempts: boundedFrom(env.WARREN_WEBHOOK_MAX_ATTEMPTS, 4, 'WARREN_WEBHOOK_MAX_ATTEMPTS', 1, 20),
+    webhookRetryDelay: secondsFrom(env.WARREN_WEBHOOK_RETRY_DELAY, 10, 'WARREN_WEBHOOK_RETRY_DELAY'),
+    webhookPayloadSecret: boolFrom(env.WARREN_WEBHOOK_PAYLOAD_SECRET, 'WARREN_WEBHOOK_PAYLOAD_SECRET', true),
     markdownWorkers: boundedFrom(env.WARREN_MARKDOWN_WORKERS, 2, 'WARREN_MARKDOWN_WORKERS', 1, 64),
     markdownTimeoutMs: boundedFrom(env.WARREN_MARKDOWN_TIMEOUT_MS, 3000, 'WARREN_MARKDOWN_TIMEOUT_MS', 10, 600_000),
     markdownQueue: boundedFrom(env.WARREN_MARKDOWN_QUEUE, 32, 'WARREN_MARKDOWN_QUEUE', 0, 100_000),
     maxApiBody: boundedFrom(env.WARREN_MAX_API_BODY, MAX_API_BODY, 'WARREN_MAX_API_BODY', 1024, 1024 * MiB),
     maxPushSize: boundedFrom(env.WARREN_MAX_PUSH_SIZE, 4096 * MiB, 'WARREN_MAX_PUSH_SIZE', MiB, 64 * 1024 * MiB),
+    maxAttachmentSize: boundedFrom(env.WARREN_MAX_ATTACHMENT_SIZE, 100 * MiB, 'WARREN_MAX_ATTACHMENT_SIZE', 1, 64 * 1024 * MiB),
     ...overrides,
   }
 }

@@ -1,22 +1,50 @@
 import type { AppDeps } from './deps'
 import { createApp } from './app'
+import { errorFields, loggedPath, loggerOf } from './lib/log'
+import { MULTIPART_OVERHEAD } from './lib/multipart'
 
 /**
- * Starts listening. Bun's own body bound is the larger of the two limits (git packs stream in up
- * to `maxPushSize`); each body is counted against its own limit as it arrives (app.ts, git-http).
+ * Starts listening. Bun's own body bound is the largest of the limits (git packs stream in up
+ * to `maxPushSize`, release assets up to `maxAttachmentSize`); each body is counted against its own limit as it
+ * arrives (app.ts, git-http, releases).
+ * A port another process holds is an error here (EADDRINUSE), never a shared port: `reusePort`
+ * is off, so a second Warren cannot take half of the first one's connections.
+ *
+ * Each request gets one log line once answered (method, path, status, duration until the answer
+ * began, user, client address); streamed answers (clones, pushes) go on after it.
  */
 export function startServer(deps: AppDeps, opts: { hostname?: string; port?: number } = {}) {
   const app = createApp(deps)
+  const log = loggerOf(deps.config)
+  const logged = async (request: Request, address: string | undefined, started: number, status: number) => {
+    log.info('request', {
+      method: request.method,
+      path: loggedPath(request.url),
+      status,
+      duration_ms: Math.round((performance.now() - started) * 10) / 10,
+      user: (await deps.auth.answeredFor(request)) ?? '-',
+      address,
+    })
+  }
   const server = Bun.serve({
     hostname: opts.hostname ?? deps.config.host,
     port: opts.port ?? deps.config.port,
-    fetch: (request, server) => {
+    reusePort: false,
+    fetch: async (request, server) => {
+      const started = performance.now()
       // From the connection, so a client cannot forge it (failed sign-ins are counted per address).
       const address = server.requestIP(request)?.address
       if (address) deps.auth.setClientAddress(request, address)
-      return app.handle(request)
+      try {
+        const response = await app.handle(request)
+        if (log.enabled('info')) void logged(request, address, started, response.status)
+        return response
+      } catch (e) {
+        log.error('request failed', { method: request.method, path: new URL(request.url).pathname, ...errorFields(e) })
+        throw e
+      }
     },
-    maxRequestBodySize: Math.max(deps.config.maxApiBody, deps.config.maxPushSize),
+    maxRequestBodySize: Math.max(deps.config.maxApiBody, deps.config.maxPushSize, deps.config.maxAttachmentSize + MULTIPART_OVERHEAD),
     idleTimeout: 255,
     development: false,
   })

@@ -60,8 +60,8 @@ describe('deploy keys', () => {
     expect(one.body.fingerprint).toBe(k.fingerprint)
 
     const app = (await s.get('/repos/alice/app', { token: alice.token })).body
-    expect(deployKeysByFingerprint(s.deps, k.fingerprint)).toEqual([{ keyId: created.body.id, repoId: app.id, readOnly: true }])
-    expect(deployKeysByFingerprint(s.deps, writer.fingerprint)).toEqual([{ keyId: second.body.id, repoId: app.id, readOnly: false }])
+    expect(deployKeysByFingerprint(s.deps, k.fingerprint)).toEqual([{ keyId: created.body.id, repoId: app.id, readOnly: true, updatedUnix: expect.any(Number) }])
+    expect(deployKeysByFingerprint(s.deps, writer.fingerprint)).toEqual([{ keyId: second.body.id, repoId: app.id, readOnly: false, updatedUnix: expect.any(Number) }])
 
     expect((await s.del(`/repos/alice/app/keys/${created.body.id}`, undefined, { token: alice.token })).status).toBe(204)
     expect((await s.get(`/repos/alice/app/keys/${created.body.id}`, { token: alice.token })).status).toBe(404)

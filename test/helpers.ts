@@ -6,6 +6,7 @@ import { createDeps, type AppDeps } from '../src/deps'
 import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
 import type { UserRow } from '../src/auth/caller'
+import { startSshServer } from '../src/ssh/server'
 
 export interface TestUser {
   user: UserRow
@@ -36,14 +37,18 @@ export interface ApiResponse<T = any> {
  * A real Warren on a temp data folder, listening on a free loopback port.
  * Password hashing is made cheap so that tests can create many users quickly; `overrides` change
  * any other setting (e.g. the limits of failed sign-ins, production values by default, or tiny git
- * time limits).
+ * time limits). `startSshServer: true` also starts the SSH server on a free loopback port (`ssh`),
+ * with `ssh_url` pointing at it.
  */
 export async function startTestServer(overrides: Partial<Config> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'warren-test-'))
-  const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', passwordMemoryCost: 64, passwordTimeCost: 1, ...overrides })
+  // Short passwords and quiet logs unless a test asks (test/password-policy, test/ops check the defaults).
+  const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', passwordMemoryCost: 64, passwordTimeCost: 1, minPasswordLength: 1, logLevel: 'warn', ...overrides })
   const deps = createDeps(config)
   const { app, server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
   config.baseUrl = `http://127.0.0.1:${server.port}/`
+  const ssh = config.startSshServer ? await startSshServer(deps, { host: '127.0.0.1', port: 0 }) : null
+  if (ssh) Object.assign(config, { sshDomain: '127.0.0.1', sshPort: ssh.port, sshListenHost: '127.0.0.1', sshListenPort: ssh.port })
   const url = config.baseUrl.replace(/\/$/, '')
 
   async function request<T = any>(method: string, path: string, opts: Auth & { body?: unknown; raw?: BodyInit } = {}): Promise<ApiResponse<T>> {
@@ -87,7 +92,9 @@ export async function startTestServer(overrides: Partial<Config> = {}) {
     put: <T = any>(path: string, body?: unknown, auth: Auth = {}) => request<T>('PUT', path, { ...auth, body }),
     del: <T = any>(path: string, body?: unknown, auth: Auth = {}) => request<T>('DELETE', path, { ...auth, body }),
     user,
+    ssh,
     async stop() {
+      await ssh?.stop()
       server.stop(true)
       deps.db.$client.close()
       rmSync(dataDir, { recursive: true, force: true })

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { startTestServer, type TestServer } from './helpers'
-import { latencyProbe } from './latency-probe'
+import { NOT_HELD_MS, latencyProbe } from './latency-probe'
 
 /**
  * Markdown rendering runs in a pool of workers with a time budget: hostile input of any shape
@@ -72,7 +72,7 @@ describe('hostile markdown', () => {
     const { slowest, answers } = await probe.stop()
     expect(failures).toEqual([])
     expect(answers).toBeGreaterThan(10)
-    expect(slowest).toBeLessThan(100)
+    expect(slowest).toBeLessThan(NOT_HELD_MS)
   }, 120_000)
 
   test('with no queue (WARREN_MARKDOWN_QUEUE=0) a free worker still renders', async () => {
@@ -91,12 +91,14 @@ describe('hostile markdown', () => {
     const slow = await s.request('POST', '/markdown/raw', { raw: fill('a\n', 106_496), headers: { 'content-type': 'text/plain' } })
     expect([slow.status, slow.body.message]).toEqual([422, `The markdown took longer than ${BUDGET_MS} ms to render`])
     expect(performance.now() - started).toBeLessThan(BUDGET_MS * 5)
+    // Too deep for the renderer's stack; on a loaded machine the budget may cut it first: a 422 either way.
     const deep = await s.post('/markdown', { Text: fill('>', 16384) })
-    expect([deep.status, deep.body.message]).toEqual([422, 'The markdown cannot be rendered (it is nested too deeply)'])
+    expect(deep.status).toBe(422)
+    expect(['The markdown cannot be rendered (it is nested too deeply)', `The markdown took longer than ${BUDGET_MS} ms to render`]).toContain(deep.body.message)
     const ok = await s.post('/markdown', { Text: '# Back\n\n*fine*', Mode: 'gfm' })
     expect([ok.status, ok.text]).toEqual([200, '<h1 id="user-content-back">Back</h1>\n<p><em>fine</em></p>\n'])
     const { slowest } = await probe.stop()
-    expect(slowest).toBeLessThan(100)
+    expect(slowest).toBeLessThan(NOT_HELD_MS)
   }, 60_000)
 
   test('a burst queues up to the limit; past it the answer is 503 with Retry-After', async () => {
@@ -123,9 +125,11 @@ describe('bundled server', () => {
     const dir = mkdtempSync(join(tmpdir(), 'warren-bundle-'))
     let server: ReturnType<typeof Bun.spawn> | undefined
     try {
-      // The same command as package.json "build", into a temp folder laid out like the checkout
+      // package.json's "build" command, into a temp folder laid out like the checkout
       // (dist/bin beside drizzle/).
-      const build = Bun.spawnSync(['bun', 'build', 'src/cli.ts', 'src/modules/markdown/render-worker.ts', '--root', 'src', '--target', 'bun', '--splitting', '--minify', '--outdir', join(dir, 'dist/bin')], { cwd: root, stderr: 'pipe', stdout: 'pipe' })
+      const script: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.build
+      const args = script.split(/\s+/).map((arg) => (arg === 'dist/bin' ? join(dir, 'dist/bin') : arg))
+      const build = Bun.spawnSync(args, { cwd: root, stderr: 'pipe', stdout: 'pipe' })
       expect([build.exitCode, build.stderr.toString()]).toEqual([0, ''])
       symlinkSync(join(root, 'drizzle'), join(dir, 'drizzle'))
       const port = 20000 + Math.floor(Math.random() * 20000)

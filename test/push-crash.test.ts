@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { openDatabase } from '../src/db/client'
 import { pendingPushes, repositories } from '../src/db/schema'
@@ -11,8 +11,8 @@ import { repositorySize } from '../src/git/refs'
 import { beginPush, reconcileRepositories } from '../src/modules/repos/git-sync'
 import { startTestServer } from './helpers'
 import { gitOk, oneCommitRepo, remoteUrl } from './git-fixture'
+import { SOURCES, startServe } from './process-helpers'
 
-const root = resolve(import.meta.dir, '..')
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
@@ -63,37 +63,9 @@ describe('start-up reconcile', () => {
   })
 })
 
-/** Only what the CLI needs. */
-const envFor = (dataDir: string, port: number) => ({
-  PATH: process.env.PATH ?? '',
-  HOME: process.env.HOME ?? '',
-  WARREN_DATA: dataDir,
-  WARREN_PORT: String(port),
-  WARREN_HOST: '127.0.0.1',
-  WARREN_ADMIN_USER: 'root',
-  WARREN_ADMIN_PASSWORD: 'pw-root-secret',
-  WARREN_ADMIN_EMAIL: 'root@example.com',
-})
-
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
-
-async function serve(dataDir: string) {
-  const port = freePort()
-  const proc = Bun.spawn([process.execPath, 'src/cli.ts', 'serve'], { cwd: root, env: envFor(dataDir, port), stdout: 'ignore', stderr: 'pipe' })
-  const url = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 300; i++) {
-    if (await fetch(`${url}/api/v1/version`).then((r) => r.ok, () => false)) return { url, proc }
-    if (proc.exitCode !== null) break
-    await Bun.sleep(50)
-  }
-  proc.kill(9)
-  throw new Error(`warren serve did not start: ${await new Response(proc.stderr).text()}`)
-}
+/** `warren serve` from the sources as a child process (so it can be killed with SIGKILL). */
+const serve = (dataDir: string) =>
+  startServe(SOURCES, dataDir, { WARREN_ADMIN_USER: 'root', WARREN_ADMIN_PASSWORD: 'pw-root-secret', WARREN_ADMIN_EMAIL: 'root@example.com' })
 
 /** Waits until no git process works in `gitDir` any more (one orphaned by the killed server finishes on its own). */
 async function gitSettled(gitDir: string) {

@@ -429,7 +429,7 @@ describe('startup repair', () => {
     expect(existsSync(join(s.config.dataDir, 'repositories', '.orphaned', 'ghost', 'lost.git', 'HEAD'))).toBe(true)
     // Real repositories are left alone.
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'plain'))).toBe(true)
-    expect(repairRepositories(s.deps)).toEqual({ removedRows: 0, orphaned: [], missing: [] })
+    expect(repairRepositories(s.deps)).toEqual({ removedRows: 0, orphaned: [], missing: [], leftovers: [] })
   })
 
   test('a crash in the middle of a rename (folder moved, row not) is reported, the folder kept aside', async () => {
@@ -438,7 +438,7 @@ describe('startup repair', () => {
     const to = repoPath(s.config.dataDir, 'alice', 'new-name')
     renameSync(from, to)
     const result = repairRepositories(s.deps)
-    expect(result).toEqual({ removedRows: 0, orphaned: ['alice/new-name.git'], missing: ['alice/mid-rename'] })
+    expect(result).toEqual({ removedRows: 0, orphaned: ['alice/new-name.git'], missing: ['alice/mid-rename'], leftovers: [] })
     expect(existsSync(join(s.config.dataDir, 'repositories', '.orphaned', 'alice', 'new-name.git', 'HEAD'))).toBe(true)
     // No 500 while the folder is gone; the row can still be deleted.
     expect((await s.get('/repos/alice/mid-rename/branches', { token: alice.token })).status).toBeLessThan(500)

@@ -106,6 +106,7 @@ describe('route table', () => {
     const undeclared = routes.filter((r) => !keys.some((k) => k in r.detail)).map((r) => `${r.method} ${r.path}`)
     expect(undeclared.sort()).toEqual(
       [
+        'GET /',
         'GET /api/swagger',
         'GET /api/swagger/assets/:file',
         'GET /swagger.v1.json',

@@ -1,3 +1,7 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+
 /** The environment of the git (and curl) clients a benchmark runs: no user config, fixed identity. */
 export function clientEnv(home: string): Record<string, string> {
   return {
@@ -35,12 +39,13 @@ export async function createRepoOverApi(base: string, user: string, password: st
 /** The admin a benchmark's Warren creates on first start. */
 export const BENCH_ADMIN = { user: 'benchadmin', password: 'bench-password' } as const
 
-/** Starts `warren serve` from the checkout `root` on `port`, data in `dataDir`, with BENCH_ADMIN. */
-export function startBenchServer(root: string, dataDir: string, port: number) {
+/** Starts `warren serve` from the checkout `root` on `port`, data in `dataDir`, with BENCH_ADMIN (and `env`'s other settings). */
+export function startBenchServer(root: string, dataDir: string, port: number, env: Record<string, string> = {}) {
   return Bun.spawn([process.execPath, 'src/cli.ts', 'serve'], {
     cwd: root,
     env: {
       ...process.env,
+      ...env,
       WARREN_DATA: dataDir,
       WARREN_PORT: String(port),
       WARREN_HOST: '127.0.0.1',
@@ -52,3 +57,37 @@ export function startBenchServer(root: string, dataDir: string, port: number) {
     stderr: 'inherit',
   })
 }
+
+/** Waits until the Warren at `base` answers (throws when its process `server` exited or it took over 10 s). */
+export async function waitForServer(base: string, server: { exitCode: number | null }): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${base}/api/v1/version`)).ok) return
+    } catch {}
+    if (server.exitCode !== null || i > 2000) throw new Error('server did not start')
+    await Bun.sleep(5)
+  }
+}
+
+/**
+ * A working repository in `work` (made here) of `mib` MiB of random (incompressible) bytes spread
+ * over files in four commits, with a tag v1 and a branch side: the repository the clone
+ * benchmarks push and clone.
+ */
+export async function buildBenchRepo(git: (cwd: string, ...args: string[]) => Promise<number>, work: string, mib: number): Promise<void> {
+  mkdirSync(work)
+  await git(work, 'init', '-q', '--initial-branch=master')
+  const perCommit = Math.ceil(mib / 4)
+  for (let c = 0; c < 4; c++) {
+    mkdirSync(join(work, `part${c}`), { recursive: true })
+    for (let f = 0; f < perCommit; f++) writeFileSync(join(work, `part${c}`, `blob${f}.bin`), randomBytes(1 << 20))
+    writeFileSync(join(work, 'README.md'), `# Bench\n\ncommit ${c}\n`)
+    await git(work, 'add', '-A')
+    await git(work, 'commit', '-q', '-m', `commit ${c}`)
+  }
+  await git(work, 'tag', 'v1')
+  await git(work, 'branch', 'side')
+}
+
+/** The median of a list of timings. */
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!

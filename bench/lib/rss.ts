@@ -53,3 +53,35 @@ export function sampleProcessTree(pid: number) {
     },
   }
 }
+
+/** This process's resident memory, MiB. */
+export const ownRssMiB = () => process.memoryUsage().rss / MiB
+
+/** This process's resident memory (MiB) 5 s from now, after a full collection. */
+export async function settledRssMiB(): Promise<number> {
+  await Bun.sleep(5000)
+  Bun.gc(true)
+  await Bun.sleep(50)
+  return ownRssMiB()
+}
+
+/**
+ * This process's resident memory (MiB) around `work`, for benchmarks that run the server in
+ * their own process: before it (after a full collection), its peak (sampled every 50 ms), and
+ * settledRssMiB after it; with the seconds it took.
+ */
+export async function measureOwnRss(work: () => Promise<unknown>): Promise<{ before: number; peak: number; after: number; seconds: number }> {
+  Bun.gc(true)
+  const before = ownRssMiB()
+  let peak = before
+  const timer = setInterval(() => (peak = Math.max(peak, ownRssMiB())), 50)
+  const started = performance.now()
+  try {
+    await work()
+  } finally {
+    clearInterval(timer)
+  }
+  const seconds = (performance.now() - started) / 1000
+  peak = Math.max(peak, ownRssMiB())
+  return { before, peak, after: await settledRssMiB(), seconds }
+}

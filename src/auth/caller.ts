@@ -89,6 +89,12 @@ export class Auth {
     return pending
   }
 
+  /** Who the request was answered for, if its caller was asked for (the request log's `user`). */
+  async answeredFor(request: Request): Promise<string | undefined> {
+    const caller = await this.cache.get(request)?.catch(() => undefined)
+    return caller?.user?.name
+  }
+
   private async resolve(request: Request): Promise<Caller> {
     const url = request.url
     const q = url.indexOf('?')

@@ -1,4 +1,5 @@
 import type { Config } from '../config'
+import { badRequest } from '../lib/errors'
 
 /** Passwords: argon2id through Bun.password; the cost comes from the config. */
 export function hashPassword(config: Config, password: string): Promise<string> {
@@ -7,6 +8,16 @@ export function hashPassword(config: Config, password: string): Promise<string> 
     memoryCost: config.passwordMemoryCost,
     timeCost: config.passwordTimeCost,
   })
+}
+
+/**
+ * A password someone sets (API user creation, admin edit, the command line), hashed: every one
+ * comes here, the one place that refuses one shorter than `minPasswordLength` (400, as Gitea's
+ * PasswordTooShort).
+ */
+export function hashNewPassword(config: Config, password: string): Promise<string> {
+  if (password.length < config.minPasswordLength) return Promise.reject(badRequest(`password must be at least ${config.minPasswordLength} characters`))
+  return hashPassword(config, password)
 }
 
 export async function verifyPassword(password: string, hash: string): Promise<boolean> {

@@ -33,6 +33,22 @@ export type EventKind =
   | 'comment.deleted'
   /** A commit status was posted (Gitea's `status` webhook). */
   | 'status'
+  /**
+   * Pull requests. A pull request is an issue: its edits, closing, reopening, labels, assignees
+   * and milestone are the `issue.*` kinds above with `payload.isPull` true (and its comments the
+   * `comment.*` kinds). These are the pull request's own: opened (issueId = its issue), merged
+   * (payload: index, mergeCommitSha) and synchronized (its head moved; payload: index, before, after).
+   */
+  | 'pull.opened'
+  | 'pull.merged'
+  | 'pull.synchronized'
+  /**
+   * Releases (payload: releaseId, tagName; `release.deleted` also carries `release`, the Release
+   * record as it was, since the row is gone).
+   */
+  | 'release.published'
+  | 'release.updated'
+  | 'release.deleted'
 
 /** Gitea's `changes` object of an `edited` payload: the previous values of what changed. */
 export type EditChanges = Partial<Record<'title' | 'body', { from: string }>>
@@ -146,4 +162,21 @@ export function eventsOfRepo(db: Db, repoId: number, afterId = 0, limit = 50): E
     .limit(Math.max(1, Math.min(MAX_CLAIM, limit)))
     .all()
     .map(toRecord)
+}
+
+/**
+ * Ends `consumer`'s lease now: its claimed events are handed out again by the next claimEvents.
+ * For a consumer's worker when it starts, so that what a killed process had claimed (and not
+ * marked done) comes back at once rather than being passed over.
+ */
+export function releaseClaims(db: Db, consumer: string): void {
+  checkConsumer(consumer)
+  db.update(eventConsumers).set({ leaseUntilMs: 0, claimedId: 0 }).where(eq(eventConsumers.name, consumer)).run()
+}
+
+/** Whether any event lies past `consumer`'s done position: a read (no write lock), for idle polling. */
+export function hasEventsAfterDone(db: Db, consumer: string): boolean {
+  checkConsumer(consumer)
+  const state = db.select({ doneId: eventConsumers.doneId }).from(eventConsumers).where(eq(eventConsumers.name, consumer)).get()
+  return db.select({ id: events.id }).from(events).where(gt(events.id, state?.doneId ?? 0)).limit(1).get() !== undefined
 }

@@ -14,6 +14,18 @@ export interface BranchHead {
   committerDate: string
 }
 
+/** A commit's fields as git printed them, in this order (absent ones empty). */
+export const commitHead = (id: string, an = '', ae = '', ad = '', cn = '', ce = '', cd = '', message = ''): Omit<BranchHead, 'name'> => ({
+  id,
+  message,
+  authorName: an,
+  authorEmail: ae,
+  authorDate: ad,
+  committerName: cn,
+  committerEmail: ce,
+  committerDate: cd,
+})
+
 const FIELDS = [
   '%(refname)',
   '%(objectname)',
@@ -36,17 +48,7 @@ function parse(out: string): BranchHead[] {
     const [ref, id, an, ae, ad, cn, ce, cd, msg] = parts.slice(i, i + FIELDS.length) as string[]
     const refname = ref!.replace(/^\n/, '')
     if (!refname.startsWith('refs/heads/')) continue
-    heads.push({
-      name: refname.slice('refs/heads/'.length),
-      id: id!,
-      message: msg!,
-      authorName: an!,
-      authorEmail: ae!,
-      authorDate: ad!,
-      committerName: cn!,
-      committerEmail: ce!,
-      committerDate: cd!,
-    })
+    heads.push({ name: refname.slice('refs/heads/'.length), ...commitHead(id!, an, ae, ad, cn, ce, cd, msg) })
   }
   return heads
 }

@@ -1,5 +1,6 @@
 import { isSafeRefName } from './refs'
 import { pktLine } from './smart-http'
+import { isObjectId } from './run'
 
 /**
  * The command list at the start of a `git receive-pack` request (pkt-lines `old new ref`, the
@@ -24,7 +25,6 @@ export interface PushHead {
 /** The command list may take at most this many bytes (about 5000 refs); a longer one is refused. */
 export const MAX_COMMAND_BYTES = 512 * 1024
 
-const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/
 
 /**
  * Why git may store `ref` but the API could not serve it, or null when it is fine. The API's
@@ -70,7 +70,7 @@ function parseCommandLines(buf: Buffer, list: CommandList): { end: 'flush' | 'ba
       line = line.slice(0, nul)
     }
     const [old, neu, ref, extra] = line.split(' ')
-    if (!old || !neu || !ref || extra !== undefined || !OID.test(old) || !OID.test(neu)) return { end: 'bad', used: at, need: 0 }
+    if (!old || !neu || !ref || extra !== undefined || !isObjectId(old) || !isObjectId(neu)) return { end: 'bad', used: at, need: 0 }
     list.commands.push({ ref, old, new: neu })
   }
 }

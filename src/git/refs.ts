@@ -99,3 +99,37 @@ export async function repositorySize(repo: GitRepo): Promise<number> {
   }
   return kib * 1024
 }
+
+/** The commit `refs/tags/<name>` names (peeled when annotated), or null when there is no such tag. */
+export async function tagCommit(repo: GitRepo, name: string): Promise<string | null> {
+  return (await lookupRefs(repo, [name], ['tags'])).get(`tags/${name}`) ?? null
+}
+
+/**
+ * Creates the lightweight tag `refs/tags/<name>` at commit `sha`, never moving an existing one
+ * (update-ref with an empty old value). 'exists': the tag was already there (made by someone
+ * else meanwhile); 'conflict': git refused the name beside the existing refs (`v1` when `v1/x`
+ * exists, or the reverse). The name must pass isSafeRefName first.
+ */
+export async function createTag(repo: GitRepo, name: string, sha: string): Promise<'created' | 'exists' | 'conflict'> {
+  if (!isSafeRefName(name)) throw new Error(`unsafe tag name ${JSON.stringify(name)}`)
+  const r = await runGit(['update-ref'], { ...repo, values: [`refs/tags/${name}`, sha, ''] })
+  if (r.code === 0) return 'created'
+  return (await tagCommit(repo, name)) ? 'exists' : 'conflict'
+}
+
+/**
+ * Whether another tag stands where `refs/tags/<name>` would go, so that git would refuse to
+ * create it: a tag named by a leading part of it (`v1` for `v1/rc`) or one below it (`v1/rc`
+ * for `v1`). The name must pass isSafeRefName (it holds no glob characters).
+ */
+export async function tagNameClash(repo: GitRepo, name: string): Promise<boolean> {
+  const parts = name.split('/')
+  const patterns = parts.map((_, i) => `refs/tags/${parts.slice(0, i + 1).join('/')}`)
+  const own = patterns.pop()!
+  const leading = new Set(patterns)
+  // for-each-ref matches a pattern literally or as a leading part up to a slash: `own` lists the
+  // tags below it, the leading parts list their own tags (kept only when literal).
+  const r = await runGit(['for-each-ref', '--format=%(refname)'], { ...repo, values: [own, ...patterns] })
+  return r.stdout.toString('utf8').split('\n').some((ref) => leading.has(ref) || ref.startsWith(own + '/'))
+}

@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { trackWork } from '../lib/in-flight'
 
 /**
  * The only place Warren starts git. Every git process goes through `startGit` (below), which
@@ -68,6 +69,16 @@ export class GitError extends Error {
     super(message)
     this.name = 'GitError'
   }
+}
+
+/** A full object id as git prints it (SHA-1, or SHA-256 in a SHA-256 repository). */
+const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/
+
+export const isObjectId = (s: string): boolean => OBJECT_ID.test(s)
+
+/** Refuses anything but full object ids before they reach git (as `command`'s failure). */
+export function requireObjectIds(command: string, ...ids: string[]): void {
+  for (const id of ids) if (!isObjectId(id)) throw new GitError('failed', `not an object id: ${JSON.stringify(id).slice(0, 80)}`, command)
 }
 
 /** At most this much of git's stderr is kept (it is a few lines; progress goes elsewhere). */
@@ -183,6 +194,8 @@ export function startGit(args: readonly string[], opts: GitOptions = {}): GitPro
     opts.signal?.removeEventListener('abort', onAbort)
     return { code, stderr: text, ...(killed ? { killed } : {}) }
   })
+  // Shutdown waits for every git process, and stops the ones still running past its grace period.
+  trackWork(done, () => stop(new GitError('aborted', 'git was stopped: the server is shutting down', command)))
   return { stdout: proc.stdout, kill: () => stop(new GitError('aborted', 'git was stopped: its reader went away', command)), done }
 }
 

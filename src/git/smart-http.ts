@@ -8,6 +8,9 @@ export type GitService = 'upload-pack' | 'receive-pack'
 
 export const isGitService = (s: string): s is GitService => s === 'upload-pack' || s === 'receive-pack'
 
+/** The services a two-way transport (SSH) runs: the two above, and archives (`git archive --remote`). */
+export type GitSessionService = GitService | 'upload-archive'
+
 /** `Git-Protocol` header values look like `version=2` (colon-separated key=value pairs). */
 const GIT_PROTOCOL = /^[A-Za-z0-9._=:-]{1,200}$/
 
@@ -70,4 +73,18 @@ export function serviceRpc(
   gitProtocol: string | null,
 ): GitStream {
   return spawnGitStream(repo, [service, '--stateless-rpc', repo.gitDir], { input: body, env: protocolEnv(gitProtocol) })
+}
+
+/**
+ * A git service over a two-way stream (SSH): `git <service> <dir>` speaking the whole protocol
+ * (advertisement, then the exchange) with `input` as its stdin and its stdout handed back as a
+ * stream, both streamed with backpressure. Under the long time limit; dies with `repo.signal`.
+ */
+export function serviceSession(
+  repo: GitRepo,
+  service: GitSessionService,
+  input: ReadableStream<Uint8Array>,
+  gitProtocol: string | null,
+): GitStream {
+  return spawnGitStream(repo, [service, repo.gitDir], { input, env: protocolEnv(gitProtocol) })
 }

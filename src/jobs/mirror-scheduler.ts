@@ -1,5 +1,6 @@
 import type { AppDeps } from '../deps'
 import { queueDueMirrors, stopMirrorUpdates } from '../modules/migrations/mirrors'
+import { errorFields, loggerOf } from '../lib/log'
 
 /** How often the scheduler looks for due mirrors. */
 export const MIRROR_TICK_MS = 60_000
@@ -10,16 +11,18 @@ export const MIRROR_TICK_MS = 60_000
  */
 export function startMirrorScheduler(deps: AppDeps, opts: { tickMs?: number } = {}) {
   const tick = (now?: number) => queueDueMirrors(deps, now)
-  const timer = setInterval(() => {
+  // A failed round is logged and the next one tries again: it must never end the process.
+  const safeTick = () => {
     try {
       tick()
     } catch (e) {
-      console.error('warren: mirror scheduler tick failed:', e)
+      loggerOf(deps.config).error('a mirror scheduler tick failed', errorFields(e))
     }
-  }, opts.tickMs ?? MIRROR_TICK_MS)
+  }
+  const timer = setInterval(safeTick, opts.tickMs ?? MIRROR_TICK_MS)
   timer.unref?.()
   // A first round soon after start, for mirrors that came due while the server was down.
-  const first = setTimeout(() => tick(), 1000)
+  const first = setTimeout(safeTick, 1000)
   first.unref?.()
   return {
     tick,

@@ -8,8 +8,8 @@ import { isIP } from 'node:net'
  * is local when any address it resolves to is.
  *
  * Caveat (DNS rebinding): the name is resolved here and again by whoever connects (git), so a
- * name whose answers change between the two lookups can slip through. Accepted for now; a caller
- * needing more must connect to the checked address itself.
+ * name whose answers change between the two lookups can slip through. Accepted for migrations;
+ * webhook delivery connects to the address it checked (src/webhooks/deliver.ts).
  */
 
 /** Parses dotted IPv4 into four bytes, or null. */
@@ -41,28 +41,47 @@ function ipv6Groups(ip: string): number[] | null {
   return [...head, ...Array(8 - known).fill(0), ...rest]
 }
 
-/** True for addresses a server must not reach for a user unless local networks are allowed. */
-export function isLocalAddress(ip: string): boolean {
+/**
+ * An address as 16 bytes (IPv4 as IPv4-mapped IPv6, ::ffff:a.b.c.d), with `v4` telling which it
+ * was written as; null when `ip` is not an address. For CIDR ranges (src/webhooks/host-allow-list.ts).
+ */
+export function addressBytes(ip: string): { bytes: Uint8Array; v4: boolean } | null {
+  const v4 = ipv4Bytes(ip)
+  if (v4) return { bytes: Uint8Array.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...v4]), v4: true }
+  if (!ip.includes(':')) return null
+  const g = ipv6Groups(ip)
+  return g ? { bytes: Uint8Array.from(g.flatMap((x) => [x >> 8, x & 255])), v4: false } : null
+}
+
+/**
+ * What kind of address `ip` is: `loopback`; `private` (RFC 1918, carrier-grade NAT, IETF protocol
+ * assignments, TEST-NET-1, benchmarking, unique-local and site-local); `external` (routable on
+ * the public internet); `other` (unspecified, link-local, multicast, reserved, or not an address
+ * we understand). Gitea's ALLOWED_HOST_LIST names the first three (src/webhooks/host-allow-list.ts).
+ */
+export type AddressKind = 'loopback' | 'private' | 'external' | 'other'
+
+export function addressKind(ip: string): AddressKind {
   const v4 = ipv4Bytes(ip)
   if (v4) {
     const [a, b] = v4 as [number, number, number, number]
-    return (
-      a === 0 || // "this" network, 0.0.0.0
+    if (a === 127) return 'loopback'
+    if (a === 0 || (a === 169 && b === 254) || a >= 224) return 'other' // "this" network, link-local, multicast, reserved, broadcast
+    if (
       a === 10 ||
-      a === 127 ||
       (a === 100 && b >= 64 && b <= 127) || // carrier-grade NAT
-      (a === 169 && b === 254) || // link-local
       (a === 172 && b >= 16 && b <= 31) ||
       (a === 192 && b === 168) ||
       (a === 192 && b === 0 && (v4[2] === 0 || v4[2] === 2)) || // IETF protocol assignments, TEST-NET-1
-      (a === 198 && (b === 18 || b === 19)) || // benchmarking
-      a >= 224 // multicast, reserved, broadcast
+      (a === 198 && (b === 18 || b === 19)) // benchmarking
     )
+      return 'private'
+    return 'external'
   }
   const g = ipv6Groups(ip)
-  if (!g) return true // not an address we understand: refuse
-  if (g.every((x) => x === 0)) return true // ::
-  if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return true // ::1
+  if (!g) return 'other' // not an address we understand: refuse
+  if (g.every((x) => x === 0)) return 'other' // ::
+  if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return 'loopback' // ::1
   // Forms that carry an IPv4 address in their last 32 bits: judge that address. IPv4-mapped
   // (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d) and NAT64
   // (64:ff9b::a.b.c.d, which a NAT64 gateway turns into the IPv4 address).
@@ -70,15 +89,15 @@ export function isLocalAddress(ip: string): boolean {
     (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) ||
     (g.slice(0, 4).every((x) => x === 0) && g[4] === 0xffff && g[5] === 0) ||
     (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0))
-  if (embedsV4) return isLocalAddress(`${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`)
+  if (embedsV4) return addressKind(`${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`)
   const first = g[0]!
-  return (
-    (first & 0xfe00) === 0xfc00 || // unique-local fc00::/7
-    (first & 0xffc0) === 0xfe80 || // link-local fe80::/10
-    (first & 0xffc0) === 0xfec0 || // site-local (deprecated)
-    (first & 0xff00) === 0xff00 // multicast
-  )
+  if ((first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfec0) return 'private' // unique-local fc00::/7, site-local (deprecated)
+  if ((first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00) return 'other' // link-local fe80::/10, multicast
+  return 'external'
 }
+
+/** True for addresses a server must not reach for a user unless local networks are allowed. */
+export const isLocalAddress = (ip: string): boolean => addressKind(ip) !== 'external'
 
 export type HostCheck = { ok: true } | { ok: false; reason: 'local' | 'unresolvable' }
 

@@ -32,6 +32,8 @@ export const repositories = sqliteTable(
     numClosedPulls: integer('num_closed_pulls').notNull().default(0),
     numMilestones: integer('num_milestones').notNull().default(0),
     numClosedMilestones: integer('num_closed_milestones').notNull().default(0),
+    /** Published releases (drafts excluded, as Gitea counts them): the record's `release_counter`. */
+    numReleases: integer('num_releases').notNull().default(0),
     hasIssues: integer('has_issues', { mode: 'boolean' }).notNull().default(true),
     hasWiki: integer('has_wiki', { mode: 'boolean' }).notNull().default(true),
     hasPullRequests: integer('has_pull_requests', { mode: 'boolean' }).notNull().default(true),

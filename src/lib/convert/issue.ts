@@ -17,7 +17,7 @@ export type RepoRef = Pick<RepoRow, 'id' | 'name' | 'ownerName'>
 
 /** `owner/name`, URL-encoded; computed once per repository row (lists convert many records of one). */
 const repoPaths = new WeakMap<RepoRef, string>()
-function repoPath(repo: RepoRef): string {
+export function repoPath(repo: RepoRef): string {
   let path = repoPaths.get(repo)
   if (path === undefined) repoPaths.set(repo, (path = `${encodeURIComponent(repo.ownerName)}/${encodeURIComponent(repo.name)}`))
   return path
@@ -63,6 +63,8 @@ export interface IssueRelations {
   labels: LabelRow[]
   milestone: MilestoneRow | null
   assignees: UserRow[]
+  /** A pull request's merge state (Issue.pull_request); absent for plain issues. */
+  pull?: { hasMerged: boolean; mergedUnix: number }
 }
 
 /** The Issue record, as `viewer` may see it (`userToApi`: a shared userConverter in lists). */
@@ -96,7 +98,9 @@ export function toApiIssue(
     updated_at: isoTime(issue.updatedUnix),
     closed_at: issue.isClosed ? isoTimeOrNull(issue.closedUnix) : null,
     due_date: isoTimeOrNull(issue.deadlineUnix),
-    pull_request: issue.isPull ? { merged: false, merged_at: null as string | null } : null,
+    pull_request: issue.isPull
+      ? { merged: rel.pull?.hasMerged ?? false, merged_at: rel.pull?.hasMerged ? isoTimeOrNull(rel.pull.mergedUnix) : null }
+      : null,
     repository: { id: repo.id, name: repo.name, owner: repo.ownerName, full_name: `${repo.ownerName}/${repo.name}` },
   }
 }

@@ -104,7 +104,7 @@ export function repoRecord(
     watchers_count: repo.numWatches,
     open_issues_count: repo.numIssues - repo.numClosedIssues,
     open_pr_counter: repo.numPulls - repo.numClosedPulls,
-    release_counter: 0,
+    release_counter: repo.numReleases,
     default_branch: repo.defaultBranch,
     archived: repo.isArchived,
     created_at: isoTime(repo.createdUnix),

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { emailAddresses, follows, orgUsers, repositories, stars, users, watches } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { hashPassword } from '../../auth/secrets'
+import { hashNewPassword } from '../../auth/secrets'
 import { ApiError, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
@@ -55,7 +55,7 @@ function setPrimaryEmail(deps: AppDeps, user: UserRow, email: string): void {
 /** Applies an EditUserOption (absent = unchanged); all checks run before any write. */
 export async function editUser(deps: AppDeps, user: UserRow, input: EditUserInput): Promise<UserRow> {
   checkEdit(input)
-  const passwordHash = input.password ? await hashPassword(deps.config, input.password) : undefined
+  const passwordHash = input.password ? await hashNewPassword(deps.config, input.password) : undefined
   const changes: Partial<typeof users.$inferInsert> = {
     fullName: input.full_name,
     passwordHash,
@@ -105,9 +105,10 @@ function assertDeletable(deps: AppDeps, user: UserRow): void {
  * (ON DELETE CASCADE); the counters of others are fixed first. Issues and comments the user
  * posted stay (their poster id is no foreign key) and show the Ghost user as author (as Gitea).
  */
-export function deleteUser(deps: AppDeps, user: UserRow, actor: UserRow): void {
+export function deleteUser(deps: AppDeps, user: UserRow, actor: UserRow | null): void {
   // As Gitea: an administrator cannot delete their own account (nor lock the site out that way).
-  if (user.id === actor.id) throw unprocessable('you cannot delete yourself')
+  // `null` is the operator at the command line (`warren admin user delete`).
+  if (user.id === actor?.id) throw unprocessable('you cannot delete yourself')
   try {
     writeTransaction(deps.db, () => {
       assertDeletable(deps, user)

@@ -1,6 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import type { Config } from '../../config'
 import type { RepoContext } from '../../auth/repo-context'
 import { writeTransaction } from '../../db/client'
 import { deployKeys, publicKeys } from '../../db/schema'
@@ -9,7 +8,7 @@ import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { isoTime, nowUnix } from '../../lib/time'
 import { apiUrl } from '../../lib/urls'
 import { repoToApi } from '../repos/service'
-import { checkSshKeyInput } from '../keys/service'
+import { checkSshKeyInput, KEY_USE_RECORD_INTERVAL } from '../keys/service'
 
 export type DeployKeyRow = typeof deployKeys.$inferSelect
 
@@ -111,6 +110,8 @@ export interface DeployKeyGrant {
   keyId: number
   repoId: number
   readOnly: boolean
+  /** When the key was added or last used (see recordDeployKeyUse). */
+  updatedUnix: number
 }
 
 /**
@@ -119,9 +120,16 @@ export interface DeployKeyGrant {
  */
 export function deployKeysByFingerprint(deps: AppDeps, fingerprint: string): DeployKeyGrant[] {
   return deps.db
-    .select({ keyId: deployKeys.id, repoId: deployKeys.repoId, readOnly: deployKeys.readOnly })
+    .select({ keyId: deployKeys.id, repoId: deployKeys.repoId, readOnly: deployKeys.readOnly, updatedUnix: deployKeys.updatedUnix })
     .from(deployKeys)
     .where(eq(deployKeys.fingerprint, fingerprint))
     .orderBy(asc(deployKeys.id))
     .all()
+}
+
+/** Records that a deploy key was used on its repository, at most once per KEY_USE_RECORD_INTERVAL (as user keys). */
+export function recordDeployKeyUse(deps: AppDeps, grant: DeployKeyGrant): void {
+  const now = nowUnix()
+  if (now - grant.updatedUnix < KEY_USE_RECORD_INTERVAL) return
+  deps.db.update(deployKeys).set({ updatedUnix: now }).where(eq(deployKeys.id, grant.keyId)).run()
 }

@@ -25,7 +25,8 @@ function sniffContentType(head: Uint8Array): { type: string; inline: boolean; te
   return { type: 'text/plain; charset=utf-8', inline: true, text: true }
 }
 
-function disposition(kind: 'inline' | 'attachment', name: string): string {
+/** A Content-Disposition header for `name` (ASCII fallback and the UTF-8 form). */
+export function disposition(kind: 'inline' | 'attachment', name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_')
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`
 }

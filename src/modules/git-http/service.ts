@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../deps'
-import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
-import { findRepoByName, gitRepoOf, findRepoRedirect, redirectedLocation } from '../../auth/repo-context'
+import type { RepoRow } from '../../auth/access'
+import { gitRepoOf, redirectedLocation } from '../../auth/repo-context'
+import { findGitRepository, gitAccessRefusal, stripGitSuffix, type GitRefusal } from '../../auth/git-access'
 import type { UserRow } from '../../auth/caller'
 import { ApiError, apiErrorOfGit } from '../../lib/errors'
 import { GitError, type GitRepo } from '../../git/run'
@@ -9,6 +10,8 @@ import { docsUrl } from '../../lib/urls'
 import { advertiseRefs, serviceRpc, type GitService } from '../../git/smart-http'
 import { MAX_COMMAND_BYTES, pushRefProblem, readPushHead, refusalReport, replayed } from '../../git/push-commands'
 import { beginPush, finishPush } from '../repos/git-sync'
+import { trackWork } from '../../lib/in-flight'
+import { errorFields, loggerOf } from '../../lib/log'
 
 /** A repository reached over git HTTP, once the caller is known to be allowed. */
 export interface GitTarget {
@@ -32,22 +35,25 @@ export function gitErrorResponse(deps: AppDeps, status: number, message: string,
   return new Response(JSON.stringify({ message, url: docsUrl(deps.config) }), { status, headers })
 }
 
-/** `{repo}` in git URLs may carry `.git`. */
-const stripGitSuffix = (name: string) => (name.toLowerCase().endsWith('.git') ? name.slice(0, -4) : name)
+/** How git HTTP words each refusal of the shared decision (src/auth/git-access.ts). */
+const REFUSALS: Record<GitRefusal, [number, string]> = {
+  'not-found': [404, 'Repository not found'],
+  'sign-in': [401, 'authentication required'],
+  forbidden: [403, 'User permission denied'],
+  mirror: [403, 'mirror repository is read-only'],
+  archived: [403, 'repo is archived'],
+}
 
 /**
- * Who may do what over git HTTP: pulls of readable public repositories are anonymous;
- * everything else needs Basic credentials (401 + WWW-Authenticate when missing or wrong).
- * A signed-in caller who cannot read the repository gets 404 (existence is not revealed),
- * one who can read but not write gets 403 on push.
+ * Who may do what over git HTTP is decided by gitAccessRefusal, as for SSH: pulls of readable
+ * public repositories are anonymous; everything else needs Basic credentials (401 +
+ * WWW-Authenticate when missing or wrong). A signed-in caller who cannot read the repository
+ * gets 404 (existence is not revealed), one who can read but not write gets 403 on push.
  */
 export async function authorizeGit(deps: AppDeps, request: Request, ownerName: string, repoName: string, service: GitService): Promise<GitTarget | Response> {
-  const name = stripGitSuffix(repoName)
-  let found = findRepoByName(deps, ownerName, name)
   // An old name of a renamed repository: once the caller passes the same checks as for the
   // repository itself, 301 to the same URL under the new name (git follows it).
-  const moved = found ? undefined : findRepoRedirect(deps, ownerName, name)
-  found ??= moved
+  const found = findGitRepository(deps, ownerName, repoName)
   if (!found) return gitErrorResponse(deps, 404, 'Repository not found')
   let user: UserRow | null
   try {
@@ -57,16 +63,14 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
     if (e instanceof ApiError) return gitErrorResponse(deps, e.status, e.status === 401 ? 'invalid credentials' : e.message, e.headers)
     throw e
   }
-  const need = service === 'receive-pack' ? AccessMode.Write : AccessMode.Read
-  const mode = accessLevel(deps.db, user, found.repo, found.owner)
-  if (need === AccessMode.Write && !user) return gitErrorResponse(deps, 401, 'authentication required')
-  if (mode < AccessMode.Read) return user ? gitErrorResponse(deps, 404, 'Repository not found') : gitErrorResponse(deps, 401, 'authentication required')
-  if (mode < need) return gitErrorResponse(deps, 403, 'User permission denied')
-  if (need === AccessMode.Write && found.repo.isMirror) return gitErrorResponse(deps, 403, 'mirror repository is read-only')
-  if (need === AccessMode.Write && found.repo.isArchived) return gitErrorResponse(deps, 403, 'repo is archived')
-  if (moved)
-    return new Response(null, { status: 301, headers: { Location: redirectedLocation(request, ownerName, name, moved), ...NO_CACHE } })
-  return { ...found, user, git: gitRepoOf(deps, found, request.signal) }
+  const refusal = gitAccessRefusal(deps, { user }, found, service)
+  if (refusal) return gitErrorResponse(deps, ...REFUSALS[refusal])
+  if (found.moved)
+    return new Response(null, {
+      status: 301,
+      headers: { Location: redirectedLocation(request, ownerName, stripGitSuffix(repoName), found), ...NO_CACHE },
+    })
+  return { repo: found.repo, owner: found.owner, user, git: gitRepoOf(deps, found, request.signal) }
 }
 
 /** `GET info/refs?service=...`. */
@@ -98,8 +102,8 @@ export async function serviceResponse(deps: AppDeps, target: GitTarget, service:
     const rpc = serviceRpc(target.git, service, body, gitProtocol)
     // A killed upload-pack ends its stream early; the client sees a cut-off pack and says so.
     rpc.done.then(({ code, stderr, killed }) => {
-      if (killed?.kind === 'timeout') console.warn(`upload-pack ${target.repo.ownerName}/${target.repo.name}: ${killed.message}`)
-      else if (!killed && code !== 0 && code !== 141 && stderr) console.warn(`upload-pack ${target.repo.ownerName}/${target.repo.name}: ${stderr.trim().slice(0, 300)}`)
+      if (killed?.kind === 'timeout') loggerOf(deps.config).warn('upload-pack stopped', { repo: `${target.repo.ownerName}/${target.repo.name}`, reason: killed.message })
+      else if (!killed && code !== 0 && code !== 141 && stderr) loggerOf(deps.config).warn('upload-pack failed', { repo: `${target.repo.ownerName}/${target.repo.name}`, stderr: stderr.trim().slice(0, 300) })
     })
     return new Response(rpc.stdout, { headers })
   }
@@ -149,14 +153,16 @@ async function receivePack(
   const git: GitRepo = { ...target.git, signal: undefined }
   const rpc = serviceRpc(git, 'receive-pack', replayed(head.head, reader), gitProtocol)
   const finished = rpc.done.then(async ({ code, stderr, killed }) => {
-    if (killed) console.warn(`receive-pack ${target.repo.ownerName}/${target.repo.name}: ${killed.message}`)
-    else if (code !== 0 && stderr) console.warn(`receive-pack ${target.repo.ownerName}/${target.repo.name}: ${stderr.trim().slice(0, 300)}`)
+    if (killed) loggerOf(deps.config).warn('receive-pack stopped', { repo: `${target.repo.ownerName}/${target.repo.name}`, reason: killed.message })
+    else if (code !== 0 && stderr) loggerOf(deps.config).warn('receive-pack failed', { repo: `${target.repo.ownerName}/${target.repo.name}`, stderr: stderr.trim().slice(0, 300) })
     try {
       await finishPush(deps, repoId, pushId)
     } catch (e) {
-      console.error('updating repository after push failed:', e)
+      loggerOf(deps.config).error('updating a repository after a push failed', { repoId, ...errorFields(e) })
     }
   })
+  // Shutdown waits for the push to be recorded, not only for git to exit.
+  trackWork(finished)
   const out = rpc.stdout.getReader()
   let listening = true
   const answer = new ReadableStream<Uint8Array>({

@@ -4,9 +4,9 @@ import type { Db } from '../../db/client'
 import { rowMapper } from '../../db/row-mapper'
 import { writeTransaction } from '../../db/client'
 import { containsPattern, inJsonList } from '../../db/conditions'
-import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, repositories, users } from '../../db/schema'
+import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, pullRequests, repositories, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { getUserByName, getVisibleUserByName, usersByIds } from '../users/service'
+import { getVisibleUserByName, usersByIds } from '../users/service'
 import { AccessMode, accessLevel, type RepoRow } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
@@ -51,6 +51,7 @@ function prepareStatements(db: Db) {
         content: sql.placeholder('content'),
         milestoneId: sql.placeholder('milestone'),
         isClosed: sql.placeholder('closed'),
+        isPull: sql.placeholder('pull'),
         deadlineUnix: sql.placeholder('deadline'),
         createdUnix: sql.placeholder('now'),
         updatedUnix: sql.placeholder('now'),
@@ -79,6 +80,11 @@ function prepareStatements(db: Db) {
       .prepare(),
     labelsByIds: db.select().from(labels).where(inJsonList(labels.id, 'ids')).orderBy(asc(labels.name), asc(labels.id)).prepare(),
     milestonesByIds: db.select().from(milestones).where(inJsonList(milestones.id, 'ids')).prepare(),
+    pullStatesOf: db
+      .select({ issueId: pullRequests.issueId, hasMerged: pullRequests.hasMerged, mergedUnix: pullRequests.mergedUnix })
+      .from(pullRequests)
+      .where(inJsonList(pullRequests.issueId, 'ids'))
+      .prepare(),
     nextIndex: db
       .insert(issueIndexes)
       .values({ repoId: sql.placeholder('repo'), maxIndex: 1 })
@@ -153,6 +159,9 @@ export function issueRelations(deps: AppDeps, rows: IssueRow[]): Map<number, Iss
     const u = people.get(a.userId)
     if (u) result.get(a.issueId)!.assignees.push(u)
   }
+  const pullIds = rows.filter((r) => r.isPull).map((r) => r.id)
+  if (pullIds.length)
+    for (const p of s.pullStatesOf.all({ ids: JSON.stringify(pullIds) })) result.get(p.issueId)!.pull = { hasMerged: p.hasMerged, mergedUnix: p.mergedUnix }
   return result
 }
 
@@ -373,7 +382,7 @@ function setAssignees(deps: AppDeps, issueId: number, people: UserRow[]): void {
 }
 
 /** Opens or closes an issue and moves every counter that follows it; inside a write transaction. */
-function setClosed(deps: AppDeps, issue: IssueRow, closed: boolean, now: number): void {
+export function setClosed(deps: AppDeps, issue: IssueRow, closed: boolean, now: number): void {
   if (issue.isClosed === closed) return
   const d = closed ? 1 : -1
   deps.db
@@ -409,11 +418,29 @@ export interface NewIssue {
 const requireTitle = (title: string) => checkRequiredText(title, MAX_TITLE, 'Title')
 
 /**
- * Files an issue. Assignees, milestone and labels are applied only for writers (silently
- * dropped otherwise, as Gitea). The index comes from the repository's counter row, taken and
- * bumped in the same BEGIN IMMEDIATE transaction: unique, gap-free, never reused.
+ * What makes a new issue a pull request (the pulls service), both run in the issue's own
+ * transaction: `check` first (it may refuse: nothing is written), then `attach` once the issue
+ * row exists, which writes the pull request's row and its `pull.opened` event (the issue then
+ * announces no `issue.opened`).
  */
-export function createIssue(deps: AppDeps, ctx: RepoContext, poster: UserRow, opts: NewIssue): { row: IssueRow; rel: IssueRelations } {
+export interface NewPullHook {
+  check: () => void
+  attach: (issue: IssueRow) => void
+}
+
+/**
+ * Files an issue (or, with `pull`, a pull request). Assignees, milestone and labels are applied
+ * only for writers (silently dropped otherwise, as Gitea). The index comes from the repository's
+ * counter row, taken and bumped in the same BEGIN IMMEDIATE transaction: unique, gap-free, never
+ * reused.
+ */
+export function createIssue(
+  deps: AppDeps,
+  ctx: RepoContext,
+  poster: UserRow,
+  opts: NewIssue,
+  pull?: NewPullHook,
+): { row: IssueRow; rel: IssueRelations } {
   requireTitle(opts.title)
   const writer = ctx.mode >= AccessMode.Write
   const assigneeNames = writer ? [...(opts.assignee ? [opts.assignee] : []), ...(opts.assignees ?? [])] : []
@@ -423,6 +450,7 @@ export function createIssue(deps: AppDeps, ctx: RepoContext, poster: UserRow, op
   const closed = opts.closed === true
   const s = statementsOf(deps.db)
   return writeTransaction(deps.db, () => {
+    pull?.check()
     const milestone = writer && opts.milestone ? repoMilestone(deps, ctx.repo.id, opts.milestone) : null
     const labelRows = writer && opts.labels?.length ? repoLabelsByIds(deps, ctx.repo.id, opts.labels) : []
     const index = nextIssueIndex(deps, ctx.repo.id)
@@ -434,11 +462,13 @@ export function createIssue(deps: AppDeps, ctx: RepoContext, poster: UserRow, op
       content: opts.body ?? '',
       milestone: milestone?.id ?? 0,
       closed: closed ? 1 : 0,
+      pull: pull ? 1 : 0,
       deadline,
       now,
       closedUnix: closed ? now : 0,
     })!
-    s.countNewIssue.run({ repo: ctx.repo.id, closed: closed ? 1 : 0 })
+    if (pull) bumpRepoCounters(deps, ctx.repo.id, true, 1, closed ? 1 : 0)
+    else s.countNewIssue.run({ repo: ctx.repo.id, closed: closed ? 1 : 0 })
     if (milestone) {
       bumpMilestone(deps, milestone.id, 1, closed ? 1 : 0)
       milestone.numIssues += 1
@@ -449,6 +479,10 @@ export function createIssue(deps: AppDeps, ctx: RepoContext, poster: UserRow, op
       labelRows.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id - y.id))
     }
     if (people.length) setAssignees(deps, row.id, people)
+    if (pull) {
+      pull.attach(row)
+      return { row, rel: { poster, labels: labelRows, milestone, assignees: people, pull: { hasMerged: false, mergedUnix: 0 } } }
+    }
     recordIssueEvent(deps.db, row, poster.id, 'issue.opened')
     // Filed closed: Gitea changes its status right after creating it, which announces the close.
     if (closed) recordIssueEvent(deps.db, row, poster.id, 'issue.closed')
@@ -467,8 +501,19 @@ export interface IssueEdit {
   unset_due_date?: boolean
 }
 
-/** Edits an issue: the poster or a writer; assignees, milestone and deadline are for writers only. */
-export function editIssue(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow, opts: IssueEdit): IssueRow {
+/**
+ * Edits an issue: the poster or a writer; assignees, milestone and deadline are for writers only.
+ * `alsoInTransaction` (the pulls service: a pull request's own fields) runs first in the edit's
+ * transaction, with the issue as it was; it may refuse (nothing is changed then).
+ */
+export function editIssue(
+  deps: AppDeps,
+  ctx: RepoContext,
+  index: number,
+  caller: UserRow,
+  opts: IssueEdit,
+  alsoInTransaction?: (issue: IssueRow) => void,
+): IssueRow {
   const issue = findIssue(deps, ctx.repo.id, index)
   const writer = ctx.mode >= AccessMode.Write
   if (!writer && issue.posterId !== caller.id) throw forbidden('Only the poster or a writer may edit this issue')
@@ -488,6 +533,7 @@ export function editIssue(deps: AppDeps, ctx: RepoContext, index: number, caller
   return writeTransaction(deps.db, () => {
     let current = findIssue(deps, ctx.repo.id, index)
     const before = current
+    alsoInTransaction?.(current)
     if (writer && opts.milestone !== undefined) {
       const target = opts.milestone ? repoMilestone(deps, ctx.repo.id, opts.milestone) : null
       setMilestone(deps, current, target?.id ?? 0)

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import type { Config } from '../../config'
 import type { UserRow } from '../../auth/caller'
 import { writeTransaction } from '../../db/client'
-import { deployKeys, emailAddresses, gpgKeys, publicKeys } from '../../db/schema'
+import { deployKeys, emailAddresses, gpgKeys, publicKeys, users } from '../../db/schema'
 import { ApiError, forbidden, notFound, unprocessable } from '../../lib/errors'
 import { isoTime, nowUnix, ZERO_TIME } from '../../lib/time'
 import { apiUrl } from '../../lib/urls'
@@ -115,6 +115,29 @@ export function deletePublicKey(deps: AppDeps, ownerId: number, id: number): voi
   if (!key) throw notFound(`public key does not exist [id: ${id}]`)
   if (key.ownerId !== ownerId) throw forbidden('You do not have access to this key')
   deps.db.delete(publicKeys).where(eq(publicKeys.id, id)).run()
+}
+
+/**
+ * How often a key's use is written down at most (its `updated_unix`, Gitea's "last used"
+ * time), in seconds: a clone every second must not write every second.
+ */
+export const KEY_USE_RECORD_INTERVAL = 60
+
+/** For the SSH transport: the user key with this fingerprint and its owner, looked up afresh each time. */
+export function userKeyByFingerprint(deps: AppDeps, fingerprint: string): { key: PublicKeyRow; owner: UserRow } | undefined {
+  return deps.db
+    .select({ key: publicKeys, owner: users })
+    .from(publicKeys)
+    .innerJoin(users, eq(users.id, publicKeys.ownerId))
+    .where(and(eq(publicKeys.fingerprint, fingerprint), eq(publicKeys.type, USER_KEY)))
+    .get()
+}
+
+/** Records that a user key was used (its updated time), at most once per KEY_USE_RECORD_INTERVAL. */
+export function recordPublicKeyUse(deps: AppDeps, key: { id: number; updatedUnix: number }): void {
+  const now = nowUnix()
+  if (now - key.updatedUnix < KEY_USE_RECORD_INTERVAL) return
+  deps.db.update(publicKeys).set({ updatedUnix: now }).where(eq(publicKeys.id, key.id)).run()
 }
 
 // ---------------------------------------------------------------------------------------------

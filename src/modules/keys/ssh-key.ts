@@ -105,6 +105,9 @@ function fromRfc4716(text: string): [string, string] {
   return [body.join(''), comment]
 }
 
+/** `SHA256:<base64, unpadded>` of a key's wire form, as ssh-keygen -l prints it (and the SSH server matches keys by). */
+export const sshKeyFingerprint = (blob: Uint8Array): string => 'SHA256:' + createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')
+
 /**
  * Parses an SSH public key as a user pastes it: `type base64 [comment]` (OpenSSH), a bare
  * base64 blob, or the RFC 4716 form. 422 "Invalid key content: ..." on anything else.
@@ -133,7 +136,7 @@ export function parseSshPublicKey(input: string): SshPublicKey {
     if (typeWord && typeWord !== type) throw new Error(`key type "${typeWord}" does not match the key data ("${type}")`)
     checkBlob(type, blob)
     const base64 = blob.toString('base64')
-    const fingerprint = 'SHA256:' + createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')
+    const fingerprint = sshKeyFingerprint(blob)
     comment = comment.replace(/[\r\n]/g, '').trim()
     return { type, blob, comment, normalized: comment ? `${type} ${base64} ${comment}` : `${type} ${base64}`, fingerprint }
   } catch (e) {

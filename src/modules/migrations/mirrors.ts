@@ -9,6 +9,7 @@ import { badRequest } from '../../lib/errors'
 import { beginPush, finishPush } from '../repos/git-sync'
 import { gitRepoAt, pathOfRepo } from '../repos/service'
 import { migrationError, resolveCloneSource } from './service'
+import { errorFields, loggerOf } from '../../lib/log'
 
 /**
  * Pull-mirror updates. Each update fetches every branch and tag from the remote (`git fetch
@@ -59,7 +60,7 @@ export async function updateMirror(deps: AppDeps, repoId: number, now = nowUnix(
   } catch (e) {
     const mapped = migrationError(e)
     error = (mapped instanceof Error ? mapped.message : String(mapped)).slice(0, 500)
-    console.error(`warren: updating mirror ${repo.ownerName}/${repo.name} failed: ${error}`)
+    loggerOf(deps.config).warn('updating a mirror failed', { repo: `${repo.ownerName}/${repo.name}`, error })
   }
   deps.db
     .update(mirrors)
@@ -75,7 +76,7 @@ function pump(deps: AppDeps): void {
     const job = q.waiting.shift()!
     q.running++
     updateMirror(deps, job.repoId, job.now)
-      .catch((e) => console.error(`warren: mirror update of repository ${job.repoId} failed:`, e))
+      .catch((e) => loggerOf(deps.config).error('a mirror update failed', { repoId: job.repoId, ...errorFields(e) }))
       .finally(() => {
         q.running--
         q.queued.delete(job.repoId)

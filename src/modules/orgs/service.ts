@@ -1,6 +1,5 @@
-import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client'
 import { writeTransaction } from '../../db/client'
 import { collaborations, orgUsers, repositories, teams, teamUsers, users } from '../../db/schema'
@@ -16,8 +15,6 @@ import { TEAM_UNITS } from '../teams/model'
 import { createRepository, listOwnedRepos, type NewRepo } from '../repos/service'
 
 export type OrgRow = UserRow
-
-/** The repository units a team may be given (records.md §7), all of them by default. */
 
 const OWNERS_TEAM_NAME = 'Owners'
 

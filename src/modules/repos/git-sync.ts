@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { writeTransaction, type Db } from '../../db/client'
+import { writeTransaction } from '../../db/client'
 import { pendingPushes, repoGitStates, repositories } from '../../db/schema'
 import { gitRepoAt, pathOfRepo } from './service'
 import { repositorySize, setHeadBranch } from '../../git/refs'
@@ -9,6 +9,9 @@ import { headBranchOf, readBranchAndTagRefs, refsFingerprint } from '../../git/r
 import type { PushCommand } from '../../git/push-commands'
 import { diffRefs, recordRefChange } from '../../events/push-events'
 import { nowUnix } from '../../lib/time'
+import { queueChecksForBranch } from '../pulls/queue'
+import { errorFields, loggerOf } from '../../lib/log'
+import { oneAtATime } from '../../lib/one-at-a-time'
 
 /**
  * Keeping the database in step with what git holds after a push (and after a crash).
@@ -27,18 +30,7 @@ import { nowUnix } from '../../lib/time'
  */
 
 /** One sync at a time per repository (per database): a later one waits for the earlier one. */
-const queues = new WeakMap<Db, Map<number, Promise<unknown>>>()
-function oneAtATime<T>(db: Db, repoId: number, fn: () => Promise<T>): Promise<T> {
-  let map = queues.get(db)
-  if (!map) queues.set(db, (map = new Map()))
-  const run = (map.get(repoId) ?? Promise.resolve()).then(fn, fn)
-  const tail = run.catch(() => {})
-  map.set(repoId, tail)
-  tail.then(() => {
-    if (map.get(repoId) === tail) map.delete(repoId)
-  })
-  return run
-}
+const syncInTurn = oneAtATime<number>()
 
 /**
  * Before a push reaches git: makes sure the database has a record of the refs to diff against
@@ -80,7 +72,7 @@ export function syncRepositoryWithGit(
   repoId: number,
   opts: { pushId?: number; settlePending?: boolean } = {},
 ): Promise<SyncResult> {
-  return oneAtATime(deps.db, repoId, async () => {
+  return syncInTurn(deps.db, repoId, async () => {
     let result: SyncResult = 'missing'
     try {
       return (result = await syncOnce(deps, repoId, opts))
@@ -127,7 +119,10 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: { pushId?: number; 
       for (const change of diffRefs(JSON.parse(current.refs), refs)) {
         // The latest pending push that asked for exactly this update; else this sync's push.
         const asked = pushers.findLast((p) => p.commands?.some((c) => c.ref === change.ref && c.new === change.after))
-        recordRefChange(db, repoId, (asked ?? fallback)?.pusherId ?? null, change)
+        const pusherId = (asked ?? fallback)?.pusherId ?? null
+        recordRefChange(db, repoId, pusherId, change)
+        // Pull requests whose head or base this branch is get their mergeability checked again.
+        if (change.ref.startsWith('refs/heads/')) queueChecksForBranch(db, repoId, change.ref.slice('refs/heads/'.length), pusherId)
       }
     }
     db.update(repositories)
@@ -165,7 +160,7 @@ export async function reconcileRepositories(
         if (r === 'updated') result.updated++
         if (r === 'missing') result.missing++
       } catch (e) {
-        console.error(`warren: reconciling repository ${id} with git failed:`, e)
+        loggerOf(deps.config).error('reconciling a repository with git failed', { repoId: id, ...errorFields(e) })
       }
     }
   }

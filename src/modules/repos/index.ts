@@ -1,4 +1,4 @@
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { AccessMode } from '../../auth/access'
 import { pipeline } from '../../auth/pipeline'

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { changeMarkOf, writeTransaction } from '../../db/client'
@@ -17,6 +17,7 @@ import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { charCount, checkWebsite } from '../../lib/validate'
 import { initBareRepository, removeRepositoryFolder } from '../../git/init'
+import { removeRepositoryAttachments } from '../releases/storage'
 import { repoPath, type GitRepo } from '../../git/run'
 import { branchExists, isSafeRefName, repositorySize, setHeadBranch } from '../../git/refs'
 import { gitLimitsOf } from '../../auth/repo-context'
@@ -25,6 +26,8 @@ import { SEARCH_MODES } from './model'
 import { recordEvent } from '../../events/outbox'
 import { GITIGNORE_TEMPLATES, LICENSE_TEMPLATES, README_TEMPLATES } from './templates'
 import { changeMarkRow } from '../stars/service'
+import { removeGitLeftovers } from '../../git/leftovers'
+import { loggerOf } from '../../lib/log'
 
 export interface NewRepo {
   name: string
@@ -426,8 +429,9 @@ function dropRedirect(deps: AppDeps, ownerId: number, lowerName: string): void {
  * Deletes a repository (repository admins: owning user, site admin, owners and admin teams of
  * the owning organisation, admin collaborators; the issue's rule, wider than Gitea's owner-only
  * API): the row first (its dependants cascade) and the owner's counter, then the folder (a
- * folder already missing is fine). A crash in between leaves a folder without a row, which the
- * startup check moves aside.
+ * folder already missing is fine) and its release assets' files. A crash in between leaves a
+ * folder without a row, which the startup checks move aside (repairRepositories) or remove
+ * (repairAttachments).
  */
 export function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode, actor: UserRow | null = null): void {
   if (mode < AccessMode.Admin) throw forbidden('Only repository administrators may delete it')
@@ -450,6 +454,7 @@ export function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, m
     deps.db.update(users).set({ numRepos: sql`max(${users.numRepos} - 1, 0)` }).where(eq(users.id, repo.ownerId)).run()
   })
   removeRepositoryFolder(pathOfRepo(deps, owner.name, repo))
+  removeRepositoryAttachments(deps, repo.id)
 }
 
 // ---- lookups and lists -------------------------------------------------------------------
@@ -675,46 +680,64 @@ export function searchRepositories(deps: AppDeps, viewer: UserRow | null, opts: 
  * 'creating' are deleted with their folders; git folders under {data}/repositories that no row
  * accounts for are reported and moved aside to {data}/repositories/.orphaned/ (never deleted);
  * ready rows whose folder is missing (a crash in the middle of a rename, or outside damage) are
- * reported, so that an administrator can put the folder back from .orphaned/.
+ * reported, so that an administrator can put the folder back from .orphaned/; what killed git
+ * processes left in repositories (src/git/leftovers.ts) is removed.
  */
-export function repairRepositories(deps: AppDeps): { removedRows: number; orphaned: string[]; missing: string[] } {
-  const stale = deps.db.select().from(repositories).where(eq(repositories.status, 'creating')).all()
-  for (const row of stale) {
+export function repairRepositories(deps: AppDeps): { removedRows: number; orphaned: string[]; missing: string[]; leftovers: string[] } {
+  const state = repositoryFolders(deps)
+  const log = loggerOf(deps.config)
+  for (const row of state.unfinished) {
     removeRepositoryFolder(pathOfRepo(deps, row.ownerName, row))
     writeTransaction(deps.db, () => {
       deps.db.delete(repositories).where(eq(repositories.id, row.id)).run()
       deps.db.update(users).set({ numRepos: sql`max(${users.numRepos} - 1, 0)` }).where(eq(users.id, row.ownerId)).run()
     })
-    console.warn(`warren: removed unfinished repository ${row.ownerName}/${row.name}`)
+    log.warn('removed an unfinished repository', { repo: `${row.ownerName}/${row.name}` })
   }
+  for (const r of state.missing) log.warn('a repository has no git folder', { repo: `${r.ownerName}/${r.name}`, expected: r.path })
+  // Nothing runs yet: what a killed git left behind (a push's quarantine, half-written packs) goes.
+  const leftovers = state.present.flatMap((path) => removeGitLeftovers(path))
+  if (leftovers.length) log.warn('removed temporary git objects left by interrupted git processes', { count: leftovers.length })
   const root = join(deps.config.dataDir, 'repositories')
-  const orphaned: string[] = []
-  const missing: string[] = []
-  const rows = deps.db.select({ ownerName: repositories.ownerName, name: repositories.name }).from(repositories).all()
+  const aside = join(root, '.orphaned')
+  for (const name of state.unaccounted) {
+    let target = join(aside, name)
+    if (existsSync(target)) target = `${target}.${Date.now()}`
+    mkdirSync(dirname(target), { recursive: true })
+    renameSync(join(root, name), target)
+    log.warn('a git folder has no repository; moved aside', { folder: name, to: target })
+  }
+  return { removedRows: state.unfinished.length, orphaned: state.unaccounted, missing: state.missing.map((r) => `${r.ownerName}/${r.name}`), leftovers }
+}
+
+/**
+ * The repository folders against the rows, read only (repairRepositories acts on it; `warren
+ * doctor` reports it): rows still 'creating', ready rows whose folder is missing, the folders
+ * of rows that have one, and folders under repositories/ no row accounts for (`owner/name.git`).
+ */
+export function repositoryFolders(deps: AppDeps) {
+  const unfinished = deps.db.select().from(repositories).where(eq(repositories.status, 'creating')).all()
+  const rows = deps.db.select({ ownerName: repositories.ownerName, name: repositories.name, status: repositories.status }).from(repositories).all()
   const known = new Set<string>()
+  const missing: { ownerName: string; name: string; path: string }[] = []
+  const present: string[] = []
   for (const r of rows) {
     const path = pathOfRepo(deps, r.ownerName, r)
     known.add(path)
-    if (!existsSync(path)) {
-      missing.push(`${r.ownerName}/${r.name}`)
-      console.warn(`warren: repository ${r.ownerName}/${r.name} has no git folder (expected ${path})`)
-    }
+    if (existsSync(path)) present.push(path)
+    else if (r.status !== 'creating') missing.push({ ownerName: r.ownerName, name: r.name, path })
   }
-  if (!existsSync(root)) return { removedRows: stale.length, orphaned, missing }
-  const aside = join(root, '.orphaned')
-  for (const ownerDir of readdirSync(root, { withFileTypes: true })) {
-    if (!ownerDir.isDirectory() || ownerDir.name === '.orphaned') continue
-    for (const entry of readdirSync(join(root, ownerDir.name), { withFileTypes: true })) {
-      const path = join(root, ownerDir.name, entry.name)
-      if (!entry.isDirectory() || known.has(path)) continue
-      if (entry.name.endsWith('.wiki.git') && known.has(path.replace(/\.wiki\.git$/, '.git'))) continue
-      let target = join(aside, ownerDir.name, entry.name)
-      if (existsSync(target)) target = `${target}.${Date.now()}`
-      mkdirSync(join(aside, ownerDir.name), { recursive: true })
-      renameSync(path, target)
-      orphaned.push(`${ownerDir.name}/${entry.name}`)
-      console.warn(`warren: git folder ${ownerDir.name}/${entry.name} has no repository; moved to ${target}`)
+  const root = join(deps.config.dataDir, 'repositories')
+  const unaccounted: string[] = []
+  if (existsSync(root))
+    for (const ownerDir of readdirSync(root, { withFileTypes: true })) {
+      if (!ownerDir.isDirectory() || ownerDir.name === '.orphaned') continue
+      for (const entry of readdirSync(join(root, ownerDir.name), { withFileTypes: true })) {
+        const path = join(root, ownerDir.name, entry.name)
+        if (!entry.isDirectory() || known.has(path)) continue
+        if (entry.name.endsWith('.wiki.git') && known.has(path.replace(/\.wiki\.git$/, '.git'))) continue
+        unaccounted.push(`${ownerDir.name}/${entry.name}`)
+      }
     }
-  }
-  return { removedRows: stale.length, orphaned, missing }
+  return { unfinished, missing, present, unaccounted }
 }

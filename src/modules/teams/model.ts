@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { BoundedList, ListName } from '../../lib/validate'
+import { BoundedList } from '../../lib/validate'
 import { OrganizationSchema } from '../orgs/model'
 import { literals, recordLiterals } from '../../lib/literals'
 

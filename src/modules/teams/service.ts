@@ -19,7 +19,6 @@ import {
   lastOwnerMessage,
   orgRole,
   ownersCount,
-  requireOrgOwner,
   type OrgContext,
   type OrgRow,
 } from '../orgs/service'

@@ -7,7 +7,7 @@ import { rowMapper } from '../../db/row-mapper'
 import { accessTokens, emailAddresses, follows, users } from '../../db/schema'
 import type { Caller, UserRow } from '../../auth/caller'
 import { ownerVisibleTo, visibleOwnerCondition } from '../../auth/visibility'
-import { hashPassword, hashToken, newTokenSecret } from '../../auth/secrets'
+import { hashNewPassword, hashToken, newTokenSecret } from '../../auth/secrets'
 import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { pathNumber } from '../../lib/path-number'
@@ -98,7 +98,7 @@ export async function createUser(deps: AppDeps, input: NewUser): Promise<UserRow
   checkMaxSize(input.password, 255, 'Password')
   checkVisibility(input.visibility)
   checkLoginSource(input.sourceId)
-  const passwordHash = await hashPassword(deps.config, input.password)
+  const passwordHash = await hashNewPassword(deps.config, input.password)
   return writeTransaction(deps.db, () => {
     assertNameFree(deps, input.username)
     assertEmailFree(deps, input.email)

@@ -1,0 +1,78 @@
+import type { AppDeps } from '../deps'
+import { accessLevel, AccessMode, type RepoRow } from './access'
+import type { UserRow } from './caller'
+import { findRepoByName, findRepoRedirect } from './repo-context'
+import type { GitSessionService } from '../git/smart-http'
+
+/**
+ * Who may run which git service on a repository: the one decision behind both git transports,
+ * smart HTTP (modules/git-http) and SSH (src/ssh). Each transport finds the caller its own way
+ * (Basic credentials; an SSH key) and words the refusal its own way (git-shaped HTTP answers;
+ * a message on the SSH channel's stderr), but what is allowed is decided here only.
+ */
+
+/** What a deploy key opens: exactly one repository, read-only unless it was added with write access. */
+export interface DeployKeyAccess {
+  repoId: number
+  readOnly: boolean
+}
+
+/**
+ * A git caller: a user (null when anonymous, over HTTP), or a deploy key, which stands for no
+ * user: its grants (one per repository the key was added to) are all it may use.
+ */
+export type GitCaller = { user: UserRow | null; deployKeys?: undefined } | { user: null; deployKeys: DeployKeyAccess[] }
+
+/**
+ * Why a git request is refused: `not-found` (no such repository, or one the caller may not read:
+ * existence is not revealed), `sign-in` (an anonymous caller needs to sign in), `forbidden` (read
+ * but no write access), `mirror` / `archived` (pushes to read-only repositories).
+ */
+export type GitRefusal = 'not-found' | 'sign-in' | 'forbidden' | 'mirror' | 'archived'
+
+/** A repository reached by a git transport: the row, its owner, and whether the name was an old one. */
+export interface GitRepoFound {
+  repo: RepoRow
+  owner: UserRow
+  /** Found by an old name of a renamed repository (HTTP redirects; SSH serves the repository). */
+  moved: boolean
+}
+
+/** `{repo}` in git paths may carry `.git`. */
+export const stripGitSuffix = (name: string) => (name.toLowerCase().endsWith('.git') ? name.slice(0, -4) : name)
+
+/** The repository a git path names (`.git` optional, names case-insensitive), or by an old name. */
+export function findGitRepository(deps: AppDeps, ownerName: string, repoName: string): GitRepoFound | undefined {
+  const name = stripGitSuffix(repoName)
+  const found = findRepoByName(deps, ownerName, name)
+  if (found) return { ...found, moved: false }
+  const moved = findRepoRedirect(deps, ownerName, name)
+  return moved && { ...moved, moved: true }
+}
+
+/** What the caller may do in the repository: a user's access level, or a deploy key's grant. */
+function gitAccessMode(deps: AppDeps, caller: GitCaller, found: { repo: RepoRow; owner: UserRow }): AccessMode {
+  if (!caller.deployKeys) return accessLevel(deps.db, caller.user, found.repo, found.owner)
+  const grant = caller.deployKeys.find((g) => g.repoId === found.repo.id)
+  if (!grant) return AccessMode.None
+  return grant.readOnly ? AccessMode.Read : AccessMode.Write
+}
+
+/**
+ * Whether `caller` may run `service` on the repository: null when allowed, else why not.
+ * Pulls and archives of readable repositories are open to anyone who can read them (anonymous
+ * callers included, for public repositories); pushes need a signed-in caller with write access
+ * to a repository that is neither a mirror nor archived. A caller who cannot read the repository
+ * is told it does not exist (or, anonymous, to sign in), never that it exists.
+ */
+export function gitAccessRefusal(deps: AppDeps, caller: GitCaller, found: { repo: RepoRow; owner: UserRow }, service: GitSessionService): GitRefusal | null {
+  const need = service === 'receive-pack' ? AccessMode.Write : AccessMode.Read
+  const signedIn = caller.user !== null || caller.deployKeys !== undefined
+  const mode = gitAccessMode(deps, caller, found)
+  if (need === AccessMode.Write && !signedIn) return 'sign-in'
+  if (mode < AccessMode.Read) return signedIn ? 'not-found' : 'sign-in'
+  if (mode < need) return 'forbidden'
+  if (need === AccessMode.Write && found.repo.isMirror) return 'mirror'
+  if (need === AccessMode.Write && found.repo.isArchived) return 'archived'
+  return null
+}

@@ -1,0 +1,179 @@
+import { git, isObjectId, requireObjectIds, runGit, GitError, safeGitMessage, type GitRepo } from './run'
+
+/**
+ * Merging without a work tree: everything a pull request needs (mergeability, the merge commit of
+ * each style, the compare-and-swap of the base branch), done with git plumbing on the bare
+ * repository. Object ids handed in are ones git printed (or the database recorded from git);
+ * branch names reach git only inside ref names built from names that passed isSafeRefName, and
+ * as `values`.
+ */
+
+const checkOid = (...ids: string[]) => requireObjectIds('merge', ...ids)
+
+/** The commit a full ref name points to, or null. */
+export async function readRef(repo: GitRepo, ref: string): Promise<string | null> {
+  const r = await runGit(['rev-parse', '--verify', '--quiet'], { ...repo, values: [`${ref}^{commit}`] })
+  const sha = r.stdout.toString('utf8').trim()
+  return r.code === 0 && isObjectId(sha) ? sha : null
+}
+
+/** The best common ancestor of two commits, or null (unrelated histories). */
+export async function mergeBase(repo: GitRepo, a: string, b: string): Promise<string | null> {
+  checkOid(a, b)
+  const r = await runGit(['merge-base', a, b], repo)
+  const sha = r.stdout.toString('utf8').trim()
+  return r.code === 0 && isObjectId(sha) ? sha : null
+}
+
+/** Whether `ancestor` is reachable from `descendant`. */
+export async function isAncestor(repo: GitRepo, ancestor: string, descendant: string): Promise<boolean> {
+  checkOid(ancestor, descendant)
+  const r = await runGit(['merge-base', '--is-ancestor', ancestor, descendant], repo)
+  if (r.code > 1) throw new GitError('failed', `git merge-base failed: ${safeGitMessage(r.stderr)}`, 'merge-base')
+  return r.code === 0
+}
+
+export interface MergeTreeResult {
+  /** The merged tree (with conflict markers where `conflicts` is not empty). */
+  tree: string
+  /** Paths that conflict (empty: a clean merge). */
+  conflicts: string[]
+}
+
+/** At most this many conflicting paths are kept (a pull request shows them; thousands help nobody). */
+export const MAX_CONFLICTS = 200
+
+/**
+ * `git merge-tree --write-tree ours theirs` (git ≥ 2.38): the three-way merge of two commits on
+ * their merge base, written as a tree, with the conflicting paths. GitError when git cannot merge
+ * them at all (unrelated histories, a missing object).
+ */
+export async function mergeTree(repo: GitRepo, ours: string, theirs: string): Promise<MergeTreeResult> {
+  checkOid(ours, theirs)
+  const r = await runGit(['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', ours, theirs], repo)
+  if (r.code !== 0 && r.code !== 1) throw new GitError('failed', `git merge-tree failed: ${safeGitMessage(r.stderr)}`, 'merge-tree')
+  const parts = r.stdout.toString('utf8').split('\0')
+  const tree = parts[0]!.trim()
+  if (!isObjectId(tree)) throw new GitError('failed', 'git merge-tree gave no tree', 'merge-tree')
+  const conflicts = r.code === 1 ? [...new Set(parts.slice(1).filter(Boolean))].slice(0, MAX_CONFLICTS) : []
+  // Exit code 1 with no path listed still means "not clean" (a conflict git could not name).
+  if (r.code === 1 && conflicts.length === 0) conflicts.push('')
+  return { tree, conflicts }
+}
+
+/** Who made a commit: name, e-mail, and the date as git writes it raw (`<unix seconds> <±hhmm>`). */
+export interface Ident {
+  name: string
+  email: string
+  date: string
+}
+
+/** An identity for a commit made now. */
+export const identNow = (name: string, email: string, unix: number): Ident => ({ name, email, date: `${unix} +0000` })
+
+const identEnv = (author: Ident, committer: Ident) => ({
+  GIT_AUTHOR_NAME: author.name,
+  GIT_AUTHOR_EMAIL: author.email,
+  GIT_AUTHOR_DATE: author.date,
+  GIT_COMMITTER_NAME: committer.name,
+  GIT_COMMITTER_EMAIL: committer.email,
+  GIT_COMMITTER_DATE: committer.date,
+})
+
+/** Writes a commit of `tree` with `parents` (in order) and `message`; answers its id. */
+export async function commitTree(repo: GitRepo, tree: string, parents: string[], message: string, author: Ident, committer: Ident = author): Promise<string> {
+  checkOid(tree, ...parents)
+  const args = ['commit-tree', tree, ...parents.flatMap((p) => ['-p', p])]
+  const sha = (await git(args, { ...repo, input: message.endsWith('\n') ? message : message + '\n', env: identEnv(author, committer) })).trim()
+  checkOid(sha)
+  return sha
+}
+
+/**
+ * Moves `ref` from `oldSha` to `newSha` only if it still points to `oldSha` (git's own
+ * compare-and-swap under the ref lock): false when it moved meanwhile (a concurrent push), so
+ * nothing is lost.
+ */
+export async function compareAndSwapRef(repo: GitRepo, ref: string, newSha: string, oldSha: string): Promise<boolean> {
+  checkOid(newSha, oldSha)
+  const r = await runGit(['update-ref', '-m', 'merge pull request'], { ...repo, values: [ref, newSha, oldSha] })
+  return r.code === 0
+}
+
+/** Points `ref` at `sha` whatever it held (refs/pull/N/head). */
+export async function setRef(repo: GitRepo, ref: string, sha: string): Promise<void> {
+  checkOid(sha)
+  await git(['update-ref'], { ...repo, values: [ref, sha] })
+}
+
+/**
+ * Fetches `refs/heads/<branch>` of another repository on this server (a fork) into `targetRef`
+ * of `repo`: only the objects `repo` lacks are copied. Answers the fetched commit, or null when
+ * the branch is gone.
+ */
+export async function fetchBranchInto(repo: GitRepo, sourceGitDir: string, branch: string, targetRef: string): Promise<string | null> {
+  const r = await runGit(['fetch', '--no-tags', '--no-write-fetch-head', '--quiet', '--no-auto-gc'], {
+    ...repo,
+    budget: 'long',
+    values: [sourceGitDir, `+refs/heads/${branch}:${targetRef}`],
+  })
+  if (r.code !== 0) return null
+  return readRef(repo, targetRef)
+}
+
+/** A commit as rebasing needs it. */
+export interface CommitInfo {
+  sha: string
+  tree: string
+  parents: string[]
+  author: Ident
+  message: string
+}
+
+/** At most this many commits are replayed by a rebase merge (beyond, the merge is refused). */
+export const MAX_REBASE_COMMITS = 1000
+
+/**
+ * The commits of `head` not on `base`, oldest first, without merge commits (what `git rebase`
+ * replays); null when there are more than `max`.
+ */
+export async function commitsToReplay(repo: GitRepo, base: string, head: string, max = MAX_REBASE_COMMITS): Promise<CommitInfo[] | null> {
+  checkOid(base, head)
+  const out = await git(
+    ['log', '-z', '--reverse', '--topo-order', '--no-merges', `--max-count=${max + 1}`, '--date=raw', '--format=%H%n%T%n%P%n%an%n%ae%n%ad%n%B', head, `^${base}`],
+    repo,
+  )
+  const commits: CommitInfo[] = []
+  for (const record of out.split('\0')) {
+    if (!record.trim()) continue
+    const [sha, tree, parents, an, ae, ad, ...message] = record.split('\n')
+    commits.push({ sha: sha!, tree: tree!, parents: parents ? parents.split(' ').filter(Boolean) : [], author: { name: an!, email: ae!, date: ad! }, message: message.join('\n') })
+  }
+  // `--reverse` applies after --max-count: a list of max + 1 is "too many" whichever end it cut.
+  return commits.length > max ? null : commits
+}
+
+/** The fixed identity of the throw-away commits cherryPickTree writes (never on any branch). */
+const SCAFFOLD: Ident = { name: 'warren', email: 'warren@localhost', date: '1000000000 +0000' }
+
+/**
+ * The tree of `commit` replayed onto `onto` (a cherry-pick): the three-way merge of `onto`'s and
+ * `commit`'s trees on the tree of `commit`'s parent. git 2.39's merge-tree takes no explicit merge
+ * base, so the base is made one: two scaffold commits of those trees whose only common ancestor is
+ * a commit of the parent's tree (objects of a few hundred bytes, never referenced, pruned by gc).
+ */
+export async function cherryPickTree(repo: GitRepo, onto: string, ontoTree: string, commit: CommitInfo): Promise<MergeTreeResult> {
+  const parent = commit.parents[0]
+  if (parent === onto) return { tree: commit.tree, conflicts: [] }
+  checkOid(ontoTree, commit.tree)
+  const baseTree = parent ? (await git(['rev-parse', '--verify', `${parent}^{tree}`], repo)).trim() : EMPTY_TREE
+  const base = await commitTree(repo, baseTree, [], 'merge base\n', SCAFFOLD)
+  const [ours, theirs] = await Promise.all([
+    commitTree(repo, ontoTree, [base], 'ours\n', SCAFFOLD),
+    commitTree(repo, commit.tree, [base], 'theirs\n', SCAFFOLD),
+  ])
+  return mergeTree(repo, ours, theirs)
+}
+
+/** git's empty tree (SHA-1 repositories). */
+const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'

@@ -1,0 +1,66 @@
+import type { AppDeps } from '../deps'
+import { onPullsQueued, queuedPullIds } from '../modules/pulls/queue'
+import { checkPull } from '../modules/pulls/mergeability'
+import { errorFields, loggerOf } from '../lib/log'
+
+/** How often the checker looks for queued pull requests when nothing woke it (a safety net). */
+export const PULL_CHECK_TICK_MS = 30_000
+/** Pull requests taken per round. */
+const BATCH = 20
+
+/**
+ * Checks the mergeability of queued pull requests (src/modules/pulls/queue.ts) in the background,
+ * one at a time, started and stopped by `warren serve`. Woken when something is queued (a push
+ * moved a branch, a pull request was reopened or got a new base); its first round, right after
+ * start, takes up the checks a crash or a stop left queued.
+ */
+export function startPullChecker(deps: AppDeps, opts: { tickMs?: number } = {}) {
+  let stopped = false
+  let wanted = true
+  let round: Promise<void> | null = null
+  const runRound = async () => {
+    while (wanted && !stopped) {
+      wanted = false
+      for (let ids = queuedPullIds(deps.db, BATCH); ids.length && !stopped; ids = queuedPullIds(deps.db, BATCH)) {
+        let progressed = false
+        for (const id of ids) {
+          if (stopped) break
+          try {
+            await checkPull(deps, id)
+            progressed = true
+          } catch (e) {
+            loggerOf(deps.config).error('checking a pull request failed', { pullId: id, ...errorFields(e) })
+          }
+        }
+        // Every check failed (the database is broken?): the next tick tries again.
+        if (!progressed) break
+      }
+    }
+  }
+  const wake = () => {
+    wanted = true
+    if (stopped || round) return
+    round = runRound().finally(() => {
+      round = null
+      if (wanted && !stopped) wake()
+    })
+  }
+  onPullsQueued(deps.db, wake)
+  const timer = setInterval(wake, opts.tickMs ?? PULL_CHECK_TICK_MS)
+  timer.unref?.()
+  wake()
+  return {
+    /** Runs a round now and waits until the queue is empty (tests). */
+    async drain() {
+      wake()
+      while (round) await round
+    },
+    /** Stops taking checks and waits for the running one; what is still queued stays queued. */
+    async stop() {
+      stopped = true
+      clearInterval(timer)
+      onPullsQueued(deps.db, null)
+      await round
+    },
+  }
+}

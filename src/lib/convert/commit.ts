@@ -1,0 +1,65 @@
+import type { Config } from '../../config'
+import type { ComparedCommit, FileChange } from '../../git/compare'
+import { apiUrl, webUrl } from '../urls'
+import { repoPath as repoPathOf, type RepoRef } from './issue'
+import type { ApiUser } from './user'
+
+/** A path inside a repository, each segment URL-encoded (Gitea's PathEscapeSegments). */
+const escapeSegments = (path: string) => path.split('/').map(encodeURIComponent).join('/')
+
+/** Gitea's ChangedFile status words for git's letters (`changed`: modified or type changed). */
+const STATUS_WORDS: Record<string, string> = { A: 'added', D: 'deleted', R: 'renamed', C: 'copied' }
+
+/** A file's status as Gitea words it: `unchanged` for a modification of no line (a mode change). */
+const statusWord = (f: FileChange) => STATUS_WORDS[f.status] ?? (f.additions === 0 && f.deletions === 0 && !f.binary ? 'unchanged' : 'changed')
+
+/** The ChangedFile record (Gitea's): URLs at `commit`, the head of the comparison. */
+export function toApiChangedFile(config: Config, repo: RepoRef, commit: string, f: FileChange) {
+  const repoPath = repoPathOf(repo)
+  const path = escapeSegments(f.path)
+  return {
+    filename: f.path,
+    ...(f.status === 'R' && f.previousPath !== undefined ? { previous_filename: f.previousPath } : {}),
+    status: statusWord(f),
+    additions: f.additions,
+    deletions: f.deletions,
+    changes: f.additions + f.deletions,
+    html_url: webUrl(config, `${repoPath}/src/commit/${commit}/${path}`),
+    contents_url: apiUrl(config, `repos/${repoPath}/contents/${path}?ref=${commit}`),
+    raw_url: webUrl(config, `${repoPath}/raw/commit/${commit}/${path}`),
+  }
+}
+export type ApiChangedFile = ReturnType<typeof toApiChangedFile>
+
+/**
+ * The Commit record (Gitea's `Commit`, with `stats` and `files` against the first parent).
+ * `accountOf` gives the account owning an e-mail address (the record's `author` / `committer`:
+ * null when none does).
+ */
+export function toApiCommit(config: Config, repo: RepoRef, c: ComparedCommit, accountOf: (email: string) => ApiUser | null) {
+  const repoPath = repoPathOf(repo)
+  const commitUrl = (sha: string) => apiUrl(config, `repos/${repoPath}/git/commits/${sha}`)
+  const additions = c.files.reduce((n, f) => n + f.additions, 0)
+  const deletions = c.files.reduce((n, f) => n + f.deletions, 0)
+  return {
+    url: commitUrl(c.id),
+    sha: c.id,
+    created: c.committerDate,
+    html_url: webUrl(config, `${repoPath}/commit/${c.id}`),
+    commit: {
+      url: commitUrl(c.id),
+      author: { name: c.authorName, email: c.authorEmail, date: c.authorDate },
+      committer: { name: c.committerName, email: c.committerEmail, date: c.committerDate },
+      message: c.message,
+      tree: { url: apiUrl(config, `repos/${repoPath}/git/trees/${c.tree}`), sha: c.tree, created: c.committerDate },
+      verification: null,
+    },
+    author: accountOf(c.authorEmail),
+    committer: accountOf(c.committerEmail),
+    parents: c.parents.map((sha) => ({ url: commitUrl(sha), sha })),
+    files: c.files.map((f) => ({ filename: f.path, status: statusWord(f) })),
+    stats: { total: additions + deletions, additions, deletions },
+  }
+}
+export type ApiCommit = ReturnType<typeof toApiCommit>
+

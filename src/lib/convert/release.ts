@@ -1,0 +1,59 @@
+import type { Config } from '../../config'
+import type { attachments, releases } from '../../db/schema'
+import { isoTime } from '../time'
+import { apiUrl, webUrl } from '../urls'
+import type { ApiUser } from './user'
+import type { RepoRef } from './issue'
+
+export type ReleaseRow = typeof releases.$inferSelect
+export type AttachmentRow = typeof attachments.$inferSelect
+
+/** `owner/repo`, URL-encoded. */
+const repoPathOf = (repo: RepoRef) => `${encodeURIComponent(repo.ownerName)}/${encodeURIComponent(repo.name)}`
+/** A tag name in a URL path: each of its segments encoded, its slashes kept (Gitea's PathEscapeSegments). */
+const tagPath = (tag: string) => tag.split('/').map(encodeURIComponent).join('/')
+
+/** Where an asset is downloaded: `{base}attachments/<uuid>` (records.md §19). */
+export const attachmentDownloadUrl = (config: Config, uuid: string) => webUrl(config, `attachments/${uuid}`)
+
+/** The Attachment record (records.md §19). */
+export function toApiAttachment(config: Config, row: AttachmentRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    size: row.size,
+    download_count: row.downloadCount,
+    created_at: isoTime(row.createdUnix),
+    uuid: row.uuid,
+    browser_download_url: attachmentDownloadUrl(config, row.uuid),
+  }
+}
+export type ApiAttachment = ReturnType<typeof toApiAttachment>
+
+/**
+ * The Release record (records.md §19, with modern Gitea's `html_url` and `upload_url`):
+ * `author` is the publisher's User record (the Ghost for a deleted account), `assets` its
+ * attachments, oldest first.
+ */
+export function toApiRelease(config: Config, repo: RepoRef, row: ReleaseRow, author: ApiUser, assets: AttachmentRow[]) {
+  const path = repoPathOf(repo)
+  return {
+    id: row.id,
+    tag_name: row.tagName,
+    target_commitish: row.target,
+    name: row.title,
+    body: row.note,
+    url: apiUrl(config, `repos/${path}/releases/${row.id}`),
+    html_url: webUrl(config, `${path}/releases/tag/${tagPath(row.tagName)}`),
+    tarball_url: webUrl(config, `${path}/archive/${tagPath(row.tagName)}.tar.gz`),
+    zipball_url: webUrl(config, `${path}/archive/${tagPath(row.tagName)}.zip`),
+    upload_url: apiUrl(config, `repos/${path}/releases/${row.id}/assets`),
+    draft: row.isDraft,
+    prerelease: row.isPrerelease,
+    created_at: isoTime(row.createdUnix),
+    published_at: isoTime(row.createdUnix),
+    author,
+    assets: assets.map((a) => toApiAttachment(config, a)),
+  }
+}
+export type ApiRelease = ReturnType<typeof toApiRelease>

@@ -1,0 +1,226 @@
+import { Elysia, t } from 'elysia'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import { pathNumber } from '../../lib/path-number'
+import { PageQuery } from '../../lib/pagination'
+import { RepoParams } from '../repos/model'
+import { OrgParams } from '../orgs/model'
+import {
+  CreateHookOption,
+  EditHookOption,
+  HookDeliverySchema,
+  HookSchema,
+  OrgHookDeliveryParams,
+  OrgHookParams,
+  RepoHookDeliveryParams,
+  RepoHookParams,
+} from './model'
+import {
+  createHook,
+  deleteHook,
+  deliveryToApi,
+  editHook,
+  getDelivery,
+  getHook,
+  hookToApi,
+  listDeliveries,
+  listHooks,
+  redeliver,
+  testHook,
+} from './service'
+
+const NoContent = { 204: t.Void({ description: 'no content' }) }
+const Hooks = t.Array(HookSchema)
+const Deliveries = t.Array(HookDeliverySchema)
+
+/**
+ * Webhooks of repositories (repository admins) and organisations (owners; fired for every
+ * repository of the organisation), with their delivery history: `GET …/hooks/{id}/deliveries`
+ * (newest first), `GET …/deliveries/{delivery}` (by id or delivery uuid) and
+ * `POST …/deliveries/{delivery}/attempts` (send it again under a new delivery id; GitHub's path,
+ * Gitea has the same only in its web UI). Like Gitea (and deploy keys), hooks of an archived
+ * repository can still be managed.
+ */
+export const hooksModule = (deps: AppDeps) =>
+  new Elysia({ name: 'hooks', detail: { tags: ['repository'] } })
+    .use(pipeline(deps))
+    // ---- repository hooks
+    .get('/repos/:owner/:repo/hooks', ({ repo, respond, page }) => respond(listHooks(deps, { repo: repo.repo }, page), (rows) => rows.map(hookToApi)), {
+      repo: { level: 'admin' },
+      pageIfAsked: true,
+      params: RepoParams,
+      query: PageQuery,
+      response: { 200: Hooks },
+      detail: { operationId: 'repoListHooks', summary: 'List the hooks in a repository' },
+    })
+    .post('/repos/:owner/:repo/hooks', ({ repo, body, status }) => status(201, hookToApi(createHook(deps, { repo: repo.repo }, body))), {
+      repo: { level: 'admin', writes: false },
+      params: RepoParams,
+      body: CreateHookOption,
+      response: { 201: HookSchema },
+      detail: { operationId: 'repoCreateHook', summary: 'Create a hook' },
+    })
+    .get('/repos/:owner/:repo/hooks/:id', ({ repo, params }) => hookToApi(getHook(deps, { repo: repo.repo }, pathNumber(params.id))), {
+      repo: { level: 'admin' },
+      params: RepoHookParams,
+      response: { 200: HookSchema },
+      detail: { operationId: 'repoGetHook', summary: 'Get a hook' },
+    })
+    .patch('/repos/:owner/:repo/hooks/:id', ({ repo, params, body }) => hookToApi(editHook(deps, { repo: repo.repo }, pathNumber(params.id), body)), {
+      repo: { level: 'admin', writes: false },
+      params: RepoHookParams,
+      body: EditHookOption,
+      response: { 200: HookSchema },
+      detail: { operationId: 'repoEditHook', summary: 'Edit a hook in a repository' },
+    })
+    .delete(
+      '/repos/:owner/:repo/hooks/:id',
+      ({ repo, params, status }) => {
+        deleteHook(deps, { repo: repo.repo }, pathNumber(params.id))
+        return status(204, undefined)
+      },
+      {
+        repo: { level: 'admin', writes: false },
+        params: RepoHookParams,
+        response: NoContent,
+        detail: { operationId: 'repoDeleteHook', summary: 'Delete a hook in a repository' },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/hooks/:id/tests',
+      async ({ repo, params, status }) => {
+        const hook = getHook(deps, { repo: repo.repo }, pathNumber(params.id))
+        await testHook(deps, repo.repo, repo.owner, repo.caller.user!, hook)
+        return status(204, undefined)
+      },
+      {
+        repo: { level: 'admin', writes: false },
+        params: RepoHookParams,
+        response: NoContent,
+        detail: { operationId: 'repoTestHook', summary: "Test a push webhook (a push of the default branch's head)" },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/hooks/:id/deliveries',
+      ({ repo, params, page, respond }) => {
+        const hook = getHook(deps, { repo: repo.repo }, pathNumber(params.id))
+        return respond(listDeliveries(deps, hook, page), (rows) => rows.map((task) => deliveryToApi(hook, task)))
+      },
+      {
+        repo: { level: 'admin' },
+        paged: true,
+        params: RepoHookParams,
+        query: PageQuery,
+        response: { 200: Deliveries },
+        detail: { operationId: 'repoListHookDeliveries', summary: "List a hook's deliveries, newest first" },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/hooks/:id/deliveries/:delivery',
+      ({ repo, params }) => {
+        const hook = getHook(deps, { repo: repo.repo }, pathNumber(params.id))
+        return deliveryToApi(hook, getDelivery(deps, hook, params.delivery))
+      },
+      {
+        repo: { level: 'admin' },
+        params: RepoHookDeliveryParams,
+        response: { 200: HookDeliverySchema },
+        detail: { operationId: 'repoGetHookDelivery', summary: 'Get one delivery of a hook (by id or delivery uuid)' },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/hooks/:id/deliveries/:delivery/attempts',
+      ({ repo, params, status }) => {
+        const hook = getHook(deps, { repo: repo.repo }, pathNumber(params.id))
+        return status(202, deliveryToApi(hook, redeliver(deps, hook, getDelivery(deps, hook, params.delivery))))
+      },
+      {
+        repo: { level: 'admin', writes: false },
+        params: RepoHookDeliveryParams,
+        response: { 202: HookDeliverySchema },
+        detail: { operationId: 'repoRedeliverHookDelivery', summary: 'Send a delivery again, under a new delivery id' },
+      },
+    )
+    // ---- organisation hooks (the seed's POST has a trailing slash: both spellings are served)
+    .get('/orgs/:org/hooks', ({ org, respond, page }) => respond(listHooks(deps, { org: org.org }, page), (rows) => rows.map(hookToApi)), {
+      org: 'owner',
+      pageIfAsked: true,
+      params: OrgParams,
+      query: PageQuery,
+      response: { 200: Hooks },
+      detail: { operationId: 'orgListHooks', summary: "List an organization's webhooks" },
+    })
+    .post('/orgs/:org/hooks', ({ org, body, status }) => status(201, hookToApi(createHook(deps, { org: org.org }, body))), {
+      org: 'owner',
+      params: OrgParams,
+      body: CreateHookOption,
+      response: { 201: HookSchema },
+      detail: { operationId: 'orgCreateHook', summary: 'Create a hook' },
+    })
+    .get('/orgs/:org/hooks/:id', ({ org, params }) => hookToApi(getHook(deps, { org: org.org }, pathNumber(params.id))), {
+      org: 'owner',
+      params: OrgHookParams,
+      response: { 200: HookSchema },
+      detail: { operationId: 'orgGetHook', summary: 'Get a hook' },
+    })
+    .patch('/orgs/:org/hooks/:id', ({ org, params, body }) => hookToApi(editHook(deps, { org: org.org }, pathNumber(params.id), body)), {
+      org: 'owner',
+      params: OrgHookParams,
+      body: EditHookOption,
+      response: { 200: HookSchema },
+      detail: { operationId: 'orgEditHook', summary: 'Update a hook' },
+    })
+    .delete(
+      '/orgs/:org/hooks/:id',
+      ({ org, params, status }) => {
+        deleteHook(deps, { org: org.org }, pathNumber(params.id))
+        return status(204, undefined)
+      },
+      {
+        org: 'owner',
+        params: OrgHookParams,
+        response: NoContent,
+        detail: { operationId: 'orgDeleteHook', summary: 'Delete a hook' },
+      },
+    )
+    .get(
+      '/orgs/:org/hooks/:id/deliveries',
+      ({ org, params, page, respond }) => {
+        const hook = getHook(deps, { org: org.org }, pathNumber(params.id))
+        return respond(listDeliveries(deps, hook, page), (rows) => rows.map((task) => deliveryToApi(hook, task)))
+      },
+      {
+        org: 'owner',
+        paged: true,
+        params: OrgHookParams,
+        query: PageQuery,
+        response: { 200: Deliveries },
+        detail: { operationId: 'orgListHookDeliveries', summary: "List an organization hook's deliveries, newest first" },
+      },
+    )
+    .get(
+      '/orgs/:org/hooks/:id/deliveries/:delivery',
+      ({ org, params }) => {
+        const hook = getHook(deps, { org: org.org }, pathNumber(params.id))
+        return deliveryToApi(hook, getDelivery(deps, hook, params.delivery))
+      },
+      {
+        org: 'owner',
+        params: OrgHookDeliveryParams,
+        response: { 200: HookDeliverySchema },
+        detail: { operationId: 'orgGetHookDelivery', summary: 'Get one delivery of an organization hook' },
+      },
+    )
+    .post(
+      '/orgs/:org/hooks/:id/deliveries/:delivery/attempts',
+      ({ org, params, status }) => {
+        const hook = getHook(deps, { org: org.org }, pathNumber(params.id))
+        return status(202, deliveryToApi(hook, redeliver(deps, hook, getDelivery(deps, hook, params.delivery))))
+      },
+      {
+        org: 'owner',
+        params: OrgHookDeliveryParams,
+        response: { 202: HookDeliverySchema },
+        detail: { operationId: 'orgRedeliverHookDelivery', summary: 'Send an organization hook delivery again, under a new delivery id' },
+      },
+    )

@@ -1,0 +1,286 @@
+import { and, desc, eq, isNull, type SQL } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import type { RepoRow } from '../../auth/access'
+import type { UserRow } from '../../auth/caller'
+import { writeTransaction } from '../../db/client'
+import { hooks, hookTasks } from '../../db/schema'
+import { ApiError, badRequest, notFound, unprocessable } from '../../lib/errors'
+import { selectPage, type Page, type Paged } from '../../lib/pagination'
+import { isoTime, nowUnix } from '../../lib/time'
+import { getBranchHead } from '../../git/commits'
+import { ZERO_ID } from '../../events/push-events'
+import { gitRepoAt, pathOfRepo } from '../repos/service'
+import { CONTENT_TYPES, HOOK_EVENT_TYPES, HOOK_TYPES, eventName, selectEvents, type EventMode, type HookEventType } from '../../webhooks/events'
+import { compileGlob, GlobError } from '../../webhooks/glob'
+import { deliveryBody } from '../../webhooks/deliver'
+import { wakeDeliveries } from '../../webhooks/dispatcher'
+import { insertTasks, newTask, eventsOfHook, type HookRow, type HookTaskRow } from '../../webhooks/tasks'
+import { payloadRepo, pushCommits, pushPayload } from '../../webhooks/payloads'
+import { toApiUser } from '../../lib/convert/user'
+
+/** Whose hooks: a repository's own, or an organisation's (fired for all its repositories). */
+export type HookScope = { repo: RepoRow } | { org: UserRow }
+
+const scopeWhere = (scope: HookScope): SQL =>
+  'repo' in scope ? eq(hooks.repoId, scope.repo.id) : and(eq(hooks.ownerId, scope.org.id), isNull(hooks.repoId))!
+
+const SLACK_KEYS = ['channel', 'username', 'icon_url', 'color'] as const
+
+/** The Hook record: `config` without the secret; `events` as the hook takes them. */
+export function hookToApi(hook: HookRow) {
+  const meta = JSON.parse(hook.meta) as Record<string, string>
+  const config: Record<string, string> = { url: hook.url, content_type: hook.contentType }
+  if (hook.type === 'slack') for (const key of SLACK_KEYS) config[key] = meta[key] ?? ''
+  const mode = hook.eventMode as EventMode
+  return {
+    id: hook.id,
+    type: hook.type,
+    config,
+    events: mode === 'send_everything' ? [...HOOK_EVENT_TYPES] : mode === 'push_only' ? ['push'] : eventsOfHook(hook),
+    active: hook.isActive,
+    branch_filter: hook.branchFilter,
+    updated_at: isoTime(hook.updatedUnix),
+    created_at: isoTime(hook.createdUnix),
+  }
+}
+
+export function listHooks(deps: AppDeps, scope: HookScope, page: Page | null): Paged<HookRow> {
+  return selectPage(deps.db, hooks, scopeWhere(scope), hooks.id, page)
+}
+
+/** A hook of the scope by id: 404 when unknown or another repository's / organisation's. */
+export function getHook(deps: AppDeps, scope: HookScope, id: number): HookRow {
+  const hook = Number.isSafeInteger(id) ? deps.db.select().from(hooks).where(and(eq(hooks.id, id), scopeWhere(scope))).get() : undefined
+  if (!hook) throw notFound(`hook does not exist [id: ${id}]`)
+  return hook
+}
+
+/** An absolute http(s) URL with a host, or 422. */
+function checkUrl(url: string): string {
+  const trimmed = url.trim()
+  let parsed: URL | null = null
+  try {
+    parsed = new URL(trimmed)
+  } catch {}
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname)
+    throw unprocessable('Invalid url: must be an absolute http or https URL', 'Config.url')
+  return trimmed
+}
+
+function checkContentType(value: string): string {
+  if (!(CONTENT_TYPES as readonly string[]).includes(value)) throw unprocessable('Invalid content type')
+  return value
+}
+
+function checkBranchFilter(filter: string): string {
+  const value = filter.trim()
+  try {
+    compileGlob(value)
+  } catch (e) {
+    if (e instanceof GlobError) throw unprocessable(`Invalid branch filter: ${e.message}`, 'BranchFilter')
+    throw e
+  }
+  return value
+}
+
+/** Gitea's IsValidSlackChannel: not blank, not a lone "#". */
+function checkSlackChannel(channel: string): string {
+  const value = channel.trim()
+  if (value === '' || value === '#') throw badRequest('Invalid slack channel name')
+  return value
+}
+
+interface EventsInput {
+  events?: string[]
+  push_only?: boolean
+  send_everything?: boolean
+  choose_events?: boolean
+}
+
+/** The event mode and chosen types of an input (`current` when it says nothing about them). */
+function eventsOf(input: EventsInput, current?: { mode: EventMode; events: string[] }): { mode: EventMode; events: string[] } {
+  const flags = [input.push_only && 'push_only', input.send_everything && 'send_everything', input.choose_events && 'choose_events'].filter(Boolean) as EventMode[]
+  if (flags.length > 1) throw unprocessable('Only one of push_only, send_everything and choose_events may be set')
+  let events = current?.events ?? ['push']
+  if (input.events !== undefined || !current) {
+    const selected = selectEvents(input.events)
+    if (selected.unknown !== undefined) throw unprocessable(`Unknown event: ${selected.unknown}`, 'Events')
+    events = selected.types
+  }
+  const mode = flags[0] ?? (input.events !== undefined ? 'choose_events' : (current?.mode ?? 'choose_events'))
+  return { mode, events }
+}
+
+export interface HookInput extends EventsInput {
+  type?: string
+  config?: Record<string, string>
+  active?: boolean
+  branch_filter?: string
+  authorization_header?: string
+}
+
+/** CreateHookOption → a new hook of the scope (Gitea's checks and messages; nothing stored on a refusal). */
+export function createHook(deps: AppDeps, scope: HookScope, input: HookInput & { type: string; config: Record<string, string> }): HookRow {
+  const type = input.type.trim().toLowerCase()
+  if (!(HOOK_TYPES as readonly string[]).includes(type)) throw unprocessable(`Invalid hook type: ${input.type}`)
+  for (const key of ['url', 'content_type']) if (input.config[key] === undefined) throw unprocessable(`Missing config option: ${key}`)
+  const url = checkUrl(input.config.url!)
+  const contentType = checkContentType(input.config.content_type!)
+  let meta: Record<string, string> = {}
+  if (type === 'slack') {
+    if (input.config.channel === undefined) throw unprocessable('Missing config option: channel')
+    meta = slackMeta(input.config)
+  }
+  const { mode, events } = eventsOf(input)
+  const now = nowUnix()
+  return deps.db
+    .insert(hooks)
+    .values({
+      repoId: 'repo' in scope ? scope.repo.id : null,
+      ownerId: 'org' in scope ? scope.org.id : null,
+      type,
+      url,
+      contentType,
+      secret: input.config.secret ?? '',
+      authorizationHeader: (input.authorization_header ?? '').trim(),
+      meta: JSON.stringify(meta),
+      eventMode: mode,
+      events: JSON.stringify(events),
+      branchFilter: checkBranchFilter(input.branch_filter ?? ''),
+      isActive: input.active ?? false,
+      createdUnix: now,
+      updatedUnix: now,
+    })
+    .returning()
+    .get()
+}
+
+/** Slack's settings: the channel (checked) and its companions, rewritten together. */
+const slackMeta = (config: Record<string, string>) => ({
+  channel: checkSlackChannel(config.channel ?? ''),
+  username: config.username ?? '',
+  icon_url: config.icon_url ?? '',
+  color: config.color ?? '',
+})
+
+/**
+ * EditHookOption: `config` keys present replace (url, content_type, secret; slack's channel with
+ * its companions); `events` present replaces (empty: push), absent leaves them; `active`,
+ * `branch_filter`, `authorization_header` absent leave them.
+ */
+export function editHook(deps: AppDeps, scope: HookScope, id: number, input: HookInput): HookRow {
+  const hook = getHook(deps, scope, id)
+  const set: Partial<HookRow> = { updatedUnix: nowUnix() }
+  const config = input.config ?? {}
+  if (config.url !== undefined) set.url = checkUrl(config.url)
+  if (config.content_type !== undefined) set.contentType = checkContentType(config.content_type)
+  if (config.secret !== undefined) set.secret = config.secret
+  if (hook.type === 'slack' && config.channel !== undefined) set.meta = JSON.stringify(slackMeta(config))
+  const { mode, events } = eventsOf(input, { mode: hook.eventMode as EventMode, events: eventsOfHook(hook) })
+  set.eventMode = mode
+  set.events = JSON.stringify(events)
+  if (input.branch_filter !== undefined) set.branchFilter = checkBranchFilter(input.branch_filter)
+  if (input.authorization_header !== undefined) set.authorizationHeader = input.authorization_header.trim()
+  if (input.active !== undefined) set.isActive = input.active
+  return deps.db.update(hooks).set(set).where(eq(hooks.id, hook.id)).returning().get()!
+}
+
+/** Deletes a hook and its deliveries (cascade). */
+export function deleteHook(deps: AppDeps, scope: HookScope, id: number): void {
+  const hook = getHook(deps, scope, id)
+  deps.db.delete(hooks).where(eq(hooks.id, hook.id)).run()
+}
+
+// ---- deliveries ----------------------------------------------------------------------------
+
+/** A hook's deliveries, newest first. */
+export function listDeliveries(deps: AppDeps, hook: HookRow, page: Page): Paged<HookTaskRow> {
+  return selectPage(deps.db, hookTasks, eq(hookTasks.hookId, hook.id), desc(hookTasks.id), page)
+}
+
+/** One delivery of the hook, by its id or its delivery id (uuid): 404 otherwise. */
+export function getDelivery(deps: AppDeps, hook: HookRow, key: string): HookTaskRow {
+  const byId = /^\d{1,15}$/.test(key)
+  const byUuid = /^[0-9a-f-]{36}$/i.test(key)
+  const task =
+    byId || byUuid
+      ? deps.db
+          .select()
+          .from(hookTasks)
+          .where(and(eq(hookTasks.hookId, hook.id), byId ? eq(hookTasks.id, Number(key)) : eq(hookTasks.uuid, key.toLowerCase())))
+          .get()
+      : undefined
+  if (!task) throw notFound(`hook delivery does not exist [hook: ${hook.id}, delivery: ${key}]`)
+  return task
+}
+
+const parsed = <T>(text: string): T | null => {
+  if (!text) return null
+  try {
+    return JSON.parse(text) as T
+  } catch {
+    return null
+  }
+}
+
+/** The HookDelivery record: the task, with the request as sent (headers of its last attempt) and the answer. */
+export function deliveryToApi(hook: HookRow, task: HookTaskRow) {
+  const request = parsed<{ url: string; http_method: string; headers: Record<string, string> }>(task.requestContent)
+  const response = parsed<{ status: number; headers: Record<string, string>; body: string }>(task.responseContent)
+  return {
+    id: task.id,
+    uuid: task.uuid,
+    event: eventName(task.eventType as HookEventType),
+    event_type: task.eventType,
+    delivered: task.isDelivered,
+    success: task.isSucceed,
+    attempts: task.attempts,
+    status_code: response?.status ?? 0,
+    duration_ms: task.durationMs,
+    delivered_at: task.deliveredMs ? isoTime(Math.floor(task.deliveredMs / 1000)) : null,
+    next_attempt_at: !task.isDelivered && task.nextAttemptMs ? isoTime(Math.floor(task.nextAttemptMs / 1000)) : null,
+    created_at: isoTime(task.createdUnix),
+    request: {
+      url: request?.url ?? hook.url,
+      http_method: request?.http_method ?? 'POST',
+      headers: request?.headers ?? {},
+      body: deliveryBody({ payload: task.payload, contentType: hook.contentType } as never),
+    },
+    response,
+  }
+}
+
+/**
+ * Sends a recorded delivery again (Gitea's "Replay"): a new delivery with a new delivery id and
+ * the same text, after the hook's pending ones for that repository.
+ */
+export function redeliver(deps: AppDeps, hook: HookRow, task: HookTaskRow): HookTaskRow {
+  const copy = writeTransaction(deps.db, () =>
+    insertTasks(deps, [{ hookId: hook.id, repoId: task.repoId, uuid: crypto.randomUUID(), eventId: task.eventId, eventType: task.eventType, payload: task.payload, createdUnix: nowUnix() }]),
+  )[0]
+  if (!copy) throw notFound(`hook does not exist [id: ${hook.id}]`)
+  wakeDeliveries(deps)
+  return copy
+}
+
+/**
+ * `POST …/hooks/{id}/tests`: a push delivery of the default branch's head commit to this hook
+ * alone (before = after = the head; whatever the hook's events and active flag), as Gitea. An
+ * empty repository sends nothing.
+ */
+export async function testHook(deps: AppDeps, repo: RepoRow, owner: UserRow, caller: UserRow, hook: HookRow): Promise<void> {
+  const head = await getBranchHead(gitRepoAt(deps, pathOfRepo(deps, repo.ownerName, repo)), repo.defaultBranch)
+  if (!head) return
+  const ref = `refs/heads/${repo.defaultBranch}`
+  // The head commit alone (read as a new branch's commits, the newest first).
+  const found = await pushCommits(deps, repo, ref, ZERO_ID, head.id)
+  const commits = found.head ? [found.head] : []
+  const payload = pushPayload(
+    { deps, repo, repository: payloadRepo(deps, repo, owner), sender: toApiUser(deps.config, caller, null) },
+    { ref, before: head.id, after: head.id },
+    { commits, total: commits.length, head: found.head },
+  )
+  const written = writeTransaction(deps.db, () => insertTasks(deps, [newTask(deps, hook, repo.id, 0, 'push', payload)]))
+  if (written.length === 0) throw new ApiError(404, `hook does not exist [id: ${hook.id}]`)
+  wakeDeliveries(deps)
+}

@@ -1,0 +1,98 @@
+import { and, eq, inArray } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { emailAddresses, users } from '../../db/schema'
+import type { UserRow } from '../../auth/caller'
+import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
+import { changedFiles, commitsBetween, countCommits, startDiffOrPatch, type ComparedCommit, type FileChange } from '../../git/compare'
+import { mergeBase } from '../../git/merge'
+import { notFound } from '../../lib/errors'
+import type { Page, Paged } from '../../lib/pagination'
+import { toApiChangedFile, toApiCommit } from '../../lib/convert/commit'
+import { userConverter, type ApiUser } from '../../lib/convert/user'
+import { findPull } from './service'
+
+/**
+ * What a pull request changes: its diff and patch, its commits, its files. All compare the
+ * commits its record shows (`merge_base` and `head.sha`), so a merged pull request still shows
+ * what it brought. The head commit is in the base repository (refs/pull/<index>/head) once the
+ * pull request was checked.
+ */
+
+/** `…/pulls/{index}.diff` / `.patch`: the index and the format an `{index}` path segment names. */
+export function pullDownloadOf(segment: string): { index: string; kind: 'diff' | 'patch' | null } {
+  const m = /^(.*)\.(diff|patch)$/.exec(segment)
+  return m ? { index: m[1]!, kind: m[2] as 'diff' | 'patch' } : { index: segment, kind: null }
+}
+
+/** The merge base and head commit of a pull request; 404 when it has none yet (or head and base share no history). */
+async function endsOf(deps: AppDeps, ctx: RepoContext, index: number): Promise<{ base: string; head: string }> {
+  const { pull } = findPull(deps, ctx.repo.id, index)
+  const head = pull.headSha
+  let base = pull.mergeBase
+  if (!base && head && pull.baseSha) base = (await mergeBase(gitRepoOf(deps, ctx), pull.baseSha, head)) ?? ''
+  if (!head || !base) throw notFound(`pull request ${index} has no merge base: its head and base share no history, or it was not checked yet`)
+  return { base, head }
+}
+
+const missingHead = (index: number) => notFound(`the head commit of pull request ${index} is not in the base repository (yet)`)
+
+/** The diff (`git diff merge-base head`) or the patch series (`git format-patch`) of a pull request, streamed as text. */
+export async function pullDiff(deps: AppDeps, ctx: RepoContext, index: number, kind: 'diff' | 'patch'): Promise<Response> {
+  const { base, head } = await endsOf(deps, ctx, index)
+  const out = await startDiffOrPatch(gitRepoOf(deps, ctx), base, head, kind)
+  if (!out) throw missingHead(index)
+  return new Response(out.body, { headers: { 'Content-Type': 'text/plain; charset=utf-8' } })
+}
+
+/** A page of a pull request's commits, newest first, with their number. */
+export async function pullCommits(deps: AppDeps, ctx: RepoContext, index: number, page: Page): Promise<Paged<ComparedCommit>> {
+  const { base, head } = await endsOf(deps, ctx, index)
+  const git = gitRepoOf(deps, ctx)
+  const total = await countCommits(git, base, head).catch(() => {
+    throw missingHead(index)
+  })
+  const rows = total > page.offset ? await commitsBetween(git, base, head, page.offset, page.limit) : []
+  return { rows, total }
+}
+
+/** A page of the files a pull request changes (merge base to head, renames found), with their number, and the head they are at. */
+export async function pullFiles(deps: AppDeps, ctx: RepoContext, index: number, page: Page): Promise<Paged<FileChange> & { head: string }> {
+  const { base, head } = await endsOf(deps, ctx, index)
+  const files = await changedFiles(gitRepoOf(deps, ctx), base, head)
+  if (!files) throw missingHead(index)
+  return { rows: files.slice(page.offset, page.offset + page.limit), total: files.length, head }
+}
+
+/** Accounts owning these e-mail addresses (activated ones), in one query, by lower-case address. */
+function accountsByEmail(deps: AppDeps, emails: string[]): Map<string, UserRow> {
+  const lower = [...new Set(emails.map((e) => e.toLowerCase()).filter(Boolean))]
+  if (lower.length === 0) return new Map()
+  const rows = deps.db
+    .select({ email: emailAddresses.lowerEmail, user: users })
+    .from(emailAddresses)
+    .innerJoin(users, eq(users.id, emailAddresses.userId))
+    .where(and(inArray(emailAddresses.lowerEmail, lower), eq(emailAddresses.isActivated, true)))
+    .all()
+  return new Map(rows.map((r) => [r.email, r.user]))
+}
+
+/** Commit records of a pull request's commits (one query for the accounts, whatever their number). */
+export function commitsToApi(deps: AppDeps, ctx: Pick<RepoContext, 'repo'>, commits: ComparedCommit[], viewer: UserRow | null) {
+  const accounts = accountsByEmail(deps, commits.flatMap((c) => [c.authorEmail, c.committerEmail]))
+  const userToApi = userConverter(deps.config, viewer)
+  const records = new Map<string, ApiUser | null>()
+  const accountOf = (email: string) => {
+    const key = email.toLowerCase()
+    let record = records.get(key)
+    if (record === undefined) {
+      const user = accounts.get(key)
+      records.set(key, (record = user ? userToApi(user) : null))
+    }
+    return record
+  }
+  return commits.map((c) => toApiCommit(deps.config, ctx.repo, c, accountOf))
+}
+
+/** ChangedFile records of a pull request's files, at its head commit. */
+export const filesToApi = (deps: AppDeps, ctx: Pick<RepoContext, 'repo'>, head: string, files: FileChange[]) =>
+  files.map((f) => toApiChangedFile(deps.config, ctx.repo, head, f))

@@ -1,0 +1,169 @@
+import { Elysia, t, ValidationError } from 'elysia'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { Value } from '@sinclair/typebox/value'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import { pathNumber } from '../../lib/path-number'
+import { RepoParams } from '../repos/model'
+import {
+  ChangedFileSchema,
+  CommitSchema,
+  CreatePullRequestOption,
+  EditPullRequestOption,
+  ListPullsQuery,
+  MergePullRequestOption,
+  PullDiffText,
+  PullParams,
+  PullRequestSchema,
+} from './model'
+import { createPull, editPull, findPull, listPullPage, pullToApi, requireMerged } from './service'
+import { mergePull } from './merge'
+import { commitsToApi, filesToApi, pullCommits, pullDiff, pullDownloadOf, pullFiles } from './compare'
+import { PageQuery, setListHeaders } from '../../lib/pagination'
+
+const PullList = t.Array(PullRequestSchema)
+const pullListCheck = TypeCompiler.Compile(PullList)
+
+/**
+ * A page of records as the list's JSON text, held by the page cache so that a list read again
+ * skips building, checking and serialising it. Checked here as Elysia checks an answer against
+ * its schema (extra properties dropped, then a ValidationError on a mismatch), since a Response
+ * goes out unchecked.
+ */
+function pullListJson(records: unknown[]): string {
+  Value.Clean(PullList, records)
+  if (!pullListCheck.Check(records)) throw new ValidationError('response', pullListCheck, records)
+  return JSON.stringify(records)
+}
+
+/** Pull requests (issue 12): list, open, read, edit, merge. */
+export const pullsModule = (deps: AppDeps) =>
+  new Elysia({ name: 'pulls', detail: { tags: ['repository'] } })
+    .use(pipeline(deps))
+    .get(
+      '/repos/:owner/:repo/pulls',
+      // The page's JSON text as made once (and checked against the schema below) while nothing changes.
+      ({ query, repo: ctx, page, request, set }) => {
+        const found = listPullPage(deps, ctx, ctx.caller.user, query, page, pullListJson)
+        setListHeaders(set, deps.config, request, page, found.total)
+        return new Response(found.json, { headers: { 'content-type': 'application/json;charset=utf-8' } })
+      },
+      {
+        repo: { unit: 'pulls' },
+        paged: true,
+        params: RepoParams,
+        query: ListPullsQuery,
+        response: { 200: t.Array(PullRequestSchema) },
+        detail: { operationId: 'repoListPullRequests', summary: "List a repository's pull requests" },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/pulls',
+      async ({ body, status, repo: ctx, user }) => status(201, pullToApi(deps, ctx, await createPull(deps, ctx, user, body), user)),
+      {
+        repo: { unit: 'pulls' },
+        signed: true,
+        params: RepoParams,
+        body: CreatePullRequestOption,
+        response: { 201: PullRequestSchema },
+        detail: { operationId: 'repoCreatePullRequest', summary: 'Create a pull request' },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/pulls/:index',
+      // `{index}.diff` and `{index}.patch` (Gitea's repoDownloadPullDiffOrPatch) share the path segment: the router cannot tell them apart.
+      ({ params, repo: ctx }) => {
+        const { index, kind } = pullDownloadOf(params.index)
+        if (kind) return pullDiff(deps, ctx, pathNumber(index), kind)
+        return pullToApi(deps, ctx, findPull(deps, ctx.repo.id, pathNumber(index)), ctx.caller.user)
+      },
+      {
+        repo: { unit: 'pulls' },
+        params: PullParams,
+        response: { 200: t.Union([PullRequestSchema, PullDiffText]) },
+        detail: {
+          operationId: 'repoGetPullRequest',
+          summary: 'Get a pull request; `{index}.diff` / `{index}.patch`: its diff or patch series as text (repoDownloadPullDiffOrPatch)',
+        },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/pulls/:index/commits',
+      async ({ params, repo: ctx, page, respond }) =>
+        respond(await pullCommits(deps, ctx, pathNumber(params.index), page), (rows) => commitsToApi(deps, ctx, rows, ctx.caller.user)),
+      {
+        repo: { unit: 'pulls' },
+        paged: true,
+        params: PullParams,
+        query: PageQuery,
+        response: { 200: t.Array(CommitSchema) },
+        detail: { operationId: 'repoGetPullRequestCommits', summary: "Get a pull request's commits, newest first" },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/pulls/:index/files',
+      async ({ params, repo: ctx, page, respond }) => {
+        const found = await pullFiles(deps, ctx, pathNumber(params.index), page)
+        return respond(found, (rows) => filesToApi(deps, ctx, found.head, rows))
+      },
+      {
+        repo: { unit: 'pulls' },
+        paged: true,
+        params: PullParams,
+        query: PageQuery,
+        response: { 200: t.Array(ChangedFileSchema) },
+        detail: { operationId: 'repoGetPullRequestFiles', summary: "Get the files a pull request changes, with their line counts" },
+      },
+    )
+    .patch(
+      '/repos/:owner/:repo/pulls/:index',
+      async ({ params, body, status, repo: ctx, user }) =>
+        status(201, pullToApi(deps, ctx, await editPull(deps, ctx, pathNumber(params.index), user, body), user)),
+      {
+        repo: { unit: 'pulls' },
+        signed: true,
+        params: PullParams,
+        body: EditPullRequestOption,
+        response: { 201: PullRequestSchema },
+        detail: { operationId: 'repoEditPullRequest', summary: 'Edit a pull request (answers 201, as Gitea)' },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/pulls/:index/merge',
+      ({ params, repo: ctx, status }) => {
+        requireMerged(deps, ctx.repo.id, pathNumber(params.index))
+        return status(204, undefined)
+      },
+      {
+        repo: { unit: 'pulls' },
+        params: PullParams,
+        response: { 204: t.Void() },
+        detail: { operationId: 'repoPullRequestIsMerged', summary: 'Whether a pull request was merged (204 yes, 404 no)' },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/pulls/:index/merge',
+      async ({ params, body, repo: ctx, user, set }) => {
+        const style = body.Do || body.do || 'merge'
+        await mergePull(deps, ctx, pathNumber(params.index), user, {
+          style,
+          title: body.MergeTitleField ?? body.merge_title_field,
+          message: body.MergeMessageField ?? body.merge_message_field,
+          headCommitId: body.head_commit_id,
+        })
+        set.status = 200
+        return ''
+      },
+      {
+        repo: { level: 'write', unit: 'pulls' },
+        signed: true,
+        // No body (the 2017 SDK sends none) is a plain merge.
+        transform: (ctx) => {
+          if (ctx.body === null || ctx.body === undefined || (ctx.body as unknown) === '') ctx.body = {}
+        },
+        params: PullParams,
+        body: MergePullRequestOption,
+        response: { 200: t.String({ description: 'empty' }) },
+        detail: { operationId: 'repoMergePullRequest', summary: 'Merge a pull request' },
+      },
+    )

@@ -1,0 +1,194 @@
+import { and, eq, isNotNull } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { writeTransaction } from '../../db/client'
+import { pullRequests, repositories } from '../../db/schema'
+import type { UserRow } from '../../auth/caller'
+import type { RepoRow } from '../../auth/access'
+import type { RepoContext } from '../../auth/repo-context'
+import {
+  cherryPickTree,
+  commitsToReplay,
+  commitTree,
+  compareAndSwapRef,
+  identNow,
+  isAncestor,
+  mergeTree,
+  MAX_REBASE_COMMITS,
+  readRef,
+  type Ident,
+} from '../../git/merge'
+import { git, type GitRepo } from '../../git/run'
+import { ApiError, conflict } from '../../lib/errors'
+import { nowUnix } from '../../lib/time'
+import { noReplyEmail } from '../../lib/convert/user'
+import type { PullRow } from '../../lib/convert/pull'
+import { beginPush, finishPush } from '../repos/git-sync'
+import { usersByIds } from '../users/service'
+import { findPull, recordMerged, pullById } from './service'
+import { gitOfRepo, syncPullHeadRef } from './mergeability'
+import type { MergeStyle } from './model'
+
+/**
+ * Merging a pull request with git plumbing only, never a work tree:
+ * 1. the head is brought into the base repository (refs/pull/<index>/head);
+ * 2. the new commit(s) of the chosen style are written (merge-tree --write-tree, commit-tree);
+ * 3. the merge's intent (the new commit, the base's old commit) is recorded on the pull request;
+ * 4. the base branch moves with a compare-and-swap `update-ref` inside beginPush/finishPush, so
+ *    it is recorded as a push of the merger (push events, other pull requests re-checked) and a
+ *    push that landed meanwhile makes the swap fail: the merge answers 409 (try again) and that
+ *    push is kept;
+ * 5. the pull request is marked merged and closed, with `pull.merged`.
+ * A crash between 4 and 5 leaves the intent: repairPullMerges (at start) marks the pull request
+ * merged when the intended commit is on the base branch, and drops the intent otherwise.
+ */
+
+const MERGE_ALLOWED: Record<MergeStyle, (repo: RepoRow) => boolean> = {
+  merge: (r) => r.allowMergeCommits,
+  rebase: (r) => r.allowRebase,
+  'rebase-merge': (r) => r.allowRebaseExplicit,
+  squash: (r) => r.allowSquashMerge,
+}
+
+const notAllowed = (message: string) => new ApiError(405, message)
+
+/** A user as git records them: full name (else login name), and the address others may see. */
+function identOf(deps: AppDeps, user: UserRow, when: number): Ident {
+  return identNow(user.fullName || user.name, user.keepEmailPrivate || !user.email ? noReplyEmail(deps.config, user) : user.email, when)
+}
+
+export interface MergeRequest {
+  style: MergeStyle
+  /** First line of the merge (or squash) commit; Gitea's default when empty. */
+  title?: string
+  /** Appended after a blank line. */
+  message?: string
+  /** Refuse unless the head is still this commit. */
+  headCommitId?: string
+}
+
+/** Gitea's default first line of the commit a style writes (rebase writes none of its own). */
+function defaultTitle(pull: PullRow, title: string, headRepo: RepoRow | undefined, style: MergeStyle): string {
+  if (style === 'squash') return `${title} (#${pull.index})`
+  const from = pull.headRepoId === pull.baseRepoId || !headRepo ? pull.headBranch : `${headRepo.ownerName}/${headRepo.name}:${pull.headBranch}`
+  return `Merge pull request '${title}' (#${pull.index}) from ${from} into ${pull.baseBranch}`
+}
+
+/**
+ * The new tip of the base branch for `style`, written as objects (nothing references it yet).
+ * 405 when the branches conflict.
+ */
+async function writeMerge(
+  repo: GitRepo,
+  style: MergeStyle,
+  baseSha: string,
+  headSha: string,
+  message: string,
+  doer: Ident,
+  poster: Ident,
+): Promise<string> {
+  const conflicting = (paths: string[]) => notAllowed(`the pull request cannot be merged: it conflicts with the base branch (${paths.filter(Boolean).slice(0, 10).join(', ') || 'conflict'})`)
+  if (style === 'merge' || style === 'squash') {
+    const merged = await mergeTree(repo, baseSha, headSha)
+    if (merged.conflicts.length) throw conflicting(merged.conflicts)
+    // Squash: one commit on the base, authored by the pull request's poster (as Gitea), committed by the merger.
+    return style === 'merge' ? commitTree(repo, merged.tree, [baseSha, headSha], message, doer) : commitTree(repo, merged.tree, [baseSha], message, poster, doer)
+  }
+  // rebase / rebase-merge: the head's commits replayed onto the base (merges dropped, commits
+  // that become empty skipped, as `git rebase`); none rewritten when the base has not moved.
+  let tip = headSha
+  if (!(await isAncestor(repo, baseSha, headSha))) {
+    const commits = await commitsToReplay(repo, baseSha, headSha)
+    if (!commits) throw notAllowed(`a rebase replays at most ${MAX_REBASE_COMMITS} commits; merge or squash this pull request instead`)
+    tip = baseSha
+    let tipTree = (await git(['rev-parse', '--verify', `${baseSha}^{tree}`], repo)).trim()
+    for (const commit of commits) {
+      const picked = await cherryPickTree(repo, tip, tipTree, commit)
+      if (picked.conflicts.length) throw conflicting(picked.conflicts)
+      if (picked.tree === tipTree) continue
+      tip = await commitTree(repo, picked.tree, [tip], commit.message, commit.author, doer)
+      tipTree = picked.tree
+    }
+  }
+  if (style === 'rebase') return tip
+  const tree = (await git(['rev-parse', '--verify', `${tip}^{tree}`], repo)).trim()
+  return commitTree(repo, tree, [baseSha, tip], message, doer)
+}
+
+/**
+ * Merges a pull request (POST …/pulls/{index}/merge; the route checked write access). 405 when
+ * it is closed, merged, conflicting or the style is not allowed; 409 when the base moved during
+ * the merge (a concurrent push: try again) or another merge of it is under way.
+ */
+export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, doer: UserRow, req: MergeRequest): Promise<void> {
+  const { pull, issue } = findPull(deps, ctx.repo.id, index)
+  if (pull.hasMerged) throw notAllowed('the pull request has already been merged')
+  if (issue.isClosed) throw notAllowed('the pull request is closed')
+  if (pull.mergeIntent) throw conflict('the pull request is being merged; try again')
+  if (!MERGE_ALLOWED[req.style](ctx.repo)) throw notAllowed(`merge style "${req.style}" is not allowed in this repository`)
+  if (pull.status === 'conflict') throw notAllowed('the pull request cannot be merged: it conflicts with the base branch')
+  const base = ctx.repo
+  const repo = gitOfRepo(deps, base)
+  // The base is read first: whatever moves it from here on makes the compare-and-swap fail.
+  const baseRef = `refs/heads/${pull.baseBranch}`
+  const baseSha = await readRef(repo, baseRef)
+  if (!baseSha) throw notAllowed('the base branch of the pull request does not exist any more')
+  const headSha = await syncPullHeadRef(deps, pull, base)
+  if (!headSha) throw notAllowed('the head branch of the pull request does not exist any more')
+  if (req.headCommitId && req.headCommitId !== headSha) throw conflict('the head branch moved: it is not at head_commit_id any more')
+  const now = nowUnix()
+  const people = usersByIds(deps, [issue.posterId])
+  const headRepo = pull.headRepoId === base.id ? base : deps.db.select().from(repositories).where(eq(repositories.id, pull.headRepoId)).get()
+  const title = req.title?.trim() || defaultTitle(pull, issue.title, headRepo, req.style)
+  const message = req.message?.trim() ? `${title}\n\n${req.message.trim()}` : title
+  const doerIdent = identOf(deps, doer, now)
+  const poster = people.get(issue.posterId)
+  const sha = await writeMerge(repo, req.style, baseSha, headSha, message, doerIdent, poster ? identOf(deps, poster, now) : doerIdent)
+
+  // The intent first: from here a crash is repaired at start (repairPullMerges).
+  writeTransaction(deps.db, () => {
+    const current = pullById(deps, pull.id)!
+    if (current.hasMerged) throw notAllowed('the pull request has already been merged')
+    if (current.mergeIntent) throw conflict('the pull request is being merged; try again')
+    deps.db.update(pullRequests).set({ mergeIntent: JSON.stringify({ sha, old: baseSha, by: doer.id, style: req.style }) }).where(eq(pullRequests.id, pull.id)).run()
+  })
+  const pushId = await beginPush(deps, base.id, doer.id, [{ ref: baseRef, old: baseSha, new: sha }])
+  let swapped = false
+  try {
+    swapped = await compareAndSwapRef(repo, baseRef, sha, baseSha)
+  } finally {
+    writeTransaction(deps.db, () => {
+      const current = pullById(deps, pull.id)!
+      if (swapped) recordMerged(deps, { ...current, headSha }, sha, doer.id, now)
+      else deps.db.update(pullRequests).set({ mergeIntent: null }).where(eq(pullRequests.id, pull.id)).run()
+    })
+    // Records the base branch's move as the merger's push (or settles the pending push).
+    await finishPush(deps, base.id, pushId)
+  }
+  if (!swapped) throw conflict('the base branch moved while the pull request was being merged; try again')
+}
+
+/**
+ * At start (before serving): pull requests left with a merge intent by a crash are marked merged
+ * when the intended commit is on the base branch (the branch moved; the database did not
+ * follow), and have the intent dropped otherwise. Answers how many were marked merged.
+ */
+export async function repairPullMerges(deps: AppDeps): Promise<number> {
+  const pending = deps.db.select().from(pullRequests).where(and(isNotNull(pullRequests.mergeIntent), eq(pullRequests.hasMerged, false))).all()
+  let merged = 0
+  for (const pull of pending) {
+    const intent = JSON.parse(pull.mergeIntent!) as { sha: string; by: number }
+    const base = deps.db.select().from(repositories).where(eq(repositories.id, pull.baseRepoId)).get()
+    let landed = false
+    if (base) {
+      const repo = gitOfRepo(deps, base)
+      const tip = await readRef(repo, `refs/heads/${pull.baseBranch}`)
+      landed = !!tip && (await isAncestor(repo, intent.sha, tip).catch(() => false))
+    }
+    writeTransaction(deps.db, () => {
+      if (landed) recordMerged(deps, pull, intent.sha, intent.by)
+      else deps.db.update(pullRequests).set({ mergeIntent: null }).where(eq(pullRequests.id, pull.id)).run()
+    })
+    if (landed) merged++
+  }
+  return merged
+}

@@ -1,0 +1,169 @@
+import { t } from 'elysia'
+import { BoundedList, ListName, MAX_QUERY_TEXT, MAX_TEXT, MAX_TITLE, QueryFilter } from '../../lib/validate'
+import { pageQueryFields } from '../../lib/pagination'
+import { literals, recordLiterals } from '../../lib/literals'
+import { Int, PlainUserSchema, RepositorySchema } from '../repos/model'
+import { LabelSchema, MilestoneSchema } from '../issues/model'
+
+/** The merge styles Warren makes (Gitea's MergeStyle; `fast-forward-only` and `manually-merged` are not offered). */
+export const MERGE_STYLES = ['merge', 'rebase', 'rebase-merge', 'squash'] as const
+export type MergeStyle = (typeof MERGE_STYLES)[number]
+
+/** PRBranchInfo (records.md §13): `repo` is null once that repository is gone. */
+export const PRBranchInfoSchema = t.Object(
+  { label: t.String(), ref: t.String(), sha: t.String(), repo_id: Int(), repo: t.Nullable(RepositorySchema) },
+  { $id: '#/components/schemas/PRBranchInfo' },
+)
+
+/** PullRequest (records.md §13), plus `conflicted_files`. */
+export const PullRequestSchema = t.Object(
+  {
+    id: Int(),
+    url: t.String(),
+    number: Int(),
+    user: PlainUserSchema,
+    title: t.String(),
+    body: t.String(),
+    labels: t.Array(LabelSchema),
+    milestone: t.Nullable(MilestoneSchema),
+    assignee: t.Nullable(PlainUserSchema),
+    assignees: t.Array(PlainUserSchema),
+    state: recordLiterals(['open', 'closed']),
+    is_locked: t.Boolean(),
+    comments: Int(),
+    html_url: t.String(),
+    diff_url: t.String(),
+    patch_url: t.String(),
+    mergeable: t.Boolean(),
+    merged: t.Boolean(),
+    merged_at: t.Nullable(t.String()),
+    merge_commit_sha: t.Nullable(t.String()),
+    merged_by: t.Nullable(PlainUserSchema),
+    conflicted_files: t.Array(t.String(), { description: 'paths that conflict when mergeable is false because of conflicts (Warren)' }),
+    base: PRBranchInfoSchema,
+    head: PRBranchInfoSchema,
+    merge_base: t.String(),
+    due_date: t.Nullable(t.String()),
+    created_at: t.String(),
+    updated_at: t.String(),
+    closed_at: t.Nullable(t.String()),
+  },
+  { $id: '#/components/schemas/PullRequest' },
+)
+
+export const PullParams = t.Object({ owner: t.String(), repo: t.String(), index: t.String({ description: 'index of the pull request' }) })
+
+const Timestamp = t.String({ maxLength: 64, description: 'RFC 3339 time' })
+/** A branch name as a body gives it (refs are at most 255 characters; `owner:` may come first). */
+const BranchField = t.String({ maxLength: 512 })
+
+export const CreatePullRequestOption = t.Object(
+  {
+    head: BranchField,
+    base: BranchField,
+    title: t.String({ maxLength: MAX_TITLE }),
+    body: t.Optional(t.String({ maxLength: MAX_TEXT })),
+    assignee: t.Optional(ListName),
+    assignees: t.Optional(BoundedList(ListName)),
+    milestone: t.Optional(t.Integer()),
+    labels: t.Optional(BoundedList(t.Integer())),
+    due_date: t.Optional(t.Nullable(Timestamp)),
+  },
+  { $id: '#/components/schemas/CreatePullRequestOption' },
+)
+
+export const EditPullRequestOption = t.Object(
+  {
+    title: t.Optional(t.String({ maxLength: MAX_TITLE })),
+    body: t.Optional(t.String({ maxLength: MAX_TEXT })),
+    base: t.Optional(BranchField),
+    assignee: t.Optional(t.Nullable(ListName)),
+    assignees: t.Optional(BoundedList(ListName)),
+    milestone: t.Optional(t.Nullable(t.Integer())),
+    labels: t.Optional(BoundedList(t.Integer())),
+    state: t.Optional(literals(['open', 'closed'])),
+    due_date: t.Optional(t.Nullable(Timestamp)),
+    unset_due_date: t.Optional(t.Boolean()),
+  },
+  { $id: '#/components/schemas/EditPullRequestOption' },
+)
+
+/**
+ * MergePullRequestOption (options.md §5). Gitea's struct has no JSON tags for its capitalised
+ * keys, so Go matches them case-insensitively: the documented keys and their lower-case / snake
+ * forms are read. An empty body (or no `Do`) is a plain merge.
+ */
+const StyleField = () => t.Optional(literals(['', ...MERGE_STYLES]))
+const MessageField = () => t.Optional(t.String({ maxLength: MAX_TEXT }))
+export const MergePullRequestOption = t.Object(
+  {
+    Do: StyleField(),
+    MergeTitleField: t.Optional(t.String({ maxLength: MAX_TITLE * 4 })),
+    MergeMessageField: MessageField(),
+    do: StyleField(),
+    merge_title_field: t.Optional(t.String({ maxLength: MAX_TITLE * 4 })),
+    merge_message_field: MessageField(),
+    head_commit_id: t.Optional(t.String({ maxLength: 64, description: 'refuse (409) unless the head is still this commit' })),
+  },
+  { $id: '#/components/schemas/MergePullRequestOption' },
+)
+
+export const PULL_SORTS = ['', 'oldest', 'recentupdate', 'leastupdate', 'mostcomment', 'leastcomment', 'priority'] as const
+
+export const ListPullsQuery = t.Object({
+  ...pageQueryFields,
+  state: t.Optional(literals(['', 'open', 'closed', 'all'], { description: 'open (default), closed or all' })),
+  sort: t.Optional(literals(PULL_SORTS, { description: 'newest first by default' })),
+  milestone: t.Optional(t.Numeric({ description: 'only pull requests of this milestone id' })),
+  labels: QueryFilter('comma-separated label ids (at most 50); pull requests having all of them'),
+  poster: t.Optional(t.String({ maxLength: MAX_QUERY_TEXT, description: 'only pull requests opened by this user' })),
+})
+
+/** A pull request's diff or patch (`…/pulls/{index}.diff`, `.patch`): text streamed from git. */
+export const PullDiffText = t.String({ description: 'the diff (git diff) or the patch series (git format-patch), streamed as text/plain' })
+
+const CommitUserSchema = t.Object({ name: t.String(), email: t.String(), date: t.String() }, { $id: '#/components/schemas/CommitUser' })
+const CommitMetaSchema = t.Object({ url: t.String(), sha: t.String(), created: t.Optional(t.String()) }, { $id: '#/components/schemas/CommitMeta' })
+
+/** Commit (Gitea's, as `…/pulls/{index}/commits` lists them): `author` / `committer` are the accounts owning the e-mails, or null. */
+export const CommitSchema = t.Object(
+  {
+    url: t.String(),
+    sha: t.String(),
+    created: t.String(),
+    html_url: t.String(),
+    commit: t.Object(
+      {
+        url: t.String(),
+        author: CommitUserSchema,
+        committer: CommitUserSchema,
+        message: t.String(),
+        tree: CommitMetaSchema,
+        verification: t.Null(),
+      },
+      { $id: '#/components/schemas/RepoCommit' },
+    ),
+    author: t.Nullable(PlainUserSchema),
+    committer: t.Nullable(PlainUserSchema),
+    parents: t.Array(CommitMetaSchema),
+    files: t.Array(t.Object({ filename: t.String(), status: t.String() }, { $id: '#/components/schemas/CommitAffectedFiles' })),
+    stats: t.Object({ total: Int(), additions: Int(), deletions: Int() }, { $id: '#/components/schemas/CommitStats' }),
+  },
+  { $id: '#/components/schemas/Commit' },
+)
+
+/** ChangedFile (Gitea's): a file a pull request changes, with its line counts; `previous_filename` for renames. */
+export const ChangedFileSchema = t.Object(
+  {
+    filename: t.String(),
+    previous_filename: t.Optional(t.String()),
+    status: t.String({ description: 'added, deleted, renamed, copied, changed or unchanged' }),
+    additions: Int(),
+    deletions: Int(),
+    changes: Int(),
+    html_url: t.String(),
+    contents_url: t.String(),
+    raw_url: t.String(),
+  },
+  { $id: '#/components/schemas/ChangedFile' },
+)

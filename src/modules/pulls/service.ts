@@ -1,0 +1,453 @@
+import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { changeMarkOf } from '../../db/client'
+import { inJsonList } from '../../db/conditions'
+import { rowMapper } from '../../db/row-mapper'
+import { issueLabels, issues, labels, pullRequests, repositories, users } from '../../db/schema'
+import type { UserRow } from '../../auth/caller'
+import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
+import type { RepoContext } from '../../auth/repo-context'
+import { recordEvent } from '../../events/outbox'
+import { branchExists, isSafeRefName } from '../../git/refs'
+import { readRef } from '../../git/merge'
+import { ApiError, conflict, notFound, unprocessable } from '../../lib/errors'
+import type { Page, Paged } from '../../lib/pagination'
+import { nowUnix } from '../../lib/time'
+import { splitFilter } from '../../lib/validate'
+import { toApiPull, type ApiPull, type PullEnd, type PullRow } from '../../lib/convert/pull'
+import type { IssueRow } from '../../lib/convert/issue'
+import { repoRecord, type ApiRepo } from '../../lib/convert/repo'
+import { userConverter } from '../../lib/convert/user'
+import { changeIssueLabels, createIssue, editIssue, findIssue, issueRelations, setClosed, type IssueEdit, type NewIssue } from '../issues/service'
+import { recordIssueEvent } from '../../events/issue-events'
+import { getVisibleUserByName, usersByIds } from '../users/service'
+import { queueCheck } from './queue'
+import { checkPull, gitOfRepo } from './mergeability'
+import { errorFields, loggerOf } from '../../lib/log'
+
+/** A pull request: its own row and its issue's. */
+export interface PullItem {
+  pull: PullRow
+  issue: IssueRow
+}
+
+/** A pull request by its index in the base repository; 404 when there is none (or it is a plain issue). */
+export function findPull(deps: AppDeps, repoId: number, index: number): PullItem {
+  const issue = findIssue(deps, repoId, index)
+  const pull = issue.isPull ? deps.db.select().from(pullRequests).where(eq(pullRequests.issueId, issue.id)).get() : undefined
+  if (!pull) throw notFound(`pull request does not exist [repo_id: ${repoId}, index: ${index}]`)
+  return { pull, issue }
+}
+
+export const pullById = (deps: AppDeps, id: number): PullRow | undefined => deps.db.select().from(pullRequests).where(eq(pullRequests.id, id)).get()
+
+// ---- records ---------------------------------------------------------------------------------
+
+/**
+ * PullRequest records for pull requests of `base` (owned by `baseOwner`), in a fixed number of
+ * queries whatever their number: the issue relations, the head repositories and their owners,
+ * the mergers. Branch repositories carry no permissions (all false), as in Gitea.
+ */
+export function pullsToApi(deps: AppDeps, base: RepoRow, baseOwner: UserRow, items: PullItem[], viewer: UserRow | null) {
+  if (items.length === 0) return []
+  const rel = issueRelations(deps, items.map((i) => i.issue))
+  const headIds = [...new Set(items.map((i) => i.pull.headRepoId).filter((id) => id !== base.id))]
+  const heads = new Map(
+    (headIds.length ? deps.db.select().from(repositories).where(and(inArray(repositories.id, headIds), eq(repositories.status, 'ready'))).all() : []).map((r) => [r.id, r]),
+  )
+  const people = usersByIds(deps, [...[...heads.values()].map((r) => r.ownerId), ...items.filter((i) => i.pull.hasMerged).map((i) => i.pull.mergedById)])
+  const userToApi = userConverter(deps.config, viewer)
+  const baseRecord = repoRecord(deps.config, base, baseOwner.name, userToApi(baseOwner), null)
+  const records = new Map<number, ApiRepo | null>([[base.id, baseRecord]])
+  const endOf = (repoId: number): PullEnd => {
+    let record = records.get(repoId)
+    if (record === undefined) {
+      const repo = heads.get(repoId)
+      const owner = repo && people.get(repo.ownerId)
+      record = repo && owner ? repoRecord(deps.config, repo, owner.name, userToApi(owner), null, repo.isFork && repo.forkId === base.id ? { ...baseRecord, parent: null } : null) : null
+      records.set(repoId, record)
+    }
+    return { repoId, repo: record }
+  }
+  return items.map(({ pull, issue }) =>
+    toApiPull(
+      deps.config,
+      base,
+      pull,
+      issue,
+      { ...rel.get(issue.id)!, base: endOf(pull.baseRepoId), head: endOf(pull.headRepoId), mergedBy: pull.hasMerged ? people.get(pull.mergedById) : null },
+      viewer,
+      userToApi,
+    ),
+  )
+}
+
+export const pullToApi = (deps: AppDeps, ctx: Pick<RepoContext, 'repo' | 'owner'>, item: PullItem, viewer: UserRow | null) =>
+  pullsToApi(deps, ctx.repo, ctx.owner, [item], viewer)[0]!
+
+const issueRows = rowMapper<IssueRow>(issues)
+const pullRows = rowMapper<PullRow>(pullRequests)
+
+// ---- list ------------------------------------------------------------------------------------
+
+export interface PullFilter {
+  state?: string
+  sort?: string
+  milestone?: number
+  labels?: string
+  poster?: string
+}
+
+const SORTS: Record<string, SQL[]> = {
+  oldest: [asc(issues.createdUnix), asc(issues.id)],
+  recentupdate: [desc(issues.updatedUnix), desc(issues.id)],
+  leastupdate: [asc(issues.updatedUnix), asc(issues.id)],
+  mostcomment: [desc(issues.numComments), desc(issues.id)],
+  leastcomment: [asc(issues.numComments), desc(issues.id)],
+}
+const NEWEST = [desc(issues.createdUnix), desc(issues.id)]
+
+/** Placeholders the list is written with, so that each shape of list is prepared once. */
+const P = {
+  repo: sql.placeholder('repo'),
+  closed: sql.placeholder('closed'),
+  milestone: sql.placeholder('milestone'),
+  labels: sql.placeholder('labels'),
+  labelCount: sql.placeholder('labelCount'),
+  poster: sql.placeholder('poster'),
+  limit: sql.placeholder('limit'),
+  offset: sql.placeholder('offset'),
+}
+
+/** Which filters a list uses, and its order: what its statement depends on (at most 2 × 6 × 2 × 2 × 2 shapes). */
+interface ListShape {
+  byState: boolean
+  sort: string
+  byMilestone: boolean
+  byLabels: boolean
+  byPoster: boolean
+}
+
+function prepareList(deps: AppDeps, shape: ListShape) {
+  const where: SQL[] = [eq(issues.repoId, P.repo), eq(issues.isPull, true)]
+  if (shape.byState) where.push(sql`${issues.isClosed} = ${P.closed}`)
+  if (shape.byMilestone) where.push(sql`${issues.milestoneId} = ${P.milestone}`)
+  // Every one of the labels: the pairs are unique, so counting the matching links is enough.
+  if (shape.byLabels)
+    where.push(
+      sql`(select count(*) from ${issueLabels} where ${issueLabels.issueId} = ${issues.id} and ${issueLabels.labelId} in (select value from json_each(${P.labels}))) = ${P.labelCount}`,
+    )
+  if (shape.byPoster) where.push(sql`${issues.posterId} = ${P.poster}`)
+  const condition = and(...where)
+  return {
+    count: deps.db.select({ n: sql<number>`count(*)` }).from(issues).where(condition).prepare(),
+    // Raw values mapped by the tables' own columns (Drizzle's generic mapping of a join costs more than the query).
+    page: deps.db
+      .select()
+      .from(issues)
+      .innerJoin(pullRequests, eq(pullRequests.issueId, issues.id))
+      .where(condition)
+      .orderBy(...(SORTS[shape.sort] ?? NEWEST))
+      .limit(P.limit)
+      .offset(P.offset)
+      .prepare(),
+  }
+}
+const listStatements = new WeakMap<AppDeps['db'], Map<string, ReturnType<typeof prepareList>>>()
+
+function listStatementsOf(deps: AppDeps, shape: ListShape) {
+  let cache = listStatements.get(deps.db)
+  if (!cache) listStatements.set(deps.db, (cache = new Map()))
+  const key = `${+shape.byState}${+shape.byMilestone}${+shape.byLabels}${+shape.byPoster}${shape.sort}`
+  let statements = cache.get(key)
+  if (!statements) cache.set(key, (statements = prepareList(deps, shape)))
+  return statements
+}
+
+/** The pull requests into a repository, newest first unless sorted, with the total for the page headers. */
+export function listPulls(deps: AppDeps, repo: RepoRow, viewer: UserRow | null, filter: PullFilter, page: Page): Paged<PullItem> {
+  const state = filter.state || 'open'
+  const labelIds = [...new Set(splitFilter(filter.labels, 'labels').map(Number))]
+  if (labelIds.some((id) => !Number.isSafeInteger(id) || id <= 0)) throw unprocessable('must be label ids', 'labels')
+  const poster = filter.poster ? getVisibleUserByName(deps, filter.poster, viewer).id : 0
+  const shape: ListShape = {
+    byState: state !== 'all',
+    sort: filter.sort && SORTS[filter.sort] ? filter.sort : '',
+    byMilestone: !!filter.milestone,
+    byLabels: labelIds.length > 0,
+    byPoster: poster > 0,
+  }
+  const params = {
+    repo: repo.id,
+    closed: state === 'closed' ? 1 : 0,
+    milestone: filter.milestone ?? 0,
+    labels: JSON.stringify(labelIds),
+    labelCount: labelIds.length,
+    poster,
+  }
+  const statements = listStatementsOf(deps, shape)
+  const plain = !shape.byMilestone && !shape.byLabels && !shape.byPoster
+  // The repository's counters (exact in every write transaction) spare a count on plain lists.
+  const total = plain
+    ? state === 'all'
+      ? repo.numPulls
+      : state === 'closed'
+        ? repo.numClosedPulls
+        : repo.numPulls - repo.numClosedPulls
+    : statements.count.get(params)!.n
+  const rows =
+    total > page.offset
+      ? (statements.page.values({ ...params, limit: page.limit, offset: page.offset }) as unknown[][]).map((v) => ({
+          issue: issueRows.map(v),
+          pull: pullRows.map(v, issueRows.width),
+        }))
+      : []
+  return { rows, total }
+}
+
+/** At most this many pages are kept (about 130 KB of JSON each at 30 per page). */
+const PULL_PAGES_KEPT = 32
+
+/** A page of PullRequest records as the JSON text of its answer, with the list's total. */
+export interface PullPageText {
+  json: string
+  total: number
+}
+
+/**
+ * Pages of PullRequest records already made and serialised, for as long as the database is
+ * unchanged (its change mark): a list read again and again between writes is made once. Any
+ * write anywhere empties it; the oldest page goes first when it is full.
+ */
+class PullPageCache {
+  private readonly pages = new Map<string, PullPageText>()
+  private version = ''
+  constructor(private readonly changeMark: () => string) {}
+  /** The page under `key`, made by `make()` unless held and still fresh. */
+  get(key: string, make: () => PullPageText): PullPageText {
+    const version = this.changeMark()
+    if (version !== this.version) {
+      this.pages.clear()
+      this.version = version
+    }
+    let page = this.pages.get(key)
+    if (!page) {
+      page = make()
+      // Making it wrote nothing (a read), so the mark it was made under still holds.
+      if (this.pages.size >= PULL_PAGES_KEPT) this.pages.delete(this.pages.keys().next().value!)
+      this.pages.set(key, page)
+    }
+    return page
+  }
+}
+const pullPageCaches = new WeakMap<AppDeps['db'], PullPageCache>()
+
+/**
+ * A page of PullRequest records of a repository as `viewer` may see them (listPulls and
+ * pullsToApi), as JSON text made by `encode` (which checks the records against the answer's
+ * schema), made once while the database is unchanged. The viewer is part of the key: records
+ * carry what that viewer may see.
+ */
+export function listPullPage(
+  deps: AppDeps,
+  ctx: Pick<RepoContext, 'repo' | 'owner'>,
+  viewer: UserRow | null,
+  filter: PullFilter,
+  page: Page,
+  encode: (records: ApiPull[]) => string,
+): PullPageText {
+  let cache = pullPageCaches.get(deps.db)
+  if (!cache) pullPageCaches.set(deps.db, (cache = new PullPageCache(changeMarkOf(deps.db))))
+  const key = JSON.stringify([ctx.repo.id, viewer?.id ?? 0, filter.state ?? '', filter.sort ?? '', filter.milestone ?? 0, filter.labels ?? '', filter.poster ?? '', page.limit, page.offset])
+  return cache.get(key, () => {
+    const found = listPulls(deps, ctx.repo, viewer, filter, page)
+    return { json: encode(pullsToApi(deps, ctx.repo, ctx.owner, found.rows, viewer)), total: found.total }
+  })
+}
+
+// ---- create ----------------------------------------------------------------------------------
+
+/** A branch end as the caller named it, resolved. */
+interface BranchEnd {
+  repo: RepoRow
+  owner: UserRow
+  branch: string
+}
+
+/**
+ * `head` as CreatePullRequestOption gives it: `branch` (this repository) or `owner:branch` (the
+ * branch of `owner`'s fork of this repository, or of this repository when `owner` owns it). The
+ * caller must be able to write to the head's repository (options.md): else, as for an unknown
+ * owner, fork or branch, 404.
+ */
+async function resolveHead(deps: AppDeps, ctx: RepoContext, caller: UserRow, head: string): Promise<BranchEnd> {
+  const colon = head.indexOf(':')
+  const branch = colon >= 0 ? head.slice(colon + 1) : head
+  let end: BranchEnd = { repo: ctx.repo, owner: ctx.owner, branch }
+  if (colon >= 0) {
+    const ownerName = head.slice(0, colon)
+    if (ownerName.toLowerCase() !== ctx.owner.lowerName) {
+      const owner = deps.db.select().from(users).where(eq(users.lowerName, ownerName.toLowerCase())).get()
+      const fork =
+        owner &&
+        deps.db
+          .select()
+          .from(repositories)
+          .where(and(eq(repositories.forkId, ctx.repo.id), eq(repositories.ownerId, owner.id), eq(repositories.status, 'ready')))
+          .get()
+      if (!owner || !fork) throw notFound(`head repository does not exist: no fork of ${ctx.repo.ownerName}/${ctx.repo.name} is owned by "${ownerName}"`)
+      end = { repo: fork, owner, branch }
+    }
+  }
+  if (end.repo.id !== ctx.repo.id ? accessLevel(deps.db, caller, end.repo, end.owner) < AccessMode.Write : ctx.mode < AccessMode.Write)
+    throw notFound(`you may not open a pull request from ${end.repo.ownerName}/${end.repo.name}: writing to the head repository is needed`)
+  await requireBranch(deps, end, 'head')
+  return end
+}
+
+async function requireBranch(deps: AppDeps, end: BranchEnd, which: 'head' | 'base'): Promise<void> {
+  if (!end.branch || !isSafeRefName(end.branch) || !(await branchExists(gitOfRepo(deps, end.repo), end.branch)))
+    throw notFound(`${which} branch does not exist [repo: ${end.repo.ownerName}/${end.repo.name}, branch: ${end.branch}]`)
+}
+
+/** 409 when another open pull request has the same head and base (inside the write transaction). */
+function refuseDuplicate(deps: AppDeps, p: Pick<PullRow, 'headRepoId' | 'headBranch' | 'baseRepoId' | 'baseBranch'>, exceptId = 0): void {
+  const other = deps.db
+    .select({ index: pullRequests.index })
+    .from(pullRequests)
+    .innerJoin(issues, eq(issues.id, pullRequests.issueId))
+    .where(
+      and(
+        eq(pullRequests.headRepoId, p.headRepoId),
+        eq(pullRequests.headBranch, p.headBranch),
+        eq(pullRequests.baseRepoId, p.baseRepoId),
+        eq(pullRequests.baseBranch, p.baseBranch),
+        eq(pullRequests.hasMerged, false),
+        eq(issues.isClosed, false),
+        sql`${pullRequests.id} <> ${exceptId}`,
+      ),
+    )
+    .get()
+  if (other)
+    throw conflict(`pull request already exists for these targets [id: ${other.index}, head: ${p.headBranch}, base: ${p.baseBranch}] (#${other.index})`)
+}
+
+export interface NewPull extends Omit<NewIssue, 'closed'> {
+  head: string
+  base: string
+}
+
+/** How long opening a pull request waits for its first mergeability check before answering. */
+export const OPEN_CHECK_WAIT_MS = 5_000
+
+/**
+ * The first check of a new pull request, waited for at most OPEN_CHECK_WAIT_MS (git runs in
+ * processes of its own, so the wait never blocks the event loop). A check still running then
+ * goes on and records its answer; the pull request stays queued (check_seq > checked_seq) for
+ * the pull-checker job until one does, so the answer may say `mergeable: false` meanwhile.
+ */
+async function checkBeforeAnswering(deps: AppDeps, pullId: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const check = checkPull(deps, pullId).catch((e) => loggerOf(deps.config).warn('a mergeability check failed', { pullId, ...errorFields(e) }))
+  await Promise.race([check, new Promise<void>((resolve) => (timer = setTimeout(resolve, OPEN_CHECK_WAIT_MS)))])
+  clearTimeout(timer)
+}
+
+/**
+ * Opens a pull request: an issue (shared index, labels, milestone, assignees as the issue
+ * service applies them) and its pull_requests row, written in one transaction with `pull.opened`.
+ * Unknown branches, head equal to base: refused before anything is written. Mergeability is
+ * checked before answering, for at most OPEN_CHECK_WAIT_MS (the check also writes
+ * `refs/pull/<index>/head` in the base).
+ */
+export async function createPull(deps: AppDeps, ctx: RepoContext, caller: UserRow, opts: NewPull): Promise<PullItem> {
+  if (!opts.head) throw unprocessable('Required', 'Head')
+  if (!opts.base) throw unprocessable('Required', 'Base')
+  const base: BranchEnd = { repo: ctx.repo, owner: ctx.owner, branch: opts.base }
+  await requireBranch(deps, base, 'base')
+  const head = await resolveHead(deps, ctx, caller, opts.head)
+  if (head.repo.id === base.repo.id && head.branch === base.branch)
+    throw unprocessable(`head and base are the same branch (${base.branch}): there is nothing to merge`, 'Head')
+  const [headSha, baseSha] = await Promise.all([readRef(gitOfRepo(deps, head.repo), `refs/heads/${head.branch}`), readRef(gitOfRepo(deps, base.repo), `refs/heads/${base.branch}`)])
+  // Unknown label ids are dropped, as Gitea does for pull requests.
+  const labelIds = opts.labels?.length
+    ? deps.db.select({ id: labels.id }).from(labels).where(and(eq(labels.repoId, ctx.repo.id), inJsonList(labels.id, opts.labels))).all().map((l) => l.id)
+    : undefined
+  let pullId = 0
+  const values = { headRepoId: head.repo.id, headBranch: head.branch, baseRepoId: base.repo.id, baseBranch: base.branch }
+  const { row } = createIssue(deps, ctx, caller, { ...opts, labels: labelIds }, {
+    check: () => refuseDuplicate(deps, values),
+    attach: (issue) => {
+      pullId = deps.db
+        .insert(pullRequests)
+        .values({ ...values, issueId: issue.id, index: issue.index, headSha: headSha ?? '', baseSha: baseSha ?? '', status: 'checking', checkSeq: 1, checkActorId: caller.id })
+        .returning({ id: pullRequests.id })
+        .get()!.id
+      recordEvent(deps.db, { kind: 'pull.opened', repoId: ctx.repo.id, actorId: caller.id, issueId: issue.id, payload: { index: issue.index, pullId } })
+    },
+  })
+  await checkBeforeAnswering(deps, pullId)
+  return { pull: pullById(deps, pullId)!, issue: findIssue(deps, ctx.repo.id, row.index) }
+}
+
+// ---- edit ------------------------------------------------------------------------------------
+
+export interface PullEdit extends IssueEdit {
+  base?: string
+  labels?: number[]
+}
+
+/**
+ * Edits a pull request: the issue's fields through the issue service (which announces them as
+ * `issue.*` with isPull), plus its own: a new base (writers; 404 unknown, 422 equal to the head,
+ * 409 when an open pull request already joins them; `issue.edited` with `changes.ref`), labels
+ * (replaced, writers). A merged pull request keeps its state (412, as Gitea); reopening one
+ * whose head and base another open pull request joins is a 409.
+ */
+export async function editPull(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow, opts: PullEdit): Promise<PullItem> {
+  const { pull, issue } = findPull(deps, ctx.repo.id, index)
+  const writer = ctx.mode >= AccessMode.Write
+  if (!writer && issue.posterId !== caller.id) throw new ApiError(403, 'Only the poster or a writer may edit this pull request')
+  if (opts.state !== undefined && pull.hasMerged && (opts.state === 'closed') !== issue.isClosed)
+    throw new ApiError(412, 'cannot change state of this pull request, it was already merged')
+  const newBase = writer && opts.base !== undefined && opts.base !== pull.baseBranch ? opts.base : undefined
+  if (newBase !== undefined) {
+    if (pull.hasMerged) throw new ApiError(412, 'cannot change the base of a merged pull request')
+    await requireBranch(deps, { repo: ctx.repo, owner: ctx.owner, branch: newBase }, 'base')
+    if (pull.headRepoId === ctx.repo.id && pull.headBranch === newBase)
+      throw unprocessable(`head and base are the same branch (${newBase}): there is nothing to merge`, 'Base')
+  }
+  const reopening = opts.state === 'open' && issue.isClosed
+  editIssue(deps, ctx, index, caller, opts, (current) => {
+    // In the edit's transaction (a savepoint), so a refused edit leaves the labels as they were.
+    if (writer && opts.labels !== undefined) changeIssueLabels(deps, ctx, index, 'replace', opts.labels)
+    const row = pullById(deps, pull.id)!
+    const target = { ...row, baseBranch: newBase ?? row.baseBranch }
+    if (reopening || (newBase !== undefined && !current.isClosed)) refuseDuplicate(deps, target, row.id)
+    if (newBase !== undefined) {
+      deps.db.update(pullRequests).set({ baseBranch: newBase }).where(eq(pullRequests.id, row.id)).run()
+      recordIssueEvent(deps.db, current, caller.id, 'issue.edited', { changes: { ref: { from: row.baseBranch } } })
+    }
+    if (newBase !== undefined || reopening) queueCheck(deps.db, row.id, caller.id)
+  })
+  return { pull: pullById(deps, pull.id)!, issue: findIssue(deps, ctx.repo.id, index) }
+}
+
+/** Whether the pull request was merged (GET …/merge: 204 or 404). */
+export function requireMerged(deps: AppDeps, repoId: number, index: number): void {
+  const { pull } = findPull(deps, repoId, index)
+  if (!pull.hasMerged) throw notFound('pull request has not been merged')
+}
+
+/** Marks a pull request merged and closes its issue, with `pull.merged`; inside a write transaction. */
+export function recordMerged(deps: AppDeps, pull: PullRow, mergeSha: string, byId: number, when = nowUnix()): void {
+  const issue = deps.db.select().from(issues).where(eq(issues.id, pull.issueId)).get()!
+  deps.db
+    .update(pullRequests)
+    .set({ hasMerged: true, mergedUnix: when, mergedById: byId, mergeCommitSha: mergeSha, mergeIntent: null, headSha: pull.headSha, status: 'mergeable', checkedSeq: sql`${pullRequests.checkSeq}` })
+    .where(eq(pullRequests.id, pull.id))
+    .run()
+  setClosed(deps, issue, true, when)
+  deps.db.update(issues).set({ updatedUnix: when }).where(eq(issues.id, issue.id)).run()
+  recordEvent(deps.db, { kind: 'pull.merged', repoId: pull.baseRepoId, actorId: byId, issueId: pull.issueId, payload: { index: pull.index, mergeCommitSha: mergeSha } })
+}

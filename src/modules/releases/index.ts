@@ -1,0 +1,225 @@
+import { Elysia, t } from 'elysia'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import { toApiAttachment } from '../../lib/convert/release'
+import { PageQuery } from '../../lib/pagination'
+import { FileBytes, RepoWildcardParams, wildcardOf } from '../files/model'
+import { RepoParams } from '../repos/model'
+import {
+  AssetParams,
+  AttachmentSchema,
+  AttachmentUuidParams,
+  CreateReleaseOption,
+  EditAttachmentOptions,
+  EditReleaseOption,
+  ListReleasesQuery,
+  ReleaseParams,
+  ReleaseSchema,
+  TagParams,
+  UploadQuery,
+} from './model'
+import {
+  createRelease,
+  deleteAsset,
+  deleteRelease,
+  downloadByTag,
+  downloadByUuid,
+  editAsset,
+  editRelease,
+  getAsset,
+  getLatestRelease,
+  getRelease,
+  getReleaseByTag,
+  listAssets,
+  listReleases,
+  releasesToApi,
+  releaseToApi,
+  uploadAsset,
+} from './service'
+
+/**
+ * The request path of an asset upload: its multipart body is streamed to disk by the route
+ * itself, so the app's body parser leaves it unread (src/app.ts).
+ */
+export const ASSET_UPLOAD_PATH = /^\/api\/v1\/repos\/[^/]+\/[^/]+\/releases\/[^/]+\/assets\/?$/
+
+const ReleaseList = t.Array(ReleaseSchema)
+const AttachmentList = t.Array(AttachmentSchema)
+
+/** How the upload's body is documented (the route reads it itself, so it declares no `body` schema). */
+const UPLOAD_BODY = {
+  required: true,
+  content: {
+    'multipart/form-data': {
+      schema: { type: 'object', required: ['attachment'], properties: { attachment: { type: 'string', format: 'binary', description: 'attachment to upload' } } },
+    },
+  },
+}
+
+/** Releases and their assets under /api/v1 (issue 12). */
+export const releasesModule = (deps: AppDeps) =>
+  new Elysia({ name: 'releases', detail: { tags: ['repository'] } })
+    .use(pipeline(deps))
+    .get(
+      '/repos/:owner/:repo/releases',
+      ({ query, repo, page, respond }) =>
+        respond(listReleases(deps, repo, page, { draft: query.draft, prerelease: query['pre-release'] }), (rows) => releasesToApi(deps, repo.repo, rows, repo.caller.user)),
+      {
+        repo: { level: 'read' },
+        paged: true,
+        params: RepoParams,
+        query: ListReleasesQuery,
+        response: { 200: ReleaseList },
+        detail: { operationId: 'repoListReleases', summary: "List a repository's releases (drafts for writers only), newest first" },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/releases',
+      async ({ body, repo, user, status }) => status(201, releaseToApi(deps, repo, await createRelease(deps, repo, user, body))),
+      {
+        repo: { level: 'write' },
+        signed: true,
+        params: RepoParams,
+        body: CreateReleaseOption,
+        response: { 201: ReleaseSchema },
+        detail: { operationId: 'repoCreateRelease', summary: 'Create a release (its tag is created at target_commitish when missing, unless a draft)' },
+      },
+    )
+    .get('/repos/:owner/:repo/releases/latest', ({ repo }) => releaseToApi(deps, repo, getLatestRelease(deps, repo)), {
+      repo: { level: 'read' },
+      params: RepoParams,
+      response: { 200: ReleaseSchema },
+      detail: { operationId: 'repoGetLatestRelease', summary: 'Get the newest published release that is not a pre-release' },
+    })
+    .get('/repos/:owner/:repo/releases/tags/:tag', ({ params, repo }) => releaseToApi(deps, repo, getReleaseByTag(deps, repo, params.tag)), {
+      repo: { level: 'read' },
+      params: TagParams,
+      response: { 200: ReleaseSchema },
+      detail: { operationId: 'repoGetReleaseByTag', summary: 'Get a release by its tag name' },
+    })
+    .delete(
+      '/repos/:owner/:repo/releases/tags/:tag',
+      ({ params, repo, user, status }) => {
+        deleteRelease(deps, repo, user, getReleaseByTag(deps, repo, params.tag))
+        return status(204, undefined)
+      },
+      {
+        repo: { level: 'write' },
+        signed: true,
+        params: TagParams,
+        response: { 204: t.Void() },
+        detail: { operationId: 'repoDeleteReleaseByTag', summary: 'Delete a release by its tag name (the tag stays)' },
+      },
+    )
+    .get('/repos/:owner/:repo/releases/:id', ({ params, repo }) => releaseToApi(deps, repo, getRelease(deps, repo, params.id)), {
+      repo: { level: 'read' },
+      params: ReleaseParams,
+      response: { 200: ReleaseSchema },
+      detail: { operationId: 'repoGetRelease', summary: 'Get a release' },
+    })
+    .patch(
+      '/repos/:owner/:repo/releases/:id',
+      async ({ params, body, repo, user }) => releaseToApi(deps, repo, await editRelease(deps, repo, user, params.id, body)),
+      {
+        repo: { level: 'write' },
+        signed: true,
+        params: ReleaseParams,
+        body: EditReleaseOption,
+        response: { 200: ReleaseSchema },
+        detail: { operationId: 'repoEditRelease', summary: 'Update a release' },
+      },
+    )
+    .delete(
+      '/repos/:owner/:repo/releases/:id',
+      ({ params, repo, user, status }) => {
+        deleteRelease(deps, repo, user, getRelease(deps, repo, params.id))
+        return status(204, undefined)
+      },
+      {
+        repo: { level: 'write' },
+        signed: true,
+        params: ReleaseParams,
+        response: { 204: t.Void() },
+        detail: { operationId: 'repoDeleteRelease', summary: 'Delete a release (its tag stays)' },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/releases/:id/assets',
+      ({ params, repo, page, respond }) => respond(listAssets(deps, repo, params.id, page), (rows) => rows.map((a) => toApiAttachment(deps.config, a))),
+      {
+        repo: { level: 'read' },
+        pageIfAsked: true,
+        params: ReleaseParams,
+        query: PageQuery,
+        response: { 200: AttachmentList },
+        detail: { operationId: 'repoListReleaseAttachments', summary: "List a release's attachments" },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/releases/:id/assets',
+      async ({ params, query, request, repo, user, status }) =>
+        status(201, toApiAttachment(deps.config, await uploadAsset(deps, repo, user, params.id, request, query.name))),
+      {
+        repo: { level: 'write' },
+        signed: true,
+        params: ReleaseParams,
+        query: UploadQuery,
+        response: { 201: AttachmentSchema },
+        detail: {
+          operationId: 'repoCreateReleaseAttachment',
+          summary: 'Upload a release attachment (multipart field "attachment", streamed; at most WARREN_MAX_ATTACHMENT_SIZE bytes)',
+          requestBody: UPLOAD_BODY as any,
+        },
+      },
+    )
+    .get('/repos/:owner/:repo/releases/:id/assets/:asset', ({ params, repo }) => toApiAttachment(deps.config, getAsset(deps, repo, params.id, params.asset)), {
+      repo: { level: 'read' },
+      params: AssetParams,
+      response: { 200: AttachmentSchema },
+      detail: { operationId: 'repoGetReleaseAttachment', summary: 'Get a release attachment' },
+    })
+    .patch(
+      '/repos/:owner/:repo/releases/:id/assets/:asset',
+      ({ params, body, repo, status }) => status(201, toApiAttachment(deps.config, editAsset(deps, repo, params.id, params.asset, body.name))),
+      {
+        repo: { level: 'write' },
+        params: AssetParams,
+        body: EditAttachmentOptions,
+        response: { 201: AttachmentSchema },
+        detail: { operationId: 'repoEditReleaseAttachment', summary: 'Rename a release attachment' },
+      },
+    )
+    .delete(
+      '/repos/:owner/:repo/releases/:id/assets/:asset',
+      ({ params, repo, status }) => {
+        deleteAsset(deps, repo, params.id, params.asset)
+        return status(204, undefined)
+      },
+      {
+        repo: { level: 'write' },
+        params: AssetParams,
+        response: { 204: t.Void() },
+        detail: { operationId: 'repoDeleteReleaseAttachment', summary: 'Delete a release attachment (and its file)' },
+      },
+    )
+
+/**
+ * Outside /api/v1: the assets' download URLs, `browser_download_url` (`/attachments/{uuid}`) and
+ * Gitea's `/{owner}/{repo}/releases/download/{tag}/{name}`, streamed from disk to readers of the
+ * repository only.
+ */
+export const releaseDownloadsModule = (deps: AppDeps) =>
+  new Elysia({ name: 'release-downloads', detail: { hide: true } })
+    .use(pipeline(deps))
+    .get('/attachments/:uuid', ({ params, caller }) => downloadByUuid(deps, caller, params.uuid), {
+      caller: true,
+      params: AttachmentUuidParams,
+      response: { 200: FileBytes },
+      detail: { operationId: 'webAttachment', summary: 'Download a release attachment by its uuid' },
+    })
+    .get('/:owner/:repo/releases/download/*', ({ params, repo }) => downloadByTag(deps, repo, wildcardOf(params)), {
+      repo: { level: 'read' },
+      params: RepoWildcardParams,
+      response: { 200: FileBytes },
+      detail: { operationId: 'webReleaseDownload', summary: 'Download a release attachment ({tag}/{name})' },
+    })

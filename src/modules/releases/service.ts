@@ -1,0 +1,474 @@
+import { existsSync } from 'node:fs'
+import { and, asc, count, desc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import type { Caller, UserRow } from '../../auth/caller'
+import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
+import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
+import { writeTransaction } from '../../db/client'
+import { attachments, releases, repositories } from '../../db/schema'
+import { recordEvent } from '../../events/outbox'
+import { ZERO_ID } from '../../events/push-events'
+import { createTag, resolveCommitish, tagCommit, tagNameClash } from '../../git/refs'
+import { pushRefProblem } from '../../git/push-commands'
+import { beginPush, finishPush } from '../repos/git-sync'
+import { usersByIds } from '../users/service'
+import { disposition } from '../files/service'
+import { ApiError, badRequest, conflict, notFound, unprocessable } from '../../lib/errors'
+import { selectPage, type Page, type Paged } from '../../lib/pagination'
+import { pathNumber } from '../../lib/path-number'
+import { charCount } from '../../lib/validate'
+import { nowUnix } from '../../lib/time'
+import { multipartBoundary, MULTIPART_OVERHEAD, readMultipartFile } from '../../lib/multipart'
+import { userConverter } from '../../lib/convert/user'
+import { toApiRelease, type ApiRelease, type AttachmentRow, type ReleaseRow } from '../../lib/convert/release'
+import type { RepoRef } from '../../lib/convert/issue'
+import { MAX_ASSET_NAME } from './model'
+import { attachmentPath, createAttachmentFile, isAttachmentUuid, removeAttachmentFiles } from './storage'
+
+/**
+ * Releases and their assets (issue 12), as Gitea's services/release: a release names a tag; a
+ * published release whose tag does not exist yet creates it (lightweight, at `target_commitish`,
+ * the default branch when empty), a draft waits until it is published. Deleting a release keeps
+ * its tag. Drafts are seen by writers only. `release_counter` (repositories.num_releases) counts
+ * the published ones and moves in the transaction that changes them, with the outbox events
+ * release.published / release.updated / release.deleted.
+ *
+ * Git and SQLite: the tag is created first (as a server-side push: beginPush / finishPush record
+ * its ref.created event with the caller as pusher), then the row. A crash in between leaves a
+ * tag without a release, which a retry of the same request simply uses.
+ */
+
+/** Assets one release may hold (each release record lists them all). */
+export const MAX_ASSETS_PER_RELEASE = 100
+
+/** Whether the caller sees drafts (Gitea: write access to the repository). */
+const seesDrafts = (mode: number) => mode >= AccessMode.Write
+
+// ---- records --------------------------------------------------------------------------------
+
+/** Release records of rows of one repository: publishers and assets in one query each. */
+export function releasesToApi(deps: AppDeps, repo: RepoRef, rows: ReleaseRow[], viewer: UserRow | null): ApiRelease[] {
+  if (rows.length === 0) return []
+  const publishers = usersByIds(deps, rows.map((r) => r.publisherId))
+  const assets = new Map<number, AttachmentRow[]>()
+  const assetRows = deps.db
+    .select()
+    .from(attachments)
+    .where(inArray(attachments.releaseId, rows.map((r) => r.id)))
+    .orderBy(asc(attachments.id))
+    .all()
+  for (const a of assetRows) {
+    const list = assets.get(a.releaseId)
+    if (list) list.push(a)
+    else assets.set(a.releaseId, [a])
+  }
+  const author = userConverter(deps.config, viewer)
+  return rows.map((row) => toApiRelease(deps.config, repo, row, author(publishers.get(row.publisherId)), assets.get(row.id) ?? []))
+}
+
+export const releaseToApi = (deps: AppDeps, ctx: RepoContext, row: ReleaseRow): ApiRelease => releasesToApi(deps, ctx.repo, [row], ctx.caller.user)[0]!
+
+// ---- lookups --------------------------------------------------------------------------------
+
+export interface ReleaseFilter {
+  draft?: boolean
+  prerelease?: boolean
+}
+
+/** A repository's releases, newest first (drafts only for writers; Gitea's `draft` / `pre-release` filters). */
+export function listReleases(deps: AppDeps, ctx: RepoContext, page: Page, filter: ReleaseFilter): Paged<ReleaseRow> {
+  const conds: (SQL | undefined)[] = [eq(releases.repoId, ctx.repo.id)]
+  if (!seesDrafts(ctx.mode)) conds.push(eq(releases.isDraft, false))
+  if (filter.draft !== undefined) conds.push(eq(releases.isDraft, filter.draft))
+  if (filter.prerelease !== undefined) conds.push(eq(releases.isPrerelease, filter.prerelease))
+  return selectPage(deps.db, releases, and(...conds), [desc(releases.createdUnix), desc(releases.id)], page)
+}
+
+/** A release by row when the caller may see it, else 404. */
+function visible(ctx: RepoContext, row: ReleaseRow | undefined): ReleaseRow {
+  if (!row || (row.isDraft && !seesDrafts(ctx.mode))) throw notFound('release does not exist')
+  return row
+}
+
+/** A release of the repository by its id (the path's `{id}`). */
+export function getRelease(deps: AppDeps, ctx: RepoContext, rawId: string): ReleaseRow {
+  const id = pathNumber(rawId)
+  const row = Number.isNaN(id)
+    ? undefined
+    : deps.db.select().from(releases).where(and(eq(releases.repoId, ctx.repo.id), eq(releases.id, id))).get()
+  return visible(ctx, row)
+}
+
+const byTag = (deps: AppDeps, repoId: number, tag: string) =>
+  deps.db.select().from(releases).where(and(eq(releases.repoId, repoId), eq(releases.lowerTagName, tag.toLowerCase()))).get()
+
+/** The release of a tag (the path's `{tag}`). */
+export function getReleaseByTag(deps: AppDeps, ctx: RepoContext, tag: string): ReleaseRow {
+  return visible(ctx, byTag(deps, ctx.repo.id, tag))
+}
+
+/** The newest published release that is not a pre-release (Gitea's `releases/latest`). */
+export function getLatestRelease(deps: AppDeps, ctx: RepoContext): ReleaseRow {
+  const row = deps.db
+    .select()
+    .from(releases)
+    .where(and(eq(releases.repoId, ctx.repo.id), eq(releases.isDraft, false), eq(releases.isPrerelease, false)))
+    .orderBy(desc(releases.createdUnix), desc(releases.id))
+    .limit(1)
+    .get()
+  return visible(ctx, row)
+}
+
+// ---- tags -----------------------------------------------------------------------------------
+
+/** A tag name the API can serve (git's check-ref-format rules, no component starting with `-`), else 422. */
+function checkTagName(tag: string): string {
+  if (tag === '') throw unprocessable('Required', 'TagName')
+  // A lone surrogate reaches git as U+FFFD: the tag would not be the one recorded.
+  if (!tag.isWellFormed() || pushRefProblem(`refs/tags/${tag}`)) throw unprocessable(`invalid tag name [name: ${tag.toWellFormed()}]`, 'TagName')
+  return tag
+}
+
+/**
+ * Makes sure `refs/tags/<tag>` exists, creating it at `target` when it does not (as a push by
+ * `actor`, so its ref.created event names them). 404 for a target that names no commit, 409 for
+ * a name git refuses beside the existing tags. The git steps are not tied to the request's
+ * signal: a client that goes away does not stop a write half-way.
+ */
+async function ensureTag(deps: AppDeps, ctx: RepoContext, actor: UserRow, tag: string, target: string): Promise<void> {
+  const repo = { ...gitRepoOf(deps, ctx), signal: undefined }
+  if (await tagCommit(repo, tag)) return
+  const commit = await commitOfTarget(deps, ctx, target)
+  const clash = () => conflict(`tag name conflicts with an existing tag [name: ${tag}]`)
+  if (await tagNameClash(repo, tag)) throw clash()
+  const pushId = await beginPush(deps, ctx.repo.id, actor.id, [{ ref: `refs/tags/${tag}`, old: ZERO_ID, new: commit }])
+  let made: Awaited<ReturnType<typeof createTag>>
+  try {
+    made = await createTag(repo, tag, commit)
+  } finally {
+    await finishPush(deps, ctx.repo.id, pushId)
+  }
+  if (made === 'conflict') throw clash()
+}
+
+/** The commit a release's target names (a branch, a tag or a commit id), else 404 as Gitea. */
+async function commitOfTarget(deps: AppDeps, ctx: RepoContext, target: string): Promise<string> {
+  const commit = target === '' ? null : await resolveCommitish(gitRepoOf(deps, ctx), target)
+  if (!commit) throw notFound(`target "${target}" not found`)
+  return commit
+}
+
+// ---- create, edit, delete -------------------------------------------------------------------
+
+export interface ReleaseInput {
+  tag_name: string
+  target_commitish?: string
+  name?: string
+  body?: string
+  draft?: boolean
+  prerelease?: boolean
+}
+
+const bumpReleases = (deps: AppDeps, repoId: number, by: number) =>
+  deps.db
+    .update(repositories)
+    .set({ numReleases: sql`max(${repositories.numReleases} + ${by}, 0)` })
+    .where(eq(repositories.id, repoId))
+    .run()
+
+const eventPayload = (row: ReleaseRow) => ({ releaseId: row.id, tagName: row.tagName })
+
+/**
+ * Creates a release (Gitea's CreateRelease): 422 on an empty repository or a bad tag name, 409
+ * when the tag already has a release, 404 when its tag must be created and the target names no
+ * commit. A draft creates no tag, but its target must name a commit when the tag is missing.
+ */
+export async function createRelease(deps: AppDeps, ctx: RepoContext, actor: UserRow, input: ReleaseInput): Promise<ReleaseRow> {
+  if (ctx.repo.isEmpty) throw unprocessable('repo is empty')
+  const tag = checkTagName(input.tag_name)
+  const target = input.target_commitish || ctx.repo.defaultBranch
+  const draft = input.draft ?? false
+  const taken = () => {
+    if (byTag(deps, ctx.repo.id, tag)) throw conflict(`release tag already exists [name: ${tag}]`)
+  }
+  taken()
+  if (!draft) await ensureTag(deps, ctx, actor, tag, target)
+  else if (!(await tagCommit(gitRepoOf(deps, ctx), tag))) await commitOfTarget(deps, ctx, target)
+  const now = nowUnix()
+  return writeTransaction(deps.db, () => {
+    taken()
+    const row = deps.db
+      .insert(releases)
+      .values({
+        repoId: ctx.repo.id,
+        publisherId: actor.id,
+        tagName: tag,
+        lowerTagName: tag.toLowerCase(),
+        target,
+        title: input.name ?? '',
+        note: input.body ?? '',
+        isDraft: draft,
+        isPrerelease: input.prerelease ?? false,
+        createdUnix: now,
+        updatedUnix: now,
+      })
+      .returning()
+      .get()!
+    if (!draft) {
+      bumpReleases(deps, ctx.repo.id, 1)
+      recordEvent(deps.db, { kind: 'release.published', repoId: ctx.repo.id, actorId: actor.id, payload: eventPayload(row) })
+    }
+    return row
+  })
+}
+
+/**
+ * Edits a release (Gitea's EditRelease: empty strings and absent fields leave values as they
+ * are). Publishing a draft, or renaming a published release's tag, creates a missing tag at the
+ * target. A published release records release.published when it was a draft, else
+ * release.updated. 409 when the new tag already has another release.
+ */
+export async function editRelease(deps: AppDeps, ctx: RepoContext, actor: UserRow, rawId: string, input: Partial<ReleaseInput>): Promise<ReleaseRow> {
+  const row = getRelease(deps, ctx, rawId)
+  const tag = input.tag_name ? checkTagName(input.tag_name) : row.tagName
+  const target = input.target_commitish || row.target || ctx.repo.defaultBranch
+  const draft = input.draft ?? row.isDraft
+  const taken = () => {
+    const other = byTag(deps, ctx.repo.id, tag)
+    if (other && other.id !== row.id) throw conflict(`release tag already exists [name: ${tag}]`)
+  }
+  taken()
+  if (!draft) await ensureTag(deps, ctx, actor, tag, target)
+  else if (tag !== row.tagName && !(await tagCommit(gitRepoOf(deps, ctx), tag))) await commitOfTarget(deps, ctx, target)
+  const now = nowUnix()
+  return writeTransaction(deps.db, () => {
+    const current = deps.db.select().from(releases).where(eq(releases.id, row.id)).get()
+    if (!current) throw notFound('release does not exist')
+    taken()
+    const published = current.isDraft && !draft
+    const updated = deps.db
+      .update(releases)
+      .set({
+        tagName: tag,
+        lowerTagName: tag.toLowerCase(),
+        target,
+        title: input.name || current.title,
+        note: input.body || current.note,
+        isDraft: draft,
+        isPrerelease: input.prerelease ?? current.isPrerelease,
+        ...(published ? { createdUnix: now } : {}),
+        updatedUnix: now,
+      })
+      .where(eq(releases.id, row.id))
+      .returning()
+      .get()!
+    if (current.isDraft !== draft) bumpReleases(deps, ctx.repo.id, draft ? -1 : 1)
+    if (!draft)
+      recordEvent(deps.db, { kind: published ? 'release.published' : 'release.updated', repoId: ctx.repo.id, actorId: actor.id, payload: eventPayload(updated) })
+    return updated
+  })
+}
+
+/**
+ * Deletes a release and its assets (rows, then files); its tag stays. A published release
+ * records release.deleted with its record as it was.
+ */
+export function deleteRelease(deps: AppDeps, ctx: RepoContext, actor: UserRow, row: ReleaseRow): void {
+  const uuids = writeTransaction(deps.db, () => {
+    const current = deps.db.select().from(releases).where(eq(releases.id, row.id)).get()
+    if (!current) throw notFound('release does not exist')
+    const files = deps.db.select({ uuid: attachments.uuid }).from(attachments).where(eq(attachments.releaseId, row.id)).all()
+    if (!current.isDraft) {
+      // The record as a webhook would show it, before the row goes.
+      const release = releasesToApi(deps, ctx.repo, [current], null)[0]
+      recordEvent(deps.db, { kind: 'release.deleted', repoId: ctx.repo.id, actorId: actor.id, payload: { ...eventPayload(current), release } })
+      bumpReleases(deps, ctx.repo.id, -1)
+    }
+    deps.db.delete(releases).where(eq(releases.id, row.id)).run()
+    return files.map((f) => f.uuid)
+  })
+  removeAttachmentFiles(deps, ctx.repo.id, uuids)
+}
+
+// ---- assets ---------------------------------------------------------------------------------
+
+/** The assets of a release the caller may see, oldest first. */
+export function listAssets(deps: AppDeps, ctx: RepoContext, rawId: string, page: Page | null): Paged<AttachmentRow> {
+  const release = getRelease(deps, ctx, rawId)
+  return selectPage(deps.db, attachments, eq(attachments.releaseId, release.id), asc(attachments.id), page)
+}
+
+/** An asset of a release (the path's `{asset}`), else 404. */
+export function getAsset(deps: AppDeps, ctx: RepoContext, rawId: string, rawAsset: string): AttachmentRow {
+  const release = getRelease(deps, ctx, rawId)
+  const id = pathNumber(rawAsset)
+  const row = Number.isNaN(id)
+    ? undefined
+    : deps.db.select().from(attachments).where(and(eq(attachments.releaseId, release.id), eq(attachments.id, id))).get()
+  if (!row) throw notFound('attachment does not exist')
+  return row
+}
+
+/**
+ * An asset name: at most MAX_ASSET_NAME characters, no path separators, control characters or
+ * lone surrogates, not `.` or `..` (it is the last segment of its download URL), else 422.
+ */
+function checkAssetName(name: string): string {
+  if (name === '' || name === '.' || name === '..' || !name.isWellFormed() || charCount(name) > MAX_ASSET_NAME || /[/\\\x00-\x1f\x7f]/.test(name))
+    throw unprocessable(`invalid attachment name [name: ${name.slice(0, MAX_ASSET_NAME).toWellFormed()}]`, 'name')
+  return name
+}
+
+/** 422 when the release already holds MAX_ASSETS_PER_RELEASE assets. */
+function checkRoomForAsset(deps: AppDeps, releaseId: number): void {
+  const held = deps.db.select({ n: count() }).from(attachments).where(eq(attachments.releaseId, releaseId)).get()!.n
+  if (held >= MAX_ASSETS_PER_RELEASE) throw unprocessable(`a release holds at most ${MAX_ASSETS_PER_RELEASE} attachments`)
+}
+
+/** 409 when the release already has an asset of this name (its download URL would be ambiguous). */
+function checkNameFree(deps: AppDeps, releaseId: number, name: string, except = 0): void {
+  const other = deps.db
+    .select({ id: attachments.id })
+    .from(attachments)
+    .where(and(eq(attachments.releaseId, releaseId), eq(attachments.name, name), ne(attachments.id, except)))
+    .get()
+  if (other) throw conflict(`the release already has an attachment named "${name}"`)
+}
+
+/**
+ * Uploads an asset (Gitea's CreateReleaseAttachment): the multipart field `attachment`, stored
+ * as `name` (else the file's own name), streamed to a temporary file (never held in memory) and
+ * renamed into place before its row is written. 413 past `maxAttachmentSize`, 400 for a body
+ * that is not multipart with that field, 422 for a bad name, 409 for a name the release has:
+ * nothing is kept in every case.
+ */
+export async function uploadAsset(deps: AppDeps, ctx: RepoContext, actor: UserRow, rawId: string, request: Request, name: string | undefined): Promise<AttachmentRow> {
+  const release = getRelease(deps, ctx, rawId)
+  checkRoomForAsset(deps, release.id)
+  const boundary = multipartBoundary(request.headers.get('content-type'))
+  if (!boundary) throw badRequest('The attachment must be sent as multipart/form-data in the field "attachment"')
+  const limit = deps.config.maxAttachmentSize
+  if (Number(request.headers.get('content-length') ?? 0) > limit + MULTIPART_OVERHEAD) throw new ApiError(413, `The attachment is larger than ${limit} bytes`)
+  let stored = name ? checkAssetName(name) : ''
+  if (stored) checkNameFree(deps, release.id, stored)
+  const uuid = crypto.randomUUID()
+  const file = await createAttachmentFile(deps, ctx.repo.id, uuid)
+  let size: number
+  try {
+    ;({ size } = await readMultipartFile(request.body, boundary, {
+      field: 'attachment',
+      maxFileBytes: limit,
+      accept: (filename) => {
+        if (stored) return
+        stored = checkAssetName(filename.slice(Math.max(filename.lastIndexOf('/'), filename.lastIndexOf('\\')) + 1))
+        checkNameFree(deps, release.id, stored)
+      },
+      write: (chunk) => file.write(chunk),
+    }))
+    await file.keep()
+  } catch (e) {
+    await file.discard()
+    if (e instanceof ApiError && e.status === 413) throw new ApiError(413, `The attachment is larger than ${limit} bytes`)
+    throw e
+  }
+  try {
+    return writeTransaction(deps.db, () => {
+      if (!deps.db.select({ id: releases.id }).from(releases).where(eq(releases.id, release.id)).get()) throw notFound('release does not exist')
+      // Again here: uploads running side by side all passed the first check.
+      checkRoomForAsset(deps, release.id)
+      checkNameFree(deps, release.id, stored)
+      return deps.db
+        .insert(attachments)
+        .values({ uuid, repoId: ctx.repo.id, releaseId: release.id, uploaderId: actor.id, name: stored, size, createdUnix: nowUnix() })
+        .returning()
+        .get()!
+    })
+  } catch (e) {
+    removeAttachmentFiles(deps, ctx.repo.id, [uuid])
+    throw e
+  }
+}
+
+/** Renames an asset (an empty or absent name changes nothing, as Gitea). */
+export function editAsset(deps: AppDeps, ctx: RepoContext, rawId: string, rawAsset: string, name: string | undefined): AttachmentRow {
+  const row = getAsset(deps, ctx, rawId, rawAsset)
+  if (!name || name === row.name) return row
+  checkAssetName(name)
+  return writeTransaction(deps.db, () => {
+    checkNameFree(deps, row.releaseId, name, row.id)
+    const updated = deps.db.update(attachments).set({ name }).where(eq(attachments.id, row.id)).returning().get()
+    if (!updated) throw notFound('attachment does not exist')
+    return updated
+  })
+}
+
+/** Deletes an asset: its row, then its file. */
+export function deleteAsset(deps: AppDeps, ctx: RepoContext, rawId: string, rawAsset: string): void {
+  const row = getAsset(deps, ctx, rawId, rawAsset)
+  deps.db.delete(attachments).where(eq(attachments.id, row.id)).run()
+  removeAttachmentFiles(deps, row.repoId, [row.uuid])
+}
+
+// ---- downloads ------------------------------------------------------------------------------
+
+/**
+ * An asset's bytes, streamed from disk with their length, a type from the name's extension and
+ * an `attachment` disposition; counts the download.
+ */
+function serveAsset(deps: AppDeps, row: AttachmentRow): Response {
+  const path = attachmentPath(deps, row.repoId, row.uuid)
+  if (!existsSync(path)) throw notFound('the attachment file is missing')
+  deps.db
+    .update(attachments)
+    .set({ downloadCount: sql`${attachments.downloadCount} + 1` })
+    .where(eq(attachments.id, row.id))
+    .run()
+  return new Response(Bun.file(path), {
+    headers: {
+      'Content-Type': Bun.file(row.name).type,
+      'Content-Disposition': disposition('attachment', row.name),
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'private, max-age=0',
+    },
+  })
+}
+
+/**
+ * `GET /attachments/{uuid}`: an asset for whoever may read its repository (a draft's for its
+ * writers only); 404 otherwise, whether or not it exists.
+ */
+export function downloadByUuid(deps: AppDeps, caller: Caller, uuid: string): Response {
+  const found = isAttachmentUuid(uuid)
+    ? deps.db
+        .select({ attachment: attachments, release: releases, repo: repositories })
+        .from(attachments)
+        .innerJoin(releases, eq(releases.id, attachments.releaseId))
+        .innerJoin(repositories, and(eq(repositories.id, attachments.repoId), eq(repositories.status, 'ready')))
+        .where(eq(attachments.uuid, uuid))
+        .get()
+    : undefined
+  if (!found) throw notFound()
+  const mode = accessLevel(deps.db, caller.user, found.repo as RepoRow)
+  if (mode < AccessMode.Read || (found.release.isDraft && !seesDrafts(mode))) throw notFound()
+  return serveAsset(deps, found.attachment)
+}
+
+/** `GET /{owner}/{repo}/releases/download/{tag}/{name}` (the wildcard as sent, still URL-encoded). */
+export function downloadByTag(deps: AppDeps, ctx: RepoContext, wildcard: string): Response {
+  let segments: string[]
+  try {
+    segments = wildcard.split('/').map(decodeURIComponent)
+  } catch {
+    throw notFound()
+  }
+  if (segments.length < 2) throw notFound()
+  const name = segments.pop()!
+  const release = getReleaseByTag(deps, ctx, segments.join('/'))
+  const row = deps.db
+    .select()
+    .from(attachments)
+    .where(and(eq(attachments.releaseId, release.id), eq(attachments.name, name)))
+    .get()
+  if (!row) throw notFound('attachment does not exist')
+  return serveAsset(deps, row)
+}

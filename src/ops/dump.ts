@@ -1,0 +1,178 @@
+/**
+ * `warren dump` and `warren restore`. A dump is one tar archive of the data folder:
+ * - `warren-dump.json` (what wrote it, when);
+ * - `warren.db`: a consistent copy of the database made with SQLite's online backup
+ *   (`VACUUM INTO`), while the server may go on serving and writing;
+ * - then every other file of the data folder (the repositories, attachments, ...), copied
+ *   after the database: a repository changed meanwhile is newer than its record, which the
+ *   start-up reconciliation brings in line (refs are read from git), and a folder created
+ *   meanwhile is moved aside as unaccounted. Inside a repository, refs are copied before
+ *   objects, so every ref copied points at objects copied (git writes objects before refs and
+ *   never changes an object file).
+ * `restore` unpacks it into an empty (or absent) data folder.
+ */
+import { Database } from 'bun:sqlite'
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, normalize, resolve, sep } from 'node:path'
+import type { Config } from '../config'
+import { GITEA_COMPAT_VERSION, WARREN_VERSION } from '../version'
+import { readTar, TarWriter } from './tar'
+import { SERVE_MARK } from './serve-mark'
+
+const MANIFEST = 'warren-dump.json'
+const DATABASE = 'warren.db'
+/** Never copied as files: the database (copied by SQLite instead), its journal, the server's mark. */
+const SKIPPED = new Set([DATABASE, `${DATABASE}-wal`, `${DATABASE}-shm`, `${DATABASE}-journal`, SERVE_MARK])
+
+const stamp = () => new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
+
+/** Writes the dump; returns the archive's path. */
+export async function dump(config: Config, file?: string): Promise<string> {
+  const dataDir = config.dataDir
+  const dbFile = join(dataDir, DATABASE)
+  if (!existsSync(dbFile)) throw new Error(`no Warren database in ${dataDir} (set WARREN_DATA)`)
+  const target = resolve(file ?? `warren-dump-${stamp()}.tar`)
+  if (existsSync(target)) throw new Error(`${target} already exists`)
+  if (target.startsWith(dataDir + sep)) throw new Error('the dump cannot be written inside the data folder it copies')
+  const scratch = mkdtempSync(join(tmpdir(), 'warren-dump-'))
+  const writer = new TarWriter(target)
+  try {
+    // SQLite's online backup: one read transaction, so the copy is one consistent state even
+    // while the server writes; the server is never blocked (WAL).
+    const snapshot = join(scratch, DATABASE)
+    const source = new Database(dbFile, { readonly: false, create: false })
+    try {
+      source.exec('PRAGMA busy_timeout = 10000')
+      source.prepare('VACUUM INTO ?').run(snapshot)
+      chmodSync(snapshot, 0o600)
+    } finally {
+      source.close()
+    }
+    const manifest = { format: 1, warren: WARREN_VERSION, gitea: GITEA_COMPAT_VERSION, created: new Date().toISOString() }
+    writer.addBytes(MANIFEST, Buffer.from(JSON.stringify(manifest, null, 2) + '\n'))
+    addTree(writer, snapshot, DATABASE)
+    for (const name of ordered(readdirSync(dataDir))) if (!SKIPPED.has(name)) addTree(writer, join(dataDir, name), name)
+    writer.finish()
+  } catch (e) {
+    try {
+      writer.finish()
+    } catch {}
+    rmSync(target, { force: true })
+    throw e
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+  return target
+}
+
+/** Sibling names with `objects` last (a repository's refs before its objects), else sorted. */
+const ordered = (names: string[]) => names.sort((a, b) => Number(a === 'objects') - Number(b === 'objects') || (a < b ? -1 : a > b ? 1 : 0))
+
+/** What the dump leaves out and why, said on stderr (never silently: the operator may need it). */
+const skip = (name: string, why: string) => console.warn(`warren: dump: skipped ${JSON.stringify(name)}: ${why}`)
+
+/**
+ * Adds a file or a folder (recursively); what vanishes meanwhile (a lock, a loose ref packed) is
+ * skipped. Symbolic links and special files are not copied, nor names that are not UTF-8 (the
+ * archive's paths are): each is said.
+ */
+function addTree(writer: TarWriter, path: string, name: string): void {
+  let stat
+  try {
+    stat = lstatSync(path)
+  } catch {
+    return
+  }
+  if (stat.isDirectory()) {
+    writer.addDirectory(name, stat.mode, stat.mtimeMs / 1000)
+    let raw: Buffer[]
+    try {
+      raw = readdirSync(path, { encoding: 'buffer' })
+    } catch {
+      return
+    }
+    const names: string[] = []
+    for (const child of raw) {
+      const text = child.toString('utf8')
+      if (Buffer.from(text, 'utf8').equals(child)) names.push(text)
+      else skip(`${name}/${text}`, 'its name is not UTF-8')
+    }
+    for (const child of ordered(names)) if (!child.endsWith('.lock')) addTree(writer, join(path, child), `${name}/${child}`)
+    return
+  }
+  if (stat.isSymbolicLink()) return skip(name, 'a symbolic link')
+  if (!stat.isFile()) return skip(name, 'not a regular file')
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch {
+    return
+  }
+  try {
+    writer.addFile(name, fd, statSync(path).size, stat.mode, stat.mtimeMs / 1000)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** An archive path as a path inside `root`; refused when it would leave it. */
+function inside(root: string, path: string): string {
+  const clean = normalize(path)
+  if (clean.startsWith('/') || clean === '..' || clean.startsWith(`..${sep}`) || clean.split(sep).includes('..'))
+    throw new Error(`the archive holds a path outside the data folder: ${JSON.stringify(path)}`)
+  return join(root, clean)
+}
+
+/** Restores a dump into the data folder, which must be empty or absent; returns the files written. */
+export async function restore(config: Config, file: string): Promise<number> {
+  const dataDir = config.dataDir
+  const archive = resolve(file)
+  if (!existsSync(archive)) throw new Error(`${archive} does not exist`)
+  if (existsSync(dataDir) && readdirSync(dataDir).length > 0)
+    throw new Error(`the data folder ${dataDir} is not empty: restore only into an empty or new folder (set WARREN_DATA)`)
+  let first = true
+  let files = 0
+  const directories: { path: string; mode: number; mtime: number }[] = []
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  try {
+    readTar(archive, (entry, read) => {
+      if (first) {
+        first = false
+        if (entry.path !== MANIFEST) throw new Error('not a Warren dump (no warren-dump.json first)')
+        let manifest: { format?: number } = {}
+        read((chunk) => (manifest = JSON.parse(Buffer.from(chunk).toString('utf8'))))
+        if (manifest.format !== 1) throw new Error(`unknown dump format ${manifest.format}`)
+        return
+      }
+      const path = inside(dataDir, entry.path)
+      if (entry.type === 'directory') {
+        mkdirSync(path, { recursive: true, mode: 0o700 })
+        directories.push({ path, mode: entry.mode, mtime: entry.mtime })
+        return
+      }
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+      const fd = openSync(path, 'wx', entry.mode & 0o777)
+      try {
+        read((chunk) => writeSync(fd, chunk))
+      } finally {
+        closeSync(fd)
+      }
+      utimesSync(path, entry.mtime, entry.mtime)
+      files++
+    })
+    if (first) throw new Error('the archive is empty')
+    // Modes last (a read-only folder would refuse its own files); the data folder stays 0700.
+    for (const d of directories.reverse()) {
+      chmodSync(d.path, d.mode & 0o777)
+      utimesSync(d.path, d.mtime, d.mtime)
+    }
+    chmodSync(dataDir, 0o700)
+    if (!existsSync(join(dataDir, DATABASE))) throw new Error('the archive holds no database')
+  } catch (e) {
+    // The folder was empty: leave it so, for another try.
+    for (const name of readdirSync(dataDir)) rmSync(join(dataDir, name), { recursive: true, force: true })
+    throw e
+  }
+  return files
+}

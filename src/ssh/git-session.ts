@@ -1,0 +1,275 @@
+import type { ServerChannel } from 'ssh2'
+import type { AppDeps } from '../deps'
+import { findGitRepository, gitAccessRefusal, type GitRefusal, type GitRepoFound } from '../auth/git-access'
+import { gitRepoOf } from '../auth/repo-context'
+import { safeGitMessage, type GitRepo } from '../git/run'
+import { serviceSession } from '../git/smart-http'
+import type { GitStream } from '../git/stream'
+import { MAX_COMMAND_BYTES, pushRefProblem, readPushHead, refusalReport, replayed } from '../git/push-commands'
+import { bodyTooLarge } from '../lib/body'
+import { beginPush, finishPush } from '../modules/repos/git-sync'
+import { printable, type GitCommand } from './command'
+import { accountRefusal, gitCallerOf, pusherIdOf, recordKeyUse, type SshIdentity } from './identity'
+import { errorFields, loggerOf } from '../lib/log'
+
+/**
+ * One git command over an SSH channel: the same decision as git over HTTP (gitAccessRefusal),
+ * then `git <service> <dir>` with the channel as its stdin and stdout, streamed both ways with
+ * backpressure (the SSH window: a client that stops reading stops git, one that sends faster
+ * than git reads is held back). Pushes go through the same steps as over HTTP: the command list
+ * is read first (refs the API could not serve refuse the whole push), beginPush records the
+ * pusher, finishPush records the ref changes after git exits, before the channel closes.
+ */
+
+/** Refuses on the channel: the message on stderr (`Warren: …`, as Gitea prefixes its own), exit status 1. */
+export function refuse(channel: ServerChannel, message: string): void {
+  channel.stderr.write(`Warren: ${message}\n`)
+  channel.exit(1)
+  channel.end()
+}
+
+/** How SSH words each refusal of the shared decision (never revealing a repository the caller may not read). */
+function refusalMessage(refusal: GitRefusal, identity: SshIdentity, path: string): string {
+  switch (refusal) {
+    case 'not-found':
+    case 'sign-in':
+      return `repository ${path} does not exist, or you do not have access to it`
+    case 'forbidden':
+      return identity.kind === 'deploy-key' ? `the deploy key is read-only: it may not push to ${path}` : `you do not have permission to push to ${path}`
+    case 'mirror':
+      return `mirror repository ${path} is read-only`
+    case 'archived':
+      return `repository ${path} is archived (read-only)`
+  }
+}
+
+/** Whether the channel is still open, and a promise settled when it closes (or is given up). */
+interface ChannelState {
+  open: boolean
+  closed: Promise<void>
+  /** Stops serving the channel: closes it, and whatever still waits for the client stops waiting. */
+  giveUp: () => void
+}
+
+function watchChannel(channel: ServerChannel): ChannelState {
+  let settle!: () => void
+  const state: ChannelState = {
+    open: true,
+    closed: new Promise<void>((resolve) => (settle = resolve)),
+    giveUp: () => {
+      if (!state.open) return
+      state.open = false
+      settle()
+      channel.close()
+    },
+  }
+  channel.once('close', () => {
+    state.open = false
+    settle()
+  })
+  return state
+}
+
+/**
+ * Git's output copied to the channel, until git ends. A git killed by its time limit ends the
+ * channel there (why on stderr, exit status 1), also for a client that stopped reading: the
+ * channel is given up rather than waited for.
+ */
+async function relayOutput(deps: AppDeps, proc: GitStream, channel: ServerChannel, state: ChannelState, what: string): Promise<Awaited<GitStream['done']>> {
+  const pumped = pumpToChannel(proc.stdout, channel, state)
+  const result = await proc.done
+  if (result.killed) {
+    if (result.killed.kind !== 'aborted') loggerOf(deps.config).warn('an SSH git process stopped', { command: what, reason: result.killed.message })
+    if (state.open) {
+      channel.stderr.write(`Warren: ${result.killed.message}\n`)
+      channel.exit(1)
+    }
+    state.giveUp()
+  }
+  await pumped
+  return result
+}
+
+/**
+ * What the client sends, as a stream for git's stdin: the channel is paused while the stream's
+ * queue is full (so ssh2 stops opening the SSH window and the client waits). Past `limit` bytes
+ * the stream errors (`overLimit` tells); once cancelled (git stopped reading), input is dropped.
+ */
+function channelInput(channel: ServerChannel, limit = Infinity): { stream: ReadableStream<Uint8Array>; overLimit: () => boolean } {
+  let finished = false
+  let total = 0
+  let over = false
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const finish = () => {
+          if (finished) return
+          finished = true
+          controller.close()
+        }
+        channel.on('data', (chunk: Buffer) => {
+          if (finished) return
+          total += chunk.length
+          if (total > limit) {
+            over = true
+            finished = true
+            controller.error(bodyTooLarge(limit))
+            return
+          }
+          controller.enqueue(chunk)
+          if ((controller.desiredSize ?? 1) <= 0) channel.pause()
+        })
+        channel.once('end', finish)
+        channel.once('close', finish)
+      },
+      pull() {
+        channel.resume()
+      },
+      cancel() {
+        finished = true
+        channel.resume()
+      },
+    },
+    { highWaterMark: 1024 * 1024, size: (chunk) => chunk?.byteLength ?? 0 },
+  )
+  return { stream, overLimit: () => over }
+}
+
+/** Copies git's output to the channel, waiting for the SSH window when the client reads slowly; dropped once the channel closed. */
+async function pumpToChannel(stdout: ReadableStream<Uint8Array>, channel: ServerChannel, state: ChannelState): Promise<void> {
+  const reader = stdout.getReader()
+  for (;;) {
+    const next = await reader.read().catch(() => ({ done: true as const, value: undefined }))
+    if (next.done) return
+    if (!state.open) continue
+    if (!channel.write(next.value))
+      await new Promise<void>((resolve) => {
+        const go = () => {
+          channel.off('drain', go)
+          resolve()
+        }
+        channel.on('drain', go)
+        void state.closed.then(go)
+      })
+  }
+}
+
+/** Runs `command` for `identity` on the channel, from the access decision to the exit status. */
+export async function runGitCommand(
+  deps: AppDeps,
+  identity: SshIdentity,
+  command: GitCommand,
+  channel: ServerChannel,
+  gitProtocol: string | null,
+): Promise<void> {
+  const path = printable(`${command.ownerName}/${command.repoName}`)
+  const disabled = accountRefusal(identity)
+  if (disabled) return refuse(channel, disabled)
+  const found = findGitRepository(deps, command.ownerName, command.repoName)
+  const refusal = found ? gitAccessRefusal(deps, gitCallerOf(identity), found, command.service) : 'not-found'
+  if (refusal || !found) return refuse(channel, refusalMessage(refusal ?? 'not-found', identity, path))
+  recordKeyUse(deps, identity, found.repo.id)
+  const state = watchChannel(channel)
+  if (command.service === 'receive-pack') return receivePack(deps, identity, found, channel, state, gitProtocol)
+  // A fetch or an archive: git dies when the client goes away.
+  const abort = new AbortController()
+  void state.closed.then(() => abort.abort())
+  const git = gitRepoOf(deps, found, abort.signal)
+  const input = channelInput(channel)
+  const proc = serviceSession(git, command.service, input.stream, gitProtocol)
+  const { code, stderr } = await relayOutput(deps, proc, channel, state, `${command.service} ${path}`)
+  finish(channel, state, code, stderr)
+}
+
+/** Ends the channel with git's exit status: a failure's safe first line (or `refusal`) on stderr. */
+function finish(channel: ServerChannel, state: ChannelState, code: number, stderr: string, refusal?: string): void {
+  if (!state.open) return
+  if (refusal) return refuse(channel, refusal)
+  if (code !== 0 && stderr.trim()) channel.stderr.write(safeGitMessage(stderr) + '\n')
+  channel.exit(code)
+  channel.end()
+}
+
+/** Reads (and drops) what the client still sends, until it stops or the long git time limit passes. */
+async function dropRest(reader: ReadableStreamDefaultReader<Uint8Array>, git: GitRepo): Promise<void> {
+  const until = Date.now() + git.limits.long * 1000
+  while (Date.now() < until && !(await reader.read().catch(() => ({ done: true }))).done);
+  reader.cancel().catch(() => {})
+}
+
+/**
+ * A push. receive-pack starts and advertises its refs; the client's command list is read before
+ * git sees it. Then, as over HTTP: refs the API could not serve refuse the whole push (git is
+ * stopped before it reads anything; the refusal is receive-pack's own report, so the client shows
+ * each ref as rejected); otherwise the pending push is recorded and git gets the list and the pack.
+ * The client going away does not stop git (a pack it sent whole is applied and recorded).
+ */
+async function receivePack(
+  deps: AppDeps,
+  identity: SshIdentity,
+  found: GitRepoFound,
+  channel: ServerChannel,
+  state: ChannelState,
+  gitProtocol: string | null,
+): Promise<void> {
+  const path = `${found.owner.name}/${found.repo.name}`
+  const git: GitRepo = gitRepoOf(deps, found, undefined)
+  const limit = deps.config.maxPushSize
+  const input = channelInput(channel, limit)
+  const reader = input.stream.getReader()
+  // What git reads: nothing until the command list has been judged, then that list and the rest (or an end).
+  let admit!: (stream: ReadableStream<Uint8Array> | null) => void
+  const admitted = new Promise<ReadableStream<Uint8Array> | null>((resolve) => (admit = resolve))
+  let source: ReadableStreamDefaultReader<Uint8Array> | null | undefined
+  const gitInput = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      source ??= (await admitted)?.getReader() ?? null
+      const next = source ? await source.read().catch(() => ({ done: true as const, value: undefined })) : { done: true as const, value: undefined }
+      if (next.done) controller.close()
+      else controller.enqueue(next.value)
+    },
+    cancel() {
+      reader.cancel().catch(() => {})
+    },
+  })
+  const proc = serviceSession(git, 'receive-pack', gitInput, gitProtocol)
+  const relayed = relayOutput(deps, proc, channel, state, `receive-pack ${path}`)
+  const head = await readPushHead(reader).catch(() => null)
+
+  let refusal: string | null = null
+  let report: Buffer | null = null
+  if (head === null) refusal = input.overLimit() ? bodyTooLarge(limit).message : null
+  else if (head === 'too-long') refusal = `a push may update refs in at most ${MAX_COMMAND_BYTES} bytes of commands`
+  else if (head.commands === null) refusal = head.head.length ? 'the push command list could not be read (push certificates are not accepted)' : null
+  else {
+    const bad = head.commands.filter((c) => pushRefProblem(c.ref))
+    if (bad.length) {
+      refusal = `refusing to accept ${bad.map((c) => c.ref).join(', ')}: ${pushRefProblem(bad[0]!.ref)} (the API could not serve it)`
+      report = refusalReport(head.commands, head.capabilities, (c) => pushRefProblem(c.ref) ?? 'another ref of this push was refused', refusal)
+    }
+  }
+  if (head === null || head === 'too-long' || head.commands === null || refusal) {
+    // Git gets no commands: it ends at once, having changed nothing.
+    admit(null)
+    await relayed
+    if (report?.length && state.open) {
+      channel.write(report)
+      await dropRest(reader, git)
+    }
+    return finish(channel, state, 0, '', refusal ?? undefined)
+  }
+  // An empty list (nothing to update) reaches git like any other; only real pushes are recorded.
+  let pushId: number | null = null
+  try {
+    if (head.commands.length) pushId = await beginPush(deps, found.repo.id, pusherIdOf(identity, found.repo), head.commands)
+  } catch (e) {
+    admit(null)
+    await relayed
+    throw e
+  }
+  admit(replayed(head.head, reader))
+  const { code, stderr } = await relayed
+  if (pushId !== null)
+    await finishPush(deps, found.repo.id, pushId).catch((e) => loggerOf(deps.config).error('updating a repository after a push failed', { repoId: found.repo.id, ...errorFields(e) }))
+  finish(channel, state, code, stderr, input.overLimit() ? bodyTooLarge(limit).message : undefined)
+}

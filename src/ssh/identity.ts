@@ -1,0 +1,42 @@
+import type { AppDeps } from '../deps'
+import type { UserRow } from '../auth/caller'
+import type { GitCaller } from '../auth/git-access'
+import { recordPublicKeyUse, userKeyByFingerprint, type PublicKeyRow } from '../modules/keys/service'
+import { deployKeysByFingerprint, recordDeployKeyUse, type DeployKeyGrant } from '../modules/deploy-keys/service'
+
+/**
+ * Who an SSH key stands for: a user's key (public_keys) acts as that user; a deploy key
+ * (deploy_keys, possibly added to several repositories) opens exactly its repositories. A key is
+ * one or the other, never both (adding refuses a key already used as the other kind). Looked up
+ * afresh on every sign-in and every command, so a deleted key stops working at once.
+ */
+export type SshIdentity = { kind: 'user'; key: PublicKeyRow; user: UserRow } | { kind: 'deploy-key'; grants: DeployKeyGrant[] }
+
+export function identityOfKey(deps: AppDeps, fingerprint: string): SshIdentity | undefined {
+  const userKey = userKeyByFingerprint(deps, fingerprint)
+  if (userKey) return { kind: 'user', key: userKey.key, user: userKey.owner }
+  const grants = deployKeysByFingerprint(deps, fingerprint)
+  return grants.length ? { kind: 'deploy-key', grants } : undefined
+}
+
+/** The identity as the shared git access decision takes it. */
+export const gitCallerOf = (identity: SshIdentity): GitCaller =>
+  identity.kind === 'user' ? { user: identity.user } : { user: null, deployKeys: identity.grants }
+
+/** Why a user's key may not be used now (the account is disabled), or null. */
+export function accountRefusal(identity: SshIdentity): string | null {
+  if (identity.kind === 'user' && (!identity.user.isActive || identity.user.prohibitLogin))
+    return 'your account is disabled (prohibited from signing in); please contact your site administrator'
+  return null
+}
+
+/** Records the key's use on `repoId` (throttled; see KEY_USE_RECORD_INTERVAL). */
+export function recordKeyUse(deps: AppDeps, identity: SshIdentity, repoId: number): void {
+  if (identity.kind === 'user') return recordPublicKeyUse(deps, identity.key)
+  const grant = identity.grants.find((g) => g.repoId === repoId)
+  if (grant) recordDeployKeyUse(deps, grant)
+}
+
+/** Who a push is recorded as: the key's user; for a deploy key the repository's owner (as Gitea). */
+export const pusherIdOf = (identity: SshIdentity, repo: { ownerId: number }): number =>
+  identity.kind === 'user' ? identity.user.id : repo.ownerId

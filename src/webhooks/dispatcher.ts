@@ -1,0 +1,272 @@
+import { and, asc, eq, gt, inArray, min, sql } from 'drizzle-orm'
+import type { AppDeps } from '../deps'
+import type { Db } from '../db/client'
+import { writeTransaction } from '../db/client'
+import { hooks, hookTasks } from '../db/schema'
+import { attemptDelivery, type Attempt } from './deliver'
+import type { HookEventType } from './events'
+import { parseHostAllowList, type HostAllowList } from './host-allow-list'
+import type { HookTaskRow } from './tasks'
+import { errorFields, loggerOf } from '../lib/log'
+
+/**
+ * Delivers hook tasks. Tasks go in lanes, one per (repository, hook): a lane sends its tasks one
+ * at a time in id order (a receiver sees a repository's events in the order they happened), and
+ * at most `webhookConcurrency` lanes send at once, so a slow or dead receiver holds its own lane
+ * and one slot, never the API or the other receivers. A failed attempt that is worth retrying
+ * (unreachable, time limit, 5xx) keeps its lane waiting for a back-off (retryDelay, doubled each
+ * time) until the attempts run out; then, as after any other answer, the task is done (delivered,
+ * succeeded or not) and the lane moves on. Everything lives in hook_tasks, so a restart resumes
+ * where the previous process was: a task whose attempt was cut by a crash is sent again under
+ * the same delivery id (receivers de-duplicate by it).
+ *
+ * Cheap on the database, which the API writes to as well: a lane that delivered a task goes on
+ * with its next one by itself (one indexed read), up to LANE_RUN tasks before it gives its slot
+ * back; outcomes are written in batches, one short transaction every FLUSH_MS (or FLUSH_AT
+ * outcomes), and a lane is handed back only once its outcomes are written, so no task is ever
+ * picked twice. An outcome lost with its process (a crash before the flush) means the task is
+ * sent again after the restart, under the same delivery id, as for an attempt cut short.
+ */
+
+/** How often the dispatcher looks for due work when nothing told it (retries whose wait ended, missed wake-ups). */
+const SAFETY_TICK_MS = 1000
+/** Outcomes are written together at most this long after the first of them... */
+const FLUSH_MS = 10
+/** ...or as soon as this many wait. */
+const FLUSH_AT = 64
+/** Tasks a lane delivers in a row before its slot goes back to the others (fairness across lanes). */
+const LANE_RUN = 50
+
+const laneOf = (t: Pick<HookTaskRow, 'repoId' | 'hookId'>) => `${t.repoId}:${t.hookId}`
+
+interface Outcome {
+  task: HookTaskRow
+  attempt: Attempt
+  /** The attempt ended the task (success, a final failure, attempts used up). */
+  done: boolean
+  at: number
+}
+
+export class DeliveryDispatcher {
+  private readonly busyLanes = new Set<string>()
+  private readonly inFlight = new Set<Promise<void>>()
+  private readonly stopController = new AbortController()
+  private readonly allow: HostAllowList
+  private readonly timer: ReturnType<typeof setInterval>
+  private retryTimer: ReturnType<typeof setTimeout> | null = null
+  private flushTimer: ReturnType<typeof setTimeout> | null = null
+  /** Outcomes not written yet, and the lanes that end once they are. */
+  private outcomes: Outcome[] = []
+  private endingLanes: string[] = []
+  private stopped = false
+  private readonly nextOfLane
+  private readonly outcomeStatements
+
+  constructor(private readonly deps: AppDeps) {
+    this.allow = parseHostAllowList(deps.config.webhookAllowedHostList)
+    this.timer = setInterval(() => this.pump(), SAFETY_TICK_MS)
+    this.timer.unref?.()
+    this.nextOfLane = deps.db
+      .select()
+      .from(hookTasks)
+      .where(
+        and(
+          eq(hookTasks.isDelivered, false),
+          eq(hookTasks.repoId, sql.placeholder('repoId')),
+          eq(hookTasks.hookId, sql.placeholder('hookId')),
+          gt(hookTasks.id, sql.placeholder('afterId')),
+        ),
+      )
+      .orderBy(asc(hookTasks.id))
+      .limit(1)
+      .prepare()
+    this.outcomeStatements = outcomeStatements(deps.db)
+  }
+
+  /** Starts what can start now: the first undelivered task of each idle lane whose wait is over. */
+  pump(): void {
+    if (this.stopped) return
+    const free = this.deps.config.webhookConcurrency - this.busyLanes.size
+    if (free <= 0) return
+    const db = this.deps.db
+    const headIds = db
+      .select({ id: min(hookTasks.id) })
+      .from(hookTasks)
+      .where(eq(hookTasks.isDelivered, false))
+      .groupBy(hookTasks.repoId, hookTasks.hookId)
+      .all()
+      .map((r) => r.id!)
+    if (headIds.length === 0) return
+    const now = Date.now()
+    let nextWake = Infinity
+    const due: HookTaskRow[] = []
+    for (let i = 0; i < headIds.length; i += 500) {
+      for (const task of db.select().from(hookTasks).where(inArray(hookTasks.id, headIds.slice(i, i + 500))).orderBy(asc(hookTasks.id)).all()) {
+        if (this.busyLanes.has(laneOf(task))) continue
+        if (task.nextAttemptMs > now) nextWake = Math.min(nextWake, task.nextAttemptMs)
+        else due.push(task)
+      }
+    }
+    due.sort((a, b) => a.id - b.id)
+    for (const task of due.slice(0, free)) this.start(task)
+    if (nextWake !== Infinity) this.wakeAt(nextWake)
+  }
+
+  private wakeAt(ms: number): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer)
+    this.retryTimer = setTimeout(() => ((this.retryTimer = null), this.pump()), Math.max(0, ms - Date.now()))
+    this.retryTimer.unref?.()
+  }
+
+  /** Runs a lane from `first`: its tasks in id order while they are due, up to LANE_RUN of them. */
+  private start(first: HookTaskRow): void {
+    const lane = laneOf(first)
+    this.busyLanes.add(lane)
+    const work = this.runLane(first)
+      .catch((e) => loggerOf(this.deps.config).error('a webhook delivery lane failed', { lane, ...errorFields(e) }))
+      .finally(() => {
+        this.inFlight.delete(work)
+        // Handed back once its outcomes are written (the next flush), never before.
+        this.endingLanes.push(lane)
+        this.scheduleFlush()
+      })
+    this.inFlight.add(work)
+  }
+
+  private async runLane(first: HookTaskRow): Promise<void> {
+    let task: HookTaskRow | undefined = first
+    for (let n = 0; task && !this.stopped && n < LANE_RUN; n++) {
+      const outcome = await this.deliver(task)
+      if (!outcome?.done) return
+      task = this.nextOfLane.get({ repoId: task.repoId, hookId: task.hookId, afterId: task.id })
+      if (task && task.nextAttemptMs > Date.now()) return
+    }
+  }
+
+  private async deliver(task: HookTaskRow): Promise<Outcome | null> {
+    const hook = this.deps.db.select().from(hooks).where(eq(hooks.id, task.hookId)).get()
+    if (!hook) return null // deleted with its tasks
+    const attempt = await attemptDelivery(
+      {
+        uuid: task.uuid,
+        eventType: task.eventType as HookEventType,
+        payload: task.payload,
+        url: hook.url,
+        contentType: hook.contentType,
+        secret: hook.secret,
+        authorizationHeader: hook.authorizationHeader,
+      },
+      { allow: this.allow, timeoutMs: this.deps.config.webhookDeliverTimeout * 1000, signal: this.stopController.signal },
+    )
+    // Stopping: the attempt was cut short; the task stays as it was and goes again after the restart.
+    if (this.stopped) return null
+    const done = attempt.ok || !attempt.retry || task.attempts + 1 >= this.deps.config.webhookMaxAttempts
+    const outcome = { task, attempt, done, at: Date.now() }
+    this.outcomes.push(outcome)
+    this.scheduleFlush()
+    return outcome
+  }
+
+  private scheduleFlush(): void {
+    if (this.outcomes.length >= FLUSH_AT) return this.flush()
+    if (!this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), FLUSH_MS)
+  }
+
+  /** Writes the waiting outcomes in one transaction, then hands back the lanes that ended and looks for more work. */
+  private flush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer)
+    this.flushTimer = null
+    const outcomes = this.outcomes
+    const ending = this.endingLanes
+    this.outcomes = []
+    this.endingLanes = []
+    try {
+      if (outcomes.length) recordOutcomes(this.deps, this.outcomeStatements, outcomes)
+    } catch (e) {
+      // Not written: those tasks are sent again (same delivery ids), as after a crash.
+      loggerOf(this.deps.config).error('recording webhook deliveries failed', errorFields(e))
+    }
+    for (const lane of ending) this.busyLanes.delete(lane)
+    if (ending.length) this.pump()
+  }
+
+  /** Stops starting deliveries, cuts those in flight (they stay undelivered), waits for them and writes what was done. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearInterval(this.timer)
+    if (this.retryTimer) clearTimeout(this.retryTimer)
+    this.stopController.abort()
+    await Promise.allSettled([...this.inFlight])
+    this.flush()
+  }
+}
+
+/** The two writes of an outcome, prepared once per dispatcher (a transaction then only binds and steps). */
+function outcomeStatements(db: Db) {
+  const p = sql.placeholder
+  return {
+    task: db
+      .update(hookTasks)
+      .set({
+        attempts: p('attempts'),
+        isDelivered: p('isDelivered'),
+        isSucceed: p('isSucceed'),
+        nextAttemptMs: p('nextAttemptMs'),
+        deliveredMs: p('deliveredMs'),
+        durationMs: p('durationMs'),
+        requestContent: p('requestContent'),
+        responseContent: p('responseContent'),
+      } as never)
+      .where(and(eq(hookTasks.id, p('id')), eq(hookTasks.isDelivered, false)))
+      .prepare(),
+    hook: db
+      .update(hooks)
+      .set({ lastStatus: p('status') } as never)
+      .where(eq(hooks.id, p('id')))
+      .prepare(),
+  }
+}
+
+/**
+ * Writes attempts' outcomes on their tasks, and each hook's last status, in one transaction.
+ * Everything is computed before it (the texts included): the write lock, which the API waits
+ * for, is held only for the statements themselves.
+ */
+function recordOutcomes(deps: AppDeps, statements: ReturnType<typeof outcomeStatements>, outcomes: Outcome[]): void {
+  const lastStatus = new Map<number, number>()
+  const rows = outcomes.map(({ task, attempt, done, at }) => {
+    const attempts = task.attempts + 1
+    lastStatus.set(task.hookId, attempt.ok ? 1 : 2)
+    return {
+      id: task.id,
+      attempts,
+      isDelivered: done ? 1 : 0,
+      isSucceed: attempt.ok ? 1 : 0,
+      nextAttemptMs: done ? 0 : at + Math.round(deps.config.webhookRetryDelay * 1000 * 2 ** (attempts - 1)),
+      deliveredMs: at,
+      durationMs: attempt.durationMs,
+      requestContent: JSON.stringify(attempt.request),
+      responseContent: JSON.stringify(attempt.response),
+    }
+  })
+  writeTransaction(deps.db, () => {
+    for (const row of rows) statements.task.run(row)
+    for (const [id, status] of lastStatus) statements.hook.run({ id, status })
+  })
+}
+
+/** Who delivers for each database (the webhook worker registers itself; one per server). */
+const wakers = new WeakMap<Db, () => void>()
+
+/** Registers the delivery worker of a database; answers the function that unregisters it. */
+export function registerDeliveryWaker(db: Db, wake: () => void): () => void {
+  wakers.set(db, wake)
+  return () => {
+    if (wakers.get(db) === wake) wakers.delete(db)
+  }
+}
+
+/** Tells the delivery worker (if one runs) that tasks were added: a test delivery, a redelivery. */
+export function wakeDeliveries(deps: AppDeps): void {
+  wakers.get(deps.db)?.()
+}

@@ -1,0 +1,61 @@
+import type { AppDeps } from '../deps'
+import { hasEventsAfterDone, releaseClaims } from '../events/outbox'
+import { DeliveryDispatcher } from './dispatcher'
+import { WEBHOOK_CONSUMER, turnEventsIntoTasks } from './tasks'
+import { errorFields, loggerOf } from '../lib/log'
+
+/** How often the outbox is looked at when it was empty (a read; nothing is written while idle). */
+export const WEBHOOK_POLL_MS = 100
+
+/**
+ * The two loops of webhook delivery, on one database connection: one turns outbox events into
+ * hook tasks (src/webhooks/tasks.ts), the dispatcher delivers them (src/webhooks/dispatcher.ts).
+ * One of these per server: at start it takes back whatever a previous process had claimed and
+ * not finished, and resumes undelivered tasks. Runs in its own thread (src/jobs/webhook-worker.ts).
+ */
+export function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } = {}) {
+  releaseClaims(deps.db, WEBHOOK_CONSUMER)
+  const dispatcher = new DeliveryDispatcher(deps)
+  let stopped = false
+  let wake = null as (() => void) | null
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => ((wake = null), resolve()), ms)
+      wake = () => (clearTimeout(timer), (wake = null), resolve())
+    })
+
+  const loop = (async () => {
+    while (!stopped) {
+      let handled = 0
+      try {
+        if (hasEventsAfterDone(deps.db, WEBHOOK_CONSUMER)) {
+          const round = await turnEventsIntoTasks(deps)
+          handled = round.events
+          if (round.tasks) dispatcher.pump()
+        }
+      } catch (e) {
+        loggerOf(deps.config).error('a webhook task round failed', errorFields(e))
+        // What this round claimed comes back to the next one (never passed over).
+        if (!stopped) releaseClaims(deps.db, WEBHOOK_CONSUMER)
+        await pause(1000)
+      }
+      if (handled === 0 && !stopped) await pause(opts.pollMs ?? WEBHOOK_POLL_MS)
+    }
+  })()
+  dispatcher.pump()
+
+  return {
+    /** Looks for new events and due deliveries now. */
+    wake() {
+      wake?.()
+      dispatcher.pump()
+    },
+    /** Stops taking events and delivering; what is pending stays for the next start. */
+    async stop() {
+      stopped = true
+      wake?.()
+      await loop
+      await dispatcher.stop()
+    },
+  }
+}

@@ -1,0 +1,364 @@
+import { eq, inArray } from 'drizzle-orm'
+import type { AppDeps } from '../deps'
+import type { UserRow } from '../auth/caller'
+import type { RepoRow } from '../auth/access'
+import type { EventKind, EventRecord } from '../events/outbox'
+import { ZERO_ID } from '../events/push-events'
+import { comments, commitStatuses, emailAddresses, issues, pullRequests, releases, repositories, users } from '../db/schema'
+import { logCommits, type LoggedCommit } from '../git/log'
+import { toApiRepo, type ApiRepo } from '../lib/convert/repo'
+import { toApiComment, type CommentRow } from '../lib/convert/issue'
+import { toApiUser, type ApiUser } from '../lib/convert/user'
+import { isoTime } from '../lib/time'
+import { webUrl } from '../lib/urls'
+import { gitRepoAt, pathOfRepo } from '../modules/repos/service'
+import { issueToApi } from '../modules/issues/service'
+import { usersByIds } from '../modules/users/service'
+import { pullsToApi } from '../modules/pulls/service'
+import { releasesToApi } from '../modules/releases/service'
+
+/**
+ * Webhook payloads (webhooks.md §3), one builder per outbox event kind. A builder has an optional
+ * async `prepare` (git reads, made before the task-writing transaction) and a synchronous `build`
+ * from the event, the current rows and what `prepare` found. Payloads are built once, when the
+ * hook tasks are written: the stored text is what every attempt (and a redelivery) sends.
+ *
+ * Records are those the API answers, seen by nobody in particular (modern Gitea's payloads:
+ * permissions false, e-mails as for an anonymous caller).
+ */
+
+/** What every builder gets. `repo` is the current row (for `repo.deleted`, the row as it was). */
+export interface BuildContext {
+  deps: AppDeps
+  event: EventRecord
+  repo: RepoRow
+  owner: UserRow
+  /** The Repository record of `repo`. */
+  repository: ApiRepo
+  /** The actor's User record (the Ghost when unknown or deleted). */
+  sender: ApiUser
+  /** What `prepare` returned. */
+  prepared: unknown
+}
+
+export interface PayloadBuilder {
+  prepare?: (deps: AppDeps, event: EventRecord, repo: RepoRow) => Promise<unknown>
+  /** The payload, or null when there is nothing to announce any more (a row gone meanwhile). */
+  build: (ctx: BuildContext) => Record<string, unknown> | null
+}
+
+/** Gitea's FEED_MAX_COMMIT_NUM: commits listed in a push payload. */
+export const PUSH_MAX_COMMITS = 5
+/** Commits of a new branch looked at (Gitea 1.3 took the 10 newest). */
+const NEW_BRANCH_COMMITS = 10
+/** Counting pushed commits stops here (total_commits of a giant push). */
+const MAX_COUNTED_COMMITS = 100_000
+
+/** The Repository record of a payload (a fork's parent included, as the API shows it). */
+export function payloadRepo(deps: AppDeps, repo: RepoRow, owner: UserRow): ApiRepo {
+  let parent: ApiRepo['parent'] = null
+  if (repo.isFork && repo.forkId) {
+    const row = deps.db.select().from(repositories).where(eq(repositories.id, repo.forkId)).get()
+    const parentOwner = row && deps.db.select().from(users).where(eq(users.id, row.ownerId)).get()
+    if (row && parentOwner && !row.isPrivate) parent = toApiRepo(deps.config, row, parentOwner, null, null) as ApiRepo['parent']
+  }
+  return toApiRepo(deps.config, repo, owner, null, null, parent)
+}
+
+// ---- push, create, delete ---------------------------------------------------------------
+
+interface PushPrepared {
+  commits: LoggedCommit[]
+  total: number
+  head: LoggedCommit | null
+}
+
+/** The commits of a ref change, as push payloads list them. */
+export async function pushCommits(deps: AppDeps, repo: RepoRow, ref: string, before: string, after: string): Promise<PushPrepared> {
+  if (after === ZERO_ID) return { commits: [], total: 0, head: null }
+  const git = gitRepoAt(deps, pathOfRepo(deps, repo.ownerName, repo))
+  if (!ref.startsWith('refs/heads/')) {
+    const head = (await logCommits(git, after, null, 1, 1).catch(() => null))?.commits[0] ?? null
+    return { commits: [], total: 0, head }
+  }
+  const created = before === ZERO_ID
+  const found = await logCommits(git, after, created ? null : before, created ? NEW_BRANCH_COMMITS : PUSH_MAX_COMMITS, created ? NEW_BRANCH_COMMITS : MAX_COUNTED_COMMITS).catch(
+    () => ({ commits: [] as LoggedCommit[], total: 0 }),
+  )
+  return { commits: found.commits.slice(0, PUSH_MAX_COMMITS), total: found.total, head: found.commits[0] ?? null }
+}
+
+/** Gitea's PayloadCommit (with the files changed); `usernames` maps lower-case e-mails to user names. */
+function payloadCommit(deps: AppDeps, repo: RepoRow, c: LoggedCommit, usernames: Map<string, string>) {
+  const person = (name: string, email: string) => ({ name, email, username: usernames.get(email.toLowerCase()) ?? '' })
+  return {
+    id: c.id,
+    message: c.message,
+    url: webUrl(deps.config, `${repo.ownerName}/${repo.name}/commit/${c.id}`),
+    author: person(c.authorName, c.authorEmail),
+    committer: person(c.committerName, c.committerEmail),
+    verification: null,
+    timestamp: c.authorDate,
+    added: c.added,
+    removed: c.removed,
+    modified: c.modified,
+  }
+}
+
+/** User names of the accounts owning these e-mail addresses (one query). */
+function usernamesByEmail(deps: AppDeps, commits: LoggedCommit[]): Map<string, string> {
+  const emails = [...new Set(commits.flatMap((c) => [c.authorEmail.toLowerCase(), c.committerEmail.toLowerCase()]))].filter(Boolean)
+  if (emails.length === 0) return new Map()
+  const rows = deps.db
+    .select({ email: emailAddresses.lowerEmail, name: users.name })
+    .from(emailAddresses)
+    .innerJoin(users, eq(users.id, emailAddresses.userId))
+    .where(inArray(emailAddresses.lowerEmail, emails))
+    .all()
+  return new Map(rows.map((r) => [r.email, r.name]))
+}
+
+/** The PushPayload of a ref change (also the test delivery's). */
+export function pushPayload(ctx: Pick<BuildContext, 'deps' | 'repo' | 'repository' | 'sender'>, change: { ref: string; before: string; after: string }, found: PushPrepared) {
+  const { deps, repo } = ctx
+  const usernames = usernamesByEmail(deps, found.head ? [...found.commits, found.head] : found.commits)
+  const isUpdate = change.ref.startsWith('refs/heads/') && change.before !== ZERO_ID && change.after !== ZERO_ID
+  return {
+    ref: change.ref,
+    before: change.before,
+    after: change.after,
+    compare_url: isUpdate ? webUrl(deps.config, `${repo.ownerName}/${repo.name}/compare/${change.before}...${change.after}`) : deps.config.baseUrl,
+    commits: found.commits.map((c) => payloadCommit(deps, repo, c, usernames)),
+    total_commits: found.total,
+    head_commit: found.head ? payloadCommit(deps, repo, found.head, usernames) : null,
+    repository: ctx.repository,
+    pusher: ctx.sender,
+    sender: ctx.sender,
+  }
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '')
+
+const pushBuilder: PayloadBuilder = {
+  prepare: (deps, e, repo) => pushCommits(deps, repo, str(e.payload.ref), str(e.payload.before), str(e.payload.after)),
+  build: (ctx) =>
+    pushPayload(ctx, { ref: str(ctx.event.payload.ref), before: str(ctx.event.payload.before), after: str(ctx.event.payload.after) }, ctx.prepared as PushPrepared),
+}
+
+const createBuilder: PayloadBuilder = {
+  build: ({ event, repository, sender }) => ({
+    sha: str(event.payload.sha),
+    ref: str(event.payload.ref),
+    ref_type: str(event.payload.refType),
+    repository,
+    sender,
+  }),
+}
+
+const deleteBuilder: PayloadBuilder = {
+  build: ({ event, repository, sender }) => ({
+    ref: str(event.payload.ref),
+    ref_type: str(event.payload.refType),
+    pusher_type: 'user',
+    repository,
+    sender,
+  }),
+}
+
+// ---- repository, fork ---------------------------------------------------------------------
+
+/** Organisations only (RepositoryPayload); `organization` is the owner in User shape. */
+const repositoryBuilder = (action: 'created' | 'deleted'): PayloadBuilder => ({
+  build: ({ deps, owner, repository, sender }) =>
+    owner.type === 1 ? { action, repository, organization: toApiUser(deps.config, owner, null), sender } : null,
+})
+
+/** Delivered to the source's hooks: `forkee` is the source, `repository` the new fork (Gitea's meaning). */
+const forkBuilder: PayloadBuilder = {
+  build: ({ deps, event, repository, sender }) => {
+    const forkId = Number(event.payload.forkId)
+    const fork = deps.db.select().from(repositories).where(eq(repositories.id, forkId)).get()
+    const forkOwner = fork && deps.db.select().from(users).where(eq(users.id, fork.ownerId)).get()
+    if (!fork || !forkOwner) return null
+    return { forkee: repository, repository: payloadRepo(deps, fork, forkOwner), sender }
+  },
+}
+
+// ---- issues, comments ---------------------------------------------------------------------
+
+function issueRowOf(ctx: BuildContext) {
+  const id = ctx.event.issueId
+  return id ? ctx.deps.db.select().from(issues).where(eq(issues.id, id)).get() : undefined
+}
+
+/** IssuePayload for plain issues; `action` is the event kind's second half. */
+const issueBuilder: PayloadBuilder = {
+  build: (ctx) => {
+    const row = issueRowOf(ctx)
+    if (!row) return null
+    const changes = ctx.event.payload.changes as Record<string, unknown> | undefined
+    return {
+      action: ctx.event.kind.slice('issue.'.length),
+      number: row.index,
+      ...(changes && Object.keys(changes).length ? { changes } : {}),
+      issue: issueToApi(ctx.deps, ctx.repo, row, null),
+      repository: ctx.repository,
+      sender: ctx.sender,
+      commit_id: '',
+    }
+  },
+}
+
+/** IssueCommentPayload (issues and pull requests alike): `comment` as it is, or as it was when deleted. */
+const commentBuilder: PayloadBuilder = {
+  build: (ctx) => {
+    const row = issueRowOf(ctx)
+    if (!row) return null
+    const kept = ctx.event.payload.comment as CommentRow | undefined
+    const comment = kept ?? (ctx.event.commentId ? ctx.deps.db.select().from(comments).where(eq(comments.id, ctx.event.commentId)).get() : undefined)
+    if (!comment) return null
+    const poster = usersByIds(ctx.deps, [comment.posterId]).get(comment.posterId)
+    const changes = ctx.event.payload.changes as Record<string, unknown> | undefined
+    return {
+      action: ctx.event.kind.slice('comment.'.length),
+      issue: issueToApi(ctx.deps, ctx.repo, row, null),
+      comment: toApiComment(ctx.deps.config, ctx.repo, row, comment, poster, null),
+      ...(changes && Object.keys(changes).length ? { changes } : {}),
+      repository: ctx.repository,
+      sender: ctx.sender,
+      is_pull: row.isPull,
+    }
+  },
+}
+
+// ---- pull requests ------------------------------------------------------------------------
+
+/**
+ * PullRequestPayload (webhooks.md §3.3, modern Gitea's struct and field order): `pull_request`
+ * is the PullRequest record after the change. `action` is given by the kind: a merge is
+ * `closed` with `pull_request.merged` true (as Gitea), a push to the head `synchronized`, a pull
+ * request's `issue.*` events the kind's second half (`label_updated`, `assigned` ...).
+ */
+const pullBuilder = (action: ((event: EventRecord) => string) | string): PayloadBuilder => ({
+  build: (ctx) => {
+    const issue = issueRowOf(ctx)
+    const pull = issue && ctx.deps.db.select().from(pullRequests).where(eq(pullRequests.issueId, issue.id)).get()
+    if (!issue || !pull) return null
+    const changes = ctx.event.payload.changes as Record<string, unknown> | undefined
+    return {
+      action: typeof action === 'string' ? action : action(ctx.event),
+      number: issue.index,
+      ...(changes && Object.keys(changes).length ? { changes } : {}),
+      pull_request: pullsToApi(ctx.deps, ctx.repo, ctx.owner, [{ pull, issue }], null)[0]!,
+      requested_reviewer: null,
+      repository: ctx.repository,
+      sender: ctx.sender,
+      commit_id: '',
+      review: null,
+    }
+  },
+})
+
+/** A pull request's `issue.*` events: the action is the kind's second half. */
+const pullIssueBuilder = pullBuilder((event) => event.kind.slice('issue.'.length))
+
+// ---- releases -----------------------------------------------------------------------------
+
+/**
+ * ReleasePayload (webhooks.md §3.6): `release` is the Release record as it is now (published,
+ * updated), or as it was (deleted: the event keeps it, the row is gone).
+ */
+const releaseBuilder = (action: 'published' | 'updated' | 'deleted'): PayloadBuilder => ({
+  build: (ctx) => {
+    let release: unknown
+    if (action === 'deleted') release = ctx.event.payload.release
+    else {
+      const row = ctx.deps.db.select().from(releases).where(eq(releases.id, Number(ctx.event.payload.releaseId))).get()
+      release = row && releasesToApi(ctx.deps, ctx.repo, [row], null)[0]
+    }
+    return release ? { action, release, repository: ctx.repository, sender: ctx.sender } : null
+  },
+})
+
+// ---- commit status ------------------------------------------------------------------------
+
+const statusBuilder: PayloadBuilder = {
+  prepare: async (deps, e, repo) =>
+    (await logCommits(gitRepoAt(deps, pathOfRepo(deps, repo.ownerName, repo)), str(e.payload.sha), null, 1, 1).catch(() => null))?.commits[0] ?? null,
+  build: (ctx) => {
+    const row = ctx.deps.db.select().from(commitStatuses).where(eq(commitStatuses.id, Number(ctx.event.payload.statusId))).get()
+    if (!row) return null
+    const commit = ctx.prepared as LoggedCommit | null
+    return {
+      commit: commit ? payloadCommit(ctx.deps, ctx.repo, commit, usernamesByEmail(ctx.deps, [commit])) : null,
+      context: row.context,
+      created_at: isoTime(row.createdUnix),
+      description: row.description,
+      id: row.id,
+      repository: ctx.repository,
+      sender: ctx.sender,
+      sha: row.sha,
+      state: row.state,
+      target_url: row.targetUrl,
+      updated_at: isoTime(row.updatedUnix),
+    }
+  },
+}
+
+/**
+ * The builder of each outbox event kind; null: no delivery. Every kind is listed, so a new kind
+ * fails to compile until it is placed here. A pull request's `issue.*` events (payload.isPull)
+ * take PULL_ISSUE_BUILDERS instead; its comments (`comment.*` with isPull) are
+ * IssueCommentPayloads like an issue's, announced as `pull_request_comment`.
+ */
+export const PAYLOAD_BUILDERS: Record<EventKind, PayloadBuilder | null> = {
+  push: pushBuilder,
+  'ref.created': createBuilder,
+  'ref.deleted': deleteBuilder,
+  'repo.created': repositoryBuilder('created'),
+  'repo.deleted': repositoryBuilder('deleted'),
+  'repo.renamed': null,
+  'repo.forked': forkBuilder,
+  'issue.opened': issueBuilder,
+  'issue.edited': issueBuilder,
+  'issue.closed': issueBuilder,
+  'issue.reopened': issueBuilder,
+  'issue.label_updated': issueBuilder,
+  'issue.label_cleared': issueBuilder,
+  'issue.assigned': issueBuilder,
+  'issue.unassigned': issueBuilder,
+  'issue.milestoned': issueBuilder,
+  'issue.demilestoned': issueBuilder,
+  'comment.created': commentBuilder,
+  'comment.edited': commentBuilder,
+  'comment.deleted': commentBuilder,
+  status: statusBuilder,
+  'pull.opened': pullBuilder('opened'),
+  'pull.merged': pullBuilder('closed'),
+  'pull.synchronized': pullBuilder('synchronized'),
+  'release.published': releaseBuilder('published'),
+  'release.updated': releaseBuilder('updated'),
+  'release.deleted': releaseBuilder('deleted'),
+}
+
+type IssueKind = Extract<EventKind, `issue.${string}`>
+
+/** A pull request's `issue.*` events: PullRequestPayloads (action = the kind's second half, e.g. `label_updated`). */
+export const PULL_ISSUE_BUILDERS: Record<IssueKind, PayloadBuilder | null> = {
+  'issue.opened': pullIssueBuilder,
+  'issue.edited': pullIssueBuilder,
+  'issue.closed': pullIssueBuilder,
+  'issue.reopened': pullIssueBuilder,
+  'issue.label_updated': pullIssueBuilder,
+  'issue.label_cleared': pullIssueBuilder,
+  'issue.assigned': pullIssueBuilder,
+  'issue.unassigned': pullIssueBuilder,
+  'issue.milestoned': pullIssueBuilder,
+  'issue.demilestoned': pullIssueBuilder,
+}
+
+/** The builder of an event (null: nothing to deliver). */
+export function builderOf(event: EventRecord): PayloadBuilder | null {
+  if (event.kind.startsWith('issue.') && event.payload.isPull === true) return PULL_ISSUE_BUILDERS[event.kind as IssueKind]
+  return PAYLOAD_BUILDERS[event.kind] ?? null
+}

@@ -1,0 +1,231 @@
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm'
+import type { AppDeps } from '../deps'
+import type { UserRow } from '../auth/caller'
+import type { RepoRow } from '../auth/access'
+import { writeTransaction, type Db } from '../db/client'
+import { hooks, hookTasks, repositories, users } from '../db/schema'
+import { claimEvents, markDone, type EventRecord } from '../events/outbox'
+import { ghostUser, toApiUser, type ApiUser } from '../lib/convert/user'
+import type { ApiRepo } from '../lib/convert/repo'
+import { nowUnix } from '../lib/time'
+import { EVENT_TYPE_OF, ORG_ONLY_TYPES, hookWants, type EventMode, type HookEventType, type HookType } from './events'
+import { deliveryText, payloadJson, type HookMeta } from './formats'
+import { branchMatches } from './glob'
+import { builderOf, payloadRepo } from './payloads'
+import { errorFields, loggerOf } from '../lib/log'
+
+/**
+ * The outbox consumer: events → hook tasks. Each round claims a batch of events, finds the hooks
+ * each one is for (the repository's own and its organisation's, active, wanting the event type,
+ * passing the branch filter), builds the payloads, and writes the tasks and the consumer's "done"
+ * mark in ONE transaction: an event is either wholly turned into tasks and acknowledged, or not
+ * at all (and claimed again after a crash), so no task is lost or made twice.
+ */
+
+export const WEBHOOK_CONSUMER = 'webhooks'
+/** Events per round. */
+const BATCH = 100
+/** How long a claim lasts (released at start anyway: one worker per server). */
+const LEASE_MS = 5 * 60_000
+
+export type HookRow = typeof hooks.$inferSelect
+export type HookTaskRow = typeof hookTasks.$inferSelect
+type NewTask = typeof hookTasks.$inferInsert
+
+/** The branch an event is about (push to a branch, branch created or deleted), for branch filters. */
+function branchOf(event: EventRecord): string | null {
+  const ref = event.payload.ref
+  if (typeof ref !== 'string') return null
+  if (event.kind === 'push') return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null
+  if (event.kind === 'ref.created' || event.kind === 'ref.deleted') return event.payload.refType === 'branch' ? ref : null
+  return null
+}
+
+export const eventsOfHook = (hook: HookRow): string[] => JSON.parse(hook.events) as string[]
+
+/** Whether `hook` (whose chosen types are `chosen`) takes `event` of `type`: active, chosen, made before it, branch filter passed. */
+function hookTakes(hook: HookRow, chosen: readonly string[], event: EventRecord, type: HookEventType): boolean {
+  if (!hook.isActive || hook.createdUnix > event.createdUnix) return false
+  if (!hookWants(hook.eventMode as EventMode, chosen, type)) return false
+  const branch = branchOf(event)
+  return branch === null || branchMatches(hook.branchFilter, branch)
+}
+
+/**
+ * A new task's row for `hook`: the payload turned into the text this hook type is sent (`json`:
+ * the payload's gitea/gogs text when already made, shared by the event's hooks).
+ */
+export function newTask(deps: AppDeps, hook: HookRow, repoId: number, eventId: number, type: HookEventType, payload: Record<string, unknown>, json?: string): NewTask {
+  const text = deliveryText(hook.type as HookType, type, payload, {
+    secret: hook.secret,
+    withSecret: deps.config.webhookPayloadSecret,
+    meta: hook.type === 'gitea' || hook.type === 'gogs' ? {} : (JSON.parse(hook.meta) as HookMeta),
+    json,
+  })
+  return { hookId: hook.id, repoId, uuid: crypto.randomUUID(), eventId, eventType: type, payload: text, createdUnix: nowUnix() }
+}
+
+interface Subject {
+  repo: RepoRow
+  owner: UserRow
+  /** The Repository record of payloads. */
+  repository: ApiRepo
+}
+
+/**
+ * What one round looks up once whatever its number of events (a burst of a repository's events
+ * is the common case): each repository with its owner and record, the hooks that may fire for
+ * it, each hook's chosen types, each actor's User record.
+ */
+class RoundLookups {
+  private readonly subjects = new Map<number, Subject | null>()
+  private readonly hooksOf = new Map<string, { hook: HookRow; chosen: string[] }[]>()
+  private readonly senders = new Map<number, ApiUser>()
+
+  constructor(private readonly deps: AppDeps) {}
+
+  /** The repository's current row, owner and record (null: gone). */
+  current(repoId: number): Subject | null {
+    let found = this.subjects.get(repoId)
+    if (found === undefined) {
+      const repo = this.deps.db.select().from(repositories).where(eq(repositories.id, repoId)).get()
+      const owner = repo && this.deps.db.select().from(users).where(eq(users.id, repo.ownerId)).get()
+      found = repo && owner ? { repo, owner, repository: payloadRepo(this.deps, repo, owner) } : null
+      this.subjects.set(repoId, found)
+    }
+    return found
+  }
+
+  /** The active hooks that may fire for events of a repository: its own and its owner's (an organisation's). */
+  candidates(repoId: number, ownerId: number, orgOnly: boolean) {
+    const key = `${repoId}:${ownerId}:${orgOnly}`
+    let found = this.hooksOf.get(key)
+    if (!found) {
+      const where = orgOnly ? eq(hooks.ownerId, ownerId) : or(eq(hooks.repoId, repoId), and(eq(hooks.ownerId, ownerId), isNull(hooks.repoId)))
+      found = this.deps.db
+        .select()
+        .from(hooks)
+        .where(and(eq(hooks.isActive, true), where))
+        .all()
+        .map((hook) => ({ hook, chosen: eventsOfHook(hook) }))
+      this.hooksOf.set(key, found)
+    }
+    return found
+  }
+
+  /** The actor's User record (the Ghost when unknown or deleted). */
+  sender(actorId: number | null): ApiUser {
+    if (actorId === null) return ghostUser(this.deps.config)
+    let found = this.senders.get(actorId)
+    if (!found) {
+      const actor = this.deps.db.select().from(users).where(eq(users.id, actorId)).get()
+      found = actor ? toApiUser(this.deps.config, actor, null) : ghostUser(this.deps.config)
+      this.senders.set(actorId, found)
+    }
+    return found
+  }
+}
+
+/**
+ * The repository an event is about, and its owner: the current row; when the repository is gone
+ * (deleted before its events were handled), the row as an event kept it (repo.created and
+ * repo.deleted carry one), so the organisation's hooks still hear of its creation and deletion.
+ */
+function subjectOf(deps: AppDeps, lookups: RoundLookups, event: EventRecord): Subject | null {
+  if (event.repoId === null) return null
+  const current = lookups.current(event.repoId)
+  if (current) return current
+  const kept = (event.kind === 'repo.created' || event.kind === 'repo.deleted' ? event.payload.repository : undefined) as RepoRow | undefined
+  const owner = kept && deps.db.select().from(users).where(eq(users.id, kept.ownerId)).get()
+  return kept && owner ? { repo: kept, owner, repository: payloadRepo(deps, kept, owner) } : null
+}
+
+/**
+ * The tasks of one event (none when no hook takes it, or its rows are gone). The payload is built
+ * once, and its gitea/gogs text made once, for all the event's hooks.
+ */
+async function tasksOfEvent(deps: AppDeps, lookups: RoundLookups, event: EventRecord): Promise<NewTask[]> {
+  const typeOf = EVENT_TYPE_OF[event.kind]
+  const builder = builderOf(event)
+  if (!typeOf || !builder) return []
+  const type = typeOf(event)
+  const subject = subjectOf(deps, lookups, event)
+  if (!subject) return []
+  const targets = lookups
+    .candidates(subject.repo.id, subject.owner.id, ORG_ONLY_TYPES.has(type))
+    .filter((c) => hookTakes(c.hook, c.chosen, event, type))
+    .map((c) => c.hook)
+  if (targets.length === 0) return []
+  const prepared = builder.prepare ? await builder.prepare(deps, event, subject.repo) : undefined
+  const payload = builder.build({ deps, event, ...subject, sender: lookups.sender(event.actorId), prepared })
+  if (!payload) return []
+  const json = targets.some((h) => h.type === 'gitea' || h.type === 'gogs') ? payloadJson(payload) : undefined
+  return targets.map((hook) => newTask(deps, hook, subject.repo.id, event.id, type, payload, json))
+}
+
+/** The tasks whose hook still exists (a hook deleted meanwhile takes nothing); inside a write transaction. */
+function aliveOnly(deps: AppDeps, tasks: NewTask[]): NewTask[] {
+  const ids = [...new Set(tasks.map((t) => t.hookId))]
+  const alive = new Set(deps.db.select({ id: hooks.id }).from(hooks).where(inArray(hooks.id, ids)).all().map((h) => h.id))
+  return alive.size === ids.length ? tasks : tasks.filter((t) => alive.has(t.hookId))
+}
+
+/** Rows per INSERT: one statement's bound values stay far below SQLite's limit. */
+const INSERT_SLICE = 200
+
+/**
+ * Inserts tasks whose hook still exists; inside a write transaction. Answers the rows written.
+ */
+export function insertTasks(deps: AppDeps, tasks: NewTask[]): HookTaskRow[] {
+  if (tasks.length === 0) return []
+  const kept = aliveOnly(deps, tasks)
+  const rows: HookTaskRow[] = []
+  for (let i = 0; i < kept.length; i += INSERT_SLICE) rows.push(...deps.db.insert(hookTasks).values(kept.slice(i, i + INSERT_SLICE)).returning().all())
+  return rows
+}
+
+/** The insert of one new task, prepared once per database connection. */
+const taskInserts = new WeakMap<Db, ReturnType<typeof prepareTaskInsert>>()
+
+function prepareTaskInsert(db: Db) {
+  const p = sql.placeholder
+  return db
+    .insert(hookTasks)
+    .values({ hookId: p('hookId'), repoId: p('repoId'), uuid: p('uuid'), eventId: p('eventId'), eventType: p('eventType'), payload: p('payload'), createdUnix: p('createdUnix') } as never)
+    .prepare()
+}
+
+function taskInsertOf(db: Db) {
+  let found = taskInserts.get(db)
+  if (!found) taskInserts.set(db, (found = prepareTaskInsert(db)))
+  return found
+}
+
+/**
+ * One round: claims events, builds their payloads and task texts (reads only, no lock held),
+ * then writes the tasks and acknowledges the events in ONE short transaction (prepared inserts,
+ * nothing read back: the API waits for that lock). Answers how many events were handled and how
+ * many tasks written (0 events: the outbox is drained).
+ */
+export async function turnEventsIntoTasks(deps: AppDeps, limit = BATCH): Promise<{ events: number; tasks: number }> {
+  const events = claimEvents(deps.db, WEBHOOK_CONSUMER, limit, LEASE_MS)
+  if (events.length === 0) return { events: 0, tasks: 0 }
+  const lookups = new RoundLookups(deps)
+  const tasks: NewTask[] = []
+  for (const event of events) {
+    try {
+      tasks.push(...(await tasksOfEvent(deps, lookups, event)))
+    } catch (e) {
+      // A payload that cannot be built must not stop every later event: it is reported and skipped.
+      loggerOf(deps.config).error('building a webhook payload failed', { event: event.id, kind: event.kind, ...errorFields(e) })
+    }
+  }
+  const insert = taskInsertOf(deps.db)
+  const written = writeTransaction(deps.db, () => {
+    const kept = tasks.length ? aliveOnly(deps, tasks) : []
+    for (const task of kept) insert.run(task)
+    markDone(deps.db, WEBHOOK_CONSUMER, events[events.length - 1]!.id)
+    return kept.length
+  })
+  return { events: events.length, tasks: written }
+}

@@ -1,0 +1,30 @@
+/**
+ * The webhook delivery thread: its own event loop and its own database connection, so building
+ * payloads and talking to receivers never holds up a request. Started and stopped by
+ * src/jobs/webhook-worker.ts; also an entry point of the bundle (package.json "build").
+ */
+import type { Config } from '../config'
+import { createDeps } from '../deps'
+import { runWebhookLoops } from './loops'
+
+declare const self: Worker
+
+export type WebhookThreadMessage = { type: 'start'; config: Config; pollMs?: number } | { type: 'wake' } | { type: 'stop' }
+
+let loops: ReturnType<typeof runWebhookLoops> | undefined
+let deps: ReturnType<typeof createDeps> | undefined
+
+self.onmessage = async (event: MessageEvent<WebhookThreadMessage>) => {
+  const message = event.data
+  if (message.type === 'start' && !loops) {
+    deps = createDeps(message.config)
+    loops = runWebhookLoops(deps, { pollMs: message.pollMs })
+    self.postMessage({ type: 'started' })
+  } else if (message.type === 'wake') loops?.wake()
+  else if (message.type === 'stop') {
+    await loops?.stop()
+    deps?.db.$client.close()
+    loops = undefined
+    self.postMessage({ type: 'stopped' })
+  }
+}

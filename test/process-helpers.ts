@@ -1,0 +1,98 @@
+/**
+ * Warren as an operator runs it: `warren ...` as its own process (the sources through bun, or
+ * the compiled binary), on a data folder of its own, with only the environment given here.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+export const root = resolve(import.meta.dir, '..')
+
+/** The command line that runs Warren from the sources. */
+export const SOURCES = [process.execPath, join(root, 'src/cli.ts')]
+
+/** Temp folders, removed by `cleanup`. */
+export function tempDirs() {
+  const dirs: string[] = []
+  return {
+    make(prefix = 'warren-cli-') {
+      const dir = mkdtempSync(join(tmpdir(), prefix))
+      dirs.push(dir)
+      return dir
+    },
+    cleanup: () => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })),
+  }
+}
+
+/** Only what the CLI needs: no WARREN_* leaking in from the caller's environment. */
+export const envFor = (dataDir: string, extra: Record<string, string> = {}) => ({
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? '',
+  WARREN_DATA: dataDir,
+  ...extra,
+})
+
+export async function runCli(command: string[], dataDir: string, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
+  const proc = Bun.spawn([...command, ...args], { cwd: opts.cwd ?? root, env: envFor(dataDir, opts.env), stdout: 'pipe', stderr: 'pipe' })
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { stdout, stderr, code }
+}
+
+export function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+export const basic = (name: string, password: string) => 'Basic ' + Buffer.from(`${name}:${password}`).toString('base64')
+
+export interface Served {
+  url: string
+  port: number
+  proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>
+  /** Everything the server wrote so far (stdout and stderr), read as it comes. */
+  output: () => string
+  stop: () => Promise<number>
+}
+
+/** Starts `warren serve` and waits until /api/v1/version answers. */
+export async function startServe(
+  command: string[],
+  dataDir: string,
+  extra: Record<string, string> = {},
+  opts: { cwd?: string; port?: number; args?: string[] } = {},
+): Promise<Served> {
+  const port = opts.port ?? freePort()
+  const proc = Bun.spawn([...command, ...(opts.args ?? ['serve'])], {
+    cwd: opts.cwd ?? root,
+    env: envFor(dataDir, { WARREN_PORT: String(port), WARREN_HOST: '127.0.0.1', ...extra }),
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  let output = ''
+  const collect = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder()
+    const reader = stream.getReader()
+    for (let r = await reader.read(); !r.done; r = await reader.read()) output += decoder.decode(r.value, { stream: true })
+  }
+  const collected = Promise.all([collect(proc.stdout), collect(proc.stderr)])
+  const url = `http://127.0.0.1:${port}`
+  const stop = async () => {
+    if (proc.exitCode === null) proc.kill('SIGTERM')
+    const code = await proc.exited
+    await collected
+    return code
+  }
+  for (let i = 0; i < 400; i++) {
+    const ok = await fetch(`${url}/api/v1/version`).then((r) => r.ok, () => false)
+    if (ok) return { url, port, proc, output: () => output, stop }
+    if (proc.exitCode !== null) break
+    await Bun.sleep(50)
+  }
+  proc.kill('SIGKILL')
+  await proc.exited
+  await collected
+  throw new Error(`warren serve did not start: ${output}`)
+}

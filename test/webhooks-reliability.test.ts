@@ -1,0 +1,133 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startWebhookWorker } from '../src/jobs/webhook-worker'
+import { startTestServer } from './helpers'
+import { startReceiver, until, type Received } from './webhook-receiver'
+import { freePort, SOURCES, startServe } from './process-helpers'
+
+const dirs: string[] = []
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+
+/** `warren serve` from the sources as a child process (so it can be killed with SIGKILL), allowed to deliver to loopback. */
+const serve = (dataDir: string, port: number) =>
+  startServe(
+    SOURCES,
+    dataDir,
+    {
+      WARREN_ADMIN_USER: 'root',
+      WARREN_ADMIN_PASSWORD: 'pw-root-secret',
+      WARREN_ADMIN_EMAIL: 'root@example.com',
+      WARREN_WEBHOOK_ALLOWED_HOST_LIST: 'loopback',
+      WARREN_WEBHOOK_RETRY_DELAY: '0.1',
+      WARREN_WEBHOOK_MAX_ATTEMPTS: '20',
+    },
+    { port },
+  )
+
+/**
+ * What a receiver that de-duplicates by delivery id keeps: the first accepted delivery of each id,
+ * in arrival order. Checks that no event came under two delivery ids, and that an id was accepted
+ * twice only for a delivery in flight when the server was killed (at most one per kill and lane).
+ */
+function deduplicated(received: Received[], kills: number): Received[] {
+  const accepted = received.filter((r) => r.answered === 200)
+  const byId = new Map<string, Received[]>()
+  for (const r of accepted) byId.set(r.headers['x-gitea-delivery']!, [...(byId.get(r.headers['x-gitea-delivery']!) ?? []), r])
+  const twice = [...byId.values()].filter((list) => list.length > 1)
+  expect(twice.length).toBeLessThanOrEqual(kills)
+  for (const list of twice) expect(list.length).toBe(2)
+  const first = [...byId.values()].map((list) => list[0]!)
+  const events = first.map((r) => `${r.payload.repository.full_name}#${r.payload.issue.number}`)
+  expect(new Set(events).size).toBe(events.length)
+  return first
+}
+
+describe('webhook delivery survives kill -9', () => {
+  test('events acknowledged to the caller are delivered after a restart, each under one delivery id, in order', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'warren-hookcrash-'))
+    dirs.push(data)
+    const port = freePort()
+    const rx = await startReceiver()
+    rx.down()
+    const auth = { authorization: 'Basic ' + Buffer.from('root:pw-root-secret').toString('base64'), 'content-type': 'application/json' }
+    let server = await serve(data, port)
+    try {
+      const post = (path: string, body: unknown) => fetch(`${server.url}/api/v1${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })
+      expect((await post('/user/repos', { name: 'crashy' })).status).toBe(201)
+      expect((await post('/repos/root/crashy/hooks', { type: 'gitea', config: { url: rx.url(), content_type: 'json' }, events: ['issues'], active: true })).status).toBe(201)
+      let issues = 0
+      const file = async (n: number) => {
+        for (let i = 0; i < n; i++) expect((await post('/repos/root/crashy/issues', { title: `issue ${++issues}` })).status).toBe(201)
+      }
+      // 1. The receiver is down: tasks pile up (some attempted, some events maybe not yet turned into tasks).
+      await file(25)
+      server.proc.kill(9)
+      await server.proc.exited
+      // 2. The receiver is up but slow; the server is killed in the middle of the stream.
+      rx.up()
+      rx.setDelay(30)
+      server = await serve(data, port)
+      await file(15)
+      await until(() => rx.received.length >= 10, 'some deliveries')
+      server.proc.kill(9)
+      await server.proc.exited
+      // 3. Restarted: everything is delivered.
+      server = await serve(data, port)
+      const delivered = await until(() => {
+        const kept = deduplicated(rx.received, 2)
+        return kept.length === issues ? kept : null
+      }, `${issues} deliveries`, 800)
+      expect(delivered.map((r) => r.payload.issue.number)).toEqual(Array.from({ length: issues }, (_, i) => i + 1))
+      await Bun.sleep(500)
+      expect(deduplicated(rx.received, 2).length).toBe(issues)
+    } finally {
+      server.proc.kill(9)
+      await server.proc.exited
+      rx.stop()
+    }
+  }, 120_000)
+})
+
+describe('a burst of events', () => {
+  test('1,000 issues over three repositories: all delivered, once each, in order per repository; the API answers meanwhile', async () => {
+    const s = await startTestServer({ webhookAllowedHostList: 'loopback', webhookRetryDelay: 0.05 })
+    // A receiver slower than the API, so deliveries queue up.
+    const rx = await startReceiver()
+    rx.setDelay(2)
+    const worker = startWebhookWorker(s.deps, { pollMs: 10 })
+    try {
+      const owner = await s.user('burst')
+      const repos = ['r1', 'r2', 'r3']
+      for (const name of repos) {
+        expect((await s.post('/user/repos', { name }, { token: owner.token })).status).toBe(201)
+        expect((await s.post(`/repos/burst/${name}/hooks`, { type: 'gitea', config: { url: rx.url(`/${name}`), content_type: 'json' }, events: ['issues'], active: true }, { token: owner.token })).status).toBe(201)
+      }
+      const total = 1000
+      let next = 0
+      const filer = async () => {
+        while (next < total) {
+          const i = next++
+          const res = await s.post(`/repos/burst/${repos[i % 3]}/issues`, { title: `t${i}` }, { token: owner.token })
+          expect(res.status).toBe(201)
+        }
+      }
+      await Promise.all(Array.from({ length: 16 }, filer))
+      // The API still answers while deliveries go out.
+      expect((await s.get('/repos/burst/r1', { token: owner.token })).status).toBe(200)
+      await until(() => rx.accepted().length >= total, `${total} deliveries`, 2400)
+      await Bun.sleep(200)
+      expect(rx.received.length).toBe(total)
+      expect(new Set(rx.received.map((r) => r.headers['x-gitea-delivery'])).size).toBe(total)
+      for (const name of repos) {
+        const numbers = rx.received.filter((r) => r.path === `/${name}`).map((r) => r.payload.issue.number)
+        expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1))
+      }
+    } finally {
+      await worker.stop()
+      rx.stop()
+      await s.stop()
+    }
+  }, 180_000)
+})
