@@ -27,21 +27,21 @@ const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-issues-'))
 const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1' })
 const deps = createDeps(config)
 const user = await createUser(deps, { username: 'planner', password: 'bench-password', email: 'planner@example.com' })
-const { secret } = createAccessToken(deps, user.id, 'bench')
+const { secret } = await createAccessToken(deps, user.id, 'bench')
 const repo = await createRepository(deps, user, { name: 'roadmap' })
 
 // 10,000 issues (one in ten closed), each with one or two of five labels.
 const started = performance.now()
-writeTransaction(deps.db, () => {
+await writeTransaction(deps.db, async () => {
   const now = Math.floor(Date.now() / 1000)
-  const labelIds = ['bug', 'feature', 'docs', 'ui', 'perf'].map(
-    (name, i) =>
-      deps.db
+  const labelIds: number[] = []
+  for (const [i, name] of ['bug', 'feature', 'docs', 'ui', 'perf'].entries())
+    labelIds.push(
+      (await deps.db
         .insert(labels)
         .values({ repoId: repo.id, name, color: `#${String(i).repeat(6)}`, createdUnix: now, updatedUnix: now })
-        .returning()
-        .get().id,
-  )
+        .returning())[0]!.id,
+    )
   const CHUNK = 500
   let closed = 0
   for (let start = 1; start <= ISSUES; start += CHUNK) {
@@ -51,20 +51,19 @@ writeTransaction(deps.db, () => {
       if (isClosed) closed++
       batch.push({ repoId: repo.id, index, posterId: user.id, title: `Issue number ${index}`, content: `Body of issue ${index}`, isClosed, createdUnix: now - ISSUES + index, updatedUnix: now, closedUnix: isClosed ? now : 0 })
     }
-    const rows = deps.db.insert(issues).values(batch).returning({ id: issues.id, index: issues.index }).all()
+    const rows: { id: number; index: number }[] = await deps.db.insert(issues).values(batch).returning({ id: issues.id, index: issues.index })
     const links = rows.flatMap((r) => (r.index % 3 === 0 ? [labelIds[r.index % 5]!, labelIds[(r.index + 1) % 5]!] : [labelIds[r.index % 5]!]).map((labelId) => ({ issueId: r.id, labelId })))
-    deps.db.insert(issueLabels).values(links).run()
+    await deps.db.insert(issueLabels).values(links)
   }
-  deps.db.insert(issueIndexes).values({ repoId: repo.id, maxIndex: ISSUES }).run()
-  deps.db.update(repositories).set({ numIssues: ISSUES, numClosedIssues: closed }).where(eq(repositories.id, repo.id)).run()
-  deps.db
+  await deps.db.insert(issueIndexes).values({ repoId: repo.id, maxIndex: ISSUES })
+  await deps.db.update(repositories).set({ numIssues: ISSUES, numClosedIssues: closed }).where(eq(repositories.id, repo.id))
+  await deps.db
     .update(labels)
     .set({
       numIssues: sql`(select count(*) from ${issueLabels} where ${issueLabels.labelId} = ${labels.id})`,
       numClosedIssues: sql`(select count(*) from ${issueLabels} join ${issues} on ${issues.id} = ${issueLabels.issueId} where ${issueLabels.labelId} = ${labels.id} and ${issues.isClosed} = 1)`,
     })
     .where(eq(labels.repoId, repo.id))
-    .run()
 })
 deps.db.$client.exec('ANALYZE')
 console.log(`setup: ${ISSUES.toLocaleString('en')} labelled issues in ${Math.round(performance.now() - started)} ms`)
@@ -86,7 +85,7 @@ try {
     throw new Error(`list check failed: ${check.status}, ${page.length} issues`)
   console.log(`16 connections, ${seconds} s each`)
   await run('GET issues?state=open&page=2', listUrl, [])
-  const before = deps.db.select({ n: sql<number>`count(*)` }).from(issues).get()!.n
+  const before = (await deps.db.select({ n: sql<number>`count(*)` }).from(issues))[0]!.n
   const created = await run('POST issues (16 writers)', base, [
     '-m',
     'POST',
@@ -97,8 +96,8 @@ try {
     '-b',
     JSON.stringify({ title: 'Filed under load', body: 'Benchmark issue' }),
   ])
-  const after = deps.db.select({ n: sql<number>`count(*)` }).from(issues).get()!.n
-  const maxIndex = deps.db.select().from(issueIndexes).where(eq(issueIndexes.repoId, repo.id)).get()!.maxIndex
+  const after = (await deps.db.select({ n: sql<number>`count(*)` }).from(issues))[0]!.n
+  const maxIndex = (await deps.db.select().from(issueIndexes).where(eq(issueIndexes.repoId, repo.id)))[0]!.maxIndex
   console.log(
     `created ${after - before} issues (autocannon saw ${created['2xx']} 2xx); index counter ${maxIndex} = ${ISSUES} + ${maxIndex - ISSUES}` +
       (maxIndex - ISSUES === after - before ? ', no gaps' : ', MISMATCH'),

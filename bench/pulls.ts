@@ -30,7 +30,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'warren-bench-pulls-'))
 const config = loadConfig({}, { dataDir: join(tmp, 'data'), port: 0, host: '127.0.0.1' })
 const deps = createDeps(config)
 const user = await createUser(deps, { username: 'dev', password: 'bench-password', email: 'dev@example.com' })
-const { secret } = createAccessToken(deps, user.id, 'bench')
+const { secret } = await createAccessToken(deps, user.id, 'bench')
 await createRepository(deps, user, { name: 'big' })
 const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
 const base = `http://127.0.0.1:${server.port}`

@@ -35,14 +35,14 @@ const OWNERS = 20
 const owners: UserRow[] = []
 for (let i = 0; i < OWNERS; i++)
   owners.push(await createUser(deps, { username: `owner${i}`, password: 'bench-password', email: `owner${i}@example.com` }))
-const { secret } = createAccessToken(deps, owners[0]!.id, 'bench')
+const { secret } = await createAccessToken(deps, owners[0]!.id, 'bench')
 const words = ['api', 'web', 'tool', 'lib', 'cli', 'docs', 'infra', 'data', 'core', 'app']
 const now = Math.floor(Date.now() / 1000)
-writeTransaction(deps.db, () => {
+await writeTransaction(deps.db, async () => {
   for (let i = 0; i < count; i++) {
     const owner = owners[i % OWNERS]!
     const name = `${words[i % words.length]}-${words[(i * 7) % words.length]}-${i}`
-    deps.db
+    await deps.db
       .insert(repositories)
       .values({
         ownerId: owner.id,
@@ -55,10 +55,9 @@ writeTransaction(deps.db, () => {
         createdUnix: now,
         updatedUnix: now,
       })
-      .run()
   }
   for (const owner of owners)
-    deps.db.update(users).set({ numRepos: sql`${users.numRepos} + ${count / OWNERS}` }).where(sql`${users.id} = ${owner.id}`).run()
+    await deps.db.update(users).set({ numRepos: sql`${users.numRepos} + ${count / OWNERS}` }).where(sql`${users.id} = ${owner.id}`)
 })
 await createRepository(deps, owners[0]!, { name: 'bench', description: 'the benchmark target', autoInit: true, license: 'MIT', gitignores: 'Node' })
 console.log(`set-up: ${count + 1} repositories of ${OWNERS} owners in ${((performance.now() - started) / 1000).toFixed(1)} s`)

@@ -29,7 +29,7 @@ const deps = createDeps(config)
 const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
 config.baseUrl = `http://127.0.0.1:${server.port}/`
 const user = await createUser(deps, { username: 'hooker', password: 'bench-password', email: 'hooker@example.com' })
-const { secret } = createAccessToken(deps, user.id, 'bench')
+const { secret } = await createAccessToken(deps, user.id, 'bench')
 const headers = { authorization: `token ${secret}`, 'content-type': 'application/json' }
 const api = (path: string, body: unknown) => fetch(`${config.baseUrl}api/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
 

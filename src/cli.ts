@@ -81,14 +81,14 @@ async function serve() {
   const other = runningServer(config.dataDir)
   if (other) fail(`a Warren (process ${other}) already serves ${config.dataDir}; stop it first (or remove ${join(config.dataDir, SERVE_MARK)} if that process is not Warren)`)
   const deps = createDeps(config)
-  repairRepositories(deps)
-  repairAttachments(deps)
+  await repairRepositories(deps)
+  await repairAttachments(deps)
   // Before serving: no push runs yet, so pushes a crash left pending are settled too.
   const reconciled = await reconcileRepositories(deps, { settlePending: true })
   if (reconciled.updated) log.info(`brought ${reconciled.updated} of ${reconciled.checked} repositories in line with git`)
   const mergesRepaired = await repairPullMerges(deps)
   if (mergesRepaired) log.info(`marked ${mergesRepaired} pull requests merged whose merge a stop interrupted`)
-  if (config.initialAdmin && countUsers(deps) === 0) {
+  if (config.initialAdmin && await countUsers(deps) === 0) {
     const admin = await createUser(deps, { ...config.initialAdmin, isAdmin: true })
     log.info(`created admin user "${admin.name}"`)
   }
@@ -116,7 +116,7 @@ async function serve() {
   // SIGTERM / SIGINT: one orderly shutdown; a second signal cuts off what still runs at once.
   const cutNow = new AbortController()
   let stopping = false
-  const onSignal = (signal: string) => {
+  const onSignal = async (signal: string) => {
     if (stopping) return cutNow.abort()
     stopping = true
     log.info('signal received', { signal })
@@ -130,8 +130,8 @@ async function serve() {
         process.exit(1)
       })
   }
-  process.on('SIGINT', () => onSignal('SIGINT'))
-  process.on('SIGTERM', () => onSignal('SIGTERM'))
+  process.on('SIGINT', async () => await onSignal('SIGINT'))
+  process.on('SIGTERM', async () => await onSignal('SIGTERM'))
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -176,14 +176,13 @@ Lists the users (not organisations): ID, name, e-mail, whether active and whethe
 --admin lists the site administrators only.`,
     options: { admin: { type: 'boolean', default: false } },
     run: (values) =>
-      withDeps((deps) => {
+      withDeps(async (deps) => {
         const where = values.admin ? eq(users.isAdmin, true) : undefined
-        const rows = deps.db
+        const rows = (await deps.db
           .select({ id: users.id, name: users.name, email: users.email, isActive: users.isActive, isAdmin: users.isAdmin, type: users.type })
           .from(users)
           .where(where)
-          .orderBy(asc(users.id))
-          .all()
+          .orderBy(asc(users.id)))
           .filter((u) => u.type === 0)
         const table = [['ID', 'Username', 'Email', 'IsActive', 'IsAdmin'], ...rows.map((u) => [String(u.id), u.name, u.email, String(u.isActive), String(u.isAdmin)])]
         const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)))
@@ -199,7 +198,7 @@ Sets a user's password (at least WARREN_MIN_PASSWORD_LENGTH characters, 8 by def
     required: ['username', 'password'],
     run: (values) =>
       withDeps(async (deps) => {
-        const user = getUserByName(deps, values.username as string)
+        const user = await getUserByName(deps, values.username as string)
         await editUser(deps, user, { password: values.password as string, must_change_password: values['must-change-password'] as boolean })
         console.log(`Password of '${user.name}' has been successfully updated.`)
       }),
@@ -212,9 +211,9 @@ Deletes a user; refused while the user owns repositories or belongs to an organi
     options: { username: { type: 'string' } },
     required: ['username'],
     run: (values) =>
-      withDeps((deps) => {
-        const user = getUserByName(deps, values.username as string)
-        deleteUser(deps, user, null)
+      withDeps(async (deps) => {
+        const user = await getUserByName(deps, values.username as string)
+        await deleteUser(deps, user, null)
         console.log(`User '${user.name}' has been deleted.`)
       }),
   },

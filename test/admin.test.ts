@@ -70,7 +70,7 @@ describe('POST /admin/users', () => {
 
   test('bad input → 422 (400 for malformed JSON), nothing created', async () => {
     const before = userCount()
-    expect(makeOrg(s, 'taken-org', admin).org.id).toBeGreaterThan(0)
+    expect((await makeOrg(s, 'taken-org', admin)).org.id).toBeGreaterThan(0)
     const cases: unknown[] = [
       {},
       { email: 'a@example.com', password: 'p' },
@@ -214,7 +214,7 @@ describe('DELETE /admin/users/{username}', () => {
 
     const kim = await s.user('kim')
     const lee = await s.user('lee')
-    makeOrg(s, 'kim-org', kim, [lee])
+    await makeOrg(s, 'kim-org', kim, [lee])
     const sole = await s.del('/admin/users/kim', undefined, { token: admin.token })
     expect(sole.status).toBe(422)
     expect(sole.body.message).toContain('kim-org')

@@ -12,8 +12,8 @@ let dave: TestUser
 let admin: TestUser
 let repoId: number
 
-const modeOf = (userId: number) =>
-  s.deps.db.select().from(collaborations).where(and(eq(collaborations.repoId, repoId), eq(collaborations.userId, userId))).get()?.mode
+const modeOf = async (userId: number) =>
+  (await s.deps.db.select().from(collaborations).where(and(eq(collaborations.repoId, repoId), eq(collaborations.userId, userId))))[0]?.mode
 
 beforeAll(async () => {
   s = await startTestServer()
@@ -31,13 +31,13 @@ describe('collaborators', () => {
   test('PUT adds with write by default, with an empty body or none, without Content-Type', async () => {
     const r = await s.request('PUT', '/repos/alice/proj/collaborators/bob', { token: alice.token })
     expect(r.status).toBe(204)
-    expect(modeOf(bob.user.id)).toBe(2)
+    expect(await modeOf(bob.user.id)).toBe(2)
     const raw = await s.request('PUT', '/repos/alice/proj/collaborators/carol', {
       token: alice.token,
       raw: JSON.stringify({ permission: 'read' }),
     })
     expect(raw.status).toBe(204)
-    expect(modeOf(carol.user.id)).toBe(1)
+    expect(await modeOf(carol.user.id)).toBe(1)
     // Bytes with no Content-Type at all (fetch sets none for a binary body), as the 2017 SDK sends.
     const bare = await fetch(`${s.url}/api/v1/repos/alice/proj/collaborators/carol`, {
       method: 'PUT',
@@ -45,29 +45,29 @@ describe('collaborators', () => {
       body: new TextEncoder().encode(JSON.stringify({ permission: 'admin' })),
     })
     expect(bare.status).toBe(204)
-    expect(modeOf(carol.user.id)).toBe(3)
+    expect(await modeOf(carol.user.id)).toBe(3)
     expect((await s.put('/repos/alice/proj/collaborators/carol', {}, { token: alice.token })).status).toBe(204)
-    expect(modeOf(carol.user.id)).toBe(2)
+    expect(await modeOf(carol.user.id)).toBe(2)
   })
 
   test('PUT on an existing collaborator updates the permission', async () => {
     expect((await s.put('/repos/alice/proj/collaborators/bob', { permission: 'admin' }, { token: alice.token })).status).toBe(204)
-    expect(modeOf(bob.user.id)).toBe(3)
+    expect(await modeOf(bob.user.id)).toBe(3)
     expect((await s.put('/repos/alice/proj/collaborators/BOB', { permission: 'READ' }, { token: alice.token })).status).toBe(204)
-    expect(modeOf(bob.user.id)).toBe(1)
-    expect(s.deps.db.select().from(collaborations).where(eq(collaborations.repoId, repoId)).all().length).toBe(2)
+    expect(await modeOf(bob.user.id)).toBe(1)
+    expect((await s.deps.db.select().from(collaborations).where(eq(collaborations.repoId, repoId))).length).toBe(2)
   })
 
   test('bad input answers 422 and changes nothing', async () => {
     expect((await s.put('/repos/alice/proj/collaborators/bob', { permission: 'owner' }, { token: alice.token })).status).toBe(422)
     expect((await s.put('/repos/alice/proj/collaborators/bob', { permission: 'superuser' }, { token: alice.token })).status).toBe(422)
     expect((await s.put('/repos/alice/proj/collaborators/bob', { permission: 5 }, { token: alice.token })).status).toBe(422)
-    expect(modeOf(bob.user.id)).toBe(1)
+    expect(await modeOf(bob.user.id)).toBe(1)
     expect((await s.put('/repos/alice/proj/collaborators/ghost', {}, { token: alice.token })).status).toBe(422)
     expect((await s.put('/repos/alice/proj/collaborators/alice', {}, { token: alice.token })).status).toBe(422)
-    makeOrg(s, 'someorg', dave)
+    await makeOrg(s, 'someorg', dave)
     expect((await s.put('/repos/alice/proj/collaborators/someorg', {}, { token: alice.token })).status).toBe(422)
-    expect(modeOf(alice.user.id)).toBeUndefined()
+    expect(await modeOf(alice.user.id)).toBeUndefined()
   })
 
   test('only repository admins change collaborators: 401 anonymous, 403 others, 404 private to outsiders', async () => {
@@ -78,12 +78,12 @@ describe('collaborators', () => {
     // carol has write: not enough.
     expect((await s.put('/repos/alice/proj/collaborators/dave', {}, { token: carol.token })).status).toBe(403)
     expect((await s.del('/repos/alice/proj/collaborators/bob', undefined, { token: carol.token })).status).toBe(403)
-    expect(modeOf(dave.user.id)).toBeUndefined()
+    expect(await modeOf(dave.user.id)).toBeUndefined()
     // A collaborator with admin may; so may a site admin.
     await s.put('/repos/alice/proj/collaborators/bob', { permission: 'admin' }, { token: alice.token })
     expect((await s.put('/repos/alice/proj/collaborators/dave', { permission: 'read' }, { token: bob.token })).status).toBe(204)
     expect((await s.put('/repos/alice/proj/collaborators/dave', { permission: 'write' }, { token: admin.token })).status).toBe(204)
-    expect(modeOf(dave.user.id)).toBe(2)
+    expect(await modeOf(dave.user.id)).toBe(2)
   })
 
   test('GET list and check need read access', async () => {
@@ -111,7 +111,7 @@ describe('collaborators', () => {
 
   test('DELETE removes (idempotent) and takes the access away', async () => {
     expect((await s.del('/repos/alice/proj/collaborators/dave', undefined, { token: alice.token })).status).toBe(204)
-    expect(modeOf(dave.user.id)).toBeUndefined()
+    expect(await modeOf(dave.user.id)).toBeUndefined()
     expect((await s.del('/repos/alice/proj/collaborators/dave', undefined, { token: alice.token })).status).toBe(204)
     expect((await s.del('/repos/alice/proj/collaborators/ghost', undefined, { token: alice.token })).status).toBe(422)
     expect((await s.get('/repos/alice/proj', { token: dave.token })).status).toBe(404)

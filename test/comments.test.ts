@@ -16,11 +16,10 @@ beforeAll(async () => {
 })
 afterAll(() => w.s.stop())
 
-const numComments = (index: number) =>
-  w.s.deps.db
+const numComments = async (index: number) =>
+  (await w.s.deps.db
     .select()
-    .from(issues)
-    .all()
+    .from(issues))
     .find((i) => i.repoId === repo.id && i.index === index)!.numComments
 const comment = (index: number, body: string, token: string) => w.s.post(`${repo.path}/issues/${index}/comments`, { body }, { token })
 
@@ -43,12 +42,12 @@ describe('comments', () => {
   })
 
   test('bad comments: 422 for an empty body, 404 for an unknown issue; nothing stored', async () => {
-    const before = numComments(1)
+    const before = await numComments(1)
     expect((await comment(1, '', w.owner.token)).status).toBe(422)
     expect((await comment(1, '  ', w.owner.token)).status).toBe(422)
     expect((await w.s.post(`${repo.path}/issues/1/comments`, {}, { token: w.owner.token })).status).toBe(422)
     expect((await comment(99, 'x', w.owner.token)).status).toBe(404)
-    expect(numComments(1)).toBe(before)
+    expect(await numComments(1)).toBe(before)
   })
 
   test('private repository: comments are 404 to outsiders, open to collaborators', async () => {
@@ -62,8 +61,8 @@ describe('comments', () => {
   test('issue comments under both spellings, oldest first, with since / string', async () => {
     await comment(2, 'first', w.owner.token)
     await comment(2, 'second', w.writer.token)
-    const old = w.s.deps.db.select().from(comments).all().find((c) => c.content === 'first')!
-    w.s.deps.db.update(comments).set({ createdUnix: 1_500_000_000, updatedUnix: 1_500_000_000 }).where(eq(comments.id, old.id)).run()
+    const old = (await w.s.deps.db.select().from(comments)).find((c) => c.content === 'first')!
+    await w.s.deps.db.update(comments).set({ createdUnix: 1_500_000_000, updatedUnix: 1_500_000_000 }).where(eq(comments.id, old.id))
     for (const path of [`${repo.path}/issues/2/comments`, `${repo.path}/issue/2/comments`]) {
       const all = await w.s.get(path)
       expect(all.status).toBe(200)
@@ -102,7 +101,7 @@ describe('comments', () => {
       expect((await w.s.patch(path, { body: `admin ${i}` }, { token: w.admin.token })).status).toBe(200)
       expect((await w.s.patch(path, { body: '' }, { token: w.admin.token })).status).toBe(422)
     }
-    const stored = w.s.deps.db.select().from(comments).where(eq(comments.id, c.id)).get()!
+    const stored = (await w.s.deps.db.select().from(comments).where(eq(comments.id, c.id)))[0]!
     expect(stored.content).toBe('admin 2')
     expect((await w.s.patch(`${repo.path}/issues/comments/999999`, { body: 'x' }, { token: w.owner.token })).status).toBe(404)
     // The long path checks that the comment is on that issue.
@@ -115,7 +114,7 @@ describe('comments', () => {
   test('delete under all three paths keeps the count right; others get 403', async () => {
     const made = []
     for (let i = 0; i < 3; i++) made.push((await comment(1, `bye ${i}`, w.reader.token)).body)
-    const before = numComments(1)
+    const before = await numComments(1)
     const paths = [`${repo.path}/issues/comments/${made[0].id}`, `${repo.path}/comments/${made[1].id}`, `${repo.path}/issues/1/comments/${made[2].id}`]
     for (const path of paths) {
       expect((await w.s.del(path, undefined, { token: w.writer.token })).status).toBe(403)
@@ -124,7 +123,7 @@ describe('comments', () => {
     expect((await w.s.del(paths[0]!, undefined, { token: w.reader.token })).status).toBe(204)
     expect((await w.s.del(paths[1]!, undefined, { token: w.admin.token })).status).toBe(204)
     expect((await w.s.del(paths[2]!, undefined, { token: w.owner.token })).status).toBe(204)
-    expect(numComments(1)).toBe(before - 3)
+    expect(await numComments(1)).toBe(before - 3)
     expect((await w.s.get(`${repo.path}/issues/1`)).body.comments).toBe(before - 3)
     expect((await w.s.del(paths[0]!, undefined, { token: w.owner.token })).status).toBe(404)
   })
@@ -132,12 +131,12 @@ describe('comments', () => {
   test('timeline events are not listed and cannot be edited', async () => {
     const t = await w.s.post(`${repo.path}/issues/2/times`, { time: 30 }, { token: w.owner.token })
     expect(t.status).toBe(200)
-    const event = w.s.deps.db.select().from(comments).all().find((c) => c.type !== 0)!
+    const event = (await w.s.deps.db.select().from(comments)).find((c) => c.type !== 0)!
     expect(event).toBeDefined()
     const listed = await w.s.get(`${repo.path}/issues/2/comments`)
     expect(listed.body.every((c: any) => c.id !== event.id)).toBe(true)
     const edit = await w.s.patch(`${repo.path}/issues/comments/${event.id}`, { body: 'x' }, { token: w.owner.token })
     expect(edit.status).toBe(204)
-    expect(w.s.deps.db.select().from(comments).where(eq(comments.id, event.id)).get()!.content).toBe(event.content)
+    expect((await w.s.deps.db.select().from(comments).where(eq(comments.id, event.id)))[0]!.content).toBe(event.content)
   })
 })

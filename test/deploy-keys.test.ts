@@ -18,7 +18,7 @@ function sshKeygen(): { line: string; fingerprint: string } {
   const fp = Bun.spawnSync(['ssh-keygen', '-l', '-E', 'sha256', '-f', file + '.pub']).stdout.toString()
   return { line: readFileSync(file + '.pub', 'utf8').trim(), fingerprint: fp.split(' ')[1]! }
 }
-const rowCount = () => s.deps.db.select().from(deployKeys).all().length
+const rowCount = async () => (await s.deps.db.select().from(deployKeys)).length
 
 beforeAll(async () => {
   s = await startTestServer()
@@ -60,19 +60,19 @@ describe('deploy keys', () => {
     expect(one.body.fingerprint).toBe(k.fingerprint)
 
     const app = (await s.get('/repos/alice/app', { token: alice.token })).body
-    expect(deployKeysByFingerprint(s.deps, k.fingerprint)).toEqual([{ keyId: created.body.id, repoId: app.id, readOnly: true, updatedUnix: expect.any(Number) }])
-    expect(deployKeysByFingerprint(s.deps, writer.fingerprint)).toEqual([{ keyId: second.body.id, repoId: app.id, readOnly: false, updatedUnix: expect.any(Number) }])
+    expect(await deployKeysByFingerprint(s.deps, k.fingerprint)).toEqual([{ keyId: created.body.id, repoId: app.id, readOnly: true, updatedUnix: expect.any(Number) }])
+    expect(await deployKeysByFingerprint(s.deps, writer.fingerprint)).toEqual([{ keyId: second.body.id, repoId: app.id, readOnly: false, updatedUnix: expect.any(Number) }])
 
     expect((await s.del(`/repos/alice/app/keys/${created.body.id}`, undefined, { token: alice.token })).status).toBe(204)
     expect((await s.get(`/repos/alice/app/keys/${created.body.id}`, { token: alice.token })).status).toBe(404)
     expect((await s.del(`/repos/alice/app/keys/${created.body.id}`, undefined, { token: alice.token })).status).toBe(404)
-    expect(deployKeysByFingerprint(s.deps, k.fingerprint)).toEqual([])
+    expect(await deployKeysByFingerprint(s.deps, k.fingerprint)).toEqual([])
   })
 
   test('duplicates, user keys and garbage are refused with 422 and change nothing', async () => {
     const k = sshKeygen()
     expect((await s.post('/repos/alice/app/keys', { title: 'dup', key: k.line }, { token: alice.token })).status).toBe(201)
-    const before = rowCount()
+    const before = await rowCount()
     const again = await s.post('/repos/alice/app/keys', { title: 'dup2', key: k.line }, { token: alice.token })
     expect(again.status).toBe(422)
     expect(again.body.message).toContain('already been added')
@@ -90,10 +90,10 @@ describe('deploy keys', () => {
     expect(asDeploy.body.message).toContain('Key content has been used as non-deploy key')
     // …and a deploy key is not accepted as a user key either.
     expect((await s.post('/user/keys', { title: 'deploy', key: k.line }, { token: bob.token })).status).toBe(422)
-    expect(rowCount()).toBe(before)
+    expect(await rowCount()).toBe(before)
     // The same key may open another repository.
     expect((await s.post('/repos/alice/other/keys', { title: 'dup', key: k.line }, { token: alice.token })).status).toBe(201)
-    expect(deployKeysByFingerprint(s.deps, k.fingerprint).length).toBe(2)
+    expect((await deployKeysByFingerprint(s.deps, k.fingerprint)).length).toBe(2)
   })
 
   test("another repository's key id is 404; non-admins are refused", async () => {
@@ -106,12 +106,12 @@ describe('deploy keys', () => {
     expect((await s.get(`/repos/alice/other/keys/${other.body.id}`, { token: alice.token })).status).toBe(200)
 
     // bob may write to alice/app but is no admin of it.
-    const before = rowCount()
+    const before = await rowCount()
     expect((await s.get('/repos/alice/app/keys', { token: bob.token })).status).toBe(403)
     expect((await s.post('/repos/alice/app/keys', { title: 'b', key: sshKeygen().line }, { token: bob.token })).status).toBe(403)
     expect((await s.del(`/repos/alice/other/keys/${other.body.id}`, undefined, { token: bob.token })).status).toBe(403)
     expect((await s.get('/repos/alice/app/keys')).status).toBe(401)
-    expect(rowCount()).toBe(before)
+    expect(await rowCount()).toBe(before)
   })
 
   test('keys of an archived repository can still be changed (Gitea has no mustNotBeArchived there)', async () => {
@@ -127,6 +127,6 @@ describe('deploy keys', () => {
     const k = sshKeygen()
     expect((await s.post('/repos/alice/gone/keys', { title: 'g', key: k.line }, { token: alice.token })).status).toBe(201)
     expect((await s.del('/repos/alice/gone', undefined, { token: alice.token })).status).toBe(204)
-    expect(deployKeysByFingerprint(s.deps, k.fingerprint)).toEqual([])
+    expect(await deployKeysByFingerprint(s.deps, k.fingerprint)).toEqual([])
   })
 })

@@ -16,15 +16,14 @@ beforeAll(async () => {
 })
 afterAll(() => w.s.stop())
 
-const lastId = () => w.s.deps.db.select({ n: max(events.id) }).from(events).get()!.n ?? 0
+const lastId = async () => (await w.s.deps.db.select({ n: max(events.id) }).from(events))[0]!.n ?? 0
 /** The events written by `action` (every event with a larger id than before it ran). */
 async function eventsOf(action: () => Promise<unknown>): Promise<EventRecord[]> {
-  const before = lastId()
+  const before = await lastId()
   await action()
-  return w.s.deps.db
+  return (await w.s.deps.db
     .select()
-    .from(events)
-    .all()
+    .from(events))
     .filter((e) => e.id > before)
     .map((e) => ({ ...e, payload: JSON.parse(e.payload) }) as EventRecord)
 }
@@ -169,33 +168,34 @@ describe('repository events', () => {
 })
 
 describe('consumers', () => {
-  test('claim in order, mark done, two consumers apart, leases come back, state survives reopening', () => {
+  test('claim in order, mark done, two consumers apart, leases come back, state survives reopening', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'warren-outbox-'))
     try {
       let db = openDatabase(dir)
-      const ids = [1, 2, 3, 4, 5].map((n) => recordEvent(db, { kind: 'issue.opened', repoId: 7, actorId: 1, issueId: n, payload: { n } }))
+      const ids: number[] = []
+      for (const n of [1, 2, 3, 4, 5]) ids.push(await recordEvent(db, { kind: 'issue.opened', repoId: 7, actorId: 1, issueId: n, payload: { n } }))
       expect(ids).toEqual([...ids].sort((a, b) => a - b))
-      const a1 = claimEvents(db, 'webhooks', 2)
+      const a1 = await claimEvents(db, 'webhooks', 2)
       expect(a1.map((e) => e.payload.n)).toEqual([1, 2])
       // A second worker of the same consumer gets what is not claimed yet.
-      expect(claimEvents(db, 'webhooks', 2).map((e) => e.payload.n)).toEqual([3, 4])
+      expect((await claimEvents(db, 'webhooks', 2)).map((e) => e.payload.n)).toEqual([3, 4])
       // Another consumer is independent (this one claims with a lease that ends at once).
-      expect(claimEvents(db, 'feeds', 10, 0).map((e) => e.payload.n)).toEqual([1, 2, 3, 4, 5])
-      markDone(db, 'webhooks', a1[1]!.id)
-      markDone(db, 'webhooks', a1[0]!.id) // an older acknowledgement moves nothing back
+      expect((await claimEvents(db, 'feeds', 10, 0)).map((e) => e.payload.n)).toEqual([1, 2, 3, 4, 5])
+      await markDone(db, 'webhooks', a1[1]!.id)
+      await markDone(db, 'webhooks', a1[0]!.id) // an older acknowledgement moves nothing back
       db.$client.close()
 
       db = openDatabase(dir)
       // After a restart: the claims of the webhooks worker (3, 4) are under lease still.
-      expect(claimEvents(db, 'webhooks', 10).map((e) => e.payload.n)).toEqual([5])
+      expect((await claimEvents(db, 'webhooks', 10)).map((e) => e.payload.n)).toEqual([5])
       // The feeds lease has ended: what was claimed and never done comes back, in order.
-      expect(claimEvents(db, 'feeds', 2, 0).map((e) => e.payload.n)).toEqual([1, 2])
-      expect(claimEvents(db, 'feeds', 2, 0).map((e) => e.payload.n)).toEqual([1, 2])
-      markDone(db, 'feeds', ids[4]!)
-      expect(claimEvents(db, 'feeds', 10)).toEqual([])
-      recordEvent(db, { kind: 'comment.created', repoId: 7, actorId: 2, commentId: 9 })
-      expect(claimEvents(db, 'feeds', 10).map((e) => [e.kind, e.commentId])).toEqual([['comment.created', 9]])
-      expect(() => claimEvents(db, 'Bad Name', 1)).toThrow()
+      expect((await claimEvents(db, 'feeds', 2, 0)).map((e) => e.payload.n)).toEqual([1, 2])
+      expect((await claimEvents(db, 'feeds', 2, 0)).map((e) => e.payload.n)).toEqual([1, 2])
+      await markDone(db, 'feeds', ids[4]!)
+      expect(await claimEvents(db, 'feeds', 10)).toEqual([])
+      await recordEvent(db, { kind: 'comment.created', repoId: 7, actorId: 2, commentId: 9 })
+      expect((await claimEvents(db, 'feeds', 10)).map((e) => [e.kind, e.commentId])).toEqual([['comment.created', 9]])
+      expect(async () => await claimEvents(db, 'Bad Name', 1)).toThrow()
       db.$client.close()
     } finally {
       rmSync(dir, { recursive: true, force: true })

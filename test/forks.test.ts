@@ -66,14 +66,14 @@ describe('forks', () => {
     expect(await refsOf(repoPath(s.dataDir, 'alice', 'proj'))).toEqual(parentRefs)
     // The fork's first push is one update of main, not a creation of every ref.
     const forkId = r.body.id as number
-    expect(eventsOfRepo(s.deps.db, forkId).map((e) => e.kind)).toEqual(['push'])
+    expect((await eventsOfRepo(s.deps.db, forkId)).map((e) => e.kind)).toEqual(['push'])
 
     const got = await s.get('/repos/bob/proj', tok(carol))
     expect(got.body).toMatchObject({ fork: true, parent: { full_name: 'alice/proj', forks_count: 1 } })
     expect((await s.get('/repos/alice/proj')).body).toMatchObject({ fork: false, parent: null, forks_count: 1 })
 
     // The event, in the source's outbox, names both.
-    const forked = eventsOfRepo(s.deps.db, src.id).filter((e) => e.kind === 'repo.forked')
+    const forked = (await eventsOfRepo(s.deps.db, src.id)).filter((e) => e.kind === 'repo.forked')
     expect(forked).toHaveLength(1)
     expect(forked[0]).toMatchObject({ actorId: bob.user.id, payload: { parentId: src.id, forkId } })
     expect((forked[0]!.payload.forkee as any).id).toBe(src.id)

@@ -28,7 +28,7 @@ beforeAll(async () => {
   user2 = await s.user('user2')
   user4 = await s.user('user4')
   user31 = await s.user('user31')
-  s.deps.db.update(users).set({ visibility: 'private' }).where(eq(users.id, user31.user.id)).run()
+  await s.deps.db.update(users).set({ visibility: 'private' }).where(eq(users.id, user31.user.id))
 })
 afterAll(() => s.stop())
 
@@ -118,7 +118,7 @@ describe('Gitea user visibility (IsUserVisibleToViewer)', () => {
   test('private: hidden from other users until it follows them; limited: signed-in callers only', async () => {
     const hidden = await s.user('hiddenone')
     const viewer = await s.user('viewer')
-    s.deps.db.update(users).set({ visibility: 'private' }).where(eq(users.id, hidden.user.id)).run()
+    await s.deps.db.update(users).set({ visibility: 'private' }).where(eq(users.id, hidden.user.id))
     expect((await s.get('/users/hiddenone', { token: viewer.token })).status).toBe(404)
     expect((await s.get('/users/search?q=hiddenone', { token: viewer.token })).body.data).toEqual([])
     expect((await s.get('/users/hiddenone', { token: hidden.token })).status).toBe(200)
@@ -126,7 +126,7 @@ describe('Gitea user visibility (IsUserVisibleToViewer)', () => {
     expect((await s.get('/users/hiddenone', { token: viewer.token })).status).toBe(200)
     expect((await s.get('/users/search?q=hiddenone', { token: viewer.token })).body.data.map((u: any) => u.login)).toEqual(['hiddenone'])
 
-    s.deps.db.update(users).set({ visibility: 'limited' }).where(eq(users.id, hidden.user.id)).run()
+    await s.deps.db.update(users).set({ visibility: 'limited' }).where(eq(users.id, hidden.user.id))
     expect((await s.get('/users/hiddenone')).status).toBe(404)
     expect((await s.get('/users/search?q=hiddenone')).body.data).toEqual([])
     expect((await s.get('/users/hiddenone', { token: user2.token })).status).toBe(200)
@@ -235,7 +235,7 @@ describe('Gitea TestAPIListUsers*', () => {
   test('admins list every user; anonymous 401; non-admin 403', async () => {
     const r = await s.get('/admin/users?limit=50', { token: user1.token })
     expect(r.status).toBe(200)
-    const all = s.deps.db.select().from(users).where(eq(users.type, 0)).all()
+    const all = await s.deps.db.select().from(users).where(eq(users.type, 0))
     expect(r.body.map((u: any) => u.login)).toContain('user1')
     expect(r.body.length).toBe(all.length)
     expect(r.headers.get('x-total-count')).toBe(String(all.length))

@@ -75,7 +75,7 @@ export async function startTestServer(overrides: Partial<Config> = {}) {
     const username = name ?? `user${++counter}`
     const password = `pw-${username}-secret`
     const row = await createUser(deps, { username, password, email: opts.email ?? `${username}@example.com`, isAdmin: opts.admin })
-    const { secret } = createAccessToken(deps, row.id, 'test')
+    const { secret } = await createAccessToken(deps, row.id, 'test')
     return { user: row, name: username, password, token: secret, basic: 'Basic ' + Buffer.from(`${username}:${password}`).toString('base64') }
   }
 

@@ -25,9 +25,9 @@ export async function startTrackerWorld(): Promise<TrackerWorld> {
   async function repo(name: string, opts: { private?: boolean } = {}) {
     const r = await s.post('/user/repos', { name, private: opts.private ?? false }, { token: owner.token })
     if (r.status !== 201) throw new Error(`repo create failed: ${r.status} ${r.text}`)
-    addCollaborator(s, r.body.id, admin, 3)
-    addCollaborator(s, r.body.id, writer, 2)
-    addCollaborator(s, r.body.id, reader, 1)
+    await addCollaborator(s, r.body.id, admin, 3)
+    await addCollaborator(s, r.body.id, writer, 2)
+    await addCollaborator(s, r.body.id, reader, 1)
     return { id: r.body.id as number, path: `/repos/owner/${name}` }
   }
   return { s, owner, admin, writer, reader, outsider, repo }

@@ -11,12 +11,12 @@ beforeAll(async () => {
 })
 afterAll(() => w.s.stop())
 
-const milestoneRow = (id: number) => w.s.deps.db.select().from(milestones).where(eq(milestones.id, id)).get()!
-const repoRow = (id: number) => w.s.deps.db.select().from(repositories).where(eq(repositories.id, id)).get()!
+const milestoneRow = async (id: number) => (await w.s.deps.db.select().from(milestones).where(eq(milestones.id, id)))[0]!
+const repoRow = async (id: number) => (await w.s.deps.db.select().from(repositories).where(eq(repositories.id, id)))[0]!
 
 describe('review probes', () => {
   test('over-long titles, names and bodies are 422 and create nothing', async () => {
-    const before = repoRow(repo.id).numIssues
+    const before = (await repoRow(repo.id)).numIssues
     const long = 'x'.repeat(256)
     for (const [path, body] of [
       [`${repo.path}/issues`, { title: long }],
@@ -28,7 +28,7 @@ describe('review probes', () => {
       expect(r.status).toBe(422)
       expect(r.body.message).toContain('length')
     }
-    expect(repoRow(repo.id).numIssues).toBe(before)
+    expect((await repoRow(repo.id)).numIssues).toBe(before)
     const issue = (await w.s.post(`${repo.path}/issues`, { title: 't'.repeat(255) }, { token: w.owner.token })).body
     expect(issue.title).toHaveLength(255)
     const c = await w.s.post(`${repo.path}/issues/${issue.number}/comments`, { body: 'z'.repeat(1024 * 1024 + 1) }, { token: w.owner.token })
@@ -42,20 +42,20 @@ describe('review probes', () => {
     const i = (await w.s.post(`${repo.path}/issues`, { title: 'move', milestone: a.id }, { token: w.owner.token })).body
     const r = await w.s.patch(`${repo.path}/issues/${i.number}`, { milestone: b.id, state: 'closed' }, { token: w.writer.token })
     expect(r.status).toBe(201)
-    expect(milestoneRow(a.id)).toMatchObject({ numIssues: 0, numClosedIssues: 0 })
-    expect(milestoneRow(b.id)).toMatchObject({ numIssues: 1, numClosedIssues: 1 })
+    expect(await milestoneRow(a.id)).toMatchObject({ numIssues: 0, numClosedIssues: 0 })
+    expect(await milestoneRow(b.id)).toMatchObject({ numIssues: 1, numClosedIssues: 1 })
     expect(r.body.milestone).toMatchObject({ id: b.id, open_issues: 0, closed_issues: 1 })
   })
 
   test('an assignee without write access to the repository is refused with 422 (Gitea: CanBeAssigned)', async () => {
     const priv = await w.repo('review-private', { private: true })
-    const before = repoRow(priv.id).numIssues
+    const before = (await repoRow(priv.id)).numIssues
     const r = await w.s.post(`${priv.path}/issues`, { title: 'x', assignees: ['outsider'] }, { token: w.owner.token })
     expect(r.status).toBe(422)
     const byReader = await w.s.post(`${priv.path}/issues`, { title: 'x', assignees: ['reader'] }, { token: w.owner.token })
     expect(byReader.status).toBe(422)
     expect(byReader.body.message).toContain('write access')
-    expect(repoRow(priv.id).numIssues).toBe(before)
+    expect((await repoRow(priv.id)).numIssues).toBe(before)
     const i = (await w.s.post(`${priv.path}/issues`, { title: 'y', assignees: ['writer'] }, { token: w.owner.token })).body
     expect(i.assignees.map((u: any) => u.login)).toEqual(['writer'])
     const e = await w.s.patch(`${priv.path}/issues/${i.number}`, { assignees: ['outsider'] }, { token: w.owner.token })
@@ -66,7 +66,7 @@ describe('review probes', () => {
   test('time tracking off: the issue’s times are 404, the repository’s 400', async () => {
     const r = await w.repo('review-notimes')
     const i = (await w.s.post(`${r.path}/issues`, { title: 't' }, { token: w.owner.token })).body
-    w.s.deps.db.update(repositories).set({ enableTimeTracker: false }).where(eq(repositories.id, r.id)).run()
+    await w.s.deps.db.update(repositories).set({ enableTimeTracker: false }).where(eq(repositories.id, r.id))
     expect((await w.s.get(`${r.path}/issues/${i.number}/times`, { token: w.owner.token })).status).toBe(404)
     expect((await w.s.get(`${r.path}/times`, { token: w.owner.token })).status).toBe(400)
   })
@@ -74,10 +74,10 @@ describe('review probes', () => {
   test('deleting a timeline event through the comment routes answers 204 and keeps it', async () => {
     const i = (await w.s.post(`${repo.path}/issues`, { title: 'timed' }, { token: w.owner.token })).body
     expect((await w.s.post(`${repo.path}/issues/${i.number}/times`, { time: 60 }, { token: w.owner.token })).status).toBe(200)
-    const event = w.s.deps.db.select().from(comments).where(eq(comments.issueId, i.id)).get()!
+    const event = (await w.s.deps.db.select().from(comments).where(eq(comments.issueId, i.id)))[0]!
     expect(event.type).toBeGreaterThan(0)
     expect((await w.s.del(`${repo.path}/issues/comments/${event.id}`, undefined, { token: w.owner.token })).status).toBe(204)
-    expect(w.s.deps.db.select().from(comments).where(eq(comments.id, event.id)).get()).toBeDefined()
+    expect((await w.s.deps.db.select().from(comments).where(eq(comments.id, event.id)))[0]).toBeDefined()
   })
 
   test('milestones are listed by due date (none last), then by id', async () => {
@@ -126,16 +126,16 @@ describe('review probes', () => {
     const e = await w.s.patch(`${repo.path}/issues/${i.number}`, { title: 'mine2', body: 'b', state: 'closed', milestone: ms.id, assignees: ['writer'] }, { token: w.reader.token })
     expect(e.status).toBe(201)
     expect(e.body).toMatchObject({ title: 'mine2', body: 'b', state: 'closed', milestone: null, assignees: [] })
-    expect(milestoneRow(ms.id)).toMatchObject({ numIssues: 0, numClosedIssues: 0 })
+    expect(await milestoneRow(ms.id)).toMatchObject({ numIssues: 0, numClosedIssues: 0 })
   })
 
   test('label counters count closed issues; deleting a label unlinks it', async () => {
     const r = await w.repo('review-labels')
     const l = (await w.s.post(`${r.path}/labels`, { name: 'x', color: '#000000' }, { token: w.owner.token })).body
     const i = (await w.s.post(`${r.path}/issues`, { title: 'a', labels: [l.id], closed: true }, { token: w.owner.token })).body
-    expect(w.s.deps.db.select().from(labels_).where(eq(labels_.id, l.id)).get()).toMatchObject({ numIssues: 1, numClosedIssues: 1 })
+    expect((await w.s.deps.db.select().from(labels_).where(eq(labels_.id, l.id)))[0]).toMatchObject({ numIssues: 1, numClosedIssues: 1 })
     await w.s.patch(`${r.path}/issues/${i.number}`, { state: 'open' }, { token: w.owner.token })
-    expect(w.s.deps.db.select().from(labels_).where(eq(labels_.id, l.id)).get()).toMatchObject({ numIssues: 1, numClosedIssues: 0 })
+    expect((await w.s.deps.db.select().from(labels_).where(eq(labels_.id, l.id)))[0]).toMatchObject({ numIssues: 1, numClosedIssues: 0 })
     expect((await w.s.del(`${r.path}/labels/${l.id}`, undefined, { token: w.owner.token })).status).toBe(204)
     // Issue 10 item 8: deleting a missing label is a 404 (was 204).
     expect((await w.s.del(`${r.path}/labels/${l.id}`, undefined, { token: w.owner.token })).status).toBe(404)

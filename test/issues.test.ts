@@ -16,8 +16,8 @@ beforeAll(async () => {
 })
 afterAll(() => w.s.stop())
 
-const repoRow = (id: number) => w.s.deps.db.select().from(repositories).where(eq(repositories.id, id)).get()!
-const issueCount = (id: number) => w.s.deps.db.select().from(issues).where(eq(issues.repoId, id)).all().length
+const repoRow = async (id: number) => (await w.s.deps.db.select().from(repositories).where(eq(repositories.id, id)))[0]!
+const issueCount = async (id: number) => (await w.s.deps.db.select().from(issues).where(eq(issues.repoId, id))).length
 
 describe('creating issues', () => {
   test('POST answers 201 with the full Issue record', async () => {
@@ -43,7 +43,7 @@ describe('creating issues', () => {
     })
     expect(r.body.user.login).toBe('owner')
     expect(r.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
-    expect(repoRow(pub.id).numIssues).toBe(1)
+    expect((await repoRow(pub.id)).numIssues).toBe(1)
   })
 
   test('anonymous callers get 401; anyone who can read may open an issue', async () => {
@@ -83,12 +83,12 @@ describe('creating issues', () => {
   })
 
   test('closed: true creates a closed issue and counts it', async () => {
-    const before = repoRow(pub.id)
+    const before = await repoRow(pub.id)
     const r = await w.s.post(`${pub.path}/issues`, { title: 'Done already', closed: true }, { token: w.owner.token })
     expect(r.status).toBe(201)
     expect(r.body.state).toBe('closed')
     expect(r.body.closed_at).not.toBeNull()
-    const after = repoRow(pub.id)
+    const after = await repoRow(pub.id)
     expect(after.numIssues).toBe(before.numIssues + 1)
     expect(after.numClosedIssues).toBe(before.numClosedIssues + 1)
   })
@@ -96,7 +96,7 @@ describe('creating issues', () => {
   test('bad input answers 4xx and changes nothing (no index consumed)', async () => {
     const other = await w.repo('other')
     const foreign = (await w.s.post(`${other.path}/labels`, { name: 'x', color: '#000000' }, { token: w.owner.token })).body
-    const before = { count: issueCount(pub.id), repo: repoRow(pub.id) }
+    const before = { count: await issueCount(pub.id), repo: await repoRow(pub.id) }
     const bad = [
       {},
       { title: '' },
@@ -113,8 +113,8 @@ describe('creating issues', () => {
       expect(r.status).toBe(422)
       expect(typeof r.body.message).toBe('string')
     }
-    expect(issueCount(pub.id)).toBe(before.count)
-    expect(repoRow(pub.id).numIssues).toBe(before.repo.numIssues)
+    expect(await issueCount(pub.id)).toBe(before.count)
+    expect((await repoRow(pub.id)).numIssues).toBe(before.repo.numIssues)
     const next = await w.s.post(`${pub.path}/issues`, { title: 'after the failures' }, { token: w.owner.token })
     expect(next.body.number).toBe(before.count + 1)
   })
@@ -128,7 +128,7 @@ describe('creating issues', () => {
     expect(results.every((r) => r.status === 201)).toBe(true)
     const numbers = results.map((r) => r.body.number).sort((a, b) => a - b)
     expect(numbers).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
-    expect(repoRow(repo.id).numIssues).toBe(40)
+    expect((await repoRow(repo.id)).numIssues).toBe(40)
   })
 })
 
@@ -307,7 +307,7 @@ describe('editing issues', () => {
   test('a repository with its issue tracker off answers 404 on issue routes', async () => {
     const off = await w.repo('no-issues')
     await w.s.post(`${off.path}/issues`, { title: 'before' }, { token: w.owner.token })
-    w.s.deps.db.update(repositories).set({ hasIssues: false }).where(eq(repositories.id, off.id)).run()
+    await w.s.deps.db.update(repositories).set({ hasIssues: false }).where(eq(repositories.id, off.id))
     expect((await w.s.get(`${off.path}/issues`)).status).toBe(404)
     expect((await w.s.get(`${off.path}/issues/1`)).status).toBe(404)
     expect((await w.s.post(`${off.path}/issues`, { title: 'x' }, { token: w.owner.token })).status).toBe(404)

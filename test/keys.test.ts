@@ -25,8 +25,8 @@ function sshKeygen(type: string, bits?: number): { line: string; fingerprint: st
   return { line, fingerprint: fp.split(' ')[1]! }
 }
 
-const keyCount = () => s.deps.db.select().from(publicKeys).all().length
-const gpgCount = () => s.deps.db.select().from(gpgKeys).all().length
+const keyCount = async () => (await s.deps.db.select().from(publicKeys)).length
+const gpgCount = async () => (await s.deps.db.select().from(gpgKeys)).length
 
 beforeAll(async () => {
   s = await startTestServer()
@@ -89,7 +89,7 @@ describe('SSH keys API', () => {
     expect(r.body.read_only).toBeUndefined()
     expect(r.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
     aliceKeyId = r.body.id
-    expect(s.deps.db.select().from(publicKeys).all()[0]!.keyType).toBe('ssh-ed25519')
+    expect((await s.deps.db.select().from(publicKeys))[0]!.keyType).toBe('ssh-ed25519')
 
     const list = await s.get('/user/keys', { token: alice.token })
     expect(list.status).toBe(200)
@@ -145,7 +145,7 @@ describe('SSH keys API', () => {
   })
 
   test('422: invalid content, duplicate title, key already registered; nothing stored', async () => {
-    const before = keyCount()
+    const before = await keyCount()
     const fresh = sshKeygen('ed25519')
     const cases: [unknown, RegExp][] = [
       [{ title: 'laptop', key: fresh.line }, /Key title has been used/],
@@ -173,7 +173,7 @@ describe('SSH keys API', () => {
     const bad = await s.request('POST', '/user/keys', { token: alice.token, raw: '{"title": "x", ', headers: { 'content-type': 'application/json' } })
     expect(bad.status).toBe(400)
     expect(bad.body.message).toBeString()
-    expect(keyCount()).toBe(before)
+    expect(await keyCount()).toBe(before)
     expect((await s.get('/user/keys/abc', { token: alice.token })).status).toBe(422)
   })
 
@@ -279,7 +279,7 @@ describe('GPG keys API', () => {
   })
 
   test('422: duplicate key id, no matching e-mail, private key, garbage, wrong shapes', async () => {
-    const before = gpgCount()
+    const before = await gpgCount()
     const stranger = await openpgp.generateKey({ type: 'curve25519', userIDs: [{ email: 'someone@else.example' }], format: 'armored' })
     const cases: [unknown, RegExp][] = [
       [{ armored_public_key: aliceArmored }, /same id/],
@@ -301,15 +301,15 @@ describe('GPG keys API', () => {
     expect((await s.post('/user/gpg_keys', { armored_public_key: aliceArmored }, { token: bob.token })).status).toBe(422)
     const bad = await s.request('POST', '/user/gpg_keys', { token: alice.token, raw: '{nope', headers: { 'content-type': 'application/json' } })
     expect(bad.status).toBe(400)
-    expect(gpgCount()).toBe(before)
+    expect(await gpgCount()).toBe(before)
   })
 
   test('DELETE: 403 for another user, 404 unknown, 204 removes key and subkeys', async () => {
     expect((await s.del(`/user/gpg_keys/${primaryId}`, undefined, { token: bob.token })).status).toBe(403)
     expect((await s.del('/user/gpg_keys/99999', undefined, { token: alice.token })).status).toBe(404)
-    const before = gpgCount()
+    const before = await gpgCount()
     expect((await s.del(`/user/gpg_keys/${primaryId}`, undefined, { token: alice.token })).status).toBe(204)
-    expect(gpgCount()).toBe(before - 2)
+    expect(await gpgCount()).toBe(before - 2)
     expect((await s.get('/user/gpg_keys', { token: alice.token })).body).toEqual([])
     // once deleted it can be added again
     expect((await s.post('/user/gpg_keys', { armored_public_key: aliceArmored }, { token: alice.token })).status).toBe(201)

@@ -15,22 +15,22 @@ beforeAll(async () => {
 })
 afterAll(() => w.s.stop())
 
-const labelRow = (id: number) => w.s.deps.db.select().from(labels).where(eq(labels.id, id)).get()!
-const milestoneRow = (id: number) => w.s.deps.db.select().from(milestones).where(eq(milestones.id, id)).get()!
-const repoRow = (id: number) => w.s.deps.db.select().from(repositories).where(eq(repositories.id, id)).get()!
+const labelRow = async (id: number) => (await w.s.deps.db.select().from(labels).where(eq(labels.id, id)))[0]!
+const milestoneRow = async (id: number) => (await w.s.deps.db.select().from(milestones).where(eq(milestones.id, id)))[0]!
+const repoRow = async (id: number) => (await w.s.deps.db.select().from(repositories).where(eq(repositories.id, id)))[0]!
 
 describe('repository labels', () => {
   test('create (writers), colour validated and normalised', async () => {
     const r = await w.s.post(`${repo.path}/labels`, { name: 'bug', color: '#EE0701', description: 'broken' }, { token: w.writer.token })
     expect(r.status).toBe(201)
     expect(r.body).toEqual({ id: r.body.id, name: 'bug', color: 'ee0701', description: 'broken', url: `${w.s.config.baseUrl}api/v1/repos/owner/plans/labels/${r.body.id}` })
-    expect(labelRow(r.body.id).color).toBe('#ee0701')
+    expect((await labelRow(r.body.id)).color).toBe('#ee0701')
     const noHash = await w.s.post(`${repo.path}/labels`, { name: 'feature', color: '00aa00' }, { token: w.owner.token })
     expect(noHash.body.color).toBe('00aa00')
-    const count = w.s.deps.db.select().from(labels).all().length
+    const count = (await w.s.deps.db.select().from(labels)).length
     for (const body of [{ name: 'x', color: '#zzzzzz' }, { name: 'x', color: '#12345' }, { name: 'x', color: 'red' }, { name: '', color: '#000000' }, { name: 'x' }])
       expect((await w.s.post(`${repo.path}/labels`, body, { token: w.owner.token })).status).toBe(422)
-    expect(w.s.deps.db.select().from(labels).all().length).toBe(count)
+    expect((await w.s.deps.db.select().from(labels)).length).toBe(count)
     expect((await w.s.post(`${repo.path}/labels`, { name: 'x', color: '#000000' }, { token: w.reader.token })).status).toBe(403)
     expect((await w.s.post(`${repo.path}/labels`, { name: 'x', color: '#000000' }, { token: w.outsider.token })).status).toBe(403)
     expect((await w.s.post(`${repo.path}/labels`, { name: 'x', color: '#000000' })).status).toBe(401)
@@ -65,7 +65,7 @@ describe('repository labels', () => {
     expect((await w.s.patch(`${repo.path}/labels/${l.id}`, { color: 'nope' }, { token: w.writer.token })).status).toBe(422)
     expect((await w.s.patch(`${repo.path}/labels/${l.id}`, { name: 'x' }, { token: w.reader.token })).status).toBe(403)
     expect((await w.s.patch(`${repo.path}/labels/999999`, { name: 'x' }, { token: w.writer.token })).status).toBe(404)
-    expect(labelRow(l.id)).toMatchObject({ name: 'tmp', color: '#abcdef' })
+    expect(await labelRow(l.id)).toMatchObject({ name: 'tmp', color: '#abcdef' })
     expect((await w.s.del(`${repo.path}/labels/${l.id}`, undefined, { token: w.reader.token })).status).toBe(403)
     expect((await w.s.del(`${repo.path}/labels/${l.id}`, undefined, { token: w.writer.token })).status).toBe(204)
     // Issue 10 item 8: deleting a missing label is a 404 (was 204, "idempotent").
@@ -93,20 +93,20 @@ describe('labels of an issue', () => {
       expect(add.body.map((l: any) => l.name)).toEqual(['bug'])
       const more = await w.s.post(base, { labels: [ids.docs, ids.bug] }, { token: w.writer.token })
       expect(more.body.map((l: any) => l.name)).toEqual(['bug', 'docs'])
-      expect(labelRow(ids.bug!).numIssues).toBe(1)
+      expect((await labelRow(ids.bug!)).numIssues).toBe(1)
       expect((await w.s.get(base)).body.map((l: any) => l.name)).toEqual(['bug', 'docs'])
       const replaced = await w.s.put(base, { labels: [ids.feature] }, { token: w.writer.token })
       expect(replaced.status).toBe(200)
       expect(replaced.body.map((l: any) => l.name)).toEqual(['feature'])
-      expect(labelRow(ids.bug!).numIssues).toBe(0)
-      expect(labelRow(ids.feature!).numIssues).toBe(1)
+      expect((await labelRow(ids.bug!)).numIssues).toBe(0)
+      expect((await labelRow(ids.feature!)).numIssues).toBe(1)
       await w.s.post(base, { labels: [ids.bug] }, { token: w.writer.token })
       expect((await w.s.del(`${base}/${ids.feature}`, undefined, { token: w.writer.token })).status).toBe(204)
       expect((await w.s.get(base)).body.map((l: any) => l.name)).toEqual(['bug'])
       expect((await w.s.del(base, undefined, { token: w.writer.token })).status).toBe(204)
       expect((await w.s.get(base)).body).toEqual([])
-      expect(labelRow(ids.bug!).numIssues).toBe(0)
-      expect(labelRow(ids.feature!).numIssues).toBe(0)
+      expect((await labelRow(ids.bug!)).numIssues).toBe(0)
+      expect((await labelRow(ids.feature!)).numIssues).toBe(0)
     })
 
     test(`permissions and bad input under /${spelling}/{index}/labels change nothing`, async () => {
@@ -132,9 +132,9 @@ describe('labels of an issue', () => {
   test('label counters follow closing and reopening; the issue list shows labels', async () => {
     await w.s.put(`${repo.path}/issues/1/labels`, { labels: [ids.bug] }, { token: w.owner.token })
     await w.s.patch(`${repo.path}/issues/1`, { state: 'closed' }, { token: w.owner.token })
-    expect(labelRow(ids.bug!)).toMatchObject({ numIssues: 1, numClosedIssues: 1 })
+    expect(await labelRow(ids.bug!)).toMatchObject({ numIssues: 1, numClosedIssues: 1 })
     await w.s.patch(`${repo.path}/issues/1`, { state: 'open' }, { token: w.owner.token })
-    expect(labelRow(ids.bug!)).toMatchObject({ numIssues: 1, numClosedIssues: 0 })
+    expect(await labelRow(ids.bug!)).toMatchObject({ numIssues: 1, numClosedIssues: 0 })
     const most = await w.s.get(`${repo.path}/labels?sort=mostissues`)
     expect(most.body[0].name).toBe('bug')
   })
@@ -150,11 +150,11 @@ describe('milestones', () => {
     const done = await w.s.post(`${repo.path}/milestones`, { title: 'v0.9', state: 'closed' }, { token: w.owner.token })
     expect(done.body.state).toBe('closed')
     expect(done.body.closed_at).not.toBeNull()
-    expect(repoRow(repo.id)).toMatchObject({ numMilestones: 3, numClosedMilestones: 1 })
-    const count = w.s.deps.db.select().from(milestones).all().length
+    expect(await repoRow(repo.id)).toMatchObject({ numMilestones: 3, numClosedMilestones: 1 })
+    const count = (await w.s.deps.db.select().from(milestones)).length
     for (const body of [{ title: '' }, {}, { title: 'x', due_on: 'June' }, { title: 'x', state: 'done' }])
       expect((await w.s.post(`${repo.path}/milestones`, body, { token: w.owner.token })).status).toBe(422)
-    expect(w.s.deps.db.select().from(milestones).all().length).toBe(count)
+    expect((await w.s.deps.db.select().from(milestones)).length).toBe(count)
     expect((await w.s.post(`${repo.path}/milestones`, { title: 'x' }, { token: w.reader.token })).status).toBe(403)
     expect((await w.s.post(`${repo.path}/milestones`, { title: 'x' })).status).toBe(401)
     expect((await w.s.get(`${repo.path}/milestones/${r.body.id}`)).body.title).toBe('v1.0')
@@ -182,14 +182,14 @@ describe('milestones', () => {
     const i2 = (await w.s.post(`${repo.path}/issues`, { title: 'm2', milestone: a.id, closed: true }, { token: w.owner.token })).body
     expect((await w.s.get(`${repo.path}/milestones/${a.id}`)).body).toMatchObject({ open_issues: 1, closed_issues: 1 })
     await w.s.patch(`${repo.path}/issues/${i1.number}`, { milestone: b.id }, { token: w.writer.token })
-    expect(milestoneRow(a.id)).toMatchObject({ numIssues: 1, numClosedIssues: 1 })
-    expect(milestoneRow(b.id)).toMatchObject({ numIssues: 1, numClosedIssues: 0 })
+    expect(await milestoneRow(a.id)).toMatchObject({ numIssues: 1, numClosedIssues: 1 })
+    expect(await milestoneRow(b.id)).toMatchObject({ numIssues: 1, numClosedIssues: 0 })
     await w.s.patch(`${repo.path}/issues/${i2.number}`, { state: 'open' }, { token: w.writer.token })
     expect((await w.s.get(`${repo.path}/milestones/${a.id}`)).body).toMatchObject({ open_issues: 1, closed_issues: 0 })
     await w.s.patch(`${repo.path}/issues/${i1.number}`, { state: 'closed' }, { token: w.writer.token })
     expect((await w.s.get(`${repo.path}/milestones/${b.id}`)).body).toMatchObject({ open_issues: 0, closed_issues: 1 })
     await w.s.patch(`${repo.path}/issues/${i1.number}`, { milestone: 0 }, { token: w.writer.token })
-    expect(milestoneRow(b.id)).toMatchObject({ numIssues: 0, numClosedIssues: 0 })
+    expect(await milestoneRow(b.id)).toMatchObject({ numIssues: 0, numClosedIssues: 0 })
   })
 
   test('edit (state applied, bad values 422) and delete (a second one is a 404; issues lose the milestone)', async () => {
@@ -204,17 +204,17 @@ describe('milestones', () => {
     expect((await w.s.patch(`${repo.path}/milestones/${m.id}`, { state: 'archived', title: 'no' }, { token: w.writer.token })).status).toBe(422)
     expect((await w.s.patch(`${repo.path}/milestones/${m.id}`, { title: 'no' }, { token: w.reader.token })).status).toBe(403)
     expect((await w.s.patch(`${repo.path}/milestones/999999`, { title: 'no' }, { token: w.writer.token })).status).toBe(404)
-    expect(milestoneRow(m.id).name).toBe('Edited')
+    expect((await milestoneRow(m.id)).name).toBe('Edited')
     // By title as well as by id (Gitea 1.17+).
     expect((await w.s.patch(`${repo.path}/milestones/Edited`, { description: 'by title' }, { token: w.writer.token })).body.id).toBe(m.id)
-    expect(milestoneRow(m.id).content).toBe('by title')
-    const before = repoRow(repo.id).numMilestones
+    expect((await milestoneRow(m.id)).content).toBe('by title')
+    const before = (await repoRow(repo.id)).numMilestones
     expect((await w.s.del(`${repo.path}/milestones/${m.id}`, undefined, { token: w.reader.token })).status).toBe(403)
     expect((await w.s.del(`${repo.path}/milestones/Edited`, undefined, { token: w.writer.token })).status).toBe(204)
-    expect(w.s.deps.db.select().from(milestones).where(eq(milestones.id, m.id)).get()).toBeUndefined()
+    expect((await w.s.deps.db.select().from(milestones).where(eq(milestones.id, m.id)))[0]).toBeUndefined()
     // Issue 10 item 8: deleting a missing milestone is a 404 (was 204, "idempotent").
     expect((await w.s.del(`${repo.path}/milestones/${m.id}`, undefined, { token: w.writer.token })).status).toBe(404)
-    expect(repoRow(repo.id).numMilestones).toBe(before - 1)
+    expect((await repoRow(repo.id)).numMilestones).toBe(before - 1)
     expect((await w.s.get(`${repo.path}/issues/${issue.number}`)).body.milestone).toBeNull()
   })
 })

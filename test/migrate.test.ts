@@ -42,8 +42,8 @@ const pubUrl = () => `${source.url}/carol/pub.git`
 const secretUrl = () => `${source.url}/carol/secret.git`
 
 /** Nothing of a failed migration is left: no row, no folder. */
-function expectNothingLeft(owner: string, name: string) {
-  expect(s.deps.db.select().from(repositories).where(eq(repositories.lowerName, name.toLowerCase())).all()).toEqual([])
+async function expectNothingLeft(owner: string, name: string) {
+  expect(await s.deps.db.select().from(repositories).where(eq(repositories.lowerName, name.toLowerCase()))).toEqual([])
   expect(existsSync(repoPath(s.dataDir, owner, name))).toBe(false)
 }
 
@@ -79,8 +79,8 @@ describe('network guard', () => {
       // Local paths: admin-only, and refused by the guard as well.
       const asAdmin = await s.post('/repos/migrate', { clone_addr: s.dataDir, uid: admin.user.id, repo_name: 'guarded' }, { token: admin.token })
       expect(asAdmin.status).toBe(422)
-      expectNothingLeft('alice', 'guarded')
-      expectNothingLeft('root', 'guarded')
+      await expectNothingLeft('alice', 'guarded')
+      await expectNothingLeft('root', 'guarded')
     } finally {
       s.config.migrationsAllowLocalNetworks = true
     }
@@ -96,10 +96,10 @@ describe('POST /repos/migrate', () => {
     expect(r.body.permissions).toEqual({ admin: true, push: true, pull: true })
     const theirs = await refsOf(repoPath(source.dataDir, 'carol', 'pub'))
     expect(await refsOf(repoPath(s.dataDir, 'alice', 'copy'))).toEqual(theirs)
-    const events = eventsOfRepo(s.deps.db, r.body.id)
+    const events = await eventsOfRepo(s.deps.db, r.body.id)
     expect(events.map((e) => e.kind)).toEqual(['repo.created'])
     // A plain migration is no mirror: no mirror row, and pushes are accepted.
-    expect(s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, r.body.id)).all()).toEqual([])
+    expect(await s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, r.body.id))).toEqual([])
     const branches = await s.get('/repos/alice/copy/branches', { token: alice.token })
     expect(branches.body.map((b: any) => b.name)).toEqual(['main'])
   })
@@ -112,7 +112,7 @@ describe('POST /repos/migrate', () => {
     )
     expect(r.status).toBe(201)
     expect(r.body).toMatchObject({ private: true, mirror: true, empty: false })
-    const row = s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, r.body.id)).get()!
+    const row = (await s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, r.body.id)))[0]!
     expect(row.remoteAddress).toBe(secretUrl())
     expect(row.authUsername).toBe(carol.name)
     expect(row.authPasswordSealed).not.toBe('')
@@ -125,7 +125,7 @@ describe('POST /repos/migrate', () => {
     const addr = remoteUrl(source.url, 'carol/secret.git', carol.name, carol.password)
     const r = await s.post('/repos/migrate', { clone_addr: addr, uid: alice.user.id, repo_name: 'inline', mirror: true }, { token: alice.token })
     expect(r.status).toBe(201)
-    const row = s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, r.body.id)).get()!
+    const row = (await s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, r.body.id)))[0]!
     expect(row.remoteAddress).toBe(secretUrl())
     expect(r.text).not.toContain(carol.password)
   })
@@ -141,7 +141,7 @@ describe('POST /repos/migrate', () => {
       expect(r.status).toBe(422)
       expect(r.body.message).toMatch(/Authentication failed|Migration failed/)
       expect(r.text).not.toContain(wrong)
-      expectNothingLeft('alice', 'nope')
+      await expectNothingLeft('alice', 'nope')
     }
   })
 
@@ -164,7 +164,7 @@ describe('POST /repos/migrate', () => {
       const r = await s.post('/repos/migrate', { ...base, ...change }, { token: alice.token })
       expect([JSON.stringify(change), r.status]).toEqual([JSON.stringify(change), status])
       expect(r.body.message).toMatch(message)
-      expectNothingLeft('alice', 'failing')
+      await expectNothingLeft('alice', 'failing')
     }
     const missing = await s.post('/repos/migrate', { clone_addr: pubUrl(), repo_name: 'failing' }, { token: alice.token })
     expect(missing.status).toBe(422)
@@ -173,7 +173,7 @@ describe('POST /repos/migrate', () => {
   test('owners: another user 403, an organisation without permission 403, local paths admin-only, admin anywhere', async () => {
     const body = (uid: number, name: string) => ({ clone_addr: pubUrl(), uid, repo_name: name })
     expect((await s.post('/repos/migrate', body(bob.user.id, 'taken-over'), { token: alice.token })).status).toBe(403)
-    expectNothingLeft('bob', 'taken-over')
+    await expectNothingLeft('bob', 'taken-over')
     expect((await s.post('/orgs', { username: 'acme' }, { token: alice.token })).status).toBe(201)
     const org = (await s.get('/orgs/acme', { token: alice.token })).body
     expect((await s.post('/repos/migrate', body(org.id, 'org-copy'), { token: bob.token })).status).toBe(403)

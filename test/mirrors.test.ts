@@ -60,7 +60,7 @@ describe('pull mirrors', () => {
   test('mirror-sync fetches new commits; the moved ref is a push event in the owner\'s name', async () => {
     const repo = await migrateMirror('mirror', { mirror_interval: '10m' })
     expect(repo.mirror).toBe(true)
-    const row = s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, repo.id)).get()!
+    const row = (await s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, repo.id)))[0]!
     expect(row.interval).toBe(600)
     const before = await mainOf('mirror')
     const head = await commitAndPush('two.txt')
@@ -69,9 +69,9 @@ describe('pull mirrors', () => {
     expect(r.status).toBe(200)
     await mirrorUpdatesSettled(s.deps)
     expect(await mainOf('mirror')).toBe(head)
-    const pushes = eventsOfRepo(s.deps.db, repo.id).filter((e) => e.kind === 'push')
+    const pushes = (await eventsOfRepo(s.deps.db, repo.id)).filter((e) => e.kind === 'push')
     expect(pushes.map((e) => [e.actorId, e.payload])).toEqual([[alice.user.id, { ref: 'refs/heads/main', before, after: head }]])
-    const after = s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, repo.id)).get()!
+    const after = (await s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, repo.id)))[0]!
     expect(after.lastError).toBe('')
     expect(after.updatedUnix).toBeGreaterThanOrEqual(row.updatedUnix)
     // The password stays out of the mirror's git config after updates too.
@@ -85,19 +85,19 @@ describe('pull mirrors', () => {
     const head = await commitAndPush('three.txt')
     const scheduler = startMirrorScheduler(s.deps, { tickMs: 3_600_000 })
     try {
-      expect(scheduler.tick(now + 60)).toBe(0)
+      expect(await scheduler.tick(now + 60)).toBe(0)
       await mirrorUpdatesSettled(s.deps)
       expect(await mainOf('timed')).not.toBe(head)
-      expect(scheduler.tick(now + 3601)).toBeGreaterThanOrEqual(1)
+      expect(await scheduler.tick(now + 3601)).toBeGreaterThanOrEqual(1)
       await mirrorUpdatesSettled(s.deps)
       expect(await mainOf('timed')).toBe(head)
       expect((await refsOf(repoPath(s.dataDir, 'alice', 'timed')))['refs/heads/extra']).toBe((await refsOf(repoPath(source.dataDir, 'carol', 'proj')))['refs/heads/extra'])
       // The next update is an interval after that one.
-      const row = s.deps.db.select().from(mirrors).innerJoin(repositories, eq(repositories.id, mirrors.repoId)).where(eq(repositories.lowerName, 'timed')).get()!
+      const row = (await s.deps.db.select().from(mirrors).innerJoin(repositories, eq(repositories.id, mirrors.repoId)).where(eq(repositories.lowerName, 'timed')))[0]!
       expect(row.mirrors.nextUpdateUnix).toBe(now + 3601 + 3600)
       await gitOk(work, 'push', '-q', carolUrl(), ':extra')
-      expect(scheduler.tick(now + 3700)).toBe(0)
-      expect(scheduler.tick(now + 2 * 3601)).toBeGreaterThanOrEqual(1)
+      expect(await scheduler.tick(now + 3700)).toBe(0)
+      expect(await scheduler.tick(now + 2 * 3601)).toBeGreaterThanOrEqual(1)
       await mirrorUpdatesSettled(s.deps)
       expect((await refsOf(repoPath(s.dataDir, 'alice', 'timed')))['refs/heads/extra']).toBeUndefined()
     } finally {
@@ -107,10 +107,10 @@ describe('pull mirrors', () => {
 
   test('interval "0" turns periodic updates off; mirror-sync still works', async () => {
     const repo = await migrateMirror('manual', { mirror_interval: '0' })
-    const row = s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, repo.id)).get()!
+    const row = (await s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, repo.id)))[0]!
     expect([row.interval, row.nextUpdateUnix]).toEqual([0, 0])
     const head = await commitAndPush('four.txt')
-    queueDueMirrors(s.deps, nowUnix() + 10 * 365 * 86400)
+    await queueDueMirrors(s.deps, nowUnix() + 10 * 365 * 86400)
     await mirrorUpdatesSettled(s.deps)
     expect(await mainOf('manual')).not.toBe(head)
     expect((await s.post('/repos/alice/manual/mirror-sync', undefined, { token: alice.token })).status).toBe(200)
@@ -133,7 +133,7 @@ describe('pull mirrors', () => {
     expect((await source.patch(`/admin/users/carol`, { password: 'a-brand-new-password-1', login_name: 'carol', email: 'carol@example.com', source_id: 0 }, { token: (await source.user('boss', { admin: true })).token })).status).toBe(200)
     expect((await s.post('/repos/alice/broken/mirror-sync', undefined, { token: alice.token })).status).toBe(200)
     await mirrorUpdatesSettled(s.deps)
-    const row = s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, repo.id)).get()!
+    const row = (await s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, repo.id)))[0]!
     expect(row.lastError).toMatch(/Authentication failed|failed/)
     expect(row.lastError).not.toContain(carol.password)
     carol.password = 'a-brand-new-password-1'
@@ -151,7 +151,7 @@ describe('pull mirrors', () => {
     }
     const repo = (await s.get('/repos/alice/mirror', { token: alice.token })).body
     expect((await s.del('/repos/alice/mirror', undefined, { token: alice.token })).status).toBe(204)
-    expect(s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, repo.id)).all()).toEqual([])
+    expect(await s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, repo.id))).toEqual([])
   })
 
   test('stopping drops queued updates and ends running ones at once', async () => {
@@ -168,12 +168,12 @@ describe('pull mirrors', () => {
         expect(r.status).toBe(201)
         ids.push(r.body.id)
       }
-      const updated = () => ids.map((id) => other.deps.db.select().from(mirrors).where(eq(mirrors.repoId, id)).get()!.updatedUnix)
-      const before = updated()
-      for (const id of ids) queueMirrorUpdate(other.deps, id, nowUnix() + 1)
+      const updated = () => Promise.all(ids.map(async (id) => (await other.deps.db.select().from(mirrors).where(eq(mirrors.repoId, id)))[0]!.updatedUnix))
+      const before = await updated()
+      for (const id of ids) await queueMirrorUpdate(other.deps, id, nowUnix() + 1)
       await stopMirrorUpdates(other.deps)
       // At most the one running update got to record anything; the two queued ones never ran.
-      const changed = updated().filter((u, i) => u !== before[i]).length
+      const changed = (await updated()).filter((u, i) => u !== before[i]).length
       expect(changed).toBeLessThanOrEqual(1)
     } finally {
       await other.stop()

@@ -91,7 +91,7 @@ describe('creating organisations', () => {
     const { users } = await import('../src/db/schema')
     const { eq } = await import('drizzle-orm')
     const limited = await s.user('limited')
-    s.deps.db.update(users).set({ allowCreateOrganization: false }).where(eq(users.id, limited.user.id)).run()
+    await s.deps.db.update(users).set({ allowCreateOrganization: false }).where(eq(users.id, limited.user.id))
     expect((await s.post('/orgs', { username: 'limorg' }, { token: limited.token })).status).toBe(403)
   })
 })
@@ -265,12 +265,12 @@ describe('members and public members', () => {
 
 describe('deleting organisations and owners', () => {
   test('userOrgBlockers names the organisations a user owns alone', async () => {
-    expect(userOrgBlockers(s.deps, olga.user.id)).toContain('Acme')
-    expect(userOrgBlockers(s.deps, otto.user.id)).toBeNull()
+    expect(await userOrgBlockers(s.deps, olga.user.id)).toContain('Acme')
+    expect(await userOrgBlockers(s.deps, otto.user.id)).toBeNull()
     const owners = (await s.get('/orgs/acme/teams', { token: olga.token })).body.find((t: any) => t.name === 'Owners')
     expect((await s.put(`/teams/${owners.id}/members/otto`, undefined, { token: olga.token })).status).toBe(204)
-    expect(userOrgBlockers(s.deps, olga.user.id)).toBeNull()
-    expect(userOrgBlockers(s.deps, mia.user.id)).toContain('miaorg')
+    expect(await userOrgBlockers(s.deps, olga.user.id)).toBeNull()
+    expect(await userOrgBlockers(s.deps, mia.user.id)).toContain('miaorg')
   })
 
   test('an organisation that owns repositories cannot be deleted', async () => {

@@ -62,7 +62,7 @@ const show = (gitDir: string, format: string, rev = 'refs/heads/main') => gitOk(
 describe('merge styles give the commit graphs Gitea gives', () => {
   test('merge (an empty body): a merge commit of main and the head, by the merger; the pull request is merged and closed', async () => {
     const sc = await scenario('m-merge')
-    const last = eventsOfRepo(s.deps.db, sc.id, 0, 500).at(-1)!.id
+    const last = (await eventsOfRepo(s.deps.db, sc.id, 0, 500)).at(-1)!.id
     const r = await s.request('POST', '/repos/alice/m-merge/pulls/1/merge', tok(bob))
     expect([r.status, r.text]).toEqual([200, ''])
     expect(await graphOf('m-merge')).toEqual([
@@ -84,7 +84,7 @@ describe('merge styles give the commit graphs Gitea gives', () => {
     expect((await s.get('/repos/alice/m-merge/issues/1')).body.pull_request).toEqual({ merged: true, merged_at: pr.merged_at })
     expect((await s.get('/repos/alice/m-merge')).body.open_pr_counter).toBe(0)
     // pull.merged, then the base branch's push by the merger (the push machinery recorded it).
-    const events = eventsOfRepo(s.deps.db, sc.id, last, 500).map((e) => [e.kind, e.actorId, e.payload])
+    const events = (await eventsOfRepo(s.deps.db, sc.id, last, 500)).map((e) => [e.kind, e.actorId, e.payload])
     expect(events).toEqual([
       ['pull.merged', bob.user.id, { index: 1, mergeCommitSha: tip }],
       ['push', bob.user.id, { ref: 'refs/heads/main', before: sc.m1, after: tip }],
@@ -217,7 +217,7 @@ exit 0
     expect(r.body.message).toContain('try again')
     expect(await gitOk(sc.gitDir, 'rev-parse', 'main')).toBe(pushed)
     expect((await s.get('/repos/alice/m-race/pulls/1')).body).toMatchObject({ merged: false, state: 'open' })
-    expect(s.deps.db.select().from(pullRequests).where(eq(pullRequests.baseRepoId, sc.id)).get()!.mergeIntent).toBeNull()
+    expect((await s.deps.db.select().from(pullRequests).where(eq(pullRequests.baseRepoId, sc.id)))[0]!.mergeIntent).toBeNull()
     // The retry merges on top of the push.
     expect((await s.post('/repos/alice/m-race/pulls/1/merge', {}, tok(bob))).status).toBe(200)
     expect(await show(sc.gitDir, '%P')).toBe(`${pushed} ${f3}`)
@@ -252,19 +252,19 @@ exit 0
   test('a crash between moving the base and recording the merge is repaired at start', async () => {
     const sc = await scenario('m-crash')
     // The merge moved main (a fast-forward to the head, as a rebase would) and the process died.
-    const pull = s.deps.db.select().from(pullRequests).where(eq(pullRequests.baseRepoId, sc.id)).get()!
+    const pull = (await s.deps.db.select().from(pullRequests).where(eq(pullRequests.baseRepoId, sc.id)))[0]!
     const merge = await gitOk(sc.gitDir, 'commit-tree', '-p', sc.m1, '-p', sc.f2, '-m', 'merged', `${sc.f2}^{tree}`)
     await gitOk(sc.gitDir, 'update-ref', 'refs/heads/main', merge)
-    s.deps.db.update(pullRequests).set({ mergeIntent: JSON.stringify({ sha: merge, old: sc.m1, by: bob.user.id, style: 'merge' }) }).where(eq(pullRequests.id, pull.id)).run()
+    await s.deps.db.update(pullRequests).set({ mergeIntent: JSON.stringify({ sha: merge, old: sc.m1, by: bob.user.id, style: 'merge' }) }).where(eq(pullRequests.id, pull.id))
     // Another one whose intent never reached git: the intent is dropped.
     const other = await commitOn(sc.dir, 'other', { 'o.txt': 'o\n' }, 'other', 'main')
     await gitOk(sc.dir, 'push', '-q', 'origin', 'other')
     expect((await s.post('/repos/alice/m-crash/pulls', { head: 'other', base: 'main', title: 'Other' }, tok(alice))).status).toBe(201)
-    s.deps.db.update(pullRequests).set({ mergeIntent: JSON.stringify({ sha: other, old: sc.m1, by: bob.user.id, style: 'merge' }) }).where(and(eq(pullRequests.baseRepoId, sc.id), eq(pullRequests.index, 2))).run()
+    await s.deps.db.update(pullRequests).set({ mergeIntent: JSON.stringify({ sha: other, old: sc.m1, by: bob.user.id, style: 'merge' }) }).where(and(eq(pullRequests.baseRepoId, sc.id), eq(pullRequests.index, 2)))
     expect((await s.post('/repos/alice/m-crash/pulls/2/merge', {}, tok(bob))).status).toBe(409)
     expect(await repairPullMerges(s.deps)).toBe(1)
     expect((await s.get('/repos/alice/m-crash/pulls/1')).body).toMatchObject({ merged: true, state: 'closed', merge_commit_sha: merge, merged_by: { login: 'bob' } })
     expect((await s.get('/repos/alice/m-crash/pulls/2')).body).toMatchObject({ merged: false, state: 'open' })
-    expect(s.deps.db.select().from(pullRequests).where(eq(pullRequests.baseRepoId, sc.id)).all().map((p) => p.mergeIntent)).toEqual([null, null])
+    expect((await s.deps.db.select().from(pullRequests).where(eq(pullRequests.baseRepoId, sc.id))).map((p) => p.mergeIntent)).toEqual([null, null])
   })
 })

@@ -80,7 +80,7 @@ describe('pull requests: open, mergeability, head refs', () => {
     await gitOk(clone, 'fetch', '-q', remoteUrl(s.url, 'alice/proj.git'), 'pull/2/head')
     expect(await gitOk(clone, 'rev-parse', 'FETCH_HEAD')).toBe(head)
     // The event: pull.opened on the issue, no issue.opened.
-    const kinds = eventsOfRepo(s.deps.db, repo.id, 0, 500).filter((e) => e.payload.index === 2)
+    const kinds = (await eventsOfRepo(s.deps.db, repo.id, 0, 500)).filter((e) => e.payload.index === 2)
     expect(kinds.map((e) => e.kind)).toEqual(['pull.opened'])
   })
 
@@ -102,12 +102,12 @@ describe('pull requests: open, mergeability, head refs', () => {
     await gitOk(repo.dir, 'checkout', '-q', 'topic')
     await gitOk(repo.dir, 'merge', '-q', '-X', 'theirs', '-m', 'merge main', 'main')
     const after = await gitOk(repo.dir, 'rev-parse', 'HEAD')
-    const last = eventsOfRepo(s.deps.db, repo.id, 0, 500).at(-1)!.id
+    const last = (await eventsOfRepo(s.deps.db, repo.id, 0, 500)).at(-1)!.id
     await gitOk(repo.dir, 'push', '-q', 'origin', 'topic')
     await checker.drain()
     got = (await s.get('/repos/alice/clash/pulls/1')).body
     expect(got).toMatchObject({ mergeable: true, conflicted_files: [], head: { sha: after } })
-    const synced = eventsOfRepo(s.deps.db, repo.id, last, 500).filter((e) => e.kind === 'pull.synchronized')
+    const synced = (await eventsOfRepo(s.deps.db, repo.id, last, 500)).filter((e) => e.kind === 'pull.synchronized')
     expect(synced).toHaveLength(1)
     expect(synced[0]).toMatchObject({ actorId: alice.user.id, payload: { index: 1, before, after } })
     const clone = tempDir()
@@ -199,7 +199,7 @@ describe('pull requests: open, mergeability, head refs', () => {
     expect(closed.body.state).toBe('closed')
     expect((await s.get('/repos/alice/lists/pulls?state=closed')).body.map((p: any) => p.number)).toEqual([3])
     expect((await s.get('/repos/alice/lists')).body.open_pr_counter).toBe(2)
-    const events = eventsOfRepo(s.deps.db, repo.id, 0, 500).filter((e) => e.kind.startsWith('issue.') && e.payload.index !== undefined)
+    const events = (await eventsOfRepo(s.deps.db, repo.id, 0, 500)).filter((e) => e.kind.startsWith('issue.') && e.payload.index !== undefined)
     expect(events.map((e) => [e.kind, e.payload.isPull])).toEqual(
       expect.arrayContaining([
         ['issue.edited', true],
@@ -213,9 +213,9 @@ describe('pull requests: open, mergeability, head refs', () => {
     expect((await s.post('/repos/alice/lists/pulls', { head: 'b3', base: 'main', title: 'again' }, tok(alice))).status).toBe(201)
     expect((await s.patch('/repos/alice/lists/pulls/3', { state: 'open' }, tok(alice))).status).toBe(409)
     // A refused edit changes nothing, its labels included.
-    const eventsBefore = eventsOfRepo(s.deps.db, repo.id, 0, 500).length
+    const eventsBefore = (await eventsOfRepo(s.deps.db, repo.id, 0, 500)).length
     expect((await s.patch('/repos/alice/lists/pulls/3', { state: 'open', labels: [label.id] }, tok(alice))).status).toBe(409)
-    expect(eventsOfRepo(s.deps.db, repo.id, 0, 500).length).toBe(eventsBefore)
+    expect((await eventsOfRepo(s.deps.db, repo.id, 0, 500)).length).toBe(eventsBefore)
     expect((await s.get('/repos/alice/lists/pulls/3')).body.labels).toEqual([])
     // Another user may not edit; a reader's edit of someone else's pull request: 403.
     expect((await s.patch('/repos/alice/lists/pulls/1', { title: 'x' }, tok(bob))).status).toBe(403)

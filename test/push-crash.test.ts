@@ -49,12 +49,12 @@ describe('start-up reconcile', () => {
       expect(meta).toMatchObject({ empty: false, default_branch: 'main', size: truth.size })
       expect(truth.head).toBe('main')
       expect(await (await fetch(`${s.url}/bob/lost/raw/branch/main/a.txt`)).text()).toBe('one\n')
-      const pushes = eventsOfRepo(s.deps.db, created.body.id).filter((e) => e.kind === 'push' || e.kind === 'ref.created')
+      const pushes = (await eventsOfRepo(s.deps.db, created.body.id)).filter((e) => e.kind === 'push' || e.kind === 'ref.created')
       expect(pushes.map((e) => [e.kind, e.actorId])).toEqual([
         ['ref.created', bob.user.id],
         ['push', bob.user.id],
       ])
-      expect(s.deps.db.select().from(pendingPushes).all()).toEqual([])
+      expect(await s.deps.db.select().from(pendingPushes)).toEqual([])
       // Nothing changed since: the next reconcile runs no git and writes nothing.
       expect(await reconcileRepositories(s.deps, { settlePending: true })).toMatchObject({ checked: 1, updated: 0 })
     } finally {
@@ -134,12 +134,12 @@ describe('kill -9 during pushes', () => {
     // Every branch git has was announced once, by the pusher, with nothing left pending.
     const db = openDatabase(data)
     try {
-      const created = eventsOfRepo(db, repoId, 0, 500).filter((e) => e.kind === 'ref.created')
+      const created = (await eventsOfRepo(db, repoId, 0, 500)).filter((e) => e.kind === 'ref.created')
       const truth = await gitTruth(gitDir)
       expect(created.map((e) => e.payload.ref).sort()).toEqual([...truth.branches].sort())
       expect(new Set(created.map((e) => e.actorId))).toEqual(new Set(truth.branches.length ? [1] : []))
-      expect(db.select().from(pendingPushes).all()).toEqual([])
-      expect(db.select().from(repositories).where(eq(repositories.id, repoId)).get()!.isEmpty).toBe(truth.empty)
+      expect(await db.select().from(pendingPushes)).toEqual([])
+      expect((await db.select().from(repositories).where(eq(repositories.id, repoId)))[0]!.isEmpty).toBe(truth.empty)
     } finally {
       db.$client.close()
     }

@@ -39,7 +39,7 @@ describe('push events', () => {
     const dir = await workRepo()
     const first = await gitOk(dir, 'rev-parse', 'HEAD')
     await gitOk(dir, 'push', '-q', repo.url, 'main')
-    let seen = eventsOfRepo(s.deps.db, repo.id).filter((e) => e.kind !== 'repo.created')
+    let seen = (await eventsOfRepo(s.deps.db, repo.id)).filter((e) => e.kind !== 'repo.created')
     expect(shape(seen)).toEqual([
       ['ref.created', alice.user.id, { ref: 'main', refType: 'branch', sha: first }],
       ['push', alice.user.id, { ref: 'refs/heads/main', before: ZERO, after: first }],
@@ -54,7 +54,7 @@ describe('push events', () => {
     await gitOk(dir, 'tag', 'v1')
     await gitOk(dir, 'push', '-q', repo.url, 'main', 'v1', 'main:side')
     const last = seen.at(-1)!.id
-    seen = eventsOfRepo(s.deps.db, repo.id, last)
+    seen = await eventsOfRepo(s.deps.db, repo.id, last)
     expect(shape(seen)).toEqual([
       ['push', alice.user.id, { ref: 'refs/heads/main', before: first, after: second }],
       ['ref.created', alice.user.id, { ref: 'side', refType: 'branch', sha: second }],
@@ -63,7 +63,7 @@ describe('push events', () => {
       ['push', alice.user.id, { ref: 'refs/tags/v1', before: ZERO, after: second }],
     ])
     await gitOk(dir, 'push', '-q', repo.url, ':side')
-    expect(shape(eventsOfRepo(s.deps.db, repo.id, seen.at(-1)!.id))).toEqual([
+    expect(shape(await eventsOfRepo(s.deps.db, repo.id, seen.at(-1)!.id))).toEqual([
       ['ref.deleted', alice.user.id, { ref: 'side', refType: 'branch', sha: second }],
       ['push', alice.user.id, { ref: 'refs/heads/side', before: second, after: ZERO }],
     ])
@@ -83,7 +83,7 @@ describe('push events', () => {
     expect(both.code).not.toBe(0)
     expect(await gitOk(repo.gitDir, 'for-each-ref')).toBe('')
     expect((await s.get('/repos/alice/guarded', { token: alice.token })).body.empty).toBe(true)
-    expect(eventsOfRepo(s.deps.db, repo.id).map((e) => e.kind)).toEqual(['repo.created'])
+    expect((await eventsOfRepo(s.deps.db, repo.id)).map((e) => e.kind)).toEqual(['repo.created'])
     // The same push with good names goes through.
     await gitOk(dir, 'push', '-q', repo.url, 'main')
     expect((await s.get('/repos/alice/guarded', { token: alice.token })).body.empty).toBe(false)
@@ -106,7 +106,7 @@ describe('push events', () => {
     })
     expect(res.status).toBe(400)
     expect(await gitOk(repo.gitDir, 'for-each-ref')).toBe('')
-    expect(eventsOfRepo(s.deps.db, repo.id).map((e) => e.kind)).toEqual(['repo.created'])
+    expect((await eventsOfRepo(s.deps.db, repo.id)).map((e) => e.kind)).toEqual(['repo.created'])
   })
 
   test('a client that hangs up right after sending its pack: git applies it and the API follows', async () => {
@@ -144,7 +144,7 @@ describe('push events', () => {
     expect((await s.get('/repos/alice/hangup/branches', { token: alice.token })).body.map((b: any) => b.name)).toEqual(['main'])
     const raw = await fetch(`${s.url}/alice/hangup/raw/branch/main/a.txt`)
     expect(await raw.text()).toBe('one\n')
-    expect(shape(eventsOfRepo(s.deps.db, repo.id).filter((e) => e.kind === 'push'))).toEqual([
+    expect(shape((await eventsOfRepo(s.deps.db, repo.id)).filter((e) => e.kind === 'push'))).toEqual([
       ['push', alice.user.id, { ref: 'refs/heads/main', before: ZERO, after: sha }],
     ])
   })

@@ -130,7 +130,7 @@ afterAll(async () => {
 describe('creating releases', () => {
   test('a release for a new tag creates the tag in git at the default branch, records its events, counts it', async () => {
     expect(await remoteTags('proj')).toEqual({})
-    const lastEvent = eventsOfRepo(s.deps.db, projId, 0, 500).at(-1)?.id ?? 0
+    const lastEvent = (await eventsOfRepo(s.deps.db, projId, 0, 500)).at(-1)?.id ?? 0
     const res = await s.post('/repos/alice/proj/releases', { tag_name: 'v1.0', name: 'First', body: 'Notes' }, { token: writer.token })
     expect(res.status).toBe(201)
     expect(res.body).toMatchObject({
@@ -154,7 +154,7 @@ describe('creating releases', () => {
     await gitOk(clone, 'clone', '-q', remoteUrl(s.url, 'alice/proj.git', 'alice', alice.token), 'c')
     expect(await gitOk(join(clone, 'c'), 'rev-parse', 'v1.0^{commit}')).toBe(master)
     // The tag's creation is a push by the writer; then the release's own event.
-    const events = eventsOfRepo(s.deps.db, projId, lastEvent)
+    const events = await eventsOfRepo(s.deps.db, projId, lastEvent)
     expect(events.map((e) => [e.kind, e.actorId])).toEqual([
       ['ref.created', writer.user.id],
       ['push', writer.user.id],
@@ -237,7 +237,7 @@ describe('drafts and pre-releases', () => {
     expect(res.body.draft).toBe(true)
     draftId = res.body.id
     expect((await remoteTags('proj'))['v3.0']).toBeUndefined()
-    expect(eventsOfRepo(s.deps.db, projId).some((e) => e.kind.startsWith('release.') && e.payload.releaseId === draftId)).toBe(false)
+    expect((await eventsOfRepo(s.deps.db, projId)).some((e) => e.kind.startsWith('release.') && e.payload.releaseId === draftId)).toBe(false)
     const tags = (r: any) => (r.body as any[]).map((x) => x.tag_name)
     expect(tags(await s.get('/repos/alice/proj/releases', { token: writer.token }))).toContain('v3.0')
     for (const who of [{ token: reader.token }, {}]) {
@@ -262,7 +262,7 @@ describe('drafts and pre-releases', () => {
     expect(res.body).toMatchObject({ draft: false, name: 'Upcoming', tag_name: 'v3.0', target_commitish: 'dev' })
     expect((await remoteTags('proj'))['v3.0']).toBe(dev)
     expect((await s.get('/repos/alice/proj')).body.release_counter).toBe(counter + 1)
-    const last = eventsOfRepo(s.deps.db, projId).filter((e) => e.kind.startsWith('release.')).at(-1)!
+    const last = (await eventsOfRepo(s.deps.db, projId)).filter((e) => e.kind.startsWith('release.')).at(-1)!
     expect([last.kind, last.payload.releaseId]).toEqual(['release.published', draftId])
     expect((await s.get(`/repos/alice/proj/releases/${draftId}`, { token: reader.token })).status).toBe(200)
   })
@@ -297,7 +297,7 @@ describe('editing and deleting releases', () => {
     const res = await s.patch(`/repos/alice/proj/releases/${id}`, { name: 'Five!', body: '', prerelease: true }, { token: writer.token })
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ name: 'Five!', body: 'b', prerelease: true, tag_name: 'v5.0' })
-    const last = eventsOfRepo(s.deps.db, projId).filter((e) => e.kind.startsWith('release.')).at(-1)!
+    const last = (await eventsOfRepo(s.deps.db, projId)).filter((e) => e.kind.startsWith('release.')).at(-1)!
     expect([last.kind, last.actorId, last.payload]).toEqual(['release.updated', writer.user.id, { releaseId: id, tagName: 'v5.0' }])
     const renamed = await s.patch(`/repos/alice/proj/releases/${id}`, { tag_name: 'v5.1', target_commitish: 'dev' }, asAlice())
     expect(renamed.status).toBe(200)
@@ -330,7 +330,7 @@ describe('editing and deleting releases', () => {
     expect((await s.get(`/repos/alice/proj/releases/${created.body.id}`)).status).toBe(404)
     expect((await remoteTags('proj'))['v7.0']).toBe(master)
     expect((await s.get('/repos/alice/proj')).body.release_counter).toBe(counter - 1)
-    const last = eventsOfRepo(s.deps.db, projId).filter((e) => e.kind.startsWith('release.')).at(-1)!
+    const last = (await eventsOfRepo(s.deps.db, projId)).filter((e) => e.kind.startsWith('release.')).at(-1)!
     expect(last.kind).toBe('release.deleted')
     expect(last.payload).toMatchObject({ releaseId: created.body.id, tagName: 'v7.0', release: { id: created.body.id, name: 'Seven', tag_name: 'v7.0' } })
     // A new release for the kept tag is possible again; and deleting by tag works the same.
@@ -341,7 +341,7 @@ describe('editing and deleting releases', () => {
   })
 
   test('release_counter is right in repository lists too', async () => {
-    const counted = s.deps.db.select().from(releases).all().filter((r) => r.repoId === projId && !r.isDraft).length
+    const counted = (await s.deps.db.select().from(releases)).filter((r) => r.repoId === projId && !r.isDraft).length
     const mine = await s.get('/user/repos', asAlice())
     expect(mine.body.find((r: any) => r.name === 'proj').release_counter).toBe(counted)
     const search = await s.get('/repos/search?q=proj')
@@ -478,7 +478,7 @@ describe('assets', () => {
     expect(existsSync(path)).toBe(true)
     expect((await s.del(`/repos/alice/proj/releases/${rel.body.id}`, undefined, asAlice())).status).toBe(204)
     expect(existsSync(path)).toBe(false)
-    expect(s.deps.db.select().from(attachments).all().some((a) => a.uuid === up.body.uuid)).toBe(false)
+    expect((await s.deps.db.select().from(attachments)).some((a) => a.uuid === up.body.uuid)).toBe(false)
 
     const made = await s.post('/user/repos', { name: 'doomed', auto_init: true }, asAlice())
     const doomed = await s.post('/repos/alice/doomed/releases', { tag_name: 'd1' }, asAlice())
@@ -496,7 +496,7 @@ describe('assets', () => {
     writeFileSync(join(root, String(projId), crypto.randomUUID()), 'orphan')
     mkdirSync(join(root, '987654'))
     writeFileSync(join(root, '987654', crypto.randomUUID()), 'gone repo')
-    const result = repairAttachments(s.deps)
+    const result = await repairAttachments(s.deps)
     expect(result.removed.length).toBe(3)
     expect(result.missing).toEqual([])
     expect(attachmentFiles(s).sort()).toEqual(kept)
@@ -576,9 +576,9 @@ describe('hostile uploads and names', () => {
     )
     expect(results.filter((r) => r.status === 201).length).toBe(MAX_ASSETS_PER_RELEASE)
     expect(results.filter((r) => r.status === 422).length).toBe(tries - MAX_ASSETS_PER_RELEASE)
-    expect(s.deps.db.select().from(attachments).where(eq(attachments.releaseId, releaseId)).all().length).toBe(MAX_ASSETS_PER_RELEASE)
+    expect((await s.deps.db.select().from(attachments).where(eq(attachments.releaseId, releaseId))).length).toBe(MAX_ASSETS_PER_RELEASE)
     // Every refused upload's file is gone: the release's folder holds exactly the kept ones.
-    const kept = new Set(s.deps.db.select({ uuid: attachments.uuid }).from(attachments).all().map((a) => a.uuid))
+    const kept = new Set((await s.deps.db.select({ uuid: attachments.uuid }).from(attachments)).map((a) => a.uuid))
     expect(attachmentFiles(s).filter((f) => !kept.has(f))).toEqual([])
   })
 

@@ -29,14 +29,14 @@ beforeAll(async () => {
   await s.post('/user/repos', { name: 'bobs-secret', private: true }, { token: bob.token })
   // alice collaborates on bob's private repository.
   expect((await s.put('/repos/bob/bobs-secret/collaborators/alice', { permission: 'read' }, { token: bob.token })).status).toBe(204)
-  orgId = makeOrg(s, 'acme', carol).org.id
+  orgId = (await makeOrg(s, 'acme', carol)).org.id
   await s.post('/admin/users/acme/repos', { name: 'acme-tool' }, { token: admin.token })
   await s.post('/admin/users/acme/repos', { name: 'acme-private', private: true }, { token: admin.token })
   // A fork and a mirror, marked directly (forking and mirroring are other areas).
   await s.post('/user/repos', { name: 'forked' }, { token: carol.token })
   await s.post('/user/repos', { name: 'mirrored' }, { token: carol.token })
-  s.deps.db.update(repositories).set({ isFork: true }).where(eq(repositories.lowerName, 'forked')).run()
-  s.deps.db.update(repositories).set({ isMirror: true }).where(eq(repositories.lowerName, 'mirrored')).run()
+  await s.deps.db.update(repositories).set({ isFork: true }).where(eq(repositories.lowerName, 'forked'))
+  await s.deps.db.update(repositories).set({ isMirror: true }).where(eq(repositories.lowerName, 'mirrored'))
 })
 afterAll(() => s.stop())
 
@@ -156,7 +156,7 @@ describe('GET /repos/search', () => {
     other.run("UPDATE repositories SET is_private = 1 WHERE lower_name = 'alpha'")
     other.close()
     expect(names(await s.get('/repos/search?q=alpha'))).toEqual([])
-    s.deps.db.update(repositories).set({ isPrivate: false }).where(eq(repositories.lowerName, 'alpha')).run()
+    await s.deps.db.update(repositories).set({ isPrivate: false }).where(eq(repositories.lowerName, 'alpha'))
     expect(names(await s.get('/repos/search?q=alpha'))).toEqual(['alice/alpha'])
   })
 
@@ -164,15 +164,15 @@ describe('GET /repos/search', () => {
     const dora = await s.user('dora')
     const q = '/repos/search?q=acme-private'
     expect(names(await s.get(q, { token: dora.token }))).toEqual([])
-    addTeam(s, orgId, 'Everything', 1, [dora], { all: true })
+    await addTeam(s, orgId, 'Everything', 1, [dora], { all: true })
     const seen = await s.get(q, { token: dora.token })
     expect(names(seen)).toEqual(['acme/acme-private'])
     expect(seen.body.data[0].permissions).toEqual({ admin: false, push: false, pull: true })
-    s.deps.db.delete(teamUsers).where(eq(teamUsers.uid, dora.user.id)).run()
+    await s.deps.db.delete(teamUsers).where(eq(teamUsers.uid, dora.user.id))
     expect(names(await s.get(q, { token: dora.token }))).toEqual([])
-    s.deps.db.update(users).set({ isAdmin: true }).where(eq(users.id, dora.user.id)).run()
+    await s.deps.db.update(users).set({ isAdmin: true }).where(eq(users.id, dora.user.id))
     expect(names(await s.get(q, { token: dora.token }))).toEqual(['acme/acme-private'])
-    s.deps.db.update(users).set({ isAdmin: false }).where(eq(users.id, dora.user.id)).run()
+    await s.deps.db.update(users).set({ isAdmin: false }).where(eq(users.id, dora.user.id))
     expect(names(await s.get(q, { token: dora.token }))).toEqual([])
   })
 
@@ -192,7 +192,7 @@ describe('GET /repos/search', () => {
     const before = (await s.get(q, { token: carol.token })).body.data[0]
     expect(before.owner.full_name).toBe('')
     expect(before.permissions).toEqual({ admin: false, push: false, pull: true })
-    s.deps.db.update(users).set({ fullName: 'Bob Builder' }).where(eq(users.id, bob.user.id)).run()
+    await s.deps.db.update(users).set({ fullName: 'Bob Builder' }).where(eq(users.id, bob.user.id))
     const renamed = (await s.get(q, { token: carol.token })).body.data[0]
     expect(renamed.owner.full_name).toBe('Bob Builder')
     expect((await s.get(q)).body.data[0].owner.full_name).toBe('Bob Builder')
@@ -203,14 +203,14 @@ describe('GET /repos/search', () => {
     expect((await s.get(q)).body.data[0].owner.email).toBe(`bob@${s.config.noReplyDomain}`)
     expect((await s.get(q, { token: bob.token })).body.data[0].owner.email).not.toBe(`bob@${s.config.noReplyDomain}`)
     expect((await s.del('/repos/bob/bobs-tool/collaborators/carol', undefined, { token: bob.token })).status).toBe(204)
-    s.deps.db.update(users).set({ fullName: '' }).where(eq(users.id, bob.user.id)).run()
+    await s.deps.db.update(users).set({ fullName: '' }).where(eq(users.id, bob.user.id))
   })
 
-  test('recordsOf: made once per page given out and viewer, afresh after any write', () => {
+  test('recordsOf: made once per page given out and viewer, afresh after any write', async () => {
     const cache = new RepoPageCache(s.deps.db)
-    const rows = s.deps.db.select().from(repositories).limit(3).all()
+    const rows = await s.deps.db.select().from(repositories).limit(3)
     let made = 0
-    const make = () => (made++, [] as any[])
+    const make = async () => (made++, [] as any[])
     cache.get('probe')
     cache.recordsOf(rows, 0, make)
     cache.recordsOf(rows, 0, make)
@@ -220,14 +220,14 @@ describe('GET /repos/search', () => {
     expect(cache.recordsOf(rows, 0, make)).toBe(first)
     cache.recordsOf(rows, alice.user.id, make)
     expect(made).toBe(4)
-    s.deps.db.update(users).set({ fullName: '' }).where(eq(users.id, alice.user.id)).run()
+    await s.deps.db.update(users).set({ fullName: '' }).where(eq(users.id, alice.user.id))
     expect(cache.recordsOf(rows, 0, make)).not.toBe(first)
     expect(made).toBe(5)
   })
 
   test('the page cache holds a bounded number of rows (oldest pages leave first)', async () => {
     expect(REPO_PAGE_CACHE_ROWS).toBeLessThanOrEqual(5000)
-    const rows = s.deps.db.select().from(repositories).limit(30).all()
+    const rows = await s.deps.db.select().from(repositories).limit(30)
     expect(rows.length).toBeGreaterThan(10)
     const small = new RepoPageCache(s.deps.db, 100)
     small.get('probe')

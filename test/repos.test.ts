@@ -29,9 +29,9 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true })
 })
 
-const repoRow = (owner: string, name: string) =>
-  s.deps.db.select().from(repositories).where(eq(repositories.lowerName, name.toLowerCase())).all().find((r) => r.ownerName === owner)
-const numRepos = (id: number) => s.deps.db.select().from(users).where(eq(users.id, id)).get()!.numRepos
+const repoRow = async (owner: string, name: string) =>
+  (await s.deps.db.select().from(repositories).where(eq(repositories.lowerName, name.toLowerCase()))).find((r) => r.ownerName === owner)
+const numRepos = async (id: number) => (await s.deps.db.select().from(users).where(eq(users.id, id)))[0]!.numRepos
 
 /** Clones a repository straight from its folder (smart HTTP is another area's test) and returns the clone's path. */
 async function clone(fullName: string): Promise<string> {
@@ -43,13 +43,13 @@ async function clone(fullName: string): Promise<string> {
 
 describe('create', () => {
   test('POST /user/repos creates an empty repository and counts it', async () => {
-    const before = numRepos(alice.user.id)
+    const before = await numRepos(alice.user.id)
     const r = await s.post('/user/repos', { name: 'plain', description: 'd' }, { token: alice.token })
     expect(r.status).toBe(201)
     expect(r.body.full_name).toBe('alice/plain')
     expect(r.body.empty).toBe(true)
     expect(r.body.permissions).toEqual({ admin: true, push: true, pull: true })
-    expect(numRepos(alice.user.id)).toBe(before + 1)
+    expect(await numRepos(alice.user.id)).toBe(before + 1)
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'plain'))).toBe(true)
   })
 
@@ -58,7 +58,7 @@ describe('create', () => {
     for (const name of ['a b', '..', 'x.git', 'y.wiki', '', 'a'.repeat(101)])
       expect((await s.post('/user/repos', { name }, { token: alice.token })).status).toBe(422)
     expect((await s.post('/user/repos', { name: 'PLAIN' }, { token: alice.token })).status).toBe(409)
-    expect(s.deps.db.select().from(repositories).where(eq(repositories.ownerId, alice.user.id)).all().length).toBe(1)
+    expect((await s.deps.db.select().from(repositories).where(eq(repositories.ownerId, alice.user.id))).length).toBe(1)
   })
 
   test('auto_init writes a real first commit with README, .gitignore and LICENSE', async () => {
@@ -86,14 +86,14 @@ describe('create', () => {
   })
 
   test('a default branch git would refuse is 422 on create and edit, and nothing is created', async () => {
-    const before = s.deps.db.select().from(repositories).all().length
+    const before = (await s.deps.db.select().from(repositories)).length
     for (const branch of ['.hidden', 'a/.b', 'x.lock/y', 'trailing.', '-opt', 'two..dots', 'sp ace'])
       for (const auto_init of [false, true]) {
         const r = await s.post('/user/repos', { name: 'badbranch', default_branch: branch, auto_init }, { token: alice.token })
         expect(r.status).toBe(422)
         expect(r.body.message).toContain('DefaultBranch')
       }
-    expect(s.deps.db.select().from(repositories).all().length).toBe(before)
+    expect((await s.deps.db.select().from(repositories)).length).toBe(before)
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'badbranch'))).toBe(false)
     expect((await s.patch('/repos/alice/inited', { default_branch: '.hidden' }, { token: alice.token })).status).toBe(422)
   })
@@ -121,7 +121,7 @@ describe('create', () => {
       const r = await s.post('/user/repos', body, { token: alice.token })
       expect(r.status).toBe(422)
     }
-    expect(repoRow('alice', 't1')).toBeUndefined()
+    expect(await repoRow('alice', 't1')).toBeUndefined()
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 't1'))).toBe(false)
   })
 
@@ -130,7 +130,7 @@ describe('create', () => {
     const answers = await Promise.all(names.map((name) => s.post('/user/repos', { name, auto_init: true }, { token: alice.token })))
     const statuses = answers.map((a) => a.status).sort()
     expect(statuses).toEqual([201, 409, 409, 409])
-    expect(s.deps.db.select().from(repositories).where(eq(repositories.lowerName, 'race')).all().filter((r) => r.ownerId === alice.user.id).length).toBe(1)
+    expect((await s.deps.db.select().from(repositories).where(eq(repositories.lowerName, 'race'))).filter((r) => r.ownerId === alice.user.id).length).toBe(1)
     expect(readdirSync(join(s.config.dataDir, 'repositories', 'alice')).filter((n) => n.startsWith('race')).length).toBe(1)
     const won = answers.find((a) => a.status === 201)!
     expect((await s.get(`/repos/alice/${won.body.name}/branches/master`, { token: alice.token })).status).toBe(200)
@@ -139,18 +139,18 @@ describe('create', () => {
   test('a leftover git folder with no row is neither adopted nor deleted by a create (409)', async () => {
     const leftover = repoPath(s.config.dataDir, 'alice', 'leftover')
     await initBareRepository(leftover, 'keep')
-    const before = numRepos(alice.user.id)
+    const before = await numRepos(alice.user.id)
     const r = await s.post('/user/repos', { name: 'leftover', auto_init: true }, { token: alice.token })
     expect(r.status).toBe(409)
-    expect(repoRow('alice', 'leftover')).toBeUndefined()
-    expect(numRepos(alice.user.id)).toBe(before)
+    expect(await repoRow('alice', 'leftover')).toBeUndefined()
+    expect(await numRepos(alice.user.id)).toBe(before)
     expect(readFileSync(join(leftover, 'HEAD'), 'utf8')).toBe('ref: refs/heads/keep\n')
     rmSync(leftover, { recursive: true, force: true })
     expect((await s.post('/user/repos', { name: 'leftover' }, { token: alice.token })).status).toBe(201)
   })
 
   test('POST /admin/users/{u}/repos: site admin only, user or organisation owner, 404 unknown owner', async () => {
-    const { org } = makeOrg(s, 'adminorg', bob)
+    const { org } = await makeOrg(s, 'adminorg', bob)
     expect((await s.post('/admin/users/alice/repos', { name: 'byadmin' })).status).toBe(401)
     expect((await s.post('/admin/users/alice/repos', { name: 'byadmin' }, { token: bob.token })).status).toBe(403)
     expect((await s.post('/admin/users/nobody/repos', { name: 'byadmin' }, { token: admin.token })).status).toBe(404)
@@ -162,7 +162,7 @@ describe('create', () => {
     const o = await s.post('/admin/users/adminorg/repos', { name: 'orgrepo' }, { token: admin.token })
     expect(o.status).toBe(201)
     expect(o.body.owner.id).toBe(org.id)
-    expect(numRepos(org.id)).toBe(1)
+    expect(await numRepos(org.id)).toBe(1)
   })
 })
 
@@ -181,7 +181,7 @@ describe('get, edit, delete', () => {
   })
 
   test('GET /repositories/{id}: signed in and readable', async () => {
-    const secret = repoRow('alice', 'secret')!
+    const secret = (await repoRow('alice', 'secret'))!
     expect((await s.get(`/repositories/${secret.id}`)).status).toBe(401)
     expect((await s.get(`/repositories/${secret.id}`, { token: bob.token })).status).toBe(404)
     const r = await s.get(`/repositories/${secret.id}`, { token: alice.token })
@@ -214,12 +214,12 @@ describe('get, edit, delete', () => {
     expect(r.body.has_wiki).toBe(false)
     expect(r.body.allow_squash_merge).toBe(false)
     expect(r.body.internal_tracker.enable_time_tracker).toBe(false)
-    const before = repoRow('alice', 'editme')!
+    const before = (await repoRow('alice', 'editme'))!
     for (const body of [{ description: 'y'.repeat(256) }, { name: 'bad name' }, { name: 'plain' }, { default_branch: '-x' }, { private: 'yes' }]) {
       const bad = await s.patch('/repos/alice/editme', body, { token: alice.token })
       expect(bad.status).toBe(422)
     }
-    expect(repoRow('alice', 'editme')).toEqual(before)
+    expect(await repoRow('alice', 'editme')).toEqual(before)
   })
 
   test('PATCH private hides the repository from others', async () => {
@@ -242,7 +242,7 @@ describe('get, edit, delete', () => {
     expect(old.headers.get('location')).toBe('/api/v1/repos/alice/NewName')
     const dir = await clone('alice/newname')
     expect(existsSync(join(dir, 'README.md'))).toBe(true)
-    expect(repoRow('alice', 'NewName')!.lowerName).toBe('newname')
+    expect((await repoRow('alice', 'NewName'))!.lowerName).toBe('newname')
   })
 
   test('PATCH default_branch must name an existing branch and moves HEAD', async () => {
@@ -273,12 +273,12 @@ describe('get, edit, delete', () => {
     await s.put('/repos/alice/doomed/collaborators/bob', { permission: 'write' }, { token: alice.token })
     expect((await s.del('/repos/alice/doomed')).status).toBe(401)
     expect((await s.del('/repos/alice/doomed', undefined, { token: bob.token })).status).toBe(403)
-    expect(repoRow('alice', 'doomed')).toBeDefined()
-    const before = numRepos(alice.user.id)
+    expect(await repoRow('alice', 'doomed')).toBeDefined()
+    const before = await numRepos(alice.user.id)
     expect((await s.del('/repos/alice/doomed', undefined, { token: alice.token })).status).toBe(204)
-    expect(repoRow('alice', 'doomed')).toBeUndefined()
+    expect(await repoRow('alice', 'doomed')).toBeUndefined()
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'doomed'))).toBe(false)
-    expect(numRepos(alice.user.id)).toBe(before - 1)
+    expect(await numRepos(alice.user.id)).toBe(before - 1)
     expect((await s.get('/repos/alice/doomed', { token: alice.token })).status).toBe(404)
   })
 
@@ -286,7 +286,7 @@ describe('get, edit, delete', () => {
     await s.post('/user/repos', { name: 'gone', auto_init: false }, { token: bob.token })
     expect((await s.del('/repos/bob/gone', undefined, { token: admin.token })).status).toBe(204)
     const carol = await s.user('carol')
-    makeOrg(s, 'delorg', carol, [alice])
+    await makeOrg(s, 'delorg', carol, [alice])
     await s.post('/admin/users/delorg/repos', { name: 'r' }, { token: admin.token })
     expect((await s.del('/repos/delorg/r', undefined, { token: alice.token })).status).toBe(403)
     expect((await s.del('/repos/delorg/r', undefined, { token: carol.token })).status).toBe(204)
@@ -296,24 +296,24 @@ describe('get, edit, delete', () => {
     await s.post('/user/repos', { name: 'shared-admin' }, { token: alice.token })
     await s.put('/repos/alice/shared-admin/collaborators/bob', { permission: 'admin' }, { token: alice.token })
     expect((await s.del('/repos/alice/shared-admin', undefined, { token: bob.token })).status).toBe(204)
-    expect(repoRow('alice', 'shared-admin')).toBeUndefined()
+    expect(await repoRow('alice', 'shared-admin')).toBeUndefined()
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'shared-admin'))).toBe(false)
     const frank = await s.user('frank')
-    const { org } = makeOrg(s, 'teamadm', alice)
+    const { org } = await makeOrg(s, 'teamadm', alice)
     await s.post('/admin/users/teamadm/repos', { name: 'team-r' }, { token: admin.token })
-    addTeam(s, org.id, 'Admins', 3, [frank], { repoIds: [repoRow('teamadm', 'team-r')!.id] })
+    await addTeam(s, org.id, 'Admins', 3, [frank], { repoIds: [(await repoRow('teamadm', 'team-r'))!.id] })
     expect((await s.get('/repos/teamadm/team-r', { token: frank.token })).body.permissions.admin).toBe(true)
     expect((await s.del('/repos/teamadm/team-r', undefined, { token: frank.token })).status).toBe(204)
-    expect(repoRow('teamadm', 'team-r')).toBeUndefined()
+    expect(await repoRow('teamadm', 'team-r')).toBeUndefined()
   })
 
   test('DELETE while the git folder is already gone: 204, row removed', async () => {
     await s.post('/user/repos', { name: 'folderless', auto_init: true }, { token: alice.token })
     rmSync(repoPath(s.config.dataDir, 'alice', 'folderless'), { recursive: true, force: true })
-    const before = numRepos(alice.user.id)
+    const before = await numRepos(alice.user.id)
     expect((await s.del('/repos/alice/folderless', undefined, { token: alice.token })).status).toBe(204)
-    expect(repoRow('alice', 'folderless')).toBeUndefined()
-    expect(numRepos(alice.user.id)).toBe(before - 1)
+    expect(await repoRow('alice', 'folderless')).toBeUndefined()
+    expect(await numRepos(alice.user.id)).toBe(before - 1)
     // and the name is free again
     expect((await s.post('/user/repos', { name: 'folderless' }, { token: alice.token })).status).toBe(201)
   })
@@ -328,7 +328,7 @@ describe('lists', () => {
     await s.post('/user/repos', { name: 'e1', private: true }, { token: erin.token })
     await s.post('/user/repos', { name: 'e2', private: true }, { token: erin.token })
     await s.put('/repos/erin/e1/collaborators/dave', {}, { token: erin.token })
-    makeOrg(s, 'daveorg', dave)
+    await makeOrg(s, 'daveorg', dave)
     await s.post('/admin/users/daveorg/repos', { name: 'o1', private: true }, { token: admin.token })
     expect((await s.get('/user/repos')).status).toBe(401)
     const r = await s.get('/user/repos', { token: dave.token })
@@ -362,15 +362,13 @@ describe('startup repair', () => {
     const data = mkdtempSync(join(scratch, 'serve-'))
     const deps = createDeps(loadConfig({}, { dataDir: data }))
     const now = Math.floor(Date.now() / 1000)
-    const owner = deps.db
+    const owner = (await deps.db
       .insert(users)
       .values({ name: 'sam', lowerName: 'sam', email: 'sam@example.com', numRepos: 1, createdUnix: now, updatedUnix: now })
-      .returning()
-      .get()
-    deps.db
+      .returning())[0]
+    await deps.db
       .insert(repositories)
       .values({ ownerId: owner.id, ownerName: 'sam', name: 'half', lowerName: 'half', status: 'creating', createdUnix: now, updatedUnix: now })
-      .run()
     deps.db.$client.close()
     await initBareRepository(repoPath(data, 'sam', 'half'), 'master')
     await initBareRepository(repoPath(data, 'sam', 'orphan'), 'master')
@@ -400,36 +398,35 @@ describe('startup repair', () => {
       await proc.exited
     }
     const check = createDeps(loadConfig({}, { dataDir: data }))
-    expect(check.db.select().from(repositories).all()).toEqual([])
-    expect(check.db.select().from(users).where(eq(users.id, owner.id)).get()!.numRepos).toBe(0)
+    expect(await check.db.select().from(repositories)).toEqual([])
+    expect((await check.db.select().from(users).where(eq(users.id, owner.id)))[0]!.numRepos).toBe(0)
     check.db.$client.close()
   }, 60_000)
 
   test('removes unfinished rows with their folders and moves orphan folders aside', async () => {
     const now = Math.floor(Date.now() / 1000)
-    const half = s.deps.db
+    const half = (await s.deps.db
       .insert(repositories)
       .values({ ownerId: alice.user.id, ownerName: 'alice', name: 'half', lowerName: 'half', status: 'creating', createdUnix: now, updatedUnix: now })
-      .returning()
-      .get()
-    s.deps.db.update(users).set({ numRepos: numRepos(alice.user.id) + 1 }).where(eq(users.id, alice.user.id)).run()
-    const before = numRepos(alice.user.id)
+      .returning())[0]
+    await s.deps.db.update(users).set({ numRepos: await numRepos(alice.user.id) + 1 }).where(eq(users.id, alice.user.id))
+    const before = await numRepos(alice.user.id)
     const halfPath = repoPath(s.config.dataDir, 'alice', 'half')
     await initBareRepository(halfPath, 'master')
     const orphan = repoPath(s.config.dataDir, 'ghost', 'lost')
     await initBareRepository(orphan, 'master')
     mkdirSync(repoPath(s.config.dataDir, 'alice', 'stray'), { recursive: true })
-    const result = repairRepositories(s.deps)
+    const result = await repairRepositories(s.deps)
     expect(result.removedRows).toBe(1)
     expect(result.orphaned.sort()).toEqual(['alice/stray.git', 'ghost/lost.git'])
-    expect(s.deps.db.select().from(repositories).where(eq(repositories.id, half.id)).get()).toBeUndefined()
-    expect(numRepos(alice.user.id)).toBe(before - 1)
+    expect((await s.deps.db.select().from(repositories).where(eq(repositories.id, half.id)))[0]).toBeUndefined()
+    expect(await numRepos(alice.user.id)).toBe(before - 1)
     expect(existsSync(halfPath)).toBe(false)
     expect(existsSync(orphan)).toBe(false)
     expect(existsSync(join(s.config.dataDir, 'repositories', '.orphaned', 'ghost', 'lost.git', 'HEAD'))).toBe(true)
     // Real repositories are left alone.
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'plain'))).toBe(true)
-    expect(repairRepositories(s.deps)).toEqual({ removedRows: 0, orphaned: [], missing: [], leftovers: [] })
+    expect(await repairRepositories(s.deps)).toEqual({ removedRows: 0, orphaned: [], missing: [], leftovers: [] })
   })
 
   test('a crash in the middle of a rename (folder moved, row not) is reported, the folder kept aside', async () => {
@@ -437,7 +434,7 @@ describe('startup repair', () => {
     const from = repoPath(s.config.dataDir, 'alice', 'mid-rename')
     const to = repoPath(s.config.dataDir, 'alice', 'new-name')
     renameSync(from, to)
-    const result = repairRepositories(s.deps)
+    const result = await repairRepositories(s.deps)
     expect(result).toEqual({ removedRows: 0, orphaned: ['alice/new-name.git'], missing: ['alice/mid-rename'], leftovers: [] })
     expect(existsSync(join(s.config.dataDir, 'repositories', '.orphaned', 'alice', 'new-name.git', 'HEAD'))).toBe(true)
     // No 500 while the folder is gone; the row can still be deleted.

@@ -107,7 +107,7 @@ describe('git over SSH', () => {
     const push = await sshGit(work, aliceKey.path, ['push', secretUrl, 'main'])
     expect(push.stderr).toContain('[new branch]')
     expect(push.code).toBe(0)
-    const events = eventsOfRepo(s.deps.db, secretId).filter((e) => e.kind === 'push')
+    const events = (await eventsOfRepo(s.deps.db, secretId)).filter((e) => e.kind === 'push')
     expect(events.map((e) => [e.actorId, e.payload])).toEqual([[alice.user.id, { ref: 'refs/heads/main', before: '0'.repeat(40), after: first }]])
     expect((await s.get('/repos/alice/secret', { token: alice.token })).body).toMatchObject({ empty: false, default_branch: 'main' })
 
@@ -186,33 +186,33 @@ describe('git over SSH', () => {
   })
 
   test('a deploy key with write access pushes (recorded as the owner, as Gitea); a key is used at most once a minute in the record', async () => {
-    s.deps.db.update(deployKeys).set({ updatedUnix: 0 }).where(eq(deployKeys.title, 'ci write')).run()
+    await s.deps.db.update(deployKeys).set({ updatedUnix: 0 }).where(eq(deployKeys.title, 'ci write'))
     const clone = join(temp(), 'c')
     expect((await sshGit(keysDir, writeKey.path, ['clone', '-q', secretUrl, clone])).code).toBe(0)
-    const used = s.deps.db.select().from(deployKeys).where(eq(deployKeys.title, 'ci write')).get()!
+    const used = (await s.deps.db.select().from(deployKeys).where(eq(deployKeys.title, 'ci write')))[0]!
     expect(used.updatedUnix).toBeGreaterThan(Date.now() / 1000 - 60)
     writeFileSync(join(clone, 'c.txt'), 'c\n')
     await gitOk(clone, 'add', 'c.txt')
     await gitOk(clone, 'commit', '-q', '-m', 'c')
     // Used again within the minute (the push): the record is not rewritten.
     const recent = Math.floor(Date.now() / 1000) - 30
-    s.deps.db.update(deployKeys).set({ updatedUnix: recent }).where(eq(deployKeys.id, used.id)).run()
-    const before = eventsOfRepo(s.deps.db, secretId).at(-1)!.id
+    await s.deps.db.update(deployKeys).set({ updatedUnix: recent }).where(eq(deployKeys.id, used.id))
+    const before = (await eventsOfRepo(s.deps.db, secretId)).at(-1)!.id
     const push = await sshGit(clone, writeKey.path, ['push', 'origin', 'main'])
     expect(push.code).toBe(0)
-    const pushed = eventsOfRepo(s.deps.db, secretId, before).filter((e) => e.kind === 'push')
+    const pushed = (await eventsOfRepo(s.deps.db, secretId, before)).filter((e) => e.kind === 'push')
     expect(pushed.map((e) => e.actorId)).toEqual([alice.user.id])
-    expect(s.deps.db.select().from(deployKeys).where(eq(deployKeys.id, used.id)).get()!.updatedUnix).toBe(recent)
+    expect((await s.deps.db.select().from(deployKeys).where(eq(deployKeys.id, used.id)))[0]!.updatedUnix).toBe(recent)
   })
 
   test("a user key's use is recorded (updated time), throttled", async () => {
-    s.deps.db.update(publicKeys).set({ updatedUnix: 1000 }).where(eq(publicKeys.ownerId, alice.user.id)).run()
+    await s.deps.db.update(publicKeys).set({ updatedUnix: 1000 }).where(eq(publicKeys.ownerId, alice.user.id))
     expect((await sshGit(keysDir, aliceKey.path, ['ls-remote', secretUrl])).code).toBe(0)
-    const first = s.deps.db.select().from(publicKeys).where(eq(publicKeys.ownerId, alice.user.id)).get()!.updatedUnix
+    const first = (await s.deps.db.select().from(publicKeys).where(eq(publicKeys.ownerId, alice.user.id)))[0]!.updatedUnix
     expect(first).toBeGreaterThan(1000)
-    s.deps.db.update(publicKeys).set({ updatedUnix: first - 30 }).where(eq(publicKeys.ownerId, alice.user.id)).run()
+    await s.deps.db.update(publicKeys).set({ updatedUnix: first - 30 }).where(eq(publicKeys.ownerId, alice.user.id))
     expect((await sshGit(keysDir, aliceKey.path, ['ls-remote', secretUrl])).code).toBe(0)
-    expect(s.deps.db.select().from(publicKeys).where(eq(publicKeys.ownerId, alice.user.id)).get()!.updatedUnix).toBe(first - 30)
+    expect((await s.deps.db.select().from(publicKeys).where(eq(publicKeys.ownerId, alice.user.id)))[0]!.updatedUnix).toBe(first - 30)
   })
 
   test("another user's key: the private repository is answered as missing, exactly like a missing one", async () => {
@@ -518,7 +518,7 @@ describe('stopping the SSH server (the shutdown of serve)', () => {
       expect([pushed.code, pushed.stderr]).toEqual([0, expect.stringContaining('main -> main')])
       await stopped
       expect((await refsOf(gitDir))['refs/heads/main']).toBe(await gitOk(work, 'rev-parse', 'main'))
-      const events = eventsOfRepo(t.deps.db, created.body.id).map((e) => e.kind)
+      const events = (await eventsOfRepo(t.deps.db, created.body.id)).map((e) => e.kind)
       expect(events).toContain('push')
     } finally {
       await t.stop()

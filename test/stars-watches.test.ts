@@ -10,10 +10,10 @@ let s: TestServer
 let root: TestUser, alice: TestUser, bob: TestUser, carol: TestUser, dave: TestUser
 const as = (u: TestUser) => ({ token: u.token })
 
-const repoRow = (name: string) => s.deps.db.select().from(repositories).where(eq(repositories.name, name)).get()!
-const starRows = (repoId: number) => s.deps.db.select({ n: count() }).from(stars).where(eq(stars.repoId, repoId)).get()!.n
-const watchRows = (repoId: number) => s.deps.db.select({ n: count() }).from(watches).where(eq(watches.repoId, repoId)).get()!.n
-const userRow = (id: number) => s.deps.db.select().from(users).where(eq(users.id, id)).get()!
+const repoRow = async (name: string) => (await s.deps.db.select().from(repositories).where(eq(repositories.name, name)))[0]!
+const starRows = async (repoId: number) => (await s.deps.db.select({ n: count() }).from(stars).where(eq(stars.repoId, repoId)))[0]!.n
+const watchRows = async (repoId: number) => (await s.deps.db.select({ n: count() }).from(watches).where(eq(watches.repoId, repoId)))[0]!.n
+const userRow = async (id: number) => (await s.deps.db.select().from(users).where(eq(users.id, id)))[0]!
 /** Repositories by full name, users by login, sorted. */
 const names = (list: { full_name?: string; login?: string; owner?: unknown }[]) => list.map((x) => (x.owner ? x.full_name : x.login)).sort()
 
@@ -39,7 +39,7 @@ describe('watching on creation', () => {
   test('the creator of a repository watches it, as Gitea', async () => {
     const repo = await s.get('/repos/alice/pub', as(alice))
     expect(repo.body.watchers_count).toBe(1)
-    expect(repoRow('pub').numWatches).toBe(watchRows(repoRow('pub').id))
+    expect((await repoRow('pub')).numWatches).toBe(await watchRows((await repoRow('pub')).id))
     const subscribers = await s.get('/repos/alice/pub/subscribers')
     expect(subscribers.status).toBe(200)
     expect(names(subscribers.body)).toEqual(['alice'])
@@ -57,7 +57,7 @@ describe('watching on creation', () => {
 
 describe('stars', () => {
   test('starring: refusals (anonymous 401, hidden or unknown repository 404) change nothing', async () => {
-    const before = repoRow('priv').numStars
+    const before = (await repoRow('priv')).numStars
     expect((await s.put('/user/starred/alice/pub')).status).toBe(401)
     expect((await s.get('/user/starred/alice/pub')).status).toBe(401)
     expect((await s.del('/user/starred/alice/pub')).status).toBe(401)
@@ -68,8 +68,8 @@ describe('stars', () => {
       expect((await s.request(method, '/user/starred/alice/nope', as(carol))).status).toBe(404)
       expect((await s.request(method, '/user/starred/nobody/pub', as(carol))).status).toBe(404)
     }
-    expect(repoRow('priv').numStars).toBe(before)
-    expect(starRows(repoRow('priv').id)).toBe(0)
+    expect((await repoRow('priv')).numStars).toBe(before)
+    expect(await starRows((await repoRow('priv')).id)).toBe(0)
     // Lists of a hidden or unknown repository.
     expect((await s.get('/repos/alice/priv/stargazers', as(carol))).status).toBe(404)
     expect((await s.get('/repos/alice/priv/stargazers')).status).toBe(404)
@@ -104,8 +104,8 @@ describe('stars', () => {
     expect((await s.del('/user/starred/alice/pub', undefined, as(carol))).status).toBe(204)
     expect((await s.get('/user/starred/alice/pub', as(carol))).status).toBe(404)
     expect((await s.get('/repos/alice/pub')).body.stars_count).toBe(1)
-    expect(userRow(carol.user.id).numStars).toBe(0)
-    expect(repoRow('pub').numStars).toBe(starRows(repoRow('pub').id))
+    expect((await userRow(carol.user.id)).numStars).toBe(0)
+    expect((await repoRow('pub')).numStars).toBe(await starRows((await repoRow('pub')).id))
   })
 
   test("a user's starred list shows another caller only public repositories it may read (Gitea: private ones to the user alone); hidden users answer like unknown ones", async () => {
@@ -121,7 +121,7 @@ describe('stars', () => {
 
     const unknown = await s.get('/users/nobody/starred', as(carol))
     expect(unknown.status).toBe(404)
-    s.deps.db.update(users).set({ visibility: 'private' }).where(eq(users.id, dave.user.id)).run()
+    await s.deps.db.update(users).set({ visibility: 'private' }).where(eq(users.id, dave.user.id))
     expect((await s.put('/user/starred/alice/pub', undefined, as(dave))).status).toBe(204)
     const hidden = await s.get('/users/dave/starred', as(carol))
     expect(hidden.status).toBe(404)
@@ -157,7 +157,7 @@ describe('watches', () => {
       expect((await s.request(method, '/repos/alice/priv/subscription', as(carol))).status).toBe(404)
       expect((await s.request(method, '/repos/alice/nope/subscription', as(carol))).status).toBe(404)
     }
-    expect(watchRows(repoRow('priv').id)).toBe(1)
+    expect(await watchRows((await repoRow('priv')).id)).toBe(1)
     expect((await s.get('/repos/alice/priv/subscribers', as(carol))).status).toBe(404)
     expect((await s.get('/repos/alice/nope/subscribers')).status).toBe(404)
   })
@@ -198,7 +198,7 @@ describe('watches', () => {
     expect((await s.del('/repos/alice/pub/subscription', undefined, as(bob))).status).toBe(204)
     expect((await s.get('/repos/alice/pub/subscription', as(bob))).status).toBe(404)
     expect((await s.get('/repos/alice/pub')).body.watchers_count).toBe(1)
-    for (const name of ['pub', 'priv', 'arch']) expect(repoRow(name).numWatches).toBe(watchRows(repoRow(name).id))
+    for (const name of ['pub', 'priv', 'arch']) expect((await repoRow(name)).numWatches).toBe(await watchRows((await repoRow(name)).id))
   })
 
   test('a user who loses access stops seeing the repository in their lists', async () => {
@@ -228,22 +228,22 @@ describe('counters under concurrency', () => {
         for (const r of await Promise.all(sent)) expect([200, 204]).toContain(r.status)
       }),
     )
-    const busy = repoRow('busy')
-    expect(busy.numStars).toBe(starRows(busy.id))
-    expect(busy.numWatches).toBe(watchRows(busy.id))
+    const busy = await repoRow('busy')
+    expect(busy.numStars).toBe(await starRows(busy.id))
+    expect(busy.numWatches).toBe(await watchRows(busy.id))
     const api = (await s.get('/repos/alice/busy')).body
     expect(api.stars_count).toBe(busy.numStars)
     expect(api.watchers_count).toBe(busy.numWatches)
     for (const u of crowd) {
-      const starred = s.deps.db.select({ n: count() }).from(stars).where(eq(stars.userId, u.user.id)).get()!.n
-      expect(userRow(u.user.id).numStars).toBe(starred)
+      const starred = (await s.deps.db.select({ n: count() }).from(stars).where(eq(stars.userId, u.user.id)))[0]!.n
+      expect((await userRow(u.user.id)).numStars).toBe(starred)
     }
     // Then a settled round: everyone stars, then everyone but alice unwatches, all at once.
     await Promise.all(crowd.map((u) => s.put('/user/starred/alice/busy', undefined, as(u))))
     await Promise.all(crowd.map((u) => s.del('/repos/alice/busy/subscription', undefined, as(u))))
-    expect(repoRow('busy').numStars).toBe(50)
-    expect(starRows(busy.id)).toBe(50)
-    expect(repoRow('busy').numWatches).toBe(1)
+    expect((await repoRow('busy')).numStars).toBe(50)
+    expect(await starRows(busy.id)).toBe(50)
+    expect((await repoRow('busy')).numWatches).toBe(1)
     expect((await s.get('/repos/alice/busy')).body.stars_count).toBe(50)
     expect((await s.get('/repos/alice/busy/stargazers?limit=50')).body.length).toBe(50)
   })
@@ -254,12 +254,12 @@ describe('deleting a repository', () => {
     expect((await s.post('/user/repos', { name: 'doomed' }, as(alice))).status).toBe(201)
     expect((await s.put('/user/starred/alice/doomed', undefined, as(carol))).status).toBe(204)
     expect((await s.put('/repos/alice/doomed/subscription', undefined, as(carol))).status).toBe(200)
-    const id = repoRow('doomed').id
-    const before = userRow(carol.user.id).numStars
+    const id = (await repoRow('doomed')).id
+    const before = (await userRow(carol.user.id)).numStars
     expect((await s.del('/repos/alice/doomed', undefined, as(alice))).status).toBe(204)
-    expect(starRows(id)).toBe(0)
-    expect(watchRows(id)).toBe(0)
-    expect(userRow(carol.user.id).numStars).toBe(before - 1)
+    expect(await starRows(id)).toBe(0)
+    expect(await watchRows(id)).toBe(0)
+    expect((await userRow(carol.user.id)).numStars).toBe(before - 1)
     const mine = await s.get('/user/starred', as(carol))
     expect(mine.status).toBe(200)
     expect(names(mine.body)).not.toContain('alice/doomed')

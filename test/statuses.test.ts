@@ -11,7 +11,7 @@ let reader: TestUser
 let refs: Record<string, string>
 let repoId: number
 let work: string
-const statusCount = () => s.deps.db.select().from(commitStatuses).all().length
+const statusCount = async () => (await s.deps.db.select().from(commitStatuses)).length
 
 beforeAll(async () => {
   s = await startTestServer()
@@ -45,7 +45,7 @@ describe('commit statuses', () => {
     const second = await post(sha.slice(0, 10), { state: 'success', context: 'ci/build' })
     expect(second.body.id).toBe(2)
     expect((await post(refs['refs/heads/master']!, { state: 'success' })).body.id).toBe(1)
-    const events = eventsOfRepo(s.deps.db, repoId).filter((e) => e.kind === 'status')
+    const events = (await eventsOfRepo(s.deps.db, repoId)).filter((e) => e.kind === 'status')
     expect(events.map((e) => [e.actorId, e.payload.sha, e.payload.state])).toEqual([
       [alice.user.id, sha, 'pending'],
       [alice.user.id, sha, 'success'],
@@ -113,7 +113,7 @@ describe('commit statuses', () => {
 
   test('unknown commits and refs, bad states, readers and anonymous callers are refused; nothing changes', async () => {
     const sha = refs['refs/heads/master']!
-    const before = statusCount()
+    const before = await statusCount()
     const unknown = await post('0123456789abcdef0123456789abcdef01234567', { state: 'success' })
     expect(unknown.status).toBe(422)
     expect(unknown.body.message).toContain('No commit found')
@@ -124,7 +124,7 @@ describe('commit statuses', () => {
     expect((await post(sha, { state: 'success', context: 'x'.repeat(300) })).status).toBe(422)
     expect((await post(sha, { state: 'success' }, reader.token)).status).toBe(403)
     expect((await s.post(`/repos/alice/ci/statuses/${sha}`, { state: 'success' })).status).toBe(401)
-    expect(statusCount()).toBe(before)
+    expect(await statusCount()).toBe(before)
     for (const ref of ['nope', '0123456789abcdef0123456789abcdef01234567', '--output=x']) {
       expect((await combined(ref)).status).toBe(404)
       expect((await s.get(`/repos/alice/ci/commits/${ref}/statuses`, { token: alice.token })).status).toBe(404)
@@ -135,9 +135,9 @@ describe('commit statuses', () => {
     const r = await s.post('/user/repos', { name: 'tmp' }, { token: alice.token })
     await gitOk(work, 'push', '-q', remoteUrl(s.url, 'alice/tmp.git', 'alice', alice.password), 'master')
     expect((await s.post(`/repos/alice/tmp/statuses/${refs['refs/heads/master']}`, { state: 'success' }, { token: alice.token })).status).toBe(201)
-    const before = statusCount()
+    const before = await statusCount()
     expect((await s.del('/repos/alice/tmp', undefined, { token: alice.token })).status).toBe(204)
-    expect(statusCount()).toBe(before - 1)
+    expect(await statusCount()).toBe(before - 1)
     expect(r.body.id).toBeGreaterThan(0)
   })
 })

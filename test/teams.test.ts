@@ -203,32 +203,32 @@ describe('team paths and counters', () => {
     const { teams, users } = await import('../src/db/schema')
     const { eq } = await import('drizzle-orm')
     expect((await s.post('/orgs', { username: 'counted' }, { token: olga.token })).status).toBe(201)
-    const org = () => s.deps.db.select().from(users).where(eq(users.lowerName, 'counted')).get()!
-    const team = (id: number) => s.deps.db.select().from(teams).where(eq(teams.id, id)).get()!
-    expect([org().numMembers, org().numTeams]).toEqual([1, 1])
+    const org = async () => (await s.deps.db.select().from(users).where(eq(users.lowerName, 'counted')))[0]!
+    const team = async (id: number) => (await s.deps.db.select().from(teams).where(eq(teams.id, id)))[0]!
+    expect([(await org()).numMembers, (await org()).numTeams]).toEqual([1, 1])
     const a = (await s.post('/orgs/counted/teams', { name: 'a', permission: 'write' }, { token: olga.token })).body.id
     const b = (await s.post('/orgs/counted/teams', { name: 'b' }, { token: olga.token })).body.id
     for (const id of [a, b]) {
       expect((await s.put(`/teams/${id}/members/mia`, undefined, { token: olga.token })).status).toBe(204)
       expect((await s.put(`/teams/${id}/members/mia`, undefined, { token: olga.token })).status).toBe(204)
     }
-    expect([org().numMembers, org().numTeams, team(a).numMembers, team(b).numMembers]).toEqual([2, 3, 1, 1])
+    expect([(await org()).numMembers, (await org()).numTeams, (await team(a)).numMembers, (await team(b)).numMembers]).toEqual([2, 3, 1, 1])
     expect((await s.post('/orgs/counted/repos', { name: 'r1' }, { token: olga.token })).status).toBe(201)
     expect((await s.put(`/teams/${a}/repos/counted/r1`, undefined, { token: olga.token })).status).toBe(204)
     expect((await s.put(`/teams/${a}/repos/counted/r1`, undefined, { token: olga.token })).status).toBe(204)
-    expect([team(a).numRepos, org().numRepos]).toEqual([1, 1])
+    expect([(await team(a)).numRepos, (await org()).numRepos]).toEqual([1, 1])
     expect((await s.del(`/teams/${b}/members/mia`, undefined, { token: olga.token })).status).toBe(204)
-    expect([org().numMembers, team(b).numMembers, team(a).numMembers]).toEqual([2, 0, 1])
+    expect([(await org()).numMembers, (await team(b)).numMembers, (await team(a)).numMembers]).toEqual([2, 0, 1])
     expect((await s.del('/orgs/counted/members/mia', undefined, { token: olga.token })).status).toBe(204)
-    expect([org().numMembers, team(a).numMembers]).toEqual([1, 0])
+    expect([(await org()).numMembers, (await team(a)).numMembers]).toEqual([1, 0])
     expect((await s.del(`/teams/${b}`, undefined, { token: olga.token })).status).toBe(204)
-    expect(org().numTeams).toBe(2)
+    expect((await org()).numTeams).toBe(2)
     expect((await s.del(`/teams/${a}/repos/counted/r1`, undefined, { token: olga.token })).status).toBe(204)
-    expect(team(a).numRepos).toBe(0)
+    expect((await team(a)).numRepos).toBe(0)
     // Deleting a repository takes it from its teams' counts too.
     expect((await s.put(`/teams/${a}/repos/counted/r1`, undefined, { token: olga.token })).status).toBe(204)
-    expect(team(a).numRepos).toBe(1)
+    expect((await team(a)).numRepos).toBe(1)
     expect((await s.del('/repos/counted/r1', undefined, { token: olga.token })).status).toBe(204)
-    expect([team(a).numRepos, org().numRepos]).toEqual([0, 0])
+    expect([(await team(a)).numRepos, (await org()).numRepos]).toEqual([0, 0])
   })
 })

@@ -14,16 +14,16 @@ beforeAll(async () => {
   await w.s.post(`${repo.path}/issues`, { title: 'by reader' }, { token: w.reader.token })
   // Only writers can be assigned (Gitea's CanBeAssigned): the outsider is assigned while a
   // writer, then loses that access; as an assignee they may still track time.
-  addCollaborator(w.s, repo.id, w.outsider, 2)
+  await addCollaborator(w.s, repo.id, w.outsider, 2)
   await w.s.post(`${repo.path}/issues`, { title: 'assigned', assignees: ['outsider'] }, { token: w.owner.token })
-  w.s.deps.db.delete(collaborations).where(and(eq(collaborations.repoId, repo.id), eq(collaborations.userId, w.outsider.user.id))).run()
+  await w.s.deps.db.delete(collaborations).where(and(eq(collaborations.repoId, repo.id), eq(collaborations.userId, w.outsider.user.id)))
   await w.s.post(`${priv.path}/issues`, { title: 'private work' }, { token: w.owner.token })
 })
 afterAll(() => w.s.stop())
 
-const timeCount = () => w.s.deps.db.select().from(trackedTimes).all().length
-const setRepo = (id: number, set: Partial<typeof repositories.$inferSelect>) =>
-  w.s.deps.db.update(repositories).set(set).where(eq(repositories.id, id)).run()
+const timeCount = async () => (await w.s.deps.db.select().from(trackedTimes)).length
+const setRepo = async (id: number, set: Partial<typeof repositories.$inferSelect>) =>
+  await w.s.deps.db.update(repositories).set(set).where(eq(repositories.id, id))
 
 describe('tracked time', () => {
   test('a writer adds time: 200 TrackedTime and a "time added" event', async () => {
@@ -31,7 +31,7 @@ describe('tracked time', () => {
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({ time: 3600, user_id: w.writer.user.id, user_name: 'writer', issue_id: expect.any(Number) })
     expect(r.body.created).toMatch(/Z$/)
-    const events = w.s.deps.db.select().from(comments).all().filter((c) => c.type !== 0)
+    const events = (await w.s.deps.db.select().from(comments)).filter((c) => c.type !== 0)
     expect(events).toHaveLength(1)
     expect(events[0]!.posterId).toBe(w.writer.user.id)
     expect((await w.s.get(`${repo.path}/issues/1`)).body.comments).toBe(0)
@@ -40,19 +40,19 @@ describe('tracked time', () => {
   test('only contributors (writers, the poster, assignees) may add time when the repository says so', async () => {
     expect((await w.s.post(`${repo.path}/issues/1/times`, { time: 60 }, { token: w.reader.token })).status).toBe(200) // poster
     expect((await w.s.post(`${repo.path}/issues/2/times`, { time: 60 }, { token: w.outsider.token })).status).toBe(200) // assignee
-    const before = timeCount()
+    const before = await timeCount()
     expect((await w.s.post(`${repo.path}/issues/2/times`, { time: 60 }, { token: w.reader.token })).status).toBe(403)
     expect((await w.s.post(`${repo.path}/issues/1/times`, { time: 60 }, { token: w.outsider.token })).status).toBe(403)
     expect((await w.s.post(`${repo.path}/issues/1/times`, { time: 60 })).status).toBe(401)
     expect((await w.s.post(`${priv.path}/issues/1/times`, { time: 60 }, { token: w.outsider.token })).status).toBe(404)
-    expect(timeCount()).toBe(before)
-    setRepo(repo.id, { allowOnlyContributorsToTrackTime: false })
+    expect(await timeCount()).toBe(before)
+    await setRepo(repo.id, { allowOnlyContributorsToTrackTime: false })
     expect((await w.s.post(`${repo.path}/issues/2/times`, { time: 60 }, { token: w.reader.token })).status).toBe(200)
-    setRepo(repo.id, { allowOnlyContributorsToTrackTime: true })
+    await setRepo(repo.id, { allowOnlyContributorsToTrackTime: true })
   })
 
   test('non-positive or malformed time: 400/422, nothing recorded', async () => {
-    const before = timeCount()
+    const before = await timeCount()
     expect((await w.s.post(`${repo.path}/issues/1/times`, { time: 0 }, { token: w.owner.token })).status).toBe(400)
     expect((await w.s.post(`${repo.path}/issues/1/times`, { time: -5 }, { token: w.owner.token })).status).toBe(400)
     expect((await w.s.post(`${repo.path}/issues/1/times`, { time: 'lots' }, { token: w.owner.token })).status).toBe(422)
@@ -60,7 +60,7 @@ describe('tracked time', () => {
     expect((await w.s.post(`${repo.path}/issues/1/times`, { time: 5, created: 'today' }, { token: w.owner.token })).status).toBe(422)
     expect((await w.s.post(`${repo.path}/issues/99/times`, { time: 5 }, { token: w.owner.token })).status).toBe(404)
     expect((await w.s.post(`${repo.path}/issues/1/times`, { time: 5, user_name: 'owner' }, { token: w.writer.token })).status).toBe(403)
-    expect(timeCount()).toBe(before)
+    expect(await timeCount()).toBe(before)
   })
 
   test('lists: the issue’s, the repository’s, one user’s in the repository, the caller’s own', async () => {
@@ -91,8 +91,8 @@ describe('tracked time', () => {
   })
 
   test('time tracking disabled: 400 "time tracking disabled" with Message too', async () => {
-    setRepo(repo.id, { enableTimeTracker: false })
-    const before = timeCount()
+    await setRepo(repo.id, { enableTimeTracker: false })
+    const before = await timeCount()
     for (const r of [
       await w.s.post(`${repo.path}/issues/1/times`, { time: 60 }, { token: w.owner.token }),
       await w.s.get(`${repo.path}/times`),
@@ -101,9 +101,9 @@ describe('tracked time', () => {
       expect(r.status).toBe(400)
       expect(r.body).toMatchObject({ message: 'time tracking disabled', Message: 'time tracking disabled' })
     }
-    expect(timeCount()).toBe(before)
+    expect(await timeCount()).toBe(before)
     // The issue's own list answers 404 (Gitea's ListTrackedTimes; endpoints.md A.5).
     expect((await w.s.get(`${repo.path}/issues/1/times`)).status).toBe(404)
-    setRepo(repo.id, { enableTimeTracker: true })
+    await setRepo(repo.id, { enableTimeTracker: true })
   })
 })

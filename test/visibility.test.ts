@@ -26,7 +26,7 @@ const repos: Record<string, RepoRow> = {}
 async function person(name: string, visibility: string, isAdmin = false) {
   const row = await createUser(s.deps, { username: name, email: `${name}@example.com`, password: `pw-${name}-secret`, visibility, isAdmin })
   people[name] = row
-  tokens[name] = createAccessToken(s.deps, row.id, 'test').secret
+  tokens[name] = (await createAccessToken(s.deps, row.id, 'test')).secret
   return row
 }
 
@@ -45,30 +45,30 @@ beforeAll(async () => {
   await person('teamer', 'public')
   await person('boss', 'public')
   await person('siteadmin', 'public', true)
-  followUser(s.deps, people.privfan!, people.stranger!)
+  await followUser(s.deps, people.privfan!, people.stranger!)
 
-  for (const v of ['public', 'limited', 'private']) orgs[v] = createOrganization(s.deps, people.boss!, { username: `org-${v}`, visibility: v })
+  for (const v of ['public', 'limited', 'private']) orgs[v] = await createOrganization(s.deps, people.boss!, { username: `org-${v}`, visibility: v })
   const owners: UserRow[] = [people.pubu!, people.limu!, people.privu!, people.privfan!, ...Object.values(orgs)]
   for (const owner of owners)
     for (const priv of [false, true])
       repos[`${owner.name}/${priv ? 'priv' : 'pub'}`] = await createRepository(s.deps, owner, { name: priv ? 'priv' : 'pub', private: priv })
 
   for (const org of Object.values(orgs)) {
-    const ctx = loadOrg(s.deps, org.name, people.boss!)
+    const ctx = await loadOrg(s.deps, org.name, people.boss!)
     // The member: in a read team covering no repository (privmate too, in the private org).
-    const readers = createTeam(s.deps, ctx, { name: 'readers', permission: 'read' })
-    const readersCtx = loadTeam(s.deps, readers.id, people.boss!)
-    addTeamMember(s.deps, readersCtx, people.member!)
-    if (org.visibility === 'private') addTeamMember(s.deps, readersCtx, people.privmate!)
+    const readers = await createTeam(s.deps, ctx, { name: 'readers', permission: 'read' })
+    const readersCtx = await loadTeam(s.deps, readers.id, people.boss!)
+    await addTeamMember(s.deps, readersCtx, people.member!)
+    if (org.visibility === 'private') await addTeamMember(s.deps, readersCtx, people.privmate!)
     // The team member: in a write team covering the organisation's private repository.
-    const writers = createTeam(s.deps, ctx, { name: 'writers', permission: 'write' })
-    const writersCtx = loadTeam(s.deps, writers.id, people.boss!)
-    addTeamMember(s.deps, writersCtx, people.teamer!)
-    addTeamRepo(s.deps, writersCtx, org.name, 'priv')
+    const writers = await createTeam(s.deps, ctx, { name: 'writers', permission: 'write' })
+    const writersCtx = await loadTeam(s.deps, writers.id, people.boss!)
+    await addTeamMember(s.deps, writersCtx, people.teamer!)
+    await addTeamRepo(s.deps, writersCtx, org.name, 'priv')
   }
   // The collaborator: on every private repository of a person, and on the private organisation's public one.
-  for (const owner of [people.pubu!, people.limu!, people.privu!, people.privfan!]) addCollaborator(s.deps, repos[`${owner.name}/priv`]!, people.collab!, 'read')
-  addCollaborator(s.deps, repos['org-private/pub']!, people.collab!, 'read')
+  for (const owner of [people.pubu!, people.limu!, people.privu!, people.privfan!]) await addCollaborator(s.deps, repos[`${owner.name}/priv`]!, people.collab!, 'read')
+  await addCollaborator(s.deps, repos['org-private/pub']!, people.collab!, 'read')
 })
 afterAll(() => s.stop())
 
@@ -82,67 +82,74 @@ const callers = (): [string, UserRow | null][] => [
   ['site admin', people.siteadmin!],
 ]
 
-const allOwners = () => s.deps.db.select().from(users).all()
-const allRepos = () => s.deps.db.select().from(repositories).all()
+const allOwners = async () => await s.deps.db.select().from(users)
+const allRepos = async () => await s.deps.db.select().from(repositories)
+
+/** The owners the code form of the rule shows to `viewer`. */
+async function visibleByCode(owners: UserRow[], viewer: UserRow | null): Promise<UserRow[]> {
+  const shown: UserRow[] = []
+  for (const o of owners) if (await ownerVisibleTo(s.deps.db, o, viewer)) shown.push(o)
+  return shown
+}
 
 describe('the code and SQL forms agree', () => {
   for (const kind of ['anonymous', 'stranger', 'member', 'collaborator', 'team member', 'owner', 'site admin'])
-    test(`for the ${kind}`, () => {
+    test(`for the ${kind}`, async () => {
       const viewer = callers().find(([k]) => k === kind)![1]
-      const owners = allOwners()
-      const bySql = new Set(s.deps.db.select({ id: users.id }).from(users).where(visibleOwnerCondition(viewer)).all().map((r) => r.id))
-      const byCode = new Set(owners.filter((o) => ownerVisibleTo(s.deps.db, o, viewer)).map((o) => o.id))
+      const owners = await allOwners()
+      const bySql = new Set((await s.deps.db.select({ id: users.id }).from(users).where(visibleOwnerCondition(viewer))).map((r) => r.id))
+      const byCode = new Set((await visibleByCode(owners, viewer)).map((o) => o.id))
       expect([...bySql].sort()).toEqual([...byCode].sort())
 
-      const list = allRepos()
-      const levels = accessLevels(s.deps.db, viewer, list)
+      const list = await allRepos()
+      const levels = await accessLevels(s.deps.db, viewer, list)
       const readableByCode = list.filter((r) => (levels.get(r.id) ?? 0) >= AccessMode.Read).map((r) => r.id)
-      const readableBySql = s.deps.db.select({ id: repositories.id }).from(repositories).where(readableRepoCondition(viewer)).all().map((r) => r.id)
+      const readableBySql = (await s.deps.db.select({ id: repositories.id }).from(repositories).where(readableRepoCondition(viewer))).map((r) => r.id)
       expect(readableBySql.sort()).toEqual(readableByCode.sort())
       // One repository at a time (the repository routes' path) gives the same answers.
-      for (const r of list) expect(accessLevels(s.deps.db, viewer, [r]).get(r.id)).toBe(levels.get(r.id)!)
+      for (const r of list) expect((await accessLevels(s.deps.db, viewer, [r])).get(r.id)).toBe(levels.get(r.id)!)
     })
 })
 
 describe('what each caller sees', () => {
-  const seenOwners = (viewer: UserRow | null) =>
-    new Set(allOwners().filter((o) => ownerVisibleTo(s.deps.db, o, viewer)).map((o) => o.name))
-  const readable = (viewer: UserRow | null) => {
-    const list = allRepos()
-    const ids = new Set(s.deps.db.select({ id: repositories.id }).from(repositories).where(readableRepoCondition(viewer)).all().map((r) => r.id))
+  const seenOwners = async (viewer: UserRow | null) =>
+    new Set((await visibleByCode(await allOwners(), viewer)).map((o) => o.name))
+  const readable = async (viewer: UserRow | null) => {
+    const list = await allRepos()
+    const ids = new Set((await s.deps.db.select({ id: repositories.id }).from(repositories).where(readableRepoCondition(viewer))).map((r) => r.id))
     return new Set(list.filter((r) => ids.has(r.id)).map((r) => `${r.ownerName}/${r.name}`))
   }
 
-  test('owners: public to all, limited to signed-in callers, private to self, members, ties and admins', () => {
-    const anon = seenOwners(null)
+  test('owners: public to all, limited to signed-in callers, private to self, members, ties and admins', async () => {
+    const anon = await seenOwners(null)
     expect(anon.has('pubu') && anon.has('org-public')).toBe(true)
     for (const hidden of ['limu', 'privu', 'org-limited', 'org-private']) expect(anon.has(hidden)).toBe(false)
-    const stranger = seenOwners(people.stranger!)
+    const stranger = await seenOwners(people.stranger!)
     expect(stranger.has('limu') && stranger.has('org-limited')).toBe(true)
     expect(stranger.has('privfan')).toBe(true) // privfan follows the stranger (Gitea: they see each other)
     for (const hidden of ['privu', 'privmate', 'org-private']) expect(stranger.has(hidden)).toBe(false)
-    const member = seenOwners(people.member!)
+    const member = await seenOwners(people.member!)
     expect(member.has('org-private') && member.has('privmate')).toBe(true) // member of the org; shares it with privmate
     expect(member.has('privu') || member.has('privfan')).toBe(false)
-    expect(seenOwners(people.privu!).has('privu')).toBe(true)
-    expect(seenOwners(people.siteadmin!).size).toBe(allOwners().length)
+    expect((await seenOwners(people.privu!)).has('privu')).toBe(true)
+    expect((await seenOwners(people.siteadmin!)).size).toBe((await allOwners()).length)
   })
 
-  test('repositories: public ones of open owners, plus what access grants; personal ties open no code', () => {
-    expect([...readable(null)].sort()).toEqual(['org-public/pub', 'pubu/pub'])
-    const stranger = readable(people.stranger!)
+  test('repositories: public ones of open owners, plus what access grants; personal ties open no code', async () => {
+    expect([...await readable(null)].sort()).toEqual(['org-public/pub', 'pubu/pub'])
+    const stranger = await readable(people.stranger!)
     expect([...stranger].sort()).toEqual(['limu/pub', 'org-limited/pub', 'org-public/pub', 'pubu/pub'])
-    const member = readable(people.member!)
+    const member = await readable(people.member!)
     expect(member.has('org-private/pub')).toBe(true)
     expect(member.has('org-private/priv')).toBe(false)
-    const collab = readable(people.collab!)
+    const collab = await readable(people.collab!)
     for (const r of ['pubu/priv', 'privu/priv', 'privfan/priv', 'org-private/pub']) expect(collab.has(r)).toBe(true)
     expect(collab.has('privu/pub') || collab.has('org-private/priv')).toBe(false)
-    const teamer = readable(people.teamer!)
+    const teamer = await readable(people.teamer!)
     for (const r of ['org-private/priv', 'org-private/pub', 'org-limited/priv']) expect(teamer.has(r)).toBe(true)
-    const owner = readable(people.privu!)
+    const owner = await readable(people.privu!)
     expect(owner.has('privu/pub') && owner.has('privu/priv')).toBe(true)
-    expect(readable(people.siteadmin!).size).toBe(allRepos().length)
+    expect((await readable(people.siteadmin!)).size).toBe((await allRepos()).length)
   })
 })
 
@@ -212,9 +219,9 @@ describe('/users/{username}/… routes', () => {
 
 describe('lists that contain users leave invisible ones out', () => {
   test('followers and following, counted alike', async () => {
-    followUser(s.deps, people.privu!, people.pubu!)
-    followUser(s.deps, people.limu!, people.pubu!)
-    followUser(s.deps, people.pubu!, people.privu!)
+    await followUser(s.deps, people.privu!, people.pubu!)
+    await followUser(s.deps, people.limu!, people.pubu!)
+    await followUser(s.deps, people.pubu!, people.privu!)
     const logins = (res: { body: { login: string }[] }) => res.body.map((u) => u.login).sort()
     const stranger = await s.get('/users/pubu/followers', { token: tokens.stranger })
     expect(logins(stranger)).toEqual(['limu'])
@@ -235,21 +242,21 @@ describe('lists that contain users leave invisible ones out', () => {
   })
 
   test('collaborators, organisation public members and organisations of a user', async () => {
-    addCollaborator(s.deps, repos['pubu/pub']!, people.privu!, 'read')
+    await addCollaborator(s.deps, repos['pubu/pub']!, people.privu!, 'read')
     const collaborators = async (token?: string) => (await s.get('/repos/pubu/pub/collaborators', { token })).body.map((u: { login: string }) => u.login)
     expect(await collaborators(tokens.stranger)).not.toContain('privu')
     expect(await collaborators(tokens.siteadmin)).toContain('privu')
 
-    addTeamMember(s.deps, loadTeam(s.deps, createTeam(s.deps, loadOrg(s.deps, 'org-public', people.boss!), { name: 'mates' }).id, people.boss!), people.privmate!)
-    setMemberVisibility(s.deps, loadOrg(s.deps, 'org-public', people.privmate!), people.privmate!, true)
-    setMemberVisibility(s.deps, loadOrg(s.deps, 'org-public', people.member!), people.member!, true)
+    await addTeamMember(s.deps, await loadTeam(s.deps, (await createTeam(s.deps, await loadOrg(s.deps, 'org-public', people.boss!), { name: 'mates' })).id, people.boss!), people.privmate!)
+    await setMemberVisibility(s.deps, await loadOrg(s.deps, 'org-public', people.privmate!), people.privmate!, true)
+    await setMemberVisibility(s.deps, await loadOrg(s.deps, 'org-public', people.member!), people.member!, true)
     const publicMembers = await s.get('/orgs/org-public/public_members')
     expect(publicMembers.body.map((u: { login: string }) => u.login)).toEqual(['member'])
     expect(publicMembers.headers.get('x-total-count')).toBe('1')
     expect((await s.get('/orgs/org-public/public_members/privmate')).status).toBe(404)
 
     // Public memberships in organisations the caller may not see are left out too.
-    for (const org of ['org-limited', 'org-private']) setMemberVisibility(s.deps, loadOrg(s.deps, org, people.member!), people.member!, true)
+    for (const org of ['org-limited', 'org-private']) await setMemberVisibility(s.deps, await loadOrg(s.deps, org, people.member!), people.member!, true)
     const memberOrgs = async (token?: string) => (await s.get('/users/member/orgs', { token })).body.map((o: { username: string }) => o.username).sort()
     expect(await memberOrgs()).toEqual(['org-public'])
     expect(await memberOrgs(tokens.stranger)).toEqual(['org-limited', 'org-public'])
@@ -261,8 +268,8 @@ describe('a follow of a user who has gone private', () => {
   test('can still be checked and undone by its follower; to anyone else the user answers like an unknown one', async () => {
     const fan = await person('loyalfan', 'public')
     const star = await person('gonedark', 'public')
-    followUser(s.deps, fan, star)
-    s.deps.db.update(users).set({ visibility: 'private' }).where(eq(users.id, star.id)).run()
+    await followUser(s.deps, fan, star)
+    await s.deps.db.update(users).set({ visibility: 'private' }).where(eq(users.id, star.id))
     expect((await s.get('/users/gonedark', { token: tokens.loyalfan })).status).toBe(404)
     expect((await s.get('/user/following/gonedark', { token: tokens.loyalfan })).status).toBe(204)
     for (const method of ['GET', 'DELETE']) {
@@ -272,6 +279,6 @@ describe('a follow of a user who has gone private', () => {
     }
     expect((await s.del('/user/following/gonedark', undefined, { token: tokens.loyalfan })).status).toBe(204)
     expect((await s.get('/user/following/gonedark', { token: tokens.loyalfan })).status).toBe(404)
-    expect(s.deps.db.select().from(users).where(eq(users.id, fan.id)).get()!.numFollowing).toBe(0)
+    expect((await s.deps.db.select().from(users).where(eq(users.id, fan.id)))[0]!.numFollowing).toBe(0)
   })
 })

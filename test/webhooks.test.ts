@@ -40,7 +40,7 @@ afterAll(async () => {
 })
 
 const as = (u: TestUser) => ({ token: u.token })
-const hookCount = () => s.deps.db.select({ n: count() }).from(hooks).get()!.n
+const hookCount = async () => (await s.deps.db.select({ n: count() }).from(hooks))[0]!.n
 
 async function repoWithHook(name: string, hook: Record<string, unknown> = {}, user = alice) {
   expect((await s.post('/user/repos', { name, auto_init: true }, as(user))).status).toBe(201)
@@ -160,7 +160,7 @@ describe('hook management', () => {
     expect((await s.post('/user/repos', { name: 'strict' }, as(alice))).status).toBe(201)
     expect((await s.post('/user/repos', { name: 'other' }, as(alice))).status).toBe(201)
     const good = { type: 'gitea', config: { url: 'http://127.0.0.1:9/x', content_type: 'json' } }
-    const before = hookCount()
+    const before = await hookCount()
     const cases: [unknown, number, RegExp][] = [
       [{ ...good, type: 'carrier-pigeon' }, 422, /Invalid hook type/],
       [{ ...good, config: { content_type: 'json' } }, 422, /Missing config option: url/],
@@ -181,7 +181,7 @@ describe('hook management', () => {
       const res = await s.post('/repos/alice/strict/hooks', body, as(alice))
       expect({ body, status: res.status, message: res.body?.message }).toEqual({ body, status, message: expect.stringMatching(message) })
     }
-    expect(hookCount()).toBe(before)
+    expect(await hookCount()).toBe(before)
     // A hook id of another repository is unknown here.
     const theirs = (await s.post('/repos/alice/other/hooks', good, as(alice))).body.id
     expect((await s.get(`/repos/alice/strict/hooks/${theirs}`, as(alice))).status).toBe(404)
@@ -407,7 +407,7 @@ describe('delivery history, tests, retries, the network guard', () => {
       // Down, then up: connection refused is retried too.
       flaky.down()
       await s.post('/repos/alice/flaky/issues', { title: 'while down' }, as(alice))
-      await until(() => s.deps.db.select().from(hookTasks).all().some((t) => t.attempts >= 1 && !t.isDelivered), 'a failed attempt')
+      await until(async () => (await s.deps.db.select().from(hookTasks)).some((t) => t.attempts >= 1 && !t.isDelivered), 'a failed attempt')
       flaky.up()
       await until(() => flaky.accepted().length === 2, 'delivery after the receiver came back')
       expect(flaky.accepted()[1]!.payload.issue.title).toBe('while down')
@@ -434,8 +434,8 @@ describe('delivery history, tests, retries, the network guard', () => {
         expect(hook.status).toBe(201)
       }
       await guarded.post('/repos/dave/guarded/issues', { title: 'to nowhere' }, { token: owner.token })
-      const tasks = await until(() => {
-        const all = guarded.deps.db.select().from(hookTasks).all()
+      const tasks = await until(async () => {
+        const all = await guarded.deps.db.select().from(hookTasks)
         return all.length === 3 && all.every((t) => t.isDelivered) ? all : null
       }, 'refused deliveries')
       for (const t of tasks) {

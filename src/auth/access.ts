@@ -74,7 +74,7 @@ function accessQueriesOf(db: Db) {
  * otherwise the highest of the collaboration and the caller's teams that cover the repository;
  * everyone at least read on public repositories whose owner is open to them (visibility.ts).
  */
-export function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[], knownOwners: OwnerInfo[] = []): Map<number, AccessMode> {
+export async function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[], knownOwners: OwnerInfo[] = []): Promise<Map<number, AccessMode>> {
   const result = new Map<number, AccessMode>()
   if (repos.length === 0) return result
   if (user && (user.isAdmin || repos.every((r) => r.ownerId === user.id))) {
@@ -87,25 +87,25 @@ export function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[], kno
   for (const o of knownOwners) owners.set(o.id, o)
   const missing = ownerIds.filter((id) => !owners.has(id))
   if (missing.length)
-    for (const o of queries.owners.all({ ids: JSON.stringify(missing) })) owners.set(o.id, o)
+    for (const o of await queries.owners.execute({ ids: JSON.stringify(missing) })) owners.set(o.id, o)
   const memberOf = new Set<number>()
   const explicit = new Map<number, AccessMode>()
   if (user) {
     const orgIds = ownerIds.filter((id) => owners.get(id)?.type === 1)
     const repoIds = JSON.stringify(repos.map((r) => r.id))
-    for (const c of queries.collaborations.all({ user: user.id, repos: repoIds })) explicit.set(c.repoId, c.mode as AccessMode)
+    for (const c of await queries.collaborations.execute({ user: user.id, repos: repoIds })) explicit.set(c.repoId, c.mode as AccessMode)
     if (orgIds.length) {
-      for (const m of queries.memberships.all({ user: user.id, orgs: JSON.stringify(orgIds) })) memberOf.add(m.orgId)
+      for (const m of await queries.memberships.execute({ user: user.id, orgs: JSON.stringify(orgIds) })) memberOf.add(m.orgId)
       if (memberOf.size) {
         // Teams of the caller in those organisations, with the repositories each covers.
-        const myTeams = queries.teams.all({ user: user.id, orgs: JSON.stringify([...memberOf]) })
+        const myTeams = await queries.teams.execute({ user: user.id, orgs: JSON.stringify([...memberOf]) })
         const wide = new Map<number, number>() // org → best mode of teams covering all its repos
         for (const t of myTeams)
           if (t.authorize >= AccessMode.Owner || t.all) wide.set(t.orgId, Math.max(wide.get(t.orgId) ?? 0, t.authorize))
         const narrowTeams = myTeams.filter((t) => !(t.authorize >= AccessMode.Owner || t.all))
         if (narrowTeams.length) {
           const modeOfTeam = new Map(narrowTeams.map((t) => [t.id, t.authorize]))
-          for (const tr of queries.teamRepos.all({ teams: JSON.stringify([...modeOfTeam.keys()]), repos: repoIds }))
+          for (const tr of await queries.teamRepos.execute({ teams: JSON.stringify([...modeOfTeam.keys()]), repos: repoIds }))
             explicit.set(tr.repoId, Math.max(explicit.get(tr.repoId) ?? 0, modeOfTeam.get(tr.teamId)!) as AccessMode)
         }
         for (const r of repos) {
@@ -129,6 +129,6 @@ export function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[], kno
 }
 
 /** accessLevels for one repository (pass its owner's row when at hand to save a query). */
-export function accessLevel(db: Db, user: UserRow | null, repo: RepoRow, owner?: OwnerInfo): AccessMode {
-  return accessLevels(db, user, [repo], owner ? [owner] : []).get(repo.id) ?? AccessMode.None
+export async function accessLevel(db: Db, user: UserRow | null, repo: RepoRow, owner?: OwnerInfo): Promise<AccessMode> {
+  return (await accessLevels(db, user, [repo], owner ? [owner] : [])).get(repo.id) ?? AccessMode.None
 }

@@ -80,7 +80,7 @@ export class Auth {
   }
 
   /** The caller of this request (resolved lazily, at most once per request). */
-  caller(request: Request): Promise<Caller> {
+  async caller(request: Request): Promise<Caller> {
     let pending = this.cache.get(request)
     if (!pending) {
       pending = this.resolve(request)
@@ -108,7 +108,7 @@ export class Auth {
     if (!sudo) return caller
     // Gitea's body for this one has no `url`.
     if (!caller.user?.isAdmin) throw new ApiError(403, 'Only administrators allowed to sudo.', { url: undefined })
-    const target = this.userByLowerName.get({ name: sudo.toLowerCase() })
+    const target = (await this.userByLowerName.execute({ name: sudo.toLowerCase() }))[0]
     if (!target || target.type !== 0) throw new ApiError(404, `user does not exist [name: ${sudo}]`)
     // Gitea does not check this; acting as an account barred from signing in would bypass the bar.
     if (!target.isActive || target.prohibitLogin)
@@ -119,29 +119,29 @@ export class Auth {
   private async credentials(request: Request, params: URLSearchParams | null): Promise<Caller> {
     const address = this.clientAddresses.get(request)
     const queryToken = params?.get('token') || params?.get('access_token')
-    if (queryToken) return this.byToken(queryToken, address)
+    if (queryToken) return await this.byToken(queryToken, address)
     const header = request.headers.get('authorization')
     if (!header) return ANONYMOUS
     const space = header.indexOf(' ')
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase()
     const value = space < 0 ? '' : header.slice(space + 1).trim()
-    if (scheme === 'token' || scheme === 'bearer') return value ? this.byToken(value, address) : ANONYMOUS
-    if (scheme === 'basic') return this.byBasic(value, address)
+    if (scheme === 'token' || scheme === 'bearer') return value ? await this.byToken(value, address) : ANONYMOUS
+    if (scheme === 'basic') return await this.byBasic(value, address)
     throw unauthorized('unsupported authorization scheme')
   }
 
   /** A token secret → its owner; 401 when unknown (a failure of the client address). */
-  byToken(secret: string, address?: string): Caller {
+  async byToken(secret: string, address?: string): Promise<Caller> {
     this.takeAttempt(this.addressFailures, address)
-    const user = this.findTokenOwner(secret)
+    const user = await this.findTokenOwner(secret)
     if (!user) throw unauthorized('invalid token')
     if (address) this.addressFailures.refund(address)
     return this.signedIn(user, 'token')
   }
 
-  private findTokenOwner(secret: string): UserRow | undefined {
+  private async findTokenOwner(secret: string): Promise<UserRow | undefined> {
     if (!/^[0-9a-f]{40}$/i.test(secret)) return undefined
-    return this.tokenLookup.get({ hash: hashToken(secret.toLowerCase()) })
+    return (await this.tokenLookup.execute({ hash: hashToken(secret.toLowerCase()) }))[0]
   }
 
   /**
@@ -161,14 +161,14 @@ export class Auth {
     const name = decoded.slice(0, colon)
     const password = decoded.slice(colon + 1)
     this.takeAttempt(this.addressFailures, address)
-    const tokenOwner = this.findTokenOwner(password === '' || password === 'x-oauth-basic' ? name : password)
+    const tokenOwner = await this.findTokenOwner(password === '' || password === 'x-oauth-basic' ? name : password)
     if (tokenOwner) {
       if (address) this.addressFailures.refund(address)
       return this.signedIn(tokenOwner, 'token')
     }
     const found = name.includes('@')
-      ? this.userByEmail.get({ email: name.toLowerCase() })?.user
-      : this.userByLowerName.get({ name: name.toLowerCase() })
+      ? (await this.userByEmail.execute({ email: name.toLowerCase() }))[0]?.user
+      : (await this.userByLowerName.execute({ name: name.toLowerCase() }))[0]
     const user = found && found.type === 0 ? found : undefined
     // Unknown names are counted too (by name), so that locking does not tell which accounts exist.
     const account = user ? `id:${user.id}` : `name:${name.toLowerCase().slice(0, MAX_COUNTED_NAME)}`
@@ -227,8 +227,8 @@ export class Auth {
   }
 
   /** Re-reads a user (e.g. after an update) by id. */
-  userRowById(id: number): UserRow | undefined {
-    return this.userById.get({ id })
+  async userRowById(id: number): Promise<UserRow | undefined> {
+    return (await this.userById.execute({ id }))[0]
   }
 }
 

@@ -42,17 +42,17 @@ export interface GitRepoFound {
 export const stripGitSuffix = (name: string) => (name.toLowerCase().endsWith('.git') ? name.slice(0, -4) : name)
 
 /** The repository a git path names (`.git` optional, names case-insensitive), or by an old name. */
-export function findGitRepository(deps: AppDeps, ownerName: string, repoName: string): GitRepoFound | undefined {
+export async function findGitRepository(deps: AppDeps, ownerName: string, repoName: string): Promise<GitRepoFound | undefined> {
   const name = stripGitSuffix(repoName)
-  const found = findRepoByName(deps, ownerName, name)
+  const found = await findRepoByName(deps, ownerName, name)
   if (found) return { ...found, moved: false }
-  const moved = findRepoRedirect(deps, ownerName, name)
+  const moved = await findRepoRedirect(deps, ownerName, name)
   return moved && { ...moved, moved: true }
 }
 
 /** What the caller may do in the repository: a user's access level, or a deploy key's grant. */
-function gitAccessMode(deps: AppDeps, caller: GitCaller, found: { repo: RepoRow; owner: UserRow }): AccessMode {
-  if (!caller.deployKeys) return accessLevel(deps.db, caller.user, found.repo, found.owner)
+async function gitAccessMode(deps: AppDeps, caller: GitCaller, found: { repo: RepoRow; owner: UserRow }): Promise<AccessMode> {
+  if (!caller.deployKeys) return await accessLevel(deps.db, caller.user, found.repo, found.owner)
   const grant = caller.deployKeys.find((g) => g.repoId === found.repo.id)
   if (!grant) return AccessMode.None
   return grant.readOnly ? AccessMode.Read : AccessMode.Write
@@ -65,10 +65,10 @@ function gitAccessMode(deps: AppDeps, caller: GitCaller, found: { repo: RepoRow;
  * to a repository that is neither a mirror nor archived. A caller who cannot read the repository
  * is told it does not exist (or, anonymous, to sign in), never that it exists.
  */
-export function gitAccessRefusal(deps: AppDeps, caller: GitCaller, found: { repo: RepoRow; owner: UserRow }, service: GitSessionService): GitRefusal | null {
+export async function gitAccessRefusal(deps: AppDeps, caller: GitCaller, found: { repo: RepoRow; owner: UserRow }, service: GitSessionService): Promise<GitRefusal | null> {
   const need = service === 'receive-pack' ? AccessMode.Write : AccessMode.Read
   const signedIn = caller.user !== null || caller.deployKeys !== undefined
-  const mode = gitAccessMode(deps, caller, found)
+  const mode = await gitAccessMode(deps, caller, found)
   if (need === AccessMode.Write && !signedIn) return 'sign-in'
   if (mode < AccessMode.Read) return signedIn ? 'not-found' : 'sign-in'
   if (mode < need) return 'forbidden'

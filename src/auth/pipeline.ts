@@ -104,7 +104,7 @@ async function resolveRepoNeed(deps: AppDeps, request: Request, owner: string, n
 export type PageSizes = { defaultLimit?: number; maxLimit?: number }
 
 /** Sets the list headers of a page of rows (or of the whole list) and converts them. */
-export type Respond = <R, T>(result: Paged<R>, convert: (rows: R[]) => T[]) => T[]
+export type Respond = <R, T>(result: Paged<R>, convert: (rows: R[]) => T[] | Promise<T[]>) => Promise<T[]>
 
 type ListContext = { request: Request; query: { page?: number; limit?: number }; set: { headers: Record<string, unknown> } }
 
@@ -112,9 +112,9 @@ type ListContext = { request: Request; query: { page?: number; limit?: number };
 function listAnswer<P extends Page | null>(deps: AppDeps, request: Request, set: ListContext['set'], page: P): { page: P; respond: Respond } {
   return {
     page,
-    respond: (result, convert) => {
+    respond: async (result, convert) => {
       setListHeaders(set, deps.config, request, page, result.total)
-      return convert(result.rows)
+      return await convert(result.rows)
     },
   }
 }
@@ -165,7 +165,7 @@ export const pipeline = (deps: AppDeps) =>
     org: (role: OrgRoleNeed) =>
       checkedNeed('org', role, async ({ request, params }) => {
         const caller = await deps.auth.caller(request)
-        const org = loadOrg(deps, params.org ?? '', caller.user)
+        const org = await loadOrg(deps, params.org ?? '', caller.user)
         if (role === 'member') requireOrgMember(org)
         if (role === 'owner') requireOrgOwner(org)
         return { org, caller }
@@ -173,7 +173,7 @@ export const pipeline = (deps: AppDeps) =>
     team: (role: TeamRoleNeed) =>
       checkedNeed('team', role, async ({ request, params }) => {
         const caller = await deps.auth.caller(request)
-        const team = loadTeam(deps, params.id ?? '', caller.user)
+        const team = await loadTeam(deps, params.id ?? '', caller.user)
         if (role === 'owner') requireTeamOwner(team)
         return { team, caller }
       }),

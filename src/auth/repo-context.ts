@@ -40,27 +40,26 @@ const prepareRepoByName = (db: AppDeps['db']) => ({
 })
 
 /** Repository by owner name and repository name, both case-insensitive. */
-export function findRepoByName(deps: AppDeps, ownerName: string, repoName: string): { repo: RepoRow; owner: UserRow } | undefined {
+export async function findRepoByName(deps: AppDeps, ownerName: string, repoName: string): Promise<{ repo: RepoRow; owner: UserRow } | undefined> {
   let statement = repoByNameStatements.get(deps.db)
   if (!statement) repoByNameStatements.set(deps.db, (statement = prepareRepoByName(deps.db)))
-  const ownerValues = statement.owner.values({ owner: ownerName.toLowerCase() })[0] as unknown[] | undefined
+  const ownerValues = (await statement.owner.values({ owner: ownerName.toLowerCase() }))[0] as unknown[] | undefined
   if (!ownerValues) return undefined
   const owner = userRows.map(ownerValues)
-  const repoValues = statement.repo.values({ ownerId: owner.id, repo: repoName.toLowerCase() })[0] as unknown[] | undefined
+  const repoValues = (await statement.repo.values({ ownerId: owner.id, repo: repoName.toLowerCase() }))[0] as unknown[] | undefined
   return repoValues && { repo: repoRows.map(repoValues), owner }
 }
 /**
  * The repository an old name of a renamed repository now leads to (Gitea's repo_redirect), by
  * owner name and old repository name, both case-insensitive; undefined when the name is not one.
  */
-export function findRepoRedirect(deps: AppDeps, ownerName: string, repoName: string): { repo: RepoRow; owner: UserRow } | undefined {
-  const row = deps.db
+export async function findRepoRedirect(deps: AppDeps, ownerName: string, repoName: string): Promise<{ repo: RepoRow; owner: UserRow } | undefined> {
+  const row = (await deps.db
     .select({ repo: repositories, owner: users })
     .from(repoRedirects)
     .innerJoin(users, eq(users.id, repoRedirects.ownerId))
     .innerJoin(repositories, and(eq(repositories.id, repoRedirects.repoId), eq(repositories.status, 'ready')))
-    .where(and(eq(users.lowerName, ownerName.toLowerCase()), eq(repoRedirects.lowerName, repoName.toLowerCase())))
-    .get()
+    .where(and(eq(users.lowerName, ownerName.toLowerCase()), eq(repoRedirects.lowerName, repoName.toLowerCase()))))[0]
   return row && { repo: row.repo as RepoRow, owner: row.owner as UserRow }
 }
 
@@ -91,15 +90,15 @@ export async function loadRepoContext(
   need: AccessMode = AccessMode.Read,
 ): Promise<RepoContext> {
   const caller = await deps.auth.caller(request)
-  const found = findRepoByName(deps, ownerName, repoName)
+  const found = await findRepoByName(deps, ownerName, repoName)
   if (!found) {
     // An old name of a renamed repository: 307 to the same path under the new name, for readers only.
-    const moved = findRepoRedirect(deps, ownerName, repoName)
-    if (moved && accessLevel(deps.db, caller.user, moved.repo, moved.owner) >= AccessMode.Read)
+    const moved = await findRepoRedirect(deps, ownerName, repoName)
+    if (moved && await accessLevel(deps.db, caller.user, moved.repo, moved.owner) >= AccessMode.Read)
       throw new ApiError(307, 'The repository has moved', {}, { Location: redirectedLocation(request, ownerName, repoName, moved) })
     throw notFound()
   }
-  const mode = accessLevel(deps.db, caller.user, found.repo, found.owner)
+  const mode = await accessLevel(deps.db, caller.user, found.repo, found.owner)
   if (mode < AccessMode.Read) throw notFound()
   if (mode < need) {
     if (!caller.user) throw unauthorized()

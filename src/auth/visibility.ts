@@ -78,18 +78,18 @@ function prepareTies(db: Db) {
 const tiesStatements = new WeakMap<Db, ReturnType<typeof prepareTies>>()
 
 /** The viewer's ties to one owner, in one query. */
-export function tiesTo(db: Db, viewer: Viewer, ownerId: number): Ties {
+export async function tiesTo(db: Db, viewer: Viewer, ownerId: number): Promise<Ties> {
   if (!viewer) return NO_TIES
   let statement = tiesStatements.get(db)
   if (!statement) tiesStatements.set(db, (statement = prepareTies(db)))
-  const row = statement.get({ owner: ownerId, viewer: viewer.id })
+  const row = (await statement.execute({ owner: ownerId, viewer: viewer.id }))[0]
   return { member: !!row?.member, personal: !!row?.follows || !!row?.sharesOrg }
 }
 
 /** ownerVisible for one owner row, reading the viewer's ties only when they matter. */
-export function ownerVisibleTo(db: Db, owner: OwnerInfo, viewer: Viewer): boolean {
+export async function ownerVisibleTo(db: Db, owner: OwnerInfo, viewer: Viewer): Promise<boolean> {
   if (ownerVisible(owner, viewer, NO_TIES)) return true
-  return viewer !== null && ownerVisible(owner, viewer, tiesTo(db, viewer, owner.id))
+  return viewer !== null && ownerVisible(owner, viewer, await tiesTo(db, viewer, owner.id))
 }
 
 // ---- owners: SQL form -----------------------------------------------------------------------

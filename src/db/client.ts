@@ -1,11 +1,59 @@
 import { Database } from 'bun:sqlite'
-import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { drizzle as drizzleForMigrations } from 'drizzle-orm/bun-sqlite'
+import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy'
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { join } from 'node:path'
 import * as schema from './schema'
 import { migrationsOfFolder } from './migrations-macro' with { type: 'macro' }
 
-export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
+/**
+ * The database every service queries: Drizzle's asynchronous SQLite API, so that the same
+ * service code runs on a database reached over the network (PostgreSQL) too. On SQLite the
+ * statements still run synchronously on one bun:sqlite connection; `$client` is that connection,
+ * for the SQLite-only tools (doctor, dump, the change mark).
+ */
+export type Db = SqliteRemoteDatabase<typeof schema> & { $client: Database; $writes: WriteGate }
+
+/**
+ * One connection serves every request, so a write transaction (BEGIN ... COMMIT around awaited
+ * statements) must not take in another request's statements: while one is open, statements from
+ * outside it wait until it ends (the open transaction is known by its async context), and the
+ * next transaction begins only then. Transactions hold no git work or network wait, so the wait
+ * is as short as the synchronous transactions it replaces.
+ */
+export interface WriteGate {
+  /** The async context of a transaction's own statements: the transaction it belongs to. */
+  inside: AsyncLocalStorage<OpenTransaction>
+  /** The open transaction; null when none is. */
+  current: OpenTransaction | null
+}
+
+interface OpenTransaction {
+  /** Settles when the transaction ends. */
+  ended: Promise<void>
+  /** What runs once it committed (afterCommit). */
+  committed: (() => void)[]
+}
+
+/** Whether the caller's statements belong to the open transaction (work started inside one that outlives it does not). */
+const insideOpen = (gate: WriteGate): boolean => gate.current !== null && gate.inside.getStore() === gate.current
+
+async function outsideTransactions(gate: WriteGate): Promise<void> {
+  if (insideOpen(gate)) return
+  while (gate.current) await gate.current.ended
+}
+
+/**
+ * Runs `fn` once the transaction the caller is in has committed (never if it rolls back), outside
+ * its context; at once (in a microtask) when the caller is in none. For wake-ups of background
+ * work that must see what the transaction wrote.
+ */
+export function afterCommit(db: Db, fn: () => void): void {
+  const gate = db.$writes
+  if (insideOpen(gate)) gate.current!.committed.push(fn)
+  else queueMicrotask(() => gate.inside.exit(fn))
+}
 
 /**
  * The migrations drizzle-kit generated in drizzle/ (committed with the code), inlined when this
@@ -39,28 +87,73 @@ export function openDatabase(dataDir: string): Db {
   sqlite.exec('PRAGMA synchronous = NORMAL')
   sqlite.exec('PRAGMA busy_timeout = 10000')
   sqlite.exec('PRAGMA temp_store = MEMORY')
-  const db = drizzle({ client: sqlite, schema }) as Db
+  const forMigrations = drizzleForMigrations({ client: sqlite, schema })
   // A migration may rebuild a table (drizzle-kit: copy, drop, rename); with foreign keys enforced
   // the drop would cascade-delete the rows of its children. The migration's own PRAGMAs run inside
   // the migrator's transaction, where SQLite ignores them: so keys are off while migrating, checked
   // after, and on from then on (SQLite's documented procedure for altering tables).
   sqlite.exec('PRAGMA foreign_keys = OFF')
   // drizzle's migrate() reads a folder; its dialect applies the inlined list the same way.
-  ;(db as any).dialect.migrate(MIGRATIONS, (db as any).session, { migrationsFolder: 'drizzle' })
+  ;(forMigrations as any).dialect.migrate(MIGRATIONS, (forMigrations as any).session, { migrationsFolder: 'drizzle' })
   const broken = sqlite.prepare('PRAGMA foreign_key_check').all()
   if (broken.length > 0) throw new Error(`database migration left broken references: ${JSON.stringify(broken.slice(0, 5))}`)
   sqlite.exec('PRAGMA foreign_keys = ON')
+  return sqliteDatabase(sqlite)
+}
+
+/** Drizzle's asynchronous SQLite API over one bun:sqlite connection (see WriteGate). */
+function sqliteDatabase(sqlite: Database): Db {
+  const gate: WriteGate = { inside: new AsyncLocalStorage(), current: null }
+  const run = (text: string, params: unknown[], method: 'run' | 'all' | 'values' | 'get') => {
+    // query() keeps the compiled statement, keyed by its text: a prepared statement each.
+    const statement = sqlite.query(text)
+    if (method === 'run') return { rows: [], ...statement.run(...(params as any[])) }
+    const rows = statement.values(...(params as any[]))
+    return { rows: method === 'get' ? rows[0] : rows }
+  }
+  const db = drizzle(
+    async (text, params, method) => {
+      await outsideTransactions(gate)
+      return run(text, params, method) as { rows: any[] }
+    },
+    { schema },
+  ) as Db
+  db.$client = sqlite
+  db.$writes = gate
   return db
 }
 
 /**
- * Runs `fn` inside `BEGIN IMMEDIATE`: the write lock is taken up front, so a read followed by a
- * write never fails with "database is locked" under concurrency (the busy timeout waits instead).
- * `fn` must be synchronous (bun:sqlite is), which keeps transactions short.
+ * Runs `fn` as one transaction, begun with `BEGIN IMMEDIATE`: the write lock is taken up front,
+ * so a read followed by a write never fails with "database is locked" under concurrency (the
+ * busy timeout waits instead). Every statement `fn` runs through `db`, directly or through the
+ * functions it calls, belongs to the transaction (its async context says so); a transaction
+ * begun inside one joins it. `fn` does database work only: no git, no network.
  */
-export function writeTransaction<T>(db: Db, fn: () => T): T {
+export async function writeTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+  const gate = db.$writes
+  if (insideOpen(gate)) return fn()
+  await outsideTransactions(gate)
+  let end!: () => void
+  const transaction: OpenTransaction = { ended: new Promise((resolve) => (end = resolve)), committed: [] }
+  gate.current = transaction
   const sqlite = db.$client
-  return sqlite.transaction(fn).immediate()
+  let result: T
+  try {
+    sqlite.exec('BEGIN IMMEDIATE')
+    try {
+      result = await gate.inside.run(transaction, fn)
+      sqlite.exec('COMMIT')
+    } catch (e) {
+      if (sqlite.inTransaction) sqlite.exec('ROLLBACK')
+      throw e
+    }
+  } finally {
+    gate.current = null
+    end()
+  }
+  for (const fn of transaction.committed) gate.inside.exit(fn)
+  return result
 }
 
 /**

@@ -9,8 +9,8 @@ type CommentKind = Extract<EventKind, `comment.${string}`>
  * An event about an issue or pull request (inside the change's write transaction). The payload
  * always carries the index and whether it is a pull request, plus `extra`.
  */
-export function recordIssueEvent(db: Db, issue: IssueRow, actorId: number, kind: IssueKind, extra: Record<string, unknown> = {}): number {
-  return recordEvent(db, {
+export async function recordIssueEvent(db: Db, issue: IssueRow, actorId: number, kind: IssueKind, extra: Record<string, unknown> = {}): Promise<number> {
+  return await recordEvent(db, {
     kind,
     repoId: issue.repoId,
     actorId,
@@ -20,15 +20,15 @@ export function recordIssueEvent(db: Db, issue: IssueRow, actorId: number, kind:
 }
 
 /** An event about a comment; `comment` is the row as it is after the change (as it was, for a deletion). */
-export function recordCommentEvent(
+export async function recordCommentEvent(
   db: Db,
   issue: Pick<IssueRow, 'id' | 'index' | 'isPull'>,
   comment: CommentRow,
   actorId: number,
   kind: CommentKind,
   extra: Record<string, unknown> = {},
-): number {
-  return recordEvent(db, {
+): Promise<number> {
+  return await recordEvent(db, {
     kind,
     repoId: comment.repoId,
     actorId,

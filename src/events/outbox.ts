@@ -80,8 +80,8 @@ export interface EventRecord {
  * Writes one event. Call it inside the writeTransaction that makes the change (it opens none of
  * its own), after the checks that may refuse the change, so a refused change leaves no event.
  */
-export function recordEvent(db: Db, event: NewEvent): number {
-  return db
+export async function recordEvent(db: Db, event: NewEvent): Promise<number> {
+  return (await db
     .insert(events)
     .values({
       kind: event.kind,
@@ -92,8 +92,7 @@ export function recordEvent(db: Db, event: NewEvent): number {
       payload: JSON.stringify(event.payload ?? {}),
       createdUnix: nowUnix(),
     })
-    .returning({ id: events.id })
-    .get()!.id
+    .returning({ id: events.id }))[0]!.id
 }
 
 /** How long claimed events stay with the worker that claimed them before they come back. */
@@ -118,20 +117,19 @@ const toRecord = (row: typeof events.$inferSelect): EventRecord => ({ ...row, ki
  * over a crashed first worker's claims. Consumers are independent of each other; their positions
  * are rows in SQLite, so they survive restarts.
  */
-export function claimEvents(db: Db, consumer: string, limit: number, leaseMs = DEFAULT_LEASE_MS): EventRecord[] {
+export async function claimEvents(db: Db, consumer: string, limit: number, leaseMs = DEFAULT_LEASE_MS): Promise<EventRecord[]> {
   checkConsumer(consumer)
   const n = Math.max(1, Math.min(MAX_CLAIM, Math.floor(limit) || 1))
   const now = Date.now()
-  return writeTransaction(db, () => {
-    db.insert(eventConsumers).values({ name: consumer }).onConflictDoNothing().run()
-    const state = db.select().from(eventConsumers).where(eq(eventConsumers.name, consumer)).get()!
+  return await writeTransaction(db, async () => {
+    await db.insert(eventConsumers).values({ name: consumer }).onConflictDoNothing()
+    const state = (await db.select().from(eventConsumers).where(eq(eventConsumers.name, consumer)))[0]!
     const after = state.leaseUntilMs > now ? Math.max(state.claimedId, state.doneId) : state.doneId
-    const rows = db.select().from(events).where(gt(events.id, after)).orderBy(asc(events.id)).limit(n).all()
+    const rows = await db.select().from(events).where(gt(events.id, after)).orderBy(asc(events.id)).limit(n)
     if (rows.length)
-      db.update(eventConsumers)
+      await db.update(eventConsumers)
         .set({ claimedId: rows[rows.length - 1]!.id, leaseUntilMs: now + leaseMs })
         .where(eq(eventConsumers.name, consumer))
-        .run()
     return rows.map(toRecord)
   })
 }
@@ -140,27 +138,25 @@ export function claimEvents(db: Db, consumer: string, limit: number, leaseMs = D
  * Marks every event up to `upToId` (inclusive) done for `consumer`; they are never handed to it
  * again. Positions only move forward (an older acknowledgement changes nothing).
  */
-export function markDone(db: Db, consumer: string, upToId: number): void {
+export async function markDone(db: Db, consumer: string, upToId: number): Promise<void> {
   checkConsumer(consumer)
   if (!Number.isSafeInteger(upToId) || upToId <= 0) return
-  writeTransaction(db, () => {
-    db.insert(eventConsumers).values({ name: consumer }).onConflictDoNothing().run()
-    db.update(eventConsumers)
+  await writeTransaction(db, async () => {
+    await db.insert(eventConsumers).values({ name: consumer }).onConflictDoNothing()
+    await db.update(eventConsumers)
       .set({ doneId: upToId })
       .where(and(eq(eventConsumers.name, consumer), lte(eventConsumers.doneId, upToId)))
-      .run()
   })
 }
 
 /** Events of a repository in id order (for feeds and tests). */
-export function eventsOfRepo(db: Db, repoId: number, afterId = 0, limit = 50): EventRecord[] {
-  return db
+export async function eventsOfRepo(db: Db, repoId: number, afterId = 0, limit = 50): Promise<EventRecord[]> {
+  return (await db
     .select()
     .from(events)
     .where(and(eq(events.repoId, repoId), gt(events.id, afterId)))
     .orderBy(asc(events.id))
-    .limit(Math.max(1, Math.min(MAX_CLAIM, limit)))
-    .all()
+    .limit(Math.max(1, Math.min(MAX_CLAIM, limit))))
     .map(toRecord)
 }
 
@@ -169,14 +165,14 @@ export function eventsOfRepo(db: Db, repoId: number, afterId = 0, limit = 50): E
  * For a consumer's worker when it starts, so that what a killed process had claimed (and not
  * marked done) comes back at once rather than being passed over.
  */
-export function releaseClaims(db: Db, consumer: string): void {
+export async function releaseClaims(db: Db, consumer: string): Promise<void> {
   checkConsumer(consumer)
-  db.update(eventConsumers).set({ leaseUntilMs: 0, claimedId: 0 }).where(eq(eventConsumers.name, consumer)).run()
+  await db.update(eventConsumers).set({ leaseUntilMs: 0, claimedId: 0 }).where(eq(eventConsumers.name, consumer))
 }
 
 /** Whether any event lies past `consumer`'s done position: a read (no write lock), for idle polling. */
-export function hasEventsAfterDone(db: Db, consumer: string): boolean {
+export async function hasEventsAfterDone(db: Db, consumer: string): Promise<boolean> {
   checkConsumer(consumer)
-  const state = db.select({ doneId: eventConsumers.doneId }).from(eventConsumers).where(eq(eventConsumers.name, consumer)).get()
-  return db.select({ id: events.id }).from(events).where(gt(events.id, state?.doneId ?? 0)).limit(1).get() !== undefined
+  const state = (await db.select({ doneId: eventConsumers.doneId }).from(eventConsumers).where(eq(eventConsumers.name, consumer)))[0]
+  return (await db.select({ id: events.id }).from(events).where(gt(events.id, state?.doneId ?? 0)).limit(1))[0] !== undefined
 }

@@ -26,12 +26,12 @@ export function diffRefs(from: Record<string, string>, to: Record<string, string
  * `ref.deleted` first for a branch or tag that appeared or went away (Gitea's create/delete,
  * short name and type), then `push` with the full ref and its old and new ids.
  */
-export function recordRefChange(db: Db, repoId: number, actorId: number | null, change: RefChange): void {
+export async function recordRefChange(db: Db, repoId: number, actorId: number | null, change: RefChange): Promise<void> {
   const kindOf = change.ref.startsWith('refs/tags/') ? 'tag' : 'branch'
   const short = change.ref.replace(/^refs\/(heads|tags)\//, '')
   if (change.before === ZERO_ID)
-    recordEvent(db, { kind: 'ref.created', repoId, actorId, payload: { ref: short, refType: kindOf, sha: change.after } })
+    await recordEvent(db, { kind: 'ref.created', repoId, actorId, payload: { ref: short, refType: kindOf, sha: change.after } })
   else if (change.after === ZERO_ID)
-    recordEvent(db, { kind: 'ref.deleted', repoId, actorId, payload: { ref: short, refType: kindOf, sha: change.before } })
-  recordEvent(db, { kind: 'push', repoId, actorId, payload: { ref: change.ref, before: change.before, after: change.after } })
+    await recordEvent(db, { kind: 'ref.deleted', repoId, actorId, payload: { ref: short, refType: kindOf, sha: change.before } })
+  await recordEvent(db, { kind: 'push', repoId, actorId, payload: { ref: change.ref, before: change.before, after: change.after } })
 }

@@ -10,11 +10,11 @@ export const MIRROR_TICK_MS = 60_000
  * `warren serve`). `tick(now)` is the whole of one round, for tests to call with a chosen time.
  */
 export function startMirrorScheduler(deps: AppDeps, opts: { tickMs?: number } = {}) {
-  const tick = (now?: number) => queueDueMirrors(deps, now)
+  const tick = async (now?: number) => await queueDueMirrors(deps, now)
   // A failed round is logged and the next one tries again: it must never end the process.
-  const safeTick = () => {
+  const safeTick = async () => {
     try {
-      tick()
+      await tick()
     } catch (e) {
       loggerOf(deps.config).error('a mirror scheduler tick failed', errorFields(e))
     }

@@ -21,7 +21,7 @@ export function startPullChecker(deps: AppDeps, opts: { tickMs?: number } = {}) 
   const runRound = async () => {
     while (wanted && !stopped) {
       wanted = false
-      for (let ids = queuedPullIds(deps.db, BATCH); ids.length && !stopped; ids = queuedPullIds(deps.db, BATCH)) {
+      for (let ids = await queuedPullIds(deps.db, BATCH); ids.length && !stopped; ids = await queuedPullIds(deps.db, BATCH)) {
         let progressed = false
         for (const id of ids) {
           if (stopped) break
@@ -37,7 +37,7 @@ export function startPullChecker(deps: AppDeps, opts: { tickMs?: number } = {}) 
       }
     }
   }
-  const wake = () => {
+  const wake = (): void => {
     wanted = true
     if (stopped || round) return
     round = runRound().finally(() => {

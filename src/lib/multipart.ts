@@ -25,7 +25,7 @@ export interface MultipartFileOptions {
   /** Largest file accepted, in bytes; past it the read stops with a 413. */
   maxFileBytes: number
   /** Called with the part's file name before any byte of it; throws to refuse the upload. */
-  accept?: (filename: string) => void
+  accept?: (filename: string) => Promise<void> | void
   /** Receives the file's bytes in order; the next chunk is read once it resolves. */
   write: (chunk: Uint8Array) => Promise<unknown> | unknown
 }
@@ -156,7 +156,7 @@ export async function readMultipartFile(
         await pass()
         continue
       }
-      opts.accept?.(filename)
+      await opts.accept?.(filename)
       let size = 0
       await pass(async (chunk) => {
         size += chunk.byteLength

@@ -30,20 +30,20 @@ export interface Paged<T> {
  * One page of `table`'s rows matching `where`, in `order`, with the total count (two queries,
  * LIMIT/OFFSET and COUNT in SQL); with `page` null, every row (one query; see askedPage).
  */
-export function selectPage<T extends SQLiteTable>(
+export async function selectPage<T extends SQLiteTable>(
   db: Db,
   table: T,
   where: SQL | undefined,
   order: SQLiteColumn | SQL | (SQLiteColumn | SQL)[],
   page: Page | null,
-): Paged<T['$inferSelect']> {
+): Promise<Paged<T['$inferSelect']>> {
   const query = db.select().from(table as SQLiteTable).where(where).orderBy(...[order].flat())
   if (!page) {
-    const rows = query.all() as T['$inferSelect'][]
+    const rows = await query as T['$inferSelect'][]
     return { rows, total: rows.length }
   }
-  const total = db.select({ n: count() }).from(table as SQLiteTable).where(where).get()!.n
-  const rows = query.limit(page.limit).offset(page.offset).all()
+  const total = (await db.select({ n: count() }).from(table as SQLiteTable).where(where))[0]!.n
+  const rows = await query.limit(page.limit).offset(page.offset)
   return { rows: rows as T['$inferSelect'][], total }
 }
 

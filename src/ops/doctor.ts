@@ -72,17 +72,17 @@ async function checkRepositories(
   opts: { fix: boolean; timeoutMs: number; serverRunning?: number },
 ): Promise<void> {
   const folders = check('repository folders')
-  let state = repositoryFolders(deps)
+  let state = await repositoryFolders(deps)
   const leftoverAge = deps.config.gitTimeout * 1000 + 60_000
   if (opts.fix && !opts.serverRunning) {
     // Nothing else works on the folder: the start-up repairs apply as they are.
-    const repaired = repairRepositories(deps)
+    const repaired = await repairRepositories(deps)
     if (repaired.removedRows) folders.fixed.push(`removed ${repaired.removedRows} unfinished repositories`)
     for (const o of repaired.orphaned) folders.fixed.push(`moved ${o} (no repository) to repositories/.orphaned/`)
     if (repaired.leftovers.length) folders.fixed.push(`removed ${repaired.leftovers.length} temporary git objects`)
     const reconciled = await reconcileRepositories(deps, { settlePending: true })
     if (reconciled.updated) folders.fixed.push(`brought ${reconciled.updated} repository records in line with git`)
-    state = repositoryFolders(deps)
+    state = await repositoryFolders(deps)
   } else if (opts.fix) {
     // A server runs: a 'creating' row or a folder without a row may be its work in progress, and
     // a push may be running. Only records out of step with git and temporary objects older

@@ -83,7 +83,7 @@ export async function shutdown(
   await jobsStopped
   if (cut) {
     let removed = 0
-    for (const row of deps.db.select({ ownerName: repositories.ownerName, name: repositories.name }).from(repositories).all())
+    for (const row of await deps.db.select({ ownerName: repositories.ownerName, name: repositories.name }).from(repositories))
       removed += removeGitLeftovers(pathOfRepo(deps, row.ownerName, row)).length
     if (removed) log.info('removed temporary git objects of cut-off work', { count: removed })
   }

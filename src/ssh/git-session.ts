@@ -165,10 +165,10 @@ export async function runGitCommand(
   const path = printable(`${command.ownerName}/${command.repoName}`)
   const disabled = accountRefusal(identity)
   if (disabled) return refuse(channel, disabled)
-  const found = findGitRepository(deps, command.ownerName, command.repoName)
-  const refusal = found ? gitAccessRefusal(deps, gitCallerOf(identity), found, command.service) : 'not-found'
+  const found = await findGitRepository(deps, command.ownerName, command.repoName)
+  const refusal = found ? await gitAccessRefusal(deps, gitCallerOf(identity), found, command.service) : 'not-found'
   if (refusal || !found) return refuse(channel, refusalMessage(refusal ?? 'not-found', identity, path))
-  recordKeyUse(deps, identity, found.repo.id)
+  await recordKeyUse(deps, identity, found.repo.id)
   const state = watchChannel(channel)
   if (command.service === 'receive-pack') return receivePack(deps, identity, found, channel, state, gitProtocol)
   // A fetch or an archive: git dies when the client goes away.

@@ -12,10 +12,10 @@ import { deployKeysByFingerprint, recordDeployKeyUse, type DeployKeyGrant } from
  */
 export type SshIdentity = { kind: 'user'; key: PublicKeyRow; user: UserRow } | { kind: 'deploy-key'; grants: DeployKeyGrant[] }
 
-export function identityOfKey(deps: AppDeps, fingerprint: string): SshIdentity | undefined {
-  const userKey = userKeyByFingerprint(deps, fingerprint)
+export async function identityOfKey(deps: AppDeps, fingerprint: string): Promise<SshIdentity | undefined> {
+  const userKey = await userKeyByFingerprint(deps, fingerprint)
   if (userKey) return { kind: 'user', key: userKey.key, user: userKey.owner }
-  const grants = deployKeysByFingerprint(deps, fingerprint)
+  const grants = await deployKeysByFingerprint(deps, fingerprint)
   return grants.length ? { kind: 'deploy-key', grants } : undefined
 }
 
@@ -31,10 +31,10 @@ export function accountRefusal(identity: SshIdentity): string | null {
 }
 
 /** Records the key's use on `repoId` (throttled; see KEY_USE_RECORD_INTERVAL). */
-export function recordKeyUse(deps: AppDeps, identity: SshIdentity, repoId: number): void {
-  if (identity.kind === 'user') return recordPublicKeyUse(deps, identity.key)
+export async function recordKeyUse(deps: AppDeps, identity: SshIdentity, repoId: number): Promise<void> {
+  if (identity.kind === 'user') return await recordPublicKeyUse(deps, identity.key)
   const grant = identity.grants.find((g) => g.repoId === repoId)
-  if (grant) recordDeployKeyUse(deps, grant)
+  if (grant) await recordDeployKeyUse(deps, grant)
 }
 
 /** Who a push is recorded as: the key's user; for a deploy key the repository's owner (as Gitea). */

@@ -176,7 +176,7 @@ function serveConnection(deps: AppDeps, client: Connection, running: Set<Promise
   client.on('close', () => clearTimeout(idleTimer))
   client.on('error', () => {})
 
-  client.on('authentication', (ctx) => {
+  client.on('authentication', async (ctx) => {
     const fail = () => {
       if (++failures >= MAX_AUTH_FAILURES) return client.end()
       ctx.reject(['publickey'])
@@ -184,7 +184,7 @@ function serveConnection(deps: AppDeps, client: Connection, running: Set<Promise
     if (ctx.method !== 'publickey') return ctx.method === 'none' ? ctx.reject(['publickey']) : fail()
     if (ctx.username !== deps.config.sshUser) return fail()
     const keyFingerprint = sshKeyFingerprint(ctx.key.data)
-    if (!identityOfKey(deps, keyFingerprint)) return fail()
+    if (!await identityOfKey(deps, keyFingerprint)) return fail()
     // The client asks whether this key would do; it signs only then.
     if (!ctx.signature || !ctx.blob) return ctx.accept()
     const key = utils.parseKey(ctx.key.data)
@@ -209,9 +209,9 @@ function serveConnection(deps: AppDeps, client: Connection, running: Set<Promise
       })
       for (const refused of ['pty', 'x11', 'auth-agent', 'signal', 'window-change'] as const) session.on(refused, (_accept: unknown, reject?: () => void) => reject?.())
       /** A command runs with the key's identity as it is now: a key deleted since sign-in is refused. */
-      const start = (channel: ServerChannel | undefined, run: (identity: SshIdentity) => Promise<void> | void) => {
+      const start = async (channel: ServerChannel | undefined, run: (identity: SshIdentity) => Promise<void> | void) => {
         if (!channel) return
-        const identity = fingerprint ? identityOfKey(deps, fingerprint) : undefined
+        const identity = fingerprint ? await identityOfKey(deps, fingerprint) : undefined
         if (!identity) return refuse(channel, 'this key is no longer registered')
         if (lifecycle.stopping) return refuse(channel, 'the server is shutting down; try again shortly')
         commands++
@@ -232,21 +232,21 @@ function serveConnection(deps: AppDeps, client: Connection, running: Set<Promise
           })
         running.add(task)
       }
-      session.on('exec', (accept, _reject, info) => {
+      session.on('exec', async (accept, _reject, info) => {
         const channel = accept()
-        start(channel, (identity) => {
+        await start(channel, async (identity) => {
           const command = parseGitCommand(String(info.command))
           if ('refusal' in command) return refuse(channel, command.refusal)
-          return runGitCommand(deps, identity, command, channel, gitProtocol)
+          return await runGitCommand(deps, identity, command, channel, gitProtocol)
         })
       })
-      session.on('shell', (accept) => {
+      session.on('shell', async (accept) => {
         const channel = accept()
-        start(channel, (identity) => refuse(channel, shellMessage(identity)))
+        await start(channel, (identity) => refuse(channel, shellMessage(identity)))
       })
-      session.on('subsystem', (accept, _reject, info) => {
+      session.on('subsystem', async (accept, _reject, info) => {
         const channel = accept()
-        start(channel, () => refuse(channel, `the subsystem "${printable(String(info.name), 50)}" is not provided; only git commands are served`))
+        await start(channel, () => refuse(channel, `the subsystem "${printable(String(info.name), 50)}" is not provided; only git commands are served`))
       })
     })
     // Port forwarding (either way), socket forwarding: refused (no channel, so no message).

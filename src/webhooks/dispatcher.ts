@@ -64,7 +64,7 @@ export class DeliveryDispatcher {
 
   constructor(private readonly deps: AppDeps) {
     this.allow = parseHostAllowList(deps.config.webhookAllowedHostList)
-    this.timer = setInterval(() => this.pump(), SAFETY_TICK_MS)
+    this.timer = setInterval(async () => await this.pump(), SAFETY_TICK_MS)
     this.timer.unref?.()
     this.nextOfLane = deps.db
       .select()
@@ -84,51 +84,50 @@ export class DeliveryDispatcher {
   }
 
   /** Starts what can start now: the first undelivered task of each idle lane whose wait is over. */
-  pump(): void {
+  async pump(): Promise<void> {
     if (this.stopped) return
     const free = this.deps.config.webhookConcurrency - this.busyLanes.size
     if (free <= 0) return
     const db = this.deps.db
-    const headIds = db
+    const headIds = (await db
       .select({ id: min(hookTasks.id) })
       .from(hookTasks)
       .where(eq(hookTasks.isDelivered, false))
-      .groupBy(hookTasks.repoId, hookTasks.hookId)
-      .all()
+      .groupBy(hookTasks.repoId, hookTasks.hookId))
       .map((r) => r.id!)
     if (headIds.length === 0) return
     const now = Date.now()
     let nextWake = Infinity
     const due: HookTaskRow[] = []
     for (let i = 0; i < headIds.length; i += 500) {
-      for (const task of db.select().from(hookTasks).where(inArray(hookTasks.id, headIds.slice(i, i + 500))).orderBy(asc(hookTasks.id)).all()) {
+      for (const task of await db.select().from(hookTasks).where(inArray(hookTasks.id, headIds.slice(i, i + 500))).orderBy(asc(hookTasks.id))) {
         if (this.busyLanes.has(laneOf(task))) continue
         if (task.nextAttemptMs > now) nextWake = Math.min(nextWake, task.nextAttemptMs)
         else due.push(task)
       }
     }
     due.sort((a, b) => a.id - b.id)
-    for (const task of due.slice(0, free)) this.start(task)
+    for (const task of due.slice(0, free)) await this.start(task)
     if (nextWake !== Infinity) this.wakeAt(nextWake)
   }
 
   private wakeAt(ms: number): void {
     if (this.retryTimer) clearTimeout(this.retryTimer)
-    this.retryTimer = setTimeout(() => ((this.retryTimer = null), this.pump()), Math.max(0, ms - Date.now()))
+    this.retryTimer = setTimeout(async () => ((this.retryTimer = null), await this.pump()), Math.max(0, ms - Date.now()))
     this.retryTimer.unref?.()
   }
 
   /** Runs a lane from `first`: its tasks in id order while they are due, up to LANE_RUN of them. */
-  private start(first: HookTaskRow): void {
+  private async start(first: HookTaskRow): Promise<void> {
     const lane = laneOf(first)
     this.busyLanes.add(lane)
     const work = this.runLane(first)
       .catch((e) => loggerOf(this.deps.config).error('a webhook delivery lane failed', { lane, ...errorFields(e) }))
-      .finally(() => {
+      .finally(async () => {
         this.inFlight.delete(work)
         // Handed back once its outcomes are written (the next flush), never before.
         this.endingLanes.push(lane)
-        this.scheduleFlush()
+        await this.scheduleFlush()
       })
     this.inFlight.add(work)
   }
@@ -138,13 +137,13 @@ export class DeliveryDispatcher {
     for (let n = 0; task && !this.stopped && n < LANE_RUN; n++) {
       const outcome = await this.deliver(task)
       if (!outcome?.done) return
-      task = this.nextOfLane.get({ repoId: task.repoId, hookId: task.hookId, afterId: task.id })
+      task = (await this.nextOfLane.execute({ repoId: task.repoId, hookId: task.hookId, afterId: task.id }))[0]
       if (task && task.nextAttemptMs > Date.now()) return
     }
   }
 
   private async deliver(task: HookTaskRow): Promise<Outcome | null> {
-    const hook = this.deps.db.select().from(hooks).where(eq(hooks.id, task.hookId)).get()
+    const hook = (await this.deps.db.select().from(hooks).where(eq(hooks.id, task.hookId)))[0]
     if (!hook) return null // deleted with its tasks
     const attempt = await attemptDelivery(
       {
@@ -163,17 +162,17 @@ export class DeliveryDispatcher {
     const done = attempt.ok || !attempt.retry || task.attempts + 1 >= this.deps.config.webhookMaxAttempts
     const outcome = { task, attempt, done, at: Date.now() }
     this.outcomes.push(outcome)
-    this.scheduleFlush()
+    await this.scheduleFlush()
     return outcome
   }
 
-  private scheduleFlush(): void {
-    if (this.outcomes.length >= FLUSH_AT) return this.flush()
-    if (!this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), FLUSH_MS)
+  private async scheduleFlush(): Promise<void> {
+    if (this.outcomes.length >= FLUSH_AT) return await this.flush()
+    if (!this.flushTimer) this.flushTimer = setTimeout(async () => await this.flush(), FLUSH_MS)
   }
 
   /** Writes the waiting outcomes in one transaction, then hands back the lanes that ended and looks for more work. */
-  private flush(): void {
+  private async flush(): Promise<void> {
     if (this.flushTimer) clearTimeout(this.flushTimer)
     this.flushTimer = null
     const outcomes = this.outcomes
@@ -181,13 +180,13 @@ export class DeliveryDispatcher {
     this.outcomes = []
     this.endingLanes = []
     try {
-      if (outcomes.length) recordOutcomes(this.deps, this.outcomeStatements, outcomes)
+      if (outcomes.length) await recordOutcomes(this.deps, this.outcomeStatements, outcomes)
     } catch (e) {
       // Not written: those tasks are sent again (same delivery ids), as after a crash.
       loggerOf(this.deps.config).error('recording webhook deliveries failed', errorFields(e))
     }
     for (const lane of ending) this.busyLanes.delete(lane)
-    if (ending.length) this.pump()
+    if (ending.length) await this.pump()
   }
 
   /** Stops starting deliveries, cuts those in flight (they stay undelivered), waits for them and writes what was done. */
@@ -197,7 +196,7 @@ export class DeliveryDispatcher {
     if (this.retryTimer) clearTimeout(this.retryTimer)
     this.stopController.abort()
     await Promise.allSettled([...this.inFlight])
-    this.flush()
+    await this.flush()
   }
 }
 
@@ -232,7 +231,7 @@ function outcomeStatements(db: Db) {
  * Everything is computed before it (the texts included): the write lock, which the API waits
  * for, is held only for the statements themselves.
  */
-function recordOutcomes(deps: AppDeps, statements: ReturnType<typeof outcomeStatements>, outcomes: Outcome[]): void {
+async function recordOutcomes(deps: AppDeps, statements: ReturnType<typeof outcomeStatements>, outcomes: Outcome[]): Promise<void> {
   const lastStatus = new Map<number, number>()
   const rows = outcomes.map(({ task, attempt, done, at }) => {
     const attempts = task.attempts + 1
@@ -249,9 +248,9 @@ function recordOutcomes(deps: AppDeps, statements: ReturnType<typeof outcomeStat
       responseContent: JSON.stringify(attempt.response),
     }
   })
-  writeTransaction(deps.db, () => {
-    for (const row of rows) statements.task.run(row)
-    for (const [id, status] of lastStatus) statements.hook.run({ id, status })
+  await writeTransaction(deps.db, async () => {
+    for (const row of rows) await statements.task.execute(row)
+    for (const [id, status] of lastStatus) await statements.hook.execute({ id, status })
   })
 }
 

@@ -13,8 +13,8 @@ export const WEBHOOK_POLL_MS = 100
  * One of these per server: at start it takes back whatever a previous process had claimed and
  * not finished, and resumes undelivered tasks. Runs in its own thread (src/jobs/webhook-worker.ts).
  */
-export function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } = {}) {
-  releaseClaims(deps.db, WEBHOOK_CONSUMER)
+export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } = {}) {
+  await releaseClaims(deps.db, WEBHOOK_CONSUMER)
   const dispatcher = new DeliveryDispatcher(deps)
   let stopped = false
   let wake = null as (() => void) | null
@@ -28,32 +28,32 @@ export function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } = {}) {
     while (!stopped) {
       let handled = 0
       try {
-        if (hasEventsAfterDone(deps.db, WEBHOOK_CONSUMER)) {
+        if (await hasEventsAfterDone(deps.db, WEBHOOK_CONSUMER)) {
           const round = await turnEventsIntoTasks(deps)
           handled = round.events
-          if (round.tasks) dispatcher.pump()
+          if (round.tasks) await dispatcher.pump()
         }
       } catch (e) {
         loggerOf(deps.config).error('a webhook task round failed', errorFields(e))
         // What this round claimed comes back to the next one (never passed over).
-        if (!stopped) releaseClaims(deps.db, WEBHOOK_CONSUMER)
+        if (!stopped) await releaseClaims(deps.db, WEBHOOK_CONSUMER)
         await pause(1000)
       }
       if (handled === 0 && !stopped) await pause(opts.pollMs ?? WEBHOOK_POLL_MS)
     }
   })()
-  dispatcher.pump()
+  await dispatcher.pump()
 
   return {
     /** Looks for new events and due deliveries now. */
-    wake() {
-      wake?.()
-      dispatcher.pump()
+    async wake() {
+      await wake?.()
+      await dispatcher.pump()
     },
     /** Stops taking events and delivering; what is pending stays for the next start. */
     async stop() {
       stopped = true
-      wake?.()
+      await wake?.()
       await loop
       await dispatcher.stop()
     },

@@ -44,7 +44,7 @@ export interface BuildContext {
 export interface PayloadBuilder {
   prepare?: (deps: AppDeps, event: EventRecord, repo: RepoRow) => Promise<unknown>
   /** The payload, or null when there is nothing to announce any more (a row gone meanwhile). */
-  build: (ctx: BuildContext) => Record<string, unknown> | null
+  build: (ctx: BuildContext) => Record<string, unknown> | null | Promise<Record<string, unknown> | null>
 }
 
 /** Gitea's FEED_MAX_COMMIT_NUM: commits listed in a push payload. */
@@ -55,11 +55,11 @@ const NEW_BRANCH_COMMITS = 10
 const MAX_COUNTED_COMMITS = 100_000
 
 /** The Repository record of a payload (a fork's parent included, as the API shows it). */
-export function payloadRepo(deps: AppDeps, repo: RepoRow, owner: UserRow): ApiRepo {
+export async function payloadRepo(deps: AppDeps, repo: RepoRow, owner: UserRow): Promise<ApiRepo> {
   let parent: ApiRepo['parent'] = null
   if (repo.isFork && repo.forkId) {
-    const row = deps.db.select().from(repositories).where(eq(repositories.id, repo.forkId)).get()
-    const parentOwner = row && deps.db.select().from(users).where(eq(users.id, row.ownerId)).get()
+    const row = (await deps.db.select().from(repositories).where(eq(repositories.id, repo.forkId)))[0]
+    const parentOwner = row && (await deps.db.select().from(users).where(eq(users.id, row.ownerId)))[0]
     if (row && parentOwner && !row.isPrivate) parent = toApiRepo(deps.config, row, parentOwner, null, null) as ApiRepo['parent']
   }
   return toApiRepo(deps.config, repo, owner, null, null, parent)
@@ -106,22 +106,21 @@ function payloadCommit(deps: AppDeps, repo: RepoRow, c: LoggedCommit, usernames:
 }
 
 /** User names of the accounts owning these e-mail addresses (one query). */
-function usernamesByEmail(deps: AppDeps, commits: LoggedCommit[]): Map<string, string> {
+async function usernamesByEmail(deps: AppDeps, commits: LoggedCommit[]): Promise<Map<string, string>> {
   const emails = [...new Set(commits.flatMap((c) => [c.authorEmail.toLowerCase(), c.committerEmail.toLowerCase()]))].filter(Boolean)
   if (emails.length === 0) return new Map()
-  const rows = deps.db
+  const rows = await deps.db
     .select({ email: emailAddresses.lowerEmail, name: users.name })
     .from(emailAddresses)
     .innerJoin(users, eq(users.id, emailAddresses.userId))
     .where(inArray(emailAddresses.lowerEmail, emails))
-    .all()
   return new Map(rows.map((r) => [r.email, r.name]))
 }
 
 /** The PushPayload of a ref change (also the test delivery's). */
-export function pushPayload(ctx: Pick<BuildContext, 'deps' | 'repo' | 'repository' | 'sender'>, change: { ref: string; before: string; after: string }, found: PushPrepared) {
+export async function pushPayload(ctx: Pick<BuildContext, 'deps' | 'repo' | 'repository' | 'sender'>, change: { ref: string; before: string; after: string }, found: PushPrepared) {
   const { deps, repo } = ctx
-  const usernames = usernamesByEmail(deps, found.head ? [...found.commits, found.head] : found.commits)
+  const usernames = await usernamesByEmail(deps, found.head ? [...found.commits, found.head] : found.commits)
   const isUpdate = change.ref.startsWith('refs/heads/') && change.before !== ZERO_ID && change.after !== ZERO_ID
   return {
     ref: change.ref,
@@ -141,8 +140,8 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '')
 
 const pushBuilder: PayloadBuilder = {
   prepare: (deps, e, repo) => pushCommits(deps, repo, str(e.payload.ref), str(e.payload.before), str(e.payload.after)),
-  build: (ctx) =>
-    pushPayload(ctx, { ref: str(ctx.event.payload.ref), before: str(ctx.event.payload.before), after: str(ctx.event.payload.after) }, ctx.prepared as PushPrepared),
+  build: async (ctx) =>
+    await pushPayload(ctx, { ref: str(ctx.event.payload.ref), before: str(ctx.event.payload.before), after: str(ctx.event.payload.after) }, ctx.prepared as PushPrepared),
 }
 
 const createBuilder: PayloadBuilder = {
@@ -175,33 +174,33 @@ const repositoryBuilder = (action: 'created' | 'deleted'): PayloadBuilder => ({
 
 /** Delivered to the source's hooks: `forkee` is the source, `repository` the new fork (Gitea's meaning). */
 const forkBuilder: PayloadBuilder = {
-  build: ({ deps, event, repository, sender }) => {
+  build: async ({ deps, event, repository, sender }) => {
     const forkId = Number(event.payload.forkId)
-    const fork = deps.db.select().from(repositories).where(eq(repositories.id, forkId)).get()
-    const forkOwner = fork && deps.db.select().from(users).where(eq(users.id, fork.ownerId)).get()
+    const fork = (await deps.db.select().from(repositories).where(eq(repositories.id, forkId)))[0]
+    const forkOwner = fork && (await deps.db.select().from(users).where(eq(users.id, fork.ownerId)))[0]
     if (!fork || !forkOwner) return null
-    return { forkee: repository, repository: payloadRepo(deps, fork, forkOwner), sender }
+    return { forkee: repository, repository: await payloadRepo(deps, fork, forkOwner), sender }
   },
 }
 
 // ---- issues, comments ---------------------------------------------------------------------
 
-function issueRowOf(ctx: BuildContext) {
+async function issueRowOf(ctx: BuildContext) {
   const id = ctx.event.issueId
-  return id ? ctx.deps.db.select().from(issues).where(eq(issues.id, id)).get() : undefined
+  return id ? (await ctx.deps.db.select().from(issues).where(eq(issues.id, id)))[0] : undefined
 }
 
 /** IssuePayload for plain issues; `action` is the event kind's second half. */
 const issueBuilder: PayloadBuilder = {
-  build: (ctx) => {
-    const row = issueRowOf(ctx)
+  build: async (ctx) => {
+    const row = await issueRowOf(ctx)
     if (!row) return null
     const changes = ctx.event.payload.changes as Record<string, unknown> | undefined
     return {
       action: ctx.event.kind.slice('issue.'.length),
       number: row.index,
       ...(changes && Object.keys(changes).length ? { changes } : {}),
-      issue: issueToApi(ctx.deps, ctx.repo, row, null),
+      issue: await issueToApi(ctx.deps, ctx.repo, row, null),
       repository: ctx.repository,
       sender: ctx.sender,
       commit_id: '',
@@ -211,17 +210,17 @@ const issueBuilder: PayloadBuilder = {
 
 /** IssueCommentPayload (issues and pull requests alike): `comment` as it is, or as it was when deleted. */
 const commentBuilder: PayloadBuilder = {
-  build: (ctx) => {
-    const row = issueRowOf(ctx)
+  build: async (ctx) => {
+    const row = await issueRowOf(ctx)
     if (!row) return null
     const kept = ctx.event.payload.comment as CommentRow | undefined
-    const comment = kept ?? (ctx.event.commentId ? ctx.deps.db.select().from(comments).where(eq(comments.id, ctx.event.commentId)).get() : undefined)
+    const comment = kept ?? (ctx.event.commentId ? (await ctx.deps.db.select().from(comments).where(eq(comments.id, ctx.event.commentId)))[0] : undefined)
     if (!comment) return null
-    const poster = usersByIds(ctx.deps, [comment.posterId]).get(comment.posterId)
+    const poster = (await usersByIds(ctx.deps, [comment.posterId])).get(comment.posterId)
     const changes = ctx.event.payload.changes as Record<string, unknown> | undefined
     return {
       action: ctx.event.kind.slice('comment.'.length),
-      issue: issueToApi(ctx.deps, ctx.repo, row, null),
+      issue: await issueToApi(ctx.deps, ctx.repo, row, null),
       comment: toApiComment(ctx.deps.config, ctx.repo, row, comment, poster, null),
       ...(changes && Object.keys(changes).length ? { changes } : {}),
       repository: ctx.repository,
@@ -240,16 +239,16 @@ const commentBuilder: PayloadBuilder = {
  * request's `issue.*` events the kind's second half (`label_updated`, `assigned` ...).
  */
 const pullBuilder = (action: ((event: EventRecord) => string) | string): PayloadBuilder => ({
-  build: (ctx) => {
-    const issue = issueRowOf(ctx)
-    const pull = issue && ctx.deps.db.select().from(pullRequests).where(eq(pullRequests.issueId, issue.id)).get()
+  build: async (ctx) => {
+    const issue = await issueRowOf(ctx)
+    const pull = issue && (await ctx.deps.db.select().from(pullRequests).where(eq(pullRequests.issueId, issue.id)))[0]
     if (!issue || !pull) return null
     const changes = ctx.event.payload.changes as Record<string, unknown> | undefined
     return {
       action: typeof action === 'string' ? action : action(ctx.event),
       number: issue.index,
       ...(changes && Object.keys(changes).length ? { changes } : {}),
-      pull_request: pullsToApi(ctx.deps, ctx.repo, ctx.owner, [{ pull, issue }], null)[0]!,
+      pull_request: (await pullsToApi(ctx.deps, ctx.repo, ctx.owner, [{ pull, issue }], null))[0]!,
       requested_reviewer: null,
       repository: ctx.repository,
       sender: ctx.sender,
@@ -269,12 +268,12 @@ const pullIssueBuilder = pullBuilder((event) => event.kind.slice('issue.'.length
  * updated), or as it was (deleted: the event keeps it, the row is gone).
  */
 const releaseBuilder = (action: 'published' | 'updated' | 'deleted'): PayloadBuilder => ({
-  build: (ctx) => {
+  build: async (ctx) => {
     let release: unknown
     if (action === 'deleted') release = ctx.event.payload.release
     else {
-      const row = ctx.deps.db.select().from(releases).where(eq(releases.id, Number(ctx.event.payload.releaseId))).get()
-      release = row && releasesToApi(ctx.deps, ctx.repo, [row], null)[0]
+      const row = (await ctx.deps.db.select().from(releases).where(eq(releases.id, Number(ctx.event.payload.releaseId))))[0]
+      release = row && (await releasesToApi(ctx.deps, ctx.repo, [row], null))[0]
     }
     return release ? { action, release, repository: ctx.repository, sender: ctx.sender } : null
   },
@@ -285,12 +284,12 @@ const releaseBuilder = (action: 'published' | 'updated' | 'deleted'): PayloadBui
 const statusBuilder: PayloadBuilder = {
   prepare: async (deps, e, repo) =>
     (await logCommits(gitRepoAt(deps, pathOfRepo(deps, repo.ownerName, repo)), str(e.payload.sha), null, 1, 1).catch(() => null))?.commits[0] ?? null,
-  build: (ctx) => {
-    const row = ctx.deps.db.select().from(commitStatuses).where(eq(commitStatuses.id, Number(ctx.event.payload.statusId))).get()
+  build: async (ctx) => {
+    const row = (await ctx.deps.db.select().from(commitStatuses).where(eq(commitStatuses.id, Number(ctx.event.payload.statusId))))[0]
     if (!row) return null
     const commit = ctx.prepared as LoggedCommit | null
     return {
-      commit: commit ? payloadCommit(ctx.deps, ctx.repo, commit, usernamesByEmail(ctx.deps, [commit])) : null,
+      commit: commit ? payloadCommit(ctx.deps, ctx.repo, commit, await usernamesByEmail(ctx.deps, [commit])) : null,
       context: row.context,
       created_at: isoTime(row.createdUnix),
       description: row.description,

@@ -85,28 +85,27 @@ class RoundLookups {
   constructor(private readonly deps: AppDeps) {}
 
   /** The repository's current row, owner and record (null: gone). */
-  current(repoId: number): Subject | null {
+  async current(repoId: number): Promise<Subject | null> {
     let found = this.subjects.get(repoId)
     if (found === undefined) {
-      const repo = this.deps.db.select().from(repositories).where(eq(repositories.id, repoId)).get()
-      const owner = repo && this.deps.db.select().from(users).where(eq(users.id, repo.ownerId)).get()
-      found = repo && owner ? { repo, owner, repository: payloadRepo(this.deps, repo, owner) } : null
+      const repo = (await this.deps.db.select().from(repositories).where(eq(repositories.id, repoId)))[0]
+      const owner = repo && (await this.deps.db.select().from(users).where(eq(users.id, repo.ownerId)))[0]
+      found = repo && owner ? { repo, owner, repository: await payloadRepo(this.deps, repo, owner) } : null
       this.subjects.set(repoId, found)
     }
     return found
   }
 
   /** The active hooks that may fire for events of a repository: its own and its owner's (an organisation's). */
-  candidates(repoId: number, ownerId: number, orgOnly: boolean) {
+  async candidates(repoId: number, ownerId: number, orgOnly: boolean) {
     const key = `${repoId}:${ownerId}:${orgOnly}`
     let found = this.hooksOf.get(key)
     if (!found) {
       const where = orgOnly ? eq(hooks.ownerId, ownerId) : or(eq(hooks.repoId, repoId), and(eq(hooks.ownerId, ownerId), isNull(hooks.repoId)))
-      found = this.deps.db
+      found = (await this.deps.db
         .select()
         .from(hooks)
-        .where(and(eq(hooks.isActive, true), where))
-        .all()
+        .where(and(eq(hooks.isActive, true), where)))
         .map((hook) => ({ hook, chosen: eventsOfHook(hook) }))
       this.hooksOf.set(key, found)
     }
@@ -114,11 +113,11 @@ class RoundLookups {
   }
 
   /** The actor's User record (the Ghost when unknown or deleted). */
-  sender(actorId: number | null): ApiUser {
+  async sender(actorId: number | null): Promise<ApiUser> {
     if (actorId === null) return ghostUser(this.deps.config)
     let found = this.senders.get(actorId)
     if (!found) {
-      const actor = this.deps.db.select().from(users).where(eq(users.id, actorId)).get()
+      const actor = (await this.deps.db.select().from(users).where(eq(users.id, actorId)))[0]
       found = actor ? toApiUser(this.deps.config, actor, null) : ghostUser(this.deps.config)
       this.senders.set(actorId, found)
     }
@@ -131,13 +130,13 @@ class RoundLookups {
  * (deleted before its events were handled), the row as an event kept it (repo.created and
  * repo.deleted carry one), so the organisation's hooks still hear of its creation and deletion.
  */
-function subjectOf(deps: AppDeps, lookups: RoundLookups, event: EventRecord): Subject | null {
+async function subjectOf(deps: AppDeps, lookups: RoundLookups, event: EventRecord): Promise<Subject | null> {
   if (event.repoId === null) return null
-  const current = lookups.current(event.repoId)
+  const current = await lookups.current(event.repoId)
   if (current) return current
   const kept = (event.kind === 'repo.created' || event.kind === 'repo.deleted' ? event.payload.repository : undefined) as RepoRow | undefined
-  const owner = kept && deps.db.select().from(users).where(eq(users.id, kept.ownerId)).get()
-  return kept && owner ? { repo: kept, owner, repository: payloadRepo(deps, kept, owner) } : null
+  const owner = kept && (await deps.db.select().from(users).where(eq(users.id, kept.ownerId)))[0]
+  return kept && owner ? { repo: kept, owner, repository: await payloadRepo(deps, kept, owner) } : null
 }
 
 /**
@@ -149,24 +148,24 @@ async function tasksOfEvent(deps: AppDeps, lookups: RoundLookups, event: EventRe
   const builder = builderOf(event)
   if (!typeOf || !builder) return []
   const type = typeOf(event)
-  const subject = subjectOf(deps, lookups, event)
+  const subject = await subjectOf(deps, lookups, event)
   if (!subject) return []
-  const targets = lookups
-    .candidates(subject.repo.id, subject.owner.id, ORG_ONLY_TYPES.has(type))
+  const targets = (await lookups
+    .candidates(subject.repo.id, subject.owner.id, ORG_ONLY_TYPES.has(type)))
     .filter((c) => hookTakes(c.hook, c.chosen, event, type))
     .map((c) => c.hook)
   if (targets.length === 0) return []
   const prepared = builder.prepare ? await builder.prepare(deps, event, subject.repo) : undefined
-  const payload = builder.build({ deps, event, ...subject, sender: lookups.sender(event.actorId), prepared })
+  const payload = await builder.build({ deps, event, ...subject, sender: await lookups.sender(event.actorId), prepared })
   if (!payload) return []
   const json = targets.some((h) => h.type === 'gitea' || h.type === 'gogs') ? payloadJson(payload) : undefined
   return targets.map((hook) => newTask(deps, hook, subject.repo.id, event.id, type, payload, json))
 }
 
 /** The tasks whose hook still exists (a hook deleted meanwhile takes nothing); inside a write transaction. */
-function aliveOnly(deps: AppDeps, tasks: NewTask[]): NewTask[] {
+async function aliveOnly(deps: AppDeps, tasks: NewTask[]): Promise<NewTask[]> {
   const ids = [...new Set(tasks.map((t) => t.hookId))]
-  const alive = new Set(deps.db.select({ id: hooks.id }).from(hooks).where(inArray(hooks.id, ids)).all().map((h) => h.id))
+  const alive = new Set((await deps.db.select({ id: hooks.id }).from(hooks).where(inArray(hooks.id, ids))).map((h) => h.id))
   return alive.size === ids.length ? tasks : tasks.filter((t) => alive.has(t.hookId))
 }
 
@@ -176,11 +175,11 @@ const INSERT_SLICE = 200
 /**
  * Inserts tasks whose hook still exists; inside a write transaction. Answers the rows written.
  */
-export function insertTasks(deps: AppDeps, tasks: NewTask[]): HookTaskRow[] {
+export async function insertTasks(deps: AppDeps, tasks: NewTask[]): Promise<HookTaskRow[]> {
   if (tasks.length === 0) return []
-  const kept = aliveOnly(deps, tasks)
+  const kept = await aliveOnly(deps, tasks)
   const rows: HookTaskRow[] = []
-  for (let i = 0; i < kept.length; i += INSERT_SLICE) rows.push(...deps.db.insert(hookTasks).values(kept.slice(i, i + INSERT_SLICE)).returning().all())
+  for (let i = 0; i < kept.length; i += INSERT_SLICE) rows.push(...await deps.db.insert(hookTasks).values(kept.slice(i, i + INSERT_SLICE)).returning())
   return rows
 }
 
@@ -208,7 +207,7 @@ function taskInsertOf(db: Db) {
  * many tasks written (0 events: the outbox is drained).
  */
 export async function turnEventsIntoTasks(deps: AppDeps, limit = BATCH): Promise<{ events: number; tasks: number }> {
-  const events = claimEvents(deps.db, WEBHOOK_CONSUMER, limit, LEASE_MS)
+  const events = await claimEvents(deps.db, WEBHOOK_CONSUMER, limit, LEASE_MS)
   if (events.length === 0) return { events: 0, tasks: 0 }
   const lookups = new RoundLookups(deps)
   const tasks: NewTask[] = []
@@ -221,10 +220,10 @@ export async function turnEventsIntoTasks(deps: AppDeps, limit = BATCH): Promise
     }
   }
   const insert = taskInsertOf(deps.db)
-  const written = writeTransaction(deps.db, () => {
-    const kept = tasks.length ? aliveOnly(deps, tasks) : []
-    for (const task of kept) insert.run(task)
-    markDone(deps.db, WEBHOOK_CONSUMER, events[events.length - 1]!.id)
+  const written = await writeTransaction(deps.db, async () => {
+    const kept = tasks.length ? await aliveOnly(deps, tasks) : []
+    for (const task of kept) await insert.execute(task)
+    await markDone(deps.db, WEBHOOK_CONSUMER, events[events.length - 1]!.id)
     return kept.length
   })
   return { events: events.length, tasks: written }

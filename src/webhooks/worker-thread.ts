@@ -11,16 +11,16 @@ declare const self: Worker
 
 export type WebhookThreadMessage = { type: 'start'; config: Config; pollMs?: number } | { type: 'wake' } | { type: 'stop' }
 
-let loops: ReturnType<typeof runWebhookLoops> | undefined
+let loops: Awaited<ReturnType<typeof runWebhookLoops>> | undefined
 let deps: ReturnType<typeof createDeps> | undefined
 
 self.onmessage = async (event: MessageEvent<WebhookThreadMessage>) => {
   const message = event.data
   if (message.type === 'start' && !loops) {
     deps = createDeps(message.config)
-    loops = runWebhookLoops(deps, { pollMs: message.pollMs })
+    loops = await runWebhookLoops(deps, { pollMs: message.pollMs })
     self.postMessage({ type: 'started' })
-  } else if (message.type === 'wake') loops?.wake()
+  } else if (message.type === 'wake') await loops?.wake()
   else if (message.type === 'stop') {
     await loops?.stop()
     deps?.db.$client.close()

@@ -15,7 +15,7 @@ export const adminModule = (deps: AppDeps) => {
     .use(pipeline(deps))
     .get(
       '/admin/users',
-      ({ user: admin, page, respond }) => respond(listAllUsers(deps, page), (rows) => rows.map((u) => toApiUser(config, u, admin))),
+      async ({ user: admin, page, respond }) => respond(await listAllUsers(deps, page), (rows) => rows.map((u) => toApiUser(config, u, admin))),
       {
         siteAdmin: true,
         paged: true,
@@ -50,7 +50,7 @@ export const adminModule = (deps: AppDeps) => {
     .patch(
       '/admin/users/:username',
       async ({ params, body, user: admin }) => {
-        const user = await editUser(deps, getUserByName(deps, params.username), body)
+        const user = await editUser(deps, await getUserByName(deps, params.username), body)
         return toApiUser(config, user, admin)
       },
       {
@@ -64,8 +64,8 @@ export const adminModule = (deps: AppDeps) => {
     )
     .delete(
       '/admin/users/:username',
-      ({ params, status, user: admin }) => {
-        deleteUser(deps, getUserByName(deps, params.username), admin)
+      async ({ params, status, user: admin }) => {
+        await deleteUser(deps, await getUserByName(deps, params.username), admin)
         return status(204, undefined)
       },
       {

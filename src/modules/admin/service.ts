@@ -13,8 +13,8 @@ import { checkLoginSource, checkVisibility } from '../users/service'
 import type { EditUserInput } from './model'
 
 /** Individual users (no organisations), by id. */
-export function listAllUsers(deps: AppDeps, page: Page): Paged<UserRow> {
-  return selectPage(deps.db, users, eq(users.type, 0), asc(users.id), page)
+export async function listAllUsers(deps: AppDeps, page: Page): Promise<Paged<UserRow>> {
+  return await selectPage(deps.db, users, eq(users.type, 0), asc(users.id), page)
 }
 
 /** Checks everything in an EditUserOption before anything is written. */
@@ -37,19 +37,19 @@ function checkEdit(input: EditUserInput): void {
  * user already has becomes primary (the old one stays as a secondary address); a new address
  * replaces the old primary one. 422 when another account uses it. Runs inside a transaction.
  */
-function setPrimaryEmail(deps: AppDeps, user: UserRow, email: string): void {
+async function setPrimaryEmail(deps: AppDeps, user: UserRow, email: string): Promise<void> {
   const lower = email.toLowerCase()
-  const existing = deps.db.select().from(emailAddresses).where(eq(emailAddresses.lowerEmail, lower)).get()
+  const existing = (await deps.db.select().from(emailAddresses).where(eq(emailAddresses.lowerEmail, lower)))[0]
   if (existing && existing.userId !== user.id) throw unprocessable(`e-mail already in use [email: ${email}]`, 'Email')
   if (existing) {
-    deps.db.update(emailAddresses).set({ isPrimary: false }).where(and(eq(emailAddresses.userId, user.id), ne(emailAddresses.id, existing.id))).run()
+    await deps.db.update(emailAddresses).set({ isPrimary: false }).where(and(eq(emailAddresses.userId, user.id), ne(emailAddresses.id, existing.id)))
     // The administrator vouches for the address: it becomes verified (one added by the user is not).
-    deps.db.update(emailAddresses).set({ isPrimary: true, isActivated: true, email }).where(eq(emailAddresses.id, existing.id)).run()
+    await deps.db.update(emailAddresses).set({ isPrimary: true, isActivated: true, email }).where(eq(emailAddresses.id, existing.id))
     return
   }
-  const primary = deps.db.select().from(emailAddresses).where(and(eq(emailAddresses.userId, user.id), eq(emailAddresses.isPrimary, true))).get()
-  if (primary) deps.db.update(emailAddresses).set({ email, lowerEmail: lower }).where(eq(emailAddresses.id, primary.id)).run()
-  else deps.db.insert(emailAddresses).values({ userId: user.id, email, lowerEmail: lower, isPrimary: true, isActivated: true }).run()
+  const primary = (await deps.db.select().from(emailAddresses).where(and(eq(emailAddresses.userId, user.id), eq(emailAddresses.isPrimary, true))))[0]
+  if (primary) await deps.db.update(emailAddresses).set({ email, lowerEmail: lower }).where(eq(emailAddresses.id, primary.id))
+  else await deps.db.insert(emailAddresses).values({ userId: user.id, email, lowerEmail: lower, isPrimary: true, isActivated: true })
 }
 
 /** Applies an EditUserOption (absent = unchanged); all checks run before any write. */
@@ -76,25 +76,24 @@ export async function editUser(deps: AppDeps, user: UserRow, input: EditUserInpu
     email: input.email,
     updatedUnix: nowUnix(),
   }
-  return writeTransaction(deps.db, () => {
-    if (input.email !== undefined) setPrimaryEmail(deps, user, input.email)
-    return deps.db.update(users).set(changes).where(eq(users.id, user.id)).returning().get()!
+  return await writeTransaction(deps.db, async () => {
+    if (input.email !== undefined) await setPrimaryEmail(deps, user, input.email)
+    return (await deps.db.update(users).set(changes).where(eq(users.id, user.id)).returning())[0]!
   })
 }
 
 /** 422 with a message naming what still ties the user to the site (checked in a transaction). */
-function assertDeletable(deps: AppDeps, user: UserRow): void {
-  const ownsRepo = deps.db.select({ id: repositories.id }).from(repositories).where(eq(repositories.ownerId, user.id)).get()
+async function assertDeletable(deps: AppDeps, user: UserRow): Promise<void> {
+  const ownsRepo = (await deps.db.select({ id: repositories.id }).from(repositories).where(eq(repositories.ownerId, user.id)))[0]
   if (user.numRepos > 0 || ownsRepo)
     throw unprocessable(`user still owns repositories; delete or transfer them first [name: ${user.name}]`)
-  const orgBlocker = userOrgBlockers(deps, user.id)
+  const orgBlocker = await userOrgBlockers(deps, user.id)
   if (orgBlocker) throw unprocessable(orgBlocker)
-  const memberOf = deps.db
+  const memberOf = (await deps.db
     .select({ org: users.name })
     .from(orgUsers)
     .innerJoin(users, eq(users.id, orgUsers.orgId))
-    .where(eq(orgUsers.uid, user.id))
-    .get()
+    .where(eq(orgUsers.uid, user.id)))[0]
   if (memberOf) throw unprocessable(`user is still a member of organisation ${memberOf.org}; remove them from it first`)
 }
 
@@ -105,22 +104,22 @@ function assertDeletable(deps: AppDeps, user: UserRow): void {
  * (ON DELETE CASCADE); the counters of others are fixed first. Issues and comments the user
  * posted stay (their poster id is no foreign key) and show the Ghost user as author (as Gitea).
  */
-export function deleteUser(deps: AppDeps, user: UserRow, actor: UserRow | null): void {
+export async function deleteUser(deps: AppDeps, user: UserRow, actor: UserRow | null): Promise<void> {
   // As Gitea: an administrator cannot delete their own account (nor lock the site out that way).
   // `null` is the operator at the command line (`warren admin user delete`).
   if (user.id === actor?.id) throw unprocessable('you cannot delete yourself')
   try {
-    writeTransaction(deps.db, () => {
-      assertDeletable(deps, user)
+    await writeTransaction(deps.db, async () => {
+      await assertDeletable(deps, user)
       const followed = deps.db.select({ id: follows.followId }).from(follows).where(eq(follows.userId, user.id))
       const followers = deps.db.select({ id: follows.userId }).from(follows).where(eq(follows.followId, user.id))
       const starred = deps.db.select({ id: stars.repoId }).from(stars).where(eq(stars.userId, user.id))
       const watched = deps.db.select({ id: watches.repoId }).from(watches).where(eq(watches.userId, user.id))
-      deps.db.update(users).set({ numFollowers: sql`${users.numFollowers} - 1` }).where(inArray(users.id, followed)).run()
-      deps.db.update(users).set({ numFollowing: sql`${users.numFollowing} - 1` }).where(inArray(users.id, followers)).run()
-      deps.db.update(repositories).set({ numStars: sql`${repositories.numStars} - 1` }).where(inArray(repositories.id, starred)).run()
-      deps.db.update(repositories).set({ numWatches: sql`${repositories.numWatches} - 1` }).where(inArray(repositories.id, watched)).run()
-      deps.db.delete(users).where(eq(users.id, user.id)).run()
+      await deps.db.update(users).set({ numFollowers: sql`${users.numFollowers} - 1` }).where(inArray(users.id, followed))
+      await deps.db.update(users).set({ numFollowing: sql`${users.numFollowing} - 1` }).where(inArray(users.id, followers))
+      await deps.db.update(repositories).set({ numStars: sql`${repositories.numStars} - 1` }).where(inArray(repositories.id, starred))
+      await deps.db.update(repositories).set({ numWatches: sql`${repositories.numWatches} - 1` }).where(inArray(repositories.id, watched))
+      await deps.db.delete(users).where(eq(users.id, user.id))
     })
   } catch (e) {
     // A row of another area still pointing at the user without ON DELETE CASCADE.

@@ -13,7 +13,7 @@ export const branchesModule = (deps: AppDeps) =>
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/branches',
-      async ({ repo, page, respond }) => respond(sliceOf(await branchHeads(deps, repo), page), (heads) => branchesToApi(deps, repo, heads)),
+      async ({ repo, page, respond }) => respond(sliceOf(await branchHeads(deps, repo), page), async (heads) => await branchesToApi(deps, repo, heads)),
       {
         repo: { level: 'read' },
         pageIfAsked: true,
@@ -25,7 +25,7 @@ export const branchesModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/branches/*',
-      ({ params, repo }) => getBranch(deps, repo, wildcardOf(params)),
+      async ({ params, repo }) => await getBranch(deps, repo, wildcardOf(params)),
       {
         repo: { level: 'read' },
         params: RepoWildcardParams,

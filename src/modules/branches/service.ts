@@ -8,24 +8,23 @@ import { webUrl } from '../../lib/urls'
 import { getBranchHead, listBranchHeads, type BranchHead } from '../../git/commits'
 
 /** Logins of the users owning these e-mail addresses (one query). */
-function loginsByEmail(deps: AppDeps, emails: string[]): Map<string, string> {
+async function loginsByEmail(deps: AppDeps, emails: string[]): Promise<Map<string, string>> {
   const lower = [...new Set(emails.map((e) => e.toLowerCase()).filter(Boolean))]
   if (lower.length === 0) return new Map()
-  const rows = deps.db
+  const rows = await deps.db
     .select({ email: emailAddresses.lowerEmail, login: users.name })
     .from(emailAddresses)
     .innerJoin(users, eq(users.id, emailAddresses.userId))
     // As Gitea's GetUsersByEmails: only verified addresses name a user.
     .where(and(inArray(emailAddresses.lowerEmail, lower), eq(emailAddresses.isActivated, true)))
-    .all()
   return new Map(rows.map((r) => [r.email, r.login]))
 }
 
 const NOT_SIGNED = { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', payload: '' }
 
 /** Branch records for heads (e.g. a page of branchHeads), user names resolved in one query. */
-export function branchesToApi(deps: AppDeps, ctx: RepoContext, heads: BranchHead[]) {
-  const logins = loginsByEmail(deps, heads.flatMap((h) => [h.authorEmail, h.committerEmail]))
+export async function branchesToApi(deps: AppDeps, ctx: RepoContext, heads: BranchHead[]) {
+  const logins = await loginsByEmail(deps, heads.flatMap((h) => [h.authorEmail, h.committerEmail]))
   // An archived repository takes no pushes (git over HTTP answers 403).
   const canWrite = ctx.mode >= AccessMode.Write && !ctx.repo.isArchived
   const commitBase = webUrl(deps.config, `${ctx.owner.name}/${ctx.repo.name}/commit/`)
@@ -61,5 +60,5 @@ export async function getBranch(deps: AppDeps, ctx: RepoContext, rawName: string
   }
   const head = await getBranchHead(gitRepoOf(deps, ctx), name)
   if (!head) throw notFound(`branch does not exist [name: ${name}]`)
-  return branchesToApi(deps, ctx, [head])[0]!
+  return (await branchesToApi(deps, ctx, [head]))[0]!
 }

@@ -15,8 +15,8 @@ export const collaboratorsModule = (deps: AppDeps) =>
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/collaborators',
-      ({ repo, page, respond }) =>
-        respond(listCollaborators(deps, repo.caller.user, repo.repo, page), (rows) => rows.map((u) => toApiUser(deps.config, u, repo.caller.user))),
+      async ({ repo, page, respond }) =>
+        respond(await listCollaborators(deps, repo.caller.user, repo.repo, page), (rows) => rows.map((u) => toApiUser(deps.config, u, repo.caller.user))),
       {
         repo: { level: 'read' },
         paged: true,
@@ -28,9 +28,9 @@ export const collaboratorsModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/collaborators/:collaborator',
-      ({ params, status, repo }) => {
-        const user = collaboratorUser(deps, params.collaborator)
-        if (!isCollaborator(deps, repo.repo, user)) throw notFound()
+      async ({ params, status, repo }) => {
+        const user = await collaboratorUser(deps, params.collaborator)
+        if (!await isCollaborator(deps, repo.repo, user)) throw notFound()
         return status(204, undefined)
       },
       {
@@ -41,8 +41,8 @@ export const collaboratorsModule = (deps: AppDeps) =>
     )
     .put(
       '/repos/:owner/:repo/collaborators/:collaborator',
-      ({ params, body, status, repo }) => {
-        addCollaborator(deps, repo.repo, collaboratorUser(deps, params.collaborator), body?.permission)
+      async ({ params, body, status, repo }) => {
+        await addCollaborator(deps, repo.repo, await collaboratorUser(deps, params.collaborator), body?.permission)
         return status(204, undefined)
       },
       {
@@ -54,8 +54,8 @@ export const collaboratorsModule = (deps: AppDeps) =>
     )
     .delete(
       '/repos/:owner/:repo/collaborators/:collaborator',
-      ({ params, status, repo }) => {
-        removeCollaborator(deps, repo.repo, collaboratorUser(deps, params.collaborator))
+      async ({ params, status, repo }) => {
+        await removeCollaborator(deps, repo.repo, await collaboratorUser(deps, params.collaborator))
         return status(204, undefined)
       },
       {

@@ -19,9 +19,9 @@ export const commentsModule = (deps: AppDeps) => {
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/issues/comments',
-      ({ query, repo, page, respond }) =>
+      async ({ query, repo, page, respond }) =>
         // Paged in SQL, page 1 of 30 when none is asked for: a repository's comments grow without bound.
-        respond(listRepoComments(deps, repo.repo.id, windowOf(query), page), (rows) => commentsToApi(deps, repo.repo, rows, repo.caller.user)),
+        respond(await listRepoComments(deps, repo.repo.id, windowOf(query), page), async (rows) => await commentsToApi(deps, repo.repo, rows, repo.caller.user)),
       {
         repo: readIssues,
         paged: true,
@@ -33,9 +33,9 @@ export const commentsModule = (deps: AppDeps) => {
     )
     .post(
       '/repos/:owner/:repo/issues/:index/comments',
-      ({ params, body, status, repo, user }) => {
-        const row = createComment(deps, repo, pathNumber(params.index), user, body.body)
-        return status(201, commentsToApi(deps, repo.repo, [row], user)[0]!)
+      async ({ params, body, status, repo, user }) => {
+        const row = await createComment(deps, repo, pathNumber(params.index), user, body.body)
+        return status(201, (await commentsToApi(deps, repo.repo, [row], user))[0]!)
       },
       {
         repo: readIssues,
@@ -51,10 +51,10 @@ export const commentsModule = (deps: AppDeps) => {
   for (const path of ['/repos/:owner/:repo/issues/:index/comments', '/repos/:owner/:repo/issue/:index/comments'])
     app.get(
       path,
-      ({ params, query, repo, page, respond }) => {
-        const issue = findIssue(deps, repo.repo.id, pathNumber(params.index))
+      async ({ params, query, repo, page, respond }) => {
+        const issue = await findIssue(deps, repo.repo.id, pathNumber(params.index))
         // Gitea's ListIssueComments answers an issue's comments whole; a page when one is asked for.
-        return respond(listIssueComments(deps, issue, windowOf(query), page), (rows) => commentsToApi(deps, repo.repo, rows, repo.caller.user))
+        return respond(await listIssueComments(deps, issue, windowOf(query), page), async (rows) => await commentsToApi(deps, repo.repo, rows, repo.caller.user))
       },
       {
         repo: readIssues,
@@ -77,11 +77,11 @@ export const commentsModule = (deps: AppDeps) => {
     app
       .patch(
         path,
-        ({ params, body, status, repo, user }) => {
+        async ({ params, body, status, repo, user }) => {
           const p = params as { id: string; index?: string }
-          const row = editComment(deps, repo, pathNumber(p.id), optionalNumber(p.index), user, body.body)
+          const row = await editComment(deps, repo, pathNumber(p.id), optionalNumber(p.index), user, body.body)
           if (!row) return status(204, undefined)
-          return commentsToApi(deps, repo.repo, [row], user)[0]!
+          return (await commentsToApi(deps, repo.repo, [row], user))[0]!
         },
         {
           repo: readIssues,
@@ -94,9 +94,9 @@ export const commentsModule = (deps: AppDeps) => {
       )
       .delete(
         path,
-        ({ params, status, repo, user }) => {
+        async ({ params, status, repo, user }) => {
           const p = params as { id: string; index?: string }
-          deleteComment(deps, repo, pathNumber(p.id), optionalNumber(p.index), user)
+          await deleteComment(deps, repo, pathNumber(p.id), optionalNumber(p.index), user)
           return status(204, undefined)
         },
         { repo: readIssues, signed: true, params, response: { 204: t.Void() }, detail: { operationId: `issueDeleteComment${suffix}`, summary: 'Delete a comment (author or repository admin)' } },

@@ -16,8 +16,8 @@ export const deployKeysModule = (deps: AppDeps) =>
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/keys',
-      ({ query, repo, page, respond }) =>
-        respond(listDeployKeys(deps, repo.repo.id, page, { keyId: query.key_id, fingerprint: query.fingerprint }), (rows) => deployKeysToApi(deps, repo, rows)),
+      async ({ query, repo, page, respond }) =>
+        respond(await listDeployKeys(deps, repo.repo.id, page, { keyId: query.key_id, fingerprint: query.fingerprint }), async (rows) => await deployKeysToApi(deps, repo, rows)),
       {
         repo: { level: 'admin' },
         paged: true,
@@ -29,7 +29,7 @@ export const deployKeysModule = (deps: AppDeps) =>
     )
     .post(
       '/repos/:owner/:repo/keys',
-      ({ body, status, repo }) => status(201, deployKeysToApi(deps, repo, [addDeployKey(deps, repo.repo.id, body)])[0]!),
+      async ({ body, status, repo }) => status(201, (await deployKeysToApi(deps, repo, [await addDeployKey(deps, repo.repo.id, body)]))[0]!),
       {
         repo: { level: 'admin', writes: false },
         params: RepoParams,
@@ -40,7 +40,7 @@ export const deployKeysModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/keys/:id',
-      ({ params, repo }) => deployKeysToApi(deps, repo, [getDeployKey(deps, repo.repo.id, pathNumber(params.id))])[0]!,
+      async ({ params, repo }) => (await deployKeysToApi(deps, repo, [await getDeployKey(deps, repo.repo.id, pathNumber(params.id))]))[0]!,
       {
         repo: { level: 'admin' },
         params: DeployKeyParams,
@@ -50,8 +50,8 @@ export const deployKeysModule = (deps: AppDeps) =>
     )
     .delete(
       '/repos/:owner/:repo/keys/:id',
-      ({ params, status, repo }) => {
-        deleteDeployKey(deps, repo.repo.id, pathNumber(params.id))
+      async ({ params, status, repo }) => {
+        await deleteDeployKey(deps, repo.repo.id, pathNumber(params.id))
         return status(204, undefined)
       },
       {

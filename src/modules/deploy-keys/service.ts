@@ -16,8 +16,8 @@ export type DeployKeyRow = typeof deployKeys.$inferSelect
  * DeployKey records (records.md §18) of one repository's keys; `key_id` is the key's own id (no
  * separate public-key row). The repository's record is made once for all of them.
  */
-export function deployKeysToApi(deps: AppDeps, ctx: RepoContext, keys: DeployKeyRow[]) {
-  const repository = repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+export async function deployKeysToApi(deps: AppDeps, ctx: RepoContext, keys: DeployKeyRow[]) {
+  const repository = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
   return keys.map((key) => ({
     id: key.id,
     key_id: key.id,
@@ -32,28 +32,27 @@ export function deployKeysToApi(deps: AppDeps, ctx: RepoContext, keys: DeployKey
 }
 
 /** One page of a repository's deploy keys, oldest first, optionally only `keyId` or `fingerprint`. */
-export function listDeployKeys(
+export async function listDeployKeys(
   deps: AppDeps,
   repoId: number,
   page: Page,
   filter: { keyId?: number; fingerprint?: string } = {},
-): Paged<DeployKeyRow> {
+): Promise<Paged<DeployKeyRow>> {
   const where = and(
     eq(deployKeys.repoId, repoId),
     filter.keyId !== undefined ? eq(deployKeys.id, filter.keyId) : undefined,
     filter.fingerprint ? eq(deployKeys.fingerprint, filter.fingerprint) : undefined,
   )
-  return selectPage(deps.db, deployKeys, where, asc(deployKeys.id), page)
+  return await selectPage(deps.db, deployKeys, where, asc(deployKeys.id), page)
 }
 
 /** A deploy key of the repository by id: 404 when unknown or another repository's. */
-export function getDeployKey(deps: AppDeps, repoId: number, id: number): DeployKeyRow {
+export async function getDeployKey(deps: AppDeps, repoId: number, id: number): Promise<DeployKeyRow> {
   const key = Number.isSafeInteger(id)
-    ? deps.db
+    ? (await deps.db
         .select()
         .from(deployKeys)
-        .where(and(eq(deployKeys.id, id), eq(deployKeys.repoId, repoId)))
-        .get()
+        .where(and(eq(deployKeys.id, id), eq(deployKeys.repoId, repoId))))[0]
     : undefined
   if (!key) throw notFound(`deploy key does not exist [id: ${id}, repo: ${repoId}]`)
   return key
@@ -64,25 +63,23 @@ export function getDeployKey(deps: AppDeps, repoId: number, id: number): DeployK
  * content, a key that is a user's key, a key or a title the repository already has. The same
  * key may open several repositories. Absent `read_only` means the key may push (Gitea ≥ 1.4).
  */
-export function addDeployKey(deps: AppDeps, repoId: number, input: { title: string; key: string; read_only?: boolean }): DeployKeyRow {
+export async function addDeployKey(deps: AppDeps, repoId: number, input: { title: string; key: string; read_only?: boolean }): Promise<DeployKeyRow> {
   const { title, parsed } = checkSshKeyInput(input)
-  return writeTransaction(deps.db, () => {
-    const userKey = deps.db.select({ id: publicKeys.id }).from(publicKeys).where(eq(publicKeys.fingerprint, parsed.fingerprint)).get()
+  return await writeTransaction(deps.db, async () => {
+    const userKey = (await deps.db.select({ id: publicKeys.id }).from(publicKeys).where(eq(publicKeys.fingerprint, parsed.fingerprint)))[0]
     if (userKey) throw unprocessable('Key content has been used as non-deploy key', 'Key')
-    const sameKey = deps.db
+    const sameKey = (await deps.db
       .select({ id: deployKeys.id })
       .from(deployKeys)
-      .where(and(eq(deployKeys.repoId, repoId), eq(deployKeys.fingerprint, parsed.fingerprint)))
-      .get()
+      .where(and(eq(deployKeys.repoId, repoId), eq(deployKeys.fingerprint, parsed.fingerprint))))[0]
     if (sameKey) throw unprocessable('This key has already been added to this repository', 'Key')
-    const sameTitle = deps.db
+    const sameTitle = (await deps.db
       .select({ id: deployKeys.id })
       .from(deployKeys)
-      .where(and(eq(deployKeys.repoId, repoId), eq(deployKeys.title, title)))
-      .get()
+      .where(and(eq(deployKeys.repoId, repoId), eq(deployKeys.title, title))))[0]
     if (sameTitle) throw unprocessable('Key title has been used', 'Title')
     const now = nowUnix()
-    return deps.db
+    return (await deps.db
       .insert(deployKeys)
       .values({
         repoId,
@@ -94,15 +91,14 @@ export function addDeployKey(deps: AppDeps, repoId: number, input: { title: stri
         createdUnix: now,
         updatedUnix: now,
       })
-      .returning()
-      .get()
+      .returning())[0]
   })
 }
 
 /** Removes a deploy key of the repository: 404 when unknown or another repository's. */
-export function deleteDeployKey(deps: AppDeps, repoId: number, id: number): void {
-  const key = getDeployKey(deps, repoId, id)
-  deps.db.delete(deployKeys).where(eq(deployKeys.id, key.id)).run()
+export async function deleteDeployKey(deps: AppDeps, repoId: number, id: number): Promise<void> {
+  const key = await getDeployKey(deps, repoId, id)
+  await deps.db.delete(deployKeys).where(eq(deployKeys.id, key.id))
 }
 
 /** What a deploy key opens: one repository, and whether the key may push to it. */
@@ -118,18 +114,17 @@ export interface DeployKeyGrant {
  * For the SSH transport: every repository the key with this fingerprint opens as a deploy key,
  * and whether it may write there (empty when it is no deploy key). One indexed query.
  */
-export function deployKeysByFingerprint(deps: AppDeps, fingerprint: string): DeployKeyGrant[] {
-  return deps.db
+export async function deployKeysByFingerprint(deps: AppDeps, fingerprint: string): Promise<DeployKeyGrant[]> {
+  return await deps.db
     .select({ keyId: deployKeys.id, repoId: deployKeys.repoId, readOnly: deployKeys.readOnly, updatedUnix: deployKeys.updatedUnix })
     .from(deployKeys)
     .where(eq(deployKeys.fingerprint, fingerprint))
     .orderBy(asc(deployKeys.id))
-    .all()
 }
 
 /** Records that a deploy key was used on its repository, at most once per KEY_USE_RECORD_INTERVAL (as user keys). */
-export function recordDeployKeyUse(deps: AppDeps, grant: DeployKeyGrant): void {
+export async function recordDeployKeyUse(deps: AppDeps, grant: DeployKeyGrant): Promise<void> {
   const now = nowUnix()
   if (now - grant.updatedUnix < KEY_USE_RECORD_INTERVAL) return
-  deps.db.update(deployKeys).set({ updatedUnix: now }).where(eq(deployKeys.id, grant.keyId)).run()
+  await deps.db.update(deployKeys).set({ updatedUnix: now }).where(eq(deployKeys.id, grant.keyId))
 }

@@ -13,7 +13,7 @@ export const forksModule = (deps: AppDeps) =>
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/forks',
-      ({ repo: ctx, page, respond }) => respond(listForks(deps, ctx.caller.user, ctx.repo, page), (rows) => reposToApi(deps, ctx.caller.user, rows)),
+      async ({ repo: ctx, page, respond }) => respond(await listForks(deps, ctx.caller.user, ctx.repo, page), async (rows) => await reposToApi(deps, ctx.caller.user, rows)),
       {
         repo: { level: 'read' },
         paged: true,
@@ -28,7 +28,7 @@ export const forksModule = (deps: AppDeps) =>
       async ({ repo: ctx, user, body, status }) => {
         const fork = await forkRepository(deps, user, ctx.repo, ctx.owner, { organization: body?.organization, name: body?.name })
         // 202 is Gitea's answer, though the fork is complete.
-        return status(202, reposToApi(deps, user, [fork])[0]!)
+        return status(202, (await reposToApi(deps, user, [fork]))[0]!)
       },
       {
         // Reading is enough, and an archived repository may be forked (Gitea checks neither).

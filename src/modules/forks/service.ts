@@ -37,22 +37,22 @@ export interface ForkRequest {
  */
 export async function forkRepository(deps: AppDeps, forker: UserRow, source: RepoRow, sourceOwner: UserRow, req: ForkRequest): Promise<RepoRow> {
   let owner = forker
-  let org: ReturnType<typeof loadOrg> | undefined
+  let org: Awaited<ReturnType<typeof loadOrg>> | undefined
   if (req.organization != null) {
     try {
-      org = loadOrg(deps, req.organization, forker)
+      org = await loadOrg(deps, req.organization, forker)
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) throw unprocessable(`organization does not exist [name: ${req.organization}]`, 'Organization')
       throw e
     }
-    requireOrgRepoCreator(deps, org)
+    await requireOrgRepoCreator(deps, org)
     owner = org.org
   }
   const name = req.name ?? source.name
   const limits = gitLimitsOf(deps)
   let refs: Record<string, string> = {}
   let fingerprint = ''
-  return buildRepository(
+  return await buildRepository(
     deps,
     owner,
     forker,
@@ -65,12 +65,11 @@ export async function forkRepository(deps: AppDeps, forker: UserRow, source: Rep
       forkId: source.id,
     },
     {
-      check: () => {
-        const existing = deps.db
+      check: async () => {
+        const existing = (await deps.db
           .select({ name: repositories.name })
           .from(repositories)
-          .where(and(eq(repositories.forkId, source.id), eq(repositories.ownerId, owner.id)))
-          .get()
+          .where(and(eq(repositories.forkId, source.id), eq(repositories.ownerId, owner.id))))[0]
         if (existing)
           throw conflict(`repository is already forked by user [uname: ${owner.name}, repo path: ${sourceOwner.name}/${source.name}, fork path: ${owner.name}/${existing.name}]`)
       },
@@ -81,15 +80,15 @@ export async function forkRepository(deps: AppDeps, forker: UserRow, source: Rep
         refs = (await readBranchAndTagRefs(git)) ?? {}
         return { isEmpty: Object.keys(refs).length === 0, size: await repositorySize(git) }
       },
-      ready: (fork) => {
+      ready: async (fork) => {
         // The source may have been deleted meanwhile: then the fork is a plain repository already.
         const parent = fork.isFork
-          ? deps.db.update(repositories).set({ numForks: sql`${repositories.numForks} + 1` }).where(eq(repositories.id, fork.forkId)).returning().get()
+          ? (await deps.db.update(repositories).set({ numForks: sql`${repositories.numForks} + 1` }).where(eq(repositories.id, fork.forkId)).returning())[0]
           : undefined
-        deps.db.insert(repoGitStates).values({ repoId: fork.id, refs: JSON.stringify(refs), fingerprint, updatedUnix: nowUnix() }).run()
-        if (org) grantOrgRepoCreator(deps, org.org, forker, fork)
+        await deps.db.insert(repoGitStates).values({ repoId: fork.id, refs: JSON.stringify(refs), fingerprint, updatedUnix: nowUnix() })
+        if (org) await grantOrgRepoCreator(deps, org.org, forker, fork)
         // Delivered to the source's hooks (Gitea's ForkPayload: `forkee` is the source, `repository` the fork).
-        recordEvent(deps.db, {
+        await recordEvent(deps.db, {
           kind: 'repo.forked',
           repoId: source.id,
           actorId: forker.id,
@@ -101,6 +100,6 @@ export async function forkRepository(deps: AppDeps, forker: UserRow, source: Rep
 }
 
 /** The forks of a repository that `viewer` may read, by name. */
-export function listForks(deps: AppDeps, viewer: UserRow | null, repo: RepoRow, page: Page): Paged<RepoRow> {
-  return listReadableRepos(deps, viewer, eq(repositories.forkId, repo.id), page)
+export async function listForks(deps: AppDeps, viewer: UserRow | null, repo: RepoRow, page: Page): Promise<Paged<RepoRow>> {
+  return await listReadableRepos(deps, viewer, eq(repositories.forkId, repo.id), page)
 }

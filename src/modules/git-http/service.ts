@@ -53,7 +53,7 @@ const REFUSALS: Record<GitRefusal, [number, string]> = {
 export async function authorizeGit(deps: AppDeps, request: Request, ownerName: string, repoName: string, service: GitService): Promise<GitTarget | Response> {
   // An old name of a renamed repository: once the caller passes the same checks as for the
   // repository itself, 301 to the same URL under the new name (git follows it).
-  const found = findGitRepository(deps, ownerName, repoName)
+  const found = await findGitRepository(deps, ownerName, repoName)
   if (!found) return gitErrorResponse(deps, 404, 'Repository not found')
   let user: UserRow | null
   try {
@@ -63,7 +63,7 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
     if (e instanceof ApiError) return gitErrorResponse(deps, e.status, e.status === 401 ? 'invalid credentials' : e.message, e.headers)
     throw e
   }
-  const refusal = gitAccessRefusal(deps, { user }, found, service)
+  const refusal = await gitAccessRefusal(deps, { user }, found, service)
   if (refusal) return gitErrorResponse(deps, ...REFUSALS[refusal])
   if (found.moved)
     return new Response(null, {

@@ -45,7 +45,7 @@ export const hooksModule = (deps: AppDeps) =>
   new Elysia({ name: 'hooks', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     // ---- repository hooks
-    .get('/repos/:owner/:repo/hooks', ({ repo, respond, page }) => respond(listHooks(deps, { repo: repo.repo }, page), (rows) => rows.map(hookToApi)), {
+    .get('/repos/:owner/:repo/hooks', async ({ repo, respond, page }) => respond(await listHooks(deps, { repo: repo.repo }, page), (rows) => rows.map(hookToApi)), {
       repo: { level: 'admin' },
       pageIfAsked: true,
       params: RepoParams,
@@ -53,20 +53,20 @@ export const hooksModule = (deps: AppDeps) =>
       response: { 200: Hooks },
       detail: { operationId: 'repoListHooks', summary: 'List the hooks in a repository' },
     })
-    .post('/repos/:owner/:repo/hooks', ({ repo, body, status }) => status(201, hookToApi(createHook(deps, { repo: repo.repo }, body))), {
+    .post('/repos/:owner/:repo/hooks', async ({ repo, body, status }) => status(201, hookToApi(await createHook(deps, { repo: repo.repo }, body))), {
       repo: { level: 'admin', writes: false },
       params: RepoParams,
       body: CreateHookOption,
       response: { 201: HookSchema },
       detail: { operationId: 'repoCreateHook', summary: 'Create a hook' },
     })
-    .get('/repos/:owner/:repo/hooks/:id', ({ repo, params }) => hookToApi(getHook(deps, { repo: repo.repo }, pathNumber(params.id))), {
+    .get('/repos/:owner/:repo/hooks/:id', async ({ repo, params }) => hookToApi(await getHook(deps, { repo: repo.repo }, pathNumber(params.id))), {
       repo: { level: 'admin' },
       params: RepoHookParams,
       response: { 200: HookSchema },
       detail: { operationId: 'repoGetHook', summary: 'Get a hook' },
     })
-    .patch('/repos/:owner/:repo/hooks/:id', ({ repo, params, body }) => hookToApi(editHook(deps, { repo: repo.repo }, pathNumber(params.id), body)), {
+    .patch('/repos/:owner/:repo/hooks/:id', async ({ repo, params, body }) => hookToApi(await editHook(deps, { repo: repo.repo }, pathNumber(params.id), body)), {
       repo: { level: 'admin', writes: false },
       params: RepoHookParams,
       body: EditHookOption,
@@ -75,8 +75,8 @@ export const hooksModule = (deps: AppDeps) =>
     })
     .delete(
       '/repos/:owner/:repo/hooks/:id',
-      ({ repo, params, status }) => {
-        deleteHook(deps, { repo: repo.repo }, pathNumber(params.id))
+      async ({ repo, params, status }) => {
+        await deleteHook(deps, { repo: repo.repo }, pathNumber(params.id))
         return status(204, undefined)
       },
       {
@@ -89,7 +89,7 @@ export const hooksModule = (deps: AppDeps) =>
     .post(
       '/repos/:owner/:repo/hooks/:id/tests',
       async ({ repo, params, status }) => {
-        const hook = getHook(deps, { repo: repo.repo }, pathNumber(params.id))
+        const hook = await getHook(deps, { repo: repo.repo }, pathNumber(params.id))
         await testHook(deps, repo.repo, repo.owner, repo.caller.user!, hook)
         return status(204, undefined)
       },
@@ -102,9 +102,9 @@ export const hooksModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/hooks/:id/deliveries',
-      ({ repo, params, page, respond }) => {
-        const hook = getHook(deps, { repo: repo.repo }, pathNumber(params.id))
-        return respond(listDeliveries(deps, hook, page), (rows) => rows.map((task) => deliveryToApi(hook, task)))
+      async ({ repo, params, page, respond }) => {
+        const hook = await getHook(deps, { repo: repo.repo }, pathNumber(params.id))
+        return respond(await listDeliveries(deps, hook, page), (rows) => rows.map((task) => deliveryToApi(hook, task)))
       },
       {
         repo: { level: 'admin' },
@@ -117,9 +117,9 @@ export const hooksModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/hooks/:id/deliveries/:delivery',
-      ({ repo, params }) => {
-        const hook = getHook(deps, { repo: repo.repo }, pathNumber(params.id))
-        return deliveryToApi(hook, getDelivery(deps, hook, params.delivery))
+      async ({ repo, params }) => {
+        const hook = await getHook(deps, { repo: repo.repo }, pathNumber(params.id))
+        return deliveryToApi(hook, await getDelivery(deps, hook, params.delivery))
       },
       {
         repo: { level: 'admin' },
@@ -130,9 +130,9 @@ export const hooksModule = (deps: AppDeps) =>
     )
     .post(
       '/repos/:owner/:repo/hooks/:id/deliveries/:delivery/attempts',
-      ({ repo, params, status }) => {
-        const hook = getHook(deps, { repo: repo.repo }, pathNumber(params.id))
-        return status(202, deliveryToApi(hook, redeliver(deps, hook, getDelivery(deps, hook, params.delivery))))
+      async ({ repo, params, status }) => {
+        const hook = await getHook(deps, { repo: repo.repo }, pathNumber(params.id))
+        return status(202, deliveryToApi(hook, await redeliver(deps, hook, await getDelivery(deps, hook, params.delivery))))
       },
       {
         repo: { level: 'admin', writes: false },
@@ -142,7 +142,7 @@ export const hooksModule = (deps: AppDeps) =>
       },
     )
     // ---- organisation hooks (the seed's POST has a trailing slash: both spellings are served)
-    .get('/orgs/:org/hooks', ({ org, respond, page }) => respond(listHooks(deps, { org: org.org }, page), (rows) => rows.map(hookToApi)), {
+    .get('/orgs/:org/hooks', async ({ org, respond, page }) => respond(await listHooks(deps, { org: org.org }, page), (rows) => rows.map(hookToApi)), {
       org: 'owner',
       pageIfAsked: true,
       params: OrgParams,
@@ -150,20 +150,20 @@ export const hooksModule = (deps: AppDeps) =>
       response: { 200: Hooks },
       detail: { operationId: 'orgListHooks', summary: "List an organization's webhooks" },
     })
-    .post('/orgs/:org/hooks', ({ org, body, status }) => status(201, hookToApi(createHook(deps, { org: org.org }, body))), {
+    .post('/orgs/:org/hooks', async ({ org, body, status }) => status(201, hookToApi(await createHook(deps, { org: org.org }, body))), {
       org: 'owner',
       params: OrgParams,
       body: CreateHookOption,
       response: { 201: HookSchema },
       detail: { operationId: 'orgCreateHook', summary: 'Create a hook' },
     })
-    .get('/orgs/:org/hooks/:id', ({ org, params }) => hookToApi(getHook(deps, { org: org.org }, pathNumber(params.id))), {
+    .get('/orgs/:org/hooks/:id', async ({ org, params }) => hookToApi(await getHook(deps, { org: org.org }, pathNumber(params.id))), {
       org: 'owner',
       params: OrgHookParams,
       response: { 200: HookSchema },
       detail: { operationId: 'orgGetHook', summary: 'Get a hook' },
     })
-    .patch('/orgs/:org/hooks/:id', ({ org, params, body }) => hookToApi(editHook(deps, { org: org.org }, pathNumber(params.id), body)), {
+    .patch('/orgs/:org/hooks/:id', async ({ org, params, body }) => hookToApi(await editHook(deps, { org: org.org }, pathNumber(params.id), body)), {
       org: 'owner',
       params: OrgHookParams,
       body: EditHookOption,
@@ -172,8 +172,8 @@ export const hooksModule = (deps: AppDeps) =>
     })
     .delete(
       '/orgs/:org/hooks/:id',
-      ({ org, params, status }) => {
-        deleteHook(deps, { org: org.org }, pathNumber(params.id))
+      async ({ org, params, status }) => {
+        await deleteHook(deps, { org: org.org }, pathNumber(params.id))
         return status(204, undefined)
       },
       {
@@ -185,9 +185,9 @@ export const hooksModule = (deps: AppDeps) =>
     )
     .get(
       '/orgs/:org/hooks/:id/deliveries',
-      ({ org, params, page, respond }) => {
-        const hook = getHook(deps, { org: org.org }, pathNumber(params.id))
-        return respond(listDeliveries(deps, hook, page), (rows) => rows.map((task) => deliveryToApi(hook, task)))
+      async ({ org, params, page, respond }) => {
+        const hook = await getHook(deps, { org: org.org }, pathNumber(params.id))
+        return respond(await listDeliveries(deps, hook, page), (rows) => rows.map((task) => deliveryToApi(hook, task)))
       },
       {
         org: 'owner',
@@ -200,9 +200,9 @@ export const hooksModule = (deps: AppDeps) =>
     )
     .get(
       '/orgs/:org/hooks/:id/deliveries/:delivery',
-      ({ org, params }) => {
-        const hook = getHook(deps, { org: org.org }, pathNumber(params.id))
-        return deliveryToApi(hook, getDelivery(deps, hook, params.delivery))
+      async ({ org, params }) => {
+        const hook = await getHook(deps, { org: org.org }, pathNumber(params.id))
+        return deliveryToApi(hook, await getDelivery(deps, hook, params.delivery))
       },
       {
         org: 'owner',
@@ -213,9 +213,9 @@ export const hooksModule = (deps: AppDeps) =>
     )
     .post(
       '/orgs/:org/hooks/:id/deliveries/:delivery/attempts',
-      ({ org, params, status }) => {
-        const hook = getHook(deps, { org: org.org }, pathNumber(params.id))
-        return status(202, deliveryToApi(hook, redeliver(deps, hook, getDelivery(deps, hook, params.delivery))))
+      async ({ org, params, status }) => {
+        const hook = await getHook(deps, { org: org.org }, pathNumber(params.id))
+        return status(202, deliveryToApi(hook, await redeliver(deps, hook, await getDelivery(deps, hook, params.delivery))))
       },
       {
         org: 'owner',

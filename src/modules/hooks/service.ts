@@ -44,13 +44,13 @@ export function hookToApi(hook: HookRow) {
   }
 }
 
-export function listHooks(deps: AppDeps, scope: HookScope, page: Page | null): Paged<HookRow> {
-  return selectPage(deps.db, hooks, scopeWhere(scope), hooks.id, page)
+export async function listHooks(deps: AppDeps, scope: HookScope, page: Page | null): Promise<Paged<HookRow>> {
+  return await selectPage(deps.db, hooks, scopeWhere(scope), hooks.id, page)
 }
 
 /** A hook of the scope by id: 404 when unknown or another repository's / organisation's. */
-export function getHook(deps: AppDeps, scope: HookScope, id: number): HookRow {
-  const hook = Number.isSafeInteger(id) ? deps.db.select().from(hooks).where(and(eq(hooks.id, id), scopeWhere(scope))).get() : undefined
+export async function getHook(deps: AppDeps, scope: HookScope, id: number): Promise<HookRow> {
+  const hook = Number.isSafeInteger(id) ? (await deps.db.select().from(hooks).where(and(eq(hooks.id, id), scopeWhere(scope))))[0] : undefined
   if (!hook) throw notFound(`hook does not exist [id: ${id}]`)
   return hook
 }
@@ -120,7 +120,7 @@ export interface HookInput extends EventsInput {
 }
 
 /** CreateHookOption → a new hook of the scope (Gitea's checks and messages; nothing stored on a refusal). */
-export function createHook(deps: AppDeps, scope: HookScope, input: HookInput & { type: string; config: Record<string, string> }): HookRow {
+export async function createHook(deps: AppDeps, scope: HookScope, input: HookInput & { type: string; config: Record<string, string> }): Promise<HookRow> {
   const type = input.type.trim().toLowerCase()
   if (!(HOOK_TYPES as readonly string[]).includes(type)) throw unprocessable(`Invalid hook type: ${input.type}`)
   for (const key of ['url', 'content_type']) if (input.config[key] === undefined) throw unprocessable(`Missing config option: ${key}`)
@@ -133,7 +133,7 @@ export function createHook(deps: AppDeps, scope: HookScope, input: HookInput & {
   }
   const { mode, events } = eventsOf(input)
   const now = nowUnix()
-  return deps.db
+  return (await deps.db
     .insert(hooks)
     .values({
       repoId: 'repo' in scope ? scope.repo.id : null,
@@ -151,8 +151,7 @@ export function createHook(deps: AppDeps, scope: HookScope, input: HookInput & {
       createdUnix: now,
       updatedUnix: now,
     })
-    .returning()
-    .get()
+    .returning())[0]
 }
 
 /** Slack's settings: the channel (checked) and its companions, rewritten together. */
@@ -168,8 +167,8 @@ const slackMeta = (config: Record<string, string>) => ({
  * its companions); `events` present replaces (empty: push), absent leaves them; `active`,
  * `branch_filter`, `authorization_header` absent leave them.
  */
-export function editHook(deps: AppDeps, scope: HookScope, id: number, input: HookInput): HookRow {
-  const hook = getHook(deps, scope, id)
+export async function editHook(deps: AppDeps, scope: HookScope, id: number, input: HookInput): Promise<HookRow> {
+  const hook = await getHook(deps, scope, id)
   const set: Partial<HookRow> = { updatedUnix: nowUnix() }
   const config = input.config ?? {}
   if (config.url !== undefined) set.url = checkUrl(config.url)
@@ -182,33 +181,32 @@ export function editHook(deps: AppDeps, scope: HookScope, id: number, input: Hoo
   if (input.branch_filter !== undefined) set.branchFilter = checkBranchFilter(input.branch_filter)
   if (input.authorization_header !== undefined) set.authorizationHeader = input.authorization_header.trim()
   if (input.active !== undefined) set.isActive = input.active
-  return deps.db.update(hooks).set(set).where(eq(hooks.id, hook.id)).returning().get()!
+  return (await deps.db.update(hooks).set(set).where(eq(hooks.id, hook.id)).returning())[0]!
 }
 
 /** Deletes a hook and its deliveries (cascade). */
-export function deleteHook(deps: AppDeps, scope: HookScope, id: number): void {
-  const hook = getHook(deps, scope, id)
-  deps.db.delete(hooks).where(eq(hooks.id, hook.id)).run()
+export async function deleteHook(deps: AppDeps, scope: HookScope, id: number): Promise<void> {
+  const hook = await getHook(deps, scope, id)
+  await deps.db.delete(hooks).where(eq(hooks.id, hook.id))
 }
 
 // ---- deliveries ----------------------------------------------------------------------------
 
 /** A hook's deliveries, newest first. */
-export function listDeliveries(deps: AppDeps, hook: HookRow, page: Page): Paged<HookTaskRow> {
-  return selectPage(deps.db, hookTasks, eq(hookTasks.hookId, hook.id), desc(hookTasks.id), page)
+export async function listDeliveries(deps: AppDeps, hook: HookRow, page: Page): Promise<Paged<HookTaskRow>> {
+  return await selectPage(deps.db, hookTasks, eq(hookTasks.hookId, hook.id), desc(hookTasks.id), page)
 }
 
 /** One delivery of the hook, by its id or its delivery id (uuid): 404 otherwise. */
-export function getDelivery(deps: AppDeps, hook: HookRow, key: string): HookTaskRow {
+export async function getDelivery(deps: AppDeps, hook: HookRow, key: string): Promise<HookTaskRow> {
   const byId = /^\d{1,15}$/.test(key)
   const byUuid = /^[0-9a-f-]{36}$/i.test(key)
   const task =
     byId || byUuid
-      ? deps.db
+      ? (await deps.db
           .select()
           .from(hookTasks)
-          .where(and(eq(hookTasks.hookId, hook.id), byId ? eq(hookTasks.id, Number(key)) : eq(hookTasks.uuid, key.toLowerCase())))
-          .get()
+          .where(and(eq(hookTasks.hookId, hook.id), byId ? eq(hookTasks.id, Number(key)) : eq(hookTasks.uuid, key.toLowerCase()))))[0]
       : undefined
   if (!task) throw notFound(`hook delivery does not exist [hook: ${hook.id}, delivery: ${key}]`)
   return task
@@ -254,10 +252,10 @@ export function deliveryToApi(hook: HookRow, task: HookTaskRow) {
  * Sends a recorded delivery again (Gitea's "Replay"): a new delivery with a new delivery id and
  * the same text, after the hook's pending ones for that repository.
  */
-export function redeliver(deps: AppDeps, hook: HookRow, task: HookTaskRow): HookTaskRow {
-  const copy = writeTransaction(deps.db, () =>
-    insertTasks(deps, [{ hookId: hook.id, repoId: task.repoId, uuid: crypto.randomUUID(), eventId: task.eventId, eventType: task.eventType, payload: task.payload, createdUnix: nowUnix() }]),
-  )[0]
+export async function redeliver(deps: AppDeps, hook: HookRow, task: HookTaskRow): Promise<HookTaskRow> {
+  const copy = (await writeTransaction(deps.db, async () =>
+    await insertTasks(deps, [{ hookId: hook.id, repoId: task.repoId, uuid: crypto.randomUUID(), eventId: task.eventId, eventType: task.eventType, payload: task.payload, createdUnix: nowUnix() }]),
+  ))[0]
   if (!copy) throw notFound(`hook does not exist [id: ${hook.id}]`)
   wakeDeliveries(deps)
   return copy
@@ -275,12 +273,12 @@ export async function testHook(deps: AppDeps, repo: RepoRow, owner: UserRow, cal
   // The head commit alone (read as a new branch's commits, the newest first).
   const found = await pushCommits(deps, repo, ref, ZERO_ID, head.id)
   const commits = found.head ? [found.head] : []
-  const payload = pushPayload(
-    { deps, repo, repository: payloadRepo(deps, repo, owner), sender: toApiUser(deps.config, caller, null) },
+  const payload = await pushPayload(
+    { deps, repo, repository: await payloadRepo(deps, repo, owner), sender: toApiUser(deps.config, caller, null) },
     { ref, before: head.id, after: head.id },
     { commits, total: commits.length, head: found.head },
   )
-  const written = writeTransaction(deps.db, () => insertTasks(deps, [newTask(deps, hook, repo.id, 0, 'push', payload)]))
+  const written = await writeTransaction(deps.db, async () => await insertTasks(deps, [newTask(deps, hook, repo.id, 0, 'push', payload)]))
   if (written.length === 0) throw new ApiError(404, `hook does not exist [id: ${hook.id}]`)
   wakeDeliveries(deps)
 }

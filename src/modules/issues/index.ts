@@ -22,8 +22,8 @@ export const issuesModule = (deps: AppDeps) =>
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/issues',
-      ({ query, repo, page, respond }) =>
-        respond(listIssues(deps, repo.repo, repo.caller.user, query, page), (rows) => issuesToApi(deps, repo.repo, rows, repo.caller.user)),
+      async ({ query, repo, page, respond }) =>
+        respond(await listIssues(deps, repo.repo, repo.caller.user, query, page), async (rows) => await issuesToApi(deps, repo.repo, rows, repo.caller.user)),
       {
         repo: { unit: 'issues' },
         paged: true,
@@ -35,8 +35,8 @@ export const issuesModule = (deps: AppDeps) =>
     )
     .post(
       '/repos/:owner/:repo/issues',
-      ({ body, status, repo, user }) => {
-        const { row, rel } = createIssue(deps, repo, user, body)
+      async ({ body, status, repo, user }) => {
+        const { row, rel } = await createIssue(deps, repo, user, body)
         return status(201, toApiIssue(deps.config, repo.repo, row, rel, user))
       },
       {
@@ -50,14 +50,14 @@ export const issuesModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/issues/:index',
-      ({ params, repo }) => issueToApi(deps, repo.repo, findIssue(deps, repo.repo.id, pathNumber(params.index)), repo.caller.user),
+      async ({ params, repo }) => await issueToApi(deps, repo.repo, await findIssue(deps, repo.repo.id, pathNumber(params.index)), repo.caller.user),
       { repo: { unit: 'issues' }, params: IssueParams, response: { 200: IssueSchema }, detail: { operationId: 'issueGetIssue', summary: 'Get an issue' } },
     )
     .patch(
       '/repos/:owner/:repo/issues/:index',
-      ({ params, body, status, repo, user }) => {
-        const row = editIssue(deps, repo, pathNumber(params.index), user, body)
-        return status(201, issueToApi(deps, repo.repo, row, user))
+      async ({ params, body, status, repo, user }) => {
+        const row = await editIssue(deps, repo, pathNumber(params.index), user, body)
+        return status(201, await issueToApi(deps, repo.repo, row, user))
       },
       {
         repo: { unit: 'issues' },
@@ -70,8 +70,8 @@ export const issuesModule = (deps: AppDeps) =>
     )
     .post(
       '/repos/:owner/:repo/issues/:index/deadline',
-      ({ params, body, status, repo }) => {
-        const deadline = setIssueDeadline(deps, repo, pathNumber(params.index), body.due_date)
+      async ({ params, body, status, repo }) => {
+        const deadline = await setIssueDeadline(deps, repo, pathNumber(params.index), body.due_date)
         return status(201, { due_date: isoTimeOrNull(deadline) })
       },
       {

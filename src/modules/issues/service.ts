@@ -108,22 +108,22 @@ export function statementsOf(db: Db) {
  * The next index of a repository's issues and pull requests (one sequence, never reused).
  * Call it inside writeTransaction, in the transaction that inserts the issue row.
  */
-export function nextIssueIndex(deps: AppDeps, repoId: number): number {
-  return statementsOf(deps.db).nextIndex.get({ repo: repoId })!.index
+export async function nextIssueIndex(deps: AppDeps, repoId: number): Promise<number> {
+  return (await statementsOf(deps.db).nextIndex.execute({ repo: repoId }))[0]!.index
 }
 
 /** An issue (or pull request) by its per-repository index; 404 when there is none. */
-export function findIssue(deps: AppDeps, repoId: number, index: number): IssueRow {
-  const row = Number.isSafeInteger(index) ? statementsOf(deps.db).issueByIndex.get({ repo: repoId, index }) : undefined
+export async function findIssue(deps: AppDeps, repoId: number, index: number): Promise<IssueRow> {
+  const row = Number.isSafeInteger(index) ? (await statementsOf(deps.db).issueByIndex.execute({ repo: repoId, index }))[0] : undefined
   if (!row) throw notFound(`issue does not exist [repo_id: ${repoId}, index: ${index}]`)
   return row
 }
 
 /** Labels of each issue (by name), in two queries whatever the number of issues. */
-function labelsOfIssues(deps: AppDeps, issueIds: number[]): Map<number, LabelRow[]> {
+async function labelsOfIssues(deps: AppDeps, issueIds: number[]): Promise<Map<number, LabelRow[]>> {
   const s = statementsOf(deps.db)
   const result = new Map<number, LabelRow[]>(issueIds.map((id) => [id, []]))
-  const links = s.labelLinksOf.all({ ids: JSON.stringify(issueIds) })
+  const links = await s.labelLinksOf.execute({ ids: JSON.stringify(issueIds) })
   if (links.length === 0) return result
   const labelIds = [...new Set(links.map((l) => l.labelId))]
   const issuesOfLabel = new Map<number, number[]>()
@@ -133,7 +133,7 @@ function labelsOfIssues(deps: AppDeps, issueIds: number[]): Map<number, LabelRow
     else issuesOfLabel.set(l.labelId, [l.issueId])
   }
   // Labels come back in name order, so each issue's list is in name order too.
-  for (const values of s.labelsByIds.values({ ids: JSON.stringify(labelIds) })) {
+  for (const values of await s.labelsByIds.values({ ids: JSON.stringify(labelIds) })) {
     const label = labelRows.map(values as unknown[])
     for (const issueId of issuesOfLabel.get(label.id)!) result.get(issueId)!.push(label)
   }
@@ -141,18 +141,18 @@ function labelsOfIssues(deps: AppDeps, issueIds: number[]): Map<number, LabelRow
 }
 
 /** Everything the Issue records of `rows` refer to, in five queries whatever their number. */
-export function issueRelations(deps: AppDeps, rows: IssueRow[]): Map<number, IssueRelations> {
+export async function issueRelations(deps: AppDeps, rows: IssueRow[]): Promise<Map<number, IssueRelations>> {
   const result = new Map<number, IssueRelations>()
   if (rows.length === 0) return result
   const s = statementsOf(deps.db)
   const issueIds = rows.map((r) => r.id)
-  const assigneeLinks = s.assigneesOf.all({ ids: JSON.stringify(issueIds) })
-  const labelsOf = labelsOfIssues(deps, issueIds)
+  const assigneeLinks = await s.assigneesOf.execute({ ids: JSON.stringify(issueIds) })
+  const labelsOf = await labelsOfIssues(deps, issueIds)
   const milestoneIds = [...new Set(rows.map((r) => r.milestoneId).filter((id) => id > 0))]
   const milestoneById = new Map<number, MilestoneRow>(
-    milestoneIds.length ? s.milestonesByIds.all({ ids: JSON.stringify(milestoneIds) }).map((m) => [m.id, m]) : [],
+    milestoneIds.length ? (await s.milestonesByIds.execute({ ids: JSON.stringify(milestoneIds) })).map((m) => [m.id, m]) : [],
   )
-  const people = usersByIds(deps, [...rows.map((r) => r.posterId), ...assigneeLinks.map((a) => a.userId)])
+  const people = await usersByIds(deps, [...rows.map((r) => r.posterId), ...assigneeLinks.map((a) => a.userId)])
   for (const r of rows)
     result.set(r.id, { poster: people.get(r.posterId), labels: labelsOf.get(r.id)!, milestone: milestoneById.get(r.milestoneId) ?? null, assignees: [] })
   for (const a of assigneeLinks) {
@@ -161,19 +161,19 @@ export function issueRelations(deps: AppDeps, rows: IssueRow[]): Map<number, Iss
   }
   const pullIds = rows.filter((r) => r.isPull).map((r) => r.id)
   if (pullIds.length)
-    for (const p of s.pullStatesOf.all({ ids: JSON.stringify(pullIds) })) result.get(p.issueId)!.pull = { hasMerged: p.hasMerged, mergedUnix: p.mergedUnix }
+    for (const p of await s.pullStatesOf.execute({ ids: JSON.stringify(pullIds) })) result.get(p.issueId)!.pull = { hasMerged: p.hasMerged, mergedUnix: p.mergedUnix }
   return result
 }
 
 /** Issue records for a page of rows (fixed number of queries). */
-export function issuesToApi(deps: AppDeps, repo: RepoRow, rows: IssueRow[], viewer: UserRow | null) {
-  const rel = issueRelations(deps, rows)
+export async function issuesToApi(deps: AppDeps, repo: RepoRow, rows: IssueRow[], viewer: UserRow | null) {
+  const rel = await issueRelations(deps, rows)
   const userToApi = userConverter(deps.config, viewer)
   return rows.map((r) => toApiIssue(deps.config, repo, r, rel.get(r.id)!, viewer, userToApi))
 }
 
-export const issueToApi = (deps: AppDeps, repo: RepoRow, row: IssueRow, viewer: UserRow | null) =>
-  issuesToApi(deps, repo, [row], viewer)[0]!
+export const issueToApi = async (deps: AppDeps, repo: RepoRow, row: IssueRow, viewer: UserRow | null) =>
+  (await issuesToApi(deps, repo, [row], viewer))[0]!
 
 export interface IssueFilter {
   state?: string
@@ -190,14 +190,13 @@ export interface IssueFilter {
  * Label or milestone ids for each entry of a comma-separated list of ids or names: a name stands
  * for every row of that name in the repository; an unknown name for none ([-1] matches nothing).
  */
-function idsByIdOrName(deps: AppDeps, table: typeof labels | typeof milestones, repoId: number, list: string[]): number[][] {
+async function idsByIdOrName(deps: AppDeps, table: typeof labels | typeof milestones, repoId: number, list: string[]): Promise<number[][]> {
   const names = list.filter((x) => !/^\d+$/.test(x))
   const found = names.length
-    ? deps.db
+    ? await deps.db
         .select({ id: table.id, name: table.name })
         .from(table)
         .where(and(eq(table.repoId, repoId), inJsonList(table.name, names)))
-        .all()
     : []
   return list.map((x) => {
     if (/^\d+$/.test(x)) return [Number(x)]
@@ -207,20 +206,20 @@ function idsByIdOrName(deps: AppDeps, table: typeof labels | typeof milestones, 
 }
 
 /** Issues of a repository, newest first, filtered; with the total for the page headers. */
-export function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow | null, filter: IssueFilter, page: Page): { rows: IssueRow[]; total: number } {
+export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow | null, filter: IssueFilter, page: Page): Promise<{ rows: IssueRow[]; total: number }> {
   // The query schema (ListIssuesQuery) admits only known states and types.
   const state = filter.state || 'open'
   // Gitea's clients send `type=all` (as its own tests do): the same as no type at all.
   const type = filter.type === 'all' ? undefined : filter.type
   // A user the caller may not see answers like an unknown one (404), not with an empty list.
-  const poster = filter.created_by ? getVisibleUserByName(deps, filter.created_by, viewer) : undefined
-  const assignee = filter.assigned_by ? getVisibleUserByName(deps, filter.assigned_by, viewer) : undefined
+  const poster = filter.created_by ? await getVisibleUserByName(deps, filter.created_by, viewer) : undefined
+  const assignee = filter.assigned_by ? await getVisibleUserByName(deps, filter.assigned_by, viewer) : undefined
   const s = statementsOf(deps.db)
   const plain = state !== 'all' && !filter.labels && !filter.q && !filter.milestones && !type && !poster && !assignee
   if (plain) {
     const closed = state === 'closed' ? 1 : 0
-    const rows = s.pageByState
-      .values({ repo: repo.id, closed, limit: page.limit, offset: page.offset })
+    const rows = (await s.pageByState
+      .values({ repo: repo.id, closed, limit: page.limit, offset: page.offset }))
       .map((v) => issueRows.map(v as unknown[]))
     // The repository's counters (kept exact in every write transaction) spare a count over the index.
     const closedTotal = repo.numClosedIssues + repo.numClosedPulls
@@ -242,23 +241,22 @@ export function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow | null,
   // Every label named must be on the issue; any of the milestones named will do. Each filter is one
   // JSON value whatever its length: no entry of the label list (an array of ids each) may lack a
   // label on the issue.
-  const labelSets = idsByIdOrName(deps, labels, repo.id, splitFilter(filter.labels, 'labels'))
+  const labelSets = await idsByIdOrName(deps, labels, repo.id, splitFilter(filter.labels, 'labels'))
   if (labelSets.length)
     where.push(
       sql`not exists (select 1 from json_each(${JSON.stringify(labelSets)}) as wanted where not exists (select 1 from ${issueLabels} where ${issueLabels.issueId} = ${issues.id} and ${issueLabels.labelId} in (select value from json_each(wanted.value))))`,
     )
-  const milestoneIds = idsByIdOrName(deps, milestones, repo.id, splitFilter(filter.milestones, 'milestones')).flat()
+  const milestoneIds = (await idsByIdOrName(deps, milestones, repo.id, splitFilter(filter.milestones, 'milestones'))).flat()
   if (milestoneIds.length) where.push(inJsonList(issues.milestoneId, milestoneIds))
   const condition = and(...where)
-  const rows = deps.db
+  const rows = await deps.db
     .select()
     .from(issues)
     .where(condition)
     .orderBy(desc(issues.createdUnix), desc(issues.id))
     .limit(page.limit)
     .offset(page.offset)
-    .all()
-  const total = deps.db.select({ n: sql<number>`count(*)` }).from(issues).where(condition).get()!.n
+  const total = (await deps.db.select({ n: sql<number>`count(*)` }).from(issues).where(condition))[0]!.n
   return { rows, total }
 }
 
@@ -266,29 +264,30 @@ export function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow | null,
  * Users named as assignees of an issue of `repo`; 422 for an unknown name and for a user who
  * cannot write to the repository (Gitea's CanBeAssigned).
  */
-function resolveAssignees(deps: AppDeps, repo: RepoRow, names: string[]): UserRow[] {
+async function resolveAssignees(deps: AppDeps, repo: RepoRow, names: string[]): Promise<UserRow[]> {
   const wanted = [...new Set(names.filter(Boolean).map((n) => n.toLowerCase()))]
   if (wanted.length === 0) return []
-  const found = deps.db.select().from(users).where(and(inJsonList(users.lowerName, wanted), eq(users.type, 0))).all()
-  return wanted.map((n) => {
+  const found = await deps.db.select().from(users).where(and(inJsonList(users.lowerName, wanted), eq(users.type, 0)))
+  const assignees: UserRow[] = []
+  for (const n of wanted) {
     const u = found.find((f) => f.lowerName === n)
     if (!u) throw unprocessable(`Assignee does not exist: [name: ${n}]`, 'Assignee')
     // As Gitea's CanBeAssigned: only people who may write to the repository can be assigned.
-    if (accessLevel(deps.db, u, repo) < AccessMode.Write)
+    if ((await accessLevel(deps.db, u, repo)) < AccessMode.Write)
       throw unprocessable(`user cannot be assigned: no write access to the repository [user_id: ${u.id}, repo_name: ${repo.name}]`, 'Assignee')
-    return u
-  })
+    assignees.push(u)
+  }
+  return assignees
 }
 
 /** Labels of this repository with the given ids; 422 when one is unknown or belongs to another repository. */
-export function repoLabelsByIds(deps: AppDeps, repoId: number, ids: number[]): LabelRow[] {
+export async function repoLabelsByIds(deps: AppDeps, repoId: number, ids: number[]): Promise<LabelRow[]> {
   const unique = [...new Set(ids)]
   if (unique.length === 0) return []
-  const found = deps.db
+  const found = await deps.db
     .select()
     .from(labels)
     .where(and(eq(labels.repoId, repoId), inJsonList(labels.id, unique)))
-    .all()
   if (found.length !== unique.length) {
     const missing = unique.filter((id) => !found.some((l) => l.id === id))
     throw unprocessable(`label does not exist in this repository [id: ${missing.join(', ')}]`, 'Labels')
@@ -297,12 +296,11 @@ export function repoLabelsByIds(deps: AppDeps, repoId: number, ids: number[]): L
 }
 
 /** A milestone of this repository; 422 when unknown. */
-function repoMilestone(deps: AppDeps, repoId: number, id: number): MilestoneRow {
-  const m = deps.db
+async function repoMilestone(deps: AppDeps, repoId: number, id: number): Promise<MilestoneRow> {
+  const m = (await deps.db
     .select()
     .from(milestones)
-    .where(and(eq(milestones.repoId, repoId), eq(milestones.id, id)))
-    .get()
+    .where(and(eq(milestones.repoId, repoId), eq(milestones.id, id))))[0]
   if (!m) throw unprocessable(`milestone does not exist [id: ${id}]`, 'Milestone')
   return m
 }
@@ -312,96 +310,89 @@ export const parseDue = (value: string | null | undefined, field: string): numbe
   value === undefined ? undefined : value === null || value === '' ? 0 : parseTimestamp(value, field)
 
 /** The repository's open/closed counters for the kind of `issue` (issues or pull requests). */
-function bumpRepoCounters(deps: AppDeps, repoId: number, isPull: boolean, total: number, closed: number) {
+async function bumpRepoCounters(deps: AppDeps, repoId: number, isPull: boolean, total: number, closed: number) {
   const [all, shut] = isPull ? [repositories.numPulls, repositories.numClosedPulls] : [repositories.numIssues, repositories.numClosedIssues]
   const key = isPull ? (['numPulls', 'numClosedPulls'] as const) : (['numIssues', 'numClosedIssues'] as const)
-  deps.db
+  await deps.db
     .update(repositories)
     .set({ [key[0]]: sql`${all} + ${total}`, [key[1]]: sql`${shut} + ${closed}` })
     .where(eq(repositories.id, repoId))
-    .run()
 }
 
-function bumpMilestone(deps: AppDeps, milestoneId: number, total: number, closed: number) {
+async function bumpMilestone(deps: AppDeps, milestoneId: number, total: number, closed: number) {
   if (milestoneId <= 0) return
-  deps.db
+  await deps.db
     .update(milestones)
     .set({ numIssues: sql`${milestones.numIssues} + ${total}`, numClosedIssues: sql`${milestones.numClosedIssues} + ${closed}` })
     .where(eq(milestones.id, milestoneId))
-    .run()
 }
 
-function bumpLabels(deps: AppDeps, labelIds: number[], total: number, closed: number) {
+async function bumpLabels(deps: AppDeps, labelIds: number[], total: number, closed: number) {
   if (labelIds.length === 0) return
-  deps.db
+  await deps.db
     .update(labels)
     .set({ numIssues: sql`${labels.numIssues} + ${total}`, numClosedIssues: sql`${labels.numClosedIssues} + ${closed}` })
     .where(inJsonList(labels.id, labelIds))
-    .run()
 }
 
-const labelIdsOfIssue = (deps: AppDeps, issueId: number) =>
-  deps.db
+const labelIdsOfIssue = async (deps: AppDeps, issueId: number) =>
+  (await deps.db
     .select({ id: issueLabels.labelId })
     .from(issueLabels)
-    .where(eq(issueLabels.issueId, issueId))
-    .all()
+    .where(eq(issueLabels.issueId, issueId)))
     .map((r) => r.id)
 
 /**
  * Links labels to an issue (those already linked are skipped) and counts them; call inside a
  * write transaction. `issue` must be the current row.
  */
-export function linkLabels(deps: AppDeps, issue: IssueRow, labelIds: number[]): void {
-  const current = new Set(labelIdsOfIssue(deps, issue.id))
+export async function linkLabels(deps: AppDeps, issue: IssueRow, labelIds: number[]): Promise<void> {
+  const current = new Set(await labelIdsOfIssue(deps, issue.id))
   const added = [...new Set(labelIds)].filter((id) => !current.has(id))
   if (added.length === 0) return
-  deps.db
+  await deps.db
     .insert(issueLabels)
     .values(added.map((labelId) => ({ issueId: issue.id, labelId })))
-    .run()
-  bumpLabels(deps, added, 1, issue.isClosed ? 1 : 0)
+  await bumpLabels(deps, added, 1, issue.isClosed ? 1 : 0)
 }
 
 /** Unlinks labels from an issue (all when `labelIds` is null) and counts them; inside a write transaction. */
-export function unlinkLabels(deps: AppDeps, issue: IssueRow, labelIds: number[] | null): void {
-  const current = labelIdsOfIssue(deps, issue.id)
+export async function unlinkLabels(deps: AppDeps, issue: IssueRow, labelIds: number[] | null): Promise<void> {
+  const current = await labelIdsOfIssue(deps, issue.id)
   const removed = labelIds === null ? current : current.filter((id) => labelIds.includes(id))
   if (removed.length === 0) return
-  deps.db
+  await deps.db
     .delete(issueLabels)
     .where(and(eq(issueLabels.issueId, issue.id), inJsonList(issueLabels.labelId, removed)))
-    .run()
-  bumpLabels(deps, removed, -1, issue.isClosed ? -1 : 0)
+  await bumpLabels(deps, removed, -1, issue.isClosed ? -1 : 0)
 }
 
 /** Replaces the assignees of an issue; inside a write transaction. */
-function setAssignees(deps: AppDeps, issueId: number, people: UserRow[]): void {
-  deps.db.delete(issueAssignees).where(eq(issueAssignees.issueId, issueId)).run()
-  if (people.length) deps.db.insert(issueAssignees).values(people.map((u) => ({ issueId, assigneeId: u.id }))).run()
+async function setAssignees(deps: AppDeps, issueId: number, people: UserRow[]): Promise<void> {
+  await deps.db.delete(issueAssignees).where(eq(issueAssignees.issueId, issueId))
+  if (people.length) await deps.db.insert(issueAssignees).values(people.map((u) => ({ issueId, assigneeId: u.id })))
 }
 
 /** Opens or closes an issue and moves every counter that follows it; inside a write transaction. */
-export function setClosed(deps: AppDeps, issue: IssueRow, closed: boolean, now: number): void {
+export async function setClosed(deps: AppDeps, issue: IssueRow, closed: boolean, now: number): Promise<void> {
   if (issue.isClosed === closed) return
   const d = closed ? 1 : -1
-  deps.db
+  await deps.db
     .update(issues)
     .set({ isClosed: closed, closedUnix: closed ? now : 0 })
     .where(eq(issues.id, issue.id))
-    .run()
-  bumpRepoCounters(deps, issue.repoId, issue.isPull, 0, d)
-  bumpMilestone(deps, issue.milestoneId, 0, d)
-  bumpLabels(deps, labelIdsOfIssue(deps, issue.id), 0, d)
+  await bumpRepoCounters(deps, issue.repoId, issue.isPull, 0, d)
+  await bumpMilestone(deps, issue.milestoneId, 0, d)
+  await bumpLabels(deps, await labelIdsOfIssue(deps, issue.id), 0, d)
 }
 
 /** Moves an issue to another milestone (0 = none) with the counters of both; inside a write transaction. */
-function setMilestone(deps: AppDeps, issue: IssueRow, milestoneId: number): void {
+async function setMilestone(deps: AppDeps, issue: IssueRow, milestoneId: number): Promise<void> {
   if (issue.milestoneId === milestoneId) return
   const closed = issue.isClosed ? 1 : 0
-  bumpMilestone(deps, issue.milestoneId, -1, -closed)
-  bumpMilestone(deps, milestoneId, 1, closed)
-  deps.db.update(issues).set({ milestoneId }).where(eq(issues.id, issue.id)).run()
+  await bumpMilestone(deps, issue.milestoneId, -1, -closed)
+  await bumpMilestone(deps, milestoneId, 1, closed)
+  await deps.db.update(issues).set({ milestoneId }).where(eq(issues.id, issue.id))
 }
 
 export interface NewIssue {
@@ -424,8 +415,8 @@ const requireTitle = (title: string) => checkRequiredText(title, MAX_TITLE, 'Tit
  * announces no `issue.opened`).
  */
 export interface NewPullHook {
-  check: () => void
-  attach: (issue: IssueRow) => void
+  check: () => Promise<void> | void
+  attach: (issue: IssueRow) => Promise<void> | void
 }
 
 /**
@@ -434,27 +425,27 @@ export interface NewPullHook {
  * counter row, taken and bumped in the same BEGIN IMMEDIATE transaction: unique, gap-free, never
  * reused.
  */
-export function createIssue(
+export async function createIssue(
   deps: AppDeps,
   ctx: RepoContext,
   poster: UserRow,
   opts: NewIssue,
   pull?: NewPullHook,
-): { row: IssueRow; rel: IssueRelations } {
+): Promise<{ row: IssueRow; rel: IssueRelations }> {
   requireTitle(opts.title)
   const writer = ctx.mode >= AccessMode.Write
   const assigneeNames = writer ? [...(opts.assignee ? [opts.assignee] : []), ...(opts.assignees ?? [])] : []
-  const people = resolveAssignees(deps, ctx.repo, assigneeNames)
+  const people = await resolveAssignees(deps, ctx.repo, assigneeNames)
   const deadline = writer ? (parseDue(opts.due_date, 'due_date') ?? 0) : 0
   const now = nowUnix()
   const closed = opts.closed === true
   const s = statementsOf(deps.db)
-  return writeTransaction(deps.db, () => {
-    pull?.check()
-    const milestone = writer && opts.milestone ? repoMilestone(deps, ctx.repo.id, opts.milestone) : null
-    const labelRows = writer && opts.labels?.length ? repoLabelsByIds(deps, ctx.repo.id, opts.labels) : []
-    const index = nextIssueIndex(deps, ctx.repo.id)
-    const row = s.insertIssue.get({
+  return await writeTransaction(deps.db, async () => {
+    await pull?.check()
+    const milestone = writer && opts.milestone ? await repoMilestone(deps, ctx.repo.id, opts.milestone) : null
+    const labelRows = writer && opts.labels?.length ? await repoLabelsByIds(deps, ctx.repo.id, opts.labels) : []
+    const index = await nextIssueIndex(deps, ctx.repo.id)
+    const row = (await s.insertIssue.execute({
       repo: ctx.repo.id,
       index,
       poster: poster.id,
@@ -466,26 +457,26 @@ export function createIssue(
       deadline,
       now,
       closedUnix: closed ? now : 0,
-    })!
-    if (pull) bumpRepoCounters(deps, ctx.repo.id, true, 1, closed ? 1 : 0)
-    else s.countNewIssue.run({ repo: ctx.repo.id, closed: closed ? 1 : 0 })
+    }))[0]!
+    if (pull) await bumpRepoCounters(deps, ctx.repo.id, true, 1, closed ? 1 : 0)
+    else await s.countNewIssue.execute({ repo: ctx.repo.id, closed: closed ? 1 : 0 })
     if (milestone) {
-      bumpMilestone(deps, milestone.id, 1, closed ? 1 : 0)
+      await bumpMilestone(deps, milestone.id, 1, closed ? 1 : 0)
       milestone.numIssues += 1
       milestone.numClosedIssues += closed ? 1 : 0
     }
     if (labelRows.length) {
-      linkLabels(deps, row, labelRows.map((l) => l.id))
+      await linkLabels(deps, row, labelRows.map((l) => l.id))
       labelRows.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id - y.id))
     }
-    if (people.length) setAssignees(deps, row.id, people)
+    if (people.length) await setAssignees(deps, row.id, people)
     if (pull) {
-      pull.attach(row)
+      await pull.attach(row)
       return { row, rel: { poster, labels: labelRows, milestone, assignees: people, pull: { hasMerged: false, mergedUnix: 0 } } }
     }
-    recordIssueEvent(deps.db, row, poster.id, 'issue.opened')
+    await recordIssueEvent(deps.db, row, poster.id, 'issue.opened')
     // Filed closed: Gitea changes its status right after creating it, which announces the close.
-    if (closed) recordIssueEvent(deps.db, row, poster.id, 'issue.closed')
+    if (closed) await recordIssueEvent(deps.db, row, poster.id, 'issue.closed')
     return { row, rel: { poster, labels: labelRows, milestone, assignees: people } }
   })
 }
@@ -506,15 +497,15 @@ export interface IssueEdit {
  * `alsoInTransaction` (the pulls service: a pull request's own fields) runs first in the edit's
  * transaction, with the issue as it was; it may refuse (nothing is changed then).
  */
-export function editIssue(
+export async function editIssue(
   deps: AppDeps,
   ctx: RepoContext,
   index: number,
   caller: UserRow,
   opts: IssueEdit,
-  alsoInTransaction?: (issue: IssueRow) => void,
-): IssueRow {
-  const issue = findIssue(deps, ctx.repo.id, index)
+  alsoInTransaction?: (issue: IssueRow) => Promise<void> | void,
+): Promise<IssueRow> {
+  const issue = await findIssue(deps, ctx.repo.id, index)
   const writer = ctx.mode >= AccessMode.Write
   if (!writer && issue.posterId !== caller.id) throw forbidden('Only the poster or a writer may edit this issue')
   if (opts.title !== undefined && opts.title !== '') requireTitle(opts.title)
@@ -527,90 +518,90 @@ export function editIssue(
           ? [opts.assignee]
           : []
         : undefined
-  const people = assigneeNames ? resolveAssignees(deps, ctx.repo, assigneeNames) : undefined
+  const people = assigneeNames ? await resolveAssignees(deps, ctx.repo, assigneeNames) : undefined
   const deadline = writer ? (opts.unset_due_date ? 0 : parseDue(opts.due_date, 'due_date')) : undefined
   const now = nowUnix()
-  return writeTransaction(deps.db, () => {
-    let current = findIssue(deps, ctx.repo.id, index)
+  return await writeTransaction(deps.db, async () => {
+    let current = await findIssue(deps, ctx.repo.id, index)
     const before = current
-    alsoInTransaction?.(current)
+    await alsoInTransaction?.(current)
     if (writer && opts.milestone !== undefined) {
-      const target = opts.milestone ? repoMilestone(deps, ctx.repo.id, opts.milestone) : null
-      setMilestone(deps, current, target?.id ?? 0)
+      const target = opts.milestone ? await repoMilestone(deps, ctx.repo.id, opts.milestone) : null
+      await setMilestone(deps, current, target?.id ?? 0)
       current = { ...current, milestoneId: target?.id ?? 0 } // setClosed below counts on the new milestone
-      announceMilestone(deps, before, target, caller.id)
+      await announceMilestone(deps, before, target, caller.id)
     }
     const set: Partial<IssueRow> = { updatedUnix: now }
     if (opts.title) set.title = opts.title
     if (opts.body !== undefined) set.content = opts.body
     if (deadline !== undefined) set.deadlineUnix = deadline
-    deps.db.update(issues).set(set).where(eq(issues.id, current.id)).run()
+    await deps.db.update(issues).set(set).where(eq(issues.id, current.id))
     const changes: EditChanges = {}
     if (set.title !== undefined && set.title !== before.title) changes.title = { from: before.title }
     if (set.content !== undefined && set.content !== before.content) changes.body = { from: before.content }
-    if (changes.title || changes.body) recordIssueEvent(deps.db, before, caller.id, 'issue.edited', { changes })
+    if (changes.title || changes.body) await recordIssueEvent(deps.db, before, caller.id, 'issue.edited', { changes })
     if (people) {
-      const previous = deps.db.select({ id: issueAssignees.assigneeId }).from(issueAssignees).where(eq(issueAssignees.issueId, current.id)).all()
-      setAssignees(deps, current.id, people)
-      announceAssignees(deps, before, previous.map((p) => p.id), people, caller.id)
+      const previous = await deps.db.select({ id: issueAssignees.assigneeId }).from(issueAssignees).where(eq(issueAssignees.issueId, current.id))
+      await setAssignees(deps, current.id, people)
+      await announceAssignees(deps, before, previous.map((p) => p.id), people, caller.id)
     }
     if (opts.state !== undefined && (opts.state === 'closed') !== before.isClosed) {
-      setClosed(deps, current, opts.state === 'closed', now)
-      recordIssueEvent(deps.db, before, caller.id, opts.state === 'closed' ? 'issue.closed' : 'issue.reopened')
+      await setClosed(deps, current, opts.state === 'closed', now)
+      await recordIssueEvent(deps.db, before, caller.id, opts.state === 'closed' ? 'issue.closed' : 'issue.reopened')
     }
-    return findIssue(deps, ctx.repo.id, index)
+    return await findIssue(deps, ctx.repo.id, index)
   })
 }
 
 /** The milestoned/demilestoned events of a milestone change (nothing when it stays); inside the write transaction. */
-function announceMilestone(deps: AppDeps, issue: IssueRow, target: MilestoneRow | null, actorId: number): void {
+async function announceMilestone(deps: AppDeps, issue: IssueRow, target: MilestoneRow | null, actorId: number): Promise<void> {
   if (issue.milestoneId === (target?.id ?? 0)) return
   if (issue.milestoneId > 0) {
-    const old = deps.db.select({ id: milestones.id, title: milestones.name }).from(milestones).where(eq(milestones.id, issue.milestoneId)).get()
-    recordIssueEvent(deps.db, issue, actorId, 'issue.demilestoned', { milestone: old ?? { id: issue.milestoneId, title: '' } })
+    const old = (await deps.db.select({ id: milestones.id, title: milestones.name }).from(milestones).where(eq(milestones.id, issue.milestoneId)))[0]
+    await recordIssueEvent(deps.db, issue, actorId, 'issue.demilestoned', { milestone: old ?? { id: issue.milestoneId, title: '' } })
   }
-  if (target) recordIssueEvent(deps.db, issue, actorId, 'issue.milestoned', { milestone: { id: target.id, title: target.name } })
+  if (target) await recordIssueEvent(deps.db, issue, actorId, 'issue.milestoned', { milestone: { id: target.id, title: target.name } })
 }
 
 /** One assigned/unassigned event per person added or removed; inside the write transaction. */
-function announceAssignees(deps: AppDeps, issue: IssueRow, previousIds: number[], people: UserRow[], actorId: number): void {
+async function announceAssignees(deps: AppDeps, issue: IssueRow, previousIds: number[], people: UserRow[], actorId: number): Promise<void> {
   const nowIds = new Set(people.map((u) => u.id))
   const removedIds = previousIds.filter((id) => !nowIds.has(id))
-  const removed = usersByIds(deps, removedIds)
+  const removed = await usersByIds(deps, removedIds)
   for (const id of removedIds)
-    recordIssueEvent(deps.db, issue, actorId, 'issue.unassigned', { assignee: { id, login: removed.get(id)?.name ?? '' } })
+    await recordIssueEvent(deps.db, issue, actorId, 'issue.unassigned', { assignee: { id, login: removed.get(id)?.name ?? '' } })
   for (const u of people)
-    if (!previousIds.includes(u.id)) recordIssueEvent(deps.db, issue, actorId, 'issue.assigned', { assignee: { id: u.id, login: u.name } })
+    if (!previousIds.includes(u.id)) await recordIssueEvent(deps.db, issue, actorId, 'issue.assigned', { assignee: { id: u.id, login: u.name } })
 }
 
 /** Sets or clears (null) an issue's deadline; writers only. Answers the stored value. */
-export function setIssueDeadline(deps: AppDeps, ctx: RepoContext, index: number, due: string | null): number {
-  const issue = findIssue(deps, ctx.repo.id, index)
+export async function setIssueDeadline(deps: AppDeps, ctx: RepoContext, index: number, due: string | null): Promise<number> {
+  const issue = await findIssue(deps, ctx.repo.id, index)
   const deadline = parseDue(due, 'due_date') ?? 0
-  deps.db.update(issues).set({ deadlineUnix: deadline, updatedUnix: nowUnix() }).where(eq(issues.id, issue.id)).run()
+  await deps.db.update(issues).set({ deadlineUnix: deadline, updatedUnix: nowUnix() }).where(eq(issues.id, issue.id))
   return deadline
 }
 
 /** Replaces, adds, removes or clears labels of an issue (writers; the caller checked). */
-export function changeIssueLabels(
+export async function changeIssueLabels(
   deps: AppDeps,
   ctx: RepoContext,
   index: number,
   action: 'add' | 'replace' | 'clear' | 'remove',
   labelIds: number[],
-): void {
-  writeTransaction(deps.db, () => {
-    const issue = findIssue(deps, ctx.repo.id, index)
-    const wanted = repoLabelsByIds(deps, ctx.repo.id, labelIds).map((l) => l.id)
-    const before = labelIdsOfIssue(deps, issue.id)
+): Promise<void> {
+  await writeTransaction(deps.db, async () => {
+    const issue = await findIssue(deps, ctx.repo.id, index)
+    const wanted = (await repoLabelsByIds(deps, ctx.repo.id, labelIds)).map((l) => l.id)
+    const before = await labelIdsOfIssue(deps, issue.id)
     if (action === 'replace') {
-      unlinkLabels(deps, issue, before.filter((id) => !wanted.includes(id)))
-      linkLabels(deps, issue, wanted)
-    } else if (action === 'add') linkLabels(deps, issue, wanted)
-    else if (action === 'remove') unlinkLabels(deps, issue, wanted)
-    else unlinkLabels(deps, issue, null)
-    deps.db.update(issues).set({ updatedUnix: nowUnix() }).where(eq(issues.id, issue.id)).run()
-    announceLabels(deps, issue, before, labelIdsOfIssue(deps, issue.id), ctx.caller.user?.id ?? 0)
+      await unlinkLabels(deps, issue, before.filter((id) => !wanted.includes(id)))
+      await linkLabels(deps, issue, wanted)
+    } else if (action === 'add') await linkLabels(deps, issue, wanted)
+    else if (action === 'remove') await unlinkLabels(deps, issue, wanted)
+    else await unlinkLabels(deps, issue, null)
+    await deps.db.update(issues).set({ updatedUnix: nowUnix() }).where(eq(issues.id, issue.id))
+    await announceLabels(deps, issue, before, await labelIdsOfIssue(deps, issue.id), ctx.caller.user?.id ?? 0)
   })
 }
 
@@ -618,19 +609,19 @@ export function changeIssueLabels(
  * The label event of a label change: `label_cleared` when the issue lost all its labels, else
  * `label_updated`; both carry the labels added and removed (id and name: a label may be deleted later).
  */
-function announceLabels(deps: AppDeps, issue: IssueRow, before: number[], after: number[], actorId: number): void {
+async function announceLabels(deps: AppDeps, issue: IssueRow, before: number[], after: number[], actorId: number): Promise<void> {
   const added = after.filter((id) => !before.includes(id))
   const removed = before.filter((id) => !after.includes(id))
   if (added.length === 0 && removed.length === 0) return
   const names = new Map(
-    deps.db.select({ id: labels.id, name: labels.name }).from(labels).where(inJsonList(labels.id, [...added, ...removed])).all().map((l) => [l.id, l.name]),
+    (await deps.db.select({ id: labels.id, name: labels.name }).from(labels).where(inJsonList(labels.id, [...added, ...removed]))).map((l) => [l.id, l.name]),
   )
   const named = (ids: number[]) => ids.map((id) => ({ id, name: names.get(id) ?? '' }))
   const kind = after.length === 0 ? 'issue.label_cleared' : 'issue.label_updated'
-  recordIssueEvent(deps.db, issue, actorId, kind, { added: named(added), removed: named(removed) })
+  await recordIssueEvent(deps.db, issue, actorId, kind, { added: named(added), removed: named(removed) })
 }
 
 /** The labels of an issue, by name. */
-export function labelsOfIssue(deps: AppDeps, issueId: number): LabelRow[] {
-  return labelsOfIssues(deps, [issueId]).get(issueId)!
+export async function labelsOfIssue(deps: AppDeps, issueId: number): Promise<LabelRow[]> {
+  return (await labelsOfIssues(deps, [issueId])).get(issueId)!
 }

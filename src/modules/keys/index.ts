@@ -27,8 +27,8 @@ export const keysModule = (deps: AppDeps) => {
     .use(pipeline(deps))
     .get(
       '/user/keys',
-      ({ user, query, page, respond }) =>
-        respond(listPublicKeys(deps, user.id, page, query.fingerprint), (rows) => rows.map((k) => toApiPublicKey(config, k, user, user))),
+      async ({ user, query, page, respond }) =>
+        respond(await listPublicKeys(deps, user.id, page, query.fingerprint), (rows) => rows.map((k) => toApiPublicKey(config, k, user, user))),
       {
         signed: true,
         paged: true,
@@ -39,7 +39,7 @@ export const keysModule = (deps: AppDeps) => {
     )
     .post(
       '/user/keys',
-      ({ user, body, status }) => status(201, toApiPublicKey(config, addPublicKey(deps, user.id, body), user, user)),
+      async ({ user, body, status }) => status(201, toApiPublicKey(config, await addPublicKey(deps, user.id, body), user, user)),
       {
         signed: true,
         body: CreateKeyOption,
@@ -49,7 +49,7 @@ export const keysModule = (deps: AppDeps) => {
     )
     .get(
       '/user/keys/:id',
-      ({ user, params }) => toApiPublicKey(config, getOwnPublicKey(deps, user.id, params.id), user, user),
+      async ({ user, params }) => toApiPublicKey(config, await getOwnPublicKey(deps, user.id, params.id), user, user),
       {
         signed: true,
         params: KeyIdParams,
@@ -59,8 +59,8 @@ export const keysModule = (deps: AppDeps) => {
     )
     .delete(
       '/user/keys/:id',
-      ({ user, params, status }) => {
-        deletePublicKey(deps, user.id, params.id)
+      async ({ user, params, status }) => {
+        await deletePublicKey(deps, user.id, params.id)
         return status(204, undefined)
       },
       {
@@ -72,9 +72,9 @@ export const keysModule = (deps: AppDeps) => {
     )
     .get(
       '/users/:username/keys',
-      ({ user: viewer, params, query, page, respond }) => {
-        const owner = getVisibleUserByName(deps, params.username, viewer)
-        return respond(listPublicKeys(deps, owner.id, page, query.fingerprint), (rows) => rows.map((k) => toApiPublicKey(config, k, owner, viewer)))
+      async ({ user: viewer, params, query, page, respond }) => {
+        const owner = await getVisibleUserByName(deps, params.username, viewer)
+        return respond(await listPublicKeys(deps, owner.id, page, query.fingerprint), (rows) => rows.map((k) => toApiPublicKey(config, k, owner, viewer)))
       },
       {
         signed: true,
@@ -87,9 +87,9 @@ export const keysModule = (deps: AppDeps) => {
     )
     .post(
       '/admin/users/:username/keys',
-      ({ user: admin, params, body, status }) => {
-        const owner = getUserByName(deps, params.username)
-        return status(201, toApiPublicKey(config, addPublicKey(deps, owner.id, body), owner, admin))
+      async ({ user: admin, params, body, status }) => {
+        const owner = await getUserByName(deps, params.username)
+        return status(201, toApiPublicKey(config, await addPublicKey(deps, owner.id, body), owner, admin))
       },
       {
         siteAdmin: true,
@@ -101,9 +101,9 @@ export const keysModule = (deps: AppDeps) => {
     )
     .delete(
       '/admin/users/:username/keys/:id',
-      ({ params, status }) => {
-        const owner = getUserByName(deps, params.username)
-        deletePublicKey(deps, owner.id, getOwnPublicKey(deps, owner.id, params.id).id)
+      async ({ params, status }) => {
+        const owner = await getUserByName(deps, params.username)
+        await deletePublicKey(deps, owner.id, (await getOwnPublicKey(deps, owner.id, params.id)).id)
         return status(204, undefined)
       },
       {
@@ -115,7 +115,7 @@ export const keysModule = (deps: AppDeps) => {
     )
     .get(
       '/user/gpg_keys',
-      ({ user, page, respond }) => respond(listGpgKeys(deps, user.id, page), (rows) => gpgKeysToApi(deps, user.id, rows)),
+      async ({ user, page, respond }) => respond(await listGpgKeys(deps, user.id, page), async (rows) => await gpgKeysToApi(deps, user.id, rows)),
       {
         signed: true,
         paged: true,
@@ -128,7 +128,7 @@ export const keysModule = (deps: AppDeps) => {
       '/user/gpg_keys',
       async ({ user, body, status }) => {
         const key = await addGpgKey(deps, user, body.armored_public_key)
-        return status(201, gpgKeysToApi(deps, user.id, [key])[0]!)
+        return status(201, (await gpgKeysToApi(deps, user.id, [key]))[0]!)
       },
       {
         signed: true,
@@ -139,7 +139,7 @@ export const keysModule = (deps: AppDeps) => {
     )
     .get(
       '/user/gpg_keys/:id',
-      ({ user, params }) => gpgKeysToApi(deps, user.id, [getOwnGpgKey(deps, user.id, params.id)])[0]!,
+      async ({ user, params }) => (await gpgKeysToApi(deps, user.id, [await getOwnGpgKey(deps, user.id, params.id)]))[0]!,
       {
         signed: true,
         params: KeyIdParams,
@@ -149,8 +149,8 @@ export const keysModule = (deps: AppDeps) => {
     )
     .delete(
       '/user/gpg_keys/:id',
-      ({ user, params, status }) => {
-        deleteGpgKey(deps, user.id, params.id)
+      async ({ user, params, status }) => {
+        await deleteGpgKey(deps, user.id, params.id)
         return status(204, undefined)
       },
       {
@@ -162,9 +162,9 @@ export const keysModule = (deps: AppDeps) => {
     )
     .get(
       '/users/:username/gpg_keys',
-      ({ user: viewer, params, page, respond }) => {
-        const owner = getVisibleUserByName(deps, params.username, viewer)
-        return respond(listGpgKeys(deps, owner.id, page), (rows) => gpgKeysToApi(deps, owner.id, rows))
+      async ({ user: viewer, params, page, respond }) => {
+        const owner = await getVisibleUserByName(deps, params.username, viewer)
+        return respond(await listGpgKeys(deps, owner.id, page), async (rows) => await gpgKeysToApi(deps, owner.id, rows))
       },
       {
         signed: true,

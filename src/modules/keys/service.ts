@@ -39,22 +39,21 @@ export function toApiPublicKey(config: Config, key: PublicKeyRow, owner: UserRow
 }
 
 /** One page of a user's SSH keys (optionally only the one with `fingerprint`), oldest first. */
-export function listPublicKeys(deps: AppDeps, ownerId: number, page: Page, fingerprint?: string): Paged<PublicKeyRow> {
+export async function listPublicKeys(deps: AppDeps, ownerId: number, page: Page, fingerprint?: string): Promise<Paged<PublicKeyRow>> {
   const where = and(
     eq(publicKeys.ownerId, ownerId),
     eq(publicKeys.type, USER_KEY),
     fingerprint ? eq(publicKeys.fingerprint, fingerprint) : undefined,
   )
-  return selectPage(deps.db, publicKeys, where, asc(publicKeys.id), page)
+  return await selectPage(deps.db, publicKeys, where, asc(publicKeys.id), page)
 }
 
 /** A user's SSH key by id: 404 when unknown or not the user's. */
-export function getOwnPublicKey(deps: AppDeps, ownerId: number, id: number): PublicKeyRow {
-  const key = deps.db
+export async function getOwnPublicKey(deps: AppDeps, ownerId: number, id: number): Promise<PublicKeyRow> {
+  const key = (await deps.db
     .select()
     .from(publicKeys)
-    .where(and(eq(publicKeys.id, id), eq(publicKeys.type, USER_KEY)))
-    .get()
+    .where(and(eq(publicKeys.id, id), eq(publicKeys.type, USER_KEY))))[0]
   if (!key || key.ownerId !== ownerId) throw notFound(`public key does not exist [id: ${id}]`)
   return key
 }
@@ -74,21 +73,20 @@ export function checkSshKeyInput(input: { title: string; key: string }): { title
  * Adds an SSH key to `ownerId`: 422 for unparsable content, a title the owner already uses,
  * or a key that is already registered (by anyone, as a user key or as a deploy key).
  */
-export function addPublicKey(deps: AppDeps, ownerId: number, input: { title: string; key: string }): PublicKeyRow {
+export async function addPublicKey(deps: AppDeps, ownerId: number, input: { title: string; key: string }): Promise<PublicKeyRow> {
   const { title, parsed } = checkSshKeyInput(input)
-  return writeTransaction(deps.db, () => {
-    const sameTitle = deps.db
+  return await writeTransaction(deps.db, async () => {
+    const sameTitle = (await deps.db
       .select({ id: publicKeys.id })
       .from(publicKeys)
-      .where(and(eq(publicKeys.ownerId, ownerId), eq(publicKeys.type, USER_KEY), eq(publicKeys.name, title)))
-      .get()
+      .where(and(eq(publicKeys.ownerId, ownerId), eq(publicKeys.type, USER_KEY), eq(publicKeys.name, title))))[0]
     if (sameTitle) throw unprocessable('Key title has been used', 'Title')
-    const sameKey = deps.db.select({ id: publicKeys.id }).from(publicKeys).where(eq(publicKeys.fingerprint, parsed.fingerprint)).get()
+    const sameKey = (await deps.db.select({ id: publicKeys.id }).from(publicKeys).where(eq(publicKeys.fingerprint, parsed.fingerprint)))[0]
     if (sameKey) throw unprocessable('Key content has been used as non-deploy key', 'Key')
-    const deployKey = deps.db.select({ id: deployKeys.id }).from(deployKeys).where(eq(deployKeys.fingerprint, parsed.fingerprint)).get()
+    const deployKey = (await deps.db.select({ id: deployKeys.id }).from(deployKeys).where(eq(deployKeys.fingerprint, parsed.fingerprint)))[0]
     if (deployKey) throw unprocessable('Key content has been used as deploy key', 'Key')
     const now = nowUnix()
-    return deps.db
+    return (await deps.db
       .insert(publicKeys)
       .values({
         ownerId,
@@ -100,21 +98,19 @@ export function addPublicKey(deps: AppDeps, ownerId: number, input: { title: str
         createdUnix: now,
         updatedUnix: now,
       })
-      .returning()
-      .get()
+      .returning())[0]
   })
 }
 
 /** Deletes an SSH key of `ownerId`: 404 when unknown, 403 when it belongs to someone else. */
-export function deletePublicKey(deps: AppDeps, ownerId: number, id: number): void {
-  const key = deps.db
+export async function deletePublicKey(deps: AppDeps, ownerId: number, id: number): Promise<void> {
+  const key = (await deps.db
     .select({ ownerId: publicKeys.ownerId })
     .from(publicKeys)
-    .where(and(eq(publicKeys.id, id), eq(publicKeys.type, USER_KEY)))
-    .get()
+    .where(and(eq(publicKeys.id, id), eq(publicKeys.type, USER_KEY))))[0]
   if (!key) throw notFound(`public key does not exist [id: ${id}]`)
   if (key.ownerId !== ownerId) throw forbidden('You do not have access to this key')
-  deps.db.delete(publicKeys).where(eq(publicKeys.id, id)).run()
+  await deps.db.delete(publicKeys).where(eq(publicKeys.id, id))
 }
 
 /**
@@ -124,20 +120,19 @@ export function deletePublicKey(deps: AppDeps, ownerId: number, id: number): voi
 export const KEY_USE_RECORD_INTERVAL = 60
 
 /** For the SSH transport: the user key with this fingerprint and its owner, looked up afresh each time. */
-export function userKeyByFingerprint(deps: AppDeps, fingerprint: string): { key: PublicKeyRow; owner: UserRow } | undefined {
-  return deps.db
+export async function userKeyByFingerprint(deps: AppDeps, fingerprint: string): Promise<{ key: PublicKeyRow; owner: UserRow } | undefined> {
+  return (await deps.db
     .select({ key: publicKeys, owner: users })
     .from(publicKeys)
     .innerJoin(users, eq(users.id, publicKeys.ownerId))
-    .where(and(eq(publicKeys.fingerprint, fingerprint), eq(publicKeys.type, USER_KEY)))
-    .get()
+    .where(and(eq(publicKeys.fingerprint, fingerprint), eq(publicKeys.type, USER_KEY))))[0]
 }
 
 /** Records that a user key was used (its updated time), at most once per KEY_USE_RECORD_INTERVAL. */
-export function recordPublicKeyUse(deps: AppDeps, key: { id: number; updatedUnix: number }): void {
+export async function recordPublicKeyUse(deps: AppDeps, key: { id: number; updatedUnix: number }): Promise<void> {
   const now = nowUnix()
   if (now - key.updatedUnix < KEY_USE_RECORD_INTERVAL) return
-  deps.db.update(publicKeys).set({ updatedUnix: now }).where(eq(publicKeys.id, key.id)).run()
+  await deps.db.update(publicKeys).set({ updatedUnix: now }).where(eq(publicKeys.id, key.id))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -167,27 +162,26 @@ function toApiGpgKey(key: GpgKeyRow, subkeys: GpgKeyRow[]) {
 }
 
 /** GPG key records of `rows` with their subkeys, fetched in one query. */
-export function gpgKeysToApi(deps: AppDeps, ownerId: number, rows: GpgKeyRow[]) {
+export async function gpgKeysToApi(deps: AppDeps, ownerId: number, rows: GpgKeyRow[]) {
   const primaryIds = rows.filter((r) => !r.primaryKeyId).map((r) => r.keyId)
   const subs = primaryIds.length
-    ? deps.db
+    ? await deps.db
         .select()
         .from(gpgKeys)
         .where(and(eq(gpgKeys.ownerId, ownerId), inArray(gpgKeys.primaryKeyId, primaryIds)))
         .orderBy(asc(gpgKeys.id))
-        .all()
     : []
   return rows.map((row) => toApiGpgKey(row, row.primaryKeyId ? [] : subs.filter((s) => s.primaryKeyId === row.keyId)))
 }
 
 /** One page of a user's primary GPG keys, oldest first. */
-export function listGpgKeys(deps: AppDeps, ownerId: number, page: Page): Paged<GpgKeyRow> {
-  return selectPage(deps.db, gpgKeys, and(eq(gpgKeys.ownerId, ownerId), eq(gpgKeys.primaryKeyId, '')), asc(gpgKeys.id), page)
+export async function listGpgKeys(deps: AppDeps, ownerId: number, page: Page): Promise<Paged<GpgKeyRow>> {
+  return await selectPage(deps.db, gpgKeys, and(eq(gpgKeys.ownerId, ownerId), eq(gpgKeys.primaryKeyId, '')), asc(gpgKeys.id), page)
 }
 
 /** A user's GPG key (or subkey) row by id: 404 unless it is theirs. */
-export function getOwnGpgKey(deps: AppDeps, ownerId: number, id: number): GpgKeyRow {
-  const key = deps.db.select().from(gpgKeys).where(eq(gpgKeys.id, id)).get()
+export async function getOwnGpgKey(deps: AppDeps, ownerId: number, id: number): Promise<GpgKeyRow> {
+  const key = (await deps.db.select().from(gpgKeys).where(eq(gpgKeys.id, id)))[0]
   if (!key || key.ownerId !== ownerId) throw notFound(`GPG key does not exist [id: ${id}]`)
   return key
 }
@@ -202,20 +196,19 @@ export async function addGpgKey(deps: AppDeps, user: UserRow, armored: string): 
   // openpgp costs ~25 MiB of resident memory: load it on the first key added, not at start-up.
   const { parseArmoredGpgKey } = await import('./gpg-key')
   const parsed = await parseArmoredGpgKey(armored)
-  return writeTransaction(deps.db, () => {
+  return await writeTransaction(deps.db, async () => {
     const activated = new Set(
-      deps.db
+      (await deps.db
         .select({ lower: emailAddresses.lowerEmail })
         .from(emailAddresses)
-        .where(and(eq(emailAddresses.userId, user.id), eq(emailAddresses.isActivated, true)))
-        .all()
+        .where(and(eq(emailAddresses.userId, user.id), eq(emailAddresses.isActivated, true))))
         .map((e) => e.lower),
     )
     const emails: EmailEntry[] = parsed.identityEmails.filter((e) => activated.has(e)).map((email) => ({ email, verified: true }))
     if (emails.length === 0)
       throw new ApiError(422, 'None of the emails attached to the GPG key could be found. Add one of them to your account first.')
     const allIds = [parsed.keyId, ...parsed.subkeys.map((s) => s.keyId)]
-    const taken = deps.db.select({ id: gpgKeys.id }).from(gpgKeys).where(inArray(gpgKeys.keyId, allIds)).get()
+    const taken = (await deps.db.select({ id: gpgKeys.id }).from(gpgKeys).where(inArray(gpgKeys.keyId, allIds)))[0]
     if (taken) throw unprocessable('A key with the same id already exists', 'ArmoredPublicKey')
     const now = nowUnix()
     const row = (k: ParsedGpgKey, primaryKeyId: string, emailsJson: string) => ({
@@ -232,23 +225,22 @@ export async function addGpgKey(deps: AppDeps, user: UserRow, armored: string): 
       expiredUnix: k.expiredUnix,
       addedUnix: now,
     })
-    const primary = deps.db.insert(gpgKeys).values(row(parsed, '', JSON.stringify(emails))).returning().get()
-    if (parsed.subkeys.length) deps.db.insert(gpgKeys).values(parsed.subkeys.map((s) => row(s, parsed.keyId, '[]'))).run()
+    const primary = (await deps.db.insert(gpgKeys).values(row(parsed, '', JSON.stringify(emails))).returning())[0]
+    if (parsed.subkeys.length) await deps.db.insert(gpgKeys).values(parsed.subkeys.map((s) => row(s, parsed.keyId, '[]')))
     return primary
   })
 }
 
 /** Deletes a GPG key with its subkeys: 404 when unknown, 403 when it is someone else's. */
-export function deleteGpgKey(deps: AppDeps, ownerId: number, id: number): void {
-  const key = deps.db.select().from(gpgKeys).where(eq(gpgKeys.id, id)).get()
+export async function deleteGpgKey(deps: AppDeps, ownerId: number, id: number): Promise<void> {
+  const key = (await deps.db.select().from(gpgKeys).where(eq(gpgKeys.id, id)))[0]
   if (!key) throw notFound(`GPG key does not exist [id: ${id}]`)
   if (key.ownerId !== ownerId) throw forbidden('You do not have access to this key')
-  writeTransaction(deps.db, () => {
-    deps.db.delete(gpgKeys).where(eq(gpgKeys.id, id)).run()
+  await writeTransaction(deps.db, async () => {
+    await deps.db.delete(gpgKeys).where(eq(gpgKeys.id, id))
     if (!key.primaryKeyId)
-      deps.db
+      await deps.db
         .delete(gpgKeys)
         .where(and(eq(gpgKeys.ownerId, ownerId), eq(gpgKeys.primaryKeyId, key.keyId)))
-        .run()
   })
 }

@@ -26,8 +26,8 @@ export const labelsModule = (deps: AppDeps) => {
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/labels',
-      ({ query, repo, page, respond }) =>
-        respond(listLabels(deps, repo.repo.id, query.sort, page), (rows) => rows.map((l) => toApiLabel(deps.config, repo.repo, l))),
+      async ({ query, repo, page, respond }) =>
+        respond(await listLabels(deps, repo.repo.id, query.sort, page), (rows) => rows.map((l) => toApiLabel(deps.config, repo.repo, l))),
       {
         repo: { unit: 'issues' },
         pageIfAsked: true,
@@ -39,7 +39,7 @@ export const labelsModule = (deps: AppDeps) => {
     )
     .post(
       '/repos/:owner/:repo/labels',
-      ({ body, status, repo }) => status(201, toApiLabel(deps.config, repo.repo, createLabel(deps, repo.repo.id, body))),
+      async ({ body, status, repo }) => status(201, toApiLabel(deps.config, repo.repo, await createLabel(deps, repo.repo.id, body))),
       {
         repo: { level: 'write', unit: 'issues' },
         params: RepoParams,
@@ -50,12 +50,12 @@ export const labelsModule = (deps: AppDeps) => {
     )
     .get(
       '/repos/:owner/:repo/labels/:id',
-      ({ params, repo }) => toApiLabel(deps.config, repo.repo, getLabel(deps, repo.repo.id, params.id)),
+      async ({ params, repo }) => toApiLabel(deps.config, repo.repo, await getLabel(deps, repo.repo.id, params.id)),
       { repo: { unit: 'issues' }, params: LabelParams, response: { 200: LabelSchema }, detail: { operationId: 'issueGetLabel', summary: 'Get a label (by id or name)' } },
     )
     .patch(
       '/repos/:owner/:repo/labels/:id',
-      ({ params, body, repo }) => toApiLabel(deps.config, repo.repo, editLabel(deps, repo.repo.id, params.id, body)),
+      async ({ params, body, repo }) => toApiLabel(deps.config, repo.repo, await editLabel(deps, repo.repo.id, params.id, body)),
       {
         repo: { level: 'write', unit: 'issues' },
         params: LabelParams,
@@ -66,9 +66,9 @@ export const labelsModule = (deps: AppDeps) => {
     )
     .delete(
       '/repos/:owner/:repo/labels/:id',
-      ({ params, status, repo }) => {
+      async ({ params, status, repo }) => {
         const id = pathNumber(params.id)
-        deleteLabel(deps, repo.repo.id, id)
+        await deleteLabel(deps, repo.repo.id, id)
         return status(204, undefined)
       },
       { repo: { level: 'write', unit: 'issues' }, params: LabelParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteLabel', summary: 'Delete a label' } },
@@ -77,10 +77,10 @@ export const labelsModule = (deps: AppDeps) => {
   /** PUT (replace) and POST (add): both answer the issue's resulting labels. */
   const changeLabels =
     (action: 'replace' | 'add') =>
-    ({ params, body, repo }: { params: { index: string }; body: { labels?: number[] }; repo: RepoContext }) => {
-      changeIssueLabels(deps, repo, pathNumber(params.index), action, body.labels ?? [])
-      const issue = findIssue(deps, repo.repo.id, pathNumber(params.index))
-      return labelsOfIssue(deps, issue.id).map((l) => toApiLabel(deps.config, repo.repo, l))
+    async ({ params, body, repo }: { params: { index: string }; body: { labels?: number[] }; repo: RepoContext }) => {
+      await changeIssueLabels(deps, repo, pathNumber(params.index), action, body.labels ?? [])
+      const issue = await findIssue(deps, repo.repo.id, pathNumber(params.index))
+      return (await labelsOfIssue(deps, issue.id)).map((l) => toApiLabel(deps.config, repo.repo, l))
     }
   const writeIssues = { level: 'write', unit: 'issues' } as const
 
@@ -89,9 +89,9 @@ export const labelsModule = (deps: AppDeps) => {
     app
       .get(
         base,
-        ({ params, repo }) => {
-          const issue = findIssue(deps, repo.repo.id, pathNumber(params.index))
-          return labelsOfIssue(deps, issue.id).map((l) => toApiLabel(deps.config, repo.repo, l))
+        async ({ params, repo }) => {
+          const issue = await findIssue(deps, repo.repo.id, pathNumber(params.index))
+          return (await labelsOfIssue(deps, issue.id)).map((l) => toApiLabel(deps.config, repo.repo, l))
         },
         { repo: { unit: 'issues' }, params: IssueParams, response: { 200: LabelList }, detail: { operationId: 'issueGetLabels', summary: "Get an issue's labels" } },
       )
@@ -111,16 +111,16 @@ export const labelsModule = (deps: AppDeps) => {
       })
       .delete(
         base,
-        ({ params, status, repo }) => {
-          changeIssueLabels(deps, repo, pathNumber(params.index), 'clear', [])
+        async ({ params, status, repo }) => {
+          await changeIssueLabels(deps, repo, pathNumber(params.index), 'clear', [])
           return status(204, undefined)
         },
         { repo: writeIssues, params: IssueParams, response: { 204: t.Void() }, detail: { operationId: 'issueClearLabels', summary: 'Remove all labels from an issue' } },
       )
       .delete(
         `${base}/:id`,
-        ({ params, status, repo }) => {
-          changeIssueLabels(deps, repo, pathNumber(params.index), 'remove', [pathNumber(params.id)])
+        async ({ params, status, repo }) => {
+          await changeIssueLabels(deps, repo, pathNumber(params.index), 'remove', [pathNumber(params.id)])
           return status(204, undefined)
         },
         { repo: writeIssues, params: IssueIdParams, response: { 204: t.Void() }, detail: { operationId: 'issueRemoveLabel', summary: 'Remove a label from an issue' } },

@@ -26,55 +26,52 @@ const ORDER = {
 }
 
 /** Labels of a repository in the requested order (default alphabetical): a page, or all with `page` null. */
-export function listLabels(deps: AppDeps, repoId: number, sort: string | undefined, page: Page | null): Paged<LabelRow> {
+export async function listLabels(deps: AppDeps, repoId: number, sort: string | undefined, page: Page | null): Promise<Paged<LabelRow>> {
   // The query schema (ListLabelsQuery) admits only these orders.
   const order = ORDER[(sort || 'alphabetically') as keyof typeof ORDER]
-  return selectPage(deps.db, labels, eq(labels.repoId, repoId), [...order, asc(labels.id)], page)
+  return await selectPage(deps.db, labels, eq(labels.repoId, repoId), [...order, asc(labels.id)], page)
 }
 
 /** A label by id, or (as Gitea 1.3 also accepts) by name; 404 otherwise. */
-export function getLabel(deps: AppDeps, repoId: number, idOrName: string): LabelRow {
+export async function getLabel(deps: AppDeps, repoId: number, idOrName: string): Promise<LabelRow> {
   const byId = /^\d+$/.test(idOrName)
-  const row = deps.db
+  const row = (await deps.db
     .select()
     .from(labels)
-    .where(and(eq(labels.repoId, repoId), byId ? eq(labels.id, Number(idOrName)) : eq(labels.name, idOrName)))
-    .get()
+    .where(and(eq(labels.repoId, repoId), byId ? eq(labels.id, Number(idOrName)) : eq(labels.name, idOrName))))[0]
   if (!row) throw notFound(`label does not exist [id: ${idOrName}]`)
   return row
 }
 
-export function createLabel(deps: AppDeps, repoId: number, opts: { name: string; color: string; description?: string }): LabelRow {
+export async function createLabel(deps: AppDeps, repoId: number, opts: { name: string; color: string; description?: string }): Promise<LabelRow> {
   const color = normaliseColor(opts.color)
   const now = nowUnix()
-  return deps.db
+  return (await deps.db
     .insert(labels)
     .values({ repoId, name: checkName(opts.name), color, description: opts.description ?? '', createdUnix: now, updatedUnix: now })
-    .returning()
-    .get()
+    .returning())[0]
 }
 
-export function editLabel(
+export async function editLabel(
   deps: AppDeps,
   repoId: number,
   idOrName: string,
   opts: { name?: string; color?: string; description?: string },
-): LabelRow {
-  const label = getLabel(deps, repoId, idOrName)
+): Promise<LabelRow> {
+  const label = await getLabel(deps, repoId, idOrName)
   const set: Partial<LabelRow> = { updatedUnix: nowUnix() }
   if (opts.name !== undefined) set.name = checkName(opts.name)
   if (opts.color !== undefined) set.color = normaliseColor(opts.color)
   if (opts.description !== undefined) set.description = opts.description
-  return deps.db.update(labels).set(set).where(eq(labels.id, label.id)).returning().get()!
+  return (await deps.db.update(labels).set(set).where(eq(labels.id, label.id)).returning())[0]!
 }
 
 /** Deletes a label (its issue links go with it); 404 when the repository has no such label (Gitea's GetLabelInRepoByID). */
-export function deleteLabel(deps: AppDeps, repoId: number, id: number): void {
+export async function deleteLabel(deps: AppDeps, repoId: number, id: number): Promise<void> {
   if (!Number.isSafeInteger(id)) throw notFound()
-  const deleted = deps.db
+  const deleted = await deps.db
     .delete(labels)
     .where(and(eq(labels.repoId, repoId), eq(labels.id, id)))
     .returning({ id: labels.id })
-    .all()
   if (deleted.length === 0) throw notFound()
 }

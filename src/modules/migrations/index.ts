@@ -37,8 +37,8 @@ export const migrationsModule = (deps: AppDeps) =>
     )
     .post(
       '/repos/:owner/:repo/mirror-sync',
-      ({ repo, set }) => {
-        requestMirrorSync(deps, repo.repo.id)
+      async ({ repo, set }) => {
+        await requestMirrorSync(deps, repo.repo.id)
         set.status = 200
         return ''
       },

@@ -37,12 +37,11 @@ function queueOf(db: Db): MirrorQueue {
 
 /** Fetches one mirror now and records the result (mirror_updated, next update, last error). */
 export async function updateMirror(deps: AppDeps, repoId: number, now = nowUnix()): Promise<'updated' | 'failed' | 'missing'> {
-  const found = deps.db
+  const found = (await deps.db
     .select({ mirror: mirrors, repo: repositories })
     .from(mirrors)
     .innerJoin(repositories, eq(repositories.id, mirrors.repoId))
-    .where(and(eq(mirrors.repoId, repoId), eq(repositories.status, 'ready')))
-    .get()
+    .where(and(eq(mirrors.repoId, repoId), eq(repositories.status, 'ready'))))[0]
   if (!found) return 'missing'
   const { mirror, repo } = found
   let error = ''
@@ -62,37 +61,36 @@ export async function updateMirror(deps: AppDeps, repoId: number, now = nowUnix(
     error = (mapped instanceof Error ? mapped.message : String(mapped)).slice(0, 500)
     loggerOf(deps.config).warn('updating a mirror failed', { repo: `${repo.ownerName}/${repo.name}`, error })
   }
-  deps.db
+  await deps.db
     .update(mirrors)
     .set({ updatedUnix: error ? mirror.updatedUnix : now, nextUpdateUnix: mirror.interval ? now + mirror.interval : 0, lastError: error })
     .where(eq(mirrors.repoId, repoId))
-    .run()
   return error ? 'failed' : 'updated'
 }
 
-function pump(deps: AppDeps): void {
+async function pump(deps: AppDeps): Promise<void> {
   const q = queueOf(deps.db)
   while (!q.stopping.signal.aborted && q.running < Math.max(1, deps.config.mirrorWorkers) && q.waiting.length) {
     const job = q.waiting.shift()!
     q.running++
     updateMirror(deps, job.repoId, job.now)
       .catch((e) => loggerOf(deps.config).error('a mirror update failed', { repoId: job.repoId, ...errorFields(e) }))
-      .finally(() => {
+      .finally(async () => {
         q.running--
         q.queued.delete(job.repoId)
-        pump(deps)
+        await pump(deps)
       })
   }
   if (q.running === 0 && q.waiting.length === 0) for (const resolve of q.idle.splice(0)) resolve()
 }
 
 /** Queues an update of one mirror (no-op when it is already queued or running). */
-export function queueMirrorUpdate(deps: AppDeps, repoId: number, now?: number): void {
+export async function queueMirrorUpdate(deps: AppDeps, repoId: number, now?: number): Promise<void> {
   const q = queueOf(deps.db)
   if (q.queued.has(repoId)) return
   q.queued.add(repoId)
   q.waiting.push({ repoId, now })
-  pump(deps)
+  await pump(deps)
 }
 
 /** Resolves once no mirror update is queued or running. */
@@ -119,22 +117,21 @@ export async function stopMirrorUpdates(deps: AppDeps): Promise<void> {
 const DUE_BATCH = 100
 
 /** Queues every mirror whose next update is due at `now`; answers how many. */
-export function queueDueMirrors(deps: AppDeps, now = nowUnix()): number {
-  const due = deps.db
+export async function queueDueMirrors(deps: AppDeps, now = nowUnix()): Promise<number> {
+  const due = await deps.db
     .select({ repoId: mirrors.repoId })
     .from(mirrors)
     .innerJoin(repositories, eq(repositories.id, mirrors.repoId))
     .where(and(gt(mirrors.interval, 0), lte(mirrors.nextUpdateUnix, now), eq(repositories.status, 'ready')))
     .orderBy(asc(mirrors.nextUpdateUnix))
     .limit(DUE_BATCH)
-    .all()
-  for (const { repoId } of due) queueMirrorUpdate(deps, repoId, now)
+  for (const { repoId } of due) await queueMirrorUpdate(deps, repoId, now)
   return due.length
 }
 
 /** POST /repos/{o}/{r}/mirror-sync: queues an update of a pull mirror; 400 for other repositories (Gitea). */
-export function requestMirrorSync(deps: AppDeps, repoId: number): void {
-  const found = deps.db.select({ id: mirrors.repoId }).from(mirrors).where(eq(mirrors.repoId, repoId)).get()
+export async function requestMirrorSync(deps: AppDeps, repoId: number): Promise<void> {
+  const found = (await deps.db.select({ id: mirrors.repoId }).from(mirrors).where(eq(mirrors.repoId, repoId)))[0]
   if (!found) throw badRequest('Repository is not a mirror')
-  queueMirrorUpdate(deps, repoId)
+  await queueMirrorUpdate(deps, repoId)
 }

@@ -111,11 +111,11 @@ export function migrationError(e: unknown): unknown {
  * creators (the organisation as the caller sees it: a hidden one is 404). Answers the
  * organisation's context when the repository is created as one of its creators.
  */
-function creationContext(deps: AppDeps, caller: UserRow, owner: UserRow): OrgContext | null {
+async function creationContext(deps: AppDeps, caller: UserRow, owner: UserRow): Promise<OrgContext | null> {
   if (caller.isAdmin || caller.id === owner.id) return null
   if (owner.type !== 1) throw forbidden("You may not migrate into another user's account")
-  const ctx = loadOrg(deps, owner.name, caller)
-  requireOrgRepoCreator(deps, ctx)
+  const ctx = await loadOrg(deps, owner.name, caller)
+  await requireOrgRepoCreator(deps, ctx)
   return ctx
 }
 
@@ -127,12 +127,12 @@ function creationContext(deps: AppDeps, caller: UserRow, owner: UserRow): OrgCon
  */
 export async function migrateRepository(deps: AppDeps, caller: UserRow, input: MigrateInput): Promise<{ repo: RepoRow; owner: UserRow; mode: AccessMode }> {
   if (input.uid === undefined && input.ownerName === undefined) throw unprocessable('Required', 'UID')
-  const owner = input.uid !== undefined ? usersByIds(deps, [input.uid]).get(input.uid) : findOwnerByName(deps, input.ownerName!)
+  const owner = input.uid !== undefined ? (await usersByIds(deps, [input.uid])).get(input.uid) : await findOwnerByName(deps, input.ownerName!)
   if (!owner) throw unprocessable(`user does not exist [uid: ${input.uid ?? input.ownerName}]`, 'UID')
-  const orgContext = creationContext(deps, caller, owner)
+  const orgContext = await creationContext(deps, caller, owner)
   checkRepoName(input.repoName)
   if (input.description !== undefined && charCount(input.description) > 255) throw unprocessable('must be less than 255 characters', 'Description')
-  checkRepoNameFree(deps, owner.id, input.repoName)
+  await checkRepoNameFree(deps, owner.id, input.repoName)
   const interval = input.mirror ? mirrorIntervalOf(deps, input.mirrorInterval) : 0
   const source = await resolveCloneSource(deps, caller, input.cloneAddr, { username: input.authUsername, password: input.authPassword })
   const remote = { auth: source.auth, allowFile: source.local, limits: gitLimitsOf(deps) }
@@ -155,9 +155,9 @@ export async function migrateRepository(deps: AppDeps, caller: UserRow, input: M
       await fetchMirror(repo, source.address, remote)
       return { isMirror: !!input.mirror }
     },
-    onReady: (row) => {
+    onReady: async (row) => {
       if (!input.mirror) return
-      deps.db
+      await deps.db
         .insert(mirrors)
         .values({
           repoId: row.id,
@@ -168,7 +168,6 @@ export async function migrateRepository(deps: AppDeps, caller: UserRow, input: M
           nextUpdateUnix: interval ? now + interval : 0,
           updatedUnix: now,
         })
-        .run()
     },
   }
   let repo: RepoRow
@@ -179,6 +178,6 @@ export async function migrateRepository(deps: AppDeps, caller: UserRow, input: M
   }
   // Records emptiness, size and the refs as the starting point (no events: nothing was pushed).
   await syncRepositoryWithGit(deps, repo.id)
-  repo = deps.db.select().from(repositories).where(eq(repositories.id, repo.id)).get()!
-  return { repo, owner, mode: accessLevel(deps.db, caller, repo, owner) }
+  repo = (await deps.db.select().from(repositories).where(eq(repositories.id, repo.id)))[0]!
+  return { repo, owner, mode: await accessLevel(deps.db, caller, repo, owner) }
 }

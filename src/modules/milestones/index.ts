@@ -12,8 +12,8 @@ export const milestonesModule = (deps: AppDeps) =>
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/milestones',
-      ({ query, repo, page, respond }) =>
-        respond(listMilestones(deps, repo.repo.id, page, query.state, query.name), (rows) => rows.map(toApiMilestone)),
+      async ({ query, repo, page, respond }) =>
+        respond(await listMilestones(deps, repo.repo.id, page, query.state, query.name), (rows) => rows.map(toApiMilestone)),
       {
         repo: { unit: 'issues' },
         pageIfAsked: true,
@@ -25,7 +25,7 @@ export const milestonesModule = (deps: AppDeps) =>
     )
     .post(
       '/repos/:owner/:repo/milestones',
-      ({ body, status, repo }) => status(201, toApiMilestone(createMilestone(deps, repo.repo.id, body))),
+      async ({ body, status, repo }) => status(201, toApiMilestone(await createMilestone(deps, repo.repo.id, body))),
       {
         repo: { level: 'write', unit: 'issues' },
         params: RepoParams,
@@ -36,12 +36,12 @@ export const milestonesModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/milestones/:id',
-      ({ params, repo }) => toApiMilestone(getMilestone(deps, repo.repo.id, params.id)),
+      async ({ params, repo }) => toApiMilestone(await getMilestone(deps, repo.repo.id, params.id)),
       { repo: { unit: 'issues' }, params: IdParams, response: { 200: MilestoneSchema }, detail: { operationId: 'issueGetMilestone', summary: 'Get a milestone' } },
     )
     .patch(
       '/repos/:owner/:repo/milestones/:id',
-      ({ params, body, repo }) => toApiMilestone(editMilestone(deps, repo.repo.id, params.id, body)),
+      async ({ params, body, repo }) => toApiMilestone(await editMilestone(deps, repo.repo.id, params.id, body)),
       {
         repo: { level: 'write', unit: 'issues' },
         params: IdParams,
@@ -52,8 +52,8 @@ export const milestonesModule = (deps: AppDeps) =>
     )
     .delete(
       '/repos/:owner/:repo/milestones/:id',
-      ({ params, status, repo }) => {
-        deleteMilestone(deps, repo.repo.id, params.id)
+      async ({ params, status, repo }) => {
+        await deleteMilestone(deps, repo.repo.id, params.id)
         return status(204, undefined)
       },
       { repo: { level: 'write', unit: 'issues' }, params: IdParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteMilestone', summary: 'Delete a milestone' } },

@@ -16,56 +16,55 @@ const closedOf = (state: string | undefined): boolean | undefined => (state === 
 const checkTitle = (title: string) => checkRequiredText(title, MAX_TITLE, 'Title')
 
 
-function bumpRepoMilestones(deps: AppDeps, repoId: number, total: number, closed: number) {
-  deps.db
+async function bumpRepoMilestones(deps: AppDeps, repoId: number, total: number, closed: number) {
+  await deps.db
     .update(repositories)
     .set({
       numMilestones: sql`${repositories.numMilestones} + ${total}`,
       numClosedMilestones: sql`${repositories.numClosedMilestones} + ${closed}`,
     })
     .where(eq(repositories.id, repoId))
-    .run()
 }
 
 /** Milestones of a repository by state (`open` default, `closed`, `all`), by deadline then id. */
-export function listMilestones(deps: AppDeps, repoId: number, page: Page | null, state: string | undefined, name?: string): Paged<MilestoneRow> {
+export async function listMilestones(deps: AppDeps, repoId: number, page: Page | null, state: string | undefined, name?: string): Promise<Paged<MilestoneRow>> {
   // The query schema admits only open, closed and all.
   const s = state || 'open'
   // Gitea 1.14+ `name`: titles containing it, case-insensitively.
   const named = name ? sql`instr(lower(${milestones.name}), ${name.toLowerCase()}) > 0` : undefined
   const where = and(eq(milestones.repoId, repoId), s === 'all' ? undefined : eq(milestones.isClosed, s === 'closed'), named)
   // Gitea 1.9+: deadline ascending then id; "no deadline" (stored there as year 9999, here 0) last.
-  return selectPage(deps.db, milestones, where, [sql`${milestones.deadlineUnix} = 0`, asc(milestones.deadlineUnix), asc(milestones.id)], page)
+  return await selectPage(deps.db, milestones, where, [sql`${milestones.deadlineUnix} = 0`, asc(milestones.deadlineUnix), asc(milestones.id)], page)
 }
 
 /**
  * A milestone of the repository by id or, as Gitea 1.17+ also accepts, by its title (a number is
  * tried as an id first, then as a title).
  */
-function findMilestone(deps: AppDeps, repoId: number, idOrTitle: string): MilestoneRow | undefined {
+async function findMilestone(deps: AppDeps, repoId: number, idOrTitle: string): Promise<MilestoneRow | undefined> {
   const id = pathNumber(idOrTitle)
-  const where = (cond: SQL) => deps.db.select().from(milestones).where(and(eq(milestones.repoId, repoId), cond)).get()
-  return (Number.isNaN(id) ? undefined : where(eq(milestones.id, id))) ?? where(eq(milestones.name, idOrTitle))
+  const where = async (cond: SQL) => (await deps.db.select().from(milestones).where(and(eq(milestones.repoId, repoId), cond)))[0]
+  return (Number.isNaN(id) ? undefined : await where(eq(milestones.id, id))) ?? await where(eq(milestones.name, idOrTitle))
 }
 
 /** findMilestone, or 404. */
-export function getMilestone(deps: AppDeps, repoId: number, idOrTitle: string): MilestoneRow {
-  const row = findMilestone(deps, repoId, idOrTitle)
+export async function getMilestone(deps: AppDeps, repoId: number, idOrTitle: string): Promise<MilestoneRow> {
+  const row = await findMilestone(deps, repoId, idOrTitle)
   if (!row) throw notFound(`milestone does not exist [id or title: ${idOrTitle}]`)
   return row
 }
 
-export function createMilestone(
+export async function createMilestone(
   deps: AppDeps,
   repoId: number,
   opts: { title: string; description?: string; due_on?: string | null; state?: string },
-): MilestoneRow {
+): Promise<MilestoneRow> {
   const name = checkTitle(opts.title)
   const closed = closedOf(opts.state) ?? false
   const deadline = parseDue(opts.due_on, 'due_on') ?? 0
   const now = nowUnix()
-  return writeTransaction(deps.db, () => {
-    const row = deps.db
+  return await writeTransaction(deps.db, async () => {
+    const row = (await deps.db
       .insert(milestones)
       .values({
         repoId,
@@ -77,25 +76,24 @@ export function createMilestone(
         createdUnix: now,
         updatedUnix: now,
       })
-      .returning()
-      .get()
-    bumpRepoMilestones(deps, repoId, 1, closed ? 1 : 0)
+      .returning())[0]
+    await bumpRepoMilestones(deps, repoId, 1, closed ? 1 : 0)
     return row
   })
 }
 
-export function editMilestone(
+export async function editMilestone(
   deps: AppDeps,
   repoId: number,
   idOrTitle: string,
   opts: { title?: string; description?: string; due_on?: string | null; state?: string },
-): MilestoneRow {
+): Promise<MilestoneRow> {
   const closed = closedOf(opts.state)
   const deadline = parseDue(opts.due_on, 'due_on')
   if (opts.title) checkTitle(opts.title)
   const now = nowUnix()
-  return writeTransaction(deps.db, () => {
-    const current = getMilestone(deps, repoId, idOrTitle)
+  return await writeTransaction(deps.db, async () => {
+    const current = await getMilestone(deps, repoId, idOrTitle)
     const set: Partial<MilestoneRow> = { updatedUnix: now }
     if (opts.title) set.name = opts.title
     if (opts.description !== undefined) set.content = opts.description
@@ -104,23 +102,22 @@ export function editMilestone(
     if (closed !== undefined && closed !== current.isClosed) {
       set.isClosed = closed
       set.closedUnix = closed ? now : 0
-      bumpRepoMilestones(deps, repoId, 0, closed ? 1 : -1)
+      await bumpRepoMilestones(deps, repoId, 0, closed ? 1 : -1)
     }
-    return deps.db.update(milestones).set(set).where(eq(milestones.id, current.id)).returning().get()!
+    return (await deps.db.update(milestones).set(set).where(eq(milestones.id, current.id)).returning())[0]!
   })
 }
 
 /** Deletes a milestone; its issues keep going without one. Unknown ones are fine (idempotent, as Gitea). */
-export function deleteMilestone(deps: AppDeps, repoId: number, idOrTitle: string): void {
-  writeTransaction(deps.db, () => {
-    const row = findMilestone(deps, repoId, idOrTitle)
+export async function deleteMilestone(deps: AppDeps, repoId: number, idOrTitle: string): Promise<void> {
+  await writeTransaction(deps.db, async () => {
+    const row = await findMilestone(deps, repoId, idOrTitle)
     if (!row) throw notFound()
-    deps.db.delete(milestones).where(eq(milestones.id, row.id)).run()
-    deps.db
+    await deps.db.delete(milestones).where(eq(milestones.id, row.id))
+    await deps.db
       .update(issues)
       .set({ milestoneId: 0 })
       .where(and(eq(issues.repoId, repoId), eq(issues.milestoneId, row.id)))
-      .run()
-    bumpRepoMilestones(deps, repoId, -1, row.isClosed ? -1 : 0)
+    await bumpRepoMilestones(deps, repoId, -1, row.isClosed ? -1 : 0)
   })
 }

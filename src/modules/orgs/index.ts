@@ -49,14 +49,14 @@ export const orgsModule = (deps: AppDeps) => {
   /** Members (all for members, public ones for others), or only the public ones. */
   const membersHandler =
     (publicOnly: boolean) =>
-    ({ org, page, respond }: { org: OrgContext; page: Page; respond: Respond }) =>
-      respond(listMembers(deps, org.viewer, org.org, publicOnly || !org.member, page), (rows) => rows.map((u) => toApiUser(config, u, org.viewer)))
+    async ({ org, page, respond }: { org: OrgContext; page: Page; respond: Respond }) =>
+      respond(await listMembers(deps, org.viewer, org.org, publicOnly || !org.member, page), (rows) => rows.map((u) => toApiUser(config, u, org.viewer)))
   const membersSchema = { org: 'visible', paged: true, params: OrgParams, query: PageQuery, response: { 200: Users } } as const
   /** Publicize (`isPublic`) or conceal a membership (the service decides who may: see the route). */
   const visibilityHandler =
     (isPublic: boolean) =>
-    ({ params, set, org }: { params: { username: string }; set: { status?: number | string }; org: OrgContext }) => {
-      setMemberVisibility(deps, org, getUserByName(deps, params.username), isPublic)
+    async ({ params, set, org }: { params: { username: string }; set: { status?: number | string }; org: OrgContext }) => {
+      await setMemberVisibility(deps, org, await getUserByName(deps, params.username), isPublic)
       set.status = 204
     }
   // `org: 'visible'`, not 'member': the service's membership check (403) comes after the unknown
@@ -68,8 +68,8 @@ export const orgsModule = (deps: AppDeps) => {
     .use(pipeline(deps))
     .post(
       '/admin/users/:username/orgs',
-      ({ params, body, status, user: admin }) =>
-        status(201, toApiOrg(config, createOrganization(deps, getUserByName(deps, params.username), body), admin)),
+      async ({ params, body, status, user: admin }) =>
+        status(201, toApiOrg(config, await createOrganization(deps, await getUserByName(deps, params.username), body), admin)),
       {
         siteAdmin: true,
         params: UsernameParams,
@@ -80,7 +80,7 @@ export const orgsModule = (deps: AppDeps) => {
     )
     .get(
       '/admin/orgs',
-      ({ user: admin, page, respond }) => respond(listAllOrgs(deps, page), (rows) => rows.map((o) => toApiOrg(config, o, admin))),
+      async ({ user: admin, page, respond }) => respond(await listAllOrgs(deps, page), (rows) => rows.map((o) => toApiOrg(config, o, admin))),
       {
         siteAdmin: true,
         paged: true,
@@ -91,15 +91,15 @@ export const orgsModule = (deps: AppDeps) => {
     )
     .post(
       '/orgs',
-      ({ user, body, status }) => {
+      async ({ user, body, status }) => {
         requireMayCreateOrg(user)
-        return status(201, toApiOrg(config, createOrganization(deps, user, body), user))
+        return status(201, toApiOrg(config, await createOrganization(deps, user, body), user))
       },
       { signed: true, body: CreateOrgOption, response: { 201: OrganizationSchema }, detail: { operationId: 'orgCreate', summary: 'Create an organization' } },
     )
     .get(
       '/user/orgs',
-      ({ user, page, respond }) => respond(listOrgsOfUser(deps, user, user, page), (rows) => rows.map((o) => toApiOrg(config, o, user))),
+      async ({ user, page, respond }) => respond(await listOrgsOfUser(deps, user, user, page), (rows) => rows.map((o) => toApiOrg(config, o, user))),
       {
         signed: true,
         paged: true,
@@ -110,10 +110,10 @@ export const orgsModule = (deps: AppDeps) => {
     )
     .get(
       '/users/:username/orgs',
-      ({ caller, params, page, respond }) => {
+      async ({ caller, params, page, respond }) => {
         const viewer = caller.user
-        const user = getVisibleUserByName(deps, params.username, viewer)
-        return respond(listOrgsOfUser(deps, user, viewer, page), (rows) => rows.map((o) => toApiOrg(config, o, viewer)))
+        const user = await getVisibleUserByName(deps, params.username, viewer)
+        return respond(await listOrgsOfUser(deps, user, viewer, page), (rows) => rows.map((o) => toApiOrg(config, o, viewer)))
       },
       {
         caller: true,
@@ -131,7 +131,7 @@ export const orgsModule = (deps: AppDeps) => {
     )
     .patch(
       '/orgs/:org',
-      ({ body, org, user }) => toApiOrg(config, editOrganization(deps, org.org, body), user),
+      async ({ body, org, user }) => toApiOrg(config, await editOrganization(deps, org.org, body), user),
       {
         signed: true,
         org: 'owner',
@@ -143,8 +143,8 @@ export const orgsModule = (deps: AppDeps) => {
     )
     .delete(
       '/orgs/:org',
-      ({ org, set }) => {
-        deleteOrganization(deps, org.org)
+      async ({ org, set }) => {
+        await deleteOrganization(deps, org.org)
         set.status = 204
       },
       { signed: true, org: 'owner', params: OrgParams, response: NoContent, detail: { operationId: 'orgDelete', summary: 'Delete an organization' } },
@@ -155,9 +155,9 @@ export const orgsModule = (deps: AppDeps) => {
     })
     .get(
       '/orgs/:org/members/:username',
-      ({ params, set, redirect, user: viewer, org }) => {
-        const target = getVisibleUserByName(deps, params.username, viewer)
-        if (checkMembership(deps, org, viewer, target) === 'ask-public')
+      async ({ params, set, redirect, user: viewer, org }) => {
+        const target = await getVisibleUserByName(deps, params.username, viewer)
+        if (await checkMembership(deps, org, viewer, target) === 'ask-public')
           return redirect(
             apiUrl(config, `orgs/${encodeURIComponent(org.org.name)}/public_members/${encodeURIComponent(target.name)}`),
             302,
@@ -174,8 +174,8 @@ export const orgsModule = (deps: AppDeps) => {
     )
     .delete(
       '/orgs/:org/members/:username',
-      ({ params, set, org }) => {
-        removeMember(deps, org, getUserByName(deps, params.username))
+      async ({ params, set, org }) => {
+        await removeMember(deps, org, await getUserByName(deps, params.username))
         set.status = 204
       },
       {
@@ -192,8 +192,8 @@ export const orgsModule = (deps: AppDeps) => {
     })
     .get(
       '/orgs/:org/public_members/:username',
-      ({ params, set, org }) => {
-        requirePublicMember(deps, org, getVisibleUserByName(deps, params.username, org.viewer))
+      async ({ params, set, org }) => {
+        await requirePublicMember(deps, org, await getVisibleUserByName(deps, params.username, org.viewer))
         set.status = 204
       },
       {
@@ -213,7 +213,7 @@ export const orgsModule = (deps: AppDeps) => {
     })
     .get(
       '/orgs/:org/repos',
-      ({ org, page, respond }) => respond(listOrgRepos(deps, org.org, org.viewer, page), (rows) => reposToApi(deps, org.viewer, rows)),
+      async ({ org, page, respond }) => respond(await listOrgRepos(deps, org.org, org.viewer, page), async (rows) => await reposToApi(deps, org.viewer, rows)),
       {
         org: 'visible',
         paged: true,

@@ -69,33 +69,33 @@ function stmts(db: Db) {
 }
 
 /** An organisation by name (case-insensitive), or undefined. */
-function findOrgByName(deps: AppDeps, name: string): OrgRow | undefined {
-  return stmts(deps.db).orgByLowerName.get({ name: name.toLowerCase() })
+async function findOrgByName(deps: AppDeps, name: string): Promise<OrgRow | undefined> {
+  return (await stmts(deps.db).orgByLowerName.execute({ name: name.toLowerCase() }))[0]
 }
 
 /** The org_users row of `uid` in `orgId`, if any. */
-function membershipOf(deps: AppDeps, orgId: number, uid: number) {
-  return stmts(deps.db).membership.get({ org: orgId, uid })
+async function membershipOf(deps: AppDeps, orgId: number, uid: number) {
+  return (await stmts(deps.db).membership.execute({ org: orgId, uid }))[0]
 }
 
-const isOrgMember = (deps: AppDeps, orgId: number, uid: number): boolean => membershipOf(deps, orgId, uid) !== undefined
+const isOrgMember = async (deps: AppDeps, orgId: number, uid: number): Promise<boolean> => await membershipOf(deps, orgId, uid) !== undefined
 
 /** Member of the organisation's Owners team. */
-const isOrgOwner = (deps: AppDeps, orgId: number, uid: number): boolean =>
-  stmts(deps.db).ownerTeamMembership.get({ org: orgId, uid }) !== undefined
+const isOrgOwner = async (deps: AppDeps, orgId: number, uid: number): Promise<boolean> =>
+  (await stmts(deps.db).ownerTeamMembership.execute({ org: orgId, uid }))[0] !== undefined
 
-export function orgRole(deps: AppDeps, org: OrgRow, viewer: UserRow | null): OrgRole {
+export async function orgRole(deps: AppDeps, org: OrgRow, viewer: UserRow | null): Promise<OrgRole> {
   if (!viewer) return { member: false, owner: false }
   if (viewer.isAdmin) return { member: true, owner: true }
-  const member = isOrgMember(deps, org.id, viewer.id)
-  return { member, owner: member && isOrgOwner(deps, org.id, viewer.id) }
+  const member = await isOrgMember(deps, org.id, viewer.id)
+  return { member, owner: member && await isOrgOwner(deps, org.id, viewer.id) }
 }
 
 /** The organisation named in a path, as the caller may see it; 404 when unknown or hidden. */
-export function loadOrg(deps: AppDeps, name: string, viewer: UserRow | null): OrgContext {
-  const org = findOrgByName(deps, name)
+export async function loadOrg(deps: AppDeps, name: string, viewer: UserRow | null): Promise<OrgContext> {
+  const org = await findOrgByName(deps, name)
   if (!org) throw notFound(`organization does not exist [name: ${name}]`)
-  const role = orgRole(deps, org, viewer)
+  const role = await orgRole(deps, org, viewer)
   if (!ownerVisible(org, viewer, { member: role.member, personal: false })) throw notFound(`organization does not exist [name: ${name}]`)
   return { org, viewer, ...role }
 }
@@ -155,13 +155,13 @@ export function requireMayCreateOrg(user: UserRow): void {
  * Creates an organisation owned by `creator`: the organisation row, its Owners team (owner
  * access to every repository) with the creator as its only member, and the membership.
  */
-export function createOrganization(deps: AppDeps, creator: UserRow, input: OrgFields & { username: string }): OrgRow {
+export async function createOrganization(deps: AppDeps, creator: UserRow, input: OrgFields & { username: string }): Promise<OrgRow> {
   checkOwnerName(input.username, 'UserName')
   checkOrgFields(input)
-  return writeTransaction(deps.db, () => {
-    assertNameFree(deps, input.username)
+  return await writeTransaction(deps.db, async () => {
+    await assertNameFree(deps, input.username)
     const now = nowUnix()
-    const org = deps.db
+    const org = (await deps.db
       .insert(users)
       .values({
         ...orgColumns(input),
@@ -173,9 +173,8 @@ export function createOrganization(deps: AppDeps, creator: UserRow, input: OrgFi
         createdUnix: now,
         updatedUnix: now,
       })
-      .returning()
-      .get()
-    const owners = deps.db
+      .returning())[0]
+    const owners = (await deps.db
       .insert(teams)
       .values({
         orgId: org.id,
@@ -189,59 +188,57 @@ export function createOrganization(deps: AppDeps, creator: UserRow, input: OrgFi
         createdUnix: now,
         updatedUnix: now,
       })
-      .returning()
-      .get()
-    deps.db.insert(teamUsers).values({ orgId: org.id, teamId: owners.id, uid: creator.id }).run()
-    deps.db.insert(orgUsers).values({ orgId: org.id, uid: creator.id, isPublic: false, createdUnix: now }).run()
+      .returning())[0]
+    await deps.db.insert(teamUsers).values({ orgId: org.id, teamId: owners.id, uid: creator.id })
+    await deps.db.insert(orgUsers).values({ orgId: org.id, uid: creator.id, isPublic: false, createdUnix: now })
     return org
   })
 }
 
 /** Applies an EditOrgOption (absent = unchanged). */
-export function editOrganization(deps: AppDeps, org: OrgRow, input: OrgFields): OrgRow {
+export async function editOrganization(deps: AppDeps, org: OrgRow, input: OrgFields): Promise<OrgRow> {
   checkOrgFields(input)
   const set = orgColumns(input)
   if (Object.keys(set).length === 0) return org
-  return deps.db
+  return (await deps.db
     .update(users)
     .set({ ...set, updatedUnix: nowUnix() })
     .where(eq(users.id, org.id))
-    .returning()
-    .get()!
+    .returning())[0]!
 }
 
 /** Deletes an organisation with its teams and memberships; refused while it owns repositories. */
-export function deleteOrganization(deps: AppDeps, org: OrgRow): void {
-  writeTransaction(deps.db, () => {
-    const repos = deps.db.select({ n: count() }).from(repositories).where(eq(repositories.ownerId, org.id)).get()!.n
+export async function deleteOrganization(deps: AppDeps, org: OrgRow): Promise<void> {
+  await writeTransaction(deps.db, async () => {
+    const repos = (await deps.db.select({ n: count() }).from(repositories).where(eq(repositories.ownerId, org.id)))[0]!.n
     if (repos > 0)
       throw unprocessable(
         `organization ${org.name} still owns ${repos} ${repos === 1 ? 'repository' : 'repositories'}; delete or transfer them first`,
       )
     // org_users, teams, team_users and team_repos go with it (ON DELETE CASCADE).
-    deps.db.delete(users).where(and(eq(users.id, org.id), eq(users.type, 1))).run()
+    await deps.db.delete(users).where(and(eq(users.id, org.id), eq(users.type, 1)))
   })
 }
 
 /** Every organisation, by name (site administrators). */
-export function listAllOrgs(deps: AppDeps, page: Page): Paged<OrgRow> {
-  return selectPage(deps.db, users, eq(users.type, 1), asc(users.lowerName), page)
+export async function listAllOrgs(deps: AppDeps, page: Page): Promise<Paged<OrgRow>> {
+  return await selectPage(deps.db, users, eq(users.type, 1), asc(users.lowerName), page)
 }
 
 /**
  * Organisations `user` belongs to that `viewer` may see, by name. Everyone sees the public
  * memberships; the user themself and site administrators see all of them.
  */
-export function listOrgsOfUser(deps: AppDeps, user: UserRow, viewer: UserRow | null, page: Page): Paged<OrgRow> {
+export async function listOrgsOfUser(deps: AppDeps, user: UserRow, viewer: UserRow | null, page: Page): Promise<Paged<OrgRow>> {
   const all = viewer !== null && (viewer.id === user.id || viewer.isAdmin)
   const where = all ? eq(orgUsers.uid, user.id) : and(eq(orgUsers.uid, user.id), eq(orgUsers.isPublic, true))!
-  return usersPage(deps, viewer, orgUsers, orgUsers.orgId, where, page)
+  return await usersPage(deps, viewer, orgUsers, orgUsers.orgId, where, page)
 }
 
 /** Members of an organisation whom `viewer` may see, by name; only public ones when `publicOnly`. */
-export function listMembers(deps: AppDeps, viewer: UserRow | null, org: OrgRow, publicOnly: boolean, page: Page): Paged<UserRow> {
+export async function listMembers(deps: AppDeps, viewer: UserRow | null, org: OrgRow, publicOnly: boolean, page: Page): Promise<Paged<UserRow>> {
   const where = publicOnly ? and(eq(orgUsers.orgId, org.id), eq(orgUsers.isPublic, true))! : eq(orgUsers.orgId, org.id)
-  return usersPage(deps, viewer, orgUsers, orgUsers.uid, where, page)
+  return await usersPage(deps, viewer, orgUsers, orgUsers.uid, where, page)
 }
 
 /**
@@ -249,31 +246,31 @@ export function listMembers(deps: AppDeps, viewer: UserRow | null, org: OrgRow, 
  * know it; 'ask-public' when the caller is an outsider, who only learns about public memberships
  * (Gitea redirects them to the public-membership check); 404 otherwise.
  */
-export function checkMembership(deps: AppDeps, ctx: OrgContext, viewer: UserRow, target: UserRow): 'member' | 'ask-public' {
+export async function checkMembership(deps: AppDeps, ctx: OrgContext, viewer: UserRow, target: UserRow): Promise<'member' | 'ask-public'> {
   if (!ctx.member) {
     if (target.id === viewer.id) throw notFound(`${target.name} is not a member of ${ctx.org.name}`)
     return 'ask-public'
   }
-  if (!membershipOf(deps, ctx.org.id, target.id)) throw notFound(`${target.name} is not a member of ${ctx.org.name}`)
+  if (!await membershipOf(deps, ctx.org.id, target.id)) throw notFound(`${target.name} is not a member of ${ctx.org.name}`)
   return 'member'
 }
 
 /** 404 unless `target` is a public member of the organisation. */
-export function requirePublicMember(deps: AppDeps, ctx: OrgContext, target: UserRow): void {
-  if (!membershipOf(deps, ctx.org.id, target.id)?.isPublic) throw notFound(`${target.name} is not a public member of ${ctx.org.name}`)
+export async function requirePublicMember(deps: AppDeps, ctx: OrgContext, target: UserRow): Promise<void> {
+  if (!(await membershipOf(deps, ctx.org.id, target.id))?.isPublic) throw notFound(`${target.name} is not a public member of ${ctx.org.name}`)
 }
 
 /**
  * Publicize (`isPublic`) or conceal a membership. A member may change only their own;
  * owners (and site administrators) may also conceal anyone's.
  */
-export function setMemberVisibility(deps: AppDeps, ctx: OrgContext, target: UserRow, isPublic: boolean): void {
+export async function setMemberVisibility(deps: AppDeps, ctx: OrgContext, target: UserRow, isPublic: boolean): Promise<void> {
   const caller = requireOrgMember(ctx)
   if (caller.id !== target.id && (isPublic || !ctx.owner))
     throw forbidden(isPublic ? 'Cannot publicize another member' : 'Cannot conceal another member')
-  const membership = membershipOf(deps, ctx.org.id, target.id)
+  const membership = await membershipOf(deps, ctx.org.id, target.id)
   if (!membership) throw notFound(`${target.name} is not a member of ${ctx.org.name}`)
-  deps.db.update(orgUsers).set({ isPublic }).where(eq(orgUsers.id, membership.id)).run()
+  await deps.db.update(orgUsers).set({ isPublic }).where(eq(orgUsers.id, membership.id))
 }
 
 /** Message for removing the last member of an Owners team. */
@@ -283,63 +280,60 @@ export const lastOwnerMessage = (org: OrgRow, user: UserRow) =>
 /**
  * Number of members of the Owners team of `orgId` (read inside the caller's transaction).
  */
-export function ownersCount(deps: AppDeps, orgId: number): number {
-  return deps.db
+export async function ownersCount(deps: AppDeps, orgId: number): Promise<number> {
+  return (await deps.db
     .select({ n: count() })
     .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
-    .where(and(eq(teamUsers.orgId, orgId), sql`${teams.authorize} >= ${AccessMode.Owner}`))
-    .get()!.n
+    .where(and(eq(teamUsers.orgId, orgId), sql`${teams.authorize} >= ${AccessMode.Owner}`)))[0]!.n
 }
 
 /**
  * Removes `target` from the organisation and from every one of its teams. Owners only: the route
  * declares `org: 'owner'`.
  */
-export function removeMember(deps: AppDeps, ctx: OrgContext, target: UserRow): void {
+export async function removeMember(deps: AppDeps, ctx: OrgContext, target: UserRow): Promise<void> {
   const org = ctx.org
-  writeTransaction(deps.db, () => {
-    const membership = membershipOf(deps, org.id, target.id)
+  await writeTransaction(deps.db, async () => {
+    const membership = await membershipOf(deps, org.id, target.id)
     if (!membership) throw notFound(`${target.name} is not a member of ${org.name}`)
-    if (isOrgOwner(deps, org.id, target.id) && ownersCount(deps, org.id) <= 1) throw unprocessable(lastOwnerMessage(org, target))
-    const teamIds = deps.db
+    if (await isOrgOwner(deps, org.id, target.id) && await ownersCount(deps, org.id) <= 1) throw unprocessable(lastOwnerMessage(org, target))
+    const teamIds = (await deps.db
       .select({ id: teamUsers.teamId })
       .from(teamUsers)
-      .where(and(eq(teamUsers.orgId, org.id), eq(teamUsers.uid, target.id)))
-      .all()
+      .where(and(eq(teamUsers.orgId, org.id), eq(teamUsers.uid, target.id))))
       .map((r) => r.id)
     if (teamIds.length) {
-      deps.db.update(teams).set({ numMembers: sql`${teams.numMembers} - 1` }).where(inArray(teams.id, teamIds)).run()
-      deps.db.delete(teamUsers).where(and(eq(teamUsers.orgId, org.id), eq(teamUsers.uid, target.id))).run()
+      await deps.db.update(teams).set({ numMembers: sql`${teams.numMembers} - 1` }).where(inArray(teams.id, teamIds))
+      await deps.db.delete(teamUsers).where(and(eq(teamUsers.orgId, org.id), eq(teamUsers.uid, target.id)))
     }
-    deps.db.delete(orgUsers).where(eq(orgUsers.id, membership.id)).run()
-    deps.db.update(users).set({ numMembers: sql`${users.numMembers} - 1` }).where(eq(users.id, org.id)).run()
+    await deps.db.delete(orgUsers).where(eq(orgUsers.id, membership.id))
+    await deps.db.update(users).set({ numMembers: sql`${users.numMembers} - 1` }).where(eq(users.id, org.id))
   })
 }
 
 /** Adds `uid` to the organisation if not yet a member (inside the caller's transaction). */
-export function ensureMembership(deps: AppDeps, orgId: number, uid: number): void {
-  if (membershipOf(deps, orgId, uid)) return
-  deps.db.insert(orgUsers).values({ orgId, uid, isPublic: false, createdUnix: nowUnix() }).run()
-  deps.db.update(users).set({ numMembers: sql`${users.numMembers} + 1` }).where(eq(users.id, orgId)).run()
+export async function ensureMembership(deps: AppDeps, orgId: number, uid: number): Promise<void> {
+  if (await membershipOf(deps, orgId, uid)) return
+  await deps.db.insert(orgUsers).values({ orgId, uid, isPublic: false, createdUnix: nowUnix() })
+  await deps.db.update(users).set({ numMembers: sql`${users.numMembers} + 1` }).where(eq(users.id, orgId))
 }
 
 /** Repositories of the organisation the viewer may read, by name. */
-export function listOrgRepos(deps: AppDeps, org: OrgRow, viewer: UserRow | null, page: Page): Paged<RepoRow> {
-  return listOwnedRepos(deps, viewer, org, page)
+export async function listOrgRepos(deps: AppDeps, org: OrgRow, viewer: UserRow | null, page: Page): Promise<Paged<RepoRow>> {
+  return await listOwnedRepos(deps, viewer, org, page)
 }
 
 /** May the viewer create repositories in the organisation (owner, or a team allowed to)? */
-function canCreateOrgRepo(deps: AppDeps, ctx: OrgContext): boolean {
+async function canCreateOrgRepo(deps: AppDeps, ctx: OrgContext): Promise<boolean> {
   if (!ctx.viewer || !ctx.member) return false
   if (ctx.owner) return true
   return (
-    deps.db
+    (await deps.db
       .select({ id: teams.id })
       .from(teamUsers)
       .innerJoin(teams, eq(teams.id, teamUsers.teamId))
-      .where(and(eq(teamUsers.orgId, ctx.org.id), eq(teamUsers.uid, ctx.viewer.id), eq(teams.canCreateOrgRepo, true)))
-      .get() !== undefined
+      .where(and(eq(teamUsers.orgId, ctx.org.id), eq(teamUsers.uid, ctx.viewer.id), eq(teams.canCreateOrgRepo, true))))[0] !== undefined
   )
 }
 
@@ -347,9 +341,9 @@ function canCreateOrgRepo(deps: AppDeps, ctx: OrgContext): boolean {
  * The caller who may create repositories in the organisation (created or forked there): 401
  * anonymous, 403 for non-members and members without the right (owner, or a team that may).
  */
-export function requireOrgRepoCreator(deps: AppDeps, ctx: OrgContext): UserRow {
+export async function requireOrgRepoCreator(deps: AppDeps, ctx: OrgContext): Promise<UserRow> {
   const creator = requireOrgMember(ctx)
-  if (!canCreateOrgRepo(deps, ctx)) throw forbidden('You may not create repositories in this organization')
+  if (!await canCreateOrgRepo(deps, ctx)) throw forbidden('You may not create repositories in this organization')
   return creator
 }
 
@@ -357,31 +351,30 @@ export function requireOrgRepoCreator(deps: AppDeps, ctx: OrgContext): UserRow {
  * After `creator` made `repo` in the organisation: one who gets less than admin access through
  * their teams becomes an admin collaborator of it (as in Gitea). Answers the creator's access.
  */
-export function grantOrgRepoCreator(deps: AppDeps, org: OrgRow, creator: UserRow, repo: RepoRow): AccessMode {
-  const mode = accessLevel(deps.db, creator, repo, org)
+export async function grantOrgRepoCreator(deps: AppDeps, org: OrgRow, creator: UserRow, repo: RepoRow): Promise<AccessMode> {
+  const mode = await accessLevel(deps.db, creator, repo, org)
   if (mode >= AccessMode.Admin) return mode
   const now = nowUnix()
-  deps.db
+  await deps.db
     .insert(collaborations)
     .values({ repoId: repo.id, userId: creator.id, mode: AccessMode.Admin, createdUnix: now, updatedUnix: now })
     .onConflictDoUpdate({ target: [collaborations.repoId, collaborations.userId], set: { mode: AccessMode.Admin, updatedUnix: now } })
-    .run()
   return AccessMode.Admin
 }
 
 /** Creates a repository owned by the organisation (see requireOrgRepoCreator, grantOrgRepoCreator). */
 export async function createOrgRepo(deps: AppDeps, ctx: OrgContext, opts: NewRepo): Promise<{ repo: RepoRow; mode: AccessMode }> {
-  const creator = requireOrgRepoCreator(deps, ctx)
+  const creator = await requireOrgRepoCreator(deps, ctx)
   const repo = await createRepository(deps, ctx.org, opts)
-  return { repo, mode: grantOrgRepoCreator(deps, ctx.org, creator, repo) }
+  return { repo, mode: await grantOrgRepoCreator(deps, ctx.org, creator, repo) }
 }
 
 /**
  * Why `userId` may not be deleted as far as organisations are concerned: a clear message when
  * they are the only member of some organisation's Owners team, else null.
  */
-export function userOrgBlockers(deps: AppDeps, userId: number): string | null {
-  const soleOwnerOf = deps.db
+export async function userOrgBlockers(deps: AppDeps, userId: number): Promise<string | null> {
+  const soleOwnerOf = (await deps.db
     .select({ name: users.name })
     .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
@@ -393,8 +386,7 @@ export function userOrgBlockers(deps: AppDeps, userId: number): string | null {
         sql`NOT EXISTS (SELECT 1 FROM team_users o WHERE o.team_id = ${teams.id} AND o.uid != ${userId})`,
       ),
     )
-    .orderBy(asc(users.lowerName))
-    .all()
+    .orderBy(asc(users.lowerName)))
     .map((r) => r.name)
   if (soleOwnerOf.length === 0) return null
   const list = soleOwnerOf.join(', ')

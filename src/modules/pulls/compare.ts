@@ -26,7 +26,7 @@ export function pullDownloadOf(segment: string): { index: string; kind: 'diff' |
 
 /** The merge base and head commit of a pull request; 404 when it has none yet (or head and base share no history). */
 async function endsOf(deps: AppDeps, ctx: RepoContext, index: number): Promise<{ base: string; head: string }> {
-  const { pull } = findPull(deps, ctx.repo.id, index)
+  const { pull } = await findPull(deps, ctx.repo.id, index)
   const head = pull.headSha
   let base = pull.mergeBase
   if (!base && head && pull.baseSha) base = (await mergeBase(gitRepoOf(deps, ctx), pull.baseSha, head)) ?? ''
@@ -64,21 +64,20 @@ export async function pullFiles(deps: AppDeps, ctx: RepoContext, index: number, 
 }
 
 /** Accounts owning these e-mail addresses (activated ones), in one query, by lower-case address. */
-function accountsByEmail(deps: AppDeps, emails: string[]): Map<string, UserRow> {
+async function accountsByEmail(deps: AppDeps, emails: string[]): Promise<Map<string, UserRow>> {
   const lower = [...new Set(emails.map((e) => e.toLowerCase()).filter(Boolean))]
   if (lower.length === 0) return new Map()
-  const rows = deps.db
+  const rows = await deps.db
     .select({ email: emailAddresses.lowerEmail, user: users })
     .from(emailAddresses)
     .innerJoin(users, eq(users.id, emailAddresses.userId))
     .where(and(inArray(emailAddresses.lowerEmail, lower), eq(emailAddresses.isActivated, true)))
-    .all()
   return new Map(rows.map((r) => [r.email, r.user]))
 }
 
 /** Commit records of a pull request's commits (one query for the accounts, whatever their number). */
-export function commitsToApi(deps: AppDeps, ctx: Pick<RepoContext, 'repo'>, commits: ComparedCommit[], viewer: UserRow | null) {
-  const accounts = accountsByEmail(deps, commits.flatMap((c) => [c.authorEmail, c.committerEmail]))
+export async function commitsToApi(deps: AppDeps, ctx: Pick<RepoContext, 'repo'>, commits: ComparedCommit[], viewer: UserRow | null) {
+  const accounts = await accountsByEmail(deps, commits.flatMap((c) => [c.authorEmail, c.committerEmail]))
   const userToApi = userConverter(deps.config, viewer)
   const records = new Map<string, ApiUser | null>()
   const accountOf = (email: string) => {

@@ -43,8 +43,8 @@ export const pullsModule = (deps: AppDeps) =>
     .get(
       '/repos/:owner/:repo/pulls',
       // The page's JSON text as made once (and checked against the schema below) while nothing changes.
-      ({ query, repo: ctx, page, request, set }) => {
-        const found = listPullPage(deps, ctx, ctx.caller.user, query, page, pullListJson)
+      async ({ query, repo: ctx, page, request, set }) => {
+        const found = await listPullPage(deps, ctx, ctx.caller.user, query, page, pullListJson)
         setListHeaders(set, deps.config, request, page, found.total)
         return new Response(found.json, { headers: { 'content-type': 'application/json;charset=utf-8' } })
       },
@@ -59,7 +59,7 @@ export const pullsModule = (deps: AppDeps) =>
     )
     .post(
       '/repos/:owner/:repo/pulls',
-      async ({ body, status, repo: ctx, user }) => status(201, pullToApi(deps, ctx, await createPull(deps, ctx, user, body), user)),
+      async ({ body, status, repo: ctx, user }) => status(201, await pullToApi(deps, ctx, await createPull(deps, ctx, user, body), user)),
       {
         repo: { unit: 'pulls' },
         signed: true,
@@ -72,10 +72,12 @@ export const pullsModule = (deps: AppDeps) =>
     .get(
       '/repos/:owner/:repo/pulls/:index',
       // `{index}.diff` and `{index}.patch` (Gitea's repoDownloadPullDiffOrPatch) share the path segment: the router cannot tell them apart.
-      ({ params, repo: ctx }) => {
+      // Two promises, not one of either: the route's answer is a Response or a record.
+      ({ params, repo: ctx }): Promise<Response> | ReturnType<typeof pullToApi> => {
         const { index, kind } = pullDownloadOf(params.index)
         if (kind) return pullDiff(deps, ctx, pathNumber(index), kind)
-        return pullToApi(deps, ctx, findPull(deps, ctx.repo.id, pathNumber(index)), ctx.caller.user)
+        const record = async () => pullToApi(deps, ctx, await findPull(deps, ctx.repo.id, pathNumber(index)), ctx.caller.user)
+        return record()
       },
       {
         repo: { unit: 'pulls' },
@@ -90,7 +92,7 @@ export const pullsModule = (deps: AppDeps) =>
     .get(
       '/repos/:owner/:repo/pulls/:index/commits',
       async ({ params, repo: ctx, page, respond }) =>
-        respond(await pullCommits(deps, ctx, pathNumber(params.index), page), (rows) => commitsToApi(deps, ctx, rows, ctx.caller.user)),
+        respond(await pullCommits(deps, ctx, pathNumber(params.index), page), async (rows) => await commitsToApi(deps, ctx, rows, ctx.caller.user)),
       {
         repo: { unit: 'pulls' },
         paged: true,
@@ -118,7 +120,7 @@ export const pullsModule = (deps: AppDeps) =>
     .patch(
       '/repos/:owner/:repo/pulls/:index',
       async ({ params, body, status, repo: ctx, user }) =>
-        status(201, pullToApi(deps, ctx, await editPull(deps, ctx, pathNumber(params.index), user, body), user)),
+        status(201, await pullToApi(deps, ctx, await editPull(deps, ctx, pathNumber(params.index), user, body), user)),
       {
         repo: { unit: 'pulls' },
         signed: true,
@@ -130,8 +132,8 @@ export const pullsModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/pulls/:index/merge',
-      ({ params, repo: ctx, status }) => {
-        requireMerged(deps, ctx.repo.id, pathNumber(params.index))
+      async ({ params, repo: ctx, status }) => {
+        await requireMerged(deps, ctx.repo.id, pathNumber(params.index))
         return status(204, undefined)
       },
       {

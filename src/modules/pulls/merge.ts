@@ -120,7 +120,7 @@ async function writeMerge(
  * the merge (a concurrent push: try again) or another merge of it is under way.
  */
 export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, doer: UserRow, req: MergeRequest): Promise<void> {
-  const { pull, issue } = findPull(deps, ctx.repo.id, index)
+  const { pull, issue } = await findPull(deps, ctx.repo.id, index)
   if (pull.hasMerged) throw notAllowed('the pull request has already been merged')
   if (issue.isClosed) throw notAllowed('the pull request is closed')
   if (pull.mergeIntent) throw conflict('the pull request is being merged; try again')
@@ -136,8 +136,8 @@ export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, 
   if (!headSha) throw notAllowed('the head branch of the pull request does not exist any more')
   if (req.headCommitId && req.headCommitId !== headSha) throw conflict('the head branch moved: it is not at head_commit_id any more')
   const now = nowUnix()
-  const people = usersByIds(deps, [issue.posterId])
-  const headRepo = pull.headRepoId === base.id ? base : deps.db.select().from(repositories).where(eq(repositories.id, pull.headRepoId)).get()
+  const people = await usersByIds(deps, [issue.posterId])
+  const headRepo = pull.headRepoId === base.id ? base : (await deps.db.select().from(repositories).where(eq(repositories.id, pull.headRepoId)))[0]
   const title = req.title?.trim() || defaultTitle(pull, issue.title, headRepo, req.style)
   const message = req.message?.trim() ? `${title}\n\n${req.message.trim()}` : title
   const doerIdent = identOf(deps, doer, now)
@@ -145,21 +145,21 @@ export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, 
   const sha = await writeMerge(repo, req.style, baseSha, headSha, message, doerIdent, poster ? identOf(deps, poster, now) : doerIdent)
 
   // The intent first: from here a crash is repaired at start (repairPullMerges).
-  writeTransaction(deps.db, () => {
-    const current = pullById(deps, pull.id)!
+  await writeTransaction(deps.db, async () => {
+    const current = (await pullById(deps, pull.id))!
     if (current.hasMerged) throw notAllowed('the pull request has already been merged')
     if (current.mergeIntent) throw conflict('the pull request is being merged; try again')
-    deps.db.update(pullRequests).set({ mergeIntent: JSON.stringify({ sha, old: baseSha, by: doer.id, style: req.style }) }).where(eq(pullRequests.id, pull.id)).run()
+    await deps.db.update(pullRequests).set({ mergeIntent: JSON.stringify({ sha, old: baseSha, by: doer.id, style: req.style }) }).where(eq(pullRequests.id, pull.id))
   })
   const pushId = await beginPush(deps, base.id, doer.id, [{ ref: baseRef, old: baseSha, new: sha }])
   let swapped = false
   try {
     swapped = await compareAndSwapRef(repo, baseRef, sha, baseSha)
   } finally {
-    writeTransaction(deps.db, () => {
-      const current = pullById(deps, pull.id)!
-      if (swapped) recordMerged(deps, { ...current, headSha }, sha, doer.id, now)
-      else deps.db.update(pullRequests).set({ mergeIntent: null }).where(eq(pullRequests.id, pull.id)).run()
+    await writeTransaction(deps.db, async () => {
+      const current = (await pullById(deps, pull.id))!
+      if (swapped) await recordMerged(deps, { ...current, headSha }, sha, doer.id, now)
+      else await deps.db.update(pullRequests).set({ mergeIntent: null }).where(eq(pullRequests.id, pull.id))
     })
     // Records the base branch's move as the merger's push (or settles the pending push).
     await finishPush(deps, base.id, pushId)
@@ -173,20 +173,20 @@ export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, 
  * follow), and have the intent dropped otherwise. Answers how many were marked merged.
  */
 export async function repairPullMerges(deps: AppDeps): Promise<number> {
-  const pending = deps.db.select().from(pullRequests).where(and(isNotNull(pullRequests.mergeIntent), eq(pullRequests.hasMerged, false))).all()
+  const pending = await deps.db.select().from(pullRequests).where(and(isNotNull(pullRequests.mergeIntent), eq(pullRequests.hasMerged, false)))
   let merged = 0
   for (const pull of pending) {
     const intent = JSON.parse(pull.mergeIntent!) as { sha: string; by: number }
-    const base = deps.db.select().from(repositories).where(eq(repositories.id, pull.baseRepoId)).get()
+    const base = (await deps.db.select().from(repositories).where(eq(repositories.id, pull.baseRepoId)))[0]
     let landed = false
     if (base) {
       const repo = gitOfRepo(deps, base)
       const tip = await readRef(repo, `refs/heads/${pull.baseBranch}`)
       landed = !!tip && (await isAncestor(repo, intent.sha, tip).catch(() => false))
     }
-    writeTransaction(deps.db, () => {
-      if (landed) recordMerged(deps, pull, intent.sha, intent.by)
-      else deps.db.update(pullRequests).set({ mergeIntent: null }).where(eq(pullRequests.id, pull.id)).run()
+    await writeTransaction(deps.db, async () => {
+      if (landed) await recordMerged(deps, pull, intent.sha, intent.by)
+      else await deps.db.update(pullRequests).set({ mergeIntent: null }).where(eq(pullRequests.id, pull.id))
     })
     if (landed) merged++
   }

@@ -23,8 +23,8 @@ export const gitOfRepo = (deps: AppDeps, repo: Pick<RepoRow, 'name' | 'ownerName
 /** `refs/pull/<index>/head`: where the base repository keeps each pull request's head (as Gitea). */
 export const pullHeadRef = (index: number) => `refs/pull/${index}/head`
 
-const readyRepo = (db: Db, id: number): RepoRow | undefined =>
-  db.select().from(repositories).where(and(eq(repositories.id, id), eq(repositories.status, 'ready'))).get()
+const readyRepo = async (db: Db, id: number): Promise<RepoRow | undefined> =>
+  (await db.select().from(repositories).where(and(eq(repositories.id, id), eq(repositories.status, 'ready'))))[0]
 
 /**
  * Brings `refs/pull/<index>/head` of the base repository to the head branch's commit (fetching
@@ -35,7 +35,7 @@ export async function syncPullHeadRef(deps: AppDeps, pull: PullRow, base: RepoRo
   const baseGit = gitOfRepo(deps, base)
   const ref = pullHeadRef(pull.index)
   if (pull.headRepoId !== base.id) {
-    const head = readyRepo(deps.db, pull.headRepoId)
+    const head = await readyRepo(deps.db, pull.headRepoId)
     return head ? fetchBranchInto(baseGit, pathOfRepo(deps, head.ownerName, head), pull.headBranch, ref) : null
   }
   const sha = await readRef(baseGit, `refs/heads/${pull.headBranch}`)
@@ -54,7 +54,7 @@ const checkInTurn = oneAtATime<number>()
  * left as it is.
  */
 export function checkPull(deps: AppDeps, pullId: number): Promise<void> {
-  return checkInTurn(deps.db, pullId, () => checkOnce(deps, pullId))
+  return checkInTurn(deps.db, pullId, async () => await checkOnce(deps, pullId))
 }
 
 interface CheckResult {
@@ -78,12 +78,12 @@ async function inspect(deps: AppDeps, pull: PullRow, base: RepoRow): Promise<Che
 
 async function checkOnce(deps: AppDeps, pullId: number): Promise<void> {
   const db = deps.db
-  const pull = db.select().from(pullRequests).where(eq(pullRequests.id, pullId)).get()
+  const pull = (await db.select().from(pullRequests).where(eq(pullRequests.id, pullId)))[0]
   if (!pull) return
-  const issue = db.select({ isClosed: issues.isClosed }).from(issues).where(eq(issues.id, pull.issueId)).get()
-  const base = readyRepo(db, pull.baseRepoId)
+  const issue = (await db.select({ isClosed: issues.isClosed }).from(issues).where(eq(issues.id, pull.issueId)))[0]
+  const base = await readyRepo(db, pull.baseRepoId)
   const seq = pull.checkSeq
-  const settle = () => db.update(pullRequests).set({ checkedSeq: seq }).where(and(eq(pullRequests.id, pullId), sql`${pullRequests.checkedSeq} < ${seq}`)).run()
+  const settle = async () => await db.update(pullRequests).set({ checkedSeq: seq }).where(and(eq(pullRequests.id, pullId), sql`${pullRequests.checkedSeq} < ${seq}`))
   if (!issue || issue.isClosed || pull.hasMerged || pull.mergeIntent || !base) return void settle()
   let result: CheckResult
   try {
@@ -94,14 +94,14 @@ async function checkOnce(deps: AppDeps, pullId: number): Promise<void> {
     loggerOf(deps.config).warn('a mergeability check failed', { pullId, ...errorFields(e) })
     result = { headSha: null, baseSha: null, mergeBase: pull.mergeBase, status: 'error', conflicts: [] }
   }
-  writeTransaction(db, () => {
-    const now = db.select().from(pullRequests).where(eq(pullRequests.id, pullId)).get()
+  await writeTransaction(db, async () => {
+    const now = (await db.select().from(pullRequests).where(eq(pullRequests.id, pullId)))[0]
     if (!now || now.hasMerged || now.mergeIntent) return
     const set: Partial<PullRow> = { checkedSeq: Math.max(now.checkedSeq, seq) }
     if (result.headSha && result.headSha !== now.headSha) {
       set.headSha = result.headSha
       if (now.headSha)
-        recordEvent(db, {
+        await recordEvent(db, {
           kind: 'pull.synchronized',
           repoId: now.baseRepoId,
           actorId: now.checkActorId || null,
@@ -116,6 +116,6 @@ async function checkOnce(deps: AppDeps, pullId: number): Promise<void> {
       set.status = result.status
       set.conflictedFiles = JSON.stringify(result.conflicts)
     }
-    db.update(pullRequests).set(set).where(eq(pullRequests.id, pullId)).run()
+    await db.update(pullRequests).set(set).where(eq(pullRequests.id, pullId))
   })
 }

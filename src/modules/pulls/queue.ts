@@ -1,5 +1,5 @@
 import { and, eq, or, sql } from 'drizzle-orm'
-import type { Db } from '../../db/client'
+import { afterCommit, type Db } from '../../db/client'
 import { issues, pullRequests } from '../../db/schema'
 
 /**
@@ -21,7 +21,7 @@ export function onPullsQueued(db: Db, wake: (() => void) | null): void {
 /** Tells the job (when it runs) that checks were queued; it looks once the current transaction is over. */
 export function wakePullChecker(db: Db): void {
   const wake = wakers.get(db)
-  if (wake) queueMicrotask(wake)
+  if (wake) afterCommit(db, wake)
 }
 
 /** Only open, unmerged pull requests are checked. */
@@ -38,30 +38,29 @@ const queued = (actorId: number | null) => ({
  * of (inside the transaction recording that the branch moved). `actorId`: who moved it (the
  * `synchronized` event's actor).
  */
-export function queueChecksForBranch(db: Db, repoId: number, branch: string, actorId: number | null): number {
+export async function queueChecksForBranch(db: Db, repoId: number, branch: string, actorId: number | null): Promise<number> {
   const touched = or(
     and(eq(pullRequests.baseRepoId, repoId), eq(pullRequests.baseBranch, branch)),
     and(eq(pullRequests.headRepoId, repoId), eq(pullRequests.headBranch, branch)),
   )
-  const n = db.update(pullRequests).set(queued(actorId)).where(and(touched, isOpen)).returning({ id: pullRequests.id }).all().length
+  const n = (await db.update(pullRequests).set(queued(actorId)).where(and(touched, isOpen)).returning({ id: pullRequests.id })).length
   if (n) wakePullChecker(db)
   return n
 }
 
 /** Queues one pull request (created, reopened, new base); inside the change's transaction. */
-export function queueCheck(db: Db, pullId: number, actorId: number | null): void {
-  db.update(pullRequests).set(queued(actorId)).where(eq(pullRequests.id, pullId)).run()
+export async function queueCheck(db: Db, pullId: number, actorId: number | null): Promise<void> {
+  await db.update(pullRequests).set(queued(actorId)).where(eq(pullRequests.id, pullId))
   wakePullChecker(db)
 }
 
 /** Ids of open pull requests waiting for a check, oldest queued first. */
-export function queuedPullIds(db: Db, limit: number): number[] {
-  return db
+export async function queuedPullIds(db: Db, limit: number): Promise<number[]> {
+  return (await db
     .select({ id: pullRequests.id })
     .from(pullRequests)
     .where(and(sql`${pullRequests.checkSeq} > ${pullRequests.checkedSeq}`, isOpen))
     .orderBy(pullRequests.id)
-    .limit(limit)
-    .all()
+    .limit(limit))
     .map((r) => r.id)
 }

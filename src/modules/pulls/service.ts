@@ -32,14 +32,14 @@ export interface PullItem {
 }
 
 /** A pull request by its index in the base repository; 404 when there is none (or it is a plain issue). */
-export function findPull(deps: AppDeps, repoId: number, index: number): PullItem {
-  const issue = findIssue(deps, repoId, index)
-  const pull = issue.isPull ? deps.db.select().from(pullRequests).where(eq(pullRequests.issueId, issue.id)).get() : undefined
+export async function findPull(deps: AppDeps, repoId: number, index: number): Promise<PullItem> {
+  const issue = await findIssue(deps, repoId, index)
+  const pull = issue.isPull ? (await deps.db.select().from(pullRequests).where(eq(pullRequests.issueId, issue.id)))[0] : undefined
   if (!pull) throw notFound(`pull request does not exist [repo_id: ${repoId}, index: ${index}]`)
   return { pull, issue }
 }
 
-export const pullById = (deps: AppDeps, id: number): PullRow | undefined => deps.db.select().from(pullRequests).where(eq(pullRequests.id, id)).get()
+export const pullById = async (deps: AppDeps, id: number): Promise<PullRow | undefined> => (await deps.db.select().from(pullRequests).where(eq(pullRequests.id, id)))[0]
 
 // ---- records ---------------------------------------------------------------------------------
 
@@ -48,14 +48,14 @@ export const pullById = (deps: AppDeps, id: number): PullRow | undefined => deps
  * queries whatever their number: the issue relations, the head repositories and their owners,
  * the mergers. Branch repositories carry no permissions (all false), as in Gitea.
  */
-export function pullsToApi(deps: AppDeps, base: RepoRow, baseOwner: UserRow, items: PullItem[], viewer: UserRow | null) {
+export async function pullsToApi(deps: AppDeps, base: RepoRow, baseOwner: UserRow, items: PullItem[], viewer: UserRow | null) {
   if (items.length === 0) return []
-  const rel = issueRelations(deps, items.map((i) => i.issue))
+  const rel = await issueRelations(deps, items.map((i) => i.issue))
   const headIds = [...new Set(items.map((i) => i.pull.headRepoId).filter((id) => id !== base.id))]
   const heads = new Map(
-    (headIds.length ? deps.db.select().from(repositories).where(and(inArray(repositories.id, headIds), eq(repositories.status, 'ready'))).all() : []).map((r) => [r.id, r]),
+    (headIds.length ? await deps.db.select().from(repositories).where(and(inArray(repositories.id, headIds), eq(repositories.status, 'ready'))) : []).map((r) => [r.id, r]),
   )
-  const people = usersByIds(deps, [...[...heads.values()].map((r) => r.ownerId), ...items.filter((i) => i.pull.hasMerged).map((i) => i.pull.mergedById)])
+  const people = await usersByIds(deps, [...[...heads.values()].map((r) => r.ownerId), ...items.filter((i) => i.pull.hasMerged).map((i) => i.pull.mergedById)])
   const userToApi = userConverter(deps.config, viewer)
   const baseRecord = repoRecord(deps.config, base, baseOwner.name, userToApi(baseOwner), null)
   const records = new Map<number, ApiRepo | null>([[base.id, baseRecord]])
@@ -82,8 +82,8 @@ export function pullsToApi(deps: AppDeps, base: RepoRow, baseOwner: UserRow, ite
   )
 }
 
-export const pullToApi = (deps: AppDeps, ctx: Pick<RepoContext, 'repo' | 'owner'>, item: PullItem, viewer: UserRow | null) =>
-  pullsToApi(deps, ctx.repo, ctx.owner, [item], viewer)[0]!
+export const pullToApi = async (deps: AppDeps, ctx: Pick<RepoContext, 'repo' | 'owner'>, item: PullItem, viewer: UserRow | null) =>
+  (await pullsToApi(deps, ctx.repo, ctx.owner, [item], viewer))[0]!
 
 const issueRows = rowMapper<IssueRow>(issues)
 const pullRows = rowMapper<PullRow>(pullRequests)
@@ -165,11 +165,11 @@ function listStatementsOf(deps: AppDeps, shape: ListShape) {
 }
 
 /** The pull requests into a repository, newest first unless sorted, with the total for the page headers. */
-export function listPulls(deps: AppDeps, repo: RepoRow, viewer: UserRow | null, filter: PullFilter, page: Page): Paged<PullItem> {
+export async function listPulls(deps: AppDeps, repo: RepoRow, viewer: UserRow | null, filter: PullFilter, page: Page): Promise<Paged<PullItem>> {
   const state = filter.state || 'open'
   const labelIds = [...new Set(splitFilter(filter.labels, 'labels').map(Number))]
   if (labelIds.some((id) => !Number.isSafeInteger(id) || id <= 0)) throw unprocessable('must be label ids', 'labels')
-  const poster = filter.poster ? getVisibleUserByName(deps, filter.poster, viewer).id : 0
+  const poster = filter.poster ? (await getVisibleUserByName(deps, filter.poster, viewer)).id : 0
   const shape: ListShape = {
     byState: state !== 'all',
     sort: filter.sort && SORTS[filter.sort] ? filter.sort : '',
@@ -194,10 +194,10 @@ export function listPulls(deps: AppDeps, repo: RepoRow, viewer: UserRow | null, 
       : state === 'closed'
         ? repo.numClosedPulls
         : repo.numPulls - repo.numClosedPulls
-    : statements.count.get(params)!.n
+    : (await statements.count.execute(params))[0]!.n
   const rows =
     total > page.offset
-      ? (statements.page.values({ ...params, limit: page.limit, offset: page.offset }) as unknown[][]).map((v) => ({
+      ? (await statements.page.values({ ...params, limit: page.limit, offset: page.offset }) as unknown[][]).map((v) => ({
           issue: issueRows.map(v),
           pull: pullRows.map(v, issueRows.width),
         }))
@@ -220,11 +220,11 @@ export interface PullPageText {
  * write anywhere empties it; the oldest page goes first when it is full.
  */
 class PullPageCache {
-  private readonly pages = new Map<string, PullPageText>()
+  private readonly pages = new Map<string, Promise<PullPageText>>()
   private version = ''
   constructor(private readonly changeMark: () => string) {}
   /** The page under `key`, made by `make()` unless held and still fresh. */
-  get(key: string, make: () => PullPageText): PullPageText {
+  get(key: string, make: () => Promise<PullPageText>): Promise<PullPageText> {
     const version = this.changeMark()
     if (version !== this.version) {
       this.pages.clear()
@@ -233,6 +233,10 @@ class PullPageCache {
     let page = this.pages.get(key)
     if (!page) {
       page = make()
+      // A page that failed is not kept; one made while a write lands is dropped at the next
+      // call, as the mark has moved by then.
+      const made = page
+      made.catch(() => this.pages.get(key) === made && this.pages.delete(key))
       // Making it wrote nothing (a read), so the mark it was made under still holds.
       if (this.pages.size >= PULL_PAGES_KEPT) this.pages.delete(this.pages.keys().next().value!)
       this.pages.set(key, page)
@@ -248,20 +252,20 @@ const pullPageCaches = new WeakMap<AppDeps['db'], PullPageCache>()
  * schema), made once while the database is unchanged. The viewer is part of the key: records
  * carry what that viewer may see.
  */
-export function listPullPage(
+export async function listPullPage(
   deps: AppDeps,
   ctx: Pick<RepoContext, 'repo' | 'owner'>,
   viewer: UserRow | null,
   filter: PullFilter,
   page: Page,
   encode: (records: ApiPull[]) => string,
-): PullPageText {
+): Promise<PullPageText> {
   let cache = pullPageCaches.get(deps.db)
   if (!cache) pullPageCaches.set(deps.db, (cache = new PullPageCache(changeMarkOf(deps.db))))
   const key = JSON.stringify([ctx.repo.id, viewer?.id ?? 0, filter.state ?? '', filter.sort ?? '', filter.milestone ?? 0, filter.labels ?? '', filter.poster ?? '', page.limit, page.offset])
-  return cache.get(key, () => {
-    const found = listPulls(deps, ctx.repo, viewer, filter, page)
-    return { json: encode(pullsToApi(deps, ctx.repo, ctx.owner, found.rows, viewer)), total: found.total }
+  return cache.get(key, async () => {
+    const found = await listPulls(deps, ctx.repo, viewer, filter, page)
+    return { json: encode(await pullsToApi(deps, ctx.repo, ctx.owner, found.rows, viewer)), total: found.total }
   })
 }
 
@@ -287,19 +291,18 @@ async function resolveHead(deps: AppDeps, ctx: RepoContext, caller: UserRow, hea
   if (colon >= 0) {
     const ownerName = head.slice(0, colon)
     if (ownerName.toLowerCase() !== ctx.owner.lowerName) {
-      const owner = deps.db.select().from(users).where(eq(users.lowerName, ownerName.toLowerCase())).get()
+      const owner = (await deps.db.select().from(users).where(eq(users.lowerName, ownerName.toLowerCase())))[0]
       const fork =
         owner &&
-        deps.db
+        (await deps.db
           .select()
           .from(repositories)
-          .where(and(eq(repositories.forkId, ctx.repo.id), eq(repositories.ownerId, owner.id), eq(repositories.status, 'ready')))
-          .get()
+          .where(and(eq(repositories.forkId, ctx.repo.id), eq(repositories.ownerId, owner.id), eq(repositories.status, 'ready'))))[0]
       if (!owner || !fork) throw notFound(`head repository does not exist: no fork of ${ctx.repo.ownerName}/${ctx.repo.name} is owned by "${ownerName}"`)
       end = { repo: fork, owner, branch }
     }
   }
-  if (end.repo.id !== ctx.repo.id ? accessLevel(deps.db, caller, end.repo, end.owner) < AccessMode.Write : ctx.mode < AccessMode.Write)
+  if (end.repo.id !== ctx.repo.id ? await accessLevel(deps.db, caller, end.repo, end.owner) < AccessMode.Write : ctx.mode < AccessMode.Write)
     throw notFound(`you may not open a pull request from ${end.repo.ownerName}/${end.repo.name}: writing to the head repository is needed`)
   await requireBranch(deps, end, 'head')
   return end
@@ -311,8 +314,8 @@ async function requireBranch(deps: AppDeps, end: BranchEnd, which: 'head' | 'bas
 }
 
 /** 409 when another open pull request has the same head and base (inside the write transaction). */
-function refuseDuplicate(deps: AppDeps, p: Pick<PullRow, 'headRepoId' | 'headBranch' | 'baseRepoId' | 'baseBranch'>, exceptId = 0): void {
-  const other = deps.db
+async function refuseDuplicate(deps: AppDeps, p: Pick<PullRow, 'headRepoId' | 'headBranch' | 'baseRepoId' | 'baseBranch'>, exceptId = 0): Promise<void> {
+  const other = (await deps.db
     .select({ index: pullRequests.index })
     .from(pullRequests)
     .innerJoin(issues, eq(issues.id, pullRequests.issueId))
@@ -326,8 +329,7 @@ function refuseDuplicate(deps: AppDeps, p: Pick<PullRow, 'headRepoId' | 'headBra
         eq(issues.isClosed, false),
         sql`${pullRequests.id} <> ${exceptId}`,
       ),
-    )
-    .get()
+    ))[0]
   if (other)
     throw conflict(`pull request already exists for these targets [id: ${other.index}, head: ${p.headBranch}, base: ${p.baseBranch}] (#${other.index})`)
 }
@@ -371,23 +373,22 @@ export async function createPull(deps: AppDeps, ctx: RepoContext, caller: UserRo
   const [headSha, baseSha] = await Promise.all([readRef(gitOfRepo(deps, head.repo), `refs/heads/${head.branch}`), readRef(gitOfRepo(deps, base.repo), `refs/heads/${base.branch}`)])
   // Unknown label ids are dropped, as Gitea does for pull requests.
   const labelIds = opts.labels?.length
-    ? deps.db.select({ id: labels.id }).from(labels).where(and(eq(labels.repoId, ctx.repo.id), inJsonList(labels.id, opts.labels))).all().map((l) => l.id)
+    ? (await deps.db.select({ id: labels.id }).from(labels).where(and(eq(labels.repoId, ctx.repo.id), inJsonList(labels.id, opts.labels)))).map((l) => l.id)
     : undefined
   let pullId = 0
   const values = { headRepoId: head.repo.id, headBranch: head.branch, baseRepoId: base.repo.id, baseBranch: base.branch }
-  const { row } = createIssue(deps, ctx, caller, { ...opts, labels: labelIds }, {
-    check: () => refuseDuplicate(deps, values),
-    attach: (issue) => {
-      pullId = deps.db
+  const { row } = await createIssue(deps, ctx, caller, { ...opts, labels: labelIds }, {
+    check: async () => await refuseDuplicate(deps, values),
+    attach: async (issue) => {
+      pullId = (await deps.db
         .insert(pullRequests)
         .values({ ...values, issueId: issue.id, index: issue.index, headSha: headSha ?? '', baseSha: baseSha ?? '', status: 'checking', checkSeq: 1, checkActorId: caller.id })
-        .returning({ id: pullRequests.id })
-        .get()!.id
-      recordEvent(deps.db, { kind: 'pull.opened', repoId: ctx.repo.id, actorId: caller.id, issueId: issue.id, payload: { index: issue.index, pullId } })
+        .returning({ id: pullRequests.id }))[0]!.id
+      await recordEvent(deps.db, { kind: 'pull.opened', repoId: ctx.repo.id, actorId: caller.id, issueId: issue.id, payload: { index: issue.index, pullId } })
     },
   })
   await checkBeforeAnswering(deps, pullId)
-  return { pull: pullById(deps, pullId)!, issue: findIssue(deps, ctx.repo.id, row.index) }
+  return { pull: (await pullById(deps, pullId))!, issue: await findIssue(deps, ctx.repo.id, row.index) }
 }
 
 // ---- edit ------------------------------------------------------------------------------------
@@ -405,7 +406,7 @@ export interface PullEdit extends IssueEdit {
  * whose head and base another open pull request joins is a 409.
  */
 export async function editPull(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow, opts: PullEdit): Promise<PullItem> {
-  const { pull, issue } = findPull(deps, ctx.repo.id, index)
+  const { pull, issue } = await findPull(deps, ctx.repo.id, index)
   const writer = ctx.mode >= AccessMode.Write
   if (!writer && issue.posterId !== caller.id) throw new ApiError(403, 'Only the poster or a writer may edit this pull request')
   if (opts.state !== undefined && pull.hasMerged && (opts.state === 'closed') !== issue.isClosed)
@@ -418,36 +419,35 @@ export async function editPull(deps: AppDeps, ctx: RepoContext, index: number, c
       throw unprocessable(`head and base are the same branch (${newBase}): there is nothing to merge`, 'Base')
   }
   const reopening = opts.state === 'open' && issue.isClosed
-  editIssue(deps, ctx, index, caller, opts, (current) => {
+  await editIssue(deps, ctx, index, caller, opts, async (current) => {
     // In the edit's transaction (a savepoint), so a refused edit leaves the labels as they were.
-    if (writer && opts.labels !== undefined) changeIssueLabels(deps, ctx, index, 'replace', opts.labels)
-    const row = pullById(deps, pull.id)!
+    if (writer && opts.labels !== undefined) await changeIssueLabels(deps, ctx, index, 'replace', opts.labels)
+    const row = (await pullById(deps, pull.id))!
     const target = { ...row, baseBranch: newBase ?? row.baseBranch }
-    if (reopening || (newBase !== undefined && !current.isClosed)) refuseDuplicate(deps, target, row.id)
+    if (reopening || (newBase !== undefined && !current.isClosed)) await refuseDuplicate(deps, target, row.id)
     if (newBase !== undefined) {
-      deps.db.update(pullRequests).set({ baseBranch: newBase }).where(eq(pullRequests.id, row.id)).run()
-      recordIssueEvent(deps.db, current, caller.id, 'issue.edited', { changes: { ref: { from: row.baseBranch } } })
+      await deps.db.update(pullRequests).set({ baseBranch: newBase }).where(eq(pullRequests.id, row.id))
+      await recordIssueEvent(deps.db, current, caller.id, 'issue.edited', { changes: { ref: { from: row.baseBranch } } })
     }
-    if (newBase !== undefined || reopening) queueCheck(deps.db, row.id, caller.id)
+    if (newBase !== undefined || reopening) await queueCheck(deps.db, row.id, caller.id)
   })
-  return { pull: pullById(deps, pull.id)!, issue: findIssue(deps, ctx.repo.id, index) }
+  return { pull: (await pullById(deps, pull.id))!, issue: await findIssue(deps, ctx.repo.id, index) }
 }
 
 /** Whether the pull request was merged (GET …/merge: 204 or 404). */
-export function requireMerged(deps: AppDeps, repoId: number, index: number): void {
-  const { pull } = findPull(deps, repoId, index)
+export async function requireMerged(deps: AppDeps, repoId: number, index: number): Promise<void> {
+  const { pull } = await findPull(deps, repoId, index)
   if (!pull.hasMerged) throw notFound('pull request has not been merged')
 }
 
 /** Marks a pull request merged and closes its issue, with `pull.merged`; inside a write transaction. */
-export function recordMerged(deps: AppDeps, pull: PullRow, mergeSha: string, byId: number, when = nowUnix()): void {
-  const issue = deps.db.select().from(issues).where(eq(issues.id, pull.issueId)).get()!
-  deps.db
+export async function recordMerged(deps: AppDeps, pull: PullRow, mergeSha: string, byId: number, when = nowUnix()): Promise<void> {
+  const issue = (await deps.db.select().from(issues).where(eq(issues.id, pull.issueId)))[0]!
+  await deps.db
     .update(pullRequests)
     .set({ hasMerged: true, mergedUnix: when, mergedById: byId, mergeCommitSha: mergeSha, mergeIntent: null, headSha: pull.headSha, status: 'mergeable', checkedSeq: sql`${pullRequests.checkSeq}` })
     .where(eq(pullRequests.id, pull.id))
-    .run()
-  setClosed(deps, issue, true, when)
-  deps.db.update(issues).set({ updatedUnix: when }).where(eq(issues.id, issue.id)).run()
-  recordEvent(deps.db, { kind: 'pull.merged', repoId: pull.baseRepoId, actorId: byId, issueId: pull.issueId, payload: { index: pull.index, mergeCommitSha: mergeSha } })
+  await setClosed(deps, issue, true, when)
+  await deps.db.update(issues).set({ updatedUnix: when }).where(eq(issues.id, issue.id))
+  await recordEvent(deps.db, { kind: 'pull.merged', repoId: pull.baseRepoId, actorId: byId, issueId: pull.issueId, payload: { index: pull.index, mergeCommitSha: mergeSha } })
 }

@@ -62,8 +62,8 @@ export const releasesModule = (deps: AppDeps) =>
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/releases',
-      ({ query, repo, page, respond }) =>
-        respond(listReleases(deps, repo, page, { draft: query.draft, prerelease: query['pre-release'] }), (rows) => releasesToApi(deps, repo.repo, rows, repo.caller.user)),
+      async ({ query, repo, page, respond }) =>
+        respond(await listReleases(deps, repo, page, { draft: query.draft, prerelease: query['pre-release'] }), async (rows) => await releasesToApi(deps, repo.repo, rows, repo.caller.user)),
       {
         repo: { level: 'read' },
         paged: true,
@@ -75,7 +75,7 @@ export const releasesModule = (deps: AppDeps) =>
     )
     .post(
       '/repos/:owner/:repo/releases',
-      async ({ body, repo, user, status }) => status(201, releaseToApi(deps, repo, await createRelease(deps, repo, user, body))),
+      async ({ body, repo, user, status }) => status(201, await releaseToApi(deps, repo, await createRelease(deps, repo, user, body))),
       {
         repo: { level: 'write' },
         signed: true,
@@ -85,13 +85,13 @@ export const releasesModule = (deps: AppDeps) =>
         detail: { operationId: 'repoCreateRelease', summary: 'Create a release (its tag is created at target_commitish when missing, unless a draft)' },
       },
     )
-    .get('/repos/:owner/:repo/releases/latest', ({ repo }) => releaseToApi(deps, repo, getLatestRelease(deps, repo)), {
+    .get('/repos/:owner/:repo/releases/latest', async ({ repo }) => await releaseToApi(deps, repo, await getLatestRelease(deps, repo)), {
       repo: { level: 'read' },
       params: RepoParams,
       response: { 200: ReleaseSchema },
       detail: { operationId: 'repoGetLatestRelease', summary: 'Get the newest published release that is not a pre-release' },
     })
-    .get('/repos/:owner/:repo/releases/tags/:tag', ({ params, repo }) => releaseToApi(deps, repo, getReleaseByTag(deps, repo, params.tag)), {
+    .get('/repos/:owner/:repo/releases/tags/:tag', async ({ params, repo }) => await releaseToApi(deps, repo, await getReleaseByTag(deps, repo, params.tag)), {
       repo: { level: 'read' },
       params: TagParams,
       response: { 200: ReleaseSchema },
@@ -99,8 +99,8 @@ export const releasesModule = (deps: AppDeps) =>
     })
     .delete(
       '/repos/:owner/:repo/releases/tags/:tag',
-      ({ params, repo, user, status }) => {
-        deleteRelease(deps, repo, user, getReleaseByTag(deps, repo, params.tag))
+      async ({ params, repo, user, status }) => {
+        await deleteRelease(deps, repo, user, await getReleaseByTag(deps, repo, params.tag))
         return status(204, undefined)
       },
       {
@@ -111,7 +111,7 @@ export const releasesModule = (deps: AppDeps) =>
         detail: { operationId: 'repoDeleteReleaseByTag', summary: 'Delete a release by its tag name (the tag stays)' },
       },
     )
-    .get('/repos/:owner/:repo/releases/:id', ({ params, repo }) => releaseToApi(deps, repo, getRelease(deps, repo, params.id)), {
+    .get('/repos/:owner/:repo/releases/:id', async ({ params, repo }) => await releaseToApi(deps, repo, await getRelease(deps, repo, params.id)), {
       repo: { level: 'read' },
       params: ReleaseParams,
       response: { 200: ReleaseSchema },
@@ -119,7 +119,7 @@ export const releasesModule = (deps: AppDeps) =>
     })
     .patch(
       '/repos/:owner/:repo/releases/:id',
-      async ({ params, body, repo, user }) => releaseToApi(deps, repo, await editRelease(deps, repo, user, params.id, body)),
+      async ({ params, body, repo, user }) => await releaseToApi(deps, repo, await editRelease(deps, repo, user, params.id, body)),
       {
         repo: { level: 'write' },
         signed: true,
@@ -131,8 +131,8 @@ export const releasesModule = (deps: AppDeps) =>
     )
     .delete(
       '/repos/:owner/:repo/releases/:id',
-      ({ params, repo, user, status }) => {
-        deleteRelease(deps, repo, user, getRelease(deps, repo, params.id))
+      async ({ params, repo, user, status }) => {
+        await deleteRelease(deps, repo, user, await getRelease(deps, repo, params.id))
         return status(204, undefined)
       },
       {
@@ -145,7 +145,7 @@ export const releasesModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/releases/:id/assets',
-      ({ params, repo, page, respond }) => respond(listAssets(deps, repo, params.id, page), (rows) => rows.map((a) => toApiAttachment(deps.config, a))),
+      async ({ params, repo, page, respond }) => respond(await listAssets(deps, repo, params.id, page), (rows) => rows.map((a) => toApiAttachment(deps.config, a))),
       {
         repo: { level: 'read' },
         pageIfAsked: true,
@@ -172,7 +172,7 @@ export const releasesModule = (deps: AppDeps) =>
         },
       },
     )
-    .get('/repos/:owner/:repo/releases/:id/assets/:asset', ({ params, repo }) => toApiAttachment(deps.config, getAsset(deps, repo, params.id, params.asset)), {
+    .get('/repos/:owner/:repo/releases/:id/assets/:asset', async ({ params, repo }) => toApiAttachment(deps.config, await getAsset(deps, repo, params.id, params.asset)), {
       repo: { level: 'read' },
       params: AssetParams,
       response: { 200: AttachmentSchema },
@@ -180,7 +180,7 @@ export const releasesModule = (deps: AppDeps) =>
     })
     .patch(
       '/repos/:owner/:repo/releases/:id/assets/:asset',
-      ({ params, body, repo, status }) => status(201, toApiAttachment(deps.config, editAsset(deps, repo, params.id, params.asset, body.name))),
+      async ({ params, body, repo, status }) => status(201, toApiAttachment(deps.config, await editAsset(deps, repo, params.id, params.asset, body.name))),
       {
         repo: { level: 'write' },
         params: AssetParams,
@@ -191,8 +191,8 @@ export const releasesModule = (deps: AppDeps) =>
     )
     .delete(
       '/repos/:owner/:repo/releases/:id/assets/:asset',
-      ({ params, repo, status }) => {
-        deleteAsset(deps, repo, params.id, params.asset)
+      async ({ params, repo, status }) => {
+        await deleteAsset(deps, repo, params.id, params.asset)
         return status(204, undefined)
       },
       {
@@ -211,13 +211,13 @@ export const releasesModule = (deps: AppDeps) =>
 export const releaseDownloadsModule = (deps: AppDeps) =>
   new Elysia({ name: 'release-downloads', detail: { hide: true } })
     .use(pipeline(deps))
-    .get('/attachments/:uuid', ({ params, caller }) => downloadByUuid(deps, caller, params.uuid), {
+    .get('/attachments/:uuid', async ({ params, caller }) => await downloadByUuid(deps, caller, params.uuid), {
       caller: true,
       params: AttachmentUuidParams,
       response: { 200: FileBytes },
       detail: { operationId: 'webAttachment', summary: 'Download a release attachment by its uuid' },
     })
-    .get('/:owner/:repo/releases/download/*', ({ params, repo }) => downloadByTag(deps, repo, wildcardOf(params)), {
+    .get('/:owner/:repo/releases/download/*', async ({ params, repo }) => await downloadByTag(deps, repo, wildcardOf(params)), {
       repo: { level: 'read' },
       params: RepoWildcardParams,
       response: { 200: FileBytes },

@@ -47,16 +47,15 @@ const seesDrafts = (mode: number) => mode >= AccessMode.Write
 // ---- records --------------------------------------------------------------------------------
 
 /** Release records of rows of one repository: publishers and assets in one query each. */
-export function releasesToApi(deps: AppDeps, repo: RepoRef, rows: ReleaseRow[], viewer: UserRow | null): ApiRelease[] {
+export async function releasesToApi(deps: AppDeps, repo: RepoRef, rows: ReleaseRow[], viewer: UserRow | null): Promise<ApiRelease[]> {
   if (rows.length === 0) return []
-  const publishers = usersByIds(deps, rows.map((r) => r.publisherId))
+  const publishers = await usersByIds(deps, rows.map((r) => r.publisherId))
   const assets = new Map<number, AttachmentRow[]>()
-  const assetRows = deps.db
+  const assetRows = await deps.db
     .select()
     .from(attachments)
     .where(inArray(attachments.releaseId, rows.map((r) => r.id)))
     .orderBy(asc(attachments.id))
-    .all()
   for (const a of assetRows) {
     const list = assets.get(a.releaseId)
     if (list) list.push(a)
@@ -66,7 +65,7 @@ export function releasesToApi(deps: AppDeps, repo: RepoRef, rows: ReleaseRow[], 
   return rows.map((row) => toApiRelease(deps.config, repo, row, author(publishers.get(row.publisherId)), assets.get(row.id) ?? []))
 }
 
-export const releaseToApi = (deps: AppDeps, ctx: RepoContext, row: ReleaseRow): ApiRelease => releasesToApi(deps, ctx.repo, [row], ctx.caller.user)[0]!
+export const releaseToApi = async (deps: AppDeps, ctx: RepoContext, row: ReleaseRow): Promise<ApiRelease> => (await releasesToApi(deps, ctx.repo, [row], ctx.caller.user))[0]!
 
 // ---- lookups --------------------------------------------------------------------------------
 
@@ -76,12 +75,12 @@ export interface ReleaseFilter {
 }
 
 /** A repository's releases, newest first (drafts only for writers; Gitea's `draft` / `pre-release` filters). */
-export function listReleases(deps: AppDeps, ctx: RepoContext, page: Page, filter: ReleaseFilter): Paged<ReleaseRow> {
+export async function listReleases(deps: AppDeps, ctx: RepoContext, page: Page, filter: ReleaseFilter): Promise<Paged<ReleaseRow>> {
   const conds: (SQL | undefined)[] = [eq(releases.repoId, ctx.repo.id)]
   if (!seesDrafts(ctx.mode)) conds.push(eq(releases.isDraft, false))
   if (filter.draft !== undefined) conds.push(eq(releases.isDraft, filter.draft))
   if (filter.prerelease !== undefined) conds.push(eq(releases.isPrerelease, filter.prerelease))
-  return selectPage(deps.db, releases, and(...conds), [desc(releases.createdUnix), desc(releases.id)], page)
+  return await selectPage(deps.db, releases, and(...conds), [desc(releases.createdUnix), desc(releases.id)], page)
 }
 
 /** A release by row when the caller may see it, else 404. */
@@ -91,31 +90,30 @@ function visible(ctx: RepoContext, row: ReleaseRow | undefined): ReleaseRow {
 }
 
 /** A release of the repository by its id (the path's `{id}`). */
-export function getRelease(deps: AppDeps, ctx: RepoContext, rawId: string): ReleaseRow {
+export async function getRelease(deps: AppDeps, ctx: RepoContext, rawId: string): Promise<ReleaseRow> {
   const id = pathNumber(rawId)
   const row = Number.isNaN(id)
     ? undefined
-    : deps.db.select().from(releases).where(and(eq(releases.repoId, ctx.repo.id), eq(releases.id, id))).get()
+    : (await deps.db.select().from(releases).where(and(eq(releases.repoId, ctx.repo.id), eq(releases.id, id))))[0]
   return visible(ctx, row)
 }
 
-const byTag = (deps: AppDeps, repoId: number, tag: string) =>
-  deps.db.select().from(releases).where(and(eq(releases.repoId, repoId), eq(releases.lowerTagName, tag.toLowerCase()))).get()
+const byTag = async (deps: AppDeps, repoId: number, tag: string) =>
+  (await deps.db.select().from(releases).where(and(eq(releases.repoId, repoId), eq(releases.lowerTagName, tag.toLowerCase()))))[0]
 
 /** The release of a tag (the path's `{tag}`). */
-export function getReleaseByTag(deps: AppDeps, ctx: RepoContext, tag: string): ReleaseRow {
-  return visible(ctx, byTag(deps, ctx.repo.id, tag))
+export async function getReleaseByTag(deps: AppDeps, ctx: RepoContext, tag: string): Promise<ReleaseRow> {
+  return visible(ctx, await byTag(deps, ctx.repo.id, tag))
 }
 
 /** The newest published release that is not a pre-release (Gitea's `releases/latest`). */
-export function getLatestRelease(deps: AppDeps, ctx: RepoContext): ReleaseRow {
-  const row = deps.db
+export async function getLatestRelease(deps: AppDeps, ctx: RepoContext): Promise<ReleaseRow> {
+  const row = (await deps.db
     .select()
     .from(releases)
     .where(and(eq(releases.repoId, ctx.repo.id), eq(releases.isDraft, false), eq(releases.isPrerelease, false)))
     .orderBy(desc(releases.createdUnix), desc(releases.id))
-    .limit(1)
-    .get()
+    .limit(1))[0]
   return visible(ctx, row)
 }
 
@@ -169,12 +167,11 @@ export interface ReleaseInput {
   prerelease?: boolean
 }
 
-const bumpReleases = (deps: AppDeps, repoId: number, by: number) =>
-  deps.db
+const bumpReleases = async (deps: AppDeps, repoId: number, by: number) =>
+  await deps.db
     .update(repositories)
     .set({ numReleases: sql`max(${repositories.numReleases} + ${by}, 0)` })
     .where(eq(repositories.id, repoId))
-    .run()
 
 const eventPayload = (row: ReleaseRow) => ({ releaseId: row.id, tagName: row.tagName })
 
@@ -188,16 +185,16 @@ export async function createRelease(deps: AppDeps, ctx: RepoContext, actor: User
   const tag = checkTagName(input.tag_name)
   const target = input.target_commitish || ctx.repo.defaultBranch
   const draft = input.draft ?? false
-  const taken = () => {
-    if (byTag(deps, ctx.repo.id, tag)) throw conflict(`release tag already exists [name: ${tag}]`)
+  const taken = async () => {
+    if (await byTag(deps, ctx.repo.id, tag)) throw conflict(`release tag already exists [name: ${tag}]`)
   }
-  taken()
+  await taken()
   if (!draft) await ensureTag(deps, ctx, actor, tag, target)
   else if (!(await tagCommit(gitRepoOf(deps, ctx), tag))) await commitOfTarget(deps, ctx, target)
   const now = nowUnix()
-  return writeTransaction(deps.db, () => {
-    taken()
-    const row = deps.db
+  return await writeTransaction(deps.db, async () => {
+    await taken()
+    const row = (await deps.db
       .insert(releases)
       .values({
         repoId: ctx.repo.id,
@@ -212,11 +209,10 @@ export async function createRelease(deps: AppDeps, ctx: RepoContext, actor: User
         createdUnix: now,
         updatedUnix: now,
       })
-      .returning()
-      .get()!
+      .returning())[0]!
     if (!draft) {
-      bumpReleases(deps, ctx.repo.id, 1)
-      recordEvent(deps.db, { kind: 'release.published', repoId: ctx.repo.id, actorId: actor.id, payload: eventPayload(row) })
+      await bumpReleases(deps, ctx.repo.id, 1)
+      await recordEvent(deps.db, { kind: 'release.published', repoId: ctx.repo.id, actorId: actor.id, payload: eventPayload(row) })
     }
     return row
   })
@@ -229,24 +225,24 @@ export async function createRelease(deps: AppDeps, ctx: RepoContext, actor: User
  * release.updated. 409 when the new tag already has another release.
  */
 export async function editRelease(deps: AppDeps, ctx: RepoContext, actor: UserRow, rawId: string, input: Partial<ReleaseInput>): Promise<ReleaseRow> {
-  const row = getRelease(deps, ctx, rawId)
+  const row = await getRelease(deps, ctx, rawId)
   const tag = input.tag_name ? checkTagName(input.tag_name) : row.tagName
   const target = input.target_commitish || row.target || ctx.repo.defaultBranch
   const draft = input.draft ?? row.isDraft
-  const taken = () => {
-    const other = byTag(deps, ctx.repo.id, tag)
+  const taken = async () => {
+    const other = await byTag(deps, ctx.repo.id, tag)
     if (other && other.id !== row.id) throw conflict(`release tag already exists [name: ${tag}]`)
   }
-  taken()
+  await taken()
   if (!draft) await ensureTag(deps, ctx, actor, tag, target)
   else if (tag !== row.tagName && !(await tagCommit(gitRepoOf(deps, ctx), tag))) await commitOfTarget(deps, ctx, target)
   const now = nowUnix()
-  return writeTransaction(deps.db, () => {
-    const current = deps.db.select().from(releases).where(eq(releases.id, row.id)).get()
+  return await writeTransaction(deps.db, async () => {
+    const current = (await deps.db.select().from(releases).where(eq(releases.id, row.id)))[0]
     if (!current) throw notFound('release does not exist')
-    taken()
+    await taken()
     const published = current.isDraft && !draft
-    const updated = deps.db
+    const updated = (await deps.db
       .update(releases)
       .set({
         tagName: tag,
@@ -260,11 +256,10 @@ export async function editRelease(deps: AppDeps, ctx: RepoContext, actor: UserRo
         updatedUnix: now,
       })
       .where(eq(releases.id, row.id))
-      .returning()
-      .get()!
-    if (current.isDraft !== draft) bumpReleases(deps, ctx.repo.id, draft ? -1 : 1)
+      .returning())[0]!
+    if (current.isDraft !== draft) await bumpReleases(deps, ctx.repo.id, draft ? -1 : 1)
     if (!draft)
-      recordEvent(deps.db, { kind: published ? 'release.published' : 'release.updated', repoId: ctx.repo.id, actorId: actor.id, payload: eventPayload(updated) })
+      await recordEvent(deps.db, { kind: published ? 'release.published' : 'release.updated', repoId: ctx.repo.id, actorId: actor.id, payload: eventPayload(updated) })
     return updated
   })
 }
@@ -273,18 +268,18 @@ export async function editRelease(deps: AppDeps, ctx: RepoContext, actor: UserRo
  * Deletes a release and its assets (rows, then files); its tag stays. A published release
  * records release.deleted with its record as it was.
  */
-export function deleteRelease(deps: AppDeps, ctx: RepoContext, actor: UserRow, row: ReleaseRow): void {
-  const uuids = writeTransaction(deps.db, () => {
-    const current = deps.db.select().from(releases).where(eq(releases.id, row.id)).get()
+export async function deleteRelease(deps: AppDeps, ctx: RepoContext, actor: UserRow, row: ReleaseRow): Promise<void> {
+  const uuids = await writeTransaction(deps.db, async () => {
+    const current = (await deps.db.select().from(releases).where(eq(releases.id, row.id)))[0]
     if (!current) throw notFound('release does not exist')
-    const files = deps.db.select({ uuid: attachments.uuid }).from(attachments).where(eq(attachments.releaseId, row.id)).all()
+    const files = await deps.db.select({ uuid: attachments.uuid }).from(attachments).where(eq(attachments.releaseId, row.id))
     if (!current.isDraft) {
       // The record as a webhook would show it, before the row goes.
-      const release = releasesToApi(deps, ctx.repo, [current], null)[0]
-      recordEvent(deps.db, { kind: 'release.deleted', repoId: ctx.repo.id, actorId: actor.id, payload: { ...eventPayload(current), release } })
-      bumpReleases(deps, ctx.repo.id, -1)
+      const release = (await releasesToApi(deps, ctx.repo, [current], null))[0]
+      await recordEvent(deps.db, { kind: 'release.deleted', repoId: ctx.repo.id, actorId: actor.id, payload: { ...eventPayload(current), release } })
+      await bumpReleases(deps, ctx.repo.id, -1)
     }
-    deps.db.delete(releases).where(eq(releases.id, row.id)).run()
+    await deps.db.delete(releases).where(eq(releases.id, row.id))
     return files.map((f) => f.uuid)
   })
   removeAttachmentFiles(deps, ctx.repo.id, uuids)
@@ -293,18 +288,18 @@ export function deleteRelease(deps: AppDeps, ctx: RepoContext, actor: UserRow, r
 // ---- assets ---------------------------------------------------------------------------------
 
 /** The assets of a release the caller may see, oldest first. */
-export function listAssets(deps: AppDeps, ctx: RepoContext, rawId: string, page: Page | null): Paged<AttachmentRow> {
-  const release = getRelease(deps, ctx, rawId)
-  return selectPage(deps.db, attachments, eq(attachments.releaseId, release.id), asc(attachments.id), page)
+export async function listAssets(deps: AppDeps, ctx: RepoContext, rawId: string, page: Page | null): Promise<Paged<AttachmentRow>> {
+  const release = await getRelease(deps, ctx, rawId)
+  return await selectPage(deps.db, attachments, eq(attachments.releaseId, release.id), asc(attachments.id), page)
 }
 
 /** An asset of a release (the path's `{asset}`), else 404. */
-export function getAsset(deps: AppDeps, ctx: RepoContext, rawId: string, rawAsset: string): AttachmentRow {
-  const release = getRelease(deps, ctx, rawId)
+export async function getAsset(deps: AppDeps, ctx: RepoContext, rawId: string, rawAsset: string): Promise<AttachmentRow> {
+  const release = await getRelease(deps, ctx, rawId)
   const id = pathNumber(rawAsset)
   const row = Number.isNaN(id)
     ? undefined
-    : deps.db.select().from(attachments).where(and(eq(attachments.releaseId, release.id), eq(attachments.id, id))).get()
+    : (await deps.db.select().from(attachments).where(and(eq(attachments.releaseId, release.id), eq(attachments.id, id))))[0]
   if (!row) throw notFound('attachment does not exist')
   return row
 }
@@ -320,18 +315,17 @@ function checkAssetName(name: string): string {
 }
 
 /** 422 when the release already holds MAX_ASSETS_PER_RELEASE assets. */
-function checkRoomForAsset(deps: AppDeps, releaseId: number): void {
-  const held = deps.db.select({ n: count() }).from(attachments).where(eq(attachments.releaseId, releaseId)).get()!.n
+async function checkRoomForAsset(deps: AppDeps, releaseId: number): Promise<void> {
+  const held = (await deps.db.select({ n: count() }).from(attachments).where(eq(attachments.releaseId, releaseId)))[0]!.n
   if (held >= MAX_ASSETS_PER_RELEASE) throw unprocessable(`a release holds at most ${MAX_ASSETS_PER_RELEASE} attachments`)
 }
 
 /** 409 when the release already has an asset of this name (its download URL would be ambiguous). */
-function checkNameFree(deps: AppDeps, releaseId: number, name: string, except = 0): void {
-  const other = deps.db
+async function checkNameFree(deps: AppDeps, releaseId: number, name: string, except = 0): Promise<void> {
+  const other = (await deps.db
     .select({ id: attachments.id })
     .from(attachments)
-    .where(and(eq(attachments.releaseId, releaseId), eq(attachments.name, name), ne(attachments.id, except)))
-    .get()
+    .where(and(eq(attachments.releaseId, releaseId), eq(attachments.name, name), ne(attachments.id, except))))[0]
   if (other) throw conflict(`the release already has an attachment named "${name}"`)
 }
 
@@ -343,14 +337,14 @@ function checkNameFree(deps: AppDeps, releaseId: number, name: string, except = 
  * nothing is kept in every case.
  */
 export async function uploadAsset(deps: AppDeps, ctx: RepoContext, actor: UserRow, rawId: string, request: Request, name: string | undefined): Promise<AttachmentRow> {
-  const release = getRelease(deps, ctx, rawId)
-  checkRoomForAsset(deps, release.id)
+  const release = await getRelease(deps, ctx, rawId)
+  await checkRoomForAsset(deps, release.id)
   const boundary = multipartBoundary(request.headers.get('content-type'))
   if (!boundary) throw badRequest('The attachment must be sent as multipart/form-data in the field "attachment"')
   const limit = deps.config.maxAttachmentSize
   if (Number(request.headers.get('content-length') ?? 0) > limit + MULTIPART_OVERHEAD) throw new ApiError(413, `The attachment is larger than ${limit} bytes`)
   let stored = name ? checkAssetName(name) : ''
-  if (stored) checkNameFree(deps, release.id, stored)
+  if (stored) await checkNameFree(deps, release.id, stored)
   const uuid = crypto.randomUUID()
   const file = await createAttachmentFile(deps, ctx.repo.id, uuid)
   let size: number
@@ -358,10 +352,10 @@ export async function uploadAsset(deps: AppDeps, ctx: RepoContext, actor: UserRo
     ;({ size } = await readMultipartFile(request.body, boundary, {
       field: 'attachment',
       maxFileBytes: limit,
-      accept: (filename) => {
+      accept: async (filename) => {
         if (stored) return
         stored = checkAssetName(filename.slice(Math.max(filename.lastIndexOf('/'), filename.lastIndexOf('\\')) + 1))
-        checkNameFree(deps, release.id, stored)
+        await checkNameFree(deps, release.id, stored)
       },
       write: (chunk) => file.write(chunk),
     }))
@@ -372,16 +366,15 @@ export async function uploadAsset(deps: AppDeps, ctx: RepoContext, actor: UserRo
     throw e
   }
   try {
-    return writeTransaction(deps.db, () => {
-      if (!deps.db.select({ id: releases.id }).from(releases).where(eq(releases.id, release.id)).get()) throw notFound('release does not exist')
+    return await writeTransaction(deps.db, async () => {
+      if (!(await deps.db.select({ id: releases.id }).from(releases).where(eq(releases.id, release.id)))[0]) throw notFound('release does not exist')
       // Again here: uploads running side by side all passed the first check.
-      checkRoomForAsset(deps, release.id)
-      checkNameFree(deps, release.id, stored)
-      return deps.db
+      await checkRoomForAsset(deps, release.id)
+      await checkNameFree(deps, release.id, stored)
+      return (await deps.db
         .insert(attachments)
         .values({ uuid, repoId: ctx.repo.id, releaseId: release.id, uploaderId: actor.id, name: stored, size, createdUnix: nowUnix() })
-        .returning()
-        .get()!
+        .returning())[0]!
     })
   } catch (e) {
     removeAttachmentFiles(deps, ctx.repo.id, [uuid])
@@ -390,22 +383,22 @@ export async function uploadAsset(deps: AppDeps, ctx: RepoContext, actor: UserRo
 }
 
 /** Renames an asset (an empty or absent name changes nothing, as Gitea). */
-export function editAsset(deps: AppDeps, ctx: RepoContext, rawId: string, rawAsset: string, name: string | undefined): AttachmentRow {
-  const row = getAsset(deps, ctx, rawId, rawAsset)
+export async function editAsset(deps: AppDeps, ctx: RepoContext, rawId: string, rawAsset: string, name: string | undefined): Promise<AttachmentRow> {
+  const row = await getAsset(deps, ctx, rawId, rawAsset)
   if (!name || name === row.name) return row
   checkAssetName(name)
-  return writeTransaction(deps.db, () => {
-    checkNameFree(deps, row.releaseId, name, row.id)
-    const updated = deps.db.update(attachments).set({ name }).where(eq(attachments.id, row.id)).returning().get()
+  return await writeTransaction(deps.db, async () => {
+    await checkNameFree(deps, row.releaseId, name, row.id)
+    const updated = (await deps.db.update(attachments).set({ name }).where(eq(attachments.id, row.id)).returning())[0]
     if (!updated) throw notFound('attachment does not exist')
     return updated
   })
 }
 
 /** Deletes an asset: its row, then its file. */
-export function deleteAsset(deps: AppDeps, ctx: RepoContext, rawId: string, rawAsset: string): void {
-  const row = getAsset(deps, ctx, rawId, rawAsset)
-  deps.db.delete(attachments).where(eq(attachments.id, row.id)).run()
+export async function deleteAsset(deps: AppDeps, ctx: RepoContext, rawId: string, rawAsset: string): Promise<void> {
+  const row = await getAsset(deps, ctx, rawId, rawAsset)
+  await deps.db.delete(attachments).where(eq(attachments.id, row.id))
   removeAttachmentFiles(deps, row.repoId, [row.uuid])
 }
 
@@ -415,14 +408,13 @@ export function deleteAsset(deps: AppDeps, ctx: RepoContext, rawId: string, rawA
  * An asset's bytes, streamed from disk with their length, a type from the name's extension and
  * an `attachment` disposition; counts the download.
  */
-function serveAsset(deps: AppDeps, row: AttachmentRow): Response {
+async function serveAsset(deps: AppDeps, row: AttachmentRow): Promise<Response> {
   const path = attachmentPath(deps, row.repoId, row.uuid)
   if (!existsSync(path)) throw notFound('the attachment file is missing')
-  deps.db
+  await deps.db
     .update(attachments)
     .set({ downloadCount: sql`${attachments.downloadCount} + 1` })
     .where(eq(attachments.id, row.id))
-    .run()
   return new Response(Bun.file(path), {
     headers: {
       'Content-Type': Bun.file(row.name).type,
@@ -437,24 +429,23 @@ function serveAsset(deps: AppDeps, row: AttachmentRow): Response {
  * `GET /attachments/{uuid}`: an asset for whoever may read its repository (a draft's for its
  * writers only); 404 otherwise, whether or not it exists.
  */
-export function downloadByUuid(deps: AppDeps, caller: Caller, uuid: string): Response {
+export async function downloadByUuid(deps: AppDeps, caller: Caller, uuid: string): Promise<Response> {
   const found = isAttachmentUuid(uuid)
-    ? deps.db
+    ? (await deps.db
         .select({ attachment: attachments, release: releases, repo: repositories })
         .from(attachments)
         .innerJoin(releases, eq(releases.id, attachments.releaseId))
         .innerJoin(repositories, and(eq(repositories.id, attachments.repoId), eq(repositories.status, 'ready')))
-        .where(eq(attachments.uuid, uuid))
-        .get()
+        .where(eq(attachments.uuid, uuid)))[0]
     : undefined
   if (!found) throw notFound()
-  const mode = accessLevel(deps.db, caller.user, found.repo as RepoRow)
+  const mode = await accessLevel(deps.db, caller.user, found.repo as RepoRow)
   if (mode < AccessMode.Read || (found.release.isDraft && !seesDrafts(mode))) throw notFound()
-  return serveAsset(deps, found.attachment)
+  return await serveAsset(deps, found.attachment)
 }
 
 /** `GET /{owner}/{repo}/releases/download/{tag}/{name}` (the wildcard as sent, still URL-encoded). */
-export function downloadByTag(deps: AppDeps, ctx: RepoContext, wildcard: string): Response {
+export async function downloadByTag(deps: AppDeps, ctx: RepoContext, wildcard: string): Promise<Response> {
   let segments: string[]
   try {
     segments = wildcard.split('/').map(decodeURIComponent)
@@ -463,12 +454,11 @@ export function downloadByTag(deps: AppDeps, ctx: RepoContext, wildcard: string)
   }
   if (segments.length < 2) throw notFound()
   const name = segments.pop()!
-  const release = getReleaseByTag(deps, ctx, segments.join('/'))
-  const row = deps.db
+  const release = await getReleaseByTag(deps, ctx, segments.join('/'))
+  const row = (await deps.db
     .select()
     .from(attachments)
-    .where(and(eq(attachments.releaseId, release.id), eq(attachments.name, name)))
-    .get()
+    .where(and(eq(attachments.releaseId, release.id), eq(attachments.name, name))))[0]
   if (!row) throw notFound('attachment does not exist')
-  return serveAsset(deps, row)
+  return await serveAsset(deps, row)
 }

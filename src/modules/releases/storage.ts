@@ -85,11 +85,11 @@ export function removeRepositoryAttachments(deps: AppDeps, repoId: number): void
  * deletion and its files'); reports rows whose file is missing (outside damage: their downloads
  * answer 404 until the file is put back).
  */
-export function repairAttachments(deps: AppDeps): { removed: string[]; missing: string[] } {
+export async function repairAttachments(deps: AppDeps): Promise<{ removed: string[]; missing: string[] }> {
   const root = rootOf(deps)
   const removed: string[] = []
   const missing: string[] = []
-  const rows = deps.db.select({ uuid: attachments.uuid, repoId: attachments.repoId }).from(attachments).all()
+  const rows = await deps.db.select({ uuid: attachments.uuid, repoId: attachments.repoId }).from(attachments)
   const known = new Map<number, Set<string>>()
   for (const row of rows) {
     let set = known.get(row.repoId)
@@ -100,7 +100,7 @@ export function repairAttachments(deps: AppDeps): { removed: string[]; missing: 
   // those folders name, read in one query.
   const folders = existsSync(root) ? readdirSync(root, { withFileTypes: true }) : []
   const named = folders.filter((dir) => dir.isDirectory() && /^\d{1,15}$/.test(dir.name)).map((dir) => Number(dir.name))
-  const existing = new Set(named.length ? deps.db.select({ id: repositories.id }).from(repositories).where(inArray(repositories.id, named)).all().map((r) => r.id) : [])
+  const existing = new Set(named.length ? (await deps.db.select({ id: repositories.id }).from(repositories).where(inArray(repositories.id, named))).map((r) => r.id) : [])
   const present = new Map<number, Set<string>>()
   for (const dir of folders) {
     const path = join(root, dir.name)

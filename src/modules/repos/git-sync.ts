@@ -38,18 +38,17 @@ const syncInTurn = oneAtATime<number>()
  * push (pusher and command list). Answers its id, for finishPush.
  */
 export async function beginPush(deps: AppDeps, repoId: number, pusherId: number, commands: PushCommand[] | null): Promise<number> {
-  const known = deps.db.select({ id: repoGitStates.repoId }).from(repoGitStates).where(eq(repoGitStates.repoId, repoId)).get()
+  const known = (await deps.db.select({ id: repoGitStates.repoId }).from(repoGitStates).where(eq(repoGitStates.repoId, repoId)))[0]
   if (!known) {
-    const row = deps.db.select().from(repositories).where(eq(repositories.id, repoId)).get()
+    const row = (await deps.db.select().from(repositories).where(eq(repositories.id, repoId)))[0]
     const refs = row ? await readBranchAndTagRefs(gitRepoAt(deps, pathOfRepo(deps, row.ownerName, row))) : null
     if (refs)
-      deps.db.insert(repoGitStates).values({ repoId, refs: JSON.stringify(refs), updatedUnix: nowUnix() }).onConflictDoNothing().run()
+      await deps.db.insert(repoGitStates).values({ repoId, refs: JSON.stringify(refs), updatedUnix: nowUnix() }).onConflictDoNothing()
   }
-  return deps.db
+  return (await deps.db
     .insert(pendingPushes)
     .values({ repoId, pusherId, commands: commands ? JSON.stringify(commands) : null, createdUnix: nowUnix() })
-    .returning({ id: pendingPushes.id })
-    .get()!.id
+    .returning({ id: pendingPushes.id }))[0]!.id
 }
 
 /** After `git receive-pack` exited (any exit code): records what it changed, then forgets the pending push. */
@@ -79,19 +78,19 @@ export function syncRepositoryWithGit(
     } finally {
       // A push this sync could not record (git unreadable, a timeout) must not stay pending: it
       // would keep every later sync of the repository from its fingerprint shortcut.
-      if (opts.pushId && result !== 'updated') deps.db.delete(pendingPushes).where(eq(pendingPushes.id, opts.pushId)).run()
+      if (opts.pushId && result !== 'updated') await deps.db.delete(pendingPushes).where(eq(pendingPushes.id, opts.pushId))
     }
   })
 }
 
 async function syncOnce(deps: AppDeps, repoId: number, opts: { pushId?: number; settlePending?: boolean }): Promise<SyncResult> {
   const db = deps.db
-  const row = db.select().from(repositories).where(eq(repositories.id, repoId)).get()
+  const row = (await db.select().from(repositories).where(eq(repositories.id, repoId)))[0]
   if (!row || row.status !== 'ready') return 'missing'
   const gitDir = pathOfRepo(deps, row.ownerName, row)
   if (!existsSync(gitDir)) return 'missing'
-  const state = db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)).get()
-  const pending = db.select().from(pendingPushes).where(eq(pendingPushes.repoId, repoId)).all()
+  const state = (await db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)))[0]
+  const pending = await db.select().from(pendingPushes).where(eq(pendingPushes.repoId, repoId))
   const git = gitRepoAt(deps, gitDir)
   let fingerprint = await refsFingerprint(gitDir)
   if (!opts.pushId && state?.fingerprint === fingerprint && pending.length === 0) return 'unchanged'
@@ -111,8 +110,8 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: { pushId?: number; 
       fingerprint = await refsFingerprint(gitDir)
     }
   }
-  writeTransaction(db, () => {
-    const current = db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)).get()
+  await writeTransaction(db, async () => {
+    const current = (await db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)))[0]
     if (current) {
       const pushers = pending.map((p) => ({ pusherId: p.pusherId, commands: p.commands ? (JSON.parse(p.commands) as PushCommand[]) : null, id: p.id }))
       const fallback = pushers.find((p) => p.id === opts.pushId) ?? (pushers.length === 1 ? pushers[0] : undefined)
@@ -120,19 +119,18 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: { pushId?: number; 
         // The latest pending push that asked for exactly this update; else this sync's push.
         const asked = pushers.findLast((p) => p.commands?.some((c) => c.ref === change.ref && c.new === change.after))
         const pusherId = (asked ?? fallback)?.pusherId ?? null
-        recordRefChange(db, repoId, pusherId, change)
+        await recordRefChange(db, repoId, pusherId, change)
         // Pull requests whose head or base this branch is get their mergeability checked again.
-        if (change.ref.startsWith('refs/heads/')) queueChecksForBranch(db, repoId, change.ref.slice('refs/heads/'.length), pusherId)
+        if (change.ref.startsWith('refs/heads/')) await queueChecksForBranch(db, repoId, change.ref.slice('refs/heads/'.length), pusherId)
       }
     }
-    db.update(repositories)
+    await db.update(repositories)
       .set({ isEmpty: Object.keys(refs).length === 0, defaultBranch, size, updatedUnix: nowUnix() })
       .where(eq(repositories.id, repoId))
-      .run()
     const record = { refs: JSON.stringify(refs), fingerprint, updatedUnix: nowUnix() }
-    db.insert(repoGitStates).values({ repoId, ...record }).onConflictDoUpdate({ target: repoGitStates.repoId, set: record }).run()
+    await db.insert(repoGitStates).values({ repoId, ...record }).onConflictDoUpdate({ target: repoGitStates.repoId, set: record })
     const settled = opts.settlePending ? pending.map((p) => p.id) : opts.pushId ? [opts.pushId] : []
-    if (settled.length) db.delete(pendingPushes).where(and(eq(pendingPushes.repoId, repoId), inArray(pendingPushes.id, settled))).run()
+    if (settled.length) await db.delete(pendingPushes).where(and(eq(pendingPushes.repoId, repoId), inArray(pendingPushes.id, settled)))
   })
   return 'updated'
 }
@@ -149,7 +147,7 @@ export async function reconcileRepositories(
   deps: AppDeps,
   opts: { settlePending?: boolean; parallelism?: number } = {},
 ): Promise<{ checked: number; updated: number; missing: number }> {
-  const ids = deps.db.select({ id: repositories.id }).from(repositories).where(eq(repositories.status, 'ready')).all().map((r) => r.id)
+  const ids = (await deps.db.select({ id: repositories.id }).from(repositories).where(eq(repositories.status, 'ready'))).map((r) => r.id)
   const result = { checked: ids.length, updated: 0, missing: 0 }
   let next = 0
   const worker = async () => {

@@ -58,7 +58,7 @@ export const reposModule = (deps: AppDeps) =>
     .post(
       '/admin/users/:username/repos',
       async ({ params, body, status, user: admin }) => {
-        const owner = getVisibleUserByName(deps, params.username, admin, 'owner')
+        const owner = await getVisibleUserByName(deps, params.username, admin, 'owner')
         const repo = await createRepository(deps, owner, { ...newRepoFromOption(body), creator: admin })
         return status(201, toApiRepo(deps.config, repo, owner, admin, AccessMode.Owner))
       },
@@ -72,14 +72,14 @@ export const reposModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/search',
-      ({ query, caller, page, respond }) => {
-        const found = searchRepositories(
+      async ({ query, caller, page, respond }) => {
+        const found = await searchRepositories(
           deps,
           caller.user,
           { q: query.q, uid: query.uid, mode: query.mode, exclusive: queryBool(query.exclusive, 'exclusive') },
           page,
         )
-        return { ok: true, data: respond(found, (rows) => reposToApi(deps, caller.user, rows)) }
+        return { ok: true, data: await respond(found, async (rows) => await reposToApi(deps, caller.user, rows)) }
       },
       {
         caller: true,
@@ -91,7 +91,7 @@ export const reposModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo',
-      ({ repo: ctx }) => repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+      async ({ repo: ctx }) => await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
       { repo: { level: 'read' }, params: RepoParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGet', summary: 'Get a repository' } },
     )
     .patch(
@@ -118,7 +118,7 @@ export const reposModule = (deps: AppDeps) =>
           },
         }, ctx.caller.user)
         // Editing changes none of what the caller's access depends on (owner, members, teams).
-        return repoToApi(deps, repo, ctx.owner, ctx.caller.user, ctx.mode)
+        return await repoToApi(deps, repo, ctx.owner, ctx.caller.user, ctx.mode)
       },
       {
         // Unarchiving is an edit: it works on an archived repository (Gitea checks no archive here).
@@ -131,20 +131,20 @@ export const reposModule = (deps: AppDeps) =>
     )
     .delete(
       '/repos/:owner/:repo',
-      ({ status, repo: ctx }) => {
-        deleteRepository(deps, ctx.repo, ctx.owner, ctx.mode, ctx.caller.user)
+      async ({ status, repo: ctx }) => {
+        await deleteRepository(deps, ctx.repo, ctx.owner, ctx.mode, ctx.caller.user)
         return status(204, undefined)
       },
       { repo: { level: 'admin', writes: false }, params: RepoParams, detail: { operationId: 'repoDelete', summary: 'Delete a repository' } },
     )
     .get(
       '/repositories/:id',
-      ({ params, user }) => reposToApi(deps, user, [getReadableRepoById(deps, user, params.id)])[0]!,
+      async ({ params, user }) => (await reposToApi(deps, user, [await getReadableRepoById(deps, user, params.id)]))[0]!,
       { signed: true, params: RepoIdParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGetByID', summary: 'Get a repository by id' } },
     )
     .get(
       '/user/repos',
-      ({ user, page, respond }) => respond(listCallerRepos(deps, user, page), (rows) => reposToApi(deps, user, rows)),
+      async ({ user, page, respond }) => respond(await listCallerRepos(deps, user, page), async (rows) => await reposToApi(deps, user, rows)),
       {
         signed: true,
         paged: true,
@@ -155,10 +155,10 @@ export const reposModule = (deps: AppDeps) =>
     )
     .get(
       '/users/:username/repos',
-      ({ params, caller, page, respond }) => {
+      async ({ params, caller, page, respond }) => {
         // A user, or an organisation the caller may see (hidden ones answer 404 like unknown names).
-        const owner = getVisibleUserByName(deps, params.username, caller.user, 'owner')
-        return respond(listOwnedRepos(deps, caller.user, owner, page), (rows) => reposToApi(deps, caller.user, rows))
+        const owner = await getVisibleUserByName(deps, params.username, caller.user, 'owner')
+        return respond(await listOwnedRepos(deps, caller.user, owner, page), async (rows) => await reposToApi(deps, caller.user, rows))
       },
       {
         caller: true,

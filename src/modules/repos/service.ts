@@ -46,7 +46,7 @@ export interface NewRepo {
    */
   populate?: (repo: GitRepo) => Promise<Partial<RepoRow>>
   /** Runs inside the transaction that makes the row ready (a mirror's own row). */
-  onReady?: (row: RepoRow) => void
+  onReady?: (row: RepoRow) => Promise<void> | void
 }
 
 const REPO_NAME = /^[A-Za-z0-9_.-]+$/
@@ -62,12 +62,11 @@ export function checkRepoName(name: string): void {
 }
 
 /** 409 when the owner already has a repository of that name (any case). */
-export function checkRepoNameFree(deps: AppDeps, ownerId: number, name: string): void {
-  const existing = deps.db
+export async function checkRepoNameFree(deps: AppDeps, ownerId: number, name: string): Promise<void> {
+  const existing = (await deps.db
     .select({ id: repositories.id })
     .from(repositories)
-    .where(and(eq(repositories.ownerId, ownerId), eq(repositories.lowerName, name.toLowerCase())))
-    .get()
+    .where(and(eq(repositories.ownerId, ownerId), eq(repositories.lowerName, name.toLowerCase()))))[0]
   if (existing) throw conflict(`The repository with the same name already exists. [name: ${name}]`)
 }
 
@@ -157,9 +156,9 @@ function signatureOf(deps: AppDeps, user: UserRow, when: number) {
  * 0: none). Read inside the creating transaction, so two requests cannot both take the last place.
  * The answer is Gitea's API answer to ErrReachLimitOfRepo (its migrate route): 422.
  */
-function checkRepoLimit(deps: AppDeps, owner: UserRow, creator: UserRow | undefined): void {
+async function checkRepoLimit(deps: AppDeps, owner: UserRow, creator: UserRow | undefined): Promise<void> {
   if (creator?.isAdmin) return
-  const current = deps.db.select({ max: users.maxRepoCreation, num: users.numRepos }).from(users).where(eq(users.id, owner.id)).get()
+  const current = (await deps.db.select({ max: users.maxRepoCreation, num: users.numRepos }).from(users).where(eq(users.id, owner.id)))[0]
   if (!current || current.max <= -1 || current.num < current.max) return
   throw unprocessable(`You have already reached your limit of ${current.max} repositories.`, 'MaxRepoCreation')
 }
@@ -177,7 +176,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
   const now = nowUnix()
   const files = opts.autoInit ? initialFiles(owner, opts, now) : []
   const actor = opts.creator ?? owner
-  return buildRepository(
+  return await buildRepository(
     deps,
     owner,
     opts.creator,
@@ -190,9 +189,9 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
         await writeInitialCommit(gitRepoAt(deps, path), defaultBranch, files, signatureOf(deps, actor, now))
         return { ...made, isEmpty: false, size: await repositorySize(gitRepoAt(deps, path)) }
       },
-      ready: (row) => {
-        opts.onReady?.(row)
-        recordEvent(deps.db, { kind: 'repo.created', repoId: row.id, actorId: actor.id, payload: { repository: repoSnapshot(row) } })
+      ready: async (row) => {
+        await opts.onReady?.(row)
+        await recordEvent(deps.db, { kind: 'repo.created', repoId: row.id, actorId: actor.id, payload: { repository: repoSnapshot(row) } })
       },
     },
   )
@@ -204,11 +203,11 @@ export type NewRepoRow = Pick<typeof repositories.$inferInsert, 'name' | 'descri
 /** How buildRepository makes one kind of repository. */
 export interface RepoBuild {
   /** Refusals of this kind, inside the transaction that inserts the row (before the name check). */
-  check?: () => void
+  check?: () => Promise<void> | void
   /** Makes the git folder at `path` (which does not exist); answers the columns the ready row gets. */
   make: (path: string) => Promise<Partial<RepoRow>>
   /** Inside the transaction that makes the row ready (the row as it is then): events, counters. */
-  ready: (row: RepoRow) => void
+  ready: (row: RepoRow) => Promise<void> | void
 }
 
 /**
@@ -220,21 +219,20 @@ export interface RepoBuild {
 export async function buildRepository(deps: AppDeps, owner: UserRow, creator: UserRow | undefined, values: NewRepoRow, build: RepoBuild): Promise<RepoRow> {
   checkRepoName(values.name)
   const now = nowUnix()
-  const row = writeTransaction(deps.db, () => {
-    build.check?.()
-    checkRepoNameFree(deps, owner.id, values.name)
-    checkRepoLimit(deps, owner, creator)
-    const inserted = deps.db
+  const row = await writeTransaction(deps.db, async () => {
+    await build.check?.()
+    await checkRepoNameFree(deps, owner.id, values.name)
+    await checkRepoLimit(deps, owner, creator)
+    const inserted = (await deps.db
       .insert(repositories)
       .values({ ...values, ownerId: owner.id, ownerName: owner.name, lowerName: values.name.toLowerCase(), status: 'creating', createdUnix: now, updatedUnix: now })
-      .returning()
-      .get()
-    deps.db.update(users).set({ numRepos: sql`${users.numRepos} + 1` }).where(eq(users.id, owner.id)).run()
-    dropRedirect(deps, owner.id, inserted.lowerName)
+      .returning())[0]
+    await deps.db.update(users).set({ numRepos: sql`${users.numRepos} + 1` }).where(eq(users.id, owner.id))
+    await dropRedirect(deps, owner.id, inserted.lowerName)
     // Its creator watches it (Gitea's AutoWatchNewRepos, on by default); an organisation never watches.
     const watcher = creator ?? owner
-    if (watcher.type === 0) changeMarkRow(deps, 'watch', watcher.id, inserted.id, true)
-    return deps.db.select().from(repositories).where(eq(repositories.id, inserted.id)).get()!
+    if (watcher.type === 0) await changeMarkRow(deps, 'watch', watcher.id, inserted.id, true)
+    return (await deps.db.select().from(repositories).where(eq(repositories.id, inserted.id)))[0]!
   })
   const path = pathOfRepo(deps, owner.name, row)
   let made = false
@@ -243,16 +241,16 @@ export async function buildRepository(deps: AppDeps, owner: UserRow, creator: Us
     if (existsSync(path)) throw conflict(`repository files already exist [name: ${values.name}]`)
     made = true
     const done: Partial<RepoRow> = { ...(await build.make(path)), status: 'ready' }
-    return writeTransaction(deps.db, () => {
-      const ready = deps.db.update(repositories).set(done).where(eq(repositories.id, row.id)).returning().get()!
-      build.ready(ready)
+    return await writeTransaction(deps.db, async () => {
+      const ready = (await deps.db.update(repositories).set(done).where(eq(repositories.id, row.id)).returning())[0]!
+      await build.ready(ready)
       return ready
     })
   } catch (e) {
     if (made) removeRepositoryFolder(path)
-    writeTransaction(deps.db, () => {
-      deps.db.delete(repositories).where(eq(repositories.id, row.id)).run()
-      deps.db.update(users).set({ numRepos: sql`${users.numRepos} - 1` }).where(eq(users.id, owner.id)).run()
+    await writeTransaction(deps.db, async () => {
+      await deps.db.delete(repositories).where(eq(repositories.id, row.id))
+      await deps.db.update(users).set({ numRepos: sql`${users.numRepos} - 1` }).where(eq(users.id, owner.id))
     })
     throw e
   }
@@ -262,21 +260,21 @@ export async function buildRepository(deps: AppDeps, owner: UserRow, creator: Us
  * Repository records for a list, with owners and the viewer's permissions, in a fixed number
  * of queries whatever the list's length.
  */
-export function reposToApi(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[]): ApiRepo[] {
+export async function reposToApi(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[]): Promise<ApiRepo[]> {
   if (rows.length === 0) return []
-  return resultCacheOf(deps.db).recordsOf(rows, viewer?.id ?? 0, () => makeRepoRecords(deps, viewer, rows))
+  return resultCacheOf(deps.db).recordsOf(rows, viewer?.id ?? 0, async () => await makeRepoRecords(deps, viewer, rows))
 }
 
-function makeRepoRecords(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[]): ApiRepo[] {
+async function makeRepoRecords(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[]): Promise<ApiRepo[]> {
   // The forks' parents come along in the same queries: one read of them, then one of all owners
   // and one of the viewer's access to all (a parent the viewer may not read shows as null).
   const parentIds = [...new Set(rows.filter((r) => r.isFork && r.forkId).map((r) => r.forkId))]
   const parents = parentIds.length
-    ? deps.db.select().from(repositories).where(and(inArray(repositories.id, parentIds), eq(repositories.status, 'ready'))).all()
+    ? await deps.db.select().from(repositories).where(and(inArray(repositories.id, parentIds), eq(repositories.status, 'ready')))
     : []
   const all = [...rows, ...parents]
-  const owners = usersByIds(deps, [...new Set(all.map((r) => r.ownerId))])
-  const modes = accessLevels(deps.db, viewer, all, [...owners.values()])
+  const owners = await usersByIds(deps, [...new Set(all.map((r) => r.ownerId))])
+  const modes = await accessLevels(deps.db, viewer, all, [...owners.values()])
   // One User record per owner, shared by that owner's repositories.
   const ownerRecord = userConverter(deps.config, viewer)
   const record = (r: RepoRow, parent: ApiRepo['parent']) => {
@@ -292,9 +290,9 @@ function makeRepoRecords(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[])
  * One Repository record, for a viewer whose access `mode` is already known (a route's
  * RepoContext); a fork's parent is looked up as reposToApi does.
  */
-export function repoToApi(deps: AppDeps, repo: RepoRow, owner: UserRow, viewer: UserRow | null, mode: AccessMode): ApiRepo {
+export async function repoToApi(deps: AppDeps, repo: RepoRow, owner: UserRow, viewer: UserRow | null, mode: AccessMode): Promise<ApiRepo> {
   if (!repo.isFork || !repo.forkId) return toApiRepo(deps.config, repo, owner, viewer, mode)
-  return reposToApi(deps, viewer, [repo])[0]!
+  return (await reposToApi(deps, viewer, [repo]))[0]!
 }
 
 // ---- edit and delete ---------------------------------------------------------------------
@@ -339,11 +337,10 @@ export async function editRepository(
   if (newName !== undefined) {
     checkRepoName(newName)
     if (newName.toLowerCase() !== repo.lowerName) {
-      const taken = deps.db
+      const taken = (await deps.db
         .select({ id: repositories.id })
         .from(repositories)
-        .where(and(eq(repositories.ownerId, repo.ownerId), eq(repositories.lowerName, newName.toLowerCase())))
-        .get()
+        .where(and(eq(repositories.ownerId, repo.ownerId), eq(repositories.lowerName, newName.toLowerCase()))))[0]
       if (taken) throw unprocessable(`The repository with the same name already exists. [name: ${newName}]`, 'Name')
     }
     set.name = newName
@@ -392,21 +389,20 @@ export async function editRepository(
   }
   let updated: RepoRow
   try {
-    updated = writeTransaction(deps.db, () => {
+    updated = await writeTransaction(deps.db, async () => {
       if (set.lowerName !== undefined && set.lowerName !== repo.lowerName) {
-        const taken = deps.db
+        const taken = (await deps.db
           .select({ id: repositories.id })
           .from(repositories)
-          .where(and(eq(repositories.ownerId, repo.ownerId), eq(repositories.lowerName, set.lowerName)))
-          .get()
+          .where(and(eq(repositories.ownerId, repo.ownerId), eq(repositories.lowerName, set.lowerName))))[0]
         if (taken) throw unprocessable(`The repository with the same name already exists. [name: ${set.name}]`, 'Name')
         // The old name keeps redirecting here (Gitea's repo_redirect); the new one stops redirecting elsewhere.
-        dropRedirect(deps, repo.ownerId, set.lowerName)
-        deps.db.insert(repoRedirects).values({ ownerId: repo.ownerId, lowerName: repo.lowerName, repoId: repo.id }).run()
+        await dropRedirect(deps, repo.ownerId, set.lowerName)
+        await deps.db.insert(repoRedirects).values({ ownerId: repo.ownerId, lowerName: repo.lowerName, repoId: repo.id })
       }
       if (set.name !== undefined)
-        recordEvent(deps.db, { kind: 'repo.renamed', repoId: repo.id, actorId: actor?.id ?? null, payload: { owner: owner.name, from: repo.name, to: set.name } })
-      return deps.db.update(repositories).set(set).where(eq(repositories.id, repo.id)).returning().get()!
+        await recordEvent(deps.db, { kind: 'repo.renamed', repoId: repo.id, actorId: actor?.id ?? null, payload: { owner: owner.name, from: repo.name, to: set.name } })
+      return (await deps.db.update(repositories).set(set).where(eq(repositories.id, repo.id)).returning())[0]!
     })
   } catch (e) {
     if (moved) renameSync(newPath, gitDir)
@@ -421,8 +417,8 @@ export async function editRepository(
 export const repoSnapshot = (row: RepoRow): Record<string, unknown> => ({ ...row })
 
 /** A name taken by a repository of its own no longer redirects to a renamed one (inside a write transaction). */
-function dropRedirect(deps: AppDeps, ownerId: number, lowerName: string): void {
-  deps.db.delete(repoRedirects).where(and(eq(repoRedirects.ownerId, ownerId), eq(repoRedirects.lowerName, lowerName))).run()
+async function dropRedirect(deps: AppDeps, ownerId: number, lowerName: string): Promise<void> {
+  await deps.db.delete(repoRedirects).where(and(eq(repoRedirects.ownerId, ownerId), eq(repoRedirects.lowerName, lowerName)))
 }
 
 /**
@@ -433,25 +429,25 @@ function dropRedirect(deps: AppDeps, ownerId: number, lowerName: string): void {
  * folder without a row, which the startup checks move aside (repairRepositories) or remove
  * (repairAttachments).
  */
-export function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode, actor: UserRow | null = null): void {
+export async function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode, actor: UserRow | null = null): Promise<void> {
   if (mode < AccessMode.Admin) throw forbidden('Only repository administrators may delete it')
-  writeTransaction(deps.db, () => {
+  await writeTransaction(deps.db, async () => {
     // The repository cannot be read after this: the event keeps it as it was.
-    const current = deps.db.select().from(repositories).where(eq(repositories.id, repo.id)).get() ?? repo
-    recordEvent(deps.db, { kind: 'repo.deleted', repoId: repo.id, actorId: actor?.id ?? null, payload: { repository: repoSnapshot(current) } })
+    const current = (await deps.db.select().from(repositories).where(eq(repositories.id, repo.id)))[0] ?? repo
+    await recordEvent(deps.db, { kind: 'repo.deleted', repoId: repo.id, actorId: actor?.id ?? null, payload: { repository: repoSnapshot(current) } })
     // The teams given this repository lose it with the row (team_repos cascade): keep their counters right.
     const givenTo = deps.db.select({ id: teamRepos.teamId }).from(teamRepos).where(eq(teamRepos.repoId, repo.id))
-    deps.db.update(teams).set({ numRepos: sql`max(${teams.numRepos} - 1, 0)` }).where(inArray(teams.id, givenTo)).run()
+    await deps.db.update(teams).set({ numRepos: sql`max(${teams.numRepos} - 1, 0)` }).where(inArray(teams.id, givenTo))
     // Its stars go with it (cascade): the starrers' counters first.
     const starrers = deps.db.select({ id: stars.userId }).from(stars).where(eq(stars.repoId, repo.id))
-    deps.db.update(users).set({ numStars: sql`max(${users.numStars} - 1, 0)` }).where(inArray(users.id, starrers)).run()
+    await deps.db.update(users).set({ numStars: sql`max(${users.numStars} - 1, 0)` }).where(inArray(users.id, starrers))
     // A fork leaves its parent's count; the forks of this one become plain repositories (as in
     // Gitea). Their git folders need nothing: a fork shares no file it depends on (cloneBareRepository).
     if (current.isFork && current.forkId)
-      deps.db.update(repositories).set({ numForks: sql`max(${repositories.numForks} - 1, 0)` }).where(eq(repositories.id, current.forkId)).run()
-    deps.db.update(repositories).set({ isFork: false, forkId: 0 }).where(eq(repositories.forkId, repo.id)).run()
-    deps.db.delete(repositories).where(eq(repositories.id, repo.id)).run()
-    deps.db.update(users).set({ numRepos: sql`max(${users.numRepos} - 1, 0)` }).where(eq(users.id, repo.ownerId)).run()
+      await deps.db.update(repositories).set({ numForks: sql`max(${repositories.numForks} - 1, 0)` }).where(eq(repositories.id, current.forkId))
+    await deps.db.update(repositories).set({ isFork: false, forkId: 0 }).where(eq(repositories.forkId, repo.id))
+    await deps.db.delete(repositories).where(eq(repositories.id, repo.id))
+    await deps.db.update(users).set({ numRepos: sql`max(${users.numRepos} - 1, 0)` }).where(eq(users.id, repo.ownerId))
   })
   removeRepositoryFolder(pathOfRepo(deps, owner.name, repo))
   removeRepositoryAttachments(deps, repo.id)
@@ -460,13 +456,12 @@ export function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, m
 // ---- lookups and lists -------------------------------------------------------------------
 
 /** A ready repository by id when `viewer` may read it, else 404. */
-export function getReadableRepoById(deps: AppDeps, viewer: UserRow | null, id: number): RepoRow {
-  const repo = deps.db
+export async function getReadableRepoById(deps: AppDeps, viewer: UserRow | null, id: number): Promise<RepoRow> {
+  const repo = (await deps.db
     .select()
     .from(repositories)
-    .where(and(eq(repositories.id, id), eq(repositories.status, 'ready')))
-    .get()
-  if (!repo || accessLevel(deps.db, viewer, repo) < AccessMode.Read) throw notFound()
+    .where(and(eq(repositories.id, id), eq(repositories.status, 'ready'))))[0]
+  if (!repo || await accessLevel(deps.db, viewer, repo) < AccessMode.Read) throw notFound()
   return repo
 }
 
@@ -504,7 +499,7 @@ const viewerKind = (viewer: UserRow | null) => (viewer ? (viewer.isAdmin ? 'admi
  * page query, both prepared once per `shape` (`where()` builds the condition with placeholders
  * whose values are in `params`).
  */
-function pageOfRepos(deps: AppDeps, shape: string, where: () => SQL | undefined, params: Record<string, unknown>, page: Page): { rows: RepoRow[]; total: number } {
+async function pageOfRepos(deps: AppDeps, shape: string, where: () => SQL | undefined, params: Record<string, unknown>, page: Page): Promise<{ rows: RepoRow[]; total: number }> {
   const results = resultCacheOf(deps.db)
   const key = `${shape}|${JSON.stringify(params)}|${page.limit}|${page.offset}`
   const cached = results.get(key)
@@ -513,8 +508,8 @@ function pageOfRepos(deps: AppDeps, shape: string, where: () => SQL | undefined,
   if (!cache) repoPageStatements.set(deps.db, (cache = new Map()))
   let statements = cache.get(shape)
   if (!statements) cache.set(shape, (statements = prepareRepoPage(deps.db, where())))
-  const total = statements.count.get(params)!.n
-  const rows = total > page.offset ? (statements.page.values({ ...params, limit: page.limit, offset: page.offset }) as unknown[][]).map((v) => repoRows.map(v)) : []
+  const total = (await statements.count.execute(params))[0]!.n
+  const rows = total > page.offset ? (await statements.page.values({ ...params, limit: page.limit, offset: page.offset }) as unknown[][]).map((v) => repoRows.map(v)) : []
   results.set(key, { rows, total })
   return { rows, total }
 }
@@ -537,7 +532,7 @@ export class RepoPageCache {
   private rows = 0
   private readonly entries = new Map<string, { rows: RepoRow[]; total: number }>()
   /** Records made from the pages given out since the last write: page rows → viewer id → records. */
-  private records = new WeakMap<RepoRow[], Map<number, ApiRepo[]>>()
+  private records = new WeakMap<RepoRow[], Map<number, Promise<ApiRepo[]>>>()
   private readonly changeMark
   constructor(
     db: Db,
@@ -580,12 +575,16 @@ export class RepoPageCache {
    * The records `make()` gives for `rows` as viewer `viewerId` (0: anonymous), made once while
    * the database is unchanged when `rows` is a page this cache gave out; made afresh otherwise.
    */
-  recordsOf(rows: RepoRow[], viewerId: number, make: () => ApiRepo[]): ApiRepo[] {
+  recordsOf(rows: RepoRow[], viewerId: number, make: () => Promise<ApiRepo[]>): Promise<ApiRepo[]> {
     this.fresh()
     const byViewer = this.records.get(rows)
     if (!byViewer) return make()
     let records = byViewer.get(viewerId)
-    if (!records) byViewer.set(viewerId, (records = make()))
+    if (!records) {
+      const made = make()
+      byViewer.set(viewerId, (records = made))
+      made.catch(() => byViewer.get(viewerId) === made && byViewer.delete(viewerId))
+    }
     return records
   }
   /** Rows held now (for tests). */
@@ -601,8 +600,8 @@ export function resultCacheOf(db: Db): RepoPageCache {
 }
 
 /** The caller's own repositories plus those shared with them (collaborations, teams). */
-export function listCallerRepos(deps: AppDeps, user: UserRow, page: Page) {
-  return pageOfRepos(
+export async function listCallerRepos(deps: AppDeps, user: UserRow, page: Page) {
+  return await pageOfRepos(
     deps,
     'caller',
     () => or(eq(repositories.ownerId, VIEWER), grantedRepoCondition(VIEWER))!,
@@ -612,8 +611,8 @@ export function listCallerRepos(deps: AppDeps, user: UserRow, page: Page) {
 }
 
 /** Repositories owned by a user or organisation that `viewer` may read. */
-export function listOwnedRepos(deps: AppDeps, viewer: UserRow | null, owner: UserRow, page: Page) {
-  return pageOfRepos(
+export async function listOwnedRepos(deps: AppDeps, viewer: UserRow | null, owner: UserRow, page: Page) {
+  return await pageOfRepos(
     deps,
     `owned:${viewerKind(viewer)}`,
     () => and(eq(repositories.ownerId, OWNER), readableRepoCondition(viewerStandIn(viewer))),
@@ -626,10 +625,10 @@ export function listOwnedRepos(deps: AppDeps, viewer: UserRow | null, owner: Use
  * A page of the ready repositories matching `where` that the viewer may read, by name (lists
  * whose condition has no prepared shape here, such as a team's repositories).
  */
-export function listReadableRepos(deps: AppDeps, viewer: UserRow | null, where: SQL, page: Page): Paged<RepoRow> {
+export async function listReadableRepos(deps: AppDeps, viewer: UserRow | null, where: SQL, page: Page): Promise<Paged<RepoRow>> {
   const cond = and(where, eq(repositories.status, 'ready'), readableRepoCondition(viewer))
-  const total = deps.db.select({ n: count() }).from(repositories).where(cond).get()!.n
-  const rows = deps.db.select().from(repositories).where(cond).orderBy(...repoOrder).limit(page.limit).offset(page.offset).all()
+  const total = (await deps.db.select({ n: count() }).from(repositories).where(cond))[0]!.n
+  const rows = await deps.db.select().from(repositories).where(cond).orderBy(...repoOrder).limit(page.limit).offset(page.offset)
   return { rows, total }
 }
 
@@ -645,7 +644,7 @@ export interface RepoSearch {
  * GET /repos/search: name substring (case-insensitive), owner/collaborator `uid`, mode filters;
  * only repositories the viewer may read; sorted by name.
  */
-export function searchRepositories(deps: AppDeps, viewer: UserRow | null, opts: RepoSearch, page: Page) {
+export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, opts: RepoSearch, page: Page) {
   const mode = opts.mode ?? ''
   if (mode !== '' && !(SEARCH_MODES as readonly string[]).includes(mode)) throw unprocessable(`Invalid search mode: "${mode}"`)
   const q = (opts.q ?? '').trim().toLowerCase()
@@ -664,7 +663,7 @@ export function searchRepositories(deps: AppDeps, viewer: UserRow | null, opts: 
     if (uidFilter === 'either') conds.push(or(eq(repositories.ownerId, OWNER), collaborating())!)
     return and(...conds, readableRepoCondition(viewerStandIn(viewer)))
   }
-  return pageOfRepos(
+  return await pageOfRepos(
     deps,
     `search:${viewerKind(viewer)}:${q ? 'q' : ''}:${mode}:${uidFilter}`,
     where,
@@ -683,14 +682,14 @@ export function searchRepositories(deps: AppDeps, viewer: UserRow | null, opts: 
  * reported, so that an administrator can put the folder back from .orphaned/; what killed git
  * processes left in repositories (src/git/leftovers.ts) is removed.
  */
-export function repairRepositories(deps: AppDeps): { removedRows: number; orphaned: string[]; missing: string[]; leftovers: string[] } {
-  const state = repositoryFolders(deps)
+export async function repairRepositories(deps: AppDeps): Promise<{ removedRows: number; orphaned: string[]; missing: string[]; leftovers: string[] }> {
+  const state = await repositoryFolders(deps)
   const log = loggerOf(deps.config)
   for (const row of state.unfinished) {
     removeRepositoryFolder(pathOfRepo(deps, row.ownerName, row))
-    writeTransaction(deps.db, () => {
-      deps.db.delete(repositories).where(eq(repositories.id, row.id)).run()
-      deps.db.update(users).set({ numRepos: sql`max(${users.numRepos} - 1, 0)` }).where(eq(users.id, row.ownerId)).run()
+    await writeTransaction(deps.db, async () => {
+      await deps.db.delete(repositories).where(eq(repositories.id, row.id))
+      await deps.db.update(users).set({ numRepos: sql`max(${users.numRepos} - 1, 0)` }).where(eq(users.id, row.ownerId))
     })
     log.warn('removed an unfinished repository', { repo: `${row.ownerName}/${row.name}` })
   }
@@ -715,9 +714,9 @@ export function repairRepositories(deps: AppDeps): { removedRows: number; orphan
  * doctor` reports it): rows still 'creating', ready rows whose folder is missing, the folders
  * of rows that have one, and folders under repositories/ no row accounts for (`owner/name.git`).
  */
-export function repositoryFolders(deps: AppDeps) {
-  const unfinished = deps.db.select().from(repositories).where(eq(repositories.status, 'creating')).all()
-  const rows = deps.db.select({ ownerName: repositories.ownerName, name: repositories.name, status: repositories.status }).from(repositories).all()
+export async function repositoryFolders(deps: AppDeps) {
+  const unfinished = await deps.db.select().from(repositories).where(eq(repositories.status, 'creating'))
+  const rows = await deps.db.select({ ownerName: repositories.ownerName, name: repositories.name, status: repositories.status }).from(repositories)
   const known = new Set<string>()
   const missing: { ownerName: string; name: string; path: string }[] = []
   const present: string[] = []

@@ -43,8 +43,8 @@ export const starsModule = (deps: AppDeps) => {
     app
       .get(
         `/repos/:owner/:repo/${users}`,
-        ({ repo, caller, page, respond }) =>
-          respond(listMarkers(deps, mark, caller.user, repo.repo.id, page), (rows) => rows.map((u) => toApiUser(deps.config, u, caller.user))),
+        async ({ repo, caller, page, respond }) =>
+          respond(await listMarkers(deps, mark, caller.user, repo.repo.id, page), (rows) => rows.map((u) => toApiUser(deps.config, u, caller.user))),
         {
           repo: { level: 'read' },
           paged: true,
@@ -56,7 +56,7 @@ export const starsModule = (deps: AppDeps) => {
       )
       .get(
         `/user/${repos}`,
-        ({ user, page, respond }) => respond(listMarkedRepos(deps, mark, user, user.id, page), (rows) => reposToApi(deps, user, rows)),
+        async ({ user, page, respond }) => respond(await listMarkedRepos(deps, mark, user, user.id, page), async (rows) => await reposToApi(deps, user, rows)),
         {
           signed: true,
           paged: true,
@@ -67,10 +67,10 @@ export const starsModule = (deps: AppDeps) => {
       )
       .get(
         `/users/:username/${repos}`,
-        ({ params, user, page, respond }) => {
+        async ({ params, user, page, respond }) => {
           // Only the repositories the caller may read; a hidden user answers like an unknown one.
-          const marker = getVisibleUserByName(deps, params.username, user)
-          return respond(listMarkedRepos(deps, mark, user, marker.id, page), (rows) => reposToApi(deps, user, rows))
+          const marker = await getVisibleUserByName(deps, params.username, user)
+          return respond(await listMarkedRepos(deps, mark, user, marker.id, page), async (rows) => await reposToApi(deps, user, rows))
         },
         {
           signed: true,
@@ -85,8 +85,8 @@ export const starsModule = (deps: AppDeps) => {
   return app
     .get(
       '/user/starred/:owner/:repo',
-      ({ user, repo, status }) => {
-        if (!hasMarked(deps, 'star', user.id, repo.repo.id)) throw notFound('not starred')
+      async ({ user, repo, status }) => {
+        if (!await hasMarked(deps, 'star', user.id, repo.repo.id)) throw notFound('not starred')
         return status(204, undefined)
       },
       {
@@ -99,24 +99,24 @@ export const starsModule = (deps: AppDeps) => {
     )
     .put(
       '/user/starred/:owner/:repo',
-      ({ user, repo, status }) => {
-        setMark(deps, 'star', user, repo.repo.id, true)
+      async ({ user, repo, status }) => {
+        await setMark(deps, 'star', user, repo.repo.id, true)
         return status(204, undefined)
       },
       { repo: readOnly, signed: true, params: StarredRepoParams, response: NoContent, detail: { operationId: 'userCurrentPutStar', summary: 'Star the given repository' } },
     )
     .delete(
       '/user/starred/:owner/:repo',
-      ({ user, repo, status }) => {
-        setMark(deps, 'star', user, repo.repo.id, false)
+      async ({ user, repo, status }) => {
+        await setMark(deps, 'star', user, repo.repo.id, false)
         return status(204, undefined)
       },
       { repo: readOnly, signed: true, params: StarredRepoParams, response: NoContent, detail: { operationId: 'userCurrentDeleteStar', summary: 'Unstar the given repository' } },
     )
     .get(
       '/repos/:owner/:repo/subscription',
-      ({ repo, user }) => {
-        if (!hasMarked(deps, 'watch', user.id, repo.repo.id)) throw notFound('not watching')
+      async ({ repo, user }) => {
+        if (!await hasMarked(deps, 'watch', user.id, repo.repo.id)) throw notFound('not watching')
         return toApiWatchInfo(deps.config, repo.owner.name, repo.repo)
       },
       {
@@ -129,16 +129,16 @@ export const starsModule = (deps: AppDeps) => {
     )
     .put(
       '/repos/:owner/:repo/subscription',
-      ({ repo, user }) => {
-        setMark(deps, 'watch', user, repo.repo.id, true)
+      async ({ repo, user }) => {
+        await setMark(deps, 'watch', user, repo.repo.id, true)
         return toApiWatchInfo(deps.config, repo.owner.name, repo.repo)
       },
       { repo: readOnly, signed: true, params: RepoParams, response: { 200: WatchInfoSchema }, detail: { operationId: 'userCurrentPutSubscription', summary: 'Watch the repository' } },
     )
     .delete(
       '/repos/:owner/:repo/subscription',
-      ({ repo, user, status }) => {
-        setMark(deps, 'watch', user, repo.repo.id, false)
+      async ({ repo, user, status }) => {
+        await setMark(deps, 'watch', user, repo.repo.id, false)
         return status(204, undefined)
       },
       { repo: readOnly, signed: true, params: RepoParams, response: NoContent, detail: { operationId: 'userCurrentDeleteSubscription', summary: 'Unwatch the repository' } },

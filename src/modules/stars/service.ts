@@ -27,9 +27,9 @@ const TABLES: Record<Mark, typeof stars> = { star: stars, watch: watches as unkn
 const REPO_COUNTERS = { star: 'numStars', watch: 'numWatches' } as const
 
 /** Users who marked the repository whom `viewer` may see, in marking order. */
-export function listMarkers(deps: AppDeps, mark: Mark, viewer: UserRow | null, repoId: number, page: Page): Paged<UserRow> {
+export async function listMarkers(deps: AppDeps, mark: Mark, viewer: UserRow | null, repoId: number, page: Page): Promise<Paged<UserRow>> {
   const table = TABLES[mark]
-  return usersPage(deps, viewer, table, table.userId, eq(table.repoId, repoId), page, asc(table.id))
+  return await usersPage(deps, viewer, table, table.userId, eq(table.repoId, repoId), page, asc(table.id))
 }
 
 /**
@@ -37,16 +37,16 @@ export function listMarkers(deps: AppDeps, mark: Mark, viewer: UserRow | null, r
  * out); another user's private ones never show (Gitea: IncludePrivate only for the user itself),
  * since what someone stars or watches in private is theirs to know.
  */
-export function listMarkedRepos(deps: AppDeps, mark: Mark, viewer: UserRow, userId: number, page: Page): Paged<RepoRow> {
+export async function listMarkedRepos(deps: AppDeps, mark: Mark, viewer: UserRow, userId: number, page: Page): Promise<Paged<RepoRow>> {
   const table = TABLES[mark]
   const marked = deps.db.select({ id: table.repoId }).from(table).where(eq(table.userId, userId))
   const own = viewer.id === userId
-  return listReadableRepos(deps, viewer, and(inArray(repositories.id, marked), own ? undefined : eq(repositories.isPrivate, false))!, page)
+  return await listReadableRepos(deps, viewer, and(inArray(repositories.id, marked), own ? undefined : eq(repositories.isPrivate, false))!, page)
 }
 
-export function hasMarked(deps: AppDeps, mark: Mark, userId: number, repoId: number): boolean {
+export async function hasMarked(deps: AppDeps, mark: Mark, userId: number, repoId: number): Promise<boolean> {
   const table = TABLES[mark]
-  return !!deps.db.select({ id: table.id }).from(table).where(and(eq(table.userId, userId), eq(table.repoId, repoId))).get()
+  return !!(await deps.db.select({ id: table.id }).from(table).where(and(eq(table.userId, userId), eq(table.repoId, repoId))))[0]
 }
 
 /**
@@ -54,21 +54,21 @@ export function hasMarked(deps: AppDeps, mark: Mark, userId: number, repoId: num
  * inside a writeTransaction. Repository creation uses it to make the creator watch (Gitea's
  * AutoWatchNewRepos, on by default).
  */
-export function changeMarkRow(deps: AppDeps, mark: Mark, userId: number, repoId: number, on: boolean): void {
+export async function changeMarkRow(deps: AppDeps, mark: Mark, userId: number, repoId: number, on: boolean): Promise<void> {
   const table = TABLES[mark]
   const changed = on
-    ? deps.db.insert(table).values({ userId, repoId, createdUnix: nowUnix() }).onConflictDoNothing().returning({ id: table.id }).get()
-    : deps.db.delete(table).where(and(eq(table.userId, userId), eq(table.repoId, repoId))).returning({ id: table.id }).get()
+    ? (await deps.db.insert(table).values({ userId, repoId, createdUnix: nowUnix() }).onConflictDoNothing().returning({ id: table.id }))[0]
+    : (await deps.db.delete(table).where(and(eq(table.userId, userId), eq(table.repoId, repoId))).returning({ id: table.id }))[0]
   if (!changed) return
   const step = on ? 1 : -1
   const counter = repositories[REPO_COUNTERS[mark]]
-  deps.db.update(repositories).set({ [REPO_COUNTERS[mark]]: sql`${counter} + ${step}` }).where(eq(repositories.id, repoId)).run()
-  if (mark === 'star') deps.db.update(users).set({ numStars: sql`${users.numStars} + ${step}` }).where(eq(users.id, userId)).run()
+  await deps.db.update(repositories).set({ [REPO_COUNTERS[mark]]: sql`${counter} + ${step}` }).where(eq(repositories.id, repoId))
+  if (mark === 'star') await deps.db.update(users).set({ numStars: sql`${users.numStars} + ${step}` }).where(eq(users.id, userId))
 }
 
 /** Marks (`on`) or unmarks the repository for `user` (idempotent). */
-export function setMark(deps: AppDeps, mark: Mark, user: UserRow, repoId: number, on: boolean): void {
-  writeTransaction(deps.db, () => changeMarkRow(deps, mark, user.id, repoId, on))
+export async function setMark(deps: AppDeps, mark: Mark, user: UserRow, repoId: number, on: boolean): Promise<void> {
+  await writeTransaction(deps.db, async () => await changeMarkRow(deps, mark, user.id, repoId, on))
 }
 
 /** The WatchInfo record of a watched repository (Gitea sends the repository's creation time). */

@@ -18,8 +18,8 @@ export const statusesModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/statuses/:sha',
       async ({ params, body, status, repo, user }) => {
         const sha = await commitOfSha(deps, repo, params.sha)
-        const row = createStatus(deps, repo.repo.id, user, sha, body)
-        return status(201, toApiStatuses(deps, repo, [row])[0]!)
+        const row = await createStatus(deps, repo.repo.id, user, sha, body)
+        return status(201, (await toApiStatuses(deps, repo, [row]))[0]!)
       },
       {
         repo: { level: 'write', writes: false },
@@ -34,9 +34,9 @@ export const statusesModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/commits/:ref/status',
       async ({ params, repo, page, request, set }) => {
         const sha = await commitOfRef(deps, repo, params.ref)
-        const latest = latestStatuses(deps, repo.repo.id, sha, page)
+        const latest = await latestStatuses(deps, repo.repo.id, sha, page)
         setPageHeaders(set, deps.config, request, page, latest.total)
-        return toApiCombinedStatus(deps, repo, sha, latest)
+        return await toApiCombinedStatus(deps, repo, sha, latest)
       },
       {
         repo: { level: 'read' },
@@ -59,7 +59,7 @@ export const statusesModule = (deps: AppDeps) => {
       path,
       async ({ params, query, repo, page, respond }) => {
         const ref = 'sha' in params ? params.sha : params.ref
-        return respond(listStatuses(deps, repo.repo.id, await commitOfRef(deps, repo, ref), page, query), (rows) => toApiStatuses(deps, repo, rows))
+        return respond(await listStatuses(deps, repo.repo.id, await commitOfRef(deps, repo, ref), page, query), async (rows) => await toApiStatuses(deps, repo, rows))
       },
       { repo: { level: 'read' }, paged: true, params, query: StatusListQuery, response: { 200: StatusList }, detail: { operationId, summary } },
     )

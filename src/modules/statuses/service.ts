@@ -39,21 +39,20 @@ export async function commitOfRef(deps: AppDeps, ctx: RepoContext, ref: string):
  * Posts a status to a commit (its full id): the next per-commit index, and a `status` event in
  * the same transaction (Gitea's `status` webhook).
  */
-export function createStatus(
+export async function createStatus(
   deps: AppDeps,
   repoId: number,
   creator: UserRow,
   sha: string,
   input: { state: StatusState; target_url?: string; description?: string; context?: string },
-): StatusRow {
-  return writeTransaction(deps.db, () => {
-    const last = deps.db
+): Promise<StatusRow> {
+  return await writeTransaction(deps.db, async () => {
+    const last = (await deps.db
       .select({ n: max(commitStatuses.index) })
       .from(commitStatuses)
-      .where(and(eq(commitStatuses.repoId, repoId), eq(commitStatuses.sha, sha)))
-      .get()
+      .where(and(eq(commitStatuses.repoId, repoId), eq(commitStatuses.sha, sha))))[0]
     const now = nowUnix()
-    const row = deps.db
+    const row = (await deps.db
       .insert(commitStatuses)
       .values({
         repoId,
@@ -67,9 +66,8 @@ export function createStatus(
         createdUnix: now,
         updatedUnix: now,
       })
-      .returning()
-      .get()
-    recordEvent(deps.db, {
+      .returning())[0]
+    await recordEvent(deps.db, {
       kind: 'status',
       repoId,
       actorId: creator.id,
@@ -89,15 +87,15 @@ const SORT_ORDER: Record<StatusSort | '', SQL[]> = {
 }
 
 /** One page of a commit's statuses, newest first unless `sort` says otherwise, optionally of one state. */
-export function listStatuses(
+export async function listStatuses(
   deps: AppDeps,
   repoId: number,
   sha: string,
   page: Page,
   filter: StatusFilter = {},
-): Paged<StatusRow> {
+): Promise<Paged<StatusRow>> {
   const where = and(eq(commitStatuses.repoId, repoId), eq(commitStatuses.sha, sha), filter.state ? eq(commitStatuses.state, filter.state) : undefined)
-  return selectPage(deps.db, commitStatuses, where, SORT_ORDER[filter.sort ?? ''], page)
+  return await selectPage(deps.db, commitStatuses, where, SORT_ORDER[filter.sort ?? ''], page)
 }
 
 /** Worst first: error, failure, warning, pending, success (records.md §20); "" when none. */
@@ -111,28 +109,27 @@ export function combinedState(states: string[]): StatusState | '' {
  * The latest status of each context of a commit (newest first, one page of them), with the
  * combined state over all contexts and their number.
  */
-export function latestStatuses(deps: AppDeps, repoId: number, sha: string, page: Page): Paged<StatusRow> & { state: StatusState | '' } {
+export async function latestStatuses(deps: AppDeps, repoId: number, sha: string, page: Page): Promise<Paged<StatusRow> & { state: StatusState | '' }> {
   const latestIds = deps.db
     .select({ id: max(commitStatuses.id) })
     .from(commitStatuses)
     .where(and(eq(commitStatuses.repoId, repoId), eq(commitStatuses.sha, sha)))
     .groupBy(commitStatuses.context)
-  const latest = deps.db
+  const latest = await deps.db
     .select({ id: commitStatuses.id, state: commitStatuses.state })
     .from(commitStatuses)
     .where(inArray(commitStatuses.id, latestIds))
     .orderBy(desc(commitStatuses.id))
-    .all()
   const pageIds = latest.slice(page.offset, page.offset + page.limit).map((r) => r.id)
   const rows = pageIds.length
-    ? deps.db.select().from(commitStatuses).where(inArray(commitStatuses.id, pageIds)).orderBy(desc(commitStatuses.id)).all()
+    ? await deps.db.select().from(commitStatuses).where(inArray(commitStatuses.id, pageIds)).orderBy(desc(commitStatuses.id))
     : []
   return { rows, total: latest.length, state: combinedState(latest.map((r) => r.state)) }
 }
 
 /** Status records of `rows`, their creators read in one query (a deleted account is the Ghost). */
-export function toApiStatuses(deps: AppDeps, ctx: RepoContext, rows: StatusRow[]) {
-  const creators = usersByIds(deps, rows.map((r) => r.creatorId))
+export async function toApiStatuses(deps: AppDeps, ctx: RepoContext, rows: StatusRow[]) {
+  const creators = await usersByIds(deps, rows.map((r) => r.creatorId))
   const userOf = userConverter(deps.config, ctx.caller.user)
   return rows.map((row) => toApiStatus(deps.config, ctx, row, userOf(creators.get(row.creatorId))))
 }
@@ -153,14 +150,14 @@ function toApiStatus(config: Config, ctx: RepoContext, row: StatusRow, creator: 
 }
 
 /** The CombinedStatus record of a commit (records.md §20), `sha` being the resolved commit id. */
-export function toApiCombinedStatus(deps: AppDeps, ctx: RepoContext, sha: string, latest: ReturnType<typeof latestStatuses>) {
+export async function toApiCombinedStatus(deps: AppDeps, ctx: RepoContext, sha: string, latest: Awaited<ReturnType<typeof latestStatuses>>) {
   const commitPath = `repos/${ctx.owner.name}/${ctx.repo.name}/commits/${sha}`
   return {
     state: latest.state,
     sha,
     total_count: latest.total,
-    statuses: toApiStatuses(deps, ctx, latest.rows),
-    repository: repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+    statuses: await toApiStatuses(deps, ctx, latest.rows),
+    repository: await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
     commit_url: apiUrl(deps.config, commitPath),
     url: apiUrl(deps.config, `${commitPath}/status`),
   }

@@ -36,15 +36,15 @@ export const teamsModule = (deps: AppDeps) => {
   /** Adds or removes a team member (owners only). */
   const memberChange =
     (change: typeof addTeamMember) =>
-    ({ params, set, team }: { params: { username: string }; set: { status?: number | string }; team: TeamContext }) => {
-      change(deps, team, getUserByName(deps, params.username))
+    async ({ params, set, team }: { params: { username: string }; set: { status?: number | string }; team: TeamContext }) => {
+      await change(deps, team, await getUserByName(deps, params.username))
       set.status = 204
     }
   /** Gives a repository of the organisation to the team, or takes it back (org member with admin on the repository). */
   const repoChange =
     (change: typeof addTeamRepo) =>
-    ({ params, set, team }: { params: { org: string; repo: string }; set: { status?: number | string }; team: TeamContext }) => {
-      change(deps, team, params.org, params.repo)
+    async ({ params, set, team }: { params: { org: string; repo: string }; set: { status?: number | string }; team: TeamContext }) => {
+      await change(deps, team, params.org, params.repo)
       set.status = 204
     }
 
@@ -52,17 +52,17 @@ export const teamsModule = (deps: AppDeps) => {
     .use(pipeline(deps))
     .get(
       '/orgs/:org/teams',
-      ({ org, page, respond }) => respond(listOrgTeams(deps, org.org, page), (rows) => rows.map((r) => toApiTeam(config, r, org.org, org.viewer))),
+      async ({ org, page, respond }) => respond(await listOrgTeams(deps, org.org, page), (rows) => rows.map((r) => toApiTeam(config, r, org.org, org.viewer))),
       { signed: true, org: 'member', paged: true, params: OrgParams, query: PageQuery, response: { 200: t.Array(TeamSchema) }, detail: { operationId: 'orgListTeams', summary: "List an organization's teams" } },
     )
     .post(
       '/orgs/:org/teams',
-      ({ body, status, org }) => status(201, toApiTeam(config, createTeam(deps, org, body), org.org, org.viewer)),
+      async ({ body, status, org }) => status(201, toApiTeam(config, await createTeam(deps, org, body), org.org, org.viewer)),
       { signed: true, org: 'owner', params: OrgParams, body: CreateTeamOption, response: { 201: TeamSchema }, detail: { operationId: 'orgCreateTeam', summary: 'Create a team' } },
     )
     .get(
       '/user/teams',
-      ({ user, page, respond }) => respond(listUserTeams(deps, user, page), (rows) => teamsToApi(deps, rows, user)),
+      async ({ user, page, respond }) => respond(await listUserTeams(deps, user, page), async (rows) => await teamsToApi(deps, rows, user)),
       { signed: true, paged: true, query: PageQuery, response: { 200: t.Array(TeamSchema) }, detail: { operationId: 'userListTeams', summary: "List the current user's teams", tags: ['user'] } },
     )
     .get(
@@ -72,20 +72,20 @@ export const teamsModule = (deps: AppDeps) => {
     )
     .patch(
       '/teams/:id',
-      ({ body, team }) => toApiTeam(config, editTeam(deps, team, body), team.org, team.viewer),
+      async ({ body, team }) => toApiTeam(config, await editTeam(deps, team, body), team.org, team.viewer),
       { team: 'owner', params: TeamParams, body: EditTeamOption, response: { 200: TeamSchema }, detail: { operationId: 'orgEditTeam', summary: 'Edit a team' } },
     )
     .delete(
       '/teams/:id',
-      ({ set, team }) => {
-        deleteTeam(deps, team)
+      async ({ set, team }) => {
+        await deleteTeam(deps, team)
         set.status = 204
       },
       { team: 'owner', params: TeamParams, response: NoContent, detail: { operationId: 'orgDeleteTeam', summary: 'Delete a team' } },
     )
     .get(
       '/teams/:id/members',
-      ({ team, page, respond }) => respond(listTeamMembers(deps, team.viewer, team.team, page), (rows) => rows.map((u) => toApiUser(config, u, team.viewer))),
+      async ({ team, page, respond }) => respond(await listTeamMembers(deps, team.viewer, team.team, page), (rows) => rows.map((u) => toApiUser(config, u, team.viewer))),
       {
         team: 'member',
         paged: true,
@@ -97,9 +97,9 @@ export const teamsModule = (deps: AppDeps) => {
     )
     .get(
       '/teams/:id/members/:username',
-      ({ params, team }) => {
-        const user = getVisibleUserByName(deps, params.username, team.viewer)
-        if (!isTeamMember(deps, team.team, user)) throw notFound(`${user.name} is not a member of team ${team.team.name}`)
+      async ({ params, team }) => {
+        const user = await getVisibleUserByName(deps, params.username, team.viewer)
+        if (!await isTeamMember(deps, team.team, user)) throw notFound(`${user.name} is not a member of team ${team.team.name}`)
         return toApiUser(config, user, team.viewer)
       },
       { team: 'member', params: TeamMemberParams, response: { 200: UserSchema }, detail: { operationId: 'orgListTeamMember', summary: 'Get a member of a team' } },
@@ -118,7 +118,7 @@ export const teamsModule = (deps: AppDeps) => {
     })
     .get(
       '/teams/:id/repos',
-      ({ team, page, respond }) => respond(listTeamRepos(deps, team, page), (rows) => reposToApi(deps, team.viewer, rows)),
+      async ({ team, page, respond }) => respond(await listTeamRepos(deps, team, page), async (rows) => await reposToApi(deps, team.viewer, rows)),
       {
         team: 'member',
         paged: true,

@@ -62,9 +62,9 @@ export function toApiTeam(config: Config, team: TeamRow, org: OrgRow | null, vie
 }
 
 /** Team records for a list, with their organisations fetched in one query. */
-export function teamsToApi(deps: AppDeps, rows: TeamRow[], viewer: UserRow | null) {
+export async function teamsToApi(deps: AppDeps, rows: TeamRow[], viewer: UserRow | null) {
   if (rows.length === 0) return []
-  const orgs = usersByIds(deps, rows.map((r) => r.orgId))
+  const orgs = await usersByIds(deps, rows.map((r) => r.orgId))
   return rows.map((r) => toApiTeam(deps.config, r, orgs.get(r.orgId) ?? null, viewer))
 }
 
@@ -72,14 +72,14 @@ export function teamsToApi(deps: AppDeps, rows: TeamRow[], viewer: UserRow | nul
  * `/teams/{id}`: needs a signed-in caller (401) who is a member of the team's organisation
  * (or a site administrator); everyone else gets 404.
  */
-export function loadTeam(deps: AppDeps, id: number | string, viewer: UserRow | null): TeamContext {
+export async function loadTeam(deps: AppDeps, id: number | string, viewer: UserRow | null): Promise<TeamContext> {
   if (!viewer) throw unauthorized()
   const n = typeof id === 'string' ? pathNumber(id) : id
   const row = Number.isSafeInteger(n)
-    ? deps.db.select({ team: teams, org: users }).from(teams).innerJoin(users, eq(users.id, teams.orgId)).where(eq(teams.id, n)).get()
+    ? (await deps.db.select({ team: teams, org: users }).from(teams).innerJoin(users, eq(users.id, teams.orgId)).where(eq(teams.id, n)))[0]
     : undefined
   if (!row) throw notFound(`team does not exist [id: ${id}]`)
-  const role = orgRole(deps, row.org, viewer)
+  const role = await orgRole(deps, row.org, viewer)
   if (!role.member) throw notFound(`team does not exist [id: ${id}]`)
   return { team: row.team, org: row.org, viewer, ...role }
 }
@@ -89,15 +89,15 @@ export function requireTeamOwner(ctx: TeamContext): void {
   if (!ctx.owner) throw notFound(`team does not exist [id: ${ctx.team.id}]`)
 }
 
-export function listOrgTeams(deps: AppDeps, org: OrgRow, page: Page): Paged<TeamRow> {
-  return selectPage(deps.db, teams, eq(teams.orgId, org.id), asc(teams.lowerName), page)
+export async function listOrgTeams(deps: AppDeps, org: OrgRow, page: Page): Promise<Paged<TeamRow>> {
+  return await selectPage(deps.db, teams, eq(teams.orgId, org.id), asc(teams.lowerName), page)
 }
 
 /** Every team `user` is in, across organisations. */
-export function listUserTeams(deps: AppDeps, user: UserRow, page: Page): Paged<TeamRow> {
+export async function listUserTeams(deps: AppDeps, user: UserRow, page: Page): Promise<Paged<TeamRow>> {
   const where = eq(teamUsers.uid, user.id)
-  const total = deps.db.select({ n: count() }).from(teamUsers).where(where).get()!.n
-  const rows = deps.db
+  const total = (await deps.db.select({ n: count() }).from(teamUsers).where(where))[0]!.n
+  const rows = await deps.db
     .select({ team: teams })
     .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
@@ -105,7 +105,6 @@ export function listUserTeams(deps: AppDeps, user: UserRow, page: Page): Paged<T
     .orderBy(asc(teams.orgId), asc(teams.lowerName))
     .limit(page.limit)
     .offset(page.offset)
-    .all()
   return { rows: rows.map((r) => r.team), total }
 }
 
@@ -140,23 +139,22 @@ function checkTeamFields(input: TeamFields): { authorize?: number } {
 const unitsFor = (authorize: number, units: string[] | undefined): string[] | undefined =>
   authorize >= AccessMode.Admin ? [...TEAM_UNITS] : units
 
-function assertTeamNameFree(deps: AppDeps, orgId: number, name: string, exceptId = 0): void {
-  const taken = deps.db
+async function assertTeamNameFree(deps: AppDeps, orgId: number, name: string, exceptId = 0): Promise<void> {
+  const taken = (await deps.db
     .select({ id: teams.id })
     .from(teams)
-    .where(and(eq(teams.orgId, orgId), eq(teams.lowerName, name.toLowerCase())))
-    .get()
+    .where(and(eq(teams.orgId, orgId), eq(teams.lowerName, name.toLowerCase()))))[0]
   if (taken && taken.id !== exceptId) throw unprocessable(`team already exists [name: ${name}]`, 'Name')
 }
 
 /** Creates a team (the route lets organisation owners only); permission defaults to read, units to all. */
-export function createTeam(deps: AppDeps, ctx: OrgContext, input: TeamFields & { name: string }): TeamRow {
+export async function createTeam(deps: AppDeps, ctx: OrgContext, input: TeamFields & { name: string }): Promise<TeamRow> {
   if (input.name === undefined) throw unprocessable('Required', 'Name')
   const { authorize = AccessMode.Read } = checkTeamFields(input)
-  return writeTransaction(deps.db, () => {
-    assertTeamNameFree(deps, ctx.org.id, input.name)
+  return await writeTransaction(deps.db, async () => {
+    await assertTeamNameFree(deps, ctx.org.id, input.name)
     const now = nowUnix()
-    const team = deps.db
+    const team = (await deps.db
       .insert(teams)
       .values({
         orgId: ctx.org.id,
@@ -170,15 +168,14 @@ export function createTeam(deps: AppDeps, ctx: OrgContext, input: TeamFields & {
         createdUnix: now,
         updatedUnix: now,
       })
-      .returning()
-      .get()
-    deps.db.update(users).set({ numTeams: sql`${users.numTeams} + 1` }).where(eq(users.id, ctx.org.id)).run()
+      .returning())[0]
+    await deps.db.update(users).set({ numTeams: sql`${users.numTeams} + 1` }).where(eq(users.id, ctx.org.id))
     return team
   })
 }
 
 /** Applies an EditTeamOption (absent = unchanged). The Owners team keeps its name and permission. */
-export function editTeam(deps: AppDeps, ctx: TeamContext, input: TeamFields): TeamRow {
+export async function editTeam(deps: AppDeps, ctx: TeamContext, input: TeamFields): Promise<TeamRow> {
   const team = ctx.team
   if (isOwnersTeam(team)) {
     if (input.permission !== undefined && input.permission !== 'owner')
@@ -196,49 +193,47 @@ export function editTeam(deps: AppDeps, ctx: TeamContext, input: TeamFields): Te
   if (input.includes_all_repositories !== undefined) set.includesAllRepositories = input.includes_all_repositories
   if (input.can_create_org_repo !== undefined) set.canCreateOrgRepo = input.can_create_org_repo
   if (Object.keys(set).length === 0) return team
-  return writeTransaction(deps.db, () => {
-    if (input.name !== undefined) assertTeamNameFree(deps, team.orgId, input.name, team.id)
-    return deps.db
+  return await writeTransaction(deps.db, async () => {
+    if (input.name !== undefined) await assertTeamNameFree(deps, team.orgId, input.name, team.id)
+    return (await deps.db
       .update(teams)
       .set({ ...set, updatedUnix: nowUnix() })
       .where(eq(teams.id, team.id))
-      .returning()
-      .get()!
+      .returning())[0]!
   })
 }
 
 /** Deletes a team (not the Owners team); its members stay in the organisation. */
-export function deleteTeam(deps: AppDeps, ctx: TeamContext): void {
+export async function deleteTeam(deps: AppDeps, ctx: TeamContext): Promise<void> {
   if (isOwnersTeam(ctx.team)) throw forbidden('The Owners team of an organization cannot be deleted')
-  writeTransaction(deps.db, () => {
-    deps.db.delete(teams).where(eq(teams.id, ctx.team.id)).run()
-    deps.db.update(users).set({ numTeams: sql`${users.numTeams} - 1` }).where(eq(users.id, ctx.team.orgId)).run()
+  await writeTransaction(deps.db, async () => {
+    await deps.db.delete(teams).where(eq(teams.id, ctx.team.id))
+    await deps.db.update(users).set({ numTeams: sql`${users.numTeams} - 1` }).where(eq(users.id, ctx.team.orgId))
   })
 }
 
 /** Members of a team whom `viewer` may see, by name. */
-export function listTeamMembers(deps: AppDeps, viewer: UserRow, team: TeamRow, page: Page): Paged<UserRow> {
-  return usersPage(deps, viewer, teamUsers, teamUsers.uid, eq(teamUsers.teamId, team.id), page)
+export async function listTeamMembers(deps: AppDeps, viewer: UserRow, team: TeamRow, page: Page): Promise<Paged<UserRow>> {
+  return await usersPage(deps, viewer, teamUsers, teamUsers.uid, eq(teamUsers.teamId, team.id), page)
 }
 
-const teamMembership = (deps: AppDeps, teamId: number, uid: number) =>
-  deps.db
+const teamMembership = async (deps: AppDeps, teamId: number, uid: number) =>
+  (await deps.db
     .select({ id: teamUsers.id })
     .from(teamUsers)
-    .where(and(eq(teamUsers.teamId, teamId), eq(teamUsers.uid, uid)))
-    .get()
+    .where(and(eq(teamUsers.teamId, teamId), eq(teamUsers.uid, uid))))[0]
 
-export function isTeamMember(deps: AppDeps, team: TeamRow, user: UserRow): boolean {
-  return teamMembership(deps, team.id, user.id) !== undefined
+export async function isTeamMember(deps: AppDeps, team: TeamRow, user: UserRow): Promise<boolean> {
+  return await teamMembership(deps, team.id, user.id) !== undefined
 }
 
 /** Adds a user to the team, and to the organisation when not yet a member (idempotent). */
-export function addTeamMember(deps: AppDeps, ctx: TeamContext, target: UserRow): void {
-  writeTransaction(deps.db, () => {
-    if (teamMembership(deps, ctx.team.id, target.id)) return
-    ensureMembership(deps, ctx.team.orgId, target.id)
-    deps.db.insert(teamUsers).values({ orgId: ctx.team.orgId, teamId: ctx.team.id, uid: target.id }).run()
-    deps.db.update(teams).set({ numMembers: sql`${teams.numMembers} + 1` }).where(eq(teams.id, ctx.team.id)).run()
+export async function addTeamMember(deps: AppDeps, ctx: TeamContext, target: UserRow): Promise<void> {
+  await writeTransaction(deps.db, async () => {
+    if (await teamMembership(deps, ctx.team.id, target.id)) return
+    await ensureMembership(deps, ctx.team.orgId, target.id)
+    await deps.db.insert(teamUsers).values({ orgId: ctx.team.orgId, teamId: ctx.team.id, uid: target.id })
+    await deps.db.update(teams).set({ numMembers: sql`${teams.numMembers} + 1` }).where(eq(teams.id, ctx.team.id))
   })
 }
 
@@ -246,18 +241,18 @@ export function addTeamMember(deps: AppDeps, ctx: TeamContext, target: UserRow):
  * Removes a user from the team; they stay a member of the organisation (DELETE
  * /orgs/{org}/members/{username} removes them from it). The Owners team keeps at least one member.
  */
-export function removeTeamMember(deps: AppDeps, ctx: TeamContext, target: UserRow): void {
-  writeTransaction(deps.db, () => {
-    const membership = teamMembership(deps, ctx.team.id, target.id)
+export async function removeTeamMember(deps: AppDeps, ctx: TeamContext, target: UserRow): Promise<void> {
+  await writeTransaction(deps.db, async () => {
+    const membership = await teamMembership(deps, ctx.team.id, target.id)
     if (!membership) throw notFound(`${target.name} is not a member of team ${ctx.team.name}`)
-    if (isOwnersTeam(ctx.team) && ownersCount(deps, ctx.team.orgId) <= 1) throw unprocessable(lastOwnerMessage(ctx.org, target))
-    deps.db.delete(teamUsers).where(eq(teamUsers.id, membership.id)).run()
-    deps.db.update(teams).set({ numMembers: sql`${teams.numMembers} - 1` }).where(eq(teams.id, ctx.team.id)).run()
+    if (isOwnersTeam(ctx.team) && await ownersCount(deps, ctx.team.orgId) <= 1) throw unprocessable(lastOwnerMessage(ctx.org, target))
+    await deps.db.delete(teamUsers).where(eq(teamUsers.id, membership.id))
+    await deps.db.update(teams).set({ numMembers: sql`${teams.numMembers} - 1` }).where(eq(teams.id, ctx.team.id))
   })
 }
 
 /** Repositories the team covers (all of the organisation's for owners / all-repositories teams) that the viewer may read. */
-export function listTeamRepos(deps: AppDeps, ctx: TeamContext, page: Page): Paged<RepoRow> {
+export async function listTeamRepos(deps: AppDeps, ctx: TeamContext, page: Page): Promise<Paged<RepoRow>> {
   const team = ctx.team
   const covered =
     isOwnersTeam(team) || team.includesAllRepositories
@@ -266,51 +261,48 @@ export function listTeamRepos(deps: AppDeps, ctx: TeamContext, page: Page): Page
           eq(repositories.ownerId, team.orgId),
           inArray(repositories.id, deps.db.select({ id: teamRepos.repoId }).from(teamRepos).where(eq(teamRepos.teamId, team.id))),
         )
-  return listReadableRepos(deps, ctx.viewer, covered!, page)
+  return await listReadableRepos(deps, ctx.viewer, covered!, page)
 }
 
 /**
  * The repository `{org}/{repo}` for a team-repository change: it must belong to the team's
  * organisation and be visible to the caller (404 otherwise), and the caller needs admin on it (403).
  */
-function repoForTeamChange(deps: AppDeps, ctx: TeamContext, orgName: string, repoName: string): RepoRow {
+async function repoForTeamChange(deps: AppDeps, ctx: TeamContext, orgName: string, repoName: string): Promise<RepoRow> {
   const missing = () => notFound(`repository does not exist [${orgName}/${repoName}]`)
   if (orgName.toLowerCase() !== ctx.org.lowerName) throw missing()
-  const repo = deps.db
+  const repo = (await deps.db
     .select()
     .from(repositories)
     .where(
       and(eq(repositories.ownerId, ctx.org.id), eq(repositories.lowerName, repoName.toLowerCase()), eq(repositories.status, 'ready')),
-    )
-    .get()
+    ))[0]
   if (!repo) throw missing()
-  const mode = accessLevel(deps.db, ctx.viewer, repo, ctx.org)
+  const mode = await accessLevel(deps.db, ctx.viewer, repo, ctx.org)
   if (mode < AccessMode.Read) throw missing()
   if (mode < AccessMode.Admin) throw forbidden('You need admin access to the repository to change its teams')
   return repo
 }
 
-export function addTeamRepo(deps: AppDeps, ctx: TeamContext, orgName: string, repoName: string): void {
-  const repo = repoForTeamChange(deps, ctx, orgName, repoName)
-  writeTransaction(deps.db, () => {
-    const inserted = deps.db
+export async function addTeamRepo(deps: AppDeps, ctx: TeamContext, orgName: string, repoName: string): Promise<void> {
+  const repo = await repoForTeamChange(deps, ctx, orgName, repoName)
+  await writeTransaction(deps.db, async () => {
+    const inserted = await deps.db
       .insert(teamRepos)
       .values({ orgId: ctx.team.orgId, teamId: ctx.team.id, repoId: repo.id })
       .onConflictDoNothing()
       .returning({ id: teamRepos.id })
-      .all()
-    if (inserted.length) deps.db.update(teams).set({ numRepos: sql`${teams.numRepos} + 1` }).where(eq(teams.id, ctx.team.id)).run()
+    if (inserted.length) await deps.db.update(teams).set({ numRepos: sql`${teams.numRepos} + 1` }).where(eq(teams.id, ctx.team.id))
   })
 }
 
-export function removeTeamRepo(deps: AppDeps, ctx: TeamContext, orgName: string, repoName: string): void {
-  const repo = repoForTeamChange(deps, ctx, orgName, repoName)
-  writeTransaction(deps.db, () => {
-    const removed = deps.db
+export async function removeTeamRepo(deps: AppDeps, ctx: TeamContext, orgName: string, repoName: string): Promise<void> {
+  const repo = await repoForTeamChange(deps, ctx, orgName, repoName)
+  await writeTransaction(deps.db, async () => {
+    const removed = await deps.db
       .delete(teamRepos)
       .where(and(eq(teamRepos.teamId, ctx.team.id), eq(teamRepos.repoId, repo.id)))
       .returning({ id: teamRepos.id })
-      .all()
-    if (removed.length) deps.db.update(teams).set({ numRepos: sql`${teams.numRepos} - 1` }).where(eq(teams.id, ctx.team.id)).run()
+    if (removed.length) await deps.db.update(teams).set({ numRepos: sql`${teams.numRepos} - 1` }).where(eq(teams.id, ctx.team.id))
   })
 }

@@ -14,12 +14,12 @@ const TimeList = t.Array(TrackedTimeSchema)
 export const timesModule = (deps: AppDeps) => {
   // Paged in SQL: one issue's times whole unless a page is asked for; the lists of a repository
   // or a user, which grow without bound, page 1 of 30 when none is.
-  const toApi = (rows: Parameters<typeof timesToApi>[1]) => timesToApi(deps, rows)
+  const toApi = async (rows: Parameters<typeof timesToApi>[1]) => await timesToApi(deps, rows)
   return new Elysia({ name: 'times', detail: { tags: ['issue'] } })
     .use(pipeline(deps))
     .post(
       '/repos/:owner/:repo/issues/:index/times',
-      ({ params, body, repo, user }) => timesToApi(deps, [addTime(deps, repo, pathNumber(params.index), user, body)])[0]!,
+      async ({ params, body, repo, user }) => (await timesToApi(deps, [await addTime(deps, repo, pathNumber(params.index), user, body)]))[0]!,
       {
         repo: { unit: 'issues' },
         signed: true,
@@ -31,11 +31,11 @@ export const timesModule = (deps: AppDeps) => {
     )
     .get(
       '/repos/:owner/:repo/issues/:index/times',
-      ({ params, query, repo, page, respond }) => {
+      async ({ params, query, repo, page, respond }) => {
         // Gitea's ListTrackedTimes answers 404 here when time tracking is off (the repository lists answer 400).
         requireTimeTracking(repo.repo, 404)
-        const issue = findIssue(deps, repo.repo.id, pathNumber(params.index))
-        return respond(listTimes(deps, { issueId: issue.id, since: query.since, before: query.before }, page), toApi)
+        const issue = await findIssue(deps, repo.repo.id, pathNumber(params.index))
+        return respond(await listTimes(deps, { issueId: issue.id, since: query.since, before: query.before }, page), toApi)
       },
       {
         repo: { unit: 'issues' },
@@ -52,9 +52,9 @@ export const timesModule = (deps: AppDeps) => {
     // because /times/{username} (1.3) answers any one user's times to readers anyway.
     .get(
       '/repos/:owner/:repo/times',
-      ({ query, repo, page, respond }) => {
+      async ({ query, repo, page, respond }) => {
         requireTimeTracking(repo.repo)
-        return respond(listTimes(deps, { repoId: repo.repo.id, since: query.since, before: query.before }, page), toApi)
+        return respond(await listTimes(deps, { repoId: repo.repo.id, since: query.since, before: query.before }, page), toApi)
       },
       {
         repo: { unit: 'issues' },
@@ -67,10 +67,10 @@ export const timesModule = (deps: AppDeps) => {
     )
     .get(
       '/repos/:owner/:repo/times/:username',
-      ({ params, query, repo, page, respond }) => {
+      async ({ params, query, repo, page, respond }) => {
         requireTimeTracking(repo.repo)
-        const user = getVisibleUserByName(deps, params.username, repo.caller.user)
-        return respond(listTimes(deps, { repoId: repo.repo.id, userId: user.id, since: query.since, before: query.before }, page), toApi)
+        const user = await getVisibleUserByName(deps, params.username, repo.caller.user)
+        return respond(await listTimes(deps, { repoId: repo.repo.id, userId: user.id, since: query.since, before: query.before }, page), toApi)
       },
       {
         repo: { unit: 'issues' },
@@ -83,7 +83,7 @@ export const timesModule = (deps: AppDeps) => {
     )
     .get(
       '/user/times',
-      ({ query, user, page, respond }) => respond(listTimes(deps, { userId: user.id, since: query.since, before: query.before }, page), toApi),
+      async ({ query, user, page, respond }) => respond(await listTimes(deps, { userId: user.id, since: query.since, before: query.before }, page), toApi),
       {
         signed: true,
         paged: true,

@@ -36,31 +36,29 @@ export interface NewTime {
  * Records time on an issue and a "time added" event. When the repository restricts tracking to
  * contributors, only writers, the poster and the assignees may; recording for another user needs admin.
  */
-export function addTime(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow, opts: NewTime): TrackedTimeRow {
+export async function addTime(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow, opts: NewTime): Promise<TrackedTimeRow> {
   requireTimeTracking(ctx.repo)
   if (!Number.isSafeInteger(opts.time) || opts.time <= 0) throw new ApiError(400, '[Time]: must be a positive number of seconds')
   const created = opts.created ? parseTimestamp(opts.created, 'created') : nowUnix()
-  const issue = findIssue(deps, ctx.repo.id, index)
+  const issue = await findIssue(deps, ctx.repo.id, index)
   let worker = caller
   if (opts.user_name && opts.user_name.toLowerCase() !== caller.lowerName) {
     if (ctx.mode < AccessMode.Admin) throw forbidden('Only repository admins may record time for another user')
-    worker = getUserByName(deps, opts.user_name)
+    worker = await getUserByName(deps, opts.user_name)
   }
   if (ctx.repo.allowOnlyContributorsToTrackTime && ctx.mode < AccessMode.Write && issue.posterId !== caller.id) {
-    const assigned = deps.db
+    const assigned = (await deps.db
       .select({ id: issueAssignees.id })
       .from(issueAssignees)
-      .where(and(eq(issueAssignees.issueId, issue.id), eq(issueAssignees.assigneeId, caller.id)))
-      .get()
+      .where(and(eq(issueAssignees.issueId, issue.id), eq(issueAssignees.assigneeId, caller.id))))[0]
     if (!assigned) throw forbidden('Only contributors may track time on this repository')
   }
-  return writeTransaction(deps.db, () => {
-    const row = deps.db
+  return await writeTransaction(deps.db, async () => {
+    const row = (await deps.db
       .insert(trackedTimes)
       .values({ issueId: issue.id, repoId: ctx.repo.id, userId: worker.id, time: opts.time, createdUnix: created })
-      .returning()
-      .get()
-    insertComment(deps, issue, worker, TIME_ADDED_EVENT, String(opts.time), JSON.stringify({ tracked_time_id: row.id }))
+      .returning())[0]
+    await insertComment(deps, issue, worker, TIME_ADDED_EVENT, String(opts.time), JSON.stringify({ tracked_time_id: row.id }))
     return row
   })
 }
@@ -74,7 +72,7 @@ export interface TimeFilter {
 }
 
 /** Tracked times, oldest first, by issue, repository and/or user: a page, or all with `page` null. */
-export function listTimes(deps: AppDeps, f: TimeFilter, page: Page | null): Paged<TrackedTimeRow> {
+export async function listTimes(deps: AppDeps, f: TimeFilter, page: Page | null): Promise<Paged<TrackedTimeRow>> {
   const where = and(
     f.issueId !== undefined ? eq(trackedTimes.issueId, f.issueId) : undefined,
     f.repoId !== undefined ? eq(trackedTimes.repoId, f.repoId) : undefined,
@@ -82,11 +80,11 @@ export function listTimes(deps: AppDeps, f: TimeFilter, page: Page | null): Page
     f.since ? gte(trackedTimes.createdUnix, parseTimestamp(f.since, 'since')) : undefined,
     f.before ? lte(trackedTimes.createdUnix, parseTimestamp(f.before, 'before')) : undefined,
   )
-  return selectPage(deps.db, trackedTimes, where, [asc(trackedTimes.createdUnix), asc(trackedTimes.id)], page)
+  return await selectPage(deps.db, trackedTimes, where, [asc(trackedTimes.createdUnix), asc(trackedTimes.id)], page)
 }
 
 /** TrackedTime records (user names fetched in one query). */
-export function timesToApi(deps: AppDeps, rows: TrackedTimeRow[]) {
-  const people = usersByIds(deps, rows.map((r) => r.userId))
+export async function timesToApi(deps: AppDeps, rows: TrackedTimeRow[]) {
+  const people = await usersByIds(deps, rows.map((r) => r.userId))
   return rows.map((r) => toApiTrackedTime(r, people.get(r.userId)))
 }

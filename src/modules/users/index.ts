@@ -57,9 +57,9 @@ export const usersModule = (deps: AppDeps) => {
     )
     .get(
       '/users/search',
-      ({ caller, query, page, respond }) => ({
+      async ({ caller, query, page, respond }) => ({
         ok: true,
-        data: respond(searchUsers(deps, caller.user, query.q ?? '', query.uid, page), (rows) => rows.map((u) => toApiUser(config, u, caller.user))),
+        data: await respond(await searchUsers(deps, caller.user, query.q ?? '', query.uid, page), (rows) => rows.map((u) => toApiUser(config, u, caller.user))),
       }),
       {
         caller: true,
@@ -71,15 +71,15 @@ export const usersModule = (deps: AppDeps) => {
     )
     .get(
       '/users/:username',
-      ({ caller, params }) => toApiUser(config, getVisibleUserByName(deps, params.username, caller.user, 'owner'), caller.user),
+      async ({ caller, params }) => toApiUser(config, await getVisibleUserByName(deps, params.username, caller.user, 'owner'), caller.user),
       { caller: true, params: UsernameParams, response: { 200: UserSchema }, detail: { operationId: 'userGet', summary: 'Get a user' } },
     )
 
     // ---- access tokens (Basic credentials with a password only) ----
     .get(
       '/users/:username/tokens',
-      ({ caller, params, page, respond }) =>
-        respond(listAccessTokens(deps, tokenOwnerFor(deps, caller, params.username).id, page), (rows) => rows.map((row) => toApiAccessToken(row))),
+      async ({ caller, params, page, respond }) =>
+        respond(await listAccessTokens(deps, (await tokenOwnerFor(deps, caller, params.username)).id, page), (rows) => rows.map((row) => toApiAccessToken(row))),
       {
         caller: true,
         paged: true,
@@ -91,9 +91,9 @@ export const usersModule = (deps: AppDeps) => {
     )
     .post(
       '/users/:username/tokens',
-      ({ caller, params, body, status }) => {
-        const owner = tokenOwnerFor(deps, caller, params.username)
-        const { row, secret } = createAccessToken(deps, owner.id, body.name)
+      async ({ caller, params, body, status }) => {
+        const owner = await tokenOwnerFor(deps, caller, params.username)
+        const { row, secret } = await createAccessToken(deps, owner.id, body.name)
         return status(201, toApiAccessToken(row, secret))
       },
       {
@@ -106,8 +106,8 @@ export const usersModule = (deps: AppDeps) => {
     )
     .delete(
       '/users/:username/tokens/:id',
-      ({ caller, params, status }) => {
-        deleteAccessToken(deps, tokenOwnerFor(deps, caller, params.username).id, params.id)
+      async ({ caller, params, status }) => {
+        await deleteAccessToken(deps, (await tokenOwnerFor(deps, caller, params.username)).id, params.id)
         return status(204, undefined)
       },
       {
@@ -121,12 +121,12 @@ export const usersModule = (deps: AppDeps) => {
     // ---- e-mail addresses of the caller ----
     .get(
       '/user/emails',
-      ({ user }) => listEmails(deps, user.id).map(toApiEmail),
+      async ({ user }) => (await listEmails(deps, user.id)).map(toApiEmail),
       { signed: true, response: { 200: t.Array(EmailSchema) }, detail: { operationId: 'userListEmails', summary: "List the authenticated user's email addresses" } },
     )
     .post(
       '/user/emails',
-      ({ user, body, status }) => status(201, addEmails(deps, user.id, body.emails ?? []).map(toApiEmail)),
+      async ({ user, body, status }) => status(201, (await addEmails(deps, user.id, body.emails ?? [])).map(toApiEmail)),
       {
         signed: true,
         body: EmailListOption,
@@ -136,8 +136,8 @@ export const usersModule = (deps: AppDeps) => {
     )
     .delete(
       '/user/emails',
-      ({ user, body, status }) => {
-        deleteEmails(deps, user.id, body.emails ?? [])
+      async ({ user, body, status }) => {
+        await deleteEmails(deps, user.id, body.emails ?? [])
         return status(204, undefined)
       },
       { signed: true, body: EmailListOption, response: NoContent, detail: { operationId: 'userDeleteEmail', summary: 'Delete email addresses' } },
@@ -146,35 +146,35 @@ export const usersModule = (deps: AppDeps) => {
     // ---- followers of the caller ----
     .get(
       '/user/followers',
-      ({ user, page, respond }) => respond(listFollows(deps, user, user.id, 'followers', page), usersAs(user)),
+      async ({ user, page, respond }) => respond(await listFollows(deps, user, user.id, 'followers', page), usersAs(user)),
       { signed: true, paged: true, query: PageQuery, response: { 200: UserList }, detail: { operationId: 'userCurrentListFollowers', summary: "List the authenticated user's followers" } },
     )
     .get(
       '/user/following',
-      ({ user, page, respond }) => respond(listFollows(deps, user, user.id, 'following', page), usersAs(user)),
+      async ({ user, page, respond }) => respond(await listFollows(deps, user, user.id, 'following', page), usersAs(user)),
       { signed: true, paged: true, query: PageQuery, response: { 200: UserList }, detail: { operationId: 'userCurrentListFollowing', summary: 'List the users that the authenticated user is following' } },
     )
     .get(
       '/user/following/:username',
-      ({ user, params, status }) => {
-        const target = followedOrVisibleUser(deps, user, params.username)
-        if (!isFollowing(deps, user.id, target.id)) throw notFound(`you are not following ${target.name}`)
+      async ({ user, params, status }) => {
+        const target = await followedOrVisibleUser(deps, user, params.username)
+        if (!await isFollowing(deps, user.id, target.id)) throw notFound(`you are not following ${target.name}`)
         return status(204, undefined)
       },
       { signed: true, params: UsernameParams, response: NoContent, detail: { operationId: 'userCurrentCheckFollowing', summary: 'Check whether a user is followed by the authenticated user' } },
     )
     .put(
       '/user/following/:username',
-      ({ user, params, status }) => {
-        followUser(deps, user, getVisibleUserByName(deps, params.username, user))
+      async ({ user, params, status }) => {
+        await followUser(deps, user, await getVisibleUserByName(deps, params.username, user))
         return status(204, undefined)
       },
       { signed: true, params: UsernameParams, response: NoContent, detail: { operationId: 'userCurrentPutFollow', summary: 'Follow a user' } },
     )
     .delete(
       '/user/following/:username',
-      ({ user, params, status }) => {
-        unfollowUser(deps, user, followedOrVisibleUser(deps, user, params.username))
+      async ({ user, params, status }) => {
+        await unfollowUser(deps, user, await followedOrVisibleUser(deps, user, params.username))
         return status(204, undefined)
       },
       { signed: true, params: UsernameParams, response: NoContent, detail: { operationId: 'userCurrentDeleteFollow', summary: 'Unfollow a user' } },
@@ -183,22 +183,22 @@ export const usersModule = (deps: AppDeps) => {
     // ---- followers of any user ----
     .get(
       '/users/:username/followers',
-      ({ user: viewer, params, page, respond }) =>
-        respond(listFollows(deps, viewer, getVisibleUserByName(deps, params.username, viewer).id, 'followers', page), usersAs(viewer)),
+      async ({ user: viewer, params, page, respond }) =>
+        respond(await listFollows(deps, viewer, (await getVisibleUserByName(deps, params.username, viewer)).id, 'followers', page), usersAs(viewer)),
       { signed: true, paged: true, params: UsernameParams, query: PageQuery, response: { 200: UserList }, detail: { operationId: 'userListFollowers', summary: "List the given user's followers" } },
     )
     .get(
       '/users/:username/following',
-      ({ user: viewer, params, page, respond }) =>
-        respond(listFollows(deps, viewer, getVisibleUserByName(deps, params.username, viewer).id, 'following', page), usersAs(viewer)),
+      async ({ user: viewer, params, page, respond }) =>
+        respond(await listFollows(deps, viewer, (await getVisibleUserByName(deps, params.username, viewer)).id, 'following', page), usersAs(viewer)),
       { signed: true, paged: true, params: UsernameParams, query: PageQuery, response: { 200: UserList }, detail: { operationId: 'userListFollowing', summary: 'List the users that the given user is following' } },
     )
     .get(
       '/users/:username/following/:target',
-      ({ user: viewer, params, status }) => {
-        const user = getVisibleUserByName(deps, params.username, viewer)
-        const target = getVisibleUserByName(deps, params.target, viewer)
-        if (!isFollowing(deps, user.id, target.id)) throw notFound(`${user.name} does not follow ${target.name}`)
+      async ({ user: viewer, params, status }) => {
+        const user = await getVisibleUserByName(deps, params.username, viewer)
+        const target = await getVisibleUserByName(deps, params.target, viewer)
+        if (!await isFollowing(deps, user.id, target.id)) throw notFound(`${user.name} does not follow ${target.name}`)
         return status(204, undefined)
       },
       { signed: true, params: FollowParams, response: NoContent, detail: { operationId: 'userCheckFollowing', summary: 'Check whether one user follows another' } },

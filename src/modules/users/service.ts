@@ -23,14 +23,14 @@ const userRows = rowMapper<UserRow>(users)
  * Users (and organisations) by id, in one query whatever their number: what every list uses to
  * fetch the people and owners its records name. Ids without a row (deleted users) are absent.
  */
-export function usersByIds(deps: AppDeps, ids: Iterable<number>): Map<number, UserRow> {
+export async function usersByIds(deps: AppDeps, ids: Iterable<number>): Promise<Map<number, UserRow>> {
   const list = [...new Set(ids)]
   if (list.length === 0) return new Map()
   let statement = usersByIdsStatements.get(deps.db)
   if (!statement) usersByIdsStatements.set(deps.db, (statement = prepareUsersByIds(deps.db)))
   // Rows read as raw values and mapped by the table's own columns (Drizzle's generic mapping
   // costs more than the query on list pages).
-  const rows = (statement.values({ ids: JSON.stringify(list) }) as unknown[][]).map((v) => userRows.map(v))
+  const rows = (await statement.values({ ids: JSON.stringify(list) }) as unknown[][]).map((v) => userRows.map(v))
   return new Map(rows.map((u) => [u.id, u]))
 }
 
@@ -59,33 +59,33 @@ export function checkLoginSource(sourceId: number | undefined): void {
 }
 
 /** Prepared once per database: this lookup is on the hot path of most routes. */
-const ownerByLowerName = new WeakMap<AppDeps['db'], { get(args: { name: string }): UserRow | undefined }>()
+const ownerByLowerName = new WeakMap<AppDeps['db'], { execute(args: { name: string }): Promise<UserRow[]> }>()
 
 /** User (type 0) or organisation (type 1) by name, case-insensitive. */
-export function findOwnerByName(deps: AppDeps, name: string): UserRow | undefined {
+export async function findOwnerByName(deps: AppDeps, name: string): Promise<UserRow | undefined> {
   let query = ownerByLowerName.get(deps.db)
   if (!query) {
     query = deps.db.select().from(users).where(eq(users.lowerName, sql.placeholder('name'))).prepare()
     ownerByLowerName.set(deps.db, query)
   }
-  return query.get({ name: name.toLowerCase() })
+  return (await query.execute({ name: name.toLowerCase() }))[0]
 }
 
 /** A user (not an organisation) by name, or 404. */
-export function getUserByName(deps: AppDeps, name: string): UserRow {
-  const user = findOwnerByName(deps, name)
+export async function getUserByName(deps: AppDeps, name: string): Promise<UserRow> {
+  const user = await findOwnerByName(deps, name)
   if (!user || user.type !== 0) throw notFound(`user does not exist [name: ${name}]`)
   return user
 }
 
 /** 422 when a user or organisation already holds the name (they share one name space). */
-export function assertNameFree(deps: AppDeps, name: string): void {
-  if (findOwnerByName(deps, name)) throw unprocessable(`user already exists [name: ${name}]`, 'UserName')
+export async function assertNameFree(deps: AppDeps, name: string): Promise<void> {
+  if (await findOwnerByName(deps, name)) throw unprocessable(`user already exists [name: ${name}]`, 'UserName')
 }
 
 /** 422 when any account already uses the address. */
-function assertEmailFree(deps: AppDeps, email: string): void {
-  const taken = deps.db.select({ id: emailAddresses.id }).from(emailAddresses).where(eq(emailAddresses.lowerEmail, email.toLowerCase())).get()
+async function assertEmailFree(deps: AppDeps, email: string): Promise<void> {
+  const taken = (await deps.db.select({ id: emailAddresses.id }).from(emailAddresses).where(eq(emailAddresses.lowerEmail, email.toLowerCase())))[0]
   if (taken) throw unprocessable(`e-mail already in use [email: ${email}]`, 'Email')
 }
 
@@ -99,11 +99,11 @@ export async function createUser(deps: AppDeps, input: NewUser): Promise<UserRow
   checkVisibility(input.visibility)
   checkLoginSource(input.sourceId)
   const passwordHash = await hashNewPassword(deps.config, input.password)
-  return writeTransaction(deps.db, () => {
-    assertNameFree(deps, input.username)
-    assertEmailFree(deps, input.email)
+  return await writeTransaction(deps.db, async () => {
+    await assertNameFree(deps, input.username)
+    await assertEmailFree(deps, input.email)
     const now = nowUnix()
-    const user = deps.db
+    const user = (await deps.db
       .insert(users)
       .values({
         name: input.username,
@@ -119,33 +119,30 @@ export async function createUser(deps: AppDeps, input: NewUser): Promise<UserRow
         createdUnix: now,
         updatedUnix: now,
       })
-      .returning()
-      .get()
-    deps.db
+      .returning())[0]
+    await deps.db
       .insert(emailAddresses)
       .values({ userId: user.id, email: input.email, lowerEmail: input.email.toLowerCase(), isPrimary: true, isActivated: true })
-      .run()
     return user
   })
 }
 
 /** Creates an access token; the secret is returned once and only its hash is stored. */
-export function createAccessToken(deps: AppDeps, userId: number, name: string) {
+export async function createAccessToken(deps: AppDeps, userId: number, name: string) {
   if (!name.trim()) throw unprocessable('Required', 'Name')
   checkMaxSize(name, 255, 'Name')
   const secret = newTokenSecret()
   const now = nowUnix()
-  const row = deps.db
+  const row = (await deps.db
     .insert(accessTokens)
     .values({ userId, name, tokenHash: hashToken(secret), tokenLastEight: secret.slice(-8), createdUnix: now, updatedUnix: now })
-    .returning()
-    .get()
+    .returning())[0]
   return { row, secret }
 }
 
 /** Number of users (individuals); used to decide whether the first-start admin is needed. */
-export function countUsers(deps: AppDeps): number {
-  return deps.db.select({ n: sql<number>`count(*)` }).from(users).where(eq(users.type, 0)).get()!.n
+export async function countUsers(deps: AppDeps): Promise<number> {
+  return (await deps.db.select({ n: sql<number>`count(*)` }).from(users).where(eq(users.type, 0)))[0]!.n
 }
 
 /**
@@ -153,14 +150,14 @@ export function countUsers(deps: AppDeps): number {
  * `kind` 'user' admits people only. One that `viewer` may not see answers exactly like an
  * unknown name: 404 "user does not exist". Every `/users/{username}/…` route finds its user here.
  */
-export function getVisibleUserByName(deps: AppDeps, name: string, viewer: UserRow | null, kind: 'user' | 'owner' = 'user'): UserRow {
-  const owner = findOwnerByName(deps, name)
-  if (!owner || (kind === 'user' && owner.type !== 0) || !ownerVisibleTo(deps.db, owner, viewer)) throw notFound(`user does not exist [name: ${name}]`)
+export async function getVisibleUserByName(deps: AppDeps, name: string, viewer: UserRow | null, kind: 'user' | 'owner' = 'user'): Promise<UserRow> {
+  const owner = await findOwnerByName(deps, name)
+  if (!owner || (kind === 'user' && owner.type !== 0) || !await ownerVisibleTo(deps.db, owner, viewer)) throw notFound(`user does not exist [name: ${name}]`)
   return owner
 }
 
 /** Individual users whose login or full name contains `q` (case-insensitive) and whom `viewer` may see, by name. */
-export function searchUsers(deps: AppDeps, viewer: UserRow | null, q: string, uid: number | undefined, page: Page): Paged<UserRow> {
+export async function searchUsers(deps: AppDeps, viewer: UserRow | null, q: string, uid: number | undefined, page: Page): Promise<Paged<UserRow>> {
   // SQLite's lower() folds ASCII only; fold the query the same way so both sides agree.
   const needle = q.trim().replace(/[A-Z]+/g, (c) => c.toLowerCase())
   const where = and(
@@ -169,7 +166,7 @@ export function searchUsers(deps: AppDeps, viewer: UserRow | null, q: string, ui
     uid ? eq(users.id, uid) : undefined,
     visibleOwnerCondition(viewer),
   )
-  return selectPage(deps.db, users, where, asc(users.lowerName), page)
+  return await selectPage(deps.db, users, where, asc(users.lowerName), page)
 }
 
 /**
@@ -177,7 +174,7 @@ export function searchUsers(deps: AppDeps, viewer: UserRow | null, q: string, ui
  * point at through their column `via` (org_users, team_users, collaborations, follows), by name
  * unless `order` says otherwise; only those `viewer` may see, counted alike.
  */
-export function usersPage(
+export async function usersPage(
   deps: AppDeps,
   viewer: UserRow | null,
   link: SQLiteTable,
@@ -185,10 +182,10 @@ export function usersPage(
   where: SQL,
   page: Page,
   order: SQLiteColumn | SQL = asc(users.lowerName),
-): Paged<UserRow> {
+): Promise<Paged<UserRow>> {
   const cond = and(where, visibleOwnerCondition(viewer))
-  const total = deps.db.select({ n: count() }).from(link).innerJoin(users, eq(users.id, via)).where(cond).get()!.n
-  const rows = deps.db
+  const total = (await deps.db.select({ n: count() }).from(link).innerJoin(users, eq(users.id, via)).where(cond))[0]!.n
+  const rows = await deps.db
     .select({ user: users })
     .from(link)
     .innerJoin(users, eq(users.id, via))
@@ -196,7 +193,6 @@ export function usersPage(
     .orderBy(order)
     .limit(page.limit)
     .offset(page.offset)
-    .all()
   return { rows: rows.map((r) => r.user), total }
 }
 
@@ -206,11 +202,11 @@ export function usersPage(
  * Whose tokens `/users/{username}/tokens` manages: Basic credentials with a password are needed
  * (a token → 401); `{username}` must be the caller, or the caller a site admin (else 403).
  */
-export function tokenOwnerFor(deps: AppDeps, caller: Caller, username: string): UserRow {
+export async function tokenOwnerFor(deps: AppDeps, caller: Caller, username: string): Promise<UserRow> {
   if (caller.method !== 'password' || !caller.user) throw unauthorized('Basic authentication with a password is required')
   if (caller.user.lowerName === username.toLowerCase()) return caller.user
   if (!caller.signedInAs?.isAdmin) throw forbidden('you can only manage your own access tokens')
-  return getUserByName(deps, username)
+  return await getUserByName(deps, username)
 }
 
 export type AccessTokenRow = typeof accessTokens.$inferSelect
@@ -223,23 +219,23 @@ export const toApiAccessToken = (row: AccessTokenRow, secret = '') => ({
   token_last_eight: row.tokenLastEight,
 })
 
-export function listAccessTokens(deps: AppDeps, userId: number, page: Page): Paged<AccessTokenRow> {
-  return selectPage(deps.db, accessTokens, eq(accessTokens.userId, userId), asc(accessTokens.id), page)
+export async function listAccessTokens(deps: AppDeps, userId: number, page: Page): Promise<Paged<AccessTokenRow>> {
+  return await selectPage(deps.db, accessTokens, eq(accessTokens.userId, userId), asc(accessTokens.id), page)
 }
 
 /**
  * Deletes one of the user's tokens named by its id or, as Gitea (1.12+) does when the path is
  * not a number, by its name: 404 when none matches, 422 when several tokens share that name.
  */
-export function deleteAccessToken(deps: AppDeps, userId: number, idOrName: string): void {
+export async function deleteAccessToken(deps: AppDeps, userId: number, idOrName: string): Promise<void> {
   let id = pathNumber(idOrName)
   if (!Number.isSafeInteger(id)) {
-    const named = deps.db.select({ id: accessTokens.id }).from(accessTokens).where(and(eq(accessTokens.userId, userId), eq(accessTokens.name, idOrName))).all()
+    const named = await deps.db.select({ id: accessTokens.id }).from(accessTokens).where(and(eq(accessTokens.userId, userId), eq(accessTokens.name, idOrName)))
     if (named.length > 1) throw unprocessable(`multiple matches for token name '${idOrName}'`, 'id')
     id = named[0]?.id ?? NaN
   }
   const gone = Number.isSafeInteger(id)
-    ? deps.db.delete(accessTokens).where(and(eq(accessTokens.id, id), eq(accessTokens.userId, userId))).returning({ id: accessTokens.id }).get()
+    ? (await deps.db.delete(accessTokens).where(and(eq(accessTokens.id, id), eq(accessTokens.userId, userId))).returning({ id: accessTokens.id }))[0]
     : undefined
   if (!gone) throw notFound(`access token does not exist [id: ${idOrName}]`)
 }
@@ -251,8 +247,8 @@ export type EmailRow = typeof emailAddresses.$inferSelect
 export const toApiEmail = (row: EmailRow) => ({ email: row.email, verified: row.isActivated, primary: row.isPrimary })
 
 /** The user's addresses, primary first. */
-export function listEmails(deps: AppDeps, userId: number): EmailRow[] {
-  return deps.db.select().from(emailAddresses).where(eq(emailAddresses.userId, userId)).orderBy(desc(emailAddresses.isPrimary), asc(emailAddresses.id)).all()
+export async function listEmails(deps: AppDeps, userId: number): Promise<EmailRow[]> {
+  return await deps.db.select().from(emailAddresses).where(eq(emailAddresses.userId, userId)).orderBy(desc(emailAddresses.isPrimary), asc(emailAddresses.id))
 }
 
 /**
@@ -264,7 +260,7 @@ export function listEmails(deps: AppDeps, userId: number): EmailRow[] {
  * addresses) nor attribute that person's commits. A site administrator still manages every address
  * (admin edit user sets a verified primary one).
  */
-export function addEmails(deps: AppDeps, userId: number, emails: string[]): EmailRow[] {
+export async function addEmails(deps: AppDeps, userId: number, emails: string[]): Promise<EmailRow[]> {
   if (emails.length === 0) throw unprocessable('Required', 'Emails')
   const seen = new Set<string>()
   for (const email of emails) {
@@ -273,46 +269,44 @@ export function addEmails(deps: AppDeps, userId: number, emails: string[]): Emai
     if (seen.has(lower)) throw unprocessable(`Email address has been used: ${email}`, 'Emails')
     seen.add(lower)
   }
-  return writeTransaction(deps.db, () => {
-    const taken = deps.db.select({ email: emailAddresses.email }).from(emailAddresses).where(inArray(emailAddresses.lowerEmail, [...seen])).get()
+  return await writeTransaction(deps.db, async () => {
+    const taken = (await deps.db.select({ email: emailAddresses.email }).from(emailAddresses).where(inArray(emailAddresses.lowerEmail, [...seen])))[0]
     if (taken) throw unprocessable(`Email address has been used: ${taken.email}`, 'Emails')
-    return deps.db
+    return await deps.db
       .insert(emailAddresses)
       .values(emails.map((email) => ({ userId, email, lowerEmail: email.toLowerCase(), isPrimary: false, isActivated: false })))
       .returning()
-      .all()
   })
 }
 
 /** Removes addresses (all or none); 404 when one is not the user's, 422 for the primary one. */
-export function deleteEmails(deps: AppDeps, userId: number, emails: string[]): void {
+export async function deleteEmails(deps: AppDeps, userId: number, emails: string[]): Promise<void> {
   if (emails.length === 0) return
   const lowers = [...new Set(emails.map((e) => e.toLowerCase()))]
-  writeTransaction(deps.db, () => {
-    const own = deps.db
+  await writeTransaction(deps.db, async () => {
+    const own = await deps.db
       .select()
       .from(emailAddresses)
       .where(and(eq(emailAddresses.userId, userId), inArray(emailAddresses.lowerEmail, lowers)))
-      .all()
     const found = new Set(own.map((r) => r.lowerEmail))
     const missing = emails.find((e) => !found.has(e.toLowerCase()))
     if (missing !== undefined) throw notFound(`email address does not exist [email: ${missing}]`)
     const primary = own.find((r) => r.isPrimary)
     if (primary) throw unprocessable(`the primary email address cannot be deleted: ${primary.email}`, 'Emails')
-    deps.db.delete(emailAddresses).where(inArray(emailAddresses.id, own.map((r) => r.id))).run()
+    await deps.db.delete(emailAddresses).where(inArray(emailAddresses.id, own.map((r) => r.id)))
   })
 }
 
 // ---- followers -------------------------------------------------------------------------------
 
 /** Users following `userId` (direction 'followers') or followed by it ('following') whom `viewer` may see, paged. */
-export function listFollows(deps: AppDeps, viewer: UserRow | null, userId: number, direction: 'followers' | 'following', page: Page): Paged<UserRow> {
+export async function listFollows(deps: AppDeps, viewer: UserRow | null, userId: number, direction: 'followers' | 'following', page: Page): Promise<Paged<UserRow>> {
   const [mine, theirs] = direction === 'followers' ? [follows.followId, follows.userId] : [follows.userId, follows.followId]
-  return usersPage(deps, viewer, follows, theirs, eq(mine, userId), page, asc(follows.id))
+  return await usersPage(deps, viewer, follows, theirs, eq(mine, userId), page, asc(follows.id))
 }
 
-export function isFollowing(deps: AppDeps, userId: number, followId: number): boolean {
-  return !!deps.db.select({ id: follows.id }).from(follows).where(and(eq(follows.userId, userId), eq(follows.followId, followId))).get()
+export async function isFollowing(deps: AppDeps, userId: number, followId: number): Promise<boolean> {
+  return !!(await deps.db.select({ id: follows.id }).from(follows).where(and(eq(follows.userId, userId), eq(follows.followId, followId))))[0]
 }
 
 /**
@@ -320,38 +314,36 @@ export function isFollowing(deps: AppDeps, userId: number, followId: number): bo
  * visibility now (a follow of someone gone private can still be checked and undone, as in Gitea),
  * else one it may see; anyone else answers exactly like an unknown name.
  */
-export function followedOrVisibleUser(deps: AppDeps, follower: UserRow, name: string): UserRow {
-  const user = findOwnerByName(deps, name)
-  if (user && user.type === 0 && isFollowing(deps, follower.id, user.id)) return user
-  return getVisibleUserByName(deps, name, follower)
+export async function followedOrVisibleUser(deps: AppDeps, follower: UserRow, name: string): Promise<UserRow> {
+  const user = await findOwnerByName(deps, name)
+  if (user && user.type === 0 && await isFollowing(deps, follower.id, user.id)) return user
+  return await getVisibleUserByName(deps, name, follower)
 }
 
 /** Follows `target` (idempotent); the counters change in the same transaction. */
-export function followUser(deps: AppDeps, follower: UserRow, target: UserRow): void {
+export async function followUser(deps: AppDeps, follower: UserRow, target: UserRow): Promise<void> {
   if (follower.id === target.id) throw unprocessable('you cannot follow yourself', 'username')
-  writeTransaction(deps.db, () => {
-    const added = deps.db
+  await writeTransaction(deps.db, async () => {
+    const added = (await deps.db
       .insert(follows)
       .values({ userId: follower.id, followId: target.id, createdUnix: nowUnix() })
       .onConflictDoNothing()
-      .returning({ id: follows.id })
-      .get()
+      .returning({ id: follows.id }))[0]
     if (!added) return
-    deps.db.update(users).set({ numFollowing: sql`${users.numFollowing} + 1` }).where(eq(users.id, follower.id)).run()
-    deps.db.update(users).set({ numFollowers: sql`${users.numFollowers} + 1` }).where(eq(users.id, target.id)).run()
+    await deps.db.update(users).set({ numFollowing: sql`${users.numFollowing} + 1` }).where(eq(users.id, follower.id))
+    await deps.db.update(users).set({ numFollowers: sql`${users.numFollowers} + 1` }).where(eq(users.id, target.id))
   })
 }
 
 /** Stops following `target` (idempotent); the counters change in the same transaction. */
-export function unfollowUser(deps: AppDeps, follower: UserRow, target: UserRow): void {
-  writeTransaction(deps.db, () => {
-    const gone = deps.db
+export async function unfollowUser(deps: AppDeps, follower: UserRow, target: UserRow): Promise<void> {
+  await writeTransaction(deps.db, async () => {
+    const gone = (await deps.db
       .delete(follows)
       .where(and(eq(follows.userId, follower.id), eq(follows.followId, target.id)))
-      .returning({ id: follows.id })
-      .get()
+      .returning({ id: follows.id }))[0]
     if (!gone) return
-    deps.db.update(users).set({ numFollowing: sql`${users.numFollowing} - 1` }).where(eq(users.id, follower.id)).run()
-    deps.db.update(users).set({ numFollowers: sql`${users.numFollowers} - 1` }).where(eq(users.id, target.id)).run()
+    await deps.db.update(users).set({ numFollowing: sql`${users.numFollowing} - 1` }).where(eq(users.id, follower.id))
+    await deps.db.update(users).set({ numFollowers: sql`${users.numFollowers} - 1` }).where(eq(users.id, target.id))
   })
 }
