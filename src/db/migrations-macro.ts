@@ -1,12 +1,14 @@
 /**
  * A Bun macro (imported `with { type: 'macro' }`): runs when the importing file is transpiled or
- * bundled, reads the migrations drizzle-kit wrote in drizzle/ and inlines them as data. Running
- * from the sources, they are read as the code loads; `bun build --compile` carries them inside
- * the single binary, which then needs no drizzle/ folder beside it.
+ * bundled, reads the migrations drizzle-kit wrote in a folder at the project's root (drizzle/ for
+ * SQLite, drizzle-pg/ for PostgreSQL) and inlines them as data. Running from the sources, they are
+ * read as the code loads; `bun build --compile` carries them inside the single binary, which then
+ * needs no migrations folder beside it. The folder must be a literal at the call (macro arguments
+ * are evaluated at build time).
  */
 import { readMigrationFiles, type MigrationMeta } from 'drizzle-orm/migrator'
 import { resolve } from 'node:path'
 
-export function migrationsOfFolder(): MigrationMeta[] {
-  return readMigrationFiles({ migrationsFolder: resolve(import.meta.dir, '../../drizzle') })
+export function migrationsOfFolder(folder: 'drizzle' | 'drizzle-pg' = 'drizzle'): MigrationMeta[] {
+  return readMigrationFiles({ migrationsFolder: resolve(import.meta.dir, '../..', folder) })
 }
