@@ -32,7 +32,7 @@ for (let i = 0; i < sizeMiB; i++) writeSync(fd, randomBytes(MiB))
 closeSync(fd)
 
 const config = loadConfig({}, { dataDir: join(tmp, 'data'), port: 0, host: '127.0.0.1', maxAttachmentSize: (sizeMiB + 1) * MiB })
-const deps = createDeps(config)
+const deps = await createDeps(config)
 const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
 config.baseUrl = `http://127.0.0.1:${server.port}/`
 const api = `http://127.0.0.1:${server.port}/api/v1`

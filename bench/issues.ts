@@ -25,7 +25,7 @@ const ISSUES = 10_000
 
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-issues-'))
 const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1' })
-const deps = createDeps(config)
+const deps = await createDeps(config)
 const user = await createUser(deps, { username: 'planner', password: 'bench-password', email: 'planner@example.com' })
 const { secret } = await createAccessToken(deps, user.id, 'bench')
 const repo = await createRepository(deps, user, { name: 'roadmap' })

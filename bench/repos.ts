@@ -28,7 +28,7 @@ if (!Number.isInteger(count) || count < 1) throw new Error(`repository count mus
 
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-repos-'))
 const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', passwordMemoryCost: 64, passwordTimeCost: 1 })
-const deps = createDeps(config)
+const deps = await createDeps(config)
 
 const started = performance.now()
 const OWNERS = 20

@@ -19,7 +19,7 @@ const seconds = durationFromArgv()
 
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-users-'))
 const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1' })
-const deps = createDeps(config)
+const deps = await createDeps(config)
 const user = await createUser(deps, { username: 'benchuser', password: 'bench-password', email: 'bench@example.com', fullName: 'Bench User' })
 const { secret } = await createAccessToken(deps, user.id, 'bench')
 const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })

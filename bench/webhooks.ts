@@ -25,7 +25,7 @@ import { startHookReceiver } from './lib/hook-receiver'
 const requests = Number(process.argv[2] ?? 400)
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-hooks-'))
 const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', webhookAllowedHostList: 'loopback', logLevel: 'warn' })
-const deps = createDeps(config)
+const deps = await createDeps(config)
 const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
 config.baseUrl = `http://127.0.0.1:${server.port}/`
 const user = await createUser(deps, { username: 'hooker', password: 'bench-password', email: 'hooker@example.com' })

@@ -1,4 +1,5 @@
 #!/usr/bin/env bun
+import { closeDatabase } from './db/client'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { join } from 'node:path'
 import { loadConfig } from './config'
@@ -59,14 +60,14 @@ interface Command {
 
 /** Opens the data folder (migrating it), runs `fn`, closes the database; API errors exit 1. */
 async function withDeps<T>(fn: (deps: AppDeps) => Promise<T> | T): Promise<T> {
-  const deps = createDeps(loadConfig())
+  const deps = await createDeps(loadConfig())
   try {
     return await fn(deps)
   } catch (e) {
     if (e instanceof ApiError) fail(e.message)
     throw e
   } finally {
-    deps.db.$client.close()
+    await closeDatabase(deps.db)
   }
 }
 
@@ -80,7 +81,7 @@ async function serve() {
   // would remove the first one's repositories being created and the objects of pushes it receives.
   const other = runningServer(config.dataDir)
   if (other) fail(`a Warren (process ${other}) already serves ${config.dataDir}; stop it first (or remove ${join(config.dataDir, SERVE_MARK)} if that process is not Warren)`)
-  const deps = createDeps(config)
+  const deps = await createDeps(config)
   await repairRepositories(deps)
   await repairAttachments(deps)
   // Before serving: no push runs yet, so pushes a crash left pending are settled too.

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { isPostgresUrl } from './db/dialect'
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './lib/log'
 import { parseHostAllowList } from './webhooks/host-allow-list'
 
@@ -8,6 +9,10 @@ export interface Config {
   port: number
   /** Folder holding the SQLite file and the repositories. */
   dataDir: string
+  /** WARREN_DATABASE_URL: a postgres:// URL puts the metadata in PostgreSQL; null: SQLite in dataDir. */
+  databaseUrl: string | null
+  /** WARREN_DATABASE_POOL: PostgreSQL connections per process. */
+  databasePoolSize: number
   /** Public root URL, always with a trailing slash (Gitea's ROOT_URL). */
   baseUrl: string
   /** Domain and port used to build `ssh_url` fields. */
@@ -133,6 +138,13 @@ function boundedFrom(value: string | undefined, fallback: number, name: string, 
 const MiB = 1024 * 1024
 
 /** WARREN_WEBHOOK_ALLOWED_HOST_LIST, checked at start (an entry that parses as nothing stops the server). */
+/** WARREN_DATABASE_URL: empty for SQLite, else a postgres:// or postgresql:// URL. */
+function databaseUrlFrom(value: string | undefined): string | null {
+  if (!value) return null
+  if (!isPostgresUrl(value)) throw new Error(`WARREN_DATABASE_URL must be a postgres:// URL (or unset, for SQLite in the data folder)`)
+  return value
+}
+
 function hostListFrom(value: string | undefined): string {
   const text = value?.trim() || 'external'
   try {
@@ -164,6 +176,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: listenHost,
     port,
     dataDir: resolve(env.WARREN_DATA ?? './data'),
+    databaseUrl: databaseUrlFrom(env.WARREN_DATABASE_URL),
+    databasePoolSize: boundedFrom(env.WARREN_DATABASE_POOL, 10, 'WARREN_DATABASE_POOL', 1, 1000),
     baseUrl,
     sshDomain: env.WARREN_SSH_DOMAIN ?? host,
     sshPort,

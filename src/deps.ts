@@ -1,5 +1,7 @@
 import type { Config } from './config'
 import { openDatabase, type Db } from './db/client'
+import { DIALECT } from './db/dialect'
+import { openPostgres } from './db/postgres'
 import { Auth } from './auth/caller'
 
 /** What every module needs: built once by the CLI (or a test) and handed to createApp. */
@@ -9,6 +11,17 @@ export interface AppDeps {
   auth: Auth
 }
 
-export function createDeps(config: Config, db: Db = openDatabase(config.dataDir)): AppDeps {
+export async function createDeps(config: Config, db?: Db): Promise<AppDeps> {
+  db ??= await openConfiguredDatabase(config)
   return { config, db, auth: new Auth(db, config) }
+}
+
+/**
+ * The database the configuration names: PostgreSQL at WARREN_DATABASE_URL, else SQLite in the data
+ * folder. The process's dialect (read when it started, src/db/dialect.ts) must agree.
+ */
+export async function openConfiguredDatabase(config: Config): Promise<Db> {
+  const wanted = config.databaseUrl ? 'postgres' : 'sqlite'
+  if (wanted !== DIALECT) throw new Error(`this process runs on ${DIALECT} (WARREN_DATABASE_URL when it started) but its configuration names ${wanted}`)
+  return config.databaseUrl ? openPostgres(config.databaseUrl, { poolSize: config.databasePoolSize }) : openDatabase(config.dataDir)
 }

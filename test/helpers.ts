@@ -7,6 +7,8 @@ import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
 import type { UserRow } from '../src/auth/caller'
 import { startSshServer } from '../src/ssh/server'
+import { closeDatabase } from '../src/db/client'
+import { freshTestDatabase } from './test-database'
 
 export interface TestUser {
   user: UserRow
@@ -42,9 +44,10 @@ export interface ApiResponse<T = any> {
  */
 export async function startTestServer(overrides: Partial<Config> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'warren-test-'))
+  const database = await freshTestDatabase()
   // Short passwords and quiet logs unless a test asks (test/password-policy, test/ops check the defaults).
-  const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', passwordMemoryCost: 64, passwordTimeCost: 1, minPasswordLength: 1, logLevel: 'warn', ...overrides })
-  const deps = createDeps(config)
+  const config = loadConfig({}, { dataDir, databaseUrl: database.url, port: 0, host: '127.0.0.1', passwordMemoryCost: 64, passwordTimeCost: 1, minPasswordLength: 1, logLevel: 'warn', ...overrides })
+  const deps = await createDeps(config)
   const { app, server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
   config.baseUrl = `http://127.0.0.1:${server.port}/`
   const ssh = config.startSshServer ? await startSshServer(deps, { host: '127.0.0.1', port: 0 }) : null
@@ -96,7 +99,8 @@ export async function startTestServer(overrides: Partial<Config> = {}) {
     async stop() {
       await ssh?.stop()
       server.stop(true)
-      deps.db.$client.close()
+      await closeDatabase(deps.db)
+      await database.drop()
       rmSync(dataDir, { recursive: true, force: true })
     },
   }

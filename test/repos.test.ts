@@ -360,7 +360,7 @@ describe('lists', () => {
 describe('startup repair', () => {
   test('`warren serve` runs it before serving', async () => {
     const data = mkdtempSync(join(scratch, 'serve-'))
-    const deps = createDeps(loadConfig({}, { dataDir: data }))
+    const deps = await createDeps(loadConfig({}, { dataDir: data }))
     const now = Math.floor(Date.now() / 1000)
     const owner = (await deps.db
       .insert(users)
@@ -397,7 +397,7 @@ describe('startup repair', () => {
       proc.kill()
       await proc.exited
     }
-    const check = createDeps(loadConfig({}, { dataDir: data }))
+    const check = await createDeps(loadConfig({}, { dataDir: data }))
     expect(await check.db.select().from(repositories)).toEqual([])
     expect((await check.db.select().from(users).where(eq(users.id, owner.id)))[0]!.numRepos).toBe(0)
     check.db.$client.close()

@@ -4,16 +4,33 @@ import { drizzle as drizzleForMigrations } from 'drizzle-orm/bun-sqlite'
 import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy'
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { join } from 'node:path'
-import * as schema from './schema'
+import type * as tables from './schema/tables'
+import { allTables } from './schema'
+import type { Dialect } from './dialect'
 import { migrationsOfFolder } from './migrations-macro' with { type: 'macro' }
 
 /**
- * The database every service queries: Drizzle's asynchronous SQLite API, so that the same
- * service code runs on a database reached over the network (PostgreSQL) too. On SQLite the
- * statements still run synchronously on one bun:sqlite connection; `$client` is that connection,
- * for the SQLite-only tools (doctor, dump, the change mark).
+ * The database every service queries: Drizzle's asynchronous SQLite API, typed with the SQLite
+ * tables, so that one set of queries serves SQLite and PostgreSQL (./postgres.ts, whose tables
+ * have the same names, keys and value types). `$runtime` is what differs by dialect:
+ * transactions, wake-ups after a commit, the caches' change mark, closing. On SQLite the
+ * statements run on one bun:sqlite connection, `$client`, which the SQLite-only tools reach
+ * through sqliteOf.
  */
-export type Db = SqliteRemoteDatabase<typeof schema> & { $client: Database; $writes: WriteGate }
+export type Db = SqliteRemoteDatabase<typeof tables> & { $client: Database; $runtime: DatabaseRuntime }
+
+/** What a database's dialect decides (see Db). */
+export interface DatabaseRuntime {
+  dialect: Dialect
+  /** writeTransaction's implementation. */
+  transaction<T>(fn: () => Promise<T>): Promise<T>
+  /** afterCommit's implementation. */
+  afterCommit(fn: () => void): void
+  /** changeMarkOf's implementation. */
+  changeMark(): () => string
+  /** Closes the connection(s); the database is not used after. */
+  close(): Promise<void>
+}
 
 /**
  * One connection serves every request, so a write transaction (BEGIN ... COMMIT around awaited
@@ -50,9 +67,7 @@ async function outsideTransactions(gate: WriteGate): Promise<void> {
  * work that must see what the transaction wrote.
  */
 export function afterCommit(db: Db, fn: () => void): void {
-  const gate = db.$writes
-  if (insideOpen(gate)) gate.current!.committed.push(fn)
-  else queueMicrotask(() => gate.inside.exit(fn))
+  db.$runtime.afterCommit(fn)
 }
 
 /**
@@ -87,7 +102,7 @@ export function openDatabase(dataDir: string): Db {
   sqlite.exec('PRAGMA synchronous = NORMAL')
   sqlite.exec('PRAGMA busy_timeout = 10000')
   sqlite.exec('PRAGMA temp_store = MEMORY')
-  const forMigrations = drizzleForMigrations({ client: sqlite, schema })
+  const forMigrations = drizzleForMigrations({ client: sqlite })
   // A migration may rebuild a table (drizzle-kit: copy, drop, rename); with foreign keys enforced
   // the drop would cascade-delete the rows of its children. The migration's own PRAGMAs run inside
   // the migrator's transaction, where SQLite ignores them: so keys are off while migrating, checked
@@ -104,6 +119,18 @@ export function openDatabase(dataDir: string): Db {
 /** Drizzle's asynchronous SQLite API over one bun:sqlite connection (see WriteGate). */
 function sqliteDatabase(sqlite: Database): Db {
   const gate: WriteGate = { inside: new AsyncLocalStorage(), current: null }
+  const runtime: DatabaseRuntime = {
+    dialect: 'sqlite',
+    transaction: (fn) => sqliteTransaction(sqlite, gate, fn),
+    afterCommit(fn) {
+      if (insideOpen(gate)) gate.current!.committed.push(fn)
+      else queueMicrotask(() => gate.inside.exit(fn))
+    },
+    changeMark: () => sqliteChangeMark(sqlite),
+    async close() {
+      sqlite.close()
+    },
+  }
   const run = (text: string, params: unknown[], method: 'run' | 'all' | 'values' | 'get') => {
     // query() keeps the compiled statement, keyed by its text: a prepared statement each.
     const statement = sqlite.query(text)
@@ -116,10 +143,10 @@ function sqliteDatabase(sqlite: Database): Db {
       await outsideTransactions(gate)
       return run(text, params, method) as { rows: any[] }
     },
-    { schema },
+    { schema: allTables },
   ) as Db
   db.$client = sqlite
-  db.$writes = gate
+  db.$runtime = runtime
   return db
 }
 
@@ -130,14 +157,17 @@ function sqliteDatabase(sqlite: Database): Db {
  * functions it calls, belongs to the transaction (its async context says so); a transaction
  * begun inside one joins it. `fn` does database work only: no git, no network.
  */
-export async function writeTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
-  const gate = db.$writes
+export function writeTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+  return db.$runtime.transaction(fn)
+}
+
+/** writeTransaction on SQLite: one BEGIN IMMEDIATE ... COMMIT at a time on the one connection (WriteGate). */
+async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, fn: () => Promise<T>): Promise<T> {
   if (insideOpen(gate)) return fn()
   await outsideTransactions(gate)
   let end!: () => void
   const transaction: OpenTransaction = { ended: new Promise((resolve) => (end = resolve)), committed: [] }
   gate.current = transaction
-  const sqlite = db.$client
   let result: T
   try {
     sqlite.exec('BEGIN IMMEDIATE')
@@ -157,16 +187,33 @@ export async function writeTransaction<T>(db: Db, fn: () => Promise<T>): Promise
 }
 
 /**
- * A mark that changes whenever the database does, through this connection (`total_changes()`) or
- * another one (`PRAGMA data_version`): caches compare it to know they are stale. One prepared
- * statement; reading it costs a few microseconds.
+ * A mark that changes whenever the database does: caches compare it to know they are stale. On
+ * SQLite it moves when this connection writes (`total_changes()`) or another one commits (`PRAGMA
+ * data_version`), and reading it costs a few microseconds. On PostgreSQL other processes write
+ * too and no mark is that cheap, so there it changes at every call: the caches never serve stale
+ * data, they only stop saving work.
  */
 export function changeMarkOf(db: Db): () => string {
-  const query = db.$client.query<{ v: number; c: number }, []>(
+  return db.$runtime.changeMark()
+}
+
+function sqliteChangeMark(sqlite: Database): () => string {
+  const query = sqlite.query<{ v: number; c: number }, []>(
     'SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c',
   )
   return () => {
     const { v, c } = query.get()!
     return `${v}:${c}`
   }
+}
+
+/** The SQLite connection, for the tools that work on SQLite only (doctor's checks, dump); a clear error on PostgreSQL. */
+export function sqliteOf(db: Db, tool: string): Database {
+  if (db.$runtime.dialect !== 'sqlite') throw new Error(`${tool} works on the embedded SQLite database only; on PostgreSQL use its own tools (pg_dump, pg_restore)`)
+  return db.$client
+}
+
+/** Closes the database's connection(s). */
+export function closeDatabase(db: Db): Promise<void> {
+  return db.$runtime.close()
 }

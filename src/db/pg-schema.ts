@@ -18,7 +18,7 @@
 import { Column, is, getTableColumns, Relations, SQL, type SQLChunk } from 'drizzle-orm'
 import * as sq from 'drizzle-orm/sqlite-core'
 import * as pg from 'drizzle-orm/pg-core'
-import * as sqliteSchema from './schema'
+import * as sqliteSchema from './schema/tables'
 
 /** The chainable part of a PostgreSQL column builder used here (every call returns the builder). */
 interface PgBuilder {

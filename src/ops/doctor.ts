@@ -6,6 +6,9 @@
  */
 import type { Config } from '../config'
 import { createDeps, type AppDeps } from '../deps'
+import { count } from 'drizzle-orm'
+import { closeDatabase, sqliteOf } from '../db/client'
+import { users } from '../db/schema'
 import { runGit, safeGitMessage } from '../git/run'
 import { gitLeftovers, removeGitLeftovers } from '../git/leftovers'
 import { gitLimitsOf } from '../auth/repo-context'
@@ -45,18 +48,24 @@ export async function doctor(config: Config, opts: { fix: boolean; timeoutMs: nu
   else Object.assign(gitCheck, { ok: false, details: [git.problem] })
 
   const serverRunning = runningServer(config.dataDir)
-  const deps = createDeps(config)
+  const deps = await createDeps(config)
   try {
-    checkDatabase(deps, check('database'))
+    await checkDatabase(deps, check('database'))
     if (git.ok) await checkRepositories(deps, check, { ...opts, serverRunning })
   } finally {
-    deps.db.$client.close()
+    await closeDatabase(deps.db)
   }
   return { checks, healthy: checks.every((c) => c.ok), serverRunning }
 }
 
-function checkDatabase(deps: AppDeps, c: DoctorCheck): void {
-  const sqlite = deps.db.$client
+async function checkDatabase(deps: AppDeps, c: DoctorCheck): Promise<void> {
+  if (deps.db.$runtime.dialect === 'postgres') {
+    // The server enforces references and keeps its own files whole: being reachable is the check.
+    await deps.db.select({ n: count() }).from(users)
+    c.details.push('PostgreSQL reachable (it enforces integrity and references itself)')
+    return
+  }
+  const sqlite = sqliteOf(deps.db, 'the database check')
   const integrity = sqlite.prepare('PRAGMA integrity_check').all() as { integrity_check: string }[]
   const problems = integrity.map((r) => r.integrity_check).filter((r) => r !== 'ok')
   const broken = sqlite.prepare('PRAGMA foreign_key_check').all() as { table: string; rowid: number; parent: string }[]

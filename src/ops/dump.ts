@@ -27,8 +27,18 @@ const SKIPPED = new Set([DATABASE, `${DATABASE}-wal`, `${DATABASE}-shm`, `${DATA
 
 const stamp = () => new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
 
+/**
+ * dump and restore copy the embedded SQLite database with the repositories; with PostgreSQL the
+ * database is the server's to back up (pg_dump), and the repositories folder a plain copy.
+ */
+function sqliteOnly(config: Config, command: string): void {
+  if (config.databaseUrl)
+    throw new Error(`${command} works with the embedded SQLite database; with PostgreSQL use pg_dump / pg_restore for the database and copy ${join(config.dataDir, 'repositories')}`)
+}
+
 /** Writes the dump; returns the archive's path. */
 export async function dump(config: Config, file?: string): Promise<string> {
+  sqliteOnly(config, 'dump')
   const dataDir = config.dataDir
   const dbFile = join(dataDir, DATABASE)
   if (!existsSync(dbFile)) throw new Error(`no Warren database in ${dataDir} (set WARREN_DATA)`)
@@ -126,6 +136,7 @@ function inside(root: string, path: string): string {
 
 /** Restores a dump into the data folder, which must be empty or absent; returns the files written. */
 export async function restore(config: Config, file: string): Promise<number> {
+  sqliteOnly(config, 'restore')
   const dataDir = config.dataDir
   const archive = resolve(file)
   if (!existsSync(archive)) throw new Error(`${archive} does not exist`)

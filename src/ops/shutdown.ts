@@ -1,6 +1,7 @@
 import type { Server } from 'bun'
 import type { AppDeps } from '../deps'
 import { repositories } from '../db/schema'
+import { closeDatabase } from '../db/client'
 import { removeGitLeftovers } from '../git/leftovers'
 import { cancelAllWork, workInFlight, workSettled } from '../lib/in-flight'
 import { errorFields, type Logger } from '../lib/log'
@@ -87,7 +88,7 @@ export async function shutdown(
       removed += removeGitLeftovers(pathOfRepo(deps, row.ownerName, row)).length
     if (removed) log.info('removed temporary git objects of cut-off work', { count: removed })
   }
-  deps.db.$client.close()
+  await closeDatabase(deps.db)
   log.info('stopped', { cut })
   return { cut }
 }

@@ -3,6 +3,7 @@
  * payloads and talking to receivers never holds up a request. Started and stopped by
  * src/jobs/webhook-worker.ts; also an entry point of the bundle (package.json "build").
  */
+import { closeDatabase } from '../db/client'
 import type { Config } from '../config'
 import { createDeps } from '../deps'
 import { runWebhookLoops } from './loops'
@@ -12,18 +13,18 @@ declare const self: Worker
 export type WebhookThreadMessage = { type: 'start'; config: Config; pollMs?: number } | { type: 'wake' } | { type: 'stop' }
 
 let loops: Awaited<ReturnType<typeof runWebhookLoops>> | undefined
-let deps: ReturnType<typeof createDeps> | undefined
+let deps: Awaited<ReturnType<typeof createDeps>> | undefined
 
 self.onmessage = async (event: MessageEvent<WebhookThreadMessage>) => {
   const message = event.data
   if (message.type === 'start' && !loops) {
-    deps = createDeps(message.config)
+    deps = await createDeps(message.config)
     loops = await runWebhookLoops(deps, { pollMs: message.pollMs })
     self.postMessage({ type: 'started' })
   } else if (message.type === 'wake') await loops?.wake()
   else if (message.type === 'stop') {
     await loops?.stop()
-    deps?.db.$client.close()
+    if (deps) await closeDatabase(deps.db)
     loops = undefined
     self.postMessage({ type: 'stopped' })
   }

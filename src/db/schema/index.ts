@@ -1,12 +1,52 @@
-// One module per area; this file is what drizzle-kit and the client read.
-export * from './users'
-export * from './repos'
-export * from './orgs'
-export * from './issues'
-export * from './events'
-export * from './deploy-keys'
-export * from './commit-statuses'
-export * from './mirrors'
-export * from './pulls'
-export * from './releases'
-export * from './webhooks'
+/**
+ * The tables every service queries, for the process's dialect (./dialect.ts): the SQLite tables
+ * of ./tables.ts, or on PostgreSQL the tables derived from them (../pg-schema.ts), which have the
+ * same names, keys and value types. Services import from here; the types are the SQLite ones in
+ * both cases, so one set of queries serves both databases.
+ */
+import { DIALECT } from '../dialect'
+import { pgTables } from '../pg-schema'
+import * as sqliteTables from './tables'
+
+const tables: typeof sqliteTables = DIALECT === 'postgres' ? pgTables : sqliteTables
+
+export const {
+  accessTokens,
+  attachments,
+  collaborations,
+  comments,
+  commitStatuses,
+  deployKeys,
+  emailAddresses,
+  eventConsumers,
+  events,
+  follows,
+  gpgKeys,
+  hookTasks,
+  hooks,
+  issueAssignees,
+  issueIndexes,
+  issueLabels,
+  issues,
+  labels,
+  milestones,
+  mirrors,
+  orgUsers,
+  pendingPushes,
+  publicKeys,
+  pullRequests,
+  releases,
+  repoGitStates,
+  repoRedirects,
+  repositories,
+  stars,
+  teamRepos,
+  teamUsers,
+  teams,
+  trackedTimes,
+  users,
+  watches,
+} = tables
+
+/** Every table, by name (the database client's schema). */
+export const allTables = tables
