@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
-import { closeDatabase } from './db/client'
+import { closeDatabase, tryLock } from './db/client'
+import { asLeader } from './jobs/leadership'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { join } from 'node:path'
 import { loadConfig } from './config'
@@ -77,18 +78,29 @@ async function serve() {
   // Git's absence (or an old git) is said now, not as a 500 on the first clone.
   const git = await checkGit()
   if (!git.ok) fail(`${git.problem}; Warren needs git ${MIN_GIT_VERSION.join('.')} or later on PATH`)
-  // The start-up repairs below assume nothing else works on the data folder: a second server on it
-  // would remove the first one's repositories being created and the objects of pushes it receives.
-  const other = runningServer(config.dataDir)
-  if (other) fail(`a Warren (process ${other}) already serves ${config.dataDir}; stop it first (or remove ${join(config.dataDir, SERVE_MARK)} if that process is not Warren)`)
+  // The start-up repairs below assume nothing else works on the data: a second server would have
+  // the first one's repositories being created and the objects of pushes it receives removed.
+  // On SQLite one process serves a data folder (the serve mark refuses a second). On PostgreSQL
+  // several may, sharing the repositories folder: each holds the shared "serving" lock while it
+  // runs, and a process repairs at start only when it can take that lock exclusively (no other
+  // is serving); otherwise it leaves the data as the running ones keep it.
+  if (!config.databaseUrl) {
+    const other = runningServer(config.dataDir)
+    if (other) fail(`a Warren (process ${other}) already serves ${config.dataDir}; stop it first (or remove ${join(config.dataDir, SERVE_MARK)} if that process is not Warren)`)
+  }
   const deps = await createDeps(config)
-  await repairRepositories(deps)
-  await repairAttachments(deps)
-  // Before serving: no push runs yet, so pushes a crash left pending are settled too.
-  const reconciled = await reconcileRepositories(deps, { settlePending: true })
-  if (reconciled.updated) log.info(`brought ${reconciled.updated} of ${reconciled.checked} repositories in line with git`)
-  const mergesRepaired = await repairPullMerges(deps)
-  if (mergesRepaired) log.info(`marked ${mergesRepaired} pull requests merged whose merge a stop interrupted`)
+  const alone = await tryLock(deps.db, 'serving', 'exclusive')
+  const serving = await tryLock(deps.db, 'serving', 'shared')
+  if (alone) {
+    await repairRepositories(deps)
+    await repairAttachments(deps)
+    // Before serving: no push runs yet, so pushes a crash left pending are settled too.
+    const reconciled = await reconcileRepositories(deps, { settlePending: true })
+    if (reconciled.updated) log.info(`brought ${reconciled.updated} of ${reconciled.checked} repositories in line with git`)
+    const mergesRepaired = await repairPullMerges(deps)
+    if (mergesRepaired) log.info(`marked ${mergesRepaired} pull requests merged whose merge a stop interrupted`)
+    await alone.release()
+  } else log.info('another Warren serves this database: start-up repairs are left to the first one')
   if (config.initialAdmin && await countUsers(deps) === 0) {
     const admin = await createUser(deps, { ...config.initialAdmin, isAdmin: true })
     log.info(`created admin user "${admin.name}"`)
@@ -101,13 +113,15 @@ async function serve() {
     if (code === 'EADDRINUSE') fail(`port ${config.port} on ${config.host} is already in use (another Warren?); set WARREN_PORT to another port`)
     throw e
   }
-  takeServeMark(config.dataDir)
+  if (!config.databaseUrl) takeServeMark(config.dataDir)
   // Background jobs: each one registered here is stopped by the shutdown sequence
   // (src/ops/shutdown.ts) before the database closes. Add new jobs with jobs.add(name, job).
   const jobs = new BackgroundJobs()
-  jobs.add('mirror scheduler', startMirrorScheduler(deps))
-  jobs.add('pull request checker', startPullChecker(deps))
-  jobs.add('webhook deliveries', startWebhookWorker(deps))
+  if (serving) jobs.add('serving lock', { stop: () => serving.release() })
+  // With several processes on one PostgreSQL database, each job runs in one of them (asLeader).
+  jobs.add('mirror scheduler', asLeader(deps, 'mirror-scheduler', () => startMirrorScheduler(deps)))
+  jobs.add('pull request checker', asLeader(deps, 'pull-checker', () => startPullChecker(deps)))
+  jobs.add('webhook deliveries', asLeader(deps, 'webhook-deliveries', () => startWebhookWorker(deps)))
   log.info(`listening on http://${config.host}:${server.port} (public URL ${config.baseUrl})`, { git: git.version })
   if (config.startSshServer) {
     const ssh = jobs.add('ssh server', await startSshServer(deps))
@@ -123,7 +137,7 @@ async function serve() {
     log.info('signal received', { signal })
     shutdown(deps, server, jobs, log, cutNow.signal)
       .then(() => {
-        releaseServeMark(config.dataDir)
+        if (!config.databaseUrl) releaseServeMark(config.dataDir)
         process.exit(0)
       })
       .catch((e) => {

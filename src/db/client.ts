@@ -28,8 +28,24 @@ export interface DatabaseRuntime {
   afterCommit(fn: () => void): void
   /** changeMarkOf's implementation. */
   changeMark(): () => string
+  /**
+   * Takes the named lock for the caller's process, exclusive or shared, without waiting: null
+   * when another process holds it in a conflicting mode. Held until released or the process
+   * ends (on PostgreSQL a session advisory lock on a connection of its own, so a crash frees it;
+   * on SQLite one process owns the database, so every lock is granted).
+   */
+  tryLock(name: string, mode: 'exclusive' | 'shared'): Promise<HeldLock | null>
   /** Closes the connection(s); the database is not used after. */
   close(): Promise<void>
+}
+
+export interface HeldLock {
+  release(): Promise<void>
+}
+
+/** Tries to take a process-wide lock on the database (see DatabaseRuntime.tryLock). */
+export function tryLock(db: Db, name: string, mode: 'exclusive' | 'shared' = 'exclusive'): Promise<HeldLock | null> {
+  return db.$runtime.tryLock(name, mode)
 }
 
 /**
@@ -127,6 +143,7 @@ function sqliteDatabase(sqlite: Database): Db {
       else queueMicrotask(() => gate.inside.exit(fn))
     },
     changeMark: () => sqliteChangeMark(sqlite),
+    tryLock: async () => ({ release: async () => {} }),
     async close() {
       sqlite.close()
     },

@@ -82,12 +82,42 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       let n = 0
       return () => `pg:${++n}`
     },
+    async tryLock(name, mode) {
+      const connection = await client.reserve()
+      const key = lockKey(name)
+      const take = mode === 'shared' ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock'
+      const [row] = await connection.unsafe(`select ${take}(${key}) as got`).catch((e: unknown) => {
+        connection.release()
+        throw e
+      })
+      if (!row?.got) {
+        connection.release()
+        return null
+      }
+      let held = true
+      return {
+        async release() {
+          if (!held) return
+          held = false
+          const free = mode === 'shared' ? 'pg_advisory_unlock_shared' : 'pg_advisory_unlock'
+          await connection.unsafe(`select ${free}(${key})`).catch(() => {})
+          connection.release()
+        },
+      }
+    },
     async close() {
       await client.close()
     },
   }
   Object.assign(db, { $runtime: runtime, $client: client })
   return db
+}
+
+/** A 63-bit advisory lock key for a lock name (FNV-1a), as SQL text. */
+function lockKey(name: string): string {
+  let h = 0xcbf29ce484222325n
+  for (const byte of new TextEncoder().encode(`warren:${name}`)) h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0x7fffffffffffffffn
+  return h.toString()
 }
 
 interface OpenTransaction {

@@ -81,7 +81,10 @@ export interface EventRecord {
  * its own), after the checks that may refuse the change, so a refused change leaves no event.
  */
 export async function recordEvent(db: Db, event: NewEvent): Promise<number> {
-  return (await db
+  // Always in a write transaction (joining the caller's): ids are then committed in id order,
+  // which consumers rely on (they read past a position). On PostgreSQL, ids taken by
+  // transactions that ran side by side could commit out of order; write transactions do not.
+  return writeTransaction(db, async () => (await db
     .insert(events)
     .values({
       kind: event.kind,
@@ -92,7 +95,7 @@ export async function recordEvent(db: Db, event: NewEvent): Promise<number> {
       payload: JSON.stringify(event.payload ?? {}),
       createdUnix: nowUnix(),
     })
-    .returning({ id: events.id }))[0]!.id
+    .returning({ id: events.id }))[0]!.id)
 }
 
 /** How long claimed events stay with the worker that claimed them before they come back. */

@@ -40,10 +40,13 @@ export function startPullChecker(deps: AppDeps, opts: { tickMs?: number } = {}) 
   const wake = (): void => {
     wanted = true
     if (stopped || round) return
-    round = runRound().finally(() => {
-      round = null
-      if (wanted && !stopped) wake()
-    })
+    // A failed round (the database unreachable?) is logged; the next wake-up or tick tries again.
+    round = runRound()
+      .catch((e) => loggerOf(deps.config).error('a pull request check round failed', errorFields(e)))
+      .finally(() => {
+        round = null
+        if (wanted && !stopped) wake()
+      })
   }
   onPullsQueued(deps.db, wake)
   const timer = setInterval(wake, opts.tickMs ?? PULL_CHECK_TICK_MS)

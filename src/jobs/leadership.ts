@@ -1,0 +1,49 @@
+import type { AppDeps } from '../deps'
+import { tryLock, type HeldLock } from '../db/client'
+import { errorFields, loggerOf } from '../lib/log'
+import type { BackgroundJob } from '../ops/shutdown'
+
+/** How often a process that is not running a job asks again whether it may (the holder may have died). */
+export const LEADERSHIP_RETRY_MS = 5_000
+
+/**
+ * Runs a background job in one process at a time among those sharing the database (several
+ * Warren processes on one PostgreSQL database): the process holding the job's lock runs it;
+ * the others ask again every `retryMs` and take over when the holder stops or dies (its lock
+ * goes with its connection). On SQLite one process owns the database and runs the job at once.
+ */
+export function asLeader(deps: AppDeps, name: string, start: () => BackgroundJob | Promise<BackgroundJob>, retryMs = LEADERSHIP_RETRY_MS): BackgroundJob {
+  let stopped = false
+  let lock: HeldLock | null = null
+  let job: BackgroundJob | null = null
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let attempt: Promise<void> = Promise.resolve()
+  const tryLead = async () => {
+    if (stopped) return
+    try {
+      lock = await tryLock(deps.db, `job:${name}`)
+      if (lock && !stopped) {
+        job = await start()
+        return
+      }
+      await lock?.release()
+      lock = null
+    } catch (e) {
+      loggerOf(deps.config).error('taking a background job failed', { job: name, ...errorFields(e) })
+    }
+    if (!stopped) {
+      timer = setTimeout(() => void (attempt = tryLead()), retryMs)
+      timer.unref?.()
+    }
+  }
+  attempt = tryLead()
+  return {
+    async stop() {
+      stopped = true
+      clearTimeout(timer)
+      await attempt
+      await job?.stop()
+      await lock?.release()
+    },
+  }
+}
