@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import { inJsonList } from '../db/conditions'
+import { inJsonList } from '../db/sql'
 import { collaborations, orgUsers, repositories, teamRepos, teams, teamUsers, users } from '../db/schema'
 import type { UserRow } from './caller'
 import { publicRepoOpen, type OwnerInfo } from './visibility'

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { repoRedirects, repositories, users } from '../db/schema'
-import { rowMapper } from '../db/row-mapper'
+import { rowMapper, valueRows } from '../db/row-mapper'
 import { repoPath, type GitLimits, type GitRepo } from '../git/run'
 import { ApiError, forbidden, notFound, unauthorized } from '../lib/errors'
 import { accessLevel, AccessMode, type RepoRow } from './access'
@@ -43,10 +43,10 @@ const prepareRepoByName = (db: AppDeps['db']) => ({
 export async function findRepoByName(deps: AppDeps, ownerName: string, repoName: string): Promise<{ repo: RepoRow; owner: UserRow } | undefined> {
   let statement = repoByNameStatements.get(deps.db)
   if (!statement) repoByNameStatements.set(deps.db, (statement = prepareRepoByName(deps.db)))
-  const ownerValues = (await statement.owner.values({ owner: ownerName.toLowerCase() }))[0] as unknown[] | undefined
+  const ownerValues = (await valueRows(statement.owner, { owner: ownerName.toLowerCase() }))[0]
   if (!ownerValues) return undefined
   const owner = userRows.map(ownerValues)
-  const repoValues = (await statement.repo.values({ ownerId: owner.id, repo: repoName.toLowerCase() }))[0] as unknown[] | undefined
+  const repoValues = (await valueRows(statement.repo, { ownerId: owner.id, repo: repoName.toLowerCase() }))[0]
   return repoValues && { repo: repoRows.map(repoValues), owner }
 }
 /**

@@ -239,8 +239,8 @@ async function recordOutcomes(deps: AppDeps, statements: ReturnType<typeof outco
     return {
       id: task.id,
       attempts,
-      isDelivered: done ? 1 : 0,
-      isSucceed: attempt.ok ? 1 : 0,
+      isDelivered: done,
+      isSucceed: attempt.ok,
       nextAttemptMs: done ? 0 : at + Math.round(deps.config.webhookRetryDelay * 1000 * 2 ** (attempts - 1)),
       deliveredMs: at,
       durationMs: attempt.durationMs,

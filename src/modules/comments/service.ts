@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { writeTransaction } from '../../db/client'
 import { comments, issues } from '../../db/schema'
+import { greatestOf } from '../../db/sql'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, type RepoRow } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
@@ -141,7 +142,7 @@ export async function deleteComment(deps: AppDeps, ctx: RepoContext, id: number,
     await deps.db.delete(comments).where(eq(comments.id, row.id))
     await deps.db
       .update(issues)
-      .set({ numComments: sql`max(${issues.numComments} - 1, 0)` })
+      .set({ numComments: greatestOf(sql`${issues.numComments} - 1`, 0) })
       .where(eq(issues.id, row.issueId))
   })
 }

@@ -1,9 +1,9 @@
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { Db } from '../../db/client'
-import { rowMapper } from '../../db/row-mapper'
+import { rowMapper, valueRows } from '../../db/row-mapper'
 import { writeTransaction } from '../../db/client'
-import { containsPattern, inJsonList } from '../../db/conditions'
+import { containsPattern, everyJsonGroup, inJsonList, likeIgnoringCase } from '../../db/sql'
 import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, pullRequests, repositories, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { getVisibleUserByName, usersByIds } from '../users/service'
@@ -36,7 +36,7 @@ function prepareStatements(db: Db) {
     pageByState: db
       .select()
       .from(issues)
-      .where(and(eq(issues.repoId, sql.placeholder('repo')), sql`${issues.isClosed} = ${sql.placeholder('closed')}`))
+      .where(and(eq(issues.repoId, sql.placeholder('repo')), eq(issues.isClosed, sql.placeholder('closed'))))
       .orderBy(desc(issues.createdUnix), desc(issues.id))
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('offset'))
@@ -63,7 +63,8 @@ function prepareStatements(db: Db) {
       .update(repositories)
       .set({
         numIssues: sql`${repositories.numIssues} + 1`,
-        numClosedIssues: sql`${repositories.numClosedIssues} + ${sql.placeholder('closed')}`,
+        // 1 for an issue filed closed: a number of its own (PostgreSQL adds no booleans).
+        numClosedIssues: sql`${repositories.numClosedIssues} + ${sql.placeholder('closedCount')}`,
       })
       .where(eq(repositories.id, sql.placeholder('repo')))
       .prepare(),
@@ -133,8 +134,8 @@ async function labelsOfIssues(deps: AppDeps, issueIds: number[]): Promise<Map<nu
     else issuesOfLabel.set(l.labelId, [l.issueId])
   }
   // Labels come back in name order, so each issue's list is in name order too.
-  for (const values of await s.labelsByIds.values({ ids: JSON.stringify(labelIds) })) {
-    const label = labelRows.map(values as unknown[])
+  for (const values of await valueRows(s.labelsByIds, { ids: JSON.stringify(labelIds) })) {
+    const label = labelRows.map(values)
     for (const issueId of issuesOfLabel.get(label.id)!) result.get(issueId)!.push(label)
   }
   return result
@@ -217,10 +218,9 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
   const s = statementsOf(deps.db)
   const plain = state !== 'all' && !filter.labels && !filter.q && !filter.milestones && !type && !poster && !assignee
   if (plain) {
-    const closed = state === 'closed' ? 1 : 0
-    const rows = (await s.pageByState
-      .values({ repo: repo.id, closed, limit: page.limit, offset: page.offset }))
-      .map((v) => issueRows.map(v as unknown[]))
+    const closed = state === 'closed'
+    const rows = (await valueRows(s.pageByState, { repo: repo.id, closed, limit: page.limit, offset: page.offset }))
+      .map((v) => issueRows.map(v))
     // The repository's counters (kept exact in every write transaction) spare a count over the index.
     const closedTotal = repo.numClosedIssues + repo.numClosedPulls
     const total = closed ? closedTotal : repo.numIssues + repo.numPulls - closedTotal
@@ -236,15 +236,18 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
     )
   if (filter.q) {
     const pattern = containsPattern(filter.q)
-    where.push(sql`(${issues.title} like ${pattern} escape '\\' or ${issues.content} like ${pattern} escape '\\')`)
+    where.push(or(likeIgnoringCase(issues.title, pattern), likeIgnoringCase(issues.content, pattern)))
   }
   // Every label named must be on the issue; any of the milestones named will do. Each filter is one
-  // JSON value whatever its length: no entry of the label list (an array of ids each) may lack a
-  // label on the issue.
+  // JSON value whatever its length: every entry of the label list (an array of ids each) must have
+  // one of its labels on the issue.
   const labelSets = await idsByIdOrName(deps, labels, repo.id, splitFilter(filter.labels, 'labels'))
   if (labelSets.length)
     where.push(
-      sql`not exists (select 1 from json_each(${JSON.stringify(labelSets)}) as wanted where not exists (select 1 from ${issueLabels} where ${issueLabels.issueId} = ${issues.id} and ${issueLabels.labelId} in (select value from json_each(wanted.value))))`,
+      everyJsonGroup(
+        labelSets,
+        (set) => sql`exists (select 1 from ${issueLabels} where ${issueLabels.issueId} = ${issues.id} and ${inJsonList(issueLabels.labelId, set)})`,
+      ),
     )
   const milestoneIds = (await idsByIdOrName(deps, milestones, repo.id, splitFilter(filter.milestones, 'milestones'))).flat()
   if (milestoneIds.length) where.push(inJsonList(issues.milestoneId, milestoneIds))
@@ -256,7 +259,7 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
     .orderBy(desc(issues.createdUnix), desc(issues.id))
     .limit(page.limit)
     .offset(page.offset)
-  const total = (await deps.db.select({ n: sql<number>`count(*)` }).from(issues).where(condition))[0]!.n
+  const total = (await deps.db.select({ n: count() }).from(issues).where(condition))[0]!.n
   return { rows, total }
 }
 
@@ -452,14 +455,14 @@ export async function createIssue(
       title: opts.title,
       content: opts.body ?? '',
       milestone: milestone?.id ?? 0,
-      closed: closed ? 1 : 0,
-      pull: pull ? 1 : 0,
+      closed,
+      pull: !!pull,
       deadline,
       now,
       closedUnix: closed ? now : 0,
     }))[0]!
     if (pull) await bumpRepoCounters(deps, ctx.repo.id, true, 1, closed ? 1 : 0)
-    else await s.countNewIssue.execute({ repo: ctx.repo.id, closed: closed ? 1 : 0 })
+    else await s.countNewIssue.execute({ repo: ctx.repo.id, closedCount: closed ? 1 : 0 })
     if (milestone) {
       await bumpMilestone(deps, milestone.id, 1, closed ? 1 : 0)
       milestone.numIssues += 1

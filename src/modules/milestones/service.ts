@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { writeTransaction } from '../../db/client'
 import { issues, milestones, repositories } from '../../db/schema'
+import { containsText } from '../../db/sql'
 import { notFound } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { parseDue } from '../issues/service'
@@ -30,8 +31,8 @@ async function bumpRepoMilestones(deps: AppDeps, repoId: number, total: number, 
 export async function listMilestones(deps: AppDeps, repoId: number, page: Page | null, state: string | undefined, name?: string): Promise<Paged<MilestoneRow>> {
   // The query schema admits only open, closed and all.
   const s = state || 'open'
-  // Gitea 1.14+ `name`: titles containing it, case-insensitively.
-  const named = name ? sql`instr(lower(${milestones.name}), ${name.toLowerCase()}) > 0` : undefined
+  // Gitea 1.14+ `name`: titles containing it, case-insensitively (both sides folded by the database).
+  const named = name ? containsText(sql`lower(${milestones.name})`, sql`lower(${name})`) : undefined
   const where = and(eq(milestones.repoId, repoId), s === 'all' ? undefined : eq(milestones.isClosed, s === 'closed'), named)
   // Gitea 1.9+: deadline ascending then id; "no deadline" (stored there as year 9999, here 0) last.
   return await selectPage(deps.db, milestones, where, [sql`${milestones.deadlineUnix} = 0`, asc(milestones.deadlineUnix), asc(milestones.id)], page)

@@ -24,8 +24,8 @@ export function wakePullChecker(db: Db): void {
   if (wake) afterCommit(db, wake)
 }
 
-/** Only open, unmerged pull requests are checked. */
-const isOpen = sql`${pullRequests.hasMerged} = 0 and exists (select 1 from ${issues} where ${issues.id} = ${pullRequests.issueId} and ${issues.isClosed} = 0)`
+/** Only open, unmerged pull requests are checked (booleans as the FALSE keyword, which both databases read). */
+const isOpen = sql`${pullRequests.hasMerged} = false and exists (select 1 from ${issues} where ${issues.id} = ${pullRequests.issueId} and ${issues.isClosed} = false)`
 
 const queued = (actorId: number | null) => ({
   status: 'checking',

@@ -1,8 +1,8 @@
-import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { changeMarkOf } from '../../db/client'
-import { inJsonList } from '../../db/conditions'
-import { rowMapper } from '../../db/row-mapper'
+import { inJsonList } from '../../db/sql'
+import { rowMapper, valueRows } from '../../db/row-mapper'
 import { issueLabels, issues, labels, pullRequests, repositories, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
@@ -107,12 +107,13 @@ const SORTS: Record<string, SQL[]> = {
 }
 const NEWEST = [desc(issues.createdUnix), desc(issues.id)]
 
+/** The name of the placeholder bound to the JSON array of wanted label ids (inJsonList). */
+const LABELS = 'labels'
 /** Placeholders the list is written with, so that each shape of list is prepared once. */
 const P = {
   repo: sql.placeholder('repo'),
   closed: sql.placeholder('closed'),
   milestone: sql.placeholder('milestone'),
-  labels: sql.placeholder('labels'),
   labelCount: sql.placeholder('labelCount'),
   poster: sql.placeholder('poster'),
   limit: sql.placeholder('limit'),
@@ -130,17 +131,17 @@ interface ListShape {
 
 function prepareList(deps: AppDeps, shape: ListShape) {
   const where: SQL[] = [eq(issues.repoId, P.repo), eq(issues.isPull, true)]
-  if (shape.byState) where.push(sql`${issues.isClosed} = ${P.closed}`)
+  if (shape.byState) where.push(eq(issues.isClosed, P.closed))
   if (shape.byMilestone) where.push(sql`${issues.milestoneId} = ${P.milestone}`)
   // Every one of the labels: the pairs are unique, so counting the matching links is enough.
   if (shape.byLabels)
     where.push(
-      sql`(select count(*) from ${issueLabels} where ${issueLabels.issueId} = ${issues.id} and ${issueLabels.labelId} in (select value from json_each(${P.labels}))) = ${P.labelCount}`,
+      sql`(select count(*) from ${issueLabels} where ${issueLabels.issueId} = ${issues.id} and ${inJsonList(issueLabels.labelId, LABELS)}) = ${P.labelCount}`,
     )
   if (shape.byPoster) where.push(sql`${issues.posterId} = ${P.poster}`)
   const condition = and(...where)
   return {
-    count: deps.db.select({ n: sql<number>`count(*)` }).from(issues).where(condition).prepare(),
+    count: deps.db.select({ n: count() }).from(issues).where(condition).prepare(),
     // Raw values mapped by the tables' own columns (Drizzle's generic mapping of a join costs more than the query).
     page: deps.db
       .select()
@@ -179,7 +180,7 @@ export async function listPulls(deps: AppDeps, repo: RepoRow, viewer: UserRow | 
   }
   const params = {
     repo: repo.id,
-    closed: state === 'closed' ? 1 : 0,
+    closed: state === 'closed',
     milestone: filter.milestone ?? 0,
     labels: JSON.stringify(labelIds),
     labelCount: labelIds.length,
@@ -197,7 +198,7 @@ export async function listPulls(deps: AppDeps, repo: RepoRow, viewer: UserRow | 
     : (await statements.count.execute(params))[0]!.n
   const rows =
     total > page.offset
-      ? (await statements.page.values({ ...params, limit: page.limit, offset: page.offset }) as unknown[][]).map((v) => ({
+      ? (await valueRows(statements.page, { ...params, limit: page.limit, offset: page.offset })).map((v) => ({
           issue: issueRows.map(v),
           pull: pullRows.map(v, issueRows.width),
         }))

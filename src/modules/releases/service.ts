@@ -6,6 +6,7 @@ import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { writeTransaction } from '../../db/client'
 import { attachments, releases, repositories } from '../../db/schema'
+import { greatestOf } from '../../db/sql'
 import { recordEvent } from '../../events/outbox'
 import { ZERO_ID } from '../../events/push-events'
 import { createTag, resolveCommitish, tagCommit, tagNameClash } from '../../git/refs'
@@ -170,7 +171,7 @@ export interface ReleaseInput {
 const bumpReleases = async (deps: AppDeps, repoId: number, by: number) =>
   await deps.db
     .update(repositories)
-    .set({ numReleases: sql`max(${repositories.numReleases} + ${by}, 0)` })
+    .set({ numReleases: greatestOf(sql`${repositories.numReleases} + ${by}`, 0) })
     .where(eq(repositories.id, repoId))
 
 const eventPayload = (row: ReleaseRow) => ({ releaseId: row.id, tagName: row.tagName })

@@ -3,8 +3,8 @@ import { dirname, join } from 'node:path'
 import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { changeMarkOf, writeTransaction } from '../../db/client'
-import { rowMapper } from '../../db/row-mapper'
-import { containsPattern } from '../../db/conditions'
+import { rowMapper, valueRows } from '../../db/row-mapper'
+import { containsPattern, greatestOf } from '../../db/sql'
 import { usersByIds } from '../users/service'
 import { repoRedirects, repositories, stars, teamRepos, teams, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
@@ -437,17 +437,17 @@ export async function deleteRepository(deps: AppDeps, repo: RepoRow, owner: User
     await recordEvent(deps.db, { kind: 'repo.deleted', repoId: repo.id, actorId: actor?.id ?? null, payload: { repository: repoSnapshot(current) } })
     // The teams given this repository lose it with the row (team_repos cascade): keep their counters right.
     const givenTo = deps.db.select({ id: teamRepos.teamId }).from(teamRepos).where(eq(teamRepos.repoId, repo.id))
-    await deps.db.update(teams).set({ numRepos: sql`max(${teams.numRepos} - 1, 0)` }).where(inArray(teams.id, givenTo))
+    await deps.db.update(teams).set({ numRepos: greatestOf(sql`${teams.numRepos} - 1`, 0) }).where(inArray(teams.id, givenTo))
     // Its stars go with it (cascade): the starrers' counters first.
     const starrers = deps.db.select({ id: stars.userId }).from(stars).where(eq(stars.repoId, repo.id))
-    await deps.db.update(users).set({ numStars: sql`max(${users.numStars} - 1, 0)` }).where(inArray(users.id, starrers))
+    await deps.db.update(users).set({ numStars: greatestOf(sql`${users.numStars} - 1`, 0) }).where(inArray(users.id, starrers))
     // A fork leaves its parent's count; the forks of this one become plain repositories (as in
     // Gitea). Their git folders need nothing: a fork shares no file it depends on (cloneBareRepository).
     if (current.isFork && current.forkId)
-      await deps.db.update(repositories).set({ numForks: sql`max(${repositories.numForks} - 1, 0)` }).where(eq(repositories.id, current.forkId))
+      await deps.db.update(repositories).set({ numForks: greatestOf(sql`${repositories.numForks} - 1`, 0) }).where(eq(repositories.id, current.forkId))
     await deps.db.update(repositories).set({ isFork: false, forkId: 0 }).where(eq(repositories.forkId, repo.id))
     await deps.db.delete(repositories).where(eq(repositories.id, repo.id))
-    await deps.db.update(users).set({ numRepos: sql`max(${users.numRepos} - 1, 0)` }).where(eq(users.id, repo.ownerId))
+    await deps.db.update(users).set({ numRepos: greatestOf(sql`${users.numRepos} - 1`, 0) }).where(eq(users.id, repo.ownerId))
   })
   removeRepositoryFolder(pathOfRepo(deps, owner.name, repo))
   removeRepositoryAttachments(deps, repo.id)
@@ -509,7 +509,7 @@ async function pageOfRepos(deps: AppDeps, shape: string, where: () => SQL | unde
   let statements = cache.get(shape)
   if (!statements) cache.set(shape, (statements = prepareRepoPage(deps.db, where())))
   const total = (await statements.count.execute(params))[0]!.n
-  const rows = total > page.offset ? (await statements.page.values({ ...params, limit: page.limit, offset: page.offset }) as unknown[][]).map((v) => repoRows.map(v)) : []
+  const rows = total > page.offset ? (await valueRows(statements.page, { ...params, limit: page.limit, offset: page.offset })).map((v) => repoRows.map(v)) : []
   results.set(key, { rows, total })
   return { rows, total }
 }
@@ -652,6 +652,7 @@ export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, 
   const uidFilter = !uid ? 'none' : mode === 'collaborative' ? 'collaborating' : opts.exclusive ? 'owned' : 'either'
   const where = () => {
     const conds: SQL[] = []
+    // Both sides lower-cased: the same on either database, whatever its LIKE does with case.
     if (q) conds.push(sql`${repositories.lowerName} LIKE ${PATTERN} ESCAPE '\\'`)
     if (mode === 'source') conds.push(eq(repositories.isFork, false), eq(repositories.isMirror, false))
     if (mode === 'fork') conds.push(eq(repositories.isFork, true))
@@ -689,7 +690,7 @@ export async function repairRepositories(deps: AppDeps): Promise<{ removedRows: 
     removeRepositoryFolder(pathOfRepo(deps, row.ownerName, row))
     await writeTransaction(deps.db, async () => {
       await deps.db.delete(repositories).where(eq(repositories.id, row.id))
-      await deps.db.update(users).set({ numRepos: sql`max(${users.numRepos} - 1, 0)` }).where(eq(users.id, row.ownerId))
+      await deps.db.update(users).set({ numRepos: greatestOf(sql`${users.numRepos} - 1`, 0) }).where(eq(users.id, row.ownerId))
     })
     log.warn('removed an unfinished repository', { repo: `${row.ownerName}/${row.name}` })
   }

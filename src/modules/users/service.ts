@@ -1,9 +1,9 @@
-import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../../deps'
 import { writeTransaction, type Db } from '../../db/client'
-import { inJsonList } from '../../db/conditions'
-import { rowMapper } from '../../db/row-mapper'
+import { containsText, inJsonList } from '../../db/sql'
+import { rowMapper, valueRows } from '../../db/row-mapper'
 import { accessTokens, emailAddresses, follows, users } from '../../db/schema'
 import type { Caller, UserRow } from '../../auth/caller'
 import { ownerVisibleTo, visibleOwnerCondition } from '../../auth/visibility'
@@ -30,7 +30,7 @@ export async function usersByIds(deps: AppDeps, ids: Iterable<number>): Promise<
   if (!statement) usersByIdsStatements.set(deps.db, (statement = prepareUsersByIds(deps.db)))
   // Rows read as raw values and mapped by the table's own columns (Drizzle's generic mapping
   // costs more than the query on list pages).
-  const rows = (await statement.values({ ids: JSON.stringify(list) }) as unknown[][]).map((v) => userRows.map(v))
+  const rows = (await valueRows(statement, { ids: JSON.stringify(list) })).map((v) => userRows.map(v))
   return new Map(rows.map((u) => [u.id, u]))
 }
 
@@ -142,7 +142,7 @@ export async function createAccessToken(deps: AppDeps, userId: number, name: str
 
 /** Number of users (individuals); used to decide whether the first-start admin is needed. */
 export async function countUsers(deps: AppDeps): Promise<number> {
-  return (await deps.db.select({ n: sql<number>`count(*)` }).from(users).where(eq(users.type, 0)))[0]!.n
+  return (await deps.db.select({ n: count() }).from(users).where(eq(users.type, 0)))[0]!.n
 }
 
 /**
@@ -158,11 +158,13 @@ export async function getVisibleUserByName(deps: AppDeps, name: string, viewer: 
 
 /** Individual users whose login or full name contains `q` (case-insensitive) and whom `viewer` may see, by name. */
 export async function searchUsers(deps: AppDeps, viewer: UserRow | null, q: string, uid: number | undefined, page: Page): Promise<Paged<UserRow>> {
-  // SQLite's lower() folds ASCII only; fold the query the same way so both sides agree.
-  const needle = q.trim().replace(/[A-Z]+/g, (c) => c.toLowerCase())
+  // The database folds the case of both sides, so they agree (SQLite's lower() folds ASCII
+  // letters only, PostgreSQL's every letter).
+  const needle = q.trim()
+  const folded = sql`lower(${needle})`
   const where = and(
     eq(users.type, 0),
-    needle ? sql`(instr(${users.lowerName}, ${needle}) > 0 OR instr(lower(${users.fullName}), ${needle}) > 0)` : undefined,
+    needle ? or(containsText(users.lowerName, folded), containsText(sql`lower(${users.fullName})`, folded)) : undefined,
     uid ? eq(users.id, uid) : undefined,
     visibleOwnerCondition(viewer),
   )

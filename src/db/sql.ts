@@ -1,0 +1,125 @@
+/**
+ * The SQL fragments that SQLite and PostgreSQL spell differently, so that every query in the
+ * services is written once: each helper answers the fragment of the process's dialect (DIALECT,
+ * decided at load). `sqlFor(dialect)` builds them for a dialect given explicitly, which is how
+ * test/sql-dialect.test.ts runs the same helper on both databases.
+ *
+ * Everything else the services write is standard SQL both accept alike: comparisons, `+`/`-` on
+ * integers, EXISTS, lower(), LIKE with ESCAPE on a lower-cased column, drizzle's operators and
+ * aggregates (count(), max(), min(), which map their results to numbers). Booleans are compared
+ * with drizzle's eq(column, true | false) and bound as JS booleans, never as 0/1: PostgreSQL's
+ * booleans are not integers.
+ */
+import { sql, type Column, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm'
+import { DIALECT, type Dialect } from './dialect'
+
+/**
+ * A list of values as one JSON array, so a statement's text and size are the same whatever the
+ * list's length: the values themselves (bound as the array's JSON text), the name of a placeholder
+ * bound to that JSON text (`execute({ [name]: JSON.stringify(ids) })`), or an SQL expression
+ * giving a JSON array (a group of everyJsonGroup).
+ */
+export type JsonList = readonly (string | number)[] | string | SQL
+
+/** The helpers of one dialect (see each one's comment on the exported binding below). */
+export interface DialectSql {
+  inJsonList(column: Column, list: JsonList): SQL
+  everyJsonGroup(groups: readonly (readonly (string | number)[])[], condition: (group: SQL) => SQL): SQL
+  greatestOf(a: SQLWrapper | number, b: SQLWrapper | number): SQL
+  containsText(haystack: SQLWrapper, needle: SQLWrapper | string): SQL
+  likeIgnoringCase(text: SQLWrapper, pattern: string | Placeholder): SQL
+}
+
+/** The alias of everyJsonGroup's row; its `value` is the group at hand. */
+const GROUP = sql.raw('json_group')
+
+/** A JSON list as an SQL value: bound (values, placeholder) or as given (an expression). */
+function jsonOf(list: JsonList): SQL | Placeholder | string {
+  if (typeof list === 'string') return sql.placeholder(list)
+  if (Array.isArray(list)) return JSON.stringify(list)
+  return list as SQL
+}
+
+/** An integer literal in the statement's text (a constant like 0 needs no parameter); anything else as given. */
+const operand = (value: SQLWrapper | number): SQLWrapper | SQL =>
+  typeof value === 'number' && Number.isSafeInteger(value) ? sql.raw(String(value)) : (value as SQLWrapper)
+
+/**
+ * PostgreSQL's type of a column's values, for casting the text of JSON elements: the column's own
+ * SQL type, or for a SQLite column standing in for its derived one (src/db/pg-schema.ts) the type
+ * the derivation gives it.
+ */
+function pgTypeOf(column: Column): string {
+  // By its kind's name: importing pg-core to ask would load it into every SQLite process.
+  if (column.columnType.startsWith('Pg')) return column.getSQLType()
+  const derived = ({ number: 'bigint', string: 'text', boolean: 'boolean' } as Record<string, string>)[column.dataType]
+  if (!derived) throw new Error(`sql: no PostgreSQL type known for column ${column.name} (${column.columnType})`)
+  return derived
+}
+
+const sqliteSql: DialectSql = {
+  inJsonList: (column, list) => sql`${column} IN (SELECT value FROM json_each(${jsonOf(list)}))`,
+  // json_each gives an array element that is itself an array as its JSON text, which json_each reads again.
+  everyJsonGroup: (groups, condition) =>
+    sql`NOT EXISTS (SELECT 1 FROM json_each(${JSON.stringify(groups)}) AS ${GROUP} WHERE NOT (${condition(sql`${GROUP}.value`)}))`,
+  // SQLite's max() with two arguments is the scalar maximum (with one it would be the aggregate).
+  greatestOf: (a, b) => sql`max(${operand(a)}, ${operand(b)})`,
+  containsText: (haystack, needle) => sql`instr(${haystack}, ${needle}) > 0`,
+  // SQLite's LIKE ignores the case of ASCII letters.
+  likeIgnoringCase: (text, pattern) => sql`${text} LIKE ${pattern} ESCAPE '\\'`,
+}
+
+const postgresSql: DialectSql = {
+  // The JSON text is cast from text, not bound as json: a driver that types parameters from the
+  // statement (Bun's) would otherwise encode the string as a JSON string, not read it as an array.
+  // Each element's text is cast to the column's type, so the comparison is the column's own.
+  inJsonList: (column, list) =>
+    sql`${column} IN (SELECT value::${sql.raw(pgTypeOf(column))} FROM json_array_elements_text(((${jsonOf(list)})::text)::json))`,
+  everyJsonGroup: (groups, condition) =>
+    sql`NOT EXISTS (SELECT 1 FROM json_array_elements((${JSON.stringify(groups)}::text)::json) AS ${GROUP}(value) WHERE NOT (${condition(sql`${GROUP}.value`)}))`,
+  greatestOf: (a, b) => sql`greatest(${operand(a)}, ${operand(b)})`,
+  containsText: (haystack, needle) => sql`strpos(${haystack}, ${needle}) > 0`,
+  // PostgreSQL's LIKE is case-sensitive; ILIKE ignores case (of every letter, not only ASCII).
+  likeIgnoringCase: (text, pattern) => sql`${text} ILIKE ${pattern} ESCAPE '\\'`,
+}
+
+/** The helpers spelled for `dialect`. */
+export const sqlFor = (dialect: Dialect): DialectSql => (dialect === 'postgres' ? postgresSql : sqliteSql)
+
+const forProcess = sqlFor(DIALECT)
+
+/**
+ * `column IN (list)`, the list bound as one JSON array (see JsonList). On PostgreSQL the elements
+ * are cast to the column's type (bigint for Warren's integer columns, text for text ones).
+ */
+export const inJsonList: DialectSql['inJsonList'] = forProcess.inJsonList
+
+/**
+ * True when `condition(group)` holds for every group of `groups` (an array of arrays, bound as one
+ * JSON value whatever their number): `group` stands for the group at hand as a JSON array, for
+ * inJsonList(column, group). Every group must be non-empty only if the condition needs it to be.
+ */
+export const everyJsonGroup: DialectSql['everyJsonGroup'] = forProcess.everyJsonGroup
+
+/**
+ * The greater of two values (SQLite's scalar max(a, b), PostgreSQL's greatest(a, b)); for
+ * counters that must not go below zero: `greatestOf(sql\`${t.n} - 1\`, 0)`. Both arguments are
+ * meant to be non-null (SQLite answers NULL for a NULL argument, PostgreSQL ignores it).
+ */
+export const greatestOf: DialectSql['greatestOf'] = forProcess.greatestOf
+
+/**
+ * Whether `haystack` contains `needle` as a plain substring (no wildcards; SQLite's instr,
+ * PostgreSQL's strpos), case-sensitively: wrap both sides in lower() to ignore case.
+ */
+export const containsText: DialectSql['containsText'] = forProcess.containsText
+
+/**
+ * `text LIKE pattern ESCAPE '\'` ignoring case: SQLite's LIKE (which ignores the case of ASCII
+ * letters), PostgreSQL's ILIKE (which ignores the case of all letters). Build `pattern` with
+ * containsPattern.
+ */
+export const likeIgnoringCase: DialectSql['likeIgnoringCase'] = forProcess.likeIgnoringCase
+
+/** A LIKE pattern matching `text` anywhere, LIKE's own wildcards escaped (for `ESCAPE '\'`, as the helpers above write it). */
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => '\\' + c)}%`
