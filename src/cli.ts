@@ -1,5 +1,5 @@
 #!/usr/bin/env bun
-import { closeDatabase, tryLock } from './db/client'
+import { closeDatabase, tryLock, waitForLock } from './db/client'
 import { asLeader } from './jobs/leadership'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { join } from 'node:path'
@@ -89,18 +89,25 @@ async function serve() {
     if (other) fail(`a Warren (process ${other}) already serves ${config.dataDir}; stop it first (or remove ${join(config.dataDir, SERVE_MARK)} if that process is not Warren)`)
   }
   const deps = await createDeps(config)
+  // Starts one at a time ("starting"); alone when no other holds "serving", which each running
+  // process holds shared for as long as it runs (a crash frees it with the connection).
+  const starting = await waitForLock(deps.db, 'starting')
   const alone = await tryLock(deps.db, 'serving', 'exclusive')
+  await alone?.release()
   const serving = await tryLock(deps.db, 'serving', 'shared')
-  if (alone) {
-    await repairRepositories(deps)
-    await repairAttachments(deps)
-    // Before serving: no push runs yet, so pushes a crash left pending are settled too.
-    const reconciled = await reconcileRepositories(deps, { settlePending: true })
-    if (reconciled.updated) log.info(`brought ${reconciled.updated} of ${reconciled.checked} repositories in line with git`)
-    const mergesRepaired = await repairPullMerges(deps)
-    if (mergesRepaired) log.info(`marked ${mergesRepaired} pull requests merged whose merge a stop interrupted`)
-    await alone.release()
-  } else log.info('another Warren serves this database: start-up repairs are left to the first one')
+  try {
+    if (alone) {
+      await repairRepositories(deps)
+      await repairAttachments(deps)
+      // Before serving: no push runs yet, so pushes a crash left pending are settled too.
+      const reconciled = await reconcileRepositories(deps, { settlePending: true })
+      if (reconciled.updated) log.info(`brought ${reconciled.updated} of ${reconciled.checked} repositories in line with git`)
+      const mergesRepaired = await repairPullMerges(deps)
+      if (mergesRepaired) log.info(`marked ${mergesRepaired} pull requests merged whose merge a stop interrupted`)
+    } else log.info('another Warren serves this database: start-up repairs are left to the first one')
+  } finally {
+    await starting.release()
+  }
   if (config.initialAdmin && await countUsers(deps) === 0) {
     const admin = await createUser(deps, { ...config.initialAdmin, isAdmin: true })
     log.info(`created admin user "${admin.name}"`)
@@ -127,7 +134,7 @@ async function serve() {
     const ssh = jobs.add('ssh server', await startSshServer(deps))
     log.info(`SSH on ${config.sshListenHost}:${ssh.port}`, { hostKey: ssh.hostKey.publicKey })
   }
-  log.info(`data in ${config.dataDir} (database ${join(config.dataDir, 'warren.db')})`)
+  log.info(`data in ${config.dataDir} (database ${config.databaseUrl ? 'PostgreSQL' : join(config.dataDir, 'warren.db')})`)
   // SIGTERM / SIGINT: one orderly shutdown; a second signal cuts off what still runs at once.
   const cutNow = new AbortController()
   let stopping = false

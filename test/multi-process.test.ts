@@ -43,7 +43,7 @@ beforeAll(async () => {
     WARREN_ADMIN_PASSWORD: 'root-password-1',
     WARREN_ADMIN_EMAIL: 'root@example.com',
     WARREN_WEBHOOK_ALLOWED_HOST_LIST: 'loopback',
-    WARREN_LOG_LEVEL: 'warn',
+    WARREN_LOG_LEVEL: 'info',
   }
   a = await startServe(SOURCES, data, env)
   b = await startServe(SOURCES, data, env)

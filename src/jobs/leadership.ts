@@ -24,6 +24,7 @@ export function asLeader(deps: AppDeps, name: string, start: () => BackgroundJob
       lock = await tryLock(deps.db, `job:${name}`)
       if (lock && !stopped) {
         job = await start()
+        loggerOf(deps.config).info('running a background job', { job: name })
         return
       }
       await lock?.release()

@@ -83,8 +83,23 @@ export class DeliveryDispatcher {
     this.outcomeStatements = outcomeStatements(deps.db)
   }
 
+  /**
+   * Pumps and flushes take turns: a pump's reads never straddle a flush that marks tasks delivered
+   * and hands their lanes back (it would start a delivered task again from what it read before).
+   */
+  private turns: Promise<void> = Promise.resolve()
+  private inTurn(fn: () => Promise<void>): Promise<void> {
+    const run = this.turns.then(fn, fn)
+    this.turns = run.catch(() => {})
+    return run
+  }
+
   /** Starts what can start now: the first undelivered task of each idle lane whose wait is over. */
-  async pump(): Promise<void> {
+  pump(): Promise<void> {
+    return this.inTurn(() => this.pumpNow())
+  }
+
+  private async pumpNow(): Promise<void> {
     if (this.stopped) return
     const free = this.deps.config.webhookConcurrency - this.busyLanes.size
     if (free <= 0) return
@@ -120,6 +135,7 @@ export class DeliveryDispatcher {
   /** Runs a lane from `first`: its tasks in id order while they are due, up to LANE_RUN of them. */
   private async start(first: HookTaskRow): Promise<void> {
     const lane = laneOf(first)
+    if (this.busyLanes.has(lane)) return
     this.busyLanes.add(lane)
     const work = this.runLane(first)
       .catch((e) => loggerOf(this.deps.config).error('a webhook delivery lane failed', { lane, ...errorFields(e) }))
@@ -179,13 +195,15 @@ export class DeliveryDispatcher {
     const ending = this.endingLanes
     this.outcomes = []
     this.endingLanes = []
-    try {
-      if (outcomes.length) await recordOutcomes(this.deps, this.outcomeStatements, outcomes)
-    } catch (e) {
-      // Not written: those tasks are sent again (same delivery ids), as after a crash.
-      loggerOf(this.deps.config).error('recording webhook deliveries failed', errorFields(e))
-    }
-    for (const lane of ending) this.busyLanes.delete(lane)
+    await this.inTurn(async () => {
+      try {
+        if (outcomes.length) await recordOutcomes(this.deps, this.outcomeStatements, outcomes)
+      } catch (e) {
+        // Not written: those tasks are sent again (same delivery ids), as after a crash.
+        loggerOf(this.deps.config).error('recording webhook deliveries failed', errorFields(e))
+      }
+      for (const lane of ending) this.busyLanes.delete(lane)
+    })
     if (ending.length) await this.pump()
   }
 
