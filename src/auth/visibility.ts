@@ -1,5 +1,6 @@
 import { and, eq, exists, gte, inArray, ne, or, sql, type Placeholder, type SQL } from 'drizzle-orm'
-import { alias, QueryBuilder } from 'drizzle-orm/sqlite-core'
+import { alias } from 'drizzle-orm/sqlite-core'
+import { queryBuilder } from '../db/sql'
 import type { Db } from '../db/client'
 import { collaborations, follows, orgUsers, repositories, teamRepos, teams, teamUsers, users } from '../db/schema'
 import { AccessMode } from './access'
@@ -51,7 +52,7 @@ export function ownerVisible(owner: OwnerInfo, viewer: Viewer, ties: Ties): bool
   return ties.member || ties.personal
 }
 
-const qb = new QueryBuilder()
+const qb = queryBuilder()
 const mine = alias(orgUsers, 'vis_mine')
 const mate = alias(orgUsers, 'vis_mate')
 const OWNER = sql.placeholder('owner')

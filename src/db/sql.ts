@@ -12,6 +12,8 @@
  */
 import { sql, type Column, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm'
 import { DIALECT, type Dialect } from './dialect'
+import { QueryBuilder as SQLiteQueryBuilder } from 'drizzle-orm/sqlite-core'
+import { QueryBuilder as PgQueryBuilder } from 'drizzle-orm/pg-core'
 
 /**
  * A list of values as one JSON array, so a statement's text and size are the same whatever the
@@ -123,3 +125,11 @@ export const likeIgnoringCase: DialectSql['likeIgnoringCase'] = forProcess.likeI
 
 /** A LIKE pattern matching `text` anywhere, LIKE's own wildcards escaped (for `ESCAPE '\'`, as the helpers above write it). */
 export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => '\\' + c)}%`
+
+/**
+ * A query builder for subqueries built apart from any database (the visibility rule's), in the
+ * process's dialect: each dialect renders its own tables' aliases and joins.
+ */
+export function queryBuilder(): SQLiteQueryBuilder {
+  return DIALECT === 'postgres' ? (new PgQueryBuilder() as unknown as SQLiteQueryBuilder) : new SQLiteQueryBuilder()
+}

@@ -82,5 +82,6 @@ export function loggerOf(config: Pick<Config, 'logFormat' | 'logLevel'>): Logger
 /** An error as log fields: its message and the first lines of its stack. */
 export function errorFields(error: unknown): LogFields {
   if (!(error instanceof Error)) return { error: String(error) }
-  return { error: error.message, stack: error.stack?.split('\n').slice(1, 6).map((s) => s.trim()).join(' | ') }
+  const cause = error.cause instanceof Error ? { cause: error.cause.message } : {}
+  return { error: error.message, ...cause, stack: error.stack?.split('\n').slice(1, 6).map((s) => s.trim()).join(' | ') }
 }
