@@ -1,9 +1,9 @@
 import { Elysia } from 'elysia'
 import { openapi } from '@elysiajs/openapi'
 import type { AppDeps } from './deps'
-import { ApiError, apiErrorOfGit, badRequest, unprocessable } from './lib/errors'
+import { ApiError, apiErrorOfGit, badRequest, notFound, unprocessable } from './lib/errors'
 import { GitError } from './git/run'
-import { formObject, readBodyBounded } from './lib/body'
+import { checkStorable, formObject, hasNul, readBodyBounded } from './lib/body'
 import { docsUrl } from './lib/urls'
 import { errorFields, loggerOf } from './lib/log'
 import { WARREN_VERSION } from './version'
@@ -171,6 +171,12 @@ function validationMessage(error: any): { message: string; errors: unknown[] } {
  * The root app. Every API area is its own Elysia instance under /api/v1; git over HTTP and the
  * docs live outside it. Tests call `createApp(deps).handle(request)`.
  */
+/** The parsed body, once checked storable (checkStorable). */
+function storable<T>(body: T): T {
+  checkStorable(body)
+  return body
+}
+
 export function createApp(deps: AppDeps) {
   const { config } = deps
   const log = loggerOf(config)
@@ -242,13 +248,13 @@ export function createApp(deps: AppDeps) {
       const bytes = await readBodyBounded(request, config.maxApiBody)
       // Routes that read their body as raw text (RAW_BODY_PATHS) get it whatever its type.
       if (RAW_BODY_PATHS.test(path)) return new TextDecoder().decode(bytes)
-      if (type.startsWith('application/x-www-form-urlencoded')) return formObject(new URLSearchParams(new TextDecoder().decode(bytes)))
+      if (type.startsWith('application/x-www-form-urlencoded')) return storable(formObject(new URLSearchParams(new TextDecoder().decode(bytes))))
       if (type.startsWith('multipart/')) {
         // The boundary is in the full header (Elysia's `contentType` stops at ';').
         const form = await new Response(bytes, { headers: { 'content-type': request.headers.get('content-type') ?? '' } }).formData().catch(() => {
           throw badRequest('The request body is not valid multipart form data')
         })
-        return formObject(form)
+        return storable(formObject(form))
       }
       // Gitea clients send JSON with or without a Content-Type (the 2017 SDK omits it on some
       // calls), so a body that is not a form is read as JSON whatever its type, text/plain too
@@ -259,7 +265,19 @@ export function createApp(deps: AppDeps) {
       // Every API body is an object: Elysia would coerce an array or a scalar to `{}` and run
       // the route as if no field had been sent (`null` already fails validation).
       if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw unprocessable('Expected object', 'body')
-      return parsed
+      return storable(parsed)
+    })
+    // A NUL character names nothing that can be stored: such a path is not found, such a query
+    // refused (`sudo` aside: the caller's resolution answers it as an unknown user, as Gitea).
+    .onTransform({ as: 'global' }, ({ params, query }) => {
+      if (hasNul(params as Record<string, unknown>)) throw notFound()
+      const { sudo: _, ...filters } = (query ?? {}) as Record<string, unknown>
+      const field = hasNul(filters)
+      if (field !== undefined) throw unprocessable(`${field} must not contain NUL characters`, field)
+    })
+    // Once validated: numbers the schemas made of strings are checked storable too.
+    .onBeforeHandle({ as: 'global' }, ({ body }) => {
+      if (body !== null && typeof body === 'object') checkStorable(body)
     })
     .use(
       // The hook is local to this wrapper: it runs on the document's route only.

@@ -108,7 +108,8 @@ export class Auth {
     if (!sudo) return caller
     // Gitea's body for this one has no `url`.
     if (!caller.user?.isAdmin) throw new ApiError(403, 'Only administrators allowed to sudo.', { url: undefined })
-    const target = (await this.userByLowerName.execute({ name: sudo.toLowerCase() }))[0]
+    // No name holds a NUL character (and PostgreSQL cannot be asked for one).
+    const target = sudo.includes('\u0000') ? undefined : (await this.userByLowerName.execute({ name: sudo.toLowerCase() }))[0]
     if (!target || target.type !== 0) throw new ApiError(404, `user does not exist [name: ${sudo}]`)
     // Gitea does not check this; acting as an account barred from signing in would bypass the bar.
     if (!target.isActive || target.prohibitLogin)
@@ -157,7 +158,8 @@ export class Auth {
       throw unauthorized('invalid basic credentials')
     }
     const colon = decoded.indexOf(':')
-    if (colon < 0) throw unauthorized('invalid basic credentials')
+    // No name, password or token holds a NUL character (and PostgreSQL cannot be asked for one).
+    if (colon < 0 || decoded.includes('\u0000')) throw unauthorized('invalid basic credentials')
     const name = decoded.slice(0, colon)
     const password = decoded.slice(colon + 1)
     this.takeAttempt(this.addressFailures, address)

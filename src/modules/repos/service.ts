@@ -432,8 +432,10 @@ async function dropRedirect(deps: AppDeps, ownerId: number, lowerName: string): 
 export async function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode, actor: UserRow | null = null): Promise<void> {
   if (mode < AccessMode.Admin) throw forbidden('Only repository administrators may delete it')
   await writeTransaction(deps.db, async () => {
-    // The repository cannot be read after this: the event keeps it as it was.
-    const current = (await deps.db.select().from(repositories).where(eq(repositories.id, repo.id)))[0] ?? repo
+    // Read again inside the transaction: a concurrent delete may have taken it since the request
+    // loaded it (then this one is a 404, and no counter moves twice). The event keeps it as it was.
+    const current = (await deps.db.select().from(repositories).where(eq(repositories.id, repo.id)))[0]
+    if (!current) throw notFound()
     await recordEvent(deps.db, { kind: 'repo.deleted', repoId: repo.id, actorId: actor?.id ?? null, payload: { repository: repoSnapshot(current) } })
     // The teams given this repository lose it with the row (team_repos cascade): keep their counters right.
     const givenTo = deps.db.select({ id: teamRepos.teamId }).from(teamRepos).where(eq(teamRepos.repoId, repo.id))
