@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { makeOrg } from './access-fixtures'
 import { createRepository } from '../src/modules/repos/service'
+import { asc, count, eq } from 'drizzle-orm'
+import { emailAddresses, issues, repositories, users } from '../src/db/schema'
 
 let s: TestServer
 let admin: TestUser
@@ -9,11 +11,15 @@ let alice: TestUser
 const errorShape = () => ({ message: expect.any(String), url: `${s.config.baseUrl}api/swagger` })
 const now = () => Math.floor(Date.now() / 1000)
 
-/** Raw row access, to prove that failed calls changed nothing. */
-const userRow = (name: string) => s.deps.db.$client.prepare('SELECT * FROM users WHERE lower_name = ?').get(name.toLowerCase()) as any
+/** Rows read straight from the database (Drizzle, either dialect), to prove that failed calls changed nothing. */
+const userRow = async (name: string) => (await s.deps.db.select().from(users).where(eq(users.lowerName, name.toLowerCase())))[0] ?? null
 const emailsOf = (id: number) =>
-  s.deps.db.$client.prepare('SELECT email, is_primary FROM email_addresses WHERE user_id = ? ORDER BY id').all(id) as any[]
-const userCount = () => (s.deps.db.$client.prepare('SELECT count(*) AS n FROM users').get() as any).n
+  s.deps.db
+    .select({ email: emailAddresses.email, isPrimary: emailAddresses.isPrimary })
+    .from(emailAddresses)
+    .where(eq(emailAddresses.userId, id))
+    .orderBy(asc(emailAddresses.id))
+const userCount = async () => (await s.deps.db.select({ n: count() }).from(users))[0]!.n
 
 beforeAll(async () => {
   s = await startTestServer()
@@ -42,9 +48,9 @@ describe('permissions', () => {
     const del = await s.del('/admin/users/root', undefined, auth)
     expect(del.status).toBe(403)
     expect(del.body).toEqual(errorShape())
-    expect(userRow('x1')).toBeNull()
-    expect(userRow('alice').is_admin).toBe(0)
-    expect(userRow('root')).not.toBeNull()
+    expect(await userRow('x1')).toBeNull()
+    expect((await userRow('alice'))!.isAdmin).toBe(false)
+    expect(await userRow('root')).not.toBeNull()
   })
 })
 
@@ -57,7 +63,7 @@ describe('POST /admin/users', () => {
     )
     expect(r.status).toBe(201)
     expect(r.body).toMatchObject({ login: 'NewUser', username: 'NewUser', email: 'New@Example.com', full_name: 'New User', is_admin: false })
-    expect(userRow('newuser').must_change_password).toBe(0)
+    expect((await userRow('newuser'))!.mustChangePassword).toBe(false)
     expect((await s.get('/user', { basic: ['newuser', 'secret-pw'] })).body.login).toBe('NewUser')
     const explicit = await s.post(
       '/admin/users',
@@ -65,11 +71,11 @@ describe('POST /admin/users', () => {
       { token: admin.token },
     )
     expect(explicit.status).toBe(201)
-    expect(userRow('mcp').must_change_password).toBe(1)
+    expect((await userRow('mcp'))!.mustChangePassword).toBe(true)
   })
 
   test('bad input → 422 (400 for malformed JSON), nothing created', async () => {
-    const before = userCount()
+    const before = await userCount()
     expect((await makeOrg(s, 'taken-org', admin)).org.id).toBeGreaterThan(0)
     const cases: unknown[] = [
       {},
@@ -101,8 +107,8 @@ describe('POST /admin/users', () => {
     const bad = await s.request('POST', '/admin/users', { token: admin.token, raw: '{"username":', headers: { 'content-type': 'application/json' } })
     expect(bad.status).toBe(400)
     expect(bad.body).toEqual(errorShape())
-    expect(userCount()).toBe(before + 1) // only the org made above
-    expect(userRow('u1')).toBeNull()
+    expect(await userCount()).toBe(before + 1) // only the org made above
+    expect(await userRow('u1')).toBeNull()
   })
 })
 
@@ -116,14 +122,14 @@ describe('PATCH /admin/users/{username}', () => {
     )
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({ login: 'edith', full_name: 'Edith E', location: 'Paris', website: 'https://e.example', is_admin: true, email: 'edith@example.com' })
-    const row = userRow('edith')
-    expect(row.max_repo_creation).toBe(5)
-    expect(row.allow_create_organization).toBe(0)
-    expect(row.is_active).toBe(1)
+    const row = (await userRow('edith'))!
+    expect(row.maxRepoCreation).toBe(5)
+    expect(row.allowCreateOrganization).toBe(false)
+    expect(row.isActive).toBe(true)
 
     const again = await s.patch('/admin/users/edith', { password: 'new-password' }, { token: admin.token })
     expect(again.body.full_name).toBe('Edith E')
-    expect(userRow('edith').password_hash).not.toBe(row.password_hash)
+    expect((await userRow('edith'))!.passwordHash).not.toBe(row.passwordHash)
     expect((await s.get('/user', { basic: ['edith', 'new-password'] })).status).toBe(200)
     expect((await s.get('/user', { basic: ['edith', u.password] })).status).toBe(401)
 
@@ -138,25 +144,25 @@ describe('PATCH /admin/users/{username}', () => {
     const r = await s.patch('/admin/users/frank', { email: 'frank2@example.com' }, { token: admin.token })
     expect(r.status).toBe(200)
     expect(r.body.email).toBe('frank2@example.com')
-    expect(emailsOf(u.user.id)).toEqual([{ email: 'frank2@example.com', is_primary: 1 }])
+    expect(await emailsOf(u.user.id)).toEqual([{ email: 'frank2@example.com', isPrimary: true }])
     expect((await s.get('/user', { basic: ['frank2@example.com', u.password] })).status).toBe(200)
     expect((await s.get('/user', { basic: ['frank@example.com', u.password] })).status).toBe(401)
     // an address the user already has becomes primary; the old one stays secondary
     await s.post('/user/emails', { emails: ['frank3@example.com'] }, { token: u.token })
     await s.patch('/admin/users/frank', { email: 'frank3@example.com' }, { token: admin.token })
-    expect(emailsOf(u.user.id)).toEqual([
-      { email: 'frank2@example.com', is_primary: 0 },
-      { email: 'frank3@example.com', is_primary: 1 },
+    expect(await emailsOf(u.user.id)).toEqual([
+      { email: 'frank2@example.com', isPrimary: false },
+      { email: 'frank3@example.com', isPrimary: true },
     ])
-    expect(userRow('frank').email).toBe('frank3@example.com')
+    expect((await userRow('frank'))!.email).toBe('frank3@example.com')
     expect((await s.get('/user/emails', { token: u.token })).body[0]).toEqual({ email: 'frank3@example.com', verified: true, primary: true })
   })
 
   test('404 unknown, bad input → 4xx and nothing changed', async () => {
     expect((await s.patch('/admin/users/nobody', { full_name: 'x' }, { token: admin.token })).status).toBe(404)
     await s.user('gina')
-    const before = userRow('gina')
-    const emailsBefore = emailsOf(before.id)
+    const before = (await userRow('gina'))!
+    const emailsBefore = await emailsOf(before.id)
     for (const body of [
       { email: 'alice@example.com', full_name: 'changed' },
       { email: 'nope', full_name: 'changed' },
@@ -177,8 +183,8 @@ describe('PATCH /admin/users/{username}', () => {
     }
     const bad = await s.request('PATCH', '/admin/users/gina', { token: admin.token, raw: '{full_name', headers: { 'content-type': 'application/json' } })
     expect(bad.status).toBe(400)
-    expect(userRow('gina')).toEqual(before)
-    expect(emailsOf(before.id)).toEqual(emailsBefore)
+    expect(await userRow('gina')).toEqual(before)
+    expect(await emailsOf(before.id)).toEqual(emailsBefore)
   })
 })
 
@@ -188,15 +194,15 @@ describe('DELETE /admin/users/{username}', () => {
     const i = await s.user('ivy')
     await s.put('/user/following/ivy', undefined, { token: h.token })
     await s.put('/user/following/hank', undefined, { token: i.token })
-    expect(userRow('ivy').num_followers).toBe(1)
+    expect((await userRow('ivy'))!.numFollowers).toBe(1)
     const r = await s.del('/admin/users/hank', undefined, { token: admin.token })
     expect(r.status).toBe(204)
     expect(r.text).toBe('')
-    expect(userRow('hank')).toBeNull()
-    expect(emailsOf(h.user.id)).toEqual([])
+    expect(await userRow('hank')).toBeNull()
+    expect(await emailsOf(h.user.id)).toEqual([])
     expect((await s.get('/user', { token: h.token })).status).toBe(401)
-    expect(userRow('ivy').num_followers).toBe(0)
-    expect(userRow('ivy').num_following).toBe(0)
+    expect((await userRow('ivy'))!.numFollowers).toBe(0)
+    expect((await userRow('ivy'))!.numFollowing).toBe(0)
     // the name and address are free again
     const again = await s.post('/admin/users', { username: 'hank', email: 'hank@example.com', password: 'p' }, { token: admin.token })
     expect(again.status).toBe(201)
@@ -210,7 +216,7 @@ describe('DELETE /admin/users/{username}', () => {
     const owns = await s.del('/admin/users/jack', undefined, { token: admin.token })
     expect(owns.status).toBe(422)
     expect(owns.body.message).toContain('repositories')
-    expect(userRow('jack')).not.toBeNull()
+    expect(await userRow('jack')).not.toBeNull()
 
     const kim = await s.user('kim')
     const lee = await s.user('lee')
@@ -222,22 +228,20 @@ describe('DELETE /admin/users/{username}', () => {
     const member = await s.del('/admin/users/lee', undefined, { token: admin.token })
     expect(member.status).toBe(422)
     expect(member.body.message).toContain('kim-org')
-    expect(userRow('kim')).not.toBeNull()
-    expect(userRow('lee')).not.toBeNull()
+    expect(await userRow('kim')).not.toBeNull()
+    expect(await userRow('lee')).not.toBeNull()
     expect((await s.get('/user', { token: lee.token })).status).toBe(200)
 
     const mona = await s.user('mona')
-    const repo = s.deps.db.$client.prepare("SELECT id FROM repositories WHERE lower_name = 'proj'").get() as any
-    s.deps.db.$client
-      .prepare("INSERT INTO issues (repo_id, \"index\", poster_id, title, created_unix, updated_unix) VALUES (?, 1, ?, 'bug', ?, ?)")
-      .run(repo.id, mona.user.id, now(), now())
+    const repo = (await s.deps.db.select({ id: repositories.id }).from(repositories).where(eq(repositories.lowerName, 'proj')))[0]!
+    await s.deps.db.insert(issues).values({ repoId: repo.id, index: 1, posterId: mona.user.id, title: 'bug', createdUnix: now(), updatedUnix: now() })
     // As Gitea: having posted issues or comments does not stop the deletion; the posts stay
     // and show the Ghost user as author (test/ghost-user.test.ts).
     const posted = await s.del('/admin/users/mona', undefined, { token: admin.token })
     expect(posted.status).toBe(204)
-    expect(userRow('mona')).toBeNull()
-    const kept = s.deps.db.$client.prepare('SELECT poster_id FROM issues WHERE repo_id = ?').all(repo.id) as any[]
-    expect(kept).toEqual([{ poster_id: mona.user.id }])
+    expect(await userRow('mona')).toBeNull()
+    const kept = await s.deps.db.select({ posterId: issues.posterId }).from(issues).where(eq(issues.repoId, repo.id))
+    expect(kept).toEqual([{ posterId: mona.user.id }])
   })
 })
 

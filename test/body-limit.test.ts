@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, git, remoteUrl, tempDir } from './git-fixture'
+import { freshTestDatabase } from './test-database'
 
 /** Every request body is counted as it arrives and refused with 413 at its limit. */
 
@@ -109,9 +110,18 @@ describe('git push limit', () => {
 describe('memory', () => {
   test('100 MiB chunked bodies keep a separate server process bounded', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'warren-rss-'))
+    // The run's database kind, but a database of its own (never the WARREN_DATABASE_URL of the run itself).
+    const database = await freshTestDatabase()
     const port = 20000 + Math.floor(Math.random() * 20000)
     const server = Bun.spawn(['bun', resolve(import.meta.dir, '../src/cli.ts'), 'serve'], {
-      env: { ...process.env, WARREN_DATA: dir, WARREN_PORT: String(port), WARREN_HOST: '127.0.0.1', WARREN_MAX_API_BODY: String(4 * 1024 * 1024) },
+      env: {
+        ...process.env,
+        WARREN_DATA: dir,
+        WARREN_PORT: String(port),
+        WARREN_HOST: '127.0.0.1',
+        WARREN_MAX_API_BODY: String(4 * 1024 * 1024),
+        WARREN_DATABASE_URL: database.url ?? '',
+      },
       stdout: 'pipe',
       stderr: 'pipe',
     })
@@ -136,6 +146,7 @@ describe('memory', () => {
     } finally {
       server.kill()
       await server.exited
+      await database.drop()
       rmSync(dir, { recursive: true, force: true })
     }
   }, 60_000)

@@ -2,11 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { max } from 'drizzle-orm'
-import { openDatabase } from '../src/db/client'
+import { asc, max } from 'drizzle-orm'
+import { loadConfig } from '../src/config'
+import { closeDatabase } from '../src/db/client'
+import { openConfiguredDatabase } from '../src/deps'
 import { events } from '../src/db/schema'
 import { claimEvents, markDone, recordEvent, type EventRecord } from '../src/events/outbox'
 import { startTrackerWorld, type TrackerWorld } from './issue-fixtures'
+import { freshTestDatabase } from './test-database'
 
 let w: TrackerWorld
 let repo: { id: number; path: string }
@@ -23,7 +26,8 @@ async function eventsOf(action: () => Promise<unknown>): Promise<EventRecord[]> 
   await action()
   return (await w.s.deps.db
     .select()
-    .from(events))
+    .from(events)
+    .orderBy(asc(events.id)))
     .filter((e) => e.id > before)
     .map((e) => ({ ...e, payload: JSON.parse(e.payload) }) as EventRecord)
 }
@@ -170,8 +174,11 @@ describe('repository events', () => {
 describe('consumers', () => {
   test('claim in order, mark done, two consumers apart, leases come back, state survives reopening', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'warren-outbox-'))
+    // A database of its own (a new SQLite file in `dir`, or a new PostgreSQL database), opened twice.
+    const database = await freshTestDatabase()
+    const config = loadConfig({}, { dataDir: dir, databaseUrl: database.url })
     try {
-      let db = openDatabase(dir)
+      let db = await openConfiguredDatabase(config)
       const ids: number[] = []
       for (const n of [1, 2, 3, 4, 5]) ids.push(await recordEvent(db, { kind: 'issue.opened', repoId: 7, actorId: 1, issueId: n, payload: { n } }))
       expect(ids).toEqual([...ids].sort((a, b) => a - b))
@@ -183,9 +190,9 @@ describe('consumers', () => {
       expect((await claimEvents(db, 'feeds', 10, 0)).map((e) => e.payload.n)).toEqual([1, 2, 3, 4, 5])
       await markDone(db, 'webhooks', a1[1]!.id)
       await markDone(db, 'webhooks', a1[0]!.id) // an older acknowledgement moves nothing back
-      db.$client.close()
+      await closeDatabase(db)
 
-      db = openDatabase(dir)
+      db = await openConfiguredDatabase(config)
       // After a restart: the claims of the webhooks worker (3, 4) are under lease still.
       expect((await claimEvents(db, 'webhooks', 10)).map((e) => e.payload.n)).toEqual([5])
       // The feeds lease has ended: what was claimed and never done comes back, in order.
@@ -196,8 +203,9 @@ describe('consumers', () => {
       await recordEvent(db, { kind: 'comment.created', repoId: 7, actorId: 2, commentId: 9 })
       expect((await claimEvents(db, 'feeds', 10)).map((e) => [e.kind, e.commentId])).toEqual([['comment.created', 9]])
       expect(async () => await claimEvents(db, 'Bad Name', 1)).toThrow()
-      db.$client.close()
+      await closeDatabase(db)
     } finally {
+      await database.drop()
       rmSync(dir, { recursive: true, force: true })
     }
   })

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { MAX_API_BODY } from '../src/config'
+import { count, eq } from 'drizzle-orm'
+import { users } from '../src/db/schema'
 
 /** Review of the foundation: sudo, account states, body limits, the User record, the docs. */
 
@@ -16,7 +18,7 @@ beforeAll(async () => {
 })
 afterAll(() => s.stop())
 
-const userCount = () => (s.deps.db.$client.query('SELECT count(*) AS n FROM users').get() as { n: number }).n
+const userCount = async () => (await s.deps.db.select({ n: count() }).from(users))[0]!.n
 
 describe('sudo', () => {
   test('a non-admin (or anonymous) caller gets 403 with exactly Gitea\'s body (no url)', async () => {
@@ -110,7 +112,7 @@ describe('tokens of another user', () => {
 
 describe('the User record by viewer', () => {
   test('self and site admin see language, is_admin and the flags; others and anonymous do not', async () => {
-    s.deps.db.$client.run("UPDATE users SET language = 'de-DE' WHERE lower_name = 'root'")
+    await s.deps.db.update(users).set({ language: 'de-DE' }).where(eq(users.lowerName, 'root'))
     const self = (await s.get('/users/root', { token: admin.token })).body
     expect(self).toMatchObject({ login: 'root', email: 'root@example.com', language: 'de-DE', is_admin: true, active: true })
     const byAdmin = (await s.get('/users/carol', { token: admin.token })).body
@@ -126,7 +128,7 @@ describe('the User record by viewer', () => {
 
 describe('bodies', () => {
   test('a body over the limit answers 413 in the error shape and changes nothing', async () => {
-    const before = userCount()
+    const before = await userCount()
     const big = JSON.stringify({ username: 'huge', email: 'huge@example.com', password: 'x'.repeat(MAX_API_BODY) })
     for (const type of ['application/json', 'text/plain', 'application/x-www-form-urlencoded']) {
       const r = await s.request('POST', '/admin/users', { token: admin.token, raw: big, headers: { 'content-type': type } })
@@ -135,7 +137,7 @@ describe('bodies', () => {
     }
     const raw = await s.request('POST', '/markdown/raw', { raw: 'x'.repeat(MAX_API_BODY + 1), headers: { 'content-type': 'text/plain' } })
     expect(raw.status).toBe(413)
-    expect(userCount()).toBe(before)
+    expect(await userCount()).toBe(before)
   })
 
   test('a wrong method on a known path is a JSON 404, never HTML or an empty body', async () => {
@@ -165,13 +167,13 @@ describe('API document', () => {
 
 describe('admin deleting users', () => {
   test('an admin cannot delete their own account (422, nothing changed); sudo does not get around it', async () => {
-    const before = userCount()
+    const before = await userCount()
     const r = await s.del('/admin/users/root', undefined, { token: admin.token })
     expect(r.status).toBe(422)
     expect(r.body).toEqual({ message: 'you cannot delete yourself', url: `${s.config.baseUrl}api/swagger` })
     const other = await s.user('admin2', { admin: true })
     expect((await s.del('/admin/users/admin2', undefined, { token: admin.token, headers: { sudo: 'admin2' } })).status).toBe(422)
-    expect(userCount()).toBe(before + 1)
+    expect(await userCount()).toBe(before + 1)
     expect((await s.del('/admin/users/admin2', undefined, { token: admin.token })).status).toBe(204)
     expect((await s.get('/user', { token: other.token })).status).toBe(401)
   })

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { recordStatements } from './query-counter'
 
 /**
  * Issue 9: a repository's comments and tracked times (and a user's times) are paged in SQL, page 1
@@ -14,26 +15,8 @@ const COMMENTS = 35
 const TIMES = 33
 let commentIds: number[] = []
 let timeIds: number[] = []
-/** SQL text of every statement run while recording. */
+/** SQL text of every statement run while recording (placeholders: `?` on SQLite, `$1` on PostgreSQL). */
 let recorded: string[] | null = null
-
-function recordStatements() {
-  const client = s.deps.db.$client as any
-  for (const factory of ['prepare', 'query']) {
-    const original = client[factory].bind(client)
-    client[factory] = (sql: string, ...rest: unknown[]) => {
-      const st = original(sql, ...rest)
-      for (const m of ['get', 'all', 'values', 'run']) {
-        const run = st[m].bind(st)
-        st[m] = (...args: unknown[]) => {
-          recorded?.push(sql)
-          return run(...args)
-        }
-      }
-      return st
-    }
-  }
-}
 
 async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
   recorded = []
@@ -77,7 +60,7 @@ beforeAll(async () => {
     expect(t.status).toBe(200)
     timeIds.push(t.body.id)
   }
-  recordStatements()
+  recordStatements(s.deps.db, (sql) => recorded?.push(sql))
 })
 afterAll(() => s.stop())
 
@@ -101,7 +84,7 @@ describe("a repository's comments", () => {
   test('read with LIMIT/OFFSET and a COUNT, not every row', async () => {
     const sqls = await statementsOf(() => s.get('/repos/pager/busy/issues/comments?limit=5&page=2'))
     const reads = sqls.filter((q) => /from "comments"/i.test(q))
-    expect(reads.some((q) => /limit \?/i.test(q) && /offset \?/i.test(q))).toBe(true)
+    expect(reads.some((q) => /limit (\?|\$\d+)/i.test(q) && /offset (\?|\$\d+)/i.test(q))).toBe(true)
     expect(reads.some((q) => /count\(/i.test(q))).toBe(true)
     expect(reads.filter((q) => !/limit|count\(/i.test(q))).toEqual([])
   })
@@ -116,7 +99,7 @@ describe("a repository's comments", () => {
     expect(paged.body.map((c: any) => c.id)).toEqual(mine.slice(5, 10))
     expect(paged.headers.get('x-total-count')).toBe(String(mine.length))
     const sqls = await statementsOf(() => s.get('/repos/pager/busy/issues/1/comments?limit=5'))
-    expect(sqls.some((q) => /from "comments"/i.test(q) && /limit \?/i.test(q))).toBe(true)
+    expect(sqls.some((q) => /from "comments"/i.test(q) && /limit (\?|\$\d+)/i.test(q))).toBe(true)
   })
 })
 
@@ -137,7 +120,7 @@ describe('tracked times', () => {
   test('read with LIMIT/OFFSET and a COUNT', async () => {
     const sqls = await statementsOf(() => s.get('/repos/pager/busy/times'))
     const reads = sqls.filter((q) => /from "tracked_times"/i.test(q))
-    expect(reads.some((q) => /limit \?/i.test(q))).toBe(true)
+    expect(reads.some((q) => /limit (\?|\$\d+)/i.test(q))).toBe(true)
     expect(reads.some((q) => /count\(/i.test(q))).toBe(true)
   })
 
@@ -162,7 +145,7 @@ describe('labels and milestones: whole unless a page is asked for, in SQL either
     expect(paged.headers.get('x-total-count')).toBe('3')
     expect(linkOf(paged.headers)).toContain('rel="prev"')
     const sqls = await statementsOf(() => s.get('/repos/pager/busy/labels?limit=1'))
-    expect(sqls.some((q) => /from "labels"/i.test(q) && /limit \?/i.test(q))).toBe(true)
+    expect(sqls.some((q) => /from "labels"/i.test(q) && /limit (\?|\$\d+)/i.test(q))).toBe(true)
   })
 
   test('milestones', async () => {

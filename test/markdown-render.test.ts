@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { startTestServer, type TestServer } from './helpers'
 import { NOT_HELD_MS, latencyProbe } from './latency-probe'
+import { freshTestDatabase } from './test-database'
 
 /**
  * Markdown rendering runs in a pool of workers with a time budget: hostile input of any shape
@@ -123,6 +124,8 @@ describe('bundled server', () => {
   test('`bun build` output (as `npm start` runs it) renders markdown in its worker', async () => {
     const root = resolve(import.meta.dir, '..')
     const dir = mkdtempSync(join(tmpdir(), 'warren-bundle-'))
+    // The run's database kind, but a database of its own (never the WARREN_DATABASE_URL of the run itself).
+    const database = await freshTestDatabase()
     let server: ReturnType<typeof Bun.spawn> | undefined
     try {
       // package.json's "build" command, into a temp folder laid out like the checkout
@@ -135,7 +138,7 @@ describe('bundled server', () => {
       const port = 20000 + Math.floor(Math.random() * 20000)
       server = Bun.spawn(['bun', join(dir, 'dist/bin/cli.js'), 'serve'], {
         cwd: dir,
-        env: { ...process.env, WARREN_DATA: join(dir, 'data'), WARREN_PORT: String(port), WARREN_HOST: '127.0.0.1' },
+        env: { ...process.env, WARREN_DATA: join(dir, 'data'), WARREN_PORT: String(port), WARREN_HOST: '127.0.0.1', WARREN_DATABASE_URL: database.url ?? '' },
         stdout: 'pipe',
         stderr: 'pipe',
       })
@@ -151,6 +154,7 @@ describe('bundled server', () => {
     } finally {
       server?.kill()
       await server?.exited
+      await database.drop()
       rmSync(dir, { recursive: true, force: true })
     }
   }, 60_000)

@@ -2,12 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
+import { DIALECT } from '../src/db/dialect'
 import { mirrors, repositories } from '../src/db/schema'
 import { eventsOfRepo } from '../src/events/outbox'
 import { repoPath } from '../src/git/run'
 import { isLocalAddress } from '../src/lib/network-guard'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, oneCommitRepo, refsOf, remoteUrl } from './git-fixture'
+import { databaseRows } from './db-snapshot'
 
 /** A second Warren serves the remote repositories; the first migrates them over loopback. */
 let source: TestServer
@@ -47,8 +49,13 @@ async function expectNothingLeft(owner: string, name: string) {
   expect(existsSync(repoPath(s.dataDir, owner, name))).toBe(false)
 }
 
-/** Every byte Warren stored: the database files and everything under the repositories folder. */
-function storedBytes(): string {
+/**
+ * Every byte Warren stored: every file of the data folder (the repositories; on SQLite the
+ * database files too, checkpointed first so the WAL's content is in the database file) and every
+ * row of every table, read through Drizzle (the database itself on PostgreSQL).
+ */
+async function storedBytes(): Promise<string> {
+  if (DIALECT === 'sqlite') s.deps.db.$client.exec('PRAGMA wal_checkpoint(FULL)')
   const parts: string[] = []
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -58,6 +65,7 @@ function storedBytes(): string {
     }
   }
   walk(s.dataDir)
+  parts.push(...Object.values(await databaseRows(s.deps.db)))
   return parts.join('\n')
 }
 
@@ -117,8 +125,7 @@ describe('POST /repos/migrate', () => {
     expect(row.authUsername).toBe(carol.name)
     expect(row.authPasswordSealed).not.toBe('')
     expect(readFileSync(join(repoPath(s.dataDir, 'alice', 'secret-copy'), 'config'), 'utf8')).not.toContain(carol.password)
-    s.deps.db.$client.exec('PRAGMA wal_checkpoint(FULL)')
-    expect(storedBytes()).not.toContain(carol.password)
+    expect(await storedBytes()).not.toContain(carol.password)
   })
 
   test('credentials inside the clone address work too and are taken out of it', async () => {

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { and, eq } from 'drizzle-orm'
-import { changeMarkOf } from '../src/db/client'
-import { pullRequests } from '../src/db/schema'
+import { pullRequests, users } from '../src/db/schema'
 import { eventsOfRepo } from '../src/events/outbox'
 import { repoPath } from '../src/git/run'
 import { repairPullMerges } from '../src/modules/pulls/merge'
+import { contentMark } from './db-snapshot'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { git, gitOk, remoteUrl, tempDir } from './git-fixture'
 import { commitOn, forkWithBranch, pushedRepo } from './pull-fixtures'
@@ -24,7 +24,7 @@ beforeAll(async () => {
   bob = await s.user('bob')
   reader = await s.user('reader')
   // Bob merges in alice's repositories (write), with a full name git records.
-  s.deps.db.$client.run(`update users set full_name = 'Bob Builder' where id = ${bob.user.id}`)
+  await s.deps.db.update(users).set({ fullName: 'Bob Builder' }).where(eq(users.id, bob.user.id))
 })
 afterAll(async () => {
   await s.stop()
@@ -157,8 +157,8 @@ describe('refusals and races', () => {
     const sc = await scenario('m-refuse')
     expect((await s.patch('/repos/alice/m-refuse', { allow_squash_merge: false, allow_rebase: false }, tok(alice))).status).toBe(200)
     const main = await gitOk(sc.gitDir, 'rev-parse', 'main')
-    const mark = changeMarkOf(s.deps.db)
-    const before = mark()
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
     const tries: [unknown, number, TestUser | null][] = [
       [{ Do: 'squash' }, 405, bob],
       [{ Do: 'rebase' }, 405, bob],
@@ -171,7 +171,7 @@ describe('refusals and races', () => {
       expect([JSON.stringify(body), r.status]).toEqual([JSON.stringify(body), status])
       expect(typeof r.body.message).toBe('string')
     }
-    expect(mark()).toBe(before)
+    expect(await mark()).toBe(before)
     expect(await gitOk(sc.gitDir, 'rev-parse', 'main')).toBe(main)
     expect((await s.get('/repos/alice/m-refuse/pulls/1')).body).toMatchObject({ merged: false, state: 'open' })
     expect((await s.post('/repos/alice/m-refuse/pulls/9/merge', {}, tok(bob))).status).toBe(404)

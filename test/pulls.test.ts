@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { changeMarkOf } from '../src/db/client'
 import { eventsOfRepo } from '../src/events/outbox'
 import { repoPath } from '../src/git/run'
 import { startPullChecker } from '../src/jobs/pull-checker'
+import { contentMark } from './db-snapshot'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, remoteUrl, tempDir } from './git-fixture'
 import { commitOn, forkWithBranch, pushedRepo } from './pull-fixtures'
@@ -133,12 +133,12 @@ describe('pull requests: open, mergeability, head refs', () => {
     expect((await s.get('/repos/alice/up/pulls/1')).body.head.sha).toBe(next)
     expect(await gitOk(repoPath(s.dataDir, 'alice', 'up'), 'rev-parse', 'refs/pull/1/head')).toBe(next)
     // A second open pull request of the same head and base: 409, nothing stored.
-    const mark = changeMarkOf(s.deps.db)
-    const before = mark()
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
     const dup = await s.post('/repos/alice/up/pulls', { head: 'bob:fix', base: 'main', title: 'again' }, tok(bob))
     expect(dup.status).toBe(409)
     expect(dup.body.message).toContain('#1')
-    expect(mark()).toBe(before)
+    expect(await mark()).toBe(before)
   })
 
   test('bad input: unknown branches, head equal to base, unknown fork owner, no write on head, anonymous — clear 4xx, nothing stored', async () => {
@@ -146,8 +146,8 @@ describe('pull requests: open, mergeability, head refs', () => {
     await commitOn(repo.dir, 'side', { 's.txt': 's\n' }, 'side', 'main')
     await gitOk(repo.dir, 'push', '-q', 'origin', 'side')
     expect((await s.put('/repos/alice/strict/collaborators/reader', { permission: 'read' }, tok(alice))).status).toBe(204)
-    const mark = changeMarkOf(s.deps.db)
-    const before = mark()
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
     const tries: [unknown, number, TestUser | null][] = [
       [{ head: 'nope', base: 'main', title: 't' }, 404, alice],
       [{ head: 'side', base: 'nope', title: 't' }, 404, alice],
@@ -166,7 +166,7 @@ describe('pull requests: open, mergeability, head refs', () => {
       expect([JSON.stringify(body), r.status]).toEqual([JSON.stringify(body), status])
       expect(typeof r.body.message).toBe('string')
     }
-    expect(mark()).toBe(before)
+    expect(await mark()).toBe(before)
     expect((await s.get('/repos/alice/strict/pulls?state=all')).body).toEqual([])
   })
 

@@ -3,7 +3,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
-import { openDatabase } from '../src/db/client'
+import { loadConfig } from '../src/config'
+import { closeDatabase } from '../src/db/client'
+import { openConfiguredDatabase } from '../src/deps'
 import { pendingPushes, repositories } from '../src/db/schema'
 import { eventsOfRepo } from '../src/events/outbox'
 import { DEFAULT_GIT_LIMITS, repoPath } from '../src/git/run'
@@ -12,6 +14,7 @@ import { beginPush, reconcileRepositories } from '../src/modules/repos/git-sync'
 import { startTestServer } from './helpers'
 import { gitOk, oneCommitRepo, remoteUrl } from './git-fixture'
 import { SOURCES, startServe } from './process-helpers'
+import { freshTestDatabase } from './test-database'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -63,9 +66,17 @@ describe('start-up reconcile', () => {
   })
 })
 
-/** `warren serve` from the sources as a child process (so it can be killed with SIGKILL). */
-const serve = (dataDir: string) =>
-  startServe(SOURCES, dataDir, { WARREN_ADMIN_USER: 'root', WARREN_ADMIN_PASSWORD: 'pw-root-secret', WARREN_ADMIN_EMAIL: 'root@example.com' })
+/**
+ * `warren serve` from the sources as a child process (so it can be killed with SIGKILL), on the
+ * test's database: the SQLite file in `dataDir`, or the PostgreSQL database at `databaseUrl`.
+ */
+const serve = (dataDir: string, databaseUrl: string | null) =>
+  startServe(SOURCES, dataDir, {
+    WARREN_ADMIN_USER: 'root',
+    WARREN_ADMIN_PASSWORD: 'pw-root-secret',
+    WARREN_ADMIN_EMAIL: 'root@example.com',
+    ...(databaseUrl ? { WARREN_DATABASE_URL: databaseUrl } : {}),
+  })
 
 /** Waits until no git process works in `gitDir` any more (one orphaned by the killed server finishes on its own). */
 async function gitSettled(gitDir: string) {
@@ -87,8 +98,9 @@ describe('kill -9 during pushes', () => {
   test('after each crash and restart, the API says what git says', async () => {
     const data = mkdtempSync(join(tmpdir(), 'warren-crash-'))
     dirs.push(data)
+    const database = await freshTestDatabase()
     const auth = { authorization: 'Basic ' + Buffer.from('root:pw-root-secret').toString('base64'), 'content-type': 'application/json' }
-    let server = await serve(data)
+    let server = await serve(data, database.url)
     const made = await fetch(`${server.url}/api/v1/user/repos`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'crashy' }) })
     expect(made.status).toBe(201)
     const repoId = (await made.json()).id as number
@@ -115,7 +127,7 @@ describe('kill -9 during pushes', () => {
         await push.exited
         await gitSettled(gitDir)
 
-        server = await serve(data)
+        server = await serve(data, database.url)
         const truth = await gitTruth(gitDir)
         const meta = await (await fetch(`${server.url}/api/v1/repos/root/crashy`, { headers: auth })).json()
         const branches = await (await fetch(`${server.url}/api/v1/repos/root/crashy/branches`, { headers: auth })).json()
@@ -132,7 +144,7 @@ describe('kill -9 during pushes', () => {
       await server.proc.exited
     }
     // Every branch git has was announced once, by the pusher, with nothing left pending.
-    const db = openDatabase(data)
+    const db = await openConfiguredDatabase(loadConfig({}, { dataDir: data, databaseUrl: database.url }))
     try {
       const created = (await eventsOfRepo(db, repoId, 0, 500)).filter((e) => e.kind === 'ref.created')
       const truth = await gitTruth(gitDir)
@@ -141,7 +153,8 @@ describe('kill -9 during pushes', () => {
       expect(await db.select().from(pendingPushes)).toEqual([])
       expect((await db.select().from(repositories).where(eq(repositories.id, repoId)))[0]!.isEmpty).toBe(truth.empty)
     } finally {
-      db.$client.close()
+      await closeDatabase(db)
+      await database.drop()
     }
   }, 180_000)
 })

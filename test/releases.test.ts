@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash, randomBytes } from 'node:crypto'
 import { createReadStream, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { contentMark } from './db-snapshot'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, makeWorkRepo, remoteUrl, tempDir } from './git-fixture'
 import { eventsOfRepo } from '../src/events/outbox'
-import { changeMarkOf } from '../src/db/client'
 import { attachments, releases } from '../src/db/schema'
 import { repairAttachments } from '../src/modules/releases/storage'
 import { giteaApi } from 'gitea-js'
@@ -190,8 +190,8 @@ describe('creating releases', () => {
   })
 
   test('refusals: a second release for a tag (409), bad tag names and unknown targets (4xx), an empty repository, readers; nothing changes', async () => {
-    const mark = changeMarkOf(s.deps.db)
-    const before = mark()
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
     const tagsBefore = await remoteTags('proj')
     const cases: [unknown, number, string?][] = [
       [{ tag_name: 'v1.0' }, 409],
@@ -223,7 +223,7 @@ describe('creating releases', () => {
     expect((await s.post('/repos/alice/proj/releases', { tag_name: 'v9' }, { token: reader.token })).status).toBe(403)
     expect((await s.post('/repos/alice/proj/releases', { tag_name: 'v9' })).status).toBe(401)
     expect((await s.post('/repos/alice/secret/releases', { tag_name: 'v9' }, { token: stranger.token })).status).toBe(404)
-    expect(mark()).toBe(before)
+    expect(await mark()).toBe(before)
     expect(await remoteTags('proj')).toEqual(tagsBefore)
   })
 })
@@ -309,8 +309,8 @@ describe('editing and deleting releases', () => {
   })
 
   test('edit refusals: another release\'s tag (409), a bad tag name (422), readers (403), unknown ids (404); nothing changes', async () => {
-    const mark = changeMarkOf(s.deps.db)
-    const before = mark()
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
     const id = (await s.get('/repos/alice/proj/releases/tags/v5.1')).body.id
     expect((await s.patch(`/repos/alice/proj/releases/${id}`, { tag_name: 'v1.0' }, asAlice())).status).toBe(409)
     expect((await s.patch(`/repos/alice/proj/releases/${id}`, { tag_name: 'a..b' }, asAlice())).status).toBe(422)
@@ -319,7 +319,7 @@ describe('editing and deleting releases', () => {
     expect((await s.patch('/repos/alice/proj/releases/99999', { name: 'x' }, asAlice())).status).toBe(404)
     expect((await s.patch('/repos/alice/proj/releases/abc', { name: 'x' }, asAlice())).status).toBe(404)
     expect((await s.del(`/repos/alice/proj/releases/${id}`, undefined, { token: reader.token })).status).toBe(403)
-    expect(mark()).toBe(before)
+    expect(await mark()).toBe(before)
   })
 
   test('delete keeps the tag, uncounts the release and records release.deleted with the record as it was', async () => {
@@ -404,8 +404,8 @@ describe('assets', () => {
     expect(fixed.status).toBe(201)
 
     const files = attachmentFiles(s).length
-    const mark = changeMarkOf(s.deps.db)
-    const before = mark()
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
     expect((await upload(s, `/repos/alice/proj/releases/${releaseId}/assets`, data, { filename: 'notes.txt' })).status).toBe(409)
     expect((await upload(s, `/repos/alice/proj/releases/${releaseId}/assets?name=build.zip`, data)).status).toBe(409)
     expect((await upload(s, `/repos/alice/proj/releases/${releaseId}/assets?name=..`, data)).status).toBe(422)
@@ -424,7 +424,7 @@ describe('assets', () => {
       body: Buffer.concat([parts.head, data]),
     })
     expect(cut.status).toBe(400)
-    expect(mark()).toBe(before)
+    expect(await mark()).toBe(before)
     expect(attachmentFiles(s).length).toBe(files)
   })
 
@@ -516,8 +516,8 @@ describe('the asset size limit', () => {
   afterAll(() => small.stop())
 
   test('an asset above the limit is refused with 413 and nothing is stored, whether its length is declared or not', async () => {
-    const mark = changeMarkOf(small.deps.db)
-    const before = mark()
+    const mark = contentMark(small.deps.db)
+    const before = await mark()
     for (const chunked of [false, true]) {
       const res = await upload(small, '/repos/alice/r/releases/1/assets', randomBytes(4097), { chunked, token: owner.token })
       expect(res.status).toBe(413)
@@ -526,7 +526,7 @@ describe('the asset size limit', () => {
     // Far above it, declared: refused before the body is read.
     const huge = await upload(small, '/repos/alice/r/releases/1/assets', randomBytes(3 * 1024 * 1024), { token: owner.token })
     expect(huge.status).toBe(413)
-    expect(mark()).toBe(before)
+    expect(await mark()).toBe(before)
     expect(attachmentFiles(small)).toEqual([])
     // At the limit exactly, it is taken.
     const exact = await upload(small, '/repos/alice/r/releases/1/assets', randomBytes(4096), { token: owner.token })
@@ -626,8 +626,8 @@ describe('an archived repository', () => {
     const asset = await upload(s, `/repos/alice/shelf/releases/${rel.id}/assets?name=kept.txt`, Buffer.from('kept'))
     expect(asset.status).toBe(201)
     expect((await s.patch('/repos/alice/shelf', { archived: true }, asAlice())).status).toBe(200)
-    const mark = changeMarkOf(s.deps.db)
-    const before = mark()
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
     const base = '/repos/alice/shelf/releases'
     const writes = [
       await s.post(base, { tag_name: 'v2' }, asAlice()),
@@ -639,7 +639,7 @@ describe('an archived repository', () => {
       await s.del(`${base}/${rel.id}/assets/${asset.body.id}`, undefined, asAlice()),
     ]
     expect(writes.map((r) => r.status)).toEqual(writes.map(() => 423))
-    expect(mark()).toBe(before)
+    expect(await mark()).toBe(before)
     expect((await s.get(`${base}/${rel.id}`)).status).toBe(200)
     expect(await (await fetch(asset.body.browser_download_url)).text()).toBe('kept')
     expect(Object.keys(await remoteTags('shelf'))).toEqual(['v1'])

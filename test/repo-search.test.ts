@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { addTeam, makeOrg } from './access-fixtures'
 import { repositories, teamUsers, users } from '../src/db/schema'
+import { closeDatabase } from '../src/db/client'
+import { DIALECT } from '../src/db/dialect'
+import { openConfiguredDatabase } from '../src/deps'
 import { REPO_PAGE_CACHE_ROWS, RepoPageCache, resultCacheOf } from '../src/modules/repos/service'
 
 let s: TestServer
@@ -152,9 +153,13 @@ describe('GET /repos/search', () => {
 
   test('a write by another connection (e.g. the CLI) is seen too', async () => {
     expect(names(await s.get('/repos/search?q=alpha'))).toEqual(['alice/alpha'])
-    const other = new Database(join(s.dataDir, 'warren.db'))
-    other.run("UPDATE repositories SET is_private = 1 WHERE lower_name = 'alpha'")
-    other.close()
+    // A second connection to the same database (the same SQLite file, or the same PostgreSQL database).
+    const other = await openConfiguredDatabase(s.config)
+    try {
+      await other.update(repositories).set({ isPrivate: true }).where(eq(repositories.lowerName, 'alpha'))
+    } finally {
+      await closeDatabase(other)
+    }
     expect(names(await s.get('/repos/search?q=alpha'))).toEqual([])
     await s.deps.db.update(repositories).set({ isPrivate: false }).where(eq(repositories.lowerName, 'alpha'))
     expect(names(await s.get('/repos/search?q=alpha'))).toEqual(['alice/alpha'])
@@ -206,7 +211,11 @@ describe('GET /repos/search', () => {
     await s.deps.db.update(users).set({ fullName: '' }).where(eq(users.id, bob.user.id))
   })
 
-  test('recordsOf: made once per page given out and viewer, afresh after any write', async () => {
+  // The page cache keeps what it made while the database's change mark stands still, which it does
+  // on SQLite between writes. On PostgreSQL the mark changes at every call by design (other
+  // processes write too; src/db/client.ts changeMarkOf), so the cache never keeps anything there:
+  // these two tests of what it keeps are SQLite's. The answers' freshness above is tested on both.
+  test.skipIf(DIALECT === 'postgres')('recordsOf: made once per page given out and viewer, afresh after any write', async () => {
     const cache = new RepoPageCache(s.deps.db)
     const rows = await s.deps.db.select().from(repositories).limit(3)
     let made = 0
@@ -225,7 +234,7 @@ describe('GET /repos/search', () => {
     expect(made).toBe(5)
   })
 
-  test('the page cache holds a bounded number of rows (oldest pages leave first)', async () => {
+  test.skipIf(DIALECT === 'postgres')('the page cache holds a bounded number of rows (oldest pages leave first)', async () => {
     expect(REPO_PAGE_CACHE_ROWS).toBeLessThanOrEqual(5000)
     const rows = await s.deps.db.select().from(repositories).limit(30)
     expect(rows.length).toBeGreaterThan(10)

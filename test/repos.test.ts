@@ -11,6 +11,8 @@ import { repoPath, git } from '../src/git/run'
 import { repairRepositories } from '../src/modules/repos/service'
 import { createDeps } from '../src/deps'
 import { loadConfig } from '../src/config'
+import { closeDatabase } from '../src/db/client'
+import { freshTestDatabase } from './test-database'
 
 let s: TestServer
 let alice: TestUser
@@ -360,7 +362,10 @@ describe('lists', () => {
 describe('startup repair', () => {
   test('`warren serve` runs it before serving', async () => {
     const data = mkdtempSync(join(scratch, 'serve-'))
-    const deps = await createDeps(loadConfig({}, { dataDir: data }))
+    // A database of its own, as startTestServer's: a new SQLite file in `data`, or a new PostgreSQL database.
+    const database = await freshTestDatabase()
+    const config = loadConfig({}, { dataDir: data, databaseUrl: database.url })
+    const deps = await createDeps(config)
     const now = Math.floor(Date.now() / 1000)
     const owner = (await deps.db
       .insert(users)
@@ -369,7 +374,7 @@ describe('startup repair', () => {
     await deps.db
       .insert(repositories)
       .values({ ownerId: owner.id, ownerName: 'sam', name: 'half', lowerName: 'half', status: 'creating', createdUnix: now, updatedUnix: now })
-    deps.db.$client.close()
+    await closeDatabase(deps.db)
     await initBareRepository(repoPath(data, 'sam', 'half'), 'master')
     await initBareRepository(repoPath(data, 'sam', 'orphan'), 'master')
     const port = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
@@ -377,7 +382,14 @@ describe('startup repair', () => {
     port.stop(true)
     const proc = Bun.spawn([process.execPath, 'src/cli.ts', 'serve'], {
       cwd: join(import.meta.dir, '..'),
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', WARREN_DATA: data, WARREN_PORT: String(free), WARREN_HOST: '127.0.0.1' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        WARREN_DATA: data,
+        WARREN_PORT: String(free),
+        WARREN_HOST: '127.0.0.1',
+        ...(database.url ? { WARREN_DATABASE_URL: database.url } : {}),
+      },
       stdout: 'pipe',
       stderr: 'pipe',
     })
@@ -397,10 +409,14 @@ describe('startup repair', () => {
       proc.kill()
       await proc.exited
     }
-    const check = await createDeps(loadConfig({}, { dataDir: data }))
-    expect(await check.db.select().from(repositories)).toEqual([])
-    expect((await check.db.select().from(users).where(eq(users.id, owner.id)))[0]!.numRepos).toBe(0)
-    check.db.$client.close()
+    const check = await createDeps(config)
+    try {
+      expect(await check.db.select().from(repositories)).toEqual([])
+      expect((await check.db.select().from(users).where(eq(users.id, owner.id)))[0]!.numRepos).toBe(0)
+    } finally {
+      await closeDatabase(check.db)
+      await database.drop()
+    }
   }, 60_000)
 
   test('removes unfinished rows with their folders and moves orphan folders aside', async () => {

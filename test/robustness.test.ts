@@ -6,6 +6,7 @@ import { connect } from 'node:net'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, makeWorkRepo, remoteUrl } from './git-fixture'
 import { NOT_HELD_MS, latencyProbe } from './latency-probe'
+import { databaseCounts } from './db-snapshot'
 
 /**
  * House rule: bad input gets a clear 4xx in the API's error shape and changes nothing; never a
@@ -186,13 +187,7 @@ async function run(reqs: Req[]): Promise<string[]> {
 }
 
 /** Counts per table: a cheap snapshot of the database. */
-function snapshot(): Record<string, number> {
-  const db = s.deps.db.$client
-  const tables = db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'").all() as { name: string }[]
-  const counts: Record<string, number> = {}
-  for (const { name } of tables) counts[name] = (db.query(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n
-  return counts
-}
+const snapshot = () => databaseCounts(s.deps.db)
 
 /** Fills an OpenAPI path with values: `{x}` from `values` (or BASE), `*` from WILDCARD. */
 function fill(path: string, values: Record<string, string> = {}): string {
@@ -304,7 +299,7 @@ describe('hostile input on every operation', () => {
   })
 
   test('odd path parameters: no 5xx, 4xx in the error shape, nothing changed', async () => {
-    const before = snapshot()
+    const before = await snapshot()
     const reqs: Req[] = []
     for (const op of ops) {
       for (const name of paramsOf(op.path)) {
@@ -325,11 +320,11 @@ describe('hostile input on every operation', () => {
     }
     const problems = await run(reqs)
     expect(problems).toEqual([])
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
   }, 60_000)
 
   test('malformed and wrong-typed bodies: 4xx in the error shape, nothing changed', async () => {
-    const before = snapshot()
+    const before = await snapshot()
     const reqs: Req[] = []
     for (const op of ops.filter((o) => o.body && o.path.startsWith('/api/'))) {
       const bodies: string[] = ['{"title": "x",', '[1,2,3]', '"just a string"', '42', 'nul', '{"a":1}}']
@@ -341,7 +336,7 @@ describe('hostile input on every operation', () => {
     expect(reqs.length).toBeGreaterThan(200)
     const problems = await run(reqs)
     expect(problems).toEqual([])
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
   }, 60_000)
 
   test('null bodies and over-long strings in every string field: never a 5xx', async () => {
@@ -395,7 +390,7 @@ describe('hostile input on every operation', () => {
 
 describe('hostile requests at the application level', () => {
   test('5 MB of garbage declared as JSON is a 4xx', async () => {
-    const before = snapshot()
+    const before = await snapshot()
     const garbage = Buffer.alloc(5 * 1024 * 1024, 0x7b).toString() // '{{{{…'
     for (const path of ['/api/v1/user/repos', '/api/v1/repos/root/pub/issues', '/api/v1/markdown']) {
       const sent = await send({ op: 'garbage', method: 'POST', path, auth: adminAuth(), body: garbage })
@@ -410,11 +405,11 @@ describe('hostile requests at the application level', () => {
     expect(binary.status).toBeGreaterThanOrEqual(400)
     expect(binary.status).toBeLessThan(500)
     expect(typeof ((await binary.json()) as any).message).toBe('string')
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
   })
 
   test('broken bodies of every kind are 4xx', async () => {
-    const before = snapshot()
+    const before = await snapshot()
     const deep = '['.repeat(200_000) + ']'.repeat(200_000)
     const cases: { type: string; body: string }[] = [
       { type: 'application/json', body: deep },
@@ -437,7 +432,7 @@ describe('hostile requests at the application level', () => {
     // Creations need fields none of these bodies carries (a text/plain PATCH reads as no field).
     for (const r of sent.filter((r) => r.method === 'POST' && !r.url.includes('/markdown'))) expect(r.status).toBeGreaterThanOrEqual(400)
     expect((await s.get('/repos/root/pub', { token: admin.token })).body.name).toBe('pub')
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
   })
 
   test('garbage git protocol data is refused without a 5xx, refs unchanged', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { createUser } from '../src/modules/users/service'
+import { users } from '../src/db/schema'
 
 let s: TestServer
 let alice: TestUser
@@ -16,9 +17,7 @@ beforeAll(async () => {
   await createUser(s.deps, { username: 'Carol.Smith', password: 'pw-carol', email: 'carol@example.com', fullName: 'Carol Ånström' })
   // An organisation row (type 1): found by /users/{name}, never by search.
   const now = Math.floor(Date.now() / 1000)
-  s.deps.db.$client
-    .prepare("INSERT INTO users (name, lower_name, email, type, created_unix, updated_unix) VALUES ('alice-org', 'alice-org', '', 1, ?, ?)")
-    .run(now, now)
+  await s.deps.db.insert(users).values({ name: 'alice-org', lowerName: 'alice-org', email: '', type: 1, createdUnix: now, updatedUnix: now })
 })
 afterAll(() => s.stop())
 
