@@ -1,5 +1,5 @@
 import type { Config } from './config'
-import { openDatabase, type Db } from './db/client'
+import { openDatabase, prepareDataFolder, type Db } from './db/client'
 import { DIALECT } from './db/dialect'
 import { openPostgres } from './db/postgres'
 import { Auth } from './auth/caller'
@@ -23,5 +23,7 @@ export async function createDeps(config: Config, db?: Db): Promise<AppDeps> {
 export async function openConfiguredDatabase(config: Config): Promise<Db> {
   const wanted = config.databaseUrl ? 'postgres' : 'sqlite'
   if (wanted !== DIALECT) throw new Error(`this process runs on ${DIALECT} (WARREN_DATABASE_URL when it started) but its configuration names ${wanted}`)
-  return config.databaseUrl ? openPostgres(config.databaseUrl, { poolSize: config.databasePoolSize }) : openDatabase(config.dataDir)
+  if (!config.databaseUrl) return openDatabase(config.dataDir)
+  prepareDataFolder(config.dataDir)
+  return openPostgres(config.databaseUrl, { poolSize: config.databasePoolSize })
 }

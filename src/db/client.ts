@@ -108,9 +108,14 @@ const MIGRATIONS = migrationsOfFolder()
  * database and its -wal/-shm files 0600, whatever the umask. An existing data folder made with
  * wider modes is narrowed at start.
  */
-function restrictModes(dataDir: string, file: string): void {
+/** The data folder, created if needed and narrowed to 0700 (whatever the database: it holds the repositories). */
+export function prepareDataFolder(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   chmodSync(dataDir, 0o700)
+}
+
+function restrictModes(dataDir: string, file: string): void {
+  prepareDataFolder(dataDir)
   // Created empty with its final mode before SQLite opens it, so it is never readable by others.
   closeSync(openSync(file, 'a', 0o600))
   for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600)
