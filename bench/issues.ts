@@ -4,13 +4,15 @@
  * Starts Warren in this process on a temp data folder (port 0); the issues are bulk-inserted
  * through the database for a quick setup. autocannon (16 connections) runs in its own process.
  * Targets: listing ≥ 3,000 req/s; creating ≥ 1,500 issues/s with 0 errors.
+ * Runs on SQLite, or on a fresh PostgreSQL database when WARREN_DATABASE_URL is set (lib/database.ts).
+ * Request log lines are off (logLevel warn): one line per request would measure the log, not the server.
  *
  *   bun bench/issues.ts [seconds=10]
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { eq, sql } from 'drizzle-orm'
+import { count, eq, sql } from 'drizzle-orm'
 import { loadConfig } from '../src/config'
 import { createDeps } from '../src/deps'
 import { writeTransaction } from '../src/db/client'
@@ -19,13 +21,16 @@ import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
 import { createRepository } from '../src/modules/repos/service'
 import { autocannon, durationFromArgv, printRssSummary, reportLine } from './lib/autocannon'
+import { analyze, benchDatabase, closeBenchDatabase } from './lib/database'
 
 const seconds = durationFromArgv()
 const ISSUES = 10_000
 
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-issues-'))
-const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1' })
+const database = await benchDatabase()
+const config = loadConfig({}, { dataDir, databaseUrl: database.url, port: 0, host: '127.0.0.1', logLevel: 'warn' })
 const deps = await createDeps(config)
+console.log(`database: ${database.label}`)
 const user = await createUser(deps, { username: 'planner', password: 'bench-password', email: 'planner@example.com' })
 const { secret } = await createAccessToken(deps, user.id, 'bench')
 const repo = await createRepository(deps, user, { name: 'roadmap' })
@@ -61,11 +66,11 @@ await writeTransaction(deps.db, async () => {
     .update(labels)
     .set({
       numIssues: sql`(select count(*) from ${issueLabels} where ${issueLabels.labelId} = ${labels.id})`,
-      numClosedIssues: sql`(select count(*) from ${issueLabels} join ${issues} on ${issues.id} = ${issueLabels.issueId} where ${issueLabels.labelId} = ${labels.id} and ${issues.isClosed} = 1)`,
+      numClosedIssues: sql`(select count(*) from ${issueLabels} join ${issues} on ${issues.id} = ${issueLabels.issueId} where ${issueLabels.labelId} = ${labels.id} and ${eq(issues.isClosed, true)})`,
     })
     .where(eq(labels.repoId, repo.id))
 })
-deps.db.$client.exec('ANALYZE')
+await analyze(deps.db)
 console.log(`setup: ${ISSUES.toLocaleString('en')} labelled issues in ${Math.round(performance.now() - started)} ms`)
 
 const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
@@ -85,7 +90,7 @@ try {
     throw new Error(`list check failed: ${check.status}, ${page.length} issues`)
   console.log(`16 connections, ${seconds} s each`)
   await run('GET issues?state=open&page=2', listUrl, [])
-  const before = (await deps.db.select({ n: sql<number>`count(*)` }).from(issues))[0]!.n
+  const before = (await deps.db.select({ n: count() }).from(issues))[0]!.n
   const created = await run('POST issues (16 writers)', base, [
     '-m',
     'POST',
@@ -96,15 +101,19 @@ try {
     '-b',
     JSON.stringify({ title: 'Filed under load', body: 'Benchmark issue' }),
   ])
-  const after = (await deps.db.select({ n: sql<number>`count(*)` }).from(issues))[0]!.n
-  const maxIndex = (await deps.db.select().from(issueIndexes).where(eq(issueIndexes.repoId, repo.id)))[0]!.maxIndex
+  // Read together under the write lock, so a request still in flight cannot commit in between.
+  const [after, maxIndex] = await writeTransaction(deps.db, async () => [
+    (await deps.db.select({ n: count() }).from(issues))[0]!.n,
+    (await deps.db.select().from(issueIndexes).where(eq(issueIndexes.repoId, repo.id)))[0]!.maxIndex,
+  ])
   console.log(
     `created ${after - before} issues (autocannon saw ${created['2xx']} 2xx); index counter ${maxIndex} = ${ISSUES} + ${maxIndex - ISSUES}` +
       (maxIndex - ISSUES === after - before ? ', no gaps' : ', MISMATCH'),
   )
   printRssSummary()
 } finally {
-  server.stop(true)
-  deps.db.$client.close()
+  await server.stop(true)
+  await Bun.sleep(200) // let requests still in flight when the load ended finish before the database closes
+  await closeBenchDatabase(deps.db, database)
   rmSync(dataDir, { recursive: true, force: true })
 }

@@ -4,6 +4,8 @@
  * directly into the database; only the repository the requests name gets a git folder, made by
  * createRepository with a first commit). Autocannon (16 connections) runs in its own process.
  * Targets (PERFORMANCE.md): repo GET ≥ 10,000 req/s with p99 ≤ 15 ms; search ≥ 3,000 req/s.
+ * Runs on SQLite, or on a fresh PostgreSQL database when WARREN_DATABASE_URL is set (lib/database.ts).
+ * Request log lines are off (logLevel warn): one line per request would measure the log, not the server.
  *
  *   bun bench/repos.ts [seconds=10] [repositories=1200] [only=substring of the scenario labels]
  */
@@ -11,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { durationFromArgv, loadTest, printRssSummary } from './lib/autocannon'
-import { sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { loadConfig } from '../src/config'
 import { createDeps } from '../src/deps'
 import { writeTransaction } from '../src/db/client'
@@ -20,6 +22,7 @@ import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
 import { createRepository } from '../src/modules/repos/service'
 import type { UserRow } from '../src/auth/caller'
+import { analyze, benchDatabase, closeBenchDatabase } from './lib/database'
 
 const seconds = durationFromArgv()
 const count = Number(process.argv[3] || 1200)
@@ -27,8 +30,10 @@ const only = process.argv[4] ?? ''
 if (!Number.isInteger(count) || count < 1) throw new Error(`repository count must be a positive integer, got "${process.argv[3]}"`)
 
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-repos-'))
-const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', passwordMemoryCost: 64, passwordTimeCost: 1 })
+const database = await benchDatabase()
+const config = loadConfig({}, { dataDir, databaseUrl: database.url, port: 0, host: '127.0.0.1', logLevel: 'warn', passwordMemoryCost: 64, passwordTimeCost: 1 })
 const deps = await createDeps(config)
+console.log(`database: ${database.label}`)
 
 const started = performance.now()
 const OWNERS = 20
@@ -38,28 +43,30 @@ for (let i = 0; i < OWNERS; i++)
 const { secret } = await createAccessToken(deps, owners[0]!.id, 'bench')
 const words = ['api', 'web', 'tool', 'lib', 'cli', 'docs', 'infra', 'data', 'core', 'app']
 const now = Math.floor(Date.now() / 1000)
-await writeTransaction(deps.db, async () => {
-  for (let i = 0; i < count; i++) {
-    const owner = owners[i % OWNERS]!
-    const name = `${words[i % words.length]}-${words[(i * 7) % words.length]}-${i}`
-    await deps.db
-      .insert(repositories)
-      .values({
-        ownerId: owner.id,
-        ownerName: owner.name,
-        name,
-        lowerName: name.toLowerCase(),
-        description: `Repository number ${i}`,
-        isPrivate: i % 5 === 0,
-        defaultBranch: 'master',
-        createdUnix: now,
-        updatedUnix: now,
-      })
+const owned = new Array<number>(OWNERS).fill(0)
+const rows = Array.from({ length: count }, (_, i) => {
+  const owner = owners[i % OWNERS]!
+  owned[i % OWNERS]!++
+  const name = `${words[i % words.length]}-${words[(i * 7) % words.length]}-${i}`
+  return {
+    ownerId: owner.id,
+    ownerName: owner.name,
+    name,
+    lowerName: name.toLowerCase(),
+    description: `Repository number ${i}`,
+    isPrivate: i % 5 === 0,
+    defaultBranch: 'master',
+    createdUnix: now,
+    updatedUnix: now,
   }
-  for (const owner of owners)
-    await deps.db.update(users).set({ numRepos: sql`${users.numRepos} + ${count / OWNERS}` }).where(sql`${users.id} = ${owner.id}`)
+})
+await writeTransaction(deps.db, async () => {
+  for (let start = 0; start < rows.length; start += 500) await deps.db.insert(repositories).values(rows.slice(start, start + 500))
+  for (const [i, owner] of owners.entries())
+    await deps.db.update(users).set({ numRepos: sql`${users.numRepos} + ${owned[i]}` }).where(eq(users.id, owner.id))
 })
 await createRepository(deps, owners[0]!, { name: 'bench', description: 'the benchmark target', autoInit: true, license: 'MIT', gitignores: 'Node' })
+await analyze(deps.db)
 console.log(`set-up: ${count + 1} repositories of ${OWNERS} owners in ${((performance.now() - started) / 1000).toFixed(1)} s`)
 
 const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
@@ -86,6 +93,6 @@ try {
 } finally {
   await server.stop(true)
   await Bun.sleep(200) // let handlers still waiting on git finish before the database closes
-  deps.db.$client.close()
+  await closeBenchDatabase(deps.db, database)
   rmSync(dataDir, { recursive: true, force: true })
 }

@@ -11,6 +11,7 @@ const plan: [name: string, args: string[]][] = [
   ['users', seconds ? [seconds] : []],
   ['repos', seconds ? [seconds] : []],
   ['issues', seconds ? [seconds] : []],
+  ['postgres', seconds ? [seconds] : []],
   ['clone', []],
   ['ssh-clone', []],
   ['git-memory', []],

@@ -93,14 +93,20 @@ export function printRssSummary(): void {
  * `args` are extra autocannon options (-H, -m, -b ...).
  */
 export async function autocannon(url: string, seconds: number, args: string[] = []): Promise<AutocannonResult & { rss: RssFigures }> {
-  const { result, rss } = await withRssSampling(async (exclude) => {
-    const proc = Bun.spawn(['node', autocannonBin, '-c', '16', '-d', String(seconds), '-j', ...args, url], { stdout: 'pipe', stderr: 'ignore' })
-    exclude.add(proc.pid)
-    const out = await new Response(proc.stdout).text()
-    await proc.exited
-    return JSON.parse(out) as AutocannonResult
-  })
+  const { result, rss } = await withRssSampling((exclude) => runAutocannon(url, seconds, args, 16, (pid) => exclude.add(pid)))
   return { ...result, rss }
+}
+
+/**
+ * One autocannon process with `connections` connections, without memory sampling: for servers
+ * that run in processes of their own (bench/postgres.ts). `started` gets the load generator's pid.
+ */
+export async function runAutocannon(url: string, seconds: number, args: string[], connections: number, started?: (pid: number) => void): Promise<AutocannonResult> {
+  const proc = Bun.spawn(['node', autocannonBin, '-c', String(connections), '-d', String(seconds), '-j', ...args, url], { stdout: 'pipe', stderr: 'ignore' })
+  started?.(proc.pid)
+  const out = await new Response(proc.stdout).text()
+  await proc.exited
+  return JSON.parse(out) as AutocannonResult
 }
 
 /** One scenario's line: requests/s, latency (p50, p99), non-2xx and errors when any, resident memory. */

@@ -1,0 +1,49 @@
+/**
+ * The database a benchmark runs on. SQLite by default (a file in the bench's temp data folder);
+ * PostgreSQL when WARREN_DATABASE_URL=postgres://... was set when the process started (the
+ * process's dialect is decided then, src/db/dialect.ts): the bench then gets a fresh database of
+ * its own on that server, so it never sees or leaves rows in the one the URL names.
+ */
+import { SQL } from 'bun'
+import { DIALECT } from '../../src/db/dialect'
+import { closeDatabase, type Db } from '../../src/db/client'
+
+export interface BenchDatabase {
+  /** The `databaseUrl` to give loadConfig: the fresh database's URL, null on SQLite. */
+  url: string | null
+  /** "SQLite" or "PostgreSQL (warren_bench_...)", for the bench's first line. */
+  label: string
+  /** Drops the fresh database (PostgreSQL); nothing on SQLite. */
+  drop(): Promise<void>
+}
+
+/** Creates `warren_bench_<random>` on the server WARREN_DATABASE_URL names (PostgreSQL), or nothing (SQLite). */
+export async function benchDatabase(): Promise<BenchDatabase> {
+  if (DIALECT !== 'postgres') return { url: null, label: 'SQLite', drop: async () => {} }
+  const base = new URL(process.env.WARREN_DATABASE_URL!)
+  const name = `warren_bench_${Math.random().toString(36).slice(2, 10)}`
+  const admin = new SQL(base.href, { max: 1 })
+  await admin.unsafe(`CREATE DATABASE "${name}"`)
+  const url = new URL(base.href)
+  url.pathname = `/${name}`
+  return {
+    url: url.href,
+    label: `PostgreSQL (${name} on ${url.host})`,
+    async drop() {
+      await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+      await admin.close()
+    },
+  }
+}
+
+/** Refreshes the planner's statistics after a bulk insert, so the queries use the indexes they would on a real database. */
+export async function analyze(db: Db): Promise<void> {
+  if (db.$runtime.dialect === 'postgres') await (db as any).$client.unsafe('ANALYZE')
+  else db.$client.exec('ANALYZE')
+}
+
+/** Closes the bench's database, then drops it when it was a fresh PostgreSQL one. */
+export async function closeBenchDatabase(db: Db, database: BenchDatabase): Promise<void> {
+  await closeDatabase(db)
+  await database.drop()
+}

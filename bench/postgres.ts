@@ -1,0 +1,137 @@
+/**
+ * Warren on PostgreSQL against Warren on SQLite (PERFORMANCE.md: "harness scenarios on PostgreSQL
+ * vs SQLite: ≥ 0.5× of SQLite's req/s; two processes on one PostgreSQL ≥ 1.5× one on POST issue").
+ *
+ * 1. The harness scenarios (bench/users.ts, repos.ts, issues.ts) each run twice as child
+ *    processes: without WARREN_DATABASE_URL (SQLite), then with it (each makes a fresh database
+ *    on the server and drops it after); their req/s lines are read back and set side by side.
+ * 2. POST /repos/{o}/{r}/issues with 16 connections against `warren serve` processes on one fresh
+ *    PostgreSQL database and one data folder: all 16 to one process, then 8 to each of two (two
+ *    autocannon runs at once); then the repository's issue numbers must be 1..n without gap or
+ *    duplicate, and its index counter n.
+ *
+ *   bun bench/postgres.ts [seconds=10]   (PostgreSQL: WARREN_BENCH_PG_URL, default below)
+ */
+import { SQL } from 'bun'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { durationFromArgv, runAutocannon, type AutocannonResult } from './lib/autocannon'
+import { basic, SOURCES, startServe, type Served } from '../test/process-helpers'
+
+const seconds = durationFromArgv()
+const PG_URL = process.env.WARREN_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+
+// ---- 1. the harness scenarios on each database ----
+
+const SCRIPTS: [name: string, args: string[]][] = [
+  ['users', [String(seconds)]],
+  ['repos', [String(seconds)]],
+  ['issues', [String(seconds)]],
+]
+
+/** Runs one scenario script on SQLite (databaseUrl null) or PostgreSQL, echoes its output and answers req/s by scenario label. */
+async function runScript(name: string, args: string[], databaseUrl: string | null): Promise<Map<string, number>> {
+  const env: Record<string, string | undefined> = { ...process.env }
+  if (databaseUrl) env.WARREN_DATABASE_URL = databaseUrl
+  else delete env.WARREN_DATABASE_URL
+  const proc = Bun.spawn([process.execPath, resolve(import.meta.dir, `${name}.ts`), ...args], { env, stdout: 'pipe', stderr: 'inherit' })
+  const out = await new Response(proc.stdout).text()
+  process.stdout.write(out.replace(/^(?=.)/gm, '  '))
+  if ((await proc.exited) !== 0) throw new Error(`bench/${name}.ts failed on ${databaseUrl ? 'PostgreSQL' : 'SQLite'}`)
+  const figures = new Map<string, number>()
+  // reportLine's format: "<label padded>   12,345 req/s   p50 ..."
+  for (const m of out.matchAll(/^(.+?)\s+([\d,]+) req\/s/gm)) figures.set(`${name}: ${m[1]!.trim()}`, Number(m[2]!.replaceAll(',', '')))
+  return figures
+}
+
+const onSqlite = new Map<string, number>()
+const onPostgres = new Map<string, number>()
+for (const [name, args] of SCRIPTS) {
+  console.log(`\n--- bench/${name}.ts ${args.join(' ')} on SQLite`)
+  for (const [k, v] of await runScript(name, args, null)) onSqlite.set(k, v)
+  console.log(`--- bench/${name}.ts ${args.join(' ')} on PostgreSQL`)
+  for (const [k, v] of await runScript(name, args, PG_URL)) onPostgres.set(k, v)
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en')
+console.log(`\nHarness scenarios, 16 connections, ${seconds} s each: PostgreSQL ÷ SQLite (target ≥ 0.5×)`)
+console.log(`${'scenario'.padEnd(48)} ${'SQLite'.padStart(8)} ${'PostgreSQL'.padStart(10)}  ratio`)
+for (const [label, lite] of onSqlite) {
+  const pg = onPostgres.get(label)
+  const ratio = pg === undefined ? null : pg / lite
+  console.log(
+    `${label.padEnd(48)} ${fmt(lite).padStart(8)} ${(pg === undefined ? '-' : fmt(pg)).padStart(10)}  ` +
+      (ratio === null ? 'not run' : `${ratio.toFixed(2)}× ${ratio >= 0.5 ? 'ok' : 'MISSED'}`),
+  )
+}
+
+// ---- 2. POST issue: one `warren serve` process against two on one PostgreSQL database ----
+
+const dbName = `warren_bench_two_${Math.random().toString(36).slice(2, 10)}`
+const admin = new SQL(PG_URL, { max: 1 })
+await admin.unsafe(`CREATE DATABASE "${dbName}"`)
+const dbUrl = new URL(PG_URL)
+dbUrl.pathname = `/${dbName}`
+const benchDb = new SQL(dbUrl.href, { max: 1 })
+const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-two-'))
+const env = {
+  WARREN_DATABASE_URL: dbUrl.href,
+  WARREN_ADMIN_USER: 'root',
+  WARREN_ADMIN_PASSWORD: 'root-password-1',
+  WARREN_ADMIN_EMAIL: 'root@example.com',
+  // One log line per request would measure the log, not the server.
+  WARREN_LOG_LEVEL: 'warn',
+}
+const servers: Served[] = []
+
+/** POSTs as root (Basic credentials) and answers the JSON body; throws unless 201. */
+async function created(server: Served, path: string, body: unknown): Promise<any> {
+  const res = await fetch(`${server.url}/api/v1${path}`, {
+    method: 'POST',
+    headers: { authorization: basic('root', env.WARREN_ADMIN_PASSWORD), 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+/** Successful issues per second of autocannon runs made at the same time, and their failures. */
+function rate(runs: AutocannonResult[]): { perSecond: number; failures: string } {
+  const ok = runs.reduce((n, r) => n + r['2xx'], 0)
+  return { perSecond: ok / seconds, failures: `non-2xx ${runs.reduce((n, r) => n + r.non2xx, 0)}, errors ${runs.reduce((n, r) => n + r.errors, 0)}` }
+}
+
+try {
+  servers.push(await startServe(SOURCES, dataDir, env))
+  const { sha1: token } = await created(servers[0]!, '/users/root/tokens', { name: 'bench' })
+  const repo = await created(servers[0]!, '/user/repos', { name: 'load' })
+  const post = ['-m', 'POST', '-H', `Authorization: token ${token}`, '-H', 'Content-Type: application/json', '-b', JSON.stringify({ title: 'Filed under load', body: 'Benchmark issue' })]
+  const issuesUrl = (s: Served) => `${s.url}/api/v1/repos/root/load/issues`
+
+  // A second of load first wakes each new process up (JIT, the pool's connections), so neither side starts cold.
+  const warmUp = (s: Served) => runAutocannon(issuesUrl(s), 1, post, 8)
+  await warmUp(servers[0]!)
+  console.log(`\nPOST issue, 16 connections, ${seconds} s, \`warren serve\` on one PostgreSQL database (${dbName})`)
+  const one = rate([await runAutocannon(issuesUrl(servers[0]!), seconds, post, 16)])
+  console.log(`one process (16 connections)        ${fmt(one.perSecond).padStart(6)} issues/s   ${one.failures}`)
+  servers.push(await startServe(SOURCES, dataDir, env))
+  await warmUp(servers[1]!)
+  const two = rate(await Promise.all(servers.map((s) => runAutocannon(issuesUrl(s), seconds, post, 8))))
+  console.log(`two processes (8 connections each)  ${fmt(two.perSecond).padStart(6)} issues/s   ${two.failures}`)
+  const ratio = two.perSecond / one.perSecond
+  console.log(`two ÷ one: ${ratio.toFixed(2)}× (target ≥ 1.5×) ${ratio >= 1.5 ? 'ok' : 'MISSED'}`)
+
+  // Issue numbers 1..n, each once, and the counter at n: no lost or doubled index under two writers.
+  const [{ n, distinct, max }] = await benchDb`select count(*)::int as n, count(distinct "index")::int as distinct, coalesce(max("index"), 0)::int as max from issues where repo_id = ${repo.id}`
+  const [{ max_index: counter }] = await benchDb`select max_index::int as max_index from issue_indexes where repo_id = ${repo.id}`
+  const gapFree = n === distinct && n === max && counter === max
+  console.log(`issue numbers: ${n} issues, ${distinct} distinct, highest ${max}, counter ${counter}: ${gapFree ? 'gap-free' : 'GAPS OR DUPLICATES'}`)
+  if (!gapFree) process.exitCode = 1
+} finally {
+  await Promise.all(servers.map((s) => s.stop()))
+  await benchDb.close()
+  await admin.unsafe(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`)
+  await admin.close()
+  rmSync(dataDir, { recursive: true, force: true })
+}
