@@ -30,6 +30,9 @@ const ANONYMOUS: Caller = { user: null, method: null, signedInAs: null }
  * locked, whatever the credentials); a password is checked with the same work whether the account
  * exists or not, so neither the answer nor its timing tells which accounts exist.
  */
+const tooManyFailures = (wait: number) =>
+  new ApiError(429, `Too many failed sign-in attempts; try again in ${wait} seconds.`, {}, { 'Retry-After': String(wait) })
+
 export class Auth {
   private readonly cache = new WeakMap<Request, Promise<Caller>>()
   /** Client addresses, set by the server from the socket (never from a header a client sends). */
@@ -131,12 +134,19 @@ export class Auth {
     throw unauthorized('unsupported authorization scheme')
   }
 
-  /** A token secret → its owner; 401 when unknown (a failure of the client address). */
+  /**
+   * A token secret → its owner; 401 when unknown (a failure of the client address). A locked
+   * address is refused before the lookup, but a lookup is counted only once it failed: tokens
+   * cannot be guessed, and counting lookups in flight would refuse an address's many concurrent
+   * good requests (they await the database side by side).
+   */
   async byToken(secret: string, address?: string): Promise<Caller> {
-    this.takeAttempt(this.addressFailures, address)
+    this.checkNotLocked(this.addressFailures, address)
     const user = await this.findTokenOwner(secret)
-    if (!user) throw unauthorized('invalid token')
-    if (address) this.addressFailures.refund(address)
+    if (!user) {
+      this.takeAttempt(this.addressFailures, address)
+      throw unauthorized('invalid token')
+    }
     return this.signedIn(user, 'token')
   }
 
@@ -162,12 +172,11 @@ export class Auth {
     if (colon < 0 || decoded.includes('\u0000')) throw unauthorized('invalid basic credentials')
     const name = decoded.slice(0, colon)
     const password = decoded.slice(colon + 1)
-    this.takeAttempt(this.addressFailures, address)
+    // A token in either half, as byToken; a password is counted before it is checked.
+    this.checkNotLocked(this.addressFailures, address)
     const tokenOwner = await this.findTokenOwner(password === '' || password === 'x-oauth-basic' ? name : password)
-    if (tokenOwner) {
-      if (address) this.addressFailures.refund(address)
-      return this.signedIn(tokenOwner, 'token')
-    }
+    if (tokenOwner) return this.signedIn(tokenOwner, 'token')
+    this.takeAttempt(this.addressFailures, address)
     const found = name.includes('@')
       ? (await this.userByEmail.execute({ email: name.toLowerCase() }))[0]?.user
       : (await this.userByLowerName.execute({ name: name.toLowerCase() }))[0]
@@ -213,8 +222,13 @@ export class Auth {
   private takeAttempt(limiter: FailureLimiter, key: string | undefined): void {
     if (key === undefined) return
     const wait = limiter.take(key)
-    if (wait > 0)
-      throw new ApiError(429, `Too many failed sign-in attempts; try again in ${wait} seconds.`, {}, { 'Retry-After': String(wait) })
+    if (wait > 0) throw tooManyFailures(wait)
+  }
+
+  private checkNotLocked(limiter: FailureLimiter, key: string | undefined): void {
+    if (key === undefined) return
+    const wait = limiter.lockedFor(key)
+    if (wait > 0) throw tooManyFailures(wait)
   }
 
   private dummyPasswordHash(): Promise<string> {

@@ -52,6 +52,15 @@ export class FailureLimiter {
     return 0
   }
 
+  /** The whole seconds `key` is locked for (0: not locked), counting nothing. */
+  lockedFor(key: string): number {
+    if (this.limit <= 0) return 0
+    const entry = this.entries.get(key)
+    const now = this.now()
+    if (!entry || entry.resetAt <= now || entry.count < this.limit) return 0
+    return Math.max(1, Math.ceil((entry.resetAt - now) / 1000))
+  }
+
   /** Gives back one attempt counted by `take` (it succeeded); a key back at zero is forgotten. */
   refund(key: string): void {
     const entry = this.entries.get(key)
