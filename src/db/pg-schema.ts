@@ -2,7 +2,7 @@
  * The PostgreSQL form of Warren's schema, derived mechanically from the one schema description
  * (the sqliteTable definitions in ./schema), so the two dialects can never drift apart: same table
  * names, column names, JS property keys and JS value types, same keys, indexes and references.
- * drizzle-kit reads the derived tables (through ./pg-schema-kit.ts) to write drizzle-pg/.
+ * drizzle-kit reads the derived tables (through ./schema, in a PostgreSQL run) to write drizzle-pg/.
  *
  * Column mapping (SQLite → PostgreSQL), chosen so a row reads back as the same JS value:
  *   integer                     → bigint (mode number); an AUTOINCREMENT key → identity (by default)
