@@ -106,5 +106,24 @@ describe('two processes, one PostgreSQL database, one repositories folder', () =
       expect(repo.empty).toBe(false)
       expect(repo.default_branch).toBe('main')
     }
+
+    // Pushes of six branches at once, through both processes: each is recorded (one sync of a
+    // repository at a time across processes), each branch's creation announced once.
+    const branches = Array.from({ length: 6 }, (_, i) => `topic-${i}`)
+    await Promise.all(branches.map((name, i) => gitOk(work, 'push', '-q', withAuth(i % 2 ? b : a), `main:refs/heads/${name}`)))
+    for (const server of [a, b]) {
+      const listed = (await call(server, 'GET', '/repos/root/code/branches')).body.map((br: { name: string }) => br.name).sort()
+      expect(listed).toEqual(['main', ...branches].sort())
+    }
+    const url = new URL(adminUrl)
+    url.pathname = `/${dbName}`
+    const q = new SQL(url.href, { max: 1 })
+    try {
+      const created = await q.unsafe(`select payload from events where kind = 'ref.created' and repo_id = (select id from repositories where lower_name = 'code')`)
+      const refs = created.map((r: { payload: string }) => JSON.parse(r.payload).ref as string).sort()
+      expect(refs).toEqual(['main', ...branches].sort())
+    } finally {
+      await q.close()
+    }
   }, 60_000)
 })

@@ -35,6 +35,8 @@ export interface DatabaseRuntime {
    * on SQLite one process owns the database, so every lock is granted).
    */
   tryLock(name: string, mode: 'exclusive' | 'shared'): Promise<HeldLock | null>
+  /** withLock's implementation. */
+  withLock<T>(name: string, fn: () => Promise<T>): Promise<T>
   /** Closes the connection(s); the database is not used after. */
   close(): Promise<void>
 }
@@ -52,6 +54,16 @@ export async function waitForLock(db: Db, name: string, mode: 'exclusive' | 'sha
     if (Date.now() > until) throw new Error(`waited ${timeoutMs / 1000} s for the database's "${name}" lock`)
     await Bun.sleep(100)
   }
+}
+
+/**
+ * Runs `fn` holding the named lock, waiting for it: work on one thing (a repository's sync, a pull
+ * request's check, a mirror's update) never overlaps itself across the processes sharing a
+ * PostgreSQL database. On SQLite one process owns the database: `fn` runs at once (its in-process
+ * queue, oneAtATime, orders it).
+ */
+export function withLock<T>(db: Db, name: string, fn: () => Promise<T>): Promise<T> {
+  return db.$runtime.withLock(name, fn)
 }
 
 /** Tries to take a process-wide lock on the database (see DatabaseRuntime.tryLock). */
@@ -160,6 +172,7 @@ function sqliteDatabase(sqlite: Database): Db {
     },
     changeMark: () => sqliteChangeMark(sqlite),
     tryLock: async () => ({ release: async () => {} }),
+    withLock: (_name, fn) => fn(),
     async close() {
       sqlite.close()
     },

@@ -14,6 +14,7 @@ import { SQL } from 'bun'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { drizzle } from 'drizzle-orm/bun-sql'
 import type { Db, DatabaseRuntime } from './client'
+import { ApiError } from '../lib/errors'
 import { allTables } from './schema'
 import { migrationsOfFolder } from './migrations-macro' with { type: 'macro' }
 
@@ -24,6 +25,14 @@ const MIGRATIONS = migrationsOfFolder('drizzle-pg')
 const WRITE_LOCK = 0x5761727265_6e57n
 const MIGRATE_LOCK = 0x5761727265_6e4dn
 
+/** How long a write transaction waits for the write lock (and row locks) before giving up. */
+const WRITE_LOCK_WAIT = '30s'
+/** PostgreSQL's SQLSTATE for a lock wait past lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03'
+
+/** Connections for session locks (held jobs, the serving lock, work on one repository at a time). */
+const LOCK_CONNECTIONS = 16
+
 export interface PostgresOptions {
   /** Connections in the pool. */
   poolSize: number
@@ -32,6 +41,9 @@ export interface PostgresOptions {
 /** Connects, applies pending migrations and answers the Db. */
 export async function openPostgres(url: string, opts: PostgresOptions): Promise<Db> {
   const client = new SQL(url, { max: opts.poolSize })
+  // Session locks hold a connection each for as long as they are held: from a pool of their own,
+  // so that holders (which query through the main pool) can never starve it.
+  const locks = new SQL(url, { max: LOCK_CONNECTIONS })
   try {
     await migrate(client)
   } catch (e) {
@@ -61,7 +73,9 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       if (current()) return fn()
       const committed: (() => void)[] = []
       const result = (await client.begin(async (connection) => {
-        await connection.unsafe(`select pg_advisory_xact_lock(${WRITE_LOCK})`)
+        // The wait for the lock is bounded (a process stuck inside a transaction holds every
+        // writer): past it the request answers 503 and may be retried.
+        await connection.unsafe(`select set_config('lock_timeout', '${WRITE_LOCK_WAIT}', true), pg_advisory_xact_lock(${WRITE_LOCK})`)
         const open: OpenTransaction = { connection, committed }
         live.add(open)
         try {
@@ -69,6 +83,9 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
         } finally {
           live.delete(open)
         }
+      }).catch((e: unknown) => {
+        if ((e as { errno?: string }).errno === LOCK_NOT_AVAILABLE) throw new ApiError(503, 'The database is busy; try again')
+        throw e
       })) as T
       for (const run of committed) inside.exit(run)
       return result
@@ -82,8 +99,21 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       let n = 0
       return () => `pg:${++n}`
     },
+    async withLock(name, fn) {
+      const connection = await locks.reserve()
+      try {
+        await connection.unsafe(`select pg_advisory_lock(${lockKey(name)})`)
+        try {
+          return await fn()
+        } finally {
+          await connection.unsafe(`select pg_advisory_unlock(${lockKey(name)})`).catch(() => {})
+        }
+      } finally {
+        connection.release()
+      }
+    },
     async tryLock(name, mode) {
-      const connection = await client.reserve()
+      const connection = await locks.reserve()
       const key = lockKey(name)
       const take = mode === 'shared' ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock'
       const [row] = await connection.unsafe(`select ${take}(${key}) as got`).catch((e: unknown) => {
@@ -106,7 +136,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       }
     },
     async close() {
-      await client.close()
+      await Promise.all([client.close(), locks.close()])
     },
   }
   Object.assign(db, { $runtime: runtime, $client: client })

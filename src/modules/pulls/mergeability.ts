@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { writeTransaction, type Db } from '../../db/client'
+import { withLock, writeTransaction, type Db } from '../../db/client'
 import { issues, pullRequests, repositories } from '../../db/schema'
 import type { RepoRow } from '../../auth/access'
 import type { PullRow } from '../../lib/convert/pull'
@@ -54,7 +54,8 @@ const checkInTurn = oneAtATime<number>()
  * left as it is.
  */
 export function checkPull(deps: AppDeps, pullId: number): Promise<void> {
-  return checkInTurn(deps.db, pullId, async () => await checkOnce(deps, pullId))
+  // One at a time per pull request: in this process (checkInTurn), and across processes (withLock).
+  return checkInTurn(deps.db, pullId, () => withLock(deps.db, `pull-check:${pullId}`, () => checkOnce(deps, pullId)))
 }
 
 interface CheckResult {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { writeTransaction } from '../../db/client'
+import { withLock, writeTransaction } from '../../db/client'
 import { pendingPushes, repoGitStates, repositories } from '../../db/schema'
 import { gitRepoAt, pathOfRepo } from './service'
 import { repositorySize, setHeadBranch } from '../../git/refs'
@@ -71,7 +71,8 @@ export function syncRepositoryWithGit(
   repoId: number,
   opts: { pushId?: number; settlePending?: boolean } = {},
 ): Promise<SyncResult> {
-  return syncInTurn(deps.db, repoId, async () => {
+  // One at a time per repository: in this process (syncInTurn), and across processes (withLock).
+  return syncInTurn(deps.db, repoId, () => withLock(deps.db, `repo-sync:${repoId}`, async () => {
     let result: SyncResult = 'missing'
     try {
       return (result = await syncOnce(deps, repoId, opts))
@@ -80,7 +81,7 @@ export function syncRepositoryWithGit(
       // would keep every later sync of the repository from its fingerprint shortcut.
       if (opts.pushId && result !== 'updated') await deps.db.delete(pendingPushes).where(eq(pendingPushes.id, opts.pushId))
     }
-  })
+  }))
 }
 
 async function syncOnce(deps: AppDeps, repoId: number, opts: { pushId?: number; settlePending?: boolean }): Promise<SyncResult> {
