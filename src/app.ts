@@ -171,6 +171,12 @@ function validationMessage(error: any): { message: string; errors: unknown[] } {
  * The root app. Every API area is its own Elysia instance under /api/v1; git over HTTP and the
  * docs live outside it. Tests call `createApp(deps).handle(request)`.
  */
+/** A request's query without `sudo` (the caller's resolution answers a NUL there as an unknown user). */
+function queryFilters(query: unknown): Record<string, unknown> {
+  const { sudo: _, ...filters } = (query ?? {}) as Record<string, unknown>
+  return filters
+}
+
 /** The parsed body, once checked storable (checkStorable). */
 function storable<T>(body: T): T {
   checkStorable(body)
@@ -271,13 +277,12 @@ export function createApp(deps: AppDeps) {
     // refused (`sudo` aside: the caller's resolution answers it as an unknown user, as Gitea).
     .onTransform({ as: 'global' }, ({ params, query }) => {
       if (hasNul(params as Record<string, unknown>)) throw notFound()
-      const { sudo: _, ...filters } = (query ?? {}) as Record<string, unknown>
-      const field = hasNul(filters)
-      if (field !== undefined) throw unprocessable(`${field} must not contain NUL characters`, field)
+      checkStorable(queryFilters(query))
     })
-    // Once validated: numbers the schemas made of strings are checked storable too.
-    .onBeforeHandle({ as: 'global' }, ({ body }) => {
+    // Once validated: numbers the schemas made of strings (in bodies and queries) are checked too.
+    .onBeforeHandle({ as: 'global' }, ({ body, query }) => {
       if (body !== null && typeof body === 'object') checkStorable(body)
+      checkStorable(queryFilters(query))
     })
     .use(
       // The hook is local to this wrapper: it runs on the document's route only.

@@ -95,10 +95,12 @@ interface OpenTransaction {
 /** Whether the caller's statements belong to the open transaction (work started inside one that outlives it does not). */
 const insideOpen = (gate: WriteGate): boolean => gate.current !== null && gate.inside.getStore() === gate.current
 
-async function outsideTransactions(gate: WriteGate): Promise<void> {
-  if (insideOpen(gate)) return
-  while (gate.current) await gate.current.ended
-}
+/**
+ * Whether the caller must wait for the open transaction to end. Callers check it in a loop and
+ * act (run the statement, claim the gate) in the same synchronous step as its last `false`: an
+ * await between the check and the act would let another waiter claim the gate in between.
+ */
+const mustWait = (gate: WriteGate): boolean => gate.current !== null && gate.inside.getStore() !== gate.current
 
 /**
  * Runs `fn` once the transaction the caller is in has committed (never if it rolls back), outside
@@ -186,7 +188,7 @@ function sqliteDatabase(sqlite: Database): Db {
   }
   const db = drizzle(
     async (text, params, method) => {
-      await outsideTransactions(gate)
+      while (mustWait(gate)) await gate.current!.ended
       return run(text, params, method) as { rows: any[] }
     },
     { schema: allTables },
@@ -210,7 +212,8 @@ export function writeTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
 /** writeTransaction on SQLite: one BEGIN IMMEDIATE ... COMMIT at a time on the one connection (WriteGate). */
 async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, fn: () => Promise<T>): Promise<T> {
   if (insideOpen(gate)) return fn()
-  await outsideTransactions(gate)
+  while (gate.current) await gate.current.ended
+  // Claimed in the same step as the check above (no await in between).
   let end!: () => void
   const transaction: OpenTransaction = { ended: new Promise((resolve) => (end = resolve)), committed: [] }
   gate.current = transaction
@@ -225,7 +228,7 @@ async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, fn: () =>
       throw e
     }
   } finally {
-    gate.current = null
+    if (gate.current === transaction) gate.current = null
     end()
   }
   for (const fn of transaction.committed) gate.inside.exit(fn)

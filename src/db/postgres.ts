@@ -106,7 +106,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
         try {
           return await fn()
         } finally {
-          await connection.unsafe(`select pg_advisory_unlock(${lockKey(name)})`).catch(() => {})
+          await unlockOrDrop(connection, `select pg_advisory_unlock(${lockKey(name)})`)
         }
       } finally {
         connection.release()
@@ -130,7 +130,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           if (!held) return
           held = false
           const free = mode === 'shared' ? 'pg_advisory_unlock_shared' : 'pg_advisory_unlock'
-          await connection.unsafe(`select ${free}(${key})`).catch(() => {})
+          await unlockOrDrop(connection, `select ${free}(${key})`)
           connection.release()
         },
       }
@@ -141,6 +141,14 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
   }
   Object.assign(db, { $runtime: runtime, $client: client })
   return db
+}
+
+/**
+ * Releases a session lock; when that fails, the connection is closed instead (which frees every
+ * lock it holds), so it never goes back to the pool still holding one.
+ */
+async function unlockOrDrop(connection: SQL & { close(): Promise<void> }, unlock: string): Promise<void> {
+  await connection.unsafe(unlock).catch(() => connection.close().catch(() => {}))
 }
 
 /** A 63-bit advisory lock key for a lock name (FNV-1a), as SQL text. */

@@ -31,6 +31,9 @@ export function asLeader(deps: AppDeps, name: string, start: () => BackgroundJob
       lock = null
     } catch (e) {
       loggerOf(deps.config).error('taking a background job failed', { job: name, ...errorFields(e) })
+      // The job did not start: its lock goes back, for this process's next try or another's.
+      await lock?.release().catch(() => {})
+      lock = null
     }
     if (!stopped) {
       timer = setTimeout(() => void (attempt = tryLead()), retryMs)

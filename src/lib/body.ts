@@ -84,6 +84,6 @@ export function checkStorable(value: unknown, field = 'body'): void {
   }
 }
 
-/** Whether a path or query value holds a NUL character (nothing stored can be named by one). */
-export const hasNul = (values: Record<string, unknown> | undefined): string | undefined =>
-  values ? Object.keys(values).find((k) => k.includes('\u0000') || (typeof values[k] === 'string' && (values[k] as string).includes('\u0000'))) : undefined
+/** Whether a path's parameters hold a NUL character (nothing stored can be named by one). */
+export const hasNul = (params: Record<string, unknown> | undefined): boolean =>
+  params !== undefined && Object.entries(params).some(([k, v]) => k.includes('\u0000') || (typeof v === 'string' && v.includes('\u0000')))

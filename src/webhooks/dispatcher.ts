@@ -64,7 +64,7 @@ export class DeliveryDispatcher {
 
   constructor(private readonly deps: AppDeps) {
     this.allow = parseHostAllowList(deps.config.webhookAllowedHostList)
-    this.timer = setInterval(async () => await this.pump(), SAFETY_TICK_MS)
+    this.timer = setInterval(() => this.pump().catch(this.failed), SAFETY_TICK_MS)
     this.timer.unref?.()
     this.nextOfLane = deps.db
       .select()
@@ -82,6 +82,9 @@ export class DeliveryDispatcher {
       .prepare()
     this.outcomeStatements = outcomeStatements(deps.db)
   }
+
+  /** A round that failed (the database unreachable?) is logged; the safety tick tries again. */
+  private readonly failed = (e: unknown) => loggerOf(this.deps.config).error('webhook delivery work failed', errorFields(e))
 
   /**
    * Pumps and flushes take turns: a pump's reads never straddle a flush that marks tasks delivered
@@ -128,7 +131,7 @@ export class DeliveryDispatcher {
 
   private wakeAt(ms: number): void {
     if (this.retryTimer) clearTimeout(this.retryTimer)
-    this.retryTimer = setTimeout(async () => ((this.retryTimer = null), await this.pump()), Math.max(0, ms - Date.now()))
+    this.retryTimer = setTimeout(() => ((this.retryTimer = null), this.pump().catch(this.failed)), Math.max(0, ms - Date.now()))
     this.retryTimer.unref?.()
   }
 
@@ -145,6 +148,7 @@ export class DeliveryDispatcher {
         this.endingLanes.push(lane)
         await this.scheduleFlush()
       })
+      .catch(this.failed)
     this.inFlight.add(work)
   }
 
@@ -184,7 +188,7 @@ export class DeliveryDispatcher {
 
   private async scheduleFlush(): Promise<void> {
     if (this.outcomes.length >= FLUSH_AT) return await this.flush()
-    if (!this.flushTimer) this.flushTimer = setTimeout(async () => await this.flush(), FLUSH_MS)
+    if (!this.flushTimer) this.flushTimer = setTimeout(() => this.flush().catch(this.failed), FLUSH_MS)
   }
 
   /** Writes the waiting outcomes in one transaction, then hands back the lanes that ended and looks for more work. */

@@ -200,7 +200,8 @@ async function idsByIdOrName(deps: AppDeps, table: typeof labels | typeof milest
         .where(and(eq(table.repoId, repoId), inJsonList(table.name, names)))
     : []
   return list.map((x) => {
-    if (/^\d+$/.test(x)) return [Number(x)]
+    // An id past 2^53 names nothing (and PostgreSQL's bigint could not be asked for it).
+    if (/^\d+$/.test(x)) return [Number.isSafeInteger(Number(x)) ? Number(x) : -1]
     const ids = found.filter((f) => f.name === x).map((f) => f.id)
     return ids.length ? ids : [-1]
   })

@@ -68,17 +68,17 @@ export async function updateMirror(deps: AppDeps, repoId: number, now = nowUnix(
   return error ? 'failed' : 'updated'
 }
 
-async function pump(deps: AppDeps): Promise<void> {
+function pump(deps: AppDeps): void {
   const q = queueOf(deps.db)
   while (!q.stopping.signal.aborted && q.running < Math.max(1, deps.config.mirrorWorkers) && q.waiting.length) {
     const job = q.waiting.shift()!
     q.running++
     updateMirror(deps, job.repoId, job.now)
       .catch((e) => loggerOf(deps.config).error('a mirror update failed', { repoId: job.repoId, ...errorFields(e) }))
-      .finally(async () => {
+      .finally(() => {
         q.running--
         q.queued.delete(job.repoId)
-        await pump(deps)
+        pump(deps)
       })
   }
   if (q.running === 0 && q.waiting.length === 0) for (const resolve of q.idle.splice(0)) resolve()
@@ -90,7 +90,7 @@ export async function queueMirrorUpdate(deps: AppDeps, repoId: number, now?: num
   if (q.queued.has(repoId)) return
   q.queued.add(repoId)
   q.waiting.push({ repoId, now })
-  await pump(deps)
+  pump(deps)
 }
 
 /** Resolves once no mirror update is queued or running. */

@@ -85,7 +85,10 @@ async function checkOnce(deps: AppDeps, pullId: number): Promise<void> {
   const base = await readyRepo(db, pull.baseRepoId)
   const seq = pull.checkSeq
   const settle = async () => await db.update(pullRequests).set({ checkedSeq: seq }).where(and(eq(pullRequests.id, pullId), sql`${pullRequests.checkedSeq} < ${seq}`))
-  if (!issue || issue.isClosed || pull.hasMerged || pull.mergeIntent || !base) return void settle()
+  if (!issue || issue.isClosed || pull.hasMerged || pull.mergeIntent || !base) {
+    await settle()
+    return
+  }
   let result: CheckResult
   try {
     result = await inspect(deps, pull, base)

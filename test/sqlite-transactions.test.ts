@@ -1,0 +1,71 @@
+/**
+ * SQLite's write gate (src/db/client.ts): one connection serves every request, so a write
+ * transaction must take in no statement of another request, and transactions queued behind an
+ * open one must begin one at a time. Runs on a SQLite file of its own in either test run.
+ */
+import { afterAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { sql } from 'drizzle-orm'
+import { closeDatabase, openDatabase, writeTransaction, type Db } from '../src/db/client'
+
+const dirs: string[] = []
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+
+async function scratch(): Promise<Db> {
+  const dir = mkdtempSync(join(tmpdir(), 'warren-gate-'))
+  dirs.push(dir)
+  const db = openDatabase(dir)
+  await db.run(sql`create table t (x integer)`)
+  return db
+}
+
+const values = async (db: Db) => ((await db.all(sql`select x from t order by x`)) as unknown[][]).map((r) => r[0])
+const statuses = (results: PromiseSettledResult<unknown>[]) => results.map((r) => (r.status === 'fulfilled' ? 'ok' : (r.reason as Error).message))
+
+describe('the SQLite write gate', () => {
+  test('transactions queued behind an open one all run, one after another', async () => {
+    const db = await scratch()
+    const first = writeTransaction(db, () => Bun.sleep(10))
+    await Bun.sleep(1)
+    const queued = [2, 3, 4].map((n) => writeTransaction(db, async () => void (await db.run(sql`insert into t values (${n})`))))
+    expect(statuses(await Promise.allSettled([first, ...queued]))).toEqual(['ok', 'ok', 'ok', 'ok'])
+    // Started in separate turns of the event loop while each is open.
+    const spread = []
+    for (let i = 10; i < 15; i++) {
+      spread.push(writeTransaction(db, async () => ((await db.run(sql`insert into t values (${i})`)), await Bun.sleep(2))))
+      await new Promise((r) => setImmediate(r))
+    }
+    expect(statuses(await Promise.allSettled(spread))).toEqual(['ok', 'ok', 'ok', 'ok', 'ok'])
+    expect(await values(db)).toEqual([2, 3, 4, 10, 11, 12, 13, 14])
+    await closeDatabase(db)
+  })
+
+  test("a statement from outside waits for the open transaction and is never rolled back with it", async () => {
+    const db = await scratch()
+    const failing = writeTransaction(db, async () => {
+      await db.run(sql`insert into t values (1)`)
+      await Bun.sleep(20)
+      throw new Error('rolled back')
+    })
+    const queued = writeTransaction(db, async () => {})
+    await Bun.sleep(5)
+    await db.run(sql`insert into t values (99)`)
+    expect(statuses(await Promise.allSettled([failing, queued]))).toEqual(['rolled back', 'ok'])
+    expect(await values(db)).toEqual([99])
+
+    // Another transaction and an outside write wait together; the transaction rolls back.
+    const open = writeTransaction(db, () => Bun.sleep(10))
+    await Bun.sleep(1)
+    const next = writeTransaction(db, async () => {
+      await db.run(sql`insert into t values (200)`)
+      await Bun.sleep(10)
+      throw new Error('next rolled back')
+    })
+    const outside = db.run(sql`insert into t values (300)`)
+    expect(statuses(await Promise.allSettled([open, next, outside]))).toEqual(['ok', 'next rolled back', 'ok'])
+    expect(await values(db)).toEqual([99, 300])
+    await closeDatabase(db)
+  })
+})
