@@ -167,22 +167,16 @@ function validationMessage(error: any): { message: string; errors: unknown[] } {
   return { message, errors }
 }
 
-/**
- * The root app. Every API area is its own Elysia instance under /api/v1; git over HTTP and the
- * docs live outside it. Tests call `createApp(deps).handle(request)`.
- */
 /** A request's query without `sudo` (the caller's resolution answers a NUL there as an unknown user). */
 function queryFilters(query: unknown): Record<string, unknown> {
   const { sudo: _, ...filters } = (query ?? {}) as Record<string, unknown>
   return filters
 }
 
-/** The parsed body, once checked storable (checkStorable). */
-function storable<T>(body: T): T {
-  checkStorable(body)
-  return body
-}
-
+/**
+ * The root app. Every API area is its own Elysia instance under /api/v1; git over HTTP and the
+ * docs live outside it. Tests call `createApp(deps).handle(request)`.
+ */
 export function createApp(deps: AppDeps) {
   const { config } = deps
   const log = loggerOf(config)
@@ -254,13 +248,13 @@ export function createApp(deps: AppDeps) {
       const bytes = await readBodyBounded(request, config.maxApiBody)
       // Routes that read their body as raw text (RAW_BODY_PATHS) get it whatever its type.
       if (RAW_BODY_PATHS.test(path)) return new TextDecoder().decode(bytes)
-      if (type.startsWith('application/x-www-form-urlencoded')) return storable(formObject(new URLSearchParams(new TextDecoder().decode(bytes))))
+      if (type.startsWith('application/x-www-form-urlencoded')) return formObject(new URLSearchParams(new TextDecoder().decode(bytes)))
       if (type.startsWith('multipart/')) {
         // The boundary is in the full header (Elysia's `contentType` stops at ';').
         const form = await new Response(bytes, { headers: { 'content-type': request.headers.get('content-type') ?? '' } }).formData().catch(() => {
           throw badRequest('The request body is not valid multipart form data')
         })
-        return storable(formObject(form))
+        return formObject(form)
       }
       // Gitea clients send JSON with or without a Content-Type (the 2017 SDK omits it on some
       // calls), so a body that is not a form is read as JSON whatever its type, text/plain too
@@ -271,7 +265,7 @@ export function createApp(deps: AppDeps) {
       // Every API body is an object: Elysia would coerce an array or a scalar to `{}` and run
       // the route as if no field had been sent (`null` already fails validation).
       if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw unprocessable('Expected object', 'body')
-      return storable(parsed)
+      return parsed
     })
     // A NUL character names nothing that can be stored: such a path is not found, such a query
     // refused (`sudo` aside: the caller's resolution answers it as an unknown user, as Gitea).
@@ -279,7 +273,8 @@ export function createApp(deps: AppDeps) {
       if (hasNul(params as Record<string, unknown>)) throw notFound()
       checkStorable(queryFilters(query))
     })
-    // Once validated: numbers the schemas made of strings (in bodies and queries) are checked too.
+    // Bodies and queries hold only what every database can store (checkStorable), checked once
+    // validated, so numbers the schemas made of strings are checked too.
     .onBeforeHandle({ as: 'global' }, ({ body, query }) => {
       if (body !== null && typeof body === 'object') checkStorable(body)
       checkStorable(queryFilters(query))
