@@ -18,9 +18,10 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { durationFromArgv, runAutocannon, type AutocannonResult } from './lib/autocannon'
 import { basic, SOURCES, startServe, type Served } from '../test/process-helpers'
+import { freshPostgresDatabase, TEST_POSTGRES_URL } from '../test/test-database'
 
 const seconds = durationFromArgv()
-const PG_URL = process.env.WARREN_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const PG_URL = process.env.WARREN_BENCH_PG_URL ?? TEST_POSTGRES_URL
 
 // ---- 1. the harness scenarios on each database ----
 
@@ -68,15 +69,11 @@ for (const [label, lite] of onSqlite) {
 
 // ---- 2. POST issue: one `warren serve` process against two on one PostgreSQL database ----
 
-const dbName = `warren_bench_two_${Math.random().toString(36).slice(2, 10)}`
-const admin = new SQL(PG_URL, { max: 1 })
-await admin.unsafe(`CREATE DATABASE "${dbName}"`)
-const dbUrl = new URL(PG_URL)
-dbUrl.pathname = `/${dbName}`
-const benchDb = new SQL(dbUrl.href, { max: 1 })
+const database = await freshPostgresDatabase(PG_URL, 'warren_bench_two')
+const benchDb = new SQL(database.url, { max: 1 })
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-two-'))
 const env = {
-  WARREN_DATABASE_URL: dbUrl.href,
+  WARREN_DATABASE_URL: database.url,
   WARREN_ADMIN_USER: 'root',
   WARREN_ADMIN_PASSWORD: 'root-password-1',
   WARREN_ADMIN_EMAIL: 'root@example.com',
@@ -112,7 +109,7 @@ try {
   // A second of load first wakes each new process up (JIT, the pool's connections), so neither side starts cold.
   const warmUp = (s: Served) => runAutocannon(issuesUrl(s), 1, post, 8)
   await warmUp(servers[0]!)
-  console.log(`\nPOST issue, 16 connections, ${seconds} s, \`warren serve\` on one PostgreSQL database (${dbName})`)
+  console.log(`\nPOST issue, 16 connections, ${seconds} s, \`warren serve\` on one PostgreSQL database (${database.name})`)
   const one = rate([await runAutocannon(issuesUrl(servers[0]!), seconds, post, 16)])
   console.log(`one process (16 connections)        ${fmt(one.perSecond).padStart(6)} issues/s   ${one.failures}`)
   servers.push(await startServe(SOURCES, dataDir, env))
@@ -131,7 +128,6 @@ try {
 } finally {
   await Promise.all(servers.map((s) => s.stop()))
   await benchDb.close()
-  await admin.unsafe(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`)
-  await admin.close()
+  await database.drop()
   rmSync(dataDir, { recursive: true, force: true })
 }

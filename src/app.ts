@@ -267,11 +267,10 @@ export function createApp(deps: AppDeps) {
       if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw unprocessable('Expected object', 'body')
       return parsed
     })
-    // A NUL character names nothing that can be stored: such a path is not found, such a query
-    // refused (`sudo` aside: the caller's resolution answers it as an unknown user, as Gitea).
-    .onTransform({ as: 'global' }, ({ params, query }) => {
+    // A NUL character names nothing that can be stored: such a path is not found (checked before
+    // the pipeline resolves the path's owner, repository or team).
+    .onTransform({ as: 'global' }, ({ params }) => {
       if (hasNul(params as Record<string, unknown>)) throw notFound()
-      checkStorable(queryFilters(query))
     })
     // Bodies and queries hold only what every database can store (checkStorable), checked once
     // validated, so numbers the schemas made of strings are checked too.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bun
-import { closeDatabase, tryLock, waitForLock } from './db/client'
+import { closeDatabase, tryLock, withLock } from './db/client'
 import { asLeader } from './jobs/leadership'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { join } from 'node:path'
@@ -91,11 +91,10 @@ async function serve() {
   const deps = await createDeps(config)
   // Starts one at a time ("starting"); alone when no other holds "serving", which each running
   // process holds shared for as long as it runs (a crash frees it with the connection).
-  const starting = await waitForLock(deps.db, 'starting')
-  const alone = await tryLock(deps.db, 'serving', 'exclusive')
-  await alone?.release()
-  const serving = await tryLock(deps.db, 'serving', 'shared')
-  try {
+  const serving = await withLock(deps.db, 'starting', async () => {
+    const alone = await tryLock(deps.db, 'serving', 'exclusive')
+    await alone?.release()
+    const held = await tryLock(deps.db, 'serving', 'shared')
     if (alone) {
       await repairRepositories(deps)
       await repairAttachments(deps)
@@ -105,9 +104,8 @@ async function serve() {
       const mergesRepaired = await repairPullMerges(deps)
       if (mergesRepaired) log.info(`marked ${mergesRepaired} pull requests merged whose merge a stop interrupted`)
     } else log.info('another Warren serves this database: start-up repairs are left to the first one')
-  } finally {
-    await starting.release()
-  }
+    return held
+  })
   if (config.initialAdmin && await countUsers(deps) === 0) {
     const admin = await createUser(deps, { ...config.initialAdmin, isAdmin: true })
     log.info(`created admin user "${admin.name}"`)

@@ -10,11 +10,10 @@ import { join } from 'node:path'
 import { gitOk } from './git-fixture'
 import { basic, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
 import { startReceiver, until, type Receiver } from './webhook-receiver'
+import { freshPostgresDatabase, TEST_POSTGRES_URL } from './test-database'
 
-const adminUrl = process.env.WARREN_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-const dbName = `warren_two_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
 const dirs = tempDirs()
-let admin: SQL
+let database: Awaited<ReturnType<typeof freshPostgresDatabase>>
 let a: Served
 let b: Served
 let rx: Receiver
@@ -31,14 +30,11 @@ async function call(server: Served, method: string, path: string, body?: unknown
 }
 
 beforeAll(async () => {
-  admin = new SQL(adminUrl, { max: 1 })
-  await admin.unsafe(`CREATE DATABASE "${dbName}"`)
-  const url = new URL(adminUrl)
-  url.pathname = `/${dbName}`
+  database = await freshPostgresDatabase(TEST_POSTGRES_URL, 'warren_two')
   rx = await startReceiver()
   const data = dirs.make('warren-two-')
   const env = {
-    WARREN_DATABASE_URL: url.href,
+    WARREN_DATABASE_URL: database.url,
     WARREN_ADMIN_USER: 'root',
     WARREN_ADMIN_PASSWORD: 'root-password-1',
     WARREN_ADMIN_EMAIL: 'root@example.com',
@@ -52,8 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()])
   rx?.stop()
-  await admin.unsafe(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`)
-  await admin.close()
+  await database?.drop()
   dirs.cleanup()
 })
 
@@ -115,9 +110,7 @@ describe('two processes, one PostgreSQL database, one repositories folder', () =
       const listed = (await call(server, 'GET', '/repos/root/code/branches')).body.map((br: { name: string }) => br.name).sort()
       expect(listed).toEqual(['main', ...branches].sort())
     }
-    const url = new URL(adminUrl)
-    url.pathname = `/${dbName}`
-    const q = new SQL(url.href, { max: 1 })
+    const q = new SQL(database.url, { max: 1 })
     try {
       const created = await q.unsafe(`select payload from events where kind = 'ref.created' and repo_id = (select id from repositories where lower_name = 'code')`)
       const refs = created.map((r: { payload: string }) => JSON.parse(r.payload).ref as string).sort()

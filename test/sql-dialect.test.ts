@@ -24,8 +24,9 @@ import { pgTablesOf } from '../src/db/pg-schema'
 import { rowMapper, valueRowsFor } from '../src/db/row-mapper'
 import * as processSql from '../src/db/sql'
 import { containsPattern, sqlFor } from '../src/db/sql'
+import { freshPostgresDatabase, TEST_POSTGRES_URL } from './test-database'
 
-const PG_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/test'
+const PG_ADMIN_URL = TEST_POSTGRES_URL
 
 type Tables = typeof sqliteTables
 
@@ -52,12 +53,8 @@ function openSqlite(): Target {
 
 /** A fresh PostgreSQL database with the drizzle-pg migrations applied; dropped by close(). */
 async function openPostgres(): Promise<Target> {
-  const name = `warren_sqlfrag_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`
-  const admin = new BunSQL({ url: PG_ADMIN_URL, max: 1 })
-  await admin.unsafe(`CREATE DATABASE "${name}"`)
-  const url = new URL(PG_ADMIN_URL)
-  url.pathname = `/${name}`
-  const client = new BunSQL({ url: url.toString(), max: 2 })
+  const database = await freshPostgresDatabase(PG_ADMIN_URL, 'warren_sqlfrag')
+  const client = new BunSQL({ url: database.url, max: 2 })
   const folder = join(import.meta.dir, '../drizzle-pg')
   for (const file of readdirSync(folder).filter((f) => f.endsWith('.sql')).sort())
     for (const statement of readFileSync(join(folder, file), 'utf8').split('--> statement-breakpoint'))
@@ -70,8 +67,7 @@ async function openPostgres(): Promise<Target> {
     t,
     close: async () => {
       await client.close()
-      await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
-      await admin.close()
+      await database.drop()
     },
   }
 }

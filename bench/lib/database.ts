@@ -4,7 +4,7 @@
  * process's dialect is decided then, src/db/dialect.ts): the bench then gets a fresh database of
  * its own on that server, so it never sees or leaves rows in the one the URL names.
  */
-import { SQL } from 'bun'
+import { freshPostgresDatabase } from '../../test/test-database'
 import { DIALECT } from '../../src/db/dialect'
 import { closeDatabase, type Db } from '../../src/db/client'
 
@@ -20,20 +20,8 @@ export interface BenchDatabase {
 /** Creates `warren_bench_<random>` on the server WARREN_DATABASE_URL names (PostgreSQL), or nothing (SQLite). */
 export async function benchDatabase(): Promise<BenchDatabase> {
   if (DIALECT !== 'postgres') return { url: null, label: 'SQLite', drop: async () => {} }
-  const base = new URL(process.env.WARREN_DATABASE_URL!)
-  const name = `warren_bench_${Math.random().toString(36).slice(2, 10)}`
-  const admin = new SQL(base.href, { max: 1 })
-  await admin.unsafe(`CREATE DATABASE "${name}"`)
-  const url = new URL(base.href)
-  url.pathname = `/${name}`
-  return {
-    url: url.href,
-    label: `PostgreSQL (${name} on ${url.host})`,
-    async drop() {
-      await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
-      await admin.close()
-    },
-  }
+  const database = await freshPostgresDatabase(process.env.WARREN_DATABASE_URL!, 'warren_bench')
+  return { url: database.url, label: `PostgreSQL (${database.name} on ${new URL(database.url).host})`, drop: database.drop }
 }
 
 /** Refreshes the planner's statistics after a bulk insert, so the queries use the indexes they would on a real database. */

@@ -45,17 +45,6 @@ export interface HeldLock {
   release(): Promise<void>
 }
 
-/** Takes the lock, asking again every 100 ms while another process holds it, for at most `timeoutMs`. */
-export async function waitForLock(db: Db, name: string, mode: 'exclusive' | 'shared' = 'exclusive', timeoutMs = 120_000): Promise<HeldLock> {
-  const until = Date.now() + timeoutMs
-  for (;;) {
-    const held = await tryLock(db, name, mode)
-    if (held) return held
-    if (Date.now() > until) throw new Error(`waited ${timeoutMs / 1000} s for the database's "${name}" lock`)
-    await Bun.sleep(100)
-  }
-}
-
 /**
  * Runs `fn` holding the named lock, waiting for it: work on one thing (a repository's sync, a pull
  * request's check, a mirror's update) never overlaps itself across the processes sharing a
