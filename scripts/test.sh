@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The whole suite, twice: on SQLite, then on PostgreSQL (every test server gets a fresh database of
+# its own on the server WARREN_TEST_DATABASE_URL names). Both halves always run; each prints its
+# own summary, the two are summed on the last line, and the exit status is non-zero if either
+# half failed. Arguments are passed to both `bun test` runs (a file or a name filter).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/node_modules/.bin:$PATH"
+PG_URL="${WARREN_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
+out_dir="$(mktemp -d)"
+trap 'rm -rf "$out_dir"' EXIT
+
+run_half() { # name, then env assignments for `env`
+  local name="$1"; shift
+  echo "=== $name ==="
+  local start=$SECONDS
+  env "$@" bun test "${ARGS[@]}" 2>&1 | tee "$out_dir/$name.log"
+  local status=${PIPESTATUS[0]}
+  echo "$status" > "$out_dir/$name.status"
+  echo "=== $name: exit $status in $((SECONDS - start)) s ==="
+}
+ARGS=("$@")
+run_half sqlite -u WARREN_DATABASE_URL
+run_half postgresql WARREN_DATABASE_URL="$PG_URL"
+
+passed=0; failed=0; worst=0
+echo
+echo "=== summary ==="
+for name in sqlite postgresql; do
+  p=$(grep -E '^ *[0-9]+ pass$' "$out_dir/$name.log" | tail -1 | tr -dc 0-9); p=${p:-0}
+  f=$(grep -E '^ *[0-9]+ fail$' "$out_dir/$name.log" | tail -1 | tr -dc 0-9); f=${f:-0}
+  s=$(grep -E '^ *[0-9]+ skip$' "$out_dir/$name.log" | tail -1 | tr -dc 0-9); s=${s:-0}
+  status=$(cat "$out_dir/$name.status")
+  echo "$name: $p pass, $f fail, $s skip (exit $status)"
+  grep -E '^\(fail\)' "$out_dir/$name.log" | sed "s/^/  $name /"
+  passed=$((passed + p)); failed=$((failed + f))
+  [ "$status" -ne 0 ] && worst=$status
+  # A half that exits 0 without a summary ran nothing: that is a failure too.
+  [ "$status" -eq 0 ] && [ "$p" -eq 0 ] && worst=1
+done
+echo "$passed passed, $failed failed"
+exit "$worst"
