@@ -6,6 +6,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
+# Bun's default limit is 5 s a test (and hook), and it reads none from bunfig.toml; setDefaultTimeout
+# holds for one file only. Tests drive real servers, git and ssh, which a machine whose cores are
+# busy slows many times over: the limit is there to catch a hang, not to time anything.
+TEST_TIMEOUT_MS=120000
 PG_URL="${WARREN_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
 out_dir="$(mktemp -d)"
 trap 'rm -rf "$out_dir"' EXIT
@@ -14,7 +18,7 @@ run_half() { # name, then env assignments for `env`
   local name="$1"; shift
   echo "=== $name ==="
   local start=$SECONDS
-  env "$@" bun test "${ARGS[@]}" 2>&1 | tee "$out_dir/$name.log"
+  env "$@" bun test --timeout "$TEST_TIMEOUT_MS" "${ARGS[@]}" 2>&1 | tee "$out_dir/$name.log"
   local status=${PIPESTATUS[0]}
   echo "$status" > "$out_dir/$name.status"
   echo "=== $name: exit $status in $((SECONDS - start)) s ==="

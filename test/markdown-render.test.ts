@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { startTestServer, type TestServer } from './helpers'
-import { NOT_HELD_MS, latencyProbe } from './latency-probe'
+import { latencyProbe } from './latency-probe'
 import { freshTestDatabase } from './test-database'
 
 /**
@@ -55,8 +55,8 @@ describe('hostile markdown', () => {
     const failures: string[] = []
     for (const [family, make] of Object.entries(HOSTILE))
       for (const route of ROUTES) {
-        const small = await timedRender(route, make(4096))
-        const large = await timedRender(route, make(16384))
+        const small = await probe.during(`${family} 4k on ${route.name}`, () => timedRender(route, make(4096)))
+        const large = await probe.during(`${family} 16k on ${route.name}`, () => timedRender(route, make(16384)))
         for (const r of [small, large]) {
           if (r.status === 200) continue
           // Past the budget or the stack: a clear 422, never a 500.
@@ -70,10 +70,10 @@ describe('hostile markdown', () => {
         const budgeted = (large.status === 422 || large.status === 200) && large.ms < BUDGET_MS * 3
         if (!proportional && !budgeted) failures.push(`${family} on ${route.name}: ${small.ms.toFixed(0)} ms → ${large.ms.toFixed(0)} ms`)
       }
-    const { slowest, answers } = await probe.stop()
+    const { held, answers } = await probe.stop()
     expect(failures).toEqual([])
-    expect(answers).toBeGreaterThan(10)
-    expect(slowest).toBeLessThan(NOT_HELD_MS)
+    expect(answers).toBeGreaterThan(0)
+    expect(held).toEqual([])
   }, 120_000)
 
   test('with no queue (WARREN_MARKDOWN_QUEUE=0) a free worker still renders', async () => {
@@ -89,7 +89,7 @@ describe('hostile markdown', () => {
   test('a render past the budget is a 422, and the replaced worker renders the next request', async () => {
     const probe = latencyProbe(s.url)
     const started = performance.now()
-    const slow = await s.request('POST', '/markdown/raw', { raw: fill('a\n', 106_496), headers: { 'content-type': 'text/plain' } })
+    const slow = await probe.during('past the budget', () => s.request('POST', '/markdown/raw', { raw: fill('a\n', 106_496), headers: { 'content-type': 'text/plain' } }))
     expect([slow.status, slow.body.message]).toEqual([422, `The markdown took longer than ${BUDGET_MS} ms to render`])
     expect(performance.now() - started).toBeLessThan(BUDGET_MS * 5)
     // Too deep for the renderer's stack; on a loaded machine the budget may cut it first: a 422 either way.
@@ -98,8 +98,7 @@ describe('hostile markdown', () => {
     expect(['The markdown cannot be rendered (it is nested too deeply)', `The markdown took longer than ${BUDGET_MS} ms to render`]).toContain(deep.body.message)
     const ok = await s.post('/markdown', { Text: '# Back\n\n*fine*', Mode: 'gfm' })
     expect([ok.status, ok.text]).toEqual([200, '<h1 id="user-content-back">Back</h1>\n<p><em>fine</em></p>\n'])
-    const { slowest } = await probe.stop()
-    expect(slowest).toBeLessThan(NOT_HELD_MS)
+    expect((await probe.stop()).held).toEqual([])
   }, 60_000)
 
   test('a burst queues up to the limit; past it the answer is 503 with Retry-After', async () => {

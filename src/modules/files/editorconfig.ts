@@ -164,7 +164,7 @@ function classSet(body: string): Set<string> {
 export const GLOB_STEP_BUDGET = 1_000_000
 
 /** What a whole .editorconfig lookup may still spend, shared by its sections. */
-interface Budget {
+export interface Budget {
   steps: number
 }
 
@@ -250,12 +250,12 @@ function globMatches(glob: string, path: string, budget: Budget): boolean {
 
 /**
  * The definition for `path`, or null when no section matches. Throws a 422 when matching would
- * take more than GLOB_STEP_BUDGET steps.
+ * take more than the budget's steps (GLOB_STEP_BUDGET unless one is given: what is left of it
+ * afterwards tells the work done).
  */
-export function definitionFor(text: string, path: string): EditorConfigDefinition | null {
+export function definitionFor(text: string, path: string, budget: Budget = { steps: GLOB_STEP_BUDGET }): EditorConfigDefinition | null {
   const props = new Map<string, string>()
   let matched = false
-  const budget: Budget = { steps: GLOB_STEP_BUDGET }
   for (const s of parseEditorConfig(text)) {
     if (!globMatches(s.glob, path, budget)) continue
     matched = true
