@@ -4,7 +4,7 @@ import { pipeline } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
 import { CommentOption, CommentSchema, IdParams, IssueIdParams, IssueParams, SinceQuery } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
-import { findIssue } from '../issues/service'
+import { findIssue } from '../issues/queries'
 import { commentsToApi, createComment, deleteComment, editComment, listIssueComments, listRepoComments, windowOf } from './service'
 
 const CommentList = t.Array(CommentSchema)

@@ -11,7 +11,7 @@ import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
 import { toApiComment, type CommentRow, type IssueRow } from '../../lib/convert/issue'
 import { userConverter } from '../../lib/convert/user'
-import { findIssue } from '../issues/service'
+import { findIssue } from '../issues/queries'
 import { usersByIds } from '../users/service'
 import { recordCommentEvent } from '../../events/issue-events'
 

@@ -14,7 +14,8 @@ import {
 } from './model'
 import { RepoParams } from '../repos/model'
 import { toApiIssue } from '../../lib/convert/issue'
-import { createIssue, editIssue, findIssue, issuesToApi, issueToApi, listIssues, setIssueDeadline } from './service'
+import { createIssue, editIssue, setIssueDeadline } from './service'
+import { findIssue, issuesToApi, issueToApi, listIssues } from './queries'
 
 /** Issues (issue 5): list, file, read, edit, deadline. */
 export const issuesModule = (deps: AppDeps) =>

@@ -15,7 +15,8 @@ import {
   ListLabelsQuery,
 } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
-import { changeIssueLabels, findIssue, labelsOfIssue } from '../issues/service'
+import { changeIssueLabels } from '../issues/service'
+import { findIssue, labelsOfIssue } from '../issues/queries'
 import { createLabel, deleteLabel, editLabel, getLabel, listLabels } from './service'
 
 const LabelList = t.Array(LabelSchema)

@@ -4,7 +4,7 @@ import { pipeline } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
 import { AddTimeOption, IssueParams, TimesQuery, TrackedTimeSchema } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
-import { findIssue } from '../issues/service'
+import { findIssue } from '../issues/queries'
 import { getVisibleUserByName } from '../users/service'
 import { addTime, listTimes, requireTimeTracking, timesToApi } from './service'
 

@@ -9,7 +9,7 @@ import type { RepoContext } from '../../auth/repo-context'
 import { ApiError, forbidden, notFound } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
 import { toApiTrackedTime, type TrackedTimeRow } from '../../lib/convert/issue'
-import { findIssue } from '../issues/service'
+import { findIssue } from '../issues/queries'
 import { getUserByName, usersByIds } from '../users/service'
 import { insertComment } from '../comments/service'
 

@@ -1,0 +1,144 @@
+/**
+ * The pieces of an issue's state that move together inside a write transaction: labels, assignees,
+ * milestone and open/closed with every counter that follows them, and the checks of what a body names.
+ */
+import { and, eq, sql } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { inJsonList } from '../../db/sql'
+import { issueAssignees, issueLabels, issues, labels, milestones, repositories, users } from '../../db/schema'
+import type { UserRow } from '../../auth/caller'
+import { AccessMode, accessLevel, type RepoRow } from '../../auth/access'
+import { unprocessable } from '../../lib/errors'
+import { type IssueRow, type LabelRow, type MilestoneRow } from '../../lib/convert/issue'
+
+
+/**
+ * Users named as assignees of an issue of `repo`; 422 for an unknown name and for a user who
+ * cannot write to the repository (Gitea's CanBeAssigned).
+ */
+export async function resolveAssignees(deps: AppDeps, repo: RepoRow, names: string[]): Promise<UserRow[]> {
+  const wanted = [...new Set(names.filter(Boolean).map((n) => n.toLowerCase()))]
+  if (wanted.length === 0) return []
+  const found = await deps.db.select().from(users).where(and(inJsonList(users.lowerName, wanted), eq(users.type, 0)))
+  const assignees: UserRow[] = []
+  for (const n of wanted) {
+    const u = found.find((f) => f.lowerName === n)
+    if (!u) throw unprocessable(`Assignee does not exist: [name: ${n}]`, 'Assignee')
+    // As Gitea's CanBeAssigned: only people who may write to the repository can be assigned.
+    if ((await accessLevel(deps.db, u, repo)) < AccessMode.Write)
+      throw unprocessable(`user cannot be assigned: no write access to the repository [user_id: ${u.id}, repo_name: ${repo.name}]`, 'Assignee')
+    assignees.push(u)
+  }
+  return assignees
+}
+
+/** Labels of this repository with the given ids; 422 when one is unknown or belongs to another repository. */
+export async function repoLabelsByIds(deps: AppDeps, repoId: number, ids: number[]): Promise<LabelRow[]> {
+  const unique = [...new Set(ids)]
+  if (unique.length === 0) return []
+  const found = await deps.db
+    .select()
+    .from(labels)
+    .where(and(eq(labels.repoId, repoId), inJsonList(labels.id, unique)))
+  if (found.length !== unique.length) {
+    const missing = unique.filter((id) => !found.some((l) => l.id === id))
+    throw unprocessable(`label does not exist in this repository [id: ${missing.join(', ')}]`, 'Labels')
+  }
+  return found
+}
+
+/** A milestone of this repository; 422 when unknown. */
+export async function repoMilestone(deps: AppDeps, repoId: number, id: number): Promise<MilestoneRow> {
+  const m = (await deps.db
+    .select()
+    .from(milestones)
+    .where(and(eq(milestones.repoId, repoId), eq(milestones.id, id))))[0]
+  if (!m) throw unprocessable(`milestone does not exist [id: ${id}]`, 'Milestone')
+  return m
+}
+
+/** The repository's open/closed counters for the kind of `issue` (issues or pull requests). */
+export async function bumpRepoCounters(deps: AppDeps, repoId: number, isPull: boolean, total: number, closed: number) {
+  const [all, shut] = isPull ? [repositories.numPulls, repositories.numClosedPulls] : [repositories.numIssues, repositories.numClosedIssues]
+  const key = isPull ? (['numPulls', 'numClosedPulls'] as const) : (['numIssues', 'numClosedIssues'] as const)
+  await deps.db
+    .update(repositories)
+    .set({ [key[0]]: sql`${all} + ${total}`, [key[1]]: sql`${shut} + ${closed}` })
+    .where(eq(repositories.id, repoId))
+}
+
+export async function bumpMilestone(deps: AppDeps, milestoneId: number, total: number, closed: number) {
+  if (milestoneId <= 0) return
+  await deps.db
+    .update(milestones)
+    .set({ numIssues: sql`${milestones.numIssues} + ${total}`, numClosedIssues: sql`${milestones.numClosedIssues} + ${closed}` })
+    .where(eq(milestones.id, milestoneId))
+}
+
+export async function bumpLabels(deps: AppDeps, labelIds: number[], total: number, closed: number) {
+  if (labelIds.length === 0) return
+  await deps.db
+    .update(labels)
+    .set({ numIssues: sql`${labels.numIssues} + ${total}`, numClosedIssues: sql`${labels.numClosedIssues} + ${closed}` })
+    .where(inJsonList(labels.id, labelIds))
+}
+
+export const labelIdsOfIssue = async (deps: AppDeps, issueId: number) =>
+  (await deps.db
+    .select({ id: issueLabels.labelId })
+    .from(issueLabels)
+    .where(eq(issueLabels.issueId, issueId)))
+    .map((r) => r.id)
+
+/**
+ * Links labels to an issue (those already linked are skipped) and counts them; call inside a
+ * write transaction. `issue` must be the current row.
+ */
+export async function linkLabels(deps: AppDeps, issue: IssueRow, labelIds: number[]): Promise<void> {
+  const current = new Set(await labelIdsOfIssue(deps, issue.id))
+  const added = [...new Set(labelIds)].filter((id) => !current.has(id))
+  if (added.length === 0) return
+  await deps.db
+    .insert(issueLabels)
+    .values(added.map((labelId) => ({ issueId: issue.id, labelId })))
+  await bumpLabels(deps, added, 1, issue.isClosed ? 1 : 0)
+}
+
+/** Unlinks labels from an issue (all when `labelIds` is null) and counts them; inside a write transaction. */
+export async function unlinkLabels(deps: AppDeps, issue: IssueRow, labelIds: number[] | null): Promise<void> {
+  const current = await labelIdsOfIssue(deps, issue.id)
+  const removed = labelIds === null ? current : current.filter((id) => labelIds.includes(id))
+  if (removed.length === 0) return
+  await deps.db
+    .delete(issueLabels)
+    .where(and(eq(issueLabels.issueId, issue.id), inJsonList(issueLabels.labelId, removed)))
+  await bumpLabels(deps, removed, -1, issue.isClosed ? -1 : 0)
+}
+
+/** Replaces the assignees of an issue; inside a write transaction. */
+export async function setAssignees(deps: AppDeps, issueId: number, people: UserRow[]): Promise<void> {
+  await deps.db.delete(issueAssignees).where(eq(issueAssignees.issueId, issueId))
+  if (people.length) await deps.db.insert(issueAssignees).values(people.map((u) => ({ issueId, assigneeId: u.id })))
+}
+
+/** Opens or closes an issue and moves every counter that follows it; inside a write transaction. */
+export async function setClosed(deps: AppDeps, issue: IssueRow, closed: boolean, now: number): Promise<void> {
+  if (issue.isClosed === closed) return
+  const d = closed ? 1 : -1
+  await deps.db
+    .update(issues)
+    .set({ isClosed: closed, closedUnix: closed ? now : 0 })
+    .where(eq(issues.id, issue.id))
+  await bumpRepoCounters(deps, issue.repoId, issue.isPull, 0, d)
+  await bumpMilestone(deps, issue.milestoneId, 0, d)
+  await bumpLabels(deps, await labelIdsOfIssue(deps, issue.id), 0, d)
+}
+
+/** Moves an issue to another milestone (0 = none) with the counters of both; inside a write transaction. */
+export async function setMilestone(deps: AppDeps, issue: IssueRow, milestoneId: number): Promise<void> {
+  if (issue.milestoneId === milestoneId) return
+  const closed = issue.isClosed ? 1 : 0
+  await bumpMilestone(deps, issue.milestoneId, -1, -closed)
+  await bumpMilestone(deps, milestoneId, 1, closed)
+  await deps.db.update(issues).set({ milestoneId }).where(eq(issues.id, issue.id))
+}
