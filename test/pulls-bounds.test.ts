@@ -24,11 +24,14 @@ const FILES_PER_COMMIT = 20_000
 let repoDir = ''
 let hugeHead = ''
 
-/** Commits on `branch` (from `from`), each adding `files` paths that share one blob: a big tree made in a second, with plumbing. */
-async function hugeCommits(dir: string, branch: string, from: string, commits: number, files: number): Promise<string> {
+/**
+ * Commits on `branch` (from `from`), each adding (or setting) `files` paths under `d<n>/` that
+ * share one blob of `content`: a big tree made in a second, with plumbing.
+ */
+async function hugeCommits(dir: string, branch: string, from: string, commits: number, files: number, content = 'the same line in every file\n'): Promise<string> {
   const env = { GIT_INDEX_FILE: join(dir, '.git', `${branch}.index`) }
   const blobFile = join(dir, '..', `${branch}.blob`)
-  writeFileSync(blobFile, 'the same line in every file\n')
+  writeFileSync(blobFile, content)
   dirs.push(blobFile)
   const blob = await gitOk(dir, 'hash-object', '-w', blobFile)
   expect((await sh(['git', 'read-tree', from], dir, env)).code).toBe(0)
@@ -142,6 +145,20 @@ describe('a pull request of commits touching tens of thousands of files', () => 
     expect(v.body.version).toBeString()
     for (const r of lists) expect(r.status).toBe(200)
     expect(order).toHaveLength(4)
+  })
+})
+
+describe('a pull request conflicting in thousands of files', () => {
+  test('names the first 200 conflicting paths and is not mergeable', async () => {
+    await hugeCommits(repoDir, 'clash-base', 'main', 1, 5000, 'base\n')
+    await hugeCommits(repoDir, 'clash-left', 'clash-base', 1, 5000, 'left\n')
+    await hugeCommits(repoDir, 'clash-right', 'clash-base', 1, 5000, 'right\n')
+    await gitOk(repoDir, 'push', '-q', 'origin', 'clash-left', 'clash-right')
+    const pr = await s.post('/repos/alice/big/pulls', { head: 'clash-right', base: 'clash-left', title: 'Clash' }, tok(alice))
+    expect(pr.status).toBe(201)
+    expect(pr.body.mergeable).toBe(false)
+    expect(pr.body.conflicted_files).toHaveLength(200)
+    expect(pr.body.conflicted_files[0]).toBe('d1/f000000.txt')
   })
 })
 
