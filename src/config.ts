@@ -57,6 +57,11 @@ export interface Config {
   /** Largest release asset in bytes (WARREN_MAX_ATTACHMENT_SIZE, 100 MiB), streamed to disk; past it: 413, nothing stored. */
   maxAttachmentSize: number
   /**
+   * Files listed for one commit in commit records (`…/pulls/{index}/commits`) and push payloads
+   * (WARREN_MAX_COMMIT_FILES, 1000); past it the list stops and the record says `files_truncated`.
+   */
+  maxCommitFiles: number
+  /**
    * Migrations may reach loopback, link-local, private and unique-local addresses
    * (WARREN_MIGRATIONS_ALLOW_LOCALNETWORKS, Gitea's [migrations] ALLOW_LOCALNETWORKS); default false.
    * Local paths stay admin-only even then.
@@ -215,6 +220,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxApiBody: boundedFrom(env.WARREN_MAX_API_BODY, MAX_API_BODY, 'WARREN_MAX_API_BODY', 1024, 1024 * MiB),
     maxPushSize: boundedFrom(env.WARREN_MAX_PUSH_SIZE, 4096 * MiB, 'WARREN_MAX_PUSH_SIZE', MiB, 64 * 1024 * MiB),
     maxAttachmentSize: boundedFrom(env.WARREN_MAX_ATTACHMENT_SIZE, 100 * MiB, 'WARREN_MAX_ATTACHMENT_SIZE', 1, 64 * 1024 * MiB),
+    maxCommitFiles: boundedFrom(env.WARREN_MAX_COMMIT_FILES, 1000, 'WARREN_MAX_COMMIT_FILES', 1, 100_000),
     ...overrides,
   }
 }

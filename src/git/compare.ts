@@ -1,6 +1,8 @@
-import { requireObjectIds, runGit, GitError, safeGitMessage, type GitRepo } from './run'
+import { requireObjectIds, runGit, startGit, GitError, safeGitMessage, type GitRepo } from './run'
 import { startGitOutput } from './stream'
-import { commitHead, type BranchHead } from './commits'
+import { readTokens } from './tokens'
+import { readLog, type LogEntry } from './commit-log'
+import { commitFiles, type CommitFile } from './commit-files'
 
 /**
  * Comparing two commits (a pull request's merge base and head): the diff or the patch series
@@ -38,20 +40,79 @@ export interface FileChange {
   binary: boolean
 }
 
+/** At most this many files are listed for one comparison (a pull request of more is not read file by file). */
+export const MAX_CHANGED_FILES = 3000
+/** Longest path kept (Linux's PATH_MAX; a longer one is cut there). */
+const MAX_PATH_CHARS = 4096
+
 /**
- * Parses `--raw --numstat -z` output (raw entries first, then numstat entries, in the same
- * order), from token `i` up to a token `stop` says ends the block; answers the files and the
- * index after them.
+ * `git diff <options> base head` read as it arrives, its entries counted by `isEntry` (raw or
+ * numstat ones, below), and stopped when entry `max + 1` begins: git computes no more than that.
+ * Answers the tokens of the first `max` entries and whether more followed; null when git cannot
+ * compare them. `isEntry` sees every token in order and keeps its own place, so a path is never
+ * taken for an entry.
  */
-function parseRawNumstat(tokens: string[], i: number, stop: (token: string) => boolean): { files: FileChange[]; next: number } {
+async function diffEntries(repo: GitRepo, options: string[], base: string, head: string, max: number, isEntry: (token: string) => boolean) {
+  const tokens: string[] = []
+  let entries = 0
+  let more = false
+  const proc = startGit(['diff', '-z', '-M', '--no-color', '--no-ext-diff', ...options, base, head], repo)
+  const read = await readTokens(
+    proc,
+    (token) => {
+      if (isEntry(token) && ++entries > max) {
+        more = true
+        return false
+      }
+      tokens.push(token)
+    },
+    MAX_PATH_CHARS,
+  )
+  return read.code === 0 ? { tokens, more } : null
+}
+
+/** Counts raw entries (":<modes> <ids> <status>", then one path, or two for R/C), paths skipped by position. */
+function rawEntries(): (token: string) => boolean {
+  let paths = 0
+  return (token) => {
+    if (paths > 0) return paths--, false
+    if (!token.startsWith(':')) return false
+    const letter = token[token.lastIndexOf(' ') + 1]
+    paths = letter === 'R' || letter === 'C' ? 2 : 1
+    return true
+  }
+}
+
+/** Counts numstat entries ("<added>\t<deleted>\t<path>", or "<added>\t<deleted>\t" then two paths), paths skipped by position. */
+function numstatEntries(): (token: string) => boolean {
+  let paths = 0
+  return (token) => {
+    if (paths > 0) return paths--, false
+    const m = /^(\d+|-)\t(\d+|-)\t/.exec(token)
+    if (!m) return false
+    if (token.length === m[0].length) paths = 2
+    return true
+  }
+}
+
+/**
+ * The files changed from `base` to `head` (renames found), with their line counts: at most `max`,
+ * read by two git processes (the raw entries and the line counts, in the same order) each stopped
+ * after `max` entries; `truncated` when there were more. Null when git cannot compare them.
+ */
+export async function changedFiles(repo: GitRepo, base: string, head: string, max = MAX_CHANGED_FILES): Promise<{ files: FileChange[]; truncated: boolean } | null> {
+  checkOid(base, head)
+  const [raw, numstat] = await Promise.all([
+    diffEntries(repo, ['--raw'], base, head, max, rawEntries()),
+    diffEntries(repo, ['--numstat'], base, head, max, numstatEntries()),
+  ])
+  if (!raw || !numstat) return null
   const files: FileChange[] = []
-  // git log puts an empty field between a commit's header and its changes.
-  while (i < tokens.length && tokens[i] === '') i++
+  const tokens = raw.tokens
   // Raw: ":<modes> <ids> <status>" then the path, or old and new paths for R/C.
-  while (i < tokens.length && tokens[i]!.replace(/^\n/, '').startsWith(':')) {
-    const meta = tokens[i]!.replace(/^\n/, '')
-    const status = meta.slice(meta.lastIndexOf(' ') + 1)
-    const letter = status[0] ?? 'M'
+  for (let i = 0; i < tokens.length && tokens[i]!.startsWith(':'); ) {
+    const meta = tokens[i]!
+    const letter = meta.slice(meta.lastIndexOf(' ') + 1)[0] ?? 'M'
     if (letter === 'R' || letter === 'C') {
       files.push({ path: tokens[i + 2] ?? '', previousPath: tokens[i + 1] ?? '', status: letter, additions: 0, deletions: 0, binary: false })
       i += 3
@@ -62,42 +123,25 @@ function parseRawNumstat(tokens: string[], i: number, stop: (token: string) => b
   }
   // Numstat: "<added>\t<deleted>\t<path>", or "<added>\t<deleted>\t" then old and new paths.
   let n = 0
-  while (i < tokens.length && !stop(tokens[i]!)) {
-    const m = /^\n?(\d+|-)\t(\d+|-)\t([\s\S]*)$/.exec(tokens[i]!)
+  for (let i = 0; i < numstat.tokens.length && n < files.length; n++) {
+    const m = /^(\d+|-)\t(\d+|-)\t([\s\S]*)$/.exec(numstat.tokens[i]!)
     if (!m) break
-    const file = files[n++]
-    if (file) {
-      file.binary = m[1] === '-'
-      file.additions = file.binary ? 0 : Number(m[1])
-      file.deletions = file.binary ? 0 : Number(m[2])
-    }
+    const file = files[n]!
+    file.binary = m[1] === '-'
+    file.additions = file.binary ? 0 : Number(m[1])
+    file.deletions = file.binary ? 0 : Number(m[2])
     i += m[3] === '' ? 3 : 1
   }
-  return { files, next: i }
+  return { files, truncated: raw.more }
 }
 
-/** At most this many files are listed for one comparison (a pull request of more is not read file by file). */
-export const MAX_CHANGED_FILES = 3000
-
-/** The files changed from `base` to `head` (renames found), with their line counts; null when git cannot compare them. */
-export async function changedFiles(repo: GitRepo, base: string, head: string, max = MAX_CHANGED_FILES): Promise<FileChange[] | null> {
-  checkOid(base, head)
-  const r = await runGit(['diff', '--raw', '--numstat', '-z', '-M', '--no-color', '--no-ext-diff', base, head], repo)
-  if (r.code !== 0) return null
-  return parseRawNumstat(r.stdout.toString('utf8').split('\0'), 0, () => false).files.slice(0, max)
+/** A commit between two others, with its line counts and the files it changed (against its first parent; none for merges). */
+export interface ComparedCommit extends LogEntry {
+  /** Null when not asked for. */
+  files: CommitFile[] | null
+  /** More files changed than `files` lists. */
+  filesTruncated: boolean
 }
-
-/** A commit between two others, with the files it changed (against its first parent; none for merges). */
-export interface ComparedCommit extends Omit<BranchHead, 'name'> {
-  tree: string
-  parents: string[]
-  files: FileChange[]
-}
-
-const FIELDS = ['%H', '%T', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B']
-// Each commit starts with \x01; every field ends with NUL; with -z the raw and numstat entries follow, NUL-separated.
-const FORMAT = '--format=%x01' + FIELDS.join('%x00') + '%x00'
-const startsCommit = (token: string) => token.replace(/^\n/, '').startsWith('\x01')
 
 /** How many commits are reachable from `head` and not from `base`. */
 export async function countCommits(repo: GitRepo, base: string, head: string): Promise<number> {
@@ -107,27 +151,25 @@ export async function countCommits(repo: GitRepo, base: string, head: string): P
   return Number(r.stdout.toString('utf8').trim()) || 0
 }
 
-/** The commits reachable from `head` and not from `base`, newest first: `max` of them after skipping `skip`. */
-export async function commitsBetween(repo: GitRepo, base: string, head: string, skip: number, max: number): Promise<ComparedCommit[]> {
+/**
+ * The commits reachable from `head` and not from `base`, newest first: `max` of them after
+ * skipping `skip`, with their line counts, and with `files` their changed files (at most
+ * `maxFiles` each, see commit-files.ts).
+ */
+export async function commitsBetween(
+  repo: GitRepo,
+  base: string,
+  head: string,
+  skip: number,
+  max: number,
+  opts: { files: boolean; maxFiles: number },
+): Promise<ComparedCommit[]> {
   checkOid(base, head)
   if (max <= 0) return []
-  const r = await runGit(
-    ['log', '-z', FORMAT, '--raw', '--numstat', '--no-renames', '--no-color', `--skip=${Math.max(0, Math.floor(skip))}`, `--max-count=${Math.floor(max)}`, head, `^${base}`],
-    repo,
-  )
-  if (r.code !== 0) throw new GitError('failed', `git log failed: ${safeGitMessage(r.stderr)}`, 'log')
-  const tokens = r.stdout.toString('utf8').split('\0')
-  const commits: ComparedCommit[] = []
-  let i = 0
-  while (i < tokens.length) {
-    if (!startsCommit(tokens[i]!)) {
-      i++
-      continue
-    }
-    const [id, tree, parents, an, ae, ad, cn, ce, cd, message] = [tokens[i]!.replace(/^\n/, '').slice(1), ...tokens.slice(i + 1, i + FIELDS.length)] as string[]
-    const { files, next } = parseRawNumstat(tokens, i + FIELDS.length, startsCommit)
-    commits.push({ ...commitHead(id!, an, ae, ad, cn, ce, cd, message), tree: tree!, parents: parents ? parents.split(' ').filter(Boolean) : [], files })
-    i = Math.max(next, i + FIELDS.length)
-  }
-  return commits
+  const entries = await readLog(repo, [`--skip=${Math.max(0, Math.floor(skip))}`, `--max-count=${Math.floor(max)}`, head, `^${base}`], { stats: true })
+  const lists = opts.files ? await commitFiles(repo, entries.map((e) => e.id), opts.maxFiles) : null
+  return entries.map((e) => {
+    const list = lists?.get(e.id)
+    return { ...e, files: lists ? list?.files ?? [] : null, filesTruncated: list?.truncated ?? false }
+  })
 }

@@ -1,4 +1,5 @@
-import { git, isObjectId, requireObjectIds, runGit, GitError, safeGitMessage, type GitRepo } from './run'
+import { git, isObjectId, requireObjectIds, runGit, startGit, GitError, safeGitMessage, type GitRepo } from './run'
+import { readTokens } from './tokens'
 
 /**
  * Merging without a work tree: everything a pull request needs (mergeability, the merge commit of
@@ -50,15 +51,24 @@ export const MAX_CONFLICTS = 200
  */
 export async function mergeTree(repo: GitRepo, ours: string, theirs: string): Promise<MergeTreeResult> {
   checkOid(ours, theirs)
-  const r = await runGit(['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', ours, theirs], repo)
-  if (r.code !== 0 && r.code !== 1) throw new GitError('failed', `git merge-tree failed: ${safeGitMessage(r.stderr)}`, 'merge-tree')
-  const parts = r.stdout.toString('utf8').split('\0')
-  const tree = parts[0]!.trim()
-  if (!isObjectId(tree)) throw new GitError('failed', 'git merge-tree gave no tree', 'merge-tree')
-  const conflicts = r.code === 1 ? [...new Set(parts.slice(1).filter(Boolean))].slice(0, MAX_CONFLICTS) : []
+  // Read as printed (the tree, then each conflicting path): a merge of 100,000 conflicts is read
+  // up to MAX_CONFLICTS + 1 paths, and git stopped there.
+  let tree: string | null = null
+  const conflicts = new Set<string>()
+  const read = await readTokens(
+    startGit(['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', ours, theirs], repo),
+    (token) => {
+      if (tree === null) tree = token.trim()
+      else if (token !== '' && (conflicts.add(token), conflicts.size > MAX_CONFLICTS)) return false
+    },
+    4096,
+  )
+  if (!read.stopped && read.code !== 0 && read.code !== 1) throw new GitError('failed', `git merge-tree failed: ${safeGitMessage(read.stderr)}`, 'merge-tree')
+  if (tree === null || !isObjectId(tree)) throw new GitError('failed', 'git merge-tree gave no tree', 'merge-tree')
+  const listed = [...conflicts].slice(0, MAX_CONFLICTS)
   // Exit code 1 with no path listed still means "not clean" (a conflict git could not name).
-  if (r.code === 1 && conflicts.length === 0) conflicts.push('')
-  return { tree, conflicts }
+  if (!read.stopped && read.code === 1 && listed.length === 0) listed.push('')
+  return { tree, conflicts: read.stopped || read.code === 1 ? listed : [] }
 }
 
 /** Who made a commit: name, e-mail, and the date as git writes it raw (`<unix seconds> <±hhmm>`). */

@@ -78,11 +78,11 @@ export async function pushCommits(deps: AppDeps, repo: RepoRow, ref: string, bef
   if (after === ZERO_ID) return { commits: [], total: 0, head: null }
   const git = gitRepoAt(deps, pathOfRepo(deps, repo.ownerName, repo))
   if (!ref.startsWith('refs/heads/')) {
-    const head = (await logCommits(git, after, null, 1, 1).catch(() => null))?.commits[0] ?? null
+    const head = (await logCommits(git, after, null, 1, 1, deps.config.maxCommitFiles).catch(() => null))?.commits[0] ?? null
     return { commits: [], total: 0, head }
   }
   const created = before === ZERO_ID
-  const found = await logCommits(git, after, created ? null : before, created ? NEW_BRANCH_COMMITS : PUSH_MAX_COMMITS, created ? NEW_BRANCH_COMMITS : MAX_COUNTED_COMMITS).catch(
+  const found = await logCommits(git, after, created ? null : before, created ? NEW_BRANCH_COMMITS : PUSH_MAX_COMMITS, created ? NEW_BRANCH_COMMITS : MAX_COUNTED_COMMITS, deps.config.maxCommitFiles).catch(
     () => ({ commits: [] as LoggedCommit[], total: 0 }),
   )
   return { commits: found.commits.slice(0, PUSH_MAX_COMMITS), total: found.total, head: found.commits[0] ?? null }
@@ -283,7 +283,7 @@ const releaseBuilder = (action: 'published' | 'updated' | 'deleted'): PayloadBui
 
 const statusBuilder: PayloadBuilder = {
   prepare: async (deps, e, repo) =>
-    (await logCommits(gitRepoAt(deps, pathOfRepo(deps, repo.ownerName, repo)), str(e.payload.sha), null, 1, 1).catch(() => null))?.commits[0] ?? null,
+    (await logCommits(gitRepoAt(deps, pathOfRepo(deps, repo.ownerName, repo)), str(e.payload.sha), null, 1, 1, deps.config.maxCommitFiles).catch(() => null))?.commits[0] ?? null,
   build: async (ctx) => {
     const row = (await ctx.deps.db.select().from(commitStatuses).where(eq(commitStatuses.id, Number(ctx.event.payload.statusId))))[0]
     if (!row) return null

@@ -1,5 +1,6 @@
 import type { Config } from '../../config'
 import type { ComparedCommit, FileChange } from '../../git/compare'
+import type { CommitFile } from '../../git/commit-files'
 import { apiUrl, webUrl } from '../urls'
 import { repoPath as repoPathOf, type RepoRef } from './issue'
 import type { ApiUser } from './user'
@@ -12,6 +13,9 @@ const STATUS_WORDS: Record<string, string> = { A: 'added', D: 'deleted', R: 'ren
 
 /** A file's status as Gitea words it: `unchanged` for a modification of no line (a mode change). */
 const statusWord = (f: FileChange) => STATUS_WORDS[f.status] ?? (f.additions === 0 && f.deletions === 0 && !f.binary ? 'unchanged' : 'changed')
+
+/** The same words for a commit's own files, whose content stayed the same exactly when no line changed. */
+const commitFileStatus = (f: CommitFile) => STATUS_WORDS[f.status] ?? (f.sameContent ? 'unchanged' : 'changed')
 
 /** The ChangedFile record (Gitea's): URLs at `commit`, the head of the comparison. */
 export function toApiChangedFile(config: Config, repo: RepoRef, commit: string, f: FileChange) {
@@ -34,13 +38,12 @@ export type ApiChangedFile = ReturnType<typeof toApiChangedFile>
 /**
  * The Commit record (Gitea's `Commit`, with `stats` and `files` against the first parent).
  * `accountOf` gives the account owning an e-mail address (the record's `author` / `committer`:
- * null when none does).
+ * null when none does). `files` is null when not asked for (Gitea's `files=false`); a list cut at
+ * the configured number of files says so in `files_truncated` (Warren's: Gitea lists them all).
  */
 export function toApiCommit(config: Config, repo: RepoRef, c: ComparedCommit, accountOf: (email: string) => ApiUser | null) {
   const repoPath = repoPathOf(repo)
   const commitUrl = (sha: string) => apiUrl(config, `repos/${repoPath}/git/commits/${sha}`)
-  const additions = c.files.reduce((n, f) => n + f.additions, 0)
-  const deletions = c.files.reduce((n, f) => n + f.deletions, 0)
   return {
     url: commitUrl(c.id),
     sha: c.id,
@@ -57,8 +60,9 @@ export function toApiCommit(config: Config, repo: RepoRef, c: ComparedCommit, ac
     author: accountOf(c.authorEmail),
     committer: accountOf(c.committerEmail),
     parents: c.parents.map((sha) => ({ url: commitUrl(sha), sha })),
-    files: c.files.map((f) => ({ filename: f.path, status: statusWord(f) })),
-    stats: { total: additions + deletions, additions, deletions },
+    files: c.files && c.files.map((f) => ({ filename: f.path, status: commitFileStatus(f) })),
+    ...(c.files ? { files_truncated: c.filesTruncated } : {}),
+    stats: { total: c.additions + c.deletions, additions: c.additions, deletions: c.deletions },
   }
 }
 export type ApiCommit = ReturnType<typeof toApiCommit>

@@ -44,23 +44,30 @@ export async function pullDiff(deps: AppDeps, ctx: RepoContext, index: number, k
   return new Response(out.body, { headers: { 'Content-Type': 'text/plain; charset=utf-8' } })
 }
 
-/** A page of a pull request's commits, newest first, with their number. */
-export async function pullCommits(deps: AppDeps, ctx: RepoContext, index: number, page: Page): Promise<Paged<ComparedCommit>> {
+/**
+ * A page of a pull request's commits, newest first, with their number; with `files`, each with the
+ * files it changed (at most config maxCommitFiles each).
+ */
+export async function pullCommits(deps: AppDeps, ctx: RepoContext, index: number, page: Page, opts: { files: boolean }): Promise<Paged<ComparedCommit>> {
   const { base, head } = await endsOf(deps, ctx, index)
   const git = gitRepoOf(deps, ctx)
   const total = await countCommits(git, base, head).catch(() => {
     throw missingHead(index)
   })
-  const rows = total > page.offset ? await commitsBetween(git, base, head, page.offset, page.limit) : []
+  const rows = total > page.offset ? await commitsBetween(git, base, head, page.offset, page.limit, { files: opts.files, maxFiles: deps.config.maxCommitFiles }) : []
   return { rows, total }
 }
 
-/** A page of the files a pull request changes (merge base to head, renames found), with their number, and the head they are at. */
-export async function pullFiles(deps: AppDeps, ctx: RepoContext, index: number, page: Page): Promise<Paged<FileChange> & { head: string }> {
+/**
+ * A page of the files a pull request changes (merge base to head, renames found), with their
+ * number, and the head they are at: the first MAX_CHANGED_FILES of them (`truncated` when there
+ * are more), as GitHub lists at most 3000.
+ */
+export async function pullFiles(deps: AppDeps, ctx: RepoContext, index: number, page: Page): Promise<Paged<FileChange> & { head: string; truncated: boolean }> {
   const { base, head } = await endsOf(deps, ctx, index)
-  const files = await changedFiles(gitRepoOf(deps, ctx), base, head)
-  if (!files) throw missingHead(index)
-  return { rows: files.slice(page.offset, page.offset + page.limit), total: files.length, head }
+  const found = await changedFiles(gitRepoOf(deps, ctx), base, head)
+  if (!found) throw missingHead(index)
+  return { rows: found.files.slice(page.offset, page.offset + page.limit), total: found.files.length, head, truncated: found.truncated }
 }
 
 /** Accounts owning these e-mail addresses (activated ones), in one query, by lower-case address. */

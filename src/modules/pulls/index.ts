@@ -13,8 +13,10 @@ import {
   ListPullsQuery,
   MergePullRequestOption,
   PullDiffText,
+  PullCommitsQuery,
   PullParams,
   PullRequestSchema,
+  formSwitch,
 } from './model'
 import { createPull, editPull, findPull, listPullPage, pullToApi, requireMerged } from './service'
 import { mergePull } from './merge'
@@ -91,21 +93,28 @@ export const pullsModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/pulls/:index/commits',
-      async ({ params, repo: ctx, page, respond }) =>
-        respond(await pullCommits(deps, ctx, pathNumber(params.index), page), async (rows) => await commitsToApi(deps, ctx, rows, ctx.caller.user)),
+      async ({ params, query, repo: ctx, page, respond }) => {
+        const found = await pullCommits(deps, ctx, pathNumber(params.index), page, { files: formSwitch(query.files, true) })
+        return respond(found, async (rows) => await commitsToApi(deps, ctx, rows, ctx.caller.user))
+      },
       {
         repo: { unit: 'pulls' },
         paged: true,
         params: PullParams,
-        query: PageQuery,
+        query: PullCommitsQuery,
         response: { 200: t.Array(CommitSchema) },
-        detail: { operationId: 'repoGetPullRequestCommits', summary: "Get a pull request's commits, newest first" },
+        detail: {
+          operationId: 'repoGetPullRequestCommits',
+          summary: "Get a pull request's commits, newest first; each lists at most WARREN_MAX_COMMIT_FILES files (`files_truncated` past it)",
+        },
       },
     )
     .get(
       '/repos/:owner/:repo/pulls/:index/files',
-      async ({ params, repo: ctx, page, respond }) => {
+      async ({ params, repo: ctx, page, respond, set }) => {
         const found = await pullFiles(deps, ctx, pathNumber(params.index), page)
+        // Past the listed files there are more: X-Total-Count counts the listed ones, this says so.
+        if (found.truncated) set.headers['X-Warren-Files-Truncated'] = 'true'
         return respond(found, (rows) => filesToApi(deps, ctx, found.head, rows))
       },
       {
@@ -114,7 +123,10 @@ export const pullsModule = (deps: AppDeps) =>
         params: PullParams,
         query: PageQuery,
         response: { 200: t.Array(ChangedFileSchema) },
-        detail: { operationId: 'repoGetPullRequestFiles', summary: "Get the files a pull request changes, with their line counts" },
+        detail: {
+          operationId: 'repoGetPullRequestFiles',
+          summary: 'Get the files a pull request changes, with their line counts: the first 3000 (`X-Warren-Files-Truncated: true` when there are more)',
+        },
       },
     )
     .patch(

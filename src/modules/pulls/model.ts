@@ -119,6 +119,22 @@ export const ListPullsQuery = t.Object({
   poster: t.Optional(t.String({ maxLength: MAX_QUERY_TEXT, description: 'only pull requests opened by this user' })),
 })
 
+/**
+ * A switch as Gitea's `ctx.FormBool` reads one (strconv.ParseBool), absent or empty meaning
+ * `fallback`: `1`, `t`, `true` (any case of the word) are true, anything else false.
+ */
+export const formSwitch = (value: string | undefined, fallback: boolean): boolean =>
+  value === undefined || value === '' ? fallback : ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)
+
+const SwitchField = (description: string) => t.Optional(t.String({ maxLength: 16, description }))
+
+/** `…/pulls/{index}/commits`: Gitea 1.23's switches besides the page. */
+export const PullCommitsQuery = t.Object({
+  ...pageQueryFields,
+  verification: SwitchField("include each commit's signature verification (default true; Warren verifies none: always null)"),
+  files: SwitchField('include the files each commit changed (default true); false answers `files: null` and reads no file list'),
+})
+
 /** A pull request's diff or patch (`…/pulls/{index}.diff`, `.patch`): text streamed from git. */
 export const PullDiffText = t.String({ description: 'the diff (git diff) or the patch series (git format-patch), streamed as text/plain' })
 
@@ -146,7 +162,12 @@ export const CommitSchema = t.Object(
     author: t.Nullable(PlainUserSchema),
     committer: t.Nullable(PlainUserSchema),
     parents: t.Array(CommitMetaSchema),
-    files: t.Array(t.Object({ filename: t.String(), status: t.String() }, { $id: '#/components/schemas/CommitAffectedFiles' })),
+    files: t.Nullable(t.Array(t.Object({ filename: t.String(), status: t.String() }, { $id: '#/components/schemas/CommitAffectedFiles' })), {
+      description: 'the files changed against the first parent (none for a merge); null with `files=false`',
+    }),
+    files_truncated: t.Optional(
+      t.Boolean({ description: 'the commit changed more files than `files` lists (at most WARREN_MAX_COMMIT_FILES are listed) (Warren)' }),
+    ),
     stats: t.Object({ total: Int(), additions: Int(), deletions: Int() }, { $id: '#/components/schemas/CommitStats' }),
   },
   { $id: '#/components/schemas/Commit' },
