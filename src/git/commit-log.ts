@@ -1,5 +1,5 @@
 import { GitError, safeGitMessage, startGit, type GitRepo } from './run'
-import { readTokens } from './tokens'
+import { MAX_FIELD_CHARS, readTokens } from './tokens'
 import { commitHead, type BranchHead } from './commits'
 
 /**
@@ -24,8 +24,6 @@ const FIELDS = ['%H', '%T', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'
 // line), so \x01 is looked for there only, never inside a field.
 const FORMAT = '--format=%x01' + FIELDS.join('%x00') + '%x00'
 
-/** Longest field kept: a longer commit message is cut there. */
-export const MAX_FIELD_CHARS = 64 * 1024
 
 const INSERTIONS = /(\d+) insertions?\(\+\)/
 const DELETIONS = /(\d+) deletions?\(-\)/

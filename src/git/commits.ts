@@ -1,4 +1,5 @@
-import { runGit, type GitRepo } from './run'
+import { startGit, type GitRepo } from './run'
+import { MAX_FIELD_CHARS, readTokens } from './tokens'
 import { isSafeRefName } from './refs'
 
 /** A branch head as read by one `git for-each-ref` (no spawn per branch). */
@@ -41,28 +42,54 @@ const FIELDS = [
 // though messages contain newlines; for-each-ref's own newline then starts the next refname.
 const FORMAT = '--format=' + FIELDS.map((f) => f + '%00').join('')
 
-function parse(out: string): BranchHead[] {
-  const parts = out.split('\0')
-  const heads: BranchHead[] = []
-  for (let i = 0; i + FIELDS.length <= parts.length; i += FIELDS.length) {
-    const [ref, id, an, ae, ad, cn, ce, cd, msg] = parts.slice(i, i + FIELDS.length) as string[]
-    const refname = ref!.replace(/^\n/, '')
-    if (!refname.startsWith('refs/heads/')) continue
-    heads.push({ name: refname.slice('refs/heads/'.length), ...commitHead(id!, an, ae, ad, cn, ce, cd, msg) })
-  }
-  return heads
+/** A window of a name-ordered list: skip `offset` entries, keep at most `limit`. */
+export interface RefWindow {
+  offset: number
+  limit: number
 }
 
-/** Every branch with its head commit, sorted by name. */
-export async function listBranchHeads(repo: GitRepo): Promise<BranchHead[]> {
-  const r = await runGit(['for-each-ref', FORMAT, 'refs/heads'], repo)
-  return r.code === 0 ? parse(r.stdout.toString('utf8')) : []
+/**
+ * The branches in name order within `window`, with their head commits, and how many there are
+ * in all. git's output is read as it arrives (one `for-each-ref`, no spawn per branch): only the
+ * window's heads are kept, and each field of theirs to MAX_FIELD_CHARS, so memory stays bounded
+ * whatever the number of branches or the size of their messages.
+ */
+export function listBranchHeads(repo: GitRepo, window: RefWindow): Promise<{ heads: BranchHead[]; total: number }> {
+  return readBranchHeads(repo, ['refs/heads'], window)
+}
+
+/**
+ * Branch heads of the refs `patterns` name (for-each-ref's patterns, passed as values), within
+ * `window`; with `only`, the one branch of that exact name (a pattern also names the refs below it).
+ */
+async function readBranchHeads(repo: GitRepo, patterns: string[], window: RefWindow, only?: string): Promise<{ heads: BranchHead[]; total: number }> {
+  const heads: BranchHead[] = []
+  let total = 0
+  let fields: string[] = []
+  // Records are FIELDS.length tokens; for-each-ref's newline after each record starts the next
+  // refname (and stands alone as the output's last token, which completes no record).
+  const r = await readTokens(
+    startGit(['for-each-ref', FORMAT], { ...repo, values: patterns }),
+    (token) => {
+      fields.push(token)
+      if (fields.length < FIELDS.length) return
+      const [ref, id, an, ae, ad, cn, ce, cd, msg] = fields
+      fields = []
+      const refname = ref!.replace(/^\n/, '')
+      if (!refname.startsWith('refs/heads/')) return
+      if (only !== undefined && refname !== `refs/heads/${only}`) return
+      const index = total++
+      if (index >= window.offset && index < window.offset + window.limit)
+        heads.push({ name: refname.slice('refs/heads/'.length), ...commitHead(id!, an, ae, ad, cn, ce, cd, msg) })
+    },
+    MAX_FIELD_CHARS,
+  )
+  return r.code === 0 ? { heads, total } : { heads: [], total: 0 }
 }
 
 /** One branch (exact name), or null. */
 export async function getBranchHead(repo: GitRepo, name: string): Promise<BranchHead | null> {
   if (!isSafeRefName(name)) return null
-  const r = await runGit(['for-each-ref', FORMAT], { ...repo, values: [`refs/heads/${name}`] })
-  if (r.code !== 0) return null
-  return parse(r.stdout.toString('utf8')).find((b) => b.name === name) ?? null
+  const { heads } = await readBranchHeads(repo, [`refs/heads/${name}`], { offset: 0, limit: 1 }, name)
+  return heads[0] ?? null
 }

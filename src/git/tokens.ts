@@ -16,6 +16,9 @@ import type { GitProcess } from './run'
  */
 
 const YIELD_EVERY = 4096
+
+/** Longest field kept of what git prints about a commit or a ref: a longer commit message is cut there. */
+export const MAX_FIELD_CHARS = 64 * 1024
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 export interface TokenReadResult {

@@ -117,8 +117,3 @@ export function setListHeaders(
   if (page) setPageHeaders(set, config, request, page, total)
   else set.headers['X-Total-Count'] = String(total)
 }
-
-/** The page of a whole, ordered list held in memory (a repository's branches, read from git); null: all of it. */
-export function sliceOf<T>(all: T[], page: Page | null): Paged<T> {
-  return { rows: page ? all.slice(page.offset, page.offset + page.limit) : all, total: all.length }
-}

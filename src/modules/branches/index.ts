@@ -2,21 +2,22 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
-import { PageQuery, sliceOf } from '../../lib/pagination'
+import { PageQuery } from '../../lib/pagination'
 import { BranchSchema } from './model'
 import { RepoWildcardParams, wildcardOf } from '../files/model'
 import { branchHeads, branchesToApi, getBranch } from './service'
 
-/** Branches of a repository (issue 3). */
+/** Branches of a repository. */
 export const branchesModule = (deps: AppDeps) =>
   new Elysia({ name: 'branches', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/branches',
-      async ({ repo, page, respond }) => respond(sliceOf(await branchHeads(deps, repo), page), async (heads) => await branchesToApi(deps, repo, heads)),
+      async ({ repo, page, respond }) => respond(await branchHeads(deps, repo, page), async (heads) => await branchesToApi(deps, repo, heads)),
       {
         repo: { level: 'read' },
-        pageIfAsked: true,
+        // Branches grow without bound: a page always (Gitea's default size when none is asked).
+        paged: true,
         params: RepoParams,
         query: PageQuery,
         response: { 200: t.Array(BranchSchema) },

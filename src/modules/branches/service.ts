@@ -5,6 +5,7 @@ import { AccessMode } from '../../auth/access'
 import { emailAddresses, users } from '../../db/schema'
 import { notFound } from '../../lib/errors'
 import { webUrl } from '../../lib/urls'
+import type { Page, Paged } from '../../lib/pagination'
 import { getBranchHead, listBranchHeads, type BranchHead } from '../../git/commits'
 
 /** Logins of the users owning these e-mail addresses (one query). */
@@ -48,8 +49,11 @@ export async function branchesToApi(deps: AppDeps, ctx: RepoContext, heads: Bran
   }))
 }
 
-/** Every branch head of the repository, by name (one `git for-each-ref`). */
-export const branchHeads = (deps: AppDeps, ctx: RepoContext) => listBranchHeads(gitRepoOf(deps, ctx))
+/** A page of the repository's branch heads, by name, with their number (one `git for-each-ref`, read as it arrives). */
+export async function branchHeads(deps: AppDeps, ctx: RepoContext, page: Page): Promise<Paged<BranchHead>> {
+  const { heads, total } = await listBranchHeads(gitRepoOf(deps, ctx), page)
+  return { rows: heads, total }
+}
 
 export async function getBranch(deps: AppDeps, ctx: RepoContext, rawName: string) {
   let name: string
