@@ -191,7 +191,8 @@ export class IdleWatch {
   }
 
   release(): void {
-    if (--this.holds > 0) return
+    this.holds = Math.max(0, this.holds - 1)
+    if (this.holds > 0) return
     this.touch()
     this.arm(this.ms)
   }
