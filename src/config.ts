@@ -24,6 +24,21 @@ export interface Config {
   /** Where it listens (WARREN_SSH_LISTEN_HOST, default WARREN_HOST; WARREN_SSH_LISTEN_PORT, default WARREN_SSH_PORT). */
   sshListenHost: string
   sshListenPort: number
+  /** SSH connections at once, signed in or not (WARREN_SSH_MAX_CONNECTIONS, 512); more are closed at once. */
+  sshMaxConnections: number
+  /**
+   * SSH connections that have not signed in yet, all addresses together (WARREN_SSH_MAX_UNAUTHENTICATED,
+   * a quarter of sshMaxConnections): always less than sshMaxConnections, so the rest stays for clients that sign in.
+   */
+  sshMaxUnauthenticated: number
+  /** Of those, from one address (an IPv6 /64; WARREN_SSH_MAX_UNAUTHENTICATED_PER_ADDRESS, 16). */
+  sshMaxUnauthenticatedPerAddress: number
+  /** A connection not signed in this long after it opened is closed, ms (WARREN_SSH_LOGIN_GRACE_TIME, seconds, 30; OpenSSH's LoginGraceTime). */
+  sshLoginGraceMs: number
+  /** Signed-in SSH connections of one user (a deploy key: of that key) at once (WARREN_SSH_MAX_CONNECTIONS_PER_USER, 32). */
+  sshMaxConnectionsPerUser: number
+  /** A signed-in connection on whose channels no data moved this long is closed, ms (WARREN_SSH_IDLE_TIMEOUT, seconds, 60). */
+  sshIdleTimeoutMs: number
   /** Domain of the placeholder address shown for hidden e-mails. */
   noReplyDomain: string
   /** Cost of Bun.password (argon2id); tests lower it, production keeps the default. */
@@ -150,6 +165,25 @@ function databaseUrlFrom(value: string | undefined): string | null {
   return value
 }
 
+/**
+ * The SSH connection bounds (src/ssh/limits.ts): unauthenticated connections take at most part of
+ * the whole (a quarter unless set), and one address at most part of those.
+ */
+function sshConnectionLimits(env: Record<string, string | undefined>) {
+  const sshMaxConnections = boundedFrom(env.WARREN_SSH_MAX_CONNECTIONS, 512, 'WARREN_SSH_MAX_CONNECTIONS', 2, 1_000_000)
+  const unauthenticated = env.WARREN_SSH_MAX_UNAUTHENTICATED
+  const sshMaxUnauthenticated = boundedFrom(unauthenticated, Math.max(1, Math.floor(sshMaxConnections / 4)), 'WARREN_SSH_MAX_UNAUTHENTICATED', 1, sshMaxConnections - 1)
+  const perAddress = boundedFrom(env.WARREN_SSH_MAX_UNAUTHENTICATED_PER_ADDRESS, Math.min(16, sshMaxUnauthenticated), 'WARREN_SSH_MAX_UNAUTHENTICATED_PER_ADDRESS', 1, sshMaxUnauthenticated)
+  return {
+    sshMaxConnections,
+    sshMaxUnauthenticated,
+    sshMaxUnauthenticatedPerAddress: perAddress,
+    sshLoginGraceMs: 1000 * secondsFrom(env.WARREN_SSH_LOGIN_GRACE_TIME, 30, 'WARREN_SSH_LOGIN_GRACE_TIME'),
+    sshMaxConnectionsPerUser: boundedFrom(env.WARREN_SSH_MAX_CONNECTIONS_PER_USER, 32, 'WARREN_SSH_MAX_CONNECTIONS_PER_USER', 1, sshMaxConnections),
+    sshIdleTimeoutMs: 1000 * secondsFrom(env.WARREN_SSH_IDLE_TIMEOUT, 60, 'WARREN_SSH_IDLE_TIMEOUT'),
+  }
+}
+
 function hostListFrom(value: string | undefined): string {
   const text = value?.trim() || 'external'
   try {
@@ -190,6 +224,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     startSshServer: boolFrom(env.WARREN_START_SSH_SERVER, 'WARREN_START_SSH_SERVER'),
     sshListenHost: env.WARREN_SSH_LISTEN_HOST ?? listenHost,
     sshListenPort: portFrom(env.WARREN_SSH_LISTEN_PORT, sshPort, 'WARREN_SSH_LISTEN_PORT'),
+    ...sshConnectionLimits(env),
     noReplyDomain: env.WARREN_NO_REPLY_DOMAIN ?? 'noreply.localhost',
     passwordMemoryCost: 19456,
     passwordTimeCost: 2,

@@ -119,3 +119,20 @@ export async function checkRemoteHost(hostname: string, allowLocal: boolean): Pr
   if (addresses.length === 0) return { ok: false, reason: 'unresolvable' }
   return addresses.some((a) => isLocalAddress(a.address)) ? { ok: false, reason: 'local' } : { ok: true }
 }
+
+/**
+ * The group a client address is limited under: an IPv4 address alone (also when it arrives as
+ * IPv4-mapped IPv6, ::ffff:a.b.c.d, as it does on a dual-stack listener), an IPv6 address by its
+ * /64 (one client is usually handed a whole /64, so counting single addresses would let it open
+ * limits by the billion). Written as `2001:db8:0:1::/64`; anything that is not an address stays
+ * as it is (lowercased), a group of its own.
+ */
+export function addressGroup(ip: string): string {
+  const parsed = addressBytes(ip.split('%')[0]!)
+  if (!parsed) return ip.toLowerCase()
+  const b = parsed.bytes
+  const mapped = b.subarray(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff
+  if (mapped) return `${b[12]}.${b[13]}.${b[14]}.${b[15]}`
+  const groups = [0, 2, 4, 6].map((i) => ((b[i]! << 8) | b[i + 1]!).toString(16))
+  return `${groups.join(':')}::/64`
+}

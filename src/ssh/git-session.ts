@@ -21,6 +21,19 @@ import { errorFields, loggerOf } from '../lib/log'
  * pusher, finishPush records the ref changes after git exits, before the channel closes.
  */
 
+/**
+ * What a command reports to its connection's idle limit (src/ssh/limits.ts IdleWatch): `touch`
+ * when data moves either way; `expectingData` around the spans in which data should flow (git
+ * running, the rest of a refused push being read): only there can the connection go idle, since
+ * elsewhere the server is working for the client (checking access, recording a push); `serverWork`
+ * marks such work inside one of those spans.
+ */
+export interface ChannelActivity {
+  touch(): void
+  expectingData<T>(span: Promise<T>): Promise<T>
+  serverWork<T>(work: Promise<T>): Promise<T>
+}
+
 /** Refuses on the channel: the message on stderr (`Warren: …`, as Gitea prefixes its own), exit status 1. */
 export function refuse(channel: ServerChannel, message: string): void {
   channel.stderr.write(`Warren: ${message}\n`)
@@ -75,8 +88,8 @@ function watchChannel(channel: ServerChannel): ChannelState {
  * channel there (why on stderr, exit status 1), also for a client that stopped reading: the
  * channel is given up rather than waited for.
  */
-async function relayOutput(deps: AppDeps, proc: GitStream, channel: ServerChannel, state: ChannelState, what: string): Promise<Awaited<GitStream['done']>> {
-  const pumped = pumpToChannel(proc.stdout, channel, state)
+async function relayOutput(deps: AppDeps, proc: GitStream, channel: ServerChannel, state: ChannelState, what: string, activity: ChannelActivity): Promise<Awaited<GitStream['done']>> {
+  const pumped = pumpToChannel(proc.stdout, channel, state, activity)
   const result = await proc.done
   if (result.killed) {
     if (result.killed.kind !== 'aborted') loggerOf(deps.config).warn('an SSH git process stopped', { command: what, reason: result.killed.message })
@@ -95,7 +108,7 @@ async function relayOutput(deps: AppDeps, proc: GitStream, channel: ServerChanne
  * queue is full (so ssh2 stops opening the SSH window and the client waits). Past `limit` bytes
  * the stream errors (`overLimit` tells); once cancelled (git stopped reading), input is dropped.
  */
-function channelInput(channel: ServerChannel, limit = Infinity): { stream: ReadableStream<Uint8Array>; overLimit: () => boolean } {
+function channelInput(channel: ServerChannel, activity: ChannelActivity, limit = Infinity): { stream: ReadableStream<Uint8Array>; overLimit: () => boolean } {
   let finished = false
   let total = 0
   let over = false
@@ -108,6 +121,7 @@ function channelInput(channel: ServerChannel, limit = Infinity): { stream: Reada
           controller.close()
         }
         channel.on('data', (chunk: Buffer) => {
+          activity.touch()
           if (finished) return
           total += chunk.length
           if (total > limit) {
@@ -135,16 +149,22 @@ function channelInput(channel: ServerChannel, limit = Infinity): { stream: Reada
   return { stream, overLimit: () => over }
 }
 
-/** Copies git's output to the channel, waiting for the SSH window when the client reads slowly; dropped once the channel closed. */
-async function pumpToChannel(stdout: ReadableStream<Uint8Array>, channel: ServerChannel, state: ChannelState): Promise<void> {
+/**
+ * Copies git's output to the channel, waiting for the SSH window when the client reads slowly;
+ * dropped once the channel closed. Each write, and each opening of the window (the client read
+ * some), is data moving.
+ */
+async function pumpToChannel(stdout: ReadableStream<Uint8Array>, channel: ServerChannel, state: ChannelState, activity: ChannelActivity): Promise<void> {
   const reader = stdout.getReader()
   for (;;) {
     const next = await reader.read().catch(() => ({ done: true as const, value: undefined }))
     if (next.done) return
     if (!state.open) continue
+    activity.touch()
     if (!channel.write(next.value))
       await new Promise<void>((resolve) => {
         const go = () => {
+          activity.touch()
           channel.off('drain', go)
           resolve()
         }
@@ -161,6 +181,7 @@ export async function runGitCommand(
   command: GitCommand,
   channel: ServerChannel,
   gitProtocol: string | null,
+  activity: ChannelActivity,
 ): Promise<void> {
   const path = printable(`${command.ownerName}/${command.repoName}`)
   const disabled = accountRefusal(identity)
@@ -170,14 +191,14 @@ export async function runGitCommand(
   if (refusal || !found) return refuse(channel, refusalMessage(refusal ?? 'not-found', identity, path))
   await recordKeyUse(deps, identity, found.repo.id)
   const state = watchChannel(channel)
-  if (command.service === 'receive-pack') return receivePack(deps, identity, found, channel, state, gitProtocol)
+  if (command.service === 'receive-pack') return receivePack(deps, identity, found, channel, state, gitProtocol, activity)
   // A fetch or an archive: git dies when the client goes away.
   const abort = new AbortController()
   void state.closed.then(() => abort.abort())
   const git = gitRepoOf(deps, found, abort.signal)
-  const input = channelInput(channel)
+  const input = channelInput(channel, activity)
   const proc = serviceSession(git, command.service, input.stream, gitProtocol)
-  const { code, stderr } = await relayOutput(deps, proc, channel, state, `${command.service} ${path}`)
+  const { code, stderr } = await activity.expectingData(relayOutput(deps, proc, channel, state, `${command.service} ${path}`, activity))
   finish(channel, state, code, stderr)
 }
 
@@ -211,11 +232,12 @@ async function receivePack(
   channel: ServerChannel,
   state: ChannelState,
   gitProtocol: string | null,
+  activity: ChannelActivity,
 ): Promise<void> {
   const path = `${found.owner.name}/${found.repo.name}`
   const git: GitRepo = gitRepoOf(deps, found, undefined)
   const limit = deps.config.maxPushSize
-  const input = channelInput(channel, limit)
+  const input = channelInput(channel, activity, limit)
   const reader = input.stream.getReader()
   // What git reads: nothing until the command list has been judged, then that list and the rest (or an end).
   let admit!: (stream: ReadableStream<Uint8Array> | null) => void
@@ -233,7 +255,7 @@ async function receivePack(
     },
   })
   const proc = serviceSession(git, 'receive-pack', gitInput, gitProtocol)
-  const relayed = relayOutput(deps, proc, channel, state, `receive-pack ${path}`)
+  const relayed = activity.expectingData(relayOutput(deps, proc, channel, state, `receive-pack ${path}`, activity))
   const head = await readPushHead(reader).catch(() => null)
 
   let refusal: string | null = null
@@ -254,14 +276,14 @@ async function receivePack(
     await relayed
     if (report?.length && state.open) {
       channel.write(report)
-      await dropRest(reader, git)
+      await activity.expectingData(dropRest(reader, git))
     }
     return finish(channel, state, 0, '', refusal ?? undefined)
   }
   // An empty list (nothing to update) reaches git like any other; only real pushes are recorded.
   let pushId: number | null = null
   try {
-    if (head.commands.length) pushId = await beginPush(deps, found.repo.id, pusherIdOf(identity, found.repo), head.commands)
+    if (head.commands.length) pushId = await activity.serverWork(beginPush(deps, found.repo.id, pusherIdOf(identity, found.repo), head.commands))
   } catch (e) {
     admit(null)
     await relayed

@@ -1,9 +1,10 @@
-import { createServer, type Socket } from 'node:net'
+import { createServer } from 'node:net'
 import { Server, utils, type Connection, type ServerChannel } from 'ssh2'
 import type { AppDeps } from '../deps'
 import { sshKeyFingerprint } from '../modules/keys/ssh-key'
 import { parseGitCommand, printable } from './command'
-import { refuse, runGitCommand } from './git-session'
+import { refuse, runGitCommand, type ChannelActivity } from './git-session'
+import { ConnectionGate, IdleWatch, sshLimitsOf, UserSlots, type SshLimits } from './limits'
 import { identityOfKey, type SshIdentity } from './identity'
 import { loadOrCreateHostKey, type HostKey } from './host-key'
 import { errorFields, loggerOf } from '../lib/log'
@@ -19,14 +20,11 @@ import { errorFields, loggerOf } from '../lib/log'
  *   `owner/repo(.git)`. A shell, another command, a subsystem (sftp), a terminal, forwarding of
  *   ports, sockets, agents or X11: refused (where a channel exists, with a message on its stderr
  *   and exit status 1).
- * - Bounds: connections at once, sessions per connection, sign-in attempts per connection, and an
- *   idle limit (a connection without a running command, from the handshake on, is closed after
- *   IDLE_MS); git itself runs under the long time limit (src/git/run.ts).
- * - Before sign-in (ssh2 sees a connection only once the client has sent its version line, so
- *   these are kept on the TCP socket, which is then handed to ssh2): a connection must sign in
- *   within SIGN_IN_MS, and one address may hold MAX_UNSIGNED_PER_ADDRESS connections that have
- *   not signed in yet (OpenSSH's LoginGraceTime and MaxStartups): silent or slow sockets cannot
- *   fill MAX_CONNECTIONS and lock everyone out.
+ * - Bounds (src/ssh/limits.ts, WARREN_SSH_*): connections at once, of those not signed in yet
+ *   (all, and per address or IPv6 /64, with room always kept for clients that sign in), a sign-in
+ *   deadline, signed-in connections per user, an idle limit (no data on any channel); sessions per
+ *   connection and sign-in attempts per connection; git itself runs under the long time limit
+ *   (src/git/run.ts).
  */
 
 export interface SshServer {
@@ -36,87 +34,33 @@ export interface SshServer {
   stop(): Promise<void>
 }
 
-/** Connections served at once; more are closed at once. */
-export const MAX_CONNECTIONS = 512
 /** Sessions (commands) open at once on one connection. */
 const MAX_SESSIONS = 8
 /** Failed public-key sign-ins on one connection before it is closed (OpenSSH's MaxAuthTries is 6). */
 const MAX_AUTH_FAILURES = 10
-/** A connection without a running command (handshake and sign-in included) is closed after this long. */
-const IDLE_MS = 60_000
 /** When stopping, how long a client whose command ended may take to close its connection itself. */
 const CLOSE_WAIT_MS = 2_000
-/** A connection that has not signed in this long after it opened is closed. */
-export const SIGN_IN_MS = 30_000
-/** Connections one address may hold before they sign in; more are closed at once. */
-export const MAX_UNSIGNED_PER_ADDRESS = 32
 
 export interface SshServerOptions {
   host?: string
   port?: number
-  /** The sign-in deadline (SIGN_IN_MS unless a test shortens it). */
-  signInMs?: number
-}
-
-/**
- * The sign-in bounds, kept on TCP sockets before ssh2 has them: `admit` takes a new socket (or
- * closes it: too many unsigned ones from its address) and closes it at the deadline unless
- * `signedIn` is called with its address and port first.
- */
-function signInGate(signInMs: number) {
-  const unsigned = new Map<string, number>()
-  const waiting = new Map<string, () => void>()
-  const sockets = new Set<Socket>()
-  return {
-    admit(socket: Socket): boolean {
-      const address = socket.remoteAddress ?? ''
-      const held = unsigned.get(address) ?? 0
-      if (held >= MAX_UNSIGNED_PER_ADDRESS) {
-        socket.destroy()
-        return false
-      }
-      unsigned.set(address, held + 1)
-      const key = `${address}|${socket.remotePort}`
-      const deadline = setTimeout(() => socket.destroy(), signInMs)
-      let counted = true
-      const settle = () => {
-        clearTimeout(deadline)
-        if (waiting.get(key) === settle) waiting.delete(key)
-        sockets.delete(socket)
-        if (!counted) return
-        counted = false
-        const left = (unsigned.get(address) ?? 1) - 1
-        if (left > 0) unsigned.set(address, left)
-        else unsigned.delete(address)
-      }
-      waiting.set(key, settle)
-      sockets.add(socket)
-      socket.once('close', settle)
-      return true
-    },
-    /** Closes the sockets that have not signed in (stopping: they have nothing to finish). */
-    closeAll(): void {
-      for (const socket of sockets) socket.destroy()
-    },
-    signedIn(address: string | undefined, port: number | undefined): void {
-      waiting.get(`${address ?? ''}|${port}`)?.()
-    },
-  }
+  /** Bounds other than the configured ones (tests shorten them). */
+  limits?: Partial<SshLimits>
 }
 
 export function startSshServer(deps: AppDeps, opts: SshServerOptions = {}): Promise<SshServer> {
   const hostKey = loadOrCreateHostKey(deps.config.dataDir)
   const connections = new Set<Connection>()
   const running = new Set<Promise<void>>()
-  const lifecycle: Lifecycle = { stopping: false, busy: new Set() }
-  const gate = signInGate(opts.signInMs ?? SIGN_IN_MS)
+  const limits = sshLimitsOf(deps.config, opts.limits)
+  const lifecycle: Lifecycle = { stopping: false, busy: new Set(), limits, slots: new UserSlots(limits.maxConnectionsPerUser) }
+  const gate = new ConnectionGate(limits)
+  // ssh2's own maxConnections stays unset: the gate counts (ssh2 would count a closed socket a moment longer).
   const server = new Server({ hostKeys: [hostKey.privateKey], ident: 'Warren', keepaliveInterval: 15_000, keepaliveCountMax: 4 }, (client, info) => {
     connections.add(client)
     client.on('close', () => connections.delete(client))
-    client.once('ready', () => gate.signedIn(info.ip, info.port))
-    serveConnection(deps, client, running, lifecycle)
+    serveConnection(deps, client, running, lifecycle, () => gate.signedIn(info.ip, info.port))
   })
-  server.maxConnections = MAX_CONNECTIONS
   // The listening socket is ours: each connection passes the sign-in gate, then goes to ssh2.
   const listener = createServer((socket) => {
     socket.on('error', () => {})
@@ -155,25 +99,40 @@ export function startSshServer(deps: AppDeps, opts: SshServerOptions = {}): Prom
   })
 }
 
-/** Whether the server is stopping, and the connections running a command (which it lets finish). */
+/** Whether the server is stopping, the connections running a command (which it lets finish), the bounds and who holds the per-user slots. */
 interface Lifecycle {
   stopping: boolean
   busy: Set<Connection>
+  limits: SshLimits
+  slots: UserSlots
 }
 
-/** One client connection: sign-in, then sessions. */
-function serveConnection(deps: AppDeps, client: Connection, running: Set<Promise<void>>, lifecycle: Lifecycle): void {
+/** Whose slot a signed-in connection takes: a user's, whatever key; a deploy key's own. */
+const slotOf = (identity: SshIdentity, fingerprint: string) => (identity.kind === 'user' ? `user:${identity.user.id}` : `deploy-key:${fingerprint}`)
+
+/**
+ * One client connection: sign-in, then sessions. `signedIn` tells the gate once it has signed in
+ * within the bounds; one over its user's limit stays unsigned for the gate (its deadline closes
+ * it) and each command it tries is refused with the reason.
+ */
+function serveConnection(deps: AppDeps, client: Connection, running: Set<Promise<void>>, lifecycle: Lifecycle, signedIn: () => void): void {
   let fingerprint: string | null = null
+  let slot: string | null = null
+  /** The slot this connection wanted but its user (or deploy key) holds the limit of already. */
+  let overLimit: string | null = null
   let failures = 0
   let sessions = 0
   let commands = 0
-  let idleTimer: ReturnType<typeof setTimeout> | undefined
-  const idle = () => {
-    clearTimeout(idleTimer)
-    idleTimer = setTimeout(() => client.end(), IDLE_MS)
-  }
-  idle()
-  client.on('close', () => clearTimeout(idleTimer))
+  let watch: IdleWatch | undefined
+  /** The channels of running commands, whose queued output tells whether the client still reads. */
+  const channels = new Set<ServerChannel>()
+  const queued = () => [...channels].reduce((n, c) => n + c.writableLength + c.stderr.writableLength, 0)
+  let closed = false
+  client.on('close', () => {
+    closed = true
+    watch?.stop()
+    if (slot) lifecycle.slots.give(slot)
+  })
   client.on('error', () => {})
 
   client.on('authentication', async (ctx) => {
@@ -184,20 +143,34 @@ function serveConnection(deps: AppDeps, client: Connection, running: Set<Promise
     if (ctx.method !== 'publickey') return ctx.method === 'none' ? ctx.reject(['publickey']) : fail()
     if (ctx.username !== deps.config.sshUser) return fail()
     const keyFingerprint = sshKeyFingerprint(ctx.key.data)
-    if (!await identityOfKey(deps, keyFingerprint)) return fail()
+    const identity = await identityOfKey(deps, keyFingerprint)
+    if (!identity) return fail()
     // The client asks whether this key would do; it signs only then.
     if (!ctx.signature || !ctx.blob) return ctx.accept()
     const key = utils.parseKey(ctx.key.data)
     if (key instanceof Error || Array.isArray(key) || key.verify(ctx.blob, ctx.signature, ctx.hashAlgo) !== true) return fail()
     fingerprint = keyFingerprint
+    // A second signature on the same connection (ssh2 allows it before 'ready') takes no second slot;
+    // one that closed while its key was looked up takes none (its close gave back what it held).
+    if (closed) return
+    if (!slot && !overLimit) {
+      const wanted = slotOf(identity, keyFingerprint)
+      if (lifecycle.slots.take(wanted)) slot = wanted
+      else overLimit = wanted
+    }
     ctx.accept()
   })
 
   client.on('ready', () => {
+    if (!overLimit) {
+      signedIn()
+      watch = new IdleWatch(lifecycle.limits.idleMs, () => client.end(), queued)
+    }
     client.on('session', (accept, reject) => {
       if (sessions >= MAX_SESSIONS) return reject()
       sessions++
       const session = accept()
+      watch?.touch()
       let gitProtocol: string | null = null
       session.on('close', () => sessions--)
       session.on('env', (accept, reject, info) => {
@@ -211,12 +184,17 @@ function serveConnection(deps: AppDeps, client: Connection, running: Set<Promise
       /** A command runs with the key's identity as it is now: a key deleted since sign-in is refused. */
       const start = async (channel: ServerChannel | undefined, run: (identity: SshIdentity) => Promise<void> | void) => {
         if (!channel) return
+        if (overLimit) return refuse(channel, overLimitMessage(lifecycle.limits.maxConnectionsPerUser, overLimit))
+        channels.add(channel)
+        channel.once('close', () => channels.delete(channel))
+        watch?.hold()
         const identity = fingerprint ? await identityOfKey(deps, fingerprint) : undefined
-        if (!identity) return refuse(channel, 'this key is no longer registered')
-        if (lifecycle.stopping) return refuse(channel, 'the server is shutting down; try again shortly')
+        if (!identity || lifecycle.stopping) {
+          watch?.release()
+          return refuse(channel, identity ? 'the server is shutting down; try again shortly' : 'this key is no longer registered')
+        }
         commands++
         lifecycle.busy.add(client)
-        clearTimeout(idleTimer)
         const task = Promise.resolve()
           .then(() => run(identity))
           .catch((e) => {
@@ -225,10 +203,9 @@ function serveConnection(deps: AppDeps, client: Connection, running: Set<Promise
           })
           .finally(() => {
             running.delete(task)
-            if (--commands > 0) return
-            lifecycle.busy.delete(client)
             // Stopping: the client closes the connection once it has read the exit status (stop() waits for that).
-            if (!lifecycle.stopping) idle()
+            if (!lifecycle.stopping) watch?.release()
+            if (--commands === 0) lifecycle.busy.delete(client)
           })
         running.add(task)
       }
@@ -237,7 +214,7 @@ function serveConnection(deps: AppDeps, client: Connection, running: Set<Promise
         await start(channel, async (identity) => {
           const command = parseGitCommand(String(info.command))
           if ('refusal' in command) return refuse(channel, command.refusal)
-          return await runGitCommand(deps, identity, command, channel, gitProtocol)
+          return await runGitCommand(deps, identity, command, channel, gitProtocol, activityOf(watch))
         })
       })
       session.on('shell', async (accept) => {
@@ -254,6 +231,28 @@ function serveConnection(deps: AppDeps, client: Connection, running: Set<Promise
     client.on('openssh.streamlocal', (_accept, reject) => reject())
     client.on('request', (_accept, reject) => reject?.())
   })
+}
+
+/** The refusal of a connection over its user's limit (or, for a deploy key, the key's). */
+function overLimitMessage(limit: number, slot: string): string {
+  return `too many SSH connections are open for this ${slot.startsWith('deploy-key:') ? 'deploy key' : 'account'} (at most ${limit}); close some and try again`
+}
+
+/** What the git session reports to the idle limit (a command holds it from its start: the server works until data is expected). */
+function activityOf(watch: IdleWatch | undefined): ChannelActivity {
+  return {
+    touch: () => watch?.touch(),
+    expectingData: (span) => {
+      if (!watch) return span
+      watch.release()
+      return span.finally(() => watch.hold())
+    },
+    serverWork: (work) => {
+      if (!watch) return work
+      watch.hold()
+      return work.finally(() => watch.release())
+    },
+  }
 }
 
 /** What a shell request gets (as Gitea words it): the key works, but there is no shell. */
