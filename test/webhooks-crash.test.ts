@@ -79,8 +79,8 @@ function holdingReceiver() {
  * `warren serve` from the sources, allowed to deliver to loopback; on the run's database (a fresh
  * PostgreSQL database in a PostgreSQL run, its own SQLite file otherwise).
  */
-const serve = (dataDir: string, port: number, database: TestDatabase) =>
-  startServe(
+const serve = async (dataDir: string, port: number, database: TestDatabase) =>
+  remember(await startServe(
     SOURCES,
     dataDir,
     {
@@ -90,9 +90,23 @@ const serve = (dataDir: string, port: number, database: TestDatabase) =>
       WARREN_ADMIN_EMAIL: 'root@example.com',
       WARREN_WEBHOOK_ALLOWED_HOST_LIST: 'loopback',
       WARREN_WEBHOOK_RETRY_DELAY: '0.1',
+      // Longer than the receiver ever holds an answer: a held delivery must not time out and be
+      // retried (a repeat the tests would take for one made by a kill) on a slow machine.
+      WARREN_WEBHOOK_DELIVER_TIMEOUT: '600',
     },
     { port },
-  )
+  ))
+
+/** Every server started so far (their output stays readable after they ended). */
+const served: Served[] = []
+const remember = (s: Served) => (served.push(s), s)
+
+/**
+ * Whether a server could not record an answer (the database refused a write, e.g. a PostgreSQL
+ * server out of connections): the dispatcher then sends those deliveries again without a kill,
+ * which at least once allows.
+ */
+const recordingFailed = () => served.some((s) => s.output().includes('recording webhook deliveries failed'))
 
 const REPOS = [
   { name: 'one', contentType: 'json' },
@@ -174,8 +188,9 @@ describe('webhook delivery across kill -9: at least once, a repeat under the sam
             'x-hub-signature': first.headers['x-hub-signature']!,
           })
           expect(again.body).toBe(first.body)
-          // A delivery is sent again only when a kill came between its first arrival and the repeat.
-          expect(killedAt.some((k) => first.seq <= k && again.seq > k)).toBe(true)
+          // A delivery is sent again only when a kill came between its first arrival and the repeat
+          // (or an answer could not be recorded).
+          expect(killedAt.some((k) => first.seq <= k && again.seq > k) || recordingFailed()).toBe(true)
         }
         expect(first.headers['x-gogs-delivery']).toBe(id)
         expect(first.headers['x-github-delivery']).toBe(id)
@@ -226,9 +241,11 @@ describe('a stop (SIGTERM) lets the deliveries in flight finish', () => {
         const list = (await res.json()) as { delivered: boolean }[]
         return res.headers.get('x-total-count') === '3' && list.every((d) => d.delivered)
       }, '3 deliveries recorded', 800)
-      // Each issue arrived once: the one answered during the stop was not sent again.
-      expect(rx.arrivals.map((a) => a.payload.issue.number)).toEqual([1, 2, 3])
+      // Each issue arrived once: the one answered during the stop was not sent again (unless the
+      // database refused to record an answer: then a repeat, under the same delivery id).
       expect(new Set(rx.arrivals.map((a) => a.headers['x-gitea-delivery'])).size).toBe(3)
+      if (!recordingFailed()) expect(rx.arrivals.map((a) => a.payload.issue.number)).toEqual([1, 2, 3])
+      else expect([...new Set(rx.arrivals.map((a) => a.payload.issue.number))]).toEqual([1, 2, 3])
     } finally {
       server.proc.kill(9)
       await server.proc.exited
