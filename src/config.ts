@@ -110,7 +110,8 @@ export interface Config {
   webhookRetryDelay: number
   /**
    * Gitea 1.3–1.14's `secret` field inside gitea/gogs payloads, for receivers of that era
-   * (WARREN_WEBHOOK_PAYLOAD_SECRET, default true; the signature headers are always sent).
+   * (WARREN_WEBHOOK_PAYLOAD_SECRET, default false: as Gitea since 1.15 the secret only keys the
+   * signature headers, which are always sent, and never travels in a body a receiver may log).
    */
   webhookPayloadSecret: boolean
   /** Admin created on first start when no user exists. */
@@ -248,7 +249,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookConcurrency: boundedFrom(env.WARREN_WEBHOOK_CONCURRENCY, 8, 'WARREN_WEBHOOK_CONCURRENCY', 1, 256),
     webhookMaxAttempts: boundedFrom(env.WARREN_WEBHOOK_MAX_ATTEMPTS, 4, 'WARREN_WEBHOOK_MAX_ATTEMPTS', 1, 20),
     webhookRetryDelay: secondsFrom(env.WARREN_WEBHOOK_RETRY_DELAY, 10, 'WARREN_WEBHOOK_RETRY_DELAY'),
-    webhookPayloadSecret: boolFrom(env.WARREN_WEBHOOK_PAYLOAD_SECRET, 'WARREN_WEBHOOK_PAYLOAD_SECRET', true),
+    webhookPayloadSecret: boolFrom(env.WARREN_WEBHOOK_PAYLOAD_SECRET, 'WARREN_WEBHOOK_PAYLOAD_SECRET'),
     markdownWorkers: boundedFrom(env.WARREN_MARKDOWN_WORKERS, 2, 'WARREN_MARKDOWN_WORKERS', 1, 64),
     markdownTimeoutMs: boundedFrom(env.WARREN_MARKDOWN_TIMEOUT_MS, 3000, 'WARREN_MARKDOWN_TIMEOUT_MS', 10, 600_000),
     markdownQueue: boundedFrom(env.WARREN_MARKDOWN_QUEUE, 32, 'WARREN_MARKDOWN_QUEUE', 0, 100_000),

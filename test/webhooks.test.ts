@@ -215,9 +215,9 @@ describe('deliveries for every event kind', () => {
     expect(at('/pushy').map((r) => r.headers['x-gitea-event'])).toEqual(['create', 'push'])
     const [create, push] = got as [Received, Received]
     expectHeaders(create, 'create', 'create')
-    expect(create.payload).toEqual({ secret: SECRET, sha: head, ref: 'feature/x', ref_type: 'branch', repository: repoShape('alice/pushy'), sender: userShape('alice') })
+    expect(create.payload).toEqual({ sha: head, ref: 'feature/x', ref_type: 'branch', repository: repoShape('alice/pushy'), sender: userShape('alice') })
     expectHeaders(push, 'push', 'push')
-    expect(Object.keys(push.payload)).toEqual(['secret', 'ref', 'before', 'after', 'compare_url', 'commits', 'total_commits', 'head_commit', 'repository', 'pusher', 'sender'])
+    expect(Object.keys(push.payload)).toEqual(['ref', 'before', 'after', 'compare_url', 'commits', 'total_commits', 'head_commit', 'repository', 'pusher', 'sender'])
     expect(push.payload).toMatchObject({ ref: 'refs/heads/feature/x', before: ZERO, after: head, compare_url: s.config.baseUrl, total_commits: 2 })
     expect(push.payload.commits.map((c: any) => c.message)).toEqual(['second\n\nwith a body\n', 'one\n'])
     expect(push.payload.commits[0]).toMatchObject({
@@ -250,7 +250,7 @@ describe('deliveries for every event kind', () => {
     await gitOk(work, 'push', '-q', remote, ':feature/x')
     const [del, gone] = (await deliveriesAt('/pushy', 5)).slice(3) as [Received, Received]
     expectHeaders(del, 'delete', 'delete')
-    expect(del.payload).toEqual({ secret: SECRET, ref: 'feature/x', ref_type: 'branch', pusher_type: 'user', repository: repoShape('alice/pushy'), sender: userShape('alice') })
+    expect(del.payload).toEqual({ ref: 'feature/x', ref_type: 'branch', pusher_type: 'user', repository: repoShape('alice/pushy'), sender: userShape('alice') })
     expect(gone.payload).toMatchObject({ ref: 'refs/heads/feature/x', before: third, after: ZERO, commits: [], head_commit: null })
     // Tags are not branches: the filter does not apply.
     await gitOk(work, 'tag', 'v1.0')
@@ -295,13 +295,13 @@ describe('deliveries for every event kind', () => {
     ])
     for (const r of got) expectHeaders(r, r.headers['x-gitea-event']!, r.headers['x-gitea-event-type']!)
     const [open, edit, , , labelled, assigned, milestoned, created, editedComment, deleted] = got.map((r) => r.payload)
-    expect(Object.keys(open)).toEqual(['secret', 'action', 'number', 'issue', 'repository', 'sender', 'commit_id'])
+    expect(Object.keys(open)).toEqual(['action', 'number', 'issue', 'repository', 'sender', 'commit_id'])
     expect(open).toMatchObject({ number: 1, issue: { number: 1, title: 'Broken', body: 'It breaks.', state: 'open', user: userShape('alice') }, repository: repoShape('alice/tracker'), sender: userShape('alice') })
     expect(edit).toMatchObject({ action: 'edited', changes: { title: { from: 'Broken' } }, issue: { title: 'Really broken' } })
     expect(labelled.issue.labels.map((l: any) => l.name)).toEqual(['bug'])
     expect(assigned.issue.assignees.map((u: any) => u.login)).toEqual(['carol'])
     expect(milestoned.issue.milestone).toMatchObject({ id: ms.id, title: 'v1' })
-    expect(Object.keys(created)).toEqual(['secret', 'action', 'issue', 'comment', 'repository', 'sender', 'is_pull'])
+    expect(Object.keys(created)).toEqual(['action', 'issue', 'comment', 'repository', 'sender', 'is_pull'])
     expect(created).toMatchObject({ comment: { id: comment.id, body: 'first words', user: userShape('bob') }, issue: { number: 1 }, sender: userShape('bob'), is_pull: false })
     expect(editedComment).toMatchObject({ changes: { body: { from: 'first words' } }, comment: { body: 'second words' } })
     expect(deleted).toMatchObject({ comment: { id: comment.id, body: 'second words' } })
@@ -515,9 +515,8 @@ describe('pull request webhooks', () => {
     const [opened, edited, labelled, unlabelled, assigned, unassigned, milestoned, demilestoned, commented, synced, closed, reopened, merged] = got.map((r) => r.payload)
 
     // PullRequestPayload: modern Gitea's fields in its order; `changes` only for edited.
-    expect(Object.keys(opened)).toEqual(['secret', 'action', 'number', 'pull_request', 'requested_reviewer', 'repository', 'sender', 'commit_id', 'review'])
+    expect(Object.keys(opened)).toEqual(['action', 'number', 'pull_request', 'requested_reviewer', 'repository', 'sender', 'commit_id', 'review'])
     expect(opened).toMatchObject({
-      secret: SECRET,
       number: 1,
       requested_reviewer: null,
       review: null,
@@ -535,7 +534,7 @@ describe('pull request webhooks', () => {
         html_url: `${s.config.baseUrl}alice/prs/pulls/1`,
       },
     })
-    expect(Object.keys(edited)).toEqual(['secret', 'action', 'number', 'changes', 'pull_request', 'requested_reviewer', 'repository', 'sender', 'commit_id', 'review'])
+    expect(Object.keys(edited)).toEqual(['action', 'number', 'changes', 'pull_request', 'requested_reviewer', 'repository', 'sender', 'commit_id', 'review'])
     expect(edited).toMatchObject({ changes: { title: { from: 'Feature' } }, pull_request: { title: 'Feature F' } })
     expect(labelled.pull_request.labels.map((l: any) => l.name)).toEqual(['review'])
     expect(unlabelled.pull_request.labels).toEqual([])
@@ -544,7 +543,7 @@ describe('pull request webhooks', () => {
     expect(milestoned.pull_request.milestone).toMatchObject({ id: ms.id, title: 'v2' })
     expect(demilestoned.pull_request.milestone).toBeNull()
     // A comment on a pull request: IssueCommentPayload with is_pull, the issue showing pull_request.
-    expect(Object.keys(commented)).toEqual(['secret', 'action', 'issue', 'comment', 'repository', 'sender', 'is_pull'])
+    expect(Object.keys(commented)).toEqual(['action', 'issue', 'comment', 'repository', 'sender', 'is_pull'])
     expect(commented).toMatchObject({ is_pull: true, comment: { id: comment.body.id, body: 'looks good' }, issue: { number: 1, pull_request: { merged: false } }, sender: userShape('carol') })
     expect(synced).toMatchObject({ number: 1, sender: userShape('alice'), pull_request: { head: { sha: second } } })
     expect(closed).toMatchObject({ pull_request: { state: 'closed', merged: false } })
@@ -597,7 +596,7 @@ describe('release webhooks', () => {
     expect(got.map(kindOf)).toEqual(['release/release/published', 'release/release/updated', 'release/release/published', 'release/release/deleted'])
     for (const r of got) expectHeaders(r, 'release', 'release')
     const [published, updated, fromDraft, deleted] = got.map((r) => r.payload)
-    expect(Object.keys(published)).toEqual(['secret', 'action', 'release', 'repository', 'sender'])
+    expect(Object.keys(published)).toEqual(['action', 'release', 'repository', 'sender'])
     expect(published).toMatchObject({
       release: { id: v1.id, tag_name: 'v1.0', name: 'One', body: 'notes', draft: false, author: userShape('alice') },
       repository: repoShape('alice/rel'),

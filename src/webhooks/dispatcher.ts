@@ -18,7 +18,9 @@ import { errorFields, loggerOf } from '../lib/log'
  * time) until the attempts run out; then, as after any other answer, the task is done (delivered,
  * succeeded or not) and the lane moves on. Everything lives in hook_tasks, so a restart resumes
  * where the previous process was: a task whose attempt was cut by a crash is sent again under
- * the same delivery id (receivers de-duplicate by it).
+ * the same delivery id and with the same body (the text stored on the task), so delivery is at
+ * least once and receivers drop a repeat by its id. Exactly once cannot be had: the process may
+ * die between the receiver's answer and the write that records it.
  *
  * Cheap on the database, which the API writes to as well: a lane that delivered a task goes on
  * with its next one by itself (one indexed read), up to LANE_RUN tasks before it gives its slot
@@ -36,6 +38,12 @@ const FLUSH_MS = 10
 const FLUSH_AT = 64
 /** Tasks a lane delivers in a row before its slot goes back to the others (fairness across lanes). */
 const LANE_RUN = 50
+/**
+ * How long a stop lets the attempts in flight finish before it cuts them. One answered meanwhile
+ * is recorded like any other, so it is not sent again after the restart; one cut is. Well inside
+ * the time the webhook worker gives its thread to stop (src/jobs/webhook-worker.ts).
+ */
+export const STOP_DRAIN_MS = 5000
 
 const laneOf = (t: Pick<HookTaskRow, 'repoId' | 'hookId'>) => `${t.repoId}:${t.hookId}`
 
@@ -156,7 +164,7 @@ export class DeliveryDispatcher {
     let task: HookTaskRow | undefined = first
     for (let n = 0; task && !this.stopped && n < LANE_RUN; n++) {
       const outcome = await this.deliver(task)
-      if (!outcome?.done) return
+      if (!outcome?.done || this.stopped) return
       task = (await this.nextOfLane.execute({ repoId: task.repoId, hookId: task.hookId, afterId: task.id }))[0]
       if (task && task.nextAttemptMs > Date.now()) return
     }
@@ -177,8 +185,9 @@ export class DeliveryDispatcher {
       },
       { allow: this.allow, timeoutMs: this.deps.config.webhookDeliverTimeout * 1000, signal: this.stopController.signal },
     )
-    // Stopping: the attempt was cut short; the task stays as it was and goes again after the restart.
-    if (this.stopped) return null
+    // Cut short by a stop: whether the receiver got it is unknown; the task stays as it was and goes
+    // again after the restart, under the same delivery id and with the same body.
+    if (this.stopController.signal.aborted) return null
     const done = attempt.ok || !attempt.retry || task.attempts + 1 >= this.deps.config.webhookMaxAttempts
     const outcome = { task, attempt, done, at: Date.now() }
     this.outcomes.push(outcome)
@@ -211,13 +220,19 @@ export class DeliveryDispatcher {
     if (ending.length) await this.pump()
   }
 
-  /** Stops starting deliveries, cuts those in flight (they stay undelivered), waits for them and writes what was done. */
+  /**
+   * Stops starting deliveries; lets those in flight finish for up to STOP_DRAIN_MS, then cuts the
+   * rest (they stay undelivered); writes what was done. An attempt the receiver answered is thus
+   * recorded rather than sent again after the restart: only a crash, or an answer slower than the
+   * drain, makes a repeat.
+   */
   async stop(): Promise<void> {
     this.stopped = true
     clearInterval(this.timer)
     if (this.retryTimer) clearTimeout(this.retryTimer)
-    this.stopController.abort()
+    const cut = setTimeout(() => this.stopController.abort(), STOP_DRAIN_MS)
     await Promise.allSettled([...this.inFlight])
+    clearTimeout(cut)
     await this.flush()
   }
 }

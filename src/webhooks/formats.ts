@@ -2,7 +2,9 @@ import type { HookEventType, HookType } from './events'
 
 /**
  * What a delivery's body says, per hook type (webhooks.md §4): `gitea` and `gogs` send the payload
- * itself (with Gitea 1.3's `secret` field first when the server keeps it); the chat types send
+ * itself; Gitea 1.3–1.14's `secret` field comes first only when WARREN_WEBHOOK_PAYLOAD_SECRET asks
+ * for it (off by default: as Gitea since 1.15, the secret only keys the signature headers of
+ * deliver.ts and never travels in a body a receiver or a proxy may log); the chat types send
  * their service's message shape, with a short human-readable summary of the event.
  */
 
@@ -118,8 +120,10 @@ export const payloadJson = (payload: Payload): string => JSON.stringify(payload,
 /**
  * The text a hook of `type` is sent for a payload (the text that is signed). `json` is
  * payloadJson(payload) when the caller has it already (one per event, whatever the number of
- * hooks). Gitea 1.3's `secret` comes first: spliced in front of the other fields, which gives the
- * very text JSON.stringify({ secret, ...payload }, null, 2) would.
+ * hooks). With `withSecret` (the opt-in setting), Gitea 1.3's `secret` comes first: spliced in
+ * front of the other fields, which gives the very text JSON.stringify({ secret, ...payload }, null, 2)
+ * would. The text is stored on the task as made, so a later change of the setting or of the secret
+ * never changes what a repeat of the task sends.
  */
 export function deliveryText(
   type: HookType,
