@@ -15,6 +15,7 @@ export const branchesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/branches',
       async ({ repo, page, respond }) => respond(sliceOf(await branchHeads(deps, repo), page), async (heads) => await branchesToApi(deps, repo, heads)),
       {
+        scope: 'repository',
         repo: { level: 'read' },
         pageIfAsked: true,
         params: RepoParams,
@@ -27,6 +28,7 @@ export const branchesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/branches/*',
       async ({ params, repo }) => await getBranch(deps, repo, wildcardOf(params)),
       {
+        scope: 'repository',
         repo: { level: 'read' },
         params: RepoWildcardParams,
         response: { 200: BranchSchema },

@@ -49,6 +49,7 @@ export const pullsModule = (deps: AppDeps) =>
         return new Response(found.json, { headers: { 'content-type': 'application/json;charset=utf-8' } })
       },
       {
+        scope: 'repository',
         repo: { unit: 'pulls' },
         paged: true,
         params: RepoParams,
@@ -61,6 +62,7 @@ export const pullsModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/pulls',
       async ({ body, status, repo: ctx, user }) => status(201, await pullToApi(deps, ctx, await createPull(deps, ctx, user, body), user)),
       {
+        scope: 'repository',
         repo: { unit: 'pulls' },
         signed: true,
         params: RepoParams,
@@ -80,6 +82,7 @@ export const pullsModule = (deps: AppDeps) =>
         return record()
       },
       {
+        scope: 'repository',
         repo: { unit: 'pulls' },
         params: PullParams,
         response: { 200: t.Union([PullRequestSchema, PullDiffText]) },
@@ -94,6 +97,7 @@ export const pullsModule = (deps: AppDeps) =>
       async ({ params, repo: ctx, page, respond }) =>
         respond(await pullCommits(deps, ctx, pathNumber(params.index), page), async (rows) => await commitsToApi(deps, ctx, rows, ctx.caller.user)),
       {
+        scope: 'repository',
         repo: { unit: 'pulls' },
         paged: true,
         params: PullParams,
@@ -109,6 +113,7 @@ export const pullsModule = (deps: AppDeps) =>
         return respond(found, (rows) => filesToApi(deps, ctx, found.head, rows))
       },
       {
+        scope: 'repository',
         repo: { unit: 'pulls' },
         paged: true,
         params: PullParams,
@@ -122,6 +127,7 @@ export const pullsModule = (deps: AppDeps) =>
       async ({ params, body, status, repo: ctx, user }) =>
         status(201, await pullToApi(deps, ctx, await editPull(deps, ctx, pathNumber(params.index), user, body), user)),
       {
+        scope: 'repository',
         repo: { unit: 'pulls' },
         signed: true,
         params: PullParams,
@@ -137,6 +143,7 @@ export const pullsModule = (deps: AppDeps) =>
         return status(204, undefined)
       },
       {
+        scope: 'repository',
         repo: { unit: 'pulls' },
         params: PullParams,
         response: { 204: t.Void() },
@@ -157,6 +164,7 @@ export const pullsModule = (deps: AppDeps) =>
         return ''
       },
       {
+        scope: 'repository',
         repo: { level: 'write', unit: 'pulls' },
         signed: true,
         // No body (the 2017 SDK sends none) is a plain merge.
