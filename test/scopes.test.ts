@@ -182,6 +182,18 @@ describe('public-only', () => {
     expect((await s.get('/repos/search?q=priv', { token: alice.token })).body.data).toHaveLength(1)
   })
 
+  test('private organisations and users are hidden as from an anonymous caller', async () => {
+    expect((await s.post('/orgs', { username: 'hush', visibility: 'private' }, { token: alice.token })).status).toBe(201)
+    expect((await s.patch('/admin/users/bob', { login_name: 'bob', source_id: 0, visibility: 'private' }, { token: root.token })).status).toBe(200)
+    const token = await tokenOf(alice, ['public-only', 'read:organization', 'read:user'])
+    expect((await s.get('/orgs/hush', { token })).status).toBe(404)
+    expect((await s.get('/orgs/hush', { token: alice.token })).status).toBe(200)
+    const rootToken = await tokenOf(root, ['public-only', 'read:user'])
+    expect((await s.get('/users/bob', { token: rootToken })).status).toBe(404)
+    expect((await s.get('/users/search?q=bob', { token: rootToken })).body.data).toEqual([])
+    expect((await s.get('/users/bob', { token: root.token })).status).toBe(200)
+  })
+
   test("a site admin's public-only token sees no private repository either", async () => {
     const token = await tokenOf(root, ['public-only', 'read:repository'])
     expect((await s.get('/repos/alice/priv', { token })).status).toBe(403)
