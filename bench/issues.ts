@@ -3,6 +3,9 @@
  * 10,000 labelled issues, and filing issues with 16 concurrent writers.
  * Starts Warren in this process on a temp data folder (port 0); the issues are bulk-inserted
  * through the database for a quick setup. autocannon (16 connections) runs in its own process.
+ * Issues are filed twice: with a token of scope `all` (what tokens made before scopes became) and
+ * with one scoped to `write:issue` (the pipeline checks the issue category for it), with the same
+ * index-counter check after each.
  * Targets: listing ≥ 3,000 req/s; creating ≥ 1,500 issues/s with 0 errors.
  * Runs on SQLite, or on a fresh PostgreSQL database when WARREN_DATABASE_URL is set (lib/database.ts).
  * Request log lines are off (logLevel warn): one line per request would measure the log, not the server.
@@ -33,6 +36,7 @@ const deps = await createDeps(config)
 console.log(`database: ${database.label}`)
 const user = await createUser(deps, { username: 'planner', password: 'bench-password', email: 'planner@example.com' })
 const { secret } = await createAccessToken(deps, user.id, 'bench')
+const { secret: issueToken } = await createAccessToken(deps, user.id, 'bench-issues', ['write:issue'])
 const repo = await createRepository(deps, user, { name: 'roadmap' })
 
 // 10,000 issues (one in ten closed), each with one or two of five labels.
@@ -90,26 +94,33 @@ try {
     throw new Error(`list check failed: ${check.status}, ${page.length} issues`)
   console.log(`16 connections, ${seconds} s each`)
   await run('GET issues?state=open&page=2', listUrl, [])
-  const before = (await deps.db.select({ n: count() }).from(issues))[0]!.n
-  const created = await run('POST issues (16 writers)', base, [
-    '-m',
-    'POST',
-    '-H',
-    `Authorization: token ${secret}`,
-    '-H',
-    'Content-Type: application/json',
-    '-b',
-    JSON.stringify({ title: 'Filed under load', body: 'Benchmark issue' }),
-  ])
   // Read together under the write lock, so a request still in flight cannot commit in between.
-  const [after, maxIndex] = await writeTransaction(deps.db, async () => [
-    (await deps.db.select({ n: count() }).from(issues))[0]!.n,
-    (await deps.db.select().from(issueIndexes).where(eq(issueIndexes.repoId, repo.id)))[0]!.maxIndex,
-  ])
-  console.log(
-    `created ${after - before} issues (autocannon saw ${created['2xx']} 2xx); index counter ${maxIndex} = ${ISSUES} + ${maxIndex - ISSUES}` +
-      (maxIndex - ISSUES === after - before ? ', no gaps' : ', MISMATCH'),
-  )
+  const counts = () =>
+    writeTransaction(deps.db, async () => [
+      (await deps.db.select({ n: count() }).from(issues))[0]!.n,
+      (await deps.db.select().from(issueIndexes).where(eq(issueIndexes.repoId, repo.id)))[0]!.maxIndex,
+    ])
+  for (const [label, token] of [
+    ['POST issues (16 writers, scope all)', secret],
+    ['POST issues (16 writers, write:issue)', issueToken],
+  ] as const) {
+    const [before, indexBefore] = await counts()
+    const created = await run(label, base, [
+      '-m',
+      'POST',
+      '-H',
+      `Authorization: token ${token}`,
+      '-H',
+      'Content-Type: application/json',
+      '-b',
+      JSON.stringify({ title: 'Filed under load', body: 'Benchmark issue' }),
+    ])
+    const [after, maxIndex] = await counts()
+    console.log(
+      `created ${after - before} issues (autocannon saw ${created['2xx']} 2xx, ${created.non2xx} non-2xx); index counter ${maxIndex} = ${indexBefore} + ${maxIndex - indexBefore}` +
+        (maxIndex - indexBefore === after - before ? ', no gaps' : ', MISMATCH'),
+    )
+  }
   printRssSummary()
 } finally {
   await server.stop(true)

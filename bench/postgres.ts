@@ -101,7 +101,7 @@ function rate(runs: AutocannonResult[]): { perSecond: number; failures: string }
 
 try {
   servers.push(await startServe(SOURCES, dataDir, env))
-  const { sha1: token } = await created(servers[0]!, '/users/root/tokens', { name: 'bench' })
+  const { sha1: token } = await created(servers[0]!, '/users/root/tokens', { name: 'bench', scopes: ['all'] })
   const repo = await created(servers[0]!, '/user/repos', { name: 'load' })
   const post = ['-m', 'POST', '-H', `Authorization: token ${token}`, '-H', 'Content-Type: application/json', '-b', JSON.stringify({ title: 'Filed under load', body: 'Benchmark issue' })]
   const issuesUrl = (s: Served) => `${s.url}/api/v1/repos/root/load/issues`

@@ -97,8 +97,8 @@ describe('tokens of another user', () => {
   test('a site admin (Basic) lists and creates tokens for another user; others get 403, tokens 401', async () => {
     const list = await s.get('/users/carol/tokens', { basic: ['root', admin.password] })
     expect(list.status).toBe(200)
-    expect(list.body).toEqual([{ id: expect.any(Number), name: 'test', sha1: '', token_last_eight: carol.token.slice(-8) }])
-    const made = await s.post('/users/carol/tokens', { name: 'by-admin' }, { basic: ['root', admin.password] })
+    expect(list.body).toEqual([{ id: expect.any(Number), name: 'test', sha1: '', token_last_eight: carol.token.slice(-8), scopes: ['all'] }])
+    const made = await s.post('/users/carol/tokens', { name: 'by-admin', scopes: ['all'] }, { basic: ['root', admin.password] })
     expect(made.status).toBe(201)
     expect((await s.get('/user', { token: made.body.sha1 })).body.login).toBe('carol')
     const before = (await s.get('/users/carol/tokens', { basic: ['root', admin.password] })).body.length

@@ -128,7 +128,7 @@ describe('deleting a user who posted issues and comments', () => {
     const again = await w.s.post('/admin/users', { username: 'casper', email: 'casper2@example.com', password: 'secret-pass' }, { token: root.token })
     expect(again.status).toBe(201)
     expect(again.body.id).not.toBe(poster.user.id)
-    const token = await w.s.post('/users/casper/tokens', { name: 't' }, { basic: ['casper', 'secret-pass'] })
+    const token = await w.s.post('/users/casper/tokens', { name: 't', scopes: ['all'] }, { basic: ['casper', 'secret-pass'] })
     expect(token.status).toBe(201)
     const list = await w.s.get(`${repo.path}/issues?state=all&limit=50`)
     expect(list.body.filter((i: any) => i.user.login === 'Ghost')).toHaveLength(3)

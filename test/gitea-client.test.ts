@@ -95,10 +95,11 @@ describe('gitea-js against Warren', () => {
 
   test('access tokens with Basic credentials: create, list, use, delete', async () => {
     // Basic credentials go on a client without a token (gitea-js' token header would take precedence)
-    const created = await ok(anon.users.userCreateToken('alice', { name: 'ci' }, basicOf(alice)), 201)
+    const created = await ok(anon.users.userCreateToken('alice', { name: 'ci', scopes: ['read:user'] }, basicOf(alice)), 201)
     expect(created.name).toBe('ci')
     expect(created.sha1).toMatch(/^[0-9a-f]{40}$/)
     expect(typeof created.id).toBe('number')
+    expect(created.scopes).toEqual(['read:user'])
 
     const list = await ok(anon.users.userGetTokens('alice', {}, basicOf(alice)))
     expect(list.map((t) => t.name).sort()).toEqual(['ci', 'test'])
@@ -476,6 +477,7 @@ describe('gitea-js against Warren', () => {
   test('token scopes, token deletion by name, GPG keys', async () => {
     const scoped = await ok(anon.users.userCreateToken('bob', { name: 'scoped', scopes: ['write:repository', 'read:user'] }, basicOf(bob)), 201)
     expect(scoped.sha1).toMatch(/^[0-9a-f]{40}$/)
+    expect(scoped.scopes).toEqual(['write:repository', 'read:user'])
     const viaScoped = giteaApi(s.url, { token: scoped.sha1! })
     expect((await ok(viaScoped.user.userGetCurrent())).login).toBe('bob')
     // Gitea accepts the token's name where its id is expected
@@ -483,8 +485,8 @@ describe('gitea-js against Warren', () => {
     await empty(anon.users.userDeleteAccessToken('bob', 'scoped', basicOf(bob)))
     await fails(viaScoped.user.userGetCurrent(), 401)
     await fails(anon.users.userDeleteAccessToken('bob', 'scoped', basicOf(bob)), 404)
-    await ok(anon.users.userCreateToken('bob', { name: 'twin' }, basicOf(bob)), 201)
-    await ok(anon.users.userCreateToken('bob', { name: 'twin' }, basicOf(bob)), 201)
+    await ok(anon.users.userCreateToken('bob', { name: 'twin', scopes: ['read:user'] }, basicOf(bob)), 201)
+    await ok(anon.users.userCreateToken('bob', { name: 'twin', scopes: ['read:user'] }, basicOf(bob)), 201)
     expect((await fails(anon.users.userDeleteAccessToken('bob', 'twin', basicOf(bob)), 422)).message).toContain("multiple matches for token name 'twin'")
 
     const { publicKey } = await openpgp.generateKey({ type: 'curve25519', userIDs: [{ name: 'Bob', email: 'bob@example.com' }], format: 'armored' })

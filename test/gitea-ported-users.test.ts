@@ -36,7 +36,7 @@ afterAll(() => s.stop())
 describe('Gitea TestAPICreateAndDeleteToken / TestAPIDeleteMissingToken', () => {
   test('a token just created can be used and deleted; a missing one is 404', async () => {
     for (const name of ['test-key-1', 'test-key-2']) {
-      const made = await s.post('/users/user1/tokens', { name }, { basic: [user1.name, user1.password] })
+      const made = await s.post('/users/user1/tokens', { name, scopes: ['all'] }, { basic: [user1.name, user1.password] })
       expect(made.status).toBe(201)
       expect(made.body.name).toBe(name)
       expect(made.body.sha1).toMatch(/^[0-9a-f]{40}$/)

@@ -349,7 +349,7 @@ describe('lists', () => {
     const anon = await s.get('/users/erin/repos')
     expect(anon.body).toEqual([])
     expect(anon.headers.get('x-total-count')).toBe('0')
-    const dave = await s.get('/users/erin/repos', { token: (await s.post('/users/dave/tokens', { name: 'x' }, { basic: ['dave', 'pw-dave-secret'] })).body.sha1 })
+    const dave = await s.get('/users/erin/repos', { token: (await s.post('/users/dave/tokens', { name: 'x', scopes: ['all'] }, { basic: ['dave', 'pw-dave-secret'] })).body.sha1 })
     expect(dave.body.map((x: any) => x.name)).toEqual(['e1'])
     const erin = await s.get('/users/erin/repos?limit=1', { token: admin.token })
     expect(erin.body.map((x: any) => x.name)).toEqual(['e1'])

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ACCESS_KEYS, isRepoWrite, type OrgRoleNeed, type RepoNeed, type TeamRoleNeed } from '../src/auth/pipeline'
+import { ACCESS_KEYS, isRepoWrite, type OrgRoleNeed, type RepoNeed, type ScopeNeed, type TeamRoleNeed } from '../src/auth/pipeline'
+import { SCOPE_CATEGORIES, type ScopeCategory } from '../src/auth/scopes'
+import { createAccessToken } from '../src/modules/users/service'
 import { contentMark } from './db-snapshot'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 
@@ -105,7 +107,8 @@ describe('route table', () => {
   })
 
   test('every route declares its needs, but for the public ones and git smart HTTP (which answers in its own shape by the same access rule)', () => {
-    const keys = Object.values(ACCESS_KEYS)
+    // Access needs only: the token scope every API route declares is checked below.
+    const keys = Object.values(ACCESS_KEYS).filter((k) => k !== ACCESS_KEYS.scope)
     const undeclared = routes.filter((r) => !keys.some((k) => k in r.detail)).map((r) => `${r.method} ${r.path}`)
     expect(undeclared.sort()).toEqual(
       [
@@ -191,5 +194,120 @@ describe('route table', () => {
       if (role === 'owner') cases.push([route, urlOf(route), member, 404])
     }
     await expectRefused(cases)
+  })
+})
+
+// ---- token scopes ------------------------------------------------------------------------------
+
+const categoriesOf = (route: Route): ScopeCategory[] => {
+  const need = declared<ScopeNeed>(route, 'scope')
+  return need === undefined || need === 'none' ? [] : typeof need === 'string' ? [need as ScopeCategory] : [...need]
+}
+const levelOf = (method: string) => (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method) ? 'write' : 'read')
+
+/**
+ * The category Gitea's routes (tokenRequiresScopes per group) put each path under, written out
+ * here on its own so that a route declaring another one fails.
+ */
+function giteaCategories(path: string): ScopeCategory[] | 'none' {
+  if (['/api/v1/version', '/api/v1/markdown', '/api/v1/markdown/raw'].includes(path)) return 'none'
+  if (path.startsWith('/api/v1/admin/')) return ['admin']
+  if (path === '/api/v1/org/:org/repos') return ['organization', 'repository']
+  if (path.startsWith('/api/v1/orgs') || path.startsWith('/api/v1/teams/')) return ['organization']
+  if (/^\/api\/v1\/repos\/:owner\/:repo\/(issues|issue|labels|milestones|comments)(\/|$)/.test(path)) return ['issue']
+  if (path.startsWith('/api/v1/repos/') || path.startsWith('/api/v1/repositories/')) return ['repository']
+  if (path === '/api/v1/user/repos' || path.startsWith('/api/v1/user/starred') || path === '/api/v1/users/:username/repos') return ['user', 'repository']
+  if (path === '/api/v1/user/orgs' || path === '/api/v1/users/:username/orgs') return ['user', 'organization']
+  if (path.startsWith('/api/v1/user')) return ['user']
+  // Web routes serving a repository's content (raw files, archives, release downloads).
+  return ['repository']
+}
+
+/** Tokens by owner and scope list, made once: the secret and the scope as stored. */
+const tokens = new Map<string, { secret: string; text: string }>()
+async function tokenWith(who: TestUser, scopes: string[]) {
+  const key = `${who.name}|${scopes.join(',')}`
+  let token = tokens.get(key)
+  if (!token) {
+    const { row, secret } = await createAccessToken(s.deps, who.user.id, key.slice(0, 200), scopes)
+    tokens.set(key, (token = { secret, text: row.scope }))
+  }
+  return token
+}
+
+/** The route's request with a token; routes outside the API (web downloads) by their own URL. */
+async function sendWithToken(route: Route, url: string, secret: string) {
+  const withBody = levelOf(route.method) === 'write'
+  if (url.startsWith('/api/')) return s.request(route.method, url, { token: secret, ...(withBody ? { body: {} } : {}) })
+  const res = await fetch(s.url + url, { method: route.method, headers: { authorization: `token ${secret}` } })
+  const text = await res.text()
+  let body: any = null
+  try {
+    body = JSON.parse(text)
+  } catch {}
+  return { status: res.status, body, text }
+}
+
+describe('route table: token scopes', () => {
+  test('every API route declares its token scope category, the one Gitea groups it under (or explicitly none)', () => {
+    const api = routes.filter((r) => r.path.startsWith('/api/v1/'))
+    expect(api.filter((r) => declared(r, 'scope') === undefined).map((r) => `${r.method} ${r.path}`)).toEqual([])
+    const wrong = routes
+      .filter((r) => declared(r, 'scope') !== undefined)
+      .filter((r) => {
+        const need = declared<ScopeNeed>(r, 'scope')
+        const expected = giteaCategories(r.path)
+        return need === 'none' ? expected !== 'none' : JSON.stringify(categoriesOf(r)) !== JSON.stringify(expected)
+      })
+      .map((r) => `${r.method} ${r.path}: ${JSON.stringify(declared(r, 'scope'))}`)
+    expect(wrong).toEqual([])
+    for (const r of routes) for (const c of categoriesOf(r)) expect(SCOPE_CATEGORIES).toContain(c)
+    // Repository content outside the API (raw files, archives, downloads) is under the repository scope too.
+    const web = routes.filter((r) => r.path.startsWith('/:owner/:repo/') && !/info\/refs|git-/.test(r.path))
+    expect(web.length).toBeGreaterThan(2)
+    expect(web.filter((r) => categoriesOf(r).join() !== 'repository')).toEqual([])
+  })
+
+  test("a token without the route's category, or holding it only at read for a write, gets 403 in Gitea's words and changes nothing", async () => {
+    const problems: string[] = []
+    // The owner of everything the fixture made, so that only the scope stands in the way.
+    const cases: [Route, { secret: string; text: string }][] = []
+    for (const route of routes) {
+      const categories = categoriesOf(route)
+      if (!categories.length) continue
+      const others = SCOPE_CATEGORIES.filter((c) => !categories.includes(c)).map((c) => `write:${c}`)
+      cases.push([route, await tokenWith(owner, others)])
+      if (levelOf(route.method) === 'write') cases.push([route, await tokenWith(owner, [...others, ...categories.map((c) => `read:${c}`)])])
+    }
+    let before = await mark()
+    let checked = 0
+    for (const [route, token] of cases) {
+      const categories = categoriesOf(route)
+      const level = levelOf(route.method)
+      const res = await sendWithToken(route, urlOf(route), token.secret)
+      const after = await mark()
+      const message = `token does not have at least one of required scope(s), required=[${categories.map((c) => `${level}:${c}`).join(' ')}], token scope=${token.text}`
+      if (res.status !== 403 || res.body?.message !== message) problems.push(`${route.method} ${route.path} (${token.text}): ${res.status} ${res.text.slice(0, 160)}`)
+      else if (typeof res.body?.url !== 'string' && route.path.startsWith('/api/')) problems.push(`${route.method} ${route.path}: not the API's error shape`)
+      if (after !== before) problems.push(`${route.method} ${route.path} (${token.text}): refused, yet the database changed`)
+      before = after
+      checked++
+    }
+    expect(problems).toEqual([])
+    expect(checked).toBeGreaterThan(200)
+  })
+
+  test("a token with exactly the route's categories at the request's level passes the scope check", async () => {
+    const problems: string[] = []
+    for (const route of routes) {
+      const categories = categoriesOf(route)
+      if (!categories.length) continue
+      const level = levelOf(route.method)
+      // A caller the later needs refuse (a stranger, a private repository): only the scope check is exercised.
+      const token = await tokenWith(stranger, categories.map((c) => `${level}:${c}`))
+      const res = await sendWithToken(route, urlOf(route, 'priv'), token.secret)
+      if (res.status === 403 && String(res.body?.message).startsWith('token does not have')) problems.push(`${route.method} ${route.path}: ${res.body.message}`)
+    }
+    expect(problems).toEqual([])
   })
 })

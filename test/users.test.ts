@@ -67,7 +67,7 @@ describe('GET /users/search', () => {
 
 describe('access tokens', () => {
   test('create with Basic password, list without the secret, use, delete', async () => {
-    const created = await s.post('/users/alice/tokens', { name: 'ci' }, { basic: ['alice', alice.password] })
+    const created = await s.post('/users/alice/tokens', { name: 'ci', scopes: ['all'] }, { basic: ['alice', alice.password] })
     expect(created.status).toBe(201)
     expect(created.body.sha1).toMatch(/^[0-9a-f]{40}$/)
     expect(created.body.token_last_eight).toBe(created.body.sha1.slice(-8))
@@ -89,7 +89,7 @@ describe('access tokens', () => {
   test('form-encoded body works too', async () => {
     const r = await s.request('POST', '/users/alice/tokens', {
       basic: ['alice', alice.password],
-      raw: 'name=form-token',
+      raw: 'name=form-token&scopes=all',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     })
     expect(r.status).toBe(201)
@@ -108,7 +108,7 @@ describe('access tokens', () => {
   })
 
   test("a site admin may manage another user's tokens; another user's token id → 404", async () => {
-    const mine = await s.post('/users/bob/tokens', { name: 'mine' }, { basic: ['bob', bob.password] })
+    const mine = await s.post('/users/bob/tokens', { name: 'mine', scopes: ['all'] }, { basic: ['bob', bob.password] })
     const list = await s.get('/users/bob/tokens', { basic: ['root', admin.password] })
     expect(list.status).toBe(200)
     expect(list.body.map((t: any) => t.name)).toContain('mine')

@@ -80,6 +80,9 @@ const callers = (): [string, UserRow | null][] => [
   ['team member', people.teamer!],
   ['owner', people.privu!],
   ['site admin', people.siteadmin!],
+  // Signed in with a public-only token (src/auth/caller.ts marks the acting user).
+  ['owner, public-only', { ...people.privu!, publicOnly: true }],
+  ['site admin, public-only', { ...people.siteadmin!, publicOnly: true }],
 ]
 
 const allOwners = async () => await s.deps.db.select().from(users)
@@ -93,7 +96,7 @@ async function visibleByCode(owners: UserRow[], viewer: UserRow | null): Promise
 }
 
 describe('the code and SQL forms agree', () => {
-  for (const kind of ['anonymous', 'stranger', 'member', 'collaborator', 'team member', 'owner', 'site admin'])
+  for (const kind of ['anonymous', 'stranger', 'member', 'collaborator', 'team member', 'owner', 'site admin', 'owner, public-only', 'site admin, public-only'])
     test(`for the ${kind}`, async () => {
       const viewer = callers().find(([k]) => k === kind)![1]
       const owners = await allOwners()
@@ -133,6 +136,14 @@ describe('what each caller sees', () => {
     expect(member.has('privu') || member.has('privfan')).toBe(false)
     expect((await seenOwners(people.privu!)).has('privu')).toBe(true)
     expect((await seenOwners(people.siteadmin!)).size).toBe((await allOwners()).length)
+  })
+
+  test('a public-only caller sees what an anonymous one sees, owners and repositories', async () => {
+    for (const kind of ['owner, public-only', 'site admin, public-only']) {
+      const viewer = callers().find(([k]) => k === kind)![1]
+      expect([...(await seenOwners(viewer))].sort()).toEqual([...(await seenOwners(null))].sort())
+      expect([...(await readable(viewer))].sort()).toEqual(['org-public/pub', 'pubu/pub'])
+    }
   })
 
   test('repositories: public ones of open owners, plus what access grants; personal ties open no code', async () => {

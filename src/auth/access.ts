@@ -73,11 +73,13 @@ function accessQueriesOf(db: Db) {
  * site admin and owning user → owner; owners team of the owning organisation → owner;
  * otherwise the highest of the collaboration and the caller's teams that cover the repository;
  * everyone at least read on public repositories whose owner is open to them (visibility.ts).
+ * A public-only caller (UserRow.publicOnly) keeps their own level on public repositories of
+ * public owners and has none on the others.
  */
 export async function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[], knownOwners: OwnerInfo[] = []): Promise<Map<number, AccessMode>> {
   const result = new Map<number, AccessMode>()
   if (repos.length === 0) return result
-  if (user && (user.isAdmin || repos.every((r) => r.ownerId === user.id))) {
+  if (user && !user.publicOnly && (user.isAdmin || repos.every((r) => r.ownerId === user.id))) {
     for (const r of repos) result.set(r.id, AccessMode.Owner)
     return result
   }
@@ -116,7 +118,12 @@ export async function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[
     }
   }
   for (const r of repos) {
-    if (user && r.ownerId === user.id) {
+    // A public-only token reaches public repositories of public owners only (visibility.ts).
+    if (user?.publicOnly && (r.isPrivate || owners.get(r.ownerId)?.visibility !== 'public')) {
+      result.set(r.id, AccessMode.None)
+      continue
+    }
+    if (user && (r.ownerId === user.id || user.isAdmin)) {
       result.set(r.id, AccessMode.Owner)
       continue
     }

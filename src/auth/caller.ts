@@ -5,8 +5,14 @@ import { accessTokens, emailAddresses, users } from '../db/schema'
 import { ApiError, unauthorized, forbidden } from '../lib/errors'
 import { hashPassword, hashToken, newTokenSecret, verifyPassword } from './secrets'
 import { FailureLimiter } from './failure-limiter'
+import { storedScope, type TokenScope } from './scopes'
 
-export type UserRow = typeof users.$inferSelect
+/**
+ * A user row. `publicOnly` is set only on the acting user of a request made with a `public-only`
+ * token: the visibility rule (visibility.ts, access.ts) then shows that caller what an anonymous
+ * one sees, and nothing private, whatever the user could see otherwise.
+ */
+export type UserRow = typeof users.$inferSelect & { publicOnly?: true }
 
 /** Who is calling, and how they proved it. */
 export interface Caller {
@@ -16,9 +22,14 @@ export interface Caller {
   method: 'password' | 'token' | null
   /** The user the credentials belong to (differs from `user` under sudo). */
   signedInAs: UserRow | null
+  /**
+   * The token's scope when the credentials were a token (the pipeline's `scope` need checks it);
+   * null for a password or no credentials, which scopes do not limit.
+   */
+  scope: TokenScope | null
 }
 
-const ANONYMOUS: Caller = { user: null, method: null, signedInAs: null }
+const ANONYMOUS: Caller = { user: null, method: null, signedInAs: null, scope: null }
 
 /**
  * Turns a request's credentials into a Caller, once per request (cached on the Request).
@@ -52,9 +63,12 @@ export class Auth {
     private readonly db: Db,
     private readonly config: Config,
   ) {
-    // A sub-query, not a join: SQLite answers this form several times faster (hot path).
+    // Sub-queries, not a join: SQLite answers this form several times faster (hot path).
     this.tokenLookup = db
-      .select()
+      .select({
+        user: users,
+        scope: sql<string>`(select ${accessTokens.scope} from ${accessTokens} where ${accessTokens.tokenHash} = ${sqlPlaceholder('hash')})`,
+      })
       .from(users)
       .where(inArray(users.id, db.select({ id: accessTokens.userId }).from(accessTokens).where(eq(accessTokens.tokenHash, sqlPlaceholder('hash')))))
       .prepare()
@@ -108,7 +122,7 @@ export class Auth {
     if (caller.signedInAs?.mustChangePassword && isApiUrl(url))
       throw forbidden('You must change your password. Ask a site administrator to set a new one.')
     const sudo = params?.get('sudo') || request.headers.get('sudo')
-    if (!sudo) return caller
+    if (!sudo) return caller.scope?.publicOnly ? { ...caller, user: publicOnlyViewer(caller.user!) } : caller
     // Gitea's body for this one has no `url`.
     if (!caller.user?.isAdmin) throw new ApiError(403, 'Only administrators allowed to sudo.', { url: undefined })
     // No name holds a NUL character (and PostgreSQL cannot be asked for one).
@@ -117,7 +131,8 @@ export class Auth {
     // Gitea does not check this; acting as an account barred from signing in would bypass the bar.
     if (!target.isActive || target.prohibitLogin)
       throw forbidden(`Cannot sudo as ${target.name}: the account is prohibited from signing in.`)
-    return { user: target, method: caller.method, signedInAs: caller.signedInAs }
+    // The token's scope limits what is done as the other user too.
+    return { user: caller.scope?.publicOnly ? publicOnlyViewer(target) : target, method: caller.method, signedInAs: caller.signedInAs, scope: caller.scope }
   }
 
   private async credentials(request: Request, params: URLSearchParams | null): Promise<Caller> {
@@ -142,15 +157,16 @@ export class Auth {
    */
   async byToken(secret: string, address?: string): Promise<Caller> {
     this.checkNotLocked(this.addressFailures, address)
-    const user = await this.findTokenOwner(secret)
-    if (!user) {
+    const found = await this.findToken(secret)
+    if (!found) {
       this.takeAttempt(this.addressFailures, address)
       throw unauthorized('invalid token')
     }
-    return this.signedIn(user, 'token')
+    return this.signedIn(found.user, 'token', storedScope(found.scope))
   }
 
-  private async findTokenOwner(secret: string): Promise<UserRow | undefined> {
+  /** The owner of a token secret and the token's scope (undefined when no token has it). */
+  private async findToken(secret: string): Promise<{ user: UserRow; scope: string } | undefined> {
     if (!/^[0-9a-f]{40}$/i.test(secret)) return undefined
     return (await this.tokenLookup.execute({ hash: hashToken(secret.toLowerCase()) }))[0]
   }
@@ -174,8 +190,8 @@ export class Auth {
     const password = decoded.slice(colon + 1)
     // A token in either half, as byToken; a password is counted before it is checked.
     this.checkNotLocked(this.addressFailures, address)
-    const tokenOwner = await this.findTokenOwner(password === '' || password === 'x-oauth-basic' ? name : password)
-    if (tokenOwner) return this.signedIn(tokenOwner, 'token')
+    const token = await this.findToken(password === '' || password === 'x-oauth-basic' ? name : password)
+    if (token) return this.signedIn(token.user, 'token', storedScope(token.scope))
     this.takeAttempt(this.addressFailures, address)
     const found = name.includes('@')
       ? (await this.userByEmail.execute({ email: name.toLowerCase() }))[0]?.user
@@ -196,7 +212,7 @@ export class Auth {
       if (!ok || !user || !realHash) throw unauthorized('invalid credentials')
       this.accountFailures.clear(account)
       if (address) this.addressFailures.refund(address)
-      return this.signedIn(user, 'password')
+      return this.signedIn(user, 'password', null)
     })
   }
 
@@ -236,10 +252,10 @@ export class Auth {
     return this.dummyHash
   }
 
-  private signedIn(user: UserRow, method: 'password' | 'token'): Caller {
+  private signedIn(user: UserRow, method: 'password' | 'token', scope: TokenScope | null): Caller {
     if (!user.isActive || user.prohibitLogin)
       throw forbidden('This account is prohibited from signing in, please contact your site administrator.')
-    return { user, method, signedInAs: user }
+    return { user, method, signedInAs: user, scope }
   }
 
   /** Re-reads a user (e.g. after an update) by id. */
@@ -249,6 +265,9 @@ export class Auth {
 }
 
 const sqlPlaceholder = (name: string) => sql.placeholder(name)
+
+/** The acting user as a `public-only` token shows them to the visibility rule (see UserRow). */
+const publicOnlyViewer = (user: UserRow): UserRow => ({ ...user, publicOnly: true })
 
 /** Longest unknown name counted as is (longer ones cannot be accounts; bounds the memory). */
 const MAX_COUNTED_NAME = 320

@@ -5,6 +5,7 @@ import { askedPage, pageOf, setListHeaders, type Page, type Paged } from '../lib
 import { AccessMode } from './access'
 import { requireSiteAdmin, requireUser } from './caller'
 import { loadRepoContext, type RepoContext } from './repo-context'
+import { requireScope, scopeLevelOf, type ScopeCategory } from './scopes'
 import { loadOrg, requireOrgMember, requireOrgOwner } from '../modules/orgs/service'
 import { loadTeam, requireTeamOwner } from '../modules/teams/service'
 
@@ -16,6 +17,12 @@ import { loadTeam, requireTeamOwner } from '../modules/teams/service'
  *   .post('/repos/:owner/:repo/labels', ({ repo }) => ..., { repo: { level: 'write', unit: 'issues' } })
  *
  * Needs (each an Elysia macro; a route may combine them):
+ * - `scope: ScopeNeed`: the token scope category (or categories) the route belongs to, as Gitea's
+ *   tokenRequiresScopes groups them, or `'none'` for the few open routes Gitea leaves outside
+ *   every category (`/version`, markdown). A token must hold each category at read (GET, HEAD)
+ *   or write (other methods), else 403 with Gitea's message; passwords are not limited. Every
+ *   API route declares one (test/route-table.test.ts), first among its needs, so that a token
+ *   without the scope is refused before anything is looked up, as in Gitea.
  * - `caller: true`: the caller, anonymous allowed (`caller`).
  * - `signed: true`: a signed-in caller, else 401 (`caller`, `user`).
  * - `siteAdmin: true`: a site administrator, else 401 / 403 (`caller`, `user`).
@@ -61,6 +68,7 @@ export interface RepoNeed {
 
 /** Where each need is recorded in a route's `detail` (one key per need: Elysia merges them). */
 export const ACCESS_KEYS = {
+  scope: 'x-warren-scope',
   caller: 'x-warren-caller',
   signed: 'x-warren-signed',
   siteAdmin: 'x-warren-site-admin',
@@ -68,6 +76,9 @@ export const ACCESS_KEYS = {
   org: 'x-warren-org',
   team: 'x-warren-team',
 } as const
+
+/** The token scope categories a route needs (all of them), or none. */
+export type ScopeNeed = ScopeCategory | readonly ScopeCategory[] | 'none'
 
 export type OrgRoleNeed = 'visible' | 'member' | 'owner'
 export type TeamRoleNeed = 'member' | 'owner'
@@ -148,6 +159,15 @@ function checkedNeed<T extends Record<string, unknown>>(key: keyof typeof ACCESS
 /** The pipeline plugin: `.use(pipeline(deps))` in every module. */
 export const pipeline = (deps: AppDeps) =>
   new Elysia().macro({
+    scope: (need: ScopeNeed) => {
+      if (need === 'none') return declare('scope', need)
+      const categories = typeof need === 'string' ? [need as ScopeCategory] : need
+      return checkedNeed('scope', need, async ({ request }) => {
+        const { scope } = await deps.auth.caller(request)
+        if (scope) requireScope(scope, categories, scopeLevelOf(request.method))
+        return {}
+      })
+    },
     caller: checkedNeed('caller', true, async ({ request }) => ({ caller: await deps.auth.caller(request) })),
     signed: checkedNeed('signed', true, async ({ request }) => {
       const caller = await deps.auth.caller(request)

@@ -99,7 +99,12 @@ export async function loadRepoContext(
     throw notFound()
   }
   const mode = await accessLevel(deps.db, caller.user, found.repo, found.owner)
-  if (mode < AccessMode.Read) throw notFound()
+  if (mode < AccessMode.Read) {
+    // A public-only token's user who could read it without that limit is told why, as Gitea does.
+    if (caller.user?.publicOnly && (await accessLevel(deps.db, { ...caller.user, publicOnly: undefined }, found.repo, found.owner)) >= AccessMode.Read)
+      throw forbidden('token scope is limited to public repos')
+    throw notFound()
+  }
   if (mode < need) {
     if (!caller.user) throw unauthorized()
     throw forbidden('You do not have the permission needed for this repository')

@@ -25,8 +25,18 @@ import type { UserRow } from './caller'
  * private person or sharing an organisation with them shows their profile, not their code).
  */
 
+/*
+ * A viewer signed in with a `public-only` token (UserRow.publicOnly) is shown what an anonymous
+ * one is: public owners and public repositories of public owners, nothing through their own
+ * rights, ties or site administration (Gitea 1.23's public-only scope). What they may change in
+ * what they see is still their own (accessLevels in access.ts).
+ */
+
 /** The viewer as the rule needs it (null: anonymous). */
-export type Viewer = Pick<UserRow, 'id' | 'isAdmin'> | null
+export type Viewer = Pick<UserRow, 'id' | 'isAdmin' | 'publicOnly'> | null
+
+/** The viewer the rule sees: a public-only viewer counts as anonymous. */
+const seen = (viewer: Viewer): Viewer => (viewer?.publicOnly ? null : viewer)
 
 /** An owner (user or organisation) as the rule needs it. */
 export type OwnerInfo = Pick<UserRow, 'id' | 'type' | 'visibility'>
@@ -45,8 +55,9 @@ export const NO_TIES: Ties = { member: false, personal: false }
 // ---- owners: code form ----------------------------------------------------------------------
 
 /** Whether `viewer` may see `owner`, given the viewer's ties to it. */
-export function ownerVisible(owner: OwnerInfo, viewer: Viewer, ties: Ties): boolean {
+export function ownerVisible(owner: OwnerInfo, asked: Viewer, ties: Ties): boolean {
   if (owner.visibility === 'public') return true
+  const viewer = seen(asked)
   if (!viewer) return false
   if (viewer.isAdmin || viewer.id === owner.id || owner.visibility !== 'private') return true
   return ties.member || ties.personal
@@ -88,7 +99,8 @@ export async function tiesTo(db: Db, viewer: Viewer, ownerId: number): Promise<T
 }
 
 /** ownerVisible for one owner row, reading the viewer's ties only when they matter. */
-export async function ownerVisibleTo(db: Db, owner: OwnerInfo, viewer: Viewer): Promise<boolean> {
+export async function ownerVisibleTo(db: Db, owner: OwnerInfo, asked: Viewer): Promise<boolean> {
+  const viewer = seen(asked)
   if (ownerVisible(owner, viewer, NO_TIES)) return true
   return viewer !== null && ownerVisible(owner, viewer, await tiesTo(db, viewer, owner.id))
 }
@@ -99,7 +111,8 @@ export async function ownerVisibleTo(db: Db, owner: OwnerInfo, viewer: Viewer): 
  * SQL form of ownerVisible over the `users` table (people and organisations); `personal`
  * false leaves personal ties out (the repository rule). Undefined: no restriction (site admins).
  */
-export function visibleOwnerCondition(viewer: Viewer, personal = true): SQL | undefined {
+export function visibleOwnerCondition(asked: Viewer, personal = true): SQL | undefined {
+  const viewer = seen(asked)
   if (!viewer) return eq(users.visibility, 'public')
   if (viewer.isAdmin) return undefined
   const memberOf = qb.select({ id: orgUsers.orgId }).from(orgUsers).where(eq(orgUsers.uid, viewer.id))
@@ -128,7 +141,8 @@ export const publicRepoOpen = (repo: { isPrivate: boolean }, owner: OwnerInfo, v
 // ---- repositories: SQL form -----------------------------------------------------------------
 
 /** SQL form of the repository rule (what accessLevels grants read on), a condition on `repositories`. Undefined: no restriction. */
-export function readableRepoCondition(viewer: Viewer): SQL | undefined {
+export function readableRepoCondition(asked: Viewer): SQL | undefined {
+  const viewer = seen(asked)
   if (viewer?.isAdmin) return undefined
   // A correlated EXISTS: one primary-key read per repository row (measured: `owner_id IN (SELECT
   // id FROM users WHERE …)` builds the whole list of open owners first, ten times slower).

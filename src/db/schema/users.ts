@@ -73,6 +73,12 @@ export const accessTokens = sqliteTable(
     /** SHA-256 (hex) of the secret; the secret itself is never stored. */
     tokenHash: text('token_hash').notNull(),
     tokenLastEight: text('token_last_eight').notNull(),
+    /**
+     * The token's scope, normalised (src/auth/scopes.ts), e.g. `read:user,write:issue`. Tokens
+     * made before scopes existed got `all` (the default), so they keep working as they did; every
+     * token made since is given its scope explicitly.
+     */
+    scope: text('scope').notNull().default('all'),
     createdUnix: integer('created_unix').notNull(),
     updatedUnix: integer('updated_unix').notNull(),
   },

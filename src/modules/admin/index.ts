@@ -17,6 +17,7 @@ export const adminModule = (deps: AppDeps) => {
       '/admin/users',
       async ({ user: admin, page, respond }) => respond(await listAllUsers(deps, page), (rows) => rows.map((u) => toApiUser(config, u, admin))),
       {
+        scope: 'admin',
         siteAdmin: true,
         paged: true,
         query: PageQuery,
@@ -40,6 +41,7 @@ export const adminModule = (deps: AppDeps) => {
         return status(201, toApiUser(config, user, admin))
       },
       {
+        scope: 'admin',
         siteAdmin: true,
         transform: formBooleans(CreateUserOption),
         body: CreateUserOption,
@@ -54,6 +56,7 @@ export const adminModule = (deps: AppDeps) => {
         return toApiUser(config, user, admin)
       },
       {
+        scope: 'admin',
         siteAdmin: true,
         params: UsernameParams,
         transform: formBooleans(EditUserOption),
@@ -69,6 +72,7 @@ export const adminModule = (deps: AppDeps) => {
         return status(204, undefined)
       },
       {
+        scope: 'admin',
         siteAdmin: true,
         params: UsernameParams,
         response: { 204: t.Void() },

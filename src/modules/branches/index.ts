@@ -15,6 +15,7 @@ export const branchesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/branches',
       async ({ repo, page, respond }) => respond(await branchHeads(deps, repo, page), async (heads) => await branchesToApi(deps, repo, heads)),
       {
+        scope: 'repository',
         repo: { level: 'read' },
         // Branches grow without bound: a page always (Gitea's default size when none is asked).
         paged: true,
@@ -28,6 +29,7 @@ export const branchesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/branches/*',
       async ({ params, repo }) => await getBranch(deps, repo, wildcardOf(params)),
       {
+        scope: 'repository',
         repo: { level: 'read' },
         params: RepoWildcardParams,
         response: { 200: BranchSchema },

@@ -18,6 +18,7 @@ export const collaboratorsModule = (deps: AppDeps) =>
       async ({ repo, page, respond }) =>
         respond(await listCollaborators(deps, repo.caller.user, repo.repo, page), (rows) => rows.map((u) => toApiUser(deps.config, u, repo.caller.user))),
       {
+        scope: 'repository',
         repo: { level: 'read' },
         paged: true,
         params: RepoParams,
@@ -34,6 +35,7 @@ export const collaboratorsModule = (deps: AppDeps) =>
         return status(204, undefined)
       },
       {
+        scope: 'repository',
         repo: { level: 'read' },
         params: CollaboratorParams,
         detail: { operationId: 'repoCheckCollaborator', summary: 'Check if a user is a collaborator of a repository' },
@@ -46,6 +48,7 @@ export const collaboratorsModule = (deps: AppDeps) =>
         return status(204, undefined)
       },
       {
+        scope: 'repository',
         repo: { level: 'admin' },
         params: CollaboratorParams,
         body: t.Optional(AddCollaboratorOption),
@@ -59,6 +62,7 @@ export const collaboratorsModule = (deps: AppDeps) =>
         return status(204, undefined)
       },
       {
+        scope: 'repository',
         repo: { level: 'admin' },
         params: CollaboratorParams,
         detail: { operationId: 'repoDeleteCollaborator', summary: 'Delete a collaborator from a repository' },

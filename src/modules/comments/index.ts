@@ -23,6 +23,7 @@ export const commentsModule = (deps: AppDeps) => {
         // Paged in SQL, page 1 of 30 when none is asked for: a repository's comments grow without bound.
         respond(await listRepoComments(deps, repo.repo.id, windowOf(query), page), async (rows) => await commentsToApi(deps, repo.repo, rows, repo.caller.user)),
       {
+        scope: 'issue',
         repo: readIssues,
         paged: true,
         params: RepoParams,
@@ -38,6 +39,7 @@ export const commentsModule = (deps: AppDeps) => {
         return status(201, (await commentsToApi(deps, repo.repo, [row], user))[0]!)
       },
       {
+        scope: 'issue',
         repo: readIssues,
         signed: true,
         params: IssueParams,
@@ -57,6 +59,7 @@ export const commentsModule = (deps: AppDeps) => {
         return respond(await listIssueComments(deps, issue, windowOf(query), page), async (rows) => await commentsToApi(deps, repo.repo, rows, repo.caller.user))
       },
       {
+        scope: 'issue',
         repo: readIssues,
         pageIfAsked: true,
         params: IssueParams,
@@ -84,6 +87,7 @@ export const commentsModule = (deps: AppDeps) => {
           return (await commentsToApi(deps, repo.repo, [row], user))[0]!
         },
         {
+          scope: 'issue',
           repo: readIssues,
           signed: true,
           params,
@@ -99,7 +103,7 @@ export const commentsModule = (deps: AppDeps) => {
           await deleteComment(deps, repo, pathNumber(p.id), optionalNumber(p.index), user)
           return status(204, undefined)
         },
-        { repo: readIssues, signed: true, params, response: { 204: t.Void() }, detail: { operationId: `issueDeleteComment${suffix}`, summary: 'Delete a comment (author or repository admin)' } },
+        { scope: 'issue', repo: readIssues, signed: true, params, response: { 204: t.Void() }, detail: { operationId: `issueDeleteComment${suffix}`, summary: 'Delete a comment (author or repository admin)' } },
       )
   }
   return app

@@ -19,6 +19,7 @@ export const deployKeysModule = (deps: AppDeps) =>
       async ({ query, repo, page, respond }) =>
         respond(await listDeployKeys(deps, repo.repo.id, page, { keyId: query.key_id, fingerprint: query.fingerprint }), async (rows) => await deployKeysToApi(deps, repo, rows)),
       {
+        scope: 'repository',
         repo: { level: 'admin' },
         paged: true,
         params: RepoParams,
@@ -31,6 +32,7 @@ export const deployKeysModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/keys',
       async ({ body, status, repo }) => status(201, (await deployKeysToApi(deps, repo, [await addDeployKey(deps, repo.repo.id, body)]))[0]!),
       {
+        scope: 'repository',
         repo: { level: 'admin', writes: false },
         params: RepoParams,
         body: CreateKeyOption,
@@ -42,6 +44,7 @@ export const deployKeysModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/keys/:id',
       async ({ params, repo }) => (await deployKeysToApi(deps, repo, [await getDeployKey(deps, repo.repo.id, pathNumber(params.id))]))[0]!,
       {
+        scope: 'repository',
         repo: { level: 'admin' },
         params: DeployKeyParams,
         response: { 200: DeployKeySchema },
@@ -55,6 +58,7 @@ export const deployKeysModule = (deps: AppDeps) =>
         return status(204, undefined)
       },
       {
+        scope: 'repository',
         repo: { level: 'admin', writes: false },
         params: DeployKeyParams,
         response: { 204: t.Void() },

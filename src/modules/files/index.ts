@@ -16,6 +16,7 @@ export const downloadRoutes = (deps: AppDeps, base: string, opts: { web: boolean
       `${base}/raw/*`,
       ({ params, query, repo }) => rawFile(deps, repo, { wildcard: wildcardOf(params), ref: query.ref, explicitKinds: opts.web }),
       {
+        scope: 'repository',
         repo: { level: 'read' },
         params: RepoWildcardParams,
         query: t.Object({ ref: QueryText() }),
@@ -27,6 +28,7 @@ export const downloadRoutes = (deps: AppDeps, base: string, opts: { web: boolean
       `${base}/archive/*`,
       ({ params, repo }) => archive(deps, repo, wildcardOf(params)),
       {
+        scope: 'repository',
         repo: { level: 'read' },
         params: RepoWildcardParams,
         response: { 200: FileBytes },
@@ -43,6 +45,7 @@ export const filesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/editorconfig/*',
       ({ params, repo }) => editorConfigFor(deps, repo, wildcardOf(params)),
       {
+        scope: 'repository',
         repo: { level: 'read' },
         params: RepoWildcardParams,
         response: { 200: EditorConfigSchema },

@@ -15,6 +15,7 @@ export const forksModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/forks',
       async ({ repo: ctx, page, respond }) => respond(await listForks(deps, ctx.caller.user, ctx.repo, page), async (rows) => await reposToApi(deps, ctx.caller.user, rows)),
       {
+        scope: 'repository',
         repo: { level: 'read' },
         paged: true,
         params: RepoParams,
@@ -31,6 +32,7 @@ export const forksModule = (deps: AppDeps) =>
         return status(202, (await reposToApi(deps, user, [fork]))[0]!)
       },
       {
+        scope: 'repository',
         // Reading is enough, and an archived repository may be forked (Gitea checks neither).
         repo: { level: 'read', writes: false },
         signed: true,

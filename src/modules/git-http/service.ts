@@ -2,7 +2,8 @@ import type { AppDeps } from '../../deps'
 import type { RepoRow } from '../../auth/access'
 import { gitRepoOf, redirectedLocation } from '../../auth/repo-context'
 import { findGitRepository, gitAccessRefusal, stripGitSuffix, type GitRefusal } from '../../auth/git-access'
-import type { UserRow } from '../../auth/caller'
+import type { Caller, UserRow } from '../../auth/caller'
+import { scopeRefusal } from '../../auth/scopes'
 import { ApiError, apiErrorOfGit } from '../../lib/errors'
 import { GitError, type GitRepo } from '../../git/run'
 import { boundedStream, bodyTooLarge } from '../../lib/body'
@@ -55,15 +56,27 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
   // repository itself, 301 to the same URL under the new name (git follows it).
   const found = await findGitRepository(deps, ownerName, repoName)
   if (!found) return gitErrorResponse(deps, 404, 'Repository not found')
-  let user: UserRow | null
+  let caller: Caller
   try {
-    user = (await deps.auth.caller(request)).user
+    caller = await deps.auth.caller(request)
   } catch (e) {
     // A 429 keeps its Retry-After (too many failed sign-ins from this client or for this account).
     if (e instanceof ApiError) return gitErrorResponse(deps, e.status, e.status === 401 ? 'invalid credentials' : e.message, e.headers)
     throw e
   }
+  let user = caller.user
+  // A token needs the repository scope: read to clone or fetch, write to push. As in Gitea, a
+  // pull that needs no credentials at all (a public repository) is served whatever the token's
+  // scope, as it would be to an anonymous client.
+  const scopeRefused = caller.scope && scopeRefusal(caller.scope, ['repository'], service === 'receive-pack' ? 2 : 1)
+  if (scopeRefused) {
+    if (service === 'receive-pack' || (await gitAccessRefusal(deps, { user: null }, found, service))) return gitErrorResponse(deps, 403, scopeRefused)
+    user = null
+  }
   const refusal = await gitAccessRefusal(deps, { user }, found, service)
+  // A public-only token's user who could reach the repository otherwise is told why, as Gitea does.
+  if (refusal === 'not-found' && user?.publicOnly && !(await gitAccessRefusal(deps, { user: { ...user, publicOnly: undefined } }, found, service)))
+    return gitErrorResponse(deps, 403, 'token scope is limited to public repos')
   if (refusal) return gitErrorResponse(deps, ...REFUSALS[refusal])
   if (found.moved)
     return new Response(null, {

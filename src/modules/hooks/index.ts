@@ -46,6 +46,7 @@ export const hooksModule = (deps: AppDeps) =>
     .use(pipeline(deps))
     // ---- repository hooks
     .get('/repos/:owner/:repo/hooks', async ({ repo, respond, page }) => respond(await listHooks(deps, { repo: repo.repo }, page), (rows) => rows.map(hookToApi)), {
+      scope: 'repository',
       repo: { level: 'admin' },
       pageIfAsked: true,
       params: RepoParams,
@@ -54,6 +55,7 @@ export const hooksModule = (deps: AppDeps) =>
       detail: { operationId: 'repoListHooks', summary: 'List the hooks in a repository' },
     })
     .post('/repos/:owner/:repo/hooks', async ({ repo, body, status }) => status(201, hookToApi(await createHook(deps, { repo: repo.repo }, body))), {
+      scope: 'repository',
       repo: { level: 'admin', writes: false },
       params: RepoParams,
       body: CreateHookOption,
@@ -61,12 +63,14 @@ export const hooksModule = (deps: AppDeps) =>
       detail: { operationId: 'repoCreateHook', summary: 'Create a hook' },
     })
     .get('/repos/:owner/:repo/hooks/:id', async ({ repo, params }) => hookToApi(await getHook(deps, { repo: repo.repo }, pathNumber(params.id))), {
+      scope: 'repository',
       repo: { level: 'admin' },
       params: RepoHookParams,
       response: { 200: HookSchema },
       detail: { operationId: 'repoGetHook', summary: 'Get a hook' },
     })
     .patch('/repos/:owner/:repo/hooks/:id', async ({ repo, params, body }) => hookToApi(await editHook(deps, { repo: repo.repo }, pathNumber(params.id), body)), {
+      scope: 'repository',
       repo: { level: 'admin', writes: false },
       params: RepoHookParams,
       body: EditHookOption,
@@ -80,6 +84,7 @@ export const hooksModule = (deps: AppDeps) =>
         return status(204, undefined)
       },
       {
+        scope: 'repository',
         repo: { level: 'admin', writes: false },
         params: RepoHookParams,
         response: NoContent,
@@ -94,6 +99,7 @@ export const hooksModule = (deps: AppDeps) =>
         return status(204, undefined)
       },
       {
+        scope: 'repository',
         repo: { level: 'admin', writes: false },
         params: RepoHookParams,
         response: NoContent,
@@ -107,6 +113,7 @@ export const hooksModule = (deps: AppDeps) =>
         return respond(await listDeliveries(deps, hook, page), (rows) => rows.map((task) => deliveryToApi(hook, task)))
       },
       {
+        scope: 'repository',
         repo: { level: 'admin' },
         paged: true,
         params: RepoHookParams,
@@ -122,6 +129,7 @@ export const hooksModule = (deps: AppDeps) =>
         return deliveryToApi(hook, await getDelivery(deps, hook, params.delivery))
       },
       {
+        scope: 'repository',
         repo: { level: 'admin' },
         params: RepoHookDeliveryParams,
         response: { 200: HookDeliverySchema },
@@ -135,6 +143,7 @@ export const hooksModule = (deps: AppDeps) =>
         return status(202, deliveryToApi(hook, await redeliver(deps, hook, await getDelivery(deps, hook, params.delivery))))
       },
       {
+        scope: 'repository',
         repo: { level: 'admin', writes: false },
         params: RepoHookDeliveryParams,
         response: { 202: HookDeliverySchema },
@@ -143,6 +152,7 @@ export const hooksModule = (deps: AppDeps) =>
     )
     // ---- organisation hooks (the seed's POST has a trailing slash: both spellings are served)
     .get('/orgs/:org/hooks', async ({ org, respond, page }) => respond(await listHooks(deps, { org: org.org }, page), (rows) => rows.map(hookToApi)), {
+      scope: 'organization',
       org: 'owner',
       pageIfAsked: true,
       params: OrgParams,
@@ -151,6 +161,7 @@ export const hooksModule = (deps: AppDeps) =>
       detail: { operationId: 'orgListHooks', summary: "List an organization's webhooks" },
     })
     .post('/orgs/:org/hooks', async ({ org, body, status }) => status(201, hookToApi(await createHook(deps, { org: org.org }, body))), {
+      scope: 'organization',
       org: 'owner',
       params: OrgParams,
       body: CreateHookOption,
@@ -158,12 +169,14 @@ export const hooksModule = (deps: AppDeps) =>
       detail: { operationId: 'orgCreateHook', summary: 'Create a hook' },
     })
     .get('/orgs/:org/hooks/:id', async ({ org, params }) => hookToApi(await getHook(deps, { org: org.org }, pathNumber(params.id))), {
+      scope: 'organization',
       org: 'owner',
       params: OrgHookParams,
       response: { 200: HookSchema },
       detail: { operationId: 'orgGetHook', summary: 'Get a hook' },
     })
     .patch('/orgs/:org/hooks/:id', async ({ org, params, body }) => hookToApi(await editHook(deps, { org: org.org }, pathNumber(params.id), body)), {
+      scope: 'organization',
       org: 'owner',
       params: OrgHookParams,
       body: EditHookOption,
@@ -177,6 +190,7 @@ export const hooksModule = (deps: AppDeps) =>
         return status(204, undefined)
       },
       {
+        scope: 'organization',
         org: 'owner',
         params: OrgHookParams,
         response: NoContent,
@@ -190,6 +204,7 @@ export const hooksModule = (deps: AppDeps) =>
         return respond(await listDeliveries(deps, hook, page), (rows) => rows.map((task) => deliveryToApi(hook, task)))
       },
       {
+        scope: 'organization',
         org: 'owner',
         paged: true,
         params: OrgHookParams,
@@ -205,6 +220,7 @@ export const hooksModule = (deps: AppDeps) =>
         return deliveryToApi(hook, await getDelivery(deps, hook, params.delivery))
       },
       {
+        scope: 'organization',
         org: 'owner',
         params: OrgHookDeliveryParams,
         response: { 200: HookDeliverySchema },
@@ -218,6 +234,7 @@ export const hooksModule = (deps: AppDeps) =>
         return status(202, deliveryToApi(hook, await redeliver(deps, hook, await getDelivery(deps, hook, params.delivery))))
       },
       {
+        scope: 'organization',
         org: 'owner',
         params: OrgHookDeliveryParams,
         response: { 202: HookDeliverySchema },

@@ -26,6 +26,7 @@ export const issuesModule = (deps: AppDeps) =>
       async ({ query, repo, page, respond }) =>
         respond(await listIssues(deps, repo.repo, repo.caller.user, query, page), async (rows) => await issuesToApi(deps, repo.repo, rows, repo.caller.user)),
       {
+        scope: 'issue',
         repo: { unit: 'issues' },
         paged: true,
         params: RepoParams,
@@ -41,6 +42,7 @@ export const issuesModule = (deps: AppDeps) =>
         return status(201, toApiIssue(deps.config, repo.repo, row, rel, user))
       },
       {
+        scope: 'issue',
         repo: { unit: 'issues' },
         signed: true,
         params: RepoParams,
@@ -52,7 +54,7 @@ export const issuesModule = (deps: AppDeps) =>
     .get(
       '/repos/:owner/:repo/issues/:index',
       async ({ params, repo }) => await issueToApi(deps, repo.repo, await findIssue(deps, repo.repo.id, pathNumber(params.index)), repo.caller.user),
-      { repo: { unit: 'issues' }, params: IssueParams, response: { 200: IssueSchema }, detail: { operationId: 'issueGetIssue', summary: 'Get an issue' } },
+      { scope: 'issue', repo: { unit: 'issues' }, params: IssueParams, response: { 200: IssueSchema }, detail: { operationId: 'issueGetIssue', summary: 'Get an issue' } },
     )
     .patch(
       '/repos/:owner/:repo/issues/:index',
@@ -61,6 +63,7 @@ export const issuesModule = (deps: AppDeps) =>
         return status(201, await issueToApi(deps, repo.repo, row, user))
       },
       {
+        scope: 'issue',
         repo: { unit: 'issues' },
         signed: true,
         params: IssueParams,
@@ -76,6 +79,7 @@ export const issuesModule = (deps: AppDeps) =>
         return status(201, { due_date: isoTimeOrNull(deadline) })
       },
       {
+        scope: 'issue',
         repo: { level: 'write', unit: 'issues' },
         params: IssueParams,
         body: EditDeadlineOption,

@@ -30,6 +30,7 @@ export const keysModule = (deps: AppDeps) => {
       async ({ user, query, page, respond }) =>
         respond(await listPublicKeys(deps, user.id, page, query.fingerprint), (rows) => rows.map((k) => toApiPublicKey(config, k, user, user))),
       {
+        scope: 'user',
         signed: true,
         paged: true,
         query: KeyListQuery,
@@ -41,6 +42,7 @@ export const keysModule = (deps: AppDeps) => {
       '/user/keys',
       async ({ user, body, status }) => status(201, toApiPublicKey(config, await addPublicKey(deps, user.id, body), user, user)),
       {
+        scope: 'user',
         signed: true,
         body: CreateKeyOption,
         response: { 201: PublicKeySchema },
@@ -51,6 +53,7 @@ export const keysModule = (deps: AppDeps) => {
       '/user/keys/:id',
       async ({ user, params }) => toApiPublicKey(config, await getOwnPublicKey(deps, user.id, params.id), user, user),
       {
+        scope: 'user',
         signed: true,
         params: KeyIdParams,
         response: { 200: PublicKeySchema },
@@ -64,6 +67,7 @@ export const keysModule = (deps: AppDeps) => {
         return status(204, undefined)
       },
       {
+        scope: 'user',
         signed: true,
         params: KeyIdParams,
         response: { 204: Empty },
@@ -77,6 +81,7 @@ export const keysModule = (deps: AppDeps) => {
         return respond(await listPublicKeys(deps, owner.id, page, query.fingerprint), (rows) => rows.map((k) => toApiPublicKey(config, k, owner, viewer)))
       },
       {
+        scope: 'user',
         signed: true,
         paged: true,
         params: UsernameParams,
@@ -92,6 +97,7 @@ export const keysModule = (deps: AppDeps) => {
         return status(201, toApiPublicKey(config, await addPublicKey(deps, owner.id, body), owner, admin))
       },
       {
+        scope: 'admin',
         siteAdmin: true,
         params: UsernameParams,
         body: CreateKeyOption,
@@ -107,6 +113,7 @@ export const keysModule = (deps: AppDeps) => {
         return status(204, undefined)
       },
       {
+        scope: 'admin',
         siteAdmin: true,
         params: UserKeyParams,
         response: { 204: Empty },
@@ -117,6 +124,7 @@ export const keysModule = (deps: AppDeps) => {
       '/user/gpg_keys',
       async ({ user, page, respond }) => respond(await listGpgKeys(deps, user.id, page), async (rows) => await gpgKeysToApi(deps, user.id, rows)),
       {
+        scope: 'user',
         signed: true,
         paged: true,
         query: PageQuery,
@@ -131,6 +139,7 @@ export const keysModule = (deps: AppDeps) => {
         return status(201, (await gpgKeysToApi(deps, user.id, [key]))[0]!)
       },
       {
+        scope: 'user',
         signed: true,
         body: CreateGPGKeyOption,
         response: { 201: GPGKeySchema },
@@ -141,6 +150,7 @@ export const keysModule = (deps: AppDeps) => {
       '/user/gpg_keys/:id',
       async ({ user, params }) => (await gpgKeysToApi(deps, user.id, [await getOwnGpgKey(deps, user.id, params.id)]))[0]!,
       {
+        scope: 'user',
         signed: true,
         params: KeyIdParams,
         response: { 200: GPGKeySchema },
@@ -154,6 +164,7 @@ export const keysModule = (deps: AppDeps) => {
         return status(204, undefined)
       },
       {
+        scope: 'user',
         signed: true,
         params: KeyIdParams,
         response: { 204: Empty },
@@ -167,6 +178,7 @@ export const keysModule = (deps: AppDeps) => {
         return respond(await listGpgKeys(deps, owner.id, page), async (rows) => await gpgKeysToApi(deps, owner.id, rows))
       },
       {
+        scope: 'user',
         signed: true,
         paged: true,
         params: UsernameParams,

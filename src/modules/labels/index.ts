@@ -30,6 +30,7 @@ export const labelsModule = (deps: AppDeps) => {
       async ({ query, repo, page, respond }) =>
         respond(await listLabels(deps, repo.repo.id, query.sort, page), (rows) => rows.map((l) => toApiLabel(deps.config, repo.repo, l))),
       {
+        scope: 'issue',
         repo: { unit: 'issues' },
         pageIfAsked: true,
         params: RepoParams,
@@ -42,6 +43,7 @@ export const labelsModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/labels',
       async ({ body, status, repo }) => status(201, toApiLabel(deps.config, repo.repo, await createLabel(deps, repo.repo.id, body))),
       {
+        scope: 'issue',
         repo: { level: 'write', unit: 'issues' },
         params: RepoParams,
         body: CreateLabelOption,
@@ -52,12 +54,13 @@ export const labelsModule = (deps: AppDeps) => {
     .get(
       '/repos/:owner/:repo/labels/:id',
       async ({ params, repo }) => toApiLabel(deps.config, repo.repo, await getLabel(deps, repo.repo.id, params.id)),
-      { repo: { unit: 'issues' }, params: LabelParams, response: { 200: LabelSchema }, detail: { operationId: 'issueGetLabel', summary: 'Get a label (by id or name)' } },
+      { scope: 'issue', repo: { unit: 'issues' }, params: LabelParams, response: { 200: LabelSchema }, detail: { operationId: 'issueGetLabel', summary: 'Get a label (by id or name)' } },
     )
     .patch(
       '/repos/:owner/:repo/labels/:id',
       async ({ params, body, repo }) => toApiLabel(deps.config, repo.repo, await editLabel(deps, repo.repo.id, params.id, body)),
       {
+        scope: 'issue',
         repo: { level: 'write', unit: 'issues' },
         params: LabelParams,
         body: EditLabelOption,
@@ -72,7 +75,7 @@ export const labelsModule = (deps: AppDeps) => {
         await deleteLabel(deps, repo.repo.id, id)
         return status(204, undefined)
       },
-      { repo: { level: 'write', unit: 'issues' }, params: LabelParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteLabel', summary: 'Delete a label' } },
+      { scope: 'issue', repo: { level: 'write', unit: 'issues' }, params: LabelParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteLabel', summary: 'Delete a label' } },
     )
 
   /** PUT (replace) and POST (add): both answer the issue's resulting labels. */
@@ -94,9 +97,10 @@ export const labelsModule = (deps: AppDeps) => {
           const issue = await findIssue(deps, repo.repo.id, pathNumber(params.index))
           return (await labelsOfIssue(deps, issue.id)).map((l) => toApiLabel(deps.config, repo.repo, l))
         },
-        { repo: { unit: 'issues' }, params: IssueParams, response: { 200: LabelList }, detail: { operationId: 'issueGetLabels', summary: "Get an issue's labels" } },
+        { scope: 'issue', repo: { unit: 'issues' }, params: IssueParams, response: { 200: LabelList }, detail: { operationId: 'issueGetLabels', summary: "Get an issue's labels" } },
       )
       .put(base, changeLabels('replace'), {
+        scope: 'issue',
         repo: writeIssues,
         params: IssueParams,
         body: IssueLabelsOption,
@@ -104,6 +108,7 @@ export const labelsModule = (deps: AppDeps) => {
         detail: { operationId: 'issueReplaceLabels', summary: "Replace an issue's labels" },
       })
       .post(base, changeLabels('add'), {
+        scope: 'issue',
         repo: writeIssues,
         params: IssueParams,
         body: IssueLabelsOption,
@@ -116,7 +121,7 @@ export const labelsModule = (deps: AppDeps) => {
           await changeIssueLabels(deps, repo, pathNumber(params.index), 'clear', [])
           return status(204, undefined)
         },
-        { repo: writeIssues, params: IssueParams, response: { 204: t.Void() }, detail: { operationId: 'issueClearLabels', summary: 'Remove all labels from an issue' } },
+        { scope: 'issue', repo: writeIssues, params: IssueParams, response: { 204: t.Void() }, detail: { operationId: 'issueClearLabels', summary: 'Remove all labels from an issue' } },
       )
       .delete(
         `${base}/:id`,
@@ -124,7 +129,7 @@ export const labelsModule = (deps: AppDeps) => {
           await changeIssueLabels(deps, repo, pathNumber(params.index), 'remove', [pathNumber(params.id)])
           return status(204, undefined)
         },
-        { repo: writeIssues, params: IssueIdParams, response: { 204: t.Void() }, detail: { operationId: 'issueRemoveLabel', summary: 'Remove a label from an issue' } },
+        { scope: 'issue', repo: writeIssues, params: IssueIdParams, response: { 204: t.Void() }, detail: { operationId: 'issueRemoveLabel', summary: 'Remove a label from an issue' } },
       )
   }
   return app

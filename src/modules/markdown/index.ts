@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
 import { MarkdownOption, MarkdownRawBody, MarkdownRender } from './model'
 import { renderMarkdown } from './service'
 
@@ -8,6 +9,7 @@ const HTML = 'text/html; charset=UTF-8'
 /** POST /markdown (JSON MarkdownOption) and /markdown/raw (the markdown itself as the body). */
 export const markdownModule = (deps: AppDeps) =>
   new Elysia({ name: 'markdown', detail: { tags: ['miscellaneous'] } })
+    .use(pipeline(deps))
     .post(
       '/markdown',
       async ({ body, set }) => {
@@ -19,6 +21,7 @@ export const markdownModule = (deps: AppDeps) =>
         })
       },
       {
+        scope: 'none',
         // A `null` body is an empty MarkdownOption, as in Gitea (non-object bodies are refused by
         // the app's body parser for every route).
         transform: (ctx) => {
@@ -40,6 +43,7 @@ export const markdownModule = (deps: AppDeps) =>
         return renderMarkdown(deps.config, body)
       },
       {
+        scope: 'none',
         // The body is the markdown whatever the Content-Type says: read it as text, never as JSON.
         parse: 'text',
         body: MarkdownRawBody,

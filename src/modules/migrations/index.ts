@@ -29,6 +29,7 @@ export const migrationsModule = (deps: AppDeps) =>
         return status(201, toApiRepo(deps.config, repo, owner, user, mode))
       },
       {
+        scope: 'repository',
         signed: true,
         body: MigrateRepoForm,
         response: { 201: RepositorySchema },
@@ -43,6 +44,7 @@ export const migrationsModule = (deps: AppDeps) =>
         return ''
       },
       {
+        scope: 'repository',
         repo: { level: 'write' },
         params: RepoParams,
         response: { 200: t.String() },

@@ -15,6 +15,7 @@ export const milestonesModule = (deps: AppDeps) =>
       async ({ query, repo, page, respond }) =>
         respond(await listMilestones(deps, repo.repo.id, page, query.state, query.name), (rows) => rows.map(toApiMilestone)),
       {
+        scope: 'issue',
         repo: { unit: 'issues' },
         pageIfAsked: true,
         params: RepoParams,
@@ -27,6 +28,7 @@ export const milestonesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/milestones',
       async ({ body, status, repo }) => status(201, toApiMilestone(await createMilestone(deps, repo.repo.id, body))),
       {
+        scope: 'issue',
         repo: { level: 'write', unit: 'issues' },
         params: RepoParams,
         body: CreateMilestoneOption,
@@ -37,12 +39,13 @@ export const milestonesModule = (deps: AppDeps) =>
     .get(
       '/repos/:owner/:repo/milestones/:id',
       async ({ params, repo }) => toApiMilestone(await getMilestone(deps, repo.repo.id, params.id)),
-      { repo: { unit: 'issues' }, params: IdParams, response: { 200: MilestoneSchema }, detail: { operationId: 'issueGetMilestone', summary: 'Get a milestone' } },
+      { scope: 'issue', repo: { unit: 'issues' }, params: IdParams, response: { 200: MilestoneSchema }, detail: { operationId: 'issueGetMilestone', summary: 'Get a milestone' } },
     )
     .patch(
       '/repos/:owner/:repo/milestones/:id',
       async ({ params, body, repo }) => toApiMilestone(await editMilestone(deps, repo.repo.id, params.id, body)),
       {
+        scope: 'issue',
         repo: { level: 'write', unit: 'issues' },
         params: IdParams,
         body: EditMilestoneOption,
@@ -56,5 +59,5 @@ export const milestonesModule = (deps: AppDeps) =>
         await deleteMilestone(deps, repo.repo.id, params.id)
         return status(204, undefined)
       },
-      { repo: { level: 'write', unit: 'issues' }, params: IdParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteMilestone', summary: 'Delete a milestone' } },
+      { scope: 'issue', repo: { level: 'write', unit: 'issues' }, params: IdParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteMilestone', summary: 'Delete a milestone' } },
     )

@@ -71,6 +71,7 @@ export const orgsModule = (deps: AppDeps) => {
       async ({ params, body, status, user: admin }) =>
         status(201, toApiOrg(config, await createOrganization(deps, await getUserByName(deps, params.username), body), admin)),
       {
+        scope: 'admin',
         siteAdmin: true,
         params: UsernameParams,
         body: CreateOrgOption,
@@ -82,6 +83,7 @@ export const orgsModule = (deps: AppDeps) => {
       '/admin/orgs',
       async ({ user: admin, page, respond }) => respond(await listAllOrgs(deps, page), (rows) => rows.map((o) => toApiOrg(config, o, admin))),
       {
+        scope: 'admin',
         siteAdmin: true,
         paged: true,
         query: PageQuery,
@@ -95,12 +97,13 @@ export const orgsModule = (deps: AppDeps) => {
         requireMayCreateOrg(user)
         return status(201, toApiOrg(config, await createOrganization(deps, user, body), user))
       },
-      { signed: true, body: CreateOrgOption, response: { 201: OrganizationSchema }, detail: { operationId: 'orgCreate', summary: 'Create an organization' } },
+      { scope: 'organization', signed: true, body: CreateOrgOption, response: { 201: OrganizationSchema }, detail: { operationId: 'orgCreate', summary: 'Create an organization' } },
     )
     .get(
       '/user/orgs',
       async ({ user, page, respond }) => respond(await listOrgsOfUser(deps, user, user, page), (rows) => rows.map((o) => toApiOrg(config, o, user))),
       {
+        scope: ['user', 'organization'],
         signed: true,
         paged: true,
         query: PageQuery,
@@ -116,6 +119,7 @@ export const orgsModule = (deps: AppDeps) => {
         return respond(await listOrgsOfUser(deps, user, viewer, page), (rows) => rows.map((o) => toApiOrg(config, o, viewer)))
       },
       {
+        scope: ['user', 'organization'],
         caller: true,
         paged: true,
         params: UsernameParams,
@@ -127,12 +131,13 @@ export const orgsModule = (deps: AppDeps) => {
     .get(
       '/orgs/:org',
       ({ org }) => toApiOrg(config, org.org, org.viewer),
-      { org: 'visible', params: OrgParams, response: { 200: OrganizationSchema }, detail: { operationId: 'orgGet', summary: 'Get an organization' } },
+      { scope: 'organization', org: 'visible', params: OrgParams, response: { 200: OrganizationSchema }, detail: { operationId: 'orgGet', summary: 'Get an organization' } },
     )
     .patch(
       '/orgs/:org',
       async ({ body, org, user }) => toApiOrg(config, await editOrganization(deps, org.org, body), user),
       {
+        scope: 'organization',
         signed: true,
         org: 'owner',
         params: OrgParams,
@@ -147,9 +152,10 @@ export const orgsModule = (deps: AppDeps) => {
         await deleteOrganization(deps, org.org)
         set.status = 204
       },
-      { signed: true, org: 'owner', params: OrgParams, response: NoContent, detail: { operationId: 'orgDelete', summary: 'Delete an organization' } },
+      { scope: 'organization', signed: true, org: 'owner', params: OrgParams, response: NoContent, detail: { operationId: 'orgDelete', summary: 'Delete an organization' } },
     )
     .get('/orgs/:org/members', membersHandler(false), {
+      scope: 'organization',
       ...membersSchema,
       detail: { operationId: 'orgListMembers', summary: "List an organization's members" },
     })
@@ -165,6 +171,7 @@ export const orgsModule = (deps: AppDeps) => {
         set.status = 204
       },
       {
+        scope: 'organization',
         signed: true,
         org: 'visible',
         params: OrgMemberParams,
@@ -179,6 +186,7 @@ export const orgsModule = (deps: AppDeps) => {
         set.status = 204
       },
       {
+        scope: 'organization',
         signed: true,
         org: 'owner',
         params: OrgMemberParams,
@@ -187,6 +195,7 @@ export const orgsModule = (deps: AppDeps) => {
       },
     )
     .get('/orgs/:org/public_members', membersHandler(true), {
+      scope: 'organization',
       ...membersSchema,
       detail: { operationId: 'orgListPublicMembers', summary: "List an organization's public members" },
     })
@@ -197,6 +206,7 @@ export const orgsModule = (deps: AppDeps) => {
         set.status = 204
       },
       {
+        scope: 'organization',
         org: 'visible',
         params: OrgMemberParams,
         response: NoContent,
@@ -204,10 +214,12 @@ export const orgsModule = (deps: AppDeps) => {
       },
     )
     .put('/orgs/:org/public_members/:username', visibilityHandler(true), {
+      scope: 'organization',
       ...memberSchema,
       detail: { operationId: 'orgPublicizeMember', summary: "Publicize a user's membership" },
     })
     .delete('/orgs/:org/public_members/:username', visibilityHandler(false), {
+      scope: 'organization',
       ...memberSchema,
       detail: { operationId: 'orgConcealMember', summary: "Conceal a user's membership" },
     })
@@ -215,6 +227,7 @@ export const orgsModule = (deps: AppDeps) => {
       '/orgs/:org/repos',
       async ({ org, page, respond }) => respond(await listOrgRepos(deps, org.org, org.viewer, page), async (rows) => await reposToApi(deps, org.viewer, rows)),
       {
+        scope: 'organization',
         org: 'visible',
         paged: true,
         params: OrgParams,
@@ -224,10 +237,12 @@ export const orgsModule = (deps: AppDeps) => {
       },
     )
     .post('/org/:org/repos', createRepoHandler, {
+      scope: ['organization', 'repository'],
       ...createRepoSchema,
       detail: { operationId: 'createOrgRepo', summary: 'Create a repository in an organization (the seed path)' },
     })
     .post('/orgs/:org/repos', createRepoHandler, {
+      scope: 'organization',
       ...createRepoSchema,
       detail: { operationId: 'orgCreateRepo', summary: 'Create a repository in an organization' },
     })

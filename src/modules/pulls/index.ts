@@ -51,6 +51,7 @@ export const pullsModule = (deps: AppDeps) =>
         return new Response(found.json, { headers: { 'content-type': 'application/json;charset=utf-8' } })
       },
       {
+        scope: 'repository',
         repo: { unit: 'pulls' },
         paged: true,
         params: RepoParams,
@@ -63,6 +64,7 @@ export const pullsModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/pulls',
       async ({ body, status, repo: ctx, user }) => status(201, await pullToApi(deps, ctx, await createPull(deps, ctx, user, body), user)),
       {
+        scope: 'repository',
         repo: { unit: 'pulls' },
         signed: true,
         params: RepoParams,
@@ -82,6 +84,7 @@ export const pullsModule = (deps: AppDeps) =>
         return record()
       },
       {
+        scope: 'repository',
         repo: { unit: 'pulls' },
         params: PullParams,
         response: { 200: t.Union([PullRequestSchema, PullDiffText]) },
@@ -98,6 +101,7 @@ export const pullsModule = (deps: AppDeps) =>
         return respond(found, async (rows) => await commitsToApi(deps, ctx, rows, ctx.caller.user))
       },
       {
+        scope: 'repository',
         repo: { unit: 'pulls' },
         paged: true,
         params: PullParams,
@@ -118,6 +122,7 @@ export const pullsModule = (deps: AppDeps) =>
         return respond(found, (rows) => filesToApi(deps, ctx, found.head, rows))
       },
       {
+        scope: 'repository',
         repo: { unit: 'pulls' },
         paged: true,
         params: PullParams,
@@ -134,6 +139,7 @@ export const pullsModule = (deps: AppDeps) =>
       async ({ params, body, status, repo: ctx, user }) =>
         status(201, await pullToApi(deps, ctx, await editPull(deps, ctx, pathNumber(params.index), user, body), user)),
       {
+        scope: 'repository',
         repo: { unit: 'pulls' },
         signed: true,
         params: PullParams,
@@ -149,6 +155,7 @@ export const pullsModule = (deps: AppDeps) =>
         return status(204, undefined)
       },
       {
+        scope: 'repository',
         repo: { unit: 'pulls' },
         params: PullParams,
         response: { 204: t.Void() },
@@ -169,6 +176,7 @@ export const pullsModule = (deps: AppDeps) =>
         return ''
       },
       {
+        scope: 'repository',
         repo: { level: 'write', unit: 'pulls' },
         signed: true,
         // No body (the 2017 SDK sends none) is a plain merge.

@@ -65,6 +65,7 @@ export const releasesModule = (deps: AppDeps) =>
       async ({ query, repo, page, respond }) =>
         respond(await listReleases(deps, repo, page, { draft: query.draft, prerelease: query['pre-release'] }), async (rows) => await releasesToApi(deps, repo.repo, rows, repo.caller.user)),
       {
+        scope: 'repository',
         repo: { level: 'read' },
         paged: true,
         params: RepoParams,
@@ -77,6 +78,7 @@ export const releasesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/releases',
       async ({ body, repo, user, status }) => status(201, await releaseToApi(deps, repo, await createRelease(deps, repo, user, body))),
       {
+        scope: 'repository',
         repo: { level: 'write' },
         signed: true,
         params: RepoParams,
@@ -86,12 +88,14 @@ export const releasesModule = (deps: AppDeps) =>
       },
     )
     .get('/repos/:owner/:repo/releases/latest', async ({ repo }) => await releaseToApi(deps, repo, await getLatestRelease(deps, repo)), {
+      scope: 'repository',
       repo: { level: 'read' },
       params: RepoParams,
       response: { 200: ReleaseSchema },
       detail: { operationId: 'repoGetLatestRelease', summary: 'Get the newest published release that is not a pre-release' },
     })
     .get('/repos/:owner/:repo/releases/tags/:tag', async ({ params, repo }) => await releaseToApi(deps, repo, await getReleaseByTag(deps, repo, params.tag)), {
+      scope: 'repository',
       repo: { level: 'read' },
       params: TagParams,
       response: { 200: ReleaseSchema },
@@ -104,6 +108,7 @@ export const releasesModule = (deps: AppDeps) =>
         return status(204, undefined)
       },
       {
+        scope: 'repository',
         repo: { level: 'write' },
         signed: true,
         params: TagParams,
@@ -112,6 +117,7 @@ export const releasesModule = (deps: AppDeps) =>
       },
     )
     .get('/repos/:owner/:repo/releases/:id', async ({ params, repo }) => await releaseToApi(deps, repo, await getRelease(deps, repo, params.id)), {
+      scope: 'repository',
       repo: { level: 'read' },
       params: ReleaseParams,
       response: { 200: ReleaseSchema },
@@ -121,6 +127,7 @@ export const releasesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/releases/:id',
       async ({ params, body, repo, user }) => await releaseToApi(deps, repo, await editRelease(deps, repo, user, params.id, body)),
       {
+        scope: 'repository',
         repo: { level: 'write' },
         signed: true,
         params: ReleaseParams,
@@ -136,6 +143,7 @@ export const releasesModule = (deps: AppDeps) =>
         return status(204, undefined)
       },
       {
+        scope: 'repository',
         repo: { level: 'write' },
         signed: true,
         params: ReleaseParams,
@@ -147,6 +155,7 @@ export const releasesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/releases/:id/assets',
       async ({ params, repo, page, respond }) => respond(await listAssets(deps, repo, params.id, page), (rows) => rows.map((a) => toApiAttachment(deps.config, a))),
       {
+        scope: 'repository',
         repo: { level: 'read' },
         pageIfAsked: true,
         params: ReleaseParams,
@@ -160,6 +169,7 @@ export const releasesModule = (deps: AppDeps) =>
       async ({ params, query, request, repo, user, status }) =>
         status(201, toApiAttachment(deps.config, await uploadAsset(deps, repo, user, params.id, request, query.name))),
       {
+        scope: 'repository',
         repo: { level: 'write' },
         signed: true,
         params: ReleaseParams,
@@ -173,6 +183,7 @@ export const releasesModule = (deps: AppDeps) =>
       },
     )
     .get('/repos/:owner/:repo/releases/:id/assets/:asset', async ({ params, repo }) => toApiAttachment(deps.config, await getAsset(deps, repo, params.id, params.asset)), {
+      scope: 'repository',
       repo: { level: 'read' },
       params: AssetParams,
       response: { 200: AttachmentSchema },
@@ -182,6 +193,7 @@ export const releasesModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/releases/:id/assets/:asset',
       async ({ params, body, repo, status }) => status(201, toApiAttachment(deps.config, await editAsset(deps, repo, params.id, params.asset, body.name))),
       {
+        scope: 'repository',
         repo: { level: 'write' },
         params: AssetParams,
         body: EditAttachmentOptions,
@@ -196,6 +208,7 @@ export const releasesModule = (deps: AppDeps) =>
         return status(204, undefined)
       },
       {
+        scope: 'repository',
         repo: { level: 'write' },
         params: AssetParams,
         response: { 204: t.Void() },
@@ -212,12 +225,14 @@ export const releaseDownloadsModule = (deps: AppDeps) =>
   new Elysia({ name: 'release-downloads', detail: { hide: true } })
     .use(pipeline(deps))
     .get('/attachments/:uuid', async ({ params, caller }) => await downloadByUuid(deps, caller, params.uuid), {
+      scope: 'repository',
       caller: true,
       params: AttachmentUuidParams,
       response: { 200: FileBytes },
       detail: { operationId: 'webAttachment', summary: 'Download a release attachment by its uuid' },
     })
     .get('/:owner/:repo/releases/download/*', async ({ params, repo }) => await downloadByTag(deps, repo, wildcardOf(params)), {
+      scope: 'repository',
       repo: { level: 'read' },
       params: RepoWildcardParams,
       response: { 200: FileBytes },

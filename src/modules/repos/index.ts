@@ -49,6 +49,7 @@ export const reposModule = (deps: AppDeps) =>
         return status(201, toApiRepo(deps.config, repo, user, user, AccessMode.Owner))
       },
       {
+        scope: ['user', 'repository'],
         signed: true,
         body: CreateRepoOption,
         response: { 201: RepositorySchema },
@@ -63,6 +64,7 @@ export const reposModule = (deps: AppDeps) =>
         return status(201, toApiRepo(deps.config, repo, owner, admin, AccessMode.Owner))
       },
       {
+        scope: 'admin',
         siteAdmin: true,
         params: OwnerParams,
         body: CreateRepoOption,
@@ -82,6 +84,7 @@ export const reposModule = (deps: AppDeps) =>
         return { ok: true, data: await respond(found, async (rows) => await reposToApi(deps, caller.user, rows)) }
       },
       {
+        scope: 'repository',
         caller: true,
         paged: { defaultLimit: 10, maxLimit: 50 },
         query: RepoSearchQuery,
@@ -92,7 +95,7 @@ export const reposModule = (deps: AppDeps) =>
     .get(
       '/repos/:owner/:repo',
       async ({ repo: ctx }) => await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
-      { repo: { level: 'read' }, params: RepoParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGet', summary: 'Get a repository' } },
+      { scope: 'repository', repo: { level: 'read' }, params: RepoParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGet', summary: 'Get a repository' } },
     )
     .patch(
       '/repos/:owner/:repo',
@@ -121,6 +124,7 @@ export const reposModule = (deps: AppDeps) =>
         return await repoToApi(deps, repo, ctx.owner, ctx.caller.user, ctx.mode)
       },
       {
+        scope: 'repository',
         // Unarchiving is an edit: it works on an archived repository (Gitea checks no archive here).
         repo: { level: 'admin', writes: false },
         params: RepoParams,
@@ -135,17 +139,18 @@ export const reposModule = (deps: AppDeps) =>
         await deleteRepository(deps, ctx.repo, ctx.owner, ctx.mode, ctx.caller.user)
         return status(204, undefined)
       },
-      { repo: { level: 'admin', writes: false }, params: RepoParams, detail: { operationId: 'repoDelete', summary: 'Delete a repository' } },
+      { scope: 'repository', repo: { level: 'admin', writes: false }, params: RepoParams, detail: { operationId: 'repoDelete', summary: 'Delete a repository' } },
     )
     .get(
       '/repositories/:id',
       async ({ params, user }) => (await reposToApi(deps, user, [await getReadableRepoById(deps, user, params.id)]))[0]!,
-      { signed: true, params: RepoIdParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGetByID', summary: 'Get a repository by id' } },
+      { scope: 'repository', signed: true, params: RepoIdParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGetByID', summary: 'Get a repository by id' } },
     )
     .get(
       '/user/repos',
       async ({ user, page, respond }) => respond(await listCallerRepos(deps, user, page), async (rows) => await reposToApi(deps, user, rows)),
       {
+        scope: ['user', 'repository'],
         signed: true,
         paged: true,
         query: PageQuery,
@@ -161,6 +166,7 @@ export const reposModule = (deps: AppDeps) =>
         return respond(await listOwnedRepos(deps, caller.user, owner, page), async (rows) => await reposToApi(deps, caller.user, rows))
       },
       {
+        scope: ['user', 'repository'],
         caller: true,
         paged: true,
         params: OwnerParams,

@@ -494,7 +494,8 @@ const OWNER = sql.placeholder('owner')
 const PATTERN = sql.placeholder('pattern')
 /** A stand-in viewer whose id is the `viewer` placeholder (for readableRepoCondition). */
 const viewerStandIn = (viewer: UserRow | null) => (viewer ? { ...viewer, id: VIEWER as unknown as number } : null)
-const viewerKind = (viewer: UserRow | null) => (viewer ? (viewer.isAdmin ? 'admin' : 'user') : 'anon')
+/** The shape a viewer's lists take: a public-only viewer's are an anonymous one's (visibility.ts). */
+const viewerKind = (viewer: UserRow | null) => (viewer && !viewer.publicOnly ? (viewer.isAdmin ? 'admin' : 'user') : 'anon')
 
 /**
  * One page of ready repositories, sorted by name (then owner), with the total: one COUNT and one
@@ -601,12 +602,15 @@ export function resultCacheOf(db: Db): RepoPageCache {
   return cache
 }
 
-/** The caller's own repositories plus those shared with them (collaborations, teams). */
+/**
+ * The caller's own repositories plus those shared with them (collaborations, teams), of those
+ * the visibility rule shows them (all of them, but to a public-only token).
+ */
 export async function listCallerRepos(deps: AppDeps, user: UserRow, page: Page) {
   return await pageOfRepos(
     deps,
-    'caller',
-    () => or(eq(repositories.ownerId, VIEWER), grantedRepoCondition(VIEWER))!,
+    user.publicOnly ? 'caller:public' : 'caller',
+    () => and(or(eq(repositories.ownerId, VIEWER), grantedRepoCondition(VIEWER)), user.publicOnly ? readableRepoCondition(user) : undefined)!,
     { viewer: user.id },
     page,
   )

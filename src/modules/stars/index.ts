@@ -46,6 +46,7 @@ export const starsModule = (deps: AppDeps) => {
         async ({ repo, caller, page, respond }) =>
           respond(await listMarkers(deps, mark, caller.user, repo.repo.id, page), (rows) => rows.map((u) => toApiUser(deps.config, u, caller.user))),
         {
+          scope: 'repository',
           repo: { level: 'read' },
           paged: true,
           params: RepoParams,
@@ -58,6 +59,8 @@ export const starsModule = (deps: AppDeps) => {
         `/user/${repos}`,
         async ({ user, page, respond }) => respond(await listMarkedRepos(deps, mark, user, user.id, page), async (rows) => await reposToApi(deps, user, rows)),
         {
+          // Gitea puts the caller's stars under both the user and the repository categories.
+          scope: repos === 'starred' ? (['user', 'repository'] as const) : 'user',
           signed: true,
           paged: true,
           query: PageQuery,
@@ -73,6 +76,7 @@ export const starsModule = (deps: AppDeps) => {
           return respond(await listMarkedRepos(deps, mark, user, marker.id, page), async (rows) => await reposToApi(deps, user, rows))
         },
         {
+          scope: 'user',
           signed: true,
           paged: true,
           params: UsernameParams,
@@ -90,6 +94,7 @@ export const starsModule = (deps: AppDeps) => {
         return status(204, undefined)
       },
       {
+        scope: ['user', 'repository'],
         repo: readOnly,
         signed: true,
         params: StarredRepoParams,
@@ -103,7 +108,7 @@ export const starsModule = (deps: AppDeps) => {
         await setMark(deps, 'star', user, repo.repo.id, true)
         return status(204, undefined)
       },
-      { repo: readOnly, signed: true, params: StarredRepoParams, response: NoContent, detail: { operationId: 'userCurrentPutStar', summary: 'Star the given repository' } },
+      { scope: ['user', 'repository'], repo: readOnly, signed: true, params: StarredRepoParams, response: NoContent, detail: { operationId: 'userCurrentPutStar', summary: 'Star the given repository' } },
     )
     .delete(
       '/user/starred/:owner/:repo',
@@ -111,7 +116,7 @@ export const starsModule = (deps: AppDeps) => {
         await setMark(deps, 'star', user, repo.repo.id, false)
         return status(204, undefined)
       },
-      { repo: readOnly, signed: true, params: StarredRepoParams, response: NoContent, detail: { operationId: 'userCurrentDeleteStar', summary: 'Unstar the given repository' } },
+      { scope: ['user', 'repository'], repo: readOnly, signed: true, params: StarredRepoParams, response: NoContent, detail: { operationId: 'userCurrentDeleteStar', summary: 'Unstar the given repository' } },
     )
     .get(
       '/repos/:owner/:repo/subscription',
@@ -120,6 +125,7 @@ export const starsModule = (deps: AppDeps) => {
         return toApiWatchInfo(deps.config, repo.owner.name, repo.repo)
       },
       {
+        scope: 'repository',
         repo: readOnly,
         signed: true,
         params: RepoParams,
@@ -133,7 +139,7 @@ export const starsModule = (deps: AppDeps) => {
         await setMark(deps, 'watch', user, repo.repo.id, true)
         return toApiWatchInfo(deps.config, repo.owner.name, repo.repo)
       },
-      { repo: readOnly, signed: true, params: RepoParams, response: { 200: WatchInfoSchema }, detail: { operationId: 'userCurrentPutSubscription', summary: 'Watch the repository' } },
+      { scope: 'repository', repo: readOnly, signed: true, params: RepoParams, response: { 200: WatchInfoSchema }, detail: { operationId: 'userCurrentPutSubscription', summary: 'Watch the repository' } },
     )
     .delete(
       '/repos/:owner/:repo/subscription',
@@ -141,6 +147,6 @@ export const starsModule = (deps: AppDeps) => {
         await setMark(deps, 'watch', user, repo.repo.id, false)
         return status(204, undefined)
       },
-      { repo: readOnly, signed: true, params: RepoParams, response: NoContent, detail: { operationId: 'userCurrentDeleteSubscription', summary: 'Unwatch the repository' } },
+      { scope: 'repository', repo: readOnly, signed: true, params: RepoParams, response: NoContent, detail: { operationId: 'userCurrentDeleteSubscription', summary: 'Unwatch the repository' } },
     )
 }

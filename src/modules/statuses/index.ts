@@ -22,6 +22,7 @@ export const statusesModule = (deps: AppDeps) => {
         return status(201, (await toApiStatuses(deps, repo, [row]))[0]!)
       },
       {
+        scope: 'repository',
         repo: { level: 'write', writes: false },
         signed: true,
         params: ShaParams,
@@ -39,6 +40,7 @@ export const statusesModule = (deps: AppDeps) => {
         return await toApiCombinedStatus(deps, repo, sha, latest)
       },
       {
+        scope: 'repository',
         repo: { level: 'read' },
         paged: true,
         params: RefParams,
@@ -61,7 +63,7 @@ export const statusesModule = (deps: AppDeps) => {
         const ref = 'sha' in params ? params.sha : params.ref
         return respond(await listStatuses(deps, repo.repo.id, await commitOfRef(deps, repo, ref), page, query), async (rows) => await toApiStatuses(deps, repo, rows))
       },
-      { repo: { level: 'read' }, paged: true, params, query: StatusListQuery, response: { 200: StatusList }, detail: { operationId, summary } },
+      { scope: 'repository', repo: { level: 'read' }, paged: true, params, query: StatusListQuery, response: { 200: StatusList }, detail: { operationId, summary } },
     )
   return app
 }

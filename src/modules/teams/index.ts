@@ -53,27 +53,27 @@ export const teamsModule = (deps: AppDeps) => {
     .get(
       '/orgs/:org/teams',
       async ({ org, page, respond }) => respond(await listOrgTeams(deps, org.org, page), (rows) => rows.map((r) => toApiTeam(config, r, org.org, org.viewer))),
-      { signed: true, org: 'member', paged: true, params: OrgParams, query: PageQuery, response: { 200: t.Array(TeamSchema) }, detail: { operationId: 'orgListTeams', summary: "List an organization's teams" } },
+      { scope: 'organization', signed: true, org: 'member', paged: true, params: OrgParams, query: PageQuery, response: { 200: t.Array(TeamSchema) }, detail: { operationId: 'orgListTeams', summary: "List an organization's teams" } },
     )
     .post(
       '/orgs/:org/teams',
       async ({ body, status, org }) => status(201, toApiTeam(config, await createTeam(deps, org, body), org.org, org.viewer)),
-      { signed: true, org: 'owner', params: OrgParams, body: CreateTeamOption, response: { 201: TeamSchema }, detail: { operationId: 'orgCreateTeam', summary: 'Create a team' } },
+      { scope: 'organization', signed: true, org: 'owner', params: OrgParams, body: CreateTeamOption, response: { 201: TeamSchema }, detail: { operationId: 'orgCreateTeam', summary: 'Create a team' } },
     )
     .get(
       '/user/teams',
       async ({ user, page, respond }) => respond(await listUserTeams(deps, user, page), async (rows) => await teamsToApi(deps, rows, user)),
-      { signed: true, paged: true, query: PageQuery, response: { 200: t.Array(TeamSchema) }, detail: { operationId: 'userListTeams', summary: "List the current user's teams", tags: ['user'] } },
+      { scope: 'user', signed: true, paged: true, query: PageQuery, response: { 200: t.Array(TeamSchema) }, detail: { operationId: 'userListTeams', summary: "List the current user's teams", tags: ['user'] } },
     )
     .get(
       '/teams/:id',
       ({ team }) => toApiTeam(config, team.team, team.org, team.viewer),
-      { team: 'member', params: TeamParams, response: { 200: TeamSchema }, detail: { operationId: 'orgGetTeam', summary: 'Get a team' } },
+      { scope: 'organization', team: 'member', params: TeamParams, response: { 200: TeamSchema }, detail: { operationId: 'orgGetTeam', summary: 'Get a team' } },
     )
     .patch(
       '/teams/:id',
       async ({ body, team }) => toApiTeam(config, await editTeam(deps, team, body), team.org, team.viewer),
-      { team: 'owner', params: TeamParams, body: EditTeamOption, response: { 200: TeamSchema }, detail: { operationId: 'orgEditTeam', summary: 'Edit a team' } },
+      { scope: 'organization', team: 'owner', params: TeamParams, body: EditTeamOption, response: { 200: TeamSchema }, detail: { operationId: 'orgEditTeam', summary: 'Edit a team' } },
     )
     .delete(
       '/teams/:id',
@@ -81,12 +81,13 @@ export const teamsModule = (deps: AppDeps) => {
         await deleteTeam(deps, team)
         set.status = 204
       },
-      { team: 'owner', params: TeamParams, response: NoContent, detail: { operationId: 'orgDeleteTeam', summary: 'Delete a team' } },
+      { scope: 'organization', team: 'owner', params: TeamParams, response: NoContent, detail: { operationId: 'orgDeleteTeam', summary: 'Delete a team' } },
     )
     .get(
       '/teams/:id/members',
       async ({ team, page, respond }) => respond(await listTeamMembers(deps, team.viewer, team.team, page), (rows) => rows.map((u) => toApiUser(config, u, team.viewer))),
       {
+        scope: 'organization',
         team: 'member',
         paged: true,
         params: TeamParams,
@@ -102,15 +103,17 @@ export const teamsModule = (deps: AppDeps) => {
         if (!await isTeamMember(deps, team.team, user)) throw notFound(`${user.name} is not a member of team ${team.team.name}`)
         return toApiUser(config, user, team.viewer)
       },
-      { team: 'member', params: TeamMemberParams, response: { 200: UserSchema }, detail: { operationId: 'orgListTeamMember', summary: 'Get a member of a team' } },
+      { scope: 'organization', team: 'member', params: TeamMemberParams, response: { 200: UserSchema }, detail: { operationId: 'orgListTeamMember', summary: 'Get a member of a team' } },
     )
     .put('/teams/:id/members/:username', memberChange(addTeamMember), {
+      scope: 'organization',
       team: 'owner',
       params: TeamMemberParams,
       response: NoContent,
       detail: { operationId: 'orgAddTeamMember', summary: 'Add a team member' },
     })
     .delete('/teams/:id/members/:username', memberChange(removeTeamMember), {
+      scope: 'organization',
       team: 'owner',
       params: TeamMemberParams,
       response: NoContent,
@@ -120,6 +123,7 @@ export const teamsModule = (deps: AppDeps) => {
       '/teams/:id/repos',
       async ({ team, page, respond }) => respond(await listTeamRepos(deps, team, page), async (rows) => await reposToApi(deps, team.viewer, rows)),
       {
+        scope: 'organization',
         team: 'member',
         paged: true,
         params: TeamParams,
@@ -129,12 +133,14 @@ export const teamsModule = (deps: AppDeps) => {
       },
     )
     .put('/teams/:id/repos/:org/:repo', repoChange(addTeamRepo), {
+      scope: 'organization',
       team: 'member',
       params: TeamRepoParams,
       response: NoContent,
       detail: { operationId: 'orgAddTeamRepository', summary: 'Add a repository to a team' },
     })
     .delete('/teams/:id/repos/:org/:repo', repoChange(removeTeamRepo), {
+      scope: 'organization',
       team: 'member',
       params: TeamRepoParams,
       response: NoContent,

@@ -21,6 +21,7 @@ export const timesModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/issues/:index/times',
       async ({ params, body, repo, user }) => (await timesToApi(deps, [await addTime(deps, repo, pathNumber(params.index), user, body)]))[0]!,
       {
+        scope: 'issue',
         repo: { unit: 'issues' },
         signed: true,
         params: IssueParams,
@@ -38,6 +39,7 @@ export const timesModule = (deps: AppDeps) => {
         return respond(await listTimes(deps, { issueId: issue.id, since: query.since, before: query.before }, page), toApi)
       },
       {
+        scope: 'issue',
         repo: { unit: 'issues' },
         pageIfAsked: true,
         params: IssueParams,
@@ -57,6 +59,7 @@ export const timesModule = (deps: AppDeps) => {
         return respond(await listTimes(deps, { repoId: repo.repo.id, since: query.since, before: query.before }, page), toApi)
       },
       {
+        scope: 'repository',
         repo: { unit: 'issues' },
         paged: true,
         params: RepoParams,
@@ -73,6 +76,7 @@ export const timesModule = (deps: AppDeps) => {
         return respond(await listTimes(deps, { repoId: repo.repo.id, userId: user.id, since: query.since, before: query.before }, page), toApi)
       },
       {
+        scope: 'repository',
         repo: { unit: 'issues' },
         paged: true,
         params: t.Object({ owner: t.String(), repo: t.String(), username: t.String() }),
@@ -85,6 +89,7 @@ export const timesModule = (deps: AppDeps) => {
       '/user/times',
       async ({ query, user, page, respond }) => respond(await listTimes(deps, { userId: user.id, since: query.since, before: query.before }, page), toApi),
       {
+        scope: 'user',
         signed: true,
         paged: true,
         query: TimesQuery,

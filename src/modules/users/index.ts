@@ -53,7 +53,7 @@ export const usersModule = (deps: AppDeps) => {
     .get(
       '/user',
       ({ user }) => toApiUser(config, user, user),
-      { signed: true, response: { 200: UserSchema }, detail: { operationId: 'userGetCurrent', summary: 'Get the authenticated user' } },
+      { scope: 'user', signed: true, response: { 200: UserSchema }, detail: { operationId: 'userGetCurrent', summary: 'Get the authenticated user' } },
     )
     .get(
       '/users/search',
@@ -62,6 +62,7 @@ export const usersModule = (deps: AppDeps) => {
         data: await respond(await searchUsers(deps, caller.user, query.q ?? '', query.uid, page), (rows) => rows.map((u) => toApiUser(config, u, caller.user))),
       }),
       {
+        scope: 'user',
         caller: true,
         paged: { defaultLimit: 10, maxLimit: 50 },
         query: UserSearchQuery,
@@ -72,7 +73,7 @@ export const usersModule = (deps: AppDeps) => {
     .get(
       '/users/:username',
       async ({ caller, params }) => toApiUser(config, await getVisibleUserByName(deps, params.username, caller.user, 'owner'), caller.user),
-      { caller: true, params: UsernameParams, response: { 200: UserSchema }, detail: { operationId: 'userGet', summary: 'Get a user' } },
+      { scope: 'user', caller: true, params: UsernameParams, response: { 200: UserSchema }, detail: { operationId: 'userGet', summary: 'Get a user' } },
     )
 
     // ---- access tokens (Basic credentials with a password only) ----
@@ -81,6 +82,7 @@ export const usersModule = (deps: AppDeps) => {
       async ({ caller, params, page, respond }) =>
         respond(await listAccessTokens(deps, (await tokenOwnerFor(deps, caller, params.username)).id, page), (rows) => rows.map((row) => toApiAccessToken(row))),
       {
+        scope: 'user',
         caller: true,
         paged: true,
         params: UsernameParams,
@@ -93,10 +95,11 @@ export const usersModule = (deps: AppDeps) => {
       '/users/:username/tokens',
       async ({ caller, params, body, status }) => {
         const owner = await tokenOwnerFor(deps, caller, params.username)
-        const { row, secret } = await createAccessToken(deps, owner.id, body.name)
+        const { row, secret } = await createAccessToken(deps, owner.id, body.name, typeof body.scopes === 'string' ? [body.scopes] : (body.scopes ?? []))
         return status(201, toApiAccessToken(row, secret))
       },
       {
+        scope: 'user',
         caller: true,
         params: UsernameParams,
         body: CreateAccessTokenOption,
@@ -111,6 +114,7 @@ export const usersModule = (deps: AppDeps) => {
         return status(204, undefined)
       },
       {
+        scope: 'user',
         caller: true,
         params: TokenParams,
         response: NoContent,
@@ -122,12 +126,13 @@ export const usersModule = (deps: AppDeps) => {
     .get(
       '/user/emails',
       async ({ user }) => (await listEmails(deps, user.id)).map(toApiEmail),
-      { signed: true, response: { 200: t.Array(EmailSchema) }, detail: { operationId: 'userListEmails', summary: "List the authenticated user's email addresses" } },
+      { scope: 'user', signed: true, response: { 200: t.Array(EmailSchema) }, detail: { operationId: 'userListEmails', summary: "List the authenticated user's email addresses" } },
     )
     .post(
       '/user/emails',
       async ({ user, body, status }) => status(201, (await addEmails(deps, user.id, body.emails ?? [])).map(toApiEmail)),
       {
+        scope: 'user',
         signed: true,
         body: EmailListOption,
         response: { 201: t.Array(EmailSchema) },
@@ -140,19 +145,19 @@ export const usersModule = (deps: AppDeps) => {
         await deleteEmails(deps, user.id, body.emails ?? [])
         return status(204, undefined)
       },
-      { signed: true, body: EmailListOption, response: NoContent, detail: { operationId: 'userDeleteEmail', summary: 'Delete email addresses' } },
+      { scope: 'user', signed: true, body: EmailListOption, response: NoContent, detail: { operationId: 'userDeleteEmail', summary: 'Delete email addresses' } },
     )
 
     // ---- followers of the caller ----
     .get(
       '/user/followers',
       async ({ user, page, respond }) => respond(await listFollows(deps, user, user.id, 'followers', page), usersAs(user)),
-      { signed: true, paged: true, query: PageQuery, response: { 200: UserList }, detail: { operationId: 'userCurrentListFollowers', summary: "List the authenticated user's followers" } },
+      { scope: 'user', signed: true, paged: true, query: PageQuery, response: { 200: UserList }, detail: { operationId: 'userCurrentListFollowers', summary: "List the authenticated user's followers" } },
     )
     .get(
       '/user/following',
       async ({ user, page, respond }) => respond(await listFollows(deps, user, user.id, 'following', page), usersAs(user)),
-      { signed: true, paged: true, query: PageQuery, response: { 200: UserList }, detail: { operationId: 'userCurrentListFollowing', summary: 'List the users that the authenticated user is following' } },
+      { scope: 'user', signed: true, paged: true, query: PageQuery, response: { 200: UserList }, detail: { operationId: 'userCurrentListFollowing', summary: 'List the users that the authenticated user is following' } },
     )
     .get(
       '/user/following/:username',
@@ -161,7 +166,7 @@ export const usersModule = (deps: AppDeps) => {
         if (!await isFollowing(deps, user.id, target.id)) throw notFound(`you are not following ${target.name}`)
         return status(204, undefined)
       },
-      { signed: true, params: UsernameParams, response: NoContent, detail: { operationId: 'userCurrentCheckFollowing', summary: 'Check whether a user is followed by the authenticated user' } },
+      { scope: 'user', signed: true, params: UsernameParams, response: NoContent, detail: { operationId: 'userCurrentCheckFollowing', summary: 'Check whether a user is followed by the authenticated user' } },
     )
     .put(
       '/user/following/:username',
@@ -169,7 +174,7 @@ export const usersModule = (deps: AppDeps) => {
         await followUser(deps, user, await getVisibleUserByName(deps, params.username, user))
         return status(204, undefined)
       },
-      { signed: true, params: UsernameParams, response: NoContent, detail: { operationId: 'userCurrentPutFollow', summary: 'Follow a user' } },
+      { scope: 'user', signed: true, params: UsernameParams, response: NoContent, detail: { operationId: 'userCurrentPutFollow', summary: 'Follow a user' } },
     )
     .delete(
       '/user/following/:username',
@@ -177,7 +182,7 @@ export const usersModule = (deps: AppDeps) => {
         await unfollowUser(deps, user, await followedOrVisibleUser(deps, user, params.username))
         return status(204, undefined)
       },
-      { signed: true, params: UsernameParams, response: NoContent, detail: { operationId: 'userCurrentDeleteFollow', summary: 'Unfollow a user' } },
+      { scope: 'user', signed: true, params: UsernameParams, response: NoContent, detail: { operationId: 'userCurrentDeleteFollow', summary: 'Unfollow a user' } },
     )
 
     // ---- followers of any user ----
@@ -185,13 +190,13 @@ export const usersModule = (deps: AppDeps) => {
       '/users/:username/followers',
       async ({ user: viewer, params, page, respond }) =>
         respond(await listFollows(deps, viewer, (await getVisibleUserByName(deps, params.username, viewer)).id, 'followers', page), usersAs(viewer)),
-      { signed: true, paged: true, params: UsernameParams, query: PageQuery, response: { 200: UserList }, detail: { operationId: 'userListFollowers', summary: "List the given user's followers" } },
+      { scope: 'user', signed: true, paged: true, params: UsernameParams, query: PageQuery, response: { 200: UserList }, detail: { operationId: 'userListFollowers', summary: "List the given user's followers" } },
     )
     .get(
       '/users/:username/following',
       async ({ user: viewer, params, page, respond }) =>
         respond(await listFollows(deps, viewer, (await getVisibleUserByName(deps, params.username, viewer)).id, 'following', page), usersAs(viewer)),
-      { signed: true, paged: true, params: UsernameParams, query: PageQuery, response: { 200: UserList }, detail: { operationId: 'userListFollowing', summary: 'List the users that the given user is following' } },
+      { scope: 'user', signed: true, paged: true, params: UsernameParams, query: PageQuery, response: { 200: UserList }, detail: { operationId: 'userListFollowing', summary: 'List the users that the given user is following' } },
     )
     .get(
       '/users/:username/following/:target',
@@ -201,6 +206,6 @@ export const usersModule = (deps: AppDeps) => {
         if (!await isFollowing(deps, user.id, target.id)) throw notFound(`${user.name} does not follow ${target.name}`)
         return status(204, undefined)
       },
-      { signed: true, params: FollowParams, response: NoContent, detail: { operationId: 'userCheckFollowing', summary: 'Check whether one user follows another' } },
+      { scope: 'user', signed: true, params: FollowParams, response: NoContent, detail: { operationId: 'userCheckFollowing', summary: 'Check whether one user follows another' } },
     )
 }

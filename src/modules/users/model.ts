@@ -71,14 +71,20 @@ export const EmailSchema = t.Object(
 /** CreateEmailOption / DeleteEmailOption (options.md §1). */
 export const EmailListOption = t.Object({ emails: t.Optional(BoundedList(ListName)) })
 
-/** The AccessToken record (records.md §5): `sha1` is the secret, shown only on create. */
+/**
+ * The AccessToken record (records.md §5): `sha1` is the secret, shown only on create; `scopes`
+ * the token's normalised scope as a list (Gitea 1.19+).
+ */
 export const AccessTokenSchema = t.Object(
-  { id: Int(), name: t.String(), sha1: t.String(), token_last_eight: t.String() },
+  { id: Int(), name: t.String(), sha1: t.String(), token_last_eight: t.String(), scopes: t.Array(t.String()) },
   { $id: '#/components/schemas/AccessToken' },
 )
 
-/** CreateAccessTokenOption (options.md §1). */
+/**
+ * CreateAccessTokenOption (options.md §1). `scopes` may be one string where a form gives one
+ * field (Gitea's form binding reads it as a list of one).
+ */
 export const CreateAccessTokenOption = t.Object(
-  { name: t.String(), scopes: t.Optional(BoundedList(ListName)) },
+  { name: t.String(), scopes: t.Optional(t.Union([BoundedList(ListName), ListName])) },
   { $id: '#/components/schemas/CreateAccessTokenOption' },
 )

@@ -8,6 +8,7 @@ import { accessTokens, emailAddresses, follows, users } from '../../db/schema'
 import type { Caller, UserRow } from '../../auth/caller'
 import { ownerVisibleTo, visibleOwnerCondition } from '../../auth/visibility'
 import { hashNewPassword, hashToken, newTokenSecret } from '../../auth/secrets'
+import { ALL_SCOPE, scopeForNewToken } from '../../auth/scopes'
 import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { pathNumber } from '../../lib/path-number'
@@ -127,15 +128,20 @@ export async function createUser(deps: AppDeps, input: NewUser): Promise<UserRow
   })
 }
 
-/** Creates an access token; the secret is returned once and only its hash is stored. */
-export async function createAccessToken(deps: AppDeps, userId: number, name: string) {
+/**
+ * Creates an access token with the scopes asked for (400 when none or an unknown one, as Gitea
+ * 1.22+); the secret is returned once and only its hash is stored. The API always passes the
+ * caller's list; `all` is for tokens made in-process (tests, benches).
+ */
+export async function createAccessToken(deps: AppDeps, userId: number, name: string, scopes: readonly string[] = [ALL_SCOPE]) {
   if (!name.trim()) throw unprocessable('Required', 'Name')
   checkMaxSize(name, 255, 'Name')
+  const scope = scopeForNewToken(scopes)
   const secret = newTokenSecret()
   const now = nowUnix()
   const row = (await deps.db
     .insert(accessTokens)
-    .values({ userId, name, tokenHash: hashToken(secret), tokenLastEight: secret.slice(-8), createdUnix: now, updatedUnix: now })
+    .values({ userId, name, tokenHash: hashToken(secret), tokenLastEight: secret.slice(-8), scope, createdUnix: now, updatedUnix: now })
     .returning())[0]
   return { row, secret }
 }
@@ -219,6 +225,7 @@ export const toApiAccessToken = (row: AccessTokenRow, secret = '') => ({
   name: row.name,
   sha1: secret,
   token_last_eight: row.tokenLastEight,
+  scopes: row.scope ? row.scope.split(',') : [],
 })
 
 export async function listAccessTokens(deps: AppDeps, userId: number, page: Page): Promise<Paged<AccessTokenRow>> {

@@ -1,0 +1,1 @@
+ALTER TABLE `access_tokens` ADD `scope` text DEFAULT 'all' NOT NULL;
