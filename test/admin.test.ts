@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { BAD_WEBSITES, startTestServer, type TestServer, type TestUser } from './helpers'
 import { makeOrg } from './access-fixtures'
 import { createRepository } from '../src/modules/repos/service'
 import { asc, count, eq } from 'drizzle-orm'
@@ -186,6 +186,17 @@ describe('PATCH /admin/users/{username}', () => {
     expect(await userRow('gina')).toEqual(before)
     expect(await emailsOf(before.id)).toEqual(emailsBefore)
   })
+
+  test('a user website (admin edit user): the same rule', async () => {
+    await s.user('webby')
+    for (const website of BAD_WEBSITES) {
+      const res = await s.patch('/admin/users/webby', { website }, { token: admin.token })
+      expect(res.status).toBe(422)
+      expect(res.body.errors[0].fieldNames).toEqual(['Website'])
+    }
+    expect((await s.patch('/admin/users/webby', { website: 'https://webby.example' }, { token: admin.token })).body.website).toBe('https://webby.example')
+    expect((await s.patch('/admin/users/webby', { website: '' }, { token: admin.token })).body.website).toBe('')
+  })
 })
 
 describe('DELETE /admin/users/{username}', () => {
@@ -242,6 +253,18 @@ describe('DELETE /admin/users/{username}', () => {
     expect(await userRow('mona')).toBeNull()
     const kept = await s.deps.db.select({ posterId: issues.posterId }).from(issues).where(eq(issues.repoId, repo.id))
     expect(kept).toEqual([{ posterId: mona.user.id }])
+  })
+
+  test('an admin cannot delete their own account (422, nothing changed); sudo does not get around it', async () => {
+    const before = await userCount()
+    const r = await s.del('/admin/users/root', undefined, { token: admin.token })
+    expect(r.status).toBe(422)
+    expect(r.body).toEqual({ message: 'you cannot delete yourself', url: `${s.config.baseUrl}api/swagger` })
+    const other = await s.user('admin2', { admin: true })
+    expect((await s.del('/admin/users/admin2', undefined, { token: admin.token, headers: { sudo: 'admin2' } })).status).toBe(422)
+    expect(await userCount()).toBe(before + 1)
+    expect((await s.del('/admin/users/admin2', undefined, { token: admin.token })).status).toBe(204)
+    expect((await s.get('/user', { token: other.token })).status).toBe(401)
   })
 })
 

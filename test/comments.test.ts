@@ -139,4 +139,31 @@ describe('comments', () => {
     expect(edit.status).toBe(204)
     expect((await w.s.deps.db.select().from(comments).where(eq(comments.id, event.id)))[0]!.content).toBe(event.content)
   })
+
+  test('deleting a timeline event through the comment routes answers 204 and keeps it', async () => {
+    const i = (await w.s.post(`${repo.path}/issues`, { title: 'timed' }, { token: w.owner.token })).body
+    expect((await w.s.post(`${repo.path}/issues/${i.number}/times`, { time: 60 }, { token: w.owner.token })).status).toBe(200)
+    const event = (await w.s.deps.db.select().from(comments).where(eq(comments.issueId, i.id)))[0]!
+    expect(event.type).toBeGreaterThan(0)
+    expect((await w.s.del(`${repo.path}/issues/comments/${event.id}`, undefined, { token: w.owner.token })).status).toBe(204)
+    expect((await w.s.deps.db.select().from(comments).where(eq(comments.id, event.id)))[0]).toBeDefined()
+  })
+
+  test('a bad since (or the seed’s string) is 422 on every comment list', async () => {
+    const i = (await w.s.post(`${repo.path}/issues`, { title: 'c' }, { token: w.owner.token })).body
+    for (const path of [`issues/${i.number}/comments`, `issue/${i.number}/comments`, 'issues/comments'])
+      for (const name of ['since', 'string'])
+        expect((await w.s.get(`${repo.path}/${path}?${name}=yesterday`)).status).toBe(422)
+  })
+
+  test('an issue’s comments: whole list with X-Total-Count, or a page with Link', async () => {
+    const i = (await w.s.post(`${repo.path}/issues`, { title: 'talk' }, { token: w.owner.token })).body
+    for (const n of [1, 2, 3]) await w.s.post(`${repo.path}/issues/${i.number}/comments`, { body: `c${n}` }, { token: w.reader.token })
+    const all = await w.s.get(`${repo.path}/issues/${i.number}/comments`)
+    expect(all.body.map((c: any) => c.body)).toEqual(['c1', 'c2', 'c3'])
+    expect(all.headers.get('x-total-count')).toBe('3')
+    const page = await w.s.get(`${repo.path}/issue/${i.number}/comments?limit=2&page=2`)
+    expect(page.body.map((c: any) => c.body)).toEqual(['c3'])
+    expect(page.headers.get('link')).toContain('rel="prev"')
+  })
 })

@@ -45,7 +45,7 @@ export interface ApiResponse<T = any> {
 export async function startTestServer(overrides: Partial<Config> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'warren-test-'))
   const database = await freshTestDatabase()
-  // Short passwords and quiet logs unless a test asks (test/password-policy, test/ops check the defaults).
+  // Short passwords and quiet logs unless a test asks (test/password-policy checks the production minimum).
   const config = loadConfig({}, { dataDir, databaseUrl: database.url, port: 0, host: '127.0.0.1', passwordMemoryCost: 64, passwordTimeCost: 1, minPasswordLength: 1, logLevel: 'warn', ...overrides })
   const deps = await createDeps(config)
   const { app, server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
@@ -108,3 +108,6 @@ export async function startTestServer(overrides: Partial<Config> = {}) {
 
 export type TestServer = Awaited<ReturnType<typeof startTestServer>>
 export type { AppDeps }
+
+/** Websites the one URL validator refuses, for repositories, organisations and users alike. */
+export const BAD_WEBSITES = ['javascript:alert(1)', 'data:text/html,<b>x</b>', 'ftp://example.com/', 'not a url', 'http://']

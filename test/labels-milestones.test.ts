@@ -138,6 +138,19 @@ describe('labels of an issue', () => {
     const most = await w.s.get(`${repo.path}/labels?sort=mostissues`)
     expect(most.body[0].name).toBe('bug')
   })
+
+  test('label counters count closed issues; deleting a label unlinks it', async () => {
+    const r = await w.repo('review-labels')
+    const l = (await w.s.post(`${r.path}/labels`, { name: 'x', color: '#000000' }, { token: w.owner.token })).body
+    const i = (await w.s.post(`${r.path}/issues`, { title: 'a', labels: [l.id], closed: true }, { token: w.owner.token })).body
+    expect((await w.s.deps.db.select().from(labels).where(eq(labels.id, l.id)))[0]).toMatchObject({ numIssues: 1, numClosedIssues: 1 })
+    await w.s.patch(`${r.path}/issues/${i.number}`, { state: 'open' }, { token: w.owner.token })
+    expect((await w.s.deps.db.select().from(labels).where(eq(labels.id, l.id)))[0]).toMatchObject({ numIssues: 1, numClosedIssues: 0 })
+    expect((await w.s.del(`${r.path}/labels/${l.id}`, undefined, { token: w.owner.token })).status).toBe(204)
+    // Deleting a missing label is a 404, as in Gitea.
+    expect((await w.s.del(`${r.path}/labels/${l.id}`, undefined, { token: w.owner.token })).status).toBe(404)
+    expect((await w.s.get(`${r.path}/issues/${i.number}`)).body.labels).toEqual([])
+  })
 })
 
 describe('milestones', () => {
@@ -216,5 +229,62 @@ describe('milestones', () => {
     expect((await w.s.del(`${repo.path}/milestones/${m.id}`, undefined, { token: w.writer.token })).status).toBe(404)
     expect((await repoRow(repo.id)).numMilestones).toBe(before - 1)
     expect((await w.s.get(`${repo.path}/issues/${issue.number}`)).body.milestone).toBeNull()
+  })
+
+  test('moving milestone and closing in one PATCH counts on the new milestone', async () => {
+    const a = (await w.s.post(`${repo.path}/milestones`, { title: 'A' }, { token: w.owner.token })).body
+    const b = (await w.s.post(`${repo.path}/milestones`, { title: 'B' }, { token: w.owner.token })).body
+    const i = (await w.s.post(`${repo.path}/issues`, { title: 'move', milestone: a.id }, { token: w.owner.token })).body
+    const r = await w.s.patch(`${repo.path}/issues/${i.number}`, { milestone: b.id, state: 'closed' }, { token: w.writer.token })
+    expect(r.status).toBe(201)
+    expect(await milestoneRow(a.id)).toMatchObject({ numIssues: 0, numClosedIssues: 0 })
+    expect(await milestoneRow(b.id)).toMatchObject({ numIssues: 1, numClosedIssues: 1 })
+    expect(r.body.milestone).toMatchObject({ id: b.id, open_issues: 0, closed_issues: 1 })
+  })
+
+  test('milestones are listed by due date (none last), then by id', async () => {
+    const r = await w.repo('review-due')
+    const late = (await w.s.post(`${r.path}/milestones`, { title: 'late', due_on: '2040-01-01T00:00:00Z' }, { token: w.owner.token })).body
+    const none = (await w.s.post(`${r.path}/milestones`, { title: 'none' }, { token: w.owner.token })).body
+    const soon = (await w.s.post(`${r.path}/milestones`, { title: 'soon', due_on: '2030-01-01T00:00:00Z' }, { token: w.owner.token })).body
+    const list = await w.s.get(`${r.path}/milestones`)
+    expect(list.body.map((m: any) => m.id)).toEqual([soon.id, late.id, none.id])
+  })
+})
+
+describe('deleting a missing label or milestone', () => {
+  let tracker: { id: number; path: string }
+  let otherRepo: { id: number; path: string }
+  let otherLabel = 0
+  let otherMilestone = 0
+  beforeAll(async () => {
+    tracker = await w.repo('tracker')
+    otherRepo = await w.repo('other')
+    otherLabel = (await w.s.post(`${otherRepo.path}/labels`, { name: 'elsewhere', color: '#00ff00' }, { token: w.owner.token })).body.id
+    otherMilestone = (await w.s.post(`${otherRepo.path}/milestones`, { title: 'elsewhere' }, { token: w.owner.token })).body.id
+  })
+
+  test('label: 404 for an unknown id, a non-numeric one, one of another repository, and a second delete', async () => {
+    for (const id of ['999999', 'abc', String(otherLabel)]) {
+      const res = await w.s.del(`${tracker.path}/labels/${id}`, undefined, { token: w.owner.token })
+      expect(res.status).toBe(404)
+      expect(res.body).toEqual({ message: "The target couldn't be found.", url: expect.any(String) })
+    }
+    expect((await w.s.get(`${otherRepo.path}/labels/${otherLabel}`)).status).toBe(200)
+    const own = (await w.s.post(`${tracker.path}/labels`, { name: 'mine', color: '#0000ff' }, { token: w.owner.token })).body.id
+    expect((await w.s.del(`${tracker.path}/labels/${own}`, undefined, { token: w.owner.token })).status).toBe(204)
+    expect((await w.s.del(`${tracker.path}/labels/${own}`, undefined, { token: w.owner.token })).status).toBe(404)
+  })
+
+  test('milestone: 404 for an unknown id or title, one of another repository, and a second delete', async () => {
+    for (const id of ['999999', 'no-such-title', String(otherMilestone)]) {
+      const res = await w.s.del(`${tracker.path}/milestones/${id}`, undefined, { token: w.owner.token })
+      expect(res.status).toBe(404)
+      expect(res.body).toEqual({ message: "The target couldn't be found.", url: expect.any(String) })
+    }
+    expect((await w.s.get(`${otherRepo.path}/milestones/${otherMilestone}`)).status).toBe(200)
+    const own = (await w.s.post(`${tracker.path}/milestones`, { title: 'mine' }, { token: w.owner.token })).body.id
+    expect((await w.s.del(`${tracker.path}/milestones/${own}`, undefined, { token: w.owner.token })).status).toBe(204)
+    expect((await w.s.del(`${tracker.path}/milestones/${own}`, undefined, { token: w.owner.token })).status).toBe(404)
   })
 })

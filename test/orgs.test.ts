@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { BAD_WEBSITES, startTestServer, type TestServer, type TestUser } from './helpers'
 import { userOrgBlockers } from '../src/modules/orgs/service'
 
 let s: TestServer
@@ -7,6 +7,7 @@ let admin: TestUser
 let olga: TestUser
 let mia: TestUser
 let otto: TestUser
+let alice: TestUser
 
 const errorShape = (s: TestServer) => ({ message: expect.any(String), url: `${s.config.baseUrl}api/swagger` })
 
@@ -16,6 +17,7 @@ beforeAll(async () => {
   olga = await s.user('olga')
   mia = await s.user('mia')
   otto = await s.user('otto')
+  alice = await s.user('alice')
 })
 afterAll(() => s.stop())
 
@@ -177,6 +179,13 @@ describe('reading and editing organisations', () => {
     expect(r.body).toHaveLength(1)
     expect(r.headers.get('x-total-count')).toBe('2')
     expect(r.headers.get('link')).toContain('rel="next"')
+  })
+
+  test('an organisation website: the same rule', async () => {
+    for (const website of BAD_WEBSITES) expect((await s.post('/orgs', { username: 'badsite', website }, { token: alice.token })).status).toBe(422)
+    expect((await s.post('/orgs', { username: 'goodsite', website: 'http://example.org' }, { token: alice.token })).status).toBe(201)
+    expect((await s.patch('/orgs/goodsite', { website: 'javascript:alert(1)' }, { token: alice.token })).status).toBe(422)
+    expect((await s.get('/orgs/goodsite')).body.website).toBe('http://example.org')
   })
 })
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
-import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { BAD_WEBSITES, startTestServer, type TestServer, type TestUser } from './helpers'
 import { addTeam, makeOrg } from './access-fixtures'
 import { repositories, users } from '../src/db/schema'
 import { initBareRepository } from '../src/git/init'
@@ -25,6 +25,8 @@ beforeAll(async () => {
   alice = await s.user('alice')
   bob = await s.user('bob')
   admin = await s.user('root', { admin: true })
+  // A public repository of alice's (creating one is test/repos-create.test.ts's), which the reads and the start-up repair find.
+  expect((await s.post('/user/repos', { name: 'plain', description: 'd' }, { token: alice.token })).status).toBe(201)
 })
 afterAll(async () => {
   await s.stop()
@@ -42,131 +44,6 @@ async function clone(fullName: string): Promise<string> {
   await git(['clone', '--quiet', '--', repoPath(s.config.dataDir, owner, name), dir], { cwd: scratch })
   return dir
 }
-
-describe('create', () => {
-  test('POST /user/repos creates an empty repository and counts it', async () => {
-    const before = await numRepos(alice.user.id)
-    const r = await s.post('/user/repos', { name: 'plain', description: 'd' }, { token: alice.token })
-    expect(r.status).toBe(201)
-    expect(r.body.full_name).toBe('alice/plain')
-    expect(r.body.empty).toBe(true)
-    expect(r.body.permissions).toEqual({ admin: true, push: true, pull: true })
-    expect(await numRepos(alice.user.id)).toBe(before + 1)
-    expect(existsSync(repoPath(s.config.dataDir, 'alice', 'plain'))).toBe(true)
-  })
-
-  test('bad names, duplicates and anonymous callers are refused with nothing created', async () => {
-    expect((await s.post('/user/repos', { name: 'x' })).status).toBe(401)
-    for (const name of ['a b', '..', 'x.git', 'y.wiki', '', 'a'.repeat(101)])
-      expect((await s.post('/user/repos', { name }, { token: alice.token })).status).toBe(422)
-    expect((await s.post('/user/repos', { name: 'PLAIN' }, { token: alice.token })).status).toBe(409)
-    expect((await s.deps.db.select().from(repositories).where(eq(repositories.ownerId, alice.user.id))).length).toBe(1)
-  })
-
-  test('auto_init writes a real first commit with README, .gitignore and LICENSE', async () => {
-    const r = await s.post(
-      '/user/repos',
-      { name: 'inited', description: 'Hello there', auto_init: true, gitignores: 'Go, Node', license: 'MIT', default_branch: 'main' },
-      { token: alice.token },
-    )
-    expect(r.status).toBe(201)
-    expect(r.body.empty).toBe(false)
-    expect(r.body.size).toBeGreaterThan(0)
-    expect(r.body.default_branch).toBe('main')
-    const dir = await clone('alice/inited')
-    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe('# inited\n\nHello there\n')
-    const ignore = readFileSync(join(dir, '.gitignore'), 'utf8')
-    expect(ignore).toContain('# ---> Go')
-    expect(ignore).toContain('# ---> Node')
-    expect(ignore).toContain('node_modules/')
-    const license = readFileSync(join(dir, 'LICENSE'), 'utf8')
-    expect(license).toContain(`Copyright (c) ${new Date().getUTCFullYear()} alice`)
-    expect(license).not.toContain('<year>')
-    const log = (await git(['log', '--format=%an <%ae>|%s', 'main'], { cwd: dir })).trim()
-    expect(log).toBe('alice <alice@example.com>|Initial commit')
-    expect((await git(['symbolic-ref', 'HEAD'], { gitDir: repoPath(s.config.dataDir, 'alice', 'inited') })).trim()).toBe('refs/heads/main')
-  })
-
-  test('a default branch git would refuse is 422 on create and edit, and nothing is created', async () => {
-    const before = (await s.deps.db.select().from(repositories)).length
-    for (const branch of ['.hidden', 'a/.b', 'x.lock/y', 'trailing.', '-opt', 'two..dots', 'sp ace'])
-      for (const auto_init of [false, true]) {
-        const r = await s.post('/user/repos', { name: 'badbranch', default_branch: branch, auto_init }, { token: alice.token })
-        expect(r.status).toBe(422)
-        expect(r.body.message).toContain('DefaultBranch')
-      }
-    expect((await s.deps.db.select().from(repositories)).length).toBe(before)
-    expect(existsSync(repoPath(s.config.dataDir, 'alice', 'badbranch'))).toBe(false)
-    expect((await s.patch('/repos/alice/inited', { default_branch: '.hidden' }, { token: alice.token })).status).toBe(422)
-  })
-
-  test('every shipped template can be used', async () => {
-    const ignores = 'Go,Node,Python,Java,C,C++,Rust,Ruby,Swift,Kotlin,Dotnet,VisualStudio,macOS,Windows,Linux,JetBrains,VisualStudioCode'
-    const licenses = ['MIT', 'Apache-2.0', 'GPL-2.0', 'GPL-3.0', 'LGPL-3.0', 'AGPL-3.0', 'BSD-2-Clause', 'BSD-3-Clause', 'MPL-2.0', 'Unlicense', 'ISC']
-    const r = await s.post('/user/repos', { name: 'all-ignores', auto_init: true, gitignores: ignores, license: 'Apache-2.0' }, { token: bob.token })
-    expect(r.status).toBe(201)
-    for (const license of licenses.slice(2)) {
-      const res = await s.post('/user/repos', { name: `lic-${license}`, auto_init: true, license }, { token: bob.token })
-      expect(res.status).toBe(201)
-      expect(res.body.empty).toBe(false)
-    }
-    const dir = await clone('bob/lic-GPL-3.0')
-    expect(readFileSync(join(dir, 'LICENSE'), 'utf8')).toContain('GNU GENERAL PUBLIC LICENSE')
-  })
-
-  test('unknown templates answer 422 before anything is created', async () => {
-    for (const body of [
-      { name: 't1', auto_init: true, gitignores: 'Go,NoSuchLang' },
-      { name: 't1', auto_init: true, license: 'WTFPL-9' },
-      { name: 't1', auto_init: true, readme: 'Fancy' },
-    ]) {
-      const r = await s.post('/user/repos', body, { token: alice.token })
-      expect(r.status).toBe(422)
-    }
-    expect(await repoRow('alice', 't1')).toBeUndefined()
-    expect(existsSync(repoPath(s.config.dataDir, 'alice', 't1'))).toBe(false)
-  })
-
-  test('concurrent creates of one name: one 201, the others 409, one row and one folder', async () => {
-    const names = ['race', 'Race', 'RACE', 'race']
-    const answers = await Promise.all(names.map((name) => s.post('/user/repos', { name, auto_init: true }, { token: alice.token })))
-    const statuses = answers.map((a) => a.status).sort()
-    expect(statuses).toEqual([201, 409, 409, 409])
-    expect((await s.deps.db.select().from(repositories).where(eq(repositories.lowerName, 'race'))).filter((r) => r.ownerId === alice.user.id).length).toBe(1)
-    expect(readdirSync(join(s.config.dataDir, 'repositories', 'alice')).filter((n) => n.startsWith('race')).length).toBe(1)
-    const won = answers.find((a) => a.status === 201)!
-    expect((await s.get(`/repos/alice/${won.body.name}/branches/master`, { token: alice.token })).status).toBe(200)
-  })
-
-  test('a leftover git folder with no row is neither adopted nor deleted by a create (409)', async () => {
-    const leftover = repoPath(s.config.dataDir, 'alice', 'leftover')
-    await initBareRepository(leftover, 'keep')
-    const before = await numRepos(alice.user.id)
-    const r = await s.post('/user/repos', { name: 'leftover', auto_init: true }, { token: alice.token })
-    expect(r.status).toBe(409)
-    expect(await repoRow('alice', 'leftover')).toBeUndefined()
-    expect(await numRepos(alice.user.id)).toBe(before)
-    expect(readFileSync(join(leftover, 'HEAD'), 'utf8')).toBe('ref: refs/heads/keep\n')
-    rmSync(leftover, { recursive: true, force: true })
-    expect((await s.post('/user/repos', { name: 'leftover' }, { token: alice.token })).status).toBe(201)
-  })
-
-  test('POST /admin/users/{u}/repos: site admin only, user or organisation owner, 404 unknown owner', async () => {
-    const { org } = await makeOrg(s, 'adminorg', bob)
-    expect((await s.post('/admin/users/alice/repos', { name: 'byadmin' })).status).toBe(401)
-    expect((await s.post('/admin/users/alice/repos', { name: 'byadmin' }, { token: bob.token })).status).toBe(403)
-    expect((await s.post('/admin/users/nobody/repos', { name: 'byadmin' }, { token: admin.token })).status).toBe(404)
-    const r = await s.post('/admin/users/alice/repos', { name: 'byadmin', auto_init: true }, { token: admin.token })
-    expect(r.status).toBe(201)
-    expect(r.body.owner.login).toBe('alice')
-    const dir = await clone('alice/byadmin')
-    expect((await git(['log', '-1', '--format=%an'], { cwd: dir })).trim()).toBe('root')
-    const o = await s.post('/admin/users/adminorg/repos', { name: 'orgrepo' }, { token: admin.token })
-    expect(o.status).toBe(201)
-    expect(o.body.owner.id).toBe(org.id)
-    expect(await numRepos(org.id)).toBe(1)
-  })
-})
 
 describe('get, edit, delete', () => {
   test('GET /repos/{o}/{r}: private repositories are 404 for anonymous callers and outsiders', async () => {
@@ -222,6 +99,20 @@ describe('get, edit, delete', () => {
       expect(bad.status).toBe(422)
     }
     expect(await repoRow('alice', 'editme')).toEqual(before)
+  })
+
+  test('a repository website must be http(s); empty clears it; a refusal changes nothing', async () => {
+    expect((await s.post('/user/repos', { name: 'site' }, { token: alice.token })).status).toBe(201)
+    expect((await s.patch('/repos/alice/site', { website: 'https://example.com/x' }, { token: alice.token })).body.website).toBe('https://example.com/x')
+    for (const website of BAD_WEBSITES) {
+      const res = await s.patch('/repos/alice/site', { website, description: 'changed' }, { token: alice.token })
+      expect(res.status).toBe(422)
+      expect(res.body.errors[0].fieldNames).toEqual(['Website'])
+    }
+    const after = await s.get('/repos/alice/site')
+    expect(after.body.website).toBe('https://example.com/x')
+    expect(after.body.description).toBe('')
+    expect((await s.patch('/repos/alice/site', { website: '' }, { token: alice.token })).body.website).toBe('')
   })
 
   test('PATCH private hides the repository from others', async () => {

@@ -106,4 +106,22 @@ describe('tracked time', () => {
     expect((await w.s.get(`${repo.path}/issues/1/times`)).status).toBe(404)
     await setRepo(repo.id, { enableTimeTracker: true })
   })
+
+  test('time tracking off: the issue’s times are 404, the repository’s 400', async () => {
+    const r = await w.repo('review-notimes')
+    const i = (await w.s.post(`${r.path}/issues`, { title: 't' }, { token: w.owner.token })).body
+    await w.s.deps.db.update(repositories).set({ enableTimeTracker: false }).where(eq(repositories.id, r.id))
+    expect((await w.s.get(`${r.path}/issues/${i.number}/times`, { token: w.owner.token })).status).toBe(404)
+    expect((await w.s.get(`${r.path}/times`, { token: w.owner.token })).status).toBe(400)
+  })
+
+  test('private repository times are 404 to anonymous callers and outsiders', async () => {
+    const r = await w.repo('review-private-times', { private: true })
+    const i = (await w.s.post(`${r.path}/issues`, { title: 't' }, { token: w.owner.token })).body
+    for (const path of [`issues/${i.number}/times`, 'times', 'times/owner']) {
+      expect((await w.s.get(`${r.path}/${path}`)).status).toBe(404)
+      expect((await w.s.get(`${r.path}/${path}`, { token: w.outsider.token })).status).toBe(404)
+    }
+    expect((await w.s.post(`${r.path}/issues/${i.number}/times`, { time: 5 }, { token: w.outsider.token })).status).toBe(404)
+  })
 })

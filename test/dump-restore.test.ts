@@ -1,16 +1,17 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../src/config'
 import { Database } from 'bun:sqlite'
 import { dump, restore } from '../src/ops/dump'
-import { loggerOf } from '../src/lib/log'
-import { startTestServer } from './helpers'
+import { TarWriter, readTar } from '../src/ops/tar'
+import { logOutput } from './log-capture'
 
 /**
- * The adversarial review of releases, SSH and the operator's tools (round 2): each test is a
- * refusal or a bound that a hostile input once got past.
+ * `warren dump` and `warren restore` below the command line (the commands themselves are in
+ * test/cli.test.ts): the tar archive they write and read, a restore of a hostile archive and a
+ * dump of odd file names, each a refusal or a bound that a hostile input once got past.
  */
 
 const dirs: string[] = []
@@ -23,7 +24,47 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
-// ---- restore of a hostile archive -----------------------------------------------------------
+describe('the dump archive (tar)', () => {
+  test('long and non-ASCII paths, empty and multi-chunk files read back as written; system tar reads it too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warren-tar-'))
+    try {
+      const big = Buffer.alloc(2.5 * 1024 * 1024 + 7)
+      for (let i = 0; i < big.length; i++) big[i] = (i * 31) % 251
+      writeFileSync(join(dir, 'big'), big)
+      const files: Record<string, Buffer> = {
+        [`repositories/${'o'.repeat(40)}/${'n'.repeat(100)}.git/objects/pack/pack-${'a'.repeat(40)}.idx`]: Buffer.from('long path'),
+        'attachments/ünïcödé.txt': Buffer.from('non-ascii'),
+        'empty': Buffer.alloc(0),
+      }
+      const archive = join(dir, 'a.tar')
+      const writer = new TarWriter(archive)
+      writer.addDirectory('repositories', 0o755, 1_700_000_000)
+      for (const [path, data] of Object.entries(files)) writer.addBytes(path, data, 0o640, 1_700_000_000)
+      const fd = openSync(join(dir, 'big'), 'r')
+      writer.addFile('big', fd, big.length, 0o600, 1_700_000_000)
+      closeSync(fd)
+      writer.finish()
+      const read: Record<string, Buffer> = {}
+      const kinds: string[] = []
+      readTar(archive, (entry, content) => {
+        kinds.push(`${entry.type}:${entry.mode.toString(8)}:${entry.mtime}`)
+        if (entry.type === 'directory') return
+        const chunks: Buffer[] = []
+        content((chunk) => chunks.push(Buffer.from(chunk)))
+        read[entry.path] = Buffer.concat(chunks)
+      })
+      expect(Object.keys(read)).toEqual([...Object.keys(files), 'big'])
+      for (const [path, data] of Object.entries(files)) expect(read[path]!.equals(data)).toBe(true)
+      expect(read.big!.equals(big)).toBe(true)
+      expect(kinds[0]).toBe('directory:755:1700000000')
+      expect(kinds[1]).toBe('file:640:1700000000')
+      // the archive is ordinary tar: the system's tar lists the same paths
+      if (Bun.which('tar')) expect(Bun.spawnSync(['tar', '-tf', archive]).stdout.toString().trim().split('\n')).toEqual(['repositories/', ...Object.keys(files), 'big'])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
 
 /** One raw ustar header block, as a hostile archive may write it (any type, size field and link). */
 function tarHeader(name: string, type: string, size: number | string, link = ''): Buffer {
@@ -114,82 +155,6 @@ describe('warren restore of a hostile archive', () => {
   })
 })
 
-// ---- the log keeps no secrets ---------------------------------------------------------------
-
-/** What the process writes to stdout and stderr while `fn` runs (the log's lines). */
-async function logOutput(fn: () => Promise<void>, until: (out: string) => boolean): Promise<string> {
-  let out = ''
-  const writes = [process.stdout, process.stderr].map((stream) => {
-    const write = stream.write.bind(stream)
-    stream.write = ((chunk: string | Uint8Array, ...rest: any[]) => {
-      out += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
-      return write(chunk, ...rest)
-    }) as typeof stream.write
-    return () => {
-      stream.write = write
-    }
-  })
-  // console.warn and console.error write to stderr without going through process.stderr.write.
-  for (const method of ['warn', 'error'] as const) {
-    const original = console[method]
-    console[method] = (...args: unknown[]) => {
-      out += args.map(String).join(' ') + '\n'
-    }
-    writes.push(() => {
-      console[method] = original
-    })
-  }
-  try {
-    await fn()
-    // Request lines are written once the caller is known, just after the answer.
-    for (let i = 0; i < 200 && !until(out); i++) await Bun.sleep(10)
-  } finally {
-    for (const restoreWrite of writes) restoreWrite()
-  }
-  return out
-}
-
-describe('the log', () => {
-  test('tokens in the query (however their names are spelled), Authorization headers and passwords never reach it', async () => {
-    const s = await startTestServer({ logLevel: 'info', logFormat: 'json' })
-    try {
-      const u = await s.user('logged')
-      const out = await logOutput(
-        async () => {
-          // %74oken is read as token by the API: it must be masked like token.
-          expect((await fetch(`${s.url}/api/v1/user?%74oken=${u.token}`)).status).toBe(200)
-          expect((await fetch(`${s.url}/api/v1/user?page=1&access_token=${u.token}`)).status).toBe(200)
-          expect((await fetch(`${s.url}/api/v1/user?ACCESS_TOKEN=${u.token}x`)).status).toBe(401)
-          expect((await fetch(`${s.url}/api/v1/user`, { headers: { authorization: u.basic } })).status).toBe(200)
-          expect((await fetch(`${s.url}/api/v1/user`, { headers: { authorization: `token ${u.token}` } })).status).toBe(200)
-        },
-        (o) => o.split('"msg":"request"').length > 5,
-      )
-      const lines = out.split('\n').filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l))
-      expect(lines.map((l) => l.path)).toEqual(['/api/v1/user?%74oken=…', '/api/v1/user?page=1&access_token=…', '/api/v1/user?ACCESS_TOKEN=…', '/api/v1/user', '/api/v1/user'])
-      expect(lines.map((l) => l.user)).toEqual(['logged', 'logged', '-', 'logged', 'logged'])
-      expect(out).not.toContain(u.token)
-      expect(out).not.toContain(u.password)
-      expect(out).not.toContain(u.basic.slice(6))
-    } finally {
-      await s.stop()
-    }
-  })
-
-  test('credentials written into a URL are masked in any logged message or field', async () => {
-    const config = loadConfig({}, { dataDir: temp(), logFormat: 'text', logLevel: 'info' })
-    const out = await logOutput(
-      async () => loggerOf(config).error('fetching https://bob:hunter2@example.com/x.git failed', { error: 'fatal: http://tok3n@host/y: 403' }),
-      (o) => o.includes('failed'),
-    )
-    expect(out).toContain('https://…@example.com/x.git')
-    expect(out).toContain('http://…@host/y')
-    expect(out).not.toContain('hunter2')
-    expect(out).not.toContain('tok3n')
-  })
-})
-
-// ---- dump of odd file names -------------------------------------------------------------------
 
 describe('warren dump of a data folder with odd file names', () => {
   test('names with newlines, tabs, quotes, backslashes, non-ASCII and long ones round-trip; links, special and non-UTF-8 names are left out and said', async () => {
