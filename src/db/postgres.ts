@@ -16,6 +16,7 @@ import { drizzle } from 'drizzle-orm/bun-sql'
 import type { Db, DatabaseRuntime } from './client'
 import { ApiError } from '../lib/errors'
 import { SessionLocks, unclaimedIds } from './pg-locks'
+import { UNAVAILABLE_RETRY_AFTER } from './unavailable'
 import { allTables } from './schema'
 import { migrationsOfFolder } from './migrations-macro' with { type: 'macro' }
 
@@ -31,6 +32,12 @@ const WRITE_LOCK_WAIT = '30s'
 /** PostgreSQL's SQLSTATE for a lock wait past lock_timeout. */
 const LOCK_NOT_AVAILABLE = '55P03'
 
+/**
+ * Seconds a connection of the pool may sit unused before it is closed: Bun opens the whole pool
+ * at the first query, and an idle process need not keep it.
+ */
+const POOL_IDLE_TIMEOUT = 30
+
 export interface PostgresOptions {
   /** Connections in the pool (queries and transactions); the session locks take one more. */
   poolSize: number
@@ -38,10 +45,12 @@ export interface PostgresOptions {
 
 /** Connects, applies pending migrations and answers the Db. */
 export async function openPostgres(url: string, opts: PostgresOptions): Promise<Db> {
-  const client = new SQL(url, { max: opts.poolSize })
+  // Named, so an operator (and test/pg-connections.test.ts) can tell Warren's apart in pg_stat_activity.
+  const connection = { application_name: 'warren' }
+  const client = new SQL(url, { max: opts.poolSize, idleTimeout: POOL_IDLE_TIMEOUT, connection })
   // Session locks live on one connection of their own, opened at the first lock, so that holders
   // (which query through the pool) can never starve the pool, nor the pool the locks.
-  const locks = new SessionLocks(new SQL(url, { max: 1 }))
+  const locks = new SessionLocks(new SQL(url, { max: 1, connection }))
   try {
     await migrate(client)
   } catch (e) {
@@ -82,7 +91,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           live.delete(open)
         }
       }).catch((e: unknown) => {
-        if ((e as { errno?: string }).errno === LOCK_NOT_AVAILABLE) throw new ApiError(503, 'The database is busy; try again')
+        if ((e as { errno?: string }).errno === LOCK_NOT_AVAILABLE) throw new ApiError(503, 'The database is busy; try again', {}, { 'Retry-After': UNAVAILABLE_RETRY_AFTER })
         throw e
       })) as T
       for (const run of committed) inside.exit(run)
