@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { databaseUnavailable, UNAVAILABLE_RETRY_AFTER } from './db/unavailable'
 import { openapi } from '@elysiajs/openapi'
 import type { AppDeps } from './deps'
 import { ApiError, apiErrorOfGit, badRequest, notFound, unprocessable } from './lib/errors'
@@ -234,6 +235,13 @@ export function createApp(deps: AppDeps) {
         case 'NOT_FOUND':
           return errorBody(set, 404, "The target couldn't be found.")
         default:
+          // The database refused or lost the connection (too many clients, the server down): the
+          // request may be retried, as after a long write-lock wait.
+          if (databaseUnavailable(error)) {
+            log.warn('database unavailable', { method: request.method, path: new URL(request.url).pathname, ...errorFields(error) })
+            set.headers['retry-after'] = UNAVAILABLE_RETRY_AFTER
+            return errorBody(set, 503, 'The database is unavailable; try again')
+          }
           // With its request, so the line says what was being answered.
           log.error('internal error', { method: request.method, path: new URL(request.url).pathname, ...errorFields(error) })
           return errorBody(set, 500, 'Internal server error')

@@ -17,6 +17,7 @@ import { startMirrorScheduler } from './jobs/mirror-scheduler'
 import { startSshServer } from './ssh/server'
 import { startPullChecker } from './jobs/pull-checker'
 import { startWebhookWorker } from './jobs/webhook-worker'
+import { startLeftoverRepair } from './jobs/leftover-repair'
 import { repairPullMerges } from './modules/pulls/merge'
 import { repairAttachments } from './modules/releases/storage'
 import { checkGit, MIN_GIT_VERSION } from './ops/git-check'
@@ -103,7 +104,7 @@ async function serve() {
       if (reconciled.updated) log.info(`brought ${reconciled.updated} of ${reconciled.checked} repositories in line with git`)
       const mergesRepaired = await repairPullMerges(deps)
       if (mergesRepaired) log.info(`marked ${mergesRepaired} pull requests merged whose merge a stop interrupted`)
-    } else log.info('another Warren serves this database: start-up repairs are left to the first one')
+    } else log.info('another Warren serves this database: start-up repairs are left to the first one (what a process that dies leaves is repaired by the one running the background jobs)')
     return held
   })
   if (config.initialAdmin && await countUsers(deps) === 0) {
@@ -127,6 +128,9 @@ async function serve() {
   jobs.add('mirror scheduler', asLeader(deps, 'mirror-scheduler', () => startMirrorScheduler(deps)))
   jobs.add('pull request checker', asLeader(deps, 'pull-checker', () => startPullChecker(deps)))
   jobs.add('webhook deliveries', asLeader(deps, 'webhook-deliveries', () => startWebhookWorker(deps)))
+  // Several processes on PostgreSQL: what one leaves when it dies is repaired while the others
+  // serve. On SQLite one process owns the database, and the start-up repairs above suffice.
+  if (config.databaseUrl) jobs.add('leftover repairs', asLeader(deps, 'leftover-repair', () => startLeftoverRepair(deps)))
   log.info(`listening on http://${config.host}:${server.port} (public URL ${config.baseUrl})`, { git: git.version })
   if (config.startSshServer) {
     const ssh = jobs.add('ssh server', await startSshServer(deps))

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import type * as tables from './schema/tables'
 import { allTables } from './schema'
 import type { Dialect } from './dialect'
+import type { ClaimKind } from './pg-locks'
 import { migrationsOfFolder } from './migrations-macro' with { type: 'macro' }
 
 /**
@@ -31,18 +32,27 @@ export interface DatabaseRuntime {
   /**
    * Takes the named lock for the caller's process, exclusive or shared, without waiting: null
    * when another process holds it in a conflicting mode. Held until released or the process
-   * ends (on PostgreSQL a session advisory lock on a connection of its own, so a crash frees it;
+   * ends (on PostgreSQL a session advisory lock on the process's lock connection, so a crash frees it;
    * on SQLite one process owns the database, so every lock is granted).
    */
   tryLock(name: string, mode: 'exclusive' | 'shared'): Promise<HeldLock | null>
   /** withLock's implementation. */
   withLock<T>(name: string, fn: () => Promise<T>): Promise<T>
+  /** claimWork's implementation. */
+  claim(kind: ClaimKind, id: number): Promise<HeldLock>
+  /** unclaimedWork's implementation. */
+  unclaimed(kind: ClaimKind, ids: number[]): Promise<number[]>
   /** Closes the connection(s); the database is not used after. */
   close(): Promise<void>
 }
 
 export interface HeldLock {
   release(): Promise<void>
+  /**
+   * Whether the lock is still held: on PostgreSQL a lock goes with its connection, which the
+   * server may cut (a restart, a terminated session) while this process runs on. Absent: it is.
+   */
+  stillHeld?(): Promise<boolean>
 }
 
 /**
@@ -58,6 +68,22 @@ export function withLock<T>(db: Db, name: string, fn: () => Promise<T>): Promise
 /** Tries to take a process-wide lock on the database (see DatabaseRuntime.tryLock). */
 export function tryLock(db: Db, name: string, mode: 'exclusive' | 'shared' = 'exclusive'): Promise<HeldLock | null> {
   return db.$runtime.tryLock(name, mode)
+}
+
+/**
+ * Marks work in progress in this process (a pending push by its id, a merge by its pull request's
+ * id) until released: the work's row says what to repair if the process dies, and the claim says
+ * it has not. Taken before the row is visible to others (inside the transaction that writes it,
+ * or before it when the id is known), released after the row is gone. On PostgreSQL a shared
+ * advisory lock on the session locks' connection, so it goes with the process.
+ */
+export function claimWork(db: Db, kind: ClaimKind, id: number): Promise<HeldLock> {
+  return db.$runtime.claim(kind, id)
+}
+
+/** Of these ids of work of one kind, those no running process claims: what a dead process left. */
+export function unclaimedWork(db: Db, kind: ClaimKind, ids: number[]): Promise<number[]> {
+  return db.$runtime.unclaimed(kind, ids)
 }
 
 /**
@@ -154,6 +180,7 @@ export function openDatabase(dataDir: string): Db {
 /** Drizzle's asynchronous SQLite API over one bun:sqlite connection (see WriteGate). */
 function sqliteDatabase(sqlite: Database): Db {
   const gate: WriteGate = { inside: new AsyncLocalStorage(), current: null }
+  const claims = new Map<string, number>()
   const runtime: DatabaseRuntime = {
     dialect: 'sqlite',
     transaction: (fn) => sqliteTransaction(sqlite, gate, fn),
@@ -164,6 +191,22 @@ function sqliteDatabase(sqlite: Database): Db {
     changeMark: () => sqliteChangeMark(sqlite),
     tryLock: async () => ({ release: async () => {} }),
     withLock: (_name, fn) => fn(),
+    // One process owns the database: its own claims are all there are.
+    async claim(kind, id) {
+      const key = `${kind}:${id}`
+      claims.set(key, (claims.get(key) ?? 0) + 1)
+      let held = true
+      return {
+        async release() {
+          if (!held) return
+          held = false
+          const left = claims.get(key)! - 1
+          if (left > 0) claims.set(key, left)
+          else claims.delete(key)
+        },
+      }
+    },
+    unclaimed: async (kind, ids) => ids.filter((id) => !claims.has(`${kind}:${id}`)),
     async close() {
       sqlite.close()
     },

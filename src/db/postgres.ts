@@ -15,6 +15,8 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { drizzle } from 'drizzle-orm/bun-sql'
 import type { Db, DatabaseRuntime } from './client'
 import { ApiError } from '../lib/errors'
+import { SessionLocks, unclaimedIds } from './pg-locks'
+import { UNAVAILABLE_RETRY_AFTER } from './unavailable'
 import { allTables } from './schema'
 import { migrationsOfFolder } from './migrations-macro' with { type: 'macro' }
 
@@ -30,24 +32,29 @@ const WRITE_LOCK_WAIT = '30s'
 /** PostgreSQL's SQLSTATE for a lock wait past lock_timeout. */
 const LOCK_NOT_AVAILABLE = '55P03'
 
-/** Connections for session locks (held jobs, the serving lock, work on one repository at a time). */
-const LOCK_CONNECTIONS = 16
+/**
+ * Seconds a connection of the pool may sit unused before it is closed: Bun opens the whole pool
+ * at the first query, and an idle process need not keep it.
+ */
+const POOL_IDLE_TIMEOUT = 30
 
 export interface PostgresOptions {
-  /** Connections in the pool. */
+  /** Connections in the pool (queries and transactions); the session locks take one more. */
   poolSize: number
 }
 
 /** Connects, applies pending migrations and answers the Db. */
 export async function openPostgres(url: string, opts: PostgresOptions): Promise<Db> {
-  const client = new SQL(url, { max: opts.poolSize })
-  // Session locks hold a connection each for as long as they are held: from a pool of their own,
-  // so that holders (which query through the main pool) can never starve it.
-  const locks = new SQL(url, { max: LOCK_CONNECTIONS })
+  // Named, so an operator (and test/pg-connections.test.ts) can tell Warren's apart in pg_stat_activity.
+  const connection = { application_name: 'warren' }
+  const client = new SQL(url, { max: opts.poolSize, idleTimeout: POOL_IDLE_TIMEOUT, connection })
+  // Session locks live on one connection of their own, opened at the first lock, so that holders
+  // (which query through the pool) can never starve the pool, nor the pool the locks.
+  const locks = new SessionLocks(new SQL(url, { max: 1, connection }))
   try {
     await migrate(client)
   } catch (e) {
-    await client.close().catch(() => {})
+    await Promise.all([client.close().catch(() => {}), locks.close().catch(() => {})])
     throw e
   }
   // The transaction a statement belongs to is known by its async context, as on SQLite, so the
@@ -84,7 +91,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           live.delete(open)
         }
       }).catch((e: unknown) => {
-        if ((e as { errno?: string }).errno === LOCK_NOT_AVAILABLE) throw new ApiError(503, 'The database is busy; try again')
+        if ((e as { errno?: string }).errno === LOCK_NOT_AVAILABLE) throw new ApiError(503, 'The database is busy; try again', {}, { 'Retry-After': UNAVAILABLE_RETRY_AFTER })
         throw e
       })) as T
       for (const run of committed) inside.exit(run)
@@ -99,63 +106,16 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       let n = 0
       return () => `pg:${++n}`
     },
-    async withLock(name, fn) {
-      const connection = await locks.reserve()
-      try {
-        await connection.unsafe(`select pg_advisory_lock(${lockKey(name)})`)
-        try {
-          return await fn()
-        } finally {
-          await unlockOrDrop(connection, `select pg_advisory_unlock(${lockKey(name)})`)
-        }
-      } finally {
-        connection.release()
-      }
-    },
-    async tryLock(name, mode) {
-      const connection = await locks.reserve()
-      const key = lockKey(name)
-      const take = mode === 'shared' ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock'
-      const [row] = await connection.unsafe(`select ${take}(${key}) as got`).catch((e: unknown) => {
-        connection.release()
-        throw e
-      })
-      if (!row?.got) {
-        connection.release()
-        return null
-      }
-      let held = true
-      return {
-        async release() {
-          if (!held) return
-          held = false
-          const free = mode === 'shared' ? 'pg_advisory_unlock_shared' : 'pg_advisory_unlock'
-          await unlockOrDrop(connection, `select ${free}(${key})`)
-          connection.release()
-        },
-      }
-    },
+    withLock: (name, fn) => locks.withLock(name, fn),
+    tryLock: (name, mode) => locks.tryLock(name, mode),
+    claim: (kind, id) => locks.claim(kind, id),
+    unclaimed: (kind, ids) => unclaimedIds(client, kind, ids),
     async close() {
       await Promise.all([client.close(), locks.close()])
     },
   }
   Object.assign(db, { $runtime: runtime, $client: client })
   return db
-}
-
-/**
- * Releases a session lock; when that fails, the connection is closed instead (which frees every
- * lock it holds), so it never goes back to the pool still holding one.
- */
-async function unlockOrDrop(connection: SQL & { close(): Promise<void> }, unlock: string): Promise<void> {
-  await connection.unsafe(unlock).catch(() => connection.close().catch(() => {}))
-}
-
-/** A 63-bit advisory lock key for a lock name (FNV-1a), as SQL text. */
-function lockKey(name: string): string {
-  let h = 0xcbf29ce484222325n
-  for (const byte of new TextEncoder().encode(`warren:${name}`)) h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0x7fffffffffffffffn
-  return h.toString()
 }
 
 interface OpenTransaction {

@@ -14,6 +14,9 @@ function threadUrl(): URL {
   throw new Error(`webhook worker not found (looked for ${source.pathname} and ${bundled.pathname})`)
 }
 
+/** PostgreSQL connections of the delivery thread's pool (the README's connection count counts them). */
+export const WEBHOOK_DATABASE_POOL = 2
+
 /** How long stop() waits for the thread to finish its round before ending it. */
 const STOP_WAIT_MS = 10_000
 
@@ -32,7 +35,8 @@ export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number } = {}
     if (event.data.type === 'stopped') stopped?.()
   }
   thread.onerror = (event) => loggerOf(deps.config).error('the webhook worker failed', { error: event.message })
-  post({ type: 'start', config: deps.config, pollMs: opts.pollMs })
+  // The thread's own connections: a small pool (its writes run one at a time anyway), no locks.
+  post({ type: 'start', config: { ...deps.config, databasePoolSize: WEBHOOK_DATABASE_POOL }, pollMs: opts.pollMs })
   const unregister = registerDeliveryWaker(deps.db, () => post({ type: 'wake' }))
   return {
     /** Stops taking events and delivering (what is pending stays for the next start) and ends the thread. */

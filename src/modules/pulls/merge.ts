@@ -1,6 +1,6 @@
 import { and, eq, isNotNull } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { writeTransaction } from '../../db/client'
+import { claimWork, unclaimedWork, writeTransaction } from '../../db/client'
 import { pullRequests, repositories } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import type { RepoRow } from '../../auth/access'
@@ -38,8 +38,10 @@ import type { MergeStyle } from './model'
  *    push that landed meanwhile makes the swap fail: the merge answers 409 (try again) and that
  *    push is kept;
  * 5. the pull request is marked merged and closed, with `pull.merged`.
- * A crash between 4 and 5 leaves the intent: repairPullMerges (at start) marks the pull request
- * merged when the intended commit is on the base branch, and drops the intent otherwise.
+ * A crash between 3 and 5 leaves the intent (and the pending push of 4): repairPullMerges marks
+ * the pull request merged when the intended commit is on the base branch, and drops the intent
+ * otherwise; the push is recorded by the push repairs. Both run at start and, while other
+ * processes serve on PostgreSQL, in the one running the repairs once the merge's claim is gone.
  */
 
 const MERGE_ALLOWED: Record<MergeStyle, (repo: RepoRow) => boolean> = {
@@ -144,36 +146,49 @@ export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, 
   const poster = people.get(issue.posterId)
   const sha = await writeMerge(repo, req.style, baseSha, headSha, message, doerIdent, poster ? identOf(deps, poster, now) : doerIdent)
 
-  // The intent first: from here a crash is repaired at start (repairPullMerges).
-  await writeTransaction(deps.db, async () => {
-    const current = (await pullById(deps, pull.id))!
-    if (current.hasMerged) throw notAllowed('the pull request has already been merged')
-    if (current.mergeIntent) throw conflict('the pull request is being merged; try again')
-    await deps.db.update(pullRequests).set({ mergeIntent: JSON.stringify({ sha, old: baseSha, by: doer.id, style: req.style }) }).where(eq(pullRequests.id, pull.id))
-  })
-  const pushId = await beginPush(deps, base.id, doer.id, [{ ref: baseRef, old: baseSha, new: sha }])
+  // The claim before the intent: from the intent on, a crash is repaired (repairPullMerges), at
+  // start or, while other processes serve, by the one running the repairs once the claim is gone.
+  const claim = await claimWork(deps.db, 'merge', pull.id)
   let swapped = false
   try {
-    swapped = await compareAndSwapRef(repo, baseRef, sha, baseSha)
-  } finally {
     await writeTransaction(deps.db, async () => {
       const current = (await pullById(deps, pull.id))!
-      if (swapped) await recordMerged(deps, { ...current, headSha }, sha, doer.id, now)
-      else await deps.db.update(pullRequests).set({ mergeIntent: null }).where(eq(pullRequests.id, pull.id))
+      if (current.hasMerged) throw notAllowed('the pull request has already been merged')
+      if (current.mergeIntent) throw conflict('the pull request is being merged; try again')
+      await deps.db.update(pullRequests).set({ mergeIntent: JSON.stringify({ sha, old: baseSha, by: doer.id, style: req.style }) }).where(eq(pullRequests.id, pull.id))
     })
-    // Records the base branch's move as the merger's push (or settles the pending push).
-    await finishPush(deps, base.id, pushId)
+    const pushId = await beginPush(deps, base.id, doer.id, [{ ref: baseRef, old: baseSha, new: sha }])
+    try {
+      swapped = await compareAndSwapRef(repo, baseRef, sha, baseSha)
+    } finally {
+      await writeTransaction(deps.db, async () => {
+        const current = (await pullById(deps, pull.id))!
+        if (swapped) await recordMerged(deps, { ...current, headSha }, sha, doer.id, now)
+        else await deps.db.update(pullRequests).set({ mergeIntent: null }).where(eq(pullRequests.id, pull.id))
+      })
+      // Records the base branch's move as the merger's push (or settles the pending push).
+      await finishPush(deps, base.id, pushId)
+    }
+  } finally {
+    await claim.release().catch(() => {})
   }
   if (!swapped) throw conflict('the base branch moved while the pull request was being merged; try again')
 }
 
 /**
- * At start (before serving): pull requests left with a merge intent by a crash are marked merged
- * when the intended commit is on the base branch (the branch moved; the database did not
- * follow), and have the intent dropped otherwise. Answers how many were marked merged.
+ * Pull requests left with a merge intent by a process that died mid-merge are marked merged when
+ * the intended commit is on the base branch (the branch moved; the database did not follow), and
+ * have the intent dropped otherwise, so they can be merged again. At start (before serving, no
+ * merge can be running) every intent is repaired; with `abandonedOnly` (beside running processes)
+ * only those no running process claims (a merge still under way keeps its intent). Answers how
+ * many were marked merged.
  */
-export async function repairPullMerges(deps: AppDeps): Promise<number> {
-  const pending = await deps.db.select().from(pullRequests).where(and(isNotNull(pullRequests.mergeIntent), eq(pullRequests.hasMerged, false)))
+export async function repairPullMerges(deps: AppDeps, opts: { abandonedOnly?: boolean } = {}): Promise<number> {
+  let pending = await deps.db.select().from(pullRequests).where(and(isNotNull(pullRequests.mergeIntent), eq(pullRequests.hasMerged, false)))
+  if (opts.abandonedOnly) {
+    const abandoned = new Set(await unclaimedWork(deps.db, 'merge', pending.map((p) => p.id)))
+    pending = pending.filter((p) => abandoned.has(p.id))
+  }
   let merged = 0
   for (const pull of pending) {
     const intent = JSON.parse(pull.mergeIntent!) as { sha: string; by: number }
@@ -184,11 +199,16 @@ export async function repairPullMerges(deps: AppDeps): Promise<number> {
       const tip = await readRef(repo, `refs/heads/${pull.baseBranch}`)
       landed = !!tip && (await isAncestor(repo, intent.sha, tip).catch(() => false))
     }
-    await writeTransaction(deps.db, async () => {
-      if (landed) await recordMerged(deps, pull, intent.sha, intent.by)
+    const repaired = await writeTransaction(deps.db, async () => {
+      // Only the intent read above: the row may have changed since (nothing else clears an
+      // abandoned intent, but a repair must never act on a newer one).
+      const current = await pullById(deps, pull.id)
+      if (!current || current.hasMerged || current.mergeIntent !== pull.mergeIntent) return false
+      if (landed) await recordMerged(deps, current, intent.sha, intent.by)
       else await deps.db.update(pullRequests).set({ mergeIntent: null }).where(eq(pullRequests.id, pull.id))
+      return true
     })
-    if (landed) merged++
+    if (landed && repaired) merged++
   }
   return merged
 }

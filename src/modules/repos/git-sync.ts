@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { withLock, writeTransaction } from '../../db/client'
+import { claimWork, unclaimedWork, withLock, writeTransaction, type HeldLock } from '../../db/client'
 import { pendingPushes, repoGitStates, repositories } from '../../db/schema'
 import { gitRepoAt, pathOfRepo } from './service'
 import { repositorySize, setHeadBranch } from '../../git/refs'
@@ -32,6 +32,9 @@ import { oneAtATime } from '../../lib/one-at-a-time'
 /** One sync at a time per repository (per database): a later one waits for the earlier one. */
 const syncInTurn = oneAtATime<number>()
 
+/** This process's claims on its pending pushes (claimWork), by push id, until finishPush. */
+const pushClaims = new Map<number, HeldLock>()
+
 /**
  * Before a push reaches git: makes sure the database has a record of the refs to diff against
  * (repositories made before this record existed get one from git now), and writes the pending
@@ -45,15 +48,59 @@ export async function beginPush(deps: AppDeps, repoId: number, pusherId: number,
     if (refs)
       await deps.db.insert(repoGitStates).values({ repoId, refs: JSON.stringify(refs), updatedUnix: nowUnix() }).onConflictDoNothing()
   }
-  return (await deps.db
-    .insert(pendingPushes)
-    .values({ repoId, pusherId, commands: commands ? JSON.stringify(commands) : null, createdUnix: nowUnix() })
-    .returning({ id: pendingPushes.id }))[0]!.id
+  // Claimed before the row commits, so no other process ever sees it unclaimed while git runs.
+  let claim: HeldLock | undefined
+  try {
+    return await writeTransaction(deps.db, async () => {
+      const id = (await deps.db
+        .insert(pendingPushes)
+        .values({ repoId, pusherId, commands: commands ? JSON.stringify(commands) : null, createdUnix: nowUnix() })
+        .returning({ id: pendingPushes.id }))[0]!.id
+      claim = await claimWork(deps.db, 'push', id)
+      pushClaims.set(id, claim)
+      return id
+    })
+  } catch (e) {
+    for (const [id, held] of pushClaims) if (held === claim) pushClaims.delete(id)
+    await claim?.release().catch(() => {})
+    throw e
+  }
 }
 
 /** After `git receive-pack` exited (any exit code): records what it changed, then forgets the pending push. */
-export function finishPush(deps: AppDeps, repoId: number, pushId: number): Promise<SyncResult> {
-  return syncRepositoryWithGit(deps, repoId, { pushId })
+export async function finishPush(deps: AppDeps, repoId: number, pushId: number): Promise<SyncResult> {
+  try {
+    return await syncRepositoryWithGit(deps, repoId, { pushId })
+  } finally {
+    // Released after the row is gone; if recording failed, the row stays and, unclaimed now, is
+    // settled by the next repair (settleAbandonedPushes).
+    const claim = pushClaims.get(pushId)
+    pushClaims.delete(pushId)
+    await claim?.release().catch(() => {})
+  }
+}
+
+/**
+ * Settles the pending pushes no running process claims (a process died while git received them,
+ * or before it recorded them): each repository concerned is synced with git, the ref changes
+ * recorded as those pushes' (push events, pull requests re-checked), and the rows removed.
+ * Pushes other processes are running are left to them. Answers how many were settled.
+ */
+export async function settleAbandonedPushes(deps: AppDeps): Promise<number> {
+  const rows = await deps.db.select({ id: pendingPushes.id, repoId: pendingPushes.repoId }).from(pendingPushes)
+  const abandoned = new Set(await unclaimedWork(deps.db, 'push', rows.map((r) => r.id)))
+  const byRepo = new Map<number, number[]>()
+  for (const row of rows) if (abandoned.has(row.id)) byRepo.set(row.repoId, [...(byRepo.get(row.repoId) ?? []), row.id])
+  let settled = 0
+  for (const [repoId, ids] of byRepo) {
+    try {
+      await syncRepositoryWithGit(deps, repoId, { settle: ids })
+      settled += ids.length
+    } catch (e) {
+      loggerOf(deps.config).error('settling an abandoned push failed', { repoId, ...errorFields(e) })
+    }
+  }
+  return settled
 }
 
 export type SyncResult = 'unchanged' | 'updated' | 'missing'
@@ -63,13 +110,13 @@ export type SyncResult = 'unchanged' | 'updated' | 'missing'
  * else git's HEAD branch, else the first branch pushed, else the first branch; HEAD follows),
  * size, and the recorded refs, writing the events of the ref changes since the last record
  * (none when there was no record: the old state is unknown). Skips the git work when the refs'
- * fingerprint is the recorded one and no push is pending. `pushId`: the push this sync finishes;
- * `settlePending`: no git process can be running (start-up), so every pending push is settled.
+ * fingerprint is the recorded one and no push is pending. See SyncOptions for which pending
+ * pushes it settles.
  */
 export function syncRepositoryWithGit(
   deps: AppDeps,
   repoId: number,
-  opts: { pushId?: number; settlePending?: boolean } = {},
+  opts: SyncOptions = {},
 ): Promise<SyncResult> {
   // One at a time per repository: in this process (syncInTurn), and across processes (withLock).
   return syncInTurn(deps.db, repoId, () => withLock(deps.db, `repo-sync:${repoId}`, async () => {
@@ -77,14 +124,25 @@ export function syncRepositoryWithGit(
     try {
       return (result = await syncOnce(deps, repoId, opts))
     } finally {
-      // A push this sync could not record (git unreadable, a timeout) must not stay pending: it
-      // would keep every later sync of the repository from its fingerprint shortcut.
-      if (opts.pushId && result !== 'updated') await deps.db.delete(pendingPushes).where(eq(pendingPushes.id, opts.pushId))
+      // A push this sync could not record (git unreadable, a timeout, the repository gone) must
+      // not stay pending: it would keep every later sync of the repository from its fingerprint
+      // shortcut (and an abandoned one would be tried again at every repair).
+      const own = opts.pushId ? [opts.pushId] : (opts.settle ?? [])
+      if (own.length && result !== 'updated') await deps.db.delete(pendingPushes).where(inArray(pendingPushes.id, own))
     }
   }))
 }
 
-async function syncOnce(deps: AppDeps, repoId: number, opts: { pushId?: number; settlePending?: boolean }): Promise<SyncResult> {
+interface SyncOptions {
+  /** The push this sync finishes (its process's finishPush). */
+  pushId?: number
+  /** Settle every pending push of the repository: none can be running (start-up). */
+  settlePending?: boolean
+  /** Settle these pending pushes, which no running process claims (settleAbandonedPushes). */
+  settle?: number[]
+}
+
+async function syncOnce(deps: AppDeps, repoId: number, opts: SyncOptions): Promise<SyncResult> {
   const db = deps.db
   const row = (await db.select().from(repositories).where(eq(repositories.id, repoId)))[0]
   if (!row || row.status !== 'ready') return 'missing'
@@ -115,7 +173,8 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: { pushId?: number; 
     const current = (await db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)))[0]
     if (current) {
       const pushers = pending.map((p) => ({ pusherId: p.pusherId, commands: p.commands ? (JSON.parse(p.commands) as PushCommand[]) : null, id: p.id }))
-      const fallback = pushers.find((p) => p.id === opts.pushId) ?? (pushers.length === 1 ? pushers[0] : undefined)
+      const own = opts.pushId ?? (opts.settle?.length === 1 ? opts.settle[0] : undefined)
+      const fallback = pushers.find((p) => p.id === own) ?? (pushers.length === 1 ? pushers[0] : undefined)
       for (const change of diffRefs(JSON.parse(current.refs), refs)) {
         // The latest pending push that asked for exactly this update; else this sync's push.
         const asked = pushers.findLast((p) => p.commands?.some((c) => c.ref === change.ref && c.new === change.after))
@@ -130,7 +189,7 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: { pushId?: number; 
       .where(eq(repositories.id, repoId))
     const record = { refs: JSON.stringify(refs), fingerprint, updatedUnix: nowUnix() }
     await db.insert(repoGitStates).values({ repoId, ...record }).onConflictDoUpdate({ target: repoGitStates.repoId, set: record })
-    const settled = opts.settlePending ? pending.map((p) => p.id) : opts.pushId ? [opts.pushId] : []
+    const settled = opts.settlePending ? pending.map((p) => p.id) : opts.pushId ? [opts.pushId] : (opts.settle ?? [])
     if (settled.length) await db.delete(pendingPushes).where(and(eq(pendingPushes.repoId, repoId), inArray(pendingPushes.id, settled)))
   })
   return 'updated'

@@ -1,0 +1,47 @@
+import type { AppDeps } from '../deps'
+import { errorFields, loggerOf } from '../lib/log'
+import type { BackgroundJob } from '../ops/shutdown'
+import { repairPullMerges } from '../modules/pulls/merge'
+import { settleAbandonedPushes } from '../modules/repos/git-sync'
+
+/** How often the leftovers of dead processes are looked for. */
+export const LEFTOVER_REPAIR_MS = 3_000
+
+/**
+ * Repairs, while serving, what a process that died mid-work left on a PostgreSQL database several
+ * processes share: merges it had under way (the pull request stays "being merged", or merged in
+ * git but not in the database) and pushes it had pending (their ref changes unrecorded, no push
+ * events). Which work is abandoned is known by its claim (claimWork), which went with the dead
+ * process's connection: work a running process claims is never touched. Runs in one process at a
+ * time (asLeader), a round every `intervalMs`; the start-up repairs cover the rest (and SQLite,
+ * where one process owns the database).
+ */
+export function startLeftoverRepair(deps: AppDeps, intervalMs = LEFTOVER_REPAIR_MS): BackgroundJob {
+  const log = loggerOf(deps.config)
+  let stopped = false
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let round: Promise<void> = Promise.resolve()
+  const repair = async () => {
+    try {
+      // Merges first: a merge that landed is marked merged before its push is recorded, so the
+      // re-checks the push queues never see the pull request as open.
+      const merged = await repairPullMerges(deps, { abandonedOnly: true })
+      if (merged) log.info(`marked ${merged} pull requests merged whose merge a dead process left`)
+      const settled = await settleAbandonedPushes(deps)
+      if (settled) log.info(`recorded ${settled} pushes a dead process left pending`)
+    } catch (e) {
+      log.error('repairing what a dead process left failed', errorFields(e))
+    }
+    if (stopped) return
+    timer = setTimeout(() => void (round = repair()), intervalMs)
+    timer.unref?.()
+  }
+  round = repair()
+  return {
+    async stop() {
+      stopped = true
+      clearTimeout(timer)
+      await round
+    },
+  }
+}
