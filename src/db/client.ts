@@ -7,7 +7,6 @@ import { join } from 'node:path'
 import type * as tables from './schema/tables'
 import { allTables } from './schema'
 import type { Dialect } from './dialect'
-import type { ClaimKind } from './pg-locks'
 import { migrationsOfFolder } from './migrations-macro' with { type: 'macro' }
 
 /**
@@ -45,6 +44,9 @@ export interface DatabaseRuntime {
   /** Closes the connection(s); the database is not used after. */
   close(): Promise<void>
 }
+
+/** Work a process claims while it does it (a push, a merge), so others can tell what a dead process left. */
+export type ClaimKind = 'push' | 'merge'
 
 export interface HeldLock {
   release(): Promise<void>

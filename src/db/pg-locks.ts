@@ -12,11 +12,10 @@
  * connection: the lock is tried again after a short pause, so the other locks on it keep moving.
  */
 import type { ReservedSQL, SQL } from 'bun'
-import type { HeldLock } from './client'
+import type { ClaimKind, HeldLock } from './client'
 import { databaseUnavailable } from './unavailable'
 
 /** The kinds of work a process claims while it runs (DatabaseRuntime.claim). */
-export type ClaimKind = 'push' | 'merge'
 
 /**
  * Advisory lock namespaces of the claims: a claim is the two-key advisory lock (namespace, id),

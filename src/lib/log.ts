@@ -4,7 +4,6 @@
  * WARREN_LOG (text|json); lines below WARREN_LOG_LEVEL (debug|info|warn|error) are dropped.
  * Info and debug go to stdout, warnings and errors to stderr.
  */
-import type { Config } from '../config'
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -60,11 +59,17 @@ function line(format: LogFormat, level: LogLevel, msg: string, fields: LogFields
   return [time, level.toUpperCase(), msg, ...defined.map(([k, v]) => `${k}=${textValue(v)}`)].join(' ')
 }
 
-const loggers = new WeakMap<Config, Logger>()
+/** What a logger is made from: the process's configuration (src/config.ts) has both. */
+export interface LogSettings {
+  logFormat: LogFormat
+  logLevel: LogLevel
+}
+
+const loggers = new WeakMap<LogSettings, Logger>()
 
 /** The logger of a configuration (one per config object). */
-export function loggerOf(config: Pick<Config, 'logFormat' | 'logLevel'>): Logger {
-  const known = loggers.get(config as Config)
+export function loggerOf(config: LogSettings): Logger {
+  const known = loggers.get(config)
   if (known) return known
   const threshold = LOG_LEVELS.indexOf(config.logLevel)
   const enabled = (level: LogLevel) => LOG_LEVELS.indexOf(level) >= threshold
@@ -75,7 +80,7 @@ export function loggerOf(config: Pick<Config, 'logFormat' | 'logLevel'>): Logger
     else process.stdout.write(text)
   }
   const logger: Logger = { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error'), enabled }
-  loggers.set(config as Config, logger)
+  loggers.set(config, logger)
   return logger
 }
 
