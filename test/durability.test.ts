@@ -18,6 +18,8 @@ import { join } from 'node:path'
 import { basic, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
 
 const dirs = tempDirs()
+/** Real processes on a busy machine: a bound that catches a hang, never a timing (as every process test here). */
+const PROCESS_TEST_TIMEOUT = 120_000
 afterAll(dirs.cleanup)
 
 const ADMIN = { WARREN_ADMIN_USER: 'root', WARREN_ADMIN_PASSWORD: 'change-me-now', WARREN_ADMIN_EMAIL: 'root@example.com' }
@@ -122,7 +124,7 @@ describe('an outside sqlite3 reader and kill -9', () => {
     } finally {
       await second.stop()
     }
-  })
+  }, PROCESS_TEST_TIMEOUT)
 
   test('a sqlite3 session kept open across writes, then closed, loses nothing at kill -9', async () => {
     const data = dirs.make('warren-durable-')
@@ -152,5 +154,5 @@ describe('an outside sqlite3 reader and kill -9', () => {
     } finally {
       await second.stop()
     }
-  })
+  }, PROCESS_TEST_TIMEOUT)
 })
