@@ -181,6 +181,8 @@ function queryFilters(query: unknown): Record<string, unknown> {
 export function createApp(deps: AppDeps) {
   const { config } = deps
   const log = loggerOf(config)
+  /** The base URL's path (`/`, or `/warren/` behind a proxy that serves Warren there). */
+  const basePath = new URL(config.baseUrl).pathname
   const errorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) => {
     set.status = status
     set.headers['content-type'] = 'application/json; charset=utf-8'
@@ -293,15 +295,19 @@ export function createApp(deps: AppDeps) {
         specPath: SPEC_PATH,
         provider: 'swagger-ui',
         swagger: {
-          cdn: '/api/swagger/assets/swagger-ui-bundle.js',
-          theme: '/api/swagger/assets/swagger-ui.css',
+          // Under the base URL's path, as everything the page links to (a reverse proxy may serve
+          // Warren under a path of its own).
+          cdn: `${basePath}api/swagger/assets/swagger-ui-bundle.js`,
+          theme: `${basePath}api/swagger/assets/swagger-ui.css`,
           // The plugin would point the page at "swagger.v1.json" relative to /api/swagger, i.e.
           // /api/swagger.v1.json, which does not exist: name the document's real place.
-          url: `${new URL(config.baseUrl).pathname}swagger.v1.json`,
+          url: `${basePath}swagger.v1.json`,
         } as any,
         documentation: {
           info: { title: 'Warren API', version: WARREN_VERSION, description: 'Gitea-compatible API of Warren.', license: { name: 'MIT' } },
-          servers: [{ url: config.baseUrl.replace(/\/$/, '') }],
+          // Relative (the base URL's path only): the page's "Try it out" then calls the host the
+          // page was opened on, whatever name or address that is, as Gitea's relative basePath does.
+          servers: [{ url: basePath }],
           components: { securitySchemes: SECURITY_SCHEMES },
           // Any one of them (Gitea's swagger lists them the same way); routes open to anonymous
           // callers simply ignore absent credentials.

@@ -3,11 +3,11 @@ import { closeDatabase, tryLock, withLock } from './db/client'
 import { asLeader } from './jobs/leadership'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { join } from 'node:path'
-import { loadConfig } from './config'
+import { loadConfig, type Config } from './config'
 import { createDeps, type AppDeps } from './deps'
 import { startServer } from './server'
 import { ApiError } from './lib/errors'
-import { loggerOf } from './lib/log'
+import { errorFields, loggerOf, type LogFields, type Logger } from './lib/log'
 import { countUsers, createUser, getUserByName } from './modules/users/service'
 import { deleteUser, editUser } from './modules/admin/service'
 import { repairRepositories } from './modules/repos/service'
@@ -73,9 +73,28 @@ async function withDeps<T>(fn: (deps: AppDeps) => Promise<T> | T): Promise<T> {
   }
 }
 
+/**
+ * `warren serve`: everything the server says, its errors too, is a line of its log (WARREN_LOG:
+ * text or JSON), so a log collector reads all of it; errors nothing else caught end the process
+ * as they would without these handlers, said in the log's format first.
+ */
 async function serve() {
   const config = loadConfig()
   const log = loggerOf(config)
+  const fail = (message: string, fields?: LogFields): never => {
+    log.error(message, fields)
+    process.exit(1)
+  }
+  process.on('uncaughtException', (e) => fail('uncaught error', errorFields(e)))
+  process.on('unhandledRejection', (e) => fail('unhandled rejection', errorFields(e)))
+  try {
+    await serveWith(config, log, fail)
+  } catch (e) {
+    fail('the server failed to start', errorFields(e))
+  }
+}
+
+async function serveWith(config: Config, log: Logger, fail: (message: string, fields?: LogFields) => never) {
   // Git's absence (or an old git) is said now, not as a 500 on the first clone.
   const git = await checkGit()
   if (!git.ok) fail(`${git.problem}; Warren needs git ${MIN_GIT_VERSION.join('.')} or later on PATH`)
@@ -149,10 +168,7 @@ async function serve() {
         if (!config.databaseUrl) releaseServeMark(config.dataDir)
         process.exit(0)
       })
-      .catch((e) => {
-        console.error('warren: shutdown failed:', e)
-        process.exit(1)
-      })
+      .catch((e) => fail('shutdown failed', errorFields(e)))
   }
   process.on('SIGINT', async () => await onSignal('SIGINT'))
   process.on('SIGTERM', async () => await onSignal('SIGTERM'))
@@ -288,6 +304,17 @@ absent; a folder holding anything is refused. Then start the server on it.`,
   },
 }
 
+/**
+ * The usage of a group of commands (the words leading to several, `admin` or `admin user`): their
+ * lines of the general usage. Undefined when the words lead to none.
+ */
+function groupUsage(words: string[]): string | undefined {
+  const prefix = words.join(' ')
+  if (!prefix || Object.keys(COMMANDS).every((name) => !name.startsWith(`${prefix} `))) return undefined
+  const lines = USAGE.split('\n').filter((line) => line.startsWith(`  warren ${prefix} `))
+  return `warren ${prefix}: ${lines.length} commands\n\nUsage:\n${lines.join('\n')}\n\nEvery command takes --help. ${ENVIRONMENT}`
+}
+
 async function main(argv: string[]) {
   if (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') return console.log(USAGE)
   if (argv[0] === '--version' || argv[0] === '-v') return console.log(WARREN_VERSION)
@@ -303,7 +330,12 @@ async function main(argv: string[]) {
     }
   }
   const command = COMMANDS[name]
-  if (!command) fail(`unknown command "${argv.join(' ')}"\n\n${USAGE}`)
+  if (!command) {
+    const group = groupUsage(argv.filter((arg) => arg !== '--help' && arg !== '-h'))
+    // A group of commands (`admin`, `admin user`) shows its commands, as Gitea's CLI does.
+    if (group) return console.log(group)
+    fail(`unknown command "${argv.join(' ')}"\n\n${USAGE}`)
+  }
   if (rest.includes('--help') || rest.includes('-h')) return console.log(command.usage)
   let values: Record<string, string | boolean | undefined>
   try {

@@ -2,6 +2,7 @@ import type { AppDeps } from './deps'
 import { createApp } from './app'
 import { errorFields, loggedPath, loggerOf } from './lib/log'
 import { MULTIPART_OVERHEAD } from './lib/multipart'
+import { docsUrl } from './lib/urls'
 
 /**
  * Starts listening. Bun's own body bound is the largest of the limits (git packs stream in up
@@ -11,7 +12,11 @@ import { MULTIPART_OVERHEAD } from './lib/multipart'
  * is off, so a second Warren cannot take half of the first one's connections.
  *
  * Each request gets one log line once answered (method, path, status, duration until the answer
- * began, user, client address); streamed answers (clones, pushes) go on after it.
+ * began, user, client address); streamed answers (clones, pushes) go on after it. The status
+ * logged is the one sent: an error that escapes the app is answered here (500, the API's error
+ * shape) and logged as such, never left to Bun, which would print it in its own format and send
+ * its own 500. Bun's `error` handler gets what fails after the answer left the app (a file body
+ * that cannot be read while sent): it is logged in the log's format too.
  */
 export function startServer(deps: AppDeps, opts: { hostname?: string; port?: number } = {}) {
   const app = createApp(deps)
@@ -26,6 +31,8 @@ export function startServer(deps: AppDeps, opts: { hostname?: string; port?: num
       address,
     })
   }
+  const internalError = () =>
+    Response.json({ message: 'Internal server error', url: docsUrl(deps.config) }, { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' } })
   const server = Bun.serve({
     hostname: opts.hostname ?? deps.config.host,
     port: opts.port ?? deps.config.port,
@@ -35,14 +42,19 @@ export function startServer(deps: AppDeps, opts: { hostname?: string; port?: num
       // From the connection, so a client cannot forge it (failed sign-ins are counted per address).
       const address = server.requestIP(request)?.address
       if (address) deps.auth.setClientAddress(request, address)
+      let response: Response
       try {
-        const response = await app.handle(request)
-        if (log.enabled('info')) void logged(request, address, started, response.status)
-        return response
+        response = await app.handle(request)
       } catch (e) {
-        log.error('request failed', { method: request.method, path: new URL(request.url).pathname, ...errorFields(e) })
-        throw e
+        log.error('request failed', { method: request.method, path: loggedPath(request.url), ...errorFields(e) })
+        response = internalError()
       }
+      if (log.enabled('info')) void logged(request, address, started, response.status)
+      return response
+    },
+    error: (e) => {
+      log.error('answer failed while being sent', errorFields(e))
+      return internalError()
     },
     maxRequestBodySize: Math.max(deps.config.maxApiBody, deps.config.maxPushSize, deps.config.maxAttachmentSize + MULTIPART_OVERHEAD),
     idleTimeout: 255,

@@ -2,7 +2,7 @@ import { Database } from 'bun:sqlite'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { drizzle as drizzleForMigrations } from 'drizzle-orm/bun-sqlite'
 import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy'
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as tables from './schema/tables'
 import { allTables } from './schema'
@@ -134,21 +134,24 @@ export function afterCommit(db: Db, fn: () => void): void {
  */
 const MIGRATIONS = migrationsOfFolder()
 
-/**
- * The data folder (every repository, the database) is the service's alone: the folder 0700, the
- * database and its -wal/-shm files 0600, whatever the umask. An existing data folder made with
- * wider modes is narrowed at start.
- */
 /** The data folder, created if needed and narrowed to 0700 (whatever the database: it holds the repositories). */
 export function prepareDataFolder(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   chmodSync(dataDir, 0o700)
 }
 
-function restrictModes(dataDir: string, file: string): void {
-  prepareDataFolder(dataDir)
-  // Created empty with its final mode before SQLite opens it, so it is never readable by others.
-  closeSync(openSync(file, 'a', 0o600))
+/**
+ * The database and its -wal/-shm files are the service's alone: 0600, whatever the umask; files
+ * made with wider modes are narrowed at start. Only SQLite ever opens the file: the locks that
+ * keep SQLite's write-ahead log alive are POSIX locks, and the kernel drops every one a process
+ * holds on a file when that process closes any descriptor of it. This runs again when another
+ * connection of the same process opens the file (the webhook thread's), so a descriptor opened
+ * and closed here would leave the serving connection unlocked: the next outside client (the
+ * sqlite3 tool, a dump) would take itself for the last one, checkpoint and delete the live log,
+ * and the writes after it would be lost at a crash. Modes are set by path (chmod) only; a file
+ * SQLite has just created is reachable by nobody else before its chmod, as its folder is 0700.
+ */
+function restrictModes(file: string): void {
   for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600)
 }
 
@@ -158,8 +161,9 @@ function restrictModes(dataDir: string, file: string): void {
  */
 export function openDatabase(dataDir: string): Db {
   const file = join(dataDir, 'warren.db')
-  restrictModes(dataDir, file)
+  prepareDataFolder(dataDir)
   const sqlite = new Database(file, { create: true, strict: true })
+  restrictModes(file)
   // SQLite gives new -wal and -shm files the database file's mode (0600); older ones were narrowed above.
   sqlite.exec('PRAGMA journal_mode = WAL')
   sqlite.exec('PRAGMA synchronous = NORMAL')
