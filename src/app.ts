@@ -26,7 +26,7 @@ import { labelsModule } from './modules/labels'
 import { milestonesModule } from './modules/milestones'
 import { timesModule } from './modules/times'
 import { starsModule } from './modules/stars'
-import { gitHttpModule } from './modules/git-http'
+import { GIT_RPC_PATH, gitHttpModule } from './modules/git-http'
 import { deployKeysModule } from './modules/deploy-keys'
 import { statusesModule } from './modules/statuses'
 import { migrationsModule } from './modules/migrations'
@@ -241,7 +241,9 @@ export function createApp(deps: AppDeps) {
     })
     .onParse({ as: 'global' }, async ({ request, contentType, path }) => {
       const type = contentType.toLowerCase()
-      // git smart HTTP bodies (packs) stay unread: the git-http module streams them into git.
+      // git smart HTTP bodies (packs) stay unread whatever their type: the git-http module
+      // checks the type and streams them into git.
+      if (GIT_RPC_PATH.test(path)) return {}
       if (type.startsWith('application/x-git-')) return
       // Release assets (multipart, up to maxAttachmentSize) stay unread too: their route streams them to disk.
       if (ASSET_UPLOAD_PATH.test(path)) return {}

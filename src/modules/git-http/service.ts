@@ -73,6 +73,18 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
   return { repo: found.repo, owner: found.owner, user, git: gitRepoOf(deps, found, request.signal) }
 }
 
+/**
+ * The 415 of an RPC request whose body is not the service's (`application/x-git-<service>-request`,
+ * what every git client sends), or null. Checked once the caller is known to be allowed, as Gitea
+ * and git's own http-backend do, so the answer reveals nothing a refusal would hide.
+ */
+export function requestTypeRefusal(deps: AppDeps, request: Request, service: GitService): Response | null {
+  const expected = `application/x-git-${service}-request`
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+  if (type === expected) return null
+  return gitErrorResponse(deps, 415, `git-${service} expects a request body of type ${expected}`)
+}
+
 /** `GET info/refs?service=...`. */
 export async function infoRefs(deps: AppDeps, target: GitTarget, service: GitService, gitProtocol: string | null): Promise<Response> {
   let body
