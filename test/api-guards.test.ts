@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { attachments } from '../src/db/schema'
+
+/**
+ * Bounds and races of the API found by a robustness review: bodies nested without end, an asset
+ * upload racing its repository's deletion, forks of private repositories made public, and
+ * repositories (or organisations) collecting hooks and releases without end. Every refusal is a
+ * 4xx in the API's error shape and changes nothing.
+ */
+
+let s: TestServer
+let alice: TestUser
+const auth = () => ({ token: alice.token })
+
+beforeAll(async () => {
+  s = await startTestServer()
+  alice = await s.user('alice')
+})
+afterAll(async () => {
+  await s.stop()
+})
+
+/** Waits (bounded by attempts, not time) until `check` holds. */
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 2000; i++) {
+    if (await check()) return
+    await Bun.sleep(5)
+  }
+  throw new Error(`never happened: ${what}`)
+}
+
+describe('an asset upload racing the deletion of its repository', () => {
+  test('answers 404 and leaves no file, folder or row behind', async () => {
+    const repo = (await s.post('/user/repos', { name: 'doomed', auto_init: true }, auth())).body
+    const release = await s.post('/repos/alice/doomed/releases', { tag_name: 'v1' }, auth())
+    expect(release.status).toBe(201)
+    const folder = join(s.dataDir, 'attachments', String(repo.id))
+    const boundary = 'race-boundary-1234'
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`)
+    let finish!: () => void
+    const rest = new Promise<void>((resolve) => (finish = resolve))
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(head)
+        controller.enqueue(Buffer.alloc(64 * 1024, 'x'))
+        await rest
+        controller.enqueue(Buffer.alloc(64 * 1024, 'y'))
+        controller.enqueue(Buffer.from(`\r\n--${boundary}--\r\n`))
+        controller.close()
+      },
+    })
+    const upload = fetch(`${s.url}/api/v1/repos/alice/doomed/releases/${release.body.id}/assets`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, authorization: `token ${alice.token}` },
+      body,
+      duplex: 'half',
+    } as RequestInit)
+    // The upload is under way (its file is being written) when the repository goes.
+    await until(() => existsSync(folder) && readdirSync(folder).length > 0, 'the upload started writing')
+    expect((await s.del('/repos/alice/doomed', undefined, auth())).status).toBe(204)
+    finish()
+    const res = await upload
+    const answer = await res.json()
+    expect(res.status).toBe(404)
+    expect(answer.message).toBeString()
+    expect(answer.url).toBeString()
+    expect(existsSync(folder)).toBe(false)
+    expect(await s.deps.db.select().from(attachments).where(eq(attachments.repoId, repo.id))).toEqual([])
+  })
+})
