@@ -3,7 +3,7 @@ import { openapi } from '@elysiajs/openapi'
 import type { AppDeps } from './deps'
 import { ApiError, apiErrorOfGit, badRequest, notFound, unprocessable } from './lib/errors'
 import { GitError } from './git/run'
-import { checkStorable, formObject, hasNul, readBodyBounded } from './lib/body'
+import { checkStorable, formObject, hasNul, jsonNestsDeeper, readBodyBounded, tooDeep } from './lib/body'
 import { docsUrl } from './lib/urls'
 import { errorFields, loggerOf } from './lib/log'
 import { WARREN_VERSION } from './version'
@@ -263,6 +263,7 @@ export function createApp(deps: AppDeps) {
       // (options.md §0).
       const text = new TextDecoder().decode(bytes)
       if (text.trim() === '') return {}
+      if (jsonNestsDeeper(bytes)) throw tooDeep()
       const parsed = JSON.parse(text)
       // Every API body is an object: Elysia would coerce an array or a scalar to `{}` and run
       // the route as if no field had been sent (`null` already fails validation).

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
+import { contentMark } from './db-snapshot'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { attachments } from '../src/db/schema'
 
@@ -70,5 +71,44 @@ describe('an asset upload racing the deletion of its repository', () => {
     expect(answer.url).toBeString()
     expect(existsSync(folder)).toBe(false)
     expect(await s.deps.db.select().from(attachments).where(eq(attachments.repoId, repo.id))).toEqual([])
+  })
+})
+
+describe('bodies nested without end', () => {
+  const nested = (depth: number, leaf = '1') => '{"a":'.repeat(depth) + leaf + '}'.repeat(depth)
+
+  test('100,000 levels on routes with and without a body schema: 400, nothing changes', async () => {
+    expect((await s.post('/user/repos', { name: 'deep' }, auth())).status).toBe(201)
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
+    const routes: [string, string][] = [
+      // No body schema: the storable check walked these bodies.
+      ['PUT', '/user/starred/alice/deep'],
+      ['DELETE', '/repos/alice/deep/subscription'],
+      ['POST', '/repos/alice/deep/mirror-sync'],
+      // A body schema.
+      ['PATCH', '/repos/alice/deep'],
+      ['POST', '/user/repos'],
+    ]
+    for (const [method, path] of routes)
+      for (const body of [nested(100_000), `{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`]) {
+        const res = await s.request(method, path, { raw: body, token: alice.token, headers: { 'content-type': 'application/json' } })
+        expect([method, path, res.status]).toEqual([method, path, 400])
+        expect(res.body.message).toContain('deeper than 64 levels')
+        expect(res.body.url).toBeString()
+      }
+    expect(await mark()).toBe(before)
+    expect((await s.get('/user/starred/alice/deep', auth())).status).toBe(404)
+    // Brackets inside strings do not count.
+    const inString = await s.request('PATCH', '/repos/alice/deep', { raw: JSON.stringify({ description: '{['.repeat(100) }), token: alice.token, headers: { 'content-type': 'application/json' } })
+    expect(inString.status).toBe(200)
+    expect(inString.body.description).toBe('{['.repeat(100))
+  })
+
+  test('64 levels are taken, 65 refused', async () => {
+    const json = { token: alice.token, headers: { 'content-type': 'application/json' } }
+    expect((await s.request('PUT', '/user/starred/alice/deep', { raw: nested(64), ...json })).status).toBe(204)
+    expect((await s.request('DELETE', '/user/starred/alice/deep', { raw: nested(65), ...json })).status).toBe(400)
+    expect((await s.get('/user/starred/alice/deep', auth())).status).toBe(204)
   })
 })
