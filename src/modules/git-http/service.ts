@@ -8,7 +8,7 @@ import { GitError, type GitRepo } from '../../git/run'
 import { boundedStream, bodyTooLarge } from '../../lib/body'
 import { docsUrl } from '../../lib/urls'
 import { advertiseRefs, serviceRpc, type GitService } from '../../git/smart-http'
-import { MAX_COMMAND_BYTES, pushRefProblem, readPushHead, refusalReport, replayed } from '../../git/push-commands'
+import { MAX_COMMAND_BYTES, pushRefusal, readPushHead, replayed } from '../../git/push-commands'
 import { beginPush, finishPush } from '../repos/git-sync'
 import { trackWork } from '../../lib/in-flight'
 import { errorFields, loggerOf } from '../../lib/log'
@@ -124,7 +124,8 @@ export async function serviceResponse(deps: AppDeps, target: GitTarget, service:
 
 /**
  * A push over HTTP. The command list at the start of the body is read first: refs the API
- * could not serve refuse the whole push (git never sees it); otherwise the pending push is
+ * could not serve, or refs the server keeps (pushRefusal), refuse the whole push (git never
+ * sees it); otherwise the pending push is
  * recorded and the body (those bytes, then the rest, streamed) goes to `git receive-pack`.
  * When git exits, finishPush records the ref changes and the repository's metadata, whether
  * or not the client still listens (see src/modules/repos/git-sync.ts); the answer ends only
@@ -150,12 +151,11 @@ async function receivePack(
     while (!(await reader.read().catch(() => ({ done: true }))).done);
     return gitErrorResponse(deps, 400, 'the push command list could not be read (push certificates are not accepted)')
   }
-  const bad = head.commands.filter((c) => pushRefProblem(c.ref))
-  if (bad.length) {
+  const refused = pushRefusal(head.commands, head.capabilities)
+  if (refused) {
     // The client sends its pack before it reads the answer: take it (and drop it) first.
     while (!(await reader.read().catch(() => ({ done: true }))).done);
-    const message = `refusing to accept ${bad.map((c) => c.ref).join(', ')}: ${pushRefProblem(bad[0]!.ref)} (the API could not serve it)`
-    const report = refusalReport(head.commands, head.capabilities, (c) => pushRefProblem(c.ref) ?? 'another ref of this push was refused', message)
+    const { report, message } = refused
     return report.length ? new Response(new Uint8Array(report), { headers }) : gitErrorResponse(deps, 403, message)
   }
   const repoId = target.repo.id
