@@ -112,3 +112,44 @@ describe('bodies nested without end', () => {
     expect((await s.get('/user/starred/alice/deep', auth())).status).toBe(204)
   })
 })
+
+describe('forks of private repositories', () => {
+  test('stay private: making one public (a fork of a fork too) is a 422 that changes nothing, until the source is public', async () => {
+    const rita = await s.user('rita')
+    const asRita = { token: rita.token }
+    expect((await s.post('/user/repos', { name: 'secret', private: true, auto_init: true }, auth())).status).toBe(201)
+    expect((await s.put('/repos/alice/secret/collaborators/rita', { permission: 'read' }, auth())).status).toBe(204)
+    const fork = await s.post('/repos/alice/secret/forks', {}, asRita)
+    expect(fork.status).toBe(202)
+    expect(fork.body.private).toBe(true)
+    expect((await s.post('/orgs', { username: 'ritas' }, asRita)).status).toBe(201)
+    const forkOfFork = await s.post('/repos/rita/secret/forks', { organization: 'ritas' }, asRita)
+    expect(forkOfFork.status).toBe(202)
+    expect(forkOfFork.body.private).toBe(true)
+
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
+    for (const path of ['/repos/rita/secret', '/repos/ritas/secret']) {
+      const res = await s.patch(path, { private: false }, asRita)
+      expect([path, res.status]).toEqual([path, 422])
+      expect(res.body.message).toContain('a fork of a private repository must stay private')
+      expect(res.body.url).toBeString()
+      // Nothing else of the same edit is applied either.
+      expect((await s.patch(path, { private: false, description: 'leaked' }, asRita)).status).toBe(422)
+    }
+    expect(await mark()).toBe(before)
+    expect((await s.get('/repos/rita/secret', asRita)).body.private).toBe(true)
+    expect((await s.get('/repos/rita/secret')).status).toBe(404)
+    // Other edits, and keeping it private, still work.
+    expect((await s.patch('/repos/rita/secret', { private: true, description: 'mine' }, asRita)).status).toBe(200)
+
+    // Once the source is public, its forks may be too (each in turn: the org's fork waits for its own source).
+    expect((await s.patch('/repos/alice/secret', { private: false }, auth())).status).toBe(200)
+    expect((await s.patch('/repos/ritas/secret', { private: false }, asRita)).status).toBe(422)
+    expect((await s.patch('/repos/rita/secret', { private: false }, asRita)).status).toBe(200)
+    expect((await s.patch('/repos/ritas/secret', { private: false }, asRita)).status).toBe(200)
+    // A fork of a public repository is free to change.
+    expect((await s.patch('/repos/ritas/secret', { private: true }, asRita)).status).toBe(200)
+    expect((await s.patch('/repos/ritas/secret', { private: false }, asRita)).status).toBe(200)
+  })
+})
