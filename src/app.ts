@@ -4,7 +4,7 @@ import { openapi } from '@elysiajs/openapi'
 import type { AppDeps } from './deps'
 import { ApiError, apiErrorOfGit, badRequest, notFound, unprocessable } from './lib/errors'
 import { GitError } from './git/run'
-import { checkStorable, formObject, hasNul, readBodyBounded } from './lib/body'
+import { checkStorable, formObject, hasNul, jsonNestsDeeper, readBodyBounded, tooDeep } from './lib/body'
 import { docsUrl } from './lib/urls'
 import { errorFields, loggerOf } from './lib/log'
 import { WARREN_VERSION } from './version'
@@ -27,7 +27,7 @@ import { labelsModule } from './modules/labels'
 import { milestonesModule } from './modules/milestones'
 import { timesModule } from './modules/times'
 import { starsModule } from './modules/stars'
-import { gitHttpModule } from './modules/git-http'
+import { GIT_RPC_PATH, gitHttpModule } from './modules/git-http'
 import { deployKeysModule } from './modules/deploy-keys'
 import { statusesModule } from './modules/statuses'
 import { migrationsModule } from './modules/migrations'
@@ -251,7 +251,9 @@ export function createApp(deps: AppDeps) {
     })
     .onParse({ as: 'global' }, async ({ request, contentType, path }) => {
       const type = contentType.toLowerCase()
-      // git smart HTTP bodies (packs) stay unread: the git-http module streams them into git.
+      // git smart HTTP bodies (packs) stay unread whatever their type: the git-http module
+      // checks the type and streams them into git.
+      if (GIT_RPC_PATH.test(path)) return {}
       if (type.startsWith('application/x-git-')) return
       // Release assets (multipart, up to maxAttachmentSize) stay unread too: their route streams them to disk.
       if (ASSET_UPLOAD_PATH.test(path)) return {}
@@ -271,6 +273,7 @@ export function createApp(deps: AppDeps) {
       // (options.md §0).
       const text = new TextDecoder().decode(bytes)
       if (text.trim() === '') return {}
+      if (jsonNestsDeeper(bytes)) throw tooDeep()
       const parsed = JSON.parse(text)
       // Every API body is an object: Elysia would coerce an array or a scalar to `{}` and run
       // the route as if no field had been sent (`null` already fails validation).

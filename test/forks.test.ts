@@ -122,8 +122,12 @@ describe('forks', () => {
     const anon = await s.get('/repos/alice/listed/forks?limit=1&page=1')
     expect(anon.body).toHaveLength(1)
     expect(anon.body[0]).toMatchObject({ fork: true, parent: { full_name: 'alice/listed' } })
-    // The fork of a private source shows no parent to whoever cannot read the source.
+    // The fork of a private source shows no parent to whoever cannot read the source. A fork of
+    // a private repository stays private (422): bob's goes public while its source is public.
+    expect((await s.patch('/repos/bob/secret', { private: false }, tok(bob))).status).toBe(422)
+    expect((await s.patch('/repos/alice/secret', { private: false }, tok(alice))).status).toBe(200)
     expect((await s.patch('/repos/bob/secret', { private: false }, tok(bob))).status).toBe(200)
+    expect((await s.patch('/repos/alice/secret', { private: true }, tok(alice))).status).toBe(200)
     expect((await s.get('/repos/bob/secret', tok(dave))).body).toMatchObject({ fork: true, parent: null })
     expect((await s.get('/repos/bob/secret', tok(bob))).body.parent.full_name).toBe('alice/secret')
   })

@@ -1,4 +1,4 @@
-import { ApiError, unprocessable } from './errors'
+import { ApiError, badRequest, unprocessable } from './errors'
 
 /** The 413 of a body over `limit` bytes. */
 export const bodyTooLarge = (limit: number) => {
@@ -63,23 +63,62 @@ export function formObject(form: URLSearchParams | FormData): Record<string, unk
 }
 
 /**
+ * The deepest nesting of arrays and objects a request body may have. Gitea's bodies nest three
+ * levels at most; a bound keeps every walk over a body (TypeBox's, checkStorable's) shallow.
+ */
+export const MAX_BODY_DEPTH = 64
+
+/**
+ * Whether JSON text (as UTF-8 bytes) nests arrays and objects deeper than `limit`: one pass over
+ * the bytes, no recursion, stopping at the first level past the limit. Brackets inside strings do
+ * not count (the bytes of `"`, `\\`, brackets never occur inside a multi-byte UTF-8 character).
+ * Run before JSON.parse, whose time on deep nesting grows far faster than the input.
+ */
+export function jsonNestsDeeper(bytes: Uint8Array, limit = MAX_BODY_DEPTH): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!
+    if (inString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true
+    } else if (c === 0x7d || c === 0x5d) depth--
+  }
+  return false
+}
+
+/** The 400 of a body nested deeper than MAX_BODY_DEPTH. */
+export const tooDeep = () => badRequest(`The request body nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`)
+
+/**
  * Values every database can store, checked once for every parsed body (JSON or form): no NUL
  * character in a string (PostgreSQL's text cannot hold one, so on SQLite it is refused too, for
  * one behaviour) and no integer beyond ±(2^53 − 1) (no id or count is that large; PostgreSQL's
- * bigint would refuse some and JavaScript cannot tell them apart). Linear in the body's size.
- * Throws the 422 naming the field.
+ * bigint would refuse some and JavaScript cannot tell them apart). Walked with a list, not
+ * recursion, and never deeper than MAX_BODY_DEPTH (400 past it), so no body can exhaust the
+ * stack; linear in the body's size. Throws the 422 naming the field.
  */
 export function checkStorable(value: unknown, field = 'body'): void {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) throw unprocessable(`${field} must not contain NUL characters`, field)
-  } else if (typeof value === 'number') {
-    if (Number.isInteger(value) && !Number.isSafeInteger(value)) throw unprocessable(`${field} is out of range`, field)
-  } else if (Array.isArray(value)) {
-    for (const item of value) checkStorable(item, field)
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) throw unprocessable(`${field} must not contain NUL characters`, field)
-      checkStorable(item, field === 'body' ? key : field)
+  const pending: [unknown, string, number][] = [[value, field, 0]]
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, name, depth] = next
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) throw unprocessable(`${name} must not contain NUL characters`, name)
+    } else if (typeof item === 'number') {
+      if (Number.isInteger(item) && !Number.isSafeInteger(item)) throw unprocessable(`${name} is out of range`, name)
+    } else if (item !== null && typeof item === 'object') {
+      if (depth >= MAX_BODY_DEPTH) throw tooDeep()
+      // Pushed last to first, so members are checked in order (the first bad field is named).
+      const members: [unknown, string, number][] = Array.isArray(item)
+        ? item.map((member) => [member, name, depth + 1])
+        : Object.entries(item).map(([key, member]) => {
+            if (key.includes('\u0000')) throw unprocessable(`${name} must not contain NUL characters`, name)
+            return [member, name === 'body' ? key : name, depth + 1]
+          })
+      for (let i = members.length - 1; i >= 0; i--) pending.push(members[i]!)
     }
   }
 }

@@ -5,7 +5,7 @@ import { gitRepoOf } from '../auth/repo-context'
 import { safeGitMessage, type GitRepo } from '../git/run'
 import { serviceSession } from '../git/smart-http'
 import type { GitStream } from '../git/stream'
-import { MAX_COMMAND_BYTES, pushRefProblem, readPushHead, refusalReport, replayed } from '../git/push-commands'
+import { MAX_COMMAND_BYTES, pushRefusal, readPushHead, replayed } from '../git/push-commands'
 import { bodyTooLarge } from '../lib/body'
 import { beginPush, finishPush } from '../modules/repos/git-sync'
 import { printable, type GitCommand } from './command'
@@ -17,7 +17,7 @@ import { errorFields, loggerOf } from '../lib/log'
  * then `git <service> <dir>` with the channel as its stdin and stdout, streamed both ways with
  * backpressure (the SSH window: a client that stops reading stops git, one that sends faster
  * than git reads is held back). Pushes go through the same steps as over HTTP: the command list
- * is read first (refs the API could not serve refuse the whole push), beginPush records the
+ * is read first (refs a client may not push refuse the whole push), beginPush records the
  * pusher, finishPush records the ref changes after git exits, before the channel closes.
  */
 
@@ -220,7 +220,7 @@ async function dropRest(reader: ReadableStreamDefaultReader<Uint8Array>, git: Gi
 
 /**
  * A push. receive-pack starts and advertises its refs; the client's command list is read before
- * git sees it. Then, as over HTTP: refs the API could not serve refuse the whole push (git is
+ * git sees it. Then, as over HTTP: refs a client may not push refuse the whole push (git is
  * stopped before it reads anything; the refusal is receive-pack's own report, so the client shows
  * each ref as rejected); otherwise the pending push is recorded and git gets the list and the pack.
  * The client going away does not stop git (a pack it sent whole is applied and recorded).
@@ -264,11 +264,8 @@ async function receivePack(
   else if (head === 'too-long') refusal = `a push may update refs in at most ${MAX_COMMAND_BYTES} bytes of commands`
   else if (head.commands === null) refusal = head.head.length ? 'the push command list could not be read (push certificates are not accepted)' : null
   else {
-    const bad = head.commands.filter((c) => pushRefProblem(c.ref))
-    if (bad.length) {
-      refusal = `refusing to accept ${bad.map((c) => c.ref).join(', ')}: ${pushRefProblem(bad[0]!.ref)} (the API could not serve it)`
-      report = refusalReport(head.commands, head.capabilities, (c) => pushRefProblem(c.ref) ?? 'another ref of this push was refused', refusal)
-    }
+    const refused = pushRefusal(head.commands, head.capabilities)
+    if (refused) ({ message: refusal, report } = refused)
   }
   if (head === null || head === 'too-long' || head.commands === null || refusal) {
     // Git gets no commands: it ends at once, having changed nothing.

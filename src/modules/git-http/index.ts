@@ -2,11 +2,17 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { isGitService, type GitService } from '../../git/smart-http'
 import { downloadRoutes } from '../files'
-import { authorizeGit, gitErrorResponse, infoRefs, serviceResponse } from './service'
+import { authorizeGit, gitErrorResponse, infoRefs, requestTypeRefusal, serviceResponse } from './service'
 import { QueryText } from '../../lib/validate'
 
 const GitParams = t.Object({ owner: t.String(), repo: t.String() })
 const GitBytes = t.Unknown({ description: 'git protocol data' })
+
+/**
+ * The request path of the two RPC routes: their bodies are packs streamed into git, so the app's
+ * body parser leaves them unread whatever their Content-Type (src/app.ts).
+ */
+export const GIT_RPC_PATH = /^\/[^/]+\/[^/]+\/git-(?:upload|receive)-pack$/
 
 /** `POST /{owner}/{repo}(.git)/git-<service>`: stateless RPC, streamed both ways. */
 const rpcRoute = (deps: AppDeps, service: GitService, operationId: string, summary: string) =>
@@ -14,7 +20,8 @@ const rpcRoute = (deps: AppDeps, service: GitService, operationId: string, summa
     `/:owner/:repo/git-${service}`,
     async ({ request, params }) => {
       const target = await authorizeGit(deps, request, params.owner, params.repo, service)
-      return target instanceof Response ? target : serviceResponse(deps, target, service, request)
+      if (target instanceof Response) return target
+      return requestTypeRefusal(deps, request, service) ?? serviceResponse(deps, target, service, request)
     },
     { params: GitParams, response: { 200: GitBytes }, detail: { operationId, summary } },
   )

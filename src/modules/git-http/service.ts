@@ -9,7 +9,7 @@ import { GitError, type GitRepo } from '../../git/run'
 import { boundedStream, bodyTooLarge } from '../../lib/body'
 import { docsUrl } from '../../lib/urls'
 import { advertiseRefs, serviceRpc, type GitService } from '../../git/smart-http'
-import { MAX_COMMAND_BYTES, pushRefProblem, readPushHead, refusalReport, replayed } from '../../git/push-commands'
+import { MAX_COMMAND_BYTES, pushRefusal, readPushHead, replayed } from '../../git/push-commands'
 import { beginPush, finishPush } from '../repos/git-sync'
 import { trackWork } from '../../lib/in-flight'
 import { errorFields, loggerOf } from '../../lib/log'
@@ -86,6 +86,18 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
   return { repo: found.repo, owner: found.owner, user, git: gitRepoOf(deps, found, request.signal) }
 }
 
+/**
+ * The 415 of an RPC request whose body is not the service's (`application/x-git-<service>-request`,
+ * what every git client sends), or null. Checked once the caller is known to be allowed, as Gitea
+ * and git's own http-backend do, so the answer reveals nothing a refusal would hide.
+ */
+export function requestTypeRefusal(deps: AppDeps, request: Request, service: GitService): Response | null {
+  const expected = `application/x-git-${service}-request`
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+  if (type === expected) return null
+  return gitErrorResponse(deps, 415, `git-${service} expects a request body of type ${expected}`)
+}
+
 /** `GET info/refs?service=...`. */
 export async function infoRefs(deps: AppDeps, target: GitTarget, service: GitService, gitProtocol: string | null): Promise<Response> {
   let body
@@ -125,7 +137,8 @@ export async function serviceResponse(deps: AppDeps, target: GitTarget, service:
 
 /**
  * A push over HTTP. The command list at the start of the body is read first: refs the API
- * could not serve refuse the whole push (git never sees it); otherwise the pending push is
+ * could not serve, or refs the server keeps (pushRefusal), refuse the whole push (git never
+ * sees it); otherwise the pending push is
  * recorded and the body (those bytes, then the rest, streamed) goes to `git receive-pack`.
  * When git exits, finishPush records the ref changes and the repository's metadata, whether
  * or not the client still listens (see src/modules/repos/git-sync.ts); the answer ends only
@@ -151,12 +164,11 @@ async function receivePack(
     while (!(await reader.read().catch(() => ({ done: true }))).done);
     return gitErrorResponse(deps, 400, 'the push command list could not be read (push certificates are not accepted)')
   }
-  const bad = head.commands.filter((c) => pushRefProblem(c.ref))
-  if (bad.length) {
+  const refused = pushRefusal(head.commands, head.capabilities)
+  if (refused) {
     // The client sends its pack before it reads the answer: take it (and drop it) first.
     while (!(await reader.read().catch(() => ({ done: true }))).done);
-    const message = `refusing to accept ${bad.map((c) => c.ref).join(', ')}: ${pushRefProblem(bad[0]!.ref)} (the API could not serve it)`
-    const report = refusalReport(head.commands, head.capabilities, (c) => pushRefProblem(c.ref) ?? 'another ref of this push was refused', message)
+    const { report, message } = refused
     return report.length ? new Response(new Uint8Array(report), { headers }) : gitErrorResponse(deps, 403, message)
   }
   const repoId = target.repo.id

@@ -20,22 +20,16 @@ import {
 } from './model'
 import {
   createRelease,
-  deleteAsset,
   deleteRelease,
-  downloadByTag,
-  downloadByUuid,
-  editAsset,
   editRelease,
-  getAsset,
   getLatestRelease,
   getRelease,
   getReleaseByTag,
-  listAssets,
   listReleases,
   releasesToApi,
   releaseToApi,
-  uploadAsset,
 } from './service'
+import { deleteAsset, downloadByTag, downloadByUuid, editAsset, getAsset, listAssets, uploadAsset } from './assets'
 
 /**
  * The request path of an asset upload: its multipart body is streamed to disk by the route

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs'
-import { and, asc, count, desc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import type { Caller, UserRow } from '../../auth/caller'
-import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
+import type { UserRow } from '../../auth/caller'
+import { AccessMode } from '../../auth/access'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { writeTransaction } from '../../db/client'
 import { attachments, releases, repositories } from '../../db/schema'
@@ -13,24 +12,20 @@ import { createTag, resolveCommitish, tagCommit, tagNameClash } from '../../git/
 import { pushRefProblem } from '../../git/push-commands'
 import { beginPush, finishPush } from '../repos/git-sync'
 import { usersByIds } from '../users/service'
-import { disposition } from '../files/service'
-import { ApiError, badRequest, conflict, notFound, unprocessable } from '../../lib/errors'
+import { conflict, notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { pathNumber } from '../../lib/path-number'
-import { charCount } from '../../lib/validate'
 import { nowUnix } from '../../lib/time'
-import { multipartBoundary, MULTIPART_OVERHEAD, readMultipartFile } from '../../lib/multipart'
 import { userConverter } from '../../lib/convert/user'
 import { toApiRelease, type ApiRelease, type AttachmentRow, type ReleaseRow } from '../../lib/convert/release'
 import type { RepoRef } from '../../lib/convert/issue'
-import { MAX_ASSET_NAME } from './model'
-import { attachmentPath, createAttachmentFile, isAttachmentUuid, removeAttachmentFiles } from './storage'
+import { removeAttachmentFiles } from './storage'
 
 /**
- * Releases and their assets (issue 12), as Gitea's services/release: a release names a tag; a
- * published release whose tag does not exist yet creates it (lightweight, at `target_commitish`,
- * the default branch when empty), a draft waits until it is published. Deleting a release keeps
- * its tag. Drafts are seen by writers only. `release_counter` (repositories.num_releases) counts
+ * Releases (issue 12; their assets live in ./assets.ts), as Gitea's services/release: a release
+ * names a tag; a published release whose tag does not exist yet creates it (lightweight, at
+ * `target_commitish`, the default branch when empty), a draft waits until it is published.
+ * Deleting a release keeps its tag. Drafts are seen by writers only. `release_counter` (repositories.num_releases) counts
  * the published ones and moves in the transaction that changes them, with the outbox events
  * release.published / release.updated / release.deleted.
  *
@@ -43,7 +38,7 @@ import { attachmentPath, createAttachmentFile, isAttachmentUuid, removeAttachmen
 export const MAX_ASSETS_PER_RELEASE = 100
 
 /** Whether the caller sees drafts (Gitea: write access to the repository). */
-const seesDrafts = (mode: number) => mode >= AccessMode.Write
+export const seesDrafts = (mode: number) => mode >= AccessMode.Write
 
 // ---- records --------------------------------------------------------------------------------
 
@@ -284,182 +279,4 @@ export async function deleteRelease(deps: AppDeps, ctx: RepoContext, actor: User
     return files.map((f) => f.uuid)
   })
   removeAttachmentFiles(deps, ctx.repo.id, uuids)
-}
-
-// ---- assets ---------------------------------------------------------------------------------
-
-/** The assets of a release the caller may see, oldest first. */
-export async function listAssets(deps: AppDeps, ctx: RepoContext, rawId: string, page: Page | null): Promise<Paged<AttachmentRow>> {
-  const release = await getRelease(deps, ctx, rawId)
-  return await selectPage(deps.db, attachments, eq(attachments.releaseId, release.id), asc(attachments.id), page)
-}
-
-/** An asset of a release (the path's `{asset}`), else 404. */
-export async function getAsset(deps: AppDeps, ctx: RepoContext, rawId: string, rawAsset: string): Promise<AttachmentRow> {
-  const release = await getRelease(deps, ctx, rawId)
-  const id = pathNumber(rawAsset)
-  const row = Number.isNaN(id)
-    ? undefined
-    : (await deps.db.select().from(attachments).where(and(eq(attachments.releaseId, release.id), eq(attachments.id, id))))[0]
-  if (!row) throw notFound('attachment does not exist')
-  return row
-}
-
-/**
- * An asset name: at most MAX_ASSET_NAME characters, no path separators, control characters or
- * lone surrogates, not `.` or `..` (it is the last segment of its download URL), else 422.
- */
-function checkAssetName(name: string): string {
-  if (name === '' || name === '.' || name === '..' || !name.isWellFormed() || charCount(name) > MAX_ASSET_NAME || /[/\\\x00-\x1f\x7f]/.test(name))
-    throw unprocessable(`invalid attachment name [name: ${name.slice(0, MAX_ASSET_NAME).toWellFormed()}]`, 'name')
-  return name
-}
-
-/** 422 when the release already holds MAX_ASSETS_PER_RELEASE assets. */
-async function checkRoomForAsset(deps: AppDeps, releaseId: number): Promise<void> {
-  const held = (await deps.db.select({ n: count() }).from(attachments).where(eq(attachments.releaseId, releaseId)))[0]!.n
-  if (held >= MAX_ASSETS_PER_RELEASE) throw unprocessable(`a release holds at most ${MAX_ASSETS_PER_RELEASE} attachments`)
-}
-
-/** 409 when the release already has an asset of this name (its download URL would be ambiguous). */
-async function checkNameFree(deps: AppDeps, releaseId: number, name: string, except = 0): Promise<void> {
-  const other = (await deps.db
-    .select({ id: attachments.id })
-    .from(attachments)
-    .where(and(eq(attachments.releaseId, releaseId), eq(attachments.name, name), ne(attachments.id, except))))[0]
-  if (other) throw conflict(`the release already has an attachment named "${name}"`)
-}
-
-/**
- * Uploads an asset (Gitea's CreateReleaseAttachment): the multipart field `attachment`, stored
- * as `name` (else the file's own name), streamed to a temporary file (never held in memory) and
- * renamed into place before its row is written. 413 past `maxAttachmentSize`, 400 for a body
- * that is not multipart with that field, 422 for a bad name, 409 for a name the release has:
- * nothing is kept in every case.
- */
-export async function uploadAsset(deps: AppDeps, ctx: RepoContext, actor: UserRow, rawId: string, request: Request, name: string | undefined): Promise<AttachmentRow> {
-  const release = await getRelease(deps, ctx, rawId)
-  await checkRoomForAsset(deps, release.id)
-  const boundary = multipartBoundary(request.headers.get('content-type'))
-  if (!boundary) throw badRequest('The attachment must be sent as multipart/form-data in the field "attachment"')
-  const limit = deps.config.maxAttachmentSize
-  if (Number(request.headers.get('content-length') ?? 0) > limit + MULTIPART_OVERHEAD) throw new ApiError(413, `The attachment is larger than ${limit} bytes`)
-  let stored = name ? checkAssetName(name) : ''
-  if (stored) await checkNameFree(deps, release.id, stored)
-  const uuid = crypto.randomUUID()
-  const file = await createAttachmentFile(deps, ctx.repo.id, uuid)
-  let size: number
-  try {
-    ;({ size } = await readMultipartFile(request.body, boundary, {
-      field: 'attachment',
-      maxFileBytes: limit,
-      accept: async (filename) => {
-        if (stored) return
-        stored = checkAssetName(filename.slice(Math.max(filename.lastIndexOf('/'), filename.lastIndexOf('\\')) + 1))
-        await checkNameFree(deps, release.id, stored)
-      },
-      write: (chunk) => file.write(chunk),
-    }))
-    await file.keep()
-  } catch (e) {
-    await file.discard()
-    if (e instanceof ApiError && e.status === 413) throw new ApiError(413, `The attachment is larger than ${limit} bytes`)
-    throw e
-  }
-  try {
-    return await writeTransaction(deps.db, async () => {
-      if (!(await deps.db.select({ id: releases.id }).from(releases).where(eq(releases.id, release.id)))[0]) throw notFound('release does not exist')
-      // Again here: uploads running side by side all passed the first check.
-      await checkRoomForAsset(deps, release.id)
-      await checkNameFree(deps, release.id, stored)
-      return (await deps.db
-        .insert(attachments)
-        .values({ uuid, repoId: ctx.repo.id, releaseId: release.id, uploaderId: actor.id, name: stored, size, createdUnix: nowUnix() })
-        .returning())[0]!
-    })
-  } catch (e) {
-    removeAttachmentFiles(deps, ctx.repo.id, [uuid])
-    throw e
-  }
-}
-
-/** Renames an asset (an empty or absent name changes nothing, as Gitea). */
-export async function editAsset(deps: AppDeps, ctx: RepoContext, rawId: string, rawAsset: string, name: string | undefined): Promise<AttachmentRow> {
-  const row = await getAsset(deps, ctx, rawId, rawAsset)
-  if (!name || name === row.name) return row
-  checkAssetName(name)
-  return await writeTransaction(deps.db, async () => {
-    await checkNameFree(deps, row.releaseId, name, row.id)
-    const updated = (await deps.db.update(attachments).set({ name }).where(eq(attachments.id, row.id)).returning())[0]
-    if (!updated) throw notFound('attachment does not exist')
-    return updated
-  })
-}
-
-/** Deletes an asset: its row, then its file. */
-export async function deleteAsset(deps: AppDeps, ctx: RepoContext, rawId: string, rawAsset: string): Promise<void> {
-  const row = await getAsset(deps, ctx, rawId, rawAsset)
-  await deps.db.delete(attachments).where(eq(attachments.id, row.id))
-  removeAttachmentFiles(deps, row.repoId, [row.uuid])
-}
-
-// ---- downloads ------------------------------------------------------------------------------
-
-/**
- * An asset's bytes, streamed from disk with their length, a type from the name's extension and
- * an `attachment` disposition; counts the download.
- */
-async function serveAsset(deps: AppDeps, row: AttachmentRow): Promise<Response> {
-  const path = attachmentPath(deps, row.repoId, row.uuid)
-  if (!existsSync(path)) throw notFound('the attachment file is missing')
-  await deps.db
-    .update(attachments)
-    .set({ downloadCount: sql`${attachments.downloadCount} + 1` })
-    .where(eq(attachments.id, row.id))
-  return new Response(Bun.file(path), {
-    headers: {
-      'Content-Type': Bun.file(row.name).type,
-      'Content-Disposition': disposition('attachment', row.name),
-      'X-Content-Type-Options': 'nosniff',
-      'Cache-Control': 'private, max-age=0',
-    },
-  })
-}
-
-/**
- * `GET /attachments/{uuid}`: an asset for whoever may read its repository (a draft's for its
- * writers only); 404 otherwise, whether or not it exists.
- */
-export async function downloadByUuid(deps: AppDeps, caller: Caller, uuid: string): Promise<Response> {
-  const found = isAttachmentUuid(uuid)
-    ? (await deps.db
-        .select({ attachment: attachments, release: releases, repo: repositories })
-        .from(attachments)
-        .innerJoin(releases, eq(releases.id, attachments.releaseId))
-        .innerJoin(repositories, and(eq(repositories.id, attachments.repoId), eq(repositories.status, 'ready')))
-        .where(eq(attachments.uuid, uuid)))[0]
-    : undefined
-  if (!found) throw notFound()
-  const mode = await accessLevel(deps.db, caller.user, found.repo as RepoRow)
-  if (mode < AccessMode.Read || (found.release.isDraft && !seesDrafts(mode))) throw notFound()
-  return await serveAsset(deps, found.attachment)
-}
-
-/** `GET /{owner}/{repo}/releases/download/{tag}/{name}` (the wildcard as sent, still URL-encoded). */
-export async function downloadByTag(deps: AppDeps, ctx: RepoContext, wildcard: string): Promise<Response> {
-  let segments: string[]
-  try {
-    segments = wildcard.split('/').map(decodeURIComponent)
-  } catch {
-    throw notFound()
-  }
-  if (segments.length < 2) throw notFound()
-  const name = segments.pop()!
-  const release = await getReleaseByTag(deps, ctx, segments.join('/'))
-  const row = (await deps.db
-    .select()
-    .from(attachments)
-    .where(and(eq(attachments.releaseId, release.id), eq(attachments.name, name))))[0]
-  if (!row) throw notFound('attachment does not exist')
-  return await serveAsset(deps, row)
 }

@@ -18,6 +18,7 @@ import { nowUnix } from '../../lib/time'
 import { charCount, checkWebsite } from '../../lib/validate'
 import { initBareRepository, removeRepositoryFolder } from '../../git/init'
 import { removeRepositoryAttachments } from '../releases/storage'
+import { checkForkVisibility } from '../forks/visibility'
 import { repoPath, type GitRepo } from '../../git/run'
 import { branchExists, isSafeRefName, repositorySize, setHeadBranch } from '../../git/refs'
 import { gitLimitsOf } from '../../auth/repo-context'
@@ -373,6 +374,7 @@ export async function editRepository(
     ['allowRebaseExplicit', 'allowRebaseExplicit'],
     ['allowSquashMerge', 'allowSquashMerge'],
   ]
+  await checkForkVisibility(deps, repo, edit.private)
   for (const [from, to] of flags) if (edit[from] !== undefined) (set as any)[to] = edit[from]
   if (edit.internalTracker?.enableTimeTracker !== undefined) set.enableTimeTracker = edit.internalTracker.enableTimeTracker
   if (edit.internalTracker?.allowOnlyContributorsToTrackTime !== undefined)
