@@ -126,3 +126,13 @@ export function checkStorable(value: unknown, field = 'body'): void {
 /** Whether a path's parameters hold a NUL character (nothing stored can be named by one). */
 export const hasNul = (params: Record<string, unknown> | undefined): boolean =>
   params !== undefined && Object.entries(params).some(([k, v]) => k.includes('\u0000') || (typeof v === 'string' && v.includes('\u0000')))
+
+/**
+ * How a route's request body is read, declared in the route's `detail` (`...readsBody(kind)`) and
+ * honoured by the app's one body parser (src/edge/body-parser.ts): `unread`, the route streams
+ * the body itself; `text`, the body is the value as text whatever its Content-Type. Routes that
+ * declare nothing get an API body (JSON or a form).
+ */
+export type BodyKind = 'unread' | 'text'
+export const BODY_KEY = 'x-warren-body'
+export const readsBody = (kind: BodyKind) => ({ [BODY_KEY]: kind })

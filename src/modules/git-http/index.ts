@@ -4,17 +4,15 @@ import { isGitService, type GitService } from '../../git/smart-http'
 import { downloadRoutes } from '../files'
 import { authorizeGit, gitErrorResponse, infoRefs, requestTypeRefusal, serviceResponse } from './service'
 import { QueryText } from '../../lib/validate'
+import { readsBody } from '../../lib/body'
 
 const GitParams = t.Object({ owner: t.String(), repo: t.String() })
 const GitBytes = t.Unknown({ description: 'git protocol data' })
 
 /**
- * The request path of the two RPC routes: their bodies are packs streamed into git, so the app's
- * body parser leaves them unread whatever their Content-Type (src/app.ts).
+ * `POST /{owner}/{repo}(.git)/git-<service>`: stateless RPC, streamed both ways. The body is a
+ * pack streamed into git, so the app's body parser leaves it unread whatever its Content-Type.
  */
-export const GIT_RPC_PATH = /^\/[^/]+\/[^/]+\/git-(?:upload|receive)-pack$/
-
-/** `POST /{owner}/{repo}(.git)/git-<service>`: stateless RPC, streamed both ways. */
 const rpcRoute = (deps: AppDeps, service: GitService, operationId: string, summary: string) =>
   new Elysia({ name: `git-rpc:${service}` }).post(
     `/:owner/:repo/git-${service}`,
@@ -23,7 +21,7 @@ const rpcRoute = (deps: AppDeps, service: GitService, operationId: string, summa
       if (target instanceof Response) return target
       return requestTypeRefusal(deps, request, service) ?? serviceResponse(deps, target, service, request)
     },
-    { params: GitParams, response: { 200: GitBytes }, detail: { operationId, summary } },
+    { params: GitParams, response: { 200: GitBytes }, detail: { operationId, summary, ...readsBody('unread') } },
   )
 
 /**

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { MarkdownOption, MarkdownRawBody, MarkdownRender } from './model'
 import { renderMarkdown } from './service'
+import { readsBody } from '../../lib/body'
 
 const HTML = 'text/html; charset=UTF-8'
 
@@ -44,11 +45,11 @@ export const markdownModule = (deps: AppDeps) =>
       },
       {
         scope: 'none',
-        // The body is the markdown whatever the Content-Type says: read it as text, never as JSON.
-        parse: 'text',
         body: MarkdownRawBody,
         response: { 200: MarkdownRender },
         detail: {
+          // The body is the markdown whatever the Content-Type says: read as text, never as JSON.
+          ...readsBody('text'),
           operationId: 'renderMarkdownRaw',
           'x-content-type': 'text/html',
           summary: 'Render raw markdown as HTML',

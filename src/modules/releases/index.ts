@@ -30,12 +30,7 @@ import {
   releaseToApi,
 } from './service'
 import { deleteAsset, downloadByTag, downloadByUuid, editAsset, getAsset, listAssets, uploadAsset } from './assets'
-
-/**
- * The request path of an asset upload: its multipart body is streamed to disk by the route
- * itself, so the app's body parser leaves it unread (src/app.ts).
- */
-export const ASSET_UPLOAD_PATH = /^\/api\/v1\/repos\/[^/]+\/[^/]+\/releases\/[^/]+\/assets\/?$/
+import { readsBody } from '../../lib/body'
 
 const ReleaseList = t.Array(ReleaseSchema)
 const AttachmentList = t.Array(AttachmentSchema)
@@ -173,6 +168,8 @@ export const releasesModule = (deps: AppDeps) =>
           operationId: 'repoCreateReleaseAttachment',
           summary: 'Upload a release attachment (multipart field "attachment", streamed; at most WARREN_MAX_ATTACHMENT_SIZE bytes)',
           requestBody: UPLOAD_BODY as any,
+          // Streamed to disk by the upload itself, up to WARREN_MAX_ATTACHMENT_SIZE.
+          ...readsBody('unread'),
         },
       },
     )

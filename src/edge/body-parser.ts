@@ -1,0 +1,53 @@
+import type { Config } from '../config'
+import { badRequest, unprocessable } from '../lib/errors'
+import { BODY_KEY, formObject, jsonNestsDeeper, readBodyBounded, tooDeep, type BodyKind } from '../lib/body'
+import type { RouteInfo } from './openapi-document'
+
+/**
+ * The app's one body parser. Elysia runs a global parser before any a route declares, so a route
+ * does not bring its own: it declares how its body is read (`readsBody` in its `detail`), and
+ * this parser honours the declaration, found by the route's method and path:
+ * - `unread`: the route streams its body itself (git packs into git, release assets to disk),
+ *   whatever the Content-Type says and however large it is (each counts against its own limit);
+ * - `text`: the body is the value, as text, whatever the Content-Type says (markdown/raw);
+ * - undeclared: an API body (never git protocol data), at most WARREN_MAX_API_BODY bytes, read as a form
+ *   (urlencoded or multipart) or as JSON. Gitea clients send JSON with or without a
+ *   Content-Type (the 2017 SDK omits it on some calls), so a body that is not a form is read as
+ *   JSON whatever its type, text/plain too.
+ */
+export function bodyParser(config: Config, routes: () => RouteInfo[]) {
+  let kinds: Map<string, BodyKind> | undefined
+  const kindOf = (method: string, route: string): BodyKind | undefined => {
+    // Built once the app is complete (the first request comes after every module was added).
+    kinds ??= new Map(routes().flatMap((r) => {
+      const kind = r.hooks?.detail?.[BODY_KEY] as BodyKind | undefined
+      return kind ? [[`${r.method} ${r.path}`, kind] as const] : []
+    }))
+    return kinds.get(`${method} ${route}`)
+  }
+  return async ({ request, contentType, route }: { request: Request; contentType: string; route: string }) => {
+    const kind = kindOf(request.method, route)
+    if (kind === 'unread') return {}
+    const type = contentType.toLowerCase()
+    // git protocol data is never an API body: left to Elysia, which reads no fields from it.
+    if (kind === undefined && type.startsWith('application/x-git-')) return
+    const bytes = await readBodyBounded(request, config.maxApiBody)
+    if (kind === 'text') return new TextDecoder().decode(bytes)
+    if (type.startsWith('application/x-www-form-urlencoded')) return formObject(new URLSearchParams(new TextDecoder().decode(bytes)))
+    if (type.startsWith('multipart/')) {
+      // The boundary is in the full header (Elysia's `contentType` stops at ';').
+      const form = await new Response(bytes, { headers: { 'content-type': request.headers.get('content-type') ?? '' } }).formData().catch(() => {
+        throw badRequest('The request body is not valid multipart form data')
+      })
+      return formObject(form)
+    }
+    const text = new TextDecoder().decode(bytes)
+    if (text.trim() === '') return {}
+    if (jsonNestsDeeper(bytes)) throw tooDeep()
+    const parsed = JSON.parse(text)
+    // Every API body is an object: Elysia would coerce an array or a scalar to `{}` and run the
+    // route as if no field had been sent (`null` already fails validation).
+    if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw unprocessable('Expected object', 'body')
+    return parsed
+  }
+}
