@@ -65,7 +65,7 @@ async function tokenOf(server: Served): Promise<string> {
   const res = await fetch(`${server.url}/api/v1/users/root/tokens`, {
     method: 'POST',
     headers: { authorization: basic('root', 'change-me-now'), 'content-type': 'application/json' },
-    body: JSON.stringify({ name: `t${Date.now()}` }),
+    body: JSON.stringify({ name: `t${Date.now()}`, scopes: ["all"] }),
   })
   expect(res.status).toBe(201)
   return ((await res.json()) as { sha1: string }).sha1
