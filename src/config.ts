@@ -114,6 +114,10 @@ export interface Config {
    * signature headers, which are always sent, and never travels in a body a receiver may log).
    */
   webhookPayloadSecret: boolean
+  /** Webhooks one repository, or one organisation, may have (WARREN_MAX_HOOKS_PER_REPO, 100); past it: 422. */
+  maxHooksPerRepo: number
+  /** Releases (drafts included) one repository may have (WARREN_MAX_RELEASES_PER_REPO, 10000); past it: 422. */
+  maxReleasesPerRepo: number
   /** Admin created on first start when no user exists. */
   initialAdmin?: { username: string; password: string; email: string }
 }
@@ -257,6 +261,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxPushSize: boundedFrom(env.WARREN_MAX_PUSH_SIZE, 4096 * MiB, 'WARREN_MAX_PUSH_SIZE', MiB, 64 * 1024 * MiB),
     maxAttachmentSize: boundedFrom(env.WARREN_MAX_ATTACHMENT_SIZE, 100 * MiB, 'WARREN_MAX_ATTACHMENT_SIZE', 1, 64 * 1024 * MiB),
     maxCommitFiles: boundedFrom(env.WARREN_MAX_COMMIT_FILES, 1000, 'WARREN_MAX_COMMIT_FILES', 1, 100_000),
+    maxHooksPerRepo: boundedFrom(env.WARREN_MAX_HOOKS_PER_REPO, 100, 'WARREN_MAX_HOOKS_PER_REPO', 1, 1_000_000),
+    maxReleasesPerRepo: boundedFrom(env.WARREN_MAX_RELEASES_PER_REPO, 10_000, 'WARREN_MAX_RELEASES_PER_REPO', 1, 10_000_000),
     ...overrides,
   }
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { contentMark } from './db-snapshot'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { refsOf } from './git-fixture'
 import { attachments } from '../src/db/schema'
 
 /**
@@ -151,5 +152,63 @@ describe('forks of private repositories', () => {
     // A fork of a public repository is free to change.
     expect((await s.patch('/repos/ritas/secret', { private: true }, asRita)).status).toBe(200)
     expect((await s.patch('/repos/ritas/secret', { private: false }, asRita)).status).toBe(200)
+  })
+})
+
+describe('hooks and releases per repository are bounded', () => {
+  const hook = (n: number) => ({ type: 'gitea', config: { url: `http://127.0.0.1:9/${n}`, content_type: 'json' }, events: ['push'], active: false })
+
+  test("WARREN_MAX_HOOKS_PER_REPO bounds a repository's hooks and an organisation's, concurrent creations included; a refusal is a 422 that stores nothing", async () => {
+    const limit = s.config.maxHooksPerRepo
+    expect(limit).toBe(100)
+    s.config.maxHooksPerRepo = 5
+    try {
+      expect((await s.post('/user/repos', { name: 'hooked' }, auth())).status).toBe(201)
+      expect((await s.post('/orgs', { username: 'hookers' }, auth())).status).toBe(201)
+      for (const base of ['/repos/alice/hooked/hooks', '/orgs/hookers/hooks']) {
+        // Twelve at once for five places: exactly five are made.
+        const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => s.post(base, hook(i), auth())))
+        expect(answers.filter((r) => r.status === 201)).toHaveLength(5)
+        const refused = answers.filter((r) => r.status !== 201)
+        expect(refused.map((r) => r.status)).toEqual(Array(7).fill(422))
+        expect(refused[0]!.body.message).toMatch(/may have at most 5 webhooks$/)
+        expect(refused[0]!.body.url).toBeString()
+        const listed = await s.get(`${base}?limit=50`, auth())
+        expect(listed.body).toHaveLength(5)
+        const mark = contentMark(s.deps.db)
+        const before = await mark()
+        expect((await s.post(base, hook(99), auth())).status).toBe(422)
+        expect(await mark()).toBe(before)
+        // A place freed is a place taken again.
+        expect((await s.del(`${base}/${listed.body[0].id}`, undefined, auth())).status).toBe(204)
+        expect((await s.post(base, hook(100), auth())).status).toBe(201)
+      }
+    } finally {
+      s.config.maxHooksPerRepo = limit
+    }
+  })
+
+  test("WARREN_MAX_RELEASES_PER_REPO bounds a repository's releases (drafts too), concurrent creations included; a refusal makes no tag and no row", async () => {
+    const limit = s.config.maxReleasesPerRepo
+    expect(limit).toBe(10_000)
+    s.config.maxReleasesPerRepo = 4
+    try {
+      expect((await s.post('/user/repos', { name: 'released', auto_init: true }, auth())).status).toBe(201)
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => s.post('/repos/alice/released/releases', { tag_name: `d${i}`, draft: true }, auth())))
+      expect(answers.filter((r) => r.status === 201)).toHaveLength(4)
+      expect(answers.filter((r) => r.status !== 201).map((r) => r.status)).toEqual(Array(6).fill(422))
+      expect((await s.get('/repos/alice/released/releases?limit=50', auth())).body).toHaveLength(4)
+      const gitDir = join(s.dataDir, 'repositories', 'alice', 'released.git')
+      const refs = async () => JSON.stringify(await refsOf(gitDir))
+      const mark = contentMark(s.deps.db)
+      const before = { refs: await refs(), db: await mark() }
+      const refused = await s.post('/repos/alice/released/releases', { tag_name: 'v9' }, auth())
+      expect(refused.status).toBe(422)
+      expect(refused.body.message).toBe('a repository may have at most 4 releases')
+      expect({ refs: await refs(), db: await mark() }).toEqual(before)
+      expect(before.refs).not.toContain('v9')
+    } finally {
+      s.config.maxReleasesPerRepo = limit
+    }
   })
 })

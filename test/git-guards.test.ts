@@ -145,3 +145,29 @@ describe("refs/pull/ is the server's", () => {
     expect(await gitOk(ci, 'rev-parse', 'FETCH_HEAD')).toBe(followUp)
   })
 })
+
+describe('error messages sent to git clients', () => {
+  test("git archive --remote over SSH: git's errors reach the client without the server's data folder", async () => {
+    const created = await s.post('/user/repos', { name: 'archived-paths', auto_init: true }, { token: alice.token })
+    expect(created.status).toBe(201)
+    const url = `ssh://git@127.0.0.1:${s.ssh!.port}/alice/archived-paths.git`
+    const main = created.body.default_branch
+    const cases = [[main, '../outside'], [main, '/etc/passwd'], ['no-such-ref'], [main, 'no-such-file']]
+    for (const args of cases) {
+      const r = await sshGit(keysDir, ['archive', `--remote=${url}`, '--format=tar', ...args])
+      expect([args, r.code === 0]).toEqual([args, false])
+      // Still says what went wrong, in the repository's own terms.
+      expect(r.stderr).toContain('remote: fatal:')
+      expect(r.stderr).not.toContain(s.dataDir)
+      expect(r.stderr).not.toContain('repositories/alice')
+    }
+    const outside = await sshGit(keysDir, ['archive', `--remote=${url}`, main, '../outside'])
+    expect(outside.stderr).toContain("'../outside' is outside repository at 'alice/archived-paths.git")
+    // Archives themselves are untouched.
+    const ok = await sh(['sh', '-c', `git archive --remote=${url} --format=tar ${main} README.md | tar -tf -`], keysDir, {
+      GIT_SSH_COMMAND: `ssh -F /dev/null -i ${writerKey} -o IdentitiesOnly=yes -o UserKnownHostsFile=${join(keysDir, 'known_hosts')} -o StrictHostKeyChecking=yes -o BatchMode=yes -p ${s.ssh!.port}`,
+    })
+    expect(ok.code).toBe(0)
+    expect(ok.stdout.trim()).toBe('README.md')
+  })
+})

@@ -4,6 +4,7 @@ import { findGitRepository, gitAccessRefusal, type GitRefusal, type GitRepoFound
 import { gitRepoOf } from '../auth/repo-context'
 import { safeGitMessage, type GitRepo } from '../git/run'
 import { serviceSession } from '../git/smart-http'
+import { archiveOutputWithoutPaths, repositoryPathNames } from '../git/sideband'
 import type { GitStream } from '../git/stream'
 import { MAX_COMMAND_BYTES, pushRefusal, readPushHead, replayed } from '../git/push-commands'
 import { bodyTooLarge } from '../lib/body'
@@ -197,7 +198,10 @@ export async function runGitCommand(
   void state.closed.then(() => abort.abort())
   const git = gitRepoOf(deps, found, abort.signal)
   const input = channelInput(channel, activity)
-  const proc = serviceSession(git, command.service, input.stream, gitProtocol)
+  let proc = serviceSession(git, command.service, input.stream, gitProtocol)
+  // upload-archive relays git's errors to the client itself (side-band): without the server's paths.
+  if (command.service === 'upload-archive')
+    proc = { ...proc, stdout: archiveOutputWithoutPaths(proc.stdout, repositoryPathNames(deps.config.dataDir, git.gitDir, `${found.owner.name}/${found.repo.name}.git`)) }
   const { code, stderr } = await activity.expectingData(relayOutput(deps, proc, channel, state, `${command.service} ${path}`, activity))
   finish(channel, state, code, stderr)
 }

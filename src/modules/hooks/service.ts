@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, isNull, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { RepoRow } from '../../auth/access'
 import type { UserRow } from '../../auth/caller'
@@ -132,26 +132,43 @@ export async function createHook(deps: AppDeps, scope: HookScope, input: HookInp
     meta = slackMeta(input.config)
   }
   const { mode, events } = eventsOf(input)
+  const branchFilter = checkBranchFilter(input.branch_filter ?? '')
   const now = nowUnix()
-  return (await deps.db
-    .insert(hooks)
-    .values({
-      repoId: 'repo' in scope ? scope.repo.id : null,
-      ownerId: 'org' in scope ? scope.org.id : null,
-      type,
-      url,
-      contentType,
-      secret: input.config.secret ?? '',
-      authorizationHeader: (input.authorization_header ?? '').trim(),
-      meta: JSON.stringify(meta),
-      eventMode: mode,
-      events: JSON.stringify(events),
-      branchFilter: checkBranchFilter(input.branch_filter ?? ''),
-      isActive: input.active ?? false,
-      createdUnix: now,
-      updatedUnix: now,
-    })
-    .returning())[0]
+  // Counted in the insert's transaction (write transactions run one at a time): concurrent
+  // creations cannot pass the bound together.
+  return await writeTransaction(deps.db, async () => {
+    await checkRoomForHook(deps, scope)
+    return (await deps.db
+      .insert(hooks)
+      .values({
+        repoId: 'repo' in scope ? scope.repo.id : null,
+        ownerId: 'org' in scope ? scope.org.id : null,
+        type,
+        url,
+        contentType,
+        secret: input.config.secret ?? '',
+        authorizationHeader: (input.authorization_header ?? '').trim(),
+        meta: JSON.stringify(meta),
+        eventMode: mode,
+        events: JSON.stringify(events),
+        branchFilter,
+        isActive: input.active ?? false,
+        createdUnix: now,
+        updatedUnix: now,
+      })
+      .returning())[0]!
+  })
+}
+
+/**
+ * 422 when the repository (or organisation) already has WARREN_MAX_HOOKS_PER_REPO hooks: every
+ * event of a repository is delivered to each of its hooks and its organisation's, so the count
+ * bounds the work one push can cause. Gitea has no such bound; no real team comes near it.
+ */
+async function checkRoomForHook(deps: AppDeps, scope: HookScope): Promise<void> {
+  const limit = deps.config.maxHooksPerRepo
+  const held = (await deps.db.select({ n: count() }).from(hooks).where(scopeWhere(scope)))[0]!.n
+  if (held >= limit) throw unprocessable(`${'repo' in scope ? 'a repository' : 'an organisation'} may have at most ${limit} webhooks`)
 }
 
 /** Slack's settings: the channel (checked) and its companions, rewritten together. */

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
@@ -172,9 +172,23 @@ const bumpReleases = async (deps: AppDeps, repoId: number, by: number) =>
 const eventPayload = (row: ReleaseRow) => ({ releaseId: row.id, tagName: row.tagName })
 
 /**
- * Creates a release (Gitea's CreateRelease): 422 on an empty repository or a bad tag name, 409
- * when the tag already has a release, 404 when its tag must be created and the target names no
- * commit. A draft creates no tag, but its target must name a commit when the tag is missing.
+ * 422 when the repository already has WARREN_MAX_RELEASES_PER_REPO releases (drafts included):
+ * every release record is listed, paged, and kept with its assets, so the count bounds what one
+ * writer can pile up. Gitea has no such bound; no real project comes near the default.
+ */
+async function checkRoomForRelease(deps: AppDeps, repoId: number): Promise<void> {
+  const limit = deps.config.maxReleasesPerRepo
+  const held = (await deps.db.select({ n: count() }).from(releases).where(eq(releases.repoId, repoId)))[0]!.n
+  if (held >= limit) throw unprocessable(`a repository may have at most ${limit} releases`)
+}
+
+/**
+ * Creates a release (Gitea's CreateRelease): 422 on an empty repository, a bad tag name or a
+ * repository holding WARREN_MAX_RELEASES_PER_REPO releases, 409 when the tag already has a
+ * release, 404 when its tag must be created and the target names no commit. A draft creates no
+ * tag, but its target must name a commit when the tag is missing. The bound is checked before the
+ * tag is made (so a refusal changes nothing) and again in the insert's transaction (so creations
+ * racing for the last place cannot both pass; the loser may leave its new tag, as a crash would).
  */
 export async function createRelease(deps: AppDeps, ctx: RepoContext, actor: UserRow, input: ReleaseInput): Promise<ReleaseRow> {
   if (ctx.repo.isEmpty) throw unprocessable('repo is empty')
@@ -185,11 +199,13 @@ export async function createRelease(deps: AppDeps, ctx: RepoContext, actor: User
     if (await byTag(deps, ctx.repo.id, tag)) throw conflict(`release tag already exists [name: ${tag}]`)
   }
   await taken()
+  await checkRoomForRelease(deps, ctx.repo.id)
   if (!draft) await ensureTag(deps, ctx, actor, tag, target)
   else if (!(await tagCommit(gitRepoOf(deps, ctx), tag))) await commitOfTarget(deps, ctx, target)
   const now = nowUnix()
   return await writeTransaction(deps.db, async () => {
     await taken()
+    await checkRoomForRelease(deps, ctx.repo.id)
     const row = (await deps.db
       .insert(releases)
       .values({
