@@ -1,8 +1,7 @@
 import { createHmac } from 'node:crypto'
-import { lookup } from 'node:dns/promises'
 import type http from 'node:http'
 import https from 'node:https'
-import { isIP } from 'node:net'
+import { checkOutbound } from '../lib/outbound-policy'
 import { WARREN_VERSION } from '../version'
 import { eventName, type HookEventType } from './events'
 import type { HostAllowList } from './host-allow-list'
@@ -74,18 +73,10 @@ export const deliveryBody = (d: Delivery): string => (d.contentType === 'form' ?
 /** An address of `hostname` the allow-list accepts, or why there is none. */
 async function allowedAddress(hostname: string, allow: HostAllowList): Promise<{ address: string; family: number } | { refused: string }> {
   const host = hostname.replace(/^\[|\]$/g, '')
-  let addresses: { address: string; family: number }[]
-  if (isIP(host)) addresses = [{ address: host, family: isIP(host) }]
-  else {
-    try {
-      addresses = await lookup(host, { all: true, verbatim: true })
-    } catch (e) {
-      return { refused: `cannot resolve ${host}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }
-    }
-  }
-  const allowed = addresses.find((a) => allow.allows(host, a.address))
-  if (allowed) return allowed
-  const shown = addresses.map((a) => a.address).join(', ')
+  const check = await checkOutbound(host, allow, 'any')
+  if (check.ok) return check.address
+  if (check.reason === 'unresolvable') return { refused: `cannot resolve ${host}: ${check.error}` }
+  const shown = check.addresses.map((a) => a.address).join(', ')
   return { refused: `webhook can only call allowed HTTP servers (check the WARREN_WEBHOOK_ALLOWED_HOST_LIST setting), deny '${host}(${shown})'` }
 }
 

@@ -1,14 +1,26 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
+import { AccessMode } from '../../auth/access'
 import { pipeline } from '../../auth/pipeline'
-import { toApiUser } from '../../lib/convert/user'
+import { toApiRepo } from '../../lib/convert/repo'
+import { toApiOrg, toApiUser } from '../../lib/convert/user'
 import { PageQuery } from '../../lib/pagination'
+import { CreateKeyOption, PublicKeySchema, UserKeyParams } from '../keys/model'
+import { addPublicKey, deletePublicKey, getOwnPublicKey, toApiPublicKey } from '../keys/service'
+import { CreateOrgOption, OrganizationSchema } from '../orgs/model'
+import { createOrganization, listAllOrgs } from '../orgs/service'
+import { CreateRepoOption, OwnerParams, RepositorySchema } from '../repos/model'
+import { createRepository, newRepoFromOption } from '../repos/service'
 import { UserSchema, UsernameParams } from '../users/model'
-import { createUser, getUserByName } from '../users/service'
+import { createUser, getUserByName, getVisibleUserByName } from '../users/service'
 import { CreateUserOption, EditUserOption, formBooleans } from './model'
 import { deleteUser, editUser, listAllUsers } from './service'
 
-/** Site administration of users: /admin/users ... (all: site admins; 401 anonymous, 403 others). */
+/**
+ * Site administration, every `/admin/...` route (all: site admins; 401 anonymous, 403 others):
+ * users, and the keys, organisations and repositories an admin makes on a user's behalf through
+ * the same services as the user's own routes.
+ */
 export const adminModule = (deps: AppDeps) => {
   const { config } = deps
   return new Elysia({ name: 'admin', detail: { tags: ['admin'] } })
@@ -77,6 +89,78 @@ export const adminModule = (deps: AppDeps) => {
         params: UsernameParams,
         response: { 204: t.Void() },
         detail: { operationId: 'adminDeleteUser', summary: 'Delete a user' },
+      },
+    )
+    .post(
+      '/admin/users/:username/keys',
+      async ({ user: admin, params, body, status }) => {
+        const owner = await getUserByName(deps, params.username)
+        return status(201, toApiPublicKey(config, await addPublicKey(deps, owner.id, body), owner, admin))
+      },
+      {
+        scope: 'admin',
+        siteAdmin: true,
+        params: UsernameParams,
+        body: CreateKeyOption,
+        response: { 201: PublicKeySchema },
+        detail: { operationId: 'adminCreatePublicKey', summary: 'Add a public key on behalf of a user' },
+      },
+    )
+    .delete(
+      '/admin/users/:username/keys/:id',
+      async ({ params, status }) => {
+        const owner = await getUserByName(deps, params.username)
+        await deletePublicKey(deps, owner.id, (await getOwnPublicKey(deps, owner.id, params.id)).id)
+        return status(204, undefined)
+      },
+      {
+        scope: 'admin',
+        siteAdmin: true,
+        params: UserKeyParams,
+        response: { 204: t.Void() },
+        detail: { operationId: 'adminDeleteUserPublicKey', summary: "Delete a user's public key" },
+      },
+    )
+    .post(
+      '/admin/users/:username/orgs',
+      async ({ params, body, status, user: admin }) =>
+        status(201, toApiOrg(config, await createOrganization(deps, await getUserByName(deps, params.username), body), admin)),
+      {
+        scope: 'admin',
+        siteAdmin: true,
+        params: UsernameParams,
+        body: CreateOrgOption,
+        response: { 201: OrganizationSchema },
+        detail: { operationId: 'adminCreateOrg', summary: 'Create an organization owned by a user' },
+      },
+    )
+    .get(
+      '/admin/orgs',
+      async ({ user: admin, page, respond }) => respond(await listAllOrgs(deps, page), (rows) => rows.map((o) => toApiOrg(config, o, admin))),
+      {
+        scope: 'admin',
+        siteAdmin: true,
+        paged: true,
+        query: PageQuery,
+        response: { 200: t.Array(OrganizationSchema) },
+        detail: { operationId: 'adminGetAllOrgs', summary: 'List all organizations' },
+      },
+    )
+    .post(
+      '/admin/users/:username/repos',
+      async ({ params, body, status, user: admin }) => {
+        const owner = await getVisibleUserByName(deps, params.username, admin, 'owner')
+        const repo = await createRepository(deps, owner, { ...newRepoFromOption(body), creator: admin })
+        return status(201, toApiRepo(config, repo, owner, admin, AccessMode.Owner))
+      },
+      {
+        scope: 'admin',
+        siteAdmin: true,
+        params: OwnerParams,
+        body: CreateRepoOption,
+        response: { 201: RepositorySchema },
+        // Listed with the repository operations in the API document, where it has always been.
+        detail: { operationId: 'adminCreateRepo', summary: 'Create a repository on behalf of a user or organisation', tags: ['repository'] },
       },
     )
 }

@@ -3,8 +3,8 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { PageQuery } from '../../lib/pagination'
 import { UsernameParams } from '../users/model'
-import { getUserByName, getVisibleUserByName } from '../users/service'
-import { CreateGPGKeyOption, CreateKeyOption, GPGKeySchema, KeyIdParams, KeyListQuery, PublicKeySchema, UserKeyParams } from './model'
+import { getVisibleUserByName } from '../users/service'
+import { CreateGPGKeyOption, CreateKeyOption, GPGKeySchema, KeyIdParams, KeyListQuery, PublicKeySchema } from './model'
 import {
   addGpgKey,
   addPublicKey,
@@ -20,7 +20,7 @@ import {
 
 const Empty = t.Void()
 
-/** SSH keys and GPG keys: /user/keys, /users/{u}/keys, /user/gpg_keys, admin key routes. */
+/** SSH keys and GPG keys: /user/keys, /users/{u}/keys, /user/gpg_keys (an admin's key routes: src/modules/admin). */
 export const keysModule = (deps: AppDeps) => {
   const { config } = deps
   return new Elysia({ name: 'keys', detail: { tags: ['user'] } })
@@ -88,36 +88,6 @@ export const keysModule = (deps: AppDeps) => {
         query: KeyListQuery,
         response: { 200: t.Array(PublicKeySchema) },
         detail: { operationId: 'userListKeys', summary: 'List the given user\'s public keys' },
-      },
-    )
-    .post(
-      '/admin/users/:username/keys',
-      async ({ user: admin, params, body, status }) => {
-        const owner = await getUserByName(deps, params.username)
-        return status(201, toApiPublicKey(config, await addPublicKey(deps, owner.id, body), owner, admin))
-      },
-      {
-        scope: 'admin',
-        siteAdmin: true,
-        params: UsernameParams,
-        body: CreateKeyOption,
-        response: { 201: PublicKeySchema },
-        detail: { operationId: 'adminCreatePublicKey', summary: 'Add a public key on behalf of a user', tags: ['admin'] },
-      },
-    )
-    .delete(
-      '/admin/users/:username/keys/:id',
-      async ({ params, status }) => {
-        const owner = await getUserByName(deps, params.username)
-        await deletePublicKey(deps, owner.id, (await getOwnPublicKey(deps, owner.id, params.id)).id)
-        return status(204, undefined)
-      },
-      {
-        scope: 'admin',
-        siteAdmin: true,
-        params: UserKeyParams,
-        response: { 204: Empty },
-        detail: { operationId: 'adminDeleteUserPublicKey', summary: "Delete a user's public key", tags: ['admin'] },
       },
     )
     .get(

@@ -17,7 +17,7 @@ import { errorFields, loggerOf } from '../../lib/log'
  * are the recorded ones, so the ref changes become push events in the repository owner's name
  * (Gitea attributes mirror syncs to the owner). Updates queue per database and run at most
  * `mirrorWorkers` at once; a repository is never queued twice. The address goes through the
- * network guard again on every update (its name may resolve elsewhere now).
+ * outbound policy again on every update (its name may resolve elsewhere now; remote-policy.ts).
  */
 interface MirrorQueue {
   waiting: { repoId: number; now?: number }[]

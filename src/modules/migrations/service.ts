@@ -11,7 +11,7 @@ import { fetchMirror, remoteHead, type RemoteAuth } from '../../git/remote'
 import { GitError } from '../../git/run'
 import { isSafeRefName } from '../../git/refs'
 import { ApiError, apiErrorOfGit, forbidden, unprocessable } from '../../lib/errors'
-import { checkRemoteHost } from '../../lib/network-guard'
+import { checkRemoteHost } from './remote-policy'
 import { parseGoDuration } from '../../lib/duration'
 import { sealSecret } from '../../lib/secret-box'
 import { charCount } from '../../lib/validate'
@@ -47,8 +47,8 @@ const DISALLOWED_HOST = 'You can not import from disallowed hosts.'
 
 /**
  * Reads a clone address (http, https, git URL; a local path or file URL for admins) and checks it
- * against the network guard. User-info in the URL counts as credentials (explicit ones win) and
- * is taken out of the address. Every refusal is a 422 naming CloneAddr.
+ * against the outbound policy (remote-policy.ts). User-info in the URL counts as credentials
+ * (explicit ones win) and is taken out of the address. Every refusal is a 422 naming CloneAddr.
  */
 export async function resolveCloneSource(
   deps: AppDeps,

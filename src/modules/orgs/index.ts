@@ -17,7 +17,6 @@ import {
   createOrgRepo,
   deleteOrganization,
   editOrganization,
-  listAllOrgs,
   listMembers,
   listOrgRepos,
   listOrgsOfUser,
@@ -66,31 +65,6 @@ export const orgsModule = (deps: AppDeps) => {
 
   return new Elysia({ name: 'orgs', detail: { tags: ['organization'] } })
     .use(pipeline(deps))
-    .post(
-      '/admin/users/:username/orgs',
-      async ({ params, body, status, user: admin }) =>
-        status(201, toApiOrg(config, await createOrganization(deps, await getUserByName(deps, params.username), body), admin)),
-      {
-        scope: 'admin',
-        siteAdmin: true,
-        params: UsernameParams,
-        body: CreateOrgOption,
-        response: { 201: OrganizationSchema },
-        detail: { operationId: 'adminCreateOrg', summary: 'Create an organization owned by a user', tags: ['admin'] },
-      },
-    )
-    .get(
-      '/admin/orgs',
-      async ({ user: admin, page, respond }) => respond(await listAllOrgs(deps, page), (rows) => rows.map((o) => toApiOrg(config, o, admin))),
-      {
-        scope: 'admin',
-        siteAdmin: true,
-        paged: true,
-        query: PageQuery,
-        response: { 200: Orgs },
-        detail: { operationId: 'adminGetAllOrgs', summary: 'List all organizations', tags: ['admin'] },
-      },
-    )
     .post(
       '/orgs',
       async ({ user, body, status }) => {

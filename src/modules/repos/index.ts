@@ -56,22 +56,6 @@ export const reposModule = (deps: AppDeps) =>
         detail: { operationId: 'createCurrentUserRepo', summary: 'Create a repository' },
       },
     )
-    .post(
-      '/admin/users/:username/repos',
-      async ({ params, body, status, user: admin }) => {
-        const owner = await getVisibleUserByName(deps, params.username, admin, 'owner')
-        const repo = await createRepository(deps, owner, { ...newRepoFromOption(body), creator: admin })
-        return status(201, toApiRepo(deps.config, repo, owner, admin, AccessMode.Owner))
-      },
-      {
-        scope: 'admin',
-        siteAdmin: true,
-        params: OwnerParams,
-        body: CreateRepoOption,
-        response: { 201: RepositorySchema },
-        detail: { operationId: 'adminCreateRepo', summary: 'Create a repository on behalf of a user or organisation' },
-      },
-    )
     .get(
       '/repos/search',
       async ({ query, caller, page, respond }) => {
