@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import { isPostgresUrl } from './db/dialect'
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './lib/log'
-import { parseHostAllowList } from './webhooks/host-allow-list'
+import { parseHostAllowList } from './lib/host-allow-list'
 
 /** Everything Warren reads from its environment, as one typed object. */
 export interface Config {
@@ -97,7 +97,7 @@ export interface Config {
   /**
    * Where webhooks may be delivered (WARREN_WEBHOOK_ALLOWED_HOST_LIST, Gitea's [webhook]
    * ALLOWED_HOST_LIST): `external` (default), `private`, `loopback`, `*`, host names with
-   * wildcards, CIDR ranges; comma-separated (src/webhooks/host-allow-list.ts).
+   * wildcards, CIDR ranges; comma-separated (src/lib/host-allow-list.ts).
    */
   webhookAllowedHostList: string
   /** Time limit of one webhook delivery, connect to last byte, seconds (WARREN_WEBHOOK_DELIVER_TIMEOUT, 5). */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { lookup } from 'node:dns/promises'
 import { addressClass, addressKind, checkOutbound, outboundPolicy, parseSubnet, type AddressClass, type AddressKind } from '../src/lib/outbound-policy'
-import { parseHostAllowList } from '../src/webhooks/host-allow-list'
+import { parseHostAllowList } from '../src/lib/host-allow-list'
 import { checkRemoteHost } from '../src/modules/migrations/remote-policy'
 
 /**

@@ -4,7 +4,7 @@ import { BlockList, isIP } from 'node:net'
 /**
  * The one outbound network policy: whether the server may open a connection, on a user's behalf,
  * to a resolved address. Webhook delivery (Gitea's `[webhook] ALLOWED_HOST_LIST`,
- * src/webhooks/host-allow-list.ts) and migrations with pull mirrors (Gitea's `[migrations]
+ * src/lib/host-allow-list.ts) and migrations with pull mirrors (Gitea's `[migrations]
  * ALLOW_LOCALNETWORKS`, src/modules/migrations/remote-policy.ts) are configurations of it, as both
  * are of Gitea's host matcher.
  *

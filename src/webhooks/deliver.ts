@@ -4,7 +4,7 @@ import https from 'node:https'
 import { checkOutbound } from '../lib/outbound-policy'
 import { WARREN_VERSION } from '../version'
 import { eventName, type HookEventType } from './events'
-import type { HostAllowList } from './host-allow-list'
+import type { HostAllowList } from '../lib/host-allow-list'
 
 /**
  * One HTTP attempt of one delivery (webhooks.md §2): POST of the stored text (JSON, or a form

@@ -5,7 +5,7 @@ import { writeTransaction } from '../db/client'
 import { hooks, hookTasks } from '../db/schema'
 import { attemptDelivery, type Attempt } from './deliver'
 import type { HookEventType } from './events'
-import { parseHostAllowList, type HostAllowList } from './host-allow-list'
+import { parseHostAllowList, type HostAllowList } from '../lib/host-allow-list'
 import type { HookTaskRow } from './tasks'
 import { errorFields, loggerOf } from '../lib/log'
 

@@ -10,7 +10,7 @@ import type { ApiRepo } from '../lib/convert/repo'
 import { nowUnix } from '../lib/time'
 import { EVENT_TYPE_OF, ORG_ONLY_TYPES, hookWants, type EventMode, type HookEventType, type HookType } from './events'
 import { deliveryText, payloadJson, type HookMeta } from './formats'
-import { branchMatches } from './glob'
+import { branchMatches } from '../lib/glob'
 import { builderOf, payloadRepo } from './payloads'
 import { errorFields, loggerOf } from '../lib/log'
 

@@ -4,7 +4,7 @@ import { pageQueryFields } from '../../lib/pagination'
 import { MAX_LIST_ITEMS } from '../../lib/validate'
 import { recordLiterals } from '../../lib/literals'
 import { ACCEPTED_EVENT_NAMES, HOOK_EVENT_TYPES, HOOK_TYPES } from '../../webhooks/events'
-import { MAX_BRANCH_FILTER } from '../../webhooks/glob'
+import { MAX_BRANCH_FILTER } from '../../lib/glob'
 
 /** Longest value of a `config` key (URLs included) and of a secret or authorization header. */
 export const MAX_CONFIG_VALUE = 2048

@@ -1,4 +1,4 @@
-import { outboundPolicy, parseSubnet, type AddressKind, type NameMatcher, type OutboundPolicy } from '../lib/outbound-policy'
+import { outboundPolicy, parseSubnet, type AddressKind, type NameMatcher, type OutboundPolicy } from './outbound-policy'
 import { compileGlob } from './glob'
 
 /**
