@@ -34,7 +34,7 @@ export type RouteInfo = { method: string; path: string; hooks?: { body?: unknown
  *   and leaves `requestBody.content` empty: it is filled from the route's own TypeBox schema
  *   (JSON for objects, `text/plain` for strings);
  * - one operation id, one operation: when several paths are served under one operation id (the
- *   seed's quirks beside Gitea's paths, endpoints.md), only the one registered last is documented
+ *   seed's quirks beside Gitea's paths), only the one registered last is documented
  *   and the others stay served. Modules register Gitea's path first, then the seed's spelling,
  *   so the document keeps the seed's (the API users asked for, whose ids we use);
  * - named records (`$id: '#/components/schemas/<Name>'` on a model's schema) become

@@ -19,7 +19,7 @@ export const MAX_LABEL_NAME = 50
 export const MAX_TEXT = 1024 * 1024
 
 /**
- * Bounds of list-valued input (issue 10). Gitea sets none; these are far above any real use and
+ * Bounds of list-valued input. Gitea sets none; these are far above any real use and
  * keep a crafted request from building a statement SQLite refuses ("Expression tree is too large").
  */
 /** Values of a comma-separated query filter (issue `labels`, `milestones`). */

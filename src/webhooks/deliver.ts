@@ -7,7 +7,7 @@ import { eventName, type HookEventType } from './events'
 import type { HostAllowList } from '../lib/host-allow-list'
 
 /**
- * One HTTP attempt of one delivery (webhooks.md §2): POST of the stored text (JSON, or a form
+ * One HTTP attempt of one delivery: POST of the stored text (JSON, or a form
  * with one `payload` field), Gitea's, Gogs' and GitHub's headers, the signature computed with
  * the hook's current secret. The target's name is resolved here, the address checked against the
  * allow-list, and the connection made to that very address (a lookup that answers it and nothing

@@ -1,7 +1,7 @@
 import type { EventKind, EventRecord } from '../events/outbox'
 
 /**
- * Hook types, event names and how outbox events map onto them (webhooks.md §1, §4). The
+ * Hook types, event names and how outbox events map onto them. The
  * fine-grained event types are modern Gitea's HookEventType; `X-Gitea-Event` carries the coarse
  * name of each (`eventName`).
  */

@@ -1,7 +1,7 @@
 import type { HookEventType, HookType } from './events'
 
 /**
- * What a delivery's body says, per hook type (webhooks.md §4): `gitea` and `gogs` send the payload
+ * What a delivery's body says, per hook type: `gitea` and `gogs` send the payload
  * itself; Gitea 1.3–1.14's `secret` field comes first only when WARREN_WEBHOOK_PAYLOAD_SECRET asks
  * for it (off by default: as Gitea since 1.15, the secret only keys the signature headers of
  * deliver.ts and never travels in a body a receiver or a proxy may log); the chat types send

@@ -18,7 +18,7 @@ import { pullsToApi } from '../modules/pulls/service'
 import { releasesToApi } from '../modules/releases/service'
 
 /**
- * Webhook payloads (webhooks.md §3), one builder per outbox event kind. A builder has an optional
+ * Webhook payloads, one builder per outbox event kind. A builder has an optional
  * async `prepare` (git reads, made before the task-writing transaction) and a synchronous `build`
  * from the event, the current rows and what `prepare` found. Payloads are built once, when the
  * hook tasks are written: the stored text is what every attempt (and a redelivery) sends.
@@ -233,7 +233,7 @@ const commentBuilder: PayloadBuilder = {
 // ---- pull requests ------------------------------------------------------------------------
 
 /**
- * PullRequestPayload (webhooks.md §3.3, modern Gitea's struct and field order): `pull_request`
+ * PullRequestPayload (modern Gitea's struct and field order): `pull_request`
  * is the PullRequest record after the change. `action` is given by the kind: a merge is
  * `closed` with `pull_request.merged` true (as Gitea), a push to the head `synchronized`, a pull
  * request's `issue.*` events the kind's second half (`label_updated`, `assigned` ...).
@@ -264,7 +264,7 @@ const pullIssueBuilder = pullBuilder((event) => event.kind.slice('issue.'.length
 // ---- releases -----------------------------------------------------------------------------
 
 /**
- * ReleasePayload (webhooks.md §3.6): `release` is the Release record as it is now (published,
+ * ReleasePayload: `release` is the Release record as it is now (published,
  * updated), or as it was (deleted: the event keeps it, the row is gone).
  */
 const releaseBuilder = (action: 'published' | 'updated' | 'deleted'): PayloadBuilder => ({

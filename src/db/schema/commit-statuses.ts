@@ -3,7 +3,7 @@ import { repositories } from './repos'
 
 /**
  * Commit statuses posted by CI systems. `index` numbers the statuses of one commit of one
- * repository (1, 2, 3 …): it is what the API answers as the Status `id` (records.md §20).
+ * repository (1, 2, 3 …): it is what the API answers as the Status `id`.
  */
 export const commitStatuses = sqliteTable(
   'commit_statuses',

@@ -25,7 +25,7 @@ export interface PullRelations extends IssueRelations {
 /** PRBranchInfo: Gitea's `label` is the bare branch name. */
 const branchInfo = (branch: string, sha: string, end: PullEnd) => ({ label: branch, ref: branch, sha, repo_id: end.repoId, repo: end.repo })
 
-/** The PullRequest record (records.md §13), as `viewer` may see it. */
+/** The PullRequest record, as `viewer` may see it. */
 export function toApiPull(
   config: Config,
   repo: RepoRef,

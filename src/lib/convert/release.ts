@@ -13,10 +13,10 @@ const repoPathOf = (repo: RepoRef) => `${encodeURIComponent(repo.ownerName)}/${e
 /** A tag name in a URL path: each of its segments encoded, its slashes kept (Gitea's PathEscapeSegments). */
 const tagPath = (tag: string) => tag.split('/').map(encodeURIComponent).join('/')
 
-/** Where an asset is downloaded: `{base}attachments/<uuid>` (records.md §19). */
+/** Where an asset is downloaded: `{base}attachments/<uuid>`. */
 export const attachmentDownloadUrl = (config: Config, uuid: string) => webUrl(config, `attachments/${uuid}`)
 
-/** The Attachment record (records.md §19). */
+/** The Attachment record. */
 export function toApiAttachment(config: Config, row: AttachmentRow) {
   return {
     id: row.id,
@@ -31,7 +31,7 @@ export function toApiAttachment(config: Config, row: AttachmentRow) {
 export type ApiAttachment = ReturnType<typeof toApiAttachment>
 
 /**
- * The Release record (records.md §19, with modern Gitea's `html_url` and `upload_url`):
+ * The Release record (with modern Gitea's `html_url` and `upload_url`):
  * `author` is the publisher's User record (the Ghost for a deleted account), `assets` its
  * attachments, oldest first.
  */

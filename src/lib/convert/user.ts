@@ -31,7 +31,7 @@ export const noReplyEmail = (config: Config, user: Pick<UserRow, 'lowerName'>) =
 export function toApiUser(config: Config, user: UserRow, viewer: UserRow | null) {
   const privileged = viewer !== null && (viewer.id === user.id || viewer.isAdmin)
   const showEmail = viewer !== null && (!user.keepEmailPrivate || privileged)
-  // An organisation's address is a public contact, but only for signed-in callers (issue 4).
+  // An organisation's address is a public contact, but only for signed-in callers.
   const email = user.type === 1 ? (viewer !== null ? user.email : '') : showEmail ? user.email : noReplyEmail(config, user)
   return {
     id: user.id,

@@ -2,7 +2,7 @@ import { t } from 'elysia'
 import { literals } from '../../lib/literals'
 import { VISIBILITIES } from '../users/model'
 
-/** CreateUserOption (options.md §1); lengths are checked in runes by the service. */
+/** CreateUserOption; lengths are checked in runes by the service. */
 export const CreateUserOption = t.Object({
   username: t.String(),
   email: t.String(),
@@ -16,7 +16,7 @@ export const CreateUserOption = t.Object({
   restricted: t.Optional(t.Boolean()),
 }, { $id: '#/components/schemas/CreateUserOption' })
 
-/** EditUserOption (options.md §1): an absent key leaves the value unchanged. */
+/** EditUserOption: an absent key leaves the value unchanged. */
 export const EditUserOption = t.Object({
   email: t.Optional(t.String()),
   full_name: t.Optional(t.String()),

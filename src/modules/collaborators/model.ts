@@ -5,7 +5,7 @@ const PERMISSIONS = ['read', 'write', 'admin']
 
 export const CollaboratorParams = t.Object({ owner: t.String(), repo: t.String(), collaborator: t.String() })
 
-/** AddCollaboratorOption (options.md §3); the body may be empty. */
+/** AddCollaboratorOption; the body may be empty. */
 export const AddCollaboratorOption = t.Object(
   {
     permission: t.Optional(

@@ -13,7 +13,7 @@ const optionalNumber = (value: string | undefined) => (value === undefined ? und
 /** Comments belong to the issue tracker; who may change one is the service's rule (author or admin). */
 const readIssues = { unit: 'issues' } as const
 
-/** Comments on issues (issue 5). */
+/** Comments on issues. */
 export const commentsModule = (deps: AppDeps) => {
   const app = new Elysia({ name: 'comments', detail: { tags: ['issue'] } })
     .use(pipeline(deps))

@@ -4,7 +4,7 @@ import { RepositorySchema } from '../repos/model'
 import { pageQueryFields } from '../../lib/pagination'
 import { QueryText } from '../../lib/validate'
 
-/** The DeployKey record (records.md §18). */
+/** The DeployKey record. */
 export const DeployKeySchema = t.Object(
   {
     id: Int(),

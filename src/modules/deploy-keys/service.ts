@@ -13,7 +13,7 @@ import { checkSshKeyInput, KEY_USE_RECORD_INTERVAL } from '../keys/service'
 export type DeployKeyRow = typeof deployKeys.$inferSelect
 
 /**
- * DeployKey records (records.md §18) of one repository's keys; `key_id` is the key's own id (no
+ * DeployKey records of one repository's keys; `key_id` is the key's own id (no
  * separate public-key row). The repository's record is made once for all of them.
  */
 export async function deployKeysToApi(deps: AppDeps, ctx: RepoContext, keys: DeployKeyRow[]) {

@@ -36,7 +36,7 @@ export const downloadRoutes = (deps: AppDeps, base: string, opts: { web: boolean
       },
     )
 
-/** Raw files, archives and editorconfig under /repos/{o}/{r} (issue 3). */
+/** Raw files, archives and editorconfig under /repos/{o}/{r}. */
 export const filesModule = (deps: AppDeps) =>
   new Elysia({ name: 'files', detail: { tags: ['repository'] } })
     .use(pipeline(deps))

@@ -7,7 +7,7 @@ import { reposToApi } from '../repos/service'
 import { CreateForkOption } from './model'
 import { forkRepository, listForks } from './service'
 
-/** Forks of a repository: create one, list them (issue 11). */
+/** Forks of a repository: create one, list them. */
 export const forksModule = (deps: AppDeps) =>
   new Elysia({ name: 'forks', detail: { tags: ['repository'] } })
     .use(pipeline(deps))

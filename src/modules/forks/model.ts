@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 
-/** CreateForkOption (options.md): the organisation to own the fork (absent/null: the caller), and its name. */
+/** CreateForkOption: the organisation to own the fork (absent/null: the caller), and its name. */
 export const CreateForkOption = t.Object(
   {
     organization: t.Optional(t.Nullable(t.String({ maxLength: 255, description: 'organization name, if forking into an organization' }))),

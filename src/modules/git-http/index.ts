@@ -26,7 +26,7 @@ const rpcRoute = (deps: AppDeps, service: GitService, operationId: string, summa
 
 /**
  * Outside /api/v1: git smart HTTP (`/{owner}/{repo}.git/...`, also without `.git`) and the web
- * download URLs (`/{owner}/{repo}/raw/...`, `/{owner}/{repo}/archive/...`) (issue 3).
+ * download URLs (`/{owner}/{repo}/raw/...`, `/{owner}/{repo}/archive/...`).
  */
 export const gitHttpModule = (deps: AppDeps) =>
   new Elysia({ name: 'git-http', detail: { hide: true } })

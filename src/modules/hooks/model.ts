@@ -10,7 +10,7 @@ import { MAX_BRANCH_FILTER } from '../../lib/glob'
 export const MAX_CONFIG_VALUE = 2048
 const MAX_CONFIG_KEYS = 16
 
-/** The Hook record (records.md §11); `secret` and `authorization_header` are never part of it. */
+/** The Hook record; `secret` and `authorization_header` are never part of it. */
 export const HookSchema = t.Object(
   {
     id: Int(),

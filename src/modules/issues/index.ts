@@ -17,7 +17,7 @@ import { toApiIssue } from '../../lib/convert/issue'
 import { createIssue, editIssue, setIssueDeadline } from './service'
 import { findIssue, issuesToApi, issueToApi, listIssues } from './queries'
 
-/** Issues (issue 5): list, file, read, edit, deadline. */
+/** Issues: list, file, read, edit, deadline. */
 export const issuesModule = (deps: AppDeps) =>
   new Elysia({ name: 'issues', detail: { tags: ['issue'] } })
     .use(pipeline(deps))

@@ -13,13 +13,13 @@ const StateFilter = () => literals(['', ...STATES, 'all'], { description: 'open 
 // a transform, and one transform in a response schema makes Elysia encode every answer through
 // TypeBox, a deep walk that costs more than building a page of issues.
 
-/** Label record (records.md §15). */
+/** Label record. */
 export const LabelSchema = t.Object(
   { id: Int(), name: t.String(), color: t.String(), description: t.String(), url: t.String() },
   { $id: '#/components/schemas/Label' },
 )
 
-/** Milestone record (records.md §16). */
+/** Milestone record. */
 export const MilestoneSchema = t.Object(
   {
     id: Int(),
@@ -36,7 +36,7 @@ export const MilestoneSchema = t.Object(
   { $id: '#/components/schemas/Milestone' },
 )
 
-/** Issue record (records.md §12). */
+/** Issue record. */
 export const IssueSchema = t.Object(
   {
     id: Int(),
@@ -65,7 +65,7 @@ export const IssueSchema = t.Object(
   { $id: '#/components/schemas/Issue' },
 )
 
-/** Comment record (records.md §14). */
+/** Comment record. */
 export const CommentSchema = t.Object(
   {
     id: Int(),
@@ -82,7 +82,7 @@ export const CommentSchema = t.Object(
   { $id: '#/components/schemas/Comment' },
 )
 
-/** TrackedTime record (records.md §17). */
+/** TrackedTime record. */
 export const TrackedTimeSchema = t.Object(
   {
     id: Int(),

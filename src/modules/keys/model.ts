@@ -3,7 +3,7 @@ import { QueryText } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../users/model'
 import { pageQueryFields } from '../../lib/pagination'
 
-/** The PublicKey record (records.md §3); empty/false optional keys are omitted like Gitea does. */
+/** The PublicKey record; empty/false optional keys are omitted like Gitea does. */
 export const PublicKeySchema = t.Object(
   {
     id: Int(),
@@ -35,13 +35,13 @@ const gpgKeyFields = {
   expires_at: t.String(),
 }
 
-/** The GPGKey record (records.md §4); subkeys have the same shape with empty lists. */
+/** The GPGKey record; subkeys have the same shape with empty lists. */
 export const GPGKeySchema = t.Object(
   { ...gpgKeyFields, subkeys: t.Array(t.Object({ ...gpgKeyFields, subkeys: t.Array(t.Any()) })) },
   { $id: '#/components/schemas/GPGKey' },
 )
 
-/** CreateKeyOption (options.md §1). */
+/** CreateKeyOption. */
 export const CreateKeyOption = t.Object(
   {
     title: t.String({ description: 'Title of the key to add' }),
@@ -51,7 +51,7 @@ export const CreateKeyOption = t.Object(
   { $id: '#/components/schemas/CreateKeyOption' },
 )
 
-/** CreateGPGKeyOption (options.md §1). */
+/** CreateGPGKeyOption. */
 export const CreateGPGKeyOption = t.Object(
   {
     armored_public_key: t.String({ description: 'An armored GPG key to add' }),

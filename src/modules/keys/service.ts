@@ -24,7 +24,7 @@ const MAX_ARMORED = 256 * 1024
 // ---------------------------------------------------------------------------------------------
 // SSH keys
 
-/** The PublicKey record (records.md §3). */
+/** The PublicKey record. */
 export function toApiPublicKey(config: Config, key: PublicKeyRow, owner: UserRow | null, viewer: UserRow | null) {
   return {
     id: key.id,
@@ -140,7 +140,7 @@ export async function recordPublicKeyUse(deps: AppDeps, key: { id: number; updat
 
 type EmailEntry = { email: string; verified: boolean }
 
-/** The GPGKey record (records.md §4); `subkeys` are the rows whose primary_key_id is this key's id. */
+/** The GPGKey record; `subkeys` are the rows whose primary_key_id is this key's id. */
 function toApiGpgKey(key: GpgKeyRow, subkeys: GpgKeyRow[]) {
   const fields = (row: GpgKeyRow) => ({
     id: row.id,

@@ -21,7 +21,7 @@ import { createLabel, deleteLabel, editLabel, getLabel, listLabels } from './ser
 
 const LabelList = t.Array(LabelSchema)
 
-/** Labels of a repository, and the labels of an issue (issue 5). */
+/** Labels of a repository, and the labels of an issue. */
 export const labelsModule = (deps: AppDeps) => {
   const app = new Elysia({ name: 'labels', detail: { tags: ['issue'] } })
     .use(pipeline(deps))

@@ -5,7 +5,7 @@ export const MAX_MARKDOWN_TEXT = 1024 * 1024
 const MAX_TEXT = MAX_MARKDOWN_TEXT
 
 /**
- * MarkdownOption (options.md §8). Gitea's struct has no JSON tags, so Go matches keys
+ * MarkdownOption. Gitea's struct has no JSON tags, so Go matches keys
  * case-insensitively: both the documented capitalised keys and their lower-case form are read.
  */
 export const MarkdownOption = t.Object(

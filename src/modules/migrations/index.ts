@@ -7,7 +7,7 @@ import { MigrateRepoForm } from './model'
 import { migrateRepository } from './service'
 import { requestMirrorSync } from './mirrors'
 
-/** Migrations (clone a remote repository, optionally as a pull mirror) and mirror syncs (issue 11). */
+/** Migrations (clone a remote repository, optionally as a pull mirror) and mirror syncs. */
 export const migrationsModule = (deps: AppDeps) =>
   new Elysia({ name: 'migrations', detail: { tags: ['repository'] } })
     .use(pipeline(deps))

@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import { Int } from '../users/model'
 
-/** MigrateRepoForm (options.md; Gitea's MigrateRepoOptions). */
+/** MigrateRepoForm (Gitea's MigrateRepoOptions). */
 export const MigrateRepoForm = t.Object(
   {
     clone_addr: t.String({ minLength: 1, maxLength: 2048 }),

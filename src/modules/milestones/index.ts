@@ -6,7 +6,7 @@ import { RepoParams } from '../repos/model'
 import { CreateMilestoneOption, EditMilestoneOption, IdParams, ListMilestonesQuery, MilestoneSchema } from '../issues/model'
 import { createMilestone, deleteMilestone, editMilestone, getMilestone, listMilestones } from './service'
 
-/** Milestones (issue 5). */
+/** Milestones. */
 export const milestonesModule = (deps: AppDeps) =>
   new Elysia({ name: 'milestones', detail: { tags: ['issue'] } })
     .use(pipeline(deps))

@@ -31,7 +31,7 @@ const NoContent = { 204: t.Void({ description: 'no content' }) }
 const Orgs = t.Array(OrganizationSchema)
 const Users = t.Array(UserSchema)
 
-/** Organisations, members, public members, organisation repositories (issue 4). */
+/** Organisations, members, public members, organisation repositories. */
 export const orgsModule = (deps: AppDeps) => {
   const { config } = deps
 

@@ -2,7 +2,7 @@ import { t } from 'elysia'
 import { literals, recordLiterals } from '../../lib/literals'
 import { VISIBILITIES } from '../users/model'
 
-/** The Organization record (records.md §6). */
+/** The Organization record. */
 export const OrganizationSchema = t.Object(
   {
     id: t.Integer(),
@@ -31,7 +31,7 @@ const orgFields = {
   repo_admin_change_team_access: t.Optional(t.Boolean()),
 }
 
-/** CreateOrgOption (options.md §2). */
+/** CreateOrgOption. */
 export const CreateOrgOption = t.Object({ username: t.String(), ...orgFields }, { $id: '#/components/schemas/CreateOrgOption' })
 
 /** EditOrgOption: absent = unchanged. */

@@ -38,7 +38,7 @@ function pullListJson(records: unknown[]): string {
   return JSON.stringify(records)
 }
 
-/** Pull requests (issue 12): list, open, read, edit, merge. */
+/** Pull requests: list, open, read, edit, merge. */
 export const pullsModule = (deps: AppDeps) =>
   new Elysia({ name: 'pulls', detail: { tags: ['repository'] } })
     .use(pipeline(deps))

@@ -9,13 +9,13 @@ import { LabelSchema, MilestoneSchema } from '../issues/model'
 export const MERGE_STYLES = ['merge', 'rebase', 'rebase-merge', 'squash'] as const
 export type MergeStyle = (typeof MERGE_STYLES)[number]
 
-/** PRBranchInfo (records.md §13): `repo` is null once that repository is gone. */
+/** PRBranchInfo: `repo` is null once that repository is gone. */
 export const PRBranchInfoSchema = t.Object(
   { label: t.String(), ref: t.String(), sha: t.String(), repo_id: Int(), repo: t.Nullable(RepositorySchema) },
   { $id: '#/components/schemas/PRBranchInfo' },
 )
 
-/** PullRequest (records.md §13), plus `conflicted_files`. */
+/** PullRequest, plus `conflicted_files`. */
 export const PullRequestSchema = t.Object(
   {
     id: Int(),
@@ -89,7 +89,7 @@ export const EditPullRequestOption = t.Object(
 )
 
 /**
- * MergePullRequestOption (options.md §5). Gitea's struct has no JSON tags for its capitalised
+ * MergePullRequestOption. Gitea's struct has no JSON tags for its capitalised
  * keys, so Go matches them case-insensitively: the documented keys and their lower-case / snake
  * forms are read. An empty body (or no `Do`) is a plain merge.
  */

@@ -284,7 +284,7 @@ interface BranchEnd {
 /**
  * `head` as CreatePullRequestOption gives it: `branch` (this repository) or `owner:branch` (the
  * branch of `owner`'s fork of this repository, or of this repository when `owner` owns it). The
- * caller must be able to write to the head's repository (options.md): else, as for an unknown
+ * caller must be able to write to the head's repository: else, as for an unknown
  * owner, fork or branch, 404.
  */
 async function resolveHead(deps: AppDeps, ctx: RepoContext, caller: UserRow, head: string): Promise<BranchEnd> {

@@ -19,7 +19,7 @@ import { getRelease, getReleaseByTag, MAX_ASSETS_PER_RELEASE, seesDrafts } from 
 import { attachmentPath, createAttachmentFile, isAttachmentUuid, removeAttachmentFiles, removeRepositoryAttachments } from './storage'
 
 /**
- * Release assets (issue 12): the files attached to a release, stored as src/modules/releases/storage.ts
+ * Release assets: the files attached to a release, stored as src/modules/releases/storage.ts
  * says, and their downloads.
  */
 

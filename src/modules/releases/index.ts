@@ -45,7 +45,7 @@ const UPLOAD_BODY = {
   },
 }
 
-/** Releases and their assets under /api/v1 (issue 12). */
+/** Releases and their assets under /api/v1. */
 export const releasesModule = (deps: AppDeps) =>
   new Elysia({ name: 'releases', detail: { tags: ['repository'] } })
     .use(pipeline(deps))

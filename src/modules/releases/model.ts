@@ -10,7 +10,7 @@ export const MAX_TARGET = 255
 /** Longest asset name. */
 export const MAX_ASSET_NAME = 255
 
-/** The Attachment record (records.md §19). */
+/** The Attachment record. */
 export const AttachmentSchema = t.Object(
   {
     id: Int(),
@@ -24,7 +24,7 @@ export const AttachmentSchema = t.Object(
   { $id: '#/components/schemas/Attachment' },
 )
 
-/** The Release record (records.md §19, with modern Gitea's `html_url` and `upload_url`). */
+/** The Release record (with modern Gitea's `html_url` and `upload_url`). */
 export const ReleaseSchema = t.Object(
   {
     id: Int(),
@@ -47,7 +47,7 @@ export const ReleaseSchema = t.Object(
   { $id: '#/components/schemas/Release' },
 )
 
-/** CreateReleaseOption (options.md §6). */
+/** CreateReleaseOption. */
 export const CreateReleaseOption = t.Object(
   {
     tag_name: t.String({ maxLength: MAX_TAG_NAME }),
@@ -60,7 +60,7 @@ export const CreateReleaseOption = t.Object(
   { $id: '#/components/schemas/CreateReleaseOption' },
 )
 
-/** EditReleaseOption (options.md §6): an empty or absent string leaves the value as it is (Gitea). */
+/** EditReleaseOption: an empty or absent string leaves the value as it is (Gitea). */
 export const EditReleaseOption = t.Object(
   {
     tag_name: t.Optional(t.String({ maxLength: MAX_TAG_NAME })),
@@ -73,7 +73,7 @@ export const EditReleaseOption = t.Object(
   { $id: '#/components/schemas/EditReleaseOption' },
 )
 
-/** EditAttachmentOptions (options.md §6). */
+/** EditAttachmentOptions. */
 export const EditAttachmentOptions = t.Object(
   { name: t.Optional(t.String({ maxLength: MAX_ASSET_NAME })) },
   { $id: '#/components/schemas/EditAttachmentOptions' },

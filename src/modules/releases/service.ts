@@ -22,7 +22,7 @@ import type { RepoRef } from '../../lib/convert/issue'
 import { removeAttachmentFiles } from './storage'
 
 /**
- * Releases (issue 12; their assets live in ./assets.ts), as Gitea's services/release: a release
+ * Releases (their assets live in ./assets.ts), as Gitea's services/release: a release
  * names a tag; a published release whose tag does not exist yet creates it (lightweight, at
  * `target_commitish`, the default branch when empty), a draft waits until it is published.
  * Deleting a release keeps its tag. Drafts are seen by writers only. `release_counter` (repositories.num_releases) counts

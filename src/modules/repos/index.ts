@@ -38,7 +38,7 @@ function queryBool(value: string | undefined, field: string): boolean {
   throw unprocessable('must be a boolean', field)
 }
 
-/** Repositories: create, get, edit, delete, lists and search (issue 3). */
+/** Repositories: create, get, edit, delete, lists and search. */
 export const reposModule = (deps: AppDeps) =>
   new Elysia({ name: 'repos', detail: { tags: ['repository'] } })
     .use(pipeline(deps))

@@ -52,13 +52,13 @@ const repositoryFields = {
   ),
 }
 
-/** The Repository record (records.md §8); `parent` is a nested Repository or null. */
+/** The Repository record; `parent` is a nested Repository or null. */
 export const RepositorySchema = t.Object(
   { ...repositoryFields, parent: t.Union([t.Null(), t.Object({ ...repositoryFields, parent: t.Null() })]) },
   { $id: '#/components/schemas/Repository' },
 )
 
-/** CreateRepoOption (options.md §3). */
+/** CreateRepoOption. */
 export const CreateRepoOption = t.Object({
   name: t.String({ maxLength: 100 }),
   description: t.Optional(t.String({ maxLength: 255 })),
@@ -73,7 +73,7 @@ export const CreateRepoOption = t.Object({
 
 export const RepoParams = t.Object({ owner: t.String(), repo: t.String() })
 
-/** EditRepoOption (options.md §3; every field optional, absent = unchanged). */
+/** EditRepoOption (every field optional, absent = unchanged). */
 export const EditRepoOption = t.Object({
   name: t.Optional(t.String({ maxLength: 100 })),
   description: t.Optional(t.String()),
@@ -101,13 +101,13 @@ export const EditRepoOption = t.Object({
 
 export const RepositoryList = t.Array(RepositorySchema)
 
-/** SearchResults (records.md §9). */
+/** SearchResults. */
 export const SearchResultsSchema = t.Object({ ok: t.Boolean(), data: RepositoryList }, { $id: '#/components/schemas/SearchResults' })
 
 /** `mode` of a repository search. */
 export const SEARCH_MODES = ['source', 'fork', 'mirror', 'collaborative'] as const
 
-/** Query of GET /repos/search (endpoints.md A.4). */
+/** Query of GET /repos/search. */
 export const RepoSearchQuery = t.Object({
   q: QueryText('keyword: case-insensitive substring of the name'),
   uid: t.Optional(t.Numeric({ description: 'owned by (or, unless exclusive, collaborated on by) this user or organisation' })),

@@ -35,7 +35,7 @@ const LISTS: MarkLists[] = [
   { mark: 'watch', users: 'subscribers', repos: 'subscriptions', ids: ['repoListSubscribers', 'userCurrentListSubscriptions', 'userListSubscriptions'], noun: 'watched' },
 ]
 
-/** Stars and watches (issue 11): stargazers, subscribers, the caller's and a user's starred and watched repositories. */
+/** Stars and watches: stargazers, subscribers, the caller's and a user's starred and watched repositories. */
 export const starsModule = (deps: AppDeps) => {
   const app = new Elysia({ name: 'stars', detail: { tags: ['repository'] } }).use(pipeline(deps))
 

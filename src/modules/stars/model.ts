@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 
-/** WatchInfo (records.md §21): the caller's subscription to a repository, as Gitea answers it. */
+/** WatchInfo: the caller's subscription to a repository, as Gitea answers it. */
 export const WatchInfoSchema = t.Object(
   {
     subscribed: t.Boolean(),

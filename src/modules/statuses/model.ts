@@ -11,7 +11,7 @@ export type StatusState = (typeof STATUS_STATES)[number]
 /** Gitea's `sort` values of a status list (default: newest first). */
 export const STATUS_SORTS = ['oldest', 'recentupdate', 'leastupdate', 'leastindex', 'highestindex'] as const
 
-/** The Status record (records.md §20); `id` is the per-commit index. */
+/** The Status record; `id` is the per-commit index. */
 export const StatusSchema = t.Object(
   {
     id: Int(),
@@ -27,7 +27,7 @@ export const StatusSchema = t.Object(
   { $id: '#/components/schemas/Status' },
 )
 
-/** The CombinedStatus record (records.md §20); `state` is "" when the commit has no status. */
+/** The CombinedStatus record; `state` is "" when the commit has no status. */
 export const CombinedStatusSchema = t.Object(
   {
     state: recordLiterals(['', ...STATUS_STATES]),
@@ -41,7 +41,7 @@ export const CombinedStatusSchema = t.Object(
   { $id: '#/components/schemas/CombinedStatus' },
 )
 
-/** CreateStatusOption (options.md): strings are trimmed and bounded. */
+/** CreateStatusOption: strings are trimmed and bounded. */
 export const CreateStatusOption = t.Object(
   {
     state: literals(STATUS_STATES),

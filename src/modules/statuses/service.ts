@@ -98,7 +98,7 @@ export async function listStatuses(
   return await selectPage(deps.db, commitStatuses, where, SORT_ORDER[filter.sort ?? ''], page)
 }
 
-/** Worst first: error, failure, warning, pending, success (records.md §20); "" when none. */
+/** Worst first: error, failure, warning, pending, success; "" when none. */
 export function combinedState(states: string[]): StatusState | '' {
   let worst = -1
   for (const s of states) worst = Math.max(worst, STATUS_STATES.indexOf(s as StatusState))
@@ -134,7 +134,7 @@ export async function toApiStatuses(deps: AppDeps, ctx: RepoContext, rows: Statu
   return rows.map((row) => toApiStatus(deps.config, ctx, row, userOf(creators.get(row.creatorId))))
 }
 
-/** The Status record (records.md §20): `id` is the per-commit index. */
+/** The Status record: `id` is the per-commit index. */
 function toApiStatus(config: Config, ctx: RepoContext, row: StatusRow, creator: ReturnType<ReturnType<typeof userConverter>>) {
   return {
     id: row.index,
@@ -149,7 +149,7 @@ function toApiStatus(config: Config, ctx: RepoContext, row: StatusRow, creator: 
   }
 }
 
-/** The CombinedStatus record of a commit (records.md §20), `sha` being the resolved commit id. */
+/** The CombinedStatus record of a commit, `sha` being the resolved commit id. */
 export async function toApiCombinedStatus(deps: AppDeps, ctx: RepoContext, sha: string, latest: Awaited<ReturnType<typeof latestStatuses>>) {
   const commitPath = `repos/${ctx.owner.name}/${ctx.repo.name}/commits/${sha}`
   return {

@@ -30,7 +30,7 @@ import {
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 
-/** Teams, team members and team repositories (issue 4). */
+/** Teams, team members and team repositories. */
 export const teamsModule = (deps: AppDeps) => {
   const { config } = deps
   /** Adds or removes a team member (owners only). */

@@ -8,7 +8,7 @@ export const TEAM_UNITS = ['repo.code', 'repo.issues', 'repo.ext_issues', 'repo.
 /** What a team may do; `owner` is the Owners team's alone and cannot be given through the API. */
 const TEAM_PERMISSIONS = ['read', 'write', 'admin'] as const
 
-/** The Team record (records.md §7). */
+/** The Team record. */
 export const TeamSchema = t.Object(
   {
     id: t.Integer(),
@@ -31,7 +31,7 @@ const teamFields = {
   can_create_org_repo: t.Optional(t.Boolean()),
 }
 
-/** CreateTeamOption (options.md §2); names and lengths are checked by the service. */
+/** CreateTeamOption; names and lengths are checked by the service. */
 export const CreateTeamOption = t.Object(
   { ...teamFields, permission: t.Optional(literals(TEAM_PERMISSIONS)) },
   { $id: '#/components/schemas/CreateTeamOption' },

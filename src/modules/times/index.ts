@@ -10,7 +10,7 @@ import { addTime, listTimes, requireTimeTracking, timesToApi } from './service'
 
 const TimeList = t.Array(TrackedTimeSchema)
 
-/** Tracked time (issue 5). */
+/** Tracked time. */
 export const timesModule = (deps: AppDeps) => {
   // Paged in SQL: one issue's times whole unless a page is asked for; the lists of a repository
   // or a user, which grow without bound, page 1 of 30 when none is.

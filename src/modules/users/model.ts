@@ -14,7 +14,7 @@ export const VISIBILITIES = ['public', 'limited', 'private'] as const
  */
 export const Int = () => Type.Integer()
 
-/** The User record's fields (records.md §1). */
+/** The User record's fields. */
 const userFields = {
   id: Int(),
   login: t.String(),
@@ -39,7 +39,7 @@ const userFields = {
   starred_repos_count: Int(),
 }
 
-/** The User record (records.md §1). */
+/** The User record. */
 export const UserSchema = t.Object(userFields, { $id: '#/components/schemas/User' })
 
 /** The same record, for users nested in other records (owner, poster ...): the same object, so
@@ -59,20 +59,20 @@ export const UserSearchQuery = t.Object({
   limit: t.Optional(t.Numeric()),
 })
 
-/** The `/users/search` answer (records.md §9). */
+/** The `/users/search` answer. */
 export const UserSearchResult = t.Object({ ok: t.Boolean(), data: t.Array(UserSchema) })
 
-/** The Email record (records.md §2). */
+/** The Email record. */
 export const EmailSchema = t.Object(
   { email: t.String(), verified: t.Boolean(), primary: t.Boolean() },
   { $id: '#/components/schemas/Email' },
 )
 
-/** CreateEmailOption / DeleteEmailOption (options.md §1). */
+/** CreateEmailOption / DeleteEmailOption. */
 export const EmailListOption = t.Object({ emails: t.Optional(BoundedList(ListName)) })
 
 /**
- * The AccessToken record (records.md §5): `sha1` is the secret, shown only on create; `scopes`
+ * The AccessToken record: `sha1` is the secret, shown only on create; `scopes`
  * the token's normalised scope as a list (Gitea 1.19+).
  */
 export const AccessTokenSchema = t.Object(
@@ -81,7 +81,7 @@ export const AccessTokenSchema = t.Object(
 )
 
 /**
- * CreateAccessTokenOption (options.md §1). `scopes` may be one string where a form gives one
+ * CreateAccessTokenOption. `scopes` may be one string where a form gives one
  * field (Gitea's form binding reads it as a list of one).
  */
 export const CreateAccessTokenOption = t.Object(
