@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from './helpers'
 
-/** Every operation of the seed (shared/seed/api-spec.md §4): method, path, operation id. */
+/** Every operation of the 2017 API Warren first served: method, path, operation id. */
 const SEED_OPERATIONS: [string, string, string][] = [
   ['POST', '/admin/users', 'adminCreateUser'],
   ['DELETE', '/admin/users/{username}', 'adminDeleteUser'],
@@ -56,7 +56,7 @@ const SEED_OPERATIONS: [string, string, string][] = [
   ['GET', '/repos/{owner}/{repo}/pulls/{index}/merge', 'repoPullRequestIsMerged'],
   ['POST', '/repos/{owner}/{repo}/pulls/{index}/merge', 'repoMergePullRequest'],
   ['GET', '/repos/{owner}/{repo}/raw/{filepath}', 'repoGetRawFile'],
-  // The seed lists this one as GET; Gitea routes the creation as POST (endpoints.md A.4).
+  // The seed lists this one as GET; Gitea routes the creation as POST.
   ['POST', '/repos/{owner}/{repo}/releases', 'repoCreateRelease'],
   ['DELETE', '/repos/{owner}/{repo}/releases/{id}', 'repoDeleteRelease'],
   ['PATCH', '/repos/{owner}/{repo}/releases/{id}', 'repoEditRelease'],

@@ -150,7 +150,7 @@ describe('TestAPIRepoEdit', () => {
     expect((await s.patch('/repos/alice/editmerenamed', { private: false }, { token: alice.token })).body.private).toBe(false)
     expect((await s.patch('/repos/alice/editmerenamed', { private: true }, { token: alice.token })).body.private).toBe(true)
   })
-  // Gitea checks URLs of the external tracker/wiki (not served here); options.md gives website MaxSize 255.
+  // Gitea checks URLs of the external tracker/wiki (not served here); the website is at most 255 characters.
   test('an over-long website is 422 and changes nothing', async () => {
     const r = await s.patch('/repos/alice/proj', { website: 'http://x.example/' + 'a'.repeat(250), description: 'nope' }, { token: alice.token })
     expect(r.status).toBe(422)
@@ -234,7 +234,7 @@ describe('TestAPIReposRaw', () => {
 
 // Gitea: api_repo_archive_test.go TestAPIDownloadArchive
 describe('TestAPIDownloadArchive', () => {
-  test('zip and tar.gz of master; no extension is refused (404 per conventions §8.2; Gitea says 400)', async () => {
+  test('zip and tar.gz of master; no extension is refused (404, where Gitea says 400)', async () => {
     const zip = await fetch(`${s.url}/api/v1/repos/alice/proj/archive/master.zip?token=${alice.token}`)
     expect(zip.status).toBe(200)
     const zipBytes = Buffer.from(await zip.arrayBuffer())
@@ -266,7 +266,7 @@ describe('TestGitSmartHTTP', () => {
     })
 })
 
-// Gitea: git_smart_http_test.go testRenamedRepoRedirect (and endpoints.md: renamed repositories redirect)
+// Gitea: git_smart_http_test.go testRenamedRepoRedirect
 describe('testRenamedRepoRedirect', () => {
   test('git: the old name of a renamed repository answers 301 to the new one once the caller may read it', async () => {
     expect((await s.post('/user/repos', { name: 'oldrepo1', private: true }, { token: alice.token })).status).toBe(201)

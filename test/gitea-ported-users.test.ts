@@ -62,7 +62,7 @@ describe('Gitea TestAPIListEmails / TestAPIAddEmail / TestAPIDeleteEmail', () =>
     expect((await s.post('/user/emails', { emails: [`${other.name}@example.com`] }, { token: u.token })).status).toBe(422)
     const added = await s.post('/user/emails', { emails: ['emailer-3@example.com'] }, { token: u.token })
     expect(added.status).toBe(201)
-    // Gitea (e-mail confirmation off) answers verified: true; Warren, which sends no mail, keeps them unverified (issue 10 item 8).
+    // Gitea (e-mail confirmation off) answers verified: true; Warren, which sends no mail, keeps them unverified.
     expect(added.body).toEqual([{ email: 'emailer-3@example.com', verified: false, primary: false }])
     expect((await s.post('/user/emails', { emails: ['notAEmail'] }, { token: u.token })).status).toBe(422)
 
@@ -277,7 +277,7 @@ describe('Gitea TestAPICreateUserInvalidEmail / TestAPICreateAndDeleteUser / Tes
     const r = await form('PATCH', '/api/v1/admin/users/edited', { login_name: 'edited', source_id: '0', full_name: 'Full Name User 2' }, user1.token)
     expect(r.status).toBe(200)
     expect(r.body.full_name).toBe('Full Name User 2')
-    // Gitea 1.2x answers 400 here; the reference (options.md) keeps validation failures at 422.
+    // Gitea 1.2x answers 400 here; the reference keeps validation failures at 422.
     const bad = await s.patch('/admin/users/edited', { source_id: 0, email: '' }, { token: user1.token })
     expect(bad.status).toBe(422)
     expect((await s.get('/users/edited', { token: target.token })).body.email).toBe('edited@example.com')
@@ -366,7 +366,7 @@ describe('Gitea TestAPI_RenderGFM / TestAPI_RenderSimple / TestAPI_RenderRaw', (
 // Warren has no fixture key 1, so GET/DELETE /user/gpg_keys/1 is 404 where Gitea's fixture gives 204.
 // The "secondary e-mail not activated" case needs an unactivated address, which Warren never has
 // (added addresses are active at once): it is covered by "address not registered". Gitea answers
-// that one with 404; endpoints.md lists only 401/422 for POST /user/gpg_keys, so Warren keeps 422.
+// that one with 404; the 2017 API answered only 401/422 for POST /user/gpg_keys, so Warren keeps 422.
 const GPG_NOT_REGISTERED = `-----BEGIN PGP PUBLIC KEY BLOCK-----
 
 mQENBFmGUygBCACjCNbKvMGgp0fd5vyFW9olE1CLCSyyF9gQN2hSuzmZLuAZF2Kh

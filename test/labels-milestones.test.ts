@@ -68,7 +68,7 @@ describe('repository labels', () => {
     expect(await labelRow(l.id)).toMatchObject({ name: 'tmp', color: '#abcdef' })
     expect((await w.s.del(`${repo.path}/labels/${l.id}`, undefined, { token: w.reader.token })).status).toBe(403)
     expect((await w.s.del(`${repo.path}/labels/${l.id}`, undefined, { token: w.writer.token })).status).toBe(204)
-    // Issue 10 item 8: deleting a missing label is a 404 (was 204, "idempotent").
+    // Deleting a missing label is a 404 (was 204, "idempotent").
     expect((await w.s.del(`${repo.path}/labels/${l.id}`, undefined, { token: w.writer.token })).status).toBe(404)
     expect((await w.s.get(`${repo.path}/labels/${l.id}`)).status).toBe(404)
   })
@@ -225,7 +225,7 @@ describe('milestones', () => {
     expect((await w.s.del(`${repo.path}/milestones/${m.id}`, undefined, { token: w.reader.token })).status).toBe(403)
     expect((await w.s.del(`${repo.path}/milestones/Edited`, undefined, { token: w.writer.token })).status).toBe(204)
     expect((await w.s.deps.db.select().from(milestones).where(eq(milestones.id, m.id)))[0]).toBeUndefined()
-    // Issue 10 item 8: deleting a missing milestone is a 404 (was 204, "idempotent").
+    // Deleting a missing milestone is a 404 (was 204, "idempotent").
     expect((await w.s.del(`${repo.path}/milestones/${m.id}`, undefined, { token: w.writer.token })).status).toBe(404)
     expect((await repoRow(repo.id)).numMilestones).toBe(before - 1)
     expect((await w.s.get(`${repo.path}/issues/${issue.number}`)).body.milestone).toBeNull()

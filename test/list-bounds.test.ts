@@ -3,7 +3,7 @@ import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { databaseRows } from './db-snapshot'
 
 /**
- * Issue 10 item 6: every list-valued input is bounded. Generated from the OpenAPI document: each
+ * Every list-valued input is bounded. Generated from the OpenAPI document: each
  * operation's query parameters and body array fields are sent 10,000 values; the answer is a clear
  * 422 naming the parameter (never a 500), and the database is left as it was.
  */

@@ -3,7 +3,7 @@ import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { recordStatements } from './query-counter'
 
 /**
- * Issue 9: a repository's comments and tracked times (and a user's times) are paged in SQL, page 1
+ * A repository's comments and tracked times (and a user's times) are paged in SQL, page 1
  * of 30 when no page is asked for, with X-Total-Count from a COUNT and a Link header; the small
  * per-issue and per-repository collections stay whole unless a page is asked for, also in SQL.
  */

@@ -1,6 +1,6 @@
 /**
  * Two Warren processes on one PostgreSQL database and one repositories folder, as behind a load
- * balancer (issue 16). Runs in every test run, whatever its own dialect: the two servers are
+ * balancer. Runs in every test run, whatever its own dialect: the two servers are
  * processes of their own, told their database by WARREN_DATABASE_URL; PostgreSQL must be
  * reachable (127.0.0.1:5432, or WARREN_TEST_DATABASE_URL), or this fails.
  */

@@ -284,7 +284,7 @@ describe('deleting organisations and owners', () => {
 
   test('an organisation that owns repositories cannot be deleted', async () => {
     expect((await s.post('/org/miaorg/repos', { name: 'keep' }, { token: mia.token })).status).toBe(201)
-    expect((await s.del('/orgs/miaorg')).status).toBe(401) // sign-in is checked first (issue 4; Gitea's reqToken)
+    expect((await s.del('/orgs/miaorg')).status).toBe(401) // sign-in is checked first (Gitea's reqToken)
     expect((await s.del('/orgs/miaorg', undefined, { token: otto.token })).status).toBe(404)
     const r = await s.del('/orgs/miaorg', undefined, { token: mia.token })
     expect(r.status).toBe(422)

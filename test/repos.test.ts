@@ -129,7 +129,7 @@ describe('get, edit, delete', () => {
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'oldname'))).toBe(false)
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'newname'))).toBe(true)
     expect((await s.get('/repos/alice/newname')).status).toBe(200)
-    // endpoints.md: the old name of a renamed repository redirects (307, modern Gitea).
+    // The old name of a renamed repository redirects (307, modern Gitea).
     const old = await s.get('/repos/alice/oldname')
     expect(old.status).toBe(307)
     expect(old.headers.get('location')).toBe('/api/v1/repos/alice/NewName')

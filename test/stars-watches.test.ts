@@ -4,7 +4,7 @@ import { giteaApi } from 'gitea-js'
 import { repositories, stars, users, watches } from '../src/db/schema'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 
-/** Stars and watches (issue 11): the routes, their refusals, exact counters, privacy of the lists. */
+/** Stars and watches: the routes, their refusals, exact counters, privacy of the lists. */
 
 let s: TestServer
 let root: TestUser, alice: TestUser, bob: TestUser, carol: TestUser, dave: TestUser

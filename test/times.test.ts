@@ -102,7 +102,7 @@ describe('tracked time', () => {
       expect(r.body).toMatchObject({ message: 'time tracking disabled', Message: 'time tracking disabled' })
     }
     expect(await timeCount()).toBe(before)
-    // The issue's own list answers 404 (Gitea's ListTrackedTimes; endpoints.md A.5).
+    // The issue's own list answers 404 (Gitea's ListTrackedTimes).
     expect((await w.s.get(`${repo.path}/issues/1/times`)).status).toBe(404)
     await setRepo(repo.id, { enableTimeTracker: true })
   })

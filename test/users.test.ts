@@ -140,7 +140,7 @@ describe('/user/emails', () => {
     expect((await s.get('/user/emails', auth)).body).toEqual([{ email: 'alice@example.com', verified: true, primary: true }])
     const added = await s.post('/user/emails', { emails: ['a2@example.com', 'A3@Example.com'] }, auth)
     expect(added.status).toBe(201)
-    // Issue 10 item 8: added addresses are unverified and do not sign in (Gitea without e-mail confirmation activates them).
+    // Added addresses are unverified and do not sign in (Gitea without e-mail confirmation activates them).
     expect(added.body).toEqual([
       { email: 'a2@example.com', verified: false, primary: false },
       { email: 'A3@Example.com', verified: false, primary: false },

@@ -452,7 +452,7 @@ describe('delivery history, tests, retries, the network guard', () => {
   })
 })
 
-// ---- pull requests and releases (webhooks.md §3.3, §3.6) ---------------------------------
+// ---- pull requests and releases ---------------------------------------
 
 const kindOf = (r: Received) => `${r.headers['x-gitea-event']}/${r.headers['x-gitea-event-type']}/${r.payload.action}`
 
