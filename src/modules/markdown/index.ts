@@ -10,13 +10,10 @@ export const markdownModule = (deps: AppDeps) =>
   new Elysia({ name: 'markdown', detail: { tags: ['miscellaneous'] } })
     .post(
       '/markdown',
-      async ({ body, set }) => {
+      async ({ body, set, request }) => {
         set.headers['content-type'] = HTML
-        return renderMarkdown(deps.config, body.Text ?? body.text ?? '', {
-          mode: body.Mode ?? body.mode,
-          context: body.Context ?? body.context,
-          wiki: body.Wiki ?? body.wiki,
-        })
+        const opts = { mode: body.Mode ?? body.mode, context: body.Context ?? body.context, wiki: body.Wiki ?? body.wiki }
+        return renderMarkdown(deps.config, body.Text ?? body.text ?? '', opts, deps.auth.clientAddress(request))
       },
       {
         // A `null` body is an empty MarkdownOption, as in Gitea (non-object bodies are refused by
@@ -35,9 +32,9 @@ export const markdownModule = (deps: AppDeps) =>
     )
     .post(
       '/markdown/raw',
-      async ({ body, set }) => {
+      async ({ body, set, request }) => {
         set.headers['content-type'] = HTML
-        return renderMarkdown(deps.config, body)
+        return renderMarkdown(deps.config, body, {}, deps.auth.clientAddress(request))
       },
       {
         // The body is the markdown whatever the Content-Type says: read it as text, never as JSON.
