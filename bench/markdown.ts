@@ -11,6 +11,19 @@
  *   MARKDOWN_CANDIDATES=/tmp/md-cand/node_modules bun bench/markdown.ts warren,marked,markdown-it,micromark,commonmark,md4w,markdown-wasm
  *
  * Default: `warren` (Warren's renderer with its extensions and sanitize-html) only.
+ *
+ * What chose the renderer (a shared 2-core machine under heavy load, limit 3000 ms, 16/64/256 KB):
+ * - md4w (md4c in WebAssembly): every family within a few × prose at 256 KB, ratios not climbing;
+ *   reference expansion bounded (1 MB of HTML from 256 KB).
+ * - marked: brackets, emphasis, backticks, `<`, entities ×20–30 prose at 16 and 64 KB; nested
+ *   quotes overflow the stack, nested lists and one long paragraph pass the limit.
+ * - markdown-it: brackets climb (×4–11, 1.8–2.1 s at 256 KB); reference expansion runs out of string.
+ * - micromark: passes the limit at 64 KB on brackets, nesting, references, tables.
+ * - commonmark: unclosed links pass the limit at 64 KB (and it has no GFM tables).
+ * - markdown-wasm (an older md4c): reference expansion unbounded (×151 at 16 KB, past the limit at 64 KB).
+ * - Bun.markdown: fast, but reference expansion unbounded (×66 at 256 KB, past 5 s at 1 MB).
+ * Warren's pipeline on md4w keeps every family at 256 KB in the same range as prose, but for
+ * tables of many rows and runs of `<`, whose HTML is 5–8 times the input (all of it sanitised).
  */
 import { HOSTILE_FAMILIES, prose } from './lib/markdown-families'
 import { CANDIDATES } from './lib/markdown-candidates'
