@@ -16,6 +16,7 @@ const plan: [name: string, args: string[]][] = [
   ['ssh-clone', []],
   ['git-memory', []],
   ['assets', []],
+  ['markdown', []],
 ]
 
 let failed = 0

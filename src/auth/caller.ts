@@ -91,6 +91,11 @@ export class Auth {
     this.clientAddresses.set(request, addressKey(address))
   }
 
+  /** The key of the address a request came from (IPv6: its /64), as failures are counted under. */
+  clientAddress(request: Request): string | undefined {
+    return this.clientAddresses.get(request)
+  }
+
   /** How many accounts and addresses have failures remembered (bounded by the configured capacity). */
   failuresTracked(): { accounts: number; addresses: number } {
     return { accounts: this.accountFailures.size, addresses: this.addressFailures.size }

@@ -13,13 +13,10 @@ export const markdownModule = (deps: AppDeps) =>
     .use(pipeline(deps))
     .post(
       '/markdown',
-      async ({ body, set }) => {
+      async ({ body, set, request }) => {
         set.headers['content-type'] = HTML
-        return renderMarkdown(deps.config, body.Text ?? body.text ?? '', {
-          mode: body.Mode ?? body.mode,
-          context: body.Context ?? body.context,
-          wiki: body.Wiki ?? body.wiki,
-        })
+        const opts = { mode: body.Mode ?? body.mode, context: body.Context ?? body.context, wiki: body.Wiki ?? body.wiki }
+        return renderMarkdown(deps.config, body.Text ?? body.text ?? '', opts, deps.auth.clientAddress(request))
       },
       {
         scope: 'none',
@@ -39,9 +36,9 @@ export const markdownModule = (deps: AppDeps) =>
     )
     .post(
       '/markdown/raw',
-      async ({ body, set }) => {
+      async ({ body, set, request }) => {
         set.headers['content-type'] = HTML
-        return renderMarkdown(deps.config, body)
+        return renderMarkdown(deps.config, body, {}, deps.auth.clientAddress(request))
       },
       {
         scope: 'none',

@@ -1,8 +1,9 @@
 /**
- * The markdown render worker: one job at a time, posted by the render pool (render-pool.ts).
+ * The markdown render worker: one job at a time, posted by the render pool (render-pool.ts) once
+ * the worker has said it is ready (the renderer loaded), so a job's time budget is its render only.
  * It is also an entry point of the bundle (package.json "build"), so the pool finds it there.
  */
-import { renderMarkdown } from './render'
+import { loadRenderer, renderMarkdown } from './render'
 import type { RenderJob, RenderResult } from './render-pool'
 
 declare const self: Worker
@@ -13,8 +14,13 @@ self.onmessage = (event: MessageEvent<RenderJob>) => {
   try {
     result = { id, html: renderMarkdown(config, text, opts) }
   } catch (error) {
-    // A RangeError is input nested deeper than the stack allows.
-    result = { id, error: error instanceof RangeError ? 'it is nested too deeply' : String(error) }
+    // A RangeError is output too large for a string or the stack.
+    result = { id, error: error instanceof RangeError ? 'it is too large' : String(error) }
   }
   self.postMessage(result)
 }
+
+loadRenderer().then(
+  () => self.postMessage({ ready: true }),
+  (error) => self.postMessage({ failed: String(error) }),
+)

@@ -9,14 +9,24 @@ export type { RenderOptions } from './render'
 const pools = new WeakMap<Config, RenderPool>()
 
 /**
- * Renders markdown to sanitised HTML off the main thread (POST /markdown and /markdown/raw):
- * 422 when the text is too long or takes longer than `config.markdownTimeoutMs`, 503 when
- * `config.markdownQueue` renders already wait.
+ * Renders markdown to sanitised HTML off the main thread (POST /markdown and /markdown/raw) for
+ * `client` (its address: the pool shares its workers out between clients): 422 when the text is
+ * too long or takes longer than `config.markdownTimeoutMs`, 503 when `config.markdownQueue`
+ * renders already wait.
  */
-export function renderMarkdown(config: Config, text: string, opts: RenderOptions = {}): Promise<string> {
+export function renderMarkdown(config: Config, text: string, opts: RenderOptions = {}, client = ''): Promise<string> {
   if (!text) return Promise.resolve('')
   let pool = pools.get(config)
   if (!pool)
-    pools.set(config, (pool = new RenderPool({ workers: config.markdownWorkers, timeoutMs: config.markdownTimeoutMs, queueLimit: config.markdownQueue, maxText: MAX_MARKDOWN_TEXT })))
-  return pool.render(config, text, opts)
+    pools.set(
+      config,
+      (pool = new RenderPool({
+        workers: config.markdownWorkers,
+        timeoutMs: config.markdownTimeoutMs,
+        queueLimit: config.markdownQueue,
+        maxText: MAX_MARKDOWN_TEXT,
+        perClient: config.markdownWorkersPerClient,
+      })),
+    )
+  return pool.render(config, text, opts, client)
 }
