@@ -287,7 +287,7 @@ async function receivePack(
     )
   } catch (e) {
     if (!admittedGit) {
-      // Refused or failed before git got anything: it ends at once, having changed nothing.
+      // Failed before git got anything (deciding, writing the pending push): it ends at once, having changed nothing.
       admit(null)
       await relayed
       throw e
