@@ -99,17 +99,6 @@ export async function commitTree(repo: GitRepo, tree: string, parents: string[],
   return sha
 }
 
-/**
- * Moves `ref` from `oldSha` to `newSha` only if it still points to `oldSha` (git's own
- * compare-and-swap under the ref lock): false when it moved meanwhile (a concurrent push), so
- * nothing is lost.
- */
-export async function compareAndSwapRef(repo: GitRepo, ref: string, newSha: string, oldSha: string): Promise<boolean> {
-  checkOid(newSha, oldSha)
-  const r = await runGit(['update-ref', '-m', 'merge pull request'], { ...repo, values: [ref, newSha, oldSha] })
-  return r.code === 0
-}
-
 /** Points `ref` at `sha` whatever it held (refs/pull/N/head). */
 export async function setRef(repo: GitRepo, ref: string, sha: string): Promise<void> {
   checkOid(sha)

@@ -5,8 +5,8 @@ import { isObjectId } from './run'
 /**
  * The command list at the start of a `git receive-pack` request (pkt-lines `old new ref`, the
  * first with `\0capabilities`, then a flush; shallow lines may come first), read before the
- * request reaches git so that refs the API could not serve, and refs the server keeps, are
- * refused and the pusher of each ref is known. Only this small head is held; the pack after it is streamed on untouched.
+ * request reaches git so that the one push decision (src/push/decision.ts) judges each ref
+ * before git moves it and the pusher of each ref is known. Only this small head is held; the pack after it is streamed on untouched.
  */
 export interface PushCommand {
   ref: string
@@ -25,7 +25,6 @@ export interface PushHead {
 /** The command list may take at most this many bytes (about 5000 refs); a longer one is refused. */
 export const MAX_COMMAND_BYTES = 512 * 1024
 
-
 /**
  * Why git may store `ref` but the API could not serve it, or null when it is fine. The API's
  * rule (isSafeRefName) on the name under refs/heads/ or refs/tags/ (or under refs/ for other
@@ -37,36 +36,6 @@ export function pushRefProblem(ref: string): string | null {
   if (short.split('/').some((c) => c.startsWith('-'))) return 'ref name component starts with "-"'
   if (!isSafeRefName(short)) return 'invalid ref name'
   return null
-}
-
-/**
- * Refs only the server moves: `refs/pull/<index>/head` holds each pull request's head as the
- * server last brought it in, what reviewers see and CI fetches. A client that could push there
- * would have them test other code than the pull request shows; the server's own updates never
- * go through a client's push (src/modules/pulls).
- */
-const SERVER_REFS = 'refs/pull/'
-
-/**
- * Why a client's push may not create, move or delete `ref`, or null: refs the server keeps, and
- * names the API could not serve (pushRefProblem).
- */
-export function clientRefProblem(ref: string): string | null {
-  if (ref.startsWith(SERVER_REFS)) return `${SERVER_REFS} is kept by the server for pull requests: no push may change it`
-  const problem = pushRefProblem(ref)
-  return problem && `${problem} (the API could not serve it)`
-}
-
-/**
- * The refusal of a whole push one of whose commands touches a ref the client may not
- * (clientRefProblem), or null: the message for the client and receive-pack's report rejecting
- * each ref (empty when the client asked for none). Both transports refuse with it.
- */
-export function pushRefusal(commands: PushCommand[], capabilities: string[]): { message: string; report: Buffer } | null {
-  const bad = commands.filter((c) => clientRefProblem(c.ref))
-  if (!bad.length) return null
-  const message = `refusing to accept ${bad.map((c) => c.ref).join(', ')}: ${clientRefProblem(bad[0]!.ref)}`
-  return { message, report: refusalReport(commands, capabilities, (c) => clientRefProblem(c.ref) ?? 'another ref of this push was refused', message) }
 }
 
 /** What parseCommandLines found so far: the commands, and the capabilities of the first. */
@@ -165,12 +134,13 @@ export function replayed(head: Uint8Array, reader: ReadableStreamDefaultReader<U
 
 /**
  * receive-pack's answer refusing every command of a push (report-status: `unpack ok`, then
- * `ng <ref> <reason>`), in side-band when the client asked for it, with `message` on the
- * progress band so that it shows as `remote: …`. Empty when the client asked for no report.
+ * `ng <ref> <reason>`, `reasons` in the order of `commands`), in side-band when the client asked
+ * for it, with `message` on the progress band so that it shows as `remote: …`. Empty when the
+ * client asked for no report.
  */
-export function refusalReport(commands: PushCommand[], capabilities: string[], reason: (c: PushCommand) => string, message: string): Buffer {
+export function refusalReport(commands: PushCommand[], capabilities: string[], reasons: readonly string[], message: string): Buffer {
   if (!capabilities.includes('report-status') && !capabilities.includes('report-status-v2')) return Buffer.alloc(0)
-  const report = Buffer.concat([pktLine('unpack ok\n'), ...commands.map((c) => pktLine(`ng ${c.ref} ${reason(c)}\n`)), Buffer.from('0000')])
+  const report = Buffer.concat([pktLine('unpack ok\n'), ...commands.map((c, i) => pktLine(`ng ${c.ref} ${reasons[i]}\n`)), Buffer.from('0000')])
   const band = capabilities.includes('side-band-64k') ? 65515 : capabilities.includes('side-band') ? 995 : 0
   if (!band) return report
   const parts: Buffer[] = [pktLine(Buffer.concat([Buffer.from([2]), Buffer.from(message.endsWith('\n') ? message : message + '\n')]))]

@@ -106,19 +106,6 @@ export async function tagCommit(repo: GitRepo, name: string): Promise<string | n
 }
 
 /**
- * Creates the lightweight tag `refs/tags/<name>` at commit `sha`, never moving an existing one
- * (update-ref with an empty old value). 'exists': the tag was already there (made by someone
- * else meanwhile); 'conflict': git refused the name beside the existing refs (`v1` when `v1/x`
- * exists, or the reverse). The name must pass isSafeRefName first.
- */
-export async function createTag(repo: GitRepo, name: string, sha: string): Promise<'created' | 'exists' | 'conflict'> {
-  if (!isSafeRefName(name)) throw new Error(`unsafe tag name ${JSON.stringify(name)}`)
-  const r = await runGit(['update-ref'], { ...repo, values: [`refs/tags/${name}`, sha, ''] })
-  if (r.code === 0) return 'created'
-  return (await tagCommit(repo, name)) ? 'exists' : 'conflict'
-}
-
-/**
  * Whether another tag stands where `refs/tags/<name>` would go, so that git would refuse to
  * create it: a tag named by a leading part of it (`v1` for `v1/rc`) or one below it (`v1/rc`
  * for `v1`). The name must pass isSafeRefName (it holds no glob characters).

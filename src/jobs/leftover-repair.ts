@@ -2,7 +2,7 @@ import type { AppDeps } from '../deps'
 import { errorFields, loggerOf } from '../lib/log'
 import type { BackgroundJob } from '../ops/shutdown'
 import { repairPullMerges } from '../modules/pulls/merge'
-import { settleAbandonedPushes } from '../modules/repos/git-sync'
+import { settleAbandonedPushes } from '../push'
 
 /** How often the leftovers of dead processes are looked for. */
 export const LEFTOVER_REPAIR_MS = 3_000

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../deps'
-import { onPullsQueued, queuedPullIds } from '../modules/pulls/queue'
+import { onPullsQueued, queuedPullIds } from '../push/pull-queue'
 import { checkPull } from '../modules/pulls/mergeability'
 import { errorFields, loggerOf } from '../lib/log'
 
@@ -9,7 +9,7 @@ export const PULL_CHECK_TICK_MS = 30_000
 const BATCH = 20
 
 /**
- * Checks the mergeability of queued pull requests (src/modules/pulls/queue.ts) in the background,
+ * Checks the mergeability of queued pull requests (src/push/pull-queue.ts) in the background,
  * one at a time, started and stopped by `warren serve`. Woken when something is queued (a push
  * moved a branch, a pull request was reopened or got a new base); its first round, right after
  * start, takes up the checks a crash or a stop left queued.

@@ -13,7 +13,7 @@ import { runGit, safeGitMessage } from '../git/run'
 import { gitLeftovers, removeGitLeftovers } from '../git/leftovers'
 import { gitLimitsOf } from '../auth/repo-context'
 import { repairRepositories, repositoryFolders } from '../modules/repos/service'
-import { reconcileRepositories } from '../modules/repos/git-sync'
+import { reconcileRepositories } from '../push'
 import { checkGit } from './git-check'
 import { runningServer } from './serve-mark'
 

@@ -6,20 +6,21 @@ import { safeGitMessage, type GitRepo } from '../git/run'
 import { serviceSession } from '../git/smart-http'
 import { archiveOutputWithoutPaths, repositoryPathNames } from '../git/sideband'
 import type { GitStream } from '../git/stream'
-import { MAX_COMMAND_BYTES, pushRefusal, readPushHead, replayed } from '../git/push-commands'
+import { MAX_COMMAND_BYTES, readPushHead, refusalReport, replayed } from '../git/push-commands'
 import { bodyTooLarge } from '../lib/body'
-import { beginPush, finishPush } from '../modules/repos/git-sync'
+import { gitPusher, withPush, type PushOutcome } from '../push'
 import { printable, type GitCommand } from './command'
-import { accountRefusal, gitCallerOf, pusherIdOf, recordKeyUse, type SshIdentity } from './identity'
+import { accountRefusal, gitCallerOf, recordKeyUse, type SshIdentity } from './identity'
 import { errorFields, loggerOf } from '../lib/log'
 
 /**
  * One git command over an SSH channel: the same decision as git over HTTP (gitAccessRefusal),
  * then `git <service> <dir>` with the channel as its stdin and stdout, streamed both ways with
  * backpressure (the SSH window: a client that stops reading stops git, one that sends faster
- * than git reads is held back). Pushes go through the same steps as over HTTP: the command list
- * is read first (refs a client may not push refuse the whole push), beginPush records the
- * pusher, finishPush records the ref changes after git exits, before the channel closes.
+ * than git reads is held back). Pushes go through the one push path as over HTTP (withPush,
+ * src/push): the command list is read first and judged by the push decision (a refused ref
+ * refuses the whole push), the pusher is recorded before git moves anything, and the ref
+ * changes after git exits, before the channel closes.
  */
 
 /**
@@ -224,10 +225,11 @@ async function dropRest(reader: ReadableStreamDefaultReader<Uint8Array>, git: Gi
 
 /**
  * A push. receive-pack starts and advertises its refs; the client's command list is read before
- * git sees it. Then, as over HTTP: refs a client may not push refuse the whole push (git is
- * stopped before it reads anything; the refusal is receive-pack's own report, so the client shows
- * each ref as rejected); otherwise the pending push is recorded and git gets the list and the pack.
- * The client going away does not stop git (a pack it sent whole is applied and recorded).
+ * git sees it. Then, through the one push path as over HTTP (withPush): a refused ref refuses
+ * the whole push (git is stopped before it reads anything; the refusal is receive-pack's own
+ * report, so the client shows each ref as rejected); otherwise the pending push is recorded and
+ * git gets the list and the pack. The client going away does not stop git (a pack it sent whole
+ * is applied and recorded).
  */
 async function receivePack(
   deps: AppDeps,
@@ -262,37 +264,52 @@ async function receivePack(
   const relayed = activity.expectingData(relayOutput(deps, proc, channel, state, `receive-pack ${path}`, activity))
   const head = await readPushHead(reader).catch(() => null)
 
-  let refusal: string | null = null
-  let report: Buffer | null = null
-  if (head === null) refusal = input.overLimit() ? bodyTooLarge(limit).message : null
-  else if (head === 'too-long') refusal = `a push may update refs in at most ${MAX_COMMAND_BYTES} bytes of commands`
-  else if (head.commands === null) refusal = head.head.length ? 'the push command list could not be read (push certificates are not accepted)' : null
-  else {
-    const refused = pushRefusal(head.commands, head.capabilities)
-    if (refused) ({ message: refusal, report } = refused)
-  }
-  if (head === null || head === 'too-long' || head.commands === null || refusal) {
+  let unread: string | null = null
+  if (head === null) unread = input.overLimit() ? bodyTooLarge(limit).message : null
+  else if (head === 'too-long') unread = `a push may update refs in at most ${MAX_COMMAND_BYTES} bytes of commands`
+  else if (head.commands === null) unread = head.head.length ? 'the push command list could not be read (push certificates are not accepted)' : null
+  if (head === null || head === 'too-long' || head.commands === null) {
     // Git gets no commands: it ends at once, having changed nothing.
     admit(null)
     await relayed
-    if (report?.length && state.open) {
+    return finish(channel, state, 0, '', unread ?? undefined)
+  }
+  let admittedGit = false
+  let outcome: PushOutcome<void> | undefined
+  try {
+    outcome = await withPush(
+      deps,
+      found,
+      gitPusher(gitCallerOf(identity)),
+      head.commands,
+      async () => {
+        admittedGit = true
+        admit(replayed(head.head, reader))
+        await relayed
+      },
+      activity.serverWork,
+    )
+  } catch (e) {
+    if (!admittedGit) {
+      // Failed before git got anything (deciding, writing the pending push): it ends at once, having changed nothing.
+      admit(null)
+      await relayed
+      throw e
+    }
+    // Recording failed after git ran: the pending push stays for the repairs.
+    loggerOf(deps.config).error('updating a repository after a push failed', { repoId: found.repo.id, ...errorFields(e) })
+  }
+  if (outcome?.refused) {
+    const { message, reasons } = outcome.refused
+    admit(null)
+    await relayed
+    const report = refusalReport(head.commands, head.capabilities, reasons, message)
+    if (report.length && state.open) {
       channel.write(report)
       await activity.expectingData(dropRest(reader, git))
     }
-    return finish(channel, state, 0, '', refusal ?? undefined)
+    return finish(channel, state, 0, '', message)
   }
-  // An empty list (nothing to update) reaches git like any other; only real pushes are recorded.
-  let pushId: number | null = null
-  try {
-    if (head.commands.length) pushId = await activity.serverWork(beginPush(deps, found.repo.id, pusherIdOf(identity, found.repo), head.commands))
-  } catch (e) {
-    admit(null)
-    await relayed
-    throw e
-  }
-  admit(replayed(head.head, reader))
   const { code, stderr } = await relayed
-  if (pushId !== null)
-    await finishPush(deps, found.repo.id, pushId).catch((e) => loggerOf(deps.config).error('updating a repository after a push failed', { repoId: found.repo.id, ...errorFields(e) }))
   finish(channel, state, code, stderr, input.overLimit() ? bodyTooLarge(limit).message : undefined)
 }

@@ -36,7 +36,3 @@ export async function recordKeyUse(deps: AppDeps, identity: SshIdentity, repoId:
   const grant = identity.grants.find((g) => g.repoId === repoId)
   if (grant) await recordDeployKeyUse(deps, grant)
 }
-
-/** Who a push is recorded as: the key's user; for a deploy key the repository's owner (as Gitea). */
-export const pusherIdOf = (identity: SshIdentity, repo: { ownerId: number }): number =>
-  identity.kind === 'user' ? identity.user.id : repo.ownerId

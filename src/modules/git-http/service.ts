@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps'
 import type { RepoRow } from '../../auth/access'
 import { gitRepoOf, redirectedLocation } from '../../auth/repo-context'
-import { findGitRepository, gitAccessRefusal, stripGitSuffix, type GitRefusal } from '../../auth/git-access'
+import { findGitRepository, gitAccessRefusal, stripGitSuffix, type GitCaller, type GitRefusal } from '../../auth/git-access'
 import type { Caller, UserRow } from '../../auth/caller'
 import { scopeRefusal } from '../../auth/scopes'
 import { ApiError, apiErrorOfGit } from '../../lib/errors'
@@ -9,8 +9,8 @@ import { GitError, type GitRepo } from '../../git/run'
 import { boundedStream, bodyTooLarge } from '../../lib/body'
 import { docsUrl } from '../../lib/urls'
 import { advertiseRefs, serviceRpc, type GitService } from '../../git/smart-http'
-import { MAX_COMMAND_BYTES, pushRefusal, readPushHead, replayed } from '../../git/push-commands'
-import { beginPush, finishPush } from '../repos/git-sync'
+import { MAX_COMMAND_BYTES, readPushHead, refusalReport, replayed } from '../../git/push-commands'
+import { gitPusher, withPush } from '../../push'
 import { trackWork } from '../../lib/in-flight'
 import { errorFields, loggerOf } from '../../lib/log'
 
@@ -136,13 +136,13 @@ export async function serviceResponse(deps: AppDeps, target: GitTarget, service:
 }
 
 /**
- * A push over HTTP. The command list at the start of the body is read first: refs the API
- * could not serve, or refs the server keeps (pushRefusal), refuse the whole push (git never
- * sees it); otherwise the pending push is
- * recorded and the body (those bytes, then the rest, streamed) goes to `git receive-pack`.
- * When git exits, finishPush records the ref changes and the repository's metadata, whether
- * or not the client still listens (see src/modules/repos/git-sync.ts); the answer ends only
- * after that, so a client that sees its push finish also sees the new metadata.
+ * A push over HTTP, through the one push path (withPush, src/push): the command list at the
+ * start of the body is read first and judged by the push decision; a refused ref refuses the
+ * whole push (git never sees it), answered as receive-pack's own report so that git shows each
+ * ref rejected and why. Otherwise the pending push is recorded and the body (those bytes, then
+ * the rest, streamed) goes to `git receive-pack`; when git exits the ref changes and the
+ * repository's metadata are recorded, whether or not the client still listens. The answer ends
+ * only after that, so a client that sees its push finish also sees the new metadata.
  */
 async function receivePack(
   deps: AppDeps,
@@ -159,36 +159,44 @@ async function receivePack(
     reader.cancel().catch(() => {})
     return gitErrorResponse(deps, 413, `a push may update refs in at most ${MAX_COMMAND_BYTES} bytes of commands`)
   }
+  const drain = async () => {
+    while (!(await reader.read().catch(() => ({ done: true }))).done);
+  }
   if (head.commands === null) {
     // Unread, the refs would reach git unchecked: push certificates (never offered) and garbage.
-    while (!(await reader.read().catch(() => ({ done: true }))).done);
+    await drain()
     return gitErrorResponse(deps, 400, 'the push command list could not be read (push certificates are not accepted)')
   }
-  const refused = pushRefusal(head.commands, head.capabilities)
-  if (refused) {
-    // The client sends its pack before it reads the answer: take it (and drop it) first.
-    while (!(await reader.read().catch(() => ({ done: true }))).done);
-    const { report, message } = refused
-    return report.length ? new Response(new Uint8Array(report), { headers }) : gitErrorResponse(deps, 403, message)
-  }
-  const repoId = target.repo.id
-  const pushId = await beginPush(deps, repoId, target.user.id, head.commands)
+  const commands = head.commands
+  const repo = `${target.repo.ownerName}/${target.repo.name}`
   // Not the request's signal: a client that hangs up after sending its pack still gets its push
   // applied (git sees the body end and finishes); the time limit still bounds git.
   const git: GitRepo = { ...target.git, signal: undefined }
-  const rpc = serviceRpc(git, 'receive-pack', replayed(head.head, reader), gitProtocol)
-  const finished = rpc.done.then(async ({ code, stderr, killed }) => {
-    if (killed) loggerOf(deps.config).warn('receive-pack stopped', { repo: `${target.repo.ownerName}/${target.repo.name}`, reason: killed.message })
-    else if (code !== 0 && stderr) loggerOf(deps.config).warn('receive-pack failed', { repo: `${target.repo.ownerName}/${target.repo.name}`, stderr: stderr.trim().slice(0, 300) })
-    try {
-      await finishPush(deps, repoId, pushId)
-    } catch (e) {
-      loggerOf(deps.config).error('updating a repository after a push failed', { repoId, ...errorFields(e) })
-    }
+  const started = Promise.withResolvers<ReadableStream<Uint8Array>>()
+  const caller: GitCaller = { user: target.user }
+  const pushed = withPush(deps, target, gitPusher(caller), commands, async () => {
+    const rpc = serviceRpc(git, 'receive-pack', replayed(head.head, reader), gitProtocol)
+    started.resolve(rpc.stdout)
+    const { code, stderr, killed } = await rpc.done
+    if (killed) loggerOf(deps.config).warn('receive-pack stopped', { repo, reason: killed.message })
+    else if (code !== 0 && stderr) loggerOf(deps.config).warn('receive-pack failed', { repo, stderr: stderr.trim().slice(0, 300) })
   })
-  // Shutdown waits for the push to be recorded, not only for git to exit.
+  const first = await Promise.race([started.promise, pushed])
+  if (!(first instanceof ReadableStream)) {
+    if (!first.refused) throw new Error('receive-pack finished before it started')
+    // The client sends its pack before it reads the answer: take it (and drop it) first.
+    await drain()
+    const { message, reasons } = first.refused
+    const report = refusalReport(commands, head.capabilities, reasons, message)
+    return report.length ? new Response(new Uint8Array(report), { headers }) : gitErrorResponse(deps, 403, message)
+  }
+  // Recorded whatever happens to the client; shutdown waits for the record, not only for git.
+  const finished = pushed.then(
+    () => {},
+    (e) => loggerOf(deps.config).error('updating a repository after a push failed', { repoId: target.repo.id, ...errorFields(e) }),
+  )
   trackWork(finished)
-  const out = rpc.stdout.getReader()
+  const out = first.getReader()
   let listening = true
   const answer = new ReadableStream<Uint8Array>({
     async pull(controller) {

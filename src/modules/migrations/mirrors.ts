@@ -6,14 +6,14 @@ import { fetchMirror } from '../../git/remote'
 import { openSecret } from '../../lib/secret-box'
 import { nowUnix } from '../../lib/time'
 import { badRequest } from '../../lib/errors'
-import { beginPush, finishPush } from '../repos/git-sync'
+import { recordPush } from '../../push'
 import { gitRepoAt, pathOfRepo } from '../repos/service'
 import { migrationError, resolveCloneSource } from './service'
 import { errorFields, loggerOf } from '../../lib/log'
 
 /**
  * Pull-mirror updates. Each update fetches every branch and tag from the remote (`git fetch
- * --prune`, the long git time limit) and then lets git-sync record what moved: the refs before
+ * --prune`, the long git time limit) and then lets the push recorder (src/push) record what moved: the refs before
  * are the recorded ones, so the ref changes become push events in the repository owner's name
  * (Gitea attributes mirror syncs to the owner). Updates queue per database and run at most
  * `mirrorWorkers` at once; a repository is never queued twice. The address goes through the
@@ -48,14 +48,12 @@ export async function updateMirror(deps: AppDeps, repoId: number, now = nowUnix(
   try {
     const password = mirror.authPasswordSealed ? openSecret(deps.config.dataDir, mirror.authPasswordSealed) : ''
     const source = await resolveCloneSource(deps, { isAdmin: true }, mirror.remoteAddress, { username: mirror.authUsername, password })
-    const pushId = await beginPush(deps, repoId, repo.ownerId, null)
-    try {
+    // The fetch is the one writer of a mirror's refs (they follow the remote): nothing to decide,
+    // and whatever it managed to change is recorded, even when it failed half-way.
+    await recordPush(deps, repoId, repo.ownerId, null, async () => {
       const git = { ...gitRepoAt(deps, pathOfRepo(deps, repo.ownerName, repo)), signal: queueOf(deps.db).stopping.signal }
       await fetchMirror(git, source.address, { auth: source.auth, allowFile: source.local, limits: git.limits })
-    } finally {
-      // Whatever the fetch managed to change is recorded, even when it failed half-way.
-      await finishPush(deps, repoId, pushId)
-    }
+    })
   } catch (e) {
     const mapped = migrationError(e)
     error = (mapped instanceof Error ? mapped.message : String(mapped)).slice(0, 500)

@@ -16,7 +16,7 @@ import { parseGoDuration } from '../../lib/duration'
 import { sealSecret } from '../../lib/secret-box'
 import { charCount } from '../../lib/validate'
 import { checkRepoName, checkRepoNameFree, createRepository, type NewRepo } from '../repos/service'
-import { syncRepositoryWithGit } from '../repos/git-sync'
+import { syncRepositoryWithGit } from '../../push'
 import { createOrgRepo, loadOrg, requireOrgRepoCreator, type OrgContext } from '../orgs/service'
 import { findOwnerByName, usersByIds } from '../users/service'
 

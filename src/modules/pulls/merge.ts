@@ -9,7 +9,6 @@ import {
   cherryPickTree,
   commitsToReplay,
   commitTree,
-  compareAndSwapRef,
   identNow,
   isAncestor,
   mergeTree,
@@ -22,7 +21,7 @@ import { ApiError, conflict } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { noReplyEmail } from '../../lib/convert/user'
 import type { PullRow } from '../../lib/convert/pull'
-import { beginPush, finishPush } from '../repos/git-sync'
+import { moveRef } from '../../push'
 import { usersByIds } from '../users/service'
 import { findPull, recordMerged, pullById } from './service'
 import { gitOfRepo, syncPullHeadRef } from './mergeability'
@@ -33,10 +32,10 @@ import type { MergeStyle } from './model'
  * 1. the head is brought into the base repository (refs/pull/<index>/head);
  * 2. the new commit(s) of the chosen style are written (merge-tree --write-tree, commit-tree);
  * 3. the merge's intent (the new commit, the base's old commit) is recorded on the pull request;
- * 4. the base branch moves with a compare-and-swap `update-ref` inside beginPush/finishPush, so
- *    it is recorded as a push of the merger (push events, other pull requests re-checked) and a
- *    push that landed meanwhile makes the swap fail: the merge answers 409 (try again) and that
- *    push is kept;
+ * 4. the base branch moves through the one push path (moveRef: the push decision, then a
+ *    compare-and-swap `update-ref` recorded as a push of the merger: push events, other pull
+ *    requests re-checked); a push that landed meanwhile makes the swap fail: the merge answers
+ *    409 (try again) and that push is kept;
  * 5. the pull request is marked merged and closed, with `pull.merged`.
  * A crash between 3 and 5 leaves the intent (and the pending push of 4): repairPullMerges marks
  * the pull request merged when the intended commit is on the base branch, and drops the intent
@@ -157,18 +156,15 @@ export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, 
       if (current.mergeIntent) throw conflict('the pull request is being merged; try again')
       await deps.db.update(pullRequests).set({ mergeIntent: JSON.stringify({ sha, old: baseSha, by: doer.id, style: req.style }) }).where(eq(pullRequests.id, pull.id))
     })
-    const pushId = await beginPush(deps, base.id, doer.id, [{ ref: baseRef, old: baseSha, new: sha }])
-    try {
-      swapped = await compareAndSwapRef(repo, baseRef, sha, baseSha)
-    } finally {
+    // Whether or not the branch moved (or the move was refused), the pull request follows before
+    // the move is recorded as the merger's push.
+    swapped = await moveRef(deps, { repo: base, owner: ctx.owner }, doer, { ref: baseRef, old: baseSha, new: sha }, async (moved) => {
       await writeTransaction(deps.db, async () => {
         const current = (await pullById(deps, pull.id))!
-        if (swapped) await recordMerged(deps, { ...current, headSha }, sha, doer.id, now)
+        if (moved) await recordMerged(deps, { ...current, headSha }, sha, doer.id, now)
         else await deps.db.update(pullRequests).set({ mergeIntent: null }).where(eq(pullRequests.id, pull.id))
       })
-      // Records the base branch's move as the merger's push (or settles the pending push).
-      await finishPush(deps, base.id, pushId)
-    }
+    })
   } finally {
     await claim.release().catch(() => {})
   }

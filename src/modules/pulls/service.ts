@@ -23,7 +23,7 @@ import { findIssue, issueRelations } from '../issues/queries'
 import { setClosed } from '../issues/state'
 import { recordIssueEvent } from '../../events/issue-events'
 import { getVisibleUserByName, usersByIds } from '../users/service'
-import { queueCheck } from './queue'
+import { queueCheck } from '../../push/pull-queue'
 import { checkPull, gitOfRepo } from './mergeability'
 import { errorFields, loggerOf } from '../../lib/log'
 

@@ -8,9 +8,9 @@ import { attachments, releases, repositories } from '../../db/schema'
 import { greatestOf } from '../../db/sql'
 import { recordEvent } from '../../events/outbox'
 import { ZERO_ID } from '../../events/push-events'
-import { createTag, resolveCommitish, tagCommit, tagNameClash } from '../../git/refs'
+import { resolveCommitish, tagCommit, tagNameClash } from '../../git/refs'
 import { pushRefProblem } from '../../git/push-commands'
-import { beginPush, finishPush } from '../repos/git-sync'
+import { moveRef } from '../../push'
 import { usersByIds } from '../users/service'
 import { conflict, notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
@@ -29,8 +29,8 @@ import { removeAttachmentFiles } from './storage'
  * the published ones and moves in the transaction that changes them, with the outbox events
  * release.published / release.updated / release.deleted.
  *
- * Git and SQLite: the tag is created first (as a server-side push: beginPush / finishPush record
- * its ref.created event with the caller as pusher), then the row. A crash in between leaves a
+ * Git and SQLite: the tag is created first (through the one push path, moveRef: the push
+ * decision, then its ref.created event recorded with the caller as pusher), then the row. A crash in between leaves a
  * tag without a release, which a retry of the same request simply uses.
  */
 
@@ -135,14 +135,9 @@ async function ensureTag(deps: AppDeps, ctx: RepoContext, actor: UserRow, tag: s
   const commit = await commitOfTarget(deps, ctx, target)
   const clash = () => conflict(`tag name conflicts with an existing tag [name: ${tag}]`)
   if (await tagNameClash(repo, tag)) throw clash()
-  const pushId = await beginPush(deps, ctx.repo.id, actor.id, [{ ref: `refs/tags/${tag}`, old: ZERO_ID, new: commit }])
-  let made: Awaited<ReturnType<typeof createTag>>
-  try {
-    made = await createTag(repo, tag, commit)
-  } finally {
-    await finishPush(deps, ctx.repo.id, pushId)
-  }
-  if (made === 'conflict') throw clash()
+  // Created only where no tag is (a compare-and-swap from nothing): not made means another
+  // request made it meanwhile (then it is used), or git refused the name beside the others.
+  if (!(await moveRef(deps, ctx, actor, { ref: `refs/tags/${tag}`, old: ZERO_ID, new: commit })) && !(await tagCommit(repo, tag))) throw clash()
 }
 
 /** The commit a release's target names (a branch, a tag or a commit id), else 404 as Gitea. */

@@ -1,6 +1,6 @@
 import { and, eq, or, sql } from 'drizzle-orm'
-import { afterCommit, type Db } from '../../db/client'
-import { issues, pullRequests } from '../../db/schema'
+import { afterCommit, type Db } from '../db/client'
+import { issues, pullRequests } from '../db/schema'
 
 /**
  * The mergeability queue. A pull request is queued by bumping its `check_seq` (and showing

@@ -1,17 +1,18 @@
 import { existsSync } from 'node:fs'
 import { and, eq, inArray } from 'drizzle-orm'
-import type { AppDeps } from '../../deps'
-import { claimWork, unclaimedWork, withLock, writeTransaction, type HeldLock } from '../../db/client'
-import { pendingPushes, repoGitStates, repositories } from '../../db/schema'
-import { gitRepoAt, pathOfRepo } from './service'
-import { repositorySize, setHeadBranch } from '../../git/refs'
-import { headBranchOf, readBranchAndTagRefs, refsFingerprint } from '../../git/ref-state'
-import type { PushCommand } from '../../git/push-commands'
-import { diffRefs, recordRefChange } from '../../events/push-events'
-import { nowUnix } from '../../lib/time'
-import { queueChecksForBranch } from '../pulls/queue'
-import { errorFields, loggerOf } from '../../lib/log'
-import { oneAtATime } from '../../lib/one-at-a-time'
+import type { AppDeps } from '../deps'
+import { withLock, writeTransaction } from '../db/client'
+import { pendingPushes, repoGitStates, repositories } from '../db/schema'
+import { gitLimitsOf } from '../auth/repo-context'
+import { repoPath, type GitRepo } from '../git/run'
+import { repositorySize, setHeadBranch } from '../git/refs'
+import { headBranchOf, readBranchAndTagRefs, refsFingerprint } from '../git/ref-state'
+import type { PushCommand } from '../git/push-commands'
+import { diffRefs, recordRefChange } from '../events/push-events'
+import { nowUnix } from '../lib/time'
+import { queueChecksForBranch } from './pull-queue'
+import { errorFields, loggerOf } from '../lib/log'
+import { oneAtATime } from '../lib/one-at-a-time'
 
 /**
  * Keeping the database in step with what git holds after a push (and after a crash).
@@ -26,82 +27,18 @@ import { oneAtATime } from '../../lib/one-at-a-time'
  * hook and the server. Who pushed each ref comes from a pending_pushes row written before git
  * starts (with the command list read from the request), so a crash after git accepted a push
  * still lets the startup reconcile name the pusher. Syncs of one repository run one at a time in
- * this process. Every transport that runs receive-pack calls beginPush and finishPush around it.
+ * this process and across processes. Every ref change goes through the recorder around it
+ * (./recorder.ts: beginPush, finishPush; withPush and moveRef in ./path.ts).
  */
+
+/** The git folder of a repository row, with the configured limits and no request signal: writes here run to the end. */
+export const gitOfRow = (deps: AppDeps, row: { ownerName: string; name: string }): GitRepo => ({
+  gitDir: repoPath(deps.config.dataDir, row.ownerName, row.name),
+  limits: gitLimitsOf(deps),
+})
 
 /** One sync at a time per repository (per database): a later one waits for the earlier one. */
 const syncInTurn = oneAtATime<number>()
-
-/** This process's claims on its pending pushes (claimWork), by push id, until finishPush. */
-const pushClaims = new Map<number, HeldLock>()
-
-/**
- * Before a push reaches git: makes sure the database has a record of the refs to diff against
- * (repositories made before this record existed get one from git now), and writes the pending
- * push (pusher and command list). Answers its id, for finishPush.
- */
-export async function beginPush(deps: AppDeps, repoId: number, pusherId: number, commands: PushCommand[] | null): Promise<number> {
-  const known = (await deps.db.select({ id: repoGitStates.repoId }).from(repoGitStates).where(eq(repoGitStates.repoId, repoId)))[0]
-  if (!known) {
-    const row = (await deps.db.select().from(repositories).where(eq(repositories.id, repoId)))[0]
-    const refs = row ? await readBranchAndTagRefs(gitRepoAt(deps, pathOfRepo(deps, row.ownerName, row))) : null
-    if (refs)
-      await deps.db.insert(repoGitStates).values({ repoId, refs: JSON.stringify(refs), updatedUnix: nowUnix() }).onConflictDoNothing()
-  }
-  // Claimed before the row commits, so no other process ever sees it unclaimed while git runs.
-  let claim: HeldLock | undefined
-  try {
-    return await writeTransaction(deps.db, async () => {
-      const id = (await deps.db
-        .insert(pendingPushes)
-        .values({ repoId, pusherId, commands: commands ? JSON.stringify(commands) : null, createdUnix: nowUnix() })
-        .returning({ id: pendingPushes.id }))[0]!.id
-      claim = await claimWork(deps.db, 'push', id)
-      pushClaims.set(id, claim)
-      return id
-    })
-  } catch (e) {
-    for (const [id, held] of pushClaims) if (held === claim) pushClaims.delete(id)
-    await claim?.release().catch(() => {})
-    throw e
-  }
-}
-
-/** After `git receive-pack` exited (any exit code): records what it changed, then forgets the pending push. */
-export async function finishPush(deps: AppDeps, repoId: number, pushId: number): Promise<SyncResult> {
-  try {
-    return await syncRepositoryWithGit(deps, repoId, { pushId })
-  } finally {
-    // Released after the row is gone; if recording failed, the row stays and, unclaimed now, is
-    // settled by the next repair (settleAbandonedPushes).
-    const claim = pushClaims.get(pushId)
-    pushClaims.delete(pushId)
-    await claim?.release().catch(() => {})
-  }
-}
-
-/**
- * Settles the pending pushes no running process claims (a process died while git received them,
- * or before it recorded them): each repository concerned is synced with git, the ref changes
- * recorded as those pushes' (push events, pull requests re-checked), and the rows removed.
- * Pushes other processes are running are left to them. Answers how many were settled.
- */
-export async function settleAbandonedPushes(deps: AppDeps): Promise<number> {
-  const rows = await deps.db.select({ id: pendingPushes.id, repoId: pendingPushes.repoId }).from(pendingPushes)
-  const abandoned = new Set(await unclaimedWork(deps.db, 'push', rows.map((r) => r.id)))
-  const byRepo = new Map<number, number[]>()
-  for (const row of rows) if (abandoned.has(row.id)) byRepo.set(row.repoId, [...(byRepo.get(row.repoId) ?? []), row.id])
-  let settled = 0
-  for (const [repoId, ids] of byRepo) {
-    try {
-      await syncRepositoryWithGit(deps, repoId, { settle: ids })
-      settled += ids.length
-    } catch (e) {
-      loggerOf(deps.config).error('settling an abandoned push failed', { repoId, ...errorFields(e) })
-    }
-  }
-  return settled
-}
 
 export type SyncResult = 'unchanged' | 'updated' | 'missing'
 
@@ -146,11 +83,11 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: SyncOptions): Promi
   const db = deps.db
   const row = (await db.select().from(repositories).where(eq(repositories.id, repoId)))[0]
   if (!row || row.status !== 'ready') return 'missing'
-  const gitDir = pathOfRepo(deps, row.ownerName, row)
+  const git = gitOfRow(deps, row)
+  const gitDir = git.gitDir
   if (!existsSync(gitDir)) return 'missing'
   const state = (await db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)))[0]
   const pending = await db.select().from(pendingPushes).where(eq(pendingPushes.repoId, repoId))
-  const git = gitRepoAt(deps, gitDir)
   let fingerprint = await refsFingerprint(gitDir)
   if (!opts.pushId && state?.fingerprint === fingerprint && pending.length === 0) return 'unchanged'
   // The fingerprint is taken before the refs are read: a change in between shows next time.

@@ -1,0 +1,144 @@
+import type { AppDeps } from '../deps'
+import type { RepoRow } from '../auth/access'
+import type { UserRow } from '../auth/caller'
+import { gitAccessRefusal, type GitCaller, type GitRefusal } from '../auth/git-access'
+import { pushRefProblem, type PushCommand } from '../git/push-commands'
+
+/**
+ * Whether refs may move: the one decision every ref change goes through, whoever asks (a
+ * client's push over git HTTP or SSH, a pull request's merge, a release creating its tag, the
+ * API creating or deleting a branch), as Gitea's pre-receive hook is for its pushes. It answers
+ * per ref: allowed, or refused with the reason the client sees. Who may push at all (access
+ * level, mirror, archived) is the shared git access decision (src/auth/git-access.ts), taken
+ * here as one rule among the others; the rules about the refs themselves are REF_RULES.
+ */
+
+/** A repository a ref moves in: its row (archived, mirror) and its owner. */
+export interface PushRepo {
+  repo: RepoRow
+  owner: UserRow
+}
+
+/**
+ * Who moves the refs: the caller as the shared git access decision takes it (a user, anonymous
+ * over HTTP, or a deploy key), and how: `git` for a client's push, `server` for a ref the server
+ * moves on a user's behalf (a merge, a release's tag, the API).
+ */
+export interface Pusher {
+  caller: GitCaller
+  via: 'git' | 'server'
+}
+
+/** A client's push with the caller of a git transport. */
+export const gitPusher = (caller: GitCaller): Pusher => ({ caller, via: 'git' })
+
+/** A ref the server moves for `user` (whose access the request pipeline already checked). */
+export const serverPusher = (user: UserRow): Pusher => ({ caller: { user }, via: 'server' })
+
+/** Who a push is recorded as: the user; for a deploy key (no user) the repository's owner, as Gitea. */
+export const recordedPusherId = (pusher: Pusher, repo: { ownerId: number }): number => pusher.caller.user?.id ?? repo.ownerId
+
+/** Why one ref may not move: the kind (for the status an API caller gets) and the reason git shows. */
+export interface RefRefusal {
+  kind: GitRefusal | 'server-ref' | 'ref-name'
+  reason: string
+}
+
+/** What a rule sees besides the command: the repository, the pusher, and their access. */
+export interface PushContext extends PushRepo {
+  pusher: Pusher
+  /** The shared git access decision for a push by this pusher (null: allowed). */
+  access: GitRefusal | null
+}
+
+/**
+ * One rule about a ref change: the refusal of `command` in `ctx`, or null. Rules run in order;
+ * the first refusal of a ref is its reason.
+ */
+export type RefRule = (command: PushCommand, ctx: PushContext) => RefRefusal | null
+
+/** How the refusals of the shared access decision read per ref. */
+const ACCESS_REASONS: Record<GitRefusal, string> = {
+  'not-found': 'repository not found',
+  'sign-in': 'authentication required',
+  forbidden: 'permission denied: pushing needs write access',
+  mirror: 'mirror repository is read-only',
+  archived: 'repo is archived',
+}
+
+/**
+ * The pusher may push to the repository at all (the shared git access decision). A mirror's
+ * refs follow its remote, so no client pushes there; the server's own moves for a user with
+ * write access (a release's tag, as Gitea) are not pushes to the mirror's remote and stay allowed.
+ */
+const mayPushHere: RefRule = (_command, ctx) => {
+  if (!ctx.access || (ctx.access === 'mirror' && ctx.pusher.via === 'server')) return null
+  return { kind: ctx.access, reason: ACCESS_REASONS[ctx.access] }
+}
+
+/**
+ * Refs only the server moves: `refs/pull/<index>/head` holds each pull request's head as the
+ * server last brought it in, what reviewers see and CI fetches. A client that could push there
+ * would have them test other code than the pull request shows; the server's own updates of
+ * these refs (src/modules/pulls) never go through this path.
+ */
+export const SERVER_REFS = 'refs/pull/'
+
+const notAServerRef: RefRule = (command) =>
+  command.ref.startsWith(SERVER_REFS) ? { kind: 'server-ref', reason: `${SERVER_REFS} is kept by the server for pull requests: no push may change it` } : null
+
+/** Git may store the name but the API could not serve it (pushRefProblem). */
+const servableName: RefRule = (command) => {
+  const problem = pushRefProblem(command.ref)
+  return problem ? { kind: 'ref-name', reason: `${problem} (the API could not serve it)` } : null
+}
+
+/**
+ * The rules, in order. Branch and tag protection plug in here, after the rules every
+ * repository has: each is a RefRule over the command and the context.
+ */
+export const REF_RULES: readonly RefRule[] = [mayPushHere, notAServerRef, servableName]
+
+/** The refusal of one ref change, or null when it may happen. */
+export function refusalOf(ctx: PushContext, command: PushCommand): RefRefusal | null {
+  for (const rule of REF_RULES) {
+    const refused = rule(command, ctx)
+    if (refused) return refused
+  }
+  return null
+}
+
+/**
+ * A refused push: git applies a push whole or not at all, so one refused ref refuses them all.
+ * `message` is what the client is told; `reasons` gives each command's line of receive-pack's report, in order.
+ */
+export interface PushRefusal {
+  message: string
+  /** The first refused ref's refusal. */
+  first: RefRefusal
+  reasons: string[]
+}
+
+/** The refusal of a push of `commands` in `ctx`, or null when every ref may move. */
+export function mayMove(ctx: PushContext, commands: PushCommand[]): PushRefusal | null {
+  const refused = commands.map((c) => [c, refusalOf(ctx, c)] as const).filter((r): r is readonly [PushCommand, RefRefusal] => r[1] !== null)
+  if (!refused.length) return null
+  const first = refused[0]![1]
+  const bad = new Map(refused.map(([c, r]) => [c, r.reason]))
+  return {
+    message: `refusing to accept ${refused.map(([c]) => c.ref).join(', ')}: ${first.reason}`,
+    first,
+    reasons: commands.map((c) => bad.get(c) ?? 'another ref of this push was refused'),
+  }
+}
+
+/** The context of a push by `pusher` to `repo`: the shared git access decision taken now. */
+export async function pushContextOf(deps: AppDeps, repo: PushRepo, pusher: Pusher): Promise<PushContext> {
+  return { ...repo, pusher, access: await gitAccessRefusal(deps, pusher.caller, repo, 'receive-pack') }
+}
+
+/** The decision for a push of `commands` by `pusher` to `repo`: null when every ref may move. */
+export async function decidePush(deps: AppDeps, repo: PushRepo, pusher: Pusher, commands: PushCommand[]): Promise<PushRefusal | null> {
+  if (!commands.length) return null
+  return mayMove(await pushContextOf(deps, repo, pusher), commands)
+}

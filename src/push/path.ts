@@ -1,0 +1,95 @@
+import type { AppDeps } from '../deps'
+import type { UserRow } from '../auth/caller'
+import type { PushCommand } from '../git/push-commands'
+import { swapRef } from '../git/ref-swap'
+import { ApiError } from '../lib/errors'
+import { decidePush, recordedPusherId, serverPusher, type PushRefusal, type PushRepo, type Pusher, type RefRefusal } from './decision'
+import { recordPush, type ServerWork } from './recorder'
+import { gitOfRow } from './sync'
+
+/**
+ * The one path a ref moves through: the decision (./decision.ts), then the recorder
+ * (./recorder.ts) around the work that moves the refs. Git over HTTP and over SSH run
+ * receive-pack through withPush; the server's own moves (a pull request's merge, a release's
+ * tag, branches made or deleted through the API) go through moveRef.
+ */
+
+/** A push's outcome: refused (nothing ran, nothing changed), or what the work answered. */
+export type PushOutcome<T> = { refused: PushRefusal } | { refused: null; result: T }
+
+/**
+ * A push of `commands` by `pusher` to `repo`: refused as a whole when one ref may not move (then
+ * `run` never runs); otherwise the pending push is written, `run` moves the refs, and whatever
+ * it changed is recorded (events, pull requests re-checked) once it is over, whether it succeeded
+ * or not. An empty command list (nothing to update) runs without a record. `serverWork` wraps the
+ * server's own steps before `run` (a transport's idle watch).
+ */
+export async function withPush<T>(
+  deps: AppDeps,
+  repo: PushRepo,
+  pusher: Pusher,
+  commands: PushCommand[],
+  run: () => Promise<T>,
+  serverWork: ServerWork = (work) => work,
+): Promise<PushOutcome<T>> {
+  const refused = await serverWork(decidePush(deps, repo, pusher, commands))
+  if (refused) return { refused }
+  if (!commands.length) return { refused: null, result: await run() }
+  return { refused: null, result: await recordPush(deps, repo.repo.id, recordedPusherId(pusher, repo.repo), commands, run, serverWork) }
+}
+
+/** A ref the server moves: `old`/`new` are 40 zeros for a ref created/deleted. */
+export type RefMove = PushCommand
+
+/** The API's answer to a refused server-side move, by the kind of the first refused ref. */
+const REFUSAL_STATUS: Record<RefRefusal['kind'], number> = {
+  'not-found': 404,
+  'sign-in': 401,
+  forbidden: 403,
+  mirror: 403,
+  archived: 423,
+  'server-ref': 403,
+  'ref-name': 422,
+}
+
+export const refusalError = (refused: PushRefusal) => new ApiError(REFUSAL_STATUS[refused.first.kind], refused.message)
+
+/**
+ * Moves one ref for `actor` on the server (create, move or delete to a known commit), through
+ * the decision and the recorder: a compare-and-swap `update-ref`, so a push that moved the ref
+ * meanwhile makes it answer false and is kept. `settle(moved)` runs once the swap is over
+ * (moved or not, also when refused), before the move is recorded, for the caller's own record
+ * of it (a merge marks its pull request merged). A refusal throws its ApiError; nothing changed.
+ */
+export async function moveRef(
+  deps: AppDeps,
+  repo: PushRepo,
+  actor: UserRow,
+  move: RefMove,
+  settle?: (moved: boolean) => Promise<void>,
+): Promise<boolean> {
+  let settled = false
+  const settleOnce = async (moved: boolean) => {
+    if (settled || !settle) return
+    settled = true
+    await settle(moved)
+  }
+  const outcome = await withPush(deps, repo, serverPusher(actor), [move], async () => {
+    let moved = false
+    try {
+      moved = await swapRef(gitOfRow(deps, repo.repo), move.ref, move.new, move.old)
+    } finally {
+      await settleOnce(moved)
+    }
+    return moved
+  }).catch(async (e) => {
+    // Failed before the swap (deciding, writing the pending push): the caller still settles.
+    await settleOnce(false)
+    throw e
+  })
+  if (outcome.refused) {
+    await settleOnce(false)
+    throw refusalError(outcome.refused)
+  }
+  return outcome.result
+}
