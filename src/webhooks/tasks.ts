@@ -3,7 +3,7 @@ import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
 import type { RepoRow } from '../auth/access'
 import { writeTransaction, type Db } from '../db/client'
-import { hooks, hookTasks, repositories, users } from '../db/schema'
+import { hooks, hookTasks, repositories, users, type HookRow, type HookTaskRow } from '../db/schema'
 import { claimEvents, markDone, type EventRecord } from '../events/outbox'
 import { ghostUser, toApiUser, type ApiUser } from '../lib/convert/user'
 import type { ApiRepo } from '../lib/convert/repo'
@@ -28,8 +28,6 @@ const BATCH = 100
 /** How long a claim lasts (released at start anyway: one worker per server). */
 const LEASE_MS = 5 * 60_000
 
-export type HookRow = typeof hooks.$inferSelect
-export type HookTaskRow = typeof hookTasks.$inferSelect
 type NewTask = typeof hookTasks.$inferInsert
 
 /** The branch an event is about (push to a branch, branch created or deleted), for branch filters. */

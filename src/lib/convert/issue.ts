@@ -1,16 +1,10 @@
+import type { IssueRow, LabelRow, MilestoneRow, CommentRow, TrackedTimeRow } from '../../db/schema'
 import type { Config } from '../../config'
 import type { UserRow } from '../../auth/caller'
 import type { RepoRow } from '../../auth/access'
-import type { comments, issues, labels, milestones, trackedTimes } from '../../db/schema'
 import { isoTime, isoTimeOrNull } from '../time'
 import { apiUrl, webUrl } from '../urls'
 import { userConverter, type ApiUser } from './user'
-
-export type IssueRow = typeof issues.$inferSelect
-export type LabelRow = typeof labels.$inferSelect
-export type MilestoneRow = typeof milestones.$inferSelect
-export type CommentRow = typeof comments.$inferSelect
-export type TrackedTimeRow = typeof trackedTimes.$inferSelect
 
 /** The repository an issue-area record belongs to: enough to build its URLs. */
 export type RepoRef = Pick<RepoRow, 'id' | 'name' | 'ownerName'>

@@ -1,12 +1,10 @@
 import type { Config } from '../../config'
 import type { UserRow } from '../../auth/caller'
-import type { pullRequests } from '../../db/schema'
+import type { IssueRow, PullRow } from '../../db/schema'
 import { isoTimeOrNull } from '../time'
 import type { ApiRepo } from './repo'
-import { issueHtmlUrl, toApiIssue, type IssueRelations, type IssueRow, type RepoRef } from './issue'
+import { issueHtmlUrl, toApiIssue, type IssueRelations, type RepoRef } from './issue'
 import { userConverter, type ApiUser } from './user'
-
-export type PullRow = typeof pullRequests.$inferSelect
 
 /** A branch end of a pull request: its repository's record (permissions all false, as Gitea), or null when that repository is gone. */
 export interface PullEnd {

@@ -1,12 +1,9 @@
+import type { ReleaseRow, AttachmentRow } from '../../db/schema'
 import type { Config } from '../../config'
-import type { attachments, releases } from '../../db/schema'
 import { isoTime } from '../time'
 import { apiUrl, webUrl } from '../urls'
 import type { ApiUser } from './user'
 import type { RepoRef } from './issue'
-
-export type ReleaseRow = typeof releases.$inferSelect
-export type AttachmentRow = typeof attachments.$inferSelect
 
 /** `owner/repo`, URL-encoded. */
 const repoPathOf = (repo: RepoRef) => `${encodeURIComponent(repo.ownerName)}/${encodeURIComponent(repo.name)}`

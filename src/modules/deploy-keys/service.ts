@@ -2,15 +2,13 @@ import { and, asc, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { RepoContext } from '../../auth/repo-context'
 import { writeTransaction } from '../../db/client'
-import { deployKeys, publicKeys } from '../../db/schema'
+import { deployKeys, publicKeys, type DeployKeyRow } from '../../db/schema'
 import { notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { isoTime, nowUnix } from '../../lib/time'
 import { apiUrl } from '../../lib/urls'
 import { repoToApi } from '../repos/service'
 import { checkSshKeyInput, KEY_USE_RECORD_INTERVAL } from '../keys/service'
-
-export type DeployKeyRow = typeof deployKeys.$inferSelect
 
 /**
  * DeployKey records (records.md §18) of one repository's keys; `key_id` is the key's own id (no

@@ -4,16 +4,15 @@ import type { AppDeps } from '../../deps'
 import type { Db } from '../../db/client'
 import { rowMapper, valueRows } from '../../db/row-mapper'
 import { containsPattern, everyJsonGroup, inJsonList, likeIgnoringCase } from '../../db/sql'
-import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, pullRequests, repositories } from '../../db/schema'
+import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, pullRequests, repositories, type IssueRow, type LabelRow, type MilestoneRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { getVisibleUserByName, usersByIds } from '../users/service'
 import { type RepoRow } from '../../auth/access'
 import { notFound } from '../../lib/errors'
 import type { Page } from '../../lib/pagination'
 import { splitFilter } from '../../lib/validate'
-import { toApiIssue, type IssueRelations, type IssueRow, type LabelRow, type MilestoneRow } from '../../lib/convert/issue'
+import { toApiIssue, type IssueRelations } from '../../lib/convert/issue'
 import { userConverter } from '../../lib/convert/user'
-
 
 /** Prepared statements of the issue area, built once per database. */
 function prepareStatements(db: Db) {

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import type { Config } from '../../config'
 import type { UserRow } from '../../auth/caller'
 import { writeTransaction } from '../../db/client'
-import { deployKeys, emailAddresses, gpgKeys, publicKeys, users } from '../../db/schema'
+import { deployKeys, emailAddresses, gpgKeys, publicKeys, users, type GpgKeyRow, type PublicKeyRow } from '../../db/schema'
 import { ApiError, forbidden, notFound, unprocessable } from '../../lib/errors'
 import { isoTime, nowUnix, ZERO_TIME } from '../../lib/time'
 import { apiUrl } from '../../lib/urls'
@@ -12,9 +12,6 @@ import { toApiUser } from '../../lib/convert/user'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { parseSshPublicKey, type SshPublicKey } from './ssh-key'
 import type { ParsedGpgKey } from './gpg-key'
-
-export type PublicKeyRow = typeof publicKeys.$inferSelect
-export type GpgKeyRow = typeof gpgKeys.$inferSelect
 
 /** `type` column of public_keys: a user's key (deploy keys use 2). */
 const USER_KEY = 1

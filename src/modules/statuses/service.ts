@@ -4,7 +4,7 @@ import type { Config } from '../../config'
 import type { UserRow } from '../../auth/caller'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { writeTransaction } from '../../db/client'
-import { commitStatuses } from '../../db/schema'
+import { commitStatuses, type StatusRow } from '../../db/schema'
 import { recordEvent } from '../../events/outbox'
 import { resolveCommitish, resolveRefPrefix } from '../../git/refs'
 import { notFound, unprocessable } from '../../lib/errors'
@@ -16,7 +16,6 @@ import { apiUrl } from '../../lib/urls'
 import { userConverter } from '../../lib/convert/user'
 import { STATUS_STATES, STATUS_SORTS, type StatusState } from './model'
 
-export type StatusRow = typeof commitStatuses.$inferSelect
 type StatusSort = (typeof STATUS_SORTS)[number]
 /** A status list's `sort` and `state` query values. */
 export type StatusFilter = { sort?: StatusSort | ''; state?: StatusState | '' }

@@ -2,7 +2,7 @@ import { and, asc, count, eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { Config } from '../../config'
 import { writeTransaction } from '../../db/client'
-import { repositories, teamRepos, teams, teamUsers, users } from '../../db/schema'
+import { repositories, teamRepos, teams, teamUsers, users, type TeamRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, accessModeFromName, accessModeName, type RepoRow } from '../../auth/access'
 import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
@@ -22,8 +22,6 @@ import {
   type OrgContext,
   type OrgRow,
 } from '../orgs/service'
-
-export type TeamRow = typeof teams.$inferSelect
 
 /** A team named by id, with its organisation and the caller's role there. */
 export interface TeamContext {

@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps'
 import { writeTransaction, type Db } from '../../db/client'
 import { containsText, inJsonList } from '../../db/sql'
 import { rowMapper, valueRows } from '../../db/row-mapper'
-import { accessTokens, emailAddresses, follows, users } from '../../db/schema'
+import { accessTokens, emailAddresses, follows, users, type AccessTokenRow, type EmailRow } from '../../db/schema'
 import type { Caller, UserRow } from '../../auth/caller'
 import { ownerVisibleTo, visibleOwnerCondition } from '../../auth/visibility'
 import { hashNewPassword, hashToken, newTokenSecret } from '../../auth/secrets'
@@ -217,8 +217,6 @@ export async function tokenOwnerFor(deps: AppDeps, caller: Caller, username: str
   return await getUserByName(deps, username)
 }
 
-export type AccessTokenRow = typeof accessTokens.$inferSelect
-
 /** The AccessToken record; `secret` only right after creation (lists show ""). */
 export const toApiAccessToken = (row: AccessTokenRow, secret = '') => ({
   id: row.id,
@@ -250,8 +248,6 @@ export async function deleteAccessToken(deps: AppDeps, userId: number, idOrName:
 }
 
 // ---- e-mail addresses ------------------------------------------------------------------------
-
-export type EmailRow = typeof emailAddresses.$inferSelect
 
 export const toApiEmail = (row: EmailRow) => ({ email: row.email, verified: row.isActivated, primary: row.isPrimary })
 
