@@ -16,7 +16,7 @@ import { deliveryBody } from '../../webhooks/deliver'
 import { wakeDeliveries } from '../../webhooks/dispatcher'
 import { insertTasks, newTask, eventsOfHook } from '../../webhooks/tasks'
 import { payloadRepo, pushCommits, pushPayload } from '../../webhooks/payloads'
-import { toApiUser } from '../../lib/convert/user'
+import { toApiUser } from '../../convert/user'
 
 /** Whose hooks: a repository's own, or an organisation's (fired for all its repositories). */
 export type HookScope = { repo: RepoRow } | { org: UserRow }

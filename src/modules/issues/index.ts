@@ -13,7 +13,7 @@ import {
   ListIssuesQuery,
 } from './model'
 import { RepoParams } from '../repos/model'
-import { toApiIssue } from '../../lib/convert/issue'
+import { toApiIssue } from '../../convert/issue'
 import { createIssue, editIssue, setIssueDeadline } from './service'
 import { findIssue, issuesToApi, issueToApi, listIssues } from './queries'
 

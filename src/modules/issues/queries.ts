@@ -11,8 +11,8 @@ import { type RepoRow } from '../../auth/access'
 import { notFound } from '../../lib/errors'
 import type { Page } from '../../lib/pagination'
 import { splitFilter } from '../../lib/validate'
-import { toApiIssue, type IssueRelations } from '../../lib/convert/issue'
-import { userConverter } from '../../lib/convert/user'
+import { toApiIssue, type IssueRelations } from '../../convert/issue'
+import { userConverter } from '../../convert/user'
 
 /** Prepared statements of the issue area, built once per database. */
 function prepareStatements(db: Db) {

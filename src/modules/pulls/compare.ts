@@ -7,8 +7,8 @@ import { changedFiles, commitsBetween, countCommits, startDiffOrPatch, type Comp
 import { mergeBase } from '../../git/merge'
 import { notFound } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
-import { toApiChangedFile, toApiCommit } from '../../lib/convert/commit'
-import { userConverter, type ApiUser } from '../../lib/convert/user'
+import { toApiChangedFile, toApiCommit } from '../../convert/commit'
+import { userConverter, type ApiUser } from '../../convert/user'
 import { findPull } from './service'
 
 /**

@@ -20,7 +20,7 @@ import {
 import { git, type GitRepo } from '../../git/run'
 import { ApiError, conflict } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
-import { noReplyEmail } from '../../lib/convert/user'
+import { noReplyEmail } from '../../convert/user'
 import { beginPush, finishPush } from '../repos/git-sync'
 import { usersByIds } from '../users/service'
 import { findPull, recordMerged, pullById } from './service'

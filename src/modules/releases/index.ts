@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
-import { toApiAttachment } from '../../lib/convert/release'
+import { toApiAttachment } from '../../convert/release'
 import { PageQuery } from '../../lib/pagination'
 import { FileBytes, RepoWildcardParams, wildcardOf } from '../files/model'
 import { RepoParams } from '../repos/model'

@@ -16,9 +16,9 @@ import { conflict, notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { pathNumber } from '../../lib/path-number'
 import { nowUnix } from '../../lib/time'
-import { userConverter } from '../../lib/convert/user'
-import { toApiRelease, type ApiRelease } from '../../lib/convert/release'
-import type { RepoRef } from '../../lib/convert/issue'
+import { userConverter } from '../../convert/user'
+import { toApiRelease, type ApiRelease } from '../../convert/release'
+import type { RepoRef } from '../../convert/issue'
 import { removeAttachmentFiles } from './storage'
 
 /**

@@ -13,7 +13,7 @@ import { usersByIds } from '../users/service'
 import { repoToApi } from '../repos/service'
 import { isoTime, nowUnix } from '../../lib/time'
 import { apiUrl } from '../../lib/urls'
-import { userConverter } from '../../lib/convert/user'
+import { userConverter } from '../../convert/user'
 import { STATUS_STATES, STATUS_SORTS, type StatusState } from './model'
 
 type StatusSort = (typeof STATUS_SORTS)[number]

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
-import { toApiUser } from '../../lib/convert/user'
+import { toApiUser } from '../../convert/user'
 import { notFound } from '../../lib/errors'
 import { PageQuery } from '../../lib/pagination'
 import {

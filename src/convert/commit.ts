@@ -1,7 +1,7 @@
-import type { Config } from '../../config'
-import type { ComparedCommit, FileChange } from '../../git/compare'
-import type { CommitFile } from '../../git/commit-files'
-import { apiUrl, webUrl } from '../urls'
+import type { Config } from '../config'
+import type { ComparedCommit, FileChange } from '../git/compare'
+import type { CommitFile } from '../git/commit-files'
+import { apiUrl, webUrl } from '../lib/urls'
 import { repoPath as repoPathOf, type RepoRef } from './issue'
 import type { ApiUser } from './user'
 

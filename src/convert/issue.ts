@@ -1,9 +1,9 @@
-import type { IssueRow, LabelRow, MilestoneRow, CommentRow, TrackedTimeRow } from '../../db/schema'
-import type { Config } from '../../config'
-import type { UserRow } from '../../auth/caller'
-import type { RepoRow } from '../../auth/access'
-import { isoTime, isoTimeOrNull } from '../time'
-import { apiUrl, webUrl } from '../urls'
+import type { IssueRow, LabelRow, MilestoneRow, CommentRow, TrackedTimeRow } from '../db/schema'
+import type { Config } from '../config'
+import type { UserRow } from '../auth/caller'
+import type { RepoRow } from '../auth/access'
+import { isoTime, isoTimeOrNull } from '../lib/time'
+import { apiUrl, webUrl } from '../lib/urls'
 import { userConverter, type ApiUser } from './user'
 
 /** The repository an issue-area record belongs to: enough to build its URLs. */

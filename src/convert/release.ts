@@ -1,7 +1,7 @@
-import type { ReleaseRow, AttachmentRow } from '../../db/schema'
-import type { Config } from '../../config'
-import { isoTime } from '../time'
-import { apiUrl, webUrl } from '../urls'
+import type { ReleaseRow, AttachmentRow } from '../db/schema'
+import type { Config } from '../config'
+import { isoTime } from '../lib/time'
+import { apiUrl, webUrl } from '../lib/urls'
 import type { ApiUser } from './user'
 import type { RepoRef } from './issue'
 

@@ -1,8 +1,8 @@
-import type { Config } from '../../config'
-import type { UserRow } from '../../auth/caller'
-import { permissionOf, type RepoRow } from '../../auth/access'
-import { isoTime } from '../time'
-import { webUrl } from '../urls'
+import type { Config } from '../config'
+import type { UserRow } from '../auth/caller'
+import { permissionOf, type RepoRow } from '../auth/access'
+import { isoTime } from '../lib/time'
+import { webUrl } from '../lib/urls'
 import { toApiUser, type ApiUser } from './user'
 
 function sshCloneUrl(config: Config, owner: string, name: string): string {
