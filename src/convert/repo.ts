@@ -1,9 +1,14 @@
+import { and, eq, inArray } from 'drizzle-orm'
+import type { AppDeps } from '../deps'
 import type { Config } from '../config'
+import { repositories, type RepoRow } from '../db/schema'
 import type { UserRow } from '../auth/caller'
-import { permissionOf, type RepoRow } from '../auth/access'
+import { AccessMode, accessLevels, permissionOf } from '../auth/access'
+import { usersByIds } from './people'
+import { resultCacheOf } from './repo-page-cache'
 import { isoTime } from '../lib/time'
-import { webUrl } from '../lib/urls'
-import { toApiUser, type ApiUser } from './user'
+import { apiUrl, webUrl } from '../lib/urls'
+import { toApiUser, userConverter, type ApiUser } from './user'
 
 function sshCloneUrl(config: Config, owner: string, name: string): string {
   return config.sshPort === 22
@@ -124,5 +129,57 @@ export function repoRecord(
       allow_only_contributors_to_track_time: repo.allowOnlyContributorsToTrackTime,
       enable_issue_dependencies: false,
     },
+  }
+}
+
+/**
+ * Repository records for a list, with owners and the viewer's permissions, in a fixed number
+ * of queries whatever the list's length.
+ */
+export async function reposToApi(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[]): Promise<ApiRepo[]> {
+  if (rows.length === 0) return []
+  return resultCacheOf(deps.db).recordsOf(rows, viewer?.id ?? 0, async () => await makeRepoRecords(deps, viewer, rows))
+}
+
+async function makeRepoRecords(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[]): Promise<ApiRepo[]> {
+  // The forks' parents come along in the same queries: one read of them, then one of all owners
+  // and one of the viewer's access to all (a parent the viewer may not read shows as null).
+  const parentIds = [...new Set(rows.filter((r) => r.isFork && r.forkId).map((r) => r.forkId))]
+  const parents = parentIds.length
+    ? await deps.db.select().from(repositories).where(and(inArray(repositories.id, parentIds), eq(repositories.status, 'ready')))
+    : []
+  const all = [...rows, ...parents]
+  const owners = await usersByIds(deps, [...new Set(all.map((r) => r.ownerId))])
+  const modes = await accessLevels(deps.db, viewer, all, [...owners.values()])
+  // One User record per owner, shared by that owner's repositories.
+  const ownerRecord = userConverter(deps.config, viewer)
+  const record = (r: RepoRow, parent: ApiRepo['parent']) => {
+    const owner = owners.get(r.ownerId)!
+    return repoRecord(deps.config, r, owner.name, ownerRecord(owner), modes.get(r.id) ?? 0, parent)
+  }
+  const parentRecords = new Map<number, ApiRepo['parent']>()
+  for (const p of parents) if ((modes.get(p.id) ?? 0) >= AccessMode.Read) parentRecords.set(p.id, record(p, null) as ApiRepo['parent'])
+  return rows.map((r) => record(r, (r.isFork && parentRecords.get(r.forkId)) || null))
+}
+
+/**
+ * One Repository record, for a viewer whose access `mode` is already known (a route's
+ * RepoContext); a fork's parent is looked up as reposToApi does.
+ */
+export async function repoToApi(deps: AppDeps, repo: RepoRow, owner: UserRow, viewer: UserRow | null, mode: AccessMode): Promise<ApiRepo> {
+  if (!repo.isFork || !repo.forkId) return toApiRepo(deps.config, repo, owner, viewer, mode)
+  return (await reposToApi(deps, viewer, [repo]))[0]!
+}
+
+/** The WatchInfo record of a watched repository (Gitea sends the repository's creation time). */
+export function toApiWatchInfo(config: Config, ownerName: string, repo: RepoRow) {
+  const repoUrl = apiUrl(config, `repos/${ownerName}/${repo.name}`)
+  return {
+    subscribed: true,
+    ignored: false,
+    reason: null,
+    created_at: isoTime(repo.createdUnix),
+    url: `${repoUrl}/subscription`,
+    repository_url: repoUrl,
   }
 }

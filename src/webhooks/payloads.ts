@@ -13,7 +13,7 @@ import { isoTime } from '../lib/time'
 import { webUrl } from '../lib/urls'
 import { gitRepoAt, pathOfRepo } from '../modules/repos/service'
 import { issueToApi } from '../modules/issues/queries'
-import { usersByIds } from '../modules/users/service'
+import { usersByIds } from '../convert/people'
 import { pullsToApi } from '../modules/pulls/service'
 import { releasesToApi } from '../modules/releases/service'
 

@@ -12,7 +12,7 @@ import { nowUnix, parseTimestamp } from '../../lib/time'
 import { toApiComment } from '../../convert/issue'
 import { userConverter } from '../../convert/user'
 import { findIssue } from '../issues/queries'
-import { usersByIds } from '../users/service'
+import { usersByIds } from '../../convert/people'
 import { recordCommentEvent } from '../../events/issue-events'
 
 /** Plain comments (type 0) are the only ones the API lists; other types are timeline events. */

@@ -7,7 +7,7 @@ import { notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { isoTime, nowUnix } from '../../lib/time'
 import { apiUrl } from '../../lib/urls'
-import { repoToApi } from '../repos/service'
+import { repoToApi } from '../../convert/repo'
 import { checkSshKeyInput, KEY_USE_RECORD_INTERVAL } from '../keys/service'
 
 /**

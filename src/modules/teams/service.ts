@@ -11,8 +11,9 @@ import { toApiOrg } from '../../convert/user'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
 import { pathNumber } from '../../lib/path-number'
-import { usersByIds, usersPage } from '../users/service'
-import { listReadableRepos } from '../repos/service'
+import { usersByIds } from '../../convert/people'
+import { usersPage } from '../users/service'
+import { listReadableRepos } from '../repos/queries'
 import { TEAM_UNITS } from './model'
 import {
   ensureMembership,

@@ -10,7 +10,8 @@ import { ApiError, forbidden, notFound } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
 import { toApiTrackedTime } from '../../convert/issue'
 import { findIssue } from '../issues/queries'
-import { getUserByName, usersByIds } from '../users/service'
+import { usersByIds } from '../../convert/people'
+import { getUserByName } from '../users/service'
 import { insertComment } from '../comments/service'
 
 /** Timeline event type of "time added" (Gitea's CommentTypeAddTimeManual). */

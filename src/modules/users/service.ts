@@ -15,26 +15,6 @@ import { pathNumber } from '../../lib/path-number'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
 
-/** Users (and organisations) by id, as one statement prepared once per database. */
-const prepareUsersByIds = (db: Db) => db.select().from(users).where(inJsonList(users.id, 'ids')).prepare()
-const usersByIdsStatements = new WeakMap<Db, ReturnType<typeof prepareUsersByIds>>()
-const userRows = rowMapper<UserRow>(users)
-
-/**
- * Users (and organisations) by id, in one query whatever their number: what every list uses to
- * fetch the people and owners its records name. Ids without a row (deleted users) are absent.
- */
-export async function usersByIds(deps: AppDeps, ids: Iterable<number>): Promise<Map<number, UserRow>> {
-  const list = [...new Set(ids)]
-  if (list.length === 0) return new Map()
-  let statement = usersByIdsStatements.get(deps.db)
-  if (!statement) usersByIdsStatements.set(deps.db, (statement = prepareUsersByIds(deps.db)))
-  // Rows read as raw values and mapped by the table's own columns (Drizzle's generic mapping
-  // costs more than the query on list pages).
-  const rows = (await valueRows(statement, { ids: JSON.stringify(list) })).map((v) => userRows.map(v))
-  return new Map(rows.map((u) => [u.id, u]))
-}
-
 export interface NewUser {
   username: string
   email: string
