@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { inJsonList } from '../db/sql'
-import { collaborations, orgUsers, repositories, teamRepos, teams, teamUsers, users, type RepoRow } from '../db/schema'
+import { collaborations, orgUsers, teamRepos, teams, teamUsers, users, type RepoRow } from '../db/schema'
 import type { UserRow } from './caller'
 import { publicRepoOpen, type OwnerInfo } from './visibility'
 

@@ -1,8 +1,13 @@
 import type { Config } from '../config'
 import type { UserRow } from '../auth/caller'
-import type { IssueRow, PullRow } from '../db/schema'
+import { and, eq, inArray } from 'drizzle-orm'
+import type { AppDeps } from '../deps'
+import { repositories, type IssueRow, type PullRow, type RepoRow } from '../db/schema'
+import type { RepoContext } from '../auth/repo-context'
+import { issueRelations } from './issue-relations'
+import { usersByIds } from './people'
 import { isoTimeOrNull } from '../lib/time'
-import type { ApiRepo } from './repo'
+import { repoRecord, type ApiRepo } from './repo'
 import { issueHtmlUrl, toApiIssue, type IssueRelations, type RepoRef } from './issue'
 import { userConverter, type ApiUser } from './user'
 
@@ -69,3 +74,51 @@ export function toApiPull(
   }
 }
 export type ApiPull = ReturnType<typeof toApiPull>
+
+/** A pull request: its own row and its issue's. */
+export interface PullItem {
+  pull: PullRow
+  issue: IssueRow
+}
+
+/**
+ * PullRequest records for pull requests of `base` (owned by `baseOwner`), in a fixed number of
+ * queries whatever their number: the issue relations, the head repositories and their owners,
+ * the mergers. Branch repositories carry no permissions (all false), as in Gitea.
+ */
+export async function pullsToApi(deps: AppDeps, base: RepoRow, baseOwner: UserRow, items: PullItem[], viewer: UserRow | null) {
+  if (items.length === 0) return []
+  const rel = await issueRelations(deps, items.map((i) => i.issue))
+  const headIds = [...new Set(items.map((i) => i.pull.headRepoId).filter((id) => id !== base.id))]
+  const heads = new Map(
+    (headIds.length ? await deps.db.select().from(repositories).where(and(inArray(repositories.id, headIds), eq(repositories.status, 'ready'))) : []).map((r) => [r.id, r]),
+  )
+  const people = await usersByIds(deps, [...[...heads.values()].map((r) => r.ownerId), ...items.filter((i) => i.pull.hasMerged).map((i) => i.pull.mergedById)])
+  const userToApi = userConverter(deps.config, viewer)
+  const baseRecord = repoRecord(deps.config, base, baseOwner.name, userToApi(baseOwner), null)
+  const records = new Map<number, ApiRepo | null>([[base.id, baseRecord]])
+  const endOf = (repoId: number): PullEnd => {
+    let record = records.get(repoId)
+    if (record === undefined) {
+      const repo = heads.get(repoId)
+      const owner = repo && people.get(repo.ownerId)
+      record = repo && owner ? repoRecord(deps.config, repo, owner.name, userToApi(owner), null, repo.isFork && repo.forkId === base.id ? { ...baseRecord, parent: null } : null) : null
+      records.set(repoId, record)
+    }
+    return { repoId, repo: record }
+  }
+  return items.map(({ pull, issue }) =>
+    toApiPull(
+      deps.config,
+      base,
+      pull,
+      issue,
+      { ...rel.get(issue.id)!, base: endOf(pull.baseRepoId), head: endOf(pull.headRepoId), mergedBy: pull.hasMerged ? people.get(pull.mergedById) : null },
+      viewer,
+      userToApi,
+    ),
+  )
+}
+
+export const pullToApi = async (deps: AppDeps, ctx: Pick<RepoContext, 'repo' | 'owner'>, item: PullItem, viewer: UserRow | null) =>
+  (await pullsToApi(deps, ctx.repo, ctx.owner, [item], viewer))[0]!

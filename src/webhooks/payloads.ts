@@ -7,15 +7,14 @@ import { ZERO_ID } from '../events/push-events'
 import { comments, commitStatuses, emailAddresses, issues, pullRequests, releases, repositories, users, type CommentRow } from '../db/schema'
 import { logCommits, type LoggedCommit } from '../git/log'
 import { toApiRepo, type ApiRepo } from '../convert/repo'
-import { toApiComment } from '../convert/issue'
+import { toApiComment, issueToApi } from '../convert/issue'
 import { toApiUser, type ApiUser } from '../convert/user'
 import { isoTime } from '../lib/time'
 import { webUrl } from '../lib/urls'
 import { gitRepoAt, pathOfRepo } from '../modules/repos/service'
-import { issueToApi } from '../modules/issues/queries'
 import { usersByIds } from '../convert/people'
-import { pullsToApi } from '../modules/pulls/service'
-import { releasesToApi } from '../modules/releases/service'
+import { pullsToApi } from '../convert/pull'
+import { releasesToApi } from '../convert/release'
 
 /**
  * Webhook payloads (webhooks.md §3), one builder per outbox event kind. A builder has an optional

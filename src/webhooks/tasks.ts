@@ -11,6 +11,7 @@ import { nowUnix } from '../lib/time'
 import { EVENT_TYPE_OF, ORG_ONLY_TYPES, hookWants, type EventMode, type HookEventType, type HookType } from './events'
 import { deliveryText, payloadJson, type HookMeta } from './formats'
 import { branchMatches } from './glob'
+import { eventsOfHook } from '../convert/hook'
 import { builderOf, payloadRepo } from './payloads'
 import { errorFields, loggerOf } from '../lib/log'
 
@@ -39,7 +40,6 @@ function branchOf(event: EventRecord): string | null {
   return null
 }
 
-export const eventsOfHook = (hook: HookRow): string[] => JSON.parse(hook.events) as string[]
 
 /** Whether `hook` (whose chosen types are `chosen`) takes `event` of `type`: active, chosen, made before it, branch filter passed. */
 function hookTakes(hook: HookRow, chosen: readonly string[], event: EventRecord, type: HookEventType): boolean {

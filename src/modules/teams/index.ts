@@ -11,22 +11,8 @@ import { reposToApi } from '../../convert/repo'
 import { OrgParams } from '../orgs/model'
 import { getUserByName, getVisibleUserByName } from '../users/service'
 import { CreateTeamOption, EditTeamOption, TeamMemberParams, TeamParams, TeamRepoParams, TeamSchema } from './model'
-import {
-  addTeamMember,
-  addTeamRepo,
-  createTeam,
-  deleteTeam,
-  editTeam,
-  isTeamMember,
-  listOrgTeams,
-  listTeamMembers,
-  listTeamRepos,
-  listUserTeams,
-  removeTeamMember,
-  removeTeamRepo,
-  teamsToApi,
-  toApiTeam,
-} from './service'
+import { teamsToApi, toApiTeam } from '../../convert/team'
+import { addTeamMember, addTeamRepo, createTeam, deleteTeam, editTeam, isTeamMember, listOrgTeams, listTeamMembers, listTeamRepos, listUserTeams, removeTeamMember, removeTeamRepo } from './service'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 

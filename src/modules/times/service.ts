@@ -8,9 +8,7 @@ import { AccessMode, type RepoRow } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
 import { ApiError, forbidden, notFound } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
-import { toApiTrackedTime } from '../../convert/issue'
 import { findIssue } from '../issues/queries'
-import { usersByIds } from '../../convert/people'
 import { getUserByName } from '../users/service'
 import { insertComment } from '../comments/service'
 
@@ -82,10 +80,4 @@ export async function listTimes(deps: AppDeps, f: TimeFilter, page: Page | null)
     f.before ? lte(trackedTimes.createdUnix, parseTimestamp(f.before, 'before')) : undefined,
   )
   return await selectPage(deps.db, trackedTimes, where, [asc(trackedTimes.createdUnix), asc(trackedTimes.id)], page)
-}
-
-/** TrackedTime records (user names fetched in one query). */
-export async function timesToApi(deps: AppDeps, rows: TrackedTimeRow[]) {
-  const people = await usersByIds(deps, rows.map((r) => r.userId))
-  return rows.map((r) => toApiTrackedTime(r, people.get(r.userId)))
 }

@@ -1,9 +1,8 @@
 import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../../deps'
-import { writeTransaction, type Db } from '../../db/client'
-import { containsText, inJsonList } from '../../db/sql'
-import { rowMapper, valueRows } from '../../db/row-mapper'
+import { writeTransaction } from '../../db/client'
+import { containsText } from '../../db/sql'
 import { accessTokens, emailAddresses, follows, users, type AccessTokenRow, type EmailRow } from '../../db/schema'
 import type { Caller, UserRow } from '../../auth/caller'
 import { ownerVisibleTo, visibleOwnerCondition } from '../../auth/visibility'
@@ -197,15 +196,6 @@ export async function tokenOwnerFor(deps: AppDeps, caller: Caller, username: str
   return await getUserByName(deps, username)
 }
 
-/** The AccessToken record; `secret` only right after creation (lists show ""). */
-export const toApiAccessToken = (row: AccessTokenRow, secret = '') => ({
-  id: row.id,
-  name: row.name,
-  sha1: secret,
-  token_last_eight: row.tokenLastEight,
-  scopes: row.scope ? row.scope.split(',') : [],
-})
-
 export async function listAccessTokens(deps: AppDeps, userId: number, page: Page): Promise<Paged<AccessTokenRow>> {
   return await selectPage(deps.db, accessTokens, eq(accessTokens.userId, userId), asc(accessTokens.id), page)
 }
@@ -228,8 +218,6 @@ export async function deleteAccessToken(deps: AppDeps, userId: number, idOrName:
 }
 
 // ---- e-mail addresses ------------------------------------------------------------------------
-
-export const toApiEmail = (row: EmailRow) => ({ email: row.email, verified: row.isActivated, primary: row.isPrimary })
 
 /** The user's addresses, primary first. */
 export async function listEmails(deps: AppDeps, userId: number): Promise<EmailRow[]> {
