@@ -141,7 +141,7 @@ export async function reposToApi(deps: AppDeps, viewer: UserRow | null, rows: Re
   return resultCacheOf(deps.db).recordsOf(rows, viewer?.id ?? 0, async () => await makeRepoRecords(deps, viewer, rows))
 }
 
-async function makeRepoRecords(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[]): Promise<ApiRepo[]> {
+async function makeRepoRecords(deps: AppDeps, viewer: UserRow | null, rows: RepoRow[], permissions = true): Promise<ApiRepo[]> {
   // The forks' parents come along in the same queries: one read of them, then one of all owners
   // and one of the viewer's access to all (a parent the viewer may not read shows as null).
   const parentIds = [...new Set(rows.filter((r) => r.isFork && r.forkId).map((r) => r.forkId))]
@@ -155,11 +155,21 @@ async function makeRepoRecords(deps: AppDeps, viewer: UserRow | null, rows: Repo
   const ownerRecord = userConverter(deps.config, viewer)
   const record = (r: RepoRow, parent: ApiRepo['parent']) => {
     const owner = owners.get(r.ownerId)!
-    return repoRecord(deps.config, r, owner.name, ownerRecord(owner), modes.get(r.id) ?? 0, parent)
+    return repoRecord(deps.config, r, owner.name, ownerRecord(owner), permissions ? (modes.get(r.id) ?? 0) : null, parent)
   }
   const parentRecords = new Map<number, ApiRepo['parent']>()
   for (const p of parents) if ((modes.get(p.id) ?? 0) >= AccessMode.Read) parentRecords.set(p.id, record(p, null) as ApiRepo['parent'])
   return rows.map((r) => record(r, (r.isFork && parentRecords.get(r.forkId)) || null))
+}
+
+/**
+ * The Repository record of a webhook payload: the record the API shows an anonymous caller (the
+ * same owner record; a fork's parent only when an anonymous caller may read it), with no
+ * permissions (all false), as Gitea's payloads show records to nobody in particular.
+ */
+export async function payloadRepoToApi(deps: AppDeps, repo: RepoRow, owner: UserRow): Promise<ApiRepo> {
+  if (!repo.isFork || !repo.forkId) return toApiRepo(deps.config, repo, owner, null, null)
+  return (await makeRepoRecords(deps, null, [repo], false))[0]!
 }
 
 /**
