@@ -22,7 +22,7 @@ import { writeTransaction } from '../src/db/client'
 import { issueIndexes, issueLabels, issues, labels, repositories } from '../src/db/schema'
 import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
-import { createRepository } from '../src/modules/repos/service'
+import { createRepository } from '../src/modules/repos/create'
 import { autocannon, durationFromArgv, printRssSummary, reportLine } from './lib/autocannon'
 import { analyze, benchDatabase, closeBenchDatabase } from './lib/database'
 

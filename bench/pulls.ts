@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config'
 import { createDeps } from '../src/deps'
 import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
-import { createRepository } from '../src/modules/repos/service'
+import { createRepository } from '../src/modules/repos/create'
 import { autocannon, durationFromArgv, printRssSummary, reportLine } from './lib/autocannon'
 import { clientEnv, runClient } from './lib/git'
 

@@ -20,7 +20,7 @@ import { writeTransaction } from '../src/db/client'
 import { repositories, users } from '../src/db/schema'
 import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
-import { createRepository } from '../src/modules/repos/service'
+import { createRepository } from '../src/modules/repos/create'
 import type { UserRow } from '../src/auth/caller'
 import { analyze, benchDatabase, closeBenchDatabase } from './lib/database'
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { BAD_WEBSITES, startTestServer, type TestServer, type TestUser } from './helpers'
 import { makeOrg } from './access-fixtures'
-import { createRepository } from '../src/modules/repos/service'
+import { createRepository } from '../src/modules/repos/create'
 import { asc, count, eq } from 'drizzle-orm'
 import { emailAddresses, issues, repositories, users } from '../src/db/schema'
 

@@ -6,7 +6,7 @@ import { repositories, teamUsers, users } from '../src/db/schema'
 import { closeDatabase } from '../src/db/client'
 import { DIALECT } from '../src/db/dialect'
 import { openConfiguredDatabase } from '../src/deps'
-import { REPO_PAGE_CACHE_ROWS, RepoPageCache, resultCacheOf } from '../src/modules/repos/service'
+import { REPO_PAGE_CACHE_ROWS, RepoPageCache, resultCacheOf } from '../src/convert/repo-page-cache'
 
 let s: TestServer
 let alice: TestUser

@@ -8,7 +8,7 @@ import { repositories, users } from '../src/db/schema'
 import { createAccessToken, createUser, followUser } from '../src/modules/users/service'
 import { createOrganization, loadOrg, setMemberVisibility } from '../src/modules/orgs/service'
 import { addTeamMember, addTeamRepo, createTeam, loadTeam } from '../src/modules/teams/service'
-import { createRepository } from '../src/modules/repos/service'
+import { createRepository } from '../src/modules/repos/create'
 import { addCollaborator } from '../src/modules/collaborators/service'
 
 /*

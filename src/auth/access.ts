@@ -1,11 +1,12 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { inJsonList } from '../db/sql'
-import { collaborations, orgUsers, repositories, teamRepos, teams, teamUsers, users } from '../db/schema'
+import { collaborations, orgUsers, teamRepos, teams, teamUsers, users, type RepoRow } from '../db/schema'
 import type { UserRow } from './caller'
 import { publicRepoOpen, type OwnerInfo } from './visibility'
 
-export type RepoRow = typeof repositories.$inferSelect
+/** Re-exported for the callers that name it with the access rules (declared beside its table). */
+export type { RepoRow }
 
 /** Access modes, ordered: each includes the ones below it (Gitea's AccessMode). */
 export const AccessMode = { None: 0, Read: 1, Write: 2, Admin: 3, Owner: 4 } as const

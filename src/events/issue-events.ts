@@ -1,5 +1,5 @@
 import type { Db } from '../db/client'
-import type { CommentRow, IssueRow } from '../lib/convert/issue'
+import type { CommentRow, IssueRow } from '../db/schema'
 import { recordEvent, type EventKind } from './outbox'
 
 type IssueKind = Extract<EventKind, `issue.${string}`>

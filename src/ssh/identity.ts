@@ -1,7 +1,8 @@
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
 import type { GitCaller } from '../auth/git-access'
-import { recordPublicKeyUse, userKeyByFingerprint, type PublicKeyRow } from '../modules/keys/service'
+import type { PublicKeyRow } from '../db/schema'
+import { recordPublicKeyUse, userKeyByFingerprint } from '../modules/keys/service'
 import { deployKeysByFingerprint, recordDeployKeyUse, type DeployKeyGrant } from '../modules/deploy-keys/service'
 
 /**

@@ -3,7 +3,7 @@ import type http from 'node:http'
 import https from 'node:https'
 import { checkOutbound } from '../lib/outbound-policy'
 import { WARREN_VERSION } from '../version'
-import { eventName, type HookEventType } from './events'
+import { deliveryBody, eventName, type HookEventType } from './events'
 import type { HostAllowList } from '../lib/host-allow-list'
 
 /**
@@ -68,7 +68,6 @@ export function deliveryHeaders(d: Delivery): Record<string, string> {
   return headers
 }
 
-export const deliveryBody = (d: Delivery): string => (d.contentType === 'form' ? new URLSearchParams({ payload: d.payload }).toString() : d.payload)
 
 /** An address of `hostname` the allow-list accepts, or why there is none. */
 async function allowedAddress(hostname: string, allow: HostAllowList): Promise<{ address: string; family: number } | { refused: string }> {

@@ -2,11 +2,10 @@ import { and, asc, eq, gt, inArray, min, sql } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { Db } from '../db/client'
 import { writeTransaction } from '../db/client'
-import { hooks, hookTasks } from '../db/schema'
+import { hooks, hookTasks, type HookTaskRow } from '../db/schema'
 import { attemptDelivery, type Attempt } from './deliver'
 import type { HookEventType } from './events'
 import { parseHostAllowList, type HostAllowList } from '../lib/host-allow-list'
-import type { HookTaskRow } from './tasks'
 import { errorFields, loggerOf } from '../lib/log'
 
 /**

@@ -1,24 +1,25 @@
-import { eq, inArray } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
-import type { RepoRow } from '../auth/access'
+import { gitLimitsOf } from '../auth/repo-context'
 import type { EventKind, EventRecord } from '../events/outbox'
 import { ZERO_ID } from '../events/push-events'
-import { comments, commitStatuses, emailAddresses, issues, pullRequests, releases, repositories, users } from '../db/schema'
+import { comments, commitStatuses, issues, pullRequests, releases, repositories, users, type CommentRow, type RepoRow } from '../db/schema'
 import { logCommits, type LoggedCommit } from '../git/log'
-import { toApiRepo, type ApiRepo } from '../lib/convert/repo'
-import { toApiComment, type CommentRow } from '../lib/convert/issue'
-import { toApiUser, type ApiUser } from '../lib/convert/user'
+import { repoPath, type GitRepo } from '../git/run'
+import { payloadRepoToApi, type ApiRepo } from '../convert/repo'
+import { issueToApi, toApiComment } from '../convert/issue'
+import { commitUsernames, toApiPayloadCommit } from '../convert/payload-commit'
+import { usersByIds } from '../convert/people'
+import { pullsToApi } from '../convert/pull'
+import { releasesToApi } from '../convert/release'
+import { toApiUser, type ApiUser } from '../convert/user'
 import { isoTime } from '../lib/time'
 import { webUrl } from '../lib/urls'
-import { gitRepoAt, pathOfRepo } from '../modules/repos/service'
-import { issueToApi } from '../modules/issues/queries'
-import { usersByIds } from '../modules/users/service'
-import { pullsToApi } from '../modules/pulls/service'
-import { releasesToApi } from '../modules/releases/service'
 
 /**
- * Webhook payloads, one builder per outbox event kind. A builder has an optional
+ * Webhook payloads (webhooks.md §3), one builder per outbox event kind, every record in them made
+ * by the API's own converters (src/convert), so that a field is the same in both. A builder has an optional
  * async `prepare` (git reads, made before the task-writing transaction) and a synchronous `build`
  * from the event, the current rows and what `prepare` found. Payloads are built once, when the
  * hook tasks are written: the stored text is what every attempt (and a redelivery) sends.
@@ -54,16 +55,11 @@ const NEW_BRANCH_COMMITS = 10
 /** Counting pushed commits stops here (total_commits of a giant push). */
 const MAX_COUNTED_COMMITS = 100_000
 
-/** The Repository record of a payload (a fork's parent included, as the API shows it). */
-export async function payloadRepo(deps: AppDeps, repo: RepoRow, owner: UserRow): Promise<ApiRepo> {
-  let parent: ApiRepo['parent'] = null
-  if (repo.isFork && repo.forkId) {
-    const row = (await deps.db.select().from(repositories).where(eq(repositories.id, repo.forkId)))[0]
-    const parentOwner = row && (await deps.db.select().from(users).where(eq(users.id, row.ownerId)))[0]
-    if (row && parentOwner && !row.isPrivate) parent = toApiRepo(deps.config, row, parentOwner, null, null) as ApiRepo['parent']
-  }
-  return toApiRepo(deps.config, repo, owner, null, null, parent)
-}
+/** The Repository record of a payload (payloadRepoToApi: the API's record with no permissions). */
+export const payloadRepo = (deps: AppDeps, repo: RepoRow, owner: UserRow): Promise<ApiRepo> => payloadRepoToApi(deps, repo, owner)
+
+/** A repository's git folder with the configured limits, for the reads payloads make. */
+const gitOf = (deps: AppDeps, repo: RepoRow): GitRepo => ({ gitDir: repoPath(deps.config.dataDir, repo.ownerName, repo.name), limits: gitLimitsOf(deps) })
 
 // ---- push, create, delete ---------------------------------------------------------------
 
@@ -76,7 +72,7 @@ interface PushPrepared {
 /** The commits of a ref change, as push payloads list them. */
 export async function pushCommits(deps: AppDeps, repo: RepoRow, ref: string, before: string, after: string): Promise<PushPrepared> {
   if (after === ZERO_ID) return { commits: [], total: 0, head: null }
-  const git = gitRepoAt(deps, pathOfRepo(deps, repo.ownerName, repo))
+  const git = gitOf(deps, repo)
   if (!ref.startsWith('refs/heads/')) {
     const head = (await logCommits(git, after, null, 1, 1, deps.config.maxCommitFiles).catch(() => null))?.commits[0] ?? null
     return { commits: [], total: 0, head }
@@ -88,39 +84,14 @@ export async function pushCommits(deps: AppDeps, repo: RepoRow, ref: string, bef
   return { commits: found.commits.slice(0, PUSH_MAX_COMMITS), total: found.total, head: found.commits[0] ?? null }
 }
 
-/** Gitea's PayloadCommit (with the files changed); `usernames` maps lower-case e-mails to user names. */
-function payloadCommit(deps: AppDeps, repo: RepoRow, c: LoggedCommit, usernames: Map<string, string>) {
-  const person = (name: string, email: string) => ({ name, email, username: usernames.get(email.toLowerCase()) ?? '' })
-  return {
-    id: c.id,
-    message: c.message,
-    url: webUrl(deps.config, `${repo.ownerName}/${repo.name}/commit/${c.id}`),
-    author: person(c.authorName, c.authorEmail),
-    committer: person(c.committerName, c.committerEmail),
-    verification: null,
-    timestamp: c.authorDate,
-    added: c.added,
-    removed: c.removed,
-    modified: c.modified,
-  }
-}
-
-/** User names of the accounts owning these e-mail addresses (one query). */
-async function usernamesByEmail(deps: AppDeps, commits: LoggedCommit[]): Promise<Map<string, string>> {
-  const emails = [...new Set(commits.flatMap((c) => [c.authorEmail.toLowerCase(), c.committerEmail.toLowerCase()]))].filter(Boolean)
-  if (emails.length === 0) return new Map()
-  const rows = await deps.db
-    .select({ email: emailAddresses.lowerEmail, name: users.name })
-    .from(emailAddresses)
-    .innerJoin(users, eq(users.id, emailAddresses.userId))
-    .where(inArray(emailAddresses.lowerEmail, emails))
-  return new Map(rows.map((r) => [r.email, r.name]))
-}
+/** Gitea's PayloadCommit of a pushed commit, with the files it changed (push payloads carry no verification). */
+const payloadCommit = (deps: AppDeps, repo: RepoRow, c: LoggedCommit, usernames: Map<string, string>) =>
+  toApiPayloadCommit(deps.config, repo, c, usernames, null)
 
 /** The PushPayload of a ref change (also the test delivery's). */
 export async function pushPayload(ctx: Pick<BuildContext, 'deps' | 'repo' | 'repository' | 'sender'>, change: { ref: string; before: string; after: string }, found: PushPrepared) {
   const { deps, repo } = ctx
-  const usernames = await usernamesByEmail(deps, found.head ? [...found.commits, found.head] : found.commits)
+  const usernames = await commitUsernames(deps, found.head ? [...found.commits, found.head] : found.commits)
   const isUpdate = change.ref.startsWith('refs/heads/') && change.before !== ZERO_ID && change.after !== ZERO_ID
   return {
     ref: change.ref,
@@ -283,13 +254,13 @@ const releaseBuilder = (action: 'published' | 'updated' | 'deleted'): PayloadBui
 
 const statusBuilder: PayloadBuilder = {
   prepare: async (deps, e, repo) =>
-    (await logCommits(gitRepoAt(deps, pathOfRepo(deps, repo.ownerName, repo)), str(e.payload.sha), null, 1, 1, deps.config.maxCommitFiles).catch(() => null))?.commits[0] ?? null,
+    (await logCommits(gitOf(deps, repo), str(e.payload.sha), null, 1, 1, deps.config.maxCommitFiles).catch(() => null))?.commits[0] ?? null,
   build: async (ctx) => {
     const row = (await ctx.deps.db.select().from(commitStatuses).where(eq(commitStatuses.id, Number(ctx.event.payload.statusId))))[0]
     if (!row) return null
     const commit = ctx.prepared as LoggedCommit | null
     return {
-      commit: commit ? payloadCommit(ctx.deps, ctx.repo, commit, await usernamesByEmail(ctx.deps, [commit])) : null,
+      commit: commit ? payloadCommit(ctx.deps, ctx.repo, commit, await commitUsernames(ctx.deps, [commit])) : null,
       context: row.context,
       created_at: isoTime(row.createdUnix),
       description: row.description,

@@ -3,14 +3,15 @@ import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
 import type { RepoRow } from '../auth/access'
 import { writeTransaction, type Db } from '../db/client'
-import { hooks, hookTasks, repositories, users } from '../db/schema'
+import { hooks, hookTasks, repositories, users, type HookRow, type HookTaskRow } from '../db/schema'
 import { claimEvents, markDone, type EventRecord } from '../events/outbox'
-import { ghostUser, toApiUser, type ApiUser } from '../lib/convert/user'
-import type { ApiRepo } from '../lib/convert/repo'
+import { ghostUser, toApiUser, type ApiUser } from '../convert/user'
+import type { ApiRepo } from '../convert/repo'
 import { nowUnix } from '../lib/time'
 import { EVENT_TYPE_OF, ORG_ONLY_TYPES, hookWants, type EventMode, type HookEventType, type HookType } from './events'
 import { deliveryText, payloadJson, type HookMeta } from './formats'
 import { branchMatches } from '../lib/glob'
+import { eventsOfHook } from '../convert/hook'
 import { builderOf, payloadRepo } from './payloads'
 import { errorFields, loggerOf } from '../lib/log'
 
@@ -28,8 +29,6 @@ const BATCH = 100
 /** How long a claim lasts (released at start anyway: one worker per server). */
 const LEASE_MS = 5 * 60_000
 
-export type HookRow = typeof hooks.$inferSelect
-export type HookTaskRow = typeof hookTasks.$inferSelect
 type NewTask = typeof hookTasks.$inferInsert
 
 /** The branch an event is about (push to a branch, branch created or deleted), for branch filters. */
@@ -41,7 +40,6 @@ function branchOf(event: EventRecord): string | null {
   return null
 }
 
-export const eventsOfHook = (hook: HookRow): string[] => JSON.parse(hook.events) as string[]
 
 /** Whether `hook` (whose chosen types are `chosen`) takes `event` of `type`: active, chosen, made before it, branch filter passed. */
 function hookTakes(hook: HookRow, chosen: readonly string[], event: EventRecord, type: HookEventType): boolean {

@@ -29,3 +29,4 @@ export const commitStatuses = sqliteTable(
     index('commit_statuses_repo_sha_context_idx').on(t.repoId, t.sha, t.context),
   ],
 )
+export type StatusRow = typeof commitStatuses.$inferSelect

@@ -30,3 +30,4 @@ export const deployKeys = sqliteTable(
     index('deploy_keys_fingerprint_idx').on(t.fingerprint),
   ],
 )
+export type DeployKeyRow = typeof deployKeys.$inferSelect

@@ -50,3 +50,25 @@ export const {
 
 /** Every table, by name (the database client's schema). */
 export const allTables = tables
+
+/** The row types, declared beside their tables (the SQLite ones: the same on PostgreSQL). */
+export type {
+  AccessTokenRow,
+  AttachmentRow,
+  CommentRow,
+  DeployKeyRow,
+  EmailRow,
+  GpgKeyRow,
+  HookRow,
+  HookTaskRow,
+  IssueRow,
+  LabelRow,
+  MilestoneRow,
+  PublicKeyRow,
+  PullRow,
+  ReleaseRow,
+  RepoRow,
+  StatusRow,
+  TeamRow,
+  TrackedTimeRow,
+} from './tables'

@@ -30,6 +30,7 @@ export const milestones = sqliteTable(
   },
   (t) => [index('milestones_repo_idx').on(t.repoId, t.isClosed)],
 )
+export type MilestoneRow = typeof milestones.$inferSelect
 
 export const issues = sqliteTable(
   'issues',
@@ -61,6 +62,7 @@ export const issues = sqliteTable(
     index('issues_milestone_idx').on(t.milestoneId),
   ],
 )
+export type IssueRow = typeof issues.$inferSelect
 
 export const issueAssignees = sqliteTable(
   'issue_assignees',
@@ -94,6 +96,7 @@ export const labels = sqliteTable(
   },
   (t) => [index('labels_repo_idx').on(t.repoId, t.name)],
 )
+export type LabelRow = typeof labels.$inferSelect
 
 export const issueLabels = sqliteTable(
   'issue_labels',
@@ -135,6 +138,7 @@ export const comments = sqliteTable(
     index('comments_repo_idx').on(t.repoId, t.type, t.updatedUnix),
   ],
 )
+export type CommentRow = typeof comments.$inferSelect
 
 export const trackedTimes = sqliteTable(
   'tracked_times',
@@ -159,3 +163,4 @@ export const trackedTimes = sqliteTable(
     index('tracked_times_user_idx').on(t.userId),
   ],
 )
+export type TrackedTimeRow = typeof trackedTimes.$inferSelect

@@ -42,6 +42,7 @@ export const teams = sqliteTable(
   },
   (t) => [uniqueIndex('teams_org_name_uq').on(t.orgId, t.lowerName)],
 )
+export type TeamRow = typeof teams.$inferSelect
 
 export const teamUsers = sqliteTable(
   'team_users',

@@ -59,3 +59,4 @@ export const pullRequests = sqliteTable(
     index('pull_requests_queue_idx').on(t.id).where(sql`check_seq > checked_seq`),
   ],
 )
+export type PullRow = typeof pullRequests.$inferSelect

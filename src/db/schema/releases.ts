@@ -33,6 +33,7 @@ export const releases = sqliteTable(
     index('releases_repo_created_idx').on(t.repoId, t.createdUnix, t.id),
   ],
 )
+export type ReleaseRow = typeof releases.$inferSelect
 
 /**
  * Files attached to a release ("assets"). The bytes live in {data}/attachments/{repo_id}/{uuid}
@@ -61,3 +62,4 @@ export const attachments = sqliteTable(
     index('attachments_repo_idx').on(t.repoId),
   ],
 )
+export type AttachmentRow = typeof attachments.$inferSelect

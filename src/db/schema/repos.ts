@@ -61,6 +61,7 @@ export const repositories = sqliteTable(
     index('repositories_list_idx').on(t.status, t.isPrivate, t.lowerName, t.ownerId, t.ownerName, t.isFork, t.isMirror),
   ],
 )
+export type RepoRow = typeof repositories.$inferSelect
 
 /** Access modes used by collaborations and teams: 1 read, 2 write, 3 admin, 4 owner. */
 export const collaborations = sqliteTable(

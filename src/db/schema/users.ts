@@ -61,6 +61,7 @@ export const emailAddresses = sqliteTable(
   },
   (t) => [uniqueIndex('email_addresses_lower_email_uq').on(t.lowerEmail), index('email_addresses_user_idx').on(t.userId)],
 )
+export type EmailRow = typeof emailAddresses.$inferSelect
 
 export const accessTokens = sqliteTable(
   'access_tokens',
@@ -84,6 +85,7 @@ export const accessTokens = sqliteTable(
   },
   (t) => [uniqueIndex('access_tokens_hash_uq').on(t.tokenHash), index('access_tokens_user_idx').on(t.userId)],
 )
+export type AccessTokenRow = typeof accessTokens.$inferSelect
 
 /** SSH public keys of users (type 1) and, later, of deploy keys (type 2). */
 export const publicKeys = sqliteTable(
@@ -103,6 +105,7 @@ export const publicKeys = sqliteTable(
   },
   (t) => [index('public_keys_owner_idx').on(t.ownerId), index('public_keys_fingerprint_idx').on(t.fingerprint)],
 )
+export type PublicKeyRow = typeof publicKeys.$inferSelect
 
 /** OpenPGP keys; sub-keys are rows whose primaryKeyId names their primary key's keyId. */
 export const gpgKeys = sqliteTable(
@@ -129,6 +132,7 @@ export const gpgKeys = sqliteTable(
   },
   (t) => [index('gpg_keys_owner_idx').on(t.ownerId), index('gpg_keys_key_id_idx').on(t.keyId)],
 )
+export type GpgKeyRow = typeof gpgKeys.$inferSelect
 
 export const follows = sqliteTable(
   'follows',

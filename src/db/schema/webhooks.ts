@@ -35,6 +35,7 @@ export const hooks = sqliteTable(
   },
   (t) => [index('hooks_repo_idx').on(t.repoId), index('hooks_owner_idx').on(t.ownerId)],
 )
+export type HookRow = typeof hooks.$inferSelect
 
 /**
  * One delivery of one event to one hook (Gitea's hook_task), written in the transaction that
@@ -78,3 +79,4 @@ export const hookTasks = sqliteTable(
     index('hook_tasks_pending_idx').on(t.isDelivered, t.repoId, t.hookId, t.id),
   ],
 )
+export type HookTaskRow = typeof hookTasks.$inferSelect

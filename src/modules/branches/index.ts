@@ -5,7 +5,8 @@ import { RepoParams } from '../repos/model'
 import { PageQuery } from '../../lib/pagination'
 import { BranchSchema } from './model'
 import { RepoWildcardParams, wildcardOf } from '../files/model'
-import { branchHeads, branchesToApi, getBranch } from './service'
+import { branchHeads, getBranch } from './service'
+import { branchesToApi } from '../../convert/branch'
 
 /** Branches of a repository. */
 export const branchesModule = (deps: AppDeps) =>
@@ -27,7 +28,7 @@ export const branchesModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/branches/*',
-      async ({ params, repo }) => await getBranch(deps, repo, wildcardOf(params)),
+      async ({ params, repo }) => (await branchesToApi(deps, repo, [await getBranch(deps, repo, wildcardOf(params))]))[0]!,
       {
         scope: 'repository',
         repo: { level: 'read' },

@@ -1,18 +1,15 @@
-import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm'
+import { and, asc, eq, gte, lte, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { writeTransaction } from '../../db/client'
-import { comments, issues } from '../../db/schema'
+import { comments, issues, type CommentRow, type IssueRow } from '../../db/schema'
 import { greatestOf } from '../../db/sql'
 import type { UserRow } from '../../auth/caller'
-import { AccessMode, type RepoRow } from '../../auth/access'
+import { AccessMode } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
-import { toApiComment, type CommentRow, type IssueRow } from '../../lib/convert/issue'
-import { userConverter } from '../../lib/convert/user'
 import { findIssue } from '../issues/queries'
-import { usersByIds } from '../users/service'
 import { recordCommentEvent } from '../../events/issue-events'
 
 /** Plain comments (type 0) are the only ones the API lists; other types are timeline events. */
@@ -35,22 +32,6 @@ export function windowOf(query: { since?: string; string?: string; before?: stri
 
 const inWindow = (w: CommentWindow) =>
   and(w.since === undefined ? undefined : gte(comments.updatedUnix, w.since), w.before === undefined ? undefined : lte(comments.updatedUnix, w.before))
-
-/** Comment records for rows of one repository (authors and issues fetched in one query each). */
-export async function commentsToApi(deps: AppDeps, repo: RepoRow, rows: CommentRow[], viewer: UserRow | null) {
-  if (rows.length === 0) return []
-  const people = await usersByIds(deps, rows.map((c) => c.posterId))
-  const issueIds = [...new Set(rows.map((c) => c.issueId))]
-  const issueById = new Map(
-    (await deps.db
-      .select({ id: issues.id, index: issues.index, isPull: issues.isPull })
-      .from(issues)
-      .where(inArray(issues.id, issueIds)))
-      .map((i) => [i.id, i]),
-  )
-  const userToApi = userConverter(deps.config, viewer)
-  return rows.map((c) => toApiComment(deps.config, repo, issueById.get(c.issueId)!, c, people.get(c.posterId), viewer, userToApi))
-}
 
 const commentOrder = [asc(comments.createdUnix), asc(comments.id)]
 

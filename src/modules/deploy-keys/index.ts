@@ -5,7 +5,8 @@ import { pathNumber } from '../../lib/path-number'
 import { RepoParams } from '../repos/model'
 import { CreateKeyOption } from '../keys/model'
 import { DeployKeyListQuery, DeployKeyParams, DeployKeySchema } from './model'
-import { addDeployKey, deleteDeployKey, getDeployKey, listDeployKeys, deployKeysToApi } from './service'
+import { deployKeysToApi } from '../../convert/deploy-key'
+import { addDeployKey, deleteDeployKey, getDeployKey, listDeployKeys } from './service'
 
 /**
  * A repository's deploy keys. Repository admins only (Gitea ≥ 1.7 reqAdmin); like Gitea (no

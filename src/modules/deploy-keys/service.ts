@@ -1,35 +1,11 @@
 import { and, asc, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import type { RepoContext } from '../../auth/repo-context'
 import { writeTransaction } from '../../db/client'
-import { deployKeys, publicKeys } from '../../db/schema'
+import { deployKeys, publicKeys, type DeployKeyRow } from '../../db/schema'
 import { notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
-import { isoTime, nowUnix } from '../../lib/time'
-import { apiUrl } from '../../lib/urls'
-import { repoToApi } from '../repos/service'
+import { nowUnix } from '../../lib/time'
 import { checkSshKeyInput, KEY_USE_RECORD_INTERVAL } from '../keys/service'
-
-export type DeployKeyRow = typeof deployKeys.$inferSelect
-
-/**
- * DeployKey records of one repository's keys; `key_id` is the key's own id (no
- * separate public-key row). The repository's record is made once for all of them.
- */
-export async function deployKeysToApi(deps: AppDeps, ctx: RepoContext, keys: DeployKeyRow[]) {
-  const repository = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
-  return keys.map((key) => ({
-    id: key.id,
-    key_id: key.id,
-    key: key.content,
-    url: apiUrl(deps.config, `repos/${ctx.owner.name}/${ctx.repo.name}/keys/${key.id}`),
-    title: key.title,
-    fingerprint: key.fingerprint,
-    created_at: isoTime(key.createdUnix),
-    read_only: key.readOnly,
-    repository,
-  }))
-}
 
 /** One page of a repository's deploy keys, oldest first, optionally only `keyId` or `fingerprint`. */
 export async function listDeployKeys(

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { PageQuery } from '../../lib/pagination'
 import { RepoParams, RepositoryList, RepositorySchema } from '../repos/model'
-import { reposToApi } from '../repos/service'
+import { reposToApi } from '../../convert/repo'
 import { CreateForkOption } from './model'
 import { forkRepository, listForks } from './service'
 

@@ -11,7 +11,9 @@ import { repositorySize } from '../../git/refs'
 import { ApiError, conflict, unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
-import { buildRepository, gitRepoAt, listReadableRepos, pathOfRepo, repoSnapshot } from '../repos/service'
+import { buildRepository } from '../repos/create'
+import { listReadableRepos } from '../repos/queries'
+import { gitRepoAt, pathOfRepo, repoSnapshot } from '../repos/service'
 import { grantOrgRepoCreator, loadOrg, requireOrgRepoCreator } from '../orgs/service'
 
 export interface ForkRequest {

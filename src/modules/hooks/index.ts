@@ -15,19 +15,8 @@ import {
   RepoHookDeliveryParams,
   RepoHookParams,
 } from './model'
-import {
-  createHook,
-  deleteHook,
-  deliveryToApi,
-  editHook,
-  getDelivery,
-  getHook,
-  hookToApi,
-  listDeliveries,
-  listHooks,
-  redeliver,
-  testHook,
-} from './service'
+import { deliveryToApi, hookToApi } from '../../convert/hook'
+import { createHook, deleteHook, editHook, getDelivery, getHook, listDeliveries, listHooks, redeliver, testHook } from './service'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 const Hooks = t.Array(HookSchema)

@@ -3,46 +3,26 @@ import type { AppDeps } from '../../deps'
 import type { RepoRow } from '../../auth/access'
 import type { UserRow } from '../../auth/caller'
 import { writeTransaction } from '../../db/client'
-import { hooks, hookTasks } from '../../db/schema'
+import { hooks, hookTasks, type HookRow, type HookTaskRow } from '../../db/schema'
 import { ApiError, badRequest, notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
-import { isoTime, nowUnix } from '../../lib/time'
+import { nowUnix } from '../../lib/time'
 import { getBranchHead } from '../../git/commits'
 import { ZERO_ID } from '../../events/push-events'
 import { gitRepoAt, pathOfRepo } from '../repos/service'
-import { CONTENT_TYPES, HOOK_EVENT_TYPES, HOOK_TYPES, eventName, selectEvents, type EventMode, type HookEventType } from '../../webhooks/events'
+import { CONTENT_TYPES, HOOK_TYPES, selectEvents, type EventMode } from '../../webhooks/events'
 import { compileGlob, GlobError } from '../../lib/glob'
-import { deliveryBody } from '../../webhooks/deliver'
 import { wakeDeliveries } from '../../webhooks/dispatcher'
-import { insertTasks, newTask, eventsOfHook, type HookRow, type HookTaskRow } from '../../webhooks/tasks'
+import { eventsOfHook } from '../../convert/hook'
+import { insertTasks, newTask } from '../../webhooks/tasks'
 import { payloadRepo, pushCommits, pushPayload } from '../../webhooks/payloads'
-import { toApiUser } from '../../lib/convert/user'
+import { toApiUser } from '../../convert/user'
 
 /** Whose hooks: a repository's own, or an organisation's (fired for all its repositories). */
 export type HookScope = { repo: RepoRow } | { org: UserRow }
 
 const scopeWhere = (scope: HookScope): SQL =>
   'repo' in scope ? eq(hooks.repoId, scope.repo.id) : and(eq(hooks.ownerId, scope.org.id), isNull(hooks.repoId))!
-
-const SLACK_KEYS = ['channel', 'username', 'icon_url', 'color'] as const
-
-/** The Hook record: `config` without the secret; `events` as the hook takes them. */
-export function hookToApi(hook: HookRow) {
-  const meta = JSON.parse(hook.meta) as Record<string, string>
-  const config: Record<string, string> = { url: hook.url, content_type: hook.contentType }
-  if (hook.type === 'slack') for (const key of SLACK_KEYS) config[key] = meta[key] ?? ''
-  const mode = hook.eventMode as EventMode
-  return {
-    id: hook.id,
-    type: hook.type,
-    config,
-    events: mode === 'send_everything' ? [...HOOK_EVENT_TYPES] : mode === 'push_only' ? ['push'] : eventsOfHook(hook),
-    active: hook.isActive,
-    branch_filter: hook.branchFilter,
-    updated_at: isoTime(hook.updatedUnix),
-    created_at: isoTime(hook.createdUnix),
-  }
-}
 
 export async function listHooks(deps: AppDeps, scope: HookScope, page: Page | null): Promise<Paged<HookRow>> {
   return await selectPage(deps.db, hooks, scopeWhere(scope), hooks.id, page)
@@ -227,42 +207,6 @@ export async function getDelivery(deps: AppDeps, hook: HookRow, key: string): Pr
       : undefined
   if (!task) throw notFound(`hook delivery does not exist [hook: ${hook.id}, delivery: ${key}]`)
   return task
-}
-
-const parsed = <T>(text: string): T | null => {
-  if (!text) return null
-  try {
-    return JSON.parse(text) as T
-  } catch {
-    return null
-  }
-}
-
-/** The HookDelivery record: the task, with the request as sent (headers of its last attempt) and the answer. */
-export function deliveryToApi(hook: HookRow, task: HookTaskRow) {
-  const request = parsed<{ url: string; http_method: string; headers: Record<string, string> }>(task.requestContent)
-  const response = parsed<{ status: number; headers: Record<string, string>; body: string }>(task.responseContent)
-  return {
-    id: task.id,
-    uuid: task.uuid,
-    event: eventName(task.eventType as HookEventType),
-    event_type: task.eventType,
-    delivered: task.isDelivered,
-    success: task.isSucceed,
-    attempts: task.attempts,
-    status_code: response?.status ?? 0,
-    duration_ms: task.durationMs,
-    delivered_at: task.deliveredMs ? isoTime(Math.floor(task.deliveredMs / 1000)) : null,
-    next_attempt_at: !task.isDelivered && task.nextAttemptMs ? isoTime(Math.floor(task.nextAttemptMs / 1000)) : null,
-    created_at: isoTime(task.createdUnix),
-    request: {
-      url: request?.url ?? hook.url,
-      http_method: request?.http_method ?? 'POST',
-      headers: request?.headers ?? {},
-      body: deliveryBody({ payload: task.payload, contentType: hook.contentType } as never),
-    },
-    response,
-  }
 }
 
 /**

@@ -13,9 +13,9 @@ import {
   ListIssuesQuery,
 } from './model'
 import { RepoParams } from '../repos/model'
-import { toApiIssue } from '../../lib/convert/issue'
+import { toApiIssue, issuesToApi, issueToApi } from '../../convert/issue'
 import { createIssue, editIssue, setIssueDeadline } from './service'
-import { findIssue, issuesToApi, issueToApi, listIssues } from './queries'
+import { findIssue, listIssues } from './queries'
 
 /** Issues: list, file, read, edit, deadline. */
 export const issuesModule = (deps: AppDeps) =>

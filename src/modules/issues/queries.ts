@@ -1,19 +1,17 @@
 /** Reading issues: prepared statements, lookups by index, the filtered list and the records of a page. */
-import { and, asc, count, desc, eq, or, sql, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { Db } from '../../db/client'
 import { rowMapper, valueRows } from '../../db/row-mapper'
 import { containsPattern, everyJsonGroup, inJsonList, likeIgnoringCase } from '../../db/sql'
-import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, pullRequests, repositories } from '../../db/schema'
+import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, repositories, type IssueRow, type LabelRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { getVisibleUserByName, usersByIds } from '../users/service'
+import { getVisibleUserByName } from '../users/service'
 import { type RepoRow } from '../../auth/access'
 import { notFound } from '../../lib/errors'
+import { labelsOfIssues } from '../../convert/issue-relations'
 import type { Page } from '../../lib/pagination'
 import { splitFilter } from '../../lib/validate'
-import { toApiIssue, type IssueRelations, type IssueRow, type LabelRow, type MilestoneRow } from '../../lib/convert/issue'
-import { userConverter } from '../../lib/convert/user'
-
 
 /** Prepared statements of the issue area, built once per database. */
 function prepareStatements(db: Db) {
@@ -58,24 +56,6 @@ function prepareStatements(db: Db) {
       })
       .where(eq(repositories.id, sql.placeholder('repo')))
       .prepare(),
-    assigneesOf: db
-      .select({ issueId: issueAssignees.issueId, userId: issueAssignees.assigneeId })
-      .from(issueAssignees)
-      .where(inJsonList(issueAssignees.issueId, 'ids'))
-      .orderBy(asc(issueAssignees.id))
-      .prepare(),
-    labelLinksOf: db
-      .select({ issueId: issueLabels.issueId, labelId: issueLabels.labelId })
-      .from(issueLabels)
-      .where(inJsonList(issueLabels.issueId, 'ids'))
-      .prepare(),
-    labelsByIds: db.select().from(labels).where(inJsonList(labels.id, 'ids')).orderBy(asc(labels.name), asc(labels.id)).prepare(),
-    milestonesByIds: db.select().from(milestones).where(inJsonList(milestones.id, 'ids')).prepare(),
-    pullStatesOf: db
-      .select({ issueId: pullRequests.issueId, hasMerged: pullRequests.hasMerged, mergedUnix: pullRequests.mergedUnix })
-      .from(pullRequests)
-      .where(inJsonList(pullRequests.issueId, 'ids'))
-      .prepare(),
     nextIndex: db
       .insert(issueIndexes)
       .values({ repoId: sql.placeholder('repo'), maxIndex: 1 })
@@ -86,7 +66,6 @@ function prepareStatements(db: Db) {
 }
 // Raw-values mappers for the statements of the issue list (Drizzle's generic mapping costs as much as the queries).
 const issueRows = rowMapper<IssueRow>(issues)
-const labelRows = rowMapper<LabelRow>(labels)
 
 const statementCache = new WeakMap<Db, ReturnType<typeof prepareStatements>>()
 export function statementsOf(db: Db) {
@@ -110,61 +89,6 @@ export async function findIssue(deps: AppDeps, repoId: number, index: number): P
   return row
 }
 
-/** Labels of each issue (by name), in two queries whatever the number of issues. */
-async function labelsOfIssues(deps: AppDeps, issueIds: number[]): Promise<Map<number, LabelRow[]>> {
-  const s = statementsOf(deps.db)
-  const result = new Map<number, LabelRow[]>(issueIds.map((id) => [id, []]))
-  const links = await s.labelLinksOf.execute({ ids: JSON.stringify(issueIds) })
-  if (links.length === 0) return result
-  const labelIds = [...new Set(links.map((l) => l.labelId))]
-  const issuesOfLabel = new Map<number, number[]>()
-  for (const l of links) {
-    const list = issuesOfLabel.get(l.labelId)
-    if (list) list.push(l.issueId)
-    else issuesOfLabel.set(l.labelId, [l.issueId])
-  }
-  // Labels come back in name order, so each issue's list is in name order too.
-  for (const values of await valueRows(s.labelsByIds, { ids: JSON.stringify(labelIds) })) {
-    const label = labelRows.map(values)
-    for (const issueId of issuesOfLabel.get(label.id)!) result.get(issueId)!.push(label)
-  }
-  return result
-}
-
-/** Everything the Issue records of `rows` refer to, in five queries whatever their number. */
-export async function issueRelations(deps: AppDeps, rows: IssueRow[]): Promise<Map<number, IssueRelations>> {
-  const result = new Map<number, IssueRelations>()
-  if (rows.length === 0) return result
-  const s = statementsOf(deps.db)
-  const issueIds = rows.map((r) => r.id)
-  const assigneeLinks = await s.assigneesOf.execute({ ids: JSON.stringify(issueIds) })
-  const labelsOf = await labelsOfIssues(deps, issueIds)
-  const milestoneIds = [...new Set(rows.map((r) => r.milestoneId).filter((id) => id > 0))]
-  const milestoneById = new Map<number, MilestoneRow>(
-    milestoneIds.length ? (await s.milestonesByIds.execute({ ids: JSON.stringify(milestoneIds) })).map((m) => [m.id, m]) : [],
-  )
-  const people = await usersByIds(deps, [...rows.map((r) => r.posterId), ...assigneeLinks.map((a) => a.userId)])
-  for (const r of rows)
-    result.set(r.id, { poster: people.get(r.posterId), labels: labelsOf.get(r.id)!, milestone: milestoneById.get(r.milestoneId) ?? null, assignees: [] })
-  for (const a of assigneeLinks) {
-    const u = people.get(a.userId)
-    if (u) result.get(a.issueId)!.assignees.push(u)
-  }
-  const pullIds = rows.filter((r) => r.isPull).map((r) => r.id)
-  if (pullIds.length)
-    for (const p of await s.pullStatesOf.execute({ ids: JSON.stringify(pullIds) })) result.get(p.issueId)!.pull = { hasMerged: p.hasMerged, mergedUnix: p.mergedUnix }
-  return result
-}
-
-/** Issue records for a page of rows (fixed number of queries). */
-export async function issuesToApi(deps: AppDeps, repo: RepoRow, rows: IssueRow[], viewer: UserRow | null) {
-  const rel = await issueRelations(deps, rows)
-  const userToApi = userConverter(deps.config, viewer)
-  return rows.map((r) => toApiIssue(deps.config, repo, r, rel.get(r.id)!, viewer, userToApi))
-}
-
-export const issueToApi = async (deps: AppDeps, repo: RepoRow, row: IssueRow, viewer: UserRow | null) =>
-  (await issuesToApi(deps, repo, [row], viewer))[0]!
 
 export interface IssueFilter {
   state?: string

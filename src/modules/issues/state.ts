@@ -5,12 +5,10 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { inJsonList } from '../../db/sql'
-import { issueAssignees, issueLabels, issues, labels, milestones, repositories, users } from '../../db/schema'
+import { issueAssignees, issueLabels, issues, labels, milestones, repositories, users, type IssueRow, type LabelRow, type MilestoneRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, type RepoRow } from '../../auth/access'
 import { unprocessable } from '../../lib/errors'
-import { type IssueRow, type LabelRow, type MilestoneRow } from '../../lib/convert/issue'
-
 
 /**
  * Users named as assignees of an issue of `repo`; 422 for an unknown name and for a user who

@@ -5,18 +5,8 @@ import { PageQuery } from '../../lib/pagination'
 import { UsernameParams } from '../users/model'
 import { getVisibleUserByName } from '../users/service'
 import { CreateGPGKeyOption, CreateKeyOption, GPGKeySchema, KeyIdParams, KeyListQuery, PublicKeySchema } from './model'
-import {
-  addGpgKey,
-  addPublicKey,
-  deleteGpgKey,
-  deletePublicKey,
-  getOwnGpgKey,
-  getOwnPublicKey,
-  gpgKeysToApi,
-  listGpgKeys,
-  listPublicKeys,
-  toApiPublicKey,
-} from './service'
+import { gpgKeysToApi, toApiPublicKey } from '../../convert/key'
+import { addGpgKey, addPublicKey, deleteGpgKey, deletePublicKey, getOwnGpgKey, getOwnPublicKey, listGpgKeys, listPublicKeys } from './service'
 
 const Empty = t.Void()
 

@@ -1,20 +1,15 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import type { Config } from '../../config'
 import type { UserRow } from '../../auth/caller'
 import { writeTransaction } from '../../db/client'
-import { deployKeys, emailAddresses, gpgKeys, publicKeys, users } from '../../db/schema'
+import { deployKeys, emailAddresses, gpgKeys, publicKeys, users, type GpgKeyRow, type PublicKeyRow } from '../../db/schema'
 import { ApiError, forbidden, notFound, unprocessable } from '../../lib/errors'
-import { isoTime, nowUnix, ZERO_TIME } from '../../lib/time'
-import { apiUrl } from '../../lib/urls'
+import { nowUnix } from '../../lib/time'
 import { checkRequiredText, MAX_TITLE } from '../../lib/validate'
-import { toApiUser } from '../../lib/convert/user'
+import type { EmailEntry } from '../../convert/key'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { parseSshPublicKey, type SshPublicKey } from './ssh-key'
 import type { ParsedGpgKey } from './gpg-key'
-
-export type PublicKeyRow = typeof publicKeys.$inferSelect
-export type GpgKeyRow = typeof gpgKeys.$inferSelect
 
 /** `type` column of public_keys: a user's key (deploy keys use 2). */
 const USER_KEY = 1
@@ -23,20 +18,6 @@ const MAX_ARMORED = 256 * 1024
 
 // ---------------------------------------------------------------------------------------------
 // SSH keys
-
-/** The PublicKey record. */
-export function toApiPublicKey(config: Config, key: PublicKeyRow, owner: UserRow | null, viewer: UserRow | null) {
-  return {
-    id: key.id,
-    key: key.content,
-    url: apiUrl(config, `user/keys/${key.id}`),
-    ...(key.name ? { title: key.name } : {}),
-    ...(key.fingerprint ? { fingerprint: key.fingerprint } : {}),
-    created_at: isoTime(key.createdUnix),
-    key_type: 'user',
-    ...(owner ? { user: toApiUser(config, owner, viewer) } : {}),
-  }
-}
 
 /** One page of a user's SSH keys (optionally only the one with `fingerprint`), oldest first. */
 export async function listPublicKeys(deps: AppDeps, ownerId: number, page: Page, fingerprint?: string): Promise<Paged<PublicKeyRow>> {
@@ -137,42 +118,6 @@ export async function recordPublicKeyUse(deps: AppDeps, key: { id: number; updat
 
 // ---------------------------------------------------------------------------------------------
 // GPG keys
-
-type EmailEntry = { email: string; verified: boolean }
-
-/** The GPGKey record; `subkeys` are the rows whose primary_key_id is this key's id. */
-function toApiGpgKey(key: GpgKeyRow, subkeys: GpgKeyRow[]) {
-  const fields = (row: GpgKeyRow) => ({
-    id: row.id,
-    primary_key_id: row.primaryKeyId,
-    key_id: row.keyId,
-    public_key: row.content,
-    can_sign: row.canSign,
-    can_encrypt_comms: row.canEncryptComms,
-    can_encrypt_storage: row.canEncryptStorage,
-    can_certify: row.canCertify,
-    created_at: isoTime(row.createdUnix),
-    expires_at: row.expiredUnix > 0 ? isoTime(row.expiredUnix) : ZERO_TIME,
-  })
-  return {
-    ...fields(key),
-    emails: key.primaryKeyId ? [] : (JSON.parse(key.emails) as EmailEntry[]),
-    subkeys: subkeys.map((s) => ({ ...fields(s), emails: [] as EmailEntry[], subkeys: [] as unknown[] })),
-  }
-}
-
-/** GPG key records of `rows` with their subkeys, fetched in one query. */
-export async function gpgKeysToApi(deps: AppDeps, ownerId: number, rows: GpgKeyRow[]) {
-  const primaryIds = rows.filter((r) => !r.primaryKeyId).map((r) => r.keyId)
-  const subs = primaryIds.length
-    ? await deps.db
-        .select()
-        .from(gpgKeys)
-        .where(and(eq(gpgKeys.ownerId, ownerId), inArray(gpgKeys.primaryKeyId, primaryIds)))
-        .orderBy(asc(gpgKeys.id))
-    : []
-  return rows.map((row) => toApiGpgKey(row, row.primaryKeyId ? [] : subs.filter((s) => s.primaryKeyId === row.keyId)))
-}
 
 /** One page of a user's primary GPG keys, oldest first. */
 export async function listGpgKeys(deps: AppDeps, ownerId: number, page: Page): Promise<Paged<GpgKeyRow>> {

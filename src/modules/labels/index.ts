@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
-import { toApiLabel } from '../../lib/convert/issue'
+import { toApiLabel } from '../../convert/issue'
 import { RepoParams } from '../repos/model'
 import {
   CreateLabelOption,

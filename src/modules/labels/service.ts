@@ -1,11 +1,10 @@
 import { and, asc, desc, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
-import { labels } from '../../db/schema'
+import { labels, type LabelRow } from '../../db/schema'
 import { notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { checkRequiredText, MAX_LABEL_NAME } from '../../lib/validate'
-import type { LabelRow } from '../../lib/convert/issue'
 
 const COLOR = /^#?([0-9a-fA-F]{6})$/
 

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
-import { toApiRepo } from '../../lib/convert/repo'
+import { toApiRepo } from '../../convert/repo'
 import { RepoParams, RepositorySchema } from '../repos/model'
 import { MigrateRepoForm } from './model'
 import { migrateRepository } from './service'

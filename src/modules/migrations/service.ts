@@ -15,10 +15,11 @@ import { checkRemoteHost } from './remote-policy'
 import { parseGoDuration } from '../../lib/duration'
 import { sealSecret } from '../../lib/secret-box'
 import { charCount } from '../../lib/validate'
-import { checkRepoName, checkRepoNameFree, createRepository, type NewRepo } from '../repos/service'
+import { checkRepoName, checkRepoNameFree, createRepository, type NewRepo } from '../repos/create'
 import { syncRepositoryWithGit } from '../../push'
 import { createOrgRepo, loadOrg, requireOrgRepoCreator, type OrgContext } from '../orgs/service'
-import { findOwnerByName, usersByIds } from '../users/service'
+import { usersByIds } from '../../convert/people'
+import { findOwnerByName } from '../users/service'
 
 /** A MigrateRepoForm, as the service takes it. */
 export interface MigrateInput {

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
-import { toApiMilestone } from '../../lib/convert/issue'
+import { toApiMilestone } from '../../convert/issue'
 import { RepoParams } from '../repos/model'
 import { CreateMilestoneOption, EditMilestoneOption, IdParams, ListMilestonesQuery, MilestoneSchema } from '../issues/model'
 import { createMilestone, deleteMilestone, editMilestone, getMilestone, listMilestones } from './service'

@@ -2,20 +2,18 @@ import { and, asc, eq, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { writeTransaction } from '../../db/client'
-import { issues, milestones, repositories } from '../../db/schema'
+import { issues, milestones, repositories, type MilestoneRow } from '../../db/schema'
 import { containsText } from '../../db/sql'
 import { notFound } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { parseDue } from '../issues/service'
 import { checkRequiredText, MAX_TITLE } from '../../lib/validate'
 import { pathNumber } from '../../lib/path-number'
-import type { MilestoneRow } from '../../lib/convert/issue'
 
 /** A body's `state` (open or closed, checked by its schema) as "closed?"; empty or absent = unchanged. */
 const closedOf = (state: string | undefined): boolean | undefined => (state === undefined || state === '' ? undefined : state === 'closed')
 
 const checkTitle = (title: string) => checkRequiredText(title, MAX_TITLE, 'Title')
-
 
 async function bumpRepoMilestones(deps: AppDeps, repoId: number, total: number, closed: number) {
   await deps.db

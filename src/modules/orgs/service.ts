@@ -12,7 +12,8 @@ import { nowUnix } from '../../lib/time'
 import { checkEmail, checkMaxSize, checkOwnerName, checkWebsite } from '../../lib/validate'
 import { assertNameFree, checkVisibility, usersPage } from '../users/service'
 import { TEAM_UNITS } from '../teams/model'
-import { createRepository, listOwnedRepos, type NewRepo } from '../repos/service'
+import { createRepository, type NewRepo } from '../repos/create'
+import { listOwnedRepos } from '../repos/queries'
 
 export type OrgRow = UserRow
 

@@ -1,14 +1,9 @@
-import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { emailAddresses, users } from '../../db/schema'
-import type { UserRow } from '../../auth/caller'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { changedFiles, commitsBetween, countCommits, startDiffOrPatch, type ComparedCommit, type FileChange } from '../../git/compare'
 import { mergeBase } from '../../git/merge'
 import { notFound } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
-import { toApiChangedFile, toApiCommit } from '../../lib/convert/commit'
-import { userConverter, type ApiUser } from '../../lib/convert/user'
 import { findPull } from './service'
 
 /**
@@ -69,36 +64,3 @@ export async function pullFiles(deps: AppDeps, ctx: RepoContext, index: number, 
   if (!found) throw missingHead(index)
   return { rows: found.files.slice(page.offset, page.offset + page.limit), total: found.files.length, head, truncated: found.truncated }
 }
-
-/** Accounts owning these e-mail addresses (activated ones), in one query, by lower-case address. */
-async function accountsByEmail(deps: AppDeps, emails: string[]): Promise<Map<string, UserRow>> {
-  const lower = [...new Set(emails.map((e) => e.toLowerCase()).filter(Boolean))]
-  if (lower.length === 0) return new Map()
-  const rows = await deps.db
-    .select({ email: emailAddresses.lowerEmail, user: users })
-    .from(emailAddresses)
-    .innerJoin(users, eq(users.id, emailAddresses.userId))
-    .where(and(inArray(emailAddresses.lowerEmail, lower), eq(emailAddresses.isActivated, true)))
-  return new Map(rows.map((r) => [r.email, r.user]))
-}
-
-/** Commit records of a pull request's commits (one query for the accounts, whatever their number). */
-export async function commitsToApi(deps: AppDeps, ctx: Pick<RepoContext, 'repo'>, commits: ComparedCommit[], viewer: UserRow | null) {
-  const accounts = await accountsByEmail(deps, commits.flatMap((c) => [c.authorEmail, c.committerEmail]))
-  const userToApi = userConverter(deps.config, viewer)
-  const records = new Map<string, ApiUser | null>()
-  const accountOf = (email: string) => {
-    const key = email.toLowerCase()
-    let record = records.get(key)
-    if (record === undefined) {
-      const user = accounts.get(key)
-      records.set(key, (record = user ? userToApi(user) : null))
-    }
-    return record
-  }
-  return commits.map((c) => toApiCommit(deps.config, ctx.repo, c, accountOf))
-}
-
-/** ChangedFile records of a pull request's files, at its head commit. */
-export const filesToApi = (deps: AppDeps, ctx: Pick<RepoContext, 'repo'>, head: string, files: FileChange[]) =>
-  files.map((f) => toApiChangedFile(deps.config, ctx.repo, head, f))

@@ -18,9 +18,12 @@ import {
   PullRequestSchema,
   formSwitch,
 } from './model'
-import { createPull, editPull, findPull, listPullPage, pullToApi, requireMerged } from './service'
+import { pullsToApi, pullToApi } from '../../convert/pull'
+import { createPull, editPull, findPull, listPulls, requireMerged } from './service'
+import { cachedPullPage } from './page-cache'
 import { mergePull } from './merge'
-import { commitsToApi, filesToApi, pullCommits, pullDiff, pullDownloadOf, pullFiles } from './compare'
+import { commitsToApi, filesToApi } from '../../convert/commit'
+import { pullCommits, pullDiff, pullDownloadOf, pullFiles } from './compare'
 import { PageQuery, setListHeaders } from '../../lib/pagination'
 
 const PullList = t.Array(PullRequestSchema)
@@ -46,7 +49,11 @@ export const pullsModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/pulls',
       // The page's JSON text as made once (and checked against the schema below) while nothing changes.
       async ({ query, repo: ctx, page, request, set }) => {
-        const found = await listPullPage(deps, ctx, ctx.caller.user, query, page, pullListJson)
+        const viewer = ctx.caller.user
+        const found = await cachedPullPage(deps, ctx.repo.id, viewer, query, page, async () => {
+          const rows = await listPulls(deps, ctx.repo, viewer, query, page)
+          return { json: pullListJson(await pullsToApi(deps, ctx.repo, ctx.owner, rows.rows, viewer)), total: rows.total }
+        })
         setListHeaders(set, deps.config, request, page, found.total)
         return new Response(found.json, { headers: { 'content-type': 'application/json;charset=utf-8' } })
       },

@@ -1,9 +1,8 @@
-import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { changeMarkOf } from '../../db/client'
 import { inJsonList } from '../../db/sql'
 import { rowMapper, valueRows } from '../../db/row-mapper'
-import { issueLabels, issues, labels, pullRequests, repositories, users } from '../../db/schema'
+import { issueLabels, issues, labels, pullRequests, repositories, users, type IssueRow, type PullRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
@@ -14,24 +13,15 @@ import { ApiError, conflict, notFound, unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { splitFilter } from '../../lib/validate'
-import { toApiPull, type ApiPull, type PullEnd, type PullRow } from '../../lib/convert/pull'
-import type { IssueRow } from '../../lib/convert/issue'
-import { repoRecord, type ApiRepo } from '../../lib/convert/repo'
-import { userConverter } from '../../lib/convert/user'
+import type { PullItem } from '../../convert/pull'
 import { changeIssueLabels, createIssue, editIssue, type IssueEdit, type NewIssue } from '../issues/service'
-import { findIssue, issueRelations } from '../issues/queries'
+import { findIssue } from '../issues/queries'
 import { setClosed } from '../issues/state'
 import { recordIssueEvent } from '../../events/issue-events'
-import { getVisibleUserByName, usersByIds } from '../users/service'
+import { getVisibleUserByName } from '../users/service'
 import { queueCheck } from '../../push/pull-queue'
 import { checkPull, gitOfRepo } from './mergeability'
 import { errorFields, loggerOf } from '../../lib/log'
-
-/** A pull request: its own row and its issue's. */
-export interface PullItem {
-  pull: PullRow
-  issue: IssueRow
-}
 
 /** A pull request by its index in the base repository; 404 when there is none (or it is a plain issue). */
 export async function findPull(deps: AppDeps, repoId: number, index: number): Promise<PullItem> {
@@ -42,50 +32,6 @@ export async function findPull(deps: AppDeps, repoId: number, index: number): Pr
 }
 
 export const pullById = async (deps: AppDeps, id: number): Promise<PullRow | undefined> => (await deps.db.select().from(pullRequests).where(eq(pullRequests.id, id)))[0]
-
-// ---- records ---------------------------------------------------------------------------------
-
-/**
- * PullRequest records for pull requests of `base` (owned by `baseOwner`), in a fixed number of
- * queries whatever their number: the issue relations, the head repositories and their owners,
- * the mergers. Branch repositories carry no permissions (all false), as in Gitea.
- */
-export async function pullsToApi(deps: AppDeps, base: RepoRow, baseOwner: UserRow, items: PullItem[], viewer: UserRow | null) {
-  if (items.length === 0) return []
-  const rel = await issueRelations(deps, items.map((i) => i.issue))
-  const headIds = [...new Set(items.map((i) => i.pull.headRepoId).filter((id) => id !== base.id))]
-  const heads = new Map(
-    (headIds.length ? await deps.db.select().from(repositories).where(and(inArray(repositories.id, headIds), eq(repositories.status, 'ready'))) : []).map((r) => [r.id, r]),
-  )
-  const people = await usersByIds(deps, [...[...heads.values()].map((r) => r.ownerId), ...items.filter((i) => i.pull.hasMerged).map((i) => i.pull.mergedById)])
-  const userToApi = userConverter(deps.config, viewer)
-  const baseRecord = repoRecord(deps.config, base, baseOwner.name, userToApi(baseOwner), null)
-  const records = new Map<number, ApiRepo | null>([[base.id, baseRecord]])
-  const endOf = (repoId: number): PullEnd => {
-    let record = records.get(repoId)
-    if (record === undefined) {
-      const repo = heads.get(repoId)
-      const owner = repo && people.get(repo.ownerId)
-      record = repo && owner ? repoRecord(deps.config, repo, owner.name, userToApi(owner), null, repo.isFork && repo.forkId === base.id ? { ...baseRecord, parent: null } : null) : null
-      records.set(repoId, record)
-    }
-    return { repoId, repo: record }
-  }
-  return items.map(({ pull, issue }) =>
-    toApiPull(
-      deps.config,
-      base,
-      pull,
-      issue,
-      { ...rel.get(issue.id)!, base: endOf(pull.baseRepoId), head: endOf(pull.headRepoId), mergedBy: pull.hasMerged ? people.get(pull.mergedById) : null },
-      viewer,
-      userToApi,
-    ),
-  )
-}
-
-export const pullToApi = async (deps: AppDeps, ctx: Pick<RepoContext, 'repo' | 'owner'>, item: PullItem, viewer: UserRow | null) =>
-  (await pullsToApi(deps, ctx.repo, ctx.owner, [item], viewer))[0]!
 
 const issueRows = rowMapper<IssueRow>(issues)
 const pullRows = rowMapper<PullRow>(pullRequests)
@@ -208,69 +154,6 @@ export async function listPulls(deps: AppDeps, repo: RepoRow, viewer: UserRow | 
   return { rows, total }
 }
 
-/** At most this many pages are kept (about 130 KB of JSON each at 30 per page). */
-const PULL_PAGES_KEPT = 32
-
-/** A page of PullRequest records as the JSON text of its answer, with the list's total. */
-export interface PullPageText {
-  json: string
-  total: number
-}
-
-/**
- * Pages of PullRequest records already made and serialised, for as long as the database is
- * unchanged (its change mark): a list read again and again between writes is made once. Any
- * write anywhere empties it; the oldest page goes first when it is full.
- */
-class PullPageCache {
-  private readonly pages = new Map<string, Promise<PullPageText>>()
-  private version = ''
-  constructor(private readonly changeMark: () => string) {}
-  /** The page under `key`, made by `make()` unless held and still fresh. */
-  get(key: string, make: () => Promise<PullPageText>): Promise<PullPageText> {
-    const version = this.changeMark()
-    if (version !== this.version) {
-      this.pages.clear()
-      this.version = version
-    }
-    let page = this.pages.get(key)
-    if (!page) {
-      page = make()
-      // A page that failed is not kept; one made while a write lands is dropped at the next
-      // call, as the mark has moved by then.
-      const made = page
-      made.catch(() => this.pages.get(key) === made && this.pages.delete(key))
-      // Making it wrote nothing (a read), so the mark it was made under still holds.
-      if (this.pages.size >= PULL_PAGES_KEPT) this.pages.delete(this.pages.keys().next().value!)
-      this.pages.set(key, page)
-    }
-    return page
-  }
-}
-const pullPageCaches = new WeakMap<AppDeps['db'], PullPageCache>()
-
-/**
- * A page of PullRequest records of a repository as `viewer` may see them (listPulls and
- * pullsToApi), as JSON text made by `encode` (which checks the records against the answer's
- * schema), made once while the database is unchanged. The viewer is part of the key: records
- * carry what that viewer may see.
- */
-export async function listPullPage(
-  deps: AppDeps,
-  ctx: Pick<RepoContext, 'repo' | 'owner'>,
-  viewer: UserRow | null,
-  filter: PullFilter,
-  page: Page,
-  encode: (records: ApiPull[]) => string,
-): Promise<PullPageText> {
-  let cache = pullPageCaches.get(deps.db)
-  if (!cache) pullPageCaches.set(deps.db, (cache = new PullPageCache(changeMarkOf(deps.db))))
-  const key = JSON.stringify([ctx.repo.id, viewer?.id ?? 0, filter.state ?? '', filter.sort ?? '', filter.milestone ?? 0, filter.labels ?? '', filter.poster ?? '', page.limit, page.offset])
-  return cache.get(key, async () => {
-    const found = await listPulls(deps, ctx.repo, viewer, filter, page)
-    return { json: encode(await pullsToApi(deps, ctx.repo, ctx.owner, found.rows, viewer)), total: found.total }
-  })
-}
 
 // ---- create ----------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
-import { toApiAttachment } from '../../lib/convert/release'
+import { toApiAttachment, releasesToApi, releaseToApi } from '../../convert/release'
 import { PageQuery } from '../../lib/pagination'
 import { FileBytes, RepoWildcardParams, wildcardOf } from '../files/model'
 import { RepoParams } from '../repos/model'
@@ -18,17 +18,7 @@ import {
   TagParams,
   UploadQuery,
 } from './model'
-import {
-  createRelease,
-  deleteRelease,
-  editRelease,
-  getLatestRelease,
-  getRelease,
-  getReleaseByTag,
-  listReleases,
-  releasesToApi,
-  releaseToApi,
-} from './service'
+import { createRelease, deleteRelease, editRelease, getLatestRelease, getRelease, getReleaseByTag, listReleases } from './service'
 import { deleteAsset, downloadByTag, downloadByUuid, editAsset, getAsset, listAssets, uploadAsset } from './assets'
 import { readsBody } from '../../lib/body'
 

@@ -1,25 +1,23 @@
-import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { writeTransaction } from '../../db/client'
-import { attachments, releases, repositories } from '../../db/schema'
+import { attachments, releases, repositories, type ReleaseRow } from '../../db/schema'
 import { greatestOf } from '../../db/sql'
 import { recordEvent } from '../../events/outbox'
 import { ZERO_ID } from '../../events/push-events'
 import { resolveCommitish, tagCommit, tagNameClash } from '../../git/refs'
 import { pushRefProblem } from '../../git/push-commands'
 import { moveRef } from '../../push'
-import { usersByIds } from '../users/service'
 import { conflict, notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { pathNumber } from '../../lib/path-number'
 import { nowUnix } from '../../lib/time'
-import { userConverter } from '../../lib/convert/user'
-import { toApiRelease, type ApiRelease, type AttachmentRow, type ReleaseRow } from '../../lib/convert/release'
-import type { RepoRef } from '../../lib/convert/issue'
 import { removeAttachmentFiles } from './storage'
+// The record a deleted release's event keeps (the row is gone once a webhook payload is built).
+import { releasesToApi } from '../../convert/release'
 
 /**
  * Releases (their assets live in ./assets.ts), as Gitea's services/release: a release
@@ -39,29 +37,6 @@ export const MAX_ASSETS_PER_RELEASE = 100
 
 /** Whether the caller sees drafts (Gitea: write access to the repository). */
 export const seesDrafts = (mode: number) => mode >= AccessMode.Write
-
-// ---- records --------------------------------------------------------------------------------
-
-/** Release records of rows of one repository: publishers and assets in one query each. */
-export async function releasesToApi(deps: AppDeps, repo: RepoRef, rows: ReleaseRow[], viewer: UserRow | null): Promise<ApiRelease[]> {
-  if (rows.length === 0) return []
-  const publishers = await usersByIds(deps, rows.map((r) => r.publisherId))
-  const assets = new Map<number, AttachmentRow[]>()
-  const assetRows = await deps.db
-    .select()
-    .from(attachments)
-    .where(inArray(attachments.releaseId, rows.map((r) => r.id)))
-    .orderBy(asc(attachments.id))
-  for (const a of assetRows) {
-    const list = assets.get(a.releaseId)
-    if (list) list.push(a)
-    else assets.set(a.releaseId, [a])
-  }
-  const author = userConverter(deps.config, viewer)
-  return rows.map((row) => toApiRelease(deps.config, repo, row, author(publishers.get(row.publisherId)), assets.get(row.id) ?? []))
-}
-
-export const releaseToApi = async (deps: AppDeps, ctx: RepoContext, row: ReleaseRow): Promise<ApiRelease> => (await releasesToApi(deps, ctx.repo, [row], ctx.caller.user))[0]!
 
 // ---- lookups --------------------------------------------------------------------------------
 

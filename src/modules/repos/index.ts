@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { AccessMode } from '../../auth/access'
 import { pipeline } from '../../auth/pipeline'
-import { toApiRepo } from '../../lib/convert/repo'
+import { toApiRepo, reposToApi, repoToApi } from '../../convert/repo'
 import { unprocessable } from '../../lib/errors'
 import { PageQuery } from '../../lib/pagination'
 import { getVisibleUserByName } from '../users/service'
@@ -17,18 +17,9 @@ import {
   RepositorySchema,
   SearchResultsSchema,
 } from './model'
-import {
-  createRepository,
-  deleteRepository,
-  editRepository,
-  getReadableRepoById,
-  listCallerRepos,
-  listOwnedRepos,
-  reposToApi,
-  repoToApi,
-  searchRepositories,
-  newRepoFromOption,
-} from './service'
+import { createRepository, newRepoFromOption } from './create'
+import { deleteRepository, editRepository } from './edit'
+import { getReadableRepoById, listCallerRepos, listOwnedRepos, searchRepositories } from './queries'
 
 /** Go's strconv.ParseBool, as Gitea reads boolean query parameters (anything else: 422). */
 function queryBool(value: string | undefined, field: string): boolean {

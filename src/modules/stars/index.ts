@@ -1,15 +1,15 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
-import { toApiUser } from '../../lib/convert/user'
+import { toApiUser } from '../../convert/user'
 import { notFound } from '../../lib/errors'
 import { PageQuery } from '../../lib/pagination'
 import { RepoParams, RepositoryList } from '../repos/model'
-import { reposToApi } from '../repos/service'
+import { reposToApi, toApiWatchInfo } from '../../convert/repo'
 import { UserSchema, UsernameParams } from '../users/model'
 import { getVisibleUserByName } from '../users/service'
 import { StarredRepoParams, WatchInfoSchema } from './model'
-import { hasMarked, listMarkedRepos, listMarkers, setMark, toApiWatchInfo, type Mark } from './service'
+import { hasMarked, listMarkedRepos, listMarkers, setMark, type Mark } from './service'
 
 const UserList = t.Array(UserSchema)
 const NoContent = { 204: t.Void() }

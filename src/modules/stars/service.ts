@@ -5,10 +5,8 @@ import type { RepoRow } from '../../auth/access'
 import { writeTransaction } from '../../db/client'
 import { repositories, stars, users, watches } from '../../db/schema'
 import type { Page, Paged } from '../../lib/pagination'
-import { isoTime, nowUnix } from '../../lib/time'
-import { apiUrl } from '../../lib/urls'
-import type { Config } from '../../config'
-import { listReadableRepos } from '../repos/service'
+import { nowUnix } from '../../lib/time'
+import { listReadableRepos } from '../repos/queries'
 import { usersPage } from '../users/service'
 
 /*
@@ -69,17 +67,4 @@ export async function changeMarkRow(deps: AppDeps, mark: Mark, userId: number, r
 /** Marks (`on`) or unmarks the repository for `user` (idempotent). */
 export async function setMark(deps: AppDeps, mark: Mark, user: UserRow, repoId: number, on: boolean): Promise<void> {
   await writeTransaction(deps.db, async () => await changeMarkRow(deps, mark, user.id, repoId, on))
-}
-
-/** The WatchInfo record of a watched repository (Gitea sends the repository's creation time). */
-export function toApiWatchInfo(config: Config, ownerName: string, repo: RepoRow) {
-  const repoUrl = apiUrl(config, `repos/${ownerName}/${repo.name}`)
-  return {
-    subscribed: true,
-    ignored: false,
-    reason: null,
-    created_at: isoTime(repo.createdUnix),
-    url: `${repoUrl}/subscription`,
-    repository_url: repoUrl,
-  }
 }

@@ -3,7 +3,8 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { PageQuery, setPageHeaders } from '../../lib/pagination'
 import { CombinedStatusSchema, CreateStatusOption, RefParams, ShaParams, StatusListQuery, StatusSchema } from './model'
-import { commitOfRef, commitOfSha, createStatus, latestStatuses, listStatuses, toApiCombinedStatus, toApiStatuses } from './service'
+import { toApiCombinedStatus, toApiStatuses } from '../../convert/status'
+import { commitOfRef, commitOfSha, createStatus, latestStatuses, listStatuses } from './service'
 
 const StatusList = t.Array(StatusSchema)
 

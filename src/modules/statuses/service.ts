@@ -1,22 +1,16 @@
 import { and, asc, desc, eq, inArray, max, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import type { Config } from '../../config'
 import type { UserRow } from '../../auth/caller'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { writeTransaction } from '../../db/client'
-import { commitStatuses } from '../../db/schema'
+import { commitStatuses, type StatusRow } from '../../db/schema'
 import { recordEvent } from '../../events/outbox'
 import { resolveCommitish, resolveRefPrefix } from '../../git/refs'
 import { notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
-import { usersByIds } from '../users/service'
-import { repoToApi } from '../repos/service'
-import { isoTime, nowUnix } from '../../lib/time'
-import { apiUrl } from '../../lib/urls'
-import { userConverter } from '../../lib/convert/user'
+import { nowUnix } from '../../lib/time'
 import { STATUS_STATES, STATUS_SORTS, type StatusState } from './model'
 
-export type StatusRow = typeof commitStatuses.$inferSelect
 type StatusSort = (typeof STATUS_SORTS)[number]
 /** A status list's `sort` and `state` query values. */
 export type StatusFilter = { sort?: StatusSort | ''; state?: StatusState | '' }
@@ -127,38 +121,3 @@ export async function latestStatuses(deps: AppDeps, repoId: number, sha: string,
   return { rows, total: latest.length, state: combinedState(latest.map((r) => r.state)) }
 }
 
-/** Status records of `rows`, their creators read in one query (a deleted account is the Ghost). */
-export async function toApiStatuses(deps: AppDeps, ctx: RepoContext, rows: StatusRow[]) {
-  const creators = await usersByIds(deps, rows.map((r) => r.creatorId))
-  const userOf = userConverter(deps.config, ctx.caller.user)
-  return rows.map((row) => toApiStatus(deps.config, ctx, row, userOf(creators.get(row.creatorId))))
-}
-
-/** The Status record: `id` is the per-commit index. */
-function toApiStatus(config: Config, ctx: RepoContext, row: StatusRow, creator: ReturnType<ReturnType<typeof userConverter>>) {
-  return {
-    id: row.index,
-    status: row.state,
-    target_url: row.targetUrl,
-    description: row.description,
-    url: apiUrl(config, `repos/${ctx.owner.name}/${ctx.repo.name}/statuses/${row.sha}`),
-    context: row.context,
-    creator,
-    created_at: isoTime(row.createdUnix),
-    updated_at: isoTime(row.updatedUnix),
-  }
-}
-
-/** The CombinedStatus record of a commit, `sha` being the resolved commit id. */
-export async function toApiCombinedStatus(deps: AppDeps, ctx: RepoContext, sha: string, latest: Awaited<ReturnType<typeof latestStatuses>>) {
-  const commitPath = `repos/${ctx.owner.name}/${ctx.repo.name}/commits/${sha}`
-  return {
-    state: latest.state,
-    sha,
-    total_count: latest.total,
-    statuses: await toApiStatuses(deps, ctx, latest.rows),
-    repository: await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
-    commit_url: apiUrl(deps.config, commitPath),
-    url: apiUrl(deps.config, `${commitPath}/status`),
-  }
-}

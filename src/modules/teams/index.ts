@@ -2,31 +2,17 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { TeamContext } from './service'
-import { toApiUser } from '../../lib/convert/user'
+import { toApiUser } from '../../convert/user'
 import { notFound } from '../../lib/errors'
 import { PageQuery } from '../../lib/pagination'
 import { UserSchema } from '../users/model'
 import { RepositorySchema } from '../repos/model'
-import { reposToApi } from '../repos/service'
+import { reposToApi } from '../../convert/repo'
 import { OrgParams } from '../orgs/model'
 import { getUserByName, getVisibleUserByName } from '../users/service'
 import { CreateTeamOption, EditTeamOption, TeamMemberParams, TeamParams, TeamRepoParams, TeamSchema } from './model'
-import {
-  addTeamMember,
-  addTeamRepo,
-  createTeam,
-  deleteTeam,
-  editTeam,
-  isTeamMember,
-  listOrgTeams,
-  listTeamMembers,
-  listTeamRepos,
-  listUserTeams,
-  removeTeamMember,
-  removeTeamRepo,
-  teamsToApi,
-  toApiTeam,
-} from './service'
+import { teamsToApi, toApiTeam } from '../../convert/team'
+import { addTeamMember, addTeamRepo, createTeam, deleteTeam, editTeam, isTeamMember, listOrgTeams, listTeamMembers, listTeamRepos, listUserTeams, removeTeamMember, removeTeamRepo } from './service'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 

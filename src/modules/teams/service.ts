@@ -1,18 +1,16 @@
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import type { Config } from '../../config'
 import { writeTransaction } from '../../db/client'
-import { repositories, teamRepos, teams, teamUsers, users } from '../../db/schema'
+import { repositories, teamRepos, teams, teamUsers, users, type TeamRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { AccessMode, accessLevel, accessModeFromName, accessModeName, type RepoRow } from '../../auth/access'
+import { AccessMode, accessLevel, accessModeFromName, type RepoRow } from '../../auth/access'
 import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
-import { toApiOrg } from '../../lib/convert/user'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
 import { pathNumber } from '../../lib/path-number'
-import { usersByIds, usersPage } from '../users/service'
-import { listReadableRepos } from '../repos/service'
+import { usersPage } from '../users/service'
+import { listReadableRepos } from '../repos/queries'
 import { TEAM_UNITS } from './model'
 import {
   ensureMembership,
@@ -22,8 +20,6 @@ import {
   type OrgContext,
   type OrgRow,
 } from '../orgs/service'
-
-export type TeamRow = typeof teams.$inferSelect
 
 /** A team named by id, with its organisation and the caller's role there. */
 export interface TeamContext {
@@ -37,36 +33,6 @@ export interface TeamContext {
 const TEAM_NAME = /^[A-Za-z0-9_.-]+$/
 
 const isOwnersTeam = (team: Pick<TeamRow, 'authorize'>) => team.authorize >= AccessMode.Owner
-
-function parseUnits(units: string): string[] {
-  try {
-    const parsed = JSON.parse(units)
-    return Array.isArray(parsed) ? parsed.map(String) : []
-  } catch {
-    return []
-  }
-}
-
-/** The Team record, as `viewer` may see it (its organisation's e-mail is viewer-dependent). */
-export function toApiTeam(config: Config, team: TeamRow, org: OrgRow | null, viewer: UserRow | null) {
-  return {
-    id: team.id,
-    name: team.name,
-    description: team.description,
-    permission: accessModeName(team.authorize),
-    organization: org ? toApiOrg(config, org, viewer) : null,
-    units: parseUnits(team.units),
-    includes_all_repositories: team.includesAllRepositories,
-    can_create_org_repo: team.canCreateOrgRepo,
-  }
-}
-
-/** Team records for a list, with their organisations fetched in one query. */
-export async function teamsToApi(deps: AppDeps, rows: TeamRow[], viewer: UserRow | null) {
-  if (rows.length === 0) return []
-  const orgs = await usersByIds(deps, rows.map((r) => r.orgId))
-  return rows.map((r) => toApiTeam(deps.config, r, orgs.get(r.orgId) ?? null, viewer))
-}
 
 /**
  * `/teams/{id}`: needs a signed-in caller (401) who is a member of the team's organisation

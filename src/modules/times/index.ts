@@ -6,7 +6,8 @@ import { AddTimeOption, IssueParams, TimesQuery, TrackedTimeSchema } from '../is
 import { pathNumber } from '../../lib/path-number'
 import { findIssue } from '../issues/queries'
 import { getVisibleUserByName } from '../users/service'
-import { addTime, listTimes, requireTimeTracking, timesToApi } from './service'
+import { timesToApi } from '../../convert/issue'
+import { addTime, listTimes, requireTimeTracking } from './service'
 
 const TimeList = t.Array(TrackedTimeSchema)
 

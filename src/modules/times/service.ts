@@ -2,15 +2,14 @@ import { and, asc, eq, gte, lte } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { writeTransaction } from '../../db/client'
-import { issueAssignees, trackedTimes } from '../../db/schema'
+import { issueAssignees, trackedTimes, type TrackedTimeRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, type RepoRow } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
 import { ApiError, forbidden, notFound } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
-import { toApiTrackedTime, type TrackedTimeRow } from '../../lib/convert/issue'
 import { findIssue } from '../issues/queries'
-import { getUserByName, usersByIds } from '../users/service'
+import { getUserByName } from '../users/service'
 import { insertComment } from '../comments/service'
 
 /** Timeline event type of "time added" (Gitea's CommentTypeAddTimeManual). */
@@ -81,10 +80,4 @@ export async function listTimes(deps: AppDeps, f: TimeFilter, page: Page | null)
     f.before ? lte(trackedTimes.createdUnix, parseTimestamp(f.before, 'before')) : undefined,
   )
   return await selectPage(deps.db, trackedTimes, where, [asc(trackedTimes.createdUnix), asc(trackedTimes.id)], page)
-}
-
-/** TrackedTime records (user names fetched in one query). */
-export async function timesToApi(deps: AppDeps, rows: TrackedTimeRow[]) {
-  const people = await usersByIds(deps, rows.map((r) => r.userId))
-  return rows.map((r) => toApiTrackedTime(r, people.get(r.userId)))
 }

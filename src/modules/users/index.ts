@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
-import { toApiUser } from '../../lib/convert/user'
+import { toApiUser } from '../../convert/user'
 import { notFound } from '../../lib/errors'
 import { PageQuery } from '../../lib/pagination'
 import {
@@ -17,24 +17,8 @@ import {
   UserSearchResult,
   UsernameParams,
 } from './model'
-import {
-  addEmails,
-  createAccessToken,
-  deleteAccessToken,
-  deleteEmails,
-  followedOrVisibleUser,
-  followUser,
-  getVisibleUserByName,
-  isFollowing,
-  listAccessTokens,
-  listEmails,
-  listFollows,
-  searchUsers,
-  tokenOwnerFor,
-  toApiAccessToken,
-  toApiEmail,
-  unfollowUser,
-} from './service'
+import { toApiAccessToken, toApiEmail } from '../../convert/account'
+import { addEmails, createAccessToken, deleteAccessToken, deleteEmails, followedOrVisibleUser, followUser, getVisibleUserByName, isFollowing, listAccessTokens, listEmails, listFollows, searchUsers, tokenOwnerFor, unfollowUser } from './service'
 
 const UserList = t.Array(UserSchema)
 const NoContent = { 204: t.Void() }

@@ -1,10 +1,9 @@
 import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../../deps'
-import { writeTransaction, type Db } from '../../db/client'
-import { containsText, inJsonList } from '../../db/sql'
-import { rowMapper, valueRows } from '../../db/row-mapper'
-import { accessTokens, emailAddresses, follows, users } from '../../db/schema'
+import { writeTransaction } from '../../db/client'
+import { containsText } from '../../db/sql'
+import { accessTokens, emailAddresses, follows, users, type AccessTokenRow, type EmailRow } from '../../db/schema'
 import type { Caller, UserRow } from '../../auth/caller'
 import { ownerVisibleTo, visibleOwnerCondition } from '../../auth/visibility'
 import { hashNewPassword, hashToken, newTokenSecret } from '../../auth/secrets'
@@ -14,26 +13,6 @@ import { nowUnix } from '../../lib/time'
 import { pathNumber } from '../../lib/path-number'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
-
-/** Users (and organisations) by id, as one statement prepared once per database. */
-const prepareUsersByIds = (db: Db) => db.select().from(users).where(inJsonList(users.id, 'ids')).prepare()
-const usersByIdsStatements = new WeakMap<Db, ReturnType<typeof prepareUsersByIds>>()
-const userRows = rowMapper<UserRow>(users)
-
-/**
- * Users (and organisations) by id, in one query whatever their number: what every list uses to
- * fetch the people and owners its records name. Ids without a row (deleted users) are absent.
- */
-export async function usersByIds(deps: AppDeps, ids: Iterable<number>): Promise<Map<number, UserRow>> {
-  const list = [...new Set(ids)]
-  if (list.length === 0) return new Map()
-  let statement = usersByIdsStatements.get(deps.db)
-  if (!statement) usersByIdsStatements.set(deps.db, (statement = prepareUsersByIds(deps.db)))
-  // Rows read as raw values and mapped by the table's own columns (Drizzle's generic mapping
-  // costs more than the query on list pages).
-  const rows = (await valueRows(statement, { ids: JSON.stringify(list) })).map((v) => userRows.map(v))
-  return new Map(rows.map((u) => [u.id, u]))
-}
 
 export interface NewUser {
   username: string
@@ -217,17 +196,6 @@ export async function tokenOwnerFor(deps: AppDeps, caller: Caller, username: str
   return await getUserByName(deps, username)
 }
 
-export type AccessTokenRow = typeof accessTokens.$inferSelect
-
-/** The AccessToken record; `secret` only right after creation (lists show ""). */
-export const toApiAccessToken = (row: AccessTokenRow, secret = '') => ({
-  id: row.id,
-  name: row.name,
-  sha1: secret,
-  token_last_eight: row.tokenLastEight,
-  scopes: row.scope ? row.scope.split(',') : [],
-})
-
 export async function listAccessTokens(deps: AppDeps, userId: number, page: Page): Promise<Paged<AccessTokenRow>> {
   return await selectPage(deps.db, accessTokens, eq(accessTokens.userId, userId), asc(accessTokens.id), page)
 }
@@ -250,10 +218,6 @@ export async function deleteAccessToken(deps: AppDeps, userId: number, idOrName:
 }
 
 // ---- e-mail addresses ------------------------------------------------------------------------
-
-export type EmailRow = typeof emailAddresses.$inferSelect
-
-export const toApiEmail = (row: EmailRow) => ({ email: row.email, verified: row.isActivated, primary: row.isPrimary })
 
 /** The user's addresses, primary first. */
 export async function listEmails(deps: AppDeps, userId: number): Promise<EmailRow[]> {

@@ -1,16 +1,15 @@
-import type { Config } from '../../config'
-import type { UserRow } from '../../auth/caller'
-import type { RepoRow } from '../../auth/access'
-import type { comments, issues, labels, milestones, trackedTimes } from '../../db/schema'
-import { isoTime, isoTimeOrNull } from '../time'
-import { apiUrl, webUrl } from '../urls'
+import { inArray } from 'drizzle-orm'
+import { issues, type CommentRow, type IssueRow, type LabelRow, type MilestoneRow, type RepoRow, type TrackedTimeRow } from '../db/schema'
+import type { Config } from '../config'
+import type { UserRow } from '../auth/caller'
+import { isoTime, isoTimeOrNull } from '../lib/time'
+import { apiUrl, webUrl } from '../lib/urls'
 import { userConverter, type ApiUser } from './user'
+import { issueRelations, type IssueRelations } from './issue-relations'
+import type { AppDeps } from '../deps'
+import { usersByIds } from './people'
 
-export type IssueRow = typeof issues.$inferSelect
-export type LabelRow = typeof labels.$inferSelect
-export type MilestoneRow = typeof milestones.$inferSelect
-export type CommentRow = typeof comments.$inferSelect
-export type TrackedTimeRow = typeof trackedTimes.$inferSelect
+export type { IssueRelations }
 
 /** The repository an issue-area record belongs to: enough to build its URLs. */
 export type RepoRef = Pick<RepoRow, 'id' | 'name' | 'ownerName'>
@@ -56,17 +55,6 @@ export function toApiMilestone(milestone: MilestoneRow) {
 }
 export type ApiMilestone = ReturnType<typeof toApiMilestone>
 
-/** What toApiIssue needs besides the row, already fetched (in batch for lists). */
-export interface IssueRelations {
-  /** Undefined when the author's account was deleted: shown as the Ghost user. */
-  poster: UserRow | undefined
-  labels: LabelRow[]
-  milestone: MilestoneRow | null
-  assignees: UserRow[]
-  /** A pull request's merge state (Issue.pull_request); absent for plain issues. */
-  pull?: { hasMerged: boolean; mergedUnix: number }
-}
-
 /** The Issue record, as `viewer` may see it (`userToApi`: a shared userConverter in lists). */
 export function toApiIssue(
   config: Config,
@@ -106,6 +94,16 @@ export function toApiIssue(
 }
 export type ApiIssue = ReturnType<typeof toApiIssue>
 
+/** Issue records for a page of rows (fixed number of queries). */
+export async function issuesToApi(deps: AppDeps, repo: RepoRow, rows: IssueRow[], viewer: UserRow | null) {
+  const rel = await issueRelations(deps, rows)
+  const userToApi = userConverter(deps.config, viewer)
+  return rows.map((r) => toApiIssue(deps.config, repo, r, rel.get(r.id)!, viewer, userToApi))
+}
+
+export const issueToApi = async (deps: AppDeps, repo: RepoRow, row: IssueRow, viewer: UserRow | null) =>
+  (await issuesToApi(deps, repo, [row], viewer))[0]!
+
 /** The Comment record; `issue` gives the URLs (issue_url or pull_request_url). */
 export function toApiComment(
   config: Config,
@@ -133,6 +131,22 @@ export function toApiComment(
 }
 export type ApiComment = ReturnType<typeof toApiComment>
 
+/** Comment records for rows of one repository (authors and issues fetched in one query each). */
+export async function commentsToApi(deps: AppDeps, repo: RepoRow, rows: CommentRow[], viewer: UserRow | null) {
+  if (rows.length === 0) return []
+  const people = await usersByIds(deps, rows.map((c) => c.posterId))
+  const issueIds = [...new Set(rows.map((c) => c.issueId))]
+  const issueById = new Map(
+    (await deps.db
+      .select({ id: issues.id, index: issues.index, isPull: issues.isPull })
+      .from(issues)
+      .where(inArray(issues.id, issueIds)))
+      .map((i) => [i.id, i]),
+  )
+  const userToApi = userConverter(deps.config, viewer)
+  return rows.map((c) => toApiComment(deps.config, repo, issueById.get(c.issueId)!, c, people.get(c.posterId), viewer, userToApi))
+}
+
 /** The TrackedTime record. */
 export function toApiTrackedTime(time: TrackedTimeRow, user: Pick<UserRow, 'name'> | undefined) {
   return {
@@ -145,3 +159,9 @@ export function toApiTrackedTime(time: TrackedTimeRow, user: Pick<UserRow, 'name
   }
 }
 export type ApiTrackedTime = ReturnType<typeof toApiTrackedTime>
+
+/** TrackedTime records (user names fetched in one query). */
+export async function timesToApi(deps: AppDeps, rows: TrackedTimeRow[]) {
+  const people = await usersByIds(deps, rows.map((r) => r.userId))
+  return rows.map((r) => toApiTrackedTime(r, people.get(r.userId)))
+}

@@ -1,9 +1,13 @@
-import type { Config } from '../../config'
-import type { ComparedCommit, FileChange } from '../../git/compare'
-import type { CommitFile } from '../../git/commit-files'
-import { apiUrl, webUrl } from '../urls'
+import type { AppDeps } from '../deps'
+import type { Config } from '../config'
+import type { UserRow } from '../auth/caller'
+import type { RepoContext } from '../auth/repo-context'
+import type { ComparedCommit, FileChange } from '../git/compare'
+import type { CommitFile } from '../git/commit-files'
+import { apiUrl, webUrl } from '../lib/urls'
 import { repoPath as repoPathOf, type RepoRef } from './issue'
-import type { ApiUser } from './user'
+import { usersByEmails } from './people'
+import { userConverter, type ApiUser } from './user'
 
 /** A path inside a repository, each segment URL-encoded (Gitea's PathEscapeSegments). */
 const escapeSegments = (path: string) => path.split('/').map(encodeURIComponent).join('/')
@@ -67,3 +71,23 @@ export function toApiCommit(config: Config, repo: RepoRef, c: ComparedCommit, ac
 }
 export type ApiCommit = ReturnType<typeof toApiCommit>
 
+/** Commit records of a pull request's commits (one query for the accounts, whatever their number). */
+export async function commitsToApi(deps: AppDeps, ctx: Pick<RepoContext, 'repo'>, commits: ComparedCommit[], viewer: UserRow | null) {
+  const accounts = await usersByEmails(deps, commits.flatMap((c) => [c.authorEmail, c.committerEmail]))
+  const userToApi = userConverter(deps.config, viewer)
+  const records = new Map<string, ApiUser | null>()
+  const accountOf = (email: string) => {
+    const key = email.toLowerCase()
+    let record = records.get(key)
+    if (record === undefined) {
+      const user = accounts.get(key)
+      records.set(key, (record = user ? userToApi(user) : null))
+    }
+    return record
+  }
+  return commits.map((c) => toApiCommit(deps.config, ctx.repo, c, accountOf))
+}
+
+/** ChangedFile records of a pull request's files, at its head commit. */
+export const filesToApi = (deps: AppDeps, ctx: Pick<RepoContext, 'repo'>, head: string, files: FileChange[]) =>
+  files.map((f) => toApiChangedFile(deps.config, ctx.repo, head, f))

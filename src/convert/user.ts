@@ -1,7 +1,7 @@
-import type { Config } from '../../config'
-import type { UserRow } from '../../auth/caller'
-import { isoTime, ZERO_TIME } from '../time'
-import { webUrl } from '../urls'
+import type { Config } from '../config'
+import type { UserRow } from '../auth/caller'
+import { isoTime, ZERO_TIME } from '../lib/time'
+import { webUrl } from '../lib/urls'
 
 /** Avatar URLs already computed, by the e-mail (or name) they derive from; bounded. */
 const avatarUrls = new Map<string, string>()

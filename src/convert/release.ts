@@ -1,12 +1,16 @@
-import type { Config } from '../../config'
-import type { attachments, releases } from '../../db/schema'
-import { isoTime } from '../time'
-import { apiUrl, webUrl } from '../urls'
+import type { ReleaseRow, AttachmentRow } from '../db/schema'
+import { asc, inArray } from 'drizzle-orm'
+import type { AppDeps } from '../deps'
+import type { Config } from '../config'
+import { attachments } from '../db/schema'
+import type { UserRow } from '../auth/caller'
+import type { RepoContext } from '../auth/repo-context'
+import { usersByIds } from './people'
+import { userConverter } from './user'
+import { isoTime } from '../lib/time'
+import { apiUrl, webUrl } from '../lib/urls'
 import type { ApiUser } from './user'
 import type { RepoRef } from './issue'
-
-export type ReleaseRow = typeof releases.$inferSelect
-export type AttachmentRow = typeof attachments.$inferSelect
 
 /** `owner/repo`, URL-encoded. */
 const repoPathOf = (repo: RepoRef) => `${encodeURIComponent(repo.ownerName)}/${encodeURIComponent(repo.name)}`
@@ -57,3 +61,24 @@ export function toApiRelease(config: Config, repo: RepoRef, row: ReleaseRow, aut
   }
 }
 export type ApiRelease = ReturnType<typeof toApiRelease>
+
+/** Release records of rows of one repository: publishers and assets in one query each. */
+export async function releasesToApi(deps: AppDeps, repo: RepoRef, rows: ReleaseRow[], viewer: UserRow | null): Promise<ApiRelease[]> {
+  if (rows.length === 0) return []
+  const publishers = await usersByIds(deps, rows.map((r) => r.publisherId))
+  const assets = new Map<number, AttachmentRow[]>()
+  const assetRows = await deps.db
+    .select()
+    .from(attachments)
+    .where(inArray(attachments.releaseId, rows.map((r) => r.id)))
+    .orderBy(asc(attachments.id))
+  for (const a of assetRows) {
+    const list = assets.get(a.releaseId)
+    if (list) list.push(a)
+    else assets.set(a.releaseId, [a])
+  }
+  const author = userConverter(deps.config, viewer)
+  return rows.map((row) => toApiRelease(deps.config, repo, row, author(publishers.get(row.publisherId)), assets.get(row.id) ?? []))
+}
+
+export const releaseToApi = async (deps: AppDeps, ctx: RepoContext, row: ReleaseRow): Promise<ApiRelease> => (await releasesToApi(deps, ctx.repo, [row], ctx.caller.user))[0]!

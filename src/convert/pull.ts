@@ -1,0 +1,124 @@
+import type { Config } from '../config'
+import type { UserRow } from '../auth/caller'
+import { and, eq, inArray } from 'drizzle-orm'
+import type { AppDeps } from '../deps'
+import { repositories, type IssueRow, type PullRow, type RepoRow } from '../db/schema'
+import type { RepoContext } from '../auth/repo-context'
+import { issueRelations } from './issue-relations'
+import { usersByIds } from './people'
+import { isoTimeOrNull } from '../lib/time'
+import { repoRecord, type ApiRepo } from './repo'
+import { issueHtmlUrl, toApiIssue, type IssueRelations, type RepoRef } from './issue'
+import { userConverter, type ApiUser } from './user'
+
+/** A branch end of a pull request: its repository's record (permissions all false, as Gitea), or null when that repository is gone. */
+export interface PullEnd {
+  repoId: number
+  repo: ApiRepo | null
+}
+
+/** What toApiPull needs besides the rows, fetched in batch for lists. */
+export interface PullRelations extends IssueRelations {
+  base: PullEnd
+  head: PullEnd
+  /** Undefined when the merger's account was deleted (the Ghost), null when not merged. */
+  mergedBy: UserRow | undefined | null
+}
+
+/** PRBranchInfo: Gitea's `label` is the bare branch name. */
+const branchInfo = (branch: string, sha: string, end: PullEnd) => ({ label: branch, ref: branch, sha, repo_id: end.repoId, repo: end.repo })
+
+/** The PullRequest record (records.md §13), as `viewer` may see it. */
+export function toApiPull(
+  config: Config,
+  repo: RepoRef,
+  pull: PullRow,
+  issue: IssueRow,
+  rel: PullRelations,
+  viewer: UserRow | null,
+  userToApi: (user: UserRow | undefined) => ApiUser = userConverter(config, viewer),
+) {
+  const i = toApiIssue(config, repo, issue, rel, viewer, userToApi)
+  const html = issueHtmlUrl(config, repo, issue)
+  return {
+    id: pull.id,
+    url: html,
+    number: issue.index,
+    user: i.user,
+    title: i.title,
+    body: i.body,
+    labels: i.labels,
+    milestone: i.milestone,
+    assignee: i.assignee,
+    assignees: i.assignees,
+    state: i.state,
+    is_locked: i.is_locked,
+    comments: i.comments,
+    html_url: html,
+    diff_url: `${html}.diff`,
+    patch_url: `${html}.patch`,
+    mergeable: !pull.hasMerged && (pull.status === 'mergeable'),
+    merged: pull.hasMerged,
+    merged_at: pull.hasMerged ? isoTimeOrNull(pull.mergedUnix) : null,
+    merge_commit_sha: pull.hasMerged ? pull.mergeCommitSha : null,
+    merged_by: pull.hasMerged && rel.mergedBy !== null ? userToApi(rel.mergedBy) : null,
+    /** Warren's own: the paths that conflict, when `mergeable` is false because of them. */
+    conflicted_files: pull.status === 'conflict' && !pull.hasMerged ? (JSON.parse(pull.conflictedFiles) as string[]) : [],
+    base: branchInfo(pull.baseBranch, pull.baseSha, rel.base),
+    head: branchInfo(pull.headBranch, pull.headSha, rel.head),
+    merge_base: pull.mergeBase,
+    due_date: i.due_date,
+    created_at: i.created_at,
+    updated_at: i.updated_at,
+    closed_at: i.closed_at,
+  }
+}
+export type ApiPull = ReturnType<typeof toApiPull>
+
+/** A pull request: its own row and its issue's. */
+export interface PullItem {
+  pull: PullRow
+  issue: IssueRow
+}
+
+/**
+ * PullRequest records for pull requests of `base` (owned by `baseOwner`), in a fixed number of
+ * queries whatever their number: the issue relations, the head repositories and their owners,
+ * the mergers. Branch repositories carry no permissions (all false), as in Gitea.
+ */
+export async function pullsToApi(deps: AppDeps, base: RepoRow, baseOwner: UserRow, items: PullItem[], viewer: UserRow | null) {
+  if (items.length === 0) return []
+  const rel = await issueRelations(deps, items.map((i) => i.issue))
+  const headIds = [...new Set(items.map((i) => i.pull.headRepoId).filter((id) => id !== base.id))]
+  const heads = new Map(
+    (headIds.length ? await deps.db.select().from(repositories).where(and(inArray(repositories.id, headIds), eq(repositories.status, 'ready'))) : []).map((r) => [r.id, r]),
+  )
+  const people = await usersByIds(deps, [...[...heads.values()].map((r) => r.ownerId), ...items.filter((i) => i.pull.hasMerged).map((i) => i.pull.mergedById)])
+  const userToApi = userConverter(deps.config, viewer)
+  const baseRecord = repoRecord(deps.config, base, baseOwner.name, userToApi(baseOwner), null)
+  const records = new Map<number, ApiRepo | null>([[base.id, baseRecord]])
+  const endOf = (repoId: number): PullEnd => {
+    let record = records.get(repoId)
+    if (record === undefined) {
+      const repo = heads.get(repoId)
+      const owner = repo && people.get(repo.ownerId)
+      record = repo && owner ? repoRecord(deps.config, repo, owner.name, userToApi(owner), null, repo.isFork && repo.forkId === base.id ? { ...baseRecord, parent: null } : null) : null
+      records.set(repoId, record)
+    }
+    return { repoId, repo: record }
+  }
+  return items.map(({ pull, issue }) =>
+    toApiPull(
+      deps.config,
+      base,
+      pull,
+      issue,
+      { ...rel.get(issue.id)!, base: endOf(pull.baseRepoId), head: endOf(pull.headRepoId), mergedBy: pull.hasMerged ? people.get(pull.mergedById) : null },
+      viewer,
+      userToApi,
+    ),
+  )
+}
+
+export const pullToApi = async (deps: AppDeps, ctx: Pick<RepoContext, 'repo' | 'owner'>, item: PullItem, viewer: UserRow | null) =>
+  (await pullsToApi(deps, ctx.repo, ctx.owner, [item], viewer))[0]!

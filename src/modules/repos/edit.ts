@@ -1,0 +1,169 @@
+import { existsSync, renameSync } from 'node:fs'
+import { and, eq, inArray, sql } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { writeTransaction } from '../../db/client'
+import { greatestOf } from '../../db/sql'
+import { repoRedirects, repositories, stars, teamRepos, teams, users, type RepoRow } from '../../db/schema'
+import type { UserRow } from '../../auth/caller'
+import { AccessMode } from '../../auth/access'
+import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
+import { nowUnix } from '../../lib/time'
+import { charCount, checkWebsite } from '../../lib/validate'
+import { removeRepositoryFolder } from '../../git/init'
+import { branchExists, isSafeRefName, setHeadBranch } from '../../git/refs'
+import { recordEvent } from '../../events/outbox'
+import { removeRepositoryAttachments } from '../releases/storage'
+import { checkForkVisibility } from '../forks/visibility'
+import { checkRepoName } from './create'
+import { dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
+
+/** EditRepoOption (absent = unchanged). */
+export interface RepoEdit {
+  name?: string
+  description?: string
+  website?: string
+  private?: boolean
+  defaultBranch?: string
+  hasIssues?: boolean
+  hasWiki?: boolean
+  hasPullRequests?: boolean
+  archived?: boolean
+  ignoreWhitespaceConflicts?: boolean
+  allowMergeCommits?: boolean
+  allowRebase?: boolean
+  allowRebaseExplicit?: boolean
+  allowSquashMerge?: boolean
+  internalTracker?: { enableTimeTracker?: boolean; allowOnlyContributorsToTrackTime?: boolean }
+}
+
+/**
+ * Applies an EditRepoOption. `mode` is the caller's access (admin needed; archiving: owner).
+ * Everything is validated before anything changes. A rename moves the git folder first and
+ * moves it back when the database update fails.
+ */
+export async function editRepository(
+  deps: AppDeps,
+  repo: RepoRow,
+  owner: UserRow,
+  mode: AccessMode,
+  edit: RepoEdit,
+  actor: UserRow | null = null,
+): Promise<RepoRow> {
+  if (mode < AccessMode.Admin) throw forbidden('You do not have the permission needed for this repository')
+  if (edit.archived !== undefined && edit.archived !== repo.isArchived && mode < AccessMode.Owner)
+    throw forbidden('Only the repository owner may archive or unarchive it')
+  const set: Partial<RepoRow> = {}
+  const newName = edit.name !== undefined && edit.name !== repo.name ? edit.name : undefined
+  if (newName !== undefined) {
+    checkRepoName(newName)
+    if (newName.toLowerCase() !== repo.lowerName) {
+      const taken = (await deps.db
+        .select({ id: repositories.id })
+        .from(repositories)
+        .where(and(eq(repositories.ownerId, repo.ownerId), eq(repositories.lowerName, newName.toLowerCase()))))[0]
+      if (taken) throw unprocessable(`The repository with the same name already exists. [name: ${newName}]`, 'Name')
+    }
+    set.name = newName
+    set.lowerName = newName.toLowerCase()
+  }
+  if (edit.description !== undefined) {
+    if (charCount(edit.description) > 255) throw unprocessable('must be less than 255 characters', 'Description')
+    set.description = edit.description
+  }
+  if (edit.website !== undefined) {
+    checkWebsite(edit.website)
+    set.website = edit.website
+  }
+  const gitDir = pathOfRepo(deps, owner.name, repo)
+  if (edit.defaultBranch !== undefined && edit.defaultBranch !== repo.defaultBranch) {
+    if (!isSafeRefName(edit.defaultBranch)) throw unprocessable('invalid branch name', 'DefaultBranch')
+    if (!repo.isEmpty && !(await branchExists(gitRepoAt(deps, gitDir), edit.defaultBranch)))
+      throw unprocessable(`branch does not exist [name: ${edit.defaultBranch}]`, 'DefaultBranch')
+    set.defaultBranch = edit.defaultBranch
+  }
+  const flags: [keyof RepoEdit, keyof RepoRow][] = [
+    ['private', 'isPrivate'],
+    ['hasIssues', 'hasIssues'],
+    ['hasWiki', 'hasWiki'],
+    ['hasPullRequests', 'hasPullRequests'],
+    ['archived', 'isArchived'],
+    ['ignoreWhitespaceConflicts', 'ignoreWhitespaceConflicts'],
+    ['allowMergeCommits', 'allowMergeCommits'],
+    ['allowRebase', 'allowRebase'],
+    ['allowRebaseExplicit', 'allowRebaseExplicit'],
+    ['allowSquashMerge', 'allowSquashMerge'],
+  ]
+  await checkForkVisibility(deps, repo, edit.private)
+  for (const [from, to] of flags) if (edit[from] !== undefined) (set as any)[to] = edit[from]
+  if (edit.internalTracker?.enableTimeTracker !== undefined) set.enableTimeTracker = edit.internalTracker.enableTimeTracker
+  if (edit.internalTracker?.allowOnlyContributorsToTrackTime !== undefined)
+    set.allowOnlyContributorsToTrackTime = edit.internalTracker.allowOnlyContributorsToTrackTime
+  if (Object.keys(set).length === 0) return repo
+  set.updatedUnix = nowUnix()
+
+  const newPath = set.name !== undefined ? pathOfRepo(deps, owner.name, { name: set.name }) : gitDir
+  // A folder already missing (see repairRepositories) is not an error: the row still changes.
+  const moved = newPath !== gitDir && existsSync(gitDir)
+  if (moved) {
+    if (existsSync(newPath)) throw conflict(`a repository folder already exists for [name: ${set.name}]`)
+    renameSync(gitDir, newPath)
+  }
+  let updated: RepoRow
+  try {
+    updated = await writeTransaction(deps.db, async () => {
+      if (set.lowerName !== undefined && set.lowerName !== repo.lowerName) {
+        const taken = (await deps.db
+          .select({ id: repositories.id })
+          .from(repositories)
+          .where(and(eq(repositories.ownerId, repo.ownerId), eq(repositories.lowerName, set.lowerName))))[0]
+        if (taken) throw unprocessable(`The repository with the same name already exists. [name: ${set.name}]`, 'Name')
+        // The old name keeps redirecting here (Gitea's repo_redirect); the new one stops redirecting elsewhere.
+        await dropRedirect(deps, repo.ownerId, set.lowerName)
+        await deps.db.insert(repoRedirects).values({ ownerId: repo.ownerId, lowerName: repo.lowerName, repoId: repo.id })
+      }
+      if (set.name !== undefined)
+        await recordEvent(deps.db, { kind: 'repo.renamed', repoId: repo.id, actorId: actor?.id ?? null, payload: { owner: owner.name, from: repo.name, to: set.name } })
+      return (await deps.db.update(repositories).set(set).where(eq(repositories.id, repo.id)).returning())[0]!
+    })
+  } catch (e) {
+    if (moved) renameSync(newPath, gitDir)
+    throw e
+  }
+  if (set.defaultBranch !== undefined && existsSync(newPath))
+    await setHeadBranch(gitRepoAt(deps, newPath), set.defaultBranch)
+  return updated
+}
+
+/**
+ * Deletes a repository (repository admins: owning user, site admin, owners and admin teams of
+ * the owning organisation, admin collaborators; the issue's rule, wider than Gitea's owner-only
+ * API): the row first (its dependants cascade) and the owner's counter, then the folder (a
+ * folder already missing is fine) and its release assets' files. A crash in between leaves a
+ * folder without a row, which the startup checks move aside (repairRepositories) or remove
+ * (repairAttachments).
+ */
+export async function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode, actor: UserRow | null = null): Promise<void> {
+  if (mode < AccessMode.Admin) throw forbidden('Only repository administrators may delete it')
+  await writeTransaction(deps.db, async () => {
+    // Read again inside the transaction: a concurrent delete may have taken it since the request
+    // loaded it (then this one is a 404, and no counter moves twice). The event keeps it as it was.
+    const current = (await deps.db.select().from(repositories).where(eq(repositories.id, repo.id)))[0]
+    if (!current) throw notFound()
+    await recordEvent(deps.db, { kind: 'repo.deleted', repoId: repo.id, actorId: actor?.id ?? null, payload: { repository: repoSnapshot(current) } })
+    // The teams given this repository lose it with the row (team_repos cascade): keep their counters right.
+    const givenTo = deps.db.select({ id: teamRepos.teamId }).from(teamRepos).where(eq(teamRepos.repoId, repo.id))
+    await deps.db.update(teams).set({ numRepos: greatestOf(sql`${teams.numRepos} - 1`, 0) }).where(inArray(teams.id, givenTo))
+    // Its stars go with it (cascade): the starrers' counters first.
+    const starrers = deps.db.select({ id: stars.userId }).from(stars).where(eq(stars.repoId, repo.id))
+    await deps.db.update(users).set({ numStars: greatestOf(sql`${users.numStars} - 1`, 0) }).where(inArray(users.id, starrers))
+    // A fork leaves its parent's count; the forks of this one become plain repositories (as in
+    // Gitea). Their git folders need nothing: a fork shares no file it depends on (cloneBareRepository).
+    if (current.isFork && current.forkId)
+      await deps.db.update(repositories).set({ numForks: greatestOf(sql`${repositories.numForks} - 1`, 0) }).where(eq(repositories.id, current.forkId))
+    await deps.db.update(repositories).set({ isFork: false, forkId: 0 }).where(eq(repositories.forkId, repo.id))
+    await deps.db.delete(repositories).where(eq(repositories.id, repo.id))
+    await deps.db.update(users).set({ numRepos: greatestOf(sql`${users.numRepos} - 1`, 0) }).where(eq(users.id, repo.ownerId))
+  })
+  removeRepositoryFolder(pathOfRepo(deps, owner.name, repo))
+  removeRepositoryAttachments(deps, repo.id)
+}

@@ -1,0 +1,152 @@
+import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { rowMapper, valueRows } from '../../db/row-mapper'
+import { containsPattern } from '../../db/sql'
+import { repositories, type RepoRow } from '../../db/schema'
+import type { UserRow } from '../../auth/caller'
+import { AccessMode, accessLevel } from '../../auth/access'
+import { grantedRepoCondition, readableRepoCondition } from '../../auth/visibility'
+import { resultCacheOf } from '../../convert/repo-page-cache'
+import { notFound, unprocessable } from '../../lib/errors'
+import type { Page, Paged } from '../../lib/pagination'
+import { SEARCH_MODES } from './model'
+
+/* Repository lookups and lists: pages prepared once per shape, kept while the database is unchanged. */
+
+/** A ready repository by id when `viewer` may read it, else 404. */
+export async function getReadableRepoById(deps: AppDeps, viewer: UserRow | null, id: number): Promise<RepoRow> {
+  const repo = (await deps.db
+    .select()
+    .from(repositories)
+    .where(and(eq(repositories.id, id), eq(repositories.status, 'ready'))))[0]
+  if (!repo || await accessLevel(deps.db, viewer, repo) < AccessMode.Read) throw notFound()
+  return repo
+}
+
+type Db = AppDeps['db']
+const repoOrder = [asc(repositories.lowerName), asc(repositories.ownerName), asc(repositories.id)]
+const prepareRepoPage = (db: Db, where: SQL | undefined) => {
+  const cond = and(eq(repositories.status, 'ready'), where)!
+  // The page's ids come from the covering index alone; only those 50 rows are then read whole.
+  const pageIds = db
+    .select({ id: repositories.id })
+    .from(repositories)
+    .where(cond)
+    .orderBy(...repoOrder)
+    .limit(sql.placeholder('limit'))
+    .offset(sql.placeholder('offset'))
+  return {
+    count: db.select({ n: count() }).from(repositories).where(cond).prepare(),
+    page: db.select().from(repositories).where(inArray(repositories.id, pageIds)).orderBy(...repoOrder).prepare(),
+  }
+}
+const repoPageStatements = new WeakMap<Db, Map<string, ReturnType<typeof prepareRepoPage>>>()
+
+const repoRows = rowMapper<RepoRow>(repositories)
+
+/** Placeholders the list conditions are written with, so that each shape of list is prepared once. */
+const VIEWER = sql.placeholder('viewer')
+const OWNER = sql.placeholder('owner')
+const PATTERN = sql.placeholder('pattern')
+/** A stand-in viewer whose id is the `viewer` placeholder (for readableRepoCondition). */
+const viewerStandIn = (viewer: UserRow | null) => (viewer ? { ...viewer, id: VIEWER as unknown as number } : null)
+/** The shape a viewer's lists take: a public-only viewer's are an anonymous one's (visibility.ts). */
+const viewerKind = (viewer: UserRow | null) => (viewer && !viewer.publicOnly ? (viewer.isAdmin ? 'admin' : 'user') : 'anon')
+
+/**
+ * One page of ready repositories, sorted by name (then owner), with the total: one COUNT and one
+ * page query, both prepared once per `shape` (`where()` builds the condition with placeholders
+ * whose values are in `params`).
+ */
+async function pageOfRepos(deps: AppDeps, shape: string, where: () => SQL | undefined, params: Record<string, unknown>, page: Page): Promise<{ rows: RepoRow[]; total: number }> {
+  const results = resultCacheOf(deps.db)
+  const key = `${shape}|${JSON.stringify(params)}|${page.limit}|${page.offset}`
+  const cached = results.get(key)
+  if (cached) return cached
+  let cache = repoPageStatements.get(deps.db)
+  if (!cache) repoPageStatements.set(deps.db, (cache = new Map()))
+  let statements = cache.get(shape)
+  if (!statements) cache.set(shape, (statements = prepareRepoPage(deps.db, where())))
+  const total = (await statements.count.execute(params))[0]!.n
+  const rows = total > page.offset ? (await valueRows(statements.page, { ...params, limit: page.limit, offset: page.offset })).map((v) => repoRows.map(v)) : []
+  results.set(key, { rows, total })
+  return { rows, total }
+}
+
+
+/**
+ * The caller's own repositories plus those shared with them (collaborations, teams), of those
+ * the visibility rule shows them (all of them, but to a public-only token).
+ */
+export async function listCallerRepos(deps: AppDeps, user: UserRow, page: Page) {
+  return await pageOfRepos(
+    deps,
+    user.publicOnly ? 'caller:public' : 'caller',
+    () => and(or(eq(repositories.ownerId, VIEWER), grantedRepoCondition(VIEWER)), user.publicOnly ? readableRepoCondition(user) : undefined)!,
+    { viewer: user.id },
+    page,
+  )
+}
+
+/** Repositories owned by a user or organisation that `viewer` may read. */
+export async function listOwnedRepos(deps: AppDeps, viewer: UserRow | null, owner: UserRow, page: Page) {
+  return await pageOfRepos(
+    deps,
+    `owned:${viewerKind(viewer)}`,
+    () => and(eq(repositories.ownerId, OWNER), readableRepoCondition(viewerStandIn(viewer))),
+    { owner: owner.id, viewer: viewer?.id ?? 0 },
+    page,
+  )
+}
+
+/**
+ * A page of the ready repositories matching `where` that the viewer may read, by name (lists
+ * whose condition has no prepared shape here, such as a team's repositories).
+ */
+export async function listReadableRepos(deps: AppDeps, viewer: UserRow | null, where: SQL, page: Page): Promise<Paged<RepoRow>> {
+  const cond = and(where, eq(repositories.status, 'ready'), readableRepoCondition(viewer))
+  const total = (await deps.db.select({ n: count() }).from(repositories).where(cond))[0]!.n
+  const rows = await deps.db.select().from(repositories).where(cond).orderBy(...repoOrder).limit(page.limit).offset(page.offset)
+  return { rows, total }
+}
+
+export interface RepoSearch {
+  q?: string
+  uid?: number
+  exclusive?: boolean
+  mode?: string
+}
+
+
+/**
+ * GET /repos/search: name substring (case-insensitive), owner/collaborator `uid`, mode filters;
+ * only repositories the viewer may read; sorted by name.
+ */
+export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, opts: RepoSearch, page: Page) {
+  const mode = opts.mode ?? ''
+  if (mode !== '' && !(SEARCH_MODES as readonly string[]).includes(mode)) throw unprocessable(`Invalid search mode: "${mode}"`)
+  const q = (opts.q ?? '').trim().toLowerCase()
+  const uid = opts.uid !== undefined && opts.uid > 0 ? Math.floor(opts.uid) : 0
+  const uidFilter = !uid ? 'none' : mode === 'collaborative' ? 'collaborating' : opts.exclusive ? 'owned' : 'either'
+  const where = () => {
+    const conds: SQL[] = []
+    // Both sides lower-cased: the same on either database, whatever its LIKE does with case.
+    if (q) conds.push(sql`${repositories.lowerName} LIKE ${PATTERN} ESCAPE '\\'`)
+    if (mode === 'source') conds.push(eq(repositories.isFork, false), eq(repositories.isMirror, false))
+    if (mode === 'fork') conds.push(eq(repositories.isFork, true))
+    if (mode === 'mirror') conds.push(eq(repositories.isMirror, true))
+    if (mode === 'collaborative') conds.push(eq(repositories.isMirror, false))
+    const collaborating = () => and(grantedRepoCondition(OWNER), ne(repositories.ownerId, OWNER))!
+    if (uidFilter === 'collaborating') conds.push(collaborating())
+    if (uidFilter === 'owned') conds.push(eq(repositories.ownerId, OWNER))
+    if (uidFilter === 'either') conds.push(or(eq(repositories.ownerId, OWNER), collaborating())!)
+    return and(...conds, readableRepoCondition(viewerStandIn(viewer)))
+  }
+  return await pageOfRepos(
+    deps,
+    `search:${viewerKind(viewer)}:${q ? 'q' : ''}:${mode}:${uidFilter}`,
+    where,
+    { viewer: viewer?.id ?? 0, owner: uid, pattern: containsPattern(q) },
+    page,
+  )
+}
