@@ -6,8 +6,8 @@ import { AccessMode } from './access'
 import { requireSiteAdmin, requireUser } from './caller'
 import { loadRepoContext, type RepoContext } from './repo-context'
 import { requireScope, scopeLevelOf, type ScopeCategory } from './scopes'
-import { loadOrg, requireOrgMember, requireOrgOwner } from '../modules/orgs/service'
-import { loadTeam, requireTeamOwner } from '../modules/teams/service'
+import { loadOrg, requireOrgMember, requireOrgOwner } from './org-context'
+import { loadTeam, requireTeamOwner } from './team-context'
 
 /**
  * The request pipeline: what a route needs, declared beside its schemas, resolved before its

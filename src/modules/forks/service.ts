@@ -12,7 +12,8 @@ import { ApiError, conflict, unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { buildRepository, gitRepoAt, listReadableRepos, pathOfRepo, repoSnapshot } from '../repos/service'
-import { grantOrgRepoCreator, loadOrg, requireOrgRepoCreator } from '../orgs/service'
+import { grantOrgRepoCreator, requireOrgRepoCreator } from '../orgs/service'
+import { loadOrg } from '../../auth/org-context'
 
 export interface ForkRequest {
   /** The organisation to own the fork; the forker when absent. */

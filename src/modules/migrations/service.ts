@@ -17,7 +17,8 @@ import { sealSecret } from '../../lib/secret-box'
 import { charCount } from '../../lib/validate'
 import { checkRepoName, checkRepoNameFree, createRepository, type NewRepo } from '../repos/service'
 import { syncRepositoryWithGit } from '../repos/git-sync'
-import { createOrgRepo, loadOrg, requireOrgRepoCreator, type OrgContext } from '../orgs/service'
+import { createOrgRepo, requireOrgRepoCreator } from '../orgs/service'
+import { loadOrg, type OrgContext } from '../../auth/org-context'
 import { findOwnerByName, usersByIds } from '../users/service'
 
 /** A MigrateRepoForm, as the service takes it. */
