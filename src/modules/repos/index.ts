@@ -21,7 +21,6 @@ import {
   createRepository,
   deleteRepository,
   editRepository,
-  getReadableRepoById,
   listCallerRepos,
   listOwnedRepos,
   reposToApi,
@@ -143,8 +142,8 @@ export const reposModule = (deps: AppDeps) =>
     )
     .get(
       '/repositories/:id',
-      async ({ params, user }) => (await reposToApi(deps, user, [await getReadableRepoById(deps, user, params.id)]))[0]!,
-      { scope: 'repository', signed: true, params: RepoIdParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGetByID', summary: 'Get a repository by id' } },
+      async ({ repoById, user }) => (await reposToApi(deps, user, [repoById]))[0]!,
+      { scope: 'repository', signed: true, repoById: true, params: RepoIdParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGetByID', summary: 'Get a repository by id' } },
     )
     .get(
       '/user/repos',

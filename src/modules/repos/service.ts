@@ -8,7 +8,7 @@ import { containsPattern, greatestOf } from '../../db/sql'
 import { usersByIds } from '../users/service'
 import { repoRedirects, repositories, stars, teamRepos, teams, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { AccessMode, accessLevel, accessLevels, type RepoRow } from '../../auth/access'
+import { AccessMode, accessLevels, type RepoRow } from '../../auth/access'
 import { grantedRepoCondition, readableRepoCondition } from '../../auth/visibility'
 import { repoRecord, toApiRepo, type ApiRepo } from '../../lib/convert/repo'
 import { noReplyEmail, userConverter } from '../../lib/convert/user'
@@ -458,16 +458,6 @@ export async function deleteRepository(deps: AppDeps, repo: RepoRow, owner: User
 }
 
 // ---- lookups and lists -------------------------------------------------------------------
-
-/** A ready repository by id when `viewer` may read it, else 404. */
-export async function getReadableRepoById(deps: AppDeps, viewer: UserRow | null, id: number): Promise<RepoRow> {
-  const repo = (await deps.db
-    .select()
-    .from(repositories)
-    .where(and(eq(repositories.id, id), eq(repositories.status, 'ready'))))[0]
-  if (!repo || await accessLevel(deps.db, viewer, repo) < AccessMode.Read) throw notFound()
-  return repo
-}
 
 type Db = AppDeps['db']
 const repoOrder = [asc(repositories.lowerName), asc(repositories.ownerName), asc(repositories.id)]
