@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ACCESS_KEYS, isRepoWrite, type OrgRoleNeed, type RepoNeed, type ScopeNeed, type TeamRoleNeed } from '../src/auth/pipeline'
+import { ACCESS_KEYS, isRepoWrite, type AttachmentNeed, type OrgRoleNeed, type RepoNeed, type ScopeNeed, type TeamRoleNeed } from '../src/auth/pipeline'
 import { SCOPE_CATEGORIES, type ScopeCategory } from '../src/auth/scopes'
 import { createAccessToken } from '../src/modules/users/service'
 import { contentMark } from './db-snapshot'
@@ -18,6 +18,10 @@ let s: TestServer
 let routes: Route[]
 let owner: TestUser, reader: TestUser, writer: TestUser, repoAdmin: TestUser, stranger: TestUser, member: TestUser, root: TestUser
 let devsTeam: number
+let privId: number
+/** Release assets the fixture uploads: one of the private repository, one of a draft of the public one. */
+type Asset = { repo: string; tag: string; name: string; uuid: string }
+let privAsset: Asset, draftAsset: Asset
 let mark: () => Promise<string>
 
 beforeAll(async () => {
@@ -53,9 +57,28 @@ beforeAll(async () => {
   expect(team.status).toBe(201)
   devsTeam = team.body.id
   expect((await s.put(`/teams/${devsTeam}/members/bob`, undefined, asOwner)).status).toBe(204)
+  privId = (await s.get('/repos/alice/priv', asOwner)).body.id
+  privAsset = await releaseAsset('priv', 'p1', false, asOwner.token)
+  draftAsset = await releaseAsset('pub', 'd1', true, asOwner.token)
   routes = (s.app.routes as any[]).map((r) => ({ method: r.method, path: r.path, detail: r.hooks?.detail ?? {} }))
 })
 afterAll(() => s.stop())
+
+/** Makes a release of `tag` in alice's `repo` (a draft when asked) with one asset, uploaded as a multipart body. */
+async function releaseAsset(repo: string, tag: string, draft: boolean, token: string): Promise<Asset> {
+  const release = await s.post(`/repos/alice/${repo}/releases`, { tag_name: tag, draft }, { token })
+  expect(release.status).toBe(201)
+  const boundary = 'route-table-boundary'
+  const body = `--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="a.txt"\r\n\r\nbytes of ${tag}\r\n--${boundary}--\r\n`
+  const res = await fetch(`${s.url}/api/v1/repos/alice/${repo}/releases/${release.body.id}/assets`, {
+    method: 'POST',
+    headers: { authorization: `token ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body,
+  })
+  expect(res.status).toBe(201)
+  const asset = (await res.json()) as { name: string; uuid: string }
+  return { repo, tag, name: asset.name, uuid: asset.uuid }
+}
 
 const declared = <T>(route: Route, key: keyof typeof ACCESS_KEYS) => route.detail[ACCESS_KEYS[key]] as T | undefined
 
@@ -75,10 +98,24 @@ function urlOf(route: Route, repo = 'pub'): string {
 }
 
 /** Sends the route's request as `who` (null: anonymous) with an empty JSON body where one may go. */
-function send(route: Route, url: string, who: TestUser | null) {
+async function send(route: Route, url: string, who: TestUser | null) {
   const body = route.method === 'GET' || route.method === 'HEAD' ? undefined : {}
-  return s.request(route.method, url, { ...(who ? { token: who.token } : {}), ...(body ? { body } : {}) })
+  if (url.startsWith('/api/')) return s.request(route.method, url, { ...(who ? { token: who.token } : {}), ...(body ? { body } : {}) })
+  // Routes outside the API (downloads) by their own URL.
+  const res = await fetch(s.url + url, { method: route.method, headers: who ? { authorization: `token ${who.token}` } : {}, redirect: 'manual' })
+  const text = await res.text()
+  let parsed: any = null
+  try {
+    parsed = JSON.parse(text)
+  } catch {}
+  return { status: res.status, body: parsed, text }
 }
+
+/** The URL of a route that names a release asset (`attachment` need), for `asset`. */
+const assetUrlOf = (route: Route, asset: Asset): string =>
+  declared<AttachmentNeed>(route, 'attachment') === 'uuid'
+    ? route.path.replace(':uuid', asset.uuid)
+    : route.path.replace(':owner', 'alice').replace(':repo', asset.repo).replace('*', `${asset.tag}/${asset.name}`)
 
 /** Every case: the route, who calls, the expected status; nothing may change in the database. */
 async function expectRefused(cases: [Route, string, TestUser | null, number][]) {
@@ -194,6 +231,34 @@ describe('route table', () => {
       if (role === 'owner') cases.push([route, urlOf(route), member, 404])
     }
     await expectRefused(cases)
+  })
+
+  test('the routes that name a repository by id or a release asset declare it, the asset by tag after its repository', () => {
+    const needs = (key: keyof typeof ACCESS_KEYS) =>
+      routes.filter((r) => declared(r, key) !== undefined).map((r) => `${r.method} ${r.path} ${JSON.stringify(declared(r, key))}`)
+    expect(needs('repoById')).toEqual(['GET /api/v1/repositories/:id true'])
+    expect(needs('attachment').sort()).toEqual(['GET /:owner/:repo/releases/download/* "tag"', 'GET /attachments/:uuid "uuid"'].sort())
+    for (const route of routes) if (declared(route, 'attachment') === 'tag') expect(declared<RepoNeed>(route, 'repo')).toEqual({ level: 'read' })
+  })
+
+  test("a repository by id, or a release asset, that the caller may not read answers 404 (a draft's asset to callers who do not see drafts)", async () => {
+    const cases: [Route, string, TestUser | null, number][] = []
+    for (const route of routes) {
+      if (declared(route, 'repoById'))
+        cases.push([route, route.path.replace(':id', String(privId)), stranger, 404], [route, route.path.replace(':id', '999999'), owner, 404])
+      if (!declared(route, 'attachment')) continue
+      cases.push([route, assetUrlOf(route, privAsset), stranger, 404], [route, assetUrlOf(route, privAsset), null, 404])
+      cases.push([route, assetUrlOf(route, draftAsset), reader, 404], [route, assetUrlOf(route, draftAsset), null, 404])
+    }
+    expect(cases.length).toBe(10)
+    await expectRefused(cases)
+    // Those who may read them get them.
+    for (const route of routes) {
+      if (declared(route, 'repoById')) expect((await send(route, route.path.replace(':id', String(privId)), reader)).body.full_name).toBe('alice/priv')
+      if (!declared(route, 'attachment')) continue
+      expect((await send(route, assetUrlOf(route, privAsset), reader)).text).toBe('bytes of p1')
+      expect((await send(route, assetUrlOf(route, draftAsset), writer)).text).toBe('bytes of d1')
+    }
   })
 })
 

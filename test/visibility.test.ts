@@ -6,8 +6,10 @@ import { ownerVisibleTo, readableRepoCondition, visibleOwnerCondition } from '..
 import { eq } from 'drizzle-orm'
 import { repositories, users } from '../src/db/schema'
 import { createAccessToken, createUser, followUser } from '../src/modules/users/service'
-import { createOrganization, loadOrg, setMemberVisibility } from '../src/modules/orgs/service'
-import { addTeamMember, addTeamRepo, createTeam, loadTeam } from '../src/modules/teams/service'
+import { createOrganization, setMemberVisibility } from '../src/modules/orgs/service'
+import { addTeamMember, addTeamRepo, createTeam } from '../src/modules/teams/service'
+import { loadOrg } from '../src/auth/org-context'
+import { loadTeam } from '../src/auth/team-context'
 import { createRepository } from '../src/modules/repos/create'
 import { addCollaborator } from '../src/modules/collaborators/service'
 

@@ -2,30 +2,16 @@ import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { inJsonList } from '../db/sql'
 import { collaborations, orgUsers, teamRepos, teams, teamUsers, users, type RepoRow } from '../db/schema'
+import { AccessMode } from './access-mode'
 import type { UserRow } from './caller'
 import { publicRepoOpen, type OwnerInfo } from './visibility'
 
 /** Re-exported for the callers that name it with the access rules (declared beside its table). */
 export type { RepoRow }
 
-/** Access modes, ordered: each includes the ones below it (Gitea's AccessMode). */
-export const AccessMode = { None: 0, Read: 1, Write: 2, Admin: 3, Owner: 4 } as const
-export type AccessMode = (typeof AccessMode)[keyof typeof AccessMode]
-
-export const accessModeName = (mode: number): 'none' | 'read' | 'write' | 'admin' | 'owner' =>
-  (['none', 'read', 'write', 'admin', 'owner'] as const)[Math.max(0, Math.min(4, mode))]!
-
-export const accessModeFromName = (name: string): AccessMode | undefined =>
-  ({ read: AccessMode.Read, write: AccessMode.Write, admin: AccessMode.Admin, owner: AccessMode.Owner })[name] as
-    | AccessMode
-    | undefined
-
-/** Gitea's Permission record for a mode. */
-export const permissionOf = (mode: number) => ({
-  admin: mode >= AccessMode.Admin,
-  push: mode >= AccessMode.Write,
-  pull: mode >= AccessMode.Read,
-})
+// The modes' vocabulary lives in access-mode.ts, which visibility.ts reads too (this file reads
+// visibility.ts for the public half of the rule): every importer keeps finding it here.
+export { AccessMode, accessModeFromName, accessModeName, permissionOf } from './access-mode'
 
 const USER = sql.placeholder('user')
 

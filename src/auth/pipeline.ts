@@ -4,10 +4,11 @@ import { ApiError, notFound } from '../lib/errors'
 import { askedPage, pageOf, setListHeaders, type Page, type Paged } from '../lib/pagination'
 import { AccessMode } from './access'
 import { requireSiteAdmin, requireUser } from './caller'
-import { loadRepoContext, type RepoContext } from './repo-context'
+import { loadAttachmentByTag, loadAttachmentByUuid } from './attachment-context'
+import { loadRepoById, loadRepoContext, type RepoContext } from './repo-context'
 import { requireScope, scopeLevelOf, type ScopeCategory } from './scopes'
-import { loadOrg, requireOrgMember, requireOrgOwner } from '../modules/orgs/service'
-import { loadTeam, requireTeamOwner } from '../modules/teams/service'
+import { loadOrg, requireOrgMember, requireOrgOwner } from './org-context'
+import { loadTeam, requireTeamOwner } from './team-context'
 
 /**
  * The request pipeline: what a route needs, declared beside its schemas, resolved before its
@@ -39,6 +40,15 @@ import { loadTeam, requireTeamOwner } from '../modules/teams/service'
  * - `team: 'member' | 'owner'`: the team of `:id` (`team`: a TeamContext, plus `caller`). 401
  *   anonymous; 404 unless the caller is a member of its organisation (or, for `owner`, an owner:
  *   Gitea's check knows only the team).
+ * - `repoById: true`: the repository of `:id` (`repoById`: its row, plus `caller`). 404 when it
+ *   does not exist or the caller may not read it.
+ * - `attachment: 'uuid' | 'tag'`: the release asset a download URL names (`attachment`: its row,
+ *   plus `caller`): `'uuid'` that of `/attachments/:uuid`; `'tag'` the `{tag}/{name}` of the
+ *   wildcard of `/:owner/:repo/releases/download/*`, in the repository of a `repo` need written
+ *   before it. 404 when it does not exist, the caller may not read its repository, or it belongs
+ *   to a draft release and the caller does not see drafts.
+ *   These two are looked up once the path is validated (a malformed id answers as the schema
+ *   says, before any lookup), as the handlers that decided it before them did.
  * - `paged: true` (or its own PageSizes): Gitea's `page`/`limit` (`page`), and
  *   `respond(paged, convert)` which sets X-Total-Count and Link and converts the rows: the recipe
  *   every list repeats. `pageIfAsked: true` is the same for the small collections Gitea answers
@@ -75,6 +85,8 @@ export const ACCESS_KEYS = {
   repo: 'x-warren-repo',
   org: 'x-warren-org',
   team: 'x-warren-team',
+  repoById: 'x-warren-repo-by-id',
+  attachment: 'x-warren-attachment',
 } as const
 
 /** The token scope categories a route needs (all of them), or none. */
@@ -82,6 +94,7 @@ export type ScopeNeed = ScopeCategory | readonly ScopeCategory[] | 'none'
 
 export type OrgRoleNeed = 'visible' | 'member' | 'owner'
 export type TeamRoleNeed = 'member' | 'owner'
+export type AttachmentNeed = 'uuid' | 'tag'
 
 const LEVELS: Record<RepoLevel, AccessMode> = {
   read: AccessMode.Read,
@@ -156,6 +169,24 @@ function checkedNeed<T extends Record<string, unknown>>(key: keyof typeof ACCESS
   }
 }
 
+type ValidatedContext = { request: Request; params: Record<string, unknown> }
+
+/**
+ * A need checked after the path is validated (in `resolve`), for the lookups by a path value the
+ * route's schema constrains (an id, a uuid): a malformed value answers as the schema says, as it
+ * did when the handler looked it up.
+ */
+function validatedNeed<T extends Record<string, unknown>>(key: keyof typeof ACCESS_KEYS, declared: unknown, check: (c: ValidatedContext) => Promise<T>) {
+  return { ...declare(key, declared), resolve: (c: ValidatedContext): Promise<T> => check(c) }
+}
+
+/** The repository a `repo` need resolved for this request (a need that reads it is written after it). */
+function resolvedRepo(request: Request): RepoContext {
+  const found = resolvedNeeds.get(request)?.get('repo') as { repo: RepoContext } | undefined
+  if (!found) throw new Error('this need reads the repository of a `repo` need written before it')
+  return found.repo
+}
+
 /** The pipeline plugin: `.use(pipeline(deps))` in every module. */
 export const pipeline = (deps: AppDeps) =>
   new Elysia().macro({
@@ -196,6 +227,19 @@ export const pipeline = (deps: AppDeps) =>
         const team = await loadTeam(deps, params.id ?? '', caller.user)
         if (role === 'owner') requireTeamOwner(team)
         return { team, caller }
+      }),
+    repoById: validatedNeed('repoById', true, async ({ request, params }) => {
+      const caller = await deps.auth.caller(request)
+      return { repoById: await loadRepoById(deps, caller, Number(params.id)), caller }
+    }),
+    attachment: (need: AttachmentNeed) =>
+      validatedNeed('attachment', need, async ({ request, params }) => {
+        const caller = await deps.auth.caller(request)
+        const attachment =
+          need === 'uuid'
+            ? await loadAttachmentByUuid(deps, caller, String(params.uuid ?? ''))
+            : await loadAttachmentByTag(deps, resolvedRepo(request), String(params['*'] ?? ''))
+        return { attachment, caller }
       }),
     paged(sizes: true | PageSizes) {
       return {

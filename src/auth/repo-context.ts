@@ -112,6 +112,20 @@ export async function loadRepoContext(
   return { ...found, caller, mode, signal: request.signal }
 }
 
+/**
+ * `/repositories/{id}`: a ready repository by id when the caller may read it; 404 otherwise,
+ * whether or not it exists (Gitea's GetByID answers a repository the caller may not read as
+ * one that does not exist).
+ */
+export async function loadRepoById(deps: AppDeps, caller: Caller, id: number): Promise<RepoRow> {
+  const repo = (await deps.db
+    .select()
+    .from(repositories)
+    .where(and(eq(repositories.id, id), eq(repositories.status, 'ready'))))[0]
+  if (!repo || await accessLevel(deps.db, caller.user, repo) < AccessMode.Read) throw notFound()
+  return repo
+}
+
 /** The git folder of a repository found by name (a RepoContext, or findRepoByName's answer). */
 export const gitDirOf = (deps: AppDeps, found: { repo: RepoRow; owner: UserRow }): string =>
   repoPath(deps.config.dataDir, found.owner.name, found.repo.name)

@@ -3,7 +3,7 @@ import { alias } from 'drizzle-orm/sqlite-core'
 import { queryBuilder } from '../db/sql'
 import type { Db } from '../db/client'
 import { collaborations, follows, orgUsers, repositories, teamRepos, teams, teamUsers, users } from '../db/schema'
-import { AccessMode } from './access'
+import { AccessMode } from './access-mode'
 import type { UserRow } from './caller'
 
 /*

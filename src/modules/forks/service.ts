@@ -14,7 +14,8 @@ import { nowUnix } from '../../lib/time'
 import { buildRepository } from '../repos/create'
 import { listReadableRepos } from '../repos/queries'
 import { gitRepoAt, pathOfRepo, repoSnapshot } from '../repos/service'
-import { grantOrgRepoCreator, loadOrg, requireOrgRepoCreator } from '../orgs/service'
+import { grantOrgRepoCreator, requireOrgRepoCreator } from '../orgs/service'
+import { loadOrg } from '../../auth/org-context'
 
 export interface ForkRequest {
   /** The organisation to own the fork; the forker when absent. */

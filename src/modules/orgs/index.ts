@@ -24,8 +24,8 @@ import {
   requireMayCreateOrg,
   requirePublicMember,
   setMemberVisibility,
-  type OrgContext,
 } from './service'
+import type { OrgContext } from '../../auth/org-context'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 const Orgs = t.Array(OrganizationSchema)

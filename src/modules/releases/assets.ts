@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs'
 import { and, asc, count, eq, ne, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import type { Caller, UserRow } from '../../auth/caller'
-import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
+import type { UserRow } from '../../auth/caller'
 import type { RepoContext } from '../../auth/repo-context'
 import { writeTransaction } from '../../db/client'
 import { attachments, releases, repositories, type AttachmentRow } from '../../db/schema'
@@ -14,8 +13,8 @@ import { charCount } from '../../lib/validate'
 import { nowUnix } from '../../lib/time'
 import { multipartBoundary, MULTIPART_OVERHEAD, readMultipartFile } from '../../lib/multipart'
 import { MAX_ASSET_NAME } from './model'
-import { getRelease, getReleaseByTag, MAX_ASSETS_PER_RELEASE, seesDrafts } from './service'
-import { attachmentPath, createAttachmentFile, isAttachmentUuid, removeAttachmentFiles, removeRepositoryAttachments } from './storage'
+import { getRelease, MAX_ASSETS_PER_RELEASE } from './service'
+import { attachmentPath, createAttachmentFile, removeAttachmentFiles, removeRepositoryAttachments } from './storage'
 
 /**
  * Release assets: the files attached to a release, stored as src/modules/releases/storage.ts
@@ -159,9 +158,11 @@ export async function deleteAsset(deps: AppDeps, ctx: RepoContext, rawId: string
 
 /**
  * An asset's bytes, streamed from disk with their length, a type from the name's extension and
- * an `attachment` disposition; counts the download.
+ * an `attachment` disposition; counts the download. The asset is the one the pipeline's
+ * `attachment` need found for the caller (`/attachments/{uuid}` and
+ * `/{owner}/{repo}/releases/download/{tag}/{name}`), which decided they may download it.
  */
-async function serveAsset(deps: AppDeps, row: AttachmentRow): Promise<Response> {
+export async function downloadAsset(deps: AppDeps, row: AttachmentRow): Promise<Response> {
   const path = attachmentPath(deps, row.repoId, row.uuid)
   if (!existsSync(path)) throw notFound('the attachment file is missing')
   await deps.db
@@ -176,42 +177,4 @@ async function serveAsset(deps: AppDeps, row: AttachmentRow): Promise<Response> 
       'Cache-Control': 'private, max-age=0',
     },
   })
-}
-
-/**
- * `GET /attachments/{uuid}`: an asset for whoever may read its repository (a draft's for its
- * writers only); 404 otherwise, whether or not it exists.
- */
-export async function downloadByUuid(deps: AppDeps, caller: Caller, uuid: string): Promise<Response> {
-  const found = isAttachmentUuid(uuid)
-    ? (await deps.db
-        .select({ attachment: attachments, release: releases, repo: repositories })
-        .from(attachments)
-        .innerJoin(releases, eq(releases.id, attachments.releaseId))
-        .innerJoin(repositories, and(eq(repositories.id, attachments.repoId), eq(repositories.status, 'ready')))
-        .where(eq(attachments.uuid, uuid)))[0]
-    : undefined
-  if (!found) throw notFound()
-  const mode = await accessLevel(deps.db, caller.user, found.repo as RepoRow)
-  if (mode < AccessMode.Read || (found.release.isDraft && !seesDrafts(mode))) throw notFound()
-  return await serveAsset(deps, found.attachment)
-}
-
-/** `GET /{owner}/{repo}/releases/download/{tag}/{name}` (the wildcard as sent, still URL-encoded). */
-export async function downloadByTag(deps: AppDeps, ctx: RepoContext, wildcard: string): Promise<Response> {
-  let segments: string[]
-  try {
-    segments = wildcard.split('/').map(decodeURIComponent)
-  } catch {
-    throw notFound()
-  }
-  if (segments.length < 2) throw notFound()
-  const name = segments.pop()!
-  const release = await getReleaseByTag(deps, ctx, segments.join('/'))
-  const row = (await deps.db
-    .select()
-    .from(attachments)
-    .where(and(eq(attachments.releaseId, release.id), eq(attachments.name, name))))[0]
-  if (!row) throw notFound('attachment does not exist')
-  return await serveAsset(deps, row)
 }

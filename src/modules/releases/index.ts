@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { toApiAttachment, releasesToApi, releaseToApi } from '../../convert/release'
 import { PageQuery } from '../../lib/pagination'
-import { FileBytes, RepoWildcardParams, wildcardOf } from '../files/model'
+import { FileBytes, RepoWildcardParams } from '../files/model'
 import { RepoParams } from '../repos/model'
 import {
   AssetParams,
@@ -19,7 +19,7 @@ import {
   UploadQuery,
 } from './model'
 import { createRelease, deleteRelease, editRelease, getLatestRelease, getRelease, getReleaseByTag, listReleases } from './service'
-import { deleteAsset, downloadByTag, downloadByUuid, editAsset, getAsset, listAssets, uploadAsset } from './assets'
+import { deleteAsset, downloadAsset, editAsset, getAsset, listAssets, uploadAsset } from './assets'
 import { readsBody } from '../../lib/body'
 
 const ReleaseList = t.Array(ReleaseSchema)
@@ -205,16 +205,17 @@ export const releasesModule = (deps: AppDeps) =>
 export const releaseDownloadsModule = (deps: AppDeps) =>
   new Elysia({ name: 'release-downloads', detail: { hide: true } })
     .use(pipeline(deps))
-    .get('/attachments/:uuid', async ({ params, caller }) => await downloadByUuid(deps, caller, params.uuid), {
+    .get('/attachments/:uuid', async ({ attachment }) => await downloadAsset(deps, attachment), {
       scope: 'repository',
-      caller: true,
+      attachment: 'uuid',
       params: AttachmentUuidParams,
       response: { 200: FileBytes },
       detail: { operationId: 'webAttachment', summary: 'Download a release attachment by its uuid' },
     })
-    .get('/:owner/:repo/releases/download/*', async ({ params, repo }) => await downloadByTag(deps, repo, wildcardOf(params)), {
+    .get('/:owner/:repo/releases/download/*', async ({ attachment }) => await downloadAsset(deps, attachment), {
       scope: 'repository',
       repo: { level: 'read' },
+      attachment: 'tag',
       params: RepoWildcardParams,
       response: { 200: FileBytes },
       detail: { operationId: 'webReleaseDownload', summary: 'Download a release attachment ({tag}/{name})' },

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
-import { AccessMode } from '../../auth/access'
+import { seesDrafts } from '../../auth/attachment-context'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { writeTransaction } from '../../db/client'
 import { attachments, releases, repositories, type ReleaseRow } from '../../db/schema'
@@ -35,8 +35,6 @@ import { releasesToApi } from '../../convert/release'
 /** Assets one release may hold (each release record lists them all). */
 export const MAX_ASSETS_PER_RELEASE = 100
 
-/** Whether the caller sees drafts (Gitea: write access to the repository). */
-export const seesDrafts = (mode: number) => mode >= AccessMode.Write
 
 // ---- lookups --------------------------------------------------------------------------------
 

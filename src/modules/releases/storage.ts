@@ -15,10 +15,6 @@ import { loggerOf } from '../../lib/log'
  */
 
 const TEMP_SUFFIX = '.part'
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-
-/** Whether `s` has the shape of an attachment's uuid. */
-export const isAttachmentUuid = (s: string): boolean => UUID.test(s)
 
 const rootOf = (deps: AppDeps) => join(deps.config.dataDir, 'attachments')
 const folderOf = (deps: AppDeps, repoId: number) => join(rootOf(deps), String(repoId))

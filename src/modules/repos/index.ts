@@ -19,7 +19,7 @@ import {
 } from './model'
 import { createRepository, newRepoFromOption } from './create'
 import { deleteRepository, editRepository } from './edit'
-import { getReadableRepoById, listCallerRepos, listOwnedRepos, searchRepositories } from './queries'
+import { listCallerRepos, listOwnedRepos, searchRepositories } from './queries'
 
 /** Go's strconv.ParseBool, as Gitea reads boolean query parameters (anything else: 422). */
 function queryBool(value: string | undefined, field: string): boolean {
@@ -118,8 +118,8 @@ export const reposModule = (deps: AppDeps) =>
     )
     .get(
       '/repositories/:id',
-      async ({ params, user }) => (await reposToApi(deps, user, [await getReadableRepoById(deps, user, params.id)]))[0]!,
-      { scope: 'repository', signed: true, params: RepoIdParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGetByID', summary: 'Get a repository by id' } },
+      async ({ repoById, user }) => (await reposToApi(deps, user, [repoById]))[0]!,
+      { scope: 'repository', signed: true, repoById: true, params: RepoIdParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGetByID', summary: 'Get a repository by id' } },
     )
     .get(
       '/user/repos',

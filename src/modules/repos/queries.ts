@@ -4,24 +4,13 @@ import { rowMapper, valueRows } from '../../db/row-mapper'
 import { containsPattern } from '../../db/sql'
 import { repositories, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { AccessMode, accessLevel } from '../../auth/access'
 import { grantedRepoCondition, readableRepoCondition } from '../../auth/visibility'
 import { resultCacheOf } from '../../convert/repo-page-cache'
-import { notFound, unprocessable } from '../../lib/errors'
+import { unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { SEARCH_MODES } from './model'
 
 /* Repository lookups and lists: pages prepared once per shape, kept while the database is unchanged. */
-
-/** A ready repository by id when `viewer` may read it, else 404. */
-export async function getReadableRepoById(deps: AppDeps, viewer: UserRow | null, id: number): Promise<RepoRow> {
-  const repo = (await deps.db
-    .select()
-    .from(repositories)
-    .where(and(eq(repositories.id, id), eq(repositories.status, 'ready'))))[0]
-  if (!repo || await accessLevel(deps.db, viewer, repo) < AccessMode.Read) throw notFound()
-  return repo
-}
 
 type Db = AppDeps['db']
 const repoOrder = [asc(repositories.lowerName), asc(repositories.ownerName), asc(repositories.id)]

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
-import type { TeamContext } from './service'
+import type { TeamContext } from '../../auth/team-context'
 import { toApiUser } from '../../convert/user'
 import { notFound } from '../../lib/errors'
 import { PageQuery } from '../../lib/pagination'

@@ -4,56 +4,20 @@ import { writeTransaction } from '../../db/client'
 import { repositories, teamRepos, teams, teamUsers, users, type TeamRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, accessModeFromName, type RepoRow } from '../../auth/access'
-import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
+import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
-import { pathNumber } from '../../lib/path-number'
 import { usersPage } from '../users/service'
 import { listReadableRepos } from '../repos/queries'
 import { TEAM_UNITS } from './model'
-import {
-  ensureMembership,
-  lastOwnerMessage,
-  orgRole,
-  ownersCount,
-  type OrgContext,
-  type OrgRow,
-} from '../orgs/service'
-
-/** A team named by id, with its organisation and the caller's role there. */
-export interface TeamContext {
-  team: TeamRow
-  org: OrgRow
-  viewer: UserRow
-  member: boolean
-  owner: boolean
-}
+import { ensureMembership, lastOwnerMessage, ownersCount } from '../orgs/service'
+import type { OrgContext, OrgRow } from '../../auth/org-context'
+import type { TeamContext } from '../../auth/team-context'
 
 const TEAM_NAME = /^[A-Za-z0-9_.-]+$/
 
 const isOwnersTeam = (team: Pick<TeamRow, 'authorize'>) => team.authorize >= AccessMode.Owner
-
-/**
- * `/teams/{id}`: needs a signed-in caller (401) who is a member of the team's organisation
- * (or a site administrator); everyone else gets 404.
- */
-export async function loadTeam(deps: AppDeps, id: number | string, viewer: UserRow | null): Promise<TeamContext> {
-  if (!viewer) throw unauthorized()
-  const n = typeof id === 'string' ? pathNumber(id) : id
-  const row = Number.isSafeInteger(n)
-    ? (await deps.db.select({ team: teams, org: users }).from(teams).innerJoin(users, eq(users.id, teams.orgId)).where(eq(teams.id, n)))[0]
-    : undefined
-  if (!row) throw notFound(`team does not exist [id: ${id}]`)
-  const role = await orgRole(deps, row.org, viewer)
-  if (!role.member) throw notFound(`team does not exist [id: ${id}]`)
-  return { team: row.team, org: row.org, viewer, ...role }
-}
-
-/** Owner-only team routes answer 404 to other members (Gitea's check knows only the team). */
-export function requireTeamOwner(ctx: TeamContext): void {
-  if (!ctx.owner) throw notFound(`team does not exist [id: ${ctx.team.id}]`)
-}
 
 export async function listOrgTeams(deps: AppDeps, org: OrgRow, page: Page): Promise<Paged<TeamRow>> {
   return await selectPage(deps.db, teams, eq(teams.orgId, org.id), asc(teams.lowerName), page)

@@ -1,0 +1,24 @@
+/*
+ * Access modes and their names: the vocabulary that access.ts (what a caller may do in a
+ * repository) and visibility.ts (who may see it) both speak. On its own so that neither of
+ * those two imports the other for it.
+ */
+
+/** Access modes, ordered: each includes the ones below it (Gitea's AccessMode). */
+export const AccessMode = { None: 0, Read: 1, Write: 2, Admin: 3, Owner: 4 } as const
+export type AccessMode = (typeof AccessMode)[keyof typeof AccessMode]
+
+export const accessModeName = (mode: number): 'none' | 'read' | 'write' | 'admin' | 'owner' =>
+  (['none', 'read', 'write', 'admin', 'owner'] as const)[Math.max(0, Math.min(4, mode))]!
+
+export const accessModeFromName = (name: string): AccessMode | undefined =>
+  ({ read: AccessMode.Read, write: AccessMode.Write, admin: AccessMode.Admin, owner: AccessMode.Owner })[name] as
+    | AccessMode
+    | undefined
+
+/** Gitea's Permission record for a mode. */
+export const permissionOf = (mode: number) => ({
+  admin: mode >= AccessMode.Admin,
+  push: mode >= AccessMode.Write,
+  pull: mode >= AccessMode.Read,
+})

@@ -1,0 +1,72 @@
+import { and, eq } from 'drizzle-orm'
+import type { AppDeps } from '../deps'
+import { attachments, releases, repositories } from '../db/schema'
+import { notFound } from '../lib/errors'
+import { accessLevel, AccessMode, type RepoRow } from './access'
+import type { Caller } from './caller'
+import type { RepoContext } from './repo-context'
+
+/*
+ * A release asset named by a download URL, beside repo-context.ts: the pipeline's `attachment`
+ * need. Who may download it is who may read its repository, and for an asset of a draft release
+ * who may see drafts; for everyone else the asset does not exist (404), as in Gitea, whose
+ * attachment handler answers NotFound when the caller may not read the repository.
+ */
+
+export type AttachmentRow = typeof attachments.$inferSelect
+
+/** Whether the caller sees draft releases (Gitea: write access to the repository). */
+export const seesDrafts = (mode: number): boolean => mode >= AccessMode.Write
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** Whether `s` has the shape of an attachment's uuid (anything else is looked up nowhere). */
+export const isAttachmentUuid = (s: string): boolean => UUID.test(s)
+
+/**
+ * `GET /attachments/{uuid}`: the asset for whoever may read its repository (a draft's for those
+ * who see drafts); 404 otherwise, whether or not it exists.
+ */
+export async function loadAttachmentByUuid(deps: AppDeps, caller: Caller, uuid: string): Promise<AttachmentRow> {
+  const found = isAttachmentUuid(uuid)
+    ? (await deps.db
+        .select({ attachment: attachments, release: releases, repo: repositories })
+        .from(attachments)
+        .innerJoin(releases, eq(releases.id, attachments.releaseId))
+        .innerJoin(repositories, and(eq(repositories.id, attachments.repoId), eq(repositories.status, 'ready')))
+        .where(eq(attachments.uuid, uuid)))[0]
+    : undefined
+  if (!found) throw notFound()
+  const mode = await accessLevel(deps.db, caller.user, found.repo as RepoRow)
+  if (mode < AccessMode.Read || (found.release.isDraft && !seesDrafts(mode))) throw notFound()
+  return found.attachment
+}
+
+/**
+ * `GET /{owner}/{repo}/releases/download/{tag}/{name}`, in a repository the caller reads (`ctx`):
+ * the asset `name` of the release of `tag` (the wildcard as sent, still URL-encoded: a tag may
+ * hold slashes, the name is its last segment); 404 when either is missing, or the release is a
+ * draft and the caller does not see drafts.
+ */
+export async function loadAttachmentByTag(deps: AppDeps, ctx: RepoContext, wildcard: string): Promise<AttachmentRow> {
+  let segments: string[]
+  try {
+    segments = wildcard.split('/').map(decodeURIComponent)
+  } catch {
+    throw notFound()
+  }
+  if (segments.length < 2) throw notFound()
+  const name = segments.pop()!
+  const tag = segments.join('/')
+  const release = (await deps.db
+    .select()
+    .from(releases)
+    .where(and(eq(releases.repoId, ctx.repo.id), eq(releases.lowerTagName, tag.toLowerCase()))))[0]
+  if (!release || (release.isDraft && !seesDrafts(ctx.mode))) throw notFound('release does not exist')
+  const row = (await deps.db
+    .select()
+    .from(attachments)
+    .where(and(eq(attachments.releaseId, release.id), eq(attachments.name, name))))[0]
+  if (!row) throw notFound('attachment does not exist')
+  return row
+}

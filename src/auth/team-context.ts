@@ -1,0 +1,44 @@
+import { eq } from 'drizzle-orm'
+import type { AppDeps } from '../deps'
+import { teams, users, type TeamRow } from '../db/schema'
+import { notFound, unauthorized } from '../lib/errors'
+import { pathNumber } from '../lib/path-number'
+import type { UserRow } from './caller'
+import { orgRole, type OrgRow } from './org-context'
+
+/*
+ * A team named in a path (`/teams/{id}`), beside org-context.ts: loading it for a caller who may
+ * see it (members of its organisation) and the owner check, which the pipeline's `team` need runs.
+ */
+
+export type { TeamRow }
+
+/** A team named by id, with its organisation and the caller's role there. */
+export interface TeamContext {
+  team: TeamRow
+  org: OrgRow
+  viewer: UserRow
+  member: boolean
+  owner: boolean
+}
+
+/**
+ * `/teams/{id}`: needs a signed-in caller (401) who is a member of the team's organisation
+ * (or a site administrator); everyone else gets 404.
+ */
+export async function loadTeam(deps: AppDeps, id: number | string, viewer: UserRow | null): Promise<TeamContext> {
+  if (!viewer) throw unauthorized()
+  const n = typeof id === 'string' ? pathNumber(id) : id
+  const row = Number.isSafeInteger(n)
+    ? (await deps.db.select({ team: teams, org: users }).from(teams).innerJoin(users, eq(users.id, teams.orgId)).where(eq(teams.id, n)))[0]
+    : undefined
+  if (!row) throw notFound(`team does not exist [id: ${id}]`)
+  const role = await orgRole(deps, row.org, viewer)
+  if (!role.member) throw notFound(`team does not exist [id: ${id}]`)
+  return { team: row.team, org: row.org, viewer, ...role }
+}
+
+/** Owner-only team routes answer 404 to other members (Gitea's check knows only the team). */
+export function requireTeamOwner(ctx: TeamContext): void {
+  if (!ctx.owner) throw notFound(`team does not exist [id: ${ctx.team.id}]`)
+}
