@@ -23,7 +23,8 @@ import { noReplyEmail } from '../../convert/user'
 import { moveRef } from '../../push'
 import { usersByIds } from '../../convert/people'
 import { findPull, recordMerged, pullById } from './service'
-import { gitOfRepo, syncPullHeadRef } from './mergeability'
+import { syncPullHeadRef } from './mergeability'
+import { gitOfRepo } from '../repos/service'
 import type { MergeStyle } from './model'
 
 /**

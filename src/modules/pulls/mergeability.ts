@@ -6,7 +6,7 @@ import type { RepoRow } from '../../auth/access'
 import { recordEvent } from '../../events/outbox'
 import { fetchBranchInto, mergeBase, mergeTree, readRef, setRef } from '../../git/merge'
 import { GitError } from '../../git/run'
-import { gitRepoAt, pathOfRepo } from '../repos/service'
+import { gitOfRepo, pathOfRepo } from '../repos/service'
 import { errorFields, loggerOf } from '../../lib/log'
 import { oneAtATime } from '../../lib/one-at-a-time'
 
@@ -17,7 +17,6 @@ import { oneAtATime } from '../../lib/one-at-a-time'
  */
 
 /** The git repository of a repository row. */
-export const gitOfRepo = (deps: AppDeps, repo: Pick<RepoRow, 'name' | 'ownerName'>) => gitRepoAt(deps, pathOfRepo(deps, repo.ownerName, repo))
 
 /** `refs/pull/<index>/head`: where the base repository keeps each pull request's head (as Gitea). */
 export const pullHeadRef = (index: number) => `refs/pull/${index}/head`

@@ -20,7 +20,8 @@ import { setClosed } from '../issues/state'
 import { recordIssueEvent } from '../../events/issue-events'
 import { getVisibleUserByName } from '../users/service'
 import { queueCheck } from '../../push/pull-queue'
-import { checkPull, gitOfRepo } from './mergeability'
+import { checkPull } from './mergeability'
+import { gitOfRepo } from '../repos/service'
 import { errorFields, loggerOf } from '../../lib/log'
 
 /** A pull request by its index in the base repository; 404 when there is none (or it is a plain issue). */
