@@ -1,19 +1,15 @@
-import type { ReleaseRow, AttachmentRow } from '../db/schema'
+import { attachments, type AttachmentRow, type ReleaseRow } from '../db/schema'
 import { asc, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { Config } from '../config'
-import { attachments } from '../db/schema'
 import type { UserRow } from '../auth/caller'
 import type { RepoContext } from '../auth/repo-context'
 import { usersByIds } from './people'
-import { userConverter } from './user'
+import { userConverter, type ApiUser } from './user'
 import { isoTime } from '../lib/time'
 import { apiUrl, webUrl } from '../lib/urls'
-import type { ApiUser } from './user'
-import type { RepoRef } from './issue'
+import { repoPath, type RepoRef } from './issue'
 
-/** `owner/repo`, URL-encoded. */
-const repoPathOf = (repo: RepoRef) => `${encodeURIComponent(repo.ownerName)}/${encodeURIComponent(repo.name)}`
 /** A tag name in a URL path: each of its segments encoded, its slashes kept (Gitea's PathEscapeSegments). */
 const tagPath = (tag: string) => tag.split('/').map(encodeURIComponent).join('/')
 
@@ -40,7 +36,7 @@ export type ApiAttachment = ReturnType<typeof toApiAttachment>
  * attachments, oldest first.
  */
 export function toApiRelease(config: Config, repo: RepoRef, row: ReleaseRow, author: ApiUser, assets: AttachmentRow[]) {
-  const path = repoPathOf(repo)
+  const path = repoPath(repo)
   return {
     id: row.id,
     tag_name: row.tagName,
