@@ -48,8 +48,12 @@ const NO_PERMISSIONS = { admin: false, push: false, pull: false }
 /** Deliveries to `path` so far (in arrival order). */
 const at = (path: string) => rx.received.filter((r) => r.path === path)
 /** The first delivery to `path` after the `seen` first ones whose X-Gitea-Event-Type is `type`. */
-const nextOf = (path: string, seen: number, type: string) =>
-  until(() => at(path).slice(seen).find((r) => r.headers['x-gitea-event-type'] === type), `a ${type} delivery at ${path}`)
+/** The first delivery of `type` (and `action`, when given) at `path` after the first `seen` ones. */
+const nextOf = (path: string, seen: number, type: string, action?: string) =>
+  until(
+    () => at(path).slice(seen).find((r) => r.headers['x-gitea-event-type'] === type && (action === undefined || r.payload.action === action)),
+    `a ${type}${action ? ` ${action}` : ''} delivery at ${path}`,
+  )
 
 async function hookOn(repo: string, path: string, user: TestUser) {
   const created = await s.post(`/repos/${repo}/hooks`, { type: 'gitea', config: { url: rx.url(path), content_type: 'json' }, send_everything: true, active: true }, as(user))
@@ -164,7 +168,7 @@ describe('payload records are the API records', () => {
     await until(async () => (await s.get(`/repos/alice/same/pulls/${pull.body.number}`)).body.mergeable === true, 'the pull request checked')
     const seen2 = at('/same').length
     expect((await s.patch(`/repos/alice/same/pulls/${pull.body.number}`, { title: 'a better change' }, as(alice))).status).toBe(201)
-    const edited = (await nextOf('/same', seen2, 'pull_request')).payload
+    const edited = (await nextOf('/same', seen2, 'pull_request', 'edited')).payload
     expect(edited.action).toBe('edited')
     const api = await s.get(`/repos/alice/same/pulls/${pull.body.number}`)
     expect(edited.pull_request).toEqual(api.body)
