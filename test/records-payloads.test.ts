@@ -47,7 +47,6 @@ const NO_PERMISSIONS = { admin: false, push: false, pull: false }
 
 /** Deliveries to `path` so far (in arrival order). */
 const at = (path: string) => rx.received.filter((r) => r.path === path)
-/** The first delivery to `path` after the `seen` first ones whose X-Gitea-Event-Type is `type`. */
 /** The first delivery of `type` (and `action`, when given) at `path` after the first `seen` ones. */
 const nextOf = (path: string, seen: number, type: string, action?: string) =>
   until(
