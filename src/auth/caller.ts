@@ -6,6 +6,7 @@ import { ApiError, unauthorized, forbidden } from '../lib/errors'
 import { hashPassword, hashToken, newTokenSecret, verifyPassword } from './secrets'
 import { FailureLimiter } from './failure-limiter'
 import { storedScope, type TokenScope } from './scopes'
+import { addressGroup } from '../lib/network-guard'
 
 /**
  * A user row. `publicOnly` is set only on the acting user of a request made with a `public-only`
@@ -278,20 +279,10 @@ const publicOnlyViewer = (user: UserRow): UserRow => ({ ...user, publicOnly: tru
 const MAX_COUNTED_NAME = 320
 
 /**
- * The key a client address is counted under: IPv4 as it is (also when mapped into IPv6), IPv6 by
- * its /64 prefix (one client usually holds a whole /64).
+ * The key a client address is counted under (failed sign-ins, markdown workers): the network
+ * guard's address group, as the SSH limits count it (IPv4 alone, IPv6 by its /64).
  */
-export function addressKey(address: string): string {
-  const ip = address.replace(/%.*$/, '').toLowerCase()
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip)
-  if (mapped) return mapped[1]!
-  if (!ip.includes(':')) return ip
-  const [head = '', tail = ''] = ip.split('::')
-  const front = head ? head.split(':') : []
-  const back = tail ? tail.split(':') : []
-  const groups = ip.includes('::') ? [...front, ...Array(Math.max(0, 8 - front.length - back.length)).fill('0'), ...back] : front
-  return groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':') + '::/64'
-}
+export const addressKey = addressGroup
 
 /** Whether an absolute request URL names an API route (`/api/...`, whatever the host). */
 const isApiUrl = (url: string) => {

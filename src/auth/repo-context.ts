@@ -133,6 +133,12 @@ export const gitDirOf = (deps: AppDeps, found: { repo: RepoRow; owner: UserRow }
 /** The configured time limits of git processes. */
 export const gitLimitsOf = (deps: AppDeps): GitLimits => ({ quick: deps.config.gitQuickTimeout, long: deps.config.gitTimeout })
 
+/** The git folder of a repository row, with the configured limits and no request signal: writes here run to the end. */
+export const gitOfRow = (deps: AppDeps, row: { ownerName: string; name: string }): GitRepo => ({
+  gitDir: repoPath(deps.config.dataDir, row.ownerName, row.name),
+  limits: gitLimitsOf(deps),
+})
+
 /**
  * A repository as the git functions take it: folder, time limits, and the signal of the request
  * (RepoContext's, unless `signal` is given) so that git dies when the client hangs up.

@@ -10,9 +10,6 @@ export interface LoggedCommit extends Omit<BranchHead, 'name'> {
   modified: string[]
 }
 
-/** Files listed per commit when the caller names no limit (config maxCommitFiles's default). */
-export const DEFAULT_MAX_COMMIT_FILES = 1000
-
 /**
  * The newest `max` commits reachable from `to` and not from `from` (when given), newest first,
  * with their changed files (at most `maxFiles` each: Gitea's payload commit has no mark for a cut
@@ -25,7 +22,7 @@ export async function logCommits(
   from: string | null,
   max: number,
   countUpTo: number,
-  maxFiles = DEFAULT_MAX_COMMIT_FILES,
+  maxFiles: number,
 ): Promise<{ commits: LoggedCommit[]; total: number }> {
   if (!isObjectId(to) || (from !== null && !isObjectId(from))) return { commits: [], total: 0 }
   const range = from ? [to, `^${from}`] : [to]

@@ -5,7 +5,7 @@ import { swapRef } from '../git/ref-swap'
 import { ApiError } from '../lib/errors'
 import { decidePush, recordedPusherId, serverPusher, type PushRefusal, type PushRepo, type Pusher, type RefRefusal } from './decision'
 import { recordPush, type ServerWork } from './recorder'
-import { gitOfRow } from './sync'
+import { gitOfRow } from '../auth/repo-context'
 
 /**
  * The one path a ref moves through: the decision (./decision.ts), then the recorder

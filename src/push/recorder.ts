@@ -6,7 +6,8 @@ import { readBranchAndTagRefs } from '../git/ref-state'
 import type { PushCommand } from '../git/push-commands'
 import { nowUnix } from '../lib/time'
 import { errorFields, loggerOf } from '../lib/log'
-import { gitOfRow, syncRepositoryWithGit, type SyncResult } from './sync'
+import { syncRepositoryWithGit, type SyncResult } from './sync'
+import { gitOfRow } from '../auth/repo-context'
 
 /**
  * The recorder of what moved: a pending push (who pushes, which commands) is written before the

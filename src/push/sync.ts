@@ -3,8 +3,7 @@ import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { withLock, writeTransaction } from '../db/client'
 import { pendingPushes, repoGitStates, repositories } from '../db/schema'
-import { gitLimitsOf } from '../auth/repo-context'
-import { repoPath, type GitRepo } from '../git/run'
+import { gitOfRow } from '../auth/repo-context'
 import { repositorySize, setHeadBranch } from '../git/refs'
 import { headBranchOf, readBranchAndTagRefs, refsFingerprint } from '../git/ref-state'
 import type { PushCommand } from '../git/push-commands'
@@ -30,12 +29,6 @@ import { oneAtATime } from '../lib/one-at-a-time'
  * this process and across processes. Every ref change goes through the recorder around it
  * (./recorder.ts: beginPush, finishPush; withPush and moveRef in ./path.ts).
  */
-
-/** The git folder of a repository row, with the configured limits and no request signal: writes here run to the end. */
-export const gitOfRow = (deps: AppDeps, row: { ownerName: string; name: string }): GitRepo => ({
-  gitDir: repoPath(deps.config.dataDir, row.ownerName, row.name),
-  limits: gitLimitsOf(deps),
-})
 
 /** One sync at a time per repository (per database): a later one waits for the earlier one. */
 const syncInTurn = oneAtATime<number>()

@@ -1,12 +1,11 @@
 import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
-import { gitLimitsOf } from '../auth/repo-context'
+import { gitOfRow } from '../auth/repo-context'
 import type { EventKind, EventRecord } from '../events/outbox'
 import { ZERO_ID } from '../events/push-events'
 import { comments, commitStatuses, issues, pullRequests, releases, repositories, users, type CommentRow, type RepoRow } from '../db/schema'
 import { logCommits, type LoggedCommit } from '../git/log'
-import { repoPath, type GitRepo } from '../git/run'
 import { payloadRepoToApi, type ApiRepo } from '../convert/repo'
 import { issueToApi, toApiComment } from '../convert/issue'
 import { commitUsernames, toApiPayloadCommit } from '../convert/payload-commit'
@@ -59,7 +58,6 @@ const MAX_COUNTED_COMMITS = 100_000
 export const payloadRepo = (deps: AppDeps, repo: RepoRow, owner: UserRow): Promise<ApiRepo> => payloadRepoToApi(deps, repo, owner)
 
 /** A repository's git folder with the configured limits, for the reads payloads make. */
-const gitOf = (deps: AppDeps, repo: RepoRow): GitRepo => ({ gitDir: repoPath(deps.config.dataDir, repo.ownerName, repo.name), limits: gitLimitsOf(deps) })
 
 // ---- push, create, delete ---------------------------------------------------------------
 
@@ -72,7 +70,7 @@ interface PushPrepared {
 /** The commits of a ref change, as push payloads list them. */
 export async function pushCommits(deps: AppDeps, repo: RepoRow, ref: string, before: string, after: string): Promise<PushPrepared> {
   if (after === ZERO_ID) return { commits: [], total: 0, head: null }
-  const git = gitOf(deps, repo)
+  const git = gitOfRow(deps, repo)
   if (!ref.startsWith('refs/heads/')) {
     const head = (await logCommits(git, after, null, 1, 1, deps.config.maxCommitFiles).catch(() => null))?.commits[0] ?? null
     return { commits: [], total: 0, head }
@@ -254,7 +252,7 @@ const releaseBuilder = (action: 'published' | 'updated' | 'deleted'): PayloadBui
 
 const statusBuilder: PayloadBuilder = {
   prepare: async (deps, e, repo) =>
-    (await logCommits(gitOf(deps, repo), str(e.payload.sha), null, 1, 1, deps.config.maxCommitFiles).catch(() => null))?.commits[0] ?? null,
+    (await logCommits(gitOfRow(deps, repo), str(e.payload.sha), null, 1, 1, deps.config.maxCommitFiles).catch(() => null))?.commits[0] ?? null,
   build: async (ctx) => {
     const row = (await ctx.deps.db.select().from(commitStatuses).where(eq(commitStatuses.id, Number(ctx.event.payload.statusId))))[0]
     if (!row) return null

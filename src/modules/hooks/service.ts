@@ -9,7 +9,7 @@ import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { getBranchHead } from '../../git/commits'
 import { ZERO_ID } from '../../events/push-events'
-import { gitOfRepo } from '../repos/service'
+import { gitOfRow } from '../../auth/repo-context'
 import { CONTENT_TYPES, HOOK_TYPES, selectEvents, type EventMode } from '../../webhooks/events'
 import { compileGlob, GlobError } from '../../lib/glob'
 import { wakeDeliveries } from '../../webhooks/dispatcher'
@@ -228,7 +228,7 @@ export async function redeliver(deps: AppDeps, hook: HookRow, task: HookTaskRow)
  * empty repository sends nothing.
  */
 export async function testHook(deps: AppDeps, repo: RepoRow, owner: UserRow, caller: UserRow, hook: HookRow): Promise<void> {
-  const head = await getBranchHead(gitOfRepo(deps, repo), repo.defaultBranch)
+  const head = await getBranchHead(gitOfRow(deps, repo), repo.defaultBranch)
   if (!head) return
   const ref = `refs/heads/${repo.defaultBranch}`
   // The head commit alone (read as a new branch's commits, the newest first).

@@ -7,7 +7,7 @@ import { openSecret } from '../../lib/secret-box'
 import { nowUnix } from '../../lib/time'
 import { badRequest } from '../../lib/errors'
 import { recordPush } from '../../push'
-import { gitOfRepo } from '../repos/service'
+import { gitOfRow } from '../../auth/repo-context'
 import { migrationError, resolveCloneSource } from './service'
 import { errorFields, loggerOf } from '../../lib/log'
 
@@ -51,7 +51,7 @@ export async function updateMirror(deps: AppDeps, repoId: number, now = nowUnix(
     // The fetch is the one writer of a mirror's refs (they follow the remote): nothing to decide,
     // and whatever it managed to change is recorded, even when it failed half-way.
     await recordPush(deps, repoId, repo.ownerId, null, async () => {
-      const git = { ...gitOfRepo(deps, repo), signal: queueOf(deps.db).stopping.signal }
+      const git = { ...gitOfRow(deps, repo), signal: queueOf(deps.db).stopping.signal }
       await fetchMirror(git, source.address, { auth: source.auth, allowFile: source.local, limits: git.limits })
     })
   } catch (e) {

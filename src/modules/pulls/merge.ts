@@ -24,7 +24,7 @@ import { moveRef } from '../../push'
 import { usersByIds } from '../../convert/people'
 import { findPull, recordMerged, pullById } from './service'
 import { syncPullHeadRef } from './mergeability'
-import { gitOfRepo } from '../repos/service'
+import { gitOfRow } from '../../auth/repo-context'
 import type { MergeStyle } from './model'
 
 /**
@@ -128,7 +128,7 @@ export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, 
   if (!MERGE_ALLOWED[req.style](ctx.repo)) throw notAllowed(`merge style "${req.style}" is not allowed in this repository`)
   if (pull.status === 'conflict') throw notAllowed('the pull request cannot be merged: it conflicts with the base branch')
   const base = ctx.repo
-  const repo = gitOfRepo(deps, base)
+  const repo = gitOfRow(deps, base)
   // The base is read first: whatever moves it from here on makes the compare-and-swap fail.
   const baseRef = `refs/heads/${pull.baseBranch}`
   const baseSha = await readRef(repo, baseRef)
@@ -191,7 +191,7 @@ export async function repairPullMerges(deps: AppDeps, opts: { abandonedOnly?: bo
     const base = (await deps.db.select().from(repositories).where(eq(repositories.id, pull.baseRepoId)))[0]
     let landed = false
     if (base) {
-      const repo = gitOfRepo(deps, base)
+      const repo = gitOfRow(deps, base)
       const tip = await readRef(repo, `refs/heads/${pull.baseBranch}`)
       landed = !!tip && (await isAncestor(repo, intent.sha, tip).catch(() => false))
     }

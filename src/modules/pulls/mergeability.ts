@@ -6,7 +6,8 @@ import type { RepoRow } from '../../auth/access'
 import { recordEvent } from '../../events/outbox'
 import { fetchBranchInto, mergeBase, mergeTree, readRef, setRef } from '../../git/merge'
 import { GitError } from '../../git/run'
-import { gitOfRepo, pathOfRepo } from '../repos/service'
+import { pathOfRepo } from '../repos/service'
+import { gitOfRow } from '../../auth/repo-context'
 import { errorFields, loggerOf } from '../../lib/log'
 import { oneAtATime } from '../../lib/one-at-a-time'
 
@@ -30,7 +31,7 @@ const readyRepo = async (db: Db, id: number): Promise<RepoRow | undefined> =>
  * (or its repository) is gone.
  */
 export async function syncPullHeadRef(deps: AppDeps, pull: PullRow, base: RepoRow): Promise<string | null> {
-  const baseGit = gitOfRepo(deps, base)
+  const baseGit = gitOfRow(deps, base)
   const ref = pullHeadRef(pull.index)
   if (pull.headRepoId !== base.id) {
     const head = await readyRepo(deps.db, pull.headRepoId)
@@ -66,7 +67,7 @@ interface CheckResult {
 
 async function inspect(deps: AppDeps, pull: PullRow, base: RepoRow): Promise<CheckResult> {
   const headSha = await syncPullHeadRef(deps, pull, base)
-  const baseGit = gitOfRepo(deps, base)
+  const baseGit = gitOfRow(deps, base)
   const baseSha = await readRef(baseGit, `refs/heads/${pull.baseBranch}`)
   if (!headSha || !baseSha) return { headSha, baseSha, mergeBase: '', status: 'error', conflicts: [] }
   const mb = await mergeBase(baseGit, baseSha, headSha)

@@ -21,7 +21,7 @@ import { recordIssueEvent } from '../../events/issue-events'
 import { getVisibleUserByName } from '../users/service'
 import { queueCheck } from '../../push/pull-queue'
 import { checkPull } from './mergeability'
-import { gitOfRepo } from '../repos/service'
+import { gitOfRow } from '../../auth/repo-context'
 import { errorFields, loggerOf } from '../../lib/log'
 
 /** A pull request by its index in the base repository; 404 when there is none (or it is a plain issue). */
@@ -196,7 +196,7 @@ async function resolveHead(deps: AppDeps, ctx: RepoContext, caller: UserRow, hea
 }
 
 async function requireBranch(deps: AppDeps, end: BranchEnd, which: 'head' | 'base'): Promise<void> {
-  if (!end.branch || !isSafeRefName(end.branch) || !(await branchExists(gitOfRepo(deps, end.repo), end.branch)))
+  if (!end.branch || !isSafeRefName(end.branch) || !(await branchExists(gitOfRow(deps, end.repo), end.branch)))
     throw notFound(`${which} branch does not exist [repo: ${end.repo.ownerName}/${end.repo.name}, branch: ${end.branch}]`)
 }
 
@@ -257,7 +257,7 @@ export async function createPull(deps: AppDeps, ctx: RepoContext, caller: UserRo
   const head = await resolveHead(deps, ctx, caller, opts.head)
   if (head.repo.id === base.repo.id && head.branch === base.branch)
     throw unprocessable(`head and base are the same branch (${base.branch}): there is nothing to merge`, 'Head')
-  const [headSha, baseSha] = await Promise.all([readRef(gitOfRepo(deps, head.repo), `refs/heads/${head.branch}`), readRef(gitOfRepo(deps, base.repo), `refs/heads/${base.branch}`)])
+  const [headSha, baseSha] = await Promise.all([readRef(gitOfRow(deps, head.repo), `refs/heads/${head.branch}`), readRef(gitOfRow(deps, base.repo), `refs/heads/${base.branch}`)])
   // Unknown label ids are dropped, as Gitea does for pull requests.
   const labelIds = opts.labels?.length
     ? (await deps.db.select({ id: labels.id }).from(labels).where(and(eq(labels.repoId, ctx.repo.id), inJsonList(labels.id, opts.labels)))).map((l) => l.id)

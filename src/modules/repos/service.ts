@@ -17,9 +17,6 @@ export const pathOfRepo = (deps: AppDeps, ownerName: string, repo: Pick<RepoRow,
 /** A git folder with the configured limits and no request signal: writes here run to the end. */
 export const gitRepoAt = (deps: AppDeps, gitDir: string): GitRepo => ({ gitDir, limits: gitLimitsOf(deps) })
 
-/** The git handle of a repository row: its folder under the data folder, with the configured time limits. */
-export const gitOfRepo = (deps: AppDeps, repo: Pick<RepoRow, 'name' | 'ownerName'>): GitRepo => gitRepoAt(deps, pathOfRepo(deps, repo.ownerName, repo))
-
 /** A repository row as events keep it (every column; the owner's name is among them). */
 export const repoSnapshot = (row: RepoRow): Record<string, unknown> => ({ ...row })
 
