@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The whole suite, twice: on SQLite, then on PostgreSQL (every test server gets a fresh database of
-# its own on the server WARREN_TEST_DATABASE_URL names). Both halves always run; each prints its
-# own summary, the two are summed on the last line, and the exit status is non-zero if either
-# half failed. Arguments are passed to both `bun test` runs (a file or a name filter).
+# The whole suite, twice: on SQLite and on PostgreSQL (every test server gets a fresh database of
+# its own on the server WARREN_TEST_DATABASE_URL names). The two halves run at the same time, each
+# in its own `bun test` process, their lines prefixed with the half's name: a test spends much of
+# its time waiting on git, sockets and the database, so two processes keep both cores busy where
+# one leaves them half idle. Both halves always run; each prints its own summary, the two are
+# summed on the last line, and the exit status is non-zero if either half failed. Arguments are
+# passed to both `bun test` runs (a file or a name filter).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
@@ -16,16 +19,21 @@ trap 'rm -rf "$out_dir"' EXIT
 
 run_half() { # name, then env assignments for `env`
   local name="$1"; shift
-  echo "=== $name ==="
   local start=$SECONDS
-  env "$@" bun test --timeout "$TEST_TIMEOUT_MS" "${ARGS[@]}" 2>&1 | tee "$out_dir/$name.log"
-  local status=${PIPESTATUS[0]}
+  env "$@" bun test --timeout "$TEST_TIMEOUT_MS" "${ARGS[@]}" > "$out_dir/$name.log" 2>&1 &
+  local pid=$!
+  tail -n +1 --pid="$pid" -f "$out_dir/$name.log" 2>/dev/null | sed -u "s/^/[$name] /" &
+  local status=0
+  wait "$pid" || status=$?
   echo "$status" > "$out_dir/$name.status"
+  wait # the prefixed copy ends with the process
   echo "=== $name: exit $status in $((SECONDS - start)) s ==="
 }
 ARGS=("$@")
-run_half sqlite -u WARREN_DATABASE_URL
-run_half postgresql WARREN_DATABASE_URL="$PG_URL"
+echo "=== sqlite and postgresql, at the same time ==="
+run_half sqlite -u WARREN_DATABASE_URL &
+run_half postgresql WARREN_DATABASE_URL="$PG_URL" &
+wait
 
 passed=0; failed=0; worst=0
 echo

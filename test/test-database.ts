@@ -5,7 +5,11 @@
  * server WARREN_DATABASE_URL names in a PostgreSQL run (`npm run test:pg`).
  */
 import { SQL } from 'bun'
+import { createHash } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { DIALECT } from '../src/db/dialect'
+import { openPostgres } from '../src/db/postgres'
 
 /** The PostgreSQL server tests use when the run does not name one (the machine's, trust authentication). */
 export const TEST_POSTGRES_URL = process.env.WARREN_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -19,11 +23,11 @@ export interface TestDatabase {
 let counter = 0
 
 /** Creates `<prefix>_<pid>_<n>_<random>` on the server `serverUrl` names; answers its URL and how to drop it. */
-export async function freshPostgresDatabase(serverUrl: string, prefix = 'warren_test'): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+export async function freshPostgresDatabase(serverUrl: string, prefix = 'warren_test', template?: string): Promise<{ url: string; name: string; drop(): Promise<void> }> {
   const admin = new SQL(serverUrl, { max: 1 })
   const name = `${prefix}_${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`
   try {
-    await admin.unsafe(`CREATE DATABASE "${name}"`)
+    await admin.unsafe(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`)
   } catch (e) {
     await admin.close()
     throw e
@@ -40,7 +44,57 @@ export async function freshPostgresDatabase(serverUrl: string, prefix = 'warren_
   }
 }
 
+/** The migrations the server applies, as one digest: a template is for one set of them. */
+function migrationsDigest(): string {
+  const folder = join(import.meta.dir, '..', 'drizzle-pg')
+  const hash = createHash('sha256')
+  for (const file of readdirSync(folder, { recursive: true }).map(String).sort()) {
+    if (!file.endsWith('.sql') && !file.endsWith('.json')) continue
+    hash.update(file).update(readFileSync(join(folder, file)))
+  }
+  return hash.digest('hex').slice(0, 12)
+}
+
+let templateMade: Promise<string> | undefined
+
+/**
+ * A database with every migration applied, kept on the server between runs, from which each test
+ * database is copied (`CREATE DATABASE … TEMPLATE`): a test server then starts on a migrated
+ * database instead of migrating one of its own, which is most of its start on PostgreSQL. It is
+ * made under another name and renamed when complete, so a run that dies half-way leaves no
+ * half-made template, and two runs making it at once both succeed (one rename wins).
+ */
+function migratedTemplate(serverUrl: string): Promise<string> {
+  templateMade ??= (async () => {
+    const name = `warren_template_${migrationsDigest()}`
+    const admin = new SQL(serverUrl, { max: 1 })
+    try {
+      const [found] = await admin.unsafe(`SELECT 1 AS one FROM pg_database WHERE datname = '${name}'`)
+      if (found) return name
+      const building = `warren_template_building_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
+      await admin.unsafe(`CREATE DATABASE "${building}"`)
+      try {
+        const url = new URL(serverUrl)
+        url.pathname = `/${building}`
+        const db = await openPostgres(url.href, { poolSize: 1 })
+        await db.$runtime.close()
+        await admin.unsafe(`ALTER DATABASE "${building}" RENAME TO "${name}"`)
+      } catch (e) {
+        await admin.unsafe(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`)
+        // Another run made it first: use theirs.
+        const [made] = await admin.unsafe(`SELECT 1 AS one FROM pg_database WHERE datname = '${name}'`)
+        if (!made) throw e
+      }
+      return name
+    } finally {
+      await admin.close()
+    }
+  })()
+  return templateMade
+}
+
 export async function freshTestDatabase(): Promise<TestDatabase> {
   if (DIALECT !== 'postgres') return { url: null, drop: async () => {} }
-  return freshPostgresDatabase(process.env.WARREN_DATABASE_URL!)
+  const serverUrl = process.env.WARREN_DATABASE_URL!
+  return freshPostgresDatabase(serverUrl, 'warren_test', await migratedTemplate(serverUrl))
 }
