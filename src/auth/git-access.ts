@@ -1,6 +1,7 @@
 import type { AppDeps } from '../deps'
 import { accessLevel, AccessMode, type RepoRow } from './access'
-import type { UserRow } from './caller'
+import type { Caller, UserRow } from './caller'
+import { scopeRefusal } from './scopes'
 import { findRepoByName, findRepoRedirect } from './repo-context'
 import type { GitSessionService } from '../git/smart-http'
 
@@ -75,4 +76,27 @@ export async function gitAccessRefusal(deps: AppDeps, caller: GitCaller, found: 
   if (need === AccessMode.Write && found.repo.isMirror) return 'mirror'
   if (need === AccessMode.Write && found.repo.isArchived) return 'archived'
   return null
+}
+
+/** An HTTP caller's decision: the user git runs as (null: as anonymous), or why not. */
+export type TokenGitAccess = { user: UserRow | null; refused?: undefined } | { refused: GitRefusal | 'scope' | 'public-only'; message?: string }
+
+/**
+ * `gitAccessRefusal` for a caller of the API's credentials (git over HTTP), with what a token
+ * adds: it needs the repository scope, read to clone or fetch and write to push. As in Gitea, a
+ * pull that needs no credentials at all (a public repository) is served whatever the token's
+ * scope, as it would be to an anonymous client; and a public-only token's user who could reach
+ * a private repository otherwise is told why rather than told it does not exist.
+ */
+export async function tokenGitAccess(deps: AppDeps, caller: Pick<Caller, 'user' | 'scope'>, found: { repo: RepoRow; owner: UserRow }, service: GitSessionService): Promise<TokenGitAccess> {
+  let user = caller.user
+  const scopeRefused = caller.scope && scopeRefusal(caller.scope, ['repository'], service === 'receive-pack' ? 2 : 1)
+  if (scopeRefused) {
+    if (service === 'receive-pack' || (await gitAccessRefusal(deps, { user: null }, found, service))) return { refused: 'scope', message: scopeRefused }
+    user = null
+  }
+  const refusal = await gitAccessRefusal(deps, { user }, found, service)
+  if (refusal === 'not-found' && user?.publicOnly && !(await gitAccessRefusal(deps, { user: { ...user, publicOnly: undefined } }, found, service)))
+    return { refused: 'public-only' }
+  return refusal ? { refused: refusal } : { user }
 }

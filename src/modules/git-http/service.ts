@@ -1,9 +1,8 @@
 import type { AppDeps } from '../../deps'
 import type { RepoRow } from '../../auth/access'
 import { gitRepoOf, redirectedLocation } from '../../auth/repo-context'
-import { findGitRepository, gitAccessRefusal, stripGitSuffix, type GitCaller, type GitRefusal } from '../../auth/git-access'
+import { findGitRepository, stripGitSuffix, tokenGitAccess, type GitCaller, type TokenGitAccess } from '../../auth/git-access'
 import type { Caller, UserRow } from '../../auth/caller'
-import { scopeRefusal } from '../../auth/scopes'
 import { ApiError, apiErrorOfGit } from '../../lib/errors'
 import { GitError, type GitRepo } from '../../git/run'
 import { boundedStream, bodyTooLarge } from '../../lib/body'
@@ -37,8 +36,10 @@ export function gitErrorResponse(deps: AppDeps, status: number, message: string,
 }
 
 /** How git HTTP words each refusal of the shared decision (src/auth/git-access.ts). */
-const REFUSALS: Record<GitRefusal, [number, string]> = {
+const REFUSALS: Record<NonNullable<TokenGitAccess['refused']>, [number, string]> = {
   'not-found': [404, 'Repository not found'],
+  scope: [403, 'token does not have the repository scope'],
+  'public-only': [403, 'token scope is limited to public repos'],
   'sign-in': [401, 'authentication required'],
   forbidden: [403, 'User permission denied'],
   mirror: [403, 'mirror repository is read-only'],
@@ -46,7 +47,7 @@ const REFUSALS: Record<GitRefusal, [number, string]> = {
 }
 
 /**
- * Who may do what over git HTTP is decided by gitAccessRefusal, as for SSH: pulls of readable
+ * Who may do what over git HTTP is decided by auth/git-access (tokenGitAccess), as for SSH: pulls of readable
  * public repositories are anonymous; everything else needs Basic credentials (401 +
  * WWW-Authenticate when missing or wrong). A signed-in caller who cannot read the repository
  * gets 404 (existence is not revealed), one who can read but not write gets 403 on push.
@@ -64,20 +65,12 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
     if (e instanceof ApiError) return gitErrorResponse(deps, e.status, e.status === 401 ? 'invalid credentials' : e.message, e.headers)
     throw e
   }
-  let user = caller.user
-  // A token needs the repository scope: read to clone or fetch, write to push. As in Gitea, a
-  // pull that needs no credentials at all (a public repository) is served whatever the token's
-  // scope, as it would be to an anonymous client.
-  const scopeRefused = caller.scope && scopeRefusal(caller.scope, ['repository'], service === 'receive-pack' ? 2 : 1)
-  if (scopeRefused) {
-    if (service === 'receive-pack' || (await gitAccessRefusal(deps, { user: null }, found, service))) return gitErrorResponse(deps, 403, scopeRefused)
-    user = null
+  const decided = await tokenGitAccess(deps, caller, found, service)
+  if (decided.refused) {
+    const [status, message] = REFUSALS[decided.refused]
+    return gitErrorResponse(deps, status, decided.message ?? message)
   }
-  const refusal = await gitAccessRefusal(deps, { user }, found, service)
-  // A public-only token's user who could reach the repository otherwise is told why, as Gitea does.
-  if (refusal === 'not-found' && user?.publicOnly && !(await gitAccessRefusal(deps, { user: { ...user, publicOnly: undefined } }, found, service)))
-    return gitErrorResponse(deps, 403, 'token scope is limited to public repos')
-  if (refusal) return gitErrorResponse(deps, ...REFUSALS[refusal])
+  const user = decided.user
   if (found.moved)
     return new Response(null, {
       status: 301,
