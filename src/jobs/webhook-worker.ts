@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { AppDeps } from '../deps'
-import { registerDeliveryWaker } from '../webhooks/dispatcher'
+import { registerDeliveryWaker, stopDrainMs } from '../webhooks/dispatcher'
 import type { WebhookThreadMessage } from '../webhooks/worker-thread'
 import { loggerOf } from '../lib/log'
 
@@ -17,8 +17,8 @@ function threadUrl(): URL {
 /** PostgreSQL connections of the delivery thread's pool (the README's connection count counts them). */
 export const WEBHOOK_DATABASE_POOL = 2
 
-/** How long stop() waits for the thread to finish its round before ending it. */
-const STOP_WAIT_MS = 10_000
+/** How long stop() waits for the thread past its deliveries' drain (stopDrainMs) before ending it. */
+const STOP_MARGIN_MS = 5_000
 
 /**
  * Webhook delivery in the background (started and stopped by `warren serve`): the loops of
@@ -43,7 +43,7 @@ export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number } = {}
     async stop() {
       unregister()
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, STOP_WAIT_MS)
+        const timer = setTimeout(resolve, stopDrainMs(deps.config) + STOP_MARGIN_MS)
         stopped = () => (clearTimeout(timer), resolve())
         post({ type: 'stop' })
       })

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, inArray, min, sql } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
+import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { writeTransaction } from '../db/client'
 import { hooks, hookTasks, type HookTaskRow } from '../db/schema'
@@ -38,11 +39,13 @@ const FLUSH_AT = 64
 /** Tasks a lane delivers in a row before its slot goes back to the others (fairness across lanes). */
 const LANE_RUN = 50
 /**
- * How long a stop lets the attempts in flight finish before it cuts them. One answered meanwhile
- * is recorded like any other, so it is not sent again after the restart; one cut is. Well inside
- * the time the webhook worker gives its thread to stop (src/jobs/webhook-worker.ts).
+ * How long a stop lets the attempts in flight finish before it cuts them: as long as one attempt
+ * may take (WARREN_WEBHOOK_DELIVER_TIMEOUT), within the shutdown's grace period
+ * (WARREN_SHUTDOWN_GRACE) that every other piece of work in flight gets. One answered meanwhile
+ * is recorded like any other, so it is not sent again after the restart; one cut is. The webhook
+ * worker gives its thread this long plus a margin (src/jobs/webhook-worker.ts).
  */
-export const STOP_DRAIN_MS = 5000
+export const stopDrainMs = (config: Pick<Config, 'webhookDeliverTimeout' | 'shutdownGraceMs'>) => Math.min(config.webhookDeliverTimeout * 1000, config.shutdownGraceMs)
 
 const laneOf = (t: Pick<HookTaskRow, 'repoId' | 'hookId'>) => `${t.repoId}:${t.hookId}`
 
@@ -220,7 +223,7 @@ export class DeliveryDispatcher {
   }
 
   /**
-   * Stops starting deliveries; lets those in flight finish for up to STOP_DRAIN_MS, then cuts the
+   * Stops starting deliveries; lets those in flight finish for up to stopDrainMs, then cuts the
    * rest (they stay undelivered); writes what was done. An attempt the receiver answered is thus
    * recorded rather than sent again after the restart: only a crash, or an answer slower than the
    * drain, makes a repeat.
@@ -229,7 +232,7 @@ export class DeliveryDispatcher {
     this.stopped = true
     clearInterval(this.timer)
     if (this.retryTimer) clearTimeout(this.retryTimer)
-    const cut = setTimeout(() => this.stopController.abort(), STOP_DRAIN_MS)
+    const cut = setTimeout(() => this.stopController.abort(), stopDrainMs(this.deps.config))
     await Promise.allSettled([...this.inFlight])
     clearTimeout(cut)
     await this.flush()
