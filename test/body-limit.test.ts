@@ -104,7 +104,7 @@ describe('git push limit', () => {
     await gitOk(dir, 'commit', '-q', '-m', 'two')
     await gitOk(dir, 'push', '-q', url, 'master')
     expect((await s.get('/repos/alice/packs/branches/master', { token: alice.token })).body.commit.message).toBe('two\n')
-  }, 30_000)
+  }, 240_000)
 })
 
 describe('memory', () => {
@@ -149,5 +149,5 @@ describe('memory', () => {
       await database.drop()
       rmSync(dir, { recursive: true, force: true })
     }
-  }, 60_000)
+  }, 240_000)
 })

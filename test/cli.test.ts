@@ -56,7 +56,7 @@ describe('warren admin user create', () => {
     } finally {
       await server.stop()
     }
-  }, 30_000)
+  }, 240_000)
 
   test('WARREN_MIN_PASSWORD_LENGTH sets the shortest password', async () => {
     const data = tempData()
@@ -121,7 +121,7 @@ describe('warren admin user list, change-password, delete', () => {
     const after = await cli(data, 'admin', 'user', 'list')
     expect(after.stdout).not.toContain('bob')
     expect(after.stdout).toContain('carol')
-  }, 60_000)
+  }, 240_000)
 
   test('--help on every command, and usage on bad options', async () => {
     const data = tempData()
@@ -147,7 +147,7 @@ describe('warren admin user list, change-password, delete', () => {
     expect(bad.stderr).toContain('warren doctor [--fix]')
     // --help reads nothing: the data folder was never created
     expect(existsSync(join(data, 'warren.db'))).toBe(false)
-  }, 60_000)
+  }, 240_000)
 })
 
 describe('warren serve', () => {
@@ -179,7 +179,7 @@ describe('warren serve', () => {
     } finally {
       await again.stop()
     }
-  }, 30_000)
+  }, 240_000)
 
   test('one log line per request (text or JSON), with the user; git missing is said at start', async () => {
     const data = tempData()
@@ -207,7 +207,7 @@ describe('warren serve', () => {
     const badLog = await runCli(SOURCES, data, ['serve'], { env: { WARREN_LOG: 'xml' } })
     expect(badLog.code).toBe(1)
     expect(badLog.stderr).toContain('WARREN_LOG must be one of text, json')
-  }, 60_000)
+  }, 240_000)
 })
 
 /** A user, a repository with a pushed branch, and an issue, through the API and git. */
@@ -274,7 +274,7 @@ describe('warren doctor', () => {
     expect(fixed.code).toBe(1)
     expect(fixed.stdout).toContain('[ ok ] repository folders')
     expect(fixed.stdout).toContain('[FAIL] repository health')
-  }, 90_000)
+  }, 240_000)
 })
 
 describe('warren dump and restore', () => {

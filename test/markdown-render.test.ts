@@ -98,7 +98,7 @@ describe('hostile markdown', () => {
     const deep = await s.post('/markdown', { Text: fill('>', 16384) })
     expect(deep.status).toBe(200)
     expect(deep.text).toStartWith('<blockquote>')
-  }, 60_000)
+  }, 240_000)
 
   test('a burst queues up to the limit; past it the answer is 503 with Retry-After', async () => {
     const small = await startTestServer({ markdownWorkers: 1, markdownQueue: 1, markdownTimeoutMs: 400 })
@@ -114,7 +114,7 @@ describe('hostile markdown', () => {
     } finally {
       await small.stop()
     }
-  }, 30_000)
+  }, 240_000)
 })
 
 describe('hostile markdown at 256 KB', () => {
@@ -173,5 +173,5 @@ describe('bundled server', () => {
       await database.drop()
       rmSync(dir, { recursive: true, force: true })
     }
-  }, 60_000)
+  }, 240_000)
 })

@@ -122,7 +122,7 @@ beforeAll(async () => {
   await gitOk(work, 'add', '.')
   await gitOk(work, 'commit', '-q', '-m', 'base')
   await gitOk(work, 'push', '-q', a.url.replace('http://', 'http://root:root-password-1@') + '/root/crash.git', 'main')
-}, 90_000)
+}, 240_000)
 
 afterAll(async () => {
   await Promise.all([a, b, c].map((s) => s?.stop()))

@@ -308,7 +308,7 @@ describe('startup repair', () => {
       await closeDatabase(check.db)
       await database.drop()
     }
-  }, 60_000)
+  }, 240_000)
 
   test('removes unfinished rows with their folders and moves orphan folders aside', async () => {
     const now = Math.floor(Date.now() / 1000)

@@ -100,7 +100,7 @@ describe('shutdown', () => {
     } finally {
       await again.stop()
     }
-  }, 60_000)
+  }, 240_000)
 
   test('past the grace period a stalled push is cut off: no ref moves, its temporary objects are removed', async () => {
     const data = temp.make()
@@ -128,7 +128,7 @@ describe('shutdown', () => {
     } finally {
       await again.stop()
     }
-  }, 60_000)
+  }, 240_000)
 
   test('a second Warren on a port in use stops with a clear error; the first one keeps serving', async () => {
     const first = await startServe(SOURCES, temp.make())
@@ -140,7 +140,7 @@ describe('shutdown', () => {
     } finally {
       await first.stop()
     }
-  }, 30_000)
+  }, 240_000)
 
   test('a second Warren on the same data folder stops before its start-up repairs touch it', async () => {
     const data = temp.make()
@@ -158,7 +158,7 @@ describe('shutdown', () => {
     } finally {
       await first.stop()
     }
-  }, 30_000)
+  }, 240_000)
 
   test('npm start hands SIGTERM to the server, which shuts down in order', async () => {
     const data = temp.make()
@@ -169,5 +169,5 @@ describe('shutdown', () => {
     expect(served.output()).toContain('signal received signal=SIGTERM')
     expect(served.output()).toContain('stopped cut=false')
     expect(await fetch(`${served.url}/api/v1/version`).then(() => 'answered', () => 'refused')).toBe('refused')
-  }, 60_000)
+  }, 240_000)
 })

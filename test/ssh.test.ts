@@ -472,5 +472,5 @@ describe('stopping the SSH server (the shutdown of serve)', () => {
     } finally {
       await t.stop()
     }
-  }, 60_000)
+  }, 240_000)
 })

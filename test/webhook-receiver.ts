@@ -71,7 +71,7 @@ export type Receiver = Awaited<ReturnType<typeof startReceiver>>
 export const hmacHex = (secret: string, text: string, algorithm: 'sha256' | 'sha1' = 'sha256') => createHmac(algorithm, secret).update(text).digest('hex')
 
 /** Waits until `check` holds (polling; bounded by `rounds`), then returns its last value. */
-export async function until<T>(check: () => T | null | undefined | false | Promise<T | null | undefined | false>, what: string, rounds = 400, everyMs = 25): Promise<T> {
+export async function until<T>(check: () => T | null | undefined | false | Promise<T | null | undefined | false>, what: string, rounds = 2400, everyMs = 25): Promise<T> {
   for (let i = 0; i < rounds; i++) {
     const value = await check()
     if (value) return value

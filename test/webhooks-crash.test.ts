@@ -143,7 +143,7 @@ describe('webhook delivery across kill -9: at least once, a repeat under the sam
         for (let i = 0; i < ISSUES_PER_ROUND; i++)
           for (const { name } of REPOS) expect((await api('POST', `/repos/root/${name}/issues`, { title: `round ${round} issue ${i}` })).status).toBe(201)
         rx.allowNext(3 + round)
-        await until(() => rx.heldCount() === REPOS.length, 'a delivery of each hook in flight', 800)
+        await until(() => rx.heldCount() === REPOS.length, 'a delivery of each hook in flight', 2400)
         server.proc.kill(9)
         await server.proc.exited
         killedAt.push(rx.arrivals.length)
@@ -240,7 +240,7 @@ describe('a stop (SIGTERM) lets the deliveries in flight finish', () => {
         const res = await api('GET', `/repos/root/calm/hooks/${hookId}/deliveries`)
         const list = (await res.json()) as { delivered: boolean }[]
         return res.headers.get('x-total-count') === '3' && list.every((d) => d.delivered)
-      }, '3 deliveries recorded', 800)
+      }, '3 deliveries recorded', 2400)
       // Each issue arrived once: the one answered during the stop was not sent again (unless the
       // database refused to record an answer: then a repeat, under the same delivery id).
       expect(new Set(rx.arrivals.map((a) => a.headers['x-gitea-delivery'])).size).toBe(3)

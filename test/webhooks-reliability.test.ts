@@ -78,7 +78,7 @@ describe('webhook delivery survives kill -9', () => {
       const delivered = await until(() => {
         const kept = deduplicated(rx.received, 2)
         return kept.length === issues ? kept : null
-      }, `${issues} deliveries`, 800)
+      }, `${issues} deliveries`, 2400)
       expect(delivered.map((r) => r.payload.issue.number)).toEqual(Array.from({ length: issues }, (_, i) => i + 1))
       await Bun.sleep(500)
       expect(deduplicated(rx.received, 2).length).toBe(issues)

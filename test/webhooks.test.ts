@@ -337,7 +337,7 @@ describe('deliveries for every event kind', () => {
     const st = (await deliveriesAt('/forkme', 2))[1]!
     expectHeaders(st, 'status', 'status')
     expect(st.payload).toMatchObject({ state: 'success', context: 'ci', target_url: 'https://ci.example/1', description: 'ok', id: status.body.id, sha: await headOf('alice', 'forkme'), commit: { id: await headOf('alice', 'forkme') } })
-  }, 30_000)
+  }, 240_000)
 
   test('chat hooks get their service\'s message; gitea payloads can leave the secret out', async () => {
     await repoWithHook('chatty', { type: 'slack', config: { url: rx.url('/slack'), content_type: 'json', channel: '#dev', username: 'warren' } })
@@ -575,7 +575,7 @@ describe('pull request webhooks', () => {
       expectHeaders(r, 'pull_request', 'pull_request')
     }
     expect(only[4]!.payload.pull_request.merged).toBe(true)
-  }, 60_000)
+  }, 240_000)
 })
 
 describe('release webhooks', () => {
@@ -606,7 +606,7 @@ describe('release webhooks', () => {
     expect(fromDraft.release).toMatchObject({ id: draft.body.id, tag_name: 'v2.0', draft: false })
     expect(fromDraft.release).toEqual((await s.get(`${path}/releases/${draft.body.id}`)).body)
     expect(deleted).toMatchObject({ action: 'deleted', release: before, sender: userShape('alice') })
-  }, 30_000)
+  }, 240_000)
 })
 
 describe('building blocks', () => {
