@@ -56,7 +56,7 @@ describe('GET contents', () => {
     expect(missingGiteaFields('ContentsResponse', data)).toEqual([])
     const first = (await gitOk(work.dir, 'rev-list', '-1', 'master', '--', 'README.md')).trim()
     const blob = (await gitOk(work.dir, 'rev-parse', 'master:README.md')).trim()
-    expect(data).toEqual({
+    expect(data as object).toEqual({
       name: 'README.md',
       path: 'README.md',
       sha: blob,

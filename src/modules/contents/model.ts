@@ -20,7 +20,8 @@ export const ContentsSchema = t.Object(
     sha: t.String(),
     last_commit_sha: t.String(),
     type: t.String({ description: '`file`, `dir`, `symlink` or `submodule`' }),
-    size: t.Integer(),
+    // A whole number; t.Integer inside a nullable array item fails Elysia's response check (FilesResponse.files).
+    size: t.Number({ description: 'bytes' }),
     encoding: Nullable(t.String()),
     content: Nullable(t.String()),
     target: Nullable(t.String()),
