@@ -89,10 +89,19 @@ export async function entryAt(repo: GitRepo, commit: string, path: string[]): Pr
   return (await treeEntries(repo, tree))?.find((e) => e.name === name) ?? null
 }
 
-/** Size of a blob (0 for what is not one). */
-export async function blobSize(repo: GitRepo, oid: string): Promise<number> {
+/** Blob sizes by id (an id's size never changes), bounded. */
+const SIZE_CACHE = 100_000
+const sizes = new Map<string, number>()
+
+/** Size of a blob (null when `oid` is not one in `repo`); cached once known. */
+export async function blobSize(repo: GitRepo, oid: string): Promise<number | null> {
+  const hit = sizes.get(oid)
+  if (hit !== undefined) return hit
   const info = await objectInfo(repo, oid)
-  return info?.type === 'blob' ? info.size : 0
+  if (info?.type !== 'blob') return null
+  sizes.set(oid, info.size)
+  if (sizes.size > SIZE_CACHE) sizes.delete(sizes.keys().next().value!)
+  return info.size
 }
 
 export type RefCommitKind = 'branch' | 'tag' | 'commit'

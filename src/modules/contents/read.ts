@@ -3,7 +3,7 @@ import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { notFound } from '../../lib/errors'
 import type { GitRepo } from '../../git/run'
 import { objectBytes, objectInfo } from '../../git/object-reader'
-import { entryAt, folderTree, refCommit, treeEntries, type TreeEntry } from '../../git/tree-read'
+import { blobSize, entryAt, folderTree, refCommit, treeEntries, type TreeEntry } from '../../git/tree-read'
 import { lastCommitOf, lastCommitsIn } from '../../git/last-commit'
 import { toApiContents, type ApiContents, type ContentsEntry, type ContentsRef } from '../../convert/contents'
 import { submoduleUrl } from './submodules'
@@ -40,10 +40,10 @@ async function describe(git: GitRepo, commit: string, path: string, e: TreeEntry
     if (e.kind === 'submodule') entry.submoduleUrl = await submoduleUrl(git, commit, path)
     return entry
   }
-  const info = await objectInfo(git, e.oid)
-  entry.size = info?.size ?? 0
-  if (e.kind === 'symlink' && info) {
-    const obj = info.size <= MAX_LINK_TARGET ? await objectBytes(git, e.oid) : null
+  const size = await blobSize(git, e.oid)
+  entry.size = size ?? 0
+  if (e.kind === 'symlink' && size !== null) {
+    const obj = size <= MAX_LINK_TARGET ? await objectBytes(git, e.oid) : null
     entry.target = obj ? Buffer.from(obj.body).toString('utf8') : null
   }
   return entry
