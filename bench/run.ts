@@ -16,6 +16,7 @@ const plan: [name: string, args: string[]][] = [
   ['ssh-clone', []],
   ['git-memory', []],
   ['assets', []],
+  ['contents', seconds ? [seconds] : []],
   ['markdown', []],
 ]
 

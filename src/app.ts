@@ -18,6 +18,7 @@ import { keysModule } from './modules/keys'
 import { markdownModule } from './modules/markdown'
 import { branchesModule } from './modules/branches'
 import { filesModule } from './modules/files'
+import { contentsModule } from './modules/contents'
 import { collaboratorsModule } from './modules/collaborators'
 import { orgsModule } from './modules/orgs'
 import { teamsModule } from './modules/teams'
@@ -82,6 +83,7 @@ export function createApp(deps: AppDeps) {
     .use(forksModule(deps))
     .use(branchesModule(deps))
     .use(filesModule(deps))
+    .use(contentsModule(deps))
     .use(collaboratorsModule(deps))
     .use(orgsModule(deps))
     .use(teamsModule(deps))

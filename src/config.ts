@@ -120,6 +120,17 @@ export interface Config {
   maxHooksPerRepo: number
   /** Releases (drafts included) one repository may have (WARREN_MAX_RELEASES_PER_REPO, 10000); past it: 422. */
   maxReleasesPerRepo: number
+  /**
+   * Largest file the contents API writes, and reads inline (WARREN_MAX_CONTENTS_FILE_SIZE, 10 MiB,
+   * Gitea's [api] DEFAULT_MAX_BLOB_SIZE): a larger file is refused with 413 on write (nothing
+   * written) and read with `content: null` (the download_url serves it).
+   */
+  maxContentsFileSize: number
+  /**
+   * Entries a contents listing of one folder shows (WARREN_MAX_CONTENTS_LIST_ENTRIES, 1000, as
+   * GitHub's contents API): Gitea pages nothing here; past it the list stops, in git's order.
+   */
+  maxContentsListEntries: number
   /** Admin created on first start when no user exists. */
   initialAdmin?: { username: string; password: string; email: string }
 }
@@ -265,6 +276,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxAttachmentSize: boundedFrom(env.WARREN_MAX_ATTACHMENT_SIZE, 100 * MiB, 'WARREN_MAX_ATTACHMENT_SIZE', 1, 64 * 1024 * MiB),
     maxCommitFiles: boundedFrom(env.WARREN_MAX_COMMIT_FILES, 1000, 'WARREN_MAX_COMMIT_FILES', 1, 100_000),
     maxHooksPerRepo: boundedFrom(env.WARREN_MAX_HOOKS_PER_REPO, 100, 'WARREN_MAX_HOOKS_PER_REPO', 1, 1_000_000),
+    maxContentsFileSize: boundedFrom(env.WARREN_MAX_CONTENTS_FILE_SIZE, 10 * MiB, 'WARREN_MAX_CONTENTS_FILE_SIZE', 1, 1024 * MiB),
+    maxContentsListEntries: boundedFrom(env.WARREN_MAX_CONTENTS_LIST_ENTRIES, 1000, 'WARREN_MAX_CONTENTS_LIST_ENTRIES', 1, 100_000),
     maxReleasesPerRepo: boundedFrom(env.WARREN_MAX_RELEASES_PER_REPO, 10_000, 'WARREN_MAX_RELEASES_PER_REPO', 1, 10_000_000),
     ...overrides,
   }

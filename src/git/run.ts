@@ -102,8 +102,11 @@ export interface GitOptions {
   cwd?: string
   /** User values: placed after `--end-of-options` (see the top of this file). */
   values?: readonly string[]
-  /** What git reads on stdin: text, bytes, or a stream (a request body). */
-  input?: string | Uint8Array | ReadableStream<Uint8Array> | null
+  /**
+   * What git reads on stdin: text, bytes, or a stream (a request body); `'pipe'`: the caller
+   * writes it as it goes (GitProcess.stdin), for a long-lived git answering one request at a time.
+   */
+  input?: string | Uint8Array | ReadableStream<Uint8Array> | 'pipe' | null
   env?: Record<string, string>
   /** Which time limit applies; 'quick' unless said. */
   budget?: 'quick' | 'long'
@@ -114,6 +117,8 @@ export interface GitOptions {
 /** A running git: its stdout, and how it ended (with the GitError when it was killed). */
 export interface GitProcess {
   stdout: ReadableStream<Uint8Array>
+  /** git's stdin when started with `input: 'pipe'` (ended with `end()`). */
+  stdin?: import('bun').FileSink
   /** Stops git and its children now (a reader went away). */
   kill: () => void
   done: Promise<{ code: number; stderr: string; killed?: GitError }>
@@ -158,7 +163,7 @@ export function startGit(args: readonly string[], opts: GitOptions = {}): GitPro
     proc = Bun.spawn(commandLine(args, opts.values), {
       cwd: opts.cwd ?? opts.gitDir,
       env: gitEnv({ ...(opts.gitDir ? { GIT_DIR: opts.gitDir } : {}), ...(opts.env ?? {}) }),
-      stdin: opts.input == null ? 'ignore' : stdinStream ?? new Blob([opts.input as any]),
+      stdin: opts.input == null ? 'ignore' : opts.input === 'pipe' ? 'pipe' : stdinStream ?? new Blob([opts.input as any]),
       stdout: 'pipe',
       stderr: 'pipe',
       // setsid(): git leads a process group of its own, so its children can be killed with it.
@@ -196,7 +201,8 @@ export function startGit(args: readonly string[], opts: GitOptions = {}): GitPro
   })
   // Shutdown waits for every git process, and stops the ones still running past its grace period.
   trackWork(done, () => stop(new GitError('aborted', 'git was stopped: the server is shutting down', command)))
-  return { stdout: proc.stdout, kill: () => stop(new GitError('aborted', 'git was stopped: its reader went away', command)), done }
+  const stdin = opts.input === 'pipe' ? (proc.stdin as unknown as import('bun').FileSink) : undefined
+  return { stdout: proc.stdout, ...(stdin ? { stdin } : {}), kill: () => stop(new GitError('aborted', 'git was stopped: its reader went away', command)), done }
 }
 
 function failedToStart(error: GitError | null): GitProcess {
