@@ -4,8 +4,9 @@
  * Installs Renovate and the Node.js it needs (both pinned, from the npm registry) into a cache
  * folder outside the project (`WARREN_RENOVATE_CACHE`, default `~/.cache/warren-renovate`),
  * starts `warren serve` on a temp data folder and a free port, builds the scene through the API
- * and git over HTTP, runs Renovate once with `platform: gitea`, then checks through the API what
- * it did. Prints PASS/FAIL lines and exits non-zero when a check fails.
+ * and git over HTTP, runs Renovate twice with `platform: gitea` (the first run opens the pull
+ * requests, the second must find them up to date and open nothing more), then checks through the
+ * API what it did. Prints PASS/FAIL lines and exits non-zero when a check fails.
  *
  * The scene: `alice/presets` holds `default.json` (a shared preset with a regex manager on the
  * `gitea-tags` datasource), `alice/lib` has the tags v1.0.0 and v1.1.0, `alice/app` holds a
@@ -14,8 +15,8 @@
  * collaborator. Only registry.npmjs.org is needed from the internet.
  *
  * `WARREN_RENOVATE_KEEP=1` keeps the temp folder (Warren's data and log, Renovate's log); it is
- * kept anyway when a check fails. The calls Renovate made are printed at the end (method, path
- * with numbers and hashes folded, status).
+ * kept anyway when a check fails. The calls each run made, as Warren's request log shows them, are
+ * printed (method, path with numbers and hashes folded, statuses, count).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
@@ -150,15 +151,18 @@ async function buildScene(base: string, work: string) {
 
 // ---- the run ----
 
-async function runRenovate(base: string, token: string, work: string) {
-  const logFile = join(work, 'renovate.log')
+async function runRenovate(endpoint: string, token: string, work: string, logName: string) {
+  const logFile = join(work, logName)
   const proc = Bun.spawn([nodeBin, renovateMain], {
     cwd: work,
     env: {
+      // The machine's network settings (proxies, extra CA certificates) pass; Renovate's own
+      // settings and a developer's tokens do not.
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(RENOVATE_|LOG_|GITHUB_COM_TOKEN$|WARREN_)/.test(name))),
       PATH: `${join(installDir, 'node_modules', NODE_PACKAGE, 'bin')}:${process.env.PATH ?? ''}`,
       HOME: join(work, 'home'),
       RENOVATE_PLATFORM: 'gitea',
-      RENOVATE_ENDPOINT: `${base}/api/v1`,
+      RENOVATE_ENDPOINT: `${endpoint}/api/v1`,
       RENOVATE_TOKEN: token,
       RENOVATE_REPOSITORIES: `${ALICE.name}/app`,
       RENOVATE_REQUIRE_CONFIG: 'required',
@@ -183,6 +187,18 @@ async function runRenovate(base: string, token: string, work: string) {
   return { code, stderr, log: readFileSync(logFile, 'utf8'), logFile }
 }
 
+/** The request lines of Warren's log (WARREN_LOG=json) in `output`. */
+function requestLines(output: string): RequestLine[] {
+  return output.split('\n').flatMap((line) => {
+    try {
+      const entry = JSON.parse(line)
+      return entry.msg === 'request' ? [entry as RequestLine] : []
+    } catch {
+      return []
+    }
+  })
+}
+
 async function main() {
   await install()
   const work = mkdtempSync(join(tmpdir(), 'warren-renovate-'))
@@ -205,26 +221,22 @@ async function main() {
   let failed = true
   try {
     const token = await buildScene(base, work)
-    console.log(`running renovate@${RENOVATE_VERSION} on node ${NODE_VERSION} against ${base}`)
-    const renovate = await runRenovate(base, token, work)
-    const logged: RequestLine[] = server
-      .output()
-      .split('\n')
-      .flatMap((line) => {
-        try {
-          const entry = JSON.parse(line)
-          return entry.msg === 'request' ? [entry as RequestLine] : []
-        } catch {
-          return []
-        }
-      })
-    // The scene ends with the bot's token: what follows is Renovate's.
-    const requests = logged.slice(logged.findLastIndex((r) => r.method === 'POST' && r.path === `/api/v1/users/${BOT.name}/tokens`) + 1)
-    writeFileSync(join(work, 'warren-requests.log'), requests.map((r) => `${r.method} ${r.path} ${r.status}`).join('\n') + '\n')
-    console.log(`\nAPI calls Renovate made (${requests.length} requests):`)
-    for (const line of foldedCalls(requests, ALICE.name)) console.log(`  ${line}`)
+    // Two runs: the first opens the pull requests, the second finds them up to date.
+    const runs = []
+    for (const n of [1, 2]) {
+      const before = server.output().length
+      console.log(`renovate run ${n}: renovate@${RENOVATE_VERSION} on node ${NODE_VERSION} against ${base}`)
+      const renovate = await runRenovate(base, token, work, `renovate-${n}.log`)
+      let requests = requestLines(server.output().slice(before))
+      // The scene ends with the bot's token: what follows is Renovate's.
+      requests = requests.slice(requests.findLastIndex((r) => r.method === 'POST' && r.path === `/api/v1/users/${BOT.name}/tokens`) + 1)
+      writeFileSync(join(work, `warren-requests-${n}.log`), requests.map((r) => `${r.method} ${r.path} ${r.status}`).join('\n') + '\n')
+      console.log(`API calls of run ${n} (${requests.length} requests):`)
+      for (const line of foldedCalls(requests, ALICE.name)) console.log(`  ${line}`)
+      runs.push({ ...renovate, requests })
+    }
     console.log('')
-    failed = !(await checkRun({ base, owner: ALICE.name, auth: basic(ALICE.name, ALICE.password), renovate, requests }))
+    failed = !(await checkRun({ base, owner: ALICE.name, auth: basic(ALICE.name, ALICE.password), runs }))
   } catch (e) {
     console.log(`FAIL  the harness itself: ${e instanceof Error ? e.stack : e}`)
   } finally {
@@ -232,7 +244,7 @@ async function main() {
     writeFileSync(join(work, 'warren.log'), server.output())
     if (code !== 0) console.log(`(warren serve exited ${code})`)
     if (failed || process.env.WARREN_RENOVATE_KEEP === '1')
-      console.log(`logs kept in ${work}: renovate.log (JSON lines), warren.log, warren-requests.log`)
+      console.log(`logs kept in ${work}: renovate-N.log (JSON lines), warren.log, warren-requests-N.log`)
     else rmSync(work, { recursive: true, force: true })
   }
   console.log(failed ? '\nRENOVATE AGAINST WARREN: FAIL' : '\nRENOVATE AGAINST WARREN: PASS')

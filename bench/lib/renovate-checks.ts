@@ -51,8 +51,8 @@ function problems(log: string): string[] {
     }
     const level = Number(entry.level)
     if (!(level >= 40)) return []
-    const err = entry.err as { message?: string; statusCode?: number; url?: string } | undefined
-    const detail = err ? ` (${[err.statusCode, err.url, err.message].filter(Boolean).join(' ')})` : ''
+    const err = (entry.err ?? entry.configError) as { message?: string; statusCode?: number; url?: string; validationError?: string } | undefined
+    const detail = err ? ` (${[err.statusCode, err.url, err.message, err.validationError].filter(Boolean).join(' ')})` : ''
     return [`${LEVELS[level] ?? level} ${entry.msg}${detail}`]
   })
 }
@@ -60,6 +60,8 @@ function problems(log: string): string[] {
 interface Pull {
   number: number
   title: string
+  state: string
+  labels: { name: string }[]
   head: { ref: string }
   base: { ref: string }
 }
@@ -83,25 +85,38 @@ async function diffOf(base: string, owner: string, auth: string, pull: Pull): Pr
   }
 }
 
-export async function checkRun(opts: { base: string; owner: string; auth: string; renovate: RenovateRun; requests: RequestLine[] }): Promise<boolean> {
-  const { base, owner, auth, renovate, requests } = opts
+interface Issue {
+  number: number
+  title: string
+  state: string
+}
+
+async function getJson<T>(url: string, auth: string): Promise<T | null> {
+  const res = await fetch(url, { headers: { authorization: auth } })
+  return res.ok ? ((await res.json()) as T) : null
+}
+
+export async function checkRun(opts: { base: string; owner: string; auth: string; runs: (RenovateRun & { requests: RequestLine[] })[] }): Promise<boolean> {
+  const { base, owner, auth, runs } = opts
   let ok = true
   const check = (pass: boolean, what: string, detail: string[] = []) => {
     console.log(`${pass ? 'PASS' : 'FAIL'}  ${what}`)
     for (const line of detail) console.log(`        ${line}`)
     ok &&= pass
   }
-  check(renovate.code === 0, `renovate exited ${renovate.code}`, renovate.code === 0 ? [] : renovate.stderr.trim().split('\n').slice(-10))
-  const warned = problems(renovate.log)
-  check(warned.length === 0, `renovate logged ${warned.length} WARN/ERROR lines`, warned)
-  const served = (method: string, path: string) => requests.some((r) => r.method === method && r.path.split('?')[0] === path && r.status === 200)
+  for (const [i, run] of runs.entries()) {
+    check(run.code === 0, `run ${i + 1}: renovate exited ${run.code}`, run.code === 0 ? [] : run.stderr.trim().split('\n').slice(-10))
+    const warned = problems(run.log)
+    check(warned.length === 0, `run ${i + 1}: renovate logged ${warned.length} WARN/ERROR lines`, warned)
+  }
+  const [first] = runs
+  const served = (method: string, path: string) => first.requests.some((r) => r.method === method && r.path.split('?')[0] === path && r.status === 200)
   check(served('GET', `/api/v1/repos/${owner}/app/contents/renovate.json`), 'renovate read renovate.json through the contents API')
   check(served('GET', `/api/v1/repos/${owner}/presets/contents/default.json`), `renovate read the preset local>${owner}/presets through the contents API`)
   check(served('GET', `/api/v1/repos/${owner}/lib/tags`), `renovate listed ${owner}/lib's tags (gitea-tags datasource)`)
 
-  const res = await fetch(`${base}/api/v1/repos/${owner}/app/pulls?state=open&limit=50`, { headers: { authorization: auth } })
-  const pulls: Pull[] = res.ok ? await res.json() : []
-  check(res.ok, `the open pull requests of ${owner}/app: ${pulls.map((p) => `#${p.number} "${p.title}" (${p.head.ref})`).join(', ') || 'none'}`)
+  const pulls = (await getJson<Pull[]>(`${base}/api/v1/repos/${owner}/app/pulls?state=all&limit=50`, auth)) ?? []
+  check(pulls.length === 2 && pulls.every((p) => p.state === 'open'), `the pull requests of ${owner}/app, after ${runs.length} runs: ${pulls.map((p) => `#${p.number} ${p.state} "${p.title}" (${p.head.ref})`).join(', ') || 'none'}`)
   const wanted: { what: string; branch: RegExp; change: RegExp }[] = [
     { what: 'npm is-number 6.0.0 -> newer', branch: /is-number/, change: /^\+\s*"is-number": "(?!6\.0\.0")\d+\.\d+\.\d+"/m },
     { what: `gitea-tags ${owner}/lib v1.0.0 -> v1.1.0`, branch: /lib/, change: /^\+LIB_VERSION=v1\.1\.0$/m },
@@ -113,7 +128,12 @@ export async function checkRun(opts: { base: string; owner: string; auth: string
       continue
     }
     const diff = await diffOf(base, owner, auth, pull)
-    check(w.change.test(diff.text), `pull request #${pull.number} updates ${w.what} (diff read through ${diff.via})`, w.change.test(diff.text) ? [] : diff.text.split('\n').slice(0, 20))
+    const changed = w.change.test(diff.text)
+    check(changed, `pull request #${pull.number} updates ${w.what} (diff read through ${diff.via})`, changed ? [] : diff.text.split('\n').slice(0, 20))
+    check(pull.labels.some((l) => l.name === 'dependencies'), `pull request #${pull.number} carries the preset's label "dependencies"`)
   }
+  const issues = (await getJson<Issue[]>(`${base}/api/v1/repos/${owner}/app/issues?state=all&type=issues&limit=50`, auth)) ?? []
+  const dashboards = issues.filter((i) => i.title === 'Dependency Dashboard')
+  check(dashboards.length === 1 && dashboards[0].state === 'open', `one open Dependency Dashboard issue (issues: ${issues.map((i) => `#${i.number} ${i.state} "${i.title}"`).join(', ') || 'none'})`)
   return ok
 }
