@@ -251,8 +251,24 @@ describe('GET /repos/search', () => {
     expect(resultCacheOf(s.deps.db).size).toBeLessThanOrEqual(REPO_PAGE_CACHE_ROWS)
   })
 
+  test('archived: true only those, false none of them, empty or absent all (as Renovate autodiscovers with archived=false)', async () => {
+    expect((await s.patch('/repos/alice/alpha', { archived: true }, { token: alice.token })).status).toBe(200)
+    try {
+      const uid = `uid=${alice.user.id}&exclusive=true`
+      expect(names(await s.get(`/repos/search?${uid}&archived=true`))).toEqual(['alice/alpha'])
+      const live = await s.get(`/repos/search?${uid}&archived=false`)
+      expect(names(live)).toEqual(['alice/Beta', 'alice/delta_tool', 'alice/gamma-tool'])
+      expect(live.headers.get('x-total-count')).toBe('3')
+      expect(names(await s.get(`/repos/search?${uid}&archived=`))).toContain('alice/alpha')
+      expect(names(await s.get(`/repos/search?${uid}`))).toContain('alice/alpha')
+      expect(names(await s.get('/repos/search?q=alpha&archived=0'))).toEqual([])
+    } finally {
+      expect((await s.patch('/repos/alice/alpha', { archived: false }, { token: alice.token })).status).toBe(200)
+    }
+  })
+
   test('bad parameters answer 422', async () => {
-    for (const q of ['uid=abc', 'page=x', 'limit=ten', 'exclusive=maybe'])
+    for (const q of ['uid=abc', 'page=x', 'limit=ten', 'exclusive=maybe', 'archived=maybe'])
       expect((await s.get(`/repos/search?${q}`)).status).toBe(422)
   })
 })

@@ -53,7 +53,13 @@ export const reposModule = (deps: AppDeps) =>
         const found = await searchRepositories(
           deps,
           caller.user,
-          { q: query.q, uid: query.uid, mode: query.mode, exclusive: queryBool(query.exclusive, 'exclusive') },
+          {
+            q: query.q,
+            uid: query.uid,
+            mode: query.mode,
+            exclusive: queryBool(query.exclusive, 'exclusive'),
+            archived: query.archived === undefined || query.archived === '' ? undefined : queryBool(query.archived, 'archived'),
+          },
           page,
         )
         return { ok: true, data: await respond(found, async (rows) => await reposToApi(deps, caller.user, rows)) }

@@ -112,6 +112,7 @@ export const RepoSearchQuery = t.Object({
   q: QueryText('keyword: case-insensitive substring of the name'),
   uid: t.Optional(t.Numeric({ description: 'owned by (or, unless exclusive, collaborated on by) this user or organisation' })),
   exclusive: QueryText('with uid: owned repositories only'),
+  archived: QueryText('true: archived repositories only; false: none of them; absent or empty: all'),
   // Checked by the service, which answers Gitea's own message for an unknown mode.
   mode: t.Optional(lenientLiterals(SEARCH_MODES, { description: 'source, fork, mirror or collaborative; empty or absent: all', maxLength: MAX_QUERY_TEXT })),
   page: t.Optional(t.Numeric({ description: 'page number of results to return (1-based)' })),

@@ -104,12 +104,14 @@ export interface RepoSearch {
   uid?: number
   exclusive?: boolean
   mode?: string
+  /** Only archived repositories (true), none of them (false), or all (undefined). */
+  archived?: boolean
 }
 
 
 /**
- * GET /repos/search: name substring (case-insensitive), owner/collaborator `uid`, mode filters;
- * only repositories the viewer may read; sorted by name.
+ * GET /repos/search: name substring (case-insensitive), owner/collaborator `uid`, mode and
+ * archived filters; only repositories the viewer may read; sorted by name.
  */
 export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, opts: RepoSearch, page: Page) {
   const mode = opts.mode ?? ''
@@ -125,6 +127,7 @@ export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, 
     if (mode === 'fork') conds.push(eq(repositories.isFork, true))
     if (mode === 'mirror') conds.push(eq(repositories.isMirror, true))
     if (mode === 'collaborative') conds.push(eq(repositories.isMirror, false))
+    if (opts.archived !== undefined) conds.push(eq(repositories.isArchived, opts.archived))
     const collaborating = () => and(grantedRepoCondition(OWNER), ne(repositories.ownerId, OWNER))!
     if (uidFilter === 'collaborating') conds.push(collaborating())
     if (uidFilter === 'owned') conds.push(eq(repositories.ownerId, OWNER))
@@ -133,7 +136,7 @@ export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, 
   }
   return await pageOfRepos(
     deps,
-    `search:${viewerKind(viewer)}:${q ? 'q' : ''}:${mode}:${uidFilter}`,
+    `search:${viewerKind(viewer)}:${q ? 'q' : ''}:${mode}:${uidFilter}:${opts.archived ?? ''}`,
     where,
     { viewer: viewer?.id ?? 0, owner: uid, pattern: containsPattern(q) },
     page,
