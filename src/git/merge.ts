@@ -120,6 +120,17 @@ export async function fetchBranchInto(repo: GitRepo, sourceGitDir: string, branc
   return readRef(repo, targetRef)
 }
 
+/**
+ * Copies into `repo` the objects of `refs/heads/<branch>` of another repository on this server,
+ * writing no ref (nothing points to them until a ref is moved there). Answers whether commit
+ * `want` is in `repo` afterwards.
+ */
+export async function fetchCommitOf(repo: GitRepo, sourceGitDir: string, branch: string, want: string): Promise<boolean> {
+  checkOid(want)
+  await runGit(['fetch', '--no-tags', '--no-write-fetch-head', '--quiet', '--no-auto-gc'], { ...repo, budget: 'long', values: [sourceGitDir, `refs/heads/${branch}`] })
+  return (await readRef(repo, want)) === want
+}
+
 /** A commit as rebasing needs it. */
 export interface CommitInfo {
   sha: string
@@ -172,6 +183,30 @@ export async function cherryPickTree(repo: GitRepo, onto: string, ontoTree: stri
     commitTree(repo, commit.tree, [base], 'theirs\n', SCAFFOLD),
   ])
   return mergeTree(repo, ours, theirs)
+}
+
+/** What replaying commits gave: the new tip, or the paths of the first commit that conflicts, or too many commits to replay. */
+export type ReplayResult = { tip: string } | { conflicts: string[] } | { tooMany: true }
+
+/**
+ * `head`'s commits not on `onto` replayed onto it, as `git rebase` does: merge commits dropped,
+ * commits that become empty skipped, authors and messages kept, `committer` committing; `head`
+ * itself when `onto` is already in its history (nothing rewritten).
+ */
+export async function replayOnto(repo: GitRepo, onto: string, head: string, committer: Ident): Promise<ReplayResult> {
+  if (await isAncestor(repo, onto, head)) return { tip: head }
+  const commits = await commitsToReplay(repo, onto, head)
+  if (!commits) return { tooMany: true }
+  let tip = onto
+  let tipTree = (await git(['rev-parse', '--verify', `${onto}^{tree}`], repo)).trim()
+  for (const commit of commits) {
+    const picked = await cherryPickTree(repo, tip, tipTree, commit)
+    if (picked.conflicts.length) return { conflicts: picked.conflicts }
+    if (picked.tree === tipTree) continue
+    tip = await commitTree(repo, picked.tree, [tip], commit.message, commit.author, committer)
+    tipTree = picked.tree
+  }
+  return { tip }
 }
 
 /** git's empty tree (SHA-1 repositories). */
