@@ -24,12 +24,22 @@ async function headOfPath(deps: AppDeps, ctx: RepoContext, head: string): Promis
   return { repoId: found.repo.id, branch: head.slice(colon + 1) }
 }
 
+/** Longest `{head}` read: `owner/repo:` and a branch name (at most 255). */
+const MAX_HEAD = 512
+
 /**
  * GET …/pulls/{base}/{head}: the pull request from `head` into branch `base` of this repository.
  * The open one when there is one (at most one is open), else the latest closed or merged one
- * (Gitea answers whichever it finds first); 404 when there is none.
+ * (Gitea answers whichever it finds first); 404 when there is none. `rawHead` is still URL-encoded.
  */
-export async function findPullByBranches(deps: AppDeps, ctx: RepoContext, base: string, head: string): Promise<PullItem> {
+export async function findPullByBranches(deps: AppDeps, ctx: RepoContext, base: string, rawHead: string): Promise<PullItem> {
+  let head: string
+  try {
+    head = decodeURIComponent(rawHead)
+  } catch {
+    throw notFound('the head is not a valid branch name')
+  }
+  if (head.length > MAX_HEAD) throw notFound(`the head is longer than ${MAX_HEAD} characters`)
   const end = await headOfPath(deps, ctx, head)
   const found = (await deps.db
     .select({ index: pullRequests.index })

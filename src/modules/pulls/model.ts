@@ -53,13 +53,14 @@ export const PullRequestSchema = t.Object(
 
 export const PullParams = t.Object({ owner: t.String(), repo: t.String(), index: t.String({ description: 'index of the pull request' }) })
 
-/** `…/pulls/{base}/{head}`: the base branch takes the `index` segment's place; the head is the rest of the path. */
-export const PullByBranchesParams = t.Object({
-  owner: t.String(),
-  repo: t.String(),
-  index: t.String({ maxLength: 255, description: 'the base branch' }),
-  '*': t.String({ maxLength: 512, description: 'the head: `branch`, `owner:branch` or `owner/repo:branch`' }),
-})
+/**
+ * `…/pulls/{base}/{head}`: the base branch takes the `index` segment's place; the head is the rest
+ * of the path (the router's wildcard `*`, still URL-encoded: the service reads it).
+ */
+export const PullByBranchesParams = t.Object(
+  { owner: t.String(), repo: t.String(), index: t.String({ maxLength: 255, description: 'the base branch' }) },
+  { additionalProperties: true },
+)
 
 const Timestamp = t.String({ maxLength: 64, description: 'RFC 3339 time' })
 /** A branch name as a body gives it (refs are at most 255 characters; `owner:` may come first). */
