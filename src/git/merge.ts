@@ -71,6 +71,9 @@ export async function mergeTree(repo: GitRepo, ours: string, theirs: string): Pr
   return { tree, conflicts: read.stopped || read.code === 1 ? listed : [] }
 }
 
+/** The first conflicting paths, for a refusal's message. */
+export const conflictSummary = (paths: string[]): string => paths.filter(Boolean).slice(0, 10).join(', ') || 'conflict'
+
 /** Who made a commit: name, e-mail, and the date as git writes it raw (`<unix seconds> <±hhmm>`). */
 export interface Ident {
   name: string

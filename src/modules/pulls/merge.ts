@@ -5,7 +5,7 @@ import { pullRequests, repositories, type PullRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import type { RepoRow } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
-import { commitTree, identNow, isAncestor, mergeTree, MAX_REBASE_COMMITS, readRef, replayOnto, type Ident } from '../../git/merge'
+import { commitTree, conflictSummary, identNow, isAncestor, mergeTree, MAX_REBASE_COMMITS, readRef, replayOnto, type Ident } from '../../git/merge'
 import { git, type GitRepo } from '../../git/run'
 import { ApiError, conflict } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
@@ -79,7 +79,7 @@ async function writeMerge(
   doer: Ident,
   poster: Ident,
 ): Promise<string> {
-  const conflicting = (paths: string[]) => notAllowed(`the pull request cannot be merged: it conflicts with the base branch (${paths.filter(Boolean).slice(0, 10).join(', ') || 'conflict'})`)
+  const conflicting = (paths: string[]) => notAllowed(`the pull request cannot be merged: it conflicts with the base branch (${conflictSummary(paths)})`)
   if (style === 'merge' || style === 'squash') {
     const merged = await mergeTree(repo, baseSha, headSha)
     if (merged.conflicts.length) throw conflicting(merged.conflicts)

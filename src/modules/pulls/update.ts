@@ -4,7 +4,7 @@ import { repositories, type IssueRow, type PullRow } from '../../db/schema'
 import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
 import type { UserRow } from '../../auth/caller'
 import { gitOfRow, type RepoContext } from '../../auth/repo-context'
-import { commitTree, fetchCommitOf, isAncestor, mergeBase, mergeTree, MAX_REBASE_COMMITS, readRef, replayOnto } from '../../git/merge'
+import { commitTree, conflictSummary, fetchCommitOf, isAncestor, mergeBase, mergeTree, MAX_REBASE_COMMITS, readRef, replayOnto } from '../../git/merge'
 import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { usersByIds } from '../../convert/people'
@@ -80,11 +80,11 @@ export async function updatePull(deps: AppDeps, ctx: RepoContext, index: number,
   if (style === 'rebase') {
     const replayed = await replayOnto(headGit, baseSha, headSha, me)
     if ('tooMany' in replayed) throw unprocessable(`a rebase replays at most ${MAX_REBASE_COMMITS} commits; update by merge instead`)
-    if ('conflicts' in replayed) throw conflict(`rebase failed because of conflict (${replayed.conflicts.filter(Boolean).slice(0, 10).join(', ') || 'conflict'})`)
+    if ('conflicts' in replayed) throw conflict(`rebase failed because of conflict (${conflictSummary(replayed.conflicts)})`)
     tip = replayed.tip
   } else {
     const merged = await mergeTree(headGit, headSha, baseSha)
-    if (merged.conflicts.length) throw conflict(`merge failed because of conflict (${merged.conflicts.filter(Boolean).slice(0, 10).join(', ') || 'conflict'})`)
+    if (merged.conflicts.length) throw conflict(`merge failed because of conflict (${conflictSummary(merged.conflicts)})`)
     tip = await commitTree(headGit, merged.tree, [headSha, baseSha], `Merge branch '${pull.baseBranch}' into ${pull.headBranch}`, me)
   }
   const moved = await moveRef(deps, head, doer, { ref: headRef, old: headSha, new: tip }, undefined, accessOf)
