@@ -32,7 +32,7 @@ import { gitHttpModule } from './modules/git-http'
 import { deployKeysModule } from './modules/deploy-keys'
 import { statusesModule } from './modules/statuses'
 import { migrationsModule } from './modules/migrations'
-import { pullsModule } from './modules/pulls'
+import { pullDownloadsModule, pullsModule } from './modules/pulls'
 import { releaseDownloadsModule, releasesModule } from './modules/releases'
 import { hooksModule } from './modules/hooks'
 
@@ -149,6 +149,7 @@ export function createApp(deps: AppDeps) {
     .use(api)
     .use(gitHttpModule(deps))
     .use(releaseDownloadsModule(deps))
+    .use(pullDownloadsModule(deps))
   return app
 }
 

@@ -79,6 +79,11 @@ export interface Config {
    */
   maxCommitFiles: number
   /**
+   * Largest pull request diff or patch in bytes (`…/pulls/{index}.diff`, `.patch`; WARREN_MAX_PULL_DIFF_SIZE,
+   * 64 MiB): past it the download is refused (406) or, once streaming, cut with an error.
+   */
+  maxPullDiffSize: number
+  /**
    * Migrations may reach loopback, link-local, private and unique-local addresses
    * (WARREN_MIGRATIONS_ALLOW_LOCALNETWORKS, Gitea's [migrations] ALLOW_LOCALNETWORKS); default false.
    * Local paths stay admin-only even then.
@@ -275,6 +280,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxPushSize: boundedFrom(env.WARREN_MAX_PUSH_SIZE, 4096 * MiB, 'WARREN_MAX_PUSH_SIZE', MiB, 64 * 1024 * MiB),
     maxAttachmentSize: boundedFrom(env.WARREN_MAX_ATTACHMENT_SIZE, 100 * MiB, 'WARREN_MAX_ATTACHMENT_SIZE', 1, 64 * 1024 * MiB),
     maxCommitFiles: boundedFrom(env.WARREN_MAX_COMMIT_FILES, 1000, 'WARREN_MAX_COMMIT_FILES', 1, 100_000),
+    maxPullDiffSize: boundedFrom(env.WARREN_MAX_PULL_DIFF_SIZE, 64 * MiB, 'WARREN_MAX_PULL_DIFF_SIZE', 1024, 16 * 1024 * MiB),
     maxHooksPerRepo: boundedFrom(env.WARREN_MAX_HOOKS_PER_REPO, 100, 'WARREN_MAX_HOOKS_PER_REPO', 1, 1_000_000),
     maxContentsFileSize: boundedFrom(env.WARREN_MAX_CONTENTS_FILE_SIZE, 10 * MiB, 'WARREN_MAX_CONTENTS_FILE_SIZE', 1, 1024 * MiB),
     maxContentsListEntries: boundedFrom(env.WARREN_MAX_CONTENTS_LIST_ENTRIES, 1000, 'WARREN_MAX_CONTENTS_LIST_ENTRIES', 1, 100_000),

@@ -51,11 +51,13 @@ afterAll(async () => {
 })
 
 describe('pull request diff and patch', () => {
-  test('.diff is git diff from the merge base to the head, as text', async () => {
-    const r = await s.get('/repos/alice/proj/pulls/1.diff', tok(alice))
+  test('.diff is git diff from the merge base to the head, as text (binary files as binary patches with ?binary=true)', async () => {
+    const r = await s.get('/repos/alice/proj/pulls/1.diff?binary=true', tok(alice))
     expect(r.status).toBe(200)
     expect(r.headers.get('content-type')).toContain('text/plain')
     expect(r.text).toBe(await gitOk(repoDir, 'diff', '--binary', '-M', mergeBase, head).then((d) => d + '\n'))
+    // Without it, as Gitea: git's "Binary files … differ".
+    expect((await s.get('/repos/alice/proj/pulls/1.diff', tok(alice))).text).toBe(await gitOk(repoDir, 'diff', '-M', mergeBase, head).then((d) => d + '\n'))
     expect(r.text).toContain('rename from long.txt')
     expect(r.text).toContain('deleted file mode')
     expect(r.text).not.toContain('later.txt')

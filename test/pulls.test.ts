@@ -56,7 +56,8 @@ describe('pull requests: open, mergeability, head refs', () => {
       base: { label: 'main', ref: 'main', sha: main, repo_id: repo.id },
     })
     expect(r.body.user.login).toBe('alice')
-    expect(r.body.base.repo).toMatchObject({ full_name: 'alice/proj', permissions: { admin: false, push: false, pull: false } })
+    // The caller's own access to the branch repositories, as Gitea's records carry it (alice owns it).
+    expect(r.body.base.repo).toMatchObject({ full_name: 'alice/proj', permissions: { admin: true, push: true, pull: true } })
     // The issue side: pull_request set, in issue lists, told apart by type.
     const issue = await s.get('/repos/alice/proj/issues/2', tok(alice))
     expect(issue.body.pull_request).toEqual({ merged: false, merged_at: null })
@@ -270,7 +271,7 @@ describe('pull request list pages', () => {
     expect((await s.get('/repos/alice/hidden/pulls')).status).toBe(404)
     expect((await s.put('/repos/alice/hidden/collaborators/bob', { permission: 'read' }, tok(alice))).status).toBe(204)
     const bobs = await s.get('/repos/alice/hidden/pulls', tok(bob))
-    expect(bobs.body.map((p: any) => [p.number, p.base.repo.private, p.base.repo.permissions])).toEqual([[1, true, { admin: false, push: false, pull: false }]])
+    expect(bobs.body.map((p: any) => [p.number, p.base.repo.private, p.base.repo.permissions])).toEqual([[1, true, { admin: false, push: false, pull: true }]])
   })
 
   test('every write is seen by the next read: edits, closing, a renamed label', async () => {

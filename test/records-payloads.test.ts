@@ -13,7 +13,8 @@ import { startReceiver, until, type Receiver } from './webhook-receiver'
  * what the API shows an anonymous caller of the same objects. The one field that differs, as
  * Gitea's payloads do: `permissions` of a Repository record (and of its parent), which a payload
  * gives as seen by nobody in particular (all false) while an anonymous caller of the API may pull
- * a public repository.
+ * a public repository. (A pull request's branch repositories are made as for an anonymous caller,
+ * as Gitea makes them, so there the two agree.)
  *
  * And a commit names the account owning its author's or committer's address only when that
  * address is verified (Gitea's GetUsersByEmails), in push payloads and API records alike.
@@ -171,7 +172,8 @@ describe('payload records are the API records', () => {
     expect(edited.action).toBe('edited')
     const api = await s.get(`/repos/alice/same/pulls/${pull.body.number}`)
     expect(edited.pull_request).toEqual(api.body)
-    expect(edited.pull_request.base.repo.permissions).toEqual(NO_PERMISSIONS)
+    // The pull request's branch repositories carry an anonymous caller's access, as Gitea's payloads (a record made for no one).
+    expect(edited.pull_request.base.repo.permissions).toEqual({ admin: false, push: false, pull: true })
     expect(withoutPermissions(edited.repository)).toEqual(withoutPermissions((await s.get('/repos/alice/same')).body))
   })
 

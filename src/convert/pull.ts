@@ -3,6 +3,7 @@ import type { UserRow } from '../auth/caller'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { repositories, type IssueRow, type PullRow, type RepoRow } from '../db/schema'
+import { accessLevels } from '../auth/access'
 import type { RepoContext } from '../auth/repo-context'
 import { issueRelations } from './issue-relations'
 import { usersByIds } from './people'
@@ -11,7 +12,7 @@ import { repoRecord, type ApiRepo } from './repo'
 import { issueHtmlUrl, toApiIssue, type IssueRelations, type RepoRef } from './issue'
 import { userConverter, type ApiUser } from './user'
 
-/** A branch end of a pull request: its repository's record (permissions all false, as Gitea), or null when that repository is gone. */
+/** A branch end of a pull request: its repository's record (with the viewer's permissions in it, as Gitea), or null when that repository is gone. */
 export interface PullEnd {
   repoId: number
   repo: ApiRepo | null
@@ -84,7 +85,8 @@ export interface PullItem {
 /**
  * PullRequest records for pull requests of `base` (owned by `baseOwner`), in a fixed number of
  * queries whatever their number: the issue relations, the head repositories and their owners,
- * the mergers. Branch repositories carry no permissions (all false), as in Gitea.
+ * the mergers, and the viewer's access to the branch repositories (their records' `permissions`,
+ * as Gitea's; an anonymous viewer's for webhook payloads).
  */
 export async function pullsToApi(deps: AppDeps, base: RepoRow, baseOwner: UserRow, items: PullItem[], viewer: UserRow | null) {
   if (items.length === 0) return []
@@ -94,15 +96,16 @@ export async function pullsToApi(deps: AppDeps, base: RepoRow, baseOwner: UserRo
     (headIds.length ? await deps.db.select().from(repositories).where(and(inArray(repositories.id, headIds), eq(repositories.status, 'ready'))) : []).map((r) => [r.id, r]),
   )
   const people = await usersByIds(deps, [...[...heads.values()].map((r) => r.ownerId), ...items.filter((i) => i.pull.hasMerged).map((i) => i.pull.mergedById)])
+  const modes = await accessLevels(deps.db, viewer, [base, ...heads.values()], [baseOwner, ...people.values()])
   const userToApi = userConverter(deps.config, viewer)
-  const baseRecord = repoRecord(deps.config, base, baseOwner.name, userToApi(baseOwner), null)
+  const baseRecord = repoRecord(deps.config, base, baseOwner.name, userToApi(baseOwner), modes.get(base.id) ?? 0)
   const records = new Map<number, ApiRepo | null>([[base.id, baseRecord]])
   const endOf = (repoId: number): PullEnd => {
     let record = records.get(repoId)
     if (record === undefined) {
       const repo = heads.get(repoId)
       const owner = repo && people.get(repo.ownerId)
-      record = repo && owner ? repoRecord(deps.config, repo, owner.name, userToApi(owner), null, repo.isFork && repo.forkId === base.id ? { ...baseRecord, parent: null } : null) : null
+      record = repo && owner ? repoRecord(deps.config, repo, owner.name, userToApi(owner), modes.get(repo.id) ?? 0, repo.isFork && repo.forkId === base.id ? { ...baseRecord, parent: null } : null) : null
       records.set(repoId, record)
     }
     return { repoId, repo: record }

@@ -16,14 +16,15 @@ const checkOid = (...ids: string[]) => requireObjectIds('compare', ...ids)
 
 /**
  * `git diff base head` (`diff`) or `git format-patch --stdout base..head` (`patch`, one mail per
- * commit) streamed; null when git cannot (an object is missing). Binary files as git's binary
- * patches, so the output applies.
+ * commit) streamed; null when git cannot (an object is missing). As Gitea: a patch always carries
+ * binary files as git's binary patches (so it applies); a diff only with `binary` (else git's
+ * "Binary files differ").
  */
-export function startDiffOrPatch(repo: GitRepo, base: string, head: string, kind: 'diff' | 'patch') {
+export function startDiffOrPatch(repo: GitRepo, base: string, head: string, kind: 'diff' | 'patch', binary = false) {
   checkOid(base, head)
   const args =
     kind === 'diff'
-      ? ['diff', '--no-color', '--no-ext-diff', '--binary', '-M', base, head]
+      ? ['diff', '--no-color', '--no-ext-diff', ...(binary ? ['--binary'] : []), '-M', base, head]
       : ['format-patch', '--no-color', '--no-signature', '--stdout', '--binary', `${base}..${head}`]
   return startGitOutput(repo, args)
 }

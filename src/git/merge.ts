@@ -71,6 +71,9 @@ export async function mergeTree(repo: GitRepo, ours: string, theirs: string): Pr
   return { tree, conflicts: read.stopped || read.code === 1 ? listed : [] }
 }
 
+/** The first conflicting paths, for a refusal's message. */
+export const conflictSummary = (paths: string[]): string => paths.filter(Boolean).slice(0, 10).join(', ') || 'conflict'
+
 /** Who made a commit: name, e-mail, and the date as git writes it raw (`<unix seconds> <±hhmm>`). */
 export interface Ident {
   name: string
@@ -118,6 +121,17 @@ export async function fetchBranchInto(repo: GitRepo, sourceGitDir: string, branc
   })
   if (r.code !== 0) return null
   return readRef(repo, targetRef)
+}
+
+/**
+ * Copies into `repo` the objects of `refs/heads/<branch>` of another repository on this server,
+ * writing no ref (nothing points to them until a ref is moved there). Answers whether commit
+ * `want` is in `repo` afterwards.
+ */
+export async function fetchCommitOf(repo: GitRepo, sourceGitDir: string, branch: string, want: string): Promise<boolean> {
+  checkOid(want)
+  await runGit(['fetch', '--no-tags', '--no-write-fetch-head', '--quiet', '--no-auto-gc'], { ...repo, budget: 'long', values: [sourceGitDir, `refs/heads/${branch}`] })
+  return (await readRef(repo, want)) === want
 }
 
 /** A commit as rebasing needs it. */
@@ -172,6 +186,30 @@ export async function cherryPickTree(repo: GitRepo, onto: string, ontoTree: stri
     commitTree(repo, commit.tree, [base], 'theirs\n', SCAFFOLD),
   ])
   return mergeTree(repo, ours, theirs)
+}
+
+/** What replaying commits gave: the new tip, or the paths of the first commit that conflicts, or too many commits to replay. */
+export type ReplayResult = { tip: string } | { conflicts: string[] } | { tooMany: true }
+
+/**
+ * `head`'s commits not on `onto` replayed onto it, as `git rebase` does: merge commits dropped,
+ * commits that become empty skipped, authors and messages kept, `committer` committing; `head`
+ * itself when `onto` is already in its history (nothing rewritten).
+ */
+export async function replayOnto(repo: GitRepo, onto: string, head: string, committer: Ident): Promise<ReplayResult> {
+  if (await isAncestor(repo, onto, head)) return { tip: head }
+  const commits = await commitsToReplay(repo, onto, head)
+  if (!commits) return { tooMany: true }
+  let tip = onto
+  let tipTree = (await git(['rev-parse', '--verify', `${onto}^{tree}`], repo)).trim()
+  for (const commit of commits) {
+    const picked = await cherryPickTree(repo, tip, tipTree, commit)
+    if (picked.conflicts.length) return { conflicts: picked.conflicts }
+    if (picked.tree === tipTree) continue
+    tip = await commitTree(repo, picked.tree, [tip], commit.message, commit.author, committer)
+    tipTree = picked.tree
+  }
+  return { tip }
 }
 
 /** git's empty tree (SHA-1 repositories). */

@@ -62,3 +62,42 @@ export async function startGitOutput(
   })
   return { head, body }
 }
+
+/** How much of an output boundedOutput reads before answering. */
+export const READ_AHEAD = 256 * 1024
+
+/**
+ * `body` held to `max` bytes. Up to READ_AHEAD bytes (or max + 1, if less) are read first: an
+ * output over `max` within them answers null before anything is sent (the stream cancelled, its
+ * git killed). Past them the stream is handed on and, should it pass `max`, is cancelled and
+ * ends with an error, so that a client never takes a cut-off output for a whole one.
+ */
+export async function boundedOutput(body: ReadableStream<Uint8Array>, max: number): Promise<ReadableStream<Uint8Array> | null> {
+  const reader = body.getReader()
+  const ahead: Uint8Array[] = []
+  let total = 0
+  let done = false
+  while (!done && total < Math.min(READ_AHEAD, max + 1)) {
+    const next = await reader.read()
+    if (next.done) done = true
+    else (ahead.push(next.value), (total += next.value.byteLength))
+  }
+  if (total > max) {
+    await reader.cancel().catch(() => {})
+    return null
+  }
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const held = ahead.shift()
+      if (held) return controller.enqueue(held)
+      if (done) return controller.close()
+      const next = await reader.read()
+      if (next.done) return controller.close()
+      total += next.value.byteLength
+      if (total <= max) return controller.enqueue(next.value)
+      await reader.cancel().catch(() => {})
+      controller.error(new Error(`the output passed its limit of ${max} bytes`))
+    },
+    cancel: () => reader.cancel().catch(() => {}),
+  })
+}

@@ -27,16 +27,23 @@ export interface PushRepo {
 export interface Pusher {
   caller: GitCaller
   via: 'git' | 'server'
+  /** Who the move is recorded as, when not `caller` (a move decided on another user's access). */
+  actor?: UserRow
 }
 
 /** A client's push with the caller of a git transport. */
 export const gitPusher = (caller: GitCaller): Pusher => ({ caller, via: 'git' })
 
-/** A ref the server moves for `user` (whose access the request pipeline already checked). */
-export const serverPusher = (user: UserRow): Pusher => ({ caller: { user }, via: 'server' })
+/**
+ * A ref the server moves for `user` (whose access the request pipeline already checked). With
+ * `accessOf`, that user's access decides instead while the move stays `user`'s: a maintainer
+ * updating a pull request's head branch under the poster's allowance (Gitea's maintainer edits).
+ */
+export const serverPusher = (user: UserRow, accessOf?: UserRow): Pusher =>
+  accessOf ? { caller: { user: accessOf }, via: 'server', actor: user } : { caller: { user }, via: 'server' }
 
 /** Who a push is recorded as: the user; for a deploy key (no user) the repository's owner, as Gitea. */
-export const recordedPusherId = (pusher: Pusher, repo: { ownerId: number }): number => pusher.caller.user?.id ?? repo.ownerId
+export const recordedPusherId = (pusher: Pusher, repo: { ownerId: number }): number => pusher.actor?.id ?? pusher.caller.user?.id ?? repo.ownerId
 
 /** Why one ref may not move: the kind (for the status an API caller gets) and the reason git shows. */
 export interface RefRefusal {

@@ -60,6 +60,7 @@ export const refusalError = (refused: PushRefusal) => new ApiError(REFUSAL_STATU
  * meanwhile makes it answer false and is kept. `settle(moved)` runs once the swap is over
  * (moved or not, also when refused), before the move is recorded, for the caller's own record
  * of it (a merge marks its pull request merged). A refusal throws its ApiError; nothing changed.
+ * `accessOf`: whose access decides, when not the actor's (see serverPusher).
  */
 export async function moveRef(
   deps: AppDeps,
@@ -67,6 +68,7 @@ export async function moveRef(
   actor: UserRow,
   move: RefMove,
   settle?: (moved: boolean) => Promise<void>,
+  accessOf?: UserRow,
 ): Promise<boolean> {
   let settled = false
   const settleOnce = async (moved: boolean) => {
@@ -74,7 +76,7 @@ export async function moveRef(
     settled = true
     await settle(moved)
   }
-  const outcome = await withPush(deps, repo, serverPusher(actor), [move], async () => {
+  const outcome = await withPush(deps, repo, serverPusher(actor, accessOf), [move], async () => {
     let moved = false
     try {
       moved = await swapRef(gitOfRow(deps, repo.repo), move.ref, move.new, move.old)

@@ -2,7 +2,8 @@ import type { AppDeps } from '../../deps'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { changedFiles, commitsBetween, countCommits, startDiffOrPatch, type ComparedCommit, type FileChange } from '../../git/compare'
 import { mergeBase } from '../../git/merge'
-import { notFound } from '../../lib/errors'
+import { ApiError, notFound } from '../../lib/errors'
+import { boundedOutput } from '../../git/stream'
 import type { Page, Paged } from '../../lib/pagination'
 import { findPull } from './service'
 
@@ -31,12 +32,19 @@ async function endsOf(deps: AppDeps, ctx: RepoContext, index: number): Promise<{
 
 const missingHead = (index: number) => notFound(`the head commit of pull request ${index} is not in the base repository (yet)`)
 
-/** The diff (`git diff merge-base head`) or the patch series (`git format-patch`) of a pull request, streamed as text. */
-export async function pullDiff(deps: AppDeps, ctx: RepoContext, index: number, kind: 'diff' | 'patch'): Promise<Response> {
+/**
+ * The diff (`git diff merge-base head`, binary files with `binary`) or the patch series (`git
+ * format-patch`) of a pull request, streamed as text, held to config maxPullDiffSize (406 when
+ * that shows before the answer starts; cut with an error past it once streaming).
+ */
+export async function pullDiff(deps: AppDeps, ctx: RepoContext, index: number, kind: 'diff' | 'patch', binary: boolean): Promise<Response> {
   const { base, head } = await endsOf(deps, ctx, index)
-  const out = await startDiffOrPatch(gitRepoOf(deps, ctx), base, head, kind)
+  const out = await startDiffOrPatch(gitRepoOf(deps, ctx), base, head, kind, binary)
   if (!out) throw missingHead(index)
-  return new Response(out.body, { headers: { 'Content-Type': 'text/plain; charset=utf-8' } })
+  const max = deps.config.maxPullDiffSize
+  const body = await boundedOutput(out.body, max)
+  if (!body) throw new ApiError(406, `the ${kind} of pull request ${index} is larger than ${max} bytes (WARREN_MAX_PULL_DIFF_SIZE)`)
+  return new Response(body, { headers: { 'Content-Type': 'text/plain; charset=utf-8' } })
 }
 
 /**

@@ -14,17 +14,24 @@ import {
   MergePullRequestOption,
   PullDiffText,
   PullCommitsQuery,
+  PullByBranchesParams,
+  PullGetQuery,
   PullParams,
   PullRequestSchema,
+  UpdatePullQuery,
   formSwitch,
 } from './model'
 import { pullsToApi, pullToApi } from '../../convert/pull'
 import { createPull, editPull, findPull, listPulls, requireMerged } from './service'
 import { cachedPullPage } from './page-cache'
 import { mergePull } from './merge'
+import { updatePull } from './update'
+import { findPullByBranches } from './by-branches'
 import { commitsToApi, filesToApi } from '../../convert/commit'
 import { pullCommits, pullDiff, pullDownloadOf, pullFiles } from './compare'
 import { PageQuery, setListHeaders } from '../../lib/pagination'
+import { notFound } from '../../lib/errors'
+import { wildcardOf } from '../files/model'
 
 const PullList = t.Array(PullRequestSchema)
 const pullListCheck = TypeCompiler.Compile(PullList)
@@ -41,7 +48,7 @@ function pullListJson(records: unknown[]): string {
   return JSON.stringify(records)
 }
 
-/** Pull requests: list, open, read, edit, merge. */
+/** Pull requests: list, open, read (by index, or by base and head), edit, merge, update. */
 export const pullsModule = (deps: AppDeps) =>
   new Elysia({ name: 'pulls', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
@@ -84,9 +91,9 @@ export const pullsModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/pulls/:index',
       // `{index}.diff` and `{index}.patch` (Gitea's repoDownloadPullDiffOrPatch) share the path segment: the router cannot tell them apart.
       // Two promises, not one of either: the route's answer is a Response or a record.
-      ({ params, repo: ctx }): Promise<Response> | ReturnType<typeof pullToApi> => {
+      ({ params, query, repo: ctx }): Promise<Response> | ReturnType<typeof pullToApi> => {
         const { index, kind } = pullDownloadOf(params.index)
-        if (kind) return pullDiff(deps, ctx, pathNumber(index), kind)
+        if (kind) return pullDiff(deps, ctx, pathNumber(index), kind, formSwitch(query.binary, false))
         const record = async () => pullToApi(deps, ctx, await findPull(deps, ctx.repo.id, pathNumber(index)), ctx.caller.user)
         return record()
       },
@@ -94,10 +101,46 @@ export const pullsModule = (deps: AppDeps) =>
         scope: 'repository',
         repo: { unit: 'pulls' },
         params: PullParams,
+        query: PullGetQuery,
         response: { 200: t.Union([PullRequestSchema, PullDiffText]) },
         detail: {
           operationId: 'repoGetPullRequest',
           summary: 'Get a pull request; `{index}.diff` / `{index}.patch`: its diff or patch series as text (repoDownloadPullDiffOrPatch)',
+        },
+      },
+    )
+    .get(
+      // `{base}/{head}`: the router names the first segment as the other routes do; the head may hold slashes.
+      '/repos/:owner/:repo/pulls/:index/*',
+      async ({ params, repo: ctx }) => pullToApi(deps, ctx, await findPullByBranches(deps, ctx, params.index, wildcardOf(params)), ctx.caller.user),
+      {
+        scope: 'repository',
+        repo: { unit: 'pulls' },
+        params: PullByBranchesParams,
+        response: { 200: PullRequestSchema },
+        detail: {
+          operationId: 'repoGetPullRequestByBaseHead',
+          summary: 'Get the pull request from `{head}` (`branch`, `owner:branch` or `owner/repo:branch`) into branch `{base}`: the open one, else the latest',
+        },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/pulls/:index/update',
+      async ({ params, query, repo: ctx, user, set }) => {
+        await updatePull(deps, ctx, pathNumber(params.index), user, query.style === 'rebase' ? 'rebase' : 'merge')
+        set.status = 200
+        return ''
+      },
+      {
+        scope: 'repository',
+        repo: { unit: 'pulls' },
+        signed: true,
+        params: PullParams,
+        query: UpdatePullQuery,
+        response: { 200: t.String({ description: 'empty' }) },
+        detail: {
+          operationId: 'repoUpdatePullRequest',
+          summary: "Bring the base branch into a pull request's head branch (merge commit, or `style=rebase`); needs push access to the head branch",
         },
       },
     )
@@ -194,5 +237,30 @@ export const pullsModule = (deps: AppDeps) =>
         body: MergePullRequestOption,
         response: { 200: t.String({ description: 'empty' }) },
         detail: { operationId: 'repoMergePullRequest', summary: 'Merge a pull request' },
+      },
+    )
+
+/**
+ * Outside /api/v1: a pull request's `diff_url` and `patch_url` (`/{owner}/{repo}/pulls/{index}.diff`,
+ * `.patch`, the web addresses Gitea's records give), answered as the API's download, to readers of
+ * the repository only. The bare `{index}` (Gitea's web page) is not served.
+ */
+export const pullDownloadsModule = (deps: AppDeps) =>
+  new Elysia({ name: 'pull-downloads', detail: { hide: true } })
+    .use(pipeline(deps))
+    .get(
+      '/:owner/:repo/pulls/:index',
+      ({ params, query, repo: ctx }) => {
+        const { index, kind } = pullDownloadOf(params.index)
+        if (!kind) throw notFound('only the .diff and .patch of a pull request are served here; its record is at /api/v1')
+        return pullDiff(deps, ctx, pathNumber(index), kind, formSwitch(query.binary, false))
+      },
+      {
+        scope: 'repository',
+        repo: { unit: 'pulls' },
+        params: PullParams,
+        query: PullGetQuery,
+        response: { 200: PullDiffText },
+        detail: { operationId: 'webPullDiffOrPatch', summary: "A pull request's diff or patch (`{index}.diff`, `{index}.patch`) at its diff_url / patch_url" },
       },
     )

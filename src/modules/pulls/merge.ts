@@ -5,17 +5,7 @@ import { pullRequests, repositories, type PullRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import type { RepoRow } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
-import {
-  cherryPickTree,
-  commitsToReplay,
-  commitTree,
-  identNow,
-  isAncestor,
-  mergeTree,
-  MAX_REBASE_COMMITS,
-  readRef,
-  type Ident,
-} from '../../git/merge'
+import { commitTree, conflictSummary, identNow, isAncestor, mergeTree, MAX_REBASE_COMMITS, readRef, replayOnto, type Ident } from '../../git/merge'
 import { git, type GitRepo } from '../../git/run'
 import { ApiError, conflict } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
@@ -26,6 +16,7 @@ import { findPull, recordMerged, pullById } from './service'
 import { syncPullHeadRef } from './mergeability'
 import { gitOfRow } from '../../auth/repo-context'
 import type { MergeStyle } from './model'
+import { repoPullSetting } from './settings'
 
 /**
  * Merging a pull request with git plumbing only, never a work tree:
@@ -48,12 +39,13 @@ const MERGE_ALLOWED: Record<MergeStyle, (repo: RepoRow) => boolean> = {
   rebase: (r) => r.allowRebase,
   'rebase-merge': (r) => r.allowRebaseExplicit,
   squash: (r) => r.allowSquashMerge,
+  'fast-forward-only': (r) => repoPullSetting(r, 'allowFastForwardOnlyMerge'),
 }
 
 const notAllowed = (message: string) => new ApiError(405, message)
 
 /** A user as git records them (gitIdentityOf), at `when`. */
-function identOf(deps: AppDeps, user: UserRow, when: number): Ident {
+export function identOf(deps: AppDeps, user: UserRow, when: number): Ident {
   const { name, email } = gitIdentityOf(deps.config, user)
   return identNow(name, email, when)
 }
@@ -88,29 +80,24 @@ async function writeMerge(
   doer: Ident,
   poster: Ident,
 ): Promise<string> {
-  const conflicting = (paths: string[]) => notAllowed(`the pull request cannot be merged: it conflicts with the base branch (${paths.filter(Boolean).slice(0, 10).join(', ') || 'conflict'})`)
+  const conflicting = (paths: string[]) => notAllowed(`the pull request cannot be merged: it conflicts with the base branch (${conflictSummary(paths)})`)
   if (style === 'merge' || style === 'squash') {
     const merged = await mergeTree(repo, baseSha, headSha)
     if (merged.conflicts.length) throw conflicting(merged.conflicts)
     // Squash: one commit on the base, authored by the pull request's poster (as Gitea), committed by the merger.
     return style === 'merge' ? commitTree(repo, merged.tree, [baseSha, headSha], message, doer) : commitTree(repo, merged.tree, [baseSha], message, poster, doer)
   }
+  if (style === 'fast-forward-only') {
+    // The base moves to the head itself: only when the head already holds every base commit.
+    if (!(await isAncestor(repo, baseSha, headSha))) throw notAllowed('the pull request cannot be fast-forwarded: the base branch has commits the head branch lacks (update the head branch first)')
+    return headSha
+  }
   // rebase / rebase-merge: the head's commits replayed onto the base (merges dropped, commits
   // that become empty skipped, as `git rebase`); none rewritten when the base has not moved.
-  let tip = headSha
-  if (!(await isAncestor(repo, baseSha, headSha))) {
-    const commits = await commitsToReplay(repo, baseSha, headSha)
-    if (!commits) throw notAllowed(`a rebase replays at most ${MAX_REBASE_COMMITS} commits; merge or squash this pull request instead`)
-    tip = baseSha
-    let tipTree = (await git(['rev-parse', '--verify', `${baseSha}^{tree}`], repo)).trim()
-    for (const commit of commits) {
-      const picked = await cherryPickTree(repo, tip, tipTree, commit)
-      if (picked.conflicts.length) throw conflicting(picked.conflicts)
-      if (picked.tree === tipTree) continue
-      tip = await commitTree(repo, picked.tree, [tip], commit.message, commit.author, doer)
-      tipTree = picked.tree
-    }
-  }
+  const replayed = await replayOnto(repo, baseSha, headSha, doer)
+  if ('tooMany' in replayed) throw notAllowed(`a rebase replays at most ${MAX_REBASE_COMMITS} commits; merge or squash this pull request instead`)
+  if ('conflicts' in replayed) throw conflicting(replayed.conflicts)
+  const tip = replayed.tip
   if (style === 'rebase') return tip
   const tree = (await git(['rev-parse', '--verify', `${tip}^{tree}`], repo)).trim()
   return commitTree(repo, tree, [baseSha, tip], message, doer)

@@ -5,8 +5,8 @@ import { literals, recordLiterals } from '../../lib/literals'
 import { Int, PlainUserSchema, RepositorySchema } from '../repos/model'
 import { LabelSchema, MilestoneSchema } from '../issues/model'
 
-/** The merge styles Warren makes (Gitea's MergeStyle; `fast-forward-only` and `manually-merged` are not offered). */
-export const MERGE_STYLES = ['merge', 'rebase', 'rebase-merge', 'squash'] as const
+/** The merge styles Warren makes (Gitea's MergeStyle; `manually-merged` is not offered). */
+export const MERGE_STYLES = ['merge', 'rebase', 'rebase-merge', 'squash', 'fast-forward-only'] as const
 export type MergeStyle = (typeof MERGE_STYLES)[number]
 
 /** PRBranchInfo: `repo` is null once that repository is gone. */
@@ -52,6 +52,15 @@ export const PullRequestSchema = t.Object(
 )
 
 export const PullParams = t.Object({ owner: t.String(), repo: t.String(), index: t.String({ description: 'index of the pull request' }) })
+
+/**
+ * `…/pulls/{base}/{head}`: the base branch takes the `index` segment's place; the head is the rest
+ * of the path (the router's wildcard `*`, still URL-encoded: the service reads it).
+ */
+export const PullByBranchesParams = t.Object(
+  { owner: t.String(), repo: t.String(), index: t.String({ maxLength: 255, description: 'the base branch' }) },
+  { additionalProperties: true },
+)
 
 const Timestamp = t.String({ maxLength: 64, description: 'RFC 3339 time' })
 /** A branch name as a body gives it (refs are at most 255 characters; `owner:` may come first). */
@@ -127,6 +136,16 @@ export const formSwitch = (value: string | undefined, fallback: boolean): boolea
   value === undefined || value === '' ? fallback : ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)
 
 const SwitchField = (description: string) => t.Optional(t.String({ maxLength: 16, description }))
+
+/** `…/pulls/{index}` (and `{index}.diff`, `.patch`): the download's switch. */
+export const PullGetQuery = t.Object({
+  binary: SwitchField('`.diff` only: include binary files as git binary patches, so that `git apply` applies it (default false; a `.patch` always does)'),
+})
+
+/** `…/pulls/{index}/update`: how the base is brought into the head branch. */
+export const UpdatePullQuery = t.Object({
+  style: t.Optional(literals(['', 'merge', 'rebase'], { description: 'merge (default): a merge commit of the base on the head; rebase: the head commits replayed on the base' })),
+})
 
 /** `…/pulls/{index}/commits`: Gitea 1.23's switches besides the page. */
 export const PullCommitsQuery = t.Object({

@@ -1,0 +1,92 @@
+import { and, eq } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { repositories, type IssueRow, type PullRow } from '../../db/schema'
+import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
+import type { UserRow } from '../../auth/caller'
+import { gitOfRow, type RepoContext } from '../../auth/repo-context'
+import { commitTree, conflictSummary, fetchCommitOf, isAncestor, mergeBase, mergeTree, MAX_REBASE_COMMITS, readRef, replayOnto } from '../../git/merge'
+import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
+import { nowUnix } from '../../lib/time'
+import { usersByIds } from '../../convert/people'
+import { moveRef } from '../../push'
+import { findPull } from './service'
+import { identOf } from './merge'
+import { allowsMaintainerEdit, repoPullSetting } from './settings'
+
+/**
+ * Updating a pull request (POST …/pulls/{index}/update, Gitea's UpdatePullRequest): the base
+ * branch brought into the head branch, by a merge commit (`merge`, the default) or by replaying
+ * the head's commits onto the base (`rebase`). Plumbing only, in the head repository (a fork is
+ * sent the base's objects first, no ref written); the head branch then moves through the one
+ * push path (moveRef: the push decision, a compare-and-swap, recorded as the updater's push,
+ * which re-checks the pull requests it touches).
+ */
+
+export type UpdateStyle = 'merge' | 'rebase'
+
+interface HeadEnd {
+  repo: RepoRow
+  owner: UserRow
+}
+
+async function headOf(deps: AppDeps, ctx: RepoContext, pull: PullRow): Promise<HeadEnd> {
+  if (pull.headRepoId === ctx.repo.id) return { repo: ctx.repo, owner: ctx.owner }
+  const repo = (await deps.db.select().from(repositories).where(and(eq(repositories.id, pull.headRepoId), eq(repositories.status, 'ready'))))[0]
+  const owner = repo && (await usersByIds(deps, [repo.ownerId])).get(repo.ownerId)
+  if (!repo || !owner) throw notFound('the head repository of the pull request does not exist any more')
+  return { repo, owner }
+}
+
+/**
+ * Whose access the head branch moves on (Gitea's IsUserAllowedToUpdate): the updater's when
+ * they may write to the head repository; else, when the poster allows maintainer edits and the
+ * updater may merge into the base, the poster's. A rebase also needs the base repository's
+ * `allow_rebase_update`. 403 otherwise.
+ */
+async function accessForUpdate(deps: AppDeps, ctx: RepoContext, pull: PullRow, issue: IssueRow, head: HeadEnd, doer: UserRow, style: UpdateStyle): Promise<UserRow | undefined> {
+  if (style === 'rebase' && !repoPullSetting(ctx.repo, 'allowRebaseUpdate')) throw forbidden('updating a pull request by rebase is not allowed in this repository')
+  const refused = forbidden(`you may not push to the head branch of this pull request (${head.repo.ownerName}/${head.repo.name}:${pull.headBranch})`)
+  if ((await accessLevel(deps.db, doer, head.repo, head.owner)) >= AccessMode.Write) return undefined
+  if (!allowsMaintainerEdit(pull) || ctx.mode < AccessMode.Write) throw refused
+  const poster = (await usersByIds(deps, [issue.posterId])).get(issue.posterId)
+  if (!poster || (await accessLevel(deps.db, poster, head.repo, head.owner)) < AccessMode.Write) throw refused
+  return poster
+}
+
+/**
+ * Brings the base branch into the pull request's head branch. 422 when it is merged or closed;
+ * 403 when the caller may not push there; 409 on a conflict (nothing moves) or when a branch
+ * moved meanwhile (try again). A head already holding the base is left as it is (200).
+ */
+export async function updatePull(deps: AppDeps, ctx: RepoContext, index: number, doer: UserRow, style: UpdateStyle): Promise<void> {
+  const { pull, issue } = await findPull(deps, ctx.repo.id, index)
+  if (pull.hasMerged) throw unprocessable('the pull request has been merged: there is nothing to update')
+  if (issue.isClosed) throw unprocessable('the pull request is closed: reopen it to update it')
+  const head = await headOf(deps, ctx, pull)
+  const accessOf = await accessForUpdate(deps, ctx, pull, issue, head, doer, style)
+  const baseGit = gitOfRow(deps, ctx.repo)
+  const headGit = gitOfRow(deps, head.repo)
+  const baseSha = await readRef(baseGit, `refs/heads/${pull.baseBranch}`)
+  if (!baseSha) throw notFound(`the base branch of the pull request does not exist any more (${pull.baseBranch})`)
+  const headRef = `refs/heads/${pull.headBranch}`
+  const headSha = await readRef(headGit, headRef)
+  if (!headSha) throw notFound(`the head branch of the pull request does not exist any more (${pull.headBranch})`)
+  if (head.repo.id !== ctx.repo.id && !(await fetchCommitOf(headGit, baseGit.gitDir, pull.baseBranch, baseSha)))
+    throw conflict('the base branch moved while the pull request was being updated; try again')
+  if (await isAncestor(headGit, baseSha, headSha)) return
+  if (!(await mergeBase(headGit, headSha, baseSha))) throw conflict('the head and base branches share no history: there is nothing to merge them on')
+  const me = identOf(deps, doer, nowUnix())
+  let tip: string
+  if (style === 'rebase') {
+    const replayed = await replayOnto(headGit, baseSha, headSha, me)
+    if ('tooMany' in replayed) throw unprocessable(`a rebase replays at most ${MAX_REBASE_COMMITS} commits; update by merge instead`)
+    if ('conflicts' in replayed) throw conflict(`rebase failed because of conflict (${conflictSummary(replayed.conflicts)})`)
+    tip = replayed.tip
+  } else {
+    const merged = await mergeTree(headGit, headSha, baseSha)
+    if (merged.conflicts.length) throw conflict(`merge failed because of conflict (${conflictSummary(merged.conflicts)})`)
+    tip = await commitTree(headGit, merged.tree, [headSha, baseSha], `Merge branch '${pull.baseBranch}' into ${pull.headBranch}`, me)
+  }
+  const moved = await moveRef(deps, head, doer, { ref: headRef, old: headSha, new: tip }, undefined, accessOf)
+  if (!moved) throw conflict('the head branch moved while the pull request was being updated; try again')
+}
