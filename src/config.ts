@@ -120,6 +120,12 @@ export interface Config {
   maxHooksPerRepo: number
   /** Releases (drafts included) one repository may have (WARREN_MAX_RELEASES_PER_REPO, 10000); past it: 422. */
   maxReleasesPerRepo: number
+  /**
+   * The reactions people may give issues and comments (WARREN_REACTIONS, comma-separated, Gitea's
+   * [ui] REACTIONS; default `+1, -1, laugh, hooray, confused, heart, rocket, eyes`): at most 64
+   * names of at most 32 characters; any other reaction is refused with 403, as Gitea does.
+   */
+  reactions: string[]
   /** Admin created on first start when no user exists. */
   initialAdmin?: { username: string; password: string; email: string }
 }
@@ -163,6 +169,17 @@ function boundedFrom(value: string | undefined, fallback: number, name: string, 
 }
 
 const MiB = 1024 * 1024
+
+const DEFAULT_REACTIONS = ['+1', '-1', 'laugh', 'hooray', 'confused', 'heart', 'rocket', 'eyes']
+
+/** WARREN_REACTIONS: comma-separated names, bounded in number and length. */
+function reactionsFrom(value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '') return DEFAULT_REACTIONS
+  const names = [...new Set(value.split(',').map((n) => n.trim()).filter(Boolean))]
+  if (names.length > 64 || names.some((n) => n.length > 32 || /[\x00-\x1f\x7f]/.test(n)))
+    throw new Error(`WARREN_REACTIONS must list at most 64 names of at most 32 printable characters, got "${value}"`)
+  return names
+}
 
 /** WARREN_WEBHOOK_ALLOWED_HOST_LIST, checked at start (an entry that parses as nothing stops the server). */
 /** WARREN_DATABASE_URL: empty for SQLite, else a postgres:// or postgresql:// URL. */
@@ -265,6 +282,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxAttachmentSize: boundedFrom(env.WARREN_MAX_ATTACHMENT_SIZE, 100 * MiB, 'WARREN_MAX_ATTACHMENT_SIZE', 1, 64 * 1024 * MiB),
     maxCommitFiles: boundedFrom(env.WARREN_MAX_COMMIT_FILES, 1000, 'WARREN_MAX_COMMIT_FILES', 1, 100_000),
     maxHooksPerRepo: boundedFrom(env.WARREN_MAX_HOOKS_PER_REPO, 100, 'WARREN_MAX_HOOKS_PER_REPO', 1, 1_000_000),
+    reactions: reactionsFrom(env.WARREN_REACTIONS),
     maxReleasesPerRepo: boundedFrom(env.WARREN_MAX_RELEASES_PER_REPO, 10_000, 'WARREN_MAX_RELEASES_PER_REPO', 1, 10_000_000),
     ...overrides,
   }
