@@ -100,11 +100,15 @@ export function toApiIssue(
 }
 export type ApiIssue = ReturnType<typeof toApiIssue>
 
-/** Issue records for a page of rows (fixed number of queries). */
-export async function issuesToApi(deps: AppDeps, repo: RepoRow, rows: IssueRow[], viewer: UserRow | null) {
+/** Issue records for a page of rows of one repository (fixed number of queries). */
+export const issuesToApi = async (deps: AppDeps, repo: RepoRef, rows: IssueRow[], viewer: UserRow | null) =>
+  await issuesOfReposToApi(deps, new Map([[repo.id, repo]]), rows, viewer)
+
+/** Issue records for a page of rows of several repositories (`repos`: each row's, by id). */
+export async function issuesOfReposToApi(deps: AppDeps, repos: Map<number, RepoRef>, rows: IssueRow[], viewer: UserRow | null) {
   const rel = await issueRelations(deps, rows)
   const userToApi = userConverter(deps.config, viewer)
-  return rows.map((r) => toApiIssue(deps.config, repo, r, rel.get(r.id)!, viewer, userToApi))
+  return rows.map((r) => toApiIssue(deps.config, repos.get(r.repoId)!, r, rel.get(r.id)!, viewer, userToApi))
 }
 
 export const issueToApi = async (deps: AppDeps, repo: RepoRow, row: IssueRow, viewer: UserRow | null) =>
