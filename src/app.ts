@@ -24,6 +24,8 @@ import { orgsModule } from './modules/orgs'
 import { teamsModule } from './modules/teams'
 import { issuesModule } from './modules/issues'
 import { commentsModule } from './modules/comments'
+import { reactionsModule } from './modules/reactions'
+import { issueTemplatesModule } from './modules/issue-templates'
 import { labelsModule } from './modules/labels'
 import { milestonesModule } from './modules/milestones'
 import { timesModule } from './modules/times'
@@ -88,6 +90,8 @@ export function createApp(deps: AppDeps) {
     .use(orgsModule(deps))
     .use(teamsModule(deps))
     .use(issuesModule(deps))
+    .use(reactionsModule(deps))
+    .use(issueTemplatesModule(deps))
     .use(commentsModule(deps))
     .use(labelsModule(deps))
     .use(milestonesModule(deps))

@@ -136,6 +136,12 @@ export interface Config {
    * GitHub's contents API): Gitea pages nothing here; past it the list stops, in git's order.
    */
   maxContentsListEntries: number
+  /**
+   * The reactions people may give issues and comments (WARREN_REACTIONS, comma-separated, Gitea's
+   * [ui] REACTIONS; default `+1, -1, laugh, hooray, confused, heart, rocket, eyes`): at most 64
+   * names of at most 32 characters; any other reaction is refused with 403, as Gitea does.
+   */
+  reactions: string[]
   /** Admin created on first start when no user exists. */
   initialAdmin?: { username: string; password: string; email: string }
 }
@@ -179,6 +185,17 @@ function boundedFrom(value: string | undefined, fallback: number, name: string, 
 }
 
 const MiB = 1024 * 1024
+
+const DEFAULT_REACTIONS = ['+1', '-1', 'laugh', 'hooray', 'confused', 'heart', 'rocket', 'eyes']
+
+/** WARREN_REACTIONS: comma-separated names, bounded in number and length. */
+function reactionsFrom(value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '') return DEFAULT_REACTIONS
+  const names = [...new Set(value.split(',').map((n) => n.trim()).filter(Boolean))]
+  if (names.length > 64 || names.some((n) => n.length > 32 || /[\x00-\x1f\x7f]/.test(n)))
+    throw new Error(`WARREN_REACTIONS must list at most 64 names of at most 32 printable characters, got "${value}"`)
+  return names
+}
 
 /** WARREN_WEBHOOK_ALLOWED_HOST_LIST, checked at start (an entry that parses as nothing stops the server). */
 /** WARREN_DATABASE_URL: empty for SQLite, else a postgres:// or postgresql:// URL. */
@@ -284,6 +301,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxHooksPerRepo: boundedFrom(env.WARREN_MAX_HOOKS_PER_REPO, 100, 'WARREN_MAX_HOOKS_PER_REPO', 1, 1_000_000),
     maxContentsFileSize: boundedFrom(env.WARREN_MAX_CONTENTS_FILE_SIZE, 10 * MiB, 'WARREN_MAX_CONTENTS_FILE_SIZE', 1, 1024 * MiB),
     maxContentsListEntries: boundedFrom(env.WARREN_MAX_CONTENTS_LIST_ENTRIES, 1000, 'WARREN_MAX_CONTENTS_LIST_ENTRIES', 1, 100_000),
+    reactions: reactionsFrom(env.WARREN_REACTIONS),
     maxReleasesPerRepo: boundedFrom(env.WARREN_MAX_RELEASES_PER_REPO, 10_000, 'WARREN_MAX_RELEASES_PER_REPO', 1, 10_000_000),
     ...overrides,
   }

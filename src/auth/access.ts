@@ -1,6 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, exists, gte, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import { inJsonList } from '../db/sql'
+import { inJsonList, queryBuilder } from '../db/sql'
 import { collaborations, orgUsers, teamRepos, teams, teamUsers, users, type RepoRow } from '../db/schema'
 import { AccessMode } from './access-mode'
 import type { UserRow } from './caller'
@@ -125,4 +125,44 @@ export async function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[
 /** accessLevels for one repository (pass its owner's row when at hand to save a query). */
 export async function accessLevel(db: Db, user: UserRow | null, repo: RepoRow, owner?: OwnerInfo): Promise<AccessMode> {
   return (await accessLevels(db, user, [repo], owner ? [owner] : [])).get(repo.id) ?? AccessMode.None
+}
+
+const qb = queryBuilder()
+
+/**
+ * The SQL form of "accessLevel(user, repo) >= Write" for the people given that access, a
+ * condition on `users` (Gitea's GetRepoAssignees): the owning person, collaborators at write or
+ * above, and members of the owning organisation whose teams at write or above cover the
+ * repository (the same grants accessLevels reads, at the same levels). Site administrators,
+ * who may write everywhere, are not listed for that alone, as in Gitea.
+ */
+export function repoWritersCondition(repo: Pick<RepoRow, 'id' | 'ownerId'>): SQL {
+  return or(
+    eq(users.id, repo.ownerId),
+    exists(
+      qb
+        .select({ one: collaborations.id })
+        .from(collaborations)
+        .where(and(eq(collaborations.repoId, repo.id), eq(collaborations.userId, users.id), gte(collaborations.mode, AccessMode.Write))),
+    ),
+    exists(
+      qb
+        .select({ one: teamUsers.id })
+        .from(teamUsers)
+        .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+        .innerJoin(orgUsers, and(eq(orgUsers.orgId, teams.orgId), eq(orgUsers.uid, teamUsers.uid)))
+        .where(
+          and(
+            eq(teamUsers.uid, users.id),
+            eq(teams.orgId, repo.ownerId),
+            gte(teams.authorize, AccessMode.Write),
+            or(
+              gte(teams.authorize, AccessMode.Owner),
+              eq(teams.includesAllRepositories, true),
+              exists(qb.select({ one: teamRepos.id }).from(teamRepos).where(and(eq(teamRepos.teamId, teams.id), eq(teamRepos.repoId, repo.id)))),
+            ),
+          ),
+        ),
+    ),
+  )!
 }

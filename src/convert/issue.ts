@@ -27,16 +27,22 @@ export const issueHtmlUrl = (config: Config, repo: RepoRef, issue: Pick<IssueRow
   webUrl(config, `${repoPath(repo)}/${issue.isPull ? 'pulls' : 'issues'}/${issue.index}`)
 
 /** The Label record: colour without its `#`. */
-export function toApiLabel(config: Config, repo: RepoRef, label: LabelRow) {
-  return {
-    id: label.id,
-    name: label.name,
-    color: label.color.replace(/^#/, ''),
-    description: label.description,
-    url: apiUrl(config, `repos/${repoPath(repo)}/labels/${label.id}`),
-  }
-}
-export type ApiLabel = ReturnType<typeof toApiLabel>
+const labelRecord = (label: LabelRow, url: string) => ({
+  id: label.id,
+  name: label.name,
+  color: label.color.replace(/^#/, ''),
+  description: label.description,
+  url,
+})
+export type ApiLabel = ReturnType<typeof labelRecord>
+
+/** An organisation's label, at its organisation's URL (Gitea's ToLabel with an org). */
+export const toApiOrgLabel = (config: Config, orgName: string, label: LabelRow): ApiLabel =>
+  labelRecord(label, apiUrl(config, `orgs/${encodeURIComponent(orgName)}/labels/${label.id}`))
+
+/** A label as a repository shows it: its own, or one of its owning organisation's. */
+export const toApiLabel = (config: Config, repo: RepoRef, label: LabelRow): ApiLabel =>
+  label.orgId !== null ? toApiOrgLabel(config, repo.ownerName, label) : labelRecord(label, apiUrl(config, `repos/${repoPath(repo)}/labels/${label.id}`))
 
 /** The Milestone record. */
 export function toApiMilestone(milestone: MilestoneRow) {
@@ -94,11 +100,15 @@ export function toApiIssue(
 }
 export type ApiIssue = ReturnType<typeof toApiIssue>
 
-/** Issue records for a page of rows (fixed number of queries). */
-export async function issuesToApi(deps: AppDeps, repo: RepoRow, rows: IssueRow[], viewer: UserRow | null) {
+/** Issue records for a page of rows of one repository (fixed number of queries). */
+export const issuesToApi = async (deps: AppDeps, repo: RepoRef, rows: IssueRow[], viewer: UserRow | null) =>
+  await issuesOfReposToApi(deps, new Map([[repo.id, repo]]), rows, viewer)
+
+/** Issue records for a page of rows of several repositories (`repos`: each row's, by id). */
+export async function issuesOfReposToApi(deps: AppDeps, repos: Map<number, RepoRef>, rows: IssueRow[], viewer: UserRow | null) {
   const rel = await issueRelations(deps, rows)
   const userToApi = userConverter(deps.config, viewer)
-  return rows.map((r) => toApiIssue(deps.config, repo, r, rel.get(r.id)!, viewer, userToApi))
+  return rows.map((r) => toApiIssue(deps.config, repos.get(r.repoId)!, r, rel.get(r.id)!, viewer, userToApi))
 }
 
 export const issueToApi = async (deps: AppDeps, repo: RepoRow, row: IssueRow, viewer: UserRow | null) =>

@@ -78,13 +78,16 @@ export const issueAssignees = sqliteTable(
   (t) => [uniqueIndex('issue_assignees_pair_uq').on(t.issueId, t.assigneeId), index('issue_assignees_user_idx').on(t.assigneeId)],
 )
 
+/**
+ * A label belongs to one repository (repoId) or, Gitea 1.15+, to an organisation (orgId), whose
+ * repositories' issues may carry it; exactly one of the two is set.
+ */
 export const labels = sqliteTable(
   'labels',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    repoId: integer('repo_id')
-      .notNull()
-      .references(() => repositories.id, { onDelete: 'cascade' }),
+    repoId: integer('repo_id').references(() => repositories.id, { onDelete: 'cascade' }),
+    orgId: integer('org_id').references(() => users.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     /** '#rrggbb', lower case. */
     color: text('color').notNull(),
@@ -94,7 +97,7 @@ export const labels = sqliteTable(
     createdUnix: integer('created_unix').notNull(),
     updatedUnix: integer('updated_unix').notNull(),
   },
-  (t) => [index('labels_repo_idx').on(t.repoId, t.name)],
+  (t) => [index('labels_repo_idx').on(t.repoId, t.name), index('labels_org_idx').on(t.orgId, t.name)],
 )
 export type LabelRow = typeof labels.$inferSelect
 
@@ -111,6 +114,34 @@ export const issueLabels = sqliteTable(
   },
   (t) => [uniqueIndex('issue_labels_pair_uq').on(t.issueId, t.labelId), index('issue_labels_label_idx').on(t.labelId)],
 )
+
+/**
+ * A reaction (Gitea's `reaction`): one person's one emoji on an issue (commentId 0) or on one of
+ * its comments. Deleting the issue or the person deletes it (foreign keys); deleting a comment
+ * deletes its reactions in the same transaction (comments/service.ts).
+ */
+export const reactions = sqliteTable(
+  'reactions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    type: text('type').notNull(),
+    issueId: integer('issue_id')
+      .notNull()
+      .references(() => issues.id, { onDelete: 'cascade' }),
+    /** 0: a reaction on the issue itself. */
+    commentId: integer('comment_id').notNull().default(0),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdUnix: integer('created_unix').notNull(),
+  },
+  (t) => [
+    uniqueIndex('reactions_one_uq').on(t.issueId, t.commentId, t.userId, t.type),
+    index('reactions_comment_idx').on(t.commentId),
+    index('reactions_user_idx').on(t.userId),
+  ],
+)
+export type ReactionRow = typeof reactions.$inferSelect
 
 /** Type 0 is a plain comment (the only kind the API lists); other types are timeline events. */
 export const comments = sqliteTable(

@@ -6,8 +6,8 @@ import { notFound } from '../../lib/errors'
 import { PageQuery } from '../../lib/pagination'
 import { UserSchema } from '../users/model'
 import { RepoParams } from '../repos/model'
-import { AddCollaboratorOption, CollaboratorParams } from './model'
-import { addCollaborator, collaboratorUser, isCollaborator, listCollaborators, removeCollaborator } from './service'
+import { AddCollaboratorOption, CollaboratorParams, RepoCollaboratorPermissionSchema } from './model'
+import { addCollaborator, collaboratorPermission, collaboratorUser, isCollaborator, listAssignees, listCollaborators, removeCollaborator } from './service'
 
 /** Repository collaborators: read access lists and checks, repository admins change them. */
 export const collaboratorsModule = (deps: AppDeps) =>
@@ -25,6 +25,36 @@ export const collaboratorsModule = (deps: AppDeps) =>
         query: PageQuery,
         response: { 200: t.Array(UserSchema) },
         detail: { operationId: 'repoListCollaborators', summary: "List a repository's collaborators" },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/collaborators/:collaborator/permission',
+      async ({ params, repo, user }) => {
+        const { user: who, permission } = await collaboratorPermission(deps, repo, user, params.collaborator)
+        return { permission, role_name: permission, user: toApiUser(deps.config, who, user) }
+      },
+      {
+        scope: 'repository',
+        repo: { level: 'read' },
+        signed: true,
+        params: CollaboratorParams,
+        response: { 200: RepoCollaboratorPermissionSchema },
+        detail: { operationId: 'repoGetRepoPermissions', summary: "Get a person's permission in a repository (site and repository admins, or the person)" },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/assignees',
+      // Gitea answers the whole list; a page when one is asked for.
+      async ({ repo, page, respond }) =>
+        respond(await listAssignees(deps, repo.caller.user, repo.repo, page), (rows) => rows.map((u) => toApiUser(deps.config, u, repo.caller.user))),
+      {
+        scope: 'repository',
+        repo: { level: 'read' },
+        pageIfAsked: true,
+        params: RepoParams,
+        query: PageQuery,
+        response: { 200: t.Array(UserSchema) },
+        detail: { operationId: 'repoGetAssignees', summary: 'List the people issues of a repository may be assigned to' },
       },
     )
     .get(

@@ -1,5 +1,6 @@
 import { t } from 'elysia'
 import { caseInsensitivePattern, lenientLiterals } from '../../lib/literals'
+import { PlainUserSchema } from '../repos/model'
 
 const PERMISSIONS = ['read', 'write', 'admin']
 
@@ -14,4 +15,10 @@ export const AddCollaboratorOption = t.Object(
     ),
   },
   { $id: '#/components/schemas/AddCollaboratorOption' },
+)
+
+/** RepoCollaboratorPermission record (role_name is the permission, as in Gitea 1.23). */
+export const RepoCollaboratorPermissionSchema = t.Object(
+  { permission: t.String(), role_name: t.String(), user: PlainUserSchema },
+  { $id: '#/components/schemas/RepoCollaboratorPermission' },
 )

@@ -1,11 +1,12 @@
-import { and, eq } from 'drizzle-orm'
+import { and, asc, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { collaborations } from '../../db/schema'
-import { accessModeFromName, AccessMode, type RepoRow } from '../../auth/access'
+import { collaborations, users } from '../../db/schema'
+import { accessLevel, accessModeFromName, accessModeName, AccessMode, repoWritersCondition, type RepoRow } from '../../auth/access'
+import { visibleOwnerCondition } from '../../auth/visibility'
 import type { UserRow } from '../../auth/caller'
-import { unprocessable } from '../../lib/errors'
-import type { Page, Paged } from '../../lib/pagination'
-import { findOwnerByName, usersPage } from '../users/service'
+import { forbidden, unprocessable } from '../../lib/errors'
+import { selectPage, type Page, type Paged } from '../../lib/pagination'
+import { findOwnerByName, getVisibleUserByName, usersPage } from '../users/service'
 import { nowUnix } from '../../lib/time'
 
 /** An individual user named in a collaborator path; 422 when there is none (Gitea's answer). */
@@ -46,4 +47,27 @@ export async function addCollaborator(deps: AppDeps, repo: RepoRow, user: UserRo
 /** Removes a collaboration (nothing to do when there is none). */
 export async function removeCollaborator(deps: AppDeps, repo: RepoRow, user: UserRow): Promise<void> {
   await deps.db.delete(collaborations).where(and(eq(collaborations.repoId, repo.id), eq(collaborations.userId, user.id)))
+}
+
+/**
+ * The people an issue of `repo` may be assigned to (Gitea's GetRepoAssignees): active people with
+ * write access given to them (repoWritersCondition), by name, those `viewer` may see; a page, or
+ * all with `page` null.
+ */
+export async function listAssignees(deps: AppDeps, viewer: UserRow | null, repo: RepoRow, page: Page | null): Promise<Paged<UserRow>> {
+  const where = and(eq(users.type, 0), eq(users.isActive, true), repoWritersCondition(repo), visibleOwnerCondition(viewer))
+  return await selectPage(deps.db, users, where, asc(users.lowerName), page)
+}
+
+/**
+ * What `name` may do in the repository (Gitea's GetRepoPermissions): asked by a site
+ * administrator, a repository admin, or the person themself (403 otherwise); 404 for a person
+ * the caller may not see.
+ */
+export async function collaboratorPermission(deps: AppDeps, ctx: { repo: RepoRow; mode: AccessMode }, caller: UserRow, name: string) {
+  if (!caller.isAdmin && caller.lowerName !== name.toLowerCase() && ctx.mode < AccessMode.Admin)
+    throw forbidden('Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own')
+  const user = await getVisibleUserByName(deps, name, caller)
+  const mode = await accessLevel(deps.db, user, ctx.repo)
+  return { user, permission: accessModeName(mode) }
 }

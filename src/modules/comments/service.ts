@@ -2,7 +2,7 @@ import { and, asc, eq, gte, lte, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { writeTransaction } from '../../db/client'
-import { comments, issues, type CommentRow, type IssueRow } from '../../db/schema'
+import { comments, issues, reactions, type CommentRow, type IssueRow } from '../../db/schema'
 import { greatestOf } from '../../db/sql'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
@@ -121,6 +121,8 @@ export async function deleteComment(deps: AppDeps, ctx: RepoContext, id: number,
     // The comment cannot be read after this: the event keeps it as it was.
     await recordCommentEvent(deps.db, await issueOfComment(deps, row), row, caller.id, 'comment.deleted', { comment: row })
     await deps.db.delete(comments).where(eq(comments.id, row.id))
+    // A comment's reactions go with it (reactions name their comment by id, without a foreign key).
+    await deps.db.delete(reactions).where(eq(reactions.commentId, row.id))
     await deps.db
       .update(issues)
       .set({ numComments: greatestOf(sql`${issues.numComments} - 1`, 0) })

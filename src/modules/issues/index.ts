@@ -11,9 +11,11 @@ import {
   IssueParams,
   IssueSchema,
   ListIssuesQuery,
+  SearchIssuesQuery,
 } from './model'
 import { RepoParams } from '../repos/model'
-import { toApiIssue, issuesToApi, issueToApi } from '../../convert/issue'
+import { toApiIssue, issuesToApi, issueToApi, issuesOfReposToApi } from '../../convert/issue'
+import { reposOfIssues, searchIssues } from './search'
 import { createIssue, editIssue, setIssueDeadline } from './service'
 import { findIssue, listIssues } from './queries'
 
@@ -21,6 +23,20 @@ import { findIssue, listIssues } from './queries'
 export const issuesModule = (deps: AppDeps) =>
   new Elysia({ name: 'issues', detail: { tags: ['issue'] } })
     .use(pipeline(deps))
+    .get(
+      '/repos/issues/search',
+      async ({ query, caller, page, respond }) =>
+        respond(await searchIssues(deps, caller.user, query, page), async (rows) => await issuesOfReposToApi(deps, await reposOfIssues(deps, rows), rows, caller.user)),
+      {
+        scope: 'issue',
+        caller: true,
+        // Gitea's default is its UI's issue page (20), its most the API's (50).
+        paged: { defaultLimit: 20 },
+        query: SearchIssuesQuery,
+        response: { 200: t.Array(IssueSchema) },
+        detail: { operationId: 'issueSearchIssues', summary: 'Search issues and pull requests across the repositories the caller may read' },
+      },
+    )
     .get(
       '/repos/:owner/:repo/issues',
       async ({ query, repo, page, respond }) =>

@@ -114,6 +114,28 @@ export const ListIssuesQuery = t.Object({
   assigned_by: QueryText('only issues assigned to this user'),
 })
 
+const Flag = (description: string) => t.Optional(t.String({ maxLength: 8, description }))
+
+/** Query of GET /repos/issues/search (Gitea's SearchIssues). */
+export const SearchIssuesQuery = t.Object({
+  ...pageQueryFields,
+  state: t.Optional(StateFilter()),
+  labels: QueryFilter('comma-separated label names (at most 50); issues having any of them; unknown names are discarded'),
+  milestones: QueryFilter('comma-separated milestone names (at most 50); issues in any of them; unknown names are discarded'),
+  q: QueryText('search string in title, body and comments'),
+  priority_repo_id: t.Optional(t.Numeric({ description: 'issues of this repository first' })),
+  type: t.Optional(literals(['', 'issues', 'pulls'], { description: 'issues or pulls; absent: both' })),
+  since: t.Optional(Timestamp),
+  before: t.Optional(Timestamp),
+  assigned: Flag('assigned to the caller'),
+  created: Flag('filed by the caller'),
+  mentioned: Flag('mentioning the caller'),
+  review_requested: Flag("pull requests asking for the caller's review"),
+  reviewed: Flag('pull requests the caller reviewed'),
+  owner: QueryText('of repositories of this owner'),
+  team: QueryText("with owner: of repositories of this organisation's team"),
+})
+
 export const CreateIssueOption = t.Object({
   title: t.String({ maxLength: MAX_TITLE }),
   body: t.Optional(t.String({ maxLength: MAX_TEXT })),

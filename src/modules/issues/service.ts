@@ -68,7 +68,7 @@ export async function createIssue(
   return await writeTransaction(deps.db, async () => {
     await pull?.check()
     const milestone = writer && opts.milestone ? await repoMilestone(deps, ctx.repo.id, opts.milestone) : null
-    const labelRows = writer && opts.labels?.length ? await repoLabelsByIds(deps, ctx.repo.id, opts.labels) : []
+    const labelRows = writer && opts.labels?.length ? await repoLabelsByIds(deps, ctx.repo, opts.labels) : []
     const index = await nextIssueIndex(deps, ctx.repo.id)
     const row = (await s.insertIssue.execute({
       repo: ctx.repo.id,
@@ -217,7 +217,7 @@ export async function changeIssueLabels(
 ): Promise<void> {
   await writeTransaction(deps.db, async () => {
     const issue = await findIssue(deps, ctx.repo.id, index)
-    const wanted = (await repoLabelsByIds(deps, ctx.repo.id, labelIds)).map((l) => l.id)
+    const wanted = (await repoLabelsByIds(deps, ctx.repo, labelIds)).map((l) => l.id)
     const before = await labelIdsOfIssue(deps, issue.id)
     if (action === 'replace') {
       await unlinkLabels(deps, issue, before.filter((id) => !wanted.includes(id)))

@@ -2,7 +2,7 @@
  * The pieces of an issue's state that move together inside a write transaction: labels, assignees,
  * milestone and open/closed with every counter that follows them, and the checks of what a body names.
  */
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, or, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { inJsonList } from '../../db/sql'
 import { issueAssignees, issueLabels, issues, labels, milestones, repositories, users, type IssueRow, type LabelRow, type MilestoneRow } from '../../db/schema'
@@ -30,14 +30,17 @@ export async function resolveAssignees(deps: AppDeps, repo: RepoRow, names: stri
   return assignees
 }
 
-/** Labels of this repository with the given ids; 422 when one is unknown or belongs to another repository. */
-export async function repoLabelsByIds(deps: AppDeps, repoId: number, ids: number[]): Promise<LabelRow[]> {
+/**
+ * Labels an issue of `repo` may carry with the given ids: the repository's own and its owning
+ * organisation's; 422 when one is unknown or belongs to another repository or organisation.
+ */
+export async function repoLabelsByIds(deps: AppDeps, repo: Pick<RepoRow, 'id' | 'ownerId'>, ids: number[]): Promise<LabelRow[]> {
   const unique = [...new Set(ids)]
   if (unique.length === 0) return []
   const found = await deps.db
     .select()
     .from(labels)
-    .where(and(eq(labels.repoId, repoId), inJsonList(labels.id, unique)))
+    .where(and(or(eq(labels.repoId, repo.id), eq(labels.orgId, repo.ownerId)), inJsonList(labels.id, unique)))
   if (found.length !== unique.length) {
     const missing = unique.filter((id) => !found.some((l) => l.id === id))
     throw unprocessable(`label does not exist in this repository [id: ${missing.join(', ')}]`, 'Labels')

@@ -2,7 +2,8 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
-import { toApiLabel } from '../../convert/issue'
+import { toApiLabel, toApiOrgLabel } from '../../convert/issue'
+import { OrgParams } from '../orgs/model'
 import { RepoParams } from '../repos/model'
 import {
   CreateLabelOption,
@@ -20,6 +21,7 @@ import { findIssue, labelsOfIssue } from '../issues/queries'
 import { createLabel, deleteLabel, editLabel, getLabel, listLabels } from './service'
 
 const LabelList = t.Array(LabelSchema)
+const OrgLabelParams = t.Object({ org: t.String(), id: t.String() })
 
 /** Labels of a repository, and the labels of an issue. */
 export const labelsModule = (deps: AppDeps) => {
@@ -28,7 +30,7 @@ export const labelsModule = (deps: AppDeps) => {
     .get(
       '/repos/:owner/:repo/labels',
       async ({ query, repo, page, respond }) =>
-        respond(await listLabels(deps, repo.repo.id, query.sort, page), (rows) => rows.map((l) => toApiLabel(deps.config, repo.repo, l))),
+        respond(await listLabels(deps, { repoId: repo.repo.id }, query.sort, page), (rows) => rows.map((l) => toApiLabel(deps.config, repo.repo, l))),
       {
         scope: 'issue',
         repo: { unit: 'issues' },
@@ -41,7 +43,7 @@ export const labelsModule = (deps: AppDeps) => {
     )
     .post(
       '/repos/:owner/:repo/labels',
-      async ({ body, status, repo }) => status(201, toApiLabel(deps.config, repo.repo, await createLabel(deps, repo.repo.id, body))),
+      async ({ body, status, repo }) => status(201, toApiLabel(deps.config, repo.repo, await createLabel(deps, { repoId: repo.repo.id }, body))),
       {
         scope: 'issue',
         repo: { level: 'write', unit: 'issues' },
@@ -53,12 +55,12 @@ export const labelsModule = (deps: AppDeps) => {
     )
     .get(
       '/repos/:owner/:repo/labels/:id',
-      async ({ params, repo }) => toApiLabel(deps.config, repo.repo, await getLabel(deps, repo.repo.id, params.id)),
+      async ({ params, repo }) => toApiLabel(deps.config, repo.repo, await getLabel(deps, { repoId: repo.repo.id }, params.id)),
       { scope: 'issue', repo: { unit: 'issues' }, params: LabelParams, response: { 200: LabelSchema }, detail: { operationId: 'issueGetLabel', summary: 'Get a label (by id or name)' } },
     )
     .patch(
       '/repos/:owner/:repo/labels/:id',
-      async ({ params, body, repo }) => toApiLabel(deps.config, repo.repo, await editLabel(deps, repo.repo.id, params.id, body)),
+      async ({ params, body, repo }) => toApiLabel(deps.config, repo.repo, await editLabel(deps, { repoId: repo.repo.id }, params.id, body)),
       {
         scope: 'issue',
         repo: { level: 'write', unit: 'issues' },
@@ -72,10 +74,78 @@ export const labelsModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/labels/:id',
       async ({ params, status, repo }) => {
         const id = pathNumber(params.id)
-        await deleteLabel(deps, repo.repo.id, id)
+        await deleteLabel(deps, { repoId: repo.repo.id }, id)
         return status(204, undefined)
       },
       { scope: 'issue', repo: { level: 'write', unit: 'issues' }, params: LabelParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteLabel', summary: 'Delete a label' } },
+    )
+
+  // An organisation's labels (Gitea 1.15+): seen by whoever sees the organisation (one label: signed in,
+  // as Gitea's reqToken), changed by its owners and site administrators.
+  app
+    .get(
+      '/orgs/:org/labels',
+      async ({ query, org, page, respond }) =>
+        respond(await listLabels(deps, { orgId: org.org.id }, query.sort, page), (rows) => rows.map((l) => toApiOrgLabel(deps.config, org.org.name, l))),
+      {
+        scope: 'organization',
+        org: 'visible',
+        paged: true,
+        params: OrgParams,
+        query: ListLabelsQuery,
+        response: { 200: LabelList },
+        detail: { operationId: 'orgListLabels', summary: "List an organization's labels" },
+      },
+    )
+    .post(
+      '/orgs/:org/labels',
+      async ({ body, status, org }) => status(201, toApiOrgLabel(deps.config, org.org.name, await createLabel(deps, { orgId: org.org.id }, body))),
+      {
+        scope: 'organization',
+        org: 'owner',
+        params: OrgParams,
+        body: CreateLabelOption,
+        response: { 201: LabelSchema },
+        detail: { operationId: 'orgCreateLabel', summary: 'Create a label for an organization' },
+      },
+    )
+    .get(
+      '/orgs/:org/labels/:id',
+      async ({ params, org }) => toApiOrgLabel(deps.config, org.org.name, await getLabel(deps, { orgId: org.org.id }, params.id)),
+      {
+        scope: 'organization',
+        org: 'visible',
+        signed: true,
+        params: OrgLabelParams,
+        response: { 200: LabelSchema },
+        detail: { operationId: 'orgGetLabel', summary: "Get an organization's label (by id or name)" },
+      },
+    )
+    .patch(
+      '/orgs/:org/labels/:id',
+      async ({ params, body, org }) => toApiOrgLabel(deps.config, org.org.name, await editLabel(deps, { orgId: org.org.id }, params.id, body)),
+      {
+        scope: 'organization',
+        org: 'owner',
+        params: OrgLabelParams,
+        body: EditLabelOption,
+        response: { 200: LabelSchema },
+        detail: { operationId: 'orgEditLabel', summary: "Edit an organization's label" },
+      },
+    )
+    .delete(
+      '/orgs/:org/labels/:id',
+      async ({ params, status, org }) => {
+        await deleteLabel(deps, { orgId: org.org.id }, pathNumber(params.id))
+        return status(204, undefined)
+      },
+      {
+        scope: 'organization',
+        org: 'owner',
+        params: OrgLabelParams,
+        response: { 204: t.Void() },
+        detail: { operationId: 'orgDeleteLabel', summary: "Delete an organization's label (204 whether or not it existed, as Gitea)" },
+      },
     )
 
   /** PUT (replace) and POST (add): both answer the issue's resulting labels. */

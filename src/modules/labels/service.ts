@@ -24,40 +24,46 @@ const ORDER = {
   alphabetically: [asc(labels.name)],
 }
 
-/** Labels of a repository in the requested order (default alphabetical): a page, or all with `page` null. */
-export async function listLabels(deps: AppDeps, repoId: number, sort: string | undefined, page: Page | null): Promise<Paged<LabelRow>> {
+/** Whose labels: a repository's, or (Gitea 1.15+) an organisation's, which its repositories' issues may carry. */
+export type LabelOwner = { repoId: number } | { orgId: number }
+
+const ownedBy = (owner: LabelOwner) => ('repoId' in owner ? eq(labels.repoId, owner.repoId) : eq(labels.orgId, owner.orgId))
+
+/** Labels of a repository or an organisation in the requested order (default alphabetical): a page, or all with `page` null. */
+export async function listLabels(deps: AppDeps, owner: LabelOwner, sort: string | undefined, page: Page | null): Promise<Paged<LabelRow>> {
   // The query schema (ListLabelsQuery) admits only these orders.
   const order = ORDER[(sort || 'alphabetically') as keyof typeof ORDER]
-  return await selectPage(deps.db, labels, eq(labels.repoId, repoId), [...order, asc(labels.id)], page)
+  return await selectPage(deps.db, labels, ownedBy(owner), [...order, asc(labels.id)], page)
 }
 
 /** A label by id, or (as Gitea 1.3 also accepts) by name; 404 otherwise. */
-export async function getLabel(deps: AppDeps, repoId: number, idOrName: string): Promise<LabelRow> {
+export async function getLabel(deps: AppDeps, owner: LabelOwner, idOrName: string): Promise<LabelRow> {
   const byId = /^\d+$/.test(idOrName)
+  if (byId && !Number.isSafeInteger(Number(idOrName))) throw notFound(`label does not exist [id: ${idOrName}]`)
   const row = (await deps.db
     .select()
     .from(labels)
-    .where(and(eq(labels.repoId, repoId), byId ? eq(labels.id, Number(idOrName)) : eq(labels.name, idOrName))))[0]
+    .where(and(ownedBy(owner), byId ? eq(labels.id, Number(idOrName)) : eq(labels.name, idOrName))))[0]
   if (!row) throw notFound(`label does not exist [id: ${idOrName}]`)
   return row
 }
 
-export async function createLabel(deps: AppDeps, repoId: number, opts: { name: string; color: string; description?: string }): Promise<LabelRow> {
+export async function createLabel(deps: AppDeps, owner: LabelOwner, opts: { name: string; color: string; description?: string }): Promise<LabelRow> {
   const color = normaliseColor(opts.color)
   const now = nowUnix()
   return (await deps.db
     .insert(labels)
-    .values({ repoId, name: checkName(opts.name), color, description: opts.description ?? '', createdUnix: now, updatedUnix: now })
+    .values({ ...owner, name: checkName(opts.name), color, description: opts.description ?? '', createdUnix: now, updatedUnix: now })
     .returning())[0]
 }
 
 export async function editLabel(
   deps: AppDeps,
-  repoId: number,
+  owner: LabelOwner,
   idOrName: string,
   opts: { name?: string; color?: string; description?: string },
 ): Promise<LabelRow> {
-  const label = await getLabel(deps, repoId, idOrName)
+  const label = await getLabel(deps, owner, idOrName)
   const set: Partial<LabelRow> = { updatedUnix: nowUnix() }
   if (opts.name !== undefined) set.name = checkName(opts.name)
   if (opts.color !== undefined) set.color = normaliseColor(opts.color)
@@ -65,12 +71,18 @@ export async function editLabel(
   return (await deps.db.update(labels).set(set).where(eq(labels.id, label.id)).returning())[0]!
 }
 
-/** Deletes a label (its issue links go with it); 404 when the repository has no such label (Gitea's GetLabelInRepoByID). */
-export async function deleteLabel(deps: AppDeps, repoId: number, id: number): Promise<void> {
-  if (!Number.isSafeInteger(id)) throw notFound()
+/**
+ * Deletes a label (its issue links go with it). A repository's unknown label is a 404 (Gitea's
+ * GetLabelInRepoByID); an organisation's is not (Gitea's org DeleteLabel answers 204 whatever the id).
+ */
+export async function deleteLabel(deps: AppDeps, owner: LabelOwner, id: number): Promise<void> {
+  const missing = () => {
+    if ('repoId' in owner) throw notFound()
+  }
+  if (!Number.isSafeInteger(id)) return missing()
   const deleted = await deps.db
     .delete(labels)
-    .where(and(eq(labels.repoId, repoId), eq(labels.id, id)))
+    .where(and(ownedBy(owner), eq(labels.id, id)))
     .returning({ id: labels.id })
-  if (deleted.length === 0) throw notFound()
+  if (deleted.length === 0) missing()
 }

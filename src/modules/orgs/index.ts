@@ -10,7 +10,8 @@ import { UserSchema, UsernameParams } from '../users/model'
 import { CreateRepoOption, RepositorySchema } from '../repos/model'
 import { newRepoFromOption } from '../repos/create'
 import { getUserByName, getVisibleUserByName } from '../users/service'
-import { CreateOrgOption, EditOrgOption, OrgMemberParams, OrganizationSchema, OrgParams } from './model'
+import { CreateOrgOption, EditOrgOption, OrganizationPermissionsSchema, OrgMemberParams, OrganizationSchema, OrgParams, UserOrgParams } from './model'
+import { orgPermissionsOf } from './permissions'
 import {
   checkMembership,
   createOrganization,
@@ -83,6 +84,18 @@ export const orgsModule = (deps: AppDeps) => {
         query: PageQuery,
         response: { 200: Orgs },
         detail: { operationId: 'orgListCurrentUserOrgs', summary: "List the current user's organizations" },
+      },
+    )
+    .get(
+      '/users/:username/orgs/:org/permissions',
+      async ({ params, org, user }) => await orgPermissionsOf(deps, org.org, await getVisibleUserByName(deps, params.username, user)),
+      {
+        scope: ['user', 'organization'],
+        org: 'visible',
+        signed: true,
+        params: UserOrgParams,
+        response: { 200: OrganizationPermissionsSchema },
+        detail: { operationId: 'orgGetUserPermissions', summary: "Get a person's permissions in an organization" },
       },
     )
     .get(

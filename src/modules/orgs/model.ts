@@ -39,3 +39,10 @@ export const EditOrgOption = t.Object(orgFields, { $id: '#/components/schemas/Ed
 
 export const OrgParams = t.Object({ org: t.String() })
 export const OrgMemberParams = t.Object({ org: t.String(), username: t.String() })
+
+/** OrganizationPermissions record. */
+export const OrganizationPermissionsSchema = t.Object(
+  { can_read: t.Boolean(), can_write: t.Boolean(), is_admin: t.Boolean(), is_owner: t.Boolean(), can_create_repository: t.Boolean() },
+  { $id: '#/components/schemas/OrganizationPermissions' },
+)
+export const UserOrgParams = t.Object({ username: t.String(), org: t.String() })

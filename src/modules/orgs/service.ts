@@ -227,7 +227,7 @@ export async function listOrgRepos(deps: AppDeps, org: OrgRow, viewer: UserRow |
 }
 
 /** May the viewer create repositories in the organisation (owner, or a team allowed to)? */
-async function canCreateOrgRepo(deps: AppDeps, ctx: OrgContext): Promise<boolean> {
+export async function canCreateOrgRepo(deps: AppDeps, ctx: OrgContext): Promise<boolean> {
   if (!ctx.viewer || !ctx.member) return false
   if (ctx.owner) return true
   return (
