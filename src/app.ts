@@ -17,6 +17,7 @@ import { adminModule } from './modules/admin'
 import { keysModule } from './modules/keys'
 import { markdownModule } from './modules/markdown'
 import { branchesModule } from './modules/branches'
+import { tagsModule } from './modules/tags'
 import { filesModule } from './modules/files'
 import { collaboratorsModule } from './modules/collaborators'
 import { orgsModule } from './modules/orgs'
@@ -81,6 +82,7 @@ export function createApp(deps: AppDeps) {
     .use(migrationsModule(deps))
     .use(forksModule(deps))
     .use(branchesModule(deps))
+    .use(tagsModule(deps))
     .use(filesModule(deps))
     .use(collaboratorsModule(deps))
     .use(orgsModule(deps))

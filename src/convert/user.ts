@@ -23,6 +23,12 @@ export function avatarUrl(user: Pick<UserRow, 'email' | 'lowerName'>): string {
 /** The address shown to callers who may not see a user's real one. */
 export const noReplyEmail = (config: Config, user: Pick<UserRow, 'lowerName'>) => `${user.lowerName}@${config.noReplyDomain}`
 
+/** A user as git records them (a merge's committer, a tag's tagger): full name (else login name), and the address others may see. */
+export const gitIdentity = (config: Config, user: UserRow) => ({
+  name: user.fullName || user.name,
+  email: user.keepEmailPrivate || !user.email ? noReplyEmail(config, user) : user.email,
+})
+
 /**
  * The User record, as `viewer` may see it (modern Gitea's rules): the real e-mail only for
  * signed-in viewers, and for a user who keeps it private only for that user or a site admin;

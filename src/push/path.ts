@@ -1,7 +1,7 @@
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
 import type { PushCommand } from '../git/push-commands'
-import { swapRef } from '../git/ref-swap'
+import { swapRefs } from '../git/ref-swap'
 import { ApiError } from '../lib/errors'
 import { decidePush, recordedPusherId, serverPusher, type PushRefusal, type PushRepo, type Pusher, type RefRefusal } from './decision'
 import { recordPush, type ServerWork } from './recorder'
@@ -68,16 +68,31 @@ export async function moveRef(
   move: RefMove,
   settle?: (moved: boolean) => Promise<void>,
 ): Promise<boolean> {
+  return await moveRefs(deps, repo, actor, [move], settle)
+}
+
+/**
+ * Moves several refs for `actor` as one push (a branch renamed: the new name created, the old
+ * one deleted): decided together (one refused ref refuses them all), swapped in one git
+ * transaction (all of them or none), recorded as one push. As moveRef otherwise.
+ */
+export async function moveRefs(
+  deps: AppDeps,
+  repo: PushRepo,
+  actor: UserRow,
+  moves: RefMove[],
+  settle?: (moved: boolean) => Promise<void>,
+): Promise<boolean> {
   let settled = false
   const settleOnce = async (moved: boolean) => {
     if (settled || !settle) return
     settled = true
     await settle(moved)
   }
-  const outcome = await withPush(deps, repo, serverPusher(actor), [move], async () => {
+  const outcome = await withPush(deps, repo, serverPusher(actor), moves, async () => {
     let moved = false
     try {
-      moved = await swapRef(gitOfRow(deps, repo.repo), move.ref, move.new, move.old)
+      moved = await swapRefs(gitOfRow(deps, repo.repo), moves)
     } finally {
       await settleOnce(moved)
     }

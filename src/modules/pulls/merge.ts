@@ -19,7 +19,7 @@ import {
 import { git, type GitRepo } from '../../git/run'
 import { ApiError, conflict } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
-import { noReplyEmail } from '../../convert/user'
+import { gitIdentity } from '../../convert/user'
 import { moveRef } from '../../push'
 import { usersByIds } from '../../convert/people'
 import { findPull, recordMerged, pullById } from './service'
@@ -52,9 +52,10 @@ const MERGE_ALLOWED: Record<MergeStyle, (repo: RepoRow) => boolean> = {
 
 const notAllowed = (message: string) => new ApiError(405, message)
 
-/** A user as git records them: full name (else login name), and the address others may see. */
+/** A user as git records them, now (gitIdentity). */
 function identOf(deps: AppDeps, user: UserRow, when: number): Ident {
-  return identNow(user.fullName || user.name, user.keepEmailPrivate || !user.email ? noReplyEmail(deps.config, user) : user.email, when)
+  const { name, email } = gitIdentity(deps.config, user)
+  return identNow(name, email, when)
 }
 
 export interface MergeRequest {
