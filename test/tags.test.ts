@@ -7,14 +7,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { giteaApi, type Api } from 'gitea-js'
-import { eq } from 'drizzle-orm'
+import type { Api } from 'gitea-js'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { gitOk, makeWorkRepo, remoteUrl, tempDir } from './git-fixture'
+import { gitOk, remoteUrl, tempDir } from './git-fixture'
+import { refRepos } from './ref-fixtures'
 import { empty, fails, ok } from './gitea-calls'
 import { missingGiteaFields } from './gitea-types'
 import { eventsOfRepo } from '../src/events/outbox'
-import { repositories } from '../src/db/schema'
 
 let s: TestServer
 let alice: TestUser, writer: TestUser, reader: TestUser
@@ -24,40 +23,19 @@ let master: string, dev: string, feature: string
 let projId: number
 const dirs: string[] = []
 
-/** `git ls-remote` of a repository's tags: name → what the ref holds (peeled entries left out). */
+let remote: Awaited<ReturnType<typeof refRepos>>['remote']
+
+/** `git ls-remote` of a repository's tags: name → what the ref holds. */
 async function remoteTags(repo: string): Promise<Record<string, string>> {
-  const out = await gitOk(work, 'ls-remote', '--tags', remoteUrl(s.url, `alice/${repo}.git`, 'alice', alice.token))
-  const tags: Record<string, string> = {}
-  for (const line of out.split('\n').filter((l) => l && !l.endsWith('^{}'))) {
-    const [id, ref] = line.split('\t')
-    tags[ref!.replace(/^refs\/tags\//, '')] = id!
-  }
-  return tags
+  const { refs } = await remote(repo)
+  return Object.fromEntries(Object.entries(refs).filter(([r]) => r.startsWith('refs/tags/')).map(([r, id]) => [r.slice('refs/tags/'.length), id]))
 }
 
 beforeAll(async () => {
   s = await startTestServer()
-  alice = await s.user('alice')
-  writer = await s.user('writer')
-  reader = await s.user('reader')
-  ;[asAlice, asWriter, asReader, anon] = [alice, writer, reader].map((u) => giteaApi(s.url, { token: u.token })).concat(giteaApi(s.url, {})) as Api<unknown>[]
-  for (const name of ['proj', 'shelf', 'mirrored']) {
-    const repo = await ok(asAlice.user.createCurrentUserRepo({ name }), 201)
-    if (name === 'proj') projId = repo.id!
-    for (const [who, permission] of [[writer, 'write'], [reader, 'read']] as const)
-      await empty(asAlice.repos.repoAddCollaborator('alice', name, who.name, { permission }))
-  }
-  const made = await makeWorkRepo()
-  work = made.dir
+  const r = await refRepos(s)
+  ;({ alice, writer, reader, asAlice, asWriter, asReader, anon, work, projId, master, dev, feature, remote } = r)
   dirs.push(work)
-  for (const repo of ['proj', 'shelf', 'mirrored'])
-    await gitOk(work, 'push', '-q', remoteUrl(s.url, `alice/${repo}.git`, 'alice', alice.token), 'master', 'dev', 'feature/slash', '--tags')
-  master = await gitOk(work, 'rev-parse', 'master')
-  dev = await gitOk(work, 'rev-parse', 'dev')
-  feature = await gitOk(work, 'rev-parse', 'feature/slash')
-  await ok(asAlice.repos.repoEdit('alice', 'shelf', { archived: true }))
-  // A mirror's flag, as a migration sets it (the mirror's own updates are not what this file tests).
-  await s.deps.db.update(repositories).set({ isMirror: true }).where(eq(repositories.lowerName, 'mirrored'))
 })
 afterAll(async () => {
   await s.stop()

@@ -45,3 +45,21 @@ export async function swapRefs(repo: GitRepo, swaps: readonly RefSwap[]): Promis
   const r = await runGit(['update-ref', '--stdin'], { ...repo, input: commands.join('\n') + '\n' })
   return r.code === 0
 }
+
+/**
+ * Moves the refs of `swaps` one after the other, each as swapRef does, for moves git cannot make
+ * in one transaction (a branch renamed to a name below its own, `a` to `a/b`: the old ref must be
+ * gone before the new one can be made). When one cannot move, those already moved are moved back
+ * (each from its new value to its old, in reverse order) and the answer is false.
+ */
+export async function swapRefsInTurn(repo: GitRepo, swaps: readonly RefSwap[]): Promise<boolean> {
+  const done: RefSwap[] = []
+  for (const s of swaps) {
+    if (!(await swapRef(repo, s.ref, s.new, s.old))) {
+      for (const d of done.reverse()) await swapRef(repo, d.ref, d.old, d.new)
+      return false
+    }
+    done.push(s)
+  }
+  return true
+}

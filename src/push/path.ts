@@ -1,7 +1,7 @@
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
 import type { PushCommand } from '../git/push-commands'
-import { swapRefs } from '../git/ref-swap'
+import { swapRefs, swapRefsInTurn } from '../git/ref-swap'
 import { ApiError } from '../lib/errors'
 import { decidePush, recordedPusherId, serverPusher, type PushRefusal, type PushRepo, type Pusher, type RefRefusal } from './decision'
 import { recordPush, type ServerWork } from './recorder'
@@ -74,7 +74,9 @@ export async function moveRef(
 /**
  * Moves several refs for `actor` as one push (a branch renamed: the new name created, the old
  * one deleted): decided together (one refused ref refuses them all), swapped in one git
- * transaction (all of them or none), recorded as one push. As moveRef otherwise.
+ * transaction (all of them or none), recorded as one push. As moveRef otherwise. `inTurn`: moves
+ * git cannot make in one transaction (`a` renamed to `a/b`) are made one after the other, those
+ * made undone when a later one fails (swapRefsInTurn).
  */
 export async function moveRefs(
   deps: AppDeps,
@@ -82,6 +84,7 @@ export async function moveRefs(
   actor: UserRow,
   moves: RefMove[],
   settle?: (moved: boolean) => Promise<void>,
+  inTurn = false,
 ): Promise<boolean> {
   let settled = false
   const settleOnce = async (moved: boolean) => {
@@ -92,7 +95,7 @@ export async function moveRefs(
   const outcome = await withPush(deps, repo, serverPusher(actor), moves, async () => {
     let moved = false
     try {
-      moved = await swapRefs(gitOfRow(deps, repo.repo), moves)
+      moved = await (inTurn ? swapRefsInTurn : swapRefs)(gitOfRow(deps, repo.repo), moves)
     } finally {
       await settleOnce(moved)
     }
