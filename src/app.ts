@@ -17,6 +17,7 @@ import { adminModule } from './modules/admin'
 import { keysModule } from './modules/keys'
 import { markdownModule } from './modules/markdown'
 import { branchesModule } from './modules/branches'
+import { tagsModule } from './modules/tags'
 import { filesModule } from './modules/files'
 import { contentsModule } from './modules/contents'
 import { collaboratorsModule } from './modules/collaborators'
@@ -84,6 +85,7 @@ export function createApp(deps: AppDeps) {
     .use(migrationsModule(deps))
     .use(forksModule(deps))
     .use(branchesModule(deps))
+    .use(tagsModule(deps))
     .use(filesModule(deps))
     .use(contentsModule(deps))
     .use(collaboratorsModule(deps))

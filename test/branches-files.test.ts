@@ -73,6 +73,7 @@ describe('branches', () => {
       enable_status_check: false,
       status_check_contexts: [],
       required_approvals: 0,
+      effective_branch_protection_name: '',
     })
     const anon = await s.get('/repos/alice/proj/branches')
     expect(anon.body[0].user_can_push).toBe(false)

@@ -10,14 +10,9 @@ import { giteaApi, type Api } from 'gitea-js'
 import * as openpgp from 'openpgp'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, remoteUrl, sh, tempDir } from './git-fixture'
+import { empty, fails, ok } from './gitea-calls'
 
 type Client = Api<unknown>
-interface Res<T> {
-  status: number
-  data: T
-  error: unknown
-  headers: Headers
-}
 
 let s: TestServer
 let admin: TestUser
@@ -27,35 +22,6 @@ let asAdmin: Client
 let asAlice: Client
 let asBob: Client
 let anon: Client
-
-/** A JSON answer: the expected status and a body the client could parse. */
-async function ok<T>(call: Promise<Res<T>>, status = 200): Promise<T> {
-  const r = await call.catch((e: Res<T>) => e)
-  if (r.status !== status) console.error(r.status, r.error)
-  expect(r.status).toBe(status)
-  expect(r.error).toBeNull()
-  return r.data
-}
-
-/** An answer without a body (204): the client tries to parse it as JSON, which is expected to fail. */
-async function empty(call: Promise<Res<unknown>>, status = 204): Promise<void> {
-  const r = await call
-  expect(r.status).toBe(status)
-  expect(r.data).toBeNull()
-}
-
-/** A failing call: gitea-js throws the response; its parsed error body must be Gitea's `{message}`. */
-async function fails(call: Promise<unknown>, status: number): Promise<{ message: string }> {
-  const r = (await call.then(
-    () => {
-      throw new Error(`expected HTTP ${status}, the call succeeded`)
-    },
-    (e) => e,
-  )) as Res<unknown>
-  expect(r.status).toBe(status)
-  expect(typeof (r.error as { message?: unknown }).message).toBe('string')
-  return r.error as { message: string }
-}
 
 const basicOf = (u: TestUser) => ({ headers: { Authorization: u.basic } })
 

@@ -21,5 +21,7 @@ export async function branchesToApi(deps: AppDeps, ctx: RepoContext, heads: Bran
     enable_status_check: false,
     status_check_contexts: [] as string[],
     required_approvals: 0,
+    // The rule that protects the branch: none until branch protection exists.
+    effective_branch_protection_name: '',
   }))
 }

@@ -11,7 +11,7 @@ import { apiUrl, webUrl } from '../lib/urls'
 import { repoPath, type RepoRef } from './issue'
 
 /** A tag name in a URL path: each of its segments encoded, its slashes kept (Gitea's PathEscapeSegments). */
-const tagPath = (tag: string) => tag.split('/').map(encodeURIComponent).join('/')
+export const tagPath = (tag: string) => tag.split('/').map(encodeURIComponent).join('/')
 
 /** Where an asset is downloaded: `{base}attachments/<uuid>`. */
 export const attachmentDownloadUrl = (config: Config, uuid: string) => webUrl(config, `attachments/${uuid}`)

@@ -23,7 +23,7 @@ export function avatarUrl(user: Pick<UserRow, 'email' | 'lowerName'>): string {
 /** The address shown to callers who may not see a user's real one. */
 export const noReplyEmail = (config: Config, user: Pick<UserRow, 'lowerName'>) => `${user.lowerName}@${config.noReplyDomain}`
 
-/** A user as git records them in a commit the server writes: full name (else login name), and the address others may see. */
+/** A user as git records them in what the server writes (a commit, a merge, a tag's tagger): full name (else login name), and the address others may see. */
 export const gitIdentityOf = (config: Config, user: UserRow): { name: string; email: string } => ({
   name: user.fullName || user.name,
   email: user.keepEmailPrivate || !user.email ? noReplyEmail(config, user) : user.email,

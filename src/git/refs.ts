@@ -106,17 +106,20 @@ export async function tagCommit(repo: GitRepo, name: string): Promise<string | n
 }
 
 /**
- * Whether another tag stands where `refs/tags/<name>` would go, so that git would refuse to
- * create it: a tag named by a leading part of it (`v1` for `v1/rc`) or one below it (`v1/rc`
- * for `v1`). The name must pass isSafeRefName (it holds no glob characters).
+ * Whether another ref of `kind` stands where `refs/<kind>/<name>` would go, so that git would
+ * refuse to create it: one named by a leading part of it (`v1` for `v1/rc`) or one below it
+ * (`v1/rc` for `v1`). The name must pass isSafeRefName (it holds no glob characters).
  */
-export async function tagNameClash(repo: GitRepo, name: string): Promise<boolean> {
+export async function refNameClash(repo: GitRepo, kind: RefKind, name: string): Promise<boolean> {
   const parts = name.split('/')
-  const patterns = parts.map((_, i) => `refs/tags/${parts.slice(0, i + 1).join('/')}`)
+  const patterns = parts.map((_, i) => `refs/${kind}/${parts.slice(0, i + 1).join('/')}`)
   const own = patterns.pop()!
   const leading = new Set(patterns)
   // for-each-ref matches a pattern literally or as a leading part up to a slash: `own` lists the
-  // tags below it, the leading parts list their own tags (kept only when literal).
+  // refs below it, the leading parts list their own refs (kept only when literal).
   const r = await runGit(['for-each-ref', '--format=%(refname)'], { ...repo, values: [own, ...patterns] })
   return r.stdout.toString('utf8').split('\n').some((ref) => leading.has(ref) || ref.startsWith(own + '/'))
 }
+
+/** refNameClash among the tags. */
+export const tagNameClash = (repo: GitRepo, name: string): Promise<boolean> => refNameClash(repo, 'tags', name)

@@ -4,6 +4,6 @@
  * every caller uses (./path.ts). Imports auth, git, db, lib and events, never an area module.
  */
 export { decidePush, gitPusher, mayMove, pushContextOf, REF_RULES, refusalOf, serverPusher, type PushContext, type Pusher, type PushRefusal, type PushRepo, type RefRefusal, type RefRule } from './decision'
-export { moveRef, refusalError, withPush, type PushOutcome, type RefMove } from './path'
+export { moveRef, moveRefs, refusalError, withPush, type PushOutcome, type RefMove } from './path'
 export { beginPush, finishPush, recordPush, settleAbandonedPushes } from './recorder'
 export { reconcileRepositories, RECONCILE_PARALLELISM, syncRepositoryWithGit, type SyncResult } from './sync'

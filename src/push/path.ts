@@ -1,7 +1,7 @@
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
 import type { PushCommand } from '../git/push-commands'
-import { swapRef } from '../git/ref-swap'
+import { swapRefs, swapRefsInTurn } from '../git/ref-swap'
 import { ApiError } from '../lib/errors'
 import { decidePush, recordedPusherId, serverPusher, type PushRefusal, type PushRepo, type Pusher, type RefRefusal } from './decision'
 import { recordPush, type ServerWork } from './recorder'
@@ -70,16 +70,34 @@ export async function moveRef(
   settle?: (moved: boolean) => Promise<void>,
   accessOf?: UserRow,
 ): Promise<boolean> {
+  return await moveRefs(deps, repo, actor, [move], settle, { accessOf })
+}
+
+/**
+ * Moves several refs for `actor` as one push (a branch renamed: the new name created, the old
+ * one deleted): decided together (one refused ref refuses them all), swapped in one git
+ * transaction (all of them or none), recorded as one push. As moveRef otherwise. `inTurn`: moves
+ * git cannot make in one transaction (`a` renamed to `a/b`) are made one after the other, those
+ * made undone when a later one fails (swapRefsInTurn). `accessOf` as for moveRef.
+ */
+export async function moveRefs(
+  deps: AppDeps,
+  repo: PushRepo,
+  actor: UserRow,
+  moves: RefMove[],
+  settle?: (moved: boolean) => Promise<void>,
+  { inTurn = false, accessOf }: { inTurn?: boolean; accessOf?: UserRow } = {},
+): Promise<boolean> {
   let settled = false
   const settleOnce = async (moved: boolean) => {
     if (settled || !settle) return
     settled = true
     await settle(moved)
   }
-  const outcome = await withPush(deps, repo, serverPusher(actor, accessOf), [move], async () => {
+  const outcome = await withPush(deps, repo, serverPusher(actor, accessOf), moves, async () => {
     let moved = false
     try {
-      moved = await swapRef(gitOfRow(deps, repo.repo), move.ref, move.new, move.old)
+      moved = await (inTurn ? swapRefsInTurn : swapRefs)(gitOfRow(deps, repo.repo), moves)
     } finally {
       await settleOnce(moved)
     }

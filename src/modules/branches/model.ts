@@ -32,5 +32,25 @@ export const BranchSchema = t.Object({
   enable_status_check: t.Boolean(),
   status_check_contexts: t.Array(t.String()),
   required_approvals: t.Integer(),
+  effective_branch_protection_name: t.String(),
 }, { $id: '#/components/schemas/Branch' })
 
+
+/** Longest branch name taken (Gitea's binding: MaxSize(100)). */
+export const MAX_BRANCH_NAME = 100
+
+/** CreateBranchRepoOption: the source is `old_ref_name` (branch, tag or commit), else `old_branch_name` (deprecated), else the default branch. */
+export const CreateBranchRepoOption = t.Object(
+  {
+    new_branch_name: t.String({ maxLength: MAX_BRANCH_NAME }),
+    old_branch_name: t.Optional(t.String({ maxLength: MAX_BRANCH_NAME })),
+    old_ref_name: t.Optional(t.String({ maxLength: MAX_BRANCH_NAME })),
+  },
+  { $id: '#/components/schemas/CreateBranchRepoOption' },
+)
+
+/** UpdateBranchRepoOption: the branch's new name. */
+export const UpdateBranchRepoOption = t.Object(
+  { name: t.String({ maxLength: MAX_BRANCH_NAME }) },
+  { $id: '#/components/schemas/UpdateBranchRepoOption' },
+)

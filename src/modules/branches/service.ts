@@ -10,15 +10,9 @@ export async function branchHeads(deps: AppDeps, ctx: RepoContext, page: Page): 
   return { rows: heads, total }
 }
 
-/** A branch's head by name (a trailing slash dropped); 404 when there is no such branch. */
-export async function getBranch(deps: AppDeps, ctx: RepoContext, rawName: string) {
-  let name: string
-  try {
-    name = decodeURIComponent(rawName).replace(/\/+$/, '')
-  } catch {
-    throw notFound('Branch not found')
-  }
-  const head = await getBranchHead(gitRepoOf(deps, ctx), name)
-  if (!head) throw notFound(`branch does not exist [name: ${name}]`)
+/** A branch's head by name (the path's decoded wildcard); 404 when there is no such branch. */
+export async function getBranch(deps: AppDeps, ctx: RepoContext, name: string | null) {
+  const head = name ? await getBranchHead(gitRepoOf(deps, ctx), name) : null
+  if (!head) throw notFound(`branch does not exist [name: ${name ?? ''}]`)
   return head
 }

@@ -9,6 +9,15 @@ export const RepoWildcardParams = t.Object({ owner: t.String(), repo: t.String()
 /** The wildcard part of the params, still URL-encoded. */
 export const wildcardOf = (params: Record<string, unknown>): string => String(params['*'] ?? '')
 
+/** A branch or tag name the wildcard names (decoded, trailing slashes dropped); null when it cannot be decoded. */
+export function refNameOf(params: Record<string, unknown>): string | null {
+  try {
+    return decodeURIComponent(wildcardOf(params)).replace(/\/+$/, '')
+  } catch {
+    return null
+  }
+}
+
 /** Raw and archive answers are file bytes, not JSON. */
 export const FileBytes = t.Unknown({ description: 'file bytes (streamed)' })
 

@@ -158,7 +158,7 @@ export const PullCommitsQuery = t.Object({
 export const PullDiffText = t.String({ description: 'the diff (git diff) or the patch series (git format-patch), streamed as text/plain' })
 
 const CommitUserSchema = t.Object({ name: t.String(), email: t.String(), date: t.String() }, { $id: '#/components/schemas/CommitUser' })
-const CommitMetaSchema = t.Object({ url: t.String(), sha: t.String(), created: t.Optional(t.String()) }, { $id: '#/components/schemas/CommitMeta' })
+export const CommitMetaSchema = t.Object({ url: t.String(), sha: t.String(), created: t.Optional(t.String()) }, { $id: '#/components/schemas/CommitMeta' })
 
 /** Commit (Gitea's, as `…/pulls/{index}/commits` lists them): `author` / `committer` are the accounts owning the e-mails, or null. */
 export const CommitSchema = t.Object(

@@ -7,10 +7,8 @@ import { writeTransaction } from '../../db/client'
 import { attachments, releases, repositories, type ReleaseRow } from '../../db/schema'
 import { greatestOf } from '../../db/sql'
 import { recordEvent } from '../../events/outbox'
-import { ZERO_ID } from '../../events/push-events'
-import { resolveCommitish, tagCommit, tagNameClash } from '../../git/refs'
-import { pushRefProblem } from '../../git/push-commands'
-import { moveRef } from '../../push'
+import { resolveCommitish, tagCommit } from '../../git/refs'
+import { checkTagName, createTagRef } from '../tags/service'
 import { conflict, notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { pathNumber } from '../../lib/path-number'
@@ -27,8 +25,8 @@ import { releasesToApi } from '../../convert/release'
  * the published ones and moves in the transaction that changes them, with the outbox events
  * release.published / release.updated / release.deleted.
  *
- * Git and SQLite: the tag is created first (through the one push path, moveRef: the push
- * decision, then its ref.created event recorded with the caller as pusher), then the row. A crash in between leaves a
+ * Git and SQLite: the tag is created first (../tags' createTagRef, through the one push path: the
+ * push decision, then its ref.created event recorded with the caller as pusher), then the row. A crash in between leaves a
  * tag without a release, which a retry of the same request simply uses.
  */
 
@@ -88,29 +86,14 @@ export async function getLatestRelease(deps: AppDeps, ctx: RepoContext): Promise
 
 // ---- tags -----------------------------------------------------------------------------------
 
-/** A tag name the API can serve (git's check-ref-format rules, no component starting with `-`), else 422. */
-function checkTagName(tag: string): string {
-  if (tag === '') throw unprocessable('Required', 'TagName')
-  // A lone surrogate reaches git as U+FFFD: the tag would not be the one recorded.
-  if (!tag.isWellFormed() || pushRefProblem(`refs/tags/${tag}`)) throw unprocessable(`invalid tag name [name: ${tag.toWellFormed()}]`, 'TagName')
-  return tag
-}
-
 /**
- * Makes sure `refs/tags/<tag>` exists, creating it at `target` when it does not (as a push by
- * `actor`, so its ref.created event names them). 404 for a target that names no commit, 409 for
- * a name git refuses beside the existing tags. The git steps are not tied to the request's
- * signal: a client that goes away does not stop a write half-way.
+ * Makes sure `refs/tags/<tag>` exists, creating it (lightweight) at `target` when it does not, as
+ * a push by `actor` (createTagRef). 404 for a target that names no commit, 409 for a name git
+ * refuses beside the existing tags; a tag another request made meanwhile is used.
  */
 async function ensureTag(deps: AppDeps, ctx: RepoContext, actor: UserRow, tag: string, target: string): Promise<void> {
-  const repo = { ...gitRepoOf(deps, ctx), signal: undefined }
-  if (await tagCommit(repo, tag)) return
-  const commit = await commitOfTarget(deps, ctx, target)
-  const clash = () => conflict(`tag name conflicts with an existing tag [name: ${tag}]`)
-  if (await tagNameClash(repo, tag)) throw clash()
-  // Created only where no tag is (a compare-and-swap from nothing): not made means another
-  // request made it meanwhile (then it is used), or git refused the name beside the others.
-  if (!(await moveRef(deps, ctx, actor, { ref: `refs/tags/${tag}`, old: ZERO_ID, new: commit })) && !(await tagCommit(repo, tag))) throw clash()
+  if (await tagCommit(gitRepoOf(deps, ctx), tag)) return
+  await createTagRef(deps, ctx, actor, tag, await commitOfTarget(deps, ctx, target))
 }
 
 /** The commit a release's target names (a branch, a tag or a commit id), else 404 as Gitea. */
