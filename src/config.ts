@@ -120,6 +120,15 @@ export interface Config {
   maxHooksPerRepo: number
   /** Releases (drafts included) one repository may have (WARREN_MAX_RELEASES_PER_REPO, 10000); past it: 422. */
   maxReleasesPerRepo: number
+  /**
+   * Entries of a git tree listing per page (WARREN_DEFAULT_GIT_TREES_PER_PAGE, 1000, Gitea's
+   * [api] DEFAULT_GIT_TREES_PER_PAGE), as GET /settings/api reports it to the git trees API's clients.
+   */
+  gitTreesPerPage: number
+  /** Largest blob the contents and git blob APIs answer inline, bytes (WARREN_DEFAULT_MAX_BLOB_SIZE, 10 MiB, Gitea's [api] DEFAULT_MAX_BLOB_SIZE). */
+  maxBlobSize: number
+  /** The reactions issues and comments accept (WARREN_REACTIONS, comma-separated; Gitea's [ui] REACTIONS and its default). */
+  reactions: string[]
   /** Admin created on first start when no user exists. */
   initialAdmin?: { username: string; password: string; email: string }
 }
@@ -142,6 +151,19 @@ function choiceFrom<T extends string>(value: string | undefined, choices: readon
   const found = choices.find((c) => c === value.toLowerCase())
   if (!found) throw new Error(`${name} must be one of ${choices.join(', ')}, got "${value}"`)
   return found
+}
+
+/** Gitea's default [ui] REACTIONS. */
+export const DEFAULT_REACTIONS = ['+1', '-1', 'laugh', 'hooray', 'confused', 'heart', 'rocket', 'eyes']
+
+/** A comma-separated list of reaction names (at most 64, each a short emoji name). */
+function reactionsFrom(value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '') return DEFAULT_REACTIONS
+  const names = [...new Set(value.split(',').map((n) => n.trim()).filter((n) => n !== ''))]
+  const bad = names.find((n) => !/^[a-z0-9_+-]{1,32}$/.test(n))
+  if (bad !== undefined) throw new Error(`WARREN_REACTIONS: "${bad}" is not a reaction name (a-z, 0-9, _, +, -; at most 32 characters)`)
+  if (names.length > 64) throw new Error('WARREN_REACTIONS: at most 64 reactions')
+  return names
 }
 
 /** A port number (default when unset). */
@@ -266,6 +288,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxCommitFiles: boundedFrom(env.WARREN_MAX_COMMIT_FILES, 1000, 'WARREN_MAX_COMMIT_FILES', 1, 100_000),
     maxHooksPerRepo: boundedFrom(env.WARREN_MAX_HOOKS_PER_REPO, 100, 'WARREN_MAX_HOOKS_PER_REPO', 1, 1_000_000),
     maxReleasesPerRepo: boundedFrom(env.WARREN_MAX_RELEASES_PER_REPO, 10_000, 'WARREN_MAX_RELEASES_PER_REPO', 1, 10_000_000),
+    gitTreesPerPage: boundedFrom(env.WARREN_DEFAULT_GIT_TREES_PER_PAGE, 1000, 'WARREN_DEFAULT_GIT_TREES_PER_PAGE', 1, 100_000),
+    maxBlobSize: boundedFrom(env.WARREN_DEFAULT_MAX_BLOB_SIZE, 10 * MiB, 'WARREN_DEFAULT_MAX_BLOB_SIZE', 1, 1024 * MiB),
+    reactions: reactionsFrom(env.WARREN_REACTIONS),
     ...overrides,
   }
 }

@@ -51,7 +51,7 @@ beforeAll(async () => {
   expect((await s.post('/repos/alice/pub/issues', { title: 'one' }, asOwner)).status).toBe(201)
   expect((await s.patch('/repos/alice/arch', { archived: true }, asOwner)).status).toBe(200)
   expect((await s.post('/user/repos', { name: 'nounits', auto_init: true }, asOwner)).status).toBe(201)
-  expect((await s.patch('/repos/alice/nounits', { has_issues: false, has_pull_requests: false, has_wiki: false }, asOwner)).status).toBe(200)
+  expect((await s.patch('/repos/alice/nounits', { has_issues: false, has_pull_requests: false, has_wiki: false, has_releases: false }, asOwner)).status).toBe(200)
   expect((await s.post('/orgs', { username: 'acme' }, asOwner)).status).toBe(201)
   const team = await s.post('/orgs/acme/teams', { name: 'devs', permission: 'read' }, asOwner)
   expect(team.status).toBe(201)

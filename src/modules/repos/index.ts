@@ -53,7 +53,7 @@ export const reposModule = (deps: AppDeps) =>
         const found = await searchRepositories(
           deps,
           caller.user,
-          { q: query.q, uid: query.uid, mode: query.mode, exclusive: queryBool(query.exclusive, 'exclusive') },
+          { q: query.q, uid: query.uid, mode: query.mode, exclusive: queryBool(query.exclusive, 'exclusive'), topic: queryBool(query.topic, 'topic') },
           page,
         )
         return { ok: true, data: await respond(found, async (rows) => await reposToApi(deps, caller.user, rows)) }
@@ -90,6 +90,23 @@ export const reposModule = (deps: AppDeps) =>
           allowRebase: body.allow_rebase,
           allowRebaseExplicit: body.allow_rebase_explicit,
           allowSquashMerge: body.allow_squash_merge,
+          allowFastForwardOnlyMerge: body.allow_fast_forward_only_merge,
+          allowManualMerge: body.allow_manual_merge,
+          autodetectManualMerge: body.autodetect_manual_merge,
+          allowRebaseUpdate: body.allow_rebase_update,
+          defaultMergeStyle: body.default_merge_style,
+          defaultDeleteBranchAfterMerge: body.default_delete_branch_after_merge,
+          defaultAllowMaintainerEdit: body.default_allow_maintainer_edit,
+          hasReleases: body.has_releases,
+          template: body.template,
+          mirrorInterval: body.mirror_interval,
+          externalTracker: body.external_tracker && {
+            url: body.external_tracker.external_tracker_url,
+            format: body.external_tracker.external_tracker_format,
+            style: body.external_tracker.external_tracker_style,
+            regexpPattern: body.external_tracker.external_tracker_regexp_pattern,
+          },
+          externalWikiUrl: body.external_wiki?.external_wiki_url ?? (body.external_wiki ? '' : undefined),
           internalTracker: body.internal_tracker && {
             enableTimeTracker: body.internal_tracker.enable_time_tracker,
             allowOnlyContributorsToTrackTime: body.internal_tracker.allow_only_contributors_to_track_time,
