@@ -154,6 +154,10 @@ describe('route table', () => {
         'GET /api/swagger/assets/:file',
         'GET /swagger.v1.json',
         'GET /api/v1/version',
+        'GET /api/v1/settings/api',
+        'GET /api/v1/settings/attachment',
+        'GET /api/v1/settings/repository',
+        'GET /api/v1/settings/ui',
         'POST /api/v1/markdown',
         'POST /api/v1/markdown/raw',
         'GET /:owner/:repo/info/refs',
@@ -275,7 +279,7 @@ const levelOf = (method: string) => (['POST', 'PUT', 'PATCH', 'DELETE'].includes
  * here on its own so that a route declaring another one fails.
  */
 function giteaCategories(path: string): ScopeCategory[] | 'none' {
-  if (['/api/v1/version', '/api/v1/markdown', '/api/v1/markdown/raw'].includes(path)) return 'none'
+  if (['/api/v1/version', '/api/v1/markdown', '/api/v1/markdown/raw'].includes(path) || path.startsWith('/api/v1/settings/')) return 'none'
   if (path.startsWith('/api/v1/admin/')) return ['admin']
   if (path === '/api/v1/org/:org/repos') return ['organization', 'repository']
   if (path.startsWith('/api/v1/orgs') || path.startsWith('/api/v1/teams/')) return ['organization']
