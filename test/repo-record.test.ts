@@ -36,7 +36,8 @@ async function fails(call: Promise<unknown>, status: number): Promise<any> {
 }
 
 beforeAll(async () => {
-  s = await startTestServer()
+  // Mirrors are migrated from this same server.
+  s = await startTestServer({ migrationsAllowLocalNetworks: true })
   alice = await s.user('alice')
   bob = await s.user('bob')
   asAlice = giteaApi(s.url, { token: alice.token })
@@ -192,6 +193,24 @@ describe('the Repository record', () => {
     const before = await gitOk(dir, 'ls-remote', 'origin', 'refs/heads/main')
     await fails(asAlice.repos.repoMergePullRequest('alice', 'styles', 1, { Do: 'squash' }), 405)
     expect(await gitOk(dir, 'ls-remote', 'origin', 'refs/heads/main')).toBe(before)
+  })
+})
+
+describe('a pull mirror\'s record', () => {
+  test('shows its interval, last update and source; PATCH changes the interval within the bounds', async () => {
+    await ok(asAlice.user.createCurrentUserRepo({ name: 'upstream', auto_init: true }), 201)
+    const cloneAddr = `${s.url}/alice/upstream.git`
+    const mirror = await ok(
+      asAlice.repos.repoMigrate({ clone_addr: cloneAddr, auth_username: alice.name, auth_password: alice.password, repo_name: 'mirrored', repo_owner: 'alice', mirror: true, mirror_interval: '10m' }),
+      201,
+    )
+    expect(missingGiteaFields('Repository', mirror)).toEqual([])
+    expect(mirror).toMatchObject({ mirror: true, mirror_interval: '10m0s', original_url: cloneAddr })
+    expect(mirror.mirror_updated).not.toBe('0001-01-01T00:00:00Z')
+    const longer = await ok(asAlice.repos.repoEdit('alice', 'mirrored', { mirror_interval: '1h30m' }))
+    expect(longer.mirror_interval).toBe('1h30m0s')
+    await fails(asAlice.repos.repoEdit('alice', 'mirrored', { mirror_interval: '1m' }), 422)
+    expect((await ok(asAlice.repos.repoGet('alice', 'mirrored'))).mirror_interval).toBe('1h30m0s')
   })
 })
 
