@@ -31,6 +31,8 @@ import { labelsModule } from './modules/labels'
 import { milestonesModule } from './modules/milestones'
 import { timesModule } from './modules/times'
 import { starsModule } from './modules/stars'
+import { topicsModule } from './modules/topics'
+import { settingsModule } from './modules/settings'
 import { gitHttpModule } from './modules/git-http'
 import { deployKeysModule } from './modules/deploy-keys'
 import { statusesModule } from './modules/statuses'
@@ -82,6 +84,8 @@ export function createApp(deps: AppDeps) {
     .use(keysModule(deps))
     .use(adminModule(deps))
     .use(reposModule(deps))
+    .use(topicsModule(deps))
+    .use(settingsModule(deps))
     .use(migrationsModule(deps))
     .use(forksModule(deps))
     .use(branchesModule(deps))

@@ -142,6 +142,11 @@ export interface Config {
    * names of at most 32 characters; any other reaction is refused with 403, as Gitea does.
    */
   reactions: string[]
+  /**
+   * Entries of a git tree listing per page (WARREN_DEFAULT_GIT_TREES_PER_PAGE, 1000, Gitea's
+   * [api] DEFAULT_GIT_TREES_PER_PAGE), as GET /settings/api reports it to the git trees API's clients.
+   */
+  gitTreesPerPage: number
   /** Admin created on first start when no user exists. */
   initialAdmin?: { username: string; password: string; email: string }
 }
@@ -224,6 +229,7 @@ function sshConnectionLimits(env: Record<string, string | undefined>) {
   }
 }
 
+/** WARREN_WEBHOOK_ALLOWED_HOST_LIST, checked at start (an entry that parses as nothing stops the server). */
 function hostListFrom(value: string | undefined): string {
   const text = value?.trim() || 'external'
   try {
@@ -301,8 +307,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxHooksPerRepo: boundedFrom(env.WARREN_MAX_HOOKS_PER_REPO, 100, 'WARREN_MAX_HOOKS_PER_REPO', 1, 1_000_000),
     maxContentsFileSize: boundedFrom(env.WARREN_MAX_CONTENTS_FILE_SIZE, 10 * MiB, 'WARREN_MAX_CONTENTS_FILE_SIZE', 1, 1024 * MiB),
     maxContentsListEntries: boundedFrom(env.WARREN_MAX_CONTENTS_LIST_ENTRIES, 1000, 'WARREN_MAX_CONTENTS_LIST_ENTRIES', 1, 100_000),
-    reactions: reactionsFrom(env.WARREN_REACTIONS),
     maxReleasesPerRepo: boundedFrom(env.WARREN_MAX_RELEASES_PER_REPO, 10_000, 'WARREN_MAX_RELEASES_PER_REPO', 1, 10_000_000),
+    gitTreesPerPage: boundedFrom(env.WARREN_DEFAULT_GIT_TREES_PER_PAGE, 1000, 'WARREN_DEFAULT_GIT_TREES_PER_PAGE', 1, 100_000),
+    reactions: reactionsFrom(env.WARREN_REACTIONS),
     ...overrides,
   }
 }

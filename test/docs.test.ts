@@ -266,13 +266,23 @@ describe('OpenAPI document: one operation per id, named records, enumerations, s
     expect(twice).toEqual([])
   })
 
-  test("alias paths are left out of the document and still served by the same handler", async () => {
+  test("both spellings of a path are documented, each under its own id, and served by the same handler", async () => {
     const documented = (path: string, method: string) => spec.paths[`/api/v1${path}`]?.[method]?.operationId
-    // The seed's spellings are documented; Gitea's spellings of the same operations are aliases.
-    expect(documented('/repos/{owner}/{repo}/issue/{index}/labels', 'get')).toBe('issueGetLabels')
-    expect(documented('/repos/{owner}/{repo}/issues/{index}/labels', 'get')).toBeUndefined()
+    // The seed's spellings keep the seed's ids; Gitea's spellings of the same operations have their own.
+    expect(documented('/repos/{owner}/{repo}/issues/{index}/labels', 'get')).toBe('issueGetLabels')
+    expect(documented('/repos/{owner}/{repo}/issue/{index}/labels', 'get')).toBe('issueGetLabelsSingularPath')
+    expect(documented('/repos/{owner}/{repo}/issue/{index}/labels', 'put')).toBe('issueReplaceLabels')
+    expect(documented('/repos/{owner}/{repo}/issues/{index}/labels', 'put')).toBe('issueReplaceIssueLabels')
     expect(documented('/repos/{owner}/{repo}/comments/{id}', 'patch')).toBe('issueEditComment')
-    expect(documented('/repos/{owner}/{repo}/issues/comments/{id}', 'patch')).toBeUndefined()
+    expect(documented('/repos/{owner}/{repo}/issues/comments/{id}', 'patch')).toBe('issueEditIssueComment')
+    expect(documented('/repos/{owner}/{repo}/issue/{index}/comments', 'get')).toBe('issueGetComments')
+    expect(documented('/repos/{owner}/{repo}/issues/{index}/comments', 'get')).toBe('issueListIssueComments')
+    // Every route the app serves under /api/v1 is in the document.
+    const served = (s.app as any).routes
+      .filter((r: any) => r.path.startsWith('/api/v1/') && r.hooks?.detail?.operationId)
+      .map((r: any) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
+    const inDocument = new Set(Object.entries<any>(spec.paths).flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((m) => `${m} ${path}`)))
+    expect(served.filter((route: string) => !inDocument.has(route))).toEqual([])
 
     const alice = await s.user('docalice')
     expect((await s.post('/user/repos', { name: 'aliased' }, { token: alice.token })).status).toBe(201)

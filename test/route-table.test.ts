@@ -51,7 +51,7 @@ beforeAll(async () => {
   expect((await s.post('/repos/alice/pub/issues', { title: 'one' }, asOwner)).status).toBe(201)
   expect((await s.patch('/repos/alice/arch', { archived: true }, asOwner)).status).toBe(200)
   expect((await s.post('/user/repos', { name: 'nounits', auto_init: true }, asOwner)).status).toBe(201)
-  expect((await s.patch('/repos/alice/nounits', { has_issues: false, has_pull_requests: false, has_wiki: false }, asOwner)).status).toBe(200)
+  expect((await s.patch('/repos/alice/nounits', { has_issues: false, has_pull_requests: false, has_wiki: false, has_releases: false }, asOwner)).status).toBe(200)
   expect((await s.post('/orgs', { username: 'acme' }, asOwner)).status).toBe(201)
   const team = await s.post('/orgs/acme/teams', { name: 'devs', permission: 'read' }, asOwner)
   expect(team.status).toBe(201)
@@ -154,6 +154,10 @@ describe('route table', () => {
         'GET /api/swagger/assets/:file',
         'GET /swagger.v1.json',
         'GET /api/v1/version',
+        'GET /api/v1/settings/api',
+        'GET /api/v1/settings/attachment',
+        'GET /api/v1/settings/repository',
+        'GET /api/v1/settings/ui',
         'POST /api/v1/markdown',
         'POST /api/v1/markdown/raw',
         'GET /:owner/:repo/info/refs',
@@ -275,7 +279,7 @@ const levelOf = (method: string) => (['POST', 'PUT', 'PATCH', 'DELETE'].includes
  * here on its own so that a route declaring another one fails.
  */
 function giteaCategories(path: string): ScopeCategory[] | 'none' {
-  if (['/api/v1/version', '/api/v1/markdown', '/api/v1/markdown/raw'].includes(path)) return 'none'
+  if (['/api/v1/version', '/api/v1/markdown', '/api/v1/markdown/raw'].includes(path) || path.startsWith('/api/v1/settings/')) return 'none'
   if (path.startsWith('/api/v1/admin/')) return ['admin']
   if (path === '/api/v1/org/:org/repos') return ['organization', 'repository']
   if (path.startsWith('/api/v1/orgs') || path.startsWith('/api/v1/teams/')) return ['organization']

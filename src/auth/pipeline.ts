@@ -61,7 +61,7 @@ import { loadTeam, requireTeamOwner } from './team-context'
 export type RepoLevel = 'read' | 'write' | 'admin' | 'owner'
 
 /** A repository unit a route belongs to; disabled units answer 404 (Gitea's mustEnable...). */
-export type RepoUnit = 'issues' | 'pulls' | 'wiki'
+export type RepoUnit = 'issues' | 'pulls' | 'wiki' | 'releases'
 
 export interface RepoNeed {
   /** The least access the route needs; `read` when absent. */
@@ -107,6 +107,7 @@ const UNIT_ENABLED: Record<RepoUnit, (repo: RepoContext['repo']) => boolean> = {
   issues: (repo) => repo.hasIssues,
   pulls: (repo) => repo.hasPullRequests,
   wiki: (repo) => repo.hasWiki,
+  releases: (repo) => repo.hasReleases,
 }
 
 /** Whether a request with this method and need changes the repository. */

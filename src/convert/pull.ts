@@ -8,9 +8,12 @@ import type { RepoContext } from '../auth/repo-context'
 import { issueRelations } from './issue-relations'
 import { usersByIds } from './people'
 import { isoTimeOrNull } from '../lib/time'
-import { repoRecord, type ApiRepo } from './repo'
+import { mirrorsOf, repoRecord, type ApiRepo } from './repo'
+import { gitOfRow } from '../auth/repo-context'
+import { isObjectId, runGit } from '../git/run'
 import { issueHtmlUrl, toApiIssue, type IssueRelations, type RepoRef } from './issue'
 import { userConverter, type ApiUser } from './user'
+import type { toApiTeam } from './team'
 
 /** A branch end of a pull request: its repository's record (with the viewer's permissions in it, as Gitea), or null when that repository is gone. */
 export interface PullEnd {
@@ -24,6 +27,52 @@ export interface PullRelations extends IssueRelations {
   head: PullEnd
   /** Undefined when the merger's account was deleted (the Ghost), null when not merged. */
   mergedBy: UserRow | undefined | null
+  /** The changes from the merge base to the head (all 0 when git could not tell). */
+  diff?: DiffStat
+}
+
+/** Files changed, lines added and removed between a pull request's merge base and its head. */
+export interface DiffStat {
+  files: number
+  additions: number
+  deletions: number
+}
+const NO_DIFF: DiffStat = { files: 0, additions: 0, deletions: 0 }
+
+/** Gitea's default work-in-progress prefixes: a pull request whose title starts with one (any case) is a draft. */
+const WIP_PREFIXES = ['WIP:', '[WIP]']
+export const isDraftTitle = (title: string): boolean => WIP_PREFIXES.some((p) => title.toUpperCase().startsWith(p))
+
+/** ` 4 files changed, 2 insertions(+), 1 deletion(-)` → numbers (absent parts are 0). */
+function parseShortStat(line: string): DiffStat {
+  const n = (re: RegExp) => Number(re.exec(line)?.[1] ?? 0)
+  return { files: n(/(\d+) files? changed/), additions: n(/(\d+) insertions?\(\+\)/), deletions: n(/(\d+) deletions?\(-\)/) }
+}
+
+/**
+ * The diff stats of pull requests of one base repository, as Gitea computes them (merge base to
+ * head, renames found), in one git process: `diff-tree --stdin` reads "head base" per line and
+ * answers, per line, the head's id and then its short stat when anything changed. Pull requests
+ * without both commits, or a git failure, count 0.
+ */
+async function diffStats(deps: AppDeps, base: RepoRow, pulls: PullRow[]): Promise<Map<number, DiffStat>> {
+  const stats = new Map<number, DiffStat>()
+  const asked = pulls.filter((p) => isObjectId(p.headSha) && isObjectId(p.mergeBase))
+  if (asked.length === 0) return stats
+  const r = await runGit(['diff-tree', '--stdin', '-r', '-M', '--always', '--shortstat'], {
+    ...gitOfRow(deps, base),
+    input: asked.map((p) => `${p.headSha} ${p.mergeBase}\n`).join(''),
+  }).catch(() => null)
+  if (!r || r.code !== 0) return stats
+  const lines = r.stdout.toString('utf8').split('\n')
+  let at = 0
+  for (const pull of asked) {
+    if (lines[at]?.trim() !== pull.headSha) break
+    at++
+    const stat = lines[at]?.startsWith(' ') ? parseShortStat(lines[at++]!) : NO_DIFF
+    stats.set(pull.id, stat)
+  }
+  return stats
 }
 
 /** PRBranchInfo: Gitea's `label` is the bare branch name. */
@@ -68,6 +117,16 @@ export function toApiPull(
     base: branchInfo(pull.baseBranch, pull.baseSha, rel.base),
     head: branchInfo(pull.headBranch, pull.headSha, rel.head),
     merge_base: pull.mergeBase,
+    draft: isDraftTitle(issue.title),
+    additions: (rel.diff ?? NO_DIFF).additions,
+    deletions: (rel.diff ?? NO_DIFF).deletions,
+    changed_files: (rel.diff ?? NO_DIFF).files,
+    // Warren has no reviews, no pinning, and no pushes by the base's maintainers to a fork's branch.
+    allow_maintainer_edit: pull.allowMaintainerEdit,
+    pin_order: 0,
+    review_comments: 0,
+    requested_reviewers: [] as ApiUser[],
+    requested_reviewers_teams: [] as ReturnType<typeof toApiTeam>[],
     due_date: i.due_date,
     created_at: i.created_at,
     updated_at: i.updated_at,
@@ -98,14 +157,16 @@ export async function pullsToApi(deps: AppDeps, base: RepoRow, baseOwner: UserRo
   const people = await usersByIds(deps, [...[...heads.values()].map((r) => r.ownerId), ...items.filter((i) => i.pull.hasMerged).map((i) => i.pull.mergedById)])
   const modes = await accessLevels(deps.db, viewer, [base, ...heads.values()], [baseOwner, ...people.values()])
   const userToApi = userConverter(deps.config, viewer)
-  const baseRecord = repoRecord(deps.config, base, baseOwner.name, userToApi(baseOwner), modes.get(base.id) ?? 0)
+  const diffs = await diffStats(deps, base, items.map((i) => i.pull))
+  const mirrorRows = await mirrorsOf(deps, [base, ...heads.values()])
+  const baseRecord = repoRecord(deps.config, base, baseOwner.name, userToApi(baseOwner), modes.get(base.id) ?? 0, null, mirrorRows.get(base.id))
   const records = new Map<number, ApiRepo | null>([[base.id, baseRecord]])
   const endOf = (repoId: number): PullEnd => {
     let record = records.get(repoId)
     if (record === undefined) {
       const repo = heads.get(repoId)
       const owner = repo && people.get(repo.ownerId)
-      record = repo && owner ? repoRecord(deps.config, repo, owner.name, userToApi(owner), modes.get(repo.id) ?? 0, repo.isFork && repo.forkId === base.id ? { ...baseRecord, parent: null } : null) : null
+      record = repo && owner ? repoRecord(deps.config, repo, owner.name, userToApi(owner), modes.get(repo.id) ?? 0, repo.isFork && repo.forkId === base.id ? { ...baseRecord, parent: null } : null, mirrorRows.get(repo.id)) : null
       records.set(repoId, record)
     }
     return { repoId, repo: record }
@@ -116,7 +177,7 @@ export async function pullsToApi(deps: AppDeps, base: RepoRow, baseOwner: UserRo
       base,
       pull,
       issue,
-      { ...rel.get(issue.id)!, base: endOf(pull.baseRepoId), head: endOf(pull.headRepoId), mergedBy: pull.hasMerged ? people.get(pull.mergedById) : null },
+      { ...rel.get(issue.id)!, base: endOf(pull.baseRepoId), head: endOf(pull.headRepoId), mergedBy: pull.hasMerged ? people.get(pull.mergedById) : null, diff: diffs.get(pull.id) },
       viewer,
       userToApi,
     ),

@@ -1,12 +1,12 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { Config } from '../config'
-import { repositories, type RepoRow } from '../db/schema'
+import { mirrors, repositories, type RepoRow } from '../db/schema'
 import type { UserRow } from '../auth/caller'
 import { AccessMode, accessLevels, permissionOf } from '../auth/access'
 import { usersByIds } from './people'
 import { resultCacheOf } from './repo-page-cache'
-import { isoTime } from '../lib/time'
+import { isoTime, ZERO_TIME } from '../lib/time'
 import { apiUrl, webUrl } from '../lib/urls'
 import { toApiUser, userConverter, type ApiUser } from './user'
 
@@ -52,13 +52,74 @@ export interface ApiRepo {
   allow_rebase: boolean
   allow_rebase_explicit: boolean
   allow_squash_merge: boolean
+  allow_fast_forward_only_merge: boolean
+  allow_rebase_update: boolean
+  default_merge_style: string
+  default_delete_branch_after_merge: boolean
+  default_allow_maintainer_edit: boolean
   avatar_url: string
+  internal: boolean
+  template: boolean
+  url: string
+  link: string
+  language: string
+  languages_url: string
+  original_url: string
+  mirror_interval: string
+  mirror_updated: string
+  archived_at: string
+  has_releases: boolean
+  has_packages: boolean
+  has_projects: boolean
+  has_actions: boolean
+  projects_mode: string
+  /** Null when the built-in issues are off (none, or an external tracker). */
   internal_tracker: {
     enable_time_tracker: boolean
     allow_only_contributors_to_track_time: boolean
     enable_issue_dependencies: boolean
-  }
+  } | null
+  external_tracker: {
+    external_tracker_url: string
+    external_tracker_format: string
+    external_tracker_style: string
+    external_tracker_regexp_pattern: string
+  } | null
+  external_wiki: { external_wiki_url: string } | null
+  topics: string[]
+  licenses: string[]
+  object_format_name: string
+  /** A pending transfer: Warren transfers at once, so there is never one. */
+  repo_transfer: null
 }
+
+/** What a pull mirror's record shows: its interval (seconds) and its last update (unix). */
+export interface MirrorInfo {
+  interval: number
+  updatedUnix: number
+}
+
+/** Seconds as Go prints a time.Duration (`8h0m0s`, `10m0s`, `0s`), as Gitea prints mirror intervals. */
+export function goDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600)
+  const m = Math.floor((seconds % 3600) / 60)
+  const s = seconds % 60
+  return h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`
+}
+
+/** The mirror rows of those of `rows` that are pull mirrors, by repository id (one query). */
+export async function mirrorsOf(deps: AppDeps, rows: RepoRow[]): Promise<Map<number, MirrorInfo>> {
+  const ids = rows.filter((r) => r.isMirror).map((r) => r.id)
+  if (ids.length === 0) return new Map()
+  const found = await deps.db.select({ repoId: mirrors.repoId, interval: mirrors.interval, updatedUnix: mirrors.updatedUnix }).from(mirrors).where(inArray(mirrors.repoId, ids))
+  return new Map(found.map((m) => [m.repoId, m]))
+}
+
+/** The path part of the base URL (Gitea's AppSubURL), without its trailing slash. */
+const subUrl = (config: Config) => new URL(config.baseUrl).pathname.replace(/\/$/, '')
+
+/** The stored topics of a repository row. */
+export const topicsOf = (repo: RepoRow): string[] => JSON.parse(repo.topics) as string[]
 
 /**
  * The Repository record. `mode` is the viewer's access (accessLevels) and fills `permissions`;
@@ -71,8 +132,9 @@ export function toApiRepo(
   viewer: UserRow | null,
   mode: number | null,
   parent: ApiRepo['parent'] = null,
+  mirror?: MirrorInfo,
 ): ApiRepo {
-  return repoRecord(config, repo, owner.name, toApiUser(config, owner, viewer), mode, parent)
+  return repoRecord(config, repo, owner.name, toApiUser(config, owner, viewer), mode, parent, mirror)
 }
 
 /**
@@ -86,8 +148,11 @@ export function repoRecord(
   ownerRecord: ApiUser,
   mode: number | null,
   parent: ApiRepo['parent'] = null,
+  mirror?: MirrorInfo,
 ): ApiRepo {
   const path = `${ownerName}/${repo.name}`
+  // As Gitea: with pull requests off, none of their settings shows (all false, style `merge`).
+  const pulls = repo.hasPullRequests
   return {
     id: repo.id,
     owner: ownerRecord,
@@ -115,20 +180,61 @@ export function repoRecord(
     created_at: isoTime(repo.createdUnix),
     updated_at: isoTime(repo.updatedUnix),
     permissions: permissionOf(mode ?? 0),
-    has_issues: repo.hasIssues,
-    has_wiki: repo.hasWiki,
-    has_pull_requests: repo.hasPullRequests,
-    ignore_whitespace_conflicts: repo.ignoreWhitespaceConflicts,
-    allow_merge_commits: repo.allowMergeCommits,
-    allow_rebase: repo.allowRebase,
-    allow_rebase_explicit: repo.allowRebaseExplicit,
-    allow_squash_merge: repo.allowSquashMerge,
+    has_issues: repo.hasIssues || repo.externalTrackerUrl !== '',
+    has_wiki: repo.hasWiki || repo.externalWikiUrl !== '',
+    has_pull_requests: pulls,
+    ignore_whitespace_conflicts: pulls && repo.ignoreWhitespaceConflicts,
+    allow_merge_commits: pulls && repo.allowMergeCommits,
+    allow_rebase: pulls && repo.allowRebase,
+    allow_rebase_explicit: pulls && repo.allowRebaseExplicit,
+    allow_squash_merge: pulls && repo.allowSquashMerge,
+    allow_fast_forward_only_merge: pulls && repo.allowFastForwardOnlyMerge,
+    allow_rebase_update: pulls && repo.allowRebaseUpdate,
+    default_merge_style: pulls ? repo.defaultMergeStyle : 'merge',
+    default_delete_branch_after_merge: pulls && repo.defaultDeleteBranchAfterMerge,
+    default_allow_maintainer_edit: pulls && repo.defaultAllowMaintainerEdit,
     avatar_url: '',
-    internal_tracker: {
-      enable_time_tracker: repo.enableTimeTracker,
-      allow_only_contributors_to_track_time: repo.allowOnlyContributorsToTrackTime,
-      enable_issue_dependencies: false,
-    },
+    // Gitea's internal repositories: public ones of an owner only members may see.
+    internal: !repo.isPrivate && ownerRecord.visibility === 'private',
+    template: repo.isTemplate,
+    url: apiUrl(config, `repos/${path}`),
+    link: `${subUrl(config)}/${path}`,
+    // No language statistics are kept: Gitea's value for a repository without them.
+    language: '',
+    languages_url: apiUrl(config, `repos/${path}/languages`),
+    original_url: repo.originalUrl,
+    mirror_interval: repo.isMirror && mirror ? goDuration(mirror.interval) : '',
+    mirror_updated: repo.isMirror && mirror && mirror.updatedUnix > 0 ? isoTime(mirror.updatedUnix) : ZERO_TIME,
+    archived_at: isoTime(repo.archivedUnix),
+    has_releases: repo.hasReleases,
+    // Units Warren does not serve (as a Gitea that disables them site-wide): never on.
+    has_packages: false,
+    has_projects: false,
+    has_actions: false,
+    projects_mode: 'all',
+    internal_tracker: repo.hasIssues
+      ? {
+          enable_time_tracker: repo.enableTimeTracker,
+          allow_only_contributors_to_track_time: repo.allowOnlyContributorsToTrackTime,
+          // Warren keeps no dependencies between issues.
+          enable_issue_dependencies: false,
+        }
+      : null,
+    external_tracker:
+      repo.externalTrackerUrl === ''
+        ? null
+        : {
+            external_tracker_url: repo.externalTrackerUrl,
+            external_tracker_format: repo.externalTrackerFormat,
+            external_tracker_style: repo.externalTrackerStyle,
+            external_tracker_regexp_pattern: repo.externalTrackerRegexpPattern,
+          },
+    external_wiki: repo.externalWikiUrl === '' ? null : { external_wiki_url: repo.externalWikiUrl },
+    topics: topicsOf(repo),
+    // No license detection is made: the list of licenses found is empty.
+    licenses: [],
+    object_format_name: repo.objectFormat,
+    repo_transfer: null,
   }
 }
 
@@ -151,11 +257,12 @@ async function makeRepoRecords(deps: AppDeps, viewer: UserRow | null, rows: Repo
   const all = [...rows, ...parents]
   const owners = await usersByIds(deps, [...new Set(all.map((r) => r.ownerId))])
   const modes = await accessLevels(deps.db, viewer, all, [...owners.values()])
+  const mirrorRows = await mirrorsOf(deps, all)
   // One User record per owner, shared by that owner's repositories.
   const ownerRecord = userConverter(deps.config, viewer)
   const record = (r: RepoRow, parent: ApiRepo['parent']) => {
     const owner = owners.get(r.ownerId)!
-    return repoRecord(deps.config, r, owner.name, ownerRecord(owner), permissions ? (modes.get(r.id) ?? 0) : null, parent)
+    return repoRecord(deps.config, r, owner.name, ownerRecord(owner), permissions ? (modes.get(r.id) ?? 0) : null, parent, mirrorRows.get(r.id))
   }
   const parentRecords = new Map<number, ApiRepo['parent']>()
   for (const p of parents) if ((modes.get(p.id) ?? 0) >= AccessMode.Read) parentRecords.set(p.id, record(p, null) as ApiRepo['parent'])
@@ -168,7 +275,7 @@ async function makeRepoRecords(deps: AppDeps, viewer: UserRow | null, rows: Repo
  * permissions (all false), as Gitea's payloads show records to nobody in particular.
  */
 export async function payloadRepoToApi(deps: AppDeps, repo: RepoRow, owner: UserRow): Promise<ApiRepo> {
-  if (!repo.isFork || !repo.forkId) return toApiRepo(deps.config, repo, owner, null, null)
+  if ((!repo.isFork || !repo.forkId) && !repo.isMirror) return toApiRepo(deps.config, repo, owner, null, null)
   return (await makeRepoRecords(deps, null, [repo], false))[0]!
 }
 
@@ -177,7 +284,7 @@ export async function payloadRepoToApi(deps: AppDeps, repo: RepoRow, owner: User
  * RepoContext); a fork's parent is looked up as reposToApi does.
  */
 export async function repoToApi(deps: AppDeps, repo: RepoRow, owner: UserRow, viewer: UserRow | null, mode: AccessMode): Promise<ApiRepo> {
-  if (!repo.isFork || !repo.forkId) return toApiRepo(deps.config, repo, owner, viewer, mode)
+  if ((!repo.isFork || !repo.forkId) && !repo.isMirror) return toApiRepo(deps.config, repo, owner, viewer, mode)
   return (await reposToApi(deps, viewer, [repo]))[0]!
 }
 

@@ -33,10 +33,6 @@ export type RouteInfo = { method: string; path: string; hooks?: { body?: unknown
  * - the lenient body parser below is a function, so the plugin cannot tell a route's media type
  *   and leaves `requestBody.content` empty: it is filled from the route's own TypeBox schema
  *   (JSON for objects, `text/plain` for strings);
- * - one operation id, one operation: when several paths are served under one operation id (the
- *   seed's quirks beside Gitea's paths), only the one registered last is documented
- *   and the others stay served. Modules register Gitea's path first, then the seed's spelling,
- *   so the document keeps the seed's (the API users asked for, whose ids we use);
  * - named records (`$id: '#/components/schemas/<Name>'` on a model's schema) become
  *   `components.schemas.<Name>`, referenced by `$ref` wherever they appear;
  * - enumerated fields (`literals()`: unions of string constants) read as `enum` lists.
@@ -47,15 +43,8 @@ function completeDocument(doc: any, routes: RouteInfo[]): void {
   const bodies = new Map<string, unknown>()
   for (const route of routes)
     if (route.hooks?.body) bodies.set(`${route.method.toLowerCase()} ${route.path.replace(/:(\w+)/g, '{$1}')}`, route.hooks.body)
-  const documented = new Map<string, unknown>()
-  for (const operations of Object.values<any>(doc?.paths ?? {}))
-    for (const op of Object.values<any>(operations)) if (typeof op?.operationId === 'string') documented.set(op.operationId, op)
   for (const [path, operations] of Object.entries<any>(doc?.paths ?? {})) {
     for (const [method, op] of Object.entries<any>(operations)) {
-      if (typeof op?.operationId === 'string' && documented.get(op.operationId) !== op) {
-        delete operations[method]
-        continue
-      }
       const type = op?.['x-content-type']
       if (typeof type === 'string') {
         for (const response of Object.values<any>(op.responses ?? {}))
@@ -68,7 +57,6 @@ function completeDocument(doc: any, routes: RouteInfo[]): void {
         op.requestBody.content = { [schema.type === 'string' ? 'text/plain' : 'application/json']: { schema } }
       }
     }
-    if (Object.keys(operations).length === 0) delete doc.paths[path]
   }
   doc.components ??= {}
   const schemas: Record<string, any> = (doc.components.schemas ??= {})

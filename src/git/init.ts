@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { DEFAULT_GIT_LIMITS, git, type GitLimits } from './run'
+import { DEFAULT_GIT_LIMITS, git, runGit, type GitLimits, type GitRepo } from './run'
 
 /** Creates an empty bare repository whose HEAD points at `defaultBranch` (a checked name). */
 export async function initBareRepository(path: string, defaultBranch: string, limits: GitLimits = DEFAULT_GIT_LIMITS): Promise<void> {
@@ -42,4 +42,10 @@ export async function cloneBareRepository(source: string, path: string, limits: 
 /** Removes a repository folder (and its owner folder stays). */
 export function removeRepositoryFolder(path: string): void {
   rmSync(path, { recursive: true, force: true })
+}
+
+/** The repository's object format: `extensions.objectformat` of its config, `sha1` when unset. */
+export async function objectFormatOf(repo: GitRepo): Promise<'sha1' | 'sha256'> {
+  const r = await runGit(['config', '--get', 'extensions.objectformat'], { gitDir: repo.gitDir, limits: repo.limits })
+  return r.stdout.toString('utf8').trim().toLowerCase() === 'sha256' ? 'sha256' : 'sha1'
 }

@@ -4,8 +4,9 @@ import { t } from 'elysia'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
 
-const DEFAULT_PAGE_SIZE = 30
-const MAX_PAGE_SIZE = 50
+/** A list's page size when none is asked for, and the largest one served (Gitea's [api] DEFAULT_PAGING_NUM and MAX_RESPONSE_ITEMS). */
+export const DEFAULT_PAGE_SIZE = 30
+export const MAX_PAGE_SIZE = 50
 
 /** The `page` and `limit` query parameters every list takes (merge into a route's query schema). */
 export const pageQueryFields = {

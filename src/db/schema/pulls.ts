@@ -38,6 +38,8 @@ export const pullRequests = sqliteTable(
     checkedSeq: integer('checked_seq').notNull().default(0),
     /** Who moved a branch last queued it (the actor of `pull.synchronized`); 0 unknown. */
     checkActorId: integer('check_actor_id').notNull().default(0),
+    /** The poster lets those who may merge into the base push to the head branch (Gitea's maintainer edits). */
+    allowMaintainerEdit: integer('allow_maintainer_edit', { mode: 'boolean' }).notNull().default(false),
     hasMerged: integer('has_merged', { mode: 'boolean' }).notNull().default(false),
     mergedUnix: integer('merged_unix').notNull().default(0),
     /** Not a foreign key: the record outlives its merger (shown then as the Ghost user). */

@@ -46,6 +46,33 @@ export const repositories = sqliteTable(
     allowRebase: integer('allow_rebase', { mode: 'boolean' }).notNull().default(true),
     allowRebaseExplicit: integer('allow_rebase_explicit', { mode: 'boolean' }).notNull().default(true),
     allowSquashMerge: integer('allow_squash_merge', { mode: 'boolean' }).notNull().default(true),
+    allowFastForwardOnlyMerge: integer('allow_fast_forward_only_merge', { mode: 'boolean' }).notNull().default(true),
+    /** Marking a pull request merged by hand (Gitea's manually-merged style), and detecting it on push. */
+    allowManualMerge: integer('allow_manual_merge', { mode: 'boolean' }).notNull().default(false),
+    autodetectManualMerge: integer('autodetect_manual_merge', { mode: 'boolean' }).notNull().default(false),
+    /** Updating a pull request's head by rebase (beside the merge of the base into it). */
+    allowRebaseUpdate: integer('allow_rebase_update', { mode: 'boolean' }).notNull().default(true),
+    /** The style a client offers first: one of the merge styles. */
+    defaultMergeStyle: text('default_merge_style').notNull().default('merge'),
+    defaultDeleteBranchAfterMerge: integer('default_delete_branch_after_merge', { mode: 'boolean' }).notNull().default(false),
+    defaultAllowMaintainerEdit: integer('default_allow_maintainer_edit', { mode: 'boolean' }).notNull().default(false),
+    hasReleases: integer('has_releases', { mode: 'boolean' }).notNull().default(true),
+    /** An external issue tracker (Gitea's external tracker unit): in use when the URL is set; the built-in issues are off then. */
+    externalTrackerUrl: text('external_tracker_url').notNull().default(''),
+    externalTrackerFormat: text('external_tracker_format').notNull().default(''),
+    externalTrackerStyle: text('external_tracker_style').notNull().default(''),
+    externalTrackerRegexpPattern: text('external_tracker_regexp_pattern').notNull().default(''),
+    /** An external wiki (Gitea's external wiki unit): in use when set. */
+    externalWikiUrl: text('external_wiki_url').notNull().default(''),
+    isTemplate: integer('is_template', { mode: 'boolean' }).notNull().default(false),
+    /** When it was last archived (0: not archived), as Gitea's archived_unix. */
+    archivedUnix: integer('archived_unix').notNull().default(0),
+    /** Where a migrated repository was cloned from, without credentials ('' otherwise). */
+    originalUrl: text('original_url').notNull().default(''),
+    /** The git object format (`extensions.objectformat` of the git config, read when the repository is made). */
+    objectFormat: text('object_format').notNull().default('sha1'),
+    /** Its topics, sorted, as the record shows them (repo_topics holds the same, for search). */
+    topics: text('topics').notNull().default('[]'),
     /** 'ready', or 'creating' while the git folder is being made (see the startup check). */
     status: text('status').notNull().default('ready'),
     createdUnix: integer('created_unix').notNull(),
@@ -129,4 +156,32 @@ export const repoRedirects = sqliteTable(
       .references(() => repositories.id, { onDelete: 'cascade' }),
   },
   (t) => [uniqueIndex('repo_redirects_name_uq').on(t.ownerId, t.lowerName), index('repo_redirects_repo_idx').on(t.repoId)],
+)
+
+/** Topics (Gitea's `topic`): a name and how many repositories carry it. */
+export const topics = sqliteTable(
+  'topics',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    repoCount: integer('repo_count').notNull().default(0),
+    createdUnix: integer('created_unix').notNull(),
+    updatedUnix: integer('updated_unix').notNull(),
+  },
+  (t) => [uniqueIndex('topics_name_uq').on(t.name)],
+)
+export type TopicRow = typeof topics.$inferSelect
+
+/** Which repository carries which topic (Gitea's `repo_topic`); goes with either side. */
+export const repoTopics = sqliteTable(
+  'repo_topics',
+  {
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => repositories.id, { onDelete: 'cascade' }),
+    topicId: integer('topic_id')
+      .notNull()
+      .references(() => topics.id, { onDelete: 'cascade' }),
+  },
+  (t) => [uniqueIndex('repo_topics_pair_uq').on(t.repoId, t.topicId), index('repo_topics_topic_idx').on(t.topicId)],
 )

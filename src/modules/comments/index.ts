@@ -50,8 +50,13 @@ export const commentsModule = (deps: AppDeps) => {
       },
     )
 
-  // An issue's comments, under Gitea's path and the seed's (`issue`, singular).
-  for (const path of ['/repos/:owner/:repo/issues/:index/comments', '/repos/:owner/:repo/issue/:index/comments'])
+  // An issue's comments, under Gitea's path and the seed's (`issue`, singular), each with its own
+  // operation id (the seed's keeps the seed's) so that the document lists both.
+  const lists = [
+    ['/repos/:owner/:repo/issues/:index/comments', 'issueListIssueComments'],
+    ['/repos/:owner/:repo/issue/:index/comments', 'issueGetComments'],
+  ] as const
+  for (const [path, operationId] of lists)
     app.get(
       path,
       async ({ params, query, repo, page, respond }) => {
@@ -66,15 +71,16 @@ export const commentsModule = (deps: AppDeps) => {
         params: IssueParams,
         query: SinceQuery,
         response: { 200: CommentList },
-        detail: { operationId: 'issueGetComments', summary: "List an issue's comments, oldest first" },
+        detail: { operationId, summary: "List an issue's comments, oldest first" },
       },
     )
 
   // Edit and delete: Gitea's path, the seed's (`/comments/{id}`) and the older long one under the issue.
+  // Operation ids: the seed's on its path, Gitea's own paths named apart.
   const paths = [
-    ['/repos/:owner/:repo/issues/comments/:id', ''],
-    ['/repos/:owner/:repo/comments/:id', ''],
-    ['/repos/:owner/:repo/issues/:index/comments/:id', 'Deprecated'],
+    ['/repos/:owner/:repo/issues/comments/:id', 'IssueComment'],
+    ['/repos/:owner/:repo/comments/:id', 'Comment'],
+    ['/repos/:owner/:repo/issues/:index/comments/:id', 'CommentDeprecated'],
   ] as const
   for (const [path, suffix] of paths) {
     const params = path.includes(':index') ? IssueIdParams : IdParams
@@ -94,7 +100,7 @@ export const commentsModule = (deps: AppDeps) => {
           params,
           body: CommentOption,
           response: { 200: CommentSchema, 204: t.Void() },
-          detail: { operationId: `issueEditComment${suffix}`, summary: 'Edit a comment (author or repository admin)' },
+          detail: { operationId: `issueEdit${suffix}`, summary: 'Edit a comment (author or repository admin)' },
         },
       )
       .delete(
@@ -104,7 +110,7 @@ export const commentsModule = (deps: AppDeps) => {
           await deleteComment(deps, repo, pathNumber(p.id), optionalNumber(p.index), user)
           return status(204, undefined)
         },
-        { scope: 'issue', repo: readIssues, signed: true, params, response: { 204: t.Void() }, detail: { operationId: `issueDeleteComment${suffix}`, summary: 'Delete a comment (author or repository admin)' } },
+        { scope: 'issue', repo: readIssues, signed: true, params, response: { 204: t.Void() }, detail: { operationId: `issueDelete${suffix}`, summary: 'Delete a comment (author or repository admin)' } },
       )
   }
   return app

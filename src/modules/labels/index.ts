@@ -158,8 +158,14 @@ export const labelsModule = (deps: AppDeps) => {
     }
   const writeIssues = { level: 'write', unit: 'issues' } as const
 
-  // An issue's labels, under Gitea's path (`issues`) and the seed's (`issue`), from the same handlers.
-  for (const base of ['/repos/:owner/:repo/issues/:index/labels', '/repos/:owner/:repo/issue/:index/labels']) {
+  // An issue's labels, under Gitea's path (`issues`) and the seed's (`issue`), from the same
+  // handlers, with their own operation ids: the seed's on the paths the seed lists (its GET is
+  // under `issues`, its changes under `issue`), the other spelling's named apart.
+  const spellings = [
+    { base: '/repos/:owner/:repo/issues/:index/labels', ids: { get: 'issueGetLabels', replace: 'issueReplaceIssueLabels', add: 'issueAddIssueLabels', clear: 'issueClearIssueLabels', remove: 'issueRemoveIssueLabel' } },
+    { base: '/repos/:owner/:repo/issue/:index/labels', ids: { get: 'issueGetLabelsSingularPath', replace: 'issueReplaceLabels', add: 'issueAddLabel', clear: 'issueClearLabels', remove: 'issueRemoveLabel' } },
+  ] as const
+  for (const { base, ids } of spellings) {
     app
       .get(
         base,
@@ -167,7 +173,7 @@ export const labelsModule = (deps: AppDeps) => {
           const issue = await findIssue(deps, repo.repo.id, pathNumber(params.index))
           return (await labelsOfIssue(deps, issue.id)).map((l) => toApiLabel(deps.config, repo.repo, l))
         },
-        { scope: 'issue', repo: { unit: 'issues' }, params: IssueParams, response: { 200: LabelList }, detail: { operationId: 'issueGetLabels', summary: "Get an issue's labels" } },
+        { scope: 'issue', repo: { unit: 'issues' }, params: IssueParams, response: { 200: LabelList }, detail: { operationId: ids.get, summary: "Get an issue's labels" } },
       )
       .put(base, changeLabels('replace'), {
         scope: 'issue',
@@ -175,7 +181,7 @@ export const labelsModule = (deps: AppDeps) => {
         params: IssueParams,
         body: IssueLabelsOption,
         response: { 200: LabelList },
-        detail: { operationId: 'issueReplaceLabels', summary: "Replace an issue's labels" },
+        detail: { operationId: ids.replace, summary: "Replace an issue's labels" },
       })
       .post(base, changeLabels('add'), {
         scope: 'issue',
@@ -183,7 +189,7 @@ export const labelsModule = (deps: AppDeps) => {
         params: IssueParams,
         body: IssueLabelsOption,
         response: { 200: LabelList },
-        detail: { operationId: 'issueAddLabel', summary: 'Add labels to an issue' },
+        detail: { operationId: ids.add, summary: 'Add labels to an issue' },
       })
       .delete(
         base,
@@ -191,7 +197,7 @@ export const labelsModule = (deps: AppDeps) => {
           await changeIssueLabels(deps, repo, pathNumber(params.index), 'clear', [])
           return status(204, undefined)
         },
-        { scope: 'issue', repo: writeIssues, params: IssueParams, response: { 204: t.Void() }, detail: { operationId: 'issueClearLabels', summary: 'Remove all labels from an issue' } },
+        { scope: 'issue', repo: writeIssues, params: IssueParams, response: { 204: t.Void() }, detail: { operationId: ids.clear, summary: 'Remove all labels from an issue' } },
       )
       .delete(
         `${base}/:id`,
@@ -199,7 +205,7 @@ export const labelsModule = (deps: AppDeps) => {
           await changeIssueLabels(deps, repo, pathNumber(params.index), 'remove', [pathNumber(params.id)])
           return status(204, undefined)
         },
-        { scope: 'issue', repo: writeIssues, params: IssueIdParams, response: { 204: t.Void() }, detail: { operationId: 'issueRemoveLabel', summary: 'Remove a label from an issue' } },
+        { scope: 'issue', repo: writeIssues, params: IssueIdParams, response: { 204: t.Void() }, detail: { operationId: ids.remove, summary: 'Remove a label from an issue' } },
       )
   }
   return app

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
-import { toApiRepo } from '../../convert/repo'
+import { repoToApi } from '../../convert/repo'
 import { RepoParams, RepositorySchema } from '../repos/model'
 import { MigrateRepoForm } from './model'
 import { migrateRepository } from './service'
@@ -26,7 +26,7 @@ export const migrationsModule = (deps: AppDeps) =>
           description: body.description,
           mirrorInterval: body.mirror_interval,
         })
-        return status(201, toApiRepo(deps.config, repo, owner, user, mode))
+        return status(201, await repoToApi(deps, repo, owner, user, mode))
       },
       {
         scope: 'repository',

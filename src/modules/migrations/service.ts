@@ -155,7 +155,7 @@ export async function migrateRepository(deps: AppDeps, caller: UserRow, input: M
     // start-up reconcile).
     populate: async (repo) => {
       await fetchMirror(repo, source.address, remote)
-      return { isMirror: !!input.mirror }
+      return { isMirror: !!input.mirror, originalUrl: source.address }
     },
     onReady: async (row) => {
       if (!input.mirror) return

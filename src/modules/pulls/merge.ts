@@ -16,7 +16,6 @@ import { findPull, recordMerged, pullById } from './service'
 import { syncPullHeadRef } from './mergeability'
 import { gitOfRow } from '../../auth/repo-context'
 import type { MergeStyle } from './model'
-import { repoPullSetting } from './settings'
 
 /**
  * Merging a pull request with git plumbing only, never a work tree:
@@ -34,12 +33,14 @@ import { repoPullSetting } from './settings'
  * processes serve on PostgreSQL, in the one running the repairs once the merge's claim is gone.
  */
 
-const MERGE_ALLOWED: Record<MergeStyle, (repo: RepoRow) => boolean> = {
-  merge: (r) => r.allowMergeCommits,
-  rebase: (r) => r.allowRebase,
-  'rebase-merge': (r) => r.allowRebaseExplicit,
-  squash: (r) => r.allowSquashMerge,
-  'fast-forward-only': (r) => repoPullSetting(r, 'allowFastForwardOnlyMerge'),
+/** Whether the repository's settings allow a style (Gitea's IsMergeStyleAllowed; none with pull requests off). */
+const MERGE_ALLOWED: Record<MergeStyle | 'fast-forward-only' | 'manually-merged', (repo: RepoRow) => boolean> = {
+  merge: (r) => r.hasPullRequests && r.allowMergeCommits,
+  rebase: (r) => r.hasPullRequests && r.allowRebase,
+  'rebase-merge': (r) => r.hasPullRequests && r.allowRebaseExplicit,
+  squash: (r) => r.hasPullRequests && r.allowSquashMerge,
+  'fast-forward-only': (r) => r.hasPullRequests && r.allowFastForwardOnlyMerge,
+  'manually-merged': (r) => r.hasPullRequests && r.allowManualMerge,
 }
 
 const notAllowed = (message: string) => new ApiError(405, message)

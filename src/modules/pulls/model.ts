@@ -4,6 +4,7 @@ import { pageQueryFields } from '../../lib/pagination'
 import { literals, recordLiterals } from '../../lib/literals'
 import { Int, PlainUserSchema, RepositorySchema } from '../repos/model'
 import { LabelSchema, MilestoneSchema } from '../issues/model'
+import { TeamSchema } from '../teams/model'
 
 /** The merge styles Warren makes (Gitea's MergeStyle; `manually-merged` is not offered). */
 export const MERGE_STYLES = ['merge', 'rebase', 'rebase-merge', 'squash', 'fast-forward-only'] as const
@@ -43,6 +44,15 @@ export const PullRequestSchema = t.Object(
     base: PRBranchInfoSchema,
     head: PRBranchInfoSchema,
     merge_base: t.String(),
+    draft: t.Boolean(),
+    additions: Int(),
+    deletions: Int(),
+    changed_files: Int(),
+    allow_maintainer_edit: t.Boolean(),
+    pin_order: Int(),
+    review_comments: Int(),
+    requested_reviewers: t.Array(PlainUserSchema),
+    requested_reviewers_teams: t.Array(TeamSchema),
     due_date: t.Nullable(t.String()),
     created_at: t.String(),
     updated_at: t.String(),
@@ -93,6 +103,7 @@ export const EditPullRequestOption = t.Object(
     state: t.Optional(literals(['open', 'closed'])),
     due_date: t.Optional(t.Nullable(Timestamp)),
     unset_due_date: t.Optional(t.Boolean()),
+    allow_maintainer_edit: t.Optional(t.Boolean()),
   },
   { $id: '#/components/schemas/EditPullRequestOption' },
 )

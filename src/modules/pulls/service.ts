@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { inJsonList } from '../../db/sql'
 import { rowMapper, valueRows } from '../../db/row-mapper'
@@ -258,9 +258,10 @@ export async function createPull(deps: AppDeps, ctx: RepoContext, caller: UserRo
   if (head.repo.id === base.repo.id && head.branch === base.branch)
     throw unprocessable(`head and base are the same branch (${base.branch}): there is nothing to merge`, 'Head')
   const [headSha, baseSha] = await Promise.all([readRef(gitOfRow(deps, head.repo), `refs/heads/${head.branch}`), readRef(gitOfRow(deps, base.repo), `refs/heads/${base.branch}`)])
-  // Unknown label ids are dropped, as Gitea does for pull requests.
+  // Unknown label ids are dropped, as Gitea does for pull requests; the repository's labels and
+  // its owning organisation's may be given, as on issues.
   const labelIds = opts.labels?.length
-    ? (await deps.db.select({ id: labels.id }).from(labels).where(and(eq(labels.repoId, ctx.repo.id), inJsonList(labels.id, opts.labels)))).map((l) => l.id)
+    ? (await deps.db.select({ id: labels.id }).from(labels).where(and(or(eq(labels.repoId, ctx.repo.id), eq(labels.orgId, ctx.repo.ownerId)), inJsonList(labels.id, opts.labels)))).map((l) => l.id)
     : undefined
   let pullId = 0
   const values = { headRepoId: head.repo.id, headBranch: head.branch, baseRepoId: base.repo.id, baseBranch: base.branch }
@@ -269,7 +270,7 @@ export async function createPull(deps: AppDeps, ctx: RepoContext, caller: UserRo
     attach: async (issue) => {
       pullId = (await deps.db
         .insert(pullRequests)
-        .values({ ...values, issueId: issue.id, index: issue.index, headSha: headSha ?? '', baseSha: baseSha ?? '', status: 'checking', checkSeq: 1, checkActorId: caller.id })
+        .values({ ...values, issueId: issue.id, index: issue.index, headSha: headSha ?? '', baseSha: baseSha ?? '', status: 'checking', checkSeq: 1, checkActorId: caller.id, allowMaintainerEdit: ctx.repo.defaultAllowMaintainerEdit })
         .returning({ id: pullRequests.id }))[0]!.id
       await recordEvent(deps.db, { kind: 'pull.opened', repoId: ctx.repo.id, actorId: caller.id, issueId: issue.id, payload: { index: issue.index, pullId } })
     },
@@ -283,6 +284,8 @@ export async function createPull(deps: AppDeps, ctx: RepoContext, caller: UserRo
 export interface PullEdit extends IssueEdit {
   base?: string
   labels?: number[]
+  /** Whether those who may merge into the base may push to the head branch: the poster's to give. */
+  allow_maintainer_edit?: boolean
 }
 
 /**
@@ -296,6 +299,9 @@ export async function editPull(deps: AppDeps, ctx: RepoContext, index: number, c
   const { pull, issue } = await findPull(deps, ctx.repo.id, index)
   const writer = ctx.mode >= AccessMode.Write
   if (!writer && issue.posterId !== caller.id) throw new ApiError(403, 'Only the poster or a writer may edit this pull request')
+  // As Gitea's SetAllowMaintainerEdit: the poster's choice only.
+  const maintainerEdit = opts.allow_maintainer_edit !== undefined && opts.allow_maintainer_edit !== pull.allowMaintainerEdit ? opts.allow_maintainer_edit : undefined
+  if (maintainerEdit !== undefined && issue.posterId !== caller.id) throw new ApiError(403, 'Only the poster may allow maintainers to edit the head branch')
   if (opts.state !== undefined && pull.hasMerged && (opts.state === 'closed') !== issue.isClosed)
     throw new ApiError(412, 'cannot change state of this pull request, it was already merged')
   const newBase = writer && opts.base !== undefined && opts.base !== pull.baseBranch ? opts.base : undefined
@@ -317,6 +323,7 @@ export async function editPull(deps: AppDeps, ctx: RepoContext, index: number, c
       await recordIssueEvent(deps.db, current, caller.id, 'issue.edited', { changes: { ref: { from: row.baseBranch } } })
     }
     if (newBase !== undefined || reopening) await queueCheck(deps.db, row.id, caller.id)
+    if (maintainerEdit !== undefined) await deps.db.update(pullRequests).set({ allowMaintainerEdit: maintainerEdit }).where(eq(pullRequests.id, row.id))
   })
   return { pull: (await pullById(deps, pull.id))!, issue: await findIssue(deps, ctx.repo.id, index) }
 }

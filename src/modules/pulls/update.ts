@@ -11,7 +11,7 @@ import { usersByIds } from '../../convert/people'
 import { moveRef } from '../../push'
 import { findPull } from './service'
 import { identOf } from './merge'
-import { allowsMaintainerEdit, repoPullSetting } from './settings'
+import { allowsMaintainerEdit } from './settings'
 
 /**
  * Updating a pull request (POST …/pulls/{index}/update, Gitea's UpdatePullRequest): the base
@@ -44,7 +44,7 @@ async function headOf(deps: AppDeps, ctx: RepoContext, pull: PullRow): Promise<H
  * `allow_rebase_update`. 403 otherwise.
  */
 async function accessForUpdate(deps: AppDeps, ctx: RepoContext, pull: PullRow, issue: IssueRow, head: HeadEnd, doer: UserRow, style: UpdateStyle): Promise<UserRow | undefined> {
-  if (style === 'rebase' && !repoPullSetting(ctx.repo, 'allowRebaseUpdate')) throw forbidden('updating a pull request by rebase is not allowed in this repository')
+  if (style === 'rebase' && !ctx.repo.allowRebaseUpdate) throw forbidden('updating a pull request by rebase is not allowed in this repository')
   const refused = forbidden(`you may not push to the head branch of this pull request (${head.repo.ownerName}/${head.repo.name}:${pull.headBranch})`)
   if ((await accessLevel(deps.db, doer, head.repo, head.owner)) >= AccessMode.Write) return undefined
   if (!allowsMaintainerEdit(pull) || ctx.mode < AccessMode.Write) throw refused

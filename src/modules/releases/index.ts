@@ -45,7 +45,7 @@ export const releasesModule = (deps: AppDeps) =>
         respond(await listReleases(deps, repo, page, { draft: query.draft, prerelease: query['pre-release'] }), async (rows) => await releasesToApi(deps, repo.repo, rows, repo.caller.user)),
       {
         scope: 'repository',
-        repo: { level: 'read' },
+        repo: { level: 'read', unit: 'releases' },
         paged: true,
         params: RepoParams,
         query: ListReleasesQuery,
@@ -58,7 +58,7 @@ export const releasesModule = (deps: AppDeps) =>
       async ({ body, repo, user, status }) => status(201, await releaseToApi(deps, repo, await createRelease(deps, repo, user, body))),
       {
         scope: 'repository',
-        repo: { level: 'write' },
+        repo: { level: 'write', unit: 'releases' },
         signed: true,
         params: RepoParams,
         body: CreateReleaseOption,
@@ -68,14 +68,14 @@ export const releasesModule = (deps: AppDeps) =>
     )
     .get('/repos/:owner/:repo/releases/latest', async ({ repo }) => await releaseToApi(deps, repo, await getLatestRelease(deps, repo)), {
       scope: 'repository',
-      repo: { level: 'read' },
+      repo: { level: 'read', unit: 'releases' },
       params: RepoParams,
       response: { 200: ReleaseSchema },
       detail: { operationId: 'repoGetLatestRelease', summary: 'Get the newest published release that is not a pre-release' },
     })
     .get('/repos/:owner/:repo/releases/tags/:tag', async ({ params, repo }) => await releaseToApi(deps, repo, await getReleaseByTag(deps, repo, params.tag)), {
       scope: 'repository',
-      repo: { level: 'read' },
+      repo: { level: 'read', unit: 'releases' },
       params: TagParams,
       response: { 200: ReleaseSchema },
       detail: { operationId: 'repoGetReleaseByTag', summary: 'Get a release by its tag name' },
@@ -88,7 +88,7 @@ export const releasesModule = (deps: AppDeps) =>
       },
       {
         scope: 'repository',
-        repo: { level: 'write' },
+        repo: { level: 'write', unit: 'releases' },
         signed: true,
         params: TagParams,
         response: { 204: t.Void() },
@@ -97,7 +97,7 @@ export const releasesModule = (deps: AppDeps) =>
     )
     .get('/repos/:owner/:repo/releases/:id', async ({ params, repo }) => await releaseToApi(deps, repo, await getRelease(deps, repo, params.id)), {
       scope: 'repository',
-      repo: { level: 'read' },
+      repo: { level: 'read', unit: 'releases' },
       params: ReleaseParams,
       response: { 200: ReleaseSchema },
       detail: { operationId: 'repoGetRelease', summary: 'Get a release' },
@@ -107,7 +107,7 @@ export const releasesModule = (deps: AppDeps) =>
       async ({ params, body, repo, user }) => await releaseToApi(deps, repo, await editRelease(deps, repo, user, params.id, body)),
       {
         scope: 'repository',
-        repo: { level: 'write' },
+        repo: { level: 'write', unit: 'releases' },
         signed: true,
         params: ReleaseParams,
         body: EditReleaseOption,
@@ -123,7 +123,7 @@ export const releasesModule = (deps: AppDeps) =>
       },
       {
         scope: 'repository',
-        repo: { level: 'write' },
+        repo: { level: 'write', unit: 'releases' },
         signed: true,
         params: ReleaseParams,
         response: { 204: t.Void() },
@@ -135,7 +135,7 @@ export const releasesModule = (deps: AppDeps) =>
       async ({ params, repo, page, respond }) => respond(await listAssets(deps, repo, params.id, page), (rows) => rows.map((a) => toApiAttachment(deps.config, a))),
       {
         scope: 'repository',
-        repo: { level: 'read' },
+        repo: { level: 'read', unit: 'releases' },
         pageIfAsked: true,
         params: ReleaseParams,
         query: PageQuery,
@@ -149,7 +149,7 @@ export const releasesModule = (deps: AppDeps) =>
         status(201, toApiAttachment(deps.config, await uploadAsset(deps, repo, user, params.id, request, query.name))),
       {
         scope: 'repository',
-        repo: { level: 'write' },
+        repo: { level: 'write', unit: 'releases' },
         signed: true,
         params: ReleaseParams,
         query: UploadQuery,
@@ -165,7 +165,7 @@ export const releasesModule = (deps: AppDeps) =>
     )
     .get('/repos/:owner/:repo/releases/:id/assets/:asset', async ({ params, repo }) => toApiAttachment(deps.config, await getAsset(deps, repo, params.id, params.asset)), {
       scope: 'repository',
-      repo: { level: 'read' },
+      repo: { level: 'read', unit: 'releases' },
       params: AssetParams,
       response: { 200: AttachmentSchema },
       detail: { operationId: 'repoGetReleaseAttachment', summary: 'Get a release attachment' },
@@ -175,7 +175,7 @@ export const releasesModule = (deps: AppDeps) =>
       async ({ params, body, repo, status }) => status(201, toApiAttachment(deps.config, await editAsset(deps, repo, params.id, params.asset, body.name))),
       {
         scope: 'repository',
-        repo: { level: 'write' },
+        repo: { level: 'write', unit: 'releases' },
         params: AssetParams,
         body: EditAttachmentOptions,
         response: { 201: AttachmentSchema },
@@ -190,7 +190,7 @@ export const releasesModule = (deps: AppDeps) =>
       },
       {
         scope: 'repository',
-        repo: { level: 'write' },
+        repo: { level: 'write', unit: 'releases' },
         params: AssetParams,
         response: { 204: t.Void() },
         detail: { operationId: 'repoDeleteReleaseAttachment', summary: 'Delete a release attachment (and its file)' },

@@ -9,7 +9,7 @@ import { noReplyEmail } from '../../convert/user'
 import { conflict, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
-import { initBareRepository, removeRepositoryFolder } from '../../git/init'
+import { initBareRepository, objectFormatOf, removeRepositoryFolder } from '../../git/init'
 import type { GitRepo } from '../../git/run'
 import { isSafeRefName, repositorySize } from '../../git/refs'
 import { writeInitialCommit, type InitialFile } from '../../git/initial-commit'
@@ -222,7 +222,7 @@ export async function buildRepository(deps: AppDeps, owner: UserRow, creator: Us
     // A folder no row accounts for (a crash's leftover) is neither adopted nor removed here.
     if (existsSync(path)) throw conflict(`repository files already exist [name: ${values.name}]`)
     made = true
-    const done: Partial<RepoRow> = { ...(await build.make(path)), status: 'ready' }
+    const done: Partial<RepoRow> = { ...(await build.make(path)), objectFormat: await objectFormatOf(gitRepoAt(deps, path)), status: 'ready' }
     return await writeTransaction(deps.db, async () => {
       const ready = (await deps.db.update(repositories).set(done).where(eq(repositories.id, row.id)).returning())[0]!
       await build.ready(ready)

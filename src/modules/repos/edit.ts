@@ -3,7 +3,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { greatestOf } from '../../db/sql'
-import { repoRedirects, repositories, stars, teamRepos, teams, users, type RepoRow } from '../../db/schema'
+import { mirrors, repoRedirects, repositories, stars, teamRepos, teams, users, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
 import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
@@ -16,23 +16,20 @@ import { removeRepositoryAttachments } from '../releases/storage'
 import { checkForkVisibility } from '../forks/visibility'
 import { checkRepoName } from './create'
 import { dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
+import { unitChanges, type UnitEdit } from './units'
+import { releaseRepoTopics } from '../topics/service'
+import { mirrorIntervalOf } from '../migrations/service'
 
 /** EditRepoOption (absent = unchanged). */
-export interface RepoEdit {
+export interface RepoEdit extends UnitEdit {
   name?: string
   description?: string
   website?: string
   private?: boolean
   defaultBranch?: string
-  hasIssues?: boolean
-  hasWiki?: boolean
-  hasPullRequests?: boolean
   archived?: boolean
-  ignoreWhitespaceConflicts?: boolean
-  allowMergeCommits?: boolean
-  allowRebase?: boolean
-  allowRebaseExplicit?: boolean
-  allowSquashMerge?: boolean
+  /** A pull mirror's update interval (Go duration text). */
+  mirrorInterval?: string
   internalTracker?: { enableTimeTracker?: boolean; allowOnlyContributorsToTrackTime?: boolean }
 }
 
@@ -81,24 +78,20 @@ export async function editRepository(
       throw unprocessable(`branch does not exist [name: ${edit.defaultBranch}]`, 'DefaultBranch')
     set.defaultBranch = edit.defaultBranch
   }
-  const flags: [keyof RepoEdit, keyof RepoRow][] = [
-    ['private', 'isPrivate'],
-    ['hasIssues', 'hasIssues'],
-    ['hasWiki', 'hasWiki'],
-    ['hasPullRequests', 'hasPullRequests'],
-    ['archived', 'isArchived'],
-    ['ignoreWhitespaceConflicts', 'ignoreWhitespaceConflicts'],
-    ['allowMergeCommits', 'allowMergeCommits'],
-    ['allowRebase', 'allowRebase'],
-    ['allowRebaseExplicit', 'allowRebaseExplicit'],
-    ['allowSquashMerge', 'allowSquashMerge'],
-  ]
   await checkForkVisibility(deps, repo, edit.private)
-  for (const [from, to] of flags) if (edit[from] !== undefined) (set as any)[to] = edit[from]
+  if (edit.private !== undefined) set.isPrivate = edit.private
+  // Gitea stamps the archiving time, and clears it on unarchiving.
+  if (edit.archived !== undefined && edit.archived !== repo.isArchived) Object.assign(set, { isArchived: edit.archived, archivedUnix: edit.archived ? nowUnix() : 0 })
+  Object.assign(set, unitChanges(edit))
   if (edit.internalTracker?.enableTimeTracker !== undefined) set.enableTimeTracker = edit.internalTracker.enableTimeTracker
   if (edit.internalTracker?.allowOnlyContributorsToTrackTime !== undefined)
     set.allowOnlyContributorsToTrackTime = edit.internalTracker.allowOnlyContributorsToTrackTime
-  if (Object.keys(set).length === 0) return repo
+  let mirrorInterval: number | undefined
+  if (edit.mirrorInterval !== undefined) {
+    if (!repo.isMirror) throw unprocessable('repo is not a mirror, can not change mirror interval', 'MirrorInterval')
+    mirrorInterval = mirrorIntervalOf(deps, edit.mirrorInterval)
+  }
+  if (Object.keys(set).length === 0 && mirrorInterval === undefined) return repo
   set.updatedUnix = nowUnix()
 
   const newPath = set.name !== undefined ? pathOfRepo(deps, owner.name, { name: set.name }) : gitDir
@@ -121,6 +114,9 @@ export async function editRepository(
         await dropRedirect(deps, repo.ownerId, set.lowerName)
         await deps.db.insert(repoRedirects).values({ ownerId: repo.ownerId, lowerName: repo.lowerName, repoId: repo.id })
       }
+      // The next update is due one new interval from now (none when 0), as Gitea schedules it.
+      if (mirrorInterval !== undefined)
+        await deps.db.update(mirrors).set({ interval: mirrorInterval, nextUpdateUnix: mirrorInterval ? nowUnix() + mirrorInterval : 0 }).where(eq(mirrors.repoId, repo.id))
       if (set.name !== undefined)
         await recordEvent(deps.db, { kind: 'repo.renamed', repoId: repo.id, actorId: actor?.id ?? null, payload: { owner: owner.name, from: repo.name, to: set.name } })
       return (await deps.db.update(repositories).set(set).where(eq(repositories.id, repo.id)).returning())[0]!
@@ -150,6 +146,7 @@ export async function deleteRepository(deps: AppDeps, repo: RepoRow, owner: User
     const current = (await deps.db.select().from(repositories).where(eq(repositories.id, repo.id)))[0]
     if (!current) throw notFound()
     await recordEvent(deps.db, { kind: 'repo.deleted', repoId: repo.id, actorId: actor?.id ?? null, payload: { repository: repoSnapshot(current) } })
+    await releaseRepoTopics(deps, current)
     // The teams given this repository lose it with the row (team_repos cascade): keep their counters right.
     const givenTo = deps.db.select({ id: teamRepos.teamId }).from(teamRepos).where(eq(teamRepos.repoId, repo.id))
     await deps.db.update(teams).set({ numRepos: greatestOf(sql`${teams.numRepos} - 1`, 0) }).where(inArray(teams.id, givenTo))

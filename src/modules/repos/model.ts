@@ -1,11 +1,36 @@
 import { t } from 'elysia'
 import { MAX_QUERY_TEXT, QueryText } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../users/model'
-import { lenientLiterals } from '../../lib/literals'
+import { lenientLiterals, literals } from '../../lib/literals'
+
+/** Longest URL a repository setting keeps (external tracker and wiki). */
+const MAX_URL = 2048
 
 export { Int, PlainUserSchema }
 
 const PermissionSchema = t.Object({ admin: t.Boolean(), push: t.Boolean(), pull: t.Boolean() }, { $id: '#/components/schemas/Permission' })
+
+const InternalTrackerSchema = t.Object(
+  {
+    enable_time_tracker: t.Boolean(),
+    allow_only_contributors_to_track_time: t.Boolean(),
+    enable_issue_dependencies: t.Boolean(),
+  },
+  { $id: '#/components/schemas/InternalTracker' },
+)
+const ExternalTrackerSchema = t.Object(
+  {
+    external_tracker_url: t.String(),
+    external_tracker_format: t.String(),
+    external_tracker_style: t.String(),
+    external_tracker_regexp_pattern: t.String(),
+  },
+  { $id: '#/components/schemas/ExternalTracker' },
+)
+const ExternalWikiSchema = t.Object({ external_wiki_url: t.String() }, { $id: '#/components/schemas/ExternalWiki' })
+
+/** The merge styles a repository can allow (Gitea's MergeStyle values). */
+export const REPO_MERGE_STYLES = ['merge', 'rebase', 'rebase-merge', 'squash', 'fast-forward-only', 'manually-merged'] as const
 
 const repositoryFields = {
   id: Int(),
@@ -41,15 +66,34 @@ const repositoryFields = {
   allow_rebase: t.Boolean(),
   allow_rebase_explicit: t.Boolean(),
   allow_squash_merge: t.Boolean(),
+  allow_fast_forward_only_merge: t.Boolean(),
+  allow_rebase_update: t.Boolean(),
+  default_merge_style: t.String(),
+  default_delete_branch_after_merge: t.Boolean(),
+  default_allow_maintainer_edit: t.Boolean(),
   avatar_url: t.String(),
-  internal_tracker: t.Object(
-    {
-      enable_time_tracker: t.Boolean(),
-      allow_only_contributors_to_track_time: t.Boolean(),
-      enable_issue_dependencies: t.Boolean(),
-    },
-    { $id: '#/components/schemas/InternalTracker' },
-  ),
+  internal: t.Boolean(),
+  template: t.Boolean(),
+  url: t.String(),
+  link: t.String(),
+  language: t.String(),
+  languages_url: t.String(),
+  original_url: t.String(),
+  mirror_interval: t.String(),
+  mirror_updated: t.String(),
+  archived_at: t.String(),
+  has_releases: t.Boolean(),
+  has_packages: t.Boolean(),
+  has_projects: t.Boolean(),
+  has_actions: t.Boolean(),
+  projects_mode: t.String(),
+  internal_tracker: t.Nullable(InternalTrackerSchema),
+  external_tracker: t.Nullable(ExternalTrackerSchema),
+  external_wiki: t.Nullable(ExternalWikiSchema),
+  topics: t.Array(t.String()),
+  licenses: t.Array(t.String()),
+  object_format_name: t.String(),
+  repo_transfer: t.Null(),
 }
 
 /** The Repository record; `parent` is a nested Repository or null. */
@@ -89,7 +133,23 @@ export const EditRepoOption = t.Object({
   allow_rebase: t.Optional(t.Boolean()),
   allow_rebase_explicit: t.Optional(t.Boolean()),
   allow_squash_merge: t.Optional(t.Boolean()),
+  allow_fast_forward_only_merge: t.Optional(t.Boolean()),
+  allow_manual_merge: t.Optional(t.Boolean()),
+  autodetect_manual_merge: t.Optional(t.Boolean()),
+  allow_rebase_update: t.Optional(t.Boolean()),
+  default_delete_branch_after_merge: t.Optional(t.Boolean()),
+  default_allow_maintainer_edit: t.Optional(t.Boolean()),
+  default_merge_style: t.Optional(literals(REPO_MERGE_STYLES)),
+  has_releases: t.Optional(t.Boolean()),
+  // Units Warren does not serve: accepted and left off, as a Gitea that disables them site-wide.
+  has_packages: t.Optional(t.Boolean()),
+  has_projects: t.Optional(t.Boolean()),
+  has_actions: t.Optional(t.Boolean()),
+  projects_mode: t.Optional(t.String({ maxLength: 16 })),
   archived: t.Optional(t.Boolean()),
+  mirror_interval: t.Optional(t.String({ maxLength: 64 })),
+  // Mirror updates always prune the refs gone from the remote.
+  enable_prune: t.Optional(t.Boolean()),
   internal_tracker: t.Optional(
     t.Object({
       enable_time_tracker: t.Optional(t.Boolean()),
@@ -97,6 +157,15 @@ export const EditRepoOption = t.Object({
       enable_issue_dependencies: t.Optional(t.Boolean()),
     }),
   ),
+  external_tracker: t.Optional(
+    t.Object({
+      external_tracker_url: t.Optional(t.String({ maxLength: MAX_URL })),
+      external_tracker_format: t.Optional(t.String({ maxLength: MAX_URL })),
+      external_tracker_style: t.Optional(literals(['', 'numeric', 'alphanumeric', 'regexp'])),
+      external_tracker_regexp_pattern: t.Optional(t.String({ maxLength: MAX_URL })),
+    }),
+  ),
+  external_wiki: t.Optional(t.Object({ external_wiki_url: t.Optional(t.String({ maxLength: MAX_URL })) })),
 }, { $id: '#/components/schemas/EditRepoOption' })
 
 export const RepositoryList = t.Array(RepositorySchema)
@@ -115,6 +184,7 @@ export const RepoSearchQuery = t.Object({
   archived: QueryText('true: archived repositories only; false: none of them; absent or empty: all'),
   // Checked by the service, which answers Gitea's own message for an unknown mode.
   mode: t.Optional(lenientLiterals(SEARCH_MODES, { description: 'source, fork, mirror or collaborative; empty or absent: all', maxLength: MAX_QUERY_TEXT })),
+  topic: QueryText('true: `q` names topics (comma-separated, whole names) instead of a part of the name'),
   page: t.Optional(t.Numeric({ description: 'page number of results to return (1-based)' })),
   limit: t.Optional(t.Numeric({ description: 'page size of results, maximum 50' })),
 })

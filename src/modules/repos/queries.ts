@@ -2,7 +2,7 @@ import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm
 import type { AppDeps } from '../../deps'
 import { rowMapper, valueRows } from '../../db/row-mapper'
 import { containsPattern } from '../../db/sql'
-import { repositories, type RepoRow } from '../../db/schema'
+import { repoTopics, repositories, topics, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { grantedRepoCondition, readableRepoCondition } from '../../auth/visibility'
 import { resultCacheOf } from '../../convert/repo-page-cache'
@@ -106,7 +106,12 @@ export interface RepoSearch {
   mode?: string
   /** Only archived repositories (true), none of them (false), or all (undefined). */
   archived?: boolean
+  /** `q` names topics (comma-separated, any of them, whole names) instead of a part of the name. */
+  topic?: boolean
 }
+
+/** Topic names one search may ask for at once. */
+const MAX_SEARCH_TOPICS = 25
 
 
 /**
@@ -117,12 +122,20 @@ export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, 
   const mode = opts.mode ?? ''
   if (mode !== '' && !(SEARCH_MODES as readonly string[]).includes(mode)) throw unprocessable(`Invalid search mode: "${mode}"`)
   const q = (opts.q ?? '').trim().toLowerCase()
+  // Gitea's TopicOnly search: the repositories carrying any of the comma-separated topics.
+  const topicNames = opts.topic ? [...new Set(q.split(',').map((t) => t.trim()).filter((t) => t !== ''))].slice(0, MAX_SEARCH_TOPICS) : []
+  const topicParams = Object.fromEntries(topicNames.map((name, i) => [`topic${i}`, name]))
   const uid = opts.uid !== undefined && opts.uid > 0 ? Math.floor(opts.uid) : 0
   const uidFilter = !uid ? 'none' : mode === 'collaborative' ? 'collaborating' : opts.exclusive ? 'owned' : 'either'
   const where = () => {
     const conds: SQL[] = []
     // Both sides lower-cased: the same on either database, whatever its LIKE does with case.
-    if (q) conds.push(sql`${repositories.lowerName} LIKE ${PATTERN} ESCAPE '\\'`)
+    if (q && !opts.topic) conds.push(sql`${repositories.lowerName} LIKE ${PATTERN} ESCAPE '\\'`)
+    if (topicNames.length) {
+      const named = topicNames.map((_, i) => sql.placeholder(`topic${i}`))
+      const carrying = sql`SELECT ${repoTopics.repoId} FROM ${repoTopics} INNER JOIN ${topics} ON ${topics.id} = ${repoTopics.topicId} WHERE ${topics.name} IN (${sql.join(named, sql`, `)})`
+      conds.push(sql`${repositories.id} IN (${carrying})`)
+    }
     if (mode === 'source') conds.push(eq(repositories.isFork, false), eq(repositories.isMirror, false))
     if (mode === 'fork') conds.push(eq(repositories.isFork, true))
     if (mode === 'mirror') conds.push(eq(repositories.isMirror, true))
@@ -136,9 +149,9 @@ export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, 
   }
   return await pageOfRepos(
     deps,
-    `search:${viewerKind(viewer)}:${q ? 'q' : ''}:${mode}:${uidFilter}:${opts.archived ?? ''}`,
+    `search:${viewerKind(viewer)}:${opts.topic ? `topics${topicNames.length}` : q ? 'q' : ''}:${mode}:${uidFilter}:${opts.archived ?? ''}`,
     where,
-    { viewer: viewer?.id ?? 0, owner: uid, pattern: containsPattern(q) },
+    { viewer: viewer?.id ?? 0, owner: uid, pattern: containsPattern(q), ...topicParams },
     page,
   )
 }
