@@ -78,6 +78,16 @@ export interface Config {
    * (WARREN_MAX_COMMIT_FILES, 1000); past it the list stops and the record says `files_truncated`.
    */
   maxCommitFiles: number
+  /** Largest commit diff or patch served (`…/git/commits/{sha}.diff`), bytes (WARREN_MAX_DIFF_SIZE, 64 MiB); past it the stream is cut with an error. */
+  maxDiffSize: number
+  /** Largest blob whose content `…/git/blobs/{sha}` includes, bytes (WARREN_MAX_BLOB_SIZE, 10 MiB, Gitea's DEFAULT_MAX_BLOB_SIZE); a larger one answers its size only. */
+  maxBlobSize: number
+  /** Entries read of one tree listing or language count (WARREN_MAX_TREE_ENTRIES, 200000); past it the listing says `truncated`. */
+  maxTreeEntries: number
+  /** Commits one comparison (`…/compare/{basehead}`) lists (WARREN_MAX_COMPARE_COMMITS, 250); `total_commits` counts them all. */
+  maxCompareCommits: number
+  /** Refs one `…/git/refs` answer lists (WARREN_MAX_LISTED_REFS, 10000). */
+  maxListedRefs: number
   /**
    * Migrations may reach loopback, link-local, private and unique-local addresses
    * (WARREN_MIGRATIONS_ALLOW_LOCALNETWORKS, Gitea's [migrations] ALLOW_LOCALNETWORKS); default false.
@@ -264,6 +274,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxPushSize: boundedFrom(env.WARREN_MAX_PUSH_SIZE, 4096 * MiB, 'WARREN_MAX_PUSH_SIZE', MiB, 64 * 1024 * MiB),
     maxAttachmentSize: boundedFrom(env.WARREN_MAX_ATTACHMENT_SIZE, 100 * MiB, 'WARREN_MAX_ATTACHMENT_SIZE', 1, 64 * 1024 * MiB),
     maxCommitFiles: boundedFrom(env.WARREN_MAX_COMMIT_FILES, 1000, 'WARREN_MAX_COMMIT_FILES', 1, 100_000),
+    maxDiffSize: boundedFrom(env.WARREN_MAX_DIFF_SIZE, 64 * MiB, 'WARREN_MAX_DIFF_SIZE', 1024, 4096 * MiB),
+    maxBlobSize: boundedFrom(env.WARREN_MAX_BLOB_SIZE, 10 * MiB, 'WARREN_MAX_BLOB_SIZE', 0, 1024 * MiB),
+    maxTreeEntries: boundedFrom(env.WARREN_MAX_TREE_ENTRIES, 200_000, 'WARREN_MAX_TREE_ENTRIES', 1000, 10_000_000),
+    maxCompareCommits: boundedFrom(env.WARREN_MAX_COMPARE_COMMITS, 250, 'WARREN_MAX_COMPARE_COMMITS', 1, 10_000),
+    maxListedRefs: boundedFrom(env.WARREN_MAX_LISTED_REFS, 10_000, 'WARREN_MAX_LISTED_REFS', 1, 1_000_000),
     maxHooksPerRepo: boundedFrom(env.WARREN_MAX_HOOKS_PER_REPO, 100, 'WARREN_MAX_HOOKS_PER_REPO', 1, 1_000_000),
     maxReleasesPerRepo: boundedFrom(env.WARREN_MAX_RELEASES_PER_REPO, 10_000, 'WARREN_MAX_RELEASES_PER_REPO', 1, 10_000_000),
     ...overrides,
