@@ -5,7 +5,8 @@ import { RepoParams } from '../repos/model'
 import { RepoWildcardParams, wildcardOf } from '../files/model'
 import { formSwitch } from '../pulls/model'
 import { commitsToApi } from '../../convert/commit'
-import { toApiBlob, toApiReference, toApiTag, toApiTree } from '../../convert/git-data'
+import { toApiBlob, toApiReference, toApiTag } from '../../convert/git-data'
+import { treePageJson } from './tree-json'
 import { AnnotatedTagSchema, GitBlobSchema, GitTreeResponseSchema, LanguagesSchema, NoteQuery, NoteSchema, ReferencesAnswer, ShaParams, TreeQuery } from './model'
 import { annotatedTag, commitNote, gitBlob, gitRefs, gitTree } from './service'
 import { repoLanguages } from './languages'
@@ -40,8 +41,13 @@ export const gitDataModule = (deps: AppDeps) => {
     })
     .get(
       '/repos/:owner/:repo/git/trees/:sha',
-      async ({ params, query, repo }) =>
-        toApiTree(deps.config, repo.repo, await gitTree(deps, repo, params.sha, { recursive: formSwitch(query.recursive, false), page: query.page, perPage: query.per_page })),
+      // The page's JSON text as made once (and checked against the schema below): see tree-json.ts.
+      async ({ params, query, repo }) => {
+        const opts = { recursive: formSwitch(query.recursive, false), page: query.page, perPage: query.per_page }
+        const page = await gitTree(deps, repo, params.sha, opts)
+        const json = treePageJson(deps.config, repo.repo, page, { recursive: opts.recursive, perPage: page.perPage })
+        return new Response(json, { headers: { 'content-type': 'application/json;charset=utf-8' } })
+      },
       {
         ...read,
         params: ShaParams,

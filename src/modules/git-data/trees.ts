@@ -21,6 +21,8 @@ export interface TreePage {
   entries: TreeEntry[]
   total: number
   page: number
+  /** Entries per page, as clamped. */
+  perPage: number
   truncated: boolean
 }
 
@@ -59,10 +61,12 @@ function recall(key: string): Listing | undefined {
   return hit
 }
 
+const keyOf = (repoId: number, recursive: boolean, id: string) => `${repoId}\0${recursive ? 'r' : ''}\0${id}`
+
 const pageOf = (listing: Listing, page: number, perPage: number, capped: boolean): TreePage => {
   const start = (page - 1) * perPage
   const entries = listing.entries.slice(start, start + perPage)
-  return { sha: listing.sha, entries, total: listing.entries.length, page, truncated: capped || start + perPage < listing.entries.length }
+  return { sha: listing.sha, entries, total: listing.entries.length, page, perPage, truncated: capped || start + perPage < listing.entries.length }
 }
 
 /**
@@ -79,13 +83,15 @@ export async function readTreePage(
   const perPage = opts.perPage && opts.perPage > 0 ? Math.min(Math.floor(opts.perPage), TREE_PAGE) : TREE_PAGE
   const page = opts.page && opts.page > 0 ? Math.min(Math.floor(opts.page), Math.floor(Number.MAX_SAFE_INTEGER / perPage)) : 1
   const byId = isObjectId(name)
-  const key = `${repoId}\0${opts.recursive ? 'r' : ''}\0${name}`
+  const key = keyOf(repoId, opts.recursive, name)
   const hit = byId ? recall(key) : undefined
   if (hit) return pageOf(hit, page, perPage, false)
 
   const found = await resolveObject(git, name, 'tree')
   if (!found?.peeled) return null
   const sha = found.object.type === 'tag' ? found.peeled.oid : found.object.oid
+  const byName = byId ? undefined : recall(keyOf(repoId, opts.recursive, sha))
+  if (byName) return pageOf(byName, page, perPage, false)
   const start = (page - 1) * perPage
   const kept: TreeEntry[] = []
   let all: TreeEntry[] | null = []
@@ -104,6 +110,6 @@ export async function readTreePage(
     total++
   })
   if (!listed) return null
-  if (all && !capped) remember(byId ? key : `${repoId}\0${opts.recursive ? 'r' : ''}\0${sha}`, { sha, entries: all })
-  return { sha, entries: kept, total, page, truncated: capped || start + perPage < total }
+  if (all && !capped) remember(byId ? key : keyOf(repoId, opts.recursive, sha), { sha, entries: all })
+  return { sha, entries: kept, total, page, perPage, truncated: capped || start + perPage < total }
 }
