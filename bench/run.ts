@@ -12,6 +12,7 @@ const plan: [name: string, args: string[]][] = [
   ['repos', seconds ? [seconds] : []],
   ['issues', seconds ? [seconds] : []],
   ['postgres', seconds ? [seconds] : []],
+  ['git-trees', seconds ? [seconds] : []],
   ['clone', []],
   ['ssh-clone', []],
   ['git-memory', []],

@@ -40,6 +40,8 @@ import { migrationsModule } from './modules/migrations'
 import { pullDownloadsModule, pullsModule } from './modules/pulls'
 import { releaseDownloadsModule, releasesModule } from './modules/releases'
 import { hooksModule } from './modules/hooks'
+import { commitsModule } from './modules/commits'
+import { gitDataModule } from './modules/git-data'
 
 /** Reads a validation error as Gitea's `[Field]: problem` message. */
 function validationMessage(error: any): { message: string; errors: unknown[] } {
@@ -108,6 +110,8 @@ export function createApp(deps: AppDeps) {
     .use(pullsModule(deps))
     .use(releasesModule(deps))
     .use(hooksModule(deps))
+    .use(commitsModule(deps))
+    .use(gitDataModule(deps))
 
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
     .onError({ as: 'global' }, ({ code, error: thrown, set, request }) => {

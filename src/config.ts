@@ -79,10 +79,24 @@ export interface Config {
    */
   maxCommitFiles: number
   /**
-   * Largest pull request diff or patch in bytes (`…/pulls/{index}.diff`, `.patch`; WARREN_MAX_PULL_DIFF_SIZE,
-   * 64 MiB): past it the download is refused (406) or, once streaming, cut with an error.
+   * Largest diff or patch served (`…/git/commits/{sha}.diff`, `…/pulls/{index}.diff`, `.patch`),
+   * bytes (WARREN_MAX_DIFF_SIZE, 64 MiB): 406 when that shows in the first 256 KiB, read before
+   * answering; past it once streaming, the stream is cut with an error.
    */
-  maxPullDiffSize: number
+  maxDiffSize: number
+  /**
+   * Largest blob whose content `…/git/blobs/{sha}` and the contents API include, and the largest
+   * file the contents API writes, bytes (WARREN_MAX_BLOB_SIZE, 10 MiB, Gitea's [api]
+   * DEFAULT_MAX_BLOB_SIZE): a larger one is read with `content: null` (its download_url serves
+   * it) and refused with 413 on write, nothing written.
+   */
+  maxBlobSize: number
+  /** Entries read of one tree listing or language count (WARREN_MAX_TREE_ENTRIES, 200000); past it the listing says `truncated`. */
+  maxTreeEntries: number
+  /** Commits one comparison (`…/compare/{basehead}`) lists (WARREN_MAX_COMPARE_COMMITS, 250); `total_commits` counts them all. */
+  maxCompareCommits: number
+  /** Refs one `…/git/refs` answer lists (WARREN_MAX_LISTED_REFS, 10000). */
+  maxListedRefs: number
   /**
    * Migrations may reach loopback, link-local, private and unique-local addresses
    * (WARREN_MIGRATIONS_ALLOW_LOCALNETWORKS, Gitea's [migrations] ALLOW_LOCALNETWORKS); default false.
@@ -125,12 +139,6 @@ export interface Config {
   maxHooksPerRepo: number
   /** Releases (drafts included) one repository may have (WARREN_MAX_RELEASES_PER_REPO, 10000); past it: 422. */
   maxReleasesPerRepo: number
-  /**
-   * Largest file the contents API writes, and reads inline (WARREN_MAX_CONTENTS_FILE_SIZE, 10 MiB,
-   * Gitea's [api] DEFAULT_MAX_BLOB_SIZE): a larger file is refused with 413 on write (nothing
-   * written) and read with `content: null` (the download_url serves it).
-   */
-  maxContentsFileSize: number
   /**
    * Entries a contents listing of one folder shows (WARREN_MAX_CONTENTS_LIST_ENTRIES, 1000, as
    * GitHub's contents API): Gitea pages nothing here; past it the list stops, in git's order.
@@ -303,9 +311,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxPushSize: boundedFrom(env.WARREN_MAX_PUSH_SIZE, 4096 * MiB, 'WARREN_MAX_PUSH_SIZE', MiB, 64 * 1024 * MiB),
     maxAttachmentSize: boundedFrom(env.WARREN_MAX_ATTACHMENT_SIZE, 100 * MiB, 'WARREN_MAX_ATTACHMENT_SIZE', 1, 64 * 1024 * MiB),
     maxCommitFiles: boundedFrom(env.WARREN_MAX_COMMIT_FILES, 1000, 'WARREN_MAX_COMMIT_FILES', 1, 100_000),
-    maxPullDiffSize: boundedFrom(env.WARREN_MAX_PULL_DIFF_SIZE, 64 * MiB, 'WARREN_MAX_PULL_DIFF_SIZE', 1024, 16 * 1024 * MiB),
+    maxDiffSize: boundedFrom(env.WARREN_MAX_DIFF_SIZE, 64 * MiB, 'WARREN_MAX_DIFF_SIZE', 1024, 4096 * MiB),
+    maxBlobSize: boundedFrom(env.WARREN_MAX_BLOB_SIZE, 10 * MiB, 'WARREN_MAX_BLOB_SIZE', 1, 1024 * MiB),
+    maxTreeEntries: boundedFrom(env.WARREN_MAX_TREE_ENTRIES, 200_000, 'WARREN_MAX_TREE_ENTRIES', 1000, 10_000_000),
+    maxCompareCommits: boundedFrom(env.WARREN_MAX_COMPARE_COMMITS, 250, 'WARREN_MAX_COMPARE_COMMITS', 1, 10_000),
+    maxListedRefs: boundedFrom(env.WARREN_MAX_LISTED_REFS, 10_000, 'WARREN_MAX_LISTED_REFS', 1, 1_000_000),
     maxHooksPerRepo: boundedFrom(env.WARREN_MAX_HOOKS_PER_REPO, 100, 'WARREN_MAX_HOOKS_PER_REPO', 1, 1_000_000),
-    maxContentsFileSize: boundedFrom(env.WARREN_MAX_CONTENTS_FILE_SIZE, 10 * MiB, 'WARREN_MAX_CONTENTS_FILE_SIZE', 1, 1024 * MiB),
     maxContentsListEntries: boundedFrom(env.WARREN_MAX_CONTENTS_LIST_ENTRIES, 1000, 'WARREN_MAX_CONTENTS_LIST_ENTRIES', 1, 100_000),
     maxReleasesPerRepo: boundedFrom(env.WARREN_MAX_RELEASES_PER_REPO, 10_000, 'WARREN_MAX_RELEASES_PER_REPO', 1, 10_000_000),
     gitTreesPerPage: boundedFrom(env.WARREN_DEFAULT_GIT_TREES_PER_PAGE, 1000, 'WARREN_DEFAULT_GIT_TREES_PER_PAGE', 1, 100_000),

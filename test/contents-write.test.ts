@@ -37,7 +37,7 @@ async function inClone(...args: string[]): Promise<string> {
 const refsNow = async (repo = 'proj') => (await gitOk(clone, 'ls-remote', urlOf(repo))).trim()
 
 beforeAll(async () => {
-  s = await startTestServer({ webhookAllowedHostList: 'loopback', webhookRetryDelay: 0.05, maxContentsFileSize: 1024 })
+  s = await startTestServer({ webhookAllowedHostList: 'loopback', webhookRetryDelay: 0.05, maxBlobSize: 1024 })
   worker = startWebhookWorker(s.deps, { pollMs: 10 })
   rx = await startReceiver()
   alice = await s.user('alice')

@@ -23,7 +23,7 @@ const statusOf = (call: Promise<unknown>) => call.then(() => 200, (e: { status: 
 
 beforeAll(async () => {
   // A listing bound of 6 entries, so the cut is visible on the fixture's root.
-  s = await startTestServer({ maxContentsListEntries: 6, maxContentsFileSize: 2048 })
+  s = await startTestServer({ maxContentsListEntries: 6, maxBlobSize: 2048 })
   alice = await s.user('alice')
   asAlice = giteaApi(s.url, { token: alice.token })
   anon = giteaApi(s.url, {})

@@ -11,7 +11,7 @@ import { commitOn, forkWithBranch, pushedRepo } from './pull-fixtures'
 
 /*
  * A pull request's diff and patch (the API's `{index}.diff` / `.patch` and the record's
- * diff_url / patch_url, held to WARREN_MAX_PULL_DIFF_SIZE), GET …/pulls/{base}/{head}, the
+ * diff_url / patch_url, held to WARREN_MAX_DIFF_SIZE), GET …/pulls/{base}/{head}, the
  * caller's permissions in the branch repositories' records, and a pull request's comments'
  * URLs, through gitea-js.
  */
@@ -27,7 +27,7 @@ let main: string, feature: string
 const BIN = Buffer.from([0, 1, 2, 3, 255, 0, 10, 13, 0, 42])
 
 beforeAll(async () => {
-  s = await startTestServer({ maxPullDiffSize: MAX_DIFF })
+  s = await startTestServer({ maxDiffSize: MAX_DIFF })
   alice = await s.user('alice')
   bob = await s.user('bob')
   reader = await s.user('reader')
@@ -122,10 +122,10 @@ describe('diff and patch', () => {
     }
   })
 
-  test('a diff or patch over WARREN_MAX_PULL_DIFF_SIZE: 406 before anything is sent', async () => {
+  test('a diff or patch over WARREN_MAX_DIFF_SIZE: 406 before anything is sent', async () => {
     for (const kind of ['diff', 'patch'] as const) {
       const r = await s.get(`/repos/alice/d/pulls/2.${kind}`, { token: alice.token })
-      expect([r.status, r.body.message]).toEqual([406, expect.stringContaining('WARREN_MAX_PULL_DIFF_SIZE')])
+      expect([r.status, r.body.message]).toEqual([406, expect.stringContaining('WARREN_MAX_DIFF_SIZE')])
       expect((await fetch(`${s.url}/alice/d/pulls/2.${kind}`)).status).toBe(406)
     }
     expect(await statusOf(asAlice.repos.repoDownloadPullDiffOrPatch('alice', 'd', 2, 'diff'))).toBe(406)

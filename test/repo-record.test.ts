@@ -236,7 +236,7 @@ describe('global settings', () => {
       max_response_items: 50,
       default_paging_num: 30,
       default_git_trees_per_page: s.config.gitTreesPerPage,
-      default_max_blob_size: s.config.maxContentsFileSize,
+      default_max_blob_size: s.config.maxBlobSize,
     })
     expect(await ok(anon.settings.getGeneralRepositorySettings())).toEqual({
       mirrors_disabled: false,

@@ -66,7 +66,7 @@ export function toApiCommit(config: Config, repo: RepoRef, c: ComparedCommit, ac
     parents: c.parents.map((sha) => ({ url: commitUrl(sha), sha })),
     files: c.files && c.files.map((f) => ({ filename: f.path, status: commitFileStatus(f) })),
     ...(c.files ? { files_truncated: c.filesTruncated } : {}),
-    stats: { total: c.additions + c.deletions, additions: c.additions, deletions: c.deletions },
+    stats: c.stats ? { total: c.additions + c.deletions, additions: c.additions, deletions: c.deletions } : null,
   }
 }
 export type ApiCommit = ReturnType<typeof toApiCommit>

@@ -28,13 +28,29 @@ const FORMAT = '--format=%x01' + FIELDS.join('%x00') + '%x00'
 const INSERTIONS = /(\d+) insertions?\(\+\)/
 const DELETIONS = /(\d+) deletions?\(-\)/
 
+/** What `git log` lists besides its revisions: user values, and the paths commits must touch. */
+export interface LogOptions {
+  /** Revisions as the user gave them (after `--end-of-options`). */
+  values?: readonly string[]
+  /** Only commits touching these paths, read literally (no pathspec magic, no globs). */
+  paths?: readonly string[]
+  stats?: boolean
+}
+
+/** The values of a `git log` or `git rev-list` of `opts`: the revisions, then `--` and the paths. */
+export const logValues = (opts: LogOptions): readonly string[] | undefined =>
+  opts.paths?.length ? [...(opts.values ?? []), '--', ...opts.paths] : opts.values
+
+/** git reads the paths of logValues literally: a path is never taken for pathspec magic. */
+export const LITERAL_PATHS = { GIT_LITERAL_PATHSPECS: '1' }
+
 /**
- * The commits `git log <args> [--end-of-options <values>]` lists, in its order. GitError when git
- * fails (an unknown object) or is killed.
+ * The commits `git log <args> [--end-of-options <values> [-- <paths>]]` lists, in its order.
+ * GitError when git fails (an unknown object) or is killed.
  */
-export async function readLog(repo: GitRepo, args: readonly string[], opts: { values?: readonly string[]; stats?: boolean } = {}): Promise<LogEntry[]> {
+export async function readLog(repo: GitRepo, args: readonly string[], opts: LogOptions = {}): Promise<LogEntry[]> {
   const stats = opts.stats ? ['--shortstat', '--no-renames'] : []
-  const proc = startGit(['log', '-z', FORMAT, '--no-color', ...stats, ...args], { ...repo, values: opts.values })
+  const proc = startGit(['log', '-z', FORMAT, '--no-color', ...stats, ...args], { ...repo, values: logValues(opts), env: LITERAL_PATHS })
   const entries: LogEntry[] = []
   let fields: string[] | null = null
   let current: LogEntry | null = null

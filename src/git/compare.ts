@@ -1,8 +1,9 @@
-import { requireObjectIds, runGit, startGit, GitError, safeGitMessage, type GitRepo } from './run'
+import { requireObjectIds, startGit, type GitRepo } from './run'
 import { startGitOutput } from './stream'
 import { readTokens } from './tokens'
-import { readLog, type LogEntry } from './commit-log'
-import { commitFiles, type CommitFile } from './commit-files'
+import { countHistory, historyPage, type ComparedCommit } from './commit-page'
+
+export type { ComparedCommit }
 
 /**
  * Comparing two commits (a pull request's merge base and head): the diff or the patch series
@@ -26,6 +27,21 @@ export function startDiffOrPatch(repo: GitRepo, base: string, head: string, kind
     kind === 'diff'
       ? ['diff', '--no-color', '--no-ext-diff', ...(binary ? ['--binary'] : []), '-M', base, head]
       : ['format-patch', '--no-color', '--no-signature', '--stdout', '--binary', `${base}..${head}`]
+  return startGitOutput(repo, args)
+}
+
+/**
+ * One commit's diff against its first parent, or its patch (`format-patch`, as Gitea's
+ * GetRawDiff), streamed; a root commit's against the empty tree. Null when git cannot (no such
+ * object).
+ */
+export function startCommitDiff(repo: GitRepo, commit: string, parent: string | null, kind: 'diff' | 'patch') {
+  if (parent) return startDiffOrPatch(repo, parent, commit, kind)
+  checkOid(commit)
+  const args =
+    kind === 'diff'
+      ? ['diff-tree', '-p', '--root', '--no-color', '--no-ext-diff', '--binary', '-M', commit]
+      : ['format-patch', '--no-color', '--no-signature', '--stdout', '--binary', '--root', commit]
   return startGitOutput(repo, args)
 }
 
@@ -136,20 +152,10 @@ export async function changedFiles(repo: GitRepo, base: string, head: string, ma
   return { files, truncated: raw.more }
 }
 
-/** A commit between two others, with its line counts and the files it changed (against its first parent; none for merges). */
-export interface ComparedCommit extends LogEntry {
-  /** Null when not asked for. */
-  files: CommitFile[] | null
-  /** More files changed than `files` lists. */
-  filesTruncated: boolean
-}
-
 /** How many commits are reachable from `head` and not from `base`. */
 export async function countCommits(repo: GitRepo, base: string, head: string): Promise<number> {
   checkOid(base, head)
-  const r = await runGit(['rev-list', '--count', head, `^${base}`], repo)
-  if (r.code !== 0) throw new GitError('failed', `git rev-list failed: ${safeGitMessage(r.stderr)}`, 'rev-list')
-  return Number(r.stdout.toString('utf8').trim()) || 0
+  return countHistory(repo, { revisions: [head, `^${base}`] })
 }
 
 /**
@@ -166,11 +172,5 @@ export async function commitsBetween(
   opts: { files: boolean; maxFiles: number },
 ): Promise<ComparedCommit[]> {
   checkOid(base, head)
-  if (max <= 0) return []
-  const entries = await readLog(repo, [`--skip=${Math.max(0, Math.floor(skip))}`, `--max-count=${Math.floor(max)}`, head, `^${base}`], { stats: true })
-  const lists = opts.files ? await commitFiles(repo, entries.map((e) => e.id), opts.maxFiles) : null
-  return entries.map((e) => {
-    const list = lists?.get(e.id)
-    return { ...e, files: lists ? list?.files ?? [] : null, filesTruncated: list?.truncated ?? false }
-  })
+  return historyPage(repo, { revisions: [head, `^${base}`] }, { skip, max }, opts)
 }

@@ -71,8 +71,8 @@ export function commitMessage(opts: FileOptions, ops: { operation: string; path:
   return message
 }
 
-/** 413 for a file past WARREN_MAX_CONTENTS_FILE_SIZE. */
-export const tooLarge = (max: number) => new ApiError(413, `a file may be at most ${max} bytes (WARREN_MAX_CONTENTS_FILE_SIZE)`)
+/** 413 for a file past WARREN_MAX_BLOB_SIZE. */
+export const tooLarge = (max: number) => new ApiError(413, `a file may be at most ${max} bytes (WARREN_MAX_BLOB_SIZE)`)
 
 /**
  * The bytes of base64 `text` as Gitea reads it (standard alphabet with padding; line breaks

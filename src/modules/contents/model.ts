@@ -95,7 +95,7 @@ export type FileOptions = {
   signoff?: boolean
 }
 
-/** base64 text; its length is bounded by the body limit, its decoded size by WARREN_MAX_CONTENTS_FILE_SIZE. */
+/** base64 text; its length is bounded by the body limit, its decoded size by WARREN_MAX_BLOB_SIZE. */
 const Base64 = t.String({ description: 'base64 of the bytes' })
 const Path = t.String({ maxLength: MAX_PATH_LENGTH })
 

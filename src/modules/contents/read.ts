@@ -60,7 +60,7 @@ export async function getContents(deps: AppDeps, ctx: RepoContext, path: string[
   if (path.length && !entry) throw notFound(`object does not exist [id: , rel_path: ${joined.slice(0, 255)}]`)
   if (entry && entry.kind !== 'dir') {
     const described = await describe(git, at.commit, joined, entry, await lastCommitOf(git, at.commit, joined))
-    if (entry.kind === 'file' || entry.kind === 'executable') described.content = await base64Of(git, entry.oid, described.size, config.maxContentsFileSize)
+    if (entry.kind === 'file' || entry.kind === 'executable') described.content = await base64Of(git, entry.oid, described.size, config.maxBlobSize)
     return toApiContents(config, ctx.repo, at.ref, described)
   }
   const tree = entry ? entry.oid : await folderTree(git, at.commit, [])

@@ -79,7 +79,7 @@ async function plan(deps: AppDeps, t: Target, change: FileChange, field: string)
   if (fromSegments.length === 0) throw unprocessable('path is invalid [path: ]', `${field}from_path`)
   const fromPath = fromSegments.join('/')
   const planned: Planned = { operation: change.operation, path, fromPath, bytes: null, mode: '100644' }
-  if (change.operation !== 'delete') planned.bytes = decodeBase64(change.content ?? '', deps.config.maxContentsFileSize, `${field}content`)
+  if (change.operation !== 'delete') planned.bytes = decodeBase64(change.content ?? '', deps.config.maxBlobSize, `${field}content`)
   if (change.operation !== 'create') {
     const from = t.base ? await entryAt(t.git, t.base, fromSegments) : null
     if (!from) throw notFound(`repository file does not exist [path: ${fromPath}]`)

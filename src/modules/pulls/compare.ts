@@ -34,16 +34,16 @@ const missingHead = (index: number) => notFound(`the head commit of pull request
 
 /**
  * The diff (`git diff merge-base head`, binary files with `binary`) or the patch series (`git
- * format-patch`) of a pull request, streamed as text, held to config maxPullDiffSize (406 when
+ * format-patch`) of a pull request, streamed as text, held to config maxDiffSize (406 when
  * that shows before the answer starts; cut with an error past it once streaming).
  */
 export async function pullDiff(deps: AppDeps, ctx: RepoContext, index: number, kind: 'diff' | 'patch', binary: boolean): Promise<Response> {
   const { base, head } = await endsOf(deps, ctx, index)
   const out = await startDiffOrPatch(gitRepoOf(deps, ctx), base, head, kind, binary)
   if (!out) throw missingHead(index)
-  const max = deps.config.maxPullDiffSize
+  const max = deps.config.maxDiffSize
   const body = await boundedOutput(out.body, max)
-  if (!body) throw new ApiError(406, `the ${kind} of pull request ${index} is larger than ${max} bytes (WARREN_MAX_PULL_DIFF_SIZE)`)
+  if (!body) throw new ApiError(406, `the ${kind} of pull request ${index} is larger than ${max} bytes (WARREN_MAX_DIFF_SIZE)`)
   return new Response(body, { headers: { 'Content-Type': 'text/plain; charset=utf-8' } })
 }
 

@@ -146,7 +146,8 @@ export const ListPullsQuery = t.Object({
 export const formSwitch = (value: string | undefined, fallback: boolean): boolean =>
   value === undefined || value === '' ? fallback : ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)
 
-const SwitchField = (description: string) => t.Optional(t.String({ maxLength: 16, description }))
+/** A Gitea switch in a query (read with formSwitch). */
+export const SwitchField = (description: string) => t.Optional(t.String({ maxLength: 16, description }))
 
 /** `…/pulls/{index}` (and `{index}.diff`, `.patch`): the download's switch. */
 export const PullGetQuery = t.Object({
@@ -198,7 +199,9 @@ export const CommitSchema = t.Object(
     files_truncated: t.Optional(
       t.Boolean({ description: 'the commit changed more files than `files` lists (at most WARREN_MAX_COMMIT_FILES are listed) (Warren)' }),
     ),
-    stats: t.Object({ total: Int(), additions: Int(), deletions: Int() }, { $id: '#/components/schemas/CommitStats' }),
+    stats: t.Nullable(t.Object({ total: Int(), additions: Int(), deletions: Int() }, { $id: '#/components/schemas/CommitStats' }), {
+      description: 'lines added and deleted against the first parent; null with `stat=false`',
+    }),
   },
   { $id: '#/components/schemas/Commit' },
 )

@@ -42,7 +42,7 @@ export const settingsModule = (deps: AppDeps) => {
         max_response_items: MAX_PAGE_SIZE,
         default_paging_num: DEFAULT_PAGE_SIZE,
         default_git_trees_per_page: config.gitTreesPerPage,
-        default_max_blob_size: config.maxContentsFileSize,
+        default_max_blob_size: config.maxBlobSize,
       }),
       { scope: 'none', response: { 200: GeneralAPISettings }, detail: { operationId: 'getGeneralAPISettings', summary: 'Get the global API settings: page sizes and limits' } },
     )

@@ -1,0 +1,76 @@
+import { GitError, runGit, safeGitMessage, type GitRepo } from './run'
+import { LITERAL_PATHS, logValues, readLog, type LogEntry } from './commit-log'
+import { commitFiles, type CommitFile } from './commit-files'
+
+/**
+ * A page of history as commit records show it: `git log` of some revisions (a branch, `head
+ * ^base`), optionally only the commits touching some paths or within dates, with each commit's
+ * line counts and (when asked) its changed files; and the number of such commits, counted by
+ * `git rev-list --count` with the same limits. One log parser (commit-log.ts), one file lister
+ * (commit-files.ts), whatever lists commits: a repository's history, a pull request's commits, a
+ * comparison.
+ */
+
+/** A commit with its line counts and the files it changed (against its first parent; none for merges). */
+export interface ComparedCommit extends LogEntry {
+  /** Null when not asked for. */
+  files: CommitFile[] | null
+  /** More files changed than `files` lists. */
+  filesTruncated: boolean
+  /** Whether `additions` / `deletions` were read (false: not asked for). */
+  stats: boolean
+}
+
+/** Which commits of the revisions are listed and counted. */
+export interface HistoryFilter {
+  /** Revisions (user values are safe here: they follow `--end-of-options`). */
+  revisions: readonly string[]
+  /** Only commits touching these paths (read literally). */
+  paths?: readonly string[]
+  /** Only commits committed at or after / at or before these times (Unix seconds). */
+  since?: number
+  until?: number
+}
+
+/** The times git's date parser reads without guessing (it takes a bare number or a year past 2099 for something else). */
+const EARLIEST = Date.UTC(1970, 0, 2) / 1000
+const LATEST = Date.UTC(2099, 11, 31) / 1000
+
+/** A time as `YYYY-MM-DD HH:MM:SS +0000`, within what git reads. */
+const gitTime = (seconds: number) =>
+  new Date(Math.min(LATEST, Math.max(EARLIEST, Math.floor(seconds))) * 1000).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' +0000')
+
+const dateArgs = (f: HistoryFilter): string[] => [
+  ...(f.since !== undefined ? [`--since=${gitTime(f.since)}`] : []),
+  ...(f.until !== undefined ? [`--until=${gitTime(f.until)}`] : []),
+]
+
+/** How many commits `filter` names (at most `upTo` counted, when given). GitError when git fails. */
+export async function countHistory(repo: GitRepo, filter: HistoryFilter, upTo?: number): Promise<number> {
+  const cap = upTo !== undefined ? [`--max-count=${Math.max(0, Math.floor(upTo))}`] : []
+  const values = logValues({ values: filter.revisions, paths: filter.paths })
+  const r = await runGit(['rev-list', '--count', ...cap, ...dateArgs(filter)], { ...repo, values, env: LITERAL_PATHS })
+  if (r.code !== 0) throw new GitError('failed', `git rev-list failed: ${safeGitMessage(r.stderr)}`, 'rev-list')
+  return Number(r.stdout.toString('utf8').trim()) || 0
+}
+
+/**
+ * The commits `filter` names, newest first: `max` of them after skipping `skip`, with their line
+ * counts (`stats`) and their changed files (`files`, at most `maxFiles` each, see commit-files.ts).
+ */
+export async function historyPage(
+  repo: GitRepo,
+  filter: HistoryFilter,
+  page: { skip: number; max: number },
+  opts: { files: boolean; maxFiles: number; stats?: boolean },
+): Promise<ComparedCommit[]> {
+  if (page.max <= 0) return []
+  const stats = opts.stats ?? true
+  const args = [`--skip=${Math.max(0, Math.floor(page.skip))}`, `--max-count=${Math.floor(page.max)}`, ...dateArgs(filter)]
+  const entries = await readLog(repo, args, { values: filter.revisions, paths: filter.paths, stats })
+  const lists = opts.files ? await commitFiles(repo, entries.map((e) => e.id), opts.maxFiles) : null
+  return entries.map((e) => {
+    const list = lists?.get(e.id)
+    return { ...e, files: lists ? list?.files ?? [] : null, filesTruncated: list?.truncated ?? false, stats }
+  })
+}
