@@ -151,6 +151,9 @@ describe('single-file writes', () => {
     expect((await s.post('/repos/alice/proj/contents', { files: [{ operation: 'create', path: 'x\u0001y', content: b64('x') }] }, { token: alice.token })).status).toBe(422)
     expect(await failure(asAlice.repos.repoCreateFile('alice', 'proj', 'x.txt', { content: 'not base64!' }))).toBe(422)
     expect(await failure(asAlice.repos.repoCreateFile('alice', 'proj', 'x.txt', { content: b64(Buffer.alloc(2000)) }))).toBe(413)
+    // A 50 MiB file: past the API body bound before anything is decoded (413 in the error shape).
+    const huge = await s.post('/repos/alice/proj/contents/huge.bin', { content: b64(Buffer.alloc(50 * 1024 * 1024, 7)) }, { token: alice.token })
+    expect([huge.status, typeof huge.body?.message]).toEqual([413, 'string'])
     expect(await failure(asAlice.repos.repoCreateFile('alice', 'proj', 'docs/new file.txt', body))).toBe(422)
     // A file where a folder would have to be, and a folder where the file would be.
     expect(await failure(asAlice.repos.repoCreateFile('alice', 'proj', 'docs/new file.txt/inner', body))).toBe(422)
