@@ -95,8 +95,13 @@ function expectHeaders(r: Received, event: string, type: string, secret = SECRET
 }
 
 const userShape = (name: string) => expect.objectContaining({ login: name, username: name, id: expect.any(Number) })
-const repoShape = (fullName: string) =>
-  expect.objectContaining({ full_name: fullName, permissions: { admin: false, push: false, pull: false }, owner: expect.objectContaining({ login: fullName.split('/')[0] }) })
+/**
+ * A payload's repository record. The top-level `repository` carries no permissions (Gitea builds it
+ * with AccessModeNone); a pull request's head and base repositories carry an anonymous caller's
+ * (Gitea's ToAPIPullRequest with no doer): read on a public repository.
+ */
+const repoShape = (fullName: string, pull = false) =>
+  expect.objectContaining({ full_name: fullName, permissions: { admin: false, push: false, pull }, owner: expect.objectContaining({ login: fullName.split('/')[0] }) })
 
 describe('hook management', () => {
   test('create, read, list, edit, delete: the Hook record, secret never returned', async () => {
@@ -529,8 +534,8 @@ describe('pull request webhooks', () => {
         state: 'open',
         merged: false,
         user: userShape('alice'),
-        head: { ref: 'feature', sha: first, repo: repoShape('alice/prs') },
-        base: { ref: 'main', repo: repoShape('alice/prs') },
+        head: { ref: 'feature', sha: first, repo: repoShape('alice/prs', true) },
+        base: { ref: 'main', repo: repoShape('alice/prs', true) },
         html_url: `${s.config.baseUrl}alice/prs/pulls/1`,
       },
     })

@@ -114,7 +114,13 @@ export async function issuesOfReposToApi(deps: AppDeps, repos: Map<number, RepoR
 export const issueToApi = async (deps: AppDeps, repo: RepoRow, row: IssueRow, viewer: UserRow | null) =>
   (await issuesToApi(deps, repo, [row], viewer))[0]!
 
-/** The Comment record; `issue` gives the URLs (issue_url or pull_request_url). */
+/**
+ * The Comment record; `issue` gives the URLs. `issue_url` is always the issue's address
+ * (`…/issues/{index}`, which for a pull request leads to it), so a client can tell from any
+ * comment which issue or pull request it belongs to; a pull request's comments also carry
+ * `pull_request_url`. (Gitea leaves `issue_url` empty on pull requests; clients that take the
+ * index from it then find none.)
+ */
 export function toApiComment(
   config: Config,
   repo: RepoRef,
@@ -130,7 +136,7 @@ export function toApiComment(
     id: comment.id,
     html_url: `${issueUrl}#issuecomment-${comment.id}`,
     pull_request_url: issue.isPull ? issueUrl : '',
-    issue_url: issue.isPull ? '' : issueUrl,
+    issue_url: issue.isPull ? issueHtmlUrl(config, repo, { ...issue, isPull: false }) : issueUrl,
     user: userToApi(poster),
     original_author: '',
     original_author_id: 0,
