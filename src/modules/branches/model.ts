@@ -6,10 +6,12 @@ const PayloadUserSchema = t.Object({
   username: t.String(),
 }, { $id: '#/components/schemas/PayloadUser' })
 
-const PayloadCommitVerificationSchema = t.Object({
+/** Gitea's PayloadCommitVerification: of a branch's commit, of an annotated tag (git-data). */
+export const PayloadCommitVerificationSchema = t.Object({
   verified: t.Boolean(),
   reason: t.String(),
   signature: t.String(),
+  signer: t.Optional(t.Nullable(PayloadUserSchema)),
   payload: t.String(),
 }, { $id: '#/components/schemas/PayloadCommitVerification' })
 

@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { PayloadCommitVerificationSchema } from '../branches/model'
 import { Int } from '../users/model'
 import { CommitSchema } from '../pulls/model'
 import { commitSwitches } from '../commits/model'
@@ -44,10 +45,6 @@ export const GitBlobSchema = t.Object(
   { $id: '#/components/schemas/GitBlobResponse' },
 )
 
-const VerificationSchema = t.Object(
-  { verified: t.Boolean(), reason: t.String(), signature: t.String(), signer: t.Null(), payload: t.String() },
-  { $id: '#/components/schemas/PayloadCommitVerification' },
-)
 
 export const AnnotatedTagSchema = t.Object(
   {
@@ -57,7 +54,7 @@ export const AnnotatedTagSchema = t.Object(
     message: t.String(),
     tagger: t.Object({ name: t.String(), email: t.String(), date: t.String() }),
     object: t.Object({ type: t.String(), sha: t.String(), url: t.String() }, { $id: '#/components/schemas/AnnotatedTagObject' }),
-    verification: VerificationSchema,
+    verification: PayloadCommitVerificationSchema,
   },
   { $id: '#/components/schemas/AnnotatedTag' },
 )
