@@ -246,7 +246,10 @@ function migrationsBeforeScopes(folder: 'drizzle' | 'drizzle-pg'): string {
   cpSync(resolve(import.meta.dir, '..', folder), copy, { recursive: true })
   const journalFile = join(copy, 'meta', '_journal.json')
   const journal = JSON.parse(readFileSync(journalFile, 'utf8'))
-  journal.entries = journal.entries.filter((e: { tag: string }) => !e.tag.endsWith('_token_scopes'))
+  // The migrations up to the one that added scopes (drizzle applies those newer than the last one
+  // applied, so the later ones must go too).
+  const at = journal.entries.findIndex((e: { tag: string }) => e.tag.endsWith('_token_scopes'))
+  journal.entries = journal.entries.slice(0, at)
   writeFileSync(journalFile, JSON.stringify(journal))
   return copy
 }
