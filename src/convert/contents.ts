@@ -1,5 +1,5 @@
 import type { Config } from '../config'
-import type { EntryKind } from '../git/tree-read'
+import type { EntryKind } from '../git/tree'
 import { apiUrl, webUrl } from '../lib/urls'
 import { repoPath, type RepoRef } from './issue'
 

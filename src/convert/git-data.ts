@@ -1,7 +1,8 @@
 import type { Config } from '../config'
 import type { RefEntry } from '../git/ref-list'
-import type { TreeEntry } from '../git/tree'
-import type { ObjectBytes, TagObject } from '../git/objects'
+import { objectTypeOf, type TreeEntry } from '../git/tree'
+import type { ObjectBytes } from '../git/objects'
+import type { TagObject } from '../git/tag-object'
 import { apiUrl } from '../lib/urls'
 import { repoPath, type RepoRef } from './issue'
 
@@ -20,14 +21,10 @@ export const toApiReference = (config: Config, repo: RepoRef, ref: RefEntry) => 
 })
 
 /** GitEntry (Gitea's): blobs link to git/blobs, trees to git/trees, submodules to nothing (as GitHub). */
-export const toApiTreeEntry = (config: Config, repo: RepoRef, e: TreeEntry) => ({
-  path: e.path,
-  mode: e.mode,
-  type: e.type,
-  size: e.size,
-  sha: e.oid,
-  url: e.type === 'commit' ? '' : gitUrl(config, repo, `${e.type}s/${e.oid}`),
-})
+export function toApiTreeEntry(config: Config, repo: RepoRef, e: TreeEntry) {
+  const type = objectTypeOf(e.kind)
+  return { path: e.path, mode: e.mode, type, size: e.size ?? 0, sha: e.oid, url: type === 'commit' ? '' : gitUrl(config, repo, `${type}s/${e.oid}`) }
+}
 
 /** GitTreeResponse (Gitea's): one page of a tree's entries; `truncated` when more follow it. */
 export function toApiTree(config: Config, repo: RepoRef, tree: { sha: string; entries: TreeEntry[]; total: number; page: number; truncated: boolean }) {

@@ -1,12 +1,27 @@
 import { isSafeRefName } from './refs'
-import { runGit, safeGitMessage, GitError, startGit, type GitRepo } from './run'
+import { GitError, startGit, type GitProcess, type GitRepo } from './run'
 
 /**
- * Single objects by name: what a name resolves to (`git cat-file --batch-check`), and one
- * object's bytes (`git cat-file --batch`) read only up to a bound. Names come from URLs: they
- * reach git on stdin, one per line, and only when they are a hex id or a safe ref name (no
- * revision syntax: `~`, `^`, `:`, `@{` and whitespace are refused), so a name can neither be
- * read as an option nor ask git for a search (`:/text`) or a walk.
+ * Objects read in process: one long-lived `git cat-file --batch-command` per repository answers
+ * `info` (id, type, size) and `contents` requests over its pipes, one after the other, so
+ * resolving a name, reading a tree or a small blob costs a round trip on a pipe instead of a git
+ * process each (Gitea keeps the same kind of batch reader per repository). Every object read of
+ * the server goes through here: the contents API, commits, git data.
+ *
+ * - Requests are lines (`info <object>` / `contents <object>`). Names from URLs reach git only
+ *   when they are a hex id or a safe ref name (isObjectName: no revision syntax, `~`, `^`, `:`,
+ *   `@{` and whitespace are refused), optionally followed by a peel the code adds (`^{tree}`,
+ *   `^{commit}`), or as `<id>:<normalised path>` whose segments refuse control characters; a
+ *   name holding a line break is never sent, so nothing a user typed can start a second command,
+ *   be read as an option or ask git for a search (`:/text`) or a walk.
+ * - `contents` is asked only by object id, after `info` said how large the object is, so a caller
+ *   never reads more than it decided to (readObject: past `maxBytes` no bytes, or with `cut` the
+ *   first `maxBytes` from a one-off git stopped there).
+ * - A reader serves one repository; it ends its git (closing stdin) after IDLE_MS without work,
+ *   and is replaced after MAX_AGE_MS so that it never reaches the long time limit. At most
+ *   MAX_READERS run at once: the least recently used is ended first.
+ * - An answer not complete within the quick time limit kills git; every request waiting on it
+ *   fails with the GitError, and the next request starts a new reader.
  */
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag'
@@ -17,27 +32,187 @@ export interface ObjectInfo {
   size: number
 }
 
+const INFO_LINE = /^([0-9a-f]{40,64}) (commit|tree|blob|tag) (\d+)$/
 const HEX = /^[0-9a-f]{4,64}$/
+const FULL_ID = /^[0-9a-f]{40,64}$/
+
+const IDLE_MS = 2000
+const MAX_AGE_MS = 60_000
+const MAX_READERS = 32
+
+
+interface Waiting {
+  withBody: boolean
+  resolve: (answer: { info: ObjectInfo; body: Buffer | null } | null) => void
+  reject: (e: Error) => void
+  timer: ReturnType<typeof setTimeout>
+}
+
+class BatchReader {
+  private proc: GitProcess
+  private waiting: Waiting[] = []
+  private header: Uint8Array[] = []
+  private body: { info: ObjectInfo; chunks: Uint8Array[]; left: number } | null = null
+  private idle: ReturnType<typeof setTimeout> | null = null
+  private readonly born = Date.now()
+  ended = false
+
+  constructor(
+    private readonly repo: GitRepo,
+    private readonly onEnd: (r: BatchReader) => void,
+  ) {
+    this.proc = startGit(['cat-file', '--batch-command'], { gitDir: repo.gitDir, limits: repo.limits, budget: 'long', input: 'pipe' })
+    void this.read()
+    void this.proc.done.then(({ killed, code, stderr }) => this.fail(killed ?? new GitError('failed', `git cat-file ended (${code}): ${stderr.split('\n')[0] ?? ''}`, 'cat-file')))
+  }
+
+  get stale(): boolean {
+    return this.ended || Date.now() - this.born > MAX_AGE_MS
+  }
+
+  ask(object: string, withBody: boolean): Promise<{ info: ObjectInfo; body: Buffer | null } | null> {
+    if (this.idle) clearTimeout(this.idle)
+    this.idle = null
+    return new Promise((resolve, reject) => {
+      const limitMs = this.repo.limits.quick * 1000
+      const timer = setTimeout(() => {
+        const e = new GitError('timeout', `git took longer than ${this.repo.limits.quick} s`, 'cat-file')
+        this.fail(e)
+        this.proc.kill()
+      }, limitMs)
+      this.waiting.push({ withBody, resolve, reject, timer })
+      this.proc.stdin!.write(`${withBody ? 'contents' : 'info'} ${object}\n`)
+      this.proc.stdin!.flush()
+    })
+  }
+
+  /** Ends git once the requests under way are answered. */
+  end(): void {
+    if (this.ended) return
+    this.ended = true
+    this.onEnd(this)
+    if (this.waiting.length === 0) this.closeStdin()
+  }
+
+  private closeStdin(): void {
+    try {
+      this.proc.stdin!.end()
+    } catch {}
+  }
+
+  private fail(e: Error): void {
+    if (!this.ended) {
+      this.ended = true
+      this.onEnd(this)
+    }
+    for (const w of this.waiting.splice(0)) {
+      clearTimeout(w.timer)
+      w.reject(e)
+    }
+    this.closeStdin()
+  }
+
+  private settle(answer: { info: ObjectInfo; body: Buffer | null } | null): void {
+    const w = this.waiting.shift()
+    if (!w) return
+    clearTimeout(w.timer)
+    w.resolve(answer)
+    if (this.waiting.length === 0) {
+      if (this.ended) this.closeStdin()
+      else this.idle = setTimeout(() => this.end(), IDLE_MS)
+    }
+  }
+
+  private async read(): Promise<void> {
+    const reader = this.proc.stdout.getReader()
+    try {
+      for (let next = await reader.read(); !next.done; next = await reader.read()) this.take(next.value)
+    } catch (e) {
+      this.fail(e as Error)
+    }
+  }
+
+  /** Consumes output: a header line, then (for `contents` of a found object) size bytes and a newline. */
+  private take(chunk: Uint8Array): void {
+    let at = 0
+    while (at < chunk.length) {
+      if (this.body) {
+        const n = Math.min(this.body.left, chunk.length - at)
+        this.body.chunks.push(chunk.subarray(at, at + n))
+        this.body.left -= n
+        at += n
+        if (this.body.left > 0) return
+        const { info, chunks } = this.body
+        this.body = null
+        // The contents, without the newline git writes after them.
+        this.settle({ info, body: Buffer.concat(chunks).subarray(0, info.size) })
+        continue
+      }
+      const nl = chunk.indexOf(10, at)
+      if (nl < 0) {
+        this.header.push(chunk.slice(at))
+        return
+      }
+      this.header.push(chunk.subarray(at, nl))
+      at = nl + 1
+      const line = Buffer.concat(this.header).toString('utf8')
+      this.header = []
+      this.line(line)
+    }
+  }
+
+  private line(line: string): void {
+    const m = INFO_LINE.exec(line)
+    // Otherwise `<object> missing` / `<object> ambiguous`.
+    if (!m) return this.settle(null)
+    const info: ObjectInfo = { oid: m[1]!, type: m[2] as ObjectType, size: Number(m[3]) }
+    if (!this.waiting[0]?.withBody) return this.settle({ info, body: null })
+    this.body = { info, chunks: [], left: info.size + 1 }
+  }
+}
+
+const readers = new Map<string, BatchReader>()
+
+function readerOf(repo: GitRepo): BatchReader {
+  let r = readers.get(repo.gitDir)
+  if (r && r.stale) {
+    r.end()
+    r = undefined
+  }
+  if (r) {
+    // Most recently used last.
+    readers.delete(repo.gitDir)
+    readers.set(repo.gitDir, r)
+    return r
+  }
+  if (readers.size >= MAX_READERS) readers.values().next().value?.end()
+  const created = new BatchReader(repo, (done) => {
+    if (readers.get(repo.gitDir) === done) readers.delete(repo.gitDir)
+  })
+  readers.set(repo.gitDir, created)
+  return created
+}
+
+/** Id, type and size of an object (`<id>`, `<id>:<path>`, `refs/heads/<name>`, `<rev>^{commit}`), or null when git finds none (or several). */
+export async function objectInfo(repo: GitRepo, object: string): Promise<ObjectInfo | null> {
+  if (/[\n\r\0]/.test(object)) return null
+  return (await readerOf(repo).ask(object, false))?.info ?? null
+}
+
+/** What each spec resolves to, in order (null: missing or ambiguous), asked of the batch reader together. */
+export function objectInfos(repo: GitRepo, specs: readonly string[]): Promise<(ObjectInfo | null)[]> {
+  return Promise.all(specs.map((spec) => objectInfo(repo, spec)))
+}
+
+/** The bytes of the object `oid` (a full id `objectInfo` gave), or null when it is missing. */
+export async function objectBytes(repo: GitRepo, oid: string): Promise<{ info: ObjectInfo; body: Buffer } | null> {
+  if (!FULL_ID.test(oid)) return null
+  const answer = await readerOf(repo).ask(oid, true)
+  return answer && answer.body ? { info: answer.info, body: answer.body } : null
+}
 
 /** Whether a name from a URL may be resolved: a hex id (4–64 digits) or a safe ref name. */
 export const isObjectName = (name: string): boolean => HEX.test(name) || isSafeRefName(name)
-
-const INFO_LINE = /^([0-9a-f]{40,64}) (commit|tree|blob|tag) (\d+)$/
-
-/**
- * What each spec resolves to, in order (null: missing or ambiguous). Specs are names that passed
- * isObjectName, optionally followed by a peel the code adds (`^{tree}`, `^{commit}`).
- */
-export async function objectInfos(repo: GitRepo, specs: readonly string[]): Promise<(ObjectInfo | null)[]> {
-  if (specs.length === 0) return []
-  const r = await runGit(['cat-file', '--batch-check'], { ...repo, input: specs.join('\n') + '\n' })
-  if (r.code !== 0) throw new GitError('failed', `git cat-file failed: ${safeGitMessage(r.stderr)}`, 'cat-file')
-  const lines = r.stdout.toString('utf8').split('\n')
-  return specs.map((_, i) => {
-    const m = INFO_LINE.exec(lines[i] ?? '')
-    return m ? { oid: m[1]!, type: m[2] as ObjectType, size: Number(m[3]) } : null
-  })
-}
 
 /** The object `name` names, and with `peel` the commit or tree it leads to (both null when either is missing). */
 export async function resolveObject(repo: GitRepo, name: string, peel?: 'commit' | 'tree'): Promise<{ object: ObjectInfo; peeled: ObjectInfo | null } | null> {
@@ -50,107 +225,88 @@ export async function resolveObject(repo: GitRepo, name: string, peel?: 'commit'
 /** The commit `name` (a branch, a tag, a commit id or a leading part of one) leads to, or null. */
 export async function resolveCommit(repo: GitRepo, name: string): Promise<string | null> {
   if (!isObjectName(name)) return null
-  const [found] = await objectInfos(repo, [`${name}^{commit}`])
+  const found = await objectInfo(repo, `${name}^{commit}`)
   return found?.type === 'commit' ? found.oid : null
 }
 
-/** One object: its kind and size, and its bytes when it has at most `maxBytes` (else null: git is stopped, nothing more is read). */
+export type RefCommitKind = 'branch' | 'tag' | 'commit'
+
+/** A ref as Gitea's contents API reads it: a branch, then a tag, then a commit id (4–64 hex digits). */
+export async function refCommit(repo: GitRepo, ref: string): Promise<{ kind: RefCommitKind; commit: string } | null> {
+  if (isSafeRefName(ref)) {
+    for (const [kind, prefix] of [['branch', 'refs/heads/'], ['tag', 'refs/tags/']] as const) {
+      const info = await objectInfo(repo, `${prefix}${ref}^{commit}`)
+      if (info?.type === 'commit') return { kind, commit: info.oid }
+    }
+  }
+  if (/^[0-9a-f]{4,64}$/i.test(ref)) {
+    const info = await objectInfo(repo, `${ref.toLowerCase()}^{commit}`)
+    if (info?.type === 'commit') return { kind: 'commit', commit: info.oid }
+  }
+  return null
+}
+
+/** Blob sizes by id (an id's size never changes), bounded. */
+const SIZE_CACHE = 100_000
+const sizes = new Map<string, number>()
+
+/** Size of a blob (null when `oid` is not one in `repo`); cached once known. */
+export async function blobSize(repo: GitRepo, oid: string): Promise<number | null> {
+  const hit = sizes.get(oid)
+  if (hit !== undefined) return hit
+  const info = await objectInfo(repo, oid)
+  if (info?.type !== 'blob') return null
+  sizes.set(oid, info.size)
+  if (sizes.size > SIZE_CACHE) sizes.delete(sizes.keys().next().value!)
+  return info.size
+}
+
+/** One object: its kind and size, and its bytes when it has at most `maxBytes` (else null: nothing was read). */
 export interface ObjectBytes extends ObjectInfo {
   content: Buffer | null
 }
 
 /**
- * The object a hex id names (`git cat-file --batch`, one process for header and bytes), its bytes
- * kept only up to `maxBytes`: a larger object has none (`content` null), or with `cut` its first
- * `maxBytes`. Null when there is no such object.
+ * The object a hex id (4–64 digits) names, its bytes kept only up to `maxBytes`: a larger object
+ * has none (`content` null), or with `cut` its first `maxBytes`. Null when there is no such
+ * object. The size is asked first: a whole object comes from the batch reader, a cut one from a
+ * git of its own, stopped once `maxBytes` have arrived.
  */
 export async function readObject(repo: GitRepo, hex: string, maxBytes: number, opts: { cut?: boolean } = {}): Promise<ObjectBytes | null> {
   if (!HEX.test(hex)) return null
-  const proc = startGit(['cat-file', '--batch'], { ...repo, input: hex + '\n' })
+  const info = await objectInfo(repo, hex)
+  if (!info) return null
+  if (info.size <= maxBytes) {
+    const whole = await objectBytes(repo, info.oid)
+    return whole ? { ...info, content: whole.body } : null
+  }
+  return { ...info, content: opts.cut ? await leadingBytes(repo, info, maxBytes) : null }
+}
+
+/** The first `maxBytes` of an object (`git cat-file <type> <id>`, stopped once they have arrived); null when git gave fewer. */
+async function leadingBytes(repo: GitRepo, info: ObjectInfo, maxBytes: number): Promise<Buffer | null> {
+  const proc = startGit(['cat-file', info.type, info.oid], repo)
   const reader = proc.stdout.getReader()
-  let buffered = Buffer.alloc(0)
-  let info: ObjectInfo | null = null
-  let done = false
+  const chunks: Uint8Array[] = []
+  let size = 0
+  let ended = false
   try {
-    for (;;) {
+    while (size < maxBytes) {
       const next = await reader.read()
       if (next.done) {
-        done = true
+        ended = true
         break
       }
-      buffered = Buffer.concat([buffered, next.value])
-      if (!info) {
-        const eol = buffered.indexOf(10)
-        if (eol < 0) {
-          if (buffered.length > 256) break
-          continue
-        }
-        const m = INFO_LINE.exec(buffered.subarray(0, eol).toString('utf8'))
-        if (!m) break
-        info = { oid: m[1]!, type: m[2] as ObjectType, size: Number(m[3]) }
-        buffered = buffered.subarray(eol + 1)
-        if (info.size > maxBytes && !opts.cut) break
-      }
-      if (buffered.length >= Math.min(info.size, maxBytes)) break
+      chunks.push(next.value)
+      size += next.value.length
     }
   } finally {
-    if (!done) {
+    if (!ended) {
       proc.kill()
       reader.cancel().catch(() => {})
     }
   }
   const r = await proc.done
-  if (r.killed && done) throw r.killed
-  if (!info) return null
-  const keep = Math.min(info.size, maxBytes)
-  const whole = info.size <= maxBytes || opts.cut
-  return { ...info, content: whole && buffered.length >= keep ? Buffer.from(buffered.subarray(0, keep)) : null }
-}
-
-/** An annotated tag object's fields, as git wrote them. */
-export interface TagObject {
-  object: string
-  objectType: string
-  name: string
-  taggerName: string
-  taggerEmail: string
-  /** RFC 3339, UTC. */
-  taggerDate: string
-  message: string
-  /** The signature block at the end of the message, if any (not verified). */
-  signature: string
-  /** What the signature signs: the object's text before it. */
-  payload: string
-}
-
-/** A git identity line's `<seconds>` as RFC 3339 in UTC (Gitea's CommitUser date). */
-const utcDate = (seconds: string): string => new Date(Number(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z')
-
-const SIGNATURE = /\n?-----BEGIN (PGP|SSH) SIGNATURE-----[\s\S]*$/
-
-/** Parses a tag object's text (header lines, a blank line, the message). */
-export function parseTag(text: string): TagObject {
-  const split = text.indexOf('\n\n')
-  const head = split < 0 ? text : text.slice(0, split)
-  const body = split < 0 ? '' : text.slice(split + 2)
-  const tag: TagObject = { object: '', objectType: '', name: '', taggerName: '', taggerEmail: '', taggerDate: utcDate('0'), message: body, signature: '', payload: '' }
-  for (const line of head.split('\n')) {
-    const space = line.indexOf(' ')
-    const key = line.slice(0, space)
-    const value = line.slice(space + 1)
-    if (key === 'object') tag.object = value
-    else if (key === 'type') tag.objectType = value
-    else if (key === 'tag') tag.name = value
-    else if (key === 'tagger') {
-      const m = /^(.*?) ?<([^>]*)> (\d{1,12}) [+-]\d{4}$/.exec(value)
-      if (m) Object.assign(tag, { taggerName: m[1], taggerEmail: m[2], taggerDate: utcDate(m[3]!) })
-    }
-  }
-  const signed = SIGNATURE.exec(body)
-  if (signed) {
-    tag.signature = signed[0].replace(/^\n/, '')
-    tag.payload = text.slice(0, text.length - tag.signature.length)
-    tag.message = body.slice(0, signed.index) + (signed[0].startsWith('\n') ? '\n' : '')
-  }
-  return tag
+  if (r.killed && ended) throw r.killed
+  return size >= maxBytes ? Buffer.concat(chunks, size).subarray(0, maxBytes) : null
 }

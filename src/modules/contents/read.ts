@@ -2,8 +2,8 @@ import type { AppDeps } from '../../deps'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { notFound } from '../../lib/errors'
 import type { GitRepo } from '../../git/run'
-import { objectBytes, objectInfo } from '../../git/object-reader'
-import { blobSize, entryAt, folderTree, refCommit, treeEntries, type TreeEntry } from '../../git/tree-read'
+import { blobSize, objectBytes, objectInfo, refCommit } from '../../git/objects'
+import { entryAt, folderTree, treeEntries, type TreeEntry } from '../../git/tree'
 import { lastCommitOf, lastCommitsIn } from '../../git/last-commit'
 import { toApiContents, type ApiContents, type ContentsEntry, type ContentsRef } from '../../convert/contents'
 import { submoduleUrl } from './submodules'
@@ -30,7 +30,7 @@ export async function contentsRef(git: GitRepo, ctx: RepoContext, ref: string | 
 async function base64Of(git: GitRepo, oid: string, size: number, max: number): Promise<string | null> {
   if (size > max) return null
   const obj = await objectBytes(git, oid)
-  return obj ? Buffer.from(obj.body.buffer, obj.body.byteOffset, obj.body.byteLength).toString('base64') : null
+  return obj ? obj.body.toString('base64') : null
 }
 
 /** What an entry's record needs besides its content: size, symlink target, submodule URL. */
@@ -44,7 +44,7 @@ async function describe(git: GitRepo, commit: string, path: string, e: TreeEntry
   entry.size = size ?? 0
   if (e.kind === 'symlink' && size !== null) {
     const obj = size <= MAX_LINK_TARGET ? await objectBytes(git, e.oid) : null
-    entry.target = obj ? Buffer.from(obj.body).toString('utf8') : null
+    entry.target = obj ? obj.body.toString('utf8') : null
   }
   return entry
 }
@@ -65,8 +65,8 @@ export async function getContents(deps: AppDeps, ctx: RepoContext, path: string[
   }
   const tree = entry ? entry.oid : await folderTree(git, at.commit, [])
   const entries = tree ? (await treeEntries(git, tree))?.slice(0, config.maxContentsListEntries) ?? [] : []
-  const last = await lastCommitsIn(git, at.commit, joined, entries.map((e) => e.name))
+  const last = await lastCommitsIn(git, at.commit, joined, entries.map((e) => e.path))
   const prefix = joined ? joined + '/' : ''
-  const described = await Promise.all(entries.map((e) => describe(git, at.commit, prefix + e.name, e, last.get(e.name) ?? at.commit)))
+  const described = await Promise.all(entries.map((e) => describe(git, at.commit, prefix + e.path, e, last.get(e.path) ?? at.commit)))
   return described.map((d) => toApiContents(config, ctx.repo, at.ref, d))
 }

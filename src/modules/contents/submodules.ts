@@ -1,6 +1,6 @@
 import type { GitRepo } from '../../git/run'
-import { objectBytes } from '../../git/object-reader'
-import { entryAt } from '../../git/tree-read'
+import { objectBytes } from '../../git/objects'
+import { entryAt } from '../../git/tree'
 
 /** Largest .gitmodules read (a submodule's URL is left null past it). */
 const MAX_GITMODULES = 64 * 1024
@@ -16,7 +16,7 @@ export async function submoduleUrl(git: GitRepo, commit: string, path: string): 
   if (!obj || obj.body.length > MAX_GITMODULES) return null
   let section: { path?: string; url?: string } | null = null
   const sections: { path?: string; url?: string }[] = []
-  for (const raw of Buffer.from(obj.body).toString('utf8').split(/\r?\n/)) {
+  for (const raw of obj.body.toString('utf8').split(/\r?\n/)) {
     const line = raw.trim()
     if (line === '' || line.startsWith('#') || line.startsWith(';')) continue
     if (line.startsWith('[')) {

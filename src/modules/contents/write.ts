@@ -4,8 +4,8 @@ import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { forbidden, notFound, unprocessable, conflict } from '../../lib/errors'
 import type { GitRepo } from '../../git/run'
 import { isSafeRefName } from '../../git/refs'
-import { objectInfo } from '../../git/object-reader'
-import { entryAt, folderTree, treeEntries, type TreeEntry } from '../../git/tree-read'
+import { objectInfo } from '../../git/objects'
+import { entryAt, folderTree, treeEntries, type TreeEntry } from '../../git/tree'
 import { commitTree } from '../../git/merge'
 import { TreeRefused, treeWithChanges, treeWithPatch, writeBlob, type TreeChange } from '../../git/tree-write'
 import { moveRef } from '../../push'
@@ -96,7 +96,7 @@ async function plan(deps: AppDeps, t: Target, change: FileChange, field: string)
 async function checkTarget(t: Target, segments: string[], mustBeNew: boolean, field: string): Promise<void> {
   let tree = await folderTree(t.git, t.base!, [])
   for (let i = 0; i < segments.length && tree; i++) {
-    const entry = (await treeEntries(t.git, tree))?.find((e) => e.name === segments[i]) ?? null
+    const entry = (await treeEntries(t.git, tree))?.find((e) => e.path === segments[i]) ?? null
     if (!entry) return
     const sub = segments.slice(0, i + 1).join('/')
     const last = i === segments.length - 1

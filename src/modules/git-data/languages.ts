@@ -26,9 +26,9 @@ export async function repoLanguages(deps: AppDeps, ctx: RepoContext): Promise<Re
   if (hit) return hit
   const bytes = new Map<string, number>()
   let files = 0
-  await walkTree(git, commit, true, (entry) => {
+  await walkTree(git, commit, { recursive: true }, (entry) => {
     if (++files > deps.config.maxTreeEntries) return false
-    if (entry.type !== 'blob' || entry.mode === '120000') return
+    if (entry.kind !== 'file' && entry.kind !== 'executable') return
     const language = languageOf(entry.path)
     if (language) bytes.set(language, (bytes.get(language) ?? 0) + entry.size)
   })

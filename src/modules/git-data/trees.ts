@@ -95,7 +95,7 @@ export async function readTreePage(
   let all: TreeEntry[] | null = []
   let total = 0
   let capped = false
-  const listed = await walkTree(git, found.peeled.oid, opts.recursive, (entry) => {
+  const listed = await walkTree(git, found.peeled.oid, { recursive: opts.recursive }, (entry) => {
     if (total >= maxEntries) {
       capped = true
       return false

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { readBlobText } from '../../git/blob'
-import { filesInFolders } from '../../git/folder-entries'
+import { filesInFolders } from '../../git/tree'
 import { isSafeRefName, resolveCommitish } from '../../git/refs'
 import { defaultIssueConfig, parseIssueConfig, parseTemplate, templateKind, type IssueConfig, type IssueTemplate } from './parse'
 
