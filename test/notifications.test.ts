@@ -161,6 +161,20 @@ describe('notifications', () => {
     await fails(as.dave!.notifications.notifyGetList({ since: 'not a time' }), 422)
   })
 
+  test('a pull request notifies as a Pull thread, merged when merged', async () => {
+    await ok(as.alice!.repos.repoCreateFile('alice', 'proj', 'feature.txt', { content: Buffer.from('x\n').toString('base64'), new_branch: 'feature' }), 201)
+    const pull = await ok(as.alice!.repos.repoCreatePullRequest('alice', 'proj', { head: 'feature', base: 'master', title: 'a change' }), 201)
+    await drain()
+    const [thread] = await threadsOf('dave', { 'subject-type': ['pull'] })
+    expect(thread!.subject!.type).toBe('Pull')
+    expect(thread!.subject!.state).toBe('open')
+    expect(thread!.subject!.html_url).toBe(`${s.url}/alice/proj/pulls/${pull.number}`)
+    expect(await threadsOf('alice', { 'subject-type': ['pull'] })).toEqual([])
+    await ok(as.alice!.repos.repoMergePullRequest('alice', 'proj', pull.number!, { Do: 'merge' }))
+    await drain()
+    expect((await threadsOf('dave', { 'subject-type': ['pull'] })).map((t) => [t.id, t.subject!.state])).toEqual([[thread!.id, 'merged']])
+  })
+
   test("a private repository's threads vanish for a reader who loses access", async () => {
     await ok(as.alice!.repos.issueCreateIssue('alice', 'secret', { title: 'hidden' }), 201)
     await drain()
