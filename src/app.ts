@@ -31,6 +31,7 @@ import { labelsModule } from './modules/labels'
 import { milestonesModule } from './modules/milestones'
 import { timesModule } from './modules/times'
 import { starsModule } from './modules/stars'
+import { notificationsModule } from './modules/notifications'
 import { topicsModule } from './modules/topics'
 import { settingsModule } from './modules/settings'
 import { gitHttpModule } from './modules/git-http'
@@ -105,6 +106,7 @@ export function createApp(deps: AppDeps) {
     .use(milestonesModule(deps))
     .use(timesModule(deps))
     .use(starsModule(deps))
+    .use(notificationsModule(deps))
     .use(deployKeysModule(deps))
     .use(statusesModule(deps))
     .use(pullsModule(deps))

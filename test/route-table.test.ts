@@ -283,6 +283,7 @@ function giteaCategories(path: string): ScopeCategory[] | 'none' {
   if (path.startsWith('/api/v1/admin/')) return ['admin']
   if (path === '/api/v1/org/:org/repos') return ['organization', 'repository']
   if (path.startsWith('/api/v1/orgs') || path.startsWith('/api/v1/teams/')) return ['organization']
+  if (path.startsWith('/api/v1/notifications') || path === '/api/v1/repos/:owner/:repo/notifications') return ['notification']
   if (/^\/api\/v1\/repos\/:owner\/:repo\/(issues|issue|labels|milestones|comments)(\/|$)/.test(path) || path === '/api/v1/repos/issues/search') return ['issue']
   if (path.startsWith('/api/v1/repos/') || path.startsWith('/api/v1/repositories/')) return ['repository']
   if (path === '/api/v1/user/repos' || path.startsWith('/api/v1/user/starred') || path === '/api/v1/users/:username/repos') return ['user', 'repository']

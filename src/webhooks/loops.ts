@@ -3,6 +3,7 @@ import { hasEventsAfterDone, releaseClaims } from '../events/outbox'
 import { DeliveryDispatcher } from './dispatcher'
 import { WEBHOOK_CONSUMER, turnEventsIntoTasks } from './tasks'
 import { errorFields, loggerOf } from '../lib/log'
+import { pauser } from '../lib/pauser'
 
 /** How often the outbox is looked at when it was empty (a read; nothing is written while idle). */
 export const WEBHOOK_POLL_MS = 100
@@ -17,12 +18,7 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } =
   await releaseClaims(deps.db, WEBHOOK_CONSUMER)
   const dispatcher = new DeliveryDispatcher(deps)
   let stopped = false
-  let wake = null as (() => void) | null
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(() => ((wake = null), resolve()), ms)
-      wake = () => (clearTimeout(timer), (wake = null), resolve())
-    })
+  const { pause, wake } = pauser()
 
   const loop = (async () => {
     while (!stopped) {
@@ -47,13 +43,13 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } =
   return {
     /** Looks for new events and due deliveries now. */
     async wake() {
-      await wake?.()
+      wake()
       await dispatcher.pump()
     },
     /** Stops taking events and delivering; what is pending stays for the next start. */
     async stop() {
       stopped = true
-      await wake?.()
+      wake()
       await loop
       await dispatcher.stop()
     },

@@ -15,6 +15,7 @@ import { badRequest } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { parseTimestamp } from '../../lib/time'
 import { splitFilter } from '../../lib/validate'
+import { MENTION_BREAKS } from '../../lib/mentions'
 import { findOwnerByName } from '../users/service'
 import { PLAIN_COMMENT } from '../comments/service'
 
@@ -44,14 +45,10 @@ const flag = (value: string | undefined) => ['1', 't', 'true'].includes((value ?
 /** Matches no row: for filters on things Warren does not record (reviews). */
 const NOTHING = sql`1 = 0`
 
-/**
- * `text` mentions `@login` as Gitea's mention parser finds one: the name after start, white space,
- * `(` or `[`, and before the end, white space, `)`, `]`, or one of `:,;.?!` that ends a word.
- * Brackets, line breaks and word-ending punctuation are made spaces, and ` @login ` is looked for.
- */
+/** `text` mentions `@login` (src/lib/mentions.ts: the text folded, then ` @login ` looked for). */
 function mentions(text: SQLWrapper, login: string): SQL {
   let folded: SQL = sql`(' ' || lower(${text}) || ' ')`
-  for (const piece of ['\n', '\r', '\t', '(', '[', ')', ']', ': ', ', ', '; ', '. ', '? ', '! '])
+  for (const piece of MENTION_BREAKS)
     folded = sql`replace(${folded}, ${piece}, ${' '.repeat(piece.length)})`
   return sql`${folded} LIKE ${containsPattern(` @${login.toLowerCase()} `)} ESCAPE '\\'`
 }

@@ -1,0 +1,110 @@
+import { and, eq, inArray } from 'drizzle-orm'
+import type { AppDeps } from '../deps'
+import { accessLevel, AccessMode } from '../auth/access'
+import { comments, issueAssignees, issues, repositories, users, watches, type IssueRow, type RepoRow } from '../db/schema'
+import type { UserRow } from '../auth/caller'
+import type { EventRecord } from '../events/outbox'
+import { mentionedNames } from '../lib/mentions'
+
+/*
+ * Who an outbox event notifies, after Gitea's uinotification service and its
+ * createOrUpdateIssueNotifications:
+ * - an issue or pull request opened, commented on, closed, reopened, merged or pushed to: the
+ *   repository's watchers (not for a work-in-progress pull request), the people taking part
+ *   (poster, commenters, assignees), and the people mentioned in the new text;
+ * - an assignment: the assignee;
+ * never the actor, and only people who may still read the issue or pull request (the repository
+ * and its unit). Threads are about issues and pull requests only.
+ */
+
+/** Gitea's NotificationSource values Warren writes or filters on. */
+export const SOURCE = { issue: 1, pull: 2, commit: 3, repository: 4 } as const
+/** Gitea's NotificationStatus values. */
+export const STATUS = { unread: 1, read: 2, pinned: 3 } as const
+
+/** The comment type of a plain comment (the comments area's PLAIN_COMMENT: participants are their posters). */
+const PLAIN_COMMENT = 0
+
+/** Gitea's default work-in-progress title prefixes ([repository.pull-request] WORK_IN_PROGRESS_PREFIXES). */
+const WIP_PREFIXES = ['wip:', '[wip]']
+
+/** What one event asks for: the issue it is about, the comment, who acted, and who is told. */
+export interface NotificationPlan {
+  issue: IssueRow
+  repo: RepoRow
+  commentId: number
+  actorId: number
+  receivers: number[]
+}
+
+type Audience = 'everyone' | 'assignee'
+
+/** The events that notify, and whom; the text whose mentions count (the issue's body, the comment's). */
+const AUDIENCE: Partial<Record<EventRecord['kind'], { audience: Audience; mentionsIn?: 'issue' | 'comment' }>> = {
+  'issue.opened': { audience: 'everyone', mentionsIn: 'issue' },
+  'pull.opened': { audience: 'everyone', mentionsIn: 'issue' },
+  'comment.created': { audience: 'everyone', mentionsIn: 'comment' },
+  'issue.closed': { audience: 'everyone' },
+  'issue.reopened': { audience: 'everyone' },
+  'pull.merged': { audience: 'everyone' },
+  'pull.synchronized': { audience: 'everyone' },
+  'issue.assigned': { audience: 'assignee' },
+}
+
+const isWorkInProgress = (title: string) => WIP_PREFIXES.some((p) => title.trimStart().toLowerCase().startsWith(p))
+
+/** The repository's watchers and the issue's participants (poster, plain commenters, assignees). */
+async function everyone(deps: AppDeps, issue: IssueRow): Promise<number[]> {
+  const ids = new Set<number>([issue.posterId])
+  if (!(issue.isPull && isWorkInProgress(issue.title)))
+    for (const w of await deps.db.select({ id: watches.userId }).from(watches).where(eq(watches.repoId, issue.repoId))) ids.add(w.id)
+  const commenters = await deps.db
+    .selectDistinct({ id: comments.posterId })
+    .from(comments)
+    .where(and(eq(comments.issueId, issue.id), eq(comments.type, PLAIN_COMMENT)))
+  for (const c of commenters) ids.add(c.id)
+  for (const a of await deps.db.select({ id: issueAssignees.assigneeId }).from(issueAssignees).where(eq(issueAssignees.issueId, issue.id))) ids.add(a.id)
+  return [...ids]
+}
+
+/** The people (not organisations) `text` mentions. */
+async function mentioned(deps: AppDeps, text: string): Promise<number[]> {
+  const names = mentionedNames(text)
+  if (names.length === 0) return []
+  return (await deps.db.select({ id: users.id }).from(users).where(and(inArray(users.lowerName, names), eq(users.type, 0)))).map((u) => u.id)
+}
+
+/** Who of `ids` may read the issue or pull request: active people with read access to the repository and its unit enabled. */
+async function readers(deps: AppDeps, repo: RepoRow, issue: IssueRow, ids: number[]): Promise<number[]> {
+  if (ids.length === 0 || !(issue.isPull ? repo.hasPullRequests : repo.hasIssues)) return []
+  const people = await deps.db.select().from(users).where(inArray(users.id, ids))
+  const owner = (await deps.db.select().from(users).where(eq(users.id, repo.ownerId)))[0]
+  const kept: number[] = []
+  for (const person of people as UserRow[]) {
+    if (person.type !== 0 || !person.isActive || person.prohibitLogin) continue
+    if ((await accessLevel(deps.db, person, repo, owner)) >= AccessMode.Read) kept.push(person.id)
+  }
+  return kept
+}
+
+/** What `event` notifies (null: nothing, or its issue or repository is gone). */
+export async function planOf(deps: AppDeps, event: EventRecord): Promise<NotificationPlan | null> {
+  const rule = AUDIENCE[event.kind]
+  if (!rule || event.issueId === null || event.actorId === null) return null
+  const issue = (await deps.db.select().from(issues).where(eq(issues.id, event.issueId)))[0]
+  const repo = issue && (await deps.db.select().from(repositories).where(eq(repositories.id, issue.repoId)))[0]
+  if (!issue || !repo || repo.status !== 'ready') return null
+  const wanted = new Set<number>()
+  if (rule.audience === 'assignee') {
+    const assignee = (event.payload.assignee as { id?: unknown } | undefined)?.id
+    if (typeof assignee === 'number') wanted.add(assignee)
+  } else for (const id of await everyone(deps, issue)) wanted.add(id)
+  if (rule.mentionsIn === 'issue') for (const id of await mentioned(deps, issue.content)) wanted.add(id)
+  if (rule.mentionsIn === 'comment' && event.commentId !== null) {
+    const comment = (await deps.db.select({ content: comments.content }).from(comments).where(eq(comments.id, event.commentId)))[0]
+    if (comment) for (const id of await mentioned(deps, comment.content)) wanted.add(id)
+  }
+  wanted.delete(event.actorId)
+  const receivers = await readers(deps, repo, issue, [...wanted])
+  return receivers.length ? { issue, repo, commentId: event.commentId ?? 0, actorId: event.actorId, receivers } : null
+}
