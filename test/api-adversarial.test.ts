@@ -195,3 +195,65 @@ describe('query paths', () => {
     }
   })
 })
+
+describe('archived repositories and odd names of new refs', () => {
+  test('an archived repository takes no file, patch, tag, branch or topic change (423) and its refs stay', async () => {
+    expect((await s.post('/user/repos', { name: 'frozen', auto_init: true, default_branch: 'main' }, { token: alice.token })).status).toBe(201)
+    expect((await s.post('/repos/alice/frozen/issues', { title: 'old' }, { token: alice.token })).status).toBe(201)
+    expect((await s.patch('/repos/alice/frozen', { archived: true }, { token: alice.token })).status).toBe(200)
+    const before = await refsOf('frozen')
+    const auth = { token: alice.token }
+    const tries = {
+      file: await s.post('/repos/alice/frozen/contents/x.txt', { content: b64('x') }, auth),
+      files: await s.post('/repos/alice/frozen/contents', { files: [{ operation: 'create', path: 'x.txt', content: b64('x') }] }, auth),
+      patch: await s.post('/repos/alice/frozen/diffpatch', { content: 'diff --git a/y b/y\nnew file mode 100644\n--- /dev/null\n+++ b/y\n@@ -0,0 +1 @@\n+y\n' }, auth),
+      tag: await s.post('/repos/alice/frozen/tags', { tag_name: 'v9', target: 'main' }, auth),
+      branch: await s.post('/repos/alice/frozen/branches', { new_branch_name: 'late' }, auth),
+    }
+    for (const [what, r] of Object.entries(tries)) expect([what, r.status]).toEqual([what, 423])
+    expect(await refsOf('frozen')).toBe(before)
+  })
+
+  test('tags and branches named like options, HEAD, revision syntax or an object id are refused (422) or kept literal', async () => {
+    const auth = { token: alice.token }
+    const head = (await s.get('/repos/alice/pub/branches/main', auth)).body.commit.id as string
+    const before = await refsOf('pub')
+    for (const name of ['-x', '--force', 'a..b', '@', 'x@{1}', 'a b', 'a\nb', 'refs/heads/../x', 'x.lock', '', '/x', 'x/', 'a~1', 'a^', 'a:b', 'a*']) {
+      expect([name, (await s.post('/repos/alice/pub/tags', { tag_name: name, target: 'main' }, auth)).status]).toEqual([name, 422])
+      expect([name, (await s.post('/repos/alice/pub/branches', { new_branch_name: name }, auth)).status]).toEqual([name, 422])
+    }
+    expect(await refsOf('pub')).toBe(before)
+    // Nor as the branch a file write makes.
+    expect((await s.post('/repos/alice/pub/contents/n.txt', { content: b64('n'), new_branch: '/x' }, auth)).status).toBe(422)
+    expect(await refsOf('pub')).toBe(before)
+    // A tag named like the commit id: the contents of that id are still read by id or by tag alike, never a 500.
+    const made = await s.post('/repos/alice/pub/tags', { tag_name: head.slice(0, 12), target: 'main' }, auth)
+    expect([201, 422]).toContain(made.status)
+    expect((await s.get(`/repos/alice/pub/contents/README.md?ref=${head.slice(0, 12)}`, auth)).status).toBe(200)
+  })
+
+  test('topics with odd names are refused (422), never stored', async () => {
+    const auth = { token: alice.token }
+    for (const topic of ['-x', 'a b', 'x'.repeat(40), 'a%0Ab', '.x'])
+      expect([topic, (await s.put(`/repos/alice/pub/topics/${encodeURIComponent(topic)}`, undefined, auth)).status]).toEqual([topic, 422])
+    expect((await s.put('/repos/alice/pub/topics', { topics: Array.from({ length: 26 }, (_, i) => `t${i}`) }, auth)).status).toBe(422)
+    expect((await s.get('/repos/alice/pub/topics', auth)).body.topics).toEqual([])
+  })
+})
+
+describe('huge inputs', () => {
+  test('a patch of many files that does not apply is a 422; a deep tree lists without a 500', async () => {
+    const auth = { token: alice.token }
+    const hunks = Array.from({ length: 2000 }, (_, i) => `diff --git a/p${i} b/p${i}\n--- a/p${i}\n+++ b/p${i}\n@@ -1 +1 @@\n-a\n+b\n`).join('')
+    const before = await refsOf('pub')
+    expect((await s.post('/repos/alice/pub/diffpatch', { content: hunks }, auth)).status).toBe(422)
+    expect(await refsOf('pub')).toBe(before)
+    const deep = Array.from({ length: 200 }, (_, i) => `d${i}`).join('/') + '/leaf.txt'
+    expect((await s.post('/repos/alice/pub/contents', { files: [{ operation: 'create', path: deep, content: b64('leaf') }] }, auth)).status).toBe(201)
+    const tree = await s.get('/repos/alice/pub/git/trees/main?recursive=true&per_page=1000', auth)
+    expect(tree.status).toBe(200)
+    expect(tree.body.tree.some((e: { path: string }) => e.path === deep)).toBe(true)
+    expect((await s.get(`/repos/alice/pub/contents/${deep}`, auth)).status).toBe(200)
+    expect((await s.get(`/repos/alice/pub/commits?sha=main&path=${encodeURIComponent(deep)}`, auth)).status).toBe(200)
+  })
+})
