@@ -2,13 +2,13 @@ import { git, runGit, type GitRepo } from './run'
 
 /**
  * Ref names taken from URLs. Every ref is checked against SAFE_REF (git check-ref-format rules,
- * never starting with '-' or '.', no whitespace or control characters) before it reaches git,
+ * never starting with '-', '.' or '/' (`refs/heads/` + `/x` is no ref git would make), no whitespace or control characters) before it reaches git,
  * and then looked up among the repository's refs or resolved with `rev-parse --verify`, always
  * passed as run.ts `values` (after `--end-of-options`), so nothing from a URL is ever read by git
  * as an option.
  */
 const SAFE_REF =
-  /^(?![-.])(?!.*\.\.)(?!.*\/\/)(?!.*\/[.])(?!.*@\{)(?!.*\.lock(?:\/|$))(?!.*[/.]$)[^\x00-\x20~^:?*[\\\x7f]{1,255}$/
+  /^(?![-./])(?!.*\.\.)(?!.*\/\/)(?!.*\/[.])(?!.*@\{)(?!.*\.lock(?:\/|$))(?!.*[/.]$)[^\x00-\x20~^:?*[\\\x7f]{1,255}$/
 const HEX_COMMIT = /^[0-9a-f]{4,40}$/i
 
 export const isSafeRefName = (name: string): boolean => name !== '@' && SAFE_REF.test(name)

@@ -48,8 +48,27 @@ async function writeTree(repo: GitRepo, env: Record<string, string>): Promise<st
   return tree
 }
 
-/** The tree of `base` (a commit, or null for none) with `changes` made: removals first, then the new entries. */
+/**
+ * A path set beside a path set inside it (`a` and `a/b`): the index would take both, and
+ * write-tree would make a tree holding a blob and a tree of one name, which git itself calls
+ * broken (fsck's duplicateEntries). The first such pair, or null.
+ */
+function fileAndFolder(changes: TreeChange[]): [string, string] | null {
+  const set = new Set(changes.flatMap((c) => ('remove' in c ? [] : [c.path])))
+  for (const path of set)
+    for (let at = path.indexOf('/'); at > 0; at = path.indexOf('/', at + 1)) if (set.has(path.slice(0, at))) return [path.slice(0, at), path]
+  return null
+}
+
+/**
+ * The tree of `base` (a commit, or null for none) with `changes` made: removals first, then the
+ * new entries. TreeRefused for a file set inside another set file, and for a path git will not
+ * store (`update-index` leaves it out, saying so on stderr, and succeeds: `.git.`, `git~1` and
+ * the other names checkouts would read as `.git`).
+ */
 export async function treeWithChanges(repo: GitRepo, base: string | null, changes: TreeChange[]): Promise<string> {
+  const clash = fileAndFolder(changes)
+  if (clash) throw new TreeRefused(`a file cannot also be a folder [path: ${clash[0]}, ${clash[1]}]`)
   const zero = '0'.repeat(40)
   const lines = [
     ...changes.filter((c) => 'remove' in c).map((c) => `0 ${zero}\t${c.path}\n`),
@@ -58,6 +77,8 @@ export async function treeWithChanges(repo: GitRepo, base: string | null, change
   return withIndex(repo, base, async (env) => {
     const r = await runGit(['update-index', '--index-info'], { ...repo, env, input: lines.join('') })
     if (r.code !== 0) throw new TreeRefused(safeGitMessage(r.stderr))
+    const ignored = /^Ignoring path (.*)$/m.exec(r.stderr)
+    if (ignored) throw new TreeRefused(`invalid path [path: ${ignored[1]!.slice(0, 200)}]`)
     return writeTree(repo, env)
   })
 }

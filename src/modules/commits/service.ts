@@ -38,10 +38,14 @@ export async function commitOf(git: GitRepo, name: string, what = 'sha'): Promis
   return sha
 }
 
-/** A path from a query: separators trimmed; control characters refused (422). Empty: no path. */
+/**
+ * A path from a query: separators trimmed; control characters refused (422), and `..` segments
+ * (git refuses a path outside the repository and would fail the whole listing). Empty: no path.
+ */
 export function queryPath(path: string | undefined): string | undefined {
   const trimmed = (path ?? '').replace(/^\/+|\/+$/g, '')
   if (/[\x00-\x1f\x7f]/.test(trimmed)) throw unprocessable('path holds control characters', 'path')
+  if (trimmed.split('/').includes('..')) throw unprocessable(`path is outside the repository [path: ${trimmed.slice(0, 200)}]`, 'path')
   return trimmed === '' ? undefined : trimmed
 }
 
