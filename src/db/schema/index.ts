@@ -49,6 +49,7 @@ export const {
   trackedTimes,
   users,
   watches,
+  webSessions,
 } = tables
 
 /** Every table, by name (the database client's schema). */
@@ -76,4 +77,5 @@ export type {
   TeamRow,
   TopicRow,
   TrackedTimeRow,
+  WebSessionRow,
 } from './tables'
