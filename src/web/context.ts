@@ -75,3 +75,6 @@ export function htmlResponse(html: { value: string } | string, status = 200, ext
 export function safeReturnPath(value: unknown): string {
   return typeof value === 'string' && /^\/(?![/\\])/.test(value) && value.length <= 2048 ? value : '/'
 }
+
+/** A page route's `detail`: its operation id, marked as answering pages (errors too) rather than JSON. */
+export const pageDetail = (operationId: string) => ({ operationId, 'x-warren-page': true })

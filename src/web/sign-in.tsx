@@ -4,7 +4,7 @@ import { pipeline } from '../auth/pipeline'
 import { closeSession, cookieOf, openSession, SESSION_COOKIE } from '../auth/sessions'
 import { ApiError } from '../lib/errors'
 import { Layout } from './layout'
-import { cookieHeader, csrfMatches, htmlResponse, newPreSession, PRE_SESSION_COOKIE, safeReturnPath, webContext, type WebContext } from './context'
+import { cookieHeader, csrfMatches, pageDetail, htmlResponse, newPreSession, PRE_SESSION_COOKIE, safeReturnPath, webContext, type WebContext } from './context'
 import { errorPage } from './errors'
 
 const FormText = (max: number) => t.Optional(t.String({ maxLength: max }))
@@ -66,7 +66,7 @@ export const signInRoutes = (deps: AppDeps) =>
         }
         return signInPage(ctx, { returnTo, headers })
       },
-      { caller: true, query: SignInQuery, detail: { operationId: 'webSignInForm' } },
+      { caller: true, query: SignInQuery, detail: pageDetail('webSignInForm') },
     )
     .post(
       '/user/login',
@@ -88,7 +88,7 @@ export const signInRoutes = (deps: AppDeps) =>
           return signInPage(ctx, { name, returnTo, error, status: e.status === 401 ? 200 : e.status, headers: e.headers })
         }
       },
-      { caller: true, body: SignInForm, detail: { operationId: 'webSignIn' } },
+      { caller: true, body: SignInForm, detail: pageDetail('webSignIn') },
     )
     .post(
       '/user/logout',
@@ -99,5 +99,5 @@ export const signInRoutes = (deps: AppDeps) =>
         if (secret) await closeSession(deps.db, secret)
         return new Response(null, { status: 303, headers: { location: '/', 'set-cookie': cookieHeader(deps.config, SESSION_COOKIE, '', 0) } })
       },
-      { caller: true, body: t.Object({ _csrf: FormText(128) }), detail: { operationId: 'webSignOut' } },
+      { caller: true, body: t.Object({ _csrf: FormText(128) }), detail: pageDetail('webSignOut') },
     )

@@ -9,7 +9,7 @@ import type { RepoRow } from '../../auth/access'
 import { listCallerRepos, listOwnedRepos } from '../../modules/repos/queries'
 import { rootInfo } from '../../modules/docs'
 import { Layout } from '../layout'
-import { htmlResponse, webContext } from '../context'
+import { htmlResponse, pageDetail, webContext } from '../context'
 import { ownerUrl, repoUrl } from '../links'
 
 /** Repositories a page lists at most (the rest are counted). */
@@ -77,7 +77,7 @@ export const peoplePages = (deps: AppDeps) =>
           </Layout>,
         )
       },
-      { caller: true, detail: { operationId: 'webHome' } },
+      { caller: true, detail: pageDetail('webHome') },
     )
     .get(
       '/:owner',
@@ -98,5 +98,5 @@ export const peoplePages = (deps: AppDeps) =>
           </Layout>,
         )
       },
-      { owner: true, params: t.Object({ owner: t.String({ maxLength: 255 }) }), detail: { operationId: 'webOwner' } },
+      { owner: true, params: t.Object({ owner: t.String({ maxLength: 255 }) }), detail: pageDetail('webOwner') },
     )

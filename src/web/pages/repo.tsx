@@ -10,7 +10,7 @@ import { wildcardOf } from '../../modules/files/model'
 import { renderMarkdown } from '../../modules/markdown/service'
 import { MAX_MARKDOWN_TEXT } from '../../modules/markdown/model'
 import { Layout } from '../layout'
-import { htmlResponse, webContext } from '../context'
+import { htmlResponse, pageDetail, webContext } from '../context'
 import { errorPage } from '../errors'
 import { branchNames, defaultSource, fileAt, folderEntries, resolveSource, type SourceAt, type SourceKind } from '../source-data'
 import { Breadcrumb, BranchSwitcher, CloneUrls, RepoHeader } from './repo-chrome'
@@ -87,7 +87,7 @@ export const repoPages = (deps: AppDeps) =>
           </Layout>,
         )
       },
-      { repo: { level: 'read' }, params: RepoParams, detail: { operationId: 'webRepoHome' } },
+      { scope: 'repository', repo: { level: 'read' }, params: RepoParams, detail: pageDetail('webRepoHome') },
     )
     .get(
       '/:owner/:repo/src/:kind/*',
@@ -116,5 +116,5 @@ export const repoPages = (deps: AppDeps) =>
           </Layout>,
         )
       },
-      { repo: { level: 'read' }, params: SourceParams, detail: { operationId: 'webRepoSource' } },
+      { scope: 'repository', repo: { level: 'read' }, params: SourceParams, detail: pageDetail('webRepoSource') },
     )
