@@ -15,6 +15,7 @@ main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
 h1 { font-size: 1.5rem; margin: .5rem 0; overflow-wrap: anywhere; }
 h2 { font-size: 1.2rem; }
 .muted { color: var(--muted); }
+.sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0; }
 .box { border: 1px solid var(--line); border-radius: 6px; margin: 1rem 0; overflow: hidden; }
 .box > header { background: var(--soft); padding: .5rem .75rem; border-bottom: 1px solid var(--line); display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
 ul.entries { list-style: none; margin: 0; padding: 0; }

@@ -22,9 +22,10 @@ export function FolderList(props: { repo: ApiRepo; at: SourceAt; entries: TreeEn
         ) : null}
         {props.entries.map((e) => (
           <li>
-            <span class="kind" title={KIND_LABEL[e.kind]} aria-label={KIND_LABEL[e.kind]}>
+            <span class="kind" title={KIND_LABEL[e.kind]} aria-hidden="true">
               {KIND_MARK[e.kind]}
             </span>
+            <span class="sr-only">{KIND_LABEL[e.kind]}: </span>
             {e.kind === 'submodule' ? <span>{e.name}</span> : <a href={srcUrl(owner, repo.name, at.kind, at.ref, [...at.path, e.name])}>{e.name}</a>}
           </li>
         ))}
