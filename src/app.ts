@@ -8,7 +8,8 @@ import { docsUrl } from './lib/urls'
 import { errorFields, loggerOf } from './lib/log'
 import { openapiDocument, type RouteInfo } from './edge/openapi-document'
 import { bodyParser } from './edge/body-parser'
-import { docsAssetsModule, rootModule } from './modules/docs'
+import { docsAssetsModule } from './modules/docs'
+import { errorPage, webModule } from './web'
 import { miscModule } from './modules/misc'
 import { usersModule } from './modules/users'
 import { reposModule } from './modules/repos'
@@ -65,6 +66,10 @@ function queryFilters(query: unknown): Record<string, unknown> {
   return filters
 }
 
+/** A browser's request (HTML first in Accept) for a path outside the API. */
+const wantsPage = (request: Request) =>
+  /^\s*text\/html/i.test(request.headers.get('accept') ?? '') && !new URL(request.url).pathname.startsWith('/api/')
+
 /**
  * The root app. Every API area is its own Elysia instance under /api/v1; git over HTTP and the
  * docs live outside it. Tests call `createApp(deps).handle(request)`.
@@ -72,7 +77,7 @@ function queryFilters(query: unknown): Record<string, unknown> {
 export function createApp(deps: AppDeps) {
   const { config } = deps
   const log = loggerOf(config)
-  const errorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) => {
+  const apiErrorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) => {
     set.status = status
     set.headers['content-type'] = 'application/json; charset=utf-8'
     const body: Record<string, unknown> = { message, url: docsUrl(config), ...extra }
@@ -118,6 +123,10 @@ export function createApp(deps: AppDeps) {
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
     .onError({ as: 'global' }, ({ code, error: thrown, set, request }) => {
       const error = thrown instanceof GitError ? apiErrorOfGit(thrown) : thrown
+      // Web pages (and a browser's request for a path nothing serves) answer error pages.
+      const web = deps.auth.sessionAccepted(request) || (code === 'NOT_FOUND' && wantsPage(request))
+      const errorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) =>
+        web ? errorPage(status, message, null, set.headers) : apiErrorBody(set, status, message, extra)
       if (error instanceof ApiError) {
         Object.assign(set.headers, error.headers)
         return errorBody(set, error.status, error.message, error.extra)
@@ -161,11 +170,12 @@ export function createApp(deps: AppDeps) {
     })
     .use(openapiDocument(config, () => app.routes as RouteInfo[]))
     .use(docsAssetsModule())
-    .use(rootModule(config))
     .use(api)
     .use(gitHttpModule(deps))
     .use(releaseDownloadsModule(deps))
     .use(pullDownloadsModule(deps))
+    // Last: its `/:owner` and `/:owner/:repo` pages come after every fixed path above.
+    .use(webModule(deps))
   return app
 }
 

@@ -110,6 +110,12 @@ export interface Config {
   mirrorWorkers: number
   /** Shortest password accepted for a new or changed password (WARREN_MIN_PASSWORD_LENGTH, 8, Gitea's MIN_PASSWORD_LENGTH). */
   minPasswordLength: number
+  /** How long a web sign-in lasts, in seconds (WARREN_SESSION_LIFETIME, seconds, 7 days; at most a year). */
+  sessionLifetime: number
+  /** Largest file the web file view shows (WARREN_WEB_MAX_FILE_VIEW, 1 MiB); past it: "too large, download raw". */
+  webMaxFileView: number
+  /** Largest file the web file view highlights (WARREN_WEB_MAX_HIGHLIGHT, 256 KiB); past it: plain text with line numbers. */
+  webMaxHighlight: number
   /** Log lines as text or JSON (WARREN_LOG), and the least level written (WARREN_LOG_LEVEL). */
   logFormat: LogFormat
   logLevel: LogLevel
@@ -293,6 +299,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mirrorMinInterval: 600,
     mirrorWorkers: boundedFrom(env.WARREN_MIRROR_WORKERS, 2, 'WARREN_MIRROR_WORKERS', 1, 64),
     minPasswordLength: boundedFrom(env.WARREN_MIN_PASSWORD_LENGTH, 8, 'WARREN_MIN_PASSWORD_LENGTH', 1, 255),
+    sessionLifetime: boundedFrom(env.WARREN_SESSION_LIFETIME, 7 * 86_400, 'WARREN_SESSION_LIFETIME', 60, 366 * 86_400),
+    webMaxFileView: boundedFrom(env.WARREN_WEB_MAX_FILE_VIEW, 1024 * 1024, 'WARREN_WEB_MAX_FILE_VIEW', 1024, 16 * 1024 * 1024),
+    webMaxHighlight: boundedFrom(env.WARREN_WEB_MAX_HIGHLIGHT, 256 * 1024, 'WARREN_WEB_MAX_HIGHLIGHT', 0, 4 * 1024 * 1024),
     logFormat: choiceFrom(env.WARREN_LOG, LOG_FORMATS, 'WARREN_LOG', 'text'),
     logLevel: choiceFrom(env.WARREN_LOG_LEVEL, LOG_LEVELS, 'WARREN_LOG_LEVEL', 'info'),
     shutdownGraceMs: 1000 * secondsFrom(env.WARREN_SHUTDOWN_GRACE, 30, 'WARREN_SHUTDOWN_GRACE'),

@@ -128,7 +128,10 @@ async function expectRefused(cases: [Route, string, TestUser | null, number][]) 
     if (res.status !== status) problems.push(`${route.method} ${url} as ${who?.name ?? 'anonymous'}: ${res.status} (wanted ${status}) ${res.text.slice(0, 100)}`)
     else if (after !== before) problems.push(`${route.method} ${url} as ${who?.name ?? 'anonymous'}: refused, yet the database changed`)
     before = after
-    if (res.status === status && (typeof res.body?.message !== 'string' || typeof res.body?.url !== 'string'))
+    // Web pages answer error pages, never JSON.
+    if (route.detail['x-warren-page']) {
+      if (res.status === status && !res.text.startsWith('<!doctype html>')) problems.push(`${route.method} ${url}: not an error page: ${res.text.slice(0, 100)}`)
+    } else if (res.status === status && (typeof res.body?.message !== 'string' || typeof res.body?.url !== 'string'))
       problems.push(`${route.method} ${url}: not the API's error shape: ${res.text.slice(0, 100)}`)
   }
   expect(problems).toEqual([])
@@ -149,7 +152,6 @@ describe('route table', () => {
     const undeclared = routes.filter((r) => !keys.some((k) => k in r.detail)).map((r) => `${r.method} ${r.path}`)
     expect(undeclared.sort()).toEqual(
       [
-        'GET /',
         'GET /api/swagger',
         'GET /api/swagger/assets/:file',
         'GET /swagger.v1.json',
@@ -163,6 +165,8 @@ describe('route table', () => {
         'GET /:owner/:repo/info/refs',
         'POST /:owner/:repo/git-upload-pack',
         'POST /:owner/:repo/git-receive-pack',
+        // The web stylesheet (one file, the same for everyone).
+        ...routes.filter((r) => r.path.startsWith('/assets/style-')).map((r) => `${r.method} ${r.path}`),
       ].sort(),
     )
   })
@@ -357,7 +361,9 @@ describe('route table: token scopes', () => {
       const res = await sendWithToken(route, urlOf(route), token.secret)
       const after = await mark()
       const message = `token does not have at least one of required scope(s), required=[${categories.map((c) => `${level}:${c}`).join(' ')}], token scope=${token.text}`
-      if (res.status !== 403 || res.body?.message !== message) problems.push(`${route.method} ${route.path} (${token.text}): ${res.status} ${res.text.slice(0, 160)}`)
+      // A page says it in its error page.
+      const said = route.detail['x-warren-page'] ? res.text.includes(message) : res.body?.message === message
+      if (res.status !== 403 || !said) problems.push(`${route.method} ${route.path} (${token.text}): ${res.status} ${res.text.slice(0, 160)}`)
       else if (typeof res.body?.url !== 'string' && route.path.startsWith('/api/')) problems.push(`${route.method} ${route.path}: not the API's error shape`)
       if (after !== before) problems.push(`${route.method} ${route.path} (${token.text}): refused, yet the database changed`)
       before = after

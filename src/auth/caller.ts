@@ -7,6 +7,7 @@ import { hashPassword, hashToken, newTokenSecret, verifyPassword } from './secre
 import { FailureLimiter } from './failure-limiter'
 import { storedScope, type TokenScope } from './scopes'
 import { addressGroup } from '../lib/network-guard'
+import { cookieOf, SESSION_COOKIE, sessionUser } from './sessions'
 
 /**
  * A user row. `publicOnly` is set only on the acting user of a request made with a `public-only`
@@ -19,8 +20,8 @@ export type UserRow = typeof users.$inferSelect & { publicOnly?: true }
 export interface Caller {
   /** The acting user (after `sudo`), or null when anonymous. */
   user: UserRow | null
-  /** How the credentials were given: a password (Basic), a token, or nothing. */
-  method: 'password' | 'token' | null
+  /** How the credentials were given: a password (Basic), a token, a web session cookie, or nothing. */
+  method: 'password' | 'token' | 'session' | null
   /** The user the credentials belong to (differs from `user` under sudo). */
   signedInAs: UserRow | null
   /**
@@ -47,6 +48,12 @@ const tooManyFailures = (wait: number) =>
 
 export class Auth {
   private readonly cache = new WeakMap<Request, Promise<Caller>>()
+  /**
+   * Requests whose session cookie counts (web pages, marked by the web pipeline before their caller
+   * is resolved). API routes never read the cookie: a browser sends it on requests another site
+   * makes it send, and the API's writes carry no CSRF token.
+   */
+  private readonly sessionRequests = new WeakSet<Request>()
   /** Client addresses, set by the server from the socket (never from a header a client sends). */
   private readonly clientAddresses = new WeakMap<Request, string>()
   private readonly accountFailures: FailureLimiter
@@ -102,6 +109,16 @@ export class Auth {
     return { accounts: this.accountFailures.size, addresses: this.addressFailures.size }
   }
 
+  /** Lets this request's session cookie sign it in (web pages only; see sessionRequests). */
+  acceptSession(request: Request): void {
+    this.sessionRequests.add(request)
+  }
+
+  /** Whether this request is a web page's (its session cookie counts). */
+  sessionAccepted(request: Request): boolean {
+    return this.sessionRequests.has(request)
+  }
+
   /** The caller of this request (resolved lazily, at most once per request). */
   async caller(request: Request): Promise<Caller> {
     let pending = this.cache.get(request)
@@ -146,7 +163,7 @@ export class Auth {
     const queryToken = params?.get('token') || params?.get('access_token')
     if (queryToken) return await this.byToken(queryToken, address)
     const header = request.headers.get('authorization')
-    if (!header) return ANONYMOUS
+    if (!header) return await this.bySession(request)
     const space = header.indexOf(' ')
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase()
     const value = space < 0 ? '' : header.slice(space + 1).trim()
@@ -177,6 +194,15 @@ export class Auth {
     return (await this.tokenLookup.execute({ hash: hashToken(secret.toLowerCase()) }))[0]
   }
 
+  /** The user of the request's session cookie, on a web page; anonymous when there is none or it ended. */
+  private async bySession(request: Request): Promise<Caller> {
+    if (!this.sessionRequests.has(request)) return ANONYMOUS
+    const secret = cookieOf(request, SESSION_COOKIE)
+    const user = secret ? await sessionUser(this.db, secret) : undefined
+    if (!user || !user.isActive || user.prohibitLogin) return ANONYMOUS
+    return { user, method: 'session', signedInAs: user, scope: null }
+  }
+
   /**
    * Basic credentials, as Gitea reads them: a token as the user name (empty password or
    * `x-oauth-basic`) or as the password whatever the name (`oauth2:TOKEN`), else a login or
@@ -198,6 +224,15 @@ export class Auth {
     this.checkNotLocked(this.addressFailures, address)
     const token = await this.findToken(password === '' || password === 'x-oauth-basic' ? name : password)
     if (token) return this.signedIn(token.user, 'token', storedScope(token.scope))
+    return await this.byPassword(name, password, address)
+  }
+
+  /**
+   * A login or e-mail with its password (Basic credentials, the web sign-in form), under the
+   * failed sign-in limits of the account and of the client address.
+   */
+  async byPassword(name: string, password: string, address?: string): Promise<Caller> {
+    this.checkNotLocked(this.addressFailures, address)
     this.takeAttempt(this.addressFailures, address)
     const found = name.includes('@')
       ? (await this.userByEmail.execute({ email: name.toLowerCase() }))[0]?.user

@@ -9,6 +9,7 @@ import { loadRepoById, loadRepoContext, type RepoContext } from './repo-context'
 import { requireScope, scopeLevelOf, type ScopeCategory } from './scopes'
 import { loadOrg, requireOrgMember, requireOrgOwner } from './org-context'
 import { loadTeam, requireTeamOwner } from './team-context'
+import { loadVisibleOwner } from './owner-context'
 
 /**
  * The request pipeline: what a route needs, declared beside its schemas, resolved before its
@@ -40,6 +41,8 @@ import { loadTeam, requireTeamOwner } from './team-context'
  * - `team: 'member' | 'owner'`: the team of `:id` (`team`: a TeamContext, plus `caller`). 401
  *   anonymous; 404 unless the caller is a member of its organisation (or, for `owner`, an owner:
  *   Gitea's check knows only the team).
+ * - `owner: true`: the user or organisation of `:owner` (`owner`: its row, plus `caller`). 404
+ *   when unknown or hidden from the caller (the web's `/{owner}` page).
  * - `repoById: true`: the repository of `:id` (`repoById`: its row, plus `caller`). 404 when it
  *   does not exist or the caller may not read it.
  * - `attachment: 'uuid' | 'tag'`: the release asset a download URL names (`attachment`: its row,
@@ -85,6 +88,7 @@ export const ACCESS_KEYS = {
   repo: 'x-warren-repo',
   org: 'x-warren-org',
   team: 'x-warren-team',
+  owner: 'x-warren-owner',
   repoById: 'x-warren-repo-by-id',
   attachment: 'x-warren-attachment',
 } as const
@@ -181,6 +185,19 @@ function validatedNeed<T extends Record<string, unknown>>(key: keyof typeof ACCE
   return { ...declare(key, declared), resolve: (c: ValidatedContext): Promise<T> => check(c) }
 }
 
+/**
+ * The dependencies as a web page's needs see them: every caller they resolve (theirs, and those
+ * of the contexts they load) may be signed in by the session cookie.
+ */
+function withSessionCallers(deps: AppDeps): AppDeps {
+  const auth = Object.create(deps.auth) as AppDeps['auth']
+  auth.caller = (request: Request) => {
+    deps.auth.acceptSession(request)
+    return deps.auth.caller(request)
+  }
+  return { ...deps, auth }
+}
+
 /** The repository a `repo` need resolved for this request (a need that reads it is written after it). */
 function resolvedRepo(request: Request): RepoContext {
   const found = resolvedNeeds.get(request)?.get('repo') as { repo: RepoContext } | undefined
@@ -188,9 +205,14 @@ function resolvedRepo(request: Request): RepoContext {
   return found.repo
 }
 
-/** The pipeline plugin: `.use(pipeline(deps))` in every module. */
-export const pipeline = (deps: AppDeps) =>
-  new Elysia().macro({
+/**
+ * The pipeline plugin: `.use(pipeline(deps))` in every module. Web pages use
+ * `pipeline(deps, { session: true })`: the same needs, and the caller may also be signed in by
+ * the web session cookie (never on API routes, whose writes carry no CSRF token).
+ */
+export const pipeline = (given: AppDeps, opts: { session?: boolean } = {}) => {
+  const deps = opts.session ? withSessionCallers(given) : given
+  return new Elysia().macro({
     scope: (need: ScopeNeed) => {
       if (need === 'none') return declare('scope', need)
       const categories = typeof need === 'string' ? [need as ScopeCategory] : need
@@ -229,6 +251,10 @@ export const pipeline = (deps: AppDeps) =>
         if (role === 'owner') requireTeamOwner(team)
         return { team, caller }
       }),
+    owner: checkedNeed('owner', true, async ({ request, params }) => {
+      const caller = await deps.auth.caller(request)
+      return { owner: await loadVisibleOwner(deps, params.owner ?? '', caller.user), caller }
+    }),
     repoById: validatedNeed('repoById', true, async ({ request, params }) => {
       const caller = await deps.auth.caller(request)
       return { repoById: await loadRepoById(deps, caller, Number(params.id)), caller }
@@ -251,3 +277,4 @@ export const pipeline = (deps: AppDeps) =>
       resolve: ({ request, query, set }: ListContext) => listAnswer(deps, request, set, askedPage(query)),
     },
   })
+}

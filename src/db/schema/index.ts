@@ -50,6 +50,7 @@ export const {
   trackedTimes,
   users,
   watches,
+  webSessions,
 } = tables
 
 /** Every table, by name (the database client's schema). */
@@ -78,4 +79,5 @@ export type {
   TeamRow,
   TopicRow,
   TrackedTimeRow,
+  WebSessionRow,
 } from './tables'

@@ -58,17 +58,11 @@ export const docsAssetsModule = () =>
     { params: t.Object({ file: t.String({ maxLength: 100 }) }), detail: { hide: true } },
   )
 
-const RootInfo = t.Object({
-  name: t.String(),
-  version: t.String({ description: "Warren's own version" }),
-  gitea_version: t.String({ description: 'The Gitea version whose API Warren answers (GET /api/v1/version)' }),
-  api_url: t.String(),
-  docs_url: t.String(),
-  openapi_url: t.String(),
-})
-
-/** What `GET /` says: the service, its version, and where the API and its documents are. */
-const rootInfo = (config: Config) => ({
+/**
+ * What `GET /` says to a script or client (anything but a browser, which gets the web's home
+ * page): the service, its version, and where the API and its documents are.
+ */
+export const rootInfo = (config: Config) => ({
   name: 'Warren',
   version: WARREN_VERSION,
   gitea_version: GITEA_COMPAT_VERSION,
@@ -76,32 +70,3 @@ const rootInfo = (config: Config) => ({
   docs_url: docsUrl(config),
   openapi_url: config.baseUrl + 'swagger.v1.json',
 })
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-
-/**
- * `GET /`: JSON by default (what a script or client gets), a small HTML page with the same
- * links when a browser asks for HTML first.
- */
-export const rootModule = (config: Config) =>
-  new Elysia({ name: 'root' }).get(
-    '/',
-    ({ request, set }) => {
-      const info = rootInfo(config)
-      const accept = request.headers.get('accept') ?? ''
-      if (/^\s*text\/html/i.test(accept)) {
-        set.headers['content-type'] = 'text/html; charset=utf-8'
-        const link = (url: string, text: string) => `<a href="${escapeHtml(url)}">${escapeHtml(text)}</a>`
-        return (
-          `<!doctype html><html><head><meta charset="utf-8"><title>Warren</title></head><body>` +
-            `<h1>Warren ${escapeHtml(info.version)}</h1><p>A self-hosted git service with a Gitea-compatible API (Gitea ${escapeHtml(info.gitea_version)}).</p>` +
-            `<ul><li>${link(info.docs_url, 'API documentation')}</li><li>${link(info.openapi_url, 'OpenAPI document')}</li><li>API root: ${escapeHtml(info.api_url)}</li></ul></body></html>`
-        )
-      }
-      return info
-    },
-    {
-      response: { 200: t.Union([RootInfo, t.String()]) },
-      detail: { operationId: 'warrenRoot', summary: "The service's name, version and where its API documents are", hide: true },
-    },
-  )

@@ -1,0 +1,16 @@
+import { Elysia } from 'elysia'
+import type { AppDeps } from '../deps'
+import { webAssets } from './assets'
+import { signInRoutes } from './sign-in'
+import { peoplePages } from './pages/people'
+import { repoPages } from './pages/repo'
+
+export { errorPage } from './errors'
+
+/**
+ * The web interface: server-rendered pages at Gitea's URLs, outside /api/v1, from the same
+ * services, converters and pipeline as the API (`pipeline(deps, { session: true })`: the session
+ * cookie counts here and nowhere else). A new page is a route in `pages/`, added below.
+ */
+export const webModule = (deps: AppDeps) =>
+  new Elysia({ name: 'web' }).use(webAssets()).use(signInRoutes(deps)).use(peoplePages(deps)).use(repoPages(deps))

@@ -1,0 +1,41 @@
+import type { Child, Html } from 'warren-jsx/jsx-runtime'
+import { WARREN_VERSION } from '../version'
+import { docsUrl } from '../lib/urls'
+import { STYLESHEET_PATH } from './assets'
+import type { WebContext } from './context'
+
+/** The one page frame: header with the sign-in state, the page, the footer. */
+export function Layout(props: { ctx: WebContext | null; title: string; children?: Child }): Html {
+  const { ctx } = props
+  const user = ctx?.caller.user
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{props.title} · Warren</title>
+        <link rel="stylesheet" href={STYLESHEET_PATH} />
+      </head>
+      <body>
+        <header class="site-header">
+          <a class="brand" href="/">Warren</a>
+          {user && ctx ? (
+            <>
+              <a href={`/${encodeURIComponent(user.name)}`}>{user.name}</a>
+              <form method="post" action="/user/logout">
+                <input type="hidden" name="_csrf" value={ctx.csrf ?? ''} />
+                <button type="submit">Sign out</button>
+              </form>
+            </>
+          ) : (
+            <a href={ctx && ctx.path !== '/' && !ctx.path.startsWith('/user/') ? `/user/login?redirect_to=${encodeURIComponent(ctx.path)}` : '/user/login'}>Sign in</a>
+          )}
+        </header>
+        <main id="main">{props.children}</main>
+        <footer class="site-footer">
+          Warren {WARREN_VERSION} · <a href={ctx ? docsUrl(ctx.config) : '/api/swagger'}>API</a>
+        </footer>
+      </body>
+    </html>
+  )
+}

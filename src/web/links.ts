@@ -1,0 +1,11 @@
+/** The web's own URLs (Gitea's), each path segment encoded. */
+const seg = (s: string) => encodeURIComponent(s)
+const segs = (path: readonly string[]) => path.map(seg).join('/')
+
+export const ownerUrl = (owner: string) => `/${seg(owner)}`
+export const repoUrl = (owner: string, repo: string) => `/${seg(owner)}/${seg(repo)}`
+/** `src/{kind}/{ref}/{path}`: a ref with slashes keeps them (the longest matching ref wins). */
+export const srcUrl = (owner: string, repo: string, kind: string, ref: string, path: readonly string[] = []) =>
+  `${repoUrl(owner, repo)}/src/${kind}/${segs(ref.split('/'))}${path.length ? '/' + segs(path) : ''}`
+export const rawUrl = (owner: string, repo: string, kind: string, ref: string, path: readonly string[]) =>
+  `${repoUrl(owner, repo)}/raw/${kind}/${segs(ref.split('/'))}/${segs(path)}`

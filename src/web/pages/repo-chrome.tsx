@@ -1,0 +1,89 @@
+import type { Html } from 'warren-jsx/jsx-runtime'
+import type { ApiRepo } from '../../convert/repo'
+import { ownerUrl, repoUrl, srcUrl } from '../links'
+import type { SourceAt } from '../source-data'
+
+/** The top of every repository page: its name, description, topics and counts. */
+export function RepoHeader(props: { repo: ApiRepo }): Html {
+  const { repo } = props
+  const owner = repo.owner.login
+  return (
+    <section aria-label="Repository">
+      <h1>
+        <a href={ownerUrl(owner)}>{owner}</a> / <a href={repoUrl(owner, repo.name)}>{repo.name}</a>
+        {repo.private ? <span class="muted"> (private)</span> : null}
+        {repo.archived ? <span class="muted"> (archived)</span> : null}
+      </h1>
+      {repo.description ? <p>{repo.description}</p> : null}
+      {repo.topics?.length ? (
+        <ul class="topics" aria-label="Topics">
+          {repo.topics.map((t) => (
+            <li>{t}</li>
+          ))}
+        </ul>
+      ) : null}
+      <ul class="counts" aria-label="Counts">
+        <li>{repo.stars_count} stars</li>
+        <li>{repo.forks_count} forks</li>
+        <li>{repo.watchers_count} watchers</li>
+        {repo.has_issues ? <li>{repo.open_issues_count} open issues</li> : null}
+        {repo.has_pull_requests ? <li>{repo.open_pr_counter} open pull requests</li> : null}
+      </ul>
+    </section>
+  )
+}
+
+/** The branch switcher: a list of links inside a disclosure (works without JavaScript). */
+export function BranchSwitcher(props: { repo: ApiRepo; at: SourceAt; branches: { names: string[]; total: number } }): Html {
+  const { repo, at, branches } = props
+  return (
+    <details class="branches">
+      <summary>
+        {at.kind === 'commit' ? 'Commit' : at.kind === 'tag' ? 'Tag' : 'Branch'}: <strong>{at.kind === 'commit' ? at.ref.slice(0, 10) : at.ref}</strong>
+      </summary>
+      <ul aria-label="Branches">
+        {branches.names.map((name) => (
+          <li>
+            <a href={srcUrl(repo.owner.login, repo.name, 'branch', name, at.path)} aria-current={at.kind === 'branch' && name === at.ref ? 'true' : undefined}>
+              {name}
+            </a>
+          </li>
+        ))}
+      </ul>
+      {branches.total > branches.names.length ? <p class="muted">{branches.total - branches.names.length} more branches not shown</p> : null}
+    </details>
+  )
+}
+
+/** The HTTP and SSH clone URLs, in read-only fields that select easily. */
+export function CloneUrls(props: { repo: ApiRepo }): Html {
+  return (
+    <div class="clone">
+      <label>
+        Clone over HTTP
+        <input readonly value={props.repo.clone_url} />
+      </label>
+      <label>
+        Clone over SSH
+        <input readonly value={props.repo.ssh_url} />
+      </label>
+    </div>
+  )
+}
+
+/** `owner / repo / a / b`: each folder of the path a link. */
+export function Breadcrumb(props: { repo: ApiRepo; at: SourceAt }): Html {
+  const { repo, at } = props
+  const owner = repo.owner.login
+  return (
+    <nav class="breadcrumb" aria-label="Path">
+      <a href={srcUrl(owner, repo.name, at.kind, at.ref)}>{repo.name}</a>
+      {at.path.map((name, i) => (
+        <>
+          {' / '}
+          {i === at.path.length - 1 ? <span aria-current="page">{name}</span> : <a href={srcUrl(owner, repo.name, at.kind, at.ref, at.path.slice(0, i + 1))}>{name}</a>}
+        </>
+      ))}
+    </nav>
+  )
+}

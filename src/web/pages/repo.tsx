@@ -1,0 +1,120 @@
+import { Elysia, t } from 'elysia'
+import { trustedHtml } from 'warren-jsx/jsx-runtime'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import type { RepoContext } from '../../auth/repo-context'
+import { repoToApi } from '../../convert/repo'
+import { ApiError } from '../../lib/errors'
+import { normaliseTreePath } from '../../git/blob'
+import { wildcardOf } from '../../modules/files/model'
+import { renderMarkdown } from '../../modules/markdown/service'
+import { MAX_MARKDOWN_TEXT } from '../../modules/markdown/model'
+import { Layout } from '../layout'
+import { htmlResponse, pageDetail, webContext } from '../context'
+import { errorPage } from '../errors'
+import { branchNames, defaultSource, fileAt, folderEntries, resolveSource, type SourceAt, type SourceKind } from '../source-data'
+import { Breadcrumb, BranchSwitcher, CloneUrls, RepoHeader } from './repo-chrome'
+import { FileView, FolderList } from './source'
+
+/** Entries a folder view lists, branches the switcher lists (the rest are counted). */
+const MAX_FOLDER_ENTRIES = 1000
+const MAX_SWITCHER_BRANCHES = 50
+
+const README = /^readme(\.(md|markdown|txt))?$/i
+
+/** The README of a folder, rendered (markdown, sanitised by the renderer) or as text; null when none. */
+async function readmeOf(deps: AppDeps, ctx: RepoContext, at: SourceAt, names: string[], client: string) {
+  const name = names.filter((n) => README.test(n)).sort((a, b) => Number(/\.(md|markdown)$/i.test(b)) - Number(/\.(md|markdown)$/i.test(a)))[0]
+  if (!name) return null
+  const file = await fileAt(deps, ctx, { ...at, path: [...at.path, name] }, MAX_MARKDOWN_TEXT)
+  if (!file || file.kind !== 'text') return { name, html: null }
+  if (!/\.(md|markdown)$/i.test(name)) return { name, text: file.text }
+  try {
+    const context = `${ctx.owner.name}/${ctx.repo.name}`
+    return { name, html: await renderMarkdown(deps.config, file.text, { mode: 'gfm', context }, client) }
+  } catch (e) {
+    // Past the renderer's time budget (or with its queue full) the page shows the rest.
+    if (e instanceof ApiError) return { name, html: null }
+    throw e
+  }
+}
+
+const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
+const SourceParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), kind: t.String({ maxLength: 10 }) }, { additionalProperties: true })
+/** Longest path (still URL-encoded) a source page reads. */
+const MAX_SOURCE_PATH = 4096
+const KINDS = new Set(['branch', 'tag', 'commit'])
+
+/** `/{owner}/{repo}` (the repository's home) and `/{owner}/{repo}/src/{branch|tag|commit}/{ref}/{path}`. */
+export const repoPages = (deps: AppDeps) =>
+  new Elysia({ name: 'web-repo', detail: { hide: true } })
+    .use(pipeline(deps, { session: true }))
+    .get(
+      '/:owner/:repo',
+      async ({ request, repo: ctx }) => {
+        const web = webContext(deps.config, request, ctx.caller)
+        const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+        const at = await defaultSource(deps, ctx)
+        const folder = at ? await folderEntries(deps, ctx, at, MAX_FOLDER_ENTRIES) : null
+        const branches = at ? await branchNames(deps, ctx, MAX_SWITCHER_BRANCHES) : null
+        const readme = at && folder ? await readmeOf(deps, ctx, at, folder.entries.map((e) => e.path), deps.auth.clientAddress(request) ?? '') : null
+        return htmlResponse(
+          <Layout ctx={web} title={repo.full_name}>
+            <RepoHeader repo={repo} />
+            <CloneUrls repo={repo} />
+            {at && folder && branches ? (
+              <>
+                <BranchSwitcher repo={repo} at={at} branches={branches} />
+                <FolderList repo={repo} at={at} entries={folder.entries} total={folder.total} />
+              </>
+            ) : (
+              <p class="notice muted">This repository is empty. Push a branch to it to see its files here.</p>
+            )}
+            {readme ? (
+              <section class="box" aria-label="README">
+                <header>
+                  <strong>{readme.name}</strong>
+                </header>
+                {'text' in readme ? (
+                  <pre class="markdown">{readme.text}</pre>
+                ) : readme.html === null ? (
+                  <p class="notice muted">The README could not be shown here.</p>
+                ) : (
+                  <div class="markdown">{trustedHtml(readme.html)}</div>
+                )}
+              </section>
+            ) : null}
+          </Layout>,
+        )
+      },
+      { scope: 'repository', repo: { level: 'read' }, params: RepoParams, detail: pageDetail('webRepoHome') },
+    )
+    .get(
+      '/:owner/:repo/src/:kind/*',
+      async ({ request, params, repo: ctx }) => {
+        const web = webContext(deps.config, request, ctx.caller)
+        const wildcard = wildcardOf(params)
+        const segments = wildcard.length <= MAX_SOURCE_PATH ? normaliseTreePath(wildcard) : null
+        const at = KINDS.has(params.kind) && segments ? await resolveSource(deps, ctx, params.kind as SourceKind, segments) : null
+        if (!at) return errorPage(404, 'no such ref', web)
+        const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+        const folder = await folderEntries(deps, ctx, at, MAX_FOLDER_ENTRIES)
+        const file = folder ? null : await fileAt(deps, ctx, at, deps.config.webMaxFileView)
+        if (!folder && !file) return errorPage(404, 'no such path', web)
+        const branches = await branchNames(deps, ctx, MAX_SWITCHER_BRANCHES)
+        const title = at.path.length ? `${at.path.join('/')} · ${repo.full_name}` : repo.full_name
+        return htmlResponse(
+          <Layout ctx={web} title={title}>
+            <RepoHeader repo={repo} />
+            <BranchSwitcher repo={repo} at={at} branches={branches} />
+            <Breadcrumb repo={repo} at={at} />
+            {folder ? (
+              <FolderList repo={repo} at={at} entries={folder.entries} total={folder.total} />
+            ) : (
+              <FileView repo={repo} at={at} file={file!} maxHighlight={deps.config.webMaxHighlight} />
+            )}
+          </Layout>,
+        )
+      },
+      { scope: 'repository', repo: { level: 'read' }, params: SourceParams, detail: pageDetail('webRepoSource') },
+    )

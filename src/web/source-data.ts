@@ -1,0 +1,75 @@
+import type { AppDeps } from '../deps'
+import { gitRepoOf, type RepoContext } from '../auth/repo-context'
+import { blobSize, objectBytes } from '../git/objects'
+import { resolveRefPrefix, type RefKind } from '../git/refs'
+import { entryAt, folderTree, treeEntries, type TreeEntry } from '../git/tree'
+import { branchHeads } from '../modules/branches/service'
+
+/**
+ * What the repository pages read from git, through the same readers as the contents and raw APIs:
+ * the commit a `src/{branch|tag|commit}/...` path names, a folder's entries, a file's bytes within
+ * the view's bound.
+ */
+
+export type SourceKind = 'branch' | 'tag' | 'commit'
+
+const KINDS: Record<SourceKind, (RefKind | 'commit')[]> = { branch: ['heads'], tag: ['tags'], commit: ['commit'] }
+
+/** Where a source path points: its commit, the ref's name as given, and the path inside the tree. */
+export interface SourceAt {
+  kind: SourceKind
+  ref: string
+  commit: string
+  path: string[]
+}
+
+/** The ref (longest match) and path of the segments after `src/{kind}/`, or null. */
+export async function resolveSource(deps: AppDeps, ctx: RepoContext, kind: SourceKind, segments: string[]): Promise<SourceAt | null> {
+  const hit = await resolveRefPrefix(gitRepoOf(deps, ctx), segments, KINDS[kind])
+  return hit && { kind, ref: hit.ref, commit: hit.sha, path: hit.rest }
+}
+
+/** The default branch's head, or null (an empty repository). */
+export async function defaultSource(deps: AppDeps, ctx: RepoContext): Promise<SourceAt | null> {
+  return await resolveSource(deps, ctx, 'branch', ctx.repo.defaultBranch.split('/'))
+}
+
+/** Folders first, then files, each by name (as Gitea lists them). */
+const byKindThenName = (a: TreeEntry, b: TreeEntry) => Number(b.kind === 'dir') - Number(a.kind === 'dir') || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+
+/** A folder's entries at `path` (null when it is not a folder), at most `max`. */
+export async function folderEntries(deps: AppDeps, ctx: RepoContext, at: SourceAt, max: number): Promise<{ entries: TreeEntry[]; total: number } | null> {
+  const git = gitRepoOf(deps, ctx)
+  const tree = await folderTree(git, at.commit, at.path)
+  const entries = tree ? await treeEntries(git, tree) : null
+  if (!entries) return null
+  return { entries: [...entries].sort(byKindThenName).slice(0, max), total: entries.length }
+}
+
+export type FileContent =
+  | { kind: 'text'; text: string; size: number }
+  | { kind: 'binary' | 'too-large'; size: number }
+  | { kind: 'other'; entry: TreeEntry }
+
+/** Whether bytes look binary (a NUL in the first 8000, git's own test). */
+const looksBinary = (bytes: Uint8Array) => bytes.subarray(0, 8000).includes(0)
+
+/** The entry at `at.path` when it is not a folder, with its text when it is a text file within `maxBytes`. */
+export async function fileAt(deps: AppDeps, ctx: RepoContext, at: SourceAt, maxBytes: number): Promise<FileContent | null> {
+  const git = gitRepoOf(deps, ctx)
+  const entry = await entryAt(git, at.commit, at.path)
+  if (!entry || entry.kind === 'dir') return null
+  if (entry.kind !== 'file' && entry.kind !== 'executable') return { kind: 'other', entry }
+  const size = (await blobSize(git, entry.oid)) ?? 0
+  if (size > maxBytes) return { kind: 'too-large', size }
+  const obj = await objectBytes(git, entry.oid)
+  if (!obj) return null
+  if (looksBinary(obj.body)) return { kind: 'binary', size }
+  return { kind: 'text', text: new TextDecoder().decode(obj.body), size }
+}
+
+/** The repository's branches for the switcher (the first `max` by name). */
+export async function branchNames(deps: AppDeps, ctx: RepoContext, max: number): Promise<{ names: string[]; total: number }> {
+  const { rows, total } = await branchHeads(deps, ctx, { page: 1, limit: max, offset: 0 })
+  return { names: rows.map((b) => b.name), total }
+}

@@ -1,0 +1,53 @@
+/** The web interface's one stylesheet (served by ./assets.ts under a hashed path). */
+export const STYLESHEET = `
+:root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #fff; --soft: #f6f8fa; --link: #0550ae; --accent: #1a7f37; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
+* { box-sizing: border-box; }
+body { margin: 0; line-height: 1.5; }
+a { color: var(--link); }
+a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, summary:focus-visible { outline: 2px solid var(--link); outline-offset: 2px; }
+.site-header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; padding: .6rem 1rem; background: #24292f; color: #fff; }
+.site-header a { color: #fff; }
+.site-header .brand { font-weight: 700; text-decoration: none; margin-right: auto; }
+.site-header form { display: inline; margin: 0; }
+.site-header button { background: none; border: 1px solid #8c959f; color: #fff; border-radius: 4px; padding: .15rem .6rem; cursor: pointer; font: inherit; }
+main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
+.site-footer { max-width: 72rem; margin: 2rem auto 1rem; padding: 1rem; border-top: 1px solid var(--line); color: var(--muted); font-size: .875rem; }
+h1 { font-size: 1.5rem; margin: .5rem 0; overflow-wrap: anywhere; }
+h2 { font-size: 1.2rem; }
+.muted { color: var(--muted); }
+.sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0, 0, 0, 0); white-space: nowrap; border: 0; }
+.box { border: 1px solid var(--line); border-radius: 6px; margin: 1rem 0; overflow: hidden; }
+.box > header { background: var(--soft); padding: .5rem .75rem; border-bottom: 1px solid var(--line); display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+ul.entries { list-style: none; margin: 0; padding: 0; }
+ul.entries li { padding: .4rem .75rem; border-top: 1px solid var(--line); overflow-wrap: anywhere; }
+ul.entries li:first-child { border-top: 0; }
+.kind { display: inline-block; width: 1.5rem; color: var(--muted); }
+.topics { display: flex; flex-wrap: wrap; gap: .35rem; list-style: none; padding: 0; margin: .5rem 0; }
+.topics li { background: #ddf4ff; color: #0550ae; border-radius: 1rem; padding: 0 .6rem; font-size: .85rem; }
+.counts { display: flex; flex-wrap: wrap; gap: 1rem; list-style: none; padding: 0; margin: .5rem 0; }
+.clone input { width: 100%; font-family: ui-monospace, monospace; padding: .3rem; border: 1px solid var(--line); border-radius: 4px; }
+.clone label { display: block; font-size: .85rem; color: var(--muted); margin-top: .4rem; }
+.breadcrumb { overflow-wrap: anywhere; }
+.markdown { padding: 1rem; overflow-wrap: anywhere; }
+.markdown pre, .code { overflow-x: auto; }
+.markdown img { max-width: 100%; }
+table.code { border-collapse: collapse; width: 100%; font-family: ui-monospace, SFMono-Regular, monospace; font-size: .85rem; }
+table.code td { padding: 0 .75rem; vertical-align: top; white-space: pre; }
+table.code td.num { text-align: right; user-select: none; width: 1%; }
+table.code td.num a { color: var(--muted); text-decoration: none; }
+table.code tr:target { background: #fff8c5; }
+.notice { padding: 1rem; }
+form.stack { display: grid; gap: .75rem; max-width: 24rem; }
+form.stack label { display: grid; gap: .25rem; font-weight: 600; }
+form.stack input { font: inherit; padding: .4rem; border: 1px solid #8c959f; border-radius: 4px; }
+button.primary { font: inherit; background: var(--accent); color: #fff; border: 0; border-radius: 4px; padding: .45rem 1rem; cursor: pointer; }
+.error { background: #ffebe9; border: 1px solid #ff818266; border-radius: 6px; padding: .5rem .75rem; }
+.branches select { font: inherit; }
+.hljs-comment, .hljs-quote { color: #59636e; }
+.hljs-keyword, .hljs-selector-tag, .hljs-type { color: #cf222e; }
+.hljs-string, .hljs-attr, .hljs-regexp { color: #0a3069; }
+.hljs-number, .hljs-literal, .hljs-built_in { color: #0550ae; }
+.hljs-title, .hljs-section, .hljs-function { color: #6639ba; }
+.hljs-meta, .hljs-symbol { color: #953800; }
+@media (max-width: 40rem) { main { padding: .5rem; } .site-header { padding: .5rem; } }
+`

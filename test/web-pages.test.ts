@@ -1,0 +1,219 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { contentMark } from './db-snapshot'
+
+/**
+ * The web pages over plain HTTP: statuses and access rules of each page, sessions and CSRF, and
+ * hostile content rendered inert.
+ */
+
+let s: TestServer
+let alice: TestUser, stranger: TestUser
+const b64 = (text: string) => Buffer.from(text).toString('base64')
+const HOSTILE_README = [
+  '# Hello',
+  '<script>alert(1)</script>',
+  '<img src=x onerror="alert(2)">',
+  '[click](javascript:alert(3))',
+  '<svg><script>alert(4)</script></svg>',
+  '<a href="javascript:alert(5)">x</a>',
+].join('\n\n')
+const HOSTILE_NAME = '<img src=x onerror=alert(6)>.txt'
+
+const page = (path: string, headers: Record<string, string> = {}) =>
+  fetch(s.url + path, { headers: { accept: 'text/html', ...headers }, redirect: 'manual' })
+
+/** Signs in through the form; answers the cookie header of the session. */
+async function signIn(user: TestUser): Promise<string> {
+  const form = await page('/user/login')
+  const pre = form.headers.get('set-cookie')!.split(';')[0]!
+  const csrf = /name="_csrf" value="([0-9a-f]+)"/.exec(await form.text())![1]!
+  const res = await fetch(s.url + '/user/login', {
+    method: 'POST',
+    headers: { cookie: pre, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, user_name: user.name, password: user.password, redirect_to: '/' }),
+    redirect: 'manual',
+  })
+  expect(res.status).toBe(303)
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('warren_session='))!
+  expect(cookie).toContain('HttpOnly')
+  expect(cookie).toContain('SameSite=Lax')
+  return cookie.split(';')[0]!
+}
+
+const csrfOf = async (res: Response) => /name="_csrf" value="([0-9a-f]+)"/.exec(await res.text())?.[1]
+
+beforeAll(async () => {
+  s = await startTestServer()
+  alice = await s.user('alice')
+  stranger = await s.user('stranger')
+  const token = { token: alice.token }
+  expect((await s.post('/user/repos', { name: 'pub', auto_init: true, description: 'A <b>public</b> one' }, token)).status).toBe(201)
+  expect((await s.post('/user/repos', { name: 'secret', auto_init: true, private: true }, token)).status).toBe(201)
+  const files = [
+    { operation: 'create', path: 'README.md', content: b64(HOSTILE_README) },
+    { operation: 'create', path: 'src/main.ts', content: b64('// entry\nexport const answer: number = 42\n/* a\nblock */\n') },
+    { operation: 'create', path: HOSTILE_NAME, content: b64('x') },
+    { operation: 'create', path: 'bin.dat', content: b64('\u0000\u0001\u0002') },
+  ]
+  // auto_init made a README.md: replace it.
+  const sha = (await s.get('/repos/alice/pub/contents/README.md', token)).body.sha
+  files[0] = { ...files[0]!, operation: 'update', sha } as any
+  expect((await s.post('/repos/alice/pub/contents', { files, message: 'files' }, token)).status).toBe(201)
+  expect((await s.post('/orgs', { username: 'hidden', visibility: 'private' }, token)).status).toBe(201)
+})
+afterAll(() => s.stop())
+
+describe('pages and their access', () => {
+  test('home: JSON for clients, a page with a sign-in link for a browser, the repositories once signed in', async () => {
+    expect((await fetch(s.url + '/')).headers.get('content-type')).toContain('application/json')
+    const anon = await page('/')
+    expect(anon.status).toBe(200)
+    expect(anon.headers.get('content-security-policy')).toContain("script-src 'self'")
+    expect(await anon.text()).toContain('href="/user/login"')
+    const cookie = await signIn(alice)
+    const mine = await (await page('/', { cookie })).text()
+    expect(mine).toContain('href="/alice/pub"')
+    expect(mine).toContain('href="/alice/secret"')
+  })
+
+  test('profiles: a user and an organisation; a private organisation is a 404 page to anonymous and strangers', async () => {
+    const profile = await page('/alice')
+    expect(profile.status).toBe(200)
+    const text = await profile.text()
+    expect(text).toContain('href="/alice/pub"')
+    expect(text).not.toContain('secret')
+    for (const cookie of [undefined, await signIn(stranger)]) {
+      const hidden = await page('/hidden', cookie ? { cookie } : {})
+      expect(hidden.status).toBe(404)
+      expect(hidden.headers.get('content-type')).toContain('text/html')
+    }
+    expect((await page('/hidden', { cookie: await signIn(alice) })).status).toBe(200)
+    expect((await page('/nobody-here')).status).toBe(404)
+  })
+
+  test('repository home: files, README, clone URLs, counts, branch switcher', async () => {
+    const res = await page('/alice/pub')
+    expect(res.status).toBe(200)
+    const html = await res.text()
+    expect(html).toContain('href="/alice/pub/src/branch/master/src"')
+    expect(html).toContain(`value="${s.config.baseUrl}alice/pub.git"`)
+    expect(html).toContain('A &lt;b&gt;public&lt;/b&gt; one')
+    expect(html).toContain('Hello</h1>')
+    expect(html).toContain('aria-label="Branches"')
+  })
+
+  test('folder, file with line anchors, binary file, raw download, unknown paths', async () => {
+    const folder = await (await page('/alice/pub/src/branch/master/src')).text()
+    expect(folder).toContain('href="/alice/pub/src/branch/master/src/main.ts"')
+    const file = await (await page('/alice/pub/src/branch/master/src/main.ts')).text()
+    expect(file).toContain('<tr id="L2">')
+    expect(file).toContain('href="#L2"')
+    expect(file).toContain('hljs-keyword')
+    // A block comment over two lines stays one span per line.
+    expect(file).toMatch(/<tr id="L4"><td class="num"><a href="#L4">4<\/a><\/td><td><span class="hljs-comment">block \*\/<\/span><\/td><\/tr>/)
+    const bin = await (await page('/alice/pub/src/branch/master/bin.dat')).text()
+    expect(bin).toContain('binary file')
+    expect((await page('/alice/pub/raw/branch/master/src/main.ts')).status).toBe(200)
+    const commit = (await s.get('/repos/alice/pub/branches/master')).body.commit.id
+    expect((await page(`/alice/pub/src/commit/${commit}/src/main.ts`)).status).toBe(200)
+    expect((await page('/alice/pub/src/branch/nope/x')).status).toBe(404)
+    expect((await page('/alice/pub/src/branch/master/missing.txt')).status).toBe(404)
+    expect((await page('/alice/pub/src/tag/v9/x')).status).toBe(404)
+  })
+
+  test('a private repository is a 404 page to anonymous and strangers, its pages open to its owner', async () => {
+    for (const path of ['/alice/secret', '/alice/secret/src/branch/master/README.md']) {
+      expect((await page(path)).status).toBe(404)
+      expect((await page(path, { cookie: await signIn(stranger) })).status).toBe(404)
+      expect((await page(path, { cookie: await signIn(alice) })).status).toBe(200)
+    }
+  })
+
+  test('git over HTTP, the API and the docs keep working beside the pages', async () => {
+    expect((await fetch(s.url + '/alice/pub.git/info/refs?service=git-upload-pack')).status).toBe(200)
+    expect((await fetch(s.url + '/alice/pub/info/refs?service=git-upload-pack')).status).toBe(200)
+    expect((await fetch(s.url + '/api/v1/repos/alice/pub')).status).toBe(200)
+    expect((await fetch(s.url + '/api/swagger')).status).toBe(200)
+    const missing = await fetch(s.url + '/api/v1/repos/alice/nothing')
+    expect(missing.headers.get('content-type')).toContain('application/json')
+  })
+
+  test('the stylesheet is served with a long cache', async () => {
+    const html = await (await page('/')).text()
+    const href = /<link rel="stylesheet" href="([^"]+)"/.exec(html)![1]!
+    const css = await fetch(s.url + href)
+    expect(css.status).toBe(200)
+    expect(css.headers.get('cache-control')).toContain('max-age=31536000')
+  })
+})
+
+describe('hostile content', () => {
+  test('README scripts, event handlers, javascript: links and file names render inert', async () => {
+    const html = await (await page('/alice/pub')).text()
+    expect(html).not.toMatch(/<script/i)
+    expect(html).not.toMatch(/<[^>]*\sonerror=/i)
+    expect(html).not.toMatch(/href="javascript:/i)
+    expect(html).toContain('&lt;img src=x onerror=alert(6)&gt;.txt')
+  })
+})
+
+describe('sessions', () => {
+  test('the session cookie signs in web pages only, never the API', async () => {
+    const cookie = await signIn(alice)
+    expect((await fetch(s.url + '/api/v1/user', { headers: { cookie } })).status).toBe(401)
+    expect((await fetch(s.url + '/api/v1/repos/alice/secret', { headers: { cookie } })).status).toBe(404)
+  })
+
+  test('a wrong password shows the form again and opens no session', async () => {
+    const form = await page('/user/login')
+    const pre = form.headers.get('set-cookie')!.split(';')[0]!
+    const csrf = (await csrfOf(form))!
+    const res = await fetch(s.url + '/user/login', {
+      method: 'POST',
+      headers: { cookie: pre, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, user_name: 'alice', password: 'wrong' }),
+      redirect: 'manual',
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('set-cookie')).toBeNull()
+    expect(await res.text()).toContain('Wrong username or password.')
+  })
+
+  test('a POST without its CSRF token (or with a wrong one) is refused with a 403 page and changes nothing', async () => {
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
+    const login = await fetch(s.url + '/user/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ user_name: 'alice', password: alice.password }),
+      redirect: 'manual',
+    })
+    expect(login.status).toBe(403)
+    expect(login.headers.get('content-type')).toContain('text/html')
+    expect(login.headers.get('set-cookie')).toBeNull()
+    const cookie = await signIn(alice)
+    const withSession = await mark()
+    for (const token of [undefined, '0'.repeat(64)]) {
+      const out = await fetch(s.url + '/user/logout', {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(token ? { _csrf: token } : {}),
+        redirect: 'manual',
+      })
+      expect(out.status).toBe(403)
+    }
+    expect(await mark()).toBe(withSession)
+    expect(withSession).not.toBe(before)
+    // With its token, sign-out ends the session.
+    const csrf = (await csrfOf(await page('/', { cookie })))!
+    const out = await fetch(s.url + '/user/logout', {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf }),
+      redirect: 'manual',
+    })
+    expect(out.status).toBe(303)
+    expect(await (await page('/', { cookie })).text()).toContain('href="/user/login"')
+  })
+})
