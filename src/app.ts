@@ -40,6 +40,7 @@ import { deployKeysModule } from './modules/deploy-keys'
 import { statusesModule } from './modules/statuses'
 import { migrationsModule } from './modules/migrations'
 import { pullDownloadsModule, pullsModule } from './modules/pulls'
+import { reviewsModule } from './modules/reviews'
 import { releaseDownloadsModule, releasesModule } from './modules/releases'
 import { hooksModule } from './modules/hooks'
 import { commitsModule } from './modules/commits'
@@ -115,6 +116,7 @@ export function createApp(deps: AppDeps) {
     .use(deployKeysModule(deps))
     .use(statusesModule(deps))
     .use(pullsModule(deps))
+    .use(reviewsModule(deps))
     .use(releasesModule(deps))
     .use(hooksModule(deps))
     .use(commitsModule(deps))

@@ -137,13 +137,22 @@ const qb = queryBuilder()
  * who may write everywhere, are not listed for that alone, as in Gitea.
  */
 export function repoWritersCondition(repo: Pick<RepoRow, 'id' | 'ownerId'>): SQL {
+  return repoGranteesCondition(repo, AccessMode.Write)
+}
+
+/**
+ * The people given at least `least` in the repository by a grant of their own (the owning person,
+ * a collaboration, a team of the owning organisation covering it), as a condition on `users`:
+ * repoWritersCondition's rule at any level (readers: the people a review may be asked of).
+ */
+export function repoGranteesCondition(repo: Pick<RepoRow, 'id' | 'ownerId'>, least: AccessMode): SQL {
   return or(
     eq(users.id, repo.ownerId),
     exists(
       qb
         .select({ one: collaborations.id })
         .from(collaborations)
-        .where(and(eq(collaborations.repoId, repo.id), eq(collaborations.userId, users.id), gte(collaborations.mode, AccessMode.Write))),
+        .where(and(eq(collaborations.repoId, repo.id), eq(collaborations.userId, users.id), gte(collaborations.mode, least))),
     ),
     exists(
       qb
@@ -155,7 +164,7 @@ export function repoWritersCondition(repo: Pick<RepoRow, 'id' | 'ownerId'>): SQL
           and(
             eq(teamUsers.uid, users.id),
             eq(teams.orgId, repo.ownerId),
-            gte(teams.authorize, AccessMode.Write),
+            gte(teams.authorize, least),
             or(
               gte(teams.authorize, AccessMode.Owner),
               eq(teams.includesAllRepositories, true),

@@ -13,7 +13,8 @@ import { gitOfRow } from '../auth/repo-context'
 import { isObjectId, runGit } from '../git/run'
 import { issueHtmlUrl, toApiIssue, type IssueRelations, type RepoRef } from './issue'
 import { userConverter, type ApiUser } from './user'
-import type { toApiTeam } from './team'
+import { toApiTeam } from './team'
+import { pullReviewStates, type PullReviewState } from './review'
 
 /** A branch end of a pull request: its repository's record (with the viewer's permissions in it, as Gitea), or null when that repository is gone. */
 export interface PullEnd {
@@ -29,6 +30,10 @@ export interface PullRelations extends IssueRelations {
   mergedBy: UserRow | undefined | null
   /** The changes from the merge base to the head (all 0 when git could not tell). */
   diff?: DiffStat
+  /** Who is asked to review, and the line comments (none when not given). */
+  reviews?: PullReviewState
+  /** The base repository's owner: the organisation of requested teams. */
+  baseOwner?: UserRow
 }
 
 /** Files changed, lines added and removed between a pull request's merge base and its head. */
@@ -121,12 +126,12 @@ export function toApiPull(
     additions: (rel.diff ?? NO_DIFF).additions,
     deletions: (rel.diff ?? NO_DIFF).deletions,
     changed_files: (rel.diff ?? NO_DIFF).files,
-    // Warren has no reviews, no pinning, and no pushes by the base's maintainers to a fork's branch.
+    // Warren has no pinning.
     allow_maintainer_edit: pull.allowMaintainerEdit,
     pin_order: 0,
-    review_comments: 0,
-    requested_reviewers: [] as ApiUser[],
-    requested_reviewers_teams: [] as ReturnType<typeof toApiTeam>[],
+    review_comments: rel.reviews?.comments ?? 0,
+    requested_reviewers: (rel.reviews?.reviewers ?? []).map((u) => userToApi(u)),
+    requested_reviewers_teams: (rel.reviews?.teams ?? []).map((team) => toApiTeam(config, team, rel.baseOwner ?? null, viewer)),
     due_date: i.due_date,
     created_at: i.created_at,
     updated_at: i.updated_at,
@@ -159,6 +164,7 @@ export async function pullsToApi(deps: AppDeps, base: RepoRow, baseOwner: UserRo
   const userToApi = userConverter(deps.config, viewer)
   const diffs = await diffStats(deps, base, items.map((i) => i.pull))
   const mirrorRows = await mirrorsOf(deps, [base, ...heads.values()])
+  const reviewStates = await pullReviewStates(deps, items.map((i) => i.issue.id))
   const baseRecord = repoRecord(deps.config, base, baseOwner.name, userToApi(baseOwner), modes.get(base.id) ?? 0, null, mirrorRows.get(base.id))
   const records = new Map<number, ApiRepo | null>([[base.id, baseRecord]])
   const endOf = (repoId: number): PullEnd => {
@@ -177,7 +183,7 @@ export async function pullsToApi(deps: AppDeps, base: RepoRow, baseOwner: UserRo
       base,
       pull,
       issue,
-      { ...rel.get(issue.id)!, base: endOf(pull.baseRepoId), head: endOf(pull.headRepoId), mergedBy: pull.hasMerged ? people.get(pull.mergedById) : null, diff: diffs.get(pull.id) },
+      { ...rel.get(issue.id)!, base: endOf(pull.baseRepoId), head: endOf(pull.headRepoId), mergedBy: pull.hasMerged ? people.get(pull.mergedById) : null, diff: diffs.get(pull.id), reviews: reviewStates.get(issue.id), baseOwner },
       viewer,
       userToApi,
     ),

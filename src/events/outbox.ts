@@ -43,6 +43,14 @@ export type EventKind =
   | 'pull.merged'
   | 'pull.synchronized'
   /**
+   * Reviews of a pull request (issueId = its issue): submitted (payload: index, reviewId, type:
+   * 'approved' | 'rejected' | 'comment', content: its body as submitted); someone asked to review or no longer asked (payload:
+   * index, reviewerId: the person; a team's request is one event per member).
+   */
+  | 'review.submitted'
+  | 'review.requested'
+  | 'review.request_removed'
+  /**
    * Releases (payload: releaseId, tagName; `release.deleted` also carries `release`, the Release
    * record as it was, since the row is gone).
    */

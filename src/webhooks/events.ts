@@ -44,6 +44,10 @@ export const EVENT_TYPE_OF: Record<EventKind, ((e: EventRecord) => HookEventType
   'pull.opened': () => 'pull_request',
   'pull.merged': () => 'pull_request',
   'pull.synchronized': () => 'pull_request_sync',
+  'review.submitted': (e) =>
+    e.payload.type === 'approved' ? 'pull_request_review_approved' : e.payload.type === 'rejected' ? 'pull_request_review_rejected' : 'pull_request_review_comment',
+  'review.requested': () => 'pull_request_review_request',
+  'review.request_removed': () => 'pull_request_review_request',
   'release.published': () => 'release',
   'release.updated': () => 'release',
   'release.deleted': () => 'release',

@@ -12,7 +12,8 @@ import { commitUsernames, toApiPayloadCommit } from '../convert/payload-commit'
 import { usersByIds } from '../convert/people'
 import { pullsToApi } from '../convert/pull'
 import { releasesToApi } from '../convert/release'
-import { toApiUser, type ApiUser } from '../convert/user'
+import { ghostUser, toApiUser, type ApiUser } from '../convert/user'
+import { EVENT_TYPE_OF } from './events'
 import { isoTime } from '../lib/time'
 import { webUrl } from '../lib/urls'
 
@@ -207,25 +208,49 @@ const commentBuilder: PayloadBuilder = {
  * `closed` with `pull_request.merged` true (as Gitea), a push to the head `synchronized`, a pull
  * request's `issue.*` events the kind's second half (`label_updated`, `assigned` ...).
  */
-const pullBuilder = (action: ((event: EventRecord) => string) | string): PayloadBuilder => ({
+const pullBuilder = (action: ((event: EventRecord) => string) | string, extra?: (ctx: BuildContext) => Promise<PullExtra | null>): PayloadBuilder => ({
   build: async (ctx) => {
     const issue = await issueRowOf(ctx)
     const pull = issue && (await ctx.deps.db.select().from(pullRequests).where(eq(pullRequests.issueId, issue.id)))[0]
     if (!issue || !pull) return null
+    const more = extra ? await extra(ctx) : {}
+    if (!more) return null
     const changes = ctx.event.payload.changes as Record<string, unknown> | undefined
     return {
       action: typeof action === 'string' ? action : action(ctx.event),
       number: issue.index,
       ...(changes && Object.keys(changes).length ? { changes } : {}),
       pull_request: (await pullsToApi(ctx.deps, ctx.repo, ctx.owner, [{ pull, issue }], null))[0]!,
-      requested_reviewer: null,
+      requested_reviewer: more.requested_reviewer ?? null,
       repository: ctx.repository,
       sender: ctx.sender,
       commit_id: '',
-      review: null,
+      review: more.review ?? null,
     }
   },
 })
+
+/** What review payloads add to a PullRequestPayload. */
+interface PullExtra {
+  requested_reviewer?: ApiUser
+  review?: { type: string; content: string }
+}
+
+/**
+ * A submitted review (Gitea's PullRequestReview notification): action `reviewed`, `review` the
+ * hook event type it is announced as and the review's text as submitted (kept by the event).
+ */
+const reviewBuilder = pullBuilder('reviewed', async (ctx) => ({
+  review: { type: EVENT_TYPE_OF['review.submitted']!(ctx.event), content: str(ctx.event.payload.content) },
+}))
+
+/** Someone asked to review, or no longer asked: `requested_reviewer` is that person. */
+const reviewRequestBuilder = (action: 'review_requested' | 'review_request_removed') =>
+  pullBuilder(action, async (ctx) => {
+    const id = Number(ctx.event.payload.reviewerId)
+    const person = (await usersByIds(ctx.deps, [id])).get(id)
+    return { requested_reviewer: person ? toApiUser(ctx.deps.config, person, null) : ghostUser(ctx.deps.config) }
+  })
 
 /** A pull request's `issue.*` events: the action is the kind's second half. */
 const pullIssueBuilder = pullBuilder((event) => event.kind.slice('issue.'.length))
@@ -304,6 +329,9 @@ export const PAYLOAD_BUILDERS: Record<EventKind, PayloadBuilder | null> = {
   'pull.opened': pullBuilder('opened'),
   'pull.merged': pullBuilder('closed'),
   'pull.synchronized': pullBuilder('synchronized'),
+  'review.submitted': reviewBuilder,
+  'review.requested': reviewRequestBuilder('review_requested'),
+  'review.request_removed': reviewRequestBuilder('review_request_removed'),
   'release.published': releaseBuilder('published'),
   'release.updated': releaseBuilder('updated'),
   'release.deleted': releaseBuilder('deleted'),

@@ -10,6 +10,7 @@ import { pathOfRepo } from '../repos/service'
 import { gitOfRow } from '../../auth/repo-context'
 import { errorFields, loggerOf } from '../../lib/log'
 import { oneAtATime } from '../../lib/one-at-a-time'
+import { markOutdated, outdatedComments } from '../reviews/line-comments'
 
 /**
  * Mergeability: what `git merge-tree --write-tree` says of a pull request's head and base, and
@@ -89,6 +90,7 @@ async function checkOnce(deps: AppDeps, pullId: number): Promise<void> {
     return
   }
   let result: CheckResult
+  let outdated: number[] = []
   try {
     result = await inspect(deps, pull, base)
   } catch (e) {
@@ -97,12 +99,19 @@ async function checkOnce(deps: AppDeps, pullId: number): Promise<void> {
     loggerOf(deps.config).warn('a mergeability check failed', { pullId, ...errorFields(e) })
     result = { headSha: null, baseSha: null, mergeBase: pull.mergeBase, status: 'error', conflicts: [] }
   }
+  // Line comments whose lines the new head changed (git reads, before the transaction); left as they are when git cannot tell.
+  if (result.headSha && pull.headSha && result.headSha !== pull.headSha)
+    outdated = await outdatedComments(deps, base, pull, result.headSha, result.mergeBase || pull.mergeBase).catch((e) => {
+      if (!(e instanceof GitError)) throw e
+      return []
+    })
   await writeTransaction(db, async () => {
     const now = (await db.select().from(pullRequests).where(eq(pullRequests.id, pullId)))[0]
     if (!now || now.hasMerged || now.mergeIntent) return
     const set: Partial<PullRow> = { checkedSeq: Math.max(now.checkedSeq, seq) }
     if (result.headSha && result.headSha !== now.headSha) {
       set.headSha = result.headSha
+      await markOutdated(db, outdated)
       if (now.headSha)
         await recordEvent(db, {
           kind: 'pull.synchronized',
