@@ -35,6 +35,7 @@ import { topicsModule } from './modules/topics'
 import { settingsModule } from './modules/settings'
 import { gitHttpModule } from './modules/git-http'
 import { deployKeysModule } from './modules/deploy-keys'
+import { protectionsModule } from './modules/protections'
 import { statusesModule } from './modules/statuses'
 import { migrationsModule } from './modules/migrations'
 import { pullDownloadsModule, pullsModule } from './modules/pulls'
@@ -106,6 +107,7 @@ export function createApp(deps: AppDeps) {
     .use(timesModule(deps))
     .use(starsModule(deps))
     .use(deployKeysModule(deps))
+    .use(protectionsModule(deps))
     .use(statusesModule(deps))
     .use(pullsModule(deps))
     .use(releasesModule(deps))

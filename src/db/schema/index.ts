@@ -13,6 +13,7 @@ const tables: typeof sqliteTables = DIALECT === 'postgres' ? pgTables : sqliteTa
 export const {
   accessTokens,
   attachments,
+  branchProtections,
   collaborations,
   comments,
   commitStatuses,
@@ -42,6 +43,7 @@ export const {
   repoTopics,
   repositories,
   stars,
+  tagProtections,
   teamRepos,
   teamUsers,
   teams,
@@ -58,6 +60,7 @@ export const allTables = tables
 export type {
   AccessTokenRow,
   AttachmentRow,
+  BranchProtectionRow,
   CommentRow,
   DeployKeyRow,
   EmailRow,
@@ -73,6 +76,7 @@ export type {
   ReleaseRow,
   RepoRow,
   StatusRow,
+  TagProtectionRow,
   TeamRow,
   TopicRow,
   TrackedTimeRow,
