@@ -13,16 +13,22 @@ import { gitLimitsOf } from '../auth/repo-context'
  * runs with `core.hooksPath` at a folder of Warren's and, in WARREN_PUSH_CHECKS, the path of a
  * file the decision writes its checks to once it has judged the command list (a transport may
  * have started git before: SSH advertises the refs first). No file, no work: the hook exits at
- * once. The file goes when the push is over.
+ * once. The file goes when the push is over. Git's other hooks are not run for client pushes
+ * (Warren installs none); a repository's own pre-receive is run after the checks.
  */
 
-/** The hook program: beside this file from source; in the bundle at its entry point's path. */
-function hookProgram(): string {
+/**
+ * How the hook program is run: the script beside this file from source; in the bundle at its
+ * entry point's path; in the compiled binary (no file of its own), as `warren __pre-receive-hook`.
+ */
+function hookCommand(): string[] {
+  // Files embedded in a compiled binary live in its own file system, which only the binary reads.
+  if (import.meta.url.includes('$bunfs') || import.meta.url.includes('~BUN')) return [process.execPath, '__pre-receive-hook']
   const source = fileURLToPath(new URL('./pre-receive-hook.ts', import.meta.url))
-  if (existsSync(source)) return source
+  if (existsSync(source)) return [process.execPath, source]
   const bundled = fileURLToPath(new URL('./push/pre-receive-hook.js', import.meta.url))
-  if (existsSync(bundled)) return bundled
-  throw new Error(`pre-receive hook program not found (looked for ${source} and ${bundled})`)
+  if (existsSync(bundled)) return [process.execPath, bundled]
+  return [process.execPath, '__pre-receive-hook']
 }
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`
@@ -35,7 +41,16 @@ function hooksDir(deps: AppDeps): Promise<string> {
   if (!done) {
     done = (async () => {
       await mkdir(join(dir, 'pushes'), { recursive: true })
-      const script = `#!/bin/sh\n# Written by Warren (src/push/hook.ts): protection checks needing the pushed objects.\n[ -s "$WARREN_PUSH_CHECKS" ] || exit 0\nexec ${quote(process.execPath)} ${quote(hookProgram())}\n`
+      // The repository's own pre-receive hook, if any, still runs after the checks (core.hooksPath
+      // replaces the folder git would look in; the hook runs in the bare repository).
+      const script = [
+        '#!/bin/sh',
+        '# Written by Warren (src/push/hook.ts): protection checks needing the pushed objects.',
+        `if [ -s "$WARREN_PUSH_CHECKS" ]; then ${hookCommand().map(quote).join(' ')} || exit 1; fi`,
+        'if [ -x hooks/pre-receive ]; then exec hooks/pre-receive; fi',
+        'exit 0',
+        '',
+      ].join('\n')
       const temp = join(dir, `.pre-receive.${process.pid}`)
       await writeFile(temp, script, { mode: 0o755 })
       await rename(temp, join(dir, 'pre-receive'))

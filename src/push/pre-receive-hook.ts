@@ -8,8 +8,10 @@
 import { judgeBranch, type BranchCheck } from './branch-judge'
 import type { GitLimits } from '../git/run'
 
-const file = process.env.WARREN_PUSH_CHECKS
-if (file) {
+/** Judges the checks in WARREN_PUSH_CHECKS; exits 1 (after printing why) at the first refusal. */
+export async function runPreReceiveHook(): Promise<void> {
+  const file = process.env.WARREN_PUSH_CHECKS
+  if (!file) return
   const { checks, limits } = (await Bun.file(file).json()) as { checks: BranchCheck[]; limits: GitLimits }
   // What git gave the hook: the repository and the quarantine holding the pushed objects.
   const env: Record<string, string> = {}
@@ -26,3 +28,6 @@ if (file) {
     }
   }
 }
+
+// Run as a script (from source, or the bundle's entry point); the compiled binary runs it as `warren __pre-receive-hook`.
+if (import.meta.main) await runPreReceiveHook()
