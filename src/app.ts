@@ -37,6 +37,7 @@ import { topicsModule } from './modules/topics'
 import { settingsModule } from './modules/settings'
 import { gitHttpModule } from './modules/git-http'
 import { deployKeysModule } from './modules/deploy-keys'
+import { protectionsModule } from './modules/protections'
 import { statusesModule } from './modules/statuses'
 import { migrationsModule } from './modules/migrations'
 import { pullDownloadsModule, pullsModule } from './modules/pulls'
@@ -114,6 +115,7 @@ export function createApp(deps: AppDeps) {
     .use(starsModule(deps))
     .use(notificationsModule(deps))
     .use(deployKeysModule(deps))
+    .use(protectionsModule(deps))
     .use(statusesModule(deps))
     .use(pullsModule(deps))
     .use(reviewsModule(deps))

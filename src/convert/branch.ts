@@ -1,5 +1,5 @@
 import type { AppDeps } from '../deps'
-import { AccessMode } from '../auth/access'
+import { branchProtectionView, branchRulesOf, stringsOf } from '../auth/protection'
 import type { RepoContext } from '../auth/repo-context'
 import type { BranchHead } from '../git/commits'
 import { commitUsernames, toApiPayloadCommit } from './payload-commit'
@@ -9,19 +9,23 @@ const NOT_SIGNED = { verified: false, reason: 'gpg.error.not_signed_commit', sig
 /** Branch records for heads (e.g. a page of branchHeads), user names resolved in one query. */
 export async function branchesToApi(deps: AppDeps, ctx: RepoContext, heads: BranchHead[]) {
   const usernames = await commitUsernames(deps, heads)
-  // An archived repository takes no pushes (git over HTTP answers 403).
-  const canWrite = ctx.mode >= AccessMode.Write && !ctx.repo.isArchived
+  const rules = await branchRulesOf(deps.db, ctx.repo.id)
   const repo = { ownerName: ctx.owner.name, name: ctx.repo.name }
-  return heads.map((h) => ({
-    name: h.name,
-    commit: toApiPayloadCommit(deps.config, repo, h, usernames, NOT_SIGNED),
-    protected: false,
-    user_can_push: canWrite,
-    user_can_merge: canWrite,
-    enable_status_check: false,
-    status_check_contexts: [] as string[],
-    required_approvals: 0,
-    // The rule that protects the branch: none until branch protection exists.
-    effective_branch_protection_name: '',
-  }))
+  const records = []
+  for (const h of heads) {
+    // An archived repository takes no pushes; a protected branch only from whom its rule allows.
+    const { rule, userCanPush, userCanMerge } = await branchProtectionView(deps.db, rules, h.name, ctx.caller.user, ctx.repo, ctx.mode)
+    records.push({
+      name: h.name,
+      commit: toApiPayloadCommit(deps.config, repo, h, usernames, NOT_SIGNED),
+      protected: !!rule,
+      user_can_push: userCanPush,
+      user_can_merge: userCanMerge,
+      enable_status_check: rule?.enableStatusCheck ?? false,
+      status_check_contexts: rule ? stringsOf(rule.statusCheckContexts) : [],
+      required_approvals: rule?.requiredApprovals ?? 0,
+      effective_branch_protection_name: rule?.ruleName ?? '',
+    })
+  }
+  return records
 }

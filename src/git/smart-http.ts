@@ -71,8 +71,9 @@ export function serviceRpc(
   service: GitService,
   body: ReadableStream<Uint8Array> | null,
   gitProtocol: string | null,
+  env: Record<string, string> = {},
 ): GitStream {
-  return spawnGitStream(repo, [service, '--stateless-rpc', repo.gitDir], { input: body, env: protocolEnv(gitProtocol) })
+  return spawnGitStream(repo, [service, '--stateless-rpc', repo.gitDir], { input: body, env: { ...env, ...protocolEnv(gitProtocol) } })
 }
 
 /**
@@ -85,6 +86,7 @@ export function serviceSession(
   service: GitSessionService,
   input: ReadableStream<Uint8Array>,
   gitProtocol: string | null,
+  env: Record<string, string> = {},
 ): GitStream {
-  return spawnGitStream(repo, [service, repo.gitDir], { input, env: protocolEnv(gitProtocol) })
+  return spawnGitStream(repo, [service, repo.gitDir], { input, env: { ...env, ...protocolEnv(gitProtocol) } })
 }

@@ -18,12 +18,12 @@ type State = { test: Test; out: number } | { eps: number[] } | { match: true }
 
 type Node =
   | { kind: 'test'; test: Test }
-  | { kind: 'star' }
+  | { kind: 'star'; any: boolean }
   | { kind: 'alt'; options: Node[][] }
 
 export class GlobError extends Error {}
 
-function parse(pattern: string): Node[] {
+function parse(pattern: string, separators: string): Node[] {
   let i = 0
   const classAt = (): Test => {
     // i is just past '['
@@ -63,7 +63,12 @@ function parse(pattern: string): Node[] {
       if (inAlt && (ch === ',' || ch === '}')) return nodes
       i++
       if (ch === '*') {
-        if (nodes.at(-1)?.kind !== 'star') nodes.push({ kind: 'star' })
+        // With separators (gobwas's glob.Compile(p, seps...)): `*` stops at them, `**` does not.
+        const any = !separators || pattern[i] === '*'
+        while (pattern[i] === '*') i++
+        const last = nodes.at(-1)
+        if (last?.kind === 'star') last.any ||= any
+        else nodes.push({ kind: 'star', any })
       } else if (ch === '?') nodes.push({ kind: 'test', test: () => true })
       else if (ch === '[') nodes.push({ kind: 'test', test: classAt() })
       else if (ch === '{') {
@@ -87,7 +92,7 @@ function parse(pattern: string): Node[] {
 }
 
 /** Builds the states of `nodes` leading to `next`; answers the first state. */
-function build(states: State[], nodes: Node[], next: number): number {
+function build(states: State[], nodes: Node[], next: number, seps: string): number {
   let at = next
   for (let k = nodes.length - 1; k >= 0; k--) {
     const node = nodes[k]!
@@ -98,11 +103,12 @@ function build(states: State[], nodes: Node[], next: number): number {
       // split → (any char → split) | next
       const split = states.length
       states.push({ eps: [] })
-      states.push({ test: () => true, out: split })
+      const any = node.any
+      states.push({ test: any ? () => true : (c) => !seps.includes(c), out: split })
       ;(states[split] as { eps: number[] }).eps.push(split + 1, at)
       at = split
     } else {
-      const starts = node.options.map((option) => build(states, option, at))
+      const starts = node.options.map((option) => build(states, option, at, seps))
       states.push({ eps: starts })
       at = states.length - 1
     }
@@ -114,11 +120,14 @@ export interface Glob {
   matches(text: string): boolean
 }
 
-/** Compiles a pattern (throws GlobError with a reason when it does not parse). */
-export function compileGlob(pattern: string): Glob {
+/**
+ * Compiles a pattern (throws GlobError with a reason when it does not parse). `separators`: the
+ * characters a single `*` does not cross (`**` does), as gobwas's glob.Compile(pattern, '/').
+ */
+export function compileGlob(pattern: string, separators = ''): Glob {
   if (pattern.length > MAX_BRANCH_FILTER) throw new GlobError(`longer than ${MAX_BRANCH_FILTER} characters`)
   const states: State[] = [{ match: true }]
-  const start = build(states, parse(pattern), 0)
+  const start = build(states, parse(pattern, separators), 0, separators)
   // seen[state] === stamp: already in the set being built (stamps only grow, across calls too).
   const seen = new Float64Array(states.length).fill(-1)
   let stamp = 0

@@ -3,6 +3,9 @@ import type { RepoRow } from '../auth/access'
 import type { UserRow } from '../auth/caller'
 import { gitAccessRefusal, type GitCaller, type GitRefusal } from '../auth/git-access'
 import { pushRefProblem, type PushCommand } from '../git/push-commands'
+import { branchRulesOf, tagRulesOf, type BranchProtectionRow, type TagProtectionRow } from '../auth/protection'
+import type { BranchCheck } from './branch-judge'
+import { branchProtected, tagProtected, type ProtectionContext } from './protection-rules'
 
 /**
  * Whether refs may move: the one decision every ref change goes through, whoever asks (a
@@ -27,6 +30,8 @@ export interface PushRepo {
 export interface Pusher {
   caller: GitCaller
   via: 'git' | 'server'
+  /** A pull request's merge (Gitea's pre-receive with a PullRequestID): the merge whitelist applies instead of the push whitelist. */
+  merge?: boolean
   /** Who the move is recorded as, when not `caller` (a move decided on another user's access). */
   actor?: UserRow
 }
@@ -39,30 +44,40 @@ export const gitPusher = (caller: GitCaller): Pusher => ({ caller, via: 'git' })
  * `accessOf`, that user's access decides instead while the move stays `user`'s: a maintainer
  * updating a pull request's head branch under the poster's allowance (Gitea's maintainer edits).
  */
-export const serverPusher = (user: UserRow, accessOf?: UserRow): Pusher =>
-  accessOf ? { caller: { user: accessOf }, via: 'server', actor: user } : { caller: { user }, via: 'server' }
+export const serverPusher = (user: UserRow, accessOf?: UserRow, merge = false): Pusher =>
+  accessOf ? { caller: { user: accessOf }, via: 'server', actor: user, merge } : { caller: { user }, via: 'server', merge }
 
 /** Who a push is recorded as: the user; for a deploy key (no user) the repository's owner, as Gitea. */
 export const recordedPusherId = (pusher: Pusher, repo: { ownerId: number }): number => pusher.actor?.id ?? pusher.caller.user?.id ?? repo.ownerId
 
 /** Why one ref may not move: the kind (for the status an API caller gets) and the reason git shows. */
 export interface RefRefusal {
-  kind: GitRefusal | 'server-ref' | 'ref-name'
+  kind: GitRefusal | 'server-ref' | 'ref-name' | 'protected'
   reason: string
 }
 
 /** What a rule sees besides the command: the repository, the pusher, and their access. */
-export interface PushContext extends PushRepo {
+export interface PushContext extends PushRepo, ProtectionContext {
+  deps: AppDeps
   pusher: Pusher
   /** The shared git access decision for a push by this pusher (null: allowed). */
   access: GitRefusal | null
+  /** The repository's branch and tag protection rules (src/auth/protection.ts). */
+  branchRules: BranchProtectionRow[]
+  tagRules: TagProtectionRow[]
+  /**
+   * Whether git's pre-receive hook judges what needs the pushed objects (a client's push with a
+   * hook, ./hook.ts): such checks are then added to `deferred` instead of being judged here.
+   */
+  hooked: boolean
+  deferred: BranchCheck[]
 }
 
 /**
  * One rule about a ref change: the refusal of `command` in `ctx`, or null. Rules run in order;
  * the first refusal of a ref is its reason.
  */
-export type RefRule = (command: PushCommand, ctx: PushContext) => RefRefusal | null
+export type RefRule = (command: PushCommand, ctx: PushContext) => RefRefusal | null | Promise<RefRefusal | null>
 
 /** How the refusals of the shared access decision read per ref. */
 const ACCESS_REASONS: Record<GitRefusal, string> = {
@@ -104,12 +119,12 @@ const servableName: RefRule = (command) => {
  * The rules, in order. Branch and tag protection plug in here, after the rules every
  * repository has: each is a RefRule over the command and the context.
  */
-export const REF_RULES: readonly RefRule[] = [mayPushHere, notAServerRef, servableName]
+export const REF_RULES: readonly RefRule[] = [mayPushHere, notAServerRef, servableName, branchProtected, tagProtected]
 
 /** The refusal of one ref change, or null when it may happen. */
-export function refusalOf(ctx: PushContext, command: PushCommand): RefRefusal | null {
+export async function refusalOf(ctx: PushContext, command: PushCommand): Promise<RefRefusal | null> {
   for (const rule of REF_RULES) {
-    const refused = rule(command, ctx)
+    const refused = await rule(command, ctx)
     if (refused) return refused
   }
   return null
@@ -127,8 +142,10 @@ export interface PushRefusal {
 }
 
 /** The refusal of a push of `commands` in `ctx`, or null when every ref may move. */
-export function mayMove(ctx: PushContext, commands: PushCommand[]): PushRefusal | null {
-  const refused = commands.map((c) => [c, refusalOf(ctx, c)] as const).filter((r): r is readonly [PushCommand, RefRefusal] => r[1] !== null)
+export async function mayMove(ctx: PushContext, commands: PushCommand[]): Promise<PushRefusal | null> {
+  const judged: (readonly [PushCommand, RefRefusal | null])[] = []
+  for (const c of commands) judged.push([c, await refusalOf(ctx, c)] as const)
+  const refused = judged.filter((r): r is readonly [PushCommand, RefRefusal] => r[1] !== null)
   if (!refused.length) return null
   const first = refused[0]![1]
   const bad = new Map(refused.map(([c, r]) => [c, r.reason]))
@@ -139,13 +156,26 @@ export function mayMove(ctx: PushContext, commands: PushCommand[]): PushRefusal 
   }
 }
 
-/** The context of a push by `pusher` to `repo`: the shared git access decision taken now. */
-export async function pushContextOf(deps: AppDeps, repo: PushRepo, pusher: Pusher): Promise<PushContext> {
-  return { ...repo, pusher, access: await gitAccessRefusal(deps, pusher.caller, repo, 'receive-pack') }
+/** The context of a push by `pusher` to `repo`: the shared git access decision taken now, the protection rules read now. */
+export async function pushContextOf(deps: AppDeps, repo: PushRepo, pusher: Pusher, hooked = false): Promise<PushContext> {
+  const [access, branchRules, tagRules] = await Promise.all([
+    gitAccessRefusal(deps, pusher.caller, repo, 'receive-pack'),
+    branchRulesOf(deps.db, repo.repo.id),
+    tagRulesOf(deps.db, repo.repo.id),
+  ])
+  return { ...repo, deps, pusher, access, branchRules, tagRules, hooked, deferred: [] }
 }
 
-/** The decision for a push of `commands` by `pusher` to `repo`: null when every ref may move. */
-export async function decidePush(deps: AppDeps, repo: PushRepo, pusher: Pusher, commands: PushCommand[]): Promise<PushRefusal | null> {
-  if (!commands.length) return null
-  return mayMove(await pushContextOf(deps, repo, pusher), commands)
+/** The decision on a push: refused, or allowed with the checks left to git's pre-receive hook. */
+export interface PushDecision {
+  refused: PushRefusal | null
+  deferred: BranchCheck[]
+}
+
+/** The decision for a push of `commands` by `pusher` to `repo`. `hooked`: see PushContext. */
+export async function decidePush(deps: AppDeps, repo: PushRepo, pusher: Pusher, commands: PushCommand[], hooked = false): Promise<PushDecision> {
+  if (!commands.length) return { refused: null, deferred: [] }
+  const ctx = await pushContextOf(deps, repo, pusher, hooked)
+  const refused = await mayMove(ctx, commands)
+  return { refused, deferred: refused ? [] : ctx.deferred }
 }

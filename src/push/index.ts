@@ -7,3 +7,4 @@ export { decidePush, gitPusher, mayMove, pushContextOf, REF_RULES, refusalOf, se
 export { moveRef, moveRefs, refusalError, withPush, type PushOutcome, type RefMove } from './path'
 export { beginPush, finishPush, recordPush, settleAbandonedPushes } from './recorder'
 export { reconcileRepositories, RECONCILE_PARALLELISM, syncRepositoryWithGit, type SyncResult } from './sync'
+export { pushHook, type PushHook } from './hook'

@@ -5,6 +5,7 @@ import { swapRefs, swapRefsInTurn } from '../git/ref-swap'
 import { ApiError } from '../lib/errors'
 import { decidePush, recordedPusherId, serverPusher, type PushRefusal, type PushRepo, type Pusher, type RefRefusal } from './decision'
 import { recordPush, type ServerWork } from './recorder'
+import type { PushHook } from './hook'
 import { gitOfRow } from '../auth/repo-context'
 
 /**
@@ -19,7 +20,8 @@ export type PushOutcome<T> = { refused: PushRefusal } | { refused: null; result:
 
 /**
  * A push of `commands` by `pusher` to `repo`: refused as a whole when one ref may not move (then
- * `run` never runs); otherwise the pending push is written, `run` moves the refs, and whatever
+ * `run` never runs); otherwise the checks left to git's pre-receive hook are handed to `hook` (a
+ * client's push: ./hook.ts; its receive-pack runs with `hook.env`), the pending push is written, `run` moves the refs, and whatever
  * it changed is recorded (events, pull requests re-checked) once it is over, whether it succeeded
  * or not. An empty command list (nothing to update) runs without a record. `serverWork` wraps the
  * server's own steps before `run` (a transport's idle watch).
@@ -31,11 +33,17 @@ export async function withPush<T>(
   commands: PushCommand[],
   run: () => Promise<T>,
   serverWork: ServerWork = (work) => work,
+  hook?: PushHook,
 ): Promise<PushOutcome<T>> {
-  const refused = await serverWork(decidePush(deps, repo, pusher, commands))
-  if (refused) return { refused }
-  if (!commands.length) return { refused: null, result: await run() }
-  return { refused: null, result: await recordPush(deps, repo.repo.id, recordedPusherId(pusher, repo.repo), commands, run, serverWork) }
+  try {
+    const { refused, deferred } = await serverWork(decidePush(deps, repo, pusher, commands, !!hook))
+    if (refused) return { refused }
+    await hook?.arm(deferred)
+    if (!commands.length) return { refused: null, result: await run() }
+    return { refused: null, result: await recordPush(deps, repo.repo.id, recordedPusherId(pusher, repo.repo), commands, run, serverWork) }
+  } finally {
+    await hook?.dispose()
+  }
 }
 
 /** A ref the server moves: `old`/`new` are 40 zeros for a ref created/deleted. */
@@ -50,9 +58,12 @@ const REFUSAL_STATUS: Record<RefRefusal['kind'], number> = {
   archived: 423,
   'server-ref': 403,
   'ref-name': 422,
+  protected: 403,
 }
 
-export const refusalError = (refused: PushRefusal) => new ApiError(REFUSAL_STATUS[refused.first.kind], refused.message)
+/** A refused move's ApiError; a merge refused by branch protection is Gitea's 405 (not ready to merge). */
+export const refusalError = (refused: PushRefusal, merge = false) =>
+  new ApiError(merge && refused.first.kind === 'protected' ? 405 : REFUSAL_STATUS[refused.first.kind], refused.message)
 
 /**
  * Moves one ref for `actor` on the server (create, move or delete to a known commit), through
@@ -86,7 +97,7 @@ export async function moveRefs(
   actor: UserRow,
   moves: RefMove[],
   settle?: (moved: boolean) => Promise<void>,
-  { inTurn = false, accessOf }: { inTurn?: boolean; accessOf?: UserRow } = {},
+  { inTurn = false, accessOf, merge = false }: { inTurn?: boolean; accessOf?: UserRow; merge?: boolean } = {},
 ): Promise<boolean> {
   let settled = false
   const settleOnce = async (moved: boolean) => {
@@ -94,7 +105,7 @@ export async function moveRefs(
     settled = true
     await settle(moved)
   }
-  const outcome = await withPush(deps, repo, serverPusher(actor, accessOf), moves, async () => {
+  const outcome = await withPush(deps, repo, serverPusher(actor, accessOf, merge), moves, async () => {
     let moved = false
     try {
       moved = await (inTurn ? swapRefsInTurn : swapRefs)(gitOfRow(deps, repo.repo), moves)
@@ -109,7 +120,7 @@ export async function moveRefs(
   })
   if (outcome.refused) {
     await settleOnce(false)
-    throw refusalError(outcome.refused)
+    throw refusalError(outcome.refused, merge)
   }
   return outcome.result
 }

@@ -8,7 +8,7 @@ import { archiveOutputWithoutPaths, repositoryPathNames } from '../git/sideband'
 import type { GitStream } from '../git/stream'
 import { MAX_COMMAND_BYTES, readPushHead, refusalReport, replayed } from '../git/push-commands'
 import { bodyTooLarge } from '../lib/body'
-import { gitPusher, withPush, type PushOutcome } from '../push'
+import { gitPusher, pushHook, withPush, type PushOutcome } from '../push'
 import { printable, type GitCommand } from './command'
 import { accountRefusal, gitCallerOf, recordKeyUse, type SshIdentity } from './identity'
 import { errorFields, loggerOf } from '../lib/log'
@@ -260,7 +260,8 @@ async function receivePack(
       reader.cancel().catch(() => {})
     },
   })
-  const proc = serviceSession(git, 'receive-pack', gitInput, gitProtocol)
+  const hook = await pushHook(deps)
+  const proc = serviceSession(git, 'receive-pack', gitInput, gitProtocol, hook.env)
   const relayed = activity.expectingData(relayOutput(deps, proc, channel, state, `receive-pack ${path}`, activity))
   const head = await readPushHead(reader).catch(() => null)
 
@@ -288,6 +289,7 @@ async function receivePack(
         await relayed
       },
       activity.serverWork,
+      hook,
     )
   } catch (e) {
     if (!admittedGit) {

@@ -13,6 +13,7 @@ const tables: typeof sqliteTables = DIALECT === 'postgres' ? pgTables : sqliteTa
 export const {
   accessTokens,
   attachments,
+  branchProtections,
   collaborations,
   comments,
   commitStatuses,
@@ -45,6 +46,7 @@ export const {
   repoTopics,
   repositories,
   stars,
+  tagProtections,
   teamRepos,
   teamUsers,
   teams,
@@ -62,6 +64,7 @@ export const allTables = tables
 export type {
   AccessTokenRow,
   AttachmentRow,
+  BranchProtectionRow,
   CommentRow,
   DeployKeyRow,
   EmailRow,
@@ -80,6 +83,7 @@ export type {
   ReviewRow,
   RepoRow,
   StatusRow,
+  TagProtectionRow,
   TeamRow,
   TopicRow,
   TrackedTimeRow,

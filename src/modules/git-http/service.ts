@@ -9,7 +9,7 @@ import { boundedStream, bodyTooLarge } from '../../lib/body'
 import { docsUrl } from '../../lib/urls'
 import { advertiseRefs, serviceRpc, type GitService } from '../../git/smart-http'
 import { MAX_COMMAND_BYTES, readPushHead, refusalReport, replayed } from '../../git/push-commands'
-import { gitPusher, withPush } from '../../push'
+import { gitPusher, pushHook, withPush } from '../../push'
 import { trackWork } from '../../lib/in-flight'
 import { errorFields, loggerOf } from '../../lib/log'
 
@@ -167,13 +167,14 @@ async function receivePack(
   const git: GitRepo = { ...target.git, signal: undefined }
   const started = Promise.withResolvers<ReadableStream<Uint8Array>>()
   const caller: GitCaller = { user: target.user }
+  const hook = await pushHook(deps)
   const pushed = withPush(deps, target, gitPusher(caller), commands, async () => {
-    const rpc = serviceRpc(git, 'receive-pack', replayed(head.head, reader), gitProtocol)
+    const rpc = serviceRpc(git, 'receive-pack', replayed(head.head, reader), gitProtocol, hook.env)
     started.resolve(rpc.stdout)
     const { code, stderr, killed } = await rpc.done
     if (killed) loggerOf(deps.config).warn('receive-pack stopped', { repo, reason: killed.message })
     else if (code !== 0 && stderr) loggerOf(deps.config).warn('receive-pack failed', { repo, stderr: stderr.trim().slice(0, 300) })
-  })
+  }, undefined, hook)
   const first = await Promise.race([started.promise, pushed])
   if (!(first instanceof ReadableStream)) {
     if (!first.refused) throw new Error('receive-pack finished before it started')

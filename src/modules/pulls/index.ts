@@ -221,6 +221,7 @@ export const pullsModule = (deps: AppDeps) =>
           title: body.MergeTitleField ?? body.merge_title_field,
           message: body.MergeMessageField ?? body.merge_message_field,
           headCommitId: body.head_commit_id,
+          force: body.force_merge,
         })
         set.status = 200
         return ''

@@ -10,7 +10,8 @@ import { git, type GitRepo } from '../../git/run'
 import { ApiError, conflict } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { gitIdentityOf } from '../../convert/user'
-import { moveRef } from '../../push'
+import { moveRefs } from '../../push'
+import { checkMergeGates } from './gates'
 import { usersByIds } from '../../convert/people'
 import { findPull, recordMerged, pullById } from './service'
 import { syncPullHeadRef } from './mergeability'
@@ -59,6 +60,8 @@ export interface MergeRequest {
   message?: string
   /** Refuse unless the head is still this commit. */
   headCommitId?: string
+  /** A repository admin merges past unmet protection rules (Gitea's force_merge). */
+  force?: boolean
 }
 
 /** Gitea's default first line of the commit a style writes (rebase writes none of its own). */
@@ -125,6 +128,7 @@ export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, 
   const headSha = await syncPullHeadRef(deps, pull, base)
   if (!headSha) throw notAllowed('the head branch of the pull request does not exist any more')
   if (req.headCommitId && req.headCommitId !== headSha) throw conflict('the head branch moved: it is not at head_commit_id any more')
+  await checkMergeGates(deps, ctx, pull, doer, repo, { base: baseSha, head: headSha }, req.force ?? false)
   const now = nowUnix()
   const people = await usersByIds(deps, [issue.posterId])
   const headRepo = pull.headRepoId === base.id ? base : (await deps.db.select().from(repositories).where(eq(repositories.id, pull.headRepoId)))[0]
@@ -147,13 +151,13 @@ export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, 
     })
     // Whether or not the branch moved (or the move was refused), the pull request follows before
     // the move is recorded as the merger's push.
-    swapped = await moveRef(deps, { repo: base, owner: ctx.owner }, doer, { ref: baseRef, old: baseSha, new: sha }, async (moved) => {
+    swapped = await moveRefs(deps, { repo: base, owner: ctx.owner }, doer, [{ ref: baseRef, old: baseSha, new: sha }], async (moved) => {
       await writeTransaction(deps.db, async () => {
         const current = (await pullById(deps, pull.id))!
         if (moved) await recordMerged(deps, { ...current, headSha }, sha, doer.id, now)
         else await deps.db.update(pullRequests).set({ mergeIntent: null }).where(eq(pullRequests.id, pull.id))
       })
-    })
+    }, { merge: true })
   } finally {
     await claim.release().catch(() => {})
   }

@@ -124,6 +124,7 @@ export const MergePullRequestOption = t.Object(
     merge_title_field: t.Optional(t.String({ maxLength: MAX_TITLE * 4 })),
     merge_message_field: MessageField(),
     head_commit_id: t.Optional(t.String({ maxLength: 64, description: 'refuse (409) unless the head is still this commit' })),
+    force_merge: t.Optional(t.Boolean({ description: 'a repository admin merges past unmet branch protection rules' })),
   },
   { $id: '#/components/schemas/MergePullRequestOption' },
 )

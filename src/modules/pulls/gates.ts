@@ -1,0 +1,87 @@
+import { and, eq, inArray, max } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { AccessMode } from '../../auth/access'
+import type { UserRow } from '../../auth/caller'
+import type { RepoContext } from '../../auth/repo-context'
+import { branchRulesOf, idsOf, mayMergeInto, ruleFor, stringsOf, type BranchProtectionRow } from '../../auth/protection'
+import { commitStatuses, type PullRow } from '../../db/schema'
+import { isAncestor } from '../../git/merge'
+import type { GitRepo } from '../../git/run'
+import { ApiError } from '../../lib/errors'
+import { cachedGlob } from '../../lib/file-patterns'
+import { combinedState } from '../statuses/service'
+import { approvalsOf, hasRejection, type ReviewGateOptions } from '../reviews/gate'
+
+/**
+ * What a merge into a protected branch waits for (Gitea's CheckPullMergeable and
+ * CheckPullBranchProtections): a merger the rule allows, the required status checks successful
+ * on the head commit, the required approvals, and a head that holds the base when the rule says
+ * so. Each unmet rule is a 405 with its reason; a repository admin's `force_merge` passes them
+ * unless the rule blocks admin overrides.
+ */
+
+/**
+ * Whose reviews count under a rule (Gitea's GetGrantedApprovalsCount): official ones, of the
+ * approvals whitelist when the rule has one; stale approvals (made on an older head) count unless
+ * the rule ignores or dismisses them.
+ */
+const reviewGate = (rule: BranchProtectionRow): ReviewGateOptions => ({
+  ...(rule.enableApprovalsWhitelist ? { userIds: idsOf(rule.approvalsWhitelistUserIds), teamIds: idsOf(rule.approvalsWhitelistTeamIds) } : {}),
+  countStale: !(rule.ignoreStaleApprovals || rule.dismissStaleApprovals),
+})
+
+/** The latest state of each status context of a commit (bounded: contexts of one commit are few, capped here). */
+async function latestStates(deps: AppDeps, repoId: number, sha: string): Promise<{ context: string; state: string }[]> {
+  const latestIds = deps.db
+    .select({ id: max(commitStatuses.id) })
+    .from(commitStatuses)
+    .where(and(eq(commitStatuses.repoId, repoId), eq(commitStatuses.sha, sha)))
+    .groupBy(commitStatuses.context)
+  return await deps.db.select({ context: commitStatuses.context, state: commitStatuses.state }).from(commitStatuses).where(inArray(commitStatuses.id, latestIds)).limit(10_000)
+}
+
+/**
+ * Gitea's MergeRequiredContextsCommitStatus: with no required contexts, the combined state of
+ * every context (none: success); otherwise each required pattern must match a status, and the
+ * worst of those matched decides.
+ */
+export function requiredChecksPass(latest: { context: string; state: string }[], required: string[]): boolean {
+  if (!required.length) return (combinedState(latest.map((s) => s.state)) || 'success') === 'success'
+  const states: string[] = []
+  for (const pattern of required) {
+    const glob = cachedGlob(pattern, '')
+    const matched = latest.filter((s) => (glob ? glob.matches(s.context) : s.context === pattern))
+    if (!matched.length) return false
+    states.push(...matched.map((s) => s.state))
+  }
+  return combinedState(states) === 'success'
+}
+
+/** Why the pull request may not be merged into its protected base yet, or null (Gitea's CheckPullBranchProtections). */
+async function notReady(deps: AppDeps, ctx: RepoContext, pull: PullRow, rule: BranchProtectionRow, git: GitRepo, baseSha: string, headSha: string): Promise<string | null> {
+  if (rule.enableStatusCheck && !requiredChecksPass(await latestStates(deps, ctx.repo.id, headSha), stringsOf(rule.statusCheckContexts)))
+    return 'Not all required status checks successful'
+  if (rule.requiredApprovals > 0 && (await approvalsOf(deps, pull, reviewGate(rule))) < rule.requiredApprovals) return 'Does not have enough approvals'
+  if (rule.blockOnRejectedReviews && (await hasRejection(deps, pull, reviewGate(rule)))) return 'There are requested changes'
+  if (rule.blockOnOutdatedBranch && !(await isAncestor(git, baseSha, headSha))) return 'The head branch is behind the base branch'
+  return null
+}
+
+/** Refuses (405) a merge the base branch's protection does not allow yet. */
+export async function checkMergeGates(
+  deps: AppDeps,
+  ctx: RepoContext,
+  pull: PullRow,
+  doer: UserRow,
+  git: GitRepo,
+  shas: { base: string; head: string },
+  force: boolean,
+): Promise<void> {
+  const rule = ruleFor(await branchRulesOf(deps.db, ctx.repo.id), pull.baseBranch)
+  if (!rule) return
+  if (!(await mayMergeInto(deps.db, rule, doer, ctx.mode))) throw new ApiError(405, 'User not allowed to merge PR')
+  const reason = await notReady(deps, ctx, pull, rule, git, shas.base, shas.head)
+  if (!reason) return
+  if (force && ctx.mode >= AccessMode.Admin && !rule.blockAdminMergeOverride) return
+  throw new ApiError(405, `PR is not ready to be merged: ${reason}`)
+}
