@@ -192,6 +192,9 @@ function validatedNeed<T extends Record<string, unknown>>(key: keyof typeof ACCE
 function withSessionCallers(deps: AppDeps): AppDeps {
   const auth = Object.create(deps.auth) as AppDeps['auth']
   auth.caller = (request: Request) => {
+    // `api` is a reserved name (no user or organisation has it): a path under /api/ that reached
+    // a page's route is an API path nothing serves, answered as the API answers it.
+    if (new URL(request.url).pathname.startsWith('/api/')) throw notFound("The target couldn't be found.")
     deps.auth.acceptSession(request)
     return deps.auth.caller(request)
   }
