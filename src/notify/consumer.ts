@@ -100,8 +100,9 @@ export async function runNotifier(deps: AppDeps, opts: { pollMs?: number } = {})
       } catch (e) {
         failed = true
         loggerOf(deps.config).error('a notification round failed', errorFields(e))
-        // What this round claimed comes back to the next one (never passed over).
-        if (!stopped) await releaseClaims(deps.db, NOTIFICATION_CONSUMER)
+        // What this round claimed comes back to the next one (never passed over). The database
+        // may be what failed: then the release fails too, and the claims come back when their lease ends.
+        if (!stopped) await releaseClaims(deps.db, NOTIFICATION_CONSUMER).catch((e2) => loggerOf(deps.config).warn('releasing notification claims failed', errorFields(e2)))
         await pause(1000)
       }
       if (handled === 0 && !failed) for (const done of armed) done()
