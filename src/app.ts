@@ -49,16 +49,20 @@ import { gitDataModule } from './modules/git-data'
 
 /** Reads a validation error as Gitea's `[Field]: problem` message. */
 function validationMessage(error: any): { message: string; errors: unknown[] } {
-  const all: any[] = Array.isArray(error?.all) ? error.all : []
+  // A value that fails while it is decoded (a comma list the query turns into an array) comes as
+  // TypeBox's decode error, with its one error in `error`.
+  const all: any[] = Array.isArray(error?.all) && error.all.length ? error.all : error?.error?.path !== undefined ? [error.error] : []
   const errors = all.map((e) => {
     const field = String(e.path ?? '').replace(/^\//, '').replace(/\//g, '.') || error?.type || 'body'
     // A schema's own `error` (enumerations say their values) before TypeBox's generic wording.
     const message = typeof e.schema?.error === 'string' ? e.schema.error : (e.summary ?? e.message)
-    return { fieldNames: [field], classification: 'ValidationError', message }
+    const named = /^\[([^\]]+)\]:/.exec(message)
+    return { fieldNames: [named ? named[1] : field], classification: 'ValidationError', message }
   })
   const first = errors[0] as { fieldNames: string[]; message: string } | undefined
-  const where = error?.type === 'body' ? '' : `${error?.type ?? ''} `
-  const message = first ? `${where}[${first.fieldNames[0]}]: ${first.message}` : 'Invalid request'
+  const where = error?.type === 'body' || !error?.type ? '' : `${error.type} `
+  // A schema's own message may name its field itself (`[field]: …`), for errors that carry no path.
+  const message = first ? (first.message.startsWith('[') ? `${where}${first.message}` : `${where}[${first.fieldNames[0]}]: ${first.message}`) : 'Invalid request'
   return { message, errors }
 }
 

@@ -328,7 +328,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxCompareCommits: boundedFrom(env.WARREN_MAX_COMPARE_COMMITS, 250, 'WARREN_MAX_COMPARE_COMMITS', 1, 10_000),
     maxListedRefs: boundedFrom(env.WARREN_MAX_LISTED_REFS, 10_000, 'WARREN_MAX_LISTED_REFS', 1, 1_000_000),
     maxHooksPerRepo: boundedFrom(env.WARREN_MAX_HOOKS_PER_REPO, 100, 'WARREN_MAX_HOOKS_PER_REPO', 1, 1_000_000),
-    maxProtectionsPerRepo: boundedFrom(env.WARREN_MAX_PROTECTIONS_PER_REPO, 100, 'WARREN_MAX_PROTECTIONS_PER_REPO', 1, 10_000),
+    maxProtectionsPerRepo: boundedFrom(env.WARREN_MAX_PROTECTIONS_PER_REPO, 100, 'WARREN_MAX_PROTECTIONS_PER_REPO', 1, 1000),
     maxContentsListEntries: boundedFrom(env.WARREN_MAX_CONTENTS_LIST_ENTRIES, 1000, 'WARREN_MAX_CONTENTS_LIST_ENTRIES', 1, 100_000),
     maxReleasesPerRepo: boundedFrom(env.WARREN_MAX_RELEASES_PER_REPO, 10_000, 'WARREN_MAX_RELEASES_PER_REPO', 1, 10_000_000),
     gitTreesPerPage: boundedFrom(env.WARREN_DEFAULT_GIT_TREES_PER_PAGE, 1000, 'WARREN_DEFAULT_GIT_TREES_PER_PAGE', 1, 100_000),

@@ -6,14 +6,15 @@ const Timestamp = t.String({ maxLength: 64, description: 'RFC 3339 time' })
 /** A flag as Gitea's FormBool reads it (`true`, `1`, `t`). */
 const Flag = (description: string) => t.Optional(t.String({ maxLength: 8, description }))
 /** A repeated query parameter (`status-types=unread&status-types=pinned`), a few short words. */
-const Words = (description: string) => t.Optional(t.Array(t.String({ maxLength: 16 }), { maxItems: 8, description }))
+const Words = (field: string, description: string) =>
+  t.Optional(t.Array(t.String({ maxLength: 16 }), { maxItems: 8, description, error: `[${field}]: at most 8 values (${description})` }))
 
 /** GET /notifications and /repos/{owner}/{repo}/notifications. */
 export const ListNotificationsQuery = t.Object({
   ...pageQueryFields,
   all: Flag('If true, show notifications marked as read'),
-  'status-types': Words('unread, read and/or pinned; unread and pinned by default'),
-  'subject-type': Words('issue, pull, commit and/or repository'),
+  'status-types': Words('status-types', 'unread, read and/or pinned; unread and pinned by default'),
+  'subject-type': Words('subject-type', 'issue, pull, commit and/or repository'),
   since: t.Optional(Timestamp),
   before: t.Optional(Timestamp),
 })
@@ -22,7 +23,7 @@ export const ListNotificationsQuery = t.Object({
 export const ReadNotificationsQuery = t.Object({
   last_read_at: t.Optional(Timestamp),
   all: Flag('If true, mark every thread whatever its status'),
-  'status-types': Words('the statuses of the threads to mark; unread by default'),
+  'status-types': Words('status-types', 'the statuses of the threads to mark; unread by default'),
   'to-status': t.Optional(t.String({ maxLength: 16, description: 'read (default), unread or pinned' })),
 })
 

@@ -54,7 +54,7 @@ export const EditBranchProtectionOption = t.Object(branchProtectionFields, { $id
 export type EditBranchProtectionInput = Static<typeof EditBranchProtectionOption>
 
 export const UpdateBranchProtectionPriories = t.Object(
-  { ids: t.Optional(t.Array(t.Integer({ minimum: 1 }), { maxItems: 10_000 })) },
+  { ids: t.Optional(t.Array(t.Integer({ minimum: 1 }), { maxItems: 1000, description: 'the rules in their new order (at most WARREN_MAX_PROTECTIONS_PER_REPO, itself at most 1000)' })) },
   { $id: '#/components/schemas/UpdateBranchProtectionPriories' },
 )
 
