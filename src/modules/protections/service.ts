@@ -23,7 +23,8 @@ export const listBranchRules = async (deps: AppDeps, repoId: number) =>
   await deps.db.select().from(branchProtections).where(eq(branchProtections.repoId, repoId)).orderBy(branchProtections.priority, branchProtections.id)
 
 export async function getBranchRule(deps: AppDeps, repoId: number, name: string | null): Promise<BranchProtectionRow> {
-  const row = name === null ? undefined : (await deps.db.select().from(branchProtections).where(and(eq(branchProtections.repoId, repoId), eq(branchProtections.ruleName, name))))[0]
+  // No rule's name holds a control character (PostgreSQL cannot even compare one with NUL).
+  const row = name === null || /[\u0000-\u001f\u007f]/.test(name) ? undefined : (await deps.db.select().from(branchProtections).where(and(eq(branchProtections.repoId, repoId), eq(branchProtections.ruleName, name))))[0]
   if (!row) throw notFound()
   return row
 }
