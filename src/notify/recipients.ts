@@ -1,7 +1,8 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
-import { accessLevel, AccessMode } from '../auth/access'
-import { comments, issueAssignees, issues, repositories, users, watches, type IssueRow, type RepoRow } from '../db/schema'
+import { AccessMode, repoGranteesCondition } from '../auth/access'
+import { publicRepoOpen } from '../auth/visibility'
+import { comments, issueAssignees, issues, orgUsers, repositories, users, watches, type IssueRow, type RepoRow } from '../db/schema'
 import type { UserRow } from '../auth/caller'
 import type { EventRecord } from '../events/outbox'
 import { mentionedNames } from '../lib/mentions'
@@ -74,17 +75,29 @@ async function mentioned(deps: AppDeps, text: string): Promise<number[]> {
   return (await deps.db.select({ id: users.id }).from(users).where(and(inArray(users.lowerName, names), eq(users.type, 0)))).map((u) => u.id)
 }
 
-/** Who of `ids` may read the issue or pull request: active people with read access to the repository and its unit enabled. */
+/**
+ * Who of `ids` may read the issue or pull request: active people with read access to the
+ * repository (accessLevel's rule, read for all candidates at once: site administrators, those
+ * granted access (repoGranteesCondition), and those a public repository is open to by its owner's
+ * visibility, organisation members included) and its unit enabled. Three queries, whatever the
+ * number of candidates.
+ */
 async function readers(deps: AppDeps, repo: RepoRow, issue: IssueRow, ids: number[]): Promise<number[]> {
   if (ids.length === 0 || !(issue.isPull ? repo.hasPullRequests : repo.hasIssues)) return []
-  const people = await deps.db.select().from(users).where(inArray(users.id, ids))
+  const people = (await deps.db.select().from(users).where(inArray(users.id, ids))) as UserRow[]
   const owner = (await deps.db.select().from(users).where(eq(users.id, repo.ownerId)))[0]
-  const kept: number[] = []
-  for (const person of people as UserRow[]) {
-    if (person.type !== 0 || !person.isActive || person.prohibitLogin) continue
-    if ((await accessLevel(deps.db, person, repo, owner)) >= AccessMode.Read) kept.push(person.id)
-  }
-  return kept
+  if (!owner) return []
+  const granted = new Set(
+    (await deps.db.select({ id: users.id }).from(users).where(and(inArray(users.id, ids), repoGranteesCondition(repo, AccessMode.Read)))).map((u) => u.id),
+  )
+  const members =
+    owner.type === 1 && !repo.isPrivate
+      ? new Set((await deps.db.select({ id: orgUsers.uid }).from(orgUsers).where(and(eq(orgUsers.orgId, owner.id), inArray(orgUsers.uid, ids)))).map((m) => m.id))
+      : new Set<number>()
+  return people
+    .filter((p) => p.type === 0 && p.isActive && !p.prohibitLogin)
+    .filter((p) => p.isAdmin || granted.has(p.id) || publicRepoOpen(repo, owner, p, members.has(p.id)))
+    .map((p) => p.id)
 }
 
 /** What `event` notifies (null: nothing, or its issue or repository is gone). */
