@@ -19,6 +19,7 @@ import { startSshServer } from './ssh/server'
 import { startPullChecker } from './jobs/pull-checker'
 import { startWebhookWorker } from './jobs/webhook-worker'
 import { startNotifier } from './jobs/notifier'
+import { startAutoMerger } from './jobs/auto-merger'
 import { startLeftoverRepair } from './jobs/leftover-repair'
 import { repairPullMerges } from './modules/pulls/merge'
 import { repairAttachments } from './modules/releases/storage'
@@ -150,6 +151,7 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
   jobs.add('pull request checker', asLeader(deps, 'pull-checker', () => startPullChecker(deps)))
   jobs.add('webhook deliveries', asLeader(deps, 'webhook-deliveries', () => startWebhookWorker(deps)))
   jobs.add('notifications', asLeader(deps, 'notifier', () => startNotifier(deps)))
+  jobs.add('scheduled merges', asLeader(deps, 'auto-merger', () => startAutoMerger(deps)))
   // Several processes on PostgreSQL: what one leaves when it dies is repaired while the others
   // serve. On SQLite one process owns the database, and the start-up repairs above suffice.
   if (config.databaseUrl) jobs.add('leftover repairs', asLeader(deps, 'leftover-repair', () => startLeftoverRepair(deps)))

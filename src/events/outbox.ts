@@ -43,6 +43,11 @@ export type EventKind =
   | 'pull.merged'
   | 'pull.synchronized'
   /**
+   * A merge was scheduled for when the checks succeed (payload: index): the auto-merge consumer
+   * looks at it once every event before it (a status that arrived meanwhile) is in.
+   */
+  | 'pull.merge_scheduled'
+  /**
    * Reviews of a pull request (issueId = its issue): submitted (payload: index, reviewId, type:
    * 'approved' | 'rejected' | 'comment', content: its body as submitted); someone asked to review or no longer asked (payload:
    * index, reviewerId: the person; a team's request is one event per member).

@@ -2,9 +2,9 @@ import { sql } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { writeTransaction } from '../db/client'
 import { notifications } from '../db/schema'
-import { claimEvents, hasEventsAfterDone, markDone, releaseClaims, type EventRecord } from '../events/outbox'
+import { claimEvents, markDone, type EventRecord } from '../events/outbox'
+import { runConsumerLoop } from '../events/consumer-loop'
 import { errorFields, loggerOf } from '../lib/log'
-import { pauser } from '../lib/pauser'
 import { planOf, SOURCE, STATUS, type NotificationPlan } from './recipients'
 
 /**
@@ -84,46 +84,11 @@ export async function notifyRound(deps: AppDeps, limit = BATCH): Promise<number>
  * it is empty.
  */
 export async function runNotifier(deps: AppDeps, opts: { pollMs?: number } = {}) {
-  await releaseClaims(deps.db, NOTIFICATION_CONSUMER)
-  let stopped = false
-  const { pause, wake } = pauser()
-  /** Who waits for the loop to find the outbox empty (drained). */
-  const waiting: (() => void)[] = []
-  const loop = (async () => {
-    while (!stopped) {
-      // Only a round that starts after a waiter came can tell it the outbox is drained.
-      const armed = waiting.splice(0)
-      let handled = 0
-      let failed = false
-      try {
-        if (await hasEventsAfterDone(deps.db, NOTIFICATION_CONSUMER)) handled = await notifyRound(deps)
-      } catch (e) {
-        failed = true
-        loggerOf(deps.config).error('a notification round failed', errorFields(e))
-        // What this round claimed comes back to the next one (never passed over). The database
-        // may be what failed: then the release fails too, and the claims come back when their lease ends.
-        if (!stopped) await releaseClaims(deps.db, NOTIFICATION_CONSUMER).catch((e2) => loggerOf(deps.config).warn('releasing notification claims failed', errorFields(e2)))
-        await pause(1000)
-      }
-      if (handled === 0 && !failed) for (const done of armed) done()
-      else waiting.unshift(...armed)
-      if (handled === 0 && !stopped) await pause(opts.pollMs ?? NOTIFIER_POLL_MS)
-    }
-    for (const done of waiting.splice(0)) done()
-  })()
-  return {
-    /** Resolves once the loop has handled every event recorded before the call (tests). */
-    async drained() {
-      await new Promise<void>((resolve) => {
-        waiting.push(resolve)
-        wake()
-      })
-    },
-    /** Stops taking events; what is not done stays for the next start. */
-    async stop() {
-      stopped = true
-      wake()
-      await loop
-    },
-  }
+  return await runConsumerLoop(deps.db, {
+    consumer: NOTIFICATION_CONSUMER,
+    round: () => notifyRound(deps),
+    log: loggerOf(deps.config),
+    what: 'notifications',
+    pollMs: opts.pollMs ?? NOTIFIER_POLL_MS,
+  })
 }

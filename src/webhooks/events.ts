@@ -44,6 +44,8 @@ export const EVENT_TYPE_OF: Record<EventKind, ((e: EventRecord) => HookEventType
   'pull.opened': () => 'pull_request',
   'pull.merged': () => 'pull_request',
   'pull.synchronized': () => 'pull_request_sync',
+  // Gitea has no webhook for a scheduled merge (its timeline shows it).
+  'pull.merge_scheduled': null,
   'review.submitted': (e) =>
     e.payload.type === 'approved' ? 'pull_request_review_approved' : e.payload.type === 'rejected' ? 'pull_request_review_rejected' : 'pull_request_review_comment',
   'review.requested': () => 'pull_request_review_request',

@@ -329,6 +329,7 @@ export const PAYLOAD_BUILDERS: Record<EventKind, PayloadBuilder | null> = {
   'pull.opened': pullBuilder('opened'),
   'pull.merged': pullBuilder('closed'),
   'pull.synchronized': pullBuilder('synchronized'),
+  'pull.merge_scheduled': null,
   'review.submitted': reviewBuilder,
   'review.requested': reviewRequestBuilder('review_requested'),
   'review.request_removed': reviewRequestBuilder('review_request_removed'),

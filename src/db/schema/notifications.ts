@@ -41,3 +41,26 @@ export const notifications = sqliteTable(
   ],
 )
 export type NotificationRow = typeof notifications.$inferSelect
+
+/**
+ * Issue subscriptions (Gitea's issue_watch): a person's explicit choice to be notified of an
+ * issue or pull request (`is_watching` true) or not (false: no thread even as a participant or a
+ * watcher of the repository). Without a row, participation and repository watching decide.
+ */
+export const issueWatches = sqliteTable(
+  'issue_watches',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    issueId: integer('issue_id')
+      .notNull()
+      .references(() => issues.id, { onDelete: 'cascade' }),
+    isWatching: integer('is_watching', { mode: 'boolean' }).notNull(),
+    createdUnix: integer('created_unix').notNull(),
+    updatedUnix: integer('updated_unix').notNull(),
+  },
+  (t) => [uniqueIndex('issue_watches_user_issue_uq').on(t.userId, t.issueId), index('issue_watches_issue_idx').on(t.issueId)],
+)
+export type IssueWatchRow = typeof issueWatches.$inferSelect

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { sqliteTable, integer, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { issues } from './issues'
 import { repositories } from './repos'
+import { users } from './users'
 
 /**
  * Pull requests (Gitea's pull_request table). A pull request is an issue (`issues.is_pull`): its
@@ -62,3 +63,31 @@ export const pullRequests = sqliteTable(
   ],
 )
 export type PullRow = typeof pullRequests.$inferSelect
+
+/**
+ * Scheduled merges (Gitea's pull_auto_merge): a pull request to be merged by `doer_id` once its
+ * required status checks succeed (POST …/merge with `merge_when_checks_succeed`). At most one per
+ * pull request; removed when the pull request is merged (by anyone) or the schedule is cancelled
+ * (DELETE …/merge). The merge itself is made by the auto-merge job, never by a request.
+ */
+export const pullAutoMerges = sqliteTable(
+  'pull_auto_merges',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    pullId: integer('pull_id')
+      .notNull()
+      .references(() => pullRequests.id, { onDelete: 'cascade' }),
+    doerId: integer('doer_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** A merge style (MERGE_STYLES). */
+    mergeStyle: text('merge_style').notNull(),
+    /** The merge commit's first line and body as asked; empty: Gitea's defaults at merge time. */
+    title: text('title').notNull().default(''),
+    message: text('message').notNull().default(''),
+    deleteBranchAfterMerge: integer('delete_branch_after_merge', { mode: 'boolean' }).notNull().default(false),
+    createdUnix: integer('created_unix').notNull(),
+  },
+  (t) => [uniqueIndex('pull_auto_merges_pull_uq').on(t.pullId)],
+)
+export type PullAutoMergeRow = typeof pullAutoMerges.$inferSelect

@@ -67,8 +67,8 @@ async function notReady(deps: AppDeps, ctx: RepoContext, pull: PullRow, rule: Br
   return null
 }
 
-/** Refuses (405) a merge the base branch's protection does not allow yet. */
-export async function checkMergeGates(
+/** Why (405) the base branch's protection does not allow the merge yet, or null (checkMergeGates). */
+export async function mergeGateRefusal(
   deps: AppDeps,
   ctx: RepoContext,
   pull: PullRow,
@@ -76,12 +76,29 @@ export async function checkMergeGates(
   git: GitRepo,
   shas: { base: string; head: string },
   force: boolean,
-): Promise<void> {
+): Promise<ApiError | null> {
   const rule = ruleFor(await branchRulesOf(deps.db, ctx.repo.id), pull.baseBranch)
-  if (!rule) return
-  if (!(await mayMergeInto(deps.db, rule, doer, ctx.mode))) throw new ApiError(405, 'User not allowed to merge PR')
+  if (!rule) return null
+  if (!(await mayMergeInto(deps.db, rule, doer, ctx.mode))) return new ApiError(405, 'User not allowed to merge PR')
   const reason = await notReady(deps, ctx, pull, rule, git, shas.base, shas.head)
-  if (!reason) return
-  if (force && ctx.mode >= AccessMode.Admin && !rule.blockAdminMergeOverride) return
-  throw new ApiError(405, `PR is not ready to be merged: ${reason}`)
+  if (!reason) return null
+  if (force && ctx.mode >= AccessMode.Admin && !rule.blockAdminMergeOverride) return null
+  return new ApiError(405, `PR is not ready to be merged: ${reason}`)
+}
+
+/** Refuses (405) a merge the base branch's protection does not allow yet. */
+export async function checkMergeGates(...args: Parameters<typeof mergeGateRefusal>): Promise<void> {
+  const refusal = await mergeGateRefusal(...args)
+  if (refusal) throw refusal
+}
+
+/**
+ * Whether the head commit's statuses let a scheduled merge go (Gitea's IsPullCommitStatusPass):
+ * the required contexts of the base branch's rule when it checks statuses, else every context
+ * (none at all: success).
+ */
+export async function statusChecksPass(deps: AppDeps, repoId: number, baseBranch: string, headSha: string): Promise<boolean> {
+  const rule = ruleFor(await branchRulesOf(deps.db, repoId), baseBranch)
+  const required = rule?.enableStatusCheck ? stringsOf(rule.statusCheckContexts) : []
+  return requiredChecksPass(await latestStates(deps, repoId, headSha), required)
 }

@@ -24,7 +24,7 @@ import {
 import { pullsToApi, pullToApi } from '../../convert/pull'
 import { createPull, editPull, findPull, listPulls, requireMerged } from './service'
 import { cachedPullPage } from './page-cache'
-import { mergePull } from './merge'
+import { cancelScheduledMerge, mergeOrSchedule } from './auto-merge'
 import { updatePull } from './update'
 import { findPullByBranches } from './by-branches'
 import { commitsToApi, filesToApi } from '../../convert/commit'
@@ -216,14 +216,17 @@ export const pullsModule = (deps: AppDeps) =>
       '/repos/:owner/:repo/pulls/:index/merge',
       async ({ params, body, repo: ctx, user, set }) => {
         const style = body.Do || body.do || 'merge'
-        await mergePull(deps, ctx, pathNumber(params.index), user, {
+        const outcome = await mergeOrSchedule(deps, ctx, pathNumber(params.index), user, {
           style,
           title: body.MergeTitleField ?? body.merge_title_field,
           message: body.MergeMessageField ?? body.merge_message_field,
           headCommitId: body.head_commit_id,
           force: body.force_merge,
+          whenChecksSucceed: body.merge_when_checks_succeed,
+          deleteBranchAfterMerge: body.delete_branch_after_merge,
         })
-        set.status = 200
+        // Gitea: 201 when the merge was scheduled, 200 when it was made.
+        set.status = outcome === 'scheduled' ? 201 : 200
         return ''
       },
       {
@@ -236,8 +239,26 @@ export const pullsModule = (deps: AppDeps) =>
         },
         params: PullParams,
         body: MergePullRequestOption,
-        response: { 200: t.String({ description: 'empty' }) },
-        detail: { operationId: 'repoMergePullRequest', summary: 'Merge a pull request' },
+        response: { 200: t.String({ description: 'empty' }), 201: t.String({ description: 'empty: the merge is scheduled' }) },
+        detail: {
+          operationId: 'repoMergePullRequest',
+          summary: 'Merge a pull request; with `merge_when_checks_succeed`, schedule the merge (201) unless it is ready now',
+        },
+      },
+    )
+    .delete(
+      '/repos/:owner/:repo/pulls/:index/merge',
+      async ({ params, repo: ctx, user, status }) => {
+        await cancelScheduledMerge(deps, ctx, pathNumber(params.index), user)
+        return status(204, undefined)
+      },
+      {
+        scope: 'repository',
+        repo: { unit: 'pulls' },
+        signed: true,
+        params: PullParams,
+        response: { 204: t.Void() },
+        detail: { operationId: 'repoCancelScheduledAutoMerge', summary: 'Cancel the scheduled merge of a pull request (its scheduler or a repository admin)' },
       },
     )
 

@@ -1,7 +1,7 @@
 import { and, eq, isNotNull } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { claimWork, unclaimedWork, writeTransaction } from '../../db/client'
-import { pullRequests, repositories, type PullRow } from '../../db/schema'
+import { pullRequests, repositories, type IssueRow, type PullRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import type { RepoRow } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
@@ -107,27 +107,47 @@ async function writeMerge(
   return commitTree(repo, tree, [baseSha, tip], message, doer)
 }
 
+/** A pull request about to be merged: what mergePull checked and read before writing anything. */
+export interface MergeCandidate {
+  pull: PullRow
+  issue: IssueRow
+  repo: GitRepo
+  baseRef: string
+  baseSha: string
+  headSha: string
+}
+
 /**
- * Merges a pull request (POST …/pulls/{index}/merge; the route checked write access). 405 when
- * it is closed, merged, conflicting or the style is not allowed; 409 when the base moved during
- * the merge (a concurrent push: try again) or another merge of it is under way.
+ * What a merge (or a scheduled one) checks before the gates of the base branch's protection: 405
+ * when it is closed, merged, conflicting, a branch is gone or the style is not allowed; 409 when
+ * another merge of it is under way or the head is not `headCommitId`.
  */
-export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, doer: UserRow, req: MergeRequest): Promise<void> {
+export async function mergeCandidate(deps: AppDeps, ctx: RepoContext, index: number, req: Pick<MergeRequest, 'style' | 'headCommitId'>): Promise<MergeCandidate> {
   const { pull, issue } = await findPull(deps, ctx.repo.id, index)
   if (pull.hasMerged) throw notAllowed('the pull request has already been merged')
   if (issue.isClosed) throw notAllowed('the pull request is closed')
   if (pull.mergeIntent) throw conflict('the pull request is being merged; try again')
   if (!MERGE_ALLOWED[req.style](ctx.repo)) throw notAllowed(`merge style "${req.style}" is not allowed in this repository`)
   if (pull.status === 'conflict') throw notAllowed('the pull request cannot be merged: it conflicts with the base branch')
-  const base = ctx.repo
-  const repo = gitOfRow(deps, base)
+  const repo = gitOfRow(deps, ctx.repo)
   // The base is read first: whatever moves it from here on makes the compare-and-swap fail.
   const baseRef = `refs/heads/${pull.baseBranch}`
   const baseSha = await readRef(repo, baseRef)
   if (!baseSha) throw notAllowed('the base branch of the pull request does not exist any more')
-  const headSha = await syncPullHeadRef(deps, pull, base)
+  const headSha = await syncPullHeadRef(deps, pull, ctx.repo)
   if (!headSha) throw notAllowed('the head branch of the pull request does not exist any more')
   if (req.headCommitId && req.headCommitId !== headSha) throw conflict('the head branch moved: it is not at head_commit_id any more')
+  return { pull, issue, repo, baseRef, baseSha, headSha }
+}
+
+/**
+ * Merges a pull request (POST …/pulls/{index}/merge; the route checked write access): refused as
+ * mergeCandidate says, then by the base branch's protection (405 with the reason); 409 when the
+ * base moved during the merge (a concurrent push: try again). Answers the merged pull request.
+ */
+export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, doer: UserRow, req: MergeRequest): Promise<PullRow> {
+  const { pull, issue, repo, baseRef, baseSha, headSha } = await mergeCandidate(deps, ctx, index, req)
+  const base = ctx.repo
   await checkMergeGates(deps, ctx, pull, doer, repo, { base: baseSha, head: headSha }, req.force ?? false)
   const now = nowUnix()
   const people = await usersByIds(deps, [issue.posterId])
@@ -162,6 +182,7 @@ export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, 
     await claim.release().catch(() => {})
   }
   if (!swapped) throw conflict('the base branch moved while the pull request was being merged; try again')
+  return { ...pull, headSha }
 }
 
 /**

@@ -125,6 +125,8 @@ export const MergePullRequestOption = t.Object(
     merge_message_field: MessageField(),
     head_commit_id: t.Optional(t.String({ maxLength: 64, description: 'refuse (409) unless the head is still this commit' })),
     force_merge: t.Optional(t.Boolean({ description: 'a repository admin merges past unmet branch protection rules' })),
+    merge_when_checks_succeed: t.Optional(t.Boolean({ description: 'unless the pull request is ready now, schedule its merge for when its status checks succeed (201)' })),
+    delete_branch_after_merge: t.Optional(t.Boolean({ description: 'delete the head branch once merged' })),
   },
   { $id: '#/components/schemas/MergePullRequestOption' },
 )

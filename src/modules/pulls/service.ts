@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { inJsonList } from '../../db/sql'
 import { rowMapper, valueRows } from '../../db/row-mapper'
-import { issueLabels, issues, labels, pullRequests, repositories, users, type IssueRow, type PullRow } from '../../db/schema'
+import { issueLabels, issues, labels, pullAutoMerges, pullRequests, repositories, users, type IssueRow, type PullRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
@@ -341,6 +341,8 @@ export async function recordMerged(deps: AppDeps, pull: PullRow, mergeSha: strin
     .update(pullRequests)
     .set({ hasMerged: true, mergedUnix: when, mergedById: byId, mergeCommitSha: mergeSha, mergeIntent: null, headSha: pull.headSha, status: 'mergeable', checkedSeq: sql`${pullRequests.checkSeq}` })
     .where(eq(pullRequests.id, pull.id))
+  // A merge scheduled for later has nothing left to do (Gitea drops it in Merge too).
+  await deps.db.delete(pullAutoMerges).where(eq(pullAutoMerges.pullId, pull.id))
   await setClosed(deps, issue, true, when)
   await deps.db.update(issues).set({ updatedUnix: when }).where(eq(issues.id, issue.id))
   await recordEvent(deps.db, { kind: 'pull.merged', repoId: pull.baseRepoId, actorId: byId, issueId: pull.issueId, payload: { index: pull.index, mergeCommitSha: mergeSha } })

@@ -1,0 +1,29 @@
+import type { AppDeps } from '../deps'
+import { runConsumerLoop } from '../events/consumer-loop'
+import { errorFields, loggerOf } from '../lib/log'
+import { AUTO_MERGE_CONSUMER, autoMergeRound, retryScheduledMerges } from '../modules/pulls/auto-merge'
+
+/** How often the outbox is looked at when it was empty (a read). */
+export const AUTO_MERGE_POLL_MS = 500
+
+/**
+ * Scheduled merges in the background (started and stopped by `warren serve`, in one process at a
+ * time: asLeader): first every schedule is tried once (what was ready while no process ran it, or
+ * when a crash came between an event and its merge), then the outbox's auto-merge consumer tries
+ * the schedules each new event may have made ready (src/modules/pulls/auto-merge.ts).
+ */
+export async function startAutoMerger(deps: AppDeps, opts: { pollMs?: number } = {}) {
+  const log = loggerOf(deps.config)
+  const merged = await retryScheduledMerges(deps).catch((e) => {
+    log.error('trying the scheduled merges at start failed', errorFields(e))
+    return 0
+  })
+  if (merged) log.info(`merged ${merged} pull requests whose scheduled merge was ready`)
+  return await runConsumerLoop(deps.db, {
+    consumer: AUTO_MERGE_CONSUMER,
+    round: () => autoMergeRound(deps),
+    log,
+    what: 'scheduled merges',
+    pollMs: opts.pollMs ?? AUTO_MERGE_POLL_MS,
+  })
+}
