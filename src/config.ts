@@ -112,6 +112,11 @@ export interface Config {
   minPasswordLength: number
   /** How long a web sign-in lasts, in seconds (WARREN_SESSION_LIFETIME, seconds, 7 days; at most a year). */
   sessionLifetime: number
+  /**
+   * Whether visitors may create their own account at `/user/sign_up` (WARREN_WEB_REGISTRATION,
+   * default false: Gitea's [service] DISABLE_REGISTRATION turned the other way, off unless asked).
+   */
+  webRegistration: boolean
   /** Largest file the web file view shows (WARREN_WEB_MAX_FILE_VIEW, 1 MiB); past it: "too large, download raw". */
   webMaxFileView: number
   /** Largest file the web file view highlights (WARREN_WEB_MAX_HIGHLIGHT, 256 KiB); past it: plain text with line numbers. */
@@ -302,6 +307,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mirrorWorkers: boundedFrom(env.WARREN_MIRROR_WORKERS, 2, 'WARREN_MIRROR_WORKERS', 1, 64),
     minPasswordLength: boundedFrom(env.WARREN_MIN_PASSWORD_LENGTH, 8, 'WARREN_MIN_PASSWORD_LENGTH', 1, 255),
     sessionLifetime: boundedFrom(env.WARREN_SESSION_LIFETIME, 7 * 86_400, 'WARREN_SESSION_LIFETIME', 60, 366 * 86_400),
+    webRegistration: boolFrom(env.WARREN_WEB_REGISTRATION, 'WARREN_WEB_REGISTRATION'),
     webMaxFileView: boundedFrom(env.WARREN_WEB_MAX_FILE_VIEW, 1024 * 1024, 'WARREN_WEB_MAX_FILE_VIEW', 1024, 16 * 1024 * 1024),
     webMaxHighlight: boundedFrom(env.WARREN_WEB_MAX_HIGHLIGHT, 256 * 1024, 'WARREN_WEB_MAX_HIGHLIGHT', 0, 4 * 1024 * 1024),
     logFormat: choiceFrom(env.WARREN_LOG, LOG_FORMATS, 'WARREN_LOG', 'text'),

@@ -4,6 +4,12 @@ import { webAssets } from './assets'
 import { signInRoutes } from './sign-in'
 import { peoplePages } from './pages/people'
 import { repoPages } from './pages/repo'
+import { userSettingsPages } from './pages/settings-user'
+import { repoActionPages } from './pages/repo-actions'
+import { explorePages } from './pages/explore'
+import { signUpPages } from './pages/sign-up'
+import { adminPages } from './pages/admin'
+import { repoSettingsPages } from './pages/settings-repo'
 
 export { errorPage } from './errors'
 
@@ -14,3 +20,9 @@ export { errorPage } from './errors'
  */
 export const webModule = (deps: AppDeps) =>
   new Elysia({ name: 'web' }).use(webAssets()).use(signInRoutes(deps)).use(peoplePages(deps)).use(repoPages(deps))
+    .use(userSettingsPages(deps))
+    .use(repoActionPages(deps))
+    .use(explorePages(deps))
+    .use(signUpPages(deps))
+    .use(adminPages(deps))
+    .use(repoSettingsPages(deps))

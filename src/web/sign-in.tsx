@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps'
 import { pipeline } from '../auth/pipeline'
 import { closeSession, cookieOf, openSession, SESSION_COOKIE } from '../auth/sessions'
 import { ApiError } from '../lib/errors'
+import type { Caller } from '../auth/caller'
 import { Layout } from './layout'
 import { cookieHeader, csrfMatches, pageDetail, htmlResponse, newPreSession, PRE_SESSION_COOKIE, safeReturnPath, webContext, type WebContext } from './context'
 import { errorPage } from './errors'
@@ -44,6 +45,29 @@ function signInPage(ctx: WebContext, opts: { name?: string; returnTo: string; er
 }
 
 /**
+ * A form page's context before signing in: its CSRF token is bound to a pre-session cookie, set
+ * here when the visitor has none yet (`headers` then carries it).
+ */
+export function preSessionContext(deps: AppDeps, request: Request, caller: Caller): { ctx: WebContext; headers: Record<string, string> } {
+  const ctx = webContext(deps.config, request, caller)
+  if (ctx.csrf) return { ctx, headers: {} }
+  const secret = newPreSession()
+  return {
+    ctx: webContext(deps.config, new Request(request.url, { headers: { cookie: `${PRE_SESSION_COOKIE}=${secret}` } }), caller),
+    headers: { 'set-cookie': cookieHeader(deps.config, PRE_SESSION_COOKIE, secret, 3600) },
+  }
+}
+
+/** Opens a session for the user: the 303 to `returnTo` that sets its cookie and drops the pre-session. */
+export async function signedInAnswer(deps: AppDeps, userId: number, returnTo: string): Promise<Response> {
+  const secret = await openSession(deps.db, userId, deps.config.sessionLifetime)
+  const headers = new Headers({ location: returnTo })
+  headers.append('set-cookie', cookieHeader(deps.config, SESSION_COOKIE, secret, deps.config.sessionLifetime))
+  headers.append('set-cookie', cookieHeader(deps.config, PRE_SESSION_COOKIE, '', 0))
+  return new Response(null, { status: 303, headers })
+}
+
+/**
  * `/user/login` (the form, and its POST: the same password check and failed sign-in limits as the
  * API's Basic credentials) and `POST /user/logout`. A session is a row of `web_sessions`; the
  * cookie holds its secret.
@@ -56,14 +80,7 @@ export const signInRoutes = (deps: AppDeps) =>
       ({ request, caller, query }) => {
         const returnTo = safeReturnPath(query.redirect_to)
         if (caller.user) return new Response(null, { status: 303, headers: { location: returnTo } })
-        // The form's CSRF token is bound to a pre-session cookie set here.
-        let ctx = webContext(deps.config, request, caller)
-        const headers: Record<string, string> = {}
-        if (!ctx.csrf) {
-          const secret = newPreSession()
-          headers['set-cookie'] = cookieHeader(deps.config, PRE_SESSION_COOKIE, secret, 3600)
-          ctx = webContext(deps.config, new Request(request.url, { headers: { cookie: `${PRE_SESSION_COOKIE}=${secret}` } }), caller)
-        }
+        const { ctx, headers } = preSessionContext(deps, request, caller)
         return signInPage(ctx, { returnTo, headers })
       },
       { caller: true, query: SignInQuery, detail: pageDetail('webSignInForm') },
@@ -77,11 +94,7 @@ export const signInRoutes = (deps: AppDeps) =>
         const name = (body.user_name ?? '').trim()
         try {
           const signed = await deps.auth.byPassword(name, body.password ?? '', deps.auth.clientAddress(request))
-          const secret = await openSession(deps.db, signed.user!.id, deps.config.sessionLifetime)
-          const headers = new Headers({ location: returnTo })
-          headers.append('set-cookie', cookieHeader(deps.config, SESSION_COOKIE, secret, deps.config.sessionLifetime))
-          headers.append('set-cookie', cookieHeader(deps.config, PRE_SESSION_COOKIE, '', 0))
-          return new Response(null, { status: 303, headers })
+          return await signedInAnswer(deps, signed.user!.id, returnTo)
         } catch (e) {
           if (!(e instanceof ApiError)) throw e
           const error = e.status === 401 ? 'Wrong username or password.' : e.message

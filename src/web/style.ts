@@ -42,6 +42,29 @@ form.stack label { display: grid; gap: .25rem; font-weight: 600; }
 form.stack input { font: inherit; padding: .4rem; border: 1px solid #8c959f; border-radius: 4px; }
 button.primary { font: inherit; background: var(--accent); color: #fff; border: 0; border-radius: 4px; padding: .45rem 1rem; cursor: pointer; }
 .error { background: #ffebe9; border: 1px solid #ff818266; border-radius: 6px; padding: .5rem .75rem; }
+.notice-ok { background: #dafbe1; border: 1px solid #4ac26b66; border-radius: 6px; padding: .5rem .75rem; }
+form.stack textarea, form.stack select { font: inherit; padding: .4rem; border: 1px solid #8c959f; border-radius: 4px; }
+form.stack fieldset { border: 1px solid var(--line); border-radius: 6px; display: grid; gap: .35rem; }
+form.stack label.check { display: flex; gap: .5rem; align-items: center; font-weight: 400; }
+form.wide { max-width: 40rem; }
+form.inline { display: inline; margin: 0; }
+form.row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; margin: .5rem 0; }
+form.row label { display: grid; gap: .25rem; }
+form.row input, form.row select { font: inherit; padding: .35rem; border: 1px solid #8c959f; border-radius: 4px; }
+button.secondary, button.danger { font: inherit; background: var(--soft); color: var(--fg); border: 1px solid #8c959f; border-radius: 4px; padding: .3rem .8rem; cursor: pointer; }
+button.danger { color: #a40e26; border-color: #a40e26; }
+.pager { display: flex; gap: 1rem; align-items: center; margin: 1rem 0; }
+.settings { display: grid; grid-template-columns: 12rem 1fr; gap: 1.5rem; }
+.settings-menu ul { list-style: none; margin: 0; padding: 0; border: 1px solid var(--line); border-radius: 6px; }
+.settings-menu li a { display: block; padding: .4rem .75rem; border-top: 1px solid var(--line); text-decoration: none; }
+.settings-menu li:first-child a { border-top: 0; }
+.settings-menu a[aria-current="page"] { font-weight: 700; background: var(--soft); }
+.settings-body { min-width: 0; }
+table.list { border-collapse: collapse; width: 100%; }
+table.list th, table.list td { text-align: left; padding: .4rem .6rem; border-top: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+.token-once { font-family: ui-monospace, monospace; background: var(--soft); padding: .5rem; border: 1px solid var(--line); border-radius: 4px; overflow-wrap: anywhere; }
+.repo-actions { display: flex; flex-wrap: wrap; gap: .5rem; margin: .5rem 0; }
+.danger-zone { border: 1px solid #a40e26; border-radius: 6px; padding: 0 1rem 1rem; margin: 1rem 0; }
 .branches select { font: inherit; }
 .hljs-comment, .hljs-quote { color: #59636e; }
 .hljs-keyword, .hljs-selector-tag, .hljs-type { color: #cf222e; }
@@ -49,5 +72,5 @@ button.primary { font: inherit; background: var(--accent); color: #fff; border: 
 .hljs-number, .hljs-literal, .hljs-built_in { color: #0550ae; }
 .hljs-title, .hljs-section, .hljs-function { color: #6639ba; }
 .hljs-meta, .hljs-symbol { color: #953800; }
-@media (max-width: 40rem) { main { padding: .5rem; } .site-header { padding: .5rem; } }
+@media (max-width: 40rem) { main { padding: .5rem; } .site-header { padding: .5rem; } .settings { grid-template-columns: 1fr; } }
 `

@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { collaborations, users } from '../../db/schema'
 import { accessLevel, accessModeFromName, accessModeName, AccessMode, repoWritersCondition, type RepoRow } from '../../auth/access'
@@ -70,4 +70,14 @@ export async function collaboratorPermission(deps: AppDeps, ctx: { repo: RepoRow
   const user = await getVisibleUserByName(deps, name, caller)
   const mode = await accessLevel(deps.db, user, ctx.repo)
   return { user, permission: accessModeName(mode) }
+}
+
+/** The access each of `userIds` has as a collaborator of the repository (one query; absent: none). */
+export async function collaboratorModes(deps: AppDeps, repo: RepoRow, userIds: number[]): Promise<Map<number, AccessMode>> {
+  if (userIds.length === 0) return new Map()
+  const rows = await deps.db
+    .select({ userId: collaborations.userId, mode: collaborations.mode })
+    .from(collaborations)
+    .where(and(eq(collaborations.repoId, repo.id), inArray(collaborations.userId, userIds)))
+  return new Map(rows.map((r) => [r.userId, r.mode as AccessMode]))
 }

@@ -141,14 +141,17 @@ export async function getVisibleUserByName(deps: AppDeps, name: string, viewer: 
   return owner
 }
 
-/** Individual users whose login or full name contains `q` (case-insensitive) and whom `viewer` may see, by name. */
-export async function searchUsers(deps: AppDeps, viewer: UserRow | null, q: string, uid: number | undefined, page: Page): Promise<Paged<UserRow>> {
+/**
+ * Individual users (or, with `type` 1, organisations) whose login or full name contains `q`
+ * (case-insensitive) and whom `viewer` may see, by name.
+ */
+export async function searchUsers(deps: AppDeps, viewer: UserRow | null, q: string, uid: number | undefined, page: Page, type: 0 | 1 = 0): Promise<Paged<UserRow>> {
   // The database folds the case of both sides, so they agree (SQLite's lower() folds ASCII
   // letters only, PostgreSQL's every letter).
   const needle = q.trim()
   const folded = sql`lower(${needle})`
   const where = and(
-    eq(users.type, 0),
+    eq(users.type, type),
     needle ? or(containsText(users.lowerName, folded), containsText(sql`lower(${users.fullName})`, folded)) : undefined,
     uid ? eq(users.id, uid) : undefined,
     visibleOwnerCondition(viewer),

@@ -1,10 +1,10 @@
-import type { Html } from 'warren-jsx/jsx-runtime'
+import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { ApiRepo } from '../../convert/repo'
 import { ownerUrl, repoUrl, srcUrl } from '../links'
 import type { SourceAt } from '../source-data'
 
-/** The top of every repository page: its name, description, topics and counts. */
-export function RepoHeader(props: { repo: ApiRepo }): Html {
+/** The top of every repository page: its name, description, topics and counts (and the page's action buttons, if given). */
+export function RepoHeader(props: { repo: ApiRepo; actions?: Child }): Html {
   const { repo } = props
   const owner = repo.owner.login
   return (
@@ -29,6 +29,7 @@ export function RepoHeader(props: { repo: ApiRepo }): Html {
         {repo.has_issues ? <li>{repo.open_issues_count} open issues</li> : null}
         {repo.has_pull_requests ? <li>{repo.open_pr_counter} open pull requests</li> : null}
       </ul>
+      {props.actions}
     </section>
   )
 }

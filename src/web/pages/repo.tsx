@@ -15,6 +15,7 @@ import { errorPage } from '../errors'
 import { branchNames, defaultSource, fileAt, folderEntries, resolveSource, type SourceAt, type SourceKind } from '../source-data'
 import { Breadcrumb, BranchSwitcher, CloneUrls, RepoHeader } from './repo-chrome'
 import { FileView, FolderList } from './source'
+import { repoActions } from './repo-actions'
 
 /** Entries a folder view lists, branches the switcher lists (the rest are counted). */
 const MAX_FOLDER_ENTRIES = 1000
@@ -60,7 +61,7 @@ export const repoPages = (deps: AppDeps) =>
         const readme = at && folder ? await readmeOf(deps, ctx, at, folder.entries.map((e) => e.path), deps.auth.clientAddress(request) ?? '') : null
         return htmlResponse(
           <Layout ctx={web} title={repo.full_name}>
-            <RepoHeader repo={repo} />
+            <RepoHeader repo={repo} actions={await repoActions(deps, ctx, web)} />
             <CloneUrls repo={repo} />
             {at && folder && branches ? (
               <>

@@ -1,0 +1,172 @@
+import { t } from 'elysia'
+import type { Child, Html } from 'warren-jsx/jsx-runtime'
+import type { Caller } from '../auth/caller'
+import { ApiError } from '../lib/errors'
+import { csrfMatches, type WebContext } from './context'
+import { errorPage } from './errors'
+
+/*
+ * What every settings and account form shares: bounded form fields, the CSRF field, the notice a
+ * 303 comes back with, the error shown on the form's page again, paging links and the side menu.
+ */
+
+/** A text field of a form (absent when the browser sends none). */
+export const FormText = (max: number) => t.Optional(t.String({ maxLength: max }))
+/** A checkbox: present ("on") when ticked. */
+export const FormCheck = t.Optional(t.String({ maxLength: 8 }))
+/** Several values of one name (checkboxes): one string or a bounded list of them. */
+export const FormList = (maxItems: number, maxLength: number) =>
+  t.Optional(t.Union([t.String({ maxLength }), t.Array(t.String({ maxLength }), { maxItems })]))
+/** The CSRF token every form carries. */
+export const CsrfText = FormText(128)
+
+export const ticked = (value: string | undefined): boolean => value === 'on' || value === 'true' || value === '1'
+export const listOf = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value])
+
+export const FORM_EXPIRED = 'The form has expired or did not come from this site. Reload the page and try again.'
+
+/**
+ * The notices a form's 303 comes back with, named by a key in the query (`?done=`): fixed texts,
+ * so a link can never make a page say something of its own.
+ */
+const NOTICES: Record<string, string> = {
+  saved: 'Your changes were saved.',
+  password: 'Your password was changed.',
+  'key-added': 'The key was added.',
+  'key-deleted': 'The key was deleted.',
+  'token-deleted': 'The token was deleted.',
+  'collaborator-added': 'The collaborator was added.',
+  'collaborator-removed': 'The collaborator was removed.',
+  'hook-added': 'The webhook was added.',
+  'hook-deleted': 'The webhook was deleted.',
+  redelivered: 'The delivery was sent again.',
+  tested: 'A test delivery was queued.',
+  archived: 'The repository is archived: it is read-only now.',
+  unarchived: 'The repository is no longer archived.',
+  'repo-deleted': 'The repository was deleted.',
+  'member-added': 'The member was added.',
+  'member-removed': 'The member was removed.',
+}
+
+/** A form's answer after it changed something: back to a page, with a notice. */
+export function seeOther(path: string, done?: keyof typeof NOTICES): Response {
+  const location = done ? `${path}${path.includes('?') ? '&' : '?'}done=${done}` : path
+  return new Response(null, { status: 303, headers: { location } })
+}
+
+/** The notice of `?done=` on the page's own URL, and the error of a refused form, if any. */
+export function Notices(props: { ctx: WebContext; error?: string }): Html {
+  const done = new URL(props.ctx.path, 'http://x').searchParams.get('done')
+  const notice = done ? NOTICES[done] : undefined
+  return (
+    <>
+      {notice ? (
+        <p class="notice-ok" role="status">
+          {notice}
+        </p>
+      ) : null}
+      {props.error ? (
+        <p class="error" role="alert">
+          {props.error}
+        </p>
+      ) : null}
+    </>
+  )
+}
+
+export function CsrfField(props: { ctx: WebContext }): Html {
+  return <input type="hidden" name="_csrf" value={props.ctx.csrf ?? ''} />
+}
+
+/** A one-button form (delete, star, redeliver): POST with the CSRF token and hidden fields. */
+export function ButtonForm(props: { ctx: WebContext; action: string; label: string; fields?: Record<string, string>; danger?: boolean; labelledBy?: string }): Html {
+  return (
+    <form class="inline" method="post" action={props.action}>
+      <CsrfField ctx={props.ctx} />
+      {Object.entries(props.fields ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" class={props.danger ? 'danger' : 'secondary'}>
+        {props.label}
+      </button>
+    </form>
+  )
+}
+
+/**
+ * Runs a form's action. Without the session's CSRF token it is refused with a 403 page and
+ * nothing changes; a refusal of the service it calls (a 4xx ApiError) shows the form's page
+ * again with the service's message.
+ */
+export async function formAction(
+  request: Request,
+  caller: Caller,
+  ctx: WebContext,
+  given: unknown,
+  act: () => Promise<Response>,
+  again: (error: string, status: number) => Response | Promise<Response>,
+): Promise<Response> {
+  if (!csrfMatches(request, caller, given)) return errorPage(403, FORM_EXPIRED, ctx)
+  try {
+    return await act()
+  } catch (e) {
+    if (e instanceof ApiError && e.status >= 400 && e.status < 500) return await again(e.message, e.status)
+    throw e
+  }
+}
+
+/** The page a list shows (1-based) from `?page=`; anything else is the first. */
+export function pageNumber(value: string | undefined): number {
+  const n = Number(value)
+  return Number.isSafeInteger(n) && n >= 1 && n <= 100_000 ? n : 1
+}
+
+/** Previous / next links of a paged list, keeping the list's other query values. */
+export function Pager(props: { path: string; query: Record<string, string | undefined>; page: number; limit: number; total: number }): Html {
+  const { page, limit, total } = props
+  const last = Math.max(1, Math.ceil(total / limit))
+  const link = (n: number) => {
+    const q = new URLSearchParams()
+    for (const [k, v] of Object.entries(props.query)) if (v) q.set(k, v)
+    q.set('page', String(n))
+    return `${props.path}?${q}`
+  }
+  if (last <= 1) return <></>
+  return (
+    <nav class="pager" aria-label="Pages">
+      {page > 1 ? (
+        <a href={link(page - 1)} rel="prev">
+          Previous
+        </a>
+      ) : null}
+      <span>
+        Page {Math.min(page, last)} of {last}
+      </span>
+      {page < last ? (
+        <a href={link(page + 1)} rel="next">
+          Next
+        </a>
+      ) : null}
+    </nav>
+  )
+}
+
+/** A settings area: its menu beside the page. */
+export function SettingsFrame(props: { title: string; items: [string, string][]; current: string; children?: Child }): Html {
+  return (
+    <div class="settings">
+      <nav class="settings-menu" aria-label={props.title}>
+        <ul>
+          {props.items.map(([href, label]) => (
+            <li>
+              <a href={href} aria-current={href === props.current ? 'page' : undefined}>
+                {label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <div class="settings-body">{props.children}</div>
+    </div>
+  )
+}

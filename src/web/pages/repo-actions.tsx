@@ -1,0 +1,178 @@
+import { Elysia, t } from 'elysia'
+import type { Html } from 'warren-jsx/jsx-runtime'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import { AccessMode } from '../../auth/access'
+import type { UserRow } from '../../auth/caller'
+import type { RepoContext } from '../../auth/repo-context'
+import { loadOrg } from '../../auth/org-context'
+import { ApiError } from '../../lib/errors'
+import { createRepository, newRepoFromOption } from '../../modules/repos/create'
+import { canCreateOrgRepo, createOrgRepo, listOrgsOfUser } from '../../modules/orgs/service'
+import { hasMarked, setMark } from '../../modules/stars/service'
+import { Layout } from '../layout'
+import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formAction, Notices, ticked } from '../forms'
+import { repoUrl } from '../links'
+
+/** Organisations the owner choice of the creation form lists at most. */
+const MAX_OWNER_CHOICES = 50
+
+/**
+ * The buttons of a repository's header: star and watch (for a signed-in visitor) and, for its
+ * administrators, the settings link. `ctx.mode` is the pipeline's answer; nothing is decided here.
+ */
+export async function repoActions(deps: AppDeps, ctx: RepoContext, web: WebContext): Promise<Html> {
+  const user = ctx.caller.user
+  const base = repoUrl(ctx.owner.name, ctx.repo.name)
+  if (!user) return <></>
+  const [starred, watching] = await Promise.all([hasMarked(deps, 'star', user.id, ctx.repo.id), hasMarked(deps, 'watch', user.id, ctx.repo.id)])
+  return (
+    <div class="repo-actions">
+      <ButtonForm ctx={web} action={`${base}/action/${starred ? 'unstar' : 'star'}`} label={starred ? 'Unstar' : 'Star'} />
+      <ButtonForm ctx={web} action={`${base}/action/${watching ? 'unwatch' : 'watch'}`} label={watching ? 'Unwatch' : 'Watch'} />
+      {ctx.mode >= AccessMode.Admin ? <a href={`${base}/settings`}>Settings</a> : null}
+    </div>
+  )
+}
+
+/** The owners a user may create a repository for: themself, then the organisations that let them. */
+async function ownerChoices(deps: AppDeps, user: UserRow): Promise<string[]> {
+  const orgs = await listOrgsOfUser(deps, user, user, { page: 1, limit: MAX_OWNER_CHOICES, offset: 0 })
+  const names = [user.name]
+  for (const org of orgs.rows) if (await canCreateOrgRepo(deps, await loadOrg(deps, org.name, user))) names.push(org.name)
+  return names
+}
+
+const CreateForm = t.Object({
+  _csrf: CsrfText,
+  owner: FormText(255),
+  name: FormText(100),
+  description: FormText(2048),
+  default_branch: FormText(255),
+  private: FormCheck,
+  auto_init: FormCheck,
+})
+type CreateValues = Partial<typeof CreateForm.static>
+
+async function createPage(deps: AppDeps, ctx: WebContext, user: UserRow, opts: { values?: CreateValues; error?: string; status?: number; owner?: string } = {}) {
+  const v = opts.values
+  const chosen = v?.owner ?? opts.owner ?? user.name
+  return htmlResponse(
+    <Layout ctx={ctx} title="New repository">
+      <h1>New repository</h1>
+      <Notices ctx={ctx} error={opts.error} />
+      <form class="stack wide" method="post" action="/repo/create">
+        <CsrfField ctx={ctx} />
+        <label>
+          Owner
+          <select name="owner">
+            {(await ownerChoices(deps, user)).map((name) => (
+              <option value={name} selected={name.toLowerCase() === chosen.toLowerCase()}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Repository name
+          <input name="name" required maxlength="100" value={v?.name ?? ''} />
+        </label>
+        <label>
+          Description
+          <textarea name="description" rows="3" maxlength="2048">
+            {v?.description ?? ''}
+          </textarea>
+        </label>
+        <label>
+          Default branch
+          <input name="default_branch" maxlength="255" value={v?.default_branch ?? ''} placeholder="main" />
+        </label>
+        <label class="check">
+          <input type="checkbox" name="private" checked={ticked(v?.private)} />
+          Private: only the owner and collaborators see it
+        </label>
+        <label class="check">
+          <input type="checkbox" name="auto_init" checked={v ? ticked(v.auto_init) : true} />
+          Initialise with a README
+        </label>
+        <div>
+          <button class="primary" type="submit">
+            Create repository
+          </button>
+        </div>
+      </form>
+    </Layout>,
+    opts.status ?? 200,
+  )
+}
+
+const MARKS = { star: ['star', true], unstar: ['star', false], watch: ['watch', true], unwatch: ['watch', false] } as const
+
+/**
+ * `/repo/create` (Gitea's URL; `?org=` preselects an organisation) and the header's
+ * `/{owner}/{repo}/action/{star,unstar,watch,unwatch}`: the API's creation and marking services.
+ */
+export const repoActionPages = (deps: AppDeps) =>
+  new Elysia({ name: 'web-repo-actions', detail: { hide: true } })
+    .use(pipeline(deps, { session: true }))
+    .get(
+      '/repo/create',
+      async ({ request, caller, user, query }) => createPage(deps, webContext(deps.config, request, caller), user, { owner: query.org }),
+      { scope: 'repository', signed: true, query: t.Object({ org: FormText(255) }), detail: pageDetail('webRepoCreateForm') },
+    )
+    .post(
+      '/repo/create',
+      async ({ request, caller, user, body }) => {
+        const ctx = webContext(deps.config, request, caller)
+        return formAction(
+          request,
+          caller,
+          ctx,
+          body._csrf,
+          async () => {
+            const name = (body.name ?? '').trim()
+            const opts = {
+              ...newRepoFromOption({ name, description: body.description, private: ticked(body.private), auto_init: ticked(body.auto_init), default_branch: body.default_branch?.trim() || undefined }),
+              creator: user,
+            }
+            const ownerName = (body.owner ?? user.name).trim()
+            if (ownerName.toLowerCase() === user.lowerName) await createRepository(deps, user, opts)
+            // An organisation: seen as the API's `org` need sees it; the service checks who may create there.
+            else await createOrgRepo(deps, await loadOrg(deps, ownerName, user), opts)
+            return new Response(null, { status: 303, headers: { location: repoUrl(ownerName, name) } })
+          },
+          async (error, status) => createPage(deps, ctx, user, { values: body, error, status }),
+        )
+      },
+      { scope: 'repository', signed: true, body: CreateForm, detail: pageDetail('webRepoCreate') },
+    )
+    .post(
+      '/:owner/:repo/action/:action',
+      async ({ request, repo: ctx, user, body, params }) => {
+        const web = webContext(deps.config, request, ctx.caller)
+        const mark = MARKS[params.action as keyof typeof MARKS]
+        if (!mark) throw new ApiError(404, 'no such action')
+        const back = repoUrl(ctx.owner.name, ctx.repo.name)
+        return formAction(
+          request,
+          ctx.caller,
+          web,
+          body._csrf,
+          async () => {
+            await setMark(deps, mark[0], user, ctx.repo.id, mark[1])
+            return new Response(null, { status: 303, headers: { location: back } })
+          },
+          (error, status) => htmlResponse(<Layout ctx={web} title="Refused"><Notices ctx={web} error={error} /></Layout>, status),
+        )
+      },
+      {
+        scope: 'repository',
+        // Marking changes the user's lists, not the repository: it works on an archived one too.
+        repo: { level: 'read', writes: false },
+        signed: true,
+        params: t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), action: t.String({ maxLength: 16 }) }),
+        body: t.Object({ _csrf: CsrfText }),
+        detail: pageDetail('webRepoMark'),
+      },
+    )

@@ -1,0 +1,470 @@
+import { Elysia, t } from 'elysia'
+import type { Child } from 'warren-jsx/jsx-runtime'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import type { UserRow } from '../../auth/caller'
+import { SCOPE_CATEGORIES } from '../../auth/scopes'
+import { toApiAccessToken } from '../../convert/account'
+import { gpgKeysToApi, toApiPublicKey } from '../../convert/key'
+import { ApiError } from '../../lib/errors'
+import { editUser } from '../../modules/admin/service'
+import { addGpgKey, addPublicKey, deleteGpgKey, deletePublicKey, listGpgKeys, listPublicKeys } from '../../modules/keys/service'
+import { createAccessToken, deleteAccessToken, listAccessTokens } from '../../modules/users/service'
+import { Layout } from '../layout'
+import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formAction, Notices, Pager, pageNumber, seeOther, SettingsFrame, ticked } from '../forms'
+
+/** Keys and tokens a settings page lists per page. */
+const LISTED = 50
+
+const MENU: [string, string][] = [
+  ['/user/settings', 'Profile'],
+  ['/user/settings/account', 'Account'],
+  ['/user/settings/keys', 'SSH / GPG keys'],
+  ['/user/settings/applications', 'Applications'],
+]
+
+function settingsPage(ctx: WebContext, current: string, title: string, body: Child, opts: { error?: string; status?: number } = {}) {
+  return htmlResponse(
+    <Layout ctx={ctx} title={title}>
+      <h1>Settings</h1>
+      <SettingsFrame title="User settings" items={MENU} current={current}>
+        <h2>{title}</h2>
+        <Notices ctx={ctx} error={opts.error} />
+        {body}
+      </SettingsFrame>
+    </Layout>,
+    opts.status ?? 200,
+  )
+}
+
+const ProfileForm = t.Object({
+  _csrf: CsrfText,
+  full_name: FormText(100),
+  website: FormText(255),
+  location: FormText(50),
+  description: FormText(255),
+  hide_email: FormCheck,
+})
+type ProfileValues = Partial<typeof ProfileForm.static>
+
+function profilePage(ctx: WebContext, user: UserRow, opts: { values?: ProfileValues; error?: string; status?: number } = {}) {
+  const v = opts.values
+  return settingsPage(
+    ctx,
+    '/user/settings',
+    'Profile',
+    <form class="stack wide" method="post" action="/user/settings">
+      <CsrfField ctx={ctx} />
+      <label>
+        Full name
+        <input name="full_name" maxlength="100" value={v?.full_name ?? user.fullName} autocomplete="name" />
+      </label>
+      <label>
+        Website
+        <input name="website" type="url" maxlength="255" value={v?.website ?? user.website} autocomplete="url" />
+      </label>
+      <label>
+        Location
+        <input name="location" maxlength="50" value={v?.location ?? user.location} />
+      </label>
+      <label>
+        Biography
+        <textarea name="description" maxlength="255" rows="4">
+          {v?.description ?? user.description}
+        </textarea>
+      </label>
+      <label class="check">
+        <input type="checkbox" name="hide_email" checked={v ? ticked(v.hide_email) : user.keepEmailPrivate} />
+        Keep my e-mail address ({user.email}) hidden from other users
+      </label>
+      <div>
+        <button class="primary" type="submit">
+          Update profile
+        </button>
+      </div>
+    </form>,
+    opts,
+  )
+}
+
+const PasswordForm = t.Object({ _csrf: CsrfText, old_password: FormText(255), password: FormText(255), retype: FormText(255) })
+
+function accountPage(ctx: WebContext, opts: { error?: string; status?: number } = {}) {
+  return settingsPage(
+    ctx,
+    '/user/settings/account',
+    'Password',
+    <form class="stack" method="post" action="/user/settings/account">
+      <CsrfField ctx={ctx} />
+      <label>
+        Current password
+        <input name="old_password" type="password" autocomplete="current-password" required />
+      </label>
+      <label>
+        New password
+        <input name="password" type="password" autocomplete="new-password" minlength={String(ctx.config.minPasswordLength)} required />
+      </label>
+      <label>
+        Confirm the new password
+        <input name="retype" type="password" autocomplete="new-password" required />
+      </label>
+      <div>
+        <button class="primary" type="submit">
+          Change password
+        </button>
+      </div>
+    </form>,
+    opts,
+  )
+}
+
+const KeyForm = t.Object({ _csrf: CsrfText, type: FormText(8), title: FormText(255), content: FormText(64 * 1024) })
+const KeyDeleteForm = t.Object({ _csrf: CsrfText, type: FormText(8), id: FormText(20) })
+const ListQuery = t.Object({ page: FormText(10), done: FormText(40) })
+
+async function keysPage(deps: AppDeps, ctx: WebContext, user: UserRow, pageAt: number, opts: { values?: Partial<typeof KeyForm.static>; error?: string; status?: number } = {}) {
+  const page = { page: pageAt, limit: LISTED, offset: (pageAt - 1) * LISTED }
+  const ssh = await listPublicKeys(deps, user.id, page)
+  const gpg = await listGpgKeys(deps, user.id, page)
+  const sshKeys = ssh.rows.map((k) => toApiPublicKey(deps.config, k, user, user))
+  const gpgKeys = await gpgKeysToApi(deps, user.id, gpg.rows)
+  const v = opts.values
+  return settingsPage(
+    ctx,
+    '/user/settings/keys',
+    'SSH and GPG keys',
+    <>
+      <section aria-labelledby="ssh-keys">
+        <h3 id="ssh-keys">SSH keys</h3>
+        <div class="box">
+          <ul class="entries" aria-label="SSH keys">
+            {sshKeys.map((k) => (
+              <li>
+                <strong>{k.title ?? ''}</strong> <code>{k.fingerprint ?? ''}</code> <span class="muted">added {k.created_at}</span>{' '}
+                <ButtonForm ctx={ctx} action="/user/settings/keys/delete" label={`Delete ${k.title ?? 'key'}`} fields={{ type: 'ssh', id: String(k.id) }} danger />
+              </li>
+            ))}
+            {sshKeys.length === 0 ? <li class="muted">No SSH keys yet.</li> : null}
+          </ul>
+        </div>
+      </section>
+      <section aria-labelledby="gpg-keys">
+        <h3 id="gpg-keys">GPG keys</h3>
+        <div class="box">
+          <ul class="entries" aria-label="GPG keys">
+            {gpgKeys.map((k) => (
+              <li>
+                <code>{k.key_id}</code> <span class="muted">{k.emails.map((e) => e.email).join(', ')}</span>{' '}
+                <ButtonForm ctx={ctx} action="/user/settings/keys/delete" label={`Delete GPG key ${k.key_id}`} fields={{ type: 'gpg', id: String(k.id) }} danger />
+              </li>
+            ))}
+            {gpgKeys.length === 0 ? <li class="muted">No GPG keys yet.</li> : null}
+          </ul>
+        </div>
+      </section>
+      <Pager path="/user/settings/keys" query={{}} page={pageAt} limit={LISTED} total={Math.max(ssh.total, gpg.total)} />
+      <h3>Add a key</h3>
+      <form class="stack wide" method="post" action="/user/settings/keys">
+        <CsrfField ctx={ctx} />
+        <label>
+          Kind
+          <select name="type">
+            <option value="ssh" selected={v?.type !== 'gpg'}>
+              SSH key
+            </option>
+            <option value="gpg" selected={v?.type === 'gpg'}>
+              GPG key
+            </option>
+          </select>
+        </label>
+        <label>
+          Title (SSH keys)
+          <input name="title" maxlength="255" value={v?.title ?? ''} />
+        </label>
+        <label>
+          Key
+          <textarea name="content" rows="6" required placeholder="ssh-ed25519 AAAA… or -----BEGIN PGP PUBLIC KEY BLOCK-----">
+            {v?.content ?? ''}
+          </textarea>
+        </label>
+        <div>
+          <button class="primary" type="submit">
+            Add key
+          </button>
+        </div>
+      </form>
+    </>,
+    opts,
+  )
+}
+
+/** Scope levels a token may get per category. */
+const LEVELS = ['', 'read', 'write'] as const
+const TokenForm = t.Object({
+  _csrf: CsrfText,
+  name: FormText(255),
+  public_only: FormCheck,
+  ...Object.fromEntries(SCOPE_CATEGORIES.map((c) => [`scope_${c}`, FormText(8)])),
+})
+type TokenValues = Record<string, string | undefined>
+
+async function applicationsPage(
+  deps: AppDeps,
+  ctx: WebContext,
+  user: UserRow,
+  pageAt: number,
+  opts: { created?: { name: string; secret: string }; values?: TokenValues; error?: string; status?: number } = {},
+) {
+  const tokens = await listAccessTokens(deps, user.id, { page: pageAt, limit: LISTED, offset: (pageAt - 1) * LISTED })
+  const v = opts.values ?? {}
+  return settingsPage(
+    ctx,
+    '/user/settings/applications',
+    'Access tokens',
+    <>
+      {opts.created ? (
+        <section class="notice-ok" role="status" aria-labelledby="new-token">
+          <p id="new-token">
+            Token <strong>{opts.created.name}</strong> was created. Copy it now: it will not be shown again.
+          </p>
+          <p class="token-once" data-token>
+            {opts.created.secret}
+          </p>
+        </section>
+      ) : null}
+      <div class="box">
+        <table class="list" aria-label="Access tokens">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Ends with</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {tokens.rows.map((r) => toApiAccessToken(r)).map((tk) => (
+              <tr>
+                <td>{tk.name}</td>
+                <td>{tk.scopes.join(', ')}</td>
+                <td>
+                  <code>…{tk.token_last_eight}</code>
+                </td>
+                <td>
+                  <ButtonForm ctx={ctx} action="/user/settings/applications/delete" label={`Delete ${tk.name}`} fields={{ id: String(tk.id) }} danger />
+                </td>
+              </tr>
+            ))}
+            {tokens.rows.length === 0 ? (
+              <tr>
+                <td colspan="4" class="muted">
+                  No access tokens yet.
+                </td>
+              </tr>
+            ) : null}
+          </tbody>
+        </table>
+      </div>
+      <Pager path="/user/settings/applications" query={{}} page={pageAt} limit={LISTED} total={tokens.total} />
+      <h3>Generate a new token</h3>
+      <form class="stack wide" method="post" action="/user/settings/applications">
+        <CsrfField ctx={ctx} />
+        <label>
+          Token name
+          <input name="name" maxlength="255" required value={v.name ?? ''} />
+        </label>
+        <fieldset>
+          <legend>Permissions</legend>
+          {SCOPE_CATEGORIES.map((c) => (
+            <label>
+              {c}
+              <select name={`scope_${c}`}>
+                {LEVELS.map((level) => (
+                  <option value={level} selected={(v[`scope_${c}`] ?? '') === level}>
+                    {level === '' ? 'No access' : level === 'read' ? 'Read' : 'Read and write'}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ))}
+          <label class="check">
+            <input type="checkbox" name="public_only" checked={ticked(v.public_only)} />
+            Public repositories and organisations only
+          </label>
+        </fieldset>
+        <div>
+          <button class="primary" type="submit">
+            Generate token
+          </button>
+        </div>
+      </form>
+    </>,
+    opts,
+  )
+}
+
+/** The scopes a token form asked for, as the API's `scopes` list (`read:repository`, …). */
+function scopesOf(values: TokenValues): string[] {
+  const scopes = SCOPE_CATEGORIES.flatMap((c) => {
+    const level = values[`scope_${c}`] ?? ''
+    if (level === '') return []
+    if (level !== 'read' && level !== 'write') throw new ApiError(422, `unknown level for ${c}: ${level}`)
+    return [`${level}:${c}`]
+  })
+  return ticked(values.public_only) ? ['public-only', ...scopes] : scopes
+}
+
+const signedPage = (id: string) => ({ signed: true as const, detail: pageDetail(id) })
+
+/**
+ * The signed-in user's settings (Gitea's `/user/settings/...`): profile, password, SSH and GPG
+ * keys, access tokens. Each form calls the service the API's own routes call.
+ */
+export const userSettingsPages = (deps: AppDeps) =>
+  new Elysia({ name: 'web-settings-user', detail: { hide: true } })
+    .use(pipeline(deps, { session: true }))
+    .get('/user/settings', ({ request, caller, user }) => profilePage(webContext(deps.config, request, caller), user), signedPage('webUserSettings'))
+    .post(
+      '/user/settings',
+      async ({ request, caller, user, body }) => {
+        const ctx = webContext(deps.config, request, caller)
+        return formAction(
+          request,
+          caller,
+          ctx,
+          body._csrf,
+          async () => {
+            await editUser(deps, user, {
+              full_name: body.full_name ?? '',
+              website: body.website ?? '',
+              location: body.location ?? '',
+              description: body.description ?? '',
+              hide_email: ticked(body.hide_email),
+            })
+            return seeOther('/user/settings', 'saved')
+          },
+          (error, status) => profilePage(ctx, user, { values: body, error, status }),
+        )
+      },
+      { ...signedPage('webUserSettingsSave'), body: ProfileForm },
+    )
+    .get('/user/settings/account', ({ request, caller }) => accountPage(webContext(deps.config, request, caller)), signedPage('webUserAccount'))
+    .post(
+      '/user/settings/account',
+      async ({ request, caller, user, body }) => {
+        const ctx = webContext(deps.config, request, caller)
+        return formAction(
+          request,
+          caller,
+          ctx,
+          body._csrf,
+          async () => {
+            if ((body.password ?? '') !== (body.retype ?? '')) return accountPage(ctx, { error: 'The new passwords do not match.', status: 422 })
+            try {
+              // The same check, and the same failed sign-in limits, as signing in.
+              await deps.auth.byPassword(user.name, body.old_password ?? '', deps.auth.clientAddress(request))
+            } catch (e) {
+              if (e instanceof ApiError && e.status === 401) return accountPage(ctx, { error: 'The current password is wrong.', status: 403 })
+              throw e
+            }
+            if (!body.password) return accountPage(ctx, { error: 'The new password is empty.', status: 422 })
+            await editUser(deps, user, { password: body.password, must_change_password: false })
+            return seeOther('/user/settings/account', 'password')
+          },
+          (error, status) => accountPage(ctx, { error, status }),
+        )
+      },
+      { ...signedPage('webUserPassword'), body: PasswordForm },
+    )
+    .get(
+      '/user/settings/keys',
+      async ({ request, caller, user, query }) => keysPage(deps, webContext(deps.config, request, caller), user, pageNumber(query.page)),
+      { ...signedPage('webUserKeys'), query: ListQuery },
+    )
+    .post(
+      '/user/settings/keys',
+      async ({ request, caller, user, body }) => {
+        const ctx = webContext(deps.config, request, caller)
+        return formAction(
+          request,
+          caller,
+          ctx,
+          body._csrf,
+          async () => {
+            const content = (body.content ?? '').trim()
+            if (body.type === 'gpg') await addGpgKey(deps, user, content)
+            else await addPublicKey(deps, user.id, { title: (body.title ?? '').trim(), key: content })
+            return seeOther('/user/settings/keys', 'key-added')
+          },
+          (error, status) => keysPage(deps, ctx, user, 1, { values: body, error, status }),
+        )
+      },
+      { ...signedPage('webUserKeyAdd'), body: KeyForm },
+    )
+    .post(
+      '/user/settings/keys/delete',
+      async ({ request, caller, user, body }) => {
+        const ctx = webContext(deps.config, request, caller)
+        return formAction(
+          request,
+          caller,
+          ctx,
+          body._csrf,
+          async () => {
+            const id = Number(body.id)
+            if (!Number.isSafeInteger(id) || id <= 0) throw new ApiError(404, 'no such key')
+            if (body.type === 'gpg') await deleteGpgKey(deps, user.id, id)
+            else await deletePublicKey(deps, user.id, id)
+            return seeOther('/user/settings/keys', 'key-deleted')
+          },
+          (error, status) => keysPage(deps, ctx, user, 1, { error, status }),
+        )
+      },
+      { ...signedPage('webUserKeyDelete'), body: KeyDeleteForm },
+    )
+    .get(
+      '/user/settings/applications',
+      async ({ request, caller, user, query }) => applicationsPage(deps, webContext(deps.config, request, caller), user, pageNumber(query.page)),
+      { ...signedPage('webUserTokens'), query: ListQuery },
+    )
+    .post(
+      '/user/settings/applications',
+      async ({ request, caller, user, body }) => {
+        const ctx = webContext(deps.config, request, caller)
+        const values = body as TokenValues
+        return formAction(
+          request,
+          caller,
+          ctx,
+          body._csrf,
+          async () => {
+            const { row, secret } = await createAccessToken(deps, user.id, (body.name ?? '').trim(), scopesOf(values))
+            // Shown in this answer only: the database keeps its hash.
+            return applicationsPage(deps, ctx, user, 1, { created: { name: row.name, secret }, status: 201 })
+          },
+          (error, status) => applicationsPage(deps, ctx, user, 1, { values, error, status }),
+        )
+      },
+      { ...signedPage('webUserTokenCreate'), body: TokenForm },
+    )
+    .post(
+      '/user/settings/applications/delete',
+      async ({ request, caller, user, body }) => {
+        const ctx = webContext(deps.config, request, caller)
+        return formAction(
+          request,
+          caller,
+          ctx,
+          body._csrf,
+          async () => {
+            await deleteAccessToken(deps, user.id, body.id ?? '')
+            return seeOther('/user/settings/applications', 'token-deleted')
+          },
+          (error, status) => applicationsPage(deps, ctx, user, 1, { error, status }),
+        )
+      },
+      { ...signedPage('webUserTokenDelete'), body: t.Object({ _csrf: CsrfText, id: FormText(20) }) },
+    )

@@ -1,0 +1,325 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { contentMark } from './db-snapshot'
+
+/**
+ * The settings, account, creation, explore and administration pages over plain HTTP: each page's
+ * status and access rules, every form refused without its CSRF token (nothing changed), and what
+ * the forms did, read back through the API.
+ */
+
+let s: TestServer
+let alice: TestUser, bob: TestUser, stranger: TestUser, root: TestUser
+let mark: () => Promise<string>
+let keyDir: string
+let sshKey: string
+const cookies = new Map<string, string>()
+
+const page = (path: string, cookie?: string) => fetch(s.url + path, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) }, redirect: 'manual' })
+const csrfIn = (html: string) => /name="_csrf" value="([0-9a-f]+)"/.exec(html)?.[1]
+
+async function signIn(user: TestUser): Promise<string> {
+  const known = cookies.get(user.name)
+  if (known) return known
+  const form = await page('/user/login')
+  const pre = form.headers.get('set-cookie')!.split(';')[0]!
+  const res = await fetch(s.url + '/user/login', {
+    method: 'POST',
+    headers: { cookie: pre, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrfIn(await form.text())!, user_name: user.name, password: user.password, redirect_to: '/' }),
+    redirect: 'manual',
+  })
+  expect(res.status).toBe(303)
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('warren_session='))!.split(';')[0]!
+  cookies.set(user.name, cookie)
+  return cookie
+}
+
+/** Posts a form as a signed-in user with the token of `from` (a page of theirs); `_csrf: null` leaves it out. */
+async function submit(user: TestUser, path: string, fields: Record<string, string | string[]>, opts: { from?: string; csrf?: string | null } = {}) {
+  const cookie = await signIn(user)
+  const csrf = opts.csrf === undefined ? csrfIn(await (await page(opts.from ?? '/', cookie)).text())! : opts.csrf
+  const body = new URLSearchParams()
+  if (csrf !== null) body.append('_csrf', csrf)
+  for (const [k, v] of Object.entries(fields)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one)
+  const res = await fetch(s.url + path, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' })
+  return { status: res.status, location: res.headers.get('location'), html: await res.text() }
+}
+
+/** A form POST without its CSRF token (or with another session's) is a 403 page and changes nothing. */
+async function expectCsrfRefused(user: TestUser, path: string, fields: Record<string, string | string[]>) {
+  await signIn(user)
+  const before = await mark()
+  const missing = await submit(user, path, fields, { csrf: null })
+  expect(missing.status).toBe(403)
+  expect(missing.html).toContain('The form has expired')
+  const wrong = await submit(user, path, fields, { csrf: 'f'.repeat(64) })
+  expect(wrong.status).toBe(403)
+  expect(await mark()).toBe(before)
+}
+
+beforeAll(async () => {
+  s = await startTestServer()
+  mark = contentMark(s.deps.db)
+  root = await s.user('root', { admin: true })
+  alice = await s.user('alice')
+  bob = await s.user('bob')
+  stranger = await s.user('stranger')
+  keyDir = mkdtempSync(join(tmpdir(), 'warren-websettings-'))
+  const gen = Bun.spawnSync(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-C', 'web@test', '-f', join(keyDir, 'id')])
+  expect(gen.exitCode).toBe(0)
+  sshKey = readFileSync(join(keyDir, 'id.pub'), 'utf8').trim()
+})
+afterAll(async () => {
+  rmSync(keyDir, { recursive: true, force: true })
+  await s.stop()
+})
+
+describe('user settings', () => {
+  test('every settings page needs a signed-in user (401 page anonymous), and shows the user their own', async () => {
+    for (const path of ['/user/settings', '/user/settings/account', '/user/settings/keys', '/user/settings/applications']) {
+      const anon = await page(path)
+      expect(anon.status).toBe(401)
+      expect(anon.headers.get('content-type')).toContain('text/html')
+      const mine = await page(path, await signIn(alice))
+      expect(mine.status).toBe(200)
+      expect(await mine.text()).toContain('aria-current="page"')
+    }
+  })
+
+  test('profile: saved through the form, seen through the API; refused without the CSRF token', async () => {
+    const fields = { full_name: 'Alice Liddell', website: 'https://alice.example', location: 'Wonderland', description: 'Falls down <holes>' }
+    await expectCsrfRefused(alice, '/user/settings', fields)
+    const res = await submit(alice, '/user/settings', fields, { from: '/user/settings' })
+    expect(res.status).toBe(303)
+    expect(res.location).toBe('/user/settings?done=saved')
+    const user = (await s.get('/user', { token: alice.token })).body
+    expect(user.full_name).toBe('Alice Liddell')
+    expect(user.website).toBe('https://alice.example')
+    expect(user.location).toBe('Wonderland')
+    expect(user.description).toBe('Falls down <holes>')
+    const shown = await (await page('/user/settings?done=saved', await signIn(alice))).text()
+    expect(shown).toContain('Your changes were saved.')
+    expect(shown).toContain('Falls down &lt;holes&gt;')
+    // A website the API refuses is refused here too, with its message, and nothing changes.
+    const before = await mark()
+    const bad = await submit(alice, '/user/settings', { ...fields, website: 'javascript:alert(1)' }, { from: '/user/settings' })
+    expect(bad.status).toBe(422)
+    expect(bad.html).toContain('role="alert"')
+    expect(await mark()).toBe(before)
+  })
+
+  test('password: the current one is needed; the new one then signs in', async () => {
+    const user = await s.user('pwuser')
+    await expectCsrfRefused(user, '/user/settings/account', { old_password: user.password, password: 'new-secret-1', retype: 'new-secret-1' })
+    const wrong = await submit(user, '/user/settings/account', { old_password: 'nope', password: 'new-secret-1', retype: 'new-secret-1' }, { from: '/user/settings/account' })
+    expect(wrong.status).toBe(403)
+    expect(wrong.html).toContain('The current password is wrong.')
+    const mismatch = await submit(user, '/user/settings/account', { old_password: user.password, password: 'new-secret-1', retype: 'other' }, { from: '/user/settings/account' })
+    expect(mismatch.status).toBe(422)
+    const ok = await submit(user, '/user/settings/account', { old_password: user.password, password: 'new-secret-1', retype: 'new-secret-1' }, { from: '/user/settings/account' })
+    expect(ok.status).toBe(303)
+    expect((await s.get('/user', { basic: ['pwuser', 'new-secret-1'] })).status).toBe(200)
+    expect((await s.get('/user', { basic: ['pwuser', user.password] })).status).toBe(401)
+  })
+
+  test('SSH keys: added and deleted through the forms, seen through the API; a bad key is a clear error', async () => {
+    await expectCsrfRefused(alice, '/user/settings/keys', { type: 'ssh', title: 'laptop', content: sshKey })
+    const added = await submit(alice, '/user/settings/keys', { type: 'ssh', title: 'laptop', content: sshKey }, { from: '/user/settings/keys' })
+    expect(added.status).toBe(303)
+    const keys = (await s.get('/user/keys', { token: alice.token })).body
+    expect(keys.map((k: any) => k.title)).toEqual(['laptop'])
+    const listed = await (await page('/user/settings/keys', await signIn(alice))).text()
+    expect(listed).toContain(keys[0].fingerprint)
+    const bad = await submit(alice, '/user/settings/keys', { type: 'ssh', title: 'junk', content: 'ssh-rsa not-a-key' }, { from: '/user/settings/keys' })
+    expect(bad.status).toBe(422)
+    expect(bad.html).toContain('role="alert"')
+    // Someone else's key id deletes nothing.
+    await signIn(bob)
+    const before = await mark()
+    const others = await submit(bob, '/user/settings/keys/delete', { type: 'ssh', id: String(keys[0].id) }, { from: '/user/settings/keys' })
+    expect(others.status).toBe((await s.del(`/user/keys/${keys[0].id}`, undefined, { token: bob.token })).status)
+    expect(others.status).toBeGreaterThanOrEqual(403)
+    expect(await mark()).toBe(before)
+    await expectCsrfRefused(alice, '/user/settings/keys/delete', { type: 'ssh', id: String(keys[0].id) })
+    const gone = await submit(alice, '/user/settings/keys/delete', { type: 'ssh', id: String(keys[0].id) }, { from: '/user/settings/keys' })
+    expect(gone.status).toBe(303)
+    expect((await s.get('/user/keys', { token: alice.token })).body).toEqual([])
+  })
+
+  test('access tokens: created with the scopes chosen, shown once, working on the API; deleted', async () => {
+    const fields = { name: 'ci', scope_repository: 'read', scope_user: 'write' }
+    await expectCsrfRefused(alice, '/user/settings/applications', fields)
+    const made = await submit(alice, '/user/settings/applications', fields, { from: '/user/settings/applications' })
+    expect(made.status).toBe(201)
+    const secret = /data-token>\s*([0-9a-f]{40})\s*</.exec(made.html)?.[1]
+    expect(secret).toBeDefined()
+    // The token works on the API, within its scopes.
+    expect((await s.get('/user', { token: secret })).status).toBe(200)
+    expect((await s.get('/repos/search', { token: secret })).status).toBe(200)
+    expect((await s.post('/user/repos', { name: 'by-token' }, { token: secret })).status).toBe(403)
+    // The list shows its name and scopes, never the secret again.
+    const list = await (await page('/user/settings/applications', await signIn(alice))).text()
+    expect(list).toContain('read:repository')
+    expect(list).toContain('write:user')
+    expect(list).not.toContain(secret!)
+    const tokens = (await s.get('/users/alice/tokens', { basic: ['alice', alice.password] })).body
+    const ci = tokens.find((tk: any) => tk.name === 'ci')
+    expect(ci.scopes).toEqual(['read:repository', 'write:user'])
+    // No scope at all: the API's refusal, on the form.
+    const none = await submit(alice, '/user/settings/applications', { name: 'nothing' }, { from: '/user/settings/applications' })
+    expect(none.status).toBe(400)
+    expect(none.html).toContain('access token must have a scope')
+    await expectCsrfRefused(alice, '/user/settings/applications/delete', { id: String(ci.id) })
+    const gone = await submit(alice, '/user/settings/applications/delete', { id: String(ci.id) }, { from: '/user/settings/applications' })
+    expect(gone.status).toBe(303)
+    expect((await s.get('/user', { token: secret })).status).toBe(401)
+  })
+})
+
+describe('creating repositories, stars and watches', () => {
+  test('/repo/create: for oneself or an organisation one may create in; not for another', async () => {
+    expect((await page('/repo/create')).status).toBe(401)
+    expect((await s.post('/orgs', { username: 'acme' }, { token: alice.token })).status).toBe(201)
+    const form = await (await page('/repo/create', await signIn(alice))).text()
+    expect(form).toContain('<option value="acme"')
+    await expectCsrfRefused(alice, '/repo/create', { owner: 'alice', name: 'web-made' })
+    const mine = await submit(alice, '/repo/create', { owner: 'alice', name: 'web-made', description: 'from the form', private: 'on', auto_init: 'on' }, { from: '/repo/create' })
+    expect(mine.status).toBe(303)
+    expect(mine.location).toBe('/alice/web-made')
+    const repo = (await s.get('/repos/alice/web-made', { token: alice.token })).body
+    expect(repo.private).toBe(true)
+    expect(repo.description).toBe('from the form')
+    expect(repo.empty).toBe(false)
+    const org = await submit(alice, '/repo/create', { owner: 'acme', name: 'org-made' }, { from: '/repo/create' })
+    expect(org.status).toBe(303)
+    expect((await s.get('/repos/acme/org-made', { token: alice.token })).body.empty).toBe(true)
+    // Bob is no member of acme: the API's 403, with nothing made.
+    const before = await mark()
+    const refused = await submit(bob, '/repo/create', { owner: 'acme', name: 'sneaky' }, { from: '/repo/create' })
+    expect(refused.status).toBe(403)
+    expect(await mark()).toBe(before)
+    // A taken name: the service's 409/422 on the form.
+    const taken = await submit(alice, '/repo/create', { owner: 'alice', name: 'web-made' }, { from: '/repo/create' })
+    expect(taken.status).toBeGreaterThanOrEqual(400)
+    expect(taken.status).toBeLessThan(500)
+    expect(taken.html).toContain('role="alert"')
+  })
+
+  test('star and watch buttons on the repository home', async () => {
+    expect((await s.post('/user/repos', { name: 'starme', auto_init: true }, { token: alice.token })).status).toBe(201)
+    const home = await (await page('/alice/starme', await signIn(bob))).text()
+    expect(home).toContain('action="/alice/starme/action/star"')
+    expect(home).not.toContain('href="/alice/starme/settings"')
+    await expectCsrfRefused(bob, '/alice/starme/action/star', {})
+    expect((await submit(bob, '/alice/starme/action/star', {}, { from: '/alice/starme' })).status).toBe(303)
+    expect((await s.get('/user/starred/alice/starme', { token: bob.token })).status).toBe(204)
+    expect((await submit(bob, '/alice/starme/action/watch', {}, { from: '/alice/starme' })).status).toBe(303)
+    expect((await s.get('/repos/alice/starme/subscription', { token: bob.token })).status).toBe(200)
+    const after = await (await page('/alice/starme', await signIn(bob))).text()
+    expect(after).toContain('action="/alice/starme/action/unstar"')
+    expect(after).toContain('1 stars')
+    expect((await submit(bob, '/alice/starme/action/unstar', {}, { from: '/alice/starme' })).status).toBe(303)
+    expect((await s.get('/user/starred/alice/starme', { token: bob.token })).status).toBe(404)
+    // A private repository's actions answer 404 to a stranger; anonymous callers 401 on a public one.
+    expect((await submit(stranger, '/alice/web-made/action/star', {}, { from: '/' })).status).toBe(404)
+    expect((await fetch(s.url + '/alice/starme/action/star', { method: 'POST', redirect: 'manual' })).status).toBe(401)
+    // The owner sees the settings link.
+    expect(await (await page('/alice/starme', await signIn(alice))).text()).toContain('href="/alice/starme/settings"')
+  })
+})
+
+describe('explore, registration, administration', () => {
+  test('explore: the same search and visibility as the API, paged', async () => {
+    expect((await s.post('/user/repos', { name: 'hidden-gem', private: true }, { token: bob.token })).status).toBe(201)
+    for (let i = 0; i < 23; i++) expect((await s.post('/user/repos', { name: `many-${String(i).padStart(2, '0')}` }, { token: bob.token })).status).toBe(201)
+    const first = await (await page('/explore/repos?q=many')).text()
+    expect(first).toContain('23 results')
+    expect(first).toContain('href="/bob/many-00"')
+    expect(first).not.toContain('href="/bob/many-20"')
+    expect(first).toContain('href="/explore/repos?q=many&amp;page=2"')
+    const second = await (await page('/explore/repos?q=many&page=2')).text()
+    expect(second).toContain('href="/bob/many-22"')
+    expect(await (await page('/explore/repos?q=hidden')).text()).not.toContain('hidden-gem')
+    expect(await (await page('/explore/repos?q=hidden', await signIn(stranger))).text()).not.toContain('hidden-gem')
+    expect(await (await page('/explore/repos?q=hidden', await signIn(bob))).text()).toContain('href="/bob/hidden-gem"')
+    const api = (await s.get('/repos/search?q=many&limit=50')).body.data.length
+    expect(api).toBe(23)
+    expect(await (await page('/explore/users?q=ali')).text()).toContain('href="/alice"')
+    expect((await s.post('/orgs', { username: 'secretorg', visibility: 'private' }, { token: alice.token })).status).toBe(201)
+    const orgs = await (await page('/explore/organizations')).text()
+    expect(orgs).toContain('href="/acme"')
+    expect(orgs).not.toContain('secretorg')
+    expect(await (await page('/explore/organizations', await signIn(alice))).text()).toContain('href="/secretorg"')
+    expect((await page('/explore')).status).toBe(303)
+  })
+
+  test('registration is off by default: 404, and nothing is made', async () => {
+    expect((await page('/user/sign_up')).status).toBe(404)
+    const before = await mark()
+    const res = await fetch(s.url + '/user/sign_up', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ user_name: 'newbie', email: 'n@example.com', password: 'x', retype: 'x' }),
+      redirect: 'manual',
+    })
+    expect(res.status).toBe(404)
+    expect(await mark()).toBe(before)
+  })
+
+  test('the admin user list: site administrators only, searched and paged', async () => {
+    expect((await page('/-/admin/users')).status).toBe(401)
+    expect((await page('/-/admin/users', await signIn(alice))).status).toBe(403)
+    const list = await page('/-/admin/users', await signIn(root))
+    expect(list.status).toBe(200)
+    const html = await list.text()
+    for (const name of ['alice', 'bob', 'stranger', 'root']) expect(html).toContain(`href="/${name}"`)
+    expect(html).not.toContain('href="/acme"')
+    const found = await (await page('/-/admin/users?q=stran', await signIn(root))).text()
+    expect(found).toContain('href="/stranger"')
+    expect(found).not.toContain('href="/bob"')
+    expect((await page('/admin/users', await signIn(root))).status).toBe(200)
+  })
+})
+
+describe('registration when it is on', () => {
+  let r: TestServer
+  beforeAll(async () => {
+    r = await startTestServer({ webRegistration: true, minPasswordLength: 8 })
+  })
+  afterAll(() => r.stop())
+
+  test('the form makes a user with the password policy, then signs them in', async () => {
+    const form = await fetch(r.url + '/user/sign_up', { headers: { accept: 'text/html' } })
+    expect(form.status).toBe(200)
+    const pre = form.headers.get('set-cookie')!.split(';')[0]!
+    const csrf = csrfIn(await form.text())!
+    const post = (fields: Record<string, string>, withCsrf = true) =>
+      fetch(r.url + '/user/sign_up', {
+        method: 'POST',
+        headers: { cookie: pre, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...(withCsrf ? { _csrf: csrf } : {}), ...fields }),
+        redirect: 'manual',
+      })
+    const good = { user_name: 'newbie', email: 'newbie@example.com', password: 'long-enough', retype: 'long-enough' }
+    expect((await post(good, false)).status).toBe(403)
+    const short = await post({ ...good, password: 'short', retype: 'short' })
+    expect(short.status).toBe(400)
+    expect(await short.text()).toContain('at least 8 characters')
+    expect((await r.get('/users/newbie')).status).toBe(404)
+    const ok = await post(good)
+    expect(ok.status).toBe(303)
+    const session = ok.headers.getSetCookie().find((c) => c.startsWith('warren_session='))!.split(';')[0]!
+    const home = await (await fetch(r.url + '/', { headers: { accept: 'text/html', cookie: session } })).text()
+    expect(home).toContain('Your repositories')
+    expect((await r.get('/users/newbie')).status).toBe(200)
+    expect((await r.get('/user', { basic: ['newbie', 'long-enough'] })).body.email).toBe('newbie@example.com')
+    // A name taken: the service's message.
+    const again = await post(good)
+    expect(again.status).toBe(422)
+    expect(await again.text()).toContain('user already exists')
+  })
+})
