@@ -13,6 +13,11 @@ export interface Config {
   databaseUrl: string | null
   /** WARREN_DATABASE_POOL: PostgreSQL connections per process. */
   databasePoolSize: number
+  /**
+   * WARREN_DATABASE_SYNCHRONOUS_COMMIT (default false): whether a write on PostgreSQL waits until
+   * its commit is flushed to disk. False is SQLite's `synchronous=NORMAL` (db/postgres.ts).
+   */
+  databaseSynchronousCommit: boolean
   /** Public root URL, always with a trailing slash (Gitea's ROOT_URL). */
   baseUrl: string
   /** Domain and port used to build `ssh_url` fields. */
@@ -284,6 +289,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: resolve(env.WARREN_DATA ?? './data'),
     databaseUrl: databaseUrlFrom(env.WARREN_DATABASE_URL),
     databasePoolSize: boundedFrom(env.WARREN_DATABASE_POOL, 10, 'WARREN_DATABASE_POOL', 1, 1000),
+    databaseSynchronousCommit: boolFrom(env.WARREN_DATABASE_SYNCHRONOUS_COMMIT, 'WARREN_DATABASE_SYNCHRONOUS_COMMIT'),
     baseUrl,
     sshDomain: env.WARREN_SSH_DOMAIN ?? host,
     sshPort,

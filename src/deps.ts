@@ -3,6 +3,7 @@ import { openDatabase, prepareDataFolder, type Db } from './db/client'
 import { DIALECT } from './db/dialect'
 import { openPostgres } from './db/postgres'
 import { Auth } from './auth/caller'
+import { isMainThread } from 'node:worker_threads'
 
 /** What every module needs: built once by the CLI (or a test) and handed to createApp. */
 export interface AppDeps {
@@ -25,5 +26,11 @@ export async function openConfiguredDatabase(config: Config): Promise<Db> {
   if (wanted !== DIALECT) throw new Error(`this process runs on ${DIALECT} (WARREN_DATABASE_URL when it started) but its configuration names ${wanted}`)
   if (!config.databaseUrl) return openDatabase(config.dataDir)
   prepareDataFolder(config.dataDir)
-  return openPostgres(config.databaseUrl, { poolSize: config.databasePoolSize })
+  // The page caches serve requests, which the main thread answers: a worker thread (the webhook
+  // deliveries') keeps no listening connection, its caches keep nothing.
+  return openPostgres(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    synchronousCommit: config.databaseSynchronousCommit,
+    listen: isMainThread,
+  })
 }

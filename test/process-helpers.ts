@@ -47,6 +47,17 @@ export function freePort(): number {
 
 export const basic = (name: string, password: string) => 'Basic ' + Buffer.from(`${name}:${password}`).toString('base64')
 
+/** A call to a served process's API with the `authorization` header given: its status and JSON body. */
+export async function apiCall(server: Served, authorization: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${server.url}/api/v1${path}`, {
+    method,
+    headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  return { status: res.status, body: text ? JSON.parse(text) : null }
+}
+
 export interface Served {
   url: string
   port: number

@@ -56,6 +56,8 @@ export class Auth {
   private readonly sessionRequests = new WeakSet<Request>()
   /** Client addresses, set by the server from the socket (never from a header a client sends). */
   private readonly clientAddresses = new WeakMap<Request, string>()
+  /** Keys of the addresses seen last (addressKey parses the address). */
+  private readonly addressKeys = new Map<string, string>()
   private readonly accountFailures: FailureLimiter
   private readonly addressFailures: FailureLimiter
   /** Hash of a random password, verified against when there is no real hash to check. */
@@ -94,14 +96,22 @@ export class Auth {
     this.addressFailures = new FailureLimiter(config.loginFailuresPerAddress, window, capacity)
   }
 
-  /** Records the address a request came from (the server does, from the connection). */
+  /** Records the address a request came from (the server does, from the connection); its key is worked out when asked. */
   setClientAddress(request: Request, address: string): void {
-    this.clientAddresses.set(request, addressKey(address))
+    this.clientAddresses.set(request, address)
   }
 
   /** The key of the address a request came from (IPv6: its /64), as failures are counted under. */
   clientAddress(request: Request): string | undefined {
-    return this.clientAddresses.get(request)
+    const address = this.clientAddresses.get(request)
+    if (address === undefined) return undefined
+    // Most requests come from the addresses of the last ones (a proxy, a client's connections).
+    let key = this.addressKeys.get(address)
+    if (key === undefined) {
+      if (this.addressKeys.size >= ADDRESS_KEYS_KEPT) this.addressKeys.clear()
+      this.addressKeys.set(address, (key = addressKey(address)))
+    }
+    return key
   }
 
   /** How many accounts and addresses have failures remembered (bounded by the configured capacity). */
@@ -159,7 +169,7 @@ export class Auth {
   }
 
   private async credentials(request: Request, params: URLSearchParams | null): Promise<Caller> {
-    const address = this.clientAddresses.get(request)
+    const address = this.clientAddress(request)
     const queryToken = params?.get('token') || params?.get('access_token')
     if (queryToken) return await this.byToken(queryToken, address)
     const header = request.headers.get('authorization')
@@ -318,6 +328,9 @@ const MAX_COUNTED_NAME = 320
  * guard's address group, as the SSH limits count it (IPv4 alone, IPv6 by its /64).
  */
 export const addressKey = addressGroup
+
+/** How many address keys Auth keeps worked out (all are forgotten at once past it). */
+const ADDRESS_KEYS_KEPT = 1024
 
 /** Whether an absolute request URL names an API route (`/api/...`, whatever the host). */
 const isApiUrl = (url: string) => {

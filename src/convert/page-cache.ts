@@ -15,13 +15,14 @@ export interface PageCacheLimits<V> {
 
 /**
  * The one cache of answers already made — pages of rows, pages of records, their JSON — valid
- * while the database is unchanged: SQLite's `data_version` moves when another connection commits,
- * `total_changes()` when this one writes anything (`changeMarkOf`). Any write empties it, so an
- * answer is never older than the last write; the answers that depend on the viewer's permissions
- * (collaborations, teams, organisation membership, visibility, admin flag) only change through
- * such writes, and callers make the viewer part of every key. Memory is bounded by the total cost
- * held; the oldest entries leave first. On PostgreSQL the mark moves at every call (other
- * processes write too), so nothing is kept there.
+ * while the database is unchanged, as its change mark says (`changeMarkOf`): on SQLite
+ * `data_version` moves when another connection commits, `total_changes()` when this one writes
+ * anything; on PostgreSQL every write transaction of any process notifies the others at its
+ * commit (db/postgres.ts), and the mark moves at each. Any write empties it, so an answer is never
+ * older than the last write this process knows of; the answers that depend on the viewer's
+ * permissions (collaborations, teams, organisation membership, visibility, admin flag) only change
+ * through such writes, and callers make the viewer part of every key. Memory is bounded by the
+ * total cost held; the oldest entries leave first.
  *
  * Records made from a value it gave out (`derive`) are kept with that value, under the same rule.
  */
@@ -54,8 +55,17 @@ export class PageCache<V> {
     this.fresh()
     return this.entries.get(key)?.value
   }
-  set(key: string, value: V): void {
+  /**
+   * The mark the database is at now: a value made from reads begun after this call is kept by
+   * `set(key, value, mark)` only if no write landed meanwhile (it may predate that write).
+   */
+  mark(): string {
     this.fresh()
+    return this.version
+  }
+  set(key: string, value: V, madeAt?: string): void {
+    this.fresh()
+    if (madeAt !== undefined && madeAt !== this.version) return
     const cost = this.costOf(value)
     if (cost > this.maxCost) return
     this.remove(key)

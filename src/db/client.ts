@@ -276,9 +276,9 @@ async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, fn: () =>
 /**
  * A mark that changes whenever the database does: caches compare it to know they are stale. On
  * SQLite it moves when this connection writes (`total_changes()`) or another one commits (`PRAGMA
- * data_version`), and reading it costs a few microseconds. On PostgreSQL other processes write
- * too and no mark is that cheap, so there it changes at every call: the caches never serve stale
- * data, they only stop saving work.
+ * data_version`), and reading it costs a few microseconds. On PostgreSQL it moves at each commit
+ * of this process and at each notification of another process's commit (LISTEN, db/postgres.ts),
+ * and at every call while this process is not listening, so caches then keep nothing.
  */
 export function changeMarkOf(db: Db): () => string {
   return db.$runtime.changeMark()

@@ -8,7 +8,9 @@
  * takes the same transaction-scoped advisory lock (`pg_advisory_xact_lock`), so a read followed by
  * a write inside one sees no other writer in between (issue indexes, counters, "already exists"
  * checks). Reads never wait for it. Migrations run under a session advisory lock, so processes
- * starting together apply them once.
+ * starting together apply them once. Each write transaction also notifies the other processes
+ * (their page caches empty: ChangeListener) and, unless asked otherwise, commits without waiting
+ * for the flush to disk (PostgresOptions.synchronousCommit).
  */
 import { SQL } from 'bun'
 import { AsyncLocalStorage } from 'node:async_hooks'
@@ -41,7 +43,31 @@ const POOL_IDLE_TIMEOUT = 30
 export interface PostgresOptions {
   /** Connections in the pool (queries and transactions); the session locks take one more. */
   poolSize: number
+  /**
+   * Whether a write transaction waits until PostgreSQL has flushed its commit to disk. Without it
+   * (the default) a commit returns once PostgreSQL holds it, and its own WAL writer flushes it
+   * within a fraction of a second: the durability of SQLite's `synchronous=NORMAL` in WAL mode,
+   * which Warren uses there. A crash of Warren loses nothing; a crash of the database's machine
+   * may lose the last fraction of a second of commits, whole, never leaving one half written.
+   * Write transactions run one at a time (the write lock), so waiting for each flush is most of
+   * a write's time.
+   */
+  synchronousCommit?: boolean
+  /**
+   * Whether the caches' change mark may listen for other processes' changes (one more connection,
+   * opened when a cache first asks; see ChangeListener). Without it the mark moves at every call.
+   */
+  listen?: boolean
 }
+
+/** The channel every write transaction notifies at its commit (ChangeListener). */
+export const CHANGES_CHANNEL = 'warren_changes'
+
+/** How long after a refused subscription the change listener waits before it tries again. */
+const LISTEN_RETRY_MS = 5000
+
+/** A statement that changes rows: what, run outside a write transaction, moves the change mark too. */
+const CHANGING = /^\s*(insert|update|delete)\b/i
 
 /** Connects, applies pending migrations and answers the Db. */
 export async function openPostgres(url: string, opts: PostgresOptions): Promise<Db> {
@@ -66,9 +92,19 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     const t = inside.getStore()
     return t && live.has(t) ? t : undefined
   }
+  const changes = new ChangeListener(url, connection, opts.listen ?? true)
+  // Asked for synchronous commits, the server's own setting holds (on, unless its operator chose otherwise).
+  const unflushed = opts.synchronousCommit ? '' : `set_config('synchronous_commit', 'off', true), `
   const routed = new Proxy(client, {
     get(target, key) {
-      if (key === 'unsafe') return (text: string, params?: unknown[]) => (current()?.connection ?? target).unsafe(text, params as any[])
+      if (key === 'unsafe')
+        return (text: string, params?: unknown[]) => {
+          const open = current()
+          if (open) return open.connection.unsafe(text, params as any[])
+          const query = target.unsafe(text, params as any[])
+          // A change made outside a write transaction (its own commit): announced once it is done.
+          return CHANGING.test(text) ? whenSettled(query, () => changes.changedOutside(target)) : query
+        }
       const value = Reflect.get(target, key, target)
       return typeof value === 'function' ? value.bind(target) : value
     },
@@ -82,7 +118,12 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       const result = (await client.begin(async (connection) => {
         // The wait for the lock is bounded (a process stuck inside a transaction holds every
         // writer): past it the request answers 503 and may be retried.
-        await connection.unsafe(`select set_config('lock_timeout', '${WRITE_LOCK_WAIT}', true), pg_advisory_xact_lock(${WRITE_LOCK})`)
+        // The change is announced in the same round trip: PostgreSQL delivers the notification
+        // when (and only if) the transaction commits, before its COMMIT returns here.
+        await connection.unsafe(
+          `select set_config('lock_timeout', '${WRITE_LOCK_WAIT}', true), ${unflushed}` +
+            `pg_advisory_xact_lock(${WRITE_LOCK}), pg_notify('${CHANGES_CHANNEL}', '${changes.tag}')`,
+        )
         const open: OpenTransaction = { connection, committed }
         live.add(open)
         try {
@@ -94,6 +135,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
         if ((e as { errno?: string }).errno === LOCK_NOT_AVAILABLE) throw new ApiError(503, 'The database is busy; try again', {}, { 'Retry-After': UNAVAILABLE_RETRY_AFTER })
         throw e
       })) as T
+      changes.changedHere()
       for (const run of committed) inside.exit(run)
       return result
     },
@@ -102,20 +144,40 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       if (open) open.committed.push(fn)
       else queueMicrotask(() => inside.exit(fn))
     },
-    changeMark() {
-      let n = 0
-      return () => `pg:${++n}`
-    },
+    changeMark: () => changes.mark(),
     withLock: (name, fn) => locks.withLock(name, fn),
     tryLock: (name, mode) => locks.tryLock(name, mode),
     claim: (kind, id) => locks.claim(kind, id),
     unclaimed: (kind, ids) => unclaimedIds(client, kind, ids),
     async close() {
-      await Promise.all([client.close(), locks.close()])
+      await Promise.all([client.close(), locks.close(), changes.close()])
     },
   }
   Object.assign(db, { $runtime: runtime, $client: client })
   return db
+}
+
+/**
+ * The query as Drizzle uses it (awaited, or its `values()` awaited), running `after` once it has
+ * run, whatever its outcome. Bun's queries start when first awaited, so the hook is attached then.
+ */
+function whenSettled<Q extends SQL.Query<any>>(query: Q, after: () => void): Q {
+  let hooked = false
+  const hook = <P extends PromiseLike<unknown>>(running: P): P => {
+    if (!hooked) {
+      hooked = true
+      running.then(after, after)
+    }
+    return running
+  }
+  return new Proxy(query, {
+    get(target, key) {
+      if (key === 'values') return () => hook(target.values())
+      if (key === 'then') return (ok?: (v: unknown) => unknown, failed?: (e: unknown) => unknown) => hook(target).then(ok, failed)
+      const value = Reflect.get(target, key, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
 }
 
 interface OpenTransaction {
@@ -137,5 +199,95 @@ async function migrate(client: SQL): Promise<void> {
     }
   } finally {
     connection.release()
+  }
+}
+
+/**
+ * The caches' change mark on PostgreSQL (changeMarkOf): a number that moves whenever the database
+ * may have changed, read without a query. Every write transaction notifies CHANGES_CHANNEL in the
+ * round trip that takes the write lock (delivered at its commit, dropped at a rollback); a change
+ * made outside one notifies after it. Each process LISTENs on one connection of its own, opened
+ * when a cache first asks for the mark, and moves its mark at every notification from another
+ * process and at each of its own commits (after COMMIT returns, so an answer made from what was
+ * read before it is dropped).
+ *
+ * While the listening connection is not (yet, or no longer) subscribed, notifications may be
+ * missed: the mark then moves at every call, so caches keep nothing, as before there was a
+ * listener; it moves once more when the subscription is back. What another process committed
+ * reaches this one as fast as PostgreSQL delivers the notification, which it sends at the commit,
+ * before the writer's COMMIT returns.
+ */
+class ChangeListener {
+  /** This process's notifications carry this tag; its own are known by it (its commits moved the mark already). */
+  readonly tag = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`
+  private generation = 0
+  private listening = false
+  private listener: SQL | null = null
+  private closed = false
+  /** After a refused subscription, when to try again (ms since the epoch). */
+  private retryAt = 0
+
+  constructor(
+    private readonly url: string,
+    private readonly connection: Record<string, string>,
+    private readonly enabled: boolean,
+  ) {}
+
+  /** A change mark reader (DatabaseRuntime.changeMark); the first one starts listening. */
+  mark(): () => string {
+    return () => {
+      if (this.listening) return `pg:${this.generation}`
+      this.start()
+      return `pg:unheard:${++this.generation}`
+    }
+  }
+
+  /** A transaction of this process committed. */
+  changedHere(): void {
+    this.generation++
+  }
+
+  /** A statement outside a write transaction may have changed rows: moves the mark, then tells the other processes. */
+  changedOutside(pool: SQL): void {
+    this.generation++
+    pool.unsafe(`select pg_notify('${CHANGES_CHANNEL}', '${this.tag}')`).catch(() => {})
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    this.listening = false
+    await this.listener?.close().catch(() => {})
+  }
+
+  private start(): void {
+    if (!this.enabled || this.listener || this.closed || Date.now() < this.retryAt) return
+    const listener = new SQL(this.url, {
+      max: 1,
+      connection: this.connection,
+      // The listening connection is this client's only one: its end is the subscription's.
+      onclose: () => {
+        this.listening = false
+        this.generation++
+      },
+    })
+    this.listener = listener
+    listener
+      .listen(
+        CHANGES_CHANNEL,
+        (payload) => {
+          if (payload !== this.tag) this.generation++
+        },
+        () => {
+          // (Re)subscribed: whatever was missed meanwhile is covered by moving the mark once more.
+          this.generation++
+          this.listening = !this.closed
+        },
+      )
+      .catch(() => {
+        // Not subscribed (the database refused): the mark keeps moving at every call; tried again a little later.
+        this.retryAt = Date.now() + LISTEN_RETRY_MS
+        if (this.listener === listener) this.listener = null
+        listener.close().catch(() => {})
+      })
   }
 }

@@ -3,6 +3,7 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { containsText } from '../../db/sql'
+import { rowMapper, valueRows } from '../../db/row-mapper'
 import { accessTokens, emailAddresses, follows, users, type AccessTokenRow, type EmailRow } from '../../db/schema'
 import type { Caller, UserRow } from '../../auth/caller'
 import { ownerVisibleTo, visibleOwnerCondition } from '../../auth/visibility'
@@ -38,17 +39,18 @@ export function checkLoginSource(sourceId: number | undefined): void {
   if (sourceId) throw unprocessable(`login source does not exist [id: ${sourceId}]`, 'SourceID')
 }
 
+const prepareOwnerByLowerName = (db: AppDeps['db']) => db.select().from(users).where(eq(users.lowerName, sql.placeholder('name'))).prepare()
 /** Prepared once per database: this lookup is on the hot path of most routes. */
-const ownerByLowerName = new WeakMap<AppDeps['db'], { execute(args: { name: string }): Promise<UserRow[]> }>()
+const ownerByLowerName = new WeakMap<AppDeps['db'], ReturnType<typeof prepareOwnerByLowerName>>()
+/** Raw values to a row (Drizzle's generic mapping costs as much as this point read itself). */
+const ownerRows = rowMapper<UserRow>(users)
 
 /** User (type 0) or organisation (type 1) by name, case-insensitive. */
 export async function findOwnerByName(deps: AppDeps, name: string): Promise<UserRow | undefined> {
   let query = ownerByLowerName.get(deps.db)
-  if (!query) {
-    query = deps.db.select().from(users).where(eq(users.lowerName, sql.placeholder('name'))).prepare()
-    ownerByLowerName.set(deps.db, query)
-  }
-  return (await query.execute({ name: name.toLowerCase() }))[0]
+  if (!query) ownerByLowerName.set(deps.db, (query = prepareOwnerByLowerName(deps.db)))
+  const values = (await valueRows(query, { name: name.toLowerCase() }))[0]
+  return values && ownerRows.map(values)
 }
 
 /** A user (not an organisation) by name, or 404. */

@@ -1,0 +1,110 @@
+/**
+ * The page caches on PostgreSQL, across processes: two `warren serve` processes on one database
+ * (as behind a load balancer). A list answered by process B is kept by B (a change made behind
+ * Warren's back, straight in the database, is not seen), and a write through process A empties
+ * B's cache (B then answers what the database holds, that change included). When B's listening
+ * connection is cut, B keeps nothing until it listens again, so it never answers from a cache
+ * that may have missed a notification. Runs in every test run, whatever its own dialect: the
+ * servers are processes of their own; PostgreSQL must be reachable, or this fails.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { SQL } from 'bun'
+import { apiCall, basic, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
+import { freshPostgresDatabase, TEST_POSTGRES_URL } from './test-database'
+import { until } from './webhook-receiver'
+
+const dirs = tempDirs()
+let database: Awaited<ReturnType<typeof freshPostgresDatabase>>
+let probe: SQL
+let a: Served
+let b: Served
+const root = basic('root', 'root-password-1')
+
+const call = (server: Served, method: string, path: string, body?: unknown) => apiCall(server, root, method, path, body)
+
+/** The descriptions of root's repositories named like `q`, as B's search answers them, by name. */
+async function searched(server: Served, q: string): Promise<Record<string, string>> {
+  const res = await call(server, 'GET', `/repos/search?q=${q}&limit=50`)
+  expect(res.status).toBe(200)
+  return Object.fromEntries((res.body.data as { name: string; description: string }[]).map((r) => [r.name, r.description]))
+}
+
+/** Waits (60 s at most) until `check` answers something. */
+const eventually = <T>(check: () => Promise<T | null | false | undefined>, what: string) => until(check, what, 600, 100)
+
+/** Changes a description straight in the database: no Warren process is told. */
+const behindTheBack = (name: string, description: string) =>
+  probe.unsafe(`update repositories set description = $1 where lower_name = $2`, [description, name])
+
+/**
+ * Whether B is seen answering a search from its cache: a change made behind the back goes unseen.
+ * Background work (the outbox's consumers) writes too, and each such write empties the caches; so
+ * the change is made again, a few times, until B is seen keeping its answer at least once.
+ */
+async function answersFromCache(q: string, name: string): Promise<boolean> {
+  for (let round = 0; round < 50; round++) {
+    await searched(b, q)
+    await behindTheBack(name, `round ${round}`)
+    if ((await searched(b, q))[name] !== `round ${round}`) return true
+    await Bun.sleep(200)
+  }
+  return false
+}
+
+beforeAll(async () => {
+  database = await freshPostgresDatabase(TEST_POSTGRES_URL, 'warren_cache')
+  probe = new SQL(database.url, { max: 1 })
+  const data = dirs.make('warren-cache-')
+  const env = {
+    WARREN_DATABASE_URL: database.url,
+    WARREN_ADMIN_USER: 'root',
+    WARREN_ADMIN_PASSWORD: 'root-password-1',
+    WARREN_ADMIN_EMAIL: 'root@example.com',
+  }
+  a = await startServe(SOURCES, data, env)
+  b = await startServe(SOURCES, data, env)
+}, 240_000)
+
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop()])
+  await probe?.close()
+  await database?.drop()
+  dirs.cleanup()
+})
+
+describe('page caches across processes on one PostgreSQL database', () => {
+  test("B keeps its answer; a write through A empties B's cache", async () => {
+    expect((await call(a, 'POST', '/user/repos', { name: 'kept-one', description: 'first' })).status).toBe(201)
+    // B answers from its cache: a change made behind Warren's back goes unseen.
+    expect(await answersFromCache('kept', 'kept-one')).toBe(true)
+    const before = await searched(b, 'kept')
+    expect(before['kept-two']).toBeUndefined()
+
+    // A write through A: B's cache is emptied, B reads the database again (both changes).
+    expect((await call(a, 'POST', '/user/repos', { name: 'kept-two', description: 'second' })).status).toBe(201)
+    const after = await eventually(async () => {
+      const now = await searched(b, 'kept')
+      return now['kept-two'] ? now : null
+    }, "B's cache emptied by A's write")
+    expect(after['kept-two']).toBe('second')
+    const behind = (await probe.unsafe(`select description from repositories where lower_name = 'kept-one'`))[0].description
+    expect(after['kept-one']).toBe(behind)
+  }, 240_000)
+
+  test('B keeps nothing while its listening connection is cut, and caches again once it listens', async () => {
+    expect((await call(a, 'POST', '/user/repos', { name: 'cut-one', description: 'before' })).status).toBe(201)
+    await eventually(async () => (await searched(b, 'cut'))['cut-one'] === 'before' || null, 'B to see cut-one')
+    const listeners = async () =>
+      await probe.unsafe(`select pid from pg_stat_activity where datname = current_database() and application_name = 'warren' and query ilike 'listen%'`)
+    // Both processes listen once a cache has asked (A answered no search yet: B's listener at least).
+    await eventually(async () => (await listeners()).length >= 1 || null, 'a listening connection')
+    await probe.unsafe(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'warren' and query ilike 'listen%'`)
+    // A change behind the back, with no notification: B may have missed one while cut, so it
+    // must not answer from what it held before.
+    await behindTheBack('cut-one', 'while cut')
+    await eventually(async () => (await searched(b, 'cut'))['cut-one'] === 'while cut' || null, 'B to read the database again')
+    // Listening again (Bun's client reconnects), B caches again: a later change behind the back goes unseen for a while.
+    await eventually(async () => (await listeners()).length >= 1 || null, 'B to listen again')
+    expect(await answersFromCache('cut', 'cut-one')).toBe(true)
+  }, 240_000)
+})

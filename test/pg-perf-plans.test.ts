@@ -1,0 +1,115 @@
+/**
+ * What PostgreSQL does with Warren's statements, read from its plans (EXPLAIN), never from a
+ * clock: lists of ids search the column's index (no whole-table read into a hash), substring
+ * searches of repository names use the trigram index, and write transactions commit without
+ * waiting for the flush unless asked to. The statements are the ones Warren sends, recorded as a
+ * request runs. PostgreSQL only (the SQLite half has none of these).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { DIALECT } from '../src/db/dialect'
+import { writeTransaction } from '../src/db/client'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+
+let s: TestServer
+let owner: TestUser
+/** Statements sent through the pool while `recording` is on. */
+const sent: { text: string; params: unknown[] }[] = []
+let recording = false
+
+/** PostgreSQL's plan of `text` with `params`, as JSON text (every node's type and index in it). */
+async function planOf(text: string, params: unknown[]): Promise<string> {
+  const rows = await (s.deps.db.$client as any).unsafe(`EXPLAIN (FORMAT JSON) ${text}`, params)
+  return JSON.stringify(rows[0]['QUERY PLAN'])
+}
+
+/** The statements a request sends. */
+async function statementsOf(path: string, token?: string): Promise<{ text: string; params: unknown[] }[]> {
+  sent.length = 0
+  recording = true
+  try {
+    const res = await s.get(path, token ? { token } : {})
+    expect(res.status).toBe(200)
+  } finally {
+    recording = false
+  }
+  return [...sent]
+}
+
+describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () => {
+  beforeAll(async () => {
+    s = await startTestServer()
+    owner = await s.user('planner')
+    // Record what Drizzle sends (the pool's statements; a request's reads run there).
+    const session = (s.deps.db as any).session
+    const client = session.client
+    session.client = new Proxy(client, {
+      get(target, key) {
+        if (key !== 'unsafe') return Reflect.get(target, key)
+        return (text: string, params: unknown[]) => {
+          if (recording) sent.push({ text, params })
+          return client.unsafe(text, params)
+        }
+      },
+    })
+    const repo = await s.post('/user/repos', { name: 'tracker' }, { token: owner.token })
+    expect(repo.status).toBe(201)
+    const pg = s.deps.db.$client as any
+    const now = Math.floor(Date.now() / 1000)
+    // 5,000 issues with a label each, 5,000 repositories: enough rows that a whole-table read costs more than an index.
+    await pg.unsafe(
+      `insert into issues (repo_id, index, poster_id, title, content, created_unix, updated_unix)
+         select $1, g, $2, 'issue ' || g, 'body ' || g, $3 + g, $3 from generate_series(1, 5000) g`,
+      [repo.body.id, owner.user.id, now],
+    )
+    await pg.unsafe(`update repositories set num_issues = 5000 where id = $1`, [repo.body.id])
+    await pg.unsafe(`insert into issue_indexes (repo_id, max_index) values ($1, 5000) on conflict (repo_id) do update set max_index = 5000`, [repo.body.id])
+    const label = await s.post('/repos/planner/tracker/labels', { name: 'bug', color: '#ff0000' }, { token: owner.token })
+    expect(label.status).toBe(201)
+    await pg.unsafe(`insert into issue_labels (issue_id, label_id) select id, $1 from issues where repo_id = $2`, [label.body.id, repo.body.id])
+    await pg.unsafe(
+      `insert into repositories (owner_id, owner_name, name, lower_name, description, default_branch, created_unix, updated_unix)
+         select $1, 'planner', 'project-' || g, 'project-' || g, '', 'main', $2, $2 from generate_series(1, 5000) g`,
+      [owner.user.id, now],
+    )
+    await pg.unsafe('ANALYZE')
+  }, 240_000)
+
+  afterAll(async () => {
+    await s?.stop()
+  })
+
+  test("an issue page's labels, assignees and posters are read through indexes, not whole tables", async () => {
+    const statements = await statementsOf('/repos/planner/tracker/issues?state=open&page=2', owner.token)
+    const lists = statements.filter((st) => st.text.includes('json_array_elements_text'))
+    // issue_assignees, issue_labels, labels, users: each a list of ids.
+    expect(lists.length).toBeGreaterThanOrEqual(3)
+    const labels = lists.find((st) => /from "issue_labels"/.test(st.text))
+    expect(labels).toBeDefined()
+    // The list is made once (an InitPlan), never joined as a set the planner takes for 100 rows.
+    for (const st of lists) expect(await planOf(st.text, st.params)).not.toContain('"Hash Semi Join"')
+    // The 5,000 rows of issue_labels: its index is searched for the page's 30 issues.
+    const plan = await planOf(labels!.text, labels!.params)
+    expect(plan).toContain('"Index Cond"')
+    expect(plan).toContain('issue_labels_pair_uq')
+    expect(plan).not.toContain('"Seq Scan"')
+  }, 240_000)
+
+  test("a repository search by part of the name uses the trigram index", async () => {
+    const statements = await statementsOf('/repos/search?q=ject-4999&limit=50', owner.token)
+    const count = statements.find((st) => /^select count\(\*\) from "repositories"/.test(st.text))
+    expect(count).toBeDefined()
+    expect(count!.text).toContain('LIKE')
+    const plan = await planOf(count!.text, count!.params)
+    expect(plan).toContain('repositories_lower_name_trgm_idx')
+    // And the answer is the one repository.
+    const found = await s.get('/repos/search?q=ject-4999&limit=50', { token: owner.token })
+    expect(found.body.data.map((r: { name: string }) => r.name)).toEqual(['project-4999'])
+  }, 240_000)
+
+  test('write transactions commit without waiting for the flush; other statements keep the server setting', async () => {
+    const setting = async () => ((await (s.deps.db as any).execute(sql`select current_setting('synchronous_commit') as value`)) as { value: string }[])[0]!.value
+    expect(await writeTransaction(s.deps.db, setting)).toBe('off')
+    expect(await setting()).toBe('on')
+  }, 240_000)
+})
