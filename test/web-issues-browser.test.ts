@@ -15,6 +15,8 @@ let s: TestServer
 let alice: TestUser, bob: TestUser
 let browser: Browser
 const b64 = (text: string) => Buffer.from(text).toString('base64')
+/** A browser test's own limit: the machine may be very busy; this catches a hang, it times nothing. */
+const LIMIT_MS = 480_000
 
 beforeAll(async () => {
   s = await startTestServer()
@@ -32,7 +34,7 @@ beforeAll(async () => {
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
   })
-})
+}, LIMIT_MS)
 afterAll(async () => {
   await browser?.close()
   await s.stop()
@@ -98,7 +100,7 @@ test('file an issue and comment through the forms, close and reopen it; the API 
   await page.getByRole('link', { name: /Closed/ }).click()
   expect(await page.getByRole('link', { name: 'Broken in the browser' }).count()).toBe(0)
   await page.context().close()
-})
+}, LIMIT_MS)
 
 test('a merge blocked by branch protection says which rule; once allowed, the button merges', async () => {
   expect((await s.post('/repos/alice/demo/branch_protections', { rule_name: 'master', required_approvals: 1, block_admin_merge_override: true }, { token: alice.token })).status).toBe(201)
@@ -134,7 +136,7 @@ test('a merge blocked by branch protection says which rule; once allowed, the bu
   expect([merged.merged, merged.merged_by.login, merged.state]).toEqual([true, 'alice', 'closed'])
   await expectAccessible(page)
   await page.context().close()
-})
+}, LIMIT_MS)
 
 test('notifications: the unread thread links to its issue, and is marked read with its button', async () => {
   while ((await notifyRound(s.deps)) > 0) {}
@@ -151,4 +153,4 @@ test('notifications: the unread thread links to its issue, and is marked read wi
   const threads = (await s.get('/notifications?all=true', { token: bob.token })).body
   expect(threads.find((t: any) => t.subject.title === 'Ping bob').unread).toBe(false)
   await page.context().close()
-})
+}, LIMIT_MS)

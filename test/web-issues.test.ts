@@ -25,6 +25,8 @@ const HOSTILE = [
   '<iframe src="https://example.com"></iframe>',
 ].join('\n\n')
 let prIndex = 0
+/** The limit of the tests that write much (the machine may be very busy: it catches a hang, it times nothing). */
+const LIMIT_MS = 480_000
 let labelId = 0
 
 const page = (path: string, who?: string, init: RequestInit = {}) =>
@@ -86,7 +88,7 @@ beforeAll(async () => {
   expect((await s.post('/repos/alice/secret/issues', { title: 'Secret issue' }, token)).status).toBe(201)
   expect((await s.post('/repos/alice/old/issues', { title: 'Old issue' }, token)).status).toBe(201)
   for (const u of [alice, bob, stranger]) cookies[u.name] = await signIn(u)
-})
+}, LIMIT_MS)
 afterAll(() => s.stop())
 
 describe('lists', () => {
@@ -134,7 +136,7 @@ describe('lists', () => {
     const second = await (await page('/alice/old/issues?page=2')).text()
     expect(second).toContain('href="/alice/old/issues/1"')
     expect(second).not.toContain('href="/alice/old/issues/22"')
-  })
+  }, LIMIT_MS)
 })
 
 describe('access', () => {
@@ -222,7 +224,7 @@ describe('an issue page', () => {
     expect(last.match(/<article class="comment" id="issuecomment-/g)).toHaveLength(20)
     expect(last).toContain('comment number 119<')
     expect((await page(`/alice/old/issues/${n}?page=99999999999`)).status).toBe(200)
-  })
+  }, LIMIT_MS)
 })
 
 describe('forms', () => {
@@ -346,7 +348,7 @@ describe('the pull request page', () => {
     const after = textOf(await (await page(url)).text())
     expect(after).toContain('merged this pull request')
     expect(after).toContain('alice merged commit')
-  })
+  }, LIMIT_MS)
 })
 
 describe('notifications', () => {

@@ -17,6 +17,15 @@ const ListQuery = t.Object({ q: Text(16), page: Text(16) })
 const StatusBody = t.Object({ _csrf: Text(128), notification_id: Text(20), status: Text(16), q: Text(16), page: Text(16) }, { additionalProperties: true })
 const PurgeBody = t.Object({ _csrf: Text(128) }, { additionalProperties: true })
 
+/** The path of one of our own absolute URLs (a subject's html_url), a link that stays on this site. */
+const localPath = (url: string): string => {
+  try {
+    return url ? new URL(url).pathname : '/'
+  } catch {
+    return '/'
+  }
+}
+
 /** Back to the list as it was shown. */
 const listUrl = (q: string | undefined, page: string | undefined) => {
   const params = new URLSearchParams()
@@ -64,7 +73,7 @@ export const notificationPages = (deps: AppDeps) =>
               <ul class="entries" aria-label={read ? 'Read notifications' : 'Unread notifications'}>
                 {threads.map((n) => {
                   const repo = n.repository
-                  const href = new URL(n.subject.html_url).pathname
+                  const href = localPath(n.subject.html_url)
                   return (
                     <li class="thread" id={`notification-${n.id}`}>
                       <StateBadge state={n.subject.state === 'merged' ? 'closed' : n.subject.state} merged={n.subject.state === 'merged'} />{' '}
