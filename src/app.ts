@@ -40,7 +40,7 @@ import { deployKeysModule } from './modules/deploy-keys'
 import { protectionsModule } from './modules/protections'
 import { statusesModule } from './modules/statuses'
 import { migrationsModule } from './modules/migrations'
-import { pullDownloadsModule, pullsModule } from './modules/pulls'
+import { pullsModule } from './modules/pulls'
 import { reviewsModule } from './modules/reviews'
 import { releaseDownloadsModule, releasesModule } from './modules/releases'
 import { hooksModule } from './modules/hooks'
@@ -181,7 +181,6 @@ export function createApp(deps: AppDeps) {
     .use(api)
     .use(gitHttpModule(deps))
     .use(releaseDownloadsModule(deps))
-    .use(pullDownloadsModule(deps))
     // Last: its `/:owner` and `/:owner/:repo` pages come after every fixed path above.
     .use(webModule(deps))
   return app

@@ -108,8 +108,8 @@ describe('diff and patch', () => {
     const patch = await fetch(pr.patch_url!, auth)
     expect([patch.status, await patch.text()]).toEqual([200, await textOf(asAlice.repos.repoDownloadPullDiffOrPatch('alice', 'd', 1, 'patch', {}, TEXT))])
     expect((await fetch(`${pr.diff_url}?binary=true`, auth).then((r) => r.text()))).toContain('GIT binary patch')
-    // The bare index is Gitea's web page, not served; an unknown one is 404.
-    expect((await fetch(pr.html_url!, auth)).status).toBe(404)
+    // The bare index is the pull request's web page; an unknown one is 404.
+    expect((await fetch(pr.html_url!, auth)).status).toBe(200)
     expect((await fetch(`${s.url}/alice/d/pulls/9.diff`, auth)).status).toBe(404)
 
     expect((await s.patch('/repos/alice/d', { private: true }, { token: alice.token })).status).toBe(200)

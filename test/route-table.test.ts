@@ -293,6 +293,8 @@ function giteaCategories(path: string): ScopeCategory[] | 'none' {
   if (path === '/api/v1/user/repos' || path.startsWith('/api/v1/user/starred') || path === '/api/v1/users/:username/repos') return ['user', 'repository']
   if (path === '/api/v1/user/orgs' || path.startsWith('/api/v1/users/:username/orgs')) return ['user', 'organization']
   if (path.startsWith('/api/v1/user')) return ['user']
+  // The notifications page: its API routes' category.
+  if (path === '/notifications' || path.startsWith('/notifications/')) return ['notification']
   // Web routes serving a repository's content (raw files, archives, release downloads).
   return ['repository']
 }

@@ -10,6 +10,9 @@ import { explorePages } from './pages/explore'
 import { signUpPages } from './pages/sign-up'
 import { adminPages } from './pages/admin'
 import { repoSettingsPages } from './pages/settings-repo'
+import { issuePages } from './pages/issues'
+import { pullPages } from './pages/pulls'
+import { notificationPages } from './pages/notifications'
 
 export { errorPage } from './errors'
 
@@ -19,10 +22,17 @@ export { errorPage } from './errors'
  * cookie counts here and nowhere else). A new page is a route in `pages/`, added below.
  */
 export const webModule = (deps: AppDeps) =>
-  new Elysia({ name: 'web' }).use(webAssets()).use(signInRoutes(deps)).use(peoplePages(deps)).use(repoPages(deps))
+  new Elysia({ name: 'web' })
+    .use(webAssets())
+    .use(signInRoutes(deps))
+    .use(notificationPages(deps))
+    .use(peoplePages(deps))
+    .use(repoPages(deps))
     .use(userSettingsPages(deps))
     .use(repoActionPages(deps))
     .use(explorePages(deps))
     .use(signUpPages(deps))
     .use(adminPages(deps))
     .use(repoSettingsPages(deps))
+    .use(issuePages(deps))
+    .use(pullPages(deps))

@@ -21,6 +21,7 @@ export function Layout(props: { ctx: WebContext | null; title: string; children?
           <a class="brand" href="/">Warren</a>
           {user && ctx ? (
             <>
+              <a href="/notifications">Notifications</a>
               <a href={`/${encodeURIComponent(user.name)}`}>{user.name}</a>
               <form method="post" action="/user/logout">
                 <input type="hidden" name="_csrf" value={ctx.csrf ?? ''} />

@@ -73,4 +73,43 @@ table.list th, table.list td { text-align: left; padding: .4rem .6rem; border-to
 .hljs-title, .hljs-section, .hljs-function { color: #6639ba; }
 .hljs-meta, .hljs-symbol { color: #953800; }
 @media (max-width: 40rem) { main { padding: .5rem; } .site-header { padding: .5rem; } .settings { grid-template-columns: 1fr; } }
+.tabs, .state-tabs { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: .75rem 0; border-bottom: 1px solid var(--line); padding-bottom: .4rem; }
+.tabs a[aria-current], .state-tabs a[aria-current] { font-weight: 700; color: var(--fg); }
+.list-head { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: .5rem; }
+a.button { display: inline-block; text-decoration: none; }
+a.button.primary { background: var(--accent); color: #fff; border-radius: 4px; padding: .35rem .9rem; }
+.filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin: .5rem 0; }
+.filters label { display: grid; gap: .15rem; font-size: .85rem; font-weight: 600; }
+.filters input, .filters select, .filters button, form.stack select, form.stack textarea, .comment-form button, .thread button, main form button { font: inherit; padding: .3rem .5rem; border: 1px solid #8c959f; border-radius: 4px; background: var(--bg); color: var(--fg); }
+form.stack.wide { max-width: none; }
+form.stack textarea { width: 100%; font-family: inherit; }
+form.stack fieldset { border: 1px solid var(--line); border-radius: 6px; display: flex; flex-wrap: wrap; gap: .5rem 1rem; }
+form.stack label.check, label.check { display: inline-flex; gap: .35rem; align-items: center; font-weight: 400; }
+.buttons { display: flex; flex-wrap: wrap; gap: .5rem; }
+main form button.primary { background: var(--accent); color: #fff; border: 0; }
+.issue-row .title { font-weight: 600; }
+.meta { font-size: .85rem; }
+.label { display: inline-flex; align-items: center; gap: .3rem; border: 1px solid var(--line); border-radius: 1rem; padding: 0 .5rem; font-size: .8rem; color: var(--fg); text-decoration: none; margin-right: .25rem; }
+.state { display: inline-block; border-radius: 1rem; padding: 0 .6rem; font-size: .8rem; font-weight: 600; color: #fff; background: #1a7f37; }
+.state-closed { background: #cf222e; }
+.state-merged { background: #8250df; }
+.pager { display: flex; flex-wrap: wrap; gap: .5rem; margin: .75rem 0; }
+.pager [aria-current] { font-weight: 700; }
+.conversation { display: grid; grid-template-columns: minmax(0, 1fr) 14rem; gap: 1.5rem; }
+.side-title { font-size: .9rem; margin: .75rem 0 .25rem; }
+ul.chips { list-style: none; padding: 0; margin: 0; display: flex; flex-wrap: wrap; gap: .35rem; }
+.comment { border: 1px solid var(--line); border-radius: 6px; margin: 1rem 0; overflow: hidden; }
+.comment > header { background: var(--soft); padding: .4rem .75rem; border-bottom: 1px solid var(--line); font-size: .9rem; }
+.review-approved > header { background: #dafbe1; }
+.review-request-changes > header { background: #ffebe9; }
+.tag { color: var(--muted); font-style: italic; }
+.line-comment { border-top: 1px solid var(--line); padding: .5rem .75rem; }
+.line-comment .markdown { padding: .25rem 0; }
+pre.hunk { background: var(--soft); padding: .5rem; font-size: .8rem; overflow-x: auto; margin: .25rem 0; }
+pre.plain { white-space: pre-wrap; font-family: inherit; }
+.event { margin: .5rem 0 .5rem 1rem; padding-left: .75rem; border-left: 2px solid var(--line); font-size: .9rem; overflow-wrap: anywhere; }
+.blocked { margin: .5rem 0; }
+.thread form { display: inline; }
+@media (max-width: 50rem) { .conversation { grid-template-columns: minmax(0, 1fr); } }
+@media (max-width: 40rem) { main { padding: .5rem; } .site-header { padding: .5rem; } }
 `

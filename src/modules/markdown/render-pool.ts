@@ -7,12 +7,13 @@ import type { RenderConfig, RenderOptions } from './render'
 export interface RenderJob {
   id: number
   config: RenderConfig
-  text: string
+  /** One document, or several rendered in one job (a page's comments): one time budget for all. */
+  text: string | string[]
   opts: RenderOptions
 }
 
-/** A worker's answer: the HTML, or why rendering failed; or, once, that it is ready (or failed to load). */
-export type RenderResult = { id: number; html: string } | { id: number; error: string }
+/** A worker's answer: the HTML (one per document of a batch), or why rendering failed; or, once, that it is ready (or failed to load). */
+export type RenderResult = { id: number; html: string | string[] } | { id: number; error: string }
 type WorkerMessage = RenderResult | { ready: true } | { failed: string }
 
 export interface RenderPoolSettings {
@@ -31,7 +32,7 @@ export interface RenderPoolSettings {
 interface Pending {
   job: RenderJob
   client: string
-  resolve: (html: string) => void
+  resolve: (html: string | string[]) => void
   reject: (error: ApiError) => void
 }
 
@@ -86,7 +87,21 @@ export class RenderPool {
 
   /** Renders `text` for `client` (the key a caller is shared out by: its address). */
   render(config: RenderConfig, text: string, opts: RenderOptions, client = ''): Promise<string> {
-    if (text.length > this.settings.maxText) return Promise.reject(unprocessable(`The text is longer than ${this.settings.maxText} characters`, 'Text'))
+    return this.enqueue(config, text, opts, client) as Promise<string>
+  }
+
+  /**
+   * Renders several documents in one job (one place in the queue, one time budget), their total
+   * length bounded as one text's: a page's comments without a job each.
+   */
+  renderAll(config: RenderConfig, texts: string[], opts: RenderOptions, client = ''): Promise<string[]> {
+    if (texts.length === 0) return Promise.resolve([])
+    return this.enqueue(config, texts, opts, client) as Promise<string[]>
+  }
+
+  private enqueue(config: RenderConfig, text: string | string[], opts: RenderOptions, client: string): Promise<string | string[]> {
+    const length = typeof text === 'string' ? text.length : text.reduce((n, t) => n + t.length, 0)
+    if (length > this.settings.maxText) return Promise.reject(unprocessable(`The text is longer than ${this.settings.maxText} characters`, 'Text'))
     const startsNow = this.held(client) < this.perClient && this.slots.some((slot) => !slot?.busy)
     if (!startsNow && this.queue.length >= this.settings.queueLimit && !this.pushOutFor(client)) return Promise.reject(busyError())
     return new Promise((resolve, reject) => {

@@ -12,7 +12,7 @@ self.onmessage = (event: MessageEvent<RenderJob>) => {
   const { id, config, text, opts } = event.data
   let result: RenderResult
   try {
-    result = { id, html: renderMarkdown(config, text, opts) }
+    result = { id, html: typeof text === 'string' ? renderMarkdown(config, text, opts) : text.map((t) => (t ? renderMarkdown(config, t, opts) : '')) }
   } catch (error) {
     // A RangeError is output too large for a string or the stack.
     result = { id, error: error instanceof RangeError ? 'it is too large' : String(error) }

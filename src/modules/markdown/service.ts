@@ -16,6 +16,19 @@ const pools = new WeakMap<Config, RenderPool>()
  */
 export function renderMarkdown(config: Config, text: string, opts: RenderOptions = {}, client = ''): Promise<string> {
   if (!text) return Promise.resolve('')
+  return poolOf(config).render(config, text, opts, client)
+}
+
+/**
+ * Renders several documents (an issue's body and comments) in one job of the pool: one place in
+ * its queue and one time budget for them all, their total length bounded as one text's. The
+ * same errors as renderMarkdown, for the whole batch.
+ */
+export function renderMarkdownAll(config: Config, texts: string[], opts: RenderOptions = {}, client = ''): Promise<string[]> {
+  return poolOf(config).renderAll(config, texts, opts, client)
+}
+
+function poolOf(config: Config): RenderPool {
   let pool = pools.get(config)
   if (!pool)
     pools.set(
@@ -28,5 +41,5 @@ export function renderMarkdown(config: Config, text: string, opts: RenderOptions
         perClient: config.markdownWorkersPerClient,
       })),
     )
-  return pool.render(config, text, opts, client)
+  return pool
 }

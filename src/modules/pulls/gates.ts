@@ -7,8 +7,8 @@ import { branchRulesOf, idsOf, mayMergeInto, ruleFor, stringsOf, type BranchProt
 import { commitStatuses, type PullRow } from '../../db/schema'
 import { isAncestor } from '../../git/merge'
 import type { GitRepo } from '../../git/run'
-import { ApiError } from '../../lib/errors'
 import { cachedGlob } from '../../lib/file-patterns'
+import { ApiError } from '../../lib/errors'
 import { combinedState } from '../statuses/service'
 import { approvalsOf, hasRejection, type ReviewGateOptions } from '../reviews/gate'
 
@@ -17,7 +17,7 @@ import { approvalsOf, hasRejection, type ReviewGateOptions } from '../reviews/ga
  * CheckPullBranchProtections): a merger the rule allows, the required status checks successful
  * on the head commit, the required approvals, and a head that holds the base when the rule says
  * so. Each unmet rule is a 405 with its reason; a repository admin's `force_merge` passes them
- * unless the rule blocks admin overrides.
+ * unless the rule blocks admin overrides (`mergeGate`: the merge and the web's merge box ask it).
  */
 
 /**
@@ -67,7 +67,29 @@ async function notReady(deps: AppDeps, ctx: RepoContext, pull: PullRow, rule: Br
   return null
 }
 
-/** Why (405) the base branch's protection does not allow the merge yet, or null (checkMergeGates). */
+/**
+ * What the base branch's protection says of a merge by `doer` now: nothing (no rule, or every
+ * rule met), or the refusal (405) a merge would get, and whether `force_merge` would pass it (a
+ * repository admin, unless the rule blocks admin overrides). The merge and the web's merge box
+ * both ask it.
+ */
+export async function mergeGate(
+  deps: AppDeps,
+  ctx: RepoContext,
+  pull: PullRow,
+  doer: UserRow,
+  git: GitRepo,
+  shas: { base: string; head: string },
+): Promise<{ message: string; forcible: boolean } | null> {
+  const rule = ruleFor(await branchRulesOf(deps.db, ctx.repo.id), pull.baseBranch)
+  if (!rule) return null
+  if (!(await mayMergeInto(deps.db, rule, doer, ctx.mode))) return { message: 'User not allowed to merge PR', forcible: false }
+  const reason = await notReady(deps, ctx, pull, rule, git, shas.base, shas.head)
+  if (!reason) return null
+  return { message: `PR is not ready to be merged: ${reason}`, forcible: ctx.mode >= AccessMode.Admin && !rule.blockAdminMergeOverride }
+}
+
+/** The refusal (405) a merge by `doer` gets now, or null: mergeGate's, unless `force` passes it. */
 export async function mergeGateRefusal(
   deps: AppDeps,
   ctx: RepoContext,
@@ -77,19 +99,8 @@ export async function mergeGateRefusal(
   shas: { base: string; head: string },
   force: boolean,
 ): Promise<ApiError | null> {
-  const rule = ruleFor(await branchRulesOf(deps.db, ctx.repo.id), pull.baseBranch)
-  if (!rule) return null
-  if (!(await mayMergeInto(deps.db, rule, doer, ctx.mode))) return new ApiError(405, 'User not allowed to merge PR')
-  const reason = await notReady(deps, ctx, pull, rule, git, shas.base, shas.head)
-  if (!reason) return null
-  if (force && ctx.mode >= AccessMode.Admin && !rule.blockAdminMergeOverride) return null
-  return new ApiError(405, `PR is not ready to be merged: ${reason}`)
-}
-
-/** Refuses (405) a merge the base branch's protection does not allow yet. */
-export async function checkMergeGates(...args: Parameters<typeof mergeGateRefusal>): Promise<void> {
-  const refusal = await mergeGateRefusal(...args)
-  if (refusal) throw refusal
+  const gate = await mergeGate(deps, ctx, pull, doer, git, shas)
+  return gate && !(force && gate.forcible) ? new ApiError(405, gate.message) : null
 }
 
 /**

@@ -30,7 +30,6 @@ import { findPullByBranches } from './by-branches'
 import { commitsToApi, filesToApi } from '../../convert/commit'
 import { pullCommits, pullDiff, pullDownloadOf, pullFiles } from './compare'
 import { PageQuery, setListHeaders } from '../../lib/pagination'
-import { notFound } from '../../lib/errors'
 import { wildcardOf } from '../files/model'
 
 const PullList = t.Array(PullRequestSchema)
@@ -259,30 +258,5 @@ export const pullsModule = (deps: AppDeps) =>
         params: PullParams,
         response: { 204: t.Void() },
         detail: { operationId: 'repoCancelScheduledAutoMerge', summary: 'Cancel the scheduled merge of a pull request (its scheduler or a repository admin)' },
-      },
-    )
-
-/**
- * Outside /api/v1: a pull request's `diff_url` and `patch_url` (`/{owner}/{repo}/pulls/{index}.diff`,
- * `.patch`, the web addresses Gitea's records give), answered as the API's download, to readers of
- * the repository only. The bare `{index}` (Gitea's web page) is not served.
- */
-export const pullDownloadsModule = (deps: AppDeps) =>
-  new Elysia({ name: 'pull-downloads', detail: { hide: true } })
-    .use(pipeline(deps))
-    .get(
-      '/:owner/:repo/pulls/:index',
-      ({ params, query, repo: ctx }) => {
-        const { index, kind } = pullDownloadOf(params.index)
-        if (!kind) throw notFound('only the .diff and .patch of a pull request are served here; its record is at /api/v1')
-        return pullDiff(deps, ctx, pathNumber(index), kind, formSwitch(query.binary, false))
-      },
-      {
-        scope: 'repository',
-        repo: { unit: 'pulls' },
-        params: PullParams,
-        query: PullGetQuery,
-        response: { 200: PullDiffText },
-        detail: { operationId: 'webPullDiffOrPatch', summary: "A pull request's diff or patch (`{index}.diff`, `{index}.patch`) at its diff_url / patch_url" },
       },
     )

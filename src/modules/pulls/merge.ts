@@ -11,12 +11,13 @@ import { ApiError, conflict } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { gitIdentityOf } from '../../convert/user'
 import { moveRefs } from '../../push'
-import { checkMergeGates } from './gates'
+import { mergeGate, mergeGateRefusal } from './gates'
 import { usersByIds } from '../../convert/people'
 import { findPull, recordMerged, pullById } from './service'
-import { syncPullHeadRef } from './mergeability'
+import { pullHeadRef, syncPullHeadRef } from './mergeability'
 import { gitOfRow } from '../../auth/repo-context'
-import type { MergeStyle } from './model'
+import { MERGE_STYLES, type MergeStyle } from './model'
+import type { PullItem } from '../../convert/pull'
 
 /**
  * Merging a pull request with git plumbing only, never a work tree:
@@ -117,6 +118,38 @@ export interface MergeCandidate {
   headSha: string
 }
 
+/** Why the pull request's own state refuses a merge (405, or 409 while another merge runs), or null. */
+function stateRefusal({ pull, issue }: PullItem): ApiError | null {
+  if (pull.hasMerged) return notAllowed('the pull request has already been merged')
+  if (issue.isClosed) return notAllowed('the pull request is closed')
+  if (pull.mergeIntent) return conflict('the pull request is being merged; try again')
+  if (pull.status === 'conflict') return notAllowed('the pull request cannot be merged: it conflicts with the base branch')
+  return null
+}
+
+/** The merge styles the repository allows (Gitea's IsMergeStyleAllowed), in Gitea's order. */
+export const allowedMergeStyles = (repo: RepoRow): MergeStyle[] => MERGE_STYLES.filter((style) => MERGE_ALLOWED[style](repo))
+
+/**
+ * What a merge by `doer` would meet now, without merging (the web's merge box): the styles
+ * allowed, and the first refusal of the same checks mergePull makes (the pull request's state,
+ * the branches, the base's protection through mergeGate), with whether force_merge would pass it.
+ * The head is read as recorded, not fetched: the box is a reading.
+ */
+export async function mergeOutlook(deps: AppDeps, ctx: RepoContext, item: PullItem, doer: UserRow | null): Promise<{ styles: MergeStyle[]; blocker: { message: string; forcible: boolean } | null }> {
+  const styles = allowedMergeStyles(ctx.repo)
+  const refusal = stateRefusal(item)
+  if (refusal) return { styles, blocker: { message: refusal.message, forcible: false } }
+  if (styles.length === 0) return { styles, blocker: { message: 'no merge style is allowed in this repository', forcible: false } }
+  const repo = gitOfRow(deps, ctx.repo)
+  const baseSha = await readRef(repo, `refs/heads/${item.pull.baseBranch}`)
+  if (!baseSha) return { styles, blocker: { message: 'the base branch of the pull request does not exist any more', forcible: false } }
+  const headSha = (await readRef(repo, pullHeadRef(item.pull.index))) ?? item.pull.headSha
+  if (!headSha) return { styles, blocker: { message: 'the head branch of the pull request does not exist any more', forcible: false } }
+  if (!doer) return { styles, blocker: null }
+  return { styles, blocker: await mergeGate(deps, ctx, item.pull, doer, repo, { base: baseSha, head: headSha }) }
+}
+
 /**
  * What a merge (or a scheduled one) checks before the gates of the base branch's protection: 405
  * when it is closed, merged, conflicting, a branch is gone or the style is not allowed; 409 when
@@ -124,11 +157,9 @@ export interface MergeCandidate {
  */
 export async function mergeCandidate(deps: AppDeps, ctx: RepoContext, index: number, req: Pick<MergeRequest, 'style' | 'headCommitId'>): Promise<MergeCandidate> {
   const { pull, issue } = await findPull(deps, ctx.repo.id, index)
-  if (pull.hasMerged) throw notAllowed('the pull request has already been merged')
-  if (issue.isClosed) throw notAllowed('the pull request is closed')
-  if (pull.mergeIntent) throw conflict('the pull request is being merged; try again')
+  const refusal = stateRefusal({ pull, issue })
+  if (refusal) throw refusal
   if (!MERGE_ALLOWED[req.style](ctx.repo)) throw notAllowed(`merge style "${req.style}" is not allowed in this repository`)
-  if (pull.status === 'conflict') throw notAllowed('the pull request cannot be merged: it conflicts with the base branch')
   const repo = gitOfRow(deps, ctx.repo)
   // The base is read first: whatever moves it from here on makes the compare-and-swap fail.
   const baseRef = `refs/heads/${pull.baseBranch}`
@@ -148,7 +179,8 @@ export async function mergeCandidate(deps: AppDeps, ctx: RepoContext, index: num
 export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, doer: UserRow, req: MergeRequest): Promise<PullRow> {
   const { pull, issue, repo, baseRef, baseSha, headSha } = await mergeCandidate(deps, ctx, index, req)
   const base = ctx.repo
-  await checkMergeGates(deps, ctx, pull, doer, repo, { base: baseSha, head: headSha }, req.force ?? false)
+  const refusal = await mergeGateRefusal(deps, ctx, pull, doer, repo, { base: baseSha, head: headSha }, req.force ?? false)
+  if (refusal) throw refusal
   const now = nowUnix()
   const people = await usersByIds(deps, [issue.posterId])
   const headRepo = pull.headRepoId === base.id ? base : (await deps.db.select().from(repositories).where(eq(repositories.id, pull.headRepoId)))[0]

@@ -52,6 +52,15 @@ export async function findReview(deps: AppDeps, ctx: RepoContext, index: number,
 export const commentsOfReview = (deps: AppDeps, reviewId: number) =>
   deps.db.select().from(reviewComments).where(eq(reviewComments.reviewId, reviewId)).orderBy(asc(reviewComments.id))
 
+/** Most line comments a pull request's conversation reads at once (the rest are counted). */
+export const MAX_CONVERSATION_LINE_COMMENTS = 1000
+
+/** The line comments of several reviews (one pull request's), in the order they were made; bounded. */
+export async function commentsOfReviews(deps: AppDeps, reviewIds: number[]) {
+  if (reviewIds.length === 0) return []
+  return await deps.db.select().from(reviewComments).where(inArray(reviewComments.reviewId, reviewIds)).orderBy(asc(reviewComments.id)).limit(MAX_CONVERSATION_LINE_COMMENTS)
+}
+
 /** The type an event asks for, checked as Gitea checks it (422 otherwise). */
 function reviewTypeOf(item: PullItem, user: UserRow, event: string | undefined, body: string | undefined, hasComments: boolean): number {
   const type = TYPE_OF_EVENT[(event ?? '').toUpperCase()] ?? ReviewType.Pending

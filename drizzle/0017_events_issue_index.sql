@@ -1,0 +1,1 @@
+CREATE INDEX `events_issue_idx` ON `events` (`issue_id`,`id`);

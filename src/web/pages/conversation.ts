@@ -1,0 +1,103 @@
+import type { AppDeps } from '../../deps'
+import type { RepoContext } from '../../auth/repo-context'
+import type { IssueRow, ReviewCommentRow } from '../../db/schema'
+import { issueToApi, commentsToApi, type ApiComment, type ApiIssue } from '../../convert/issue'
+import { usersByIds } from '../../convert/people'
+import { reviewCommentsToApi, reviewsToApi, ReviewType, type ApiReview } from '../../convert/review'
+import type { PullItem } from '../../convert/pull'
+import type { EventRecord } from '../../events/outbox'
+import { listIssueComments } from '../../modules/comments/service'
+import { issueTimeline } from '../../modules/issues/timeline'
+import { renderMarkdownAll } from '../../modules/markdown/service'
+import { commentsOfReviews, listReviews } from '../../modules/reviews/service'
+import { ApiError } from '../../lib/errors'
+
+/** Comments one page of a conversation shows (Gitea shows them all; a page bounds the HTML and the work). */
+export const COMMENTS_PER_PAGE = 50
+/** Reviews a pull request's conversation lists at most. */
+const MAX_REVIEWS = 200
+
+export type ApiReviewComment = Awaited<ReturnType<typeof reviewCommentsToApi>>[number]
+
+/** One entry of a conversation, in time order. */
+export type TimelineItem =
+  | { kind: 'comment'; at: number; comment: ApiComment; html: string | null }
+  | { kind: 'event'; at: number; event: EventRecord; actor: string | null; people: Map<number, string> }
+  | { kind: 'review'; at: number; review: ApiReview; html: string | null; lines: { comment: ApiReviewComment; html: string | null }[] }
+
+export interface Conversation {
+  issue: ApiIssue
+  bodyHtml: string | null
+  items: TimelineItem[]
+  page: number
+  pages: number
+  totalComments: number
+  /** Whether the window had more events than were read. */
+  moreEvents: boolean
+}
+
+/** When an ISO time was, in Unix seconds. */
+const unixOf = (iso: string) => Math.floor(Date.parse(iso) / 1000)
+
+/**
+ * An issue's (or pull request's) conversation, one page of comments at a time: its record, its
+ * comments, the timeline events between them, and for a pull request its reviews with their line
+ * comments. Every text is rendered by the markdown service in one batch (one job, one time
+ * budget); past the budget the page shows the texts as they were written.
+ */
+export async function loadConversation(deps: AppDeps, ctx: RepoContext, row: IssueRow, page: number, client: string, pull?: PullItem): Promise<Conversation> {
+  const viewer = ctx.caller.user
+  const issue = await issueToApi(deps, ctx.repo, row, viewer)
+  // One comment past the page tells where the page's window of events ends.
+  const found = await listIssueComments(deps, row, {}, { page, limit: COMMENTS_PER_PAGE + 1, offset: (page - 1) * COMMENTS_PER_PAGE })
+  const rows = found.rows.slice(0, COMMENTS_PER_PAGE)
+  const next = found.rows[COMMENTS_PER_PAGE]
+  const pages = Math.max(1, Math.ceil(found.total / COMMENTS_PER_PAGE))
+  const window = { from: page > 1 ? rows[0]?.createdUnix : undefined, to: next?.createdUnix }
+  const timeline = await issueTimeline(deps, row, window)
+  const comments = await commentsToApi(deps, ctx.repo, rows, viewer)
+
+  let reviews: ApiReview[] = []
+  let lineRows: ReviewCommentRow[] = []
+  let lineRecords: ApiReviewComment[] = []
+  if (pull) {
+    const listed = await listReviews(deps, ctx, row.index, { page: 1, limit: MAX_REVIEWS, offset: 0 })
+    // Review requests are shown as the timeline's events; pending reviews are their reviewer's draft.
+    const shown = listed.found.rows.filter((r) => r.type !== ReviewType.Request && r.type !== ReviewType.Pending && inWindow(r.createdUnix, window))
+    const scope = { repo: ctx.repo, issue: row, pull: pull.pull, owner: ctx.owner }
+    reviews = await reviewsToApi(deps, scope, shown, viewer)
+    lineRows = await commentsOfReviews(deps, shown.map((r) => r.id))
+    lineRecords = await reviewCommentsToApi(deps, scope, lineRows, viewer)
+  }
+
+  const texts = [row.content, ...rows.map((c) => c.content), ...reviews.map((r) => r.body), ...lineRecords.map((c) => c.body)]
+  const html = await renderAll(deps, ctx, texts, client)
+  let at = 1
+  const items: TimelineItem[] = comments.map((comment, i) => ({ kind: 'comment', at: rows[i]!.createdUnix, comment, html: html[at + i] ?? null }))
+  at += rows.length
+  const reviewHtml = html.slice(at, at + reviews.length)
+  at += reviews.length
+  const lineHtml = html.slice(at)
+  reviews.forEach((review, i) => {
+    const lines = lineRecords.flatMap((comment, j) => (comment.pull_request_review_id === review.id ? [{ comment, html: lineHtml[j] ?? null }] : []))
+    items.push({ kind: 'review', at: unixOf(review.submitted_at), review, html: reviewHtml[i] ?? null, lines })
+  })
+  const people = await usersByIds(deps, timeline.events.flatMap((e) => [e.actorId ?? 0, Number(e.payload.reviewerId ?? 0)]).filter((id) => id > 0))
+  const names = new Map([...people].map(([id, u]) => [id, u.name]))
+  for (const event of timeline.events) items.push({ kind: 'event', at: event.createdUnix, event, actor: event.actorId ? (names.get(event.actorId) ?? null) : null, people: names })
+  // Stable: comments, then reviews, then events of the same second keep the order they were read in.
+  items.sort((a, b) => a.at - b.at)
+  return { issue, bodyHtml: html[0] ?? null, items, page, pages, totalComments: found.total, moreEvents: timeline.more }
+}
+
+const inWindow = (at: number, w: { from?: number; to?: number }) => (w.from === undefined || at >= w.from) && (w.to === undefined || at < w.to)
+
+/** The texts rendered in one batch; null for each when the batch could not be rendered (too long, too slow, the pool busy). */
+async function renderAll(deps: AppDeps, ctx: RepoContext, texts: string[], client: string): Promise<(string | null)[]> {
+  try {
+    return await renderMarkdownAll(deps.config, texts, { mode: 'gfm', context: `${ctx.owner.name}/${ctx.repo.name}` }, client)
+  } catch (e) {
+    if (e instanceof ApiError) return texts.map(() => null)
+    throw e
+  }
+}

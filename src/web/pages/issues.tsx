@@ -1,0 +1,450 @@
+import { Elysia, t } from 'elysia'
+import type { Html } from 'warren-jsx/jsx-runtime'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import { AccessMode } from '../../auth/access'
+import type { RepoContext } from '../../auth/repo-context'
+import { repoToApi, type ApiRepo } from '../../convert/repo'
+import { issuesToApi, type ApiIssue } from '../../convert/issue'
+import type { LabelRow, MilestoneRow } from '../../db/schema'
+import { ApiError } from '../../lib/errors'
+import { pathNumber } from '../../lib/path-number'
+import { findIssue, listIssues, type IssueFilter } from '../../modules/issues/queries'
+import { createIssue, editIssue } from '../../modules/issues/service'
+import { createComment } from '../../modules/comments/service'
+import { editPull } from '../../modules/pulls/service'
+import { listLabels } from '../../modules/labels/service'
+import { listMilestones } from '../../modules/milestones/service'
+import { Layout } from '../layout'
+import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
+import { repoUrl } from '../links'
+import { RepoHeader } from './repo-chrome'
+import { COMMENTS_PER_PAGE, loadConversation, type Conversation } from './conversation'
+import { ConversationView } from './timeline'
+import { CsrfField, fieldList, formAction, multiline, IssueRow, issuePageUrl, Pager, SideFacts, StateBadge, TimeAt, UserLink } from './issue-parts'
+
+/** Rows a list page shows (Gitea's web lists show 20). */
+const PER_PAGE = 20
+/** Labels and milestones a filter or a form offers at most. */
+const MAX_CHOICES = 100
+/** Highest page number a list or a conversation accepts (past it there is nothing to show). */
+const MAX_PAGE = 100_000
+
+const Text = (max: number) => t.Optional(t.String({ maxLength: max }))
+const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
+const IndexParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: t.String({ maxLength: 40 }) })
+const ListQuery = t.Object({ state: Text(16), labels: Text(1000), milestone: Text(255), assignee: Text(255), poster: Text(255), q: Text(255), page: Text(16) })
+const PageQuery = t.Object({ page: Text(16) })
+/** Form bodies: every field bounded; unknown fields ignored. */
+const CommentBody = t.Object({ _csrf: Text(128), content: Text(65_536), status: Text(16) }, { additionalProperties: true })
+const NewIssueBody = t.Object(
+  {
+    _csrf: Text(128),
+    title: Text(1024),
+    content: Text(65_536),
+    label_ids: t.Optional(t.Union([t.String({ maxLength: 20 }), t.Array(t.String({ maxLength: 20 }), { maxItems: MAX_CHOICES })])),
+    milestone_id: Text(20),
+    assignees: Text(2048),
+  },
+  { additionalProperties: true },
+)
+
+/** A page number from a query (1 when absent or not a number; bounded). */
+export const pageNumber = (value: string | undefined): number => {
+  const n = /^\d{1,9}$/.test(value ?? '') ? Number(value) : 1
+  return Math.min(Math.max(1, n), MAX_PAGE)
+}
+
+/** An issue's index from the path; 404 when it is not one. */
+export function indexOf(value: string): number {
+  const index = pathNumber(value)
+  if (!Number.isSafeInteger(index)) throw new ApiError(404, 'no such issue')
+  return index
+}
+
+const signInUrl = (path: string) => `/user/login?redirect_to=${encodeURIComponent(path)}`
+
+/** The repository's labels (its own and its organisation's) and milestones, for filters and forms. */
+async function choicesOf(deps: AppDeps, ctx: RepoContext): Promise<{ labels: LabelRow[]; milestones: MilestoneRow[] }> {
+  const first = { page: 1, limit: MAX_CHOICES, offset: 0 }
+  const own = (await listLabels(deps, { repoId: ctx.repo.id }, undefined, first)).rows
+  const org = ctx.owner.type === 1 ? (await listLabels(deps, { orgId: ctx.owner.id }, undefined, first)).rows : []
+  const milestones = (await listMilestones(deps, ctx.repo.id, first, 'all')).rows
+  return { labels: [...own, ...org], milestones }
+}
+
+/** The tab bar of a repository's issue tracker: issues and pull requests, where enabled. */
+function TrackerTabs(props: { repo: ApiRepo; current: 'issues' | 'pulls' }): Html {
+  const base = repoUrl(props.repo.owner.login, props.repo.name)
+  return (
+    <nav class="tabs" aria-label="Repository">
+      <a href={base}>Code</a>
+      {props.repo.has_issues ? (
+        <a href={`${base}/issues`} aria-current={props.current === 'issues' ? 'page' : undefined}>
+          Issues
+        </a>
+      ) : null}
+      {props.repo.has_pull_requests ? (
+        <a href={`${base}/pulls`} aria-current={props.current === 'pulls' ? 'page' : undefined}>
+          Pull requests
+        </a>
+      ) : null}
+    </nav>
+  )
+}
+
+type ListQueryValue = typeof ListQuery.static
+
+/**
+ * `/{owner}/{repo}/issues` and `/pulls`: one page of the list (the issues service's filters:
+ * labels, milestone, assignee, poster, keyword), open and closed tabs with their counts.
+ */
+async function listPage(deps: AppDeps, request: Request, ctx: RepoContext, query: ListQueryValue, kind: 'issues' | 'pulls'): Promise<Response> {
+  const web = webContext(deps.config, request, ctx.caller)
+  const viewer = ctx.caller.user
+  const repo = await repoToApi(deps, ctx.repo, ctx.owner, viewer, ctx.mode)
+  const state = query.state === 'closed' || query.state === 'all' ? query.state : 'open'
+  const page = pageNumber(query.page)
+  const filter: IssueFilter = {
+    type: kind,
+    labels: query.labels || undefined,
+    milestones: query.milestone || undefined,
+    created_by: query.poster?.trim() || undefined,
+    assigned_by: query.assignee?.trim() || undefined,
+    q: query.q?.trim() || undefined,
+  }
+  let issues: ApiIssue[] = []
+  let total = 0
+  let counts = { open: 0, closed: 0 }
+  let problem: string | null = null
+  try {
+    const found = await listIssues(deps, ctx.repo, viewer, { ...filter, state }, { page, limit: PER_PAGE, offset: (page - 1) * PER_PAGE })
+    total = found.total
+    const countOf = async (s: 'open' | 'closed') => (state === s ? found.total : (await listIssues(deps, ctx.repo, viewer, { ...filter, state: s }, { page: 1, limit: 1, offset: 0 })).total)
+    counts = { open: await countOf('open'), closed: await countOf('closed') }
+    issues = await issuesToApi(deps, ctx.repo, found.rows, viewer)
+  } catch (e) {
+    // A filter naming no one (or no one visible) says so on the page.
+    if (!(e instanceof ApiError) || e.status >= 500) throw e
+    problem = e.status === 404 ? 'No such user: the poster or assignee filter names no one you can see.' : e.message
+  }
+  const choices = await choicesOf(deps, ctx)
+  const path = `${repoUrl(repo.owner.login, repo.name)}/${kind}`
+  const params = { labels: query.labels, milestone: query.milestone, assignee: query.assignee, poster: query.poster, q: query.q }
+  const tabHref = (s: string) => `${path}?${new URLSearchParams(Object.entries({ ...params, state: s }).filter((e): e is [string, string] => !!e[1]))}`
+  const noun = kind === 'pulls' ? 'Pull requests' : 'Issues'
+  return htmlResponse(
+    <Layout ctx={web} title={`${noun} · ${repo.full_name}`}>
+      <RepoHeader repo={repo} />
+      <TrackerTabs repo={repo} current={kind} />
+      <div class="list-head">
+        <h2>{noun}</h2>
+        {kind === 'issues' && viewer ? (
+          <a class="button primary" href={`${repoUrl(repo.owner.login, repo.name)}/issues/new`}>
+            New issue
+          </a>
+        ) : null}
+      </div>
+      <form class="filters" method="get" action={path} role="search" aria-label={`Filter ${noun.toLowerCase()}`}>
+        <input type="hidden" name="state" value={state} />
+        <label>
+          Search
+          <input type="search" name="q" value={query.q ?? ''} />
+        </label>
+        <label>
+          Label
+          <select name="labels">
+            <option value="">Any</option>
+            {choices.labels.map((l) => (
+              <option value={String(l.id)} selected={query.labels === String(l.id)}>
+                {l.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Milestone
+          <select name="milestone">
+            <option value="">Any</option>
+            {choices.milestones.map((m) => (
+              <option value={String(m.id)} selected={query.milestone === String(m.id)}>
+                {m.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Poster
+          <input name="poster" value={query.poster ?? ''} autocomplete="off" />
+        </label>
+        <label>
+          Assignee
+          <input name="assignee" value={query.assignee ?? ''} autocomplete="off" />
+        </label>
+        <button type="submit">Filter</button>
+      </form>
+      <nav class="state-tabs" aria-label="State">
+        <a href={tabHref('open')} aria-current={state === 'open' ? 'page' : undefined}>
+          {counts.open} Open
+        </a>
+        <a href={tabHref('closed')} aria-current={state === 'closed' ? 'page' : undefined}>
+          {counts.closed} Closed
+        </a>
+        <a href={tabHref('all')} aria-current={state === 'all' ? 'page' : undefined}>
+          All
+        </a>
+      </nav>
+      {problem ? (
+        <p class="error" role="alert">
+          {problem}
+        </p>
+      ) : null}
+      <div class="box">
+        <ul class="entries" aria-label={noun}>
+          {issues.map((issue) => (
+            <IssueRow owner={repo.owner.login} repo={repo.name} issue={issue} listPath={path} />
+          ))}
+          {issues.length === 0 ? <li class="muted">{problem ? 'Nothing to show.' : `No ${noun.toLowerCase()} match.`}</li> : null}
+        </ul>
+      </div>
+      <Pager path={path} params={{ ...params, state }} page={page} pages={Math.ceil(total / PER_PAGE)} label={`Pages of ${noun.toLowerCase()}`} />
+    </Layout>,
+  )
+}
+
+/** The comment form under a conversation: comment, and close or reopen (with the comment, if any) for the poster and writers. */
+export function CommentForm(props: { ctx: WebContext; repoCtx: RepoContext; conv: Conversation; action: string; closable: boolean }): Html {
+  const { ctx, repoCtx, conv } = props
+  const user = ctx.caller.user
+  if (!user)
+    return (
+      <p class="notice">
+        <a href={signInUrl(ctx.path)}>Sign in</a> to join this conversation.
+      </p>
+    )
+  if (repoCtx.repo.isArchived) return <p class="notice muted">This repository is archived: it takes no comments.</p>
+  if (conv.issue.is_locked && repoCtx.mode < AccessMode.Write) return <p class="notice muted">This conversation is locked: only collaborators may comment.</p>
+  const mayClose = props.closable && (repoCtx.mode >= AccessMode.Write || conv.issue.user.id === user.id)
+  const open = conv.issue.state === 'open'
+  return (
+    <form class="stack wide comment-form" method="post" action={props.action}>
+      <CsrfField ctx={ctx} />
+      <label>
+        Comment
+        <textarea name="content" rows="6" maxlength="65536" />
+      </label>
+      <div class="buttons">
+        <button class="primary" type="submit" name="status" value="">
+          Comment
+        </button>
+        {mayClose ? (
+          <button type="submit" name="status" value={open ? 'close' : 'reopen'}>
+            {open ? 'Close with comment' : 'Reopen'}
+          </button>
+        ) : null}
+      </div>
+    </form>
+  )
+}
+
+/** The heading of a conversation: title, number, state, who opened it and when. */
+export function ConversationHead(props: { conv: Conversation; noun: string; merged?: boolean; children?: Html }): Html {
+  const { issue } = props.conv
+  return (
+    <section class="conversation-head" aria-label={props.noun}>
+      <h1>
+        {issue.title} <span class="muted">#{issue.number}</span>
+      </h1>
+      <p>
+        <StateBadge state={issue.state} merged={props.merged} /> <UserLink user={issue.user} /> opened this {props.noun.toLowerCase()} <TimeAt iso={issue.created_at} /> ·{' '}
+        {issue.comments} {issue.comments === 1 ? 'comment' : 'comments'}
+      </p>
+      {props.children}
+    </section>
+  )
+}
+
+/**
+ * After a comment form: comments (when there is text), then closes or reopens (`status`), each
+ * through the service the API calls (`createComment`; `editIssue`, or `editPull` for a pull
+ * request). Answers where to go: the new comment on its page, else the conversation.
+ */
+async function commentAndState(deps: AppDeps, ctx: RepoContext, index: number, body: typeof CommentBody.static): Promise<string> {
+  const user = ctx.caller.user!
+  const issue = await findIssue(deps, ctx.repo.id, index)
+  const url = issuePageUrl(ctx.owner.name, ctx.repo.name, index, issue.isPull)
+  const content = multiline(body.content)
+  const state = body.status === 'close' ? 'closed' : body.status === 'reopen' ? 'open' : undefined
+  let anchor = ''
+  if (content.trim() || !state) {
+    const comment = await createComment(deps, ctx, index, user, content)
+    const total = (await findIssue(deps, ctx.repo.id, index)).numComments
+    anchor = `?page=${Math.max(1, Math.ceil(total / COMMENTS_PER_PAGE))}#issuecomment-${comment.id}`
+  }
+  if (state) {
+    if (issue.isPull) await editPull(deps, ctx, index, user, { state })
+    else await editIssue(deps, ctx, index, user, { state })
+  }
+  return url + anchor
+}
+
+/** `/issues/new`: the new issue form (labels, milestone and assignees for writers, as the service applies them). */
+function NewIssueForm(props: { ctx: WebContext; repoCtx: RepoContext; labels: LabelRow[]; milestones: MilestoneRow[]; action: string }): Html {
+  const writer = props.repoCtx.mode >= AccessMode.Write
+  return (
+    <form class="stack wide" method="post" action={props.action}>
+      <CsrfField ctx={props.ctx} />
+      <label>
+        Title
+        <input name="title" required maxlength="255" />
+      </label>
+      <label>
+        Description
+        <textarea name="content" rows="10" maxlength="65536" />
+      </label>
+      {writer ? (
+        <>
+          {props.labels.length ? (
+            <fieldset>
+              <legend>Labels</legend>
+              {props.labels.map((l) => (
+                <label class="check">
+                  <input type="checkbox" name="label_ids" value={String(l.id)} /> {l.name}
+                </label>
+              ))}
+            </fieldset>
+          ) : null}
+          {props.milestones.length ? (
+            <label>
+              Milestone
+              <select name="milestone_id">
+                <option value="">No milestone</option>
+                {props.milestones
+                  .filter((m) => !m.isClosed)
+                  .map((m) => (
+                    <option value={String(m.id)}>{m.name}</option>
+                  ))}
+              </select>
+            </label>
+          ) : null}
+          <label>
+            Assignees (user names, separated by commas)
+            <input name="assignees" autocomplete="off" />
+          </label>
+        </>
+      ) : null}
+      <div>
+        <button class="primary" type="submit">
+          Create issue
+        </button>
+      </div>
+    </form>
+  )
+}
+
+const ids = (values: string[]) => values.filter((v) => /^\d{1,15}$/.test(v)).map(Number)
+
+/**
+ * The issue tracker's pages: `/{owner}/{repo}/issues` and `/pulls` (lists), `/issues/{index}` (an
+ * issue's conversation; a pull request's number goes to its page), `/issues/new` and their forms.
+ */
+export const issuePages = (deps: AppDeps) =>
+  new Elysia({ name: 'web-issues', detail: { hide: true } })
+    .use(pipeline(deps, { session: true }))
+    .get('/:owner/:repo/issues', ({ request, query, repo: ctx }) => listPage(deps, request, ctx, query, 'issues'), {
+      scope: 'repository',
+      repo: { unit: 'issues' },
+      params: RepoParams,
+      query: ListQuery,
+      detail: pageDetail('webIssueList'),
+    })
+    .get('/:owner/:repo/pulls', ({ request, query, repo: ctx }) => listPage(deps, request, ctx, query, 'pulls'), {
+      scope: 'repository',
+      repo: { unit: 'pulls' },
+      params: RepoParams,
+      query: ListQuery,
+      detail: pageDetail('webPullList'),
+    })
+    .get(
+      '/:owner/:repo/issues/new',
+      async ({ request, repo: ctx }) => {
+        const web = webContext(deps.config, request, ctx.caller)
+        if (!ctx.caller.user) return new Response(null, { status: 303, headers: { location: signInUrl(web.path) } })
+        const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+        const choices = ctx.mode >= AccessMode.Write ? await choicesOf(deps, ctx) : { labels: [], milestones: [] }
+        return htmlResponse(
+          <Layout ctx={web} title={`New issue · ${repo.full_name}`}>
+            <RepoHeader repo={repo} />
+            <TrackerTabs repo={repo} current="issues" />
+            <h2>New issue</h2>
+            {ctx.repo.isArchived ? (
+              <p class="error" role="alert">
+                This repository is archived: it takes no new issues.
+              </p>
+            ) : (
+              <NewIssueForm ctx={web} repoCtx={ctx} labels={choices.labels} milestones={choices.milestones} action={`${repoUrl(repo.owner.login, repo.name)}/issues/new`} />
+            )}
+          </Layout>,
+        )
+      },
+      { scope: 'repository', repo: { unit: 'issues' }, params: RepoParams, detail: pageDetail('webIssueNewForm') },
+    )
+    .post(
+      '/:owner/:repo/issues/new',
+      ({ request, body, repo: ctx, user }) =>
+        formAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, async () => {
+          const assignees = (body.assignees ?? '').split(',').map((n) => n.trim()).filter(Boolean)
+          const milestone = /^\d{1,15}$/.test(body.milestone_id ?? '') ? Number(body.milestone_id) : undefined
+          const { row } = await createIssue(deps, ctx, user, {
+            title: (body.title ?? '').trim(),
+            body: multiline(body.content),
+            labels: ids(fieldList(body.label_ids)),
+            milestone,
+            assignees,
+          })
+          return issuePageUrl(ctx.owner.name, ctx.repo.name, row.index, false)
+        }),
+      { scope: 'repository', repo: { unit: 'issues' }, signed: true, params: RepoParams, body: NewIssueBody, detail: pageDetail('webIssueCreate') },
+    )
+    .get(
+      '/:owner/:repo/issues/:index',
+      async ({ request, params, query, repo: ctx }) => {
+        const web = webContext(deps.config, request, ctx.caller)
+        const row = await findIssue(deps, ctx.repo.id, indexOf(params.index))
+        // Gitea's ViewIssue: a pull request's number under /issues goes to its page.
+        if (row.isPull) return new Response(null, { status: 303, headers: { location: issuePageUrl(ctx.owner.name, ctx.repo.name, row.index, true) } })
+        const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+        const conv = await loadConversation(deps, ctx, row, pageNumber(query.page), deps.auth.clientAddress(request) ?? '')
+        const url = issuePageUrl(repo.owner.login, repo.name, row.index, false)
+        return htmlResponse(
+          <Layout ctx={web} title={`${row.title} · Issue #${row.index} · ${repo.full_name}`}>
+            <RepoHeader repo={repo} />
+            <TrackerTabs repo={repo} current="issues" />
+            <ConversationHead conv={conv} noun="Issue" />
+            <div class="conversation">
+              <div class="main-column">
+                <ConversationView conv={conv} url={url} />
+                <CommentForm ctx={web} repoCtx={ctx} conv={conv} action={`${url}/comments`} closable={true} />
+              </div>
+              <SideFacts issue={conv.issue} />
+            </div>
+          </Layout>,
+        )
+      },
+      { scope: 'repository', repo: { unit: 'issues' }, params: IndexParams, query: PageQuery, detail: pageDetail('webIssue') },
+    )
+    .post(
+      '/:owner/:repo/issues/:index/comments',
+      ({ request, params, body, repo: ctx }) =>
+        formAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, () => commentAndState(deps, ctx, indexOf(params.index), body)),
+      { scope: 'repository', repo: { unit: 'issues' }, signed: true, params: IndexParams, body: CommentBody, detail: pageDetail('webIssueComment') },
+    )
+    .post(
+      '/:owner/:repo/pulls/:index/comments',
+      ({ request, params, body, repo: ctx }) =>
+        formAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, () => commentAndState(deps, ctx, indexOf(params.index), body)),
+      { scope: 'repository', repo: { unit: 'pulls' }, signed: true, params: IndexParams, body: CommentBody, detail: pageDetail('webPullComment') },
+    )
+
+/** Helpers the pull request page shares. */
+export { TrackerTabs, signInUrl }

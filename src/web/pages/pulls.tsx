@@ -1,0 +1,306 @@
+import { Elysia, t } from 'elysia'
+import type { Html } from 'warren-jsx/jsx-runtime'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import { AccessMode } from '../../auth/access'
+import type { RepoContext } from '../../auth/repo-context'
+import { repoToApi } from '../../convert/repo'
+import { pullToApi, type ApiPull } from '../../convert/pull'
+import { findIssue } from '../../modules/issues/queries'
+import { findPull } from '../../modules/pulls/service'
+import { mergeOutlook, mergePull } from '../../modules/pulls/merge'
+import { formSwitch, MERGE_STYLES, type MergeStyle } from '../../modules/pulls/model'
+import { pullDiff, pullDownloadOf } from '../../modules/pulls/compare'
+import { createReview } from '../../modules/reviews/service'
+import { ApiError } from '../../lib/errors'
+import { Layout } from '../layout'
+import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
+import { repoUrl } from '../links'
+import { RepoHeader } from './repo-chrome'
+import { loadConversation } from './conversation'
+import { ConversationView } from './timeline'
+import { CommentForm, ConversationHead, indexOf, pageNumber, signInUrl, TrackerTabs } from './issues'
+import { CsrfField, formAction, issuePageUrl, multiline, SideFacts, TimeAt, UserLink } from './issue-parts'
+
+const Text = (max: number) => t.Optional(t.String({ maxLength: max }))
+const IndexParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: t.String({ maxLength: 40 }) })
+const PullPageQuery = t.Object({ page: Text(16), binary: Text(16) })
+const MergeBody = t.Object(
+  { _csrf: Text(128), do: Text(32), merge_title_field: Text(1024), merge_message_field: Text(65_536), force_merge: Text(8), head_commit_id: Text(64) },
+  { additionalProperties: true },
+)
+const ReviewBody = t.Object(
+  { _csrf: Text(128), type: Text(32), content: Text(65_536), line_path: Text(4096), line_number: Text(16), line_content: Text(65_536) },
+  { additionalProperties: true },
+)
+
+/** The words of each merge style, as Gitea's merge box names them. */
+const STYLE_NAMES: Record<MergeStyle, string> = {
+  merge: 'Create merge commit',
+  rebase: 'Rebase then fast-forward',
+  'rebase-merge': 'Rebase then create merge commit',
+  squash: 'Create squash commit',
+  'fast-forward-only': 'Fast-forward only',
+}
+
+/** The review form's choices and the API's review events they stand for. */
+const REVIEW_EVENTS: Record<string, string> = { comment: 'COMMENT', approve: 'APPROVED', reject: 'REQUEST_CHANGES' }
+
+const MERGE_STATUS: Record<string, string> = {
+  checking: 'Checking whether the branches can be merged…',
+  mergeable: 'The branches can be merged automatically.',
+  conflict: 'The branches conflict: they cannot be merged automatically.',
+  error: 'The branches could not be checked (a branch may be gone).',
+}
+
+/** The merge box: the pull request's merge state, and for writers the merge form, or the rule that blocks it. */
+function MergeBox(props: { ctx: WebContext; repoCtx: RepoContext; pull: ApiPull; status: string; outlook: Awaited<ReturnType<typeof mergeOutlook>>; action: string }): Html {
+  const { pull, outlook, ctx } = props
+  if (pull.merged)
+    return (
+      <section class="box merge-box" aria-label="Merge">
+        <p class="notice">
+          <UserLink user={pull.merged_by} /> merged this pull request <TimeAt iso={pull.merged_at} /> as commit <code>{(pull.merge_commit_sha ?? '').slice(0, 10)}</code>.
+        </p>
+      </section>
+    )
+  if (pull.state === 'closed')
+    return (
+      <section class="box merge-box" aria-label="Merge">
+        <p class="notice">This pull request is closed.</p>
+      </section>
+    )
+  const writer = !!ctx.caller.user && props.repoCtx.mode >= AccessMode.Write
+  const blocker = outlook.blocker
+  const mayMerge = writer && !props.repoCtx.repo.isArchived && (!blocker || blocker.forcible) && outlook.styles.length > 0
+  return (
+    <section class="box merge-box" aria-label="Merge">
+      <header>
+        <strong>Merge</strong>
+      </header>
+      <div class="notice">
+        <p>{MERGE_STATUS[props.status] ?? props.status}</p>
+        {pull.conflicted_files.length ? (
+          <ul aria-label="Conflicting files">
+            {pull.conflicted_files.slice(0, 50).map((f) => (
+              <li>
+                <code>{f}</code>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        {blocker ? (
+          <p class="error blocked" role="status">
+            Merging is blocked: {blocker.message}
+          </p>
+        ) : null}
+        {!ctx.caller.user ? (
+          <p class="muted">
+            <a href={signInUrl(ctx.path)}>Sign in</a> to merge.
+          </p>
+        ) : !writer ? (
+          <p class="muted">Only people with write access may merge this pull request.</p>
+        ) : props.repoCtx.repo.isArchived ? (
+          <p class="muted">This repository is archived: nothing can be merged.</p>
+        ) : null}
+        {mayMerge ? (
+          <form class="stack wide" method="post" action={props.action}>
+            <CsrfField ctx={ctx} />
+            <input type="hidden" name="head_commit_id" value={pull.head.sha} />
+            <label>
+              Merge style
+              <select name="do">
+                {outlook.styles.map((s) => (
+                  <option value={s}>{STYLE_NAMES[s]}</option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Commit title (optional)
+              <input name="merge_title_field" maxlength="1024" />
+            </label>
+            <label>
+              Commit message (optional)
+              <textarea name="merge_message_field" rows="3" />
+            </label>
+            {blocker?.forcible ? (
+              <label class="check">
+                <input type="checkbox" name="force_merge" value="true" /> Merge anyway, past the branch protection (administrator)
+              </label>
+            ) : null}
+            <div>
+              <button class="primary" type="submit">
+                Merge pull request
+              </button>
+            </div>
+          </form>
+        ) : null}
+      </div>
+    </section>
+  )
+}
+
+/** The review form: a comment, an approval or a request for changes, with an optional comment on a line of the new file. */
+function ReviewForm(props: { ctx: WebContext; pull: ApiPull; action: string }): Html {
+  const user = props.ctx.caller.user
+  if (!user || props.pull.merged || props.pull.state === 'closed') return <></>
+  const own = props.pull.user.id === user.id
+  return (
+    <section class="box" aria-label="Review">
+      <header>
+        <strong>Review</strong>
+      </header>
+      <form class="stack wide notice" method="post" action={props.action}>
+        <CsrfField ctx={props.ctx} />
+        <label>
+          Review comment
+          <textarea name="content" rows="4" maxlength="65536" />
+        </label>
+        <fieldset>
+          <legend>Verdict</legend>
+          <label class="check">
+            <input type="radio" name="type" value="comment" checked /> Comment
+          </label>
+          {own ? null : (
+            <>
+              <label class="check">
+                <input type="radio" name="type" value="approve" /> Approve
+              </label>
+              <label class="check">
+                <input type="radio" name="type" value="reject" /> Request changes
+              </label>
+            </>
+          )}
+        </fieldset>
+        <details>
+          <summary>Comment on a line</summary>
+          <label>
+            File path
+            <input name="line_path" maxlength="4096" autocomplete="off" />
+          </label>
+          <label>
+            Line (of the new file)
+            <input name="line_number" inputmode="numeric" pattern="[0-9]*" maxlength="9" />
+          </label>
+          <label>
+            Line comment
+            <textarea name="line_content" rows="3" maxlength="65536" />
+          </label>
+        </details>
+        <div>
+          <button class="primary" type="submit">
+            Submit review
+          </button>
+        </div>
+      </form>
+    </section>
+  )
+}
+
+async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index: number, page: number): Promise<Response> {
+  const web = webContext(deps.config, request, ctx.caller)
+  const row = await findIssue(deps, ctx.repo.id, index)
+  // Gitea: an issue's number under /pulls goes to the issue.
+  if (!row.isPull) return new Response(null, { status: 303, headers: { location: issuePageUrl(ctx.owner.name, ctx.repo.name, index, false) } })
+  const item = await findPull(deps, ctx.repo.id, index)
+  const viewer = ctx.caller.user
+  const repo = await repoToApi(deps, ctx.repo, ctx.owner, viewer, ctx.mode)
+  const pull = await pullToApi(deps, ctx, item, viewer)
+  const conv = await loadConversation(deps, ctx, row, page, deps.auth.clientAddress(request) ?? '', item)
+  const outlook = await mergeOutlook(deps, ctx, item, viewer && ctx.mode >= AccessMode.Write ? viewer : null)
+  const url = issuePageUrl(repo.owner.login, repo.name, index, true)
+  const headName = pull.head.repo && pull.head.repo.id !== repo.id ? `${pull.head.repo.full_name}:${pull.head.ref}` : pull.head.ref
+  return htmlResponse(
+    <Layout ctx={web} title={`${row.title} · Pull request #${index} · ${repo.full_name}`}>
+      <RepoHeader repo={repo} />
+      <TrackerTabs repo={repo} current="pulls" />
+      <ConversationHead conv={conv} noun="Pull request" merged={pull.merged}>
+        <p>
+          Wants to merge <code>{headName}</code> into <code>{pull.base.ref}</code> · <a href={`${url}/files`}>Files changed ({pull.changed_files})</a> ·{' '}
+          <span class="muted">
+            +{pull.additions} −{pull.deletions}
+          </span>
+        </p>
+      </ConversationHead>
+      <div class="conversation">
+        <div class="main-column">
+          <ConversationView conv={conv} url={url} />
+          <MergeBox ctx={web} repoCtx={ctx} pull={pull} status={item.pull.status} outlook={outlook} action={`${url}/merge`} />
+          <ReviewForm ctx={web} pull={pull} action={`${url}/reviews`} />
+          <CommentForm ctx={web} repoCtx={ctx} conv={conv} action={`${url}/comments`} closable={!pull.merged} />
+        </div>
+        <SideFacts issue={conv.issue}>
+          <h2 class="side-title">Reviewers</h2>
+          {pull.requested_reviewers.length ? (
+            <ul class="chips">
+              {pull.requested_reviewers.map((u) => (
+                <li>
+                  <UserLink user={u} /> <span class="muted">(asked)</span>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p class="muted">No one asked</p>
+          )}
+        </SideFacts>
+      </div>
+    </Layout>,
+  )
+}
+
+const styleOf = (value: string | undefined): MergeStyle => {
+  const style = (value || 'merge') as MergeStyle
+  if (!MERGE_STYLES.includes(style)) throw new ApiError(422, `unknown merge style: ${value}`)
+  return style
+}
+
+/**
+ * A pull request's page (`/{owner}/{repo}/pulls/{index}`: its conversation, reviews, merge box;
+ * `{index}.diff` and `.patch` there are its diff_url and patch_url), and its merge and review
+ * forms, each calling the service the API calls. The downloads answer readers of the repository
+ * as the API's repoDownloadPullDiffOrPatch does.
+ */
+export const pullPages = (deps: AppDeps) =>
+  new Elysia({ name: 'web-pulls', detail: { hide: true } })
+    .use(pipeline(deps, { session: true }))
+    .get(
+      '/:owner/:repo/pulls/:index',
+      ({ request, params, query, repo: ctx }) => {
+        const { index, kind } = pullDownloadOf(params.index)
+        if (kind) return pullDiff(deps, ctx, indexOf(index), kind, formSwitch(query.binary, false))
+        return pullPage(deps, request, ctx, indexOf(index), pageNumber(query.page))
+      },
+      { scope: 'repository', repo: { unit: 'pulls' }, params: IndexParams, query: PullPageQuery, detail: pageDetail('webPull') },
+    )
+    .post(
+      '/:owner/:repo/pulls/:index/merge',
+      ({ request, params, body, repo: ctx, user }) =>
+        formAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, async () => {
+          const index = indexOf(params.index)
+          await mergePull(deps, ctx, index, user, {
+            style: styleOf(body.do),
+            title: body.merge_title_field,
+            message: body.merge_message_field === undefined ? undefined : multiline(body.merge_message_field),
+            headCommitId: body.head_commit_id || undefined,
+            force: body.force_merge === 'true' || body.force_merge === 'on',
+          })
+          return issuePageUrl(ctx.owner.name, ctx.repo.name, index, true)
+        }),
+      { scope: 'repository', repo: { level: 'write', unit: 'pulls' }, signed: true, params: IndexParams, body: MergeBody, detail: pageDetail('webPullMerge') },
+    )
+    .post(
+      '/:owner/:repo/pulls/:index/reviews',
+      ({ request, params, body, repo: ctx, user }) =>
+        formAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, async () => {
+          const index = indexOf(params.index)
+          const event = REVIEW_EVENTS[body.type ?? 'comment']
+          if (!event) throw new ApiError(422, `unknown review type: ${body.type}`)
+          const path = body.line_path?.trim()
+          const line = /^\d{1,9}$/.test(body.line_number?.trim() ?? '') ? Number(body.line_number!.trim()) : 0
+          if (path && !line) throw new ApiError(422, 'A line comment needs the number of a line of the new file.')
+          const comments = path ? [{ path, new_position: line, body: multiline(body.line_content) }] : []
+          const { review } = await createReview(deps, ctx, user, index, { body: multiline(body.content), event, comments })
+          return `${issuePageUrl(ctx.owner.name, ctx.repo.name, index, true)}#pullrequestreview-${review.id}`
+        }),
+      { scope: 'repository', repo: { unit: 'pulls' }, signed: true, params: IndexParams, body: ReviewBody, detail: pageDetail('webPullReview') },
+    )

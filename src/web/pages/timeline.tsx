@@ -1,0 +1,148 @@
+import type { Child, Html } from 'warren-jsx/jsx-runtime'
+import { isoTime } from '../../lib/time'
+import type { EventRecord } from '../../events/outbox'
+import { ownerUrl } from '../links'
+import { COMMENTS_PER_PAGE, type Conversation, type TimelineItem } from './conversation'
+import { MarkdownBody, Pager, TimeAt, UserLink } from './issue-parts'
+
+/** A conversation's body, its comments, reviews and events, in time order: the middle of an issue or pull request page. */
+
+type Named = { id: number; name: string }
+const namesOf = (value: unknown): string[] =>
+  Array.isArray(value) ? value.map((v) => (v && typeof v === 'object' && typeof (v as Named).name === 'string' ? (v as Named).name : '')).filter(Boolean) : []
+const text = (value: unknown): string => (typeof value === 'string' ? value : '')
+const shortSha = (value: unknown) => text(value).slice(0, 10)
+
+function Person(props: { name: string | null | undefined }): Html {
+  return props.name ? <a class="user" href={ownerUrl(props.name)}>{props.name}</a> : <span class="user">Ghost</span>
+}
+
+function list(names: string[]): Child {
+  return names.map((n, i) => (
+    <>
+      {i === 0 ? '' : i === names.length - 1 ? ' and ' : ', '}
+      <strong>{n}</strong>
+    </>
+  ))
+}
+
+/** What an event says after its actor's name ("closed this", "added the bug label"). */
+function eventWords(event: EventRecord, actor: string | null, people: Map<number, string>): Child {
+  const p = event.payload
+  switch (event.kind) {
+    case 'issue.closed':
+      return 'closed this'
+    case 'issue.reopened':
+      return 'reopened this'
+    case 'issue.label_updated':
+    case 'issue.label_cleared': {
+      const added = namesOf(p.added)
+      const removed = namesOf(p.removed)
+      return (
+        <>
+          {added.length ? <>added the {list(added)} {added.length === 1 ? 'label' : 'labels'}</> : null}
+          {added.length && removed.length ? ' and ' : null}
+          {removed.length ? <>removed the {list(removed)} {removed.length === 1 ? 'label' : 'labels'}</> : null}
+        </>
+      )
+    }
+    case 'issue.assigned':
+    case 'issue.unassigned': {
+      const login = text((p.assignee as { login?: unknown } | undefined)?.login)
+      const self = login !== '' && login === actor
+      if (event.kind === 'issue.assigned') return self ? 'self-assigned this' : <>assigned <Person name={login || null} /></>
+      return self ? 'removed their assignment' : <>unassigned <Person name={login || null} /></>
+    }
+    case 'issue.milestoned':
+      return <>added this to the <strong>{text((p.milestone as { title?: unknown } | undefined)?.title)}</strong> milestone</>
+    case 'issue.demilestoned':
+      return <>removed this from the <strong>{text((p.milestone as { title?: unknown } | undefined)?.title)}</strong> milestone</>
+    case 'issue.edited':
+      return <>changed the title from <del>{text((p.changes as { title?: { from?: unknown } } | undefined)?.title?.from)}</del></>
+    case 'pull.merged':
+      return <>merged commit <code>{shortSha(p.mergeCommitSha)}</code></>
+    case 'pull.synchronized':
+      return <>pushed, moving the head from <code>{shortSha(p.before)}</code> to <code>{shortSha(p.after)}</code></>
+    case 'review.requested':
+      return <>requested a review from <Person name={people.get(Number(p.reviewerId)) ?? null} /></>
+    case 'review.request_removed':
+      return <>removed the review request for <Person name={people.get(Number(p.reviewerId)) ?? null} /></>
+    default:
+      return event.kind
+  }
+}
+
+const REVIEW_WORDS: Record<string, string> = { APPROVED: 'approved these changes', REQUEST_CHANGES: 'requested changes', COMMENT: 'reviewed' }
+
+function Item(props: { item: TimelineItem }): Html {
+  const { item } = props
+  if (item.kind === 'comment') {
+    const c = item.comment
+    return (
+      <article class="comment" id={`issuecomment-${c.id}`} aria-label={`Comment by ${c.user.login}`}>
+        <header>
+          <UserLink user={c.user} /> commented{' '}
+          <a href={`#issuecomment-${c.id}`}>
+            <TimeAt iso={c.created_at} />
+          </a>
+        </header>
+        <MarkdownBody html={item.html} text={c.body} />
+      </article>
+    )
+  }
+  if (item.kind === 'review') {
+    const r = item.review
+    const state = r.state.toLowerCase().replace('_', '-')
+    return (
+      <article class={`comment review review-${state}`} id={`pullrequestreview-${r.id}`} aria-label={`Review by ${r.user?.login ?? 'Ghost'}`}>
+        <header>
+          <UserLink user={r.user} /> {REVIEW_WORDS[r.state] ?? 'reviewed'} <TimeAt iso={r.submitted_at} />
+          {r.dismissed ? <span class="tag"> dismissed</span> : null}
+          {r.stale ? <span class="tag"> outdated</span> : null}
+        </header>
+        {r.body.trim() ? <MarkdownBody html={item.html} text={r.body} /> : null}
+        {item.lines.map(({ comment, html }) => (
+          <div class="line-comment" id={`issuecomment-${comment.id}`}>
+            <p class="muted">
+              <code>{comment.path}</code> line {comment.position || comment.original_position}
+              {comment.position === 0 ? ' (outdated)' : ''}
+            </p>
+            {comment.diff_hunk ? <pre class="hunk">{comment.diff_hunk}</pre> : null}
+            <MarkdownBody html={html} text={comment.body} />
+          </div>
+        ))}
+      </article>
+    )
+  }
+  return (
+    <p class="event">
+      <Person name={item.actor} /> {eventWords(item.event, item.actor, item.people)} <TimeAt iso={isoTime(item.at)} />
+    </p>
+  )
+}
+
+export function ConversationView(props: { conv: Conversation; url: string }): Html {
+  const { conv } = props
+  const pager = <Pager path={props.url} params={{}} page={conv.page} pages={conv.pages} label="Pages of comments" />
+  return (
+    <>
+      <article class="comment" id="issue-body" aria-label="Description">
+        <header>
+          <UserLink user={conv.issue.user} /> wrote <TimeAt iso={conv.issue.created_at} />
+        </header>
+        <MarkdownBody html={conv.bodyHtml} text={conv.issue.body} />
+      </article>
+      {conv.pages > 1 ? (
+        <p class="muted">
+          {conv.totalComments} comments, {COMMENTS_PER_PAGE} a page: page {conv.page} of {conv.pages}.
+        </p>
+      ) : null}
+      {pager}
+      {conv.items.map((item) => (
+        <Item item={item} />
+      ))}
+      {conv.moreEvents ? <p class="muted">More events happened here than are shown.</p> : null}
+      {pager}
+    </>
+  )
+}

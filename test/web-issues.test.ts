@@ -1,0 +1,385 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { issues } from '../src/db/schema'
+import { notifyRound } from '../src/notify/consumer'
+
+/**
+ * The issue tracker's pages over plain HTTP: lists and their filters, an issue's and a pull
+ * request's conversation, the forms (CSRF, refusals), the merge box, notifications; access rules
+ * (a private repository is a 404 to anonymous visitors and strangers) and hostile text rendered
+ * inert.
+ */
+
+let s: TestServer
+let alice: TestUser, bob: TestUser, stranger: TestUser
+let cookies: Record<string, string> = {}
+const b64 = (text: string) => Buffer.from(text).toString('base64')
+const HOSTILE = [
+  '# Heading',
+  '<script>alert(1)</script>',
+  '<img src=x onerror="alert(2)">',
+  '[click](javascript:alert(3))',
+  '<svg onload="alert(4)"><script>alert(5)</script></svg>',
+  '<a href="javascript:alert(6)">x</a>',
+  '<iframe src="https://example.com"></iframe>',
+].join('\n\n')
+let prIndex = 0
+/** The limit of the tests that write much (the machine may be very busy: it catches a hang, it times nothing). */
+const LIMIT_MS = 480_000
+let labelId = 0
+
+const page = (path: string, who?: string, init: RequestInit = {}) =>
+  fetch(s.url + path, { ...init, headers: { accept: 'text/html', ...(who ? { cookie: cookies[who]! } : {}), ...(init.headers ?? {}) }, redirect: 'manual' })
+
+async function signIn(user: TestUser): Promise<string> {
+  const form = await page('/user/login')
+  const pre = form.headers.get('set-cookie')!.split(';')[0]!
+  const csrf = /name="_csrf" value="([0-9a-f]+)"/.exec(await form.text())![1]!
+  const res = await fetch(s.url + '/user/login', {
+    method: 'POST',
+    headers: { cookie: pre, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, user_name: user.name, password: user.password, redirect_to: '/' }),
+    redirect: 'manual',
+  })
+  expect(res.status).toBe(303)
+  return res.headers.getSetCookie().find((c) => c.startsWith('warren_session='))!.split(';')[0]!
+}
+
+/** The CSRF token of a signed-in user's pages. */
+async function csrfOf(who: string, path: string): Promise<string> {
+  const text = await (await page(path, who)).text()
+  return /name="_csrf" value="([0-9a-f]+)"/.exec(text)![1]!
+}
+
+/** Posts a form as `who`. */
+const postForm = (path: string, who: string | undefined, fields: Record<string, string>) =>
+  page(path, who, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) })
+
+/** Text of a page with its markup gone (for what a reader sees). */
+const textOf = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ')
+
+beforeAll(async () => {
+  s = await startTestServer()
+  alice = await s.user('alice')
+  bob = await s.user('bob')
+  stranger = await s.user('stranger')
+  const token = { token: alice.token }
+  for (const [name, priv] of [['pub', false], ['secret', true], ['old', false]] as const)
+    expect((await s.post('/user/repos', { name, auto_init: true, private: priv }, token)).status).toBe(201)
+  expect((await s.put('/repos/alice/pub/collaborators/bob', { permission: 'write' }, token)).status).toBe(204)
+  labelId = (await s.post('/repos/alice/pub/labels', { name: 'bug', color: '#ee0701' }, token)).body.id
+  const milestone = (await s.post('/repos/alice/pub/milestones', { title: 'v1' }, token)).body.id
+  expect((await s.post('/repos/alice/pub/issues', { title: 'Hostile <b>title</b>', body: HOSTILE }, token)).status).toBe(201)
+  // Changes after filing are the timeline's events.
+  expect((await s.post('/repos/alice/pub/issues/1/labels', { labels: [labelId] }, token)).status).toBe(200)
+  expect((await s.patch('/repos/alice/pub/issues/1', { milestone, assignees: ['bob'] }, token)).status).toBe(201)
+  expect((await s.post('/repos/alice/pub/issues/1/comments', { body: HOSTILE }, token)).status).toBe(201)
+  expect((await s.patch('/repos/alice/pub/issues/1', { state: 'closed' }, token)).status).toBe(201)
+  expect((await s.patch('/repos/alice/pub/issues/1', { state: 'open' }, token)).status).toBe(201)
+  expect((await s.post('/repos/alice/pub/issues', { title: 'Plain second issue', body: 'hello @bob' }, token)).status).toBe(201)
+  // A pull request: a branch with one change.
+  expect((await s.post('/repos/alice/pub/branches', { new_branch_name: 'feature', old_branch_name: 'master' }, token)).status).toBe(201)
+  const files = [{ operation: 'create', path: 'feature.txt', content: b64('one\ntwo\n') }]
+  expect((await s.post('/repos/alice/pub/contents', { branch: 'feature', files, message: 'feature' }, token)).status).toBe(201)
+  const pr = await s.post('/repos/alice/pub/pulls', { head: 'feature', base: 'master', title: 'Add the feature', body: 'Please **merge**' }, token)
+  expect(pr.status).toBe(201)
+  prIndex = pr.body.number
+  expect((await s.post('/repos/alice/secret/issues', { title: 'Secret issue' }, token)).status).toBe(201)
+  expect((await s.post('/repos/alice/old/issues', { title: 'Old issue' }, token)).status).toBe(201)
+  for (const u of [alice, bob, stranger]) cookies[u.name] = await signIn(u)
+}, LIMIT_MS)
+afterAll(() => s.stop())
+
+describe('lists', () => {
+  test('issues and pull requests: rows with labels, author, counts; open and closed tabs', async () => {
+    const res = await page('/alice/pub/issues')
+    expect(res.status).toBe(200)
+    const html = await res.text()
+    expect(html).toContain('href="/alice/pub/issues/1"')
+    expect(html).toContain('Hostile &lt;b&gt;title&lt;/b&gt;')
+    expect(html).toContain('href="/alice/pub/issues/2"')
+    expect(html).not.toContain(`href="/alice/pub/issues/${prIndex}"`)
+    expect(textOf(html)).toContain('2 Open')
+    expect(textOf(html)).toContain('0 Closed')
+    expect(html).toContain('bug')
+    const pulls = await (await page('/alice/pub/pulls')).text()
+    expect(pulls).toContain(`href="/alice/pub/pulls/${prIndex}"`)
+    expect(pulls).toContain('Add the feature')
+    expect(pulls).not.toContain('href="/alice/pub/issues/1"')
+  })
+
+  test('filters: label, milestone, poster, assignee, keyword, state; an unknown person says so', async () => {
+    const only = async (query: string) => {
+      const html = await (await page(`/alice/pub/issues?${query}`)).text()
+      return [1, 2].filter((n) => html.includes(`href="/alice/pub/issues/${n}"`))
+    }
+    expect(await only(`labels=${labelId}`)).toEqual([1])
+    expect(await only('milestone=v1')).toEqual([1])
+    expect(await only('assignee=bob')).toEqual([1])
+    expect(await only('poster=alice')).toEqual([1, 2])
+    expect(await only('q=second')).toEqual([2])
+    expect(await only('state=closed')).toEqual([])
+    expect(await only('state=all')).toEqual([1, 2])
+    const unknown = await page('/alice/pub/issues?poster=nobody-here')
+    expect(unknown.status).toBe(200)
+    expect(await unknown.text()).toContain('No such user')
+    // Bad values are bounded, never a 500.
+    expect((await page('/alice/pub/issues?page=abc&state=weird&labels=x,y')).status).toBe(200)
+    expect((await page(`/alice/pub/issues?q=${'x'.repeat(300)}`)).status).toBe(422)
+  })
+
+  test('paging: page links past 20 rows', async () => {
+    for (let i = 0; i < 21; i++) expect((await s.post('/repos/alice/old/issues', { title: `Filler ${i}` }, { token: alice.token })).status).toBe(201)
+    const first = await (await page('/alice/old/issues')).text()
+    expect(first).toContain('href="/alice/old/issues?state=open&amp;page=2"')
+    const second = await (await page('/alice/old/issues?page=2')).text()
+    expect(second).toContain('href="/alice/old/issues/1"')
+    expect(second).not.toContain('href="/alice/old/issues/22"')
+  }, LIMIT_MS)
+})
+
+describe('access', () => {
+  test('a private repository: 404 pages to anonymous visitors and strangers, its pages to its owner', async () => {
+    for (const path of ['/alice/secret/issues', '/alice/secret/pulls', '/alice/secret/issues/1', '/alice/secret/issues/new']) {
+      for (const who of [undefined, 'stranger']) {
+        const res = await page(path, who)
+        expect([path, who, res.status]).toEqual([path, who, 404])
+        expect(await res.text()).toStartWith('<!doctype html>')
+      }
+      expect([path, (await page(path, 'alice')).status]).toEqual([path, 200])
+    }
+    // Its forms too: nothing is learned and nothing changes.
+    const csrf = await csrfOf('stranger', '/alice/pub/issues/1')
+    expect((await postForm('/alice/secret/issues/1/comments', 'stranger', { _csrf: csrf, content: 'hi' })).status).toBe(404)
+    expect((await s.get('/repos/alice/secret/issues/1/comments', { token: alice.token })).body).toHaveLength(0)
+  })
+
+  test('unknown issues are 404 pages; a number of the other kind is sent to its page', async () => {
+    expect((await page('/alice/pub/issues/999')).status).toBe(404)
+    expect((await page('/alice/pub/issues/abc')).status).toBe(404)
+    expect((await page('/alice/pub/pulls/999')).status).toBe(404)
+    const toPull = await page(`/alice/pub/issues/${prIndex}`)
+    expect([toPull.status, toPull.headers.get('location')]).toEqual([303, `/alice/pub/pulls/${prIndex}`])
+    const toIssue = await page('/alice/pub/pulls/1')
+    expect([toIssue.status, toIssue.headers.get('location')]).toEqual([303, '/alice/pub/issues/1'])
+  })
+
+  test('the new issue form: a sign-in redirect for anonymous visitors, the form (with labels for writers) once signed in', async () => {
+    const anon = await page('/alice/pub/issues/new')
+    expect(anon.status).toBe(303)
+    expect(anon.headers.get('location')).toBe('/user/login?redirect_to=%2Falice%2Fpub%2Fissues%2Fnew')
+    const writer = await (await page('/alice/pub/issues/new', 'bob')).text()
+    expect(writer).toContain('name="label_ids"')
+    const reader = await (await page('/alice/pub/issues/new', 'stranger')).text()
+    expect(reader).toContain('name="title"')
+    expect(reader).not.toContain('name="label_ids"')
+  })
+})
+
+describe('an issue page', () => {
+  test('title, state, body, comments, labels, milestone, assignees and the timeline events', async () => {
+    const res = await page('/alice/pub/issues/1')
+    expect(res.status).toBe(200)
+    const html = await res.text()
+    const text = textOf(html)
+    expect(html).toContain('Hostile &lt;b&gt;title&lt;/b&gt;')
+    expect(text).toContain('Open')
+    expect(html).toMatch(/<div class="markdown"><h1[^>]*>Heading<\/h1>/)
+    expect(text).toContain('bug')
+    expect(text).toContain('v1')
+    expect(text).toContain('alice closed this')
+    expect(text).toContain('alice reopened this')
+    expect(text).toContain('alice assigned bob')
+    expect(text).toContain('added the bug label')
+    expect(text).toContain('added this to the v1 milestone')
+    expect(html).toContain('id="issuecomment-')
+    // Anonymous visitors are asked to sign in, not shown the form.
+    expect(html).not.toContain('name="content"')
+    expect(html).toContain('href="/user/login?redirect_to=%2Falice%2Fpub%2Fissues%2F1"')
+  })
+
+  test('hostile body and comment: no script, no event handler, no javascript: link, no frame', async () => {
+    const html = await (await page('/alice/pub/issues/1', 'alice')).text()
+    const body = html.slice(html.indexOf('<main'))
+    expect(body).not.toMatch(/<script/i)
+    expect(body).not.toMatch(/\son[a-z]+\s*=/i)
+    expect(body).not.toMatch(/href\s*=\s*["']?\s*javascript:/i)
+    expect(body).not.toMatch(/<iframe/i)
+    expect(body).not.toMatch(/<svg[^>]*onload/i)
+    // The page's own script policy holds whatever the text.
+    expect((await page('/alice/pub/issues/1')).headers.get('content-security-policy')).toContain("script-src 'self'")
+  })
+
+  test('an issue with many comments: 50 a page, with links to the others', async () => {
+    const created = await s.post('/repos/alice/old/issues', { title: 'Busy' }, { token: alice.token })
+    const n = created.body.number
+    for (let i = 0; i < 120; i++) expect((await s.post(`/repos/alice/old/issues/${n}/comments`, { body: `comment number ${i}` }, { token: alice.token })).status).toBe(201)
+    const first = await (await page(`/alice/old/issues/${n}`)).text()
+    expect(first.match(/<article class="comment" id="issuecomment-/g)).toHaveLength(50)
+    expect(first).toContain('comment number 0<')
+    expect(first).not.toContain('comment number 50<')
+    expect(first).toContain(`href="/alice/old/issues/${n}?page=3"`)
+    const last = await (await page(`/alice/old/issues/${n}?page=3`)).text()
+    expect(last.match(/<article class="comment" id="issuecomment-/g)).toHaveLength(20)
+    expect(last).toContain('comment number 119<')
+    expect((await page(`/alice/old/issues/${n}?page=99999999999`)).status).toBe(200)
+  }, LIMIT_MS)
+})
+
+describe('forms', () => {
+  test('a comment without its CSRF token (or with another session\'s) is refused with a 403 page; nothing changes', async () => {
+    const before = (await s.get('/repos/alice/pub/issues/2/comments', { token: alice.token })).body.length
+    const none = await postForm('/alice/pub/issues/2/comments', 'alice', { content: 'sneaky' })
+    expect(none.status).toBe(403)
+    expect(await none.text()).toContain('The form has expired')
+    const other = await csrfOf('bob', '/alice/pub/issues/2')
+    expect((await postForm('/alice/pub/issues/2/comments', 'alice', { _csrf: other, content: 'sneaky', status: 'close' })).status).toBe(403)
+    expect((await s.get('/repos/alice/pub/issues/2/comments', { token: alice.token })).body.length).toBe(before)
+    expect((await s.get('/repos/alice/pub/issues/2', { token: alice.token })).body.state).toBe('open')
+    // Anonymous: a sign-in page answer, nothing written.
+    expect((await postForm('/alice/pub/issues/2/comments', undefined, { content: 'anon' })).status).toBe(401)
+  })
+
+  test('comment, comment and close, reopen: each through the services, seen through the API', async () => {
+    const csrf = await csrfOf('bob', '/alice/pub/issues/2')
+    const res = await postForm('/alice/pub/issues/2/comments', 'bob', { _csrf: csrf, content: 'From the **web**' })
+    expect(res.status).toBe(303)
+    expect(res.headers.get('location')).toMatch(/^\/alice\/pub\/issues\/2\?page=1#issuecomment-\d+$/)
+    const listed = (await s.get('/repos/alice/pub/issues/2/comments', { token: alice.token })).body
+    expect(listed.at(-1).body).toBe('From the **web**')
+    expect(listed.at(-1).user.login).toBe('bob')
+    const closed = await postForm('/alice/pub/issues/2/comments', 'bob', { _csrf: csrf, content: 'Closing', status: 'close' })
+    expect(closed.status).toBe(303)
+    expect((await s.get('/repos/alice/pub/issues/2', { token: alice.token })).body.state).toBe('closed')
+    const reopened = await postForm('/alice/pub/issues/2/comments', 'bob', { _csrf: csrf, content: '', status: 'reopen' })
+    expect(reopened.status).toBe(303)
+    expect(reopened.headers.get('location')).toBe('/alice/pub/issues/2')
+    expect((await s.get('/repos/alice/pub/issues/2', { token: alice.token })).body.state).toBe('open')
+    const html = await (await page('/alice/pub/issues/2', 'bob')).text()
+    expect(html).toContain('<strong>web</strong>')
+    expect(textOf(html)).toContain('bob closed this')
+    expect(textOf(html)).toContain('bob reopened this')
+  })
+
+  test('a new issue through the form: labels, milestone and assignees for a writer', async () => {
+    const csrf = await csrfOf('bob', '/alice/pub/issues/new')
+    const res = await postForm('/alice/pub/issues/new', 'bob', { _csrf: csrf, title: 'Filed from the web', content: 'Body *here*', label_ids: String(labelId), assignees: 'alice' })
+    expect(res.status).toBe(303)
+    const index = Number(/\/issues\/(\d+)$/.exec(res.headers.get('location')!)![1])
+    const issue = (await s.get(`/repos/alice/pub/issues/${index}`, { token: alice.token })).body
+    expect([issue.title, issue.body, issue.user.login, issue.labels.map((l: any) => l.name), issue.assignees.map((a: any) => a.login)]).toEqual([
+      'Filed from the web',
+      'Body *here*',
+      'bob',
+      ['bug'],
+      ['alice'],
+    ])
+    // A missing title is refused with a message, and nothing is filed.
+    const empty = await postForm('/alice/pub/issues/new', 'bob', { _csrf: csrf, title: '  ' })
+    expect(empty.status).toBe(422)
+    expect(await empty.text()).toContain('Title')
+  })
+
+  test('refusals say why: a locked issue to a non-writer, a stranger closing, an archived repository', async () => {
+    await s.deps.db.update(issues).set({ isLocked: true }).where(eq(issues.title, 'Plain second issue'))
+    const csrf = await csrfOf('stranger', '/alice/pub/issues/2')
+    expect(await (await page('/alice/pub/issues/2', 'stranger')).text()).toContain('This conversation is locked')
+    const locked = await postForm('/alice/pub/issues/2/comments', 'stranger', { _csrf: csrf, content: 'let me in' })
+    expect(locked.status).toBe(403)
+    expect(await locked.text()).toContain('The issue is locked')
+    await s.deps.db.update(issues).set({ isLocked: false }).where(eq(issues.title, 'Plain second issue'))
+    const close = await postForm('/alice/pub/issues/2/comments', 'stranger', { _csrf: csrf, content: '', status: 'close' })
+    expect(close.status).toBe(403)
+    expect(await close.text()).toContain('Only the poster or a writer')
+    expect((await s.get('/repos/alice/pub/issues/2', { token: alice.token })).body.state).toBe('open')
+    expect((await s.patch('/repos/alice/old', { archived: true }, { token: alice.token })).status).toBe(200)
+    try {
+      const archived = await postForm('/alice/old/issues/1/comments', 'alice', { _csrf: await csrfOf('alice', '/alice/old/issues/1'), content: 'x' })
+      expect(archived.status).toBe(423)
+      expect(await archived.text()).toContain('archived')
+      expect(await (await page('/alice/old/issues/1', 'alice')).text()).toContain('This repository is archived')
+    } finally {
+      expect((await s.patch('/repos/alice/old', { archived: false }, { token: alice.token })).status).toBe(200)
+    }
+  })
+})
+
+describe('the pull request page', () => {
+  test('its conversation and merge box; the merge blocked by protection says which rule; a review; then the merge', async () => {
+    const url = `/alice/pub/pulls/${prIndex}`
+    const anon = await (await page(url)).text()
+    expect(anon).toContain('<strong>merge</strong>')
+    expect(anon).toContain('<code>feature</code> into <code>master</code>')
+    expect(anon).not.toContain('Merge pull request</button>')
+    // Protection: one approval needed.
+    expect((await s.post('/repos/alice/pub/branch_protections', { rule_name: 'master', required_approvals: 1 }, { token: alice.token })).status).toBe(201)
+    const blocked = await (await page(url, 'alice')).text()
+    expect(blocked).toContain('Merging is blocked: PR is not ready to be merged: Does not have enough approvals')
+    expect(blocked).toContain('value="merge"')
+    // The admin's form offers the override; a merge without it is refused with the rule.
+    const csrf = await csrfOf('alice', url)
+    const refused = await postForm(`${url}/merge`, 'alice', { _csrf: csrf, do: 'merge' })
+    expect(refused.status).toBe(405)
+    expect(await refused.text()).toContain('Does not have enough approvals')
+    expect((await s.get(`/repos/alice/pub/pulls/${prIndex}`, { token: alice.token })).body.merged).toBe(false)
+    // A stranger (a reader) may not merge: 403, nothing merged.
+    expect((await postForm(`${url}/merge`, 'stranger', { _csrf: await csrfOf('stranger', url), do: 'merge' })).status).toBe(403)
+    // Bob approves with a line comment through the review form.
+    const bobCsrf = await csrfOf('bob', url)
+    const review = await postForm(`${url}/reviews`, 'bob', { _csrf: bobCsrf, type: 'approve', content: 'Looks **good**', line_path: 'feature.txt', line_number: '2', line_content: 'nice line' })
+    expect(review.status).toBe(303)
+    const reviews = (await s.get(`/repos/alice/pub/pulls/${prIndex}/reviews`, { token: alice.token })).body
+    expect(reviews.map((r: any) => [r.user.login, r.state, r.comments_count])).toEqual([['bob', 'APPROVED', 1]])
+    const withReview = await (await page(url)).text()
+    expect(withReview).toContain('approved these changes')
+    expect(withReview).toContain('<code>feature.txt</code> line 2')
+    expect(withReview).toContain('nice line')
+    expect(withReview).not.toContain('Merging is blocked')
+    // A line that does not exist is refused with the reason.
+    const bad = await postForm(`${url}/reviews`, 'bob', { _csrf: bobCsrf, type: 'comment', content: 'x', line_path: 'feature.txt', line_number: '99', line_content: 'y' })
+    expect(bad.status).toBe(422)
+    expect(await bad.text()).toContain('has no line 99')
+    // The merge, as a squash.
+    const merged = await postForm(`${url}/merge`, 'alice', { _csrf: csrf, do: 'squash' })
+    expect(merged.status).toBe(303)
+    expect(merged.headers.get('location')).toBe(url)
+    expect((await s.get(`/repos/alice/pub/pulls/${prIndex}`, { token: alice.token })).body.merged).toBe(true)
+    const after = textOf(await (await page(url)).text())
+    expect(after).toContain('merged this pull request')
+    expect(after).toContain('alice merged commit')
+  }, LIMIT_MS)
+})
+
+describe('notifications', () => {
+  test('unread threads link to their issue; mark read (CSRF) moves them to the read tab', async () => {
+    while ((await notifyRound(s.deps)) > 0) {}
+    expect((await page('/notifications')).status).toBe(303)
+    const html = await (await page('/notifications', 'bob')).text()
+    expect(html).toContain('href="/alice/pub/issues/2"')
+    const id = /name="notification_id" value="(\d+)"/.exec(html)![1]!
+    expect((await postForm('/notifications/status', 'bob', { notification_id: id, status: 'read' })).status).toBe(403)
+    expect((await s.get(`/notifications/threads/${id}`, { token: bob.token })).body.unread).toBe(true)
+    const csrf = await csrfOf('bob', '/notifications')
+    const res = await postForm('/notifications/status', 'bob', { _csrf: csrf, notification_id: id, status: 'read' })
+    expect([res.status, res.headers.get('location')]).toEqual([303, '/notifications'])
+    expect((await s.get(`/notifications/threads/${id}`, { token: bob.token })).body.unread).toBe(false)
+    expect(await (await page('/notifications?q=read', 'bob')).text()).toContain(`id="notification-${id}"`)
+    expect(await (await page('/notifications', 'bob')).text()).not.toContain(`id="notification-${id}"`)
+    // Another user's thread: refused, unchanged.
+    expect((await postForm('/notifications/status', 'stranger', { _csrf: await csrfOf('stranger', '/notifications'), notification_id: id, status: 'unread' })).status).toBe(403)
+    expect((await s.get(`/notifications/threads/${id}`, { token: bob.token })).body.unread).toBe(false)
+    // Mark all read.
+    expect((await postForm('/notifications/purge', 'bob', { _csrf: csrf })).status).toBe(303)
+    expect(await (await page('/notifications', 'bob')).text()).toContain('You have no unread notifications.')
+  })
+
+  test('a private repository\'s threads vanish for a user who loses access', async () => {
+    expect((await s.put('/repos/alice/secret/collaborators/stranger', { permission: 'read' }, { token: alice.token })).status).toBe(204)
+    expect((await s.post('/repos/alice/secret/issues', { title: 'For the stranger', body: 'hello @stranger' }, { token: alice.token })).status).toBe(201)
+    while ((await notifyRound(s.deps)) > 0) {}
+    expect(await (await page('/notifications', 'stranger')).text()).toContain('For the stranger')
+    expect((await s.del('/repos/alice/secret/collaborators/stranger', undefined, { token: alice.token })).status).toBe(204)
+    expect(await (await page('/notifications', 'stranger')).text()).not.toContain('For the stranger')
+  })
+})
