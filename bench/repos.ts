@@ -23,6 +23,7 @@ import { createAccessToken, createUser } from '../src/modules/users/service'
 import { createRepository } from '../src/modules/repos/create'
 import type { UserRow } from '../src/auth/caller'
 import { analyze, benchDatabase, closeBenchDatabase } from './lib/database'
+import { bunCeiling, ceilingLine } from './lib/ceiling'
 
 const seconds = durationFromArgv()
 const count = Number(process.argv[3] || 1200)
@@ -72,24 +73,30 @@ console.log(`set-up: ${count + 1} repositories of ${OWNERS} owners in ${((perfor
 const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
 const base = `http://127.0.0.1:${server.port}/api/v1`
 
-/** Loads `path`; the branches route may not exist yet, which is reported instead of failing. */
-async function run(label: string, path: string, headers: string[] = []): Promise<void> {
-  if (!label.includes(only)) return
+/** Loads `path` (answers its requests/s); the branches route may not exist yet, which is reported instead of failing. */
+async function run(label: string, path: string, headers: string[] = []): Promise<number | null> {
+  if (!label.includes(only)) return null
   if (path.endsWith('/branches') && (await fetch(base + path)).status === 404) {
     console.log(`${label.padEnd(34)} skipped: the route answers 404 (not there yet)`)
-    return
+    return null
   }
-  await loadTest(label, base + path, seconds, headers, 34)
+  return await loadTest(label, base + path, seconds, headers, 34)
 }
 
 try {
   console.log(`16 connections, ${seconds} s per scenario`)
-  await run('GET /repos/{o}/{r}', '/repos/owner0/bench')
-  await run('GET /repos/{o}/{r} (token)', '/repos/owner0/bench', [`Authorization: token ${secret}`])
+  const pointReads: [string, number | null][] = [
+    ['GET /repos/{o}/{r}', await run('GET /repos/{o}/{r}', '/repos/owner0/bench')],
+    ['GET /repos/{o}/{r} (token)', await run('GET /repos/{o}/{r} (token)', '/repos/owner0/bench', [`Authorization: token ${secret}`])],
+  ]
   await run('GET /repos/search?q=tool&limit=50', '/repos/search?q=tool&limit=50')
   await run('GET /repos/search (token)', '/repos/search?q=tool&limit=50', [`Authorization: token ${secret}`])
   await run('GET /repos/{o}/{r}/branches', '/repos/owner0/bench/branches')
   printRssSummary()
+  if (pointReads.some(([, r]) => r !== null)) {
+    const ceiling = await bunCeiling(seconds)
+    for (const [label, perSecond] of pointReads) if (perSecond !== null) console.log(ceilingLine(label, perSecond, ceiling, 34))
+  }
 } finally {
   await server.stop(true)
   await Bun.sleep(200) // let handlers still waiting on git finish before the database closes

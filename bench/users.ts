@@ -17,6 +17,7 @@ import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
 import { durationFromArgv, loadTest, printRssSummary } from './lib/autocannon'
 import { benchDatabase, closeBenchDatabase } from './lib/database'
+import { bunCeiling, ceilingLine } from './lib/ceiling'
 
 const seconds = durationFromArgv()
 
@@ -32,9 +33,12 @@ const url = `http://127.0.0.1:${server.port}/api/v1/users/benchuser`
 
 try {
   console.log(`GET /api/v1/users/{username}, 16 connections, ${seconds} s each`)
-  await loadTest('anonymous', url, seconds)
-  await loadTest('Authorization: token', url, seconds, [`Authorization: token ${secret}`])
+  const anonymous = await loadTest('anonymous', url, seconds)
+  const token = await loadTest('Authorization: token', url, seconds, [`Authorization: token ${secret}`])
   printRssSummary()
+  const ceiling = await bunCeiling(seconds)
+  console.log(ceilingLine('anonymous', anonymous, ceiling))
+  console.log(ceilingLine('Authorization: token', token, ceiling))
 } finally {
   await server.stop(true)
   await Bun.sleep(200) // let requests still in flight when the load ended finish before the database closes

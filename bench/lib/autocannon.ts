@@ -121,11 +121,12 @@ export function reportLine(label: string, r: AutocannonResult & { rss: RssFigure
 
 /**
  * Checks that `url` answers 200, then loads it with autocannon (16 connections) and prints
- * requests/s, latency (p50, p99) and the server's resident memory (idle and peak).
+ * requests/s, latency (p50, p99) and the server's resident memory (idle and peak); answers the requests/s.
  */
-export async function loadTest(label: string, url: string, seconds: number, headers: string[] = [], labelWidth = 22): Promise<void> {
+export async function loadTest(label: string, url: string, seconds: number, headers: string[] = [], labelWidth = 22): Promise<number> {
   const check = await fetch(url, { headers: Object.fromEntries(headers.map((h) => h.split(': ') as [string, string])) })
   if (check.status !== 200) throw new Error(`${label}: expected 200, got ${check.status}: ${await check.text()}`)
   const r = await autocannon(url, seconds, headers.flatMap((h) => ['-H', h]))
   console.log(reportLine(label, r, labelWidth))
+  return r.requests.average
 }

@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Config } from '../config'
-import type { Db } from '../db/client'
+import { changeMarkOf, type Db } from '../db/client'
 import { accessTokens, emailAddresses, users } from '../db/schema'
 import { ApiError, unauthorized, forbidden } from '../lib/errors'
 import { hashPassword, hashToken, newTokenSecret, verifyPassword } from './secrets'
@@ -65,6 +65,10 @@ export class Auth {
   /** The last password check of each account being checked now (see oneAtATime). */
   private readonly passwordChecks = new Map<string, Promise<void>>()
   private readonly tokenLookup
+  /** Tokens found since the database last changed (findToken), by hash. */
+  private readonly tokensFound = new Map<string, { user: UserRow; scope: string }>()
+  private tokensMark = ''
+  private readonly changeMark: () => string
   private readonly userByLowerName
   private readonly userByEmail
   private readonly userById
@@ -74,6 +78,7 @@ export class Auth {
     private readonly config: Config,
   ) {
     // Sub-queries, not a join: SQLite answers this form several times faster (hot path).
+    this.changeMark = changeMarkOf(db)
     this.tokenLookup = db
       .select({
         user: users,
@@ -198,10 +203,30 @@ export class Auth {
     return this.signedIn(found.user, 'token', storedScope(found.scope))
   }
 
-  /** The owner of a token secret and the token's scope (undefined when no token has it). */
+  /**
+   * The owner of a token secret and the token's scope (undefined when no token has it). Tokens
+   * found are kept while the database is unchanged (its change mark): deleting a token, changing
+   * its owner or their rights is a write, which forgets them all; each caller gets its own copy.
+   */
   private async findToken(secret: string): Promise<{ user: UserRow; scope: string } | undefined> {
     if (!/^[0-9a-f]{40}$/i.test(secret)) return undefined
-    return (await this.tokenLookup.execute({ hash: hashToken(secret.toLowerCase()) }))[0]
+    const hash = hashToken(secret.toLowerCase())
+    const mark = this.changeMark()
+    if (mark !== this.tokensMark) {
+      this.tokensFound.clear()
+      this.tokensMark = mark
+    }
+    let found = this.tokensFound.get(hash)
+    if (!found) {
+      found = (await this.tokenLookup.execute({ hash }))[0]
+      if (!found) return undefined
+      // Kept only if no write landed while it was read.
+      if (this.tokensMark === mark && this.changeMark() === mark) {
+        if (this.tokensFound.size >= TOKENS_KEPT) this.tokensFound.clear()
+        this.tokensFound.set(hash, found)
+      }
+    }
+    return { user: { ...found.user }, scope: found.scope }
   }
 
   /** The user of the request's session cookie, on a web page; anonymous when there is none or it ended. */
@@ -328,6 +353,9 @@ const MAX_COUNTED_NAME = 320
  * guard's address group, as the SSH limits count it (IPv4 alone, IPv6 by its /64).
  */
 export const addressKey = addressGroup
+
+/** How many tokens Auth keeps found (all are forgotten at once past it). */
+const TOKENS_KEPT = 1024
 
 /** How many address keys Auth keeps worked out (all are forgotten at once past it). */
 const ADDRESS_KEYS_KEPT = 1024
