@@ -165,6 +165,39 @@ export async function markDone(db: Db, consumer: string, upToId: number): Promis
   })
 }
 
+/**
+ * The events past `consumer`'s done position (in id order, at most `limit`) and that position:
+ * a read, no write lock. For a consumer that acknowledges them with `advanceDone` in the
+ * transaction that writes what it made of them: another worker that read the same events finds
+ * the position moved and writes nothing, so each event is still handled once, and at least once
+ * (a crash before that transaction leaves the position where it was).
+ */
+export async function eventsAfterDone(db: Db, consumer: string, limit: number): Promise<{ doneId: number; events: EventRecord[] }> {
+  checkConsumer(consumer)
+  const n = Math.max(1, Math.min(MAX_CLAIM, Math.floor(limit) || 1))
+  const doneId = (await db.select({ doneId: eventConsumers.doneId }).from(eventConsumers).where(eq(eventConsumers.name, consumer)))[0]?.doneId ?? 0
+  const rows = await db.select().from(events).where(gt(events.id, doneId)).orderBy(asc(events.id)).limit(n)
+  return { doneId, events: rows.map(toRecord) }
+}
+
+/**
+ * Moves `consumer`'s done position from `fromId` to `upToId`, answering true; false (nothing
+ * changed) when the position is no longer `fromId`. Call it inside the writeTransaction that
+ * writes what the consumer made of the events read by `eventsAfterDone`, before those writes.
+ */
+export async function advanceDone(db: Db, consumer: string, fromId: number, upToId: number): Promise<boolean> {
+  checkConsumer(consumer)
+  return writeTransaction(db, async () => {
+    await db.insert(eventConsumers).values({ name: consumer }).onConflictDoNothing()
+    const moved = await db
+      .update(eventConsumers)
+      .set({ doneId: upToId })
+      .where(and(eq(eventConsumers.name, consumer), eq(eventConsumers.doneId, fromId)))
+      .returning({ doneId: eventConsumers.doneId })
+    return moved.length === 1
+  })
+}
+
 /** Events of a repository in id order (for feeds and tests). */
 export async function eventsOfRepo(db: Db, repoId: number, afterId = 0, limit = 50): Promise<EventRecord[]> {
   return (await db

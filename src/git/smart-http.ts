@@ -1,5 +1,4 @@
-import { statSync } from 'node:fs'
-import { join } from 'node:path'
+import { refAnswer } from './ref-answers'
 import { runGit, type GitRepo } from './run'
 import { spawnGitStream, type GitStream } from './stream'
 
@@ -28,38 +27,68 @@ export function pktLine(payload: Uint8Array | string): Buffer {
 /**
  * The body of `GET info/refs?service=git-<service>`: `# service=...` pkt-line, flush, then
  * `git <service> --stateless-rpc --advertise-refs`. Null when git fails; GitError when it was
- * killed (time limit, request aborted).
+ * killed (time limit, request aborted). upload-pack's advertisement (the refs in protocol v0/v1,
+ * the capabilities in v2) is git's answer kept while the refs and config are unchanged
+ * (ref-answers.ts); receive-pack's is made each time (it also names the objects of alternates,
+ * and a push runs git anyway).
  */
 export async function advertiseRefs(repo: GitRepo, service: GitService, gitProtocol: string | null): Promise<Buffer<ArrayBuffer> | null> {
   const { gitDir } = repo
   const env = protocolEnv(gitProtocol)
-  // Protocol v2 advertises capabilities only (refs come later through ls-refs): they depend
-  // on git and on the repository's config, so they are kept until that config changes.
-  const v2 = service === 'upload-pack' && /(^|:)version=2(:|$)/.test(env.GIT_PROTOCOL ?? '')
-  const key = `${gitDir}\0${env.GIT_PROTOCOL}`
-  let configTime = -1
-  if (v2) {
-    try {
-      configTime = statSync(join(gitDir, 'config')).mtimeMs
-    } catch {
-      return null
-    }
-    const hit = v2Adverts.get(key)
-    if (hit && hit.configTime === configTime) return hit.body
+  const make = async () => {
+    const r = await runGit([service, '--stateless-rpc', '--advertise-refs', gitDir], { ...repo, env })
+    if (r.code !== 0) return { body: Buffer.alloc(0), ok: false }
+    return { body: Buffer.concat([pktLine(`# service=git-${service}\n`), Buffer.from('0000'), r.stdout]), ok: true }
   }
-  const r = await runGit([service, '--stateless-rpc', '--advertise-refs', gitDir], { ...repo, env })
-  if (r.code !== 0) return null
-  const prefix = Buffer.concat([pktLine(`# service=git-${service}\n`), Buffer.from('0000')])
-  const body = Buffer.concat([prefix, r.stdout])
-  if (v2) {
-    if (v2Adverts.size >= 1000) v2Adverts.clear()
-    v2Adverts.set(key, { configTime, body })
-  }
-  return body
+  const made = service === 'upload-pack' ? { body: await refAnswer(gitDir, `advertise\0${env.GIT_PROTOCOL ?? ''}`, make) } : await make()
+  return made.body.length ? made.body : null
 }
 
-/** Protocol v2 capability advertisements by repository (see advertiseRefs). */
-const v2Adverts = new Map<string, { configTime: number; body: Buffer<ArrayBuffer> }>()
+/** Protocol v2 requests read whole to be recognised as `ls-refs` at most this long (git's are far shorter). */
+export const MAX_LS_REFS_REQUEST = 8 * 1024
+
+const LS_REFS_COMMAND = /^command=ls-refs\n?$/
+
+/**
+ * Whether `body` is one protocol v2 `ls-refs` request: well-formed pkt-lines, the first
+ * `command=ls-refs`, the last a flush packet ending the body.
+ */
+export function isLsRefsRequest(body: Uint8Array): boolean {
+  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('latin1')
+  let at = 0
+  let first = true
+  while (at + 4 <= text.length) {
+    const head = text.slice(at, at + 4)
+    if (!/^[0-9a-f]{4}$/.test(head)) return false
+    const length = parseInt(head, 16)
+    if (length === 0) return !first && at + 4 === text.length
+    if (length === 1 || length === 2) {
+      // A delimiter or response-end packet: never the first.
+      if (first) return false
+      at += 4
+      continue
+    }
+    if (length < 4 || at + length > text.length) return false
+    if (first && !LS_REFS_COMMAND.test(text.slice(at + 4, at + length))) return false
+    first = false
+    at += length
+  }
+  return false
+}
+
+/**
+ * The answer to a protocol v2 `ls-refs` request (isLsRefsRequest): `git upload-pack
+ * --stateless-rpc` given `body`, kept while the refs and config are unchanged (ref-answers.ts),
+ * as its output depends on nothing else. Throws GitError when git was killed.
+ */
+export async function lsRefs(repo: GitRepo, body: Uint8Array, gitProtocol: string | null): Promise<Buffer<ArrayBuffer>> {
+  const env = protocolEnv(gitProtocol)
+  const request = `ls-refs\0${env.GIT_PROTOCOL ?? ''}\0${Buffer.from(body).toString('latin1')}`
+  return refAnswer(repo.gitDir, request, async () => {
+    const r = await runGit(['upload-pack', '--stateless-rpc', repo.gitDir], { ...repo, env, input: body })
+    return { body: r.stdout as Buffer<ArrayBuffer>, ok: r.code === 0 }
+  })
+}
 
 /**
  * `POST git-<service>`: the request body is piped into `git <service> --stateless-rpc` and its

@@ -1,7 +1,6 @@
 import type { AppDeps } from '../deps'
-import { hasEventsAfterDone, releaseClaims } from '../events/outbox'
 import { DeliveryDispatcher } from './dispatcher'
-import { WEBHOOK_CONSUMER, turnEventsIntoTasks } from './tasks'
+import { turnEventsIntoTasks } from './tasks'
 import { errorFields, loggerOf } from '../lib/log'
 import { pauser } from '../lib/pauser'
 
@@ -11,11 +10,10 @@ export const WEBHOOK_POLL_MS = 100
 /**
  * The two loops of webhook delivery, on one database connection: one turns outbox events into
  * hook tasks (src/webhooks/tasks.ts), the dispatcher delivers them (src/webhooks/dispatcher.ts).
- * One of these per server: at start it takes back whatever a previous process had claimed and
- * not finished, and resumes undelivered tasks. Runs in its own thread (src/jobs/webhook-worker.ts).
+ * One of these per server: it starts from the outbox position the previous process left (what
+ * that one read and did not turn into tasks is read again) and resumes undelivered tasks. Runs in its own thread (src/jobs/webhook-worker.ts).
  */
 export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } = {}) {
-  await releaseClaims(deps.db, WEBHOOK_CONSUMER)
   const dispatcher = new DeliveryDispatcher(deps)
   let stopped = false
   const { pause, wake } = pauser()
@@ -24,15 +22,13 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } =
     while (!stopped) {
       let handled = 0
       try {
-        if (await hasEventsAfterDone(deps.db, WEBHOOK_CONSUMER)) {
-          const round = await turnEventsIntoTasks(deps)
-          handled = round.events
-          if (round.tasks) await dispatcher.pump()
-        }
+        // A read while the outbox is empty; a write only when there were events.
+        const round = await turnEventsIntoTasks(deps)
+        handled = round.events
+        if (round.tasks) await dispatcher.pump()
       } catch (e) {
         loggerOf(deps.config).error('a webhook task round failed', errorFields(e))
-        // What this round claimed comes back to the next one (never passed over).
-        if (!stopped) await releaseClaims(deps.db, WEBHOOK_CONSUMER)
+        // The position did not move: the next round reads the same events again (never passed over).
         await pause(1000)
       }
       if (handled === 0 && !stopped) await pause(opts.pollMs ?? WEBHOOK_POLL_MS)

@@ -4,7 +4,7 @@ import type { UserRow } from '../auth/caller'
 import type { RepoRow } from '../auth/access'
 import { writeTransaction, type Db } from '../db/client'
 import { hooks, hookTasks, repositories, users, type HookRow, type HookTaskRow } from '../db/schema'
-import { claimEvents, markDone, type EventRecord } from '../events/outbox'
+import { advanceDone, eventsAfterDone, type EventRecord } from '../events/outbox'
 import { ghostUser, toApiUser, type ApiUser } from '../convert/user'
 import type { ApiRepo } from '../convert/repo'
 import { nowUnix } from '../lib/time'
@@ -16,18 +16,16 @@ import { builderOf, payloadRepo } from './payloads'
 import { errorFields, loggerOf } from '../lib/log'
 
 /**
- * The outbox consumer: events → hook tasks. Each round claims a batch of events, finds the hooks
+ * The outbox consumer: events → hook tasks. Each round reads a batch of events, finds the hooks
  * each one is for (the repository's own and its organisation's, active, wanting the event type,
  * passing the branch filter), builds the payloads, and writes the tasks and the consumer's "done"
  * mark in ONE transaction: an event is either wholly turned into tasks and acknowledged, or not
- * at all (and claimed again after a crash), so no task is lost or made twice.
+ * at all (and read again after a crash), so no task is lost or made twice.
  */
 
 export const WEBHOOK_CONSUMER = 'webhooks'
 /** Events per round. */
 const BATCH = 100
-/** How long a claim lasts (released at start anyway: one worker per server). */
-const LEASE_MS = 5 * 60_000
 
 type NewTask = typeof hookTasks.$inferInsert
 
@@ -199,13 +197,16 @@ function taskInsertOf(db: Db) {
 }
 
 /**
- * One round: claims events, builds their payloads and task texts (reads only, no lock held),
- * then writes the tasks and acknowledges the events in ONE short transaction (prepared inserts,
- * nothing read back: the API waits for that lock). Answers how many events were handled and how
- * many tasks written (0 events: the outbox is drained).
+ * One round: reads the events past the consumer's position (a read: no write lock), builds their
+ * payloads and task texts (reads only), then writes the tasks and moves the position in ONE short
+ * transaction (prepared inserts, nothing read back: the API waits for that lock, and on SQLite
+ * this thread's connection takes it at SQLite's level, where a waiting request sleeps). The
+ * position moves only from where it was read (advanceDone): had anything else handled those
+ * events meanwhile, nothing is written. Answers how many events were handled and how many tasks
+ * written (0 events: the outbox is drained).
  */
 export async function turnEventsIntoTasks(deps: AppDeps, limit = BATCH): Promise<{ events: number; tasks: number }> {
-  const events = await claimEvents(deps.db, WEBHOOK_CONSUMER, limit, LEASE_MS)
+  const { doneId, events } = await eventsAfterDone(deps.db, WEBHOOK_CONSUMER, limit)
   if (events.length === 0) return { events: 0, tasks: 0 }
   const lookups = new RoundLookups(deps)
   const tasks: NewTask[] = []
@@ -219,9 +220,9 @@ export async function turnEventsIntoTasks(deps: AppDeps, limit = BATCH): Promise
   }
   const insert = taskInsertOf(deps.db)
   const written = await writeTransaction(deps.db, async () => {
+    if (!(await advanceDone(deps.db, WEBHOOK_CONSUMER, doneId, events[events.length - 1]!.id))) return 0
     const kept = tasks.length ? await aliveOnly(deps, tasks) : []
     for (const task of kept) await insert.execute(task)
-    await markDone(deps.db, WEBHOOK_CONSUMER, events[events.length - 1]!.id)
     return kept.length
   })
   return { events: events.length, tasks: written }

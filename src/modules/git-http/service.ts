@@ -7,7 +7,7 @@ import { ApiError, apiErrorOfGit } from '../../lib/errors'
 import { GitError, type GitRepo } from '../../git/run'
 import { boundedStream, bodyTooLarge } from '../../lib/body'
 import { docsUrl } from '../../lib/urls'
-import { advertiseRefs, serviceRpc, type GitService } from '../../git/smart-http'
+import { advertiseRefs, isLsRefsRequest, lsRefs, MAX_LS_REFS_REQUEST, serviceRpc, type GitService } from '../../git/smart-http'
 import { MAX_COMMAND_BYTES, readPushHead, refusalReport, replayed } from '../../git/push-commands'
 import { gitPusher, pushHook, withPush } from '../../push'
 import { trackWork } from '../../lib/in-flight'
@@ -117,6 +117,22 @@ export async function serviceResponse(deps: AppDeps, target: GitTarget, service:
   const headers = { 'Content-Type': `application/x-git-${service}-result`, ...NO_CACHE }
   const gitProtocol = request.headers.get('git-protocol')
   if (service === 'upload-pack') {
+    // A short protocol v2 request is read whole: an `ls-refs` (what `git ls-remote` and every
+    // fetch start with) is answered from the refs (lsRefs), anything else goes to git as it came.
+    const length = Number(request.headers.get('content-length') ?? NaN)
+    if (body && !encoding && length <= MAX_LS_REFS_REQUEST && /(^|:)version=2(:|$)/.test(gitProtocol ?? '')) {
+      const bytes = new Uint8Array(await new Response(body).arrayBuffer())
+      if (isLsRefsRequest(bytes)) {
+        try {
+          return new Response(await lsRefs(target.git, bytes, gitProtocol), { headers })
+        } catch (e) {
+          if (!(e instanceof GitError)) throw e
+          const answer = apiErrorOfGit(e)
+          return gitErrorResponse(deps, answer.status, answer.message)
+        }
+      }
+      body = new Response(bytes).body
+    }
     const rpc = serviceRpc(target.git, service, body, gitProtocol)
     // A killed upload-pack ends its stream early; the client sees a cut-off pack and says so.
     rpc.done.then(({ code, stderr, killed }) => {
