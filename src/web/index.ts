@@ -4,6 +4,8 @@ import { webAssets } from './assets'
 import { signInRoutes } from './sign-in'
 import { peoplePages } from './pages/people'
 import { repoPages } from './pages/repo'
+import { oauthPages } from './pages/oauth'
+import { oauthGrantPages } from './pages/oauth-grants'
 
 export { errorPage } from './errors'
 
@@ -13,4 +15,4 @@ export { errorPage } from './errors'
  * cookie counts here and nowhere else). A new page is a route in `pages/`, added below.
  */
 export const webModule = (deps: AppDeps) =>
-  new Elysia({ name: 'web' }).use(webAssets()).use(signInRoutes(deps)).use(peoplePages(deps)).use(repoPages(deps))
+  new Elysia({ name: 'web' }).use(webAssets()).use(signInRoutes(deps)).use(oauthPages(deps)).use(oauthGrantPages(deps)).use(peoplePages(deps)).use(repoPages(deps))

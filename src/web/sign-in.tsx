@@ -6,6 +6,7 @@ import { ApiError } from '../lib/errors'
 import { Layout } from './layout'
 import { cookieHeader, csrfMatches, pageDetail, htmlResponse, newPreSession, PRE_SESSION_COOKIE, safeReturnPath, webContext, type WebContext } from './context'
 import { errorPage } from './errors'
+import { allowingFormTarget, signInFormTarget } from './pages/oauth'
 
 const FormText = (max: number) => t.Optional(t.String({ maxLength: max }))
 const SignInForm = t.Object({ user_name: FormText(320), password: FormText(1024), _csrf: FormText(128), redirect_to: FormText(2048) })
@@ -53,7 +54,7 @@ export const signInRoutes = (deps: AppDeps) =>
     .use(pipeline(deps, { session: true }))
     .get(
       '/user/login',
-      ({ request, caller, query }) => {
+      async ({ request, caller, query }) => {
         const returnTo = safeReturnPath(query.redirect_to)
         if (caller.user) return new Response(null, { status: 303, headers: { location: returnTo } })
         // The form's CSRF token is bound to a pre-session cookie set here.
@@ -64,7 +65,7 @@ export const signInRoutes = (deps: AppDeps) =>
           headers['set-cookie'] = cookieHeader(deps.config, PRE_SESSION_COOKIE, secret, 3600)
           ctx = webContext(deps.config, new Request(request.url, { headers: { cookie: `${PRE_SESSION_COOKIE}=${secret}` } }), caller)
         }
-        return signInPage(ctx, { returnTo, headers })
+        return allowingFormTarget(signInPage(ctx, { returnTo, headers }), await signInFormTarget(deps, returnTo))
       },
       { caller: true, query: SignInQuery, detail: pageDetail('webSignInForm') },
     )
@@ -85,7 +86,7 @@ export const signInRoutes = (deps: AppDeps) =>
         } catch (e) {
           if (!(e instanceof ApiError)) throw e
           const error = e.status === 401 ? 'Wrong username or password.' : e.message
-          return signInPage(ctx, { name, returnTo, error, status: e.status === 401 ? 200 : e.status, headers: e.headers })
+          return allowingFormTarget(signInPage(ctx, { name, returnTo, error, status: e.status === 401 ? 200 : e.status, headers: e.headers }), await signInFormTarget(deps, returnTo))
         }
       },
       { caller: true, body: SignInForm, detail: pageDetail('webSignIn') },
