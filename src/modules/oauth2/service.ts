@@ -158,9 +158,16 @@ export async function issueCode(deps: AppDeps, userId: number, request: ValidAut
     await deps.db.delete(oauth2AuthorizationCodes).where(lte(oauth2AuthorizationCodes.expiresUnix, now))
     let grant = await grantOf(deps, userId, request.app.id)
     const tokenScope = grantTokenScope(request.scope)
-    if (!grant)
-      [grant] = await deps.db.insert(oauth2Grants).values({ userId, applicationId: request.app.id, scope: request.scope, tokenScope, createdUnix: now, updatedUnix: now }).returning()
-    else if (grant.scope !== request.scope) await deps.db.update(oauth2Grants).set({ scope: request.scope, tokenScope, updatedUnix: now }).where(eq(oauth2Grants.id, grant.id))
+    if (!grant) {
+      // Two consents at once (two tabs, on PostgreSQL): one row; the other finds it.
+      ;[grant] = await deps.db
+        .insert(oauth2Grants)
+        .values({ userId, applicationId: request.app.id, scope: request.scope, tokenScope, createdUnix: now, updatedUnix: now })
+        .onConflictDoNothing()
+        .returning()
+      grant ??= await grantOf(deps, userId, request.app.id)
+    }
+    if (grant!.scope !== request.scope) await deps.db.update(oauth2Grants).set({ scope: request.scope, tokenScope, updatedUnix: now }).where(eq(oauth2Grants.id, grant!.id))
     await deps.db.insert(oauth2AuthorizationCodes).values({
       grantId: grant!.id,
       codeHash: hashToken(code),
