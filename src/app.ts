@@ -46,6 +46,7 @@ import { releaseDownloadsModule, releasesModule } from './modules/releases'
 import { hooksModule } from './modules/hooks'
 import { commitsModule } from './modules/commits'
 import { gitDataModule } from './modules/git-data'
+import { oauth2Module, oauth2ProviderModule } from './modules/oauth2'
 
 /** Reads a validation error as Gitea's `[Field]: problem` message. */
 function validationMessage(error: any): { message: string; errors: unknown[] } {
@@ -127,6 +128,7 @@ export function createApp(deps: AppDeps) {
     .use(hooksModule(deps))
     .use(commitsModule(deps))
     .use(gitDataModule(deps))
+    .use(oauth2Module(deps))
 
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
     .onError({ as: 'global' }, ({ code, error: thrown, set, request }) => {
@@ -181,6 +183,7 @@ export function createApp(deps: AppDeps) {
     .use(api)
     .use(gitHttpModule(deps))
     .use(releaseDownloadsModule(deps))
+    .use(oauth2ProviderModule(deps))
     // Last: its `/:owner` and `/:owner/:repo` pages come after every fixed path above.
     .use(webModule(deps))
   return app

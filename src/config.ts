@@ -173,6 +173,19 @@ export interface Config {
    * [api] DEFAULT_GIT_TREES_PER_PAGE), as GET /settings/api reports it to the git trees API's clients.
    */
   gitTreesPerPage: number
+  /**
+   * Warren as an OAuth2 / OpenID Connect provider (WARREN_OAUTH2_ENABLED, Gitea's [oauth2] ENABLED;
+   * default true): off, its endpoints and the applications API answer 404 and its tokens sign nobody in.
+   */
+  oauth2Enabled: boolean
+  /** Lifetime of an OAuth2 access token, seconds (WARREN_OAUTH2_ACCESS_TOKEN_EXPIRATION_TIME, 3600, Gitea's). */
+  oauth2AccessTokenLifetime: number
+  /** Lifetime of an OAuth2 refresh token, seconds (WARREN_OAUTH2_REFRESH_TOKEN_EXPIRATION_TIME, in hours as Gitea's: 730). */
+  oauth2RefreshTokenLifetime: number
+  /** Lifetime of an authorisation code, seconds (WARREN_OAUTH2_AUTHORIZATION_CODE_LIFETIME, 600: Gitea's ten minutes). */
+  oauth2CodeLifetime: number
+  /** OAuth2 applications one user may register (WARREN_OAUTH2_MAX_APPLICATIONS_PER_USER, 100); past it: 422. */
+  oauth2MaxApplicationsPerUser: number
   /** Admin created on first start when no user exists. */
   initialAdmin?: { username: string; password: string; email: string }
 }
@@ -345,6 +358,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxReleasesPerRepo: boundedFrom(env.WARREN_MAX_RELEASES_PER_REPO, 10_000, 'WARREN_MAX_RELEASES_PER_REPO', 1, 10_000_000),
     gitTreesPerPage: boundedFrom(env.WARREN_DEFAULT_GIT_TREES_PER_PAGE, 1000, 'WARREN_DEFAULT_GIT_TREES_PER_PAGE', 1, 100_000),
     reactions: reactionsFrom(env.WARREN_REACTIONS),
+    oauth2Enabled: boolFrom(env.WARREN_OAUTH2_ENABLED, 'WARREN_OAUTH2_ENABLED', true),
+    oauth2AccessTokenLifetime: boundedFrom(env.WARREN_OAUTH2_ACCESS_TOKEN_EXPIRATION_TIME, 3600, 'WARREN_OAUTH2_ACCESS_TOKEN_EXPIRATION_TIME', 1, 366 * 86_400),
+    oauth2RefreshTokenLifetime: 3600 * boundedFrom(env.WARREN_OAUTH2_REFRESH_TOKEN_EXPIRATION_TIME, 730, 'WARREN_OAUTH2_REFRESH_TOKEN_EXPIRATION_TIME', 1, 10 * 8784),
+    oauth2CodeLifetime: boundedFrom(env.WARREN_OAUTH2_AUTHORIZATION_CODE_LIFETIME, 600, 'WARREN_OAUTH2_AUTHORIZATION_CODE_LIFETIME', 1, 3600),
+    oauth2MaxApplicationsPerUser: boundedFrom(env.WARREN_OAUTH2_MAX_APPLICATIONS_PER_USER, 100, 'WARREN_OAUTH2_MAX_APPLICATIONS_PER_USER', 1, 100_000),
     ...overrides,
   }
 }

@@ -165,6 +165,11 @@ describe('route table', () => {
         'GET /:owner/:repo/info/refs',
         'POST /:owner/:repo/git-upload-pack',
         'POST /:owner/:repo/git-receive-pack',
+        // The OAuth2 provider's endpoints for clients: they authenticate the client, not a person.
+        'POST /login/oauth/access_token',
+        'POST /login/oauth/revoke',
+        'GET /login/oauth/keys',
+        'GET /.well-known/openid-configuration',
         // The web stylesheet (one file, the same for everyone).
         ...routes.filter((r) => r.path.startsWith('/assets/style-')).map((r) => `${r.method} ${r.path}`),
       ].sort(),

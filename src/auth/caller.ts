@@ -1,7 +1,8 @@
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, gt, inArray, sql } from 'drizzle-orm'
+import { nowUnix } from '../lib/time'
 import type { Config } from '../config'
 import { changeMarkOf, type Db } from '../db/client'
-import { accessTokens, emailAddresses, users } from '../db/schema'
+import { accessTokens, emailAddresses, oauth2Grants, oauth2Tokens, users } from '../db/schema'
 import { ApiError, unauthorized, forbidden } from '../lib/errors'
 import { hashPassword, hashToken, newTokenSecret, verifyPassword } from './secrets'
 import { FailureLimiter } from './failure-limiter'
@@ -29,6 +30,8 @@ export interface Caller {
    * null for a password or no credentials, which scopes do not limit.
    */
   scope: TokenScope | null
+  /** The OAuth2 grant whose access token the credentials were (its `userinfo` answers only then). */
+  grantId?: number
 }
 
 const ANONYMOUS: Caller = { user: null, method: null, signedInAs: null, scope: null }
@@ -69,6 +72,7 @@ export class Auth {
   private readonly tokensFound = new Map<string, { user: UserRow; scope: string }>()
   private tokensMark = ''
   private readonly changeMark: () => string
+  private readonly oauth2TokenLookup
   private readonly userByLowerName
   private readonly userByEmail
   private readonly userById
@@ -86,6 +90,15 @@ export class Auth {
       })
       .from(users)
       .where(inArray(users.id, db.select({ id: accessTokens.userId }).from(accessTokens).where(eq(accessTokens.tokenHash, sqlPlaceholder('hash')))))
+      .prepare()
+    // An OAuth2 access token: live (not expired), of a grant that still exists (revoking it, or
+    // deleting its application, deletes its tokens).
+    this.oauth2TokenLookup = db
+      .select({ user: users, scope: oauth2Grants.tokenScope, grantId: oauth2Grants.id })
+      .from(oauth2Tokens)
+      .innerJoin(oauth2Grants, eq(oauth2Grants.id, oauth2Tokens.grantId))
+      .innerJoin(users, eq(users.id, oauth2Grants.userId))
+      .where(and(eq(oauth2Tokens.tokenHash, sqlPlaceholder('hash')), eq(oauth2Tokens.kind, 'access'), gt(oauth2Tokens.expiresUnix, sqlPlaceholder('now'))))
       .prepare()
     this.userByLowerName = db.select().from(users).where(eq(users.lowerName, sqlPlaceholder('name'))).prepare()
     this.userByEmail = db
@@ -200,15 +213,21 @@ export class Auth {
       this.takeAttempt(this.addressFailures, address)
       throw unauthorized('invalid token')
     }
-    return this.signedIn(found.user, 'token', storedScope(found.scope))
+    return this.signedIn(found.user, 'token', storedScope(found.scope), found.grantId)
   }
 
   /**
-   * The owner of a token secret and the token's scope (undefined when no token has it). Tokens
-   * found are kept while the database is unchanged (its change mark): deleting a token, changing
-   * its owner or their rights is a write, which forgets them all; each caller gets its own copy.
+   * The owner of a token secret and the token's scope (undefined when no token has it): a personal
+   * access token, or an OAuth2 access token (while OAuth2 is on), limited to its grant's scope.
+   * Personal tokens found are kept while the database is unchanged (its change mark): deleting a
+   * token, changing its owner or their rights is a write, which forgets them all; each caller gets
+   * its own copy. OAuth2 tokens are read each time: they also end by time, which no write marks.
    */
-  private async findToken(secret: string): Promise<{ user: UserRow; scope: string } | undefined> {
+  private async findToken(secret: string): Promise<{ user: UserRow; scope: string; grantId?: number } | undefined> {
+    if (OAUTH2_ACCESS_TOKEN.test(secret)) {
+      if (!this.config.oauth2Enabled) return undefined
+      return (await this.oauth2TokenLookup.execute({ hash: hashToken(secret), now: nowUnix() }))[0]
+    }
     if (!/^[0-9a-f]{40}$/i.test(secret)) return undefined
     const hash = hashToken(secret.toLowerCase())
     const mark = this.changeMark()
@@ -258,7 +277,7 @@ export class Auth {
     // A token in either half, as byToken; a password is counted before it is checked.
     this.checkNotLocked(this.addressFailures, address)
     const token = await this.findToken(password === '' || password === 'x-oauth-basic' ? name : password)
-    if (token) return this.signedIn(token.user, 'token', storedScope(token.scope))
+    if (token) return this.signedIn(token.user, 'token', storedScope(token.scope), token.grantId)
     return await this.byPassword(name, password, address)
   }
 
@@ -328,10 +347,10 @@ export class Auth {
     return this.dummyHash
   }
 
-  private signedIn(user: UserRow, method: 'password' | 'token', scope: TokenScope | null): Caller {
+  private signedIn(user: UserRow, method: 'password' | 'token', scope: TokenScope | null, grantId?: number): Caller {
     if (!user.isActive || user.prohibitLogin)
       throw forbidden('This account is prohibited from signing in, please contact your site administrator.')
-    return { user, method, signedInAs: user, scope }
+    return grantId === undefined ? { user, method, signedInAs: user, scope } : { user, method, signedInAs: user, scope, grantId }
   }
 
   /** Re-reads a user (e.g. after an update) by id. */
@@ -341,6 +360,9 @@ export class Auth {
 }
 
 const sqlPlaceholder = (name: string) => sql.placeholder(name)
+
+/** An OAuth2 access token's form (src/modules/oauth2/tokens.ts makes them): `oat_` and 64 hex digits. */
+const OAUTH2_ACCESS_TOKEN = /^oat_[0-9a-f]{64}$/
 
 /** The acting user as a `public-only` token shows them to the visibility rule (see UserRow). */
 const publicOnlyViewer = (user: UserRow): UserRow => ({ ...user, publicOnly: true })

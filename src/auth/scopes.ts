@@ -125,3 +125,23 @@ export function storedScope(text: string): TokenScope {
   }
   return scope
 }
+
+/** The OpenID Connect scopes (they say what an id_token and userinfo tell, not what the API allows). */
+export const OIDC_SCOPES = ['openid', 'profile', 'email', 'groups'] as const
+
+/**
+ * The API scope of the access tokens of an OAuth2 grant, from the scope the person granted
+ * (space-separated), as Gitea (since 1.22) derives it: the items that are not OpenID Connect
+ * scopes, read as a personal access token's (`read:repository`, `write:issue`, `public-only`, ...),
+ * limit the token; when there are none, or one of them is not a token scope (`repo`, a client's
+ * own word), the token has full access (`all`), as every token had before 1.22.
+ */
+export function grantTokenScope(grantScope: string): string {
+  const items = grantScope.split(' ').filter((s) => s !== '' && !(OIDC_SCOPES as readonly string[]).includes(s))
+  if (items.length === 0) return ALL_SCOPE
+  try {
+    return parseScope(items.join(',')).text || ALL_SCOPE
+  } catch {
+    return ALL_SCOPE
+  }
+}

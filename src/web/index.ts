@@ -13,6 +13,8 @@ import { repoSettingsPages } from './pages/settings-repo'
 import { issuePages } from './pages/issues'
 import { pullPages } from './pages/pulls'
 import { notificationPages } from './pages/notifications'
+import { oauthPages } from './pages/oauth'
+import { oauthGrantPages } from './pages/oauth-grants'
 
 export { errorPage } from './errors'
 
@@ -25,6 +27,8 @@ export const webModule = (deps: AppDeps) =>
   new Elysia({ name: 'web' })
     .use(webAssets())
     .use(signInRoutes(deps))
+    .use(oauthPages(deps))
+    .use(oauthGrantPages(deps))
     .use(notificationPages(deps))
     .use(peoplePages(deps))
     .use(repoPages(deps))

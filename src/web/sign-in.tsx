@@ -7,6 +7,7 @@ import type { Caller } from '../auth/caller'
 import { Layout } from './layout'
 import { cookieHeader, csrfMatches, pageDetail, htmlResponse, newPreSession, PRE_SESSION_COOKIE, safeReturnPath, webContext, type WebContext } from './context'
 import { errorPage } from './errors'
+import { allowingFormTarget, signInFormTarget } from './pages/oauth'
 
 const FormText = (max: number) => t.Optional(t.String({ maxLength: max }))
 const SignInForm = t.Object({ user_name: FormText(320), password: FormText(1024), _csrf: FormText(128), redirect_to: FormText(2048) })
@@ -77,11 +78,11 @@ export const signInRoutes = (deps: AppDeps) =>
     .use(pipeline(deps, { session: true }))
     .get(
       '/user/login',
-      ({ request, caller, query }) => {
+      async ({ request, caller, query }) => {
         const returnTo = safeReturnPath(query.redirect_to)
         if (caller.user) return new Response(null, { status: 303, headers: { location: returnTo } })
         const { ctx, headers } = preSessionContext(deps, request, caller)
-        return signInPage(ctx, { returnTo, headers })
+        return allowingFormTarget(signInPage(ctx, { returnTo, headers }), await signInFormTarget(deps, returnTo))
       },
       { caller: true, query: SignInQuery, detail: pageDetail('webSignInForm') },
     )
@@ -98,7 +99,7 @@ export const signInRoutes = (deps: AppDeps) =>
         } catch (e) {
           if (!(e instanceof ApiError)) throw e
           const error = e.status === 401 ? 'Wrong username or password.' : e.message
-          return signInPage(ctx, { name, returnTo, error, status: e.status === 401 ? 200 : e.status, headers: e.headers })
+          return allowingFormTarget(signInPage(ctx, { name, returnTo, error, status: e.status === 401 ? 200 : e.status, headers: e.headers }), await signInFormTarget(deps, returnTo))
         }
       },
       { caller: true, body: SignInForm, detail: pageDetail('webSignIn') },
