@@ -10,6 +10,7 @@ import { explorePages } from './pages/explore'
 import { signUpPages } from './pages/sign-up'
 import { adminPages } from './pages/admin'
 import { repoSettingsPages } from './pages/settings-repo'
+import { orgPages } from './pages/org'
 
 export { errorPage } from './errors'
 
@@ -26,3 +27,4 @@ export const webModule = (deps: AppDeps) =>
     .use(signUpPages(deps))
     .use(adminPages(deps))
     .use(repoSettingsPages(deps))
+    .use(orgPages(deps))
