@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { contentMark } from './db-snapshot'
+import { startWebhookWorker } from '../src/jobs/webhook-worker'
+import { eq, max } from 'drizzle-orm'
+import { eventConsumers, events } from '../src/db/schema'
+import { startReceiver, until, type Receiver } from './webhook-receiver'
 
 /**
  * The settings, account, creation, explore and administration pages over plain HTTP: each page's
@@ -62,7 +66,7 @@ async function expectCsrfRefused(user: TestUser, path: string, fields: Record<st
 }
 
 beforeAll(async () => {
-  s = await startTestServer()
+  s = await startTestServer({ webhookAllowedHostList: 'loopback', webhookRetryDelay: 0.05, webhookDeliverTimeout: 5 })
   mark = contentMark(s.deps.db)
   root = await s.user('root', { admin: true })
   alice = await s.user('alice')
@@ -282,6 +286,229 @@ describe('explore, registration, administration', () => {
     expect(found).toContain('href="/stranger"')
     expect(found).not.toContain('href="/bob"')
     expect((await page('/admin/users', await signIn(root))).status).toBe(200)
+  })
+})
+
+describe('repository settings', () => {
+  let receiver: Receiver
+  const asAlice = () => ({ token: alice.token })
+  beforeAll(async () => {
+    receiver = await startReceiver()
+    expect((await s.post('/user/repos', { name: 'tuned', auto_init: true }, asAlice())).status).toBe(201)
+    expect((await s.post('/repos/alice/tuned/branches', { new_branch_name: 'develop' }, asAlice())).status).toBe(201)
+    expect((await s.put('/repos/alice/tuned/collaborators/bob', { permission: 'read' }, asAlice())).status).toBe(204)
+  })
+  afterAll(() => receiver.stop())
+
+  test('access: the owner 200; a reader 403; a stranger and anonymous 404 on a private one, anonymous 401 on a public one', async () => {
+    const paths = ['/settings', '/settings/collaboration', '/settings/hooks', '/settings/keys']
+    for (const p of paths) {
+      expect((await page('/alice/tuned' + p, await signIn(alice))).status).toBe(200)
+      expect((await page('/alice/tuned' + p, await signIn(bob))).status).toBe(403)
+      expect((await page('/alice/tuned' + p, await signIn(stranger))).status).toBe(403)
+      expect((await page('/alice/tuned' + p)).status).toBe(401)
+      expect((await page('/alice/web-made' + p, await signIn(stranger))).status).toBe(404)
+      expect((await page('/alice/web-made' + p)).status).toBe(404)
+    }
+    // A reader's POST is refused by the pipeline before anything else, and changes nothing.
+    const before = await mark()
+    expect((await submit(bob, '/alice/tuned/settings', { action: 'update', repo_name: 'tuned', description: 'bob was here' }, { from: '/alice/tuned' })).status).toBe(403)
+    expect(await mark()).toBe(before)
+  })
+
+  test('options: description, website, visibility, default branch, units and merge styles, as the API sees them', async () => {
+    const fields = {
+      action: 'update',
+      repo_name: 'tuned',
+      description: 'Tuned <by> the web',
+      website: 'https://tuned.example',
+      private: 'on',
+      default_branch: 'develop',
+      has_pull_requests: 'on',
+      allow_squash_merge: 'on',
+      allow_rebase: 'on',
+      default_merge_style: 'squash',
+    }
+    await expectCsrfRefused(alice, '/alice/tuned/settings', fields)
+    const res = await submit(alice, '/alice/tuned/settings', fields, { from: '/alice/tuned/settings' })
+    expect(res.status).toBe(303)
+    expect(res.location).toBe('/alice/tuned/settings?done=saved')
+    const repo = (await s.get('/repos/alice/tuned', asAlice())).body
+    expect(repo.description).toBe('Tuned <by> the web')
+    expect(repo.website).toBe('https://tuned.example')
+    expect(repo.private).toBe(true)
+    expect(repo.default_branch).toBe('develop')
+    expect(repo.has_issues).toBe(false)
+    expect(repo.has_pull_requests).toBe(true)
+    expect([repo.allow_merge_commits, repo.allow_rebase, repo.allow_squash_merge, repo.allow_fast_forward_only_merge]).toEqual([false, true, true, false])
+    expect(repo.default_merge_style).toBe('squash')
+    // The stranger lost sight of it with the visibility.
+    expect((await page('/alice/tuned/settings', await signIn(stranger))).status).toBe(404)
+    // A bad website: the API's refusal on the page, nothing changed.
+    const before = await mark()
+    const bad = await submit(alice, '/alice/tuned/settings', { ...fields, website: 'javascript:alert(1)' }, { from: '/alice/tuned/settings' })
+    expect(bad.status).toBe(422)
+    expect(bad.html).toContain('role="alert"')
+    expect(await mark()).toBe(before)
+    // Renaming answers the new settings URL.
+    const renamed = await submit(alice, '/alice/tuned/settings', { ...fields, repo_name: 'tuned2' }, { from: '/alice/tuned/settings' })
+    expect(renamed.location).toBe('/alice/tuned2/settings?done=saved')
+    expect((await submit(alice, '/alice/tuned2/settings', { ...fields, repo_name: 'tuned', private: '' }, { from: '/alice/tuned2/settings' })).status).toBe(303)
+    expect((await s.get('/repos/alice/tuned')).body.private).toBe(false)
+  })
+
+  test('collaborators: added, permission changed, removed', async () => {
+    await expectCsrfRefused(alice, '/alice/tuned/settings/collaboration', { collaborator: 'stranger', permission: 'write' })
+    expect((await submit(alice, '/alice/tuned/settings/collaboration', { collaborator: 'stranger', permission: 'write' }, { from: '/alice/tuned/settings/collaboration' })).status).toBe(303)
+    expect((await s.get('/repos/alice/tuned/collaborators/stranger/permission', asAlice())).body.permission).toBe('write')
+    expect((await page('/alice/tuned/settings', await signIn(stranger))).status).toBe(403)
+    expect((await submit(alice, '/alice/tuned/settings/collaboration', { collaborator: 'stranger', permission: 'admin' }, { from: '/alice/tuned/settings/collaboration' })).status).toBe(303)
+    expect((await page('/alice/tuned/settings', await signIn(stranger))).status).toBe(200)
+    const listed = await (await page('/alice/tuned/settings/collaboration', await signIn(alice))).text()
+    expect(listed).toMatch(/<option value="admin" selected>admin<\/option>/)
+    const nobody = await submit(alice, '/alice/tuned/settings/collaboration', { collaborator: 'nobody-at-all', permission: 'read' }, { from: '/alice/tuned/settings/collaboration' })
+    expect(nobody.status).toBe(422)
+    await expectCsrfRefused(alice, '/alice/tuned/settings/collaboration/delete', { collaborator: 'stranger' })
+    expect((await submit(alice, '/alice/tuned/settings/collaboration/delete', { collaborator: 'stranger' }, { from: '/alice/tuned/settings/collaboration' })).status).toBe(303)
+    expect((await s.get('/repos/alice/tuned/collaborators/stranger', asAlice())).status).toBe(404)
+  })
+
+  test('webhooks: created, tested, its deliveries listed, one redelivered; edited; deleted', async () => {
+    // Delivering moves the outbox's position: the worker runs here only, so that the other tests'
+    // "nothing changed" marks see no background writes.
+    const worker = startWebhookWorker(s.deps, { pollMs: 20 })
+    try {
+      // Once it has caught up with the events before (none come during the flow), it writes nothing.
+      const last = (await s.deps.db.select({ n: max(events.id) }).from(events))[0]!.n ?? 0
+      await until(async () => {
+        const row = (await s.deps.db.select().from(eventConsumers).where(eq(eventConsumers.name, 'webhooks')))[0]
+        return row && row.doneId >= last && row.claimedId === row.doneId
+      }, 'the webhook worker caught up')
+      await webhookFlow()
+    } finally {
+      await worker.stop()
+    }
+  })
+
+  async function webhookFlow() {
+    const fields = { url: receiver.url('/web'), content_type: 'json', secret: 's3cret', branch_filter: '*', events_mode: 'push_only', active: 'on' }
+    await expectCsrfRefused(alice, '/alice/tuned/settings/hooks', fields)
+    const made = await submit(alice, '/alice/tuned/settings/hooks', fields, { from: '/alice/tuned/settings/hooks' })
+    expect(made.status).toBe(303)
+    const hooks = (await s.get('/repos/alice/tuned/hooks', asAlice())).body
+    expect(hooks.length).toBe(1)
+    expect(hooks[0].config.url).toBe(receiver.url('/web'))
+    expect(hooks[0].events).toEqual(['push'])
+    expect(made.location).toBe(`/alice/tuned/settings/hooks/${hooks[0].id}?done=hook-added`)
+    const hookPath = `/alice/tuned/settings/hooks/${hooks[0].id}`
+    // A bad URL: the API's message on the form.
+    const bad = await submit(alice, '/alice/tuned/settings/hooks', { ...fields, url: 'ftp://nope' }, { from: '/alice/tuned/settings/hooks' })
+    expect(bad.status).toBe(422)
+    expect(bad.html).toContain('Invalid url')
+    await expectCsrfRefused(alice, `${hookPath}/test`, {})
+    expect((await submit(alice, `${hookPath}/test`, {}, { from: hookPath })).status).toBe(303)
+    const first = await until(() => receiver.received.find((r) => r.path === '/web'), 'the test delivery')
+    expect(first.headers['x-gitea-event']).toBe('push')
+    const deliveries = await until(async () => {
+      const list = (await s.get(`/repos/alice/tuned/hooks/${hooks[0].id}/deliveries`, asAlice())).body
+      return list.length === 1 && list[0].delivered ? list : null
+    }, 'the delivery recorded')
+    const html = await (await page(hookPath, await signIn(alice))).text()
+    expect(html).toContain(deliveries[0].uuid)
+    expect(html).toContain('ok (200)')
+    const redeliver = `${hookPath}/deliveries/${deliveries[0].id}/redeliver`
+    await expectCsrfRefused(alice, redeliver, {})
+    expect((await submit(alice, redeliver, {}, { from: hookPath })).status).toBe(303)
+    const again = await until(() => receiver.received.filter((r) => r.path === '/web')[1], 'the redelivery')
+    expect(again.text).toBe(first.text)
+    expect(again.headers['x-gitea-delivery']).not.toBe(first.headers['x-gitea-delivery'])
+    // Edited to every event and inactive; the secret kept when left empty.
+    expect((await submit(alice, hookPath, { ...fields, secret: '', events_mode: 'send_everything', active: '' }, { from: hookPath })).status).toBe(303)
+    const edited = (await s.get(`/repos/alice/tuned/hooks/${hooks[0].id}`, asAlice())).body
+    expect(edited.active).toBe(false)
+    expect(edited.events.length).toBeGreaterThan(10)
+    await expectCsrfRefused(alice, `${hookPath}/delete`, {})
+    expect((await submit(alice, `${hookPath}/delete`, {}, { from: hookPath })).status).toBe(303)
+    expect((await s.get('/repos/alice/tuned/hooks', asAlice())).body).toEqual([])
+    expect((await page(hookPath, await signIn(alice))).status).toBe(404)
+  }
+
+  test('deploy keys: added read-only, listed, deleted', async () => {
+    const gen = Bun.spawnSync(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-C', 'deploy@test', '-f', join(keyDir, 'deploy')])
+    expect(gen.exitCode).toBe(0)
+    const key = readFileSync(join(keyDir, 'deploy.pub'), 'utf8').trim()
+    await expectCsrfRefused(alice, '/alice/tuned/settings/keys', { title: 'ci', content: key })
+    expect((await submit(alice, '/alice/tuned/settings/keys', { title: 'ci', content: key }, { from: '/alice/tuned/settings/keys' })).status).toBe(303)
+    const keys = (await s.get('/repos/alice/tuned/keys', asAlice())).body
+    expect(keys.map((k: any) => [k.title, k.read_only])).toEqual([['ci', true]])
+    expect(await (await page('/alice/tuned/settings/keys', await signIn(alice))).text()).toContain(keys[0].fingerprint)
+    await expectCsrfRefused(alice, '/alice/tuned/settings/keys/delete', { id: String(keys[0].id) })
+    expect((await submit(alice, '/alice/tuned/settings/keys/delete', { id: String(keys[0].id) }, { from: '/alice/tuned/settings/keys' })).status).toBe(303)
+    expect((await s.get('/repos/alice/tuned/keys', asAlice())).body).toEqual([])
+  })
+
+  test('danger zone: archive and unarchive (owner only), delete with the typed full name', async () => {
+    await expectCsrfRefused(alice, '/alice/tuned/settings', { action: 'archive' })
+    expect((await submit(alice, '/alice/tuned/settings', { action: 'archive' }, { from: '/alice/tuned/settings' })).status).toBe(303)
+    expect((await s.get('/repos/alice/tuned')).body.archived).toBe(true)
+    // Archived: the settings page still opens (to unarchive); adding a collaborator is refused as by the API (423).
+    expect((await page('/alice/tuned/settings', await signIn(alice))).status).toBe(200)
+    expect((await submit(alice, '/alice/tuned/settings/collaboration', { collaborator: 'stranger' }, { from: '/alice/tuned/settings' })).status).toBe(423)
+    expect((await submit(alice, '/alice/tuned/settings', { action: 'unarchive' }, { from: '/alice/tuned/settings' })).status).toBe(303)
+    expect((await s.get('/repos/alice/tuned')).body.archived).toBe(false)
+    // A wrong confirmation deletes nothing.
+    const before = await mark()
+    const wrong = await submit(alice, '/alice/tuned/settings', { action: 'delete', confirm: 'tuned' }, { from: '/alice/tuned/settings' })
+    expect(wrong.status).toBe(422)
+    expect(wrong.html).toContain('alice/tuned')
+    expect(await mark()).toBe(before)
+    await expectCsrfRefused(alice, '/alice/tuned/settings', { action: 'delete', confirm: 'alice/tuned' })
+    const gone = await submit(alice, '/alice/tuned/settings', { action: 'delete', confirm: 'alice/tuned' }, { from: '/alice/tuned/settings' })
+    expect(gone.status).toBe(303)
+    expect(gone.location).toBe('/alice')
+    expect((await s.get('/repos/alice/tuned', asAlice())).status).toBe(404)
+  })
+})
+
+describe('organisations', () => {
+  test('members, teams, a team page; its owners add and remove members', async () => {
+    const asAlice = { token: alice.token }
+    expect((await s.post('/orgs', { username: 'guild' }, asAlice)).status).toBe(201)
+    expect((await s.post('/orgs', { username: 'cabal', visibility: 'private' }, asAlice)).status).toBe(201)
+    const team = await s.post('/orgs/guild/teams', { name: 'Crafters', permission: 'write', includes_all_repositories: true }, asAlice)
+    expect(team.status).toBe(201)
+    expect((await s.post('/orgs/guild/repos', { name: 'tools' }, asAlice)).status).toBe(201)
+    // Members: everyone sees a public organisation's public members; a private one is 404 to strangers.
+    expect((await page('/org/guild/members')).status).toBe(200)
+    expect((await page('/org/cabal/members', await signIn(stranger))).status).toBe(404)
+    expect((await page('/org/cabal/members')).status).toBe(404)
+    expect(await (await page('/org/cabal/members', await signIn(alice))).text()).toContain('href="/alice"')
+    // Teams: members of the organisation only (401 anonymous, 403 others, as the API).
+    expect((await page('/org/guild/teams')).status).toBe(401)
+    expect((await page('/org/guild/teams', await signIn(stranger))).status).toBe(403)
+    const teams = await (await page('/org/guild/teams', await signIn(alice))).text()
+    expect(teams).toContain('href="/org/guild/teams/crafters"')
+    const teamPage = await (await page('/org/guild/teams/crafters', await signIn(alice))).text()
+    expect(teamPage).toContain('href="/guild/tools"')
+    expect(teamPage).toContain('action="/org/guild/teams/crafters/add"')
+    expect((await page('/org/guild/teams/crafters', await signIn(stranger))).status).toBe(404)
+    expect((await page('/org/guild/teams/nope', await signIn(alice))).status).toBe(404)
+    // The owner adds bob; bob, a member now, sees the team but may not change it (404, as the API).
+    await expectCsrfRefused(alice, '/org/guild/teams/crafters/add', { uid: 'bob' })
+    expect((await submit(alice, '/org/guild/teams/crafters/add', { uid: 'bob' }, { from: '/org/guild/teams/crafters' })).status).toBe(303)
+    expect((await s.get(`/teams/${team.body.id}/members/bob`, asAlice)).status).toBe(200)
+    const bobs = await (await page('/org/guild/teams/crafters', await signIn(bob))).text()
+    expect(bobs).toContain('href="/bob"')
+    expect(bobs).not.toContain('/add"')
+    await signIn(bob)
+    const before = await mark()
+    expect((await submit(bob, '/org/guild/teams/crafters/remove', { uid: 'alice' }, { from: '/org/guild/teams/crafters' })).status).toBe(404)
+    expect(await mark()).toBe(before)
+    const unknown = await submit(alice, '/org/guild/teams/crafters/add', { uid: 'no-such-user' }, { from: '/org/guild/teams/crafters' })
+    expect(unknown.status).toBe(404)
+    await expectCsrfRefused(alice, '/org/guild/teams/crafters/remove', { uid: 'bob' })
+    expect((await submit(alice, '/org/guild/teams/crafters/remove', { uid: 'bob' }, { from: '/org/guild/teams/crafters' })).status).toBe(303)
+    expect((await s.get(`/teams/${team.body.id}/members/bob`, asAlice)).status).toBe(404)
   })
 })
 

@@ -38,7 +38,8 @@ import { loadVisibleOwner } from './owner-context'
  * answers 404 before an anonymous caller's 401, as Gitea does.
  * - `org: 'visible' | 'member' | 'owner'`: the organisation of `:org` (`org`: an OrgContext,
  *   plus `caller`). 404 when unknown or hidden from the caller; 401/403 below the role.
- * - `team: 'member' | 'owner'`: the team of `:id` (`team`: a TeamContext, plus `caller`). 401
+ * - `team: 'member' | 'owner'`: the team of `:id` (or the team named `:team` in the organisation
+ *   `:org`: the web's `/org/{org}/teams/{team}`) (`team`: a TeamContext, plus `caller`). 401
  *   anonymous; 404 unless the caller is a member of its organisation (or, for `owner`, an owner:
  *   Gitea's check knows only the team).
  * - `owner: true`: the user or organisation of `:owner` (`owner`: its row, plus `caller`). 404
@@ -250,7 +251,8 @@ export const pipeline = (given: AppDeps, opts: { session?: boolean } = {}) => {
     team: (role: TeamRoleNeed) =>
       checkedNeed('team', role, async ({ request, params }) => {
         const caller = await deps.auth.caller(request)
-        const team = await loadTeam(deps, params.id ?? '', caller.user)
+        // `/org/{org}/teams/{team}` (the web's) names the team in its organisation; `/teams/{id}` by id.
+        const team = params.team !== undefined ? await loadTeam(deps, params.team, caller.user, params.org ?? '') : await loadTeam(deps, params.id ?? '', caller.user)
         if (role === 'owner') requireTeamOwner(team)
         return { team, caller }
       }),

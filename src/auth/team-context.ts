@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { and, eq, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { teams, users, type TeamRow } from '../db/schema'
 import { notFound, unauthorized } from '../lib/errors'
@@ -26,12 +26,17 @@ export interface TeamContext {
  * `/teams/{id}`: needs a signed-in caller (401) who is a member of the team's organisation
  * (or a site administrator); everyone else gets 404.
  */
-export async function loadTeam(deps: AppDeps, id: number | string, viewer: UserRow | null): Promise<TeamContext> {
+export async function loadTeam(deps: AppDeps, id: number | string, viewer: UserRow | null, orgName?: string): Promise<TeamContext> {
   if (!viewer) throw unauthorized()
   const n = typeof id === 'string' ? pathNumber(id) : id
-  const row = Number.isSafeInteger(n)
-    ? (await deps.db.select({ team: teams, org: users }).from(teams).innerJoin(users, eq(users.id, teams.orgId)).where(eq(teams.id, n)))[0]
-    : undefined
+  const found = (where: SQL) => deps.db.select({ team: teams, org: users }).from(teams).innerJoin(users, eq(users.id, teams.orgId)).where(where)
+  // The web's `/org/{org}/teams/{name}` names a team by its organisation and its name.
+  const row =
+    orgName !== undefined
+      ? (await found(and(eq(users.lowerName, orgName.toLowerCase()), eq(users.type, 1), eq(teams.lowerName, String(id).toLowerCase()))!))[0]
+      : Number.isSafeInteger(n)
+        ? (await found(eq(teams.id, n)))[0]
+        : undefined
   if (!row) throw notFound(`team does not exist [id: ${id}]`)
   const role = await orgRole(deps, row.org, viewer)
   if (!role.member) throw notFound(`team does not exist [id: ${id}]`)

@@ -96,7 +96,7 @@ export function ButtonForm(props: { ctx: WebContext; action: string; label: stri
 /**
  * Runs a form's action. Without the session's CSRF token it is refused with a 403 page and
  * nothing changes; a refusal of the service it calls (a 4xx ApiError) shows the form's page
- * again with the service's message.
+ * again with the service's message (`again`), or else an error page saying why.
  */
 export async function formAction(
   request: Request,
@@ -104,14 +104,14 @@ export async function formAction(
   ctx: WebContext,
   given: unknown,
   act: () => Promise<Response>,
-  again: (error: string, status: number) => Response | Promise<Response>,
+  again?: (error: string, status: number) => Response | Promise<Response>,
 ): Promise<Response> {
   if (!csrfMatches(request, caller, given)) return errorPage(403, FORM_EXPIRED, ctx)
   try {
     return await act()
   } catch (e) {
-    if (e instanceof ApiError && e.status >= 400 && e.status < 500) return await again(e.message, e.status)
-    throw e
+    if (!(e instanceof ApiError) || e.status < 400 || e.status >= 500) throw e
+    return again ? await again(e.message, e.status) : errorPage(e.status, e.message, ctx, e.headers)
   }
 }
 

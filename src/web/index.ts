@@ -15,6 +15,7 @@ import { pullPages } from './pages/pulls'
 import { notificationPages } from './pages/notifications'
 import { oauthPages } from './pages/oauth'
 import { oauthGrantPages } from './pages/oauth-grants'
+import { orgPages } from './pages/org'
 
 export { errorPage } from './errors'
 
@@ -40,3 +41,4 @@ export const webModule = (deps: AppDeps) =>
     .use(repoSettingsPages(deps))
     .use(issuePages(deps))
     .use(pullPages(deps))
+    .use(orgPages(deps))

@@ -7,6 +7,7 @@ import type { Caller } from '../auth/caller'
 import { Layout } from './layout'
 import { cookieHeader, csrfMatches, pageDetail, htmlResponse, newPreSession, PRE_SESSION_COOKIE, safeReturnPath, webContext, type WebContext } from './context'
 import { errorPage } from './errors'
+import { FORM_EXPIRED } from './forms'
 import { allowingFormTarget, signInFormTarget } from './pages/oauth'
 
 const FormText = (max: number) => t.Optional(t.String({ maxLength: max }))
@@ -90,7 +91,7 @@ export const signInRoutes = (deps: AppDeps) =>
       '/user/login',
       async ({ request, caller, body }) => {
         const ctx = webContext(deps.config, request, caller)
-        if (!csrfMatches(request, caller, body._csrf)) return errorPage(403, 'The form has expired or did not come from this site. Reload the page and try again.', ctx)
+        if (!csrfMatches(request, caller, body._csrf)) return errorPage(403, FORM_EXPIRED, ctx)
         const returnTo = safeReturnPath(body.redirect_to)
         const name = (body.user_name ?? '').trim()
         try {
@@ -108,7 +109,7 @@ export const signInRoutes = (deps: AppDeps) =>
       '/user/logout',
       async ({ request, caller, body }) => {
         const ctx = webContext(deps.config, request, caller)
-        if (!csrfMatches(request, caller, body._csrf)) return errorPage(403, 'The form has expired or did not come from this site. Reload the page and try again.', ctx)
+        if (!csrfMatches(request, caller, body._csrf)) return errorPage(403, FORM_EXPIRED, ctx)
         const secret = cookieOf(request, SESSION_COOKIE)
         if (secret) await closeSession(deps.db, secret)
         return new Response(null, { status: 303, headers: { location: '/', 'set-cookie': cookieHeader(deps.config, SESSION_COOKIE, '', 0) } })

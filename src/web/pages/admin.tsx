@@ -73,7 +73,6 @@ export const adminPages = (deps: AppDeps) => {
   const app = new Elysia({ name: 'web-admin', detail: { hide: true } }).use(pipeline(deps, { session: true }))
   for (const path of ['/-/admin/users', '/admin/users'])
     app.get(path, async ({ request, caller, user, query }) => usersPage(deps, request, caller, user, query, path), {
-      scope: 'admin',
       siteAdmin: true,
       query: AdminQuery,
       detail: pageDetail(path === '/admin/users' ? 'webAdminUsersOld' : 'webAdminUsers'),

@@ -120,7 +120,7 @@ export const explorePages = (deps: AppDeps) =>
           total: found.total,
         })
       },
-      { scope: 'user', caller: true, query: ExploreQuery, detail: pageDetail('webExploreUsers') },
+      { caller: true, query: ExploreQuery, detail: pageDetail('webExploreUsers') },
     )
     .get(
       '/explore/organizations',
@@ -136,5 +136,5 @@ export const explorePages = (deps: AppDeps) =>
           { page, total: found.total },
         )
       },
-      { scope: 'organization', caller: true, query: ExploreQuery, detail: pageDetail('webExploreOrgs') },
+      { caller: true, query: ExploreQuery, detail: pageDetail('webExploreOrgs') },
     )

@@ -3,7 +3,8 @@ import type { ApiIssue, ApiLabel } from '../../convert/issue'
 import type { ApiUser } from '../../convert/user'
 import { ApiError } from '../../lib/errors'
 import { errorPage } from '../errors'
-import { csrfMatches, type WebContext } from '../context'
+import type { WebContext } from '../context'
+import { formAction, seeOther } from '../forms'
 import type { Caller } from '../../auth/caller'
 import { ownerUrl, repoUrl } from '../links'
 
@@ -59,8 +60,7 @@ export function MarkdownBody(props: { html: string | null; text: string }): Html
   return <div class="markdown">{trustedHtml(props.html)}</div>
 }
 
-/** A hidden CSRF field, for every form that changes something. */
-export const CsrfField = (props: { ctx: WebContext }): Html => <input type="hidden" name="_csrf" value={props.ctx.csrf ?? ''} />
+export { CsrfField } from '../forms'
 
 /** Links to the pages of a list: previous, numbered around the current one, next. */
 export function Pager(props: { path: string; params: Record<string, string | undefined>; page: number; pages: number; label: string }): Html {
@@ -159,19 +159,11 @@ export function SideFacts(props: { issue: ApiIssue; children?: Child }): Html {
 }
 
 /**
- * A form's action: refused with a 403 page when its CSRF token is not the session's (nothing
- * changes); a service's refusal (an ApiError: a locked issue, a permission, a rule) becomes an
- * error page saying why; otherwise the browser is sent back (303) where `act` says.
+ * A form's action (forms.tsx's `formAction`) whose success sends the browser (303) where `act`
+ * says, and whose refusals are error pages.
  */
-export async function formAction(request: Request, caller: Caller, ctx: WebContext, given: unknown, act: () => Promise<string>): Promise<Response> {
-  if (!csrfMatches(request, caller, given)) return errorPage(403, 'The form has expired or did not come from this site. Reload the page and try again.', ctx)
-  try {
-    return new Response(null, { status: 303, headers: { location: await act() } })
-  } catch (e) {
-    if (e instanceof ApiError && e.status < 500) return errorPage(e.status, e.message, ctx, e.headers)
-    throw e
-  }
-}
+export const redirectingAction = (request: Request, caller: Caller, ctx: WebContext, given: unknown, act: () => Promise<string>): Promise<Response> =>
+  formAction(request, caller, ctx, given, async () => seeOther(await act()))
 
 /**
  * A textarea's text as the API would have it: browsers send a form's line breaks as CRLF (the

@@ -21,7 +21,7 @@ import { repoUrl } from '../links'
 import { RepoHeader } from './repo-chrome'
 import { COMMENTS_PER_PAGE, loadConversation, type Conversation } from './conversation'
 import { ConversationView } from './timeline'
-import { CsrfField, fieldList, formAction, multiline, IssueRow, issuePageUrl, Pager, SideFacts, StateBadge, TimeAt, UserLink } from './issue-parts'
+import { CsrfField, fieldList, redirectingAction, multiline, IssueRow, issuePageUrl, Pager, SideFacts, StateBadge, TimeAt, UserLink } from './issue-parts'
 
 /** Rows a list page shows (Gitea's web lists show 20). */
 const PER_PAGE = 20
@@ -392,7 +392,7 @@ export const issuePages = (deps: AppDeps) =>
     .post(
       '/:owner/:repo/issues/new',
       ({ request, body, repo: ctx, user }) =>
-        formAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, async () => {
+        redirectingAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, async () => {
           const assignees = (body.assignees ?? '').split(',').map((n) => n.trim()).filter(Boolean)
           const milestone = /^\d{1,15}$/.test(body.milestone_id ?? '') ? Number(body.milestone_id) : undefined
           const { row } = await createIssue(deps, ctx, user, {
@@ -436,13 +436,13 @@ export const issuePages = (deps: AppDeps) =>
     .post(
       '/:owner/:repo/issues/:index/comments',
       ({ request, params, body, repo: ctx }) =>
-        formAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, () => commentAndState(deps, ctx, indexOf(params.index), body)),
+        redirectingAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, () => commentAndState(deps, ctx, indexOf(params.index), body)),
       { scope: 'repository', repo: { unit: 'issues' }, signed: true, params: IndexParams, body: CommentBody, detail: pageDetail('webIssueComment') },
     )
     .post(
       '/:owner/:repo/pulls/:index/comments',
       ({ request, params, body, repo: ctx }) =>
-        formAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, () => commentAndState(deps, ctx, indexOf(params.index), body)),
+        redirectingAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, () => commentAndState(deps, ctx, indexOf(params.index), body)),
       { scope: 'repository', repo: { unit: 'pulls' }, signed: true, params: IndexParams, body: CommentBody, detail: pageDetail('webPullComment') },
     )
 

@@ -6,7 +6,7 @@ import { listThreads, markThread, markThreads } from '../../modules/notification
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext } from '../context'
 import { repoUrl } from '../links'
-import { CsrfField, formAction, Pager, StateBadge, TimeAt } from './issue-parts'
+import { CsrfField, redirectingAction, Pager, StateBadge, TimeAt } from './issue-parts'
 import { pageNumber, signInUrl } from './issues'
 
 /** Threads one page lists (Gitea's notification page shows 20). */
@@ -107,7 +107,7 @@ export const notificationPages = (deps: AppDeps) =>
     .post(
       '/notifications/status',
       ({ request, body, caller, user }) =>
-        formAction(request, caller, webContext(deps.config, request, caller), body._csrf, async () => {
+        redirectingAction(request, caller, webContext(deps.config, request, caller), body._csrf, async () => {
           await markThread(deps, user, body.notification_id ?? '', body.status === 'unread' ? 'unread' : body.status === 'pinned' ? 'pinned' : 'read')
           return listUrl(body.q, body.page)
         }),
@@ -116,7 +116,7 @@ export const notificationPages = (deps: AppDeps) =>
     .post(
       '/notifications/purge',
       ({ request, body, caller, user }) =>
-        formAction(request, caller, webContext(deps.config, request, caller), body._csrf, async () => {
+        redirectingAction(request, caller, webContext(deps.config, request, caller), body._csrf, async () => {
           await markThreads(deps, user, {})
           return '/notifications'
         }),

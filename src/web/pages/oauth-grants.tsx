@@ -7,6 +7,7 @@ import { listGrants, revokeGrant } from '../../modules/oauth2/service'
 import { Layout } from '../layout'
 import { csrfMatches, htmlResponse, pageDetail, webContext } from '../context'
 import { errorPage } from '../errors'
+import { FORM_EXPIRED } from '../forms'
 
 const PATH = '/user/settings/applications/oauth2'
 
@@ -57,7 +58,7 @@ export const oauthGrantPages = (deps: AppDeps) =>
       async ({ request, caller, body, params }) => {
         const ctx = webContext(deps.config, request, caller)
         if (!caller.user) return errorPage(401, 'Sign in to manage your authorized applications.', ctx)
-        if (!csrfMatches(request, caller, body._csrf)) return errorPage(403, 'The form has expired or did not come from this site. Reload the page and try again.', ctx)
+        if (!csrfMatches(request, caller, body._csrf)) return errorPage(403, FORM_EXPIRED, ctx)
         try {
           await revokeGrant(deps, caller.user.id, params.id)
         } catch (e) {

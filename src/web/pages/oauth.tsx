@@ -9,6 +9,7 @@ import { checkAuthorization, consentNeeded, deniedRedirect, issueCode, type Auth
 import { Layout } from '../layout'
 import { csrfMatches, htmlResponse, pageDetail, PAGE_HEADERS, webContext, type WebContext } from '../context'
 import { errorPage } from '../errors'
+import { FORM_EXPIRED } from '../forms'
 import { ownerUrl } from '../links'
 
 const Param = t.Optional(t.String({ maxLength: 4096 }))
@@ -168,7 +169,7 @@ export const oauthPages = (deps: AppDeps) =>
         const ctx = webContext(deps.config, request, caller)
         if (!deps.config.oauth2Enabled) return errorPage(404, 'OAuth2 is disabled', ctx)
         if (!caller.user) return errorPage(401, 'Sign in to authorize an application.', ctx)
-        if (!csrfMatches(request, caller, body._csrf)) return errorPage(403, 'The form has expired or did not come from this site. Reload the page and try again.', ctx)
+        if (!csrfMatches(request, caller, body._csrf)) return errorPage(403, FORM_EXPIRED, ctx)
         const check = await checkAuthorization(deps, { ...body, response_type: 'code' })
         if ('page' in check) return errorPage(400, check.page, ctx)
         if ('redirect' in check) return redirect(check.redirect)
