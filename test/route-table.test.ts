@@ -165,8 +165,8 @@ describe('route table', () => {
         'GET /:owner/:repo/info/refs',
         'POST /:owner/:repo/git-upload-pack',
         'POST /:owner/:repo/git-receive-pack',
-        // The web stylesheet (one file, the same for everyone).
-        ...routes.filter((r) => r.path.startsWith('/assets/style-')).map((r) => `${r.method} ${r.path}`),
+        // The web stylesheet and script (one file each, the same for everyone).
+        ...routes.filter((r) => r.path.startsWith('/assets/')).map((r) => `${r.method} ${r.path}`),
       ].sort(),
     )
   })

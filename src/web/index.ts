@@ -4,6 +4,9 @@ import { webAssets } from './assets'
 import { signInRoutes } from './sign-in'
 import { peoplePages } from './pages/people'
 import { repoPages } from './pages/repo'
+import { commitPages } from './pages/commits'
+import { refPages } from './pages/refs'
+import { comparePages } from './pages/compare'
 
 export { errorPage } from './errors'
 
@@ -13,4 +16,11 @@ export { errorPage } from './errors'
  * cookie counts here and nowhere else). A new page is a route in `pages/`, added below.
  */
 export const webModule = (deps: AppDeps) =>
-  new Elysia({ name: 'web' }).use(webAssets()).use(signInRoutes(deps)).use(peoplePages(deps)).use(repoPages(deps))
+  new Elysia({ name: 'web' })
+    .use(webAssets())
+    .use(signInRoutes(deps))
+    .use(peoplePages(deps))
+    .use(repoPages(deps))
+    .use(commitPages(deps))
+    .use(refPages(deps))
+    .use(comparePages(deps))

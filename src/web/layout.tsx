@@ -1,7 +1,7 @@
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import { WARREN_VERSION } from '../version'
 import { docsUrl } from '../lib/urls'
-import { STYLESHEET_PATH } from './assets'
+import { SCRIPT_PATH, STYLESHEET_PATH } from './assets'
 import type { WebContext } from './context'
 
 /** The one page frame: header with the sign-in state, the page, the footer. */
@@ -15,6 +15,7 @@ export function Layout(props: { ctx: WebContext | null; title: string; children?
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{props.title} · Warren</title>
         <link rel="stylesheet" href={STYLESHEET_PATH} />
+        <script src={SCRIPT_PATH} defer></script>
       </head>
       <body>
         <header class="site-header">

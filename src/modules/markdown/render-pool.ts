@@ -9,6 +9,8 @@ export interface RenderJob {
   config: RenderConfig
   text: string
   opts: RenderOptions
+  /** A highlight.js language: the job highlights `text` as code instead (its lines joined by newlines). */
+  highlight?: string
 }
 
 /** A worker's answer: the HTML, or why rendering failed; or, once, that it is ready (or failed to load). */
@@ -84,13 +86,16 @@ export class RenderPool {
     this.slots = new Array(Math.max(1, settings.workers)).fill(undefined)
   }
 
-  /** Renders `text` for `client` (the key a caller is shared out by: its address). */
-  render(config: RenderConfig, text: string, opts: RenderOptions, client = ''): Promise<string> {
+  /**
+   * Renders `text` for `client` (the key a caller is shared out by: its address); with `highlight`
+   * (a language), highlights it as code instead: one HTML fragment per line, joined by newlines.
+   */
+  render(config: RenderConfig, text: string, opts: RenderOptions, client = '', highlight?: string): Promise<string> {
     if (text.length > this.settings.maxText) return Promise.reject(unprocessable(`The text is longer than ${this.settings.maxText} characters`, 'Text'))
     const startsNow = this.held(client) < this.perClient && this.slots.some((slot) => !slot?.busy)
     if (!startsNow && this.queue.length >= this.settings.queueLimit && !this.pushOutFor(client)) return Promise.reject(busyError())
     return new Promise((resolve, reject) => {
-      this.queue.push({ job: { id: this.nextId++, config: { baseUrl: config.baseUrl }, text, opts }, client, resolve, reject })
+      this.queue.push({ job: { id: this.nextId++, config: { baseUrl: config.baseUrl }, text, opts, highlight }, client, resolve, reject })
       this.dispatch()
     })
   }
