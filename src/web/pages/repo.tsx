@@ -109,7 +109,7 @@ export const repoPages = (deps: AppDeps) =>
         const lines = file?.kind === 'text' ? (await fileLines(deps.config, file.oid, name, file.text, deps.auth.clientAddress(request) ?? '')).lines : null
         const title = at.path.length ? `${at.path.join('/')} · ${repo.full_name}` : repo.full_name
         return htmlResponse(
-          <Layout ctx={web} title={title}>
+          <Layout ctx={web} title={title} enhanced={!!lines}>
             <RepoHeader repo={repo} />
             <CodeNav repo={repo} current="code" />
             <BranchSwitcher repo={repo} at={at} branches={branches} />
