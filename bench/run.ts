@@ -19,6 +19,7 @@ const plan: [name: string, args: string[]][] = [
   ['assets', []],
   ['contents', seconds ? [seconds] : []],
   ['markdown', []],
+  ['web', seconds ? [seconds] : []],
 ]
 
 let failed = 0

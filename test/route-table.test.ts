@@ -170,8 +170,8 @@ describe('route table', () => {
         'POST /login/oauth/revoke',
         'GET /login/oauth/keys',
         'GET /.well-known/openid-configuration',
-        // The web stylesheet (one file, the same for everyone).
-        ...routes.filter((r) => r.path.startsWith('/assets/style-')).map((r) => `${r.method} ${r.path}`),
+        // The web stylesheet and script (one file each, the same for everyone).
+        ...routes.filter((r) => r.path.startsWith('/assets/')).map((r) => `${r.method} ${r.path}`),
       ].sort(),
     )
   })

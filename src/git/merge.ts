@@ -212,5 +212,5 @@ export async function replayOnto(repo: GitRepo, onto: string, head: string, comm
   return { tip }
 }
 
-/** git's empty tree (SHA-1 repositories). */
-const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
+/** git's empty tree (SHA-1 repositories): what a root commit is compared with. */
+export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'

@@ -1,61 +1,61 @@
-import hljs from 'highlight.js/lib/common'
-import { escapeHtml } from 'warren-jsx/jsx-runtime'
+import type { Config } from '../config'
+import { ApiError } from '../lib/errors'
+import { highlightLines, languageOf } from '../lib/highlight'
+import { highlightCode } from '../modules/markdown/service'
+
+export { languageOf }
 
 /**
- * Syntax highlighting on the server (highlight.js: maintained, synchronous, no browser needed).
- * The language comes from the file's name only (never guessed from the text: guessing runs every
- * grammar), and the caller highlights only files within WARREN_WEB_MAX_HIGHLIGHT, so the work is
- * bounded; past it, or for an unknown language, lines are escaped as plain text.
+ * The file view's lines as HTML: highlighted in the render pool's workers (never on the event
+ * loop; under the markdown time budget), plain past WARREN_WEB_MAX_HIGHLIGHT, for an unknown
+ * language, or when the pool refuses (busy, past its budget). A blob never changes, so its
+ * highlighted lines are kept by object id and language in a cache bounded by its characters
+ * (least recently used first out): reading a file again costs no highlighting.
  */
 
-const BY_EXTENSION: Record<string, string> = {
-  ts: 'typescript', tsx: 'typescript', mts: 'typescript', cts: 'typescript', js: 'javascript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript',
-  json: 'json', md: 'markdown', markdown: 'markdown', py: 'python', rb: 'ruby', go: 'go', rs: 'rust', java: 'java', kt: 'kotlin', kts: 'kotlin',
-  c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hpp: 'cpp', cs: 'csharp', php: 'php', sh: 'bash', bash: 'bash', zsh: 'bash',
-  yml: 'yaml', yaml: 'yaml', toml: 'ini', ini: 'ini', xml: 'xml', html: 'xml', htm: 'xml', svg: 'xml', css: 'css', scss: 'scss', less: 'less',
-  sql: 'sql', swift: 'swift', lua: 'lua', pl: 'perl', r: 'r', diff: 'diff', patch: 'diff', mk: 'makefile',
-}
-const BY_NAME: Record<string, string> = { makefile: 'makefile', dockerfile: 'dockerfile', gemfile: 'ruby', rakefile: 'ruby' }
+/** Characters of highlighted HTML the cache holds at most. */
+const CACHE_CHARS = 16 * 1024 * 1024
+const cache = new Map<string, { lines: string[]; chars: number }>()
+let cachedChars = 0
 
-/** The highlight.js language of a file name, if any. */
-export function languageOf(name: string): string | undefined {
-  const lower = name.toLowerCase()
-  const byName = BY_NAME[lower]
-  if (byName) return hljs.getLanguage(byName) ? byName : undefined
-  const dot = lower.lastIndexOf('.')
-  const lang = dot >= 0 ? BY_EXTENSION[lower.slice(dot + 1)] : undefined
-  return lang && hljs.getLanguage(lang) ? lang : undefined
-}
-
-/**
- * The text as one HTML fragment per line: highlighted when `language` is given, else escaped.
- * A span that runs over a line end (a block comment) is closed at the end of the line and opened
- * again on the next, so that each line stands alone in its table row.
- */
-export function highlightLines(text: string, language: string | undefined): string[] {
-  const lines = text.split('\n')
-  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop()
-  if (!language) return lines.map(escapeHtml)
-  const html = hljs.highlight(lines.join('\n'), { language, ignoreIllegals: true }).value
-  const out: string[] = []
-  const open: string[] = []
-  let line = ''
-  const tag = /<span class="[^"]*">|<\/span>|\n/g
-  let at = 0
-  for (let m = tag.exec(html); m; m = tag.exec(html)) {
-    line += html.slice(at, m.index)
-    at = m.index + m[0].length
-    if (m[0] === '\n') {
-      out.push(line + '</span>'.repeat(open.length))
-      line = open.join('')
-    } else if (m[0] === '</span>') {
-      open.pop()
-      line += m[0]
-    } else {
-      open.push(m[0])
-      line += m[0]
-    }
+function remember(key: string, lines: string[]): void {
+  let chars = 0
+  for (const l of lines) chars += l.length
+  if (chars > CACHE_CHARS / 4) return
+  cache.set(key, { lines, chars })
+  cachedChars += chars
+  for (const [k, v] of cache) {
+    if (cachedChars <= CACHE_CHARS) break
+    cache.delete(k)
+    cachedChars -= v.chars
   }
-  out.push(line + html.slice(at))
-  return out
+}
+
+/** Lines of `text` escaped (linear: the plain form of any file). */
+export const plainLines = (text: string): string[] => highlightLines(text, undefined)
+
+/**
+ * `text` (the blob `oid`, named `name`) as one HTML fragment per line; highlighted when it is
+ * within `config.webMaxHighlight` and its name says a language; `client` shares the pool fairly.
+ */
+export async function fileLines(config: Config, oid: string, name: string, text: string, client: string): Promise<{ lines: string[]; highlighted: boolean }> {
+  const language = text.length <= config.webMaxHighlight ? languageOf(name) : undefined
+  if (!language) return { lines: plainLines(text), highlighted: false }
+  const key = `${oid}:${language}`
+  const hit = cache.get(key)
+  if (hit) {
+    // Most recently used last.
+    cache.delete(key)
+    cache.set(key, hit)
+    return { lines: hit.lines, highlighted: true }
+  }
+  try {
+    const lines = await highlightCode(config, text, language, client)
+    remember(key, lines)
+    return { lines, highlighted: true }
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e
+    // Busy or past its time budget: the file reads plainly (nothing is cached, a later view may highlight it).
+    return { lines: plainLines(text), highlighted: false }
+  }
 }

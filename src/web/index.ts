@@ -16,6 +16,9 @@ import { notificationPages } from './pages/notifications'
 import { oauthPages } from './pages/oauth'
 import { oauthGrantPages } from './pages/oauth-grants'
 import { orgPages } from './pages/org'
+import { commitPages } from './pages/commits'
+import { refPages } from './pages/refs'
+import { comparePages } from './pages/compare'
 
 export { errorPage } from './errors'
 
@@ -42,3 +45,6 @@ export const webModule = (deps: AppDeps) =>
     .use(issuePages(deps))
     .use(pullPages(deps))
     .use(orgPages(deps))
+    .use(commitPages(deps))
+    .use(refPages(deps))
+    .use(comparePages(deps))

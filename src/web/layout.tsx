@@ -1,11 +1,14 @@
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import { WARREN_VERSION } from '../version'
 import { docsUrl } from '../lib/urls'
-import { STYLESHEET_PATH } from './assets'
+import { SCRIPT_PATH, STYLESHEET_PATH } from './assets'
 import type { WebContext } from './context'
 
-/** The one page frame: header with the sign-in state, the page, the footer. */
-export function Layout(props: { ctx: WebContext | null; title: string; children?: Child }): Html {
+/**
+ * The one page frame: header with the sign-in state, the page, the footer. `enhanced`: the page
+ * loads the enhancement script (pages without anything it enhances load no script at all).
+ */
+export function Layout(props: { ctx: WebContext | null; title: string; enhanced?: boolean; children?: Child }): Html {
   const { ctx } = props
   const user = ctx?.caller.user
   return (
@@ -15,6 +18,7 @@ export function Layout(props: { ctx: WebContext | null; title: string; children?
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{props.title} · Warren</title>
         <link rel="stylesheet" href={STYLESHEET_PATH} />
+        {props.enhanced ? <script src={SCRIPT_PATH} defer></script> : null}
       </head>
       <body>
         <header class="site-header">

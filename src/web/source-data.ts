@@ -47,9 +47,23 @@ export async function folderEntries(deps: AppDeps, ctx: RepoContext, at: SourceA
 }
 
 export type FileContent =
-  | { kind: 'text'; text: string; size: number }
-  | { kind: 'binary' | 'too-large'; size: number }
+  | { kind: 'text'; text: string; size: number; oid: string }
+  | { kind: 'binary' | 'too-large' | 'long-lines'; size: number }
   | { kind: 'other'; entry: TreeEntry }
+
+/** Longest line a file view shows: a file with a longer one (minified code, data) links to its raw form instead. */
+export const MAX_VIEW_LINE = 10_000
+
+/** Whether some line of `text` is longer than `max` (one pass). */
+function hasLineLongerThan(text: string, max: number): boolean {
+  for (let at = 0; at < text.length; ) {
+    const end = text.indexOf('\n', at)
+    const stop = end < 0 ? text.length : end
+    if (stop - at > max) return true
+    at = stop + 1
+  }
+  return false
+}
 
 /** Whether bytes look binary (a NUL in the first 8000, git's own test). */
 const looksBinary = (bytes: Uint8Array) => bytes.subarray(0, 8000).includes(0)
@@ -65,7 +79,9 @@ export async function fileAt(deps: AppDeps, ctx: RepoContext, at: SourceAt, maxB
   const obj = await objectBytes(git, entry.oid)
   if (!obj) return null
   if (looksBinary(obj.body)) return { kind: 'binary', size }
-  return { kind: 'text', text: new TextDecoder().decode(obj.body), size }
+  const text = new TextDecoder().decode(obj.body)
+  if (hasLineLongerThan(text, MAX_VIEW_LINE)) return { kind: 'long-lines', size }
+  return { kind: 'text', text, size, oid: entry.oid }
 }
 
 /** The repository's branches for the switcher (the first `max` by name). */

@@ -111,5 +111,28 @@ pre.plain { white-space: pre-wrap; font-family: inherit; }
 .blocked { margin: .5rem 0; }
 .thread form { display: inline; }
 @media (max-width: 50rem) { .conversation { grid-template-columns: minmax(0, 1fr); } }
+table.code tr.selected { background: #fff8c5; }
+.code-nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; padding: 0; margin: .5rem 0; border-bottom: 1px solid var(--line); }
+.code-nav a { display: inline-block; padding: .35rem 0; text-decoration: none; }
+.code-nav a[aria-current] { font-weight: 700; border-bottom: 2px solid #bc4c00; }
+ol.commits { list-style: none; padding: 0; }
+ol.commits li, ul.box.entries li { overflow-wrap: anywhere; }
+.commit .commit-subject { margin: 0; font-size: 1.1rem; overflow-wrap: anywhere; }
+.commit-message { padding: 0 .75rem; white-space: pre-wrap; overflow-wrap: anywhere; }
+.commit-facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem .75rem; padding: .5rem .75rem; margin: 0; }
+.commit-facts dt { color: var(--muted); }
+.commit-facts dd { margin: 0; overflow-wrap: anywhere; }
+.diff-summary .added, .diff-counts .added { color: var(--accent); }
+.diff-summary .removed, .diff-counts .removed { color: #b3261e; }
+.diff-files summary { padding: .5rem .75rem; background: var(--soft); cursor: pointer; }
+.box > header .path { overflow-wrap: anywhere; }
+table.diff td.num { color: var(--muted); }
+table.diff tr.add { background: #e6ffec; }
+table.diff tr.del { background: #ffebe9; }
+table.diff tr.hunk td { background: #ddf4ff; color: var(--muted); }
+table.diff tr.note td { color: var(--muted); font-style: italic; }
+form.stack textarea { font: inherit; padding: .4rem; border: 1px solid #8c959f; border-radius: 4px; width: 100%; }
+.release .assets { padding: 0 .75rem .75rem; }
+.release .assets h4 { margin: .5rem 0; }
 @media (max-width: 40rem) { main { padding: .5rem; } .site-header { padding: .5rem; } }
 `

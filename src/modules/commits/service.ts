@@ -148,13 +148,18 @@ export interface Comparison {
   commits: ComparedCommit[]
   files: FileChange[]
   head: string
+  /** The commit the files are compared from: the merge base (`...`), or base itself (`..`). */
+  from: string
+  /** The branch, tag or commit names as given. */
+  spec: { base: string; head: string; direct: boolean }
 }
 
 /**
  * The commits on `head` and not on `base` (newest first, at most WARREN_MAX_COMPARE_COMMITS, with
- * their number), and the files changed from the merge base (or from base, for `..`) to head.
+ * their number), and the files changed from the merge base (or from base, for `..`) to head
+ * (unless `opts.changed` is false: a caller reading the diff itself lists them there).
  */
-export async function compare(deps: AppDeps, ctx: RepoContext, basehead: string, files: boolean): Promise<Comparison> {
+export async function compare(deps: AppDeps, ctx: RepoContext, basehead: string, files: boolean, opts: { changed?: boolean } = {}): Promise<Comparison> {
   let decoded: string
   try {
     decoded = decodeURIComponent(basehead)
@@ -171,7 +176,7 @@ export async function compare(deps: AppDeps, ctx: RepoContext, basehead: string,
   const [total, commits, changed] = await Promise.all([
     countHistory(git, filter),
     historyPage(git, filter, { skip: 0, max: deps.config.maxCompareCommits }, { files, stats: true, maxFiles: deps.config.maxCommitFiles }),
-    changedFiles(git, from, head),
+    opts.changed === false ? null : changedFiles(git, from, head),
   ])
-  return { total, commits, files: changed?.files ?? [], head }
+  return { total, commits, files: changed?.files ?? [], head, from, spec }
 }

@@ -7,23 +7,32 @@ import { QueryText } from '../../lib/validate'
 
 /**
  * `raw/*` and `archive/*` below `base` (`/repos/:owner/:repo` in the API, `/:owner/:repo` on the
- * web side): the same handlers at both places; `web` adds the `raw/branch|tag|commit/` forms.
+ * web side): the same handlers at both places; `web` adds the `raw/branch|tag|commit/` forms, and
+ * lets the web session sign a raw file's reader in (the file view's Raw link works for a private
+ * repository as its page does; a GET changes nothing, so no CSRF token is needed), its errors then
+ * answered as pages.
  */
 export const downloadRoutes = (deps: AppDeps, base: string, opts: { web: boolean; ids: [string, string] }) =>
   new Elysia({ name: `downloads:${base}` })
-    .use(pipeline(deps))
-    .get(
-      `${base}/raw/*`,
-      ({ params, query, repo }) => rawFile(deps, repo, { wildcard: wildcardOf(params), ref: query.ref, explicitKinds: opts.web }),
-      {
-        scope: 'repository',
-        repo: { level: 'read' },
-        params: RepoWildcardParams,
-        query: t.Object({ ref: QueryText() }),
-        response: { 200: FileBytes },
-        detail: { operationId: opts.ids[0], summary: 'Get a file from a repository ({ref}/{filepath}, or {filepath}?ref=)' },
-      },
+    .use(
+      new Elysia({ name: `raw:${base}` }).use(pipeline(deps, { session: opts.web })).get(
+        `${base}/raw/*`,
+        ({ params, query, repo }) => rawFile(deps, repo, { wildcard: wildcardOf(params), ref: query.ref, explicitKinds: opts.web }),
+        {
+          scope: 'repository',
+          repo: { level: 'read' },
+          params: RepoWildcardParams,
+          query: t.Object({ ref: QueryText() }),
+          response: { 200: FileBytes },
+          detail: {
+            operationId: opts.ids[0],
+            summary: 'Get a file from a repository ({ref}/{filepath}, or {filepath}?ref=)',
+            ...(opts.web ? { 'x-warren-page': true } : {}),
+          },
+        },
+      ),
     )
+    .use(pipeline(deps))
     .get(
       `${base}/archive/*`,
       ({ params, repo }) => archive(deps, repo, wildcardOf(params)),

@@ -10,6 +10,8 @@ export interface RenderJob {
   /** One document, or several rendered in one job (a page's comments): one time budget for all. */
   text: string | string[]
   opts: RenderOptions
+  /** A highlight.js language: the job highlights `text` as code instead (its lines joined by newlines). */
+  highlight?: string
 }
 
 /** A worker's answer: the HTML (one per document of a batch), or why rendering failed; or, once, that it is ready (or failed to load). */
@@ -85,9 +87,12 @@ export class RenderPool {
     this.slots = new Array(Math.max(1, settings.workers)).fill(undefined)
   }
 
-  /** Renders `text` for `client` (the key a caller is shared out by: its address). */
-  render(config: RenderConfig, text: string, opts: RenderOptions, client = ''): Promise<string> {
-    return this.enqueue(config, text, opts, client) as Promise<string>
+  /**
+   * Renders `text` for `client` (the key a caller is shared out by: its address); with `highlight`
+   * (a language), highlights it as code instead: one HTML fragment per line, joined by newlines.
+   */
+  render(config: RenderConfig, text: string, opts: RenderOptions, client = '', highlight?: string): Promise<string> {
+    return this.enqueue(config, text, opts, client, highlight) as Promise<string>
   }
 
   /**
@@ -99,13 +104,13 @@ export class RenderPool {
     return this.enqueue(config, texts, opts, client) as Promise<string[]>
   }
 
-  private enqueue(config: RenderConfig, text: string | string[], opts: RenderOptions, client: string): Promise<string | string[]> {
+  private enqueue(config: RenderConfig, text: string | string[], opts: RenderOptions, client: string, highlight?: string): Promise<string | string[]> {
     const length = typeof text === 'string' ? text.length : text.reduce((n, t) => n + t.length, 0)
     if (length > this.settings.maxText) return Promise.reject(unprocessable(`The text is longer than ${this.settings.maxText} characters`, 'Text'))
     const startsNow = this.held(client) < this.perClient && this.slots.some((slot) => !slot?.busy)
     if (!startsNow && this.queue.length >= this.settings.queueLimit && !this.pushOutFor(client)) return Promise.reject(busyError())
     return new Promise((resolve, reject) => {
-      this.queue.push({ job: { id: this.nextId++, config: { baseUrl: config.baseUrl }, text, opts }, client, resolve, reject })
+      this.queue.push({ job: { id: this.nextId++, config: { baseUrl: config.baseUrl }, text, opts, highlight }, client, resolve, reject })
       this.dispatch()
     })
   }

@@ -1,18 +1,27 @@
 /**
- * The markdown render worker: one job at a time, posted by the render pool (render-pool.ts) once
+ * The markdown render worker (and code highlighter): one job at a time, posted by the render pool (render-pool.ts) once
  * the worker has said it is ready (the renderer loaded), so a job's time budget is its render only.
  * It is also an entry point of the bundle (package.json "build"), so the pool finds it there.
  */
 import { loadRenderer, renderMarkdown } from './render'
+import { highlightLines } from '../../lib/highlight'
 import type { RenderJob, RenderResult } from './render-pool'
 
 declare const self: Worker
 
 self.onmessage = (event: MessageEvent<RenderJob>) => {
-  const { id, config, text, opts } = event.data
+  const { id, config, text, opts, highlight } = event.data
   let result: RenderResult
   try {
-    result = { id, html: typeof text === 'string' ? renderMarkdown(config, text, opts) : text.map((t) => (t ? renderMarkdown(config, t, opts) : '')) }
+    result = {
+      id,
+      html:
+        typeof text !== 'string'
+          ? text.map((t) => (t ? renderMarkdown(config, t, opts) : ''))
+          : highlight
+            ? highlightLines(text, highlight).join('\n')
+            : renderMarkdown(config, text, opts),
+    }
   } catch (error) {
     // A RangeError is output too large for a string or the stack.
     result = { id, error: error instanceof RangeError ? 'it is too large' : String(error) }

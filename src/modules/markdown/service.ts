@@ -28,6 +28,17 @@ export function renderMarkdownAll(config: Config, texts: string[], opts: RenderO
   return poolOf(config).renderAll(config, texts, opts, client)
 }
 
+/**
+ * Highlights code as `language` (highlight.js) in the same pool, with the same time budget,
+ * queue and sharing between clients as markdown: one HTML fragment per line of `text`. Rejects as
+ * renderMarkdown does (422 past the time budget, 503 with the queue full); callers show the text
+ * plainly then.
+ */
+export async function highlightCode(config: Config, text: string, language: string, client = ''): Promise<string[]> {
+  if (!text) return []
+  return (await poolOf(config).render(config, text, {}, client, language)).split('\n')
+}
+
 function poolOf(config: Config): RenderPool {
   let pool = pools.get(config)
   if (!pool)

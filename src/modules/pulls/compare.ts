@@ -21,7 +21,7 @@ export function pullDownloadOf(segment: string): { index: string; kind: 'diff' |
 }
 
 /** The merge base and head commit of a pull request; 404 when it has none yet (or head and base share no history). */
-async function endsOf(deps: AppDeps, ctx: RepoContext, index: number): Promise<{ base: string; head: string }> {
+export async function endsOf(deps: AppDeps, ctx: RepoContext, index: number): Promise<{ base: string; head: string }> {
   const { pull } = await findPull(deps, ctx.repo.id, index)
   const head = pull.headSha
   let base = pull.mergeBase

@@ -17,10 +17,9 @@ export class Html {
 /** Marks markup as safe: only for the output of a sanitiser or of our own escaping code. */
 export const trustedHtml = (markup: string): Html => new Html(markup)
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+import { escapeHtml } from '../../lib/html'
 
-/** Escapes text for an element's content or a quoted attribute value. */
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
+export { escapeHtml }
 
 export type Child = Html | string | number | boolean | null | undefined | Child[]
 

@@ -16,6 +16,8 @@ import { branchNames, defaultSource, fileAt, folderEntries, resolveSource, type 
 import { Breadcrumb, BranchSwitcher, CloneUrls, RepoHeader } from './repo-chrome'
 import { FileView, FolderList } from './source'
 import { repoActions } from './repo-actions'
+import { fileLines } from '../highlight'
+import { CodeNav } from './code-nav'
 
 /** Entries a folder view lists, branches the switcher lists (the rest are counted). */
 const MAX_FOLDER_ENTRIES = 1000
@@ -62,6 +64,7 @@ export const repoPages = (deps: AppDeps) =>
         return htmlResponse(
           <Layout ctx={web} title={repo.full_name}>
             <RepoHeader repo={repo} actions={await repoActions(deps, ctx, web)} />
+            <CodeNav repo={repo} current="code" />
             <CloneUrls repo={repo} />
             {at && folder && branches ? (
               <>
@@ -103,16 +106,19 @@ export const repoPages = (deps: AppDeps) =>
         const file = folder ? null : await fileAt(deps, ctx, at, deps.config.webMaxFileView)
         if (!folder && !file) return errorPage(404, 'no such path', web)
         const branches = await branchNames(deps, ctx, MAX_SWITCHER_BRANCHES)
+        const name = at.path[at.path.length - 1] ?? ''
+        const lines = file?.kind === 'text' ? (await fileLines(deps.config, file.oid, name, file.text, deps.auth.clientAddress(request) ?? '')).lines : null
         const title = at.path.length ? `${at.path.join('/')} · ${repo.full_name}` : repo.full_name
         return htmlResponse(
-          <Layout ctx={web} title={title}>
+          <Layout ctx={web} title={title} enhanced={!!lines}>
             <RepoHeader repo={repo} />
+            <CodeNav repo={repo} current="code" />
             <BranchSwitcher repo={repo} at={at} branches={branches} />
             <Breadcrumb repo={repo} at={at} />
             {folder ? (
               <FolderList repo={repo} at={at} entries={folder.entries} total={folder.total} />
             ) : (
-              <FileView repo={repo} at={at} file={file!} maxHighlight={deps.config.webMaxHighlight} />
+              <FileView repo={repo} at={at} file={file!} lines={lines} />
             )}
           </Layout>,
         )

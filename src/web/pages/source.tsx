@@ -1,7 +1,6 @@
 import { trustedHtml, type Html } from 'warren-jsx/jsx-runtime'
 import type { ApiRepo } from '../../convert/repo'
 import type { TreeEntry } from '../../git/tree'
-import { highlightLines, languageOf } from '../highlight'
 import { rawUrl, srcUrl } from '../links'
 import type { FileContent, SourceAt } from '../source-data'
 
@@ -39,10 +38,11 @@ export function FolderList(props: { repo: ApiRepo; at: SourceAt; entries: TreeEn
 const sizeText = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`)
 
 /**
- * A file: its lines numbered, each number the `#L{n}` anchor of its row; highlighted within
- * `maxHighlight` bytes. Binary and too-large files link to the raw download instead.
+ * A file: its lines (HTML fragments, highlighted or escaped: web/highlight.ts) numbered, each
+ * number the `#L{n}` anchor of its row (`#L3-L7` marks a range: LINES_SCRIPT). Binary and
+ * too-large files, and files with too long a line, link to the raw download instead.
  */
-export function FileView(props: { repo: ApiRepo; at: SourceAt; file: FileContent; maxHighlight: number }): Html {
+export function FileView(props: { repo: ApiRepo; at: SourceAt; file: FileContent; lines: string[] | null }): Html {
   const { repo, at, file } = props
   const raw = rawUrl(repo.owner.login, repo.name, at.kind, at.ref, at.path)
   const name = at.path[at.path.length - 1] ?? ''
@@ -57,6 +57,8 @@ export function FileView(props: { repo: ApiRepo; at: SourceAt; file: FileContent
     const why =
       file.kind === 'too-large'
         ? 'This file is too large to show here.'
+        : file.kind === 'long-lines'
+          ? 'This file has lines too long to show here.'
         : file.kind === 'binary'
           ? 'This is a binary file.'
           : file.kind === 'other' && file.entry.kind === 'symlink'
@@ -71,12 +73,12 @@ export function FileView(props: { repo: ApiRepo; at: SourceAt; file: FileContent
       </div>
     )
   }
-  const lines = highlightLines(file.text, file.size <= props.maxHighlight ? languageOf(name) : undefined)
+  const lines = props.lines ?? []
   return (
     <div class="box">
       {header}
       <div class="code">
-        <table class="code">
+        <table class="code lines">
           <tbody>
             {lines.map((line, i) => (
               <tr id={`L${i + 1}`}>

@@ -1,0 +1,52 @@
+import type { Html } from 'warren-jsx/jsx-runtime'
+import type { ApiRepo } from '../../convert/repo'
+import { repoUrl } from '../links'
+
+/** The code pages' tabs under the repository header: files, history, branches, tags, releases. */
+export function CodeNav(props: { repo: ApiRepo; current: 'code' | 'commits' | 'branches' | 'tags' | 'releases' | 'compare' | 'pulls' }): Html {
+  const base = repoUrl(props.repo.owner.login, props.repo.name)
+  const tab = (id: typeof props.current, href: string, label: string) => (
+    <li>
+      <a href={href} aria-current={props.current === id ? 'page' : undefined}>
+        {label}
+      </a>
+    </li>
+  )
+  return (
+    <nav class="code-nav" aria-label="Repository pages">
+      <ul>
+        {tab('code', base, 'Code')}
+        {tab('commits', `${base}/commits/branch/${props.repo.default_branch.split('/').map(encodeURIComponent).join('/')}`, 'Commits')}
+        {tab('branches', `${base}/branches`, 'Branches')}
+        {tab('tags', `${base}/tags`, 'Tags')}
+        {props.repo.has_releases ? tab('releases', `${base}/releases`, 'Releases') : null}
+      </ul>
+    </nav>
+  )
+}
+
+/** Previous / next links of a paged list (`?page=`), keeping the page's other query parameters. */
+export function Pager(props: { path: string; page: number; limit: number; total: number; labels?: [string, string] }): Html | null {
+  const [before, after] = props.labels ?? ['Previous', 'Next']
+  const last = Math.max(1, Math.ceil(props.total / props.limit))
+  if (last <= 1) return null
+  const url = new URL(props.path, 'http://x')
+  const link = (n: number) => {
+    url.searchParams.set('page', String(n))
+    return url.pathname + url.search
+  }
+  return (
+    <nav class="pager" aria-label="Pages">
+      {props.page > 1 ? <a href={link(props.page - 1)} rel="prev">{before}</a> : null}
+      <span class="muted">
+        Page {props.page} of {last}
+      </span>
+      {props.page < last ? <a href={link(props.page + 1)} rel="next">{after}</a> : null}
+    </nav>
+  )
+}
+
+/** A time as readers see it (UTC, to the minute), in a <time> element carrying the exact value. */
+export function When(props: { iso: string }): Html {
+  return <time datetime={props.iso}>{props.iso.slice(0, 16).replace('T', ' ')}</time>
+}

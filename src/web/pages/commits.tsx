@@ -1,0 +1,197 @@
+import { Elysia, t } from 'elysia'
+import type { Html } from 'warren-jsx/jsx-runtime'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
+import { repoToApi, type ApiRepo } from '../../convert/repo'
+import { commitsToApi, type ApiCommit } from '../../convert/commit'
+import { normaliseTreePath } from '../../git/blob'
+import { EMPTY_TREE } from '../../git/merge'
+import { ApiError } from '../../lib/errors'
+import { pageOf } from '../../lib/pagination'
+import { wildcardOf } from '../../modules/files/model'
+import { commitDiff, commitDownloadOf, getCommit, listCommits } from '../../modules/commits/service'
+import { Layout } from '../layout'
+import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
+import { errorPage } from '../errors'
+import { DiffView } from '../diff'
+import { readDiff } from '../diff-data'
+import { repoUrl, srcUrl } from '../links'
+import { resolveSource, type SourceKind } from '../source-data'
+import { RepoHeader } from './repo-chrome'
+import { CodeNav, Pager, When } from './code-nav'
+
+/** Commits a history page lists. */
+const COMMITS_PER_PAGE = 30
+const KINDS = new Set(['branch', 'tag', 'commit'])
+const MAX_SOURCE_PATH = 4096
+
+const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
+const HistoryParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), kind: t.String({ maxLength: 10 }) }, { additionalProperties: true })
+const ShaParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), sha: t.String({ maxLength: 256 }) })
+const PageQuery = t.Object({ page: t.Optional(t.Numeric()) })
+
+const shortSha = (sha: string) => sha.slice(0, 10)
+const subjectOf = (message: string) => message.split('\n', 1)[0]!
+const commitUrl = (repo: ApiRepo, sha: string) => `${repoUrl(repo.owner.login, repo.name)}/commit/${sha}`
+
+/** Who made a commit: their account's page when the address is a verified one of an account, else the name from git. */
+function Author(props: { commit: ApiCommit }): Html {
+  const c = props.commit
+  return c.author ? <a href={`/${encodeURIComponent(c.author.login)}`}>{c.author.login}</a> : <span>{c.commit.author.name}</span>
+}
+
+/** A list of commits (a history page, a comparison): subject, author, time, short id. */
+export function CommitList(props: { repo: ApiRepo; commits: ApiCommit[] }): Html {
+  return (
+    <ol class="box entries commits">
+      {props.commits.map((c) => (
+        <li>
+          <a href={commitUrl(props.repo, c.sha)}>{subjectOf(c.commit.message)}</a>
+          <div class="muted">
+            <Author commit={c} /> committed <When iso={c.commit.committer.date} /> · <code>{shortSha(c.sha)}</code>
+          </div>
+        </li>
+      ))}
+    </ol>
+  )
+}
+
+/** The page of a repository's history, from `at` (the branch, tag or commit) and within `path`. */
+async function historyPage(deps: AppDeps, ctx: RepoContext, web: WebContext, kind: SourceKind, segments: string[], pageNo: number | undefined) {
+  const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+  if (ctx.repo.isEmpty)
+    return htmlResponse(
+      <Layout ctx={web} title={`Commits · ${repo.full_name}`}>
+        <RepoHeader repo={repo} />
+        <CodeNav repo={repo} current="commits" />
+        <p class="notice muted">This repository is empty: it has no commits yet.</p>
+      </Layout>,
+    )
+  const at = await resolveSource(deps, ctx, kind, segments)
+  if (!at) return errorPage(404, 'no such ref', web)
+  const page = pageOf({ page: pageNo, limit: COMMITS_PER_PAGE })
+  const path = at.path.join('/')
+  let found
+  try {
+    found = await listCommits(deps, ctx, { sha: at.commit, path: path || undefined }, page, { stats: false, files: false })
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return errorPage(404, e.message, web)
+    throw e
+  }
+  const commits = await commitsToApi(deps, ctx, found.rows, ctx.caller.user)
+  const where = at.kind === 'commit' ? shortSha(at.ref) : at.ref
+  return htmlResponse(
+    <Layout ctx={web} title={`Commits · ${where}${path ? ` · ${path}` : ''} · ${repo.full_name}`}>
+      <RepoHeader repo={repo} />
+      <CodeNav repo={repo} current="commits" />
+      <h2>
+        Commits on <a href={srcUrl(repo.owner.login, repo.name, at.kind, at.ref, at.path)}>{where}{path ? ` / ${path}` : ''}</a>{' '}
+        <span class="muted">({found.total})</span>
+      </h2>
+      <CommitList repo={repo} commits={commits} />
+      <Pager path={web.path} page={page.page} limit={page.limit} total={found.total} labels={['Newer', 'Older']} />
+    </Layout>,
+  )
+}
+
+/**
+ * `/{o}/{r}/commits/{branch|tag|commit}/{ref}/{path}` (and `/commits`: the default branch): the
+ * history, paged, through the commits API's own service; `/{o}/{r}/commit/{sha}`: one commit
+ * with its message, author, parents and diff (`{sha}.diff` / `.patch`: the API's download).
+ */
+export const commitPages = (deps: AppDeps) =>
+  new Elysia({ name: 'web-commits', detail: { hide: true } })
+    .use(pipeline(deps, { session: true }))
+    .get(
+      '/:owner/:repo/commits',
+      async ({ request, query, repo: ctx }) => {
+        const web = webContext(deps.config, request, ctx.caller)
+        return historyPage(deps, ctx, web, 'branch', ctx.repo.defaultBranch.split('/'), query.page)
+      },
+      { scope: 'repository', repo: { level: 'read' }, params: RepoParams, query: PageQuery, detail: pageDetail('webCommitsDefault') },
+    )
+    .get(
+      '/:owner/:repo/commits/:kind/*',
+      async ({ request, params, query, repo: ctx }) => {
+        const web = webContext(deps.config, request, ctx.caller)
+        const wildcard = wildcardOf(params)
+        const segments = wildcard.length <= MAX_SOURCE_PATH ? normaliseTreePath(wildcard) : null
+        if (!KINDS.has(params.kind) || !segments) return errorPage(404, 'no such ref', web)
+        return historyPage(deps, ctx, web, params.kind as SourceKind, segments, query.page)
+      },
+      { scope: 'repository', repo: { level: 'read' }, params: HistoryParams, query: PageQuery, detail: pageDetail('webCommits') },
+    )
+    .get(
+      '/:owner/:repo/commit/:sha',
+      async ({ request, params, repo: ctx }) => {
+        const web = webContext(deps.config, request, ctx.caller)
+        const { sha: name, kind } = commitDownloadOf(params.sha)
+        if (kind) return commitDiff(deps, ctx, name, kind)
+        let found
+        try {
+          found = await getCommit(deps, ctx, name, { stats: true, files: false })
+        } catch (e) {
+          if (e instanceof ApiError && (e.status === 404 || e.status === 422)) return errorPage(404, e.message, web)
+          throw e
+        }
+        const [repo, [commit]] = await Promise.all([
+          repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+          commitsToApi(deps, ctx, [found], ctx.caller.user),
+        ])
+        const diff = await readDiff(gitRepoOf(deps, ctx), found.parents[0] ?? EMPTY_TREE, found.id)
+        const message = commit!.commit.message
+        const subject = subjectOf(message)
+        const rest = message.slice(subject.length).trim()
+        const owner = repo.owner.login
+        return htmlResponse(
+          <Layout ctx={web} title={`${subject} · ${shortSha(found.id)} · ${repo.full_name}`}>
+            <RepoHeader repo={repo} />
+            <CodeNav repo={repo} current="commits" />
+            <article class="box commit">
+              <header>
+                <h2 class="commit-subject">{subject}</h2>
+              </header>
+              {rest ? <pre class="commit-message">{rest}</pre> : null}
+              <dl class="commit-facts">
+                <dt>Author</dt>
+                <dd>
+                  <Author commit={commit!} /> <span class="muted">&lt;{commit!.commit.author.email}&gt;</span>, <When iso={commit!.commit.author.date} />
+                </dd>
+                {commit!.commit.committer.email !== commit!.commit.author.email || commit!.commit.committer.name !== commit!.commit.author.name ? (
+                  <>
+                    <dt>Committer</dt>
+                    <dd>
+                      {commit!.commit.committer.name}, <When iso={commit!.commit.committer.date} />
+                    </dd>
+                  </>
+                ) : null}
+                <dt>Commit</dt>
+                <dd>
+                  <code>{found.id}</code> · <a href={srcUrl(owner, repo.name, 'commit', found.id)}>Browse files</a>
+                </dd>
+                <dt>{found.parents.length === 1 ? 'Parent' : 'Parents'}</dt>
+                <dd>
+                  {found.parents.length === 0
+                    ? 'none (the first commit)'
+                    : found.parents.map((p, i) => (
+                        <>
+                          {i > 0 ? ' · ' : ''}
+                          <a href={commitUrl(repo, p)}>
+                            <code>{shortSha(p)}</code>
+                          </a>
+                        </>
+                      ))}
+                </dd>
+              </dl>
+            </article>
+            {diff ? (
+              <DiffView diff={diff} viewUrl={(path) => srcUrl(owner, repo.name, 'commit', found.id, path.split('/'))} rawUrl={`${commitUrl(repo, found.id)}.diff`} />
+            ) : (
+              <p class="notice muted">The changes of this commit cannot be shown.</p>
+            )}
+          </Layout>,
+        )
+      },
+      { scope: 'repository', repo: { level: 'read' }, params: ShaParams, detail: pageDetail('webCommit') },
+    )

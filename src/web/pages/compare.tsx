@@ -1,0 +1,213 @@
+import { Elysia, t } from 'elysia'
+import type { Html } from 'warren-jsx/jsx-runtime'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
+import type { UserRow } from '../../auth/caller'
+import { repoToApi, type ApiRepo } from '../../convert/repo'
+import { commitsToApi } from '../../convert/commit'
+import { pullToApi } from '../../convert/pull'
+import { branchExists } from '../../git/refs'
+import { ApiError } from '../../lib/errors'
+import { RepoWildcardParams, wildcardOf } from '../../modules/files/model'
+import { compare, parseBasehead } from '../../modules/commits/service'
+import { createPull } from '../../modules/pulls/service'
+import { endsOf } from '../../modules/pulls/compare'
+import { findPull } from '../../modules/pulls/service'
+import { Layout } from '../layout'
+import { csrfMatches, htmlResponse, pageDetail, webContext, type WebContext } from '../context'
+import { errorPage } from '../errors'
+import { DiffView } from '../diff'
+import { readDiff } from '../diff-data'
+import { repoUrl, srcUrl } from '../links'
+import { RepoHeader } from './repo-chrome'
+import { CodeNav } from './code-nav'
+import { CommitList } from './commits'
+
+const WildParams = RepoWildcardParams
+const PullParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: t.Numeric({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
+const FormText = (max: number) => t.Optional(t.String({ maxLength: max }))
+const PullForm = t.Object({ title: FormText(255), body: FormText(65536), _csrf: FormText(128) })
+
+const refPath = (name: string) => name.split('/').map(encodeURIComponent).join('/')
+
+/** The base and head names of a compare path (`base...head`), decoded; null when it cannot be decoded. */
+function specOf(wildcard: string, defaultBranch: string) {
+  try {
+    return parseBasehead(decodeURIComponent(wildcard), defaultBranch)
+  } catch {
+    return null
+  }
+}
+
+/** Whether the comparison may open a pull request: both ends branches of this repository, from their merge base. */
+async function opensPull(deps: AppDeps, ctx: RepoContext, spec: { base: string; head: string; direct: boolean }) {
+  if (spec.direct || !ctx.repo.hasPullRequests || !ctx.caller.user) return false
+  const git = gitRepoOf(deps, ctx)
+  return (await branchExists(git, spec.base)) && (await branchExists(git, spec.head))
+}
+
+function PullRequestForm(props: { web: WebContext; action: string; title: string; body: string; error?: string }): Html {
+  return (
+    <section class="box" aria-labelledby="new-pull">
+      <header>
+        <h2 id="new-pull">Open a pull request</h2>
+      </header>
+      <form class="stack wide notice" method="post" action={props.action}>
+        {props.error ? (
+          <p class="error" role="alert">
+            {props.error}
+          </p>
+        ) : null}
+        <input type="hidden" name="_csrf" value={props.web.csrf ?? ''} />
+        <label>
+          Title
+          <input name="title" required maxlength="255" value={props.title} />
+        </label>
+        <label>
+          Description
+          <textarea name="body" rows="6">
+            {props.body}
+          </textarea>
+        </label>
+        <div>
+          <button class="primary" type="submit">
+            Create pull request
+          </button>
+        </div>
+      </form>
+    </section>
+  )
+}
+
+/** The compare page: the two ends, the commits between them, the pull request form, the diff. */
+async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wildcard: string, form: { title: string; body: string; error?: string } | null, status = 200) {
+  const spec = specOf(wildcard, ctx.repo.defaultBranch)
+  if (!spec) return errorPage(404, 'no such refs', web)
+  let found
+  try {
+    found = await compare(deps, ctx, wildcard, false, { changed: false })
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return errorPage(404, e.message, web)
+    throw e
+  }
+  const [repo, commits, diff, canOpen] = await Promise.all([
+    repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+    commitsToApi(deps, ctx, found.commits, ctx.caller.user),
+    readDiff(gitRepoOf(deps, ctx), found.from, found.head),
+    opensPull(deps, ctx, spec),
+  ])
+  const owner = repo.owner.login
+  const base = repoUrl(owner, repo.name)
+  const firstSubject = commits.length ? commits[commits.length - 1]!.commit.message.split('\n', 1)[0]! : ''
+  return htmlResponse(
+    <Layout ctx={web} title={`Comparing ${spec.base}${spec.direct ? '..' : '...'}${spec.head} · ${repo.full_name}`}>
+      <RepoHeader repo={repo} />
+      <CodeNav repo={repo} current="compare" />
+      <h2>
+        Comparing <a href={srcUrl(owner, repo.name, 'branch', spec.base)}>{spec.base}</a> {spec.direct ? '..' : '...'} <a href={srcUrl(owner, repo.name, 'branch', spec.head)}>{spec.head}</a>
+      </h2>
+      {found.total === 0 ? (
+        <p class="notice muted">
+          {spec.head} has no commits that {spec.base} does not have.
+        </p>
+      ) : canOpen ? (
+        <PullRequestForm web={web} action={`${base}/compare/${refPath(spec.base)}...${refPath(spec.head)}`} title={form?.title ?? firstSubject} body={form?.body ?? ''} error={form?.error} />
+      ) : !ctx.caller.user && repo.has_pull_requests ? (
+        <p class="notice">
+          <a href={`/user/login?redirect_to=${encodeURIComponent(web.path)}`}>Sign in</a> to open a pull request.
+        </p>
+      ) : null}
+      <h3>
+        Commits <span class="muted">({found.total})</span>
+      </h3>
+      <CommitList repo={repo} commits={commits} />
+      {found.total > commits.length ? <p class="muted">{found.total - commits.length} more commits are not listed.</p> : null}
+      <h3>Files</h3>
+      {diff ? <DiffView diff={diff} viewUrl={(path) => srcUrl(owner, repo.name, 'commit', found.head, path.split('/'))} /> : <p class="notice muted">The changes cannot be shown.</p>}
+    </Layout>,
+    status,
+  )
+}
+
+/**
+ * `/{o}/{r}/compare/{base}...{head}` (the commits API's comparison, its diff through the diff
+ * component; a signed-in reader of a repository with pull requests sees the form opening one,
+ * whose POST calls the pull request service the API calls, then goes to `/pulls/{n}`), and
+ * `/{o}/{r}/pulls/{n}/files`: a pull request's diff (merge base to head), its merge state, a link
+ * to its conversation.
+ */
+export const comparePages = (deps: AppDeps) =>
+  new Elysia({ name: 'web-compare', detail: { hide: true } })
+    .use(pipeline(deps, { session: true }))
+    .get(
+      '/:owner/:repo/compare/*',
+      ({ request, params, repo: ctx }) => comparePage(deps, ctx, webContext(deps.config, request, ctx.caller), wildcardOf(params), null),
+      { scope: 'repository', repo: { level: 'read' }, params: WildParams, detail: pageDetail('webCompare') },
+    )
+    .post(
+      '/:owner/:repo/compare/*',
+      async ({ request, params, body, repo: ctx, user }) => {
+        const web = webContext(deps.config, request, ctx.caller)
+        if (!csrfMatches(request, ctx.caller, body._csrf)) return errorPage(403, 'The form has expired or did not come from this site. Reload the page and try again.', web)
+        const wildcard = wildcardOf(params)
+        const spec = specOf(wildcard, ctx.repo.defaultBranch)
+        if (!spec || spec.direct) return errorPage(404, 'no such refs', web)
+        const title = (body.title ?? '').trim()
+        const text = body.body ?? ''
+        try {
+          const { issue } = await createPull(deps, ctx, user as UserRow, { head: spec.head, base: spec.base, title, body: text })
+          return new Response(null, { status: 303, headers: { location: `${repoUrl(ctx.owner.name, ctx.repo.name)}/pulls/${issue.index}` } })
+        } catch (e) {
+          if (!(e instanceof ApiError) || e.status >= 500) throw e
+          return comparePage(deps, ctx, web, wildcard, { title, body: text, error: e.message }, 422)
+        }
+      },
+      { scope: 'repository', repo: { unit: 'pulls' }, signed: true, params: WildParams, body: PullForm, detail: pageDetail('webComparePull') },
+    )
+    .get(
+      '/:owner/:repo/pulls/:index/files',
+      async ({ request, params, repo: ctx }) => {
+        const web = webContext(deps.config, request, ctx.caller)
+        const item = await findPull(deps, ctx.repo.id, params.index)
+        const [repo, record] = await Promise.all([repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode), pullToApi(deps, ctx, item, ctx.caller.user)])
+        const ends = await endsOf(deps, ctx, params.index).catch((e) => {
+          if (e instanceof ApiError && e.status === 404) return null
+          throw e
+        })
+        const diff = ends ? await readDiff(gitRepoOf(deps, ctx), ends.base, ends.head) : null
+        const owner = repo.owner.login
+        const conversation = `${repoUrl(owner, repo.name)}/pulls/${record.number}`
+        const state = record.merged ? 'Merged' : record.state === 'closed' ? 'Closed' : record.mergeable ? 'Open · can be merged' : 'Open · cannot be merged automatically (yet)'
+        return htmlResponse(
+          <Layout ctx={web} title={`Files · ${record.title} · #${record.number} · ${repo.full_name}`}>
+            <RepoHeader repo={repo} />
+            <CodeNav repo={repo} current="pulls" />
+            <h2>
+              {record.title} <span class="muted">#{record.number}</span>
+            </h2>
+            <p>
+              <span class="label">{state}</span> {record.user.login} wants to merge <code>{record.head.label}</code> into <code>{record.base.label}</code>
+            </p>
+            <nav class="code-nav" aria-label="Pull request">
+              <ul>
+                <li>
+                  <a href={conversation}>Conversation</a>
+                </li>
+                <li>
+                  <a href={`${conversation}/files`} aria-current="page">
+                    Files changed
+                  </a>
+                </li>
+              </ul>
+            </nav>
+            {diff && ends ? (
+              <DiffView diff={diff} viewUrl={(path) => srcUrl(owner, repo.name, 'commit', ends.head, path.split('/'))} rawUrl={`${conversation}.diff`} />
+            ) : (
+              <p class="notice muted">The changes of this pull request cannot be shown yet: its head and base share no history, or it was not checked yet.</p>
+            )}
+          </Layout>,
+        )
+      },
+      { scope: 'repository', repo: { level: 'read', unit: 'pulls' }, params: PullParams, detail: pageDetail('webPullFiles') },
+    )

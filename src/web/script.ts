@@ -1,0 +1,53 @@
+/**
+ * The web interface's one script (served by ./assets.ts under a hashed path; CSP script-src
+ * 'self'): an enhancement only, every page reads fully without it. A file view's line numbers
+ * are `#L{n}` links (the row is highlighted by CSS :target without any script); with it, a
+ * shift-click on a second number marks the range `#L{a}-L{b}`, and a range in the address (a
+ * link someone shared) is highlighted and scrolled to.
+ */
+export const SCRIPT = `(function () {
+  'use strict';
+  var MAX_ROWS = 100000;
+  var anchor = null;
+  function range() {
+    var m = /^#L(\\d+)(?:-L(\\d+))?$/.exec(location.hash);
+    if (!m) return null;
+    var a = Number(m[1]), b = m[2] ? Number(m[2]) : a;
+    return a <= b ? [a, b] : [b, a];
+  }
+  function mark() {
+    var old = document.querySelectorAll('table.lines tr.selected');
+    for (var i = 0; i < old.length; i++) old[i].classList.remove('selected');
+    var r = range();
+    if (!r) return;
+    anchor = r[0];
+    for (var n = r[0]; n <= r[1] && n < r[0] + MAX_ROWS; n++) {
+      var row = document.getElementById('L' + n);
+      if (!row) break;
+      row.classList.add('selected');
+    }
+    var first = document.getElementById('L' + r[0]);
+    if (first && r[1] > r[0] && first.scrollIntoView) first.scrollIntoView({ block: 'center' });
+  }
+  document.addEventListener('click', function (e) {
+    var link = e.target && e.target.closest ? e.target.closest('table.lines td.num a') : null;
+    if (!link) return;
+    var n = Number((link.getAttribute('href') || '').slice(2));
+    if (!n) return;
+    if (e.shiftKey && anchor) {
+      e.preventDefault();
+      var lo = Math.min(anchor, n), hi = Math.max(anchor, n);
+      history.replaceState(null, '', '#L' + lo + (hi > lo ? '-L' + hi : ''));
+      var keep = anchor;
+      mark();
+      anchor = keep;
+    } else {
+      anchor = n;
+      // The browser moves to the row itself; the class follows on hashchange.
+    }
+  });
+  window.addEventListener('hashchange', mark);
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', mark);
+  else mark();
+})();
+`

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import AxeBuilder from '@axe-core/playwright'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { pushCodeFixture } from './web-code-fixture'
+
+/**
+ * The code pages in a real browser (Debian's Chromium, driven by playwright-core): from the
+ * repository home into a folder, a file and a line range; a commit's diff; the compare page
+ * opening a pull request through its form; axe-core on each page (no serious or critical
+ * violation), at desktop and phone width.
+ */
+
+let s: TestServer
+let alice: TestUser
+let browser: Browser
+let sha: (rev: string) => Promise<string>
+
+beforeAll(async () => {
+  s = await startTestServer({ markdownTimeoutMs: 120_000 })
+  alice = await s.user('alice')
+  ;({ sha } = await pushCodeFixture(s, alice, 'demo'))
+  expect((await s.post('/repos/alice/demo/releases', { tag_name: 'v1.0', name: 'First', body: 'Notes **here**' }, { token: alice.token })).status).toBe(201)
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  })
+}, 600_000)
+afterAll(async () => {
+  await browser?.close()
+  await s.stop()
+})
+
+/** A page whose waits fail within a minute, naming what they waited for. */
+async function newPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> {
+  const page = await (await browser.newContext(options)).newPage()
+  page.setDefaultTimeout(60_000)
+  return page
+}
+
+async function expectAccessible(page: Page) {
+  const result = await new AxeBuilder({ page }).analyze()
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${page.url()}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`)
+  expect(bad).toEqual([])
+}
+
+async function signIn(page: Page) {
+  await page.goto(s.url + '/user/login')
+  await page.getByLabel('Username or e-mail address').fill('alice')
+  await page.getByLabel('Password').fill(alice.password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.waitForURL(s.url + '/')
+}
+
+test('home → folder → file → a line, then a range by shift-click; the history; a commit and its diff', async () => {
+  const page = await newPage()
+  await page.goto(s.url + '/alice/demo')
+  await page.getByRole('link', { name: 'src', exact: true }).click()
+  await page.waitForURL(/\/src\/branch\/master\/src$/)
+  await page.getByRole('link', { name: 'main.ts' }).click()
+  await page.waitForURL(/main\.ts$/)
+  await expectAccessible(page)
+  await page.getByRole('link', { name: '1', exact: true }).click()
+  await page.waitForURL(/#L1$/)
+  expect(await page.locator('tr:target td').nth(1).textContent()).toBe('// entry')
+  await page.getByRole('link', { name: '3', exact: true }).click({ modifiers: ['Shift'] })
+  await page.waitForURL(/#L1-L3$/)
+  expect(await page.locator('table.lines tr.selected').count()).toBe(3)
+  // A shared range link highlights its rows on load.
+  await page.goto(s.url + '/alice/demo/src/tag/v1.0/src/main.ts#L2-L3')
+  await page.locator('table.lines tr.selected').nth(1).waitFor()
+  expect(await page.locator('table.lines tr.selected td').nth(1).textContent()).toBe('export const answer: number = 42')
+  // The history, then a commit.
+  await page.getByRole('navigation', { name: 'Repository pages' }).getByRole('link', { name: 'Commits' }).click()
+  await page.waitForURL(/\/commits\/branch\/master$/)
+  await expectAccessible(page)
+  await page.getByRole('link', { name: 'Ask the question' }).click()
+  await page.waitForURL(new RegExp(`/commit/${await sha('master')}$`))
+  expect(await page.locator('tr.add td').nth(2).textContent()).toBe('+export const question = "six times nine"')
+  await expectAccessible(page)
+  for (const path of ['/alice/demo/branches', '/alice/demo/tags', '/alice/demo/releases']) {
+    await page.goto(s.url + path)
+    await expectAccessible(page)
+  }
+  await page.context().close()
+})
+
+test('the compare page opens a pull request through its form, then the pull request\'s files', async () => {
+  const page = await newPage({ viewport: { width: 390, height: 844 } })
+  const context = page.context()
+  await signIn(page)
+  await page.goto(s.url + '/alice/demo/branches')
+  await page.getByRole('link', { name: 'Compare' }).first().click()
+  await page.waitForURL(/\/compare\/master\.\.\./)
+  await expectAccessible(page)
+  await page.getByLabel('Title').fill('Browser pull request')
+  await page.getByLabel('Description').fill('Opened from the *compare* page')
+  await page.getByRole('button', { name: 'Create pull request' }).click()
+  await page.waitForURL(/\/alice\/demo\/pulls\/\d+$/)
+  const index = Number(/pulls\/(\d+)$/.exec(page.url())![1])
+  const pull = (await s.get(`/repos/alice/demo/pulls/${index}`)).body
+  expect([pull.title, pull.body, pull.base.ref]).toEqual(['Browser pull request', 'Opened from the *compare* page', 'master'])
+  await page.goto(`${s.url}/alice/demo/pulls/${index}/files`)
+  expect(await page.getByRole('heading', { name: /Browser pull request/ }).count()).toBe(1)
+  await expectAccessible(page)
+  // Nothing is wider than the phone's screen but the code, which scrolls in its own box.
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+  expect(overflow).toBeLessThanOrEqual(0)
+  await context.close()
+})
