@@ -121,35 +121,50 @@ export function pageNumber(value: string | undefined): number {
   return Number.isSafeInteger(n) && n >= 1 && n <= 100_000 ? n : 1
 }
 
-/** Previous / next links of a paged list, keeping the list's other query values. */
-export function Pager(props: { path: string; query: Record<string, string | undefined>; page: number; limit: number; total: number }): Html {
-  const { page, limit, total } = props
-  const last = Math.max(1, Math.ceil(total / limit))
-  const link = (n: number) => {
-    const q = new URLSearchParams()
-    for (const [k, v] of Object.entries(props.query)) if (v) q.set(k, v)
-    q.set('page', String(n))
-    return `${props.path}?${q}`
+/**
+ * The links of a paged list: previous, the pages around the current one, the first and last,
+ * next; and where the reader is ("Page 2 of 9"). The list's other query values are kept (those in
+ * `path`'s own query and those in `query`).
+ */
+export function Pager(props: { path: string; query?: Record<string, string | undefined>; page: number; pages: number; label?: string; labels?: [string, string] }): Html {
+  const { page } = props
+  const pages = Math.max(1, props.pages)
+  if (pages <= 1) return <></>
+  const [before, after] = props.labels ?? ['Previous', 'Next']
+  const url = new URL(props.path, 'http://pager.invalid')
+  for (const [k, v] of Object.entries(props.query ?? {})) if (v) url.searchParams.set(k, v)
+  const href = (n: number) => {
+    url.searchParams.set('page', String(n))
+    return url.pathname + url.search
   }
-  if (last <= 1) return <></>
+  const shown: number[] = []
+  for (let p = Math.max(1, page - 2); p <= Math.min(pages, page + 2); p++) shown.push(p)
   return (
-    <nav class="pager" aria-label="Pages">
+    <nav class="pager" aria-label={props.label ?? 'Pages'}>
       {page > 1 ? (
-        <a href={link(page - 1)} rel="prev">
-          Previous
+        <a href={href(page - 1)} rel="prev">
+          {before}
         </a>
       ) : null}
-      <span>
-        Page {Math.min(page, last)} of {last}
+      {shown.length && shown[0]! > 1 ? <a href={href(1)}>1</a> : null}
+      {shown.length && shown[0]! > 2 ? <span aria-hidden="true">…</span> : null}
+      {shown.map((p) => (p === page ? <span aria-current="page">{p}</span> : <a href={href(p)}>{p}</a>))}
+      {shown.length && shown[shown.length - 1]! < pages - 1 ? <span aria-hidden="true">…</span> : null}
+      {shown.length && shown[shown.length - 1]! < pages ? <a href={href(pages)}>{pages}</a> : null}
+      {page < pages ? (
+        <a href={href(page + 1)} rel="next">
+          {after}
+        </a>
+      ) : null}
+      <span class="muted">
+        Page {page} of {pages}
       </span>
-      {page < last ? (
-        <a href={link(page + 1)} rel="next">
-          Next
-        </a>
-      ) : null}
     </nav>
   )
 }
+
+/** How many pages `total` items make at `limit` a page (at least one). */
+export const pagesOf = (total: number, limit: number): number => Math.max(1, Math.ceil(total / Math.max(1, limit)))
 
 /** A settings area: its menu beside the page. */
 export function SettingsFrame(props: { title: string; items: [string, string][]; current: string; children?: Child }): Html {

@@ -6,7 +6,7 @@ import { toApiUser } from '../../convert/user'
 import { searchUsers } from '../../modules/users/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext } from '../context'
-import { FormText, Pager, pageNumber } from '../forms'
+import { FormText, Pager, pageNumber, pagesOf } from '../forms'
 import { ownerUrl } from '../links'
 
 const PER_PAGE = 50
@@ -61,7 +61,7 @@ async function usersPage(deps: AppDeps, request: Request, caller: Caller, admin:
           </tbody>
         </table>
       </div>
-      <Pager path={path} query={{ q }} page={page} limit={PER_PAGE} total={found.total} />
+      <Pager path={path} query={{ q }} page={page} pages={pagesOf(found.total, PER_PAGE)} />
     </Layout>,
   )
 }

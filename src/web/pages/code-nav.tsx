@@ -25,26 +25,7 @@ export function CodeNav(props: { repo: ApiRepo; current: 'code' | 'commits' | 'b
   )
 }
 
-/** Previous / next links of a paged list (`?page=`), keeping the page's other query parameters. */
-export function Pager(props: { path: string; page: number; limit: number; total: number; labels?: [string, string] }): Html | null {
-  const [before, after] = props.labels ?? ['Previous', 'Next']
-  const last = Math.max(1, Math.ceil(props.total / props.limit))
-  if (last <= 1) return null
-  const url = new URL(props.path, 'http://x')
-  const link = (n: number) => {
-    url.searchParams.set('page', String(n))
-    return url.pathname + url.search
-  }
-  return (
-    <nav class="pager" aria-label="Pages">
-      {props.page > 1 ? <a href={link(props.page - 1)} rel="prev">{before}</a> : null}
-      <span class="muted">
-        Page {props.page} of {last}
-      </span>
-      {props.page < last ? <a href={link(props.page + 1)} rel="next">{after}</a> : null}
-    </nav>
-  )
-}
+export { Pager } from '../forms'
 
 /** A time as readers see it (UTC, to the minute), in a <time> element carrying the exact value. */
 export function When(props: { iso: string }): Html {

@@ -20,6 +20,7 @@ import { repoUrl, srcUrl } from '../links'
 import { resolveSource, type SourceKind } from '../source-data'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav, Pager, When } from './code-nav'
+import { pagesOf } from '../forms'
 
 /** Commits a history page lists. */
 const COMMITS_PER_PAGE = 30
@@ -90,7 +91,7 @@ async function historyPage(deps: AppDeps, ctx: RepoContext, web: WebContext, kin
         <span class="muted">({found.total})</span>
       </h2>
       <CommitList repo={repo} commits={commits} />
-      <Pager path={web.path} page={page.page} limit={page.limit} total={found.total} labels={['Newer', 'Older']} />
+      <Pager path={web.path} page={page.page} pages={pagesOf(found.total, page.limit)} labels={['Newer', 'Older']} />
     </Layout>,
   )
 }

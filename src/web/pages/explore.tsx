@@ -8,7 +8,7 @@ import { searchRepositories } from '../../modules/repos/queries'
 import { searchUsers } from '../../modules/users/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { FormText, Pager, pageNumber } from '../forms'
+import { FormText, Pager, pageNumber, pagesOf } from '../forms'
 import { ownerUrl, repoUrl } from '../links'
 
 /** Results per page (Gitea's explore pages show 20 at a time; the API's search allows 50). */
@@ -47,7 +47,7 @@ function explorePage(ctx: WebContext, current: string, q: string, results: Child
         {paging.total} {paging.total === 1 ? 'result' : 'results'}
       </p>
       {results}
-      <Pager path={current} query={{ q }} page={paging.page} limit={PER_PAGE} total={paging.total} />
+      <Pager path={current} query={{ q }} page={paging.page} pages={pagesOf(paging.total, PER_PAGE)} />
     </Layout>,
   )
 }

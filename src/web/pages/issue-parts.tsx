@@ -62,30 +62,7 @@ export function MarkdownBody(props: { html: string | null; text: string }): Html
 
 export { CsrfField } from '../forms'
 
-/** Links to the pages of a list: previous, numbered around the current one, next. */
-export function Pager(props: { path: string; params: Record<string, string | undefined>; page: number; pages: number; label: string }): Html {
-  const { page, pages } = props
-  if (pages <= 1) return <></>
-  const href = (p: number) => {
-    const q = new URLSearchParams()
-    for (const [k, v] of Object.entries(props.params)) if (v) q.set(k, v)
-    q.set('page', String(p))
-    return `${props.path}?${q}`
-  }
-  const shown: number[] = []
-  for (let p = Math.max(1, page - 2); p <= Math.min(pages, page + 2); p++) shown.push(p)
-  return (
-    <nav class="pager" aria-label={props.label}>
-      {page > 1 ? <a href={href(page - 1)} rel="prev">Previous</a> : null}
-      {shown[0]! > 1 ? <a href={href(1)}>1</a> : null}
-      {shown[0]! > 2 ? <span aria-hidden="true">…</span> : null}
-      {shown.map((p) => (p === page ? <span aria-current="page">{p}</span> : <a href={href(p)}>{p}</a>))}
-      {shown[shown.length - 1]! < pages - 1 ? <span aria-hidden="true">…</span> : null}
-      {shown[shown.length - 1]! < pages ? <a href={href(pages)}>{pages}</a> : null}
-      {page < pages ? <a href={href(page + 1)} rel="next">Next</a> : null}
-    </nav>
-  )
-}
+export { Pager } from '../forms'
 
 /** One row of an issue or pull request list. */
 export function IssueRow(props: { owner: string; repo: string; issue: ApiIssue; listPath: string }): Html {

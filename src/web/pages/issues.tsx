@@ -207,7 +207,7 @@ async function listPage(deps: AppDeps, request: Request, ctx: RepoContext, query
           {issues.length === 0 ? <li class="muted">{problem ? 'Nothing to show.' : `No ${noun.toLowerCase()} match.`}</li> : null}
         </ul>
       </div>
-      <Pager path={path} params={{ ...params, state }} page={page} pages={Math.ceil(total / PER_PAGE)} label={`Pages of ${noun.toLowerCase()}`} />
+      <Pager path={path} query={{ ...params, state }} page={page} pages={Math.ceil(total / PER_PAGE)} label={`Pages of ${noun.toLowerCase()}`} />
     </Layout>,
   )
 }

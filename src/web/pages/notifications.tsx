@@ -98,7 +98,7 @@ export const notificationPages = (deps: AppDeps) =>
                 {threads.length === 0 ? <li class="muted">{read ? 'No read notifications.' : 'You have no unread notifications.'}</li> : null}
               </ul>
             </div>
-            <Pager path="/notifications" params={{ q: read ? 'read' : undefined }} page={page} pages={Math.ceil(found.total / PER_PAGE)} label="Pages of notifications" />
+            <Pager path="/notifications" query={{ q: read ? 'read' : undefined }} page={page} pages={Math.ceil(found.total / PER_PAGE)} label="Pages of notifications" />
           </Layout>,
         )
       },

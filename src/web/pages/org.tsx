@@ -12,7 +12,7 @@ import { addTeamMember, listOrgTeams, listTeamMembers, listTeamRepos, removeTeam
 import { getUserByName } from '../../modules/users/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { ButtonForm, CsrfField, CsrfText, FormText, formAction, Notices, Pager, pageNumber, seeOther } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormText, formAction, Notices, Pager, pageNumber, seeOther, pagesOf } from '../forms'
 import { ownerUrl, repoUrl } from '../links'
 
 const LISTED = 50
@@ -70,7 +70,7 @@ async function teamPage(deps: AppDeps, team: TeamContext, web: WebContext, pageN
           {members.rows.length === 0 ? <li class="muted">No members.</li> : null}
         </ul>
       </div>
-      <Pager path={base} query={{}} page={pageNo} limit={LISTED} total={members.total} />
+      <Pager path={base} query={{}} page={pageNo} pages={pagesOf(members.total, LISTED)} />
       {team.owner ? (
         <form class="row" method="post" action={`${base}/add`}>
           <CsrfField ctx={web} />
@@ -148,7 +148,7 @@ export const orgPages = (deps: AppDeps) => {
                 {found.rows.length === 0 ? <li class="muted">No members to show.</li> : null}
               </ul>
             </div>
-            <Pager path={`${orgBase(org.org.name)}/members`} query={{}} page={page} limit={LISTED} total={found.total} />
+            <Pager path={`${orgBase(org.org.name)}/members`} query={{}} page={page} pages={pagesOf(found.total, LISTED)} />
           </>,
         )
       },
@@ -174,7 +174,7 @@ export const orgPages = (deps: AppDeps) => {
                 ))}
               </ul>
             </div>
-            <Pager path={`${orgBase(org.org.name)}/teams`} query={{}} page={page} limit={LISTED} total={found.total} />
+            <Pager path={`${orgBase(org.org.name)}/teams`} query={{}} page={page} pages={pagesOf(found.total, LISTED)} />
           </>,
         )
       },

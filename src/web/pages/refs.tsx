@@ -19,6 +19,7 @@ import { errorPage } from '../errors'
 import { repoUrl, srcUrl } from '../links'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav, Pager, When } from './code-nav'
+import { pagesOf } from '../forms'
 
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 const TagParams = RepoWildcardParams
@@ -134,7 +135,7 @@ export const refPages = (deps: AppDeps) =>
                 </li>
               ))}
             </ul>
-            <Pager path={web.path} page={page.page} limit={page.limit} total={found.total} />
+            <Pager path={web.path} page={page.page} pages={pagesOf(found.total, page.limit)} />
           </>,
         )
       },
@@ -172,7 +173,7 @@ export const refPages = (deps: AppDeps) =>
                 </li>
               ))}
             </ul>
-            <Pager path={web.path} page={page.page} limit={page.limit} total={found.total} />
+            <Pager path={web.path} page={page.page} pages={pagesOf(found.total, page.limit)} />
           </>,
         )
       },
@@ -198,7 +199,7 @@ export const refPages = (deps: AppDeps) =>
             {shown.map(({ release, notes }) => (
               <ReleaseView repo={repo} release={release} notes={notes} heading="h2" />
             ))}
-            <Pager path={web.path} page={page.page} limit={page.limit} total={found.total} />
+            <Pager path={web.path} page={page.page} pages={pagesOf(found.total, page.limit)} />
           </>,
         )
       },

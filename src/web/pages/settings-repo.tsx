@@ -19,7 +19,7 @@ import { addDeployKey, deleteDeployKey, listDeployKeys } from '../../modules/dep
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { branchNames } from '../source-data'
-import { ButtonForm, CsrfField, CsrfText, FormCheck, FormList, FormText, formAction, listOf, Notices, Pager, pageNumber, seeOther, SettingsFrame, ticked } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormList, FormText, formAction, listOf, Notices, Pager, pageNumber, seeOther, SettingsFrame, ticked, pagesOf } from '../forms'
 import { RepoHeader } from './repo-chrome'
 import { repoUrl } from '../links'
 
@@ -311,7 +311,7 @@ async function collaborationPage(deps: AppDeps, ctx: RepoContext, web: WebContex
           </tbody>
         </table>
       </div>
-      <Pager path={b} query={{}} page={pageAt} limit={LISTED} total={found.total} />
+      <Pager path={b} query={{}} page={pageAt} pages={pagesOf(found.total, LISTED)} />
       <h3>Add a collaborator</h3>
       <form class="row" method="post" action={b}>
         <CsrfField ctx={web} />
@@ -452,7 +452,7 @@ async function hooksPage(deps: AppDeps, ctx: RepoContext, web: WebContext, pageA
           {found.rows.length === 0 ? <li class="muted">No webhooks yet.</li> : null}
         </ul>
       </div>
-      <Pager path={b} query={{}} page={pageAt} limit={LISTED} total={found.total} />
+      <Pager path={b} query={{}} page={pageAt} pages={pagesOf(found.total, LISTED)} />
       <h3>Add a webhook</h3>
       <HookFields web={web} values={opts.values} action={b} submit="Add webhook" />
     </>,
@@ -554,7 +554,7 @@ async function deployKeysPage(deps: AppDeps, ctx: RepoContext, web: WebContext, 
           {keys.length === 0 ? <li class="muted">No deploy keys yet.</li> : null}
         </ul>
       </div>
-      <Pager path={b} query={{}} page={pageAt} limit={LISTED} total={found.total} />
+      <Pager path={b} query={{}} page={pageAt} pages={pagesOf(found.total, LISTED)} />
       <h3>Add a deploy key</h3>
       <form class="stack wide" method="post" action={b}>
         <CsrfField ctx={web} />

@@ -12,7 +12,7 @@ import { addGpgKey, addPublicKey, deleteGpgKey, deletePublicKey, listGpgKeys, li
 import { createAccessToken, deleteAccessToken, listAccessTokens } from '../../modules/users/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formAction, Notices, Pager, pageNumber, seeOther, SettingsFrame, ticked } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formAction, Notices, Pager, pageNumber, seeOther, SettingsFrame, ticked, pagesOf } from '../forms'
 
 /** Keys and tokens a settings page lists per page. */
 const LISTED = 50
@@ -163,7 +163,7 @@ async function keysPage(deps: AppDeps, ctx: WebContext, user: UserRow, pageAt: n
           </ul>
         </div>
       </section>
-      <Pager path="/user/settings/keys" query={{}} page={pageAt} limit={LISTED} total={Math.max(ssh.total, gpg.total)} />
+      <Pager path="/user/settings/keys" query={{}} page={pageAt} pages={pagesOf(Math.max(ssh.total, gpg.total), LISTED)} />
       <h3>Add a key</h3>
       <form class="stack wide" method="post" action="/user/settings/keys">
         <CsrfField ctx={ctx} />
@@ -268,7 +268,7 @@ async function applicationsPage(
           </tbody>
         </table>
       </div>
-      <Pager path="/user/settings/applications" query={{}} page={pageAt} limit={LISTED} total={tokens.total} />
+      <Pager path="/user/settings/applications" query={{}} page={pageAt} pages={pagesOf(tokens.total, LISTED)} />
       <h3>Generate a new token</h3>
       <form class="stack wide" method="post" action="/user/settings/applications">
         <CsrfField ctx={ctx} />

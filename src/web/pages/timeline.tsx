@@ -123,7 +123,7 @@ function Item(props: { item: TimelineItem }): Html {
 
 export function ConversationView(props: { conv: Conversation; url: string }): Html {
   const { conv } = props
-  const pager = <Pager path={props.url} params={{}} page={conv.page} pages={conv.pages} label="Pages of comments" />
+  const pager = <Pager path={props.url} query={{}} page={conv.page} pages={conv.pages} label="Pages of comments" />
   return (
     <>
       <article class="comment" id="issue-body" aria-label="Description">
