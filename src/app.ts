@@ -32,6 +32,7 @@ import { labelsModule } from './modules/labels'
 import { milestonesModule } from './modules/milestones'
 import { timesModule } from './modules/times'
 import { starsModule } from './modules/stars'
+import { subscriptionsModule } from './modules/subscriptions'
 import { notificationsModule } from './modules/notifications'
 import { topicsModule } from './modules/topics'
 import { settingsModule } from './modules/settings'
@@ -118,6 +119,7 @@ export function createApp(deps: AppDeps) {
     .use(milestonesModule(deps))
     .use(timesModule(deps))
     .use(starsModule(deps))
+    .use(subscriptionsModule(deps))
     .use(notificationsModule(deps))
     .use(deployKeysModule(deps))
     .use(protectionsModule(deps))

@@ -181,3 +181,16 @@ export async function timesToApi(deps: AppDeps, rows: TrackedTimeRow[]) {
   const people = await usersByIds(deps, rows.map((r) => r.userId))
   return rows.map((r) => toApiTrackedTime(r, people.get(r.userId)))
 }
+
+/** Whether the caller follows an issue (Gitea's WatchInfo of `…/issues/{index}/subscriptions/check`). */
+export function toApiIssueWatchInfo(config: Config, repo: RepoRef, issue: IssueRow, subscribed: boolean) {
+  const repoUrl = apiUrl(config, `repos/${repoPath(repo)}`)
+  return {
+    subscribed,
+    ignored: !subscribed,
+    reason: null,
+    created_at: isoTime(issue.createdUnix),
+    url: `${repoUrl}/issues/${issue.index}/subscriptions`,
+    repository_url: repoUrl,
+  }
+}

@@ -2,7 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { AccessMode, repoGranteesCondition } from '../auth/access'
 import { publicRepoOpen } from '../auth/visibility'
-import { comments, issueAssignees, issues, orgUsers, repositories, users, watches, type IssueRow, type RepoRow } from '../db/schema'
+import { comments, issueAssignees, issueWatches, issues, orgUsers, repositories, users, watches, type IssueRow, type RepoRow } from '../db/schema'
 import type { UserRow } from '../auth/caller'
 import type { EventRecord } from '../events/outbox'
 import { mentionedNames } from '../lib/mentions'
@@ -12,8 +12,10 @@ import { mentionedNames } from '../lib/mentions'
  * createOrUpdateIssueNotifications:
  * - an issue or pull request opened, commented on, closed, reopened, merged or pushed to: the
  *   repository's watchers (not for a work-in-progress pull request), the people taking part
- *   (poster, commenters, assignees), and the people mentioned in the new text;
- * - an assignment: the assignee;
+ *   (poster, commenters, assignees), those subscribed to it, and the people mentioned in the new
+ *   text; those who unsubscribed from it are left out (but for a mention);
+ * - a review submitted: the same people; an assignment: the assignee; a review request: the
+ *   person asked (a team's request is one event per member);
  * never the actor, and only people who may still read the issue or pull request (the repository
  * and its unit). Threads are about issues and pull requests only.
  */
@@ -38,7 +40,7 @@ export interface NotificationPlan {
   receivers: number[]
 }
 
-type Audience = 'everyone' | 'assignee'
+type Audience = 'everyone' | 'assignee' | 'reviewer'
 
 /** The events that notify, and whom; the text whose mentions count (the issue's body, the comment's). */
 const AUDIENCE: Partial<Record<EventRecord['kind'], { audience: Audience; mentionsIn?: 'issue' | 'comment' }>> = {
@@ -50,6 +52,8 @@ const AUDIENCE: Partial<Record<EventRecord['kind'], { audience: Audience; mentio
   'pull.merged': { audience: 'everyone' },
   'pull.synchronized': { audience: 'everyone' },
   'issue.assigned': { audience: 'assignee' },
+  'review.submitted': { audience: 'everyone' },
+  'review.requested': { audience: 'reviewer' },
 }
 
 const isWorkInProgress = (title: string) => WIP_PREFIXES.some((p) => title.trimStart().toLowerCase().startsWith(p))
@@ -65,6 +69,10 @@ async function everyone(deps: AppDeps, issue: IssueRow): Promise<number[]> {
     .where(and(eq(comments.issueId, issue.id), eq(comments.type, PLAIN_COMMENT)))
   for (const c of commenters) ids.add(c.id)
   for (const a of await deps.db.select({ id: issueAssignees.assigneeId }).from(issueAssignees).where(eq(issueAssignees.issueId, issue.id))) ids.add(a.id)
+  // Explicit subscriptions (Gitea's issue_watch): subscribers in, those who unsubscribed out.
+  for (const w of await deps.db.select({ id: issueWatches.userId, on: issueWatches.isWatching }).from(issueWatches).where(eq(issueWatches.issueId, issue.id)))
+    if (w.on) ids.add(w.id)
+    else ids.delete(w.id)
   return [...ids]
 }
 
@@ -111,6 +119,8 @@ export async function planOf(deps: AppDeps, event: EventRecord): Promise<Notific
   if (rule.audience === 'assignee') {
     const assignee = (event.payload.assignee as { id?: unknown } | undefined)?.id
     if (typeof assignee === 'number') wanted.add(assignee)
+  } else if (rule.audience === 'reviewer') {
+    if (typeof event.payload.reviewerId === 'number') wanted.add(event.payload.reviewerId)
   } else for (const id of await everyone(deps, issue)) wanted.add(id)
   if (rule.mentionsIn === 'issue') for (const id of await mentioned(deps, issue.content)) wanted.add(id)
   if (rule.mentionsIn === 'comment' && event.commentId !== null) {

@@ -10,7 +10,7 @@ import type { GitRepo } from '../../git/run'
 import { cachedGlob } from '../../lib/file-patterns'
 import { ApiError } from '../../lib/errors'
 import { combinedState } from '../statuses/service'
-import { approvalsOf, hasRejection, type ReviewGateOptions } from '../reviews/gate'
+import { approvalsOf, hasOfficialReviewRequest, hasRejection, type ReviewGateOptions } from '../reviews/gate'
 
 /**
  * What a merge into a protected branch waits for (Gitea's CheckPullMergeable and
@@ -63,6 +63,7 @@ async function notReady(deps: AppDeps, ctx: RepoContext, pull: PullRow, rule: Br
     return 'Not all required status checks successful'
   if (rule.requiredApprovals > 0 && (await approvalsOf(deps, pull, reviewGate(rule))) < rule.requiredApprovals) return 'Does not have enough approvals'
   if (rule.blockOnRejectedReviews && (await hasRejection(deps, pull, reviewGate(rule)))) return 'There are requested changes'
+  if (rule.blockOnOfficialReviewRequests && (await hasOfficialReviewRequest(deps, pull))) return 'There are official review requests'
   if (rule.blockOnOutdatedBranch && !(await isAncestor(git, baseSha, headSha))) return 'The head branch is behind the base branch'
   return null
 }

@@ -11,6 +11,9 @@ import { gitOfRow } from '../../auth/repo-context'
 import { errorFields, loggerOf } from '../../lib/log'
 import { oneAtATime } from '../../lib/one-at-a-time'
 import { markOutdated, outdatedComments } from '../reviews/line-comments'
+import { dismissStaleApprovals } from '../reviews/gate'
+import { branchRulesOf, ruleFor } from '../../auth/protection'
+import { nowUnix } from '../../lib/time'
 
 /**
  * Mergeability: what `git merge-tree --write-tree` says of a pull request's head and base, and
@@ -112,6 +115,8 @@ async function checkOnce(deps: AppDeps, pullId: number): Promise<void> {
     if (result.headSha && result.headSha !== now.headSha) {
       set.headSha = result.headSha
       await markOutdated(db, outdated)
+      if (now.headSha && ruleFor(await branchRulesOf(db, now.baseRepoId), now.baseBranch)?.dismissStaleApprovals)
+        await dismissStaleApprovals(db, now.issueId, result.headSha, nowUnix())
       if (now.headSha)
         await recordEvent(db, {
           kind: 'pull.synchronized',

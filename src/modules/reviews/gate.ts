@@ -1,5 +1,6 @@
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, ne } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
+import type { Db } from '../../db/client'
 import { reviews, teamUsers, type PullRow } from '../../db/schema'
 import { isStale, ReviewType } from '../../convert/review'
 
@@ -41,4 +42,28 @@ export async function approvalsOf(deps: AppDeps, pull: PullRef, opts: ReviewGate
 /** Whether an official, non-dismissed review requests changes (restricted as approvalsOf when asked). */
 export async function hasRejection(deps: AppDeps, pull: PullRef, opts: Pick<ReviewGateOptions, 'userIds' | 'teamIds'> = {}): Promise<boolean> {
   return (await officialReviews(deps, pull, ReviewType.Reject, opts)).length > 0
+}
+
+/**
+ * A push to the head under a rule with `dismiss_stale_approvals` (Gitea's DismissApprovalReviews):
+ * the approvals made on another head commit are dismissed, for good (a later push back to that
+ * commit does not bring them back). Inside the transaction that records the new head.
+ */
+export async function dismissStaleApprovals(db: Db, issueId: number, headSha: string, now: number): Promise<number> {
+  const dismissed = await db
+    .update(reviews)
+    .set({ dismissed: true, updatedUnix: now })
+    .where(and(eq(reviews.issueId, issueId), eq(reviews.type, ReviewType.Approve), eq(reviews.official, true), eq(reviews.dismissed, false), ne(reviews.commitId, headSha)))
+    .returning({ id: reviews.id })
+  return dismissed.length
+}
+
+/** Whether someone asked to review officially has not answered yet (Gitea's MergeBlockedByOfficialReviewRequests). */
+export async function hasOfficialReviewRequest(deps: AppDeps, pull: Pick<PullRow, 'issueId'>): Promise<boolean> {
+  const rows = await deps.db
+    .select({ id: reviews.id })
+    .from(reviews)
+    .where(and(eq(reviews.issueId, pull.issueId), eq(reviews.type, ReviewType.Request), eq(reviews.official, true)))
+    .limit(1)
+  return rows.length > 0
 }

@@ -92,7 +92,7 @@ async function checkedCommit(deps: AppDeps, ctx: RepoContext, sha: string): Prom
 /**
  * Writes the caller's review: their pending review (made now when there is none) takes the type,
  * body and commit, and the new line comments. An official approval or rejection (the reviewer
- * may write) makes their earlier ones unofficial, so that each person counts once. Announced
+ * may write) makes their earlier ones (and their review request) unofficial, so that each person counts once. Announced
  * unless it stays pending.
  */
 async function writeReview(deps: AppDeps, ctx: RepoContext, user: UserRow, item: PullItem, type: number, content: string, commitId: string, placed: PlacedComment[]) {
@@ -101,8 +101,9 @@ async function writeReview(deps: AppDeps, ctx: RepoContext, user: UserRow, item:
   const now = nowUnix()
   return await writeTransaction(db, async () => {
     const mine = and(eq(reviews.issueId, item.issue.id), eq(reviews.reviewerId, user.id))
+    // Their review requests too (as Gitea's SubmitReview): an official request is answered.
     if (official)
-      await db.update(reviews).set({ official: false }).where(and(mine, inArray(reviews.type, [ReviewType.Approve, ReviewType.Reject])))
+      await db.update(reviews).set({ official: false }).where(and(mine, inArray(reviews.type, [ReviewType.Approve, ReviewType.Reject, ReviewType.Request])))
     const pending = (await db.select().from(reviews).where(and(mine, eq(reviews.type, ReviewType.Pending))))[0]
     const fields = { type, content, commitId, official, updatedUnix: now }
     const review = pending
