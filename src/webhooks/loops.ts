@@ -1,5 +1,8 @@
 import type { AppDeps } from '../deps'
 import { hasEventsAfterDone, releaseClaims } from '../events/outbox'
+import type { Db } from '../db/client'
+import { hookTasks } from '../db/schema'
+import { eq } from 'drizzle-orm'
 import { DeliveryDispatcher } from './dispatcher'
 import { WEBHOOK_CONSUMER, turnEventsIntoTasks } from './tasks'
 import { errorFields, loggerOf } from '../lib/log'
@@ -54,4 +57,14 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } =
       await dispatcher.stop()
     },
   }
+}
+
+/**
+ * Whether the loops have work: events the webhook consumer has not taken, or deliveries not done
+ * (waiting, or retrying after a back-off). Two indexed reads; what the webhook worker asks before
+ * it starts its thread, and to know when the thread may end.
+ */
+export async function hasWebhookWork(db: Db): Promise<boolean> {
+  if (await hasEventsAfterDone(db, WEBHOOK_CONSUMER)) return true
+  return (await db.select({ id: hookTasks.id }).from(hookTasks).where(eq(hookTasks.isDelivered, false)).limit(1))[0] !== undefined
 }

@@ -26,7 +26,11 @@ export function renderMarkdown(config: Config, text: string, opts: RenderOptions
         queueLimit: config.markdownQueue,
         maxText: MAX_MARKDOWN_TEXT,
         perClient: config.markdownWorkersPerClient,
+        idleMs: config.workerIdleMs,
       })),
     )
   return pool.render(config, text, opts, client)
 }
+
+/** How many render workers the configuration's pool has alive now (none before the first render, none once idle). */
+export const renderWorkersAlive = (config: Config): number => pools.get(config)?.workersAlive ?? 0
