@@ -17,6 +17,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { cpuMsOf, memoryOf } from './lib/rss'
+import { freePort } from './lib/port'
 
 const runs = Number(process.argv[2] ?? 5)
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`runs must be a positive integer, got "${process.argv[2]}"`)
@@ -30,7 +31,8 @@ interface Sample {
   cpu: number
 }
 
-async function once(command: string[], dataDir: string, port: number, cwd = dataDir): Promise<Sample> {
+async function once(command: string[], dataDir: string, cwd = dataDir): Promise<Sample> {
+  const port = freePort()
   const started = performance.now()
   const proc = Bun.spawn([...command, 'serve'], {
     cwd,
@@ -69,7 +71,6 @@ const entries: Record<string, string[]> = {
   [`single binary (dist/warren, ${binarySize.toFixed(1)} MiB)`]: [join(root, 'dist/warren')],
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-let port = 39500
 console.log(`load: ${(await Bun.file('/proc/loadavg').text()).trim()}`)
 for (const [name, command] of Object.entries(entries)) {
   const results: Record<string, Sample[]> = { fresh: [], existing: [] }
@@ -78,9 +79,9 @@ for (const [name, command] of Object.entries(entries)) {
     const fresh = mkdtempSync(join(tmpdir(), 'warren-bench-start-'))
     // The sources run from the project's folder: Bun reads tsconfig.json (the JSX runtime) there.
     const cwd = name.startsWith('sources') ? root : undefined
-    results.fresh!.push(await once(command, fresh, port++, cwd ?? fresh))
+    results.fresh!.push(await once(command, fresh, cwd ?? fresh))
     rmSync(fresh, { recursive: true, force: true })
-    results.existing!.push(await once(command, existing, port++, cwd ?? existing))
+    results.existing!.push(await once(command, existing, cwd ?? existing))
   }
   rmSync(existing, { recursive: true, force: true })
   console.log(name)

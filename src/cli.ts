@@ -15,7 +15,6 @@ import { reconcilePendingPushes } from './push'
 import { runPreReceiveHook } from './push/pre-receive-hook'
 import { WARREN_VERSION } from './version'
 import { startMirrorScheduler } from './jobs/mirror-scheduler'
-import { startSshServer } from './ssh/server'
 import { startPullChecker } from './jobs/pull-checker'
 import { startWebhookWorker } from './jobs/webhook-worker'
 import { startNotifier } from './jobs/notifier'
@@ -162,6 +161,8 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
   if (alone) jobs.add('repository sweep', startRepositorySweep(deps, { startedAt }))
   log.info(`listening on http://${config.host}:${server.port} (public URL ${config.baseUrl})`, { git: git.version })
   if (config.startSshServer) {
+    // Imported only when the SSH server is on (ssh2 and its ciphers are not loaded otherwise).
+    const { startSshServer } = await import('./ssh/server')
     const ssh = jobs.add('ssh server', await startSshServer(deps))
     log.info(`SSH on ${config.sshListenHost}:${ssh.port}`, { hostKey: ssh.hostKey.publicKey })
   }

@@ -24,7 +24,7 @@ async function workRepo() {
 
 /** Runs the background sweep to its end (small batches, so several steps run). */
 function sweep(s: Awaited<ReturnType<typeof startTestServer>>, startedAt: number): Promise<SweepResult> {
-  return new Promise((resolve) => startRepositorySweep(s.deps, { startedAt, batch: 2, pauseMs: 1, onDone: resolve }))
+  return new Promise((resolve) => startRepositorySweep(s.deps, { startedAt, batch: 2, pauseMs: 1, delayMs: 0, onDone: resolve }))
 }
 
 describe('start-up repairs bounded by what was under way, the rest swept in the background', () => {
@@ -100,7 +100,7 @@ describe('start-up repairs bounded by what was under way, the rest swept in the 
       const bob = await s.user('bob')
       for (let i = 0; i < 4; i++) await s.post('/user/repos', { name: `r${i}`, auto_init: true }, { token: bob.token })
       let finished = false
-      const job = startRepositorySweep(s.deps, { startedAt: Date.now(), batch: 1, pauseMs: 60_000, onDone: () => (finished = true) })
+      const job = startRepositorySweep(s.deps, { startedAt: Date.now(), batch: 1, pauseMs: 60_000, delayMs: 0, onDone: () => (finished = true) })
       await job.stop()
       expect(finished).toBe(false)
     } finally {

@@ -5,7 +5,6 @@ import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy'
 import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as tables from './schema/tables'
-import { allTables } from './schema'
 import type { Dialect } from './dialect'
 import { migrationsOfFolder } from './migrations-macro' with { type: 'macro' }
 
@@ -238,13 +237,12 @@ function sqliteDatabase(sqlite: Database): Db {
     const rows = statement.values(...(params as any[]))
     return { rows: method === 'get' ? rows[0] : rows }
   }
-  const db = drizzle(
-    async (text, params, method) => {
-      while (mustWait(gate)) await gate.current!.ended
-      return run(text, params, method) as { rows: any[] }
-    },
-    { schema: allTables },
-  ) as Db
+  // No schema given: nothing uses drizzle's relational queries (db.query), whose configuration
+  // drizzle would otherwise build from every table at each connection's start.
+  const db = drizzle(async (text, params, method) => {
+    while (mustWait(gate)) await gate.current!.ended
+    return run(text, params, method) as { rows: any[] }
+  }) as unknown as Db
   db.$client = sqlite
   db.$runtime = runtime
   return db

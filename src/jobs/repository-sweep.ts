@@ -12,6 +12,9 @@ export const SWEEP_BATCH = 200
 /** Pause between two steps, so the sweep takes a small share of the process whatever the data's size. */
 export const SWEEP_PAUSE_MS = 20
 
+/** How long after the start the sweep begins: the first requests (and the routes' compilation) go first. */
+export const SWEEP_DELAY_MS = 5_000
+
 /**
  * The part of the start-up repairs that reads every repository, run once in the background after
  * the server listens (started by `warren serve` when it made the start-up repairs, i.e. no other
@@ -26,15 +29,24 @@ export const SWEEP_PAUSE_MS = 20
  * run by hand in a repository) and reclaims disk; a stop mid-sweep leaves nothing half done (each
  * repository's sync is one transaction) and the next start sweeps again.
  */
-export function startRepositorySweep(deps: AppDeps, opts: { startedAt: number; batch?: number; pauseMs?: number; onDone?: (r: SweepResult) => void }): BackgroundJob {
+export function startRepositorySweep(
+  deps: AppDeps,
+  opts: { startedAt: number; batch?: number; pauseMs?: number; delayMs?: number; onDone?: (r: SweepResult) => void },
+): BackgroundJob {
   const log = loggerOf(deps.config)
   const batch = opts.batch ?? SWEEP_BATCH
   let stopped = false
   let timer: ReturnType<typeof setTimeout> | undefined
   let wake: (() => void) | undefined
   const result: SweepResult = { checked: 0, updated: 0, missing: 0, leftovers: 0 }
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      wake = resolve
+      timer = setTimeout(resolve, ms)
+    })
   const run = async () => {
     let after = 0
+    await pause(opts.delayMs ?? SWEEP_DELAY_MS)
     while (!stopped) {
       const rows = await deps.db
         .select({ id: repositories.id, ownerName: repositories.ownerName, name: repositories.name })
@@ -55,10 +67,7 @@ export function startRepositorySweep(deps: AppDeps, opts: { startedAt: number; b
       result.checked += rows.length
       result.updated += synced.updated
       if (stopped) break
-      await new Promise<void>((resolve) => {
-        wake = resolve
-        timer = setTimeout(resolve, opts.pauseMs ?? SWEEP_PAUSE_MS)
-      })
+      await pause(opts.pauseMs ?? SWEEP_PAUSE_MS)
     }
     if (stopped) return
     if (result.updated) log.info(`brought ${result.updated} of ${result.checked} repositories in line with git`)
