@@ -16,6 +16,8 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { cpuMsOf, memoryOf } from './lib/rss'
+import { freePort } from './lib/port'
 
 const runs = Number(process.argv[2] ?? 5)
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`runs must be a positive integer, got "${process.argv[2]}"`)
@@ -29,23 +31,11 @@ interface Sample {
   cpu: number
 }
 
-/** Resident memory (MiB) of `pid` from /proc: total, anonymous and file-backed pages. */
-function memory(pid: number) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const mib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024
-  return { rss: mib('VmRSS'), anon: mib('RssAnon'), file: mib('RssFile') }
-}
-
-/** CPU time (user + system, ms) the process has used. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
-}
-
-async function once(command: string[], dataDir: string, port: number): Promise<Sample> {
+async function once(command: string[], dataDir: string, cwd = dataDir): Promise<Sample> {
+  const port = freePort()
   const started = performance.now()
   const proc = Bun.spawn([...command, 'serve'], {
-    cwd: dataDir,
+    cwd,
     env: { ...process.env, WARREN_DATA: dataDir, WARREN_PORT: String(port), WARREN_HOST: '127.0.0.1' },
     stdout: 'ignore',
     stderr: 'inherit',
@@ -63,7 +53,7 @@ async function once(command: string[], dataDir: string, port: number): Promise<S
     if (performance.now() - started > 10_000) throw new Error('server did not answer within 10 s')
   }
   await Bun.sleep(1000)
-  const sample = { firstAnswer, ...memory(proc.pid), cpu: cpuMs(proc.pid) }
+  const sample = { firstAnswer, ...memoryOf(proc.pid), cpu: cpuMsOf(proc.pid) }
   proc.kill()
   await proc.exited
   return sample
@@ -81,15 +71,17 @@ const entries: Record<string, string[]> = {
   [`single binary (dist/warren, ${binarySize.toFixed(1)} MiB)`]: [join(root, 'dist/warren')],
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-let port = 39500
+console.log(`load: ${(await Bun.file('/proc/loadavg').text()).trim()}`)
 for (const [name, command] of Object.entries(entries)) {
   const results: Record<string, Sample[]> = { fresh: [], existing: [] }
   const existing = mkdtempSync(join(tmpdir(), 'warren-bench-start-'))
   for (let i = 0; i < runs; i++) {
     const fresh = mkdtempSync(join(tmpdir(), 'warren-bench-start-'))
-    results.fresh!.push(await once(command, fresh, port++))
+    // The sources run from the project's folder: Bun reads tsconfig.json (the JSX runtime) there.
+    const cwd = name.startsWith('sources') ? root : undefined
+    results.fresh!.push(await once(command, fresh, cwd ?? fresh))
     rmSync(fresh, { recursive: true, force: true })
-    results.existing!.push(await once(command, existing, port++))
+    results.existing!.push(await once(command, existing, cwd ?? existing))
   }
   rmSync(existing, { recursive: true, force: true })
   console.log(name)
@@ -102,4 +94,12 @@ for (const [name, command] of Object.entries(entries)) {
     )
   }
 }
-console.log('targets: start ≤ 0.150 s, idle RSS ≤ 50 MiB (spawn of the bun process included)')
+// The floor: Bun itself, doing nothing, measured the same way (1 s after it started).
+const floor = Bun.spawn([process.execPath, '-e', 'await Bun.sleep(60_000)'], { stdout: 'ignore' })
+await Bun.sleep(1000)
+const bare = memoryOf(floor.pid)
+floor.kill()
+await floor.exited
+console.log(`Bun's own floor (bun -e, idle): RSS ${bare.rss.toFixed(1)} MiB (anonymous ${bare.anon.toFixed(1)}, file pages ${bare.file.toFixed(1)})`)
+console.log(`load: ${(await Bun.file('/proc/loadavg').text()).trim()}`)
+console.log('targets: start ≤ 0.150 s, idle RSS ≤ 50 MiB (spawn of the bun process included); peers: Gogs 0.31 s / 50 MiB, Gitea 0.55 s / 72 MiB')

@@ -10,17 +10,17 @@ import { ApiError } from './lib/errors'
 import { errorFields, loggerOf, type LogFields, type Logger } from './lib/log'
 import { countUsers, createUser, getUserByName } from './modules/users/service'
 import { deleteUser, editUser } from './modules/admin/service'
-import { repairRepositories } from './modules/repos/repair'
-import { reconcileRepositories } from './push'
+import { repairAtStart } from './modules/repos/repair'
+import { reconcilePendingPushes } from './push'
 import { runPreReceiveHook } from './push/pre-receive-hook'
 import { WARREN_VERSION } from './version'
 import { startMirrorScheduler } from './jobs/mirror-scheduler'
-import { startSshServer } from './ssh/server'
 import { startPullChecker } from './jobs/pull-checker'
 import { startWebhookWorker } from './jobs/webhook-worker'
 import { startNotifier } from './jobs/notifier'
 import { startAutoMerger } from './jobs/auto-merger'
 import { startLeftoverRepair } from './jobs/leftover-repair'
+import { startRepositorySweep } from './jobs/repository-sweep'
 import { repairPullMerges } from './modules/pulls/merge'
 import { repairAttachments } from './modules/releases/storage'
 import { checkGit, MIN_GIT_VERSION } from './ops/git-check'
@@ -114,20 +114,24 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
   const deps = await createDeps(config)
   // Starts one at a time ("starting"); alone when no other holds "serving", which each running
   // process holds shared for as long as it runs (a crash frees it with the connection).
-  const serving = await withLock(deps.db, 'starting', async () => {
+  const startedAt = Date.now()
+  const { held: serving, alone } = await withLock(deps.db, 'starting', async () => {
     const alone = await tryLock(deps.db, 'serving', 'exclusive')
     await alone?.release()
     const held = await tryLock(deps.db, 'serving', 'shared')
     if (alone) {
-      await repairRepositories(deps)
+      // What a crash leaves, at a cost bounded by what was under way, not by the data's size:
+      // unfinished repositories and folders without a row, attachments, pending pushes (no push
+      // runs yet, so each is settled: the only repositories whose refs can be unrecorded), merges.
+      // Reading every repository is left to the background sweep started below.
+      await repairAtStart(deps)
       await repairAttachments(deps)
-      // Before serving: no push runs yet, so pushes a crash left pending are settled too.
-      const reconciled = await reconcileRepositories(deps, { settlePending: true })
-      if (reconciled.updated) log.info(`brought ${reconciled.updated} of ${reconciled.checked} repositories in line with git`)
+      const reconciled = await reconcilePendingPushes(deps)
+      if (reconciled.updated) log.info(`recorded the pushes a stop interrupted in ${reconciled.updated} repositories`)
       const mergesRepaired = await repairPullMerges(deps)
       if (mergesRepaired) log.info(`marked ${mergesRepaired} pull requests merged whose merge a stop interrupted`)
     } else log.info('another Warren serves this database: start-up repairs are left to the first one (what a process that dies leaves is repaired by the one running the background jobs)')
-    return held
+    return { held, alone: !!alone }
   })
   if (config.initialAdmin && await countUsers(deps) === 0) {
     const admin = await createUser(deps, { ...config.initialAdmin, isAdmin: true })
@@ -155,8 +159,12 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
   // Several processes on PostgreSQL: what one leaves when it dies is repaired while the others
   // serve. On SQLite one process owns the database, and the start-up repairs above suffice.
   if (config.databaseUrl) jobs.add('leftover repairs', asLeader(deps, 'leftover-repair', () => startLeftoverRepair(deps)))
+  // The start-up repairs' walk of every repository, a batch at a time while serving.
+  if (alone) jobs.add('repository sweep', startRepositorySweep(deps, { startedAt }))
   log.info(`listening on http://${config.host}:${server.port} (public URL ${config.baseUrl})`, { git: git.version })
   if (config.startSshServer) {
+    // Imported only when the SSH server is on (ssh2 and its ciphers are not loaded otherwise).
+    const { startSshServer } = await import('./ssh/server')
     const ssh = jobs.add('ssh server', await startSshServer(deps))
     log.info(`SSH on ${config.sshListenHost}:${ssh.port}`, { hostKey: ssh.hostKey.publicKey })
   }

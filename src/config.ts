@@ -72,6 +72,8 @@ export interface Config {
   markdownQueue: number
   /** Render workers one client address may hold at once (WARREN_MARKDOWN_WORKERS_PER_CLIENT; 0, the default: all workers but one, at least one). */
   markdownWorkersPerClient: number
+  /** How long a worker thread (markdown renderers, webhook deliveries) stays without work before it ends, in ms (WARREN_WORKER_IDLE, seconds, 30). */
+  workerIdleMs: number
   /** Largest API request body in bytes, whatever its type or framing (WARREN_MAX_API_BODY, 32 MiB); past it: 413. */
   maxApiBody: number
   /** Largest git push (pack) body in bytes, as sent and after gzip (WARREN_MAX_PUSH_SIZE, 4 GiB); past it: 413. */
@@ -343,6 +345,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     markdownTimeoutMs: boundedFrom(env.WARREN_MARKDOWN_TIMEOUT_MS, 3000, 'WARREN_MARKDOWN_TIMEOUT_MS', 10, 600_000),
     markdownQueue: boundedFrom(env.WARREN_MARKDOWN_QUEUE, 32, 'WARREN_MARKDOWN_QUEUE', 0, 100_000),
     markdownWorkersPerClient: boundedFrom(env.WARREN_MARKDOWN_WORKERS_PER_CLIENT, 0, 'WARREN_MARKDOWN_WORKERS_PER_CLIENT', 0, 64),
+    workerIdleMs: 1000 * boundedFrom(env.WARREN_WORKER_IDLE, 30, 'WARREN_WORKER_IDLE', 1, 86_400),
     maxApiBody: boundedFrom(env.WARREN_MAX_API_BODY, MAX_API_BODY, 'WARREN_MAX_API_BODY', 1024, 1024 * MiB),
     maxPushSize: boundedFrom(env.WARREN_MAX_PUSH_SIZE, 4096 * MiB, 'WARREN_MAX_PUSH_SIZE', MiB, 64 * 1024 * MiB),
     maxAttachmentSize: boundedFrom(env.WARREN_MAX_ATTACHMENT_SIZE, 100 * MiB, 'WARREN_MAX_ATTACHMENT_SIZE', 1, 64 * 1024 * MiB),

@@ -53,10 +53,17 @@ function descriptorsOn(pid: number, file: string): number {
 }
 
 /**
- * Waits until the server's webhook thread has opened its own connection (a second descriptor of
- * the file): from then on everything the server does at start has been done.
+ * Starts the server's webhook thread (it starts when the outbox has work: a repository made
+ * records an event) and waits until it has opened its own connection (a second descriptor of the
+ * file): from then on everything the server does at start has been done.
  */
-async function untilWebhookThreadConnected(server: Served, file: string): Promise<void> {
+async function untilWebhookThreadConnected(server: Served, file: string, token: string): Promise<void> {
+  const made = await fetch(`${server.url}/api/v1/user/repos`, {
+    method: 'POST',
+    headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `wake${Date.now()}` }),
+  })
+  expect(made.status).toBe(201)
   for (let i = 0; i < 600 && descriptorsOn(server.proc.pid, file) < 2; i++) await Bun.sleep(50)
   expect(descriptorsOn(server.proc.pid, file)).toBeGreaterThanOrEqual(2)
 }
@@ -107,7 +114,7 @@ describe('an outside sqlite3 reader and kill -9', () => {
     const first = await startServe(SOURCES, data, ADMIN)
     const token = await tokenOf(first)
     try {
-      await untilWebhookThreadConnected(first, file)
+      await untilWebhookThreadConnected(first, file, token)
       await createOrgs(first, token, names('before', 4))
       // The operator looks: sqlite3 opens the file, reads, and closes it.
       expect(await operatorQuery(file, "SELECT count(*) FROM users WHERE name LIKE 'before%'")).toBe('4')
@@ -132,7 +139,7 @@ describe('an outside sqlite3 reader and kill -9', () => {
     const first = await startServe(SOURCES, data, ADMIN)
     const token = await tokenOf(first)
     try {
-      await untilWebhookThreadConnected(first, file)
+      await untilWebhookThreadConnected(first, file, token)
       await createOrgs(first, token, names('one', 3))
       // An interactive session: open, read, stay open while the server writes, read again, quit.
       const session = Bun.spawn([sqlite3(), file], { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })

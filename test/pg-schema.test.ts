@@ -15,10 +15,12 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 // The SQLite tables themselves (src/db/schema/index.ts answers the PostgreSQL ones in a PostgreSQL run).
 import * as sqliteSchema from '../src/db/schema/tables'
-import { pgTables, pgTablesOf } from '../src/db/pg-schema'
+import { pgTables as derivedPgTables, pgTablesOf } from '../src/db/pg-schema'
 import * as schemaExports from '../src/db/schema'
 import { DIALECT } from '../src/db/dialect'
 import { migrationsOfFolder } from '../src/db/migrations-macro'
+
+const pgTables = derivedPgTables()
 
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test'
 const pgDialect = new pg.PgDialect()

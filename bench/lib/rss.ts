@@ -85,3 +85,16 @@ export async function measureOwnRss(work: () => Promise<unknown>): Promise<{ bef
   peak = Math.max(peak, ownRssMiB())
   return { before, peak, after: await settledRssMiB(), seconds }
 }
+
+/** Resident memory (MiB) of `pid` from /proc: total, anonymous (heap, code, caches) and file-backed pages (mostly the executable's own code). */
+export function memoryOf(pid: number) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const mib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024
+  return { rss: mib('VmRSS'), anon: mib('RssAnon'), file: mib('RssFile') }
+}
+
+/** CPU time (user + system, ms) process `pid` has used. */
+export function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+}

@@ -5,7 +5,6 @@ import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy'
 import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as tables from './schema/tables'
-import { allTables } from './schema'
 import type { Dialect } from './dialect'
 import { migrationsOfFolder } from './migrations-macro' with { type: 'macro' }
 
@@ -169,18 +168,32 @@ export function openDatabase(dataDir: string): Db {
   sqlite.exec('PRAGMA synchronous = NORMAL')
   sqlite.exec('PRAGMA busy_timeout = 10000')
   sqlite.exec('PRAGMA temp_store = MEMORY')
-  const forMigrations = drizzleForMigrations({ client: sqlite })
-  // A migration may rebuild a table (drizzle-kit: copy, drop, rename); with foreign keys enforced
-  // the drop would cascade-delete the rows of its children. The migration's own PRAGMAs run inside
-  // the migrator's transaction, where SQLite ignores them: so keys are off while migrating, checked
-  // after, and on from then on (SQLite's documented procedure for altering tables).
-  sqlite.exec('PRAGMA foreign_keys = OFF')
-  // drizzle's migrate() reads a folder; its dialect applies the inlined list the same way.
-  ;(forMigrations as any).dialect.migrate(MIGRATIONS, (forMigrations as any).session, { migrationsFolder: 'drizzle' })
-  const broken = sqlite.prepare('PRAGMA foreign_key_check').all()
-  if (broken.length > 0) throw new Error(`database migration left broken references: ${JSON.stringify(broken.slice(0, 5))}`)
+  // Up to date (every start but the first after an upgrade, and the webhook thread's connection):
+  // nothing to apply, and no foreign key check, which reads every table.
+  if (!migrated(sqlite)) {
+    const forMigrations = drizzleForMigrations({ client: sqlite })
+    // A migration may rebuild a table (drizzle-kit: copy, drop, rename); with foreign keys enforced
+    // the drop would cascade-delete the rows of its children. The migration's own PRAGMAs run inside
+    // the migrator's transaction, where SQLite ignores them: so keys are off while migrating, checked
+    // after, and on from then on (SQLite's documented procedure for altering tables).
+    sqlite.exec('PRAGMA foreign_keys = OFF')
+    // drizzle's migrate() reads a folder; its dialect applies the inlined list the same way.
+    ;(forMigrations as any).dialect.migrate(MIGRATIONS, (forMigrations as any).session, { migrationsFolder: 'drizzle' })
+    const broken = sqlite.prepare('PRAGMA foreign_key_check').all()
+    if (broken.length > 0) throw new Error(`database migration left broken references: ${JSON.stringify(broken.slice(0, 5))}`)
+  }
   sqlite.exec('PRAGMA foreign_keys = ON')
   return sqliteDatabase(sqlite)
+}
+
+/**
+ * Whether every migration is applied: drizzle's own test (it applies each migration newer than the
+ * latest one recorded), made before it runs, with one read.
+ */
+function migrated(sqlite: Database): boolean {
+  if (!sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get()) return false
+  const latest = (sqlite.prepare('SELECT max(created_at) AS at FROM __drizzle_migrations').get() as { at: number | string | null } | null)?.at
+  return latest !== null && latest !== undefined && MIGRATIONS.every((m) => Number(latest) >= m.folderMillis)
 }
 
 /** Drizzle's asynchronous SQLite API over one bun:sqlite connection (see WriteGate). */
@@ -224,13 +237,12 @@ function sqliteDatabase(sqlite: Database): Db {
     const rows = statement.values(...(params as any[]))
     return { rows: method === 'get' ? rows[0] : rows }
   }
-  const db = drizzle(
-    async (text, params, method) => {
-      while (mustWait(gate)) await gate.current!.ended
-      return run(text, params, method) as { rows: any[] }
-    },
-    { schema: allTables },
-  ) as Db
+  // No schema given: nothing uses drizzle's relational queries (db.query), whose configuration
+  // drizzle would otherwise build from every table at each connection's start.
+  const db = drizzle(async (text, params, method) => {
+    while (mustWait(gate)) await gate.current!.ended
+    return run(text, params, method) as { rows: any[] }
+  }) as unknown as Db
   db.$client = sqlite
   db.$runtime = runtime
   return db

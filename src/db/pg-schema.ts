@@ -175,8 +175,11 @@ export function pgTablesOf<T extends Record<string, unknown>>(sqliteSchema: T): 
   return result as T
 }
 
+let derived: typeof sqliteSchema | undefined
+
 /**
  * Warren's tables for PostgreSQL: the derived form of every table in ./schema, typed as the
- * SQLite tables they stand in for.
+ * SQLite tables they stand in for. Derived on first call, once (the same objects every time): a
+ * process on SQLite never pays for it at start.
  */
-export const pgTables = pgTablesOf(sqliteSchema)
+export const pgTables = (): typeof sqliteSchema => (derived ??= pgTablesOf(sqliteSchema))

@@ -19,7 +19,6 @@ import type { Db, DatabaseRuntime } from './client'
 import { ApiError } from '../lib/errors'
 import { SessionLocks, unclaimedIds } from './pg-locks'
 import { UNAVAILABLE_RETRY_AFTER } from './unavailable'
-import { allTables } from './schema'
 import { migrationsOfFolder } from './migrations-macro' with { type: 'macro' }
 
 /** The PostgreSQL migrations drizzle-kit generated in drizzle-pg/, inlined like SQLite's. */
@@ -109,7 +108,8 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       return typeof value === 'function' ? value.bind(target) : value
     },
   })
-  const db = drizzle({ client: routed, schema: allTables as never }) as unknown as Db
+  // No schema: nothing uses relational queries (db.query), whose configuration drizzle would build at start.
+  const db = drizzle({ client: routed }) as unknown as Db
   const runtime: DatabaseRuntime = {
     dialect: 'postgres',
     async transaction<T>(fn: () => Promise<T>): Promise<T> {

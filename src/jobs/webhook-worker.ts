@@ -2,8 +2,10 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { AppDeps } from '../deps'
 import { registerDeliveryWaker, stopDrainMs } from '../webhooks/dispatcher'
+import { hasWebhookWork, WEBHOOK_POLL_MS } from '../webhooks/loops'
 import type { WebhookThreadMessage } from '../webhooks/worker-thread'
-import { loggerOf } from '../lib/log'
+import { errorFields, loggerOf } from '../lib/log'
+import { pauser } from '../lib/pauser'
 
 /** Where the thread's code is: beside the webhooks sources, or in the bundle at its entry's path. */
 function threadUrl(): URL {
@@ -20,14 +22,11 @@ export const WEBHOOK_DATABASE_POOL = 2
 /** How long stop() waits for the thread past its deliveries' drain (stopDrainMs) before ending it. */
 const STOP_MARGIN_MS = 5_000
 
-/**
- * Webhook delivery in the background (started and stopped by `warren serve`): the loops of
- * src/webhooks/loops.ts in a thread of their own, with their own connection to the database, so
- * neither payload building nor slow receivers touch the event loop that answers requests. The
- * API wakes it when it adds deliveries itself (tests, redeliveries); new events it finds by
- * polling the outbox.
- */
-export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number } = {}) {
+/** While the thread runs (it polls the outbox itself), how often this side asks whether work is left. */
+const RUNNING_CHECK_MS = 1_000
+
+/** The delivery thread: started with its configuration, ended after its loops stopped. */
+function startThread(deps: AppDeps, pollMs: number | undefined) {
   const thread = new Worker(threadUrl().href)
   const post = (message: WebhookThreadMessage) => thread.postMessage(message)
   let stopped: (() => void) | null = null
@@ -36,18 +35,81 @@ export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number } = {}
   }
   thread.onerror = (event) => loggerOf(deps.config).error('the webhook worker failed', { error: event.message })
   // The thread's own connections: a small pool (its writes run one at a time anyway), no locks.
-  post({ type: 'start', config: { ...deps.config, databasePoolSize: WEBHOOK_DATABASE_POOL }, pollMs: opts.pollMs })
-  const unregister = registerDeliveryWaker(deps.db, () => post({ type: 'wake' }))
+  post({ type: 'start', config: { ...deps.config, databasePoolSize: WEBHOOK_DATABASE_POOL }, pollMs })
   return {
+    wake: () => post({ type: 'wake' }),
     /** Stops taking events and delivering (what is pending stays for the next start) and ends the thread. */
-    async stop() {
-      unregister()
+    async end() {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, stopDrainMs(deps.config) + STOP_MARGIN_MS)
         stopped = () => (clearTimeout(timer), resolve())
         post({ type: 'stop' })
       })
       thread.terminate()
+    },
+  }
+}
+
+/**
+ * Webhook delivery in the background (started and stopped by `warren serve`): the loops of
+ * src/webhooks/loops.ts in a thread of their own, with their own connection to the database, so
+ * neither payload building nor slow receivers touch the event loop that answers requests.
+ *
+ * The thread runs only while there is work: this side asks the outbox every `pollMs` (two indexed
+ * reads, hasWebhookWork) and starts the thread when events wait or deliveries are not done; the
+ * thread, which then polls the outbox itself, is ended once there has been no work for
+ * `idleMs` (WARREN_WORKER_IDLE), so a server whose hooks are quiet keeps no second JavaScript
+ * runtime in memory. The API wakes it when it adds deliveries itself (tests, redeliveries). One
+ * thread at a time: a new one starts only after the previous one stopped, and each takes back at
+ * its start what an earlier one left claimed (runWebhookLoops), so nothing is delivered twice at
+ * once and nothing pending is lost between two threads.
+ */
+export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number; idleMs?: number } = {}) {
+  const log = loggerOf(deps.config)
+  const pollMs = opts.pollMs ?? WEBHOOK_POLL_MS
+  const idleMs = opts.idleMs ?? deps.config.workerIdleMs
+  let thread: ReturnType<typeof startThread> | null = null
+  let stopped = false
+  const { pause, wake } = pauser()
+  const loop = (async () => {
+    let idleSince = 0
+    while (!stopped) {
+      try {
+        if (await hasWebhookWork(deps.db)) {
+          idleSince = 0
+          thread ??= startThread(deps, opts.pollMs)
+        } else if (thread) {
+          idleSince ||= Date.now()
+          if (Date.now() - idleSince >= idleMs) {
+            const ending = thread
+            thread = null
+            idleSince = 0
+            await ending.end()
+            // Work that came while it ended is looked for at once.
+            continue
+          }
+        }
+      } catch (e) {
+        log.error('looking for webhook work failed', errorFields(e))
+      }
+      if (!stopped) await pause(thread ? Math.min(RUNNING_CHECK_MS, idleMs) : pollMs)
+    }
+  })()
+  const unregister = registerDeliveryWaker(deps.db, () => (thread ? thread.wake() : wake()))
+  return {
+    /** Whether the delivery thread runs now. */
+    get running() {
+      return thread !== null
+    },
+    /** Stops taking events and delivering (what is pending stays for the next start) and ends the thread. */
+    async stop() {
+      unregister()
+      stopped = true
+      wake()
+      await loop
+      const ending = thread
+      thread = null
+      await ending?.end()
     },
   }
 }

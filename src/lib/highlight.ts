@@ -1,4 +1,4 @@
-import hljs from 'highlight.js/lib/common'
+import type { HLJSApi } from 'highlight.js'
 import { escapeHtml } from './html'
 
 /**
@@ -10,6 +10,20 @@ import { escapeHtml } from './html'
  * WARREN_WEB_MAX_HIGHLIGHT; past either, or for an unknown language, lines are escaped as plain
  * text, which is linear.
  */
+
+let loaded: HLJSApi | undefined
+/**
+ * highlight.js, loaded when first needed (a synchronous require, evaluated then and not at start:
+ * its grammars are a large share of the server's start-up time and memory, which a server showing
+ * no source file never needs).
+ */
+function hljs(): HLJSApi {
+  if (!loaded) {
+    const mod = require('highlight.js/lib/common')
+    loaded = (mod.default ?? mod) as HLJSApi
+  }
+  return loaded
+}
 
 const BY_EXTENSION: Record<string, string> = {
   ts: 'typescript', tsx: 'typescript', mts: 'typescript', cts: 'typescript', js: 'javascript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript',
@@ -24,10 +38,10 @@ const BY_NAME: Record<string, string> = { makefile: 'makefile', dockerfile: 'doc
 export function languageOf(name: string): string | undefined {
   const lower = name.toLowerCase()
   const byName = BY_NAME[lower]
-  if (byName) return hljs.getLanguage(byName) ? byName : undefined
+  if (byName) return hljs().getLanguage(byName) ? byName : undefined
   const dot = lower.lastIndexOf('.')
   const lang = dot >= 0 ? BY_EXTENSION[lower.slice(dot + 1)] : undefined
-  return lang && hljs.getLanguage(lang) ? lang : undefined
+  return lang && hljs().getLanguage(lang) ? lang : undefined
 }
 
 /**
@@ -39,7 +53,7 @@ export function highlightLines(text: string, language: string | undefined): stri
   const lines = text.split('\n')
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop()
   if (!language) return lines.map(escapeHtml)
-  const html = hljs.highlight(lines.join('\n'), { language, ignoreIllegals: true }).value
+  const html = hljs().highlight(lines.join('\n'), { language, ignoreIllegals: true }).value
   const out: string[] = []
   const open: string[] = []
   let line = ''

@@ -6,5 +6,5 @@
 export { decidePush, gitPusher, mayMove, pushContextOf, REF_RULES, refusalOf, serverPusher, type PushContext, type Pusher, type PushRefusal, type PushRepo, type RefRefusal, type RefRule } from './decision'
 export { moveRef, moveRefs, refusalError, withPush, type PushOutcome, type RefMove } from './path'
 export { beginPush, finishPush, recordPush, settleAbandonedPushes } from './recorder'
-export { reconcileRepositories, RECONCILE_PARALLELISM, syncRepositoryWithGit, type SyncResult } from './sync'
+export { reconcilePendingPushes, reconcileRepositories, RECONCILE_PARALLELISM, syncChangedRepositories, syncRepositoryWithGit, type SyncResult } from './sync'
 export { pushHook, type PushHook } from './hook'

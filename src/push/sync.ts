@@ -129,15 +129,36 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: SyncOptions): Promi
 export const RECONCILE_PARALLELISM = 4
 
 /**
- * Reconciles every ready repository with git (start-up, and a later `warren doctor`): see
- * syncRepositoryWithGit. Unchanged repositories cost a few stat calls each, no git process.
- * `settlePending` only when no push can be running (before serving).
+ * Reconciles every ready repository with git (`warren doctor`): see syncRepositoryWithGit.
+ * Unchanged repositories cost a few stat calls each, no git process. `settlePending` only when no
+ * push can be running. Start-up does not walk every repository: it settles the pending pushes
+ * (reconcilePendingPushes), and the background sweep (src/jobs/repository-sweep.ts) checks the
+ * rest a batch at a time.
  */
 export async function reconcileRepositories(
   deps: AppDeps,
   opts: { settlePending?: boolean; parallelism?: number } = {},
 ): Promise<{ checked: number; updated: number; missing: number }> {
   const ids = (await deps.db.select({ id: repositories.id }).from(repositories).where(eq(repositories.status, 'ready'))).map((r) => r.id)
+  return syncEach(deps, ids, opts)
+}
+
+/**
+ * The start-up reconcile (nothing else runs yet): the repositories with a pending push, the only
+ * ones a crash can have left with refs the database has not recorded (every ref change is
+ * written as a pending push before git moves a ref: ./recorder.ts), are synced and their pushes
+ * settled. Costs what was under way at the crash, not the number of repositories.
+ */
+export async function reconcilePendingPushes(deps: AppDeps, opts: { parallelism?: number } = {}): Promise<{ checked: number; updated: number; missing: number }> {
+  const ids = (await deps.db.selectDistinct({ id: pendingPushes.repoId }).from(pendingPushes)).map((r) => r.id)
+  return syncEach(deps, ids, { settlePending: true, parallelism: opts.parallelism })
+}
+
+async function syncEach(
+  deps: AppDeps,
+  ids: number[],
+  opts: { settlePending?: boolean; parallelism?: number },
+): Promise<{ checked: number; updated: number; missing: number }> {
   const result = { checked: ids.length, updated: 0, missing: 0 }
   let next = 0
   const worker = async () => {
@@ -154,4 +175,29 @@ export async function reconcileRepositories(
   }
   await Promise.all(Array.from({ length: Math.max(1, opts.parallelism ?? RECONCILE_PARALLELISM) }, worker))
   return result
+}
+
+/**
+ * Syncs those of `rows` (ready repositories) whose refs changed since they were last recorded
+ * (their fingerprint differs from the record, or there is none): two queries for the whole
+ * batch and a few stat calls per repository, then syncRepositoryWithGit for the changed ones only.
+ * A repository with a pending push is skipped: that push's process records it (finishPush), or the
+ * repairs settle it if the process died. The background sweep's step (src/jobs/repository-sweep.ts).
+ */
+export async function syncChangedRepositories(deps: AppDeps, rows: { id: number; ownerName: string; name: string }[]): Promise<{ checked: number; updated: number }> {
+  if (rows.length === 0) return { checked: 0, updated: 0 }
+  const ids = rows.map((r) => r.id)
+  const recorded = new Map(
+    (await deps.db.select({ repoId: repoGitStates.repoId, fingerprint: repoGitStates.fingerprint }).from(repoGitStates).where(inArray(repoGitStates.repoId, ids)))
+      .map((r) => [r.repoId, r.fingerprint]),
+  )
+  const pending = new Set((await deps.db.selectDistinct({ id: pendingPushes.repoId }).from(pendingPushes).where(inArray(pendingPushes.repoId, ids))).map((r) => r.id))
+  const changed: number[] = []
+  for (const row of rows) {
+    const gitDir = gitOfRow(deps, row).gitDir
+    if (pending.has(row.id) || !existsSync(gitDir)) continue
+    if (recorded.get(row.id) !== (await refsFingerprint(gitDir))) changed.push(row.id)
+  }
+  const { updated } = await syncEach(deps, changed, {})
+  return { checked: rows.length, updated }
 }

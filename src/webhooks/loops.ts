@@ -1,6 +1,10 @@
 import type { AppDeps } from '../deps'
+import { hasEventsAfterDone } from '../events/outbox'
+import type { Db } from '../db/client'
+import { hookTasks } from '../db/schema'
+import { eq } from 'drizzle-orm'
 import { DeliveryDispatcher } from './dispatcher'
-import { turnEventsIntoTasks } from './tasks'
+import { turnEventsIntoTasks, WEBHOOK_CONSUMER } from './tasks'
 import { errorFields, loggerOf } from '../lib/log'
 import { pauser } from '../lib/pauser'
 
@@ -50,4 +54,14 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } =
       await dispatcher.stop()
     },
   }
+}
+
+/**
+ * Whether the loops have work: events the webhook consumer has not taken, or deliveries not done
+ * (waiting, or retrying after a back-off). Two indexed reads; what the webhook worker asks before
+ * it starts its thread, and to know when the thread may end.
+ */
+export async function hasWebhookWork(db: Db): Promise<boolean> {
+  if (await hasEventsAfterDone(db, WEBHOOK_CONSUMER)) return true
+  return (await db.select({ id: hookTasks.id }).from(hookTasks).where(eq(hookTasks.isDelivered, false)).limit(1))[0] !== undefined
 }

@@ -8,7 +8,7 @@ import { DIALECT } from '../dialect'
 import { pgTables } from '../pg-schema'
 import * as sqliteTables from './tables'
 
-const tables: typeof sqliteTables = DIALECT === 'postgres' ? pgTables : sqliteTables
+const tables: typeof sqliteTables = DIALECT === 'postgres' ? pgTables() : sqliteTables
 
 export const {
   accessTokens,

@@ -1,6 +1,4 @@
-import { ValidationError } from 'elysia'
-import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { Value } from '@sinclair/typebox/value'
+import { checkedJson } from '../../lib/checked-json'
 import type { Config } from '../../config'
 import type { RepoRow } from '../../auth/access'
 import { toApiTree } from '../../convert/git-data'
@@ -17,16 +15,13 @@ import type { TreePage } from './trees'
  * recently used first out.
  */
 
-const check = TypeCompiler.Compile(GitTreeResponseSchema)
+const treeJson = checkedJson(GitTreeResponseSchema)
 const MAX_CHARS = 32 * 1024 * 1024
 const pages = new Map<string, string>()
 let held = 0
 
 function build(config: Config, repo: RepoRow, page: TreePage): string {
-  const record = toApiTree(config, repo, page)
-  Value.Clean(GitTreeResponseSchema, record)
-  if (!check.Check(record)) throw new ValidationError('response', check, record)
-  return JSON.stringify(record)
+  return treeJson(toApiTree(config, repo, page))
 }
 
 /** The JSON of a tree page (`perPage` as asked, part of what the page holds). */

@@ -29,6 +29,8 @@ export interface RenderPoolSettings {
   maxText: number
   /** Workers one client may hold at once (its further jobs wait behind its own); 0: all but one, at least one. */
   perClient: number
+  /** How long a worker may stay idle before it ends (its thread and memory go; the next job starts a new one). */
+  idleMs: number
 }
 
 interface Pending {
@@ -44,6 +46,8 @@ interface Slot {
   ready: boolean
   /** Its job; the timer runs from when the job was posted to a ready worker. */
   busy?: { pending: Pending; timer?: ReturnType<typeof setTimeout> }
+  /** While it has no job: ends it after `idleMs`. */
+  idle?: ReturnType<typeof setTimeout>
 }
 
 /** Longest a new worker may take to load the renderer before its job fails and it is replaced. */
@@ -69,8 +73,9 @@ function workerUrl(): URL {
  * fewest (the longest waiting among equals), and when the queue is full a newcomer takes the place
  * of the newest job of a client with more waiting than it. So one client's burst of slow renders
  * waits behind itself while other clients' renders go first. Each render runs within `timeoutMs`;
- * a worker that overruns, fails or dies is terminated and replaced. Workers start on first use and
- * never keep the process alive.
+ * a worker that overruns, fails or dies is terminated and replaced. Workers start on first use,
+ * end after `idleMs` without a job (a process that renders nothing keeps no renderer in memory)
+ * and never keep the process alive.
  */
 export class RenderPool {
   private readonly slots: (Slot | undefined)[]
@@ -85,6 +90,11 @@ export class RenderPool {
 
   constructor(private readonly settings: RenderPoolSettings) {
     this.slots = new Array(Math.max(1, settings.workers)).fill(undefined)
+  }
+
+  /** Workers alive now (started, not ended by idleness, failure or a time limit). */
+  get workersAlive(): number {
+    return this.slots.filter((slot) => slot !== undefined).length
   }
 
   /**
@@ -165,6 +175,7 @@ export class RenderPool {
       const pending = this.nextJob()
       if (!pending) return
       const slot = (this.slots[i] ??= this.spawn(i))
+      clearTimeout(slot.idle)
       this.holding.set(pending.client, this.held(pending.client) + 1)
       slot.busy = { pending }
       if (slot.ready) this.post(i, slot)
@@ -219,6 +230,7 @@ export class RenderPool {
       if ('error' in message) return this.retire(index, unprocessable(`The markdown cannot be rendered (${message.error})`))
       this.release(slot)!.resolve(message.html)
       this.dispatch()
+      if (!slot.busy) slot.idle = this.idleTimer(index, slot)
     }
     worker.onerror = (event) => {
       event.preventDefault?.()
@@ -227,11 +239,23 @@ export class RenderPool {
     return slot
   }
 
+  /** Ends slot `index`'s worker once it has stayed `idleMs` without a job. */
+  private idleTimer(index: number, slot: Slot): ReturnType<typeof setTimeout> {
+    const timer = setTimeout(() => {
+      if (this.slots[index] !== slot || slot.busy) return
+      this.slots[index] = undefined
+      slot.worker.terminate()
+    }, this.settings.idleMs)
+    timer.unref?.()
+    return timer
+  }
+
   /** Kills slot `index`'s worker, failing its job with `error`; a new worker starts on demand. */
   private retire(index: number, error: ApiError): void {
     const slot = this.slots[index]
     if (!slot) return
     this.slots[index] = undefined
+    clearTimeout(slot.idle)
     this.release(slot)?.reject(error)
     slot.worker.terminate()
     this.dispatch()

@@ -50,7 +50,11 @@ function poolOf(config: Config): RenderPool {
         queueLimit: config.markdownQueue,
         maxText: MAX_MARKDOWN_TEXT,
         perClient: config.markdownWorkersPerClient,
+        idleMs: config.workerIdleMs,
       })),
     )
   return pool
 }
+
+/** How many render workers the configuration's pool has alive now (none before the first render, none once idle). */
+export const renderWorkersAlive = (config: Config): number => pools.get(config)?.workersAlive ?? 0

@@ -1,6 +1,5 @@
-import { Elysia, t, ValidationError } from 'elysia'
-import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { Value } from '@sinclair/typebox/value'
+import { Elysia, t } from 'elysia'
+import { checkedJson } from '../../lib/checked-json'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { pathNumber } from '../../lib/path-number'
@@ -32,20 +31,11 @@ import { pullCommits, pullDiff, pullDownloadOf, pullFiles } from './compare'
 import { PageQuery, setListHeaders } from '../../lib/pagination'
 import { wildcardOf } from '../files/model'
 
-const PullList = t.Array(PullRequestSchema)
-const pullListCheck = TypeCompiler.Compile(PullList)
-
 /**
  * A page of records as the list's JSON text, held by the page cache so that a list read again
- * skips building, checking and serialising it. Checked here as Elysia checks an answer against
- * its schema (extra properties dropped, then a ValidationError on a mismatch), since a Response
- * goes out unchecked.
+ * skips building, checking and serialising it (checked as Elysia checks an answer: checkedJson).
  */
-function pullListJson(records: unknown[]): string {
-  Value.Clean(PullList, records)
-  if (!pullListCheck.Check(records)) throw new ValidationError('response', pullListCheck, records)
-  return JSON.stringify(records)
-}
+const pullListJson = checkedJson(t.Array(PullRequestSchema))
 
 /** Pull requests: list, open, read (by index, or by base and head), edit, merge, update. */
 export const pullsModule = (deps: AppDeps) =>

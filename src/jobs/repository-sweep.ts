@@ -1,0 +1,92 @@
+import { and, asc, eq, gt } from 'drizzle-orm'
+import type { AppDeps } from '../deps'
+import { repositories } from '../db/schema'
+import { errorFields, loggerOf } from '../lib/log'
+import type { BackgroundJob } from '../ops/shutdown'
+import { checkRepositoryFolder } from '../modules/repos/repair'
+import { syncChangedRepositories } from '../push'
+
+/** Repositories read and checked per step of the sweep. */
+export const SWEEP_BATCH = 200
+
+/** Pause between two steps, so the sweep takes a small share of the process whatever the data's size. */
+export const SWEEP_PAUSE_MS = 20
+
+/** How long after the start the sweep begins: the first requests (and the routes' compilation) go first. */
+export const SWEEP_DELAY_MS = 5_000
+
+/**
+ * The part of the start-up repairs that reads every repository, run once in the background after
+ * the server listens (started by `warren serve` when it made the start-up repairs, i.e. no other
+ * process served the data): a batch of repositories at a time (by id, so memory stays one batch),
+ * each folder checked (a missing one reported; what killed git processes left before this process
+ * started removed) and, where git's refs changed since they were recorded (their fingerprint), the
+ * repository synced with git (its ref changes recorded as events, pull requests re-checked).
+ *
+ * Nothing a crash leaves waits for it: pending pushes are settled before serving
+ * (reconcilePendingPushes), unfinished repositories and folders without a row are repaired before
+ * serving (repairAtStart). The sweep catches what changed outside Warren while it was stopped (git
+ * run by hand in a repository) and reclaims disk; a stop mid-sweep leaves nothing half done (each
+ * repository's sync is one transaction) and the next start sweeps again.
+ */
+export function startRepositorySweep(
+  deps: AppDeps,
+  opts: { startedAt: number; batch?: number; pauseMs?: number; delayMs?: number; onDone?: (r: SweepResult) => void },
+): BackgroundJob {
+  const log = loggerOf(deps.config)
+  const batch = opts.batch ?? SWEEP_BATCH
+  let stopped = false
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let wake: (() => void) | undefined
+  const result: SweepResult = { checked: 0, updated: 0, missing: 0, leftovers: 0 }
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      wake = resolve
+      timer = setTimeout(resolve, ms)
+    })
+  const run = async () => {
+    let after = 0
+    await pause(opts.delayMs ?? SWEEP_DELAY_MS)
+    while (!stopped) {
+      const rows = await deps.db
+        .select({ id: repositories.id, ownerName: repositories.ownerName, name: repositories.name })
+        .from(repositories)
+        .where(and(eq(repositories.status, 'ready'), gt(repositories.id, after)))
+        .orderBy(asc(repositories.id))
+        .limit(batch)
+      if (rows.length === 0) break
+      after = rows.at(-1)!.id
+      const present: typeof rows = []
+      for (const row of rows) {
+        const folder = checkRepositoryFolder(deps, row, opts.startedAt)
+        result.leftovers += folder.leftovers
+        if (folder.missing) result.missing++
+        else present.push(row)
+      }
+      const synced = await syncChangedRepositories(deps, present)
+      result.checked += rows.length
+      result.updated += synced.updated
+      if (stopped) break
+      await pause(opts.pauseMs ?? SWEEP_PAUSE_MS)
+    }
+    if (stopped) return
+    if (result.updated) log.info(`brought ${result.updated} of ${result.checked} repositories in line with git`)
+    opts.onDone?.(result)
+  }
+  const done = run().catch((e) => log.error('the repository sweep failed', errorFields(e)))
+  return {
+    async stop() {
+      stopped = true
+      clearTimeout(timer)
+      wake?.()
+      await done
+    },
+  }
+}
+
+export interface SweepResult {
+  checked: number
+  updated: number
+  missing: number
+  leftovers: number
+}

@@ -1,0 +1,20 @@
+import type { TSchema } from '@sinclair/typebox'
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import { Value } from '@sinclair/typebox/value'
+import { ValidationError } from 'elysia'
+
+/**
+ * An answer checked as Elysia checks one against its schema (extra properties dropped, then a
+ * ValidationError on a mismatch) and serialised: for answers kept as JSON text (cached pages),
+ * which go out as a Response Elysia does not check. The checker is compiled on first use, not
+ * when the module loads: compiling a large record's schema is a visible share of start-up.
+ */
+export function checkedJson<T extends TSchema>(schema: T): (value: unknown) => string {
+  let check: TypeCheck<T> | undefined
+  return (value) => {
+    Value.Clean(schema, value)
+    check ??= TypeCompiler.Compile(schema)
+    if (!check.Check(value)) throw new ValidationError('response', check, value)
+    return JSON.stringify(value)
+  }
+}
