@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { signInByForm } from './web-session'
 import { issues } from '../src/db/schema'
 import { notifyRound } from '../src/notify/consumer'
 
@@ -32,19 +33,7 @@ let labelId = 0
 const page = (path: string, who?: string, init: RequestInit = {}) =>
   fetch(s.url + path, { ...init, headers: { accept: 'text/html', ...(who ? { cookie: cookies[who]! } : {}), ...(init.headers ?? {}) }, redirect: 'manual' })
 
-async function signIn(user: TestUser): Promise<string> {
-  const form = await page('/user/login')
-  const pre = form.headers.get('set-cookie')!.split(';')[0]!
-  const csrf = /name="_csrf" value="([0-9a-f]+)"/.exec(await form.text())![1]!
-  const res = await fetch(s.url + '/user/login', {
-    method: 'POST',
-    headers: { cookie: pre, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: csrf, user_name: user.name, password: user.password, redirect_to: '/' }),
-    redirect: 'manual',
-  })
-  expect(res.status).toBe(303)
-  return res.headers.getSetCookie().find((c) => c.startsWith('warren_session='))!.split(';')[0]!
-}
+const signIn = (user: TestUser): Promise<string> => signInByForm(s.url, user)
 
 /** The CSRF token of a signed-in user's pages. */
 async function csrfOf(who: string, path: string): Promise<string> {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { signInByForm } from './web-session'
 import { contentMark } from './db-snapshot'
 
 /**
@@ -23,23 +24,7 @@ const HOSTILE_NAME = '<img src=x onerror=alert(6)>.txt'
 const page = (path: string, headers: Record<string, string> = {}) =>
   fetch(s.url + path, { headers: { accept: 'text/html', ...headers }, redirect: 'manual' })
 
-/** Signs in through the form; answers the cookie header of the session. */
-async function signIn(user: TestUser): Promise<string> {
-  const form = await page('/user/login')
-  const pre = form.headers.get('set-cookie')!.split(';')[0]!
-  const csrf = /name="_csrf" value="([0-9a-f]+)"/.exec(await form.text())![1]!
-  const res = await fetch(s.url + '/user/login', {
-    method: 'POST',
-    headers: { cookie: pre, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: csrf, user_name: user.name, password: user.password, redirect_to: '/' }),
-    redirect: 'manual',
-  })
-  expect(res.status).toBe(303)
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('warren_session='))!
-  expect(cookie).toContain('HttpOnly')
-  expect(cookie).toContain('SameSite=Lax')
-  return cookie.split(';')[0]!
-}
+const signIn = (user: TestUser): Promise<string> => signInByForm(s.url, user)
 
 const csrfOf = async (res: Response) => /name="_csrf" value="([0-9a-f]+)"/.exec(await res.text())?.[1]
 

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { csrfIn, signInByForm } from './web-session'
 import { contentMark } from './db-snapshot'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { eq, max } from 'drizzle-orm'
@@ -23,21 +24,11 @@ let sshKey: string
 const cookies = new Map<string, string>()
 
 const page = (path: string, cookie?: string) => fetch(s.url + path, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) }, redirect: 'manual' })
-const csrfIn = (html: string) => /name="_csrf" value="([0-9a-f]+)"/.exec(html)?.[1]
 
 async function signIn(user: TestUser): Promise<string> {
   const known = cookies.get(user.name)
   if (known) return known
-  const form = await page('/user/login')
-  const pre = form.headers.get('set-cookie')!.split(';')[0]!
-  const res = await fetch(s.url + '/user/login', {
-    method: 'POST',
-    headers: { cookie: pre, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: csrfIn(await form.text())!, user_name: user.name, password: user.password, redirect_to: '/' }),
-    redirect: 'manual',
-  })
-  expect(res.status).toBe(303)
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('warren_session='))!.split(';')[0]!
+  const cookie = await signInByForm(s.url, user)
   cookies.set(user.name, cookie)
   return cookie
 }
