@@ -370,10 +370,11 @@ describe('repository settings', () => {
     const worker = startWebhookWorker(s.deps, { pollMs: 20 })
     try {
       // Once it has caught up with the events before (none come during the flow), it writes nothing.
+      // (The webhook consumer reads the outbox without claiming: its done position is all it moves.)
       const last = (await s.deps.db.select({ n: max(events.id) }).from(events))[0]!.n ?? 0
       await until(async () => {
         const row = (await s.deps.db.select().from(eventConsumers).where(eq(eventConsumers.name, 'webhooks')))[0]
-        return row && row.doneId >= last && row.claimedId === row.doneId
+        return (row?.doneId ?? 0) >= last
       }, 'the webhook worker caught up')
       await webhookFlow()
     } finally {
