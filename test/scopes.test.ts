@@ -8,6 +8,7 @@ import { migrate as migrateSqlite } from 'drizzle-orm/bun-sqlite/migrator'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/bun-sql'
 import { migrate as migratePostgres } from 'drizzle-orm/bun-sql/migrator'
 import { hashToken, newTokenSecret } from '../src/auth/secrets'
+import { accessTokens } from '../src/db/schema'
 import { DIALECT } from '../src/db/dialect'
 import { createAccessToken } from '../src/modules/users/service'
 import { contentMark } from './db-snapshot'
@@ -287,7 +288,7 @@ describe('tokens made before scopes existed', () => {
       expect((await upgraded.get('/user', { token: secret })).body.login).toBe('old')
       expect((await upgraded.post('/user/repos', { name: 'still-works' }, { token: secret })).status).toBe(201)
       expect((await upgraded.del('/repos/old/still-works', undefined, { token: secret })).status).toBe(204)
-      const [row] = await upgraded.deps.db.query.accessTokens.findMany()
+      const [row] = await upgraded.deps.db.select().from(accessTokens)
       expect(row!.scope).toBe('all')
     } finally {
       await upgraded.stop()
