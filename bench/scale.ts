@@ -9,7 +9,9 @@
  *   - N repositories over 50 owners, for the search: NEEDLES of them named `needle-<i>` whatever
  *     N (the search asks for `needle`: a page and a count of the same 50 at every size), the
  *     others `project-<i>`;
- *   - N notification threads of `viewer` (one per issue of big, a third read).
+ *   - N notification threads, one per issue of big (a third read): VIEWER_THREADS of them the
+ *     viewer's, whose list is asked for (its length the same at every size: a count of a
+ *     user's own threads grows with them, as Gitea's does), the others the owners';
  * At each size, for each page: requests per second under 16 connections (autocannon, its own
  * process) on one URL, as a client repeating it sees it (pull and repository pages are served
  * from the page cache after the first: `convert/page-cache.ts`), and p50 of sequential requests
@@ -48,6 +50,8 @@ const OWNERS = 50
 const PAGES = 30
 const CHUNK = 500
 const FLAT = 0.2
+/** Notification threads of the viewer (the list asked for); the table's other rows are other people's. */
+const VIEWER_THREADS = 1000
 /** Repositories the search finds, the same at every size. */
 const NEEDLES = 50
 
@@ -123,9 +127,10 @@ try {
         true,
       )
       await insertAll(issueLabels, issueIds.flatMap((id, k) => (range[k]! % 3 === 0 ? [{ issueId: id, labelId: labelIds[range[k]! % 3]! }] : [])))
+      // The viewer's threads are the first VIEWER_THREADS issues'; the others' go to the owners in turn.
       await insertAll(
         notifications,
-        issueIds.map((issueId, k) => ({ userId: viewer.id, repoId: big.id, status: range[k]! % 3 === 0 ? 2 : 1, source: 1, issueId, updatedBy: viewer.id, lastEventId: 0, createdUnix: now - to + range[k]!, updatedUnix: now - to + range[k]! })),
+        issueIds.map((issueId, k) => ({ userId: range[k]! <= VIEWER_THREADS ? viewer.id : owners[range[k]! % OWNERS]!, repoId: big.id, status: range[k]! % 3 === 0 ? 2 : 1, source: 1, issueId, updatedBy: viewer.id, lastEventId: 0, createdUnix: now - to + range[k]!, updatedUnix: now - to + range[k]! })),
       )
       const pullIssueIds = await insertAll(
         issues,
