@@ -17,13 +17,7 @@
  *
  *   bun bench/notifications.ts [comments=60] [seconds=5]
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { count, eq } from 'drizzle-orm'
-import { loadConfig } from '../src/config'
-import { createDeps } from '../src/deps'
-import { startServer } from '../src/server'
 import { writeTransaction } from '../src/db/client'
 import { notifications, repositories, users, watches } from '../src/db/schema'
 import { createAccessToken, createUser } from '../src/modules/users/service'
@@ -31,7 +25,8 @@ import { createRepository } from '../src/modules/repos/create'
 import { notifyRound, NOTIFIER_POLL_MS } from '../src/notify/consumer'
 import { startNotifier } from '../src/jobs/notifier'
 import { autocannon, reportLine } from './lib/autocannon'
-import { analyze, benchDatabase, closeBenchDatabase } from './lib/database'
+import { analyze } from './lib/database'
+import { inProcessWarren } from './lib/in-process'
 import { latencyText, loadAverages, percentile, ratioText } from './lib/latency'
 
 const COMMENTS = Number(process.argv[2] ?? 60)
@@ -41,13 +36,8 @@ const WATCHERS = 1000
 const FANOUTS = 5
 const TARGET = 1.1
 
-const tmp = mkdtempSync(join(tmpdir(), 'warren-bench-notifications-'))
-const database = await benchDatabase()
-const config = loadConfig({}, { dataDir: join(tmp, 'data'), databaseUrl: database.url, port: 0, host: '127.0.0.1', logLevel: 'warn', passwordMemoryCost: 64, passwordTimeCost: 1 })
-const deps = await createDeps(config)
-const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
-const base = `http://127.0.0.1:${server.port}`
-config.baseUrl = `${base}/`
+const warren = await inProcessWarren('notifications')
+const { database, deps, base } = warren
 let notifier: Awaited<ReturnType<typeof startNotifier>> | null = null
 
 try {
@@ -149,8 +139,5 @@ try {
   console.log(`target (PERFORMANCE.md): one comment in a repository with 1,000 watchers: the request waits for none of the fan-out (here: busy ÷ quiet ≤ ${TARGET}); ${await loadAverages()}`)
 } finally {
   await notifier?.stop()
-  server.stop(true)
-  await Bun.sleep(200)
-  await closeBenchDatabase(deps.db, database)
-  rmSync(tmp, { recursive: true, force: true })
+  await warren.close()
 }
