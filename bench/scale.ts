@@ -179,6 +179,7 @@ try {
     const started = performance.now()
     await grow(rows, size)
     rows = size
+    Bun.gc(true) // the load's garbage collected now, not during the first figures
     console.log(`\n${size.toLocaleString('en')} rows each (issues, pull requests, repositories, notification threads): added in ${((performance.now() - started) / 1000).toFixed(1)} s; ${await loadAverages()}`)
     if (size === sizes[0])
       // Warm-up (the code's first runs, the statements' preparation), on pages the measures do not ask for.
