@@ -17,7 +17,8 @@ import { listLabels } from '../../modules/labels/service'
 import { listMilestones } from '../../modules/milestones/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { repoUrl } from '../links'
+import { repoUrl, signInUrl } from '../links'
+import { signInRedirect } from '../errors'
 import { RepoHeader } from './repo-chrome'
 import { COMMENTS_PER_PAGE, loadConversation, type Conversation } from './conversation'
 import { ConversationView } from './timeline'
@@ -62,7 +63,6 @@ export function indexOf(value: string): number {
   return index
 }
 
-const signInUrl = (path: string) => `/user/login?redirect_to=${encodeURIComponent(path)}`
 
 /** The repository's labels (its own and its organisation's) and milestones, for filters and forms. */
 async function choicesOf(deps: AppDeps, ctx: RepoContext): Promise<{ labels: LabelRow[]; milestones: MilestoneRow[] }> {
@@ -369,7 +369,7 @@ export const issuePages = (deps: AppDeps) =>
       '/:owner/:repo/issues/new',
       async ({ request, repo: ctx }) => {
         const web = webContext(deps.config, request, ctx.caller)
-        if (!ctx.caller.user) return new Response(null, { status: 303, headers: { location: signInUrl(web.path) } })
+        if (!ctx.caller.user) return signInRedirect(web.path)
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
         const choices = ctx.mode >= AccessMode.Write ? await choicesOf(deps, ctx) : { labels: [], milestones: [] }
         return htmlResponse(

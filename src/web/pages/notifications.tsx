@@ -6,8 +6,9 @@ import { listThreads, markThread, markThreads } from '../../modules/notification
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext } from '../context'
 import { repoUrl } from '../links'
+import { signInRedirect } from '../errors'
 import { CsrfField, redirectingAction, Pager, StateBadge, TimeAt } from './issue-parts'
-import { pageNumber, signInUrl } from './issues'
+import { pageNumber } from './issues'
 
 /** Threads one page lists (Gitea's notification page shows 20). */
 const PER_PAGE = 20
@@ -47,7 +48,7 @@ export const notificationPages = (deps: AppDeps) =>
       async ({ request, query, caller }) => {
         const web = webContext(deps.config, request, caller)
         const user = caller.user
-        if (!user) return new Response(null, { status: 303, headers: { location: signInUrl(web.path) } })
+        if (!user) return signInRedirect(web.path)
         const read = query.q === 'read'
         const page = pageNumber(query.page)
         const found = await listThreads(deps, user, read ? { 'status-types': ['read'] } : {}, { page, limit: PER_PAGE, offset: (page - 1) * PER_PAGE })
