@@ -22,7 +22,8 @@ import { signInRedirect } from '../errors'
 import { RepoHeader } from './repo-chrome'
 import { COMMENTS_PER_PAGE, loadConversation, type Conversation } from './conversation'
 import { ConversationView } from './timeline'
-import { CsrfField, fieldList, redirectingAction, multiline, IssueRow, issuePageUrl, Pager, SideFacts, StateBadge, TimeAt, UserLink } from './issue-parts'
+import { formRoute } from '../forms'
+import { CsrfField, fieldList, multiline, IssueRow, issuePageUrl, Pager, SideFacts, StateBadge, TimeAt, UserLink } from './issue-parts'
 
 /** Rows a list page shows (Gitea's web lists show 20). */
 const PER_PAGE = 20
@@ -392,7 +393,7 @@ export const issuePages = (deps: AppDeps) =>
     .post(
       '/:owner/:repo/issues/new',
       ({ request, body, repo: ctx, user }) =>
-        redirectingAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, async () => {
+        formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
           const assignees = (body.assignees ?? '').split(',').map((n) => n.trim()).filter(Boolean)
           const milestone = /^\d{1,15}$/.test(body.milestone_id ?? '') ? Number(body.milestone_id) : undefined
           const { row } = await createIssue(deps, ctx, user, {
@@ -436,13 +437,13 @@ export const issuePages = (deps: AppDeps) =>
     .post(
       '/:owner/:repo/issues/:index/comments',
       ({ request, params, body, repo: ctx }) =>
-        redirectingAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, () => commentAndState(deps, ctx, indexOf(params.index), body)),
+        formRoute(deps.config, { request, caller: ctx.caller, body }, () => commentAndState(deps, ctx, indexOf(params.index), body)),
       { scope: 'repository', repo: { unit: 'issues' }, signed: true, params: IndexParams, body: CommentBody, detail: pageDetail('webIssueComment') },
     )
     .post(
       '/:owner/:repo/pulls/:index/comments',
       ({ request, params, body, repo: ctx }) =>
-        redirectingAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, () => commentAndState(deps, ctx, indexOf(params.index), body)),
+        formRoute(deps.config, { request, caller: ctx.caller, body }, () => commentAndState(deps, ctx, indexOf(params.index), body)),
       { scope: 'repository', repo: { unit: 'pulls' }, signed: true, params: IndexParams, body: CommentBody, detail: pageDetail('webPullComment') },
     )
 

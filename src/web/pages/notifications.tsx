@@ -7,7 +7,8 @@ import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext } from '../context'
 import { repoUrl } from '../links'
 import { signInRedirect } from '../errors'
-import { CsrfField, redirectingAction, Pager, StateBadge, TimeAt } from './issue-parts'
+import { formRoute } from '../forms'
+import { CsrfField, Pager, StateBadge, TimeAt } from './issue-parts'
 import { pageNumber } from './issues'
 
 /** Threads one page lists (Gitea's notification page shows 20). */
@@ -108,7 +109,7 @@ export const notificationPages = (deps: AppDeps) =>
     .post(
       '/notifications/status',
       ({ request, body, caller, user }) =>
-        redirectingAction(request, caller, webContext(deps.config, request, caller), body._csrf, async () => {
+        formRoute(deps.config, { request, caller, body }, async () => {
           await markThread(deps, user, body.notification_id ?? '', body.status === 'unread' ? 'unread' : body.status === 'pinned' ? 'pinned' : 'read')
           return listUrl(body.q, body.page)
         }),
@@ -117,7 +118,7 @@ export const notificationPages = (deps: AppDeps) =>
     .post(
       '/notifications/purge',
       ({ request, body, caller, user }) =>
-        redirectingAction(request, caller, webContext(deps.config, request, caller), body._csrf, async () => {
+        formRoute(deps.config, { request, caller, body }, async () => {
           await markThreads(deps, user, {})
           return '/notifications'
         }),

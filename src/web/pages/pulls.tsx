@@ -20,7 +20,8 @@ import { RepoHeader } from './repo-chrome'
 import { loadConversation } from './conversation'
 import { ConversationView } from './timeline'
 import { CommentForm, ConversationHead, indexOf, pageNumber, signInUrl, TrackerTabs } from './issues'
-import { CsrfField, redirectingAction, issuePageUrl, multiline, SideFacts, TimeAt, UserLink } from './issue-parts'
+import { formRoute } from '../forms'
+import { CsrfField, issuePageUrl, multiline, SideFacts, TimeAt, UserLink } from './issue-parts'
 
 const Text = (max: number) => t.Optional(t.String({ maxLength: max }))
 const IndexParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: t.String({ maxLength: 40 }) })
@@ -275,7 +276,7 @@ export const pullPages = (deps: AppDeps) =>
     .post(
       '/:owner/:repo/pulls/:index/merge',
       ({ request, params, body, repo: ctx, user }) =>
-        redirectingAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, async () => {
+        formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
           const index = indexOf(params.index)
           await mergePull(deps, ctx, index, user, {
             style: styleOf(body.do),
@@ -291,7 +292,7 @@ export const pullPages = (deps: AppDeps) =>
     .post(
       '/:owner/:repo/pulls/:index/reviews',
       ({ request, params, body, repo: ctx, user }) =>
-        redirectingAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, async () => {
+        formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
           const index = indexOf(params.index)
           const event = REVIEW_EVENTS[body.type ?? 'comment']
           if (!event) throw new ApiError(422, `unknown review type: ${body.type}`)
