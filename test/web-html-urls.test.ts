@@ -22,6 +22,8 @@ let alice: TestUser, bob: TestUser
 let receiver: Receiver
 let worker: ReturnType<typeof startWebhookWorker> | undefined
 let cookie = ''
+/** The html_url of a comment beyond the first page of its conversation. */
+let lastRemark = ''
 const b64 = (text: string) => Buffer.from(text).toString('base64')
 
 /** A URL to check: what the page must show, as text or markup. */
@@ -130,6 +132,14 @@ beforeAll(async () => {
   const lineComments = (await s.get(`/repos/alice/proj/pulls/${pull.body.number}/reviews/${review.body.id}/comments`, asAlice)).body
   expectUrl('review line comment', lineComments[0].html_url, 'Why two?')
 
+  // A long conversation: its last comment is on the second page of comments.
+  const talk = await s.post('/repos/alice/proj/issues', { title: 'Long talk' }, asAlice)
+  for (let i = 1; i <= 52; i++) {
+    const said = await s.post(`/repos/alice/proj/issues/${talk.body.number}/comments`, { body: `Remark number ${i}` }, asAlice)
+    expect(said.status).toBe(201)
+    lastRemark = said.body.html_url
+  }
+
   // A notification of bob's comment: its subject and latest comment.
   while ((await notifyRound(s.deps)) > 0) {}
   const threads = (await s.get('/notifications?all=true', asAlice)).body
@@ -223,6 +233,12 @@ test('in a browser, a URL with an anchor opens on its record (the :target), sign
       expect(await target.isVisible()).toBe(true)
       for (const shown of e.shows) expect(await target.textContent()).toContain(shown)
     }
+    // A comment on the second page of its conversation: the script asks for that page.
+    await page.goto('about:blank')
+    await page.goto(lastRemark)
+    await page.waitForURL(/\?comment=\d+#issuecomment-\d+$/)
+    expect(await page.locator(':target').getAttribute('id')).toBe(new URL(lastRemark).hash.slice(1))
+    expect(await page.locator(':target').textContent()).toContain('Remark number 52')
     // A page without an anchor: the repository's home, its record's description shown.
     const home = expected.find((e) => e.what === 'repository')!
     expect((await page.goto(home.url))?.status()).toBe(200)
@@ -231,3 +247,16 @@ test('in a browser, a URL with an anchor opens on its record (the :target), sign
     await browser.close()
   }
 }, 240_000)
+
+test("a comment beyond the first page: its page loads the script, and ?comment=N (the script's request) answers the page holding it", async () => {
+  const url = new URL(lastRemark)
+  const first = await (await fetch(url.origin + url.pathname, { headers: { accept: 'text/html', cookie } })).text()
+  expect(first).not.toContain(`id="${url.hash.slice(1)}"`)
+  expect(first).toMatch(/<script src="\/assets\/[^"]+\.js" defer><\/script>/)
+  const held = await (await fetch(`${url.origin}${url.pathname}?comment=${url.hash.slice('#issuecomment-'.length)}`, { headers: { accept: 'text/html', cookie } })).text()
+  expect(held).toContain(`id="${url.hash.slice(1)}"`)
+  expect(held).toContain('Remark number 52')
+  expect(held).toContain('Page 2 of 2')
+  // A number that is no comment of this issue: the first page.
+  expect(await (await fetch(`${url.origin}${url.pathname}?comment=999999`, { headers: { accept: 'text/html', cookie } })).text()).toContain('Remark number 1<')
+})

@@ -3,7 +3,9 @@
  * 'self'): an enhancement only, every page reads fully without it. A file view's line numbers
  * are `#L{n}` links (the row is highlighted by CSS :target without any script); with it, a
  * shift-click on a second number marks the range `#L{a}-L{b}`, and a range in the address (a
- * link someone shared) is highlighted and scrolled to.
+ * link someone shared) is highlighted and scrolled to. A conversation shows its comments a page
+ * at a time: an address naming a comment that is not on the page opened (`#issuecomment-N`, a
+ * comment's html_url) asks for the page holding it (`?comment=N`).
  */
 export const SCRIPT = `(function () {
   'use strict';
@@ -46,8 +48,24 @@ export const SCRIPT = `(function () {
       // The browser moves to the row itself; the class follows on hashchange.
     }
   });
-  window.addEventListener('hashchange', mark);
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', mark);
-  else mark();
+  function findComment() {
+    var m = /^#issuecomment-(\\d+)$/.exec(location.hash);
+    if (!m || document.getElementById(location.hash.slice(1)) || !document.querySelector('.conversation')) return;
+    var query = new URLSearchParams(location.search);
+    if (query.get('comment') === m[1]) return;
+    query.delete('page');
+    query.set('comment', m[1]);
+    location.replace(location.pathname + '?' + query.toString() + location.hash);
+  }
+  function start() {
+    mark();
+    findComment();
+  }
+  window.addEventListener('hashchange', function () {
+    mark();
+    findComment();
+  });
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
 })();
 `

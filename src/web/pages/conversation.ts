@@ -6,11 +6,12 @@ import { usersByIds } from '../../convert/people'
 import { reviewCommentsToApi, reviewsToApi, ReviewType, type ApiReview } from '../../convert/review'
 import type { PullItem } from '../../convert/pull'
 import type { EventRecord } from '../../events/outbox'
-import { listIssueComments } from '../../modules/comments/service'
+import { commentPosition, listIssueComments } from '../../modules/comments/service'
 import { issueTimeline } from '../../modules/issues/timeline'
 import { renderMarkdownAll } from '../../modules/markdown/service'
 import { commentsOfReviews, listReviews } from '../../modules/reviews/service'
 import { ApiError } from '../../lib/errors'
+import { pageNumber } from '../forms'
 
 /** Comments one page of a conversation shows (Gitea shows them all; a page bounds the HTML and the work). */
 export const COMMENTS_PER_PAGE = 50
@@ -36,6 +37,25 @@ export interface Conversation {
   moreEvents: boolean
 }
 
+/**
+ * Which page of a conversation a request asks for: `?page=`, or the page holding a comment
+ * (`?comment=`: the way the page script reaches an `#issuecomment-N` address, the html_url of a
+ * comment, that is not on the page the address opened).
+ */
+export interface ConversationAt {
+  page?: string
+  comment?: string
+}
+
+/** The page `at` names (1-based); the first when the comment is not one of this conversation's. */
+async function pageAt(deps: AppDeps, row: IssueRow, at: ConversationAt): Promise<number> {
+  if (at.comment !== undefined && /^\d{1,15}$/.test(at.comment)) {
+    const position = await commentPosition(deps, row, Number(at.comment))
+    return position === null ? 1 : Math.floor(position / COMMENTS_PER_PAGE) + 1
+  }
+  return pageNumber(at.page)
+}
+
 /** When an ISO time was, in Unix seconds. */
 const unixOf = (iso: string) => Math.floor(Date.parse(iso) / 1000)
 
@@ -45,8 +65,9 @@ const unixOf = (iso: string) => Math.floor(Date.parse(iso) / 1000)
  * comments. Every text is rendered by the markdown service in one batch (one job, one time
  * budget); past the budget the page shows the texts as they were written.
  */
-export async function loadConversation(deps: AppDeps, ctx: RepoContext, row: IssueRow, page: number, client: string, pull?: PullItem): Promise<Conversation> {
+export async function loadConversation(deps: AppDeps, ctx: RepoContext, row: IssueRow, asked: ConversationAt, client: string, pull?: PullItem): Promise<Conversation> {
   const viewer = ctx.caller.user
+  const page = await pageAt(deps, row, asked)
   const issue = await issueToApi(deps, ctx.repo, row, viewer)
   // One comment past the page tells where the page's window of events ends.
   const found = await listIssueComments(deps, row, {}, { page, limit: COMMENTS_PER_PAGE + 1, offset: (page - 1) * COMMENTS_PER_PAGE })

@@ -36,7 +36,7 @@ const Text = (max: number) => t.Optional(t.String({ maxLength: max }))
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 const IndexParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: t.String({ maxLength: 40 }) })
 const ListQuery = t.Object({ state: Text(16), labels: Text(1000), milestone: Text(255), assignee: Text(255), poster: Text(255), q: Text(255), page: Text(16) })
-const PageQuery = t.Object({ page: Text(16) })
+const PageQuery = t.Object({ page: Text(16), comment: Text(16) })
 /** Form bodies: every field bounded; unknown fields ignored. */
 const CommentBody = t.Object({ _csrf: Text(128), content: Text(65_536), status: Text(16) }, { additionalProperties: true })
 const NewIssueBody = t.Object(
@@ -415,10 +415,10 @@ export const issuePages = (deps: AppDeps) =>
         // Gitea's ViewIssue: a pull request's number under /issues goes to its page.
         if (row.isPull) return new Response(null, { status: 303, headers: { location: issuePageUrl(ctx.owner.name, ctx.repo.name, row.index, true) } })
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
-        const conv = await loadConversation(deps, ctx, row, pageNumber(query.page), deps.auth.clientAddress(request) ?? '')
+        const conv = await loadConversation(deps, ctx, row, query, deps.auth.clientAddress(request) ?? '')
         const url = issuePageUrl(repo.owner.login, repo.name, row.index, false)
         return htmlResponse(
-          <Layout ctx={web} title={`${row.title} · Issue #${row.index} · ${repo.full_name}`}>
+          <Layout ctx={web} title={`${row.title} · Issue #${row.index} · ${repo.full_name}`} enhanced={conv.pages > 1}>
             <RepoHeader repo={repo} />
             <TrackerTabs repo={repo} current="issues" />
             <ConversationHead conv={conv} noun="Issue" />
