@@ -24,6 +24,9 @@ let worker: ReturnType<typeof startWebhookWorker> | undefined
 let cookie = ''
 /** The html_url of a comment beyond the first page of its conversation. */
 let lastRemark = ''
+/** The html_urls of a review and its line comment beyond the first page of their conversation. */
+let lateReviewUrl = ''
+let lateLineUrl = ''
 const b64 = (text: string) => Buffer.from(text).toString('base64')
 
 /** A URL to check: what the page must show, as text or markup. */
@@ -140,6 +143,18 @@ beforeAll(async () => {
     lastRemark = said.body.html_url
   }
 
+  // A long pull request conversation: its review and the review's line comment come after the first page of comments.
+  expect((await s.post('/repos/alice/proj/branches', { new_branch_name: 'feature/y', old_branch_name: main }, asAlice)).status).toBe(201)
+  const yChange = await s.post('/repos/alice/proj/contents', { branch: 'feature/y', message: 'why', files: [{ operation: 'create', path: 'y.txt', content: b64('y\nz\n') }] }, asAlice)
+  expect(yChange.status).toBe(201)
+  const longPull = await s.post('/repos/alice/proj/pulls', { head: 'feature/y', base: main, title: 'Add y.txt' }, asAlice)
+  expect(longPull.status).toBe(201)
+  for (let i = 1; i <= 51; i++) expect((await s.post(`/repos/alice/proj/issues/${longPull.body.number}/comments`, { body: `Pull remark ${i}` }, asAlice)).status).toBe(201)
+  const lateReview = await s.post(`/repos/alice/proj/pulls/${longPull.body.number}/reviews`, { event: 'COMMENT', body: 'A late review', comments: [{ path: 'y.txt', new_position: 2, body: 'Why z?' }] }, asBob)
+  expect(lateReview.status).toBe(200)
+  lateReviewUrl = lateReview.body.html_url
+  lateLineUrl = (await s.get(`/repos/alice/proj/pulls/${longPull.body.number}/reviews/${lateReview.body.id}/comments`, asAlice)).body[0].html_url
+
   // A notification of bob's comment: its subject and latest comment.
   while ((await notifyRound(s.deps)) > 0) {}
   const threads = (await s.get('/notifications?all=true', asAlice)).body
@@ -239,6 +254,14 @@ test('in a browser, a URL with an anchor opens on its record (the :target), sign
     await page.waitForURL(/\?comment=\d+#issuecomment-\d+$/)
     expect(await page.locator(':target').getAttribute('id')).toBe(new URL(lastRemark).hash.slice(1))
     expect(await page.locator(':target').textContent()).toContain('Remark number 52')
+    // A review beyond the first page, and its line comment.
+    for (const [late, query, shown] of [[lateReviewUrl, 'review', 'A late review'], [lateLineUrl, 'comment', 'Why z?']] as const) {
+      await page.goto('about:blank')
+      await page.goto(late)
+      await page.waitForURL(new RegExp(`\\?${query}=\\d+#`))
+      expect(await page.locator(':target').getAttribute('id')).toBe(new URL(late).hash.slice(1))
+      expect(await page.locator(':target').textContent()).toContain(shown)
+    }
     // A page without an anchor: the repository's home, its record's description shown.
     const home = expected.find((e) => e.what === 'repository')!
     expect((await page.goto(home.url))?.status()).toBe(200)
@@ -259,4 +282,16 @@ test("a comment beyond the first page: its page loads the script, and ?comment=N
   expect(held).toContain('Page 2 of 2')
   // A number that is no comment of this issue: the first page.
   expect(await (await fetch(`${url.origin}${url.pathname}?comment=999999`, { headers: { accept: 'text/html', cookie } })).text()).toContain('Remark number 1<')
+})
+
+test('a review and its line comment beyond the first page: ?review=N and ?comment=N answer the page holding them', async () => {
+  for (const [late, query, shown] of [[lateReviewUrl, 'review', 'A late review'], [lateLineUrl, 'comment', 'Why z?']] as const) {
+    const url = new URL(late)
+    const anchor = url.hash.slice(1)
+    expect(await (await fetch(url.origin + url.pathname, { headers: { accept: 'text/html', cookie } })).text()).not.toContain(`id="${anchor}"`)
+    const held = await (await fetch(`${url.origin}${url.pathname}?${query}=${anchor.replace(/^\D+/, '')}`, { headers: { accept: 'text/html', cookie } })).text()
+    expect(held).toContain(`id="${anchor}"`)
+    expect(held).toContain(shown)
+    expect(held).toContain('Page 2 of 2')
+  }
 })

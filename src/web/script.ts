@@ -4,8 +4,9 @@
  * are `#L{n}` links (the row is highlighted by CSS :target without any script); with it, a
  * shift-click on a second number marks the range `#L{a}-L{b}`, and a range in the address (a
  * link someone shared) is highlighted and scrolled to. A conversation shows its comments a page
- * at a time: an address naming a comment that is not on the page opened (`#issuecomment-N`, a
- * comment's html_url) asks for the page holding it (`?comment=N`).
+ * at a time: an address naming a comment or review that is not on the page opened
+ * (`#issuecomment-N`, `#pullrequestreview-N`: html_urls) asks for the page holding it
+ * (`?comment=N`, `?review=N`).
  */
 export const SCRIPT = `(function () {
   'use strict';
@@ -49,12 +50,15 @@ export const SCRIPT = `(function () {
     }
   });
   function findComment() {
-    var m = /^#issuecomment-(\\d+)$/.exec(location.hash);
+    var m = /^#(issuecomment|pullrequestreview)-(\\d+)$/.exec(location.hash);
     if (!m || document.getElementById(location.hash.slice(1)) || !document.querySelector('.conversation')) return;
+    var name = m[1] === 'issuecomment' ? 'comment' : 'review';
     var query = new URLSearchParams(location.search);
-    if (query.get('comment') === m[1]) return;
+    if (query.get(name) === m[2]) return;
     query.delete('page');
-    query.set('comment', m[1]);
+    query.delete('comment');
+    query.delete('review');
+    query.set(name, m[2]);
     location.replace(location.pathname + '?' + query.toString() + location.hash);
   }
   function start() {

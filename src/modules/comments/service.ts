@@ -53,6 +53,15 @@ export async function commentPosition(deps: AppDeps, issue: IssueRow, id: number
   return Number(before?.n ?? 0)
 }
 
+/** How many of an issue's plain comments were made at or before `unix` (a conversation page's window ends at the next one). */
+export async function commentsUntil(deps: AppDeps, issue: IssueRow, unix: number): Promise<number> {
+  const [found] = await deps.db
+    .select({ n: count() })
+    .from(comments)
+    .where(and(eq(comments.issueId, issue.id), eq(comments.type, PLAIN_COMMENT), lte(comments.createdUnix, unix)))
+  return Number(found?.n ?? 0)
+}
+
 /** Plain comments of a repository, oldest first, updated within the window: one page. */
 export async function listRepoComments(deps: AppDeps, repoId: number, window: CommentWindow, page: Page): Promise<Paged<CommentRow>> {
   return await selectPage(deps.db, comments, and(eq(comments.repoId, repoId), eq(comments.type, PLAIN_COMMENT), inWindow(window)), commentOrder, page)

@@ -6,10 +6,10 @@ import { usersByIds } from '../../convert/people'
 import { reviewCommentsToApi, reviewsToApi, ReviewType, type ApiReview } from '../../convert/review'
 import type { PullItem } from '../../convert/pull'
 import type { EventRecord } from '../../events/outbox'
-import { commentPosition, listIssueComments } from '../../modules/comments/service'
+import { commentPosition, commentsUntil, listIssueComments } from '../../modules/comments/service'
 import { issueTimeline } from '../../modules/issues/timeline'
 import { renderMarkdownAll } from '../../modules/markdown/service'
-import { commentsOfReviews, listReviews } from '../../modules/reviews/service'
+import { commentsOfReviews, listReviews, submittedReviewTime } from '../../modules/reviews/service'
 import { ApiError } from '../../lib/errors'
 import { pageNumber } from '../forms'
 
@@ -39,21 +39,33 @@ export interface Conversation {
 
 /**
  * Which page of a conversation a request asks for: `?page=`, or the page holding a comment
- * (`?comment=`: the way the page script reaches an `#issuecomment-N` address, the html_url of a
- * comment, that is not on the page the address opened).
+ * (`?comment=`) or a review (`?review=`): the page script's way to a `#issuecomment-N` or
+ * `#pullrequestreview-N` address (an html_url) whose record is not on the page it opened.
  */
 export interface ConversationAt {
   page?: string
   comment?: string
+  review?: string
 }
 
-/** The page `at` names (1-based); the first when the comment is not one of this conversation's. */
+const idOf = (value: string | undefined): number | undefined => (value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : undefined)
+
+/**
+ * The page `at` names (1-based). A plain comment is on the page of its place in the list; a review,
+ * or a review's line comment, on the page whose comments' times frame its own (as loadConversation
+ * places them). The first page when the record is none of this conversation's.
+ */
 async function pageAt(deps: AppDeps, row: IssueRow, at: ConversationAt): Promise<number> {
-  if (at.comment !== undefined && /^\d{1,15}$/.test(at.comment)) {
-    const position = await commentPosition(deps, row, Number(at.comment))
-    return position === null ? 1 : Math.floor(position / COMMENTS_PER_PAGE) + 1
+  const comment = idOf(at.comment)
+  const review = idOf(at.review)
+  if (comment === undefined && review === undefined) return pageNumber(at.page)
+  if (comment !== undefined) {
+    const position = await commentPosition(deps, row, comment)
+    if (position !== null) return Math.floor(position / COMMENTS_PER_PAGE) + 1
   }
-  return pageNumber(at.page)
+  if (!row.isPull) return 1
+  const time = await submittedReviewTime(deps, row.id, review !== undefined ? { review } : { lineComment: comment })
+  return time === null ? 1 : Math.max(1, Math.ceil((await commentsUntil(deps, row, time)) / COMMENTS_PER_PAGE))
 }
 
 /** When an ISO time was, in Unix seconds. */

@@ -25,7 +25,7 @@ import { CsrfField, issuePageUrl, multiline, SideFacts, TimeAt, UserLink } from 
 
 const Text = (max: number) => t.Optional(t.String({ maxLength: max }))
 const IndexParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: t.String({ maxLength: 40 }) })
-const PullPageQuery = t.Object({ page: Text(16), comment: Text(16), binary: Text(16) })
+const PullPageQuery = t.Object({ page: Text(16), comment: Text(16), review: Text(16), binary: Text(16) })
 const MergeBody = t.Object(
   { _csrf: Text(128), do: Text(32), merge_title_field: Text(1024), merge_message_field: Text(65_536), force_merge: Text(8), head_commit_id: Text(64) },
   { additionalProperties: true },
