@@ -92,11 +92,9 @@ describe('pages and their access', () => {
     const folder = await (await page('/alice/pub/src/branch/master/src')).text()
     expect(folder).toContain('href="/alice/pub/src/branch/master/src/main.ts"')
     const file = await (await page('/alice/pub/src/branch/master/src/main.ts')).text()
-    expect(file).toContain('<tr id="L2">')
-    expect(file).toContain('href="#L2"')
-    expect(file).toContain('hljs-keyword')
-    // A block comment over two lines stays one span per line.
-    expect(file).toMatch(/<tr id="L4"><td class="num"><a href="#L4">4<\/a><\/td><td><span class="hljs-comment">block \*\/<\/span><\/td><\/tr>/)
+    expect(file).toContain('<li id=L2><b>export const</b> <q>answer</q>: <u>number</u> = <u>42</u>')
+    // A block comment over two lines stays one element per line.
+    expect(file).toContain('<li id=L3><em>/* a</em><li id=L4><em>block */</em></ol>')
     const bin = await (await page('/alice/pub/src/branch/master/bin.dat')).text()
     expect(bin).toContain('binary file')
     expect((await page('/alice/pub/raw/branch/master/src/main.ts')).status).toBe(200)
