@@ -86,6 +86,13 @@ describe('pages and their access', () => {
     expect(html).toContain('A &lt;b&gt;public&lt;/b&gt; one')
     expect(html).toContain('Hello</h1>')
     expect(html).toContain('aria-label="Branches"')
+    // The same page again (its README kept rendered) reads the same.
+    expect(await (await page('/alice/pub')).text()).toBe(html)
+    // An empty repository: no branch to list.
+    expect((await s.post('/user/repos', { name: 'empty' }, { token: alice.token })).status).toBe(201)
+    const empty = await page('/alice/empty')
+    expect(empty.status).toBe(200)
+    expect(await empty.text()).toContain('This repository is empty.')
   })
 
   test('folder, file with line anchors, binary file, raw download, unknown paths', async () => {
