@@ -393,6 +393,8 @@ describe("a pull request's files", () => {
     expect(shown).toContain(`<tr class=add><td><td>2<td>+B<tr class=notes><td colspan=3><div class="line-comments"><div class="line-comment" id="issuecomment-${comment.id}">`)
     expect(shown).toContain('Why <strong>B</strong>?')
     expect(shown).not.toContain('Outdated comments')
+    // The conversation links each line comment to its place in the diff.
+    expect(await (await page(url)).text()).toContain(`<a href="${comment.html_url}">in the diff</a>`)
     // A push changing line 2 makes its comment outdated: listed apart with the hunk it was made on; the old line's stays.
     const checker = startPullChecker(s.deps)
     try {
