@@ -38,7 +38,7 @@ ul.entries li:first-child { border-top: 0; }
 .markdown img { max-width: 100%; }
 table.code { border-collapse: collapse; width: 100%; font-family: ui-monospace, SFMono-Regular, monospace; font-size: .85rem; }
 table.code td { padding: 0 .75rem; vertical-align: top; white-space: pre; }
-table.diff tr:not(.notes) > td:nth-child(-n+2) { text-align: right; user-select: none; width: 1%; color: var(--muted); }
+table.diff tr:not(.notes, .hunk) > td:nth-child(-n+2) { text-align: right; user-select: none; width: 1%; color: var(--muted); }
 table.diff td a { color: var(--link); }
 .notice { padding: 1rem; }
 form.stack { display: grid; gap: .75rem; max-width: 24rem; }
@@ -72,7 +72,7 @@ table.list th, table.list td { text-align: left; padding: .4rem .6rem; border-to
 .branches select { font: inherit; }
 ol.lines { margin: 0; padding: .25rem 0; list-style: none; counter-reset: line; font-family: ui-monospace, SFMono-Regular, monospace; font-size: .85rem; --w: 3ch; }
 ol.lines > li { counter-increment: line; position: relative; white-space: pre; min-height: 1.5em; padding: 0 .75rem 0 calc(var(--w) + 2.25rem); }
-ol.lines > li::before { content: counter(line); position: absolute; left: 0; width: calc(var(--w) + 1.5rem); padding: 0 .75rem; text-align: right; color: var(--muted); user-select: none; cursor: pointer; }
+ol.lines > li::before { content: counter(line); position: absolute; left: 0; box-sizing: border-box; width: calc(var(--w) + 1.5rem); padding: 0 .75rem; text-align: right; color: var(--muted); user-select: none; cursor: pointer; }
 ol.lines > li:target, ol.lines > li.selected { background: #fff8c5; }
 ${[4, 5, 6, 7, 8].map((digits) => `ol.lines.w${digits} { --w: ${digits}ch; }`).join('\n')}
 ol.lines :is(${Object.values(TOKEN_TAGS).join(', ')}) { font: inherit; text-decoration: none; quotes: none; }
