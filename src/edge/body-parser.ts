@@ -1,4 +1,5 @@
 import type { Config } from '../config'
+import { createHash } from 'node:crypto'
 import { badRequest, unprocessable } from '../lib/errors'
 import { BODY_KEY, formObject, jsonNestsDeeper, readBodyBounded, tooDeep, type BodyKind } from '../lib/body'
 import type { RouteInfo } from './openapi-document'
@@ -14,6 +15,9 @@ import type { RouteInfo } from './openapi-document'
  *   (urlencoded or multipart) or as JSON. Gitea clients send JSON with or without a
  *   Content-Type (the 2017 SDK omits it on some calls), so a body that is not a form is read as
  *   JSON whatever its type, text/plain too.
+ * A `Digest` header (RFC 3230: `SHA-256=` or `SHA-512=` and the base64 hash) is checked against the
+ * bytes read, 400 when it differs: an HTTP signature covers the Digest, not the body
+ * (`auth/http-signature.ts`), so this check is what ties a signed request's body to it.
  */
 export function bodyParser(config: Config, routes: () => RouteInfo[]) {
   let kinds: Map<string, BodyKind> | undefined
@@ -32,6 +36,8 @@ export function bodyParser(config: Config, routes: () => RouteInfo[]) {
     // git protocol data is never an API body: left to Elysia, which reads no fields from it.
     if (kind === undefined && type.startsWith('application/x-git-')) return
     const bytes = await readBodyBounded(request, config.maxApiBody)
+    const digest = request.headers.get('digest')
+    if (digest !== null) checkDigest(digest, bytes)
     if (kind === 'text') return new TextDecoder().decode(bytes)
     if (type.startsWith('application/x-www-form-urlencoded')) return formObject(new URLSearchParams(new TextDecoder().decode(bytes)))
     if (type.startsWith('multipart/')) {
@@ -50,4 +56,20 @@ export function bodyParser(config: Config, routes: () => RouteInfo[]) {
     if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw unprocessable('Expected object', 'body')
     return parsed
   }
+}
+
+const DIGEST_HASHES: Record<string, string> = { 'sha-256': 'sha256', 'sha-512': 'sha512' }
+
+/** 400 unless a `Digest` header names SHA-256 or SHA-512 and every such value is the body's hash. */
+function checkDigest(header: string, bytes: Uint8Array): void {
+  let checked = 0
+  for (const part of header.slice(0, 4096).split(',')) {
+    const eq = part.indexOf('=')
+    const hash = DIGEST_HASHES[part.slice(0, eq).trim().toLowerCase()]
+    if (eq < 0 || !hash) continue
+    if (createHash(hash).update(bytes).digest('base64') !== part.slice(eq + 1).trim())
+      throw badRequest('The Digest header does not match the request body')
+    checked++
+  }
+  if (checked === 0) throw badRequest('The Digest header names no SHA-256 or SHA-512 hash of the body')
 }
