@@ -22,10 +22,13 @@ export const WARREN_VERSION: string = pkg.version
  *   (`modules/commits`).
  * - 1.23 tag protections: `/repos/{o}/{r}/tag_protections` list, create, get, edit, delete
  *   (`modules/protections`).
- * - 1.23 the HTTP signature of an RSA key made with rsa-sha2-256 (SHA-1 below 1.23), as above.
+ * - 1.23 the HTTP signature of an RSA key made with rsa-sha2-256 (SHA-1 below 1.23); Warren verifies
+ *   either, and SHA-512, as Gitea 1.23 does.
  * Below 1.17, as before: 1.11 the SDK's floor, 1.12 the contents API's default branch, 1.13
  * milestones by name and releases by tag, 1.14 raw files by `?ref=` and head shas read from the
- * record, 1.15 and 1.16 refusals only (tags, repository teams, commit diffs, transfers).
+ * record, 1.15 and 1.16 refusals (tags, repository teams, commit diffs, transfers), and from 1.16
+ * the threads in the answers to marking notifications read (`modules/notifications`,
+ * `test/notifications.test.ts`).
  * The Terraform provider creates tokens without scopes from 1.20 on: Warren answers Gitea 1.23's 400
  * (a token needs a scope).
  *

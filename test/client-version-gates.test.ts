@@ -85,9 +85,13 @@ interface SignOptions {
   lifetime?: number
   headers?: string[]
   keyId?: string
+  /** The hash of an RSA signature (the SDK's: sha256 from 1.23, sha1 before). */
+  rsaHash?: string
   /** Sent instead of the body that was signed (and digested). */
   sendBody?: string
   omitDigest?: boolean
+  /** Sent as `Authorization: Signature ...` (go-fed's other scheme) instead of a `Signature` header. */
+  inAuthorization?: boolean
   extraHeaders?: Record<string, string>
 }
 
@@ -111,8 +115,10 @@ async function signed(key: SshKey, method: string, path: string, body?: unknown,
     return `${n}: ${headers[n]}`
   })
   const data = Buffer.from(lines.join('\n'))
-  const signature = (key.kind === 'ed25519' ? sign(null, data, key.privateKey as KeyObject) : sign('sha256', data, key.privateKey as KeyObject)).toString('base64')
-  headers.signature = `keyId="${o.keyId ?? key.fingerprint}",algorithm="hs2019",created=${created},expires=${expires},headers="${names.join(' ')}",signature="${signature}"`
+  const signature = (key.kind === 'ed25519' ? sign(null, data, key.privateKey as KeyObject) : sign(o.rsaHash ?? 'sha256', data, key.privateKey as KeyObject)).toString('base64')
+  const params = `keyId="${o.keyId ?? key.fingerprint}",algorithm="hs2019",created=${created},expires=${expires},headers="${names.join(' ')}",signature="${signature}"`
+  if (o.inAuthorization) headers.authorization = `Signature ${params}`
+  else headers.signature = params
   const res = await fetch(`${s.url}${path}`, { method, headers, body: o.sendBody ?? text })
   const answer = await res.text()
   return { status: res.status, body: answer ? JSON.parse(answer) : null }
@@ -126,12 +132,15 @@ describe('Go SDK 1.17 / 1.23: requests signed with an SSH key', () => {
       expect((await s.post('/user/keys', { title, key: k.line }, { token: alice.token })).status).toBe(201)
   })
 
-  test('an ed25519 and an RSA (rsa-sha2-256) signature sign the key\'s owner in', async () => {
-    for (const key of [ed, rsa]) {
-      const r = await signed(key, 'GET', '/api/v1/user')
+  test('an ed25519 and an RSA signature (rsa-sha2-256; SHA-1 of older SDKs, SHA-512 as Gitea 1.23) sign the key\'s owner in', async () => {
+    for (const [key, rsaHash] of [[ed], [rsa], [rsa, 'sha1'], [rsa, 'sha512']] as const) {
+      const r = await signed(key, 'GET', '/api/v1/user', undefined, { rsaHash })
       expect(r.status).toBe(200)
       expect(r.body.login).toBe('alice')
     }
+    expect((await signed(rsa, 'GET', '/api/v1/user', undefined, { rsaHash: 'sha384' })).status).toBe(401)
+    const viaAuthorization = await signed(ed, 'GET', '/api/v1/user', undefined, { inAuthorization: true })
+    expect([viaAuthorization.status, viaAuthorization.body.login]).toEqual([200, 'alice'])
     // A private repository's record: the signature carries the owner's rights.
     expect((await s.patch(`/repos/${O}/${R}`, { private: true }, { token: alice.token })).status).toBe(200)
     expect((await signed(ed, 'GET', `/api/v1/repos/${O}/${R}`)).status).toBe(200)
@@ -157,6 +166,14 @@ describe('Go SDK 1.17 / 1.23: requests signed with an SSH key', () => {
     const undigested = await signed(ed, 'POST', '/api/v1/user/repos', { name: 'no-digest' }, { omitDigest: true })
     expect(undigested.status).toBe(401)
     expect(undigested.body.message).toContain('Digest')
+    // A signed Digest must name SHA-256 or SHA-512; an unsigned request's other algorithms are passed over (RFC 3230).
+    const md5 = await signed(ed, 'POST', '/api/v1/user/repos', { name: 'md5' }, { headers: ['(request-target)', '(created)', '(expires)', 'digest'], extraHeaders: { digest: 'MD5=AAAA' }, omitDigest: true })
+    expect(md5.status).toBe(400)
+    const post = (digest: string, name: string) =>
+      fetch(`${s.url}/api/v1/user/repos`, { method: 'POST', headers: { authorization: `token ${alice.token}`, 'content-type': 'application/json', digest }, body: JSON.stringify({ name }) })
+    expect((await post('MD5=AAAA', 'unsigned-md5')).status).toBe(201)
+    expect((await post('SHA-256=' + createHash('sha256').update('{}').digest('base64'), 'wrong-sha')).status).toBe(400)
+    expect((await s.get('/repos/alice/md5', { token: alice.token })).status).toBe(404)
     expect((await s.get('/repos/alice/swapped', { token: alice.token })).status).toBe(404)
     expect((await s.get('/repos/alice/no-digest', { token: alice.token })).status).toBe(404)
   })

@@ -7,13 +7,16 @@ import { WireReader } from '../lib/ssh-wire'
  * reads them since 1.17; the Go SDK's `UseSSHPubkey`, so `tea login add --ssh-agent-key`): the
  * `Signature` header names the key by its fingerprint (`keyId="SHA256:..."`), lists the signed
  * parts (`headers="(request-target) (created) (expires) digest"`) and carries the signature of
- * those parts, one `name: value` line each. The Go SDK signs ed25519 keys with ed25519 and, talking
- * to Gitea 1.23 or later, RSA keys with rsa-sha2-256 (SHA-1 before): Warren reports 1.23, so it
- * verifies those two, as Gitea 1.23 does.
+ * those parts, one `name: value` line each. The Go SDK signs ed25519 keys with ed25519 and RSA
+ * keys with rsa-sha2-256 when the server reports 1.23 or later (as Warren does), with SHA-1 before
+ * (and always, in the SDK versions before that gate: older tea releases); Gitea 1.23 verifies an RSA
+ * signature made with SHA-1, SHA-256 or SHA-512, and so does Warren.
  *
  * What Gitea leaves unchecked, Warren refuses: a signature must cover the request line and its
  * time (`(created)` or `(expires)`), live at most MAX_LIFETIME seconds, and cover the `Digest` of a
- * body (which the body parser checks against the bytes it reads: `edge/body-parser.ts`).
+ * body (which the body parser checks against the bytes it reads: `edge/body-parser.ts`; a body a
+ * route streams itself, a release asset's, is not read there, so its Digest goes unchecked, as
+ * Gitea leaves every one).
  * SSH certificates (`X-Ssh-Certificate`) would need a trusted certificate authority, which Warren
  * has no setting for: they are refused with that reason.
  */
@@ -99,8 +102,8 @@ export function signingString(request: Request, params: SignatureParams, now: nu
 const hasBody = (request: Request) =>
   request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? '0') > 0
 
-/** The key of a stored SSH public key line (`type base64 [comment]`) and the verification it takes. */
-function verifierOf(content: string): { key: KeyObject; hash: string | null } {
+/** The key of a stored SSH public key line (`type base64 [comment]`) and the hashes its signatures may use. */
+function verifierOf(content: string): { key: KeyObject; hashes: (string | null)[] } {
   const blob = Buffer.from(content.trim().split(/\s+/)[1] ?? '', 'base64')
   const r = new WireReader(blob)
   const type = r.text()
@@ -111,12 +114,12 @@ function verifierOf(content: string): { key: KeyObject; hash: string | null } {
   }
   if (type === 'ssh-ed25519') {
     const x = r.string()
-    return { key: createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: x.toString('base64url') }, format: 'jwk' }), hash: null }
+    return { key: createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: x.toString('base64url') }, format: 'jwk' }), hashes: [null] }
   }
   if (type === 'ssh-rsa') {
     const e = r.mpint()
     const n = r.mpint()
-    return { key: createPublicKey({ key: { kty: 'RSA', n: b64url(n), e: b64url(e) }, format: 'jwk' }), hash: 'sha256' }
+    return { key: createPublicKey({ key: { kty: 'RSA', n: b64url(n), e: b64url(e) }, format: 'jwk' }), hashes: RSA_HASHES }
   }
   throw unauthorized(`HTTP signatures are verified for ed25519 and RSA keys, not ${type}`)
 }
@@ -130,10 +133,16 @@ export function verifiesWith(keyContent: string, data: string, signature: Buffer
     if (e instanceof ApiError) throw e
     return false
   }
-  const { key, hash } = found
-  try {
-    return verify(hash, Buffer.from(data), key, signature)
-  } catch {
-    return false
-  }
+  const { key, hashes } = found
+  const bytes = Buffer.from(data)
+  return hashes.some((hash) => {
+    try {
+      return verify(hash, bytes, key, signature)
+    } catch {
+      return false
+    }
+  })
 }
+
+/** What an RSA signature's hash may be, as Gitea 1.23 tries them (PKCS #1 v1.5 names its hash, so at most one verifies). */
+const RSA_HASHES = ['sha256', 'sha512', 'sha1']
