@@ -245,6 +245,15 @@ describe('Go SDK 1.17, 1.22, 1.23: the calls behind the gates', () => {
     expect(await token.json()).toEqual({ message: expect.any(String), url: expect.any(String) })
   })
 
+  test('the Go SDK\'s file bodies: dates left unset are Go\'s zero time, taken as now as Gitea does', async () => {
+    const zero = '0001-01-01T00:00:00Z'
+    const before = Math.floor(Date.now() / 1000) - 5
+    const made = await ok(asAlice.repos.repoCreateFile(O, R, 'sdk.txt', { content: 'aGVsbG8K', dates: { author: zero, committer: zero } }), 201)
+    for (const who of [made.commit!.author!, made.commit!.committer!]) expect(Date.parse(who.date!) / 1000).toBeGreaterThanOrEqual(before)
+    // Any other date before 1970 stays out of range.
+    await fails(asAlice.repos.repoCreateFile(O, R, 'old.txt', { content: 'aGVsbG8K', dates: { author: '1969-12-31T00:00:00Z' } }), 422)
+  })
+
   test('the Terraform provider from 1.20 creates tokens without scopes: 400, as Gitea 1.23', async () => {
     const r = await fetch(`${s.url}/api/v1/users/alice/tokens`, {
       method: 'POST',
@@ -253,6 +262,43 @@ describe('Go SDK 1.17, 1.22, 1.23: the calls behind the gates', () => {
     })
     expect(r.status).toBe(400)
     expect((await r.json()).message).toContain('scope')
+  })
+})
+
+describe('Go SDK bodies: null for what a Go client leaves unset, read as left out (as Gitea\'s Go decoding does)', () => {
+  test('a pull request, a review, a branch protection and an issue edit as the Go SDK marshals them', async () => {
+    await gitOk(dir, 'fetch', '-q', 'origin', 'main')
+    await commitOn(dir, 'go-sdk', { 'go.txt': 'go\n' }, 'go', 'FETCH_HEAD')
+    await gitOk(dir, 'push', '-q', 'origin', 'go-sdk')
+    const ms = await ok(asAlice.repos.issueCreateMilestone(O, R, { title: 'm1' }), 201)
+    const post = (path: string, body: unknown, method = 'POST') =>
+      fetch(`${s.url}/api/v1/repos/${O}/${R}${path}`, { method, headers: { authorization: `token ${alice.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    // CreatePullRequestOption: nil slices and a nil time are null.
+    const pr = await post('/pulls', { head: 'go-sdk', base: 'main', title: 'Go', body: '', assignee: '', assignees: null, milestone: ms.id, labels: null, due_date: null })
+    expect(pr.status).toBe(201)
+    const pull = (await pr.json()) as { number: number; milestone: { id: number } }
+    expect(pull.milestone.id).toBe(ms.id!)
+    // CreatePullReviewOptions without line comments.
+    const review = await post(`/pulls/${pull.number}/reviews`, { event: 'COMMENT', body: 'looks fine', commit_id: '', comments: null })
+    expect(review.status).toBe(200)
+    // CreateBranchProtectionOption with every list left unset.
+    const rule = await post('/branch_protections', {
+      branch_name: '', rule_name: 'go-*', enable_push: true, enable_push_whitelist: false, push_whitelist_usernames: null, push_whitelist_teams: null,
+      push_whitelist_deploy_keys: false, enable_merge_whitelist: false, merge_whitelist_usernames: null, merge_whitelist_teams: null,
+      enable_status_check: false, status_check_contexts: null, required_approvals: 0, enable_approvals_whitelist: false,
+      approvals_whitelist_username: null, approvals_whitelist_teams: null, block_on_rejected_reviews: false, block_on_official_review_requests: false,
+      block_on_outdated_branch: false, dismiss_stale_approvals: false, require_signed_commits: false, protected_file_patterns: '', unprotected_file_patterns: '',
+    })
+    expect(rule.status).toBe(201)
+    expect(await rule.json()).toMatchObject({ rule_name: 'go-*', push_whitelist_usernames: [], status_check_contexts: [] })
+    // EditIssueOption of `tea pr close`: only the state set, every pointer null; nothing else changes.
+    await ok(asAlice.repos.issueEditIssue(O, R, pull.number, { due_date: '2032-01-01T00:00:00Z', assignees: ['alice'] }), 201)
+    const closed = await post(`/issues/${pull.number}`, { title: '', body: null, ref: null, assignee: null, assignees: null, milestone: null, state: 'closed', due_date: null, unset_due_date: null }, 'PATCH')
+    expect(closed.status).toBe(201)
+    expect(await closed.json()).toMatchObject({ state: 'closed', title: 'Go', milestone: { id: ms.id }, due_date: '2032-01-01T00:00:00Z', assignees: [{ login: 'alice' }] })
+    // A required field that takes null keeps it: the deadline route clears with it.
+    const cleared: { due_date?: string | null } = await ok(asAlice.repos.issueEditIssueDeadline(O, R, pull.number, { due_date: null as unknown as string }), 201)
+    expect(cleared).toEqual({ due_date: null })
   })
 })
 
