@@ -36,7 +36,7 @@ const MAX_HEADER = 8192
 /** Clock difference allowed between client and server, in seconds (go-fed's verifier allows 10). */
 const CLOCK_SKEW = 10
 /** Longest a signature is accepted for after it was made, in seconds (the Go SDK's last 10). */
-export const MAX_LIFETIME = 300
+const MAX_LIFETIME = 300
 
 const PARAM = /\s*([A-Za-z]+)=(?:"([^"]*)"|(\d{1,15}))\s*(?:,|$)/y
 
