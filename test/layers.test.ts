@@ -1,3 +1,4 @@
+// runs in one half: sqlite
 import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 

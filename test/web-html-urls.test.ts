@@ -254,14 +254,17 @@ test('in a browser, a URL with an anchor opens on its record (the :target), sign
     await page.waitForURL(/\?comment=\d+#issuecomment-\d+$/)
     expect(await page.locator(':target').getAttribute('id')).toBe(new URL(lastRemark).hash.slice(1))
     expect(await page.locator(':target').textContent()).toContain('Remark number 52')
-    // A review beyond the first page, and its line comment.
-    for (const [late, query, shown] of [[lateReviewUrl, 'review', 'A late review'], [lateLineUrl, 'comment', 'Why z?']] as const) {
-      await page.goto('about:blank')
-      await page.goto(late)
-      await page.waitForURL(new RegExp(`\\?${query}=\\d+#`))
-      expect(await page.locator(':target').getAttribute('id')).toBe(new URL(late).hash.slice(1))
-      expect(await page.locator(':target').textContent()).toContain(shown)
-    }
+    // A review beyond the first page: the script asks for the page holding it.
+    await page.goto('about:blank')
+    await page.goto(lateReviewUrl)
+    await page.waitForURL(/\?review=\d+#pullrequestreview-\d+$/)
+    expect(await page.locator(':target').getAttribute('id')).toBe(new URL(lateReviewUrl).hash.slice(1))
+    expect(await page.locator(':target').textContent()).toContain('A late review')
+    // Its line comment is on the files page, under its line, however long the conversation.
+    await page.goto('about:blank')
+    expect((await page.goto(lateLineUrl))?.status()).toBe(200)
+    expect(await page.locator(':target').getAttribute('id')).toBe(new URL(lateLineUrl).hash.slice(1))
+    expect(await page.locator(':target').textContent()).toContain('Why z?')
     // A page without an anchor: the repository's home, its record's description shown.
     const home = expected.find((e) => e.what === 'repository')!
     expect((await page.goto(home.url))?.status()).toBe(200)
@@ -284,8 +287,10 @@ test("a comment beyond the first page: its page loads the script, and ?comment=N
   expect(await (await fetch(`${url.origin}${url.pathname}?comment=999999`, { headers: { accept: 'text/html', cookie } })).text()).toContain('Remark number 1<')
 })
 
-test('a review and its line comment beyond the first page: ?review=N and ?comment=N answer the page holding them', async () => {
-  for (const [late, query, shown] of [[lateReviewUrl, 'review', 'A late review'], [lateLineUrl, 'comment', 'Why z?']] as const) {
+test('a review beyond the first page: ?review=N answers the page holding it (and ?comment=N of its line comment, in the conversation too)', async () => {
+  const lineId = new URL(lateLineUrl).hash.slice('#issuecomment-'.length)
+  const conversation = new URL(lateReviewUrl)
+  for (const [late, query, shown] of [[lateReviewUrl, 'review', 'A late review'], [`${conversation.origin}${conversation.pathname}#issuecomment-${lineId}`, 'comment', 'Why z?']] as const) {
     const url = new URL(late)
     const anchor = url.hash.slice(1)
     expect(await (await fetch(url.origin + url.pathname, { headers: { accept: 'text/html', cookie } })).text()).not.toContain(`id="${anchor}"`)

@@ -11,6 +11,7 @@ import { isoTimeOrNull } from '../lib/time'
 import { mirrorsOf, repoRecord, type ApiRepo } from './repo'
 import { gitOfRow } from '../auth/repo-context'
 import { isObjectId, runGit } from '../git/run'
+import { WeightedCache } from '../lib/weighted-cache'
 import { isDraftTitle, issueHtmlUrl, toApiIssue, type IssueRelations, type RepoRef } from './issue'
 import { userConverter, type ApiUser } from './user'
 import { toApiTeam } from './team'
@@ -58,12 +59,23 @@ function parseShortStat(line: string): DiffStat {
  * answers, per line, the head's id and then its short stat when anything changed. Pull requests
  * without both commits, or a git failure, count 0.
  */
+/** Stats by repository, head and merge base: what two commits differ by never changes, so a record shown again spawns no git. */
+const statCache = new WeightedCache<DiffStat>(100_000, () => 1)
+
 async function diffStats(deps: AppDeps, base: RepoRow, pulls: PullRow[]): Promise<Map<number, DiffStat>> {
   const stats = new Map<number, DiffStat>()
-  const asked = pulls.filter((p) => isObjectId(p.headSha) && isObjectId(p.mergeBase))
+  const git = gitOfRow(deps, base)
+  const keyOf = (p: PullRow) => `${git.gitDir}\0${p.headSha}\0${p.mergeBase}`
+  const asked: PullRow[] = []
+  for (const p of pulls) {
+    if (!isObjectId(p.headSha) || !isObjectId(p.mergeBase)) continue
+    const known = statCache.get(keyOf(p))
+    if (known) stats.set(p.id, known)
+    else asked.push(p)
+  }
   if (asked.length === 0) return stats
   const r = await runGit(['diff-tree', '--stdin', '-r', '-M', '--always', '--shortstat'], {
-    ...gitOfRow(deps, base),
+    ...git,
     input: asked.map((p) => `${p.headSha} ${p.mergeBase}\n`).join(''),
   }).catch(() => null)
   if (!r || r.code !== 0) return stats
@@ -74,6 +86,7 @@ async function diffStats(deps: AppDeps, base: RepoRow, pulls: PullRow[]): Promis
     at++
     const stat = lines[at]?.startsWith(' ') ? parseShortStat(lines[at++]!) : NO_DIFF
     stats.set(pull.id, stat)
+    statCache.set(keyOf(pull), stat)
   }
   return stats
 }

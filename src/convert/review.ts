@@ -85,14 +85,6 @@ export async function reviewCommentsToApi(deps: AppDeps, scope: ReviewScope, row
   const people = await usersByIds(deps, rows.map((c) => c.posterId))
   const userToApi = userConverter(deps.config, viewer)
   const pullUrl = issueHtmlUrl(deps.config, scope.repo, scope.issue)
-  // Gitea's Comment.HTMLURL: a submitted review's line comment is shown in the conversation; a
-  // pending one (its reviewer's draft) only beside the diff, on the files page.
-  const reviewIds = [...new Set(rows.map((c) => c.reviewId))]
-  const pending = new Set(
-    reviewIds.length === 0
-      ? []
-      : (await deps.db.select({ id: reviews.id }).from(reviews).where(and(inArray(reviews.id, reviewIds), eq(reviews.type, ReviewType.Pending)))).map((r) => r.id),
-  )
   return rows.map((c) => {
     const line = Math.abs(c.line)
     const newSide = c.line > 0
@@ -110,7 +102,7 @@ export async function reviewCommentsToApi(deps: AppDeps, scope: ReviewScope, row
       diff_hunk: c.patch,
       position: newSide && !c.invalidated ? line : 0,
       original_position: newSide ? (c.invalidated ? line : 0) : line,
-      html_url: `${pullUrl}${pending.has(c.reviewId) ? '/files' : ''}#issuecomment-${c.id}`,
+      html_url: `${pullUrl}/files#issuecomment-${c.id}`,
       pull_request_url: pullUrl,
     }
   })

@@ -23,9 +23,12 @@ import { repoUrl, srcUrl } from '../links'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav } from './code-nav'
 import { CommitList } from './commits'
+import { askedLine, lineNotes, loadLineComments } from './line-notes'
 
 const WildParams = RepoWildcardParams
 const PullParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: t.Numeric({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
+/** `comment`: the line a form is opened under (line-notes.tsx's `askedLine`). */
+const FilesQuery = t.Object({ comment: t.Optional(t.String({ maxLength: 32 })) })
 const FormText = (max: number) => t.Optional(t.String({ maxLength: max }))
 const PullForm = t.Object({ title: FormText(255), body: FormText(65536), _csrf: FormText(128) })
 
@@ -142,8 +145,9 @@ async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wil
  * `/{o}/{r}/compare/{base}...{head}` (the commits API's comparison, its diff through the diff
  * component; a signed-in reader of a repository with pull requests sees the form opening one,
  * whose POST calls the pull request service the API calls, then goes to `/pulls/{n}`), and
- * `/{o}/{r}/pulls/{n}/files`: a pull request's diff (merge base to head), its merge state, a link
- * to its conversation.
+ * `/{o}/{r}/pulls/{n}/files`: a pull request's diff (merge base to head) with its review line
+ * comments and, for a signed-in reader, a comment form per line (line-notes.tsx), its merge state,
+ * a link to its conversation.
  */
 export const comparePages = (deps: AppDeps) =>
   new Elysia({ name: 'web-compare', detail: { hide: true } })
@@ -178,7 +182,7 @@ export const comparePages = (deps: AppDeps) =>
     )
     .get(
       '/:owner/:repo/pulls/:index/files',
-      async ({ request, params, repo: ctx }) => {
+      async ({ request, params, query, repo: ctx }) => {
         const web = webContext(deps.config, request, ctx.caller)
         const item = await findPull(deps, ctx.repo.id, params.index)
         const [repo, record] = await Promise.all([repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode), pullToApi(deps, ctx, item, ctx.caller.user)])
@@ -186,9 +190,14 @@ export const comparePages = (deps: AppDeps) =>
           if (e instanceof ApiError && e.status === 404) return null
           throw e
         })
-        const diff = ends ? await readDiff(gitRepoOf(deps, ctx), ends.base, ends.head) : null
+        const [diff, comments] = await Promise.all([
+          ends ? readDiff(gitRepoOf(deps, ctx), ends.base, ends.head) : null,
+          loadLineComments(deps, ctx, item, deps.auth.clientAddress(request) ?? ''),
+        ])
         const owner = repo.owner.login
         const conversation = `${repoUrl(owner, repo.name)}/pulls/${record.number}`
+        const commenting = !!ctx.caller.user && record.state === 'open' && !record.merged
+        const lines = diff ? lineNotes({ diff, comments, web, conversation, commenting, asked: askedLine(query.comment) }) : null
         const state = record.merged ? 'Merged' : record.state === 'closed' ? 'Closed' : record.mergeable ? 'Open · can be merged' : 'Open · cannot be merged automatically (yet)'
         return htmlResponse(
           <Layout ctx={web} title={`Files · ${record.title} · #${record.number} · ${repo.full_name}`}>
@@ -212,13 +221,15 @@ export const comparePages = (deps: AppDeps) =>
                 </li>
               </ul>
             </nav>
+            {commenting ? <p class="muted">A line's number opens a form commenting on it.</p> : null}
+            {lines?.apart}
             {diff && ends ? (
-              <DiffView diff={diff} viewUrl={(path) => srcUrl(owner, repo.name, 'commit', ends.head, path.split('/'))} rawUrl={`${conversation}.diff`} />
+              <DiffView diff={diff} viewUrl={(path) => srcUrl(owner, repo.name, 'commit', ends.head, path.split('/'))} rawUrl={`${conversation}.diff`} notes={lines?.notes} />
             ) : (
               <p class="notice muted">The changes of this pull request cannot be shown yet: its head and base share no history, or it was not checked yet.</p>
             )}
           </Layout>,
         )
       },
-      { scope: 'repository', repo: { level: 'read', unit: 'pulls' }, params: PullParams, detail: pageDetail('webPullFiles') },
+      { scope: 'repository', repo: { level: 'read', unit: 'pulls' }, params: PullParams, query: FilesQuery, detail: pageDetail('webPullFiles') },
     )

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps'
 import type { RepoContext } from '../../auth/repo-context'
-import type { IssueRow, ReviewCommentRow } from '../../db/schema'
+import type { IssueRow, ReviewCommentRow, ReviewRow } from '../../db/schema'
 import { issueToApi, commentsToApi, type ApiComment, type ApiIssue } from '../../convert/issue'
 import { usersByIds } from '../../convert/people'
 import { reviewCommentsToApi, reviewsToApi, ReviewType, type ApiReview } from '../../convert/review'
@@ -94,9 +94,7 @@ export async function loadConversation(deps: AppDeps, ctx: RepoContext, row: Iss
   let lineRows: ReviewCommentRow[] = []
   let lineRecords: ApiReviewComment[] = []
   if (pull) {
-    const listed = await listReviews(deps, ctx, row.index, { page: 1, limit: MAX_REVIEWS, offset: 0 })
-    // Review requests are shown as the timeline's events; pending reviews are their reviewer's draft.
-    const shown = listed.found.rows.filter((r) => r.type !== ReviewType.Request && r.type !== ReviewType.Pending && inWindow(r.createdUnix, window))
+    const shown = (await submittedReviews(deps, ctx, row.index)).filter((r) => inWindow(r.createdUnix, window))
     const scope = { repo: ctx.repo, issue: row, pull: pull.pull, owner: ctx.owner }
     reviews = await reviewsToApi(deps, scope, shown, viewer)
     lineRows = await commentsOfReviews(deps, shown.map((r) => r.id))
@@ -123,10 +121,19 @@ export async function loadConversation(deps: AppDeps, ctx: RepoContext, row: Iss
   return { issue, bodyHtml: html[0] ?? null, items, page, pages, totalComments: found.total, moreEvents: timeline.more }
 }
 
+/**
+ * The reviews a pull request's pages show (at most MAX_REVIEWS, oldest first): submitted ones only.
+ * Review requests are shown as the timeline's events; pending reviews are their reviewer's draft.
+ */
+export async function submittedReviews(deps: AppDeps, ctx: RepoContext, index: number): Promise<ReviewRow[]> {
+  const listed = await listReviews(deps, ctx, index, { page: 1, limit: MAX_REVIEWS, offset: 0 })
+  return listed.found.rows.filter((r) => r.type !== ReviewType.Request && r.type !== ReviewType.Pending)
+}
+
 const inWindow = (at: number, w: { from?: number; to?: number }) => (w.from === undefined || at >= w.from) && (w.to === undefined || at < w.to)
 
 /** The texts rendered in one batch; null for each when the batch could not be rendered (too long, too slow, the pool busy). */
-async function renderAll(deps: AppDeps, ctx: RepoContext, texts: string[], client: string): Promise<(string | null)[]> {
+export async function renderAll(deps: AppDeps, ctx: RepoContext, texts: string[], client: string): Promise<(string | null)[]> {
   try {
     return await renderMarkdownAll(deps.config, texts, { mode: 'gfm', context: `${ctx.owner.name}/${ctx.repo.name}` }, client)
   } catch (e) {

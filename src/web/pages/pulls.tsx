@@ -11,7 +11,7 @@ import { findPull } from '../../modules/pulls/service'
 import { mergeOutlook, mergePull } from '../../modules/pulls/merge'
 import { formSwitch, MERGE_STYLES, type MergeStyle } from '../../modules/pulls/model'
 import { pullDiff, pullDownloadOf } from '../../modules/pulls/compare'
-import { createReview } from '../../modules/reviews/service'
+import { commentsOfReview, createReview } from '../../modules/reviews/service'
 import { ApiError } from '../../lib/errors'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
@@ -31,7 +31,7 @@ const MergeBody = t.Object(
   { additionalProperties: true },
 )
 const ReviewBody = t.Object(
-  { _csrf: Text(128), type: Text(32), content: Text(65_536), line_path: Text(4096), line_number: Text(16), line_content: Text(65_536) },
+  { _csrf: Text(128), type: Text(32), content: Text(65_536), line_path: Text(4096), line_number: Text(16), line_side: Text(8), line_content: Text(65_536), return_to: Text(16) },
   { additionalProperties: true },
 )
 
@@ -299,9 +299,15 @@ export const pullPages = (deps: AppDeps) =>
           const path = body.line_path?.trim()
           const line = /^\d{1,9}$/.test(body.line_number?.trim() ?? '') ? Number(body.line_number!.trim()) : 0
           if (path && !line) throw new ApiError(422, 'A line comment needs the number of a line of the new file.')
-          const comments = path ? [{ path, new_position: line, body: multiline(body.line_content) }] : []
+          const text = multiline(body.line_content)
+          if (path && !text.trim()) throw new ApiError(422, 'A line comment needs a text.')
+          const position = body.line_side === 'old' ? { old_position: line } : { new_position: line }
+          const comments = path ? [{ path, ...position, body: text }] : []
           const { review } = await createReview(deps, ctx, user, index, { body: multiline(body.content), event, comments })
-          return `${issuePageUrl(ctx.owner.name, ctx.repo.name, index, true)}#pullrequestreview-${review.id}`
+          const url = issuePageUrl(ctx.owner.name, ctx.repo.name, index, true)
+          // From the files page's line form: back to the comment, under its line.
+          if (body.return_to === 'files' && path) return `${url}/files#issuecomment-${(await commentsOfReview(deps, review.id)).at(-1)?.id ?? ''}`
+          return `${url}#pullrequestreview-${review.id}`
         }),
       { scope: 'repository', repo: { unit: 'pulls' }, signed: true, params: IndexParams, body: ReviewBody, detail: pageDetail('webPullReview') },
     )

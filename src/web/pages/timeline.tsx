@@ -105,7 +105,7 @@ function Item(props: { item: TimelineItem }): Html {
           <div class="line-comment" id={`issuecomment-${comment.id}`}>
             <p class="muted">
               <code>{comment.path}</code> line {comment.position || comment.original_position}
-              {comment.position === 0 ? ' (outdated)' : ''}
+              {comment.position === 0 ? ' (outdated)' : ''} · <a href={comment.html_url}>in the diff</a>
             </p>
             {comment.diff_hunk ? <pre class="hunk">{comment.diff_hunk}</pre> : null}
             <MarkdownBody html={html} text={comment.body} />
