@@ -240,14 +240,14 @@ describe('compare and pull requests', () => {
     const index = Number(/\/alice\/pub\/pulls\/(\d+)$/.exec(made.headers.get('location')!)![1])
     const pull = (await s.get(`/repos/alice/pub/pulls/${index}`)).body
     expect([pull.title, pull.body, pull.head.ref, pull.base.ref, pull.user.login]).toEqual(['Other work', 'Please <b>review</b>', 'other', 'master', 'alice'])
-    // The same again: the service's refusal, shown on the page.
+    // The same again: the service's refusal (409: one open pull request per head and base), shown on the page.
     const again = await fetch(s.url + '/alice/pub/compare/master...other', {
       method: 'POST',
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ _csrf: csrf, title: 'Twice' }),
       redirect: 'manual',
     })
-    expect(again.status).toBe(422)
+    expect(again.status).toBe(409)
     expect(await again.text()).toContain('pull request already exists')
     expect((await page('/alice/pub/compare/master...nope')).status).toBe(404)
   })

@@ -12,7 +12,7 @@ import { mirrorsOf, repoRecord, type ApiRepo } from './repo'
 import { gitOfRow } from '../auth/repo-context'
 import { isObjectId, runGit } from '../git/run'
 import { WeightedCache } from '../lib/weighted-cache'
-import { issueHtmlUrl, toApiIssue, type IssueRelations, type RepoRef } from './issue'
+import { isDraftTitle, issueHtmlUrl, toApiIssue, type IssueRelations, type RepoRef } from './issue'
 import { userConverter, type ApiUser } from './user'
 import { toApiTeam } from './team'
 import { pullReviewStates, type PullReviewState } from './review'
@@ -45,9 +45,7 @@ export interface DiffStat {
 }
 const NO_DIFF: DiffStat = { files: 0, additions: 0, deletions: 0 }
 
-/** Gitea's default work-in-progress prefixes: a pull request whose title starts with one (any case) is a draft. */
-const WIP_PREFIXES = ['WIP:', '[WIP]']
-export const isDraftTitle = (title: string): boolean => WIP_PREFIXES.some((p) => title.toUpperCase().startsWith(p))
+export { isDraftTitle }
 
 /** ` 4 files changed, 2 insertions(+), 1 deletion(-)` → numbers (absent parts are 0). */
 function parseShortStat(line: string): DiffStat {

@@ -4,7 +4,9 @@
  * `#L{n}` targets (the line is marked by CSS :target without any script); with it, a click on a
  * line's number (drawn by the stylesheet in the item's left padding) marks `#L{n}`, a shift-click
  * on a second number the range `#L{a}-L{b}`, and a range in the address (a link someone shared)
- * is marked and scrolled to.
+ * is marked and scrolled to. A conversation shows its comments a page at a time: an address
+ * naming a comment or review that is not on the page opened (`#issuecomment-N`,
+ * `#pullrequestreview-N`: html_urls) asks for the page holding it (`?comment=N`, `?review=N`).
  */
 export const SCRIPT = `(function () {
   'use strict';
@@ -53,8 +55,27 @@ export const SCRIPT = `(function () {
       location.hash = '#L' + n;
     }
   });
-  window.addEventListener('hashchange', mark);
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', mark);
-  else mark();
+  function findComment() {
+    var m = /^#(issuecomment|pullrequestreview)-(\\d+)$/.exec(location.hash);
+    if (!m || document.getElementById(location.hash.slice(1)) || !document.querySelector('.conversation')) return;
+    var name = m[1] === 'issuecomment' ? 'comment' : 'review';
+    var query = new URLSearchParams(location.search);
+    if (query.get(name) === m[2]) return;
+    query.delete('page');
+    query.delete('comment');
+    query.delete('review');
+    query.set(name, m[2]);
+    location.replace(location.pathname + '?' + query.toString() + location.hash);
+  }
+  function start() {
+    mark();
+    findComment();
+  }
+  window.addEventListener('hashchange', function () {
+    mark();
+    findComment();
+  });
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
 })();
 `

@@ -6,11 +6,12 @@ import { usersByIds } from '../../convert/people'
 import { reviewCommentsToApi, reviewsToApi, ReviewType, type ApiReview } from '../../convert/review'
 import type { PullItem } from '../../convert/pull'
 import type { EventRecord } from '../../events/outbox'
-import { listIssueComments } from '../../modules/comments/service'
+import { commentPosition, commentsUntil, listIssueComments } from '../../modules/comments/service'
 import { issueTimeline } from '../../modules/issues/timeline'
 import { renderMarkdownAll } from '../../modules/markdown/service'
-import { commentsOfReviews, listReviews } from '../../modules/reviews/service'
+import { commentsOfReviews, listReviews, submittedReviewTime } from '../../modules/reviews/service'
 import { ApiError } from '../../lib/errors'
+import { pageNumber } from '../forms'
 
 /** Comments one page of a conversation shows (Gitea shows them all; a page bounds the HTML and the work). */
 export const COMMENTS_PER_PAGE = 50
@@ -36,6 +37,37 @@ export interface Conversation {
   moreEvents: boolean
 }
 
+/**
+ * Which page of a conversation a request asks for: `?page=`, or the page holding a comment
+ * (`?comment=`) or a review (`?review=`): the page script's way to a `#issuecomment-N` or
+ * `#pullrequestreview-N` address (an html_url) whose record is not on the page it opened.
+ */
+export interface ConversationAt {
+  page?: string
+  comment?: string
+  review?: string
+}
+
+const idOf = (value: string | undefined): number | undefined => (value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : undefined)
+
+/**
+ * The page `at` names (1-based). A plain comment is on the page of its place in the list; a review,
+ * or a review's line comment, on the page whose comments' times frame its own (as loadConversation
+ * places them). The first page when the record is none of this conversation's.
+ */
+async function pageAt(deps: AppDeps, row: IssueRow, at: ConversationAt): Promise<number> {
+  const comment = idOf(at.comment)
+  const review = idOf(at.review)
+  if (comment === undefined && review === undefined) return pageNumber(at.page)
+  if (comment !== undefined) {
+    const position = await commentPosition(deps, row, comment)
+    if (position !== null) return Math.floor(position / COMMENTS_PER_PAGE) + 1
+  }
+  if (!row.isPull) return 1
+  const time = await submittedReviewTime(deps, row.id, review !== undefined ? { review } : { lineComment: comment })
+  return time === null ? 1 : Math.max(1, Math.ceil((await commentsUntil(deps, row, time)) / COMMENTS_PER_PAGE))
+}
+
 /** When an ISO time was, in Unix seconds. */
 const unixOf = (iso: string) => Math.floor(Date.parse(iso) / 1000)
 
@@ -45,8 +77,9 @@ const unixOf = (iso: string) => Math.floor(Date.parse(iso) / 1000)
  * comments. Every text is rendered by the markdown service in one batch (one job, one time
  * budget); past the budget the page shows the texts as they were written.
  */
-export async function loadConversation(deps: AppDeps, ctx: RepoContext, row: IssueRow, page: number, client: string, pull?: PullItem): Promise<Conversation> {
+export async function loadConversation(deps: AppDeps, ctx: RepoContext, row: IssueRow, asked: ConversationAt, client: string, pull?: PullItem): Promise<Conversation> {
   const viewer = ctx.caller.user
+  const page = await pageAt(deps, row, asked)
   const issue = await issueToApi(deps, ctx.repo, row, viewer)
   // One comment past the page tells where the page's window of events ends.
   const found = await listIssueComments(deps, row, {}, { page, limit: COMMENTS_PER_PAGE + 1, offset: (page - 1) * COMMENTS_PER_PAGE })
