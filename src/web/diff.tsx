@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { trustedHtml, type Html } from 'warren-jsx/jsx-runtime'
 import type { FileChange } from '../git/compare'
 import { escapeHtml, escapeText } from '../lib/html'

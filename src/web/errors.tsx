@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { Layout } from './layout'
 import { htmlResponse, type WebContext } from './context'
 import { signInUrl } from './links'

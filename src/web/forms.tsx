@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { t } from 'elysia'
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { Caller } from '../auth/caller'

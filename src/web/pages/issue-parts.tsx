@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { trustedHtml, type Child, type Html } from 'warren-jsx/jsx-runtime'
 import type { ApiIssue, ApiLabel } from '../../convert/issue'
 import type { ApiUser } from '../../convert/user'

@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import type { RepoContext } from '../../auth/repo-context'

@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { trustedHtml, type Html } from 'warren-jsx/jsx-runtime'
 import type { ApiRepo } from '../../convert/repo'
 import type { TreeEntry } from '../../git/tree'

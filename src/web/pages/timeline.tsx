@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import { isoTime } from '../../lib/time'
 import type { EventRecord } from '../../events/outbox'
