@@ -51,7 +51,7 @@ const VIEWER_THREADS = 1000
 /** Repositories the search finds, the same at every size. */
 const NEEDLES = 50
 
-const warren = await inProcessWarren('scale')
+const warren = await inProcessWarren('list-scale')
 const { database, deps, base } = warren
 
 /** Inserts `rows` in chunks (inside the caller's transaction); answers the ids in order. */
