@@ -20,6 +20,9 @@ const plan: [name: string, args: string[]][] = [
   ['contents', seconds ? [seconds] : []],
   ['markdown', []],
   ['web', seconds ? [seconds] : []],
+  ['protection', []],
+  ['notifications', seconds ? ['60', seconds] : []],
+  ['scale', seconds ? ['--seconds', seconds] : []],
 ]
 
 let failed = 0

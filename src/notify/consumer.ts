@@ -26,24 +26,33 @@ const LEASE_MS = 5 * 60_000
 /** How often the outbox is looked at when it was empty (a read; nothing is written while idle). */
 export const NOTIFIER_POLL_MS = 200
 
-/** Writes (or updates) the threads of one event; inside a write transaction. */
+/** Threads written by one statement (11 values a row: well under either database's limit on parameters). */
+const THREADS_PER_STATEMENT = 500
+
+/**
+ * Writes (or updates) the threads of one event; inside a write transaction. Many rows a statement
+ * (a repository's 1,000 watchers are two statements, not 1,000: bench/notifications.ts); each
+ * receiver is in the plan once, so no statement names a (user, issue) twice.
+ */
 export async function writeThreads(deps: AppDeps, event: Pick<EventRecord, 'id' | 'createdUnix'>, plan: NotificationPlan): Promise<void> {
   const wasRead = sql`${notifications.status} = ${STATUS.read}`
-  for (const userId of plan.receivers)
+  for (let at = 0; at < plan.receivers.length; at += THREADS_PER_STATEMENT)
     await deps.db
       .insert(notifications)
-      .values({
-        userId,
-        repoId: plan.repo.id,
-        status: STATUS.unread,
-        source: plan.issue.isPull ? SOURCE.pull : SOURCE.issue,
-        issueId: plan.issue.id,
-        commentId: plan.commentId,
-        updatedBy: plan.actorId,
-        lastEventId: event.id,
-        createdUnix: event.createdUnix,
-        updatedUnix: event.createdUnix,
-      })
+      .values(
+        plan.receivers.slice(at, at + THREADS_PER_STATEMENT).map((userId) => ({
+          userId,
+          repoId: plan.repo.id,
+          status: STATUS.unread,
+          source: plan.issue.isPull ? SOURCE.pull : SOURCE.issue,
+          issueId: plan.issue.id,
+          commentId: plan.commentId,
+          updatedBy: plan.actorId,
+          lastEventId: event.id,
+          createdUnix: event.createdUnix,
+          updatedUnix: event.createdUnix,
+        })),
+      )
       .onConflictDoUpdate({
         target: [notifications.userId, notifications.issueId],
         set: {

@@ -174,8 +174,17 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
     .orderBy(desc(issues.createdUnix), desc(issues.id))
     .limit(page.limit)
     .offset(page.offset)
-  const total = (await deps.db.select({ n: count() }).from(issues).where(condition))[0]!.n
+  // Open or closed issues, or pull requests, and nothing else asked (the web's issue and pull
+  // request lists): the same counters say how many, where a count would read every one of them.
+  const byTypeOnly = state !== 'all' && type && !filter.labels && !filter.q && !filter.milestones && !poster && !assignee
+  const total = byTypeOnly ? countedByType(repo, type === 'pulls', state === 'closed') : (await deps.db.select({ n: count() }).from(issues).where(condition))[0]!.n
   return { rows, total }
+}
+
+/** The repository's open or closed issues (or pull requests), from its counters. */
+function countedByType(repo: RepoRow, pulls: boolean, closed: boolean): number {
+  const [all, closedOnes] = pulls ? [repo.numPulls, repo.numClosedPulls] : [repo.numIssues, repo.numClosedIssues]
+  return closed ? closedOnes : all - closedOnes
 }
 
 /** The labels of an issue, by name. */

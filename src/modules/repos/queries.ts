@@ -37,6 +37,14 @@ const repoRows = rowMapper<RepoRow>(repositories)
 const VIEWER = sql.placeholder('viewer')
 const OWNER = sql.placeholder('owner')
 const PATTERN = sql.placeholder('pattern')
+const TRIGRAM_PATTERN = sql.placeholder('trigram')
+
+/**
+ * Whether SQLite's trigram index of names (drizzle/0019_repo_name_trigram.sql) can find the names
+ * holding `q`: at least three characters (shorter ones it would read whole), none of them LIKE's
+ * wildcards or escape (its LIKE takes no ESCAPE clause). Otherwise the LIKE reads every name.
+ */
+const usesTrigramIndex = (db: Db, q: string) => db.$runtime.dialect === 'sqlite' && [...q].length >= 3 && !/[\\%_]/.test(q)
 /** A stand-in viewer whose id is the `viewer` placeholder (for readableRepoCondition). */
 const viewerStandIn = (viewer: UserRow | null) => (viewer ? { ...viewer, id: VIEWER as unknown as number } : null)
 /** The shape a viewer's lists take: a public-only viewer's are an anonymous one's (visibility.ts). */
@@ -128,10 +136,14 @@ export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, 
   const topicParams = Object.fromEntries(topicNames.map((name, i) => [`topic${i}`, name]))
   const uid = opts.uid !== undefined && opts.uid > 0 ? Math.floor(opts.uid) : 0
   const uidFilter = !uid ? 'none' : mode === 'collaborative' ? 'collaborating' : opts.exclusive ? 'owned' : 'either'
+  const trigram = !opts.topic && usesTrigramIndex(deps.db, q)
   const where = () => {
     const conds: SQL[] = []
     // Both sides lower-cased: the same on either database, whatever its LIKE does with case.
     if (q && !opts.topic) conds.push(sql`${repositories.lowerName} LIKE ${PATTERN} ESCAPE '\\'`)
+    // SQLite: the names holding the text, found by the trigram index (drizzle/0019), so the LIKE
+    // above reads only them (PostgreSQL's pg_trgm index serves that LIKE itself).
+    if (trigram) conds.push(sql`${repositories.id} IN (SELECT rowid FROM repositories_name_trgm WHERE repositories_name_trgm.lower_name LIKE ${TRIGRAM_PATTERN})`)
     if (topicNames.length) {
       const named = topicNames.map((_, i) => sql.placeholder(`topic${i}`))
       const carrying = sql`SELECT ${repoTopics.repoId} FROM ${repoTopics} INNER JOIN ${topics} ON ${topics.id} = ${repoTopics.topicId} WHERE ${topics.name} IN (${sql.join(named, sql`, `)})`
@@ -150,9 +162,9 @@ export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, 
   }
   return await pageOfRepos(
     deps,
-    `search:${viewerKind(viewer)}:${opts.topic ? `topics${topicNames.length}` : q ? 'q' : ''}:${mode}:${uidFilter}:${opts.archived ?? ''}`,
+    `search:${viewerKind(viewer)}:${opts.topic ? `topics${topicNames.length}` : q ? (trigram ? 'q3' : 'q') : ''}:${mode}:${uidFilter}:${opts.archived ?? ''}`,
     where,
-    { viewer: viewer?.id ?? 0, owner: uid, pattern: containsPattern(q), ...topicParams },
+    { viewer: viewer?.id ?? 0, owner: uid, pattern: containsPattern(q), ...(trigram ? { trigram: `%${q}%` } : {}), ...topicParams },
     page,
   )
 }
