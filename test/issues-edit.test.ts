@@ -70,6 +70,24 @@ describe('editing issues', () => {
     expect(sneaky.body.assignees).toEqual([])
   })
 
+  test("an issue's ref (Gitea's branch or tag of the issue): set at creation, changed by its poster or a writer, shown in its timeline; not a reader's to change on another's issue", async () => {
+    const issue = await newIssue(w.reader.token, { ref: 'refs/heads/main' })
+    expect(issue.ref).toBe('refs/heads/main')
+    expect((await w.s.get(`${repo.path}/issues/${issue.number}`)).body.ref).toBe('refs/heads/main')
+    const changed = await w.s.patch(`${repo.path}/issues/${issue.number}`, { ref: 'v1.0' }, { token: w.reader.token })
+    expect(changed.status).toBe(201)
+    expect(changed.body.ref).toBe('v1.0')
+    // Go clients send null for what they leave out: the ref stays.
+    expect((await w.s.patch(`${repo.path}/issues/${issue.number}`, { ref: null, title: 'Still v1.0' }, { token: w.reader.token })).body.ref).toBe('v1.0')
+    const other = await newIssue(w.writer.token, { ref: 'main' })
+    expect((await w.s.patch(`${repo.path}/issues/${other.number}`, { ref: 'x' }, { token: w.reader.token })).status).toBe(403)
+    expect((await w.s.get(`${repo.path}/issues/${other.number}`)).body.ref).toBe('main')
+    expect((await w.s.post(`${repo.path}/issues`, { title: 'long ref', ref: 'r'.repeat(256) }, { token: w.reader.token })).status).toBe(422)
+    const page = await fetch(`${w.s.url}/owner/editing/issues/${issue.number}`)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('changed the reference from <code>refs/heads/main</code> to <code>v1.0</code>')
+  })
+
   test('bad edits answer 4xx and change nothing', async () => {
     const issue = await newIssue(w.owner.token)
     for (const body of [{ state: 'maybe' }, { assignee: 'ghost' }, { milestone: 424242 }, { due_date: 'soon' }, { title: 7 }]) {

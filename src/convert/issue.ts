@@ -85,6 +85,7 @@ export function toApiIssue(
     original_author_id: 0,
     title: issue.title,
     body: issue.content,
+    ref: issue.ref,
     labels: rel.labels.map((l) => toApiLabel(config, repo, l)),
     milestone: rel.milestone ? toApiMilestone(rel.milestone) : null,
     assignee: assignees[0] ?? null,

@@ -28,6 +28,8 @@ export type EventKind =
   | 'issue.unassigned'
   | 'issue.milestoned'
   | 'issue.demilestoned'
+  /** An issue's ref (branch or tag) changed (payload: oldRef, newRef); in its timeline, announced to no hook (as Gitea). */
+  | 'issue.ref_changed'
   | 'comment.created'
   | 'comment.edited'
   | 'comment.deleted'

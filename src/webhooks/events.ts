@@ -37,6 +37,8 @@ export const EVENT_TYPE_OF: Record<EventKind, ((e: EventRecord) => HookEventType
   'issue.unassigned': issueOrPull('issue_assign', 'pull_request_assign'),
   'issue.milestoned': issueOrPull('issue_milestone', 'pull_request_milestone'),
   'issue.demilestoned': issueOrPull('issue_milestone', 'pull_request_milestone'),
+  // Gitea's webhook notifier announces no ref change.
+  'issue.ref_changed': null,
   'comment.created': issueOrPull('issue_comment', 'pull_request_comment'),
   'comment.edited': issueOrPull('issue_comment', 'pull_request_comment'),
   'comment.deleted': issueOrPull('issue_comment', 'pull_request_comment'),

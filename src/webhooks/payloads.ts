@@ -322,6 +322,7 @@ export const PAYLOAD_BUILDERS: Record<EventKind, PayloadBuilder | null> = {
   'issue.unassigned': issueBuilder,
   'issue.milestoned': issueBuilder,
   'issue.demilestoned': issueBuilder,
+  'issue.ref_changed': null,
   'comment.created': commentBuilder,
   'comment.edited': commentBuilder,
   'comment.deleted': commentBuilder,
@@ -352,6 +353,7 @@ export const PULL_ISSUE_BUILDERS: Record<IssueKind, PayloadBuilder | null> = {
   'issue.unassigned': pullIssueBuilder,
   'issue.milestoned': pullIssueBuilder,
   'issue.demilestoned': pullIssueBuilder,
+  'issue.ref_changed': null,
 }
 
 /** The builder of an event (null: nothing to deliver). */

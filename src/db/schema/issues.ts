@@ -44,6 +44,8 @@ export const issues = sqliteTable(
     posterId: integer('poster_id').notNull(),
     title: text('title').notNull(),
     content: text('content').notNull().default(''),
+    /** The branch or tag the issue is about (Gitea's issue ref; pull requests have none). */
+    ref: text('ref').notNull().default(''),
     milestoneId: integer('milestone_id').notNull().default(0),
     isClosed: integer('is_closed', { mode: 'boolean' }).notNull().default(false),
     isPull: integer('is_pull', { mode: 'boolean' }).notNull().default(false),

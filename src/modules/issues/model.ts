@@ -48,6 +48,7 @@ export const IssueSchema = t.Object(
     original_author_id: Int(),
     title: t.String(),
     body: t.String(),
+    ref: t.String(),
     labels: t.Array(LabelSchema),
     milestone: t.Nullable(MilestoneSchema),
     assignee: t.Nullable(PlainUserSchema),
@@ -136,9 +137,13 @@ export const SearchIssuesQuery = t.Object({
   team: QueryText("with owner: of repositories of this organisation's team"),
 })
 
+/** The branch or tag an issue is about, as Gitea keeps it (a column of 255 characters; not checked against the refs). */
+const IssueRef = t.String({ maxLength: 255, description: 'the branch or tag the issue is about' })
+
 export const CreateIssueOption = t.Object({
   title: t.String({ maxLength: MAX_TITLE }),
   body: t.Optional(t.String({ maxLength: MAX_TEXT })),
+  ref: t.Optional(IssueRef),
   assignee: t.Optional(ListName),
   assignees: t.Optional(BoundedList(ListName)),
   milestone: t.Optional(t.Integer()),
@@ -150,6 +155,7 @@ export const CreateIssueOption = t.Object({
 export const EditIssueOption = t.Object({
   title: t.Optional(t.String({ maxLength: MAX_TITLE })),
   body: t.Optional(t.String({ maxLength: MAX_TEXT })),
+  ref: t.Optional(IssueRef),
   assignee: t.Optional(t.Nullable(ListName)),
   assignees: t.Optional(BoundedList(ListName)),
   milestone: t.Optional(t.Nullable(t.Integer())),

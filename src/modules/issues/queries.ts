@@ -37,6 +37,7 @@ function prepareStatements(db: Db) {
         posterId: sql.placeholder('poster'),
         title: sql.placeholder('title'),
         content: sql.placeholder('content'),
+        ref: sql.placeholder('ref'),
         milestoneId: sql.placeholder('milestone'),
         isClosed: sql.placeholder('closed'),
         isPull: sql.placeholder('pull'),

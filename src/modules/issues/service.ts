@@ -23,6 +23,7 @@ export const parseDue = (value: string | null | undefined, field: string): numbe
 export interface NewIssue {
   title: string
   body?: string
+  ref?: string
   assignee?: string
   assignees?: string[]
   milestone?: number
@@ -76,6 +77,7 @@ export async function createIssue(
       poster: poster.id,
       title: opts.title,
       content: opts.body ?? '',
+      ref: pull ? '' : (opts.ref ?? ''),
       milestone: milestone?.id ?? 0,
       closed,
       pull: !!pull,
@@ -109,6 +111,7 @@ export async function createIssue(
 export interface IssueEdit {
   title?: string
   body?: string
+  ref?: string
   assignee?: string | null
   assignees?: string[]
   milestone?: number | null
@@ -160,7 +163,10 @@ export async function editIssue(
     if (opts.title) set.title = opts.title
     if (opts.body !== undefined) set.content = opts.body
     if (deadline !== undefined) set.deadlineUnix = deadline
+    // Gitea's ChangeIssueRef: an issue's (never a pull request's), by its poster or a writer.
+    if (opts.ref !== undefined && !before.isPull) set.ref = opts.ref
     await deps.db.update(issues).set(set).where(eq(issues.id, current.id))
+    if (set.ref !== undefined && set.ref !== before.ref) await recordIssueEvent(deps.db, before, caller.id, 'issue.ref_changed', { oldRef: before.ref, newRef: set.ref })
     const changes: EditChanges = {}
     if (set.title !== undefined && set.title !== before.title) changes.title = { from: before.title }
     if (set.content !== undefined && set.content !== before.content) changes.body = { from: before.content }

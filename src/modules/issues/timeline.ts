@@ -19,6 +19,7 @@ export const TIMELINE_KINDS: readonly EventKind[] = [
   'issue.milestoned',
   'issue.demilestoned',
   'issue.edited',
+  'issue.ref_changed',
   'pull.merged',
   'pull.synchronized',
   'review.requested',

@@ -60,6 +60,12 @@ function eventWords(event: EventRecord, actor: string | null, people: Map<number
       return <>removed this from the <strong>{text((p.milestone as { title?: unknown } | undefined)?.title)}</strong> milestone</>
     case 'issue.edited':
       return <>changed the title from <del>{text((p.changes as { title?: { from?: unknown } } | undefined)?.title?.from)}</del></>
+    case 'issue.ref_changed': {
+      const from = text(p.oldRef)
+      const to = text(p.newRef)
+      if (!to) return <>removed the reference <code>{from}</code></>
+      return from ? <>changed the reference from <code>{from}</code> to <code>{to}</code></> : <>added the reference <code>{to}</code></>
+    }
     case 'pull.merged':
       return <>merged commit <code>{shortSha(p.mergeCommitSha)}</code></>
     case 'pull.synchronized':

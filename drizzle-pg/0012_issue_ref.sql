@@ -1,0 +1,1 @@
+ALTER TABLE "issues" ADD COLUMN "ref" text DEFAULT '' NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE `issues` ADD `ref` text DEFAULT '' NOT NULL;
