@@ -98,9 +98,9 @@ async function serve() {
 }
 
 async function serveWith(config: Config, log: Logger, fail: (message: string, fields?: LogFields) => never) {
-  // Git's absence (or an old git) is said now, not as a 500 on the first clone.
-  const git = await checkGit()
-  if (!git.ok) fail(`${git.problem}; Warren needs git ${MIN_GIT_VERSION.join('.')} or later on PATH`)
+  // Git's absence (or an old git) is said before serving, not as a 500 on the first clone; the
+  // check (a spawn of `git --version`) runs while the database opens.
+  const gitChecked = checkGit()
   // The start-up repairs below assume nothing else works on the data: a second server would have
   // the first one's repositories being created and the objects of pushes it receives removed.
   // On SQLite one process serves a data folder (the serve mark refuses a second). On PostgreSQL
@@ -112,6 +112,8 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
     if (other) fail(`a Warren (process ${other}) already serves ${config.dataDir}; stop it first (or remove ${join(config.dataDir, SERVE_MARK)} if that process is not Warren)`)
   }
   const deps = await createDeps(config)
+  const git = await gitChecked
+  if (!git.ok) fail(`${git.problem}; Warren needs git ${MIN_GIT_VERSION.join('.')} or later on PATH`)
   // Starts one at a time ("starting"); alone when no other holds "serving", which each running
   // process holds shared for as long as it runs (a crash frees it with the connection).
   const startedAt = Date.now()
@@ -150,17 +152,23 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
   // (src/ops/shutdown.ts) before the database closes. Add new jobs with jobs.add(name, job).
   const jobs = new BackgroundJobs()
   if (serving) jobs.add('serving lock', { stop: () => serving.release() })
-  // With several processes on one PostgreSQL database, each job runs in one of them (asLeader).
-  jobs.add('mirror scheduler', asLeader(deps, 'mirror-scheduler', () => startMirrorScheduler(deps)))
-  jobs.add('pull request checker', asLeader(deps, 'pull-checker', () => startPullChecker(deps)))
-  jobs.add('webhook deliveries', asLeader(deps, 'webhook-deliveries', () => startWebhookWorker(deps)))
-  jobs.add('notifications', asLeader(deps, 'notifier', () => startNotifier(deps)))
-  jobs.add('scheduled merges', asLeader(deps, 'auto-merger', () => startAutoMerger(deps)))
-  // Several processes on PostgreSQL: what one leaves when it dies is repaired while the others
-  // serve. On SQLite one process owns the database, and the start-up repairs above suffice.
-  if (config.databaseUrl) jobs.add('leftover repairs', asLeader(deps, 'leftover-repair', () => startLeftoverRepair(deps)))
-  // The start-up repairs' walk of every repository, a batch at a time while serving.
-  if (alone) jobs.add('repository sweep', startRepositorySweep(deps, { startedAt }))
+  // Started once the server listens, after the event loop's next turn: the first requests are
+  // answered before the jobs' first queries (a stop before then starts none of them).
+  let stopping = false
+  setTimeout(() => {
+    if (stopping) return
+    // With several processes on one PostgreSQL database, each job runs in one of them (asLeader).
+    jobs.add('mirror scheduler', asLeader(deps, 'mirror-scheduler', () => startMirrorScheduler(deps)))
+    jobs.add('pull request checker', asLeader(deps, 'pull-checker', () => startPullChecker(deps)))
+    jobs.add('webhook deliveries', asLeader(deps, 'webhook-deliveries', () => startWebhookWorker(deps)))
+    jobs.add('notifications', asLeader(deps, 'notifier', () => startNotifier(deps)))
+    jobs.add('scheduled merges', asLeader(deps, 'auto-merger', () => startAutoMerger(deps)))
+    // Several processes on PostgreSQL: what one leaves when it dies is repaired while the others
+    // serve. On SQLite one process owns the database, and the start-up repairs above suffice.
+    if (config.databaseUrl) jobs.add('leftover repairs', asLeader(deps, 'leftover-repair', () => startLeftoverRepair(deps)))
+    // The start-up repairs' walk of every repository, a batch at a time while serving.
+    if (alone) jobs.add('repository sweep', startRepositorySweep(deps, { startedAt }))
+  }, 0)
   log.info(`listening on http://${config.host}:${server.port} (public URL ${config.baseUrl})`, { git: git.version })
   if (config.startSshServer) {
     // Imported only when the SSH server is on (ssh2 and its ciphers are not loaded otherwise).
@@ -171,7 +179,6 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
   log.info(`data in ${config.dataDir} (database ${config.databaseUrl ? 'PostgreSQL' : join(config.dataDir, 'warren.db')})`)
   // SIGTERM / SIGINT: one orderly shutdown; a second signal cuts off what still runs at once.
   const cutNow = new AbortController()
-  let stopping = false
   const onSignal = async (signal: string) => {
     if (stopping) return cutNow.abort()
     stopping = true
