@@ -21,7 +21,6 @@ import { startAutoMerger } from './jobs/auto-merger'
 import { startLeftoverRepair } from './jobs/leftover-repair'
 import { startRepositorySweep } from './jobs/repository-sweep'
 import { repairPullMerges } from './modules/pulls/merge'
-import { repairAttachments } from './modules/releases/storage'
 import { checkGit, MIN_GIT_VERSION } from './ops/git-check'
 import { BackgroundJobs, shutdown } from './ops/shutdown'
 import { releaseServeMark, runningServer, SERVE_MARK, takeServeMark } from './ops/serve-mark'
@@ -125,11 +124,10 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
     const held = await tryLock(deps.db, 'serving', 'shared')
     if (alone) {
       // What a crash leaves, at a cost bounded by what was under way, not by the data's size:
-      // unfinished repositories and folders without a row, attachments, pending pushes (no push
-      // runs yet, so each is settled: the only repositories whose refs can be unrecorded), merges.
-      // Reading every repository is left to the background sweep started below.
+      // unfinished repositories, pending pushes (no push runs yet, so each is settled: the only
+      // repositories whose refs can be unrecorded), merges. Reading every repository, folder and
+      // release asset is left to the background sweep started below.
       await repairAtStart(deps)
-      await repairAttachments(deps)
       const reconciled = await reconcilePendingPushes(deps)
       if (reconciled.updated) log.info(`recorded the pushes a stop interrupted in ${reconciled.updated} repositories`)
       const mergesRepaired = await repairPullMerges(deps)
