@@ -7,11 +7,13 @@
  * TypeScript file, a branch changing 20 files (its pull request, and the commit shown).
  * Targets (PERFORMANCE.md): home, issue with 50 comments, PR files page ≤ 10 ms p50 and
  * ≤ 100 KB; a 2,000-line highlighted file ≤ 30 ms p50 and ≤ 300 KB. Runs on SQLite, or on
- * PostgreSQL when WARREN_DATABASE_URL is set.
+ * PostgreSQL when WARREN_DATABASE_URL is set. With WARREN_BENCH_HTML set to a folder, each page's
+ * HTML is written there (to read what the bytes are), and with WARREN_BENCH_PAGES_ONLY=1 the load
+ * under 16 connections is skipped.
  *
  *   bun bench/web.ts [seconds=10]
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { durationFromArgv, loadTest, printRssSummary } from './lib/autocannon'
@@ -88,6 +90,11 @@ async function timePage(label: string, path: string, target: string): Promise<bo
     console.log(`${label.padEnd(34)} not served (${first.status})`)
     return false
   }
+  const saveTo = process.env.WARREN_BENCH_HTML
+  if (saveTo) {
+    mkdirSync(saveTo, { recursive: true })
+    writeFileSync(join(saveTo, `${label.replace(/[^a-z0-9]+/gi, '-')}.html`), html)
+  }
   const times: number[] = []
   for (let i = 0; i < 100; i++) {
     const t0 = performance.now()
@@ -113,9 +120,11 @@ try {
   console.log('server time: 100 requests one after the other (after a first one that fills the caches)')
   const served: [string, string][] = []
   for (const [label, path, target] of pages) if (await timePage(label, path, target)) served.push([label, path])
-  console.log(`\n16 connections, ${seconds} s per page`)
-  for (const [label, path] of served) await loadTest(label, origin + path, seconds, [], 34)
-  printRssSummary()
+  if (process.env.WARREN_BENCH_PAGES_ONLY !== '1') {
+    console.log(`\n16 connections, ${seconds} s per page`)
+    for (const [label, path] of served) await loadTest(label, origin + path, seconds, [], 34)
+    printRssSummary()
+  }
 } finally {
   await server.stop(true)
   await Bun.sleep(200)

@@ -5,7 +5,7 @@
 # its time waiting on git, sockets and the database, so two processes keep both cores busy where
 # one leaves them half idle. Both halves always run; each prints its own summary, the two are
 # summed on the last line, and the exit status is non-zero if either half failed. Arguments are
-# passed to both `bun test` runs (a file or a name filter).
+# passed to both `bun test` runs (files, as below, or a name filter).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
@@ -17,10 +17,31 @@ PG_URL="${WARREN_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
 out_dir="$(mktemp -d)"
 trap 'rm -rf "$out_dir"' EXIT
 
+# A test file that does not depend on the run's database runs in one half only, the one its line
+# `// runs in one half: sqlite` (or `postgresql`) names: the browser tests (they drive the pages in
+# Chromium; the pages' server side is covered on both databases by the plain HTTP page tests), the
+# static checks, and the tests that open the databases they test themselves. Every other file runs
+# in both. File arguments are filtered the same way; other arguments (a name filter) go to both.
+half_of() { sed -n 's|^// runs in one half: \([a-z]*\)$|\1|p' "$1" | head -1; }
+files_for() { # half name: the files it runs, one per line
+  local f only
+  for f in "${FILES[@]}"; do
+    only=$(half_of "$f")
+    [ -z "$only" ] || [ "$only" = "$1" ] && echo "./${f#./}"
+  done
+}
+
 run_half() { # name, then env assignments for `env`
   local name="$1"; shift
   local start=$SECONDS
-  env "$@" bun test --timeout "$TEST_TIMEOUT_MS" "${ARGS[@]}" > "$out_dir/$name.log" 2>&1 &
+  local files=()
+  mapfile -t files < <(files_for "$name")
+  if [ ${#files[@]} -eq 0 ]; then
+    echo "=== $name: none of the files runs in this half ==="
+    echo none > "$out_dir/$name.status"
+    return
+  fi
+  env "$@" bun test --timeout "$TEST_TIMEOUT_MS" "${OTHER_ARGS[@]}" "${files[@]}" > "$out_dir/$name.log" 2>&1 &
   local pid=$!
   tail -n +1 --pid="$pid" -f "$out_dir/$name.log" 2>/dev/null | sed -u "s/^/[$name] /" &
   local status=0
@@ -29,7 +50,11 @@ run_half() { # name, then env assignments for `env`
   wait # the prefixed copy ends with the process
   echo "=== $name: exit $status in $((SECONDS - start)) s ==="
 }
-ARGS=("$@")
+FILES=(); OTHER_ARGS=()
+for arg in "$@"; do
+  case "$arg" in *.test.ts) FILES+=("$arg") ;; *) OTHER_ARGS+=("$arg") ;; esac
+done
+[ ${#FILES[@]} -eq 0 ] && FILES=(test/*.test.ts)
 echo "=== sqlite and postgresql, at the same time ==="
 run_half sqlite -u WARREN_DATABASE_URL &
 run_half postgresql WARREN_DATABASE_URL="$PG_URL" &
@@ -39,6 +64,7 @@ passed=0; failed=0; worst=0
 echo
 echo "=== summary ==="
 for name in sqlite postgresql; do
+  [ "$(cat "$out_dir/$name.status")" = none ] && { echo "$name: no file of this half was asked for"; continue; }
   p=$(grep -E '^ *[0-9]+ pass$' "$out_dir/$name.log" | tail -1 | tr -dc 0-9); p=${p:-0}
   f=$(grep -E '^ *[0-9]+ fail$' "$out_dir/$name.log" | tail -1 | tr -dc 0-9); f=${f:-0}
   s=$(grep -E '^ *[0-9]+ skip$' "$out_dir/$name.log" | tail -1 | tr -dc 0-9); s=${s:-0}

@@ -9,7 +9,7 @@ import { errorFields, loggerOf } from './lib/log'
 import { openapiDocument, type RouteInfo } from './edge/openapi-document'
 import { bodyParser } from './edge/body-parser'
 import { docsAssetsModule } from './modules/docs'
-import { errorPage, webModule } from './web'
+import { webRefusal, webModule } from './web'
 import { miscModule } from './modules/misc'
 import { usersModule } from './modules/users'
 import { reposModule } from './modules/repos'
@@ -138,7 +138,7 @@ export function createApp(deps: AppDeps) {
       // Web pages (and a browser's request for a path nothing serves) answer error pages.
       const web = deps.auth.sessionAccepted(request) || (code === 'NOT_FOUND' && wantsPage(request))
       const errorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) =>
-        web ? errorPage(status, message, null, set.headers) : apiErrorBody(set, status, message, extra)
+        web ? webRefusal(request, status, message, set.headers) : apiErrorBody(set, status, message, extra)
       if (error instanceof ApiError) {
         Object.assign(set.headers, error.headers)
         return errorBody(set, error.status, error.message, error.extra)

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { tmpdir } from 'node:os'
 import { repoPath } from '../src/git/run'
 import { gitOk, oneCommitRepo, refsOf, remoteUrl } from './git-fixture'
 import { basic, runCli, SOURCES, startServe, tempDirs } from './process-helpers'
@@ -196,8 +197,12 @@ describe('warren serve', () => {
     expect(requests.find((l) => l.path === '/api/v1/repos/nobody/nothing')).toMatchObject({ status: 404, user: '-' })
     for (const r of requests) expect(typeof r.duration_ms).toBe('number')
 
-    const text = await serve(data, { WARREN_LOG: 'text' })
+    // Started from another folder (as the installed `warren` command is): the web pages render too.
+    const text = await startServe(SOURCES, data, { WARREN_LOG: 'text' }, { cwd: tmpdir() })
     await fetch(`${text.url}/api/v1/version`)
+    const home = await fetch(`${text.url}/explore/repos`)
+    expect(home.status).toBe(200)
+    expect(await home.text()).toContain('<title>Explore repositories · Warren</title>')
     await text.stop()
     expect(text.output()).toMatch(/ INFO request method=GET path=\/api\/v1\/version status=200 duration_ms=[\d.]+ user=- /)
 

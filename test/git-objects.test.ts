@@ -1,3 +1,4 @@
+// runs in one half: sqlite
 /**
  * The one object reader and the one tree entry type of src/git: readObject's bound through the
  * batch reader (whole up to `maxBytes`, none past it, with `cut` exactly the first `maxBytes`),

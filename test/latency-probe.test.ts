@@ -1,3 +1,4 @@
+// runs in one half: sqlite
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { latencyProbe } from './latency-probe'
 

@@ -1,4 +1,6 @@
+// runs in one half: sqlite
 import { expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /**
@@ -20,4 +22,17 @@ test('src/ keeps its layers, with no import cycle', async () => {
   expect(code).toBe(0)
   // It read the tree (an empty run would pass vacuously).
   expect(out).toMatch(/no dependency violations found \(\d{3,} modules/)
+})
+
+/**
+ * Every JSX file of src/ names its JSX runtime itself: Bun takes tsconfig.json's `jsxImportSource`
+ * from the folder it is started in, so `warren` started elsewhere (an installed command) would
+ * otherwise look for React's runtime (test/cli.test.ts starts a server from another folder).
+ */
+test('every .tsx file of src/ names the warren-jsx runtime in its first line', async () => {
+  const root = join(import.meta.dir, '..')
+  const files = [...new Bun.Glob('src/**/*.tsx').scanSync({ cwd: root })]
+  expect(files.length).toBeGreaterThan(10)
+  const without = files.filter((f) => !readFileSync(join(root, f), 'utf8').startsWith('/** @jsxImportSource warren-jsx */'))
+  expect(without).toEqual([])
 })

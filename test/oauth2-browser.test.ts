@@ -1,3 +1,4 @@
+// runs in one half: sqlite
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { chromium, type Browser } from 'playwright-core'
 import * as oidc from 'openid-client'

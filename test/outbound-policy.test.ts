@@ -1,3 +1,4 @@
+// runs in one half: sqlite
 import { describe, expect, test } from 'bun:test'
 import { lookup } from 'node:dns/promises'
 import { addressClass, addressKind, checkOutbound, outboundPolicy, parseSubnet, type AddressClass, type AddressKind } from '../src/lib/outbound-policy'

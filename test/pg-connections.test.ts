@@ -1,3 +1,4 @@
+// runs in one half: postgresql
 /**
  * How many PostgreSQL connections one Warren process holds (the README's figure, read from the
  * README itself), and what the API answers when the database refuses or loses its connections.

@@ -1,3 +1,4 @@
+// runs in one half: postgresql
 /**
  * The page caches on PostgreSQL, across processes: two `warren serve` processes on one database
  * (as behind a load balancer). A list answered by process B is kept by B (a change made behind

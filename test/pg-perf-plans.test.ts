@@ -1,3 +1,4 @@
+// runs in one half: postgresql
 /**
  * What PostgreSQL does with Warren's statements, read from its plans (EXPLAIN), never from a
  * clock: lists of ids search the column's index (no whole-table read into a hash), substring

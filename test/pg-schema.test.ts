@@ -1,3 +1,4 @@
+// runs in one half: postgresql
 /**
  * The PostgreSQL schema derived from the SQLite one (src/db/pg-schema.ts): every table keeps its
  * columns, keys, indexes and references; the migrations drizzle-kit wrote in drizzle-pg/ are up to

@@ -81,7 +81,7 @@ describe('merge styles give the commit graphs Gitea gives', () => {
     expect(pr).toMatchObject({ state: 'closed', merged: true, merge_commit_sha: tip, merged_by: { login: 'bob' }, mergeable: false })
     expect(pr.merged_at).toBe(pr.closed_at)
     expect((await s.get('/repos/alice/m-merge/pulls/1/merge')).status).toBe(204)
-    expect((await s.get('/repos/alice/m-merge/issues/1')).body.pull_request).toEqual({ merged: true, merged_at: pr.merged_at })
+    expect((await s.get('/repos/alice/m-merge/issues/1')).body.pull_request).toEqual({ merged: true, merged_at: pr.merged_at, draft: false, html_url: pr.html_url })
     expect((await s.get('/repos/alice/m-merge')).body.open_pr_counter).toBe(0)
     // pull.merged, then the base branch's push by the merger (the push machinery recorded it).
     const events = (await eventsOfRepo(s.deps.db, sc.id, last, 500)).map((e) => [e.kind, e.actorId, e.payload])

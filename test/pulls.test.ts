@@ -60,7 +60,7 @@ describe('pull requests: open, mergeability, head refs', () => {
     expect(r.body.base.repo).toMatchObject({ full_name: 'alice/proj', permissions: { admin: true, push: true, pull: true } })
     // The issue side: pull_request set, in issue lists, told apart by type.
     const issue = await s.get('/repos/alice/proj/issues/2', tok(alice))
-    expect(issue.body.pull_request).toEqual({ merged: false, merged_at: null })
+    expect(issue.body.pull_request).toEqual({ merged: false, merged_at: null, draft: false, html_url: `${s.url}/alice/proj/pulls/2` })
     expect(issue.body.html_url).toBe(`${s.url}/alice/proj/pulls/2`)
     expect((await s.get('/repos/alice/proj/issues?type=pulls')).body.map((i: any) => i.number)).toEqual([2])
     expect((await s.get('/repos/alice/proj/issues?type=issues')).body.map((i: any) => i.number)).toEqual([1])

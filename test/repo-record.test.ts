@@ -57,9 +57,8 @@ describe('version handshake', () => {
     expect(m).not.toBeNull()
     const [major, minor] = [Number(m![1]), Number(m![2])]
     expect(major).toBe(1)
-    // go-sdk refuses servers below 1.11; Renovate gates reviewers at 1.14 and auto-merge at 1.17.
-    expect(minor).toBeGreaterThanOrEqual(14)
-    expect(minor).toBeLessThan(17)
+    // The gates up to 1.23 (src/version.ts; each driven by test/client-version-gates.test.ts).
+    expect(minor).toBe(23)
     expect(version).not.toContain('gitea-')
   })
 })

@@ -108,7 +108,7 @@ async function send(route: Route, url: string, who: TestUser | null) {
   try {
     parsed = JSON.parse(text)
   } catch {}
-  return { status: res.status, body: parsed, text }
+  return { status: res.status, body: parsed, text, headers: res.headers }
 }
 
 /** The URL of a route that names a release asset (`attachment` need), for `asset`. */
@@ -116,6 +116,12 @@ const assetUrlOf = (route: Route, asset: Asset): string =>
   declared<AttachmentNeed>(route, 'attachment') === 'uuid'
     ? route.path.replace(':uuid', asset.uuid)
     : route.path.replace(':owner', 'alice').replace(':repo', asset.repo).replace('*', `${asset.tag}/${asset.name}`)
+
+/**
+ * What an anonymous caller gets from a route needing more: 401, except a web page's plain visit
+ * (a GET), which goes to the sign-in page (303; Gitea's reqSignIn).
+ */
+const anonymously = (route: Route): number => (route.detail['x-warren-page'] && (route.method === 'GET' || route.method === 'HEAD') ? 303 : 401)
 
 /** Every case: the route, who calls, the expected status; nothing may change in the database. */
 async function expectRefused(cases: [Route, string, TestUser | null, number][]) {
@@ -128,9 +134,11 @@ async function expectRefused(cases: [Route, string, TestUser | null, number][]) 
     if (res.status !== status) problems.push(`${route.method} ${url} as ${who?.name ?? 'anonymous'}: ${res.status} (wanted ${status}) ${res.text.slice(0, 100)}`)
     else if (after !== before) problems.push(`${route.method} ${url} as ${who?.name ?? 'anonymous'}: refused, yet the database changed`)
     before = after
-    // Web pages answer error pages, never JSON.
+    // Web pages answer error pages, never JSON; or send a visitor to sign in first.
     if (route.detail['x-warren-page']) {
-      if (res.status === status && !res.text.startsWith('<!doctype html>')) problems.push(`${route.method} ${url}: not an error page: ${res.text.slice(0, 100)}`)
+      if (res.status === 303 && status === 303) {
+        if (!res.headers.get('location')?.startsWith('/user/login?redirect_to=')) problems.push(`${route.method} ${url}: 303 elsewhere than the sign-in page: ${res.headers.get('location')}`)
+      } else if (res.status === status && !res.text.startsWith('<!doctype html>')) problems.push(`${route.method} ${url}: not an error page: ${res.text.slice(0, 100)}`)
     } else if (res.status === status && (typeof res.body?.message !== 'string' || typeof res.body?.url !== 'string'))
       problems.push(`${route.method} ${url}: not the API's error shape: ${res.text.slice(0, 100)}`)
   }
@@ -188,7 +196,7 @@ describe('route table', () => {
       const level = need.level ?? 'read'
       if (level !== 'read') {
         cases.push([route, urlOf(route), below[level]!, 403])
-        cases.push([route, urlOf(route), null, 401])
+        cases.push([route, urlOf(route), null, anonymously(route)])
       }
     }
     await expectRefused(cases)
@@ -215,7 +223,7 @@ describe('route table', () => {
 
   test('routes that need a signed-in caller answer 401 to an anonymous one', async () => {
     const cases: [Route, string, TestUser | null, number][] = []
-    for (const route of routes) if (declared(route, 'signed') || declared(route, 'siteAdmin')) cases.push([route, urlOf(route), null, 401])
+    for (const route of routes) if (declared(route, 'signed') || declared(route, 'siteAdmin')) cases.push([route, urlOf(route), null, anonymously(route)])
     await expectRefused(cases)
   })
 
@@ -240,7 +248,7 @@ describe('route table', () => {
     for (const route of routes) {
       const role = declared<TeamRoleNeed>(route, 'team')
       if (!role) continue
-      cases.push([route, urlOf(route), stranger, 404], [route, urlOf(route), null, 401])
+      cases.push([route, urlOf(route), stranger, 404], [route, urlOf(route), null, anonymously(route)])
       if (role === 'owner') cases.push([route, urlOf(route), member, 404])
     }
     await expectRefused(cases)

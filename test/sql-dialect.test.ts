@@ -1,3 +1,4 @@
+// runs in one half: postgresql
 /**
  * The dialect-specific SQL of the db layer (src/db/sql.ts) and the raw-values reads
  * (valueRows + rowMapper, src/db/row-mapper.ts) give the same answers on both databases: each

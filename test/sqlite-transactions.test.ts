@@ -1,3 +1,4 @@
+// runs in one half: sqlite
 /**
  * SQLite's write gate (src/db/client.ts): one connection serves every request, so a write
  * transaction must take in no statement of another request, and transactions queued behind an

@@ -1,3 +1,4 @@
+// runs in one half: sqlite
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import AxeBuilder from '@axe-core/playwright'
@@ -60,16 +61,20 @@ test('home → folder → file → a line, then a range by shift-click; the hist
   await page.getByRole('link', { name: 'main.ts' }).click()
   await page.waitForURL(/main\.ts$/)
   await expectAccessible(page)
-  await page.getByRole('link', { name: '1', exact: true }).click()
+  // A click on a line's number (drawn in the line's left margin) marks the line, a shift-click a range.
+  await page.locator('#L1').click({ position: { x: 8, y: 4 } })
   await page.waitForURL(/#L1$/)
-  expect(await page.locator('tr:target td').nth(1).textContent()).toBe('// entry')
-  await page.getByRole('link', { name: '3', exact: true }).click({ modifiers: ['Shift'] })
+  expect(await page.locator('li:target').textContent()).toBe('// entry')
+  await page.locator('#L3').click({ position: { x: 8, y: 4 }, modifiers: ['Shift'] })
   await page.waitForURL(/#L1-L3$/)
-  expect(await page.locator('table.lines tr.selected').count()).toBe(3)
+  expect(await page.locator('ol.lines > li.selected').count()).toBe(3)
+  // A click on the text itself marks nothing.
+  await page.locator('#L2').click({ position: { x: 200, y: 4 } })
+  expect(page.url()).toMatch(/#L1-L3$/)
   // A shared range link highlights its rows on load.
   await page.goto(s.url + '/alice/demo/src/tag/v1.0/src/main.ts#L2-L3')
-  await page.locator('table.lines tr.selected').nth(1).waitFor()
-  expect(await page.locator('table.lines tr.selected td').nth(1).textContent()).toBe('export const answer: number = 42')
+  await page.locator('ol.lines > li.selected').nth(1).waitFor()
+  expect(await page.locator('ol.lines > li.selected').nth(0).textContent()).toBe('export const answer: number = 42')
   // The history, then a commit.
   await page.getByRole('navigation', { name: 'Repository pages' }).getByRole('link', { name: 'Commits' }).click()
   await page.waitForURL(/\/commits\/branch\/master$/)

@@ -1,3 +1,4 @@
+// runs in one half: sqlite
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import AxeBuilder from '@axe-core/playwright'
@@ -7,7 +8,8 @@ import { notifyRound } from '../src/notify/consumer'
 /**
  * The issue tracker's pages in a real browser (Debian's Chromium, driven by playwright-core):
  * filing an issue and commenting through the forms (seen through the API), closing and reopening,
- * a merge blocked by branch protection saying which rule, merging with the button, notifications;
+ * a line comment from a pull request's files page, a merge blocked by branch protection saying
+ * which rule, merging with the button, notifications;
  * axe-core on every page visited (no serious or critical violation).
  */
 
@@ -116,6 +118,17 @@ test('a merge blocked by branch protection says which rule; once allowed, the bu
   // Bob, a writer, approves through the review form.
   expect((await s.put('/repos/alice/demo/collaborators/bob', { permission: 'write' }, { token: alice.token })).status).toBe(204)
   const reviewer = await signedIn(bob)
+  // First a comment on a line, from the files page: the line's number opens the form under it.
+  await reviewer.goto(page.url() + '/files')
+  await expectAccessible(reviewer)
+  await reviewer.getByRole('link', { name: 'Comment on line 2' }).click()
+  await reviewer.waitForURL(/\?comment=1-R2#line-form$/)
+  await reviewer.getByLabel('Comment on feature.txt, line 2').fill('Is *two* right?')
+  await expectAccessible(reviewer)
+  await reviewer.getByRole('button', { name: 'Comment', exact: true }).click()
+  await reviewer.waitForURL(/\/files#issuecomment-\d+$/)
+  expect(await reviewer.locator('tr.notes .line-comment').textContent()).toContain('Is two right?')
+  await expectAccessible(reviewer)
   await reviewer.goto(page.url())
   await reviewer.getByLabel('Review comment').fill('Looks good')
   await reviewer.getByLabel('Approve').check()

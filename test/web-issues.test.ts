@@ -4,6 +4,8 @@ import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { signInByForm } from './web-session'
 import { issues } from '../src/db/schema'
 import { notifyRound } from '../src/notify/consumer'
+import { startPullChecker } from '../src/jobs/pull-checker'
+import { until } from './webhook-receiver'
 
 /**
  * The issue tracker's pages over plain HTTP: lists and their filters, an issue's and a pull
@@ -337,6 +339,77 @@ describe('the pull request page', () => {
     const after = textOf(await (await page(url)).text())
     expect(after).toContain('merged this pull request')
     expect(after).toContain('alice merged commit')
+  }, LIMIT_MS)
+})
+
+describe("a pull request's files", () => {
+  test('line comments at their lines, a form per line for the signed-in (CSRF), old lines too; outdated ones listed apart', async () => {
+    const token = { token: alice.token }
+    // Beside master (protected by an earlier test): a base branch with the file, and a head changing it.
+    expect((await s.post('/repos/alice/pub/branches', { new_branch_name: 'lines-base', old_branch_name: 'master' }, token)).status).toBe(201)
+    expect((await s.post('/repos/alice/pub/contents', { branch: 'lines-base', files: [{ operation: 'create', path: 'lines.txt', content: b64('a\nb\nc\nd\n') }], message: 'lines' }, token)).status).toBe(201)
+    expect((await s.post('/repos/alice/pub/branches', { new_branch_name: 'lines', old_branch_name: 'lines-base' }, token)).status).toBe(201)
+    const update = async (text: string) => {
+      const sha = (await s.get('/repos/alice/pub/contents/lines.txt?ref=lines', token)).body.sha
+      expect((await s.put('/repos/alice/pub/contents/lines.txt', { branch: 'lines', sha, content: b64(text), message: `lines: ${text.split('\n')[1]}` }, token)).status).toBe(200)
+    }
+    await update('a\nB\nc\nd\n')
+    const pr = await s.post('/repos/alice/pub/pulls', { head: 'lines', base: 'lines-base', title: 'Change a line' }, token)
+    expect(pr.status).toBe(201)
+    const url = `/alice/pub/pulls/${pr.body.number}`
+    // Anonymous visitors read the diff with plain numbers.
+    const anon = await (await page(`${url}/files`)).text()
+    expect(anon).toContain('<tr class=del><td>2<td><td>-b<tr class=add><td><td>2<td>+B')
+    expect(anon).not.toContain('?comment=')
+    // A signed-in reader: each number links to its form, which opens under its line.
+    const files = await (await page(`${url}/files`, 'bob')).text()
+    expect(files).toContain('<tr class=add><td><td><a href="?comment=1-R2#line-form" aria-label="Comment on line 2">2</a><td>+B')
+    expect(files).toContain('<a href="?comment=1-L2#line-form" aria-label="Comment on old line 2">2</a>')
+    const form = await (await page(`${url}/files?comment=1-R2`, 'bob')).text()
+    const opened = form.slice(form.indexOf('<tr class=add><td><td>'))
+    expect(opened).toMatch(/^<tr class=add><td><td><a [^>]+>2<\/a><td>\+B<tr class=notes><td colspan=3><div class="line-comments"><form class="stack wide" method="post" action="\/alice\/pub\/pulls\/\d+\/reviews" id="line-form">/)
+    for (const field of ['name="line_path" value="lines.txt"', 'name="line_number" value="2"', 'name="line_side" value="new"', 'Comment on lines.txt, line 2']) expect(opened).toContain(field)
+    expect(await (await page(`${url}/files?comment=1-R99`, 'bob')).text()).not.toContain('id="line-form"')
+    // Without its CSRF token nothing is written; with it, a review of that one comment, and back to it.
+    const fields = { type: 'comment', return_to: 'files', line_path: 'lines.txt', line_number: '2', line_side: 'new', line_content: 'Why **B**?' }
+    expect((await postForm(`${url}/reviews`, 'bob', fields)).status).toBe(403)
+    expect((await s.get(`/repos/alice/pub/pulls/${pr.body.number}/reviews`, token)).body).toEqual([])
+    const csrf = /name="_csrf" value="([0-9a-f]+)"/.exec(opened)![1]!
+    const made = await postForm(`${url}/reviews`, 'bob', { ...fields, _csrf: csrf })
+    expect(made.status).toBe(303)
+    const oldSide = await postForm(`${url}/reviews`, 'bob', { ...fields, _csrf: csrf, line_side: 'old', line_content: 'b was fine' })
+    expect(oldSide.status).toBe(303)
+    expect((await postForm(`${url}/reviews`, 'bob', { ...fields, _csrf: csrf, line_content: ' ' })).status).toBe(422)
+    const reviews = (await s.get(`/repos/alice/pub/pulls/${pr.body.number}/reviews`, token)).body
+    expect(reviews.map((r: any) => [r.user.login, r.state, r.comments_count])).toEqual([['bob', 'COMMENT', 1], ['bob', 'COMMENT', 1]])
+    const [comment] = (await s.get(`/repos/alice/pub/pulls/${pr.body.number}/reviews/${reviews[0].id}/comments`, token)).body
+    const [old] = (await s.get(`/repos/alice/pub/pulls/${pr.body.number}/reviews/${reviews[1].id}/comments`, token)).body
+    expect([comment.path, comment.position, old.original_position]).toEqual(['lines.txt', 2, 2])
+    // The comment's html_url is where the form sent the browser: its place on the files page.
+    expect(comment.html_url).toBe(`${s.config.baseUrl}${url.slice(1)}/files#issuecomment-${comment.id}`)
+    expect(made.headers.get('location')).toBe(`${url}/files#issuecomment-${comment.id}`)
+    const shown = await (await page(`${url}/files`)).text()
+    expect(shown).toContain(`<tr class=del><td>2<td><td>-b<tr class=notes><td colspan=3><div class="line-comments"><div class="line-comment" id="issuecomment-${old.id}">`)
+    expect(shown).toContain(`<tr class=add><td><td>2<td>+B<tr class=notes><td colspan=3><div class="line-comments"><div class="line-comment" id="issuecomment-${comment.id}">`)
+    expect(shown).toContain('Why <strong>B</strong>?')
+    expect(shown).not.toContain('Outdated comments')
+    // The conversation links each line comment to its place in the diff.
+    expect(await (await page(url)).text()).toContain(`<a href="${comment.html_url}">in the diff</a>`)
+    // A push changing line 2 makes its comment outdated: listed apart with the hunk it was made on; the old line's stays.
+    const checker = startPullChecker(s.deps)
+    try {
+      await update('a\nBB\nc\nd\n')
+      await until(async () => (await s.get(`/repos/alice/pub/pulls/${pr.body.number}/reviews/${reviews[0].id}/comments`, token)).body[0].position === 0, 'the comment outdated')
+    } finally {
+      await checker.stop()
+    }
+    const later = await (await page(`${url}/files`)).text()
+    const apart = later.slice(later.indexOf('Outdated comments'), later.indexOf('<section class="diff-view"'))
+    expect(apart).toContain(`id="issuecomment-${comment.id}"`)
+    expect(apart).toContain('<code>lines.txt</code> line 2')
+    expect(apart).toContain('+B')
+    expect(later).toContain('<tr class=add><td><td>2<td>+BB<tr><td>3<td>3<td> c')
+    expect(later).toContain(`<tr class=del><td>2<td><td>-b<tr class=notes><td colspan=3><div class="line-comments"><div class="line-comment" id="issuecomment-${old.id}">`)
   }, LIMIT_MS)
 })
 

@@ -86,17 +86,22 @@ describe('pages and their access', () => {
     expect(html).toContain('A &lt;b&gt;public&lt;/b&gt; one')
     expect(html).toContain('Hello</h1>')
     expect(html).toContain('aria-label="Branches"')
+    // The same page again (its README kept rendered) reads the same.
+    expect(await (await page('/alice/pub')).text()).toBe(html)
+    // An empty repository: no branch to list.
+    expect((await s.post('/user/repos', { name: 'empty' }, { token: alice.token })).status).toBe(201)
+    const empty = await page('/alice/empty')
+    expect(empty.status).toBe(200)
+    expect(await empty.text()).toContain('This repository is empty.')
   })
 
   test('folder, file with line anchors, binary file, raw download, unknown paths', async () => {
     const folder = await (await page('/alice/pub/src/branch/master/src')).text()
     expect(folder).toContain('href="/alice/pub/src/branch/master/src/main.ts"')
     const file = await (await page('/alice/pub/src/branch/master/src/main.ts')).text()
-    expect(file).toContain('<tr id="L2">')
-    expect(file).toContain('href="#L2"')
-    expect(file).toContain('hljs-keyword')
-    // A block comment over two lines stays one span per line.
-    expect(file).toMatch(/<tr id="L4"><td class="num"><a href="#L4">4<\/a><\/td><td><span class="hljs-comment">block \*\/<\/span><\/td><\/tr>/)
+    expect(file).toContain('<li id=L2><b>export const</b> <q>answer</q>: <u>number</u> = <u>42</u>')
+    // A block comment over two lines stays one element per line.
+    expect(file).toContain('<li id=L3><em>/* a</em><li id=L4><em>block */</em></ol>')
     const bin = await (await page('/alice/pub/src/branch/master/bin.dat')).text()
     expect(bin).toContain('binary file')
     expect((await page('/alice/pub/raw/branch/master/src/main.ts')).status).toBe(200)

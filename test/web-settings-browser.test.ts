@@ -1,3 +1,4 @@
+// runs in one half: sqlite
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

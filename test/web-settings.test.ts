@@ -33,6 +33,13 @@ async function signIn(user: TestUser): Promise<string> {
   return cookie
 }
 
+/** A signed-out visit of a page that needs a signed-in user: a See Other to the sign-in page, and back to it (Gitea's reqSignIn). */
+async function expectSignInAsked(path: string) {
+  const res = await page(path)
+  expect(res.status).toBe(303)
+  expect(res.headers.get('location')).toBe(`/user/login?redirect_to=${encodeURIComponent(path)}`)
+}
+
 /** Posts a form as a signed-in user with the token of `from` (a page of theirs); `_csrf: null` leaves it out. */
 async function submit(user: TestUser, path: string, fields: Record<string, string | string[]>, opts: { from?: string; csrf?: string | null } = {}) {
   const cookie = await signIn(user)
@@ -74,11 +81,9 @@ afterAll(async () => {
 })
 
 describe('user settings', () => {
-  test('every settings page needs a signed-in user (401 page anonymous), and shows the user their own', async () => {
+  test('every settings page needs a signed-in user (the sign-in page asked for anonymous), and shows the user their own', async () => {
     for (const path of ['/user/settings', '/user/settings/account', '/user/settings/keys', '/user/settings/applications']) {
-      const anon = await page(path)
-      expect(anon.status).toBe(401)
-      expect(anon.headers.get('content-type')).toContain('text/html')
+      await expectSignInAsked(path)
       const mine = await page(path, await signIn(alice))
       expect(mine.status).toBe(200)
       expect(await mine.text()).toContain('aria-current="page"')
@@ -177,7 +182,7 @@ describe('user settings', () => {
 
 describe('creating repositories, stars and watches', () => {
   test('/repo/create: for oneself or an organisation one may create in; not for another', async () => {
-    expect((await page('/repo/create')).status).toBe(401)
+    await expectSignInAsked('/repo/create')
     expect((await s.post('/orgs', { username: 'acme' }, { token: alice.token })).status).toBe(201)
     const form = await (await page('/repo/create', await signIn(alice))).text()
     expect(form).toContain('<option value="acme"')
@@ -265,9 +270,15 @@ describe('explore, registration, administration', () => {
     expect(await mark()).toBe(before)
   })
 
-  test('the admin user list: site administrators only, searched and paged', async () => {
-    expect((await page('/-/admin/users')).status).toBe(401)
-    expect((await page('/-/admin/users', await signIn(alice))).status).toBe(403)
+  test('the admin user list: site administrators only (sign-in asked of anonymous, 403 to others, as Gitea), searched and paged', async () => {
+    await expectSignInAsked('/-/admin/users')
+    await expectSignInAsked('/-/admin/users?q=ali&page=2')
+    const refused = await page('/-/admin/users', await signIn(alice))
+    expect(refused.status).toBe(403)
+    expect(refused.headers.get('content-type')).toContain('text/html')
+    // Signing in from there comes back to the list.
+    const form = await fetch(s.url + '/user/login?redirect_to=%2F-%2Fadmin%2Fusers', { headers: { accept: 'text/html' }, redirect: 'manual' })
+    expect(await form.text()).toContain('name="redirect_to" value="/-/admin/users"')
     const list = await page('/-/admin/users', await signIn(root))
     expect(list.status).toBe(200)
     const html = await list.text()
@@ -291,13 +302,13 @@ describe('repository settings', () => {
   })
   afterAll(() => receiver.stop())
 
-  test('access: the owner 200; a reader 403; a stranger and anonymous 404 on a private one, anonymous 401 on a public one', async () => {
+  test('access: the owner 200; a reader 403; a stranger and anonymous 404 on a private one, anonymous asked to sign in on a public one', async () => {
     const paths = ['/settings', '/settings/collaboration', '/settings/hooks', '/settings/keys']
     for (const p of paths) {
       expect((await page('/alice/tuned' + p, await signIn(alice))).status).toBe(200)
       expect((await page('/alice/tuned' + p, await signIn(bob))).status).toBe(403)
       expect((await page('/alice/tuned' + p, await signIn(stranger))).status).toBe(403)
-      expect((await page('/alice/tuned' + p)).status).toBe(401)
+      await expectSignInAsked('/alice/tuned' + p)
       expect((await page('/alice/web-made' + p, await signIn(stranger))).status).toBe(404)
       expect((await page('/alice/web-made' + p)).status).toBe(404)
     }
@@ -475,8 +486,8 @@ describe('organisations', () => {
     expect((await page('/org/cabal/members', await signIn(stranger))).status).toBe(404)
     expect((await page('/org/cabal/members')).status).toBe(404)
     expect(await (await page('/org/cabal/members', await signIn(alice))).text()).toContain('href="/alice"')
-    // Teams: members of the organisation only (401 anonymous, 403 others, as the API).
-    expect((await page('/org/guild/teams')).status).toBe(401)
+    // Teams: members of the organisation only (anonymous asked to sign in, 403 to others).
+    await expectSignInAsked('/org/guild/teams')
     expect((await page('/org/guild/teams', await signIn(stranger))).status).toBe(403)
     const teams = await (await page('/org/guild/teams', await signIn(alice))).text()
     expect(teams).toContain('href="/org/guild/teams/crafters"')

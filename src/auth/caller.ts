@@ -2,13 +2,14 @@ import { and, eq, gt, inArray, sql } from 'drizzle-orm'
 import { nowUnix } from '../lib/time'
 import type { Config } from '../config'
 import { changeMarkOf, type Db } from '../db/client'
-import { accessTokens, emailAddresses, oauth2Grants, oauth2Tokens, users } from '../db/schema'
+import { accessTokens, emailAddresses, oauth2Grants, oauth2Tokens, publicKeys, users } from '../db/schema'
 import { ApiError, unauthorized, forbidden } from '../lib/errors'
 import { hashPassword, hashToken, newTokenSecret, verifyPassword } from './secrets'
 import { FailureLimiter } from './failure-limiter'
 import { storedScope, type TokenScope } from './scopes'
 import { addressGroup } from '../lib/network-guard'
 import { cookieOf, SESSION_COOKIE, sessionUser } from './sessions'
+import { parseSignatureHeader, signingString, verifiesWith } from './http-signature'
 
 /**
  * A user row. `publicOnly` is set only on the acting user of a request made with a `public-only`
@@ -21,8 +22,11 @@ export type UserRow = typeof users.$inferSelect & { publicOnly?: true }
 export interface Caller {
   /** The acting user (after `sudo`), or null when anonymous. */
   user: UserRow | null
-  /** How the credentials were given: a password (Basic), a token, a web session cookie, or nothing. */
-  method: 'password' | 'token' | 'session' | null
+  /**
+   * How the credentials were given: a password (Basic), a token, an HTTP signature made with an
+   * SSH key (`http-signature.ts`), a web session cookie, or nothing.
+   */
+  method: 'password' | 'token' | 'signature' | 'session' | null
   /** The user the credentials belong to (differs from `user` under sudo). */
   signedInAs: UserRow | null
   /**
@@ -39,7 +43,8 @@ const ANONYMOUS: Caller = { user: null, method: null, signedInAs: null, scope: n
 /**
  * Turns a request's credentials into a Caller, once per request (cached on the Request).
  * Forms, in Gitea's order: `?token=`, `?access_token=`, `Authorization: token|bearer T`,
- * `Authorization: Basic` (login or e-mail with a password, or a token as either half).
+ * `Authorization: Basic` (login or e-mail with a password, or a token as either half), and on API
+ * routes an HTTP signature made with one of the user's SSH keys (`Signature` header).
  * Credentials that are given but wrong answer 401; no credentials means anonymous.
  *
  * Failed sign-ins are limited per account and per client address (429 with `Retry-After` while
@@ -76,6 +81,7 @@ export class Auth {
   private readonly userByLowerName
   private readonly userByEmail
   private readonly userById
+  private readonly userBySshKey
 
   constructor(
     private readonly db: Db,
@@ -109,6 +115,12 @@ export class Auth {
       .where(and(eq(emailAddresses.lowerEmail, sqlPlaceholder('email')), eq(emailAddresses.isActivated, true)))
       .prepare()
     this.userById = db.select().from(users).where(eq(users.id, sqlPlaceholder('id'))).prepare()
+    this.userBySshKey = db
+      .select({ user: users, content: publicKeys.content })
+      .from(publicKeys)
+      .innerJoin(users, eq(users.id, publicKeys.ownerId))
+      .where(and(eq(publicKeys.fingerprint, sqlPlaceholder('fingerprint')), eq(publicKeys.type, 1)))
+      .prepare()
     const { loginFailureWindowMs: window, loginFailureCapacity: capacity } = config
     this.accountFailures = new FailureLimiter(config.loginFailuresPerAccount, window, capacity)
     this.addressFailures = new FailureLimiter(config.loginFailuresPerAddress, window, capacity)
@@ -191,12 +203,17 @@ export class Auth {
     const queryToken = params?.get('token') || params?.get('access_token')
     if (queryToken) return await this.byToken(queryToken, address)
     const header = request.headers.get('authorization')
-    if (!header) return await this.bySession(request)
+    if (!header) {
+      const signature = request.headers.get('signature')
+      if (signature && isApiUrl(request.url)) return await this.bySignature(request, signature, address)
+      return await this.bySession(request)
+    }
     const space = header.indexOf(' ')
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase()
     const value = space < 0 ? '' : header.slice(space + 1).trim()
     if (scheme === 'token' || scheme === 'bearer') return value ? await this.byToken(value, address) : ANONYMOUS
     if (scheme === 'basic') return await this.byBasic(value, address)
+    if (scheme === 'signature' && isApiUrl(request.url)) return await this.bySignature(request, value, address)
     throw unauthorized('unsupported authorization scheme')
   }
 
@@ -246,6 +263,28 @@ export class Auth {
       }
     }
     return { user: { ...found.user }, scope: found.scope }
+  }
+
+  /**
+   * An HTTP signature made with a user's SSH key, found by its fingerprint (`keyId`): the key's
+   * owner, with a token's full rights as Gitea gives them (no scope limits it). 401 with the
+   * reason otherwise, counted as a failure of the client address.
+   */
+  private async bySignature(request: Request, header: string, address?: string): Promise<Caller> {
+    this.checkNotLocked(this.addressFailures, address)
+    try {
+      if (request.headers.has('x-ssh-certificate'))
+        throw unauthorized('SSH certificates are not accepted: this server trusts no SSH certificate authority; sign with a key added to your account')
+      const params = parseSignatureHeader(header)
+      const data = signingString(request, params, nowUnix())
+      const found = params.keyId.includes('\u0000') ? undefined : (await this.userBySshKey.execute({ fingerprint: params.keyId }))[0]
+      if (!found) throw unauthorized(`no SSH key of a user has the fingerprint ${params.keyId}`)
+      if (!verifiesWith(found.content, data, params.signature)) throw unauthorized('HTTP signature verification failed')
+      return this.signedIn(found.user, 'signature', null)
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) this.takeAttempt(this.addressFailures, address)
+      throw e
+    }
   }
 
   /** The user of the request's session cookie, on a web page; anonymous when there is none or it ended. */
@@ -347,7 +386,7 @@ export class Auth {
     return this.dummyHash
   }
 
-  private signedIn(user: UserRow, method: 'password' | 'token', scope: TokenScope | null, grantId?: number): Caller {
+  private signedIn(user: UserRow, method: 'password' | 'token' | 'signature', scope: TokenScope | null, grantId?: number): Caller {
     if (!user.isActive || user.prohibitLogin)
       throw forbidden('This account is prohibited from signing in, please contact your site administrator.')
     return grantId === undefined ? { user, method, signedInAs: user, scope } : { user, method, signedInAs: user, scope, grantId }

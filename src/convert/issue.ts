@@ -26,6 +26,10 @@ export function repoPath(repo: RepoRef): string {
 export const issueHtmlUrl = (config: Config, repo: RepoRef, issue: Pick<IssueRow, 'index' | 'isPull'>) =>
   webUrl(config, `${repoPath(repo)}/${issue.isPull ? 'pulls' : 'issues'}/${issue.index}`)
 
+/** Gitea's default work-in-progress prefixes: a pull request whose title starts with one (any case) is a draft. */
+const WIP_PREFIXES = ['WIP:', '[WIP]']
+export const isDraftTitle = (title: string): boolean => WIP_PREFIXES.some((p) => title.toUpperCase().startsWith(p))
+
 /** The Label record: colour without its `#`. */
 const labelRecord = (label: LabelRow, url: string) => ({
   id: label.id,
@@ -92,8 +96,14 @@ export function toApiIssue(
     updated_at: isoTime(issue.updatedUnix),
     closed_at: issue.isClosed ? isoTimeOrNull(issue.closedUnix) : null,
     due_date: isoTimeOrNull(issue.deadlineUnix),
+    // Gitea's PullRequestMeta: where the pull request is, and whether it is merged or a draft.
     pull_request: issue.isPull
-      ? { merged: rel.pull?.hasMerged ?? false, merged_at: rel.pull?.hasMerged ? isoTimeOrNull(rel.pull.mergedUnix) : null }
+      ? {
+          merged: rel.pull?.hasMerged ?? false,
+          merged_at: rel.pull?.hasMerged ? isoTimeOrNull(rel.pull.mergedUnix) : null,
+          draft: isDraftTitle(issue.title),
+          html_url: issueHtmlUrl(config, repo, issue),
+        }
       : null,
     repository: { id: repo.id, name: repo.name, owner: repo.ownerName, full_name: `${repo.ownerName}/${repo.name}` },
   }

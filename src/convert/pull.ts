@@ -11,7 +11,8 @@ import { isoTimeOrNull } from '../lib/time'
 import { mirrorsOf, repoRecord, type ApiRepo } from './repo'
 import { gitOfRow } from '../auth/repo-context'
 import { isObjectId, runGit } from '../git/run'
-import { issueHtmlUrl, toApiIssue, type IssueRelations, type RepoRef } from './issue'
+import { WeightedCache } from '../lib/weighted-cache'
+import { isDraftTitle, issueHtmlUrl, toApiIssue, type IssueRelations, type RepoRef } from './issue'
 import { userConverter, type ApiUser } from './user'
 import { toApiTeam } from './team'
 import { pullReviewStates, type PullReviewState } from './review'
@@ -44,9 +45,7 @@ export interface DiffStat {
 }
 const NO_DIFF: DiffStat = { files: 0, additions: 0, deletions: 0 }
 
-/** Gitea's default work-in-progress prefixes: a pull request whose title starts with one (any case) is a draft. */
-const WIP_PREFIXES = ['WIP:', '[WIP]']
-export const isDraftTitle = (title: string): boolean => WIP_PREFIXES.some((p) => title.toUpperCase().startsWith(p))
+export { isDraftTitle }
 
 /** ` 4 files changed, 2 insertions(+), 1 deletion(-)` → numbers (absent parts are 0). */
 function parseShortStat(line: string): DiffStat {
@@ -60,12 +59,23 @@ function parseShortStat(line: string): DiffStat {
  * answers, per line, the head's id and then its short stat when anything changed. Pull requests
  * without both commits, or a git failure, count 0.
  */
+/** Stats by repository, head and merge base: what two commits differ by never changes, so a record shown again spawns no git. */
+const statCache = new WeightedCache<DiffStat>(100_000, () => 1)
+
 async function diffStats(deps: AppDeps, base: RepoRow, pulls: PullRow[]): Promise<Map<number, DiffStat>> {
   const stats = new Map<number, DiffStat>()
-  const asked = pulls.filter((p) => isObjectId(p.headSha) && isObjectId(p.mergeBase))
+  const git = gitOfRow(deps, base)
+  const keyOf = (p: PullRow) => `${git.gitDir}\0${p.headSha}\0${p.mergeBase}`
+  const asked: PullRow[] = []
+  for (const p of pulls) {
+    if (!isObjectId(p.headSha) || !isObjectId(p.mergeBase)) continue
+    const known = statCache.get(keyOf(p))
+    if (known) stats.set(p.id, known)
+    else asked.push(p)
+  }
   if (asked.length === 0) return stats
   const r = await runGit(['diff-tree', '--stdin', '-r', '-M', '--always', '--shortstat'], {
-    ...gitOfRow(deps, base),
+    ...git,
     input: asked.map((p) => `${p.headSha} ${p.mergeBase}\n`).join(''),
   }).catch(() => null)
   if (!r || r.code !== 0) return stats
@@ -76,6 +86,7 @@ async function diffStats(deps: AppDeps, base: RepoRow, pulls: PullRow[]): Promis
     at++
     const stat = lines[at]?.startsWith(' ') ? parseShortStat(lines[at++]!) : NO_DIFF
     stats.set(pull.id, stat)
+    statCache.set(keyOf(pull), stat)
   }
   return stats
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config'
+import { createHash } from 'node:crypto'
 import { badRequest, unprocessable } from '../lib/errors'
 import { BODY_KEY, formObject, jsonNestsDeeper, readBodyBounded, tooDeep, type BodyKind } from '../lib/body'
 import type { RouteInfo } from './openapi-document'
@@ -14,9 +15,14 @@ import type { RouteInfo } from './openapi-document'
  *   (urlencoded or multipart) or as JSON. Gitea clients send JSON with or without a
  *   Content-Type (the 2017 SDK omits it on some calls), so a body that is not a form is read as
  *   JSON whatever its type, text/plain too.
+ * A JSON body's `null` members are read as left out, as Gitea reads them (dropGoNulls).
+ * A `Digest` header (RFC 3230: `SHA-256=` or `SHA-512=` and the base64 hash) is checked against the
+ * bytes read, 400 when it differs (checkDigest): an HTTP signature covers the Digest, not the body
+ * (`auth/http-signature.ts`), so this check is what ties a signed request's body to it.
  */
 export function bodyParser(config: Config, routes: () => RouteInfo[]) {
   let kinds: Map<string, BodyKind> | undefined
+  let bodies: Map<string, BodySchema> | undefined
   const kindOf = (method: string, route: string): BodyKind | undefined => {
     // Built once the app is complete (the first request comes after every module was added).
     kinds ??= new Map(routes().flatMap((r) => {
@@ -25,6 +31,13 @@ export function bodyParser(config: Config, routes: () => RouteInfo[]) {
     }))
     return kinds.get(`${method} ${route}`)
   }
+  const bodyOf = (method: string, route: string): BodySchema | undefined => {
+    bodies ??= new Map(routes().flatMap((r) => {
+      const body = r.hooks?.body as BodySchema | undefined
+      return body && typeof body === 'object' && body.properties ? [[`${r.method} ${r.path}`, body] as const] : []
+    }))
+    return bodies.get(`${method} ${route}`)
+  }
   return async ({ request, contentType, route }: { request: Request; contentType: string; route: string }) => {
     const kind = kindOf(request.method, route)
     if (kind === 'unread') return {}
@@ -32,6 +45,8 @@ export function bodyParser(config: Config, routes: () => RouteInfo[]) {
     // git protocol data is never an API body: left to Elysia, which reads no fields from it.
     if (kind === undefined && type.startsWith('application/x-git-')) return
     const bytes = await readBodyBounded(request, config.maxApiBody)
+    const digest = request.headers.get('digest')
+    if (digest !== null) checkDigest(digest, bytes, request.headers.has('signature') || /^signature /i.test(request.headers.get('authorization') ?? ''))
     if (kind === 'text') return new TextDecoder().decode(bytes)
     if (type.startsWith('application/x-www-form-urlencoded')) return formObject(new URLSearchParams(new TextDecoder().decode(bytes)))
     if (type.startsWith('multipart/')) {
@@ -48,6 +63,49 @@ export function bodyParser(config: Config, routes: () => RouteInfo[]) {
     // Every API body is an object: Elysia would coerce an array or a scalar to `{}` and run the
     // route as if no field had been sent (`null` already fails validation).
     if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) throw unprocessable('Expected object', 'body')
+    if (parsed !== null) dropGoNulls(parsed, bodyOf(request.method, route))
     return parsed
+  }
+}
+
+const DIGEST_HASHES: Record<string, string> = { 'sha-256': 'sha256', 'sha-512': 'sha512' }
+
+/**
+ * 400 when a SHA-256 or SHA-512 value of a `Digest` header is not the body's hash; other
+ * algorithms are passed over (RFC 3230), unless the request is signed: its Digest must then name one
+ * of those two, or the signature would vouch for a body nobody checked.
+ */
+function checkDigest(header: string, bytes: Uint8Array, signed: boolean): void {
+  let checked = 0
+  for (const part of header.slice(0, 4096).split(',')) {
+    const eq = part.indexOf('=')
+    const hash = DIGEST_HASHES[part.slice(0, eq).trim().toLowerCase()]
+    if (eq < 0 || !hash) continue
+    if (createHash(hash).update(bytes).digest('base64') !== part.slice(eq + 1).trim())
+      throw badRequest('The Digest header does not match the request body')
+    checked++
+  }
+  if (checked === 0 && signed) throw badRequest('The Digest header names no SHA-256 or SHA-512 hash of the body')
+}
+
+type BodySchema = { properties?: Record<string, FieldSchema>; required?: string[] }
+type FieldSchema = { type?: string | string[]; anyOf?: FieldSchema[] }
+
+const admitsNull = (s: FieldSchema | undefined): boolean =>
+  !!s && (s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null')) || !!s.anyOf?.some(admitsNull))
+
+/**
+ * Go clients (the Go SDK, so tea, the Terraform provider) send `null` for every slice and pointer
+ * they leave unset (`"assignees": null`, `"comments": null`; an issue edit's `"milestone": null`),
+ * and Gitea, decoding with Go's encoding/json, cannot tell a null from a field left out: both leave
+ * it unset (unchanged, in an edit). So a `null` member of a JSON body is taken as left out, unless
+ * the field is required and takes null (`POST .../deadline`'s `due_date`, where null is the
+ * clearing Gitea does for a missing date too).
+ */
+function dropGoNulls(body: Record<string, unknown>, schema: BodySchema | undefined): void {
+  for (const key of Object.keys(body)) {
+    if (body[key] !== null) continue
+    if (schema?.required?.includes(key) && admitsNull(schema.properties?.[key])) continue
+    delete body[key]
   }
 }

@@ -75,7 +75,10 @@ export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number; idleM
     let idleSince = 0
     while (!stopped) {
       try {
-        if (await hasWebhookWork(deps.db)) {
+        const work = await hasWebhookWork(deps.db)
+        // A stop that came meanwhile has ended (or will end) the thread: none starts after it.
+        if (stopped) break
+        if (work) {
           idleSince = 0
           thread ??= startThread(deps, opts.pollMs)
         } else if (thread) {
@@ -106,10 +109,12 @@ export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number; idleM
       unregister()
       stopped = true
       wake()
-      await loop
+      // The thread is told at once, not after this side's loop has noticed: a lane that finished a
+      // delivery must not start its next one once the server is stopping (it would be held for the
+      // whole drain by a slow receiver, cut, and sent again after the restart).
       const ending = thread
       thread = null
-      await ending?.end()
+      await Promise.all([ending?.end(), loop])
     },
   }
 }

@@ -62,9 +62,11 @@ export async function shutdown(
   cutNow: AbortSignal,
 ): Promise<{ cut: boolean }> {
   const deadline = Date.now() + deps.config.shutdownGraceMs
-  log.info('shutting down', { requests: server.pendingRequests, work: workInFlight(), grace_s: deps.config.shutdownGraceMs / 1000 })
+  const inFlight = { requests: server.pendingRequests, work: workInFlight(), grace_s: deps.config.shutdownGraceMs / 1000 }
   const drained = server.stop(false)
   const jobsStopped = jobs.stopAll(log)
+  // Written once every job has been told (a job's stop tells its thread before its first await).
+  log.info('shutting down', inFlight)
   const graceOver = new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))
     cutNow.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })

@@ -1,5 +1,6 @@
 import { changedFiles, type FileChange } from '../git/compare'
 import { requireObjectIds, startGit, type GitRepo } from '../git/run'
+import { WeightedCache } from '../lib/weighted-cache'
 
 /**
  * What the diff component shows of a change from `base` to `head`: the files changed (with their
@@ -8,7 +9,8 @@ import { requireObjectIds, startGit, type GitRepo } from '../git/run'
  * stays free). Every dimension is bounded, as Gitea's MAX_GIT_DIFF_* settings bound its diff page:
  * files listed, files shown with their hunks, lines per file, characters per line, and bytes of
  * diff read in all; git is stopped as soon as the page has what it shows, and the page says what
- * was cut.
+ * was cut. Two commit ids always have the same diff: a diff read within the default limits is kept
+ * (per repository, bounded by its rows), and a page shown again spawns no git.
  */
 
 export interface DiffLimits {
@@ -119,9 +121,22 @@ class DiffParser {
   }
 }
 
-/** The diff from `base` to `head` within `limits`; null when git cannot compare them. */
+/** Diffs read, by repository and ends; weighed by their rows (and one for each file listed). */
+const cache = new WeightedCache<Diff>(200_000, (d) => d.files.reduce((n, f) => n + 1 + f.hunks.reduce((m, h) => m + 1 + h.rows.length, 0), 0))
+
+/** The diff from `base` to `head` within `limits`; null when git cannot compare them. Callers share it: read only. */
 export async function readDiff(git: GitRepo, base: string, head: string, limits: DiffLimits = DIFF_LIMITS): Promise<Diff | null> {
   requireObjectIds('diff', base, head)
+  const key = limits === DIFF_LIMITS ? `${git.gitDir}\0${base}\0${head}` : null
+  const hit = key ? cache.get(key) : undefined
+  if (hit) return hit
+  const read = await diffOf(git, base, head, limits)
+  if (read?.whole && key) cache.set(key, read.diff)
+  return read?.diff ?? null
+}
+
+/** The diff as read, and whether it is what git would always say (not cut by git's failure, its time limit or an abort). */
+async function diffOf(git: GitRepo, base: string, head: string, limits: DiffLimits): Promise<{ diff: Diff; whole: boolean } | null> {
   const listed = await changedFiles(git, base, head, limits.maxListed)
   if (!listed) return null
   const files: FileDiff[] = listed.files.map((change) => ({ change, hunks: [], shown: 'hidden' }))
@@ -133,7 +148,7 @@ export async function readDiff(git: GitRepo, base: string, head: string, limits:
     deletions: files.reduce((n, f) => n + f.change.deletions, 0),
     cut: null,
   }
-  if (files.length === 0) return diff
+  if (files.length === 0) return { diff, whole: true }
   const parser = new DiffParser(files, limits)
   const proc = startGit(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-M', base, head], { ...git, budget: 'long' })
   const reader = proc.stdout.getReader()
@@ -141,6 +156,7 @@ export async function readDiff(git: GitRepo, base: string, head: string, limits:
   let rest = ''
   let bytes = 0
   let wanted = true
+  let ended: Awaited<typeof proc.done>
   try {
     while (wanted) {
       const next = await reader.read()
@@ -167,8 +183,9 @@ export async function readDiff(git: GitRepo, base: string, head: string, limits:
   } finally {
     if (!wanted) proc.kill()
     await reader.cancel().catch(() => {})
-    await proc.done
+    ended = await proc.done
   }
   diff.cut = parser.cut
-  return diff
+  // Stopped here once the page had what it shows, or read to git's successful end.
+  return { diff, whole: !wanted || (ended.code === 0 && !ended.killed) }
 }

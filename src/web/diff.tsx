@@ -1,13 +1,32 @@
-import type { Html } from 'warren-jsx/jsx-runtime'
+/** @jsxImportSource warren-jsx */
+import { trustedHtml, type Html } from 'warren-jsx/jsx-runtime'
 import type { FileChange } from '../git/compare'
-import type { Diff, FileDiff } from './diff-data'
+import { escapeHtml, escapeText } from '../lib/html'
+import type { Diff, DiffRow, FileDiff } from './diff-data'
 
 /**
  * The one diff component (a commit, a comparison, a pull request's files): a summary, the list
  * of changed files (each a link to its diff below), then each file's hunks in a table with the
  * old and new line numbers. Each changed line says `+` or `-` in its text, not by colour alone.
  * What the bounds of diff-data.ts cut is said where it was cut.
+ *
+ * A pull request's files page adds `notes`: what follows a line (its review comments, the form
+ * commenting on it) and the link each line's number carries for a reviewer.
  */
+
+/**
+ * A line of a file's diff, as notes name it: `R{n}` the new file's line n (an added or unchanged
+ * line), `L{n}` the old file's (a removed line; an unchanged line is also its old number's).
+ */
+export const rowKeys = (r: DiffRow): string[] => (r.kind === '\\' ? [] : r.kind === '-' ? [`L${r.old}`] : r.kind === '+' ? [`R${r.new}`] : [`R${r.new}`, `L${r.old}`])
+
+/** What a page adds to a diff's lines; `file` is the file's place in the diff (1-based, as its `#diff-{n}` section). */
+export interface DiffNotes {
+  /** Markup shown under the line `key` of file `file` (a table row's cell spans the row), or null. */
+  after(file: number, key: string): Html | null
+  /** The link the number of the line `key` carries (null: a plain number). */
+  link(file: number, key: string): string | null
+}
 
 const STATUS: Record<string, string> = { A: 'added', D: 'deleted', R: 'renamed', C: 'copied', T: 'type changed', M: 'modified' }
 const statusOf = (c: FileChange) => STATUS[c.status] ?? 'modified'
@@ -24,7 +43,35 @@ function Counts(props: { change: FileChange }): Html {
   )
 }
 
-function FileBody(props: { file: FileDiff; viewUrl: (path: string) => string }): Html {
+/** Class of a diff row by its kind. */
+const ROW_CLASS: Record<DiffRow['kind'], string> = { '+': '<tr class=add>', '-': '<tr class=del>', ' ': '<tr>', '\\': '<tr class=note>' }
+
+/**
+ * A file's hunks as table rows, written as one string: a diff of a thousand lines is a thousand
+ * rows, each its two numbers and its text (`<tr class=add><td><td>12<td>+text`: HTML's implied end
+ * tags, no attribute a row does not need); the text escaped here, the notes' markup as given.
+ */
+function rowsOf(file: FileDiff, index: number, notes: DiffNotes | undefined): string {
+  let out = ''
+  for (const h of file.hunks) {
+    out += `<tr class=hunk><td colspan=2><td>${escapeText(h.header)}`
+    for (const r of h.rows) {
+      const keys = notes ? rowKeys(r) : []
+      const link = keys.length ? notes!.link(index, keys[0]!) : null
+      const number = (n: number | null, side: 'L' | 'R') =>
+        n === null ? '' : link && keys[0] === `${side}${n}` ? `<a href="${escapeHtml(link)}" aria-label="Comment on ${side === 'R' ? 'line' : 'old line'} ${n}">${n}</a>` : String(n)
+      out += `${ROW_CLASS[r.kind]}<td>${number(r.old, 'L')}<td>${number(r.new, 'R')}<td>${escapeText(r.kind === '\\' ? r.text.trim() : r.kind + r.text)}`
+      if (r.cut) out += '<span class=muted> … (line cut)</span>'
+      for (const key of keys) {
+        const after = notes!.after(index, key)
+        if (after) out += `<tr class=notes><td colspan=3>${after.value}`
+      }
+    }
+  }
+  return out
+}
+
+function FileBody(props: { file: FileDiff; index: number; viewUrl: (path: string) => string; notes?: DiffNotes }): Html {
   const { file } = props
   const c = file.change
   if (c.binary) return <p class="notice muted">Binary file, not shown.</p>
@@ -33,27 +80,7 @@ function FileBody(props: { file: FileDiff; viewUrl: (path: string) => string }):
     <>
       <div class="code" tabindex="0" role="region" aria-label={`Changes of ${c.path}`}>
         <table class="code diff">
-          <tbody>
-            {file.hunks.map((h) => (
-              <>
-                <tr class="hunk">
-                  <td class="num" aria-hidden="true"></td>
-                  <td class="num" aria-hidden="true"></td>
-                  <td>{h.header}</td>
-                </tr>
-                {h.rows.map((r) => (
-                  <tr class={r.kind === '+' ? 'add' : r.kind === '-' ? 'del' : r.kind === '\\' ? 'note' : undefined}>
-                    <td class="num">{r.old ?? ''}</td>
-                    <td class="num">{r.new ?? ''}</td>
-                    <td>
-                      {r.kind === '\\' ? r.text.trim() : r.kind + r.text}
-                      {r.cut ? <span class="muted"> … (line cut)</span> : null}
-                    </td>
-                  </tr>
-                ))}
-              </>
-            ))}
-          </tbody>
+          <tbody>{trustedHtml(rowsOf(file, props.index, props.notes))}</tbody>
         </table>
       </div>
       {file.shown === 'cut' ? (
@@ -66,7 +93,7 @@ function FileBody(props: { file: FileDiff; viewUrl: (path: string) => string }):
 }
 
 /** A diff: `viewUrl` links a path to its view at the new side (the head commit). */
-export function DiffView(props: { diff: Diff; viewUrl: (path: string) => string; rawUrl?: string }): Html {
+export function DiffView(props: { diff: Diff; viewUrl: (path: string) => string; rawUrl?: string; notes?: DiffNotes }): Html {
   const { diff } = props
   const files = diff.files
   return (
@@ -115,7 +142,7 @@ export function DiffView(props: { diff: Diff; viewUrl: (path: string) => string;
               <Counts change={f.change} />
               {f.change.status !== 'D' ? <a href={props.viewUrl(f.change.path)}>View file</a> : null}
             </header>
-            <FileBody file={f} viewUrl={props.viewUrl} />
+            <FileBody file={f} index={i + 1} viewUrl={props.viewUrl} notes={props.notes} />
           </section>
         ),
       )}

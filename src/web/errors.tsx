@@ -1,5 +1,7 @@
+/** @jsxImportSource warren-jsx */
 import { Layout } from './layout'
 import { htmlResponse, type WebContext } from './context'
+import { signInUrl } from './links'
 
 const TITLES: Record<number, string> = {
   400: 'Bad request',
@@ -33,4 +35,21 @@ export function errorPage(status: number, message: string, ctx: WebContext | nul
     status,
     headers,
   )
+}
+
+/** To the sign-in page, back to `path` once signed in (a See Other: what follows is a GET). */
+export const signInRedirect = (path: string): Response => new Response(null, { status: 303, headers: { location: signInUrl(path) } })
+
+/**
+ * A web request's refusal, as `app.ts` answers it: a page needing a signed-in visitor sends one
+ * who is not to the sign-in page and back (Gitea's `reqSignIn`), when the request is a plain
+ * visit (a GET without credentials of its own: a form's POST, or a request whose Authorization
+ * header failed, is told why instead); anything else is an error page.
+ */
+export function webRefusal(request: Request, status: number, message: string, headers: Record<string, string> = {}): Response {
+  if (status === 401 && (request.method === 'GET' || request.method === 'HEAD') && !request.headers.has('authorization')) {
+    const url = new URL(request.url)
+    return signInRedirect(url.pathname + url.search)
+  }
+  return errorPage(status, message, null, headers)
 }

@@ -1,8 +1,10 @@
+/** @jsxImportSource warren-jsx */
 import { t } from 'elysia'
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { Caller } from '../auth/caller'
+import type { Config } from '../config'
 import { ApiError } from '../lib/errors'
-import { csrfMatches, type WebContext } from './context'
+import { csrfMatches, webContext, type WebContext } from './context'
 import { errorPage } from './errors'
 
 /*
@@ -113,6 +115,40 @@ export async function formAction(
     if (!(e instanceof ApiError) || e.status < 400 || e.status >= 500) throw e
     return again ? await again(e.message, e.status) : errorPage(e.status, e.message, ctx, e.headers)
   }
+}
+
+/** What a form's POST handler is given: its request, the caller its needs resolved, its body with the CSRF field. */
+export interface FormRequest {
+  request: Request
+  caller: Caller
+  body: { _csrf?: string }
+}
+
+/**
+ * A form's POST, the one way every form is handled: the page's context, then `formAction` (the
+ * CSRF check: without the token, a 403 page and nothing changes), then `act`, the service call,
+ * answering where the browser goes next (a path: 303 See Other there; a `seeOther` with its
+ * notice; or a page of its own). A refusal of the service (its 4xx) shows the form's page again
+ * with the message and that status (`again`), or an error page saying why.
+ */
+export function formRoute(
+  config: Config,
+  form: FormRequest,
+  act: (web: WebContext) => Promise<Response | string>,
+  again?: (web: WebContext, error: string, status: number) => Response | Promise<Response>,
+): Promise<Response> {
+  const web = webContext(config, form.request, form.caller)
+  return formAction(
+    form.request,
+    form.caller,
+    web,
+    form.body._csrf,
+    async () => {
+      const next = await act(web)
+      return typeof next === 'string' ? seeOther(next) : next
+    },
+    again && ((error, status) => again(web, error, status)),
+  )
 }
 
 /** The page a list shows (1-based) from `?page=`; anything else is the first. */

@@ -2,6 +2,7 @@ import type { Config } from '../config'
 import { ApiError } from '../lib/errors'
 import { highlightLines, languageOf } from '../lib/highlight'
 import { highlightCode } from '../modules/markdown/service'
+import { WeightedCache } from '../lib/weighted-cache'
 
 export { languageOf }
 
@@ -13,23 +14,8 @@ export { languageOf }
  * (least recently used first out): reading a file again costs no highlighting.
  */
 
-/** Characters of highlighted HTML the cache holds at most. */
-const CACHE_CHARS = 16 * 1024 * 1024
-const cache = new Map<string, { lines: string[]; chars: number }>()
-let cachedChars = 0
-
-function remember(key: string, lines: string[]): void {
-  let chars = 0
-  for (const l of lines) chars += l.length
-  if (chars > CACHE_CHARS / 4) return
-  cache.set(key, { lines, chars })
-  cachedChars += chars
-  for (const [k, v] of cache) {
-    if (cachedChars <= CACHE_CHARS) break
-    cache.delete(k)
-    cachedChars -= v.chars
-  }
-}
+/** Highlighted lines by blob id and language, bounded by their characters. */
+const cache = new WeightedCache<string[]>(16 * 1024 * 1024, (lines) => lines.reduce((n, l) => n + l.length, 0))
 
 /** Lines of `text` escaped (linear: the plain form of any file). */
 export const plainLines = (text: string): string[] => highlightLines(text, undefined)
@@ -43,15 +29,10 @@ export async function fileLines(config: Config, oid: string, name: string, text:
   if (!language) return { lines: plainLines(text), highlighted: false }
   const key = `${oid}:${language}`
   const hit = cache.get(key)
-  if (hit) {
-    // Most recently used last.
-    cache.delete(key)
-    cache.set(key, hit)
-    return { lines: hit.lines, highlighted: true }
-  }
+  if (hit) return { lines: hit, highlighted: true }
   try {
     const lines = await highlightCode(config, text, language, client)
-    remember(key, lines)
+    cache.set(key, lines)
     return { lines, highlighted: true }
   } catch (e) {
     if (!(e instanceof ApiError)) throw e

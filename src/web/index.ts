@@ -20,7 +20,7 @@ import { commitPages } from './pages/commits'
 import { refPages } from './pages/refs'
 import { comparePages } from './pages/compare'
 
-export { errorPage } from './errors'
+export { errorPage, webRefusal } from './errors'
 
 /**
  * The web interface: server-rendered pages at Gitea's URLs, outside /api/v1, from the same

@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import { WARREN_VERSION } from '../version'
 import { docsUrl } from '../lib/urls'

@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../deps'
 import { pipeline } from '../auth/pipeline'

@@ -34,6 +34,18 @@ export async function defaultSource(deps: AppDeps, ctx: RepoContext): Promise<So
   return await resolveSource(deps, ctx, 'branch', ctx.repo.defaultBranch.split('/'))
 }
 
+/**
+ * The default branch's head and the switcher's first `max` branches (a repository's home), from
+ * one listing of the branches when the default branch is among them; null `at` for an empty
+ * repository (or a default branch that does not exist).
+ */
+export async function homeSource(deps: AppDeps, ctx: RepoContext, max: number): Promise<{ at: SourceAt | null; branches: { names: string[]; total: number } }> {
+  const { rows, total } = await branchHeads(deps, ctx, { page: 1, limit: max, offset: 0 })
+  const head = rows.find((b) => b.name === ctx.repo.defaultBranch)
+  const at: SourceAt | null = head ? { kind: 'branch', ref: head.name, commit: head.id, path: [] } : total > rows.length ? await defaultSource(deps, ctx) : null
+  return { at, branches: { names: rows.map((b) => b.name), total } }
+}
+
 /** Folders first, then files, each by name (as Gitea lists them). */
 const byKindThenName = (a: TreeEntry, b: TreeEntry) => Number(b.kind === 'dir') - Number(a.kind === 'dir') || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
 

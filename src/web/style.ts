@@ -1,3 +1,8 @@
+import { TOKEN_TAGS, type TokenColour } from '../lib/highlight'
+
+/** The colours of highlighted code (lib/highlight.ts marks each with its element). */
+const TOKEN_COLOURS: Record<TokenColour, string> = { comment: '#59636e', keyword: '#cf222e', string: '#0a3069', number: '#0550ae', title: '#6639ba', meta: '#953800' }
+
 /** The web interface's one stylesheet (served by ./assets.ts under a hashed path). */
 export const STYLESHEET = `
 :root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #fff; --soft: #f6f8fa; --link: #0550ae; --accent: #1a7f37; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
@@ -33,9 +38,8 @@ ul.entries li:first-child { border-top: 0; }
 .markdown img { max-width: 100%; }
 table.code { border-collapse: collapse; width: 100%; font-family: ui-monospace, SFMono-Regular, monospace; font-size: .85rem; }
 table.code td { padding: 0 .75rem; vertical-align: top; white-space: pre; }
-table.code td.num { text-align: right; user-select: none; width: 1%; }
-table.code td.num a { color: var(--muted); text-decoration: none; }
-table.code tr:target { background: #fff8c5; }
+table.diff tr:not(.notes, .hunk) > td:nth-child(-n+2) { text-align: right; user-select: none; width: 1%; color: var(--muted); }
+table.diff td a { color: var(--link); }
 .notice { padding: 1rem; }
 form.stack { display: grid; gap: .75rem; max-width: 24rem; }
 form.stack label { display: grid; gap: .25rem; font-weight: 600; }
@@ -66,12 +70,13 @@ table.list th, table.list td { text-align: left; padding: .4rem .6rem; border-to
 .repo-actions { display: flex; flex-wrap: wrap; gap: .5rem; margin: .5rem 0; }
 .danger-zone { border: 1px solid #a40e26; border-radius: 6px; padding: 0 1rem 1rem; margin: 1rem 0; }
 .branches select { font: inherit; }
-.hljs-comment, .hljs-quote { color: #59636e; }
-.hljs-keyword, .hljs-selector-tag, .hljs-type { color: #cf222e; }
-.hljs-string, .hljs-attr, .hljs-regexp { color: #0a3069; }
-.hljs-number, .hljs-literal, .hljs-built_in { color: #0550ae; }
-.hljs-title, .hljs-section, .hljs-function { color: #6639ba; }
-.hljs-meta, .hljs-symbol { color: #953800; }
+ol.lines { margin: 0; padding: .25rem 0; list-style: none; counter-reset: line; font-family: ui-monospace, SFMono-Regular, monospace; font-size: .85rem; --w: 3ch; }
+ol.lines > li { counter-increment: line; position: relative; white-space: pre; min-height: 1.5em; padding: 0 .75rem 0 calc(var(--w) + 2.25rem); }
+ol.lines > li::before { content: counter(line); position: absolute; left: 0; box-sizing: border-box; width: calc(var(--w) + 1.5rem); padding: 0 .75rem; text-align: right; color: var(--muted); user-select: none; cursor: pointer; }
+ol.lines > li:target, ol.lines > li.selected { background: #fff8c5; }
+${[4, 5, 6, 7, 8].map((digits) => `ol.lines.w${digits} { --w: ${digits}ch; }`).join('\n')}
+ol.lines :is(${Object.values(TOKEN_TAGS).join(', ')}) { font: inherit; text-decoration: none; quotes: none; }
+${Object.entries(TOKEN_TAGS).map(([colour, tag]) => `ol.lines ${tag} { color: ${TOKEN_COLOURS[colour as TokenColour]}; }`).join('\n')}
 @media (max-width: 40rem) { main { padding: .5rem; } .site-header { padding: .5rem; } .settings { grid-template-columns: 1fr; } }
 .tabs, .state-tabs { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: .75rem 0; border-bottom: 1px solid var(--line); padding-bottom: .4rem; }
 .tabs a[aria-current], .state-tabs a[aria-current] { font-weight: 700; color: var(--fg); }
@@ -111,7 +116,6 @@ pre.plain { white-space: pre-wrap; font-family: inherit; }
 .blocked { margin: .5rem 0; }
 .thread form { display: inline; }
 @media (max-width: 50rem) { .conversation { grid-template-columns: minmax(0, 1fr); } }
-table.code tr.selected { background: #fff8c5; }
 .code-nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; padding: 0; margin: .5rem 0; border-bottom: 1px solid var(--line); }
 .code-nav a { display: inline-block; padding: .35rem 0; text-decoration: none; }
 .code-nav a[aria-current] { font-weight: 700; border-bottom: 2px solid #bc4c00; }
@@ -126,11 +130,13 @@ ol.commits li, ul.box.entries li { overflow-wrap: anywhere; }
 .diff-summary .removed, .diff-counts .removed { color: #b3261e; }
 .diff-files summary { padding: .5rem .75rem; background: var(--soft); cursor: pointer; }
 .box > header .path { overflow-wrap: anywhere; }
-table.diff td.num { color: var(--muted); }
 table.diff tr.add { background: #e6ffec; }
 table.diff tr.del { background: #ffebe9; }
 table.diff tr.hunk td { background: #ddf4ff; color: var(--muted); }
 table.diff tr.note td { color: var(--muted); font-style: italic; }
+table.diff tr.notes > td { white-space: normal; padding: 0; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; font-size: .9rem; background: var(--bg); border-top: 1px solid var(--line); border-bottom: 1px solid var(--line); }
+table.diff tr.notes form { padding: .5rem .75rem; }
+.line-comments .line-comment:first-child { border-top: 0; }
 form.stack textarea { font: inherit; padding: .4rem; border: 1px solid #8c959f; border-radius: 4px; width: 100%; }
 .release .assets { padding: 0 .75rem .75rem; }
 .release .assets h4 { margin: .5rem 0; }

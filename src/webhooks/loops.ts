@@ -50,8 +50,9 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } =
     async stop() {
       stopped = true
       wake()
-      await loop
-      await dispatcher.stop()
+      // The dispatcher stops starting deliveries now (its drain lets those in flight finish),
+      // while the task loop ends its round: events it turns into tasks meanwhile stay pending.
+      await Promise.all([dispatcher.stop(), loop])
     },
   }
 }

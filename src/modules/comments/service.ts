@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, lte, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gte, lt, lte, or, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { writeTransaction } from '../../db/client'
@@ -38,6 +38,28 @@ const commentOrder = [asc(comments.createdUnix), asc(comments.id)]
 /** Plain comments of an issue, oldest first, updated within the window: a page, or all with `page` null. */
 export async function listIssueComments(deps: AppDeps, issue: IssueRow, window: CommentWindow, page: Page | null): Promise<Paged<CommentRow>> {
   return await selectPage(deps.db, comments, and(eq(comments.issueId, issue.id), eq(comments.type, PLAIN_COMMENT), inWindow(window)), commentOrder, page)
+}
+
+/**
+ * How many of an issue's plain comments come before comment `id` in listIssueComments' order
+ * (where a page of them starts), or null when it is not one of them.
+ */
+export async function commentPosition(deps: AppDeps, issue: IssueRow, id: number): Promise<number | null> {
+  const ofIssue = and(eq(comments.issueId, issue.id), eq(comments.type, PLAIN_COMMENT))
+  const [found] = await deps.db.select({ createdUnix: comments.createdUnix }).from(comments).where(and(ofIssue, eq(comments.id, id)))
+  if (!found) return null
+  const earlier = or(lt(comments.createdUnix, found.createdUnix), and(eq(comments.createdUnix, found.createdUnix), lt(comments.id, id)))
+  const [before] = await deps.db.select({ n: count() }).from(comments).where(and(ofIssue, earlier))
+  return Number(before?.n ?? 0)
+}
+
+/** How many of an issue's plain comments were made at or before `unix` (a conversation page's window ends at the next one). */
+export async function commentsUntil(deps: AppDeps, issue: IssueRow, unix: number): Promise<number> {
+  const [found] = await deps.db
+    .select({ n: count() })
+    .from(comments)
+    .where(and(eq(comments.issueId, issue.id), eq(comments.type, PLAIN_COMMENT), lte(comments.createdUnix, unix)))
+  return Number(found?.n ?? 0)
 }
 
 /** Plain comments of a repository, oldest first, updated within the window: one page. */

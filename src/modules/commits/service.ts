@@ -1,16 +1,17 @@
 import { and, desc, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
+import { gitDirOf, gitOfRow, gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { pullRequests } from '../../db/schema'
 import { countHistory, historyPage, type ComparedCommit, type HistoryFilter } from '../../git/commit-page'
 import { changedFiles, startCommitDiff, type FileChange } from '../../git/compare'
-import { mergeBase } from '../../git/merge'
+import { fetchCommitOf, mergeBase, readRef } from '../../git/merge'
+import { isSafeRefName } from '../../git/refs'
 import { isObjectName, objectInfos, resolveCommit } from '../../git/objects'
 import type { GitRepo } from '../../git/run'
 import { boundedOutput } from '../../git/stream'
 import { ApiError, conflict, notFound, unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
-import { findPull } from '../pulls/service'
+import { findPull, headRepository, parseHeadName } from '../pulls/service'
 import type { PullItem } from '../../convert/pull'
 
 /**
@@ -152,6 +153,31 @@ export interface Comparison {
   from: string
   /** The branch, tag or commit names as given. */
   spec: { base: string; head: string; direct: boolean }
+  /** Where the head's name is: this repository, or a fork of it (`owner:branch`), and the name there. */
+  headAt: { owner: string; repo: string; name: string }
+}
+
+/**
+ * The head of a comparison in `ctx`'s repository: a name of its own, or (`owner:branch`,
+ * `owner/repo:branch`) a branch of a fork the caller may read, whose commits are then copied into
+ * this repository (no ref written: git's gc drops them unless a pull request's ref comes to hold
+ * them), so that one repository holds both ends. Answers the name or commit to compare, and where
+ * the name is.
+ */
+async function compareHead(deps: AppDeps, ctx: RepoContext, git: GitRepo, head: string): Promise<{ name: string; at: Comparison['headAt'] }> {
+  const here = { owner: ctx.owner.name, repo: ctx.repo.name }
+  const named = parseHeadName(head)
+  if (!named) throw notFound(`head not found: ${head.slice(0, 80)}`)
+  if (named.ownerName === undefined) return { name: head, at: { ...here, name: head } }
+  const end = await headRepository(deps, ctx, ctx.caller.user, named)
+  const branch = named.branch
+  if (!isSafeRefName(branch)) throw notFound(`head branch not found: ${branch.slice(0, 80)}`)
+  if (end.repo.id === ctx.repo.id) return { name: branch, at: { ...here, name: branch } }
+  const sha = await readRef(gitOfRow(deps, end.repo), `refs/heads/${branch}`)
+  if (!sha) throw notFound(`head branch not found: ${end.owner.name}/${end.repo.name}:${branch.slice(0, 80)}`)
+  if (!(await resolveCommit(git, sha)) && !(await fetchCommitOf(git, gitDirOf(deps, end), branch, sha)))
+    throw notFound(`head branch not found: ${end.owner.name}/${end.repo.name}:${branch.slice(0, 80)}`)
+  return { name: sha, at: { owner: end.owner.name, repo: end.repo.name, name: branch } }
 }
 
 /**
@@ -167,10 +193,11 @@ export async function compare(deps: AppDeps, ctx: RepoContext, basehead: string,
     throw notFound('base or head not found')
   }
   const spec = parseBasehead(decoded, ctx.repo.defaultBranch)
-  for (const name of [spec.base, spec.head]) if (!isObjectName(name)) throw notFound(`ref not found: ${name.slice(0, 80)}`)
   const git = gitRepoOf(deps, ctx)
+  const headEnd = await compareHead(deps, ctx, git, spec.head)
+  for (const name of [spec.base, headEnd.name]) if (!isObjectName(name)) throw notFound(`ref not found: ${name.slice(0, 80)}`)
   const base = await commitOf(git, spec.base, 'base')
-  const head = await commitOf(git, spec.head, 'head')
+  const head = await commitOf(git, headEnd.name, 'head')
   const from = spec.direct ? base : (await mergeBase(git, base, head)) ?? base
   const filter: HistoryFilter = { revisions: [head, `^${base}`] }
   const [total, commits, changed] = await Promise.all([
@@ -178,5 +205,5 @@ export async function compare(deps: AppDeps, ctx: RepoContext, basehead: string,
     historyPage(git, filter, { skip: 0, max: deps.config.maxCompareCommits }, { files, stats: true, maxFiles: deps.config.maxCommitFiles }),
     opts.changed === false ? null : changedFiles(git, from, head),
   ])
-  return { total, commits, files: changed?.files ?? [], head, from, spec }
+  return { total, commits, files: changed?.files ?? [], head, from, spec, headAt: headEnd.at }
 }

@@ -26,6 +26,9 @@ function identityOf(given: { name?: string; email?: string } | undefined, field:
   return name && email ? { name, email } : null
 }
 
+/** Go's `time.Time{}` in Unix seconds. */
+const GO_ZERO_TIME = -62135596800
+
 export interface CommitPeople {
   author: Ident
   committer: Ident
@@ -44,6 +47,9 @@ export function commitPeople(deps: AppDeps, doer: UserRow, opts: FileOptions): C
   const dateOf = (value: string | undefined, field: string) => {
     if (value === undefined || value.trim() === '') return now
     const unix = parseTimestamp(value, field)
+    // Go's zero time (0001-01-01T00:00:00Z): the Go SDK sends it for dates left unset, which
+    // Gitea takes as now.
+    if (unix === GO_ZERO_TIME) return now
     if (unix < 0 || unix > 253402300799) throw unprocessable('is out of range', field)
     return unix
   }

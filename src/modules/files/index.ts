@@ -8,9 +8,9 @@ import { QueryText } from '../../lib/validate'
 /**
  * `raw/*` and `archive/*` below `base` (`/repos/:owner/:repo` in the API, `/:owner/:repo` on the
  * web side): the same handlers at both places; `web` adds the `raw/branch|tag|commit/` forms, and
- * lets the web session sign a raw file's reader in (the file view's Raw link works for a private
- * repository as its page does; a GET changes nothing, so no CSRF token is needed), its errors then
- * answered as pages.
+ * lets the web session sign a raw file's or an archive's reader in (the file view's Raw link and a
+ * tag's archives work for a private repository as its pages do; a GET changes nothing, so no CSRF
+ * token is needed), their errors then answered as pages.
  */
 export const downloadRoutes = (deps: AppDeps, base: string, opts: { web: boolean; ids: [string, string] }) =>
   new Elysia({ name: `downloads:${base}` })
@@ -32,17 +32,22 @@ export const downloadRoutes = (deps: AppDeps, base: string, opts: { web: boolean
         },
       ),
     )
-    .use(pipeline(deps))
-    .get(
-      `${base}/archive/*`,
-      ({ params, repo }) => archive(deps, repo, wildcardOf(params)),
-      {
-        scope: 'repository',
-        repo: { level: 'read' },
-        params: RepoWildcardParams,
-        response: { 200: FileBytes },
-        detail: { operationId: opts.ids[1], summary: 'Get an archive of a repository ({ref}.zip or {ref}.tar.gz)' },
-      },
+    .use(
+      new Elysia({ name: `archive:${base}` }).use(pipeline(deps, { session: opts.web })).get(
+        `${base}/archive/*`,
+        ({ params, repo }) => archive(deps, repo, wildcardOf(params)),
+        {
+          scope: 'repository',
+          repo: { level: 'read' },
+          params: RepoWildcardParams,
+          response: { 200: FileBytes },
+          detail: {
+            operationId: opts.ids[1],
+            summary: 'Get an archive of a repository ({ref}.zip or {ref}.tar.gz)',
+            ...(opts.web ? { 'x-warren-page': true } : {}),
+          },
+        },
+      ),
     )
 
 /** Raw files, archives and editorconfig under /repos/{o}/{r}. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { unprocessable } from '../../lib/errors'
+import { WireReader } from '../../lib/ssh-wire'
 
 /** A parsed OpenSSH public key. */
 export interface SshPublicKey {
@@ -15,31 +16,6 @@ export interface SshPublicKey {
 }
 
 const EC_POINT_BYTES: Record<string, number> = { nistp256: 65, nistp384: 97, nistp521: 133 }
-
-/** Reads the SSH wire format: uint32 length-prefixed strings. */
-class WireReader {
-  private offset = 0
-  constructor(private readonly buf: Buffer) {}
-  string(): Buffer {
-    if (this.offset + 4 > this.buf.length) throw new Error('truncated key blob')
-    const length = this.buf.readUInt32BE(this.offset)
-    const start = this.offset + 4
-    if (start + length > this.buf.length) throw new Error('truncated key blob')
-    this.offset = start + length
-    return this.buf.subarray(start, start + length)
-  }
-  text(): string {
-    return this.string().toString('latin1')
-  }
-  mpint(): Buffer {
-    const value = this.string()
-    if (value.length === 0) throw new Error('empty integer in key blob')
-    return value
-  }
-  end(): void {
-    if (this.offset !== this.buf.length) throw new Error('trailing bytes after the key')
-  }
-}
 
 /** Checks the fields of the blob for its algorithm; throws a plain Error on anything malformed. */
 function checkBlob(type: string, blob: Buffer): void {

@@ -166,29 +166,52 @@ interface BranchEnd {
 }
 
 /**
- * `head` as CreatePullRequestOption gives it: `branch` (this repository) or `owner:branch` (the
- * branch of `owner`'s fork of this repository, or of this repository when `owner` owns it). The
- * caller must be able to write to the head's repository: else, as for an unknown
- * owner, fork or branch, 404.
+ * A head's side of a comparison as Gitea's compare forms name it: `branch` (this repository),
+ * `owner:branch` or `owner/repo:branch`. The repository is this one when `owner` owns it, else
+ * `owner`'s fork of it (named `repo` when given). Nothing is looked up here.
+ */
+export function parseHeadName(head: string): { ownerName?: string; repoName?: string; branch: string } | null {
+  const colon = head.indexOf(':')
+  if (colon < 0) return { branch: head }
+  const [ownerName, repoName, ...rest] = head.slice(0, colon).split('/')
+  if (!ownerName || rest.length > 0 || repoName === '') return null
+  return { ownerName, repoName, branch: head.slice(colon + 1) }
+}
+
+/**
+ * The repository a head names beside `ctx`'s (parseHeadName's owner and repository name): `ctx`'s
+ * own, or the named owner's fork of it. 404, as for an unknown owner, when there is none, when
+ * the name does not match, or when `caller` may not read it (the one visibility rule).
+ */
+export async function headRepository(deps: AppDeps, ctx: RepoContext, caller: UserRow | null, named: { ownerName?: string; repoName?: string }): Promise<{ repo: RepoRow; owner: UserRow }> {
+  const ownerName = named.ownerName ?? ctx.owner.name
+  const missing = () => notFound(`head repository does not exist: no fork of ${ctx.repo.ownerName}/${ctx.repo.name} is owned by "${ownerName}"`)
+  let end = { repo: ctx.repo, owner: ctx.owner }
+  if (ownerName.toLowerCase() !== ctx.owner.lowerName) {
+    const owner = (await deps.db.select().from(users).where(eq(users.lowerName, ownerName.toLowerCase())))[0]
+    const fork =
+      owner &&
+      (await deps.db
+        .select()
+        .from(repositories)
+        .where(and(eq(repositories.forkId, ctx.repo.id), eq(repositories.ownerId, owner.id), eq(repositories.status, 'ready'))))[0]
+    if (!owner || !fork) throw missing()
+    end = { repo: fork, owner }
+  }
+  if (named.repoName !== undefined && named.repoName.toLowerCase() !== end.repo.lowerName) throw missing()
+  if (end.repo.id !== ctx.repo.id && (await accessLevel(deps.db, caller, end.repo, end.owner)) < AccessMode.Read) throw missing()
+  return end
+}
+
+/**
+ * `head` as CreatePullRequestOption gives it (parseHeadName's forms: `branch`, `owner:branch`,
+ * and the web's `owner/repo:branch`). The caller must be able to write to the head's repository:
+ * else, as for an unknown owner, fork or branch, 404.
  */
 async function resolveHead(deps: AppDeps, ctx: RepoContext, caller: UserRow, head: string): Promise<BranchEnd> {
-  const colon = head.indexOf(':')
-  const branch = colon >= 0 ? head.slice(colon + 1) : head
-  let end: BranchEnd = { repo: ctx.repo, owner: ctx.owner, branch }
-  if (colon >= 0) {
-    const ownerName = head.slice(0, colon)
-    if (ownerName.toLowerCase() !== ctx.owner.lowerName) {
-      const owner = (await deps.db.select().from(users).where(eq(users.lowerName, ownerName.toLowerCase())))[0]
-      const fork =
-        owner &&
-        (await deps.db
-          .select()
-          .from(repositories)
-          .where(and(eq(repositories.forkId, ctx.repo.id), eq(repositories.ownerId, owner.id), eq(repositories.status, 'ready'))))[0]
-      if (!owner || !fork) throw notFound(`head repository does not exist: no fork of ${ctx.repo.ownerName}/${ctx.repo.name} is owned by "${ownerName}"`)
-      end = { repo: fork, owner, branch }
-    }
-  }
+  const named = parseHeadName(head)
+  if (!named) throw notFound(`head repository does not exist: ${head.slice(0, 80)}`)
+  const end: BranchEnd = { ...(await headRepository(deps, ctx, caller, named)), branch: named.branch }
   if (end.repo.id !== ctx.repo.id ? await accessLevel(deps.db, caller, end.repo, end.owner) < AccessMode.Write : ctx.mode < AccessMode.Write)
     throw notFound(`you may not open a pull request from ${end.repo.ownerName}/${end.repo.name}: writing to the head repository is needed`)
   await requireBranch(deps, end, 'head')

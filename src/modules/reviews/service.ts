@@ -180,3 +180,24 @@ export async function dismissReview(deps: AppDeps, ctx: RepoContext, index: numb
   })
   return { item, review: updated }
 }
+
+/**
+ * When a submitted review of issue `issueId` was made: the review `review`, or the one holding the
+ * line comment `lineComment`; null when it is none of this issue's (or a pending one). A
+ * conversation page shows a review among the comments of its time.
+ */
+export async function submittedReviewTime(deps: AppDeps, issueId: number, named: { review?: number; lineComment?: number }): Promise<number | null> {
+  const submitted = and(eq(reviews.issueId, issueId), ne(reviews.type, ReviewType.Pending), ne(reviews.type, ReviewType.Request))
+  const pick = { createdUnix: reviews.createdUnix }
+  const [found] =
+    named.review !== undefined
+      ? await deps.db.select(pick).from(reviews).where(and(submitted, eq(reviews.id, named.review)))
+      : named.lineComment !== undefined
+        ? await deps.db
+            .select(pick)
+            .from(reviewComments)
+            .innerJoin(reviews, eq(reviews.id, reviewComments.reviewId))
+            .where(and(submitted, eq(reviewComments.id, named.lineComment), eq(reviewComments.issueId, issueId)))
+        : []
+  return found?.createdUnix ?? null
+}

@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'

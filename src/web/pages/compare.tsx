@@ -1,21 +1,22 @@
+/** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
-import type { UserRow } from '../../auth/caller'
 import { repoToApi, type ApiRepo } from '../../convert/repo'
 import { commitsToApi } from '../../convert/commit'
 import { pullToApi } from '../../convert/pull'
 import { branchExists } from '../../git/refs'
 import { ApiError } from '../../lib/errors'
 import { RepoWildcardParams, wildcardOf } from '../../modules/files/model'
-import { compare, parseBasehead } from '../../modules/commits/service'
+import { compare, parseBasehead, type Comparison } from '../../modules/commits/service'
 import { createPull } from '../../modules/pulls/service'
 import { endsOf } from '../../modules/pulls/compare'
 import { findPull } from '../../modules/pulls/service'
 import { Layout } from '../layout'
-import { csrfMatches, htmlResponse, pageDetail, webContext, type WebContext } from '../context'
+import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
+import { formRoute } from '../forms'
 import { errorPage } from '../errors'
 import { DiffView } from '../diff'
 import { readDiff } from '../diff-data'
@@ -23,9 +24,12 @@ import { repoUrl, srcUrl } from '../links'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav } from './code-nav'
 import { CommitList } from './commits'
+import { askedLine, lineNotes, loadLineComments } from './line-notes'
 
 const WildParams = RepoWildcardParams
 const PullParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: t.Numeric({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
+/** `comment`: the line a form is opened under (line-notes.tsx's `askedLine`). */
+const FilesQuery = t.Object({ comment: t.Optional(t.String({ maxLength: 32 })) })
 const FormText = (max: number) => t.Optional(t.String({ maxLength: max }))
 const PullForm = t.Object({ title: FormText(255), body: FormText(65536), _csrf: FormText(128) })
 
@@ -40,11 +44,17 @@ function specOf(wildcard: string, defaultBranch: string) {
   }
 }
 
-/** Whether the comparison may open a pull request: both ends branches of this repository, from their merge base. */
-async function opensPull(deps: AppDeps, ctx: RepoContext, spec: { base: string; head: string; direct: boolean }) {
+/**
+ * Whether the comparison may open a pull request: from their merge base, the base a branch of this
+ * repository, the head a branch of it or of a fork (the comparison found a fork's head by its
+ * branch; the pull request service then asks for write access to it).
+ */
+async function opensPull(deps: AppDeps, ctx: RepoContext, found: Comparison) {
+  const { spec, headAt } = found
   if (spec.direct || !ctx.repo.hasPullRequests || !ctx.caller.user) return false
   const git = gitRepoOf(deps, ctx)
-  return (await branchExists(git, spec.base)) && (await branchExists(git, spec.head))
+  const forkHead = headAt.owner !== ctx.owner.name || headAt.repo !== ctx.repo.name
+  return (await branchExists(git, spec.base)) && (forkHead || (await branchExists(git, headAt.name)))
 }
 
 function PullRequestForm(props: { web: WebContext; action: string; title: string; body: string; error?: string }): Html {
@@ -95,21 +105,23 @@ async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wil
     repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
     commitsToApi(deps, ctx, found.commits, ctx.caller.user),
     readDiff(gitRepoOf(deps, ctx), found.from, found.head),
-    opensPull(deps, ctx, spec),
+    opensPull(deps, ctx, found),
   ])
   const owner = repo.owner.login
   const base = repoUrl(owner, repo.name)
+  const { headAt } = found
+  const headLabel = headAt.owner === owner && headAt.repo === repo.name ? headAt.name : `${headAt.owner}/${headAt.repo}:${headAt.name}`
   const firstSubject = commits.length ? commits[commits.length - 1]!.commit.message.split('\n', 1)[0]! : ''
   return htmlResponse(
-    <Layout ctx={web} title={`Comparing ${spec.base}${spec.direct ? '..' : '...'}${spec.head} · ${repo.full_name}`}>
+    <Layout ctx={web} title={`Comparing ${spec.base}${spec.direct ? '..' : '...'}${headLabel} · ${repo.full_name}`}>
       <RepoHeader repo={repo} />
       <CodeNav repo={repo} current="compare" />
       <h2>
-        Comparing <a href={srcUrl(owner, repo.name, 'branch', spec.base)}>{spec.base}</a> {spec.direct ? '..' : '...'} <a href={srcUrl(owner, repo.name, 'branch', spec.head)}>{spec.head}</a>
+        Comparing <a href={srcUrl(owner, repo.name, 'branch', spec.base)}>{spec.base}</a> {spec.direct ? '..' : '...'} <a href={srcUrl(headAt.owner, headAt.repo, 'branch', headAt.name)}>{headLabel}</a>
       </h2>
       {found.total === 0 ? (
         <p class="notice muted">
-          {spec.head} has no commits that {spec.base} does not have.
+          {headLabel} has no commits that {spec.base} does not have.
         </p>
       ) : canOpen ? (
         <PullRequestForm web={web} action={`${base}/compare/${refPath(spec.base)}...${refPath(spec.head)}`} title={form?.title ?? firstSubject} body={form?.body ?? ''} error={form?.error} />
@@ -124,7 +136,7 @@ async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wil
       <CommitList repo={repo} commits={commits} />
       {found.total > commits.length ? <p class="muted">{found.total - commits.length} more commits are not listed.</p> : null}
       <h3>Files</h3>
-      {diff ? <DiffView diff={diff} viewUrl={(path) => srcUrl(owner, repo.name, 'commit', found.head, path.split('/'))} /> : <p class="notice muted">The changes cannot be shown.</p>}
+      {diff ? <DiffView diff={diff} viewUrl={(path) => srcUrl(headAt.owner, headAt.repo, 'commit', found.head, path.split('/'))} /> : <p class="notice muted">The changes cannot be shown.</p>}
     </Layout>,
     status,
   )
@@ -134,8 +146,9 @@ async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wil
  * `/{o}/{r}/compare/{base}...{head}` (the commits API's comparison, its diff through the diff
  * component; a signed-in reader of a repository with pull requests sees the form opening one,
  * whose POST calls the pull request service the API calls, then goes to `/pulls/{n}`), and
- * `/{o}/{r}/pulls/{n}/files`: a pull request's diff (merge base to head), its merge state, a link
- * to its conversation.
+ * `/{o}/{r}/pulls/{n}/files`: a pull request's diff (merge base to head) with its review line
+ * comments and, for a signed-in reader, a comment form per line (line-notes.tsx), its merge state,
+ * a link to its conversation.
  */
 export const comparePages = (deps: AppDeps) =>
   new Elysia({ name: 'web-compare', detail: { hide: true } })
@@ -147,27 +160,30 @@ export const comparePages = (deps: AppDeps) =>
     )
     .post(
       '/:owner/:repo/compare/*',
-      async ({ request, params, body, repo: ctx, user }) => {
-        const web = webContext(deps.config, request, ctx.caller)
-        if (!csrfMatches(request, ctx.caller, body._csrf)) return errorPage(403, 'The form has expired or did not come from this site. Reload the page and try again.', web)
-        const wildcard = wildcardOf(params)
-        const spec = specOf(wildcard, ctx.repo.defaultBranch)
-        if (!spec || spec.direct) return errorPage(404, 'no such refs', web)
+      (c) => {
+        const { repo: ctx, body } = c
+        const wildcard = wildcardOf(c.params)
         const title = (body.title ?? '').trim()
         const text = body.body ?? ''
-        try {
-          const { issue } = await createPull(deps, ctx, user as UserRow, { head: spec.head, base: spec.base, title, body: text })
-          return new Response(null, { status: 303, headers: { location: `${repoUrl(ctx.owner.name, ctx.repo.name)}/pulls/${issue.index}` } })
-        } catch (e) {
-          if (!(e instanceof ApiError) || e.status >= 500) throw e
-          return comparePage(deps, ctx, web, wildcard, { title, body: text, error: e.message }, 422)
-        }
+        // Only a comparison from the merge base opens a pull request (nothing changes here).
+        const spec = specOf(wildcard, ctx.repo.defaultBranch)
+        if (!spec || spec.direct) return errorPage(404, 'no such refs', webContext(deps.config, c.request, c.caller))
+        return formRoute(
+          deps.config,
+          c,
+          async () => {
+            // The head as the comparison names it: a branch here, `owner:branch` or `owner/repo:branch` of a fork.
+            const { issue } = await createPull(deps, ctx, c.user, { head: spec.head, base: spec.base, title, body: text })
+            return `${repoUrl(ctx.owner.name, ctx.repo.name)}/pulls/${issue.index}`
+          },
+          (web, error, status) => comparePage(deps, ctx, web, wildcard, { title, body: text, error }, status),
+        )
       },
       { scope: 'repository', repo: { unit: 'pulls' }, signed: true, params: WildParams, body: PullForm, detail: pageDetail('webComparePull') },
     )
     .get(
       '/:owner/:repo/pulls/:index/files',
-      async ({ request, params, repo: ctx }) => {
+      async ({ request, params, query, repo: ctx }) => {
         const web = webContext(deps.config, request, ctx.caller)
         const item = await findPull(deps, ctx.repo.id, params.index)
         const [repo, record] = await Promise.all([repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode), pullToApi(deps, ctx, item, ctx.caller.user)])
@@ -175,9 +191,14 @@ export const comparePages = (deps: AppDeps) =>
           if (e instanceof ApiError && e.status === 404) return null
           throw e
         })
-        const diff = ends ? await readDiff(gitRepoOf(deps, ctx), ends.base, ends.head) : null
+        const [diff, comments] = await Promise.all([
+          ends ? readDiff(gitRepoOf(deps, ctx), ends.base, ends.head) : null,
+          loadLineComments(deps, ctx, item, deps.auth.clientAddress(request) ?? ''),
+        ])
         const owner = repo.owner.login
         const conversation = `${repoUrl(owner, repo.name)}/pulls/${record.number}`
+        const commenting = !!ctx.caller.user && record.state === 'open' && !record.merged
+        const lines = diff ? lineNotes({ diff, comments, web, conversation, commenting, asked: askedLine(query.comment) }) : null
         const state = record.merged ? 'Merged' : record.state === 'closed' ? 'Closed' : record.mergeable ? 'Open · can be merged' : 'Open · cannot be merged automatically (yet)'
         return htmlResponse(
           <Layout ctx={web} title={`Files · ${record.title} · #${record.number} · ${repo.full_name}`}>
@@ -201,13 +222,15 @@ export const comparePages = (deps: AppDeps) =>
                 </li>
               </ul>
             </nav>
+            {commenting ? <p class="muted">A line's number opens a form commenting on it.</p> : null}
+            {lines?.apart}
             {diff && ends ? (
-              <DiffView diff={diff} viewUrl={(path) => srcUrl(owner, repo.name, 'commit', ends.head, path.split('/'))} rawUrl={`${conversation}.diff`} />
+              <DiffView diff={diff} viewUrl={(path) => srcUrl(owner, repo.name, 'commit', ends.head, path.split('/'))} rawUrl={`${conversation}.diff`} notes={lines?.notes} />
             ) : (
               <p class="notice muted">The changes of this pull request cannot be shown yet: its head and base share no history, or it was not checked yet.</p>
             )}
           </Layout>,
         )
       },
-      { scope: 'repository', repo: { level: 'read', unit: 'pulls' }, params: PullParams, detail: pageDetail('webPullFiles') },
+      { scope: 'repository', repo: { level: 'read', unit: 'pulls' }, params: PullParams, query: FilesQuery, detail: pageDetail('webPullFiles') },
     )

@@ -1,16 +1,17 @@
 import type { AppDeps } from '../../deps'
 import type { RepoContext } from '../../auth/repo-context'
-import type { IssueRow, ReviewCommentRow } from '../../db/schema'
+import type { IssueRow, ReviewCommentRow, ReviewRow } from '../../db/schema'
 import { issueToApi, commentsToApi, type ApiComment, type ApiIssue } from '../../convert/issue'
 import { usersByIds } from '../../convert/people'
 import { reviewCommentsToApi, reviewsToApi, ReviewType, type ApiReview } from '../../convert/review'
 import type { PullItem } from '../../convert/pull'
 import type { EventRecord } from '../../events/outbox'
-import { listIssueComments } from '../../modules/comments/service'
+import { commentPosition, commentsUntil, listIssueComments } from '../../modules/comments/service'
 import { issueTimeline } from '../../modules/issues/timeline'
 import { renderMarkdownAll } from '../../modules/markdown/service'
-import { commentsOfReviews, listReviews } from '../../modules/reviews/service'
+import { commentsOfReviews, listReviews, submittedReviewTime } from '../../modules/reviews/service'
 import { ApiError } from '../../lib/errors'
+import { pageNumber } from '../forms'
 
 /** Comments one page of a conversation shows (Gitea shows them all; a page bounds the HTML and the work). */
 export const COMMENTS_PER_PAGE = 50
@@ -36,6 +37,37 @@ export interface Conversation {
   moreEvents: boolean
 }
 
+/**
+ * Which page of a conversation a request asks for: `?page=`, or the page holding a comment
+ * (`?comment=`) or a review (`?review=`): the page script's way to a `#issuecomment-N` or
+ * `#pullrequestreview-N` address (an html_url) whose record is not on the page it opened.
+ */
+export interface ConversationAt {
+  page?: string
+  comment?: string
+  review?: string
+}
+
+const idOf = (value: string | undefined): number | undefined => (value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : undefined)
+
+/**
+ * The page `at` names (1-based). A plain comment is on the page of its place in the list; a review,
+ * or a review's line comment, on the page whose comments' times frame its own (as loadConversation
+ * places them). The first page when the record is none of this conversation's.
+ */
+async function pageAt(deps: AppDeps, row: IssueRow, at: ConversationAt): Promise<number> {
+  const comment = idOf(at.comment)
+  const review = idOf(at.review)
+  if (comment === undefined && review === undefined) return pageNumber(at.page)
+  if (comment !== undefined) {
+    const position = await commentPosition(deps, row, comment)
+    if (position !== null) return Math.floor(position / COMMENTS_PER_PAGE) + 1
+  }
+  if (!row.isPull) return 1
+  const time = await submittedReviewTime(deps, row.id, review !== undefined ? { review } : { lineComment: comment })
+  return time === null ? 1 : Math.max(1, Math.ceil((await commentsUntil(deps, row, time)) / COMMENTS_PER_PAGE))
+}
+
 /** When an ISO time was, in Unix seconds. */
 const unixOf = (iso: string) => Math.floor(Date.parse(iso) / 1000)
 
@@ -45,8 +77,9 @@ const unixOf = (iso: string) => Math.floor(Date.parse(iso) / 1000)
  * comments. Every text is rendered by the markdown service in one batch (one job, one time
  * budget); past the budget the page shows the texts as they were written.
  */
-export async function loadConversation(deps: AppDeps, ctx: RepoContext, row: IssueRow, page: number, client: string, pull?: PullItem): Promise<Conversation> {
+export async function loadConversation(deps: AppDeps, ctx: RepoContext, row: IssueRow, asked: ConversationAt, client: string, pull?: PullItem): Promise<Conversation> {
   const viewer = ctx.caller.user
+  const page = await pageAt(deps, row, asked)
   const issue = await issueToApi(deps, ctx.repo, row, viewer)
   // One comment past the page tells where the page's window of events ends.
   const found = await listIssueComments(deps, row, {}, { page, limit: COMMENTS_PER_PAGE + 1, offset: (page - 1) * COMMENTS_PER_PAGE })
@@ -61,9 +94,7 @@ export async function loadConversation(deps: AppDeps, ctx: RepoContext, row: Iss
   let lineRows: ReviewCommentRow[] = []
   let lineRecords: ApiReviewComment[] = []
   if (pull) {
-    const listed = await listReviews(deps, ctx, row.index, { page: 1, limit: MAX_REVIEWS, offset: 0 })
-    // Review requests are shown as the timeline's events; pending reviews are their reviewer's draft.
-    const shown = listed.found.rows.filter((r) => r.type !== ReviewType.Request && r.type !== ReviewType.Pending && inWindow(r.createdUnix, window))
+    const shown = (await submittedReviews(deps, ctx, row.index)).filter((r) => inWindow(r.createdUnix, window))
     const scope = { repo: ctx.repo, issue: row, pull: pull.pull, owner: ctx.owner }
     reviews = await reviewsToApi(deps, scope, shown, viewer)
     lineRows = await commentsOfReviews(deps, shown.map((r) => r.id))
@@ -90,10 +121,19 @@ export async function loadConversation(deps: AppDeps, ctx: RepoContext, row: Iss
   return { issue, bodyHtml: html[0] ?? null, items, page, pages, totalComments: found.total, moreEvents: timeline.more }
 }
 
+/**
+ * The reviews a pull request's pages show (at most MAX_REVIEWS, oldest first): submitted ones only.
+ * Review requests are shown as the timeline's events; pending reviews are their reviewer's draft.
+ */
+export async function submittedReviews(deps: AppDeps, ctx: RepoContext, index: number): Promise<ReviewRow[]> {
+  const listed = await listReviews(deps, ctx, index, { page: 1, limit: MAX_REVIEWS, offset: 0 })
+  return listed.found.rows.filter((r) => r.type !== ReviewType.Request && r.type !== ReviewType.Pending)
+}
+
 const inWindow = (at: number, w: { from?: number; to?: number }) => (w.from === undefined || at >= w.from) && (w.to === undefined || at < w.to)
 
 /** The texts rendered in one batch; null for each when the batch could not be rendered (too long, too slow, the pool busy). */
-async function renderAll(deps: AppDeps, ctx: RepoContext, texts: string[], client: string): Promise<(string | null)[]> {
+export async function renderAll(deps: AppDeps, ctx: RepoContext, texts: string[], client: string): Promise<(string | null)[]> {
   try {
     return await renderMarkdownAll(deps.config, texts, { mode: 'gfm', context: `${ctx.owner.name}/${ctx.repo.name}` }, client)
   } catch (e) {

@@ -1,11 +1,9 @@
+/** @jsxImportSource warren-jsx */
 import { trustedHtml, type Child, type Html } from 'warren-jsx/jsx-runtime'
 import type { ApiIssue, ApiLabel } from '../../convert/issue'
 import type { ApiUser } from '../../convert/user'
 import { ApiError } from '../../lib/errors'
 import { errorPage } from '../errors'
-import type { WebContext } from '../context'
-import { formAction, seeOther } from '../forms'
-import type { Caller } from '../../auth/caller'
 import { ownerUrl, repoUrl } from '../links'
 
 /** Pieces the issue, pull request and notification pages share: links, labels, times, forms. */
@@ -134,13 +132,6 @@ export function SideFacts(props: { issue: ApiIssue; children?: Child }): Html {
     </aside>
   )
 }
-
-/**
- * A form's action (forms.tsx's `formAction`) whose success sends the browser (303) where `act`
- * says, and whose refusals are error pages.
- */
-export const redirectingAction = (request: Request, caller: Caller, ctx: WebContext, given: unknown, act: () => Promise<string>): Promise<Response> =>
-  formAction(request, caller, ctx, given, async () => seeOther(await act()))
 
 /**
  * A textarea's text as the API would have it: browsers send a form's line breaks as CRLF (the

@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
@@ -17,11 +18,13 @@ import { listLabels } from '../../modules/labels/service'
 import { listMilestones } from '../../modules/milestones/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { repoUrl } from '../links'
+import { repoUrl, signInUrl } from '../links'
+import { signInRedirect } from '../errors'
 import { RepoHeader } from './repo-chrome'
 import { COMMENTS_PER_PAGE, loadConversation, type Conversation } from './conversation'
 import { ConversationView } from './timeline'
-import { CsrfField, fieldList, redirectingAction, multiline, IssueRow, issuePageUrl, Pager, SideFacts, StateBadge, TimeAt, UserLink } from './issue-parts'
+import { formRoute } from '../forms'
+import { CsrfField, fieldList, multiline, IssueRow, issuePageUrl, Pager, SideFacts, StateBadge, TimeAt, UserLink } from './issue-parts'
 
 /** Rows a list page shows (Gitea's web lists show 20). */
 const PER_PAGE = 20
@@ -34,7 +37,7 @@ const Text = (max: number) => t.Optional(t.String({ maxLength: max }))
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 const IndexParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: t.String({ maxLength: 40 }) })
 const ListQuery = t.Object({ state: Text(16), labels: Text(1000), milestone: Text(255), assignee: Text(255), poster: Text(255), q: Text(255), page: Text(16) })
-const PageQuery = t.Object({ page: Text(16) })
+const PageQuery = t.Object({ page: Text(16), comment: Text(16) })
 /** Form bodies: every field bounded; unknown fields ignored. */
 const CommentBody = t.Object({ _csrf: Text(128), content: Text(65_536), status: Text(16) }, { additionalProperties: true })
 const NewIssueBody = t.Object(
@@ -62,7 +65,6 @@ export function indexOf(value: string): number {
   return index
 }
 
-const signInUrl = (path: string) => `/user/login?redirect_to=${encodeURIComponent(path)}`
 
 /** The repository's labels (its own and its organisation's) and milestones, for filters and forms. */
 async function choicesOf(deps: AppDeps, ctx: RepoContext): Promise<{ labels: LabelRow[]; milestones: MilestoneRow[] }> {
@@ -369,7 +371,7 @@ export const issuePages = (deps: AppDeps) =>
       '/:owner/:repo/issues/new',
       async ({ request, repo: ctx }) => {
         const web = webContext(deps.config, request, ctx.caller)
-        if (!ctx.caller.user) return new Response(null, { status: 303, headers: { location: signInUrl(web.path) } })
+        if (!ctx.caller.user) return signInRedirect(web.path)
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
         const choices = ctx.mode >= AccessMode.Write ? await choicesOf(deps, ctx) : { labels: [], milestones: [] }
         return htmlResponse(
@@ -392,7 +394,7 @@ export const issuePages = (deps: AppDeps) =>
     .post(
       '/:owner/:repo/issues/new',
       ({ request, body, repo: ctx, user }) =>
-        redirectingAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, async () => {
+        formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
           const assignees = (body.assignees ?? '').split(',').map((n) => n.trim()).filter(Boolean)
           const milestone = /^\d{1,15}$/.test(body.milestone_id ?? '') ? Number(body.milestone_id) : undefined
           const { row } = await createIssue(deps, ctx, user, {
@@ -414,10 +416,10 @@ export const issuePages = (deps: AppDeps) =>
         // Gitea's ViewIssue: a pull request's number under /issues goes to its page.
         if (row.isPull) return new Response(null, { status: 303, headers: { location: issuePageUrl(ctx.owner.name, ctx.repo.name, row.index, true) } })
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
-        const conv = await loadConversation(deps, ctx, row, pageNumber(query.page), deps.auth.clientAddress(request) ?? '')
+        const conv = await loadConversation(deps, ctx, row, query, deps.auth.clientAddress(request) ?? '')
         const url = issuePageUrl(repo.owner.login, repo.name, row.index, false)
         return htmlResponse(
-          <Layout ctx={web} title={`${row.title} · Issue #${row.index} · ${repo.full_name}`}>
+          <Layout ctx={web} title={`${row.title} · Issue #${row.index} · ${repo.full_name}`} enhanced={conv.pages > 1}>
             <RepoHeader repo={repo} />
             <TrackerTabs repo={repo} current="issues" />
             <ConversationHead conv={conv} noun="Issue" />
@@ -436,13 +438,13 @@ export const issuePages = (deps: AppDeps) =>
     .post(
       '/:owner/:repo/issues/:index/comments',
       ({ request, params, body, repo: ctx }) =>
-        redirectingAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, () => commentAndState(deps, ctx, indexOf(params.index), body)),
+        formRoute(deps.config, { request, caller: ctx.caller, body }, () => commentAndState(deps, ctx, indexOf(params.index), body)),
       { scope: 'repository', repo: { unit: 'issues' }, signed: true, params: IndexParams, body: CommentBody, detail: pageDetail('webIssueComment') },
     )
     .post(
       '/:owner/:repo/pulls/:index/comments',
       ({ request, params, body, repo: ctx }) =>
-        redirectingAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, () => commentAndState(deps, ctx, indexOf(params.index), body)),
+        formRoute(deps.config, { request, caller: ctx.caller, body }, () => commentAndState(deps, ctx, indexOf(params.index), body)),
       { scope: 'repository', repo: { unit: 'pulls' }, signed: true, params: IndexParams, body: CommentBody, detail: pageDetail('webPullComment') },
     )
 

@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
@@ -6,8 +7,10 @@ import { listThreads, markThread, markThreads } from '../../modules/notification
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext } from '../context'
 import { repoUrl } from '../links'
-import { CsrfField, redirectingAction, Pager, StateBadge, TimeAt } from './issue-parts'
-import { pageNumber, signInUrl } from './issues'
+import { signInRedirect } from '../errors'
+import { formRoute } from '../forms'
+import { CsrfField, Pager, StateBadge, TimeAt } from './issue-parts'
+import { pageNumber } from './issues'
 
 /** Threads one page lists (Gitea's notification page shows 20). */
 const PER_PAGE = 20
@@ -47,7 +50,7 @@ export const notificationPages = (deps: AppDeps) =>
       async ({ request, query, caller }) => {
         const web = webContext(deps.config, request, caller)
         const user = caller.user
-        if (!user) return new Response(null, { status: 303, headers: { location: signInUrl(web.path) } })
+        if (!user) return signInRedirect(web.path)
         const read = query.q === 'read'
         const page = pageNumber(query.page)
         const found = await listThreads(deps, user, read ? { 'status-types': ['read'] } : {}, { page, limit: PER_PAGE, offset: (page - 1) * PER_PAGE })
@@ -107,7 +110,7 @@ export const notificationPages = (deps: AppDeps) =>
     .post(
       '/notifications/status',
       ({ request, body, caller, user }) =>
-        redirectingAction(request, caller, webContext(deps.config, request, caller), body._csrf, async () => {
+        formRoute(deps.config, { request, caller, body }, async () => {
           await markThread(deps, user, body.notification_id ?? '', body.status === 'unread' ? 'unread' : body.status === 'pinned' ? 'pinned' : 'read')
           return listUrl(body.q, body.page)
         }),
@@ -116,7 +119,7 @@ export const notificationPages = (deps: AppDeps) =>
     .post(
       '/notifications/purge',
       ({ request, body, caller, user }) =>
-        redirectingAction(request, caller, webContext(deps.config, request, caller), body._csrf, async () => {
+        formRoute(deps.config, { request, caller, body }, async () => {
           await markThreads(deps, user, {})
           return '/notifications'
         }),

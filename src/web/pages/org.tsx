@@ -1,10 +1,10 @@
+/** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
 import type { Child } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { OrgContext } from '../../auth/org-context'
 import type { TeamContext } from '../../auth/team-context'
-import type { Caller } from '../../auth/caller'
 import { reposToApi } from '../../convert/repo'
 import { toApiTeam } from '../../convert/team'
 import { listMembers } from '../../modules/orgs/service'
@@ -12,7 +12,7 @@ import { addTeamMember, listOrgTeams, listTeamMembers, listTeamRepos, removeTeam
 import { getUserByName } from '../../modules/users/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { ButtonForm, CsrfField, CsrfText, FormText, formAction, Notices, Pager, pageNumber, seeOther, pagesOf } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormText, formRoute, Notices, Pager, pageNumber, seeOther, pagesOf, type FormRequest } from '../forms'
 import { ownerUrl, repoUrl } from '../links'
 
 const LISTED = 50
@@ -107,20 +107,16 @@ async function teamPage(deps: AppDeps, team: TeamContext, web: WebContext, pageN
  */
 export const orgPages = (deps: AppDeps) => {
   const memberChange = (change: typeof addTeamMember, done: 'member-added' | 'member-removed', id: string) => ({
-    handler: async ({ request, team, caller, body }: { request: Request; team: TeamContext; caller: Caller; body: { _csrf?: string; uid?: string } }) => {
-      const web = webContext(deps.config, request, caller)
-      return formAction(
-        request,
-        caller,
-        web,
-        body._csrf,
+    handler: (c: FormRequest & { team: TeamContext; body: { uid?: string } }) =>
+      formRoute(
+        deps.config,
+        c,
         async () => {
-          await change(deps, team, await getUserByName(deps, (body.uid ?? '').trim()))
-          return seeOther(teamUrl(team.org.name, team.team.name), done)
+          await change(deps, c.team, await getUserByName(deps, (c.body.uid ?? '').trim()))
+          return seeOther(teamUrl(c.team.org.name, c.team.team.name), done)
         },
-        (error, status) => teamPage(deps, team, web, 1, { error, status }),
-      )
-    },
+        (web, error, status) => teamPage(deps, c.team, web, 1, { error, status }),
+      ),
     options: { team: 'owner' as const, params: TeamParams, body: t.Object({ _csrf: CsrfText, uid: FormText(255) }), detail: pageDetail(id) },
   })
   const add = memberChange(addTeamMember, 'member-added', 'webTeamMemberAdd')

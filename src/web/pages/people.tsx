@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
 import { inArray } from 'drizzle-orm'
 import { users } from '../../db/schema'

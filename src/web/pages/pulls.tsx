@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
@@ -11,26 +12,27 @@ import { findPull } from '../../modules/pulls/service'
 import { mergeOutlook, mergePull } from '../../modules/pulls/merge'
 import { formSwitch, MERGE_STYLES, type MergeStyle } from '../../modules/pulls/model'
 import { pullDiff, pullDownloadOf } from '../../modules/pulls/compare'
-import { createReview } from '../../modules/reviews/service'
+import { commentsOfReview, createReview } from '../../modules/reviews/service'
 import { ApiError } from '../../lib/errors'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { repoUrl } from '../links'
 import { RepoHeader } from './repo-chrome'
-import { loadConversation } from './conversation'
+import { loadConversation, type ConversationAt } from './conversation'
 import { ConversationView } from './timeline'
-import { CommentForm, ConversationHead, indexOf, pageNumber, signInUrl, TrackerTabs } from './issues'
-import { CsrfField, redirectingAction, issuePageUrl, multiline, SideFacts, TimeAt, UserLink } from './issue-parts'
+import { CommentForm, ConversationHead, indexOf, signInUrl, TrackerTabs } from './issues'
+import { formRoute } from '../forms'
+import { CsrfField, issuePageUrl, multiline, SideFacts, TimeAt, UserLink } from './issue-parts'
 
 const Text = (max: number) => t.Optional(t.String({ maxLength: max }))
 const IndexParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: t.String({ maxLength: 40 }) })
-const PullPageQuery = t.Object({ page: Text(16), binary: Text(16) })
+const PullPageQuery = t.Object({ page: Text(16), comment: Text(16), review: Text(16), binary: Text(16) })
 const MergeBody = t.Object(
   { _csrf: Text(128), do: Text(32), merge_title_field: Text(1024), merge_message_field: Text(65_536), force_merge: Text(8), head_commit_id: Text(64) },
   { additionalProperties: true },
 )
 const ReviewBody = t.Object(
-  { _csrf: Text(128), type: Text(32), content: Text(65_536), line_path: Text(4096), line_number: Text(16), line_content: Text(65_536) },
+  { _csrf: Text(128), type: Text(32), content: Text(65_536), line_path: Text(4096), line_number: Text(16), line_side: Text(8), line_content: Text(65_536), return_to: Text(16) },
   { additionalProperties: true },
 )
 
@@ -197,7 +199,7 @@ function ReviewForm(props: { ctx: WebContext; pull: ApiPull; action: string }): 
   )
 }
 
-async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index: number, page: number): Promise<Response> {
+async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index: number, at: ConversationAt): Promise<Response> {
   const web = webContext(deps.config, request, ctx.caller)
   const row = await findIssue(deps, ctx.repo.id, index)
   // Gitea: an issue's number under /pulls goes to the issue.
@@ -206,12 +208,12 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
   const viewer = ctx.caller.user
   const repo = await repoToApi(deps, ctx.repo, ctx.owner, viewer, ctx.mode)
   const pull = await pullToApi(deps, ctx, item, viewer)
-  const conv = await loadConversation(deps, ctx, row, page, deps.auth.clientAddress(request) ?? '', item)
+  const conv = await loadConversation(deps, ctx, row, at, deps.auth.clientAddress(request) ?? '', item)
   const outlook = await mergeOutlook(deps, ctx, item, viewer && ctx.mode >= AccessMode.Write ? viewer : null)
   const url = issuePageUrl(repo.owner.login, repo.name, index, true)
   const headName = pull.head.repo && pull.head.repo.id !== repo.id ? `${pull.head.repo.full_name}:${pull.head.ref}` : pull.head.ref
   return htmlResponse(
-    <Layout ctx={web} title={`${row.title} · Pull request #${index} · ${repo.full_name}`}>
+    <Layout ctx={web} title={`${row.title} · Pull request #${index} · ${repo.full_name}`} enhanced={conv.pages > 1}>
       <RepoHeader repo={repo} />
       <TrackerTabs repo={repo} current="pulls" />
       <ConversationHead conv={conv} noun="Pull request" merged={pull.merged}>
@@ -268,14 +270,14 @@ export const pullPages = (deps: AppDeps) =>
       ({ request, params, query, repo: ctx }) => {
         const { index, kind } = pullDownloadOf(params.index)
         if (kind) return pullDiff(deps, ctx, indexOf(index), kind, formSwitch(query.binary, false))
-        return pullPage(deps, request, ctx, indexOf(index), pageNumber(query.page))
+        return pullPage(deps, request, ctx, indexOf(index), query)
       },
       { scope: 'repository', repo: { unit: 'pulls' }, params: IndexParams, query: PullPageQuery, detail: pageDetail('webPull') },
     )
     .post(
       '/:owner/:repo/pulls/:index/merge',
       ({ request, params, body, repo: ctx, user }) =>
-        redirectingAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, async () => {
+        formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
           const index = indexOf(params.index)
           await mergePull(deps, ctx, index, user, {
             style: styleOf(body.do),
@@ -291,16 +293,22 @@ export const pullPages = (deps: AppDeps) =>
     .post(
       '/:owner/:repo/pulls/:index/reviews',
       ({ request, params, body, repo: ctx, user }) =>
-        redirectingAction(request, ctx.caller, webContext(deps.config, request, ctx.caller), body._csrf, async () => {
+        formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
           const index = indexOf(params.index)
           const event = REVIEW_EVENTS[body.type ?? 'comment']
           if (!event) throw new ApiError(422, `unknown review type: ${body.type}`)
           const path = body.line_path?.trim()
           const line = /^\d{1,9}$/.test(body.line_number?.trim() ?? '') ? Number(body.line_number!.trim()) : 0
           if (path && !line) throw new ApiError(422, 'A line comment needs the number of a line of the new file.')
-          const comments = path ? [{ path, new_position: line, body: multiline(body.line_content) }] : []
+          const text = multiline(body.line_content)
+          if (path && !text.trim()) throw new ApiError(422, 'A line comment needs a text.')
+          const position = body.line_side === 'old' ? { old_position: line } : { new_position: line }
+          const comments = path ? [{ path, ...position, body: text }] : []
           const { review } = await createReview(deps, ctx, user, index, { body: multiline(body.content), event, comments })
-          return `${issuePageUrl(ctx.owner.name, ctx.repo.name, index, true)}#pullrequestreview-${review.id}`
+          const url = issuePageUrl(ctx.owner.name, ctx.repo.name, index, true)
+          // From the files page's line form: back to the comment, under its line.
+          if (body.return_to === 'files' && path) return `${url}/files#issuecomment-${(await commentsOfReview(deps, review.id)).at(-1)?.id ?? ''}`
+          return `${url}#pullrequestreview-${review.id}`
         }),
       { scope: 'repository', repo: { unit: 'pulls' }, signed: true, params: IndexParams, body: ReviewBody, detail: pageDetail('webPullReview') },
     )

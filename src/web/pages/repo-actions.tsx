@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
@@ -12,7 +13,7 @@ import { canCreateOrgRepo, createOrgRepo, listOrgsOfUser } from '../../modules/o
 import { hasMarked, setMark } from '../../modules/stars/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formAction, Notices, ticked } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, ticked } from '../forms'
 import { repoUrl } from '../links'
 
 /** Organisations the owner choice of the creation form lists at most. */
@@ -123,13 +124,11 @@ export const repoActionPages = (deps: AppDeps) =>
     )
     .post(
       '/repo/create',
-      async ({ request, caller, user, body }) => {
-        const ctx = webContext(deps.config, request, caller)
-        return formAction(
-          request,
-          caller,
-          ctx,
-          body._csrf,
+      (c) => {
+        const { user, body } = c
+        return formRoute(
+          deps.config,
+          c,
           async () => {
             const name = (body.name ?? '').trim()
             const opts = {
@@ -140,31 +139,23 @@ export const repoActionPages = (deps: AppDeps) =>
             if (ownerName.toLowerCase() === user.lowerName) await createRepository(deps, user, opts)
             // An organisation: seen as the API's `org` need sees it; the service checks who may create there.
             else await createOrgRepo(deps, await loadOrg(deps, ownerName, user), opts)
-            return new Response(null, { status: 303, headers: { location: repoUrl(ownerName, name) } })
+            return repoUrl(ownerName, name)
           },
-          async (error, status) => createPage(deps, ctx, user, { values: body, error, status }),
+          (web, error, status) => createPage(deps, web, user, { values: body, error, status }),
         )
       },
       { scope: 'repository', signed: true, body: CreateForm, detail: pageDetail('webRepoCreate') },
     )
     .post(
       '/:owner/:repo/action/:action',
-      async ({ request, repo: ctx, user, body, params }) => {
-        const web = webContext(deps.config, request, ctx.caller)
+      (c) => {
+        const { repo: ctx, user, params } = c
         const mark = MARKS[params.action as keyof typeof MARKS]
         if (!mark) throw new ApiError(404, 'no such action')
-        const back = repoUrl(ctx.owner.name, ctx.repo.name)
-        return formAction(
-          request,
-          ctx.caller,
-          web,
-          body._csrf,
-          async () => {
-            await setMark(deps, mark[0], user, ctx.repo.id, mark[1])
-            return new Response(null, { status: 303, headers: { location: back } })
-          },
-          (error, status) => htmlResponse(<Layout ctx={web} title="Refused"><Notices ctx={web} error={error} /></Layout>, status),
-        )
+        return formRoute(deps.config, c, async () => {
+          await setMark(deps, mark[0], user, ctx.repo.id, mark[1])
+          return repoUrl(ctx.owner.name, ctx.repo.name)
+        })
       },
       {
         scope: 'repository',

@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { ApiRepo } from '../../convert/repo'
 import { ownerUrl, repoUrl, srcUrl } from '../links'

@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
 import { trustedHtml } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
@@ -12,18 +13,22 @@ import { MAX_MARKDOWN_TEXT } from '../../modules/markdown/model'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext } from '../context'
 import { errorPage } from '../errors'
-import { branchNames, defaultSource, fileAt, folderEntries, resolveSource, type SourceAt, type SourceKind } from '../source-data'
+import { branchNames, fileAt, folderEntries, homeSource, resolveSource, type SourceAt, type SourceKind } from '../source-data'
 import { Breadcrumb, BranchSwitcher, CloneUrls, RepoHeader } from './repo-chrome'
 import { FileView, FolderList } from './source'
 import { repoActions } from './repo-actions'
 import { fileLines } from '../highlight'
 import { CodeNav } from './code-nav'
+import { WeightedCache } from '../../lib/weighted-cache'
 
 /** Entries a folder view lists, branches the switcher lists (the rest are counted). */
 const MAX_FOLDER_ENTRIES = 1000
 const MAX_SWITCHER_BRANCHES = 50
 
 const README = /^readme(\.(md|markdown|txt))?$/i
+
+/** READMEs rendered, by site, repository and blob id (a blob never changes), bounded by their characters. */
+const rendered = new WeightedCache<string>(4 * 1024 * 1024, (html) => html.length)
 
 /** The README of a folder, rendered (markdown, sanitised by the renderer) or as text; null when none. */
 async function readmeOf(deps: AppDeps, ctx: RepoContext, at: SourceAt, names: string[], client: string) {
@@ -32,9 +37,15 @@ async function readmeOf(deps: AppDeps, ctx: RepoContext, at: SourceAt, names: st
   const file = await fileAt(deps, ctx, { ...at, path: [...at.path, name] }, MAX_MARKDOWN_TEXT)
   if (!file || file.kind !== 'text') return { name, html: null }
   if (!/\.(md|markdown)$/i.test(name)) return { name, text: file.text }
+  const context = `${ctx.owner.name}/${ctx.repo.name}`
+  // The rendering depends on the text (its blob id), the links' repository and the site's address only.
+  const key = `${deps.config.baseUrl}\0${context}\0${file.oid}`
+  const known = rendered.get(key)
+  if (known !== undefined) return { name, html: known }
   try {
-    const context = `${ctx.owner.name}/${ctx.repo.name}`
-    return { name, html: await renderMarkdown(deps.config, file.text, { mode: 'gfm', context }, client) }
+    const html = await renderMarkdown(deps.config, file.text, { mode: 'gfm', context }, client)
+    rendered.set(key, html)
+    return { name, html }
   } catch (e) {
     // Past the renderer's time budget (or with its queue full) the page shows the rest.
     if (e instanceof ApiError) return { name, html: null }
@@ -57,9 +68,8 @@ export const repoPages = (deps: AppDeps) =>
       async ({ request, repo: ctx }) => {
         const web = webContext(deps.config, request, ctx.caller)
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
-        const at = await defaultSource(deps, ctx)
+        const { at, branches } = await homeSource(deps, ctx, MAX_SWITCHER_BRANCHES)
         const folder = at ? await folderEntries(deps, ctx, at, MAX_FOLDER_ENTRIES) : null
-        const branches = at ? await branchNames(deps, ctx, MAX_SWITCHER_BRANCHES) : null
         const readme = at && folder ? await readmeOf(deps, ctx, at, folder.entries.map((e) => e.path), deps.auth.clientAddress(request) ?? '') : null
         return htmlResponse(
           <Layout ctx={web} title={repo.full_name}>

@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
 import type { Child } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
@@ -19,7 +20,7 @@ import { addDeployKey, deleteDeployKey, listDeployKeys } from '../../modules/dep
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { branchNames } from '../source-data'
-import { ButtonForm, CsrfField, CsrfText, FormCheck, FormList, FormText, formAction, listOf, Notices, Pager, pageNumber, seeOther, SettingsFrame, ticked, pagesOf } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormList, FormText, formRoute, type FormRequest, listOf, Notices, Pager, pageNumber, seeOther, SettingsFrame, ticked, pagesOf } from '../forms'
 import { RepoHeader } from './repo-chrome'
 import { repoUrl } from '../links'
 
@@ -583,6 +584,9 @@ async function deployKeysPage(deps: AppDeps, ctx: RepoContext, web: WebContext, 
   )
 }
 
+/** What a webhook page's form handler is given. */
+type HookFormRequest = FormRequest & { repo: RepoContext; params: { id: string; delivery?: string } }
+
 const numberOr404 = (text: string, what: string): number => {
   const n = pathNumber(text)
   if (!Number.isSafeInteger(n) || n <= 0) throw new ApiError(404, `${what} does not exist`)
@@ -595,12 +599,19 @@ const numberOr404 = (text: string, what: string): number => {
  * change; each form calls that route's service.
  */
 export const repoSettingsPages = (deps: AppDeps) => {
-  /** A POST of a settings form: the CSRF check, the action, the page again with the service's refusal. */
-  const post = (ctx: RepoContext, request: Request, given: unknown, act: () => Promise<Response>, again: (web: WebContext, error: string, status: number) => Promise<Response>) => {
-    const web = webContext(deps.config, request, ctx.caller)
-    return formAction(request, ctx.caller, web, given, act, (error, status) => again(web, error, status))
-  }
   const page = (id: string) => ({ scope: 'repository' as const, detail: pageDetail(id) })
+  /** A form of one webhook's page (`.../hooks/{id}/...`): the hook's page again with a refusal, and with what was typed when `keepValues`. */
+  const hookForm =
+    (act: (ctx: RepoContext, id: number, c: HookFormRequest) => Promise<Response>, keepValues = false) =>
+    (c: HookFormRequest) => {
+      const id = numberOr404(c.params.id, 'hook')
+      return formRoute(
+        deps.config,
+        c,
+        () => act(c.repo, id, c),
+        (web, error, status) => hookPage(deps, c.repo, web, id, { values: keepValues ? (c.body as HookValues) : undefined, error, status }),
+      )
+    }
   return (
     new Elysia({ name: 'web-settings-repo', detail: { hide: true } })
       .use(pipeline(deps, { session: true }))
@@ -611,8 +622,7 @@ export const repoSettingsPages = (deps: AppDeps) => {
       })
       .post(
         '/:owner/:repo/settings',
-        async ({ request, repo: ctx, body }) =>
-          post(ctx, request, body._csrf, () => optionsAction(deps, ctx, body as OptionsValues), (web, error, status) => optionsPage(deps, ctx, web, { values: body as OptionsValues, error, status })),
+        (c) => formRoute(deps.config, c, () => optionsAction(deps, c.repo, c.body as OptionsValues), (web, error, status) => optionsPage(deps, c.repo, web, { values: c.body as OptionsValues, error, status })),
         // Unarchiving and deleting work on an archived repository, as the API's edit and delete.
         { ...page('webRepoSettingsSave'), repo: admin(false), params: RepoParams, body: OptionsForm },
       )
@@ -623,13 +633,12 @@ export const repoSettingsPages = (deps: AppDeps) => {
       )
       .post(
         '/:owner/:repo/settings/collaboration',
-        async ({ request, repo: ctx, body }) =>
-          post(
-            ctx,
-            request,
-            body._csrf,
+        ({ repo: ctx, ...c }) =>
+          formRoute(
+            deps.config,
+            c,
             async () => {
-              await addCollaborator(deps, ctx.repo, await collaboratorUser(deps, (body.collaborator ?? '').trim()), body.permission)
+              await addCollaborator(deps, ctx.repo, await collaboratorUser(deps, (c.body.collaborator ?? '').trim()), c.body.permission)
               return seeOther(`${base(ctx)}/collaboration`, 'collaborator-added')
             },
             (web, error, status) => collaborationPage(deps, ctx, web, 1, { error, status }),
@@ -638,13 +647,12 @@ export const repoSettingsPages = (deps: AppDeps) => {
       )
       .post(
         '/:owner/:repo/settings/collaboration/delete',
-        async ({ request, repo: ctx, body }) =>
-          post(
-            ctx,
-            request,
-            body._csrf,
+        ({ repo: ctx, ...c }) =>
+          formRoute(
+            deps.config,
+            c,
             async () => {
-              await removeCollaborator(deps, ctx.repo, await collaboratorUser(deps, body.collaborator ?? ''))
+              await removeCollaborator(deps, ctx.repo, await collaboratorUser(deps, c.body.collaborator ?? ''))
               return seeOther(`${base(ctx)}/collaboration`, 'collaborator-removed')
             },
             (web, error, status) => collaborationPage(deps, ctx, web, 1, { error, status }),
@@ -658,16 +666,15 @@ export const repoSettingsPages = (deps: AppDeps) => {
       )
       .post(
         '/:owner/:repo/settings/hooks',
-        async ({ request, repo: ctx, body }) =>
-          post(
-            ctx,
-            request,
-            body._csrf,
+        ({ repo: ctx, ...c }) =>
+          formRoute(
+            deps.config,
+            c,
             async () => {
-              const hook = await createHook(deps, { repo: ctx.repo }, { type: 'gitea', ...hookInputOf(body, false) })
+              const hook = await createHook(deps, { repo: ctx.repo }, { type: 'gitea', ...hookInputOf(c.body, false) })
               return seeOther(`${base(ctx)}/hooks/${hook.id}`, 'hook-added')
             },
-            (web, error, status) => hooksPage(deps, ctx, web, 1, { values: body, error, status }),
+            (web, error, status) => hooksPage(deps, ctx, web, 1, { values: c.body, error, status }),
           ),
         { ...page('webRepoHookAdd'), repo: admin(false), params: RepoParams, body: HookForm },
       )
@@ -678,71 +685,35 @@ export const repoSettingsPages = (deps: AppDeps) => {
       )
       .post(
         '/:owner/:repo/settings/hooks/:id',
-        async ({ request, repo: ctx, body, params }) => {
-          const id = numberOr404(params.id, 'hook')
-          return post(
-            ctx,
-            request,
-            body._csrf,
-            async () => {
-              await editHook(deps, { repo: ctx.repo }, id, hookInputOf(body, true))
-              return seeOther(`${base(ctx)}/hooks/${id}`, 'saved')
-            },
-            (web, error, status) => hookPage(deps, ctx, web, id, { values: body, error, status }),
-          )
-        },
+        hookForm(async (ctx, id, c) => {
+          await editHook(deps, { repo: ctx.repo }, id, hookInputOf(c.body as HookValues, true))
+          return seeOther(`${base(ctx)}/hooks/${id}`, 'saved')
+        }, true),
         { ...page('webRepoHookEdit'), repo: admin(false), params: HookParams, body: HookForm },
       )
       .post(
         '/:owner/:repo/settings/hooks/:id/delete',
-        async ({ request, repo: ctx, body, params }) => {
-          const id = numberOr404(params.id, 'hook')
-          return post(
-            ctx,
-            request,
-            body._csrf,
-            async () => {
-              await deleteHook(deps, { repo: ctx.repo }, id)
-              return seeOther(`${base(ctx)}/hooks`, 'hook-deleted')
-            },
-            (web, error, status) => hookPage(deps, ctx, web, id, { error, status }),
-          )
-        },
+        hookForm(async (ctx, id) => {
+          await deleteHook(deps, { repo: ctx.repo }, id)
+          return seeOther(`${base(ctx)}/hooks`, 'hook-deleted')
+        }),
         { ...page('webRepoHookDelete'), repo: admin(false), params: HookParams, body: t.Object({ _csrf: CsrfText }) },
       )
       .post(
         '/:owner/:repo/settings/hooks/:id/test',
-        async ({ request, repo: ctx, body, params }) => {
-          const id = numberOr404(params.id, 'hook')
-          return post(
-            ctx,
-            request,
-            body._csrf,
-            async () => {
-              await testHook(deps, ctx.repo, ctx.owner, ctx.caller.user!, await getHook(deps, { repo: ctx.repo }, id))
-              return seeOther(`${base(ctx)}/hooks/${id}`, 'tested')
-            },
-            (web, error, status) => hookPage(deps, ctx, web, id, { error, status }),
-          )
-        },
+        hookForm(async (ctx, id) => {
+          await testHook(deps, ctx.repo, ctx.owner, ctx.caller.user!, await getHook(deps, { repo: ctx.repo }, id))
+          return seeOther(`${base(ctx)}/hooks/${id}`, 'tested')
+        }),
         { ...page('webRepoHookTest'), repo: admin(false), params: HookParams, body: t.Object({ _csrf: CsrfText }) },
       )
       .post(
         '/:owner/:repo/settings/hooks/:id/deliveries/:delivery/redeliver',
-        async ({ request, repo: ctx, body, params }) => {
-          const id = numberOr404(params.id, 'hook')
-          return post(
-            ctx,
-            request,
-            body._csrf,
-            async () => {
-              const hook = await getHook(deps, { repo: ctx.repo }, id)
-              await redeliver(deps, hook, await getDelivery(deps, hook, params.delivery))
-              return seeOther(`${base(ctx)}/hooks/${id}`, 'redelivered')
-            },
-            (web, error, status) => hookPage(deps, ctx, web, id, { error, status }),
-          )
-        },
+        hookForm(async (ctx, id, c) => {
+          const hook = await getHook(deps, { repo: ctx.repo }, id)
+          await redeliver(deps, hook, await getDelivery(deps, hook, c.params.delivery ?? ''))
+          return seeOther(`${base(ctx)}/hooks/${id}`, 'redelivered')
+        }),
         { ...page('webRepoHookRedeliver'), repo: admin(false), params: DeliveryParams, body: t.Object({ _csrf: CsrfText }) },
       )
       .get(
@@ -752,28 +723,26 @@ export const repoSettingsPages = (deps: AppDeps) => {
       )
       .post(
         '/:owner/:repo/settings/keys',
-        async ({ request, repo: ctx, body }) =>
-          post(
-            ctx,
-            request,
-            body._csrf,
+        ({ repo: ctx, ...c }) =>
+          formRoute(
+            deps.config,
+            c,
             async () => {
-              await addDeployKey(deps, ctx.repo.id, { title: (body.title ?? '').trim(), key: (body.content ?? '').trim(), read_only: !ticked(body.writable) })
+              await addDeployKey(deps, ctx.repo.id, { title: (c.body.title ?? '').trim(), key: (c.body.content ?? '').trim(), read_only: !ticked(c.body.writable) })
               return seeOther(`${base(ctx)}/keys`, 'key-added')
             },
-            (web, error, status) => deployKeysPage(deps, ctx, web, 1, { values: body, error, status }),
+            (web, error, status) => deployKeysPage(deps, ctx, web, 1, { values: c.body, error, status }),
           ),
         { ...page('webRepoDeployKeyAdd'), repo: admin(false), params: RepoParams, body: DeployKeyForm },
       )
       .post(
         '/:owner/:repo/settings/keys/delete',
-        async ({ request, repo: ctx, body }) =>
-          post(
-            ctx,
-            request,
-            body._csrf,
+        ({ repo: ctx, ...c }) =>
+          formRoute(
+            deps.config,
+            c,
             async () => {
-              await deleteDeployKey(deps, ctx.repo.id, numberOr404(body.id ?? '', 'deploy key'))
+              await deleteDeployKey(deps, ctx.repo.id, numberOr404(c.body.id ?? '', 'deploy key'))
               return seeOther(`${base(ctx)}/keys`, 'key-deleted')
             },
             (web, error, status) => deployKeysPage(deps, ctx, web, 1, { error, status }),

@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
 import type { Child } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
@@ -12,7 +13,7 @@ import { addGpgKey, addPublicKey, deleteGpgKey, deletePublicKey, listGpgKeys, li
 import { createAccessToken, deleteAccessToken, listAccessTokens } from '../../modules/users/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formAction, Notices, Pager, pageNumber, seeOther, SettingsFrame, ticked, pagesOf } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, Pager, pageNumber, seeOther, SettingsFrame, ticked, pagesOf } from '../forms'
 
 /** Keys and tokens a settings page lists per page. */
 const LISTED = 50
@@ -329,15 +330,13 @@ export const userSettingsPages = (deps: AppDeps) =>
     .get('/user/settings', ({ request, caller, user }) => profilePage(webContext(deps.config, request, caller), user), signedPage('webUserSettings'))
     .post(
       '/user/settings',
-      async ({ request, caller, user, body }) => {
-        const ctx = webContext(deps.config, request, caller)
-        return formAction(
-          request,
-          caller,
-          ctx,
-          body._csrf,
+      (c) =>
+        formRoute(
+          deps.config,
+          c,
           async () => {
-            await editUser(deps, user, {
+            const { body } = c
+            await editUser(deps, c.user, {
               full_name: body.full_name ?? '',
               website: body.website ?? '',
               location: body.location ?? '',
@@ -346,37 +345,33 @@ export const userSettingsPages = (deps: AppDeps) =>
             })
             return seeOther('/user/settings', 'saved')
           },
-          (error, status) => profilePage(ctx, user, { values: body, error, status }),
-        )
-      },
+          (web, error, status) => profilePage(web, c.user, { values: c.body, error, status }),
+        ),
       { ...signedPage('webUserSettingsSave'), body: ProfileForm },
     )
     .get('/user/settings/account', ({ request, caller }) => accountPage(webContext(deps.config, request, caller)), signedPage('webUserAccount'))
     .post(
       '/user/settings/account',
-      async ({ request, caller, user, body }) => {
-        const ctx = webContext(deps.config, request, caller)
-        return formAction(
-          request,
-          caller,
-          ctx,
-          body._csrf,
-          async () => {
-            if ((body.password ?? '') !== (body.retype ?? '')) return accountPage(ctx, { error: 'The new passwords do not match.', status: 422 })
+      (c) =>
+        formRoute(
+          deps.config,
+          c,
+          async (web) => {
+            const { body, user } = c
+            if ((body.password ?? '') !== (body.retype ?? '')) return accountPage(web, { error: 'The new passwords do not match.', status: 422 })
             try {
               // The same check, and the same failed sign-in limits, as signing in.
-              await deps.auth.byPassword(user.name, body.old_password ?? '', deps.auth.clientAddress(request))
+              await deps.auth.byPassword(user.name, body.old_password ?? '', deps.auth.clientAddress(c.request))
             } catch (e) {
-              if (e instanceof ApiError && e.status === 401) return accountPage(ctx, { error: 'The current password is wrong.', status: 403 })
+              if (e instanceof ApiError && e.status === 401) return accountPage(web, { error: 'The current password is wrong.', status: 403 })
               throw e
             }
-            if (!body.password) return accountPage(ctx, { error: 'The new password is empty.', status: 422 })
+            if (!body.password) return accountPage(web, { error: 'The new password is empty.', status: 422 })
             await editUser(deps, user, { password: body.password, must_change_password: false })
             return seeOther('/user/settings/account', 'password')
           },
-          (error, status) => accountPage(ctx, { error, status }),
-        )
-      },
+          (web, error, status) => accountPage(web, { error, status }),
+        ),
       { ...signedPage('webUserPassword'), body: PasswordForm },
     )
     .get(
@@ -386,43 +381,35 @@ export const userSettingsPages = (deps: AppDeps) =>
     )
     .post(
       '/user/settings/keys',
-      async ({ request, caller, user, body }) => {
-        const ctx = webContext(deps.config, request, caller)
-        return formAction(
-          request,
-          caller,
-          ctx,
-          body._csrf,
+      (c) =>
+        formRoute(
+          deps.config,
+          c,
           async () => {
-            const content = (body.content ?? '').trim()
-            if (body.type === 'gpg') await addGpgKey(deps, user, content)
-            else await addPublicKey(deps, user.id, { title: (body.title ?? '').trim(), key: content })
+            const content = (c.body.content ?? '').trim()
+            if (c.body.type === 'gpg') await addGpgKey(deps, c.user, content)
+            else await addPublicKey(deps, c.user.id, { title: (c.body.title ?? '').trim(), key: content })
             return seeOther('/user/settings/keys', 'key-added')
           },
-          (error, status) => keysPage(deps, ctx, user, 1, { values: body, error, status }),
-        )
-      },
+          (web, error, status) => keysPage(deps, web, c.user, 1, { values: c.body, error, status }),
+        ),
       { ...signedPage('webUserKeyAdd'), body: KeyForm },
     )
     .post(
       '/user/settings/keys/delete',
-      async ({ request, caller, user, body }) => {
-        const ctx = webContext(deps.config, request, caller)
-        return formAction(
-          request,
-          caller,
-          ctx,
-          body._csrf,
+      (c) =>
+        formRoute(
+          deps.config,
+          c,
           async () => {
-            const id = Number(body.id)
+            const id = Number(c.body.id)
             if (!Number.isSafeInteger(id) || id <= 0) throw new ApiError(404, 'no such key')
-            if (body.type === 'gpg') await deleteGpgKey(deps, user.id, id)
-            else await deletePublicKey(deps, user.id, id)
+            if (c.body.type === 'gpg') await deleteGpgKey(deps, c.user.id, id)
+            else await deletePublicKey(deps, c.user.id, id)
             return seeOther('/user/settings/keys', 'key-deleted')
           },
-          (error, status) => keysPage(deps, ctx, user, 1, { error, status }),
-        )
-      },
+          (web, error, status) => keysPage(deps, web, c.user, 1, { error, status }),
+        ),
       { ...signedPage('webUserKeyDelete'), body: KeyDeleteForm },
     )
     .get(
@@ -432,39 +419,32 @@ export const userSettingsPages = (deps: AppDeps) =>
     )
     .post(
       '/user/settings/applications',
-      async ({ request, caller, user, body }) => {
-        const ctx = webContext(deps.config, request, caller)
-        const values = body as TokenValues
-        return formAction(
-          request,
-          caller,
-          ctx,
-          body._csrf,
-          async () => {
-            const { row, secret } = await createAccessToken(deps, user.id, (body.name ?? '').trim(), scopesOf(values))
+      (c) => {
+        const values = c.body as TokenValues
+        return formRoute(
+          deps.config,
+          c,
+          async (web) => {
+            const { row, secret } = await createAccessToken(deps, c.user.id, (c.body.name ?? '').trim(), scopesOf(values))
             // Shown in this answer only: the database keeps its hash.
-            return applicationsPage(deps, ctx, user, 1, { created: { name: row.name, secret }, status: 201 })
+            return applicationsPage(deps, web, c.user, 1, { created: { name: row.name, secret }, status: 201 })
           },
-          (error, status) => applicationsPage(deps, ctx, user, 1, { values, error, status }),
+          (web, error, status) => applicationsPage(deps, web, c.user, 1, { values, error, status }),
         )
       },
       { ...signedPage('webUserTokenCreate'), body: TokenForm },
     )
     .post(
       '/user/settings/applications/delete',
-      async ({ request, caller, user, body }) => {
-        const ctx = webContext(deps.config, request, caller)
-        return formAction(
-          request,
-          caller,
-          ctx,
-          body._csrf,
+      (c) =>
+        formRoute(
+          deps.config,
+          c,
           async () => {
-            await deleteAccessToken(deps, user.id, body.id ?? '')
+            await deleteAccessToken(deps, c.user.id, c.body.id ?? '')
             return seeOther('/user/settings/applications', 'token-deleted')
           },
-          (error, status) => applicationsPage(deps, ctx, user, 1, { error, status }),
-        )
-      },
+          (web, error, status) => applicationsPage(deps, web, c.user, 1, { error, status }),
+        ),
       { ...signedPage('webUserTokenDelete'), body: t.Object({ _csrf: CsrfText, id: FormText(20) }) },
     )

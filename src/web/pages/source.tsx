@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import { trustedHtml, type Html } from 'warren-jsx/jsx-runtime'
 import type { ApiRepo } from '../../convert/repo'
 import type { TreeEntry } from '../../git/tree'
@@ -38,9 +39,27 @@ export function FolderList(props: { repo: ApiRepo; at: SourceAt; entries: TreeEn
 const sizeText = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`)
 
 /**
- * A file: its lines (HTML fragments, highlighted or escaped: web/highlight.ts) numbered, each
- * number the `#L{n}` anchor of its row (`#L3-L7` marks a range: LINES_SCRIPT). Binary and
- * too-large files, and files with too long a line, link to the raw download instead.
+ * A file's lines (HTML fragments, highlighted or escaped: web/highlight.ts) as an ordered list,
+ * each item the `#L{n}` target of its line, numbered by the stylesheet (a list without it): the
+ * bytes of a long file are its text and its colours, not 2,000 copies of the same row markup. The
+ * items are written as HTML lets them be (`<li id=L12>`, the end tag implied): the same elements
+ * as the longer spelling. A click on a number marks the line (`#L12`, a shift-click a range
+ * `#L3-L7`: web/script.ts); without the script, an address with `#L12` still marks its line.
+ */
+export function NumberedLines(props: { lines: string[]; label: string }): Html {
+  const { lines } = props
+  let items = ''
+  for (let i = 0; i < lines.length; i++) items += `<li id=L${i + 1}>${lines[i]}`
+  return (
+    <div class="code" tabindex="0" role="region" aria-label={props.label}>
+      <ol class={`lines w${String(lines.length).length}`}>{trustedHtml(items)}</ol>
+    </div>
+  )
+}
+
+/**
+ * A file: its numbered lines. Binary and too-large files, and files with too long a line, link to
+ * the raw download instead.
  */
 export function FileView(props: { repo: ApiRepo; at: SourceAt; file: FileContent; lines: string[] | null }): Html {
   const { repo, at, file } = props
@@ -73,24 +92,10 @@ export function FileView(props: { repo: ApiRepo; at: SourceAt; file: FileContent
       </div>
     )
   }
-  const lines = props.lines ?? []
   return (
     <div class="box">
       {header}
-      <div class="code">
-        <table class="code lines">
-          <tbody>
-            {lines.map((line, i) => (
-              <tr id={`L${i + 1}`}>
-                <td class="num">
-                  <a href={`#L${i + 1}`}>{i + 1}</a>
-                </td>
-                <td>{trustedHtml(line)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <NumberedLines lines={props.lines ?? []} label={`Content of ${name}`} />
     </div>
   )
 }

@@ -1,3 +1,4 @@
+/** @jsxImportSource warren-jsx */
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import { isoTime } from '../../lib/time'
 import type { EventRecord } from '../../events/outbox'
@@ -105,7 +106,7 @@ function Item(props: { item: TimelineItem }): Html {
           <div class="line-comment" id={`issuecomment-${comment.id}`}>
             <p class="muted">
               <code>{comment.path}</code> line {comment.position || comment.original_position}
-              {comment.position === 0 ? ' (outdated)' : ''}
+              {comment.position === 0 ? ' (outdated)' : ''} · <a href={comment.html_url}>in the diff</a>
             </p>
             {comment.diff_hunk ? <pre class="hunk">{comment.diff_hunk}</pre> : null}
             <MarkdownBody html={html} text={comment.body} />

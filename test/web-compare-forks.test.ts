@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { csrfIn, signInByForm } from './web-session'
+import { contentMark } from './db-snapshot'
+
+/**
+ * Comparing across forks on the web, in Gitea's forms: `/{o}/{r}/compare/{base}...{owner}:{branch}`
+ * and `...{owner}/{repo}:{branch}` show the fork's commits and diff against the base and the pull
+ * request form, whose POST opens the pull request through the pulls service (seen through the
+ * API, head in the fork); a fork the visitor may not read, an unknown owner, repository or branch
+ * are 404s; the API's comparison takes `owner:branch` too.
+ */
+
+let s: TestServer
+let alice: TestUser, bob: TestUser, carol: TestUser
+let main = ''
+let mark: () => Promise<string>
+const cookies: Record<string, string> = {}
+const b64 = (text: string) => Buffer.from(text).toString('base64')
+
+const page = (path: string, who?: string, init: RequestInit = {}) =>
+  fetch(s.url + path, { ...init, headers: { accept: 'text/html', ...(who ? { cookie: cookies[who]! } : {}), ...(init.headers ?? {}) }, redirect: 'manual' })
+
+const postForm = (path: string, who: string, fields: Record<string, string>) =>
+  page(path, who, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) })
+
+beforeAll(async () => {
+  s = await startTestServer()
+  mark = contentMark(s.deps.db)
+  alice = await s.user('alice')
+  bob = await s.user('bob')
+  carol = await s.user('carol')
+  const repo = await s.post('/user/repos', { name: 'up', auto_init: true }, { token: alice.token })
+  expect(repo.status).toBe(201)
+  main = repo.body.default_branch
+  // bob and carol fork it; each makes a branch with a change of their own.
+  for (const u of [bob, carol]) {
+    expect((await s.post('/repos/alice/up/forks', {}, { token: u.token })).status).toBe(202)
+    expect((await s.post(`/repos/${u.name}/up/branches`, { new_branch_name: 'fix', old_branch_name: main }, { token: u.token })).status).toBe(201)
+    const files = [{ operation: 'create', path: `${u.name}-fix.txt`, content: b64(`fixed by ${u.name}\n`) }]
+    expect((await s.post(`/repos/${u.name}/up/contents`, { branch: 'fix', files, message: `${u.name} fixes it` }, { token: u.token })).status).toBe(201)
+  }
+  // carol's fork is private: only carol (and alice? no: only its owner) may read it.
+  expect((await s.patch('/repos/carol/up', { private: true }, { token: carol.token })).status).toBe(200)
+  for (const u of [alice, bob, carol]) cookies[u.name] = await signInByForm(s.url, u)
+})
+afterAll(() => s.stop())
+
+test("owner:branch and owner/repo:branch: the fork's commits and diff against the base, and the pull request form", async () => {
+  for (const head of ['bob:fix', 'bob/up:fix', 'BOB:fix']) {
+    const res = await page(`/alice/up/compare/${main}...${head}`, 'bob')
+    expect(res.status).toBe(200)
+    const html = await res.text()
+    expect(html).toContain('bob fixes it')
+    expect(html).toContain('bob-fix.txt')
+    expect(html).toContain('fixed by bob')
+    // The head links to the fork's branch; the form posts back to the same comparison.
+    expect(html).toContain('href="/bob/up/src/branch/fix"')
+    expect(html).toContain('Open a pull request')
+    expect(html).toMatch(new RegExp(`action="/alice/up/compare/${main}\\.\\.\\.[^"]*fix"`))
+  }
+  // Anonymous visitors see the comparison of a public fork, and are asked to sign in for the form.
+  const anon = await page(`/alice/up/compare/${main}...bob:fix`)
+  expect(anon.status).toBe(200)
+  const anonHtml = await anon.text()
+  expect(anonHtml).toContain('bob-fix.txt')
+  expect(anonHtml).not.toContain('Open a pull request')
+})
+
+test('a fork the visitor may not read, an unknown owner, repository or branch: 404', async () => {
+  expect((await page(`/alice/up/compare/${main}...carol:fix`, 'carol')).status).toBe(200)
+  for (const who of ['bob', undefined]) expect((await page(`/alice/up/compare/${main}...carol:fix`, who)).status).toBe(404)
+  for (const head of ['nobody:fix', 'bob/other:fix', 'bob:nope', 'alice/up/x:fix', ':fix'])
+    expect((await page(`/alice/up/compare/${main}...${encodeURIComponent(head)}`, 'bob')).status).toBe(404)
+})
+
+test("the form's POST opens the pull request from the fork through the pulls service; without its CSRF token nothing changes", async () => {
+  const path = `/alice/up/compare/${main}...bob:fix`
+  const before = await mark()
+  expect((await postForm(path, 'bob', { title: 'Forged' })).status).toBe(403)
+  expect(await mark()).toBe(before)
+  const csrf = csrfIn(await (await page(path, 'bob')).text())!
+  const made = await postForm(path, 'bob', { _csrf: csrf, title: 'Fix from my fork', body: 'Please take it' })
+  expect(made.status).toBe(303)
+  expect(made.headers.get('location')).toBe('/alice/up/pulls/1')
+  const pull = (await s.get('/repos/alice/up/pulls/1', { token: alice.token })).body
+  expect(pull).toMatchObject({ title: 'Fix from my fork', body: 'Please take it', head: { ref: 'fix', repo: { full_name: 'bob/up' } }, base: { ref: main, repo: { full_name: 'alice/up' } } })
+  const files = (await s.get('/repos/alice/up/pulls/1/files', { token: alice.token })).body
+  expect(files.map((f: any) => f.filename)).toEqual(['bob-fix.txt'])
+  // The same form again: the service's refusal (one open pull request per head and base) on the form.
+  const again = await postForm(path, 'bob', { _csrf: csrf, title: 'Twice' })
+  expect(again.status).toBe(409)
+  const html = await again.text()
+  expect(html).toContain('role="alert"')
+  expect(html).toContain('pull request already exists')
+  // Someone who may not write to the fork is refused by the service, on the form.
+  const carolCsrf = csrfIn(await (await page(path, 'carol')).text())!
+  const refused = await postForm(`/alice/up/compare/${main}...bob/up:fix`, 'carol', { _csrf: carolCsrf, title: 'Not mine' })
+  expect(refused.status).toBe(404)
+  expect((await s.get('/repos/alice/up/pulls', { token: alice.token })).body).toHaveLength(1)
+})
+
+test("the API's comparison takes a fork's owner:branch too", async () => {
+  const res = await s.get(`/repos/alice/up/compare/${main}...carol:fix`, { token: carol.token })
+  expect(res.status).toBe(200)
+  expect(res.body.total_commits).toBe(1)
+  expect(res.body.commits[0].commit.message).toContain('carol fixes it')
+  expect((await s.get(`/repos/alice/up/compare/${main}...carol:fix`, { token: bob.token })).status).toBe(404)
+})
