@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { mkdirSync, rmSync, statSync } from 'node:fs'
 import { open, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { asc, eq, gt } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { attachments, repositories } from '../../db/schema'
+import { listing } from '../../lib/listing'
 import { loggerOf } from '../../lib/log'
 
 /**
@@ -99,7 +100,7 @@ export async function repairAttachments(
     rmSync(path, { recursive: true, force: true })
     removed.push(name)
   }
-  const folders = existsSync(root) ? readdirSync(root, { withFileTypes: true }) : []
+  const folders = listing(root)
   const repoIds = new Set<number>()
   for (const dir of folders) {
     const path = join(root, dir.name)
@@ -110,7 +111,8 @@ export async function repairAttachments(
       repoIds.add(repoId)
       const uuids = new Set((await deps.db.select({ uuid: attachments.uuid }).from(attachments).where(eq(attachments.repoId, repoId))).map((r) => r.uuid))
       const files = new Set<string>()
-      for (const file of readdirSync(path)) {
+      // A folder removed meanwhile (its repository deleted while the sweep runs) lists nothing.
+      for (const { name: file } of listing(path)) {
         if (uuids.has(file)) files.add(file)
         else remove(join(path, file), `${dir.name}/${file}`)
       }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
@@ -7,6 +7,7 @@ import { greatestOf } from '../../db/sql'
 import { repositories, users } from '../../db/schema'
 import { removeRepositoryFolder } from '../../git/init'
 import { removeGitLeftovers } from '../../git/leftovers'
+import { listing } from '../../lib/listing'
 import { loggerOf } from '../../lib/log'
 import { pathOfRepo } from './service'
 
@@ -57,9 +58,7 @@ export async function repairAtStart(deps: AppDeps): Promise<{ removedRows: numbe
 
 /** The owner folders under repositories/ (each named by its owner's lower-cased name). */
 export function ownerFolders(deps: AppDeps): string[] {
-  const root = join(deps.config.dataDir, 'repositories')
-  if (!existsSync(root)) return []
-  return readdirSync(root, { withFileTypes: true })
+  return listing(join(deps.config.dataDir, 'repositories'))
     .filter((entry) => entry.isDirectory() && entry.name !== '.orphaned')
     .map((entry) => entry.name)
 }
@@ -145,7 +144,8 @@ async function unaccountedFolders(deps: AppDeps): Promise<string[]> {
 /** The folders of one owner folder no row accounts for: its listing against the repositories of the owner it names. */
 async function unaccountedIn(deps: AppDeps, owner: string): Promise<string[]> {
   const dir = join(deps.config.dataDir, 'repositories', owner)
-  const folders = readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory())
+  // Gone since it was listed (its last repository deleted, while the sweep runs): nothing in it.
+  const folders = listing(dir).filter((entry) => entry.isDirectory())
   if (folders.length === 0) return []
   const rows = await deps.db
     .select({ ownerName: repositories.ownerName, name: repositories.name })
