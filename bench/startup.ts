@@ -11,13 +11,20 @@
  * (`dist/warren serve`, built here with `npm run binary`, run from an empty folder); its size
  * is printed too.
  *
+ * On SQLite, or on PostgreSQL when WARREN_DATABASE_URL is set (lib/database.ts): a fresh database
+ * for each start on a fresh data folder (its migrations applied), one kept for the starts on the
+ * existing one.
+ *
  *   bun bench/startup.ts [runs=5]
+ *   WARREN_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test bun bench/startup.ts [runs=5]
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { cpuMsOf, memoryOf } from './lib/rss'
 import { freePort } from './lib/port'
+import { benchDatabase } from './lib/database'
+import { DIALECT } from '../src/db/dialect'
 
 const runs = Number(process.argv[2] ?? 5)
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`runs must be a positive integer, got "${process.argv[2]}"`)
@@ -31,12 +38,13 @@ interface Sample {
   cpu: number
 }
 
-async function once(command: string[], dataDir: string, cwd = dataDir): Promise<Sample> {
+async function once(command: string[], dataDir: string, databaseUrl: string | null, cwd = dataDir): Promise<Sample> {
   const port = freePort()
   const started = performance.now()
+  const { WARREN_DATABASE_URL: _, ...env } = process.env
   const proc = Bun.spawn([...command, 'serve'], {
     cwd,
-    env: { ...process.env, WARREN_DATA: dataDir, WARREN_PORT: String(port), WARREN_HOST: '127.0.0.1' },
+    env: { ...env, WARREN_DATA: dataDir, WARREN_PORT: String(port), WARREN_HOST: '127.0.0.1', ...(databaseUrl ? { WARREN_DATABASE_URL: databaseUrl } : {}) },
     stdout: 'ignore',
     stderr: 'inherit',
   })
@@ -72,18 +80,23 @@ const entries: Record<string, string[]> = {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 console.log(`load: ${(await Bun.file('/proc/loadavg').text()).trim()}`)
+console.log(`database: ${DIALECT === 'postgres' ? "PostgreSQL (a fresh database per start on a fresh folder; the CPU figure is Warren's alone)" : 'SQLite'}`)
 for (const [name, command] of Object.entries(entries)) {
   const results: Record<string, Sample[]> = { fresh: [], existing: [] }
   const existing = mkdtempSync(join(tmpdir(), 'warren-bench-start-'))
+  const existingDatabase = await benchDatabase()
   for (let i = 0; i < runs; i++) {
     const fresh = mkdtempSync(join(tmpdir(), 'warren-bench-start-'))
+    const freshDatabase = await benchDatabase()
     // The sources run from the project's folder: Bun reads tsconfig.json (the JSX runtime) there.
     const cwd = name.startsWith('sources') ? root : undefined
-    results.fresh!.push(await once(command, fresh, cwd ?? fresh))
+    results.fresh!.push(await once(command, fresh, freshDatabase.url, cwd ?? fresh))
     rmSync(fresh, { recursive: true, force: true })
-    results.existing!.push(await once(command, existing, cwd ?? existing))
+    await freshDatabase.drop()
+    results.existing!.push(await once(command, existing, existingDatabase.url, cwd ?? existing))
   }
   rmSync(existing, { recursive: true, force: true })
+  await existingDatabase.drop()
   console.log(name)
   for (const [kind, rs] of Object.entries(results)) {
     const m = (f: (s: Sample) => number) => median(rs.map(f))

@@ -180,7 +180,7 @@ export function createApp(deps: AppDeps) {
       if (body !== null && typeof body === 'object') checkStorable(body)
       checkStorable(queryFilters(query))
     })
-    .use(openapiDocument(config, () => app.routes as RouteInfo[]))
+    .use(openapiDocument(config, () => app))
     .use(docsAssetsModule())
     .use(api)
     .use(gitHttpModule(deps))

@@ -1,7 +1,6 @@
 import type { Config } from './config'
 import { openDatabase, prepareDataFolder, type Db } from './db/client'
 import { DIALECT } from './db/dialect'
-import { openPostgres } from './db/postgres'
 import { Auth } from './auth/caller'
 import { isMainThread } from 'node:worker_threads'
 
@@ -26,6 +25,9 @@ export async function openConfiguredDatabase(config: Config): Promise<Db> {
   if (wanted !== DIALECT) throw new Error(`this process runs on ${DIALECT} (WARREN_DATABASE_URL when it started) but its configuration names ${wanted}`)
   if (!config.databaseUrl) return openDatabase(config.dataDir)
   prepareDataFolder(config.dataDir)
+  // Imported on PostgreSQL only: its client, Bun's SQL and drizzle's PostgreSQL dialect are never
+  // loaded into a SQLite process.
+  const { openPostgres } = await import('./db/postgres')
   // The page caches serve requests, which the main thread answers: a worker thread (the webhook
   // deliveries') keeps no listening connection, its caches keep nothing.
   return openPostgres(config.databaseUrl, {

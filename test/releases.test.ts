@@ -489,18 +489,28 @@ describe('assets', () => {
     expect(existsSync(folder)).toBe(false)
   })
 
-  test('the start-up repair removes temporary files, files without rows and folders of deleted repositories, and keeps the rest', async () => {
+  test('the repair (the background sweep\'s) removes temporary files, files without rows and folders of deleted repositories left before the start, and keeps the rest', async () => {
     const root = join(s.dataDir, 'attachments')
     const kept = attachmentFiles(s).sort()
     writeFileSync(join(root, String(projId), `${crypto.randomUUID()}.part`), 'half')
     writeFileSync(join(root, String(projId), crypto.randomUUID()), 'orphan')
     mkdirSync(join(root, '987654'))
     writeFileSync(join(root, '987654', crypto.randomUUID()), 'gone repo')
-    const result = await repairAttachments(s.deps)
+    // (The kernel's change times come from a coarse clock: a margin on either side of the start.)
+    await Bun.sleep(50)
+    const startedAt = Date.now()
+    await Bun.sleep(50)
+    // An upload since the start: its file is in place, its row not yet written.
+    const uploading = join(root, String(projId), crypto.randomUUID())
+    writeFileSync(uploading, 'arriving')
+    const result = await repairAttachments(s.deps, { before: startedAt })
     expect(result.removed.length).toBe(3)
     expect(result.missing).toEqual([])
-    expect(attachmentFiles(s).sort()).toEqual(kept)
+    expect(attachmentFiles(s).sort()).toEqual([...kept, uploading.split('/').at(-1)!].sort())
     expect((await fetch(asset.browser_download_url)).status).toBe(200)
+    // Without `before` (nothing else running): everything unaccounted for goes.
+    expect((await repairAttachments(s.deps)).removed).toEqual([`${projId}/${uploading.split('/').at(-1)}`])
+    expect(attachmentFiles(s).sort()).toEqual(kept)
   })
 })
 

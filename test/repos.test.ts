@@ -253,7 +253,7 @@ describe('lists', () => {
 })
 
 describe('startup repair', () => {
-  test('`warren serve` runs it before serving', async () => {
+  test('`warren serve` removes unfinished repositories before serving, and moves folders without a row aside in its background sweep', async () => {
     const data = mkdtempSync(join(scratch, 'serve-'))
     // A database of its own, as startTestServer's: a new SQLite file in `data`, or a new PostgreSQL database.
     const database = await freshTestDatabase()
@@ -294,10 +294,14 @@ describe('startup repair', () => {
         if (!up) await Bun.sleep(50)
       }
       expect(up).toBe(true)
+      // The unfinished repository is gone before the first answer.
       expect(existsSync(repoPath(data, 'sam', 'half'))).toBe(false)
-      expect(existsSync(repoPath(data, 'sam', 'orphan'))).toBe(false)
-      expect(existsSync(join(data, 'repositories', '.orphaned', 'sam', 'orphan.git', 'HEAD'))).toBe(true)
       expect((await fetch(`http://127.0.0.1:${free}/api/v1/users/sam/repos`).then((r) => r.json())) as unknown[]).toEqual([])
+      // The folder no row accounts for is moved aside by the background sweep (SWEEP_DELAY_MS after the start).
+      const aside = join(data, 'repositories', '.orphaned', 'sam', 'orphan.git', 'HEAD')
+      for (let i = 0; i < 600 && !existsSync(aside); i++) await Bun.sleep(50)
+      expect(existsSync(aside)).toBe(true)
+      expect(existsSync(repoPath(data, 'sam', 'orphan'))).toBe(false)
     } finally {
       proc.kill()
       await proc.exited

@@ -186,14 +186,16 @@ export function openDatabase(dataDir: string): Db {
   return sqliteDatabase(sqlite)
 }
 
-/**
- * Whether every migration is applied: drizzle's own test (it applies each migration newer than the
- * latest one recorded), made before it runs, with one read.
- */
+/** Whether every migration is applied: drizzle's own test (it applies each migration newer than the latest one recorded). */
+export function appliedAll(latest: number | string | null | undefined, migrations: readonly { folderMillis: number }[]): boolean {
+  return latest !== null && latest !== undefined && migrations.every((m) => Number(latest) >= m.folderMillis)
+}
+
+/** Whether every migration is applied (appliedAll), asked before drizzle's migrator runs, with one read. */
 function migrated(sqlite: Database): boolean {
   if (!sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get()) return false
   const latest = (sqlite.prepare('SELECT max(created_at) AS at FROM __drizzle_migrations').get() as { at: number | string | null } | null)?.at
-  return latest !== null && latest !== undefined && MIGRATIONS.every((m) => Number(latest) >= m.folderMillis)
+  return appliedAll(latest, MIGRATIONS)
 }
 
 /** Drizzle's asynchronous SQLite API over one bun:sqlite connection (see WriteGate). */

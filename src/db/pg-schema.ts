@@ -179,7 +179,11 @@ let derived: typeof sqliteSchema | undefined
 
 /**
  * Warren's tables for PostgreSQL: the derived form of every table in ./schema, typed as the
- * SQLite tables they stand in for. Derived on first call, once (the same objects every time): a
- * process on SQLite never pays for it at start.
+ * SQLite tables they stand in for. Derived on first call, once (the same objects every time).
+ * A process on SQLite never loads this module (./schema and ../db/sql.ts require it on PostgreSQL
+ * only), nor drizzle's PostgreSQL builders with it.
  */
 export const pgTables = (): typeof sqliteSchema => (derived ??= pgTablesOf(sqliteSchema))
+
+/** drizzle's PostgreSQL query builder, for subqueries built apart from any database (../db/sql.ts). */
+export const pgQueryBuilder = (): pg.QueryBuilder => new pg.QueryBuilder()

@@ -15,7 +15,7 @@
 import { SQL } from 'bun'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { drizzle } from 'drizzle-orm/bun-sql'
-import type { Db, DatabaseRuntime } from './client'
+import { appliedAll, type Db, type DatabaseRuntime } from './client'
 import { ApiError } from '../lib/errors'
 import { SessionLocks, unclaimedIds } from './pg-locks'
 import { UNAVAILABLE_RETRY_AFTER } from './unavailable'
@@ -188,6 +188,8 @@ interface OpenTransaction {
 
 /** Applies the pending migrations, one process at a time. */
 async function migrate(client: SQL): Promise<void> {
+  // Up to date (every start but the first after an upgrade): one read, no lock, nothing to apply.
+  if (await migrated(client)) return
   const connection = await client.reserve()
   try {
     await connection.unsafe(`select pg_advisory_lock(${MIGRATE_LOCK})`)
@@ -199,6 +201,21 @@ async function migrate(client: SQL): Promise<void> {
     }
   } finally {
     connection.release()
+  }
+}
+
+/**
+ * Whether every migration is applied (appliedAll), in one round trip: false when drizzle's journal
+ * is not there yet (a new database), and the migrator, under its lock, decides.
+ */
+async function migrated(client: SQL): Promise<boolean> {
+  try {
+    const rows = (await client.unsafe('select max(created_at) as at from drizzle.__drizzle_migrations')) as { at: string | number | null }[]
+    return appliedAll(rows[0]?.at, MIGRATIONS)
+  } catch (e) {
+    // 42P01 undefined_table, 3F000 invalid_schema_name: never migrated.
+    if (['42P01', '3F000'].includes(String((e as { errno?: string }).errno))) return false
+    throw e
   }
 }
 

@@ -13,7 +13,6 @@
 import { sql, type Column, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm'
 import { DIALECT, type Dialect } from './dialect'
 import { QueryBuilder as SQLiteQueryBuilder } from 'drizzle-orm/sqlite-core'
-import { QueryBuilder as PgQueryBuilder } from 'drizzle-orm/pg-core'
 
 /**
  * A list of values as one JSON array, so a statement's text and size are the same whatever the
@@ -135,5 +134,10 @@ export const containsPattern = (text: string): string => `%${text.replace(/[\\%_
  * process's dialect: each dialect renders its own tables' aliases and joins.
  */
 export function queryBuilder(): SQLiteQueryBuilder {
-  return DIALECT === 'postgres' ? (new PgQueryBuilder() as unknown as SQLiteQueryBuilder) : new SQLiteQueryBuilder()
+  if (DIALECT !== 'postgres') return new SQLiteQueryBuilder()
+  // Required, on PostgreSQL only: importing pg-core would load it into every SQLite process.
+  pgBuilder ??= (require('./pg-schema') as typeof import('./pg-schema')).pgQueryBuilder
+  return pgBuilder() as unknown as SQLiteQueryBuilder
 }
+
+let pgBuilder: (() => unknown) | undefined

@@ -1,11 +1,11 @@
 import { Elysia } from 'elysia'
-import { openapi } from '@elysiajs/openapi'
 import type { Config } from '../config'
 import { WARREN_VERSION } from '../version'
 
 /*
- * The OpenAPI document of the API and its page (`/api/swagger`), completed from the routes
- * themselves: what the plugin cannot tell from Elysia's route list is filled in here, once.
+ * The OpenAPI document of the API and its page (`/api/swagger`): the routes read by
+ * @elysiajs/openapi's `toOpenAPISchema`, completed from the routes themselves (what the plugin
+ * cannot tell from Elysia's route list is filled in here), made when first asked for.
  */
 
 /** Where the OpenAPI document is served. */
@@ -27,10 +27,10 @@ const SECURITY_SCHEMES = {
 export type RouteInfo = { method: string; path: string; hooks?: { body?: unknown; detail?: Record<string, unknown> } }
 
 /**
- * Completes the OpenAPI document (in place: the plugin caches it, so every step is idempotent):
+ * Completes the OpenAPI document (in place):
  * - the plugin documents every string response as `text/plain`; a route whose answer has another
  *   media type (markdown → `text/html`) names it in `detail['x-content-type']`;
- * - the lenient body parser below is a function, so the plugin cannot tell a route's media type
+ * - the body parser (edge/body-parser.ts) is a function, so the plugin cannot tell a route's media type
  *   and leaves `requestBody.content` empty: it is filled from the route's own TypeBox schema
  *   (JSON for objects, `text/plain` for strings);
  * - named records (`$id: '#/components/schemas/<Name>'` on a model's schema) become
@@ -38,8 +38,7 @@ export type RouteInfo = { method: string; path: string; hooks?: { body?: unknown
  * - enumerated fields (`literals()`: unions of string constants) read as `enum` lists.
  */
 function completeDocument(doc: any, routes: RouteInfo[]): void {
-  // The plugin answers the same cached object every time: complete it once.
-  if (!doc?.paths || completed.has(doc)) return
+  if (!doc?.paths) return
   const bodies = new Map<string, unknown>()
   for (const route of routes)
     if (route.hooks?.body) bodies.set(`${route.method.toLowerCase()} ${route.path.replace(/:(\w+)/g, '{$1}')}`, route.hooks.body)
@@ -71,11 +70,7 @@ function completeDocument(doc: any, routes: RouteInfo[]): void {
           if (typeof ref === 'string' && Object.keys(media.schema).length === 1 && ref.startsWith(COMPONENT_SCHEMA))
             media.schema = { $ref: ref, ...schemas[ref.slice(COMPONENT_SCHEMA.length)] }
         }
-  completed.add(doc)
 }
-
-/** Documents already completed (the plugin answers the same cached object every time). */
-const completed = new WeakSet<object>()
 
 const COMPONENT_SCHEMA = '#/components/schemas/'
 
@@ -111,35 +106,84 @@ function documentedSchemas(node: unknown, schemas: Record<string, unknown>): any
   return nullable ? { anyOf: [{ $ref: $id }, { type: 'null' }] } : { $ref: $id }
 }
 
+/** What the document says of itself (the plugin's `documentation`), before the routes' paths. */
+function documentation(basePath: string) {
+  return {
+    info: { title: 'Warren API', description: 'Gitea-compatible API of Warren.', version: WARREN_VERSION, license: { name: 'MIT' } },
+    // Relative (the base URL's path only): the page's "Try it out" then calls the host the
+    // page was opened on, whatever name or address that is, as Gitea's relative basePath does.
+    servers: [{ url: basePath }],
+    components: { securitySchemes: SECURITY_SCHEMES } as { securitySchemes: typeof SECURITY_SCHEMES; schemas?: Record<string, unknown> },
+    // Any one of them (Gitea's swagger lists them the same way); routes open to anonymous
+    // callers simply ignore absent credentials.
+    security: Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: [] })),
+  }
+}
+
+/** The OpenAPI version the document declares. */
+const OPENAPI_VERSION = '3.1.2'
+
+/** The app as the document reads it: its routes and models (Elysia's, read when the document is asked for). */
+type DocumentedApp = Parameters<typeof import('@elysiajs/openapi').toOpenAPISchema>[0]
+
 /**
- * The document's plugin: the page at /api/swagger and the document at SPEC_PATH, completed on its
- * way out from `routes()` (the app's whole route list, read when the document is asked for).
+ * The page at /api/swagger and the document at SPEC_PATH. Both are made when first asked for, not
+ * at start: the plugin's code (@elysiajs/openapi and its schema conversions) is imported then, and
+ * the document is built from `app()` (the whole app, its route list read then) and completed
+ * (completeDocument) once; it is made again only if the routes changed since.
  */
-export function openapiDocument(config: Config, routes: () => RouteInfo[]) {
+export function openapiDocument(config: Config, app: () => DocumentedApp & { routes: RouteInfo[] }) {
   const basePath = new URL(config.baseUrl).pathname
-  // The hook is local to this wrapper: it runs on the document's route only.
-  return new Elysia({ name: 'openapi-document' }).onAfterHandle(({ response }) => completeDocument(response, routes())).use(openapi({
-          path: '/api/swagger',
-          specPath: SPEC_PATH,
-          provider: 'swagger-ui',
-          swagger: {
-            // Under the base URL's path, as everything the page links to (a reverse proxy may serve
-            // Warren under a path of its own).
-            cdn: `${basePath}api/swagger/assets/swagger-ui-bundle.js`,
-            theme: `${basePath}api/swagger/assets/swagger-ui.css`,
-            // The plugin would point the page at "swagger.v1.json" relative to /api/swagger, i.e.
-            // /api/swagger.v1.json, which does not exist: name the document's real place.
-            url: `${basePath}swagger.v1.json`,
-          } as any,
-          documentation: {
-            info: { title: 'Warren API', version: WARREN_VERSION, description: 'Gitea-compatible API of Warren.', license: { name: 'MIT' } },
-            // Relative (the base URL's path only): the page's "Try it out" then calls the host the
-            // page was opened on, whatever name or address that is, as Gitea's relative basePath does.
-            servers: [{ url: basePath }],
-            components: { securitySchemes: SECURITY_SCHEMES },
-            // Any one of them (Gitea's swagger lists them the same way); routes open to anonymous
-            // callers simply ignore absent credentials.
-            security: Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: [] })),
-          },
-        }))
+  const doc = documentation(basePath)
+  let page: Promise<string> | undefined
+  let made: { routes: number; text: Promise<string> } | undefined
+  const makeDocument = async (): Promise<string> => {
+    const { toOpenAPISchema } = await import('@elysiajs/openapi')
+    const { paths, components } = toOpenAPISchema(app(), undefined, undefined, undefined, OPENAPI_VERSION)
+    // As the plugin assembles it (its own fields, then the routes' paths and schemas).
+    const full = {
+      ...doc,
+      openapi: OPENAPI_VERSION,
+      paths,
+      components: { ...doc.components, schemas: { ...components.schemas, ...doc.components.schemas } },
+    }
+    completeDocument(full, app().routes)
+    return JSON.stringify(full)
+  }
+  const makePage = async (): Promise<string> => {
+    const { SwaggerUIRender } = await import('@elysiajs/openapi/swagger')
+    return SwaggerUIRender(doc.info, {
+      dom_id: '#swagger-ui',
+      version: 'latest',
+      autoDarkMode: true,
+      // Under the base URL's path, as everything the page links to (a reverse proxy may serve
+      // Warren under a path of its own).
+      cdn: `${basePath}api/swagger/assets/swagger-ui-bundle.js`,
+      theme: `${basePath}api/swagger/assets/swagger-ui.css`,
+      // Relative to /api/swagger, "swagger.v1.json" would be /api/swagger.v1.json, which does not
+      // exist: name the document's real place.
+      url: `${basePath}swagger.v1.json`,
+    } as any)
+  }
+  // A failed making is not kept: the next request tries again.
+  const once = (make: () => Promise<string>, forget: () => void) => {
+    const text = make()
+    text.catch(forget)
+    return text
+  }
+  return new Elysia({ name: 'openapi-document' })
+    .get(
+      '/api/swagger',
+      async () => new Response(await (page ??= once(makePage, () => (page = undefined))), { headers: { 'content-type': 'text/html; charset=utf8' } }),
+      { detail: { hide: true } },
+    )
+    .get(
+      SPEC_PATH,
+      async () => {
+        const routes = app().routes.length
+        if (made?.routes !== routes) made = { routes, text: once(makeDocument, () => (made = undefined)) }
+        return new Response(await made.text, { headers: { 'content-type': 'application/json;charset=utf-8' } })
+      },
+      { detail: { hide: true } },
+    )
 }

@@ -3,8 +3,9 @@ import type { AppDeps } from '../deps'
 import { repositories } from '../db/schema'
 import { errorFields, loggerOf } from '../lib/log'
 import type { BackgroundJob } from '../ops/shutdown'
-import { checkRepositoryFolder } from '../modules/repos/repair'
+import { checkRepositoryFolder, moveAsideUnaccounted, ownerFolders } from '../modules/repos/repair'
 import { syncChangedRepositories } from '../push'
+import { repairAttachments } from '../modules/releases/storage'
 
 /** Repositories read and checked per step of the sweep. */
 export const SWEEP_BATCH = 200
@@ -21,13 +22,18 @@ export const SWEEP_DELAY_MS = 5_000
  * process served the data): a batch of repositories at a time (by id, so memory stays one batch),
  * each folder checked (a missing one reported; what killed git processes left before this process
  * started removed) and, where git's refs changed since they were recorded (their fingerprint), the
- * repository synced with git (its ref changes recorded as events, pull requests re-checked).
+ * repository synced with git (its ref changes recorded as events, pull requests re-checked); then
+ * an owner folder at a time, the folders no repository accounts for (a crash between a folder's
+ * move and its row's) moved aside, those unchanged since the start only (moveAsideUnaccounted);
+ * then the release assets' folders, one at a time, files no row accounts for removed
+ * (repairAttachments, the same way).
  *
- * Nothing a crash leaves waits for it: pending pushes are settled before serving
- * (reconcilePendingPushes), unfinished repositories and folders without a row are repaired before
- * serving (repairAtStart). The sweep catches what changed outside Warren while it was stopped (git
- * run by hand in a repository) and reclaims disk; a stop mid-sweep leaves nothing half done (each
- * repository's sync is one transaction) and the next start sweeps again.
+ * Nothing a request relies on waits for it: pending pushes are settled before serving
+ * (reconcilePendingPushes), unfinished repositories are removed before serving (repairAtStart),
+ * a folder without a row is never adopted (creating or renaming a repository onto it is
+ * refused), and a file without a row is never served (downloads find files by their rows). The sweep catches what changed outside Warren while it was stopped (git run by hand in
+ * a repository) and reclaims disk; a stop mid-sweep leaves nothing half done (each repository's
+ * sync is one transaction) and the next start sweeps again.
  */
 export function startRepositorySweep(
   deps: AppDeps,
@@ -38,7 +44,7 @@ export function startRepositorySweep(
   let stopped = false
   let timer: ReturnType<typeof setTimeout> | undefined
   let wake: (() => void) | undefined
-  const result: SweepResult = { checked: 0, updated: 0, missing: 0, leftovers: 0 }
+  const result: SweepResult = { checked: 0, updated: 0, missing: 0, leftovers: 0, orphaned: 0, attachmentsRemoved: 0, attachmentsMissing: 0 }
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
       wake = resolve
@@ -69,6 +75,20 @@ export function startRepositorySweep(
       if (stopped) break
       await pause(opts.pauseMs ?? SWEEP_PAUSE_MS)
     }
+    for (const owner of stopped ? [] : ownerFolders(deps)) {
+      result.orphaned += (await moveAsideUnaccounted(deps, owner, opts.startedAt)).length
+      if (stopped) break
+      await pause(opts.pauseMs ?? SWEEP_PAUSE_MS)
+    }
+    if (!stopped) {
+      const between = async () => {
+        if (!stopped) await pause(opts.pauseMs ?? SWEEP_PAUSE_MS)
+        return !stopped
+      }
+      const repaired = await repairAttachments(deps, { before: opts.startedAt, between })
+      result.attachmentsRemoved = repaired.removed.length
+      result.attachmentsMissing = repaired.missing.length
+    }
     if (stopped) return
     if (result.updated) log.info(`brought ${result.updated} of ${result.checked} repositories in line with git`)
     opts.onDone?.(result)
@@ -89,4 +109,10 @@ export interface SweepResult {
   updated: number
   missing: number
   leftovers: number
+  /** Folders no repository accounts for, moved aside. */
+  orphaned: number
+  /** Release asset files (and folders) no attachment accounts for, removed (repairAttachments). */
+  attachmentsRemoved: number
+  /** Attachments whose file is missing, reported. */
+  attachmentsMissing: number
 }

@@ -100,7 +100,7 @@ async function checkRepositories(
     if (reconciled.updated) folders.fixed.push(`brought ${reconciled.updated} repository records in line with git`)
     const removed = state.present.flatMap((path) => removeGitLeftovers(path, leftoverAge))
     if (removed.length) folders.fixed.push(`removed ${removed.length} stale temporary git objects`)
-    folders.fixed.push(`a server runs on this data folder (pid ${opts.serverRunning}): unfinished repositories and unaccounted folders are left to its start-up repair`)
+    folders.fixed.push(`a server runs on this data folder (pid ${opts.serverRunning}): unfinished repositories and unaccounted folders are left to its start-up repair and background sweep`)
   }
   for (const r of state.missing) folders.details.push(`${r.ownerName}/${r.name}: git folder missing (expected ${r.path}; look in repositories/.orphaned/)`)
   for (const row of state.unfinished) folders.details.push(`${row.ownerName}/${row.name}: unfinished (being created, or left by a crash)`)

@@ -5,10 +5,12 @@
  * both cases, so one set of queries serves both databases.
  */
 import { DIALECT } from '../dialect'
-import { pgTables } from '../pg-schema'
 import * as sqliteTables from './tables'
 
-const tables: typeof sqliteTables = DIALECT === 'postgres' ? pgTables() : sqliteTables
+// Required on PostgreSQL only: the derivation and drizzle's PostgreSQL builders (pg-core) are
+// never loaded into a SQLite process.
+const tables: typeof sqliteTables =
+  DIALECT === 'postgres' ? (require('../pg-schema') as typeof import('../pg-schema')).pgTables() : sqliteTables
 
 export const {
   accessTokens,

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { mkdirSync, rmSync, statSync } from 'node:fs'
 import { open, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { inArray } from 'drizzle-orm'
+import { asc, eq, gt } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { attachments, repositories } from '../../db/schema'
+import { listing } from '../../lib/listing'
 import { loggerOf } from '../../lib/log'
 
 /**
@@ -11,7 +12,8 @@ import { loggerOf } from '../../lib/log'
  * that deleting a repository removes its files in one go (repository ids are never reused).
  * A file is written as {uuid}.part, synced, then renamed to {uuid} before its row is inserted;
  * rows are deleted before their files. So a crash can leave a file without a row (or a .part
- * file), never a row without a file: repairAttachments removes those at start-up.
+ * file), never a row without a file: repairAttachments removes those in the background after the
+ * next start.
  */
 
 const TEMP_SUFFIX = '.part'
@@ -76,49 +78,58 @@ export function removeRepositoryAttachments(deps: AppDeps, repoId: number): void
 }
 
 /**
- * Start-up repair (before serving, so no upload is running): removes temporary files, files
- * without a row and the folders of repositories that no longer exist (a crash between a row's
- * deletion and its files'); reports rows whose file is missing (outside damage: their downloads
- * answer 404 until the file is put back).
+ * The repair of {data}/attachments against the rows, made by the background sweep after a start
+ * (jobs/repository-sweep.ts), a folder at a time: the folder of a repository that no longer exists
+ * (a crash between a row's deletion and its files') or anything else that is not a repository's
+ * folder is removed; in a repository's folder, temporary files and files no row accounts for are
+ * removed; rows whose file is missing (outside damage: their downloads answer 404 until the file
+ * is put back) are reported. With `before`, only what is unchanged since then (its inode's change
+ * time) is removed: an upload running now (its file renamed into place before its row is written)
+ * is not a leftover. `between` runs after each folder (the sweep's pause); false stops the repair.
  */
-export async function repairAttachments(deps: AppDeps): Promise<{ removed: string[]; missing: string[] }> {
+export async function repairAttachments(
+  deps: AppDeps,
+  opts: { before?: number; between?: () => Promise<boolean> } = {},
+): Promise<{ removed: string[]; missing: string[] }> {
   const root = rootOf(deps)
   const removed: string[] = []
   const missing: string[] = []
-  const rows = await deps.db.select({ uuid: attachments.uuid, repoId: attachments.repoId }).from(attachments)
-  const known = new Map<number, Set<string>>()
-  for (const row of rows) {
-    let set = known.get(row.repoId)
-    if (!set) known.set(row.repoId, (set = new Set()))
-    set.add(row.uuid)
+  const unchanged = (path: string) => opts.before === undefined || (statSync(path, { throwIfNoEntry: false })?.ctimeMs ?? Infinity) < opts.before
+  const remove = (path: string, name: string) => {
+    if (!unchanged(path)) return
+    rmSync(path, { recursive: true, force: true })
+    removed.push(name)
   }
-  // What is on disk: one listing per repository folder (no stat per row), and the repositories
-  // those folders name, read in one query.
-  const folders = existsSync(root) ? readdirSync(root, { withFileTypes: true }) : []
-  const named = folders.filter((dir) => dir.isDirectory() && /^\d{1,15}$/.test(dir.name)).map((dir) => Number(dir.name))
-  const existing = new Set(named.length ? (await deps.db.select({ id: repositories.id }).from(repositories).where(inArray(repositories.id, named))).map((r) => r.id) : [])
-  const present = new Map<number, Set<string>>()
+  const folders = listing(root)
+  const repoIds = new Set<number>()
   for (const dir of folders) {
     const path = join(root, dir.name)
     const repoId = /^\d{1,15}$/.test(dir.name) ? Number(dir.name) : NaN
-    if (!dir.isDirectory() || !existing.has(repoId)) {
-      rmSync(path, { recursive: true, force: true })
-      removed.push(dir.name)
-      continue
-    }
-    const uuids = known.get(repoId)
-    const files = new Set<string>()
-    present.set(repoId, files)
-    for (const file of readdirSync(path)) {
-      if (uuids?.has(file)) {
-        files.add(file)
-        continue
+    const exists = dir.isDirectory() && Number.isSafeInteger(repoId) && (await deps.db.select({ id: repositories.id }).from(repositories).where(eq(repositories.id, repoId))).length > 0
+    if (!exists) remove(path, dir.name)
+    else {
+      repoIds.add(repoId)
+      const uuids = new Set((await deps.db.select({ uuid: attachments.uuid }).from(attachments).where(eq(attachments.repoId, repoId))).map((r) => r.uuid))
+      const files = new Set<string>()
+      // A folder removed meanwhile (its repository deleted while the sweep runs) lists nothing.
+      for (const { name: file } of listing(path)) {
+        if (uuids.has(file)) files.add(file)
+        else remove(join(path, file), `${dir.name}/${file}`)
       }
-      rmSync(join(path, file), { recursive: true, force: true })
-      removed.push(`${dir.name}/${file}`)
+      for (const uuid of uuids) if (!files.has(uuid)) missing.push(`${repoId}/${uuid}`)
+    }
+    if (opts.between && !(await opts.between())) return { removed, missing }
+  }
+  // Rows of repositories that have no folder at all, a page of repositories at a time.
+  for (let after = 0; ; ) {
+    const page = await deps.db.selectDistinct({ repoId: attachments.repoId }).from(attachments).where(gt(attachments.repoId, after)).orderBy(asc(attachments.repoId)).limit(500)
+    if (page.length === 0) break
+    after = page.at(-1)!.repoId
+    for (const { repoId } of page) {
+      if (repoIds.has(repoId)) continue
+      for (const row of await deps.db.select({ uuid: attachments.uuid }).from(attachments).where(eq(attachments.repoId, repoId))) missing.push(`${repoId}/${row.uuid}`)
     }
   }
-  for (const [repoId, uuids] of known) for (const uuid of uuids) if (!present.get(repoId)?.has(uuid)) missing.push(`${repoId}/${uuid}`)
   const log = loggerOf(deps.config)
   for (const name of removed) log.warn('removed an attachment file no attachment accounts for', { file: name })
   for (const name of missing) log.warn('an attachment has no file', { attachment: name })

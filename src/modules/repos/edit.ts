@@ -135,8 +135,8 @@ export async function editRepository(
  * the owning organisation, admin collaborators; the issue's rule, wider than Gitea's owner-only
  * API): the row first (its dependants cascade) and the owner's counter, then the folder (a
  * folder already missing is fine) and its release assets' files. A crash in between leaves a
- * folder without a row, which the startup checks move aside (repairRepositories) or remove
- * (repairAttachments).
+ * folder without a row, which the background sweep after the next start moves aside
+ * (moveAsideUnaccounted), and asset files it removes (repairAttachments).
  */
 export async function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode, actor: UserRow | null = null): Promise<void> {
   if (mode < AccessMode.Admin) throw forbidden('Only repository administrators may delete it')

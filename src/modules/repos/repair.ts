@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
@@ -7,6 +7,7 @@ import { greatestOf } from '../../db/sql'
 import { repositories, users } from '../../db/schema'
 import { removeRepositoryFolder } from '../../git/init'
 import { removeGitLeftovers } from '../../git/leftovers'
+import { listing } from '../../lib/listing'
 import { loggerOf } from '../../lib/log'
 import { pathOfRepo } from './service'
 
@@ -17,11 +18,14 @@ import { pathOfRepo } from './service'
  * {data}/repositories/.orphaned/ (never deleted); ready rows whose folder is missing (a crash in
  * the middle of a rename, or outside damage) are reported, so that an administrator can put the
  * folder back from .orphaned/; what killed git processes left in repositories
- * (src/git/leftovers.ts) is removed. `warren serve` runs the first two only (repairAtStart), the
- * other two per repository in the background sweep (checkRepositoryFolder).
+ * (src/git/leftovers.ts) is removed. `warren serve` runs the first one before serving
+ * (repairAtStart), the others in the background sweep: folders an owner folder at a time
+ * (moveAsideUnaccounted), repositories a batch at a time (checkRepositoryFolder).
  */
 export async function repairRepositories(deps: AppDeps): Promise<{ removedRows: number; orphaned: string[]; missing: string[]; leftovers: string[] }> {
-  const { removedRows, orphaned } = await repairAtStart(deps)
+  const { removedRows } = await repairAtStart(deps)
+  const orphaned: string[] = []
+  for (const owner of ownerFolders(deps)) orphaned.push(...(await moveAsideUnaccounted(deps, owner)))
   const state = await repositoryFolders(deps)
   const log = loggerOf(deps.config)
   for (const r of state.missing) log.warn('a repository has no git folder', { repo: `${r.ownerName}/${r.name}`, expected: r.path })
@@ -32,12 +36,13 @@ export async function repairRepositories(deps: AppDeps): Promise<{ removedRows: 
 }
 
 /**
- * The repairs `warren serve` makes before serving, when no other process serves the data: rows
- * still 'creating' (an indexed read of what was under way) and folders no row accounts for (one
- * listing per owner folder and one indexed read of that owner's repositories, so memory stays
- * the size of one owner's list). Nothing here reads a repository's own folder.
+ * The repair `warren serve` makes before serving, when no other process serves the data: rows
+ * still 'creating' (an indexed read of what was under way) are deleted with their folders.
+ * Folders no row accounts for wait for the background sweep (moveAsideUnaccounted): such a folder
+ * is never adopted meanwhile, as creating or renaming a repository onto an existing folder is
+ * refused.
  */
-export async function repairAtStart(deps: AppDeps): Promise<{ removedRows: number; orphaned: string[] }> {
+export async function repairAtStart(deps: AppDeps): Promise<{ removedRows: number }> {
   const log = loggerOf(deps.config)
   const unfinished = await deps.db.select().from(repositories).where(eq(repositories.status, 'creating'))
   for (const row of unfinished) {
@@ -48,17 +53,48 @@ export async function repairAtStart(deps: AppDeps): Promise<{ removedRows: numbe
     })
     log.warn('removed an unfinished repository', { repo: `${row.ownerName}/${row.name}` })
   }
+  return { removedRows: unfinished.length }
+}
+
+/** The owner folders under repositories/ (each named by its owner's lower-cased name). */
+export function ownerFolders(deps: AppDeps): string[] {
+  return listing(join(deps.config.dataDir, 'repositories'))
+    .filter((entry) => entry.isDirectory() && entry.name !== '.orphaned')
+    .map((entry) => entry.name)
+}
+
+/**
+ * Moves the folders of one owner folder that no row accounts for aside, to
+ * {data}/repositories/.orphaned/ (never deleted), and answers them (`owner/name.git`). With
+ * `before` (the background sweep, while requests are served), only folders unchanged since then
+ * (their inode's change time) are moved: a folder made or renamed into place since (a repository
+ * being created or renamed, its row not yet written) is work in progress, not a crash's leftover.
+ */
+export async function moveAsideUnaccounted(deps: AppDeps, owner: string, before?: number): Promise<string[]> {
   const root = join(deps.config.dataDir, 'repositories')
   const aside = join(root, '.orphaned')
-  const orphaned = await unaccountedFolders(deps)
-  for (const name of orphaned) {
+  const log = loggerOf(deps.config)
+  const moved: string[] = []
+  for (const name of await unaccountedIn(deps, owner)) {
+    const from = join(root, name)
+    if (before !== undefined) {
+      const changed = statSync(from, { throwIfNoEntry: false })?.ctimeMs
+      if (changed === undefined || changed >= before) continue
+    }
     let target = join(aside, name)
     if (existsSync(target)) target = `${target}.${Date.now()}`
     mkdirSync(dirname(target), { recursive: true })
-    renameSync(join(root, name), target)
+    try {
+      renameSync(from, target)
+    } catch (e) {
+      // Gone meanwhile (a deleted repository's folder, removed after its row): nothing to move.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue
+      throw e
+    }
     log.warn('a git folder has no repository; moved aside', { folder: name, to: target })
+    moved.push(name)
   }
-  return { removedRows: unfinished.length, orphaned }
+  return moved
 }
 
 /**
@@ -97,29 +133,32 @@ export async function repositoryFolders(deps: AppDeps) {
 
 /**
  * Folders under repositories/ no row accounts for (`owner/name.git`; a wiki folder beside its
- * repository's is accounted for), an owner folder at a time: its listing against the
- * repositories of the owner it names.
+ * repository's is accounted for), an owner folder at a time (unaccountedIn).
  */
 async function unaccountedFolders(deps: AppDeps): Promise<string[]> {
-  const root = join(deps.config.dataDir, 'repositories')
   const unaccounted: string[] = []
-  if (!existsSync(root)) return unaccounted
-  for (const ownerDir of readdirSync(root, { withFileTypes: true })) {
-    if (!ownerDir.isDirectory() || ownerDir.name === '.orphaned') continue
-    const folders = readdirSync(join(root, ownerDir.name), { withFileTypes: true }).filter((entry) => entry.isDirectory())
-    if (folders.length === 0) continue
-    const rows = await deps.db
-      .select({ ownerName: repositories.ownerName, name: repositories.name })
-      .from(repositories)
-      .innerJoin(users, eq(users.id, repositories.ownerId))
-      .where(eq(users.lowerName, ownerDir.name))
-    const known = new Set(rows.map((r) => pathOfRepo(deps, r.ownerName, r)))
-    for (const entry of folders) {
-      const path = join(root, ownerDir.name, entry.name)
-      if (known.has(path)) continue
-      if (entry.name.endsWith('.wiki.git') && known.has(path.replace(/\.wiki\.git$/, '.git'))) continue
-      unaccounted.push(`${ownerDir.name}/${entry.name}`)
-    }
+  for (const owner of ownerFolders(deps)) unaccounted.push(...(await unaccountedIn(deps, owner)))
+  return unaccounted
+}
+
+/** The folders of one owner folder no row accounts for: its listing against the repositories of the owner it names. */
+async function unaccountedIn(deps: AppDeps, owner: string): Promise<string[]> {
+  const dir = join(deps.config.dataDir, 'repositories', owner)
+  // Gone since it was listed (its last repository deleted, while the sweep runs): nothing in it.
+  const folders = listing(dir).filter((entry) => entry.isDirectory())
+  if (folders.length === 0) return []
+  const rows = await deps.db
+    .select({ ownerName: repositories.ownerName, name: repositories.name })
+    .from(repositories)
+    .innerJoin(users, eq(users.id, repositories.ownerId))
+    .where(eq(users.lowerName, owner))
+  const known = new Set(rows.map((r) => pathOfRepo(deps, r.ownerName, r)))
+  const unaccounted: string[] = []
+  for (const entry of folders) {
+    const path = join(dir, entry.name)
+    if (known.has(path)) continue
+    if (entry.name.endsWith('.wiki.git') && known.has(path.replace(/\.wiki\.git$/, '.git'))) continue
+    unaccounted.push(`${owner}/${entry.name}`)
   }
   return unaccounted
 }
