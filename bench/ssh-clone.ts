@@ -58,9 +58,13 @@ try {
   console.log(`repository: ${(repo.size / 1024).toFixed(1)} MiB on disk; cipher: ${await negotiatedCipher(sshPort, key, knownHosts)}`)
 
   const sshDefault = env.GIT_SSH_COMMAND
-  const clone = async (src: string, extra: string[], sshCommand = sshDefault) => {
+  /** Server CPU (its own process, not the git it spawns) per clone, by kind: steadier than wall time on a shared machine. */
+  const serverCpu: Record<string, number[]> = {}
+  const clone = async (src: string, extra: string[], sshCommand = sshDefault, kind?: string) => {
     const dest = join(tmp, 'clone')
+    const before = cpuMs(server.pid)
     const ms = await runClient(tmp, { ...env, GIT_SSH_COMMAND: sshCommand }, ['git', 'clone', '-q', ...extra, src, dest])
+    if (kind) (serverCpu[kind] ??= []).push(cpuMs(server.pid) - before)
     rmSync(dest, { recursive: true, force: true })
     return ms
   }
@@ -72,9 +76,9 @@ try {
   const gcm = `${sshDefault} -c aes128-gcm@openssh.com`
   const times = { ssh: [] as number[], sshGcm: [] as number[], http: [] as number[], file: [] as number[] }
   for (let i = 0; i < cloneRuns; i++) {
-    times.ssh.push(await clone(sshUrl, []))
-    times.sshGcm.push(await clone(sshUrl, [], gcm))
-    times.http.push(await clone(httpUrl, []))
+    times.ssh.push(await clone(sshUrl, [], sshDefault, 'ssh'))
+    times.sshGcm.push(await clone(sshUrl, [], gcm, 'aes-gcm'))
+    times.http.push(await clone(httpUrl, [], sshDefault, 'http'))
     times.file.push(await clone(bare, ['--no-local']))
   }
   const rss = memory.stop()
@@ -100,6 +104,7 @@ try {
   line('clone ssh', times.ssh, times.file, 1.05)
   line('  aes-gcm', times.sshGcm, times.file)
   line('clone http', times.http, times.file, 1.02)
+  console.log(`server CPU per clone (medians): ${Object.entries(serverCpu).map(([k, v]) => `${k} ${median(v).toFixed(0)} ms`).join(', ')}`)
   console.log('medians of 3 pushes of 8 MiB:')
   line('push ssh', pushes.ssh, pushes.file)
   console.log(
@@ -110,6 +115,12 @@ try {
   server.kill()
   await server.exited
   rmSync(tmp, { recursive: true, force: true })
+}
+
+/** CPU time (user + system) a process has used, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 /** The cipher OpenSSH and the server agree on (from `ssh -v`). */
