@@ -10,6 +10,18 @@
  * Target (PERFORMANCE.md): clone over SSH ≤ 1.05× the floor.
  *
  *   bun bench/ssh-clone.ts [clone runs = 5] [MiB = 56]
+ *
+ * What decides the figure (measured 2026-11-26, perf and --cpu-prof, 2 shared cores): on a loaded
+ * machine the wall-time ratio follows the CPU the clone costs in all. Over the floor's own git
+ * processes, an SSH clone of 56 MiB adds the server's ~300 ms (half of it kernel time: reading
+ * git's pipe, sending on TCP, waking up; page faults from freed buffers returned to the system,
+ * which MIMALLOC_PURGE_DELAY=-1 in the server's environment removes, ~-100 ms; AES-CTR and
+ * HMAC-SHA256 themselves ~40 ms) and the OpenSSH client's ~200-300 ms (its cipher is cheap; its
+ * reading and buffering is not). Bun's sampling profiler counts time the thread was descheduled
+ * inside a system call as that call's, so under load it blames socket writes for most of it.
+ * The client picks the cipher (OpenSSH: chacha20-poly1305, which ssh2 cannot offer under Bun, then
+ * aes128-ctr); AES-GCM costs both sides somewhat less but cannot be chosen by the server without
+ * refusing clients that lack it.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
