@@ -1,4 +1,3 @@
-import type { Socket } from 'node:net'
 import type { Config } from '../config'
 import { addressGroup } from '../lib/network-guard'
 
@@ -36,9 +35,17 @@ export const sshLimitsOf = (config: Config, overrides: Partial<SshLimits> = {}):
   ...overrides,
 })
 
+/** What the gate uses of a TCP socket (src/ssh/socket.ts SshSocket, or node:net's). */
+export interface GateSocket {
+  readonly remoteAddress?: string
+  readonly remotePort?: number
+  destroy(): unknown
+  once(event: 'close', listener: () => void): unknown
+}
+
 /** One admitted socket: its address group and, until it signs in, its deadline. */
 interface Admitted {
-  socket: Socket
+  socket: GateSocket
   group: string
   peer: string
   deadline?: ReturnType<typeof setTimeout>
@@ -63,7 +70,7 @@ export class ConnectionGate {
   constructor(private readonly limits: SshLimits) {}
 
   /** Admits `socket` (true) or closes it (false); an admitted one is closed at its deadline unless it signs in. */
-  admit(socket: Socket): boolean {
+  admit(socket: GateSocket): boolean {
     const group = addressGroup(socket.remoteAddress ?? '')
     const mine = this.pending.get(group)?.size ?? 0
     if (mine >= this.limits.maxUnauthenticatedPerAddress) return this.refuse(socket)
@@ -102,7 +109,7 @@ export class ConnectionGate {
     return { total: this.total, unauthenticated: this.unauthenticated }
   }
 
-  private refuse(socket: Socket): false {
+  private refuse(socket: GateSocket): false {
     socket.destroy()
     return false
   }

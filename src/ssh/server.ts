@@ -1,4 +1,3 @@
-import { createServer } from 'node:net'
 import { Server, utils, type Connection, type ServerChannel } from 'ssh2'
 import type { AppDeps } from '../deps'
 import { sshKeyFingerprint } from '../modules/keys/ssh-key'
@@ -7,11 +6,14 @@ import { refuse, runGitCommand, type ChannelActivity } from './git-session'
 import { ConnectionGate, IdleWatch, sshLimitsOf, UserSlots, type SshLimits } from './limits'
 import { identityOfKey, type SshIdentity } from './identity'
 import { loadOrCreateHostKey, type HostKey } from './host-key'
+import { listenForSsh, type SshSocket } from './socket'
+import type { Socket } from 'node:net'
 import { errorFields, loggerOf } from '../lib/log'
 
 /**
  * The built-in SSH server (Gitea's START_SSH_SERVER): keys → caller → the same git services as
- * HTTP. Built on ssh2 (pure JavaScript, runs under Bun; its optional native parts are not needed).
+ * HTTP. Built on ssh2 (pure JavaScript, runs under Bun; its optional native parts are not needed),
+ * over Bun.listen's sockets (src/ssh/socket.ts: ssh2's many small writes sent as one per turn).
  *
  * - Sign-in: public keys only, as the configured SSH user (`git`, the user of `ssh_url`). The key
  *   is looked up by fingerprint on every sign-in and again for every command (a deleted key stops
@@ -48,7 +50,7 @@ export interface SshServerOptions {
   limits?: Partial<SshLimits>
 }
 
-export function startSshServer(deps: AppDeps, opts: SshServerOptions = {}): Promise<SshServer> {
+export async function startSshServer(deps: AppDeps, opts: SshServerOptions = {}): Promise<SshServer> {
   const hostKey = loadOrCreateHostKey(deps.config.dataDir)
   const connections = new Set<Connection>()
   const running = new Set<Promise<void>>()
@@ -62,41 +64,36 @@ export function startSshServer(deps: AppDeps, opts: SshServerOptions = {}): Prom
     serveConnection(deps, client, running, lifecycle, () => gate.signedIn(info.ip, info.port))
   })
   // The listening socket is ours: each connection passes the sign-in gate, then goes to ssh2.
-  const listener = createServer((socket) => {
+  const admit = (socket: SshSocket) => {
     socket.on('error', () => {})
-    if (gate.admit(socket)) server.injectSocket(socket)
-  })
-  listener.on('error', (e: Error) => loggerOf(deps.config).error('SSH server', errorFields(e)))
-  return new Promise((resolve, reject) => {
-    listener.once('error', reject)
-    listener.listen(opts.port ?? deps.config.sshListenPort, opts.host ?? deps.config.sshListenHost, () => {
-      listener.off('error', reject)
-      resolve({
-        port: (listener.address() as { port: number }).port,
-        hostKey,
-        /**
-         * Stops as the HTTP server does (src/ops/shutdown.ts): no new connection or command;
-         * connections with nothing running close now; running commands (a push being received
-         * and recorded) finish within WARREN_SHUTDOWN_GRACE, then what is left is closed.
-         */
-        async stop() {
-          listener.close()
-          gate.closeAll()
-          lifecycle.stopping = true
-          for (const c of connections) if (!lifecycle.busy.has(c)) c.end()
-          let timer: ReturnType<typeof setTimeout> | undefined
-          const grace = new Promise((r) => (timer = setTimeout(r, deps.config.shutdownGraceMs)))
-          await Promise.race([Promise.allSettled([...running]), grace])
-          clearTimeout(timer)
-          // Ending a connection at once could overtake the exit status its client still reads.
-          const closed = Promise.all([...connections].map((c) => new Promise<void>((r) => c.on('close', () => r()))))
-          await Promise.race([closed, new Promise((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)))])
-          clearTimeout(timer)
-          for (const c of connections) c.end()
-        },
-      })
-    })
-  })
+    if (gate.admit(socket)) server.injectSocket(socket as unknown as Socket)
+  }
+  // Listening fails at once (the address in use): the returned promise rejects.
+  const listener = listenForSsh(opts.host ?? deps.config.sshListenHost, opts.port ?? deps.config.sshListenPort, admit)
+  return {
+    port: listener.port,
+    hostKey,
+    /**
+     * Stops as the HTTP server does (src/ops/shutdown.ts): no new connection or command;
+     * connections with nothing running close now; running commands (a push being received
+     * and recorded) finish within WARREN_SHUTDOWN_GRACE, then what is left is closed.
+     */
+    async stop() {
+      listener.stop()
+      gate.closeAll()
+      lifecycle.stopping = true
+      for (const c of connections) if (!lifecycle.busy.has(c)) c.end()
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const grace = new Promise((r) => (timer = setTimeout(r, deps.config.shutdownGraceMs)))
+      await Promise.race([Promise.allSettled([...running]), grace])
+      clearTimeout(timer)
+      // Ending a connection at once could overtake the exit status its client still reads.
+      const closed = Promise.all([...connections].map((c) => new Promise<void>((r) => c.on('close', () => r()))))
+      await Promise.race([closed, new Promise((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)))])
+      clearTimeout(timer)
+      for (const c of connections) c.end()
+    },
+  }
 }
 
 /** Whether the server is stopping, the connections running a command (which it lets finish), the bounds and who holds the per-user slots. */
