@@ -104,7 +104,7 @@ async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wil
   const [repo, commits, diff, canOpen] = await Promise.all([
     repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
     commitsToApi(deps, ctx, found.commits, ctx.caller.user),
-    readDiff(gitRepoOf(deps, ctx), found.from, found.head),
+    readDiff(found.git, found.from, found.head),
     opensPull(deps, ctx, found),
   ])
   const owner = repo.owner.login
