@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
+import { AccessMode } from '../../auth/access'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { repoToApi, type ApiRepo } from '../../convert/repo'
 import { commitsToApi } from '../../convert/commit'
@@ -197,7 +198,7 @@ export const comparePages = (deps: AppDeps) =>
         ])
         const owner = repo.owner.login
         const conversation = `${repoUrl(owner, repo.name)}/pulls/${record.number}`
-        const commenting = !!ctx.caller.user && record.state === 'open' && !record.merged
+        const commenting = !!ctx.caller.user && record.state === 'open' && !record.merged && (!record.is_locked || ctx.mode >= AccessMode.Write)
         const lines = diff ? lineNotes({ diff, comments, web, conversation, commenting, asked: askedLine(query.comment) }) : null
         const state = record.merged ? 'Merged' : record.state === 'closed' ? 'Closed' : record.mergeable ? 'Open · can be merged' : 'Open · cannot be merged automatically (yet)'
         return htmlResponse(
