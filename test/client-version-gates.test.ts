@@ -200,6 +200,42 @@ describe('Go SDK 1.17 / 1.23: requests signed with an SSH key', () => {
     expect(good.status).toBe(200)
   })
 
+  test("a deploy key, a barred account's key, sudo, token creation and oversized headers: each refused with its reason", async () => {
+    // A deploy key opens one repository over SSH; it signs no API request in.
+    const deploy = sshKey('ed25519')
+    expect((await s.post(`/repos/${O}/${R}/keys`, { title: 'ci', key: deploy.line, read_only: true }, { token: alice.token })).status).toBe(201)
+    const byDeploy = await signed(deploy, 'GET', '/api/v1/user')
+    expect([byDeploy.status, byDeploy.body.message]).toEqual([401, expect.stringContaining('fingerprint')])
+    // A key of an account barred from signing in (prohibited, or not active) is refused as its password would be.
+    const root = await s.user('gates-root', { admin: true })
+    const dora = await s.user('dora')
+    const doraKey = sshKey('ed25519')
+    expect((await s.post('/user/keys', { title: 'dora', key: doraKey.line }, { token: dora.token })).status).toBe(201)
+    expect((await signed(doraKey, 'GET', '/api/v1/user')).body.login).toBe('dora')
+    for (const bar of [{ prohibit_login: true }, { active: false }]) {
+      expect((await s.patch('/admin/users/dora', { login_name: 'dora', source_id: 0, ...bar }, { token: root.token })).status).toBe(200)
+      const barred = await signed(doraKey, 'GET', '/api/v1/user')
+      expect([barred.status, barred.body.message]).toEqual([403, expect.stringContaining('prohibited')])
+      expect((await s.patch('/admin/users/dora', { login_name: 'dora', source_id: 0, prohibit_login: false, active: true }, { token: root.token })).status).toBe(200)
+    }
+    // sudo: only an administrator's signature acts as another user.
+    expect((await signed(ed, 'GET', '/api/v1/user?sudo=dora')).status).toBe(403)
+    const rootKey = sshKey('ed25519')
+    expect((await s.post('/user/keys', { title: 'root', key: rootKey.line }, { token: root.token })).status).toBe(201)
+    const asDora = await signed(rootKey, 'GET', '/api/v1/user?sudo=dora')
+    expect([asDora.status, asDora.body.login]).toEqual([200, 'dora'])
+    // A signature is a token's full rights (as Gitea's), not a password: it makes no access token.
+    const token = await signed(ed, 'POST', '/api/v1/users/alice/tokens', { name: 'from-a-signature', scopes: ['all'] })
+    expect(token.status).toBe(401)
+    expect(token.body.message).toContain('Basic')
+    // Oversized or malformed headers: 401 at once, whatever their length.
+    for (const header of ['keyId="' + 'A'.repeat(9000) + '",signature="AAAA"', ' '.repeat(8000) + 'x', 'keyId="a",signature="@@@"', 'keyId="a"'.repeat(500)]) {
+      const r = await fetch(`${s.url}/api/v1/user`, { headers: { signature: header } })
+      expect(r.status).toBe(401)
+      expect(await r.json()).toEqual({ message: expect.any(String), url: expect.any(String) })
+    }
+  })
+
   test('a key removed from the account signs in no more', async () => {
     const keys = (await s.get('/user/keys', { token: alice.token })).body as { id: number; fingerprint: string }[]
     const rsaId = keys.find((k) => k.fingerprint === rsa.fingerprint)!.id
