@@ -89,6 +89,9 @@ interface SignOptions {
   rsaHash?: string
   /** Sent instead of the body that was signed (and digested). */
   sendBody?: string
+  /** The body as it is, not as JSON (with `contentType`). */
+  rawBody?: string
+  contentType?: string
   omitDigest?: boolean
   /** Sent as `Authorization: Signature ...` (go-fed's other scheme) instead of a `Signature` header. */
   inAuthorization?: boolean
@@ -99,11 +102,11 @@ interface SignOptions {
 async function signed(key: SshKey, method: string, path: string, body?: unknown, o: SignOptions = {}) {
   const created = o.created ?? Math.floor(Date.now() / 1000)
   const expires = created + (o.lifetime ?? 10)
-  const text = body === undefined ? undefined : JSON.stringify(body)
+  const text = o.rawBody ?? (body === undefined ? undefined : JSON.stringify(body))
   const headers: Record<string, string> = { ...o.extraHeaders }
   const names = o.headers ?? ['(request-target)', '(created)', '(expires)', ...(text !== undefined && !o.omitDigest ? ['digest'] : [])]
   if (text !== undefined) {
-    headers['content-type'] = 'application/json'
+    headers['content-type'] = o.contentType ?? 'application/json'
     if (!o.omitDigest) headers.digest = 'SHA-512=' + createHash('sha512').update(text).digest('base64')
   }
   const q = path.indexOf('?')
@@ -234,6 +237,26 @@ describe('Go SDK 1.17 / 1.23: requests signed with an SSH key', () => {
       expect(r.status).toBe(401)
       expect(await r.json()).toEqual({ message: expect.any(String), url: expect.any(String) })
     }
+  })
+
+  test("a release asset's upload, streamed to disk, is held to its Digest too: the signed bytes are stored, other bytes are 400 and nothing is kept", async () => {
+    const release = await s.post(`/repos/${O}/${R}/releases`, { tag_name: 'v-signed', target_commitish: 'main', name: 'signed' }, { token: alice.token })
+    expect(release.status).toBe(201)
+    const boundary = 'warrenSignedBoundary'
+    const multipart = (content: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="notes.txt"\r\nContent-Type: text/plain\r\n\r\n${content}\r\n--${boundary}--\r\n`
+    const path = `/api/v1/repos/${O}/${R}/releases/${release.body.id}/assets`
+    const o = { contentType: `multipart/form-data; boundary=${boundary}` }
+    const swapped = await signed(ed, 'POST', path, undefined, { ...o, rawBody: multipart('signed text'), sendBody: multipart('other text!') })
+    expect([swapped.status, swapped.body.message]).toEqual([400, expect.stringContaining('Digest')])
+    const undigested = await signed(ed, 'POST', path, undefined, { ...o, rawBody: multipart('signed text'), omitDigest: true })
+    expect([undigested.status, undigested.body.message]).toEqual([401, expect.stringContaining('Digest')])
+    expect((await s.get(`/repos/${O}/${R}/releases/${release.body.id}/assets`, { token: alice.token })).body).toEqual([])
+    const made = await signed(ed, 'POST', path, undefined, { ...o, rawBody: multipart('signed text') })
+    expect(made.status).toBe(201)
+    expect(made.body).toMatchObject({ name: 'notes.txt', size: 'signed text'.length })
+    const served = await fetch(made.body.browser_download_url)
+    expect(await served.text()).toBe('signed text')
   })
 
   test('a key removed from the account signs in no more', async () => {
