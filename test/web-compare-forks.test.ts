@@ -150,6 +150,10 @@ test('a comparison with a public fork writes nothing into the base; comparisons 
   }
   const html = await (await page(`/alice/up/compare/${main}...bob/up:more`)).text()
   expect(html).toContain('more from bob')
+  // Its commits link to the fork's pages, which show them.
+  const sha = runs[0]!.body.commits[0].sha as string
+  expect(html).toContain(`href="/bob/up/commit/${sha}"`)
+  expect((await page(`/bob/up/commit/${sha}`)).status).toBe(200)
   expect(objects()).toBe(before)
   expect((await git(baseDir(), 'cat-file', '-e', runs[0]!.body.commits[0].sha)).code).not.toBe(0)
 })

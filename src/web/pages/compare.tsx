@@ -111,7 +111,10 @@ async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wil
   const owner = repo.owner.login
   const base = repoUrl(owner, repo.name)
   const { headAt } = found
-  const headLabel = headAt.owner === owner && headAt.repo === repo.name ? headAt.name : `${headAt.owner}/${headAt.repo}:${headAt.name}`
+  const headHere = headAt.owner === owner && headAt.repo === repo.name
+  const headLabel = headHere ? headAt.name : `${headAt.owner}/${headAt.repo}:${headAt.name}`
+  // The commits listed are the head's: they link to its repository's pages (a fork's, whose objects the base does not hold).
+  const headRepo = headHere ? repo : { ...repo, name: headAt.repo, owner: { ...repo.owner, login: headAt.owner } }
   const firstSubject = commits.length ? commits[commits.length - 1]!.commit.message.split('\n', 1)[0]! : ''
   return htmlResponse(
     <Layout ctx={web} title={`Comparing ${spec.base}${spec.direct ? '..' : '...'}${headLabel} · ${repo.full_name}`}>
@@ -134,7 +137,7 @@ async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wil
       <h3>
         Commits <span class="muted">({found.total})</span>
       </h3>
-      <CommitList repo={repo} commits={commits} />
+      <CommitList repo={headRepo} commits={commits} />
       {found.total > commits.length ? <p class="muted">{found.total - commits.length} more commits are not listed.</p> : null}
       <h3>Files</h3>
       {diff ? <DiffView diff={diff} viewUrl={(path) => srcUrl(headAt.owner, headAt.repo, 'commit', found.head, path.split('/'))} /> : <p class="notice muted">The changes cannot be shown.</p>}
