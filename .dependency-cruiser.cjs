@@ -12,10 +12,10 @@
  *   git, db, lib, config, version      the command layer; schema and client; small shared pieces
  */
 const BASE = '^src/(lib|db|git)/|^src/(config|version)\\.ts$'
-const ABOVE_BASE = '^src/(auth|convert|push|events|webhooks|notify|modules|web|jobs|ssh|ops)/|^src/(deps|app|server|cli|commands)\\.ts$'
-const ABOVE_AUTH = '^src/(convert|push|events|webhooks|notify|modules|web|jobs|ssh|ops)/|^src/(app|server|cli|commands)\\.ts$'
-const ABOVE_CONVERT = '^src/(push|events|webhooks|notify|modules|web|jobs|ssh|ops)/|^src/(app|server|cli|commands)\\.ts$'
-const TOP = '^src/(jobs|ssh|ops|edge)/|^src/(app|server|cli|commands)\\.ts$'
+const ABOVE_BASE = '^src/(auth|convert|push|events|webhooks|notify|modules|web|jobs|ssh|ops)/|^src/(deps|app|server|cli|commands|serve)\\.ts$'
+const ABOVE_AUTH = '^src/(convert|push|events|webhooks|notify|modules|web|jobs|ssh|ops)/|^src/(app|server|cli|commands|serve)\\.ts$'
+const ABOVE_CONVERT = '^src/(push|events|webhooks|notify|modules|web|jobs|ssh|ops)/|^src/(app|server|cli|commands|serve)\\.ts$'
+const TOP = '^src/(jobs|ssh|ops|edge)/|^src/(app|server|cli|commands|serve)\\.ts$'
 
 module.exports = {
   forbidden: [

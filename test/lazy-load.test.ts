@@ -8,7 +8,8 @@ import { startTestServer, type TestServer } from './helpers'
 /**
  * What start-up leaves for later: code a first request does not need is loaded when first needed
  * (the OpenAPI document's plugin when the document is asked for; PostgreSQL's client and schema
- * on PostgreSQL only; highlight.js and ssh2 when a file is highlighted or SSH is on), and what it
+ * on PostgreSQL only; ssh2 when SSH is on; highlight.js never in the main thread, only in the render
+ * workers that highlight a file), and what it
  * makes then is what it made before.
  */
 const temp = tempDirs()
@@ -25,7 +26,7 @@ afterAll(async () => {
 })
 
 describe('lazy start', () => {
-  test('a first answer loads neither the OpenAPI plugin nor another dialect, highlight.js or ssh2; the document loads its plugin when asked for', async () => {
+  test('a first answer loads neither the OpenAPI plugin nor another dialect, highlight.js or ssh2; the document loads its plugin when asked for; a highlighted file view leaves highlight.js unloaded in the main thread', async () => {
     const data = temp.make('warren-lazy-')
     const run = await runCli([process.execPath, join(root, 'test/start-modules.ts')], data, [], {
       env: database.url ? { WARREN_DATABASE_URL: database.url } : {},
@@ -38,6 +39,10 @@ describe('lazy start', () => {
     const postgres = DIALECT === 'postgres'
     expect(r.atStart).toEqual({ openapi: false, postgres, pgSchema: postgres, bunSqlDriver: postgres, highlight: false, ssh2: false })
     expect(r.afterDocument.openapi).toBe(true)
+    // A highlighted file view: highlighted in the render pool's workers, its language found by a
+    // table (lib/code-language.ts), highlight.js never loaded in the main thread.
+    expect([r.putStatus, r.fileViewStatus, r.fileViewHighlighted]).toEqual([201, 200, true])
+    expect(r.afterFileView.highlight).toBe(false)
   }, 60_000)
 
   test('the OpenAPI document and its page, made on the first ask (two at once), are the same on every later ask', async () => {

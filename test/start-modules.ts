@@ -1,13 +1,16 @@
 /**
  * Run by test/lazy-load.test.ts in a process of its own (a clean module registry): builds the app
  * as `warren serve` does (configuration from the environment), answers a first request, then asks
- * for the API document; prints which of the modules start-up should not load were loaded at each
- * step, as one JSON line.
+ * for the API document, then shows a highlighted source file (its lines highlighted in the render
+ * pool's workers); prints which of the modules start-up should not load were loaded in this, the
+ * main, thread at each step, as one JSON line.
  */
 import { loadConfig } from '../src/config'
 import { createDeps } from '../src/deps'
 import { createApp } from '../src/app'
 import { closeDatabase } from '../src/db/client'
+import { createAccessToken, createUser } from '../src/modules/users/service'
+import { createRepository } from '../src/modules/repos/create'
 
 /** Modules start-up leaves alone, by a piece of their path. */
 const LAZY = {
@@ -30,5 +33,29 @@ const version = await app.handle(new Request('http://localhost/api/v1/version'))
 const atStart = loaded()
 const doc = await app.handle(new Request('http://localhost/swagger.v1.json'))
 const afterDocument = loaded()
+const owner = await createUser(deps, { username: 'lazy', password: 'lazy-password-1', email: 'lazy@example.com' })
+const { secret } = await createAccessToken(deps, owner.id, 'lazy')
+await createRepository(deps, owner, { name: 'code' })
+const put = await app.handle(
+  new Request('http://localhost/api/v1/repos/lazy/code/contents/main.ts', {
+    method: 'POST',
+    headers: { authorization: `token ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ content: Buffer.from('export const answer: number = 42\n').toString('base64'), message: 'A file' }),
+  }),
+)
+const view = await app.handle(new Request('http://localhost/lazy/code/src/branch/master/main.ts'))
+const viewHtml = await view.text()
+const afterFileView = loaded()
 await closeDatabase(deps.db)
-console.log(JSON.stringify({ versionStatus: version.status, documentStatus: doc.status, atStart, afterDocument }))
+console.log(
+  JSON.stringify({
+    versionStatus: version.status,
+    documentStatus: doc.status,
+    putStatus: put.status,
+    fileViewStatus: view.status,
+    fileViewHighlighted: viewHtml.includes('<b>export const</b>'),
+    atStart,
+    afterDocument,
+    afterFileView,
+  }),
+)

@@ -7,7 +7,7 @@ import { pushCodeFixture } from './web-code-fixture'
 
 /**
  * The code pages in a real browser (Debian's Chromium, driven by playwright-core): from the
- * repository home into a folder, a file and a line range; a commit's diff; the compare page
+ * repository home into a folder, a file and a line range (by mouse and by keyboard); a commit's diff; the compare page
  * opening a pull request through its form; axe-core on each page (no serious or critical
  * violation), at desktop and phone width.
  */
@@ -71,6 +71,39 @@ test('home → folder → file → a line, then a range by shift-click; the hist
   // A click on the text itself marks nothing.
   await page.locator('#L2').click({ position: { x: 200, y: 4 } })
   expect(page.url()).toMatch(/#L1-L3$/)
+  // The numbers are reachable by keyboard: one tab stop after the code's region, moved by the
+  // arrow keys; Enter follows it to the line, Shift+Enter marks the range from the line before.
+  await page.mouse.move(0, 0)
+  await page.goto(s.url + '/alice/demo/src/branch/master/src/main.ts')
+  await page.locator('div.code').focus()
+  await page.keyboard.press('Tab')
+  expect(await page.evaluate(() => [document.activeElement?.getAttribute('aria-label'), document.activeElement?.getAttribute('href')])).toEqual(['Line 1', '#L1'])
+  await page.keyboard.press('ArrowDown')
+  await page.keyboard.press('ArrowDown')
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Line 3')
+  await page.keyboard.press('Enter')
+  await page.waitForURL(/#L3$/)
+  expect(await page.locator('li:target').textContent()).toBe('export const question = "six times nine"')
+  await page.keyboard.press('Home')
+  await page.keyboard.press('Shift+Enter')
+  await page.waitForURL(/#L1-L3$/)
+  expect(await page.locator('ol.lines > li.selected').count()).toBe(3)
+  // Still one link in the whole file, its name the line's number only (the line's text unchanged).
+  expect(await page.locator('ol.lines a').count()).toBe(1)
+  expect(await page.getByRole('link', { name: 'Line 1', exact: true }).count()).toBe(1)
+  // Under the mouse (the link no longer focused), a number is the link (copied or opened as any link).
+  await page.locator('div.code').focus()
+  await page.locator('#L2').hover({ position: { x: 8, y: 4 } })
+  expect(await page.locator('#L2 > a.ln').getAttribute('href')).toBe('#L2')
+  // The long file: one link among its 2,000 lines, axe clean with it.
+  await page.goto(s.url + '/alice/demo/src/branch/master/long.ts#L1500')
+  expect(await page.locator('ol.lines a').count()).toBe(1)
+  expect(await page.locator('#L1500 > a.ln').getAttribute('href')).toBe('#L1500')
+  await page.locator('#L1500 > a.ln').focus()
+  await page.keyboard.press('End')
+  await page.keyboard.press('Enter')
+  await page.waitForURL(/#L2000$/)
+  await expectAccessible(page)
   // A shared range link highlights its rows on load.
   await page.goto(s.url + '/alice/demo/src/tag/v1.0/src/main.ts#L2-L3')
   await page.locator('ol.lines > li.selected').nth(1).waitFor()

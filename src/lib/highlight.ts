@@ -3,8 +3,8 @@ import { escapeText } from './html'
 
 /**
  * Syntax highlighting on the server (highlight.js: maintained, synchronous, no browser needed).
- * The language comes from the file's name only (never guessed from the text: guessing runs every
- * grammar). highlight.js's grammars are regular expressions whose time grows faster than the text
+ * The language comes from the file's name only (lib/code-language.ts, a table that needs no
+ * highlight.js: the main thread never loads it). highlight.js's grammars are regular expressions whose time grows faster than the text
  * on hostile input, so highlightLines with a language runs only in the render pool's workers
  * (modules/markdown: `highlightCode`, under the markdown time budget) and only for files within
  * WARREN_WEB_MAX_HIGHLIGHT; past either, or for an unknown language, lines are escaped as plain
@@ -13,9 +13,10 @@ import { escapeText } from './html'
 
 let loaded: HLJSApi | undefined
 /**
- * highlight.js, loaded when first needed (a synchronous require, evaluated then and not at start:
- * its grammars are a large share of the server's start-up time and memory, which a server showing
- * no source file never needs).
+ * highlight.js, loaded when first needed, which is in a render worker only: highlightLines with a
+ * language runs there, and without one (plain lines, which the main thread asks for) it needs none
+ * (a synchronous require, evaluated then and not at start: its grammars are a large share of a
+ * process's start-up time and memory).
  */
 function hljs(): HLJSApi {
   if (!loaded) {
@@ -23,25 +24,6 @@ function hljs(): HLJSApi {
     loaded = (mod.default ?? mod) as HLJSApi
   }
   return loaded
-}
-
-const BY_EXTENSION: Record<string, string> = {
-  ts: 'typescript', tsx: 'typescript', mts: 'typescript', cts: 'typescript', js: 'javascript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript',
-  json: 'json', md: 'markdown', markdown: 'markdown', py: 'python', rb: 'ruby', go: 'go', rs: 'rust', java: 'java', kt: 'kotlin', kts: 'kotlin',
-  c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hpp: 'cpp', cs: 'csharp', php: 'php', sh: 'bash', bash: 'bash', zsh: 'bash',
-  yml: 'yaml', yaml: 'yaml', toml: 'ini', ini: 'ini', xml: 'xml', html: 'xml', htm: 'xml', svg: 'xml', css: 'css', scss: 'scss', less: 'less',
-  sql: 'sql', swift: 'swift', lua: 'lua', pl: 'perl', r: 'r', diff: 'diff', patch: 'diff', mk: 'makefile',
-}
-const BY_NAME: Record<string, string> = { makefile: 'makefile', dockerfile: 'dockerfile', gemfile: 'ruby', rakefile: 'ruby' }
-
-/** The highlight.js language of a file name, if any. */
-export function languageOf(name: string): string | undefined {
-  const lower = name.toLowerCase()
-  const byName = BY_NAME[lower]
-  if (byName) return hljs().getLanguage(byName) ? byName : undefined
-  const dot = lower.lastIndexOf('.')
-  const lang = dot >= 0 ? BY_EXTENSION[lower.slice(dot + 1)] : undefined
-  return lang && hljs().getLanguage(lang) ? lang : undefined
 }
 
 /**

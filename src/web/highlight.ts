@@ -1,10 +1,9 @@
 import type { Config } from '../config'
 import { ApiError } from '../lib/errors'
-import { highlightLines, languageOf } from '../lib/highlight'
+import { highlightLines } from '../lib/highlight'
+import { languageOf } from '../lib/code-language'
 import { highlightCode } from '../modules/markdown/service'
 import { WeightedCache } from '../lib/weighted-cache'
-
-export { languageOf }
 
 /**
  * The file view's lines as HTML: highlighted in the render pool's workers (never on the event

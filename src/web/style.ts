@@ -74,6 +74,8 @@ ol.lines { margin: 0; padding: .25rem 0; list-style: none; counter-reset: line; 
 ol.lines > li { counter-increment: line; position: relative; white-space: pre; min-height: 1.5em; padding: 0 .75rem 0 calc(var(--w) + 2.25rem); }
 ol.lines > li::before { content: counter(line); position: absolute; left: 0; box-sizing: border-box; width: calc(var(--w) + 1.5rem); padding: 0 .75rem; text-align: right; color: var(--muted); user-select: none; cursor: pointer; }
 ol.lines > li:target, ol.lines > li.selected { background: #fff8c5; }
+ol.lines > li > a.ln { position: absolute; left: 0; top: 0; bottom: 0; width: calc(var(--w) + 1.5rem); }
+ol.lines > li > a.ln:focus-visible { outline-offset: -2px; }
 ${[4, 5, 6, 7, 8].map((digits) => `ol.lines.w${digits} { --w: ${digits}ch; }`).join('\n')}
 ol.lines :is(${Object.values(TOKEN_TAGS).join(', ')}) { font: inherit; text-decoration: none; quotes: none; }
 ${Object.entries(TOKEN_TAGS).map(([colour, tag]) => `ol.lines ${tag} { color: ${TOKEN_COLOURS[colour as TokenColour]}; }`).join('\n')}

@@ -43,8 +43,10 @@ const sizeText = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n /
  * each item the `#L{n}` target of its line, numbered by the stylesheet (a list without it): the
  * bytes of a long file are its text and its colours, not 2,000 copies of the same row markup. The
  * items are written as HTML lets them be (`<li id=L12>`, the end tag implied): the same elements
- * as the longer spelling. A click on a number marks the line (`#L12`, a shift-click a range
- * `#L3-L7`: web/script.ts); without the script, an address with `#L12` still marks its line.
+ * as the longer spelling. With the script, a number is a link (one `<a href="#L12">` the script
+ * moves to the row under the mouse or the keyboard: one tab stop, the arrow keys go from line to
+ * line) and a click or Enter marks the line (`#L12`, with Shift a range `#L3-L7`: web/script.ts);
+ * without it, an address with `#L12` still marks its line.
  */
 export function NumberedLines(props: { lines: string[]; label: string }): Html {
   const { lines } = props
