@@ -89,6 +89,9 @@ interface SignOptions {
   rsaHash?: string
   /** Sent instead of the body that was signed (and digested). */
   sendBody?: string
+  /** The body as it is, not as JSON (with `contentType`). */
+  rawBody?: string
+  contentType?: string
   omitDigest?: boolean
   /** Sent as `Authorization: Signature ...` (go-fed's other scheme) instead of a `Signature` header. */
   inAuthorization?: boolean
@@ -99,11 +102,11 @@ interface SignOptions {
 async function signed(key: SshKey, method: string, path: string, body?: unknown, o: SignOptions = {}) {
   const created = o.created ?? Math.floor(Date.now() / 1000)
   const expires = created + (o.lifetime ?? 10)
-  const text = body === undefined ? undefined : JSON.stringify(body)
+  const text = o.rawBody ?? (body === undefined ? undefined : JSON.stringify(body))
   const headers: Record<string, string> = { ...o.extraHeaders }
   const names = o.headers ?? ['(request-target)', '(created)', '(expires)', ...(text !== undefined && !o.omitDigest ? ['digest'] : [])]
   if (text !== undefined) {
-    headers['content-type'] = 'application/json'
+    headers['content-type'] = o.contentType ?? 'application/json'
     if (!o.omitDigest) headers.digest = 'SHA-512=' + createHash('sha512').update(text).digest('base64')
   }
   const q = path.indexOf('?')
@@ -198,6 +201,62 @@ describe('Go SDK 1.17 / 1.23: requests signed with an SSH key', () => {
     // A wrong signature on the request path: the target is part of what was signed.
     const good = await signed(ed, 'GET', '/api/v1/user')
     expect(good.status).toBe(200)
+  })
+
+  test("a deploy key, a barred account's key, sudo, token creation and oversized headers: each refused with its reason", async () => {
+    // A deploy key opens one repository over SSH; it signs no API request in.
+    const deploy = sshKey('ed25519')
+    expect((await s.post(`/repos/${O}/${R}/keys`, { title: 'ci', key: deploy.line, read_only: true }, { token: alice.token })).status).toBe(201)
+    const byDeploy = await signed(deploy, 'GET', '/api/v1/user')
+    expect([byDeploy.status, byDeploy.body.message]).toEqual([401, expect.stringContaining('fingerprint')])
+    // A key of an account barred from signing in (prohibited, or not active) is refused as its password would be.
+    const root = await s.user('gates-root', { admin: true })
+    const dora = await s.user('dora')
+    const doraKey = sshKey('ed25519')
+    expect((await s.post('/user/keys', { title: 'dora', key: doraKey.line }, { token: dora.token })).status).toBe(201)
+    expect((await signed(doraKey, 'GET', '/api/v1/user')).body.login).toBe('dora')
+    for (const bar of [{ prohibit_login: true }, { active: false }]) {
+      expect((await s.patch('/admin/users/dora', { login_name: 'dora', source_id: 0, ...bar }, { token: root.token })).status).toBe(200)
+      const barred = await signed(doraKey, 'GET', '/api/v1/user')
+      expect([barred.status, barred.body.message]).toEqual([403, expect.stringContaining('prohibited')])
+      expect((await s.patch('/admin/users/dora', { login_name: 'dora', source_id: 0, prohibit_login: false, active: true }, { token: root.token })).status).toBe(200)
+    }
+    // sudo: only an administrator's signature acts as another user.
+    expect((await signed(ed, 'GET', '/api/v1/user?sudo=dora')).status).toBe(403)
+    const rootKey = sshKey('ed25519')
+    expect((await s.post('/user/keys', { title: 'root', key: rootKey.line }, { token: root.token })).status).toBe(201)
+    const asDora = await signed(rootKey, 'GET', '/api/v1/user?sudo=dora')
+    expect([asDora.status, asDora.body.login]).toEqual([200, 'dora'])
+    // A signature is a token's full rights (as Gitea's), not a password: it makes no access token.
+    const token = await signed(ed, 'POST', '/api/v1/users/alice/tokens', { name: 'from-a-signature', scopes: ['all'] })
+    expect(token.status).toBe(401)
+    expect(token.body.message).toContain('Basic')
+    // Oversized or malformed headers: 401 at once, whatever their length.
+    for (const header of ['keyId="' + 'A'.repeat(9000) + '",signature="AAAA"', ' '.repeat(8000) + 'x', 'keyId="a",signature="@@@"', 'keyId="a"'.repeat(500)]) {
+      const r = await fetch(`${s.url}/api/v1/user`, { headers: { signature: header } })
+      expect(r.status).toBe(401)
+      expect(await r.json()).toEqual({ message: expect.any(String), url: expect.any(String) })
+    }
+  })
+
+  test("a release asset's upload, streamed to disk, is held to its Digest too: the signed bytes are stored, other bytes are 400 and nothing is kept", async () => {
+    const release = await s.post(`/repos/${O}/${R}/releases`, { tag_name: 'v-signed', target_commitish: 'main', name: 'signed' }, { token: alice.token })
+    expect(release.status).toBe(201)
+    const boundary = 'warrenSignedBoundary'
+    const multipart = (content: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="notes.txt"\r\nContent-Type: text/plain\r\n\r\n${content}\r\n--${boundary}--\r\n`
+    const path = `/api/v1/repos/${O}/${R}/releases/${release.body.id}/assets`
+    const o = { contentType: `multipart/form-data; boundary=${boundary}` }
+    const swapped = await signed(ed, 'POST', path, undefined, { ...o, rawBody: multipart('signed text'), sendBody: multipart('other text!') })
+    expect([swapped.status, swapped.body.message]).toEqual([400, expect.stringContaining('Digest')])
+    const undigested = await signed(ed, 'POST', path, undefined, { ...o, rawBody: multipart('signed text'), omitDigest: true })
+    expect([undigested.status, undigested.body.message]).toEqual([401, expect.stringContaining('Digest')])
+    expect((await s.get(`/repos/${O}/${R}/releases/${release.body.id}/assets`, { token: alice.token })).body).toEqual([])
+    const made = await signed(ed, 'POST', path, undefined, { ...o, rawBody: multipart('signed text') })
+    expect(made.status).toBe(201)
+    expect(made.body).toMatchObject({ name: 'notes.txt', size: 'signed text'.length })
+    const served = await fetch(made.body.browser_download_url)
+    expect(await served.text()).toBe('signed text')
   })
 
   test('a key removed from the account signs in no more', async () => {

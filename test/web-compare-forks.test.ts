@@ -2,13 +2,20 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { csrfIn, signInByForm } from './web-session'
 import { contentMark } from './db-snapshot'
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { git } from './git-fixture'
 
 /**
  * Comparing across forks on the web, in Gitea's forms: `/{o}/{r}/compare/{base}...{owner}:{branch}`
  * and `...{owner}/{repo}:{branch}` show the fork's commits and diff against the base and the pull
  * request form, whose POST opens the pull request through the pulls service (seen through the
  * API, head in the fork); a fork the visitor may not read, an unknown owner, repository or branch
- * are 404s; the API's comparison takes `owner:branch` too.
+ * are 404s; the API's comparison takes `owner:branch` too. The fork's objects are read beside the
+ * base's and never copied into it: a private fork's commits, compared once by its owner, stay
+ * unreadable by id through the base for everyone else; a GET writes no object into the base
+ * (nothing to bound, nothing half-done if killed); comparisons at once agree; an owner name with a
+ * NUL character is a 404 (PostgreSQL cannot be asked for it), not a 500.
  */
 
 let s: TestServer
@@ -17,6 +24,7 @@ let main = ''
 let mark: () => Promise<string>
 const cookies: Record<string, string> = {}
 const b64 = (text: string) => Buffer.from(text).toString('base64')
+const baseDir = () => join(s.deps.config.dataDir, 'repositories', 'alice', 'up.git')
 
 const page = (path: string, who?: string, init: RequestInit = {}) =>
   fetch(s.url + path, { ...init, headers: { accept: 'text/html', ...(who ? { cookie: cookies[who]! } : {}), ...(init.headers ?? {}) }, redirect: 'manual' })
@@ -106,4 +114,55 @@ test("the API's comparison takes a fork's owner:branch too", async () => {
   expect(res.body.total_commits).toBe(1)
   expect(res.body.commits[0].commit.message).toContain('carol fixes it')
   expect((await s.get(`/repos/alice/up/compare/${main}...carol:fix`, { token: bob.token })).status).toBe(404)
+})
+
+test("a private fork's commits, compared by its owner through the base, stay unreadable through the base for others", async () => {
+  const api = await s.get(`/repos/alice/up/compare/${main}...carol:fix`, { token: carol.token })
+  expect(api.status).toBe(200)
+  const sha = api.body.commits[0].sha as string
+  const web = await page(`/alice/up/compare/${main}...carol:fix`, 'carol')
+  expect(web.status).toBe(200)
+  expect(await web.text()).toContain('fixed by carol')
+  // The base's folder holds none of carol's objects.
+  expect((await git(baseDir(), 'cat-file', '-e', sha)).code).not.toBe(0)
+  for (const path of [`/repos/alice/up/git/commits/${sha}`, `/repos/alice/up/raw/carol-fix.txt?ref=${sha}`, `/repos/alice/up/compare/${main}...${sha}`, `/repos/alice/up/git/commits/${sha}?token=`]) {
+    for (const token of [bob.token, alice.token]) expect([path, (await s.get(path, { token })).status]).toEqual([path, 404])
+  }
+  expect((await page(`/alice/up/commit/${sha}`, 'bob')).status).toBe(404)
+  expect((await page(`/alice/up/compare/${main}...${sha}`, 'bob')).status).toBe(404)
+  // Still carol's to compare, and still hidden from bob by name.
+  expect((await s.get(`/repos/alice/up/compare/${main}...carol:fix`, { token: carol.token })).body.total_commits).toBe(1)
+  expect((await s.get(`/repos/alice/up/compare/${main}...carol:fix`, { token: bob.token })).status).toBe(404)
+})
+
+test('a comparison with a public fork writes nothing into the base; comparisons at once agree', async () => {
+  // A branch of bob's that no pull request brought into the base.
+  expect((await s.post('/repos/bob/up/branches', { new_branch_name: 'more', old_branch_name: main }, { token: bob.token })).status).toBe(201)
+  const files = [{ operation: 'create', path: 'more.txt', content: b64('more from bob\n') }]
+  expect((await s.post('/repos/bob/up/contents', { branch: 'more', files, message: 'bob adds more' }, { token: bob.token })).status).toBe(201)
+  const objects = () => readdirSync(join(baseDir(), 'objects'), { recursive: true }).map(String).sort().join('\n')
+  const before = objects()
+  const runs = await Promise.all([bob, alice, carol, bob].map((u) => s.get(`/repos/alice/up/compare/${main}...bob:more`, { token: u.token })))
+  for (const r of runs) {
+    expect(r.status).toBe(200)
+    expect(r.body.total_commits).toBe(1)
+    expect(r.body.files.map((f: any) => f.filename)).toEqual(['more.txt'])
+  }
+  const html = await (await page(`/alice/up/compare/${main}...bob/up:more`)).text()
+  expect(html).toContain('more from bob')
+  // Its commits link to the fork's pages, which show them.
+  const sha = runs[0]!.body.commits[0].sha as string
+  expect(html).toContain(`href="/bob/up/commit/${sha}"`)
+  expect((await page(`/bob/up/commit/${sha}`)).status).toBe(200)
+  expect(objects()).toBe(before)
+  expect((await git(baseDir(), 'cat-file', '-e', runs[0]!.body.commits[0].sha)).code).not.toBe(0)
+})
+
+test('an owner or branch name with a NUL character, or odd and long names: 404, never a 500', async () => {
+  for (const head of ['evil%00:fix', 'b%00ob/up:fix', 'bob/u%00p:fix', 'bob:fi%00x', `bob:${'x'.repeat(3000)}`, 'bob:', 'bob:-x', 'bob:..', 'bob:fix%0a', '%ZZ']) {
+    const api = await s.get(`/repos/alice/up/compare/${main}...${head}`, { token: bob.token })
+    expect([head.slice(0, 20), api.status]).toEqual([head.slice(0, 20), 404])
+    expect(api.body).toEqual({ message: expect.any(String), url: expect.any(String) })
+    expect([head.slice(0, 20), (await page(`/alice/up/compare/${main}...${head}`, 'bob')).status]).toEqual([head.slice(0, 20), 404])
+  }
 })

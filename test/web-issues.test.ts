@@ -411,6 +411,32 @@ describe("a pull request's files", () => {
     expect(later).toContain('<tr class=add><td><td>2<td>+BB<tr><td>3<td>3<td> c')
     expect(later).toContain(`<tr class=del><td>2<td><td>-b<tr class=notes><td colspan=3><div class="line-comments"><div class="line-comment" id="issuecomment-${old.id}">`)
   }, LIMIT_MS)
+
+  test('a locked pull request: no line form for a non-writer, whose review (form or API) is refused; its owner still reviews', async () => {
+    const token = { token: alice.token }
+    const pr = (await s.get('/repos/alice/pub/pulls?state=open', token)).body.find((p: any) => p.title === 'Change a line')
+    const url = `/alice/pub/pulls/${pr.number}`
+    await s.deps.db.update(issues).set({ isLocked: true }).where(eq(issues.title, 'Change a line'))
+    try {
+      const files = await (await page(`${url}/files?comment=1-R2`, 'stranger')).text()
+      expect(files).not.toContain('id="line-form"')
+      expect(files).not.toContain('?comment=')
+      const csrf = await csrfOf('stranger', url)
+      const fields = { _csrf: csrf, type: 'comment', return_to: 'files', line_path: 'lines.txt', line_number: '2', line_side: 'new', line_content: 'let me in' }
+      const before = (await s.get(`/repos/alice/pub/pulls/${pr.number}/reviews`, token)).body.length
+      const refused = await postForm(`${url}/reviews`, 'stranger', fields)
+      expect(refused.status).toBe(403)
+      expect(await refused.text()).toContain('locked')
+      const api = await s.post(`/repos/alice/pub/pulls/${pr.number}/reviews`, { event: 'COMMENT', body: 'let me in' }, { token: stranger.token })
+      expect(api.status).toBe(403)
+      expect(api.body).toEqual({ message: expect.stringContaining('locked'), url: expect.any(String) })
+      expect((await s.get(`/repos/alice/pub/pulls/${pr.number}/reviews`, token)).body.length).toBe(before)
+      expect(await (await page(`${url}/files?comment=1-R2`, 'alice')).text()).toContain('id="line-form"')
+      expect((await s.post(`/repos/alice/pub/pulls/${pr.number}/reviews`, { event: 'COMMENT', body: 'owner may' }, token)).status).toBe(200)
+    } finally {
+      await s.deps.db.update(issues).set({ isLocked: false }).where(eq(issues.title, 'Change a line'))
+    }
+  }, LIMIT_MS)
 })
 
 describe('notifications', () => {

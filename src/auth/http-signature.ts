@@ -14,9 +14,9 @@ import { WireReader } from '../lib/ssh-wire'
  *
  * What Gitea leaves unchecked, Warren refuses: a signature must cover the request line and its
  * time (`(created)` or `(expires)`), live at most MAX_LIFETIME seconds, and cover the `Digest` of a
- * body (which the body parser checks against the bytes it reads: `edge/body-parser.ts`; a body a
- * route streams itself, a release asset's, is not read there, so its Digest goes unchecked, as
- * Gitea leaves every one).
+ * body (which the body parser checks against the bytes it reads: `edge/body-parser.ts`; a release
+ * asset's upload, streamed to disk, checks it as it streams), where Gitea leaves every Digest
+ * unchecked.
  * SSH certificates (`X-Ssh-Certificate`) would need a trusted certificate authority, which Warren
  * has no setting for: they are refused with that reason.
  */

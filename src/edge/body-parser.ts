@@ -1,7 +1,6 @@
 import type { Config } from '../config'
-import { createHash } from 'node:crypto'
 import { badRequest, unprocessable } from '../lib/errors'
-import { BODY_KEY, formObject, jsonNestsDeeper, readBodyBounded, tooDeep, type BodyKind } from '../lib/body'
+import { BODY_KEY, digestCheck, formObject, jsonNestsDeeper, readBodyBounded, tooDeep, type BodyKind } from '../lib/body'
 import type { RouteInfo } from './openapi-document'
 
 /**
@@ -17,8 +16,9 @@ import type { RouteInfo } from './openapi-document'
  *   JSON whatever its type, text/plain too.
  * A JSON body's `null` members are read as left out, as Gitea reads them (dropGoNulls).
  * A `Digest` header (RFC 3230: `SHA-256=` or `SHA-512=` and the base64 hash) is checked against the
- * bytes read, 400 when it differs (checkDigest): an HTTP signature covers the Digest, not the body
- * (`auth/http-signature.ts`), so this check is what ties a signed request's body to it.
+ * bytes read, 400 when it differs (lib/body.ts digestCheck): an HTTP signature covers the Digest,
+ * not the body (`auth/http-signature.ts`), so this check is what ties a signed request's body to
+ * it. A route that streams its body checks it as it streams (a release asset's upload).
  */
 export function bodyParser(config: Config, routes: () => RouteInfo[]) {
   let kinds: Map<string, BodyKind> | undefined
@@ -45,8 +45,9 @@ export function bodyParser(config: Config, routes: () => RouteInfo[]) {
     // git protocol data is never an API body: left to Elysia, which reads no fields from it.
     if (kind === undefined && type.startsWith('application/x-git-')) return
     const bytes = await readBodyBounded(request, config.maxApiBody)
-    const digest = request.headers.get('digest')
-    if (digest !== null) checkDigest(digest, bytes, request.headers.has('signature') || /^signature /i.test(request.headers.get('authorization') ?? ''))
+    const digest = digestCheck(request)
+    digest?.update(bytes)
+    digest?.verify()
     if (kind === 'text') return new TextDecoder().decode(bytes)
     if (type.startsWith('application/x-www-form-urlencoded')) return formObject(new URLSearchParams(new TextDecoder().decode(bytes)))
     if (type.startsWith('multipart/')) {
@@ -66,26 +67,6 @@ export function bodyParser(config: Config, routes: () => RouteInfo[]) {
     if (parsed !== null) dropGoNulls(parsed, bodyOf(request.method, route))
     return parsed
   }
-}
-
-const DIGEST_HASHES: Record<string, string> = { 'sha-256': 'sha256', 'sha-512': 'sha512' }
-
-/**
- * 400 when a SHA-256 or SHA-512 value of a `Digest` header is not the body's hash; other
- * algorithms are passed over (RFC 3230), unless the request is signed: its Digest must then name one
- * of those two, or the signature would vouch for a body nobody checked.
- */
-function checkDigest(header: string, bytes: Uint8Array, signed: boolean): void {
-  let checked = 0
-  for (const part of header.slice(0, 4096).split(',')) {
-    const eq = part.indexOf('=')
-    const hash = DIGEST_HASHES[part.slice(0, eq).trim().toLowerCase()]
-    if (eq < 0 || !hash) continue
-    if (createHash(hash).update(bytes).digest('base64') !== part.slice(eq + 1).trim())
-      throw badRequest('The Digest header does not match the request body')
-    checked++
-  }
-  if (checked === 0 && signed) throw badRequest('The Digest header names no SHA-256 or SHA-512 hash of the body')
 }
 
 type BodySchema = { properties?: Record<string, FieldSchema>; required?: string[] }

@@ -61,7 +61,7 @@ class BatchReader {
     private readonly repo: GitRepo,
     private readonly onEnd: (r: BatchReader) => void,
   ) {
-    this.proc = startGit(['cat-file', '--batch-command'], { gitDir: repo.gitDir, limits: repo.limits, budget: 'long', input: 'pipe' })
+    this.proc = startGit(['cat-file', '--batch-command'], { gitDir: repo.gitDir, alternates: repo.alternates, limits: repo.limits, budget: 'long', input: 'pipe' })
     void this.read()
     void this.proc.done.then(({ killed, code, stderr }) => this.fail(killed ?? new GitError('failed', `git cat-file ended (${code}): ${stderr.split('\n')[0] ?? ''}`, 'cat-file')))
   }
@@ -174,22 +174,24 @@ class BatchReader {
 const readers = new Map<string, BatchReader>()
 
 function readerOf(repo: GitRepo): BatchReader {
-  let r = readers.get(repo.gitDir)
+  // A view with another repository's objects (GitRepo.alternates) has a reader of its own.
+  const key = repo.alternates ? `${repo.gitDir}\n${repo.alternates}` : repo.gitDir
+  let r = readers.get(key)
   if (r && r.stale) {
     r.end()
     r = undefined
   }
   if (r) {
     // Most recently used last.
-    readers.delete(repo.gitDir)
-    readers.set(repo.gitDir, r)
+    readers.delete(key)
+    readers.set(key, r)
     return r
   }
   if (readers.size >= MAX_READERS) readers.values().next().value?.end()
   const created = new BatchReader(repo, (done) => {
-    if (readers.get(repo.gitDir) === done) readers.delete(repo.gitDir)
+    if (readers.get(key) === done) readers.delete(key)
   })
-  readers.set(repo.gitDir, created)
+  readers.set(key, created)
   return created
 }
 

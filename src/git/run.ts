@@ -54,6 +54,12 @@ export interface GitRepo {
   limits: GitLimits
   /** Aborts (kills git) when the request that wants the answer goes away. */
   signal?: AbortSignal
+  /**
+   * The objects folder of another repository on this server, read beside this one's (git's
+   * GIT_ALTERNATE_OBJECT_DIRECTORIES): a read-only view of both, for a comparison with a fork's
+   * branch, that copies nothing into this repository.
+   */
+  alternates?: string
 }
 
 export type GitErrorKind = 'failed' | 'timeout' | 'aborted'
@@ -108,6 +114,8 @@ export interface GitOptions {
    */
   input?: string | Uint8Array | ReadableStream<Uint8Array> | 'pipe' | null
   env?: Record<string, string>
+  /** Another repository's objects folder read beside this one's (GitRepo.alternates). */
+  alternates?: string
   /** Which time limit applies; 'quick' unless said. */
   budget?: 'quick' | 'long'
   limits?: GitLimits
@@ -149,6 +157,9 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
+/** GIT_ALTERNATE_OBJECT_DIRECTORIES's value for one folder: a list separated by ':', so a path holding one (or a quote) is C-quoted, as git reads it. */
+const alternatesValue = (dir: string): string => (/[:"\\]/.test(dir) ? `"${dir.replace(/[\\"]/g, '\\$&')}"` : dir)
+
 /** Starts git with a time limit, in its own process group; the base of everything below. */
 export function startGit(args: readonly string[], opts: GitOptions = {}): GitProcess {
   const command = args[0] ?? ''
@@ -162,7 +173,7 @@ export function startGit(args: readonly string[], opts: GitOptions = {}): GitPro
   try {
     proc = Bun.spawn(commandLine(args, opts.values), {
       cwd: opts.cwd ?? opts.gitDir,
-      env: gitEnv({ ...(opts.gitDir ? { GIT_DIR: opts.gitDir } : {}), ...(opts.env ?? {}) }),
+      env: gitEnv({ ...(opts.gitDir ? { GIT_DIR: opts.gitDir } : {}), ...(opts.alternates ? { GIT_ALTERNATE_OBJECT_DIRECTORIES: alternatesValue(opts.alternates) } : {}), ...(opts.env ?? {}) }),
       stdin: opts.input == null ? 'ignore' : opts.input === 'pipe' ? 'pipe' : stdinStream ?? new Blob([opts.input as any]),
       stdout: 'pipe',
       stderr: 'pipe',

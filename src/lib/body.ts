@@ -1,3 +1,4 @@
+import { createHash, type Hash } from 'node:crypto'
 import { ApiError, badRequest, unprocessable } from './errors'
 
 /** The 413 of a body over `limit` bytes. */
@@ -136,3 +137,47 @@ export const hasNul = (params: Record<string, unknown> | undefined): boolean =>
 export type BodyKind = 'unread' | 'text'
 export const BODY_KEY = 'x-warren-body'
 export const readsBody = (kind: BodyKind) => ({ [BODY_KEY]: kind })
+
+const DIGEST_HASHES: Record<string, string> = { 'sha-256': 'sha256', 'sha-512': 'sha512' }
+
+/** Whether a request is signed (an HTTP signature: `Signature` header or `Authorization: Signature`). */
+export const isSignedRequest = (request: Request): boolean =>
+  request.headers.has('signature') || /^signature /i.test(request.headers.get('authorization') ?? '')
+
+/**
+ * The check of a `Digest` header (RFC 3230: `SHA-256=` or `SHA-512=` and the base64 hash) against
+ * the body's bytes, fed as they are read (`update`), then `verify`: 400 when a SHA-256 or SHA-512
+ * value is not the body's hash; other algorithms are passed over, unless the request is signed:
+ * its Digest must then name one of those two, or the signature (which covers the Digest, not the
+ * body) would vouch for a body nobody checked. Null when there is no Digest header.
+ */
+export function digestCheck(request: Request): { update: (bytes: Uint8Array) => void; verify: () => void } | null {
+  const header = request.headers.get('digest')
+  if (header === null) return null
+  const wanted: { hash: Hash; value: string }[] = []
+  for (const part of header.slice(0, 4096).split(',')) {
+    const eq = part.indexOf('=')
+    const algorithm = DIGEST_HASHES[part.slice(0, eq).trim().toLowerCase()]
+    if (eq >= 0 && algorithm) wanted.push({ hash: createHash(algorithm), value: part.slice(eq + 1).trim() })
+  }
+  const signed = isSignedRequest(request)
+  return {
+    update: (bytes) => wanted.forEach((w) => w.hash.update(bytes)),
+    verify: () => {
+      if (wanted.some((w) => w.hash.digest('base64') !== w.value)) throw badRequest('The Digest header does not match the request body')
+      if (wanted.length === 0 && signed) throw badRequest('The Digest header names no SHA-256 or SHA-512 hash of the body')
+    },
+  }
+}
+
+/** `body` as it is read, each chunk fed to `check` on its way (digestCheck). */
+export function digestedStream(body: ReadableStream<Uint8Array>, check: { update: (bytes: Uint8Array) => void }): ReadableStream<Uint8Array> {
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        check.update(chunk)
+        controller.enqueue(chunk)
+      },
+    }),
+  )
+}

@@ -28,6 +28,8 @@ export interface MultipartFileOptions {
   accept?: (filename: string) => Promise<void> | void
   /** Receives the file's bytes in order; the next chunk is read once it resolves. */
   write: (chunk: Uint8Array) => Promise<unknown> | unknown
+  /** Reads (and drops) the rest of the body after the file, within the same bound: for a caller hashing the whole body. */
+  readToEnd?: boolean
 }
 
 /** The boundary of a multipart/form-data Content-Type, or null. */
@@ -58,7 +60,8 @@ function dispositionParam(header: string, key: string): string | undefined {
  * `opts.field` has been passed to `opts.write` whole, and answers its file name and size; the
  * rest of the body is not read. 400 for a body that is not well-formed multipart or that has no
  * such part; 413 once the file passes `maxFileBytes` or the body passes it by more than
- * MULTIPART_OVERHEAD. What `accept` and `write` throw comes through as it is. The reader is
+ * MULTIPART_OVERHEAD (`readToEnd`: the rest is read too, under that bound). What `accept` and
+ * `write` throw comes through as it is. The reader is
  * released (cancelled) in every case.
  */
 export async function readMultipartFile(
@@ -163,6 +166,7 @@ export async function readMultipartFile(
         if (size > opts.maxFileBytes) throw bodyTooLarge(opts.maxFileBytes)
         await opts.write(chunk)
       })
+      if (opts.readToEnd) while (await more()) buf = Buffer.alloc(0)
       return { filename, size }
     }
     throw badRequest(`The multipart body has no file in its "${opts.field}" field`)

@@ -1,10 +1,11 @@
 import { and, desc, eq } from 'drizzle-orm'
+import { resolve } from 'node:path'
 import type { AppDeps } from '../../deps'
 import { gitDirOf, gitOfRow, gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { pullRequests } from '../../db/schema'
 import { countHistory, historyPage, type ComparedCommit, type HistoryFilter } from '../../git/commit-page'
 import { changedFiles, startCommitDiff, type FileChange } from '../../git/compare'
-import { fetchCommitOf, mergeBase, readRef } from '../../git/merge'
+import { mergeBase, readRef } from '../../git/merge'
 import { isSafeRefName } from '../../git/refs'
 import { isObjectName, objectInfos, resolveCommit } from '../../git/objects'
 import type { GitRepo } from '../../git/run'
@@ -155,29 +156,32 @@ export interface Comparison {
   spec: { base: string; head: string; direct: boolean }
   /** Where the head's name is: this repository, or a fork of it (`owner:branch`), and the name there. */
   headAt: { owner: string; repo: string; name: string }
+  /** Where both ends are read: the repository, with a fork's objects beside its own when the head is the fork's. */
+  git: GitRepo
 }
 
 /**
  * The head of a comparison in `ctx`'s repository: a name of its own, or (`owner:branch`,
- * `owner/repo:branch`) a branch of a fork the caller may read, whose commits are then copied into
- * this repository (no ref written: git's gc drops them unless a pull request's ref comes to hold
- * them), so that one repository holds both ends. Answers the name or commit to compare, and where
- * the name is.
+ * `owner/repo:branch`) a branch of a fork the caller may read. A fork's commits are read through
+ * `git` with the fork's objects beside the repository's (GitRepo.alternates), never copied into
+ * it: a copy would let every reader of this repository read a private fork's commits by their
+ * id, and would make a GET write (unbounded, for a fork with a long history of its own). Answers
+ * the name or commit to compare, where the name is, and the git view that holds both ends.
  */
-async function compareHead(deps: AppDeps, ctx: RepoContext, git: GitRepo, head: string): Promise<{ name: string; at: Comparison['headAt'] }> {
+async function compareHead(deps: AppDeps, ctx: RepoContext, git: GitRepo, head: string): Promise<{ name: string; at: Comparison['headAt']; git: GitRepo }> {
   const here = { owner: ctx.owner.name, repo: ctx.repo.name }
   const named = parseHeadName(head)
   if (!named) throw notFound(`head not found: ${head.slice(0, 80)}`)
-  if (named.ownerName === undefined) return { name: head, at: { ...here, name: head } }
+  if (named.ownerName === undefined) return { name: head, at: { ...here, name: head }, git }
   const end = await headRepository(deps, ctx, ctx.caller.user, named)
   const branch = named.branch
   if (!isSafeRefName(branch)) throw notFound(`head branch not found: ${branch.slice(0, 80)}`)
-  if (end.repo.id === ctx.repo.id) return { name: branch, at: { ...here, name: branch } }
+  if (end.repo.id === ctx.repo.id) return { name: branch, at: { ...here, name: branch }, git }
   const sha = await readRef(gitOfRow(deps, end.repo), `refs/heads/${branch}`)
   if (!sha) throw notFound(`head branch not found: ${end.owner.name}/${end.repo.name}:${branch.slice(0, 80)}`)
-  if (!(await resolveCommit(git, sha)) && !(await fetchCommitOf(git, gitDirOf(deps, end), branch, sha)))
-    throw notFound(`head branch not found: ${end.owner.name}/${end.repo.name}:${branch.slice(0, 80)}`)
-  return { name: sha, at: { owner: end.owner.name, repo: end.repo.name, name: branch } }
+  const view: GitRepo = { ...git, alternates: resolve(gitDirOf(deps, end), 'objects') }
+  if (!(await resolveCommit(view, sha))) throw notFound(`head branch not found: ${end.owner.name}/${end.repo.name}:${branch.slice(0, 80)}`)
+  return { name: sha, at: { owner: end.owner.name, repo: end.repo.name, name: branch }, git: view }
 }
 
 /**
@@ -193,8 +197,8 @@ export async function compare(deps: AppDeps, ctx: RepoContext, basehead: string,
     throw notFound('base or head not found')
   }
   const spec = parseBasehead(decoded, ctx.repo.defaultBranch)
-  const git = gitRepoOf(deps, ctx)
-  const headEnd = await compareHead(deps, ctx, git, spec.head)
+  const headEnd = await compareHead(deps, ctx, gitRepoOf(deps, ctx), spec.head)
+  const git = headEnd.git
   for (const name of [spec.base, headEnd.name]) if (!isObjectName(name)) throw notFound(`ref not found: ${name.slice(0, 80)}`)
   const base = await commitOf(git, spec.base, 'base')
   const head = await commitOf(git, headEnd.name, 'head')
@@ -205,5 +209,5 @@ export async function compare(deps: AppDeps, ctx: RepoContext, basehead: string,
     historyPage(git, filter, { skip: 0, max: deps.config.maxCompareCommits }, { files, stats: true, maxFiles: deps.config.maxCommitFiles }),
     opts.changed === false ? null : changedFiles(git, from, head),
   ])
-  return { total, commits, files: changed?.files ?? [], head, from, spec, headAt: headEnd.at }
+  return { total, commits, files: changed?.files ?? [], head, from, spec, headAt: headEnd.at, git }
 }

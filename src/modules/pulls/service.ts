@@ -187,6 +187,8 @@ export async function headRepository(deps: AppDeps, ctx: RepoContext, caller: Us
   const ownerName = named.ownerName ?? ctx.owner.name
   const missing = () => notFound(`head repository does not exist: no fork of ${ctx.repo.ownerName}/${ctx.repo.name} is owned by "${ownerName}"`)
   let end = { repo: ctx.repo, owner: ctx.owner }
+  // No name holds a NUL character (and PostgreSQL cannot be asked for one).
+  if (ownerName.includes('\u0000')) throw missing()
   if (ownerName.toLowerCase() !== ctx.owner.lowerName) {
     const owner = (await deps.db.select().from(users).where(eq(users.lowerName, ownerName.toLowerCase())))[0]
     const fork =

@@ -12,6 +12,7 @@ import { pathNumber } from '../../lib/path-number'
 import { charCount } from '../../lib/validate'
 import { nowUnix } from '../../lib/time'
 import { multipartBoundary, MULTIPART_OVERHEAD, readMultipartFile } from '../../lib/multipart'
+import { digestCheck, digestedStream } from '../../lib/body'
 import { MAX_ASSET_NAME } from './model'
 import { getRelease, MAX_ASSETS_PER_RELEASE } from './service'
 import { attachmentPath, createAttachmentFile, removeAttachmentFiles, removeRepositoryAttachments } from './storage'
@@ -85,7 +86,11 @@ export async function uploadAsset(deps: AppDeps, ctx: RepoContext, actor: UserRo
   try {
     const file = await createAttachmentFile(deps, ctx.repo.id, uuid)
     try {
-      ;({ size } = await readMultipartFile(request.body, boundary, {
+      // A Digest (which a signed upload must send) is checked over the whole body as it streams.
+      const digest = digestCheck(request)
+      const body = digest && request.body ? digestedStream(request.body, digest) : request.body
+      ;({ size } = await readMultipartFile(body, boundary, {
+        readToEnd: !!digest,
         field: 'attachment',
         maxFileBytes: limit,
         accept: async (filename) => {
@@ -95,6 +100,7 @@ export async function uploadAsset(deps: AppDeps, ctx: RepoContext, actor: UserRo
         },
         write: (chunk) => file.write(chunk),
       }))
+      digest?.verify()
       await file.keep()
     } catch (e) {
       await file.discard()

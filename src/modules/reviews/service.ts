@@ -131,8 +131,17 @@ export interface NewReview {
 }
 
 /** POST …/reviews: a review with its line comments, submitted or (no event) pending. */
+/**
+ * A locked conversation takes comments only from writers (comments/service.ts), and a review is
+ * comments (its text, its line comments): a reader's review of a locked pull request is refused too.
+ */
+function requireUnlocked(ctx: RepoContext, item: PullItem): void {
+  if (item.issue.isLocked && ctx.mode < AccessMode.Write) throw forbidden('The pull request is locked: only collaborators may review it')
+}
+
 export async function createReview(deps: AppDeps, ctx: RepoContext, user: UserRow, index: number, opts: NewReview): Promise<{ item: PullItem; review: ReviewRow }> {
   const item = await findPull(deps, ctx.repo.id, index)
+  requireUnlocked(ctx, item)
   const asked = opts.comments ?? []
   const type = reviewTypeOf(item, user, opts.event, opts.body, asked.length > 0)
   const commitId = opts.commit_id ? await checkedCommit(deps, ctx, opts.commit_id) : await currentHead(deps, ctx, item)
@@ -143,6 +152,7 @@ export async function createReview(deps: AppDeps, ctx: RepoContext, user: UserRo
 /** POST …/reviews/{id}: submits the caller's pending review on the current head. */
 export async function submitReview(deps: AppDeps, ctx: RepoContext, user: UserRow, index: number, id: number, opts: { body?: string; event?: string }) {
   const { item, review } = await findReview(deps, ctx, index, id)
+  requireUnlocked(ctx, item)
   if (review.type !== ReviewType.Pending || review.reviewerId !== user.id) throw unprocessable('only a pending review can be submitted')
   const comments = (await deps.db.select({ n: count() }).from(reviewComments).where(eq(reviewComments.reviewId, review.id)))[0]!.n
   const type = reviewTypeOf(item, user, opts.event, opts.body, Number(comments) > 0)

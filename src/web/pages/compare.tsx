@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
+import { AccessMode } from '../../auth/access'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { repoToApi, type ApiRepo } from '../../convert/repo'
 import { commitsToApi } from '../../convert/commit'
@@ -104,13 +105,16 @@ async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wil
   const [repo, commits, diff, canOpen] = await Promise.all([
     repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
     commitsToApi(deps, ctx, found.commits, ctx.caller.user),
-    readDiff(gitRepoOf(deps, ctx), found.from, found.head),
+    readDiff(found.git, found.from, found.head),
     opensPull(deps, ctx, found),
   ])
   const owner = repo.owner.login
   const base = repoUrl(owner, repo.name)
   const { headAt } = found
-  const headLabel = headAt.owner === owner && headAt.repo === repo.name ? headAt.name : `${headAt.owner}/${headAt.repo}:${headAt.name}`
+  const headHere = headAt.owner === owner && headAt.repo === repo.name
+  const headLabel = headHere ? headAt.name : `${headAt.owner}/${headAt.repo}:${headAt.name}`
+  // The commits listed are the head's: they link to its repository's pages (a fork's, whose objects the base does not hold).
+  const headRepo = headHere ? repo : { ...repo, name: headAt.repo, owner: { ...repo.owner, login: headAt.owner } }
   const firstSubject = commits.length ? commits[commits.length - 1]!.commit.message.split('\n', 1)[0]! : ''
   return htmlResponse(
     <Layout ctx={web} title={`Comparing ${spec.base}${spec.direct ? '..' : '...'}${headLabel} · ${repo.full_name}`}>
@@ -133,7 +137,7 @@ async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wil
       <h3>
         Commits <span class="muted">({found.total})</span>
       </h3>
-      <CommitList repo={repo} commits={commits} />
+      <CommitList repo={headRepo} commits={commits} />
       {found.total > commits.length ? <p class="muted">{found.total - commits.length} more commits are not listed.</p> : null}
       <h3>Files</h3>
       {diff ? <DiffView diff={diff} viewUrl={(path) => srcUrl(headAt.owner, headAt.repo, 'commit', found.head, path.split('/'))} /> : <p class="notice muted">The changes cannot be shown.</p>}
@@ -197,7 +201,7 @@ export const comparePages = (deps: AppDeps) =>
         ])
         const owner = repo.owner.login
         const conversation = `${repoUrl(owner, repo.name)}/pulls/${record.number}`
-        const commenting = !!ctx.caller.user && record.state === 'open' && !record.merged
+        const commenting = !!ctx.caller.user && record.state === 'open' && !record.merged && (!record.is_locked || ctx.mode >= AccessMode.Write)
         const lines = diff ? lineNotes({ diff, comments, web, conversation, commenting, asked: askedLine(query.comment) }) : null
         const state = record.merged ? 'Merged' : record.state === 'closed' ? 'Closed' : record.mergeable ? 'Open · can be merged' : 'Open · cannot be merged automatically (yet)'
         return htmlResponse(
