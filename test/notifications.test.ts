@@ -163,10 +163,10 @@ describe('notifications', () => {
 
   test('a list of the same shape answers each caller their own threads, filtered by time and repository', async () => {
     // The lists are prepared once per shape, the caller and the filter's values bound each time.
-    const ownIds = async (u: TestUser) => (await rowsOf(u)).map((r) => r[0]).sort()
+    const ownIds = async (u: TestUser) => (await rowsOf(u)).map((r) => r[0] as number).sort()
     for (const u of [dave, alice]) {
       const name = u.name
-      const ids = (await threadsOf(name)).map((t) => t.id).sort()
+      const ids = (await threadsOf(name)).map((t) => t.id!).sort()
       expect(ids).toEqual(await ownIds(u))
       expect((await threadsOf(name, { 'subject-type': ['issue'] })).map((t) => t.id).sort()).toEqual(ids)
       expect((await threadsOf(name, { since: '2000-01-01T00:00:00Z', before: '2100-01-01T00:00:00Z' })).map((t) => t.id).sort()).toEqual(ids)
