@@ -21,6 +21,7 @@ import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { startHookReceiver } from './lib/hook-receiver'
+import { writeLockWaits } from '../src/db/client'
 
 const requests = Number(process.argv[2] ?? 400)
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-hooks-'))
@@ -74,11 +75,21 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
 await latencies('quiet')
 const quiet: number[] = []
 const busy: number[] = []
+const waits = { quiet: { transactions: 0, waits: 0, waitedMs: 0 }, busy: { transactions: 0, waits: 0, waitedMs: 0 } }
+/** Adds what writeLockWaits counted during `run` to `into`. */
+async function counted<T>(into: typeof writeLockWaits, run: () => Promise<T>): Promise<T> {
+  const before = { ...writeLockWaits }
+  const result = await run()
+  into.transactions += writeLockWaits.transactions - before.transactions
+  into.waits += writeLockWaits.waits - before.waits
+  into.waitedMs += writeLockWaits.waitedMs - before.waitedMs
+  return result
+}
 for (let round = 0; round < 3; round++) {
   // The quiet rounds run with the worker idle: the previous busy round's deliveries all done.
   await waitFor(EVENTS + busy.length * 10)
-  quiet.push(...(await latencies('quiet')))
-  busy.push(...(await latencies('busy')))
+  quiet.push(...(await counted(waits.quiet, () => latencies('quiet'))))
+  busy.push(...(await counted(waits.busy, () => latencies('busy'))))
 }
 quiet.sort((a, b) => a - b)
 busy.sort((a, b) => a - b)
@@ -87,6 +98,10 @@ const line = (name: string, xs: number[]) =>
 console.log(`POST issue, ${quiet.length} requests each (sequential):`)
 console.log(line('no hooks', quiet))
 console.log(line('10 hooks', busy))
+const waitLine = (name: string, w: typeof writeLockWaits) =>
+  `${name.padEnd(12)} ${w.transactions} API write transactions, ${w.waits} found the write lock held (by the webhook thread), waited ${w.waitedMs.toFixed(1)} ms in all (${(w.waitedMs / quiet.length).toFixed(3)} ms a request)`
+console.log(waitLine('no hooks', waits.quiet))
+console.log(waitLine('10 hooks', waits.busy))
 console.log(`added latency: mean ${(((mean(busy) - mean(quiet)) / mean(quiet)) * 100).toFixed(1)}%, p50 ${(((pct(busy, 50) - pct(quiet, 50)) / pct(quiet, 50)) * 100).toFixed(1)}% (target: within 10%)`)
 t0 = performance.now()
 await waitFor(EVENTS + busy.length * 10)

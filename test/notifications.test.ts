@@ -161,6 +161,26 @@ describe('notifications', () => {
     await fails(as.dave!.notifications.notifyGetList({ since: 'not a time' }), 422)
   })
 
+  test('a list of the same shape answers each caller their own threads, filtered by time and repository', async () => {
+    // The lists are prepared once per shape, the caller and the filter's values bound each time.
+    const ownIds = async (u: TestUser) => (await rowsOf(u)).map((r) => r[0] as number).sort()
+    for (const u of [dave, alice]) {
+      const name = u.name
+      const ids = (await threadsOf(name)).map((t) => t.id!).sort()
+      expect(ids).toEqual(await ownIds(u))
+      expect((await threadsOf(name, { 'subject-type': ['issue'] })).map((t) => t.id).sort()).toEqual(ids)
+      expect((await threadsOf(name, { since: '2000-01-01T00:00:00Z', before: '2100-01-01T00:00:00Z' })).map((t) => t.id).sort()).toEqual(ids)
+      expect(await threadsOf(name, { since: '2100-01-01T00:00:00Z' })).toEqual([])
+      expect(await threadsOf(name, { before: '2000-01-01T00:00:00Z' })).toEqual([])
+    }
+    const daves = (await threadsOf('dave')).map((t) => t.id)
+    expect((await ok(as.dave!.repos.notifyGetRepoList('alice', 'proj', { all: true }))).map((t) => t.id)).toEqual(daves)
+    // Unread and pinned by default; the unread count is each caller's own.
+    const unread = (await ok(as.dave!.notifications.notifyGetList({ 'status-types': ['unread'] }))).length
+    expect(await ok(as.dave!.notifications.notifyNewAvailable())).toEqual({ new: unread })
+    expect(await ok(as.bob!.notifications.notifyNewAvailable())).toEqual({ new: (await ok(as.bob!.notifications.notifyGetList({ 'status-types': ['unread'] }))).length })
+  })
+
   test('a pull request notifies as a Pull thread, merged when merged', async () => {
     await ok(as.alice!.repos.repoCreateFile('alice', 'proj', 'feature.txt', { content: Buffer.from('x\n').toString('base64'), new_branch: 'feature' }), 201)
     const pull = await ok(as.alice!.repos.repoCreatePullRequest('alice', 'proj', { head: 'feature', base: 'master', title: 'a change' }), 201)

@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
-import { closeDatabase, openDatabase, writeTransaction, type Db } from '../src/db/client'
+import { Database } from 'bun:sqlite'
+import { closeDatabase, openDatabase, writeLockWaits, writeTransaction, type Db } from '../src/db/client'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -67,6 +68,32 @@ describe('the SQLite write gate', () => {
     const outside = db.run(sql`insert into t values (300)`)
     expect(statuses(await Promise.allSettled([open, next, outside]))).toEqual(['ok', 'next rolled back', 'ok'])
     expect(await values(db)).toEqual([99, 300])
+    await closeDatabase(db)
+  })
+
+  test("waiting for the write lock another connection holds leaves the event loop free, then begins", async () => {
+    const db = await scratch()
+    // Another connection (as the webhook thread's) holds SQLite's write lock.
+    const other = new Database(join(dirs[dirs.length - 1]!, 'warren.db'))
+    other.exec('BEGIN IMMEDIATE')
+    other.exec('insert into t values (1)')
+    const before = writeLockWaits.waits
+    const order: string[] = []
+    const waiting = writeTransaction(db, async () => {
+      order.push('began')
+      await db.run(sql`insert into t values (2)`)
+    })
+    // Timers and other requests' work run meanwhile: SQLite's busy handler would sleep the thread.
+    for (let turn = 0; turn < 5; turn++) await Bun.sleep(1)
+    order.push('timers ran')
+    other.exec('COMMIT')
+    await waiting
+    expect(order).toEqual(['timers ran', 'began'])
+    expect(writeLockWaits.waits).toBe(before + 1)
+    expect(await values(db)).toEqual([1, 2])
+    // The connection's own busy timeout is back for every other statement.
+    expect(((await db.all(sql`pragma busy_timeout`)) as unknown[][])[0]![0]).toBe(10_000)
+    other.close()
     await closeDatabase(db)
   })
 })

@@ -4,12 +4,20 @@ import type { Db } from '../db/client'
 import { hookTasks } from '../db/schema'
 import { eq } from 'drizzle-orm'
 import { DeliveryDispatcher } from './dispatcher'
-import { turnEventsIntoTasks, WEBHOOK_CONSUMER } from './tasks'
+import { TASK_BATCH, turnEventsIntoTasks, WEBHOOK_CONSUMER } from './tasks'
 import { errorFields, loggerOf } from '../lib/log'
 import { pauser } from '../lib/pauser'
 
 /** How often the outbox is looked at when it was empty (a read; nothing is written while idle). */
 export const WEBHOOK_POLL_MS = 100
+
+/**
+ * While events keep coming, a round of tasks starts at most this often: events that arrive one
+ * request at a time are turned into tasks ten or so at a time, in one write transaction instead
+ * of one each (the API waits for SQLite's write lock while the thread holds it). As the
+ * dispatcher's FLUSH_MS: a delivery waits at most this much longer.
+ */
+const ROUND_GAP_MS = 10
 
 /**
  * The two loops of webhook delivery, on one database connection: one turns outbox events into
@@ -25,6 +33,7 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } =
   const loop = (async () => {
     while (!stopped) {
       let handled = 0
+      const started = performance.now()
       try {
         // A read while the outbox is empty; a write only when there were events.
         const round = await turnEventsIntoTasks(deps)
@@ -35,7 +44,13 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } =
         // The position did not move: the next round reads the same events again (never passed over).
         await pause(1000)
       }
-      if (handled === 0 && !stopped) await pause(opts.pollMs ?? WEBHOOK_POLL_MS)
+      if (stopped) break
+      if (handled === 0) await pause(opts.pollMs ?? WEBHOOK_POLL_MS)
+      else if (handled < TASK_BATCH) {
+        // A full round leaves more waiting: the next starts at once.
+        const rest = ROUND_GAP_MS - (performance.now() - started)
+        if (rest > 0) await pause(rest)
+      }
     }
   })()
   await dispatcher.pump()

@@ -25,7 +25,7 @@ import { errorFields, loggerOf } from '../lib/log'
 
 export const WEBHOOK_CONSUMER = 'webhooks'
 /** Events per round. */
-const BATCH = 100
+export const TASK_BATCH = 100
 
 type NewTask = typeof hookTasks.$inferInsert
 
@@ -205,7 +205,7 @@ function taskInsertOf(db: Db) {
  * events meanwhile, nothing is written. Answers how many events were handled and how many tasks
  * written (0 events: the outbox is drained).
  */
-export async function turnEventsIntoTasks(deps: AppDeps, limit = BATCH): Promise<{ events: number; tasks: number }> {
+export async function turnEventsIntoTasks(deps: AppDeps, limit = TASK_BATCH): Promise<{ events: number; tasks: number }> {
   const { doneId, events } = await eventsAfterDone(deps.db, WEBHOOK_CONSUMER, limit)
   if (events.length === 0) return { events: 0, tasks: 0 }
   const lookups = new RoundLookups(deps)

@@ -57,14 +57,25 @@ export function requiredChecksPass(latest: { context: string; state: string }[],
   return combinedState(states) === 'success'
 }
 
-/** Why the pull request may not be merged into its protected base yet, or null (Gitea's CheckPullBranchProtections). */
+/**
+ * Why the pull request may not be merged into its protected base yet, or null (Gitea's
+ * CheckPullBranchProtections). The reads the rule asks for run together (statuses, reviews and
+ * the ancestry check are independent); the first unmet rule, in Gitea's order, is the reason.
+ */
 async function notReady(deps: AppDeps, ctx: RepoContext, pull: PullRow, rule: BranchProtectionRow, git: GitRepo, baseSha: string, headSha: string): Promise<string | null> {
-  if (rule.enableStatusCheck && !requiredChecksPass(await latestStates(deps, ctx.repo.id, headSha), stringsOf(rule.statusCheckContexts)))
-    return 'Not all required status checks successful'
-  if (rule.requiredApprovals > 0 && (await approvalsOf(deps, pull, reviewGate(rule))) < rule.requiredApprovals) return 'Does not have enough approvals'
-  if (rule.blockOnRejectedReviews && (await hasRejection(deps, pull, reviewGate(rule)))) return 'There are requested changes'
-  if (rule.blockOnOfficialReviewRequests && (await hasOfficialReviewRequest(deps, pull))) return 'There are official review requests'
-  if (rule.blockOnOutdatedBranch && !(await isAncestor(git, baseSha, headSha))) return 'The head branch is behind the base branch'
+  const gate = reviewGate(rule)
+  const [checksPass, approvals, rejected, requested, upToDate] = await Promise.all([
+    rule.enableStatusCheck ? latestStates(deps, ctx.repo.id, headSha).then((latest) => requiredChecksPass(latest, stringsOf(rule.statusCheckContexts))) : true,
+    rule.requiredApprovals > 0 ? approvalsOf(deps, pull, gate) : 0,
+    rule.blockOnRejectedReviews ? hasRejection(deps, pull, gate) : false,
+    rule.blockOnOfficialReviewRequests ? hasOfficialReviewRequest(deps, pull) : false,
+    rule.blockOnOutdatedBranch ? isAncestor(git, baseSha, headSha) : true,
+  ])
+  if (!checksPass) return 'Not all required status checks successful'
+  if (rule.requiredApprovals > 0 && approvals < rule.requiredApprovals) return 'Does not have enough approvals'
+  if (rejected) return 'There are requested changes'
+  if (requested) return 'There are official review requests'
+  if (!upToDate) return 'The head branch is behind the base branch'
   return null
 }
 
@@ -84,8 +95,9 @@ export async function mergeGate(
 ): Promise<{ message: string; forcible: boolean } | null> {
   const rule = ruleFor(await branchRulesOf(deps.db, ctx.repo.id), pull.baseBranch)
   if (!rule) return null
-  if (!(await mayMergeInto(deps.db, rule, doer, ctx.mode))) return { message: 'User not allowed to merge PR', forcible: false }
-  const reason = await notReady(deps, ctx, pull, rule, git, shas.base, shas.head)
+  // Who may merge and what the rule waits for are read together; the merger's refusal comes first.
+  const [mayMerge, reason] = await Promise.all([mayMergeInto(deps.db, rule, doer, ctx.mode), notReady(deps, ctx, pull, rule, git, shas.base, shas.head)])
+  if (!mayMerge) return { message: 'User not allowed to merge PR', forcible: false }
   if (!reason) return null
   return { message: `PR is not ready to be merged: ${reason}`, forcible: ctx.mode >= AccessMode.Admin && !rule.blockAdminMergeOverride }
 }
