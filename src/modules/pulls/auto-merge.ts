@@ -13,7 +13,7 @@ import { nowUnix } from '../../lib/time'
 import { usersByIds } from '../../convert/people'
 import { insertComment } from '../comments/service'
 import { deleteBranch } from '../branches/changes'
-import { findPull } from './service'
+import { findPull, pullById } from './service'
 import { mergeCandidate, mergePull, type MergeRequest } from './merge'
 import { mergeGateRefusal, statusChecksPass } from './gates'
 import { MERGE_STYLES, type MergeStyle } from './model'
@@ -101,6 +101,8 @@ export async function cancelScheduledMerge(deps: AppDeps, ctx: RepoContext, inde
     const [row] = await deps.db.select().from(pullAutoMerges).where(eq(pullAutoMerges.pullId, pull.id))
     if (!row) throw notFound('the pull request has no scheduled merge')
     if (row.doerId !== doer.id && ctx.mode < AccessMode.Admin) throw forbidden('user has no permission to cancel the scheduled merge')
+    // Its merge already under way (the intent is written): too late to cancel.
+    if ((await pullById(deps, pull.id))?.mergeIntent) throw conflict('the scheduled merge is under way and cannot be cancelled')
     await deps.db.delete(pullAutoMerges).where(eq(pullAutoMerges.id, row.id))
     await insertComment(deps, issue, doer, TIMELINE.cancelledScheduledMerge, '')
   })
@@ -162,7 +164,9 @@ export async function runScheduledMerge(deps: AppDeps, pullId: number): Promise<
   try {
     const c = await mergeCandidate(deps, ctx, pull.index, { style })
     if (!(await statusChecksPass(deps, base.id, pull.baseBranch, c.headSha))) return false
-    const merged = await mergePull(deps, ctx, pull.index, doer, { style, title: row.title, message: row.message, headCommitId: c.headSha })
+    // Still scheduled when the merge is written: a cancel that came while the checks were read wins.
+    const stillWanted = async () => (await deps.db.select({ id: pullAutoMerges.id }).from(pullAutoMerges).where(eq(pullAutoMerges.id, row.id)))[0] !== undefined
+    const merged = await mergePull(deps, ctx, pull.index, doer, { style, title: row.title, message: row.message, headCommitId: c.headSha, stillWanted })
     if (row.deleteBranchAfterMerge)
       await deleteHeadBranch(deps, merged, doer).catch((e) => log.warn('deleting the head branch after a scheduled merge failed', { pullId, ...errorFields(e) }))
     return true

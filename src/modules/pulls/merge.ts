@@ -63,6 +63,11 @@ export interface MergeRequest {
   headCommitId?: string
   /** A repository admin merges past unmet protection rules (Gitea's force_merge). */
   force?: boolean
+  /**
+   * Asked inside the transaction that writes the merge's intent (a scheduled merge: is it still
+   * scheduled?): false refuses the merge (409), so a cancel that came meanwhile is never merged past.
+   */
+  stillWanted?: () => Promise<boolean>
 }
 
 /** Gitea's default first line of the commit a style writes (rebase writes none of its own). */
@@ -199,6 +204,7 @@ export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, 
       const current = (await pullById(deps, pull.id))!
       if (current.hasMerged) throw notAllowed('the pull request has already been merged')
       if (current.mergeIntent) throw conflict('the pull request is being merged; try again')
+      if (req.stillWanted && !(await req.stillWanted())) throw conflict('the merge is not wanted any more (its schedule was cancelled)')
       await deps.db.update(pullRequests).set({ mergeIntent: JSON.stringify({ sha, old: baseSha, by: doer.id, style: req.style }) }).where(eq(pullRequests.id, pull.id))
     })
     // Whether or not the branch moved (or the move was refused), the pull request follows before
