@@ -191,3 +191,12 @@ export const RepoSearchQuery = t.Object({
 
 export const RepoIdParams = t.Object({ id: t.Numeric() })
 export const OwnerParams = t.Object({ username: t.String() })
+
+/** TransferRepoOption. */
+export const TransferRepoOption = t.Object(
+  {
+    new_owner: t.String({ minLength: 1, maxLength: 255 }),
+    team_ids: t.Optional(t.Array(t.Integer({ minimum: 1 }), { maxItems: 100, description: 'ID of the team or teams to add to the repository. Teams can only be added to organization-owned repositories.' })),
+  },
+  { $id: '#/components/schemas/TransferRepoOption' },
+)
