@@ -17,11 +17,13 @@ import {
   RepositorySchema,
   SearchResultsSchema,
   TransferRepoOption,
+  GenerateRepoOption,
 } from './model'
 import { createRepository, newRepoFromOption } from './create'
 import { deleteRepository, editRepository } from './edit'
 import { listCallerRepos, listOwnedRepos, searchRepositories } from './queries'
 import { answerTransfer, startTransfer } from './transfer'
+import { generateRepository } from './generate'
 
 /** Go's strconv.ParseBool, as Gitea reads boolean query parameters (anything else: 422). */
 function queryBool(value: string | undefined, field: string): boolean {
@@ -141,6 +143,32 @@ export const reposModule = (deps: AppDeps) =>
         return status(204, undefined)
       },
       { scope: 'repository', repo: { level: 'admin', writes: false }, params: RepoParams, detail: { operationId: 'repoDelete', summary: 'Delete a repository' } },
+    )
+    .post(
+      '/repos/:owner/:repo/generate',
+      async ({ body, status, repo: ctx, user }) => {
+        const made = await generateRepository(deps, ctx.repo, user, {
+          owner: body.owner,
+          name: body.name,
+          description: body.description,
+          private: body.private,
+          defaultBranch: body.default_branch,
+          gitContent: body.git_content,
+          topics: body.topics,
+          labels: body.labels,
+          others: body.git_hooks || body.webhooks || body.avatar || body.protected_branch,
+        })
+        return status(201, await repoToApi(deps, made.repo, made.owner, user, made.mode))
+      },
+      {
+        scope: 'repository',
+        repo: { level: 'read', writes: false },
+        signed: true,
+        params: RepoParams,
+        body: GenerateRepoOption,
+        response: { 201: RepositorySchema },
+        detail: { operationId: 'generateRepo', summary: 'Create a repository using a template' },
+      },
     )
     .post(
       '/repos/:owner/:repo/transfer',

@@ -200,3 +200,22 @@ export const TransferRepoOption = t.Object(
   },
   { $id: '#/components/schemas/TransferRepoOption' },
 )
+
+/** GenerateRepoOption. */
+export const GenerateRepoOption = t.Object(
+  {
+    owner: t.String({ minLength: 1, maxLength: 255 }),
+    name: t.String({ minLength: 1, maxLength: 100 }),
+    description: t.Optional(t.String({ maxLength: 2048 })),
+    private: t.Optional(t.Boolean()),
+    default_branch: t.Optional(t.String({ maxLength: 255 })),
+    git_content: t.Optional(t.Boolean()),
+    topics: t.Optional(t.Boolean()),
+    labels: t.Optional(t.Boolean()),
+    git_hooks: t.Optional(t.Boolean()),
+    webhooks: t.Optional(t.Boolean()),
+    avatar: t.Optional(t.Boolean()),
+    protected_branch: t.Optional(t.Boolean()),
+  },
+  { $id: '#/components/schemas/GenerateRepoOption' },
+)
