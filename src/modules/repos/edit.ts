@@ -15,7 +15,7 @@ import { recordEvent } from '../../events/outbox'
 import { removeRepositoryAttachments } from '../releases/storage'
 import { checkForkVisibility } from '../forks/visibility'
 import { checkRepoName } from './create'
-import { dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
+import { checkUnmoved, dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
 import { unitChanges, type UnitEdit } from './units'
 import { releaseRepoTopics } from '../topics/service'
 import { mirrorIntervalOf } from '../migrations/service'
@@ -105,6 +105,8 @@ export async function editRepository(
   try {
     updated = await writeTransaction(deps.db, async () => {
       if (set.lowerName !== undefined && set.lowerName !== repo.lowerName) {
+        // Another request may have renamed or moved it since this one read it: its old name is not this one's.
+        await checkUnmoved(deps, repo)
         const taken = (await deps.db
           .select({ id: repositories.id })
           .from(repositories)

@@ -13,7 +13,7 @@ import { nowUnix } from '../../lib/time'
 import { recordEvent } from '../../events/outbox'
 import { getVisibleUserByName } from '../users/service'
 import { canCreateOrgRepo } from '../orgs/service'
-import { dropRedirect, pathOfRepo } from './service'
+import { checkUnmoved, dropRedirect, pathOfRepo } from './service'
 
 /*
  * Moving a repository to another owner (Gitea's services/repository/transfer.go). A site
@@ -148,6 +148,7 @@ async function transferOwnership(
   }
   try {
     const updated = await writeTransaction(deps.db, async () => {
+      await checkUnmoved(deps, repo)
       await checkNameFree(deps, newOwner, repo)
       if (pendingId !== undefined) {
         const still = await deps.db.delete(repoTransfers).where(eq(repoTransfers.id, pendingId)).returning({ id: repoTransfers.id })
