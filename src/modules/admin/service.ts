@@ -17,8 +17,19 @@ export async function listAllUsers(deps: AppDeps, page: Page): Promise<Paged<Use
   return await selectPage(deps.db, users, eq(users.type, 0), asc(users.id), page)
 }
 
-/** Checks everything in an EditUserOption before anything is written. */
-function checkEdit(input: EditUserInput): void {
+/**
+ * What only a user's own settings change (UserSettingsOptions, `PATCH /user/settings`), beside
+ * the profile fields an EditUserOption shares with them.
+ */
+export interface UserPreferences {
+  language?: string
+  theme?: string
+  diff_view_style?: string
+  hide_activity?: boolean
+}
+
+/** Checks everything in an EditUserOption (and the user's own preferences) before anything is written. */
+function checkEdit(input: EditUserInput & UserPreferences): void {
   if (input.email !== undefined) checkEmail(input.email)
   checkMaxSize(input.full_name, 100, 'FullName')
   checkMaxSize(input.password, 255, 'Password')
@@ -28,6 +39,9 @@ function checkEdit(input: EditUserInput): void {
   checkMaxSize(input.login_name, 255, 'LoginName')
   checkLoginSource(input.source_id)
   checkVisibility(input.visibility)
+  // Gitea's columns: a locale such as "pt-BR", a theme's name.
+  checkMaxSize(input.language, 5, 'Language')
+  checkMaxSize(input.theme, 30, 'Theme')
   if (input.max_repo_creation !== undefined && input.max_repo_creation < -1)
     throw unprocessable('must be -1 (server default) or a number of repositories', 'MaxRepoCreation')
 }
@@ -52,8 +66,11 @@ async function setPrimaryEmail(deps: AppDeps, user: UserRow, email: string): Pro
   else await deps.db.insert(emailAddresses).values({ userId: user.id, email, lowerEmail: lower, isPrimary: true, isActivated: true })
 }
 
-/** Applies an EditUserOption (absent = unchanged); all checks run before any write. */
-export async function editUser(deps: AppDeps, user: UserRow, input: EditUserInput): Promise<UserRow> {
+/**
+ * Applies an EditUserOption, or the user's own UserSettingsOptions (absent = unchanged); all
+ * checks run before any write.
+ */
+export async function editUser(deps: AppDeps, user: UserRow, input: EditUserInput & UserPreferences): Promise<UserRow> {
   checkEdit(input)
   const passwordHash = input.password ? await hashNewPassword(deps.config, input.password) : undefined
   const changes: Partial<typeof users.$inferInsert> = {
@@ -72,6 +89,10 @@ export async function editUser(deps: AppDeps, user: UserRow, input: EditUserInpu
     mustChangePassword: input.must_change_password,
     prohibitLogin: input.prohibit_login,
     keepEmailPrivate: input.hide_email,
+    keepActivityPrivate: input.hide_activity,
+    language: input.language,
+    theme: input.theme,
+    diffViewStyle: input.diff_view_style,
     visibility: input.visibility,
     email: input.email,
     updatedUnix: nowUnix(),

@@ -2,7 +2,8 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
-import { toApiUser } from '../../convert/user'
+import { toApiUser, toApiUserSettings } from '../../convert/user'
+import { editUser } from '../admin/service'
 import { notFound } from '../../lib/errors'
 import { PageQuery } from '../../lib/pagination'
 import {
@@ -15,6 +16,8 @@ import {
   UserSchema,
   UserSearchQuery,
   UserSearchResult,
+  UserSettingsOptions,
+  UserSettingsSchema,
   UsernameParams,
 } from './model'
 import { toApiAccessToken, toApiEmail } from '../../convert/account'
@@ -38,6 +41,22 @@ export const usersModule = (deps: AppDeps) => {
       '/user',
       ({ user }) => toApiUser(config, user, user),
       { scope: 'user', signed: true, response: { 200: UserSchema }, detail: { operationId: 'userGetCurrent', summary: 'Get the authenticated user' } },
+    )
+    .get(
+      '/user/settings',
+      ({ user }) => toApiUserSettings(user),
+      { scope: 'user', signed: true, response: { 200: UserSettingsSchema }, detail: { operationId: 'getUserSettings', summary: "Get the authenticated user's settings" } },
+    )
+    .patch(
+      '/user/settings',
+      async ({ user, body }) => toApiUserSettings(await editUser(deps, user, body)),
+      {
+        scope: 'user',
+        signed: true,
+        body: UserSettingsOptions,
+        response: { 200: UserSettingsSchema },
+        detail: { operationId: 'updateUserSettings', summary: "Update the authenticated user's settings" },
+      },
     )
     .get(
       '/users/search',

@@ -1,0 +1,3 @@
+ALTER TABLE `users` ADD `theme` text DEFAULT '' NOT NULL;--> statement-breakpoint
+ALTER TABLE `users` ADD `diff_view_style` text DEFAULT '' NOT NULL;--> statement-breakpoint
+ALTER TABLE `users` ADD `keep_activity_private` integer DEFAULT false NOT NULL;
