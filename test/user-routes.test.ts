@@ -5,23 +5,27 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { giteaApi, type Api } from 'gitea-js'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { fails, ok } from './gitea-calls'
+import { empty, fails, ok } from './gitea-calls'
 
 type Client = Api<unknown>
 
 let s: TestServer
 let alice: TestUser
 let bob: TestUser
+let carol: TestUser
 let asAlice: Client
 let asBob: Client
+let asCarol: Client
 let anon: Client
 
 beforeAll(async () => {
   s = await startTestServer()
   alice = await s.user('alice')
   bob = await s.user('bob')
+  carol = await s.user('carol')
   asAlice = giteaApi(s.url, { token: alice.token })
   asBob = giteaApi(s.url, { token: bob.token })
+  asCarol = giteaApi(s.url, { token: carol.token })
   anon = giteaApi(s.url, {})
 })
 afterAll(() => s.stop())
@@ -39,20 +43,7 @@ describe('/user/settings', () => {
       hide_email: false,
       hide_activity: false,
     })
-    const changed = await ok(
-      asAlice.user.updateUserSettings({
-        full_name: 'Alice Liddell',
-        website: 'https://alice.example.com',
-        description: 'down the hole',
-        location: 'Oxford',
-        language: 'en-GB',
-        theme: 'gitea-dark',
-        diff_view_style: 'split',
-        hide_email: true,
-        hide_activity: true,
-      }),
-    )
-    expect(changed).toEqual({
+    const wanted = {
       full_name: 'Alice Liddell',
       website: 'https://alice.example.com',
       description: 'down the hole',
@@ -62,7 +53,9 @@ describe('/user/settings', () => {
       diff_view_style: 'split',
       hide_email: true,
       hide_activity: true,
-    })
+    }
+    const changed = await ok(asAlice.user.updateUserSettings(wanted))
+    expect(changed).toEqual(wanted)
     const partly = await ok(asAlice.user.updateUserSettings({ location: 'Wonderland', hide_activity: false }))
     expect(partly).toEqual({ ...changed, location: 'Wonderland', hide_activity: false })
     expect(await ok(asAlice.user.getUserSettings())).toEqual(partly)
@@ -95,5 +88,90 @@ describe('/user/settings', () => {
     }
     // Nothing of the refused changes was written.
     expect((await ok(asBob.user.getUserSettings())).diff_view_style).toBe('')
+  })
+})
+
+describe('organisations and teams', () => {
+  test('GET /orgs: the organisations the caller may see, paged, with X-Total-Count', async () => {
+    await ok(asAlice.orgs.orgCreate({ username: 'open-org' }), 201)
+    await ok(asAlice.orgs.orgCreate({ username: 'limited-org', visibility: 'limited' }), 201)
+    await ok(asAlice.orgs.orgCreate({ username: 'secret-org', visibility: 'private' }), 201)
+    const names = async (c: Client) => (await ok(c.orgs.orgGetAll())).map((o) => o.username)
+    expect(await names(anon)).toEqual(['open-org'])
+    expect(await names(asBob)).toEqual(['limited-org', 'open-org'])
+    expect(await names(asAlice)).toEqual(['limited-org', 'open-org', 'secret-org'])
+    const paged = await asAlice.orgs.orgGetAll({ page: 2, limit: 2 })
+    expect(paged.data.map((o) => o.username)).toEqual(['secret-org'])
+    expect(paged.headers.get('x-total-count')).toBe('3')
+    expect((await s.get('/orgs?limit=abc')).status).toBe(422)
+  })
+
+  test('GET /orgs/{org}/teams/search: by name, and description unless include_desc=false; members only', async () => {
+    await ok(asAlice.orgs.orgCreate({ username: 'search-org' }), 201)
+    await ok(asAlice.orgs.orgCreateTeam('search-org', { name: 'backend', description: 'servers and databases', permission: 'write' }), 201)
+    await ok(asAlice.orgs.orgCreateTeam('search-org', { name: 'frontend', description: 'pages', permission: 'read' }), 201)
+    const search = async (q: string, include_desc?: boolean) => {
+      const r = await ok(asAlice.orgs.teamSearch('search-org', { q, include_desc }))
+      expect(r.ok).toBe(true)
+      return r.data!.map((t) => t.name)
+    }
+    expect(await search('END')).toEqual(['backend', 'frontend'])
+    expect(await search('database')).toEqual(['backend'])
+    expect(await search('database', false)).toEqual([])
+    expect(await search('')).toEqual(['backend', 'frontend', 'Owners'])
+    const paged = await asAlice.orgs.teamSearch('search-org', { q: 'end', limit: 1, page: 2 })
+    expect(paged.data.data!.map((t) => t.name)).toEqual(['frontend'])
+    expect(paged.headers.get('x-total-count')).toBe('2')
+    expect(paged.data.data![0]!.organization?.username).toBe('search-org')
+    await fails(asBob.orgs.teamSearch('search-org', { q: 'end' }), 403)
+    await fails(anon.orgs.teamSearch('search-org'), 401)
+    expect((await s.get('/orgs/search-org/teams/search?include_desc=perhaps', { token: alice.token })).status).toBe(422)
+  })
+
+  test('/repos/{o}/{r}/teams: list, check, add and remove; repository admins of the organisation only', async () => {
+    await ok(asAlice.orgs.orgCreate({ username: 'team-org' }), 201)
+    const repo = await ok(asAlice.orgs.createOrgRepo('team-org', { name: 'app', private: true }), 201)
+    const devs = await ok(asAlice.orgs.orgCreateTeam('team-org', { name: 'devs', permission: 'write', includes_all_repositories: false }), 201)
+    await ok(asAlice.orgs.orgCreateTeam('team-org', { name: 'everyone', permission: 'read', includes_all_repositories: true }), 201)
+    const admins = await ok(asAlice.orgs.orgCreateTeam('team-org', { name: 'admins', permission: 'admin', includes_all_repositories: true }), 201)
+    await empty(asAlice.teams.orgAddTeamMember(devs.id!, 'bob'))
+    await empty(asAlice.teams.orgAddTeamMember(admins.id!, 'carol'))
+    const names = async (c: Client) => (await ok(c.repos.repoListTeams('team-org', repo.name!))).map((t) => t.name)
+
+    expect(await names(asAlice)).toEqual(['admins', 'everyone', 'Owners'])
+    await fails(asAlice.repos.repoCheckTeam('team-org', 'app', 'devs'), 404)
+    await fails(asAlice.repos.repoCheckTeam('team-org', 'app', 'nobody'), 404)
+    // Bob reads the private repository only once his team has it.
+    await fails(asBob.repos.repoListTeams('team-org', 'app'), 404)
+    await empty(asAlice.repos.repoAddTeam('team-org', 'app', 'devs'))
+    expect(await names(asBob)).toEqual(['admins', 'devs', 'everyone', 'Owners'])
+    const checked = await ok(asBob.repos.repoCheckTeam('team-org', 'app', 'DEVS'))
+    expect(checked.name).toBe('devs')
+    expect(checked.permission).toBe('write')
+    expect(checked.organization?.username).toBe('team-org')
+    // Nothing to change: 422; a team covering every repository cannot lose it here.
+    await fails(asAlice.repos.repoAddTeam('team-org', 'app', 'devs'), 422)
+    await fails(asAlice.repos.repoDeleteTeam('team-org', 'app', 'everyone'), 422)
+    await fails(asAlice.repos.repoAddTeam('team-org', 'app', 'nobody'), 404)
+    // A writer may not change teams; a repository admin who is no owner only when the
+    // organisation lets repository admins change team access.
+    await fails(asBob.repos.repoDeleteTeam('team-org', 'app', 'devs'), 403)
+    await fails(asCarol.repos.repoDeleteTeam('team-org', 'app', 'devs'), 403)
+    await ok(asAlice.orgs.orgEdit('team-org', { repo_admin_change_team_access: true }))
+    await empty(asCarol.repos.repoDeleteTeam('team-org', 'app', 'devs'))
+    await fails(asCarol.repos.repoDeleteTeam('team-org', 'app', 'devs'), 422)
+    await fails(asBob.repos.repoListTeams('team-org', 'app'), 404)
+    expect(await names(asCarol)).toEqual(['admins', 'everyone', 'Owners'])
+    // The team's own list agrees.
+    expect((await ok(asAlice.teams.orgListTeamRepos(devs.id!))).length).toBe(0)
+
+    // A user's repository has no teams: 405, as Gitea.
+    await ok(asAlice.user.createCurrentUserRepo({ name: 'mine' }), 201)
+    await fails(asAlice.repos.repoListTeams('alice', 'mine'), 405)
+    await fails(asAlice.repos.repoAddTeam('alice', 'mine', 'devs'), 405)
+    // Anonymous callers: the private repository is hidden (404), a public one needs a token (401).
+    await fails(anon.repos.repoListTeams('team-org', 'app'), 404)
+    await ok(asAlice.orgs.createOrgRepo('team-org', { name: 'site' }), 201)
+    await fails(anon.repos.repoListTeams('team-org', 'site'), 401)
   })
 })

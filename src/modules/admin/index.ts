@@ -137,7 +137,7 @@ export const adminModule = (deps: AppDeps) => {
     )
     .get(
       '/admin/orgs',
-      async ({ user: admin, page, respond }) => respond(await listAllOrgs(deps, page), (rows) => rows.map((o) => toApiOrg(config, o, admin))),
+      async ({ user: admin, page, respond }) => respond(await listAllOrgs(deps, admin, page), (rows) => rows.map((o) => toApiOrg(config, o, admin))),
       {
         scope: 'admin',
         siteAdmin: true,
