@@ -175,3 +175,40 @@ describe('organisations and teams', () => {
     await fails(anon.repos.repoListTeams('team-org', 'site'), 401)
   })
 })
+
+describe('GET /users/{username}/heatmap', () => {
+  test('contributions in 15-minute buckets, only in repositories the caller may read; none when hidden', async () => {
+    const dave = await s.user('dave')
+    const admin = await s.user('root', { admin: true })
+    const asDave = giteaApi(s.url, { token: dave.token })
+    const asAdmin = giteaApi(s.url, { token: admin.token })
+    await ok(asDave.user.createCurrentUserRepo({ name: 'open' }), 201)
+    await ok(asDave.user.createCurrentUserRepo({ name: 'closed', private: true }), 201)
+    for (const title of ['one', 'two']) await ok(asDave.repos.issueCreateIssue('dave', 'open', { title }), 201)
+    await ok(asDave.repos.issueCreateIssue('dave', 'closed', { title: 'hidden' }), 201)
+    // An edit is no contribution.
+    await ok(asDave.repos.issueEditIssue('dave', 'open', 1, { title: 'one, edited' }), 201)
+
+    const total = async (c: Client) => {
+      // gitea-js types the answer as one record; Gitea (and Warren) answer a list of them.
+      const buckets = (await ok(c.users.userGetHeatmapData('dave'))) as unknown as { timestamp: number; contributions: number }[]
+      for (const b of buckets) {
+        expect(b.timestamp % 900).toBe(0)
+        expect(b.timestamp * 1000).toBeLessThanOrEqual(Date.now())
+      }
+      return buckets.reduce((n, b) => n + b.contributions, 0)
+    }
+    // Two repositories made and three issues opened; others see the public repository's three.
+    expect(await total(asDave)).toBe(5)
+    expect(await total(asAdmin)).toBe(5)
+    expect(await total(asBob)).toBe(3)
+    expect(await total(anon)).toBe(3)
+
+    await ok(asDave.user.updateUserSettings({ hide_activity: true }))
+    expect(await total(asBob)).toBe(0)
+    expect(await total(anon)).toBe(0)
+    expect(await total(asDave)).toBe(5)
+    expect(await total(asAdmin)).toBe(5)
+    await fails(anon.users.userGetHeatmapData('nobody-here'), 404)
+  })
+})

@@ -4,6 +4,7 @@ import { pipeline } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { toApiUser, toApiUserSettings } from '../../convert/user'
 import { editUser } from '../admin/service'
+import { userHeatmap } from './heatmap'
 import { notFound } from '../../lib/errors'
 import { PageQuery } from '../../lib/pagination'
 import {
@@ -15,6 +16,7 @@ import {
   TokenParams,
   UserSchema,
   UserSearchQuery,
+  UserHeatmapData,
   UserSearchResult,
   UserSettingsOptions,
   UserSettingsSchema,
@@ -77,6 +79,17 @@ export const usersModule = (deps: AppDeps) => {
       '/users/:username',
       async ({ caller, params }) => toApiUser(config, await getVisibleUserByName(deps, params.username, caller.user, 'owner'), caller.user),
       { scope: 'user', caller: true, params: UsernameParams, response: { 200: UserSchema }, detail: { operationId: 'userGet', summary: 'Get a user' } },
+    )
+    .get(
+      '/users/:username/heatmap',
+      async ({ caller, params }) => await userHeatmap(deps, await getVisibleUserByName(deps, params.username, caller.user), caller.user),
+      {
+        scope: 'user',
+        caller: true,
+        params: UsernameParams,
+        response: { 200: t.Array(UserHeatmapData) },
+        detail: { operationId: 'userGetHeatmapData', summary: "Get a user's contributions per 15 minutes over the last year" },
+      },
     )
 
     // ---- access tokens (Basic credentials with a password only) ----

@@ -122,3 +122,6 @@ export const UserSettingsOptions = t.Object(
   },
   { $id: '#/components/schemas/UserSettingsOptions' },
 )
+
+/** UserHeatmapData: the contributions of one 15-minute bucket starting at `timestamp` (Unix seconds). */
+export const UserHeatmapData = t.Object({ timestamp: Int(), contributions: Int() }, { $id: '#/components/schemas/UserHeatmapData' })
