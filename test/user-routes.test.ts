@@ -212,3 +212,38 @@ describe('GET /users/{username}/heatmap', () => {
     await fails(anon.users.userGetHeatmapData('nobody-here'), 404)
   })
 })
+
+describe('POST /admin/users/{username}/rename', () => {
+  test('site admins rename a user; their repositories follow, clones included; bad names are 422', async () => {
+    const erin = await s.user('erin')
+    const admin = await s.user('root2', { admin: true })
+    const asErin = giteaApi(s.url, { token: erin.token })
+    const asAdmin = giteaApi(s.url, { token: admin.token })
+    await ok(asErin.user.createCurrentUserRepo({ name: 'notes', auto_init: true }), 201)
+
+    await fails(asBob.admin.adminRenameUser('erin', { new_username: 'erin2' }), 403)
+    await fails(anon.admin.adminRenameUser('erin', { new_username: 'erin2' }), 401)
+    for (const bad of ['', 'a b', '-dash', 'bob', 'BOB', 'x'.repeat(41)])
+      await fails(asAdmin.admin.adminRenameUser('erin', { new_username: bad }), 422)
+    await fails(asAdmin.admin.adminRenameUser('nobody-here', { new_username: 'fresh' }), 404)
+
+    await empty(asAdmin.admin.adminRenameUser('erin', { new_username: 'Erin.Renamed' }))
+    expect((await ok(asErin.user.userGetCurrent())).login).toBe('Erin.Renamed')
+    await fails(anon.users.userGet('erin'), 404)
+    const repo = await ok(asErin.repos.repoGet('erin.renamed', 'notes'))
+    expect(repo.full_name).toBe('Erin.Renamed/notes')
+    expect(repo.owner?.login).toBe('Erin.Renamed')
+    // The git folder moved with the name: the contents and a clone still read it.
+    const readme = await ok(asErin.repos.repoGetContents('Erin.Renamed', 'notes', 'README.md'))
+    expect(readme.type).toBe('file')
+    const lsRemote = Bun.spawn(['git', 'ls-remote', `${s.url}/Erin.Renamed/notes.git`], { stdout: 'pipe', stderr: 'pipe' })
+    const listed = await new Response(lsRemote.stdout).text()
+    expect(await lsRemote.exited).toBe(0)
+    expect(listed).toContain('refs/heads/')
+    // A change of letter case only; the old name is free again.
+    await empty(asAdmin.admin.adminRenameUser('erin.renamed', { new_username: 'erin.renamed' }))
+    expect((await ok(asErin.user.userGetCurrent())).login).toBe('erin.renamed')
+    expect((await ok(asErin.repos.repoGet('erin.renamed', 'notes'))).full_name).toBe('erin.renamed/notes')
+    await ok(asAdmin.admin.adminCreateUser({ username: 'erin', email: 'new-erin@example.com', password: 'pw-new-erin' }), 201)
+  })
+})
