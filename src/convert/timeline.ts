@@ -12,6 +12,7 @@ const COMMENT_TYPES: Record<number, string> = {
   0: 'comment',
   11: 'delete_branch',
   15: 'add_time_manual',
+  26: 'delete_time_manual',
   34: 'pull_scheduled_merge',
   35: 'pull_cancel_scheduled_merge',
 }

@@ -2,12 +2,12 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
-import { AddTimeOption, IssueParams, TimesQuery, TrackedTimeSchema } from '../issues/model'
+import { AddTimeOption, IssueIdParams, IssueParams, TimesQuery, TrackedTimeSchema } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue } from '../issues/queries'
 import { getVisibleUserByName } from '../users/service'
 import { timesToApi } from '../../convert/issue'
-import { addTime, listTimes, requireTimeTracking } from './service'
+import { addTime, deleteTimes, listTimes, requireTimeTracking } from './service'
 
 const TimeList = t.Array(TrackedTimeSchema)
 
@@ -29,6 +29,36 @@ export const timesModule = (deps: AppDeps) => {
         body: AddTimeOption,
         response: { 200: TrackedTimeSchema },
         detail: { operationId: 'issueAddTime', summary: 'Add tracked time to an issue' },
+      },
+    )
+    .delete(
+      '/repos/:owner/:repo/issues/:index/times',
+      async ({ params, status, repo, user }) => {
+        await deleteTimes(deps, repo, pathNumber(params.index), user)
+        return status(204, undefined)
+      },
+      {
+        scope: 'issue',
+        repo: { unit: 'issues' },
+        signed: true,
+        params: IssueParams,
+        response: { 204: t.Void() },
+        detail: { operationId: 'issueResetTime', summary: "Delete the caller's tracked time on an issue" },
+      },
+    )
+    .delete(
+      '/repos/:owner/:repo/issues/:index/times/:id',
+      async ({ params, status, repo, user }) => {
+        await deleteTimes(deps, repo, pathNumber(params.index), user, pathNumber(params.id))
+        return status(204, undefined)
+      },
+      {
+        scope: 'issue',
+        repo: { unit: 'issues' },
+        signed: true,
+        params: IssueIdParams,
+        response: { 204: t.Void() },
+        detail: { operationId: 'issueDeleteTime', summary: 'Delete one tracked time of an issue (its own user, or the site admin)' },
       },
     )
     .get(

@@ -1,8 +1,8 @@
-import { and, asc, eq, gte, lte } from 'drizzle-orm'
+import { and, asc, eq, gte, inArray, lte } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { writeTransaction } from '../../db/client'
-import { issueAssignees, trackedTimes, type TrackedTimeRow } from '../../db/schema'
+import { issueAssignees, trackedTimes, type IssueRow, type TrackedTimeRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, type RepoRow } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
@@ -14,6 +14,8 @@ import { insertComment } from '../comments/service'
 
 /** Timeline event type of "time added" (Gitea's CommentTypeAddTimeManual). */
 const TIME_ADDED_EVENT = 15
+/** Timeline event type of "time deleted" (Gitea's CommentTypeDeleteTimeManual). */
+const TIME_DELETED_EVENT = 26
 
 /**
  * `time tracking disabled` when the repository turned it off: 400 (with Gitea's capitalised
@@ -45,13 +47,7 @@ export async function addTime(deps: AppDeps, ctx: RepoContext, index: number, ca
     if (ctx.mode < AccessMode.Admin) throw forbidden('Only repository admins may record time for another user')
     worker = await getUserByName(deps, opts.user_name)
   }
-  if (ctx.repo.allowOnlyContributorsToTrackTime && ctx.mode < AccessMode.Write && issue.posterId !== caller.id) {
-    const assigned = (await deps.db
-      .select({ id: issueAssignees.id })
-      .from(issueAssignees)
-      .where(and(eq(issueAssignees.issueId, issue.id), eq(issueAssignees.assigneeId, caller.id))))[0]
-    if (!assigned) throw forbidden('Only contributors may track time on this repository')
-  }
+  await requireTracker(deps, ctx, issue, caller)
   return await writeTransaction(deps.db, async () => {
     const row = (await deps.db
       .insert(trackedTimes)
@@ -59,6 +55,47 @@ export async function addTime(deps: AppDeps, ctx: RepoContext, index: number, ca
       .returning())[0]
     await insertComment(deps, issue, worker, TIME_ADDED_EVENT, String(opts.time), JSON.stringify({ tracked_time_id: row.id }))
     return row
+  })
+}
+
+/**
+ * Gitea's CanUseTimetracker: when the repository restricts tracking to contributors, only writers,
+ * the issue's poster and its assignees may track time on it (403 otherwise).
+ */
+async function requireTracker(deps: AppDeps, ctx: RepoContext, issue: IssueRow, caller: UserRow): Promise<void> {
+  if (!ctx.repo.allowOnlyContributorsToTrackTime || ctx.mode >= AccessMode.Write || issue.posterId === caller.id) return
+  const assigned = (await deps.db
+    .select({ id: issueAssignees.id })
+    .from(issueAssignees)
+    .where(and(eq(issueAssignees.issueId, issue.id), eq(issueAssignees.assigneeId, caller.id))))[0]
+  if (!assigned) throw forbidden('Only contributors may track time on this repository')
+}
+
+/** Gitea's `- 1:02:03` of a time-deleted event: the seconds taken away. */
+const removedTime = (seconds: number) =>
+  `- ${Math.floor(seconds / 3600)}:${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}`
+
+/**
+ * Deletes tracked time of an issue (Gitea's ResetIssueTime and DeleteTime): all the caller's own
+ * on the issue (`id` undefined), or one record (`id`), the caller's own unless site admin; a
+ * "time deleted" event says how much went. 404 for a record not of this issue.
+ */
+export async function deleteTimes(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow, id?: number): Promise<void> {
+  requireTimeTracking(ctx.repo)
+  const issue = await findIssue(deps, ctx.repo.id, index)
+  await requireTracker(deps, ctx, issue, caller)
+  await writeTransaction(deps.db, async () => {
+    let rows: TrackedTimeRow[]
+    if (id === undefined) {
+      rows = await deps.db.select().from(trackedTimes).where(and(eq(trackedTimes.issueId, issue.id), eq(trackedTimes.userId, caller.id)))
+    } else {
+      rows = Number.isSafeInteger(id) ? await deps.db.select().from(trackedTimes).where(and(eq(trackedTimes.id, id), eq(trackedTimes.issueId, issue.id))) : []
+      if (rows.length === 0) throw notFound(`tracked time does not exist [id: ${id}]`)
+      if (rows[0]!.userId !== caller.id && !caller.isAdmin) throw forbidden('Cannot delete time of others')
+    }
+    if (rows.length === 0) return
+    await deps.db.delete(trackedTimes).where(inArray(trackedTimes.id, rows.map((r) => r.id)))
+    await insertComment(deps, issue, caller, TIME_DELETED_EVENT, removedTime(rows.reduce((sum, r) => sum + r.time, 0)))
   })
 }
 
