@@ -119,6 +119,20 @@ export const TimelineCommentSchema = t.Object(
   { $id: '#/components/schemas/TimelineComment' },
 )
 
+/** StopWatch record. */
+export const StopwatchSchema = t.Object(
+  {
+    created: t.String(),
+    seconds: Int(),
+    duration: t.String(),
+    issue_index: Int(),
+    issue_title: t.String(),
+    repo_owner_name: t.String(),
+    repo_name: t.String(),
+  },
+  { $id: '#/components/schemas/StopWatch' },
+)
+
 /** TrackedTime record. */
 export const TrackedTimeSchema = t.Object(
   {
