@@ -54,6 +54,7 @@ export const {
   repoTopics,
   repositories,
   stars,
+  stopwatches,
   tagProtections,
   teamRepos,
   teamUsers,
@@ -97,6 +98,7 @@ export type {
   TagProtectionRow,
   TeamRow,
   TopicRow,
+  StopwatchRow,
   TrackedTimeRow,
   WebSessionRow,
 } from './tables'
