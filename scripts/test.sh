@@ -41,6 +41,8 @@ run_half() { # name, then env assignments for `env`
     echo none > "$out_dir/$name.status"
     return
   fi
+  # The log exists before tail opens it (tail -f gives up on a file not there yet).
+  : > "$out_dir/$name.log"
   env "$@" bun test --timeout "$TEST_TIMEOUT_MS" "${OTHER_ARGS[@]}" "${files[@]}" > "$out_dir/$name.log" 2>&1 &
   local pid=$!
   tail -n +1 --pid="$pid" -f "$out_dir/$name.log" 2>/dev/null | sed -u "s/^/[$name] /" &

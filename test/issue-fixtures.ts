@@ -13,8 +13,8 @@ export interface TrackerWorld {
   repo(name: string, opts?: { private?: boolean }): Promise<{ id: number; path: string }>
 }
 
-export async function startTrackerWorld(): Promise<TrackerWorld> {
-  const s = await startTestServer()
+export async function startTrackerWorld(overrides: Parameters<typeof startTestServer>[0] = {}): Promise<TrackerWorld> {
+  const s = await startTestServer(overrides)
   const [owner, admin, writer, reader, outsider] = [
     await s.user('owner'),
     await s.user('maintainer'),

@@ -140,6 +140,23 @@ describe('get, edit, delete', () => {
     expect((await repoRow('alice', 'NewName'))!.lowerName).toBe('newname')
   })
 
+  test('renames at once of one repository: one wins, the others are 409, never a 500; folder, row and redirects agree', async () => {
+    await s.post('/user/repos', { name: 'racy', auto_init: true }, { token: alice.token })
+    const answers = await Promise.all(['racy-a', 'racy-b', 'racy-c', 'racy-d'].map((name) => s.patch('/repos/alice/racy', { name }, { token: alice.token })))
+    const statuses = answers.map((a) => a.status)
+    expect(statuses.filter((st) => st === 200).length).toBeGreaterThanOrEqual(1)
+    expect(statuses.every((st) => st === 200 || st === 409 || st === 307 || st === 404)).toBe(true)
+    const row = (await s.deps.db.select().from(repositories).where(eq(repositories.ownerName, 'alice'))).find((r) => r.lowerName.startsWith('racy'))!
+    expect(existsSync(repoPath(s.config.dataDir, 'alice', row.lowerName))).toBe(true)
+    for (const name of ['racy-a', 'racy-b', 'racy-c', 'racy-d'].filter((n) => n !== row.lowerName))
+      expect(existsSync(repoPath(s.config.dataDir, 'alice', name))).toBe(false)
+    expect((await s.get('/repos/alice/racy')).status).toBe(307)
+    // Renamed back to a name that redirects to it: the redirect is replaced, not duplicated.
+    expect((await s.patch(`/repos/alice/${row.lowerName}`, { name: 'racy' }, { token: alice.token })).status).toBe(200)
+    expect((await s.patch('/repos/alice/racy', { name: row.lowerName }, { token: alice.token })).status).toBe(200)
+    expect((await s.get('/repos/alice/racy')).headers.get('location')).toBe(`/api/v1/repos/alice/${row.lowerName}`)
+  })
+
   test('PATCH default_branch must name an existing branch and moves HEAD', async () => {
     await s.post('/user/repos', { name: 'branchy', auto_init: true }, { token: alice.token })
     const gitDir = repoPath(s.config.dataDir, 'alice', 'branchy')

@@ -125,3 +125,38 @@ describe('tracked time', () => {
     expect((await w.s.post(`${r.path}/issues/${i.number}/times`, { time: 5 }, { token: w.outsider.token })).status).toBe(404)
   })
 })
+
+describe('deleting tracked time', () => {
+  test('one record: its own user only (403 for others, repository admins too), 404 when not of the issue', async () => {
+    const r = await w.repo('undo-hours')
+    await w.s.post(`${r.path}/issues`, { title: 'one' }, { token: w.owner.token })
+    await w.s.post(`${r.path}/issues`, { title: 'two' }, { token: w.owner.token })
+    const mine = (await w.s.post(`${r.path}/issues/1/times`, { time: 90 }, { token: w.writer.token })).body
+    const theirs = (await w.s.post(`${r.path}/issues/1/times`, { time: 30 }, { token: w.owner.token })).body
+    expect((await w.s.del(`${r.path}/issues/1/times/${theirs.id}`, undefined, { token: w.writer.token })).status).toBe(403)
+    expect((await w.s.del(`${r.path}/issues/1/times/${mine.id}`, undefined, { token: w.owner.token })).status).toBe(403)
+    expect((await w.s.del(`${r.path}/issues/2/times/${mine.id}`, undefined, { token: w.writer.token })).status).toBe(404)
+    expect((await w.s.del(`${r.path}/issues/1/times/999999`, undefined, { token: w.writer.token })).status).toBe(404)
+    expect((await w.s.del(`${r.path}/issues/1/times/${mine.id}`)).status).toBe(401)
+    expect((await w.s.del(`${r.path}/issues/1/times/${mine.id}`, undefined, { token: w.writer.token })).status).toBe(204)
+    const left = (await w.s.get(`${r.path}/issues/1/times`, { token: w.owner.token })).body as { id: number }[]
+    expect(left.map((t) => t.id)).toEqual([theirs.id])
+    const timeline = (await w.s.get(`${r.path}/issues/1/timeline`)).body as { type: string; body: string; user: { login: string } }[]
+    expect(timeline.find((e) => e.type === 'delete_time_manual')).toMatchObject({ body: '- 0:01:30', user: { login: 'writer' } })
+  })
+
+  test("reset: the caller's own times on the issue go, others' stay; readers of a contributors-only tracker 403; tracking off 400", async () => {
+    const r = await w.repo('reset-hours')
+    await w.s.post(`${r.path}/issues`, { title: 'one' }, { token: w.owner.token })
+    for (const time of [60, 120]) await w.s.post(`${r.path}/issues/1/times`, { time }, { token: w.writer.token })
+    await w.s.post(`${r.path}/issues/1/times`, { time: 5 }, { token: w.owner.token })
+    expect((await w.s.del(`${r.path}/issues/1/times`, undefined, { token: w.reader.token })).status).toBe(403)
+    expect((await w.s.del(`${r.path}/issues/1/times`, undefined, { token: w.writer.token })).status).toBe(204)
+    const left = (await w.s.get(`${r.path}/issues/1/times`, { token: w.owner.token })).body as { user_name: string }[]
+    expect(left.map((t) => t.user_name)).toEqual(['owner'])
+    expect((await w.s.del(`${r.path}/issues/9/times`, undefined, { token: w.writer.token })).status).toBe(404)
+    await setRepo(r.id, { enableTimeTracker: false })
+    expect((await w.s.del(`${r.path}/issues/1/times`, undefined, { token: w.owner.token })).status).toBe(400)
+    expect((await w.s.get(`${r.path}/issues/1/times`, { token: w.owner.token })).status).toBe(404)
+  })
+})

@@ -425,6 +425,11 @@ describe('repository settings', () => {
     const again = await until(() => receiver.received.filter((r) => r.path === '/web')[1], 'the redelivery')
     expect(again.text).toBe(first.text)
     expect(again.headers['x-gitea-delivery']).not.toBe(first.headers['x-gitea-delivery'])
+    // Its outcome written (the worker's last write of the flow): the "changed nothing" marks below see no background write.
+    await until(async () => {
+      const list = (await s.get(`/repos/alice/tuned/hooks/${hooks[0].id}/deliveries`, asAlice())).body
+      return list.length === 2 && list.every((d: { delivered: boolean }) => d.delivered)
+    }, 'the redelivery recorded')
     // Edited to every event and inactive; the secret kept when left empty.
     expect((await submit(alice, hookPath, { ...fields, secret: '', events_mode: 'send_everything', active: '' }, { from: hookPath })).status).toBe(303)
     const edited = (await s.get(`/repos/alice/tuned/hooks/${hooks[0].id}`, asAlice())).body

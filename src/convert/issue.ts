@@ -1,5 +1,5 @@
 import { inArray } from 'drizzle-orm'
-import { issues, type CommentRow, type IssueRow, type LabelRow, type MilestoneRow, type RepoRow, type TrackedTimeRow } from '../db/schema'
+import { issues, type CommentRow, type IssueRow, type LabelRow, type MilestoneRow, type RepoRow, type StopwatchRow, type TrackedTimeRow } from '../db/schema'
 import type { Config } from '../config'
 import type { UserRow } from '../auth/caller'
 import { isoTime, isoTimeOrNull } from '../lib/time'
@@ -191,6 +191,20 @@ export type ApiTrackedTime = ReturnType<typeof toApiTrackedTime>
 export async function timesToApi(deps: AppDeps, rows: TrackedTimeRow[]) {
   const people = await usersByIds(deps, rows.map((r) => r.userId))
   return rows.map((r) => toApiTrackedTime(r, people.get(r.userId)))
+}
+
+/** The StopWatch record: a running stopwatch with its issue and repository, `seconds` so far. */
+export function toApiStopwatch(watch: StopwatchRow, issue: Pick<IssueRow, 'index' | 'title'>, repo: RepoRef, seconds: number) {
+  const parts = [[Math.floor(seconds / 3600), 'h'], [Math.floor((seconds % 3600) / 60), 'm'], [seconds % 60, 's']] as const
+  return {
+    created: isoTime(watch.createdUnix),
+    seconds,
+    duration: parts.filter(([n]) => n > 0).map(([n, unit]) => `${n}${unit}`).join(' ') || '0s',
+    issue_index: issue.index,
+    issue_title: issue.title,
+    repo_owner_name: repo.ownerName,
+    repo_name: repo.name,
+  }
 }
 
 /** Whether the caller follows an issue (Gitea's WatchInfo of `…/issues/{index}/subscriptions/check`). */

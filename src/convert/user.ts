@@ -65,6 +65,21 @@ export function toApiUser(config: Config, user: UserRow, viewer: UserRow | null)
 }
 export type ApiUser = ReturnType<typeof toApiUser>
 
+/** The UserSettings record: what `/user/settings` shows the user themself. */
+export function toApiUserSettings(user: UserRow) {
+  return {
+    full_name: user.fullName,
+    website: user.website,
+    description: user.description,
+    location: user.location,
+    language: user.language,
+    theme: user.theme,
+    diff_view_style: user.diffViewStyle,
+    hide_email: user.keepEmailPrivate,
+    hide_activity: user.keepActivityPrivate,
+  }
+}
+
 /** Id and name Gitea gives the stand-in for a deleted account (models/user NewGhostUser). */
 const GHOST_USER_ID = -1
 const GHOST_USER_NAME = 'Ghost'

@@ -31,6 +31,8 @@ export type EventKind =
   | 'issue.demilestoned'
   /** An issue's ref (branch or tag) changed (payload: oldRef, newRef); in its timeline, announced to no hook (as Gitea). */
   | 'issue.ref_changed'
+  /** An issue or pull request was deleted (payload: `issue`, its Issue record as it was: the rows are gone). */
+  | 'issue.deleted'
   | 'comment.created'
   | 'comment.edited'
   | 'comment.deleted'

@@ -248,7 +248,12 @@ export async function git(args: readonly string[], opts: GitOptions = {}): Promi
   return r.stdout.toString('utf8')
 }
 
+/** Where an owner's repositories live on disk: `{data}/repositories/{owner}`, lower-cased. */
+export function ownerPath(dataDir: string, ownerName: string): string {
+  return join(dataDir, 'repositories', ownerName.toLowerCase())
+}
+
 /** Where a repository lives on disk: `{data}/repositories/{owner}/{name}.git`, lower-cased. */
 export function repoPath(dataDir: string, ownerName: string, repoName: string): string {
-  return join(dataDir, 'repositories', ownerName.toLowerCase(), `${repoName.toLowerCase()}.git`)
+  return join(ownerPath(dataDir, ownerName), `${repoName.toLowerCase()}.git`)
 }

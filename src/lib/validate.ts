@@ -92,3 +92,11 @@ export function checkWebsite(value: string | undefined, field = 'Website'): void
 export function checkMaxSize(value: string | undefined, max: number, field: string): void {
   if (value !== undefined && charCount(value) > max) throw unprocessable(`must be less than ${max} characters`, field)
 }
+
+/** Go's strconv.ParseBool, as Gitea reads boolean query parameters (absent or empty: false; anything else: 422). */
+export function queryBool(value: string | undefined, field: string): boolean {
+  if (value === undefined || value === '') return false
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false
+  throw unprocessable('must be a boolean', field)
+}

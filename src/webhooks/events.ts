@@ -41,6 +41,7 @@ export const EVENT_TYPE_OF: Record<EventKind, ((e: EventRecord) => HookEventType
   'issue.demilestoned': issueOrPull('issue_milestone', 'pull_request_milestone'),
   // Gitea's webhook notifier announces no ref change.
   'issue.ref_changed': null,
+  'issue.deleted': issueOrPull('issues', 'pull_request'),
   'comment.created': issueOrPull('issue_comment', 'pull_request_comment'),
   'comment.edited': issueOrPull('issue_comment', 'pull_request_comment'),
   'comment.deleted': issueOrPull('issue_comment', 'pull_request_comment'),

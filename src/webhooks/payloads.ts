@@ -178,6 +178,15 @@ const issueBuilder: PayloadBuilder = {
   },
 }
 
+/** IssuePayload of a deleted issue: its record as the event kept it (Gitea's `deleted` action). */
+const deletedIssueBuilder: PayloadBuilder = {
+  build: async (ctx) => {
+    const issue = ctx.event.payload.issue as { number?: unknown } | undefined
+    if (!issue) return null
+    return { action: 'deleted', number: issue.number, issue, repository: ctx.repository, sender: ctx.sender, commit_id: '' }
+  },
+}
+
 /** IssueCommentPayload (issues and pull requests alike): `comment` as it is, or as it was when deleted. */
 const commentBuilder: PayloadBuilder = {
   build: async (ctx) => {
@@ -324,6 +333,7 @@ export const PAYLOAD_BUILDERS: Record<EventKind, PayloadBuilder | null> = {
   'issue.milestoned': issueBuilder,
   'issue.demilestoned': issueBuilder,
   'issue.ref_changed': null,
+  'issue.deleted': deletedIssueBuilder,
   'comment.created': commentBuilder,
   'comment.edited': commentBuilder,
   'comment.deleted': commentBuilder,
@@ -355,6 +365,8 @@ export const PULL_ISSUE_BUILDERS: Record<IssueKind, PayloadBuilder | null> = {
   'issue.milestoned': pullIssueBuilder,
   'issue.demilestoned': pullIssueBuilder,
   'issue.ref_changed': null,
+  // A deleted pull request's PullRequest record is not kept: no hook hears of it yet.
+  'issue.deleted': null,
 }
 
 /** The builder of an event (null: nothing to deliver). */

@@ -22,7 +22,12 @@ export const events = sqliteTable(
     payload: text('payload').notNull().default('{}'),
     createdUnix: integer('created_unix').notNull(),
   },
-  (t) => [index('events_repo_idx').on(t.repoId, t.id), index('events_issue_idx').on(t.issueId, t.id)],
+  (t) => [
+    index('events_repo_idx').on(t.repoId, t.id),
+    index('events_issue_idx').on(t.issueId, t.id),
+    // A user's activity by time (the heatmap of `/users/{username}/heatmap`).
+    index('events_actor_idx').on(t.actorId, t.createdUnix),
+  ],
 )
 
 /**

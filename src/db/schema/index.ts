@@ -55,6 +55,7 @@ export const {
   repoTopics,
   repositories,
   stars,
+  stopwatches,
   tagProtections,
   teamRepos,
   teamUsers,
@@ -99,6 +100,7 @@ export type {
   TagProtectionRow,
   TeamRow,
   TopicRow,
+  StopwatchRow,
   TrackedTimeRow,
   WebSessionRow,
 } from './tables'

@@ -197,3 +197,20 @@ export const trackedTimes = sqliteTable(
   ],
 )
 export type TrackedTimeRow = typeof trackedTimes.$inferSelect
+
+/** A running stopwatch: a user timing an issue (Gitea's stopwatch); stopping it records tracked time. */
+export const stopwatches = sqliteTable(
+  'stopwatches',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    issueId: integer('issue_id')
+      .notNull()
+      .references(() => issues.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdUnix: integer('created_unix').notNull(),
+  },
+  (t) => [uniqueIndex('stopwatches_user_issue_uq').on(t.userId, t.issueId), index('stopwatches_issue_idx').on(t.issueId)],
+)
+export type StopwatchRow = typeof stopwatches.$inferSelect

@@ -29,6 +29,12 @@ export const users = sqliteTable(
     website: text('website').notNull().default(''),
     description: text('description').notNull().default(''),
     language: text('language').notNull().default(''),
+    /** The web theme the user chose ('' = the site's default); kept for `/user/settings`. */
+    theme: text('theme').notNull().default(''),
+    /** 'unified' | 'split' | '' (the default, unified), as `/user/settings` sets it. */
+    diffViewStyle: text('diff_view_style').notNull().default(''),
+    /** Gitea's KeepActivityPrivate: the heatmap and activity feeds show others nothing of the user. */
+    keepActivityPrivate: integer('keep_activity_private', { mode: 'boolean' }).notNull().default(false),
     /** public | limited | private */
     visibility: text('visibility').notNull().default('public'),
     repoAdminChangeTeamAccess: integer('repo_admin_change_team_access', { mode: 'boolean' }).notNull().default(false),

@@ -14,8 +14,8 @@ import { CreateRepoOption, OwnerParams, RepositorySchema } from '../repos/model'
 import { createRepository, newRepoFromOption } from '../repos/create'
 import { UserSchema, UsernameParams } from '../users/model'
 import { createUser, getUserByName, getVisibleUserByName } from '../users/service'
-import { CreateUserOption, EditUserOption, formBooleans } from './model'
-import { deleteUser, editUser, listAllUsers } from './service'
+import { CreateUserOption, EditUserOption, formBooleans, RenameUserOption } from './model'
+import { deleteUser, editUser, listAllUsers, renameUser } from './service'
 
 /**
  * Site administration, every `/admin/...` route (all: site admins; 401 anonymous, 403 others):
@@ -93,6 +93,21 @@ export const adminModule = (deps: AppDeps) => {
       },
     )
     .post(
+      '/admin/users/:username/rename',
+      async ({ params, body, status }) => {
+        await renameUser(deps, await getUserByName(deps, params.username), body.new_username)
+        return status(204, undefined)
+      },
+      {
+        scope: 'admin',
+        siteAdmin: true,
+        params: UsernameParams,
+        body: RenameUserOption,
+        response: { 204: t.Void() },
+        detail: { operationId: 'adminRenameUser', summary: 'Rename a user' },
+      },
+    )
+    .post(
       '/admin/users/:username/keys',
       async ({ user: admin, params, body, status }) => {
         const owner = await getUserByName(deps, params.username)
@@ -137,7 +152,7 @@ export const adminModule = (deps: AppDeps) => {
     )
     .get(
       '/admin/orgs',
-      async ({ user: admin, page, respond }) => respond(await listAllOrgs(deps, page), (rows) => rows.map((o) => toApiOrg(config, o, admin))),
+      async ({ user: admin, page, respond }) => respond(await listAllOrgs(deps, admin, page), (rows) => rows.map((o) => toApiOrg(config, o, admin))),
       {
         scope: 'admin',
         siteAdmin: true,

@@ -58,3 +58,6 @@ export const formBooleans = (schema: { properties: Record<string, any> }) => {
     }
   }
 }
+
+/** RenameUserOption. */
+export const RenameUserOption = t.Object({ new_username: t.String() }, { $id: '#/components/schemas/RenameUserOption' })

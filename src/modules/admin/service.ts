@@ -1,15 +1,19 @@
+import { existsSync, renameSync } from 'node:fs'
+import { chmod, readdir, stat } from 'node:fs/promises'
+import { join } from 'node:path'
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm'
+import { ownerPath } from '../../git/run'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { emailAddresses, follows, orgUsers, repositories, stars, users, watches } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { hashNewPassword } from '../../auth/secrets'
-import { ApiError, unprocessable } from '../../lib/errors'
+import { ApiError, conflict, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
-import { checkEmail, checkMaxSize, checkWebsite } from '../../lib/validate'
+import { checkEmail, checkMaxSize, checkOwnerName, checkWebsite } from '../../lib/validate'
 import { userOrgBlockers } from '../orgs/service'
-import { checkLoginSource, checkVisibility } from '../users/service'
+import { assertNameFree, checkLoginSource, checkVisibility } from '../users/service'
 import type { EditUserInput } from './model'
 
 /** Individual users (no organisations), by id. */
@@ -17,8 +21,19 @@ export async function listAllUsers(deps: AppDeps, page: Page): Promise<Paged<Use
   return await selectPage(deps.db, users, eq(users.type, 0), asc(users.id), page)
 }
 
-/** Checks everything in an EditUserOption before anything is written. */
-function checkEdit(input: EditUserInput): void {
+/**
+ * What only a user's own settings change (UserSettingsOptions, `PATCH /user/settings`), beside
+ * the profile fields an EditUserOption shares with them.
+ */
+export interface UserPreferences {
+  language?: string
+  theme?: string
+  diff_view_style?: string
+  hide_activity?: boolean
+}
+
+/** Checks everything in an EditUserOption (and the user's own preferences) before anything is written. */
+function checkEdit(input: EditUserInput & UserPreferences): void {
   if (input.email !== undefined) checkEmail(input.email)
   checkMaxSize(input.full_name, 100, 'FullName')
   checkMaxSize(input.password, 255, 'Password')
@@ -28,6 +43,9 @@ function checkEdit(input: EditUserInput): void {
   checkMaxSize(input.login_name, 255, 'LoginName')
   checkLoginSource(input.source_id)
   checkVisibility(input.visibility)
+  // Gitea's columns: a locale such as "pt-BR", a theme's name.
+  checkMaxSize(input.language, 5, 'Language')
+  checkMaxSize(input.theme, 30, 'Theme')
   if (input.max_repo_creation !== undefined && input.max_repo_creation < -1)
     throw unprocessable('must be -1 (server default) or a number of repositories', 'MaxRepoCreation')
 }
@@ -52,8 +70,11 @@ async function setPrimaryEmail(deps: AppDeps, user: UserRow, email: string): Pro
   else await deps.db.insert(emailAddresses).values({ userId: user.id, email, lowerEmail: lower, isPrimary: true, isActivated: true })
 }
 
-/** Applies an EditUserOption (absent = unchanged); all checks run before any write. */
-export async function editUser(deps: AppDeps, user: UserRow, input: EditUserInput): Promise<UserRow> {
+/**
+ * Applies an EditUserOption, or the user's own UserSettingsOptions (absent = unchanged); all
+ * checks run before any write.
+ */
+export async function editUser(deps: AppDeps, user: UserRow, input: EditUserInput & UserPreferences): Promise<UserRow> {
   checkEdit(input)
   const passwordHash = input.password ? await hashNewPassword(deps.config, input.password) : undefined
   const changes: Partial<typeof users.$inferInsert> = {
@@ -72,6 +93,10 @@ export async function editUser(deps: AppDeps, user: UserRow, input: EditUserInpu
     mustChangePassword: input.must_change_password,
     prohibitLogin: input.prohibit_login,
     keepEmailPrivate: input.hide_email,
+    keepActivityPrivate: input.hide_activity,
+    language: input.language,
+    theme: input.theme,
+    diffViewStyle: input.diff_view_style,
     visibility: input.visibility,
     email: input.email,
     updatedUnix: nowUnix(),
@@ -125,6 +150,54 @@ export async function deleteUser(deps: AppDeps, user: UserRow, actor: UserRow | 
     // A row of another area still pointing at the user without ON DELETE CASCADE.
     if (!(e instanceof ApiError) && String((e as Error)?.message).includes('FOREIGN KEY'))
       throw unprocessable(`user is still referenced by other records and cannot be deleted [name: ${user.name}]`)
+    throw e
+  }
+}
+
+/**
+ * Marks each repository folder of an owner folder just moved as changed now (its inode's change
+ * time, by setting its mode to itself): the background sweep leaves folders changed since it
+ * started alone, so none is taken for a leftover while the rows still name the old owner.
+ */
+async function markFoldersChanged(dir: string): Promise<void> {
+  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    if (!entry.isDirectory()) continue
+    const path = join(dir, entry.name)
+    await chmod(path, (await stat(path)).mode & 0o7777).catch(() => {})
+  }
+}
+
+/**
+ * Renames a user (site administrators; Gitea's RenameUser): the name rules of a new account, the
+ * name free, the owner folder of their repositories moved first and moved back when the rows
+ * cannot change, then the user's name and their repositories' owner name in one transaction. A
+ * change of letter case only moves nothing.
+ */
+export async function renameUser(deps: AppDeps, user: UserRow, newName: string): Promise<void> {
+  checkOwnerName(newName, 'NewName')
+  if (newName === user.name) return
+  const lower = newName.toLowerCase()
+  const oldDir = ownerPath(deps.config.dataDir, user.name)
+  const newDir = ownerPath(deps.config.dataDir, newName)
+  const moves = lower !== user.lowerName
+  if (moves) await assertNameFree(deps, newName)
+  const moved = moves && existsSync(oldDir)
+  if (moved) {
+    if (existsSync(newDir)) throw conflict(`a repository folder already exists for [name: ${newName}]`)
+    renameSync(oldDir, newDir)
+    await markFoldersChanged(newDir)
+  }
+  try {
+    await writeTransaction(deps.db, async () => {
+      if (moves) {
+        const taken = (await deps.db.select({ id: users.id }).from(users).where(eq(users.lowerName, lower)))[0]
+        if (taken) throw unprocessable(`user already exists [name: ${newName}]`, 'NewName')
+      }
+      await deps.db.update(users).set({ name: newName, lowerName: lower, updatedUnix: nowUnix() }).where(eq(users.id, user.id))
+      await deps.db.update(repositories).set({ ownerName: newName }).where(eq(repositories.ownerId, user.id))
+    })
+  } catch (e) {
+    if (moved) renameSync(newDir, oldDir)
     throw e
   }
 }

@@ -2,7 +2,9 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
-import { CommentOption, CommentSchema, IdParams, IssueIdParams, IssueParams, SinceQuery } from '../issues/model'
+import { CommentOption, CommentSchema, IdParams, IssueIdParams, IssueParams, SinceQuery, TimelineCommentSchema } from '../issues/model'
+import { listIssueTimeline } from '../issues/timeline'
+import { timelineToApi } from '../../convert/timeline'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue } from '../issues/queries'
 import { commentsToApi } from '../../convert/issue'
@@ -49,6 +51,23 @@ export const commentsModule = (deps: AppDeps) => {
         detail: { operationId: 'issueCreateComment', summary: 'Comment on an issue' },
       },
     )
+
+  app.get(
+    '/repos/:owner/:repo/issues/:index/timeline',
+    async ({ params, query, repo, page, respond }) => {
+      const issue = await findIssue(deps, repo.repo.id, pathNumber(params.index))
+      return respond(await listIssueTimeline(deps, issue, windowOf(query), page), async (rows) => await timelineToApi(deps, repo.repo, issue, rows, repo.caller.user))
+    },
+    {
+      scope: 'issue',
+      repo: readIssues,
+      paged: true,
+      params: IssueParams,
+      query: SinceQuery,
+      response: { 200: t.Array(TimelineCommentSchema) },
+      detail: { operationId: 'issueGetCommentsAndTimeline', summary: "List an issue's comments and its timeline events, oldest first" },
+    },
+  )
 
   // An issue's comments, under Gitea's path and the seed's (`issue`, singular), each with its own
   // operation id (the seed's keeps the seed's) so that the document lists both.

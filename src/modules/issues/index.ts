@@ -16,7 +16,7 @@ import {
 import { RepoParams } from '../repos/model'
 import { toApiIssue, issuesToApi, issueToApi, issuesOfReposToApi } from '../../convert/issue'
 import { reposOfIssues, searchIssues } from './search'
-import { createIssue, editIssue, setIssueDeadline } from './service'
+import { createIssue, deleteIssue, editIssue, setIssueDeadline } from './service'
 import { findIssue, listIssues } from './queries'
 
 /** Issues: list, file, read, edit, deadline. */
@@ -86,6 +86,22 @@ export const issuesModule = (deps: AppDeps) =>
         body: EditIssueOption,
         response: { 201: IssueSchema },
         detail: { operationId: 'issueEditIssue', summary: 'Edit an issue (answers 201, as Gitea)' },
+      },
+    )
+    .delete(
+      '/repos/:owner/:repo/issues/:index',
+      async ({ params, status, repo, user }) => {
+        await deleteIssue(deps, repo, pathNumber(params.index), user)
+        return status(204, undefined)
+      },
+      {
+        scope: 'issue',
+        // Gitea's reqAdmin: repository admins (the site admin among them).
+        repo: { level: 'admin' },
+        signed: true,
+        params: IssueParams,
+        response: { 204: t.Void() },
+        detail: { operationId: 'issueDelete', summary: 'Delete an issue or pull request with everything it holds (repository admins)' },
       },
     )
     .post(

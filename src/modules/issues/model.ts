@@ -83,6 +83,56 @@ export const CommentSchema = t.Object(
   { $id: '#/components/schemas/Comment' },
 )
 
+/** TimelineComment record (Gitea's ToTimelineComment); the records it refers to as their own converters make them, or null. */
+export const TimelineCommentSchema = t.Object(
+  {
+    id: Int(),
+    type: t.String(),
+    html_url: t.String(),
+    pull_request_url: t.String(),
+    issue_url: t.String(),
+    user: PlainUserSchema,
+    body: t.String(),
+    created_at: t.String(),
+    updated_at: t.String(),
+    label: t.Unknown(),
+    milestone: t.Unknown(),
+    old_milestone: t.Unknown(),
+    assignee: t.Unknown(),
+    assignee_team: t.Unknown(),
+    removed_assignee: t.Boolean(),
+    resolve_doer: t.Unknown(),
+    old_title: t.String(),
+    new_title: t.String(),
+    old_ref: t.String(),
+    new_ref: t.String(),
+    old_project_id: Int(),
+    project_id: Int(),
+    review_id: Int(),
+    ref_action: t.String(),
+    ref_commit_sha: t.String(),
+    ref_issue: t.Unknown(),
+    ref_comment: t.Unknown(),
+    tracked_time: t.Unknown(),
+    dependent_issue: t.Unknown(),
+  },
+  { $id: '#/components/schemas/TimelineComment' },
+)
+
+/** StopWatch record. */
+export const StopwatchSchema = t.Object(
+  {
+    created: t.String(),
+    seconds: Int(),
+    duration: t.String(),
+    issue_index: Int(),
+    issue_title: t.String(),
+    repo_owner_name: t.String(),
+    repo_name: t.String(),
+  },
+  { $id: '#/components/schemas/StopWatch' },
+)
+
 /** TrackedTime record. */
 export const TrackedTimeSchema = t.Object(
   {

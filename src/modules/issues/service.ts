@@ -10,11 +10,11 @@ import type { RepoContext } from '../../auth/repo-context'
 import { forbidden } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
 import { checkRequiredText, MAX_TITLE } from '../../lib/validate'
-import { type IssueRelations } from '../../convert/issue'
+import { issueToApi, type IssueRelations } from '../../convert/issue'
 import { recordIssueEvent } from '../../events/issue-events'
 import type { EditChanges } from '../../events/outbox'
 import { findIssue, nextIssueIndex, statementsOf } from './queries'
-import { bumpMilestone, bumpRepoCounters, labelIdsOfIssue, linkLabels, repoLabelsByIds, repoMilestone, resolveAssignees, setAssignees, setClosed, setMilestone, unlinkLabels } from './state'
+import { bumpLabels, bumpMilestone, bumpRepoCounters, labelIdsOfIssue, linkLabels, repoLabelsByIds, repoMilestone, resolveAssignees, setAssignees, setClosed, setMilestone, unlinkLabels } from './state'
 
 /** A deadline from a body: absent → undefined (unchanged), null or "" → 0 (none), else Unix seconds (422 if bad). */
 export const parseDue = (value: string | null | undefined, field: string): number | undefined =>
@@ -250,4 +250,24 @@ async function announceLabels(deps: AppDeps, issue: IssueRow, before: number[], 
   const named = (ids: number[]) => ids.map((id) => ({ id, name: names.get(id) ?? '' }))
   const kind = after.length === 0 ? 'issue.label_cleared' : 'issue.label_updated'
   await recordIssueEvent(deps.db, issue, actorId, kind, { added: named(added), removed: named(removed) })
+}
+
+/**
+ * Deletes an issue or pull request (Gitea's DeleteIssue: repository admins, the site admin among
+ * them). Its comments, reviews, reactions, label links, assignees, tracked times, subscriptions,
+ * notification threads and pull request row go with it (the schema's cascades); the counters of
+ * the repository, its milestone and its labels follow. The outbox keeps its Issue record as it was
+ * (`issue.deleted`, Gitea's `issues` hook with action `deleted`).
+ */
+export async function deleteIssue(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow): Promise<void> {
+  await writeTransaction(deps.db, async () => {
+    const issue = await findIssue(deps, ctx.repo.id, index)
+    const record = await issueToApi(deps, ctx.repo, issue, null)
+    const closed = issue.isClosed ? 1 : 0
+    await bumpRepoCounters(deps, issue.repoId, issue.isPull, -1, -closed)
+    await bumpMilestone(deps, issue.milestoneId, -1, -closed)
+    await bumpLabels(deps, await labelIdsOfIssue(deps, issue.id), -1, -closed)
+    await recordIssueEvent(deps.db, issue, caller.id, 'issue.deleted', { issue: record })
+    await deps.db.delete(issues).where(eq(issues.id, issue.id))
+  })
 }

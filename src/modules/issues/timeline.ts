@@ -1,6 +1,8 @@
-import { and, asc, eq, gte, inArray, lt } from 'drizzle-orm'
+import { and, asc, count, eq, gte, inArray, lt, lte, notInArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { events, type IssueRow } from '../../db/schema'
+import { comments, events, reviews, type CommentRow, type IssueRow, type ReviewRow } from '../../db/schema'
+import type { Page, Paged } from '../../lib/pagination'
+import { ReviewType } from '../../convert/review'
 import type { EventKind, EventRecord } from '../../events/outbox'
 
 /**
@@ -56,4 +58,67 @@ export async function issueTimeline(deps: AppDeps, issue: Pick<IssueRow, 'id'>, 
     .limit(MAX_TIMELINE_EVENTS + 1)
   const records = rows.slice(0, MAX_TIMELINE_EVENTS).map((row) => ({ ...row, kind: row.kind as EventKind, payload: JSON.parse(row.payload) as Record<string, unknown> }))
   return { events: records.filter((e) => e.kind !== 'issue.edited' || (e.payload.changes as { title?: unknown } | undefined)?.title !== undefined), more: rows.length > MAX_TIMELINE_EVENTS }
+}
+
+/** Most records of all kinds one answer of the API's timeline reaches into (its page ends there). */
+export const MAX_TIMELINE_REACH = 2000
+
+/** One row of an issue's API timeline, in time order: a comment row (plain or an event kept there), a submitted review, an outbox event. */
+export type TimelineEntry =
+  | { kind: 'comment'; at: number; row: CommentRow }
+  | { kind: 'review'; at: number; row: ReviewRow }
+  | { kind: 'event'; at: number; event: EventRecord }
+
+/** Updated-time window of the API's timeline: `since` and `before`, both inclusive (Gitea's). */
+export interface UpdatedWindow {
+  since?: number
+  before?: number
+}
+
+/**
+ * A page of an issue's timeline (Gitea's ListIssueCommentsAndTimeline): every comment row, the
+ * submitted reviews of a pull request and the outbox's timeline events, merged by time. Each source
+ * is read up to the page's end only (at most MAX_TIMELINE_REACH rows, events MAX_TIMELINE_EVENTS),
+ * so a page costs what comes before it; the total counts every comment and review and the events read.
+ */
+export async function listIssueTimeline(deps: AppDeps, issue: IssueRow, window: UpdatedWindow, page: Page): Promise<Paged<TimelineEntry>> {
+  const reach = Math.min(page.offset + page.limit, MAX_TIMELINE_REACH)
+  const commentWhere = and(
+    eq(comments.issueId, issue.id),
+    window.since === undefined ? undefined : gte(comments.updatedUnix, window.since),
+    window.before === undefined ? undefined : lte(comments.updatedUnix, window.before),
+  )
+  const reviewWhere = and(
+    eq(reviews.issueId, issue.id),
+    notInArray(reviews.type, [ReviewType.Pending, ReviewType.Request]),
+    window.since === undefined ? undefined : gte(reviews.updatedUnix, window.since),
+    window.before === undefined ? undefined : lte(reviews.updatedUnix, window.before),
+  )
+  const commentRows = await deps.db.select().from(comments).where(commentWhere).orderBy(asc(comments.createdUnix), asc(comments.id)).limit(reach)
+  const [commentCount] = await deps.db.select({ n: count() }).from(comments).where(commentWhere)
+  const reviewRows = issue.isPull ? await deps.db.select().from(reviews).where(reviewWhere).orderBy(asc(reviews.createdUnix), asc(reviews.id)).limit(reach) : []
+  const [reviewCount] = issue.isPull ? await deps.db.select({ n: count() }).from(reviews).where(reviewWhere) : [{ n: 0 }]
+  const timeline = await issueTimeline(deps, issue, { from: window.since, to: window.before === undefined ? undefined : window.before + 1 })
+  // Within one second, records keep the order of their events in the outbox: a comment's is its
+  // `comment.created` event (those kept as rows without an event, and reviews, come first).
+  const plain = commentRows.map((c) => c.id)
+  const created = new Map(
+    (plain.length
+      ? await deps.db
+          .select({ id: events.id, commentId: events.commentId })
+          .from(events)
+          .where(and(eq(events.issueId, issue.id), eq(events.kind, 'comment.created'), inArray(events.commentId, plain)))
+      : []
+    ).map((e) => [e.commentId, e.id]),
+  )
+  const entries: (TimelineEntry & { seq: number })[] = [
+    ...commentRows.map((row) => ({ kind: 'comment' as const, at: row.createdUnix, seq: created.get(row.id) ?? 0, row })),
+    ...reviewRows.map((row) => ({ kind: 'review' as const, at: row.createdUnix, seq: 0, row })),
+    ...timeline.events.map((event) => ({ kind: 'event' as const, at: event.createdUnix, seq: event.id, event })),
+  ]
+  entries.sort((a, b) => a.at - b.at || a.seq - b.seq)
+  return {
+    rows: page.offset >= reach ? [] : entries.slice(page.offset, reach),
+    total: Number(commentCount?.n ?? 0) + Number(reviewCount?.n ?? 0) + timeline.events.length,
+  }
 }

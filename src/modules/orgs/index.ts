@@ -19,6 +19,7 @@ import {
   deleteOrganization,
   editOrganization,
   listMembers,
+  listAllOrgs,
   listOrgRepos,
   listOrgsOfUser,
   removeMember,
@@ -73,6 +74,18 @@ export const orgsModule = (deps: AppDeps) => {
         return status(201, toApiOrg(config, await createOrganization(deps, user, body), user))
       },
       { scope: 'organization', signed: true, body: CreateOrgOption, response: { 201: OrganizationSchema }, detail: { operationId: 'orgCreate', summary: 'Create an organization' } },
+    )
+    .get(
+      '/orgs',
+      async ({ caller, page, respond }) => respond(await listAllOrgs(deps, caller.user, page), (rows) => rows.map((o) => toApiOrg(config, o, caller.user))),
+      {
+        scope: 'organization',
+        caller: true,
+        paged: true,
+        query: PageQuery,
+        response: { 200: Orgs },
+        detail: { operationId: 'orgGetAll', summary: 'Get the organizations the caller may see' },
+      },
     )
     .get(
       '/user/orgs',

@@ -5,6 +5,7 @@ import { collaborations, orgUsers, repositories, teams, teamUsers, users } from 
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, type RepoRow } from '../../auth/access'
 import { isOrgOwner, membershipOf, requireOrgMember, type OrgContext, type OrgRow } from '../../auth/org-context'
+import { visibleOwnerCondition } from '../../auth/visibility'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
@@ -122,9 +123,13 @@ export async function deleteOrganization(deps: AppDeps, org: OrgRow): Promise<vo
   })
 }
 
-/** Every organisation, by name (site administrators). */
-export async function listAllOrgs(deps: AppDeps, page: Page): Promise<Paged<OrgRow>> {
-  return await selectPage(deps.db, users, eq(users.type, 1), asc(users.lowerName), page)
+/**
+ * Every organisation `viewer` may see, by name (the visibility rule without personal ties: an
+ * organisation is seen by its members, never through a follower); all of them for site
+ * administrators.
+ */
+export async function listAllOrgs(deps: AppDeps, viewer: UserRow | null, page: Page): Promise<Paged<OrgRow>> {
+  return await selectPage(deps.db, users, and(eq(users.type, 1), visibleOwnerCondition(viewer, false))!, asc(users.lowerName), page)
 }
 
 /**

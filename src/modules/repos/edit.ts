@@ -99,11 +99,22 @@ export async function editRepository(
   const moved = newPath !== gitDir && existsSync(gitDir)
   if (moved) {
     if (existsSync(newPath)) throw conflict(`a repository folder already exists for [name: ${set.name}]`)
-    renameSync(gitDir, newPath)
+    try {
+      renameSync(gitDir, newPath)
+    } catch (e) {
+      // Another rename of it moved the folder first.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw conflict('the repository is being renamed; try again')
+      throw e
+    }
   }
   let updated: RepoRow
   try {
     updated = await writeTransaction(deps.db, async () => {
+      // Renamed by another request since it was read: this one would rename a name it no longer has.
+      if (set.lowerName !== undefined) {
+        const [now] = await deps.db.select({ lowerName: repositories.lowerName }).from(repositories).where(eq(repositories.id, repo.id))
+        if (now?.lowerName !== repo.lowerName) throw conflict('the repository was renamed meanwhile; try again')
+      }
       if (set.lowerName !== undefined && set.lowerName !== repo.lowerName) {
         // Another request may have renamed or moved it since this one read it: its old name is not this one's.
         await checkUnmoved(deps, repo)
@@ -114,7 +125,10 @@ export async function editRepository(
         if (taken) throw unprocessable(`The repository with the same name already exists. [name: ${set.name}]`, 'Name')
         // The old name keeps redirecting here (Gitea's repo_redirect); the new one stops redirecting elsewhere.
         await dropRedirect(deps, repo.ownerId, set.lowerName)
-        await deps.db.insert(repoRedirects).values({ ownerId: repo.ownerId, lowerName: repo.lowerName, repoId: repo.id })
+        await deps.db
+          .insert(repoRedirects)
+          .values({ ownerId: repo.ownerId, lowerName: repo.lowerName, repoId: repo.id })
+          .onConflictDoUpdate({ target: [repoRedirects.ownerId, repoRedirects.lowerName], set: { repoId: repo.id } })
       }
       // The next update is due one new interval from now (none when 0), as Gitea schedules it.
       if (mirrorInterval !== undefined)

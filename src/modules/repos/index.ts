@@ -3,7 +3,6 @@ import type { AppDeps } from '../../deps'
 import { AccessMode, accessLevel } from '../../auth/access'
 import { pipeline } from '../../auth/pipeline'
 import { toApiRepo, reposToApi, repoToApi } from '../../convert/repo'
-import { unprocessable } from '../../lib/errors'
 import { PageQuery } from '../../lib/pagination'
 import { getVisibleUserByName } from '../users/service'
 import {
@@ -24,14 +23,7 @@ import { deleteRepository, editRepository } from './edit'
 import { listCallerRepos, listOwnedRepos, searchRepositories } from './queries'
 import { answerTransfer, startTransfer } from './transfer'
 import { generateRepository } from './generate'
-
-/** Go's strconv.ParseBool, as Gitea reads boolean query parameters (anything else: 422). */
-function queryBool(value: string | undefined, field: string): boolean {
-  if (value === undefined || value === '') return false
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false
-  throw unprocessable('must be a boolean', field)
-}
+import { queryBool } from '../../lib/validate'
 
 /** Repositories: create, get, edit, delete, lists and search. */
 export const reposModule = (deps: AppDeps) =>

@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { TeamContext } from '../../auth/team-context'
+import type { RepoContext } from '../../auth/repo-context'
 import { toApiUser } from '../../convert/user'
 import { notFound } from '../../lib/errors'
 import { PageQuery } from '../../lib/pagination'
@@ -10,9 +11,28 @@ import { RepositorySchema } from '../repos/model'
 import { reposToApi } from '../../convert/repo'
 import { OrgParams } from '../orgs/model'
 import { getUserByName, getVisibleUserByName } from '../users/service'
-import { CreateTeamOption, EditTeamOption, TeamMemberParams, TeamParams, TeamRepoParams, TeamSchema } from './model'
+import { CreateTeamOption, EditTeamOption, RepoTeamParams, TeamMemberParams, TeamParams, TeamRepoParams, TeamSchema, TeamSearchQuery, TeamSearchResult } from './model'
+import { RepoParams } from '../repos/model'
+import { queryBool } from '../../lib/validate'
 import { teamsToApi, toApiTeam } from '../../convert/team'
-import { addTeamMember, addTeamRepo, createTeam, deleteTeam, editTeam, isTeamMember, listOrgTeams, listTeamMembers, listTeamRepos, listUserTeams, removeTeamMember, removeTeamRepo } from './service'
+import {
+  addTeamMember,
+  addTeamRepo,
+  changeRepoTeam,
+  createTeam,
+  deleteTeam,
+  editTeam,
+  isTeamMember,
+  listOrgTeams,
+  listRepoTeams,
+  listTeamMembers,
+  listTeamRepos,
+  listUserTeams,
+  removeTeamMember,
+  removeTeamRepo,
+  repoTeam,
+  searchOrgTeams,
+} from './service'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 
@@ -34,8 +54,74 @@ export const teamsModule = (deps: AppDeps) => {
       set.status = 204
     }
 
+  /** Gives the repository to a team or takes it back (repository admins, as `changeRepoTeam` allows). */
+  const repoTeamChange =
+    (add: boolean) =>
+    async ({ params, set, repo }: { params: { team: string }; set: { status?: number | string }; repo: RepoContext }) => {
+      await changeRepoTeam(deps, repo, params.team, add)
+      set.status = 204
+    }
+
   return new Elysia({ name: 'teams', detail: { tags: ['organization'] } })
     .use(pipeline(deps))
+    .get(
+      '/orgs/:org/teams/search',
+      async ({ org, query, page, respond }) => {
+        const includeDescription = query.include_desc === undefined || query.include_desc === '' || queryBool(query.include_desc, 'include_desc')
+        const found = await searchOrgTeams(deps, org.org, query.q ?? '', includeDescription, page)
+        return { ok: true, data: await respond(found, (rows) => teamsToApi(deps, rows, org.viewer)) }
+      },
+      {
+        scope: 'organization',
+        signed: true,
+        org: 'member',
+        paged: true,
+        params: OrgParams,
+        query: TeamSearchQuery,
+        response: { 200: TeamSearchResult },
+        detail: { operationId: 'teamSearch', summary: "Search an organization's teams" },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/teams',
+      async ({ repo }) => await teamsToApi(deps, await listRepoTeams(deps, repo), repo.caller.user),
+      {
+        scope: 'repository',
+        repo: { level: 'read' },
+        signed: true,
+        params: RepoParams,
+        response: { 200: t.Array(TeamSchema) },
+        detail: { operationId: 'repoListTeams', summary: 'List the teams with access to a repository', tags: ['repository'] },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/teams/:team',
+      async ({ repo, params }) => toApiTeam(config, await repoTeam(deps, repo, params.team), repo.owner, repo.caller.user),
+      {
+        scope: 'repository',
+        repo: { level: 'read' },
+        signed: true,
+        params: RepoTeamParams,
+        response: { 200: TeamSchema },
+        detail: { operationId: 'repoCheckTeam', summary: 'Check whether a team has access to a repository', tags: ['repository'] },
+      },
+    )
+    .put('/repos/:owner/:repo/teams/:team', repoTeamChange(true), {
+      scope: 'repository',
+      repo: { level: 'admin' },
+      signed: true,
+      params: RepoTeamParams,
+      response: NoContent,
+      detail: { operationId: 'repoAddTeam', summary: 'Give a team access to a repository', tags: ['repository'] },
+    })
+    .delete('/repos/:owner/:repo/teams/:team', repoTeamChange(false), {
+      scope: 'repository',
+      repo: { level: 'admin' },
+      signed: true,
+      params: RepoTeamParams,
+      response: NoContent,
+      detail: { operationId: 'repoDeleteTeam', summary: "Take a team's access to a repository away", tags: ['repository'] },
+    })
     .get(
       '/orgs/:org/teams',
       async ({ org, page, respond }) => respond(await listOrgTeams(deps, org.org, page), (rows) => rows.map((r) => toApiTeam(config, r, org.org, org.viewer))),

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { BoundedList } from '../../lib/validate'
+import { BoundedList, QueryText } from '../../lib/validate'
 import { OrganizationSchema } from '../orgs/model'
 import { literals, recordLiterals } from '../../lib/literals'
 
@@ -47,3 +47,17 @@ const TeamId = t.String({ description: 'id of the team' })
 export const TeamParams = t.Object({ id: TeamId })
 export const TeamMemberParams = t.Object({ id: TeamId, username: t.String() })
 export const TeamRepoParams = t.Object({ id: TeamId, org: t.String(), repo: t.String() })
+
+/** `/orgs/{org}/teams/search` query: `q`, `include_desc` (Go's boolean; absent: true), page and limit. */
+export const TeamSearchQuery = t.Object({
+  q: QueryText(),
+  include_desc: QueryText('also search the description (default true)'),
+  page: t.Optional(t.Numeric()),
+  limit: t.Optional(t.Numeric()),
+})
+
+/** The `/orgs/{org}/teams/search` answer. */
+export const TeamSearchResult = t.Object({ ok: t.Boolean(), data: t.Array(TeamSchema) })
+
+/** `/repos/{owner}/{repo}/teams/{team}`. */
+export const RepoTeamParams = t.Object({ owner: t.String(), repo: t.String(), team: t.String() })

@@ -1,10 +1,12 @@
-import { and, asc, count, eq, inArray, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { repositories, teamRepos, teams, teamUsers, users, type TeamRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, accessModeFromName, type RepoRow } from '../../auth/access'
-import { forbidden, notFound, unprocessable } from '../../lib/errors'
+import { ApiError, forbidden, notFound, unprocessable } from '../../lib/errors'
+import { containsText } from '../../db/sql'
+import type { RepoContext } from '../../auth/repo-context'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
@@ -21,6 +23,19 @@ const isOwnersTeam = (team: Pick<TeamRow, 'authorize'>) => team.authorize >= Acc
 
 export async function listOrgTeams(deps: AppDeps, org: OrgRow, page: Page): Promise<Paged<TeamRow>> {
   return await selectPage(deps.db, teams, eq(teams.orgId, org.id), asc(teams.lowerName), page)
+}
+
+/**
+ * Teams of an organisation whose name (and description, with `includeDescription`) holds `q`,
+ * whatever its letter case (Gitea's team search), by name.
+ */
+export async function searchOrgTeams(deps: AppDeps, org: OrgRow, q: string, includeDescription: boolean, page: Page): Promise<Paged<TeamRow>> {
+  const needle = q.trim()
+  const folded = sql`lower(${needle})`
+  const matches = needle
+    ? or(containsText(teams.lowerName, folded), includeDescription ? containsText(sql`lower(${teams.description})`, folded) : undefined)
+    : undefined
+  return await selectPage(deps.db, teams, and(eq(teams.orgId, org.id), matches)!, asc(teams.lowerName), page)
 }
 
 /** Every team `user` is in, across organisations. */
@@ -214,25 +229,94 @@ async function repoForTeamChange(deps: AppDeps, ctx: TeamContext, orgName: strin
   return repo
 }
 
-export async function addTeamRepo(deps: AppDeps, ctx: TeamContext, orgName: string, repoName: string): Promise<void> {
-  const repo = await repoForTeamChange(deps, ctx, orgName, repoName)
-  await writeTransaction(deps.db, async () => {
+/** Gives `repo` to `team` (false when it had it already), keeping the team's count in step. */
+async function giveTeamRepo(deps: AppDeps, team: TeamRow, repo: RepoRow): Promise<boolean> {
+  return await writeTransaction(deps.db, async () => {
     const inserted = await deps.db
       .insert(teamRepos)
-      .values({ orgId: ctx.team.orgId, teamId: ctx.team.id, repoId: repo.id })
+      .values({ orgId: team.orgId, teamId: team.id, repoId: repo.id })
       .onConflictDoNothing()
       .returning({ id: teamRepos.id })
-    if (inserted.length) await deps.db.update(teams).set({ numRepos: sql`${teams.numRepos} + 1` }).where(eq(teams.id, ctx.team.id))
+    if (inserted.length) await deps.db.update(teams).set({ numRepos: sql`${teams.numRepos} + 1` }).where(eq(teams.id, team.id))
+    return inserted.length > 0
   })
 }
 
-export async function removeTeamRepo(deps: AppDeps, ctx: TeamContext, orgName: string, repoName: string): Promise<void> {
-  const repo = await repoForTeamChange(deps, ctx, orgName, repoName)
-  await writeTransaction(deps.db, async () => {
+/** Takes `repo` back from `team` (false when it did not have it), keeping the team's count in step. */
+async function takeTeamRepo(deps: AppDeps, team: TeamRow, repo: RepoRow): Promise<boolean> {
+  return await writeTransaction(deps.db, async () => {
     const removed = await deps.db
       .delete(teamRepos)
-      .where(and(eq(teamRepos.teamId, ctx.team.id), eq(teamRepos.repoId, repo.id)))
+      .where(and(eq(teamRepos.teamId, team.id), eq(teamRepos.repoId, repo.id)))
       .returning({ id: teamRepos.id })
-    if (removed.length) await deps.db.update(teams).set({ numRepos: sql`${teams.numRepos} - 1` }).where(eq(teams.id, ctx.team.id))
+    if (removed.length) await deps.db.update(teams).set({ numRepos: sql`${teams.numRepos} - 1` }).where(eq(teams.id, team.id))
+    return removed.length > 0
   })
+}
+
+export async function addTeamRepo(deps: AppDeps, ctx: TeamContext, orgName: string, repoName: string): Promise<void> {
+  await giveTeamRepo(deps, ctx.team, await repoForTeamChange(deps, ctx, orgName, repoName))
+}
+
+export async function removeTeamRepo(deps: AppDeps, ctx: TeamContext, orgName: string, repoName: string): Promise<void> {
+  await takeTeamRepo(deps, ctx.team, await repoForTeamChange(deps, ctx, orgName, repoName))
+}
+
+// ---- the teams of a repository (`/repos/{owner}/{repo}/teams`) ----
+
+/** Teams only exist in organisations: Gitea answers 405 for a user's repository. */
+function requireOrgRepo(ctx: RepoContext): void {
+  if (ctx.owner.type !== 1) throw new ApiError(405, 'repo is not owned by an organization')
+}
+
+/**
+ * The teams of the repository's organisation that cover it: the Owners team and teams with every
+ * repository, and those given it (the rule `listTeamRepos` reads the other way round).
+ */
+function teamsCovering(deps: AppDeps, repo: RepoRow): SQL {
+  return and(
+    eq(teams.orgId, repo.ownerId),
+    or(
+      gte(teams.authorize, AccessMode.Owner),
+      eq(teams.includesAllRepositories, true),
+      inArray(teams.id, deps.db.select({ id: teamRepos.teamId }).from(teamRepos).where(eq(teamRepos.repoId, repo.id))),
+    ),
+  )!
+}
+
+/** Every team with access to the repository, by name (unpaged, as Gitea: an organisation's teams are few). */
+export async function listRepoTeams(deps: AppDeps, ctx: RepoContext): Promise<TeamRow[]> {
+  requireOrgRepo(ctx)
+  return await deps.db.select().from(teams).where(teamsCovering(deps, ctx.repo)).orderBy(asc(teams.lowerName)).limit(1000)
+}
+
+/** The organisation's team named `name` (404 when there is none). */
+async function orgTeamByName(deps: AppDeps, orgId: number, name: string): Promise<TeamRow> {
+  const team = (await deps.db.select().from(teams).where(and(eq(teams.orgId, orgId), eq(teams.lowerName, name.toLowerCase()))))[0]
+  if (!team) throw notFound(`team does not exist [org_id: ${orgId}, name: ${name}]`)
+  return team
+}
+
+/** The team named `name` when it has access to the repository; 404 otherwise. */
+export async function repoTeam(deps: AppDeps, ctx: RepoContext, name: string): Promise<TeamRow> {
+  requireOrgRepo(ctx)
+  const team = await orgTeamByName(deps, ctx.repo.ownerId, name)
+  const covering = (await deps.db.select({ id: teams.id }).from(teams).where(and(eq(teams.id, team.id), teamsCovering(deps, ctx.repo))))[0]
+  if (!covering) throw notFound(`team ${team.name} has no access to the repository`)
+  return team
+}
+
+/**
+ * Gives the repository to the team named `name`, or takes it back (the route asks for repository
+ * admin). As Gitea: only an owner of the organisation unless it lets repository admins change
+ * team access; 422 when there is nothing to change (a team covering every repository included).
+ */
+export async function changeRepoTeam(deps: AppDeps, ctx: RepoContext, name: string, add: boolean): Promise<void> {
+  requireOrgRepo(ctx)
+  if (!ctx.owner.repoAdminChangeTeamAccess && ctx.mode < AccessMode.Owner) throw forbidden('user is nor repo admin nor owner')
+  const team = await orgTeamByName(deps, ctx.repo.ownerId, name)
+  if (isOwnersTeam(team) || team.includesAllRepositories)
+    throw unprocessable(`team '${team.name}' has access to every repository of the organization`)
+  const changed = add ? await giveTeamRepo(deps, team, ctx.repo) : await takeTeamRepo(deps, team, ctx.repo)
+  if (!changed) throw unprocessable(add ? `team '${team.name}' is already added to repo` : `team '${team.name}' was not added to repo`)
 }

@@ -2,12 +2,12 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
-import { AddTimeOption, IssueParams, TimesQuery, TrackedTimeSchema } from '../issues/model'
+import { AddTimeOption, IssueIdParams, StopwatchSchema, IssueParams, TimesQuery, TrackedTimeSchema } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue } from '../issues/queries'
 import { getVisibleUserByName } from '../users/service'
-import { timesToApi } from '../../convert/issue'
-import { addTime, listTimes, requireTimeTracking } from './service'
+import { timesToApi, toApiStopwatch } from '../../convert/issue'
+import { addTime, deleteTimes, listStopwatches, listTimes, requireTimeTracking, startStopwatch, stopStopwatch } from './service'
 
 const TimeList = t.Array(TrackedTimeSchema)
 
@@ -29,6 +29,93 @@ export const timesModule = (deps: AppDeps) => {
         body: AddTimeOption,
         response: { 200: TrackedTimeSchema },
         detail: { operationId: 'issueAddTime', summary: 'Add tracked time to an issue' },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/issues/:index/stopwatch/start',
+      async ({ params, status, repo, user }) => {
+        await startStopwatch(deps, repo, pathNumber(params.index), user)
+        return status(201, '')
+      },
+      {
+        scope: 'issue',
+        repo: { unit: 'issues' },
+        signed: true,
+        params: IssueParams,
+        response: { 201: t.String({ description: 'empty' }) },
+        detail: { operationId: 'issueStartStopWatch', summary: "Start the caller's stopwatch on an issue (one running elsewhere is stopped)" },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/issues/:index/stopwatch/stop',
+      async ({ params, status, repo, user }) => {
+        await stopStopwatch(deps, repo, pathNumber(params.index), user, true)
+        return status(201, '')
+      },
+      {
+        scope: 'issue',
+        repo: { unit: 'issues' },
+        signed: true,
+        params: IssueParams,
+        response: { 201: t.String({ description: 'empty' }) },
+        detail: { operationId: 'issueStopStopWatch', summary: "Stop the caller's stopwatch on an issue, recording its time" },
+      },
+    )
+    .delete(
+      '/repos/:owner/:repo/issues/:index/stopwatch/delete',
+      async ({ params, status, repo, user }) => {
+        await stopStopwatch(deps, repo, pathNumber(params.index), user, false)
+        return status(204, undefined)
+      },
+      {
+        scope: 'issue',
+        repo: { unit: 'issues' },
+        signed: true,
+        params: IssueParams,
+        response: { 204: t.Void() },
+        detail: { operationId: 'issueDeleteStopWatch', summary: "Cancel the caller's stopwatch on an issue" },
+      },
+    )
+    .get(
+      '/user/stopwatches',
+      async ({ user, page, respond }) =>
+        respond(await listStopwatches(deps, user, page), async (rows) => rows.map((r) => toApiStopwatch(r.watch, r.issue, r.repo, r.seconds))),
+      {
+        scope: 'user',
+        signed: true,
+        paged: true,
+        response: { 200: t.Array(StopwatchSchema) },
+        detail: { operationId: 'userGetStopWatches', summary: "The signed-in user's running stopwatches" },
+      },
+    )
+    .delete(
+      '/repos/:owner/:repo/issues/:index/times',
+      async ({ params, status, repo, user }) => {
+        await deleteTimes(deps, repo, pathNumber(params.index), user)
+        return status(204, undefined)
+      },
+      {
+        scope: 'issue',
+        repo: { unit: 'issues' },
+        signed: true,
+        params: IssueParams,
+        response: { 204: t.Void() },
+        detail: { operationId: 'issueResetTime', summary: "Delete the caller's tracked time on an issue" },
+      },
+    )
+    .delete(
+      '/repos/:owner/:repo/issues/:index/times/:id',
+      async ({ params, status, repo, user }) => {
+        await deleteTimes(deps, repo, pathNumber(params.index), user, pathNumber(params.id))
+        return status(204, undefined)
+      },
+      {
+        scope: 'issue',
+        repo: { unit: 'issues' },
+        signed: true,
+        params: IssueIdParams,
+        response: { 204: t.Void() },
+        detail: { operationId: 'issueDeleteTime', summary: 'Delete one tracked time of an issue (its own user, or the site admin)' },
       },
     )
     .get(

@@ -1,8 +1,8 @@
-import { and, asc, eq, gte, lte } from 'drizzle-orm'
+import { and, asc, eq, gte, inArray, lte } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { writeTransaction } from '../../db/client'
-import { issueAssignees, trackedTimes, type TrackedTimeRow } from '../../db/schema'
+import { issueAssignees, issues, repositories, stopwatches, trackedTimes, type IssueRow, type StopwatchRow, type TrackedTimeRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, type RepoRow } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
@@ -14,6 +14,8 @@ import { insertComment } from '../comments/service'
 
 /** Timeline event type of "time added" (Gitea's CommentTypeAddTimeManual). */
 const TIME_ADDED_EVENT = 15
+/** Timeline event type of "time deleted" (Gitea's CommentTypeDeleteTimeManual). */
+const TIME_DELETED_EVENT = 26
 
 /**
  * `time tracking disabled` when the repository turned it off: 400 (with Gitea's capitalised
@@ -45,20 +47,122 @@ export async function addTime(deps: AppDeps, ctx: RepoContext, index: number, ca
     if (ctx.mode < AccessMode.Admin) throw forbidden('Only repository admins may record time for another user')
     worker = await getUserByName(deps, opts.user_name)
   }
-  if (ctx.repo.allowOnlyContributorsToTrackTime && ctx.mode < AccessMode.Write && issue.posterId !== caller.id) {
-    const assigned = (await deps.db
-      .select({ id: issueAssignees.id })
-      .from(issueAssignees)
-      .where(and(eq(issueAssignees.issueId, issue.id), eq(issueAssignees.assigneeId, caller.id))))[0]
-    if (!assigned) throw forbidden('Only contributors may track time on this repository')
+  await requireTracker(deps, ctx, issue, caller)
+  return await writeTransaction(deps.db, async () => await recordTime(deps, issue, worker, opts.time, created))
+}
+
+/** A tracked time and its "time added" event; inside a write transaction. */
+async function recordTime(deps: AppDeps, issue: IssueRow, worker: UserRow, time: number, created: number): Promise<TrackedTimeRow> {
+  const row = (await deps.db
+    .insert(trackedTimes)
+    .values({ issueId: issue.id, repoId: issue.repoId, userId: worker.id, time, createdUnix: created })
+    .returning())[0]!
+  await insertComment(deps, issue, worker, TIME_ADDED_EVENT, String(time), JSON.stringify({ tracked_time_id: row.id }))
+  return row
+}
+
+/**
+ * Gitea's stopwatch rules (prepareIssueStopwatch): time tracking on (400), a writer of the issue's
+ * kind who may track time on it (403), and a stopwatch of the caller on the issue running or not
+ * as the action needs (409).
+ */
+async function stopwatchIssue(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow, running: boolean) {
+  requireTimeTracking(ctx.repo)
+  const issue = await findIssue(deps, ctx.repo.id, index)
+  if (ctx.mode < AccessMode.Write) throw forbidden('Only writers may use a stopwatch on this issue')
+  await requireTracker(deps, ctx, issue, caller)
+  const [watch] = await deps.db.select().from(stopwatches).where(and(eq(stopwatches.userId, caller.id), eq(stopwatches.issueId, issue.id)))
+  if (running && !watch) throw new ApiError(409, 'cannot stop/cancel a non existent stopwatch')
+  if (!running && watch) throw new ApiError(409, 'cannot start a stopwatch again if it already exists')
+  return { issue, watch }
+}
+
+/** Stops a stopwatch: its time (at least a second) recorded as tracked time; inside a write transaction. */
+async function finishStopwatch(deps: AppDeps, watch: StopwatchRow, issue: IssueRow, user: UserRow): Promise<void> {
+  const removed = await deps.db.delete(stopwatches).where(eq(stopwatches.id, watch.id)).returning()
+  if (removed.length === 0) return
+  const now = nowUnix()
+  await recordTime(deps, issue, user, Math.max(1, now - watch.createdUnix), now)
+}
+
+/** Starts the caller's stopwatch on an issue; one running elsewhere is stopped first (Gitea's CreateIssueStopwatch). */
+export async function startStopwatch(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow): Promise<void> {
+  const { issue } = await stopwatchIssue(deps, ctx, index, caller, false)
+  await writeTransaction(deps.db, async () => {
+    for (const other of await deps.db.select().from(stopwatches).where(eq(stopwatches.userId, caller.id))) {
+      const [otherIssue] = await deps.db.select().from(issues).where(eq(issues.id, other.issueId))
+      if (otherIssue) await finishStopwatch(deps, other, otherIssue, caller)
+    }
+    const inserted = await deps.db.insert(stopwatches).values({ issueId: issue.id, userId: caller.id, createdUnix: nowUnix() }).onConflictDoNothing().returning()
+    if (inserted.length === 0) throw new ApiError(409, 'cannot start a stopwatch again if it already exists')
+  })
+}
+
+/** Stops the caller's stopwatch on an issue (its time recorded), or cancels it (`record` false). */
+export async function stopStopwatch(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow, record: boolean): Promise<void> {
+  const { issue, watch } = await stopwatchIssue(deps, ctx, index, caller, true)
+  await writeTransaction(deps.db, async () => {
+    if (record) await finishStopwatch(deps, watch!, issue, caller)
+    else await deps.db.delete(stopwatches).where(eq(stopwatches.id, watch!.id))
+  })
+}
+
+/** The caller's running stopwatches, oldest first: a page, with their issues and repositories. */
+export async function listStopwatches(deps: AppDeps, caller: UserRow, page: Page) {
+  const found = await selectPage(deps.db, stopwatches, eq(stopwatches.userId, caller.id), [asc(stopwatches.createdUnix), asc(stopwatches.id)], page)
+  const issueRows = found.rows.length ? await deps.db.select().from(issues).where(inArray(issues.id, found.rows.map((w) => w.issueId))) : []
+  const repoRows = issueRows.length ? await deps.db.select().from(repositories).where(inArray(repositories.id, issueRows.map((i) => i.repoId))) : []
+  const issueById = new Map(issueRows.map((i) => [i.id, i]))
+  const repoById = new Map(repoRows.map((r) => [r.id, r]))
+  const now = nowUnix()
+  return {
+    total: found.total,
+    rows: found.rows.flatMap((w) => {
+      const issue = issueById.get(w.issueId)
+      const repo = issue && repoById.get(issue.repoId)
+      return issue && repo ? [{ watch: w, issue, repo, seconds: Math.max(0, now - w.createdUnix) }] : []
+    }),
   }
-  return await writeTransaction(deps.db, async () => {
-    const row = (await deps.db
-      .insert(trackedTimes)
-      .values({ issueId: issue.id, repoId: ctx.repo.id, userId: worker.id, time: opts.time, createdUnix: created })
-      .returning())[0]
-    await insertComment(deps, issue, worker, TIME_ADDED_EVENT, String(opts.time), JSON.stringify({ tracked_time_id: row.id }))
-    return row
+}
+
+/**
+ * Gitea's CanUseTimetracker: when the repository restricts tracking to contributors, only writers,
+ * the issue's poster and its assignees may track time on it (403 otherwise).
+ */
+async function requireTracker(deps: AppDeps, ctx: RepoContext, issue: IssueRow, caller: UserRow): Promise<void> {
+  if (!ctx.repo.allowOnlyContributorsToTrackTime || ctx.mode >= AccessMode.Write || issue.posterId === caller.id) return
+  const assigned = (await deps.db
+    .select({ id: issueAssignees.id })
+    .from(issueAssignees)
+    .where(and(eq(issueAssignees.issueId, issue.id), eq(issueAssignees.assigneeId, caller.id))))[0]
+  if (!assigned) throw forbidden('Only contributors may track time on this repository')
+}
+
+/** Gitea's `- 1:02:03` of a time-deleted event: the seconds taken away. */
+const removedTime = (seconds: number) =>
+  `- ${Math.floor(seconds / 3600)}:${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}`
+
+/**
+ * Deletes tracked time of an issue (Gitea's ResetIssueTime and DeleteTime): all the caller's own
+ * on the issue (`id` undefined), or one record (`id`), the caller's own unless site admin; a
+ * "time deleted" event says how much went. 404 for a record not of this issue.
+ */
+export async function deleteTimes(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow, id?: number): Promise<void> {
+  requireTimeTracking(ctx.repo)
+  const issue = await findIssue(deps, ctx.repo.id, index)
+  await requireTracker(deps, ctx, issue, caller)
+  await writeTransaction(deps.db, async () => {
+    let rows: TrackedTimeRow[]
+    if (id === undefined) {
+      rows = await deps.db.select().from(trackedTimes).where(and(eq(trackedTimes.issueId, issue.id), eq(trackedTimes.userId, caller.id)))
+    } else {
+      rows = Number.isSafeInteger(id) ? await deps.db.select().from(trackedTimes).where(and(eq(trackedTimes.id, id), eq(trackedTimes.issueId, issue.id))) : []
+      if (rows.length === 0) throw notFound(`tracked time does not exist [id: ${id}]`)
+      if (rows[0]!.userId !== caller.id && !caller.isAdmin) throw forbidden('Cannot delete time of others')
+    }
+    if (rows.length === 0) return
+    await deps.db.delete(trackedTimes).where(inArray(trackedTimes.id, rows.map((r) => r.id)))
+    await insertComment(deps, issue, caller, TIME_DELETED_EVENT, removedTime(rows.reduce((sum, r) => sum + r.time, 0)))
   })
 }
 

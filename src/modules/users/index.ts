@@ -2,7 +2,9 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
-import { toApiUser } from '../../convert/user'
+import { toApiUser, toApiUserSettings } from '../../convert/user'
+import { editUser } from '../admin/service'
+import { userHeatmap } from './heatmap'
 import { notFound } from '../../lib/errors'
 import { PageQuery } from '../../lib/pagination'
 import {
@@ -14,7 +16,10 @@ import {
   TokenParams,
   UserSchema,
   UserSearchQuery,
+  UserHeatmapData,
   UserSearchResult,
+  UserSettingsOptions,
+  UserSettingsSchema,
   UsernameParams,
 } from './model'
 import { toApiAccessToken, toApiEmail } from '../../convert/account'
@@ -40,6 +45,22 @@ export const usersModule = (deps: AppDeps) => {
       { scope: 'user', signed: true, response: { 200: UserSchema }, detail: { operationId: 'userGetCurrent', summary: 'Get the authenticated user' } },
     )
     .get(
+      '/user/settings',
+      ({ user }) => toApiUserSettings(user),
+      { scope: 'user', signed: true, response: { 200: UserSettingsSchema }, detail: { operationId: 'getUserSettings', summary: "Get the authenticated user's settings" } },
+    )
+    .patch(
+      '/user/settings',
+      async ({ user, body }) => toApiUserSettings(await editUser(deps, user, body)),
+      {
+        scope: 'user',
+        signed: true,
+        body: UserSettingsOptions,
+        response: { 200: UserSettingsSchema },
+        detail: { operationId: 'updateUserSettings', summary: "Update the authenticated user's settings" },
+      },
+    )
+    .get(
       '/users/search',
       async ({ caller, query, page, respond }) => ({
         ok: true,
@@ -58,6 +79,17 @@ export const usersModule = (deps: AppDeps) => {
       '/users/:username',
       async ({ caller, params }) => toApiUser(config, await getVisibleUserByName(deps, params.username, caller.user, 'owner'), caller.user),
       { scope: 'user', caller: true, params: UsernameParams, response: { 200: UserSchema }, detail: { operationId: 'userGet', summary: 'Get a user' } },
+    )
+    .get(
+      '/users/:username/heatmap',
+      async ({ caller, params }) => await userHeatmap(deps, await getVisibleUserByName(deps, params.username, caller.user), caller.user),
+      {
+        scope: 'user',
+        caller: true,
+        params: UsernameParams,
+        response: { 200: t.Array(UserHeatmapData) },
+        detail: { operationId: 'userGetHeatmapData', summary: "Get a user's contributions per 15 minutes over the last year" },
+      },
     )
 
     // ---- access tokens (Basic credentials with a password only) ----

@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import { BoundedList, ListName, QueryText } from '../../lib/validate'
 import { Type } from '@sinclair/typebox'
-import { recordLiterals } from '../../lib/literals'
+import { literals, recordLiterals } from '../../lib/literals'
 
 /** Who may see a user or an organisation (Gitea's VisibleType). */
 export const VISIBILITIES = ['public', 'limited', 'private'] as const
@@ -88,3 +88,40 @@ export const CreateAccessTokenOption = t.Object(
   { name: t.String(), scopes: t.Optional(t.Union([BoundedList(ListName), ListName])) },
   { $id: '#/components/schemas/CreateAccessTokenOption' },
 )
+
+/** How a user's diffs are laid out ('' = the default, unified). */
+export const DIFF_VIEW_STYLES = ['', 'unified', 'split'] as const
+
+const userSettingsFields = {
+  full_name: t.String(),
+  website: t.String(),
+  description: t.String(),
+  location: t.String(),
+  language: t.String(),
+  theme: t.String(),
+  diff_view_style: recordLiterals(DIFF_VIEW_STYLES),
+  hide_email: t.Boolean(),
+  hide_activity: t.Boolean(),
+}
+
+/** The UserSettings record. */
+export const UserSettingsSchema = t.Object(userSettingsFields, { $id: '#/components/schemas/UserSettings' })
+
+/** UserSettingsOptions: an absent key leaves the setting unchanged; lengths checked by the service. */
+export const UserSettingsOptions = t.Object(
+  {
+    full_name: t.Optional(t.String()),
+    website: t.Optional(t.String()),
+    description: t.Optional(t.String()),
+    location: t.Optional(t.String()),
+    language: t.Optional(t.String()),
+    theme: t.Optional(t.String()),
+    diff_view_style: t.Optional(literals(DIFF_VIEW_STYLES)),
+    hide_email: t.Optional(t.Boolean()),
+    hide_activity: t.Optional(t.Boolean()),
+  },
+  { $id: '#/components/schemas/UserSettingsOptions' },
+)
+
+/** UserHeatmapData: the contributions of one 15-minute bucket starting at `timestamp` (Unix seconds). */
+export const UserHeatmapData = t.Object({ timestamp: Int(), contributions: Int() }, { $id: '#/components/schemas/UserHeatmapData' })
