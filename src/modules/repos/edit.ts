@@ -110,14 +110,9 @@ export async function editRepository(
   let updated: RepoRow
   try {
     updated = await writeTransaction(deps.db, async () => {
-      // Renamed by another request since it was read: this one would rename a name it no longer has.
-      if (set.lowerName !== undefined) {
-        const [now] = await deps.db.select({ lowerName: repositories.lowerName }).from(repositories).where(eq(repositories.id, repo.id))
-        if (now?.lowerName !== repo.lowerName) throw conflict('the repository was renamed meanwhile; try again')
-      }
+      // Renamed or transferred by another request since it was read: this one would rename a name it no longer has.
+      if (set.lowerName !== undefined) await checkUnmoved(deps, repo)
       if (set.lowerName !== undefined && set.lowerName !== repo.lowerName) {
-        // Another request may have renamed or moved it since this one read it: its old name is not this one's.
-        await checkUnmoved(deps, repo)
         const taken = (await deps.db
           .select({ id: repositories.id })
           .from(repositories)
