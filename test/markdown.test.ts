@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { giteaApi } from 'gitea-js'
 import { startTestServer, type TestServer } from './helpers'
 
 let s: TestServer
@@ -178,5 +179,41 @@ describe('POST /markdown/raw', () => {
     const long = await raw('x'.repeat(1024 * 1024 + 1), 'text/plain')
     expect(long.status).toBe(422)
     expect(long.body.url).toBe(`${s.config.baseUrl}api/swagger`)
+  })
+})
+
+describe('POST /markup', () => {
+  test('gitea-js renderMarkup: plain markdown, gfm/comment/file/wiki modes against the context, the same renderer as /markdown', async () => {
+    const api = giteaApi(s.url, {})
+    const base = s.config.baseUrl
+    const text = async (r: Promise<{ status: number; data: string }>) => {
+      const res = await r
+      expect(res.status).toBe(200)
+      return res.data
+    }
+    const plain = await text(api.markup.renderMarkup({ Text: '# T\n\nsee #3' }, { format: 'text' }))
+    expect(plain).toBe(await render({ Text: '# T\n\nsee #3' }))
+    expect(plain).not.toContain('issues/3')
+    for (const Mode of ['gfm', 'comment', 'file']) {
+      const html = await text(api.markup.renderMarkup({ Text: 'Fixes #12 [doc](doc.md)', Mode, Context: 'owner/repo', FilePath: 'README.md' }, { format: 'text' }))
+      expect(html).toContain(`<a href="${base}owner/repo/issues/12" class="ref-issue">#12</a>`)
+      expect(html).toBe(await render({ Text: 'Fixes #12 [doc](doc.md)', Mode: 'gfm', Context: 'owner/repo' }))
+    }
+    const wiki = await text(api.markup.renderMarkup({ Text: '[page](Other)', Mode: 'wiki', Context: 'owner/repo' }, { format: 'text' }))
+    expect(wiki).toContain(`${base}owner/repo/wiki/Other`)
+    expect(await text(api.markup.renderMarkup({ Text: '[page](Other)', Wiki: true, Context: 'owner/repo' }, { format: 'text' }))).toBe(wiki)
+  })
+
+  test('an unknown mode is 422; empty text is empty; too long is 422; a null body is an empty option', async () => {
+    const bad = await s.post('/markup', { Text: 'x', Mode: 'asciidoc' })
+    expect(bad.status).toBe(422)
+    expect(bad.body.message).toBe('Unknown mode: asciidoc')
+    const empty = await s.post('/markup', { Mode: 'gfm' })
+    expect(empty.status).toBe(200)
+    expect(empty.text).toBe('')
+    expect((await s.post('/markup', null)).status).toBe(200)
+    const long = await s.post('/markup', { Text: 'x'.repeat(1024 * 1024 + 1) })
+    expect(long.status).toBe(422)
+    expect((await s.post('/markup', { Text: 'x', FilePath: 'a'.repeat(5000) })).status).toBe(422)
   })
 })

@@ -170,6 +170,7 @@ describe('route table', () => {
         'GET /api/v1/settings/ui',
         'POST /api/v1/markdown',
         'POST /api/v1/markdown/raw',
+        'POST /api/v1/markup',
         'GET /:owner/:repo/info/refs',
         'POST /:owner/:repo/git-upload-pack',
         'POST /:owner/:repo/git-receive-pack',
@@ -296,7 +297,7 @@ const levelOf = (method: string) => (['POST', 'PUT', 'PATCH', 'DELETE'].includes
  * here on its own so that a route declaring another one fails.
  */
 function giteaCategories(path: string): ScopeCategory[] | 'none' {
-  if (['/api/v1/version', '/api/v1/markdown', '/api/v1/markdown/raw'].includes(path) || path.startsWith('/api/v1/settings/')) return 'none'
+  if (['/api/v1/version', '/api/v1/markdown', '/api/v1/markdown/raw', '/api/v1/markup'].includes(path) || path.startsWith('/api/v1/settings/')) return 'none'
   if (path.startsWith('/api/v1/admin/')) return ['admin']
   if (path === '/api/v1/org/:org/repos') return ['organization', 'repository']
   if (path.startsWith('/api/v1/orgs') || path.startsWith('/api/v1/teams/')) return ['organization']

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { repoRedirects, repositories, users } from '../db/schema'
 import { rowMapper, valueRows } from '../db/row-mapper'
@@ -50,16 +50,22 @@ export async function findRepoByName(deps: AppDeps, ownerName: string, repoName:
   return repoValues && { repo: repoRows.map(repoValues), owner }
 }
 /**
- * The repository an old name of a renamed repository now leads to (Gitea's repo_redirect), by
+ * The repository an old name of a renamed or transferred repository now leads to (Gitea's repo_redirect), by
  * owner name and old repository name, both case-insensitive; undefined when the name is not one.
  */
 export async function findRepoRedirect(deps: AppDeps, ownerName: string, repoName: string): Promise<{ repo: RepoRow; owner: UserRow } | undefined> {
   const row = (await deps.db
     .select({ repo: repositories, owner: users })
     .from(repoRedirects)
-    .innerJoin(users, eq(users.id, repoRedirects.ownerId))
     .innerJoin(repositories, and(eq(repositories.id, repoRedirects.repoId), eq(repositories.status, 'ready')))
-    .where(and(eq(users.lowerName, ownerName.toLowerCase()), eq(repoRedirects.lowerName, repoName.toLowerCase()))))[0]
+    // The repository's owner now: another one than the old name's after a transfer.
+    .innerJoin(users, eq(users.id, repositories.ownerId))
+    .where(
+      and(
+        inArray(repoRedirects.ownerId, deps.db.select({ id: users.id }).from(users).where(eq(users.lowerName, ownerName.toLowerCase()))),
+        eq(repoRedirects.lowerName, repoName.toLowerCase()),
+      ),
+    ))[0]
   return row && { repo: row.repo as RepoRow, owner: row.owner as UserRow }
 }
 

@@ -17,6 +17,7 @@ export type EventKind =
   | 'repo.created'
   | 'repo.deleted'
   | 'repo.renamed'
+  | 'repo.transferred'
   | 'repo.forked'
   | 'issue.opened'
   | 'issue.edited'

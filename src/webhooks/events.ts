@@ -26,6 +26,8 @@ export const EVENT_TYPE_OF: Record<EventKind, ((e: EventRecord) => HookEventType
   'repo.deleted': () => 'repository',
   // Gitea has no webhook for a rename.
   'repo.renamed': null,
+  // Nor for a transfer (its notifier records it in the activity feed only).
+  'repo.transferred': null,
   'repo.forked': () => 'fork',
   'issue.opened': issueOrPull('issues', 'pull_request'),
   'issue.edited': issueOrPull('issues', 'pull_request'),

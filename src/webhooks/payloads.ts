@@ -320,6 +320,7 @@ export const PAYLOAD_BUILDERS: Record<EventKind, PayloadBuilder | null> = {
   'repo.created': repositoryBuilder('created'),
   'repo.deleted': repositoryBuilder('deleted'),
   'repo.renamed': null,
+  'repo.transferred': null,
   'repo.forked': forkBuilder,
   'issue.opened': issueBuilder,
   'issue.edited': issueBuilder,

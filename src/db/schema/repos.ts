@@ -185,3 +185,28 @@ export const repoTopics = sqliteTable(
   },
   (t) => [uniqueIndex('repo_topics_pair_uq').on(t.repoId, t.topicId), index('repo_topics_topic_idx').on(t.topicId)],
 )
+
+/**
+ * A repository's pending transfer to another owner (Gitea's repo_transfer): made when the
+ * recipient must accept it, removed on acceptance, rejection or the repository's deletion. One
+ * per repository. `teamIds`: JSON array of the recipient organisation's teams to give it to.
+ */
+export const repoTransfers = sqliteTable(
+  'repo_transfers',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    repoId: integer('repo_id')
+      .notNull()
+      .references(() => repositories.id, { onDelete: 'cascade' }),
+    doerId: integer('doer_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    recipientId: integer('recipient_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    teamIds: text('team_ids').notNull().default('[]'),
+    createdUnix: integer('created_unix').notNull(),
+  },
+  (t) => [uniqueIndex('repo_transfers_repo_uq').on(t.repoId), index('repo_transfers_recipient_idx').on(t.recipientId)],
+)
+export type RepoTransferRow = typeof repoTransfers.$inferSelect

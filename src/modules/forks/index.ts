@@ -4,7 +4,8 @@ import { pipeline } from '../../auth/pipeline'
 import { PageQuery } from '../../lib/pagination'
 import { RepoParams, RepositoryList, RepositorySchema } from '../repos/model'
 import { reposToApi } from '../../convert/repo'
-import { CreateForkOption } from './model'
+import { CreateForkOption, MergeUpstreamRequest, MergeUpstreamResponse } from './model'
+import { mergeUpstream } from './merge-upstream'
 import { forkRepository, listForks } from './service'
 
 /** Forks of a repository: create one, list them. */
@@ -40,5 +41,18 @@ export const forksModule = (deps: AppDeps) =>
         body: CreateForkOption,
         response: { 202: RepositorySchema },
         detail: { operationId: 'createFork', summary: 'Fork a repository' },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/merge-upstream',
+      async ({ repo: ctx, user, body }) => ({ merge_type: await mergeUpstream(deps, ctx, user, body.branch) }),
+      {
+        scope: 'repository',
+        repo: { level: 'write' },
+        signed: true,
+        params: RepoParams,
+        body: MergeUpstreamRequest,
+        response: { 200: MergeUpstreamResponse },
+        detail: { operationId: 'repoMergeUpstream', summary: "Merge a branch from the fork's parent" },
       },
     )

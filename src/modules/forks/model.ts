@@ -8,3 +8,15 @@ export const CreateForkOption = t.Object(
   },
   { $id: '#/components/schemas/CreateForkOption' },
 )
+
+/** MergeUpstreamRequest. */
+export const MergeUpstreamRequest = t.Object(
+  { branch: t.String({ minLength: 1, maxLength: 255 }) },
+  { $id: '#/components/schemas/MergeUpstreamRequest' },
+)
+
+/** MergeUpstreamResponse. */
+export const MergeUpstreamResponse = t.Object(
+  { merge_type: t.Union([t.Literal('fast-forward'), t.Literal('merge')]) },
+  { $id: '#/components/schemas/MergeUpstreamResponse' },
+)

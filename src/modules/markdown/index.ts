@@ -1,9 +1,10 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
-import { MarkdownOption, MarkdownRawBody, MarkdownRender } from './model'
+import { MARKUP_MODES, MarkdownOption, MarkdownRawBody, MarkdownRender, MarkupOption } from './model'
 import { renderMarkdown } from './service'
 import { readsBody } from '../../lib/body'
+import { ApiError } from '../../lib/errors'
 
 const HTML = 'text/html; charset=UTF-8'
 
@@ -31,6 +32,33 @@ export const markdownModule = (deps: AppDeps) =>
           operationId: 'renderMarkdown',
           'x-content-type': 'text/html',
           summary: 'Render a markdown document as HTML',
+        },
+      },
+    )
+    .post(
+      '/markup',
+      async ({ body, set, request }) => {
+        const wiki = body.Wiki ?? body.wiki
+        const given = (body.Mode ?? body.mode ?? '').toLowerCase()
+        if (!(MARKUP_MODES as readonly string[]).includes(given)) throw new ApiError(422, `Unknown mode: ${given}`)
+        // Gitea's rule: `Wiki` makes the mode `wiki`; every mode but plain markdown resolves
+        // references and links against the context, as /markdown's `gfm` does.
+        const plain = !wiki && (given === '' || given === 'markdown')
+        const opts = { mode: plain ? 'markdown' : 'gfm', context: body.Context ?? body.context, wiki: wiki || given === 'wiki' }
+        set.headers['content-type'] = HTML
+        return renderMarkdown(deps.config, body.Text ?? body.text ?? '', opts, deps.auth.clientAddress(request))
+      },
+      {
+        scope: 'none',
+        transform: (ctx) => {
+          if (ctx.body === null || ctx.body === undefined) ctx.body = {}
+        },
+        body: MarkupOption,
+        response: { 200: MarkdownRender },
+        detail: {
+          operationId: 'renderMarkup',
+          'x-content-type': 'text/html',
+          summary: 'Render a markup document as HTML',
         },
       },
     )

@@ -22,6 +22,19 @@ export const MarkdownOption = t.Object(
   { $id: '#/components/schemas/MarkdownOption' },
 )
 
+/** MarkupOption: MarkdownOption with the path of a previewed file (`FilePath`; its keys are read as MarkdownOption's are). */
+export const MarkupOption = t.Object(
+  {
+    ...MarkdownOption.properties,
+    FilePath: t.Optional(t.String({ maxLength: 4096, description: 'File path for detecting extension in file mode' })),
+    filepath: t.Optional(t.String({ maxLength: 4096 })),
+  },
+  { $id: '#/components/schemas/MarkupOption' },
+)
+
+/** The modes /markup knows (Gitea answers any other with 422); `file` renders markdown, as Gitea's API does without a repository. */
+export const MARKUP_MODES = ['', 'markdown', 'gfm', 'comment', 'wiki', 'file'] as const
+
 /** The raw variant's body: any text, read as it is. */
 export const MarkdownRawBody = t.String({ maxLength: MAX_TEXT, description: 'Request body to render' })
 

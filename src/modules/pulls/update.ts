@@ -24,7 +24,7 @@ import { allowsMaintainerEdit } from './settings'
 
 export type UpdateStyle = 'merge' | 'rebase'
 
-interface HeadEnd {
+export interface HeadEnd {
   repo: RepoRow
   owner: UserRow
 }
@@ -73,20 +73,45 @@ export async function updatePull(deps: AppDeps, ctx: RepoContext, index: number,
   if (!headSha) throw notFound(`the head branch of the pull request does not exist any more (${pull.headBranch})`)
   if (head.repo.id !== ctx.repo.id && !(await fetchCommitOf(headGit, baseGit.gitDir, pull.baseBranch, baseSha)))
     throw conflict('the base branch moved while the pull request was being updated; try again')
-  if (await isAncestor(headGit, baseSha, headSha)) return
-  if (!(await mergeBase(headGit, headSha, baseSha))) throw conflict('the head and base branches share no history: there is nothing to merge them on')
-  const me = identOf(deps, doer, nowUnix())
+  await bringIn(deps, head, doer, { ref: headRef, sha: headSha, branch: pull.headBranch }, { sha: baseSha, branch: pull.baseBranch }, style, accessOf)
+}
+
+/**
+ * Brings commit `from.sha` (already in the head repository) into `into.ref`, whose tip was
+ * `into.sha`: nothing when it holds it already ('none'), a fast-forward when `fastForward` and the
+ * branch is behind, else a merge commit or the branch's commits replayed onto it (`style`). The
+ * ref moves through the one push path (moveRef: protection rules apply), as `doer`'s push on
+ * `accessOf`'s access. 409 on a conflict, no shared history, or a branch moved meanwhile.
+ */
+export async function bringIn(
+  deps: AppDeps,
+  head: HeadEnd,
+  doer: UserRow,
+  into: { ref: string; sha: string; branch: string },
+  from: { sha: string; branch: string },
+  style: UpdateStyle,
+  accessOf?: UserRow,
+  fastForward = false,
+): Promise<'none' | 'fast-forward' | UpdateStyle> {
+  const headGit = gitOfRow(deps, head.repo)
+  if (await isAncestor(headGit, from.sha, into.sha)) return 'none'
+  if (!(await mergeBase(headGit, into.sha, from.sha))) throw conflict('the head and base branches share no history: there is nothing to merge them on')
   let tip: string
-  if (style === 'rebase') {
-    const replayed = await replayOnto(headGit, baseSha, headSha, me)
+  let made: 'fast-forward' | UpdateStyle = style
+  if (fastForward && (await isAncestor(headGit, into.sha, from.sha))) {
+    tip = from.sha
+    made = 'fast-forward'
+  } else if (style === 'rebase') {
+    const replayed = await replayOnto(headGit, from.sha, into.sha, identOf(deps, doer, nowUnix()))
     if ('tooMany' in replayed) throw unprocessable(`a rebase replays at most ${MAX_REBASE_COMMITS} commits; update by merge instead`)
     if ('conflicts' in replayed) throw conflict(`rebase failed because of conflict (${conflictSummary(replayed.conflicts)})`)
     tip = replayed.tip
   } else {
-    const merged = await mergeTree(headGit, headSha, baseSha)
+    const merged = await mergeTree(headGit, into.sha, from.sha)
     if (merged.conflicts.length) throw conflict(`merge failed because of conflict (${conflictSummary(merged.conflicts)})`)
-    tip = await commitTree(headGit, merged.tree, [headSha, baseSha], `Merge branch '${pull.baseBranch}' into ${pull.headBranch}`, me)
+    tip = await commitTree(headGit, merged.tree, [into.sha, from.sha], `Merge branch '${from.branch}' into ${into.branch}`, identOf(deps, doer, nowUnix()))
   }
-  const moved = await moveRef(deps, head, doer, { ref: headRef, old: headSha, new: tip }, undefined, accessOf)
-  if (!moved) throw conflict('the head branch moved while the pull request was being updated; try again')
+  const moved = await moveRef(deps, head, doer, { ref: into.ref, old: into.sha, new: tip }, undefined, accessOf)
+  if (!moved) throw conflict('the branch moved while it was being updated; try again')
+  return made
 }

@@ -15,7 +15,7 @@ import { recordEvent } from '../../events/outbox'
 import { removeRepositoryAttachments } from '../releases/storage'
 import { checkForkVisibility } from '../forks/visibility'
 import { checkRepoName } from './create'
-import { dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
+import { checkUnmoved, dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
 import { unitChanges, type UnitEdit } from './units'
 import { releaseRepoTopics } from '../topics/service'
 import { mirrorIntervalOf } from '../migrations/service'
@@ -110,11 +110,8 @@ export async function editRepository(
   let updated: RepoRow
   try {
     updated = await writeTransaction(deps.db, async () => {
-      // Renamed by another request since it was read: this one would rename a name it no longer has.
-      if (set.lowerName !== undefined) {
-        const [now] = await deps.db.select({ lowerName: repositories.lowerName }).from(repositories).where(eq(repositories.id, repo.id))
-        if (now?.lowerName !== repo.lowerName) throw conflict('the repository was renamed meanwhile; try again')
-      }
+      // Renamed or transferred by another request since it was read: this one would rename a name it no longer has.
+      if (set.lowerName !== undefined) await checkUnmoved(deps, repo)
       if (set.lowerName !== undefined && set.lowerName !== repo.lowerName) {
         const taken = (await deps.db
           .select({ id: repositories.id })

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { AccessMode } from '../../auth/access'
+import { AccessMode, accessLevel } from '../../auth/access'
 import { pipeline } from '../../auth/pipeline'
 import { toApiRepo, reposToApi, repoToApi } from '../../convert/repo'
 import { PageQuery } from '../../lib/pagination'
@@ -15,10 +15,14 @@ import {
   RepositoryList,
   RepositorySchema,
   SearchResultsSchema,
+  TransferRepoOption,
+  GenerateRepoOption,
 } from './model'
 import { createRepository, newRepoFromOption } from './create'
 import { deleteRepository, editRepository } from './edit'
 import { listCallerRepos, listOwnedRepos, searchRepositories } from './queries'
+import { answerTransfer, startTransfer } from './transfer'
+import { generateRepository } from './generate'
 import { queryBool } from '../../lib/validate'
 
 /** Repositories: create, get, edit, delete, lists and search. */
@@ -131,6 +135,79 @@ export const reposModule = (deps: AppDeps) =>
         return status(204, undefined)
       },
       { scope: 'repository', repo: { level: 'admin', writes: false }, params: RepoParams, detail: { operationId: 'repoDelete', summary: 'Delete a repository' } },
+    )
+    .post(
+      '/repos/:owner/:repo/generate',
+      async ({ body, status, repo: ctx, user }) => {
+        const made = await generateRepository(deps, ctx.repo, user, {
+          owner: body.owner,
+          name: body.name,
+          description: body.description,
+          private: body.private,
+          defaultBranch: body.default_branch,
+          gitContent: body.git_content,
+          topics: body.topics,
+          labels: body.labels,
+          others: body.git_hooks || body.webhooks || body.avatar || body.protected_branch,
+        })
+        return status(201, await repoToApi(deps, made.repo, made.owner, user, made.mode))
+      },
+      {
+        scope: 'repository',
+        repo: { level: 'read', writes: false },
+        signed: true,
+        params: RepoParams,
+        body: GenerateRepoOption,
+        response: { 201: RepositorySchema },
+        detail: { operationId: 'generateRepo', summary: 'Create a repository using a template' },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/transfer',
+      async ({ body, status, repo: ctx, user }) => {
+        const done = await startTransfer(deps, ctx.repo, ctx.owner, user, ctx.mode, body.new_owner, body.team_ids)
+        // Gitea shows the record with admin access: 201 while the recipient must accept, 202 when moved.
+        return status(done.pending ? 201 : 202, await repoToApi(deps, done.repo, done.owner, user, AccessMode.Admin))
+      },
+      {
+        scope: 'repository',
+        repo: { level: 'owner', writes: false },
+        signed: true,
+        params: RepoParams,
+        body: TransferRepoOption,
+        response: { 201: RepositorySchema, 202: RepositorySchema },
+        detail: { operationId: 'repoTransfer', summary: 'Transfer a repo ownership' },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/transfer/accept',
+      async ({ status, repo: ctx, user }) => {
+        const done = await answerTransfer(deps, ctx.repo, ctx.owner, user, true)
+        return status(202, await repoToApi(deps, done.repo, done.owner, user, await accessLevel(deps.db, user, done.repo, done.owner)))
+      },
+      {
+        scope: 'repository',
+        repo: { level: 'read', writes: false },
+        signed: true,
+        params: RepoParams,
+        response: { 202: RepositorySchema },
+        detail: { operationId: 'acceptRepoTransfer', summary: 'Accept a repo transfer' },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/transfer/reject',
+      async ({ repo: ctx, user }) => {
+        await answerTransfer(deps, ctx.repo, ctx.owner, user, false)
+        return await repoToApi(deps, ctx.repo, ctx.owner, user, ctx.mode)
+      },
+      {
+        scope: 'repository',
+        repo: { level: 'read', writes: false },
+        signed: true,
+        params: RepoParams,
+        response: { 200: RepositorySchema },
+        detail: { operationId: 'rejectRepoTransfer', summary: 'Reject a repo transfer' },
+      },
     )
     .get(
       '/repositories/:id',

@@ -191,3 +191,31 @@ export const RepoSearchQuery = t.Object({
 
 export const RepoIdParams = t.Object({ id: t.Numeric() })
 export const OwnerParams = t.Object({ username: t.String() })
+
+/** TransferRepoOption. */
+export const TransferRepoOption = t.Object(
+  {
+    new_owner: t.String({ minLength: 1, maxLength: 255 }),
+    team_ids: t.Optional(t.Array(t.Integer({ minimum: 1 }), { maxItems: 100, description: 'ID of the team or teams to add to the repository. Teams can only be added to organization-owned repositories.' })),
+  },
+  { $id: '#/components/schemas/TransferRepoOption' },
+)
+
+/** GenerateRepoOption. */
+export const GenerateRepoOption = t.Object(
+  {
+    owner: t.String({ minLength: 1, maxLength: 255 }),
+    name: t.String({ minLength: 1, maxLength: 100 }),
+    description: t.Optional(t.String({ maxLength: 2048 })),
+    private: t.Optional(t.Boolean()),
+    default_branch: t.Optional(t.String({ maxLength: 255 })),
+    git_content: t.Optional(t.Boolean()),
+    topics: t.Optional(t.Boolean()),
+    labels: t.Optional(t.Boolean()),
+    git_hooks: t.Optional(t.Boolean()),
+    webhooks: t.Optional(t.Boolean()),
+    avatar: t.Optional(t.Boolean()),
+    protected_branch: t.Optional(t.Boolean()),
+  },
+  { $id: '#/components/schemas/GenerateRepoOption' },
+)

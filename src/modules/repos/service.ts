@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm'
+import { conflict } from '../../lib/errors'
 import type { AppDeps } from '../../deps'
-import { repoRedirects, type RepoRow } from '../../db/schema'
+import { repoRedirects, repositories, type RepoRow } from '../../db/schema'
 import { gitLimitsOf } from '../../auth/repo-context'
 import { repoPath, type GitRepo } from '../../git/run'
 
@@ -23,4 +24,15 @@ export const repoSnapshot = (row: RepoRow): Record<string, unknown> => ({ ...row
 /** A name taken by a repository of its own no longer redirects to a renamed one (inside a write transaction). */
 export async function dropRedirect(deps: AppDeps, ownerId: number, lowerName: string): Promise<void> {
   await deps.db.delete(repoRedirects).where(and(eq(repoRedirects.ownerId, ownerId), eq(repoRedirects.lowerName, lowerName)))
+}
+
+/**
+ * 409 when the repository's owner or name is no longer what `repo` says (inside a write
+ * transaction): a rename or transfer that ran meanwhile would leave this one's redirect and
+ * folder move wrong.
+ */
+export async function checkUnmoved(deps: AppDeps, repo: Pick<RepoRow, 'id' | 'ownerId' | 'lowerName'>): Promise<void> {
+  const now = (await deps.db.select({ ownerId: repositories.ownerId, lowerName: repositories.lowerName }).from(repositories).where(eq(repositories.id, repo.id)))[0]
+  if (!now || now.ownerId !== repo.ownerId || now.lowerName !== repo.lowerName)
+    throw conflict('the repository was renamed or transferred meanwhile; try again')
 }
