@@ -203,6 +203,27 @@ export function Pager(props: { path: string; query?: Record<string, string | und
 export const pagesOf = (total: number, limit: number): number => Math.max(1, Math.ceil(total / Math.max(1, limit)))
 
 /** A settings area: its menu beside the page. */
+/** A list of records as a table: its accessible name, its column headers, and an unnamed last column of actions when asked. */
+export function ListTable(props: { label: string; columns: string[]; actions?: boolean; children?: Child }): Html {
+  return (
+    <table class="list" aria-label={props.label}>
+      <thead>
+        <tr>
+          {props.columns.map((column) => (
+            <th scope="col">{column}</th>
+          ))}
+          {props.actions ? (
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          ) : null}
+        </tr>
+      </thead>
+      <tbody>{props.children}</tbody>
+    </table>
+  )
+}
+
 export function SettingsFrame(props: { title: string; items: [string, string][]; current: string; children?: Child }): Html {
   return (
     <div class="settings">

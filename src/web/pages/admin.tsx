@@ -7,7 +7,7 @@ import { toApiUser } from '../../convert/user'
 import { searchUsers } from '../../modules/users/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext } from '../context'
-import { FormText, Pager, pageNumber, pagesOf } from '../forms'
+import { FormText, Pager, pageNumber, pagesOf, ListTable } from '../forms'
 import { ownerUrl } from '../links'
 
 const PER_PAGE = 50
@@ -32,19 +32,7 @@ async function usersPage(deps: AppDeps, request: Request, caller: Caller, admin:
       </form>
       <p class="muted">{found.total} accounts</p>
       <div class="box">
-        <table class="list" aria-label="User accounts">
-          <thead>
-            <tr>
-              <th scope="col">ID</th>
-              <th scope="col">Username</th>
-              <th scope="col">E-mail</th>
-              <th scope="col">Admin</th>
-              <th scope="col">Active</th>
-              <th scope="col">Visibility</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
+        <ListTable label="User accounts" columns={['ID', 'Username', 'E-mail', 'Admin', 'Active', 'Visibility', 'Created']}>
             {rows.map((u) => (
               <tr>
                 <td>{u.id}</td>
@@ -59,8 +47,7 @@ async function usersPage(deps: AppDeps, request: Request, caller: Caller, admin:
                 <td>{u.created.slice(0, 10)}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
+          </ListTable>
       </div>
       <Pager path={path} query={{ q }} page={page} pages={pagesOf(found.total, PER_PAGE)} />
     </Layout>,

@@ -20,7 +20,7 @@ import { addDeployKey, deleteDeployKey, listDeployKeys } from '../../modules/dep
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { branchNames } from '../source-data'
-import { ButtonForm, CsrfField, CsrfText, FormCheck, FormList, FormText, formRoute, type FormRequest, listOf, Notices, Pager, pageNumber, seeOther, SettingsFrame, ticked, pagesOf } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormList, FormText, formRoute, type FormRequest, listOf, Notices, Pager, pageNumber, seeOther, SettingsFrame, ticked, pagesOf, ListTable } from '../forms'
 import { RepoHeader } from './repo-chrome'
 import { repoUrl } from '../links'
 
@@ -258,17 +258,7 @@ async function collaborationPage(deps: AppDeps, ctx: RepoContext, web: WebContex
     'Collaborators',
     <>
       <div class="box">
-        <table class="list" aria-label="Collaborators">
-          <thead>
-            <tr>
-              <th scope="col">User</th>
-              <th scope="col">Permission</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
+        <ListTable label="Collaborators" columns={['User', 'Permission']} actions>
             {found.rows.map((row) => {
               const u = toApiUser(deps.config, row, viewer)
               const mode = accessModeName(modes.get(row.id) ?? AccessMode.Read)
@@ -309,8 +299,7 @@ async function collaborationPage(deps: AppDeps, ctx: RepoContext, web: WebContex
                 </td>
               </tr>
             ) : null}
-          </tbody>
-        </table>
+          </ListTable>
       </div>
       <Pager path={b} query={{}} page={pageAt} pages={pagesOf(found.total, LISTED)} />
       <h3>Add a collaborator</h3>
@@ -480,19 +469,7 @@ async function hookPage(deps: AppDeps, ctx: RepoContext, web: WebContext, id: nu
       </div>
       <h3>Recent deliveries</h3>
       <div class="box">
-        <table class="list" aria-label="Recent deliveries">
-          <thead>
-            <tr>
-              <th scope="col">Delivery</th>
-              <th scope="col">Event</th>
-              <th scope="col">Result</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
+        <ListTable label="Recent deliveries" columns={['Delivery', 'Event', 'Result', 'Created']} actions>
             {deliveries.map((d) => (
               <tr>
                 <td>
@@ -519,8 +496,7 @@ async function hookPage(deps: AppDeps, ctx: RepoContext, web: WebContext, id: nu
                 </td>
               </tr>
             ) : null}
-          </tbody>
-        </table>
+          </ListTable>
       </div>
     </>,
     opts,

@@ -13,7 +13,7 @@ import { addGpgKey, addPublicKey, deleteGpgKey, deletePublicKey, listGpgKeys, li
 import { createAccessToken, deleteAccessToken, listAccessTokens } from '../../modules/users/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, Pager, pageNumber, seeOther, SettingsFrame, ticked, pagesOf } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, Pager, pageNumber, seeOther, SettingsFrame, ticked, pagesOf, ListTable } from '../forms'
 
 /** Keys and tokens a settings page lists per page. */
 const LISTED = 50
@@ -235,18 +235,7 @@ async function applicationsPage(
         </section>
       ) : null}
       <div class="box">
-        <table class="list" aria-label="Access tokens">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Ends with</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
+        <ListTable label="Access tokens" columns={['Name', 'Scopes', 'Ends with']} actions>
             {tokens.rows.map((r) => toApiAccessToken(r)).map((tk) => (
               <tr>
                 <td>{tk.name}</td>
@@ -266,8 +255,7 @@ async function applicationsPage(
                 </td>
               </tr>
             ) : null}
-          </tbody>
-        </table>
+          </ListTable>
       </div>
       <Pager path="/user/settings/applications" query={{}} page={pageAt} pages={pagesOf(tokens.total, LISTED)} />
       <h3>Generate a new token</h3>
