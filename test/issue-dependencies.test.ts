@@ -161,6 +161,20 @@ describe('issue dependencies', () => {
     expect((await ok(asOwner.repos.repoGetPullRequest('owner', 'merging', pr.number!))).merged).toBe(true)
   })
 
+  test("a deleted branch closes its pull requests but a blocked one, which stays open (as Gitea's CloseBranchPulls)", async () => {
+    const repo = await pushedRepo(w.s, w.owner, 'branchy', dirs)
+    for (const branch of ['blocked', 'free']) {
+      await commitOn(repo.dir, branch, { [`${branch}.txt`]: 'x\n' }, branch, 'main')
+      await gitOk(repo.dir, 'push', '-q', 'origin', branch)
+      await ok(asOwner.repos.repoCreatePullRequest('owner', 'branchy', { head: branch, base: 'main', title: branch }), 201)
+    }
+    await ok(asOwner.repos.issueCreateIssue('owner', 'branchy', { title: 'open blocker' }), 201)
+    await ok(asOwner.repos.issueCreateIssueDependencies('owner', 'branchy', '1', meta(3, 'branchy')), 201)
+    for (const branch of ['blocked', 'free']) expect((await w.s.del(`/repos/owner/branchy/branches/${branch}`, undefined, { token: w.owner.token })).status).toBe(204)
+    expect((await ok(asReader.repos.issueGetIssue('owner', 'branchy', 1))).state).toBe('open')
+    expect((await ok(asReader.repos.issueGetIssue('owner', 'branchy', 2))).state).toBe('closed')
+  })
+
   test('deleting an issue deletes its dependencies both ways', async () => {
     await ok(asWriter.repos.issueCreateIssueDependencies('owner', 'deps', '4', meta(5)), 201)
     const five = (await w.s.deps.db.select().from(issues).where(eq(issues.title, 'five')))[0]!

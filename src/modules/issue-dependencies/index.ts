@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pipeline, type RepoNeed } from '../../auth/pipeline'
 import { pathNumber } from '../../lib/path-number'
 import { issueToApi, issuesOfReposToApi } from '../../convert/issue'
 import { IssueParams, IssueSchema } from '../issues/model'
@@ -29,7 +29,17 @@ export const issueDependenciesModule = (deps: AppDeps) => {
   for (const direction of ['dependencies', 'blocks'] as const) {
     const path = `/repos/:owner/:repo/issues/:index/${direction}`
     const words = SUMMARIES[direction]
-    const change = direction === 'dependencies' ? ({ level: 'write', unit: 'issues' } as const) : ({ unit: 'issues' } as const)
+    // Write access to the blocked issue's repository: the path's for …/dependencies, the body's
+    // for …/blocks (which the service checks).
+    const need: RepoNeed = direction === 'dependencies' ? { level: 'write', unit: 'issues' } : { unit: 'issues' }
+    const change = {
+      scope: 'issue',
+      repo: need,
+      signed: true,
+      params: IssueParams,
+      body: IssueMeta,
+      response: { 201: IssueSchema },
+    } as const
     app
       .get(
         path,
@@ -50,32 +60,14 @@ export const issueDependenciesModule = (deps: AppDeps) => {
         path,
         async ({ params, body, status, repo, user }) =>
           status(201, await issueToApi(deps, repo.repo, await addDependency(deps, repo, user, pathNumber(params.index), body, direction), user)),
-        {
-          scope: 'issue',
-          // Write access to the blocked issue's repository: the path's for …/dependencies, the
-          // body's for …/blocks (which the service checks).
-          repo: change,
-          signed: true,
-          params: IssueParams,
-          body: IssueMeta,
-          response: { 201: IssueSchema },
-          detail: { operationId: words.ids[1], summary: words.add },
-        },
+        { ...change, detail: { operationId: words.ids[1], summary: words.add } },
       )
       .delete(
         path,
         // Gitea answers 201 with the issue here too.
         async ({ params, body, status, repo, user }) =>
           status(201, await issueToApi(deps, repo.repo, await removeDependency(deps, repo, user, pathNumber(params.index), body, direction), user)),
-        {
-          scope: 'issue',
-          repo: change,
-          signed: true,
-          params: IssueParams,
-          body: IssueMeta,
-          response: { 201: IssueSchema },
-          detail: { operationId: words.ids[2], summary: words.remove },
-        },
+        { ...change, detail: { operationId: words.ids[2], summary: words.remove } },
       )
   }
   return app

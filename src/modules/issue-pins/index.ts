@@ -12,6 +12,9 @@ import { movePin, newPinsAllowed, pinIssue, pinnedIssues, pinnedPulls, unpinIssu
 const PinParams = t.Object({ owner: t.String(), repo: t.String(), index: t.String({ description: 'index of the issue' }), position: t.String({ description: 'the new position (1-based)' }) })
 const NewIssuePinsAllowed = t.Object({ issues: t.Boolean(), pull_requests: t.Boolean() }, { $id: '#/components/schemas/NewIssuePinsAllowed' })
 
+/** What pinning, unpinning and moving need: Gitea's reqAdmin. */
+const byAdmins = { scope: 'issue', repo: { level: 'admin', unit: 'issues' }, signed: true, response: { 204: t.Void() } } as const
+
 /** Pinned issues and pull requests: pin, unpin and move (repository admins, as Gitea's reqAdmin), and the lists. */
 export const issuePinsModule = (deps: AppDeps) =>
   new Elysia({ name: 'issue-pins', detail: { tags: ['issue'] } })
@@ -36,7 +39,7 @@ export const issuePinsModule = (deps: AppDeps) =>
     )
     .get('/repos/:owner/:repo/new_pin_allowed', async ({ repo }) => await newPinsAllowed(deps, repo.repo.id), {
       scope: 'repository',
-      repo: {},
+      repo: { level: 'read' },
       params: RepoParams,
       response: { 200: NewIssuePinsAllowed },
       detail: { operationId: 'repoNewPinAllowed', summary: 'Whether one more issue and one more pull request may be pinned' },
@@ -47,14 +50,7 @@ export const issuePinsModule = (deps: AppDeps) =>
         await pinIssue(deps, repo, pathNumber(params.index), user)
         return status(204, undefined)
       },
-      {
-        scope: 'issue',
-        repo: { level: 'admin', unit: 'issues' },
-        signed: true,
-        params: IssueParams,
-        response: { 204: t.Void() },
-        detail: { operationId: 'pinIssue', summary: 'Pin an issue or pull request at the last place (at most 3 of each kind)' },
-      },
+      { ...byAdmins, params: IssueParams, detail: { operationId: 'pinIssue', summary: 'Pin an issue or pull request at the last place (at most 3 of each kind)' } },
     )
     .delete(
       '/repos/:owner/:repo/issues/:index/pin',
@@ -62,14 +58,7 @@ export const issuePinsModule = (deps: AppDeps) =>
         await unpinIssue(deps, repo, pathNumber(params.index), user)
         return status(204, undefined)
       },
-      {
-        scope: 'issue',
-        repo: { level: 'admin', unit: 'issues' },
-        signed: true,
-        params: IssueParams,
-        response: { 204: t.Void() },
-        detail: { operationId: 'unpinIssue', summary: 'Unpin an issue or pull request' },
-      },
+      { ...byAdmins, params: IssueParams, detail: { operationId: 'unpinIssue', summary: 'Unpin an issue or pull request' } },
     )
     .patch(
       '/repos/:owner/:repo/issues/:index/pin/:position',
@@ -78,11 +67,8 @@ export const issuePinsModule = (deps: AppDeps) =>
         return status(204, undefined)
       },
       {
-        scope: 'issue',
-        repo: { level: 'admin', unit: 'issues' },
-        signed: true,
+        ...byAdmins,
         params: PinParams,
-        response: { 204: t.Void() },
         detail: { operationId: 'moveIssuePin', summary: 'Move a pinned issue or pull request to a place (past the last: last)' },
       },
     )
