@@ -25,6 +25,8 @@ import { collaboratorsModule } from './modules/collaborators'
 import { orgsModule } from './modules/orgs'
 import { teamsModule } from './modules/teams'
 import { issuesModule } from './modules/issues'
+import { issueDependenciesModule } from './modules/issue-dependencies'
+import { issuePinsModule } from './modules/issue-pins'
 import { commentsModule } from './modules/comments'
 import { reactionsModule } from './modules/reactions'
 import { issueTemplatesModule } from './modules/issue-templates'
@@ -112,6 +114,8 @@ export function createApp(deps: AppDeps) {
     .use(orgsModule(deps))
     .use(teamsModule(deps))
     .use(issuesModule(deps))
+    .use(issueDependenciesModule(deps))
+    .use(issuePinsModule(deps))
     .use(reactionsModule(deps))
     .use(issueTemplatesModule(deps))
     .use(commentsModule(deps))

@@ -107,6 +107,8 @@ export function toApiIssue(
         }
       : null,
     repository: { id: repo.id, name: repo.name, owner: repo.ownerName, full_name: `${repo.ownerName}/${repo.name}` },
+    // Its place among the repository's pinned issues or pull requests; 0 when not pinned.
+    pin_order: issue.pinOrder,
   }
 }
 export type ApiIssue = ReturnType<typeof toApiIssue>

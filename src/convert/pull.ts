@@ -137,9 +137,8 @@ export function toApiPull(
     additions: (rel.diff ?? NO_DIFF).additions,
     deletions: (rel.diff ?? NO_DIFF).deletions,
     changed_files: (rel.diff ?? NO_DIFF).files,
-    // Warren has no pinning.
     allow_maintainer_edit: pull.allowMaintainerEdit,
-    pin_order: 0,
+    pin_order: issue.pinOrder,
     review_comments: rel.reviews?.comments ?? 0,
     requested_reviewers: (rel.reviews?.reviewers ?? []).map((u) => userToApi(u)),
     requested_reviewers_teams: (rel.reviews?.teams ?? []).map((team) => toApiTeam(config, team, rel.baseOwner ?? null, viewer)),

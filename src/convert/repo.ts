@@ -216,8 +216,7 @@ export function repoRecord(
       ? {
           enable_time_tracker: repo.enableTimeTracker,
           allow_only_contributors_to_track_time: repo.allowOnlyContributorsToTrackTime,
-          // Warren keeps no dependencies between issues.
-          enable_issue_dependencies: false,
+          enable_issue_dependencies: repo.enableIssueDependencies,
         }
       : null,
     external_tracker:

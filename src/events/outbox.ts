@@ -31,6 +31,16 @@ export type EventKind =
   | 'issue.demilestoned'
   /** An issue's ref (branch or tag) changed (payload: oldRef, newRef); in its timeline, announced to no hook (as Gitea). */
   | 'issue.ref_changed'
+  /**
+   * A dependency between two issues or pull requests was added or removed: recorded on each of
+   * the two (payload: `dependent`, the other one's { id, repoId, index }), as Gitea comments on
+   * both; in their timelines, announced to no hook (as Gitea).
+   */
+  | 'issue.dependency_added'
+  | 'issue.dependency_removed'
+  /** An issue or pull request was pinned or unpinned; in its timeline, announced to no hook (as Gitea). */
+  | 'issue.pinned'
+  | 'issue.unpinned'
   /** An issue or pull request was deleted (payload: `issue`, its Issue record as it was: the rows are gone). */
   | 'issue.deleted'
   | 'comment.created'

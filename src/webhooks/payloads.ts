@@ -333,6 +333,10 @@ export const PAYLOAD_BUILDERS: Record<EventKind, PayloadBuilder | null> = {
   'issue.milestoned': issueBuilder,
   'issue.demilestoned': issueBuilder,
   'issue.ref_changed': null,
+  'issue.dependency_added': null,
+  'issue.dependency_removed': null,
+  'issue.pinned': null,
+  'issue.unpinned': null,
   'issue.deleted': deletedIssueBuilder,
   'comment.created': commentBuilder,
   'comment.edited': commentBuilder,
@@ -365,6 +369,10 @@ export const PULL_ISSUE_BUILDERS: Record<IssueKind, PayloadBuilder | null> = {
   'issue.milestoned': pullIssueBuilder,
   'issue.demilestoned': pullIssueBuilder,
   'issue.ref_changed': null,
+  'issue.dependency_added': null,
+  'issue.dependency_removed': null,
+  'issue.pinned': null,
+  'issue.unpinned': null,
   // A deleted pull request's PullRequest record is not kept: no hook hears of it yet.
   'issue.deleted': null,
 }

@@ -41,6 +41,8 @@ export const repositories = sqliteTable(
     allowOnlyContributorsToTrackTime: integer('allow_only_contributors_to_track_time', { mode: 'boolean' })
       .notNull()
       .default(true),
+    /** Whether its issues and pull requests may be blocked by others (Gitea's EnableDependencies, on by default). */
+    enableIssueDependencies: integer('enable_issue_dependencies', { mode: 'boolean' }).notNull().default(true),
     ignoreWhitespaceConflicts: integer('ignore_whitespace_conflicts', { mode: 'boolean' }).notNull().default(false),
     allowMergeCommits: integer('allow_merge_commits', { mode: 'boolean' }).notNull().default(true),
     allowRebase: integer('allow_rebase', { mode: 'boolean' }).notNull().default(true),

@@ -62,6 +62,7 @@ export const IssueSchema = t.Object(
     due_date: t.Nullable(t.String()),
     pull_request: t.Nullable(t.Object({ merged: t.Boolean(), merged_at: t.Nullable(t.String()), draft: t.Boolean(), html_url: t.String() })),
     repository: t.Object({ id: Int(), name: t.String(), owner: t.String(), full_name: t.String() }),
+    pin_order: Int(),
   },
   { $id: '#/components/schemas/Issue' },
 )

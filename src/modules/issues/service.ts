@@ -14,7 +14,7 @@ import { issueToApi, type IssueRelations } from '../../convert/issue'
 import { recordIssueEvent } from '../../events/issue-events'
 import type { EditChanges } from '../../events/outbox'
 import { findIssue, nextIssueIndex, statementsOf } from './queries'
-import { bumpLabels, bumpMilestone, bumpRepoCounters, labelIdsOfIssue, linkLabels, repoLabelsByIds, repoMilestone, resolveAssignees, setAssignees, setClosed, setMilestone, unlinkLabels } from './state'
+import { bumpLabels, bumpMilestone, bumpRepoCounters, closePinGap, labelIdsOfIssue, linkLabels, repoLabelsByIds, repoMilestone, resolveAssignees, setAssignees, setClosed, setMilestone, unlinkLabels } from './state'
 
 /** A deadline from a body: absent → undefined (unchanged), null or "" → 0 (none), else Unix seconds (422 if bad). */
 export const parseDue = (value: string | null | undefined, field: string): number | undefined =>
@@ -255,7 +255,8 @@ async function announceLabels(deps: AppDeps, issue: IssueRow, before: number[], 
 /**
  * Deletes an issue or pull request (Gitea's DeleteIssue: repository admins, the site admin among
  * them). Its comments, reviews, reactions, label links, assignees, tracked times, subscriptions,
- * notification threads and pull request row go with it (the schema's cascades); the counters of
+ * notification threads, dependencies (both ways) and pull request row go with it (the schema's
+ * cascades); the pinned issues after it move up a place; the counters of
  * the repository, its milestone and its labels follow. The outbox keeps its Issue record as it was
  * (`issue.deleted`, Gitea's `issues` hook with action `deleted`).
  */
@@ -269,5 +270,6 @@ export async function deleteIssue(deps: AppDeps, ctx: RepoContext, index: number
     await bumpLabels(deps, await labelIdsOfIssue(deps, issue.id), -1, -closed)
     await recordIssueEvent(deps.db, issue, caller.id, 'issue.deleted', { issue: record })
     await deps.db.delete(issues).where(eq(issues.id, issue.id))
+    await closePinGap(deps, issue)
   })
 }

@@ -18,6 +18,7 @@ import { pullHeadRef, syncPullHeadRef } from './mergeability'
 import { gitOfRow } from '../../auth/repo-context'
 import { MERGE_STYLES, type MergeStyle } from './model'
 import type { PullItem } from '../../convert/pull'
+import { isBlocked } from '../issues/state'
 
 /**
  * Merging a pull request with git plumbing only, never a work tree:
@@ -132,6 +133,11 @@ function stateRefusal({ pull, issue }: PullItem): ApiError | null {
   return null
 }
 
+/** Gitea's ErrDependenciesLeft on a merge: the pull request depends on issues still open (405), or null. */
+async function blockedRefusal(deps: AppDeps, issue: IssueRow): Promise<ApiError | null> {
+  return (await isBlocked(deps, issue)) ? notAllowed('the pull request is blocked by open dependencies: close the issues it depends on first') : null
+}
+
 /** The merge styles the repository allows (Gitea's IsMergeStyleAllowed), in Gitea's order. */
 export const allowedMergeStyles = (repo: RepoRow): MergeStyle[] => MERGE_STYLES.filter((style) => MERGE_ALLOWED[style](repo))
 
@@ -143,7 +149,7 @@ export const allowedMergeStyles = (repo: RepoRow): MergeStyle[] => MERGE_STYLES.
  */
 export async function mergeOutlook(deps: AppDeps, ctx: RepoContext, item: PullItem, doer: UserRow | null): Promise<{ styles: MergeStyle[]; blocker: { message: string; forcible: boolean } | null }> {
   const styles = allowedMergeStyles(ctx.repo)
-  const refusal = stateRefusal(item)
+  const refusal = stateRefusal(item) ?? (await blockedRefusal(deps, item.issue))
   if (refusal) return { styles, blocker: { message: refusal.message, forcible: false } }
   if (styles.length === 0) return { styles, blocker: { message: 'no merge style is allowed in this repository', forcible: false } }
   const repo = gitOfRow(deps, ctx.repo)
@@ -162,7 +168,7 @@ export async function mergeOutlook(deps: AppDeps, ctx: RepoContext, item: PullIt
  */
 export async function mergeCandidate(deps: AppDeps, ctx: RepoContext, index: number, req: Pick<MergeRequest, 'style' | 'headCommitId'>): Promise<MergeCandidate> {
   const { pull, issue } = await findPull(deps, ctx.repo.id, index)
-  const refusal = stateRefusal({ pull, issue })
+  const refusal = stateRefusal({ pull, issue }) ?? (await blockedRefusal(deps, issue))
   if (refusal) throw refusal
   if (!MERGE_ALLOWED[req.style](ctx.repo)) throw notAllowed(`merge style "${req.style}" is not allowed in this repository`)
   const repo = gitOfRow(deps, ctx.repo)

@@ -30,7 +30,7 @@ export interface RepoEdit extends UnitEdit {
   archived?: boolean
   /** A pull mirror's update interval (Go duration text). */
   mirrorInterval?: string
-  internalTracker?: { enableTimeTracker?: boolean; allowOnlyContributorsToTrackTime?: boolean }
+  internalTracker?: { enableTimeTracker?: boolean; allowOnlyContributorsToTrackTime?: boolean; enableIssueDependencies?: boolean }
 }
 
 /**
@@ -86,6 +86,7 @@ export async function editRepository(
   if (edit.internalTracker?.enableTimeTracker !== undefined) set.enableTimeTracker = edit.internalTracker.enableTimeTracker
   if (edit.internalTracker?.allowOnlyContributorsToTrackTime !== undefined)
     set.allowOnlyContributorsToTrackTime = edit.internalTracker.allowOnlyContributorsToTrackTime
+  if (edit.internalTracker?.enableIssueDependencies !== undefined) set.enableIssueDependencies = edit.internalTracker.enableIssueDependencies
   let mirrorInterval: number | undefined
   if (edit.mirrorInterval !== undefined) {
     if (!repo.isMirror) throw unprocessable('repo is not a mirror, can not change mirror interval', 'MirrorInterval')

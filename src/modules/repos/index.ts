@@ -113,6 +113,7 @@ export const reposModule = (deps: AppDeps) =>
           internalTracker: body.internal_tracker && {
             enableTimeTracker: body.internal_tracker.enable_time_tracker,
             allowOnlyContributorsToTrackTime: body.internal_tracker.allow_only_contributors_to_track_time,
+            enableIssueDependencies: body.internal_tracker.enable_issue_dependencies,
           },
         }, ctx.caller.user)
         // Editing changes none of what the caller's access depends on (owner, members, teams).

@@ -66,6 +66,17 @@ function eventWords(event: EventRecord, actor: string | null, people: Map<number
       if (!to) return <>removed the reference <code>{from}</code></>
       return from ? <>changed the reference from <code>{from}</code> to <code>{to}</code></> : <>added the reference <code>{to}</code></>
     }
+    case 'issue.dependency_added':
+    case 'issue.dependency_removed': {
+      // The other one is named only within this repository: one elsewhere may be hidden from the reader.
+      const other = p.dependent as { repoId?: unknown; index?: unknown } | undefined
+      const named = other?.repoId === event.repoId && typeof other.index === 'number' ? <> <strong>#{other.index}</strong></> : null
+      return event.kind === 'issue.dependency_added' ? <>added a dependency{named}</> : <>removed a dependency{named}</>
+    }
+    case 'issue.pinned':
+      return 'pinned this'
+    case 'issue.unpinned':
+      return 'unpinned this'
     case 'pull.merged':
       return <>merged commit <code>{shortSha(p.mergeCommitSha)}</code></>
     case 'pull.synchronized':
