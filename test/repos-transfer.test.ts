@@ -75,14 +75,21 @@ describe('transfer to an organisation', () => {
     expect(await statusOf(asAlice.repos.repoTransfer('alice', 'teams-bad', { new_owner: 'team-org', team_ids: [999_999] }))).toBe(422)
     const carols = (await asCarol.orgs.orgListTeams('other-org')).data[0]!
     expect(await statusOf(asAlice.repos.repoTransfer('alice', 'teams-bad', { new_owner: 'team-org', team_ids: [carols.id!] }))).toBe(403)
-    // other-org: alice is no member, so its owner must accept.
-    const r = await asAlice.repos.repoTransfer('alice', 'teams-bad', { new_owner: 'other-org' })
+    // other-org: alice is no member, so its owner must accept; the record shows the transfer meanwhile.
+    const r = await asAlice.repos.repoTransfer('alice', 'teams-bad', { new_owner: 'other-org', team_ids: [carols.id!] })
     expect(r.status).toBe(201)
     expect(r.data.full_name).toBe('alice/teams-bad')
+    const pending = { doer: { login: 'alice' }, recipient: { login: 'other-org' }, teams: [{ id: carols.id, name: carols.name, organization: null }] }
+    expect(r.data.repo_transfer).toMatchObject(pending)
+    expect((await asAlice.repos.repoGet('alice', 'teams-bad')).data.repo_transfer).toMatchObject(pending)
+    const listed = (await asAlice.repos.repoSearch({ q: 'teams-bad' })).data.data!.find((x) => x.name === 'teams-bad')!
+    expect(listed.repo_transfer).toMatchObject(pending)
     expect(await statusOf(asBob.repos.acceptRepoTransfer('alice', 'teams-bad'))).toBe(403)
     const accepted = await asCarol.repos.acceptRepoTransfer('alice', 'teams-bad')
     expect(accepted.status).toBe(202)
     expect(accepted.data.full_name).toBe('other-org/teams-bad')
+    expect(accepted.data.repo_transfer).toBeNull()
+    expect((await asCarol.repos.repoGet('other-org', 'teams-bad')).data.repo_transfer).toBeNull()
   })
 })
 
