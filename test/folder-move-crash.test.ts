@@ -10,41 +10,33 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { existsSync } from 'node:fs'
-import { apiCall, basic, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
-import { freshPostgresDatabase, TEST_POSTGRES_URL } from './test-database'
+import { apiCall, rootAuth, servedOnPostgres, SOURCES, startServe, type Served } from './process-helpers'
 import { until } from './webhook-receiver'
 import { repoPath } from '../src/git/run'
 
-const dirs = tempDirs()
-let database: Awaited<ReturnType<typeof freshPostgresDatabase>>
+let served: Awaited<ReturnType<typeof servedOnPostgres>>
 let probe: SQL
 let data: string
 let server: Served | undefined
-const root = basic('root', 'root-password-1')
-const env = () => ({
-  WARREN_DATABASE_URL: database.url,
-  WARREN_ADMIN_USER: 'root',
-  WARREN_ADMIN_PASSWORD: 'root-password-1',
-  WARREN_ADMIN_EMAIL: 'root@example.com',
-})
+/** The server started again after the crash (served.stop stops those it started). */
+let restarted: Served | undefined
 
 beforeAll(async () => {
-  database = await freshPostgresDatabase(TEST_POSTGRES_URL, 'warren_folder_move')
-  probe = new SQL(database.url, { max: 1 })
-  data = dirs.make('warren-folder-move-')
-  server = await startServe(SOURCES, data, env())
+  served = await servedOnPostgres('warren_folder_move', 1)
+  server = served.servers[0]
+  data = served.data
+  probe = new SQL(served.database.url, { max: 1 })
 }, 240_000)
 
 afterAll(async () => {
-  await server?.stop()
+  await restarted?.stop()
   await probe?.close()
-  await database?.drop()
-  dirs.cleanup()
+  await served?.stop()
 })
 
 describe('a crash between a rename\'s folder move and its row', () => {
   test('the next start moves the folder back; the repository works under its old name', async () => {
-    const call = (method: string, path: string, body?: unknown) => apiCall(server!, root, method, path, body)
+    const call = (method: string, path: string, body?: unknown) => apiCall(server!, rootAuth, method, path, body)
     expect((await call('POST', '/user/repos', { name: 'old-name', auto_init: true, default_branch: 'main' })).status).toBe(201)
     const oldDir = repoPath(data, 'root', 'old-name')
     const newDir = repoPath(data, 'root', 'new-name')
@@ -67,11 +59,11 @@ describe('a crash between a rename\'s folder move and its row', () => {
     expect((await probe`select name from repositories where lower_name in ('old-name', 'new-name')`).map((r: { name: string }) => r.name)).toEqual(['old-name'])
     expect(existsSync(newDir)).toBe(true)
 
-    server = await startServe(SOURCES, data, env())
+    server = restarted = await startServe(SOURCES, data, served.env)
     expect(existsSync(oldDir)).toBe(true)
     expect(existsSync(newDir)).toBe(false)
     expect((await probe`select count(*)::int as n from folder_moves`)[0].n).toBe(0)
-    const again = (method: string, path: string, body?: unknown) => apiCall(server!, root, method, path, body)
+    const again = (method: string, path: string, body?: unknown) => apiCall(server!, rootAuth, method, path, body)
     const readme = await again('GET', '/repos/root/old-name/contents/README.md')
     expect(readme.status).toBe(200)
     expect((await again('PATCH', '/repos/root/old-name', { name: 'new-name' })).status).toBe(200)
