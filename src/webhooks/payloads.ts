@@ -224,20 +224,34 @@ const pullBuilder = (action: ((event: EventRecord) => string) | string, extra?: 
     if (!issue || !pull) return null
     const more = extra ? await extra(ctx) : {}
     if (!more) return null
-    const changes = ctx.event.payload.changes as Record<string, unknown> | undefined
-    return {
-      action: typeof action === 'string' ? action : action(ctx.event),
-      number: issue.index,
-      ...(changes && Object.keys(changes).length ? { changes } : {}),
-      pull_request: (await pullsToApi(ctx.deps, ctx.repo, ctx.owner, [{ pull, issue }], null))[0]!,
-      requested_reviewer: more.requested_reviewer ?? null,
-      repository: ctx.repository,
-      sender: ctx.sender,
-      commit_id: '',
-      review: more.review ?? null,
-    }
+    return pullPayload(ctx, typeof action === 'string' ? action : action(ctx.event), issue.index, (await pullsToApi(ctx.deps, ctx.repo, ctx.owner, [{ pull, issue }], null))[0]!, more)
   },
 })
+
+/** A PullRequestPayload of `pull_request` (a record) in Gitea's field order. */
+function pullPayload(ctx: BuildContext, action: string, number: unknown, pull_request: unknown, more: PullExtra) {
+  const changes = ctx.event.payload.changes as Record<string, unknown> | undefined
+  return {
+    action,
+    number,
+    ...(changes && Object.keys(changes).length ? { changes } : {}),
+    pull_request,
+    requested_reviewer: more.requested_reviewer ?? null,
+    repository: ctx.repository,
+    sender: ctx.sender,
+    commit_id: '',
+    review: more.review ?? null,
+  }
+}
+
+/** A deleted pull request (Gitea's DeleteIssue notification): its PullRequest record as the event kept it. */
+const deletedPullBuilder: PayloadBuilder = {
+  build: async (ctx) => {
+    const issue = ctx.event.payload.issue as { number?: unknown } | undefined
+    const pull = ctx.event.payload.pull_request
+    return issue && pull ? pullPayload(ctx, 'deleted', issue.number, pull, {}) : null
+  },
+}
 
 /** What review payloads add to a PullRequestPayload. */
 interface PullExtra {
@@ -373,8 +387,7 @@ export const PULL_ISSUE_BUILDERS: Record<IssueKind, PayloadBuilder | null> = {
   'issue.dependency_removed': null,
   'issue.pinned': null,
   'issue.unpinned': null,
-  // A deleted pull request's PullRequest record is not kept: no hook hears of it yet.
-  'issue.deleted': null,
+  'issue.deleted': deletedPullBuilder,
 }
 
 /** The builder of an event (null: nothing to deliver). */

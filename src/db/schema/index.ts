@@ -23,6 +23,7 @@ export const {
   emailAddresses,
   eventConsumers,
   events,
+  folderMoves,
   follows,
   gpgKeys,
   hookTasks,

@@ -149,7 +149,8 @@ export const reposModule = (deps: AppDeps) =>
           gitContent: body.git_content,
           topics: body.topics,
           labels: body.labels,
-          others: body.git_hooks || body.webhooks || body.avatar || body.protected_branch,
+          protectedBranch: body.protected_branch,
+          others: body.git_hooks || body.webhooks || body.avatar,
         })
         return status(201, await repoToApi(deps, made.repo, made.owner, user, made.mode))
       },
@@ -160,7 +161,12 @@ export const reposModule = (deps: AppDeps) =>
         params: RepoParams,
         body: GenerateRepoOption,
         response: { 201: RepositorySchema },
-        detail: { operationId: 'generateRepo', summary: 'Create a repository using a template' },
+        detail: {
+          operationId: 'generateRepo',
+          summary: 'Create a repository using a template',
+          description:
+            "Copies what is asked of the template: its default branch's content as one new commit, topics, labels, branch protection rules. Webhooks are never copied (their secrets and addresses would reach the new repository's administrators); git hooks and avatars are not kept per repository.",
+        },
       },
     )
     .post(
