@@ -26,6 +26,7 @@ import { orgsModule } from './modules/orgs'
 import { teamsModule } from './modules/teams'
 import { issuesModule } from './modules/issues'
 import { commentsModule } from './modules/comments'
+import { issueAttachmentsModule } from './modules/attachments'
 import { reactionsModule } from './modules/reactions'
 import { issueTemplatesModule } from './modules/issue-templates'
 import { labelsModule } from './modules/labels'
@@ -115,6 +116,7 @@ export function createApp(deps: AppDeps) {
     .use(reactionsModule(deps))
     .use(issueTemplatesModule(deps))
     .use(commentsModule(deps))
+    .use(issueAttachmentsModule(deps))
     .use(labelsModule(deps))
     .use(milestonesModule(deps))
     .use(timesModule(deps))

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
+import { attachmentFilesOf } from '../attachments/files'
 import { inJsonList } from '../../db/sql'
 import { issueAssignees, issues, labels, milestones, type IssueRow, type MilestoneRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
@@ -255,12 +256,13 @@ async function announceLabels(deps: AppDeps, issue: IssueRow, before: number[], 
 /**
  * Deletes an issue or pull request (Gitea's DeleteIssue: repository admins, the site admin among
  * them). Its comments, reviews, reactions, label links, assignees, tracked times, subscriptions,
- * notification threads and pull request row go with it (the schema's cascades); the counters of
+ * notification threads, attachments and pull request row go with it (the schema's cascades; the
+ * attachments' files after the commit, or by the repository sweep after a crash); the counters of
  * the repository, its milestone and its labels follow. The outbox keeps its Issue record as it was
  * (`issue.deleted`, Gitea's `issues` hook with action `deleted`).
  */
 export async function deleteIssue(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow): Promise<void> {
-  await writeTransaction(deps.db, async () => {
+  const files = await writeTransaction(deps.db, async () => {
     const issue = await findIssue(deps, ctx.repo.id, index)
     const record = await issueToApi(deps, ctx.repo, issue, null)
     const closed = issue.isClosed ? 1 : 0
@@ -268,6 +270,10 @@ export async function deleteIssue(deps: AppDeps, ctx: RepoContext, index: number
     await bumpMilestone(deps, issue.milestoneId, -1, -closed)
     await bumpLabels(deps, await labelIdsOfIssue(deps, issue.id), -1, -closed)
     await recordIssueEvent(deps.db, issue, caller.id, 'issue.deleted', { issue: record })
+    // Its attachments' rows (its comments' too) go by the cascade; their files once it committed.
+    const files = await attachmentFilesOf(deps, { issueId: issue.id })
     await deps.db.delete(issues).where(eq(issues.id, issue.id))
+    return files
   })
+  files.removeFiles()
 }
