@@ -325,3 +325,23 @@ describe('deleting what holds them', () => {
     expect((await fetch(own.body.browser_download_url)).status).toBe(404)
   })
 })
+
+describe('the web issue page', () => {
+  test("lists the issue's and each comment's attachments as download links under them", async () => {
+    const issue = await newIssue('proj', writer.token, 'with files')
+    const comment = await newComment('proj', issue.number, writer.token)
+    const own = await upload(`/repos/alice/proj/issues/${issue.number}/assets`, randomBytes(2048), 'report <1>.txt', { token: writer.token })
+    const ofComment = await upload(`/repos/alice/proj/issues/comments/${comment.id}/assets`, randomBytes(10), 'shot.png', { token: writer.token })
+    expect([own.status, ofComment.status]).toEqual([201, 201])
+    const res = await fetch(`${s.url}/alice/proj/issues/${issue.number}`)
+    expect(res.status).toBe(200)
+    const html = await res.text()
+    const body = html.slice(html.indexOf('id="issue-body"'), html.indexOf(`id="issuecomment-${comment.id}"`))
+    expect(body).toContain(`href="${own.body.browser_download_url}"`)
+    expect(body).toContain('report &lt;1&gt;.txt')
+    expect(body).toContain('2.0 KiB')
+    const commentPart = html.slice(html.indexOf(`id="issuecomment-${comment.id}"`))
+    expect(commentPart).toContain(`href="${ofComment.body.browser_download_url}"`)
+    expect(commentPart).not.toContain(own.body.browser_download_url)
+  })
+})
