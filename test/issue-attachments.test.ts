@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
 import { randomBytes } from 'node:crypto'
-import { existsSync, readdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { eq } from 'drizzle-orm'
+import { drizzle } from 'drizzle-orm/bun-sqlite'
+import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
+import { openDatabase } from '../src/db/client'
+import { DIALECT } from '../src/db/dialect'
 import { giteaApi } from 'gitea-js'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { attachments, issues } from '../src/db/schema'
@@ -343,5 +349,52 @@ describe('the web issue page', () => {
     const commentPart = html.slice(html.indexOf(`id="issuecomment-${comment.id}"`))
     expect(commentPart).toContain(`href="${ofComment.body.browser_download_url}"`)
     expect(commentPart).not.toContain(own.body.browser_download_url)
+  })
+})
+
+// Upgrading a SQLite data folder made before issues had attachments: SQLite's table rebuild of
+// `attachments` (release_id made nullable). PostgreSQL alters its column in place (drizzle-pg).
+describe.skipIf(DIALECT === 'postgres')('upgrading a data folder made before issue attachments', () => {
+  test("release assets survive the attachments table's rebuild, with their indexes and cascade", () => {
+    const migrationsFolder = resolve(import.meta.dir, '../drizzle')
+    const oldMigrations = mkdtempSync(join(tmpdir(), 'warren-attach-old-migrations-'))
+    const dataDir = mkdtempSync(join(tmpdir(), 'warren-attach-old-data-'))
+    try {
+      const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta/_journal.json'), 'utf8'))
+      // The journal cut before this change's migration (whatever number it ends up with).
+      const at = journal.entries.findIndex((e: any) => String(e.tag).endsWith('_issue_attachments'))
+      expect(at).toBeGreaterThan(0)
+      journal.entries = journal.entries.slice(0, at)
+      mkdirSync(join(oldMigrations, 'meta'))
+      writeFileSync(join(oldMigrations, 'meta/_journal.json'), JSON.stringify(journal))
+      for (const e of journal.entries) copyFileSync(join(migrationsFolder, `${e.tag}.sql`), join(oldMigrations, `${e.tag}.sql`))
+      const old = new Database(join(dataDir, 'warren.db'), { create: true, strict: true })
+      old.exec('PRAGMA journal_mode = WAL')
+      migrate(drizzle({ client: old }), { migrationsFolder: oldMigrations })
+      old.exec(`
+        INSERT INTO users (id, name, lower_name, created_unix, updated_unix) VALUES (1, 'ann', 'ann', 1, 1);
+        INSERT INTO repositories (id, owner_id, owner_name, name, lower_name, created_unix, updated_unix) VALUES (1, 1, 'ann', 'r', 'r', 1, 1);
+        INSERT INTO releases (id, repo_id, publisher_id, tag_name, lower_tag_name, created_unix, updated_unix) VALUES (5, 1, 1, 'v1', 'v1', 1, 1);
+        INSERT INTO attachments (id, uuid, repo_id, release_id, uploader_id, name, size, download_count, created_unix) VALUES (3, 'u-1', 1, 5, 1, 'a.bin', 42, 7, 2);
+      `)
+      old.close()
+
+      const db = openDatabase(dataDir)
+      const c = db.$client
+      expect(c.prepare('SELECT id, uuid, repo_id, release_id, issue_id, comment_id, name, size, download_count FROM attachments').all()).toEqual([
+        { id: 3, uuid: 'u-1', repo_id: 1, release_id: 5, issue_id: null, comment_id: null, name: 'a.bin', size: 42, download_count: 7 },
+      ])
+      const indexes = (c.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'attachments'").all() as any[]).map((r) => r.name)
+      expect(indexes).toEqual(
+        expect.arrayContaining(['attachments_uuid_uq', 'attachments_release_name_uq', 'attachments_repo_idx', 'attachments_issue_idx', 'attachments_comment_idx']),
+      )
+      expect(c.prepare('PRAGMA foreign_keys').get()).toEqual({ foreign_keys: 1 })
+      c.exec('DELETE FROM releases WHERE id = 5')
+      expect(c.prepare('SELECT count(*) AS n FROM attachments').get()).toEqual({ n: 0 })
+      c.close()
+    } finally {
+      rmSync(oldMigrations, { recursive: true, force: true })
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 })
