@@ -1,4 +1,5 @@
-import { and, asc, inArray, isNull } from 'drizzle-orm'
+import { asc } from 'drizzle-orm'
+import { inJsonList } from '../db/sql'
 import { attachments, type AttachmentRow } from '../db/schema'
 import type { AppDeps } from '../deps'
 import type { Config } from '../config'
@@ -22,8 +23,8 @@ export function toApiAttachment(config: Config, row: AttachmentRow) {
 }
 export type ApiAttachment = ReturnType<typeof toApiAttachment>
 
-/** Rows grouped by a key (each group in the rows' order). */
-function groupBy(rows: AttachmentRow[], key: (row: AttachmentRow) => number | null): Map<number, AttachmentRow[]> {
+/** Attachment rows grouped by their holder's id (each group in the rows' order). */
+export function groupAttachments(rows: AttachmentRow[], key: (row: AttachmentRow) => number | null): Map<number, AttachmentRow[]> {
   const groups = new Map<number, AttachmentRow[]>()
   for (const row of rows) {
     const k = key(row)
@@ -38,24 +39,13 @@ function groupBy(rows: AttachmentRow[], key: (row: AttachmentRow) => number | nu
 /** The attachments of each release, oldest first, in one query. */
 export async function attachmentsOfReleases(deps: AppDeps, ids: number[]): Promise<Map<number, AttachmentRow[]>> {
   if (ids.length === 0) return new Map()
-  const rows = await deps.db.select().from(attachments).where(inArray(attachments.releaseId, ids)).orderBy(asc(attachments.id))
-  return groupBy(rows, (r) => r.releaseId)
+  const rows = await deps.db.select().from(attachments).where(inJsonList(attachments.releaseId, ids)).orderBy(asc(attachments.id))
+  return groupAttachments(rows, (r) => r.releaseId)
 }
 
-/** The issues' own attachments (not their comments'), oldest first, in one query. */
-export async function attachmentsOfIssues(deps: AppDeps, ids: number[]): Promise<Map<number, AttachmentRow[]>> {
-  if (ids.length === 0) return new Map()
-  const rows = await deps.db
-    .select()
-    .from(attachments)
-    .where(and(inArray(attachments.issueId, ids), isNull(attachments.commentId)))
-    .orderBy(asc(attachments.id))
-  return groupBy(rows, (r) => r.issueId)
-}
-
-/** The attachments of each comment, oldest first, in one query. */
+/** The attachments of each comment, oldest first, in one query (one bound list, however many comments). */
 export async function attachmentsOfComments(deps: AppDeps, ids: number[]): Promise<Map<number, AttachmentRow[]>> {
   if (ids.length === 0) return new Map()
-  const rows = await deps.db.select().from(attachments).where(inArray(attachments.commentId, ids)).orderBy(asc(attachments.id))
-  return groupBy(rows, (r) => r.commentId)
+  const rows = await deps.db.select().from(attachments).where(inJsonList(attachments.commentId, ids)).orderBy(asc(attachments.id))
+  return groupAttachments(rows, (r) => r.commentId)
 }

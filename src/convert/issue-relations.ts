@@ -1,12 +1,12 @@
-import { asc } from 'drizzle-orm'
+import { and, asc, isNull } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { Db } from '../db/client'
 import { rowMapper, valueRows } from '../db/row-mapper'
 import { inJsonList } from '../db/sql'
-import { issueAssignees, issueLabels, labels, milestones, pullRequests, type AttachmentRow, type IssueRow, type LabelRow, type MilestoneRow } from '../db/schema'
+import { attachments, issueAssignees, issueLabels, labels, milestones, pullRequests, type AttachmentRow, type IssueRow, type LabelRow, type MilestoneRow } from '../db/schema'
 import type { UserRow } from '../auth/caller'
 import { usersByIds } from './people'
-import { attachmentsOfIssues } from './attachment'
+import { groupAttachments } from './attachment'
 
 /** What Issue records refer to (assignees, labels, milestones, merge states): statements prepared once per database. */
 function prepareStatements(db: Db) {
@@ -24,6 +24,13 @@ function prepareStatements(db: Db) {
       .prepare(),
     labelsByIds: db.select().from(labels).where(inJsonList(labels.id, 'ids')).orderBy(asc(labels.name), asc(labels.id)).prepare(),
     milestonesByIds: db.select().from(milestones).where(inJsonList(milestones.id, 'ids')).prepare(),
+    /** The issues' own attachments (not their comments'), oldest first. */
+    assetsOf: db
+      .select()
+      .from(attachments)
+      .where(and(inJsonList(attachments.issueId, 'ids'), isNull(attachments.commentId)))
+      .orderBy(asc(attachments.id))
+      .prepare(),
     pullStatesOf: db
       .select({ issueId: pullRequests.issueId, hasMerged: pullRequests.hasMerged, mergedUnix: pullRequests.mergedUnix })
       .from(pullRequests)
@@ -87,7 +94,7 @@ export async function issueRelations(deps: AppDeps, rows: IssueRow[]): Promise<M
     milestoneIds.length ? (await s.milestonesByIds.execute({ ids: JSON.stringify(milestoneIds) })).map((m) => [m.id, m]) : [],
   )
   const people = await usersByIds(deps, [...rows.map((r) => r.posterId), ...assigneeLinks.map((a) => a.userId)])
-  const assetsOf = await attachmentsOfIssues(deps, issueIds)
+  const assetsOf = groupAttachments(await s.assetsOf.execute({ ids: JSON.stringify(issueIds) }), (a) => a.issueId)
   for (const r of rows)
     result.set(r.id, {
       poster: people.get(r.posterId),
