@@ -28,6 +28,7 @@ import { issuesModule } from './modules/issues'
 import { issueDependenciesModule } from './modules/issue-dependencies'
 import { issuePinsModule } from './modules/issue-pins'
 import { commentsModule } from './modules/comments'
+import { issueAttachmentsModule } from './modules/attachments'
 import { reactionsModule } from './modules/reactions'
 import { issueTemplatesModule } from './modules/issue-templates'
 import { labelsModule } from './modules/labels'
@@ -119,6 +120,7 @@ export function createApp(deps: AppDeps) {
     .use(reactionsModule(deps))
     .use(issueTemplatesModule(deps))
     .use(commentsModule(deps))
+    .use(issueAttachmentsModule(deps))
     .use(labelsModule(deps))
     .use(milestonesModule(deps))
     .use(timesModule(deps))

@@ -8,6 +8,7 @@ import { comments, commitStatuses, issues, pullRequests, releases, repositories,
 import { logCommits, type LoggedCommit } from '../git/log'
 import { payloadRepoToApi, type ApiRepo } from '../convert/repo'
 import { issueToApi, toApiComment } from '../convert/issue'
+import { attachmentsOfComments } from '../convert/attachment'
 import { commitUsernames, toApiPayloadCommit } from '../convert/payload-commit'
 import { usersByIds } from '../convert/people'
 import { pullsToApi } from '../convert/pull'
@@ -200,7 +201,7 @@ const commentBuilder: PayloadBuilder = {
     return {
       action: ctx.event.kind.slice('comment.'.length),
       issue: await issueToApi(ctx.deps, ctx.repo, row, null),
-      comment: toApiComment(ctx.deps.config, ctx.repo, row, comment, poster, null),
+      comment: toApiComment(ctx.deps.config, ctx.repo, row, comment, poster, null, kept ? [] : ((await attachmentsOfComments(ctx.deps, [comment.id])).get(comment.id) ?? [])),
       ...(changes && Object.keys(changes).length ? { changes } : {}),
       repository: ctx.repository,
       sender: ctx.sender,

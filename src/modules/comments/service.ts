@@ -11,6 +11,7 @@ import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
 import { findIssue } from '../issues/queries'
 import { recordCommentEvent } from '../../events/issue-events'
+import { attachmentFilesOf } from '../attachments/files'
 
 /** Plain comments (type 0) are the only ones the API lists; other types are timeline events. */
 export const PLAIN_COMMENT = 0
@@ -137,11 +138,13 @@ const issueOfComment = async (deps: AppDeps, row: CommentRow) =>
  * answered like a deletion (Gitea 1.12+: 204, unchanged), so the events of tracked time remain.
  */
 export async function deleteComment(deps: AppDeps, ctx: RepoContext, id: number, index: number | undefined, caller: UserRow): Promise<void> {
-  await writeTransaction(deps.db, async () => {
+  const files = await writeTransaction(deps.db, async () => {
     const row = await ownComment(deps, ctx, id, index, caller)
-    if (row.type !== PLAIN_COMMENT) return
+    if (row.type !== PLAIN_COMMENT) return null
     // The comment cannot be read after this: the event keeps it as it was.
     await recordCommentEvent(deps.db, await issueOfComment(deps, row), row, caller.id, 'comment.deleted', { comment: row })
+    // Its attachments' rows go by the cascade; their files once this committed (or by the sweep).
+    const files = await attachmentFilesOf(deps, { commentId: row.id })
     await deps.db.delete(comments).where(eq(comments.id, row.id))
     // A comment's reactions go with it (reactions name their comment by id, without a foreign key).
     await deps.db.delete(reactions).where(eq(reactions.commentId, row.id))
@@ -149,5 +152,7 @@ export async function deleteComment(deps: AppDeps, ctx: RepoContext, id: number,
       .update(issues)
       .set({ numComments: greatestOf(sql`${issues.numComments} - 1`, 0) })
       .where(eq(issues.id, row.issueId))
+    return files
   })
+  files?.removeFiles()
 }

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
+import { attachmentFilesOf } from '../attachments/files'
 import { inJsonList } from '../../db/sql'
 import { issueAssignees, issues, labels, milestones, pullRequests, type IssueRow, type MilestoneRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
@@ -260,8 +261,9 @@ async function announceLabels(deps: AppDeps, issue: IssueRow, before: number[], 
 /**
  * Deletes an issue or pull request (Gitea's DeleteIssue: repository admins, the site admin among
  * them). Its comments, reviews, reactions, label links, assignees, tracked times, subscriptions,
- * notification threads, dependencies (both ways) and pull request row go with it (the schema's
- * cascades); the pinned issues after it move up a place; the counters of
+ * notification threads, dependencies (both ways), attachments and pull request row go with it (the
+ * schema's cascades; the attachments' files after the commit, or by the repository sweep after a
+ * crash); the pinned issues after it move up a place; the counters of
  * the repository, its milestone and its labels follow. The outbox keeps its Issue record as it was
  * (`issue.deleted`: Gitea's `issues` hook with action `deleted`; for a pull request, its
  * PullRequest record too, for the `pull_request` hook). A pull request's `refs/pull/N/head` goes
@@ -278,7 +280,7 @@ export async function deleteIssue(deps: AppDeps, ctx: RepoContext, index: number
 }
 
 async function deleteIssueRows(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow): Promise<void> {
-  await writeTransaction(deps.db, async () => {
+  const files = await writeTransaction(deps.db, async () => {
     const issue = await findIssue(deps, ctx.repo.id, index)
     const record = await issueToApi(deps, ctx.repo, issue, null)
     const pull = issue.isPull ? await pullOfIssue(deps, issue) : undefined
@@ -288,9 +290,13 @@ async function deleteIssueRows(deps: AppDeps, ctx: RepoContext, index: number, c
     await bumpMilestone(deps, issue.milestoneId, -1, -closed)
     await bumpLabels(deps, await labelIdsOfIssue(deps, issue.id), -1, -closed)
     await recordIssueEvent(deps.db, issue, caller.id, 'issue.deleted', { issue: record, ...(pullRecord ? { pull_request: pullRecord } : {}) })
+    // Its attachments' rows (its comments' too) go by the cascade; their files once it committed.
+    const files = await attachmentFilesOf(deps, { issueId: issue.id })
     await deps.db.delete(issues).where(eq(issues.id, issue.id))
     await closePinGap(deps, issue)
+    return files
   })
+  files.removeFiles()
 }
 
 const pullOfIssue = async (deps: AppDeps, issue: IssueRow) => (await deps.db.select().from(pullRequests).where(eq(pullRequests.issueId, issue.id)))[0]

@@ -4,7 +4,7 @@ import { isoTime } from '../../lib/time'
 import type { EventRecord } from '../../events/outbox'
 import { ownerUrl } from '../links'
 import { COMMENTS_PER_PAGE, type Conversation, type TimelineItem } from './conversation'
-import { MarkdownBody, Pager, TimeAt, UserLink } from './issue-parts'
+import { Attachments, MarkdownBody, Pager, TimeAt, UserLink } from './issue-parts'
 
 /** A conversation's body, its comments, reviews and events, in time order: the middle of an issue or pull request page. */
 
@@ -105,6 +105,7 @@ function Item(props: { item: TimelineItem }): Html {
           </a>
         </header>
         <MarkdownBody html={item.html} text={c.body} />
+        <Attachments assets={c.assets} />
       </article>
     )
   }
@@ -149,6 +150,7 @@ export function ConversationView(props: { conv: Conversation; url: string }): Ht
           <UserLink user={conv.issue.user} /> wrote <TimeAt iso={conv.issue.created_at} />
         </header>
         <MarkdownBody html={conv.bodyHtml} text={conv.issue.body} />
+        <Attachments assets={conv.issue.assets} />
       </article>
       {conv.pages > 1 ? (
         <p class="muted">
