@@ -9,7 +9,7 @@ import { forbidden, notFound } from '../../lib/errors'
 import { pathNumber } from '../../lib/path-number'
 import { nowUnix } from '../../lib/time'
 import { findIssue } from '../issues/queries'
-import { PLAIN_COMMENT } from '../comments/service'
+import { PLAIN_COMMENT, commentOfRepo } from '../comments/service'
 import { checkAllowedType, checkAttachmentName, checkRoomFor, deleteAttachment, receiveAttachment } from './files'
 
 /**
@@ -106,14 +106,8 @@ export async function deleteIssueAsset(deps: AppDeps, ctx: RepoContext, caller: 
 
 /** A plain comment of the repository by id (the path's `{id}`), else 404. */
 async function findComment(deps: AppDeps, ctx: RepoContext, rawId: string): Promise<CommentRow> {
-  const id = pathNumber(rawId)
-  const row = Number.isNaN(id)
-    ? undefined
-    : (await deps.db
-        .select()
-        .from(comments)
-        .where(and(eq(comments.id, id), eq(comments.repoId, ctx.repo.id), eq(comments.type, PLAIN_COMMENT))))[0]
-  if (!row) throw notFound('no matching issue comment found')
+  const row = await commentOfRepo(deps, ctx.repo.id, pathNumber(rawId))
+  if (!row || row.type !== PLAIN_COMMENT) throw notFound('no matching issue comment found')
   return row
 }
 

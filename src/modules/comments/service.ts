@@ -98,14 +98,18 @@ export async function createComment(deps: AppDeps, ctx: RepoContext, index: numb
   })
 }
 
+/** A comment (of any kind) of the repository by id, or undefined: the one lookup of a comment a path names. */
+export async function commentOfRepo(deps: AppDeps, repoId: number, id: number): Promise<CommentRow | undefined> {
+  if (!Number.isSafeInteger(id)) return undefined
+  return (await deps.db
+    .select()
+    .from(comments)
+    .where(and(eq(comments.id, id), eq(comments.repoId, repoId))))[0]
+}
+
 /** A comment of this repository (and of issue `index` when given) that the caller may change. */
 async function ownComment(deps: AppDeps, ctx: RepoContext, id: number, index: number | undefined, caller: UserRow): Promise<CommentRow> {
-  const row = Number.isSafeInteger(id)
-    ? (await deps.db
-        .select()
-        .from(comments)
-        .where(and(eq(comments.id, id), eq(comments.repoId, ctx.repo.id))))[0]
-    : undefined
+  const row = await commentOfRepo(deps, ctx.repo.id, id)
   if (!row) throw notFound(`comment does not exist [id: ${id}]`)
   if (index !== undefined && (await findIssue(deps, ctx.repo.id, index)).id !== row.issueId) throw notFound(`comment does not exist [id: ${id}]`)
   if (row.posterId !== caller.id && ctx.mode < AccessMode.Admin) throw forbidden('Only the author or a repository admin may change a comment')
