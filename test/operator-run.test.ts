@@ -45,6 +45,30 @@ describe('the bundle npm start runs, started from another working folder', () =>
   }, PROCESS_TEST_TIMEOUT)
   afterAll(() => server?.stop())
 
+  test('a start reads only the chunks it runs: none holds highlight.js, the repository templates or node:https', () => {
+    // What `warren serve` evaluates: the entry, the commands and serve chunks (imported by it
+    // dynamically), and every chunk those import statically (what a later import() loads is not read).
+    const files = readdirSync(bin)
+    const chunk = (prefix: string) => files.find((name) => name.startsWith(prefix) && name.endsWith('.js'))!
+    const read = new Set<string>()
+    const visit = (name: string) => {
+      if (read.has(name)) return
+      read.add(name)
+      const text = readFileSync(join(bin, name), 'utf8')
+      for (const m of text.matchAll(/(?:\bfrom\s*|^import\s*)"\.\/([^"]+\.js)"/gm)) visit(m[1]!)
+    }
+    for (const name of ['cli.js', chunk('commands-'), chunk('serve-')]) visit(name)
+    expect(read.size).toBeGreaterThan(3)
+    const holding = (piece: RegExp) => [...read].filter((name) => piece.test(readFileSync(join(bin, name), 'utf8')))
+    // highlight.js: in the render workers only; the templates: when a repository is made with a
+    // first commit; node:https (and node:http under it): at a webhook's first HTTPS delivery.
+    expect(holding(/highlight\.js\/lib\/core/)).toEqual([])
+    expect(holding(/templates\/license\//)).toEqual([])
+    expect(holding(/(?:from|require\()\s*"(?:node:)?https?"/)).toEqual([])
+    // ...which the render worker's own chunks do hold.
+    expect(readFileSync(join(bin, 'modules/markdown/render-worker.js'), 'utf8')).toContain('highlight.js/lib/core')
+  }, PROCESS_TEST_TIMEOUT)
+
   test('the docs page and every asset it loads answer 200 with the real files', async () => {
     const page = await fetch(`${server.url}/api/swagger`)
     expect(page.status).toBe(200)
