@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as tables from './schema/tables'
 import type { Dialect } from './dialect'
-import { migrationsOfFolder } from './migrations-macro' with { type: 'macro' }
+import { migrationsOfFolder, migrationTimesOfFolder } from './migrations-macro' with { type: 'macro' }
 
 /**
  * The database every service queries: Drizzle's asynchronous SQLite API, typed with the SQLite
@@ -130,8 +130,11 @@ export function afterCommit(db: Db, fn: () => void): void {
 /**
  * The migrations drizzle-kit generated in drizzle/ (committed with the code), inlined when this
  * file is transpiled or bundled (a Bun macro): the single binary carries them, no folder needed.
+ * Made into objects only when a migration is pending: a start on an up-to-date database asks
+ * only their times (MIGRATION_TIMES), and their SQL text stays in the code, not in the heap.
  */
-const MIGRATIONS = migrationsOfFolder()
+const migrations = () => migrationsOfFolder()
+const MIGRATION_TIMES = migrationTimesOfFolder()
 
 /** The data folder, created if needed and narrowed to 0700 (whatever the database: it holds the repositories). */
 export function prepareDataFolder(dataDir: string): void {
@@ -185,7 +188,7 @@ export function openDatabase(dataDir: string): Db {
     // after, and on from then on (SQLite's documented procedure for altering tables).
     sqlite.exec('PRAGMA foreign_keys = OFF')
     // drizzle's migrate() reads a folder; its dialect applies the inlined list the same way.
-    ;(forMigrations as any).dialect.migrate(MIGRATIONS, (forMigrations as any).session, { migrationsFolder: 'drizzle' })
+    ;(forMigrations as any).dialect.migrate(migrations(), (forMigrations as any).session, { migrationsFolder: 'drizzle' })
     const broken = sqlite.prepare('PRAGMA foreign_key_check').all()
     if (broken.length > 0) throw new Error(`database migration left broken references: ${JSON.stringify(broken.slice(0, 5))}`)
   }
@@ -194,15 +197,15 @@ export function openDatabase(dataDir: string): Db {
 }
 
 /** Whether every migration is applied: drizzle's own test (it applies each migration newer than the latest one recorded). */
-export function appliedAll(latest: number | string | null | undefined, migrations: readonly { folderMillis: number }[]): boolean {
-  return latest !== null && latest !== undefined && migrations.every((m) => Number(latest) >= m.folderMillis)
+export function appliedAll(latest: number | string | null | undefined, times: readonly number[]): boolean {
+  return latest !== null && latest !== undefined && times.every((time) => Number(latest) >= time)
 }
 
 /** Whether every migration is applied (appliedAll), asked before drizzle's migrator runs, with one read. */
 function migrated(sqlite: Database): boolean {
   if (!sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get()) return false
   const latest = (sqlite.prepare('SELECT max(created_at) AS at FROM __drizzle_migrations').get() as { at: number | string | null } | null)?.at
-  return appliedAll(latest, MIGRATIONS)
+  return appliedAll(latest, MIGRATION_TIMES)
 }
 
 /** Drizzle's asynchronous SQLite API over one bun:sqlite connection (see WriteGate). */
