@@ -59,6 +59,7 @@ export async function branchProtected(command: PushCommand, ctx: ProtectionConte
     merge: ctx.pusher.merge && user ? { allowed: await mayMergeInto(db, rule, user, mover.mode), admin: mover.mode >= AccessMode.Admin } : null,
     protectedFiles: rule.protectedFilePatterns,
     unprotectedFiles: rule.unprotectedFilePatterns,
+    fastForward: command.fastForward === true,
   }
   if (ctx.hooked && !isZeroId(command.old) && !isZeroId(command.new)) {
     ctx.deferred.push(check)
