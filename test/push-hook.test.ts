@@ -160,6 +160,27 @@ describe('judged by the server', () => {
     expect(start).not.toBe(docs)
   })
 
+  test('a merge is judged in the server: changing a protected file it is refused to a writer, allowed to the repository admin', async () => {
+    const base = await tip('main')
+    await gitOk(dir, 'reset', '-q', '--hard', base)
+    await commitOn(dir, 'sec', { 'secret.txt': 'rotated\n' }, 'rotate the secret', base)
+    expect((await sh(['git', 'push', '-q', urlOf(alice), 'sec'], dir)).code).toBe(0)
+    await gitOk(dir, 'checkout', '-q', 'main')
+    const pr = await s.post('/repos/alice/hooked/pulls', { head: 'sec', base: 'main', title: 'Rotate' }, { token: alice.token })
+    expect(pr.status).toBe(201)
+    const byBob = await s.post(`/repos/alice/hooked/pulls/${pr.body.number}/merge`, { Do: 'merge' }, { token: bob.token })
+    expect(byBob.status).toBe(405)
+    expect(byBob.body.message).toContain('branch main is protected from changing file secret.txt')
+    expect(await tip('main')).toBe(base)
+    const byAlice = await s.post(`/repos/alice/hooked/pulls/${pr.body.number}/merge`, { Do: 'merge' }, { token: alice.token })
+    expect(byAlice.status).toBe(200)
+    const merged = await tip('main')
+    expect(merged).not.toBe(base)
+    expect(await gitOk(dir, 'fetch', '-q', urlOf(alice), 'main')).toBe('')
+    expect(await gitOk(dir, 'rev-parse', `${merged}^1`)).toBe(base)
+    await gitOk(dir, 'reset', '-q', '--hard', merged)
+  })
+
   test('no channel outlives its push: the server’s sockets are as many after ten judged pushes as before', async () => {
     const before = openSockets()
     for (let i = 0; i < 10; i++) {

@@ -38,7 +38,7 @@ const HOOK_SCRIPT = [
   '# Written by Warren (src/push/hook.ts): protection checks needing the pushed objects, judged by the server',
   '# that started git, over the socket at fd 3.',
   'if [ -e "$WARREN_PUSH_CHECKS" ]; then',
-  `  printf '%s\\0%s\\0%s\\0' "$GIT_OBJECT_DIRECTORY" "$GIT_ALTERNATE_OBJECT_DIRECTORIES" "$GIT_QUARANTINE_PATH" >&3 2>/dev/null || { echo 'the push could not be checked: no channel to the server' >&2; exit 1; }`,
+  `  printf '%s\\0%s\\0%s\\0' "$GIT_OBJECT_DIRECTORY" "$GIT_ALTERNATE_OBJECT_DIRECTORIES" "$GIT_QUARANTINE_PATH" 2>/dev/null >&3 || { echo 'the push could not be checked: no channel to the server' >&2; exit 1; }`,
   '  if ! IFS= read -r verdict <&3; then echo "the push could not be checked: the server did not answer" >&2; exit 1; fi',
   '  if [ "$verdict" != accepted ]; then printf \'%s\\n\' "$verdict" >&2; exit 1; fi',
   'fi',
