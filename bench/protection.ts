@@ -105,7 +105,7 @@ try {
   console.log(`  protected ÷ unprotected p50 ${ratioText(percentile(pushes.guarded!, 50), percentile(pushes.open!, 50), TARGET)}, p95 ${(percentile(pushes.guarded!, 95) / percentile(pushes.open!, 95)).toFixed(2)}×`)
   // Where the difference goes: git runs the pre-receive hook (src/push/hook.ts, a few lines of sh)
   // for every push; for a protected branch it hands the quarantine to the server, which judges it
-  // (two git commands at once: rev-list, diff). The hook alone, with nothing to judge, costs:
+  // (one git command, `log -1`, for a commit on top of the branch). The hook alone, with nothing to judge, costs:
   const hookStarts: number[] = []
   const hook = join(deps.config.dataDir, 'hooks', 'channel', 'pre-receive')
   for (let i = 0; i < 10; i++) hookStarts.push(await runClient(tmp, { ...env, WARREN_PUSH_CHECKS: '' }, [hook]))

@@ -156,6 +156,12 @@ describe('judged by the server', () => {
     expect(secret.code).not.toBe(0)
     expect(secret.stdout + secret.stderr).toContain('branch main is protected from changing file secret.txt')
     expect(await tip('main')).toBe(docs)
+    // Two commits: the protected file in the first, not in the last one's own change.
+    await commitOn(dir, 'main', { 'docs/after.md': 'after\n' }, 'docs after the secret')
+    const twoCommits = await push(alice, 'main')
+    expect(twoCommits.code).not.toBe(0)
+    expect(twoCommits.stdout + twoCommits.stderr).toContain('branch main is protected from changing file secret.txt')
+    expect(await tip('main')).toBe(docs)
     await gitOk(dir, 'reset', '-q', '--hard', docs)
     expect(start).not.toBe(docs)
   })

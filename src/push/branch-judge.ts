@@ -1,4 +1,4 @@
-import { firstChangedPath, isRewrite } from '../git/ref-facts'
+import { childChangedPath, firstChangedPath, isRewrite } from '../git/ref-facts'
 import type { GitOptions } from '../git/run'
 import { filePatternsOf, pathMatches } from '../lib/file-patterns'
 
@@ -35,9 +35,10 @@ export const isZeroId = (id: string) => /^0+$/.test(id)
 
 /**
  * The refusal of the change (the message the client sees), or null when it may happen. What git
- * is asked (whether the change rewrites history, which files it touches) is asked at once, each
- * its own git command stopped as soon as it has the answer, and only when the answer can change
- * the verdict; one read of the changed files answers both file questions.
+ * is asked (whether the change rewrites history, which files it touches) is asked only when the
+ * answer can change the verdict: by one git command when the change is a commit on top of the
+ * branch, else by two at once, each stopped as soon as it has the answer; one read of the
+ * changed files answers both file questions.
  */
 export async function judgeBranch(c: BranchCheck, where: GitOptions): Promise<string | null> {
   if (isZeroId(c.new)) return `branch ${c.branch} is protected from deletion`
@@ -48,19 +49,19 @@ export async function judgeBranch(c: BranchCheck, where: GitOptions): Promise<st
   const adminMerge = !!c.merge?.allowed && c.merge.admin
   // Whether a changed path lies outside the unprotected files, known once the diff was read to its end.
   let outside = false
-  let readAll = false
-  const [force, protectedPath] = await Promise.all([
-    !creating && !c.fastForward && isRewrite(where, c.old, c.new),
-    !creating && protectedGlobs.length && !adminMerge
-      ? firstChangedPath(where, c.old, c.new, (p) => {
-          if (unprotected.length && !outside && !pathMatches(unprotected, p)) outside = true
-          return pathMatches(protectedGlobs, p)
-        }).then((found) => {
-          readAll = found === null
-          return found
-        })
-      : null,
-  ])
+  const pick = (p: string) => {
+    if (unprotected.length && !outside && !pathMatches(unprotected, p)) outside = true
+    return pathMatches(protectedGlobs, p)
+  }
+  const askRewrite = !creating && !c.fastForward
+  const askPath = !creating && protectedGlobs.length > 0 && !adminMerge
+  // A push of one commit on top of the branch: one git command answers both.
+  const child = askRewrite && askPath ? await childChangedPath(where, c.old, c.new, pick) : 'not-a-child'
+  const [force, protectedPath] =
+    child !== 'not-a-child'
+      ? [false, child.path]
+      : await Promise.all([askRewrite && isRewrite(where, c.old, c.new), askPath ? firstChangedPath(where, c.old, c.new, pick) : null])
+  const readAll = askPath && protectedPath === null
   if (force && !c.ruleForce) return `branch ${c.branch} is protected from force push`
   if (!protectedPath && (force ? c.mayForce : c.mayPush)) return null
   const fileRefusal = `branch ${c.branch} is protected from changing file ${protectedPath}`
