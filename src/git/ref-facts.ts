@@ -43,7 +43,7 @@ export async function firstChangedPath(where: GitOptions, old: string, now: stri
 export async function childChangedPath(where: GitOptions, old: string, now: string, pick: (path: string) => boolean): Promise<{ path: string | null } | 'not-a-child'> {
   let parents: string | null = null
   let found: string | null = null
-  const proc = startGit(['log', '-1', '-z', '--format=%P', '--name-only', '--no-renames', '--diff-merges=first-parent'], { ...where, values: [now] })
+  const proc = startGit(['log', '-1', '-z', '--no-show-signature', '--format=%P', '--name-only', '--no-renames', '--diff-merges=first-parent'], { ...where, values: [now] })
   const read = await readTokens(proc, (token) => {
     if (parents === null) {
       parents = token
