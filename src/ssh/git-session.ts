@@ -260,58 +260,63 @@ async function receivePack(
       reader.cancel().catch(() => {})
     },
   })
-  const hook = await pushHook(deps)
-  const proc = serviceSession(git, 'receive-pack', gitInput, gitProtocol, hook.env)
-  const relayed = activity.expectingData(relayOutput(deps, proc, channel, state, `receive-pack ${path}`, activity))
-  const head = await readPushHead(reader).catch(() => null)
-
-  let unread: string | null = null
-  if (head === null) unread = input.overLimit() ? bodyTooLarge(limit).message : null
-  else if (head === 'too-long') unread = `a push may update refs in at most ${MAX_COMMAND_BYTES} bytes of commands`
-  else if (head.commands === null) unread = head.head.length ? 'the push command list could not be read (push certificates are not accepted)' : null
-  if (head === null || head === 'too-long' || head.commands === null) {
-    // Git gets no commands: it ends at once, having changed nothing.
-    admit(null)
-    await relayed
-    return finish(channel, state, 0, '', unread ?? undefined)
-  }
-  let admittedGit = false
-  let outcome: PushOutcome<void> | undefined
+  const hook = await pushHook(deps, git)
+  // The hook's channel is closed whichever way the session ends (withPush disposes it too).
   try {
-    outcome = await withPush(
-      deps,
-      found,
-      gitPusher(gitCallerOf(identity)),
-      head.commands,
-      async () => {
-        admittedGit = true
-        admit(replayed(head.head, reader))
-        await relayed
-      },
-      activity.serverWork,
-      hook,
-    )
-  } catch (e) {
-    if (!admittedGit) {
-      // Failed before git got anything (deciding, writing the pending push): it ends at once, having changed nothing.
+    const proc = serviceSession(git, 'receive-pack', gitInput, gitProtocol, hook.git)
+    const relayed = activity.expectingData(relayOutput(deps, proc, channel, state, `receive-pack ${path}`, activity))
+    const head = await readPushHead(reader).catch(() => null)
+
+    let unread: string | null = null
+    if (head === null) unread = input.overLimit() ? bodyTooLarge(limit).message : null
+    else if (head === 'too-long') unread = `a push may update refs in at most ${MAX_COMMAND_BYTES} bytes of commands`
+    else if (head.commands === null) unread = head.head.length ? 'the push command list could not be read (push certificates are not accepted)' : null
+    if (head === null || head === 'too-long' || head.commands === null) {
+      // Git gets no commands: it ends at once, having changed nothing.
       admit(null)
       await relayed
-      throw e
+      return finish(channel, state, 0, '', unread ?? undefined)
     }
-    // Recording failed after git ran: the pending push stays for the repairs.
-    loggerOf(deps.config).error('updating a repository after a push failed', { repoId: found.repo.id, ...errorFields(e) })
-  }
-  if (outcome?.refused) {
-    const { message, reasons } = outcome.refused
-    admit(null)
-    await relayed
-    const report = refusalReport(head.commands, head.capabilities, reasons, message)
-    if (report.length && state.open) {
-      channel.write(report)
-      await activity.expectingData(dropRest(reader, git))
+    let admittedGit = false
+    let outcome: PushOutcome<void> | undefined
+    try {
+      outcome = await withPush(
+        deps,
+        found,
+        gitPusher(gitCallerOf(identity)),
+        head.commands,
+        async () => {
+          admittedGit = true
+          admit(replayed(head.head, reader))
+          await relayed
+        },
+        activity.serverWork,
+        hook,
+      )
+    } catch (e) {
+      if (!admittedGit) {
+        // Failed before git got anything (deciding, writing the pending push): it ends at once, having changed nothing.
+        admit(null)
+        await relayed
+        throw e
+      }
+      // Recording failed after git ran: the pending push stays for the repairs.
+      loggerOf(deps.config).error('updating a repository after a push failed', { repoId: found.repo.id, ...errorFields(e) })
     }
-    return finish(channel, state, 0, '', message)
+    if (outcome?.refused) {
+      const { message, reasons } = outcome.refused
+      admit(null)
+      await relayed
+      const report = refusalReport(head.commands, head.capabilities, reasons, message)
+      if (report.length && state.open) {
+        channel.write(report)
+        await activity.expectingData(dropRest(reader, git))
+      }
+      return finish(channel, state, 0, '', message)
+    }
+    const { code, stderr } = await relayed
+    finish(channel, state, code, stderr, input.overLimit() ? bodyTooLarge(limit).message : undefined)
+  } finally {
+    await hook.dispose()
   }
-  const { code, stderr } = await relayed
-  finish(channel, state, code, stderr, input.overLimit() ? bodyTooLarge(limit).message : undefined)
 }
