@@ -59,7 +59,7 @@ function refusalMessage(refusal: GitRefusal, identity: SshIdentity, path: string
 }
 
 /** Whether the channel is still open, and a promise settled when it closes (or is given up). */
-interface ChannelState {
+export interface ChannelState {
   open: boolean
   closed: Promise<void>
   /** Stops serving the channel: closes it, and whatever still waits for the client stops waiting. */
@@ -152,33 +152,44 @@ function channelInput(channel: ServerChannel, activity: ChannelActivity, limit =
 }
 
 /**
- * How much of git's output goes to the channel in one write: two packets of OpenSSH's largest
- * (32 KiB; ssh2 cuts a write into packets of the client's size). Git writes its pack about 8 KiB
- * at a time (upload-pack relays pack-objects' buffer), and every write to the channel costs a
- * packet (its buffers, cipher and MAC set-up) and a send on the socket whatever its size: written
- * as it came, a 56 MiB clone made ~8,000 packets and sends where 1,750 do.
+ * How much of git's output goes to the channel in one write, at least: two packets of OpenSSH's
+ * largest (32 KiB; ssh2 cuts a write into packets of the client's size). Git writes its pack about
+ * 8 KiB at a time (upload-pack relays pack-objects' buffer), and every write to the channel costs
+ * a packet (its buffers, cipher and MAC set-up) and a send on the socket whatever its size.
  */
 export const CHANNEL_WRITE_BYTES = 64 * 1024
 /** How long git's output may wait to fill a write when git pauses (a negotiation, a slow pack). */
 export const GATHER_MS = 2
+/**
+ * After a read of less than a packet, git's output is read again only this much later: git's writes
+ * gather in the pipe meanwhile (Bun reads a child's stdout only when asked) and one read takes them
+ * all, where reading at once woke the server for each of git's writes (a 56 MiB clone: ~8,000 reads,
+ * each with a second read finding nothing and two epoll changes, against ~1,000).
+ */
+export const READ_PAUSE_MS = 1
 
 /**
- * Copies git's output to the channel, gathered into writes of CHANNEL_WRITE_BYTES (sent when full,
- * or GATHER_MS after their first byte came), waiting for the SSH window when the client reads
- * slowly; dropped once the channel closed. Each read of git's output, and each opening of the
- * window (the client read some), is data moving.
+ * Copies git's output to the channel, in writes of at least CHANNEL_WRITE_BYTES (what is gathered
+ * goes when full, or GATHER_MS after its first byte came), waiting for the SSH window when the
+ * client reads slowly; dropped once the channel closed. Each read of git's output, and each
+ * opening of the window (the client read some), is data moving.
  */
-async function pumpToChannel(stdout: ReadableStream<Uint8Array>, channel: ServerChannel, state: ChannelState, activity: ChannelActivity): Promise<void> {
+export async function pumpToChannel(
+  stdout: ReadableStream<Uint8Array>,
+  channel: Pick<ServerChannel, 'write' | 'writableLength' | 'on' | 'off'>,
+  state: ChannelState,
+  activity: ChannelActivity,
+): Promise<void> {
   const reader = stdout.getReader()
   const read = () => reader.read().catch(() => ({ done: true as const, value: undefined }))
-  /** The write being gathered; reused while the channel copies each write into its packets at once. */
+  const readLater = () => Bun.sleep(READ_PAUSE_MS).then(read)
+  /** What is gathered for the next write; reused while the channel copies each write into its packets at once. */
   let gathered: Buffer | null = null
   let size = 0
-  /** Settles GATHER_MS after the gathered write's first byte. */
+  /** Settles GATHER_MS after the first byte of what is gathered. */
   let due: Promise<'due'> | null = null
   const send = async (data: Uint8Array) => {
-    if (!state.open) return
-    if (channel.write(data)) return
+    if (!state.open || channel.write(data)) return
     await new Promise<void>((resolve) => {
       const go = () => {
         activity.touch()
@@ -194,7 +205,7 @@ async function pumpToChannel(stdout: ReadableStream<Uint8Array>, channel: Server
     size = 0
     due = null
     await send(data)
-    // Kept by the channel (the window is shut): the next write is gathered in a fresh buffer.
+    // Kept by the channel (its window is shut): what comes next is gathered in a fresh buffer.
     if (channel.writableLength) gathered = null
   }
   let next = read()
@@ -205,22 +216,23 @@ async function pumpToChannel(stdout: ReadableStream<Uint8Array>, channel: Server
       continue
     }
     if (got.done) break
-    next = read()
+    let chunk = got.value
+    next = chunk.byteLength < CHANNEL_WRITE_BYTES / 2 ? readLater() : read()
     activity.touch()
     if (!state.open) continue
-    let chunk = got.value
-    if (!size && chunk.byteLength >= CHANNEL_WRITE_BYTES) {
-      await send(chunk)
-      continue
-    }
-    while (chunk.byteLength) {
-      gathered ??= Buffer.allocUnsafe(CHANNEL_WRITE_BYTES)
+    if (size) {
       const n = Math.min(chunk.byteLength, CHANNEL_WRITE_BYTES - size)
-      gathered.set(n === chunk.byteLength ? chunk : chunk.subarray(0, n), size)
+      gathered!.set(chunk.subarray(0, n), size)
       size += n
       chunk = chunk.subarray(n)
       if (size === CHANNEL_WRITE_BYTES) await sendGathered()
-      else due ??= Bun.sleep(GATHER_MS).then(() => 'due' as const)
+    }
+    if (chunk.byteLength >= CHANNEL_WRITE_BYTES) await send(chunk)
+    else if (chunk.byteLength) {
+      gathered ??= Buffer.allocUnsafe(CHANNEL_WRITE_BYTES)
+      gathered.set(chunk)
+      size = chunk.byteLength
+      due = Bun.sleep(GATHER_MS).then(() => 'due' as const)
     }
   }
   if (size) await sendGathered()
