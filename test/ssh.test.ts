@@ -204,7 +204,7 @@ describe('git over SSH', () => {
     // Whole: git takes the pack (its trailing checksum and every object) into a repository of its own.
     const into = temp()
     await gitOk(into, 'init', '-q', '--bare')
-    const indexed = Bun.spawn(['git', 'index-pack', '--stdin', '--fix-thin'], { cwd: into, stdin: new Blob([pack]), stdout: 'pipe', stderr: 'pipe' })
+    const indexed = Bun.spawn(['git', 'index-pack', '--stdin', '--fix-thin'], { cwd: into, stdin: new Blob([new Uint8Array(pack)]), stdout: 'pipe', stderr: 'pipe' })
     expect(await indexed.exited).toBe(0)
     expect(await gitOk(into, 'cat-file', '-t', head)).toBe('commit')
     // Mostly full packets (OpenSSH's and ssh2's largest is 32 KiB); written as git wrote, they averaged ~8 KiB.

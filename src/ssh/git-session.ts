@@ -151,6 +151,15 @@ function channelInput(channel: ServerChannel, activity: ChannelActivity, limit =
   return { stream, overLimit: () => over }
 }
 
+/** What pumpToChannel uses of a channel (ssh2's ServerChannel). */
+export interface ChannelSink {
+  /** Copies into packets at once while the client's window is open, else keeps `data` (writableLength); false past its high-water mark. */
+  write(data: Uint8Array): boolean
+  readonly writableLength: number
+  on(event: 'drain', listener: () => void): unknown
+  off(event: 'drain', listener: () => void): unknown
+}
+
 /**
  * How much of git's output goes to the channel in one write, at least: two packets of OpenSSH's
  * largest (32 KiB; ssh2 cuts a write into packets of the client's size). Git writes its pack about
@@ -176,7 +185,7 @@ export const READ_PAUSE_MS = 1
  */
 export async function pumpToChannel(
   stdout: ReadableStream<Uint8Array>,
-  channel: Pick<ServerChannel, 'write' | 'writableLength' | 'on' | 'off'>,
+  channel: ChannelSink,
   state: ChannelState,
   activity: ChannelActivity,
 ): Promise<void> {
