@@ -8,7 +8,8 @@
  *    round without hooks starts once the worker has delivered everything: it measures an idle worker).
  *    Target: within 10% of none.
  * Warren runs in this process, the receiver (Bun.serve) in a process of its own (bench/lib/hook-receiver.ts),
- * both on loopback.
+ * both on loopback. On PostgreSQL with WARREN_DATABASE_URL=postgres://... (a fresh database of its own
+ * on that server, bench/lib/database.ts); the write lock waits are SQLite's only.
  *
  *   bun bench/webhooks.ts [requests=400]
  */
@@ -22,10 +23,13 @@ import { createAccessToken, createUser } from '../src/modules/users/service'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { startHookReceiver } from './lib/hook-receiver'
 import { writeLockWaits } from '../src/db/client'
+import { benchDatabase, closeBenchDatabase } from './lib/database'
 
 const requests = Number(process.argv[2] ?? 400)
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-hooks-'))
-const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', webhookAllowedHostList: 'loopback', logLevel: 'warn' })
+const database = await benchDatabase()
+const config = loadConfig({}, { dataDir, databaseUrl: database.url, port: 0, host: '127.0.0.1', webhookAllowedHostList: 'loopback', logLevel: 'warn' })
+console.log(database.label)
 const deps = await createDeps(config)
 const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
 config.baseUrl = `http://127.0.0.1:${server.port}/`
@@ -110,6 +114,6 @@ console.log(`the ${busy.length * 10} deliveries of the 10-hook run were all done
 await worker.stop()
 receiver.stop()
 server.stop(true)
-deps.db.$client.close()
+await closeBenchDatabase(deps.db, database)
 rmSync(dataDir, { recursive: true, force: true })
 worker = undefined as never

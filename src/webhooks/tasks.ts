@@ -2,8 +2,8 @@ import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
 import type { RepoRow } from '../auth/access'
-import { writeTransaction, type Db } from '../db/client'
-import { hooks, hookTasks, repositories, users, type HookRow, type HookTaskRow } from '../db/schema'
+import { perConnection, writeTransaction } from '../db/client'
+import { hookPayloads, hooks, hookTasks, repositories, users, type HookRow } from '../db/schema'
 import { advanceDone, eventsAfterDone, type EventRecord } from '../events/outbox'
 import { ghostUser, toApiUser, type ApiUser } from '../convert/user'
 import type { ApiRepo } from '../convert/repo'
@@ -27,7 +27,8 @@ export const WEBHOOK_CONSUMER = 'webhooks'
 /** Events per round. */
 export const TASK_BATCH = 100
 
-type NewTask = typeof hookTasks.$inferInsert
+/** A task to write: its text, or the payload row it shares (a redelivery's). */
+export type NewTask = Omit<typeof hookTasks.$inferInsert, 'payload' | 'payloadId'> & { text: string; payloadId?: number | null }
 
 /** The branch an event is about (push to a branch, branch created or deleted), for branch filters. */
 function branchOf(event: EventRecord): string | null {
@@ -58,7 +59,7 @@ export function newTask(deps: AppDeps, hook: HookRow, repoId: number, eventId: n
     meta: hook.type === 'gitea' || hook.type === 'gogs' ? {} : (JSON.parse(hook.meta) as HookMeta),
     json,
   })
-  return { hookId: hook.id, repoId, uuid: crypto.randomUUID(), eventId, eventType: type, payload: text, createdUnix: nowUnix() }
+  return { hookId: hook.id, repoId, uuid: crypto.randomUUID(), eventId, eventType: type, text, createdUnix: nowUnix() }
 }
 
 interface Subject {
@@ -165,41 +166,43 @@ async function aliveOnly(deps: AppDeps, tasks: NewTask[]): Promise<NewTask[]> {
   return alive.size === ids.length ? tasks : tasks.filter((t) => alive.has(t.hookId))
 }
 
-/** Rows per INSERT: one statement's bound values stay far below SQLite's limit. */
+/** The insert of a payload row, prepared once per connection. */
+const payloadInsertOf = perConnection((db) =>
+  db.insert(hookPayloads).values({ text: sql.placeholder('text') } as never).returning({ id: hookPayloads.id }).prepare(),
+)
+
+/** Task rows per INSERT: one statement's bound values stay far below SQLite's limit. */
 const INSERT_SLICE = 200
 
 /**
- * Inserts tasks whose hook still exists; inside a write transaction. Answers the rows written.
+ * Writes tasks whose hook still exists; inside a write transaction. Each distinct text is written
+ * once (hook_payloads, a prepared insert) and shared by the tasks sent it (a task given
+ * `payloadId` shares that row); the tasks go in with one statement for up to INSERT_SLICE of
+ * them, nothing read back: the write lock the API waits for is held for a few statements.
+ * Answers how many were written.
  */
-export async function insertTasks(deps: AppDeps, tasks: NewTask[]): Promise<HookTaskRow[]> {
-  if (tasks.length === 0) return []
+export async function writeTasks(deps: AppDeps, tasks: NewTask[]): Promise<number> {
+  if (tasks.length === 0) return 0
   const kept = await aliveOnly(deps, tasks)
-  const rows: HookTaskRow[] = []
-  for (let i = 0; i < kept.length; i += INSERT_SLICE) rows.push(...await deps.db.insert(hookTasks).values(kept.slice(i, i + INSERT_SLICE)).returning())
-  return rows
-}
-
-/** The insert of one new task, prepared once per database connection. */
-const taskInserts = new WeakMap<Db, ReturnType<typeof prepareTaskInsert>>()
-
-function prepareTaskInsert(db: Db) {
-  const p = sql.placeholder
-  return db
-    .insert(hookTasks)
-    .values({ hookId: p('hookId'), repoId: p('repoId'), uuid: p('uuid'), eventId: p('eventId'), eventType: p('eventType'), payload: p('payload'), createdUnix: p('createdUnix') } as never)
-    .prepare()
-}
-
-function taskInsertOf(db: Db) {
-  let found = taskInserts.get(db)
-  if (!found) taskInserts.set(db, (found = prepareTaskInsert(db)))
-  return found
+  const insertPayload = payloadInsertOf(deps.db)
+  const payloadIds = new Map<string, number>()
+  const rows: (typeof hookTasks.$inferInsert)[] = []
+  for (const { text, payloadId, ...task } of kept) {
+    let id = payloadId ?? payloadIds.get(text)
+    if (id === undefined) {
+      id = ((await insertPayload.execute({ text })) as { id: number }[])[0]!.id
+      payloadIds.set(text, id)
+    }
+    rows.push({ ...task, payload: '', payloadId: id })
+  }
+  for (let i = 0; i < rows.length; i += INSERT_SLICE) await deps.db.insert(hookTasks).values(rows.slice(i, i + INSERT_SLICE))
+  return rows.length
 }
 
 /**
  * One round: reads the events past the consumer's position (a read: no write lock), builds their
  * payloads and task texts (reads only), then writes the tasks and moves the position in ONE short
- * transaction (prepared inserts, nothing read back: the API waits for that lock, and on SQLite
+ * transaction (prepared inserts, each distinct text once, writeTasks: the API waits for that lock, and on SQLite
  * this thread's connection takes it at SQLite's level, where a waiting request sleeps). The
  * position moves only from where it was read (advanceDone): had anything else handled those
  * events meanwhile, nothing is written. Answers how many events were handled and how many tasks
@@ -218,12 +221,9 @@ export async function turnEventsIntoTasks(deps: AppDeps, limit = TASK_BATCH): Pr
       loggerOf(deps.config).error('building a webhook payload failed', { event: event.id, kind: event.kind, ...errorFields(e) })
     }
   }
-  const insert = taskInsertOf(deps.db)
   const written = await writeTransaction(deps.db, async () => {
     if (!(await advanceDone(deps.db, WEBHOOK_CONSUMER, doneId, events[events.length - 1]!.id))) return 0
-    const kept = tasks.length ? await aliveOnly(deps, tasks) : []
-    for (const task of kept) await insert.execute(task)
-    return kept.length
+    return await writeTasks(deps, tasks)
   })
   return { events: events.length, tasks: written }
 }

@@ -26,6 +26,7 @@ export const {
   follows,
   gpgKeys,
   hookTasks,
+  hookPayloads,
   hooks,
   issueAssignees,
   issueIndexes,
