@@ -159,50 +159,52 @@ async function tasksOfEvent(deps: AppDeps, lookups: RoundLookups, event: EventRe
   return targets.map((hook) => newTask(deps, hook, subject.repo.id, event.id, type, payload, json))
 }
 
-/** The tasks whose hook still exists (a hook deleted meanwhile takes nothing); inside a write transaction. */
-async function aliveOnly(deps: AppDeps, tasks: NewTask[]): Promise<NewTask[]> {
-  const ids = [...new Set(tasks.map((t) => t.hookId))]
-  const alive = new Set((await deps.db.select({ id: hooks.id }).from(hooks).where(inArray(hooks.id, ids))).map((h) => h.id))
-  return alive.size === ids.length ? tasks : tasks.filter((t) => alive.has(t.hookId))
-}
-
-/** The insert of a payload row, prepared once per connection. */
-const payloadInsertOf = perConnection((db) =>
-  db.insert(hookPayloads).values({ text: sql.placeholder('text') } as never).returning({ id: hookPayloads.id }).prepare(),
-)
-
-/** Task rows per INSERT: one statement's bound values stay far below SQLite's limit. */
-const INSERT_SLICE = 200
+/** The two inserts of taskWriter, prepared once per connection (compiled once: a statement of many rows is a new one at each count). */
+const taskInsertsOf = perConnection((db) => {
+  const p = sql.placeholder
+  return {
+    payload: db.insert(hookPayloads).values({ text: p('text') } as never).returning({ id: hookPayloads.id }).prepare(),
+    task: db
+      .insert(hookTasks)
+      .values({ hookId: p('hookId'), repoId: p('repoId'), uuid: p('uuid'), eventId: p('eventId'), eventType: p('eventType'), payload: '', payloadId: p('payloadId'), createdUnix: p('createdUnix') } as never)
+      .prepare(),
+  }
+})
 
 /**
- * Writes tasks whose hook still exists; inside a write transaction. Each distinct text is written
- * once (hook_payloads, a prepared insert) and shared by the tasks sent it (a task given
- * `payloadId` shares that row); the tasks go in with one statement for up to INSERT_SLICE of
- * them, nothing read back: the write lock the API waits for is held for a few statements.
- * Answers how many were written.
+ * Writes tasks; made before the write transaction, run inside it (`await writer()`), answering
+ * how many were written. Each distinct text is written once (hook_payloads) and shared by the
+ * tasks sent it (a task given `payloadId` shares that row); a task whose hook is gone by then (a
+ * hook deleted meanwhile) is not written. The lookup of the hooks is built here, before the write
+ * lock is taken; inside, the transaction only binds and steps statements, the inserts prepared
+ * once per connection (the API waits for that lock).
  */
-export async function writeTasks(deps: AppDeps, tasks: NewTask[]): Promise<number> {
-  if (tasks.length === 0) return 0
-  const kept = await aliveOnly(deps, tasks)
-  const insertPayload = payloadInsertOf(deps.db)
-  const payloadIds = new Map<string, number>()
-  const rows: (typeof hookTasks.$inferInsert)[] = []
-  for (const { text, payloadId, ...task } of kept) {
-    let id = payloadId ?? payloadIds.get(text)
-    if (id === undefined) {
-      id = ((await insertPayload.execute({ text })) as { id: number }[])[0]!.id
-      payloadIds.set(text, id)
+export function taskWriter(deps: AppDeps, tasks: NewTask[]): () => Promise<number> {
+  if (tasks.length === 0) return async () => 0
+  const db = deps.db
+  const hookIds = [...new Set(tasks.map((t) => t.hookId))]
+  const aliveHooks = db.select({ id: hooks.id }).from(hooks).where(inArray(hooks.id, hookIds)).prepare()
+  return async () => {
+    const alive = new Set(((await aliveHooks.execute()) as { id: number }[]).map((h) => h.id))
+    const kept = alive.size === hookIds.length ? tasks : tasks.filter((t) => alive.has(t.hookId))
+    const inserts = taskInsertsOf(db)
+    const stored = new Map<string, number>()
+    for (const { text, payloadId, ...task } of kept) {
+      let id = payloadId ?? stored.get(text)
+      if (id === undefined) {
+        id = ((await inserts.payload.execute({ text })) as { id: number }[])[0]!.id
+        stored.set(text, id)
+      }
+      await inserts.task.execute({ ...task, payloadId: id })
     }
-    rows.push({ ...task, payload: '', payloadId: id })
+    return kept.length
   }
-  for (let i = 0; i < rows.length; i += INSERT_SLICE) await deps.db.insert(hookTasks).values(rows.slice(i, i + INSERT_SLICE))
-  return rows.length
 }
 
 /**
  * One round: reads the events past the consumer's position (a read: no write lock), builds their
  * payloads and task texts (reads only), then writes the tasks and moves the position in ONE short
- * transaction (prepared inserts, each distinct text once, writeTasks: the API waits for that lock, and on SQLite
+ * transaction (statements built before it, each distinct text once, taskWriter: the API waits for that lock, and on SQLite
  * this thread's connection takes it at SQLite's level, where a waiting request sleeps). The
  * position moves only from where it was read (advanceDone): had anything else handled those
  * events meanwhile, nothing is written. Answers how many events were handled and how many tasks
@@ -221,9 +223,10 @@ export async function turnEventsIntoTasks(deps: AppDeps, limit = TASK_BATCH): Pr
       loggerOf(deps.config).error('building a webhook payload failed', { event: event.id, kind: event.kind, ...errorFields(e) })
     }
   }
+  const write = taskWriter(deps, tasks)
   const written = await writeTransaction(deps.db, async () => {
     if (!(await advanceDone(deps.db, WEBHOOK_CONSUMER, doneId, events[events.length - 1]!.id))) return 0
-    return await writeTasks(deps, tasks)
+    return await write()
   })
   return { events: events.length, tasks: written }
 }

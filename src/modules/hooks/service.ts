@@ -14,7 +14,7 @@ import { CONTENT_TYPES, HOOK_TYPES, selectEvents, type EventMode } from '../../w
 import { compileGlob, GlobError } from '../../lib/glob'
 import { wakeDeliveries } from '../../webhooks/dispatcher'
 import { eventsOfHook } from '../../convert/hook'
-import { newTask, writeTasks } from '../../webhooks/tasks'
+import { newTask, taskWriter } from '../../webhooks/tasks'
 import { selectTasks, tasksWhere } from '../../webhooks/task-rows'
 import { payloadRepo, pushCommits, pushPayload } from '../../webhooks/payloads'
 import { toApiUser } from '../../convert/user'
@@ -216,9 +216,8 @@ export async function getDelivery(deps: AppDeps, hook: HookRow, key: string): Pr
  */
 export async function redeliver(deps: AppDeps, hook: HookRow, task: HookTaskRow): Promise<HookTaskRow> {
   const uuid = crypto.randomUUID()
-  const written = await writeTransaction(deps.db, async () =>
-    await writeTasks(deps, [{ hookId: hook.id, repoId: task.repoId, uuid, eventId: task.eventId, eventType: task.eventType, text: task.payload, payloadId: task.payloadId, createdUnix: nowUnix() }]),
-  )
+  const write = taskWriter(deps, [{ hookId: hook.id, repoId: task.repoId, uuid, eventId: task.eventId, eventType: task.eventType, text: task.payload, payloadId: task.payloadId, createdUnix: nowUnix() }])
+  const written = await writeTransaction(deps.db, write)
   const copy = written ? (await tasksWhere(deps.db, eq(hookTasks.uuid, uuid)))[0] : undefined
   if (!copy) throw notFound(`hook does not exist [id: ${hook.id}]`)
   wakeDeliveries(deps)
@@ -242,7 +241,7 @@ export async function testHook(deps: AppDeps, repo: RepoRow, owner: UserRow, cal
     { ref, before: head.id, after: head.id },
     { commits, total: commits.length, head: found.head },
   )
-  const written = await writeTransaction(deps.db, async () => await writeTasks(deps, [newTask(deps, hook, repo.id, 0, 'push', payload)]))
+  const written = await writeTransaction(deps.db, taskWriter(deps, [newTask(deps, hook, repo.id, 0, 'push', payload)]))
   if (written === 0) throw new ApiError(404, `hook does not exist [id: ${hook.id}]`)
   wakeDeliveries(deps)
 }
