@@ -40,6 +40,8 @@ export interface DatabaseRuntime {
   claim(kind: ClaimKind, id: number): Promise<HeldLock>
   /** unclaimedWork's implementation. */
   unclaimed(kind: ClaimKind, ids: number[]): Promise<number[]>
+  /** checkpointWal's implementation. */
+  checkpoint(): void
   /** Closes the connection(s); the database is not used after. */
   close(): Promise<void>
 }
@@ -173,11 +175,12 @@ export function openDatabase(dataDir: string): Db {
   sqlite.exec('PRAGMA temp_store = MEMORY')
   // A commit that leaves the write-ahead log past this many pages copies it into the database
   // (SQLite's automatic checkpoint), on the committing connection, for as long as the copy takes.
-  // The API's connection (the main thread's) lets the log grow 4× as long as the webhook thread's:
-  // while hooks are busy, their tasks and outcomes are most of what is written, and the thread's
-  // own commits then do the copying, not a request (bench/webhooks.ts: the p99 of POST issue with
-  // 10 hooks about halved). With the thread stopped the API's commits do it, every 16 MiB.
-  sqlite.exec(`PRAGMA wal_autocheckpoint = ${Bun.isMainThread ? API_CHECKPOINT_PAGES : 1000}`)
+  // The API's connection (the main thread's) does so at 16 MiB of log. A webhook thread's connection
+  // never does: while it runs it copies the log on a timer (checkpointWal, every
+  // WAL_CHECKPOINT_MS), off its commits. At each of its commits past the threshold the copy ran
+  // again, with two fsyncs, for as long as the log was not restarted: most of its commits under
+  // load (bench/webhooks.ts), CPU and disk the API's requests were waiting for.
+  sqlite.exec(`PRAGMA wal_autocheckpoint = ${Bun.isMainThread ? API_CHECKPOINT_PAGES : 0}`)
   // Up to date (every start but the first after an upgrade, and the webhook thread's connection):
   // nothing to apply, and no foreign key check, which reads every table.
   if (!migrated(sqlite)) {
@@ -238,6 +241,10 @@ function sqliteDatabase(sqlite: Database): Db {
       }
     },
     unclaimed: async (kind, ids) => ids.filter((id) => !claims.has(`${kind}:${id}`)),
+    checkpoint() {
+      // Not inside this connection's open transaction (it would wait for its own write lock).
+      if (!gate.current) sqlite.exec('PRAGMA wal_checkpoint(PASSIVE)')
+    },
     async close() {
       sqlite.close()
     },
@@ -270,6 +277,20 @@ function sqliteDatabase(sqlite: Database): Db {
 export function writeTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   return db.$runtime.transaction(fn)
 }
+
+/**
+ * Copies the write-ahead log into the database, on SQLite: a passive checkpoint, which takes no
+ * write lock (the API's and the other connections' writes go on meanwhile) and copies what no
+ * reader still needs; the log restarts from its beginning at a later write once all of it was
+ * copied. What the webhook thread does every WAL_CHECKPOINT_MS while it runs (its connection
+ * makes no automatic checkpoint). On PostgreSQL nothing: the server checkpoints itself.
+ */
+export function checkpointWal(db: Db): void {
+  db.$runtime.checkpoint()
+}
+
+/** How often a webhook thread's checkpointWal runs. */
+export const WAL_CHECKPOINT_MS = 1000
 
 /** The API connection's automatic checkpoint, in pages of the write-ahead log (openDatabase). */
 const API_CHECKPOINT_PAGES = 4000
@@ -371,6 +392,19 @@ function sqliteChangeMark(sqlite: Database): () => string {
 export function sqliteOf(db: Db, tool: string): Database {
   if (db.$runtime.dialect !== 'sqlite') throw new Error(`${tool} works on the embedded SQLite database only; on PostgreSQL use its own tools (pg_dump, pg_restore)`)
   return db.$client
+}
+
+/**
+ * `make(db)`, made once per database connection and kept with it: prepared statements, which
+ * belong to their connection.
+ */
+export function perConnection<T>(make: (db: Db) => T): (db: Db) => T {
+  const made = new WeakMap<Db, T>()
+  return (db) => {
+    let found = made.get(db)
+    if (found === undefined) made.set(db, (found = make(db)))
+    return found
+  }
 }
 
 /** Closes the database's connection(s). */

@@ -150,6 +150,8 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     tryLock: (name, mode) => locks.tryLock(name, mode),
     claim: (kind, id) => locks.claim(kind, id),
     unclaimed: (kind, ids) => unclaimedIds(client, kind, ids),
+    // The server checkpoints its own log.
+    checkpoint() {},
     async close() {
       await Promise.all([client.close(), locks.close(), changes.close()])
     },

@@ -27,6 +27,7 @@ export const {
   follows,
   gpgKeys,
   hookTasks,
+  hookPayloads,
   hooks,
   issueAssignees,
   issueDependencies,
