@@ -15,7 +15,8 @@ import { compileGlob, GlobError } from '../../lib/glob'
 import { wakeDeliveries } from '../../webhooks/dispatcher'
 import { eventsOfHook } from '../../convert/hook'
 import { insertTasks, newTask } from '../../webhooks/tasks'
-import { payloadRepo, pushCommits, pushPayload } from '../../webhooks/payloads'
+import { payloadRepo, pushPayload } from '../../webhooks/payloads'
+import { pushCommits } from '../../convert/payload-commit'
 import { toApiUser } from '../../convert/user'
 
 /** Whose hooks: a repository's own, or an organisation's (fired for all its repositories). */
