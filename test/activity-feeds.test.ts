@@ -22,7 +22,7 @@ const today = () => {
   const d = new Date()
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
 }
-const ops = (list: Activity[]) => list.map((a) => a.op_type)
+const ops = (list: Activity[]): string[] => list.map((a) => a.op_type ?? '')
 
 beforeAll(async () => {
   s = await startTestServer()
@@ -103,6 +103,22 @@ describe('a repository feed', () => {
     await fails(asBob.repos.repoListActivityFeeds('alice', 'proj', { date: '2024-02-30' }), 422)
   })
 
+  test('reviews: approve_pull_request and reject_pull_request with the first line of the review', async () => {
+    await ok(asAlice.repos.repoCreateFile('alice', 'proj', 'c.txt', { content: b64('c\n'), message: 'add c', new_branch: 'second' }), 201)
+    const pull = await ok(asAlice.repos.repoCreatePullRequest('alice', 'proj', { head: 'second', base: 'main', title: 'Second' }), 201)
+    await ok(asBob.repos.repoCreatePullReview('alice', 'proj', pull.number!, { event: 'REQUEST_CHANGES', body: 'not yet\nmore below' }))
+    await ok(asBob.repos.repoCreatePullReview('alice', 'proj', pull.number!, { event: 'APPROVED', body: 'LGTM' }))
+    const feed = await ok(asBob.repos.repoListActivityFeeds('alice', 'proj', { limit: 3 }))
+    expect(feed.map((a) => [a.op_type, a.content, a.act_user?.login])).toEqual([
+      ['approve_pull_request', `${pull.number}|LGTM`, 'bob'],
+      ['reject_pull_request', `${pull.number}|not yet`, 'bob'],
+      ['create_pull_request', `${pull.number}|Second`, 'alice'],
+    ])
+    // ?only-performed-by reads booleans as Gitea does.
+    const mine = await s.get<Activity[]>('/users/bob/activities/feeds?only-performed-by=1', { token: bob.token })
+    expect(mine.body.map((a) => a.op_type)).toEqual(['approve_pull_request', 'reject_pull_request', 'comment_issue'])
+  })
+
   test('a private repository: its feed and its actions are hidden from those who may not read it', async () => {
     await fails(asBob.repos.repoListActivityFeeds('alice', 'secret'), 404)
     await fails(anon.repos.repoListActivityFeeds('alice', 'secret'), 404)
@@ -123,13 +139,14 @@ describe("a user's feed", () => {
 
     // Bob's feed: his comment; with Gitea's default (not only performed by him) also what
     // happens in the repositories he watches.
-    expect(ops(await ok(asBob.users.userListActivityFeeds('bob', { 'only-performed-by': true })))).toEqual(['comment_issue'])
-    expect(ops(await ok(asBob.users.userListActivityFeeds('bob')))).toEqual(['comment_issue'])
+    const bobs = ['approve_pull_request', 'reject_pull_request', 'comment_issue']
+    expect(ops(await ok(asBob.users.userListActivityFeeds('bob', { 'only-performed-by': true })))).toEqual(bobs)
+    expect(ops(await ok(asBob.users.userListActivityFeeds('bob')))).toEqual(bobs)
     await ok(asBob.repos.userCurrentPutSubscription('alice', 'proj'))
     const watching = await ok(asBob.users.userListActivityFeeds('bob', { limit: 50 }))
     expect(watching.length).toBeGreaterThan(5)
     expect(watching.every((a) => a.repo?.full_name === 'alice/proj' && a.user_id === bob.user.id)).toBe(true)
-    expect(ops(await ok(asBob.users.userListActivityFeeds('bob', { 'only-performed-by': true })))).toEqual(['comment_issue'])
+    expect(ops(await ok(asBob.users.userListActivityFeeds('bob', { 'only-performed-by': true })))).toEqual(bobs)
   })
 
   test('hidden activity (keep_activity_private): an empty feed for others, and the actions gone from every feed they see', async () => {

@@ -10,6 +10,9 @@ import { getVisibleUserByName } from '../users/service'
 import { ActivityList, FeedQuery, UserFeedQuery } from './model'
 import { listFeed } from './service'
 
+/** What Gitea's FormBool (Go's strconv.ParseBool) reads as true; anything else is false. */
+const GO_TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True'])
+
 /** Activity feeds (Gitea's `…/activities/feeds`): a user's, an organisation's, a team's, a repository's. */
 export const activitiesModule = (deps: AppDeps) =>
   new Elysia({ name: 'activities' })
@@ -21,7 +24,7 @@ export const activitiesModule = (deps: AppDeps) =>
         const user = await getVisibleUserByName(deps, params.username, viewer, 'owner')
         // Gitea: private repositories' actions only for the user themself and site administrators.
         const includePrivate = !!viewer && !viewer.publicOnly && (viewer.isAdmin || viewer.id === user.id)
-        const of = { user, onlyPerformedBy: query['only-performed-by'] === 'true' }
+        const of = { user, onlyPerformedBy: GO_TRUE.has(query['only-performed-by'] ?? '') }
         return respond(await listFeed(deps, viewer, of, { includePrivate, date: query.date }, page), async (rows) => await activitiesToApi(deps, viewer, rows, () => user.id))
       },
       {
