@@ -35,6 +35,7 @@ import { labelsModule } from './modules/labels'
 import { milestonesModule } from './modules/milestones'
 import { timesModule } from './modules/times'
 import { starsModule } from './modules/stars'
+import { activitiesModule } from './modules/activities'
 import { subscriptionsModule } from './modules/subscriptions'
 import { notificationsModule } from './modules/notifications'
 import { topicsModule } from './modules/topics'
@@ -125,6 +126,7 @@ export function createApp(deps: AppDeps) {
     .use(milestonesModule(deps))
     .use(timesModule(deps))
     .use(starsModule(deps))
+    .use(activitiesModule(deps))
     .use(subscriptionsModule(deps))
     .use(notificationsModule(deps))
     .use(deployKeysModule(deps))

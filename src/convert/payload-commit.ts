@@ -2,7 +2,9 @@ import type { AppDeps } from '../deps'
 import type { Config } from '../config'
 import type { RepoRow } from '../db/schema'
 import type { BranchHead } from '../git/commits'
-import type { LoggedCommit } from '../git/log'
+import { logCommits, type LoggedCommit } from '../git/log'
+import { ZERO_ID } from '../git/run'
+import { gitOfRow } from '../auth/repo-context'
 import { webUrl } from '../lib/urls'
 import { usersByEmails } from './people'
 
@@ -51,3 +53,34 @@ export function toApiPayloadCommit(
   }
 }
 export type ApiPayloadCommit = ReturnType<typeof toApiPayloadCommit>
+
+// ---- the commits of a push (push payloads, activity feeds) ---------------------------------
+
+/** Gitea's FEED_MAX_COMMIT_NUM: commits listed in a push payload. */
+export const PUSH_MAX_COMMITS = 5
+/** Commits of a new branch looked at (Gitea 1.3 took the 10 newest). */
+const NEW_BRANCH_COMMITS = 10
+/** Counting pushed commits stops here (total_commits of a giant push). */
+const MAX_COUNTED_COMMITS = 100_000
+
+export interface PushPrepared {
+  commits: LoggedCommit[]
+  total: number
+  head: LoggedCommit | null
+}
+
+/** The commits of a ref change, as push payloads list them. */
+export async function pushCommits(deps: AppDeps, repo: RepoRow, ref: string, before: string, after: string): Promise<PushPrepared> {
+  if (after === ZERO_ID) return { commits: [], total: 0, head: null }
+  const git = gitOfRow(deps, repo)
+  if (!ref.startsWith('refs/heads/')) {
+    const head = (await logCommits(git, after, null, 1, 1, deps.config.maxCommitFiles).catch(() => null))?.commits[0] ?? null
+    return { commits: [], total: 0, head }
+  }
+  const created = before === ZERO_ID
+  const found = await logCommits(git, after, created ? null : before, created ? NEW_BRANCH_COMMITS : PUSH_MAX_COMMITS, created ? NEW_BRANCH_COMMITS : MAX_COUNTED_COMMITS, deps.config.maxCommitFiles).catch(
+    () => ({ commits: [] as LoggedCommit[], total: 0 }),
+  )
+  return { commits: found.commits.slice(0, PUSH_MAX_COMMITS), total: found.total, head: found.commits[0] ?? null }
+}
+

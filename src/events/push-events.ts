@@ -1,7 +1,8 @@
 import type { Db } from '../db/client'
+import { ZERO_ID } from '../git/run'
 import { recordEvent } from './outbox'
 
-export const ZERO_ID = '0000000000000000000000000000000000000000'
+export { ZERO_ID }
 
 /** One ref moved by a push: `before`/`after` are 40 zeros when it was created/deleted. */
 export interface RefChange {

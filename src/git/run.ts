@@ -80,6 +80,9 @@ export class GitError extends Error {
 /** A full object id as git prints it (SHA-1, or SHA-256 in a SHA-256 repository). */
 const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/
 
+/** The object id git prints for "no object": a ref created (before) or deleted (after). */
+export const ZERO_ID = '0000000000000000000000000000000000000000'
+
 export const isObjectId = (s: string): boolean => OBJECT_ID.test(s)
 
 /** Refuses anything but full object ids before they reach git (as `command`'s failure). */

@@ -1,15 +1,15 @@
 import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
-import { gitOfRow } from '../auth/repo-context'
 import type { EventKind, EventRecord } from '../events/outbox'
 import { ZERO_ID } from '../events/push-events'
 import { comments, commitStatuses, issues, pullRequests, releases, repositories, users, type CommentRow, type RepoRow } from '../db/schema'
 import { logCommits, type LoggedCommit } from '../git/log'
+import { gitOfRow } from '../auth/repo-context'
 import { payloadRepoToApi, type ApiRepo } from '../convert/repo'
 import { issueToApi, toApiComment } from '../convert/issue'
 import { attachmentsOfComments } from '../convert/attachment'
-import { commitUsernames, toApiPayloadCommit } from '../convert/payload-commit'
+import { commitUsernames, pushCommits, toApiPayloadCommit, type PushPrepared } from '../convert/payload-commit'
 import { usersByIds } from '../convert/people'
 import { pullsToApi } from '../convert/pull'
 import { releasesToApi } from '../convert/release'
@@ -49,40 +49,12 @@ export interface PayloadBuilder {
   build: (ctx: BuildContext) => Record<string, unknown> | null | Promise<Record<string, unknown> | null>
 }
 
-/** Gitea's FEED_MAX_COMMIT_NUM: commits listed in a push payload. */
-export const PUSH_MAX_COMMITS = 5
-/** Commits of a new branch looked at (Gitea 1.3 took the 10 newest). */
-const NEW_BRANCH_COMMITS = 10
-/** Counting pushed commits stops here (total_commits of a giant push). */
-const MAX_COUNTED_COMMITS = 100_000
-
 /** The Repository record of a payload (payloadRepoToApi: the API's record with no permissions). */
 export const payloadRepo = (deps: AppDeps, repo: RepoRow, owner: UserRow): Promise<ApiRepo> => payloadRepoToApi(deps, repo, owner)
 
 /** A repository's git folder with the configured limits, for the reads payloads make. */
 
 // ---- push, create, delete ---------------------------------------------------------------
-
-interface PushPrepared {
-  commits: LoggedCommit[]
-  total: number
-  head: LoggedCommit | null
-}
-
-/** The commits of a ref change, as push payloads list them. */
-export async function pushCommits(deps: AppDeps, repo: RepoRow, ref: string, before: string, after: string): Promise<PushPrepared> {
-  if (after === ZERO_ID) return { commits: [], total: 0, head: null }
-  const git = gitOfRow(deps, repo)
-  if (!ref.startsWith('refs/heads/')) {
-    const head = (await logCommits(git, after, null, 1, 1, deps.config.maxCommitFiles).catch(() => null))?.commits[0] ?? null
-    return { commits: [], total: 0, head }
-  }
-  const created = before === ZERO_ID
-  const found = await logCommits(git, after, created ? null : before, created ? NEW_BRANCH_COMMITS : PUSH_MAX_COMMITS, created ? NEW_BRANCH_COMMITS : MAX_COUNTED_COMMITS, deps.config.maxCommitFiles).catch(
-    () => ({ commits: [] as LoggedCommit[], total: 0 }),
-  )
-  return { commits: found.commits.slice(0, PUSH_MAX_COMMITS), total: found.total, head: found.commits[0] ?? null }
-}
 
 /** Gitea's PayloadCommit of a pushed commit, with the files it changed (push payloads carry no verification). */
 const payloadCommit = (deps: AppDeps, repo: RepoRow, c: LoggedCommit, usernames: Map<string, string>) =>
@@ -396,3 +368,4 @@ export function builderOf(event: EventRecord): PayloadBuilder | null {
   if (event.kind.startsWith('issue.') && event.payload.isPull === true) return PULL_ISSUE_BUILDERS[event.kind as IssueKind]
   return PAYLOAD_BUILDERS[event.kind] ?? null
 }
+

@@ -16,7 +16,8 @@ import { wakeDeliveries } from '../../webhooks/dispatcher'
 import { eventsOfHook } from '../../convert/hook'
 import { newTask, taskWriter } from '../../webhooks/tasks'
 import { selectTasks, tasksWhere } from '../../webhooks/task-rows'
-import { payloadRepo, pushCommits, pushPayload } from '../../webhooks/payloads'
+import { payloadRepo, pushPayload } from '../../webhooks/payloads'
+import { pushCommits } from '../../convert/payload-commit'
 import { toApiUser } from '../../convert/user'
 
 /** Whose hooks: a repository's own, or an organisation's (fired for all its repositories). */

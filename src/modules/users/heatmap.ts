@@ -3,30 +3,8 @@ import type { AppDeps } from '../../deps'
 import { events, repositories } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { readableRepoCondition } from '../../auth/visibility'
-import type { EventKind } from '../../events/outbox'
+import { ACTIVITY_KINDS } from '../../convert/activity'
 import { nowUnix } from '../../lib/time'
-
-/**
- * What counts as a contribution: the kinds of event Gitea records as a user's actions (pushes,
- * branches and tags, repositories made, renamed or forked, issues and pull requests opened, closed,
- * reopened or merged, comments, reviews, releases), not edits, labels, assignments or statuses.
- */
-const CONTRIBUTIONS: readonly EventKind[] = [
-  'push',
-  'ref.created',
-  'ref.deleted',
-  'repo.created',
-  'repo.renamed',
-  'repo.forked',
-  'issue.opened',
-  'issue.closed',
-  'issue.reopened',
-  'comment.created',
-  'pull.opened',
-  'pull.merged',
-  'review.submitted',
-  'release.published',
-]
 
 /** Gitea's heatmap: contributions in buckets of 15 minutes (the client sums them into days), over the last 366 days. */
 const BUCKET_SECONDS = 900
@@ -34,7 +12,10 @@ const WINDOW_SECONDS = 366 * 24 * 3600
 
 /**
  * The user's contributions per 15 minutes over the last year, counting only events in
- * repositories `viewer` may read; nothing when the user hides their activity from `viewer`
+ * repositories `viewer` may read. A contribution is an action of the activity feeds
+ * (ACTIVITY_KINDS: pushes, repositories made, renamed or transferred, issues and pull requests
+ * opened, closed, reopened or merged, comments, reviews, releases), as Gitea counts its action
+ * rows; not edits, labels, assignments or statuses; nothing when the user hides their activity from `viewer`
  * (anyone but themself and site administrators).
  */
 export async function userHeatmap(deps: AppDeps, user: UserRow, viewer: UserRow | null): Promise<{ timestamp: number; contributions: number }[]> {
@@ -48,7 +29,7 @@ export async function userHeatmap(deps: AppDeps, user: UserRow, viewer: UserRow 
       and(
         eq(events.actorId, user.id),
         gt(events.createdUnix, nowUnix() - WINDOW_SECONDS),
-        inArray(events.kind, [...CONTRIBUTIONS]),
+        inArray(events.kind, [...ACTIVITY_KINDS]),
         readableRepoCondition(viewer),
       ),
     )
