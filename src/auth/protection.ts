@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from 'drizzle-orm'
+import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { branchProtections, tagProtections, teamUsers, type BranchProtectionRow, type TagProtectionRow } from '../db/schema'
 import { compileGlob } from '../lib/glob'
@@ -28,9 +28,21 @@ export function ruleMatches(rule: Pick<BranchProtectionRow, 'ruleName'>, branch:
   return cachedGlob(rule.ruleName.toLowerCase(), '/')?.matches(branch.toLowerCase()) ?? false
 }
 
+/** A repository's rules by priority, then age: prepared once per database (every branch record reads them). */
+const prepareBranchRules = (db: Db) =>
+  db
+    .select()
+    .from(branchProtections)
+    .where(eq(branchProtections.repoId, sql.placeholder('repoId')))
+    .orderBy(asc(branchProtections.priority), asc(branchProtections.id))
+    .prepare()
+const branchRulesStatements = new WeakMap<Db, ReturnType<typeof prepareBranchRules>>()
+
 /** A repository's branch rules in the order they apply: plain names first, then by priority, then age. */
 export async function branchRulesOf(db: Db, repoId: number): Promise<BranchProtectionRow[]> {
-  const rows = await db.select().from(branchProtections).where(eq(branchProtections.repoId, repoId)).orderBy(asc(branchProtections.priority), asc(branchProtections.id))
+  let statement = branchRulesStatements.get(db)
+  if (!statement) branchRulesStatements.set(db, (statement = prepareBranchRules(db)))
+  const rows = await statement.execute({ repoId })
   return [...rows.filter((r) => isPlainRuleName(r.ruleName)), ...rows.filter((r) => !isPlainRuleName(r.ruleName))]
 }
 
