@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { pageCacheOf } from '../src/convert/page-cache'
+import { PageCache, pageCacheOf } from '../src/convert/page-cache'
 
 /**
  * The point reads' records (GET /users/{username}, GET /repos/{owner}/{repo}) are kept as JSON
@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => s.stop())
 
 /** What the kind's cache holds now (its cost: the texts' lengths). */
-const held = (kind: string) => pageCacheOf(s.deps.db, `record:${kind}`, () => undefined as never)?.size ?? 0
+const held = (kind: string): number => pageCacheOf(s.deps.db, `record:${kind}`, () => undefined as unknown as PageCache<string>)?.size ?? 0
 
 describe('point reads kept as JSON text', () => {
   test('a user record: kept, made for each viewer, a write seen at once', async () => {
