@@ -4,6 +4,8 @@
  * folder (`bun src/cli.ts serve`), then times, interleaved:
  *   git clone http://…/benchadmin/big.git   vs   git clone --no-local <Warren's own bare repo>
  *   git ls-remote http://…             vs   git ls-remote <path>
+ * and ls-remote against a server replaying Warren's answers from memory (git's HTTP client's own
+ * floor), with protocol v2 (as git asks) and v0 (as the peers answer).
  * Targets (PERFORMANCE.md): clone ≤ 1.02×, ls-remote ≤ 2.2×.
  *
  *   bun bench/clone.ts [clone runs = 5] [ls-remote runs = 30] [MiB = 56]
@@ -73,7 +75,7 @@ try {
     port: 0,
     async fetch(req) {
       const u = new URL(req.url)
-      const key = req.method + u.pathname + u.search
+      const key = req.method + u.pathname + u.search + ' ' + (req.headers.get('git-protocol') ?? '') // v0 and v2 answer differently
       const body = req.method === 'POST' ? await req.arrayBuffer() : undefined
       let answer = canned.get(key) as Uint8Array<ArrayBuffer> | undefined
       if (!answer) {
@@ -92,6 +94,12 @@ try {
   await git(tmp, 'ls-remote', replayUrl)
   const lsReplay: number[] = []
   for (let i = 0; i < lsRuns; i++) lsReplay.push(await git(tmp, 'ls-remote', replayUrl))
+  // The same with the client asking for protocol v0: one request (the advertisement) where v2
+  // makes two (capabilities, then ls-refs). Gitea 1.3 and Gogs 0.11, the peers' figures, speak v0
+  // only; Warren, as Gitea 1.23, answers v2 when asked, and git 2.18+ asks.
+  await git(tmp, '-c', 'protocol.version=0', 'ls-remote', replayUrl)
+  const lsReplayV0: number[] = []
+  for (let i = 0; i < lsRuns; i++) lsReplayV0.push(await git(tmp, '-c', 'protocol.version=0', 'ls-remote', replayUrl))
   replay.stop(true)
 
   const row = (name: string, http: number[], file: number[], target: number) => {
@@ -104,8 +112,10 @@ try {
   row('clone', times.cloneHttp, times.cloneFile, 1.02)
   row('ls-remote', times.lsHttp, times.lsFile, 2.2)
   console.log(
-    `ls-remote against a replaying in-memory server (git's HTTP client floor): ${median(lsReplay).toFixed(1)} ms = ${(median(lsReplay) / median(times.lsFile)).toFixed(3)}× file`,
+    `ls-remote against a replaying in-memory server (git's HTTP client floor): ${median(lsReplay).toFixed(1)} ms = ${(median(lsReplay) / median(times.lsFile)).toFixed(3)}× file` +
+      ` (protocol v2, two requests); ${median(lsReplayV0).toFixed(1)} ms = ${(median(lsReplayV0) / median(times.lsFile)).toFixed(3)}× with protocol v0 (one request)`,
   )
+  console.log(`Warren over the floor (v2): +${(median(times.lsHttp) - median(lsReplay)).toFixed(1)} ms a ls-remote`)
   for (const [phase, r] of [['the push', pushRss], ['the clones and ls-remotes', rss]] as const)
     console.log(
       `server resident memory during ${phase}: idle ${r.idle.toFixed(0)} MiB, peak ${r.peak.toFixed(0)} MiB, ` +

@@ -8,7 +8,8 @@
  *    round without hooks starts once the worker has delivered everything: it measures an idle worker).
  *    Target: within 10% of none.
  * Warren runs in this process, the receiver (Bun.serve) in a process of its own (bench/lib/hook-receiver.ts),
- * both on loopback.
+ * both on loopback. On PostgreSQL with WARREN_DATABASE_URL=postgres://... (a fresh database of its own
+ * on that server, bench/lib/database.ts); the write lock waits are SQLite's only.
  *
  *   bun bench/webhooks.ts [requests=400]
  */
@@ -22,10 +23,13 @@ import { createAccessToken, createUser } from '../src/modules/users/service'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { startHookReceiver } from './lib/hook-receiver'
 import { writeLockWaits } from '../src/db/client'
+import { benchDatabase, closeBenchDatabase } from './lib/database'
 
 const requests = Number(process.argv[2] ?? 400)
 const dataDir = mkdtempSync(join(tmpdir(), 'warren-bench-hooks-'))
-const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', webhookAllowedHostList: 'loopback', logLevel: 'warn' })
+const database = await benchDatabase()
+const config = loadConfig({}, { dataDir, databaseUrl: database.url, port: 0, host: '127.0.0.1', webhookAllowedHostList: 'loopback', logLevel: 'warn' })
+console.log(database.label)
 const deps = await createDeps(config)
 const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
 config.baseUrl = `http://127.0.0.1:${server.port}/`
@@ -100,8 +104,11 @@ console.log(line('no hooks', quiet))
 console.log(line('10 hooks', busy))
 const waitLine = (name: string, w: typeof writeLockWaits) =>
   `${name.padEnd(12)} ${w.transactions} API write transactions, ${w.waits} found the write lock held (by the webhook thread), waited ${w.waitedMs.toFixed(1)} ms in all (${(w.waitedMs / quiet.length).toFixed(3)} ms a request)`
-console.log(waitLine('no hooks', waits.quiet))
-console.log(waitLine('10 hooks', waits.busy))
+// SQLite's write lock only (PostgreSQL's writers do not wait for one another's connection so).
+if (deps.db.$runtime.dialect === 'sqlite') {
+  console.log(waitLine('no hooks', waits.quiet))
+  console.log(waitLine('10 hooks', waits.busy))
+}
 console.log(`added latency: mean ${(((mean(busy) - mean(quiet)) / mean(quiet)) * 100).toFixed(1)}%, p50 ${(((pct(busy, 50) - pct(quiet, 50)) / pct(quiet, 50)) * 100).toFixed(1)}% (target: within 10%)`)
 t0 = performance.now()
 await waitFor(EVENTS + busy.length * 10)
@@ -110,6 +117,6 @@ console.log(`the ${busy.length * 10} deliveries of the 10-hook run were all done
 await worker.stop()
 receiver.stop()
 server.stop(true)
-deps.db.$client.close()
+await closeBenchDatabase(deps.db, database)
 rmSync(dataDir, { recursive: true, force: true })
 worker = undefined as never

@@ -25,7 +25,10 @@ import { collaboratorsModule } from './modules/collaborators'
 import { orgsModule } from './modules/orgs'
 import { teamsModule } from './modules/teams'
 import { issuesModule } from './modules/issues'
+import { issueDependenciesModule } from './modules/issue-dependencies'
+import { issuePinsModule } from './modules/issue-pins'
 import { commentsModule } from './modules/comments'
+import { issueAttachmentsModule } from './modules/attachments'
 import { reactionsModule } from './modules/reactions'
 import { issueTemplatesModule } from './modules/issue-templates'
 import { labelsModule } from './modules/labels'
@@ -112,9 +115,12 @@ export function createApp(deps: AppDeps) {
     .use(orgsModule(deps))
     .use(teamsModule(deps))
     .use(issuesModule(deps))
+    .use(issueDependenciesModule(deps))
+    .use(issuePinsModule(deps))
     .use(reactionsModule(deps))
     .use(issueTemplatesModule(deps))
     .use(commentsModule(deps))
+    .use(issueAttachmentsModule(deps))
     .use(labelsModule(deps))
     .use(milestonesModule(deps))
     .use(timesModule(deps))

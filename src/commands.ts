@@ -201,8 +201,6 @@ function groupUsage(words: string[]): string | undefined {
 async function main(argv: string[]) {
   if (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') return console.log(USAGE)
   if (argv[0] === '--version' || argv[0] === '-v') return console.log(WARREN_VERSION)
-  // git's pre-receive hook of client pushes, in the compiled binary (src/push/hook.ts).
-  if (argv[0] === '__pre-receive-hook') return await (await import('./push/pre-receive-hook')).runPreReceiveHook()
   // The longest run of leading words that names a command ("admin user list").
   const words = argv.length === 0 || argv[0]!.startsWith('-') ? ['serve'] : []
   let name = words.length ? 'serve' : ''

@@ -81,6 +81,13 @@ export interface Config {
   /** Largest release asset in bytes (WARREN_MAX_ATTACHMENT_SIZE, 100 MiB), streamed to disk; past it: 413, nothing stored. */
   maxAttachmentSize: number
   /**
+   * The types an issue's or comment's attachment may have (WARREN_ATTACHMENT_ALLOWED_TYPES,
+   * Gitea's [attachment] ALLOWED_TYPES: comma-separated `.ext` extensions and MIME types, with
+   * `image/*` wildcards, the wildcard of every type allowing all; Gitea's list by default).
+   * Release assets take any type.
+   */
+  attachmentAllowedTypes: string[]
+  /**
    * Files listed for one commit in commit records (`…/pulls/{index}/commits`) and push payloads
    * (WARREN_MAX_COMMIT_FILES, 1000); past it the list stops and the record says `files_truncated`.
    */
@@ -232,6 +239,19 @@ function boundedFrom(value: string | undefined, fallback: number, name: string, 
 
 const MiB = 1024 * 1024
 
+/** Gitea 1.23's default [attachment] ALLOWED_TYPES. */
+const DEFAULT_ATTACHMENT_TYPES =
+  '.avif,.cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.webp,.xls,.xlsx,.zip'
+
+/** WARREN_ATTACHMENT_ALLOWED_TYPES: `.ext` or `type/subtype` entries (lower-cased), bounded in number and length. */
+function attachmentTypesFrom(value: string | undefined): string[] {
+  const text = value === undefined || value.trim() === '' ? DEFAULT_ATTACHMENT_TYPES : value
+  const types = [...new Set(text.split(',').map((n) => n.trim().toLowerCase()).filter(Boolean))]
+  if (types.length > 256 || types.some((n) => n.length > 128 || !/^(\.[^\s/,]+|[a-z0-9.+*-]+\/[a-z0-9.+*-]+)$/.test(n)))
+    throw new Error(`WARREN_ATTACHMENT_ALLOWED_TYPES must list at most 256 file extensions (.ext) or MIME types (type/subtype, type/*), got "${value}"`)
+  return types
+}
+
 const DEFAULT_REACTIONS = ['+1', '-1', 'laugh', 'hooray', 'confused', 'heart', 'rocket', 'eyes']
 
 /** WARREN_REACTIONS: comma-separated names, bounded in number and length. */
@@ -349,6 +369,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxApiBody: boundedFrom(env.WARREN_MAX_API_BODY, MAX_API_BODY, 'WARREN_MAX_API_BODY', 1024, 1024 * MiB),
     maxPushSize: boundedFrom(env.WARREN_MAX_PUSH_SIZE, 4096 * MiB, 'WARREN_MAX_PUSH_SIZE', MiB, 64 * 1024 * MiB),
     maxAttachmentSize: boundedFrom(env.WARREN_MAX_ATTACHMENT_SIZE, 100 * MiB, 'WARREN_MAX_ATTACHMENT_SIZE', 1, 64 * 1024 * MiB),
+    attachmentAllowedTypes: attachmentTypesFrom(env.WARREN_ATTACHMENT_ALLOWED_TYPES),
     maxCommitFiles: boundedFrom(env.WARREN_MAX_COMMIT_FILES, 1000, 'WARREN_MAX_COMMIT_FILES', 1, 100_000),
     maxDiffSize: boundedFrom(env.WARREN_MAX_DIFF_SIZE, 64 * MiB, 'WARREN_MAX_DIFF_SIZE', 1024, 4096 * MiB),
     maxBlobSize: boundedFrom(env.WARREN_MAX_BLOB_SIZE, 10 * MiB, 'WARREN_MAX_BLOB_SIZE', 1, 1024 * MiB),

@@ -128,6 +128,25 @@ describe('comments', () => {
     expect((await w.s.del(paths[0]!, undefined, { token: w.owner.token })).status).toBe(404)
   })
 
+  test('one comment by id (Gitea’s GetIssueComment): its record to readers; 404 elsewhere, unknown or hidden; 204 for a timeline event', async () => {
+    const c = (await comment(1, 'read me', w.reader.token)).body
+    const one = await w.s.get(`${repo.path}/issues/comments/${c.id}`)
+    expect(one.status).toBe(200)
+    expect(one.body).toEqual((await w.s.get(`${repo.path}/issues/1/comments`)).body.find((x: any) => x.id === c.id))
+    expect(one.body).toMatchObject({ id: c.id, body: 'read me', user: { login: 'reader' } })
+    expect((await w.s.get(`${repo.path}/issues/comments/999999`)).status).toBe(404)
+    expect((await w.s.get(`${repo.path}/issues/comments/abc`)).status).toBeGreaterThanOrEqual(400)
+    const hidden = (await w.s.post(`${priv.path}/issues/1/comments`, { body: 'private' }, { token: w.owner.token })).body
+    expect((await w.s.get(`${repo.path}/issues/comments/${hidden.id}`)).status).toBe(404)
+    expect((await w.s.get(`${priv.path}/issues/comments/${hidden.id}`, { token: w.outsider.token })).status).toBe(404)
+    expect((await w.s.get(`${priv.path}/issues/comments/${hidden.id}`, { token: w.owner.token })).body.body).toBe('private')
+    const i = (await w.s.post(`${repo.path}/issues`, { title: 'timed one' }, { token: w.owner.token })).body
+    expect((await w.s.post(`${repo.path}/issues/${i.number}/times`, { time: 5 }, { token: w.owner.token })).status).toBe(200)
+    const event = (await w.s.deps.db.select().from(comments).where(eq(comments.issueId, i.id)))[0]!
+    expect(event.type).toBeGreaterThan(0)
+    expect((await w.s.get(`${repo.path}/issues/comments/${event.id}`)).status).toBe(204)
+  })
+
   test('timeline events are not listed and cannot be edited', async () => {
     const t = await w.s.post(`${repo.path}/issues/2/times`, { time: 30 }, { token: w.owner.token })
     expect(t.status).toBe(200)

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { giteaApi, type Api } from 'gitea-js'
-import { comments, events, issueAssignees, issueLabels, issueWatches, reactions, trackedTimes } from '../src/db/schema'
+import { comments, events, issueAssignees, issues, issueLabels, issueWatches, pendingPushes, pullRequests, reactions, repositories, trackedTimes } from '../src/db/schema'
+import { gitOfRow } from '../src/auth/repo-context'
+import { readRef } from '../src/git/merge'
+import { ZERO_ID } from '../src/events/push-events'
+import { reconcilePendingPushes } from '../src/push'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { startTrackerWorld, type TrackerWorld } from './issue-fixtures'
 import { empty, fails, ok } from './gitea-calls'
@@ -80,4 +84,53 @@ describe('DELETE /repos/{o}/{r}/issues/{index}', () => {
   test('a new issue takes a new number', async () => {
     expect((await ok(asWriter.repos.issueCreateIssue('owner', 'doomed', { title: 'after' }), 201)).number).toBe(3)
   })
+})
+
+describe('deleting a pull request', () => {
+  const gitOf = async (name: string) => gitOfRow(w.s.deps, (await w.s.deps.db.select().from(repositories).where(eq(repositories.name, name)))[0]!)
+  /** A repository of the owner's with `count` pull requests from branches f1, f2 ... (each adding a file). */
+  async function withPulls(name: string, count: number) {
+    expect((await w.s.post('/user/repos', { name, auto_init: true, default_branch: 'main' }, { token: w.owner.token })).status).toBe(201)
+    for (let n = 1; n <= count; n++) {
+      await ok(asOwner.repos.repoCreateBranch('owner', name, { new_branch_name: `f${n}`, old_branch_name: 'main' }), 201)
+      await ok(asOwner.repos.repoCreateFile('owner', name, `f${n}.txt`, { content: btoa(`${n}\n`), branch: `f${n}` }), 201)
+      await ok(asOwner.repos.repoCreatePullRequest('owner', name, { head: `f${n}`, base: 'main', title: `pull ${n}` }), 201)
+    }
+    const git = await gitOf(name)
+    for (let n = 1; n <= count; n++) await until(() => readRef(git, `refs/pull/${n}/head`), `refs/pull/${n}/head`)
+    return git
+  }
+
+  test('its refs/pull/N/head goes, and the pull_request hook says "deleted" with its PullRequest record', async () => {
+    const git = await withPulls('pulled', 1)
+    expect((await w.s.post('/repos/owner/pulled/hooks', { type: 'gitea', config: { url: rx.url('/pulled'), content_type: 'json' }, events: ['pull_request'], active: true }, { token: w.owner.token })).status).toBe(201)
+    await empty(asOwner.repos.issueDelete('owner', 'pulled', 1))
+    await fails(asOwner.repos.repoGetPullRequest('owner', 'pulled', 1), 404)
+    expect(await readRef(git, 'refs/pull/1/head')).toBeNull()
+    expect(await w.s.deps.db.select().from(pendingPushes)).toHaveLength(0)
+    const deleted = await until(() => rx.received.find((r) => r.path === '/pulled' && r.payload?.action === 'deleted'), 'the deleted pull_request hook')
+    expect(deleted.headers['x-gitea-event']).toBe('pull_request')
+    expect(deleted.payload).toMatchObject({ action: 'deleted', number: 1, pull_request: { number: 1, title: 'pull 1', head: { ref: 'f1' }, base: { ref: 'main' } }, sender: { login: 'owner' } })
+    expect((await ok(asOwner.repos.repoGet('owner', 'pulled'))).open_pr_counter).toBe(0)
+  })
+
+  test('a crash between the ref and the rows: the start-up repair makes the ref agree with the rows', async () => {
+    const git = await withPulls('crashy', 2)
+    const repoId = (await w.s.deps.db.select().from(repositories).where(eq(repositories.name, 'crashy')))[0]!.id
+    const head1 = (await readRef(git, 'refs/pull/1/head'))!
+    const head2 = (await readRef(git, 'refs/pull/2/head'))!
+    // Pull 1: the ref was deleted, the rows' transaction never committed: the ref comes back.
+    // Pull 2: the rows were deleted, the ref was not: it goes.
+    const commands = [{ ref: 'refs/pull/1/head', old: head1, new: ZERO_ID }, { ref: 'refs/pull/2/head', old: head2, new: ZERO_ID }]
+    await w.s.deps.db.insert(pendingPushes).values({ repoId, pusherId: 1, commands: JSON.stringify(commands), createdUnix: 1 })
+    expect(Bun.spawnSync(['git', '--git-dir', git.gitDir, 'update-ref', '-d', 'refs/pull/1/head']).exitCode).toBe(0)
+    const pull2 = (await w.s.deps.db.select().from(pullRequests).where(eq(pullRequests.baseRepoId, repoId))).find((p) => p.index === 2)!
+    await w.s.deps.db.delete(issues).where(eq(issues.id, pull2.issueId))
+    await reconcilePendingPushes(w.s.deps)
+    expect(await readRef(git, 'refs/pull/1/head')).toBe(head1)
+    expect(await readRef(git, 'refs/pull/2/head')).toBeNull()
+    expect(await w.s.deps.db.select().from(pendingPushes)).toHaveLength(0)
+    expect((await ok(asOwner.repos.repoGetPullRequest('owner', 'crashy', 1))).head?.sha).toBe(head1)
+  })
+
 })

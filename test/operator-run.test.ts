@@ -45,6 +45,34 @@ describe('the bundle npm start runs, started from another working folder', () =>
   }, PROCESS_TEST_TIMEOUT)
   afterAll(() => server?.stop())
 
+  test('a start reads only the chunks it runs: none holds highlight.js, the repository templates or node:https', () => {
+    // What `warren serve` evaluates: the entry, the commands and serve chunks (imported by it
+    // dynamically), and every chunk those import statically (what a later import() loads is not read).
+    const files = readdirSync(bin)
+    const chunk = (prefix: string) => files.find((name) => name.startsWith(prefix) && name.endsWith('.js'))!
+    const read = new Set<string>()
+    const visit = (name: string) => {
+      if (read.has(name)) return
+      read.add(name)
+      const text = readFileSync(join(bin, name), 'utf8')
+      for (const m of text.matchAll(/\b(?:from|import)\s*"\.\/([^"]+\.js)"/g)) visit(m[1]!)
+    }
+    for (const name of ['cli.js', chunk('commands-'), chunk('serve-')]) visit(name)
+    expect(read.size).toBeGreaterThan(3)
+    const holding = (piece: RegExp) => [...read].filter((name) => piece.test(readFileSync(join(bin, name), 'utf8')))
+    // highlight.js (known by one of its messages): in the render workers only; the templates: when
+    // a repository is made with a first commit; node:https (and node:http under it): at a
+    // webhook's first HTTPS delivery.
+    const highlightJs = /beforeMatch cannot be used with starts/
+    expect(holding(highlightJs)).toEqual([])
+    expect(holding(/GNU AFFERO GENERAL PUBLIC LICENSE/)).toEqual([])
+    expect(holding(/\b(?:from|require\()\s*"(?:node:)?https?"/)).toEqual([])
+    // ...which the bundle does hold, elsewhere.
+    expect(highlightJs.test(readFileSync(join(bin, 'modules/markdown/render-worker.js'), 'utf8'))).toBe(true)
+    expect(files.some((name) => name.endsWith('.js') && readFileSync(join(bin, name), 'utf8').includes('GNU AFFERO GENERAL PUBLIC LICENSE'))).toBe(true)
+    expect(files.some((name) => name.endsWith('.js') && /\bimport\("(?:node:)?https"\)/.test(readFileSync(join(bin, name), 'utf8')))).toBe(true)
+  }, PROCESS_TEST_TIMEOUT)
+
   test('the docs page and every asset it loads answer 200 with the real files', async () => {
     const page = await fetch(`${server.url}/api/swagger`)
     expect(page.status).toBe(200)

@@ -10,18 +10,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
-import { apiCall, basic, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
-import { freshPostgresDatabase, TEST_POSTGRES_URL } from './test-database'
+import { apiCall, rootAuth, servedOnPostgres, type Served } from './process-helpers'
 import { until } from './webhook-receiver'
 
-const dirs = tempDirs()
-let database: Awaited<ReturnType<typeof freshPostgresDatabase>>
+let served: Awaited<ReturnType<typeof servedOnPostgres>>
 let probe: SQL
 let a: Served
 let b: Served
-const root = basic('root', 'root-password-1')
 
-const call = (server: Served, method: string, path: string, body?: unknown) => apiCall(server, root, method, path, body)
+const call = (server: Served, method: string, path: string, body?: unknown) => apiCall(server, rootAuth, method, path, body)
 
 /** The descriptions of root's repositories named like `q`, as B's search answers them, by name. */
 async function searched(server: Served, q: string): Promise<Record<string, string>> {
@@ -53,24 +50,15 @@ async function answersFromCache(q: string, name: string): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  database = await freshPostgresDatabase(TEST_POSTGRES_URL, 'warren_cache')
-  probe = new SQL(database.url, { max: 1 })
-  const data = dirs.make('warren-cache-')
-  const env = {
-    WARREN_DATABASE_URL: database.url,
-    WARREN_ADMIN_USER: 'root',
-    WARREN_ADMIN_PASSWORD: 'root-password-1',
-    WARREN_ADMIN_EMAIL: 'root@example.com',
-  }
-  a = await startServe(SOURCES, data, env)
-  b = await startServe(SOURCES, data, env)
+  served = await servedOnPostgres('warren_cache', 2)
+  a = served.servers[0]!
+  b = served.servers[1]!
+  probe = new SQL(served.database.url, { max: 1 })
 }, 240_000)
 
 afterAll(async () => {
-  await Promise.all([a?.stop(), b?.stop()])
   await probe?.close()
-  await database?.drop()
-  dirs.cleanup()
+  await served?.stop()
 })
 
 describe('page caches across processes on one PostgreSQL database', () => {

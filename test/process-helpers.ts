@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { freshPostgresDatabase, TEST_POSTGRES_URL } from './test-database'
 
 export const root = resolve(import.meta.dir, '..')
 
@@ -106,4 +107,35 @@ export async function startServe(
   await proc.exited
   await collected
   throw new Error(`warren serve did not start: ${output}`)
+}
+
+/** The site administrator the process tests' `warren serve` makes on its first start, and its Basic credentials. */
+export const ROOT_PASSWORD = 'root-password-1'
+export const rootEnv = { WARREN_ADMIN_USER: 'root', WARREN_ADMIN_PASSWORD: ROOT_PASSWORD, WARREN_ADMIN_EMAIL: 'root@example.com' }
+export const rootAuth = basic('root', ROOT_PASSWORD)
+
+/**
+ * `count` `warren serve` processes (as behind a load balancer) on one fresh PostgreSQL database
+ * (named after `prefix`) and one data folder, root their site administrator, `extra` added to
+ * their environment. `env` and `data` start more of them (a restart); `stop` stops those given
+ * here, drops the database and removes the folder.
+ */
+export async function servedOnPostgres(prefix: string, count: number, extra: Record<string, string> = {}) {
+  const dirs = tempDirs()
+  const database = await freshPostgresDatabase(TEST_POSTGRES_URL, prefix)
+  const data = dirs.make(`${prefix}-`)
+  const env = { WARREN_DATABASE_URL: database.url, ...rootEnv, ...extra }
+  const servers: Served[] = []
+  const stop = async () => {
+    await Promise.all(servers.map((s) => s.stop()))
+    await database.drop()
+    dirs.cleanup()
+  }
+  try {
+    for (let i = 0; i < count; i++) servers.push(await startServe(SOURCES, data, env))
+  } catch (e) {
+    await stop()
+    throw e
+  }
+  return { database, data, env, servers, stop }
 }

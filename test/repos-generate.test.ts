@@ -50,6 +50,25 @@ describe('generate from a template', () => {
     expect(labels.map((l) => [l.name, l.color, l.description])).toEqual([['bug', 'ee0701', 'broken']])
   })
 
+  test('protected branches: the rules with their settings; webhooks are never copied', async () => {
+    expect((await asAlice.repos.repoCreateBranchProtection('alice', 'tpl', { rule_name: 'main', enable_status_check: true, status_check_contexts: ['ci/build'], required_approvals: 1, block_on_rejected_reviews: true })).status).toBe(201)
+    expect((await asAlice.repos.repoCreateBranchProtection('alice', 'tpl', { rule_name: 'release/*', enable_push: false })).status).toBe(201)
+    expect((await asAlice.repos.repoCreateHook('alice', 'tpl', { type: 'gitea', config: { url: 'http://127.0.0.1:9/hook', content_type: 'json', secret: 's3cret' }, active: true })).status).toBe(201)
+    const r = await asBob.repos.generateRepo('alice', 'tpl', { owner: 'bob', name: 'guarded', git_content: true, protected_branch: true, webhooks: true })
+    expect(r.status).toBe(201)
+    const rules = (await asBob.repos.repoListBranchProtection('bob', 'guarded')).data
+    expect(rules.map((x) => x.rule_name).sort()).toEqual(['main', 'release/*'])
+    expect(rules.find((x) => x.rule_name === 'main')).toMatchObject({ enable_status_check: true, status_check_contexts: ['ci/build'], required_approvals: 1, block_on_rejected_reviews: true })
+    expect(rules.find((x) => x.rule_name === 'release/*')).toMatchObject({ enable_push: false })
+    expect((await asBob.repos.repoListHooks('bob', 'guarded')).data).toEqual([])
+    // The rules hold: a push to the new repository's protected main is refused.
+    expect(await statusOf(asBob.repos.repoCreateFile('bob', 'guarded', 'x.txt', { content: b64('x'), branch: 'main' }))).toBe(403)
+    // Without the flag, none; the template keeps its own.
+    expect((await asBob.repos.generateRepo('alice', 'tpl', { owner: 'bob', name: 'unguarded', git_content: true })).status).toBe(201)
+    expect((await asBob.repos.repoListBranchProtection('bob', 'unguarded')).data).toEqual([])
+    expect((await asAlice.repos.repoListBranchProtection('alice', 'tpl')).data).toHaveLength(2)
+  })
+
   test('for an organisation the caller may create in; without git content the repository is empty', async () => {
     const r = await asBob.repos.generateRepo('alice', 'tpl', { owner: 'bobs-org', name: 'org-made', labels: true })
     expect(r.status).toBe(201)

@@ -5,11 +5,13 @@
  * full name redirects, counters and teams follow; Gitea's refusals.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { giteaApi, type Api } from 'gitea-js'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { events, repoTransfers, users } from '../src/db/schema'
+import { events, folderMoves, repoTransfers, users } from '../src/db/schema'
+import { repairAtStart } from '../src/modules/repos/repair'
 import { repoPath, git } from '../src/git/run'
 
 let s: TestServer
@@ -75,14 +77,21 @@ describe('transfer to an organisation', () => {
     expect(await statusOf(asAlice.repos.repoTransfer('alice', 'teams-bad', { new_owner: 'team-org', team_ids: [999_999] }))).toBe(422)
     const carols = (await asCarol.orgs.orgListTeams('other-org')).data[0]!
     expect(await statusOf(asAlice.repos.repoTransfer('alice', 'teams-bad', { new_owner: 'team-org', team_ids: [carols.id!] }))).toBe(403)
-    // other-org: alice is no member, so its owner must accept.
-    const r = await asAlice.repos.repoTransfer('alice', 'teams-bad', { new_owner: 'other-org' })
+    // other-org: alice is no member, so its owner must accept; the record shows the transfer meanwhile.
+    const r = await asAlice.repos.repoTransfer('alice', 'teams-bad', { new_owner: 'other-org', team_ids: [carols.id!] })
     expect(r.status).toBe(201)
     expect(r.data.full_name).toBe('alice/teams-bad')
+    const pending = { doer: { login: 'alice' }, recipient: { login: 'other-org' }, teams: [{ id: carols.id, name: carols.name, organization: null }] }
+    expect(r.data.repo_transfer).toMatchObject(pending)
+    expect((await asAlice.repos.repoGet('alice', 'teams-bad')).data.repo_transfer).toMatchObject(pending)
+    const listed = (await asAlice.repos.repoSearch({ q: 'teams-bad' })).data.data!.find((x) => x.name === 'teams-bad')!
+    expect(listed.repo_transfer).toMatchObject(pending)
     expect(await statusOf(asBob.repos.acceptRepoTransfer('alice', 'teams-bad'))).toBe(403)
     const accepted = await asCarol.repos.acceptRepoTransfer('alice', 'teams-bad')
     expect(accepted.status).toBe(202)
     expect(accepted.data.full_name).toBe('other-org/teams-bad')
+    expect(accepted.data.repo_transfer).toBeNull()
+    expect((await asCarol.repos.repoGet('other-org', 'teams-bad')).data.repo_transfer).toBeNull()
   })
 })
 
@@ -133,5 +142,25 @@ describe('transfer to another user', () => {
     expect(await statusOf(asBob.repos.repoTransfer('alice', 'by-admin', { new_owner: 'bob' }))).toBe(403)
     const bad = await s.post('/repos/alice/by-admin/transfer', { new_owner: 5 }, { token: alice.token })
     expect(bad.status).toBe(422)
+  })
+})
+
+describe('the folder moves with its rows, or comes back', () => {
+  test('a transfer leaves no intent behind; one a crash left makes the start-up repair move the folder back', async () => {
+    await make('homing')
+    expect((await asAlice.repos.repoTransfer('alice', 'homing', { new_owner: 'team-org' })).status).toBe(202)
+    expect(existsSync(repoPath(s.config.dataDir, 'team-org', 'homing'))).toBe(true)
+    expect(await s.deps.db.select().from(folderMoves)).toEqual([])
+    // What a crash after the folder's move leaves: the intent, the folder at the new place, the row at the old.
+    const at = repoPath(s.config.dataDir, 'team-org', 'homing')
+    const away = repoPath(s.config.dataDir, 'bob', 'homing')
+    await s.deps.db.insert(folderMoves).values({ fromPath: 'team-org/homing.git', toPath: 'bob/homing.git', createdUnix: 1 })
+    mkdirSync(dirname(away), { recursive: true })
+    renameSync(at, away)
+    await repairAtStart(s.deps)
+    expect(existsSync(at)).toBe(true)
+    expect(existsSync(away)).toBe(false)
+    expect(await s.deps.db.select().from(folderMoves)).toEqual([])
+    expect((await asAlice.repos.repoGetContents('team-org', 'homing', 'README.md')).status).toBe(200)
   })
 })

@@ -9,6 +9,7 @@ import { eventsOfRepo } from '../src/events/outbox'
 import { deployKeys, publicKeys } from '../src/db/schema'
 import { loadOrCreateHostKey } from '../src/ssh/host-key'
 import { parseGitCommand } from '../src/ssh/command'
+import { Client, utils, type ClientChannel } from 'ssh2'
 
 /**
  * Git over SSH with the real git and OpenSSH client: every connection checks the server's host
@@ -91,6 +92,28 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
+/** Where the first flush-pkt (0000) of git's pkt-lines in `b` ends; -1 while it has not come. */
+function flushEnd(b: Buffer): number {
+  for (let at = 0; at + 4 <= b.length; ) {
+    const n = parseInt(b.subarray(at, at + 4).toString(), 16)
+    if (n === 0) return at + 4
+    at += n
+  }
+  return -1
+}
+
+/** Band 1 (the pack) of git's side-band-64k pkt-lines, up to their flush. */
+function sideBand1(b: Buffer): Buffer {
+  const parts: Buffer[] = []
+  for (let at = 0; at + 4 <= b.length; ) {
+    const n = parseInt(b.subarray(at, at + 4).toString(), 16)
+    if (n === 0) break
+    if (b[at + 4] === 1) parts.push(b.subarray(at + 5, at + n))
+    at += n
+  }
+  return Buffer.concat(parts)
+}
+
 describe('git over SSH', () => {
   test('ssh_url names the SSH server; its host key is the one kept in the data folder', () => {
     expect(secretUrl).toBe(`ssh://git@127.0.0.1:${s.ssh!.port}/alice/secret.git`)
@@ -132,6 +155,61 @@ describe('git over SSH', () => {
     expect(v0.code).toBe(0)
     expect(v0.stderr).not.toContain('version 2')
     expect(v0.stdout).toContain('refs/heads/main')
+  })
+
+  test("git's output over SSH (a client of ssh2's own): whole, in full packets, and what git wrote before waiting for the client is not held back", async () => {
+    expect((await s.post('/user/repos', { name: 'packets', private: true }, { token: alice.token })).status).toBe(201)
+    const work = await oneCommitRepo()
+    dirs.push(work)
+    writeFileSync(join(work, 'random.bin'), randomBytes(3 << 20))
+    await gitOk(work, 'add', 'random.bin')
+    await gitOk(work, 'commit', '-q', '-m', 'random')
+    const head = await gitOk(work, 'rev-parse', 'HEAD')
+    expect((await sshGit(work, aliceKey.path, ['push', '-q', `ssh://git@127.0.0.1:${s.ssh!.port}/alice/packets.git`, 'main'])).code).toBe(0)
+
+    // ssh2's client gives each CHANNEL_DATA packet as one 'data' event.
+    const hostKey = utils.parseKey(s.ssh!.hostKey.publicKey)
+    if (hostKey instanceof Error || Array.isArray(hostKey)) throw new Error('host key')
+    const client = new Client()
+    const ready = new Promise<void>((resolve, reject) => client.once('ready', () => resolve()).once('error', reject))
+    client.connect({
+      host: '127.0.0.1',
+      port: s.ssh!.port,
+      username: 'git',
+      privateKey: readFileSync(aliceKey.path),
+      hostVerifier: (key: Buffer) => key.equals(hostKey.getPublicSSH()),
+    })
+    await ready
+    const channel = await new Promise<ClientChannel>((resolve, reject) => client.exec("git-upload-pack 'alice/packets.git'", (e, c) => (e ? reject(e) : resolve(c))))
+    const packets: Buffer[] = []
+    let advertised = -1
+    const exit = new Promise<number>((resolve) => channel.once('exit', (code: number) => resolve(code)))
+    const closed = new Promise<void>((resolve) => channel.once('close', () => resolve()))
+    channel.on('data', (d: Buffer) => {
+      packets.push(d)
+      // The advertisement ends with a flush; git then waits for the client: what it wrote must come without more.
+      if (advertised < 0 && (advertised = flushEnd(Buffer.concat(packets))) >= 0) {
+        const want = `want ${head} side-band-64k\n`
+        channel.write((want.length + 4).toString(16).padStart(4, '0') + want + '00000009done\n')
+      }
+    })
+    expect(await exit).toBe(0)
+    await closed
+    client.end()
+    const all = Buffer.concat(packets)
+    expect(all.subarray(advertised, advertised + 8).toString()).toBe('0008NAK\n')
+    const pack = sideBand1(all.subarray(advertised + 8))
+    expect(pack.subarray(0, 4).toString()).toBe('PACK')
+    expect(pack.length).toBeGreaterThan(3 << 20)
+    // Whole: git takes the pack (its trailing checksum and every object) into a repository of its own.
+    const into = temp()
+    await gitOk(into, 'init', '-q', '--bare')
+    const indexed = Bun.spawn(['git', 'index-pack', '--stdin', '--fix-thin'], { cwd: into, stdin: new Blob([new Uint8Array(pack)]), stdout: 'pipe', stderr: 'pipe' })
+    expect(await indexed.exited).toBe(0)
+    expect(await gitOk(into, 'cat-file', '-t', head)).toBe('commit')
+    // Mostly full packets (OpenSSH's and ssh2's largest is 32 KiB); written as git wrote, they averaged ~8 KiB.
+    const dataPackets = packets.filter((p) => p.length > 0)
+    expect(pack.length / dataPackets.length).toBeGreaterThan(16 * 1024)
   })
 
   test('the path forms git sends: scp-like with and without .git, ssh:// with a leading slash, any case', async () => {

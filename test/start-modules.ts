@@ -20,6 +20,7 @@ const LAZY = {
   bunSqlDriver: '/drizzle-orm/bun-sql/',
   highlight: '/highlight.js/',
   ssh2: '/ssh2/',
+  repoTemplates: '/src/modules/repos/templates/',
 }
 
 const loaded = () => {

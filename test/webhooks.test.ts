@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { count } from 'drizzle-orm'
-import { hooks, hookTasks } from '../src/db/schema'
+import { count, eq, inArray } from 'drizzle-orm'
+import { hookPayloads, hooks, hookTasks } from '../src/db/schema'
+import { sweepPayloads } from '../src/webhooks/task-rows'
 import { startPullChecker } from '../src/jobs/pull-checker'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { compileGlob } from '../src/lib/glob'
@@ -398,6 +399,64 @@ describe('delivery history, tests, retries, the network guard', () => {
     expect(replay.headers['x-gitea-delivery']).toBe(again.body.uuid)
     expect(replay.body).toBe(test.body)
     expect((await s.get(`/repos/alice/history/hooks/${hook.id}/deliveries/999999`, as(alice))).status).toBe(404)
+  })
+
+  test("an event's text is stored once for the hooks sent it; a deleted hook's own text is swept; an older task keeps its own text", async () => {
+    const a = await repoWithHook('shared', { send_everything: false, events: ['issues'] })
+    const b = (await s.post(
+      '/repos/alice/shared/hooks',
+      { type: 'gitea', config: { url: rx.url('/shared-b'), content_type: 'form', secret: SECRET }, events: ['issues'], active: true },
+      as(alice),
+    )).body
+    expect((await s.post('/repos/alice/shared/issues', { title: 'told twice' }, as(alice))).status).toBe(201)
+    const [toA] = await deliveriesAt('/shared', 1)
+    await deliveriesAt('/shared-b', 1)
+    const tasks = await s.deps.db.select().from(hookTasks).where(inArray(hookTasks.hookId, [a.id, b.id]))
+    expect(tasks.length).toBe(2)
+    // One payload row for both (a form hook sends the same text, encoded), none in the tasks.
+    expect(tasks[0]!.payloadId).not.toBeNull()
+    expect(tasks[1]!.payloadId).toBe(tasks[0]!.payloadId)
+    expect(tasks.map((t) => t.payload)).toEqual(['', ''])
+    const [stored] = await s.deps.db.select().from(hookPayloads).where(eq(hookPayloads.id, tasks[0]!.payloadId!))
+    expect(stored!.text).toBe(toA!.text)
+    // Each hook's delivery history shows that text as its request body.
+    const shown = await until(async () => {
+      const r = await s.get(`/repos/alice/shared/hooks/${b.id}/deliveries`, as(alice))
+      return r.body[0]?.delivered ? r.body[0] : null
+    }, 'the form delivery recorded')
+    expect(shown.request.body).toBe(new URLSearchParams({ payload: toA!.text }).toString())
+
+    // A hook of its own repository, deleted with its tasks: its text is no one's any more.
+    const lone = await repoWithHook('lone', { send_everything: false, events: ['issues'] })
+    expect((await s.post('/repos/alice/lone/issues', { title: 'told once' }, as(alice))).status).toBe(201)
+    await deliveriesAt('/lone', 1)
+    const [loneTask] = await s.deps.db.select().from(hookTasks).where(eq(hookTasks.hookId, lone.id))
+    await until(async () => (await s.get(`/repos/alice/lone/hooks/${lone.id}/deliveries`, as(alice))).body[0]?.delivered, 'the lone delivery recorded')
+    expect((await s.del(`/repos/alice/lone/hooks/${lone.id}`, undefined, as(alice))).status).toBe(204)
+    expect((await s.del(`/repos/alice/shared/hooks/${b.id}`, undefined, as(alice))).status).toBe(204)
+    let from = 0
+    do from = await sweepPayloads(s.deps.db, from)
+    while (from !== 0)
+    const left = new Set((await s.deps.db.select({ id: hookPayloads.id }).from(hookPayloads)).map((r) => r.id))
+    expect(left.has(loneTask!.payloadId!)).toBe(false)
+    // Still hook a's: kept.
+    expect(left.has(tasks[0]!.payloadId!)).toBe(true)
+
+    // A task written before hook_payloads holds its text itself: shown and redelivered as it is.
+    const oldText = JSON.stringify({ action: 'opened', written: 'before hook_payloads' })
+    const [old] = await s.deps.db
+      .insert(hookTasks)
+      .values({ hookId: a.id, repoId: tasks[0]!.repoId, uuid: crypto.randomUUID(), eventType: 'issues', payload: oldText, isDelivered: true, isSucceed: true, attempts: 1, createdUnix: 1 })
+      .returning()
+    const got = await s.get(`/repos/alice/shared/hooks/${a.id}/deliveries/${old!.id}`, as(alice))
+    expect(got.body.request.body).toBe(oldText)
+    const again = await s.post(`/repos/alice/shared/hooks/${a.id}/deliveries/${old!.id}/attempts`, undefined, as(alice))
+    expect(again.status).toBe(202)
+    expect(again.body.request.body).toBe(oldText)
+    const replay = (await deliveriesAt('/shared', 2))[1]!
+    expect(replay.headers['x-gitea-delivery']).toBe(again.body.uuid)
+    expect(replay.text).toBe(oldText)
+    expectHeaders(replay, 'issues', 'issues')
   })
 
   test('a receiver that fails (5xx, then down) gets the delivery when it recovers; a 4xx is not retried', async () => {

@@ -19,11 +19,20 @@ export function clientEnv(home: string): Record<string, string> {
 
 /** Runs a command to completion (throws with its stderr on failure); returns the milliseconds it took. */
 export async function runClient(cwd: string, env: Record<string, string>, args: string[]): Promise<number> {
+  return (await runClientUsage(cwd, env, args)).ms
+}
+
+/**
+ * runClient, also returning the CPU time (user + system, ms) of the command and of every process
+ * it waited for (git clone: its ssh client, index-pack; with --no-local, upload-pack too).
+ */
+export async function runClientUsage(cwd: string, env: Record<string, string>, args: string[]): Promise<{ ms: number; cpuMs: number }> {
   const started = performance.now()
   const proc = Bun.spawn(args, { cwd, env, stdout: 'ignore', stderr: 'pipe' })
   const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()])
   if (code !== 0) throw new Error(`${args.join(' ')} failed: ${err}`)
-  return performance.now() - started
+  const ms = performance.now() - started
+  return { ms, cpuMs: Number(proc.resourceUsage()?.cpuTime.total ?? 0n) / 1000 }
 }
 
 /** Creates repository `name` over the API as `user` (Basic auth with the password). */

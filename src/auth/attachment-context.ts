@@ -1,16 +1,17 @@
 import { and, eq } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
-import { attachments, releases, repositories } from '../db/schema'
+import { attachments, issues, releases, repositories } from '../db/schema'
 import { notFound } from '../lib/errors'
 import { accessLevel, AccessMode, type RepoRow } from './access'
 import type { Caller } from './caller'
 import type { RepoContext } from './repo-context'
 
 /*
- * A release asset named by a download URL, beside repo-context.ts: the pipeline's `attachment`
- * need. Who may download it is who may read its repository, and for an asset of a draft release
- * who may see drafts; for everyone else the asset does not exist (404), as in Gitea, whose
- * attachment handler answers NotFound when the caller may not read the repository.
+ * An attachment named by a download URL, beside repo-context.ts: the pipeline's `attachment`
+ * need. Who may download it is who may read its repository, for an asset of a draft release who
+ * may see drafts, for an issue's or comment's file one whose issue tracker (or pull requests) is
+ * enabled; for everyone else the attachment does not exist (404), as in Gitea, whose attachment
+ * handler answers NotFound when the caller may not read the repository or the unit.
  */
 
 export type AttachmentRow = typeof attachments.$inferSelect
@@ -24,21 +25,23 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export const isAttachmentUuid = (s: string): boolean => UUID.test(s)
 
 /**
- * `GET /attachments/{uuid}`: the asset for whoever may read its repository (a draft's for those
- * who see drafts); 404 otherwise, whether or not it exists.
+ * `GET /attachments/{uuid}`: the attachment for whoever may read its repository (a draft's for
+ * those who see drafts, an issue's where its unit is enabled); 404 otherwise, whether or not it exists.
  */
 export async function loadAttachmentByUuid(deps: AppDeps, caller: Caller, uuid: string): Promise<AttachmentRow> {
   const found = isAttachmentUuid(uuid)
     ? (await deps.db
-        .select({ attachment: attachments, release: releases, repo: repositories })
+        .select({ attachment: attachments, draft: releases.isDraft, isPull: issues.isPull, repo: repositories })
         .from(attachments)
-        .innerJoin(releases, eq(releases.id, attachments.releaseId))
+        .leftJoin(releases, eq(releases.id, attachments.releaseId))
+        .leftJoin(issues, eq(issues.id, attachments.issueId))
         .innerJoin(repositories, and(eq(repositories.id, attachments.repoId), eq(repositories.status, 'ready')))
         .where(eq(attachments.uuid, uuid)))[0]
     : undefined
   if (!found) throw notFound()
   const mode = await accessLevel(deps.db, caller.user, found.repo as RepoRow)
-  if (mode < AccessMode.Read || (found.release.isDraft && !seesDrafts(mode))) throw notFound()
+  const unitOff = found.isPull !== null && !(found.isPull ? found.repo.hasPullRequests : found.repo.hasIssues)
+  if (mode < AccessMode.Read || (found.draft && !seesDrafts(mode)) || unitOff) throw notFound()
   return found.attachment
 }
 

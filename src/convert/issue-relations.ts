@@ -1,11 +1,12 @@
-import { asc } from 'drizzle-orm'
+import { and, asc, isNull } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { Db } from '../db/client'
 import { rowMapper, valueRows } from '../db/row-mapper'
 import { inJsonList } from '../db/sql'
-import { issueAssignees, issueLabels, labels, milestones, pullRequests, type IssueRow, type LabelRow, type MilestoneRow } from '../db/schema'
+import { attachments, issueAssignees, issueLabels, labels, milestones, pullRequests, type AttachmentRow, type IssueRow, type LabelRow, type MilestoneRow } from '../db/schema'
 import type { UserRow } from '../auth/caller'
 import { usersByIds } from './people'
+import { groupAttachments } from './attachment'
 
 /** What Issue records refer to (assignees, labels, milestones, merge states): statements prepared once per database. */
 function prepareStatements(db: Db) {
@@ -23,6 +24,13 @@ function prepareStatements(db: Db) {
       .prepare(),
     labelsByIds: db.select().from(labels).where(inJsonList(labels.id, 'ids')).orderBy(asc(labels.name), asc(labels.id)).prepare(),
     milestonesByIds: db.select().from(milestones).where(inJsonList(milestones.id, 'ids')).prepare(),
+    /** The issues' own attachments (not their comments'), oldest first. */
+    assetsOf: db
+      .select()
+      .from(attachments)
+      .where(and(inJsonList(attachments.issueId, 'ids'), isNull(attachments.commentId)))
+      .orderBy(asc(attachments.id))
+      .prepare(),
     pullStatesOf: db
       .select({ issueId: pullRequests.issueId, hasMerged: pullRequests.hasMerged, mergedUnix: pullRequests.mergedUnix })
       .from(pullRequests)
@@ -45,6 +53,8 @@ export interface IssueRelations {
   assignees: UserRow[]
   /** A pull request's merge state (Issue.pull_request); absent for plain issues. */
   pull?: { hasMerged: boolean; mergedUnix: number }
+  /** The issue's own attachments (not its comments'), oldest first; absent: none (a new issue's). */
+  assets?: AttachmentRow[]
 }
 
 // Raw-values mapper of the labels' statement (Drizzle's generic mapping costs as much as the query).
@@ -71,7 +81,7 @@ export async function labelsOfIssues(deps: AppDeps, issueIds: number[]): Promise
   return result
 }
 
-/** Everything the Issue records of `rows` refer to, in five queries whatever their number. */
+/** Everything the Issue records of `rows` refer to, in six queries whatever their number. */
 export async function issueRelations(deps: AppDeps, rows: IssueRow[]): Promise<Map<number, IssueRelations>> {
   const result = new Map<number, IssueRelations>()
   if (rows.length === 0) return result
@@ -84,8 +94,15 @@ export async function issueRelations(deps: AppDeps, rows: IssueRow[]): Promise<M
     milestoneIds.length ? (await s.milestonesByIds.execute({ ids: JSON.stringify(milestoneIds) })).map((m) => [m.id, m]) : [],
   )
   const people = await usersByIds(deps, [...rows.map((r) => r.posterId), ...assigneeLinks.map((a) => a.userId)])
+  const assetsOf = groupAttachments(await s.assetsOf.execute({ ids: JSON.stringify(issueIds) }), (a) => a.issueId)
   for (const r of rows)
-    result.set(r.id, { poster: people.get(r.posterId), labels: labelsOf.get(r.id)!, milestone: milestoneById.get(r.milestoneId) ?? null, assignees: [] })
+    result.set(r.id, {
+      poster: people.get(r.posterId),
+      labels: labelsOf.get(r.id)!,
+      milestone: milestoneById.get(r.milestoneId) ?? null,
+      assignees: [],
+      assets: assetsOf.get(r.id) ?? [],
+    })
   for (const a of assigneeLinks) {
     const u = people.get(a.userId)
     if (u) result.get(a.issueId)!.assignees.push(u)

@@ -1,5 +1,5 @@
 import { inArray } from 'drizzle-orm'
-import { issues, type CommentRow, type IssueRow, type LabelRow, type MilestoneRow, type RepoRow, type StopwatchRow, type TrackedTimeRow } from '../db/schema'
+import { issues, type AttachmentRow, type CommentRow, type IssueRow, type LabelRow, type MilestoneRow, type RepoRow, type StopwatchRow, type TrackedTimeRow } from '../db/schema'
 import type { Config } from '../config'
 import type { UserRow } from '../auth/caller'
 import { isoTime, isoTimeOrNull } from '../lib/time'
@@ -8,6 +8,7 @@ import { userConverter, type ApiUser } from './user'
 import { issueRelations, type IssueRelations } from './issue-relations'
 import type { AppDeps } from '../deps'
 import { usersByIds } from './people'
+import { attachmentsOfComments, toApiAttachment } from './attachment'
 
 export type { IssueRelations }
 
@@ -86,6 +87,7 @@ export function toApiIssue(
     title: issue.title,
     body: issue.content,
     ref: issue.ref,
+    assets: (rel.assets ?? []).map((a) => toApiAttachment(config, a)),
     labels: rel.labels.map((l) => toApiLabel(config, repo, l)),
     milestone: rel.milestone ? toApiMilestone(rel.milestone) : null,
     assignee: assignees[0] ?? null,
@@ -107,6 +109,8 @@ export function toApiIssue(
         }
       : null,
     repository: { id: repo.id, name: repo.name, owner: repo.ownerName, full_name: `${repo.ownerName}/${repo.name}` },
+    // Its place among the repository's pinned issues or pull requests; 0 when not pinned.
+    pin_order: issue.pinOrder,
   }
 }
 export type ApiIssue = ReturnType<typeof toApiIssue>
@@ -140,6 +144,8 @@ export function toApiComment(
   /** Undefined when the author's account was deleted: shown as the Ghost user. */
   poster: UserRow | undefined,
   viewer: UserRow | null,
+  /** The comment's attachments, oldest first. */
+  assets: AttachmentRow[],
   userToApi: (user: UserRow | undefined) => ApiUser = userConverter(config, viewer),
 ) {
   const issueUrl = issueHtmlUrl(config, repo, issue)
@@ -152,13 +158,14 @@ export function toApiComment(
     original_author: '',
     original_author_id: 0,
     body: comment.content,
+    assets: assets.map((a) => toApiAttachment(config, a)),
     created_at: isoTime(comment.createdUnix),
     updated_at: isoTime(comment.updatedUnix),
   }
 }
 export type ApiComment = ReturnType<typeof toApiComment>
 
-/** Comment records for rows of one repository (authors and issues fetched in one query each). */
+/** Comment records for rows of one repository (authors, issues and attachments fetched in one query each). */
 export async function commentsToApi(deps: AppDeps, repo: RepoRow, rows: CommentRow[], viewer: UserRow | null) {
   if (rows.length === 0) return []
   const people = await usersByIds(deps, rows.map((c) => c.posterId))
@@ -170,8 +177,9 @@ export async function commentsToApi(deps: AppDeps, repo: RepoRow, rows: CommentR
       .where(inArray(issues.id, issueIds)))
       .map((i) => [i.id, i]),
   )
+  const assets = await attachmentsOfComments(deps, rows.map((c) => c.id))
   const userToApi = userConverter(deps.config, viewer)
-  return rows.map((c) => toApiComment(deps.config, repo, issueById.get(c.issueId)!, c, people.get(c.posterId), viewer, userToApi))
+  return rows.map((c) => toApiComment(deps.config, repo, issueById.get(c.issueId)!, c, people.get(c.posterId), viewer, assets.get(c.id) ?? [], userToApi))
 }
 
 /** The TrackedTime record. */

@@ -8,7 +8,7 @@ import type { RepoContext } from '../auth/repo-context'
 import { issueRelations } from './issue-relations'
 import { usersByIds } from './people'
 import { isoTimeOrNull } from '../lib/time'
-import { mirrorsOf, repoRecord, type ApiRepo } from './repo'
+import { mirrorsOf, repoRecord, transfersOf, type ApiRepo } from './repo'
 import { gitOfRow } from '../auth/repo-context'
 import { isObjectId, runGit } from '../git/run'
 import { WeightedCache } from '../lib/weighted-cache'
@@ -137,9 +137,8 @@ export function toApiPull(
     additions: (rel.diff ?? NO_DIFF).additions,
     deletions: (rel.diff ?? NO_DIFF).deletions,
     changed_files: (rel.diff ?? NO_DIFF).files,
-    // Warren has no pinning.
     allow_maintainer_edit: pull.allowMaintainerEdit,
-    pin_order: 0,
+    pin_order: issue.pinOrder,
     review_comments: rel.reviews?.comments ?? 0,
     requested_reviewers: (rel.reviews?.reviewers ?? []).map((u) => userToApi(u)),
     requested_reviewers_teams: (rel.reviews?.teams ?? []).map((team) => toApiTeam(config, team, rel.baseOwner ?? null, viewer)),
@@ -174,16 +173,16 @@ export async function pullsToApi(deps: AppDeps, base: RepoRow, baseOwner: UserRo
   const modes = await accessLevels(deps.db, viewer, [base, ...heads.values()], [baseOwner, ...people.values()])
   const userToApi = userConverter(deps.config, viewer)
   const diffs = await diffStats(deps, base, items.map((i) => i.pull))
-  const mirrorRows = await mirrorsOf(deps, [base, ...heads.values()])
+  const [mirrorRows, transfers] = await Promise.all([mirrorsOf(deps, [base, ...heads.values()]), transfersOf(deps, [base, ...heads.values()])])
   const reviewStates = await pullReviewStates(deps, items.map((i) => i.issue.id))
-  const baseRecord = repoRecord(deps.config, base, baseOwner.name, userToApi(baseOwner), modes.get(base.id) ?? 0, null, mirrorRows.get(base.id))
+  const baseRecord = repoRecord(deps.config, base, baseOwner.name, userToApi(baseOwner), modes.get(base.id) ?? 0, null, mirrorRows.get(base.id), transfers.get(base.id))
   const records = new Map<number, ApiRepo | null>([[base.id, baseRecord]])
   const endOf = (repoId: number): PullEnd => {
     let record = records.get(repoId)
     if (record === undefined) {
       const repo = heads.get(repoId)
       const owner = repo && people.get(repo.ownerId)
-      record = repo && owner ? repoRecord(deps.config, repo, owner.name, userToApi(owner), modes.get(repo.id) ?? 0, repo.isFork && repo.forkId === base.id ? { ...baseRecord, parent: null } : null, mirrorRows.get(repo.id)) : null
+      record = repo && owner ? repoRecord(deps.config, repo, owner.name, userToApi(owner), modes.get(repo.id) ?? 0, repo.isFork && repo.forkId === base.id ? { ...baseRecord, parent: null } : null, mirrorRows.get(repo.id), transfers.get(repo.id)) : null
       records.set(repoId, record)
     }
     return { repoId, repo: record }

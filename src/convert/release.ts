@@ -1,5 +1,4 @@
-import { attachments, type AttachmentRow, type ReleaseRow } from '../db/schema'
-import { asc, inArray } from 'drizzle-orm'
+import type { AttachmentRow, ReleaseRow } from '../db/schema'
 import type { AppDeps } from '../deps'
 import type { Config } from '../config'
 import type { UserRow } from '../auth/caller'
@@ -7,28 +6,12 @@ import type { RepoContext } from '../auth/repo-context'
 import { usersByIds } from './people'
 import { userConverter, type ApiUser } from './user'
 import { isoTime } from '../lib/time'
+import { attachmentsOfReleases, toApiAttachment } from './attachment'
 import { apiUrl, webUrl } from '../lib/urls'
 import { repoPath, type RepoRef } from './issue'
 
 /** A tag name in a URL path: each of its segments encoded, its slashes kept (Gitea's PathEscapeSegments). */
 export const tagPath = (tag: string) => tag.split('/').map(encodeURIComponent).join('/')
-
-/** Where an asset is downloaded: `{base}attachments/<uuid>`. */
-export const attachmentDownloadUrl = (config: Config, uuid: string) => webUrl(config, `attachments/${uuid}`)
-
-/** The Attachment record. */
-export function toApiAttachment(config: Config, row: AttachmentRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    size: row.size,
-    download_count: row.downloadCount,
-    created_at: isoTime(row.createdUnix),
-    uuid: row.uuid,
-    browser_download_url: attachmentDownloadUrl(config, row.uuid),
-  }
-}
-export type ApiAttachment = ReturnType<typeof toApiAttachment>
 
 /**
  * The Release record (with modern Gitea's `html_url` and `upload_url`):
@@ -62,17 +45,7 @@ export type ApiRelease = ReturnType<typeof toApiRelease>
 export async function releasesToApi(deps: AppDeps, repo: RepoRef, rows: ReleaseRow[], viewer: UserRow | null): Promise<ApiRelease[]> {
   if (rows.length === 0) return []
   const publishers = await usersByIds(deps, rows.map((r) => r.publisherId))
-  const assets = new Map<number, AttachmentRow[]>()
-  const assetRows = await deps.db
-    .select()
-    .from(attachments)
-    .where(inArray(attachments.releaseId, rows.map((r) => r.id)))
-    .orderBy(asc(attachments.id))
-  for (const a of assetRows) {
-    const list = assets.get(a.releaseId)
-    if (list) list.push(a)
-    else assets.set(a.releaseId, [a])
-  }
+  const assets = await attachmentsOfReleases(deps, rows.map((r) => r.id))
   const author = userConverter(deps.config, viewer)
   return rows.map((row) => toApiRelease(deps.config, repo, row, author(publishers.get(row.publisherId)), assets.get(row.id) ?? []))
 }

@@ -1,7 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { Config } from '../config'
-import { mirrors, repositories, type RepoRow } from '../db/schema'
+import { mirrors, repoTransfers, repositories, teams, type RepoRow } from '../db/schema'
 import type { UserRow } from '../auth/caller'
 import { AccessMode, accessLevels, permissionOf } from '../auth/access'
 import { usersByIds } from './people'
@@ -9,6 +9,7 @@ import { resultCacheOf } from './repo-page-cache'
 import { isoTime, ZERO_TIME } from '../lib/time'
 import { apiUrl, webUrl } from '../lib/urls'
 import { toApiUser, userConverter, type ApiUser } from './user'
+import { toApiTeam } from './team'
 
 function sshCloneUrl(config: Config, owner: string, name: string): string {
   return config.sshPort === 22
@@ -89,8 +90,15 @@ export interface ApiRepo {
   topics: string[]
   licenses: string[]
   object_format_name: string
-  /** A pending transfer: Warren transfers at once, so there is never one. */
-  repo_transfer: null
+  /** The transfer waiting for its recipient to accept (table repo_transfers), else null. */
+  repo_transfer: RepoTransferRecord | null
+}
+
+/** Gitea's RepoTransfer: who offered the repository, to whom, with which of the recipient's teams. */
+export interface RepoTransferRecord {
+  doer: ApiUser
+  recipient: ApiUser
+  teams: ReturnType<typeof toApiTeam>[]
 }
 
 /** What a pull mirror's record shows: its interval (seconds) and its last update (unix). */
@@ -115,6 +123,33 @@ export async function mirrorsOf(deps: AppDeps, rows: RepoRow[]): Promise<Map<num
   return new Map(found.map((m) => [m.repoId, m]))
 }
 
+/**
+ * The pending transfers of those of `rows` that have one, by repository id: three queries at most
+ * for the whole list (the transfers, their people, their teams), one when none is pending. Users
+ * and teams are shown as Gitea's ToRepoTransfer shows them: to nobody in particular, the teams
+ * without their organisation.
+ */
+export async function transfersOf(deps: AppDeps, rows: RepoRow[]): Promise<Map<number, RepoTransferRecord>> {
+  if (rows.length === 0) return new Map()
+  const found = await deps.db.select().from(repoTransfers).where(inArray(repoTransfers.repoId, rows.map((r) => r.id)))
+  if (found.length === 0) return new Map()
+  const allTeamIds = [...new Set(found.flatMap((t) => JSON.parse(t.teamIds) as number[]))]
+  const [people, teamRows] = await Promise.all([
+    usersByIds(deps, new Set(found.flatMap((t) => [t.doerId, t.recipientId]))),
+    allTeamIds.length ? deps.db.select().from(teams).where(inArray(teams.id, allTeamIds)) : Promise.resolve([]),
+  ])
+  const teamById = new Map(teamRows.map((t) => [t.id, t]))
+  const result = new Map<number, RepoTransferRecord>()
+  for (const t of found) {
+    const doer = people.get(t.doerId)
+    const recipient = people.get(t.recipientId)
+    if (!doer || !recipient) continue
+    const chosen = (JSON.parse(t.teamIds) as number[]).flatMap((id) => (teamById.has(id) ? [toApiTeam(deps.config, teamById.get(id)!, null, null)] : []))
+    result.set(t.repoId, { doer: toApiUser(deps.config, doer, null), recipient: toApiUser(deps.config, recipient, null), teams: chosen })
+  }
+  return result
+}
+
 /** The path part of the base URL (Gitea's AppSubURL), without its trailing slash. */
 const subUrl = (config: Config) => new URL(config.baseUrl).pathname.replace(/\/$/, '')
 
@@ -133,8 +168,9 @@ export function toApiRepo(
   mode: number | null,
   parent: ApiRepo['parent'] = null,
   mirror?: MirrorInfo,
+  transfer?: RepoTransferRecord,
 ): ApiRepo {
-  return repoRecord(config, repo, owner.name, toApiUser(config, owner, viewer), mode, parent, mirror)
+  return repoRecord(config, repo, owner.name, toApiUser(config, owner, viewer), mode, parent, mirror, transfer)
 }
 
 /**
@@ -149,6 +185,7 @@ export function repoRecord(
   mode: number | null,
   parent: ApiRepo['parent'] = null,
   mirror?: MirrorInfo,
+  transfer?: RepoTransferRecord,
 ): ApiRepo {
   const path = `${ownerName}/${repo.name}`
   // As Gitea: with pull requests off, none of their settings shows (all false, style `merge`).
@@ -216,8 +253,7 @@ export function repoRecord(
       ? {
           enable_time_tracker: repo.enableTimeTracker,
           allow_only_contributors_to_track_time: repo.allowOnlyContributorsToTrackTime,
-          // Warren keeps no dependencies between issues.
-          enable_issue_dependencies: false,
+          enable_issue_dependencies: repo.enableIssueDependencies,
         }
       : null,
     external_tracker:
@@ -234,7 +270,7 @@ export function repoRecord(
     // No license detection is made: the list of licenses found is empty.
     licenses: [],
     object_format_name: repo.objectFormat,
-    repo_transfer: null,
+    repo_transfer: transfer ?? null,
   }
 }
 
@@ -257,12 +293,12 @@ async function makeRepoRecords(deps: AppDeps, viewer: UserRow | null, rows: Repo
   const all = [...rows, ...parents]
   const owners = await usersByIds(deps, [...new Set(all.map((r) => r.ownerId))])
   const modes = await accessLevels(deps.db, viewer, all, [...owners.values()])
-  const mirrorRows = await mirrorsOf(deps, all)
+  const [mirrorRows, transfers] = await Promise.all([mirrorsOf(deps, all), transfersOf(deps, all)])
   // One User record per owner, shared by that owner's repositories.
   const ownerRecord = userConverter(deps.config, viewer)
   const record = (r: RepoRow, parent: ApiRepo['parent']) => {
     const owner = owners.get(r.ownerId)!
-    return repoRecord(deps.config, r, owner.name, ownerRecord(owner), permissions ? (modes.get(r.id) ?? 0) : null, parent, mirrorRows.get(r.id))
+    return repoRecord(deps.config, r, owner.name, ownerRecord(owner), permissions ? (modes.get(r.id) ?? 0) : null, parent, mirrorRows.get(r.id), transfers.get(r.id))
   }
   const parentRecords = new Map<number, ApiRepo['parent']>()
   for (const p of parents) if ((modes.get(p.id) ?? 0) >= AccessMode.Read) parentRecords.set(p.id, record(p, null) as ApiRepo['parent'])
@@ -275,7 +311,7 @@ async function makeRepoRecords(deps: AppDeps, viewer: UserRow | null, rows: Repo
  * permissions (all false), as Gitea's payloads show records to nobody in particular.
  */
 export async function payloadRepoToApi(deps: AppDeps, repo: RepoRow, owner: UserRow): Promise<ApiRepo> {
-  if ((!repo.isFork || !repo.forkId) && !repo.isMirror) return toApiRepo(deps.config, repo, owner, null, null)
+  if ((!repo.isFork || !repo.forkId) && !repo.isMirror) return toApiRepo(deps.config, repo, owner, null, null, null, undefined, (await transfersOf(deps, [repo])).get(repo.id))
   return (await makeRepoRecords(deps, null, [repo], false))[0]!
 }
 
@@ -284,7 +320,7 @@ export async function payloadRepoToApi(deps: AppDeps, repo: RepoRow, owner: User
  * RepoContext); a fork's parent is looked up as reposToApi does.
  */
 export async function repoToApi(deps: AppDeps, repo: RepoRow, owner: UserRow, viewer: UserRow | null, mode: AccessMode): Promise<ApiRepo> {
-  if ((!repo.isFork || !repo.forkId) && !repo.isMirror) return toApiRepo(deps.config, repo, owner, viewer, mode)
+  if ((!repo.isFork || !repo.forkId) && !repo.isMirror) return toApiRepo(deps.config, repo, owner, viewer, mode, null, undefined, (await transfersOf(deps, [repo])).get(repo.id))
   return (await reposToApi(deps, viewer, [repo]))[0]!
 }
 

@@ -1,9 +1,10 @@
 import { inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
-import { labels, milestones, type CommentRow, type IssueRow, type RepoRow, type ReviewRow } from '../db/schema'
+import { issues, labels, milestones, repositories, type CommentRow, type IssueRow, type RepoRow, type ReviewRow } from '../db/schema'
+import { AccessMode, accessLevels } from '../auth/access'
 import { isoTime } from '../lib/time'
-import { issueHtmlUrl, toApiLabel, toApiMilestone, type ApiLabel, type ApiMilestone } from './issue'
+import { issueHtmlUrl, issuesOfReposToApi, toApiLabel, toApiMilestone, type ApiIssue, type ApiLabel, type ApiMilestone } from './issue'
 import { usersByIds } from './people'
 import { userConverter, type ApiUser } from './user'
 
@@ -58,6 +59,7 @@ export async function timelineToApi(deps: AppDeps, repo: RepoRow, issue: IssueRo
   const milestoneIds = [...new Set(events.map((e) => idOf(e.payload.milestone)).filter((id) => id > 0))]
   const labelRows = new Map((labelIds.length ? await deps.db.select().from(labels).where(inArray(labels.id, labelIds)) : []).map((l) => [l.id, l]))
   const milestoneRows = new Map((milestoneIds.length ? await deps.db.select().from(milestones).where(inArray(milestones.id, milestoneIds)) : []).map((m) => [m.id, m]))
+  const dependents = await dependentIssues(deps, events, viewer)
   const toUser = userConverter(deps.config, viewer)
   const user = (id: number | null | undefined): ApiUser => toUser(id ? people.get(id) : undefined)
   const issueUrl = issueHtmlUrl(deps.config, repo, issue)
@@ -146,6 +148,14 @@ export async function timelineToApi(deps: AppDeps, repo: RepoRow, issue: IssueRo
       case 'issue.ref_changed':
         records.push(timelineRecord({ ...at, type: 'change_issue_ref', old_ref: text(p.oldRef), new_ref: text(p.newRef) }))
         break
+      case 'issue.dependency_added':
+      case 'issue.dependency_removed':
+        records.push(timelineRecord({ ...at, type: e.kind === 'issue.dependency_added' ? 'add_dependency' : 'remove_dependency', dependent_issue: dependents.get(idOf(p.dependent)) ?? null }))
+        break
+      case 'issue.pinned':
+      case 'issue.unpinned':
+        records.push(timelineRecord({ ...at, type: e.kind === 'issue.pinned' ? 'pin' : 'unpin' }))
+        break
       case 'pull.merged':
         records.push(timelineRecord({ ...at, type: 'merge_pull', ref_commit_sha: text(p.mergeCommitSha) }))
         break
@@ -160,6 +170,26 @@ export async function timelineToApi(deps: AppDeps, repo: RepoRow, issue: IssueRo
     }
   }
   return records
+}
+
+/**
+ * The Issue records of the other issues the dependency events name, as `viewer` may see them: one
+ * in a repository (or a unit of it) the viewer cannot read is left out (`dependent_issue` null).
+ */
+async function dependentIssues(deps: AppDeps, events: TimelineEvent[], viewer: UserRow | null): Promise<Map<number, ApiIssue>> {
+  const ids = [...new Set(events.filter((e) => e.kind.startsWith('issue.dependency_')).map((e) => idOf(e.payload.dependent)).filter((id) => id > 0))]
+  if (ids.length === 0) return new Map()
+  const rows = await deps.db.select().from(issues).where(inArray(issues.id, ids))
+  const repoIds = [...new Set(rows.map((r) => r.repoId))]
+  const repoRows = repoIds.length ? await deps.db.select().from(repositories).where(inArray(repositories.id, repoIds)) : []
+  const levels = await accessLevels(deps.db, viewer, repoRows)
+  const readable = new Map(repoRows.filter((r) => (levels.get(r.id) ?? AccessMode.None) >= AccessMode.Read).map((r) => [r.id, r]))
+  const shown = rows.filter((r) => {
+    const repo = readable.get(r.repoId)
+    return repo !== undefined && (r.isPull ? repo.hasPullRequests : repo.hasIssues)
+  })
+  const records = await issuesOfReposToApi(deps, readable, shown, viewer)
+  return new Map(shown.map((r, i) => [r.id, records[i]!]))
 }
 
 /** A TimelineComment with Gitea's defaults for the fields a record of its type leaves unset. */
@@ -184,6 +214,7 @@ function timelineRecord(fields: {
   new_ref?: string
   review_id?: number
   ref_commit_sha?: string
+  dependent_issue?: ApiIssue | null
 }) {
   return {
     body: '',

@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as tables from './schema/tables'
 import type { Dialect } from './dialect'
-import { migrationsOfFolder } from './migrations-macro' with { type: 'macro' }
+import { migrationsOfFolder, migrationTimesOfFolder } from './migrations-macro' with { type: 'macro' }
 
 /**
  * The database every service queries: Drizzle's asynchronous SQLite API, typed with the SQLite
@@ -40,6 +40,8 @@ export interface DatabaseRuntime {
   claim(kind: ClaimKind, id: number): Promise<HeldLock>
   /** unclaimedWork's implementation. */
   unclaimed(kind: ClaimKind, ids: number[]): Promise<number[]>
+  /** checkpointWal's implementation. */
+  checkpoint(): void
   /** Closes the connection(s); the database is not used after. */
   close(): Promise<void>
 }
@@ -130,8 +132,11 @@ export function afterCommit(db: Db, fn: () => void): void {
 /**
  * The migrations drizzle-kit generated in drizzle/ (committed with the code), inlined when this
  * file is transpiled or bundled (a Bun macro): the single binary carries them, no folder needed.
+ * Made into objects only when a migration is pending: a start on an up-to-date database asks
+ * only their times (MIGRATION_TIMES), and their SQL text stays in the code, not in the heap.
  */
-const MIGRATIONS = migrationsOfFolder()
+const migrations = () => migrationsOfFolder()
+const MIGRATION_TIMES = migrationTimesOfFolder()
 
 /** The data folder, created if needed and narrowed to 0700 (whatever the database: it holds the repositories). */
 export function prepareDataFolder(dataDir: string): void {
@@ -170,11 +175,12 @@ export function openDatabase(dataDir: string): Db {
   sqlite.exec('PRAGMA temp_store = MEMORY')
   // A commit that leaves the write-ahead log past this many pages copies it into the database
   // (SQLite's automatic checkpoint), on the committing connection, for as long as the copy takes.
-  // The API's connection (the main thread's) lets the log grow 4× as long as the webhook thread's:
-  // while hooks are busy, their tasks and outcomes are most of what is written, and the thread's
-  // own commits then do the copying, not a request (bench/webhooks.ts: the p99 of POST issue with
-  // 10 hooks about halved). With the thread stopped the API's commits do it, every 16 MiB.
-  sqlite.exec(`PRAGMA wal_autocheckpoint = ${Bun.isMainThread ? API_CHECKPOINT_PAGES : 1000}`)
+  // The API's connection (the main thread's) does so at 16 MiB of log. A webhook thread's connection
+  // never does: while it runs it copies the log on a timer (checkpointWal, every
+  // WAL_CHECKPOINT_MS), off its commits. At each of its commits past the threshold the copy ran
+  // again, with two fsyncs, for as long as the log was not restarted: most of its commits under
+  // load (bench/webhooks.ts), CPU and disk the API's requests were waiting for.
+  sqlite.exec(`PRAGMA wal_autocheckpoint = ${Bun.isMainThread ? API_CHECKPOINT_PAGES : 0}`)
   // Up to date (every start but the first after an upgrade, and the webhook thread's connection):
   // nothing to apply, and no foreign key check, which reads every table.
   if (!migrated(sqlite)) {
@@ -185,7 +191,7 @@ export function openDatabase(dataDir: string): Db {
     // after, and on from then on (SQLite's documented procedure for altering tables).
     sqlite.exec('PRAGMA foreign_keys = OFF')
     // drizzle's migrate() reads a folder; its dialect applies the inlined list the same way.
-    ;(forMigrations as any).dialect.migrate(MIGRATIONS, (forMigrations as any).session, { migrationsFolder: 'drizzle' })
+    ;(forMigrations as any).dialect.migrate(migrations(), (forMigrations as any).session, { migrationsFolder: 'drizzle' })
     const broken = sqlite.prepare('PRAGMA foreign_key_check').all()
     if (broken.length > 0) throw new Error(`database migration left broken references: ${JSON.stringify(broken.slice(0, 5))}`)
   }
@@ -194,15 +200,15 @@ export function openDatabase(dataDir: string): Db {
 }
 
 /** Whether every migration is applied: drizzle's own test (it applies each migration newer than the latest one recorded). */
-export function appliedAll(latest: number | string | null | undefined, migrations: readonly { folderMillis: number }[]): boolean {
-  return latest !== null && latest !== undefined && migrations.every((m) => Number(latest) >= m.folderMillis)
+export function appliedAll(latest: number | string | null | undefined, times: readonly number[]): boolean {
+  return latest !== null && latest !== undefined && times.every((time) => Number(latest) >= time)
 }
 
 /** Whether every migration is applied (appliedAll), asked before drizzle's migrator runs, with one read. */
 function migrated(sqlite: Database): boolean {
   if (!sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get()) return false
   const latest = (sqlite.prepare('SELECT max(created_at) AS at FROM __drizzle_migrations').get() as { at: number | string | null } | null)?.at
-  return appliedAll(latest, MIGRATIONS)
+  return appliedAll(latest, MIGRATION_TIMES)
 }
 
 /**
@@ -213,7 +219,7 @@ function migrated(sqlite: Database): boolean {
  * like those of the requests answered in the same turn, are then one. The snapshot begins with
  * the turn's first read outside a write transaction and ends when the turn does (setImmediate),
  * or before anything else runs on the connection: a write transaction's BEGIN IMMEDIATE, a write
- * outside one, closing. Only reads join it (Drizzle's `select`, the change mark); what another
+ * outside one, a checkpoint, closing. Only reads join it (Drizzle's `select`, the change mark); what another
  * connection (the webhook thread's) commits meanwhile is seen from the next turn on, as if the
  * turn's reads had come a moment earlier.
  */
@@ -280,6 +286,13 @@ function sqliteDatabase(sqlite: Database): Db {
       }
     },
     unclaimed: async (kind, ids) => ids.filter((id) => !claims.has(`${kind}:${id}`)),
+    checkpoint() {
+      // Not inside this connection's open transaction (it would wait for its own write lock), nor
+      // its read snapshot (which would keep the log it reads from being copied).
+      if (gate.current) return
+      snapshots.end()
+      sqlite.exec('PRAGMA wal_checkpoint(PASSIVE)')
+    },
     async close() {
       snapshots.end()
       sqlite.close()
@@ -316,6 +329,20 @@ function sqliteDatabase(sqlite: Database): Db {
 export function writeTransaction<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   return db.$runtime.transaction(fn)
 }
+
+/**
+ * Copies the write-ahead log into the database, on SQLite: a passive checkpoint, which takes no
+ * write lock (the API's and the other connections' writes go on meanwhile) and copies what no
+ * reader still needs; the log restarts from its beginning at a later write once all of it was
+ * copied. What the webhook thread does every WAL_CHECKPOINT_MS while it runs (its connection
+ * makes no automatic checkpoint). On PostgreSQL nothing: the server checkpoints itself.
+ */
+export function checkpointWal(db: Db): void {
+  db.$runtime.checkpoint()
+}
+
+/** How often a webhook thread's checkpointWal runs. */
+export const WAL_CHECKPOINT_MS = 1000
 
 /** The API connection's automatic checkpoint, in pages of the write-ahead log (openDatabase). */
 const API_CHECKPOINT_PAGES = 4000
@@ -421,6 +448,19 @@ function sqliteChangeMark(sqlite: Database, snapshots: ReadSnapshots): () => str
 export function sqliteOf(db: Db, tool: string): Database {
   if (db.$runtime.dialect !== 'sqlite') throw new Error(`${tool} works on the embedded SQLite database only; on PostgreSQL use its own tools (pg_dump, pg_restore)`)
   return db.$client
+}
+
+/**
+ * `make(db)`, made once per database connection and kept with it: prepared statements, which
+ * belong to their connection.
+ */
+export function perConnection<T>(make: (db: Db) => T): (db: Db) => T {
+  const made = new WeakMap<Db, T>()
+  return (db) => {
+    let found = made.get(db)
+    if (found === undefined) made.set(db, (found = make(db)))
+    return found
+  }
 }
 
 /** Closes the database's connection(s). */

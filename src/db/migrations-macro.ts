@@ -12,3 +12,12 @@ import { resolve } from 'node:path'
 export function migrationsOfFolder(folder: 'drizzle' | 'drizzle-pg' = 'drizzle'): MigrationMeta[] {
   return readMigrationFiles({ migrationsFolder: resolve(import.meta.dir, '../..', folder) })
 }
+
+/**
+ * The times (drizzle's folderMillis) of the migrations in a folder: all a start needs to know
+ * whether one is pending (client.ts `appliedAll`), a few numbers where the list holds every
+ * migration's SQL.
+ */
+export function migrationTimesOfFolder(folder: 'drizzle' | 'drizzle-pg' = 'drizzle'): number[] {
+  return migrationsOfFolder(folder).map((m) => m.folderMillis)
+}

@@ -19,10 +19,11 @@ import { appliedAll, type Db, type DatabaseRuntime } from './client'
 import { ApiError } from '../lib/errors'
 import { SessionLocks, unclaimedIds } from './pg-locks'
 import { UNAVAILABLE_RETRY_AFTER } from './unavailable'
-import { migrationsOfFolder } from './migrations-macro' with { type: 'macro' }
+import { migrationsOfFolder, migrationTimesOfFolder } from './migrations-macro' with { type: 'macro' }
 
 /** The PostgreSQL migrations drizzle-kit generated in drizzle-pg/, inlined like SQLite's. */
 const MIGRATIONS = migrationsOfFolder('drizzle-pg')
+const MIGRATION_TIMES = migrationTimesOfFolder('drizzle-pg')
 
 /** Advisory lock keys (any two fixed 64-bit numbers; "Warren writes" and "Warren migrates"). */
 const WRITE_LOCK = 0x5761727265_6e57n
@@ -149,6 +150,8 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     tryLock: (name, mode) => locks.tryLock(name, mode),
     claim: (kind, id) => locks.claim(kind, id),
     unclaimed: (kind, ids) => unclaimedIds(client, kind, ids),
+    // The server checkpoints its own log.
+    checkpoint() {},
     async close() {
       await Promise.all([client.close(), locks.close(), changes.close()])
     },
@@ -211,7 +214,7 @@ async function migrate(client: SQL): Promise<void> {
 async function migrated(client: SQL): Promise<boolean> {
   try {
     const rows = (await client.unsafe('select max(created_at) as at from drizzle.__drizzle_migrations')) as { at: string | number | null }[]
-    return appliedAll(rows[0]?.at, MIGRATIONS)
+    return appliedAll(rows[0]?.at, MIGRATION_TIMES)
   } catch (e) {
     // 42P01 undefined_table, 3F000 invalid_schema_name: never migrated.
     if (['42P01', '3F000'].includes(String((e as { errno?: string }).errno))) return false

@@ -1,5 +1,5 @@
-import { and, asc, eq, gt, lte } from 'drizzle-orm'
-import { writeTransaction, type Db } from '../db/client'
+import { and, asc, eq, gt, lte, sql } from 'drizzle-orm'
+import { perConnection, writeTransaction, type Db } from '../db/client'
 import { eventConsumers, events } from '../db/schema'
 import { nowUnix } from '../lib/time'
 
@@ -31,6 +31,16 @@ export type EventKind =
   | 'issue.demilestoned'
   /** An issue's ref (branch or tag) changed (payload: oldRef, newRef); in its timeline, announced to no hook (as Gitea). */
   | 'issue.ref_changed'
+  /**
+   * A dependency between two issues or pull requests was added or removed: recorded on each of
+   * the two (payload: `dependent`, the other one's { id, repoId, index }), as Gitea comments on
+   * both; in their timelines, announced to no hook (as Gitea).
+   */
+  | 'issue.dependency_added'
+  | 'issue.dependency_removed'
+  /** An issue or pull request was pinned or unpinned; in its timeline, announced to no hook (as Gitea). */
+  | 'issue.pinned'
+  | 'issue.unpinned'
   /** An issue or pull request was deleted (payload: `issue`, its Issue record as it was: the rows are gone). */
   | 'issue.deleted'
   | 'comment.created'
@@ -193,15 +203,23 @@ export async function eventsAfterDone(db: Db, consumer: string, limit: number): 
 export async function advanceDone(db: Db, consumer: string, fromId: number, upToId: number): Promise<boolean> {
   checkConsumer(consumer)
   return writeTransaction(db, async () => {
-    await db.insert(eventConsumers).values({ name: consumer }).onConflictDoNothing()
-    const moved = await db
-      .update(eventConsumers)
-      .set({ doneId: upToId })
-      .where(and(eq(eventConsumers.name, consumer), eq(eventConsumers.doneId, fromId)))
-      .returning({ doneId: eventConsumers.doneId })
-    return moved.length === 1
+    // A position past 0 was read from the consumer's row: it exists.
+    if (fromId === 0) await db.insert(eventConsumers).values({ name: consumer }).onConflictDoNothing()
+    const moved = await positionMoveOf(db).execute({ consumer, fromId, upToId })
+    return (moved as unknown[]).length === 1
   })
 }
+
+/** advanceDone's compare-and-set, prepared once per connection (it runs in every round of a consumer, holding the write lock). */
+const positionMoveOf = perConnection((db) => {
+  const p = sql.placeholder
+  return db
+    .update(eventConsumers)
+    .set({ doneId: p('upToId') } as never)
+    .where(and(eq(eventConsumers.name, p('consumer')), eq(eventConsumers.doneId, p('fromId'))))
+    .returning({ doneId: eventConsumers.doneId })
+    .prepare()
+})
 
 /** Events of a repository in id order (for feeds and tests). */
 export async function eventsOfRepo(db: Db, repoId: number, afterId = 0, limit = 50): Promise<EventRecord[]> {

@@ -74,6 +74,14 @@ class BatchReader {
     if (this.idle) clearTimeout(this.idle)
     this.idle = null
     return new Promise((resolve, reject) => {
+      const stdin = this.proc.stdin
+      if (!stdin) {
+        // git could not even start (the repository's folder is missing or unreadable): a failure
+        // like git's own, never a TypeError.
+        this.end()
+        reject(new GitError('failed', "git cat-file could not start: the repository's folder is missing or unreadable", 'cat-file'))
+        return
+      }
       const limitMs = this.repo.limits.quick * 1000
       const timer = setTimeout(() => {
         const e = new GitError('timeout', `git took longer than ${this.repo.limits.quick} s`, 'cat-file')
@@ -81,8 +89,8 @@ class BatchReader {
         this.proc.kill()
       }, limitMs)
       this.waiting.push({ withBody, resolve, reject, timer })
-      this.proc.stdin!.write(`${withBody ? 'contents' : 'info'} ${object}\n`)
-      this.proc.stdin!.flush()
+      stdin.write(`${withBody ? 'contents' : 'info'} ${object}\n`)
+      stdin.flush()
     })
   }
 

@@ -12,6 +12,11 @@ export interface PushCommand {
   ref: string
   old: string
   new: string
+  /**
+   * The server wrote `new` on top of `old` (a pull request's merge, src/push's moveRefs): the
+   * move rewrites no history. Never read from a client's request (the list read here has none).
+   */
+  fastForward?: boolean
 }
 
 export interface PushHead {

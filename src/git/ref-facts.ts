@@ -31,3 +31,30 @@ export async function firstChangedPath(where: GitOptions, old: string, now: stri
   if (!read.stopped && read.code !== 0) throw new Error(`git diff failed: ${read.stderr.trim().slice(0, 200)}`)
   return found
 }
+
+/**
+ * Both facts at once when `now` is a commit on top of `old` (a push of one commit, the common
+ * case), from one git command: `git log -1` of `now` prints its parents, then the paths it changes
+ * against the first, which, `old` being that parent, are the paths from `old` to `now` (and the
+ * move rewrites nothing). Answers the first of them for which `pick` answers true (or null);
+ * 'not-a-child' when `old` is not `now`'s first parent (git is stopped there: ask isRewrite and
+ * firstChangedPath).
+ */
+export async function childChangedPath(where: GitOptions, old: string, now: string, pick: (path: string) => boolean): Promise<{ path: string | null } | 'not-a-child'> {
+  let parents: string | null = null
+  let found: string | null = null
+  const proc = startGit(['log', '-1', '-z', '--no-show-signature', '--format=%P', '--name-only', '--no-renames', '--diff-merges=first-parent'], { ...where, values: [now] })
+  const read = await readTokens(proc, (token) => {
+    if (parents === null) {
+      parents = token
+      return parents.split(' ')[0] === old
+    }
+    // The paths follow the parents after a newline.
+    const path = token.startsWith('\n') ? token.slice(1) : token
+    if (path && pick(path)) found = path
+    return found === null
+  }, 4096)
+  if (!read.stopped && read.code !== 0) throw new Error(`git log failed: ${read.stderr.trim().slice(0, 200)}`)
+  if (parents === null || (parents as string).split(' ')[0] !== old) return 'not-a-child'
+  return { path: found }
+}

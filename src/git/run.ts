@@ -120,6 +120,12 @@ export interface GitOptions {
   budget?: 'quick' | 'long'
   limits?: GitLimits
   signal?: AbortSignal
+  /**
+   * A socket at git's fd 3, which its children (hooks) inherit: the other end is handed to
+   * `channel` as soon as git started, for the caller to talk to them over and to close (it is
+   * close-on-exec on this side, so no other process holds it).
+   */
+  channel?: (fd: number) => void
 }
 
 /** A running git: its stdout, and how it ended (with the GitError when it was killed). */
@@ -171,12 +177,14 @@ export function startGit(args: readonly string[], opts: GitOptions = {}): GitPro
   }
   let proc: Bun.Subprocess<any, 'pipe', 'pipe'>
   try {
+    const stdin = opts.input == null ? 'ignore' : opts.input === 'pipe' ? 'pipe' : stdinStream ?? new Blob([opts.input as any])
     proc = Bun.spawn(commandLine(args, opts.values), {
       cwd: opts.cwd ?? opts.gitDir,
       env: gitEnv({ ...(opts.gitDir ? { GIT_DIR: opts.gitDir } : {}), ...(opts.alternates ? { GIT_ALTERNATE_OBJECT_DIRECTORIES: alternatesValue(opts.alternates) } : {}), ...(opts.env ?? {}) }),
-      stdin: opts.input == null ? 'ignore' : opts.input === 'pipe' ? 'pipe' : stdinStream ?? new Blob([opts.input as any]),
+      stdin,
       stdout: 'pipe',
       stderr: 'pipe',
+      ...(opts.channel ? { stdio: [stdin, 'pipe', 'pipe', 'pipe'] } : {}),
       // setsid(): git leads a process group of its own, so its children can be killed with it.
       detached: true,
     }) as Bun.Subprocess<any, 'pipe', 'pipe'>
@@ -185,6 +193,7 @@ export function startGit(args: readonly string[], opts: GitOptions = {}): GitPro
     stdinStream?.cancel().catch(() => {})
     return { ...failedToStart(null), done: Promise.resolve({ code: 128, stderr: `fatal: cannot start git: ${(e as Error).message}` }) }
   }
+  if (opts.channel) opts.channel((proc.stdio as unknown as number[])[3]!)
   let killed: GitError | undefined
   let exited = false
   let graceTimer: ReturnType<typeof setTimeout> | undefined

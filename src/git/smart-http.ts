@@ -1,5 +1,5 @@
 import { refAnswer } from './ref-answers'
-import { runGit, type GitRepo } from './run'
+import { runGit, type GitOptions, type GitRepo } from './run'
 import { spawnGitStream, type GitStream } from './stream'
 
 /** Git smart HTTP (stateless RPC): ref advertisement and the upload/receive pack exchanges. */
@@ -90,32 +90,37 @@ export async function lsRefs(repo: GitRepo, body: Uint8Array, gitProtocol: strin
   })
 }
 
+/** What a service's hooks run with: environment, and a channel to them (GitOptions.channel). */
+export type HookOptions = Pick<GitOptions, 'env' | 'channel'>
+
 /**
  * `POST git-<service>`: the request body is piped into `git <service> --stateless-rpc` and its
  * output handed back as a stream (packs are never held in memory). Git dies when the repository's
- * signal aborts (the client hung up) or the long time limit passes.
+ * signal aborts (the client hung up) or the long time limit passes. `hooks`: what git's hooks
+ * run with (a receive-pack's pre-receive hook, src/push/hook.ts): environment and a channel.
  */
 export function serviceRpc(
   repo: GitRepo,
   service: GitService,
   body: ReadableStream<Uint8Array> | null,
   gitProtocol: string | null,
-  env: Record<string, string> = {},
+  hooks: HookOptions = {},
 ): GitStream {
-  return spawnGitStream(repo, [service, '--stateless-rpc', repo.gitDir], { input: body, env: { ...env, ...protocolEnv(gitProtocol) } })
+  return spawnGitStream(repo, [service, '--stateless-rpc', repo.gitDir], { input: body, channel: hooks.channel, env: { ...hooks.env, ...protocolEnv(gitProtocol) } })
 }
 
 /**
  * A git service over a two-way stream (SSH): `git <service> <dir>` speaking the whole protocol
  * (advertisement, then the exchange) with `input` as its stdin and its stdout handed back as a
  * stream, both streamed with backpressure. Under the long time limit; dies with `repo.signal`.
+ * `hooks` as for serviceRpc.
  */
 export function serviceSession(
   repo: GitRepo,
   service: GitSessionService,
   input: ReadableStream<Uint8Array>,
   gitProtocol: string | null,
-  env: Record<string, string> = {},
+  hooks: HookOptions = {},
 ): GitStream {
-  return spawnGitStream(repo, [service, repo.gitDir], { input, env: { ...env, ...protocolEnv(gitProtocol) } })
+  return spawnGitStream(repo, [service, repo.gitDir], { input, channel: hooks.channel, env: { ...hooks.env, ...protocolEnv(gitProtocol) } })
 }

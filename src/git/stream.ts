@@ -1,4 +1,4 @@
-import { startGit, type GitProcess, type GitRepo } from './run'
+import { startGit, type GitOptions, type GitProcess, type GitRepo } from './run'
 
 /**
  * Streaming git: the process's stdout is handed on as a ReadableStream (never collected), and
@@ -11,6 +11,8 @@ export interface GitStreamOptions {
   env?: Record<string, string>
   /** stdin: a request body. */
   input?: ReadableStream<Uint8Array> | null
+  /** A channel to git's hooks (GitOptions.channel). */
+  channel?: GitOptions['channel']
 }
 
 export type GitStream = GitProcess

@@ -5,7 +5,7 @@ import { errorFields, loggerOf } from '../lib/log'
 import type { BackgroundJob } from '../ops/shutdown'
 import { checkRepositoryFolder, moveAsideUnaccounted, ownerFolders } from '../modules/repos/repair'
 import { syncChangedRepositories } from '../push'
-import { repairAttachments } from '../modules/releases/storage'
+import { repairAttachments } from '../modules/attachments/storage'
 
 /** Repositories read and checked per step of the sweep. */
 export const SWEEP_BATCH = 200

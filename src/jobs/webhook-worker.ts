@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import type { AppDeps } from '../deps'
 import { registerDeliveryWaker, stopDrainMs } from '../webhooks/dispatcher'
 import { hasWebhookWork, WEBHOOK_POLL_MS } from '../webhooks/loops'
-import type { WebhookThreadMessage } from '../webhooks/worker-thread'
+import type { WebhookThreadMessage, WebhookThreadReport } from '../webhooks/worker-thread'
 import { errorFields, loggerOf } from '../lib/log'
 import { pauser } from '../lib/pauser'
 
@@ -25,17 +25,23 @@ const STOP_MARGIN_MS = 5_000
 /** While the thread runs (it polls the outbox itself), how often this side asks whether work is left. */
 const RUNNING_CHECK_MS = 1_000
 
+/** Where the webhook threads' sweep of unreferenced payloads goes on, per database (each thread continues the previous one's). */
+const sweepPositions = new WeakMap<AppDeps['db'], number>()
+
 /** The delivery thread: started with its configuration, ended after its loops stopped. */
 function startThread(deps: AppDeps, pollMs: number | undefined) {
   const thread = new Worker(threadUrl().href)
   const post = (message: WebhookThreadMessage) => thread.postMessage(message)
   let stopped: (() => void) | null = null
-  thread.onmessage = (event: MessageEvent<{ type: string }>) => {
-    if (event.data.type === 'stopped') stopped?.()
+  thread.onmessage = (event: MessageEvent<WebhookThreadReport>) => {
+    if (event.data.type === 'stopped') {
+      sweepPositions.set(deps.db, event.data.sweepFrom)
+      stopped?.()
+    }
   }
   thread.onerror = (event) => loggerOf(deps.config).error('the webhook worker failed', { error: event.message })
   // The thread's own connections: a small pool (its writes run one at a time anyway), no locks.
-  post({ type: 'start', config: { ...deps.config, databasePoolSize: WEBHOOK_DATABASE_POOL }, pollMs })
+  post({ type: 'start', config: { ...deps.config, databasePoolSize: WEBHOOK_DATABASE_POOL }, pollMs, sweepFrom: sweepPositions.get(deps.db) })
   return {
     wake: () => post({ type: 'wake' }),
     /** Stops taking events and delivering (what is pending stays for the next start) and ends the thread. */

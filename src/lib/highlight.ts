@@ -4,27 +4,14 @@ import { escapeText } from './html'
 /**
  * Syntax highlighting on the server (highlight.js: maintained, synchronous, no browser needed).
  * The language comes from the file's name only (lib/code-language.ts, a table that needs no
- * highlight.js: the main thread never loads it). highlight.js's grammars are regular expressions whose time grows faster than the text
- * on hostile input, so highlightLines with a language runs only in the render pool's workers
+ * highlight.js: the main thread never loads it). This module does not import highlight.js either
+ * (the main thread imports it for TOKEN_TAGS and plain lines): the engine is passed in by the
+ * render worker, which loads it from lib/highlight-engine.ts. highlight.js's grammars are regular
+ * expressions whose time grows faster than the text on hostile input, so highlightLines with a language runs only in the render pool's workers
  * (modules/markdown: `highlightCode`, under the markdown time budget) and only for files within
  * WARREN_WEB_MAX_HIGHLIGHT; past either, or for an unknown language, lines are escaped as plain
  * text, which is linear.
  */
-
-let loaded: HLJSApi | undefined
-/**
- * highlight.js, loaded when first needed, which is in a render worker only: highlightLines with a
- * language runs there, and without one (plain lines, which the main thread asks for) it needs none
- * (a synchronous require, evaluated then and not at start: its grammars are a large share of a
- * process's start-up time and memory).
- */
-function hljs(): HLJSApi {
-  if (!loaded) {
-    const mod = require('highlight.js/lib/common')
-    loaded = (mod.default ?? mod) as HLJSApi
-  }
-  return loaded
-}
 
 /**
  * The colours code is drawn in, and the element each is marked with. A file view of 2,000 lines
@@ -61,16 +48,17 @@ function colourOf(scope: string, open: string[]): TokenColour | undefined {
 const asContent = (escaped: string) => escaped.replace(/&quot;|&#x27;/g, (e) => (e === '&quot;' ? '"' : "'"))
 
 /**
- * The text as one HTML fragment per line: highlighted when `language` is given, else escaped.
+ * The text as one HTML fragment per line: highlighted by `hljs` (highlight.js, lib/highlight-engine.ts)
+ * when `language` and the engine are given, else escaped.
  * highlight.js's nested spans are flattened: each piece of text takes the colour of the outermost
  * coloured scope around it, pieces of one colour in a row (and the blanks between them) share one
  * element, and every line opens and closes its own elements, so that each line stands alone.
  */
-export function highlightLines(text: string, language: string | undefined): string[] {
+export function highlightLines(text: string, language: string | undefined, hljs?: Pick<HLJSApi, 'highlight'>): string[] {
   const lines = text.split('\n')
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop()
-  if (!language) return lines.map(escapeText)
-  const html = hljs().highlight(lines.join('\n'), { language, ignoreIllegals: true }).value
+  if (!language || !hljs) return lines.map(escapeText)
+  const html = hljs.highlight(lines.join('\n'), { language, ignoreIllegals: true }).value
   const out: string[] = []
   /** The scopes open, and the colour of each (undefined: drawn plainly). */
   const scopes: string[] = []

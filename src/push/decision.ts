@@ -34,6 +34,8 @@ export interface Pusher {
   merge?: boolean
   /** Who the move is recorded as, when not `caller` (a move decided on another user's access). */
   actor?: UserRow
+  /** The server keeping its own refs (SERVER_REFS: a deleted pull request's head ref goes with it); never a client's push. */
+  serverRefs?: boolean
 }
 
 /** A client's push with the caller of a git transport. */
@@ -101,13 +103,17 @@ const mayPushHere: RefRule = (_command, ctx) => {
 /**
  * Refs only the server moves: `refs/pull/<index>/head` holds each pull request's head as the
  * server last brought it in, what reviewers see and CI fetches. A client that could push there
- * would have them test other code than the pull request shows; the server's own updates of
- * these refs (src/modules/pulls) never go through this path.
+ * would have them test other code than the pull request shows. The pull-checker's updates of
+ * these refs (src/modules/pulls) do not go through this path; their removal with a deleted pull
+ * request does, as a server move with `serverRefs` (./sync.ts finishes or undoes it after a crash).
  */
 export const SERVER_REFS = 'refs/pull/'
 
-const notAServerRef: RefRule = (command) =>
-  command.ref.startsWith(SERVER_REFS) ? { kind: 'server-ref', reason: `${SERVER_REFS} is kept by the server for pull requests: no push may change it` } : null
+/** `refs/pull/<index>/head`: where the base repository keeps each pull request's head (as Gitea). */
+export const pullHeadRef = (index: number) => `${SERVER_REFS}${index}/head`
+
+const notAServerRef: RefRule = (command, ctx) =>
+  command.ref.startsWith(SERVER_REFS) && !(ctx.pusher.via === 'server' && ctx.pusher.serverRefs) ? { kind: 'server-ref', reason: `${SERVER_REFS} is kept by the server for pull requests: no push may change it` } : null
 
 /** Git may store the name but the API could not serve it (pushRefProblem). */
 const servableName: RefRule = (command) => {

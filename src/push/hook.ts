@@ -1,58 +1,70 @@
-import { existsSync } from 'node:fs'
+import { closeSync, writeSync } from 'node:fs'
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { AppDeps } from '../deps'
-import type { BranchCheck } from './branch-judge'
-import { gitLimitsOf } from '../auth/repo-context'
+import type { GitRepo } from '../git/run'
+import type { HookOptions } from '../git/smart-http'
+import { judgeBranch, type BranchCheck } from './branch-judge'
 
 /**
  * The pre-receive hook of client pushes. Protection checks that need the pushed objects (a
  * protected branch moved: is it a force push, which files does it touch) cannot be made before
- * git has received them, so the push decision hands them to git's pre-receive hook: receive-pack
- * runs with `core.hooksPath` at a folder of Warren's and, in WARREN_PUSH_CHECKS, the path of a
- * file the decision writes its checks to once it has judged the command list (a transport may
- * have started git before: SSH advertises the refs first). No file, no work: the hook exits at
- * once. The file goes when the push is over. Git's other hooks are not run for client pushes
- * (Warren installs none); a repository's own pre-receive is run after the checks.
+ * git has received them, so the push decision hands them to git's pre-receive hook, and the hook
+ * hands them back to the server that started git, which judges them in its own process with the
+ * decision's judge (./branch-judge.ts) in git's quarantine. The hook is a few lines of POSIX sh
+ * (no process of Warren's to start); receive-pack runs with `core.hooksPath` at its folder.
+ *
+ * How the hook and the server talk: receive-pack is started with a socket at fd 3 (the git
+ * layer's `channel`), which git hands down to the hook as it is; the server's end is
+ * close-on-exec, so only that receive-pack and its children hold the other one. No address, no
+ * secret, nothing another process could reach: only the server's own receive-pack can ask, and
+ * only about its own push. The hook writes what git gave it (the quarantine's environment:
+ * GIT_OBJECT_DIRECTORY, GIT_ALTERNATE_OBJECT_DIRECTORIES, GIT_QUARANTINE_PATH, each ended by a
+ * NUL) and reads one line back: `accepted`, or the refusal to print. Anything else (the server
+ * gone: the socket ends; a broken channel) makes the hook fail, and git then refuses the whole
+ * push: a push is never accepted unjudged. The judge's git commands run under the quick time
+ * limit, so an answer always comes.
+ *
+ * Whether there is anything to judge is known once the decision is made, which a transport may
+ * make after git started (SSH advertises the refs first): the decision then writes an empty file
+ * whose path is in WARREN_PUSH_CHECKS. No file, no work: the hook asks nothing. The file goes when
+ * the push is over. Git's other hooks are not run for client pushes (Warren installs none); a
+ * repository's own pre-receive is run after the checks, with git's stdin untouched.
  */
 
-/**
- * How the hook program is run: the script beside this file from source; in the bundle at its
- * entry point's path; in the compiled binary (no file of its own), as `warren __pre-receive-hook`.
- */
-function hookCommand(): string[] {
-  // Files embedded in a compiled binary live in its own file system, which only the binary reads.
-  if (import.meta.url.includes('$bunfs') || import.meta.url.includes('~BUN')) return [process.execPath, '__pre-receive-hook']
-  const source = fileURLToPath(new URL('./pre-receive-hook.ts', import.meta.url))
-  if (existsSync(source)) return [process.execPath, source]
-  const bundled = fileURLToPath(new URL('./push/pre-receive-hook.js', import.meta.url))
-  if (existsSync(bundled)) return [process.execPath, bundled]
-  return [process.execPath, '__pre-receive-hook']
-}
+/** The hook: `accepted` or a refusal from the server, when the decision left checks to it. */
+const HOOK_SCRIPT = [
+  '#!/bin/sh',
+  '# Written by Warren (src/push/hook.ts): protection checks needing the pushed objects, judged by the server',
+  '# that started git, over the socket at fd 3.',
+  'if [ -e "$WARREN_PUSH_CHECKS" ]; then',
+  `  printf '%s\\0%s\\0%s\\0' "$GIT_OBJECT_DIRECTORY" "$GIT_ALTERNATE_OBJECT_DIRECTORIES" "$GIT_QUARANTINE_PATH" 2>/dev/null >&3 || { echo 'the push could not be checked: no channel to the server' >&2; exit 1; }`,
+  '  if ! IFS= read -r verdict <&3; then echo "the push could not be checked: the server did not answer" >&2; exit 1; fi',
+  '  if [ "$verdict" != accepted ]; then printf \'%s\\n\' "$verdict" >&2; exit 1; fi',
+  'fi',
+  'exec 3>&-',
+  'if [ -x hooks/pre-receive ]; then exec hooks/pre-receive; fi',
+  'exit 0',
+  '',
+].join('\n')
 
-const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`
+/** The most the hook may write (three paths): more is not a hook of ours. */
+const MAX_ASK_BYTES = 3 * 4096 + 3
 
 const installed = new Map<string, Promise<string>>()
-/** Writes the hook folder once per data folder (atomically: a rename); answers its path. */
+/**
+ * Writes the hook folder once per data folder (atomically: a rename); answers its path. The
+ * folder is named by the hook's protocol, so a process of an older Warren sharing the data folder
+ * keeps its own.
+ */
 function hooksDir(deps: AppDeps): Promise<string> {
-  const dir = join(deps.config.dataDir, 'hooks')
+  const dir = join(deps.config.dataDir, 'hooks', 'channel')
   let done = installed.get(dir)
   if (!done) {
     done = (async () => {
-      await mkdir(join(dir, 'pushes'), { recursive: true })
-      // The repository's own pre-receive hook, if any, still runs after the checks (core.hooksPath
-      // replaces the folder git would look in; the hook runs in the bare repository).
-      const script = [
-        '#!/bin/sh',
-        '# Written by Warren (src/push/hook.ts): protection checks needing the pushed objects.',
-        `if [ -s "$WARREN_PUSH_CHECKS" ]; then ${hookCommand().map(quote).join(' ')} || exit 1; fi`,
-        'if [ -x hooks/pre-receive ]; then exec hooks/pre-receive; fi',
-        'exit 0',
-        '',
-      ].join('\n')
+      await mkdir(join(dir, 'pushes'), { recursive: true, mode: 0o700 })
       const temp = join(dir, `.pre-receive.${process.pid}`)
-      await writeFile(temp, script, { mode: 0o755 })
+      await writeFile(temp, HOOK_SCRIPT, { mode: 0o755 })
       await rename(temp, join(dir, 'pre-receive'))
       return dir
     })()
@@ -62,24 +74,97 @@ function hooksDir(deps: AppDeps): Promise<string> {
   return done
 }
 
-/** A push's hook: the environment receive-pack runs with, the checks handed to it, and the cleanup. */
+/** A push's hook: what receive-pack runs with, the checks handed to it, and the cleanup. */
 export interface PushHook {
-  env: Record<string, string>
+  /** receive-pack's hook options: the environment and the channel (serviceRpc, serviceSession). */
+  git: HookOptions
   /** Hands `checks` to the hook (none: it does nothing). */
   arm(checks: BranchCheck[]): Promise<void>
   dispose(): Promise<void>
 }
 
-/** A hook for one client push (receive-pack started with `env`). */
-export async function pushHook(deps: AppDeps): Promise<PushHook> {
+/**
+ * What the hook asks, read from `reader` (the channel): the quarantine's environment; null when
+ * the channel ended first (git failed before running the hook, or the push is over); else why it
+ * cannot be read.
+ */
+async function readAsk(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Record<string, string> | string | null> {
+  const chunks: Uint8Array[] = []
+  let size = 0
+  let fields: string[] = []
+  while (fields.length < 4) {
+    const next = await reader.read()
+    if (next.done) return null
+    chunks.push(next.value)
+    size += next.value.length
+    if (size > MAX_ASK_BYTES) return 'the hook asked too much'
+    fields = Buffer.concat(chunks).toString('utf8').split('\0')
+  }
+  const env: Record<string, string> = {}
+  const [objects, alternates, quarantine] = fields
+  if (objects) env.GIT_OBJECT_DIRECTORY = objects
+  if (alternates) env.GIT_ALTERNATE_OBJECT_DIRECTORIES = alternates
+  if (quarantine) env.GIT_QUARANTINE_PATH = quarantine
+  return env
+}
+
+/** The verdict on `checks` in git's quarantine `env`: null, or the refusal the client sees. */
+async function verdictOf(checks: BranchCheck[], repo: GitRepo, env: Record<string, string>): Promise<string | null> {
+  const where = { gitDir: repo.gitDir, limits: repo.limits, env }
+  const refusals = await Promise.all(checks.map((check) => judgeBranch(check, where).catch((e: Error) => `the push could not be checked: ${e.message}`)))
+  const at = refusals.findIndex((r) => r !== null)
+  return at < 0 ? null : `refusing to accept ${checks[at]!.ref}: ${refusals[at]}`
+}
+
+/** A hook for one client push to `repo` (its receive-pack started with `git`). */
+export async function pushHook(deps: AppDeps, repo: GitRepo): Promise<PushHook> {
   const dir = await hooksDir(deps)
-  const file = join(dir, 'pushes', `${crypto.randomUUID()}.json`)
+  const file = join(dir, 'pushes', crypto.randomUUID())
+  let checks: BranchCheck[] = []
+  let channel: number | null = null
+  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null
+  let served: Promise<void> | null = null
+  let closed = false
+  /** Answers the hook's one question, then closes the channel; begins once there are checks and git started. */
+  const serve = () => {
+    if (served || channel === null || !checks.length) return
+    const fd = channel
+    const stream = Bun.file(fd).stream()
+    reader = stream.getReader()
+    served = (async () => {
+      const ask = await readAsk(reader!).catch((e: Error) => `the hook could not be read: ${e.message}`)
+      if (ask === null || closed) return
+      const verdict = typeof ask === 'string' ? `the push could not be checked: ${ask}` : await verdictOf(checks, repo, ask)
+      if (closed) return
+      // One short line into an empty socket buffer: written at once. Refusals are on one line.
+      try {
+        writeSync(fd, `${verdict === null ? 'accepted' : verdict.replace(/[\r\n]+/g, ' ')}\n`)
+      } catch {
+        // The hook is gone: git has failed already.
+      }
+    })()
+  }
   return {
-    env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: dir, WARREN_PUSH_CHECKS: file },
-    async arm(checks) {
-      if (checks.length) await writeFile(file, JSON.stringify({ checks, limits: gitLimitsOf(deps) }))
+    git: {
+      env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: dir, WARREN_PUSH_CHECKS: file },
+      channel(fd) {
+        channel = fd
+        serve()
+      },
+    },
+    async arm(deferred) {
+      if (!deferred.length) return
+      checks = deferred
+      await writeFile(file, '', { mode: 0o600 })
+      serve()
     },
     async dispose() {
+      // Git is over (or never got the push): the channel's reader stops before its fd is closed.
+      closed = true
+      await reader?.cancel().catch(() => {})
+      await served?.catch(() => {})
+      if (channel !== null) closeSync(channel)
+      channel = null
       await rm(file, { force: true })
     },
   }

@@ -89,7 +89,8 @@ export async function moveRef(
  * one deleted): decided together (one refused ref refuses them all), swapped in one git
  * transaction (all of them or none), recorded as one push. As moveRef otherwise. `inTurn`: moves
  * git cannot make in one transaction (`a` renamed to `a/b`) are made one after the other, those
- * made undone when a later one fails (swapRefsInTurn). `accessOf` as for moveRef.
+ * made undone when a later one fails (swapRefsInTurn). `accessOf` as for moveRef. `serverRefs`:
+ * the moves are the server's own refs (a deleted pull request's `refs/pull/N/head`).
  */
 export async function moveRefs(
   deps: AppDeps,
@@ -97,7 +98,7 @@ export async function moveRefs(
   actor: UserRow,
   moves: RefMove[],
   settle?: (moved: boolean) => Promise<void>,
-  { inTurn = false, accessOf, merge = false }: { inTurn?: boolean; accessOf?: UserRow; merge?: boolean } = {},
+  { inTurn = false, accessOf, merge = false, serverRefs = false }: { inTurn?: boolean; accessOf?: UserRow; merge?: boolean; serverRefs?: boolean } = {},
 ): Promise<boolean> {
   let settled = false
   const settleOnce = async (moved: boolean) => {
@@ -105,7 +106,7 @@ export async function moveRefs(
     settled = true
     await settle(moved)
   }
-  const outcome = await withPush(deps, repo, serverPusher(actor, accessOf, merge), moves, async () => {
+  const outcome = await withPush(deps, repo, { ...serverPusher(actor, accessOf, merge), serverRefs }, moves, async () => {
     let moved = false
     try {
       moved = await (inTurn ? swapRefsInTurn : swapRefs)(gitOfRow(deps, repo.repo), moves)

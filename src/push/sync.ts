@@ -2,16 +2,21 @@ import { existsSync } from 'node:fs'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { withLock, writeTransaction } from '../db/client'
-import { pendingPushes, repoGitStates, repositories } from '../db/schema'
+import { pendingPushes, pullRequests, repoGitStates, repositories } from '../db/schema'
 import { gitOfRow } from '../auth/repo-context'
 import { repositorySize, setHeadBranch } from '../git/refs'
 import { headBranchOf, readBranchAndTagRefs, refsFingerprint } from '../git/ref-state'
 import type { PushCommand } from '../git/push-commands'
-import { diffRefs, recordRefChange } from '../events/push-events'
+import { diffRefs, recordRefChange, ZERO_ID } from '../events/push-events'
 import { nowUnix } from '../lib/time'
 import { queueChecksForBranch } from './pull-queue'
 import { errorFields, loggerOf } from '../lib/log'
 import { oneAtATime } from '../lib/one-at-a-time'
+import { readRef } from '../git/merge'
+import { swapRef } from '../git/ref-swap'
+import type { GitRepo } from '../git/run'
+import { SERVER_REFS } from './decision'
+import { isZeroId } from './branch-judge'
 
 /**
  * Keeping the database in step with what git holds after a push (and after a crash).
@@ -81,6 +86,8 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: SyncOptions): Promi
   if (!existsSync(gitDir)) return 'missing'
   const state = (await db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)))[0]
   const pending = await db.select().from(pendingPushes).where(eq(pendingPushes.repoId, repoId))
+  const settling = opts.settlePending ? pending.map((p) => p.id) : opts.pushId ? [opts.pushId] : (opts.settle ?? [])
+  await settleServerRefs(deps, repoId, git, pending.filter((p) => settling.includes(p.id)))
   let fingerprint = await refsFingerprint(gitDir)
   if (!opts.pushId && state?.fingerprint === fingerprint && pending.length === 0) return 'unchanged'
   // The fingerprint is taken before the refs are read: a change in between shows next time.
@@ -119,10 +126,33 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: SyncOptions): Promi
       .where(eq(repositories.id, repoId))
     const record = { refs: JSON.stringify(refs), fingerprint, updatedUnix: nowUnix() }
     await db.insert(repoGitStates).values({ repoId, ...record }).onConflictDoUpdate({ target: repoGitStates.repoId, set: record })
-    const settled = opts.settlePending ? pending.map((p) => p.id) : opts.pushId ? [opts.pushId] : (opts.settle ?? [])
-    if (settled.length) await db.delete(pendingPushes).where(and(eq(pendingPushes.repoId, repoId), inArray(pendingPushes.id, settled)))
+    if (settling.length) await db.delete(pendingPushes).where(and(eq(pendingPushes.repoId, repoId), inArray(pendingPushes.id, settling)))
   })
   return 'updated'
+}
+
+/** A pull request's head ref (SERVER_REFS): its index. */
+const SERVER_REF = new RegExp(`^${SERVER_REFS}(\\d{1,15})/head$`)
+
+/**
+ * The server's own refs a settled push meant to delete (a deleted pull request's
+ * `refs/pull/N/head`: src/modules/issues deleteIssue moves it, then deletes the rows) are made to
+ * agree with the database, which decides: the pull request gone, its ref goes whatever it holds
+ * (indexes are never reused, so nothing else will want it); the pull request still there (its
+ * deletion failed, or a crash came between the ref's move and the rows'), the ref is put back at
+ * the commit it held. Either way a crash at any instant ends with both sides agreeing.
+ */
+async function settleServerRefs(deps: AppDeps, repoId: number, git: GitRepo, pushes: { commands: string | null }[]) {
+  const deletions = pushes.flatMap((p) => (p.commands ? (JSON.parse(p.commands) as PushCommand[]) : []))
+    .filter((c) => isZeroId(c.new) && SERVER_REF.test(c.ref))
+  for (const c of deletions) {
+    const index = Number(SERVER_REF.exec(c.ref)![1])
+    const pull = (await deps.db.select({ id: pullRequests.id }).from(pullRequests)
+      .where(and(eq(pullRequests.baseRepoId, repoId), eq(pullRequests.index, index))))[0]
+    const now = await readRef(git, c.ref)
+    if (pull && !now) await swapRef(git, c.ref, c.old, ZERO_ID)
+    else if (!pull && now) await swapRef(git, c.ref, ZERO_ID, now)
+  }
 }
 
 /** Repositories checked at once by reconcileRepositories (each takes a few git processes at most). */

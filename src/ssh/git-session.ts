@@ -59,7 +59,7 @@ function refusalMessage(refusal: GitRefusal, identity: SshIdentity, path: string
 }
 
 /** Whether the channel is still open, and a promise settled when it closes (or is given up). */
-interface ChannelState {
+export interface ChannelState {
   open: boolean
   closed: Promise<void>
   /** Stops serving the channel: closes it, and whatever still waits for the client stops waiting. */
@@ -151,29 +151,100 @@ function channelInput(channel: ServerChannel, activity: ChannelActivity, limit =
   return { stream, overLimit: () => over }
 }
 
+/** What pumpToChannel uses of a channel (ssh2's ServerChannel). */
+export interface ChannelSink {
+  /** Copies into packets at once while the client's window is open, else keeps `data` (writableLength); false past its high-water mark. */
+  write(data: Uint8Array): boolean
+  readonly writableLength: number
+  on(event: 'drain', listener: () => void): unknown
+  off(event: 'drain', listener: () => void): unknown
+}
+
 /**
- * Copies git's output to the channel, waiting for the SSH window when the client reads slowly;
- * dropped once the channel closed. Each write, and each opening of the window (the client read
- * some), is data moving.
+ * How much of git's output goes to the channel in one write, at least: two packets of OpenSSH's
+ * largest (32 KiB; ssh2 cuts a write into packets of the client's size). Git writes its pack about
+ * 8 KiB at a time (upload-pack relays pack-objects' buffer), and every write to the channel costs
+ * a packet (its buffers, cipher and MAC set-up) and a send on the socket whatever its size.
  */
-async function pumpToChannel(stdout: ReadableStream<Uint8Array>, channel: ServerChannel, state: ChannelState, activity: ChannelActivity): Promise<void> {
+export const CHANNEL_WRITE_BYTES = 64 * 1024
+/** How long git's output may wait to fill a write when git pauses (a negotiation, a slow pack). */
+export const GATHER_MS = 2
+/**
+ * After a read of less than a packet, git's output is read again only this much later: git's writes
+ * gather in the pipe meanwhile (Bun reads a child's stdout only when asked) and one read takes them
+ * all, where reading at once woke the server for each of git's writes (a 56 MiB clone: ~8,000 reads,
+ * each with a second read finding nothing and two epoll changes, against ~1,000).
+ */
+export const READ_PAUSE_MS = 1
+
+/**
+ * Copies git's output to the channel, in writes of at least CHANNEL_WRITE_BYTES (what is gathered
+ * goes when full, or GATHER_MS after its first byte came), waiting for the SSH window when the
+ * client reads slowly; dropped once the channel closed. Each read of git's output, and each
+ * opening of the window (the client read some), is data moving.
+ */
+export async function pumpToChannel(
+  stdout: ReadableStream<Uint8Array>,
+  channel: ChannelSink,
+  state: ChannelState,
+  activity: ChannelActivity,
+): Promise<void> {
   const reader = stdout.getReader()
-  for (;;) {
-    const next = await reader.read().catch(() => ({ done: true as const, value: undefined }))
-    if (next.done) return
-    if (!state.open) continue
-    activity.touch()
-    if (!channel.write(next.value))
-      await new Promise<void>((resolve) => {
-        const go = () => {
-          activity.touch()
-          channel.off('drain', go)
-          resolve()
-        }
-        channel.on('drain', go)
-        void state.closed.then(go)
-      })
+  const read = () => reader.read().catch(() => ({ done: true as const, value: undefined }))
+  const readLater = () => Bun.sleep(READ_PAUSE_MS).then(read)
+  /** What is gathered for the next write; reused while the channel copies each write into its packets at once. */
+  let gathered: Buffer | null = null
+  let size = 0
+  /** Settles GATHER_MS after the first byte of what is gathered. */
+  let due: Promise<'due'> | null = null
+  const send = async (data: Uint8Array) => {
+    if (!state.open || channel.write(data)) return
+    await new Promise<void>((resolve) => {
+      const go = () => {
+        activity.touch()
+        channel.off('drain', go)
+        resolve()
+      }
+      channel.on('drain', go)
+      void state.closed.then(go)
+    })
   }
+  const sendGathered = async () => {
+    const data = gathered!.subarray(0, size)
+    size = 0
+    due = null
+    await send(data)
+    // Kept by the channel (its window is shut): what comes next is gathered in a fresh buffer.
+    if (channel.writableLength) gathered = null
+  }
+  let next = read()
+  for (;;) {
+    const got = due ? await Promise.race([next, due]) : await next
+    if (got === 'due') {
+      await sendGathered()
+      continue
+    }
+    if (got.done) break
+    let chunk = got.value
+    next = chunk.byteLength < CHANNEL_WRITE_BYTES / 2 ? readLater() : read()
+    activity.touch()
+    if (!state.open) continue
+    if (size) {
+      const n = Math.min(chunk.byteLength, CHANNEL_WRITE_BYTES - size)
+      gathered!.set(chunk.subarray(0, n), size)
+      size += n
+      chunk = chunk.subarray(n)
+      if (size === CHANNEL_WRITE_BYTES) await sendGathered()
+    }
+    if (chunk.byteLength >= CHANNEL_WRITE_BYTES) await send(chunk)
+    else if (chunk.byteLength) {
+      gathered ??= Buffer.allocUnsafe(CHANNEL_WRITE_BYTES)
+      gathered.set(chunk)
+      size = chunk.byteLength
+      due = Bun.sleep(GATHER_MS).then(() => 'due' as const)
+    }
+  }
+  if (size) await sendGathered()
 }
 
 /** Runs `command` for `identity` on the channel, from the access decision to the exit status. */
@@ -260,58 +331,63 @@ async function receivePack(
       reader.cancel().catch(() => {})
     },
   })
-  const hook = await pushHook(deps)
-  const proc = serviceSession(git, 'receive-pack', gitInput, gitProtocol, hook.env)
-  const relayed = activity.expectingData(relayOutput(deps, proc, channel, state, `receive-pack ${path}`, activity))
-  const head = await readPushHead(reader).catch(() => null)
-
-  let unread: string | null = null
-  if (head === null) unread = input.overLimit() ? bodyTooLarge(limit).message : null
-  else if (head === 'too-long') unread = `a push may update refs in at most ${MAX_COMMAND_BYTES} bytes of commands`
-  else if (head.commands === null) unread = head.head.length ? 'the push command list could not be read (push certificates are not accepted)' : null
-  if (head === null || head === 'too-long' || head.commands === null) {
-    // Git gets no commands: it ends at once, having changed nothing.
-    admit(null)
-    await relayed
-    return finish(channel, state, 0, '', unread ?? undefined)
-  }
-  let admittedGit = false
-  let outcome: PushOutcome<void> | undefined
+  const hook = await pushHook(deps, git)
+  // The hook's channel is closed whichever way the session ends (withPush disposes it too).
   try {
-    outcome = await withPush(
-      deps,
-      found,
-      gitPusher(gitCallerOf(identity)),
-      head.commands,
-      async () => {
-        admittedGit = true
-        admit(replayed(head.head, reader))
-        await relayed
-      },
-      activity.serverWork,
-      hook,
-    )
-  } catch (e) {
-    if (!admittedGit) {
-      // Failed before git got anything (deciding, writing the pending push): it ends at once, having changed nothing.
+    const proc = serviceSession(git, 'receive-pack', gitInput, gitProtocol, hook.git)
+    const relayed = activity.expectingData(relayOutput(deps, proc, channel, state, `receive-pack ${path}`, activity))
+    const head = await readPushHead(reader).catch(() => null)
+
+    let unread: string | null = null
+    if (head === null) unread = input.overLimit() ? bodyTooLarge(limit).message : null
+    else if (head === 'too-long') unread = `a push may update refs in at most ${MAX_COMMAND_BYTES} bytes of commands`
+    else if (head.commands === null) unread = head.head.length ? 'the push command list could not be read (push certificates are not accepted)' : null
+    if (head === null || head === 'too-long' || head.commands === null) {
+      // Git gets no commands: it ends at once, having changed nothing.
       admit(null)
       await relayed
-      throw e
+      return finish(channel, state, 0, '', unread ?? undefined)
     }
-    // Recording failed after git ran: the pending push stays for the repairs.
-    loggerOf(deps.config).error('updating a repository after a push failed', { repoId: found.repo.id, ...errorFields(e) })
-  }
-  if (outcome?.refused) {
-    const { message, reasons } = outcome.refused
-    admit(null)
-    await relayed
-    const report = refusalReport(head.commands, head.capabilities, reasons, message)
-    if (report.length && state.open) {
-      channel.write(report)
-      await activity.expectingData(dropRest(reader, git))
+    let admittedGit = false
+    let outcome: PushOutcome<void> | undefined
+    try {
+      outcome = await withPush(
+        deps,
+        found,
+        gitPusher(gitCallerOf(identity)),
+        head.commands,
+        async () => {
+          admittedGit = true
+          admit(replayed(head.head, reader))
+          await relayed
+        },
+        activity.serverWork,
+        hook,
+      )
+    } catch (e) {
+      if (!admittedGit) {
+        // Failed before git got anything (deciding, writing the pending push): it ends at once, having changed nothing.
+        admit(null)
+        await relayed
+        throw e
+      }
+      // Recording failed after git ran: the pending push stays for the repairs.
+      loggerOf(deps.config).error('updating a repository after a push failed', { repoId: found.repo.id, ...errorFields(e) })
     }
-    return finish(channel, state, 0, '', message)
+    if (outcome?.refused) {
+      const { message, reasons } = outcome.refused
+      admit(null)
+      await relayed
+      const report = refusalReport(head.commands, head.capabilities, reasons, message)
+      if (report.length && state.open) {
+        channel.write(report)
+        await activity.expectingData(dropRest(reader, git))
+      }
+      return finish(channel, state, 0, '', message)
+    }
+    const { code, stderr } = await relayed
+    finish(channel, state, code, stderr, input.overLimit() ? bodyTooLarge(limit).message : undefined)
+  } finally {
+    await hook.dispose()
   }
-  const { code, stderr } = await relayed
-  finish(channel, state, code, stderr, input.overLimit() ? bodyTooLarge(limit).message : undefined)
 }

@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto'
 import type http from 'node:http'
-import https from 'node:https'
 import { checkOutbound } from '../lib/outbound-policy'
 import { WARREN_VERSION } from '../version'
 import { deliveryBody, eventName, type HookEventType } from './events'
@@ -107,9 +106,15 @@ async function sendPlain(url: URL, address: string, headers: Record<string, stri
   return { status: res.status, headers: answerHeaders, body: await keptText(res.body) }
 }
 
-/** HTTPS: node's client with a lookup that answers the checked address, so SNI and the certificate check keep the host name. */
-function sendTls(url: URL, target: { address: string; family: number }, headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<Answer> {
-  return new Promise<Answer>((resolve, reject) => {
+/**
+ * HTTPS: node's client with a lookup that answers the checked address, so SNI and the certificate
+ * check keep the host name. node:https (and node:http under it) is imported at the first HTTPS
+ * delivery, not when the server starts: the module is on the main thread's start-up path (the
+ * hooks' test delivery), which needs neither.
+ */
+async function sendTls(url: URL, target: { address: string; family: number }, headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<Answer> {
+  const https = await import('node:https')
+  return await new Promise<Answer>((resolve, reject) => {
     const req = https.request(
       {
         host: url.hostname.replace(/^\[|\]$/g, ''),

@@ -5,6 +5,7 @@ import type { Db } from '../db/client'
 import { writeTransaction } from '../db/client'
 import { hooks, hookTasks, type HookTaskRow } from '../db/schema'
 import { attemptDelivery, type Attempt } from './deliver'
+import { selectTasks } from './task-rows'
 import type { HookEventType } from './events'
 import { parseHostAllowList, type HostAllowList } from '../lib/host-allow-list'
 import { errorFields, loggerOf } from '../lib/log'
@@ -80,9 +81,7 @@ export class DeliveryDispatcher {
     this.allow = parseHostAllowList(deps.config.webhookAllowedHostList)
     this.timer = setInterval(() => this.pump().catch(this.failed), SAFETY_TICK_MS)
     this.timer.unref?.()
-    this.nextOfLane = deps.db
-      .select()
-      .from(hookTasks)
+    this.nextOfLane = selectTasks(deps.db)
       .where(
         and(
           eq(hookTasks.isDelivered, false),
@@ -132,7 +131,7 @@ export class DeliveryDispatcher {
     let nextWake = Infinity
     const due: HookTaskRow[] = []
     for (let i = 0; i < headIds.length; i += 500) {
-      for (const task of await db.select().from(hookTasks).where(inArray(hookTasks.id, headIds.slice(i, i + 500))).orderBy(asc(hookTasks.id))) {
+      for (const task of (await selectTasks(db).where(inArray(hookTasks.id, headIds.slice(i, i + 500))).orderBy(asc(hookTasks.id))) as HookTaskRow[]) {
         if (this.busyLanes.has(laneOf(task))) continue
         if (task.nextAttemptMs > now) nextWake = Math.min(nextWake, task.nextAttemptMs)
         else due.push(task)
@@ -171,7 +170,7 @@ export class DeliveryDispatcher {
     for (let n = 0; task && !this.stopped && n < LANE_RUN; n++) {
       const outcome = await this.deliver(task)
       if (!outcome?.done || this.stopped) return
-      task = (await this.nextOfLane.execute({ repoId: task.repoId, hookId: task.hookId, afterId: task.id }))[0]
+      task = ((await this.nextOfLane.execute({ repoId: task.repoId, hookId: task.hookId, afterId: task.id })) as HookTaskRow[])[0]
       if (task && task.nextAttemptMs > Date.now()) return
     }
   }

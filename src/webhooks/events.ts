@@ -41,6 +41,11 @@ export const EVENT_TYPE_OF: Record<EventKind, ((e: EventRecord) => HookEventType
   'issue.demilestoned': issueOrPull('issue_milestone', 'pull_request_milestone'),
   // Gitea's webhook notifier announces no ref change.
   'issue.ref_changed': null,
+  // Nor dependencies or pins (no hook event of Gitea's has them).
+  'issue.dependency_added': null,
+  'issue.dependency_removed': null,
+  'issue.pinned': null,
+  'issue.unpinned': null,
   'issue.deleted': issueOrPull('issues', 'pull_request'),
   'comment.created': issueOrPull('issue_comment', 'pull_request_comment'),
   'comment.edited': issueOrPull('issue_comment', 'pull_request_comment'),

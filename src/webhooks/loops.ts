@@ -1,10 +1,11 @@
 import type { AppDeps } from '../deps'
 import { hasEventsAfterDone } from '../events/outbox'
-import type { Db } from '../db/client'
+import { checkpointWal, WAL_CHECKPOINT_MS, type Db } from '../db/client'
 import { hookTasks } from '../db/schema'
 import { eq } from 'drizzle-orm'
 import { DeliveryDispatcher } from './dispatcher'
 import { TASK_BATCH, turnEventsIntoTasks, WEBHOOK_CONSUMER } from './tasks'
+import { sweepPayloads } from './task-rows'
 import { errorFields, loggerOf } from '../lib/log'
 import { pauser } from '../lib/pauser'
 
@@ -25,10 +26,30 @@ const ROUND_GAP_MS = 10
  * One of these per server: it starts from the outbox position the previous process left (what
  * that one read and did not turn into tasks is read again) and resumes undelivered tasks. Runs in its own thread (src/jobs/webhook-worker.ts).
  */
-export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } = {}) {
+export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sweepFrom?: number } = {}) {
   const dispatcher = new DeliveryDispatcher(deps)
   let stopped = false
   const { pause, wake } = pauser()
+  // The sweep of unreferenced payload rows (sweepPayloads): a step at each idle look at the
+  // outbox, from where the previous thread left it, until it passes the last row.
+  // The write-ahead log copied on a timer, never at a commit (checkpointWal).
+  const checkpoints = setInterval(() => {
+    try {
+      checkpointWal(deps.db)
+    } catch (e) {
+      loggerOf(deps.config).error('checkpointing the database failed', errorFields(e))
+    }
+  }, WAL_CHECKPOINT_MS)
+  let sweepFrom = opts.sweepFrom ?? 0
+  let swept = false
+  const sweepStep = async () => {
+    try {
+      sweepFrom = await sweepPayloads(deps.db, sweepFrom)
+      swept = sweepFrom === 0
+    } catch (e) {
+      loggerOf(deps.config).error('sweeping webhook payloads failed', errorFields(e))
+    }
+  }
 
   const loop = (async () => {
     while (!stopped) {
@@ -45,7 +66,10 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } =
         await pause(1000)
       }
       if (stopped) break
-      if (handled === 0) await pause(opts.pollMs ?? WEBHOOK_POLL_MS)
+      if (handled === 0) {
+        if (!swept) await sweepStep()
+        if (!stopped) await pause(opts.pollMs ?? WEBHOOK_POLL_MS)
+      }
       else if (handled < TASK_BATCH) {
         // A full round leaves more waiting: the next starts at once.
         const rest = ROUND_GAP_MS - (performance.now() - started)
@@ -56,6 +80,10 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } =
   await dispatcher.pump()
 
   return {
+    /** Where the payload sweep goes on (the next thread's sweepFrom). */
+    get sweepFrom() {
+      return sweepFrom
+    },
     /** Looks for new events and due deliveries now. */
     async wake() {
       wake()
@@ -64,6 +92,7 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number } =
     /** Stops taking events and delivering; what is pending stays for the next start. */
     async stop() {
       stopped = true
+      clearInterval(checkpoints)
       wake()
       // The dispatcher stops starting deliveries now (its drain lets those in flight finish),
       // while the task loop ends its round: events it turns into tasks meanwhile stay pending.

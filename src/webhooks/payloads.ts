@@ -8,6 +8,7 @@ import { comments, commitStatuses, issues, pullRequests, releases, repositories,
 import { logCommits, type LoggedCommit } from '../git/log'
 import { payloadRepoToApi, type ApiRepo } from '../convert/repo'
 import { issueToApi, toApiComment } from '../convert/issue'
+import { attachmentsOfComments } from '../convert/attachment'
 import { commitUsernames, toApiPayloadCommit } from '../convert/payload-commit'
 import { usersByIds } from '../convert/people'
 import { pullsToApi } from '../convert/pull'
@@ -200,7 +201,7 @@ const commentBuilder: PayloadBuilder = {
     return {
       action: ctx.event.kind.slice('comment.'.length),
       issue: await issueToApi(ctx.deps, ctx.repo, row, null),
-      comment: toApiComment(ctx.deps.config, ctx.repo, row, comment, poster, null),
+      comment: toApiComment(ctx.deps.config, ctx.repo, row, comment, poster, null, kept ? [] : ((await attachmentsOfComments(ctx.deps, [comment.id])).get(comment.id) ?? [])),
       ...(changes && Object.keys(changes).length ? { changes } : {}),
       repository: ctx.repository,
       sender: ctx.sender,
@@ -224,20 +225,34 @@ const pullBuilder = (action: ((event: EventRecord) => string) | string, extra?: 
     if (!issue || !pull) return null
     const more = extra ? await extra(ctx) : {}
     if (!more) return null
-    const changes = ctx.event.payload.changes as Record<string, unknown> | undefined
-    return {
-      action: typeof action === 'string' ? action : action(ctx.event),
-      number: issue.index,
-      ...(changes && Object.keys(changes).length ? { changes } : {}),
-      pull_request: (await pullsToApi(ctx.deps, ctx.repo, ctx.owner, [{ pull, issue }], null))[0]!,
-      requested_reviewer: more.requested_reviewer ?? null,
-      repository: ctx.repository,
-      sender: ctx.sender,
-      commit_id: '',
-      review: more.review ?? null,
-    }
+    return pullPayload(ctx, typeof action === 'string' ? action : action(ctx.event), issue.index, (await pullsToApi(ctx.deps, ctx.repo, ctx.owner, [{ pull, issue }], null))[0]!, more)
   },
 })
+
+/** A PullRequestPayload of `pull_request` (a record) in Gitea's field order. */
+function pullPayload(ctx: BuildContext, action: string, number: unknown, pull_request: unknown, more: PullExtra) {
+  const changes = ctx.event.payload.changes as Record<string, unknown> | undefined
+  return {
+    action,
+    number,
+    ...(changes && Object.keys(changes).length ? { changes } : {}),
+    pull_request,
+    requested_reviewer: more.requested_reviewer ?? null,
+    repository: ctx.repository,
+    sender: ctx.sender,
+    commit_id: '',
+    review: more.review ?? null,
+  }
+}
+
+/** A deleted pull request (Gitea's DeleteIssue notification): its PullRequest record as the event kept it. */
+const deletedPullBuilder: PayloadBuilder = {
+  build: async (ctx) => {
+    const issue = ctx.event.payload.issue as { number?: unknown } | undefined
+    const pull = ctx.event.payload.pull_request
+    return issue && pull ? pullPayload(ctx, 'deleted', issue.number, pull, {}) : null
+  },
+}
 
 /** What review payloads add to a PullRequestPayload. */
 interface PullExtra {
@@ -333,6 +348,10 @@ export const PAYLOAD_BUILDERS: Record<EventKind, PayloadBuilder | null> = {
   'issue.milestoned': issueBuilder,
   'issue.demilestoned': issueBuilder,
   'issue.ref_changed': null,
+  'issue.dependency_added': null,
+  'issue.dependency_removed': null,
+  'issue.pinned': null,
+  'issue.unpinned': null,
   'issue.deleted': deletedIssueBuilder,
   'comment.created': commentBuilder,
   'comment.edited': commentBuilder,
@@ -365,8 +384,11 @@ export const PULL_ISSUE_BUILDERS: Record<IssueKind, PayloadBuilder | null> = {
   'issue.milestoned': pullIssueBuilder,
   'issue.demilestoned': pullIssueBuilder,
   'issue.ref_changed': null,
-  // A deleted pull request's PullRequest record is not kept: no hook hears of it yet.
-  'issue.deleted': null,
+  'issue.dependency_added': null,
+  'issue.dependency_removed': null,
+  'issue.pinned': null,
+  'issue.unpinned': null,
+  'issue.deleted': deletedPullBuilder,
 }
 
 /** The builder of an event (null: nothing to deliver). */

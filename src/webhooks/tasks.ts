@@ -2,8 +2,8 @@ import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
 import type { RepoRow } from '../auth/access'
-import { writeTransaction, type Db } from '../db/client'
-import { hooks, hookTasks, repositories, users, type HookRow, type HookTaskRow } from '../db/schema'
+import { perConnection, writeTransaction } from '../db/client'
+import { hookPayloads, hooks, hookTasks, repositories, users, type HookRow } from '../db/schema'
 import { advanceDone, eventsAfterDone, type EventRecord } from '../events/outbox'
 import { ghostUser, toApiUser, type ApiUser } from '../convert/user'
 import type { ApiRepo } from '../convert/repo'
@@ -27,7 +27,8 @@ export const WEBHOOK_CONSUMER = 'webhooks'
 /** Events per round. */
 export const TASK_BATCH = 100
 
-type NewTask = typeof hookTasks.$inferInsert
+/** A task to write: its text, or the payload row it shares (a redelivery's). */
+export type NewTask = Omit<typeof hookTasks.$inferInsert, 'payload' | 'payloadId'> & { text: string; payloadId?: number | null }
 
 /** The branch an event is about (push to a branch, branch created or deleted), for branch filters. */
 function branchOf(event: EventRecord): string | null {
@@ -58,7 +59,7 @@ export function newTask(deps: AppDeps, hook: HookRow, repoId: number, eventId: n
     meta: hook.type === 'gitea' || hook.type === 'gogs' ? {} : (JSON.parse(hook.meta) as HookMeta),
     json,
   })
-  return { hookId: hook.id, repoId, uuid: crypto.randomUUID(), eventId, eventType: type, payload: text, createdUnix: nowUnix() }
+  return { hookId: hook.id, repoId, uuid: crypto.randomUUID(), eventId, eventType: type, text, createdUnix: nowUnix() }
 }
 
 interface Subject {
@@ -158,48 +159,52 @@ async function tasksOfEvent(deps: AppDeps, lookups: RoundLookups, event: EventRe
   return targets.map((hook) => newTask(deps, hook, subject.repo.id, event.id, type, payload, json))
 }
 
-/** The tasks whose hook still exists (a hook deleted meanwhile takes nothing); inside a write transaction. */
-async function aliveOnly(deps: AppDeps, tasks: NewTask[]): Promise<NewTask[]> {
-  const ids = [...new Set(tasks.map((t) => t.hookId))]
-  const alive = new Set((await deps.db.select({ id: hooks.id }).from(hooks).where(inArray(hooks.id, ids))).map((h) => h.id))
-  return alive.size === ids.length ? tasks : tasks.filter((t) => alive.has(t.hookId))
-}
-
-/** Rows per INSERT: one statement's bound values stay far below SQLite's limit. */
-const INSERT_SLICE = 200
+/** The two inserts of taskWriter, prepared once per connection (compiled once: a statement of many rows is a new one at each count). */
+const taskInsertsOf = perConnection((db) => {
+  const p = sql.placeholder
+  return {
+    payload: db.insert(hookPayloads).values({ text: p('text') } as never).returning({ id: hookPayloads.id }).prepare(),
+    task: db
+      .insert(hookTasks)
+      .values({ hookId: p('hookId'), repoId: p('repoId'), uuid: p('uuid'), eventId: p('eventId'), eventType: p('eventType'), payload: '', payloadId: p('payloadId'), createdUnix: p('createdUnix') } as never)
+      .prepare(),
+  }
+})
 
 /**
- * Inserts tasks whose hook still exists; inside a write transaction. Answers the rows written.
+ * Writes tasks; made before the write transaction, run inside it (`await writer()`), answering
+ * how many were written. Each distinct text is written once (hook_payloads) and shared by the
+ * tasks sent it (a task given `payloadId` shares that row); a task whose hook is gone by then (a
+ * hook deleted meanwhile) is not written. The lookup of the hooks is built here, before the write
+ * lock is taken; inside, the transaction only binds and steps statements, the inserts prepared
+ * once per connection (the API waits for that lock).
  */
-export async function insertTasks(deps: AppDeps, tasks: NewTask[]): Promise<HookTaskRow[]> {
-  if (tasks.length === 0) return []
-  const kept = await aliveOnly(deps, tasks)
-  const rows: HookTaskRow[] = []
-  for (let i = 0; i < kept.length; i += INSERT_SLICE) rows.push(...await deps.db.insert(hookTasks).values(kept.slice(i, i + INSERT_SLICE)).returning())
-  return rows
-}
-
-/** The insert of one new task, prepared once per database connection. */
-const taskInserts = new WeakMap<Db, ReturnType<typeof prepareTaskInsert>>()
-
-function prepareTaskInsert(db: Db) {
-  const p = sql.placeholder
-  return db
-    .insert(hookTasks)
-    .values({ hookId: p('hookId'), repoId: p('repoId'), uuid: p('uuid'), eventId: p('eventId'), eventType: p('eventType'), payload: p('payload'), createdUnix: p('createdUnix') } as never)
-    .prepare()
-}
-
-function taskInsertOf(db: Db) {
-  let found = taskInserts.get(db)
-  if (!found) taskInserts.set(db, (found = prepareTaskInsert(db)))
-  return found
+export function taskWriter(deps: AppDeps, tasks: NewTask[]): () => Promise<number> {
+  if (tasks.length === 0) return async () => 0
+  const db = deps.db
+  const hookIds = [...new Set(tasks.map((t) => t.hookId))]
+  const aliveHooks = db.select({ id: hooks.id }).from(hooks).where(inArray(hooks.id, hookIds)).prepare()
+  return async () => {
+    const alive = new Set(((await aliveHooks.execute()) as { id: number }[]).map((h) => h.id))
+    const kept = alive.size === hookIds.length ? tasks : tasks.filter((t) => alive.has(t.hookId))
+    const inserts = taskInsertsOf(db)
+    const stored = new Map<string, number>()
+    for (const { text, payloadId, ...task } of kept) {
+      let id = payloadId ?? stored.get(text)
+      if (id === undefined) {
+        id = ((await inserts.payload.execute({ text })) as { id: number }[])[0]!.id
+        stored.set(text, id)
+      }
+      await inserts.task.execute({ ...task, payloadId: id })
+    }
+    return kept.length
+  }
 }
 
 /**
  * One round: reads the events past the consumer's position (a read: no write lock), builds their
  * payloads and task texts (reads only), then writes the tasks and moves the position in ONE short
- * transaction (prepared inserts, nothing read back: the API waits for that lock, and on SQLite
+ * transaction (statements built before it, each distinct text once, taskWriter: the API waits for that lock, and on SQLite
  * this thread's connection takes it at SQLite's level, where a waiting request sleeps). The
  * position moves only from where it was read (advanceDone): had anything else handled those
  * events meanwhile, nothing is written. Answers how many events were handled and how many tasks
@@ -218,12 +223,10 @@ export async function turnEventsIntoTasks(deps: AppDeps, limit = TASK_BATCH): Pr
       loggerOf(deps.config).error('building a webhook payload failed', { event: event.id, kind: event.kind, ...errorFields(e) })
     }
   }
-  const insert = taskInsertOf(deps.db)
+  const write = taskWriter(deps, tasks)
   const written = await writeTransaction(deps.db, async () => {
     if (!(await advanceDone(deps.db, WEBHOOK_CONSUMER, doneId, events[events.length - 1]!.id))) return 0
-    const kept = tasks.length ? await aliveOnly(deps, tasks) : []
-    for (const task of kept) await insert.execute(task)
-    return kept.length
+    return await write()
   })
   return { events: events.length, tasks: written }
 }

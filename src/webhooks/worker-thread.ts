@@ -10,7 +10,9 @@ import { runWebhookLoops } from './loops'
 
 declare const self: Worker
 
-export type WebhookThreadMessage = { type: 'start'; config: Config; pollMs?: number } | { type: 'wake' } | { type: 'stop' }
+export type WebhookThreadMessage = { type: 'start'; config: Config; pollMs?: number; sweepFrom?: number } | { type: 'wake' } | { type: 'stop' }
+/** What the thread says: started, and stopped with where the payload sweep goes on. */
+export type WebhookThreadReport = { type: 'started' } | { type: 'stopped'; sweepFrom: number }
 
 let loops: Awaited<ReturnType<typeof runWebhookLoops>> | undefined
 let deps: Awaited<ReturnType<typeof createDeps>> | undefined
@@ -19,13 +21,14 @@ self.onmessage = async (event: MessageEvent<WebhookThreadMessage>) => {
   const message = event.data
   if (message.type === 'start' && !loops) {
     deps = await createDeps(message.config)
-    loops = await runWebhookLoops(deps, { pollMs: message.pollMs })
-    self.postMessage({ type: 'started' })
+    loops = await runWebhookLoops(deps, { pollMs: message.pollMs, sweepFrom: message.sweepFrom })
+    self.postMessage({ type: 'started' } satisfies WebhookThreadReport)
   } else if (message.type === 'wake') await loops?.wake()
   else if (message.type === 'stop') {
     await loops?.stop()
+    const sweepFrom = loops?.sweepFrom ?? 0
     if (deps) await closeDatabase(deps.db)
     loops = undefined
-    self.postMessage({ type: 'stopped' })
+    self.postMessage({ type: 'stopped', sweepFrom } satisfies WebhookThreadReport)
   }
 }

@@ -56,15 +56,43 @@ export const issues = sqliteTable(
     createdUnix: integer('created_unix').notNull(),
     updatedUnix: integer('updated_unix').notNull(),
     closedUnix: integer('closed_unix').notNull().default(0),
+    /**
+     * Its place among the repository's pinned issues (or pinned pull requests), from 1; 0 when not
+     * pinned (Gitea's issue.pin_order). `modules/issue-pins` keeps the places of one kind 1..n.
+     */
+    pinOrder: integer('pin_order').notNull().default(0),
   },
   (t) => [
     uniqueIndex('issues_repo_index_uq').on(t.repoId, t.index),
+    index('issues_repo_pin_idx').on(t.repoId, t.isPull, t.pinOrder),
     index('issues_repo_state_idx').on(t.repoId, t.isClosed, t.createdUnix),
     index('issues_poster_idx').on(t.posterId),
     index('issues_milestone_idx').on(t.milestoneId),
   ],
 )
 export type IssueRow = typeof issues.$inferSelect
+
+/**
+ * An issue (or pull request) blocked by another one (Gitea's issue_dependency): `issueId` depends
+ * on `dependencyId`, which may be in another repository. Either issue's deletion deletes the row.
+ */
+export const issueDependencies = sqliteTable(
+  'issue_dependencies',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** Who added it; not a foreign key (the row outlives its author, as Gitea's). */
+    userId: integer('user_id').notNull(),
+    issueId: integer('issue_id')
+      .notNull()
+      .references(() => issues.id, { onDelete: 'cascade' }),
+    dependencyId: integer('dependency_id')
+      .notNull()
+      .references(() => issues.id, { onDelete: 'cascade' }),
+    createdUnix: integer('created_unix').notNull(),
+  },
+  (t) => [uniqueIndex('issue_dependencies_pair_uq').on(t.issueId, t.dependencyId), index('issue_dependencies_dependency_idx').on(t.dependencyId)],
+)
+export type IssueDependencyRow = typeof issueDependencies.$inferSelect
 
 export const issueAssignees = sqliteTable(
   'issue_assignees',

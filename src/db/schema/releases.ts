@@ -1,5 +1,6 @@
 import { sqliteTable, integer, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { repositories } from './repos'
+import { comments, issues } from './issues'
 
 /**
  * Releases (Gitea's `release` rows, without its tag-only entries: a tag without a release is
@@ -36,9 +37,12 @@ export const releases = sqliteTable(
 export type ReleaseRow = typeof releases.$inferSelect
 
 /**
- * Files attached to a release ("assets"). The bytes live in {data}/attachments/{repo_id}/{uuid}
- * (src/modules/releases/storage.ts), written under a temporary name and renamed before the row
- * is inserted; rows go with their release (cascade) and the files after them.
+ * Files attached to a release ("assets"), an issue or a comment (Gitea's one `attachment` table):
+ * exactly one of `release_id` and `issue_id` is set; a comment's file also names its comment
+ * (and its issue). The bytes live in {data}/attachments/{repo_id}/{uuid}
+ * (src/modules/attachments/storage.ts), written under a temporary name and renamed before the row
+ * is inserted; rows go with their release, issue or comment (cascade) and the files after them
+ * (or by the sweep, which removes files no row accounts for).
  */
 export const attachments = sqliteTable(
   'attachments',
@@ -46,9 +50,9 @@ export const attachments = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     uuid: text('uuid').notNull(),
     repoId: integer('repo_id').notNull(),
-    releaseId: integer('release_id')
-      .notNull()
-      .references(() => releases.id, { onDelete: 'cascade' }),
+    releaseId: integer('release_id').references(() => releases.id, { onDelete: 'cascade' }),
+    issueId: integer('issue_id').references(() => issues.id, { onDelete: 'cascade' }),
+    commentId: integer('comment_id').references(() => comments.id, { onDelete: 'cascade' }),
     /** Who uploaded it; no foreign key (a deleted account's uploads stay). */
     uploaderId: integer('uploader_id').notNull(),
     name: text('name').notNull(),
@@ -58,8 +62,11 @@ export const attachments = sqliteTable(
   },
   (t) => [
     uniqueIndex('attachments_uuid_uq').on(t.uuid),
+    /** A release's asset names are unique (its download URL names it); NULLs (issues' files) never clash. */
     uniqueIndex('attachments_release_name_uq').on(t.releaseId, t.name),
     index('attachments_repo_idx').on(t.repoId),
+    index('attachments_issue_idx').on(t.issueId, t.commentId),
+    index('attachments_comment_idx').on(t.commentId),
   ],
 )
 export type AttachmentRow = typeof attachments.$inferSelect

@@ -41,6 +41,8 @@ export const repositories = sqliteTable(
     allowOnlyContributorsToTrackTime: integer('allow_only_contributors_to_track_time', { mode: 'boolean' })
       .notNull()
       .default(true),
+    /** Whether its issues and pull requests may be blocked by others (Gitea's EnableDependencies, on by default). */
+    enableIssueDependencies: integer('enable_issue_dependencies', { mode: 'boolean' }).notNull().default(true),
     ignoreWhitespaceConflicts: integer('ignore_whitespace_conflicts', { mode: 'boolean' }).notNull().default(false),
     allowMergeCommits: integer('allow_merge_commits', { mode: 'boolean' }).notNull().default(true),
     allowRebase: integer('allow_rebase', { mode: 'boolean' }).notNull().default(true),
@@ -210,3 +212,16 @@ export const repoTransfers = sqliteTable(
   (t) => [uniqueIndex('repo_transfers_repo_uq').on(t.repoId), index('repo_transfers_recipient_idx').on(t.recipientId)],
 )
 export type RepoTransferRow = typeof repoTransfers.$inferSelect
+
+/**
+ * A folder move under way (a repository renamed or transferred, an owner renamed): written before
+ * the folder moves, removed in the transaction that writes the rows naming the new place. One left
+ * behind means those rows never changed: the start-up repair puts the folder back (the rows still
+ * name `fromPath`). Paths are relative to {data}/repositories.
+ */
+export const folderMoves = sqliteTable('folder_moves', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  fromPath: text('from_path').notNull(),
+  toPath: text('to_path').notNull(),
+  createdUnix: integer('created_unix').notNull(),
+})

@@ -38,8 +38,22 @@ export const hooks = sqliteTable(
 export type HookRow = typeof hooks.$inferSelect
 
 /**
+ * The exact text (and signed) of deliveries: one row per distinct text of an event, shared by the
+ * tasks of every hook that is sent that very text (ten gitea hooks on a repository: one row, not
+ * ten copies), and by a redelivery's task with its original. Written in the same transaction as
+ * its tasks; a row no task refers to any more (its hooks deleted) is removed by the webhook
+ * thread's sweep (src/webhooks/payload-sweep.ts).
+ */
+export const hookPayloads = sqliteTable('hook_payloads', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  text: text('text').notNull(),
+})
+
+/**
  * One delivery of one event to one hook (Gitea's hook_task), written in the transaction that
- * acknowledges the event in the outbox. `payload` is the exact text sent (and signed); the task
+ * acknowledges the event in the outbox. Its text is the `hook_payloads` row `payload_id` names
+ * (tasks written before that table hold it in `payload`, which is '' on later ones: one
+ * query shape reads either, src/webhooks/task-rows.ts). The exact text sent (and signed); the task
  * stays undelivered until an attempt succeeds or the attempts run out, so a restart resumes it.
  * `repo_id` has no foreign key: an organisation hook's delivery of a deleted repository's event
  * outlives the repository.
@@ -58,7 +72,9 @@ export const hookTasks = sqliteTable(
     eventId: integer('event_id').notNull().default(0),
     /** Fine-grained type (X-Gitea-Event-Type), e.g. issue_label. */
     eventType: text('event_type').notNull(),
+    /** The text of tasks written before hook_payloads ('' since). */
     payload: text('payload').notNull(),
+    payloadId: integer('payload_id').references(() => hookPayloads.id),
     isDelivered: integer('is_delivered', { mode: 'boolean' }).notNull().default(false),
     isSucceed: integer('is_succeed', { mode: 'boolean' }).notNull().default(false),
     attempts: integer('attempts').notNull().default(0),
@@ -77,6 +93,8 @@ export const hookTasks = sqliteTable(
     uniqueIndex('hook_tasks_uuid_uq').on(t.uuid),
     index('hook_tasks_hook_idx').on(t.hookId, t.id),
     index('hook_tasks_pending_idx').on(t.isDelivered, t.repoId, t.hookId, t.id),
+    index('hook_tasks_payload_idx').on(t.payloadId),
   ],
 )
 export type HookTaskRow = typeof hookTasks.$inferSelect
+export type HookPayloadRow = typeof hookPayloads.$inferSelect

@@ -1,4 +1,3 @@
-import { existsSync, renameSync } from 'node:fs'
 import { chmod, readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm'
@@ -8,11 +7,12 @@ import { writeTransaction } from '../../db/client'
 import { emailAddresses, follows, orgUsers, repositories, stars, users, watches } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { hashNewPassword } from '../../auth/secrets'
-import { ApiError, conflict, unprocessable } from '../../lib/errors'
+import { ApiError, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { checkEmail, checkMaxSize, checkOwnerName, checkWebsite } from '../../lib/validate'
 import { userOrgBlockers } from '../orgs/service'
+import { moveFolderWithRows } from '../repos/folder-move'
 import { assertNameFree, checkLoginSource, checkVisibility } from '../users/service'
 import type { EditUserInput } from './model'
 
@@ -169,9 +169,9 @@ async function markFoldersChanged(dir: string): Promise<void> {
 
 /**
  * Renames a user (site administrators; Gitea's RenameUser): the name rules of a new account, the
- * name free, the owner folder of their repositories moved first and moved back when the rows
- * cannot change, then the user's name and their repositories' owner name in one transaction. A
- * change of letter case only moves nothing.
+ * name free, the owner folder of their repositories moved first (moveFolderWithRows: moved back
+ * when the rows cannot change, or at the next start after a crash), then the user's name and
+ * their repositories' owner name in one transaction. A change of letter case only moves nothing.
  */
 export async function renameUser(deps: AppDeps, user: UserRow, newName: string): Promise<void> {
   checkOwnerName(newName, 'NewName')
@@ -181,23 +181,12 @@ export async function renameUser(deps: AppDeps, user: UserRow, newName: string):
   const newDir = ownerPath(deps.config.dataDir, newName)
   const moves = lower !== user.lowerName
   if (moves) await assertNameFree(deps, newName)
-  const moved = moves && existsSync(oldDir)
-  if (moved) {
-    if (existsSync(newDir)) throw conflict(`a repository folder already exists for [name: ${newName}]`)
-    renameSync(oldDir, newDir)
-    await markFoldersChanged(newDir)
-  }
-  try {
-    await writeTransaction(deps.db, async () => {
-      if (moves) {
-        const taken = (await deps.db.select({ id: users.id }).from(users).where(eq(users.lowerName, lower)))[0]
-        if (taken) throw unprocessable(`user already exists [name: ${newName}]`, 'NewName')
-      }
-      await deps.db.update(users).set({ name: newName, lowerName: lower, updatedUnix: nowUnix() }).where(eq(users.id, user.id))
-      await deps.db.update(repositories).set({ ownerName: newName }).where(eq(repositories.ownerId, user.id))
-    })
-  } catch (e) {
-    if (moved) renameSync(newDir, oldDir)
-    throw e
-  }
+  await moveFolderWithRows(deps, oldDir, newDir, async () => {
+    if (moves) {
+      const taken = (await deps.db.select({ id: users.id }).from(users).where(eq(users.lowerName, lower)))[0]
+      if (taken) throw unprocessable(`user already exists [name: ${newName}]`, 'NewName')
+    }
+    await deps.db.update(users).set({ name: newName, lowerName: lower, updatedUnix: nowUnix() }).where(eq(users.id, user.id))
+    await deps.db.update(repositories).set({ ownerName: newName }).where(eq(repositories.ownerId, user.id))
+  }, { taken: `a repository folder already exists for [name: ${newName}]`, afterMove: () => markFoldersChanged(newDir) })
 }

@@ -103,7 +103,8 @@ async function closeBranchPulls(deps: AppDeps, repoId: number, branch: string, a
   await writeTransaction(deps.db, async () => {
     const open = await deps.db.select().from(issues).where(and(inArray(issues.id, pulls.map((p) => p.issueId)), eq(issues.isClosed, false)))
     for (const issue of open) {
-      await setClosed(deps, issue, true, now)
+      // One blocked by open dependencies stays open, as Gitea's CloseBranchPulls leaves it.
+      if (!(await setClosed(deps, issue, true, now, 'skip'))) continue
       await deps.db.update(issues).set({ updatedUnix: now }).where(eq(issues.id, issue.id))
       await recordIssueEvent(deps.db, issue, actor.id, 'issue.closed')
     }

@@ -8,7 +8,8 @@ import { timelineToApi } from '../../convert/timeline'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue } from '../issues/queries'
 import { commentsToApi } from '../../convert/issue'
-import { createComment, deleteComment, editComment, listIssueComments, listRepoComments, windowOf } from './service'
+import { PLAIN_COMMENT, commentOfRepo, createComment, deleteComment, editComment, listIssueComments, listRepoComments, windowOf } from './service'
+import { notFound } from '../../lib/errors'
 
 const CommentList = t.Array(CommentSchema)
 /** The issue index of the long comment path, absent on the short ones. */
@@ -93,6 +94,26 @@ export const commentsModule = (deps: AppDeps) => {
         detail: { operationId, summary: "List an issue's comments, oldest first" },
       },
     )
+
+  // One comment (Gitea's GetIssueComment): a plain comment's record; another kind of comment (a
+  // timeline event) is 204, as Gitea answers it.
+  app.get(
+    '/repos/:owner/:repo/issues/comments/:id',
+    async ({ params, status, repo }) => {
+      const id = pathNumber(params.id)
+      const row = await commentOfRepo(deps, repo.repo.id, id)
+      if (!row) throw notFound(`comment does not exist [id: ${id}]`)
+      if (row.type !== PLAIN_COMMENT) return status(204, undefined)
+      return (await commentsToApi(deps, repo.repo, [row], repo.caller.user))[0]!
+    },
+    {
+      scope: 'issue',
+      repo: readIssues,
+      params: IdParams,
+      response: { 200: CommentSchema, 204: t.Void() },
+      detail: { operationId: 'issueGetComment', summary: 'Get a comment' },
+    },
+  )
 
   // Edit and delete: Gitea's path, the seed's (`/comments/{id}`) and the older long one under the issue.
   // Operation ids: the seed's on its path, Gitea's own paths named apart.

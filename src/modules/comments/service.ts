@@ -11,6 +11,7 @@ import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
 import { findIssue } from '../issues/queries'
 import { recordCommentEvent } from '../../events/issue-events'
+import { attachmentFilesOf } from '../attachments/files'
 
 /** Plain comments (type 0) are the only ones the API lists; other types are timeline events. */
 export const PLAIN_COMMENT = 0
@@ -97,14 +98,18 @@ export async function createComment(deps: AppDeps, ctx: RepoContext, index: numb
   })
 }
 
+/** A comment (of any kind) of the repository by id, or undefined: the one lookup of a comment a path names. */
+export async function commentOfRepo(deps: AppDeps, repoId: number, id: number): Promise<CommentRow | undefined> {
+  if (!Number.isSafeInteger(id)) return undefined
+  return (await deps.db
+    .select()
+    .from(comments)
+    .where(and(eq(comments.id, id), eq(comments.repoId, repoId))))[0]
+}
+
 /** A comment of this repository (and of issue `index` when given) that the caller may change. */
 async function ownComment(deps: AppDeps, ctx: RepoContext, id: number, index: number | undefined, caller: UserRow): Promise<CommentRow> {
-  const row = Number.isSafeInteger(id)
-    ? (await deps.db
-        .select()
-        .from(comments)
-        .where(and(eq(comments.id, id), eq(comments.repoId, ctx.repo.id))))[0]
-    : undefined
+  const row = await commentOfRepo(deps, ctx.repo.id, id)
   if (!row) throw notFound(`comment does not exist [id: ${id}]`)
   if (index !== undefined && (await findIssue(deps, ctx.repo.id, index)).id !== row.issueId) throw notFound(`comment does not exist [id: ${id}]`)
   if (row.posterId !== caller.id && ctx.mode < AccessMode.Admin) throw forbidden('Only the author or a repository admin may change a comment')
@@ -137,11 +142,13 @@ const issueOfComment = async (deps: AppDeps, row: CommentRow) =>
  * answered like a deletion (Gitea 1.12+: 204, unchanged), so the events of tracked time remain.
  */
 export async function deleteComment(deps: AppDeps, ctx: RepoContext, id: number, index: number | undefined, caller: UserRow): Promise<void> {
-  await writeTransaction(deps.db, async () => {
+  const files = await writeTransaction(deps.db, async () => {
     const row = await ownComment(deps, ctx, id, index, caller)
-    if (row.type !== PLAIN_COMMENT) return
+    if (row.type !== PLAIN_COMMENT) return null
     // The comment cannot be read after this: the event keeps it as it was.
     await recordCommentEvent(deps.db, await issueOfComment(deps, row), row, caller.id, 'comment.deleted', { comment: row })
+    // Its attachments' rows go by the cascade; their files once this committed (or by the sweep).
+    const files = await attachmentFilesOf(deps, { commentId: row.id })
     await deps.db.delete(comments).where(eq(comments.id, row.id))
     // A comment's reactions go with it (reactions name their comment by id, without a foreign key).
     await deps.db.delete(reactions).where(eq(reactions.commentId, row.id))
@@ -149,5 +156,7 @@ export async function deleteComment(deps: AppDeps, ctx: RepoContext, id: number,
       .update(issues)
       .set({ numComments: greatestOf(sql`${issues.numComments} - 1`, 0) })
       .where(eq(issues.id, row.issueId))
+    return files
   })
+  files?.removeFiles()
 }

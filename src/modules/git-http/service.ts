@@ -183,9 +183,9 @@ async function receivePack(
   const git: GitRepo = { ...target.git, signal: undefined }
   const started = Promise.withResolvers<ReadableStream<Uint8Array>>()
   const caller: GitCaller = { user: target.user }
-  const hook = await pushHook(deps)
+  const hook = await pushHook(deps, git)
   const pushed = withPush(deps, target, gitPusher(caller), commands, async () => {
-    const rpc = serviceRpc(git, 'receive-pack', replayed(head.head, reader), gitProtocol, hook.env)
+    const rpc = serviceRpc(git, 'receive-pack', replayed(head.head, reader), gitProtocol, hook.git)
     started.resolve(rpc.stdout)
     const { code, stderr, killed } = await rpc.done
     if (killed) loggerOf(deps.config).warn('receive-pack stopped', { repo, reason: killed.message })

@@ -14,7 +14,8 @@ import { CONTENT_TYPES, HOOK_TYPES, selectEvents, type EventMode } from '../../w
 import { compileGlob, GlobError } from '../../lib/glob'
 import { wakeDeliveries } from '../../webhooks/dispatcher'
 import { eventsOfHook } from '../../convert/hook'
-import { insertTasks, newTask } from '../../webhooks/tasks'
+import { newTask, taskWriter } from '../../webhooks/tasks'
+import { selectTasks, tasksWhere } from '../../webhooks/task-rows'
 import { payloadRepo, pushCommits, pushPayload } from '../../webhooks/payloads'
 import { toApiUser } from '../../convert/user'
 
@@ -191,7 +192,10 @@ export async function deleteHook(deps: AppDeps, scope: HookScope, id: number): P
 
 /** A hook's deliveries, newest first. */
 export async function listDeliveries(deps: AppDeps, hook: HookRow, page: Page): Promise<Paged<HookTaskRow>> {
-  return await selectPage(deps.db, hookTasks, eq(hookTasks.hookId, hook.id), desc(hookTasks.id), page)
+  const where = eq(hookTasks.hookId, hook.id)
+  const total = (await deps.db.select({ n: count() }).from(hookTasks).where(where))[0]!.n
+  const rows = (await selectTasks(deps.db).where(where).orderBy(desc(hookTasks.id)).limit(page.limit).offset(page.offset)) as HookTaskRow[]
+  return { rows, total }
 }
 
 /** One delivery of the hook, by its id or its delivery id (uuid): 404 otherwise. */
@@ -200,10 +204,7 @@ export async function getDelivery(deps: AppDeps, hook: HookRow, key: string): Pr
   const byUuid = /^[0-9a-f-]{36}$/i.test(key)
   const task =
     byId || byUuid
-      ? (await deps.db
-          .select()
-          .from(hookTasks)
-          .where(and(eq(hookTasks.hookId, hook.id), byId ? eq(hookTasks.id, Number(key)) : eq(hookTasks.uuid, key.toLowerCase()))))[0]
+      ? (await tasksWhere(deps.db, and(eq(hookTasks.hookId, hook.id), byId ? eq(hookTasks.id, Number(key)) : eq(hookTasks.uuid, key.toLowerCase()))))[0]
       : undefined
   if (!task) throw notFound(`hook delivery does not exist [hook: ${hook.id}, delivery: ${key}]`)
   return task
@@ -214,9 +215,10 @@ export async function getDelivery(deps: AppDeps, hook: HookRow, key: string): Pr
  * the same text, after the hook's pending ones for that repository.
  */
 export async function redeliver(deps: AppDeps, hook: HookRow, task: HookTaskRow): Promise<HookTaskRow> {
-  const copy = (await writeTransaction(deps.db, async () =>
-    await insertTasks(deps, [{ hookId: hook.id, repoId: task.repoId, uuid: crypto.randomUUID(), eventId: task.eventId, eventType: task.eventType, payload: task.payload, createdUnix: nowUnix() }]),
-  ))[0]
+  const uuid = crypto.randomUUID()
+  const write = taskWriter(deps, [{ hookId: hook.id, repoId: task.repoId, uuid, eventId: task.eventId, eventType: task.eventType, text: task.payload, payloadId: task.payloadId, createdUnix: nowUnix() }])
+  const written = await writeTransaction(deps.db, write)
+  const copy = written ? (await tasksWhere(deps.db, eq(hookTasks.uuid, uuid)))[0] : undefined
   if (!copy) throw notFound(`hook does not exist [id: ${hook.id}]`)
   wakeDeliveries(deps)
   return copy
@@ -239,7 +241,7 @@ export async function testHook(deps: AppDeps, repo: RepoRow, owner: UserRow, cal
     { ref, before: head.id, after: head.id },
     { commits, total: commits.length, head: found.head },
   )
-  const written = await writeTransaction(deps.db, async () => await insertTasks(deps, [newTask(deps, hook, repo.id, 0, 'push', payload)]))
-  if (written.length === 0) throw new ApiError(404, `hook does not exist [id: ${hook.id}]`)
+  const written = await writeTransaction(deps.db, taskWriter(deps, [newTask(deps, hook, repo.id, 0, 'push', payload)]))
+  if (written === 0) throw new ApiError(404, `hook does not exist [id: ${hook.id}]`)
   wakeDeliveries(deps)
 }

@@ -1,6 +1,7 @@
 import { t } from 'elysia'
 import { BoundedList, ListName, MAX_LABEL_NAME, MAX_TEXT, MAX_TITLE, QueryFilter, QueryText } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../repos/model'
+import { AttachmentSchema } from '../attachments/model'
 import { pageQueryFields } from '../../lib/pagination'
 import { literals, recordLiterals } from '../../lib/literals'
 
@@ -49,6 +50,7 @@ export const IssueSchema = t.Object(
     title: t.String(),
     body: t.String(),
     ref: t.String(),
+    assets: t.Array(AttachmentSchema),
     labels: t.Array(LabelSchema),
     milestone: t.Nullable(MilestoneSchema),
     assignee: t.Nullable(PlainUserSchema),
@@ -62,6 +64,7 @@ export const IssueSchema = t.Object(
     due_date: t.Nullable(t.String()),
     pull_request: t.Nullable(t.Object({ merged: t.Boolean(), merged_at: t.Nullable(t.String()), draft: t.Boolean(), html_url: t.String() })),
     repository: t.Object({ id: Int(), name: t.String(), owner: t.String(), full_name: t.String() }),
+    pin_order: Int(),
   },
   { $id: '#/components/schemas/Issue' },
 )
@@ -77,6 +80,7 @@ export const CommentSchema = t.Object(
     original_author: t.String(),
     original_author_id: Int(),
     body: t.String(),
+    assets: t.Array(AttachmentSchema),
     created_at: t.String(),
     updated_at: t.String(),
   },

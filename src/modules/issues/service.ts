@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
+import { attachmentFilesOf } from '../attachments/files'
 import { inJsonList } from '../../db/sql'
-import { issueAssignees, issues, labels, milestones, type IssueRow, type MilestoneRow } from '../../db/schema'
+import { issueAssignees, issues, labels, milestones, pullRequests, type IssueRow, type MilestoneRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { usersByIds } from '../../convert/people'
 import { AccessMode } from '../../auth/access'
@@ -11,10 +12,15 @@ import { forbidden } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
 import { checkRequiredText, MAX_TITLE } from '../../lib/validate'
 import { issueToApi, type IssueRelations } from '../../convert/issue'
+import { pullsToApi } from '../../convert/pull'
+import { gitOfRow } from '../../auth/repo-context'
+import { readRef } from '../../git/merge'
+import { ZERO_ID } from '../../events/push-events'
+import { moveRefs, pullHeadRef } from '../../push'
 import { recordIssueEvent } from '../../events/issue-events'
 import type { EditChanges } from '../../events/outbox'
 import { findIssue, nextIssueIndex, statementsOf } from './queries'
-import { bumpLabels, bumpMilestone, bumpRepoCounters, labelIdsOfIssue, linkLabels, repoLabelsByIds, repoMilestone, resolveAssignees, setAssignees, setClosed, setMilestone, unlinkLabels } from './state'
+import { bumpLabels, bumpMilestone, bumpRepoCounters, closePinGap, labelIdsOfIssue, linkLabels, repoLabelsByIds, repoMilestone, resolveAssignees, setAssignees, setClosed, setMilestone, unlinkLabels } from './state'
 
 /** A deadline from a body: absent → undefined (unchanged), null or "" → 0 (none), else Unix seconds (422 if bad). */
 export const parseDue = (value: string | null | undefined, field: string): number | undefined =>
@@ -255,19 +261,42 @@ async function announceLabels(deps: AppDeps, issue: IssueRow, before: number[], 
 /**
  * Deletes an issue or pull request (Gitea's DeleteIssue: repository admins, the site admin among
  * them). Its comments, reviews, reactions, label links, assignees, tracked times, subscriptions,
- * notification threads and pull request row go with it (the schema's cascades); the counters of
+ * notification threads, dependencies (both ways), attachments and pull request row go with it (the
+ * schema's cascades; the attachments' files after the commit, or by the repository sweep after a
+ * crash); the pinned issues after it move up a place; the counters of
  * the repository, its milestone and its labels follow. The outbox keeps its Issue record as it was
- * (`issue.deleted`, Gitea's `issues` hook with action `deleted`).
+ * (`issue.deleted`: Gitea's `issues` hook with action `deleted`; for a pull request, its
+ * PullRequest record too, for the `pull_request` hook). A pull request's `refs/pull/N/head` goes
+ * through the one push path as the server's own move, the rows deleted once it is swapped: the
+ * recorder's pending push is the intent, and its settling (src/push/sync.ts) makes the ref agree
+ * with the rows whatever failed or crashed in between.
  */
 export async function deleteIssue(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow): Promise<void> {
-  await writeTransaction(deps.db, async () => {
+  const issue = await findIssue(deps, ctx.repo.id, index)
+  const ref = pullHeadRef(issue.index)
+  const head = issue.isPull ? await readRef(gitOfRow(deps, ctx.repo), ref) : null
+  if (!head) return await deleteIssueRows(deps, ctx, index, caller)
+  await moveRefs(deps, ctx, caller, [{ ref, old: head, new: ZERO_ID }], () => deleteIssueRows(deps, ctx, index, caller), { serverRefs: true })
+}
+
+async function deleteIssueRows(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow): Promise<void> {
+  const files = await writeTransaction(deps.db, async () => {
     const issue = await findIssue(deps, ctx.repo.id, index)
     const record = await issueToApi(deps, ctx.repo, issue, null)
+    const pull = issue.isPull ? await pullOfIssue(deps, issue) : undefined
+    const pullRecord = pull ? (await pullsToApi(deps, ctx.repo, ctx.owner, [{ pull, issue }], null))[0] : undefined
     const closed = issue.isClosed ? 1 : 0
     await bumpRepoCounters(deps, issue.repoId, issue.isPull, -1, -closed)
     await bumpMilestone(deps, issue.milestoneId, -1, -closed)
     await bumpLabels(deps, await labelIdsOfIssue(deps, issue.id), -1, -closed)
-    await recordIssueEvent(deps.db, issue, caller.id, 'issue.deleted', { issue: record })
+    await recordIssueEvent(deps.db, issue, caller.id, 'issue.deleted', { issue: record, ...(pullRecord ? { pull_request: pullRecord } : {}) })
+    // Its attachments' rows (its comments' too) go by the cascade; their files once it committed.
+    const files = await attachmentFilesOf(deps, { issueId: issue.id })
     await deps.db.delete(issues).where(eq(issues.id, issue.id))
+    await closePinGap(deps, issue)
+    return files
   })
+  files.removeFiles()
 }
+
+const pullOfIssue = async (deps: AppDeps, issue: IssueRow) => (await deps.db.select().from(pullRequests).where(eq(pullRequests.issueId, issue.id)))[0]

@@ -2,13 +2,13 @@
  * The pieces of an issue's state that move together inside a write transaction: labels, assignees,
  * milestone and open/closed with every counter that follows them, and the checks of what a body names.
  */
-import { and, eq, or, sql } from 'drizzle-orm'
+import { and, eq, gt, or, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { inJsonList } from '../../db/sql'
-import { issueAssignees, issueLabels, issues, labels, milestones, repositories, users, type IssueRow, type LabelRow, type MilestoneRow } from '../../db/schema'
+import { issueAssignees, issueDependencies, issueLabels, issues, labels, milestones, repositories, users, type IssueRow, type LabelRow, type MilestoneRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, type RepoRow } from '../../auth/access'
-import { unprocessable } from '../../lib/errors'
+import { ApiError, unprocessable } from '../../lib/errors'
 
 /**
  * Users named as assignees of an issue of `repo`; 422 for an unknown name and for a user who
@@ -122,9 +122,39 @@ export async function setAssignees(deps: AppDeps, issueId: number, people: UserR
   if (people.length) await deps.db.insert(issueAssignees).values(people.map((u) => ({ issueId, assigneeId: u.id })))
 }
 
-/** Opens or closes an issue and moves every counter that follows it; inside a write transaction. */
-export async function setClosed(deps: AppDeps, issue: IssueRow, closed: boolean, now: number): Promise<void> {
-  if (issue.isClosed === closed) return
+/**
+ * Whether an issue is blocked (Gitea's IssueNoDependenciesLeft, negated): its repository keeps
+ * dependencies and one of the issues it depends on, in any repository, is still open.
+ */
+export async function isBlocked(deps: AppDeps, issue: Pick<IssueRow, 'id' | 'repoId'>): Promise<boolean> {
+  const open = await deps.db
+    .select({ id: issueDependencies.id })
+    .from(issueDependencies)
+    .innerJoin(issues, and(eq(issues.id, issueDependencies.dependencyId), eq(issues.isClosed, false)))
+    .innerJoin(repositories, and(eq(repositories.id, issue.repoId), eq(repositories.enableIssueDependencies, true)))
+    .where(eq(issueDependencies.issueId, issue.id))
+    .limit(1)
+  return open.length > 0
+}
+
+/**
+ * What closing a blocked issue does: `refuse` (412, Gitea's ErrDependenciesLeft: an edit, the web's
+ * close button), `skip` (it stays open: a deleted branch's pull requests, as Gitea's
+ * CloseBranchPulls), `ignore` (a merge, whose gate checked it before the branch moved).
+ */
+export type WhenBlocked = 'refuse' | 'skip' | 'ignore'
+
+/**
+ * Opens or closes an issue and moves every counter that follows it; inside a write transaction.
+ * The one place an issue is closed, so the one place its open dependencies stop it (`whenBlocked`).
+ * Answers whether its state changed.
+ */
+export async function setClosed(deps: AppDeps, issue: IssueRow, closed: boolean, now: number, whenBlocked: WhenBlocked = 'refuse'): Promise<boolean> {
+  if (issue.isClosed === closed) return false
+  if (closed && whenBlocked !== 'ignore' && (await isBlocked(deps, issue))) {
+    if (whenBlocked === 'skip') return false
+    throw new ApiError(412, `cannot close this ${issue.isPull ? 'pull request' : 'issue'} because it still has open dependencies`)
+  }
   const d = closed ? 1 : -1
   await deps.db
     .update(issues)
@@ -133,6 +163,19 @@ export async function setClosed(deps: AppDeps, issue: IssueRow, closed: boolean,
   await bumpRepoCounters(deps, issue.repoId, issue.isPull, 0, d)
   await bumpMilestone(deps, issue.milestoneId, 0, d)
   await bumpLabels(deps, await labelIdsOfIssue(deps, issue.id), 0, d)
+  return true
+}
+
+/**
+ * Closes the gap an issue leaves among its repository's pinned issues (or pull requests) when it
+ * is unpinned or deleted: those after it move up one place. Inside a write transaction.
+ */
+export async function closePinGap(deps: AppDeps, issue: Pick<IssueRow, 'repoId' | 'isPull' | 'pinOrder'>): Promise<void> {
+  if (issue.pinOrder <= 0) return
+  await deps.db
+    .update(issues)
+    .set({ pinOrder: sql`${issues.pinOrder} - 1` })
+    .where(and(eq(issues.repoId, issue.repoId), eq(issues.isPull, issue.isPull), gt(issues.pinOrder, issue.pinOrder)))
 }
 
 /** Moves an issue to another milestone (0 = none) with the counters of both; inside a write transaction. */

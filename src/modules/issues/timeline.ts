@@ -8,7 +8,7 @@ import type { EventKind, EventRecord } from '../../events/outbox'
 /**
  * An issue's timeline events (Gitea's timeline comments of other types than a plain comment):
  * what the outbox recorded of it, in the transaction of each change, so nothing is kept twice.
- * Closed and reopened, labels, assignees, milestone, title changes; for a pull request also its
+ * Closed and reopened, labels, assignees, milestone, title changes, dependencies, pins; for a pull request also its
  * merge, its pushes and its review requests (its reviews are rows of their own).
  */
 export const TIMELINE_KINDS: readonly EventKind[] = [
@@ -22,6 +22,10 @@ export const TIMELINE_KINDS: readonly EventKind[] = [
   'issue.demilestoned',
   'issue.edited',
   'issue.ref_changed',
+  'issue.dependency_added',
+  'issue.dependency_removed',
+  'issue.pinned',
+  'issue.unpinned',
   'pull.merged',
   'pull.synchronized',
   'review.requested',

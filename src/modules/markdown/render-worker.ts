@@ -5,6 +5,7 @@
  */
 import { loadRenderer, renderMarkdown } from './render'
 import { highlightLines } from '../../lib/highlight'
+import { highlighter } from '../../lib/highlight-engine'
 import type { RenderJob, RenderResult } from './render-pool'
 
 declare const self: Worker
@@ -19,7 +20,7 @@ self.onmessage = (event: MessageEvent<RenderJob>) => {
         typeof text !== 'string'
           ? text.map((t) => (t ? renderMarkdown(config, t, opts) : ''))
           : highlight
-            ? highlightLines(text, highlight).join('\n')
+            ? highlightLines(text, highlight, highlighter()).join('\n')
             : renderMarkdown(config, text, opts),
     }
   } catch (error) {

@@ -10,14 +10,15 @@ import { git, type GitRepo } from '../../git/run'
 import { ApiError, conflict } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { gitIdentityOf } from '../../convert/user'
-import { moveRefs } from '../../push'
+import { moveRefs, pullHeadRef } from '../../push'
 import { mergeGate, mergeGateRefusal } from './gates'
 import { usersByIds } from '../../convert/people'
 import { findPull, recordMerged, pullById } from './service'
-import { pullHeadRef, syncPullHeadRef } from './mergeability'
+import { syncPullHeadRef } from './mergeability'
 import { gitOfRow } from '../../auth/repo-context'
 import { MERGE_STYLES, type MergeStyle } from './model'
 import type { PullItem } from '../../convert/pull'
+import { isBlocked } from '../issues/state'
 
 /**
  * Merging a pull request with git plumbing only, never a work tree:
@@ -132,6 +133,11 @@ function stateRefusal({ pull, issue }: PullItem): ApiError | null {
   return null
 }
 
+/** Gitea's ErrDependenciesLeft on a merge: the pull request depends on issues still open (405), or null. */
+async function blockedRefusal(deps: AppDeps, issue: IssueRow): Promise<ApiError | null> {
+  return (await isBlocked(deps, issue)) ? notAllowed('the pull request is blocked by open dependencies: close the issues it depends on first') : null
+}
+
 /** The merge styles the repository allows (Gitea's IsMergeStyleAllowed), in Gitea's order. */
 export const allowedMergeStyles = (repo: RepoRow): MergeStyle[] => MERGE_STYLES.filter((style) => MERGE_ALLOWED[style](repo))
 
@@ -143,7 +149,7 @@ export const allowedMergeStyles = (repo: RepoRow): MergeStyle[] => MERGE_STYLES.
  */
 export async function mergeOutlook(deps: AppDeps, ctx: RepoContext, item: PullItem, doer: UserRow | null): Promise<{ styles: MergeStyle[]; blocker: { message: string; forcible: boolean } | null }> {
   const styles = allowedMergeStyles(ctx.repo)
-  const refusal = stateRefusal(item)
+  const refusal = stateRefusal(item) ?? (await blockedRefusal(deps, item.issue))
   if (refusal) return { styles, blocker: { message: refusal.message, forcible: false } }
   if (styles.length === 0) return { styles, blocker: { message: 'no merge style is allowed in this repository', forcible: false } }
   const repo = gitOfRow(deps, ctx.repo)
@@ -162,7 +168,7 @@ export async function mergeOutlook(deps: AppDeps, ctx: RepoContext, item: PullIt
  */
 export async function mergeCandidate(deps: AppDeps, ctx: RepoContext, index: number, req: Pick<MergeRequest, 'style' | 'headCommitId'>): Promise<MergeCandidate> {
   const { pull, issue } = await findPull(deps, ctx.repo.id, index)
-  const refusal = stateRefusal({ pull, issue })
+  const refusal = stateRefusal({ pull, issue }) ?? (await blockedRefusal(deps, issue))
   if (refusal) throw refusal
   if (!MERGE_ALLOWED[req.style](ctx.repo)) throw notAllowed(`merge style "${req.style}" is not allowed in this repository`)
   const repo = gitOfRow(deps, ctx.repo)
@@ -184,17 +190,25 @@ export async function mergeCandidate(deps: AppDeps, ctx: RepoContext, index: num
 export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, doer: UserRow, req: MergeRequest): Promise<PullRow> {
   const { pull, issue, repo, baseRef, baseSha, headSha } = await mergeCandidate(deps, ctx, index, req)
   const base = ctx.repo
-  const refusal = await mergeGateRefusal(deps, ctx, pull, doer, repo, { base: baseSha, head: headSha }, req.force ?? false)
-  if (refusal) throw refusal
-  const now = nowUnix()
-  const people = await usersByIds(deps, [issue.posterId])
-  const headRepo = pull.headRepoId === base.id ? base : (await deps.db.select().from(repositories).where(eq(repositories.id, pull.headRepoId)))[0]
-  const title = req.title?.trim() || defaultTitle(pull, issue.title, headRepo, req.style)
-  const message = req.message?.trim() ? `${title}\n\n${req.message.trim()}` : title
-  const doerIdent = identOf(deps, doer, now)
-  const poster = people.get(issue.posterId)
-  const sha = await writeMerge(repo, req.style, baseSha, headSha, message, doerIdent, poster ? identOf(deps, poster, now) : doerIdent)
-
+  // The protection's gate (its reads) and the writing of the new commit (git) are independent:
+  // they run together. A refusal still comes first and moves nothing (the commit written for it
+  // is referenced by nothing).
+  const gated = mergeGateRefusal(deps, ctx, pull, doer, repo, { base: baseSha, head: headSha }, req.force ?? false)
+  const written = (async () => {
+    const now = nowUnix()
+    const people = await usersByIds(deps, [issue.posterId])
+    const headRepo = pull.headRepoId === base.id ? base : (await deps.db.select().from(repositories).where(eq(repositories.id, pull.headRepoId)))[0]
+    const title = req.title?.trim() || defaultTitle(pull, issue.title, headRepo, req.style)
+    const message = req.message?.trim() ? `${title}\n\n${req.message.trim()}` : title
+    const doerIdent = identOf(deps, doer, now)
+    const poster = people.get(issue.posterId)
+    return { now, sha: await writeMerge(repo, req.style, baseSha, headSha, message, doerIdent, poster ? identOf(deps, poster, now) : doerIdent) }
+  })()
+  const [gate, merge] = await Promise.allSettled([gated, written])
+  if (gate.status === 'rejected') throw gate.reason
+  if (gate.value) throw gate.value
+  if (merge.status === 'rejected') throw merge.reason
+  const { now, sha } = merge.value
   // The claim before the intent: from the intent on, a crash is repaired (repairPullMerges), at
   // start or, while other processes serve, by the one running the repairs once the claim is gone.
   const claim = await claimWork(deps.db, 'merge', pull.id)
@@ -208,8 +222,10 @@ export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, 
       await deps.db.update(pullRequests).set({ mergeIntent: JSON.stringify({ sha, old: baseSha, by: doer.id, style: req.style }) }).where(eq(pullRequests.id, pull.id))
     })
     // Whether or not the branch moved (or the move was refused), the pull request follows before
-    // the move is recorded as the merger's push.
-    swapped = await moveRefs(deps, { repo: base, owner: ctx.owner }, doer, [{ ref: baseRef, old: baseSha, new: sha }], async (moved) => {
+    // the move is recorded as the merger's push. Every style writes on top of the base (a merge
+    // or squash commit whose first parent it is, commits replayed onto it, or a head that holds
+    // it): a fast-forward, which protection's judge need not ask git about.
+    swapped = await moveRefs(deps, { repo: base, owner: ctx.owner }, doer, [{ ref: baseRef, old: baseSha, new: sha, fastForward: true }], async (moved) => {
       await writeTransaction(deps.db, async () => {
         const current = (await pullById(deps, pull.id))!
         if (moved) await recordMerged(deps, { ...current, headSha }, sha, doer.id, now)

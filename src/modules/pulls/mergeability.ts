@@ -10,6 +10,7 @@ import { pathOfRepo } from '../repos/service'
 import { gitOfRow } from '../../auth/repo-context'
 import { errorFields, loggerOf } from '../../lib/log'
 import { oneAtATime } from '../../lib/one-at-a-time'
+import { pullHeadRef } from '../../push'
 import { markOutdated, outdatedComments } from '../reviews/line-comments'
 import { dismissStaleApprovals } from '../reviews/gate'
 import { branchRulesOf, ruleFor } from '../../auth/protection'
@@ -23,8 +24,6 @@ import { nowUnix } from '../../lib/time'
 
 /** The git repository of a repository row. */
 
-/** `refs/pull/<index>/head`: where the base repository keeps each pull request's head (as Gitea). */
-export const pullHeadRef = (index: number) => `refs/pull/${index}/head`
 
 const readyRepo = async (db: Db, id: number): Promise<RepoRow | undefined> =>
   (await db.select().from(repositories).where(and(eq(repositories.id, id), eq(repositories.status, 'ready'))))[0]

@@ -368,7 +368,8 @@ export async function recordMerged(deps: AppDeps, pull: PullRow, mergeSha: strin
     .where(eq(pullRequests.id, pull.id))
   // A merge scheduled for later has nothing left to do (Gitea drops it in Merge too).
   await deps.db.delete(pullAutoMerges).where(eq(pullAutoMerges.pullId, pull.id))
-  await setClosed(deps, issue, true, when)
+  // The merge's gate (mergeCandidate) refused a blocked pull request before its branch moved.
+  await setClosed(deps, issue, true, when, 'ignore')
   await deps.db.update(issues).set({ updatedUnix: when }).where(eq(issues.id, issue.id))
   await recordEvent(deps.db, { kind: 'pull.merged', repoId: pull.baseRepoId, actorId: byId, issueId: pull.issueId, payload: { index: pull.index, mergeCommitSha: mergeSha } })
 }

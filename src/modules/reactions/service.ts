@@ -9,6 +9,7 @@ import { forbidden, notFound } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { findIssue } from '../issues/queries'
+import { commentOfRepo } from '../comments/service'
 
 /** What a reaction is given to: an issue (commentId 0) or one of its comments. */
 export interface ReactionTarget {
@@ -24,12 +25,7 @@ export const issueTarget = async (deps: AppDeps, ctx: RepoContext, index: number
 
 /** A comment of this repository (any kind, as Gitea's GetCommentByID) as a reaction target; 404 otherwise. */
 export async function commentTarget(deps: AppDeps, ctx: RepoContext, id: number): Promise<ReactionTarget> {
-  const row = Number.isSafeInteger(id)
-    ? (await deps.db
-        .select({ id: comments.id, issueId: comments.issueId })
-        .from(comments)
-        .where(and(eq(comments.id, id), eq(comments.repoId, ctx.repo.id))))[0]
-    : undefined
+  const row = await commentOfRepo(deps, ctx.repo.id, id)
   if (!row) throw notFound(`comment does not exist [id: ${id}]`)
   const issue = (await deps.db.select().from(issues).where(eq(issues.id, row.issueId)))[0]!
   return { issue, commentId: row.id }

@@ -1,7 +1,8 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
-import { toApiAttachment, releasesToApi, releaseToApi } from '../../convert/release'
+import { releasesToApi, releaseToApi } from '../../convert/release'
+import { toApiAttachment } from '../../convert/attachment'
 import { PageQuery } from '../../lib/pagination'
 import { FileBytes, RepoWildcardParams } from '../files/model'
 import { RepoParams } from '../repos/model'
@@ -18,22 +19,14 @@ import {
   TagParams,
   UploadQuery,
 } from './model'
+import { UPLOAD_BODY } from '../attachments/model'
 import { createRelease, deleteRelease, editRelease, getLatestRelease, getRelease, getReleaseByTag, listReleases } from './service'
-import { deleteAsset, downloadAsset, editAsset, getAsset, listAssets, uploadAsset } from './assets'
+import { deleteAsset, editAsset, getAsset, listAssets, uploadAsset } from './assets'
+import { downloadAttachment } from '../attachments/files'
 import { readsBody } from '../../lib/body'
 
 const ReleaseList = t.Array(ReleaseSchema)
 const AttachmentList = t.Array(AttachmentSchema)
-
-/** How the upload's body is documented (the route reads it itself, so it declares no `body` schema). */
-const UPLOAD_BODY = {
-  required: true,
-  content: {
-    'multipart/form-data': {
-      schema: { type: 'object', required: ['attachment'], properties: { attachment: { type: 'string', format: 'binary', description: 'attachment to upload' } } },
-    },
-  },
-}
 
 /** Releases and their assets under /api/v1. */
 export const releasesModule = (deps: AppDeps) =>
@@ -205,14 +198,14 @@ export const releasesModule = (deps: AppDeps) =>
 export const releaseDownloadsModule = (deps: AppDeps) =>
   new Elysia({ name: 'release-downloads', detail: { hide: true } })
     .use(pipeline(deps))
-    .get('/attachments/:uuid', async ({ attachment }) => await downloadAsset(deps, attachment), {
+    .get('/attachments/:uuid', async ({ attachment }) => await downloadAttachment(deps, attachment), {
       scope: 'repository',
       attachment: 'uuid',
       params: AttachmentUuidParams,
       response: { 200: FileBytes },
-      detail: { operationId: 'webAttachment', summary: 'Download a release attachment by its uuid' },
+      detail: { operationId: 'webAttachment', summary: 'Download an attachment (a release\'s, an issue\'s or a comment\'s) by its uuid' },
     })
-    .get('/:owner/:repo/releases/download/*', async ({ attachment }) => await downloadAsset(deps, attachment), {
+    .get('/:owner/:repo/releases/download/*', async ({ attachment }) => await downloadAttachment(deps, attachment), {
       scope: 'repository',
       repo: { level: 'read' },
       attachment: 'tag',

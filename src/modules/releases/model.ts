@@ -2,27 +2,14 @@ import { t } from 'elysia'
 import { Int, UserSchema } from '../users/model'
 import { pageQueryFields } from '../../lib/pagination'
 import { MAX_TEXT, MAX_TITLE } from '../../lib/validate'
+import { AttachmentSchema } from '../attachments/model'
+
+export { AttachmentSchema, EditAttachmentOptions, UploadQuery } from '../attachments/model'
 
 /** Longest tag name taken (Gitea's column is 255; git's own limit is far above). */
 export const MAX_TAG_NAME = 255
 /** Longest `target_commitish` (a branch name or a commit id). */
 export const MAX_TARGET = 255
-/** Longest asset name. */
-export const MAX_ASSET_NAME = 255
-
-/** The Attachment record. */
-export const AttachmentSchema = t.Object(
-  {
-    id: Int(),
-    name: t.String(),
-    size: Int(),
-    download_count: Int(),
-    created_at: t.String(),
-    uuid: t.String(),
-    browser_download_url: t.String(),
-  },
-  { $id: '#/components/schemas/Attachment' },
-)
 
 /** The Release record (with modern Gitea's `html_url` and `upload_url`). */
 export const ReleaseSchema = t.Object(
@@ -73,12 +60,6 @@ export const EditReleaseOption = t.Object(
   { $id: '#/components/schemas/EditReleaseOption' },
 )
 
-/** EditAttachmentOptions. */
-export const EditAttachmentOptions = t.Object(
-  { name: t.Optional(t.String({ maxLength: MAX_ASSET_NAME })) },
-  { $id: '#/components/schemas/EditAttachmentOptions' },
-)
-
 /** A release list's query: the page, and Gitea's `draft` / `pre-release` filters. */
 export const ListReleasesQuery = t.Object({
   ...pageQueryFields,
@@ -86,8 +67,6 @@ export const ListReleasesQuery = t.Object({
   'pre-release': t.Optional(t.Boolean({ description: 'only pre-releases (true) or no pre-releases (false)' })),
 })
 
-/** The name an upload is stored under (else the file's own name). */
-export const UploadQuery = t.Object({ name: t.Optional(t.String({ maxLength: MAX_ASSET_NAME, description: 'name of the attachment' })) })
 
 export const ReleaseParams = t.Object({ owner: t.String(), repo: t.String(), id: t.String({ description: 'id of the release' }) })
 export const TagParams = t.Object({ owner: t.String(), repo: t.String(), tag: t.String({ description: 'tag name of the release' }) })

@@ -13,7 +13,8 @@ import { conflict, notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { pathNumber } from '../../lib/path-number'
 import { nowUnix } from '../../lib/time'
-import { removeAttachmentFiles } from './storage'
+import { removeAttachmentFiles } from '../attachments/storage'
+import { MAX_ATTACHMENTS_PER_HOLDER } from '../attachments/files'
 // The record a deleted release's event keeps (the row is gone once a webhook payload is built).
 import { releasesToApi } from '../../convert/release'
 
@@ -31,7 +32,7 @@ import { releasesToApi } from '../../convert/release'
  */
 
 /** Assets one release may hold (each release record lists them all). */
-export const MAX_ASSETS_PER_RELEASE = 100
+export const MAX_ASSETS_PER_RELEASE = MAX_ATTACHMENTS_PER_HOLDER
 
 
 // ---- lookups --------------------------------------------------------------------------------

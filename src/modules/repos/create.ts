@@ -14,7 +14,6 @@ import type { GitRepo } from '../../git/run'
 import { isSafeRefName, repositorySize } from '../../git/refs'
 import { writeInitialCommit, type InitialFile } from '../../git/initial-commit'
 import { recordEvent } from '../../events/outbox'
-import { GITIGNORE_TEMPLATES, LICENSE_TEMPLATES, README_TEMPLATES } from './templates'
 import { changeMarkRow } from '../stars/service'
 import { dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
 
@@ -98,9 +97,11 @@ function fillLicense(text: string, year: number, holder: string): string {
 
 /**
  * The files of an auto_init first commit (README, .gitignore, LICENSE), or 422 for an unknown
- * template name. Checked before anything is created.
+ * template name. Checked before anything is created. The templates (some 140 KB of text) are
+ * imported by the first creation that asks for them, not when the server starts.
  */
-function initialFiles(owner: UserRow, opts: NewRepo, now: number): InitialFile[] {
+async function initialFiles(owner: UserRow, opts: NewRepo, now: number): Promise<InitialFile[]> {
+  const { GITIGNORE_TEMPLATES, LICENSE_TEMPLATES, README_TEMPLATES } = await import('./templates')
   const readmeName = opts.readme?.trim() || 'Default'
   const readme = findTemplate(README_TEMPLATES, readmeName)
   if (!readme) throw unprocessable(`readme template does not exist [name: ${readmeName}]`, 'Readme')
@@ -156,7 +157,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
   const defaultBranch = opts.defaultBranch || 'master'
   if (!isSafeRefName(defaultBranch)) throw unprocessable('invalid branch name', 'DefaultBranch')
   const now = nowUnix()
-  const files = opts.autoInit ? initialFiles(owner, opts, now) : []
+  const files = opts.autoInit ? await initialFiles(owner, opts, now) : []
   const actor = opts.creator ?? owner
   return await buildRepository(
     deps,

@@ -1,4 +1,4 @@
-import { existsSync, renameSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
@@ -6,16 +6,17 @@ import { greatestOf } from '../../db/sql'
 import { mirrors, repoRedirects, repositories, stars, teamRepos, teams, users, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
-import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
+import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { charCount, checkWebsite } from '../../lib/validate'
 import { removeRepositoryFolder } from '../../git/init'
 import { branchExists, isSafeRefName, setHeadBranch } from '../../git/refs'
 import { recordEvent } from '../../events/outbox'
-import { removeRepositoryAttachments } from '../releases/storage'
+import { removeRepositoryAttachments } from '../attachments/storage'
 import { checkForkVisibility } from '../forks/visibility'
 import { checkRepoName } from './create'
 import { checkUnmoved, dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
+import { moveFolderWithRows } from './folder-move'
 import { unitChanges, type UnitEdit } from './units'
 import { releaseRepoTopics } from '../topics/service'
 import { mirrorIntervalOf } from '../migrations/service'
@@ -30,7 +31,7 @@ export interface RepoEdit extends UnitEdit {
   archived?: boolean
   /** A pull mirror's update interval (Go duration text). */
   mirrorInterval?: string
-  internalTracker?: { enableTimeTracker?: boolean; allowOnlyContributorsToTrackTime?: boolean }
+  internalTracker?: { enableTimeTracker?: boolean; allowOnlyContributorsToTrackTime?: boolean; enableIssueDependencies?: boolean }
 }
 
 /**
@@ -86,6 +87,7 @@ export async function editRepository(
   if (edit.internalTracker?.enableTimeTracker !== undefined) set.enableTimeTracker = edit.internalTracker.enableTimeTracker
   if (edit.internalTracker?.allowOnlyContributorsToTrackTime !== undefined)
     set.allowOnlyContributorsToTrackTime = edit.internalTracker.allowOnlyContributorsToTrackTime
+  if (edit.internalTracker?.enableIssueDependencies !== undefined) set.enableIssueDependencies = edit.internalTracker.enableIssueDependencies
   let mirrorInterval: number | undefined
   if (edit.mirrorInterval !== undefined) {
     if (!repo.isMirror) throw unprocessable('repo is not a mirror, can not change mirror interval', 'MirrorInterval')
@@ -95,47 +97,29 @@ export async function editRepository(
   set.updatedUnix = nowUnix()
 
   const newPath = set.name !== undefined ? pathOfRepo(deps, owner.name, { name: set.name }) : gitDir
-  // A folder already missing (see repairRepositories) is not an error: the row still changes.
-  const moved = newPath !== gitDir && existsSync(gitDir)
-  if (moved) {
-    if (existsSync(newPath)) throw conflict(`a repository folder already exists for [name: ${set.name}]`)
-    try {
-      renameSync(gitDir, newPath)
-    } catch (e) {
-      // Another rename of it moved the folder first.
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw conflict('the repository is being renamed; try again')
-      throw e
+  const updated = await moveFolderWithRows(deps, gitDir, newPath, async () => {
+    // Renamed or transferred by another request since it was read: this one would rename a name it no longer has.
+    if (set.lowerName !== undefined) await checkUnmoved(deps, repo)
+    if (set.lowerName !== undefined && set.lowerName !== repo.lowerName) {
+      const taken = (await deps.db
+        .select({ id: repositories.id })
+        .from(repositories)
+        .where(and(eq(repositories.ownerId, repo.ownerId), eq(repositories.lowerName, set.lowerName))))[0]
+      if (taken) throw unprocessable(`The repository with the same name already exists. [name: ${set.name}]`, 'Name')
+      // The old name keeps redirecting here (Gitea's repo_redirect); the new one stops redirecting elsewhere.
+      await dropRedirect(deps, repo.ownerId, set.lowerName)
+      await deps.db
+        .insert(repoRedirects)
+        .values({ ownerId: repo.ownerId, lowerName: repo.lowerName, repoId: repo.id })
+        .onConflictDoUpdate({ target: [repoRedirects.ownerId, repoRedirects.lowerName], set: { repoId: repo.id } })
     }
-  }
-  let updated: RepoRow
-  try {
-    updated = await writeTransaction(deps.db, async () => {
-      // Renamed or transferred by another request since it was read: this one would rename a name it no longer has.
-      if (set.lowerName !== undefined) await checkUnmoved(deps, repo)
-      if (set.lowerName !== undefined && set.lowerName !== repo.lowerName) {
-        const taken = (await deps.db
-          .select({ id: repositories.id })
-          .from(repositories)
-          .where(and(eq(repositories.ownerId, repo.ownerId), eq(repositories.lowerName, set.lowerName))))[0]
-        if (taken) throw unprocessable(`The repository with the same name already exists. [name: ${set.name}]`, 'Name')
-        // The old name keeps redirecting here (Gitea's repo_redirect); the new one stops redirecting elsewhere.
-        await dropRedirect(deps, repo.ownerId, set.lowerName)
-        await deps.db
-          .insert(repoRedirects)
-          .values({ ownerId: repo.ownerId, lowerName: repo.lowerName, repoId: repo.id })
-          .onConflictDoUpdate({ target: [repoRedirects.ownerId, repoRedirects.lowerName], set: { repoId: repo.id } })
-      }
-      // The next update is due one new interval from now (none when 0), as Gitea schedules it.
-      if (mirrorInterval !== undefined)
-        await deps.db.update(mirrors).set({ interval: mirrorInterval, nextUpdateUnix: mirrorInterval ? nowUnix() + mirrorInterval : 0 }).where(eq(mirrors.repoId, repo.id))
-      if (set.name !== undefined)
-        await recordEvent(deps.db, { kind: 'repo.renamed', repoId: repo.id, actorId: actor?.id ?? null, payload: { owner: owner.name, from: repo.name, to: set.name } })
-      return (await deps.db.update(repositories).set(set).where(eq(repositories.id, repo.id)).returning())[0]!
-    })
-  } catch (e) {
-    if (moved) renameSync(newPath, gitDir)
-    throw e
-  }
+    // The next update is due one new interval from now (none when 0), as Gitea schedules it.
+    if (mirrorInterval !== undefined)
+      await deps.db.update(mirrors).set({ interval: mirrorInterval, nextUpdateUnix: mirrorInterval ? nowUnix() + mirrorInterval : 0 }).where(eq(mirrors.repoId, repo.id))
+    if (set.name !== undefined)
+      await recordEvent(deps.db, { kind: 'repo.renamed', repoId: repo.id, actorId: actor?.id ?? null, payload: { owner: owner.name, from: repo.name, to: set.name } })
+    return (await deps.db.update(repositories).set(set).where(eq(repositories.id, repo.id)).returning())[0]!
+  }, { taken: `a repository folder already exists for [name: ${set.name}]` })
   if (set.defaultBranch !== undefined && existsSync(newPath))
     await setHeadBranch(gitRepoAt(deps, newPath), set.defaultBranch)
   return updated

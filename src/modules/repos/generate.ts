@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { labels, type RepoRow } from '../../db/schema'
+import { branchProtections, labels, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
 import { loadOrg } from '../../auth/org-context'
@@ -25,7 +25,13 @@ export interface GenerateRequest {
   gitContent?: boolean
   topics?: boolean
   labels?: boolean
-  /** Items Gitea also knows (git hooks, webhooks, avatar, protected branches): not copied yet. */
+  /** The template's branch protection rules (Gitea's GenerateProtectedBranch). */
+  protectedBranch?: boolean
+  /**
+   * Items Gitea also knows that Warren does not copy: webhooks (on purpose: their secrets and
+   * addresses would reach the new repository's administrators), git hooks and avatars (Warren keeps
+   * neither per repository). They count as a selected item, as in Gitea.
+   */
   others?: boolean
 }
 
@@ -35,7 +41,8 @@ export interface GenerateRequest {
  * create repositories in (a site administrator: for anyone), through the one creation service.
  * Git content: one "Initial commit" holding the template's default branch's tree, made with
  * plumbing (the template's objects fetched in, its history then dropped by a repack: the new
- * repository holds none of the template's commits). Topics and labels are copied.
+ * repository holds none of the template's commits). Topics, labels and branch protection rules
+ * (every setting, its allow lists included, as Gitea copies them) are copied; webhooks never are.
  */
 export async function generateRepository(
   deps: AppDeps,
@@ -44,7 +51,7 @@ export async function generateRepository(
   req: GenerateRequest,
 ): Promise<{ repo: RepoRow; owner: UserRow; mode: AccessMode }> {
   if (!template.isTemplate) throw unprocessable('this is not a template repo', 'TemplateRepo')
-  if (!req.gitContent && !req.topics && !req.labels && !req.others) throw unprocessable('must select at least one template item', 'GitContent')
+  if (!req.gitContent && !req.topics && !req.labels && !req.protectedBranch && !req.others) throw unprocessable('must select at least one template item', 'GitContent')
   let owner: UserRow = doer
   let org: Awaited<ReturnType<typeof loadOrg>> | undefined
   if (req.owner.toLowerCase() !== doer.lowerName) {
@@ -86,14 +93,18 @@ export async function generateRepository(
           return { isEmpty: false }
         }
       : undefined,
-    onReady: req.labels
-      ? async (row) => {
-          const now = nowUnix()
-          const copied = await deps.db.select().from(labels).where(eq(labels.repoId, template.id))
-          if (copied.length)
-            await deps.db.insert(labels).values(copied.map((l) => ({ repoId: row.id, name: l.name, color: l.color, description: l.description, createdUnix: now, updatedUnix: now })))
-        }
-      : undefined,
+    onReady: async (row) => {
+      const now = nowUnix()
+      if (req.labels) {
+        const copied = await deps.db.select().from(labels).where(eq(labels.repoId, template.id))
+        if (copied.length)
+          await deps.db.insert(labels).values(copied.map((l) => ({ repoId: row.id, name: l.name, color: l.color, description: l.description, createdUnix: now, updatedUnix: now })))
+      }
+      if (req.protectedBranch) {
+        const rules = await deps.db.select().from(branchProtections).where(eq(branchProtections.repoId, template.id))
+        if (rules.length) await deps.db.insert(branchProtections).values(rules.map(({ id: _id, ...rule }) => ({ ...rule, repoId: row.id, createdUnix: now, updatedUnix: now })))
+      }
+    },
   })
   const topics = JSON.parse(template.topics) as string[]
   if (req.topics && topics.length) await replaceTopics(deps, repo, topics)

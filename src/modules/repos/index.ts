@@ -123,6 +123,7 @@ export const reposModule = (deps: AppDeps) =>
           internalTracker: body.internal_tracker && {
             enableTimeTracker: body.internal_tracker.enable_time_tracker,
             allowOnlyContributorsToTrackTime: body.internal_tracker.allow_only_contributors_to_track_time,
+            enableIssueDependencies: body.internal_tracker.enable_issue_dependencies,
           },
         }, ctx.caller.user)
         // Editing changes none of what the caller's access depends on (owner, members, teams).
@@ -158,7 +159,8 @@ export const reposModule = (deps: AppDeps) =>
           gitContent: body.git_content,
           topics: body.topics,
           labels: body.labels,
-          others: body.git_hooks || body.webhooks || body.avatar || body.protected_branch,
+          protectedBranch: body.protected_branch,
+          others: body.git_hooks || body.webhooks || body.avatar,
         })
         return status(201, await repoToApi(deps, made.repo, made.owner, user, made.mode))
       },
@@ -169,7 +171,12 @@ export const reposModule = (deps: AppDeps) =>
         params: RepoParams,
         body: GenerateRepoOption,
         response: { 201: RepositorySchema },
-        detail: { operationId: 'generateRepo', summary: 'Create a repository using a template' },
+        detail: {
+          operationId: 'generateRepo',
+          summary: 'Create a repository using a template',
+          description:
+            "Copies what is asked of the template: its default branch's content as one new commit, topics, labels, branch protection rules. Webhooks are never copied (their secrets and addresses would reach the new repository's administrators); git hooks and avatars are not kept per repository.",
+        },
       },
     )
     .post(

@@ -2,11 +2,18 @@ import { t } from 'elysia'
 import { MAX_QUERY_TEXT, QueryText } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../users/model'
 import { lenientLiterals, literals } from '../../lib/literals'
+import { TeamSchema } from '../teams/model'
 
 /** Longest URL a repository setting keeps (external tracker and wiki). */
 const MAX_URL = 2048
 
 export { Int, PlainUserSchema }
+
+/** RepoTransfer: a transfer waiting for its recipient. */
+const RepoTransferSchema = t.Object(
+  { doer: PlainUserSchema, recipient: PlainUserSchema, teams: t.Array(TeamSchema) },
+  { $id: '#/components/schemas/RepoTransfer' },
+)
 
 const PermissionSchema = t.Object({ admin: t.Boolean(), push: t.Boolean(), pull: t.Boolean() }, { $id: '#/components/schemas/Permission' })
 
@@ -93,7 +100,7 @@ const repositoryFields = {
   topics: t.Array(t.String()),
   licenses: t.Array(t.String()),
   object_format_name: t.String(),
-  repo_transfer: t.Null(),
+  repo_transfer: t.Nullable(RepoTransferSchema),
 }
 
 /** The Repository record; `parent` is a nested Repository or null. */

@@ -10,13 +10,14 @@ import { removeGitLeftovers } from '../../git/leftovers'
 import { listing } from '../../lib/listing'
 import { loggerOf } from '../../lib/log'
 import { pathOfRepo } from './service'
+import { finishFolderMoves } from './folder-move'
 
 /**
  * Repairs what a crash can leave behind (run at start-up, before serving, and by `warren doctor
  * --fix`): rows still 'creating' are deleted with their folders; git folders under
  * {data}/repositories that no row accounts for are reported and moved aside to
- * {data}/repositories/.orphaned/ (never deleted); ready rows whose folder is missing (a crash in
- * the middle of a rename, or outside damage) are reported, so that an administrator can put the
+ * {data}/repositories/.orphaned/ (never deleted); ready rows whose folder is missing (outside
+ * damage: a rename's or transfer's move a crash interrupted is undone first, finishFolderMoves) are reported, so that an administrator can put the
  * folder back from .orphaned/; what killed git processes left in repositories
  * (src/git/leftovers.ts) is removed. `warren serve` runs the first one before serving
  * (repairAtStart), the others in the background sweep: folders an owner folder at a time
@@ -36,14 +37,17 @@ export async function repairRepositories(deps: AppDeps): Promise<{ removedRows: 
 }
 
 /**
- * The repair `warren serve` makes before serving, when no other process serves the data: rows
- * still 'creating' (an indexed read of what was under way) are deleted with their folders.
+ * The repair `warren serve` makes before serving, when no other process serves the data: folder
+ * moves a crash interrupted are undone (finishFolderMoves), rows still 'creating' (an indexed read
+ * of what was under way) are deleted with their folders.
  * Folders no row accounts for wait for the background sweep (moveAsideUnaccounted): such a folder
  * is never adopted meanwhile, as creating or renaming a repository onto an existing folder is
  * refused.
  */
 export async function repairAtStart(deps: AppDeps): Promise<{ removedRows: number }> {
   const log = loggerOf(deps.config)
+  // First: a folder a crash left at its new place goes back where its rows still look for it.
+  await finishFolderMoves(deps)
   const unfinished = await deps.db.select().from(repositories).where(eq(repositories.status, 'creating'))
   for (const row of unfinished) {
     removeRepositoryFolder(pathOfRepo(deps, row.ownerName, row))

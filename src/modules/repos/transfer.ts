@@ -1,5 +1,3 @@
-import { existsSync, mkdirSync, renameSync } from 'node:fs'
-import { dirname } from 'node:path'
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
@@ -14,6 +12,7 @@ import { recordEvent } from '../../events/outbox'
 import { getVisibleUserByName } from '../users/service'
 import { canCreateOrgRepo } from '../orgs/service'
 import { checkUnmoved, dropRedirect, pathOfRepo } from './service'
+import { moveFolderWithRows } from './folder-move'
 
 /*
  * Moving a repository to another owner (Gitea's services/repository/transfer.go). A site
@@ -122,8 +121,8 @@ async function checkNameFree(deps: AppDeps, recipient: UserRow, repo: RepoRow): 
 }
 
 /**
- * Moves the repository: the git folder first (as a rename does, moved back when the database
- * update fails), then in one transaction the row's owner, both owners' counters, the old name's
+ * Moves the repository: the git folder first (moveFolderWithRows, as a rename moves it), then in
+ * one transaction the row's owner, both owners' counters, the old name's
  * redirect, the teams (the old organisation's lose it, the named ones of the new gain it), the
  * collaborations made redundant (the new owner, members of the new organisation), the pending
  * transfer and the `repo.transferred` event.
@@ -139,61 +138,49 @@ async function transferOwnership(
 ): Promise<{ repo: RepoRow; owner: UserRow }> {
   const from = pathOfRepo(deps, oldOwner.name, repo)
   const to = pathOfRepo(deps, newOwner.name, repo)
-  // A folder already missing (see repairRepositories) is not an error: the row still moves.
-  const moved = existsSync(from)
-  if (moved) {
-    if (existsSync(to)) throw conflict(`a repository folder already exists for [name: ${newOwner.name}/${repo.name}]`)
-    mkdirSync(dirname(to), { recursive: true })
-    renameSync(from, to)
-  }
-  try {
-    const updated = await writeTransaction(deps.db, async () => {
-      await checkUnmoved(deps, repo)
-      await checkNameFree(deps, newOwner, repo)
-      if (pendingId !== undefined) {
-        const still = await deps.db.delete(repoTransfers).where(eq(repoTransfers.id, pendingId)).returning({ id: repoTransfers.id })
-        if (still.length === 0) throw notFound('repository is not being transferred')
-      } else await deps.db.delete(repoTransfers).where(eq(repoTransfers.repoId, repo.id))
-      // The old full name keeps leading here (Gitea's repo_redirect); the new one stops leading elsewhere.
-      await dropRedirect(deps, newOwner.id, repo.lowerName)
-      await dropRedirect(deps, oldOwner.id, repo.lowerName)
-      await deps.db.insert(repoRedirects).values({ ownerId: oldOwner.id, lowerName: repo.lowerName, repoId: repo.id })
-      // The old organisation's teams lose it.
-      const givenTo = deps.db.select({ id: teamRepos.teamId }).from(teamRepos).where(eq(teamRepos.repoId, repo.id))
-      await deps.db.update(teams).set({ numRepos: greatestOf(sql`${teams.numRepos} - 1`, 0) }).where(inArray(teams.id, givenTo))
-      await deps.db.delete(teamRepos).where(eq(teamRepos.repoId, repo.id))
-      if (isOrg(newOwner) && teamIds.length) {
-        const named = (await deps.db.select({ id: teams.id }).from(teams).where(and(eq(teams.orgId, newOwner.id), inArray(teams.id, teamIds)))).map((t) => t.id)
-        if (named.length) {
-          await deps.db.insert(teamRepos).values(named.map((teamId) => ({ orgId: newOwner.id, teamId, repoId: repo.id })))
-          await deps.db.update(teams).set({ numRepos: sql`${teams.numRepos} + 1` }).where(inArray(teams.id, named))
-        }
+  const updated = await moveFolderWithRows(deps, from, to, async () => {
+    await checkUnmoved(deps, repo)
+    await checkNameFree(deps, newOwner, repo)
+    if (pendingId !== undefined) {
+      const still = await deps.db.delete(repoTransfers).where(eq(repoTransfers.id, pendingId)).returning({ id: repoTransfers.id })
+      if (still.length === 0) throw notFound('repository is not being transferred')
+    } else await deps.db.delete(repoTransfers).where(eq(repoTransfers.repoId, repo.id))
+    // The old full name keeps leading here (Gitea's repo_redirect); the new one stops leading elsewhere.
+    await dropRedirect(deps, newOwner.id, repo.lowerName)
+    await dropRedirect(deps, oldOwner.id, repo.lowerName)
+    await deps.db.insert(repoRedirects).values({ ownerId: oldOwner.id, lowerName: repo.lowerName, repoId: repo.id })
+    // The old organisation's teams lose it.
+    const givenTo = deps.db.select({ id: teamRepos.teamId }).from(teamRepos).where(eq(teamRepos.repoId, repo.id))
+    await deps.db.update(teams).set({ numRepos: greatestOf(sql`${teams.numRepos} - 1`, 0) }).where(inArray(teams.id, givenTo))
+    await deps.db.delete(teamRepos).where(eq(teamRepos.repoId, repo.id))
+    if (isOrg(newOwner) && teamIds.length) {
+      const named = (await deps.db.select({ id: teams.id }).from(teams).where(and(eq(teams.orgId, newOwner.id), inArray(teams.id, teamIds)))).map((t) => t.id)
+      if (named.length) {
+        await deps.db.insert(teamRepos).values(named.map((teamId) => ({ orgId: newOwner.id, teamId, repoId: repo.id })))
+        await deps.db.update(teams).set({ numRepos: sql`${teams.numRepos} + 1` }).where(inArray(teams.id, named))
       }
-      // Collaborations the new owner makes redundant: its own, and its members' when an organisation.
-      await deps.db.delete(collaborations).where(and(eq(collaborations.repoId, repo.id), eq(collaborations.userId, newOwner.id)))
-      if (isOrg(newOwner)) {
-        const members = deps.db.select({ id: orgUsers.uid }).from(orgUsers).where(eq(orgUsers.orgId, newOwner.id))
-        await deps.db.delete(collaborations).where(and(eq(collaborations.repoId, repo.id), inArray(collaborations.userId, members)))
-      }
-      await deps.db.update(users).set({ numRepos: greatestOf(sql`${users.numRepos} - 1`, 0) }).where(eq(users.id, oldOwner.id))
-      await deps.db.update(users).set({ numRepos: sql`${users.numRepos} + 1` }).where(eq(users.id, newOwner.id))
-      await recordEvent(deps.db, {
-        kind: 'repo.transferred',
-        repoId: repo.id,
-        actorId: doer.id,
-        payload: { from: oldOwner.name, to: newOwner.name, name: repo.name },
-      })
-      const row = (await deps.db
-        .update(repositories)
-        .set({ ownerId: newOwner.id, ownerName: newOwner.name, updatedUnix: nowUnix() })
-        .where(eq(repositories.id, repo.id))
-        .returning())[0]
-      if (!row) throw notFound()
-      return row
+    }
+    // Collaborations the new owner makes redundant: its own, and its members' when an organisation.
+    await deps.db.delete(collaborations).where(and(eq(collaborations.repoId, repo.id), eq(collaborations.userId, newOwner.id)))
+    if (isOrg(newOwner)) {
+      const members = deps.db.select({ id: orgUsers.uid }).from(orgUsers).where(eq(orgUsers.orgId, newOwner.id))
+      await deps.db.delete(collaborations).where(and(eq(collaborations.repoId, repo.id), inArray(collaborations.userId, members)))
+    }
+    await deps.db.update(users).set({ numRepos: greatestOf(sql`${users.numRepos} - 1`, 0) }).where(eq(users.id, oldOwner.id))
+    await deps.db.update(users).set({ numRepos: sql`${users.numRepos} + 1` }).where(eq(users.id, newOwner.id))
+    await recordEvent(deps.db, {
+      kind: 'repo.transferred',
+      repoId: repo.id,
+      actorId: doer.id,
+      payload: { from: oldOwner.name, to: newOwner.name, name: repo.name },
     })
-    return { repo: updated, owner: newOwner }
-  } catch (e) {
-    if (moved) renameSync(to, from)
-    throw e
-  }
+    const row = (await deps.db
+      .update(repositories)
+      .set({ ownerId: newOwner.id, ownerName: newOwner.name, updatedUnix: nowUnix() })
+      .where(eq(repositories.id, repo.id))
+      .returning())[0]
+    if (!row) throw notFound()
+    return row
+  }, { taken: `a repository folder already exists for [name: ${newOwner.name}/${repo.name}]` })
+  return { repo: updated, owner: newOwner }
 }

@@ -14,7 +14,7 @@ import { nowUnix } from '../../lib/time'
 import { ReviewType } from '../../convert/review'
 import type { PullItem } from '../../convert/pull'
 import { findPull } from '../pulls/service'
-import { pullHeadRef } from '../pulls/mergeability'
+import { pullHeadRef } from '../../push'
 import { placeComments, type AskedComment, type PlacedComment } from './line-comments'
 
 /**

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../lib/pagination'
 import { MAX_ASSETS_PER_RELEASE } from '../releases/service'
+import { allowedTypesText } from '../attachments/files'
 import { Int } from '../users/model'
 
 const MiB = 1024 * 1024
@@ -60,9 +61,9 @@ export const settingsModule = (deps: AppDeps) => {
     )
     .get(
       '/settings/attachment',
-      // Release attachments of any type; Gitea counts the size in MiB. One file per upload, at
-      // most MAX_ASSETS_PER_RELEASE on one release.
-      () => ({ enabled: true, allowed_types: '*/*', max_size: Math.floor(config.maxAttachmentSize / MiB), max_files: MAX_ASSETS_PER_RELEASE }),
+      // Issues' and comments' attachments of the allowed types (release assets of any type); Gitea
+      // counts the size in MiB. One file per upload, at most MAX_ASSETS_PER_RELEASE on one holder.
+      () => ({ enabled: true, allowed_types: allowedTypesText(config), max_size: Math.floor(config.maxAttachmentSize / MiB), max_files: MAX_ASSETS_PER_RELEASE }),
       { scope: 'none', response: { 200: GeneralAttachmentSettings }, detail: { operationId: 'getGeneralAttachmentSettings', summary: 'Get the global attachment settings: size and number limits' } },
     )
 }

@@ -11,6 +11,13 @@ import { addTime, deleteTimes, listStopwatches, listTimes, requireTimeTracking, 
 
 const TimeList = t.Array(TrackedTimeSchema)
 
+/**
+ * The needs of the routes that act on an issue for the signed-in caller (their time, their
+ * stopwatch): the issue scope, the repository with its issue tracker readable, signed in, the
+ * issue's params. Who may track time there is the service's rule (requireTracker).
+ */
+const callerOnIssue = { scope: 'issue', repo: { unit: 'issues' }, signed: true, params: IssueParams } as const
+
 /** Tracked time. */
 export const timesModule = (deps: AppDeps) => {
   // Paged in SQL: one issue's times whole unless a page is asked for; the lists of a repository
@@ -22,10 +29,7 @@ export const timesModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/issues/:index/times',
       async ({ params, body, repo, user }) => (await timesToApi(deps, [await addTime(deps, repo, pathNumber(params.index), user, body)]))[0]!,
       {
-        scope: 'issue',
-        repo: { unit: 'issues' },
-        signed: true,
-        params: IssueParams,
+        ...callerOnIssue,
         body: AddTimeOption,
         response: { 200: TrackedTimeSchema },
         detail: { operationId: 'issueAddTime', summary: 'Add tracked time to an issue' },
@@ -38,10 +42,7 @@ export const timesModule = (deps: AppDeps) => {
         return status(201, '')
       },
       {
-        scope: 'issue',
-        repo: { unit: 'issues' },
-        signed: true,
-        params: IssueParams,
+        ...callerOnIssue,
         response: { 201: t.String({ description: 'empty' }) },
         detail: { operationId: 'issueStartStopWatch', summary: "Start the caller's stopwatch on an issue (one running elsewhere is stopped)" },
       },
@@ -53,10 +54,7 @@ export const timesModule = (deps: AppDeps) => {
         return status(201, '')
       },
       {
-        scope: 'issue',
-        repo: { unit: 'issues' },
-        signed: true,
-        params: IssueParams,
+        ...callerOnIssue,
         response: { 201: t.String({ description: 'empty' }) },
         detail: { operationId: 'issueStopStopWatch', summary: "Stop the caller's stopwatch on an issue, recording its time" },
       },
@@ -68,10 +66,7 @@ export const timesModule = (deps: AppDeps) => {
         return status(204, undefined)
       },
       {
-        scope: 'issue',
-        repo: { unit: 'issues' },
-        signed: true,
-        params: IssueParams,
+        ...callerOnIssue,
         response: { 204: t.Void() },
         detail: { operationId: 'issueDeleteStopWatch', summary: "Cancel the caller's stopwatch on an issue" },
       },
@@ -95,10 +90,7 @@ export const timesModule = (deps: AppDeps) => {
         return status(204, undefined)
       },
       {
-        scope: 'issue',
-        repo: { unit: 'issues' },
-        signed: true,
-        params: IssueParams,
+        ...callerOnIssue,
         response: { 204: t.Void() },
         detail: { operationId: 'issueResetTime', summary: "Delete the caller's tracked time on an issue" },
       },
@@ -110,9 +102,7 @@ export const timesModule = (deps: AppDeps) => {
         return status(204, undefined)
       },
       {
-        scope: 'issue',
-        repo: { unit: 'issues' },
-        signed: true,
+        ...callerOnIssue,
         params: IssueIdParams,
         response: { 204: t.Void() },
         detail: { operationId: 'issueDeleteTime', summary: 'Delete one tracked time of an issue (its own user, or the site admin)' },

@@ -2,6 +2,8 @@
 import { trustedHtml, type Child, type Html } from 'warren-jsx/jsx-runtime'
 import type { ApiIssue, ApiLabel } from '../../convert/issue'
 import type { ApiUser } from '../../convert/user'
+import type { ApiAttachment } from '../../convert/attachment'
+import { sizeText } from './source'
 import { ApiError } from '../../lib/errors'
 import { errorPage } from '../errors'
 import { ownerUrl, repoUrl } from '../links'
@@ -56,6 +58,23 @@ export function MarkdownBody(props: { html: string | null; text: string }): Html
   if (!props.text.trim()) return <p class="markdown muted">No description provided.</p>
   if (props.html === null) return <pre class="markdown plain">{props.text}</pre>
   return <div class="markdown">{trustedHtml(props.html)}</div>
+}
+
+/** An issue's or comment's attachments: a list of download links (nothing when there are none). */
+export function Attachments(props: { assets: ApiAttachment[] }): Html | null {
+  if (props.assets.length === 0) return null
+  return (
+    <ul class="attachments" aria-label="Attachments">
+      {props.assets.map((a) => (
+        <li>
+          <a href={a.browser_download_url} download={a.name}>
+            {a.name}
+          </a>{' '}
+          <span class="muted">{sizeText(a.size)}</span>
+        </li>
+      ))}
+    </ul>
+  )
 }
 
 export { CsrfField } from '../forms'

@@ -36,7 +36,8 @@ export function FolderList(props: { repo: ApiRepo; at: SourceAt; entries: TreeEn
   )
 }
 
-const sizeText = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`)
+/** A byte count as people read it (B, KiB, MiB). */
+export const sizeText = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`)
 
 /**
  * A file's lines (HTML fragments, highlighted or escaped: web/highlight.ts) as an ordered list,

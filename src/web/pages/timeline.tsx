@@ -4,7 +4,7 @@ import { isoTime } from '../../lib/time'
 import type { EventRecord } from '../../events/outbox'
 import { ownerUrl } from '../links'
 import { COMMENTS_PER_PAGE, type Conversation, type TimelineItem } from './conversation'
-import { MarkdownBody, Pager, TimeAt, UserLink } from './issue-parts'
+import { Attachments, MarkdownBody, Pager, TimeAt, UserLink } from './issue-parts'
 
 /** A conversation's body, its comments, reviews and events, in time order: the middle of an issue or pull request page. */
 
@@ -66,6 +66,17 @@ function eventWords(event: EventRecord, actor: string | null, people: Map<number
       if (!to) return <>removed the reference <code>{from}</code></>
       return from ? <>changed the reference from <code>{from}</code> to <code>{to}</code></> : <>added the reference <code>{to}</code></>
     }
+    case 'issue.dependency_added':
+    case 'issue.dependency_removed': {
+      // The other one is named only within this repository: one elsewhere may be hidden from the reader.
+      const other = p.dependent as { repoId?: unknown; index?: unknown } | undefined
+      const named = other?.repoId === event.repoId && typeof other.index === 'number' ? <> <strong>#{other.index}</strong></> : null
+      return event.kind === 'issue.dependency_added' ? <>added a dependency{named}</> : <>removed a dependency{named}</>
+    }
+    case 'issue.pinned':
+      return 'pinned this'
+    case 'issue.unpinned':
+      return 'unpinned this'
     case 'pull.merged':
       return <>merged commit <code>{shortSha(p.mergeCommitSha)}</code></>
     case 'pull.synchronized':
@@ -94,6 +105,7 @@ function Item(props: { item: TimelineItem }): Html {
           </a>
         </header>
         <MarkdownBody html={item.html} text={c.body} />
+        <Attachments assets={c.assets} />
       </article>
     )
   }
@@ -138,6 +150,7 @@ export function ConversationView(props: { conv: Conversation; url: string }): Ht
           <UserLink user={conv.issue.user} /> wrote <TimeAt iso={conv.issue.created_at} />
         </header>
         <MarkdownBody html={conv.bodyHtml} text={conv.issue.body} />
+        <Attachments assets={conv.issue.assets} />
       </article>
       {conv.pages > 1 ? (
         <p class="muted">

@@ -8,7 +8,7 @@ import { listing } from '../../lib/listing'
 import { loggerOf } from '../../lib/log'
 
 /**
- * Where release assets live: {data}/attachments/{repo id}/{uuid}, one folder per repository so
+ * Where attachments (release assets, issues' and comments' files) live: {data}/attachments/{repo id}/{uuid}, one folder per repository so
  * that deleting a repository removes its files in one go (repository ids are never reused).
  * A file is written as {uuid}.part, synced, then renamed to {uuid} before its row is inserted;
  * rows are deleted before their files. So a crash can leave a file without a row (or a .part

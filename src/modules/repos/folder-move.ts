@@ -1,0 +1,82 @@
+import { existsSync, mkdirSync, renameSync } from 'node:fs'
+import { dirname, isAbsolute, join, relative } from 'node:path'
+import { eq } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { writeTransaction } from '../../db/client'
+import { folderMoves } from '../../db/schema'
+import { conflict } from '../../lib/errors'
+import { loggerOf } from '../../lib/log'
+import { nowUnix } from '../../lib/time'
+
+/**
+ * The one way a folder under {data}/repositories moves with the rows that name it (a repository
+ * renamed or transferred, an owner renamed): the intent is written first (table folder_moves),
+ * then the folder moves, then `write` runs in the transaction that also removes the intent. A
+ * failure of `write` moves the folder back and removes the intent; a crash leaves the intent,
+ * and the start-up repair (finishFolderMoves) puts the folder back where the unchanged rows
+ * still look for it. A folder already missing (see repairRepositories) is not an error: the rows
+ * still change. `afterMove` runs once the folder is in its new place, before `write`.
+ */
+export async function moveFolderWithRows<T>(
+  deps: AppDeps,
+  from: string,
+  to: string,
+  write: () => Promise<T>,
+  opts: { taken: string; afterMove?: () => Promise<void> },
+): Promise<T> {
+  const moves = from !== to && existsSync(from)
+  if (!moves) return await writeTransaction(deps.db, write)
+  if (existsSync(to)) throw conflict(opts.taken)
+  const root = rootOf(deps)
+  const intent = (await deps.db
+    .insert(folderMoves)
+    .values({ fromPath: relative(root, from), toPath: relative(root, to), createdUnix: nowUnix() })
+    .returning({ id: folderMoves.id }))[0]!.id
+  const forget = () => deps.db.delete(folderMoves).where(eq(folderMoves.id, intent))
+  try {
+    mkdirSync(dirname(to), { recursive: true })
+    renameSync(from, to)
+  } catch (e) {
+    await forget()
+    // Another move of it took the folder first.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw conflict('the repository is being moved or renamed; try again')
+    throw e
+  }
+  try {
+    await opts.afterMove?.()
+    return await writeTransaction(deps.db, async () => {
+      const result = await write()
+      await forget()
+      return result
+    })
+  } catch (e) {
+    renameSync(to, from)
+    await forget()
+    throw e
+  }
+}
+
+const rootOf = (deps: AppDeps) => join(deps.config.dataDir, 'repositories')
+
+/**
+ * The start-up repair of folder moves a crash interrupted (no other process runs): each intent
+ * left means its rows never changed, so a folder found at the new place and not at the old is
+ * moved back; then the intent goes. Answers how many folders were moved back.
+ */
+export async function finishFolderMoves(deps: AppDeps): Promise<number> {
+  const root = rootOf(deps)
+  const inside = (p: string) => !isAbsolute(p) && !relative(root, join(root, p)).startsWith('..')
+  let movedBack = 0
+  for (const move of await deps.db.select().from(folderMoves)) {
+    const from = join(root, move.fromPath)
+    const to = join(root, move.toPath)
+    if (inside(move.fromPath) && inside(move.toPath) && existsSync(to) && !existsSync(from)) {
+      mkdirSync(dirname(from), { recursive: true })
+      renameSync(to, from)
+      movedBack++
+      loggerOf(deps.config).warn('moved a folder back: the rows naming its new place were never written', { from: move.toPath, to: move.fromPath })
+    }
+    await deps.db.delete(folderMoves).where(eq(folderMoves.id, move.id))
+  }
+  return movedBack
+}
