@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
 import { Database } from 'bun:sqlite'
-import { closeDatabase, openDatabase, writeLockWaits, writeTransaction, type Db } from '../src/db/client'
+import { checkpointWal, closeDatabase, openDatabase, writeLockWaits, writeTransaction, type Db } from '../src/db/client'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -128,6 +128,10 @@ describe('the SQLite write gate', () => {
     await nextTurn()
     expect(mark()).not.toBe(before)
     expect(await values(db)).toEqual([1, 2, 3, 4, 5])
+    // A checkpoint (the webhook thread's, on a timer) ends the snapshot first: inside it SQLite refuses one.
+    expect(db.$client.inTransaction).toBe(true)
+    checkpointWal(db)
+    expect(db.$client.inTransaction).toBe(false)
     other.close()
     await closeDatabase(db)
   })
