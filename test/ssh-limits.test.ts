@@ -193,14 +193,14 @@ describe('before sign-in', () => {
     // past it.)
     const graceMs = 3000
     const patient = await limitedServer({ loginGraceMs: graceMs })
-    const held = await masterConnection(aliceKey, patient.port, 'grace')
+    const signedIn = await masterConnection(aliceKey, patient.port, 'grace')
     try {
       await Bun.sleep(graceMs + 500)
-      expect(await held.alive()).toBe(true)
+      expect(await signedIn.alive()).toBe(true)
       const cloned = await sshGit(aliceKey, patient.port, ['clone', '-q', url(patient.port, 'small'), join(dir, 'quick')])
       expect(cloned.code).toBe(0)
     } finally {
-      await held.close()
+      await signedIn.close()
       await patient.stop()
     }
   }, LIMIT)
