@@ -163,6 +163,8 @@ try {
       await (deps.db as any).$client.unsafe('CHECKPOINT').catch(() => {}) // superusers only: otherwise the figures share the machine with it
     } else {
       await analyze(deps.db)
+      // After the turn's read snapshot on the connection has ended (db/client.ts): a checkpoint inside it is refused.
+      await new Promise((resolve) => setImmediate(resolve))
       deps.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
     }
   }

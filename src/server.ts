@@ -44,7 +44,8 @@ export function startServer(deps: AppDeps, opts: { hostname?: string; port?: num
       if (address) deps.auth.setClientAddress(request, address)
       let response: Response
       try {
-        response = await app.handle(request)
+        // Elysia's compiled handler itself (`app.handle` is an async wrapper around it).
+        response = await app.fetch(request)
       } catch (e) {
         log.error('request failed', { method: request.method, path: loggedPath(request.url), ...errorFields(e) })
         response = internalError()

@@ -3,6 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, remoteUrl, tempDir } from './git-fixture'
+import { refAnswerHits } from '../src/git/ref-answers'
 
 /**
  * A repository's branches grow without bound, so their list is always a page (Gitea's default
@@ -67,5 +68,23 @@ describe('branch list', () => {
     expect(HUGE_MESSAGE.startsWith(listed.commit.message)).toBe(true)
     const one = await s.get('/repos/alice/many/branches/huge', { token: alice.token })
     expect(one.body.commit.message).toBe(listed.commit.message)
+  })
+
+  test('a page is served again without git while no ref moves; a moved ref shows at once', async () => {
+    const first = await s.get('/repos/alice/many/branches?limit=5', { token: alice.token })
+    const hits = refAnswerHits()
+    const again = await s.get('/repos/alice/many/branches?limit=5', { token: alice.token })
+    expect(refAnswerHits()).toBe(hits + 1)
+    expect(again.body).toEqual(first.body)
+    expect(again.headers.get('x-total-count')).toBe(String(BRANCHES))
+
+    const created = await s.post('/repos/alice/many/branches', { new_branch_name: 'a-new', old_branch_name: 'main' }, { token: alice.token })
+    expect(created.status).toBe(201)
+    const moved = await s.get('/repos/alice/many/branches?limit=5', { token: alice.token })
+    expect(moved.body.map((b: { name: string }) => b.name)).toEqual(['a-new', 'b000', 'b001', 'b002', 'b003'])
+    expect(moved.headers.get('x-total-count')).toBe(String(BRANCHES + 1))
+    expect((await s.del('/repos/alice/many/branches/a-new', undefined, { token: alice.token })).status).toBe(204)
+    const back = await s.get('/repos/alice/many/branches?limit=5', { token: alice.token })
+    expect(back.body).toEqual(first.body)
   })
 })

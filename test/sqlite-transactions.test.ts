@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
 import { Database } from 'bun:sqlite'
-import { closeDatabase, openDatabase, writeLockWaits, writeTransaction, type Db } from '../src/db/client'
+import { checkpointWal, closeDatabase, openDatabase, writeLockWaits, writeTransaction, type Db } from '../src/db/client'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -93,6 +93,45 @@ describe('the SQLite write gate', () => {
     expect(await values(db)).toEqual([1, 2])
     // The connection's own busy timeout is back for every other statement.
     expect(((await db.all(sql`pragma busy_timeout`)) as unknown[][])[0]![0]).toBe(10_000)
+    other.close()
+    await closeDatabase(db)
+  })
+
+  test("a turn's reads share one snapshot, which ends with the turn; writes never wait for it", async () => {
+    const db = await scratch()
+    await db.run(sql`insert into t values (1)`)
+    const other = new Database(join(dirs[dirs.length - 1]!, 'warren.db'))
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
+    await nextTurn()
+
+    // The turn's first read begins the snapshot; another connection's commit is seen from the next turn on.
+    expect(await values(db)).toEqual([1])
+    expect(db.$client.inTransaction).toBe(true)
+    other.exec('insert into t values (2)')
+    expect(await values(db)).toEqual([1])
+    await nextTurn()
+    expect(db.$client.inTransaction).toBe(false)
+    expect(await values(db)).toEqual([1, 2])
+
+    // A write outside a transaction, after reads in the same turn, is committed at once (the
+    // other connection sees it before the turn ends), and so is a write transaction's.
+    await db.run(sql`insert into t values (3)`)
+    expect(other.query('select count(*) as n from t').get()).toEqual({ n: 3 })
+    expect(await values(db)).toEqual([1, 2, 3])
+    await writeTransaction(db, async () => void (await db.run(sql`insert into t values (4)`)))
+    expect(other.query('select count(*) as n from t').get()).toEqual({ n: 4 })
+    // Reads after it see it, and the change mark moved with it.
+    const mark = db.$runtime.changeMark()
+    const before = mark()
+    expect(await values(db)).toEqual([1, 2, 3, 4])
+    other.exec('insert into t values (5)')
+    await nextTurn()
+    expect(mark()).not.toBe(before)
+    expect(await values(db)).toEqual([1, 2, 3, 4, 5])
+    // A checkpoint (the webhook thread's, on a timer) ends the snapshot first: inside it SQLite refuses one.
+    expect(db.$client.inTransaction).toBe(true)
+    checkpointWal(db)
+    expect(db.$client.inTransaction).toBe(false)
     other.close()
     await closeDatabase(db)
   })

@@ -164,10 +164,13 @@ const resolvedNeeds = new WeakMap<Request, Map<string, unknown>>()
 function checkedNeed<T extends Record<string, unknown>>(key: keyof typeof ACCESS_KEYS, declared: unknown, check: (c: PathContext) => Promise<T> | T) {
   return {
     ...declare(key, declared),
-    async transform(c: PathContext) {
-      let needs = resolvedNeeds.get(c.request)
-      if (!needs) resolvedNeeds.set(c.request, (needs = new Map()))
-      needs.set(key, await check(c))
+    // The context is destructured, never handed on whole: Elysia reads from each hook's source
+    // what the route uses, and a context passed whole makes every request parse its headers and
+    // cookies, which no need reads from there.
+    async transform({ request, params }: PathContext) {
+      let needs = resolvedNeeds.get(request)
+      if (!needs) resolvedNeeds.set(request, (needs = new Map()))
+      needs.set(key, await check({ request, params }))
     },
     resolve({ request }: { request: Request }): T {
       return resolvedNeeds.get(request)!.get(key) as T
@@ -183,7 +186,7 @@ type ValidatedContext = { request: Request; params: Record<string, unknown> }
  * did when the handler looked it up.
  */
 function validatedNeed<T extends Record<string, unknown>>(key: keyof typeof ACCESS_KEYS, declared: unknown, check: (c: ValidatedContext) => Promise<T>) {
-  return { ...declare(key, declared), resolve: (c: ValidatedContext): Promise<T> => check(c) }
+  return { ...declare(key, declared), resolve: ({ request, params }: ValidatedContext): Promise<T> => check({ request, params }) }
 }
 
 /**

@@ -1,5 +1,5 @@
-import { and, asc, eq, inArray } from 'drizzle-orm'
-import type { Db } from '../db/client'
+import { and, asc, eq, inArray, sql } from 'drizzle-orm'
+import { perConnection, type Db } from '../db/client'
 import { branchProtections, tagProtections, teamUsers, type BranchProtectionRow, type TagProtectionRow } from '../db/schema'
 import { compileGlob } from '../lib/glob'
 import { cachedGlob } from '../lib/file-patterns'
@@ -28,9 +28,19 @@ export function ruleMatches(rule: Pick<BranchProtectionRow, 'ruleName'>, branch:
   return cachedGlob(rule.ruleName.toLowerCase(), '/')?.matches(branch.toLowerCase()) ?? false
 }
 
+/** A repository's rules by priority, then age: prepared once per database (every branch record reads them). */
+const branchRulesStatement = perConnection((db: Db) =>
+  db
+    .select()
+    .from(branchProtections)
+    .where(eq(branchProtections.repoId, sql.placeholder('repoId')))
+    .orderBy(asc(branchProtections.priority), asc(branchProtections.id))
+    .prepare(),
+)
+
 /** A repository's branch rules in the order they apply: plain names first, then by priority, then age. */
 export async function branchRulesOf(db: Db, repoId: number): Promise<BranchProtectionRow[]> {
-  const rows = await db.select().from(branchProtections).where(eq(branchProtections.repoId, repoId)).orderBy(asc(branchProtections.priority), asc(branchProtections.id))
+  const rows = await branchRulesStatement(db).execute({ repoId })
   return [...rows.filter((r) => isPlainRuleName(r.ruleName)), ...rows.filter((r) => !isPlainRuleName(r.ruleName))]
 }
 

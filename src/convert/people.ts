@@ -1,6 +1,6 @@
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
-import type { Db } from '../db/client'
+import { perConnection, type Db } from '../db/client'
 import { rowMapper, valueRows } from '../db/row-mapper'
 import { inJsonList } from '../db/sql'
 import { emailAddresses, users } from '../db/schema'
@@ -42,10 +42,17 @@ export async function usersByIds(deps: AppDeps, ids: Iterable<number>): Promise<
 export async function usersByEmails(deps: AppDeps, emails: Iterable<string>): Promise<Map<string, UserRow>> {
   const lower = [...new Set([...emails].map((e) => e.toLowerCase()).filter(Boolean))]
   if (lower.length === 0) return new Map()
-  const rows = await deps.db
+  // Each row: the address, then the user's columns.
+  const rows = await valueRows(usersByEmailsStatement(deps.db), { emails: JSON.stringify(lower) })
+  return new Map(rows.map((v) => [v[0] as string, userRows.map(v, 1)]))
+}
+
+/** usersByEmails' statement, prepared once per database (every list of commits and branches asks it). */
+const usersByEmailsStatement = perConnection((db: Db) =>
+  db
     .select({ email: emailAddresses.lowerEmail, user: users })
     .from(emailAddresses)
     .innerJoin(users, eq(users.id, emailAddresses.userId))
-    .where(and(inArray(emailAddresses.lowerEmail, lower), eq(emailAddresses.isActivated, true)))
-  return new Map(rows.map((r) => [r.email, r.user]))
-}
+    .where(and(inJsonList(emailAddresses.lowerEmail, 'emails'), eq(emailAddresses.isActivated, true)))
+    .prepare(),
+)

@@ -211,18 +211,63 @@ function migrated(sqlite: Database): boolean {
   return appliedAll(latest, MIGRATION_TIMES)
 }
 
+/**
+ * The reads of one turn of the event loop share one read transaction on the connection, a
+ * snapshot: in write-ahead-log mode each statement run on its own begins and ends a read
+ * transaction (file locks and the log's index: most of a point read's cost, and many times it
+ * on a busy machine), and a request's reads (its caller's change mark, its token, its record),
+ * like those of the requests answered in the same turn, are then one. The snapshot begins with
+ * the turn's first read outside a write transaction and ends when the turn does (setImmediate),
+ * or before anything else runs on the connection: a write transaction's BEGIN IMMEDIATE, a write
+ * outside one, a checkpoint, closing. Only reads join it (Drizzle's `select`, the change mark); what another
+ * connection (the webhook thread's) commits meanwhile is seen from the next turn on, as if the
+ * turn's reads had come a moment earlier.
+ */
+export interface ReadSnapshots {
+  /** Runs the turn's reads in the open snapshot, beginning it if none is (a write transaction open: nothing). */
+  join(): void
+  /** Ends the open snapshot, if any (before a write, a write transaction, closing). */
+  end(): void
+}
+
+function readSnapshots(sqlite: Database, gate: WriteGate): ReadSnapshots {
+  // Prepared once, on the connection itself (not Drizzle's statements).
+  const begin = sqlite.prepare('BEGIN')
+  const commit = sqlite.prepare('COMMIT')
+  let open = false
+  const end = () => {
+    if (!open) return
+    open = false
+    // A read transaction commits nothing; SQLite may have ended it already (an error that rolls back).
+    if (sqlite.inTransaction) commit.run()
+  }
+  return {
+    join() {
+      if (open ? sqlite.inTransaction : gate.current !== null || sqlite.inTransaction) return
+      begin.run()
+      open = true
+      setImmediate(end)
+    },
+    end,
+  }
+}
+
+/** A statement Drizzle runs that only reads (a query builder's `select`, a raw `SELECT`): it may run in the turn's snapshot. */
+const readsOnly = (text: string): boolean => text.startsWith('select ') || text.startsWith('SELECT ')
+
 /** Drizzle's asynchronous SQLite API over one bun:sqlite connection (see WriteGate). */
 function sqliteDatabase(sqlite: Database): Db {
   const gate: WriteGate = { inside: new AsyncLocalStorage(), current: null }
+  const snapshots = readSnapshots(sqlite, gate)
   const claims = new Map<string, number>()
   const runtime: DatabaseRuntime = {
     dialect: 'sqlite',
-    transaction: (fn) => sqliteTransaction(sqlite, gate, fn),
+    transaction: (fn) => sqliteTransaction(sqlite, gate, snapshots, fn),
     afterCommit(fn) {
       if (insideOpen(gate)) gate.current!.committed.push(fn)
       else queueMicrotask(() => gate.inside.exit(fn))
     },
-    changeMark: () => sqliteChangeMark(sqlite),
+    changeMark: () => sqliteChangeMark(sqlite, snapshots),
     tryLock: async () => ({ release: async () => {} }),
     withLock: (_name, fn) => fn(),
     // One process owns the database: its own claims are all there are.
@@ -242,10 +287,14 @@ function sqliteDatabase(sqlite: Database): Db {
     },
     unclaimed: async (kind, ids) => ids.filter((id) => !claims.has(`${kind}:${id}`)),
     checkpoint() {
-      // Not inside this connection's open transaction (it would wait for its own write lock).
-      if (!gate.current) sqlite.exec('PRAGMA wal_checkpoint(PASSIVE)')
+      // Not inside this connection's open transaction (it would wait for its own write lock), nor
+      // its read snapshot (which would keep the log it reads from being copied).
+      if (gate.current) return
+      snapshots.end()
+      sqlite.exec('PRAGMA wal_checkpoint(PASSIVE)')
     },
     async close() {
+      snapshots.end()
       sqlite.close()
     },
   }
@@ -260,6 +309,9 @@ function sqliteDatabase(sqlite: Database): Db {
   // drizzle would otherwise build from every table at each connection's start.
   const db = drizzle(async (text, params, method) => {
     while (mustWait(gate)) await gate.current!.ended
+    // Outside a write transaction (none is open then): a read joins the turn's snapshot; a write
+    // runs on its own, committed at once, as it always was.
+    if (gate.current === null) readsOnly(text) ? snapshots.join() : snapshots.end()
     return run(text, params, method) as { rows: any[] }
   }) as unknown as Db
   db.$client = sqlite
@@ -342,7 +394,7 @@ async function beginImmediate(sqlite: Database): Promise<void> {
 export const writeLockWaits = { transactions: 0, waits: 0, waitedMs: 0 }
 
 /** writeTransaction on SQLite: one BEGIN IMMEDIATE ... COMMIT at a time on the one connection (WriteGate). */
-async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, fn: () => Promise<T>): Promise<T> {
+async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, snapshots: ReadSnapshots, fn: () => Promise<T>): Promise<T> {
   if (insideOpen(gate)) return fn()
   while (gate.current) await gate.current.ended
   // Claimed in the same step as the check above (no await in between).
@@ -351,6 +403,8 @@ async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, fn: () =>
   gate.current = transaction
   let result: T
   try {
+    // The turn's read snapshot ends first (no read joins one while the gate is held).
+    snapshots.end()
     await beginImmediate(sqlite)
     try {
       result = await gate.inside.run(transaction, fn)
@@ -378,11 +432,13 @@ export function changeMarkOf(db: Db): () => string {
   return db.$runtime.changeMark()
 }
 
-function sqliteChangeMark(sqlite: Database): () => string {
+function sqliteChangeMark(sqlite: Database, snapshots: ReadSnapshots): () => string {
   const query = sqlite.query<{ v: number; c: number }, []>(
     'SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c',
   )
   return () => {
+    // In the turn's snapshot: the cache it guards reads in the same one.
+    snapshots.join()
     const { v, c } = query.get()!
     return `${v}:${c}`
   }

@@ -1,6 +1,7 @@
 import { startGit, type GitRepo } from './run'
 import { MAX_FIELD_CHARS, readTokens } from './tokens'
 import { isSafeRefName } from './refs'
+import { refAnswer } from './ref-answers'
 
 /** A branch head as read by one `git for-each-ref` (no spawn per branch). */
 export interface BranchHead {
@@ -54,15 +55,25 @@ export interface RefWindow {
  * window's heads are kept, and each field of theirs to MAX_FIELD_CHARS, so memory stays bounded
  * whatever the number of branches or the size of their messages.
  */
-export function listBranchHeads(repo: GitRepo, window: RefWindow): Promise<{ heads: BranchHead[]; total: number }> {
-  return readBranchHeads(repo, ['refs/heads'], window)
+export async function listBranchHeads(repo: GitRepo, window: RefWindow): Promise<{ heads: BranchHead[]; total: number }> {
+  // Kept under the repository's ref state (refAnswer: HEAD, packed-refs and the loose refs, by
+  // content) and served again without a git process while no ref moved: a commit never changes
+  // under its id, so the heads' fields are what git would print again. A page is bounded
+  // (MAX_FIELD_CHARS a field), and so is what refAnswer keeps.
+  const request = `branch-heads\0${window.offset}\0${window.limit}\0${repo.alternates ?? ''}`
+  const body = await refAnswer(repo.gitDir, request, async () => {
+    const read = await readBranchHeads(repo, ['refs/heads'], window)
+    return { body: Buffer.from(JSON.stringify(read)), ok: read.ok }
+  })
+  const { heads, total } = JSON.parse(body.toString('utf8')) as { heads: BranchHead[]; total: number; ok: boolean }
+  return { heads, total }
 }
 
 /**
  * Branch heads of the refs `patterns` name (for-each-ref's patterns, passed as values), within
  * `window`; with `only`, the one branch of that exact name (a pattern also names the refs below it).
  */
-async function readBranchHeads(repo: GitRepo, patterns: string[], window: RefWindow, only?: string): Promise<{ heads: BranchHead[]; total: number }> {
+async function readBranchHeads(repo: GitRepo, patterns: string[], window: RefWindow, only?: string): Promise<{ heads: BranchHead[]; total: number; ok: boolean }> {
   const heads: BranchHead[] = []
   let total = 0
   let fields: string[] = []
@@ -84,7 +95,7 @@ async function readBranchHeads(repo: GitRepo, patterns: string[], window: RefWin
     },
     MAX_FIELD_CHARS,
   )
-  return r.code === 0 ? { heads, total } : { heads: [], total: 0 }
+  return r.code === 0 ? { heads, total, ok: true } : { heads: [], total: 0, ok: false }
 }
 
 /** One branch (exact name), or null. */

@@ -3,9 +3,10 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 
 /**
- * upload-pack's answers that depend only on a repository's refs and its config: the ref
+ * Git's answers that depend only on a repository's refs and its config: upload-pack's ref
  * advertisement (`info/refs`, protocol v0/v1, and v2's capability list) and protocol v2's
- * `ls-refs`. Git makes each answer once; it is then kept under the state it was made from and
+ * `ls-refs`, and a page of the branch list with its heads' commits (git/commits.ts; a commit
+ * never changes under its id). Git makes each answer once; it is then kept under the state it was made from and
  * served again, without a git process, while that state holds. The state is read from the files
  * git keeps refs in, by content, not by time stamps: HEAD, `packed-refs`, every loose ref under
  * `refs/`, the repository's `config` (hidden refs, `lsrefs.unborn`, `uploadpack.*`) and

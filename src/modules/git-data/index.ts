@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { jsonText } from '../../lib/checked-json'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
@@ -46,7 +47,7 @@ export const gitDataModule = (deps: AppDeps) => {
         const opts = { recursive: formSwitch(query.recursive, false), page: query.page, perPage: query.per_page }
         const page = await gitTree(deps, repo, params.sha, opts)
         const json = treePageJson(deps.config, repo.repo, page, { recursive: opts.recursive, perPage: page.perPage })
-        return new Response(json, { headers: { 'content-type': 'application/json;charset=utf-8' } })
+        return jsonText(json)
       },
       {
         ...read,

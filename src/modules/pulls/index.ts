@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { checkedJson } from '../../lib/checked-json'
+import { checkedJson, jsonText } from '../../lib/checked-json'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { pathNumber } from '../../lib/path-number'
@@ -51,7 +51,7 @@ export const pullsModule = (deps: AppDeps) =>
           return { json: pullListJson(await pullsToApi(deps, ctx.repo, ctx.owner, rows.rows, viewer)), total: rows.total }
         })
         setListHeaders(set, deps.config, request, page, found.total)
-        return new Response(found.json, { headers: { 'content-type': 'application/json;charset=utf-8' } })
+        return jsonText(found.json)
       },
       {
         scope: 'repository',

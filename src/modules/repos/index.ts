@@ -3,6 +3,8 @@ import type { AppDeps } from '../../deps'
 import { AccessMode, accessLevel } from '../../auth/access'
 import { pipeline } from '../../auth/pipeline'
 import { toApiRepo, reposToApi, repoToApi } from '../../convert/repo'
+import { recordJson } from '../../convert/record-json'
+import { jsonText } from '../../lib/checked-json'
 import { PageQuery } from '../../lib/pagination'
 import { getVisibleUserByName } from '../users/service'
 import {
@@ -26,6 +28,9 @@ import { generateRepository } from './generate'
 import { queryBool } from '../../lib/validate'
 
 /** Repositories: create, get, edit, delete, lists and search. */
+/** GET /repos/{owner}/{repo}'s record as JSON text, kept while the database is unchanged. */
+const repoJson = recordJson('repository', RepositorySchema)
+
 export const reposModule = (deps: AppDeps) =>
   new Elysia({ name: 'repos', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
@@ -72,7 +77,12 @@ export const reposModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo',
-      async ({ repo: ctx }) => await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+      // The record's JSON text kept while nothing changes (recordJson); it depends on who asks and their access.
+      async ({ repo: ctx }) => {
+        const viewer = ctx.caller.user
+        const key = `${ctx.repo.id}:${viewer?.id ?? '-'}:${viewer?.publicOnly ? 'public-only' : ''}:${ctx.mode}`
+        return jsonText(await repoJson(deps, key, () => repoToApi(deps, ctx.repo, ctx.owner, viewer, ctx.mode)))
+      },
       { scope: 'repository', repo: { level: 'read' }, params: RepoParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGet', summary: 'Get a repository' } },
     )
     .patch(

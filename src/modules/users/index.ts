@@ -3,6 +3,8 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { toApiUser, toApiUserSettings } from '../../convert/user'
+import { recordJson } from '../../convert/record-json'
+import { jsonText } from '../../lib/checked-json'
 import { editUser } from '../admin/service'
 import { userHeatmap } from './heatmap'
 import { notFound } from '../../lib/errors'
@@ -26,6 +28,8 @@ import { toApiAccessToken, toApiEmail } from '../../convert/account'
 import { addEmails, createAccessToken, deleteAccessToken, deleteEmails, followedOrVisibleUser, followUser, getVisibleUserByName, isFollowing, listAccessTokens, listEmails, listFollows, searchUsers, tokenOwnerFor, unfollowUser } from './service'
 
 const UserList = t.Array(UserSchema)
+/** GET /users/{username}'s record as JSON text, kept while the database is unchanged. */
+const userJson = recordJson('user', UserSchema)
 const NoContent = { 204: t.Void() }
 
 /**
@@ -77,7 +81,11 @@ export const usersModule = (deps: AppDeps) => {
     )
     .get(
       '/users/:username',
-      async ({ caller, params }) => toApiUser(config, await getVisibleUserByName(deps, params.username, caller.user, 'owner'), caller.user),
+      // The record's JSON text kept while nothing changes (recordJson); it depends on who asks.
+      async ({ caller, params }) => {
+        const user = await getVisibleUserByName(deps, params.username, caller.user, 'owner')
+        return jsonText(await userJson(deps, `${user.id}:${caller.user?.id ?? '-'}`, () => toApiUser(config, user, caller.user)))
+      },
       { scope: 'user', caller: true, params: UsernameParams, response: { 200: UserSchema }, detail: { operationId: 'userGet', summary: 'Get a user' } },
     )
     .get(
