@@ -16,6 +16,7 @@ import { writeInitialCommit, type InitialFile } from '../../git/initial-commit'
 import { recordEvent } from '../../events/outbox'
 import { changeMarkRow } from '../stars/service'
 import { dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
+import { findTemplate, repoTemplates } from './template-names'
 
 export interface NewRepo {
   name: string
@@ -81,13 +82,6 @@ export function newRepoFromOption(body: {
   }
 }
 
-/** Case-insensitive template lookup; undefined when there is no such template. */
-function findTemplate(templates: Record<string, string>, name: string): [string, string] | undefined {
-  const lower = name.toLowerCase()
-  for (const key in templates) if (key.toLowerCase() === lower) return [key, templates[key]!]
-  return undefined
-}
-
 /** The license text with its year and copyright-holder placeholders filled in. */
 function fillLicense(text: string, year: number, holder: string): string {
   return text
@@ -101,7 +95,7 @@ function fillLicense(text: string, year: number, holder: string): string {
  * imported by the first creation that asks for them, not when the server starts.
  */
 async function initialFiles(owner: UserRow, opts: NewRepo, now: number): Promise<InitialFile[]> {
-  const { GITIGNORE_TEMPLATES, LICENSE_TEMPLATES, README_TEMPLATES } = await import('./templates')
+  const { GITIGNORE_TEMPLATES, LICENSE_TEMPLATES, README_TEMPLATES } = await repoTemplates()
   const readmeName = opts.readme?.trim() || 'Default'
   const readme = findTemplate(README_TEMPLATES, readmeName)
   if (!readme) throw unprocessable(`readme template does not exist [name: ${readmeName}]`, 'Readme')
