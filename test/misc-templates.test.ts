@@ -13,6 +13,7 @@ import { missingGiteaFields } from './gitea-types'
 import { GITIGNORE_TEMPLATES, LICENSE_TEMPLATES } from '../src/modules/repos/templates'
 import { startMirrorScheduler } from '../src/jobs/mirror-scheduler'
 import { startPullChecker } from '../src/jobs/pull-checker'
+import { startRepositorySweep } from '../src/jobs/repository-sweep'
 
 type Client = Api<unknown>
 let s: TestServer
@@ -236,5 +237,27 @@ describe('admin: cron', () => {
     }
     expect((await asRoot.admin.adminCronList()).data).toEqual([])
     expect((await refused(asRoot.admin.adminCronRun('update_mirrors'))).status).toBe(404)
+  })
+
+  test('the sweep after the start runs once, and again on demand (a whole sweep with the same checks), never twice at once', async () => {
+    let sweeps = 0
+    const sweep = startRepositorySweep(s.deps, { startedAt: Date.now(), delayMs: 0, pauseMs: 300, onDone: () => sweeps++ })
+    const listed = async () => (await asRoot.admin.adminCronList()).data.find((c) => c.name === 'repository_sweep')!
+    try {
+      expect((await listed()).schedule).toBe('@startup')
+      for (let i = 0; i < 1000 && sweeps < 1; i++) await Bun.sleep(10)
+      expect(sweeps).toBe(1)
+      expect((await listed()).exec_times).toBe(1)
+      expect((await listed()).next).toBe('0001-01-01T00:00:00Z')
+      // Two asks at once (a sweep pauses between its steps): one sweep.
+      const asks = await Promise.all([asRoot.admin.adminCronRun('repository_sweep'), asRoot.admin.adminCronRun('repository_sweep')])
+      expect(asks.map((r) => r.status)).toEqual([204, 204])
+      for (let i = 0; i < 1000 && sweeps < 2; i++) await Bun.sleep(10)
+      await Bun.sleep(700)
+      expect(sweeps).toBe(2)
+      expect((await listed()).exec_times).toBe(2)
+    } finally {
+      await sweep.stop()
+    }
   })
 })
