@@ -127,6 +127,16 @@ describe('label templates', () => {
   test('an unknown set is a 404 in the API shape', async () => {
     expect(await refused(anonymous.label.getLabelTemplateInfo('Fancy'))).toEqual({ status: 404, body: errorShape() })
   })
+
+  test("a new repository starts with the set its issue_labels names; an unknown set is a 422 and makes nothing", async () => {
+    await asAlice.user.createCurrentUserRepo({ name: 'labelled', issue_labels: 'advanced' })
+    const made = (await asAlice.repos.issueListLabels('alice', 'labelled', { limit: 50 })).data
+    const served = (await anonymous.label.getLabelTemplateInfo('Advanced')).data
+    expect(made.map((l) => [l.name, l.color, l.description]).sort()).toEqual(served.map((l) => [l.name, l.color, l.description]).sort())
+    const r = await refused(asAlice.user.createCurrentUserRepo({ name: 'unlabelled', issue_labels: 'Fancy' }))
+    expect(r.status).toBe(422)
+    expect((await refused(asAlice.repos.repoGet('alice', 'unlabelled'))).status).toBe(404)
+  })
 })
 
 describe("a repository's licenses", () => {
