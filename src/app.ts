@@ -31,6 +31,7 @@ import { commentsModule } from './modules/comments'
 import { issueAttachmentsModule } from './modules/attachments'
 import { reactionsModule } from './modules/reactions'
 import { issueTemplatesModule } from './modules/issue-templates'
+import { licensesModule } from './modules/licenses'
 import { labelsModule } from './modules/labels'
 import { milestonesModule } from './modules/milestones'
 import { timesModule } from './modules/times'
@@ -120,6 +121,7 @@ export function createApp(deps: AppDeps) {
     .use(issuePinsModule(deps))
     .use(reactionsModule(deps))
     .use(issueTemplatesModule(deps))
+    .use(licensesModule(deps))
     .use(commentsModule(deps))
     .use(issueAttachmentsModule(deps))
     .use(labelsModule(deps))

@@ -164,6 +164,14 @@ describe('route table', () => {
         'GET /api/swagger/assets/:file',
         'GET /swagger.v1.json',
         'GET /api/v1/version',
+        'GET /api/v1/nodeinfo',
+        // The templates a new repository may start from, the same for everyone.
+        'GET /api/v1/gitignore/templates',
+        'GET /api/v1/gitignore/templates/:name',
+        'GET /api/v1/licenses',
+        'GET /api/v1/licenses/:name',
+        'GET /api/v1/label/templates',
+        'GET /api/v1/label/templates/:name',
         'GET /api/v1/settings/api',
         'GET /api/v1/settings/attachment',
         'GET /api/v1/settings/repository',
@@ -297,7 +305,9 @@ const levelOf = (method: string) => (['POST', 'PUT', 'PATCH', 'DELETE'].includes
  * here on its own so that a route declaring another one fails.
  */
 function giteaCategories(path: string): ScopeCategory[] | 'none' {
-  if (['/api/v1/version', '/api/v1/markdown', '/api/v1/markdown/raw', '/api/v1/markup'].includes(path) || path.startsWith('/api/v1/settings/')) return 'none'
+  if (['/api/v1/version', '/api/v1/nodeinfo', '/api/v1/markdown', '/api/v1/markdown/raw', '/api/v1/markup'].includes(path) || path.startsWith('/api/v1/settings/')) return 'none'
+  // The templates a new repository may start from (Gitea's misc routes, outside any scope group).
+  if (/^\/api\/v1\/(gitignore\/templates|licenses|label\/templates)(\/|$)/.test(path)) return 'none'
   if (path.startsWith('/api/v1/admin/')) return ['admin']
   if (path === '/api/v1/org/:org/repos') return ['organization', 'repository']
   if (path.startsWith('/api/v1/orgs') || path.startsWith('/api/v1/teams/')) return ['organization']

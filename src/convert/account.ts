@@ -10,4 +10,11 @@ export const toApiAccessToken = (row: AccessTokenRow, secret = '') => ({
 })
 
 /** The Email record. */
-export const toApiEmail = (row: EmailRow) => ({ email: row.email, verified: row.isActivated, primary: row.isPrimary })
+export const toApiEmail = (row: Pick<EmailRow, 'email' | 'isActivated' | 'isPrimary'>) => ({ email: row.email, verified: row.isActivated, primary: row.isPrimary })
+
+/** The Email record of an address listed with its user (Gitea's ToEmailSearch: the site administrator's lists). */
+export const toApiUserEmail = (row: Pick<EmailRow, 'email' | 'isActivated' | 'isPrimary'> & { userId: number; username: string }) => ({
+  ...toApiEmail(row),
+  user_id: row.userId,
+  username: row.username,
+})

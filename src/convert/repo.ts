@@ -267,7 +267,8 @@ export function repoRecord(
           },
     external_wiki: repo.externalWikiUrl === '' ? null : { external_wiki_url: repo.externalWikiUrl },
     topics: topicsOf(repo),
-    // No license detection is made: the list of licenses found is empty.
+    // Left empty: the licenses are found by reading git (modules/licenses), which a converter does
+    // not; `/repos/{o}/{r}/licenses` answers them.
     licenses: [],
     object_format_name: repo.objectFormat,
     repo_transfer: transfer ?? null,

@@ -9,10 +9,11 @@ import { pauser } from '../lib/pauser'
  * then runs `round` (claim a batch, handle it, mark it done; answers how many events it handled)
  * while events come, polling the outbox (a read, nothing written) when it is empty. A failed round
  * is logged and its claims released, so they come back to the next round (never passed over).
+ * `onRound` is told of each round that found events (the job's listing, lib/job-board.ts).
  */
 export async function runConsumerLoop(
   db: Db,
-  opts: { consumer: string; round: () => Promise<number>; log: Logger; what: string; pollMs: number },
+  opts: { consumer: string; round: () => Promise<number>; log: Logger; what: string; pollMs: number; onRound?: () => void },
 ) {
   const { consumer, round, log, what } = opts
   await releaseClaims(db, consumer)
@@ -27,7 +28,10 @@ export async function runConsumerLoop(
       let handled = 0
       let failed = false
       try {
-        if (await hasEventsAfterDone(db, consumer)) handled = await round()
+        if (await hasEventsAfterDone(db, consumer)) {
+          opts.onRound?.()
+          handled = await round()
+        }
       } catch (e) {
         failed = true
         log.error(`a round of ${what} failed`, errorFields(e))

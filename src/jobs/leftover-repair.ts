@@ -1,5 +1,6 @@
 import type { AppDeps } from '../deps'
 import { errorFields, loggerOf } from '../lib/log'
+import { everySchedule, jobBoardOf } from '../lib/job-board'
 import type { BackgroundJob } from '../ops/shutdown'
 import { repairPullMerges } from '../modules/pulls/merge'
 import { settleAbandonedPushes } from '../push'
@@ -22,6 +23,8 @@ export function startLeftoverRepair(deps: AppDeps, intervalMs = LEFTOVER_REPAIR_
   let timer: ReturnType<typeof setTimeout> | undefined
   let round: Promise<void> = Promise.resolve()
   const repair = async () => {
+    listed.round()
+    listed.plan(null)
     try {
       // Merges first: a merge that landed is marked merged before its push is recorded, so the
       // re-checks the push queues never see the pull request as open.
@@ -35,11 +38,23 @@ export function startLeftoverRepair(deps: AppDeps, intervalMs = LEFTOVER_REPAIR_
     if (stopped) return
     timer = setTimeout(() => void (round = repair()), intervalMs)
     timer.unref?.()
+    listed.plan(Date.now() + intervalMs)
   }
+  // Listed for /admin/cron; a round on demand is the next round brought forward, after the running one.
+  const runNow = async () => {
+    await round
+    if (stopped || !timer) return
+    clearTimeout(timer)
+    timer = undefined
+    round = repair()
+    await round
+  }
+  const listed = jobBoardOf(deps).register('repair_leftovers', { schedule: everySchedule(intervalMs), everyMs: intervalMs, runNow })
   round = repair()
   return {
     async stop() {
       stopped = true
+      listed.leave()
       clearTimeout(timer)
       await round
     },

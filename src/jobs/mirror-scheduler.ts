@@ -1,6 +1,7 @@
 import type { AppDeps } from '../deps'
 import { queueDueMirrors, stopMirrorUpdates } from '../modules/migrations/mirrors'
 import { errorFields, loggerOf } from '../lib/log'
+import { everySchedule, jobBoardOf } from '../lib/job-board'
 
 /** How often the scheduler looks for due mirrors. */
 export const MIRROR_TICK_MS = 60_000
@@ -10,7 +11,11 @@ export const MIRROR_TICK_MS = 60_000
  * `warren serve`). `tick(now)` is the whole of one round, for tests to call with a chosen time.
  */
 export function startMirrorScheduler(deps: AppDeps, opts: { tickMs?: number } = {}) {
-  const tick = async (now?: number) => await queueDueMirrors(deps, now)
+  const tickMs = opts.tickMs ?? MIRROR_TICK_MS
+  const tick = async (now?: number) => {
+    listed.round()
+    return await queueDueMirrors(deps, now)
+  }
   // A failed round is logged and the next one tries again: it must never end the process.
   const safeTick = async () => {
     try {
@@ -19,7 +24,9 @@ export function startMirrorScheduler(deps: AppDeps, opts: { tickMs?: number } = 
       loggerOf(deps.config).error('a mirror scheduler tick failed', errorFields(e))
     }
   }
-  const timer = setInterval(safeTick, opts.tickMs ?? MIRROR_TICK_MS)
+  // Listed for /admin/cron; a round on demand is one more tick (queuing a mirror already queued does nothing).
+  const listed = jobBoardOf(deps).register('update_mirrors', { schedule: everySchedule(tickMs), everyMs: tickMs, runNow: safeTick })
+  const timer = setInterval(safeTick, tickMs)
   timer.unref?.()
   // A first round soon after start, for mirrors that came due while the server was down.
   const first = setTimeout(safeTick, 1000)
@@ -28,6 +35,7 @@ export function startMirrorScheduler(deps: AppDeps, opts: { tickMs?: number } = 
     tick,
     /** Stops looking for due mirrors, drops queued updates, stops running ones and waits for them. */
     async stop() {
+      listed.leave()
       clearInterval(timer)
       clearTimeout(first)
       await stopMirrorUpdates(deps)

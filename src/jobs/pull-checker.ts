@@ -2,6 +2,7 @@ import type { AppDeps } from '../deps'
 import { onPullsQueued, queuedPullIds } from '../push/pull-queue'
 import { checkPull } from '../modules/pulls/mergeability'
 import { errorFields, loggerOf } from '../lib/log'
+import { everySchedule, jobBoardOf } from '../lib/job-board'
 
 /** How often the checker looks for queued pull requests when nothing woke it (a safety net). */
 export const PULL_CHECK_TICK_MS = 30_000
@@ -18,7 +19,9 @@ export function startPullChecker(deps: AppDeps, opts: { tickMs?: number } = {}) 
   let stopped = false
   let wanted = true
   let round: Promise<void> | null = null
+  const tickMs = opts.tickMs ?? PULL_CHECK_TICK_MS
   const runRound = async () => {
+    listed.round()
     while (wanted && !stopped) {
       wanted = false
       for (let ids = await queuedPullIds(deps.db, BATCH); ids.length && !stopped; ids = await queuedPullIds(deps.db, BATCH)) {
@@ -48,8 +51,10 @@ export function startPullChecker(deps: AppDeps, opts: { tickMs?: number } = {}) 
         if (wanted && !stopped) wake()
       })
   }
+  // Listed for /admin/cron; a round on demand is a wake-up (one round at a time, whoever wakes it).
+  const listed = jobBoardOf(deps).register('check_pull_requests', { schedule: everySchedule(tickMs), everyMs: tickMs, runNow: wake })
   onPullsQueued(deps.db, wake)
-  const timer = setInterval(wake, opts.tickMs ?? PULL_CHECK_TICK_MS)
+  const timer = setInterval(wake, tickMs)
   timer.unref?.()
   wake()
   return {
@@ -61,6 +66,7 @@ export function startPullChecker(deps: AppDeps, opts: { tickMs?: number } = {}) 
     /** Stops taking checks and waits for the running one; what is still queued stays queued. */
     async stop() {
       stopped = true
+      listed.leave()
       clearInterval(timer)
       onPullsQueued(deps.db, null)
       await round

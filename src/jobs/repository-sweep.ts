@@ -2,6 +2,7 @@ import { and, asc, eq, gt } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { repositories } from '../db/schema'
 import { errorFields, loggerOf } from '../lib/log'
+import { jobBoardOf } from '../lib/job-board'
 import type { BackgroundJob } from '../ops/shutdown'
 import { checkRepositoryFolder, moveAsideUnaccounted, ownerFolders } from '../modules/repos/repair'
 import { syncChangedRepositories } from '../push'
@@ -44,15 +45,20 @@ export function startRepositorySweep(
   let stopped = false
   let timer: ReturnType<typeof setTimeout> | undefined
   let wake: (() => void) | undefined
-  const result: SweepResult = { checked: 0, updated: 0, missing: 0, leftovers: 0, orphaned: 0, attachmentsRemoved: 0, attachmentsMissing: 0 }
+  const emptyResult = (): SweepResult => ({ checked: 0, updated: 0, missing: 0, leftovers: 0, orphaned: 0, attachmentsRemoved: 0, attachmentsMissing: 0 })
+  const result = emptyResult()
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
       wake = resolve
       timer = setTimeout(resolve, ms)
     })
-  const run = async () => {
+  const run = async (delayMs: number) => {
     let after = 0
-    await pause(opts.delayMs ?? SWEEP_DELAY_MS)
+    await pause(delayMs)
+    if (stopped) return
+    listed.round()
+    listed.plan(null)
+    Object.assign(result, emptyResult())
     while (!stopped) {
       const rows = await deps.db
         .select({ id: repositories.id, ownerName: repositories.ownerName, name: repositories.name })
@@ -93,10 +99,26 @@ export function startRepositorySweep(
     if (result.updated) log.info(`brought ${result.updated} of ${result.checked} repositories in line with git`)
     opts.onDone?.(result)
   }
-  const done = run().catch((e) => log.error('the repository sweep failed', errorFields(e)))
+  const sweep = (delayMs: number) => run(delayMs).catch((e) => log.error('the repository sweep failed', errorFields(e)))
+  let running = true
+  const track = (p: Promise<void>) => p.finally(() => (running = false))
+  // Listed for /admin/cron: once after the start; on demand another whole sweep, when none runs
+  // (the same checks, still touching only what is unchanged since this process started).
+  const listed = jobBoardOf(deps).register('repository_sweep', {
+    schedule: '@startup',
+    everyMs: null,
+    runNow: () => {
+      if (running || stopped) return done
+      running = true
+      return (done = track(sweep(0)))
+    },
+  })
+  listed.plan(Date.now() + (opts.delayMs ?? SWEEP_DELAY_MS))
+  let done: Promise<void> = track(sweep(opts.delayMs ?? SWEEP_DELAY_MS))
   return {
     async stop() {
       stopped = true
+      listed.leave()
       clearTimeout(timer)
       wake?.()
       await done

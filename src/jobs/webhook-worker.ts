@@ -6,6 +6,7 @@ import { hasWebhookWork, WEBHOOK_POLL_MS } from '../webhooks/loops'
 import type { WebhookThreadMessage, WebhookThreadReport } from '../webhooks/worker-thread'
 import { errorFields, loggerOf } from '../lib/log'
 import { pauser } from '../lib/pauser'
+import { everySchedule, jobBoardOf } from '../lib/job-board'
 
 /** Where the thread's code is: beside the webhooks sources, or in the bundle at its entry's path. */
 function threadUrl(): URL {
@@ -77,9 +78,12 @@ export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number; idleM
   let thread: ReturnType<typeof startThread> | null = null
   let stopped = false
   const { pause, wake } = pauser()
+  // Listed for /admin/cron (a round: a look for work; the deliveries are the thread's); a round on demand wakes it.
+  const listed = jobBoardOf(deps).register('webhook_deliveries', { schedule: everySchedule(pollMs), everyMs: null, runNow: () => (thread ? thread.wake() : wake()) })
   const loop = (async () => {
     let idleSince = 0
     while (!stopped) {
+      listed.round()
       try {
         const work = await hasWebhookWork(deps.db)
         // A stop that came meanwhile has ended (or will end) the thread: none starts after it.
@@ -112,6 +116,7 @@ export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number; idleM
     },
     /** Stops taking events and delivering (what is pending stays for the next start) and ends the thread. */
     async stop() {
+      listed.leave()
       unregister()
       stopped = true
       wake()

@@ -92,12 +92,13 @@ export async function notifyRound(deps: AppDeps, limit = BATCH): Promise<number>
  * process claimed and did not finish, then handles events as they come, polling the outbox when
  * it is empty.
  */
-export async function runNotifier(deps: AppDeps, opts: { pollMs?: number } = {}) {
+export async function runNotifier(deps: AppDeps, opts: { pollMs?: number; onRound?: () => void } = {}) {
   return await runConsumerLoop(deps.db, {
     consumer: NOTIFICATION_CONSUMER,
     round: () => notifyRound(deps),
     log: loggerOf(deps.config),
     what: 'notifications',
     pollMs: opts.pollMs ?? NOTIFIER_POLL_MS,
+    onRound: opts.onRound,
   })
 }

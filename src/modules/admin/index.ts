@@ -5,6 +5,10 @@ import { pipeline } from '../../auth/pipeline'
 import { toApiOrg, toApiUser } from '../../convert/user'
 import { toApiRepo } from '../../convert/repo'
 import { toApiPublicKey } from '../../convert/key'
+import { toApiUserEmail } from '../../convert/account'
+import { toApiCron } from '../../convert/cron'
+import { notFound } from '../../lib/errors'
+import { jobBoardOf } from '../../lib/job-board'
 import { PageQuery } from '../../lib/pagination'
 import { CreateKeyOption, PublicKeySchema, UserKeyParams } from '../keys/model'
 import { addPublicKey, deletePublicKey, getOwnPublicKey } from '../keys/service'
@@ -14,13 +18,14 @@ import { CreateRepoOption, OwnerParams, RepositorySchema } from '../repos/model'
 import { createRepository, newRepoFromOption } from '../repos/create'
 import { UserSchema, UsernameParams } from '../users/model'
 import { createUser, getUserByName, getVisibleUserByName } from '../users/service'
-import { CreateUserOption, EditUserOption, formBooleans, RenameUserOption } from './model'
-import { deleteUser, editUser, listAllUsers, renameUser } from './service'
+import { CreateUserOption, CronSchema, CronTaskParams, EmailSearchQuery, EditUserOption, formBooleans, RenameUserOption, UserEmailSchema } from './model'
+import { deleteUser, editUser, listAllUsers, renameUser, searchEmails } from './service'
 
 /**
  * Site administration, every `/admin/...` route (all: site admins; 401 anonymous, 403 others):
  * users, and the keys, organisations and repositories an admin makes on a user's behalf through
- * the same services as the user's own routes.
+ * the same services as the user's own routes; every user's e-mail addresses; the background jobs
+ * this process runs (`/admin/cron`, from `lib/job-board.ts`, where the jobs list themselves).
  */
 export const adminModule = (deps: AppDeps) => {
   const { config } = deps
@@ -160,6 +165,50 @@ export const adminModule = (deps: AppDeps) => {
         query: PageQuery,
         response: { 200: t.Array(OrganizationSchema) },
         detail: { operationId: 'adminGetAllOrgs', summary: 'List all organizations' },
+      },
+    )
+    .get('/admin/emails', async ({ page, respond }) => respond(await searchEmails(deps, '', page), (rows) => rows.map(toApiUserEmail)), {
+      scope: 'admin',
+      siteAdmin: true,
+      paged: true,
+      query: PageQuery,
+      response: { 200: t.Array(UserEmailSchema) },
+      detail: { operationId: 'adminGetAllEmails', summary: 'List all emails' },
+    })
+    .get('/admin/emails/search', async ({ query, page, respond }) => respond(await searchEmails(deps, query.q ?? '', page), (rows) => rows.map(toApiUserEmail)), {
+      scope: 'admin',
+      siteAdmin: true,
+      paged: true,
+      query: EmailSearchQuery,
+      response: { 200: t.Array(UserEmailSchema) },
+      detail: { operationId: 'adminSearchEmails', summary: 'Search all emails' },
+    })
+    .get(
+      '/admin/cron',
+      async ({ page, respond }) => {
+        const jobs = jobBoardOf(deps).list()
+        return respond({ rows: jobs.slice(page.offset, page.offset + page.limit), total: jobs.length }, (rows) => rows.map(toApiCron))
+      },
+      {
+        scope: 'admin',
+        siteAdmin: true,
+        paged: true,
+        query: PageQuery,
+        response: { 200: t.Array(CronSchema) },
+        detail: { operationId: 'adminCronList', summary: 'List cron tasks (the background jobs this process runs)' },
+      },
+    )
+    .post(
+      '/admin/cron/:task',
+      ({ params, status }) => {
+        if (!jobBoardOf(deps).runNow(params.task)) throw notFound()
+        return status(204, undefined)
+      },
+      {
+        scope: 'admin',
+        siteAdmin: true,
+        params: CronTaskParams,
+        detail: { operationId: 'adminCronRun', summary: 'Run cron task' },
       },
     )
     .post(

@@ -1,6 +1,8 @@
 import { t } from 'elysia'
 import { literals } from '../../lib/literals'
-import { VISIBILITIES } from '../users/model'
+import { pageQueryFields } from '../../lib/pagination'
+import { MAX_QUERY_TEXT } from '../../lib/validate'
+import { Int, VISIBILITIES } from '../users/model'
 
 /** CreateUserOption; lengths are checked in runes by the service. */
 export const CreateUserOption = t.Object({
@@ -61,3 +63,20 @@ export const formBooleans = (schema: { properties: Record<string, any> }) => {
 
 /** RenameUserOption. */
 export const RenameUserOption = t.Object({ new_username: t.String() }, { $id: '#/components/schemas/RenameUserOption' })
+
+/** The Email record of the site administrator's lists: the address with its user. */
+export const UserEmailSchema = t.Object(
+  { email: t.String(), verified: t.Boolean(), primary: t.Boolean(), user_id: Int(), username: t.String() },
+  { $id: '#/components/schemas/UserEmail' },
+)
+
+/** `/admin/emails/search`: the keyword (part of an address, a login or a full name) and the page. */
+export const EmailSearchQuery = t.Object({ q: t.Optional(t.String({ maxLength: MAX_QUERY_TEXT })), ...pageQueryFields })
+
+/** The Cron record: a background job, its schedule, its next and last rounds and how many ran. */
+export const CronSchema = t.Object(
+  { name: t.String(), schedule: t.String(), next: t.String(), prev: t.String(), exec_times: Int() },
+  { $id: '#/components/schemas/Cron' },
+)
+
+export const CronTaskParams = t.Object({ task: t.String({ maxLength: 100 }) })

@@ -1,9 +1,10 @@
 import { chmod, readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, ne, or, sql } from 'drizzle-orm'
 import { ownerPath } from '../../git/run'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
+import { containsText } from '../../db/sql'
 import { emailAddresses, follows, orgUsers, repositories, stars, users, watches } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { hashNewPassword } from '../../auth/secrets'
@@ -19,6 +20,40 @@ import type { EditUserInput } from './model'
 /** Individual users (no organisations), by id. */
 export async function listAllUsers(deps: AppDeps, page: Page): Promise<Paged<UserRow>> {
   return await selectPage(deps.db, users, eq(users.type, 0), asc(users.id), page)
+}
+
+/** One e-mail address and the user it belongs to (Gitea's SearchEmailResult). */
+export interface UserEmail {
+  email: string
+  isActivated: boolean
+  isPrimary: boolean
+  userId: number
+  username: string
+}
+
+/**
+ * Every user's e-mail addresses (Gitea's SearchEmails, for `/admin/emails` and its search): with
+ * a keyword, those whose address, user's login or full name contains it (any case); by address.
+ */
+export async function searchEmails(deps: AppDeps, keyword: string, page: Page): Promise<Paged<UserEmail>> {
+  const needle = keyword.trim()
+  const folded = sql`lower(${needle})`
+  const where = and(
+    eq(users.type, 0),
+    needle
+      ? or(containsText(emailAddresses.lowerEmail, folded), containsText(users.lowerName, folded), containsText(sql`lower(${users.fullName})`, folded))
+      : undefined,
+  )
+  const rows = await deps.db
+    .select({ email: emailAddresses.email, isActivated: emailAddresses.isActivated, isPrimary: emailAddresses.isPrimary, userId: users.id, username: users.name })
+    .from(emailAddresses)
+    .innerJoin(users, eq(users.id, emailAddresses.userId))
+    .where(where)
+    .orderBy(asc(emailAddresses.lowerEmail), asc(emailAddresses.id))
+    .limit(page.limit)
+    .offset(page.offset)
+  const total = (await deps.db.select({ n: count() }).from(emailAddresses).innerJoin(users, eq(users.id, emailAddresses.userId)).where(where))[0]!.n
+  return { rows, total }
 }
 
 /**

@@ -25,7 +25,7 @@ export const MAX_TEMPLATE_FILES = 64
 export const MAX_TEMPLATE_BYTES = 256 * 1024
 
 /** The default branch's commit; null for an empty repository or a missing branch. */
-async function defaultBranchCommit(deps: AppDeps, ctx: RepoContext): Promise<string | null> {
+export async function defaultBranchCommit(deps: AppDeps, ctx: RepoContext): Promise<string | null> {
   if (ctx.repo.isEmpty || !isSafeRefName(ctx.repo.defaultBranch)) return null
   return await resolveCommitish(gitRepoOf(deps, ctx), ctx.repo.defaultBranch)
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { and, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
-import { repositories, users, type RepoRow } from '../../db/schema'
+import { labels, repositories, users, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { gitLimitsOf } from '../../auth/repo-context'
 import { noReplyEmail } from '../../convert/user'
@@ -16,6 +16,7 @@ import { writeInitialCommit, type InitialFile } from '../../git/initial-commit'
 import { recordEvent } from '../../events/outbox'
 import { changeMarkRow } from '../stars/service'
 import { dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
+import { findTemplate, repoTemplates } from './template-names'
 
 export interface NewRepo {
   name: string
@@ -25,6 +26,8 @@ export interface NewRepo {
   gitignores?: string
   license?: string
   readme?: string
+  /** A label set (Gitea's label templates: Default, Advanced) the repository starts with. */
+  issueLabels?: string
   defaultBranch?: string
   /** Who asks for it (author of the first commit); the owner when absent. */
   creator?: UserRow
@@ -67,6 +70,7 @@ export function newRepoFromOption(body: {
   gitignores?: string
   license?: string
   readme?: string
+  issue_labels?: string
   default_branch?: string
 }): NewRepo {
   return {
@@ -77,15 +81,9 @@ export function newRepoFromOption(body: {
     gitignores: body.gitignores,
     license: body.license,
     readme: body.readme,
+    issueLabels: body.issue_labels,
     defaultBranch: body.default_branch,
   }
-}
-
-/** Case-insensitive template lookup; undefined when there is no such template. */
-function findTemplate(templates: Record<string, string>, name: string): [string, string] | undefined {
-  const lower = name.toLowerCase()
-  for (const key in templates) if (key.toLowerCase() === lower) return [key, templates[key]!]
-  return undefined
 }
 
 /** The license text with its year and copyright-holder placeholders filled in. */
@@ -101,7 +99,7 @@ function fillLicense(text: string, year: number, holder: string): string {
  * imported by the first creation that asks for them, not when the server starts.
  */
 async function initialFiles(owner: UserRow, opts: NewRepo, now: number): Promise<InitialFile[]> {
-  const { GITIGNORE_TEMPLATES, LICENSE_TEMPLATES, README_TEMPLATES } = await import('./templates')
+  const { GITIGNORE_TEMPLATES, LICENSE_TEMPLATES, README_TEMPLATES } = await repoTemplates()
   const readmeName = opts.readme?.trim() || 'Default'
   const readme = findTemplate(README_TEMPLATES, readmeName)
   if (!readme) throw unprocessable(`readme template does not exist [name: ${readmeName}]`, 'Readme')
@@ -125,6 +123,15 @@ async function initialFiles(owner: UserRow, opts: NewRepo, now: number): Promise
     files.push({ name: 'LICENSE', content: fillLicense(found[1], year, owner.fullName || owner.name) })
   }
   return files
+}
+
+/** The labels of the label set `name` a new repository starts with (none when no name), or 422 for an unknown set. */
+async function initialLabels(name: string | undefined) {
+  const wanted = name?.trim()
+  if (!wanted) return []
+  const found = findTemplate((await repoTemplates()).LABEL_TEMPLATES, wanted)
+  if (!found) throw unprocessable(`label template does not exist [name: ${wanted}]`, 'IssueLabels')
+  return found[1]
 }
 
 /** Name and e-mail git records for a user's commits (the no-reply address when the e-mail is private). */
@@ -158,6 +165,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
   if (!isSafeRefName(defaultBranch)) throw unprocessable('invalid branch name', 'DefaultBranch')
   const now = nowUnix()
   const files = opts.autoInit ? await initialFiles(owner, opts, now) : []
+  const labelSet = await initialLabels(opts.issueLabels)
   const actor = opts.creator ?? owner
   return await buildRepository(
     deps,
@@ -174,6 +182,8 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
       },
       ready: async (row) => {
         await opts.onReady?.(row)
+        if (labelSet.length)
+          await deps.db.insert(labels).values(labelSet.map((l) => ({ repoId: row.id, name: l.name, color: `#${l.color}`, description: l.description, createdUnix: now, updatedUnix: now })))
         await recordEvent(deps.db, { kind: 'repo.created', repoId: row.id, actorId: actor.id, payload: { repository: repoSnapshot(row) } })
       },
     },

@@ -1,6 +1,8 @@
 /**
  * Templates for a repository's first commit (auto_init): .gitignore files, licenses and the
- * README. Imported as text so that a compiled single binary carries them too.
+ * README; and the label sets. Served as they are by `modules/misc` (`/gitignore/templates`,
+ * `/licenses`, `/label/templates`), the licenses also matched by `modules/licenses`. Imported as
+ * text so that a compiled single binary carries them too.
  */
 import gitignore_C from './gitignore/C.txt' with { type: 'text' }
 import gitignore_CPP from './gitignore/C++.txt' with { type: 'text' }
@@ -30,6 +32,7 @@ import license_MIT from './license/MIT.txt' with { type: 'text' }
 import license_MPL_2_0 from './license/MPL-2.0.txt' with { type: 'text' }
 import license_Unlicense from './license/Unlicense.txt' with { type: 'text' }
 import readmeDefault from './readme/Default.txt' with { type: 'text' }
+import { LABEL_SETS, type LabelTemplateEntry } from './labels'
 
 /** .gitignore templates by name (Gitea's names, from github/gitignore). */
 export const GITIGNORE_TEMPLATES: Record<string, string> = {
@@ -70,3 +73,7 @@ export const LICENSE_TEMPLATES: Record<string, string> = {
 
 /** README templates; `{Name}` and `{Description}` are filled in. */
 export const README_TEMPLATES: Record<string, string> = { Default: readmeDefault }
+
+/** Label sets by name (Gitea's label templates). */
+export const LABEL_TEMPLATES: Record<string, LabelTemplateEntry[]> = LABEL_SETS
+export type { LabelTemplateEntry }
