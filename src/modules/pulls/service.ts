@@ -25,11 +25,21 @@ import { gitOfRow } from '../../auth/repo-context'
 import { errorFields, loggerOf } from '../../lib/log'
 
 /** A pull request by its index in the base repository; 404 when there is none (or it is a plain issue). */
+/**
+ * A pull request with its issue, read in one statement: two reads could straddle a merge's commit
+ * on PostgreSQL (the issue still open, the pull request already merged).
+ */
 export async function findPull(deps: AppDeps, repoId: number, index: number): Promise<PullItem> {
-  const issue = await findIssue(deps, repoId, index)
-  const pull = issue.isPull ? (await deps.db.select().from(pullRequests).where(eq(pullRequests.issueId, issue.id)))[0] : undefined
-  if (!pull) throw notFound(`pull request does not exist [repo_id: ${repoId}, index: ${index}]`)
-  return { pull, issue }
+  const found = Number.isSafeInteger(index)
+    ? (await deps.db
+        .select({ issue: issues, pull: pullRequests })
+        .from(issues)
+        .innerJoin(pullRequests, eq(pullRequests.issueId, issues.id))
+        .where(and(eq(issues.repoId, repoId), eq(issues.index, index))))[0]
+    : undefined
+  if (found) return found
+  await findIssue(deps, repoId, index) // its 404 when there is no such issue at all
+  throw notFound(`pull request does not exist [repo_id: ${repoId}, index: ${index}]`)
 }
 
 export const pullById = async (deps: AppDeps, id: number): Promise<PullRow | undefined> => (await deps.db.select().from(pullRequests).where(eq(pullRequests.id, id)))[0]
