@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { giteaApi } from 'gitea-js'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { csrfIn, signInByForm } from './web-session'
 import { repairAvatars } from '../src/modules/avatars/storage'
 import { AVATAR_MAX_BYTES } from '../src/modules/avatars/image'
 
@@ -220,5 +221,41 @@ describe('repair', () => {
     expect(filesIn('avatars')).toContain(userHash)
     expect(filesIn('repo-avatars')).toEqual([repoHash])
     expect((await fetch(`${s.url}/repo-avatars/${repoHash}`)).status).toBe(200)
+  })
+})
+
+describe('the settings page', () => {
+  test('uploads an avatar by a multipart form (CSRF checked), shows it, refuses what is not an image, deletes it', async () => {
+    const cookie = await signInByForm(s.url, writer)
+    const page = async () => await (await fetch(`${s.url}/user/settings`, { headers: { cookie, accept: 'text/html' } })).text()
+    const post = async (path: string, fields: Record<string, string | File>) => {
+      const form = new FormData()
+      for (const [k, v] of Object.entries(fields)) form.append(k, v)
+      const res = await fetch(s.url + path, { method: 'POST', headers: { cookie }, body: form, redirect: 'manual' })
+      return { status: res.status, location: res.headers.get('location'), html: await res.text() }
+    }
+    const html = await page()
+    expect(html).toContain('enctype="multipart/form-data"')
+    expect(html).not.toContain('/user/settings/avatar/delete')
+    const csrf = csrfIn(html)!
+    const file = new File([png(48, 48)], 'me.png')
+    // Without the session's CSRF token: 403, nothing changes.
+    expect((await post('/user/settings/avatar', { avatar: file })).status).toBe(403)
+    expect((await s.get('/users/writer')).body.avatar_url).toStartWith('https://secure.gravatar.com/')
+    const refused = await post('/user/settings/avatar', { _csrf: csrf, avatar: new File(['plain text'], 'notes.txt') })
+    expect(refused.status).toBe(422)
+    expect(refused.html).toContain('not a PNG, JPEG, GIF or WebP')
+    expect((await post('/user/settings/avatar', { _csrf: csrf })).status).toBe(422)
+    const saved = await post('/user/settings/avatar', { _csrf: csrf, avatar: file })
+    expect([saved.status, saved.location]).toEqual([303, '/user/settings?done=avatar-saved'])
+    const url = (await s.get('/users/writer')).body.avatar_url as string
+    expect(url).toMatch(HASH_URL('avatars'))
+    const after = await page()
+    expect(after).toContain(`src="${url}"`)
+    expect(after).toContain('/user/settings/avatar/delete')
+    const deleted = await post('/user/settings/avatar/delete', { _csrf: csrf })
+    expect([deleted.status, deleted.location]).toEqual([303, '/user/settings?done=avatar-deleted'])
+    expect((await s.get('/users/writer')).body.avatar_url).toStartWith('https://secure.gravatar.com/')
+    expect((await fetch(url)).status).toBe(404)
   })
 })

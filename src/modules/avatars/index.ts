@@ -5,7 +5,7 @@ import { notFound } from '../../lib/errors'
 import { FileBytes } from '../files/model'
 import { OrgParams } from '../orgs/model'
 import { RepoParams } from '../repos/model'
-import { avatarTypeOf } from './image'
+import { avatarTypeOf, decodeBase64Image } from './image'
 import { AvatarHashParams, UpdateAvatarOption } from './model'
 import { changeAvatar } from './service'
 import { avatarPath, isAvatarHash, type AvatarKind } from './storage'
@@ -23,7 +23,7 @@ export const avatarsModule = (deps: AppDeps) =>
     .post(
       '/user/avatar',
       async ({ user, body, set }) => {
-        await changeAvatar(deps, 'user', user.id, body.image)
+        await changeAvatar(deps, 'user', user.id, decodeBase64Image(body.image))
         set.status = 204
       },
       { scope: 'user', signed: true, body: UpdateAvatarOption, response: NoContent, detail: { tags: ['user'], operationId: 'userUpdateAvatar', summary: 'Update the caller\'s avatar' } },
@@ -39,7 +39,7 @@ export const avatarsModule = (deps: AppDeps) =>
     .post(
       '/orgs/:org/avatar',
       async ({ org, body, set }) => {
-        await changeAvatar(deps, 'user', org.org.id, body.image)
+        await changeAvatar(deps, 'user', org.org.id, decodeBase64Image(body.image))
         set.status = 204
       },
       {
@@ -63,7 +63,7 @@ export const avatarsModule = (deps: AppDeps) =>
     .post(
       '/repos/:owner/:repo/avatar',
       async ({ repo, body, set }) => {
-        await changeAvatar(deps, 'repo', repo.repo.id, body.image)
+        await changeAvatar(deps, 'repo', repo.repo.id, decodeBase64Image(body.image))
         set.status = 204
       },
       {

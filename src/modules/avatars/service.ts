@@ -5,7 +5,7 @@ import { repositories, users } from '../../db/schema'
 import { notFound } from '../../lib/errors'
 import { oneAtATime } from '../../lib/one-at-a-time'
 import { nowUnix } from '../../lib/time'
-import { checkAvatarImage, decodeBase64Image } from './image'
+import { checkAvatarImage } from './image'
 import { avatarHash, removeAvatarFileIfUnused, storeAvatarFile, type AvatarKind } from './storage'
 
 /** One change of a row's avatar at a time (in this process), so an old file is never removed under a newer change. */
@@ -29,11 +29,11 @@ async function swapAvatar(deps: AppDeps, kind: AvatarKind, id: number, hash: str
 
 /**
  * Changes the avatar of a user or organisation (`user`) or of a repository (`repo`): `image` is
- * the option's base64 text (checked by ./image.ts), null to go back to the default. The new file is
- * in place before the row names it; the old one is removed after, when no row names it.
+ * the uploaded file's bytes (checked by ./image.ts), null to go back to the default. The new file
+ * is in place before the row names it; the old one is removed after, when no row names it.
  */
-export function changeAvatar(deps: AppDeps, kind: AvatarKind, id: number, image: string | null): Promise<void> {
-  const bytes = image === null ? null : checkAvatarImage(decodeBase64Image(image)).bytes
+export function changeAvatar(deps: AppDeps, kind: AvatarKind, id: number, image: Uint8Array | null): Promise<void> {
+  const bytes = image === null ? null : checkAvatarImage(image).bytes
   return serially(deps.db, `${kind}:${id}`, async () => {
     const hash = bytes ? avatarHash(id, bytes) : ''
     if (bytes) await storeAvatarFile(deps, kind, hash, bytes)
