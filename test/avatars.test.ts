@@ -193,6 +193,23 @@ describe('repository avatars', () => {
     expect((await fetch(url)).status).toBe(404)
   })
 
+  test('a repository made from a template with `avatar` gets the same image under its own file', async () => {
+    expect((await s.post('/user/repos', { name: 'tpl', template: true, auto_init: true }, { token: alice.token })).status).toBe(201)
+    expect((await s.patch('/repos/alice/tpl', { template: true }, { token: alice.token })).status).toBe(200)
+    expect((await s.post('/repos/alice/tpl/avatar', { image: b64(jpeg(64, 64)) }, { token: alice.token })).status).toBe(204)
+    const tplUrl = (await s.get('/repos/alice/tpl')).body.avatar_url as string
+    const made = await s.post('/repos/alice/tpl/generate', { owner: 'bob', name: 'from-tpl', avatar: true }, { token: bob.token })
+    expect(made.status).toBe(201)
+    expect(made.body.avatar_url).toMatch(HASH_URL('repo-avatars'))
+    expect(made.body.avatar_url).not.toBe(tplUrl)
+    expect((await s.get('/repos/bob/from-tpl')).body.avatar_url).toBe(made.body.avatar_url)
+    const served = await fetch(made.body.avatar_url)
+    expect(Buffer.from(await served.arrayBuffer()).equals(Buffer.from(jpeg(64, 64)))).toBe(true)
+    // Without `avatar`, none.
+    const plain = await s.post('/repos/alice/tpl/generate', { owner: 'bob', name: 'plain', git_content: true }, { token: bob.token })
+    expect(plain.body.avatar_url).toBe('')
+  })
+
   test('a deleted repository takes its avatar file with it', async () => {
     expect((await s.post('/user/repos', { name: 'gone' }, { token: alice.token })).status).toBe(201)
     expect((await s.post('/repos/alice/gone/avatar', { image: b64(gif(2, 2)) }, { token: alice.token })).status).toBe(204)
@@ -219,7 +236,9 @@ describe('repair', () => {
     expect(repaired.removed.sort()).toEqual([`avatars/${stray}`, `avatars/${userHash}.x.part`, `repo-avatars/${'b'.repeat(64)}`].sort())
     expect(repaired.missing).toEqual([])
     expect(filesIn('avatars')).toContain(userHash)
-    expect(filesIn('repo-avatars')).toEqual([repoHash])
+    expect(filesIn('repo-avatars')).toContain(repoHash)
+    expect(filesIn('repo-avatars')).not.toContain('b'.repeat(64))
+    expect(filesIn('avatars')).not.toContain(stray)
     expect((await fetch(`${s.url}/repo-avatars/${repoHash}`)).status).toBe(200)
   })
 })
