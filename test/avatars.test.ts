@@ -5,6 +5,7 @@ import { giteaApi } from 'gitea-js'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { csrfIn, signInByForm } from './web-session'
 import { repairAvatars } from '../src/modules/avatars/storage'
+import { doctor } from '../src/ops/doctor'
 import { AVATAR_MAX_BYTES } from '../src/modules/avatars/image'
 
 let s: TestServer
@@ -231,15 +232,33 @@ describe('repair', () => {
     writeFileSync(join(s.dataDir, 'avatars', `${userHash}.x.part`), PNG_1X1)
     writeFileSync(join(s.dataDir, 'repo-avatars', 'b'.repeat(64)), PNG_1X1)
     // Only what is unchanged since `before` goes: nothing is older than a moment ago.
-    expect((await repairAvatars(s.deps, { before: 0 })).removed).toEqual([])
+    expect((await repairAvatars(s.deps, { before: 0 })).unnamed).toEqual([])
     const repaired = await repairAvatars(s.deps)
-    expect(repaired.removed.sort()).toEqual([`avatars/${stray}`, `avatars/${userHash}.x.part`, `repo-avatars/${'b'.repeat(64)}`].sort())
+    expect(repaired.unnamed.sort()).toEqual([`avatars/${stray}`, `avatars/${userHash}.x.part`, `repo-avatars/${'b'.repeat(64)}`].sort())
     expect(repaired.missing).toEqual([])
     expect(filesIn('avatars')).toContain(userHash)
     expect(filesIn('repo-avatars')).toContain(repoHash)
     expect(filesIn('repo-avatars')).not.toContain('b'.repeat(64))
     expect(filesIn('avatars')).not.toContain(stray)
     expect((await fetch(`${s.url}/repo-avatars/${repoHash}`)).status).toBe(200)
+  })
+})
+
+describe('warren doctor', () => {
+  test('reports avatar files no row names and removes them with --fix; named files stay', async () => {
+    const userHash = ((await s.get('/users/alice')).body.avatar_url as string).split('/').at(-1)!
+    const stray = 'c'.repeat(64)
+    writeFileSync(join(s.dataDir, 'repo-avatars', stray), PNG_1X1)
+    const avatarCheck = (r: Awaited<ReturnType<typeof doctor>>) => r.checks.find((c) => c.name === 'avatar files')!
+    const found = avatarCheck(await doctor(s.deps.config, { fix: false, timeoutMs: 60_000 }))
+    expect(found.ok).toBe(false)
+    expect(found.details).toEqual([`repo-avatars/${stray}: no user, organisation or repository names it`])
+    expect(filesIn('repo-avatars')).toContain(stray)
+    const fixed = avatarCheck(await doctor(s.deps.config, { fix: true, timeoutMs: 60_000 }))
+    expect(fixed.fixed).toEqual([`repo-avatars/${stray}: removed, no user, organisation or repository names it`])
+    expect(filesIn('repo-avatars')).not.toContain(stray)
+    expect(filesIn('avatars')).toContain(userHash)
+    expect(avatarCheck(await doctor(s.deps.config, { fix: false, timeoutMs: 60_000 })).ok).toBe(true)
   })
 })
 

@@ -90,7 +90,7 @@ export function startRepositorySweep(
       const repaired = await repairAttachments(deps, { before: opts.startedAt, between })
       result.attachmentsRemoved = repaired.removed.length
       result.attachmentsMissing = repaired.missing.length
-      if (!stopped) result.avatarsRemoved = (await repairAvatars(deps, { before: opts.startedAt, between })).removed.length
+      if (!stopped) result.avatarsRemoved = (await repairAvatars(deps, { before: opts.startedAt, between })).unnamed.length
     }
     if (stopped) return
     if (result.updated) log.info(`brought ${result.updated} of ${result.checked} repositories in line with git`)

@@ -86,19 +86,19 @@ async function namedAvatars(deps: AppDeps, kind: AvatarKind): Promise<Set<string
 
 /**
  * The repair of the avatar folders against the rows, made by the background sweep after a start
- * (jobs/repository-sweep.ts): files no row names (a crash between a file's rename and its row, or
- * between a row's change and its old file's removal) and temporary files are removed; rows whose
- * file is missing are reported (their URLs answer 404). With `before`, only what is unchanged
- * since then is removed: an upload running now has its file in place before its row names it.
- * `between` runs after each folder; false stops the repair.
+ * (jobs/repository-sweep.ts) and by `warren doctor`: files no row names (a crash between a file's
+ * rename and its row, or between a row's change and its old file's removal) and temporary files
+ * are removed (`keep`: only listed, as the doctor without --fix does); rows whose file is missing
+ * are reported (their URLs answer 404). With `before`, only what is unchanged since then is
+ * touched: an upload running now has its file in place before its row names it. `between` runs
+ * after each folder; false stops the repair.
  */
 export async function repairAvatars(
   deps: AppDeps,
-  opts: { before?: number; between?: () => Promise<boolean> } = {},
-): Promise<{ removed: string[]; missing: string[] }> {
-  const removed: string[] = []
+  opts: { before?: number; between?: () => Promise<boolean>; keep?: boolean } = {},
+): Promise<{ unnamed: string[]; missing: string[] }> {
+  const unnamed: string[] = []
   const missing: string[] = []
-  const log = loggerOf(deps.config)
   for (const kind of ['user', 'repo'] as const) {
     const folder = folderOf(deps, kind)
     const named = await namedAvatars(deps, kind)
@@ -110,13 +110,16 @@ export async function repairAvatars(
         continue
       }
       if (opts.before !== undefined && (statSync(path, { throwIfNoEntry: false })?.ctimeMs ?? Infinity) >= opts.before) continue
-      rmSync(path, { recursive: true, force: true })
-      removed.push(`${FOLDERS[kind]}/${entry.name}`)
+      if (!opts.keep) rmSync(path, { recursive: true, force: true })
+      unnamed.push(`${FOLDERS[kind]}/${entry.name}`)
     }
     for (const hash of named) if (!present.has(hash)) missing.push(`${FOLDERS[kind]}/${hash}`)
     if (opts.between && !(await opts.between())) break
   }
-  for (const name of removed) log.warn('removed an avatar file no row names', { file: name })
-  for (const name of missing) log.warn('an avatar has no file', { avatar: name })
-  return { removed, missing }
+  if (!opts.keep) {
+    const log = loggerOf(deps.config)
+    for (const name of unnamed) log.warn('removed an avatar file no row names', { file: name })
+    for (const name of missing) log.warn('an avatar has no file', { avatar: name })
+  }
+  return { unnamed, missing }
 }
