@@ -53,6 +53,7 @@ import { hooksModule } from './modules/hooks'
 import { commitsModule } from './modules/commits'
 import { gitDataModule } from './modules/git-data'
 import { oauth2Module, oauth2ProviderModule } from './modules/oauth2'
+import { avatarFilesModule, avatarsModule } from './modules/avatars'
 
 /** Reads a validation error as Gitea's `[Field]: problem` message. */
 function validationMessage(error: any): { message: string; errors: unknown[] } {
@@ -141,6 +142,7 @@ export function createApp(deps: AppDeps) {
     .use(commitsModule(deps))
     .use(gitDataModule(deps))
     .use(oauth2Module(deps))
+    .use(avatarsModule(deps))
 
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
     .onError({ as: 'global' }, ({ code, error: thrown, set, request }) => {
@@ -195,6 +197,7 @@ export function createApp(deps: AppDeps) {
     .use(api)
     .use(gitHttpModule(deps))
     .use(releaseDownloadsModule(deps))
+    .use(avatarFilesModule(deps))
     .use(oauth2ProviderModule(deps))
     // Last: its `/:owner` and `/:owner/:repo` pages come after every fixed path above.
     .use(webModule(deps))

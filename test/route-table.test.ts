@@ -187,6 +187,9 @@ describe('route table', () => {
         'POST /login/oauth/revoke',
         'GET /login/oauth/keys',
         'GET /.well-known/openid-configuration',
+        // Uploaded avatars, named by a hash of their content, public as in Gitea (their URLs are in records).
+        'GET /avatars/:hash',
+        'GET /repo-avatars/:hash',
         // The web stylesheet and script (one file each, the same for everyone).
         ...routes.filter((r) => r.path.startsWith('/assets/')).map((r) => `${r.method} ${r.path}`),
       ].sort(),

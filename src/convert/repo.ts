@@ -230,7 +230,8 @@ export function repoRecord(
     default_merge_style: pulls ? repo.defaultMergeStyle : 'merge',
     default_delete_branch_after_merge: pulls && repo.defaultDeleteBranchAfterMerge,
     default_allow_maintainer_edit: pulls && repo.defaultAllowMaintainerEdit,
-    avatar_url: '',
+    // An uploaded avatar (modules/avatars), else none: Gitea's '' for a repository without one.
+    avatar_url: repo.avatar ? webUrl(config, `repo-avatars/${repo.avatar}`) : '',
     // Gitea's internal repositories: public ones of an owner only members may see.
     internal: !repo.isPrivate && ownerRecord.visibility === 'private',
     template: repo.isTemplate,

@@ -7,8 +7,12 @@ import { webUrl } from '../lib/urls'
 const avatarUrls = new Map<string, string>()
 const AVATAR_URLS_KEPT = 10_000
 
-/** Avatar of a user or organisation: a Gravatar-style URL derived from the e-mail (memoised). */
-export function avatarUrl(user: Pick<UserRow, 'email' | 'lowerName'>): string {
+/**
+ * Avatar of a user or organisation: the uploaded one (`{base}avatars/{hash}`, modules/avatars),
+ * else a Gravatar-style URL derived from the e-mail (memoised).
+ */
+export function avatarUrl(config: Config, user: Pick<UserRow, 'email' | 'lowerName' | 'avatar'>): string {
+  if (user.avatar) return webUrl(config, `avatars/${user.avatar}`)
   const source = user.email || user.lowerName
   let url = avatarUrls.get(source)
   if (url === undefined) {
@@ -45,7 +49,7 @@ export function toApiUser(config: Config, user: UserRow, viewer: UserRow | null)
     username: user.name,
     full_name: user.fullName,
     email,
-    avatar_url: avatarUrl(user),
+    avatar_url: avatarUrl(config, user),
     html_url: webUrl(config, encodeURIComponent(user.name)),
     language: privileged ? user.language : '',
     is_admin: privileged ? user.isAdmin : false,
@@ -95,7 +99,7 @@ export function ghostUser(config: Config): ApiUser {
     username: GHOST_USER_NAME,
     full_name: '',
     email: '',
-    avatar_url: avatarUrl({ email: '', lowerName: GHOST_USER_NAME.toLowerCase() }),
+    avatar_url: avatarUrl(config, { email: '', lowerName: GHOST_USER_NAME.toLowerCase(), avatar: '' }),
     html_url: webUrl(config, GHOST_USER_NAME),
     language: '',
     is_admin: false,
@@ -122,7 +126,7 @@ export function toApiOrg(config: Config, org: UserRow, viewer: UserRow | null) {
     name: org.name,
     full_name: org.fullName,
     email: viewer === null ? '' : org.email,
-    avatar_url: avatarUrl(org),
+    avatar_url: avatarUrl(config, org),
     description: org.description,
     website: org.website,
     location: org.location,

@@ -7,6 +7,7 @@ import type { BackgroundJob } from '../ops/shutdown'
 import { checkRepositoryFolder, moveAsideUnaccounted, ownerFolders } from '../modules/repos/repair'
 import { syncChangedRepositories } from '../push'
 import { repairAttachments } from '../modules/attachments/storage'
+import { repairAvatars } from '../modules/avatars/storage'
 
 /** Repositories read and checked per step of the sweep. */
 export const SWEEP_BATCH = 200
@@ -27,7 +28,8 @@ export const SWEEP_DELAY_MS = 5_000
  * an owner folder at a time, the folders no repository accounts for (a crash between a folder's
  * move and its row's) moved aside, those unchanged since the start only (moveAsideUnaccounted);
  * then the release assets' folders, one at a time, files no row accounts for removed
- * (repairAttachments, the same way).
+ * (repairAttachments, the same way); then the avatar folders, files no row names removed
+ * (repairAvatars, the same way).
  *
  * Nothing a request relies on waits for it: pending pushes are settled before serving
  * (reconcilePendingPushes), unfinished repositories are removed before serving (repairAtStart),
@@ -45,7 +47,7 @@ export function startRepositorySweep(
   let stopped = false
   let timer: ReturnType<typeof setTimeout> | undefined
   let wake: (() => void) | undefined
-  const emptyResult = (): SweepResult => ({ checked: 0, updated: 0, missing: 0, leftovers: 0, orphaned: 0, attachmentsRemoved: 0, attachmentsMissing: 0 })
+  const emptyResult = (): SweepResult => ({ checked: 0, updated: 0, missing: 0, leftovers: 0, orphaned: 0, attachmentsRemoved: 0, attachmentsMissing: 0, avatarsRemoved: 0 })
   const result = emptyResult()
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -94,6 +96,7 @@ export function startRepositorySweep(
       const repaired = await repairAttachments(deps, { before: opts.startedAt, between })
       result.attachmentsRemoved = repaired.removed.length
       result.attachmentsMissing = repaired.missing.length
+      if (!stopped) result.avatarsRemoved = (await repairAvatars(deps, { before: opts.startedAt, between })).unnamed.length
     }
     if (stopped) return
     if (result.updated) log.info(`brought ${result.updated} of ${result.checked} repositories in line with git`)
@@ -137,4 +140,6 @@ export interface SweepResult {
   attachmentsRemoved: number
   /** Attachments whose file is missing, reported. */
   attachmentsMissing: number
+  /** Avatar files no user, organisation or repository names, removed (repairAvatars). */
+  avatarsRemoved: number
 }

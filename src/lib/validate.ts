@@ -5,7 +5,7 @@ import { unprocessable } from './errors'
 const RESERVED_NAMES = new Set([
   'assets', 'css', 'explore', 'img', 'js', 'less', 'plugins', 'debug', 'raw', 'install', 'api', 'avatar',
   'avatars', 'user', 'org', 'help', 'stars', 'issues', 'pulls', 'commits', 'repo', 'template', 'admin', 'new',
-  '.', '..', 'swagger.v1.json', 'attachments',
+  '.', '..', 'swagger.v1.json', 'attachments', 'repo-avatars',
 ])
 
 const ALPHA_DASH_DOT = /^[A-Za-z0-9_.-]+$/

@@ -13,6 +13,7 @@ import { runGit, safeGitMessage } from '../git/run'
 import { gitLeftovers, removeGitLeftovers } from '../git/leftovers'
 import { gitLimitsOf } from '../auth/repo-context'
 import { repairRepositories, repositoryFolders } from '../modules/repos/repair'
+import { repairAvatars } from '../modules/avatars/storage'
 import { reconcileRepositories } from '../push'
 import { checkGit } from './git-check'
 import { runningServer } from './serve-mark'
@@ -52,6 +53,7 @@ export async function doctor(config: Config, opts: { fix: boolean; timeoutMs: nu
   try {
     await checkDatabase(deps, check('database'))
     if (git.ok) await checkRepositories(deps, check, { ...opts, serverRunning })
+    await checkAvatars(deps, check('avatar files'), { ...opts, serverRunning })
   } finally {
     await closeDatabase(deps.db)
   }
@@ -73,6 +75,22 @@ async function checkDatabase(deps: AppDeps, c: DoctorCheck): Promise<void> {
   if (broken.length > 20) problems.push(`... and ${broken.length - 20} more broken references`)
   if (problems.length) Object.assign(c, { ok: false, details: problems.slice(0, 50) })
   else c.details.push('integrity and references ok')
+}
+
+/** Margin for an upload running beside the doctor: its file is in place a moment before its row names it. */
+const UPLOAD_MARGIN_MS = 60_000
+
+/**
+ * Avatar files against the rows naming them (modules/avatars/storage.ts repairAvatars): files no
+ * row names, removed with --fix (beside a running server, only those older than a minute), and
+ * rows whose file is missing, reported.
+ */
+async function checkAvatars(deps: AppDeps, c: DoctorCheck, opts: { fix: boolean; serverRunning?: number }): Promise<void> {
+  const found = await repairAvatars(deps, { keep: !opts.fix, before: opts.serverRunning ? Date.now() - UPLOAD_MARGIN_MS : undefined })
+  for (const file of found.unnamed) (opts.fix ? c.fixed : c.details).push(`${file}: ${opts.fix ? 'removed, ' : ''}no user, organisation or repository names it`)
+  for (const file of found.missing) c.details.push(`${file}: named by a row, missing (its URL answers 404)`)
+  c.ok = c.details.length === 0
+  if (c.ok) c.details.push('every avatar a row names has its file')
 }
 
 async function checkRepositories(

@@ -33,6 +33,8 @@ export const FORM_EXPIRED = 'The form has expired or did not come from this site
  */
 const NOTICES: Record<string, string> = {
   saved: 'Your changes were saved.',
+  'avatar-saved': 'Your avatar was changed.',
+  'avatar-deleted': 'Your avatar was deleted: the default one is shown.',
   password: 'Your password was changed.',
   'key-added': 'The key was added.',
   'key-deleted': 'The key was deleted.',

@@ -73,6 +73,8 @@ export const repositories = sqliteTable(
     originalUrl: text('original_url').notNull().default(''),
     /** The git object format (`extensions.objectformat` of the git config, read when the repository is made). */
     objectFormat: text('object_format').notNull().default('sha1'),
+    /** The uploaded avatar's file name under {data}/repo-avatars (a content hash, modules/avatars); '' = none. */
+    avatar: text('avatar').notNull().default(''),
     /** Its topics, sorted, as the record shows them (repo_topics holds the same, for search). */
     topics: text('topics').notNull().default('[]'),
     /** 'ready', or 'creating' while the git folder is being made (see the startup check). */

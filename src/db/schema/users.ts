@@ -48,6 +48,8 @@ export const users = sqliteTable(
     createdUnix: integer('created_unix').notNull(),
     updatedUnix: integer('updated_unix').notNull(),
     lastLoginUnix: integer('last_login_unix').notNull().default(0),
+    /** The uploaded avatar's file name under {data}/avatars (a content hash, modules/avatars); '' = the default avatar. */
+    avatar: text('avatar').notNull().default(''),
   },
   (t) => [uniqueIndex('users_lower_name_uq').on(t.lowerName), index('users_type_idx').on(t.type, t.lowerName)],
 )

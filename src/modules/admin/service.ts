@@ -16,6 +16,7 @@ import { userOrgBlockers } from '../orgs/service'
 import { moveFolderWithRows } from '../repos/folder-move'
 import { assertNameFree, checkLoginSource, checkVisibility } from '../users/service'
 import type { EditUserInput } from './model'
+import { removeAvatarFileIfUnused } from '../avatars/storage'
 
 /** Individual users (no organisations), by id. */
 export async function listAllUsers(deps: AppDeps, page: Page): Promise<Paged<UserRow>> {
@@ -187,6 +188,7 @@ export async function deleteUser(deps: AppDeps, user: UserRow, actor: UserRow | 
       throw unprocessable(`user is still referenced by other records and cannot be deleted [name: ${user.name}]`)
     throw e
   }
+  if (user.avatar) await removeAvatarFileIfUnused(deps, 'user', user.avatar)
 }
 
 /**

@@ -1,9 +1,9 @@
 import { mkdirSync, rmSync, statSync } from 'node:fs'
-import { open, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { asc, eq, gt } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { attachments, repositories } from '../../db/schema'
+import { createDurableFile, type DurableFileWriter } from '../../lib/durable-file'
 import { listing } from '../../lib/listing'
 import { loggerOf } from '../../lib/log'
 
@@ -16,8 +16,6 @@ import { loggerOf } from '../../lib/log'
  * next start.
  */
 
-const TEMP_SUFFIX = '.part'
-
 const rootOf = (deps: AppDeps) => join(deps.config.dataDir, 'attachments')
 const folderOf = (deps: AppDeps, repoId: number) => join(rootOf(deps), String(repoId))
 
@@ -25,46 +23,12 @@ const folderOf = (deps: AppDeps, repoId: number) => join(rootOf(deps), String(re
 export const attachmentPath = (deps: AppDeps, repoId: number, uuid: string) => join(folderOf(deps, repoId), uuid)
 
 /** An attachment file being written: bytes in order, then `keep` (synced and renamed into place) or `discard`. */
-export interface AttachmentWriter {
-  write(chunk: Uint8Array): Promise<void>
-  keep(): Promise<void>
-  discard(): Promise<void>
-}
+export type AttachmentWriter = DurableFileWriter
 
 /** Starts writing the file of a new attachment under its temporary name. */
 export async function createAttachmentFile(deps: AppDeps, repoId: number, uuid: string): Promise<AttachmentWriter> {
   mkdirSync(folderOf(deps, repoId), { recursive: true })
-  const final = attachmentPath(deps, repoId, uuid)
-  const temp = final + TEMP_SUFFIX
-  const handle = await open(temp, 'wx')
-  let closed = false
-  const close = async () => {
-    if (!closed) {
-      closed = true
-      await handle.close()
-    }
-  }
-  return {
-    async write(chunk) {
-      let done = 0
-      while (done < chunk.byteLength) done += (await handle.write(chunk, done, chunk.byteLength - done)).bytesWritten
-    },
-    async keep() {
-      try {
-        await handle.sync()
-        await close()
-        await rename(temp, final)
-      } catch (e) {
-        await close().catch(() => {})
-        await rm(temp, { force: true })
-        throw e
-      }
-    },
-    async discard() {
-      await close().catch(() => {})
-      await rm(temp, { force: true })
-    },
-  }
+  return createDurableFile(attachmentPath(deps, repoId, uuid))
 }
 
 /** Removes attachment files (after their rows are gone); a file already missing is fine. */

@@ -14,6 +14,7 @@ import { assertNameFree, checkVisibility, usersPage } from '../users/service'
 import { TEAM_UNITS } from '../teams/model'
 import { createRepository, type NewRepo } from '../repos/create'
 import { listOwnedRepos } from '../repos/queries'
+import { removeAvatarFileIfUnused } from '../avatars/storage'
 
 const OWNERS_TEAM_NAME = 'Owners'
 
@@ -121,6 +122,7 @@ export async function deleteOrganization(deps: AppDeps, org: OrgRow): Promise<vo
     // org_users, teams, team_users and team_repos go with it (ON DELETE CASCADE).
     await deps.db.delete(users).where(and(eq(users.id, org.id), eq(users.type, 1)))
   })
+  if (org.avatar) await removeAvatarFileIfUnused(deps, 'user', org.avatar)
 }
 
 /**

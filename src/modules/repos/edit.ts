@@ -13,6 +13,7 @@ import { removeRepositoryFolder } from '../../git/init'
 import { branchExists, isSafeRefName, setHeadBranch } from '../../git/refs'
 import { recordEvent } from '../../events/outbox'
 import { removeRepositoryAttachments } from '../attachments/storage'
+import { removeAvatarFileIfUnused } from '../avatars/storage'
 import { checkForkVisibility } from '../forks/visibility'
 import { checkRepoName } from './create'
 import { checkUnmoved, dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
@@ -135,7 +136,7 @@ export async function editRepository(
  */
 export async function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode, actor: UserRow | null = null): Promise<void> {
   if (mode < AccessMode.Admin) throw forbidden('Only repository administrators may delete it')
-  await writeTransaction(deps.db, async () => {
+  const avatar = await writeTransaction(deps.db, async () => {
     // Read again inside the transaction: a concurrent delete may have taken it since the request
     // loaded it (then this one is a 404, and no counter moves twice). The event keeps it as it was.
     const current = (await deps.db.select().from(repositories).where(eq(repositories.id, repo.id)))[0]
@@ -155,7 +156,9 @@ export async function deleteRepository(deps: AppDeps, repo: RepoRow, owner: User
     await deps.db.update(repositories).set({ isFork: false, forkId: 0 }).where(eq(repositories.forkId, repo.id))
     await deps.db.delete(repositories).where(eq(repositories.id, repo.id))
     await deps.db.update(users).set({ numRepos: greatestOf(sql`${users.numRepos} - 1`, 0) }).where(eq(users.id, repo.ownerId))
+    return current.avatar
   })
   removeRepositoryFolder(pathOfRepo(deps, owner.name, repo))
   removeRepositoryAttachments(deps, repo.id)
+  if (avatar) await removeAvatarFileIfUnused(deps, 'repo', avatar)
 }

@@ -14,6 +14,8 @@ import { identOf } from '../pulls/merge'
 import { replaceTopics } from '../topics/service'
 import { grantOrgRepoCreator, requireOrgRepoCreator } from '../orgs/service'
 import { createRepository } from './create'
+import { changeAvatar } from '../avatars/service'
+import { avatarHash, avatarPath } from '../avatars/storage'
 
 /** GenerateRepoOption, as the service reads it (the items Warren copies; the others are refused when alone). */
 export interface GenerateRequest {
@@ -27,10 +29,12 @@ export interface GenerateRequest {
   labels?: boolean
   /** The template's branch protection rules (Gitea's GenerateProtectedBranch). */
   protectedBranch?: boolean
+  /** The template's uploaded avatar (Gitea's GenerateAvatar), as the new repository's own file. */
+  avatar?: boolean
   /**
    * Items Gitea also knows that Warren does not copy: webhooks (on purpose: their secrets and
-   * addresses would reach the new repository's administrators), git hooks and avatars (Warren keeps
-   * neither per repository). They count as a selected item, as in Gitea.
+   * addresses would reach the new repository's administrators) and git hooks (Warren keeps none
+   * per repository). They count as a selected item, as in Gitea.
    */
   others?: boolean
 }
@@ -42,7 +46,8 @@ export interface GenerateRequest {
  * Git content: one "Initial commit" holding the template's default branch's tree, made with
  * plumbing (the template's objects fetched in, its history then dropped by a repack: the new
  * repository holds none of the template's commits). Topics, labels and branch protection rules
- * (every setting, its allow lists included, as Gitea copies them) are copied; webhooks never are.
+ * (every setting, its allow lists included, as Gitea copies them) and the avatar are copied;
+ * webhooks never are.
  */
 export async function generateRepository(
   deps: AppDeps,
@@ -51,7 +56,7 @@ export async function generateRepository(
   req: GenerateRequest,
 ): Promise<{ repo: RepoRow; owner: UserRow; mode: AccessMode }> {
   if (!template.isTemplate) throw unprocessable('this is not a template repo', 'TemplateRepo')
-  if (!req.gitContent && !req.topics && !req.labels && !req.protectedBranch && !req.others) throw unprocessable('must select at least one template item', 'GitContent')
+  if (!req.gitContent && !req.topics && !req.labels && !req.protectedBranch && !req.avatar && !req.others) throw unprocessable('must select at least one template item', 'GitContent')
   let owner: UserRow = doer
   let org: Awaited<ReturnType<typeof loadOrg>> | undefined
   if (req.owner.toLowerCase() !== doer.lowerName) {
@@ -108,6 +113,17 @@ export async function generateRepository(
   })
   const topics = JSON.parse(template.topics) as string[]
   if (req.topics && topics.length) await replaceTopics(deps, repo, topics)
+  const avatar = req.avatar ? await copyAvatar(deps, template, repo.id) : ''
   const mode = org ? await grantOrgRepoCreator(deps, org.org, doer, repo) : AccessMode.Owner
-  return { repo: { ...repo, topics: req.topics ? JSON.stringify(topics) : repo.topics }, owner, mode }
+  return { repo: { ...repo, topics: req.topics ? JSON.stringify(topics) : repo.topics, avatar: avatar || repo.avatar }, owner, mode }
+}
+
+/** The template's avatar given to the new repository `repoId` (its file under the new row's own hash); '' when the template has none (or its file is gone). */
+async function copyAvatar(deps: AppDeps, template: RepoRow, repoId: number): Promise<string> {
+  if (!template.avatar) return ''
+  const file = Bun.file(avatarPath(deps, 'repo', template.avatar))
+  if (!(await file.exists())) return ''
+  const bytes = await file.bytes()
+  await changeAvatar(deps, 'repo', repoId, bytes)
+  return avatarHash(repoId, bytes)
 }

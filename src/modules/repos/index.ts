@@ -160,7 +160,8 @@ export const reposModule = (deps: AppDeps) =>
           topics: body.topics,
           labels: body.labels,
           protectedBranch: body.protected_branch,
-          others: body.git_hooks || body.webhooks || body.avatar,
+          avatar: body.avatar,
+          others: body.git_hooks || body.webhooks,
         })
         return status(201, await repoToApi(deps, made.repo, made.owner, user, made.mode))
       },
@@ -175,7 +176,7 @@ export const reposModule = (deps: AppDeps) =>
           operationId: 'generateRepo',
           summary: 'Create a repository using a template',
           description:
-            "Copies what is asked of the template: its default branch's content as one new commit, topics, labels, branch protection rules. Webhooks are never copied (their secrets and addresses would reach the new repository's administrators); git hooks and avatars are not kept per repository.",
+            "Copies what is asked of the template: its default branch's content as one new commit, topics, labels, branch protection rules, the avatar. Webhooks are never copied (their secrets and addresses would reach the new repository's administrators); git hooks are not kept per repository.",
         },
       },
     )

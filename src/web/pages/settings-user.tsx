@@ -7,7 +7,10 @@ import type { UserRow } from '../../auth/caller'
 import { SCOPE_CATEGORIES } from '../../auth/scopes'
 import { toApiAccessToken } from '../../convert/account'
 import { gpgKeysToApi, toApiPublicKey } from '../../convert/key'
-import { ApiError } from '../../lib/errors'
+import { ApiError, unprocessable } from '../../lib/errors'
+import { avatarUrl } from '../../convert/user'
+import { changeAvatar } from '../../modules/avatars/service'
+import { AVATAR_MAX_BYTES, AVATAR_MAX_DIMENSION } from '../../modules/avatars/image'
 import { editUser } from '../../modules/admin/service'
 import { addGpgKey, addPublicKey, deleteGpgKey, deletePublicKey, listGpgKeys, listPublicKeys } from '../../modules/keys/service'
 import { createAccessToken, deleteAccessToken, listAccessTokens } from '../../modules/users/service'
@@ -55,39 +58,69 @@ function profilePage(ctx: WebContext, user: UserRow, opts: { values?: ProfileVal
     ctx,
     '/user/settings',
     'Profile',
-    <form class="stack wide" method="post" action="/user/settings">
-      <CsrfField ctx={ctx} />
-      <label>
-        Full name
-        <input name="full_name" maxlength="100" value={v?.full_name ?? user.fullName} autocomplete="name" />
-      </label>
-      <label>
-        Website
-        <input name="website" type="url" maxlength="255" value={v?.website ?? user.website} autocomplete="url" />
-      </label>
-      <label>
-        Location
-        <input name="location" maxlength="50" value={v?.location ?? user.location} />
-      </label>
-      <label>
-        Biography
-        <textarea name="description" maxlength="255" rows="4">
-          {v?.description ?? user.description}
-        </textarea>
-      </label>
-      <label class="check">
-        <input type="checkbox" name="hide_email" checked={v ? ticked(v.hide_email) : user.keepEmailPrivate} />
-        Keep my e-mail address ({user.email}) hidden from other users
-      </label>
-      <div>
-        <button class="primary" type="submit">
-          Update profile
-        </button>
-      </div>
-    </form>,
+    <>
+      <form class="stack wide" method="post" action="/user/settings">
+        <CsrfField ctx={ctx} />
+        <label>
+          Full name
+          <input name="full_name" maxlength="100" value={v?.full_name ?? user.fullName} autocomplete="name" />
+        </label>
+        <label>
+          Website
+          <input name="website" type="url" maxlength="255" value={v?.website ?? user.website} autocomplete="url" />
+        </label>
+        <label>
+          Location
+          <input name="location" maxlength="50" value={v?.location ?? user.location} />
+        </label>
+        <label>
+          Biography
+          <textarea name="description" maxlength="255" rows="4">
+            {v?.description ?? user.description}
+          </textarea>
+        </label>
+        <label class="check">
+          <input type="checkbox" name="hide_email" checked={v ? ticked(v.hide_email) : user.keepEmailPrivate} />
+          Keep my e-mail address ({user.email}) hidden from other users
+        </label>
+        <div>
+          <button class="primary" type="submit">
+            Update profile
+          </button>
+        </div>
+      </form>
+      <AvatarForms ctx={ctx} user={user} />
+    </>,
     opts,
   )
 }
+
+/** The profile page's avatar: the current one, an upload form (multipart, the file as `avatar`), and a delete button for an uploaded one. */
+function AvatarForms(props: { ctx: WebContext; user: UserRow }) {
+  const { ctx, user } = props
+  return (
+    <section aria-labelledby="avatar">
+      <h3 id="avatar">Avatar</h3>
+      <img src={avatarUrl(ctx.config, user)} alt={`${user.name}'s avatar`} width="96" height="96" />
+      <form class="stack" method="post" action="/user/settings/avatar" enctype="multipart/form-data">
+        <CsrfField ctx={ctx} />
+        <label>
+          A PNG, JPEG, GIF or WebP image, at most {String(AVATAR_MAX_BYTES / 1024)} KiB and {String(AVATAR_MAX_DIMENSION)}×{String(AVATAR_MAX_DIMENSION)} pixels
+          <input name="avatar" type="file" accept="image/png,image/jpeg,image/gif,image/webp" required />
+        </label>
+        <div>
+          <button class="primary" type="submit">
+            Update avatar
+          </button>
+        </div>
+      </form>
+      {user.avatar ? <ButtonForm ctx={ctx} action="/user/settings/avatar/delete" label="Delete the current avatar" danger /> : null}
+    </section>
+  )
+}
+
+/** The avatar form: the file comes as a File of the multipart body (bounded by the body parser, checked by modules/avatars). */
+const AvatarForm = t.Object({ _csrf: CsrfText, avatar: t.Optional(t.Unknown()) })
 
 const PasswordForm = t.Object({ _csrf: CsrfText, old_password: FormText(255), password: FormText(255), retype: FormText(255) })
 
@@ -336,6 +369,31 @@ export const userSettingsPages = (deps: AppDeps) =>
           (web, error, status) => profilePage(web, c.user, { values: c.body, error, status }),
         ),
       { ...signedPage('webUserSettingsSave'), body: ProfileForm },
+    )
+    .post(
+      '/user/settings/avatar',
+      (c) =>
+        formRoute(
+          deps.config,
+          c,
+          async () => {
+            const file = c.body.avatar
+            if (!(file instanceof Blob) || file.size === 0) throw unprocessable('choose an image file to upload', 'avatar')
+            await changeAvatar(deps, 'user', c.user.id, new Uint8Array(await file.arrayBuffer()))
+            return seeOther('/user/settings', 'avatar-saved')
+          },
+          (web, error, status) => profilePage(web, c.user, { error, status }),
+        ),
+      { ...signedPage('webUserAvatarSave'), body: AvatarForm },
+    )
+    .post(
+      '/user/settings/avatar/delete',
+      (c) =>
+        formRoute(deps.config, c, async () => {
+          await changeAvatar(deps, 'user', c.user.id, null)
+          return seeOther('/user/settings', 'avatar-deleted')
+        }),
+      { ...signedPage('webUserAvatarDelete'), body: t.Object({ _csrf: CsrfText }) },
     )
     .get('/user/settings/account', ({ request, caller }) => accountPage(webContext(deps.config, request, caller)), signedPage('webUserAccount'))
     .post(

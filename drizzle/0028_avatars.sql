@@ -1,0 +1,2 @@
+ALTER TABLE `users` ADD `avatar` text DEFAULT '' NOT NULL;--> statement-breakpoint
+ALTER TABLE `repositories` ADD `avatar` text DEFAULT '' NOT NULL;
