@@ -17,7 +17,7 @@ import { drizzle } from 'drizzle-orm/bun-sql'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openDatabase, type Db } from '../src/db/client'
+import { closeDatabase, openDatabase, type Db } from '../src/db/client'
 import type { Dialect } from '../src/db/dialect'
 import { DIALECT } from '../src/db/dialect'
 import * as sqliteTables from '../src/db/schema/tables'
@@ -46,7 +46,7 @@ function openSqlite(): Target {
     db,
     t: sqliteTables,
     close: async () => {
-      db.$client.close()
+      await closeDatabase(db)
       rmSync(dir, { recursive: true, force: true })
     },
   }

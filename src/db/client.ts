@@ -239,7 +239,12 @@ function readSnapshots(sqlite: Database, gate: WriteGate): ReadSnapshots {
     if (!open) return
     open = false
     // A read transaction commits nothing; SQLite may have ended it already (an error that rolls back).
-    if (sqlite.inTransaction) commit.run()
+    try {
+      if (sqlite.inTransaction) commit.run()
+    } catch (e) {
+      // The connection was closed under the snapshot (by its owner, without `close()`): nothing to end.
+      if (!/closed/i.test((e as Error).message)) throw e
+    }
   }
   return {
     join() {
