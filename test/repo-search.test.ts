@@ -160,8 +160,18 @@ describe('GET /repos/search', () => {
     } finally {
       await closeDatabase(other)
     }
-    expect(names(await s.get('/repos/search?q=alpha'))).toEqual([])
-    await s.deps.db.update(repositories).set({ isPrivate: false }).where(eq(repositories.lowerName, 'alpha'))
+    try {
+      // SQLite sees it at the next read; a PostgreSQL server hears of it by a notification that
+      // crosses another connection, so the answer may lag the write by that delivery.
+      let seen = names(await s.get('/repos/search?q=alpha'))
+      for (let waited = 0; seen.length && waited < 10_000; waited += 50) {
+        await Bun.sleep(50)
+        seen = names(await s.get('/repos/search?q=alpha'))
+      }
+      expect(seen).toEqual([])
+    } finally {
+      await s.deps.db.update(repositories).set({ isPrivate: false }).where(eq(repositories.lowerName, 'alpha'))
+    }
     expect(names(await s.get('/repos/search?q=alpha'))).toEqual(['alice/alpha'])
   })
 

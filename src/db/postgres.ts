@@ -153,6 +153,9 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     // The server checkpoints its own log.
     checkpoint() {},
     async close() {
+      // The notifications of changes made outside a transaction go out first (a CLI's write must
+      // reach the servers' caches though the CLI closes its database at once).
+      await changes.flush()
       await Promise.all([client.close(), locks.close(), changes.close()])
     },
   }
@@ -267,10 +270,20 @@ class ChangeListener {
     this.generation++
   }
 
+  /** Notifications on their way (changedOutside's): `flush` waits for them. */
+  private readonly sending = new Set<Promise<unknown>>()
+
   /** A statement outside a write transaction may have changed rows: moves the mark, then tells the other processes. */
   changedOutside(pool: SQL): void {
     this.generation++
-    pool.unsafe(`select pg_notify('${CHANGES_CHANNEL}', '${this.tag}')`).catch(() => {})
+    const sent: Promise<unknown> = pool.unsafe(`select pg_notify('${CHANGES_CHANNEL}', '${this.tag}')`).catch(() => {})
+    this.sending.add(sent)
+    void sent.finally(() => this.sending.delete(sent))
+  }
+
+  /** Waits until the notifications on their way are sent (before the pool closes). */
+  async flush(): Promise<void> {
+    await Promise.allSettled([...this.sending])
   }
 
   async close(): Promise<void> {
