@@ -18,6 +18,8 @@ let browser: Browser
 /** The client's callback: a listener that records the URL the browser was sent to. */
 let callback: ReturnType<typeof Bun.serve>
 let arrived: ((url: string) => void) | null = null
+/** Every request the callback server got, for a failure's message. */
+const seen: string[] = []
 
 beforeAll(async () => {
   s = await startTestServer()
@@ -26,7 +28,10 @@ beforeAll(async () => {
     hostname: '127.0.0.1',
     port: 0,
     fetch(request) {
-      arrived?.(request.url)
+      // Only the redirects to the callbacks themselves: the browser may also ask this origin for other
+      // things (a favicon) whenever it likes.
+      seen.push(request.url)
+      if (['/cb', '/again'].includes(new URL(request.url).pathname)) arrived?.(request.url)
       return new Response('<!doctype html><title>Signed in</title><p>Signed in.</p>', { headers: { 'content-type': 'text/html' } })
     },
   })
@@ -82,6 +87,9 @@ test('discovery → sign-in and consent in the browser with PKCE → code exchan
   await page.getByRole('button', { name: 'Authorize Example CI' }).click()
   const callbackUrl = await landed
   await page.waitForURL(/\/cb\?/)
+  // The redirect carries the code and the request's state (what the callback server saw, if not).
+  const back = new URL(callbackUrl).searchParams
+  expect({ code: back.has('code'), state: back.get('state'), seen }).toMatchObject({ code: true, state })
 
   // The code exchanged by the library: PKCE, state and nonce checked, the id_token's signature too.
   const tokens = await oidc.authorizationCodeGrant(config, new URL(callbackUrl), { pkceCodeVerifier: verifier, expectedNonce: nonce, expectedState: state, idTokenExpected: true })
