@@ -172,8 +172,18 @@ describe('team repositories', () => {
     expect(repos.body.map((r: any) => r.full_name)).toEqual(['acme/tool'])
     expect(repos.headers.get('x-total-count')).toBe('1')
     expect((await s.get(`/teams/${ownersId}/repos`, { token: olga.token })).body.map((r: any) => r.name)).toEqual(['tool'])
+    // One of them (Gitea's GetTeamRepo): the record when the team covers it, else 404.
+    const one = await s.get(`/teams/${devsId}/repos/ACME/tool`, { token: olga.token })
+    expect(one.status).toBe(200)
+    expect(one.body).toEqual(repos.body[0])
+    expect((await s.get(`/teams/${ownersId}/repos/acme/tool`, { token: olga.token })).body.full_name).toBe('acme/tool')
+    expect((await s.get(`/teams/${devsId}/repos/olga/mine`, { token: olga.token })).status).toBe(404)
+    expect((await s.get(`/teams/${devsId}/repos/acme/nope`, { token: olga.token })).status).toBe(404)
+    expect((await s.get(`/teams/${devsId}/repos/acme/tool`, { token: otto.token })).status).toBe(404)
+    expect((await s.get(`/teams/${devsId}/repos/acme/tool`)).status).toBe(401)
     expect((await s.del(`/teams/${devsId}/repos/acme/tool`, undefined, { token: olga.token })).status).toBe(204)
     expect((await s.get(`/teams/${devsId}/repos`, { token: olga.token })).body).toEqual([])
+    expect((await s.get(`/teams/${devsId}/repos/acme/tool`, { token: olga.token })).status).toBe(404)
   })
 
   test('deleting a team keeps its members in the organisation', async () => {

@@ -22,6 +22,7 @@ import {
   createTeam,
   deleteTeam,
   editTeam,
+  getTeamRepo,
   isTeamMember,
   listOrgTeams,
   listRepoTeams,
@@ -202,6 +203,17 @@ export const teamsModule = (deps: AppDeps) => {
         query: PageQuery,
         response: { 200: t.Array(RepositorySchema) },
         detail: { operationId: 'orgListTeamRepos', summary: "List a team's repositories" },
+      },
+    )
+    .get(
+      '/teams/:id/repos/:org/:repo',
+      async ({ params, team }) => (await reposToApi(deps, team.viewer, [await getTeamRepo(deps, team, params.org, params.repo)]))[0]!,
+      {
+        scope: 'organization',
+        team: 'member',
+        params: TeamRepoParams,
+        response: { 200: RepositorySchema },
+        detail: { operationId: 'orgListTeamRepo', summary: 'List a particular repository of a team (404 unless the team covers it)' },
       },
     )
     .put('/teams/:id/repos/:org/:repo', repoChange(addTeamRepo), {

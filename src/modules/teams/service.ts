@@ -197,16 +197,33 @@ export async function removeTeamMember(deps: AppDeps, ctx: TeamContext, target: 
 }
 
 /** Repositories the team covers (all of the organisation's for owners / all-repositories teams) that the viewer may read. */
-export async function listTeamRepos(deps: AppDeps, ctx: TeamContext, page: Page): Promise<Paged<RepoRow>> {
-  const team = ctx.team
-  const covered =
+/** The repositories a team covers: every one of its organisation's for the Owners team and teams with all of them, else those given it. */
+function coveredBy(deps: AppDeps, team: TeamContext['team']): SQL {
+  return (
     isOwnersTeam(team) || team.includesAllRepositories
       ? eq(repositories.ownerId, team.orgId)
       : and(
           eq(repositories.ownerId, team.orgId),
           inArray(repositories.id, deps.db.select({ id: teamRepos.repoId }).from(teamRepos).where(eq(teamRepos.teamId, team.id))),
         )
-  return await listReadableRepos(deps, ctx.viewer, covered!, page)
+  )!
+}
+
+export async function listTeamRepos(deps: AppDeps, ctx: TeamContext, page: Page): Promise<Paged<RepoRow>> {
+  return await listReadableRepos(deps, ctx.viewer, coveredBy(deps, ctx.team), page)
+}
+
+/**
+ * `{org}/{repo}` if the team covers it and the caller may read it (Gitea's GetTeamRepo); 404
+ * otherwise, whether or not the repository exists.
+ */
+export async function getTeamRepo(deps: AppDeps, ctx: TeamContext, orgName: string, repoName: string): Promise<RepoRow> {
+  const missing = () => notFound(`repository does not exist [${orgName}/${repoName}]`)
+  if (orgName.toLowerCase() !== ctx.org.lowerName) throw missing()
+  const named = and(coveredBy(deps, ctx.team), eq(repositories.lowerName, repoName.toLowerCase()))!
+  const [repo] = (await listReadableRepos(deps, ctx.viewer, named, { page: 1, limit: 1, offset: 0 })).rows
+  if (!repo) throw missing()
+  return repo
 }
 
 /**
