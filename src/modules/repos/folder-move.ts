@@ -24,10 +24,16 @@ export async function moveFolderWithRows<T>(
   write: () => Promise<T>,
   opts: { taken: string; afterMove?: () => Promise<void> },
 ): Promise<T> {
-  const moves = from !== to && existsSync(from)
-  if (!moves) return await writeTransaction(deps.db, write)
-  if (existsSync(to)) throw conflict(opts.taken)
   const root = rootOf(deps)
+  const moves = from !== to && existsSync(from)
+  if (!moves) {
+    // Gone because another move of it is under way (its intent is written before it moves the
+    // folder): writing the rows now could name a place the folder never reaches.
+    if (from !== to && (await deps.db.select({ id: folderMoves.id }).from(folderMoves).where(eq(folderMoves.fromPath, relative(root, from))).limit(1)).length)
+      throw conflict('the repository is being moved or renamed; try again')
+    return await writeTransaction(deps.db, write)
+  }
+  if (existsSync(to)) throw conflict(opts.taken)
   const intent = (await deps.db
     .insert(folderMoves)
     .values({ fromPath: relative(root, from), toPath: relative(root, to), createdUnix: nowUnix() })
