@@ -101,8 +101,16 @@ export async function listOwnedRepos(deps: AppDeps, viewer: UserRow | null, owne
  * A page of the ready repositories matching `where` that the viewer may read, by name (lists
  * whose condition has no prepared shape here, such as a team's repositories).
  */
+/** What `viewer` may read of the ready repositories `where` names (the visibility rule). */
+const readableWhere = (viewer: UserRow | null, where: SQL) => and(where, eq(repositories.status, 'ready'), readableRepoCondition(viewer))
+
+/** The first repository `where` names that `viewer` may read, or undefined (no count). */
+export async function findReadableRepo(deps: AppDeps, viewer: UserRow | null, where: SQL): Promise<RepoRow | undefined> {
+  return (await deps.db.select().from(repositories).where(readableWhere(viewer, where)).limit(1))[0]
+}
+
 export async function listReadableRepos(deps: AppDeps, viewer: UserRow | null, where: SQL, page: Page): Promise<Paged<RepoRow>> {
-  const cond = and(where, eq(repositories.status, 'ready'), readableRepoCondition(viewer))
+  const cond = readableWhere(viewer, where)
   const total = (await deps.db.select({ n: count() }).from(repositories).where(cond))[0]!.n
   const rows = await deps.db.select().from(repositories).where(cond).orderBy(...repoOrder).limit(page.limit).offset(page.offset)
   return { rows, total }

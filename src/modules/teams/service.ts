@@ -11,7 +11,7 @@ import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
 import { usersPage } from '../users/service'
-import { listReadableRepos } from '../repos/queries'
+import { findReadableRepo, listReadableRepos } from '../repos/queries'
 import { TEAM_UNITS } from './model'
 import { ensureMembership, lastOwnerMessage, ownersCount } from '../orgs/service'
 import type { OrgContext, OrgRow } from '../../auth/org-context'
@@ -221,7 +221,7 @@ export async function getTeamRepo(deps: AppDeps, ctx: TeamContext, orgName: stri
   const missing = () => notFound(`repository does not exist [${orgName}/${repoName}]`)
   if (orgName.toLowerCase() !== ctx.org.lowerName) throw missing()
   const named = and(coveredBy(deps, ctx.team), eq(repositories.lowerName, repoName.toLowerCase()))!
-  const [repo] = (await listReadableRepos(deps, ctx.viewer, named, { page: 1, limit: 1, offset: 0 })).rows
+  const repo = await findReadableRepo(deps, ctx.viewer, named)
   if (!repo) throw missing()
   return repo
 }
