@@ -7,11 +7,16 @@ export const eventsOfHook = (hook: HookRow): string[] => JSON.parse(hook.events)
 
 const SLACK_KEYS = ['channel', 'username', 'icon_url', 'color'] as const
 
-/** The Hook record: `config` without the secret; `events` as the hook takes them. */
+/**
+ * The Hook record: `config` without the secret (a site hook's also says `is_system_webhook`, as it
+ * is given, so that the site's list tells system hooks from default ones); `events` as the hook
+ * takes them.
+ */
 export function hookToApi(hook: HookRow) {
   const meta = JSON.parse(hook.meta) as Record<string, string>
   const config: Record<string, string> = { url: hook.url, content_type: hook.contentType }
   if (hook.type === 'slack') for (const key of SLACK_KEYS) config[key] = meta[key] ?? ''
+  if (hook.repoId === null && hook.ownerId === null) config.is_system_webhook = String(hook.isSystem)
   const mode = hook.eventMode as EventMode
   return {
     id: hook.id,

@@ -65,5 +65,5 @@ export const EVENT_TYPE_OF: Record<EventKind, ((e: EventRecord) => HookEventType
   'release.deleted': () => 'release',
 }
 
-/** Only these types are sent to an organisation's hooks alone (Gitea's RepositoryPayload). */
+/** Only these types are sent to an owner's hooks (and the system hooks) alone, not the repository's (Gitea's RepositoryPayload). */
 export const ORG_ONLY_TYPES: ReadonlySet<HookEventType> = new Set(['repository'])

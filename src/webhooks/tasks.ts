@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
 import type { RepoRow } from '../auth/access'
@@ -17,10 +17,10 @@ import { errorFields, loggerOf } from '../lib/log'
 
 /**
  * The outbox consumer: events → hook tasks. Each round reads a batch of events, finds the hooks
- * each one is for (the repository's own and its organisation's, active, wanting the event type,
- * passing the branch filter), builds the payloads, and writes the tasks and the consumer's "done"
- * mark in ONE transaction: an event is either wholly turned into tasks and acknowledged, or not
- * at all (and read again after a crash), so no task is lost or made twice.
+ * each one is for (hooksReaching: the repository's own, its owner's and the system hooks; active,
+ * wanting the event type, passing the branch filter), builds the payloads, and writes the tasks
+ * and the consumer's "done" mark in ONE transaction: an event is either wholly turned into tasks
+ * and acknowledged, or not at all (and read again after a crash), so no task is lost or made twice.
  */
 
 export const WEBHOOK_CONSUMER = 'webhooks'
@@ -39,6 +39,19 @@ function branchOf(event: EventRecord): string | null {
   return null
 }
 
+
+/**
+ * Which hooks an event of a repository reaches (Gitea's prepareWebhooks): the repository's own,
+ * its owner's (an organisation's or a user's: `owner_id` without a repository) and the site's
+ * system hooks; an event only an owner is told of (ORG_ONLY_TYPES) reaches the owner's and the
+ * system hooks. A default hook (a site hook not a system one) reaches nothing: its copies in the
+ * repositories made after it do, as repository hooks.
+ */
+export function hooksReaching(repoId: number, ownerId: number, ownerOnly: boolean): SQL {
+  const owner = and(eq(hooks.ownerId, ownerId), isNull(hooks.repoId))
+  const system = and(eq(hooks.isSystem, true), isNull(hooks.repoId), isNull(hooks.ownerId))
+  return (ownerOnly ? or(owner, system) : or(eq(hooks.repoId, repoId), owner, system))!
+}
 
 /** Whether `hook` (whose chosen types are `chosen`) takes `event` of `type`: active, chosen, made before it, branch filter passed. */
 function hookTakes(hook: HookRow, chosen: readonly string[], event: EventRecord, type: HookEventType): boolean {
@@ -93,16 +106,15 @@ class RoundLookups {
     return found
   }
 
-  /** The active hooks that may fire for events of a repository: its own and its owner's (an organisation's). */
+  /** The active hooks that may fire for events of a repository (hooksReaching). */
   async candidates(repoId: number, ownerId: number, orgOnly: boolean) {
     const key = `${repoId}:${ownerId}:${orgOnly}`
     let found = this.hooksOf.get(key)
     if (!found) {
-      const where = orgOnly ? eq(hooks.ownerId, ownerId) : or(eq(hooks.repoId, repoId), and(eq(hooks.ownerId, ownerId), isNull(hooks.repoId)))
       found = (await this.deps.db
         .select()
         .from(hooks)
-        .where(and(eq(hooks.isActive, true), where)))
+        .where(and(eq(hooks.isActive, true), hooksReaching(repoId, ownerId, orgOnly))))
         .map((hook) => ({ hook, chosen: eventsOfHook(hook) }))
       this.hooksOf.set(key, found)
     }

@@ -3,9 +3,12 @@ import { repositories } from './repos'
 import { users } from './users'
 
 /**
- * Webhooks (Gitea's webhook table): a repository's own (`repo_id`) or an organisation's
- * (`owner_id`, fired for every repository of the organisation). The secret and the authorization
- * header are write-only: never part of an API answer.
+ * Webhooks (Gitea's webhook table): a repository's own (`repo_id`), an owner's (`owner_id`: an
+ * organisation's or a user's, fired for every repository the owner has), or the site's (neither):
+ * a system hook (`is_system`), fired for every repository's events, or a default hook, copied
+ * into every repository made after it (src/modules/hooks/service.ts `copyDefaultHooks`) and
+ * fired by none itself. The secret and the authorization header are write-only: never part of an
+ * API answer.
  */
 export const hooks = sqliteTable(
   'hooks',
@@ -27,6 +30,8 @@ export const hooks = sqliteTable(
     /** JSON array of the chosen event types (fine-grained names), for choose_events. */
     events: text('events').notNull().default('["push"]'),
     branchFilter: text('branch_filter').notNull().default(''),
+    /** A site hook (no repository, no owner) that fires for every repository (Gitea's is_system_webhook); false: a default hook. */
+    isSystem: integer('is_system', { mode: 'boolean' }).notNull().default(false),
     isActive: integer('is_active', { mode: 'boolean' }).notNull().default(false),
     /** After the last attempt: 0 none, 1 succeeded, 2 failed (Gitea's last_status). */
     lastStatus: integer('last_status').notNull().default(0),

@@ -9,6 +9,7 @@ import {
   CreateHookOption,
   EditHookOption,
   HookDeliverySchema,
+  HookIdParams,
   HookSchema,
   OrgHookDeliveryParams,
   OrgHookParams,
@@ -21,10 +22,20 @@ import { createHook, deleteHook, editHook, getDelivery, getHook, listDeliveries,
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 const Hooks = t.Array(HookSchema)
 const Deliveries = t.Array(HookDeliverySchema)
+const SITE = { site: true } as const
+/** The schemas of the five routes of a scope the caller alone names (`/user/hooks`, `/admin/hooks`), beside their needs. */
+const LIST = { pageIfAsked: true, query: PageQuery, response: { 200: Hooks } } as const
+const CREATE = { body: CreateHookOption, response: { 201: HookSchema } } as const
+const GET = { params: HookIdParams, response: { 200: HookSchema } } as const
+const EDIT = { params: HookIdParams, body: EditHookOption, response: { 200: HookSchema } } as const
+const DELETE = { params: HookIdParams, response: NoContent } as const
 
 /**
- * Webhooks of repositories (repository admins) and organisations (owners; fired for every
- * repository of the organisation), with their delivery history: `GET …/hooks/{id}/deliveries`
+ * Webhooks of repositories (repository admins), organisations (owners; fired for every
+ * repository of the organisation), users (`/user/hooks`: the caller's own, fired for every
+ * repository the caller owns) and the site (`/admin/hooks`, site administrators: system hooks,
+ * fired for every repository, and default hooks, copied into each new repository); repositories'
+ * and organisations' with their delivery history: `GET …/hooks/{id}/deliveries`
  * (newest first), `GET …/deliveries/{delivery}` (by id or delivery uuid) and
  * `POST …/deliveries/{delivery}/attempts` (send it again under a new delivery id; GitHub's path,
  * Gitea has the same only in its web UI). Like Gitea (and deploy keys), hooks of an archived
@@ -140,7 +151,7 @@ export const hooksModule = (deps: AppDeps) =>
       },
     )
     // ---- organisation hooks (the seed's POST has a trailing slash: both spellings are served)
-    .get('/orgs/:org/hooks', async ({ org, respond, page }) => respond(await listHooks(deps, { org: org.org }, page), (rows) => rows.map(hookToApi)), {
+    .get('/orgs/:org/hooks', async ({ org, respond, page }) => respond(await listHooks(deps, { owner: org.org }, page), (rows) => rows.map(hookToApi)), {
       scope: 'organization',
       org: 'owner',
       pageIfAsked: true,
@@ -149,7 +160,7 @@ export const hooksModule = (deps: AppDeps) =>
       response: { 200: Hooks },
       detail: { operationId: 'orgListHooks', summary: "List an organization's webhooks" },
     })
-    .post('/orgs/:org/hooks', async ({ org, body, status }) => status(201, hookToApi(await createHook(deps, { org: org.org }, body))), {
+    .post('/orgs/:org/hooks', async ({ org, body, status }) => status(201, hookToApi(await createHook(deps, { owner: org.org }, body))), {
       scope: 'organization',
       org: 'owner',
       params: OrgParams,
@@ -157,14 +168,14 @@ export const hooksModule = (deps: AppDeps) =>
       response: { 201: HookSchema },
       detail: { operationId: 'orgCreateHook', summary: 'Create a hook' },
     })
-    .get('/orgs/:org/hooks/:id', async ({ org, params }) => hookToApi(await getHook(deps, { org: org.org }, pathNumber(params.id))), {
+    .get('/orgs/:org/hooks/:id', async ({ org, params }) => hookToApi(await getHook(deps, { owner: org.org }, pathNumber(params.id))), {
       scope: 'organization',
       org: 'owner',
       params: OrgHookParams,
       response: { 200: HookSchema },
       detail: { operationId: 'orgGetHook', summary: 'Get a hook' },
     })
-    .patch('/orgs/:org/hooks/:id', async ({ org, params, body }) => hookToApi(await editHook(deps, { org: org.org }, pathNumber(params.id), body)), {
+    .patch('/orgs/:org/hooks/:id', async ({ org, params, body }) => hookToApi(await editHook(deps, { owner: org.org }, pathNumber(params.id), body)), {
       scope: 'organization',
       org: 'owner',
       params: OrgHookParams,
@@ -175,7 +186,7 @@ export const hooksModule = (deps: AppDeps) =>
     .delete(
       '/orgs/:org/hooks/:id',
       async ({ org, params, status }) => {
-        await deleteHook(deps, { org: org.org }, pathNumber(params.id))
+        await deleteHook(deps, { owner: org.org }, pathNumber(params.id))
         return status(204, undefined)
       },
       {
@@ -189,7 +200,7 @@ export const hooksModule = (deps: AppDeps) =>
     .get(
       '/orgs/:org/hooks/:id/deliveries',
       async ({ org, params, page, respond }) => {
-        const hook = await getHook(deps, { org: org.org }, pathNumber(params.id))
+        const hook = await getHook(deps, { owner: org.org }, pathNumber(params.id))
         return respond(await listDeliveries(deps, hook, page), (rows) => rows.map((task) => deliveryToApi(hook, task)))
       },
       {
@@ -205,7 +216,7 @@ export const hooksModule = (deps: AppDeps) =>
     .get(
       '/orgs/:org/hooks/:id/deliveries/:delivery',
       async ({ org, params }) => {
-        const hook = await getHook(deps, { org: org.org }, pathNumber(params.id))
+        const hook = await getHook(deps, { owner: org.org }, pathNumber(params.id))
         return deliveryToApi(hook, await getDelivery(deps, hook, params.delivery))
       },
       {
@@ -219,7 +230,7 @@ export const hooksModule = (deps: AppDeps) =>
     .post(
       '/orgs/:org/hooks/:id/deliveries/:delivery/attempts',
       async ({ org, params, status }) => {
-        const hook = await getHook(deps, { org: org.org }, pathNumber(params.id))
+        const hook = await getHook(deps, { owner: org.org }, pathNumber(params.id))
         return status(202, deliveryToApi(hook, await redeliver(deps, hook, await getDelivery(deps, hook, params.delivery))))
       },
       {
@@ -230,3 +241,45 @@ export const hooksModule = (deps: AppDeps) =>
         detail: { operationId: 'orgRedeliverHookDelivery', summary: 'Send an organization hook delivery again, under a new delivery id' },
       },
     )
+    // ---- the caller's own hooks (Gitea's /user/hooks: fired for every repository the caller owns)
+    .get('/user/hooks', async ({ user, respond, page }) => respond(await listHooks(deps, { owner: user }, page), (rows) => rows.map(hookToApi)), {
+      scope: 'user', signed: true, ...LIST,
+      detail: { operationId: 'userListHooks', summary: "List the authenticated user's webhooks", tags: ['user'] },
+    })
+    .post('/user/hooks', async ({ user, body, status }) => status(201, hookToApi(await createHook(deps, { owner: user }, body))), {
+      scope: 'user', signed: true, ...CREATE,
+      detail: { operationId: 'userCreateHook', summary: 'Create a hook', tags: ['user'] },
+    })
+    .get('/user/hooks/:id', async ({ user, params }) => hookToApi(await getHook(deps, { owner: user }, pathNumber(params.id))), {
+      scope: 'user', signed: true, ...GET,
+      detail: { operationId: 'userGetHook', summary: 'Get a hook', tags: ['user'] },
+    })
+    .patch('/user/hooks/:id', async ({ user, params, body }) => hookToApi(await editHook(deps, { owner: user }, pathNumber(params.id), body)), {
+      scope: 'user', signed: true, ...EDIT,
+      detail: { operationId: 'userEditHook', summary: 'Update a hook', tags: ['user'] },
+    })
+    .delete('/user/hooks/:id', async ({ user, params, status }) => status(204, await deleteHook(deps, { owner: user }, pathNumber(params.id))), {
+      scope: 'user', signed: true, ...DELETE,
+      detail: { operationId: 'userDeleteHook', summary: 'Delete a hook', tags: ['user'] },
+    })
+    // ---- the site's hooks (Gitea's /admin/hooks: system and default hooks together)
+    .get('/admin/hooks', async ({ respond, page }) => respond(await listHooks(deps, SITE, page), (rows) => rows.map(hookToApi)), {
+      scope: 'admin', siteAdmin: true, ...LIST,
+      detail: { operationId: 'adminListHooks', summary: "List system's webhooks", tags: ['admin'] },
+    })
+    .post('/admin/hooks', async ({ body, status }) => status(201, hookToApi(await createHook(deps, SITE, body))), {
+      scope: 'admin', siteAdmin: true, ...CREATE,
+      detail: { operationId: 'adminCreateHook', summary: 'Create a hook', tags: ['admin'] },
+    })
+    .get('/admin/hooks/:id', async ({ params }) => hookToApi(await getHook(deps, SITE, pathNumber(params.id))), {
+      scope: 'admin', siteAdmin: true, ...GET,
+      detail: { operationId: 'adminGetHook', summary: 'Get a hook', tags: ['admin'] },
+    })
+    .patch('/admin/hooks/:id', async ({ params, body }) => hookToApi(await editHook(deps, SITE, pathNumber(params.id), body)), {
+      scope: 'admin', siteAdmin: true, ...EDIT,
+      detail: { operationId: 'adminEditHook', summary: 'Update a hook', tags: ['admin'] },
+    })
+    .delete('/admin/hooks/:id', async ({ params, status }) => status(204, await deleteHook(deps, SITE, pathNumber(params.id))), {
+      scope: 'admin', siteAdmin: true, ...DELETE,
+      detail: { operationId: 'adminDeleteHook', summary: 'Delete a hook', tags: ['admin'] },
+    })

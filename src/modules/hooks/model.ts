@@ -27,7 +27,7 @@ export const HookSchema = t.Object(
 
 const Config = t.Record(t.String({ maxLength: 64 }), t.String({ maxLength: MAX_CONFIG_VALUE }), {
   maxProperties: MAX_CONFIG_KEYS,
-  description: 'url and content_type (json | form) required; secret; for slack channel (required), username, icon_url, color',
+  description: 'url and content_type (json | form) required; secret; for slack channel (required), username, icon_url, color; for site hooks is_system_webhook (a Go boolean: true, false, 1, 0, t, f)',
 })
 const Events = t.Array(t.String({ maxLength: 64 }), {
   maxItems: MAX_LIST_ITEMS,
@@ -39,6 +39,9 @@ const modeFields = {
   choose_events: t.Optional(t.Boolean({ description: 'take the events listed in `events` (the default)' })),
   branch_filter: t.Optional(t.String({ maxLength: MAX_BRANCH_FILTER, description: 'glob of the branches whose push, create and delete events are sent; empty or * = all' })),
   authorization_header: t.Optional(t.String({ maxLength: MAX_CONFIG_VALUE, description: 'sent as Authorization with each delivery; never returned' })),
+  is_system_webhook: t.Optional(
+    t.Boolean({ description: "site hooks (/admin/hooks) only: true a system hook (every repository's events), false a default hook (copied into each new repository); also read from config.is_system_webhook, Gitea 1.23's spelling" }),
+  ),
 }
 
 export const CreateHookOption = t.Object(
@@ -89,4 +92,6 @@ export const RepoHookParams = t.Object({ owner: t.String(), repo: t.String(), id
 export const RepoHookDeliveryParams = t.Object({ owner: t.String(), repo: t.String(), id: t.String(), delivery: t.String() })
 export const OrgHookParams = t.Object({ org: t.String(), id: t.String() })
 export const OrgHookDeliveryParams = t.Object({ org: t.String(), id: t.String(), delivery: t.String() })
+/** `/admin/hooks/{id}`, `/user/hooks/{id}`. */
+export const HookIdParams = t.Object({ id: t.String() })
 export const HookListQuery = t.Object(pageQueryFields)

@@ -20,17 +20,25 @@ import { payloadRepo, pushPayload } from '../../webhooks/payloads'
 import { pushCommits } from '../../convert/payload-commit'
 import { toApiUser } from '../../convert/user'
 
-/** Whose hooks: a repository's own, or an organisation's (fired for all its repositories). */
-export type HookScope = { repo: RepoRow } | { org: UserRow }
+/**
+ * Whose hooks: a repository's own; an owner's (an organisation's or a user's: fired for every
+ * repository the owner has); or the site's (Gitea's admin hooks, with neither: system hooks fired
+ * for every repository, default hooks copied into each new one).
+ */
+export type HookScope = { repo: RepoRow } | { owner: UserRow } | { site: true }
 
 const scopeWhere = (scope: HookScope): SQL =>
-  'repo' in scope ? eq(hooks.repoId, scope.repo.id) : and(eq(hooks.ownerId, scope.org.id), isNull(hooks.repoId))!
+  'repo' in scope
+    ? eq(hooks.repoId, scope.repo.id)
+    : 'owner' in scope
+      ? and(eq(hooks.ownerId, scope.owner.id), isNull(hooks.repoId))!
+      : and(isNull(hooks.ownerId), isNull(hooks.repoId))!
 
 export async function listHooks(deps: AppDeps, scope: HookScope, page: Page | null): Promise<Paged<HookRow>> {
   return await selectPage(deps.db, hooks, scopeWhere(scope), hooks.id, page)
 }
 
-/** A hook of the scope by id: 404 when unknown or another repository's / organisation's. */
+/** A hook of the scope by id: 404 when unknown or another scope's (another repository's, owner's, or not the site's). */
 export async function getHook(deps: AppDeps, scope: HookScope, id: number): Promise<HookRow> {
   const hook = Number.isSafeInteger(id) ? (await deps.db.select().from(hooks).where(and(eq(hooks.id, id), scopeWhere(scope))))[0] : undefined
   if (!hook) throw notFound(`hook does not exist [id: ${id}]`)
@@ -72,6 +80,24 @@ function checkSlackChannel(channel: string): string {
   return value
 }
 
+/** Go's strconv.ParseBool, which Gitea reads `config.is_system_webhook` with: 422 otherwise. */
+function parseGoBool(value: string): boolean {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false
+  throw unprocessable('Invalid is_system_webhook value')
+}
+
+/**
+ * Whether an input makes a site hook a system hook: `is_system_webhook` in `config` (Gitea 1.23's
+ * spelling, a Go boolean text) or beside it (the option's field in older Gitea); undefined when
+ * neither says. Read (and checked) whatever the scope; only a site hook keeps it.
+ */
+function systemOf(input: HookInput): boolean | undefined {
+  const text = input.config?.is_system_webhook
+  const fromConfig = text === undefined || text === '' ? undefined : parseGoBool(text)
+  return input.is_system_webhook ?? fromConfig
+}
+
 interface EventsInput {
   events?: string[]
   push_only?: boolean
@@ -99,6 +125,7 @@ export interface HookInput extends EventsInput {
   active?: boolean
   branch_filter?: string
   authorization_header?: string
+  is_system_webhook?: boolean
 }
 
 /** CreateHookOption → a new hook of the scope (Gitea's checks and messages; nothing stored on a refusal). */
@@ -115,6 +142,7 @@ export async function createHook(deps: AppDeps, scope: HookScope, input: HookInp
   }
   const { mode, events } = eventsOf(input)
   const branchFilter = checkBranchFilter(input.branch_filter ?? '')
+  const isSystem = systemOf(input) ?? false
   const now = nowUnix()
   // Counted in the insert's transaction (write transactions run one at a time): concurrent
   // creations cannot pass the bound together.
@@ -124,7 +152,8 @@ export async function createHook(deps: AppDeps, scope: HookScope, input: HookInp
       .insert(hooks)
       .values({
         repoId: 'repo' in scope ? scope.repo.id : null,
-        ownerId: 'org' in scope ? scope.org.id : null,
+        ownerId: 'owner' in scope ? scope.owner.id : null,
+        isSystem: 'site' in scope && isSystem,
         type,
         url,
         contentType,
@@ -143,14 +172,35 @@ export async function createHook(deps: AppDeps, scope: HookScope, input: HookInp
 }
 
 /**
- * 422 when the repository (or organisation) already has WARREN_MAX_HOOKS_PER_REPO hooks: every
- * event of a repository is delivered to each of its hooks and its organisation's, so the count
- * bounds the work one push can cause. Gitea has no such bound; no real team comes near it.
+ * 422 when the scope (a repository, an owner, the site) already has WARREN_MAX_HOOKS_PER_REPO
+ * hooks: every event of a repository is delivered to each of its hooks, its owner's and the
+ * site's system hooks, so the count bounds the work one push can cause (and the site's bounds the
+ * default hooks a new repository is given). Gitea has no such bound; no real team comes near it.
  */
 async function checkRoomForHook(deps: AppDeps, scope: HookScope): Promise<void> {
   const limit = deps.config.maxHooksPerRepo
   const held = (await deps.db.select({ n: count() }).from(hooks).where(scopeWhere(scope)))[0]!.n
-  if (held >= limit) throw unprocessable(`${'repo' in scope ? 'a repository' : 'an organisation'} may have at most ${limit} webhooks`)
+  const holder = 'repo' in scope ? 'a repository' : 'owner' in scope ? (scope.owner.type === 1 ? 'an organisation' : 'a user') : 'the site'
+  if (held >= limit) throw unprocessable(`${holder} may have at most ${limit} webhooks`)
+}
+
+/**
+ * Gives a new repository a copy of each of the site's default hooks (Gitea's
+ * CopyDefaultWebhooksToRepo): its own hooks from then on, which its administrators may change or
+ * delete; a default hook changed later changes no copy. Run inside the transaction that makes
+ * the repository ready (src/modules/repos/create.ts buildRepository), for every way a repository
+ * is made. At most WARREN_MAX_HOOKS_PER_REPO rows (the site's bound).
+ */
+export async function copyDefaultHooks(deps: AppDeps, repoId: number): Promise<void> {
+  const defaults = await deps.db
+    .select()
+    .from(hooks)
+    .where(and(isNull(hooks.ownerId), isNull(hooks.repoId), eq(hooks.isSystem, false)))
+    .orderBy(hooks.id)
+    .limit(deps.config.maxHooksPerRepo)
+  if (defaults.length === 0) return
+  const now = nowUnix()
+  await deps.db.insert(hooks).values(defaults.map(({ id: _id, ...hook }) => ({ ...hook, repoId, isSystem: false, lastStatus: 0, createdUnix: now, updatedUnix: now })))
 }
 
 /** Slack's settings: the channel (checked) and its companions, rewritten together. */
@@ -164,7 +214,8 @@ const slackMeta = (config: Record<string, string>) => ({
 /**
  * EditHookOption: `config` keys present replace (url, content_type, secret; slack's channel with
  * its companions); `events` present replaces (empty: push), absent leaves them; `active`,
- * `branch_filter`, `authorization_header` absent leave them.
+ * `branch_filter`, `authorization_header` absent leave them; a site hook's `is_system_webhook`
+ * present turns it into a system or a default hook.
  */
 export async function editHook(deps: AppDeps, scope: HookScope, id: number, input: HookInput): Promise<HookRow> {
   const hook = await getHook(deps, scope, id)
@@ -180,6 +231,8 @@ export async function editHook(deps: AppDeps, scope: HookScope, id: number, inpu
   if (input.branch_filter !== undefined) set.branchFilter = checkBranchFilter(input.branch_filter)
   if (input.authorization_header !== undefined) set.authorizationHeader = input.authorization_header.trim()
   if (input.active !== undefined) set.isActive = input.active
+  const isSystem = systemOf(input)
+  if ('site' in scope && isSystem !== undefined) set.isSystem = isSystem
   return (await deps.db.update(hooks).set(set).where(eq(hooks.id, hook.id)).returning())[0]!
 }
 

@@ -17,6 +17,7 @@ import { recordEvent } from '../../events/outbox'
 import { changeMarkRow } from '../stars/service'
 import { dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
 import { findTemplate, repoTemplates } from './template-names'
+import { copyDefaultHooks } from '../hooks/service'
 
 export interface NewRepo {
   name: string
@@ -207,7 +208,9 @@ export interface RepoBuild {
  * Makes a repository for `owner` (the name is checked here; other values by the caller). Order,
  * so that a crash leaves only what the startup check repairs: the row is inserted with status
  * 'creating' (with the owner's counter), then the git folder is made, then the row becomes 'ready'
- * in one transaction with `build.ready`'s writes. A failure in between removes both.
+ * in one transaction with the site's default hooks copied (every kind of repository gets them, as
+ * Gitea's CreateRepositoryByExample gives them) and `build.ready`'s writes. A failure in between
+ * removes both.
  */
 export async function buildRepository(deps: AppDeps, owner: UserRow, creator: UserRow | undefined, values: NewRepoRow, build: RepoBuild): Promise<RepoRow> {
   checkRepoName(values.name)
@@ -236,6 +239,7 @@ export async function buildRepository(deps: AppDeps, owner: UserRow, creator: Us
     const done: Partial<RepoRow> = { ...(await build.make(path)), objectFormat: await objectFormatOf(gitRepoAt(deps, path)), status: 'ready' }
     return await writeTransaction(deps.db, async () => {
       const ready = (await deps.db.update(repositories).set(done).where(eq(repositories.id, row.id)).returning())[0]!
+      await copyDefaultHooks(deps, ready.id)
       await build.ready(ready)
       return ready
     })

@@ -1,0 +1,1 @@
+ALTER TABLE "hooks" ADD COLUMN "is_system" boolean DEFAULT false NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE `hooks` ADD `is_system` integer DEFAULT false NOT NULL;
