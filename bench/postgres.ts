@@ -10,17 +10,26 @@
  *    autocannon runs at once); then the repository's issue numbers must be 1..n without gap or
  *    duplicate, and its index counter n.
  *
- *   bun bench/postgres.ts [seconds=10]   (PostgreSQL: WARREN_BENCH_PG_URL, default below)
+ *    Each run prints where the CPU went (the machine's 2 cores are shared by the servers, their
+ *    PostgreSQL backends and the load generator): CPU seconds per second of each `warren serve`,
+ *    of the backends serving its database, of PostgreSQL's background processes and of the load
+ *    generator, CPU milliseconds per issue, the machine's busy cores (other work on it included),
+ *    and from these the most issues per second the machine's cores could give at that cost.
+ *
+ *   bun bench/postgres.ts [seconds=10] [two]   (`two`: part 2 only; PostgreSQL: WARREN_BENCH_PG_URL, default below)
  */
 import { SQL } from 'bun'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { availableParallelism } from 'node:os'
 import { durationFromArgv, runAutocannon, type AutocannonResult } from './lib/autocannon'
+import { cpuMeter } from './lib/cpu'
 import { basic, SOURCES, startServe, type Served } from '../test/process-helpers'
 import { freshPostgresDatabase, TEST_POSTGRES_URL } from '../test/test-database'
 
 const seconds = durationFromArgv()
+const onlyTwo = process.argv[3] === 'two'
 const PG_URL = process.env.WARREN_BENCH_PG_URL ?? TEST_POSTGRES_URL
 
 // ---- 1. the harness scenarios on each database ----
@@ -48,7 +57,7 @@ async function runScript(name: string, args: string[], databaseUrl: string | nul
 
 const onSqlite = new Map<string, number>()
 const onPostgres = new Map<string, number>()
-for (const [name, args] of SCRIPTS) {
+for (const [name, args] of onlyTwo ? [] : SCRIPTS) {
   console.log(`\n--- bench/${name}.ts ${args.join(' ')} on SQLite`)
   for (const [k, v] of await runScript(name, args, null)) onSqlite.set(k, v)
   console.log(`--- bench/${name}.ts ${args.join(' ')} on PostgreSQL`)
@@ -56,8 +65,8 @@ for (const [name, args] of SCRIPTS) {
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en')
-console.log(`\nHarness scenarios, 16 connections, ${seconds} s each: PostgreSQL ÷ SQLite (target ≥ 0.5×)`)
-console.log(`${'scenario'.padEnd(48)} ${'SQLite'.padStart(8)} ${'PostgreSQL'.padStart(10)}  ratio`)
+if (!onlyTwo) console.log(`\nHarness scenarios, 16 connections, ${seconds} s each: PostgreSQL ÷ SQLite (target ≥ 0.5×)`)
+if (!onlyTwo) console.log(`${'scenario'.padEnd(48)} ${'SQLite'.padStart(8)} ${'PostgreSQL'.padStart(10)}  ratio`)
 for (const [label, lite] of onSqlite) {
   const pg = onPostgres.get(label)
   const ratio = pg === undefined ? null : pg / lite
@@ -99,6 +108,49 @@ function rate(runs: AutocannonResult[]): { perSecond: number; failures: string }
   return { perSecond: ok / seconds, failures: `non-2xx ${runs.reduce((n, r) => n + r.non2xx, 0)}, errors ${runs.reduce((n, r) => n + r.errors, 0)}` }
 }
 
+/** The bench database's backends (the servers' connections) and PostgreSQL's own background processes. */
+async function postgresPids(): Promise<{ backends: number[]; background: number[] }> {
+  const rows: { pid: number; backend: boolean }[] = await benchDb`
+    select pid, (datname = ${database.name}) as backend from pg_stat_activity
+    where pid <> pg_backend_pid() and (datname = ${database.name} or backend_type <> 'client backend')`
+  return { backends: rows.filter((r) => r.backend).map((r) => r.pid), background: rows.filter((r) => !r.backend).map((r) => r.pid) }
+}
+
+/**
+ * Runs `load` (autocannon runs at once) while metering the CPU of the servers, their backends,
+ * PostgreSQL's background and the load generators; prints where it went and what it allows.
+ */
+async function metered(load: () => Promise<AutocannonResult[]>): Promise<{ perSecond: number; failures: string; ceiling: number }> {
+  const warrens = servers.map((s) => s.proc.pid)
+  const pg = await postgresPids()
+  const meter = cpuMeter([...warrens, ...pg.backends, ...pg.background])
+  const runs = await load()
+  const after = await postgresPids()
+  const { byPid, busyCores, wallSeconds } = meter.stop([...after.backends, ...after.background])
+  const sum = (pids: number[]) => pids.reduce((t, pid) => t + (byPid.get(pid) ?? 0), 0)
+  const backends = sum([...new Set([...pg.backends, ...after.backends])])
+  const background = sum([...new Set([...pg.background, ...after.background])])
+  const generators = runs.reduce((t, r) => t + (r.cpuSeconds ?? 0), 0)
+  const served = warrens.map((pid) => byPid.get(pid) ?? 0)
+  const r = rate(runs)
+  const issues = r.perSecond * seconds
+  const perIssueMs = (cpu: number) => (issues ? (cpu / issues) * 1000 : 0).toFixed(2)
+  const perSec = (cpu: number) => (cpu / wallSeconds).toFixed(2)
+  const total = served.reduce((a, b) => a + b, 0) + backends + background + generators
+  // At this CPU cost per issue, the most the machine's cores could give if nothing else ran on them.
+  const cores = availableParallelism()
+  const ceiling = issues ? cores / (total / issues) : 0
+  console.log(
+    `  CPU s/s: ${served.map((c, i) => `warren#${i + 1} ${perSec(c)}`).join(', ')}, postgres backends ${perSec(backends)}, ` +
+      `postgres background ${perSec(background)}, load generator ${perSec(generators)}; machine busy ${busyCores.toFixed(2)} of ${cores} cores (other work included)`,
+  )
+  console.log(
+    `  CPU ms per issue: warren ${perIssueMs(total - backends - background - generators)}, postgres ${perIssueMs(backends + background)}, ` +
+      `load generator ${perIssueMs(generators)}, all ${perIssueMs(total)}: at most ${fmt(ceiling)} issues/s on ${cores} cores at this cost`,
+  )
+  return { ...r, ceiling }
+}
+
 try {
   servers.push(await startServe(SOURCES, dataDir, env))
   const { sha1: token } = await created(servers[0]!, '/users/root/tokens', { name: 'bench', scopes: ['all'] })
@@ -110,21 +162,33 @@ try {
   const warmUp = (s: Served) => runAutocannon(issuesUrl(s), 1, post, 8)
   await warmUp(servers[0]!)
   console.log(`\nPOST issue, 16 connections, ${seconds} s, \`warren serve\` on one PostgreSQL database (${database.name})`)
-  const one = rate([await runAutocannon(issuesUrl(servers[0]!), seconds, post, 16)])
+  const one = await metered(async () => [await runAutocannon(issuesUrl(servers[0]!), seconds, post, 16)])
   console.log(`one process (16 connections)        ${fmt(one.perSecond).padStart(6)} issues/s   ${one.failures}`)
   servers.push(await startServe(SOURCES, dataDir, env))
   await warmUp(servers[1]!)
-  const two = rate(await Promise.all(servers.map((s) => runAutocannon(issuesUrl(s), seconds, post, 8))))
+  const two = await metered(() => Promise.all(servers.map((s) => runAutocannon(issuesUrl(s), seconds, post, 8))))
   console.log(`two processes (8 connections each)  ${fmt(two.perSecond).padStart(6)} issues/s   ${two.failures}`)
   const ratio = two.perSecond / one.perSecond
   console.log(`two ÷ one: ${ratio.toFixed(2)}× (target ≥ 1.5×) ${ratio >= 1.5 ? 'ok' : 'MISSED'}`)
+  // What the cores allow: the one-process run's CPU cost per issue, all of the machine's cores given to the bench.
+  const reachable = one.ceiling / one.perSecond
+  console.log(
+    `two ÷ one the cores allow at one process's CPU cost per issue: at most ${reachable.toFixed(2)}× ` +
+      `(${fmt(one.ceiling)} ÷ ${fmt(one.perSecond)} issues/s)${reachable < 1.5 ? ': 1.5× is beyond this machine' : ''}`,
+  )
 
   // Issue numbers 1..n, each once, and the counter at n: no lost or doubled index under two writers.
-  const [{ n, distinct, max }] = await benchDb`select count(*)::int as n, count(distinct "index")::int as distinct, coalesce(max("index"), 0)::int as max from issues where repo_id = ${repo.id}`
-  const [{ max_index: counter }] = await benchDb`select max_index::int as max_index from issue_indexes where repo_id = ${repo.id}`
+  // One statement, one snapshot: requests the load generator left unanswered at its end may still be committing.
+  const [{ n, distinct, max, counter }] = await benchDb`
+    select count(*)::int as n, count(distinct "index")::int as distinct, coalesce(max("index"), 0)::int as max,
+      (select max_index::int from issue_indexes where repo_id = ${repo.id}) as counter
+    from issues where repo_id = ${repo.id}`
   const gapFree = n === distinct && n === max && counter === max
   console.log(`issue numbers: ${n} issues, ${distinct} distinct, highest ${max}, counter ${counter}: ${gapFree ? 'gap-free' : 'GAPS OR DUPLICATES'}`)
-  if (!gapFree) process.exitCode = 1
+  if (!gapFree) {
+    process.exitCode = 1
+    for (const [i, server] of servers.entries()) console.log(`warren#${i + 1} said:\n${server.output().slice(-4000)}`)
+  }
 } finally {
   await Promise.all(servers.map((s) => s.stop()))
   await benchDb.close()

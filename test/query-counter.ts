@@ -9,9 +9,9 @@ import type { Db } from '../src/db/client'
  *   BEGIN/COMMIT (`exec`) are the runtime's, not the services', and are not reported.
  * - PostgreSQL: `db.$client` is Bun's SQL pool; src/db/postgres.ts sends every statement through
  *   `unsafe(text, params)`, looked up on the pool at call time, or, inside a write transaction,
- *   on the transaction's own connection, which `begin` hands out. Both are wrapped. The advisory
- *   lock each write transaction takes first is the runtime's, like SQLite's BEGIN IMMEDIATE, and
- *   is not reported.
+ *   on the transaction's own connection, which `reserve` hands out. Both are wrapped. What the
+ *   runtime sends around a write transaction (BEGIN with the advisory lock, COMMIT, ROLLBACK) is
+ *   its own, like SQLite's BEGIN IMMEDIATE, and is not reported.
  * Placeholders differ: `?` on SQLite, `$1` on PostgreSQL.
  */
 export function recordStatements(db: Db, onStatement: (sql: string) => void): void {
@@ -42,23 +42,32 @@ function recordSqlite(db: Db, onStatement: (sql: string) => void): void {
   }
 }
 
+/** What src/db/postgres.ts sends around a write transaction. */
+const RUNTIME_STATEMENT = /^(begin;|commit$|rollback$)/i
+
+const REPORTED = Symbol('reported')
+
 /** Replaces `target.unsafe` with one that reports each statement first. */
 function reportUnsafe(target: SQL, onStatement: (sql: string) => void): void {
+  // A connection handed out again keeps its one wrapper per recorder.
+  const seen = ((target as any)[REPORTED] ??= new Set<unknown>()) as Set<unknown>
+  if (seen.has(onStatement)) return
+  seen.add(onStatement)
   const unsafe = target.unsafe.bind(target)
   ;(target as any).unsafe = (text: string, params?: unknown[]) => {
-    if (!/^select pg_advisory_xact_lock\(/i.test(text)) onStatement(text)
+    if (!RUNTIME_STATEMENT.test(text)) onStatement(text)
     return unsafe(text, params as any[])
   }
 }
 
 function recordPostgres(pool: SQL, onStatement: (sql: string) => void): void {
   reportUnsafe(pool, onStatement)
-  const begin = pool.begin.bind(pool) as (fn: (connection: SQL) => Promise<unknown>) => Promise<unknown>
-  ;(pool as any).begin = (fn: (connection: SQL) => Promise<unknown>) =>
-    begin((connection) => {
-      reportUnsafe(connection, onStatement)
-      return fn(connection)
-    })
+  const reserve = pool.reserve.bind(pool)
+  ;(pool as any).reserve = async () => {
+    const connection = await reserve()
+    reportUnsafe(connection, onStatement)
+    return connection
+  }
 }
 
 /**
@@ -83,3 +92,71 @@ export function queryCounter(db: Db) {
     return executed
   }
 }
+
+/**
+ * PostgreSQL only: counts the round trips of write transactions, the time a write holds the
+ * write lock being that many waits for the server (src/db/postgres.ts). Every statement sent on a
+ * transaction's connection (BEGIN with the lock, and COMMIT, included) is recorded; one sent while
+ * none of that connection's statements is still unanswered starts a round trip, one sent while
+ * some are (pipelined behind them) joins theirs. Install it before the request measured.
+ */
+export function writeRoundTrips(db: Db) {
+  if (db.$runtime.dialect !== 'postgres') throw new Error('writeRoundTrips: PostgreSQL only')
+  const pool = db.$client as unknown as SQL
+  let counting = false
+  let roundTrips = 0
+  let transactions = 0
+  const reserve = pool.reserve.bind(pool)
+  ;(pool as any).reserve = async () => {
+    const connection = await reserve()
+    if (!(connection as any)[ROUND_TRIPS]) {
+      ;(connection as any)[ROUND_TRIPS] = true
+      let unanswered = 0
+      const unsafe = connection.unsafe.bind(connection)
+      ;(connection as any).unsafe = (text: string, params?: unknown[]) => {
+        if (counting && unanswered === 0) roundTrips++
+        if (counting && /^begin;/i.test(text)) transactions++
+        unanswered++
+        let answered = false
+        const done = () => {
+          if (!answered) unanswered--
+          answered = true
+        }
+        // Bun sends a query when it is first awaited (or its values() asked): the answer is watched from then.
+        const query = unsafe(text, params as any[])
+        return new Proxy(query, {
+          get(target, key) {
+            if (key === 'values') return () => {
+              const running = target.values()
+              running.then(done, done)
+              return running
+            }
+            if (key === 'then')
+              return (ok?: (v: unknown) => unknown, failed?: (e: unknown) => unknown) => {
+                const running = Promise.resolve(target)
+                running.then(done, done)
+                return running.then(ok, failed)
+              }
+            const value = Reflect.get(target, key, target)
+            return typeof value === 'function' ? value.bind(target) : value
+          },
+        })
+      }
+    }
+    return connection
+  }
+  /** The write transactions `fn` ran and their round trips (BEGIN to COMMIT). */
+  return async function countRoundTrips(fn: () => Promise<unknown>): Promise<{ transactions: number; roundTrips: number }> {
+    roundTrips = 0
+    transactions = 0
+    counting = true
+    try {
+      await fn()
+    } finally {
+      counting = false
+    }
+    return { transactions, roundTrips }
+  }
+}
+
+const ROUND_TRIPS = Symbol('round trips counted')

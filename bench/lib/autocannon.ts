@@ -9,6 +9,8 @@ export interface AutocannonResult {
   non2xx: number
   errors: number
   '2xx': number
+  /** CPU seconds the load generator's process used (runAutocannon). */
+  cpuSeconds?: number
 }
 
 /** The duration in seconds from argv[2] (default 10). */
@@ -106,7 +108,8 @@ export async function runAutocannon(url: string, seconds: number, args: string[]
   started?.(proc.pid)
   const out = await new Response(proc.stdout).text()
   await proc.exited
-  return JSON.parse(out) as AutocannonResult
+  const cpu = proc.resourceUsage()?.cpuTime
+  return { ...(JSON.parse(out) as AutocannonResult), cpuSeconds: cpu ? Number(cpu.user + cpu.system) / 1e6 : undefined }
 }
 
 /** One scenario's line: requests/s, latency (p50, p99), non-2xx and errors when any, resident memory. */

@@ -29,11 +29,13 @@ function prepareStatements(db: Db) {
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('offset'))
       .prepare(),
+    // The index is the one nextIndex (run before it in the transaction) took, read back in the
+    // insert: both can be sent at once (on PostgreSQL, one round trip under the write lock).
     insertIssue: db
       .insert(issues)
       .values({
         repoId: sql.placeholder('repo'),
-        index: sql.placeholder('index'),
+        index: sql`(select ${issueIndexes.maxIndex} from ${issueIndexes} where ${issueIndexes.repoId} = ${sql.placeholder('repo')})`,
         posterId: sql.placeholder('poster'),
         title: sql.placeholder('title'),
         content: sql.placeholder('content'),

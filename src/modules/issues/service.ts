@@ -20,7 +20,7 @@ import { moveRefs, pullHeadRef } from '../../push'
 import { recordIssueEvent } from '../../events/issue-events'
 import type { EditChanges } from '../../events/outbox'
 import { findIssue, nextIssueIndex, statementsOf } from './queries'
-import { bumpLabels, bumpMilestone, bumpRepoCounters, closePinGap, labelIdsOfIssue, linkLabels, repoLabelsByIds, repoMilestone, resolveAssignees, setAssignees, setClosed, setMilestone, unlinkLabels } from './state'
+import { addAssignees, addLabelLinks, bumpLabels, bumpMilestone, bumpRepoCounters, closePinGap, labelIdsOfIssue, linkLabels, repoLabelsByIds, repoMilestone, resolveAssignees, setAssignees, setClosed, setMilestone, unlinkLabels } from './state'
 
 /** A deadline from a body: absent → undefined (unchanged), null or "" → 0 (none), else Unix seconds (422 if bad). */
 export const parseDue = (value: string | null | undefined, field: string): number | undefined =>
@@ -54,8 +54,7 @@ export interface NewPullHook {
 /**
  * Files an issue (or, with `pull`, a pull request). Assignees, milestone and labels are applied
  * only for writers (silently dropped otherwise, as Gitea). The index comes from the repository's
- * counter row, taken and bumped in the same BEGIN IMMEDIATE transaction: unique, gap-free, never
- * reused.
+ * counter row, taken and bumped in the same write transaction: unique, gap-free, never reused.
  */
 export async function createIssue(
   deps: AppDeps,
@@ -74,42 +73,49 @@ export async function createIssue(
   const s = statementsOf(deps.db)
   return await writeTransaction(deps.db, async () => {
     await pull?.check()
-    const milestone = writer && opts.milestone ? await repoMilestone(deps, ctx.repo.id, opts.milestone) : null
-    const labelRows = writer && opts.labels?.length ? await repoLabelsByIds(deps, ctx.repo, opts.labels) : []
-    const index = await nextIssueIndex(deps, ctx.repo.id)
-    const row = (await s.insertIssue.execute({
-      repo: ctx.repo.id,
-      index,
-      poster: poster.id,
-      title: opts.title,
-      content: opts.body ?? '',
-      ref: pull ? '' : (opts.ref ?? ''),
-      milestone: milestone?.id ?? 0,
-      closed,
-      pull: !!pull,
-      deadline,
-      now,
-      closedUnix: closed ? now : 0,
-    }))[0]!
-    if (pull) await bumpRepoCounters(deps, ctx.repo.id, true, 1, closed ? 1 : 0)
-    else await s.countNewIssue.execute({ repo: ctx.repo.id, closedCount: closed ? 1 : 0 })
+    const [milestone, labelRows] = await Promise.all([
+      writer && opts.milestone ? repoMilestone(deps, ctx.repo.id, opts.milestone) : null,
+      writer && opts.labels?.length ? repoLabelsByIds(deps, ctx.repo, opts.labels) : [],
+    ])
+    // Sent together (on PostgreSQL one round trip under the write lock): the next index taken,
+    // the row that reads it back, the counters of the repository and milestone. The first two are
+    // prepared statements, executed (and so sent, and run) in the order they are called here.
+    const [, inserted] = await Promise.all([
+      nextIssueIndex(deps, ctx.repo.id),
+      s.insertIssue.execute({
+        repo: ctx.repo.id,
+        poster: poster.id,
+        title: opts.title,
+        content: opts.body ?? '',
+        ref: pull ? '' : (opts.ref ?? ''),
+        milestone: milestone?.id ?? 0,
+        closed,
+        pull: !!pull,
+        deadline,
+        now,
+        closedUnix: closed ? now : 0,
+      }),
+      pull ? bumpRepoCounters(deps, ctx.repo.id, true, 1, closed ? 1 : 0) : s.countNewIssue.execute({ repo: ctx.repo.id, closedCount: closed ? 1 : 0 }),
+      milestone ? bumpMilestone(deps, milestone.id, 1, closed ? 1 : 0) : null,
+    ])
+    const row = inserted[0]!
     if (milestone) {
-      await bumpMilestone(deps, milestone.id, 1, closed ? 1 : 0)
       milestone.numIssues += 1
       milestone.numClosedIssues += closed ? 1 : 0
     }
-    if (labelRows.length) {
-      await linkLabels(deps, row, labelRows.map((l) => l.id))
-      labelRows.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id - y.id))
-    }
-    if (people.length) await setAssignees(deps, row.id, people)
+    labelRows.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id - y.id))
+    // The new row's links and its events, sent together (labels and people are distinct: found by distinct ids and names).
+    await Promise.all([
+      addLabelLinks(deps, row, labelRows.map((l) => l.id)),
+      addAssignees(deps, row.id, people),
+      // Filed closed: Gitea changes its status right after creating it, which announces the close.
+      pull ? null : recordIssueEvent(deps.db, row, poster.id, 'issue.opened'),
+      pull || !closed ? null : recordIssueEvent(deps.db, row, poster.id, 'issue.closed'),
+    ])
     if (pull) {
       await pull.attach(row)
       return { row, rel: { poster, labels: labelRows, milestone, assignees: people, pull: { hasMerged: false, mergedUnix: 0 } } }
     }
-    await recordIssueEvent(deps.db, row, poster.id, 'issue.opened')
-    // Filed closed: Gitea changes its status right after creating it, which announces the close.
-    if (closed) await recordIssueEvent(deps.db, row, poster.id, 'issue.closed')
     return { row, rel: { poster, labels: labelRows, milestone, assignees: people } }
   })
 }

@@ -97,12 +97,16 @@ export const labelIdsOfIssue = async (deps: AppDeps, issueId: number) =>
  */
 export async function linkLabels(deps: AppDeps, issue: IssueRow, labelIds: number[]): Promise<void> {
   const current = new Set(await labelIdsOfIssue(deps, issue.id))
-  const added = [...new Set(labelIds)].filter((id) => !current.has(id))
+  await addLabelLinks(deps, issue, [...new Set(labelIds)].filter((id) => !current.has(id)))
+}
+
+/** Links labels the issue does not carry yet (distinct ids) and counts them, both sent at once; inside a write transaction. */
+export async function addLabelLinks(deps: AppDeps, issue: IssueRow, added: number[]): Promise<void> {
   if (added.length === 0) return
-  await deps.db
-    .insert(issueLabels)
-    .values(added.map((labelId) => ({ issueId: issue.id, labelId })))
-  await bumpLabels(deps, added, 1, issue.isClosed ? 1 : 0)
+  await Promise.all([
+    deps.db.insert(issueLabels).values(added.map((labelId) => ({ issueId: issue.id, labelId }))),
+    bumpLabels(deps, added, 1, issue.isClosed ? 1 : 0),
+  ])
 }
 
 /** Unlinks labels from an issue (all when `labelIds` is null) and counts them; inside a write transaction. */
@@ -119,6 +123,11 @@ export async function unlinkLabels(deps: AppDeps, issue: IssueRow, labelIds: num
 /** Replaces the assignees of an issue; inside a write transaction. */
 export async function setAssignees(deps: AppDeps, issueId: number, people: UserRow[]): Promise<void> {
   await deps.db.delete(issueAssignees).where(eq(issueAssignees.issueId, issueId))
+  await addAssignees(deps, issueId, people)
+}
+
+/** Assigns people (distinct) to an issue that has none of them yet; inside a write transaction. */
+export async function addAssignees(deps: AppDeps, issueId: number, people: UserRow[]): Promise<void> {
   if (people.length) await deps.db.insert(issueAssignees).values(people.map((u) => ({ issueId, assigneeId: u.id })))
 }
 

@@ -1,0 +1,83 @@
+// runs in one half: postgresql
+/**
+ * What a write holds PostgreSQL's write lock for, counted, never timed: every write transaction
+ * takes one cluster-wide lock (src/db/postgres.ts), so the round trips between taking it and
+ * COMMIT are what serialises writers, within a process and across processes. BEGIN and the lock go
+ * in one message with the transaction's first statements pipelined behind it; filing an issue
+ * sends its index, row and counters together, then its event, then COMMIT. The statements a
+ * request sends are recorded as it runs (test/query-counter.ts). PostgreSQL only.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { DIALECT } from '../src/db/dialect'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { recordStatements, writeRoundTrips } from './query-counter'
+
+let s: TestServer
+let owner: TestUser
+let countRoundTrips: ReturnType<typeof writeRoundTrips>
+let recorded: string[] | null = null
+
+describe.skipIf(DIALECT !== 'postgres')('round trips of a write under the write lock', () => {
+  beforeAll(async () => {
+    s = await startTestServer()
+    owner = await s.user('filer')
+    countRoundTrips = writeRoundTrips(s.deps.db)
+    recordStatements(s.deps.db, (sql) => recorded?.push(sql))
+    expect((await s.post('/user/repos', { name: 'queue' }, { token: owner.token })).status).toBe(201)
+  }, 240_000)
+  afterAll(() => s?.stop())
+
+  /** The round trips of the write transactions a request runs, and the statements it sends. */
+  async function measure(request: () => Promise<{ status: number }>, status: number) {
+    recorded = []
+    let answered = 0
+    const trips = await countRoundTrips(async () => {
+      answered = (await request()).status
+    })
+    const statements = recorded
+    recorded = null
+    expect(answered).toBe(status)
+    return { ...trips, statements }
+  }
+
+  test('POST issue: one write transaction of 3 round trips (index, row and counters; event; COMMIT)', async () => {
+    // The first issue of the repository makes its index row; the figures are those of any later one.
+    expect((await s.post('/repos/filer/queue/issues', { title: 'first' }, { token: owner.token })).status).toBe(201)
+    const m = await measure(() => s.post('/repos/filer/queue/issues', { title: 'counted', body: 'text' }, { token: owner.token }), 201)
+    expect(m.transactions).toBe(1)
+    expect(m.roundTrips).toBeLessThanOrEqual(3)
+    const writes = m.statements.filter((t) => /^(insert|update|delete)\b/i.test(t))
+    expect(writes.map((t) => /^(?:insert into|update) "(\w+)"/i.exec(t)?.[1])).toEqual(['issue_indexes', 'issues', 'repositories', 'events'])
+    // Before the transaction: who asks and the repository; after it, nothing (the record is made from what it has).
+    expect(m.statements.length).toBeLessThanOrEqual(7)
+  }, 240_000)
+
+  test('filed closed with a milestone and a label: the index, row and counters still go in one round trip; events in order', async () => {
+    const ms = await s.post('/repos/filer/queue/milestones', { title: 'v1' }, { token: owner.token })
+    const label = await s.post('/repos/filer/queue/labels', { name: 'bug', color: '#ff0000' }, { token: owner.token })
+    expect([ms.status, label.status]).toEqual([201, 201])
+    let issue: any
+    const m = await measure(async () => {
+      const r = await s.post('/repos/filer/queue/issues', { title: 'done', closed: true, milestone: ms.body.id, labels: [label.body.id] }, { token: owner.token })
+      issue = r.body
+      return r
+    }, 201)
+    expect(issue).toMatchObject({ state: 'closed', milestone: { id: ms.body.id, open_issues: 0, closed_issues: 1 }, labels: [{ id: label.body.id }] })
+    expect(m.transactions).toBe(1)
+    // Milestone and label read together; index, row and counters; the label's link and count with the events; COMMIT.
+    expect(m.roundTrips).toBeLessThanOrEqual(4)
+    const events = (await (s.deps.db.$client as any).unsafe(`select kind from events where issue_id = $1 order by id`, [issue.id])) as { kind: string }[]
+    expect(events.map((e) => e.kind)).toEqual(['issue.opened', 'issue.closed'])
+    const repo = await s.get('/repos/filer/queue', { token: owner.token })
+    expect(repo.body.open_issues_count).toBe(2)
+  }, 240_000)
+
+  test('a refused write inside the transaction rolls everything back, and the next one is numbered next', async () => {
+    const before = (await s.get('/repos/filer/queue/issues?state=all&limit=1', { token: owner.token })).body[0].number as number
+    const refused = await s.post('/repos/filer/queue/issues', { title: 'no such milestone', milestone: 424242 }, { token: owner.token })
+    expect(refused.status).toBe(422)
+    const next = await s.post('/repos/filer/queue/issues', { title: 'after' }, { token: owner.token })
+    expect(next.status).toBe(201)
+    expect(next.body.number).toBe(before + 1)
+  }, 240_000)
+})
