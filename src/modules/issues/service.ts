@@ -7,6 +7,7 @@ import { issueAssignees, issues, labels, milestones, pullRequests, type IssueRow
 import type { UserRow } from '../../auth/caller'
 import { usersByIds } from '../../convert/people'
 import { AccessMode } from '../../auth/access'
+import { refuseBlocked } from '../../auth/blocking'
 import type { RepoContext } from '../../auth/repo-context'
 import { forbidden } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
@@ -73,6 +74,8 @@ export async function createIssue(
   const closed = opts.closed === true
   const s = statementsOf(deps.db)
   return await writeTransaction(deps.db, async () => {
+    // Gitea's NewIssue and NewPullRequest: refused to one the owner or an assignee blocked.
+    await refuseBlocked(deps.db, poster.id, [ctx.repo.ownerId, ...people.map((p) => p.id)])
     await pull?.check()
     const milestone = writer && opts.milestone ? await repoMilestone(deps, ctx.repo.id, opts.milestone) : null
     const labelRows = writer && opts.labels?.length ? await repoLabelsByIds(deps, ctx.repo, opts.labels) : []
