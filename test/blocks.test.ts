@@ -74,6 +74,7 @@ describe('the routes', () => {
 describe('a block', () => {
   let issueIndex: number
   let aliceIssueElsewhere: number
+  let bobsIssueIndex: number, bobsCommentId: number
   test('undoes follows, stars, watches, assignments, collaborations and pending transfers, both ways', async () => {
     // Ties both ways.
     expect((await s.put('/user/following/alice', undefined, as(bob))).status).toBe(204)
@@ -83,6 +84,13 @@ describe('a block', () => {
     expect((await s.put('/user/starred/bob/bobs', undefined, as(alice))).status).toBe(204)
     expect((await s.put('/repos/alice/pub/collaborators/bob', { permission: 'write' }, as(alice))).status).toBe(204)
     expect((await s.put('/repos/bob/bobs/collaborators/alice', { permission: 'write' }, as(bob))).status).toBe(204)
+    // bob's own issue and comment in alice's repository, which he may no longer edit once blocked.
+    const bobsIssue = await s.post('/repos/alice/pub/issues', { title: 'by bob' }, as(bob))
+    expect(bobsIssue.status).toBe(201)
+    bobsIssueIndex = bobsIssue.body.number
+    const bobsComment = await s.post(`/repos/alice/pub/issues/${bobsIssueIndex}/comments`, { body: 'bob says' }, as(bob))
+    expect(bobsComment.status).toBe(201)
+    bobsCommentId = bobsComment.body.id
     const issue = await s.post('/repos/alice/pub/issues', { title: 'for bob', assignees: ['bob'] }, as(alice))
     expect(issue.status).toBe(201)
     expect(logins(issue.body.assignees)).toEqual(['bob'])
@@ -143,7 +151,7 @@ describe('a block', () => {
     expect(rows.map((r) => r.note)).toEqual(['spam'])
   })
 
-  test('forbids afterwards (403): following either way, starring, watching, issues, pull requests, comments, reactions, transfers to the blocker, collaboration', async () => {
+  test('forbids afterwards (403): following either way, starring, watching, issues, pull requests, comments, reactions, edits, transfers to the blocker, collaboration', async () => {
     const refused = async (p: Promise<{ status: number; body: any }>) => {
       const r = await p
       expect(r.status).toBe(403)
@@ -172,6 +180,13 @@ describe('a block', () => {
     // carol's own issue is open to bob.
     expect((await s.post(`/repos/carol/third/issues/${carolIssue.body.number}/comments`, { body: 'bob here' }, as(bob))).status).toBe(201)
     expect((await s.post(`/repos/carol/third/issues/${carolIssue.body.number}/reactions`, { content: '+1' }, as(bob))).status).toBe(201)
+    // Editing his own issue's title or text, or his comment, there.
+    await refused(s.patch(`/repos/alice/pub/issues/${bobsIssueIndex}`, { title: 'renamed' }, as(bob)))
+    await refused(s.patch(`/repos/alice/pub/issues/${bobsIssueIndex}`, { body: 'changed' }, as(bob)))
+    await refused(s.patch(`/repos/alice/pub/issues/comments/${bobsCommentId}`, { body: 'changed' }, as(bob)))
+    expect((await s.get(`/repos/alice/pub/issues/${bobsIssueIndex}`, as(alice))).body.title).toBe('by bob')
+    // Closing it, which changes no text, he still may (Gitea checks only title and text).
+    expect((await s.patch(`/repos/alice/pub/issues/${bobsIssueIndex}`, { state: 'closed' }, as(bob))).status).toBe(201)
     // Offering a repository to one who blocked you.
     await refused(s.post('/repos/bob/bobs/transfer', { new_owner: 'alice' }, as(bob)))
     expect(await s.deps.db.select().from(repoTransfers)).toEqual([])

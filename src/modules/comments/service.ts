@@ -125,6 +125,8 @@ export async function editComment(deps: AppDeps, ctx: RepoContext, id: number, i
     const row = await ownComment(deps, ctx, id, index, caller)
     if (row.type !== PLAIN_COMMENT) return null
     requireBody(body)
+    // Gitea's UpdateComment: not by one the owner blocked, but for the repository's administrators.
+    if (ctx.mode < AccessMode.Admin) await refuseBlocked(deps.db, caller.id, [ctx.repo.ownerId])
     const updated = (await deps.db
       .update(comments)
       .set({ content: body, updatedUnix: nowUnix() })

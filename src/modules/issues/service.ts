@@ -161,6 +161,9 @@ export async function editIssue(
   return await writeTransaction(deps.db, async () => {
     let current = await findIssue(deps, ctx.repo.id, index)
     const before = current
+    // Gitea's ChangeTitle and ChangeContent: not by one the poster or the owner blocked, but for the repository's administrators.
+    if (((opts.title && opts.title !== current.title) || opts.body !== undefined) && ctx.mode < AccessMode.Admin)
+      await refuseBlocked(deps.db, caller.id, [current.posterId, ctx.repo.ownerId])
     await alsoInTransaction?.(current)
     if (writer && opts.milestone !== undefined) {
       const target = opts.milestone ? await repoMilestone(deps, ctx.repo.id, opts.milestone) : null
