@@ -177,6 +177,11 @@ describe('a block', () => {
     const aliceComment = await s.post(`/repos/carol/third/issues/${carolIssue.body.number}/comments`, { body: 'alice here' }, as(alice))
     expect(aliceComment.status).toBe(201)
     await refused(s.post(`/repos/carol/third/issues/comments/${aliceComment.body.id}/reactions`, { content: '+1' }, as(bob)))
+    // An administrator of the repository may comment still (Gitea), but not react.
+    expect((await s.put('/repos/carol/third/collaborators/bob', { permission: 'admin' }, as(carol))).status).toBe(204)
+    expect((await s.post(`/repos/carol/third/issues/${aliceIssueElsewhere}/comments`, { body: 'as admin' }, as(bob))).status).toBe(201)
+    await refused(s.post(`/repos/carol/third/issues/${aliceIssueElsewhere}/reactions`, { content: '+1' }, as(bob)))
+    expect((await s.del('/repos/carol/third/collaborators/bob', undefined, as(carol))).status).toBe(204)
     // carol's own issue is open to bob.
     expect((await s.post(`/repos/carol/third/issues/${carolIssue.body.number}/comments`, { body: 'bob here' }, as(bob))).status).toBe(201)
     expect((await s.post(`/repos/carol/third/issues/${carolIssue.body.number}/reactions`, { content: '+1' }, as(bob))).status).toBe(201)
