@@ -36,6 +36,7 @@ import { labelsModule } from './modules/labels'
 import { milestonesModule } from './modules/milestones'
 import { timesModule } from './modules/times'
 import { starsModule } from './modules/stars'
+import { blocksModule } from './modules/blocks'
 import { activitiesModule } from './modules/activities'
 import { subscriptionsModule } from './modules/subscriptions'
 import { notificationsModule } from './modules/notifications'
@@ -129,6 +130,7 @@ export function createApp(deps: AppDeps) {
     .use(milestonesModule(deps))
     .use(timesModule(deps))
     .use(starsModule(deps))
+    .use(blocksModule(deps))
     .use(activitiesModule(deps))
     .use(subscriptionsModule(deps))
     .use(notificationsModule(deps))

@@ -75,7 +75,7 @@ export async function membershipOf(deps: AppDeps, orgId: number, uid: number) {
   return (await stmts(deps.db).membership.execute({ org: orgId, uid }))[0]
 }
 
-const isOrgMember = async (deps: AppDeps, orgId: number, uid: number): Promise<boolean> => await membershipOf(deps, orgId, uid) !== undefined
+export const isOrgMember = async (deps: AppDeps, orgId: number, uid: number): Promise<boolean> => await membershipOf(deps, orgId, uid) !== undefined
 
 /** Member of the organisation's Owners team. */
 export const isOrgOwner = async (deps: AppDeps, orgId: number, uid: number): Promise<boolean> =>

@@ -2,6 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { AccessMode, repoGranteesCondition } from '../auth/access'
 import { publicRepoOpen } from '../auth/visibility'
+import { blockersOf } from '../auth/blocking'
 import { comments, issueAssignees, issueWatches, issues, orgUsers, repositories, users, watches, type IssueRow, type RepoRow } from '../db/schema'
 import type { UserRow } from '../auth/caller'
 import type { EventRecord } from '../events/outbox'
@@ -13,7 +14,8 @@ import { mentionedNames } from '../lib/mentions'
  * - an issue or pull request opened, commented on, closed, reopened, merged or pushed to: the
  *   repository's watchers (not for a work-in-progress pull request), the people taking part
  *   (poster, commenters, assignees), those subscribed to it, and the people mentioned in the new
- *   text; those who unsubscribed from it are left out (but for a mention);
+ *   text (but those who blocked the actor); those who unsubscribed from it are left out (but for a
+ *   mention);
  * - a review submitted: the same people; an assignment: the assignee; a review request: the
  *   person asked (a team's request is one event per member);
  * never the actor, and only people who may still read the issue or pull request (the repository
@@ -122,11 +124,14 @@ export async function planOf(deps: AppDeps, event: EventRecord): Promise<Notific
   } else if (rule.audience === 'reviewer') {
     if (typeof event.payload.reviewerId === 'number') wanted.add(event.payload.reviewerId)
   } else for (const id of await everyone(deps, issue)) wanted.add(id)
-  if (rule.mentionsIn === 'issue') for (const id of await mentioned(deps, issue.content)) wanted.add(id)
+  const mentions = rule.mentionsIn === 'issue' ? await mentioned(deps, issue.content) : []
   if (rule.mentionsIn === 'comment' && event.commentId !== null) {
     const comment = (await deps.db.select({ content: comments.content }).from(comments).where(eq(comments.id, event.commentId)))[0]
-    if (comment) for (const id of await mentioned(deps, comment.content)) wanted.add(id)
+    if (comment) mentions.push(...(await mentioned(deps, comment.content)))
   }
+  // A mention by someone a person blocked does not notify them.
+  const blockers = new Set(await blockersOf(deps.db, event.actorId, mentions))
+  for (const id of mentions) if (!blockers.has(id)) wanted.add(id)
   wanted.delete(event.actorId)
   const receivers = await readers(deps, repo, issue, [...wanted])
   return receivers.length ? { issue, repo, commentId: event.commentId ?? 0, actorId: event.actorId, receivers } : null

@@ -65,6 +65,7 @@ export const {
   teams,
   topics,
   trackedTimes,
+  userBlocks,
   users,
   watches,
   webSessions,

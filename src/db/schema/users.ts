@@ -158,3 +158,25 @@ export const follows = sqliteTable(
   },
   (t) => [uniqueIndex('follows_pair_uq').on(t.userId, t.followId), index('follows_follow_idx').on(t.followId)],
 )
+
+/**
+ * Blocks (Gitea's user_blocking): `blockerId` (a user, or an organisation through its owners)
+ * blocked `blockeeId`, who may then no longer follow the blocker, star or watch its repositories,
+ * open issues, comment or react there, or be made a collaborator (`modules/blocks/rule.ts`).
+ */
+export const userBlocks = sqliteTable(
+  'user_blocks',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    blockerId: integer('blocker_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    blockeeId: integer('blockee_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The blocker's own note (PUT's `?note=`), at most 255 characters as Gitea's column. */
+    note: text('note').notNull().default(''),
+    createdUnix: integer('created_unix').notNull(),
+  },
+  (t) => [uniqueIndex('user_blocks_pair_uq').on(t.blockerId, t.blockeeId), index('user_blocks_blockee_idx').on(t.blockeeId)],
+)

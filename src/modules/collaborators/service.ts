@@ -3,6 +3,8 @@ import type { AppDeps } from '../../deps'
 import { collaborations, users } from '../../db/schema'
 import { accessLevel, accessModeFromName, accessModeName, AccessMode, repoWritersCondition, type RepoRow } from '../../auth/access'
 import { visibleOwnerCondition } from '../../auth/visibility'
+import { refuseBlockedEitherWay } from '../../auth/blocking'
+import { writeTransaction } from '../../db/client'
 import type { UserRow } from '../../auth/caller'
 import { forbidden, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
@@ -38,10 +40,13 @@ export async function addCollaborator(deps: AppDeps, repo: RepoRow, user: UserRo
     throw unprocessable(`permission must be one of read, write, admin [permission: ${permission}]`, 'Permission')
   if (user.id === repo.ownerId) throw unprocessable('the repository owner cannot be added as a collaborator', 'Collaborator')
   const now = nowUnix()
-  await deps.db
-    .insert(collaborations)
-    .values({ repoId: repo.id, userId: user.id, mode, createdUnix: now, updatedUnix: now })
-    .onConflictDoUpdate({ target: [collaborations.repoId, collaborations.userId], set: { mode, updatedUnix: now } })
+  await writeTransaction(deps.db, async () => {
+    await refuseBlockedEitherWay(deps.db, user.id, repo.ownerId)
+    await deps.db
+      .insert(collaborations)
+      .values({ repoId: repo.id, userId: user.id, mode, createdUnix: now, updatedUnix: now })
+      .onConflictDoUpdate({ target: [collaborations.repoId, collaborations.userId], set: { mode, updatedUnix: now } })
+  })
 }
 
 /** Removes a collaboration (nothing to do when there is none). */

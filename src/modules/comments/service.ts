@@ -6,6 +6,7 @@ import { comments, issues, reactions, type CommentRow, type IssueRow } from '../
 import { greatestOf } from '../../db/sql'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
+import { refuseBlocked } from '../../auth/blocking'
 import type { RepoContext } from '../../auth/repo-context'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
@@ -92,6 +93,8 @@ export async function createComment(deps: AppDeps, ctx: RepoContext, index: numb
   return await writeTransaction(deps.db, async () => {
     const issue = await findIssue(deps, ctx.repo.id, index)
     if (issue.isLocked && ctx.mode < AccessMode.Write) throw forbidden('The issue is locked')
+    // Gitea's CreateIssueComment: blocked by the issue's poster or the repository's owner, unless an administrator of it.
+    if (ctx.mode < AccessMode.Admin) await refuseBlocked(deps.db, poster.id, [issue.posterId, ctx.repo.ownerId])
     const row = await insertComment(deps, issue, poster, PLAIN_COMMENT, body)
     await recordCommentEvent(deps.db, issue, row, poster.id, 'comment.created')
     return row
@@ -122,6 +125,8 @@ export async function editComment(deps: AppDeps, ctx: RepoContext, id: number, i
     const row = await ownComment(deps, ctx, id, index, caller)
     if (row.type !== PLAIN_COMMENT) return null
     requireBody(body)
+    // Gitea's UpdateComment: not by one the owner blocked, but for the repository's administrators.
+    if (ctx.mode < AccessMode.Admin) await refuseBlocked(deps.db, caller.id, [ctx.repo.ownerId])
     const updated = (await deps.db
       .update(comments)
       .set({ content: body, updatedUnix: nowUnix() })

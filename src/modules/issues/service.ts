@@ -7,6 +7,7 @@ import { issueAssignees, issues, labels, milestones, pullRequests, type IssueRow
 import type { UserRow } from '../../auth/caller'
 import { usersByIds } from '../../convert/people'
 import { AccessMode } from '../../auth/access'
+import { refuseBlocked } from '../../auth/blocking'
 import type { RepoContext } from '../../auth/repo-context'
 import { forbidden } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
@@ -72,6 +73,8 @@ export async function createIssue(
   const closed = opts.closed === true
   const s = statementsOf(deps.db)
   return await writeTransaction(deps.db, async () => {
+    // Gitea's NewIssue and NewPullRequest: refused to one the owner or an assignee blocked.
+    await refuseBlocked(deps.db, poster.id, [ctx.repo.ownerId, ...people.map((p) => p.id)])
     await pull?.check()
     const [milestone, labelRows] = await Promise.all([
       writer && opts.milestone ? repoMilestone(deps, ctx.repo.id, opts.milestone) : null,
@@ -164,6 +167,9 @@ export async function editIssue(
   return await writeTransaction(deps.db, async () => {
     let current = await findIssue(deps, ctx.repo.id, index)
     const before = current
+    // Gitea's ChangeTitle and ChangeContent: not by one the poster or the owner blocked, but for the repository's administrators.
+    if (((opts.title && opts.title !== current.title) || opts.body !== undefined) && ctx.mode < AccessMode.Admin)
+      await refuseBlocked(deps.db, caller.id, [current.posterId, ctx.repo.ownerId])
     await alsoInTransaction?.(current)
     if (writer && opts.milestone !== undefined) {
       const target = opts.milestone ? await repoMilestone(deps, ctx.repo.id, opts.milestone) : null

@@ -4,6 +4,7 @@ import { writeTransaction } from '../../db/client'
 import { comments, issues, reactions, type IssueRow, type ReactionRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
+import { refuseBlocked } from '../../auth/blocking'
 import type { RepoContext } from '../../auth/repo-context'
 import { forbidden, notFound } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
@@ -15,12 +16,15 @@ import { commentOfRepo } from '../comments/service'
 export interface ReactionTarget {
   issue: IssueRow
   commentId: number
+  /** The comment's poster (0 for an issue): one they blocked may not react to it. */
+  commentPosterId: number
 }
 
 /** The issue of `index` as a reaction target. */
 export const issueTarget = async (deps: AppDeps, ctx: RepoContext, index: number): Promise<ReactionTarget> => ({
   issue: await findIssue(deps, ctx.repo.id, index),
   commentId: 0,
+  commentPosterId: 0,
 })
 
 /** A comment of this repository (any kind, as Gitea's GetCommentByID) as a reaction target; 404 otherwise. */
@@ -28,7 +32,7 @@ export async function commentTarget(deps: AppDeps, ctx: RepoContext, id: number)
   const row = await commentOfRepo(deps, ctx.repo.id, id)
   if (!row) throw notFound(`comment does not exist [id: ${id}]`)
   const issue = (await deps.db.select().from(issues).where(eq(issues.id, row.issueId)))[0]!
-  return { issue, commentId: row.id }
+  return { issue, commentId: row.id, commentPosterId: row.posterId }
 }
 
 const ofTarget = (target: ReactionTarget) => and(eq(reactions.issueId, target.issue.id), eq(reactions.commentId, target.commentId))
@@ -62,6 +66,8 @@ export async function addReaction(
 ): Promise<{ row: ReactionRow; created: boolean }> {
   const type = checkChange(deps, ctx, target, content, true)
   return await writeTransaction(deps.db, async () => {
+    // Gitea's CreateIssueReaction / CreateCommentReaction: not for one the issue's poster, the comment's or the owner blocked.
+    await refuseBlocked(deps.db, user.id, [target.issue.posterId, target.commentPosterId, ctx.repo.ownerId])
     const inserted = await deps.db
       .insert(reactions)
       .values({ type, issueId: target.issue.id, commentId: target.commentId, userId: user.id, createdUnix: nowUnix() })

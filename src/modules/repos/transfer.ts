@@ -6,6 +6,7 @@ import { collaborations, orgUsers, repoRedirects, repoTransfers, repositories, t
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel } from '../../auth/access'
 import { orgRole } from '../../auth/org-context'
+import { refuseBlocked } from '../../auth/blocking'
 import { ApiError, conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { recordEvent } from '../../events/outbox'
@@ -71,6 +72,9 @@ export async function startTransfer(
   if (await pendingTransfer(deps, repo.id)) throw conflict(`repository is already being transferred [repo: ${owner.name}/${repo.name}]`)
   await checkNameFree(deps, recipient, repo)
 
+  // Gitea's StartRepositoryTransfer: one the recipient blocked may not offer them a repository (403).
+  const refuseIfBlocked = async () => (doer.isAdmin || doer.id === recipient.id ? undefined : await refuseBlocked(deps.db, doer.id, [recipient.id]))
+  await refuseIfBlocked()
   const immediate =
     doer.isAdmin ||
     doer.id === recipient.id ||
@@ -81,6 +85,7 @@ export async function startTransfer(
   const hasAccess = (await accessLevel(deps.db, recipient, repo, owner)) >= AccessMode.Read
   await writeTransaction(deps.db, async () => {
     if (await pendingTransfer(deps, repo.id)) throw conflict(`repository is already being transferred [repo: ${owner.name}/${repo.name}]`)
+    await refuseIfBlocked()
     await deps.db.insert(repoTransfers).values({ repoId: repo.id, doerId: doer.id, recipientId: recipient.id, teamIds: JSON.stringify(teamList), createdUnix: now })
     // The recipient may look at what they are offered (Gitea adds them as a reader).
     if (!hasAccess)

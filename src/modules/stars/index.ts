@@ -105,7 +105,7 @@ export const starsModule = (deps: AppDeps) => {
     .put(
       '/user/starred/:owner/:repo',
       async ({ user, repo, status }) => {
-        await setMark(deps, 'star', user, repo.repo.id, true)
+        await setMark(deps, 'star', user, repo.repo, true)
         return status(204, undefined)
       },
       { scope: ['user', 'repository'], repo: readOnly, signed: true, params: StarredRepoParams, response: NoContent, detail: { operationId: 'userCurrentPutStar', summary: 'Star the given repository' } },
@@ -113,7 +113,7 @@ export const starsModule = (deps: AppDeps) => {
     .delete(
       '/user/starred/:owner/:repo',
       async ({ user, repo, status }) => {
-        await setMark(deps, 'star', user, repo.repo.id, false)
+        await setMark(deps, 'star', user, repo.repo, false)
         return status(204, undefined)
       },
       { scope: ['user', 'repository'], repo: readOnly, signed: true, params: StarredRepoParams, response: NoContent, detail: { operationId: 'userCurrentDeleteStar', summary: 'Unstar the given repository' } },
@@ -136,7 +136,7 @@ export const starsModule = (deps: AppDeps) => {
     .put(
       '/repos/:owner/:repo/subscription',
       async ({ repo, user }) => {
-        await setMark(deps, 'watch', user, repo.repo.id, true)
+        await setMark(deps, 'watch', user, repo.repo, true)
         return toApiWatchInfo(deps.config, repo.owner.name, repo.repo)
       },
       { scope: 'repository', repo: readOnly, signed: true, params: RepoParams, response: { 200: WatchInfoSchema }, detail: { operationId: 'userCurrentPutSubscription', summary: 'Watch the repository' } },
@@ -144,7 +144,7 @@ export const starsModule = (deps: AppDeps) => {
     .delete(
       '/repos/:owner/:repo/subscription',
       async ({ repo, user, status }) => {
-        await setMark(deps, 'watch', user, repo.repo.id, false)
+        await setMark(deps, 'watch', user, repo.repo, false)
         return status(204, undefined)
       },
       { scope: 'repository', repo: readOnly, signed: true, params: RepoParams, response: NoContent, detail: { operationId: 'userCurrentDeleteSubscription', summary: 'Unwatch the repository' } },

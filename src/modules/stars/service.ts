@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import type { RepoRow } from '../../auth/access'
 import { writeTransaction } from '../../db/client'
+import { refuseBlocked } from '../../auth/blocking'
 import { repositories, stars, users, watches } from '../../db/schema'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
@@ -64,7 +65,13 @@ export async function changeMarkRow(deps: AppDeps, mark: Mark, userId: number, r
   if (mark === 'star') await deps.db.update(users).set({ numStars: sql`${users.numStars} + ${step}` }).where(eq(users.id, userId))
 }
 
-/** Marks (`on`) or unmarks the repository for `user` (idempotent). */
-export async function setMark(deps: AppDeps, mark: Mark, user: UserRow, repoId: number, on: boolean): Promise<void> {
-  await writeTransaction(deps.db, async () => await changeMarkRow(deps, mark, user.id, repoId, on))
+/**
+ * Marks (`on`) or unmarks the repository for `user` (idempotent); one its owner blocked may not
+ * mark it (403, Gitea's StarRepo and WatchRepo), but may still unmark it.
+ */
+export async function setMark(deps: AppDeps, mark: Mark, user: UserRow, repo: Pick<RepoRow, 'id' | 'ownerId'>, on: boolean): Promise<void> {
+  await writeTransaction(deps.db, async () => {
+    if (on) await refuseBlocked(deps.db, user.id, [repo.ownerId])
+    await changeMarkRow(deps, mark, user.id, repo.id, on)
+  })
 }

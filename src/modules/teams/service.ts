@@ -16,6 +16,7 @@ import { TEAM_UNITS } from './model'
 import { ensureMembership, lastOwnerMessage, ownersCount } from '../orgs/service'
 import type { OrgContext, OrgRow } from '../../auth/org-context'
 import type { TeamContext } from '../../auth/team-context'
+import { refuseBlocked } from '../../auth/blocking'
 
 const TEAM_NAME = /^[A-Za-z0-9_.-]+$/
 
@@ -176,6 +177,8 @@ export async function isTeamMember(deps: AppDeps, team: TeamRow, user: UserRow):
 export async function addTeamMember(deps: AppDeps, ctx: TeamContext, target: UserRow): Promise<void> {
   await writeTransaction(deps.db, async () => {
     if (await teamMembership(deps, ctx.team.id, target.id)) return
+    // Gitea's AddTeamMember: one the organisation blocked cannot join it.
+    await refuseBlocked(deps.db, target.id, [ctx.team.orgId])
     await ensureMembership(deps, ctx.team.orgId, target.id)
     await deps.db.insert(teamUsers).values({ orgId: ctx.team.orgId, teamId: ctx.team.id, uid: target.id })
     await deps.db.update(teams).set({ numMembers: sql`${teams.numMembers} + 1` }).where(eq(teams.id, ctx.team.id))

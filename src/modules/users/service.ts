@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-o
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
+import { refuseBlockedEitherWay } from '../../auth/blocking'
 import { containsText } from '../../db/sql'
 import { rowMapper, valueRows } from '../../db/row-mapper'
 import { accessTokens, emailAddresses, follows, users, type AccessTokenRow, type EmailRow } from '../../db/schema'
@@ -302,6 +303,7 @@ export async function followedOrVisibleUser(deps: AppDeps, follower: UserRow, na
 export async function followUser(deps: AppDeps, follower: UserRow, target: UserRow): Promise<void> {
   if (follower.id === target.id) throw unprocessable('you cannot follow yourself', 'username')
   await writeTransaction(deps.db, async () => {
+    await refuseBlockedEitherWay(deps.db, follower.id, target.id)
     const added = (await deps.db
       .insert(follows)
       .values({ userId: follower.id, followId: target.id, createdUnix: nowUnix() })

@@ -153,7 +153,7 @@ export const repoActionPages = (deps: AppDeps) =>
         const mark = MARKS[params.action as keyof typeof MARKS]
         if (!mark) throw new ApiError(404, 'no such action')
         return formRoute(deps.config, c, async () => {
-          await setMark(deps, mark[0], user, ctx.repo.id, mark[1])
+          await setMark(deps, mark[0], user, ctx.repo, mark[1])
           return repoUrl(ctx.owner.name, ctx.repo.name)
         })
       },

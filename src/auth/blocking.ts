@@ -1,0 +1,51 @@
+import { and, eq, inArray } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { userBlocks } from '../db/schema'
+import { forbidden } from '../lib/errors'
+
+/*
+ * The one blocking rule (Gitea 1.23's IsUserBlockedBy): whether a user is blocked by any of some
+ * others, a person or an organisation (an organisation blocks through its owners). Every place
+ * that must refuse the blocked asks here, inside its write transaction so that a block and the
+ * act it forbids never both land:
+ * - following: either way (modules/users `followUser`);
+ * - starring and watching the blocker's repositories (modules/stars `setMark`);
+ * - opening an issue or pull request in them (modules/issues `createIssue`), commenting on an
+ *   issue there or on one the blocker opened (modules/comments `createComment`, repository
+ *   administrators excepted), reacting there, to the blocker's issue or comment
+ *   (modules/reactions `addReaction`);
+ * - being made a collaborator of the blocker's repositories, or making the blocker one
+ *   (modules/collaborators `addCollaborator`);
+ * - mentions: a mention by someone blocked notifies nobody who blocked them (notify/recipients.ts).
+ * What blocking undoes when it is made is modules/blocks' `blockUser`.
+ */
+
+/** Gitea's ErrBlockedUser, as its API answers it. */
+export const BLOCKED_MESSAGE = 'user is blocked'
+
+/** Which of `blockerIds` block `userId`. */
+export async function blockersOf(db: Db, userId: number, blockerIds: number[]): Promise<number[]> {
+  const ids = [...new Set(blockerIds)].filter((id) => id > 0 && id !== userId)
+  if (ids.length === 0) return []
+  const rows = await db
+    .select({ id: userBlocks.blockerId })
+    .from(userBlocks)
+    .where(and(eq(userBlocks.blockeeId, userId), inArray(userBlocks.blockerId, ids)))
+  return rows.map((r) => r.id)
+}
+
+/** Whether `userId` is blocked by any of `blockerIds`. */
+export async function isBlockedBy(db: Db, userId: number, blockerIds: number[]): Promise<boolean> {
+  return (await blockersOf(db, userId, blockerIds)).length > 0
+}
+
+/** 403 (Gitea's answer to ErrBlockedUser) when `userId` is blocked by any of `blockerIds`. */
+export async function refuseBlocked(db: Db, userId: number, blockerIds: number[]): Promise<void> {
+  if (await isBlockedBy(db, userId, blockerIds)) throw forbidden(BLOCKED_MESSAGE)
+}
+
+/** 403 when either of two people blocks the other (following, collaboration). */
+export async function refuseBlockedEitherWay(db: Db, a: number, b: number): Promise<void> {
+  await refuseBlocked(db, a, [b])
+  await refuseBlocked(db, b, [a])
+}

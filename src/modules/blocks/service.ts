@@ -1,0 +1,120 @@
+import { and, asc, eq, inArray, or } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { writeTransaction } from '../../db/client'
+import { collaborations, issueAssignees, issues, repoTransfers, repositories, stars, userBlocks, users, watches } from '../../db/schema'
+import type { UserRow } from '../../auth/caller'
+import { isOrgMember } from '../../auth/org-context'
+import { recordIssueEvent } from '../../events/issue-events'
+import { badRequest } from '../../lib/errors'
+import type { Page, Paged } from '../../lib/pagination'
+import { nowUnix } from '../../lib/time'
+import { changeMarkRow, type Mark } from '../stars/service'
+import { findOwnerByName, getVisibleUserByName, unfollowUser, usersPage } from '../users/service'
+
+/*
+ * Blocking (Gitea 1.23's services/user/block.go): a person, or an organisation through its
+ * owners, blocks a person. Blocking undoes, both ways and in one transaction with the block's
+ * row, what ties them: follows, stars and watches of each other's repositories, assignments to
+ * each other's issues, collaborations on each other's repositories, pending transfers of a
+ * repository from one to the other. What the block forbids afterwards is asked of the one rule,
+ * auth/blocking.ts.
+ */
+
+const isOrg = (u: UserRow) => u.type === 1
+
+/** Gitea's ErrCanNotBlock, ErrCanNotUnblock and ErrBlockOrganization: 400 on the API. */
+const cannotBlock = () => badRequest('cannot block the user')
+const cannotUnblock = () => badRequest('cannot unblock the user')
+const blockOrganization = () => badRequest('cannot block an organization')
+
+/**
+ * The person or organisation a block path names (an organisation is refused later, 400), under
+ * the visibility rule: one `viewer` may not see is 404 as an unknown name, unless `blocker`
+ * already blocks them (a block of someone gone private can still be checked and lifted).
+ */
+export async function blockPathUser(deps: AppDeps, viewer: UserRow, blocker: UserRow, name: string): Promise<UserRow> {
+  const user = await findOwnerByName(deps, name)
+  if (user && await hasBlocked(deps, blocker, user)) return user
+  return await getVisibleUserByName(deps, name, viewer, 'owner')
+}
+
+/** The people `blocker` blocked whom `viewer` may see, in the order they were blocked. */
+export async function listBlocks(deps: AppDeps, viewer: UserRow, blocker: UserRow, page: Page): Promise<Paged<UserRow>> {
+  return await usersPage(deps, viewer, userBlocks, userBlocks.blockeeId, eq(userBlocks.blockerId, blocker.id), page, asc(userBlocks.id))
+}
+
+export async function hasBlocked(deps: AppDeps, blocker: UserRow, blockee: UserRow): Promise<boolean> {
+  const row = (await deps.db
+    .select({ id: userBlocks.id })
+    .from(userBlocks)
+    .where(and(eq(userBlocks.blockerId, blocker.id), eq(userBlocks.blockeeId, blockee.id))))[0]
+  return !!row
+}
+
+/**
+ * `doer` blocks `blockee` for `blocker` (the doer, or an organisation the route found them an
+ * owner of). Refused with 400 as Gitea's CanBlockUser: an organisation, oneself, one already
+ * blocked, a member of the blocking organisation.
+ */
+export async function blockUser(deps: AppDeps, doer: UserRow, blocker: UserRow, blockee: UserRow, note: string): Promise<void> {
+  if (isOrg(blockee)) throw blockOrganization()
+  if (blocker.id === blockee.id || doer.id === blockee.id) throw cannotBlock()
+  await writeTransaction(deps.db, async () => {
+    if (isOrg(blocker) && await isOrgMember(deps, blocker.id, blockee.id)) throw cannotBlock()
+    const added = (await deps.db
+      .insert(userBlocks)
+      .values({ blockerId: blocker.id, blockeeId: blockee.id, note, createdUnix: nowUnix() })
+      .onConflictDoNothing()
+      .returning({ id: userBlocks.id }))[0]
+    if (!added) throw cannotBlock()
+    for (const [a, b] of [[blocker, blockee], [blockee, blocker]] as const) {
+      await unfollowUser(deps, a, b)
+      for (const mark of ['star', 'watch'] as const) await unmarkReposOf(deps, mark, a.id, b.id)
+      await unassignIssuesOf(deps, a.id, b.id)
+      await deps.db.delete(collaborations).where(and(eq(collaborations.userId, a.id), inArray(collaborations.repoId, reposOf(deps, b.id))))
+      await deps.db
+        .delete(repoTransfers)
+        .where(and(eq(repoTransfers.recipientId, a.id), or(eq(repoTransfers.doerId, b.id), inArray(repoTransfers.repoId, reposOf(deps, b.id)))))
+    }
+  })
+}
+
+/** `doer` lifts `blocker`'s block of `blockee`; 400 when there is none (Gitea's CanUnblockUser). */
+export async function unblockUser(deps: AppDeps, doer: UserRow, blocker: UserRow, blockee: UserRow): Promise<void> {
+  if (isOrg(blockee)) throw blockOrganization()
+  if (doer.id === blockee.id) throw cannotUnblock()
+  await writeTransaction(deps.db, async () => {
+    const gone = await deps.db
+      .delete(userBlocks)
+      .where(and(eq(userBlocks.blockerId, blocker.id), eq(userBlocks.blockeeId, blockee.id)))
+      .returning({ id: userBlocks.id })
+    if (gone.length === 0) throw cannotUnblock()
+  })
+}
+
+const reposOf = (deps: AppDeps, ownerId: number) => deps.db.select({ id: repositories.id }).from(repositories).where(eq(repositories.ownerId, ownerId))
+
+/** Takes `userId`'s stars or watches off `ownerId`'s repositories, the counters with them. */
+async function unmarkReposOf(deps: AppDeps, mark: Mark, userId: number, ownerId: number): Promise<void> {
+  const table = mark === 'star' ? stars : watches
+  const marked = await deps.db
+    .select({ repoId: table.repoId })
+    .from(table)
+    .where(and(eq(table.userId, userId), inArray(table.repoId, reposOf(deps, ownerId))))
+  for (const { repoId } of marked) await changeMarkRow(deps, mark, userId, repoId, false)
+}
+
+/** Unassigns `userId` from the issues of `ownerId`'s repositories, each announced as Gitea's toggle by the assignee. */
+async function unassignIssuesOf(deps: AppDeps, userId: number, ownerId: number): Promise<void> {
+  const assigned = await deps.db
+    .select({ issue: issues })
+    .from(issueAssignees)
+    .innerJoin(issues, eq(issues.id, issueAssignees.issueId))
+    .where(and(eq(issueAssignees.assigneeId, userId), inArray(issues.repoId, reposOf(deps, ownerId))))
+  if (assigned.length === 0) return
+  const [user] = await deps.db.select({ name: users.name }).from(users).where(eq(users.id, userId))
+  for (const { issue } of assigned) {
+    await deps.db.delete(issueAssignees).where(and(eq(issueAssignees.issueId, issue.id), eq(issueAssignees.assigneeId, userId)))
+    await recordIssueEvent(deps.db, issue, userId, 'issue.unassigned', { assignee: { id: userId, login: user?.name ?? '' } })
+  }
+}
