@@ -1,0 +1,134 @@
+/**
+ * The hot point reads send nothing to the database once warm, while it is unchanged: a repository
+ * found by name (every repository route's first lookup: GET /repos/{o}/{r}, the issue list) is
+ * kept under the database's change mark (auth/repo-context.ts, db/kept-while-unchanged.ts), as
+ * tokens are. Counted, never timed: a repeated GET /repos/{o}/{r} sends no statement (on SQLite
+ * only the change mark's own `data_version` read), the issue list only its page and what its
+ * records refer to. Any write is seen at the next request (on PostgreSQL one made by another
+ * process too: test/pg-perf-cache.test.ts).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { writeTransaction } from '../src/db/client'
+import { KeptWhileUnchanged } from '../src/db/kept-while-unchanged'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { recordStatements } from './query-counter'
+
+let s: TestServer
+let owner: TestUser
+let other: TestUser
+let recording = false
+const sent: string[] = []
+
+/** The change mark's own read on SQLite (a pragma, not a row read); PostgreSQL's mark sends nothing. */
+const changeMarkRead = (text: string) => text.includes('pragma_data_version')
+
+/** The statements (other than the change mark's) that `fn`'s requests send. */
+async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
+  sent.length = 0
+  recording = true
+  try {
+    await fn()
+  } finally {
+    recording = false
+  }
+  return sent.filter((text) => !changeMarkRead(text))
+}
+
+/** GETs `path` twice (warm), then answers the statements a third GET sends, and its answer. */
+async function warmStatements(path: string, token?: string): Promise<{ statements: string[]; status: number; body: any }> {
+  const auth = token ? { token } : {}
+  for (let i = 0; i < 2; i++) expect((await s.get(path, auth)).status).toBe(200)
+  let res!: Awaited<ReturnType<TestServer['get']>>
+  const statements = await statementsOf(async () => (res = await s.get(path, auth)))
+  return { statements, status: res.status, body: res.body }
+}
+
+beforeAll(async () => {
+  s = await startTestServer()
+  recordStatements(s.deps.db, (text) => recording && sent.push(text))
+  owner = await s.user('reader')
+  other = await s.user('visitor')
+  expect((await s.post('/user/repos', { name: 'shelf', description: 'first' }, { token: owner.token })).status).toBe(201)
+  expect((await s.post('/user/repos', { name: 'ledger' }, { token: owner.token })).status).toBe(201)
+  for (let i = 1; i <= 35; i++) expect((await s.post('/repos/reader/ledger/issues', { title: `Issue ${i}` }, { token: owner.token })).status).toBe(201)
+}, 240_000)
+
+afterAll(async () => {
+  await s?.stop()
+})
+
+describe('warm point reads send no statement', () => {
+  test('GET /repos/{o}/{r}, anonymous and with a token, sends nothing once warm', async () => {
+    const anonymous = await warmStatements('/repos/reader/shelf')
+    expect(anonymous.body.full_name).toBe('reader/shelf')
+    expect(anonymous.statements).toEqual([])
+    const signed = await warmStatements('/repos/reader/shelf', owner.token)
+    expect(signed.body.permissions.admin).toBe(true)
+    expect(signed.statements).toEqual([])
+    // Another signed-in user: their access is worked out from the kept rows, with their own grants read.
+    const visitor = await warmStatements('/repos/reader/shelf', other.token)
+    expect(visitor.body.permissions).toMatchObject({ admin: false, push: false, pull: true })
+    expect(visitor.statements.every((text) => !/from "repositories"/.test(text))).toBe(true)
+  }, 240_000)
+
+  test('the issue list sends its page and what the records refer to, not the repository lookup', async () => {
+    const { statements, body } = await warmStatements('/repos/reader/ledger/issues?state=open&page=2&limit=30')
+    expect(body.map((i: { number: number }) => i.number)).toEqual([5, 4, 3, 2, 1])
+    expect(statements.some((text) => /from "issues"/.test(text))).toBe(true)
+    expect(statements.filter((text) => /from "repositories"|"users"\."lower_name" = /.test(text))).toEqual([])
+    // The page, its assignees, label links, posters and attachments.
+    expect(statements.length).toBeLessThanOrEqual(5)
+  }, 240_000)
+})
+
+describe('a write is seen at the next request', () => {
+  // An edit and a repository made private: test/record-json.test.ts.
+  test('a collaborator added, a rename, a deletion', async () => {
+    expect((await s.patch('/repos/reader/shelf', { private: true }, { token: owner.token })).status).toBe(200)
+    await warmStatements('/repos/reader/shelf', owner.token)
+    expect((await s.get('/repos/reader/shelf', { token: other.token })).status).toBe(404)
+    expect((await s.put(`/repos/reader/shelf/collaborators/${other.name}`, { permission: 'read' }, { token: owner.token })).status).toBe(204)
+    expect((await s.get('/repos/reader/shelf', { token: other.token })).status).toBe(200)
+
+    expect((await s.patch('/repos/reader/shelf', { name: 'bookcase' }, { token: owner.token })).status).toBe(200)
+    const moved = await s.get('/repos/reader/shelf', { token: owner.token })
+    expect(moved.status).toBe(307)
+    expect(moved.headers.get('location')).toContain('/repos/reader/bookcase')
+    expect((await s.get('/repos/reader/bookcase', { token: owner.token })).body.name).toBe('bookcase')
+
+    expect((await s.del('/repos/reader/bookcase', undefined, { token: owner.token })).status).toBe(204)
+    expect((await s.get('/repos/reader/bookcase', { token: owner.token })).status).toBe(404)
+  }, 240_000)
+
+  test('the owner renamed: the old name finds nothing, the new one the repository', async () => {
+    const admin = await s.user('steward', { admin: true })
+    const mover = await s.user('mover')
+    expect((await s.post('/user/repos', { name: 'crate' }, { token: mover.token })).status).toBe(201)
+    await warmStatements('/repos/mover/crate')
+    expect((await s.post('/admin/users/mover/rename', { new_username: 'carrier' }, { token: admin.token })).status).toBe(204)
+    expect((await s.get('/repos/mover/crate')).status).toBe(404)
+    expect((await s.get('/repos/carrier/crate')).body.full_name).toBe('carrier/crate')
+  }, 240_000)
+})
+
+describe('KeptWhileUnchanged', () => {
+  test('keeps what it read, bounded, and nothing read inside a write transaction', async () => {
+    const kept = new KeptWhileUnchanged<string>(s.deps.db, 2)
+    let reads = 0
+    const read = async () => `value ${++reads}`
+    expect(await kept.get('a', read)).toBe('value 1')
+    expect(await kept.get('a', read)).toBe('value 1')
+    expect(await kept.get('b', read)).toBe('value 2')
+    expect(await kept.get('c', read)).toBe('value 3')
+    // At most two: the oldest, a, left first.
+    expect(kept.size).toBe(2)
+    expect(await kept.get('a', read)).toBe('value 4')
+    // Nothing found is not kept.
+    expect(await kept.get('none', async () => undefined)).toBeUndefined()
+    // Inside a write transaction: read each time, never kept (a rollback would not move the mark).
+    await writeTransaction(s.deps.db, async () => {
+      expect(await kept.get('inside', read)).toBe('value 5')
+      expect(await kept.get('inside', read)).toBe('value 6')
+    })
+  }, 240_000)
+})
