@@ -6,8 +6,8 @@
  * B's cache (B then answers what the database holds, that change included). When B's listening
  * connection is cut, B keeps nothing until it listens again, so it never answers from a cache
  * that may have missed a notification. The same holds for a repository B found by name (every
- * repository route's first lookup, kept while the database is unchanged): A's edits, a
- * repository made private and a rename reach B. Runs in every test run, whatever its own dialect:
+ * repository route's first lookup, kept while the database is unchanged) and a page of its
+ * issue list: A's edits, a repository made private, a rename and a new issue reach B. Runs in every test run, whatever its own dialect:
  * the servers are processes of their own; PostgreSQL must be reachable, or this fails.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -105,7 +105,7 @@ describe('page caches across processes on one PostgreSQL database', () => {
     expect(await answersFromCache('cut', 'cut-one')).toBe(true)
   }, 240_000)
 
-  test('a repository B found by name is kept; an edit, a privacy change and a rename through A reach B', async () => {
+  test('a repository B found by name is kept; an edit, a privacy change, a rename and a new issue through A reach B', async () => {
     expect((await call(a, 'POST', '/user/repos', { name: 'found-one', description: 'one' })).status).toBe(201)
     const description = async () => (await anonymous(b, '/repos/root/found-one')).body?.description as string | undefined
     await eventually(async () => (await description()) === 'one' || null, 'B to see found-one')
@@ -121,5 +121,13 @@ describe('page caches across processes on one PostgreSQL database', () => {
     expect((await call(a, 'PATCH', '/repos/root/found-one', { name: 'found-two' })).status).toBe(200)
     // The old name leads to the new one (a 307, which fetch follows).
     await eventually(async () => (await call(b, 'GET', '/repos/root/found-one')).body?.full_name === 'root/found-two' || null, 'B to lead the old name to the new')
+
+    // A page of its issue list, kept by B: an issue filed through A is in it.
+    const titles = async () => ((await call(b, 'GET', '/repos/root/found-two/issues?state=open')).body as { title: string }[]).map((i) => i.title)
+    expect((await call(a, 'POST', '/repos/root/found-two/issues', { title: 'first' })).status).toBe(201)
+    await eventually(async () => (await titles()).length === 1 || null, 'B to list the first issue')
+    expect((await call(a, 'POST', '/repos/root/found-two/issues', { title: 'second' })).status).toBe(201)
+    await eventually(async () => (await titles()).length === 2 || null, 'B to list the issue filed through A')
+    expect(await titles()).toEqual(['second', 'first'])
   }, 240_000)
 })
