@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps'
 import { repoRedirects, repositories, users } from '../db/schema'
 import { rowMapper, valueRows } from '../db/row-mapper'
 import { KeptWhileUnchanged } from '../db/kept-while-unchanged'
+import { perConnection } from '../db/client'
 import { repoPath, type GitLimits, type GitRepo } from '../git/run'
 import { ApiError, forbidden, notFound, unauthorized } from '../lib/errors'
 import { accessLevel, AccessMode, type RepoRow } from './access'
@@ -48,18 +49,16 @@ const REPOS_KEPT = 2048
  * repository route (and git over HTTP and SSH) starts with this lookup, and on PostgreSQL its two
  * round trips were most of a point read's time. Any write, by any process, forgets them.
  */
-const reposFound = new WeakMap<AppDeps['db'], KeptWhileUnchanged<{ repo: RepoRow; owner: UserRow }>>()
+const reposFound = perConnection((db) => new KeptWhileUnchanged<{ repo: RepoRow; owner: UserRow }>(db, REPOS_KEPT))
 
 /**
  * Repository by owner name and repository name, both case-insensitive. The rows are the caller's
  * own copies.
  */
 export async function findRepoByName(deps: AppDeps, ownerName: string, repoName: string): Promise<{ repo: RepoRow; owner: UserRow } | undefined> {
-  let kept = reposFound.get(deps.db)
-  if (!kept) reposFound.set(deps.db, (kept = new KeptWhileUnchanged(deps.db, REPOS_KEPT)))
   const owner = ownerName.toLowerCase()
   const repo = repoName.toLowerCase()
-  const found = await kept.get(`${owner.length}:${owner}/${repo}`, () => readRepoByName(deps.db, owner, repo))
+  const found = await reposFound(deps.db).get(`${owner.length}:${owner}/${repo}`, () => readRepoByName(deps.db, owner, repo))
   return found && { repo: { ...found.repo }, owner: { ...found.owner } }
 }
 
