@@ -95,7 +95,8 @@ describe('deleting a user who posted issues and comments', () => {
 
   test('lists with Ghost authors still take a fixed number of queries', async () => {
     const small = await countQueries(() => w.s.get(`${repo.path}/issues?state=all&limit=1&page=4`, { token: w.owner.token }))
-    const large = await countQueries(() => w.s.get(`${repo.path}/issues?state=all&limit=50`, { token: w.owner.token }))
+    // Pages no test read before: a page read again is answered from the page cache, with no query.
+    const large = await countQueries(() => w.s.get(`${repo.path}/issues?state=all&limit=49`, { token: w.owner.token }))
     expect(large).toBe(small)
     const oneComment = await countQueries(() => w.s.get(`${repo.path}/issues/comments?before=${repoComments[0].updated_at}`, { token: w.owner.token }))
     const allComments = await countQueries(() => w.s.get(`${repo.path}/issues/comments`, { token: w.owner.token }))

@@ -5,8 +5,10 @@
  * Warren's back, straight in the database, is not seen), and a write through process A empties
  * B's cache (B then answers what the database holds, that change included). When B's listening
  * connection is cut, B keeps nothing until it listens again, so it never answers from a cache
- * that may have missed a notification. Runs in every test run, whatever its own dialect: the
- * servers are processes of their own; PostgreSQL must be reachable, or this fails.
+ * that may have missed a notification. The same holds for a repository B found by name (every
+ * repository route's first lookup, kept while the database is unchanged) and a page of its
+ * issue list: A's edits, a repository made private, a rename and a new issue reach B. Runs in every test run, whatever its own dialect:
+ * the servers are processes of their own; PostgreSQL must be reachable, or this fails.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
@@ -19,6 +21,8 @@ let a: Served
 let b: Served
 
 const call = (server: Served, method: string, path: string, body?: unknown) => apiCall(server, rootAuth, method, path, body)
+/** A GET with no credentials. */
+const anonymous = (server: Served, path: string) => apiCall(server, '', 'GET', path)
 
 /** The descriptions of root's repositories named like `q`, as B's search answers them, by name. */
 async function searched(server: Served, q: string): Promise<Record<string, string>> {
@@ -35,19 +39,23 @@ const behindTheBack = (name: string, description: string) =>
   probe.unsafe(`update repositories set description = $1 where lower_name = $2`, [description, name])
 
 /**
- * Whether B is seen answering a search from its cache: a change made behind the back goes unseen.
- * Background work (the outbox's consumers) writes too, and each such write empties the caches; so
- * the change is made again, a few times, until B is seen keeping its answer at least once.
+ * Whether B is seen answering from its cache (`described`: the description B answers now): a
+ * change made behind the back goes unseen. Background work (the outbox's consumers) writes too,
+ * and each such write empties the caches; so the change is made again, a few times, until B is
+ * seen keeping its answer at least once.
  */
-async function answersFromCache(q: string, name: string): Promise<boolean> {
+async function keptByB(name: string, described: () => Promise<string | undefined>): Promise<boolean> {
   for (let round = 0; round < 50; round++) {
-    await searched(b, q)
+    await described()
     await behindTheBack(name, `round ${round}`)
-    if ((await searched(b, q))[name] !== `round ${round}`) return true
+    if ((await described()) !== `round ${round}`) return true
     await Bun.sleep(200)
   }
   return false
 }
+
+/** Whether B is seen answering a search from its cache. */
+const answersFromCache = (q: string, name: string) => keptByB(name, async () => (await searched(b, q))[name])
 
 beforeAll(async () => {
   served = await servedOnPostgres('warren_cache', 2)
@@ -95,5 +103,31 @@ describe('page caches across processes on one PostgreSQL database', () => {
     // Listening again (Bun's client reconnects), B caches again: a later change behind the back goes unseen for a while.
     await eventually(async () => (await listeners()).length >= 1 || null, 'B to listen again')
     expect(await answersFromCache('cut', 'cut-one')).toBe(true)
+  }, 240_000)
+
+  test('a repository B found by name is kept; an edit, a privacy change, a rename and a new issue through A reach B', async () => {
+    expect((await call(a, 'POST', '/user/repos', { name: 'found-one', description: 'one' })).status).toBe(201)
+    const description = async () => (await anonymous(b, '/repos/root/found-one')).body?.description as string | undefined
+    await eventually(async () => (await description()) === 'one' || null, 'B to see found-one')
+    expect(await keptByB('found-one', description)).toBe(true)
+
+    expect((await call(a, 'PATCH', '/repos/root/found-one', { description: 'two' })).status).toBe(200)
+    await eventually(async () => (await description()) === 'two' || null, "B to see A's edit")
+
+    expect((await call(a, 'PATCH', '/repos/root/found-one', { private: true })).status).toBe(200)
+    await eventually(async () => (await anonymous(b, '/repos/root/found-one')).status === 404 || null, 'B to hide the repository made private')
+    expect((await call(b, 'GET', '/repos/root/found-one')).body.private).toBe(true)
+
+    expect((await call(a, 'PATCH', '/repos/root/found-one', { name: 'found-two' })).status).toBe(200)
+    // The old name leads to the new one (a 307, which fetch follows).
+    await eventually(async () => (await call(b, 'GET', '/repos/root/found-one')).body?.full_name === 'root/found-two' || null, 'B to lead the old name to the new')
+
+    // A page of its issue list, kept by B: an issue filed through A is in it.
+    const titles = async () => ((await call(b, 'GET', '/repos/root/found-two/issues?state=open')).body as { title: string }[]).map((i) => i.title)
+    expect((await call(a, 'POST', '/repos/root/found-two/issues', { title: 'first' })).status).toBe(201)
+    await eventually(async () => (await titles()).length === 1 || null, 'B to list the first issue')
+    expect((await call(a, 'POST', '/repos/root/found-two/issues', { title: 'second' })).status).toBe(201)
+    await eventually(async () => (await titles()).length === 2 || null, 'B to list the issue filed through A')
+    expect(await titles()).toEqual(['second', 'first'])
   }, 240_000)
 })

@@ -1,7 +1,8 @@
 import { and, eq, gt, inArray, sql } from 'drizzle-orm'
 import { nowUnix } from '../lib/time'
 import type { Config } from '../config'
-import { changeMarkOf, type Db } from '../db/client'
+import type { Db } from '../db/client'
+import { KeptWhileUnchanged } from '../db/kept-while-unchanged'
 import { accessTokens, emailAddresses, oauth2Grants, oauth2Tokens, publicKeys, users } from '../db/schema'
 import { ApiError, unauthorized, forbidden } from '../lib/errors'
 import { hashPassword, hashToken, newTokenSecret, verifyPassword } from './secrets'
@@ -74,9 +75,7 @@ export class Auth {
   private readonly passwordChecks = new Map<string, Promise<void>>()
   private readonly tokenLookup
   /** Tokens found since the database last changed (findToken), by hash. */
-  private readonly tokensFound = new Map<string, { user: UserRow; scope: string }>()
-  private tokensMark = ''
-  private readonly changeMark: () => string
+  private readonly tokensFound: KeptWhileUnchanged<{ user: UserRow; scope: string }>
   private readonly oauth2TokenLookup
   private readonly userByLowerName
   private readonly userByEmail
@@ -88,7 +87,7 @@ export class Auth {
     private readonly config: Config,
   ) {
     // Sub-queries, not a join: SQLite answers this form several times faster (hot path).
-    this.changeMark = changeMarkOf(db)
+    this.tokensFound = new KeptWhileUnchanged(db, TOKENS_KEPT)
     this.tokenLookup = db
       .select({
         user: users,
@@ -247,22 +246,8 @@ export class Auth {
     }
     if (!/^[0-9a-f]{40}$/i.test(secret)) return undefined
     const hash = hashToken(secret.toLowerCase())
-    const mark = this.changeMark()
-    if (mark !== this.tokensMark) {
-      this.tokensFound.clear()
-      this.tokensMark = mark
-    }
-    let found = this.tokensFound.get(hash)
-    if (!found) {
-      found = (await this.tokenLookup.execute({ hash }))[0]
-      if (!found) return undefined
-      // Kept only if no write landed while it was read.
-      if (this.tokensMark === mark && this.changeMark() === mark) {
-        if (this.tokensFound.size >= TOKENS_KEPT) this.tokensFound.clear()
-        this.tokensFound.set(hash, found)
-      }
-    }
-    return { user: { ...found.user }, scope: found.scope }
+    const found = await this.tokensFound.get(hash, async () => (await this.tokenLookup.execute({ hash }))[0])
+    return found && { user: { ...found.user }, scope: found.scope }
   }
 
   /**
@@ -415,7 +400,7 @@ const MAX_COUNTED_NAME = 320
  */
 export const addressKey = addressGroup
 
-/** How many tokens Auth keeps found (all are forgotten at once past it). */
+/** How many tokens Auth keeps found (the oldest forgotten first past it). */
 const TOKENS_KEPT = 1024
 
 /** How many address keys Auth keeps worked out (all are forgotten at once past it). */

@@ -2,6 +2,8 @@ import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { repoRedirects, repositories, users } from '../db/schema'
 import { rowMapper, valueRows } from '../db/row-mapper'
+import { KeptWhileUnchanged } from '../db/kept-while-unchanged'
+import { perConnection } from '../db/client'
 import { repoPath, type GitLimits, type GitRepo } from '../git/run'
 import { ApiError, forbidden, notFound, unauthorized } from '../lib/errors'
 import { accessLevel, AccessMode, type RepoRow } from './access'
@@ -39,15 +41,36 @@ const prepareRepoByName = (db: AppDeps['db']) => ({
     .prepare(),
 })
 
-/** Repository by owner name and repository name, both case-insensitive. */
+/** How many repositories found by name are kept per database (reposFound). */
+const REPOS_KEPT = 2048
+
+/**
+ * Repositories found by name, with their owners, while the database is unchanged: every
+ * repository route (and git over HTTP and SSH) starts with this lookup, and on PostgreSQL its two
+ * round trips were most of a point read's time. Any write, by any process, forgets them.
+ */
+const reposFound = perConnection((db) => new KeptWhileUnchanged<{ repo: RepoRow; owner: UserRow }>(db, REPOS_KEPT))
+
+/**
+ * Repository by owner name and repository name, both case-insensitive. The rows are the caller's
+ * own copies.
+ */
 export async function findRepoByName(deps: AppDeps, ownerName: string, repoName: string): Promise<{ repo: RepoRow; owner: UserRow } | undefined> {
-  let statement = repoByNameStatements.get(deps.db)
-  if (!statement) repoByNameStatements.set(deps.db, (statement = prepareRepoByName(deps.db)))
-  const ownerValues = (await valueRows(statement.owner, { owner: ownerName.toLowerCase() }))[0]
+  const owner = ownerName.toLowerCase()
+  const repo = repoName.toLowerCase()
+  const found = await reposFound(deps.db).get(`${owner.length}:${owner}/${repo}`, () => readRepoByName(deps.db, owner, repo))
+  return found && { repo: { ...found.repo }, owner: { ...found.owner } }
+}
+
+/** The two point reads behind findRepoByName (names in lower case). */
+async function readRepoByName(db: AppDeps['db'], owner: string, repo: string): Promise<{ repo: RepoRow; owner: UserRow } | undefined> {
+  let statement = repoByNameStatements.get(db)
+  if (!statement) repoByNameStatements.set(db, (statement = prepareRepoByName(db)))
+  const ownerValues = (await valueRows(statement.owner, { owner }))[0]
   if (!ownerValues) return undefined
-  const owner = userRows.map(ownerValues)
-  const repoValues = (await valueRows(statement.repo, { ownerId: owner.id, repo: repoName.toLowerCase() }))[0]
-  return repoValues && { repo: repoRows.map(repoValues), owner }
+  const ownerRow = userRows.map(ownerValues)
+  const repoValues = (await valueRows(statement.repo, { ownerId: ownerRow.id, repo }))[0]
+  return repoValues && { repo: repoRows.map(repoValues), owner: ownerRow }
 }
 /**
  * The repository an old name of a renamed or transferred repository now leads to (Gitea's repo_redirect), by

@@ -27,6 +27,8 @@ export interface DatabaseRuntime {
   afterCommit(fn: () => void): void
   /** changeMarkOf's implementation. */
   changeMark(): () => string
+  /** Whether the caller runs inside a write transaction (its reads may see what a rollback undoes). */
+  inWriteTransaction(): boolean
   /**
    * Takes the named lock for the caller's process, exclusive or shared, without waiting: null
    * when another process holds it in a conflicting mode. Held until released or the process
@@ -273,6 +275,7 @@ function sqliteDatabase(sqlite: Database): Db {
       else queueMicrotask(() => gate.inside.exit(fn))
     },
     changeMark: () => sqliteChangeMark(sqlite, snapshots),
+    inWriteTransaction: () => insideOpen(gate),
     tryLock: async () => ({ release: async () => {} }),
     withLock: (_name, fn) => fn(),
     // One process owns the database: its own claims are all there are.

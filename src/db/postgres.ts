@@ -167,6 +167,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       else queueMicrotask(() => inside.exit(fn))
     },
     changeMark: () => changes.mark(),
+    inWriteTransaction: () => current() !== undefined,
     withLock: (name, fn) => locks.withLock(name, fn),
     tryLock: (name, mode) => locks.tryLock(name, mode),
     claim: (kind, id) => locks.claim(kind, id),

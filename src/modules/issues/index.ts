@@ -18,6 +18,15 @@ import { toApiIssue, issuesToApi, issueToApi, issuesOfReposToApi } from '../../c
 import { reposOfIssues, searchIssues } from './search'
 import { createIssue, deleteIssue, editIssue, setIssueDeadline } from './service'
 import { findIssue, listIssues } from './queries'
+import { listPageCache } from '../../convert/list-page-cache'
+import { checkedJson, jsonText } from '../../lib/checked-json'
+import { setListHeaders } from '../../lib/pagination'
+
+/** At most this many pages of issue lists are kept (about 60 KB of JSON each at 30 per page). */
+const ISSUE_PAGES_KEPT = 32
+const issuePages = listPageCache('issues', ISSUE_PAGES_KEPT)
+/** A page of Issue records as the list's JSON text, checked as Elysia checks an answer. */
+const issueListJson = checkedJson(t.Array(IssueSchema))
 
 /** Issues: list, file, read, edit, deadline. */
 export const issuesModule = (deps: AppDeps) =>
@@ -39,8 +48,17 @@ export const issuesModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/issues',
-      async ({ query, repo, page, respond }) =>
-        respond(await listIssues(deps, repo.repo, repo.caller.user, query, page), async (rows) => await issuesToApi(deps, repo.repo, rows, repo.caller.user)),
+      // The page's JSON text as made once (and checked against the schema below) while nothing changes.
+      async ({ query, repo: ctx, page, request, set }) => {
+        const viewer = ctx.caller.user
+        const key = [ctx.repo.id, viewer?.id ?? 0, viewer?.publicOnly ?? false, query, page.limit, page.offset]
+        const found = await issuePages(deps, key, async () => {
+          const rows = await listIssues(deps, ctx.repo, viewer, query, page)
+          return { json: issueListJson(await issuesToApi(deps, ctx.repo, rows.rows, viewer)), total: rows.total }
+        })
+        setListHeaders(set, deps.config, request, page, found.total)
+        return jsonText(found.json)
+      },
       {
         scope: 'issue',
         repo: { unit: 'issues' },

@@ -1,7 +1,8 @@
 import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../../deps'
-import { writeTransaction } from '../../db/client'
+import { perConnection, writeTransaction } from '../../db/client'
+import { KeptWhileUnchanged } from '../../db/kept-while-unchanged'
 import { refuseBlockedEitherWay } from '../../auth/blocking'
 import { containsText } from '../../db/sql'
 import { rowMapper, valueRows } from '../../db/row-mapper'
@@ -46,12 +47,24 @@ const ownerByLowerName = new WeakMap<AppDeps['db'], ReturnType<typeof prepareOwn
 /** Raw values to a row (Drizzle's generic mapping costs as much as this point read itself). */
 const ownerRows = rowMapper<UserRow>(users)
 
-/** User (type 0) or organisation (type 1) by name, case-insensitive. */
+/** How many owners found by name are kept per database. */
+const OWNERS_KEPT = 2048
+/**
+ * Users and organisations found by name, kept while the database is unchanged (any write by any
+ * process forgets them): `/users/{username}` and every route under it start with this lookup.
+ */
+const ownersFound = perConnection((db) => new KeptWhileUnchanged<UserRow>(db, OWNERS_KEPT))
+
+/** User (type 0) or organisation (type 1) by name, case-insensitive: the caller's own copy of the row. */
 export async function findOwnerByName(deps: AppDeps, name: string): Promise<UserRow | undefined> {
-  let query = ownerByLowerName.get(deps.db)
-  if (!query) ownerByLowerName.set(deps.db, (query = prepareOwnerByLowerName(deps.db)))
-  const values = (await valueRows(query, { name: name.toLowerCase() }))[0]
-  return values && ownerRows.map(values)
+  const lowerName = name.toLowerCase()
+  const found = await ownersFound(deps.db).get(lowerName, async () => {
+    let query = ownerByLowerName.get(deps.db)
+    if (!query) ownerByLowerName.set(deps.db, (query = prepareOwnerByLowerName(deps.db)))
+    const values = (await valueRows(query, { name: lowerName }))[0]
+    return values && ownerRows.map(values)
+  })
+  return found && { ...found }
 }
 
 /** A user (not an organisation) by name, or 404. */
