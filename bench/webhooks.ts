@@ -12,7 +12,8 @@
  *    and where the time went: CPU time and run-queue wait (time runnable without a CPU) per
  *    request of each group of threads (the API's event loop, the webhook thread, Bun's fetch
  *    thread, the rest of Warren's process; the receiver's and the client's processes), from
- *    block start until its deliveries were all received, and SQLite's write lock waits of the API.
+ *    block start until its deliveries were all received (on PostgreSQL its server processes serving
+ *    the bench's database too), and SQLite's write lock waits of the API.
  * Warren runs in this process; the receiver (bench/lib/hook-receiver.ts) and the client making the
  * timed requests (bench/lib/post-client.ts; `--inline-client`: from this process instead, its
  * fetches then queued on the fetch thread with the deliveries) in processes of their own, all on
@@ -114,11 +115,20 @@ const side = (): Side => ({ times: [], roundMeans: [], threads: new Map(), waits
 const quiet = side()
 const busy = side()
 let expected = EVENTS
-const otherProcesses = (): [string, number][] => [['receiver', receiver.pid], ...(client ? [['client', client.pid] as [string, number]] : [])]
-/** Every thread of this process, and the receiver's and client's processes as one group each. */
-function sample() {
+/** PostgreSQL's server processes serving this bench's database (the API's and the webhook thread's connections). */
+async function postgresBackends(): Promise<number[]> {
+  if (deps.db.$runtime.dialect !== 'postgres') return []
+  const rows = await (deps.db as any).$client.unsafe('select pid from pg_stat_activity where datname = current_database()')
+  return rows.map((r: { pid: number }) => Number(r.pid))
+}
+/** The other processes whose CPU is counted, each under a group's name. */
+async function otherProcesses(): Promise<[string, number][]> {
+  return [['receiver', receiver.pid], ...(client ? [['client', client.pid] as [string, number]] : []), ...(await postgresBackends()).map((pid) => ['postgres', pid] as [string, number])]
+}
+/** Every thread of this process, and those of the other processes by their group. */
+async function sample() {
   const own = sampleThreads()
-  const others = otherProcesses().map(([name, pid]) => [name, sampleThreads(pid)] as const)
+  const others = (await otherProcesses()).map(([name, pid]) => [name, pid, sampleThreads(pid)] as const)
   return { own, others }
 }
 /** The nice values of the threads of this process, the receiver and the client, by group (read once the worker runs). */
@@ -126,7 +136,7 @@ let nices = new Map<string, string>()
 /** One block of requests on `repo`, its times and CPU (until its deliveries were all received) added to `into`. */
 async function block(into: Side, repo: string, n: number, hooks: number) {
   await waitFor(expected)
-  const before = sample()
+  const before = await sample()
   const w = { ...writeLockWaits }
   const times = await latencies(repo, n)
   into.waits.transactions += writeLockWaits.transactions - w.transactions
@@ -134,13 +144,15 @@ async function block(into: Side, repo: string, n: number, hooks: number) {
   into.waits.waitedMs += writeLockWaits.waitedMs - w.waitedMs
   expected += n * hooks
   await waitFor(expected)
-  const after = sample()
-  nices = new Map([...nicesOf(after.own), ...after.others.map(([name, s]) => [name, [...nicesOf(s).values()].join('/')] as [string, string])])
+  const after = await sample()
+  nices = new Map(nicesOf(after.own))
+  for (const [name, , s] of after.others) nices.set(name, [...new Set([...(nices.get(name)?.split('/') ?? []), ...nicesOf(s).values()])].join('/'))
   addTimes(into.threads, difference(before.own, after.own))
-  for (const [i, [name]] of otherProcesses().entries()) {
+  // A process is counted from the first sample it is in (a connection opened meanwhile: from zero).
+  for (const [name, pid, s] of after.others) {
     let cpu = 0
     let wait = 0
-    for (const t of difference(before.others[i]![1], after.others[i]![1]).values()) (cpu += t.cpu), (wait += t.wait)
+    for (const t of difference(before.others.find(([, p]) => p === pid)?.[2] ?? new Map(), s).values()) (cpu += t.cpu), (wait += t.wait)
     addTimes(into.threads, new Map<string, ThreadTimes>([[name, { cpu, wait }]]))
   }
   into.times.push(...times)
@@ -172,11 +184,11 @@ console.log(
 )
 const n = quiet.times.length
 const ms = (ns: number) => (ns / 1e6 / n).toFixed(3).padStart(7)
-const names: Record<string, string> = { bun: 'API event loop', Worker: 'webhook thread', 'HTTP Client': 'fetch thread', HeapHelper: 'GC helpers', JITWorker: 'JIT compilers', other: 'other threads', receiver: 'receiver process', client: 'client process' }
+const names: Record<string, string> = { bun: 'API event loop', Worker: 'webhook thread', 'HTTP Client': 'fetch thread', HeapHelper: 'GC helpers', JITWorker: 'JIT compilers', other: 'other threads', receiver: 'receiver process', client: 'client process', postgres: 'PostgreSQL backends' }
 console.log(`where the time went, per request (ms; ${HOOKS} deliveries a request with hooks), from each block's start until its deliveries were all received:`)
 console.log(`  ${'thread(s)'.padEnd(18)} ${'nice'.padStart(5)}  ${'CPU none'.padStart(8)} ${'CPU hooks'.padStart(9)} ${'added'.padStart(7)}   ${'run-queue wait none'.padStart(7)} ${'hooks'.padStart(7)}`)
 let added = 0
-for (const group of ['bun', 'Worker', 'HTTP Client', 'HeapHelper', 'JITWorker', 'other', 'receiver', 'client']) {
+for (const group of ['bun', 'Worker', 'HTTP Client', 'HeapHelper', 'JITWorker', 'other', 'receiver', 'client', 'postgres']) {
   const q = quiet.threads.get(group) ?? { cpu: 0, wait: 0 }
   const b = busy.threads.get(group) ?? { cpu: 0, wait: 0 }
   if (!quiet.threads.has(group) && !busy.threads.has(group)) continue
