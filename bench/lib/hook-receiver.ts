@@ -35,6 +35,7 @@ export async function startHookReceiver() {
   const port = Number(text.trim())
   return {
     port,
+    pid: proc.pid,
     count: async () => Number(await (await fetch(`http://127.0.0.1:${port}/count`)).text()),
     stop: () => proc.kill(),
   }

@@ -3,12 +3,13 @@ import type { AppDeps } from '../deps'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { writeTransaction } from '../db/client'
-import { hooks, hookTasks, type HookTaskRow } from '../db/schema'
+import { hooks, hookTasks, type HookRow, type HookTaskRow } from '../db/schema'
 import { attemptDelivery, type Attempt } from './deliver'
-import { selectTasks } from './task-rows'
+import { payloadTexts } from './task-rows'
 import type { HookEventType } from './events'
 import { parseHostAllowList, type HostAllowList } from '../lib/host-allow-list'
 import { errorFields, loggerOf } from '../lib/log'
+import { FETCH_THREAD, lowerThreadsNamed } from '../lib/thread-priority'
 
 /**
  * Delivers hook tasks. Tasks go in lanes, one per (repository, hook): a lane sends its tasks one
@@ -24,7 +25,8 @@ import { errorFields, loggerOf } from '../lib/log'
  * die between the receiver's answer and the write that records it.
  *
  * Cheap on the database, which the API writes to as well: a lane that delivered a task goes on
- * with its next one by itself (one indexed read), up to LANE_RUN tasks before it gives its slot
+ * with its next one by itself (one indexed read, the task with its hook; a text shared by the
+ * tasks of an event's hooks is read once, payloadTexts), up to LANE_RUN tasks before it gives its slot
  * back; outcomes are written in batches, one short transaction every FLUSH_MS (or FLUSH_AT
  * outcomes), and a lane is handed back only once its outcomes are written, so no task is ever
  * picked twice. An outcome lost with its process (a crash before the flush) means the task is
@@ -54,6 +56,15 @@ export const stopDrainMs = (config: Pick<Config, 'webhookDeliverTimeout' | 'shut
 
 const laneOf = (t: Pick<HookTaskRow, 'repoId' | 'hookId'>) => `${t.repoId}:${t.hookId}`
 
+/** A task to deliver and its hook, read in one statement (laneTasks): the hook as it is just before the attempt. */
+interface LaneTask {
+  task: HookTaskRow
+  hook: HookRow
+}
+
+/** `SELECT` of tasks (without their shared text: payloadTexts) with their hooks (add where / order / limit). */
+const laneTasks = (db: Db) => db.select({ task: hookTasks, hook: hooks }).from(hookTasks).innerJoin(hooks, eq(hooks.id, hookTasks.hookId))
+
 interface Outcome {
   task: HookTaskRow
   attempt: Attempt
@@ -75,13 +86,20 @@ export class DeliveryDispatcher {
   private endingLanes: string[] = []
   private stopped = false
   private readonly nextOfLane
+  private readonly texts
   private readonly outcomeStatements
+  /** Bun's fetch thread still to be lowered (background dispatchers: it exists once a first attempt went out). */
+  private lowerFetchThread: boolean
 
-  constructor(private readonly deps: AppDeps) {
+  constructor(
+    private readonly deps: AppDeps,
+    opts: { background?: boolean } = {},
+  ) {
+    this.lowerFetchThread = opts.background === true
     this.allow = parseHostAllowList(deps.config.webhookAllowedHostList)
     this.timer = setInterval(() => this.pump().catch(this.failed), SAFETY_TICK_MS)
     this.timer.unref?.()
-    this.nextOfLane = selectTasks(deps.db)
+    this.nextOfLane = laneTasks(deps.db)
       .where(
         and(
           eq(hookTasks.isDelivered, false),
@@ -93,6 +111,7 @@ export class DeliveryDispatcher {
       .orderBy(asc(hookTasks.id))
       .limit(1)
       .prepare()
+    this.texts = payloadTexts(deps.db)
     this.outcomeStatements = outcomeStatements(deps.db)
   }
 
@@ -129,16 +148,16 @@ export class DeliveryDispatcher {
     if (headIds.length === 0) return
     const now = Date.now()
     let nextWake = Infinity
-    const due: HookTaskRow[] = []
+    const due: LaneTask[] = []
     for (let i = 0; i < headIds.length; i += 500) {
-      for (const task of (await selectTasks(db).where(inArray(hookTasks.id, headIds.slice(i, i + 500))).orderBy(asc(hookTasks.id))) as HookTaskRow[]) {
-        if (this.busyLanes.has(laneOf(task))) continue
-        if (task.nextAttemptMs > now) nextWake = Math.min(nextWake, task.nextAttemptMs)
-        else due.push(task)
+      for (const head of (await laneTasks(db).where(inArray(hookTasks.id, headIds.slice(i, i + 500))).orderBy(asc(hookTasks.id))) as LaneTask[]) {
+        if (this.busyLanes.has(laneOf(head.task))) continue
+        if (head.task.nextAttemptMs > now) nextWake = Math.min(nextWake, head.task.nextAttemptMs)
+        else due.push(head)
       }
     }
-    due.sort((a, b) => a.id - b.id)
-    for (const task of due.slice(0, free)) await this.start(task)
+    due.sort((a, b) => a.task.id - b.task.id)
+    for (const head of due.slice(0, free)) await this.start(head)
     if (nextWake !== Infinity) this.wakeAt(nextWake)
   }
 
@@ -149,8 +168,8 @@ export class DeliveryDispatcher {
   }
 
   /** Runs a lane from `first`: its tasks in id order while they are due, up to LANE_RUN of them. */
-  private async start(first: HookTaskRow): Promise<void> {
-    const lane = laneOf(first)
+  private async start(first: LaneTask): Promise<void> {
+    const lane = laneOf(first.task)
     if (this.busyLanes.has(lane)) return
     this.busyLanes.add(lane)
     const work = this.runLane(first)
@@ -165,24 +184,24 @@ export class DeliveryDispatcher {
     this.inFlight.add(work)
   }
 
-  private async runLane(first: HookTaskRow): Promise<void> {
-    let task: HookTaskRow | undefined = first
-    for (let n = 0; task && !this.stopped && n < LANE_RUN; n++) {
-      const outcome = await this.deliver(task)
+  private async runLane(first: LaneTask): Promise<void> {
+    let next: LaneTask | undefined = first
+    for (let n = 0; next && !this.stopped && n < LANE_RUN; n++) {
+      const task: HookTaskRow = next.task
+      const outcome = await this.deliver(next)
       if (!outcome?.done || this.stopped) return
-      task = ((await this.nextOfLane.execute({ repoId: task.repoId, hookId: task.hookId, afterId: task.id })) as HookTaskRow[])[0]
-      if (task && task.nextAttemptMs > Date.now()) return
+      next = ((await this.nextOfLane.execute({ repoId: task.repoId, hookId: task.hookId, afterId: task.id })) as LaneTask[])[0]
+      if (next && next.task.nextAttemptMs > Date.now()) return
     }
   }
 
-  private async deliver(task: HookTaskRow): Promise<Outcome | null> {
-    const hook = (await this.deps.db.select().from(hooks).where(eq(hooks.id, task.hookId)))[0]
-    if (!hook) return null // deleted with its tasks
+  /** Attempts a task with its hook as read with it (a deleted hook took its tasks with it). */
+  private async deliver({ task, hook }: LaneTask): Promise<Outcome | null> {
     const attempt = await attemptDelivery(
       {
         uuid: task.uuid,
         eventType: task.eventType as HookEventType,
-        payload: task.payload,
+        payload: await this.texts.of(task),
         url: hook.url,
         contentType: hook.contentType,
         secret: hook.secret,
@@ -190,6 +209,8 @@ export class DeliveryDispatcher {
       },
       { allow: this.allow, timeoutMs: this.deps.config.webhookDeliverTimeout * 1000, signal: this.stopController.signal },
     )
+    // The fetch thread does the attempts' connection work: lowered with this thread (once it exists).
+    if (this.lowerFetchThread && lowerThreadsNamed(FETCH_THREAD) > 0) this.lowerFetchThread = false
     // Cut short by a stop: whether the receiver got it is unknown; the task stays as it was and goes
     // again after the restart, under the same delivery id and with the same body.
     if (this.stopController.signal.aborted) return null

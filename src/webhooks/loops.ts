@@ -24,10 +24,11 @@ const ROUND_GAP_MS = 10
  * The two loops of webhook delivery, on one database connection: one turns outbox events into
  * hook tasks (src/webhooks/tasks.ts), the dispatcher delivers them (src/webhooks/dispatcher.ts).
  * One of these per server: it starts from the outbox position the previous process left (what
- * that one read and did not turn into tasks is read again) and resumes undelivered tasks. Runs in its own thread (src/jobs/webhook-worker.ts).
+ * that one read and did not turn into tasks is read again) and resumes undelivered tasks. Runs in its own thread (src/jobs/webhook-worker.ts),
+ * `background` there: at a lower CPU priority than the API (src/lib/thread-priority.ts), Bun's fetch thread included.
  */
-export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sweepFrom?: number } = {}) {
-  const dispatcher = new DeliveryDispatcher(deps)
+export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sweepFrom?: number; background?: boolean } = {}) {
+  const dispatcher = new DeliveryDispatcher(deps, { background: opts.background })
   let stopped = false
   const { pause, wake } = pauser()
   // The sweep of unreferenced payload rows (sweepPayloads): a step at each idle look at the

@@ -5,8 +5,9 @@ import { hookPayloads, hookTasks, type HookTaskRow } from '../db/schema'
 /**
  * Reading hook tasks with their text. A task's text is the `hook_payloads` row it refers to,
  * shared with the other tasks sent the same text; tasks written before that table hold it
- * themselves (`payload`). Every read of tasks that needs the text (delivery, the deliveries API
- * and page) goes through `selectTasks`, which answers rows whose `payload` is the text either way.
+ * themselves (`payload`). Every read of tasks that needs the text goes through `selectTasks`
+ * (the deliveries API and page), which answers rows whose `payload` is the text either way, or
+ * through `payloadTexts` from the task's own columns (delivery: each shared text read once).
  */
 
 /** A task's columns, its `payload` being its text wherever it is kept. */
@@ -17,6 +18,35 @@ function taskColumns() {
 /** `SELECT` of tasks with their text (add where / order / limit). */
 export function selectTasks(db: Db) {
   return db.select(taskColumns()).from(hookTasks).leftJoin(hookPayloads, eq(hookPayloads.id, hookTasks.payloadId))
+}
+
+/**
+ * The texts of tasks, the hook_payloads rows among them kept by id for the next tasks that share
+ * them (the ten deliveries of one event to ten hooks read its text once, not ten times). Safe to
+ * keep: a row's text never changes, it is deleted only once no task refers to it, and its id is
+ * never given to another row (AUTOINCREMENT on SQLite, a sequence on PostgreSQL). At most `keep`
+ * texts are kept, the oldest forgotten first.
+ */
+export function payloadTexts(db: Db, keep = 64) {
+  const kept = new Map<number, string>()
+  const read = db
+    .select({ text: hookPayloads.text })
+    .from(hookPayloads)
+    .where(eq(hookPayloads.id, sql.placeholder('id')))
+    .prepare()
+  return {
+    /** The text of a task read without it (its `payload` column: '' when a hook_payloads row holds it). */
+    async of(task: Pick<HookTaskRow, 'payload' | 'payloadId'>): Promise<string> {
+      if (task.payloadId === null) return task.payload
+      let text = kept.get(task.payloadId)
+      if (text === undefined) {
+        text = ((await read.execute({ id: task.payloadId })) as { text: string }[])[0]?.text ?? task.payload
+        if (kept.size >= keep) kept.delete(kept.keys().next().value!)
+        kept.set(task.payloadId, text)
+      }
+      return text
+    },
+  }
 }
 
 /** Tasks matching `where`, with their text. */

@@ -7,6 +7,7 @@ import { closeDatabase } from '../db/client'
 import type { Config } from '../config'
 import { createDeps } from '../deps'
 import { runWebhookLoops } from './loops'
+import { lowerThisThread } from '../lib/thread-priority'
 
 declare const self: Worker
 
@@ -20,8 +21,11 @@ let deps: Awaited<ReturnType<typeof createDeps>> | undefined
 self.onmessage = async (event: MessageEvent<WebhookThreadMessage>) => {
   const message = event.data
   if (message.type === 'start' && !loops) {
+    // Below the API's event loop: where the two want the same core, a request goes first. The
+    // thread's database connection, payloads and deliveries are all background work.
+    lowerThisThread()
     deps = await createDeps(message.config)
-    loops = await runWebhookLoops(deps, { pollMs: message.pollMs, sweepFrom: message.sweepFrom })
+    loops = await runWebhookLoops(deps, { pollMs: message.pollMs, sweepFrom: message.sweepFrom, background: true })
     self.postMessage({ type: 'started' } satisfies WebhookThreadReport)
   } else if (message.type === 'wake') await loops?.wake()
   else if (message.type === 'stop') {
