@@ -239,7 +239,12 @@ export async function editHook(deps: AppDeps, scope: HookScope, id: number, inpu
 /** Deletes a hook and its deliveries (cascade). */
 export async function deleteHook(deps: AppDeps, scope: HookScope, id: number): Promise<void> {
   const hook = await getHook(deps, scope, id)
-  await deps.db.delete(hooks).where(eq(hooks.id, hook.id))
+  // A write transaction, like every write the webhook thread makes: its deliveries cascade away
+  // with it, and on PostgreSQL a bare delete would take the hook's and its tasks' row locks in
+  // the opposite order to the thread's task writes (a deadlock).
+  await writeTransaction(deps.db, async () => {
+    await deps.db.delete(hooks).where(eq(hooks.id, hook.id))
+  })
 }
 
 // ---- deliveries ----------------------------------------------------------------------------
