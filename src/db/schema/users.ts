@@ -158,3 +158,35 @@ export const follows = sqliteTable(
   },
   (t) => [uniqueIndex('follows_pair_uq').on(t.userId, t.followId), index('follows_follow_idx').on(t.followId)],
 )
+
+/**
+ * Badges a site administrator gives users (Gitea's `badge`): made and removed by the operator's
+ * `warren admin badge` (Gitea 1.23 has no API for them), given and taken through
+ * `/admin/users/{username}/badges` by slug.
+ */
+export const badges = sqliteTable(
+  'badges',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    slug: text('slug').notNull(),
+    description: text('description').notNull().default(''),
+    imageUrl: text('image_url').notNull().default(''),
+  },
+  (t) => [uniqueIndex('badges_slug_uq').on(t.slug)],
+)
+export type BadgeRow = typeof badges.$inferSelect
+
+/** Which user holds which badge (Gitea's `user_badge`), once each. */
+export const userBadges = sqliteTable(
+  'user_badges',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    badgeId: integer('badge_id')
+      .notNull()
+      .references(() => badges.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+  },
+  (t) => [uniqueIndex('user_badges_pair_uq').on(t.userId, t.badgeId), index('user_badges_badge_idx').on(t.badgeId)],
+)
