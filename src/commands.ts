@@ -5,6 +5,7 @@ import { createDeps, type AppDeps } from './deps'
 import { ApiError } from './lib/errors'
 import { createUser, getUserByName } from './modules/users/service'
 import { deleteUser, editUser } from './modules/admin/service'
+import { createBadge, deleteBadge, listBadges } from './modules/admin/badges'
 import { WARREN_VERSION } from './version'
 import { users } from './db/schema'
 import { asc, eq } from 'drizzle-orm'
@@ -20,6 +21,9 @@ Usage:
   warren admin user list                 list the users
   warren admin user change-password      set a user's password
   warren admin user delete               delete a user
+  warren admin badge create              make a badge (given to users by the API)
+  warren admin badge list                list the badges
+  warren admin badge delete              delete a badge (taken from everyone)
   warren doctor [--fix]                  check (and repair) the database, repositories and git
   warren dump [--file F]                 write one archive of the data folder (server may run)
   warren restore --file F                restore a dump into an empty data folder
@@ -39,6 +43,12 @@ interface Command {
   /** Options that must be given. */
   required?: string[]
   run(values: Record<string, string | boolean | undefined>): Promise<void>
+}
+
+/** Prints rows as columns, the first row the heading. */
+function printTable(table: string[][]): void {
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)))
+  for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd())
 }
 
 /** Opens the data folder (migrating it), runs `fn`, closes the database; API errors exit 1. */
@@ -104,9 +114,7 @@ Lists the users (not organisations): ID, name, e-mail, whether active and whethe
           .where(where)
           .orderBy(asc(users.id)))
           .filter((u) => u.type === 0)
-        const table = [['ID', 'Username', 'Email', 'IsActive', 'IsAdmin'], ...rows.map((u) => [String(u.id), u.name, u.email, String(u.isActive), String(u.isAdmin)])]
-        const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)))
-        for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd())
+        printTable([['ID', 'Username', 'Email', 'IsActive', 'IsAdmin'], ...rows.map((u) => [String(u.id), u.name, u.email, String(u.isActive), String(u.isAdmin)])])
       }),
   },
   'admin user change-password': {
@@ -135,6 +143,42 @@ Deletes a user; refused while the user owns repositories or belongs to an organi
         const user = await getUserByName(deps, values.username as string)
         await deleteUser(deps, user, null)
         console.log(`User '${user.name}' has been deleted.`)
+      }),
+  },
+  'admin badge create': {
+    usage: `warren admin badge create --slug S [--description D] [--image-url URL]
+
+Makes a badge (Gitea 1.23 has no API for this), which a site administrator then gives users with
+POST /api/v1/admin/users/{username}/badges {"badge_slugs": ["S"]}. The slug: letters, digits,
+dashes, underscores and dots, at most 100; the image URL: http or https.`,
+    options: { slug: { type: 'string' }, description: { type: 'string', default: '' }, 'image-url': { type: 'string', default: '' } },
+    required: ['slug'],
+    run: (values) =>
+      withDeps(async (deps) => {
+        const badge = await createBadge(deps, { slug: values.slug as string, description: values.description as string, imageUrl: values['image-url'] as string })
+        console.log(`Badge '${badge.slug}' has been created (ID ${badge.id}).`)
+      }),
+  },
+  'admin badge list': {
+    usage: `warren admin badge list
+
+Lists the badges: ID, slug, description, image URL.`,
+    options: {},
+    run: () =>
+      withDeps(async (deps) => {
+        printTable([['ID', 'Slug', 'Description', 'ImageURL'], ...(await listBadges(deps)).map((b) => [String(b.id), b.slug, b.description, b.imageUrl])])
+      }),
+  },
+  'admin badge delete': {
+    usage: `warren admin badge delete --slug S
+
+Deletes a badge; every user holding it loses it.`,
+    options: { slug: { type: 'string' } },
+    required: ['slug'],
+    run: (values) =>
+      withDeps(async (deps) => {
+        await deleteBadge(deps, values.slug as string)
+        console.log(`Badge '${values.slug}' has been deleted.`)
       }),
   },
   doctor: {

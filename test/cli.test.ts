@@ -132,6 +132,9 @@ describe('warren admin user list, change-password, delete', () => {
       ['admin', 'user', 'list'],
       ['admin', 'user', 'change-password'],
       ['admin', 'user', 'delete'],
+      ['admin', 'badge', 'create'],
+      ['admin', 'badge', 'list'],
+      ['admin', 'badge', 'delete'],
       ['doctor'],
       ['dump'],
       ['restore'],
@@ -148,6 +151,31 @@ describe('warren admin user list, change-password, delete', () => {
     expect(bad.stderr).toContain('warren doctor [--fix]')
     // --help reads nothing: the data folder was never created
     expect(existsSync(join(data, 'warren.db'))).toBe(false)
+  }, 240_000)
+})
+
+describe('warren admin badge create, list, delete', () => {
+  test('makes the badges the API gives users (Gitea 1.23 has no API for them), lists and deletes them', async () => {
+    const data = tempData()
+    const made = await cli(data, 'admin', 'badge', 'create', '--slug', 'helper', '--description', 'Helps a lot', '--image-url', 'https://example.com/h.png')
+    expect(made.code).toBe(0)
+    expect(made.stdout).toContain("Badge 'helper' has been created")
+    expect((await cli(data, 'admin', 'badge', 'create', '--slug', 'plain')).code).toBe(0)
+    const taken = await cli(data, 'admin', 'badge', 'create', '--slug', 'helper')
+    expect(taken.code).toBe(1)
+    expect(taken.stderr).toContain('already exists')
+    const bad = await cli(data, 'admin', 'badge', 'create', '--slug', 'no spaces')
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain('Slug')
+    const listed = (await cli(data, 'admin', 'badge', 'list')).stdout.split('\n').filter(Boolean)
+    expect(listed[0]).toMatch(/^ID\s+Slug\s+Description\s+ImageURL$/)
+    expect(listed.slice(1).map((line) => line.split(/\s+/)[1])).toEqual(['helper', 'plain'])
+    expect(listed[1]).toContain('https://example.com/h.png')
+    expect((await cli(data, 'admin', 'badge', 'delete', '--slug', 'plain')).code).toBe(0)
+    const gone = await cli(data, 'admin', 'badge', 'delete', '--slug', 'plain')
+    expect(gone.code).toBe(1)
+    expect(gone.stderr).toContain("doesn't exist")
+    expect((await cli(data, 'admin', 'badge', 'list')).stdout).not.toContain('plain')
   }, 240_000)
 })
 

@@ -10,7 +10,7 @@ export async function initBareRepository(path: string, defaultBranch: string, li
 }
 
 /** The settings every repository Warren serves carries (set on new and cloned repositories alike). */
-async function configureServedRepository(path: string, limits: GitLimits): Promise<void> {
+export async function configureServedRepository(path: string, limits: GitLimits): Promise<void> {
   const config = (key: string, value: string) => git(['config', key, value], { gitDir: path, limits })
   // Smart HTTP needs these; receive-pack must accept pushes over HTTP.
   await config('http.receivepack', 'true')

@@ -15,6 +15,7 @@ const tables: typeof sqliteTables =
 export const {
   accessTokens,
   attachments,
+  badges,
   branchProtections,
   collaborations,
   comments,
@@ -65,6 +66,7 @@ export const {
   teams,
   topics,
   trackedTimes,
+  userBadges,
   userBlocks,
   users,
   watches,
@@ -78,6 +80,7 @@ export const allTables = tables
 export type {
   AccessTokenRow,
   AttachmentRow,
+  BadgeRow,
   BranchProtectionRow,
   CommentRow,
   DeployKeyRow,

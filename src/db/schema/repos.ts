@@ -77,7 +77,7 @@ export const repositories = sqliteTable(
     avatar: text('avatar').notNull().default(''),
     /** Its topics, sorted, as the record shows them (repo_topics holds the same, for search). */
     topics: text('topics').notNull().default('[]'),
-    /** 'ready', or 'creating' while the git folder is being made (see the startup check). */
+    /** 'ready', 'creating' while the git folder is being made, or 'adopting' while an existing folder is being adopted (see the startup check). */
     status: text('status').notNull().default('ready'),
     createdUnix: integer('created_unix').notNull(),
     updatedUnix: integer('updated_unix').notNull(),

@@ -162,7 +162,7 @@ export const follows = sqliteTable(
 /**
  * Blocks (Gitea's user_blocking): `blockerId` (a user, or an organisation through its owners)
  * blocked `blockeeId`, who may then no longer follow the blocker, star or watch its repositories,
- * open issues, comment or react there, or be made a collaborator (`modules/blocks/rule.ts`).
+ * open issues, comment or react there, or be made a collaborator (`auth/blocking.ts`).
  */
 export const userBlocks = sqliteTable(
   'user_blocks',
@@ -179,4 +179,36 @@ export const userBlocks = sqliteTable(
     createdUnix: integer('created_unix').notNull(),
   },
   (t) => [uniqueIndex('user_blocks_pair_uq').on(t.blockerId, t.blockeeId), index('user_blocks_blockee_idx').on(t.blockeeId)],
+)
+
+/**
+ * Badges a site administrator gives users (Gitea's `badge`): made and removed by the operator's
+ * `warren admin badge` (Gitea 1.23 has no API for them), given and taken through
+ * `/admin/users/{username}/badges` by slug.
+ */
+export const badges = sqliteTable(
+  'badges',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    slug: text('slug').notNull(),
+    description: text('description').notNull().default(''),
+    imageUrl: text('image_url').notNull().default(''),
+  },
+  (t) => [uniqueIndex('badges_slug_uq').on(t.slug)],
+)
+export type BadgeRow = typeof badges.$inferSelect
+
+/** Which user holds which badge (Gitea's `user_badge`), once each. */
+export const userBadges = sqliteTable(
+  'user_badges',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    badgeId: integer('badge_id')
+      .notNull()
+      .references(() => badges.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+  },
+  (t) => [uniqueIndex('user_badges_pair_uq').on(t.userId, t.badgeId), index('user_badges_badge_idx').on(t.badgeId)],
 )

@@ -18,15 +18,52 @@ import { CreateRepoOption, OwnerParams, RepositorySchema } from '../repos/model'
 import { createRepository, newRepoFromOption } from '../repos/create'
 import { UserSchema, UsernameParams } from '../users/model'
 import { createUser, getUserByName, getVisibleUserByName } from '../users/service'
-import { CreateUserOption, CronSchema, CronTaskParams, EmailSearchQuery, EditUserOption, formBooleans, RenameUserOption, UserEmailSchema } from './model'
+import { adoptRepository, deleteUnadopted, listUnadopted } from '../repos/adopt'
+import { toApiBadge } from '../../convert/badge'
+import {
+  BadgeSchema,
+  CreateUserOption,
+  CronSchema,
+  CronTaskParams,
+  EmailSearchQuery,
+  EditUserOption,
+  formBooleans,
+  RenameUserOption,
+  UnadoptedParams,
+  UnadoptedQuery,
+  UserBadgeOption,
+  UserEmailSchema,
+} from './model'
 import { deleteUser, editUser, listAllUsers, renameUser, searchEmails } from './service'
+import { addUserBadges, listUserBadges, removeUserBadges } from './badges'
 
 /**
  * Site administration, every `/admin/...` route (all: site admins; 401 anonymous, 403 others):
  * users, and the keys, organisations and repositories an admin makes on a user's behalf through
  * the same services as the user's own routes; every user's e-mail addresses; the background jobs
- * this process runs (`/admin/cron`, from `lib/job-board.ts`, where the jobs list themselves).
+ * this process runs (`/admin/cron`, from `lib/job-board.ts`, where the jobs list themselves);
+ * repository folders no row names (`/admin/unadopted`, `repos/adopt.ts`); users' badges
+ * (`/admin/users/{username}/badges`, `badges.ts`).
  */
+/** The declarations of `/admin/unadopted/{owner}/{repo}`'s adoption and removal. */
+const unadoptedRoute = (operationId: string, summary: string) => ({
+  scope: 'admin' as const,
+  siteAdmin: true as const,
+  params: UnadoptedParams,
+  response: { 204: t.Void() },
+  detail: { operationId, summary },
+})
+
+/** The declarations of giving and taking `/admin/users/{username}/badges`. */
+const badgesRoute = (operationId: string, summary: string) => ({
+  scope: 'admin' as const,
+  siteAdmin: true as const,
+  params: UsernameParams,
+  body: UserBadgeOption,
+  response: { 204: t.Void() },
+  detail: { operationId, summary },
+})
+
 export const adminModule = (deps: AppDeps) => {
   const { config } = deps
   return new Elysia({ name: 'admin', detail: { tags: ['admin'] } })
@@ -227,5 +264,65 @@ export const adminModule = (deps: AppDeps) => {
         // Listed with the repository operations in the API document, where it has always been.
         detail: { operationId: 'adminCreateRepo', summary: 'Create a repository on behalf of a user or organisation', tags: ['repository'] },
       },
+    )
+    .get(
+      '/admin/unadopted',
+      async ({ query, page, respond }) => respond(await listUnadopted(deps, query.pattern ?? query.query ?? '', page), (rows) => rows),
+      {
+        scope: 'admin',
+        siteAdmin: true,
+        paged: true,
+        query: UnadoptedQuery,
+        response: { 200: t.Array(t.String()) },
+        detail: { operationId: 'adminUnadoptedList', summary: 'List unadopted repositories' },
+      },
+    )
+    .post(
+      '/admin/unadopted/:owner/:repo',
+      async ({ params, status, user: admin }) => {
+        await adoptRepository(deps, admin, params.owner, params.repo)
+        return status(204, undefined)
+      },
+      unadoptedRoute('adminAdoptRepository', 'Adopt unadopted files as a repository'),
+    )
+    .delete(
+      '/admin/unadopted/:owner/:repo',
+      async ({ params, status }) => {
+        await deleteUnadopted(deps, params.owner, params.repo)
+        return status(204, undefined)
+      },
+      unadoptedRoute('adminDeleteUnadoptedRepository', 'Delete unadopted files'),
+    )
+    .get(
+      '/admin/users/:username/badges',
+      async ({ params, page, respond }) => {
+        const user = await getUserByName(deps, params.username)
+        return respond(await listUserBadges(deps, user.id, page), (rows) => rows.map(toApiBadge))
+      },
+      {
+        scope: 'admin',
+        siteAdmin: true,
+        pageIfAsked: true,
+        params: UsernameParams,
+        query: PageQuery,
+        response: { 200: t.Array(BadgeSchema) },
+        detail: { operationId: 'adminListUserBadges', summary: "List a user's badges" },
+      },
+    )
+    .post(
+      '/admin/users/:username/badges',
+      async ({ params, body, status }) => {
+        await addUserBadges(deps, (await getUserByName(deps, params.username)).id, body.badge_slugs ?? [])
+        return status(204, undefined)
+      },
+      badgesRoute('adminAddUserBadges', 'Add a badge to a user'),
+    )
+    .delete(
+      '/admin/users/:username/badges',
+      async ({ params, body, status }) => {
+        await removeUserBadges(deps, (await getUserByName(deps, params.username)).id, body.badge_slugs ?? [])
+        return status(204, undefined)
+      },
+      badgesRoute('adminDeleteUserBadges', 'Remove a badge from a user'),
     )
 }

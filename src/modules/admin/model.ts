@@ -80,3 +80,25 @@ export const CronSchema = t.Object(
 )
 
 export const CronTaskParams = t.Object({ task: t.String({ maxLength: 100 }) })
+
+/** The Badge record. */
+export const BadgeSchema = t.Object(
+  { id: Int(), slug: t.String(), description: t.String(), image_url: t.String() },
+  { $id: '#/components/schemas/Badge' },
+)
+
+/** UserBadgeOption: the badges given or taken, by slug. */
+export const UserBadgeOption = t.Object(
+  { badge_slugs: t.Optional(t.Array(t.String({ maxLength: 255 }), { maxItems: 100 })) },
+  { $id: '#/components/schemas/UserBadgeOption' },
+)
+
+/** `/admin/unadopted`: the page, and a pattern (`owner/name`, `*` and `?` as wildcards; Gitea reads it as `query`). */
+export const UnadoptedQuery = t.Object({
+  pattern: t.Optional(t.String({ maxLength: MAX_QUERY_TEXT })),
+  query: t.Optional(t.String({ maxLength: MAX_QUERY_TEXT })),
+  ...pageQueryFields,
+})
+
+/** `/admin/unadopted/{owner}/{repo}`. */
+export const UnadoptedParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })

@@ -6,7 +6,7 @@ import { labels, repositories, users, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { gitLimitsOf } from '../../auth/repo-context'
 import { noReplyEmail } from '../../convert/user'
-import { conflict, unprocessable } from '../../lib/errors'
+import { conflict, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
 import { initBareRepository, objectFormatOf, removeRepositoryFolder } from '../../git/init'
@@ -41,7 +41,7 @@ export interface NewRepo {
   onReady?: (row: RepoRow) => Promise<void> | void
 }
 
-const REPO_NAME = /^[A-Za-z0-9_.-]+$/
+export const REPO_NAME = /^[A-Za-z0-9_.-]+$/
 
 /** Repository names: AlphaDashDot, at most 100, not `.`/`..`, not ending in `.git`/`.wiki`. */
 export function checkRepoName(name: string): void {
@@ -196,9 +196,15 @@ export type NewRepoRow = Pick<typeof repositories.$inferInsert, 'name' | 'descri
 
 /** How buildRepository makes one kind of repository. */
 export interface RepoBuild {
+  /**
+   * The git folder is already there (an adoption, repos/adopt.ts): the row is 'adopting' until
+   * ready, `make` reads the folder instead of making it, and neither a failure nor the start-up
+   * repair of an unfinished row ever removes it.
+   */
+  existing?: boolean
   /** Refusals of this kind, inside the transaction that inserts the row (before the name check). */
   check?: () => Promise<void> | void
-  /** Makes the git folder at `path` (which does not exist); answers the columns the ready row gets. */
+  /** Makes the git folder at `path` (which does not exist, unless `existing`); answers the columns the ready row gets. */
   make: (path: string) => Promise<Partial<RepoRow>>
   /** Inside the transaction that makes the row ready (the row as it is then): events, counters. */
   ready: (row: RepoRow) => Promise<void> | void
@@ -221,7 +227,7 @@ export async function buildRepository(deps: AppDeps, owner: UserRow, creator: Us
     await checkRepoLimit(deps, owner, creator)
     const inserted = (await deps.db
       .insert(repositories)
-      .values({ ...values, ownerId: owner.id, ownerName: owner.name, lowerName: values.name.toLowerCase(), status: 'creating', createdUnix: now, updatedUnix: now })
+      .values({ ...values, ownerId: owner.id, ownerName: owner.name, lowerName: values.name.toLowerCase(), status: build.existing ? 'adopting' : 'creating', createdUnix: now, updatedUnix: now })
       .returning())[0]
     await deps.db.update(users).set({ numRepos: sql`${users.numRepos} + 1` }).where(eq(users.id, owner.id))
     await dropRedirect(deps, owner.id, inserted.lowerName)
@@ -233,9 +239,11 @@ export async function buildRepository(deps: AppDeps, owner: UserRow, creator: Us
   const path = pathOfRepo(deps, owner.name, row)
   let made = false
   try {
-    // A folder no row accounts for (a crash's leftover) is neither adopted nor removed here.
-    if (existsSync(path)) throw conflict(`repository files already exist [name: ${values.name}]`)
-    made = true
+    // A folder no row accounts for (a crash's leftover) is neither adopted nor removed here;
+    // an adoption's folder must still be there (moved aside or removed meanwhile: 404).
+    if (build.existing && !existsSync(path)) throw notFound(`no unadopted repository files [name: ${values.name}]`)
+    if (!build.existing && existsSync(path)) throw conflict(`repository files already exist [name: ${values.name}]`)
+    made = !build.existing
     const done: Partial<RepoRow> = { ...(await build.make(path)), objectFormat: await objectFormatOf(gitRepoAt(deps, path)), status: 'ready' }
     return await writeTransaction(deps.db, async () => {
       const ready = (await deps.db.update(repositories).set(done).where(eq(repositories.id, row.id)).returning())[0]!

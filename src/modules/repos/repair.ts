@@ -1,12 +1,13 @@
 import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { eq, sql } from 'drizzle-orm'
+import { eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { greatestOf } from '../../db/sql'
 import { repositories, users } from '../../db/schema'
 import { removeRepositoryFolder } from '../../git/init'
 import { removeGitLeftovers } from '../../git/leftovers'
+import { conflict } from '../../lib/errors'
 import { listing } from '../../lib/listing'
 import { loggerOf } from '../../lib/log'
 import { pathOfRepo } from './service'
@@ -39,7 +40,8 @@ export async function repairRepositories(deps: AppDeps): Promise<{ removedRows: 
 /**
  * The repair `warren serve` makes before serving, when no other process serves the data: folder
  * moves a crash interrupted are undone (finishFolderMoves), rows still 'creating' (an indexed read
- * of what was under way) are deleted with their folders.
+ * of what was under way) are deleted with their folders, rows still 'adopting' without theirs
+ * (the folder was there before them: unadopted again).
  * Folders no row accounts for wait for the background sweep (moveAsideUnaccounted): such a folder
  * is never adopted meanwhile, as creating or renaming a repository onto an existing folder is
  * refused.
@@ -48,16 +50,39 @@ export async function repairAtStart(deps: AppDeps): Promise<{ removedRows: numbe
   const log = loggerOf(deps.config)
   // First: a folder a crash left at its new place goes back where its rows still look for it.
   await finishFolderMoves(deps)
-  const unfinished = await deps.db.select().from(repositories).where(eq(repositories.status, 'creating'))
+  const unfinished = await deps.db.select().from(repositories).where(UNFINISHED)
   for (const row of unfinished) {
-    removeRepositoryFolder(pathOfRepo(deps, row.ownerName, row))
+    // An adoption's folder was there before its row: it stays, unadopted again.
+    if (row.status === 'creating') removeRepositoryFolder(pathOfRepo(deps, row.ownerName, row))
     await writeTransaction(deps.db, async () => {
       await deps.db.delete(repositories).where(eq(repositories.id, row.id))
       await deps.db.update(users).set({ numRepos: greatestOf(sql`${users.numRepos} - 1`, 0) }).where(eq(users.id, row.ownerId))
     })
-    log.warn('removed an unfinished repository', { repo: `${row.ownerName}/${row.name}` })
+    log.warn(row.status === 'creating' ? 'removed an unfinished repository' : 'undid an unfinished adoption; its folder stays', { repo: `${row.ownerName}/${row.name}` })
   }
   return { removedRows: unfinished.length }
+}
+
+/** Rows of repositories under way: 'creating' (its folder being made) or 'adopting' (its folder being read). */
+const UNFINISHED = inArray(repositories.status, ['creating', 'adopting'])
+
+/** Folders an adoption or a removal of unadopted files works on in this process (claimFolder), per server. */
+const claimedFolders = new WeakMap<AppDeps, Set<string>>()
+
+/**
+ * Runs `work` with the folder at `path` claimed in this process: the sweep (moveAsideUnaccounted)
+ * leaves it alone meanwhile, and a second claim of it is refused with 409.
+ */
+export async function withFolderClaimed<T>(deps: AppDeps, path: string, work: () => Promise<T>): Promise<T> {
+  let claimed = claimedFolders.get(deps)
+  if (!claimed) claimedFolders.set(deps, (claimed = new Set()))
+  if (claimed.has(path)) throw conflict('the repository files are being adopted or deleted; try again')
+  claimed.add(path)
+  try {
+    return await work()
+  } finally {
+    claimed.delete(path)
+  }
 }
 
 /** The owner folders under repositories/ (each named by its owner's lower-cased name). */
@@ -81,6 +106,7 @@ export async function moveAsideUnaccounted(deps: AppDeps, owner: string, before?
   const moved: string[] = []
   for (const name of await unaccountedIn(deps, owner)) {
     const from = join(root, name)
+    if (claimedFolders.get(deps)?.has(from)) continue
     if (before !== undefined) {
       const changed = statSync(from, { throwIfNoEntry: false })?.ctimeMs
       if (changed === undefined || changed >= before) continue
@@ -123,14 +149,14 @@ export function checkRepositoryFolder(deps: AppDeps, row: { ownerName: string; n
  * of rows that have one, and folders under repositories/ no row accounts for (`owner/name.git`).
  */
 export async function repositoryFolders(deps: AppDeps) {
-  const unfinished = await deps.db.select().from(repositories).where(eq(repositories.status, 'creating'))
+  const unfinished = await deps.db.select().from(repositories).where(UNFINISHED)
   const rows = await deps.db.select({ ownerName: repositories.ownerName, name: repositories.name, status: repositories.status }).from(repositories)
   const missing: { ownerName: string; name: string; path: string }[] = []
   const present: string[] = []
   for (const r of rows) {
     const path = pathOfRepo(deps, r.ownerName, r)
     if (existsSync(path)) present.push(path)
-    else if (r.status !== 'creating') missing.push({ ownerName: r.ownerName, name: r.name, path })
+    else if (r.status === 'ready') missing.push({ ownerName: r.ownerName, name: r.name, path })
   }
   return { unfinished, missing, present, unaccounted: await unaccountedFolders(deps) }
 }
@@ -145,8 +171,8 @@ async function unaccountedFolders(deps: AppDeps): Promise<string[]> {
   return unaccounted
 }
 
-/** The folders of one owner folder no row accounts for: its listing against the repositories of the owner it names. */
-async function unaccountedIn(deps: AppDeps, owner: string): Promise<string[]> {
+/** The folders of one owner folder no row accounts for (`owner/name.git`): its listing against the repositories of the owner it names. */
+export async function unaccountedIn(deps: AppDeps, owner: string): Promise<string[]> {
   const dir = join(deps.config.dataDir, 'repositories', owner)
   // Gone since it was listed (its last repository deleted, while the sweep runs): nothing in it.
   const folders = listing(dir).filter((entry) => entry.isDirectory())

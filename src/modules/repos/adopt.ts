@@ -1,0 +1,171 @@
+import { lstatSync, realpathSync, statSync, utimesSync } from 'node:fs'
+import { dirname, join, relative, isAbsolute } from 'node:path'
+import { and, eq, inArray } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import { repoGitStates, repositories, users, type RepoRow } from '../../db/schema'
+import type { UserRow } from '../../auth/caller'
+import { recordEvent } from '../../events/outbox'
+import { configureServedRepository, removeRepositoryFolder } from '../../git/init'
+import { runGit } from '../../git/run'
+import { headBranchOf, readBranchAndTagRefs, refsFingerprint } from '../../git/ref-state'
+import { isSafeRefName, repositorySize, setHeadBranch } from '../../git/refs'
+import { notFound, unprocessable } from '../../lib/errors'
+import type { Page, Paged } from '../../lib/pagination'
+import { nowUnix } from '../../lib/time'
+import { findOwnerByName } from '../users/service'
+import { buildRepository, checkRepoName } from './create'
+import { ownerFolders, unaccountedIn, withFolderClaimed } from './repair'
+import { gitRepoAt, pathOfRepo, repoSnapshot } from './service'
+
+/**
+ * Unadopted repositories (Gitea's services/repository/adopt.go, `/admin/unadopted`): git folders
+ * under {data}/repositories/{owner}/ that no repository row names, for an owner that exists. The
+ * listing is the one `warren doctor` and the sweep read (repair.ts `unaccountedIn`). The sweep
+ * moves such a folder aside only when it is unchanged since the process started; an adoption or
+ * removal claims its folder first (`withFolderClaimed`), which the sweep in this process skips,
+ * and an adoption also touches the folder (its change time: then a sweep in another process
+ * skips it too) before its row, 'adopting', names it.
+ */
+
+/** Gitea's glob (`*` any run, `?` one character) as a whole-string, any-case test. */
+function globOf(pattern: string): RegExp {
+  const body = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
+  return new RegExp(`^${body}$`, 'i')
+}
+
+/** The owner and name tests of a pattern: `owner/name`, or an owner alone (Gitea's ListUnadoptedRepositories). */
+function patternOf(pattern: string): { owner?: RegExp; name?: RegExp } {
+  const text = pattern.trim()
+  if (!text) return {}
+  const slash = text.indexOf('/')
+  if (slash < 0 || text.length === 1) return { owner: globOf(text) }
+  return { owner: globOf(text.slice(0, slash)), name: globOf(text.slice(slash + 1)) }
+}
+
+/** The name of an unadopted repository in `folder` (`name.git`), or null for what is no repository folder (a wiki's, a name the rule refuses). */
+function repoNameOfFolder(folder: string): string | null {
+  if (!folder.endsWith('.git') || folder.endsWith('.wiki.git')) return null
+  const name = folder.slice(0, -'.git'.length)
+  try {
+    checkRepoName(name)
+    return name
+  } catch {
+    return null
+  }
+}
+
+/** The unadopted repositories (`owner/name`, by name) matching the pattern, a page of them. */
+export async function listUnadopted(deps: AppDeps, pattern: string, page: Page): Promise<Paged<string>> {
+  const test = patternOf(pattern)
+  const folders = ownerFolders(deps).filter((owner) => !test.owner || test.owner.test(owner))
+  const owners = new Set<string>()
+  for (let i = 0; i < folders.length; i += 500) {
+    const batch = folders.slice(i, i + 500)
+    for (const row of await deps.db.select({ lowerName: users.lowerName }).from(users).where(inArray(users.lowerName, batch))) owners.add(row.lowerName)
+  }
+  const names: string[] = []
+  for (const owner of folders.filter((o) => owners.has(o)).sort()) {
+    for (const entry of await unaccountedIn(deps, owner)) {
+      const name = repoNameOfFolder(entry.slice(owner.length + 1))
+      if (name !== null && (!test.name || test.name.test(name))) names.push(`${owner}/${name}`)
+    }
+  }
+  names.sort()
+  return { rows: names.slice(page.offset, page.offset + page.limit), total: names.length }
+}
+
+/**
+ * Runs `work` on the folder of `owner/name` when it is an unadopted repository's, with the folder
+ * claimed (withFolderClaimed) from before the checks until `work` ends: the owner exists, the
+ * name follows the repository name rule (422 otherwise), no repository row of that name exists in
+ * any state, and its folder is a real folder (no symbolic link, in it or on the way) inside the
+ * repositories root. 404 otherwise, as Gitea answers.
+ */
+async function withUnadoptedFolder<T>(deps: AppDeps, ownerName: string, name: string, work: (owner: UserRow, path: string) => Promise<T>): Promise<T> {
+  const owner = await findOwnerByName(deps, ownerName)
+  if (!owner) throw notFound(`user does not exist [name: ${ownerName}]`)
+  checkRepoName(name)
+  const path = pathOfRepo(deps, owner.name, { name })
+  return await withFolderClaimed(deps, path, async () => {
+    const row = await deps.db
+      .select({ id: repositories.id })
+      .from(repositories)
+      .where(and(eq(repositories.ownerId, owner.id), eq(repositories.lowerName, name.toLowerCase())))
+    if (row.length) throw notFound(`the repository ${owner.name}/${name} exists: its files are adopted`)
+    if (!isRealFolderInside(join(deps.config.dataDir, 'repositories'), path)) throw notFound(`no unadopted repository files [name: ${owner.name}/${name}]`)
+    return await work(owner, path)
+  })
+}
+
+/** Whether `path` and its parent are folders themselves (not symbolic links) whose real place is inside `root`. */
+function isRealFolderInside(root: string, path: string): boolean {
+  for (const p of [dirname(path), path]) if (!lstatSync(p, { throwIfNoEntry: false })?.isDirectory()) return false
+  try {
+    const inside = relative(realpathSync(root), realpathSync(path))
+    return !!inside && !inside.startsWith('..') && !isAbsolute(inside)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Adopts the folder of `owner/name` (Gitea's AdoptRepository): a private repository row made by
+ * buildRepository as any other (hooks, the site's default hooks, the `repo.created` event), the
+ * row read from the folder: the default branch is HEAD's branch when it exists, else `main`,
+ * `master` or the first branch (HEAD then moved to it), emptiness and size from git, its refs
+ * recorded as the starting point (no push events for what was there). The folder gets the
+ * settings of every served repository. A crash leaves an 'adopting' row the start-up repair
+ * removes, and the folder unadopted again.
+ */
+export async function adoptRepository(deps: AppDeps, admin: UserRow, ownerName: string, name: string): Promise<RepoRow> {
+  return await withUnadoptedFolder(deps, ownerName, name, async (owner, path) => {
+    // Changed now: a sweep moves aside only folders unchanged since it began.
+    const now = new Date()
+    try {
+      utimesSync(path, statSync(path).atime, now)
+    } catch {
+      throw notFound(`no unadopted repository files [name: ${owner.name}/${name}]`)
+    }
+    let refs: Record<string, string> = {}
+    let fingerprint = ''
+    return await buildRepository(
+      deps,
+      owner,
+      admin,
+      { name, description: '', isPrivate: true, defaultBranch: 'main' },
+      {
+        existing: true,
+        make: async (gitDir) => {
+          const git = gitRepoAt(deps, gitDir)
+          const bare = await runGit(['rev-parse', '--is-bare-repository'], git)
+          if (bare.code !== 0 || bare.stdout.toString('utf8').trim() !== 'true') throw unprocessable('the folder is not a bare git repository', 'Repo')
+          await configureServedRepository(gitDir, git.limits)
+          fingerprint = await refsFingerprint(gitDir)
+          refs = (await readBranchAndTagRefs(git)) ?? {}
+          const branches = Object.keys(refs).filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice('refs/heads/'.length)).sort()
+          const head = await headBranchOf(git)
+          if (branches.length === 0) return { isEmpty: true, size: await repositorySize(git), defaultBranch: head && isSafeRefName(head) ? head : 'main' }
+          let defaultBranch = head && branches.includes(head) ? head : undefined
+          if (!defaultBranch) {
+            defaultBranch = ['main', 'master'].find((b) => branches.includes(b)) ?? branches[0]!
+            await setHeadBranch(git, defaultBranch)
+          }
+          return { isEmpty: false, size: await repositorySize(git), defaultBranch }
+        },
+        ready: async (row) => {
+          await deps.db.insert(repoGitStates).values({ repoId: row.id, refs: JSON.stringify(refs), fingerprint, updatedUnix: nowUnix() })
+          await recordEvent(deps.db, { kind: 'repo.created', repoId: row.id, actorId: admin.id, payload: { repository: repoSnapshot(row) } })
+        },
+      },
+    )
+  })
+}
+
+/** Removes the folder of the unadopted repository `owner/name` (Gitea's DeleteUnadoptedRepository), its wiki's beside it too. */
+export async function deleteUnadopted(deps: AppDeps, ownerName: string, name: string): Promise<void> {
+  await withUnadoptedFolder(deps, ownerName, name, async (_owner, path) => {
+    removeRepositoryFolder(path)
+    const wiki = path.replace(/\.git$/, '.wiki.git')
+    if (lstatSync(wiki, { throwIfNoEntry: false })?.isDirectory()) removeRepositoryFolder(wiki)
+  })
+}
