@@ -117,7 +117,12 @@ export interface Config {
    * Local paths stay admin-only even then.
    */
   migrationsAllowLocalNetworks: boolean
-  /** Pull mirrors: default interval and the shortest allowed one, seconds (Gitea: 8h, 10m). */
+  /**
+   * Mirrors (pull and push) on (WARREN_MIRROR_ENABLED, default true; Gitea's `[mirror] ENABLED`):
+   * off, the push mirror routes and mirror-sync answer 400 and /settings/repository says so.
+   */
+  mirrorEnabled: boolean
+  /** Pull and push mirrors: default interval and the shortest allowed one, seconds (Gitea: 8h, 10m). */
   mirrorDefaultInterval: number
   mirrorMinInterval: number
   /** Mirror updates run at once at most (WARREN_MIRROR_WORKERS, default 2). */
@@ -343,6 +348,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     gitTimeout: secondsFrom(env.WARREN_GIT_TIMEOUT, 600, 'WARREN_GIT_TIMEOUT'),
     gitQuickTimeout: secondsFrom(env.WARREN_GIT_QUICK_TIMEOUT, 30, 'WARREN_GIT_QUICK_TIMEOUT'),
     migrationsAllowLocalNetworks: boolFrom(env.WARREN_MIGRATIONS_ALLOW_LOCALNETWORKS, 'WARREN_MIGRATIONS_ALLOW_LOCALNETWORKS'),
+    mirrorEnabled: boolFrom(env.WARREN_MIRROR_ENABLED, 'WARREN_MIRROR_ENABLED', true),
     mirrorDefaultInterval: 8 * 3600,
     mirrorMinInterval: 600,
     mirrorWorkers: boundedFrom(env.WARREN_MIRROR_WORKERS, 2, 'WARREN_MIRROR_WORKERS', 1, 64),

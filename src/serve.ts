@@ -13,6 +13,7 @@ import { startPullChecker } from './jobs/pull-checker'
 import { startWebhookWorker } from './jobs/webhook-worker'
 import { startNotifier } from './jobs/notifier'
 import { startAutoMerger } from './jobs/auto-merger'
+import { startPushMirrorer } from './jobs/push-mirrorer'
 import { startLeftoverRepair } from './jobs/leftover-repair'
 import { startRepositorySweep } from './jobs/repository-sweep'
 import { repairPullMerges } from './modules/pulls/merge'
@@ -114,6 +115,7 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
     jobs.add('webhook deliveries', asLeader(deps, 'webhook-deliveries', () => startWebhookWorker(deps)))
     jobs.add('notifications', asLeader(deps, 'notifier', () => startNotifier(deps)))
     jobs.add('scheduled merges', asLeader(deps, 'auto-merger', () => startAutoMerger(deps)))
+    jobs.add('push mirrors on commit', asLeader(deps, 'push-mirrorer', () => startPushMirrorer(deps)))
     // Several processes on PostgreSQL: what one leaves when it dies is repaired while the others
     // serve. On SQLite one process owns the database, and the start-up repairs above suffice.
     if (config.databaseUrl) jobs.add('leftover repairs', asLeader(deps, 'leftover-repair', () => startLeftoverRepair(deps)))

@@ -1,7 +1,7 @@
 import { git, GitError, safeGitMessage, runGit, type GitLimits, type GitRepo } from './run'
 
 /**
- * Talking to other git servers (migrations and pull mirrors). The remote address is a user value
+ * Talking to other git servers (migrations, pull and push mirrors). The remote address is a user value
  * (after --end-of-options). Credentials never appear in the arguments, a URL or a config file:
  * they travel as an `Authorization: Basic` header set through GIT_CONFIG_COUNT/KEY/VALUE
  * environment variables, visible only to git's own process. Only http(s) and git:// (plus file
@@ -78,8 +78,22 @@ export async function remoteHead(url: string, opts: RemoteOptions): Promise<{ he
  * moved are forced, refs gone from the remote are pruned.
  */
 export async function fetchMirror(repo: GitRepo, url: string, opts: RemoteOptions): Promise<void> {
+  await mirrorRefs(repo, ['fetch', '--prune', '--quiet', '--no-write-fetch-head', '--no-auto-gc'], url, opts)
+}
+
+/**
+ * Pushes every branch and tag of a bare repository to the remote, mirroring it there (a push
+ * mirror): refs that moved are forced, the remote's branches and tags gone here are deleted.
+ * Nothing else (`refs/pull/`, notes) is pushed.
+ */
+export async function pushMirror(repo: GitRepo, url: string, opts: RemoteOptions): Promise<void> {
+  await mirrorRefs(repo, ['push', '--force', '--prune', '--quiet', '--no-verify'], url, opts)
+}
+
+/** `git fetch` or `git push` of every branch and tag between the repository and `url`; errors scrubbed. */
+async function mirrorRefs(repo: GitRepo, command: string[], url: string, opts: RemoteOptions): Promise<void> {
   try {
-    await git(['fetch', '--prune', '--quiet', '--no-write-fetch-head', '--no-auto-gc'], {
+    await git(command, {
       gitDir: repo.gitDir,
       values: [url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
       env: remoteEnv(opts),

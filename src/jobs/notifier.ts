@@ -1,6 +1,6 @@
 import type { AppDeps } from '../deps'
 import { NOTIFIER_POLL_MS, runNotifier } from '../notify/consumer'
-import { everySchedule, jobBoardOf } from '../lib/job-board'
+import { startListedConsumer } from './listed-consumer'
 
 /**
  * Notification threads in the background (started and stopped by `warren serve`, in one process
@@ -10,19 +10,5 @@ import { everySchedule, jobBoardOf } from '../lib/job-board'
  * events taken); a round on demand looks at the outbox now.
  */
 export async function startNotifier(deps: AppDeps, opts: { pollMs?: number } = {}) {
-  let loop: Awaited<ReturnType<typeof runNotifier>> | undefined
-  const listed = jobBoardOf(deps).register('notifications', {
-    schedule: everySchedule(opts.pollMs ?? NOTIFIER_POLL_MS),
-    everyMs: null,
-    runNow: () => loop?.drained(),
-  })
-  loop = await runNotifier(deps, { ...opts, onRound: listed.round })
-  const running = loop
-  return {
-    ...running,
-    async stop() {
-      listed.leave()
-      await running.stop()
-    },
-  }
+  return await startListedConsumer(deps, 'notifications', opts.pollMs ?? NOTIFIER_POLL_MS, (onRound) => runNotifier(deps, { ...opts, onRound }))
 }

@@ -3,11 +3,20 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { repoToApi } from '../../convert/repo'
 import { RepoParams, RepositorySchema } from '../repos/model'
-import { MigrateRepoForm } from './model'
+import { PageQuery } from '../../lib/pagination'
+import { pushMirrorToApi } from '../../convert/push-mirror'
+import { CreatePushMirrorOption, MigrateRepoForm, PushMirrorParams, PushMirrorSchema } from './model'
 import { migrateRepository } from './service'
 import { requestMirrorSync } from './mirrors'
+import { createPushMirror, deletePushMirror, getPushMirror, listPushMirrors, syncPushMirrors } from './push-mirrors'
 
-/** Migrations (clone a remote repository, optionally as a pull mirror) and mirror syncs. */
+const PushMirrors = t.Array(PushMirrorSchema)
+
+/**
+ * Migrations (clone a remote repository, optionally as a pull mirror), mirror syncs, and push
+ * mirrors (repository administrators; their writes refused on an archived repository, as Gitea's
+ * mustNotBeArchived).
+ */
 export const migrationsModule = (deps: AppDeps) =>
   new Elysia({ name: 'migrations', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
@@ -49,5 +58,77 @@ export const migrationsModule = (deps: AppDeps) =>
         params: RepoParams,
         response: { 200: t.String() },
         detail: { operationId: 'repoMirrorSync', summary: "Sync a mirrored repository" },
+      },
+    )
+    .get(
+      '/repos/:owner/:repo/push_mirrors',
+      async ({ repo, page, respond }) => respond(await listPushMirrors(deps, repo.repo, page), (rows) => rows.map((row) => pushMirrorToApi(repo.repo, row))),
+      {
+        scope: 'repository',
+        repo: { level: 'admin' },
+        pageIfAsked: true,
+        params: RepoParams,
+        query: PageQuery,
+        response: { 200: PushMirrors },
+        detail: { operationId: 'repoListPushMirrors', summary: 'Get all push mirrors of the repository' },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/push_mirrors',
+      async ({ repo, body }) =>
+        pushMirrorToApi(
+          repo.repo,
+          await createPushMirror(deps, repo.repo, {
+            remoteAddress: body.remote_address,
+            remoteUsername: body.remote_username,
+            remotePassword: body.remote_password,
+            interval: body.interval,
+            syncOnCommit: body.sync_on_commit,
+            useSsh: body.use_ssh,
+          }),
+        ),
+      {
+        scope: 'repository',
+        repo: { level: 'admin' },
+        params: RepoParams,
+        body: CreatePushMirrorOption,
+        response: { 200: PushMirrorSchema },
+        detail: { operationId: 'repoAddPushMirror', summary: 'Add a push mirror to the repository' },
+      },
+    )
+    .post(
+      '/repos/:owner/:repo/push_mirrors-sync',
+      async ({ repo, set }) => {
+        await syncPushMirrors(deps, repo.repo)
+        set.status = 200
+        return ''
+      },
+      {
+        scope: 'repository',
+        repo: { level: 'admin' },
+        params: RepoParams,
+        response: { 200: t.String() },
+        detail: { operationId: 'repoPushMirrorSync', summary: 'Push every push mirror of the repository now' },
+      },
+    )
+    .get('/repos/:owner/:repo/push_mirrors/:name', async ({ repo, params }) => pushMirrorToApi(repo.repo, await getPushMirror(deps, repo.repo, params.name)), {
+      scope: 'repository',
+      repo: { level: 'admin' },
+      params: PushMirrorParams,
+      response: { 200: PushMirrorSchema },
+      detail: { operationId: 'repoGetPushMirrorByRemoteName', summary: 'Get a push mirror of the repository by its remote name' },
+    })
+    .delete(
+      '/repos/:owner/:repo/push_mirrors/:name',
+      async ({ repo, params, status }) => {
+        await deletePushMirror(deps, repo.repo, params.name)
+        return status(204, undefined)
+      },
+      {
+        scope: 'repository',
+        repo: { level: 'admin' },
+        params: PushMirrorParams,
+        response: { 204: t.Void({ description: 'no content' }) },
+        detail: { operationId: 'repoDeletePushMirror', summary: 'Delete a push mirror of the repository by its remote name' },
       },
     )

@@ -30,3 +30,35 @@ export const MigrateRepoForm = t.Object(
   },
   { $id: '#/components/schemas/MigrateRepoOptions' },
 )
+
+/** CreatePushMirrorOption (Gitea's; `use_ssh` as later Gitea versions and Forgejo send it, refused). */
+export const CreatePushMirrorOption = t.Object(
+  {
+    remote_address: t.String({ maxLength: 2048 }),
+    remote_username: t.Optional(t.String({ maxLength: 255 })),
+    remote_password: t.Optional(t.String({ maxLength: 1024 })),
+    /** Go duration ("8h0m0s", "10m"); "0" = no periodic push; absent = 8h. */
+    interval: t.Optional(t.String({ maxLength: 40 })),
+    sync_on_commit: t.Optional(t.Boolean()),
+    use_ssh: t.Optional(t.Boolean()),
+  },
+  { $id: '#/components/schemas/CreatePushMirrorOption' },
+)
+
+/** PushMirror: `remote_address` without credentials; `last_update` null before the first push. */
+export const PushMirrorSchema = t.Object(
+  {
+    repo_name: t.String(),
+    remote_name: t.String(),
+    remote_address: t.String(),
+    created: t.String(),
+    last_update: t.Nullable(t.String()),
+    last_error: t.String(),
+    interval: t.String(),
+    sync_on_commit: t.Boolean(),
+    public_key: t.String(),
+  },
+  { $id: '#/components/schemas/PushMirror' },
+)
+
+export const PushMirrorParams = t.Object({ owner: t.String(), repo: t.String(), name: t.String({ maxLength: 255 }) })

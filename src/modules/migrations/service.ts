@@ -47,16 +47,33 @@ export interface CloneSource {
 
 const DISALLOWED_HOST = 'You can not import from disallowed hosts.'
 
+/** Why an address is refused: a local path (by a non-admin, or at all), a host not allowed, a malformed or unresolvable one. */
+export type AddressRefusal = 'local-path' | 'disallowed-host' | 'no-such-path' | 'invalid-url' | 'unresolvable'
+
+/** A migration's answers to a refused clone address: 422 naming CloneAddr. */
+function migrationRefusal(reason: AddressRefusal, host: string): ApiError {
+  const messages: Record<AddressRefusal, string> = {
+    'local-path': 'You are not allowed to import local repositories.',
+    'disallowed-host': DISALLOWED_HOST,
+    'no-such-path': 'Invalid local path, it does not exist or not a directory.',
+    'invalid-url': 'Invalid url: the clone address must be an http, https or git URL',
+    unresolvable: `Invalid url: the host "${host}" can not be resolved`,
+  }
+  return unprocessable(messages[reason], 'CloneAddr')
+}
+
 /**
  * Reads a clone address (http, https, git URL; a local path or file URL for admins) and checks it
  * against the outbound policy (remote-policy.ts). User-info in the URL counts as credentials
- * (explicit ones win) and is taken out of the address. Every refusal is a 422 naming CloneAddr.
+ * (explicit ones win) and is taken out of the address. Every refusal is `refuse`'s answer (a
+ * migration's: a 422 naming CloneAddr).
  */
 export async function resolveCloneSource(
   deps: AppDeps,
   caller: Pick<UserRow, 'isAdmin'>,
   cloneAddr: string,
   given: { username?: string; password?: string },
+  refuse: (reason: AddressRefusal, host: string) => ApiError = migrationRefusal,
 ): Promise<CloneSource> {
   const addr = cloneAddr.trim()
   let url: URL | null = null
@@ -67,44 +84,54 @@ export async function resolveCloneSource(
   if (url?.protocol === 'file:') localPath = fileURLToPath(url)
   else if (!url && isAbsolute(addr)) localPath = addr
   if (localPath !== null) {
-    if (!caller.isAdmin) throw unprocessable('You are not allowed to import local repositories.', 'CloneAddr')
-    if (!deps.config.migrationsAllowLocalNetworks) throw unprocessable(DISALLOWED_HOST, 'CloneAddr')
+    if (!caller.isAdmin) throw refuse('local-path', '')
+    if (!deps.config.migrationsAllowLocalNetworks) throw refuse('disallowed-host', '')
     let dir = false
     try {
       dir = statSync(localPath).isDirectory()
     } catch {}
-    if (!dir) throw unprocessable('Invalid local path, it does not exist or not a directory.', 'CloneAddr')
+    if (!dir) throw refuse('no-such-path', '')
     return { address: localPath, auth: null, local: true }
   }
-  if (!url || !['http:', 'https:', 'git:'].includes(url.protocol) || !url.hostname)
-    throw unprocessable('Invalid url: the clone address must be an http, https or git URL', 'CloneAddr')
-  const username = given.username || decodeURIComponent(url.username)
-  const password = given.password || decodeURIComponent(url.password)
+  if (!url || !['http:', 'https:', 'git:'].includes(url.protocol) || !url.hostname) throw refuse('invalid-url', '')
+  let username: string, password: string
+  try {
+    username = given.username || decodeURIComponent(url.username)
+    password = given.password || decodeURIComponent(url.password)
+  } catch {
+    throw refuse('invalid-url', '') // user-info with a malformed %-escape
+  }
   url.username = ''
   url.password = ''
   const check = await checkRemoteHost(url.hostname, deps.config.migrationsAllowLocalNetworks)
-  if (!check.ok)
-    throw unprocessable(check.reason === 'local' ? DISALLOWED_HOST : `Invalid url: the host "${url.hostname}" can not be resolved`, 'CloneAddr')
+  if (!check.ok) throw refuse(check.reason === 'local' ? 'disallowed-host' : 'unresolvable', url.hostname)
   const auth = username || password ? { username, password } : null
   return { address: url.toString(), auth: url.protocol === 'git:' ? null : auth, local: false }
 }
 
-/** The interval of a new mirror, in seconds: Gitea's duration text, default 8h, 0 = no periodic update. */
-export function mirrorIntervalOf(deps: AppDeps, text: string | undefined): number {
+/**
+ * The interval of a new mirror, in seconds: Gitea's duration text, default 8h, 0 = no periodic
+ * update. A refusal is `refuse`'s answer (a pull mirror's: 422 naming MirrorInterval).
+ */
+export function mirrorIntervalOf(deps: AppDeps, text: string | undefined, refuse = (message: string): ApiError => unprocessable(message, 'MirrorInterval')): number {
   if (text === undefined || text.trim() === '') return deps.config.mirrorDefaultInterval
   const seconds = parseGoDuration(text)
-  if (seconds === null) throw unprocessable(`invalid mirror interval: ${JSON.stringify(text.slice(0, 40))} is not a duration such as "8h0m0s" or "10m"`, 'MirrorInterval')
-  if (seconds !== 0 && seconds < deps.config.mirrorMinInterval)
-    throw unprocessable(`invalid mirror interval: below the minimum of ${deps.config.mirrorMinInterval} seconds`, 'MirrorInterval')
+  if (seconds === null) throw refuse(`invalid mirror interval: ${JSON.stringify(text.slice(0, 40))} is not a duration such as "8h0m0s" or "10m"`)
+  if (seconds !== 0 && seconds < deps.config.mirrorMinInterval) throw refuse(`invalid mirror interval: below the minimum of ${deps.config.mirrorMinInterval} seconds`)
   return seconds
+}
+
+/** Git's (scrubbed) message of a failure talking to a remote, and whether the remote refused the credentials. */
+export function remoteFailure(e: GitError): { auth: boolean; message: string } {
+  const message = e.message.replace(/^git [\w-]+ failed: /, '')
+  return { auth: /authentication failed|could not read (username|password)|401|403/i.test(message), message }
 }
 
 /** A git failure talking to the remote as the API's answer: 422 with git's (scrubbed) message; timeouts keep theirs. */
 export function migrationError(e: unknown): unknown {
   if (!(e instanceof GitError)) return e
   if (e.kind !== 'failed') return apiErrorOfGit(e)
-  const message = e.message.replace(/^git [\w-]+ failed: /, '')
-  const auth = /authentication failed|could not read (username|password)|401|403/i.test(message)
+  const { auth, message } = remoteFailure(e)
   return unprocessable(`${auth ? 'Authentication failed' : 'Migration failed'}: ${message}`, 'CloneAddr')
 }
 

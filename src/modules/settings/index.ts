@@ -49,8 +49,8 @@ export const settingsModule = (deps: AppDeps) => {
     )
     .get(
       '/settings/repository',
-      // Git over HTTP, migrations, mirrors, stars and time tracking are all served; Git LFS is not.
-      () => ({ mirrors_disabled: false, http_git_disabled: false, migrations_disabled: false, stars_disabled: false, time_tracking_disabled: false, lfs_disabled: true }),
+      // Git over HTTP, migrations, stars and time tracking are all served, mirrors unless turned off; Git LFS is not.
+      () => ({ mirrors_disabled: !config.mirrorEnabled, http_git_disabled: false, migrations_disabled: false, stars_disabled: false, time_tracking_disabled: false, lfs_disabled: true }),
       { scope: 'none', response: { 200: GeneralRepoSettings }, detail: { operationId: 'getGeneralRepositorySettings', summary: 'Get the global repository settings: which features are served' } },
     )
     .get(
