@@ -44,6 +44,17 @@ describe('the SQLite write gate', () => {
     await closeDatabase(db)
   })
 
+  test('a query handed back unawaited (a thenable builder) runs inside its transaction, not after it', async () => {
+    const db = await scratch()
+    // Run after the function returned, outside the transaction's context, it would wait for the
+    // write lock its own transaction holds: a hang.
+    const handedBack = () => db.run(sql`insert into t values (7)`) as unknown as Promise<void>
+    await writeTransaction(db, handedBack)
+    await writeTransaction(db, async () => void (await db.run(sql`insert into t values (8)`)))
+    expect(await values(db)).toEqual([7, 8])
+    await closeDatabase(db)
+  })
+
   test("a statement from outside waits for the open transaction and is never rolled back with it", async () => {
     const db = await scratch()
     const failing = writeTransaction(db, async () => {

@@ -415,7 +415,10 @@ async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, snapshots
     snapshots.end()
     await beginImmediate(sqlite)
     try {
-      result = await gate.inside.run(transaction, fn)
+      // Awaited inside the transaction's context: a function that hands back a query unawaited
+      // (a thenable Drizzle builder) still runs it in the transaction, not after it, outside, where
+      // it would wait for the write lock its own transaction holds.
+      result = await gate.inside.run(transaction, async () => await fn())
       sqlite.exec('COMMIT')
     } catch (e) {
       if (sqlite.inTransaction) sqlite.exec('ROLLBACK')

@@ -139,7 +139,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
         const open: OpenTransaction = { connection, committed }
         live.add(open)
         try {
-          result = await inside.run(open, fn)
+          result = await inside.run(open, async () => await fn()) // a query handed back unawaited runs inside too (client.ts)
           const failed = await lockFailure
           if (failed) throw failed
         } catch (e) {
