@@ -5,14 +5,14 @@
  * the `wiki` webhook, and the wiki following its repository's rename, transfer and deletion.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { giteaApi, type Api } from 'gitea-js'
 import { folderMoves } from '../src/db/schema'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { gitPathToWebPath, titleToWebPath, webPathToGitPath, webPathToTitle } from '../src/modules/wiki/paths'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { gitOk } from './git-fixture'
+import { git, gitOk, remoteUrl, tempDir } from './git-fixture'
 import { fails } from './gitea-calls'
 import { missingGiteaFields } from './gitea-types'
 import { startReceiver, until, type Receiver } from './webhook-receiver'
@@ -29,6 +29,7 @@ const wikiDir = (owner: string, repo: string) => join(s.dataDir, 'repositories',
 /** `git <args>` in a wiki's bare repository. */
 const inWiki = (owner: string, repo: string, ...args: string[]) => gitOk(wikiDir(owner, repo), ...args)
 const asA = () => ({ token: alice.token })
+const dirs: string[] = []
 
 beforeAll(async () => {
   s = await startTestServer({ webhookAllowedHostList: 'loopback', webhookRetryDelay: 0.05, maxBlobSize: 4096 })
@@ -57,6 +58,7 @@ afterAll(async () => {
   await worker.stop()
   rx.stop()
   await s.stop()
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
 describe("Gitea's page names", () => {
@@ -254,6 +256,42 @@ describe('who may read and write', () => {
     expect((await s.patch('/repos/alice/frozen', { archived: true }, asA())).status).toBe(200)
     await fails(asAlice.repos.repoEditWikiPage('alice', 'frozen', 'Home', { content_base64: b64('y') }), 423)
     expect((await asAlice.repos.repoGetWikiPage('alice', 'frozen', 'Home')).status).toBe(200)
+  })
+})
+
+describe('git over HTTP', () => {
+  const wikiUrl = (repo: string, who?: TestUser) => remoteUrl(s.url, `alice/${repo}.wiki.git`, who?.name, who?.token)
+
+  test('a reader clones the wiki; a writer pushes a page the API then reads; a reader may not push', async () => {
+    const work = tempDir('warren-wiki-')
+    dirs.push(work)
+    await gitOk(work, 'clone', '-q', wikiUrl('proj', bob), '.')
+    expect(await gitOk(work, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main')
+    expect(await gitOk(work, 'show', 'HEAD:Spaced-Out.md')).toBe('moved')
+    writeFileSync(join(work, 'From-Git.md'), 'pushed page\n')
+    await gitOk(work, 'add', '.')
+    await gitOk(work, '-c', 'user.name=Bob', '-c', 'user.email=bob@example.com', 'commit', '-q', '-m', 'from git')
+    const refused = await git(work, 'push', '-q', wikiUrl('proj', bob), 'main')
+    expect(refused.code).not.toBe(0)
+    await gitOk(work, 'push', '-q', wikiUrl('proj', alice), 'main')
+    const page = await asAlice.repos.repoGetWikiPage('alice', 'proj', 'From-Git')
+    expect(text(page.data.content_base64)).toBe('pushed page\n')
+    expect(page.data.last_commit!.message).toBe('from git\n')
+  })
+
+  test('a first push makes the wiki; a repository without one (or with the wiki off) has nothing to clone', async () => {
+    const work = tempDir('warren-wiki-')
+    dirs.push(work)
+    expect((await s.post('/user/repos', { name: 'pushed' }, asA())).status).toBe(201)
+    expect((await git(work, 'clone', '-q', wikiUrl('pushed', alice), 'none')).code).not.toBe(0)
+    expect((await git(work, 'ls-remote', wikiUrl('nowiki', alice))).code).not.toBe(0)
+    await gitOk(work, 'init', '-q', '-b', 'main', 'src')
+    writeFileSync(join(work, 'src', 'Home.md'), 'from a push\n')
+    await gitOk(join(work, 'src'), 'add', '.')
+    await gitOk(join(work, 'src'), '-c', 'user.name=A', '-c', 'user.email=a@example.com', 'commit', '-q', '-m', 'first')
+    await gitOk(join(work, 'src'), 'push', '-q', wikiUrl('pushed', alice), 'main')
+    expect(text((await asAlice.repos.repoGetWikiPage('alice', 'pushed', 'Home')).data.content_base64)).toBe('from a push\n')
+    expect((await asAlice.repos.repoGetWikiPages('alice', 'pushed')).data.map((p) => p.title)).toEqual(['Home'])
   })
 })
 

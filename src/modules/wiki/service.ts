@@ -154,7 +154,7 @@ export async function pageRevisions(deps: AppDeps, ctx: RepoContext, webPath: st
  * leftover temporary folder is one no repository accounts for, which the sweep moves aside); a
  * wiki another request made meanwhile is kept.
  */
-async function ensureWiki(git: GitRepo): Promise<void> {
+export async function ensureWiki(git: GitRepo): Promise<void> {
   if (existsSync(git.gitDir)) return
   const made = `${git.gitDir}.init-${randomUUID()}`
   await initBareRepository(made, NEW_WIKI_BRANCH, git.limits)
