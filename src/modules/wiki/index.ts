@@ -6,14 +6,8 @@ import { toApiWikiCommitList, toApiWikiPage, toApiWikiPageMeta } from '../../con
 import { pageOf, pageQueryFields } from '../../lib/pagination'
 import { RepoParams } from '../repos/model'
 import { CreateWikiPageOptions, WikiCommitListSchema, WikiPageMetaDataSchema, WikiPageParams, WikiPageSchema } from './model'
-import { webPathFromRequest } from './paths'
+import { pageNameOf } from './paths'
 import { createPage, deletePage, editPage, getPage, listPages, pageRevisions, REVISIONS_PER_PAGE } from './service'
-
-/**
- * The page name as the request's path spells it, still escaped (Gitea reads the raw path
- * segment: a page's `sub_url` is itself escaped text, `100%25+Free`).
- */
-const rawPageName = (request: Request): string => webPathFromRequest(new URL(request.url).pathname.split('/').pop() ?? '')
 
 /** What the wiki's writes share: a signed-in writer of a repository whose wiki is on (Gitea's reqRepoWriter(unit.TypeWiki)). */
 const writeNeeds = { scope: 'repository', repo: { level: 'write', unit: 'wiki' }, signed: true } as const
@@ -36,7 +30,7 @@ export const wikiModule = (deps: AppDeps) =>
         detail: { operationId: 'repoGetWikiPages', summary: 'Get all wiki pages' },
       },
     )
-    .get('/repos/:owner/:repo/wiki/page/:pageName', async ({ request, repo }) => await pageRecord(deps, repo, rawPageName(request)), {
+    .get('/repos/:owner/:repo/wiki/page/:pageName', async ({ request, repo }) => await pageRecord(deps, repo, pageNameOf(request)), {
       ...readNeeds,
       params: WikiPageParams,
       response: { 200: WikiPageSchema },
@@ -45,7 +39,7 @@ export const wikiModule = (deps: AppDeps) =>
     .get(
       '/repos/:owner/:repo/wiki/revisions/:pageName',
       async ({ request, repo, query, set }) => {
-        const { commits, count } = await pageRevisions(deps, repo, rawPageName(request), pageOf({ page: query.page }, { defaultLimit: REVISIONS_PER_PAGE, maxLimit: REVISIONS_PER_PAGE }).page)
+        const { commits, count } = await pageRevisions(deps, repo, pageNameOf(request), pageOf({ page: query.page }, { defaultLimit: REVISIONS_PER_PAGE, maxLimit: REVISIONS_PER_PAGE }).page)
         set.headers['X-Total-Count'] = String(count)
         return toApiWikiCommitList(commits, count)
       },
@@ -70,7 +64,7 @@ export const wikiModule = (deps: AppDeps) =>
     )
     .patch(
       '/repos/:owner/:repo/wiki/page/:pageName',
-      async ({ request, body, repo, user }) => await pageRecord(deps, repo, await editPage(deps, repo, user, rawPageName(request), body)),
+      async ({ request, body, repo, user }) => await pageRecord(deps, repo, await editPage(deps, repo, user, pageNameOf(request), body)),
       {
         ...writeNeeds,
         params: WikiPageParams,
@@ -82,7 +76,7 @@ export const wikiModule = (deps: AppDeps) =>
     .delete(
       '/repos/:owner/:repo/wiki/page/:pageName',
       async ({ request, repo, user, status }) => {
-        await deletePage(deps, repo, user, rawPageName(request))
+        await deletePage(deps, repo, user, pageNameOf(request))
         return status(204, undefined)
       },
       {

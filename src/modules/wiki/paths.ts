@@ -87,6 +87,12 @@ export function titleToWebPath(title: string): string {
 /** The web path a request names (Gitea's WebPathFromRequest: its raw text, folders as `%2F`). */
 export const webPathFromRequest = (raw: string): string => joinRelative(raw).replace(/\//g, '%2F')
 
+/**
+ * The page a request's URL names in its last path segment, read raw, still escaped, as Gitea
+ * reads it (a web path is escaped text itself: `100%25-Free`).
+ */
+export const pageNameOf = (request: Request): string => webPathFromRequest(new URL(request.url).pathname.split('/').pop() ?? '')
+
 /** The file a web path names in the wiki's repository (Gitea's WebPathToGitPath). */
 export function webPathToGitPath(webPath: string): string {
   if (webPath.endsWith('.md')) return joinRelative(pathUnescape(webPath) ?? webPath)
