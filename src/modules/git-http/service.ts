@@ -1,12 +1,11 @@
 import type { AppDeps } from '../../deps'
 import type { RepoRow } from '../../auth/access'
 import { gitRepoOf, redirectedLocation } from '../../auth/repo-context'
-import { findGitRepository, stripGitSuffix, tokenGitAccess, type GitCaller, type TokenGitAccess } from '../../auth/git-access'
+import { findGitRepository, gitPathName, stripGitSuffix, tokenGitAccess, type GitCaller, type TokenGitAccess } from '../../auth/git-access'
 import type { Caller, UserRow } from '../../auth/caller'
 import { ApiError, apiErrorOfGit } from '../../lib/errors'
-import { existsSync } from 'node:fs'
-import { GitError, wikiPathOf, type GitRepo } from '../../git/run'
-import { ensureWiki } from '../wiki/service'
+import { GitError, type GitRepo } from '../../git/run'
+import { wikiForGit } from '../wiki/service'
 import { boundedStream, bodyTooLarge } from '../../lib/body'
 import { docsUrl } from '../../lib/urls'
 import { advertiseRefs, isLsRefsRequest, lsRefs, MAX_LS_REFS_REQUEST, serviceRpc, type GitService } from '../../git/smart-http'
@@ -57,10 +56,8 @@ const REFUSALS: Record<NonNullable<TokenGitAccess['refused']>, [number, string]>
  * gets 404 (existence is not revealed), one who can read but not write gets 403 on push.
  */
 export async function authorizeGit(deps: AppDeps, request: Request, ownerName: string, repoName: string, service: GitService): Promise<GitTarget | Response> {
-  // `{repo}.wiki(.git)` is the repository's wiki (no repository's name ends in `.wiki`), under
-  // the repository's own access rule, while its wiki is on.
-  const wiki = /\.wiki$/i.test(stripGitSuffix(repoName))
-  const name = wiki ? stripGitSuffix(repoName).slice(0, -'.wiki'.length) : repoName
+  // `{repo}.wiki(.git)` is the repository's wiki (gitPathName).
+  const { name, wiki } = gitPathName(repoName)
   // An old name of a renamed repository: once the caller passes the same checks as for the
   // repository itself, 301 to the same URL under the new name (git follows it).
   const found = await findGitRepository(deps, ownerName, name)
@@ -86,10 +83,8 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
     })
   const git = gitRepoOf(deps, found, request.signal)
   if (!wiki) return { repo: found.repo, owner: found.owner, user, git, wiki }
-  const wikiGit = { ...git, gitDir: wikiPathOf(git.gitDir) }
-  // A wiki is made by its first page or its first push (as Gitea's InitWiki); until then there is nothing to fetch.
-  if (service === 'receive-pack') await ensureWiki(wikiGit)
-  else if (!existsSync(wikiGit.gitDir)) return gitErrorResponse(deps, 404, 'Repository not found')
+  const wikiGit = await wikiForGit(git, service)
+  if (!wikiGit) return gitErrorResponse(deps, 404, 'Repository not found')
   return { repo: found.repo, owner: found.owner, user, git: wikiGit, wiki }
 }
 

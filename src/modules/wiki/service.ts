@@ -154,7 +154,7 @@ export async function pageRevisions(deps: AppDeps, ctx: RepoContext, webPath: st
  * leftover temporary folder is one no repository accounts for, which the sweep moves aside); a
  * wiki another request made meanwhile is kept.
  */
-export async function ensureWiki(git: GitRepo): Promise<void> {
+async function ensureWiki(git: GitRepo): Promise<void> {
   if (existsSync(git.gitDir)) return
   const made = `${git.gitDir}.init-${randomUUID()}`
   await initBareRepository(made, NEW_WIKI_BRANCH, git.limits)
@@ -164,6 +164,17 @@ export async function ensureWiki(git: GitRepo): Promise<void> {
     removeRepositoryFolder(made)
     if (!existsSync(git.gitDir)) throw e
   }
+}
+
+/**
+ * The wiki of repository `git` for a git service over HTTP or SSH: made by a push when it has
+ * none (as Gitea's InitWiki); null for a fetch of a wiki that does not exist.
+ */
+export async function wikiForGit(git: GitRepo, service: string): Promise<GitRepo | null> {
+  const wiki = { ...git, gitDir: wikiPathOf(git.gitDir) }
+  if (service === 'receive-pack') await ensureWiki(wiki)
+  else if (!existsSync(wiki.gitDir)) return null
+  return wiki
 }
 
 /** The page content of a write: base64 as Gitea reads it (400 when it is not), at most WARREN_MAX_BLOB_SIZE (413). */
