@@ -5,11 +5,12 @@
  * the `wiki` webhook, and the wiki following its repository's rename, transfer and deletion.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { giteaApi, type Api } from 'gitea-js'
 import { folderMoves } from '../src/db/schema'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
+import { finishFolderMoves } from '../src/modules/repos/folder-move'
 import { gitPathToWebPath, titleToWebPath, webPathToGitPath, webPathToTitle } from '../src/modules/wiki/paths'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { git, gitOk, remoteUrl, tempDir } from './git-fixture'
@@ -312,5 +313,29 @@ describe("the wiki follows its repository's folder", () => {
 
     expect((await s.del('/repos/acme/moved', undefined, asA())).status).toBe(204)
     expect(existsSync(wikiDir('acme', 'moved'))).toBe(false)
+  })
+
+  test("a leftover wiki folder at the new name refuses the rename (409), nothing moved; a crash's intents put both folders back", async () => {
+    expect((await s.post('/user/repos', { name: 'stay' }, asA())).status).toBe(201)
+    expect((await asAlice.repos.repoCreateWikiPage('alice', 'stay', { title: 'Home', content_base64: b64('here') })).status).toBe(201)
+    mkdirSync(wikiDir('alice', 'taken'))
+    expect((await s.patch('/repos/alice/stay', { name: 'taken' }, asA())).status).toBe(409)
+    rmSync(wikiDir('alice', 'taken'), { recursive: true })
+    expect(existsSync(wikiDir('alice', 'stay'))).toBe(true)
+    expect((await s.get('/repos/alice/stay', asA())).status).toBe(200)
+    expect(await s.deps.db.select().from(folderMoves)).toEqual([])
+
+    // A crash after both folders moved and before the rows changed: the start-up repair moves both back.
+    const root = join(s.dataDir, 'repositories')
+    for (const [from, to] of [
+      ['alice/stay.git', 'alice/gone.git'],
+      ['alice/stay.wiki.git', 'alice/gone.wiki.git'],
+    ] as const) {
+      await s.deps.db.insert(folderMoves).values({ fromPath: from, toPath: to, createdUnix: 0 })
+      renameSync(join(root, from), join(root, to))
+    }
+    expect(await finishFolderMoves(s.deps)).toBe(2)
+    expect(text((await asAlice.repos.repoGetWikiPage('alice', 'stay', 'Home')).data.content_base64)).toBe('here')
+    expect(existsSync(wikiDir('alice', 'gone'))).toBe(false)
   })
 })
