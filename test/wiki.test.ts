@@ -293,6 +293,13 @@ describe('git over HTTP', () => {
     await gitOk(join(work, 'src'), 'push', '-q', wikiUrl('pushed', alice), 'main')
     expect(text((await asAlice.repos.repoGetWikiPage('alice', 'pushed', 'Home')).data.content_base64)).toBe('from a push\n')
     expect((await asAlice.repos.repoGetWikiPages('alice', 'pushed')).data.map((p) => p.title)).toEqual(['Home'])
+    // A first push of another branch than main: the wiki follows its only branch.
+    expect((await s.post('/user/repos', { name: 'mastered' }, asA())).status).toBe(201)
+    await gitOk(join(work, 'src'), 'push', '-q', wikiUrl('mastered', alice), 'main:master')
+    expect(text((await asAlice.repos.repoGetWikiPage('alice', 'mastered', 'Home')).data.content_base64)).toBe('from a push\n')
+    expect(await inWiki('alice', 'mastered', 'symbolic-ref', 'HEAD')).toBe('refs/heads/master')
+    expect((await asAlice.repos.repoEditWikiPage('alice', 'mastered', 'Home', { content_base64: b64('edited') })).status).toBe(200)
+    expect(await inWiki('alice', 'mastered', 'show', 'master:Home.md')).toBe('edited')
   })
 })
 

@@ -12,6 +12,7 @@ import { initBareRepository, removeRepositoryFolder } from '../../git/init'
 import { lastCommitOf, lastCommitsIn } from '../../git/last-commit'
 import { commitTree, identNow } from '../../git/merge'
 import { objectInfo, readObject } from '../../git/objects'
+import { setHeadBranch, soleBranch } from '../../git/refs'
 import { swapRef } from '../../git/ref-swap'
 import { wikiPathOf, ZERO_ID, type GitRepo } from '../../git/run'
 import { entryAt, folderTree, treeEntries } from '../../git/tree'
@@ -51,7 +52,14 @@ export const wikiGitOf = (deps: AppDeps, ctx: Pick<RepoContext, 'repo' | 'owner'
 async function wikiHead(git: GitRepo): Promise<string | null> {
   if (!existsSync(git.gitDir)) return null
   const head = await objectInfo(git, 'HEAD^{commit}')
-  return head?.type === 'commit' ? head.oid : null
+  if (head?.type === 'commit') return head.oid
+  // A wiki whose first push brought another branch than the one HEAD names (a `master`): HEAD
+  // follows its only branch, as Gitea follows the wiki repository's own default branch.
+  const only = await soleBranch(git)
+  if (!only) return null
+  await setHeadBranch({ ...git, signal: undefined }, only)
+  const moved = await objectInfo(git, 'HEAD^{commit}')
+  return moved?.type === 'commit' ? moved.oid : null
 }
 
 /** The commit of a readable wiki (404 when there is none, as Gitea answers). */
