@@ -202,7 +202,32 @@ describe('pages', () => {
     await fails(asAlice.repos.repoEditWikiPage('alice', 'proj', 'Home', { title: 'raw', content_base64: b64('x') }), 400)
     await fails(asAlice.repos.repoDeleteWikiPage('alice', 'proj', 'Nowhere'), 404)
     expect((await s.get(`/repos/alice/proj/wiki/page/${'a'.repeat(2000)}`, asA())).status).toBe(422)
+    // Names that do not unescape, climb out, or hold control characters: 4xx, never a 500, nothing written.
+    for (const name of ['%ZZ', '%2E%2E', '..%2F..%2Fconfig.md', '%0A.md', 'a%00b', '.git.md', '%2F', '_new'])
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['PATCH', { content_base64: b64('x') }],
+        ['DELETE', undefined],
+      ] as const) {
+        const r = await s.request(method, `/repos/alice/proj/wiki/page/${name}`, { ...asA(), body })
+        expect([400, 404, 409, 422]).toContain(r.status)
+      }
     expect(await inWiki('alice', 'proj', 'rev-parse', 'main')).toBe(before)
+  })
+
+  test('hostile titles stay one escaped file at the root', async () => {
+    for (const title of ['line\nbreak', 'a/../../b', '../up', '.git', 'tab\there'])
+      expect((await s.post('/repos/alice/proj/wiki/new', { title, content_base64: b64(title) }, asA())).status).toBe(201)
+    const files = (await inWiki('alice', 'proj', 'ls-tree', '--name-only', 'main')).split('\n')
+    expect(await inWiki('alice', 'proj', 'ls-tree', '-d', 'main')).toBe('')
+    for (const name of ['line%0Abreak.md', 'a%2F..%2F..%2Fb.md', '..%2Fup.md', '.git.md', 'tab%09here.md']) expect(files).toContain(name)
+    const pages = (await asAlice.repos.repoGetWikiPages('alice', 'proj', { limit: 50 })).data
+    expect(pages.map((p) => p.title)).toEqual(expect.arrayContaining(['line\nbreak', 'a/../../b', '../up', '.git', 'tab\there']))
+    for (const title of ['line\nbreak', 'a/../../b']) {
+      const sub = pages.find((p) => p.title === title)!.sub_url!
+      expect(text((await s.get(`/repos/alice/proj/wiki/page/${sub}`, asA())).body.content_base64)).toBe(title)
+      expect((await s.del(`/repos/alice/proj/wiki/page/${sub}`, undefined, asA())).status).toBe(204)
+    }
   })
 
   test('deleting a page is a commit without its file; then it is 404', async () => {
