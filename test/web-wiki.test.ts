@@ -40,6 +40,10 @@ afterAll(async () => {
   await s.stop()
 })
 
+const csrfOf = async (res: Response) => /name="_csrf" value="([0-9a-f]+)"/.exec(await res.text())?.[1]
+const postForm = (path: string, fields: Record<string, string>, cookie: string) =>
+  fetch(s.url + path, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }, body: new URLSearchParams(fields).toString(), redirect: 'manual' })
+
 describe('wiki pages', () => {
   test('/wiki shows Home rendered, with the sidebar and footer; its relative links point into the wiki; hostile markup is inert', async () => {
     const res = await page('/alice/pub/wiki')
@@ -91,5 +95,40 @@ describe('wiki pages', () => {
     const mine = await page('/alice/secret/wiki', cookie)
     expect(mine.status).toBe(200)
     expect(await mine.text()).toContain('secret home')
+  })
+
+  test("writers make and edit pages through Gitea's forms (?action=_new, ?action=_edit); without the form's token nothing changes", async () => {
+    const cookie = await signInByForm(s.url, alice)
+    const form = await page('/alice/pub/wiki?action=_new', cookie)
+    expect(form.status).toBe(200)
+    const csrf = await csrfOf(form)
+    expect(csrf).toBeTruthy()
+    const made = await postForm('/alice/pub/wiki?action=_new', { _csrf: csrf!, title: 'Form Page', content: 'made **here**\r\nsecond line', message: '' }, cookie)
+    expect(made.status).toBe(303)
+    expect(made.headers.get('location')).toBe('/alice/pub/wiki/Form-Page')
+    const shown = await (await page('/alice/pub/wiki/Form-Page', cookie)).text()
+    expect(shown).toContain('<strong>here</strong>')
+    expect(shown).toContain('href="/alice/pub/wiki/Form-Page?action=_edit"')
+    const api = await s.get('/repos/alice/pub/wiki/page/Form-Page', { token: alice.token })
+    expect(Buffer.from(api.body.content_base64, 'base64').toString()).toBe('made **here**\nsecond line')
+
+    const edit = await page('/alice/pub/wiki/Form-Page?action=_edit', cookie)
+    const editHtml = await edit.text()
+    expect(editHtml).toContain('value="Form Page"')
+    expect(editHtml).toContain('made **here**')
+    const token = /name="_csrf" value="([0-9a-f]+)"/.exec(editHtml)![1]!
+    const renamed = await postForm('/alice/pub/wiki/Form-Page?action=_edit', { _csrf: token, title: 'Form Renamed', content: 'v2', message: 'via the form' }, cookie)
+    expect(renamed.status).toBe(303)
+    expect(renamed.headers.get('location')).toBe('/alice/pub/wiki/Form-Renamed')
+    const after = await s.get('/repos/alice/pub/wiki/page/Form-Renamed', { token: alice.token })
+    expect(after.body.last_commit.message).toBe('via the form\n')
+
+    // No token: 403 and nothing written; a page that exists already: the service's 400.
+    expect((await postForm('/alice/pub/wiki', { title: 'No Token', content: 'x' }, cookie)).status).toBe(403)
+    expect((await s.get('/repos/alice/pub/wiki/page/No-Token', { token: alice.token })).status).toBe(404)
+    expect((await postForm('/alice/pub/wiki', { _csrf: token, title: 'Home', content: 'x' }, cookie)).status).toBe(400)
+    // Readers see no edit link and get no form.
+    expect(await (await page('/alice/pub/wiki/Form-Renamed')).text()).not.toContain('action=_edit')
+    expect((await page('/alice/pub/wiki?action=_new')).status).toBe(403)
   })
 })

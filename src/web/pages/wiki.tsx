@@ -9,19 +9,26 @@ import { ApiError } from '../../lib/errors'
 import { pageOf } from '../../lib/pagination'
 import { renderMarkdownAll } from '../../modules/markdown/service'
 import { pageNameOf } from '../../modules/wiki/paths'
-import { getPage, listPages, type WikiPageRead } from '../../modules/wiki/service'
-import { MAX_PAGE_NAME } from '../../modules/wiki/model'
+import { createPage, editPage, getPage, listPages, type WikiPageRead } from '../../modules/wiki/service'
+import { MAX_PAGE_NAME, MAX_WIKI_TITLE } from '../../modules/wiki/model'
+import { AccessMode } from '../../auth/access'
+import { MAX_TEXT } from '../../lib/validate'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { errorPage } from '../errors'
 import { repoUrl } from '../links'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav, Pager, When } from './code-nav'
-import { pagesOf } from '../forms'
+import { CsrfText, FormText, formRoute, pagesOf } from '../forms'
+import { CsrfField, multiline } from './issue-parts'
 
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 const WikiPageParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), page: t.String({ maxLength: MAX_PAGE_NAME }) })
 const PageQuery = t.Object({ page: t.Optional(t.Numeric()) })
+/** Gitea's `?action=_new` (on /wiki) and `?action=_edit` (on a page). */
+const ActionQuery = t.Object({ action: FormText(16) })
+/** Gitea's NewWikiForm. */
+const WikiForm = t.Object({ _csrf: CsrfText, title: FormText(MAX_WIKI_TITLE), content: FormText(MAX_TEXT), message: FormText(MAX_TEXT) })
 
 const PAGES_PER_PAGE = 50
 
@@ -53,15 +60,20 @@ async function renderedParts(deps: AppDeps, ctx: RepoContext, page: WikiPageRead
 const Markdown = (props: { body: Html | string; label?: string }): Html =>
   typeof props.body === 'string' ? <pre class="markdown">{props.body}</pre> : <div class="markdown" aria-label={props.label}>{props.body}</div>
 
-/** A page of the wiki: its title, last change, content, and the wiki's sidebar and footer when it has them. */
-async function pageView(deps: AppDeps, ctx: RepoContext, request: Request, web: WebContext, repo: ApiRepo, webPath: string): Promise<Response> {
-  let page: WikiPageRead
+/** A page read for the web, or the 404 page when there is no such page. */
+async function pageOrMissing(deps: AppDeps, ctx: RepoContext, web: WebContext, webPath: string): Promise<WikiPageRead | Response> {
   try {
-    page = await getPage(deps, ctx, webPath)
+    return await getPage(deps, ctx, webPath)
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) return errorPage(404, 'no such wiki page', web)
     throw e
   }
+}
+
+/** A page of the wiki: its title, last change, content, and the wiki's sidebar and footer when it has them. */
+async function pageView(deps: AppDeps, ctx: RepoContext, request: Request, web: WebContext, repo: ApiRepo, webPath: string): Promise<Response> {
+  const page = await pageOrMissing(deps, ctx, web, webPath)
+  if (page instanceof Response) return page
   const [content, sidebar, footer] = await renderedParts(deps, ctx, page, deps.auth.clientAddress(request) ?? '')
   const base = repoUrl(repo.owner.login, repo.name)
   const last = page.lastCommit
@@ -79,6 +91,12 @@ async function pageView(deps: AppDeps, ctx: RepoContext, request: Request, web: 
             </>
           ) : null}
           <a href={`${base}/wiki/_pages`}>All pages</a>
+          {ctx.mode >= AccessMode.Write && !ctx.repo.isArchived ? (
+            <>
+              {' · '}
+              <a href={`${base}/wiki/${webPath}?action=_edit`}>Edit</a> · <a href={`${base}/wiki?action=_new`}>New page</a>
+            </>
+          ) : null}
         </p>
       </header>
       <article class="box" aria-label={page.title}>
@@ -98,19 +116,55 @@ async function pageView(deps: AppDeps, ctx: RepoContext, request: Request, web: 
   )
 }
 
+/** The page form (Gitea's new and edit pages), for writers of a repository that is not archived. */
+function pageForm(web: WebContext, ctx: RepoContext, repo: ApiRepo, heading: string, action: string, values: { title: string; content: string }): Response {
+  if (ctx.mode < AccessMode.Write || ctx.repo.isArchived) return errorPage(403, 'Only writers of a repository that is not archived may change its wiki.', web)
+  return wikiFrame(
+    web,
+    repo,
+    heading,
+    <>
+      <h2>{heading}</h2>
+      <form class="stack wide" method="post" action={action}>
+        <CsrfField ctx={web} />
+        <label>
+          Title
+          <input name="title" required maxlength={String(MAX_WIKI_TITLE)} value={values.title} />
+        </label>
+        <label>
+          Content
+          <textarea name="content" rows="16">
+            {values.content}
+          </textarea>
+        </label>
+        <label>
+          Commit message
+          <input name="message" maxlength="1024" />
+        </label>
+        <button type="submit">Save page</button>
+      </form>
+    </>,
+  )
+}
+
+const base64Of = (text: string | undefined) => Buffer.from(multiline(text)).toString('base64')
+
 /**
  * The wiki's pages at Gitea's URLs: `/{o}/{r}/wiki` (its Home page, or word that it has none),
  * `/{o}/{r}/wiki/_pages` (every page, paged) and `/{o}/{r}/wiki/{page}` (a page by its web path,
- * as the API's `sub_url` and `html_url` name it), for readers of a repository whose wiki is on.
+ * as the API's `sub_url` and `html_url` name it), for readers of a repository whose wiki is on;
+ * for its writers, Gitea's forms: `/wiki?action=_new` and `/wiki/{page}?action=_edit`, posted to
+ * the same addresses (the wiki service's createPage and editPage, then to the page).
  */
 export const wikiPages = (deps: AppDeps) =>
   new Elysia({ name: 'web-wiki', detail: { hide: true } })
     .use(pipeline(deps, { session: true }))
     .get(
       '/:owner/:repo/wiki',
-      async ({ request, repo: ctx }) => {
+      async ({ request, query, repo: ctx }) => {
         const web = webContext(deps.config, request, ctx.caller)
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+        if (query.action === '_new') return pageForm(web, ctx, repo, 'New page', `${repoUrl(repo.owner.login, repo.name)}/wiki?action=_new`, { title: '', content: '' })
         try {
           await listPages(deps, ctx, pageOf({ limit: 1 }))
         } catch (e) {
@@ -119,7 +173,16 @@ export const wikiPages = (deps: AppDeps) =>
         }
         return await pageView(deps, ctx, request, web, repo, 'Home')
       },
-      { scope: 'repository', repo: { level: 'read', unit: 'wiki' }, params: RepoParams, detail: pageDetail('webWiki') },
+      { scope: 'repository', repo: { level: 'read', unit: 'wiki' }, params: RepoParams, query: ActionQuery, detail: pageDetail('webWiki') },
+    )
+    .post(
+      '/:owner/:repo/wiki',
+      ({ request, body, repo: ctx, user }) =>
+        formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
+          const webPath = await createPage(deps, ctx, user, { title: body.title, content_base64: base64Of(body.content), message: body.message })
+          return `${repoUrl(ctx.owner.name, ctx.repo.name)}/wiki/${webPath}`
+        }),
+      { scope: 'repository', repo: { level: 'write', unit: 'wiki' }, signed: true, params: RepoParams, body: WikiForm, detail: pageDetail('webWikiCreate') },
     )
     .get(
       '/:owner/:repo/wiki/_pages',
@@ -164,10 +227,24 @@ export const wikiPages = (deps: AppDeps) =>
     )
     .get(
       '/:owner/:repo/wiki/:page',
-      async ({ request, repo: ctx }) => {
+      async ({ request, query, repo: ctx }) => {
         const web = webContext(deps.config, request, ctx.caller)
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
-        return await pageView(deps, ctx, request, web, repo, pageNameOf(request))
+        const webPath = pageNameOf(request)
+        if (query.action !== '_edit') return await pageView(deps, ctx, request, web, repo, webPath)
+        const page = await pageOrMissing(deps, ctx, web, webPath)
+        if (page instanceof Response) return page
+        const action = `${repoUrl(repo.owner.login, repo.name)}/wiki/${webPath}?action=_edit`
+        return pageForm(web, ctx, repo, `Edit ${page.title}`, action, { title: page.title, content: textOf(page.content) })
       },
-      { scope: 'repository', repo: { level: 'read', unit: 'wiki' }, params: WikiPageParams, detail: pageDetail('webWikiPage') },
+      { scope: 'repository', repo: { level: 'read', unit: 'wiki' }, params: WikiPageParams, query: ActionQuery, detail: pageDetail('webWikiPage') },
+    )
+    .post(
+      '/:owner/:repo/wiki/:page',
+      ({ request, body, repo: ctx, user }) =>
+        formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
+          const webPath = await editPage(deps, ctx, user, pageNameOf(request), { title: body.title, content_base64: base64Of(body.content), message: body.message })
+          return `${repoUrl(ctx.owner.name, ctx.repo.name)}/wiki/${webPath}`
+        }),
+      { scope: 'repository', repo: { level: 'write', unit: 'wiki' }, signed: true, params: WikiPageParams, body: WikiForm, detail: pageDetail('webWikiEdit') },
     )
