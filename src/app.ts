@@ -50,6 +50,7 @@ import { migrationsModule } from './modules/migrations'
 import { pullsModule } from './modules/pulls'
 import { reviewsModule } from './modules/reviews'
 import { releaseDownloadsModule, releasesModule } from './modules/releases'
+import { wikiModule } from './modules/wiki'
 import { hooksModule } from './modules/hooks'
 import { commitsModule } from './modules/commits'
 import { gitDataModule } from './modules/git-data'
@@ -140,6 +141,7 @@ export function createApp(deps: AppDeps) {
     .use(pullsModule(deps))
     .use(reviewsModule(deps))
     .use(releasesModule(deps))
+    .use(wikiModule(deps))
     .use(hooksModule(deps))
     .use(commitsModule(deps))
     .use(gitDataModule(deps))

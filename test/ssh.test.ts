@@ -552,3 +552,29 @@ describe('stopping the SSH server (the shutdown of serve)', () => {
     }
   }, 240_000)
 })
+
+describe('wikis over SSH', () => {
+  test("a repository's wiki is cloned and pushed as {repo}.wiki.git under the repository's access; a first push makes it", async () => {
+    const b64 = (text: string) => Buffer.from(text).toString('base64')
+    expect((await s.post('/repos/alice/secret/wiki/new', { title: 'Home', content_base64: b64('over ssh') }, { token: alice.token })).status).toBe(201)
+    const wikiUrl = secretUrl.replace(/\.git$/, '.wiki.git')
+    const work = temp()
+    const clone = await sshGit(work, aliceKey.path, ['clone', '-q', wikiUrl, 'w'])
+    expect(clone.code).toBe(0)
+    expect(await gitOk(join(work, 'w'), 'show', 'HEAD:Home.md')).toBe('over ssh')
+    writeFileSync(join(work, 'w', 'Ssh-Page.md'), 'pushed over ssh\n')
+    await gitOk(join(work, 'w'), 'add', '.')
+    await gitOk(join(work, 'w'), '-c', 'user.name=A', '-c', 'user.email=a@example.com', 'commit', '-q', '-m', 'ssh page')
+    expect((await sshGit(join(work, 'w'), aliceKey.path, ['push', '-q', 'origin', 'main'])).code).toBe(0)
+    const page = await s.get('/repos/alice/secret/wiki/page/Ssh-Page', { token: alice.token })
+    expect(Buffer.from(page.body.content_base64, 'base64').toString()).toBe('pushed over ssh\n')
+    // Bob reads the repository (a read collaborator by now): he clones its wiki and may not push to it.
+    expect((await sshGit(work, bobKey.path, ['clone', '-q', wikiUrl, 'b'])).code).toBe(0)
+    expect((await sshGit(join(work, 'w'), bobKey.path, ['push', '-q', wikiUrl, 'main:other'])).code).not.toBe(0)
+    // The other repository has no wiki yet: nothing to clone, until a push makes it.
+    const otherWiki = secretUrl.replace(/secret\.git$/, 'other.wiki.git')
+    expect((await sshGit(work, aliceKey.path, ['ls-remote', otherWiki])).code).not.toBe(0)
+    expect((await sshGit(join(work, 'w'), aliceKey.path, ['push', '-q', otherWiki, 'main'])).code).toBe(0)
+    expect((await s.get('/repos/alice/other/wiki/page/Home', { token: alice.token })).status).toBe(200)
+  })
+})

@@ -42,6 +42,16 @@ export interface GitRepoFound {
 /** `{repo}` in git paths may carry `.git`. */
 export const stripGitSuffix = (name: string) => (name.toLowerCase().endsWith('.git') ? name.slice(0, -4) : name)
 
+/**
+ * The repository name of a git path and whether the path names the repository's wiki
+ * (`{repo}.wiki`, `.git` optional: no repository's name ends in `.wiki`). A wiki is served under
+ * its repository's access rule while the repository's wiki is on.
+ */
+export function gitPathName(repoName: string): { name: string; wiki: boolean } {
+  const name = stripGitSuffix(repoName)
+  return /\.wiki$/i.test(name) ? { name: name.slice(0, -'.wiki'.length), wiki: true } : { name, wiki: false }
+}
+
 /** The repository a git path names (`.git` optional, names case-insensitive), or by an old name. */
 export async function findGitRepository(deps: AppDeps, ownerName: string, repoName: string): Promise<GitRepoFound | undefined> {
   const name = stripGitSuffix(repoName)

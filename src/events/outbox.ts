@@ -77,6 +77,13 @@ export type EventKind =
   | 'release.published'
   | 'release.updated'
   | 'release.deleted'
+  /**
+   * A repository's wiki: a page created, edited (or renamed) or deleted (payload: page, its web
+   * path after the change; comment, the commit's message, '' for a deletion), Gitea's `wiki` webhook.
+   */
+  | 'wiki.created'
+  | 'wiki.edited'
+  | 'wiki.deleted'
 
 /** Gitea's `changes` object of an `edited` payload: the previous values of what changed. */
 export type EditChanges = Partial<Record<'title' | 'body', { from: string }>>

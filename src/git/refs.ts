@@ -88,6 +88,13 @@ export async function setHeadBranch(repo: GitRepo, branch: string): Promise<void
   await git(['symbolic-ref'], { ...repo, values: ['HEAD', `refs/heads/${branch}`] })
 }
 
+/** The repository's one branch, or null when it has none or several (two refs read at most). */
+export async function soleBranch(repo: GitRepo): Promise<string | null> {
+  const r = await runGit(['for-each-ref', '--count=2', '--format=%(refname:strip=2)', 'refs/heads/'], repo)
+  const names = r.code === 0 ? r.stdout.toString('utf8').split('\n').filter(Boolean) : []
+  return names.length === 1 && isSafeRefName(names[0]!) ? names[0]! : null
+}
+
 /** Bytes the repository uses on disk (loose objects plus packs), from `git count-objects -v`. */
 export async function repositorySize(repo: GitRepo): Promise<number> {
   const r = await runGit(['count-objects', '-v'], repo)

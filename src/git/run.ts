@@ -269,3 +269,8 @@ export function ownerPath(dataDir: string, ownerName: string): string {
 export function repoPath(dataDir: string, ownerName: string, repoName: string): string {
   return join(ownerPath(dataDir, ownerName), `${repoName.toLowerCase()}.git`)
 }
+
+/** Where a repository's wiki lives on disk, beside it: `{data}/repositories/{owner}/{name}.wiki.git` (Gitea's layout). */
+export function wikiPathOf(gitDir: string): string {
+  return gitDir.replace(/\.git$/, '.wiki.git')
+}

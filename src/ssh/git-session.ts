@@ -1,7 +1,8 @@
 import type { ServerChannel } from 'ssh2'
 import type { AppDeps } from '../deps'
-import { findGitRepository, gitAccessRefusal, type GitRefusal, type GitRepoFound } from '../auth/git-access'
+import { findGitRepository, gitAccessRefusal, gitPathName, type GitRefusal, type GitRepoFound } from '../auth/git-access'
 import { gitRepoOf } from '../auth/repo-context'
+import { wikiForGit } from '../modules/wiki/service'
 import { safeGitMessage, type GitRepo } from '../git/run'
 import { serviceSession } from '../git/smart-http'
 import { archiveOutputWithoutPaths, repositoryPathNames } from '../git/sideband'
@@ -259,16 +260,22 @@ export async function runGitCommand(
   const path = printable(`${command.ownerName}/${command.repoName}`)
   const disabled = accountRefusal(identity)
   if (disabled) return refuse(channel, disabled)
-  const found = await findGitRepository(deps, command.ownerName, command.repoName)
+  // `{repo}.wiki(.git)`: the repository's wiki, under the repository's access rule while its wiki is on.
+  const { name, wiki } = gitPathName(command.repoName)
+  const named = await findGitRepository(deps, command.ownerName, name)
+  const found = named && (!wiki || named.repo.hasWiki) ? named : undefined
   const refusal = found ? await gitAccessRefusal(deps, gitCallerOf(identity), found, command.service) : 'not-found'
   if (refusal || !found) return refuse(channel, refusalMessage(refusal ?? 'not-found', identity, path))
   await recordKeyUse(deps, identity, found.repo.id)
   const state = watchChannel(channel)
-  if (command.service === 'receive-pack') return receivePack(deps, identity, found, channel, state, gitProtocol, activity)
-  // A fetch or an archive: git dies when the client goes away.
+  if (command.service === 'receive-pack' && !wiki) return receivePack(deps, identity, found, channel, state, gitProtocol, activity)
+  // A fetch or an archive: git dies when the client goes away. A push to a wiki is git's
+  // receive-pack alone (no push decision or recording: a wiki has no protection, pull requests
+  // or push events), stopped too if the client goes away before it ends.
   const abort = new AbortController()
   void state.closed.then(() => abort.abort())
-  const git = gitRepoOf(deps, found, abort.signal)
+  const git = wiki ? await wikiForGit(gitRepoOf(deps, found, abort.signal), command.service) : gitRepoOf(deps, found, abort.signal)
+  if (!git) return refuse(channel, refusalMessage('not-found', identity, path))
   const input = channelInput(channel, activity)
   let proc = serviceSession(git, command.service, input.stream, gitProtocol)
   // upload-archive relays git's errors to the client itself (side-band): without the server's paths.

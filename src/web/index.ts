@@ -19,6 +19,7 @@ import { orgPages } from './pages/org'
 import { commitPages } from './pages/commits'
 import { refPages } from './pages/refs'
 import { comparePages } from './pages/compare'
+import { wikiPages } from './pages/wiki'
 
 export { errorPage, webRefusal } from './errors'
 
@@ -48,3 +49,4 @@ export const webModule = (deps: AppDeps) =>
     .use(commitPages(deps))
     .use(refPages(deps))
     .use(comparePages(deps))
+    .use(wikiPages(deps))

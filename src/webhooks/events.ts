@@ -63,6 +63,9 @@ export const EVENT_TYPE_OF: Record<EventKind, ((e: EventRecord) => HookEventType
   'release.published': () => 'release',
   'release.updated': () => 'release',
   'release.deleted': () => 'release',
+  'wiki.created': () => 'wiki',
+  'wiki.edited': () => 'wiki',
+  'wiki.deleted': () => 'wiki',
 }
 
 /** Only these types are sent to an owner's hooks (and the system hooks) alone, not the repository's (Gitea's RepositoryPayload). */

@@ -53,6 +53,8 @@ export function summarize(type: HookEventType, p: Payload): Summary {
       return { title: `[${repo}] Commit status: ${p.state} ${p.context}`.trim(), text: `${p.description ?? ''}\n${String(p.sha ?? '').slice(0, 10)}`.trim(), url: p.target_url || repoUrl }
     case 'release':
       return { title: `[${repo}] Release ${p.action}: ${p.release?.tag_name ?? ''}`, text: String(p.release?.name ?? ''), url: String(p.release?.html_url ?? repoUrl) }
+    case 'wiki':
+      return { title: `[${repo}] Wiki page '${p.page}' ${p.action}`, text: String(p.comment ?? ''), url: `${repoUrl}/wiki/${p.page}` }
     default: {
       // Issues and pull requests in all their kinds.
       const item = p.pull_request ?? p.issue ?? {}

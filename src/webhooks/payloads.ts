@@ -269,6 +269,13 @@ const releaseBuilder = (action: 'published' | 'updated' | 'deleted'): PayloadBui
   },
 })
 
+// ---- wiki ---------------------------------------------------------------------------------
+
+/** Gitea's WikiPayload: the page's web path and the commit's message. */
+const wikiBuilder = (action: 'created' | 'edited' | 'deleted'): PayloadBuilder => ({
+  build: async (ctx) => ({ action, repository: ctx.repository, sender: ctx.sender, page: str(ctx.event.payload.page), comment: str(ctx.event.payload.comment) }),
+})
+
 // ---- commit status ------------------------------------------------------------------------
 
 const statusBuilder: PayloadBuilder = {
@@ -339,6 +346,9 @@ export const PAYLOAD_BUILDERS: Record<EventKind, PayloadBuilder | null> = {
   'release.published': releaseBuilder('published'),
   'release.updated': releaseBuilder('updated'),
   'release.deleted': releaseBuilder('deleted'),
+  'wiki.created': wikiBuilder('created'),
+  'wiki.edited': wikiBuilder('edited'),
+  'wiki.deleted': wikiBuilder('deleted'),
 }
 
 type IssueKind = Extract<EventKind, `issue.${string}`>

@@ -1,10 +1,11 @@
 import type { AppDeps } from '../../deps'
 import type { RepoRow } from '../../auth/access'
 import { gitRepoOf, redirectedLocation } from '../../auth/repo-context'
-import { findGitRepository, stripGitSuffix, tokenGitAccess, type GitCaller, type TokenGitAccess } from '../../auth/git-access'
+import { findGitRepository, gitPathName, stripGitSuffix, tokenGitAccess, type GitCaller, type TokenGitAccess } from '../../auth/git-access'
 import type { Caller, UserRow } from '../../auth/caller'
 import { ApiError, apiErrorOfGit } from '../../lib/errors'
 import { GitError, type GitRepo } from '../../git/run'
+import { wikiForGit } from '../wiki/service'
 import { boundedStream, bodyTooLarge } from '../../lib/body'
 import { docsUrl } from '../../lib/urls'
 import { advertiseRefs, isLsRefsRequest, lsRefs, MAX_LS_REFS_REQUEST, serviceRpc, type GitService } from '../../git/smart-http'
@@ -20,6 +21,8 @@ export interface GitTarget {
   /** The repository for git, with the request's signal (git dies when the client hangs up). */
   git: GitRepo
   user: UserRow | null
+  /** The repository's wiki (`{repo}.wiki.git`) rather than the repository itself. */
+  wiki: boolean
 }
 
 const NO_CACHE = {
@@ -53,10 +56,12 @@ const REFUSALS: Record<NonNullable<TokenGitAccess['refused']>, [number, string]>
  * gets 404 (existence is not revealed), one who can read but not write gets 403 on push.
  */
 export async function authorizeGit(deps: AppDeps, request: Request, ownerName: string, repoName: string, service: GitService): Promise<GitTarget | Response> {
+  // `{repo}.wiki(.git)` is the repository's wiki (gitPathName).
+  const { name, wiki } = gitPathName(repoName)
   // An old name of a renamed repository: once the caller passes the same checks as for the
   // repository itself, 301 to the same URL under the new name (git follows it).
-  const found = await findGitRepository(deps, ownerName, repoName)
-  if (!found) return gitErrorResponse(deps, 404, 'Repository not found')
+  const found = await findGitRepository(deps, ownerName, name)
+  if (!found || (wiki && !found.repo.hasWiki)) return gitErrorResponse(deps, 404, 'Repository not found')
   let caller: Caller
   try {
     caller = await deps.auth.caller(request)
@@ -74,9 +79,13 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
   if (found.moved)
     return new Response(null, {
       status: 301,
-      headers: { Location: redirectedLocation(request, ownerName, stripGitSuffix(repoName), found), ...NO_CACHE },
+      headers: { Location: redirectedLocation(request, ownerName, stripGitSuffix(name), found), ...NO_CACHE },
     })
-  return { repo: found.repo, owner: found.owner, user, git: gitRepoOf(deps, found, request.signal) }
+  const git = gitRepoOf(deps, found, request.signal)
+  if (!wiki) return { repo: found.repo, owner: found.owner, user, git, wiki }
+  const wikiGit = await wikiForGit(git, service)
+  if (!wikiGit) return gitErrorResponse(deps, 404, 'Repository not found')
+  return { repo: found.repo, owner: found.owner, user, git: wikiGit, wiki }
 }
 
 /**
@@ -141,7 +150,18 @@ export async function serviceResponse(deps: AppDeps, target: GitTarget, service:
     })
     return new Response(rpc.stdout, { headers })
   }
-  return receivePack(deps, target, body, gitProtocol, headers)
+  return target.wiki ? wikiReceivePack(target, body, gitProtocol, headers) : receivePack(deps, target, body, gitProtocol, headers)
+}
+
+/**
+ * A push to a wiki: git's receive-pack as it is, without the push decision or its recording (a
+ * wiki has no branch protection, pull requests or push events; Gitea announces no push to it).
+ * The pack is applied whether or not the client still listens.
+ */
+function wikiReceivePack(target: GitTarget, body: ReadableStream<Uint8Array> | null, gitProtocol: string | null, headers: Record<string, string>): Response {
+  const rpc = serviceRpc({ ...target.git, signal: undefined }, 'receive-pack', body, gitProtocol)
+  trackWork(rpc.done)
+  return new Response(rpc.stdout, { headers })
 }
 
 /**

@@ -10,6 +10,7 @@ import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { charCount, checkWebsite } from '../../lib/validate'
 import { removeRepositoryFolder } from '../../git/init'
+import { wikiPathOf } from '../../git/run'
 import { branchExists, isSafeRefName, setHeadBranch } from '../../git/refs'
 import { recordEvent } from '../../events/outbox'
 import { removeRepositoryAttachments } from '../attachments/storage'
@@ -120,7 +121,7 @@ export async function editRepository(
     if (set.name !== undefined)
       await recordEvent(deps.db, { kind: 'repo.renamed', repoId: repo.id, actorId: actor?.id ?? null, payload: { owner: owner.name, from: repo.name, to: set.name } })
     return (await deps.db.update(repositories).set(set).where(eq(repositories.id, repo.id)).returning())[0]!
-  }, { taken: `a repository folder already exists for [name: ${set.name}]` })
+  }, { taken: `a repository folder already exists for [name: ${set.name}]`, beside: [[wikiPathOf(gitDir), wikiPathOf(newPath)]] })
   if (set.defaultBranch !== undefined && existsSync(newPath))
     await setHeadBranch(gitRepoAt(deps, newPath), set.defaultBranch)
   return updated
@@ -129,8 +130,8 @@ export async function editRepository(
 /**
  * Deletes a repository (repository admins: owning user, site admin, owners and admin teams of
  * the owning organisation, admin collaborators; the issue's rule, wider than Gitea's owner-only
- * API): the row first (its dependants cascade) and the owner's counter, then the folder (a
- * folder already missing is fine) and its release assets' files. A crash in between leaves a
+ * API): the row first (its dependants cascade) and the owner's counter, then the folder and its
+ * wiki's (a folder already missing is fine) and its release assets' files. A crash in between leaves a
  * folder without a row, which the background sweep after the next start moves aside
  * (moveAsideUnaccounted), and asset files it removes (repairAttachments).
  */
@@ -158,6 +159,7 @@ export async function deleteRepository(deps: AppDeps, repo: RepoRow, owner: User
     await deps.db.update(users).set({ numRepos: greatestOf(sql`${users.numRepos} - 1`, 0) }).where(eq(users.id, repo.ownerId))
     return current.avatar
   })
+  removeRepositoryFolder(wikiPathOf(pathOfRepo(deps, owner.name, repo)))
   removeRepositoryFolder(pathOfRepo(deps, owner.name, repo))
   removeRepositoryAttachments(deps, repo.id)
   if (avatar) await removeAvatarFileIfUnused(deps, 'repo', avatar)

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative } from 'node:path'
-import { eq } from 'drizzle-orm'
+import { eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { folderMoves } from '../../db/schema'
@@ -15,14 +15,15 @@ import { nowUnix } from '../../lib/time'
  * failure of `write` moves the folder back and removes the intent; a crash leaves the intent,
  * and the start-up repair (finishFolderMoves) puts the folder back where the unchanged rows
  * still look for it. A folder already missing (see repairRepositories) is not an error: the rows
- * still change. `afterMove` runs once the folder is in its new place, before `write`.
+ * still change. `beside`: folders that move with it when they exist (a repository's wiki), each
+ * with its own intent. `afterMove` runs once the folders are in their new place, before `write`.
  */
 export async function moveFolderWithRows<T>(
   deps: AppDeps,
   from: string,
   to: string,
   write: () => Promise<T>,
-  opts: { taken: string; afterMove?: () => Promise<void> },
+  opts: { taken: string; afterMove?: () => Promise<void>; beside?: readonly (readonly [string, string])[] },
 ): Promise<T> {
   const root = rootOf(deps)
   const moves = from !== to && existsSync(from)
@@ -33,17 +34,27 @@ export async function moveFolderWithRows<T>(
       throw conflict('the repository is being moved or renamed; try again')
     return await writeTransaction(deps.db, write)
   }
-  if (existsSync(to)) throw conflict(opts.taken)
-  const intent = (await deps.db
-    .insert(folderMoves)
-    .values({ fromPath: relative(root, from), toPath: relative(root, to), createdUnix: nowUnix() })
-    .returning({ id: folderMoves.id }))[0]!.id
-  const forget = () => deps.db.delete(folderMoves).where(eq(folderMoves.id, intent))
+  // The folders that go with it (a repository's wiki), those that exist; each move has its intent.
+  const folders = [[from, to] as const, ...(opts.beside ?? []).filter(([f, t]) => f !== t && existsSync(f))]
+  if (folders.some(([, t]) => existsSync(t))) throw conflict(opts.taken)
+  const intents: number[] = []
+  const moved: (readonly [string, string])[] = []
+  const undo = async () => {
+    for (const [f, t] of moved.reverse()) renameSync(t, f)
+    if (intents.length) await deps.db.delete(folderMoves).where(inArray(folderMoves.id, intents))
+  }
   try {
-    mkdirSync(dirname(to), { recursive: true })
-    renameSync(from, to)
+    for (const [f, t] of folders) {
+      intents.push((await deps.db
+        .insert(folderMoves)
+        .values({ fromPath: relative(root, f), toPath: relative(root, t), createdUnix: nowUnix() })
+        .returning({ id: folderMoves.id }))[0]!.id)
+      mkdirSync(dirname(t), { recursive: true })
+      renameSync(f, t)
+      moved.push([f, t])
+    }
   } catch (e) {
-    await forget()
+    await undo()
     // Another move of it took the folder first.
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw conflict('the repository is being moved or renamed; try again')
     throw e
@@ -52,12 +63,11 @@ export async function moveFolderWithRows<T>(
     await opts.afterMove?.()
     return await writeTransaction(deps.db, async () => {
       const result = await write()
-      await forget()
+      await deps.db.delete(folderMoves).where(inArray(folderMoves.id, intents))
       return result
     })
   } catch (e) {
-    renameSync(to, from)
-    await forget()
+    await undo()
     throw e
   }
 }

@@ -10,6 +10,7 @@ import { refuseBlocked } from '../../auth/blocking'
 import { ApiError, conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { recordEvent } from '../../events/outbox'
+import { wikiPathOf } from '../../git/run'
 import { getVisibleUserByName } from '../users/service'
 import { canCreateOrgRepo } from '../orgs/service'
 import { checkUnmoved, dropRedirect, pathOfRepo } from './service'
@@ -186,6 +187,6 @@ async function transferOwnership(
       .returning())[0]
     if (!row) throw notFound()
     return row
-  }, { taken: `a repository folder already exists for [name: ${newOwner.name}/${repo.name}]` })
+  }, { taken: `a repository folder already exists for [name: ${newOwner.name}/${repo.name}]`, beside: [[wikiPathOf(from), wikiPathOf(to)]] })
   return { repo: updated, owner: newOwner }
 }

@@ -3,8 +3,8 @@ import type { Html } from 'warren-jsx/jsx-runtime'
 import type { ApiRepo } from '../../convert/repo'
 import { repoUrl } from '../links'
 
-/** The code pages' tabs under the repository header: files, history, branches, tags, releases. */
-export function CodeNav(props: { repo: ApiRepo; current: 'code' | 'commits' | 'branches' | 'tags' | 'releases' | 'compare' | 'pulls' }): Html {
+/** The code pages' tabs under the repository header: files, history, branches, tags, releases, the wiki. */
+export function CodeNav(props: { repo: ApiRepo; current: 'code' | 'commits' | 'branches' | 'tags' | 'releases' | 'wiki' | 'compare' | 'pulls' }): Html {
   const base = repoUrl(props.repo.owner.login, props.repo.name)
   const tab = (id: typeof props.current, href: string, label: string) => (
     <li>
@@ -21,6 +21,7 @@ export function CodeNav(props: { repo: ApiRepo; current: 'code' | 'commits' | 'b
         {tab('branches', `${base}/branches`, 'Branches')}
         {tab('tags', `${base}/tags`, 'Tags')}
         {props.repo.has_releases ? tab('releases', `${base}/releases`, 'Releases') : null}
+        {props.repo.has_wiki && !props.repo.external_wiki ? tab('wiki', `${base}/wiki`, 'Wiki') : null}
       </ul>
     </nav>
   )

@@ -1,0 +1,309 @@
+import { randomUUID } from 'node:crypto'
+import { existsSync, renameSync } from 'node:fs'
+import type { AppDeps } from '../../deps'
+import type { UserRow } from '../../auth/caller'
+import { gitDirOf, gitLimitsOf, type RepoContext } from '../../auth/repo-context'
+import { gitIdentityOf } from '../../convert/user'
+import { writeTransaction } from '../../db/client'
+import { recordEvent } from '../../events/outbox'
+import { countHistory, historyPage } from '../../git/commit-page'
+import { readLog, type LogEntry } from '../../git/commit-log'
+import { initBareRepository, removeRepositoryFolder } from '../../git/init'
+import { lastCommitOf, lastCommitsIn } from '../../git/last-commit'
+import { commitTree, identNow } from '../../git/merge'
+import { objectInfo, readObject } from '../../git/objects'
+import { setHeadBranch, soleBranch } from '../../git/refs'
+import { swapRef } from '../../git/ref-swap'
+import { wikiPathOf, ZERO_ID, type GitRepo } from '../../git/run'
+import { entryAt, folderTree, treeEntries } from '../../git/tree'
+import { TreeRefused, treeWithChanges, writeBlob, type TreeChange } from '../../git/tree-write'
+import { ApiError, badRequest, conflict, notFound } from '../../lib/errors'
+import type { Page, Paged } from '../../lib/pagination'
+import { nowUnix } from '../../lib/time'
+import { decodeBase64 } from '../contents/commit-options'
+import { gitPathToWebPath, queryUnescape, reservedSegment, titleToWebPath, webPathToGitPath, webPathToTitle } from './paths'
+
+/**
+ * A repository's wiki (Gitea's): the bare repository `{name}.wiki.git` beside the repository's
+ * folder, made at its first page, one branch (the one its HEAD names: `main` for a wiki made
+ * here, as Gitea 1.23 makes it), one markdown file per page at the root (./paths.ts maps titles
+ * to file names). Pages are written with git plumbing (a blob, the tree in a temporary index, a
+ * commit) and the branch moved by a compare-and-swap from the commit the checks read: two edits at
+ * once never lose one; the one that finds the branch moved reads it again and retries, and after
+ * a few such rounds answers 409. Each change is announced (`wiki.created`, `wiki.edited`,
+ * `wiki.deleted`: Gitea's `wiki` webhook) once the branch has moved.
+ */
+
+/** The branch a new wiki starts with (Gitea 1.23's default branch setting). */
+export const NEW_WIKI_BRANCH = 'main'
+/** Revisions per page of a page's history (Gitea's [git] COMMITS_RANGE_SIZE). */
+export const REVISIONS_PER_PAGE = 50
+/** How many times a write reads the branch again when another write moved it first. */
+const WRITE_ROUNDS = 3
+
+/** The wiki's git repository (its folder may not exist yet). */
+export const wikiGitOf = (deps: AppDeps, ctx: Pick<RepoContext, 'repo' | 'owner' | 'signal'>): GitRepo => ({
+  gitDir: wikiPathOf(gitDirOf(deps, ctx)),
+  limits: gitLimitsOf(deps),
+  signal: ctx.signal,
+})
+
+/** The commit the wiki's branch is at; null when there is no wiki or no page yet. */
+async function wikiHead(git: GitRepo): Promise<string | null> {
+  if (!existsSync(git.gitDir)) return null
+  const head = await objectInfo(git, 'HEAD^{commit}')
+  if (head?.type === 'commit') return head.oid
+  // A wiki whose first push brought another branch than the one HEAD names (a `master`): HEAD
+  // follows its only branch, as Gitea follows the wiki repository's own default branch.
+  const only = await soleBranch(git)
+  if (!only) return null
+  await setHeadBranch({ ...git, signal: undefined }, only)
+  const moved = await objectInfo(git, 'HEAD^{commit}')
+  return moved?.type === 'commit' ? moved.oid : null
+}
+
+/** The commit of a readable wiki (404 when there is none, as Gitea answers). */
+async function headOrNotFound(git: GitRepo): Promise<string> {
+  const head = await wikiHead(git)
+  if (!head) throw notFound('wiki does not exist')
+  return head
+}
+
+/** The commits of `ids` (each once), by id. */
+async function commitsById(git: GitRepo, ids: string[]): Promise<Map<string, LogEntry>> {
+  const unique = [...new Set(ids)]
+  if (unique.length === 0) return new Map()
+  const entries = await readLog(git, ['--no-walk=unsorted'], { values: unique })
+  return new Map(entries.map((e) => [e.id, e]))
+}
+
+/** A page file of the root, found as Gitea finds it: the file name of the web path, else its unescaped form. */
+async function pageFile(git: GitRepo, head: string, webPath: string): Promise<{ path: string; oid: string } | null> {
+  const gitPath = webPathToGitPath(webPath)
+  for (const path of new Set([gitPath, queryUnescape(gitPath) ?? gitPath])) {
+    const entry = await entryAt(git, head, path.split('/'))
+    if (entry && (entry.kind === 'file' || entry.kind === 'executable')) return { path, oid: entry.oid }
+  }
+  return null
+}
+
+/** A blob's bytes as base64, '' when past WARREN_MAX_BLOB_SIZE (Gitea's API leaves such content out). */
+async function base64Of(deps: AppDeps, git: GitRepo, oid: string): Promise<string> {
+  const blob = await readObject(git, oid, deps.config.maxBlobSize)
+  return blob?.content ? blob.content.toString('base64') : ''
+}
+
+export interface WikiPageMeta {
+  title: string
+  webPath: string
+  lastCommit: LogEntry | null
+}
+
+/** A page of the wiki's pages (the root's markdown files, in git's order) with their last commits. */
+export async function listPages(deps: AppDeps, ctx: RepoContext, page: Page): Promise<Paged<WikiPageMeta>> {
+  const git = wikiGitOf(deps, ctx)
+  const head = await headOrNotFound(git)
+  const root = await folderTree(git, head, [])
+  const files = ((root ? await treeEntries(git, root) : null) ?? []).flatMap((e) => {
+    const webPath = e.kind === 'file' ? gitPathToWebPath(e.path) : null
+    return webPath === null ? [] : [{ name: e.path, webPath }]
+  })
+  const shown = files.slice(page.offset, page.offset + page.limit)
+  const last = await lastCommitsIn(git, head, '', shown.map((f) => f.name))
+  const commits = await commitsById(git, shown.map((f) => last.get(f.name) ?? head))
+  const rows = shown.map((f) => ({ title: webPathToTitle(f.webPath), webPath: f.webPath, lastCommit: commits.get(last.get(f.name) ?? head) ?? null }))
+  return { rows, total: files.length }
+}
+
+export interface WikiPageRead extends WikiPageMeta {
+  content: string
+  sidebar: string
+  footer: string
+  commitCount: number
+}
+
+/** A page with its content, the wiki's sidebar and footer, and how many commits changed it. */
+export async function getPage(deps: AppDeps, ctx: RepoContext, webPath: string): Promise<WikiPageRead> {
+  const git = wikiGitOf(deps, ctx)
+  const head = await headOrNotFound(git)
+  const file = await pageFile(git, head, webPath)
+  if (!file) throw notFound(`wiki page does not exist [name: ${webPath.slice(0, 255)}]`)
+  const [sidebar, footer] = await Promise.all(['_Sidebar', '_Footer'].map((name) => pageFile(git, head, name)))
+  const [content, sidebarContent, footerContent, commitCount, lastId] = await Promise.all([
+    base64Of(deps, git, file.oid),
+    sidebar ? base64Of(deps, git, sidebar.oid) : '',
+    footer ? base64Of(deps, git, footer.oid) : '',
+    countHistory(git, { revisions: [head], paths: [file.path] }),
+    lastCommitOf(git, head, file.path),
+  ])
+  const lastCommit = (await commitsById(git, [lastId])).get(lastId) ?? null
+  return { title: webPathToTitle(webPath), webPath, lastCommit, content, sidebar: sidebarContent, footer: footerContent, commitCount }
+}
+
+/** A page of a page's history (REVISIONS_PER_PAGE commits, newest first) and the number of its commits. */
+export async function pageRevisions(deps: AppDeps, ctx: RepoContext, webPath: string, page: number): Promise<{ commits: LogEntry[]; count: number }> {
+  const git = wikiGitOf(deps, ctx)
+  const head = await headOrNotFound(git)
+  const file = await pageFile(git, head, webPath || 'Home')
+  if (!file) throw notFound(`wiki page does not exist [name: ${webPath.slice(0, 255)}]`)
+  const filter = { revisions: [head], paths: [file.path] }
+  const [count, commits] = await Promise.all([
+    countHistory(git, filter),
+    historyPage(git, filter, { skip: (page - 1) * REVISIONS_PER_PAGE, max: REVISIONS_PER_PAGE }, { files: false, maxFiles: 0, stats: false }),
+  ])
+  return { commits, count }
+}
+
+// ---- writes ---------------------------------------------------------------------------------
+
+/**
+ * Makes the wiki's bare repository when it has none: made under a temporary name beside it, then
+ * renamed into place, so a crash never leaves a half-made wiki under the wiki's own name (a
+ * leftover temporary folder is one no repository accounts for, which the sweep moves aside); a
+ * wiki another request made meanwhile is kept.
+ */
+async function ensureWiki(git: GitRepo): Promise<void> {
+  if (existsSync(git.gitDir)) return
+  const made = `${git.gitDir}.init-${randomUUID()}`
+  await initBareRepository(made, NEW_WIKI_BRANCH, git.limits)
+  try {
+    renameSync(made, git.gitDir)
+  } catch (e) {
+    removeRepositoryFolder(made)
+    if (!existsSync(git.gitDir)) throw e
+  }
+}
+
+/**
+ * The wiki of repository `git` for a git service over HTTP or SSH: made by a push when it has
+ * none (as Gitea's InitWiki); null for a fetch of a wiki that does not exist.
+ */
+export async function wikiForGit(git: GitRepo, service: string): Promise<GitRepo | null> {
+  const wiki = { ...git, gitDir: wikiPathOf(git.gitDir) }
+  if (service === 'receive-pack') await ensureWiki(wiki)
+  else if (!existsSync(wiki.gitDir)) return null
+  return wiki
+}
+
+/** The page content of a write: base64 as Gitea reads it (400 when it is not), at most WARREN_MAX_BLOB_SIZE (413). */
+export function pageContent(deps: AppDeps, base64: string | undefined): Uint8Array {
+  try {
+    return decodeBase64(base64 ?? '', deps.config.maxBlobSize, 'content_base64')
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 422) throw badRequest('invalid base64 encoding of content')
+    throw e
+  }
+}
+
+/** 400 for a web path naming one of Gitea's own wiki pages. */
+function checkNotReserved(webPath: string): void {
+  const reserved = reservedSegment(webPath)
+  if (reserved !== null) throw badRequest(`wiki title is reserved: ${reserved}`)
+}
+
+type WikiAction = 'created' | 'edited' | 'deleted'
+
+/** What a write changes, decided from the commit the branch is at (null: the wiki has no page yet). */
+type WikiPlan = (git: GitRepo, head: string | null) => Promise<TreeChange[]>
+
+/**
+ * Writes one change of the wiki as a commit by `doer` and moves the branch to it from the commit
+ * `plan` read (retrying when another write moved it first); then records the change's event.
+ */
+async function writeWiki(deps: AppDeps, ctx: RepoContext, doer: UserRow, change: { action: WikiAction; webPath: string; message: string; plan: WikiPlan }): Promise<void> {
+  // No request signal: once begun, a write runs to its end.
+  const git = { ...wikiGitOf(deps, ctx), signal: undefined }
+  await ensureWiki(git)
+  const who = gitIdentityOf(deps.config, doer)
+  for (let round = 0; round < WRITE_ROUNDS; round++) {
+    const head = await wikiHead(git)
+    const changes = await change.plan(git, head)
+    let tree: string
+    try {
+      tree = await treeWithChanges(git, head, changes)
+    } catch (e) {
+      if (e instanceof TreeRefused) throw badRequest(`the page cannot be written: ${e.message}`)
+      throw e
+    }
+    const ident = identNow(who.name, who.email, nowUnix())
+    const commit = await commitTree(git, tree, head ? [head] : [], change.message, ident)
+    // HEAD names the branch: update-ref moves the branch it points to.
+    if (await swapRef(git, 'HEAD', commit, head ?? ZERO_ID)) {
+      await writeTransaction(deps.db, () =>
+        recordEvent(deps.db, { kind: `wiki.${change.action}`, repoId: ctx.repo.id, actorId: doer.id, payload: { page: change.webPath, comment: change.action === 'deleted' ? '' : change.message } }),
+      )
+      return
+    }
+  }
+  throw conflict('the wiki changed while the page was being written; try again')
+}
+
+/** What a page write is given (CreateWikiPageOptions). */
+export interface PageOptions {
+  title?: string
+  content_base64?: string
+  message?: string
+}
+
+/**
+ * Writes a page's content at `webPath` (400 for a reserved name, or content that is not base64):
+ * `place` decides, from the commit the branch is at, the tree changes that put the page's blob
+ * (written when `blob` is first called) where it belongs.
+ */
+async function writePage(
+  deps: AppDeps,
+  ctx: RepoContext,
+  doer: UserRow,
+  page: { action: 'created' | 'edited'; webPath: string; message: string; content: string | undefined },
+  place: (git: GitRepo, head: string | null, blob: () => Promise<string>) => Promise<TreeChange[]>,
+): Promise<string> {
+  checkNotReserved(page.webPath)
+  const bytes = pageContent(deps, page.content)
+  await writeWiki(deps, ctx, doer, { ...page, plan: (git, head) => place(git, head, () => writeBlob(git, bytes)) })
+  return page.webPath
+}
+
+/** POST …/wiki/new: a new page (400 for an empty or reserved title, or a page of that title already there). Answers its web path. */
+export async function createPage(deps: AppDeps, ctx: RepoContext, doer: UserRow, opts: PageOptions): Promise<string> {
+  const title = opts.title ?? ''
+  if (title.trim() === '') throw badRequest('emptyTitle')
+  const webPath = titleToWebPath(title)
+  const message = opts.message || `Add ${JSON.stringify(title)}`
+  return writePage(deps, ctx, doer, { action: 'created', webPath, message, content: opts.content_base64 }, async (git, head, blob) => {
+    if (head && (await pageFile(git, head, webPath))) throw badRequest(`wiki page already exists [title: ${webPathToGitPath(webPath)}]`)
+    return [{ path: webPathToGitPath(webPath), mode: '100644', oid: await blob() }]
+  })
+}
+
+/**
+ * PATCH …/wiki/page/{pageName}: a page's content, and its title when one is given (the page
+ * renamed: 409 when another page has the new title). 404 for a page that does not exist. Answers
+ * the page's web path.
+ */
+export async function editPage(deps: AppDeps, ctx: RepoContext, doer: UserRow, oldWebPath: string, opts: PageOptions): Promise<string> {
+  const webPath = opts.title?.trim() ? titleToWebPath(opts.title) : oldWebPath
+  const message = opts.message || `Update ${JSON.stringify(webPath)}`
+  return writePage(deps, ctx, doer, { action: 'edited', webPath, message, content: opts.content_base64 }, async (git, head, blob) => {
+    const old = head && (await pageFile(git, head, oldWebPath))
+    if (!old) throw notFound(`wiki page does not exist [name: ${oldWebPath.slice(0, 255)}]`)
+    const existing = await pageFile(git, head, webPath)
+    if (existing && existing.path !== old.path) throw conflict(`wiki page already exists [title: ${webPathToGitPath(webPath)}]`)
+    const set: TreeChange = { path: existing?.path ?? webPathToGitPath(webPath), mode: '100644', oid: await blob() }
+    return set.path === old.path ? [set] : [{ path: old.path, remove: true }, set]
+  })
+}
+
+/** DELETE …/wiki/page/{pageName}: 404 for a page that does not exist. */
+export async function deletePage(deps: AppDeps, ctx: RepoContext, doer: UserRow, webPath: string): Promise<void> {
+  if (!(await wikiHead(wikiGitOf(deps, ctx)))) throw notFound('wiki does not exist')
+  await writeWiki(deps, ctx, doer, {
+    action: 'deleted',
+    webPath,
+    message: `Delete page ${JSON.stringify(webPath)}`,
+    plan: async (git, head) => {
+      const file = head && (await pageFile(git, head, webPath))
+      if (!file) throw notFound(`wiki page does not exist [name: ${webPath.slice(0, 255)}]`)
+      return [{ path: file.path, remove: true }]
+    },
+  })
+}
