@@ -163,4 +163,26 @@ describe('the folder moves with its rows, or comes back', () => {
     expect(await s.deps.db.select().from(folderMoves)).toEqual([])
     expect((await asAlice.repos.repoGetContents('team-org', 'homing', 'README.md')).status).toBe(200)
   })
+
+  test('a second move of a folder while one is under way (its intent written) is 409 by the intents\' unique index; nothing moves', async () => {
+    await make('busy')
+    const at = repoPath(s.config.dataDir, 'alice', 'busy')
+    // Another move of it is under way: its intent is written, its folder not yet moved.
+    await s.deps.db.insert(folderMoves).values({ fromPath: 'alice/busy.git', toPath: 'alice/elsewhere.git', createdUnix: 1 })
+    expect(await statusOf(asAlice.repos.repoEdit('alice', 'busy', { name: 'renamed' }))).toBe(409)
+    expect(await statusOf(asAlice.repos.repoTransfer('alice', 'busy', { new_owner: 'team-org' }))).toBe(409)
+    expect(existsSync(at)).toBe(true)
+    expect((await s.deps.db.select({ toPath: folderMoves.toPath }).from(folderMoves)).map((m) => m.toPath)).toEqual(['alice/elsewhere.git'])
+    expect((await asAlice.repos.repoGet('alice', 'busy')).status).toBe(200)
+    // Also when the folder is gone (moved by that other move): the rows are not written for a place it never reaches.
+    const away = repoPath(s.config.dataDir, 'alice', 'elsewhere')
+    renameSync(at, away)
+    expect(await statusOf(asAlice.repos.repoEdit('alice', 'busy', { name: 'renamed' }))).toBe(409)
+    // That move ends (its folder back, its intent gone): the rename works.
+    renameSync(away, at)
+    await s.deps.db.delete(folderMoves)
+    expect((await asAlice.repos.repoEdit('alice', 'busy', { name: 'renamed' })).status).toBe(200)
+    expect(existsSync(repoPath(s.config.dataDir, 'alice', 'renamed'))).toBe(true)
+    expect(await s.deps.db.select().from(folderMoves)).toEqual([])
+  })
 })

@@ -24,43 +24,53 @@ export async function moveFolderWithRows<T>(
   write: () => Promise<T>,
   opts: { taken: string; afterMove?: () => Promise<void> },
 ): Promise<T> {
+  if (from === to) return await writeTransaction(deps.db, write)
   const root = rootOf(deps)
-  const moves = from !== to && existsSync(from)
-  if (!moves) {
-    // Gone because another move of it is under way (its intent is written before it moves the
-    // folder): writing the rows now could name a place the folder never reaches.
-    if (from !== to && (await deps.db.select({ id: folderMoves.id }).from(folderMoves).where(eq(folderMoves.fromPath, relative(root, from))).limit(1)).length)
-      throw conflict('the repository is being moved or renamed; try again')
-    return await writeTransaction(deps.db, write)
+  // One move of a folder at a time: a second intent for it is refused by the unique index on
+  // from_path. Also when the folder is gone: gone because another move of it is under way (its
+  // intent is written before it moves the folder), writing the rows now could name a place the
+  // folder never reaches.
+  const intend = async () => {
+    const [written] = await deps.db
+      .insert(folderMoves)
+      .values({ fromPath: relative(root, from), toPath: relative(root, to), createdUnix: nowUnix() })
+      .onConflictDoNothing()
+      .returning({ id: folderMoves.id })
+    if (!written) throw conflict(BUSY)
+    return () => deps.db.delete(folderMoves).where(eq(folderMoves.id, written.id))
   }
-  if (existsSync(to)) throw conflict(opts.taken)
-  const intent = (await deps.db
-    .insert(folderMoves)
-    .values({ fromPath: relative(root, from), toPath: relative(root, to), createdUnix: nowUnix() })
-    .returning({ id: folderMoves.id }))[0]!.id
-  const forget = () => deps.db.delete(folderMoves).where(eq(folderMoves.id, intent))
+  const withRows = (forget: () => Promise<unknown>) => async () => {
+    const result = await write()
+    await forget()
+    return result
+  }
+  // Nothing to move: the intent only guards the rows' write, in the same transaction.
+  if (!existsSync(from)) return await writeTransaction(deps.db, async () => await withRows(await intend())())
+  const forget = await intend()
+  if (existsSync(to)) {
+    await forget()
+    throw conflict(opts.taken)
+  }
   try {
     mkdirSync(dirname(to), { recursive: true })
     renameSync(from, to)
   } catch (e) {
     await forget()
-    // Another move of it took the folder first.
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw conflict('the repository is being moved or renamed; try again')
+    // Gone meanwhile: another move of it finished (its intent removed) after this one found it.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw conflict(BUSY)
     throw e
   }
   try {
     await opts.afterMove?.()
-    return await writeTransaction(deps.db, async () => {
-      const result = await write()
-      await forget()
-      return result
-    })
+    return await writeTransaction(deps.db, withRows(forget))
   } catch (e) {
     renameSync(to, from)
     await forget()
     throw e
   }
 }
+
+const BUSY = 'the repository is being moved or renamed; try again'
 
 const rootOf = (deps: AppDeps) => join(deps.config.dataDir, 'repositories')
 

@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "folder_moves_from_path_uq" ON "folder_moves" USING btree ("from_path");
