@@ -57,7 +57,7 @@ describe('transfer to an organisation', () => {
     expect(r.data.owner!.login).toBe('team-org')
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'moving'))).toBe(false)
     const gitDir = repoPath(s.config.dataDir, 'team-org', 'moving')
-    expect((await git(['rev-parse', 'refs/heads/master'], { gitDir })).trim()).toMatch(/^[0-9a-f]{40}$/)
+    expect((await git(['rev-parse', 'refs/heads/main'], { gitDir })).trim()).toMatch(/^[0-9a-f]{40}$/)
     expect(await numRepos(alice.user.id)).toBe(before - 1)
     const org = (await s.deps.db.select().from(users).where(eq(users.lowerName, 'team-org')))[0]!
     expect(org.numRepos).toBe(1)
