@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { isPostgresUrl } from './db/dialect'
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './lib/log'
 import { parseHostAllowList } from './lib/host-allow-list'
+import { isSafeRefName } from './git/refs'
 
 /** Everything Warren reads from its environment, as one typed object. */
 export interface Config {
@@ -87,6 +88,13 @@ export interface Config {
    * Release assets take any type.
    */
   attachmentAllowedTypes: string[]
+  /**
+   * The default branch of a new repository (WARREN_DEFAULT_BRANCH, Gitea's [repository]
+   * DEFAULT_BRANCH, `main`): the branch `auto_init` commits to and a generated one starts on when
+   * neither the request nor the template names one. An empty repository's first push makes the
+   * pushed branch its default, whatever this says.
+   */
+  defaultBranch: string
   /**
    * Files listed for one commit in commit records (`…/pulls/{index}/commits`) and push payloads
    * (WARREN_MAX_COMMIT_FILES, 1000); past it the list stops and the record says `files_truncated`.
@@ -248,6 +256,13 @@ const MiB = 1024 * 1024
 const DEFAULT_ATTACHMENT_TYPES =
   '.avif,.cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.webp,.xls,.xlsx,.zip'
 
+/** WARREN_DEFAULT_BRANCH: a branch name git accepts (`main` when unset). */
+function branchNameFrom(value: string | undefined): string {
+  const name = value === undefined || value.trim() === '' ? 'main' : value.trim()
+  if (!isSafeRefName(name)) throw new Error(`WARREN_DEFAULT_BRANCH must be a branch name (git check-ref-format), got "${value}"`)
+  return name
+}
+
 /** WARREN_ATTACHMENT_ALLOWED_TYPES: `.ext` or `type/subtype` entries (lower-cased), bounded in number and length. */
 function attachmentTypesFrom(value: string | undefined): string[] {
   const text = value === undefined || value.trim() === '' ? DEFAULT_ATTACHMENT_TYPES : value
@@ -376,6 +391,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxPushSize: boundedFrom(env.WARREN_MAX_PUSH_SIZE, 4096 * MiB, 'WARREN_MAX_PUSH_SIZE', MiB, 64 * 1024 * MiB),
     maxAttachmentSize: boundedFrom(env.WARREN_MAX_ATTACHMENT_SIZE, 100 * MiB, 'WARREN_MAX_ATTACHMENT_SIZE', 1, 64 * 1024 * MiB),
     attachmentAllowedTypes: attachmentTypesFrom(env.WARREN_ATTACHMENT_ALLOWED_TYPES),
+    defaultBranch: branchNameFrom(env.WARREN_DEFAULT_BRANCH),
     maxCommitFiles: boundedFrom(env.WARREN_MAX_COMMIT_FILES, 1000, 'WARREN_MAX_COMMIT_FILES', 1, 100_000),
     maxDiffSize: boundedFrom(env.WARREN_MAX_DIFF_SIZE, 64 * MiB, 'WARREN_MAX_DIFF_SIZE', 1024, 4096 * MiB),
     maxBlobSize: boundedFrom(env.WARREN_MAX_BLOB_SIZE, 10 * MiB, 'WARREN_MAX_BLOB_SIZE', 1, 1024 * MiB),

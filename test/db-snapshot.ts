@@ -5,7 +5,7 @@
  * is never part of a snapshot.
  */
 import { count, getTableName, type Table } from 'drizzle-orm'
-import { changeMarkOf, type Db } from '../src/db/client'
+import { ownChangesOf, type Db } from '../src/db/client'
 import { allTables } from '../src/db/schema'
 
 const tables = Object.values(allTables) as unknown as Table[]
@@ -35,17 +35,15 @@ export async function databaseCounts(db: Db): Promise<Record<string, number>> {
 
 /**
  * A mark of what the database holds, for "the request changed nothing": two equal marks, nothing
- * was written in between. On SQLite it is the runtime's change mark (src/db/client.ts
- * changeMarkOf) less the part other connections move, which moves at every write of the
- * connection and costs microseconds. On
- * PostgreSQL the runtime's mark changes at every call by design (caches never trust it), so
- * there the mark is every row of every table (databaseRows).
+ * was written in between. On SQLite it is the rows the serving connection changed (src/db/client.ts
+ * ownChangesOf), which moves at every write of that connection, which serves every request, and
+ * costs microseconds; what the webhook thread's connection commits in the background (deliveries'
+ * outcomes, swept payloads) leaves it still, whatever the request did. On PostgreSQL that count
+ * moves at every commit of the process, one that changed no row too, so there the mark is every
+ * row of every table (databaseRows).
  */
 export function contentMark(db: Db): () => Promise<string> {
   if (db.$runtime.dialect === 'postgres') return async () => JSON.stringify(await databaseRows(db))
-  const mark = changeMarkOf(db)
-  // Its second part only: the changes made on this connection, which serves every request. The
-  // first (SQLite's data_version) moves when another connection commits, and the webhook thread's
-  // does in the background (deliveries' outcomes, swept payloads) whatever the request did.
-  return async () => mark().split(':')[1]!
+  const ownChanges = ownChangesOf(db)
+  return async () => String(ownChanges())
 }

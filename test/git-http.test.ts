@@ -72,7 +72,7 @@ describe('git smart HTTP', () => {
 
   test('push branches (one with a slash) and tags; metadata follows', async () => {
     const url = remoteUrl(s.url, 'alice/proj.git', 'alice', alice.token)
-    // The repository's default branch (master) does not exist yet: the first pushed branch wins.
+    // The repository's default branch (main) does not exist yet: the first pushed branch wins.
     await gitOk(work.dir, 'push', url, 'dev')
     let repo = (await s.get('/repos/alice/proj')).body
     expect(repo.empty).toBe(false)
@@ -106,7 +106,7 @@ describe('git smart HTTP', () => {
     const url = remoteUrl(s.url, 'alice/tagsfirst.git', 'alice', alice.token)
     await gitOk(work.dir, 'push', url, 'v1.0')
     let repo = (await s.get('/repos/alice/tagsfirst')).body
-    expect([repo.empty, repo.default_branch]).toEqual([false, 'master'])
+    expect([repo.empty, repo.default_branch]).toEqual([false, 'main'])
     expect(repo.size).toBeGreaterThan(0)
     expect((await s.get('/repos/alice/tagsfirst/branches')).body).toEqual([])
     await gitOk(work.dir, 'push', url, 'feature/slash')
@@ -195,9 +195,9 @@ describe('git smart HTTP', () => {
     writeFileSync(join(dir, 'new.txt'), 'after rename\n')
     await gitOk(dir, 'add', 'new.txt')
     await gitOk(dir, 'commit', '-q', '-m', 'After rename')
-    await gitOk(dir, 'push', '-q', remoteUrl(s.url, 'alice/after', 'alice', alice.password), 'HEAD:master')
+    await gitOk(dir, 'push', '-q', remoteUrl(s.url, 'alice/after', 'alice', alice.password), 'HEAD:main')
     const head = await gitOk(dir, 'rev-parse', 'HEAD')
-    expect((await s.get('/repos/alice/After/branches/master')).body.commit.id).toBe(head)
+    expect((await s.get('/repos/alice/After/branches/main')).body.commit.id).toBe(head)
   })
 
   test('archived repository: clones still work, pushes are refused with 403', async () => {
@@ -212,7 +212,7 @@ describe('git smart HTTP', () => {
     expect(advert.status).toBe(403)
     expect((await advert.json()).message).toBe('repo is archived')
     await gitOk(dir, 'commit', '-q', '--allow-empty', '-m', 'Too late')
-    const push = await git(dir, 'push', remoteUrl(s.url, 'alice/frozen.git', 'alice', alice.password), 'HEAD:master')
+    const push = await git(dir, 'push', remoteUrl(s.url, 'alice/frozen.git', 'alice', alice.password), 'HEAD:main')
     expect(push.code).not.toBe(0)
     expect(push.stderr).toContain('403')
     const post = await fetch(`${s.url}/alice/frozen.git/git-receive-pack`, {
@@ -224,13 +224,13 @@ describe('git smart HTTP', () => {
       body: '0000',
     })
     expect(post.status).toBe(403)
-    const branch = (await s.get('/repos/alice/frozen/branches/master', { token: alice.token })).body
+    const branch = (await s.get('/repos/alice/frozen/branches/main', { token: alice.token })).body
     expect(branch.commit.id).toBe(before)
     expect([branch.user_can_push, branch.user_can_merge]).toEqual([false, false])
     // Unarchived, the same push goes through.
     await s.patch('/repos/alice/frozen', { archived: false }, { token: alice.token })
-    await gitOk(dir, 'push', '-q', remoteUrl(s.url, 'alice/frozen.git', 'alice', alice.password), 'HEAD:master')
-    expect((await s.get('/repos/alice/frozen/branches/master', { token: alice.token })).body.user_can_push).toBe(true)
+    await gitOk(dir, 'push', '-q', remoteUrl(s.url, 'alice/frozen.git', 'alice', alice.password), 'HEAD:main')
+    expect((await s.get('/repos/alice/frozen/branches/main', { token: alice.token })).body.user_can_push).toBe(true)
   })
 })
 

@@ -129,19 +129,19 @@ describe('through the API', () => {
       const sleeper = `1000.${Date.now() % 1_000_000}`
       appendFileSync(join(repoPath(slow.dataDir, 'carol', 'slow'), 'config'), `[tar "tar.gz"]\n\tcommand = sleep ${sleeper}\n`)
       const started = Date.now()
-      const r = await slow.get('/repos/carol/slow/archive/master.tar.gz', { token: carol.token })
+      const r = await slow.get('/repos/carol/slow/archive/main.tar.gz', { token: carol.token })
       expect(r.status).toBe(504)
       expect(r.body).toEqual({ message: 'git took longer than 1.5 s', url: expect.any(String) })
       expect(Date.now() - started).toBeGreaterThanOrEqual(1400)
       await waitFor('the filter to die', () => pidsMatching(`sleep ${sleeper}`).length === 0, 5000)
       // The web URL answers the same, as an error page (Gitea's archive link is a page's).
-      const web = await fetch(`${slow.url}/carol/slow/archive/master.tar.gz`)
+      const web = await fetch(`${slow.url}/carol/slow/archive/main.tar.gz`)
       expect(web.status).toBe(504)
       expect(web.headers.get('content-type')).toStartWith('text/html')
       expect(await web.text()).toContain('504')
       await waitFor('the filter to die', () => pidsMatching(`sleep ${sleeper}`).length === 0, 5000)
       // A zip (no filter) is unaffected.
-      expect((await slow.get('/repos/carol/slow/archive/master.zip', { token: carol.token })).status).toBe(200)
+      expect((await slow.get('/repos/carol/slow/archive/main.zip', { token: carol.token })).status).toBe(200)
     } finally {
       await slow.stop()
     }
@@ -174,7 +174,7 @@ describe('through the API', () => {
     const sleeper = `2000.${Date.now() % 1_000_000}`
     appendFileSync(join(repoPath(s.dataDir, 'alice', 'hang'), 'config'), `[tar "tar.gz"]\n\tcommand = sleep ${sleeper}\n`)
     const abort = new AbortController()
-    const res = fetch(`${s.url}/api/v1/repos/alice/hang/archive/master.tar.gz`, {
+    const res = fetch(`${s.url}/api/v1/repos/alice/hang/archive/main.tar.gz`, {
       headers: { authorization: `token ${alice.token}` },
       signal: abort.signal,
     }).catch((e) => e)

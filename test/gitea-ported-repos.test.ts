@@ -269,7 +269,7 @@ describe('TestGitSmartHTTP', () => {
 // Gitea: git_smart_http_test.go testRenamedRepoRedirect
 describe('testRenamedRepoRedirect', () => {
   test('git: the old name of a renamed repository answers 301 to the new one once the caller may read it', async () => {
-    expect((await s.post('/user/repos', { name: 'oldrepo1', private: true }, { token: alice.token })).status).toBe(201)
+    expect((await s.post('/user/repos', { name: 'oldrepo1', private: true, default_branch: 'master' }, { token: alice.token })).status).toBe(201)
     const oldUrl = remoteUrl(s.url, 'alice/oldrepo1.git', 'alice', alice.token)
     await gitOk(work.dir, 'push', '-q', oldUrl, '--all')
     await gitOk(work.dir, 'push', '-q', oldUrl, '--tags')

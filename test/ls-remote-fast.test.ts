@@ -110,7 +110,7 @@ describe('ref answers without git', () => {
   test('an empty repository: advertisements and ls-refs (unborn HEAD) are git’s own', async () => {
     await expectGitsAnswers('empty')
     const own = (await gitsOwn(gitDirOf('empty'), { v2: true, input: LS_REFS_BODIES[0]! })).toString()
-    expect(own).toContain('unborn HEAD symref-target:refs/heads/master')
+    expect(own).toContain('unborn HEAD symref-target:refs/heads/main')
   })
 
   test('branches, light and annotated tags, loose and packed, across every change', async () => {

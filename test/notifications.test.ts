@@ -183,7 +183,7 @@ describe('notifications', () => {
 
   test('a pull request notifies as a Pull thread, merged when merged', async () => {
     await ok(as.alice!.repos.repoCreateFile('alice', 'proj', 'feature.txt', { content: Buffer.from('x\n').toString('base64'), new_branch: 'feature' }), 201)
-    const pull = await ok(as.alice!.repos.repoCreatePullRequest('alice', 'proj', { head: 'feature', base: 'master', title: 'a change' }), 201)
+    const pull = await ok(as.alice!.repos.repoCreatePullRequest('alice', 'proj', { head: 'feature', base: 'main', title: 'a change' }), 201)
     await drain()
     const [thread] = await threadsOf('dave', { 'subject-type': ['pull'] })
     expect(thread!.subject!.type).toBe('Pull')

@@ -189,7 +189,7 @@ describe('the code flow', () => {
     writeFileSync(join(dir, 'new.txt'), 'x\n')
     await gitOk(dir, 'add', '.')
     await gitOk(dir, 'commit', '-q', '-m', 'x')
-    const push = await git(dir, 'push', '-q', 'origin', 'HEAD:master')
+    const push = await git(dir, 'push', '-q', 'origin', 'HEAD:main')
     expect(push.code).not.toBe(0)
   })
 
@@ -467,7 +467,7 @@ describe('the login flows of CI servers, call by call', () => {
     // Repo, BranchHead, Branches, File, Activate (a hook), Status, Deactivate.
     const repo = (await (await sdk('/repos/alice/demo')).json()) as { id: number; clone_url: string }
     expect((await sdk(`/repositories/${repo.id}`)).status).toBe(200)
-    const branch = (await (await sdk('/repos/alice/demo/branches/master')).json()) as { commit: { id: string } }
+    const branch = (await (await sdk('/repos/alice/demo/branches/main')).json()) as { commit: { id: string } }
     expect(branch.commit.id).toMatch(/^[0-9a-f]{40}$/)
     expect((await sdk('/repos/alice/demo/branches?page=1&limit=50')).status).toBe(200)
     const file = await sdk(`/repos/alice/demo/raw/README.md?ref=${branch.commit.id}`)

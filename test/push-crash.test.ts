@@ -44,7 +44,7 @@ describe('start-up reconcile', () => {
       // What a push killed mid-way leaves: the pending row, the ref state the database knew, and git with the branch.
       await beginPush(s.deps, created.body.id, bob.user.id, null)
       await gitOk(dir, 'push', '-q', gitDir, 'main')
-      expect((await s.get('/repos/bob/lost', { token: bob.token })).body).toMatchObject({ empty: true, default_branch: 'master', size: 0 })
+      expect((await s.get('/repos/bob/lost', { token: bob.token })).body).toMatchObject({ empty: true, default_branch: 'main', size: 0 })
 
       expect(await reconcileRepositories(s.deps, { settlePending: true })).toMatchObject({ checked: 1, updated: 1 })
       const truth = await gitTruth(gitDir)

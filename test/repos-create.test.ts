@@ -133,7 +133,7 @@ describe('create', () => {
     expect((await s.deps.db.select().from(repositories).where(eq(repositories.lowerName, 'race'))).filter((r) => r.ownerId === alice.user.id).length).toBe(1)
     expect(readdirSync(join(s.config.dataDir, 'repositories', 'alice')).filter((n) => n.startsWith('race')).length).toBe(1)
     const won = answers.find((a) => a.status === 201)!
-    expect((await s.get(`/repos/alice/${won.body.name}/branches/master`, { token: alice.token })).status).toBe(200)
+    expect((await s.get(`/repos/alice/${won.body.name}/branches/main`, { token: alice.token })).status).toBe(200)
   })
 
   test('a leftover git folder with no row is neither adopted nor deleted by a create (409)', async () => {

@@ -57,7 +57,7 @@ describe('transfer to an organisation', () => {
     expect(r.data.owner!.login).toBe('team-org')
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'moving'))).toBe(false)
     const gitDir = repoPath(s.config.dataDir, 'team-org', 'moving')
-    expect((await git(['rev-parse', 'refs/heads/master'], { gitDir })).trim()).toMatch(/^[0-9a-f]{40}$/)
+    expect((await git(['rev-parse', 'refs/heads/main'], { gitDir })).trim()).toMatch(/^[0-9a-f]{40}$/)
     expect(await numRepos(alice.user.id)).toBe(before - 1)
     const org = (await s.deps.db.select().from(users).where(eq(users.lowerName, 'team-org')))[0]!
     expect(org.numRepos).toBe(1)
@@ -162,5 +162,27 @@ describe('the folder moves with its rows, or comes back', () => {
     expect(existsSync(away)).toBe(false)
     expect(await s.deps.db.select().from(folderMoves)).toEqual([])
     expect((await asAlice.repos.repoGetContents('team-org', 'homing', 'README.md')).status).toBe(200)
+  })
+
+  test('a second move of a folder while one is under way (its intent written) is 409 by the intents\' unique index; nothing moves', async () => {
+    await make('busy')
+    const at = repoPath(s.config.dataDir, 'alice', 'busy')
+    // Another move of it is under way: its intent is written, its folder not yet moved.
+    await s.deps.db.insert(folderMoves).values({ fromPath: 'alice/busy.git', toPath: 'alice/elsewhere.git', createdUnix: 1 })
+    expect(await statusOf(asAlice.repos.repoEdit('alice', 'busy', { name: 'renamed' }))).toBe(409)
+    expect(await statusOf(asAlice.repos.repoTransfer('alice', 'busy', { new_owner: 'team-org' }))).toBe(409)
+    expect(existsSync(at)).toBe(true)
+    expect((await s.deps.db.select({ toPath: folderMoves.toPath }).from(folderMoves)).map((m) => m.toPath)).toEqual(['alice/elsewhere.git'])
+    expect((await asAlice.repos.repoGet('alice', 'busy')).status).toBe(200)
+    // Also when the folder is gone (moved by that other move): the rows are not written for a place it never reaches.
+    const away = repoPath(s.config.dataDir, 'alice', 'elsewhere')
+    renameSync(at, away)
+    expect(await statusOf(asAlice.repos.repoEdit('alice', 'busy', { name: 'renamed' }))).toBe(409)
+    // That move ends (its folder back, its intent gone): the rename works.
+    renameSync(away, at)
+    await s.deps.db.delete(folderMoves)
+    expect((await asAlice.repos.repoEdit('alice', 'busy', { name: 'renamed' })).status).toBe(200)
+    expect(existsSync(repoPath(s.config.dataDir, 'alice', 'renamed'))).toBe(true)
+    expect(await s.deps.db.select().from(folderMoves)).toEqual([])
   })
 })

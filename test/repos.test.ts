@@ -160,7 +160,7 @@ describe('get, edit, delete', () => {
   test('PATCH default_branch must name an existing branch and moves HEAD', async () => {
     await s.post('/user/repos', { name: 'branchy', auto_init: true }, { token: alice.token })
     const gitDir = repoPath(s.config.dataDir, 'alice', 'branchy')
-    await git(['branch', 'develop', 'master'], { gitDir })
+    await git(['branch', 'develop', 'main'], { gitDir })
     expect((await s.patch('/repos/alice/branchy', { default_branch: 'nope' }, { token: alice.token })).status).toBe(422)
     const r = await s.patch('/repos/alice/branchy', { default_branch: 'develop' }, { token: alice.token })
     expect(r.status).toBe(200)

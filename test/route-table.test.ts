@@ -82,7 +82,7 @@ async function releaseAsset(repo: string, tag: string, draft: boolean, token: st
 
 const declared = <T>(route: Route, key: keyof typeof ACCESS_KEYS) => route.detail[ACCESS_KEYS[key]] as T | undefined
 
-/** A concrete URL for a route: the fixture's names for the parameters, `master` for a wildcard. */
+/** A concrete URL for a route: the fixture's names for the parameters, `main` (the fixture's default branch) for a wildcard. */
 function urlOf(route: Route, repo = 'pub'): string {
   const team = route.path.startsWith('/api/v1/teams/:id')
   return route.path
@@ -94,7 +94,7 @@ function urlOf(route: Route, repo = 'pub'): string {
     .replace(':collaborator', 'stranger')
     .replace(':username', 'alice')
     .replace(':target', 'alice')
-    .replace('*', 'master')
+    .replace('*', 'main')
 }
 
 /** Sends the route's request as `who` (null: anonymous) with an empty JSON body where one may go. */
@@ -176,9 +176,8 @@ describe('route table', () => {
         'GET /api/v1/settings/attachment',
         'GET /api/v1/settings/repository',
         'GET /api/v1/settings/ui',
-        'POST /api/v1/markdown',
+        // (/markdown and /markup read the caller: a context repository's default branch, when they may read it.)
         'POST /api/v1/markdown/raw',
-        'POST /api/v1/markup',
         'GET /:owner/:repo/info/refs',
         'POST /:owner/:repo/git-upload-pack',
         'POST /:owner/:repo/git-receive-pack',
@@ -229,7 +228,7 @@ describe('route table', () => {
       cases.push([route, urlOf(route, 'arch'), root, 423])
     }
     await expectRefused(cases)
-    expect((await s.get('/repos/alice/arch/raw/master/README.md')).status).toBe(200)
+    expect((await s.get('/repos/alice/arch/raw/main/README.md')).status).toBe(200)
     expect((await s.get('/repos/alice/arch/issues', { token: reader.token })).status).toBe(200)
   })
 

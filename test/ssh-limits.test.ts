@@ -284,7 +284,7 @@ describe('after sign-in', () => {
       expect(await first.alive()).toBe(true)
       await first.close()
       const again = await sshGit(aliceKey, l.port, ['ls-remote', url(l.port, 'small')])
-      expect([again.code, again.stdout]).toEqual([0, expect.stringContaining('refs/heads/master')])
+      expect([again.code, again.stdout]).toEqual([0, expect.stringContaining('refs/heads/main')])
     } finally {
       await first.close()
       await second.close()
@@ -303,7 +303,7 @@ describe('after sign-in', () => {
       const waiting = Bun.spawn(['ssh', ...sshArgs(aliceKey, l.port), 'git@127.0.0.1', "git-upload-pack 'alice/small.git'"], { stdin: 'pipe', stdout: 'pipe', stderr: 'ignore' })
       const advertised = new Response(waiting.stdout).text()
       expect(await within(waiting.exited)).toBe(true)
-      expect(await advertised).toContain('refs/heads/master')
+      expect(await advertised).toContain('refs/heads/main')
       waiting.stdin.end()
     } finally {
       await l.stop()

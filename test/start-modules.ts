@@ -44,7 +44,7 @@ const put = await app.handle(
     body: JSON.stringify({ content: Buffer.from('export const answer: number = 42\n').toString('base64'), message: 'A file' }),
   }),
 )
-const view = await app.handle(new Request('http://localhost/lazy/code/src/branch/master/main.ts'))
+const view = await app.handle(new Request('http://localhost/lazy/code/src/branch/main/main.ts'))
 const viewHtml = await view.text()
 const afterFileView = loaded()
 await closeDatabase(deps.db)

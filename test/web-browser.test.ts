@@ -49,7 +49,7 @@ test('home → profile → repository → folder → file → line anchor, each 
   expect(await page.locator('h1').first().textContent()).toContain('demo')
   await expectAccessible(page)
   await page.getByRole('link', { name: 'lib', exact: true }).click()
-  await page.waitForURL(/\/src\/branch\/master\/lib$/)
+  await page.waitForURL(/\/src\/branch\/main\/lib$/)
   await expectAccessible(page)
   await page.getByRole('link', { name: 'values.ts' }).click()
   await page.waitForURL(/values\.ts$/)

@@ -18,9 +18,9 @@ function write(dir: string, path: string, content: string | Buffer) {
   writeFileSync(join(dir, path), content)
 }
 
-/** Pushes a repository `name` for `owner` (created through the API first) with the fixture's history. */
+/** Pushes a repository `name` for `owner` (created through the API first, its default branch the fixture's `master`) with the fixture's history. */
 export async function pushCodeFixture(s: TestServer, owner: TestUser, name: string, opts: { private?: boolean; manyFiles?: number } = {}) {
-  expect((await s.post('/user/repos', { name, private: opts.private ?? false }, { token: owner.token })).status).toBe(201)
+  expect((await s.post('/user/repos', { name, private: opts.private ?? false, default_branch: 'master' }, { token: owner.token })).status).toBe(201)
   const dir = tempDir('warren-webcode-')
   await gitOk(dir, 'init', '-q', '-b', 'master')
   write(dir, 'README.md', `# ${name}\n\n${HOSTILE_HTML}\n\n[x](javascript:alert(3))\n`)

@@ -27,10 +27,10 @@ beforeAll(async () => {
   const token = { token: alice.token }
   expect((await s.post('/user/repos', { name: 'demo', auto_init: true, description: 'A demo' }, token)).status).toBe(201)
   expect((await s.post('/repos/alice/demo/labels', { name: 'bug', color: '#d73a4a' }, token)).status).toBe(201)
-  expect((await s.post('/repos/alice/demo/branches', { new_branch_name: 'feature', old_branch_name: 'master' }, token)).status).toBe(201)
+  expect((await s.post('/repos/alice/demo/branches', { new_branch_name: 'feature', old_branch_name: 'main' }, token)).status).toBe(201)
   const files = [{ operation: 'create', path: 'feature.txt', content: b64('one\ntwo\n') }]
   expect((await s.post('/repos/alice/demo/contents', { branch: 'feature', files, message: 'feature' }, token)).status).toBe(201)
-  expect((await s.post('/repos/alice/demo/pulls', { head: 'feature', base: 'master', title: 'Add the feature', body: 'It adds **a file**.' }, token)).status).toBe(201)
+  expect((await s.post('/repos/alice/demo/pulls', { head: 'feature', base: 'main', title: 'Add the feature', body: 'It adds **a file**.' }, token)).status).toBe(201)
   expect((await s.post('/repos/alice/demo/issues', { title: 'Ping bob', body: 'hello @bob' }, token)).status).toBe(201)
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -105,7 +105,7 @@ test('file an issue and comment through the forms, close and reopen it; the API 
 }, LIMIT_MS)
 
 test('a merge blocked by branch protection says which rule; once allowed, the button merges', async () => {
-  expect((await s.post('/repos/alice/demo/branch_protections', { rule_name: 'master', required_approvals: 1, block_admin_merge_override: true }, { token: alice.token })).status).toBe(201)
+  expect((await s.post('/repos/alice/demo/branch_protections', { rule_name: 'main', required_approvals: 1, block_admin_merge_override: true }, { token: alice.token })).status).toBe(201)
   const page = await signedIn(alice)
   await page.goto(s.url + '/alice/demo/pulls')
   await expectAccessible(page)

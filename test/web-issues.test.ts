@@ -70,10 +70,10 @@ beforeAll(async () => {
   expect((await s.patch('/repos/alice/pub/issues/1', { state: 'open' }, token)).status).toBe(201)
   expect((await s.post('/repos/alice/pub/issues', { title: 'Plain second issue', body: 'hello @bob' }, token)).status).toBe(201)
   // A pull request: a branch with one change.
-  expect((await s.post('/repos/alice/pub/branches', { new_branch_name: 'feature', old_branch_name: 'master' }, token)).status).toBe(201)
+  expect((await s.post('/repos/alice/pub/branches', { new_branch_name: 'feature', old_branch_name: 'main' }, token)).status).toBe(201)
   const files = [{ operation: 'create', path: 'feature.txt', content: b64('one\ntwo\n') }]
   expect((await s.post('/repos/alice/pub/contents', { branch: 'feature', files, message: 'feature' }, token)).status).toBe(201)
-  const pr = await s.post('/repos/alice/pub/pulls', { head: 'feature', base: 'master', title: 'Add the feature', body: 'Please **merge**' }, token)
+  const pr = await s.post('/repos/alice/pub/pulls', { head: 'feature', base: 'main', title: 'Add the feature', body: 'Please **merge**' }, token)
   expect(pr.status).toBe(201)
   prIndex = pr.body.number
   expect((await s.post('/repos/alice/secret/issues', { title: 'Secret issue' }, token)).status).toBe(201)
@@ -301,10 +301,10 @@ describe('the pull request page', () => {
     const url = `/alice/pub/pulls/${prIndex}`
     const anon = await (await page(url)).text()
     expect(anon).toContain('<strong>merge</strong>')
-    expect(anon).toContain('<code>feature</code> into <code>master</code>')
+    expect(anon).toContain('<code>feature</code> into <code>main</code>')
     expect(anon).not.toContain('Merge pull request</button>')
     // Protection: one approval needed.
-    expect((await s.post('/repos/alice/pub/branch_protections', { rule_name: 'master', required_approvals: 1 }, { token: alice.token })).status).toBe(201)
+    expect((await s.post('/repos/alice/pub/branch_protections', { rule_name: 'main', required_approvals: 1 }, { token: alice.token })).status).toBe(201)
     const blocked = await (await page(url, 'alice')).text()
     expect(blocked).toContain('Merging is blocked: PR is not ready to be merged: Does not have enough approvals')
     expect(blocked).toContain('value="merge"')
@@ -345,8 +345,8 @@ describe('the pull request page', () => {
 describe("a pull request's files", () => {
   test('line comments at their lines, a form per line for the signed-in (CSRF), old lines too; outdated ones listed apart', async () => {
     const token = { token: alice.token }
-    // Beside master (protected by an earlier test): a base branch with the file, and a head changing it.
-    expect((await s.post('/repos/alice/pub/branches', { new_branch_name: 'lines-base', old_branch_name: 'master' }, token)).status).toBe(201)
+    // Beside main (protected by an earlier test): a base branch with the file, and a head changing it.
+    expect((await s.post('/repos/alice/pub/branches', { new_branch_name: 'lines-base', old_branch_name: 'main' }, token)).status).toBe(201)
     expect((await s.post('/repos/alice/pub/contents', { branch: 'lines-base', files: [{ operation: 'create', path: 'lines.txt', content: b64('a\nb\nc\nd\n') }], message: 'lines' }, token)).status).toBe(201)
     expect((await s.post('/repos/alice/pub/branches', { new_branch_name: 'lines', old_branch_name: 'lines-base' }, token)).status).toBe(201)
     const update = async (text: string) => {

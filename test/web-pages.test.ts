@@ -81,7 +81,7 @@ describe('pages and their access', () => {
     const res = await page('/alice/pub')
     expect(res.status).toBe(200)
     const html = await res.text()
-    expect(html).toContain('href="/alice/pub/src/branch/master/src"')
+    expect(html).toContain('href="/alice/pub/src/branch/main/src"')
     expect(html).toContain(`value="${s.config.baseUrl}alice/pub.git"`)
     expect(html).toContain('A &lt;b&gt;public&lt;/b&gt; one')
     expect(html).toContain('Hello</h1>')
@@ -96,24 +96,24 @@ describe('pages and their access', () => {
   })
 
   test('folder, file with line anchors, binary file, raw download, unknown paths', async () => {
-    const folder = await (await page('/alice/pub/src/branch/master/src')).text()
-    expect(folder).toContain('href="/alice/pub/src/branch/master/src/main.ts"')
-    const file = await (await page('/alice/pub/src/branch/master/src/main.ts')).text()
+    const folder = await (await page('/alice/pub/src/branch/main/src')).text()
+    expect(folder).toContain('href="/alice/pub/src/branch/main/src/main.ts"')
+    const file = await (await page('/alice/pub/src/branch/main/src/main.ts')).text()
     expect(file).toContain('<li id=L2><b>export const</b> <q>answer</q>: <u>number</u> = <u>42</u>')
     // A block comment over two lines stays one element per line.
     expect(file).toContain('<li id=L3><em>/* a</em><li id=L4><em>block */</em></ol>')
-    const bin = await (await page('/alice/pub/src/branch/master/bin.dat')).text()
+    const bin = await (await page('/alice/pub/src/branch/main/bin.dat')).text()
     expect(bin).toContain('binary file')
-    expect((await page('/alice/pub/raw/branch/master/src/main.ts')).status).toBe(200)
-    const commit = (await s.get('/repos/alice/pub/branches/master')).body.commit.id
+    expect((await page('/alice/pub/raw/branch/main/src/main.ts')).status).toBe(200)
+    const commit = (await s.get('/repos/alice/pub/branches/main')).body.commit.id
     expect((await page(`/alice/pub/src/commit/${commit}/src/main.ts`)).status).toBe(200)
     expect((await page('/alice/pub/src/branch/nope/x')).status).toBe(404)
-    expect((await page('/alice/pub/src/branch/master/missing.txt')).status).toBe(404)
+    expect((await page('/alice/pub/src/branch/main/missing.txt')).status).toBe(404)
     expect((await page('/alice/pub/src/tag/v9/x')).status).toBe(404)
   })
 
   test('a private repository is a 404 page to anonymous and strangers, its pages open to its owner', async () => {
-    for (const path of ['/alice/secret', '/alice/secret/src/branch/master/README.md']) {
+    for (const path of ['/alice/secret', '/alice/secret/src/branch/main/README.md']) {
       expect((await page(path)).status).toBe(404)
       expect((await page(path, { cookie: await signIn(stranger) })).status).toBe(404)
       expect((await page(path, { cookie: await signIn(alice) })).status).toBe(200)

@@ -372,7 +372,7 @@ describe('delivery history, tests, retries, the network guard', () => {
     const test = (await deliveriesAt('/history', 1))[0]!
     const head = await headOf('alice', 'history')
     expectHeaders(test, 'push', 'push')
-    expect(test.payload).toMatchObject({ ref: 'refs/heads/master', before: head, after: head, commits: [expect.objectContaining({ id: head })], head_commit: expect.objectContaining({ id: head }) })
+    expect(test.payload).toMatchObject({ ref: 'refs/heads/main', before: head, after: head, commits: [expect.objectContaining({ id: head })], head_commit: expect.objectContaining({ id: head }) })
     const list = await until(async () => {
       const r = await s.get(`/repos/alice/history/hooks/${hook.id}/deliveries`, as(alice))
       return r.body[0]?.delivered ? r : null

@@ -221,9 +221,14 @@ export type RepoTransferRow = typeof repoTransfers.$inferSelect
  * behind means those rows never changed: the start-up repair puts the folder back (the rows still
  * name `fromPath`). Paths are relative to {data}/repositories.
  */
-export const folderMoves = sqliteTable('folder_moves', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  fromPath: text('from_path').notNull(),
-  toPath: text('to_path').notNull(),
-  createdUnix: integer('created_unix').notNull(),
-})
+export const folderMoves = sqliteTable(
+  'folder_moves',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    fromPath: text('from_path').notNull(),
+    toPath: text('to_path').notNull(),
+    createdUnix: integer('created_unix').notNull(),
+  },
+  // One move of a folder at a time: a second intent for it is refused by the index (a 409).
+  (t) => [uniqueIndex('folder_moves_from_path_uq').on(t.fromPath)],
+)

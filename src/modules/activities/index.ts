@@ -1,6 +1,6 @@
-import { Elysia } from 'elysia'
+import { Elysia, type TSchema } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pipeline, type ScopeNeed } from '../../auth/pipeline'
 import { activitiesToApi } from '../../convert/activity'
 import { RepoParams } from '../repos/model'
 import { OrgParams } from '../orgs/model'
@@ -12,6 +12,20 @@ import { listFeed } from './service'
 
 /** What Gitea's FormBool (Go's strconv.ParseBool) reads as true; anything else is false. */
 const GO_TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True'])
+
+/**
+ * What a feed's route declares: its scope category (also its tag), the need that loads whose feed
+ * it is (`need`: the caller, an organisation, a team, a repository), its params and query, its
+ * operation id, and whose feed it is in its summary. A page of Activity records.
+ */
+const feedOptions = <const S extends ScopeNeed & string, const N extends object, P extends TSchema, Q extends TSchema>(
+  scope: S,
+  need: N,
+  params: P,
+  query: Q,
+  operationId: string,
+  whose: string,
+) => ({ scope, ...need, paged: true as const, params, query, response: { 200: ActivityList }, detail: { operationId, summary: `List ${whose} activity feeds`, tags: [scope] } })
 
 /** Activity feeds (Gitea's `…/activities/feeds`): a user's, an organisation's, a team's, a repository's. */
 export const activitiesModule = (deps: AppDeps) =>
@@ -27,15 +41,7 @@ export const activitiesModule = (deps: AppDeps) =>
         const of = { user, onlyPerformedBy: GO_TRUE.has(query['only-performed-by'] ?? '') }
         return respond(await listFeed(deps, viewer, of, { includePrivate, date: query.date }, page), async (rows) => await activitiesToApi(deps, viewer, rows, () => user.id))
       },
-      {
-        scope: 'user',
-        caller: true,
-        paged: true,
-        params: UsernameParams,
-        query: UserFeedQuery,
-        response: { 200: ActivityList },
-        detail: { operationId: 'userListActivityFeeds', summary: "List a user's activity feeds", tags: ['user'] },
-      },
+      feedOptions('user', { caller: true }, UsernameParams, UserFeedQuery, 'userListActivityFeeds', "a user's"),
     )
     .get(
       '/orgs/:org/activities/feeds',
@@ -45,43 +51,19 @@ export const activitiesModule = (deps: AppDeps) =>
         return respond(await listFeed(deps, org.viewer, { user: org.org, onlyPerformedBy: false }, { includePrivate, date: query.date }, page), async (rows) =>
           await activitiesToApi(deps, org.viewer, rows, () => org.org.id))
       },
-      {
-        scope: 'organization',
-        org: 'visible',
-        paged: true,
-        params: OrgParams,
-        query: FeedQuery,
-        response: { 200: ActivityList },
-        detail: { operationId: 'orgListActivityFeeds', summary: "List an organization's activity feeds", tags: ['organization'] },
-      },
+      feedOptions('organization', { org: 'visible' }, OrgParams, FeedQuery, 'orgListActivityFeeds', "an organization's"),
     )
     .get(
       '/teams/:id/activities/feeds',
       async ({ team, query, page, respond }) =>
         respond(await listFeed(deps, team.viewer, { team: team.team, org: team.org }, { includePrivate: true, date: query.date }, page), async (rows) =>
           await activitiesToApi(deps, team.viewer, rows, () => team.org.id)),
-      {
-        scope: 'organization',
-        team: 'member',
-        paged: true,
-        params: TeamParams,
-        query: FeedQuery,
-        response: { 200: ActivityList },
-        detail: { operationId: 'orgListTeamActivityFeeds', summary: "List a team's activity feeds", tags: ['organization'] },
-      },
+      feedOptions('organization', { team: 'member' }, TeamParams, FeedQuery, 'orgListTeamActivityFeeds', "a team's"),
     )
     .get(
       '/repos/:owner/:repo/activities/feeds',
       async ({ repo, query, page, respond }) =>
         respond(await listFeed(deps, repo.caller.user, { repo: repo.repo }, { includePrivate: true, date: query.date }, page), async (rows) =>
           await activitiesToApi(deps, repo.caller.user, rows, (row) => row.event.actorId ?? 0)),
-      {
-        scope: 'repository',
-        repo: { level: 'read' },
-        paged: true,
-        params: RepoParams,
-        query: FeedQuery,
-        response: { 200: ActivityList },
-        detail: { operationId: 'repoListActivityFeeds', summary: "List a repository's activity feeds", tags: ['repository'] },
-      },
+      feedOptions('repository', { repo: { level: 'read' } }, RepoParams, FeedQuery, 'repoListActivityFeeds', "a repository's"),
     )

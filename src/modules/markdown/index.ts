@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { MARKUP_MODES, MarkdownOption, MarkdownRawBody, MarkdownRender, MarkupOption } from './model'
 import { renderMarkdown } from './service'
+import { contextBranch } from './context'
 import { readsBody } from '../../lib/body'
 import { ApiError } from '../../lib/errors'
 
@@ -14,13 +15,15 @@ export const markdownModule = (deps: AppDeps) =>
     .use(pipeline(deps))
     .post(
       '/markdown',
-      async ({ body, set, request }) => {
+      async ({ body, set, request, caller }) => {
         set.headers['content-type'] = HTML
-        const opts = { mode: body.Mode ?? body.mode, context: body.Context ?? body.context, wiki: body.Wiki ?? body.wiki }
+        const context = body.Context ?? body.context
+        const opts = { mode: body.Mode ?? body.mode, context, wiki: body.Wiki ?? body.wiki, branch: await contextBranch(deps, caller.user, context) }
         return renderMarkdown(deps.config, body.Text ?? body.text ?? '', opts, deps.auth.clientAddress(request))
       },
       {
         scope: 'none',
+        caller: true,
         // A `null` body is an empty MarkdownOption, as in Gitea (non-object bodies are refused by
         // the app's body parser for every route).
         transform: (ctx) => {
@@ -37,19 +40,21 @@ export const markdownModule = (deps: AppDeps) =>
     )
     .post(
       '/markup',
-      async ({ body, set, request }) => {
+      async ({ body, set, request, caller }) => {
         const wiki = body.Wiki ?? body.wiki
         const given = (body.Mode ?? body.mode ?? '').toLowerCase()
         if (!(MARKUP_MODES as readonly string[]).includes(given)) throw new ApiError(422, `Unknown mode: ${given}`)
         // Gitea's rule: `Wiki` makes the mode `wiki`; every mode but plain markdown resolves
         // references and links against the context, as /markdown's `gfm` does.
         const plain = !wiki && (given === '' || given === 'markdown')
-        const opts = { mode: plain ? 'markdown' : 'gfm', context: body.Context ?? body.context, wiki: wiki || given === 'wiki' }
+        const context = body.Context ?? body.context
+        const opts = { mode: plain ? 'markdown' : 'gfm', context, wiki: wiki || given === 'wiki', branch: await contextBranch(deps, caller.user, context) }
         set.headers['content-type'] = HTML
         return renderMarkdown(deps.config, body.Text ?? body.text ?? '', opts, deps.auth.clientAddress(request))
       },
       {
         scope: 'none',
+        caller: true,
         transform: (ctx) => {
           if (ctx.body === null || ctx.body === undefined) ctx.body = {}
         },

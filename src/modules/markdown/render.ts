@@ -18,6 +18,11 @@ export interface RenderOptions {
   context?: string
   /** Relative links point into the wiki (`{context}/wiki/...`). */
   wiki?: boolean
+  /**
+   * The branch relative links point into (`{context}/src/branch/{branch}/...`): the context
+   * repository's default branch when it is known (markdown/context.ts), else `master`.
+   */
+  branch?: string
 }
 
 /**
@@ -46,6 +51,9 @@ export function contextUrl(config: RenderConfig, context: string): string {
   return (config.baseUrl + trimmed.replace(/^\/+/, '')).replace(/\/+$/, '')
 }
 
+/** A branch as a URL's path segments (its slashes kept, as the source pages read them). */
+const branchPath = (branch: string | undefined) => (branch ? branch.split('/').map(encodeURIComponent).join('/') : 'master')
+
 function linkPlan(config: RenderConfig, opts: RenderOptions): LinkPlan | undefined {
   if (opts.mode !== 'gfm') return undefined
   const context = opts.context?.trim() ? contextUrl(config, opts.context) : ''
@@ -53,8 +61,8 @@ function linkPlan(config: RenderConfig, opts: RenderOptions): LinkPlan | undefin
   return {
     baseUrl: config.baseUrl,
     context,
-    pagePrefix: opts.wiki ? `${context}/wiki/` : `${context}/src/branch/master/`,
-    imagePrefix: opts.wiki ? `${context}/wiki/raw/` : `${context}/raw/branch/master/`,
+    pagePrefix: opts.wiki ? `${context}/wiki/` : `${context}/src/branch/${branchPath(opts.branch)}/`,
+    imagePrefix: opts.wiki ? `${context}/wiki/raw/` : `${context}/raw/branch/${branchPath(opts.branch)}/`,
   }
 }
 

@@ -8,25 +8,29 @@ import { FileBytes, RepoWildcardParams } from '../files/model'
 import { RepoParams } from '../repos/model'
 import {
   AssetParams,
-  AttachmentSchema,
   AttachmentUuidParams,
   CreateReleaseOption,
-  EditAttachmentOptions,
   EditReleaseOption,
   ListReleasesQuery,
   ReleaseParams,
   ReleaseSchema,
   TagParams,
-  UploadQuery,
 } from './model'
-import { UPLOAD_BODY } from '../attachments/model'
+import { assetRouteOptions } from '../attachments/routes'
 import { createRelease, deleteRelease, editRelease, getLatestRelease, getRelease, getReleaseByTag, listReleases } from './service'
 import { deleteAsset, editAsset, getAsset, listAssets, uploadAsset } from './assets'
 import { downloadAttachment } from '../attachments/files'
-import { readsBody } from '../../lib/body'
 
 const ReleaseList = t.Array(ReleaseSchema)
-const AttachmentList = t.Array(AttachmentSchema)
+/** A release's assets: read with the releases unit, changed by its writers (signed in); the list pages when asked. */
+const releaseAssets = assetRouteOptions({
+  scope: 'repository',
+  read: { level: 'read', unit: 'releases' },
+  write: { repo: { level: 'write', unit: 'releases' }, signed: true },
+  holderParams: ReleaseParams,
+  assetParams: AssetParams,
+  list: { pageIfAsked: true, query: PageQuery },
+})
 
 /** Releases and their assets under /api/v1. */
 export const releasesModule = (deps: AppDeps) =>
@@ -126,54 +130,26 @@ export const releasesModule = (deps: AppDeps) =>
     .get(
       '/repos/:owner/:repo/releases/:id/assets',
       async ({ params, repo, page, respond }) => respond(await listAssets(deps, repo, params.id, page), (rows) => rows.map((a) => toApiAttachment(deps.config, a))),
-      {
-        scope: 'repository',
-        repo: { level: 'read', unit: 'releases' },
-        pageIfAsked: true,
-        params: ReleaseParams,
-        query: PageQuery,
-        response: { 200: AttachmentList },
-        detail: { operationId: 'repoListReleaseAttachments', summary: "List a release's attachments" },
-      },
+      releaseAssets.list({ operationId: 'repoListReleaseAttachments', summary: "List a release's attachments" }),
     )
     .post(
       '/repos/:owner/:repo/releases/:id/assets',
       async ({ params, query, request, repo, user, status }) =>
         status(201, toApiAttachment(deps.config, await uploadAsset(deps, repo, user, params.id, request, query.name))),
-      {
-        scope: 'repository',
-        repo: { level: 'write', unit: 'releases' },
-        signed: true,
-        params: ReleaseParams,
-        query: UploadQuery,
-        response: { 201: AttachmentSchema },
-        detail: {
-          operationId: 'repoCreateReleaseAttachment',
-          summary: 'Upload a release attachment (multipart field "attachment", streamed; at most WARREN_MAX_ATTACHMENT_SIZE bytes)',
-          requestBody: UPLOAD_BODY as any,
-          // Streamed to disk by the upload itself, up to WARREN_MAX_ATTACHMENT_SIZE.
-          ...readsBody('unread'),
-        },
-      },
+      releaseAssets.upload({
+        operationId: 'repoCreateReleaseAttachment',
+        summary: 'Upload a release attachment (multipart field "attachment", streamed; at most WARREN_MAX_ATTACHMENT_SIZE bytes)',
+      }),
     )
-    .get('/repos/:owner/:repo/releases/:id/assets/:asset', async ({ params, repo }) => toApiAttachment(deps.config, await getAsset(deps, repo, params.id, params.asset)), {
-      scope: 'repository',
-      repo: { level: 'read', unit: 'releases' },
-      params: AssetParams,
-      response: { 200: AttachmentSchema },
-      detail: { operationId: 'repoGetReleaseAttachment', summary: 'Get a release attachment' },
-    })
+    .get(
+      '/repos/:owner/:repo/releases/:id/assets/:asset',
+      async ({ params, repo }) => toApiAttachment(deps.config, await getAsset(deps, repo, params.id, params.asset)),
+      releaseAssets.get({ operationId: 'repoGetReleaseAttachment', summary: 'Get a release attachment' }),
+    )
     .patch(
       '/repos/:owner/:repo/releases/:id/assets/:asset',
       async ({ params, body, repo, status }) => status(201, toApiAttachment(deps.config, await editAsset(deps, repo, params.id, params.asset, body.name))),
-      {
-        scope: 'repository',
-        repo: { level: 'write', unit: 'releases' },
-        params: AssetParams,
-        body: EditAttachmentOptions,
-        response: { 201: AttachmentSchema },
-        detail: { operationId: 'repoEditReleaseAttachment', summary: 'Rename a release attachment' },
-      },
+      releaseAssets.edit({ operationId: 'repoEditReleaseAttachment', summary: 'Rename a release attachment' }),
     )
     .delete(
       '/repos/:owner/:repo/releases/:id/assets/:asset',
@@ -181,13 +157,7 @@ export const releasesModule = (deps: AppDeps) =>
         await deleteAsset(deps, repo, params.id, params.asset)
         return status(204, undefined)
       },
-      {
-        scope: 'repository',
-        repo: { level: 'write', unit: 'releases' },
-        params: AssetParams,
-        response: { 204: t.Void() },
-        detail: { operationId: 'repoDeleteReleaseAttachment', summary: 'Delete a release attachment (and its file)' },
-      },
+      releaseAssets.delete({ operationId: 'repoDeleteReleaseAttachment', summary: 'Delete a release attachment (and its file)' }),
     )
 
 /**

@@ -162,7 +162,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
   checkRepoName(opts.name)
   if (opts.description !== undefined && charCount(opts.description) > 255)
     throw unprocessable('must be less than 255 characters', 'Description')
-  const defaultBranch = opts.defaultBranch || 'master'
+  const defaultBranch = opts.defaultBranch || deps.config.defaultBranch
   if (!isSafeRefName(defaultBranch)) throw unprocessable('invalid branch name', 'DefaultBranch')
   const now = nowUnix()
   const files = opts.autoInit ? await initialFiles(owner, opts, now) : []

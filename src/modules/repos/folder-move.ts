@@ -25,15 +25,29 @@ export async function moveFolderWithRows<T>(
   write: () => Promise<T>,
   opts: { taken: string; afterMove?: () => Promise<void>; beside?: readonly (readonly [string, string])[] },
 ): Promise<T> {
+  if (from === to) return await writeTransaction(deps.db, write)
   const root = rootOf(deps)
-  const moves = from !== to && existsSync(from)
-  if (!moves) {
-    // Gone because another move of it is under way (its intent is written before it moves the
-    // folder): writing the rows now could name a place the folder never reaches.
-    if (from !== to && (await deps.db.select({ id: folderMoves.id }).from(folderMoves).where(eq(folderMoves.fromPath, relative(root, from))).limit(1)).length)
-      throw conflict('the repository is being moved or renamed; try again')
-    return await writeTransaction(deps.db, write)
+  // One move of a folder at a time: a second intent for it is refused by the unique index on
+  // from_path. Also when the folder is gone: gone because another move of it is under way (its
+  // intent is written before it moves the folder), writing the rows now could name a place the
+  // folder never reaches.
+  const intend = async (f: string, t: string): Promise<number> => {
+    const [written] = await deps.db
+      .insert(folderMoves)
+      .values({ fromPath: relative(root, f), toPath: relative(root, t), createdUnix: nowUnix() })
+      .onConflictDoNothing()
+      .returning({ id: folderMoves.id })
+    if (!written) throw conflict(BUSY)
+    return written.id
   }
+  const forget = (ids: number[]) => (ids.length ? deps.db.delete(folderMoves).where(inArray(folderMoves.id, ids)) : Promise.resolve())
+  const withRows = (ids: number[]) => async () => {
+    const result = await write()
+    await forget(ids)
+    return result
+  }
+  // Nothing to move: the intent only guards the rows' write, in the same transaction.
+  if (!existsSync(from)) return await writeTransaction(deps.db, async () => await withRows([await intend(from, to)])())
   // The folders that go with it (a repository's wiki), those that exist; each move has its intent.
   const folders = [[from, to] as const, ...(opts.beside ?? []).filter(([f, t]) => f !== t && existsSync(f))]
   if (folders.some(([, t]) => existsSync(t))) throw conflict(opts.taken)
@@ -41,36 +55,31 @@ export async function moveFolderWithRows<T>(
   const moved: (readonly [string, string])[] = []
   const undo = async () => {
     for (const [f, t] of moved.reverse()) renameSync(t, f)
-    if (intents.length) await deps.db.delete(folderMoves).where(inArray(folderMoves.id, intents))
+    await forget(intents)
   }
   try {
     for (const [f, t] of folders) {
-      intents.push((await deps.db
-        .insert(folderMoves)
-        .values({ fromPath: relative(root, f), toPath: relative(root, t), createdUnix: nowUnix() })
-        .returning({ id: folderMoves.id }))[0]!.id)
+      intents.push(await intend(f, t))
       mkdirSync(dirname(t), { recursive: true })
       renameSync(f, t)
       moved.push([f, t])
     }
   } catch (e) {
     await undo()
-    // Another move of it took the folder first.
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw conflict('the repository is being moved or renamed; try again')
+    // Gone meanwhile: another move of it finished (its intent removed) after this one found it.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw conflict(BUSY)
     throw e
   }
   try {
     await opts.afterMove?.()
-    return await writeTransaction(deps.db, async () => {
-      const result = await write()
-      await deps.db.delete(folderMoves).where(inArray(folderMoves.id, intents))
-      return result
-    })
+    return await writeTransaction(deps.db, withRows(intents))
   } catch (e) {
     await undo()
     throw e
   }
 }
+
+const BUSY = 'the repository is being moved or renamed; try again'
 
 const rootOf = (deps: AppDeps) => join(deps.config.dataDir, 'repositories')
 

@@ -76,7 +76,7 @@ export async function generateRepository(
     }
   }
   const templateGit = gitOfRow(deps, template)
-  const branch = req.defaultBranch || template.defaultBranch || 'master'
+  const branch = req.defaultBranch || template.defaultBranch || deps.config.defaultBranch
   const source = req.gitContent && !template.isEmpty ? await readRef(templateGit, `refs/heads/${template.defaultBranch}`) : null
   const repo = await createRepository(deps, owner, {
     name: req.name,

@@ -13,7 +13,11 @@ export { Int, PlainUserSchema }
  * null, as Gitea shows them), declared loosely: an array of objects inside the record's nullable
  * field sends Elysia's answer normalisation of every Repository list down a path several times
  * slower (a repository search 3,000 → 1,100 req/s); the converter (convert/repo.ts
- * `transfersOf`) makes them with the one Team converter.
+ * `transfersOf`) makes them with the one Team converter. Measured again (bench/repos.ts search,
+ * Team records against this): still ~1,000 against ~2,200-3,300 req/s, also without the Team's
+ * `$id`; exact-mirror's cleaner and checkedJson alone, timed on 50 such records outside a route,
+ * cost the same with either schema, so the cost is in how the route's answer handling is put
+ * together, not yet found.
  */
 const RepoTransferSchema = t.Object(
   { doer: PlainUserSchema, recipient: PlainUserSchema, teams: t.Array(t.Any({ description: 'Team records' })) },

@@ -135,7 +135,7 @@ const inWindow = (at: number, w: { from?: number; to?: number }) => (w.from === 
 /** The texts rendered in one batch; null for each when the batch could not be rendered (too long, too slow, the pool busy). */
 export async function renderAll(deps: AppDeps, ctx: RepoContext, texts: string[], client: string): Promise<(string | null)[]> {
   try {
-    return await renderMarkdownAll(deps.config, texts, { mode: 'gfm', context: `${ctx.owner.name}/${ctx.repo.name}` }, client)
+    return await renderMarkdownAll(deps.config, texts, { mode: 'gfm', context: `${ctx.owner.name}/${ctx.repo.name}`, branch: ctx.repo.defaultBranch }, client)
   } catch (e) {
     if (e instanceof ApiError) return texts.map(() => null)
     throw e

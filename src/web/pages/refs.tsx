@@ -46,7 +46,7 @@ function refsPage(web: WebContext, repo: ApiRepo, current: 'branches' | 'tags' |
 /** A release's notes as markdown rendered in the pool (sanitised); past its budget, the text as it is. */
 async function notesOf(deps: AppDeps, ctx: RepoContext, release: ApiRelease, client: string): Promise<Html | string> {
   try {
-    return trustedHtml(await renderMarkdown(deps.config, release.body, { mode: 'gfm', context: `${ctx.owner.name}/${ctx.repo.name}` }, client))
+    return trustedHtml(await renderMarkdown(deps.config, release.body, { mode: 'gfm', context: `${ctx.owner.name}/${ctx.repo.name}`, branch: ctx.repo.defaultBranch }, client))
   } catch (e) {
     if (e instanceof ApiError) return release.body
     throw e

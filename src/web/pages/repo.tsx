@@ -38,12 +38,12 @@ async function readmeOf(deps: AppDeps, ctx: RepoContext, at: SourceAt, names: st
   if (!file || file.kind !== 'text') return { name, html: null }
   if (!/\.(md|markdown)$/i.test(name)) return { name, text: file.text }
   const context = `${ctx.owner.name}/${ctx.repo.name}`
-  // The rendering depends on the text (its blob id), the links' repository and the site's address only.
-  const key = `${deps.config.baseUrl}\0${context}\0${file.oid}`
+  // The rendering depends on the text (its blob id), the links' repository and branch and the site's address only.
+  const key = `${deps.config.baseUrl}\0${context}\0${ctx.repo.defaultBranch}\0${file.oid}`
   const known = rendered.get(key)
   if (known !== undefined) return { name, html: known }
   try {
-    const html = await renderMarkdown(deps.config, file.text, { mode: 'gfm', context }, client)
+    const html = await renderMarkdown(deps.config, file.text, { mode: 'gfm', context, branch: ctx.repo.defaultBranch }, client)
     rendered.set(key, html)
     return { name, html }
   } catch (e) {
