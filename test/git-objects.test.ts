@@ -57,6 +57,12 @@ describe('readObject', () => {
     expect(found?.object.oid).toBe(commit)
     expect(found?.peeled?.oid).toBe(await gitOk(dir, 'rev-parse', 'HEAD^{tree}'))
   })
+
+  test("a path relative to a work tree (`rev:./x`, `rev:../x`, `rev:.`) is nothing, and the batch reader lives on", async () => {
+    const infos = await objectInfos(repo, ['main:./a.txt', 'main:../a.txt', 'main:.', 'main:..', `${commit}:./x/y`])
+    expect(infos).toEqual([null, null, null, null, null])
+    expect((await objectInfos(repo, ['main', 'main:.hidden-name-is-fine']))[0]?.type).toBe('commit')
+  })
 })
 
 describe('TreeEntry', () => {

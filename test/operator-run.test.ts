@@ -149,10 +149,10 @@ describe('the OpenAPI server under a base URL with a path', () => {
 describe('the warren command', () => {
   test('`warren admin --help` and `warren admin user --help` exit 0 with the commands of the group', async () => {
     const data = dirs.make('warren-help-')
-    for (const words of [['admin'], ['admin', 'user']]) {
+    for (const [words, commands] of [[['admin'], 7], [['admin', 'user'], 4]] as const) {
       const { code, stdout, stderr } = await runCli(SOURCES, data, [...words, '--help'])
       expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
-      expect(stdout).toStartWith(`warren ${words.join(' ')}: 4 commands`)
+      expect(stdout).toStartWith(`warren ${words.join(' ')}: ${commands} commands`)
       for (const command of ['create', 'list', 'change-password', 'delete']) expect(stdout).toContain(`warren admin user ${command}`)
     }
     // A group without --help shows the same; a word that names no group is refused.

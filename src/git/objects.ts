@@ -203,9 +203,15 @@ function readerOf(repo: GitRepo): BatchReader {
   return created
 }
 
+/** `rev:./path`, `rev:../path`, `rev:.`, `rev:..`: a path relative to a work tree. */
+const RELATIVE_PATH = /:\.\.?(\/|$)/
+
 /** Id, type and size of an object (`<id>`, `<id>:<path>`, `refs/heads/<name>`, `<rev>^{commit}`), or null when git finds none (or several). */
 export async function objectInfo(repo: GitRepo, object: string): Promise<ObjectInfo | null> {
-  if (/[\n\r\0]/.test(object)) return null
+  // A path after `rev:` that starts with `./` or `../` (or is `.`/`..`) is git's path relative to
+  // a work tree, which a bare repository has not: cat-file dies of it ("relative path syntax
+  // can't be used outside working tree"). No tree holds such an entry: nothing is there.
+  if (/[\n\r\0]/.test(object) || RELATIVE_PATH.test(object)) return null
   return (await readerOf(repo).ask(object, false))?.info ?? null
 }
 
