@@ -189,3 +189,54 @@ export async function deleteGpgKey(deps: AppDeps, ownerId: number, id: number): 
         .where(and(eq(gpgKeys.ownerId, ownerId), eq(gpgKeys.primaryKeyId, key.keyId)))
   })
 }
+
+/** Longest armored detached signature POST /user/gpg_key_verify reads (a signature is well under 2 KiB). */
+export const MAX_TOKEN_SIGNATURE = 16 * 1024
+
+/** Go's RFC1123Z of an instant, in UTC. */
+const rfc1123z = (ms: number) => new Date(ms).toUTCString().replace(/ GMT$/, ' +0000')
+
+/**
+ * The text a user signs to prove they hold a GPG key (Gitea's VerificationToken): a SHA-256 of
+ * the minute (shifted by `minutes`) and who the user is. It changes every minute; the
+ * one handed out is for the next minute, and that one and the current minute's are accepted.
+ */
+export function gpgVerificationToken(user: UserRow, minutes: number, nowMs = Date.now()): string {
+  const minute = Math.floor(nowMs / 60_000) * 60_000 + minutes * 60_000
+  const text = `${rfc1123z(minute)}:${rfc1123z(user.createdUnix * 1000)}:${user.name}:${user.email}:${user.id}`
+  return new Bun.CryptoHasher('sha256').update(text).digest('hex')
+}
+
+/** The signed texts Gitea accepts for a token: as is, or with the line end a signing tool added. */
+const signedForms = (token: string) => [token, `${token}\n`, `${token}\r\n`, `${token}\n\n`]
+
+/**
+ * Marks `user`'s GPG key `keyIdInput` verified when `signature` is an armored detached signature
+ * of their current (or last minute's) verification token by that key or one of its subkeys.
+ * 404 for a key id that is not one of the user's keys, 422 for a signature that does not match.
+ */
+export async function verifyGpgKey(deps: AppDeps, user: UserRow, keyIdInput: string, signature: string): Promise<GpgKeyRow> {
+  // Gitea trims leading zeros of the id it is given; ids are stored as 16 hex digits.
+  const trimmed = keyIdInput.trim().replace(/^0+/, '').toUpperCase()
+  if (!/^[0-9A-F]{1,16}$/.test(trimmed)) throw notFound('GPG key does not exist')
+  const keyId = trimmed.padStart(16, '0')
+  const key = (await deps.db
+    .select()
+    .from(gpgKeys)
+    .where(and(eq(gpgKeys.ownerId, user.id), eq(gpgKeys.keyId, keyId))))[0]
+  if (!key) throw notFound(`GPG key does not exist [key_id: ${keyId}]`)
+  const token = gpgVerificationToken(user, 1)
+  const mismatch = () =>
+    unprocessable(`The provided GPG key, signature and token do not match or token is out of date. Provide a valid signature for the token: ${token}`)
+  if (!signature.trim() || signature.length > MAX_TOKEN_SIGNATURE) throw mismatch()
+  const subkeys = key.primaryKeyId
+    ? []
+    : await deps.db
+        .select()
+        .from(gpgKeys)
+        .where(and(eq(gpgKeys.ownerId, user.id), eq(gpgKeys.primaryKeyId, key.keyId)))
+  const { detachedSigner } = await import('./gpg-key')
+  const texts = [token, gpgVerificationToken(user, 0)].flatMap(signedForms)
+  if (!(await detachedSigner(signature, texts, [key, ...subkeys]))) throw mismatch()
+  return (await deps.db.update(gpgKeys).set({ verified: true }).where(eq(gpgKeys.id, key.id)).returning())[0]!
+}
