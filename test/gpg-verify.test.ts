@@ -176,3 +176,34 @@ describe('POST /user/gpg_key_verify', () => {
     expect((await s.get(`/user/gpg_keys/${aliceKey.id}`, { token: alice.token })).body.verified).toBe(false)
   })
 })
+
+describe('POST /user/gpg_keys with armored_signature', () => {
+  test('a key none of whose e-mails is the user\'s is added, verified, when it signed the token; a wrong signature adds nothing', async () => {
+    const { privateKey, publicKey } = await openpgp.generateKey({
+      type: 'curve25519',
+      userIDs: [{ email: 'elsewhere@example.org' }],
+      subkeys: [{ sign: true }],
+      format: 'object',
+    })
+    const armored_public_key = publicKey.armor()
+    const refused = await s.post('/user/gpg_keys', { armored_public_key }, { token: bob.token })
+    expect(refused.status).toBe(422)
+    const token = await getToken(bob)
+    expect(refused.body.message).toContain('It may still be added if you provide a valid signature for the token')
+    const count = async () => (await s.get('/user/gpg_keys', { token: bob.token })).body.length
+    const before = await count()
+    for (const armored_signature of [await sign(privateKey, `${token}x`), await sign(privateKey, await getToken(alice)), 'garbage']) {
+      const r = await s.post('/user/gpg_keys', { armored_public_key, armored_signature }, { token: bob.token })
+      expect(r.status).toBe(422)
+      expect(r.body.message).toStartWith('The provided GPG key, signature and token do not match')
+    }
+    expect(await count()).toBe(before)
+    const r = await s.post('/user/gpg_keys', { armored_public_key, armored_signature: await sign(privateKey, token) }, { token: bob.token })
+    expect(r.status).toBe(201)
+    expect(r.body.verified).toBe(true)
+    expect(r.body.emails).toEqual([])
+    expect(r.body.subkeys).toHaveLength(1)
+    expect((await s.get(`/user/gpg_keys/${r.body.id}`, { token: bob.token })).body.verified).toBe(true)
+    expect(await count()).toBe(before + 1)
+  })
+})

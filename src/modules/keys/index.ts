@@ -106,7 +106,7 @@ export const keysModule = (deps: AppDeps) => {
     .post(
       '/user/gpg_keys',
       async ({ user, body, status }) => {
-        const key = await addGpgKey(deps, user, body.armored_public_key)
+        const key = await addGpgKey(deps, user, body.armored_public_key, body.armored_signature)
         return status(201, (await gpgKeysToApi(deps, user.id, [key]))[0]!)
       },
       {
