@@ -112,6 +112,8 @@ const REQUIRED_OPERATIONS: [string, string, string][] = [
   ['GET', '/user/gpg_keys/{id}', 'userCurrentGetGPGKey'],
   ['DELETE', '/user/gpg_keys/{id}', 'userCurrentDeleteGPGKey'],
   ['GET', '/users/{username}/gpg_keys', 'userListGPGKeys'],
+  ['GET', '/user/gpg_key_token', 'getVerificationToken'],
+  ['POST', '/user/gpg_key_verify', 'userVerifyGPGKey'],
   ['POST', '/user/repos', 'createCurrentUserRepo'],
   ['GET', '/repos/{owner}/{repo}', 'repoGet'],
 ]

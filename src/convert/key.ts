@@ -37,6 +37,7 @@ function toApiGpgKey(key: GpgKeyRow, subkeys: GpgKeyRow[]) {
     can_certify: row.canCertify,
     created_at: isoTime(row.createdUnix),
     expires_at: row.expiredUnix > 0 ? isoTime(row.expiredUnix) : ZERO_TIME,
+    verified: row.verified,
   })
   return {
     ...fields(key),

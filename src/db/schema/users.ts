@@ -133,6 +133,8 @@ export const gpgKeys = sqliteTable(
     canEncryptComms: integer('can_encrypt_comms', { mode: 'boolean' }).notNull().default(false),
     canEncryptStorage: integer('can_encrypt_storage', { mode: 'boolean' }).notNull().default(false),
     canCertify: integer('can_certify', { mode: 'boolean' }).notNull().default(false),
+    /** The owner proved holding the key: signed their verification token with it (POST /user/gpg_key_verify). */
+    verified: integer('verified', { mode: 'boolean' }).notNull().default(false),
     createdUnix: integer('created_unix').notNull(),
     /** 0 = never expires. */
     expiredUnix: integer('expired_unix').notNull().default(0),

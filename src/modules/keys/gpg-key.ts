@@ -106,3 +106,63 @@ export async function parseArmoredGpgKey(armored: string): Promise<ParsedGpgPrim
     subkeys,
   }
 }
+
+/** How many signature packets of one armored signature are tried at most. */
+const MAX_SIGNATURE_PACKETS = 4
+
+/** A stored key row's packet, read back: undefined when it is not a public key (sub)packet. */
+async function storedKeyPacket(content: string): Promise<KeyPacket | undefined> {
+  const allowed = { [openpgp.enums.packet.publicKey]: openpgp.PublicKeyPacket, [openpgp.enums.packet.publicSubkey]: openpgp.PublicSubkeyPacket }
+  try {
+    const list = await openpgp.PacketList.fromBinary(Buffer.from(content, 'base64'), allowed as never)
+    return list[0] as KeyPacket | undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Which of `keys` (stored rows: key id and base64 key packet) made the armored detached
+ * signature over one of `texts`: its key id, or undefined when none did (or the signature
+ * does not parse). Bounded: the caller caps the armor's length, at most
+ * MAX_SIGNATURE_PACKETS signature packets are read, and a packet is checked only against the
+ * key its issuer id names; a wrong text costs one hash (openpgp compares the digest's first two
+ * bytes before any public-key arithmetic), so there is at most one public-key verification
+ * per packet.
+ */
+export async function detachedSigner(
+  armoredSignature: string,
+  texts: string[],
+  keys: { keyId: string; content: string }[],
+): Promise<string | undefined> {
+  let signature: openpgp.Signature
+  try {
+    signature = await openpgp.readSignature({ armoredSignature })
+  } catch {
+    return undefined
+  }
+  const literals = texts.map((text) => {
+    const literal = new openpgp.LiteralDataPacket()
+    // setBytes is public in openpgp's code, private only in its typings
+    ;(literal as unknown as { setBytes(bytes: Uint8Array, format: openpgp.enums.literal): void }).setBytes(
+      new TextEncoder().encode(text),
+      openpgp.enums.literal.binary,
+    )
+    return literal
+  })
+  for (const packet of signature.packets.slice(0, MAX_SIGNATURE_PACKETS)) {
+    const issuer = packet.issuerKeyID.toHex().toUpperCase()
+    const row = keys.find((k) => k.keyId === issuer)
+    const keyPacket = row && (await storedKeyPacket(row.content))
+    if (!row || !keyPacket || packet.signatureType === null) continue
+    for (const literal of literals) {
+      try {
+        await packet.verify(keyPacket, packet.signatureType, literal)
+        return row.keyId
+      } catch {
+        // not this text (or not a valid signature at all): try the next
+      }
+    }
+  }
+  return undefined
+}

@@ -4,13 +4,24 @@ import { pipeline } from '../../auth/pipeline'
 import { PageQuery } from '../../lib/pagination'
 import { UsernameParams } from '../users/model'
 import { getVisibleUserByName } from '../users/service'
-import { CreateGPGKeyOption, CreateKeyOption, GPGKeySchema, KeyIdParams, KeyListQuery, PublicKeySchema } from './model'
+import { CreateGPGKeyOption, CreateKeyOption, GPGKeySchema, GPGKeyToken, KeyIdParams, KeyListQuery, PublicKeySchema, VerifyGPGKeyOption } from './model'
 import { gpgKeysToApi, toApiPublicKey } from '../../convert/key'
-import { addGpgKey, addPublicKey, deleteGpgKey, deletePublicKey, getOwnGpgKey, getOwnPublicKey, listGpgKeys, listPublicKeys } from './service'
+import {
+  addGpgKey,
+  addPublicKey,
+  deleteGpgKey,
+  deletePublicKey,
+  getOwnGpgKey,
+  getOwnPublicKey,
+  gpgVerificationToken,
+  listGpgKeys,
+  listPublicKeys,
+  verifyGpgKey,
+} from './service'
 
 const Empty = t.Void()
 
-/** SSH keys and GPG keys: /user/keys, /users/{u}/keys, /user/gpg_keys (an admin's key routes: src/modules/admin). */
+/** SSH keys and GPG keys: /user/keys, /users/{u}/keys, /user/gpg_keys, /user/gpg_key_token and _verify (an admin's key routes: src/modules/admin). */
 export const keysModule = (deps: AppDeps) => {
   const { config } = deps
   return new Elysia({ name: 'keys', detail: { tags: ['user'] } })
@@ -95,7 +106,7 @@ export const keysModule = (deps: AppDeps) => {
     .post(
       '/user/gpg_keys',
       async ({ user, body, status }) => {
-        const key = await addGpgKey(deps, user, body.armored_public_key)
+        const key = await addGpgKey(deps, user, body.armored_public_key, body.armored_signature)
         return status(201, (await gpgKeysToApi(deps, user.id, [key]))[0]!)
       },
       {
@@ -129,6 +140,33 @@ export const keysModule = (deps: AppDeps) => {
         params: KeyIdParams,
         response: { 204: Empty },
         detail: { operationId: 'userCurrentDeleteGPGKey', summary: 'Remove a GPG key' },
+      },
+    )
+    .get(
+      '/user/gpg_key_token',
+      ({ user, set }) => {
+        set.headers['content-type'] = 'text/plain; charset=utf-8'
+        return gpgVerificationToken(user, 1)
+      },
+      {
+        scope: 'user',
+        signed: true,
+        response: { 200: GPGKeyToken },
+        detail: { operationId: 'getVerificationToken', summary: 'Get a Token to verify' },
+      },
+    )
+    .post(
+      '/user/gpg_key_verify',
+      async ({ user, body, status }) => {
+        const key = await verifyGpgKey(deps, user, body.key_id, body.armored_signature)
+        return status(201, (await gpgKeysToApi(deps, user.id, [key]))[0]!)
+      },
+      {
+        scope: 'user',
+        signed: true,
+        body: VerifyGPGKeyOption,
+        response: { 201: GPGKeySchema },
+        detail: { operationId: 'userVerifyGPGKey', summary: 'Verify a GPG key' },
       },
     )
     .get(

@@ -33,6 +33,7 @@ const gpgKeyFields = {
   can_certify: t.Boolean(),
   created_at: t.String(),
   expires_at: t.String(),
+  verified: t.Boolean(),
 }
 
 /** The GPGKey record; subkeys have the same shape with empty lists. */
@@ -59,6 +60,18 @@ export const CreateGPGKeyOption = t.Object(
   },
   { $id: '#/components/schemas/CreateGPGKeyOption' },
 )
+
+/** VerifyGPGKeyOption: an armored detached signature of the user's token (GET /user/gpg_key_token) by the key. */
+export const VerifyGPGKeyOption = t.Object(
+  {
+    key_id: t.String({ description: 'The key ID of the GPG key to verify' }),
+    armored_signature: t.String({ description: 'The armored signature to verify the GPG key' }),
+  },
+  { $id: '#/components/schemas/VerifyGPGKeyOption' },
+)
+
+/** The verification token: plain text. */
+export const GPGKeyToken = t.String({ description: 'the text to sign (detached, armored) with the key to verify' })
 
 export const KeyIdParams = t.Object({ id: t.Numeric({ description: 'id of the key' }) })
 export const UserKeyParams = t.Object({ username: t.String(), id: t.Numeric({ description: 'id of the key' }) })

@@ -132,15 +132,20 @@ export async function getOwnGpgKey(deps: AppDeps, ownerId: number, id: number): 
 }
 
 /**
- * Adds an armored OpenPGP public key (and its subkeys) to `user`. Its identities must include
- * at least one activated address of the user; the key id must not be registered yet.
+ * Adds an armored OpenPGP public key (and its subkeys) to `user`; the key id must not be
+ * registered yet. Without `signature`, its identities must include at least one activated
+ * address of the user and it starts unverified; with one (an armored detached signature of the
+ * user's verification token by the key, as POST /user/gpg_key_verify takes), it is added
+ * verified whatever its identities (422 when the signature does not match).
  */
-export async function addGpgKey(deps: AppDeps, user: UserRow, armored: string): Promise<GpgKeyRow> {
+export async function addGpgKey(deps: AppDeps, user: UserRow, armored: string, signature?: string): Promise<GpgKeyRow> {
   if (!armored.trim()) throw unprocessable('Required', 'ArmoredPublicKey')
   if (armored.length > MAX_ARMORED) throw unprocessable('Key parsing failure: the key is too long', 'ArmoredPublicKey')
   // openpgp costs ~25 MiB of resident memory: load it on the first key added, not at start-up.
   const { parseArmoredGpgKey } = await import('./gpg-key')
   const parsed = await parseArmoredGpgKey(armored)
+  const verified = !!signature
+  if (signature) await checkTokenSignature(user, signature, [parsed, ...parsed.subkeys])
   return await writeTransaction(deps.db, async () => {
     const activated = new Set(
       (await deps.db
@@ -150,8 +155,11 @@ export async function addGpgKey(deps: AppDeps, user: UserRow, armored: string): 
         .map((e) => e.lower),
     )
     const emails: EmailEntry[] = parsed.identityEmails.filter((e) => activated.has(e)).map((email) => ({ email, verified: true }))
-    if (emails.length === 0)
-      throw new ApiError(422, 'None of the emails attached to the GPG key could be found. Add one of them to your account first.')
+    if (emails.length === 0 && !verified)
+      throw new ApiError(
+        422,
+        `None of the emails attached to the GPG key could be found. It may still be added if you provide a valid signature for the token: ${gpgVerificationToken(user, 1)}`,
+      )
     const allIds = [parsed.keyId, ...parsed.subkeys.map((s) => s.keyId)]
     const taken = (await deps.db.select({ id: gpgKeys.id }).from(gpgKeys).where(inArray(gpgKeys.keyId, allIds)))[0]
     if (taken) throw unprocessable('A key with the same id already exists', 'ArmoredPublicKey')
@@ -166,6 +174,7 @@ export async function addGpgKey(deps: AppDeps, user: UserRow, armored: string): 
       canEncryptComms: k.canEncryptComms,
       canEncryptStorage: k.canEncryptStorage,
       canCertify: k.canCertify,
+      verified: verified && primaryKeyId === '',
       createdUnix: k.createdUnix,
       expiredUnix: k.expiredUnix,
       addedUnix: now,
@@ -188,4 +197,63 @@ export async function deleteGpgKey(deps: AppDeps, ownerId: number, id: number): 
         .delete(gpgKeys)
         .where(and(eq(gpgKeys.ownerId, ownerId), eq(gpgKeys.primaryKeyId, key.keyId)))
   })
+}
+
+/** Longest armored detached signature POST /user/gpg_key_verify reads (a signature is well under 2 KiB). */
+export const MAX_TOKEN_SIGNATURE = 16 * 1024
+
+/** Go's RFC1123Z of an instant, in UTC. */
+const rfc1123z = (ms: number) => new Date(ms).toUTCString().replace(/ GMT$/, ' +0000')
+
+/**
+ * The text a user signs to prove they hold a GPG key (Gitea's VerificationToken): a SHA-256 of
+ * the minute (shifted by `minutes`) and who the user is. It changes every minute; the
+ * one handed out is for the next minute, and that one and the current minute's are accepted.
+ */
+export function gpgVerificationToken(user: UserRow, minutes: number, nowMs = Date.now()): string {
+  const minute = Math.floor(nowMs / 60_000) * 60_000 + minutes * 60_000
+  const text = `${rfc1123z(minute)}:${rfc1123z(user.createdUnix * 1000)}:${user.name}:${user.email}:${user.id}`
+  return new Bun.CryptoHasher('sha256').update(text).digest('hex')
+}
+
+/** The signed texts Gitea accepts for a token: as is, or with the line end a signing tool added. */
+const signedForms = (token: string) => [token, `${token}\n`, `${token}\r\n`, `${token}\n\n`]
+
+/**
+ * Passes when `signature` is an armored detached signature of `user`'s current (or last minute's)
+ * verification token by one of `keys` (key ids and base64 key packets); 422 otherwise.
+ */
+async function checkTokenSignature(user: UserRow, signature: string, keys: { keyId: string; content: string }[]): Promise<void> {
+  const token = gpgVerificationToken(user, 1)
+  const mismatch = () =>
+    unprocessable(`The provided GPG key, signature and token do not match or token is out of date. Provide a valid signature for the token: ${token}`)
+  if (!signature.trim() || signature.length > MAX_TOKEN_SIGNATURE) throw mismatch()
+  const { detachedSigner } = await import('./gpg-key')
+  const texts = [token, gpgVerificationToken(user, 0)].flatMap(signedForms)
+  if (!(await detachedSigner(signature, texts, keys))) throw mismatch()
+}
+
+/**
+ * Marks `user`'s GPG key `keyIdInput` verified when `signature` is an armored detached signature
+ * of their current (or last minute's) verification token by that key or one of its subkeys.
+ * 404 for a key id that is not one of the user's keys, 422 for a signature that does not match.
+ */
+export async function verifyGpgKey(deps: AppDeps, user: UserRow, keyIdInput: string, signature: string): Promise<GpgKeyRow> {
+  // Gitea trims leading zeros of the id it is given; ids are stored as 16 hex digits.
+  const trimmed = keyIdInput.trim().replace(/^0+/, '').toUpperCase()
+  if (!/^[0-9A-F]{1,16}$/.test(trimmed)) throw notFound('GPG key does not exist')
+  const keyId = trimmed.padStart(16, '0')
+  const key = (await deps.db
+    .select()
+    .from(gpgKeys)
+    .where(and(eq(gpgKeys.ownerId, user.id), eq(gpgKeys.keyId, keyId))))[0]
+  if (!key) throw notFound(`GPG key does not exist [key_id: ${keyId}]`)
+  const subkeys = key.primaryKeyId
+    ? []
+    : await deps.db
+        .select()
+        .from(gpgKeys)
+        .where(and(eq(gpgKeys.ownerId, user.id), eq(gpgKeys.primaryKeyId, key.keyId)))
+  await checkTokenSignature(user, signature, [key, ...subkeys])
+  return (await deps.db.update(gpgKeys).set({ verified: true }).where(eq(gpgKeys.id, key.id)).returning())[0]!
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "gpg_keys" ADD COLUMN "verified" boolean DEFAULT false NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE `gpg_keys` ADD `verified` integer DEFAULT false NOT NULL;
