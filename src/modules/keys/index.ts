@@ -157,15 +157,16 @@ export const keysModule = (deps: AppDeps) => {
     )
     .post(
       '/user/gpg_key_verify',
-      async ({ user, body, status }) => {
+      async ({ user, body }) => {
         const key = await verifyGpgKey(deps, user, body.key_id, body.armored_signature)
-        return status(201, (await gpgKeysToApi(deps, user.id, [key]))[0]!)
+        // 200, as Gitea 1.23's handler answers (its swagger says 201; clients read any 2xx).
+        return (await gpgKeysToApi(deps, user.id, [key]))[0]!
       },
       {
         scope: 'user',
         signed: true,
         body: VerifyGPGKeyOption,
-        response: { 201: GPGKeySchema },
+        response: { 200: GPGKeySchema },
         detail: { operationId: 'userVerifyGPGKey', summary: 'Verify a GPG key' },
       },
     )
