@@ -56,8 +56,10 @@ describe.skipIf(process.platform !== 'linux')('the webhook thread runs below the
     expect((await s.post('/repos/alice/niced/issues', { title: 'first' }, token)).status).toBe(201)
     await until(() => rx.received.some((r) => r.payload?.issue?.title === 'first'), 'the delivery')
 
-    // One thread more at the background value: the webhook thread, started by startWebhookWorker.
-    expect(lowered()).toBe(before + 1)
+    // The webhook thread, started by startWebhookWorker, is at the background value (at least one
+    // thread more: a webhook thread of the test server's own, started when its outbox had work, may
+    // be there too).
+    expect(lowered()).toBeGreaterThanOrEqual(before + 1)
     // The fetch thread is lowered once the attempt that started it has ended (it exists from then on).
     const fetchThreads = await until(() => {
       const found = threads().filter((t) => t.name === FETCH_THREAD)
