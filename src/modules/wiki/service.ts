@@ -213,7 +213,9 @@ type WikiPlan = (git: GitRepo, head: string | null) => Promise<TreeChange[]>
 async function writeWiki(deps: AppDeps, ctx: RepoContext, doer: UserRow, change: { action: WikiAction; webPath: string; message: string; plan: WikiPlan }): Promise<void> {
   // No request signal: once begun, a write runs to its end.
   const git = { ...wikiGitOf(deps, ctx), signal: undefined }
-  await ensureWiki(git)
+  // Only a new page makes the wiki: an edit or a delete of a wiki that has no page is 404 with no folder made.
+  if (change.action === 'created') await ensureWiki(git)
+  else if (!(await wikiHead(git))) throw notFound('wiki does not exist')
   const who = gitIdentityOf(deps.config, doer)
   for (let round = 0; round < WRITE_ROUNDS; round++) {
     const head = await wikiHead(git)
@@ -295,7 +297,6 @@ export async function editPage(deps: AppDeps, ctx: RepoContext, doer: UserRow, o
 
 /** DELETE …/wiki/page/{pageName}: 404 for a page that does not exist. */
 export async function deletePage(deps: AppDeps, ctx: RepoContext, doer: UserRow, webPath: string): Promise<void> {
-  if (!(await wikiHead(wikiGitOf(deps, ctx)))) throw notFound('wiki does not exist')
   await writeWiki(deps, ctx, doer, {
     action: 'deleted',
     webPath,

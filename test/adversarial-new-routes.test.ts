@@ -1,0 +1,239 @@
+/**
+ * A hostile or careless caller against the routes that came with wikis, push mirrors, unadopted
+ * repositories, badges, blocks and system/user hooks: odd input everywhere (each refused with a
+ * clear 4xx in `{message, url}` and nothing changed), every route as someone who may not use it,
+ * and writes racing each other.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { gitOk, remoteUrl, tempDir, git } from './git-fixture'
+import { createAccessToken } from '../src/modules/users/service'
+
+let s: TestServer
+let admin: TestUser, alice: TestUser, bob: TestUser, carol: TestUser
+let userOnly: string
+const dirs: string[] = []
+
+const b64 = (text: string) => Buffer.from(text).toString('base64')
+const asA = () => ({ token: alice.token })
+const errorShape = () => ({ message: expect.any(String), url: `${s.config.baseUrl}api/swagger` })
+const wikiDir = (owner: string, repo: string) => join(s.dataDir, 'repositories', owner, `${repo}.wiki.git`)
+const wikiHeadOf = async (repo: string) => (await gitOk(wikiDir('alice', repo), 'rev-parse', 'HEAD')).trim()
+
+/** `res` is a 4xx with Gitea's error shape. */
+function refused(res: { status: number; body: any; text: string }, label: unknown) {
+  expect([label, res.status >= 400 && res.status < 500]).toEqual([label, true])
+  expect([label, res.body]).toMatchObject([label, errorShape()])
+}
+
+beforeAll(async () => {
+  s = await startTestServer()
+  admin = await s.user('root', { admin: true })
+  alice = await s.user('alice')
+  bob = await s.user('bob')
+  carol = await s.user('carol')
+  userOnly = (await createAccessToken(s.deps, alice.user.id, 'uo', ['read:user'])).secret
+  for (const [name, extra] of [['pub', {}], ['priv', { private: true }], ['bare', {}]] as const)
+    expect((await s.post('/user/repos', { name, auto_init: true, ...extra }, asA())).status).toBe(201)
+  expect((await s.put('/repos/alice/priv/collaborators/carol', { permission: 'read' }, asA())).status).toBe(204)
+  for (const repo of ['pub', 'priv']) expect((await s.post(`/repos/alice/${repo}/wiki/new`, { title: 'Home', content_base64: b64('the secret page') }, asA())).status).toBe(201)
+})
+afterAll(async () => {
+  await s.stop()
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+describe('wiki: hostile input changes nothing', () => {
+  test('bodies of the wrong types, base64 that is not, NUL and control characters in the message: 4xx, the branch unmoved', async () => {
+    const before = await wikiHeadOf('pub')
+    const bodies: unknown[] = [
+      { title: 'x', content_base64: 'not base64!!' },
+      { title: 'x', content_base64: 12 },
+      { title: 12, content_base64: b64('x') },
+      { title: ['x'], content_base64: b64('x') },
+      { title: 'x'.repeat(300), content_base64: b64('x') },
+      { title: 'x', content_base64: b64('x'), message: 'nul\0inside' },
+      { title: 'x', content_base64: b64('x'), message: 7 },
+      { title: '_pages', content_base64: b64('x') },
+      'just text',
+      [],
+      null,
+    ]
+    for (const body of bodies) {
+      refused(await s.post('/repos/alice/pub/wiki/new', body, asA()), ['new', body])
+      refused(await s.patch('/repos/alice/pub/wiki/page/Home', body, asA()), ['edit', body])
+    }
+    // A title of spaces names no page to make (an edit keeps the title, as Gitea).
+    refused(await s.post('/repos/alice/pub/wiki/new', { title: '   ', content_base64: b64('x') }, asA()), 'blank title')
+    expect(await wikiHeadOf('pub')).toBe(before)
+  })
+
+  test('page names that climb, hide or escape are 4xx or a page of the wiki root only; the repository itself untouched', async () => {
+    const repoHead = (await s.get('/repos/alice/pub/branches', asA())).body[0].commit.id
+    for (const name of ['..', '%2e%2e', '..%2F..%2Fpub.git%2Fconfig', '%2e%2e%2fconfig.md', '..%5C..%5Cconfig.md', '.git', 'HEAD.md', '%00', 'a%0Ab', 'x'.repeat(1100), '%', '%zz']) {
+      for (const method of ['GET', 'PATCH', 'DELETE']) {
+        const res = await s.request(method, `/repos/alice/pub/wiki/page/${name}`, { ...asA(), body: method === 'PATCH' ? { content_base64: b64('owned') } : undefined })
+        refused(res, [method, name])
+      }
+      refused(await s.get(`/repos/alice/pub/wiki/revisions/${name}`, asA()), ['revisions', name])
+    }
+    expect((await s.get('/repos/alice/pub/branches', asA())).body[0].commit.id).toBe(repoHead)
+    const pages = (await s.get('/repos/alice/pub/wiki/pages', asA())).body.map((p: any) => p.title)
+    expect(pages).toEqual(['Home'])
+  })
+
+  test('an edit or a delete of a repository without a wiki is 404 and makes no wiki folder', async () => {
+    refused(await s.patch('/repos/alice/bare/wiki/page/Home', { content_base64: b64('x') }, asA()), 'edit')
+    refused(await s.del('/repos/alice/bare/wiki/page/Home', undefined, asA()), 'delete')
+    refused(await s.patch('/repos/alice/bare/wiki/page/Home', { content_base64: 'not base64!!' }, asA()), 'edit bad')
+    expect(existsSync(wikiDir('alice', 'bare'))).toBe(false)
+  })
+})
+
+describe('wiki: who may see it', () => {
+  test('a private wiki is 404 to anonymous and a stranger through the API, the web pages and git HTTP; 403 to a token of another category; a reader may not write', async () => {
+    for (const path of ['/repos/alice/priv/wiki/pages', '/repos/alice/priv/wiki/page/Home', '/repos/alice/priv/wiki/revisions/Home']) {
+      for (const auth of [{}, { token: bob.token }]) refused(await s.get(path, auth), [path, auth])
+      expect((await s.get(path, { token: userOnly })).status).toBe(403)
+      expect((await s.get(path, { token: carol.token })).status).toBe(200)
+    }
+    for (const path of ['/alice/priv/wiki', '/alice/priv/wiki/Home', '/alice/priv/wiki/_pages', '/alice/priv/wiki?action=_new', '/alice/priv/wiki/Home?action=_edit']) {
+      const anonymous = await fetch(s.url + path, { redirect: 'manual' })
+      expect([path, anonymous.status === 404 || (anonymous.status >= 300 && anonymous.status < 400)]).toEqual([path, true])
+      expect(await anonymous.text()).not.toContain('the secret page')
+      const stranger = await fetch(s.url + path, { headers: { authorization: bob.basic }, redirect: 'manual' })
+      expect([path, stranger.status === 404 || (stranger.status >= 300 && stranger.status < 400)]).toEqual([path, true])
+    }
+    const work = tempDir('warren-adv-wiki-')
+    dirs.push(work)
+    for (const who of [undefined, bob]) {
+      const res = await git(work, 'clone', '-q', remoteUrl(s.url, 'alice/priv.wiki.git', who?.name, who?.token), `c-${who?.name ?? 'anon'}`)
+      expect(res.code).not.toBe(0)
+    }
+    refused(await s.post('/repos/alice/priv/wiki/new', { title: 'Carol', content_base64: b64('x') }, { token: carol.token }), 'reader writes')
+    refused(await s.patch('/repos/alice/priv/wiki/page/Home', { content_base64: b64('x') }, { token: carol.token }), 'reader edits')
+    refused(await s.del('/repos/alice/priv/wiki/page/Home', undefined, { token: carol.token }), 'reader deletes')
+  })
+})
+
+describe('wiki: races', () => {
+  test('two edits of one page at once: both are answered 200 or 409, each 200 a commit, no merge', async () => {
+    const before = Number(await gitOk(wikiDir('alice', 'pub'), 'rev-list', '--count', 'HEAD'))
+    const answers = await Promise.all(['one', 'two'].map((text) => s.patch('/repos/alice/pub/wiki/page/Home', { content_base64: b64(text) }, asA())))
+    for (const a of answers) expect([200, 409]).toContain(a.status)
+    const ok = answers.filter((a) => a.status === 200).length
+    expect(ok).toBeGreaterThan(0)
+    expect(Number(await gitOk(wikiDir('alice', 'pub'), 'rev-list', '--count', 'HEAD'))).toBe(before + ok)
+  })
+
+  test('a delete during an edit: the page is either gone or edited, never both answered as done on a page that is not', async () => {
+    expect((await s.post('/repos/alice/pub/wiki/new', { title: 'Doomed', content_base64: b64('x') }, asA())).status).toBe(201)
+    const [edit, del] = await Promise.all([
+      s.patch('/repos/alice/pub/wiki/page/Doomed', { content_base64: b64('edited') }, asA()),
+      s.del('/repos/alice/pub/wiki/page/Doomed', undefined, asA()),
+    ])
+    expect([200, 404, 409]).toContain(edit.status)
+    expect([204, 404, 409]).toContain(del.status)
+    const after = await s.get('/repos/alice/pub/wiki/page/Doomed', asA())
+    if (del.status === 204) {
+      // The delete came last or the edit never happened.
+      expect(after.status === 404 || edit.status === 200).toBe(true)
+    }
+    if (after.status === 200) expect(edit.status).toBe(200)
+  })
+})
+
+describe('push mirrors: hostile input', () => {
+  test('intervals that are not durations, negative, huge or in exponent form; addresses that are not; names that are odd: 4xx, no mirror made', async () => {
+    for (const interval of ['-1h', '999999h', '1e9s', 'h', '1h-1h', '\u0000', 'NaN', 'Infinityh', '1' + '0'.repeat(35) + 's']) {
+      refused(await s.post('/repos/alice/pub/push_mirrors', { remote_address: 'https://example.com/x.git', interval }, asA()), interval)
+    }
+    for (const remote_address of ['', 'file:///etc', '/tmp/x.git', 'ext::sh -c touch% /tmp/pwned', '-uhelp', 'https://', 'x'.repeat(5000), 12]) {
+      refused(await s.post('/repos/alice/pub/push_mirrors', { remote_address, interval: '8h' }, asA()), remote_address)
+    }
+    expect((await s.get('/repos/alice/pub/push_mirrors', asA())).body).toEqual([])
+    for (const name of ['x'.repeat(2000), '%00', '%2F']) refused(await s.get(`/repos/alice/pub/push_mirrors/${name}`, asA()), name)
+    for (const auth of [{}, { token: bob.token }, { token: carol.token }])
+      refused(await s.post('/repos/alice/priv/push_mirrors', { remote_address: 'https://example.com/x.git', interval: '8h' }, auth), ['add', auth])
+    refused(await s.post('/repos/alice/priv/push_mirrors-sync', undefined, { token: carol.token }), 'sync as reader')
+    refused(await s.get('/repos/alice/priv/push_mirrors', { token: carol.token }), 'list as reader')
+  })
+})
+
+describe('badges: hostile input', () => {
+  test('odd slugs and bodies are 4xx; users that do not exist are 404; only site administrators', async () => {
+    for (const body of [{ badge_slugs: ['../x'] }, { badge_slugs: ['nope'] }, { badge_slugs: 'x' }, { badge_slugs: [12] }, { badge_slugs: Array.from({ length: 5000 }, (_, i) => `s${i}`) }, { badge_slugs: ['x'.repeat(5000)] }, { badge_slugs: ['\0'] }])
+      for (const method of ['POST', 'DELETE']) refused(await s.request(method, '/admin/users/alice/badges', { token: admin.token, body }), [method, body])
+    expect((await s.get('/admin/users/alice/badges', { token: admin.token })).body).toEqual([])
+    refused(await s.get('/admin/users/nobody/badges', { token: admin.token }), 'nobody')
+    refused(await s.get('/admin/users/alice/badges', { token: alice.token }), 'plain user')
+    refused(await s.get('/admin/users/alice/badges'), 'anonymous')
+  })
+})
+
+describe('unadopted: hostile names', () => {
+  test('climbing names, .git suffixes, symlinks out of the root: 4xx and nothing adopted or deleted', async () => {
+    const outside = tempDir('warren-adv-outside-')
+    dirs.push(outside)
+    await gitOk(outside, 'init', '--bare', '-q', 'victim.git')
+    mkdirSync(join(s.dataDir, 'repositories', 'alice'), { recursive: true })
+    symlinkSync(join(outside, 'victim.git'), join(s.dataDir, 'repositories', 'alice', 'linked.git'))
+    for (const [owner, name] of [['alice', '..'], ['alice', '%2e%2e'], ['..', 'alice'], ['alice', 'pub.git'], ['alice', 'linked'], ['alice', 'x%2F..%2F..'], ['alice', 'a\\b'], ['alice', 'x'.repeat(300)], ['alice', '%00']]) {
+      for (const method of ['POST', 'DELETE']) refused(await s.request(method, `/admin/unadopted/${owner}/${name}`, { token: admin.token }), [method, owner, name])
+    }
+    expect(existsSync(join(outside, 'victim.git', 'HEAD'))).toBe(true)
+    expect((await s.get('/repos/alice/linked', asA())).status).toBe(404)
+    expect((await s.get('/repos/alice/pub', asA())).status).toBe(200)
+    for (const q of ['..', '%', '*', '[', 'x'.repeat(1000)]) {
+      const res = await s.get(`/admin/unadopted?pattern=${encodeURIComponent(q)}`, { token: admin.token })
+      expect([q, res.status === 200 || (res.status >= 400 && res.status < 500)]).toEqual([q, true])
+    }
+  })
+
+  test('adopting one folder twice at once: one 204, the other 4xx; one repository', async () => {
+    const dir = join(s.dataDir, 'repositories', 'alice', 'twice.git')
+    await gitOk(s.dataDir, 'init', '--bare', '-q', dir)
+    const answers = await Promise.all([1, 2].map(() => s.post('/admin/unadopted/alice/twice', undefined, { token: admin.token })))
+    expect(answers.map((a) => a.status).sort()).toEqual([204, 409])
+    expect((await s.get('/repos/alice/twice', asA())).status).toBe(200)
+  })
+})
+
+describe('blocks and hooks: hostile input', () => {
+  test('blocks: self, unknown, odd names, long notes; only the blocker sees the list', async () => {
+    for (const name of ['alice', 'nobody', '..', 'x'.repeat(300), '%00']) refused(await s.put(`/user/blocks/${name}`, undefined, asA()), name)
+    refused(await s.put(`/user/blocks/bob?note=${'n'.repeat(300)}`, undefined, asA()), 'long note')
+    expect((await s.get('/user/blocks', asA())).body).toEqual([])
+    refused(await s.get('/user/blocks'), 'anonymous')
+    refused(await s.put('/orgs/nope/blocks/bob', undefined, asA()), 'no org')
+  })
+
+  test('hooks: wrong types, bad urls, unknown events, odd ids: 4xx, none made; others may not see them', async () => {
+    const good = { type: 'gitea', config: { url: 'https://example.com/h', content_type: 'json' }, events: ['push'], active: true }
+    for (const body of [
+      { ...good, type: 'nope' },
+      { ...good, config: { url: 'javascript:alert(1)', content_type: 'json' } },
+      { ...good, config: { content_type: 'json' } },
+      { ...good, config: { url: 'https://example.com/h', content_type: 'yaml' } },
+      { ...good, events: 'push' },
+      { ...good, events: [12] },
+      { ...good, active: 'yes' },
+      { ...good, config: { url: 'https://example.com/h', content_type: 'json', x: 'y'.repeat(100000) } },
+      { ...good, branch_filter: '{'.repeat(10000) },
+    ]) {
+      refused(await s.post('/user/hooks', body, asA()), ['user', body])
+      refused(await s.post('/admin/hooks', body, { token: admin.token }), ['admin', body])
+    }
+    expect((await s.get('/user/hooks', asA())).body).toEqual([])
+    refused(await s.post('/admin/hooks', good, asA()), 'admin hooks by a user')
+    const made = await s.post('/user/hooks', good, asA())
+    expect(made.status).toBe(201)
+    for (const id of ['0', '-1', 'x', '1e3', '99999999999999999999', String(made.body.id + 1)]) refused(await s.get(`/user/hooks/${id}`, asA()), id)
+    refused(await s.get(`/user/hooks/${made.body.id}`, { token: bob.token }), 'another user')
+    refused(await s.del(`/user/hooks/${made.body.id}`, undefined, { token: bob.token }), 'another user deletes')
+    refused(await s.get(`/admin/hooks/${made.body.id}`, { token: admin.token }), 'user hook as site hook')
+    expect((await s.get(`/user/hooks/${made.body.id}`, asA())).status).toBe(200)
+  })
+})
