@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, remoteUrl, tempDir, git } from './git-fixture'
 import { createAccessToken } from '../src/modules/users/service'
+import { csrfIn, signInByForm } from './web-session'
 
 let s: TestServer
 let admin: TestUser, alice: TestUser, bob: TestUser, carol: TestUser
@@ -92,6 +93,45 @@ describe('wiki: hostile input changes nothing', () => {
   })
 })
 
+describe('wiki: files pushed by git with hostile names', () => {
+  test('every page the list shows reads back by its sub_url through the API and the web page; files that are no page are left out; nothing is 500', async () => {
+    expect((await s.post('/user/repos', { name: 'pushed', auto_init: true }, asA())).status).toBe(201)
+    const work = tempDir('warren-adv-push-')
+    dirs.push(work)
+    await gitOk(work, 'init', '-q', '-b', 'main')
+    const names = ['%zz.md', 'a%2Fb.md', '..md', ' .md', 'Ü ber.md', 'x\ty.md', '-.md', '.-.md', '%2e%2e.md', 'a+b.md', 'q?x#y.md', '100%.md', 'Home.md']
+    for (const name of names) await Bun.write(join(work, name), `page ${name}`)
+    mkdirSync(join(work, 'sub'))
+    await Bun.write(join(work, 'sub', 'dir.md'), 'nested')
+    symlinkSync('/etc/passwd', join(work, 'link.md'))
+    await gitOk(work, 'add', '-A')
+    await gitOk(work, '-c', 'user.name=A', '-c', 'user.email=a@example.com', 'commit', '-q', '-m', 'hostile names')
+    await gitOk(work, 'push', '-q', remoteUrl(s.url, 'alice/pushed.wiki.git', alice.name, alice.token), 'main')
+    const list = await s.get('/repos/alice/pushed/wiki/pages?limit=50', asA())
+    expect(list.status).toBe(200)
+    expect(list.body.length).toBeGreaterThan(5)
+    // As in Gitea (its WebPath/GitPath rules), a file name that does not map back onto itself
+    // (`a+b.md` is listed as `a-b`, `Ü ber.md` as `%C3%9C-ber`, `..md` as `.`) is listed but not
+    // found by its sub_url: 404 then, never a 500; one that does not unescape (`%zz.md`) is no page.
+    const readable: string[] = []
+    for (const p of list.body) {
+      const one = await s.get(`/repos/alice/pushed/wiki/page/${p.sub_url}`, asA())
+      expect([p.sub_url, [200, 404].includes(one.status)]).toEqual([p.sub_url, true])
+      if (one.status !== 200) continue
+      readable.push(p.sub_url)
+      expect(Buffer.from(one.body.content_base64, 'base64').toString()).not.toContain('root:')
+      expect([p.sub_url, (await s.get(`/repos/alice/pushed/wiki/revisions/${p.sub_url}`, asA())).status]).toEqual([p.sub_url, 200])
+      const web = await fetch(`${s.url}/alice/pushed/wiki/${p.sub_url}`, { headers: { accept: 'text/html' } })
+      expect([p.sub_url, web.status]).toEqual([p.sub_url, 200])
+    }
+    expect(readable).toEqual(expect.arrayContaining(['Home', 'q%3Fx%23y', 'x%09y', 'a%2Fb']))
+    expect(list.body.map((p: any) => p.title)).not.toContain('%zz')
+    expect(list.body.map((p: any) => p.title)).not.toContain('link')
+    expect((await fetch(`${s.url}/alice/pushed/wiki/_pages`)).status).toBe(200)
+    expect((await fetch(`${s.url}/alice/pushed/wiki`)).status).toBe(200)
+  })
+})
+
 describe('wiki: who may see it', () => {
   test('a private wiki is 404 to anonymous and a stranger through the API, the web pages and git HTTP; 403 to a token of another category; a reader may not write', async () => {
     for (const path of ['/repos/alice/priv/wiki/pages', '/repos/alice/priv/wiki/page/Home', '/repos/alice/priv/wiki/revisions/Home']) {
@@ -115,6 +155,43 @@ describe('wiki: who may see it', () => {
     refused(await s.post('/repos/alice/priv/wiki/new', { title: 'Carol', content_base64: b64('x') }, { token: carol.token }), 'reader writes')
     refused(await s.patch('/repos/alice/priv/wiki/page/Home', { content_base64: b64('x') }, { token: carol.token }), 'reader edits')
     refused(await s.del('/repos/alice/priv/wiki/page/Home', undefined, { token: carol.token }), 'reader deletes')
+  })
+})
+
+describe('wiki: the web forms', () => {
+  const page = (path: string, cookie?: string) => fetch(s.url + path, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) }, redirect: 'manual' })
+  const postForm = (path: string, fields: Record<string, string>, cookie: string) =>
+    fetch(s.url + path, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }, body: new URLSearchParams(fields).toString(), redirect: 'manual' })
+
+  test("a reader gets no form and may not post one; a writer's hostile form fields and page names are 4xx, the wiki unchanged", async () => {
+    const before = await wikiHeadOf('priv')
+    const reader = await signInByForm(s.url, carol)
+    const csrf = csrfIn(await (await page('/alice/priv/wiki', reader)).text())!
+    expect(csrf).toBeTruthy()
+    expect((await page('/alice/priv/wiki?action=_new', reader)).status).toBe(403)
+    expect((await page('/alice/priv/wiki/Home?action=_edit', reader)).status).toBe(403)
+    expect((await postForm('/alice/priv/wiki?action=_new', { _csrf: csrf, title: 'Carol', content: 'x' }, reader)).status).toBe(403)
+    expect((await postForm('/alice/priv/wiki/Home?action=_edit', { _csrf: csrf, title: '', content: 'x' }, reader)).status).toBe(403)
+
+    const writer = await signInByForm(s.url, alice)
+    const token = csrfIn(await (await page('/alice/priv/wiki?action=_new', writer)).text())!
+    for (const fields of [
+      { title: 'Nul', content: 'x', message: 'a\0b' },
+      { title: 'x'.repeat(300), content: 'x' },
+      { title: '_edit', content: 'x' },
+      { title: '', content: 'x' },
+    ]) {
+      const res = await postForm('/alice/priv/wiki?action=_new', { _csrf: token, ...fields }, writer)
+      expect([fields, res.status >= 400 && res.status < 500]).toEqual([fields, true])
+    }
+    expect([400, 422]).toContain((await postForm('/alice/priv/wiki/Home?action=_edit', { _csrf: token, title: '', content: 'x', message: 'a\0b' }, writer)).status)
+    for (const name of ['%zz', '%00', 'x'.repeat(1100), '..%2F..%2Fpriv.git%2Fconfig.md']) {
+      const res = await page(`/alice/priv/wiki/${name}`, writer)
+      expect([name, res.status >= 400 && res.status < 500]).toEqual([name, true])
+      const edit = await postForm(`/alice/priv/wiki/${name}?action=_edit`, { _csrf: token, title: '', content: 'owned' }, writer)
+      expect([name, edit.status >= 400 && edit.status < 500]).toEqual([name, true])
+    }
+    expect(await wikiHeadOf('priv')).toBe(before)
   })
 })
 
@@ -208,6 +285,24 @@ describe('blocks and hooks: hostile input', () => {
     expect((await s.get('/user/blocks', asA())).body).toEqual([])
     refused(await s.get('/user/blocks'), 'anonymous')
     refused(await s.put('/orgs/nope/blocks/bob', undefined, asA()), 'no org')
+  })
+
+  test("a writer the owner blocks loses the wiki's writes at once, over the API and git HTTP", async () => {
+    expect((await s.post('/user/repos', { name: 'shared', auto_init: true }, asA())).status).toBe(201)
+    expect((await s.put('/repos/alice/shared/collaborators/bob', { permission: 'write' }, asA())).status).toBe(204)
+    expect((await s.post('/repos/alice/shared/wiki/new', { title: 'Bob', content_base64: b64('x') }, { token: bob.token })).status).toBe(201)
+    const head = await wikiHeadOf('shared')
+    expect((await s.put('/user/blocks/bob', undefined, asA())).status).toBe(204)
+    refused(await s.post('/repos/alice/shared/wiki/new', { title: 'Bob 2', content_base64: b64('x') }, { token: bob.token }), 'create')
+    refused(await s.patch('/repos/alice/shared/wiki/page/Bob', { content_base64: b64('y') }, { token: bob.token }), 'edit')
+    refused(await s.del('/repos/alice/shared/wiki/page/Bob', undefined, { token: bob.token }), 'delete')
+    const work = tempDir('warren-adv-blocked-')
+    dirs.push(work)
+    await gitOk(work, 'clone', '-q', remoteUrl(s.url, 'alice/shared.wiki.git', bob.name, bob.token), '.')
+    await gitOk(work, '-c', 'user.name=Bob', '-c', 'user.email=bob@example.com', 'commit', '-q', '--allow-empty', '-m', 'blocked')
+    expect((await git(work, 'push', '-q', remoteUrl(s.url, 'alice/shared.wiki.git', bob.name, bob.token), 'HEAD:main')).code).not.toBe(0)
+    expect(await wikiHeadOf('shared')).toBe(head)
+    expect((await s.del('/user/blocks/bob', undefined, asA())).status).toBe(204)
   })
 
   test('hooks: wrong types, bad urls, unknown events, odd ids: 4xx, none made; others may not see them', async () => {
