@@ -30,7 +30,8 @@ function refused(res: { status: number; body: any; text: string }, label: unknow
 }
 
 beforeAll(async () => {
-  s = await startTestServer()
+  // Push mirrors may push to this server itself (a loopback address).
+  s = await startTestServer({ migrationsAllowLocalNetworks: true })
   admin = await s.user('root', { admin: true })
   alice = await s.user('alice')
   bob = await s.user('bob')
@@ -175,7 +176,7 @@ describe('wiki: the web forms', () => {
 
     const writer = await signInByForm(s.url, alice)
     const token = csrfIn(await (await page('/alice/priv/wiki?action=_new', writer)).text())!
-    for (const fields of [
+    for (const fields of <Record<string, string>[]>[
       { title: 'Nul', content: 'x', message: 'a\0b' },
       { title: 'x'.repeat(300), content: 'x' },
       { title: '_edit', content: 'x' },
@@ -223,19 +224,30 @@ describe('wiki: races', () => {
 })
 
 describe('push mirrors: hostile input', () => {
-  test('intervals that are not durations, negative, huge or in exponent form; addresses that are not; names that are odd: 4xx, no mirror made', async () => {
-    for (const interval of ['-1h', '999999h', '1e9s', 'h', '1h-1h', '\u0000', 'NaN', 'Infinityh', '1' + '0'.repeat(35) + 's']) {
-      refused(await s.post('/repos/alice/pub/push_mirrors', { remote_address: 'https://example.com/x.git', interval }, asA()), interval)
-    }
-    for (const remote_address of ['', 'file:///etc', '/tmp/x.git', 'ext::sh -c touch% /tmp/pwned', '-uhelp', 'https://', 'x'.repeat(5000), 12]) {
-      refused(await s.post('/repos/alice/pub/push_mirrors', { remote_address, interval: '8h' }, asA()), remote_address)
-    }
+  test('intervals that are not durations, negative, huge or in exponent form; addresses and credentials that are not: 4xx, no mirror made', async () => {
+    const target = `${s.url}/alice/bare.git`
+    const add = (body: unknown, auth: { token?: string } = asA()) => s.post('/repos/alice/pub/push_mirrors', body, auth)
+    for (const interval of ['-1h', '2562048h', '2562047h47m17s', '999999999h999999999h', '1e9s', 'h', '1h-1h', '\u0000', 'NaN', 'Infinityh', '1' + '0'.repeat(35) + 's', '1m'])
+      refused(await add({ remote_address: target, interval }), interval)
+    for (const remote_address of ['', 'file:///etc', '/tmp/x.git', 'ext::sh -c touch% /tmp/pwned', '-uhelp', 'https://', 'x'.repeat(5000), 12])
+      refused(await add({ remote_address, interval: '8h' }), remote_address)
+    for (const creds of [{ remote_username: 'a\0b', remote_password: 'p' }, { remote_username: 'a', remote_password: 'p\0q' }, { remote_username: 'x'.repeat(300) }, { remote_password: 12 }])
+      refused(await add({ remote_address: target, interval: '8h', ...creds }), creds)
+    refused(await add({ remote_address: target, interval: '8h', use_ssh: true }), 'use_ssh')
     expect((await s.get('/repos/alice/pub/push_mirrors', asA())).body).toEqual([])
+    // The same address and interval, well formed, are taken (the refusals above were the input's).
+    const made = await add({ remote_address: target, interval: '10m' })
+    expect(made.status).toBe(200)
+    // Go's longest duration is still one (as Gitea takes it).
+    const longest = await add({ remote_address: target, interval: '2562047h47m16s' })
+    expect([longest.status, longest.body.interval]).toEqual([200, '2562047h47m16s'])
+    expect((await s.del(`/repos/alice/pub/push_mirrors/${longest.body.remote_name}`, undefined, asA())).status).toBe(204)
     for (const name of ['x'.repeat(2000), '%00', '%2F']) refused(await s.get(`/repos/alice/pub/push_mirrors/${name}`, asA()), name)
-    for (const auth of [{}, { token: bob.token }, { token: carol.token }])
-      refused(await s.post('/repos/alice/priv/push_mirrors', { remote_address: 'https://example.com/x.git', interval: '8h' }, auth), ['add', auth])
+    for (const auth of [{}, { token: bob.token }, { token: carol.token }]) refused(await s.post('/repos/alice/priv/push_mirrors', { remote_address: target, interval: '8h' }, auth), ['add', auth])
     refused(await s.post('/repos/alice/priv/push_mirrors-sync', undefined, { token: carol.token }), 'sync as reader')
     refused(await s.get('/repos/alice/priv/push_mirrors', { token: carol.token }), 'list as reader')
+    refused(await s.del(`/repos/alice/pub/push_mirrors/${made.body.remote_name}`, undefined, { token: bob.token }), 'delete as stranger')
+    expect((await s.del(`/repos/alice/pub/push_mirrors/${made.body.remote_name}`, undefined, asA())).status).toBe(204)
   })
 })
 
