@@ -10,7 +10,9 @@ import { join } from 'node:path'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, remoteUrl, tempDir, git } from './git-fixture'
 import { createAccessToken } from '../src/modules/users/service'
+import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { csrfIn, signInByForm } from './web-session'
+import { startReceiver, until } from './webhook-receiver'
 
 let s: TestServer
 let admin: TestUser, alice: TestUser, bob: TestUser, carol: TestUser
@@ -30,8 +32,8 @@ function refused(res: { status: number; body: any; text: string }, label: unknow
 }
 
 beforeAll(async () => {
-  // Push mirrors may push to this server itself (a loopback address).
-  s = await startTestServer({ migrationsAllowLocalNetworks: true })
+  // Push mirrors may push to this server itself, and webhooks reach a receiver, on loopback.
+  s = await startTestServer({ migrationsAllowLocalNetworks: true, webhookAllowedHostList: 'loopback', webhookRetryDelay: 0.05 })
   admin = await s.user('root', { admin: true })
   alice = await s.user('alice')
   bob = await s.user('bob')
@@ -84,6 +86,21 @@ describe('wiki: hostile input changes nothing', () => {
     expect((await s.get('/repos/alice/pub/branches', asA())).body[0].commit.id).toBe(repoHead)
     const pages = (await s.get('/repos/alice/pub/wiki/pages', asA())).body.map((p: any) => p.title)
     expect(pages).toEqual(['Home'])
+  })
+
+  test('a page of the longest title in the widest characters reads, edits, lists and deletes by the sub_url it was given', async () => {
+    for (const title of ['€'.repeat(255), '😀'.repeat(127) + '-', '%'.repeat(255)]) {
+      const made = await s.post('/repos/alice/pub/wiki/new', { title, content_base64: b64('wide') }, asA())
+      expect(made.status).toBe(201)
+      const sub = made.body.sub_url
+      expect(made.body.title).toBe(title)
+      const read = await s.get(`/repos/alice/pub/wiki/page/${sub}`, asA())
+      expect([read.status, read.body.title]).toEqual([200, title])
+      expect((await s.get(`/repos/alice/pub/wiki/revisions/${sub}`, asA())).status).toBe(200)
+      expect((await s.patch(`/repos/alice/pub/wiki/page/${sub}`, { content_base64: b64('wider') }, asA())).status).toBe(200)
+      expect((await fetch(`${s.url}/alice/pub/wiki/${sub}`)).status).toBe(200)
+      expect((await s.del(`/repos/alice/pub/wiki/page/${sub}`, undefined, asA())).status).toBe(204)
+    }
   })
 
   test('an edit or a delete of a repository without a wiki is 404 and makes no wiki folder', async () => {
@@ -193,6 +210,34 @@ describe('wiki: the web forms', () => {
       expect([name, edit.status >= 400 && edit.status < 500]).toEqual([name, true])
     }
     expect(await wikiHeadOf('priv')).toBe(before)
+  })
+})
+
+describe('wiki: the webhook', () => {
+  test("a private repository's wiki events reach its owner's user hooks and the system hooks with Gitea's WikiPayload keys, never another user's hooks", async () => {
+    const rx = await startReceiver()
+    const worker = startWebhookWorker(s.deps, { pollMs: 10 })
+    try {
+      const hook = (path: string) => ({ type: 'gitea', config: { url: rx.url(path), content_type: 'json' }, events: ['wiki'], active: true })
+      expect((await s.post('/user/hooks', hook('/alice'), asA())).status).toBe(201)
+      expect((await s.post('/user/hooks', hook('/bob'), { token: bob.token })).status).toBe(201)
+      expect((await s.post('/repos/alice/priv/hooks', hook('/repo'), asA())).status).toBe(201)
+      expect((await s.post('/admin/hooks', { ...hook('/system'), is_system_webhook: true }, { token: admin.token })).status).toBe(201)
+      expect((await s.post('/repos/alice/priv/wiki/new', { title: 'Hooked', content_base64: b64('x'), message: 'by hook' }, asA())).status).toBe(201)
+      expect((await s.del('/repos/alice/priv/wiki/page/Hooked', undefined, asA())).status).toBe(204)
+      for (const path of ['/repo', '/alice', '/system']) {
+        const created = await until(() => rx.received.find((r) => r.path === path && r.payload?.action === 'created' && r.payload.page === 'Hooked'), `${path} created`)
+        expect(created.headers['x-gitea-event']).toBe('wiki')
+        expect(Object.keys(created.payload).sort()).toEqual(['action', 'comment', 'page', 'repository', 'sender'])
+        expect(created.payload).toMatchObject({ comment: 'by hook', repository: { full_name: 'alice/priv', private: true }, sender: { login: 'alice' } })
+        const deleted = await until(() => rx.received.find((r) => r.path === path && r.payload?.action === 'deleted' && r.payload.page === 'Hooked'), `${path} deleted`)
+        expect(deleted.payload.comment).toBe('')
+      }
+      expect(rx.received.filter((r) => r.path === '/bob')).toEqual([])
+    } finally {
+      await worker.stop()
+      rx.stop()
+    }
   })
 })
 
@@ -319,6 +364,7 @@ describe('blocks and hooks: hostile input', () => {
 
   test('hooks: wrong types, bad urls, unknown events, odd ids: 4xx, none made; others may not see them', async () => {
     const good = { type: 'gitea', config: { url: 'https://example.com/h', content_type: 'json' }, events: ['push'], active: true }
+    const hooksBefore = (await s.get('/user/hooks', asA())).body
     for (const body of [
       { ...good, type: 'nope' },
       { ...good, config: { url: 'javascript:alert(1)', content_type: 'json' } },
@@ -333,7 +379,7 @@ describe('blocks and hooks: hostile input', () => {
       refused(await s.post('/user/hooks', body, asA()), ['user', body])
       refused(await s.post('/admin/hooks', body, { token: admin.token }), ['admin', body])
     }
-    expect((await s.get('/user/hooks', asA())).body).toEqual([])
+    expect((await s.get('/user/hooks', asA())).body).toEqual(hooksBefore)
     refused(await s.post('/admin/hooks', good, asA()), 'admin hooks by a user')
     const made = await s.post('/user/hooks', good, asA())
     expect(made.status).toBe(201)
