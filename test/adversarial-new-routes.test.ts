@@ -317,6 +317,11 @@ describe('unadopted: hostile names', () => {
     for (const [owner, name] of [['alice', '..'], ['alice', '%2e%2e'], ['..', 'alice'], ['alice', 'pub.git'], ['alice', 'linked'], ['alice', 'x%2F..%2F..'], ['alice', 'a\\b'], ['alice', 'x'.repeat(300)], ['alice', '%00']]) {
       for (const method of ['POST', 'DELETE']) refused(await s.request(method, `/admin/unadopted/${owner}/${name}`, { token: admin.token }), [method, owner, name])
     }
+    // A repository's wiki folder is no unadopted repository: neither listed, adopted nor deleted.
+    for (const name of ['pub.wiki', 'PUB.wiki', 'pub'])
+      for (const method of ['POST', 'DELETE']) refused(await s.request(method, `/admin/unadopted/alice/${name}`, { token: admin.token }), [method, name])
+    expect((await s.get('/admin/unadopted', { token: admin.token })).body).not.toContain('alice/pub.wiki')
+    expect((await s.get('/repos/alice/pub/wiki/page/Home', asA())).status).toBe(200)
     expect(existsSync(join(outside, 'victim.git', 'HEAD'))).toBe(true)
     expect((await s.get('/repos/alice/linked', asA())).status).toBe(404)
     expect((await s.get('/repos/alice/pub', asA())).status).toBe(200)
@@ -332,6 +337,21 @@ describe('unadopted: hostile names', () => {
     const answers = await Promise.all([1, 2].map(() => s.post('/admin/unadopted/alice/twice', undefined, { token: admin.token })))
     expect(answers.map((a) => a.status).sort()).toEqual([204, 409])
     expect((await s.get('/repos/alice/twice', asA())).status).toBe(200)
+  })
+
+  test('adopting and deleting one folder at once: either a repository with its folder, or neither', async () => {
+    for (let round = 0; round < 3; round++) {
+      const name = `contest${round}`
+      const dir = join(s.dataDir, 'repositories', 'alice', `${name}.git`)
+      await gitOk(s.dataDir, 'init', '--bare', '-q', dir)
+      const [adopt, del] = await Promise.all([s.post(`/admin/unadopted/alice/${name}`, undefined, { token: admin.token }), s.del(`/admin/unadopted/alice/${name}`, undefined, { token: admin.token })])
+      // One claims the folder; the other finds it claimed (409) or, coming after, nothing to act on (404).
+      const [first, second] = [adopt.status, del.status].sort()
+      expect(first).toBe(204)
+      expect([404, 409]).toContain(second!)
+      const repo = await s.get(`/repos/alice/${name}`, asA())
+      expect([name, repo.status, existsSync(dir)]).toEqual(adopt.status === 204 ? [name, 200, true] : [name, 404, false])
+    }
   })
 })
 
