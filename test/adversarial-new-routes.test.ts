@@ -5,7 +5,7 @@
  * and writes racing each other.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, remoteUrl, tempDir, git } from './git-fixture'
@@ -242,6 +242,26 @@ describe('wiki: the webhook', () => {
 })
 
 describe('wiki: races', () => {
+  test("a first page (or first push) while the repository's folder has moved away makes no wiki where no repository is: 409", async () => {
+    // As a rename or transfer leaves it between the request finding the repository and its write.
+    expect((await s.post('/user/repos', { name: 'mover', auto_init: true }, asA())).status).toBe(201)
+    const folder = join(s.dataDir, 'repositories', 'alice', 'mover.git')
+    const away = join(s.dataDir, 'repositories', 'alice', 'mover-away.git')
+    renameSync(folder, away)
+    try {
+      refused(await s.post('/repos/alice/mover/wiki/new', { title: 'Home', content_base64: b64('lost') }, asA()), 'new page')
+      const work = tempDir('warren-adv-mover-')
+      dirs.push(work)
+      await gitOk(work, 'init', '-q', '-b', 'main')
+      await gitOk(work, '-c', 'user.name=A', '-c', 'user.email=a@example.com', 'commit', '-q', '--allow-empty', '-m', 'first')
+      expect((await git(work, 'push', '-q', remoteUrl(s.url, 'alice/mover.wiki.git', alice.name, alice.token), 'main')).code).not.toBe(0)
+      expect(existsSync(wikiDir('alice', 'mover'))).toBe(false)
+    } finally {
+      renameSync(away, folder)
+    }
+    expect((await s.post('/repos/alice/mover/wiki/new', { title: 'Home', content_base64: b64('kept') }, asA())).status).toBe(201)
+  })
+
   test('two edits of one page at once: both are answered 200 or 409, each 200 a commit, no merge', async () => {
     const before = Number(await gitOk(wikiDir('alice', 'pub'), 'rev-list', '--count', 'HEAD'))
     const answers = await Promise.all(['one', 'two'].map((text) => s.patch('/repos/alice/pub/wiki/page/Home', { content_base64: b64(text) }, asA())))
