@@ -176,6 +176,27 @@ describe('wiki: who may see it', () => {
   })
 })
 
+describe('wiki: tokens and paging', () => {
+  test('a token without write:repository may not write the wiki; odd pages of revisions are 4xx or empty, never 500', async () => {
+    const readOnly = (await createAccessToken(s.deps, alice.user.id, 'ro', ['read:repository'])).secret
+    const publicOnly = (await createAccessToken(s.deps, alice.user.id, 'po', ['public-only', 'write:repository'])).secret
+    const before = await wikiHeadOf('priv')
+    expect((await s.post('/repos/alice/priv/wiki/new', { title: 'Scoped', content_base64: b64('x') }, { token: readOnly })).status).toBe(403)
+    expect((await s.patch('/repos/alice/priv/wiki/page/Home', { content_base64: b64('x') }, { token: readOnly })).status).toBe(403)
+    expect((await s.del('/repos/alice/priv/wiki/page/Home', undefined, { token: readOnly })).status).toBe(403)
+    expect((await s.get('/repos/alice/priv/wiki/page/Home', { token: readOnly })).status).toBe(200)
+    for (const path of ['/repos/alice/priv/wiki/page/Home', '/repos/alice/priv/wiki/pages']) expect((await s.get(path, { token: publicOnly })).status).toBe(403)
+    expect((await s.post('/repos/alice/priv/wiki/new', { title: 'Scoped', content_base64: b64('x') }, { token: publicOnly })).status).toBe(403)
+    expect(await wikiHeadOf('priv')).toBe(before)
+    for (const q of ['page=0', 'page=-1', 'page=1e9', 'page=x', 'page=99999999999999999999', 'limit=-5', 'limit=100000']) {
+      for (const path of [`/repos/alice/pub/wiki/revisions/Home?${q}`, `/repos/alice/pub/wiki/pages?${q}`]) {
+        const res = await s.get(path, asA())
+        expect([path, res.status === 200 || (res.status >= 400 && res.status < 500)]).toEqual([path, true])
+      }
+    }
+  })
+})
+
 describe('wiki: the web forms', () => {
   const page = (path: string, cookie?: string) => fetch(s.url + path, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) }, redirect: 'manual' })
   const postForm = (path: string, fields: Record<string, string>, cookie: string) =>
@@ -423,6 +444,10 @@ describe('blocks and hooks: hostile input', () => {
     refused(await s.post('/admin/hooks', good, asA()), 'admin hooks by a user')
     const made = await s.post('/user/hooks', good, asA())
     expect(made.status).toBe(201)
+    for (const body of [{ config: { url: 'javascript:x' } }, { events: [12] }, { active: 'no' }, { branch_filter: '{'.repeat(10000) }, { config: { content_type: 'yaml' } }]) {
+      refused(await s.patch(`/user/hooks/${made.body.id}`, body, asA()), ['patch', body])
+    }
+    expect((await s.get(`/user/hooks/${made.body.id}`, asA())).body).toEqual(made.body)
     for (const id of ['0', '-1', 'x', '1e3', '99999999999999999999', String(made.body.id + 1)]) refused(await s.get(`/user/hooks/${id}`, asA()), id)
     refused(await s.get(`/user/hooks/${made.body.id}`, { token: bob.token }), 'another user')
     refused(await s.del(`/user/hooks/${made.body.id}`, undefined, { token: bob.token }), 'another user deletes')
