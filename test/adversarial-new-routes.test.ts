@@ -283,6 +283,26 @@ describe('wiki: races', () => {
     expect((await s.post('/repos/alice/mover/wiki/new', { title: 'Home', content_base64: b64('kept') }, asA())).status).toBe(201)
   })
 
+  test('one title created twice at once: one 201, the other 4xx; one file, one commit', async () => {
+    const before = Number(await gitOk(wikiDir('alice', 'pub'), 'rev-list', '--count', 'HEAD'))
+    const answers = await Promise.all([1, 2, 3].map((n) => s.post('/repos/alice/pub/wiki/new', { title: 'Same Title', content_base64: b64(`take ${n}`) }, asA())))
+    const statuses = answers.map((a) => a.status).sort()
+    expect(statuses[0]).toBe(201)
+    for (const other of statuses.slice(1)) expect([400, 409]).toContain(other)
+    expect(Number(await gitOk(wikiDir('alice', 'pub'), 'rev-list', '--count', 'HEAD'))).toBe(before + 1)
+    expect((await gitOk(wikiDir('alice', 'pub'), 'ls-tree', '--name-only', 'HEAD')).split('\n').filter((f) => f === 'Same-Title.md')).toHaveLength(1)
+  })
+
+  test('content past WARREN_MAX_BLOB_SIZE, and a body past the request limit, are 413 with nothing written', async () => {
+    const before = await wikiHeadOf('pub')
+    const big = b64('x'.repeat(s.config.maxBlobSize + 1))
+    refused(await s.post('/repos/alice/pub/wiki/new', { title: 'Big', content_base64: big }, asA()), 'big new')
+    refused(await s.patch('/repos/alice/pub/wiki/page/Home', { content_base64: big }, asA()), 'big edit')
+    const huge = await s.post('/repos/alice/pub/wiki/new', { title: 'Huge', content_base64: 'A'.repeat(64 * 1024 * 1024) }, asA())
+    expect(huge.status).toBe(413)
+    expect(await wikiHeadOf('pub')).toBe(before)
+  })
+
   test('two edits of one page at once: both are answered 200 or 409, each 200 a commit, no merge', async () => {
     const before = Number(await gitOk(wikiDir('alice', 'pub'), 'rev-list', '--count', 'HEAD'))
     const answers = await Promise.all(['one', 'two'].map((text) => s.patch('/repos/alice/pub/wiki/page/Home', { content_base64: b64(text) }, asA())))
