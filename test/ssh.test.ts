@@ -576,5 +576,13 @@ describe('wikis over SSH', () => {
     expect((await sshGit(work, aliceKey.path, ['ls-remote', otherWiki])).code).not.toBe(0)
     expect((await sshGit(join(work, 'w'), aliceKey.path, ['push', '-q', otherWiki, 'main'])).code).toBe(0)
     expect((await s.get('/repos/alice/other/wiki/page/Home', { token: alice.token })).status).toBe(200)
+    // A read-only deploy key of the repository reads its wiki and may not push to it; with the
+    // wiki off no one reaches it, and nothing is made by trying.
+    expect((await sshGit(work, readKey.path, ['clone', '-q', wikiUrl, 'r'])).code).toBe(0)
+    expect((await sshGit(join(work, 'w'), readKey.path, ['push', '-q', wikiUrl, 'main:deploy'])).code).not.toBe(0)
+    expect((await s.patch('/repos/alice/other', { has_wiki: false }, { token: alice.token })).status).toBe(200)
+    expect((await sshGit(work, aliceKey.path, ['ls-remote', otherWiki])).code).not.toBe(0)
+    expect((await sshGit(join(work, 'w'), aliceKey.path, ['push', '-q', otherWiki, 'main:off'])).code).not.toBe(0)
+    expect(await gitOk(join(s.dataDir, 'repositories', 'alice', 'other.wiki.git'), 'for-each-ref', '--format=%(refname)')).toBe('refs/heads/main')
   })
 })

@@ -9,6 +9,7 @@ import { archiveOutputWithoutPaths, repositoryPathNames } from '../git/sideband'
 import type { GitStream } from '../git/stream'
 import { MAX_COMMAND_BYTES, readPushHead, refusalReport, replayed } from '../git/push-commands'
 import { bodyTooLarge } from '../lib/body'
+import { ApiError } from '../lib/errors'
 import { gitPusher, pushHook, withPush, type PushOutcome } from '../push'
 import { printable, type GitCommand } from './command'
 import { accountRefusal, gitCallerOf, recordKeyUse, type SshIdentity } from './identity'
@@ -274,7 +275,14 @@ export async function runGitCommand(
   // or push events), stopped too if the client goes away before it ends.
   const abort = new AbortController()
   void state.closed.then(() => abort.abort())
-  const git = wiki ? await wikiForGit(gitRepoOf(deps, found, abort.signal), command.service) : gitRepoOf(deps, found, abort.signal)
+  let git: GitRepo | null
+  try {
+    git = wiki ? await wikiForGit(gitRepoOf(deps, found, abort.signal), command.service) : gitRepoOf(deps, found, abort.signal)
+  } catch (e) {
+    // A wiki that cannot be made now (its repository moving away): the reason, not an internal error.
+    if (e instanceof ApiError && e.status < 500) return refuse(channel, e.message)
+    throw e
+  }
   if (!git) return refuse(channel, refusalMessage('not-found', identity, path))
   const input = channelInput(channel, activity)
   let proc = serviceSession(git, command.service, input.stream, gitProtocol)

@@ -160,10 +160,14 @@ export async function pageRevisions(deps: AppDeps, ctx: RepoContext, webPath: st
  * Makes the wiki's bare repository when it has none: made under a temporary name beside it, then
  * renamed into place, so a crash never leaves a half-made wiki under the wiki's own name (a
  * leftover temporary folder is one no repository accounts for, which the sweep moves aside); a
- * wiki another request made meanwhile is kept.
+ * wiki another request made meanwhile is kept. Only beside the repository's folder (`repoDir`):
+ * when a rename or transfer has moved it (and its wiki) away since the request found the
+ * repository, a wiki made at the old place would be no repository's, its pages answered as
+ * written and lost: 409 instead.
  */
-async function ensureWiki(git: GitRepo): Promise<void> {
+async function ensureWiki(git: GitRepo, repoDir: string): Promise<void> {
   if (existsSync(git.gitDir)) return
+  if (!existsSync(repoDir)) throw conflict('the repository is being moved or renamed; try again')
   const made = `${git.gitDir}.init-${randomUUID()}`
   await initBareRepository(made, NEW_WIKI_BRANCH, git.limits)
   try {
@@ -180,7 +184,7 @@ async function ensureWiki(git: GitRepo): Promise<void> {
  */
 export async function wikiForGit(git: GitRepo, service: string): Promise<GitRepo | null> {
   const wiki = { ...git, gitDir: wikiPathOf(git.gitDir) }
-  if (service === 'receive-pack') await ensureWiki(wiki)
+  if (service === 'receive-pack') await ensureWiki(wiki, git.gitDir)
   else if (!existsSync(wiki.gitDir)) return null
   return wiki
 }
@@ -213,7 +217,9 @@ type WikiPlan = (git: GitRepo, head: string | null) => Promise<TreeChange[]>
 async function writeWiki(deps: AppDeps, ctx: RepoContext, doer: UserRow, change: { action: WikiAction; webPath: string; message: string; plan: WikiPlan }): Promise<void> {
   // No request signal: once begun, a write runs to its end.
   const git = { ...wikiGitOf(deps, ctx), signal: undefined }
-  await ensureWiki(git)
+  // Only a new page makes the wiki: an edit or a delete of a wiki that has no page is 404 with no folder made.
+  if (change.action === 'created') await ensureWiki(git, gitDirOf(deps, ctx))
+  else if (!(await wikiHead(git))) throw notFound('wiki does not exist')
   const who = gitIdentityOf(deps.config, doer)
   for (let round = 0; round < WRITE_ROUNDS; round++) {
     const head = await wikiHead(git)
@@ -295,7 +301,6 @@ export async function editPage(deps: AppDeps, ctx: RepoContext, doer: UserRow, o
 
 /** DELETE …/wiki/page/{pageName}: 404 for a page that does not exist. */
 export async function deletePage(deps: AppDeps, ctx: RepoContext, doer: UserRow, webPath: string): Promise<void> {
-  if (!(await wikiHead(wikiGitOf(deps, ctx)))) throw notFound('wiki does not exist')
   await writeWiki(deps, ctx, doer, {
     action: 'deleted',
     webPath,
