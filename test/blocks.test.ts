@@ -221,6 +221,15 @@ describe('a block', () => {
     expect((await s.del('/user/blocks/carol', undefined, as(root))).status).toBe(204)
   })
 
+  test('a site administrator someone blocked is not held back by it (Gitea exempts administrators)', async () => {
+    expect((await s.put('/user/blocks/root', undefined, as(carol))).status).toBe(204)
+    expect((await s.put('/user/following/carol', undefined, as(root))).status).toBe(204)
+    expect((await s.put('/user/starred/carol/third', undefined, as(root))).status).toBe(204)
+    expect((await s.del('/user/starred/carol/third', undefined, as(root))).status).toBe(204)
+    expect((await s.del('/user/following/carol', undefined, as(root))).status).toBe(204)
+    expect((await s.del('/user/blocks/root', undefined, as(carol))).status).toBe(204)
+  })
+
   test('unblocking (204, then 400) gives every ability back', async () => {
     expect((await s.del('/user/blocks/bob', undefined, as(alice))).status).toBe(204)
     expect((await s.del('/user/blocks/bob', undefined, as(alice))).status).toBe(400)

@@ -1,6 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import { userBlocks } from '../db/schema'
+import { userBlocks, users } from '../db/schema'
 import { forbidden } from '../lib/errors'
 
 /*
@@ -23,14 +23,17 @@ import { forbidden } from '../lib/errors'
 /** Gitea's ErrBlockedUser, as its API answers it. */
 export const BLOCKED_MESSAGE = 'user is blocked'
 
-/** Which of `blockerIds` block `userId`. */
+/** Which of `blockerIds` block `userId` (none when `userId` is a site administrator). */
 export async function blockersOf(db: Db, userId: number, blockerIds: number[]): Promise<number[]> {
   const ids = [...new Set(blockerIds)].filter((id) => id > 0 && id !== userId)
   if (ids.length === 0) return []
+  // A site administrator is never held back by a block (Gitea's IsUserBlockedBy answers false
+  // for an administrator blockee).
   const rows = await db
     .select({ id: userBlocks.blockerId })
     .from(userBlocks)
-    .where(and(eq(userBlocks.blockeeId, userId), inArray(userBlocks.blockerId, ids)))
+    .innerJoin(users, eq(users.id, userBlocks.blockeeId))
+    .where(and(eq(userBlocks.blockeeId, userId), inArray(userBlocks.blockerId, ids), eq(users.isAdmin, false)))
   return rows.map((r) => r.id)
 }
 
