@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import { startTestServer, type TestServer } from './helpers'
 import { latencyProbe } from './latency-probe'
 import { freshTestDatabase } from './test-database'
+import { startServe, type Served } from './process-helpers'
 import { HOSTILE_FAMILIES, prose } from '../bench/lib/markdown-families'
 
 /**
@@ -143,7 +144,7 @@ describe('bundled server', () => {
     const dir = mkdtempSync(join(tmpdir(), 'warren-bundle-'))
     // The run's database kind, but a database of its own (never the WARREN_DATABASE_URL of the run itself).
     const database = await freshTestDatabase()
-    let server: ReturnType<typeof Bun.spawn> | undefined
+    let server: Served | undefined
     try {
       // package.json's "build" command, into a temp folder laid out like the checkout
       // (dist/bin beside drizzle/).
@@ -152,25 +153,12 @@ describe('bundled server', () => {
       const build = Bun.spawnSync(args, { cwd: root, stderr: 'pipe', stdout: 'pipe' })
       expect([build.exitCode, build.stderr.toString()]).toEqual([0, ''])
       symlinkSync(join(root, 'drizzle'), join(dir, 'drizzle'))
-      const port = 20000 + Math.floor(Math.random() * 20000)
-      server = Bun.spawn(['bun', join(dir, 'dist/bin/cli.js'), 'serve'], {
-        cwd: dir,
-        env: { ...process.env, WARREN_DATA: join(dir, 'data'), WARREN_PORT: String(port), WARREN_HOST: '127.0.0.1', WARREN_DATABASE_URL: database.url ?? '' },
-        stdout: 'pipe',
-        stderr: 'pipe',
-      })
-      const url = `http://127.0.0.1:${port}`
-      let up = false
-      for (let i = 0; i < 100 && !up; i++) {
-        up = await fetch(`${url}/api/v1/version`).then((r) => r.ok, () => false)
-        if (!up) await Bun.sleep(100)
-      }
-      expect(up).toBe(true)
+      server = await startServe(['bun', join(dir, 'dist/bin/cli.js')], join(dir, 'data'), { WARREN_DATABASE_URL: database.url ?? '' }, { cwd: dir })
+      const { url } = server
       const res = await fetch(`${url}/api/v1/markdown/raw`, { method: 'POST', body: '# Bundled\n\n**yes**', headers: { 'content-type': 'text/plain' } })
       expect([res.status, await res.text()]).toEqual([200, '<h1 id="user-content-bundled">Bundled</h1>\n<p><strong>yes</strong></p>\n'])
     } finally {
-      server?.kill()
-      await server?.exited
+      await server?.stop()
       await database.drop()
       rmSync(dir, { recursive: true, force: true })
     }

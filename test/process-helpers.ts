@@ -69,6 +69,9 @@ export interface Served {
 }
 
 /** Starts `warren serve` and waits until /api/v1/version answers. */
+/** How long startServe waits for a process that neither answers nor ends (a hang, not a slow start). */
+const START_HANG_MS = 90_000
+
 export async function startServe(
   command: string[],
   dataDir: string,
@@ -97,7 +100,9 @@ export async function startServe(
     await collected
     return code
   }
-  for (let i = 0; i < 400; i++) {
+  // Until it answers or ends: a start on a machine whose cores are busy may take many seconds. The
+  // bound only catches a hang (a test's own limit is longer), then the process is killed, not leaked.
+  for (const giveUp = Date.now() + START_HANG_MS; Date.now() < giveUp; ) {
     const ok = await fetch(`${url}/api/v1/version`).then((r) => r.ok, () => false)
     if (ok) return { url, port, proc, output: () => output, stop }
     if (proc.exitCode !== null) break
