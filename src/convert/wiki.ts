@@ -1,5 +1,6 @@
 import type { Config } from '../config'
 import type { LogEntry } from '../git/commit-log'
+import { isoTime } from '../lib/time'
 import { webUrl } from '../lib/urls'
 import { repoPath as repoPathOf, type RepoRef } from './issue'
 
@@ -11,7 +12,7 @@ import { repoPath as repoPathOf, type RepoRef } from './issue'
 /** A date as git printed it (ISO 8601 with its offset) in UTC, seconds only. */
 const utc = (iso: string): string => {
   const ms = Date.parse(iso)
-  return Number.isNaN(ms) ? iso : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  return Number.isNaN(ms) ? iso : isoTime(Math.floor(ms / 1000))
 }
 
 export function toApiWikiCommit(c: LogEntry) {

@@ -277,7 +277,7 @@ export async function runGitCommand(
   void state.closed.then(() => abort.abort())
   let git: GitRepo | null
   try {
-    git = wiki ? await wikiForGit(gitRepoOf(deps, found, abort.signal), command.service) : gitRepoOf(deps, found, abort.signal)
+    git = wiki ? await wikiForGit(deps, gitRepoOf(deps, found, abort.signal), command.service) : gitRepoOf(deps, found, abort.signal)
   } catch (e) {
     // A wiki that cannot be made now (its repository moving away): the reason, not an internal error.
     if (e instanceof ApiError && e.status < 500) return refuse(channel, e.message)

@@ -8,7 +8,7 @@ import { PageQuery } from '../../lib/pagination'
 import { OrgParams } from '../orgs/model'
 import { UserSchema } from '../users/model'
 import { BlockQuery, OrgBlockParams, UserBlockParams } from './model'
-import { blockPathUser, blockUser, hasBlocked, listBlocks, unblockUser } from './service'
+import { blockPathUser, blockUser, listBlocks, unblockUser } from './service'
 
 const UserList = t.Array(UserSchema)
 const NoContent = { 204: t.Void() }
@@ -21,11 +21,11 @@ const NoContent = { 204: t.Void() }
 export const blocksModule = (deps: AppDeps) => {
   const usersAs = (viewer: UserRow) => (rows: UserRow[]) => rows.map((u) => toApiUser(deps.config, u, viewer))
   const check = async (doer: UserRow, blocker: UserRow, name: string) => {
-    if (!await hasBlocked(deps, blocker, await blockPathUser(deps, doer, blocker, name))) throw notFound(`${name} is not blocked`)
+    if (!(await blockPathUser(deps, doer, blocker, name)).blocked) throw notFound(`${name} is not blocked`)
   }
   const block = async (doer: UserRow, blocker: UserRow, name: string, note: string | undefined) =>
-    await blockUser(deps, doer, blocker, await blockPathUser(deps, doer, blocker, name), note ?? '')
-  const unblock = async (doer: UserRow, blocker: UserRow, name: string) => await unblockUser(deps, doer, blocker, await blockPathUser(deps, doer, blocker, name))
+    await blockUser(deps, doer, blocker, (await blockPathUser(deps, doer, blocker, name)).user, note ?? '')
+  const unblock = async (doer: UserRow, blocker: UserRow, name: string) => await unblockUser(deps, doer, blocker, (await blockPathUser(deps, doer, blocker, name)).user)
 
   const byUser = { scope: 'user', signed: true, detail: { tags: ['user'] } } as const
   const byOrgOwner = { scope: 'organization', signed: true, org: 'owner', detail: { tags: ['organization'] } } as const

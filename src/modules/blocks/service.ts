@@ -32,10 +32,10 @@ const blockOrganization = () => badRequest('cannot block an organization')
  * the visibility rule: one `viewer` may not see is 404 as an unknown name, unless `blocker`
  * already blocks them (a block of someone gone private can still be checked and lifted).
  */
-export async function blockPathUser(deps: AppDeps, viewer: UserRow, blocker: UserRow, name: string): Promise<UserRow> {
-  const user = await findOwnerByName(deps, name)
-  if (user && await hasBlocked(deps, blocker, user)) return user
-  return await getVisibleUserByName(deps, name, viewer, 'owner')
+export async function blockPathUser(deps: AppDeps, viewer: UserRow, blocker: UserRow, name: string): Promise<{ user: UserRow; blocked: boolean }> {
+  const found = await findOwnerByName(deps, name)
+  const blocked = !!found && (await hasBlocked(deps, blocker, found))
+  return { user: blocked ? found! : await getVisibleUserByName(deps, name, viewer, 'owner'), blocked }
 }
 
 /** The people `blocker` blocked whom `viewer` may see, in the order they were blocked. */

@@ -83,7 +83,7 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
     })
   const git = gitRepoOf(deps, found, request.signal)
   if (!wiki) return { repo: found.repo, owner: found.owner, user, git, wiki }
-  const wikiGit = await wikiForGit(git, service)
+  const wikiGit = await wikiForGit(deps, git, service)
   if (!wikiGit) return gitErrorResponse(deps, 404, 'Repository not found')
   return { repo: found.repo, owner: found.owner, user, git: wikiGit, wiki }
 }

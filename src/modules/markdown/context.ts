@@ -10,8 +10,14 @@ import { findReadableRepo } from '../repos/queries'
  * default branch. Undefined otherwise (another server's, or one the viewer may not read): the
  * renderer's own default then.
  */
-export async function contextBranch(deps: AppDeps, viewer: UserRow | null, context: string | undefined): Promise<string | undefined> {
-  const trimmed = context?.trim() ?? ''
+export async function contextBranch(
+  deps: AppDeps,
+  viewer: UserRow | null,
+  opts: { mode?: string; wiki?: boolean; context?: string },
+): Promise<string | undefined> {
+  // Only `gfm` links into a branch, and a wiki's links go to the wiki (render.ts linkPlan): no lookup otherwise.
+  if (opts.mode !== 'gfm' || opts.wiki) return undefined
+  const trimmed = opts.context?.trim() ?? ''
   // As the renderer reads it (render.ts contextUrl): a URL, else a path under the base URL.
   const absolute = /^https?:\/\//i.test(trimmed)
   if (absolute && !trimmed.startsWith(deps.config.baseUrl)) return undefined

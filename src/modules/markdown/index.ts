@@ -18,7 +18,9 @@ export const markdownModule = (deps: AppDeps) =>
       async ({ body, set, request, caller }) => {
         set.headers['content-type'] = HTML
         const context = body.Context ?? body.context
-        const opts = { mode: body.Mode ?? body.mode, context, wiki: body.Wiki ?? body.wiki, branch: await contextBranch(deps, caller.user, context) }
+        const mode = body.Mode ?? body.mode
+        const wiki = body.Wiki ?? body.wiki
+        const opts = { mode, context, wiki, branch: await contextBranch(deps, caller.user, { mode, wiki, context }) }
         return renderMarkdown(deps.config, body.Text ?? body.text ?? '', opts, deps.auth.clientAddress(request))
       },
       {
@@ -48,7 +50,9 @@ export const markdownModule = (deps: AppDeps) =>
         // references and links against the context, as /markdown's `gfm` does.
         const plain = !wiki && (given === '' || given === 'markdown')
         const context = body.Context ?? body.context
-        const opts = { mode: plain ? 'markdown' : 'gfm', context, wiki: wiki || given === 'wiki', branch: await contextBranch(deps, caller.user, context) }
+        const mode = plain ? 'markdown' : 'gfm'
+        const linksToWiki = wiki || given === 'wiki'
+        const opts = { mode, context, wiki: linksToWiki, branch: await contextBranch(deps, caller.user, { mode, wiki: linksToWiki, context }) }
         set.headers['content-type'] = HTML
         return renderMarkdown(deps.config, body.Text ?? body.text ?? '', opts, deps.auth.clientAddress(request))
       },

@@ -6,10 +6,11 @@ import { repoGitStates, repositories, users, type RepoRow } from '../../db/schem
 import type { UserRow } from '../../auth/caller'
 import { recordEvent } from '../../events/outbox'
 import { configureServedRepository, removeRepositoryFolder } from '../../git/init'
-import { runGit } from '../../git/run'
+import { runGit, wikiPathOf } from '../../git/run'
 import { headBranchOf, readBranchAndTagRefs, refsFingerprint } from '../../git/ref-state'
 import { isSafeRefName, repositorySize, setHeadBranch } from '../../git/refs'
 import { notFound, unprocessable } from '../../lib/errors'
+import { compileGlob, GlobError, type Glob } from '../../lib/glob'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { findOwnerByName } from '../users/service'
@@ -27,14 +28,18 @@ import { gitRepoAt, pathOfRepo, repoSnapshot } from './service'
  * skips it too) before its row, 'adopting', names it.
  */
 
-/** Gitea's glob (`*` any run, `?` one character) as a whole-string, any-case test. */
-function globOf(pattern: string): RegExp {
-  const body = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
-  return new RegExp(`^${body}$`, 'i')
+/** Gitea's glob as a whole-string, any-case test (lib/glob.ts: linear, never backtracking); 422 when it does not parse. */
+function globOf(pattern: string): Glob {
+  try {
+    return compileGlob(pattern.toLowerCase())
+  } catch (e) {
+    if (e instanceof GlobError) throw unprocessable(`invalid pattern: ${e.message}`, 'pattern')
+    throw e
+  }
 }
 
 /** The owner and name tests of a pattern: `owner/name`, or an owner alone (Gitea's ListUnadoptedRepositories). */
-function patternOf(pattern: string): { owner?: RegExp; name?: RegExp } {
+function patternOf(pattern: string): { owner?: Glob; name?: Glob } {
   const text = pattern.trim()
   if (!text) return {}
   const slash = text.indexOf('/')
@@ -57,17 +62,17 @@ function repoNameOfFolder(folder: string): string | null {
 /** The unadopted repositories (`owner/name`, by name) matching the pattern, a page of them. */
 export async function listUnadopted(deps: AppDeps, pattern: string, page: Page): Promise<Paged<string>> {
   const test = patternOf(pattern)
-  const folders = ownerFolders(deps).filter((owner) => !test.owner || test.owner.test(owner))
+  const folders = ownerFolders(deps).filter((owner) => !test.owner || test.owner.matches(owner.toLowerCase()))
   const owners = new Set<string>()
   for (let i = 0; i < folders.length; i += 500) {
     const batch = folders.slice(i, i + 500)
     for (const row of await deps.db.select({ lowerName: users.lowerName }).from(users).where(inArray(users.lowerName, batch))) owners.add(row.lowerName)
   }
   const names: string[] = []
-  for (const owner of folders.filter((o) => owners.has(o)).sort()) {
+  for (const owner of folders.filter((o) => owners.has(o))) {
     for (const entry of await unaccountedIn(deps, owner)) {
       const name = repoNameOfFolder(entry.slice(owner.length + 1))
-      if (name !== null && (!test.name || test.name.test(name))) names.push(`${owner}/${name}`)
+      if (name !== null && (!test.name || test.name.matches(name.toLowerCase()))) names.push(`${owner}/${name}`)
     }
   }
   names.sort()
@@ -132,7 +137,7 @@ export async function adoptRepository(deps: AppDeps, admin: UserRow, ownerName: 
       deps,
       owner,
       admin,
-      { name, description: '', isPrivate: true, defaultBranch: 'main' },
+      { name, description: '', isPrivate: true, defaultBranch: deps.config.defaultBranch },
       {
         existing: true,
         make: async (gitDir) => {
@@ -144,10 +149,10 @@ export async function adoptRepository(deps: AppDeps, admin: UserRow, ownerName: 
           refs = (await readBranchAndTagRefs(git)) ?? {}
           const branches = Object.keys(refs).filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice('refs/heads/'.length)).sort()
           const head = await headBranchOf(git)
-          if (branches.length === 0) return { isEmpty: true, size: await repositorySize(git), defaultBranch: head && isSafeRefName(head) ? head : 'main' }
+          if (branches.length === 0) return { isEmpty: true, size: await repositorySize(git), defaultBranch: head && isSafeRefName(head) ? head : deps.config.defaultBranch }
           let defaultBranch = head && branches.includes(head) ? head : undefined
           if (!defaultBranch) {
-            defaultBranch = ['main', 'master'].find((b) => branches.includes(b)) ?? branches[0]!
+            defaultBranch = [deps.config.defaultBranch, 'main', 'master'].find((b) => branches.includes(b)) ?? branches[0]!
             await setHeadBranch(git, defaultBranch)
           }
           return { isEmpty: false, size: await repositorySize(git), defaultBranch }
@@ -165,7 +170,7 @@ export async function adoptRepository(deps: AppDeps, admin: UserRow, ownerName: 
 export async function deleteUnadopted(deps: AppDeps, ownerName: string, name: string): Promise<void> {
   await withUnadoptedFolder(deps, ownerName, name, async (_owner, path) => {
     removeRepositoryFolder(path)
-    const wiki = path.replace(/\.git$/, '.wiki.git')
+    const wiki = wikiPathOf(path)
     if (lstatSync(wiki, { throwIfNoEntry: false })?.isDirectory()) removeRepositoryFolder(wiki)
   })
 }

@@ -97,10 +97,6 @@ export async function listOwnedRepos(deps: AppDeps, viewer: UserRow | null, owne
   )
 }
 
-/**
- * A page of the ready repositories matching `where` that the viewer may read, by name (lists
- * whose condition has no prepared shape here, such as a team's repositories).
- */
 /** What `viewer` may read of the ready repositories `where` names (the visibility rule). */
 const readableWhere = (viewer: UserRow | null, where: SQL) => and(where, eq(repositories.status, 'ready'), readableRepoCondition(viewer))
 
@@ -109,6 +105,10 @@ export async function findReadableRepo(deps: AppDeps, viewer: UserRow | null, wh
   return (await deps.db.select().from(repositories).where(readableWhere(viewer, where)).limit(1))[0]
 }
 
+/**
+ * A page of the ready repositories matching `where` that the viewer may read, by name (lists
+ * whose condition has no prepared shape here, such as a team's repositories).
+ */
 export async function listReadableRepos(deps: AppDeps, viewer: UserRow | null, where: SQL, page: Page): Promise<Paged<RepoRow>> {
   const cond = readableWhere(viewer, where)
   const total = (await deps.db.select({ n: count() }).from(repositories).where(cond))[0]!.n

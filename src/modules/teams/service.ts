@@ -199,7 +199,6 @@ export async function removeTeamMember(deps: AppDeps, ctx: TeamContext, target: 
   })
 }
 
-/** Repositories the team covers (all of the organisation's for owners / all-repositories teams) that the viewer may read. */
 /** The repositories a team covers: every one of its organisation's for the Owners team and teams with all of them, else those given it. */
 function coveredBy(deps: AppDeps, team: TeamContext['team']): SQL {
   return (
@@ -212,6 +211,7 @@ function coveredBy(deps: AppDeps, team: TeamContext['team']): SQL {
   )!
 }
 
+/** Repositories the team covers (all of the organisation's for owners / all-repositories teams) that the viewer may read. */
 export async function listTeamRepos(deps: AppDeps, ctx: TeamContext, page: Page): Promise<Paged<RepoRow>> {
   return await listReadableRepos(deps, ctx.viewer, coveredBy(deps, ctx.team), page)
 }

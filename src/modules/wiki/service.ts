@@ -34,8 +34,6 @@ import { gitPathToWebPath, queryUnescape, reservedSegment, titleToWebPath, webPa
  * `wiki.deleted`: Gitea's `wiki` webhook) once the branch has moved.
  */
 
-/** The branch a new wiki starts with (Gitea 1.23's default branch setting). */
-export const NEW_WIKI_BRANCH = 'main'
 /** Revisions per page of a page's history (Gitea's [git] COMMITS_RANGE_SIZE). */
 export const REVISIONS_PER_PAGE = 50
 /** How many times a write reads the branch again when another write moved it first. */
@@ -165,11 +163,11 @@ export async function pageRevisions(deps: AppDeps, ctx: RepoContext, webPath: st
  * repository, a wiki made at the old place would be no repository's, its pages answered as
  * written and lost: 409 instead.
  */
-async function ensureWiki(git: GitRepo, repoDir: string): Promise<void> {
+async function ensureWiki(git: GitRepo, repoDir: string, branch: string): Promise<void> {
   if (existsSync(git.gitDir)) return
   if (!existsSync(repoDir)) throw conflict('the repository is being moved or renamed; try again')
   const made = `${git.gitDir}.init-${randomUUID()}`
-  await initBareRepository(made, NEW_WIKI_BRANCH, git.limits)
+  await initBareRepository(made, branch, git.limits)
   try {
     renameSync(made, git.gitDir)
   } catch (e) {
@@ -180,11 +178,12 @@ async function ensureWiki(git: GitRepo, repoDir: string): Promise<void> {
 
 /**
  * The wiki of repository `git` for a git service over HTTP or SSH: made by a push when it has
- * none (as Gitea's InitWiki); null for a fetch of a wiki that does not exist.
+ * none (as Gitea's InitWiki, on the site's default branch); null for a fetch of a wiki that does
+ * not exist.
  */
-export async function wikiForGit(git: GitRepo, service: string): Promise<GitRepo | null> {
+export async function wikiForGit(deps: AppDeps, git: GitRepo, service: string): Promise<GitRepo | null> {
   const wiki = { ...git, gitDir: wikiPathOf(git.gitDir) }
-  if (service === 'receive-pack') await ensureWiki(wiki, git.gitDir)
+  if (service === 'receive-pack') await ensureWiki(wiki, git.gitDir, deps.config.defaultBranch)
   else if (!existsSync(wiki.gitDir)) return null
   return wiki
 }
@@ -218,7 +217,7 @@ async function writeWiki(deps: AppDeps, ctx: RepoContext, doer: UserRow, change:
   // No request signal: once begun, a write runs to its end.
   const git = { ...wikiGitOf(deps, ctx), signal: undefined }
   // Only a new page makes the wiki: an edit or a delete of a wiki that has no page is 404 with no folder made.
-  if (change.action === 'created') await ensureWiki(git, gitDirOf(deps, ctx))
+  if (change.action === 'created') await ensureWiki(git, gitDirOf(deps, ctx), deps.config.defaultBranch)
   else if (!(await wikiHead(git))) throw notFound('wiki does not exist')
   const who = gitIdentityOf(deps.config, doer)
   for (let round = 0; round < WRITE_ROUNDS; round++) {
