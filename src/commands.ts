@@ -186,10 +186,11 @@ Deletes a badge; every user holding it loses it.`,
 
 Checks git (present, version), the database (integrity, foreign keys), every repository's
 folder and its git health (git fsck --connectivity-only, at most --timeout seconds in all,
-default 300), folders no repository accounts for, and temporary objects interrupted git
-processes left. Exits 1 when a problem was found (and not fixed).
---fix repairs what it safely can: unfinished repositories, unaccounted folders (moved to
-repositories/.orphaned), repository records out of step with git, stale temporary objects.
+default 300), and temporary objects interrupted git processes left; it lists folders no
+repository accounts for (unadopted: an administrator adopts or deletes them through
+/api/v1/admin/unadopted), which are not a fault. Exits 1 when a problem was found (and not fixed).
+--fix repairs what it safely can: unfinished repositories, the folders of deleted repositories a
+crash left, repository records out of step with git, stale temporary objects.
 With the server running, only the repairs that are safe beside it are made.`,
     options: { fix: { type: 'boolean', default: false }, timeout: { type: 'string', default: '300' } },
     run: async (values) => {

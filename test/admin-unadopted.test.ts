@@ -5,7 +5,8 @@ import { and, eq } from 'drizzle-orm'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, oneCommitRepo, remoteUrl, tempDir } from './git-fixture'
 import { repoGitStates, repositories, users } from '../src/db/schema'
-import { moveAsideUnaccounted, repairAtStart, withFolderClaimed } from '../src/modules/repos/repair'
+import { repairAtStart, withFolderClaimed } from '../src/modules/repos/repair'
+import { startRepositorySweep, type SweepResult } from '../src/jobs/repository-sweep'
 
 let s: TestServer
 let admin: TestUser
@@ -24,6 +25,10 @@ async function bareFolder(owner: string, name: string, opts: { head?: string; pu
   for (const refspec of opts.push ?? []) await gitOk(work, 'push', '-q', path, refspec)
   return path
 }
+
+/** One run of the background sweep, as after a start at `startedAt`. */
+const sweepOnce = (startedAt: number): Promise<SweepResult> =>
+  new Promise((resolve) => startRepositorySweep(s.deps, { startedAt, pauseMs: 1, delayMs: 0, onDone: resolve }))
 
 const rowOf = async (owner: string, name: string) =>
   (await s.deps.db
@@ -166,17 +171,17 @@ describe('DELETE /admin/unadopted/{owner}/{repo}', () => {
 })
 
 describe('adoption against the repair', () => {
-  test('the sweep leaves a folder being adopted alone, and moves it aside otherwise', async () => {
+  test('the sweep leaves a folder without a row where it is, listed as unadopted, and it can still be adopted', async () => {
     await bareFolder('alice', 'swept')
     const path = folder('alice', 'swept')
-    // `before` in the future: the folder counts as unchanged since the sweep began.
-    const later = Date.now() + 3_600_000
-    const moved = await withFolderClaimed(s.deps, path, () => moveAsideUnaccounted(s.deps, 'alice', later))
-    expect(moved).toEqual([])
-    expect(existsSync(path)).toBe(true)
-    expect(await moveAsideUnaccounted(s.deps, 'alice', later)).toEqual(['alice/swept.git'])
-    expect(existsSync(path)).toBe(false)
-    expect(existsSync(join(s.dataDir, 'repositories', '.orphaned', 'alice', 'swept.git'))).toBe(true)
+    // `startedAt` in the future: the folder counts as there before the process started.
+    const swept = await sweepOnce(Date.now() + 3_600_000)
+    expect(swept.unadopted).toBeGreaterThanOrEqual(1)
+    expect(existsSync(join(path, 'HEAD'))).toBe(true)
+    expect(existsSync(join(s.dataDir, 'repositories', '.orphaned'))).toBe(false)
+    expect((await s.get('/admin/unadopted?pattern=alice/swept', asAdmin())).body).toEqual(['alice/swept'])
+    expect((await s.post('/admin/unadopted/alice/swept', undefined, asAdmin())).status).toBe(204)
+    expect((await rowOf('alice', 'swept'))?.status).toBe('ready')
   })
 
   test('a second adoption of a folder being adopted is 409', async () => {

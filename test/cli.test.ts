@@ -293,15 +293,15 @@ describe('warren doctor', () => {
     const sick = await cli(data, 'doctor')
     expect(sick.code).toBe(1)
     expect(sick.stdout).toContain('[FAIL] repository folders')
-    expect(sick.stdout).toContain('ghost/lost.git: folder without a repository')
+    expect(sick.stdout).toContain('ghost/lost.git: folder without a repository (unadopted')
     expect(sick.stdout).toContain('[FAIL] repository health')
     expect(sick.stdout).toContain('repositories/root/broken.git')
 
     const fixed = await cli(data, 'doctor', '--fix')
-    expect(fixed.stdout).toContain('fixed: moved ghost/lost.git')
     expect(fixed.stdout).toContain('fixed: removed 1 temporary git objects')
-    expect(existsSync(join(data, 'repositories', '.orphaned', 'ghost', 'lost.git', 'HEAD'))).toBe(true)
-    expect(existsSync(join(data, 'repositories', 'ghost', 'lost.git'))).toBe(false)
+    // Left where it is (unadopted: an administrator adopts or deletes it), still listed, not a fault.
+    expect(existsSync(join(data, 'repositories', 'ghost', 'lost.git', 'HEAD'))).toBe(true)
+    expect(fixed.stdout).toContain('ghost/lost.git: folder without a repository (unadopted')
     expect(existsSync(join(repoPath(data, 'root', 'good'), 'objects', 'tmp_objdir-incoming-abc123'))).toBe(false)
     // lost objects cannot be made up: still reported, exit 1
     expect(fixed.code).toBe(1)

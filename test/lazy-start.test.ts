@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdirSync, renameSync, rmSync, utimesSync, writeFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
-import { hookTasks, pendingPushes } from '../src/db/schema'
+import { folderMoves, hookTasks, pendingPushes } from '../src/db/schema'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { renderWorkersAlive } from '../src/modules/markdown/service'
 import { startReceiver, until } from './webhook-receiver'
@@ -54,7 +54,7 @@ describe('start-up repairs bounded by what was under way, the rest swept in the 
 
       // The sweep, later, reads every repository and brings the changed one in line.
       const swept = await sweep(s, Date.now())
-      expect(swept).toEqual({ checked: 5, updated: 1, missing: 0, leftovers: 0, orphaned: 0, attachmentsRemoved: 0, attachmentsMissing: 0, avatarsRemoved: 0 })
+      expect(swept).toEqual({ checked: 5, updated: 1, missing: 0, leftovers: 0, deleted: 0, unadopted: 0, attachmentsRemoved: 0, attachmentsMissing: 0, avatarsRemoved: 0 })
       expect((await s.get('/repos/bob/by-hand', { token: bob.token })).body).toMatchObject({ empty: false, default_branch: 'main' })
       // Nothing changed since: a second sweep syncs nothing.
       expect(await sweep(s, Date.now())).toMatchObject({ checked: 5, updated: 0 })
@@ -85,7 +85,7 @@ describe('start-up repairs bounded by what was under way, the rest swept in the 
       utimesSync(fresh, future, future)
       rmSync(repoPath(s.dataDir, 'bob', 'gone'), { recursive: true })
 
-      expect(await sweep(s, startedAt)).toEqual({ checked: 2, updated: 0, missing: 1, leftovers: 2, orphaned: 0, attachmentsRemoved: 0, attachmentsMissing: 0, avatarsRemoved: 0 })
+      expect(await sweep(s, startedAt)).toEqual({ checked: 2, updated: 0, missing: 1, leftovers: 2, deleted: 0, unadopted: 0, attachmentsRemoved: 0, attachmentsMissing: 0, avatarsRemoved: 0 })
       expect(existsSync(old)).toBe(false)
       expect(existsSync(oldPack)).toBe(false)
       expect(existsSync(fresh)).toBe(true)
@@ -100,32 +100,40 @@ describe('start-up repairs bounded by what was under way, the rest swept in the 
     }
   })
 
-  test('the sweep moves aside a folder no repository accounts for, left before the start, never one made or renamed into place since', async () => {
+  test("the sweep removes a deletion's folders a crash left before the start, never one a deletion works on now; a folder no repository accounts for stays", async () => {
     const s = await startTestServer()
     try {
       const bob = await s.user('bob')
       await s.post('/user/repos', { name: 'real', auto_init: true }, { token: bob.token })
-      // A crash's leftover: a git folder without a row, there before the process started.
-      const leftover = repoPath(s.dataDir, 'bob', 'leftover')
-      await gitOk(s.dataDir, 'init', '-q', '--bare', leftover)
-      // Creating a repository onto it is refused while it is there (it is never adopted).
-      expect((await s.post('/user/repos', { name: 'leftover' }, { token: bob.token })).status).toBe(409)
+      const trash = join(s.dataDir, 'repositories', '.deleted')
+      // A deletion a crash interrupted after its commit: its folder in .deleted/, there before the start.
+      const crashed = join(trash, '41-a.git')
+      await gitOk(s.dataDir, 'init', '-q', '--bare', crashed)
+      // A deletion under way (its intent written, its transaction not committed): a failure moves it back.
+      const pending = join(trash, '42-b.git')
+      await gitOk(s.dataDir, 'init', '-q', '--bare', pending)
+      await s.deps.db.insert(folderMoves).values({ fromPath: 'bob/b.git', toPath: '.deleted/42-b.git', createdUnix: 1 })
+      // A git folder without a row, put there by hand: unadopted, as in Gitea.
+      const unadopted = repoPath(s.dataDir, 'bob', 'by-hand')
+      await gitOk(s.dataDir, 'init', '-q', '--bare', unadopted)
+      // Creating a repository onto it is refused while it is there (an administrator adopts it).
+      expect((await s.post('/user/repos', { name: 'by-hand' }, { token: bob.token })).status).toBe(409)
       // (The kernel's change times come from a coarse clock: a margin on either side of the start.)
       await Bun.sleep(50)
       const startedAt = Date.now()
       await Bun.sleep(50)
-      // Work in progress since the start: a folder renamed into place before its row changes.
-      const moving = repoPath(s.dataDir, 'bob', 'moving')
+      // A deletion since the start (another process's): its folder renamed into .deleted/.
+      const recent = join(trash, '43-c.git')
       await gitOk(s.dataDir, 'init', '-q', '--bare', join(s.dataDir, 'elsewhere.git'))
-      renameSync(join(s.dataDir, 'elsewhere.git'), moving)
+      renameSync(join(s.dataDir, 'elsewhere.git'), recent)
 
-      expect(await sweep(s, startedAt)).toMatchObject({ checked: 1, missing: 0, leftovers: 0, orphaned: 1 })
-      expect(existsSync(join(s.dataDir, 'repositories', '.orphaned', 'bob', 'leftover.git', 'HEAD'))).toBe(true)
-      expect(existsSync(leftover)).toBe(false)
-      expect(existsSync(moving)).toBe(true)
+      expect(await sweep(s, startedAt)).toMatchObject({ checked: 1, missing: 0, leftovers: 0, deleted: 1, unadopted: 1 })
+      expect(existsSync(crashed)).toBe(false)
+      expect(existsSync(pending)).toBe(true)
+      expect(existsSync(recent)).toBe(true)
+      expect(existsSync(join(unadopted, 'HEAD'))).toBe(true)
       expect(existsSync(repoPath(s.dataDir, 'bob', 'real'))).toBe(true)
-      // Moved aside, the name is free again.
-      expect((await s.post('/user/repos', { name: 'leftover' }, { token: bob.token })).status).toBe(201)
+      expect((await s.post('/user/repos', { name: 'by-hand' }, { token: bob.token })).status).toBe(409)
     } finally {
       await s.stop()
     }

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { BAD_WEBSITES, startTestServer, type TestServer, type TestUser } from './helpers'
 import { addTeam, makeOrg } from './access-fixtures'
-import { repositories, users } from '../src/db/schema'
+import { folderMoves, repositories, users } from '../src/db/schema'
 import { initBareRepository } from '../src/git/init'
 import { repoPath, git } from '../src/git/run'
 import { repairRepositories } from '../src/modules/repos/repair'
@@ -270,7 +270,7 @@ describe('lists', () => {
 })
 
 describe('startup repair', () => {
-  test('`warren serve` removes unfinished repositories before serving, and moves folders without a row aside in its background sweep', async () => {
+  test('`warren serve` removes unfinished repositories before serving, and a deletion\'s leftover folders in its background sweep; folders without a row stay, unadopted', async () => {
     const data = mkdtempSync(join(scratch, 'serve-'))
     // A database of its own, as startTestServer's: a new SQLite file in `data`, or a new PostgreSQL database.
     const database = await freshTestDatabase()
@@ -287,6 +287,9 @@ describe('startup repair', () => {
     await closeDatabase(deps.db)
     await initBareRepository(repoPath(data, 'sam', 'half'), 'master')
     await initBareRepository(repoPath(data, 'sam', 'orphan'), 'master')
+    // A deletion a crash interrupted after its commit: the folder in .deleted/, no row.
+    const deleted = join(data, 'repositories', '.deleted', '7-crashed.git')
+    await initBareRepository(deleted, 'master')
     const port = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
     const free = port.port!
     port.stop(true)
@@ -314,11 +317,12 @@ describe('startup repair', () => {
       // The unfinished repository is gone before the first answer.
       expect(existsSync(repoPath(data, 'sam', 'half'))).toBe(false)
       expect((await fetch(`http://127.0.0.1:${free}/api/v1/users/sam/repos`).then((r) => r.json())) as unknown[]).toEqual([])
-      // The folder no row accounts for is moved aside by the background sweep (SWEEP_DELAY_MS after the start).
-      const aside = join(data, 'repositories', '.orphaned', 'sam', 'orphan.git', 'HEAD')
-      for (let i = 0; i < 600 && !existsSync(aside); i++) await Bun.sleep(50)
-      expect(existsSync(aside)).toBe(true)
-      expect(existsSync(repoPath(data, 'sam', 'orphan'))).toBe(false)
+      // The deletion's leftover is removed by the background sweep (SWEEP_DELAY_MS after the start)...
+      for (let i = 0; i < 600 && existsSync(deleted); i++) await Bun.sleep(50)
+      expect(existsSync(deleted)).toBe(false)
+      // ...and the folder no row accounts for stays where it is (unadopted, as in Gitea).
+      expect(existsSync(join(repoPath(data, 'sam', 'orphan'), 'HEAD'))).toBe(true)
+      expect(existsSync(join(data, 'repositories', '.orphaned'))).toBe(false)
     } finally {
       proc.kill()
       await proc.exited
@@ -333,7 +337,7 @@ describe('startup repair', () => {
     }
   }, 240_000)
 
-  test('removes unfinished rows with their folders and moves orphan folders aside', async () => {
+  test('removes unfinished rows with their folders and deleted repositories\' folders, and lists folders without a row (left in place)', async () => {
     const now = Math.floor(Date.now() / 1000)
     const half = (await s.deps.db
       .insert(repositories)
@@ -346,27 +350,33 @@ describe('startup repair', () => {
     const orphan = repoPath(s.config.dataDir, 'ghost', 'lost')
     await initBareRepository(orphan, 'master')
     mkdirSync(repoPath(s.config.dataDir, 'alice', 'stray'), { recursive: true })
+    const deleted = join(s.config.dataDir, 'repositories', '.deleted', '99-x.wiki.git')
+    await initBareRepository(deleted, 'master')
     const result = await repairRepositories(s.deps)
     expect(result.removedRows).toBe(1)
-    expect(result.orphaned.sort()).toEqual(['alice/stray.git', 'ghost/lost.git'])
+    expect(result.deleted).toBe(1)
+    expect(result.unadopted.sort()).toEqual(['alice/stray.git', 'ghost/lost.git'])
     expect((await s.deps.db.select().from(repositories).where(eq(repositories.id, half.id)))[0]).toBeUndefined()
     expect(await numRepos(alice.user.id)).toBe(before - 1)
     expect(existsSync(halfPath)).toBe(false)
-    expect(existsSync(orphan)).toBe(false)
-    expect(existsSync(join(s.config.dataDir, 'repositories', '.orphaned', 'ghost', 'lost.git', 'HEAD'))).toBe(true)
+    expect(existsSync(deleted)).toBe(false)
+    expect(existsSync(join(orphan, 'HEAD'))).toBe(true)
     // Real repositories are left alone.
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'plain'))).toBe(true)
-    expect(await repairRepositories(s.deps)).toEqual({ removedRows: 0, orphaned: [], missing: [], leftovers: [] })
+    const again = await repairRepositories(s.deps)
+    expect({ ...again, unadopted: again.unadopted.sort() }).toEqual({ removedRows: 0, deleted: 0, unadopted: ['alice/stray.git', 'ghost/lost.git'], missing: [], leftovers: [] })
+    rmSync(orphan, { recursive: true })
+    rmSync(repoPath(s.config.dataDir, 'alice', 'stray'), { recursive: true })
   })
 
-  test('a crash in the middle of a rename (folder moved, row not) is reported, the folder kept aside', async () => {
+  test('a move done outside Warren (folder moved, row not) is reported, the folder left where it is', async () => {
     await s.post('/user/repos', { name: 'mid-rename', auto_init: true }, { token: alice.token })
     const from = repoPath(s.config.dataDir, 'alice', 'mid-rename')
     const to = repoPath(s.config.dataDir, 'alice', 'new-name')
     renameSync(from, to)
     const result = await repairRepositories(s.deps)
-    expect(result).toEqual({ removedRows: 0, orphaned: ['alice/new-name.git'], missing: ['alice/mid-rename'], leftovers: [] })
-    expect(existsSync(join(s.config.dataDir, 'repositories', '.orphaned', 'alice', 'new-name.git', 'HEAD'))).toBe(true)
+    expect(result).toEqual({ removedRows: 0, deleted: 0, unadopted: ['alice/new-name.git'], missing: ['alice/mid-rename'], leftovers: [] })
+    expect(existsSync(join(to, 'HEAD'))).toBe(true)
     // No 500 while the folder is gone; the row can still be deleted.
     expect((await s.get('/repos/alice/mid-rename/branches', { token: alice.token })).status).toBeLessThan(500)
     expect((await s.get('/repos/alice/mid-rename/raw/master/README.md', { token: alice.token })).status).toBe(404)
@@ -387,5 +397,22 @@ describe('startup repair', () => {
     rmSync(repoPath(s.config.dataDir, 'alice', 'mid-empty'), { recursive: true, force: true })
     expect((await s.patch('/repos/alice/mid-empty', { default_branch: 'main' }, { token: alice.token })).status).toBe(200)
     expect((await s.del('/repos/alice/mid-empty', undefined, { token: alice.token })).status).toBe(204)
+    rmSync(to, { recursive: true })
+  })
+
+  test('a deleted repository\'s folder and its wiki\'s go through repositories/.deleted/ and are gone, never left to adopt', async () => {
+    await s.post('/user/repos', { name: 'doomed', auto_init: true }, { token: alice.token })
+    expect((await s.post('/repos/alice/doomed/wiki/new', { title: 'Home', content_base64: btoa('hi') }, { token: alice.token })).status).toBe(201)
+    const path = repoPath(s.config.dataDir, 'alice', 'doomed')
+    expect(existsSync(path.replace(/\.git$/, '.wiki.git'))).toBe(true)
+    expect((await s.del('/repos/alice/doomed', undefined, { token: alice.token })).status).toBe(204)
+    expect(existsSync(path)).toBe(false)
+    expect(existsSync(path.replace(/\.git$/, '.wiki.git'))).toBe(false)
+    const trash = join(s.config.dataDir, 'repositories', '.deleted')
+    expect(existsSync(trash) ? readdirSync(trash) : []).toEqual([])
+    expect(await s.deps.db.select().from(folderMoves)).toEqual([])
+    expect((await repairRepositories(s.deps)).unadopted).toEqual([])
+    // The name is free again.
+    expect((await s.post('/user/repos', { name: 'doomed' }, { token: alice.token })).status).toBe(201)
   })
 })

@@ -4,7 +4,7 @@ import { repositories } from '../db/schema'
 import { errorFields, loggerOf } from '../lib/log'
 import { jobBoardOf } from '../lib/job-board'
 import type { BackgroundJob } from '../ops/shutdown'
-import { checkRepositoryFolder, moveAsideUnaccounted, ownerFolders } from '../modules/repos/repair'
+import { checkRepositoryFolder, emptyDeletedFolders, ownerFolders, unaccountedIn } from '../modules/repos/repair'
 import { syncChangedRepositories } from '../push'
 import { repairAttachments } from '../modules/attachments/storage'
 import { repairAvatars } from '../modules/avatars/storage'
@@ -25,16 +25,17 @@ export const SWEEP_DELAY_MS = 5_000
  * each folder checked (a missing one reported; what killed git processes left before this process
  * started removed) and, where git's refs changed since they were recorded (their fingerprint), the
  * repository synced with git (its ref changes recorded as events, pull requests re-checked); then
- * an owner folder at a time, the folders no repository accounts for (a crash between a folder's
- * move and its row's) moved aside, those unchanged since the start only (moveAsideUnaccounted);
+ * the folders of deleted repositories a crash left are removed, those moved there before the
+ * start only (emptyDeletedFolders); then an owner folder at a time, the folders no repository
+ * accounts for are counted and logged, left where they are (unadopted, as Gitea: /admin/unadopted);
  * then the release assets' folders, one at a time, files no row accounts for removed
  * (repairAttachments, the same way); then the avatar folders, files no row names removed
  * (repairAvatars, the same way).
  *
  * Nothing a request relies on waits for it: pending pushes are settled before serving
  * (reconcilePendingPushes), unfinished repositories are removed before serving (repairAtStart),
- * a folder without a row is never adopted (creating or renaming a repository onto it is
- * refused), and a file without a row is never served (downloads find files by their rows). The sweep catches what changed outside Warren while it was stopped (git run by hand in
+ * a folder without a row is never adopted by accident (creating or renaming a repository onto it is
+ * refused: an administrator adopts it), and a file without a row is never served (downloads find files by their rows). The sweep catches what changed outside Warren while it was stopped (git run by hand in
  * a repository) and reclaims disk; a stop mid-sweep leaves nothing half done (each repository's
  * sync is one transaction) and the next start sweeps again.
  */
@@ -47,7 +48,7 @@ export function startRepositorySweep(
   let stopped = false
   let timer: ReturnType<typeof setTimeout> | undefined
   let wake: (() => void) | undefined
-  const emptyResult = (): SweepResult => ({ checked: 0, updated: 0, missing: 0, leftovers: 0, orphaned: 0, attachmentsRemoved: 0, attachmentsMissing: 0, avatarsRemoved: 0 })
+  const emptyResult = (): SweepResult => ({ checked: 0, updated: 0, missing: 0, leftovers: 0, deleted: 0, unadopted: 0, attachmentsRemoved: 0, attachmentsMissing: 0, avatarsRemoved: 0 })
   const result = emptyResult()
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -83,11 +84,13 @@ export function startRepositorySweep(
       if (stopped) break
       await pause(opts.pauseMs ?? SWEEP_PAUSE_MS)
     }
+    if (!stopped) result.deleted = (await emptyDeletedFolders(deps, opts.startedAt)).length
     for (const owner of stopped ? [] : ownerFolders(deps)) {
-      result.orphaned += (await moveAsideUnaccounted(deps, owner, opts.startedAt)).length
+      result.unadopted += (await unaccountedIn(deps, owner)).length
       if (stopped) break
       await pause(opts.pauseMs ?? SWEEP_PAUSE_MS)
     }
+    if (result.unadopted) log.info('folders without a repository (unadopted: adopt or delete them at /api/v1/admin/unadopted)', { count: result.unadopted })
     if (!stopped) {
       const between = async () => {
         if (!stopped) await pause(opts.pauseMs ?? SWEEP_PAUSE_MS)
@@ -134,8 +137,10 @@ export interface SweepResult {
   updated: number
   missing: number
   leftovers: number
-  /** Folders no repository accounts for, moved aside. */
-  orphaned: number
+  /** Folders of deleted repositories a crash left in repositories/.deleted/, removed (emptyDeletedFolders). */
+  deleted: number
+  /** Folders no repository accounts for (unadopted), counted; left where they are. */
+  unadopted: number
   /** Release asset files (and folders) no attachment accounts for, removed (repairAttachments). */
   attachmentsRemoved: number
   /** Attachments whose file is missing, reported. */

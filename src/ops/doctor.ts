@@ -105,7 +105,7 @@ async function checkRepositories(
     // Nothing else works on the folder: the start-up repairs apply as they are.
     const repaired = await repairRepositories(deps)
     if (repaired.removedRows) folders.fixed.push(`removed ${repaired.removedRows} unfinished repositories`)
-    for (const o of repaired.orphaned) folders.fixed.push(`moved ${o} (no repository) to repositories/.orphaned/`)
+    if (repaired.deleted) folders.fixed.push(`removed the folders of ${repaired.deleted} deleted repositories`)
     if (repaired.leftovers.length) folders.fixed.push(`removed ${repaired.leftovers.length} temporary git objects`)
     const reconciled = await reconcileRepositories(deps, { settlePending: true })
     if (reconciled.updated) folders.fixed.push(`brought ${reconciled.updated} repository records in line with git`)
@@ -120,13 +120,14 @@ async function checkRepositories(
     if (removed.length) folders.fixed.push(`removed ${removed.length} stale temporary git objects`)
     folders.fixed.push(`a server runs on this data folder (pid ${opts.serverRunning}): unfinished repositories and unaccounted folders are left to its start-up repair and background sweep`)
   }
-  for (const r of state.missing) folders.details.push(`${r.ownerName}/${r.name}: git folder missing (expected ${r.path}; look in repositories/.orphaned/)`)
+  for (const r of state.missing) folders.details.push(`${r.ownerName}/${r.name}: git folder missing (expected ${r.path})`)
   for (const row of state.unfinished) folders.details.push(`${row.ownerName}/${row.name}: unfinished (being created, or left by a crash)`)
-  for (const name of state.unaccounted) folders.details.push(`${name}: folder without a repository`)
   const leftovers = state.present.flatMap((path) => gitLeftovers(path, opts.serverRunning ? leftoverAge : 0))
   if (leftovers.length) folders.details.push(`${leftovers.length} temporary git objects left by interrupted git processes`)
   folders.ok = folders.details.length === 0
   if (folders.ok) folders.details.push(`${state.present.length} repositories, each with its folder`)
+  // Not a fault (as in Gitea): a folder put there by hand waits for an administrator to adopt or delete it.
+  for (const name of state.unaccounted) folders.details.push(`${name}: folder without a repository (unadopted: adopt or delete it, /api/v1/admin/unadopted)`)
 
   const health = check('repository health (git fsck --connectivity-only)')
   const deadline = Date.now() + opts.timeoutMs

@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync, statSync, utimesSync } from 'node:fs'
+import { lstatSync, realpathSync } from 'node:fs'
 import { dirname, join, relative, isAbsolute } from 'node:path'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
@@ -21,11 +21,10 @@ import { gitRepoAt, pathOfRepo, repoSnapshot } from './service'
 /**
  * Unadopted repositories (Gitea's services/repository/adopt.go, `/admin/unadopted`): git folders
  * under {data}/repositories/{owner}/ that no repository row names, for an owner that exists. The
- * listing is the one `warren doctor` and the sweep read (repair.ts `unaccountedIn`). The sweep
- * moves such a folder aside only when it is unchanged since the process started; an adoption or
- * removal claims its folder first (`withFolderClaimed`), which the sweep in this process skips,
- * and an adoption also touches the folder (its change time: then a sweep in another process
- * skips it too) before its row, 'adopting', names it.
+ * listing is the one `warren doctor` and the sweep read (repair.ts `unaccountedIn`); such a
+ * folder stays until an administrator adopts or deletes it (as Gitea: no crash of Warren's leaves
+ * one). An adoption or removal claims its folder first (`withFolderClaimed`): a second one of
+ * the same folder meanwhile is 409.
  */
 
 /** Gitea's glob as a whole-string, any-case test (lib/glob.ts: linear, never backtracking); 422 when it does not parse. */
@@ -124,13 +123,6 @@ function isRealFolderInside(root: string, path: string): boolean {
  */
 export async function adoptRepository(deps: AppDeps, admin: UserRow, ownerName: string, name: string): Promise<RepoRow> {
   return await withUnadoptedFolder(deps, ownerName, name, async (owner, path) => {
-    // Changed now: a sweep moves aside only folders unchanged since it began.
-    const now = new Date()
-    try {
-      utimesSync(path, statSync(path).atime, now)
-    } catch {
-      throw notFound(`no unadopted repository files [name: ${owner.name}/${name}]`)
-    }
     let refs: Record<string, string> = {}
     let fingerprint = ''
     return await buildRepository(

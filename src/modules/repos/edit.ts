@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { writeTransaction } from '../../db/client'
 import { greatestOf } from '../../db/sql'
 import { mirrors, repoRedirects, repositories, stars, teamRepos, teams, users, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
@@ -9,7 +10,6 @@ import { AccessMode } from '../../auth/access'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { charCount, checkWebsite } from '../../lib/validate'
-import { removeRepositoryFolder } from '../../git/init'
 import { wikiPathOf } from '../../git/run'
 import { branchExists, isSafeRefName, setHeadBranch } from '../../git/refs'
 import { recordEvent } from '../../events/outbox'
@@ -19,6 +19,7 @@ import { checkForkVisibility } from '../forks/visibility'
 import { checkRepoName } from './create'
 import { checkUnmoved, dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
 import { moveFolderWithRows } from './folder-move'
+import { deletedFoldersOf } from './repair'
 import { unitChanges, type UnitEdit } from './units'
 import { releaseRepoTopics } from '../topics/service'
 import { mirrorIntervalOf } from '../migrations/service'
@@ -127,17 +128,24 @@ export async function editRepository(
   return updated
 }
 
+const BUSY_DELETING = 'the repository is being deleted; try again'
+
 /**
  * Deletes a repository (repository admins: owning user, site admin, owners and admin teams of
  * the owning organisation, admin collaborators; the issue's rule, wider than Gitea's owner-only
- * API): the row first (its dependants cascade) and the owner's counter, then the folder and its
- * wiki's (a folder already missing is fine) and its release assets' files. A crash in between leaves a
- * folder without a row, which the background sweep after the next start moves aside
- * (moveAsideUnaccounted), and asset files it removes (repairAttachments).
+ * API): its folder and its wiki's move to repositories/.deleted/ with the transaction that
+ * deletes the row (its dependants cascade) and moves the counters (moveFolderWithRows: a failure
+ * or a crash before the commit puts them back), then they are removed off the event loop, and
+ * its release assets' files. A crash after the commit leaves them in .deleted/, which the next
+ * start's sweep empties (emptyDeletedFolders), and asset files it removes (repairAttachments):
+ * never a folder that looks like a repository to adopt.
  */
 export async function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode, actor: UserRow | null = null): Promise<void> {
   if (mode < AccessMode.Admin) throw forbidden('Only repository administrators may delete it')
-  const avatar = await writeTransaction(deps.db, async () => {
+  const gitDir = pathOfRepo(deps, owner.name, repo)
+  const trash = join(deletedFoldersOf(deps), `${repo.id}-${crypto.randomUUID()}`)
+  const gone = [`${trash}.git`, `${trash}.wiki.git`] as const
+  const avatar = await moveFolderWithRows(deps, gitDir, gone[0], async () => {
     // Read again inside the transaction: a concurrent delete may have taken it since the request
     // loaded it (then this one is a 404, and no counter moves twice). The event keeps it as it was.
     const current = (await deps.db.select().from(repositories).where(eq(repositories.id, repo.id)))[0]
@@ -158,9 +166,8 @@ export async function deleteRepository(deps: AppDeps, repo: RepoRow, owner: User
     await deps.db.delete(repositories).where(eq(repositories.id, repo.id))
     await deps.db.update(users).set({ numRepos: greatestOf(sql`${users.numRepos} - 1`, 0) }).where(eq(users.id, repo.ownerId))
     return current.avatar
-  })
-  removeRepositoryFolder(wikiPathOf(pathOfRepo(deps, owner.name, repo)))
-  removeRepositoryFolder(pathOfRepo(deps, owner.name, repo))
+  }, { taken: BUSY_DELETING, beside: [[wikiPathOf(gitDir), gone[1]]] })
+  for (const path of gone) await rm(path, { recursive: true, force: true })
   removeRepositoryAttachments(deps, repo.id)
   if (avatar) await removeAvatarFileIfUnused(deps, 'repo', avatar)
 }

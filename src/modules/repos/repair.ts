@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { existsSync, statSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { join, relative } from 'node:path'
 import { eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { greatestOf } from '../../db/sql'
-import { repositories, users } from '../../db/schema'
+import { folderMoves, repositories, users } from '../../db/schema'
 import { removeRepositoryFolder } from '../../git/init'
 import { removeGitLeftovers } from '../../git/leftovers'
 import { conflict } from '../../lib/errors'
@@ -15,26 +16,28 @@ import { finishFolderMoves } from './folder-move'
 
 /**
  * Repairs what a crash can leave behind (run at start-up, before serving, and by `warren doctor
- * --fix`): rows still 'creating' are deleted with their folders; git folders under
- * {data}/repositories that no row accounts for are reported and moved aside to
- * {data}/repositories/.orphaned/ (never deleted); ready rows whose folder is missing (outside
- * damage: a rename's or transfer's move a crash interrupted is undone first, finishFolderMoves) are reported, so that an administrator can put the
- * folder back from .orphaned/; what killed git processes left in repositories
- * (src/git/leftovers.ts) is removed. `warren serve` runs the first one before serving
- * (repairAtStart), the others in the background sweep: folders an owner folder at a time
- * (moveAsideUnaccounted), repositories a batch at a time (checkRepositoryFolder).
+ * --fix`): rows still 'creating' are deleted with their folders; the folders of deleted
+ * repositories a crash left in {data}/repositories/.deleted/ are removed (emptyDeletedFolders);
+ * git folders under {data}/repositories that no row accounts for are reported and left where
+ * they are, unadopted (an administrator adopts or deletes them: /admin/unadopted), as Gitea does:
+ * no crash of Warren's leaves one (creation, adoption, moves and deletion each write their intent
+ * first), so such a folder was put there by hand; ready rows whose folder is missing (outside
+ * damage: a rename's or transfer's move a crash interrupted is undone first, finishFolderMoves)
+ * are reported; what killed git processes left in repositories (src/git/leftovers.ts) is removed.
+ * `warren serve` runs the first one before serving (repairAtStart), the others in the background
+ * sweep: deleted folders (emptyDeletedFolders), repositories a batch at a time
+ * (checkRepositoryFolder).
  */
-export async function repairRepositories(deps: AppDeps): Promise<{ removedRows: number; orphaned: string[]; missing: string[]; leftovers: string[] }> {
+export async function repairRepositories(deps: AppDeps): Promise<{ removedRows: number; deleted: number; unadopted: string[]; missing: string[]; leftovers: string[] }> {
   const { removedRows } = await repairAtStart(deps)
-  const orphaned: string[] = []
-  for (const owner of ownerFolders(deps)) orphaned.push(...(await moveAsideUnaccounted(deps, owner)))
+  const deleted = (await emptyDeletedFolders(deps)).length
   const state = await repositoryFolders(deps)
   const log = loggerOf(deps.config)
   for (const r of state.missing) log.warn('a repository has no git folder', { repo: `${r.ownerName}/${r.name}`, expected: r.path })
   // Nothing runs yet: what a killed git left behind (a push's quarantine, half-written packs) goes.
   const leftovers = state.present.flatMap((path) => removeGitLeftovers(path))
   if (leftovers.length) log.warn('removed temporary git objects left by interrupted git processes', { count: leftovers.length })
-  return { removedRows, orphaned, missing: state.missing.map((r) => `${r.ownerName}/${r.name}`), leftovers }
+  return { removedRows, deleted, unadopted: state.unaccounted, missing: state.missing.map((r) => `${r.ownerName}/${r.name}`), leftovers }
 }
 
 /**
@@ -42,9 +45,8 @@ export async function repairRepositories(deps: AppDeps): Promise<{ removedRows: 
  * moves a crash interrupted are undone (finishFolderMoves), rows still 'creating' (an indexed read
  * of what was under way) are deleted with their folders, rows still 'adopting' without theirs
  * (the folder was there before them: unadopted again).
- * Folders no row accounts for wait for the background sweep (moveAsideUnaccounted): such a folder
- * is never adopted meanwhile, as creating or renaming a repository onto an existing folder is
- * refused.
+ * Folders no row accounts for stay, unadopted: creating or renaming a repository onto an existing
+ * folder is refused.
  */
 export async function repairAtStart(deps: AppDeps): Promise<{ removedRows: number }> {
   const log = loggerOf(deps.config)
@@ -70,8 +72,8 @@ const UNFINISHED = inArray(repositories.status, ['creating', 'adopting'])
 const claimedFolders = new WeakMap<AppDeps, Set<string>>()
 
 /**
- * Runs `work` with the folder at `path` claimed in this process: the sweep (moveAsideUnaccounted)
- * leaves it alone meanwhile, and a second claim of it is refused with 409.
+ * Runs `work` with the folder at `path` claimed in this process (an adoption, a removal of
+ * unadopted files): a second claim of it is refused with 409.
  */
 export async function withFolderClaimed<T>(deps: AppDeps, path: string, work: () => Promise<T>): Promise<T> {
   let claimed = claimedFolders.get(deps)
@@ -85,46 +87,46 @@ export async function withFolderClaimed<T>(deps: AppDeps, path: string, work: ()
   }
 }
 
-/** The owner folders under repositories/ (each named by its owner's lower-cased name). */
+/**
+ * The owner folders under repositories/ (each named by its owner's lower-cased name; no name
+ * starts with a dot: `.deleted`, and `.orphaned` where an older Warren moved folders aside).
+ */
 export function ownerFolders(deps: AppDeps): string[] {
   return listing(join(deps.config.dataDir, 'repositories'))
-    .filter((entry) => entry.isDirectory() && entry.name !== '.orphaned')
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
     .map((entry) => entry.name)
 }
 
+/** Where a deleted repository's folders go on their way out: repositories/.deleted/ (deleteRepository). */
+export const deletedFoldersOf = (deps: AppDeps): string => join(deps.config.dataDir, 'repositories', '.deleted')
+
 /**
- * Moves the folders of one owner folder that no row accounts for aside, to
- * {data}/repositories/.orphaned/ (never deleted), and answers them (`owner/name.git`). With
- * `before` (the background sweep, while requests are served), only folders unchanged since then
- * (their inode's change time) are moved: a folder made or renamed into place since (a repository
- * being created or renamed, its row not yet written) is work in progress, not a crash's leftover.
+ * Removes the folders deleted repositories left in repositories/.deleted/ (deleteRepository moves
+ * a repository's folders there with the transaction that deletes its rows, then removes them; a
+ * crash in between leaves them), off the event loop (fs.promises.rm), and answers their names.
+ * A folder a deletion still works on is left: one an intent names (its transaction not yet
+ * committed: a failure moves it back) and, with `before` (the background sweep, while requests
+ * are served, from this or another process), one moved there since (its inode's change time).
  */
-export async function moveAsideUnaccounted(deps: AppDeps, owner: string, before?: number): Promise<string[]> {
+export async function emptyDeletedFolders(deps: AppDeps, before?: number): Promise<string[]> {
   const root = join(deps.config.dataDir, 'repositories')
-  const aside = join(root, '.orphaned')
-  const log = loggerOf(deps.config)
-  const moved: string[] = []
-  for (const name of await unaccountedIn(deps, owner)) {
-    const from = join(root, name)
-    if (claimedFolders.get(deps)?.has(from)) continue
+  const dir = deletedFoldersOf(deps)
+  const entries = listing(dir)
+  if (entries.length === 0) return []
+  const intended = new Set((await deps.db.select({ to: folderMoves.toPath }).from(folderMoves)).map((m) => m.to))
+  const removed: string[] = []
+  for (const entry of entries) {
+    const path = join(dir, entry.name)
+    if (intended.has(relative(root, path))) continue
     if (before !== undefined) {
-      const changed = statSync(from, { throwIfNoEntry: false })?.ctimeMs
+      const changed = statSync(path, { throwIfNoEntry: false })?.ctimeMs
       if (changed === undefined || changed >= before) continue
     }
-    let target = join(aside, name)
-    if (existsSync(target)) target = `${target}.${Date.now()}`
-    mkdirSync(dirname(target), { recursive: true })
-    try {
-      renameSync(from, target)
-    } catch (e) {
-      // Gone meanwhile (a deleted repository's folder, removed after its row): nothing to move.
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue
-      throw e
-    }
-    log.warn('a git folder has no repository; moved aside', { folder: name, to: target })
-    moved.push(name)
+    await rm(path, { recursive: true, force: true })
+    removed.push(entry.name)
   }
-  return moved
+  if (removed.length) loggerOf(deps.config).warn('removed the folders of deleted repositories a crash left', { count: removed.length })
+  return removed
 }
 
 /**
