@@ -116,6 +116,34 @@ describe('POST /repos/migrate', () => {
     expect(branches.body.map((b: any) => b.name)).toEqual(['main'])
   })
 
+  test('`wiki`: the remote\'s wiki is cloned beside the repository (private remote, same credentials); without it, or without a remote wiki, none', async () => {
+    const page = (title: string, text: string) => source.post('/repos/carol/secret/wiki/new', { title, content_base64: btoa(text) }, { token: carol.token })
+    expect((await page('Home', 'welcome')).status).toBe(201)
+    expect((await page('Setup', 'step one')).status).toBe(201)
+    const migrate = (name: string, extra: object) =>
+      s.post('/repos/migrate', { clone_addr: secretUrl(), auth_username: carol.name, auth_password: carol.password, uid: alice.user.id, repo_name: name, ...extra }, { token: alice.token })
+    expect((await migrate('with-wiki', { wiki: true })).status).toBe(201)
+    const pages = await s.get('/repos/alice/with-wiki/wiki/pages', { token: alice.token })
+    expect(pages.status).toBe(200)
+    expect(pages.body.map((p: any) => p.title).sort()).toEqual(['Home', 'Setup'])
+    const home = await s.get('/repos/alice/with-wiki/wiki/page/Home', { token: alice.token })
+    expect(atob(home.body.content_base64)).toBe('welcome')
+    // The wiki's refs are the remote wiki's; its credentials are stored nowhere either.
+    const wikiOf = (dir: string, owner: string, name: string) => repoPath(dir, owner, name).replace(/\.git$/, '.wiki.git')
+    expect(await refsOf(wikiOf(s.dataDir, 'alice', 'with-wiki'))).toEqual(await refsOf(wikiOf(source.dataDir, 'carol', 'secret')))
+    expect(readFileSync(join(wikiOf(s.dataDir, 'alice', 'with-wiki'), 'config'), 'utf8')).not.toContain(carol.password)
+    // Not asked for: no wiki.
+    expect((await migrate('without-wiki', {})).status).toBe(201)
+    expect((await s.get('/repos/alice/without-wiki/wiki/pages', { token: alice.token })).status).toBe(404)
+    expect(existsSync(wikiOf(s.dataDir, 'alice', 'without-wiki'))).toBe(false)
+    // Asked for, but the remote has none: the repository alone, as Gitea.
+    const r = await s.post('/repos/migrate', { clone_addr: pubUrl(), uid: alice.user.id, repo_name: 'pub-no-wiki', wiki: true }, { token: alice.token })
+    expect(r.status).toBe(201)
+    expect(existsSync(wikiOf(s.dataDir, 'alice', 'pub-no-wiki'))).toBe(false)
+    // A failed migration leaves no wiki folder either (the name taken: refused before anything is made).
+    expect((await migrate('with-wiki', { wiki: true })).status).toBe(409)
+  })
+
   test('a private remote with auth_username/auth_password; the password is stored nowhere', async () => {
     const r = await s.post(
       '/repos/migrate',

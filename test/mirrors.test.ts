@@ -78,6 +78,23 @@ describe('pull mirrors', () => {
     expect(readFileSync(join(repoPath(s.dataDir, 'alice', 'mirror'), 'config'), 'utf8')).not.toContain(carol.password)
   })
 
+  test('a mirror migrated with its wiki fetches the wiki on each update too', async () => {
+    const page = (title: string, text: string) => source.post('/repos/carol/proj/wiki/new', { title, content_base64: btoa(text) }, { token: carol.token })
+    expect((await page('Home', 'first')).status).toBe(201)
+    await migrateMirror('wiki-mirror', { wiki: true })
+    const titles = async () => ((await s.get('/repos/alice/wiki-mirror/wiki/pages', { token: alice.token })).body as any[]).map((p) => p.title).sort()
+    expect(await titles()).toEqual(['Home'])
+    expect((await page('Later', 'second')).status).toBe(201)
+    expect((await s.post('/repos/alice/wiki-mirror/mirror-sync', undefined, { token: alice.token })).status).toBe(200)
+    await mirrorUpdatesSettled(s.deps)
+    expect(await titles()).toEqual(['Home', 'Later'])
+    // A mirror made without the wiki stays without one.
+    await migrateMirror('plain-mirror')
+    expect((await s.post('/repos/alice/plain-mirror/mirror-sync', undefined, { token: alice.token })).status).toBe(200)
+    await mirrorUpdatesSettled(s.deps)
+    expect((await s.get('/repos/alice/plain-mirror/wiki/pages', { token: alice.token })).status).toBe(404)
+  })
+
   test('the scheduler updates a mirror once its interval has passed, not before; deleted branches are pruned', async () => {
     await migrateMirror('timed', { mirror_interval: '1h0m0s' })
     const now = nowUnix()

@@ -347,6 +347,9 @@ describe('startup repair', () => {
     const before = await numRepos(alice.user.id)
     const halfPath = repoPath(s.config.dataDir, 'alice', 'half')
     await initBareRepository(halfPath, 'master')
+    // A migration's wiki, cloned while the row was 'creating', goes with it.
+    const halfWiki = halfPath.replace(/\.git$/, '.wiki.git')
+    await initBareRepository(halfWiki, 'master')
     const orphan = repoPath(s.config.dataDir, 'ghost', 'lost')
     await initBareRepository(orphan, 'master')
     mkdirSync(repoPath(s.config.dataDir, 'alice', 'stray'), { recursive: true })
@@ -359,12 +362,18 @@ describe('startup repair', () => {
     expect((await s.deps.db.select().from(repositories).where(eq(repositories.id, half.id)))[0]).toBeUndefined()
     expect(await numRepos(alice.user.id)).toBe(before - 1)
     expect(existsSync(halfPath)).toBe(false)
+    expect(existsSync(halfWiki)).toBe(false)
     expect(existsSync(deleted)).toBe(false)
     expect(existsSync(join(orphan, 'HEAD'))).toBe(true)
     // Real repositories are left alone.
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'plain'))).toBe(true)
     const again = await repairRepositories(s.deps)
     expect({ ...again, unadopted: again.unadopted.sort() }).toEqual({ removedRows: 0, deleted: 0, unadopted: ['alice/stray.git', 'ghost/lost.git'], missing: [], leftovers: [] })
+    // A wiki folder without its repository's is not taken over by a new repository of that name.
+    const strayWiki = repoPath(s.config.dataDir, 'alice', 'wikiless').replace(/\.git$/, '.wiki.git')
+    await initBareRepository(strayWiki, 'master')
+    expect((await s.post('/user/repos', { name: 'wikiless' }, { token: alice.token })).status).toBe(409)
+    rmSync(strayWiki, { recursive: true })
     rmSync(orphan, { recursive: true })
     rmSync(repoPath(s.config.dataDir, 'alice', 'stray'), { recursive: true })
   })

@@ -34,6 +34,7 @@ export const migrationsModule = (deps: AppDeps) =>
           private: body.private,
           description: body.description,
           mirrorInterval: body.mirror_interval,
+          wiki: body.wiki,
         })
         return status(201, await repoToApi(deps, repo, owner, user, mode))
       },

@@ -9,6 +9,7 @@ import { gitOfRow } from '../../auth/repo-context'
 import { loggerOf } from '../../lib/log'
 import { mirrorAttempt, queueMirrorJob } from './mirror-queue'
 import { queueDuePushMirrors, requireMirrorsEnabled } from './push-mirrors'
+import { updateMirrorWiki } from './service'
 
 export { mirrorUpdatesSettled, stopMirrorUpdates } from './mirror-queue'
 
@@ -16,7 +17,8 @@ export { mirrorUpdatesSettled, stopMirrorUpdates } from './mirror-queue'
  * Pull-mirror updates. Each update fetches every branch and tag from the remote (`git fetch
  * --prune`, the long git time limit) and then lets the push recorder (src/push) record what moved: the refs before
  * are the recorded ones, so the ref changes become push events in the repository owner's name
- * (Gitea attributes mirror syncs to the owner). Updates queue with push mirrors' pushes
+ * (Gitea attributes mirror syncs to the owner); a mirror migrated with its wiki fetches the wiki
+ * too. Updates queue with push mirrors' pushes
  * (mirror-queue.ts); a repository is never queued twice. The address goes through the outbound
  * policy again on every update (its name may resolve elsewhere now; remote-policy.ts).
  */
@@ -33,10 +35,13 @@ export async function updateMirror(deps: AppDeps, repoId: number, now = nowUnix(
   const error = await mirrorAttempt(deps, mirror, { isAdmin: true }, async (source) => {
     // The fetch is the one writer of a mirror's refs (they follow the remote): nothing to decide,
     // and whatever it managed to change is recorded, even when it failed half-way.
+    const git = { ...gitOfRow(deps, repo), signal }
+    const remote = { auth: source.auth, allowFile: source.local, limits: git.limits }
     await recordPush(deps, repoId, repo.ownerId, null, async () => {
-      const git = { ...gitOfRow(deps, repo), signal }
-      await fetchMirror(git, source.address, { auth: source.auth, allowFile: source.local, limits: git.limits })
+      await fetchMirror(git, source.address, remote)
     })
+    // Its wiki, when it was migrated with one (Gitea's mirrors update the wiki too; no events).
+    await updateMirrorWiki(git, source.address, remote)
   })
   if (error) loggerOf(deps.config).warn('updating a mirror failed', { repo: `${repo.ownerName}/${repo.name}`, error })
   await deps.db

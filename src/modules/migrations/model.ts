@@ -18,8 +18,9 @@ export const MigrateRepoForm = t.Object(
     description: t.Optional(t.String({ maxLength: 255 })),
     /** Go duration ("8h0m0s", "10m"); "0" = no periodic update. */
     mirror_interval: t.Optional(t.String({ maxLength: 40 })),
-    /** Accepted for clients of later Gitea versions; only the git data is migrated. */
+    /** Accepted for clients of later Gitea versions; only the git data is migrated (the wiki's too with `wiki`). */
     service: t.Optional(t.String({ maxLength: 40 })),
+    /** Also clone the remote's wiki (`{address}.wiki.git`, or `.git/wiki`) when it has one, as Gitea does. */
     wiki: t.Optional(t.Boolean()),
     milestones: t.Optional(t.Boolean()),
     labels: t.Optional(t.Boolean()),

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { isAbsolute } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { eq } from 'drizzle-orm'
@@ -7,8 +7,9 @@ import type { UserRow } from '../../auth/caller'
 import { accessLevel, type AccessMode, type RepoRow } from '../../auth/access'
 import { gitLimitsOf } from '../../auth/repo-context'
 import { mirrors, repositories } from '../../db/schema'
-import { fetchMirror, remoteHead, type RemoteAuth } from '../../git/remote'
-import { GitError } from '../../git/run'
+import { fetchMirror, remoteHead, type RemoteAuth, type RemoteOptions } from '../../git/remote'
+import { GitError, wikiPathOf, type GitRepo } from '../../git/run'
+import { initBareRepository } from '../../git/init'
 import { isSafeRefName } from '../../git/refs'
 import { ApiError, apiErrorOfGit, forbidden, unprocessable } from '../../lib/errors'
 import { checkRemoteHost } from './remote-policy'
@@ -35,6 +36,8 @@ export interface MigrateInput {
   private?: boolean
   description?: string
   mirrorInterval?: string
+  /** Also clone the remote's wiki when it has one (Gitea's `wiki` option). */
+  wiki?: boolean
 }
 
 /** Where a migration or mirror fetches from: an address without credentials, and the credentials. */
@@ -136,6 +139,62 @@ export function migrationError(e: unknown): unknown {
 }
 
 /**
+ * The addresses a remote repository's wiki may be at, in Gitea's order (WikiRemoteURL): the
+ * address without its `.git`, then `.wiki.git`, or `.git/wiki`. The address's query and fragment
+ * (a URL's) stay where they were.
+ */
+function wikiAddressesOf(address: string): string[] {
+  let url: URL | null = null
+  try {
+    url = new URL(address)
+  } catch {}
+  const base = (url ? url.pathname : address).replace(/\/+$/, '').replace(/\.git$/, '')
+  return ['.wiki.git', '.git/wiki'].map((suffix) => {
+    if (!url) return base + suffix
+    const at = new URL(url)
+    at.pathname = base + suffix
+    return at.toString()
+  })
+}
+
+/**
+ * The address of the remote's wiki, the first of wikiAddressesOf that answers as a git repository
+ * with the same credentials (`git ls-remote`), with its HEAD branch; null when none does (the
+ * remote has no wiki: the migration goes on without one, as in Gitea).
+ */
+async function remoteWiki(address: string, remote: RemoteOptions): Promise<{ address: string; head: string | null } | null> {
+  for (const candidate of wikiAddressesOf(address)) {
+    const found = await remoteHead(candidate, remote).catch(() => null)
+    if (found) return { address: candidate, head: found.head }
+  }
+  return null
+}
+
+/**
+ * Clones the remote's wiki (when it has one) beside the repository being made, `{name}.wiki.git`,
+ * on its own HEAD branch. Part of the repository's making: a failure fails the migration, and the
+ * folder goes with the repository's (buildRepository, and the start-up repair after a crash).
+ */
+async function cloneWiki(deps: AppDeps, repo: GitRepo, address: string, remote: RemoteOptions): Promise<void> {
+  const found = await remoteWiki(address, remote)
+  if (!found) return
+  const wiki = { ...repo, gitDir: wikiPathOf(repo.gitDir) }
+  await initBareRepository(wiki.gitDir, found.head && isSafeRefName(found.head) ? found.head : deps.config.defaultBranch, remote.limits)
+  await fetchMirror(wiki, found.address, remote)
+}
+
+/**
+ * A mirror's wiki, when the mirror has one (made by its migration with `wiki`): fetched from the
+ * remote's wiki address like the repository (a wiki the remote no longer has is left as it is).
+ */
+export async function updateMirrorWiki(repo: GitRepo, address: string, remote: RemoteOptions): Promise<void> {
+  const wiki = { ...repo, gitDir: wikiPathOf(repo.gitDir) }
+  if (!existsSync(wiki.gitDir)) return
+  const found = await remoteWiki(address, remote)
+  if (found) await fetchMirror(wiki, found.address, remote)
+}
+
+/**
  * Who may migrate into `owner`: itself, a site admin anywhere, and an organisation's repository
  * creators (the organisation as the caller sees it: a hidden one is 404). Answers the
  * organisation's context when the repository is created as one of its creators.
@@ -182,6 +241,7 @@ export async function migrateRepository(deps: AppDeps, caller: UserRow, input: M
     // start-up reconcile).
     populate: async (repo) => {
       await fetchMirror(repo, source.address, remote)
+      if (input.wiki) await cloneWiki(deps, repo, source.address, remote)
       return { isMirror: !!input.mirror, originalUrl: source.address }
     },
     onReady: async (row) => {

@@ -10,7 +10,7 @@ import { conflict, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
 import { initBareRepository, objectFormatOf, removeRepositoryFolder } from '../../git/init'
-import type { GitRepo } from '../../git/run'
+import { wikiPathOf, type GitRepo } from '../../git/run'
 import { isSafeRefName, repositorySize } from '../../git/refs'
 import { writeInitialCommit, type InitialFile } from '../../git/initial-commit'
 import { recordEvent } from '../../events/outbox'
@@ -242,7 +242,8 @@ export async function buildRepository(deps: AppDeps, owner: UserRow, creator: Us
     // A folder no row accounts for (a crash's leftover) is neither adopted nor removed here;
     // an adoption's folder must still be there (moved aside or removed meanwhile: 404).
     if (build.existing && !existsSync(path)) throw notFound(`no unadopted repository files [name: ${values.name}]`)
-    if (!build.existing && existsSync(path)) throw conflict(`repository files already exist [name: ${values.name}]`)
+    // A wiki folder without its repository's (an unadopted one) is not taken over either.
+    if (!build.existing && (existsSync(path) || existsSync(wikiPathOf(path)))) throw conflict(`repository files already exist [name: ${values.name}]`)
     made = !build.existing
     const done: Partial<RepoRow> = { ...(await build.make(path)), objectFormat: await objectFormatOf(gitRepoAt(deps, path)), status: 'ready' }
     return await writeTransaction(deps.db, async () => {
@@ -252,7 +253,7 @@ export async function buildRepository(deps: AppDeps, owner: UserRow, creator: Us
       return ready
     })
   } catch (e) {
-    if (made) removeRepositoryFolder(path)
+    if (made) for (const folder of [path, wikiPathOf(path)]) removeRepositoryFolder(folder)
     await writeTransaction(deps.db, async () => {
       await deps.db.delete(repositories).where(eq(repositories.id, row.id))
       await deps.db.update(users).set({ numRepos: sql`${users.numRepos} - 1` }).where(eq(users.id, owner.id))

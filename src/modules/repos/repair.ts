@@ -7,6 +7,7 @@ import { writeTransaction } from '../../db/client'
 import { greatestOf } from '../../db/sql'
 import { folderMoves, repositories, users } from '../../db/schema'
 import { removeRepositoryFolder } from '../../git/init'
+import { wikiPathOf } from '../../git/run'
 import { removeGitLeftovers } from '../../git/leftovers'
 import { conflict } from '../../lib/errors'
 import { listing } from '../../lib/listing'
@@ -55,7 +56,9 @@ export async function repairAtStart(deps: AppDeps): Promise<{ removedRows: numbe
   const unfinished = await deps.db.select().from(repositories).where(UNFINISHED)
   for (const row of unfinished) {
     // An adoption's folder was there before its row: it stays, unadopted again.
-    if (row.status === 'creating') removeRepositoryFolder(pathOfRepo(deps, row.ownerName, row))
+    // (With its wiki's: a migration clones the remote's wiki while the row is 'creating'.)
+    const path = pathOfRepo(deps, row.ownerName, row)
+    if (row.status === 'creating') for (const folder of [path, wikiPathOf(path)]) removeRepositoryFolder(folder)
     await writeTransaction(deps.db, async () => {
       await deps.db.delete(repositories).where(eq(repositories.id, row.id))
       await deps.db.update(users).set({ numRepos: greatestOf(sql`${users.numRepos} - 1`, 0) }).where(eq(users.id, row.ownerId))
