@@ -84,7 +84,7 @@ export function startRepositorySweep(
       await pause(opts.pauseMs ?? SWEEP_PAUSE_MS)
     }
     for (const owner of stopped ? [] : ownerFolders(deps)) {
-      result.orphaned += (await moveAsideUnaccounted(deps, owner, opts.startedAt)).length
+      result.orphaned += (await moveAsideUnaccounted(deps, [owner], opts.startedAt)).length
       if (stopped) break
       await pause(opts.pauseMs ?? SWEEP_PAUSE_MS)
     }
