@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, or, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { userBlocks, users } from '../db/schema'
 import { forbidden } from '../lib/errors'
@@ -27,14 +27,8 @@ export const BLOCKED_MESSAGE = 'user is blocked'
 export async function blockersOf(db: Db, userId: number, blockerIds: number[]): Promise<number[]> {
   const ids = [...new Set(blockerIds)].filter((id) => id > 0 && id !== userId)
   if (ids.length === 0) return []
-  // A site administrator is never held back by a block (Gitea's IsUserBlockedBy answers false
-  // for an administrator blockee).
-  const rows = await db
-    .select({ id: userBlocks.blockerId })
-    .from(userBlocks)
-    .innerJoin(users, eq(users.id, userBlocks.blockeeId))
-    .where(and(eq(userBlocks.blockeeId, userId), inArray(userBlocks.blockerId, ids), eq(users.isAdmin, false)))
-  return rows.map((r) => r.id)
+  const rows = await holdingBlocks(db, and(eq(userBlocks.blockeeId, userId), inArray(userBlocks.blockerId, ids))!)
+  return rows.map((r) => r.blockerId)
 }
 
 /** Whether `userId` is blocked by any of `blockerIds`. */
@@ -47,8 +41,21 @@ export async function refuseBlocked(db: Db, userId: number, blockerIds: number[]
   if (await isBlockedBy(db, userId, blockerIds)) throw forbidden(BLOCKED_MESSAGE)
 }
 
-/** 403 when either of two people blocks the other (following, collaboration). */
+/** 403 when either of two people blocks the other (following, collaboration): one query for both ways. */
 export async function refuseBlockedEitherWay(db: Db, a: number, b: number): Promise<void> {
-  await refuseBlocked(db, a, [b])
-  await refuseBlocked(db, b, [a])
+  if (a === b || a <= 0 || b <= 0) return
+  const oneWay = (blocker: number, blockee: number) => and(eq(userBlocks.blockerId, blocker), eq(userBlocks.blockeeId, blockee))
+  if ((await holdingBlocks(db, or(oneWay(a, b), oneWay(b, a))!)).length) throw forbidden(BLOCKED_MESSAGE)
+}
+
+/**
+ * The block rows `pairs` selects that hold back their blockee: a site administrator is never held
+ * back by a block (Gitea's IsUserBlockedBy answers false for an administrator blockee).
+ */
+function holdingBlocks(db: Db, pairs: SQL) {
+  return db
+    .select({ blockerId: userBlocks.blockerId })
+    .from(userBlocks)
+    .innerJoin(users, eq(users.id, userBlocks.blockeeId))
+    .where(and(pairs, eq(users.isAdmin, false)))
 }
