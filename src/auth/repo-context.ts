@@ -2,8 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { repoRedirects, repositories, users } from '../db/schema'
 import { rowMapper, valueRows } from '../db/row-mapper'
-import { KeptWhileUnchanged } from '../db/kept-while-unchanged'
-import { perConnection } from '../db/client'
+import { PageCache, pageCacheOf } from '../db/page-cache'
 import { repoPath, type GitLimits, type GitRepo } from '../git/run'
 import { ApiError, forbidden, notFound, unauthorized } from '../lib/errors'
 import { accessLevel, AccessMode, type RepoRow } from './access'
@@ -49,7 +48,7 @@ const REPOS_KEPT = 2048
  * repository route (and git over HTTP and SSH) starts with this lookup, and on PostgreSQL its two
  * round trips were most of a point read's time. Any write, by any process, forgets them.
  */
-const reposFound = perConnection((db) => new KeptWhileUnchanged<{ repo: RepoRow; owner: UserRow }>(db, REPOS_KEPT))
+const reposFound = (db: AppDeps['db']) => pageCacheOf(db, 'repos by name', () => new PageCache<{ repo: RepoRow; owner: UserRow }>(db, { maxCost: REPOS_KEPT }))
 
 /**
  * Repository by owner name and repository name, both case-insensitive. The rows are the caller's
@@ -58,7 +57,7 @@ const reposFound = perConnection((db) => new KeptWhileUnchanged<{ repo: RepoRow;
 export async function findRepoByName(deps: AppDeps, ownerName: string, repoName: string): Promise<{ repo: RepoRow; owner: UserRow } | undefined> {
   const owner = ownerName.toLowerCase()
   const repo = repoName.toLowerCase()
-  const found = await reposFound(deps.db).get(`${owner.length}:${owner}/${repo}`, () => readRepoByName(deps.db, owner, repo))
+  const found = await reposFound(deps.db).getOrRead(`${owner.length}:${owner}/${repo}`, () => readRepoByName(deps.db, owner, repo))
   return found && { repo: { ...found.repo }, owner: { ...found.owner } }
 }
 
