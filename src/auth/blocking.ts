@@ -59,3 +59,25 @@ function holdingBlocks(db: Db, pairs: SQL) {
     .innerJoin(users, eq(users.id, userBlocks.blockeeId))
     .where(and(pairs, eq(users.isAdmin, false)))
 }
+
+/**
+ * 403 when `userId` may not take part in the conversation of an issue or pull request (Gitea's
+ * CreateIssueComment): blocked by its poster or by the repository's owner, unless an
+ * administrator of the repository. A review asks the same (modules/reviews `writeReview`): it is
+ * comments, its text and its line comments.
+ */
+export async function refuseBlockedInConversation(db: Db, userId: number, on: { posterId: number; ownerId: number; repoAdmin: boolean }): Promise<void> {
+  if (!on.repoAdmin) await refuseBlocked(db, userId, [on.posterId, on.ownerId])
+}
+
+/**
+ * 403 when `doerId` may not ask `reviewerId` to review a pull request (modules/reviews
+ * `changeReviewRequests`): when either blocks the other (a request notifies the one asked, as an
+ * assignment does), or when the one asked could not review it (`refuseBlockedInConversation`).
+ * Withdrawing a request is never refused. Warren's rule: Gitea 1.23 refuses blocked assignees
+ * (ErrBlockedUser) but its review requests consult no block.
+ */
+export async function refuseBlockedReviewRequest(db: Db, doerId: number, reviewerId: number, on: { posterId: number; ownerId: number; reviewerRepoAdmin: boolean }): Promise<void> {
+  await refuseBlockedEitherWay(db, doerId, reviewerId)
+  await refuseBlockedInConversation(db, reviewerId, { posterId: on.posterId, ownerId: on.ownerId, repoAdmin: on.reviewerRepoAdmin })
+}

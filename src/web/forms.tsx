@@ -50,6 +50,9 @@ const NOTICES: Record<string, string> = {
   'repo-deleted': 'The repository was deleted.',
   'member-added': 'The member was added.',
   'member-removed': 'The member was removed.',
+  blocked: 'The user was blocked.',
+  unblocked: 'The user was unblocked.',
+  'note-saved': 'The note was saved.',
 }
 
 /** A form's answer after it changed something: back to a page, with a notice. */

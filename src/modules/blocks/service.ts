@@ -7,10 +7,11 @@ import { isOrgMember } from '../../auth/org-context'
 import { issueEvent } from '../../events/issue-events'
 import { recordEvents } from '../../events/outbox'
 import { batchesOf } from '../../lib/batches'
-import { badRequest } from '../../lib/errors'
+import { badRequest, unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { unmarkRepos } from '../stars/service'
+import { MAX_BLOCK_NOTE } from './model'
 import { findOwnerByName, getVisibleUserByName, unfollowUser, usersPage } from '../users/service'
 
 /*
@@ -43,6 +44,29 @@ export async function blockPathUser(deps: AppDeps, viewer: UserRow, blocker: Use
 /** The people `blocker` blocked whom `viewer` may see, in the order they were blocked. */
 export async function listBlocks(deps: AppDeps, viewer: UserRow, blocker: UserRow, page: Page): Promise<Paged<UserRow>> {
   return await usersPage(deps, viewer, userBlocks, userBlocks.blockeeId, eq(userBlocks.blockerId, blocker.id), page, asc(userBlocks.id))
+}
+
+/** The notes `blocker` wrote on its blocks of `blockeeIds` (a listed page's), by blockee. */
+export async function blockNotes(deps: AppDeps, blocker: UserRow, blockeeIds: number[]): Promise<Map<number, string>> {
+  if (blockeeIds.length === 0) return new Map()
+  const rows = await deps.db
+    .select({ id: userBlocks.blockeeId, note: userBlocks.note })
+    .from(userBlocks)
+    .where(and(eq(userBlocks.blockerId, blocker.id), inArray(userBlocks.blockeeId, blockeeIds)))
+  return new Map(rows.map((r) => [r.id, r.note]))
+}
+
+/** Changes the note of `blocker`'s block of `blockee` (Gitea's web "note" action); 400 when there is no such block. */
+export async function setBlockNote(deps: AppDeps, blocker: UserRow, blockee: UserRow, note: string): Promise<void> {
+  if (note.length > MAX_BLOCK_NOTE) throw unprocessable(`a note is at most ${MAX_BLOCK_NOTE} characters`, 'Note')
+  await writeTransaction(deps.db, async () => {
+    const changed = await deps.db
+      .update(userBlocks)
+      .set({ note })
+      .where(and(eq(userBlocks.blockerId, blocker.id), eq(userBlocks.blockeeId, blockee.id)))
+      .returning({ id: userBlocks.id })
+    if (changed.length === 0) throw badRequest(`${blockee.name} is not blocked`)
+  })
 }
 
 export async function hasBlocked(deps: AppDeps, blocker: UserRow, blockee: UserRow): Promise<boolean> {
