@@ -60,22 +60,26 @@ describe.skipIf(DIALECT !== 'postgres')('round trips of a write under the write 
     expect(m.poolRoundTrips).toBeLessThanOrEqual(1)
   }, 240_000)
 
-  test('filed closed with a milestone and a label: the index, row and counters still go in one round trip; events in order', async () => {
+  test('filed closed with a milestone, a label and an assignee: the index, row and counters in one round trip, the links, counts and events with COMMIT; events in order', async () => {
     const ms = await s.post('/repos/filer/queue/milestones', { title: 'v1' }, { token: owner.token })
     const label = await s.post('/repos/filer/queue/labels', { name: 'bug', color: '#ff0000' }, { token: owner.token })
     expect([ms.status, label.status]).toEqual([201, 201])
     let issue: any
     const m = await measure(async () => {
-      const r = await s.post('/repos/filer/queue/issues', { title: 'done', closed: true, milestone: ms.body.id, labels: [label.body.id] }, { token: owner.token })
+      const r = await s.post('/repos/filer/queue/issues', { title: 'done', closed: true, milestone: ms.body.id, labels: [label.body.id], assignees: ['filer'] }, { token: owner.token })
       issue = r.body
       return r
     }, 201)
-    expect(issue).toMatchObject({ state: 'closed', milestone: { id: ms.body.id, open_issues: 0, closed_issues: 1 }, labels: [{ id: label.body.id }] })
+    expect(issue).toMatchObject({ state: 'closed', milestone: { id: ms.body.id, open_issues: 0, closed_issues: 1 }, labels: [{ id: label.body.id }], assignees: [{ login: 'filer' }] })
     expect(m.transactions).toBe(1)
-    // Milestone and label read together; index, row and counters; the label's link and count; the events with COMMIT.
-    expect(m.roundTrips).toBeLessThanOrEqual(4)
+    // Milestone and label read together; index, row and counters; the label's link and count and the events with COMMIT.
+    expect(m.roundTrips).toBeLessThanOrEqual(3)
     const events = (await (s.deps.db.$client as any).unsafe(`select kind from events where issue_id = $1 order by id`, [issue.id])) as { kind: string }[]
     expect(events.map((e) => e.kind)).toEqual(['issue.opened', 'issue.closed'])
+    // What was written behind is there: the label's link and counts, the assignee.
+    const client = s.deps.db.$client as any
+    expect(await client.unsafe(`select num_issues::int as n, num_closed_issues::int as closed from labels where id = $1`, [label.body.id])).toEqual([{ n: 1, closed: 1 }])
+    expect((await s.get(`/repos/filer/queue/issues/${issue.number}`, { token: owner.token })).body).toMatchObject({ labels: [{ id: label.body.id }], assignees: [{ login: 'filer' }] })
     const repo = await s.get('/repos/filer/queue', { token: owner.token })
     expect(repo.body.open_issues_count).toBe(2)
   }, 240_000)
