@@ -9,8 +9,8 @@ type CommentKind = Extract<EventKind, `comment.${string}`>
  * An event about an issue or pull request (inside the change's write transaction). The payload
  * always carries the index and whether it is a pull request, plus `extra`.
  */
-export async function recordIssueEvent(db: Db, issue: IssueRow, actorId: number, kind: IssueKind, extra: Record<string, unknown> = {}): Promise<number> {
-  return await recordEvent(db, issueEvent(issue, actorId, kind, extra))
+export async function recordIssueEvent(db: Db, issue: IssueRow, actorId: number, kind: IssueKind, extra: Record<string, unknown> = {}): Promise<void> {
+  await recordEvent(db, issueEvent(issue, actorId, kind, extra))
 }
 
 /** The event recordIssueEvent writes, for recordEvents (several issues in one change). */
@@ -26,8 +26,8 @@ export async function recordCommentEvent(
   actorId: number,
   kind: CommentKind,
   extra: Record<string, unknown> = {},
-): Promise<number> {
-  return await recordEvent(db, {
+): Promise<void> {
+  await recordEvent(db, {
     kind,
     repoId: comment.repoId,
     actorId,
