@@ -189,7 +189,7 @@ const taskInsertsOf = perConnection((db) => {
  * tasks sent it (a task given `payloadId` shares that row); a task whose hook is gone by then (a
  * hook deleted meanwhile) is not written. The lookup of the hooks is built here, before the write
  * lock is taken; inside, the transaction only binds and steps statements, the inserts prepared
- * once per connection (the API waits for that lock).
+ * once per connection and sent without awaiting each (the API waits for that lock).
  */
 export function taskWriter(deps: AppDeps, tasks: NewTask[]): () => Promise<number> {
   if (tasks.length === 0) return async () => 0
@@ -200,15 +200,12 @@ export function taskWriter(deps: AppDeps, tasks: NewTask[]): () => Promise<numbe
     const alive = new Set(((await aliveHooks.execute()) as { id: number }[]).map((h) => h.id))
     const kept = alive.size === hookIds.length ? tasks : tasks.filter((t) => alive.has(t.hookId))
     const inserts = taskInsertsOf(db)
-    const stored = new Map<string, number>()
-    for (const { text, payloadId, ...task } of kept) {
-      let id = payloadId ?? stored.get(text)
-      if (id === undefined) {
-        id = ((await inserts.payload.execute({ text })) as { id: number }[])[0]!.id
-        stored.set(text, id)
-      }
-      await inserts.task.execute({ ...task, payloadId: id })
-    }
+    // Sent together, not each awaited before the next (on PostgreSQL they share a round trip):
+    // the distinct texts first, then every task.
+    const texts = [...new Set(kept.filter((t) => t.payloadId == null).map((t) => t.text))]
+    const ids = await Promise.all(texts.map(async (text) => ((await inserts.payload.execute({ text })) as { id: number }[])[0]!.id))
+    const stored = new Map(texts.map((text, i) => [text, ids[i]!]))
+    await Promise.all(kept.map(({ text, payloadId, ...task }) => inserts.task.execute({ ...task, payloadId: payloadId ?? stored.get(text)! })))
     return kept.length
   }
 }
