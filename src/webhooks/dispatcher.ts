@@ -25,12 +25,14 @@ import { FETCH_THREAD, lowerThreadsNamed } from '../lib/thread-priority'
  * least once and receivers drop a repeat by its id. Exactly once cannot be had: the process may
  * die between the receiver's answer and the write that records it.
  *
- * Cheap on the database, which the API writes to as well: a lane that delivered a task goes on
- * with its next one by itself (one indexed read, the task with its hook; a text shared by the
- * tasks of an event's hooks is read once, payloadTexts), up to LANE_RUN tasks before it gives its slot
- * back; outcomes are written in batches, one short transaction every FLUSH_MS (or FLUSH_AT
- * outcomes), and a lane is handed back only once its outcomes are written, so no task is ever
- * picked twice. An outcome lost with its process (a crash before the flush) means the task is
+ * Cheap on the database, which the API writes to as well: the lanes a pump starts read their
+ * first LANE_BATCH tasks with their hooks in one statement, and their texts in one more (a text
+ * shared by the tasks of an event's hooks is read once, payloadTexts); a lane goes on through its
+ * tasks by itself, reading LANE_BATCH more at a time, up to LANE_RUN tasks before it gives its
+ * slot back; outcomes are written in batches, one short transaction of two statements every
+ * FLUSH_MS (or FLUSH_AT outcomes), which reads the hooks back (a hook's edit or deletion reaches
+ * the tasks a lane has read within a batch), and a lane is handed back only once its outcomes are
+ * written, so no task is ever picked twice. An outcome lost with its process (a crash before the flush) means the task is
  * sent again after the restart, under the same delivery id, as for an attempt cut short.
  */
 
