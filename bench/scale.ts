@@ -14,7 +14,7 @@
  *     user's own threads grows with them, as Gitea's does), the others the owners';
  * At each size, for each page: requests per second under 16 connections (autocannon, its own
  * process) on one URL, as a client repeating it sees it (pull and repository pages are served
- * from the page cache after the first: `convert/page-cache.ts`), and p50 of sequential requests
+ * from the page cache after the first: `db/page-cache.ts`), and p50 of sequential requests
  * of 30 different pages (pages 1–30, 10 rows a page: never asked before, so never cached; the
  * repository home, which has no pages: 30 requests of it) with the CPU this process spent a page;
  * the server's resident memory after each size (after a full collection).

@@ -7,6 +7,7 @@ import { gitOk, oneCommitRepo, remoteUrl, tempDir } from './git-fixture'
 import { repoGitStates, repositories, users } from '../src/db/schema'
 import { repairAtStart, withFolderClaimed } from '../src/modules/repos/repair'
 import { startRepositorySweep, type SweepResult } from '../src/jobs/repository-sweep'
+import { refsFingerprint } from '../src/git/ref-state'
 
 let s: TestServer
 let admin: TestUser
@@ -120,6 +121,11 @@ describe('POST /admin/unadopted/{owner}/{repo}', () => {
     expect((await s.post('/admin/unadopted/alice/headless', undefined, asAdmin())).status).toBe(204)
     expect((await s.get('/repos/alice/headless', asAdmin())).body).toMatchObject({ default_branch: 'master', empty: false })
     expect(await gitOk(folder('alice', 'headless'), 'symbolic-ref', 'HEAD')).toBe('refs/heads/master')
+    // The refs were recorded after HEAD moved: their fingerprint is the folder's as it is now.
+    const row = (await rowOf('alice', 'headless'))!
+    const state = (await s.deps.db.select().from(repoGitStates).where(eq(repoGitStates.repoId, row.id)))[0]!
+    expect(state.fingerprint).toBe(await refsFingerprint(folder('alice', 'headless')))
+    expect(Object.keys(JSON.parse(state.refs)).sort()).toEqual(['refs/heads/master', 'refs/heads/zeta'])
   })
 
   test('an empty folder is adopted as an empty repository', async () => {
@@ -204,5 +210,19 @@ describe('adoption against the repair', () => {
     expect(await rowOf('alice', 'crashy')).toBeUndefined()
     expect(existsSync(join(folder('alice', 'crashy'), 'HEAD'))).toBe(true)
     expect((await s.get('/admin/unadopted', asAdmin())).body).toContain('alice/crashy')
+  })
+})
+
+describe('the listing across owners', () => {
+  test("is in the order of whole `owner/name` strings (an owner's name a prefix of another's), paged, owners without a user skipped", async () => {
+    await s.user('zed')
+    await s.user('zed-b')
+    for (const [owner, name] of [['zed', 'z'], ['zed', 'b'], ['zed-b', 'a'], ['zed-c', 'a']]) await bareFolder(owner!, name!)
+    const all = await s.get('/admin/unadopted?pattern=zed*', asAdmin())
+    expect(all.body).toEqual(['zed-b/a', 'zed/b', 'zed/z'])
+    expect(all.headers.get('x-total-count')).toBe('3')
+    const second = await s.get('/admin/unadopted?pattern=zed*&limit=2&page=2', asAdmin())
+    expect(second.body).toEqual(['zed/z'])
+    expect(second.headers.get('x-total-count')).toBe('3')
   })
 })

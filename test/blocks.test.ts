@@ -297,3 +297,44 @@ describe("an organisation's blocks", () => {
     expect((await s.put(`/teams/${team}/members/bob`, undefined, as(alice))).status).toBe(204)
   })
 })
+
+describe('a block of one tied to many repositories', () => {
+  test("undoes every star, watch and assignment at once, each counter moved by what really went; others' ties untouched", async () => {
+    const dave = await s.user('dave')
+    const erin = await s.user('erin')
+    const names = ['one', 'two', 'three']
+    for (const name of names) {
+      expect((await s.post('/user/repos', { name, auto_init: true }, as(erin))).status).toBe(201)
+      expect((await s.put(`/repos/erin/${name}/collaborators/dave`, { permission: 'write' }, as(erin))).status).toBe(204)
+      expect((await s.put(`/user/starred/erin/${name}`, undefined, as(dave))).status).toBe(204)
+      // carol's star and watch stay.
+      expect((await s.put(`/user/starred/erin/${name}`, undefined, as(carol))).status).toBe(204)
+      expect((await s.put(`/repos/erin/${name}/subscription`, undefined, as(carol))).status).toBe(200)
+    }
+    for (const name of ['one', 'two']) expect((await s.put(`/repos/erin/${name}/subscription`, undefined, as(dave))).status).toBe(200)
+    // dave's star elsewhere stays.
+    expect((await s.put('/user/starred/carol/third', undefined, as(dave))).status).toBe(204)
+    const assigned: { repo: string; number: number }[] = []
+    for (const repo of ['one', 'three']) {
+      const issue = await s.post(`/repos/erin/${repo}/issues`, { title: `for dave in ${repo}`, assignees: ['dave'] }, as(erin))
+      expect(issue.status).toBe(201)
+      assigned.push({ repo, number: issue.body.number })
+    }
+    expect((await userRow(dave.user.id)).numStars).toBe(4)
+
+    expect((await s.put('/user/blocks/dave', undefined, as(erin))).status).toBe(204)
+
+    for (const name of names) {
+      const repo = (await s.get(`/repos/erin/${name}`, as(erin))).body
+      expect([name, repo.stars_count, repo.watchers_count]).toEqual([name, 1, 2])
+      expect(logins((await s.get(`/repos/erin/${name}/stargazers`, as(erin))).body)).toEqual(['carol'])
+    }
+    expect((await userRow(dave.user.id)).numStars).toBe(1)
+    expect((await userRow(carol.user.id)).numStars).toBeGreaterThanOrEqual(3)
+    expect(logins((await s.get('/repos/carol/third/stargazers', as(carol))).body)).toContain('dave')
+    for (const { repo, number } of assigned) expect((await s.get(`/repos/erin/${repo}/issues/${number}`, as(erin))).body.assignees ?? []).toEqual([])
+    const unassigned = (await s.deps.db.select().from(events).where(eq(events.kind, 'issue.unassigned'))).filter((e) => e.actorId === dave.user.id)
+    expect(unassigned.map((e) => JSON.parse(e.payload).index).sort()).toEqual(assigned.map((a) => a.number).sort())
+    expect(unassigned.every((e) => JSON.parse(e.payload).assignee.login === 'dave')).toBe(true)
+  })
+})

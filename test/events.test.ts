@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config'
 import { closeDatabase } from '../src/db/client'
 import { openConfiguredDatabase } from '../src/deps'
 import { events } from '../src/db/schema'
-import { claimEvents, markDone, recordEvent, type EventRecord } from '../src/events/outbox'
+import { claimEvents, eventsOfRepo, markDone, recordEvent, type EventRecord } from '../src/events/outbox'
 import { startTrackerWorld, type TrackerWorld } from './issue-fixtures'
 import { freshTestDatabase } from './test-database'
 
@@ -179,9 +179,11 @@ describe('consumers', () => {
     const config = loadConfig({}, { dataDir: dir, databaseUrl: database.url })
     try {
       let db = await openConfiguredDatabase(config)
-      const ids: number[] = []
-      for (const n of [1, 2, 3, 4, 5]) ids.push(await recordEvent(db, { kind: 'issue.opened', repoId: 7, actorId: 1, issueId: n, payload: { n } }))
-      expect(ids).toEqual([...ids].sort((a, b) => a - b))
+      for (const n of [1, 2, 3, 4, 5]) await recordEvent(db, { kind: 'issue.opened', repoId: 7, actorId: 1, issueId: n, payload: { n } })
+      // Recorded one after the other: ids in the order recorded.
+      const recorded = await eventsOfRepo(db, 7)
+      expect(recorded.map((e) => e.payload.n)).toEqual([1, 2, 3, 4, 5])
+      const ids = recorded.map((e) => e.id)
       const a1 = await claimEvents(db, 'webhooks', 2)
       expect(a1.map((e) => e.payload.n)).toEqual([1, 2])
       // A second worker of the same consumer gets what is not claimed yet.

@@ -1,15 +1,17 @@
 /**
  * The hot reads send nothing to the database once warm, while it is unchanged: a repository
  * found by name (every repository route's first lookup: GET /repos/{o}/{r}, the issue list) is
- * kept under the database's change mark (auth/repo-context.ts, db/kept-while-unchanged.ts), as
+ * kept under the database's change mark (auth/repo-context.ts, db/page-cache.ts), as
  * tokens and users found by name are. Counted, never timed: a repeated GET /repos/{o}/{r} sends no statement (on SQLite
  * only the change mark's own `data_version` read), nor a page of the issue list read again (its
  * JSON text kept under the same mark, as pull request pages are). Any write is seen at the next
  * request (on PostgreSQL one made by another process too: test/pg-perf-cache.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
 import { changeMarkOf, writeTransaction } from '../src/db/client'
-import { KeptWhileUnchanged } from '../src/db/kept-while-unchanged'
+import { users } from '../src/db/schema'
+import { PageCache } from '../src/db/page-cache'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { recordStatements } from './query-counter'
 
@@ -142,7 +144,7 @@ describe('a write is seen at the next request', () => {
   }, 240_000)
 })
 
-describe('KeptWhileUnchanged', () => {
+describe('PageCache.getOrRead', () => {
   test('keeps what it read, bounded, and nothing read inside a write transaction', async () => {
     // Background work (the outbox's consumers) writes too, which forgets everything kept: the
     // round is tried again until no write landed during it.
@@ -150,14 +152,14 @@ describe('KeptWhileUnchanged', () => {
     let answers: (string | undefined)[] = []
     let size = 0
     for (let round = 0; round < 50; round++) {
-      const kept = new KeptWhileUnchanged<string>(s.deps.db, 2)
+      const kept = new PageCache<string>(s.deps.db, { maxCost: 2 })
       let reads = 0
       const read = async () => `value ${++reads}`
       const mark = changeMark()
-      answers = [await kept.get('a', read), await kept.get('a', read), await kept.get('b', read), await kept.get('c', read)]
+      answers = [await kept.getOrRead('a', read), await kept.getOrRead('a', read), await kept.getOrRead('b', read), await kept.getOrRead('c', read)]
       size = kept.size
       // At most two: the oldest, a, left first. Nothing found is not kept.
-      answers.push(await kept.get('a', read), await kept.get('none', async () => undefined), await kept.get('none', async () => 'found'))
+      answers.push(await kept.getOrRead('a', read), await kept.getOrRead('none', async () => undefined), await kept.getOrRead('none', async () => 'found'))
       if (changeMark() === mark) break
       await Bun.sleep(100)
     }
@@ -166,12 +168,32 @@ describe('KeptWhileUnchanged', () => {
 
     // Inside a write transaction the database is read, what is kept not given, nothing kept (a
     // transaction sees its own writes before the mark moves; a rollback does not move it).
-    const kept = new KeptWhileUnchanged<string>(s.deps.db, 2)
-    expect(await kept.get('a', async () => 'outside')).toBe('outside')
+    const kept = new PageCache<string>(s.deps.db, { maxCost: 2 })
+    expect(await kept.getOrRead('a', async () => 'outside')).toBe('outside')
     await writeTransaction(s.deps.db, async () => {
-      expect(await kept.get('a', async () => 'inside')).toBe('inside')
-      expect(await kept.get('b', async () => 'inside once')).toBe('inside once')
-      expect(await kept.get('b', async () => 'inside twice')).toBe('inside twice')
+      expect(await kept.getOrRead('a', async () => 'inside')).toBe('inside')
+      expect(await kept.getOrRead('b', async () => 'inside once')).toBe('inside once')
+      expect(await kept.getOrRead('b', async () => 'inside twice')).toBe('inside twice')
+    })
+  }, 240_000)
+
+  test('getOrMake: a page whose reads a write landed during is not kept; nothing made inside a write transaction is', async () => {
+    const pages = new PageCache<Promise<string>>(s.deps.db, { maxCost: 4 })
+    // The write moves the mark (on SQLite this connection's changes, on PostgreSQL its commit):
+    // the page is not handed out again.
+    const made = pages.getOrMake('page', async () => {
+      await writeTransaction(s.deps.db, async () => {
+        await s.deps.db.update(users).set({ fullName: 'Reader' }).where(eq(users.id, owner.user.id))
+      })
+      return 'made before the write was seen'
+    })
+    expect(await made).toBe('made before the write was seen')
+    expect(pages.get('page')).toBeUndefined()
+    expect(pages.size).toBe(0)
+    await writeTransaction(s.deps.db, async () => {
+      expect(await pages.getOrMake('inside', async () => 'inside once')).toBe('inside once')
+      expect(await pages.getOrMake('inside', async () => 'inside twice')).toBe('inside twice')
+      expect(pages.size).toBe(0)
     })
   }, 240_000)
 })

@@ -95,10 +95,13 @@ export function queryCounter(db: Db) {
 
 /**
  * PostgreSQL only: counts the round trips of write transactions, the time a write holds the
- * write lock being that many waits for the server (src/db/postgres.ts). Every statement sent on a
- * transaction's connection (BEGIN with the lock, and COMMIT, included) is recorded; one sent while
- * none of that connection's statements is still unanswered starts a round trip, one sent while
- * some are (pipelined behind them) joins theirs. Install it before the request measured.
+ * write lock being that many waits for the server (src/db/postgres.ts), and those of the
+ * statements sent outside them (through the pool: the reads before a write). Every statement sent
+ * on a transaction's connection (BEGIN with the lock, and COMMIT, included) is recorded; one sent
+ * while none of that connection's statements is still unanswered starts a round trip, one sent
+ * while some are (pipelined behind them) joins theirs. The pool's statements are counted alike,
+ * whatever connection of it runs them: those sent side by side are one round trip. Install it
+ * before the request measured.
  */
 export function writeRoundTrips(db: Db) {
   if (db.$runtime.dialect !== 'postgres') throw new Error('writeRoundTrips: PostgreSQL only')
@@ -106,56 +109,73 @@ export function writeRoundTrips(db: Db) {
   let counting = false
   let roundTrips = 0
   let transactions = 0
+  let poolRoundTrips = 0
+  countRounds(pool, () => {
+    if (counting) poolRoundTrips++
+  })
   const reserve = pool.reserve.bind(pool)
   ;(pool as any).reserve = async () => {
     const connection = await reserve()
     if (!(connection as any)[ROUND_TRIPS]) {
       ;(connection as any)[ROUND_TRIPS] = true
-      let unanswered = 0
-      const unsafe = connection.unsafe.bind(connection)
-      ;(connection as any).unsafe = (text: string, params?: unknown[]) => {
-        if (counting && unanswered === 0) roundTrips++
+      countRounds(connection, () => {
+        if (counting) roundTrips++
+      }, (text) => {
         if (counting && /^begin;/i.test(text)) transactions++
-        unanswered++
-        let answered = false
-        const done = () => {
-          if (!answered) unanswered--
-          answered = true
-        }
-        // Bun sends a query when it is first awaited (or its values() asked): the answer is watched from then.
-        const query = unsafe(text, params as any[])
-        return new Proxy(query, {
-          get(target, key) {
-            if (key === 'values') return () => {
-              const running = target.values()
-              running.then(done, done)
-              return running
-            }
-            if (key === 'then')
-              return (ok?: (v: unknown) => unknown, failed?: (e: unknown) => unknown) => {
-                const running = Promise.resolve(target)
-                running.then(done, done)
-                return running.then(ok, failed)
-              }
-            const value = Reflect.get(target, key, target)
-            return typeof value === 'function' ? value.bind(target) : value
-          },
-        })
-      }
+      })
     }
     return connection
   }
-  /** The write transactions `fn` ran and their round trips (BEGIN to COMMIT). */
-  return async function countRoundTrips(fn: () => Promise<unknown>): Promise<{ transactions: number; roundTrips: number }> {
+  /** The write transactions `fn` ran and their round trips (BEGIN to COMMIT), and the round trips of the statements sent outside them. */
+  return async function countRoundTrips(fn: () => Promise<unknown>): Promise<{ transactions: number; roundTrips: number; poolRoundTrips: number }> {
     roundTrips = 0
     transactions = 0
+    poolRoundTrips = 0
     counting = true
     try {
       await fn()
     } finally {
       counting = false
     }
-    return { transactions, roundTrips }
+    return { transactions, roundTrips, poolRoundTrips }
+  }
+}
+
+/**
+ * Wraps `target.unsafe`: `newRound` is called for a statement sent while none of those sent
+ * before it through `target` is unanswered, `sent` for every statement.
+ */
+function countRounds(target: SQL, newRound: (text: string) => void, sent: (text: string) => void = () => {}): void {
+  let unanswered = 0
+  const unsafe = target.unsafe.bind(target)
+  ;(target as any).unsafe = (text: string, params?: unknown[]) => {
+    if (unanswered === 0) newRound(text)
+    sent(text)
+    unanswered++
+    let answered = false
+    const done = () => {
+      if (!answered) unanswered--
+      answered = true
+    }
+    // Bun sends a query when it is first awaited (or its values() asked): the answer is watched from then.
+    const query = unsafe(text, params as any[])
+    return new Proxy(query, {
+      get(target, key) {
+        if (key === 'values') return () => {
+          const running = target.values()
+          running.then(done, done)
+          return running
+        }
+        if (key === 'then')
+          return (ok?: (v: unknown) => unknown, failed?: (e: unknown) => unknown) => {
+            const running = Promise.resolve(target)
+            running.then(done, done)
+            return running.then(ok, failed)
+          }
+        const value = Reflect.get(target, key, target)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
   }
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { PageCache, pageCacheOf } from '../src/convert/page-cache'
+import { PageCache, pageCacheOf } from '../src/db/page-cache'
 
 /**
  * The point reads' records (GET /users/{username}, GET /repos/{owner}/{repo}) are kept as JSON

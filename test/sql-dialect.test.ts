@@ -223,6 +223,32 @@ function suiteFor(dialect: Dialect, open: () => Target | Promise<Target>) {
       expect((await db.select({ n: count() }).from(t.issues).where(eq(t.issues.isPull, true)))[0]!.n).toBe(2)
     })
 
+    test('jsonRecords: many rows updated by one prepared statement, integers, texts and booleans typed as their columns', async () => {
+      const row = (name: string) => processSql.recordField('r', name)
+      const rename = db
+        .update(t.issues)
+        .set({ title: row('title'), isLocked: row('locked'), numComments: row('comments') })
+        .from(h.jsonRecords('rows', 'r', { id: t.issues.id, title: t.issues.title, locked: t.issues.isLocked, comments: t.issues.numComments }))
+        .where(and(eq(t.issues.id, row('id')), eq(t.issues.isClosed, false)))
+        .returning({ id: t.issues.id })
+        .prepare()
+      const rows = [
+        { id: f.issues[0]!.id, title: 'Renamed "one" ☃', locked: true, comments: 7 },
+        // Closed: the other condition keeps it as it was.
+        { id: f.issues[1]!.id, title: 'not written', locked: true, comments: 1 },
+        { id: f.issues[2]!.id, title: 'three', locked: false, comments: 0 },
+      ]
+      expect((await rename.execute({ rows: JSON.stringify(rows) })).map((r) => r.id).sort((a, b) => a - b)).toEqual([f.issues[0]!.id, f.issues[2]!.id])
+      const now = await db.select({ title: t.issues.title, isLocked: t.issues.isLocked, numComments: t.issues.numComments }).from(t.issues).where(h.inJsonList(t.issues.id, rows.map((r) => r.id))).orderBy(asc(t.issues.id))
+      expect(now).toEqual([
+        { title: 'Renamed "one" ☃', isLocked: true, numComments: 7 },
+        { title: 'parser: 50% done_now', isLocked: false, numComments: 0 },
+        { title: 'three', isLocked: false, numComments: 0 },
+      ])
+      expect(await rename.execute({ rows: '[]' })).toEqual([])
+      await rename.execute({ rows: JSON.stringify([{ id: f.issues[0]!.id, title: 'Fix the Parser', locked: false, comments: 0 }, { id: f.issues[2]!.id, title: 'Other', locked: false, comments: 0 }]) })
+    })
+
     test('booleans: bound as JS booleans (placeholders too) and the FALSE keyword', async () => {
       const byState = db
         .select({ index: t.issues.index })
@@ -296,7 +322,7 @@ suiteFor('postgres', openPostgres)
 
 test("the exported helpers are the process's dialect's", () => {
   const forProcess = sqlFor(DIALECT)
-  for (const name of ['inJsonList', 'everyJsonGroup', 'greatestOf', 'containsText', 'likeIgnoringCase'] as const)
+  for (const name of ['inJsonList', 'everyJsonGroup', 'greatestOf', 'containsText', 'likeIgnoringCase', 'jsonRecords'] as const)
     expect(processSql[name]).toBe(forProcess[name])
 })
 

@@ -111,6 +111,12 @@ describe('wiki pages', () => {
     expect(shown).toContain('href="/alice/pub/wiki/Form-Page?action=_edit"')
     const api = await s.get('/repos/alice/pub/wiki/page/Form-Page', { token: alice.token })
     expect(Buffer.from(api.body.content_base64, 'base64').toString()).toBe('made **here**\nsecond line')
+    // The form's text is the page's UTF-8 bytes, as it reads back in the edit form.
+    const accented = await postForm('/alice/pub/wiki?action=_new', { _csrf: csrf!, title: 'Café', content: 'déjà vu ✓', message: '' }, cookie)
+    expect(accented.status).toBe(303)
+    const accentedApi = await s.get(`/repos/alice/pub/wiki/page/${accented.headers.get('location')!.split('/').pop()}`, { token: alice.token })
+    expect(Buffer.from(accentedApi.body.content_base64, 'base64')).toEqual(Buffer.from('déjà vu ✓'))
+    expect(await (await page(`${accented.headers.get('location')}?action=_edit`, cookie)).text()).toContain('déjà vu ✓')
 
     const edit = await page('/alice/pub/wiki/Form-Page?action=_edit', cookie)
     const editHtml = await edit.text()

@@ -11,7 +11,7 @@ import { giteaApi, type Api } from 'gitea-js'
 import { folderMoves } from '../src/db/schema'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { finishFolderMoves } from '../src/modules/repos/folder-move'
-import { gitPathToWebPath, titleToWebPath, webPathToGitPath, webPathToTitle } from '../src/modules/wiki/paths'
+import { cleanPath, gitPathToWebPath, titleToWebPath, webPathToGitPath, webPathToTitle } from '../src/modules/wiki/paths'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { git, gitOk, remoteUrl, tempDir } from './git-fixture'
 import { fails } from './gitea-calls'
@@ -92,6 +92,18 @@ describe("Gitea's page names", () => {
     expect(gitPathToWebPath('bad%zz.md')).toBeNull()
     expect(webPathToTitle('2000-01-02+meeting.-')).toBe('2000-01-02 meeting')
     expect(webPathToTitle('Home-Page')).toBe('Home Page')
+    // A page's file is looked up cleaned as Go's path.Clean: no `.`, `..` or empty segment; one climbing out names nothing.
+    for (const [path, clean] of [
+      ['Home.md', 'Home.md'],
+      ['./Home.md', 'Home.md'],
+      ['a//b/./c.md', 'a/b/c.md'],
+      ['a/../Home.md', 'Home.md'],
+      ['../Home.md', null],
+      ['a/../../Home.md', null],
+      ['.', null],
+      ['', null],
+    ] as const)
+      expect(cleanPath(path)).toBe(clean)
   })
 })
 
@@ -163,6 +175,9 @@ describe('pages', () => {
     expect(text(dashed.body.content_base64)).toBe('about 2000-01-02 meeting')
     // A web path ending in .md names the file itself.
     expect((await s.get('/repos/alice/proj/wiki/page/Home.md', asA())).body.title).toBe('Home')
+    // The unescaped name is read cleaned (Gitea's path.Clean): `./Home` and `a/../Home` are Home; `../Home` climbs out of the wiki, 404.
+    for (const name of ['.%2FHome', 'a%2F..%2FHome']) expect(text((await s.get(`/repos/alice/proj/wiki/page/${name}`, asA())).body.content_base64)).toBe('# Home page\n\nWelcome!\n')
+    expect((await s.get('/repos/alice/proj/wiki/page/..%2FHome', asA())).status).toBe(404)
     await fails(asAlice.repos.repoGetWikiPage('alice', 'proj', 'Nowhere'), 404)
   })
 
@@ -334,6 +349,10 @@ describe("the wiki follows its repository's folder", () => {
     expect((await s.patch('/repos/alice/moving', { name: 'moved' }, asA())).status).toBe(200)
     expect(existsSync(wikiDir('alice', 'moving'))).toBe(false)
     expect(text((await asAlice.repos.repoGetWikiPage('alice', 'moved', 'Home')).data.content_base64)).toBe('travels')
+    // Git over HTTP: the old name's wiki redirects to the new name's wiki, as the repository does.
+    const old = await fetch(`${s.url}/alice/moving.wiki.git/info/refs?service=git-upload-pack`, { redirect: 'manual' })
+    expect(old.status).toBe(301)
+    expect(old.headers.get('location')).toBe('/alice/moved.wiki.git/info/refs?service=git-upload-pack')
 
     expect((await s.post('/orgs', { username: 'acme' }, asA())).status).toBe(201)
     expect((await s.post('/repos/alice/moved/transfer', { new_owner: 'acme' }, asA())).status).toBe(202)

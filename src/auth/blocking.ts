@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, or, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { userBlocks, users } from '../db/schema'
 import { forbidden } from '../lib/errors'
@@ -27,14 +27,8 @@ export const BLOCKED_MESSAGE = 'user is blocked'
 export async function blockersOf(db: Db, userId: number, blockerIds: number[]): Promise<number[]> {
   const ids = [...new Set(blockerIds)].filter((id) => id > 0 && id !== userId)
   if (ids.length === 0) return []
-  // A site administrator is never held back by a block (Gitea's IsUserBlockedBy answers false
-  // for an administrator blockee).
-  const rows = await db
-    .select({ id: userBlocks.blockerId })
-    .from(userBlocks)
-    .innerJoin(users, eq(users.id, userBlocks.blockeeId))
-    .where(and(eq(userBlocks.blockeeId, userId), inArray(userBlocks.blockerId, ids), eq(users.isAdmin, false)))
-  return rows.map((r) => r.id)
+  const rows = await holdingBlocks(db, and(eq(userBlocks.blockeeId, userId), inArray(userBlocks.blockerId, ids))!)
+  return rows.map((r) => r.blockerId)
 }
 
 /** Whether `userId` is blocked by any of `blockerIds`. */
@@ -47,8 +41,43 @@ export async function refuseBlocked(db: Db, userId: number, blockerIds: number[]
   if (await isBlockedBy(db, userId, blockerIds)) throw forbidden(BLOCKED_MESSAGE)
 }
 
-/** 403 when either of two people blocks the other (following, collaboration). */
+/** 403 when either of two people blocks the other (following, collaboration): one query for both ways. */
 export async function refuseBlockedEitherWay(db: Db, a: number, b: number): Promise<void> {
-  await refuseBlocked(db, a, [b])
-  await refuseBlocked(db, b, [a])
+  if (a === b || a <= 0 || b <= 0) return
+  const oneWay = (blocker: number, blockee: number) => and(eq(userBlocks.blockerId, blocker), eq(userBlocks.blockeeId, blockee))
+  if ((await holdingBlocks(db, or(oneWay(a, b), oneWay(b, a))!)).length) throw forbidden(BLOCKED_MESSAGE)
+}
+
+/**
+ * The block rows `pairs` selects that hold back their blockee: a site administrator is never held
+ * back by a block (Gitea's IsUserBlockedBy answers false for an administrator blockee).
+ */
+function holdingBlocks(db: Db, pairs: SQL) {
+  return db
+    .select({ blockerId: userBlocks.blockerId })
+    .from(userBlocks)
+    .innerJoin(users, eq(users.id, userBlocks.blockeeId))
+    .where(and(pairs, eq(users.isAdmin, false)))
+}
+
+/**
+ * 403 when `userId` may not take part in the conversation of an issue or pull request (Gitea's
+ * CreateIssueComment): blocked by its poster or by the repository's owner, unless an
+ * administrator of the repository. A review asks the same (modules/reviews `writeReview`): it is
+ * comments, its text and its line comments.
+ */
+export async function refuseBlockedInConversation(db: Db, userId: number, on: { posterId: number; ownerId: number; repoAdmin: boolean }): Promise<void> {
+  if (!on.repoAdmin) await refuseBlocked(db, userId, [on.posterId, on.ownerId])
+}
+
+/**
+ * 403 when `doerId` may not ask `reviewerId` to review a pull request (modules/reviews
+ * `changeReviewRequests`): when either blocks the other (a request notifies the one asked, as an
+ * assignment does), or when the one asked could not review it (`refuseBlockedInConversation`).
+ * Withdrawing a request is never refused. Warren's rule: Gitea 1.23 refuses blocked assignees
+ * (ErrBlockedUser) but its review requests consult no block.
+ */
+export async function refuseBlockedReviewRequest(db: Db, doerId: number, reviewerId: number, on: { posterId: number; ownerId: number; reviewerRepoAdmin: boolean }): Promise<void> {
+  await refuseBlockedEitherWay(db, doerId, reviewerId)
+  await refuseBlockedInConversation(db, reviewerId, { posterId: on.posterId, ownerId: on.ownerId, repoAdmin: on.reviewerRepoAdmin })
 }

@@ -2,7 +2,7 @@ import { and, eq, gt, inArray, sql } from 'drizzle-orm'
 import { nowUnix } from '../lib/time'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
-import { KeptWhileUnchanged } from '../db/kept-while-unchanged'
+import { PageCache, pageCacheOf } from '../db/page-cache'
 import { accessTokens, emailAddresses, oauth2Grants, oauth2Tokens, publicKeys, users } from '../db/schema'
 import { ApiError, unauthorized, forbidden } from '../lib/errors'
 import { hashPassword, hashToken, newTokenSecret, verifyPassword } from './secrets'
@@ -75,7 +75,7 @@ export class Auth {
   private readonly passwordChecks = new Map<string, Promise<void>>()
   private readonly tokenLookup
   /** Tokens found since the database last changed (findToken), by hash. */
-  private readonly tokensFound: KeptWhileUnchanged<{ user: UserRow; scope: string }>
+  private readonly tokensFound: PageCache<{ user: UserRow; scope: string }>
   private readonly oauth2TokenLookup
   private readonly userByLowerName
   private readonly userByEmail
@@ -87,7 +87,7 @@ export class Auth {
     private readonly config: Config,
   ) {
     // Sub-queries, not a join: SQLite answers this form several times faster (hot path).
-    this.tokensFound = new KeptWhileUnchanged(db, TOKENS_KEPT)
+    this.tokensFound = pageCacheOf(db, 'tokens', () => new PageCache<{ user: UserRow; scope: string }>(db, { maxCost: TOKENS_KEPT }))
     this.tokenLookup = db
       .select({
         user: users,
@@ -246,7 +246,7 @@ export class Auth {
     }
     if (!/^[0-9a-f]{40}$/i.test(secret)) return undefined
     const hash = hashToken(secret.toLowerCase())
-    const found = await this.tokensFound.get(hash, async () => (await this.tokenLookup.execute({ hash }))[0])
+    const found = await this.tokensFound.getOrRead(hash, async () => (await this.tokenLookup.execute({ hash }))[0])
     return found && { user: { ...found.user }, scope: found.scope }
   }
 

@@ -37,6 +37,10 @@ export interface GitRepoFound {
   owner: UserRow
   /** Found by an old name of a renamed repository (HTTP redirects; SSH serves the repository). */
   moved: boolean
+  /** The path named the repository's wiki (`{repo}.wiki.git`) rather than the repository. */
+  wiki: boolean
+  /** The repository name the path gave (without `.wiki` and `.git`): the name a redirect replaces. */
+  name: string
 }
 
 /** `{repo}` in git paths may carry `.git`. */
@@ -44,21 +48,25 @@ export const stripGitSuffix = (name: string) => (name.toLowerCase().endsWith('.g
 
 /**
  * The repository name of a git path and whether the path names the repository's wiki
- * (`{repo}.wiki`, `.git` optional: no repository's name ends in `.wiki`). A wiki is served under
- * its repository's access rule while the repository's wiki is on.
+ * (`{repo}.wiki`, `.git` optional: no repository's name ends in `.wiki`).
  */
-export function gitPathName(repoName: string): { name: string; wiki: boolean } {
+function gitPathName(repoName: string): { name: string; wiki: boolean } {
   const name = stripGitSuffix(repoName)
   return /\.wiki$/i.test(name) ? { name: name.slice(0, -'.wiki'.length), wiki: true } : { name, wiki: false }
 }
 
-/** The repository a git path names (`.git` optional, names case-insensitive), or by an old name. */
+/**
+ * The repository a git path names (`.git` optional, names case-insensitive), or by an old name;
+ * `{repo}.wiki(.git)` names its wiki, which is reached only while the repository's wiki is on
+ * (undefined otherwise, as for no repository) and then under the repository's access rule.
+ * Both transports find what they serve here.
+ */
 export async function findGitRepository(deps: AppDeps, ownerName: string, repoName: string): Promise<GitRepoFound | undefined> {
-  const name = stripGitSuffix(repoName)
-  const found = await findRepoByName(deps, ownerName, name)
-  if (found) return { ...found, moved: false }
-  const moved = await findRepoRedirect(deps, ownerName, name)
-  return moved && { ...moved, moved: true }
+  const { name, wiki } = gitPathName(repoName)
+  const named = await findRepoByName(deps, ownerName, name)
+  const found = named ?? (await findRepoRedirect(deps, ownerName, name))
+  if (!found || (wiki && !found.repo.hasWiki)) return undefined
+  return { repo: found.repo, owner: found.owner, moved: !named, wiki, name }
 }
 
 /** What the caller may do in the repository: a user's access level, or a deploy key's grant. */

@@ -5,7 +5,7 @@ import { askedPage, pageOf, setListHeaders, type Page, type Paged } from '../lib
 import { AccessMode } from './access'
 import { requireSiteAdmin, requireUser } from './caller'
 import { loadAttachmentByTag, loadAttachmentByUuid } from './attachment-context'
-import { loadRepoById, loadRepoContext, type RepoContext } from './repo-context'
+import { loadRepoById, loadRepoContext, startRepoLookup, type RepoContext } from './repo-context'
 import { requireScope, scopeLevelOf, type ScopeCategory } from './scopes'
 import { loadOrg, requireOrgMember, requireOrgOwner } from './org-context'
 import { loadTeam, requireTeamOwner } from './team-context'
@@ -24,7 +24,8 @@ import { loadVisibleOwner } from './owner-context'
  *   every category (`/version`, markdown). A token must hold each category at read (GET, HEAD)
  *   or write (other methods), else 403 with Gitea's message; passwords are not limited. Every
  *   API route declares one (test/route-table.test.ts), first among its needs, so that a token
- *   without the scope is refused before anything is looked up, as in Gitea.
+ *   without the scope is refused before anything else is checked, as in Gitea (a repository's
+ *   route starts looking its repository up meanwhile, a read whose answer then goes unused).
  * - `caller: true`: the caller, anonymous allowed (`caller`).
  * - `signed: true`: a signed-in caller, else 401 (`caller`, `user`).
  * - `siteAdmin: true`: a site administrator, else 401 / 403 (`caller`, `user`).
@@ -223,7 +224,9 @@ export const pipeline = (given: AppDeps, opts: { session?: boolean } = {}) => {
     scope: (need: ScopeNeed) => {
       if (need === 'none') return declare('scope', need)
       const categories = typeof need === 'string' ? [need as ScopeCategory] : need
-      return checkedNeed('scope', need, async ({ request }) => {
+      return checkedNeed('scope', need, async ({ request, params }) => {
+        // A repository's route: its lookup goes along with the caller's (startRepoLookup).
+        if (params?.owner !== undefined && params.repo !== undefined) startRepoLookup(deps, request, params.owner, params.repo)
         const { scope } = await deps.auth.caller(request)
         if (scope) requireScope(scope, categories, scopeLevelOf(request.method))
         return {}

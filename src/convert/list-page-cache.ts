@@ -1,5 +1,8 @@
 import type { AppDeps } from '../deps'
-import { PageCache, pageCacheOf } from './page-cache'
+import type { RepoContext } from '../auth/repo-context'
+import { PageCache, pageCacheOf } from '../db/page-cache'
+import { jsonText } from '../lib/checked-json'
+import { setListHeaders, type Page } from '../lib/pagination'
 
 /** A page of a list's records as the JSON text of its answer, with the list's total. */
 export interface ListPageText {
@@ -7,15 +10,34 @@ export interface ListPageText {
   total: number
 }
 
+/** What a repository list route's handler has that its page depends on or is answered with. */
+export interface ListPageRoute {
+  /** The repository and the viewer (records carry what that viewer may see). */
+  repo: Pick<RepoContext, 'repo' | 'caller'>
+  /** The filter, as the route's query schema parsed it. */
+  query: object
+  page: Page
+  request: Request
+  set: Parameters<typeof setListHeaders>[0]
+}
+
 /**
- * The pages of one list route as their JSON text (the controller's `make`: the rows, then the
- * records, checked and serialised), each made once while the database is unchanged (the one page
- * cache, `page-cache.ts`), at most `pagesKept` of them. The key names everything the page depends
- * on: the repository, the viewer (records carry what that viewer may see), the filter and the page.
+ * The responder of one repository list route (the issue list, the pull request list) whose pages
+ * are kept as their JSON text: `respondListPage(deps, route, make)` answers the page `make()`
+ * gives (the rows, then the records, checked and serialised), made once while the database is
+ * unchanged (the one page cache, `db/page-cache.ts`), at most `pagesKept` of them, with the
+ * list's headers. The key names everything the page depends on: the repository, the viewer, the
+ * filter and the page.
  */
 export function listPageCache(kind: string, pagesKept: number) {
-  return (deps: AppDeps, key: unknown[], make: () => Promise<ListPageText>): Promise<ListPageText> => {
-    const cache = pageCacheOf(deps.db, `list:${kind}`, () => new PageCache<Promise<ListPageText>>(deps.db, { maxCost: pagesKept }))
-    return cache.getOrMake(JSON.stringify(key), make)
+  const name = `list:${kind}`
+  return async function respondListPage(deps: AppDeps, route: ListPageRoute, make: () => Promise<ListPageText>): Promise<Response> {
+    const { repo: ctx, query, page } = route
+    const viewer = ctx.caller.user
+    const key = JSON.stringify([ctx.repo.id, viewer?.id ?? 0, viewer?.publicOnly ?? false, query, page.limit, page.offset])
+    const cache = pageCacheOf(deps.db, name, () => new PageCache<Promise<ListPageText>>(deps.db, { maxCost: pagesKept }))
+    const found = await cache.getOrMake(key, make)
+    setListHeaders(route.set, deps.config, route.request, page, found.total)
+    return jsonText(found.json)
   }
 }

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { AppDeps } from '../deps'
 import { checkedJson } from '../lib/checked-json'
-import { PageCache, pageCacheOf } from './page-cache'
+import { PageCache, pageCacheOf } from '../db/page-cache'
 
 /** What the JSON texts of one kind of record may hold in all, in characters (≈ bytes: they are mostly ASCII). */
 const RECORD_TEXTS_KEPT = 2 * 1024 * 1024
@@ -18,11 +18,6 @@ export function recordJson<T extends TSchema>(kind: string, schema: T) {
   const serialise = checkedJson(schema)
   return async (deps: AppDeps, key: string, make: () => unknown): Promise<string> => {
     const cache = pageCacheOf(deps.db, `record:${kind}`, () => new PageCache<string>(deps.db, { maxCost: RECORD_TEXTS_KEPT, costOf: (text) => text.length }))
-    const held = cache.get(key)
-    if (held !== undefined) return held
-    const mark = cache.mark()
-    const text = serialise(await make())
-    cache.set(key, text, mark)
-    return text
+    return (await cache.getOrRead(key, async () => serialise(await make())))!
   }
 }

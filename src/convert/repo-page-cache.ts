@@ -1,6 +1,6 @@
 import type { AppDeps } from '../deps'
 import type { RepoRow } from '../db/schema'
-import { PageCache, pageCacheOf, type PageCacheLimits } from './page-cache'
+import { PageCache, pageCacheOf, type PageCacheLimits } from '../db/page-cache'
 
 type Db = AppDeps['db']
 

@@ -35,18 +35,20 @@ export function toApiWikiPageMeta(config: Config, repo: RepoRef, page: { title: 
   }
 }
 
+const base64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')
+
 /** A page with its content, the sidebar's and footer's (base64; empty when missing or past the blob limit) and its number of revisions. */
 export function toApiWikiPage(
   config: Config,
   repo: RepoRef,
-  page: { title: string; webPath: string; lastCommit: LogEntry | null; content: string; sidebar: string; footer: string; commitCount: number },
+  page: { title: string; webPath: string; lastCommit: LogEntry | null; content: Uint8Array; sidebar: Uint8Array; footer: Uint8Array; commitCount: number },
 ) {
   return {
     ...toApiWikiPageMeta(config, repo, page),
-    content_base64: page.content,
+    content_base64: base64(page.content),
     commit_count: page.commitCount,
-    sidebar: page.sidebar,
-    footer: page.footer,
+    sidebar: base64(page.sidebar),
+    footer: base64(page.footer),
   }
 }
 

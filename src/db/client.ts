@@ -25,6 +25,8 @@ export interface DatabaseRuntime {
   transaction<T>(fn: () => Promise<T>): Promise<T>
   /** afterCommit's implementation. */
   afterCommit(fn: () => void): void
+  /** writeBehind's implementation. */
+  writeBehind(statement: BuiltStatement): Promise<void>
   /** changeMarkOf's implementation. */
   changeMark(): () => string
   /** Whether the caller runs inside a write transaction (its reads may see what a rollback undoes). */
@@ -49,6 +51,9 @@ export interface DatabaseRuntime {
   /** Closes the connection(s); the database is not used after. */
   close(): Promise<void>
 }
+
+/** A statement Drizzle built, not run yet: run by awaiting it; its text and parameters by `toSQL`. */
+export type BuiltStatement = PromiseLike<unknown> & { toSQL(): { sql: string; params: unknown[] } }
 
 /** Work a process claims while it does it (a push, a merge), so others can tell what a dead process left. */
 export type ClaimKind = 'push' | 'merge'
@@ -131,6 +136,18 @@ const mustWait = (gate: WriteGate): boolean => gate.current !== null && gate.ins
  */
 export function afterCommit(db: Db, fn: () => void): void {
   db.$runtime.afterCommit(fn)
+}
+
+/**
+ * Runs a write whose answer the caller does not need (an outbox event), in the write transaction
+ * the caller is in. On SQLite it runs at once. On PostgreSQL it is sent with the transaction's next
+ * statement or, at the latest, with its COMMIT, pipelined, without a round trip of its own under
+ * the write lock: the statements of the transaction still reach the server in the order they were
+ * run. If it fails, PostgreSQL aborts the transaction (every statement after it fails, and COMMIT
+ * rolls back), and writeTransaction throws its error: nothing of the transaction is committed.
+ */
+export function writeBehind(db: Db, statement: BuiltStatement): Promise<void> {
+  return db.$runtime.writeBehind(statement)
 }
 
 /**
@@ -275,6 +292,9 @@ function sqliteDatabase(sqlite: Database): Db {
     afterCommit(fn) {
       if (insideOpen(gate)) gate.current!.committed.push(fn)
       else queueMicrotask(() => gate.inside.exit(fn))
+    },
+    async writeBehind(statement) {
+      await statement
     },
     changeMark: () => sqliteChangeMark(sqlite, snapshots),
     inWriteTransaction: () => insideOpen(gate),

@@ -100,7 +100,10 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       if (key === 'unsafe')
         return (text: string, params?: unknown[]) => {
           const open = current()
-          if (open) return open.connection.unsafe(text, params as any[])
+          if (open) {
+            sendBehind(open) // the transaction's writes behind go first, in the order they were run
+            return open.connection.unsafe(text, params as any[])
+          }
           const query = target.unsafe(text, params as any[])
           // A change made outside a write transaction (its own commit): announced once it is done.
           return CHANGING.test(text) ? whenSettled(query, () => changes.changedOutside(target)) : query
@@ -136,21 +139,26 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
             () => null,
             (e: unknown) => e,
           )
-        const open: OpenTransaction = { connection, committed }
+        const open: OpenTransaction = { connection, committed, behind: [], sent: [] }
         live.add(open)
         try {
           result = await inside.run(open, async () => await fn()) // a query handed back unawaited runs inside too (client.ts)
-          const failed = await lockFailure
-          if (failed) throw failed
         } catch (e) {
-          // A statement sent behind a lock that failed fails too ("transaction aborted"): the lock's failure is the cause.
-          const failed = await lockFailure
+          // A statement sent behind a lock or a write that failed fails too ("transaction aborted"): that failure is the cause.
+          const failed = (await lockFailure) ?? (await firstFailure(open))
           await connection.unsafe('rollback').catch(() => {})
           throw failed ?? e
         } finally {
           live.delete(open)
         }
-        await connection.unsafe('commit')
+        // The writes behind and COMMIT in one round trip (with the lock's, when nothing was awaited
+        // since). Should any of them, or the lock, have failed, PostgreSQL aborted the transaction
+        // and answers COMMIT with ROLLBACK: nothing of it is committed, and its failure is thrown.
+        sendBehind(open)
+        const ended = await connection.unsafe('commit')
+        const failed = (await lockFailure) ?? (await firstFailure(open))
+        if (failed) throw failed
+        if ((ended as { command?: string }).command !== 'COMMIT') throw new Error(`the transaction ended with ${(ended as { command?: string }).command} instead of COMMIT`)
       } catch (e) {
         if ((e as { errno?: string }).errno === LOCK_NOT_AVAILABLE) throw new ApiError(503, 'The database is busy; try again', {}, { 'Retry-After': UNAVAILABLE_RETRY_AFTER })
         throw e
@@ -165,6 +173,12 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       const open = current()
       if (open) open.committed.push(fn)
       else queueMicrotask(() => inside.exit(fn))
+    },
+    async writeBehind(statement) {
+      const open = current()
+      if (!open) return void (await statement)
+      const { sql, params } = statement.toSQL()
+      open.behind.push({ text: sql, params })
     },
     changeMark: () => changes.mark(),
     inWriteTransaction: () => current() !== undefined,
@@ -213,6 +227,30 @@ interface OpenTransaction {
   /** The transaction's own connection. */
   connection: SQL
   committed: (() => void)[]
+  /** Writes behind (writeBehind) not sent yet. */
+  behind: { text: string; params: unknown[] }[]
+  /** The writes behind sent: each settles with its failure, or null. */
+  sent: Promise<unknown>[]
+}
+
+/**
+ * Sends the transaction's writes behind, without waiting for their answers: PostgreSQL runs them
+ * in order, before whatever is sent after them on the connection.
+ */
+function sendBehind(open: OpenTransaction): void {
+  for (const { text, params } of open.behind.splice(0))
+    open.sent.push(
+      // A query is sent when first awaited: `then` sends it now.
+      open.connection.unsafe(text, params as any[]).then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    )
+}
+
+/** The first failure of the transaction's writes behind sent, once they are all answered; null if none failed. */
+async function firstFailure(open: OpenTransaction): Promise<unknown> {
+  return (await Promise.all(open.sent)).find((e) => e !== null) ?? null
 }
 
 /** Applies the pending migrations, one process at a time. */

@@ -29,6 +29,7 @@ export interface DialectSql {
   greatestOf(a: SQLWrapper | number, b: SQLWrapper | number): SQL
   containsText(haystack: SQLWrapper, needle: SQLWrapper | string): SQL
   likeIgnoringCase(text: SQLWrapper, pattern: string | Placeholder): SQL
+  jsonRecords(list: string, alias: string, columns: Record<string, Column>): SQL
 }
 
 /** The alias of everyJsonGroup's row; its `value` is the group at hand. */
@@ -68,6 +69,14 @@ const sqliteSql: DialectSql = {
   containsText: (haystack, needle) => sql`instr(${haystack}, ${needle}) > 0`,
   // SQLite's LIKE ignores the case of ASCII letters.
   likeIgnoringCase: (text, pattern) => sql`${text} LIKE ${pattern} ESCAPE '\\'`,
+  // LIMIT -1 (no limit) keeps the rows a table of their own, read first: flattened into the
+  // statement, the planner may scan the other table by an index on another condition (a
+  // pending-tasks index) and read the JSON again for each of its rows.
+  jsonRecords: (list, alias, columns) =>
+    sql`(SELECT ${sql.join(
+      Object.keys(columns).map((name) => sql`value ->> ${'$.' + name} AS ${sql.identifier(name)}`),
+      sql`, `,
+    )} FROM json_each(${sql.placeholder(list)}) LIMIT -1) AS ${sql.identifier(alias)}`,
 }
 
 const postgresSql: DialectSql = {
@@ -86,6 +95,11 @@ const postgresSql: DialectSql = {
   containsText: (haystack, needle) => sql`strpos(${haystack}, ${needle}) > 0`,
   // PostgreSQL's LIKE is case-sensitive; ILIKE ignores case (of every letter, not only ASCII).
   likeIgnoringCase: (text, pattern) => sql`${text} ILIKE ${pattern} ESCAPE '\\'`,
+  jsonRecords: (list, alias, columns) =>
+    sql`json_to_recordset(((${sql.placeholder(list)})::text)::json) AS ${sql.identifier(alias)}(${sql.join(
+      Object.entries(columns).map(([name, column]) => sql`${sql.identifier(name)} ${sql.raw(pgTypeOf(column))}`),
+      sql`, `,
+    )})`,
 }
 
 /** The helpers spelled for `dialect`. */
@@ -125,6 +139,18 @@ export const containsText: DialectSql['containsText'] = forProcess.containsText
  * containsPattern.
  */
 export const likeIgnoringCase: DialectSql['likeIgnoringCase'] = forProcess.likeIgnoringCase
+
+/**
+ * Rows given as one JSON array of objects, as a table named `alias` (for `UPDATE ... FROM`, or
+ * `INSERT ... SELECT`): the array is bound to the placeholder `list` (its JSON text, one statement
+ * text whatever the number of rows, prepared once); each key of `columns` is a property of the
+ * objects and a column of the table, of the type of the column it names (booleans as JSON
+ * booleans). Read a column as `recordField(alias, key)`.
+ */
+export const jsonRecords: DialectSql['jsonRecords'] = forProcess.jsonRecords
+
+/** A column of a jsonRecords table. */
+export const recordField = (alias: string, name: string): SQL => sql`${sql.identifier(alias)}.${sql.identifier(name)}`
 
 /** A LIKE pattern matching `text` anywhere, LIKE's own wildcards escaped (for `ESCAPE '\'`, as the helpers above write it). */
 export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => '\\' + c)}%`

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, lte, sql } from 'drizzle-orm'
-import { perConnection, writeTransaction, type Db } from '../db/client'
+import { perConnection, writeBehind, writeTransaction, type Db } from '../db/client'
 import { eventConsumers, events } from '../db/schema'
+import { batchesOf } from '../lib/batches'
 import { nowUnix } from '../lib/time'
 
 /**
@@ -114,23 +115,36 @@ export interface EventRecord {
 /**
  * Writes one event. Call it inside the writeTransaction that makes the change (it opens none of
  * its own), after the checks that may refuse the change, so a refused change leaves no event.
+ * Its id is nobody's business but the consumers' (they read the events back), so the insert is
+ * written behind (writeBehind): on PostgreSQL it goes with the transaction's next statement or its
+ * COMMIT, and costs the write lock no round trip of its own; events of one transaction still get
+ * their ids in the order they were recorded.
  */
-export async function recordEvent(db: Db, event: NewEvent): Promise<number> {
+export async function recordEvent(db: Db, event: NewEvent): Promise<void> {
   // Always in a write transaction (joining the caller's): ids are then committed in id order,
   // which consumers rely on (they read past a position). On PostgreSQL, ids taken by
   // transactions that ran side by side could commit out of order; write transactions do not.
-  return writeTransaction(db, async () => (await db
-    .insert(events)
-    .values({
-      kind: event.kind,
-      repoId: event.repoId,
-      actorId: event.actorId,
-      issueId: event.issueId ?? null,
-      commentId: event.commentId ?? null,
-      payload: JSON.stringify(event.payload ?? {}),
-      createdUnix: nowUnix(),
-    })
-    .returning({ id: events.id }))[0]!.id)
+  await writeTransaction(db, () => writeBehind(db, db.insert(events).values(eventRow(event))))
+}
+
+/** recordEvent for several events of one change (in the list's order): one insert a batch of them, written behind too. */
+export async function recordEvents(db: Db, list: NewEvent[]): Promise<void> {
+  if (list.length === 0) return
+  await writeTransaction(db, async () => {
+    for (const batch of batchesOf(list)) await writeBehind(db, db.insert(events).values(batch.map(eventRow)))
+  })
+}
+
+function eventRow(event: NewEvent) {
+  return {
+    kind: event.kind,
+    repoId: event.repoId,
+    actorId: event.actorId,
+    issueId: event.issueId ?? null,
+    commentId: event.commentId ?? null,
+    payload: JSON.stringify(event.payload ?? {}),
+    createdUnix: nowUnix(),
+  }
 }
 
 /** How long claimed events stay with the worker that claimed them before they come back. */

@@ -88,11 +88,26 @@ export async function setHeadBranch(repo: GitRepo, branch: string): Promise<void
   await git(['symbolic-ref'], { ...repo, values: ['HEAD', `refs/heads/${branch}`] })
 }
 
+/** Which of `names` are branches of the repository (one for-each-ref; unsafe names never are). */
+export async function existingBranches(repo: GitRepo, names: string[]): Promise<Set<string>> {
+  return new Set([...(await lookupRefs(repo, names, ['heads'])).keys()].map((key) => key.slice('heads/'.length)))
+}
+
+/** The first `count` branch names in for-each-ref's order (by name). */
+async function firstBranches(repo: GitRepo, count: number): Promise<string[]> {
+  const r = await runGit(['for-each-ref', `--count=${count}`, '--format=%(refname:strip=2)', 'refs/heads/'], repo)
+  return r.code === 0 ? r.stdout.toString('utf8').split('\n').filter(Boolean) : []
+}
+
 /** The repository's one branch, or null when it has none or several (two refs read at most). */
 export async function soleBranch(repo: GitRepo): Promise<string | null> {
-  const r = await runGit(['for-each-ref', '--count=2', '--format=%(refname:strip=2)', 'refs/heads/'], repo)
-  const names = r.code === 0 ? r.stdout.toString('utf8').split('\n').filter(Boolean) : []
+  const names = await firstBranches(repo, 2)
   return names.length === 1 && isSafeRefName(names[0]!) ? names[0]! : null
+}
+
+/** The repository's first branch by name, or null when it has none (one ref read). */
+export async function firstBranch(repo: GitRepo): Promise<string | null> {
+  return (await firstBranches(repo, 1))[0] ?? null
 }
 
 /** Bytes the repository uses on disk (loose objects plus packs), from `git count-objects -v`. */

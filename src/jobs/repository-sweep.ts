@@ -86,7 +86,7 @@ export function startRepositorySweep(
     }
     if (!stopped) result.deleted = (await emptyDeletedFolders(deps, opts.startedAt)).length
     for (const owner of stopped ? [] : ownerFolders(deps)) {
-      result.unadopted += (await unaccountedIn(deps, owner)).length
+      for await (const folder of unaccountedIn(deps, [owner])) result.unadopted += folder.unaccounted.length
       if (stopped) break
       await pause(opts.pauseMs ?? SWEEP_PAUSE_MS)
     }

@@ -1,6 +1,6 @@
 import type { ServerChannel } from 'ssh2'
 import type { AppDeps } from '../deps'
-import { findGitRepository, gitAccessRefusal, gitPathName, type GitRefusal, type GitRepoFound } from '../auth/git-access'
+import { findGitRepository, gitAccessRefusal, type GitRefusal, type GitRepoFound } from '../auth/git-access'
 import { gitRepoOf } from '../auth/repo-context'
 import { wikiForGit } from '../modules/wiki/service'
 import { safeGitMessage, type GitRepo } from '../git/run'
@@ -261,15 +261,13 @@ export async function runGitCommand(
   const path = printable(`${command.ownerName}/${command.repoName}`)
   const disabled = accountRefusal(identity)
   if (disabled) return refuse(channel, disabled)
-  // `{repo}.wiki(.git)`: the repository's wiki, under the repository's access rule while its wiki is on.
-  const { name, wiki } = gitPathName(command.repoName)
-  const named = await findGitRepository(deps, command.ownerName, name)
-  const found = named && (!wiki || named.repo.hasWiki) ? named : undefined
+  // `{repo}.wiki(.git)`: the repository's wiki, under the repository's access rule while its wiki is on (findGitRepository).
+  const found = await findGitRepository(deps, command.ownerName, command.repoName)
   const refusal = found ? await gitAccessRefusal(deps, gitCallerOf(identity), found, command.service) : 'not-found'
   if (refusal || !found) return refuse(channel, refusalMessage(refusal ?? 'not-found', identity, path))
   await recordKeyUse(deps, identity, found.repo.id)
   const state = watchChannel(channel)
-  if (command.service === 'receive-pack' && !wiki) return receivePack(deps, identity, found, channel, state, gitProtocol, activity)
+  if (command.service === 'receive-pack' && !found.wiki) return receivePack(deps, identity, found, channel, state, gitProtocol, activity)
   // A fetch or an archive: git dies when the client goes away. A push to a wiki is git's
   // receive-pack alone (no push decision or recording: a wiki has no protection, pull requests
   // or push events), stopped too if the client goes away before it ends.
@@ -277,7 +275,7 @@ export async function runGitCommand(
   void state.closed.then(() => abort.abort())
   let git: GitRepo | null
   try {
-    git = wiki ? await wikiForGit(deps, gitRepoOf(deps, found, abort.signal), command.service) : gitRepoOf(deps, found, abort.signal)
+    git = found.wiki ? await wikiForGit(deps, gitRepoOf(deps, found, abort.signal), command.service) : gitRepoOf(deps, found, abort.signal)
   } catch (e) {
     // A wiki that cannot be made now (its repository moving away): the reason, not an internal error.
     if (e instanceof ApiError && e.status < 500) return refuse(channel, e.message)

@@ -57,6 +57,9 @@ const NOTICES: Record<string, string> = {
   'milestone-closed': 'The milestone was closed.',
   'milestone-opened': 'The milestone was reopened.',
   'milestone-deleted': 'The milestone was deleted.',
+  blocked: 'The user was blocked.',
+  unblocked: 'The user was unblocked.',
+  'note-saved': 'The note was saved.',
 }
 
 /** The name of a notice a form's 303 may come back with. */

@@ -5,6 +5,7 @@ import { signInRoutes } from './sign-in'
 import { peoplePages } from './pages/people'
 import { repoPages } from './pages/repo'
 import { userSettingsPages } from './pages/settings-user'
+import { blockedUsersPages } from './pages/blocked-users'
 import { repoActionPages } from './pages/repo-actions'
 import { explorePages } from './pages/explore'
 import { signUpPages } from './pages/sign-up'
@@ -39,6 +40,7 @@ export const webModule = (deps: AppDeps) =>
     .use(peoplePages(deps))
     .use(repoPages(deps))
     .use(userSettingsPages(deps))
+    .use(blockedUsersPages(deps))
     .use(repoActionPages(deps))
     .use(explorePages(deps))
     .use(signUpPages(deps))

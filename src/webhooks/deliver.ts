@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto'
 import type http from 'node:http'
+import { isIP } from 'node:net'
 import { checkOutbound } from '../lib/outbound-policy'
 import { WARREN_VERSION } from '../version'
 import { deliveryBody, eventName, type HookEventType } from './events'
@@ -68,9 +69,29 @@ export function deliveryHeaders(d: Delivery): Record<string, string> {
 }
 
 
+type Allowed = { address: string; family: number } | { refused: string }
+
+/** Answers for address literals, by allow-list: a literal resolves to itself, so its answer never changes (names are resolved at each attempt). */
+const literalAnswers = new WeakMap<HostAllowList, Map<string, Allowed>>()
+/** Literals kept per allow-list. */
+const LITERALS_KEPT = 1024
+
 /** An address of `hostname` the allow-list accepts, or why there is none. */
-async function allowedAddress(hostname: string, allow: HostAllowList): Promise<{ address: string; family: number } | { refused: string }> {
+async function allowedAddress(hostname: string, allow: HostAllowList): Promise<Allowed> {
   const host = hostname.replace(/^\[|\]$/g, '')
+  if (!isIP(host)) return await checkedAddress(host, allow)
+  let kept = literalAnswers.get(allow)
+  if (!kept) literalAnswers.set(allow, (kept = new Map()))
+  let answer = kept.get(host)
+  if (!answer) {
+    answer = await checkedAddress(host, allow)
+    if (kept.size >= LITERALS_KEPT) kept.clear()
+    kept.set(host, answer)
+  }
+  return answer
+}
+
+async function checkedAddress(host: string, allow: HostAllowList): Promise<Allowed> {
   const check = await checkOutbound(host, allow, 'any')
   if (check.ok) return check.address
   if (check.reason === 'unresolvable') return { refused: `cannot resolve ${host}: ${check.error}` }
@@ -96,11 +117,14 @@ async function keptText(body: ReadableStream<Uint8Array> | null): Promise<string
   return Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_KEPT)
 }
 
-/** Plain HTTP: fetch to the checked address itself, the URL's host in the Host header. */
-async function sendPlain(url: URL, address: string, headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<Answer> {
+/**
+ * Plain HTTP: fetch to the checked address itself, the URL's host in the Host header. Bun's fetch
+ * keeps the connection open and sends the next attempt to the same address over it (keep-alive).
+ */
+async function sendPlain(url: URL, address: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<Answer> {
   const target = new URL(url.href)
   target.hostname = address.includes(':') ? `[${address}]` : address
-  const res = await fetch(target, { method: 'POST', headers: { ...headers, Host: url.host }, body: new Uint8Array(body), redirect: 'manual', signal })
+  const res = await fetch(target, { method: 'POST', headers: { ...headers, Host: url.host }, body, redirect: 'manual', signal })
   const answerHeaders: Record<string, string> = {}
   res.headers.forEach((value, key) => (answerHeaders[key] = value))
   return { status: res.status, headers: answerHeaders, body: await keptText(res.body) }
@@ -170,8 +194,9 @@ export async function attemptDelivery(d: Delivery, opts: { allow: HostAllowList;
     const target = await allowedAddress(url.hostname, opts.allow)
     if ('refused' in target) return failed(`Delivery: ${target.refused}`, false)
     if (controller.signal.aborted) return failed(`Delivery: timed out after ${opts.timeoutMs} ms`, true)
-    const body = Buffer.from(deliveryBody(d))
-    const answer = url.protocol === 'http:' ? await sendPlain(url, target.address, headers, body, controller.signal) : await sendTls(url, target, headers, body, controller.signal)
+    const body = deliveryBody(d)
+    const answer =
+      url.protocol === 'http:' ? await sendPlain(url, target.address, headers, body, controller.signal) : await sendTls(url, target, headers, Buffer.from(body), controller.signal)
     const ok = answer.status >= 200 && answer.status < 300
     return { ok, retry: answer.status >= 500, request, response: answer, durationMs: Math.round(performance.now() - started) }
   } catch (e) {

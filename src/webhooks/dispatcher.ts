@@ -1,8 +1,9 @@
-import { and, asc, eq, gt, inArray, min, sql } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, gt, inArray, lte, min, sql } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { writeTransaction } from '../db/client'
+import { inJsonList, jsonRecords, recordField } from '../db/sql'
 import { hooks, hookTasks, type HookRow, type HookTaskRow } from '../db/schema'
 import { attemptDelivery, type Attempt } from './deliver'
 import { payloadTexts } from './task-rows'
@@ -24,12 +25,14 @@ import { FETCH_THREAD, lowerThreadsNamed } from '../lib/thread-priority'
  * least once and receivers drop a repeat by its id. Exactly once cannot be had: the process may
  * die between the receiver's answer and the write that records it.
  *
- * Cheap on the database, which the API writes to as well: a lane that delivered a task goes on
- * with its next one by itself (one indexed read, the task with its hook; a text shared by the
- * tasks of an event's hooks is read once, payloadTexts), up to LANE_RUN tasks before it gives its slot
- * back; outcomes are written in batches, one short transaction every FLUSH_MS (or FLUSH_AT
- * outcomes), and a lane is handed back only once its outcomes are written, so no task is ever
- * picked twice. An outcome lost with its process (a crash before the flush) means the task is
+ * Cheap on the database, which the API writes to as well: the lanes a pump starts read their
+ * first LANE_BATCH tasks with their hooks in one statement, and their texts in one more (a text
+ * shared by the tasks of an event's hooks is read once, payloadTexts); a lane goes on through its
+ * tasks by itself, reading LANE_BATCH more at a time, up to LANE_RUN tasks before it gives its
+ * slot back; outcomes are written in batches, one short transaction of two statements every
+ * FLUSH_MS (or FLUSH_AT outcomes), which reads the hooks back (a hook's edit or deletion reaches
+ * the tasks a lane has read within a batch), and a lane is handed back only once its outcomes are
+ * written, so no task is ever picked twice. An outcome lost with its process (a crash before the flush) means the task is
  * sent again after the restart, under the same delivery id, as for an attempt cut short.
  */
 
@@ -45,6 +48,13 @@ const FLUSH_MS = 10
 const FLUSH_AT = 64
 /** Tasks a lane delivers in a row before its slot goes back to the others (fairness across lanes). */
 const LANE_RUN = 50
+/** Tasks of a lane read in one statement (the lane's next ones, in id order). */
+const LANE_BATCH = 16
+/**
+ * Attempts after which a background dispatcher stops looking for Bun's fetch thread (to lower
+ * it): a Bun that named it otherwise would have it scanned for after every attempt, forever.
+ */
+const FETCH_THREAD_TRIES = 20
 /**
  * How long a stop lets the attempts in flight finish before it cuts them: as long as one attempt
  * may take (WARREN_WEBHOOK_DELIVER_TIMEOUT), within the shutdown's grace period
@@ -56,7 +66,7 @@ export const stopDrainMs = (config: Pick<Config, 'webhookDeliverTimeout' | 'shut
 
 const laneOf = (t: Pick<HookTaskRow, 'repoId' | 'hookId'>) => `${t.repoId}:${t.hookId}`
 
-/** A task to deliver and its hook, read in one statement (laneTasks): the hook as it is just before the attempt. */
+/** A task to deliver and its hook, read in one statement (laneTasks). */
 interface LaneTask {
   task: HookTaskRow
   hook: HookRow
@@ -64,6 +74,40 @@ interface LaneTask {
 
 /** `SELECT` of tasks (without their shared text: payloadTexts) with their hooks (add where / order / limit). */
 const laneTasks = (db: Db) => db.select({ task: hookTasks, hook: hooks }).from(hookTasks).innerJoin(hooks, eq(hooks.id, hookTasks.hookId))
+
+/** Where each lane's undelivered tasks start: its first task's id and when it is due (one row a lane). */
+const laneHeads = (db: Db) =>
+  db
+    .select({ id: hookTasks.id, repoId: hookTasks.repoId, hookId: hookTasks.hookId, nextAttemptMs: hookTasks.nextAttemptMs })
+    .from(hookTasks)
+    .where(
+      inArray(
+        hookTasks.id,
+        db.select({ id: min(hookTasks.id) }).from(hookTasks).where(eq(hookTasks.isDelivered, false)).groupBy(hookTasks.repoId, hookTasks.hookId),
+      ),
+    )
+    .orderBy(asc(hookTasks.id))
+    .prepare()
+
+/**
+ * The first LANE_BATCH undelivered tasks of each lane whose head is in the JSON list `heads`,
+ * with their hooks, in one statement: the lanes a pump starts read their tasks together.
+ */
+function laneBatches(db: Db) {
+  const ranked = db
+    .select({
+      id: hookTasks.id,
+      rank: sql<number>`row_number() over (partition by ${hookTasks.repoId}, ${hookTasks.hookId} order by ${hookTasks.id})`.as('rank'),
+    })
+    .from(hookTasks)
+    .where(and(eq(hookTasks.isDelivered, false), inJsonList(hookTasks.repoId, 'repoIds'), inJsonList(hookTasks.hookId, 'hookIds')))
+    .as('ranked')
+  return laneTasks(db)
+    .innerJoin(ranked, eq(ranked.id, hookTasks.id))
+    .where(lte(ranked.rank, LANE_BATCH))
+    .orderBy(asc(hookTasks.id))
+    .prepare()
+}
 
 interface Outcome {
   task: HookTaskRow
@@ -85,20 +129,31 @@ export class DeliveryDispatcher {
   private outcomes: Outcome[] = []
   private endingLanes: string[] = []
   private stopped = false
+  private readonly heads
+  private readonly batches
   private readonly nextOfLane
   private readonly texts
   private readonly outcomeStatements
-  /** Bun's fetch thread still to be lowered (background dispatchers: it exists once a first attempt went out). */
-  private lowerFetchThread: boolean
+  /**
+   * Each hook of a running lane as last read: with the lane's tasks, then at each write of
+   * outcomes (which reads back the hooks it wrote to); null once deleted. A lane's next attempt
+   * takes its hook from here, so an edit or a deletion reaches the lane's tasks already read
+   * within a write of outcomes (FLUSH_MS), without a read per delivery.
+   */
+  private readonly hookNow = new Map<number, HookRow | null>()
+  /** Attempts left before a background dispatcher stops looking for Bun's fetch thread (0: done, or not to be lowered). */
+  private fetchThreadTries: number
 
   constructor(
     private readonly deps: AppDeps,
     opts: { background?: boolean } = {},
   ) {
-    this.lowerFetchThread = opts.background === true
+    this.fetchThreadTries = opts.background === true ? FETCH_THREAD_TRIES : 0
     this.allow = parseHostAllowList(deps.config.webhookAllowedHostList)
     this.timer = setInterval(() => this.pump().catch(this.failed), SAFETY_TICK_MS)
     this.timer.unref?.()
+    this.heads = laneHeads(deps.db)
+    this.batches = laneBatches(deps.db)
     this.nextOfLane = laneTasks(deps.db)
       .where(
         and(
@@ -109,7 +164,7 @@ export class DeliveryDispatcher {
         ),
       )
       .orderBy(asc(hookTasks.id))
-      .limit(1)
+      .limit(LANE_BATCH)
       .prepare()
     this.texts = payloadTexts(deps.db)
     this.outcomeStatements = outcomeStatements(deps.db)
@@ -129,7 +184,7 @@ export class DeliveryDispatcher {
     return run
   }
 
-  /** Starts what can start now: the first undelivered task of each idle lane whose wait is over. */
+  /** Starts what can start now: the idle lanes whose first undelivered task is due, their tasks read together. */
   pump(): Promise<void> {
     return this.inTurn(() => this.pumpNow())
   }
@@ -138,26 +193,32 @@ export class DeliveryDispatcher {
     if (this.stopped) return
     const free = this.deps.config.webhookConcurrency - this.busyLanes.size
     if (free <= 0) return
-    const db = this.deps.db
-    const headIds = (await db
-      .select({ id: min(hookTasks.id) })
-      .from(hookTasks)
-      .where(eq(hookTasks.isDelivered, false))
-      .groupBy(hookTasks.repoId, hookTasks.hookId))
-      .map((r) => r.id!)
-    if (headIds.length === 0) return
     const now = Date.now()
     let nextWake = Infinity
-    const due: LaneTask[] = []
-    for (let i = 0; i < headIds.length; i += 500) {
-      for (const head of (await laneTasks(db).where(inArray(hookTasks.id, headIds.slice(i, i + 500))).orderBy(asc(hookTasks.id))) as LaneTask[]) {
-        if (this.busyLanes.has(laneOf(head.task))) continue
-        if (head.task.nextAttemptMs > now) nextWake = Math.min(nextWake, head.task.nextAttemptMs)
-        else due.push(head)
-      }
+    const due: { repoId: number; hookId: number }[] = []
+    for (const head of (await this.heads.execute()) as { id: number; repoId: number; hookId: number; nextAttemptMs: number }[]) {
+      if (this.busyLanes.has(laneOf(head))) continue
+      if (head.nextAttemptMs > now) nextWake = Math.min(nextWake, head.nextAttemptMs)
+      else if (due.length < free) due.push(head)
     }
-    due.sort((a, b) => a.task.id - b.task.id)
-    for (const head of due.slice(0, free)) await this.start(head)
+    if (due.length) {
+      const starting = new Set(due.map(laneOf))
+      const rows = (await this.batches.execute({
+        repoIds: JSON.stringify([...new Set(due.map((h) => h.repoId))]),
+        hookIds: JSON.stringify([...new Set(due.map((h) => h.hookId))]),
+      })) as LaneTask[]
+      const lanes = new Map<string, LaneTask[]>()
+      for (const row of rows) {
+        const lane = laneOf(row.task)
+        // The lists match every pairing of their repositories and hooks: only the lanes chosen start.
+        if (!starting.has(lane)) continue
+        let tasks = lanes.get(lane)
+        if (!tasks) lanes.set(lane, (tasks = []))
+        tasks.push(row)
+      }
+      await this.texts.load(rows.map((r) => r.task))
+      for (const tasks of lanes.values()) this.start(tasks)
+    }
     if (nextWake !== Infinity) this.wakeAt(nextWake)
   }
 
@@ -167,12 +228,13 @@ export class DeliveryDispatcher {
     this.retryTimer.unref?.()
   }
 
-  /** Runs a lane from `first`: its tasks in id order while they are due, up to LANE_RUN of them. */
-  private async start(first: LaneTask): Promise<void> {
-    const lane = laneOf(first.task)
+  /** Runs a lane from its first tasks (read in id order): while they are due, up to LANE_RUN of them. */
+  private start(batch: LaneTask[]): void {
+    const lane = laneOf(batch[0]!.task)
     if (this.busyLanes.has(lane)) return
     this.busyLanes.add(lane)
-    const work = this.runLane(first)
+    for (const { hook } of batch) this.hookNow.set(hook.id, hook)
+    const work = this.runLane(batch)
       .catch((e) => loggerOf(this.deps.config).error('a webhook delivery lane failed', { lane, ...errorFields(e) }))
       .finally(async () => {
         this.inFlight.delete(work)
@@ -184,19 +246,34 @@ export class DeliveryDispatcher {
     this.inFlight.add(work)
   }
 
-  private async runLane(first: LaneTask): Promise<void> {
-    let next: LaneTask | undefined = first
-    for (let n = 0; next && !this.stopped && n < LANE_RUN; n++) {
-      const task: HookTaskRow = next.task
-      const outcome = await this.deliver(next)
-      if (!outcome?.done || this.stopped) return
-      next = ((await this.nextOfLane.execute({ repoId: task.repoId, hookId: task.hookId, afterId: task.id })) as LaneTask[])[0]
-      if (next && next.task.nextAttemptMs > Date.now()) return
+  /**
+   * Delivers a lane's tasks in id order, reading LANE_BATCH more in one statement when the ones
+   * read are done and were as many (a shorter batch was all the lane had: tasks added since are
+   * the next pump's, once the lane is handed back).
+   */
+  private async runLane(first: LaneTask[]): Promise<void> {
+    let batch = first
+    let n = 0
+    for (;;) {
+      for (const next of batch) {
+        if (this.stopped || n++ >= LANE_RUN || next.task.nextAttemptMs > Date.now()) return
+        const hook = this.hookNow.get(next.hook.id)
+        // Deleted meanwhile (its tasks with it): nothing more to send.
+        if (!hook) return
+        const outcome = await this.deliver(next.task, hook)
+        if (!outcome?.done || this.stopped) return
+      }
+      if (batch.length < LANE_BATCH || n >= LANE_RUN) return
+      const last = batch[batch.length - 1]!.task
+      batch = (await this.nextOfLane.execute({ repoId: last.repoId, hookId: last.hookId, afterId: last.id })) as LaneTask[]
+      if (batch.length === 0) return
+      for (const { hook } of batch) this.hookNow.set(hook.id, hook)
+      await this.texts.load(batch.map((r) => r.task))
     }
   }
 
-  /** Attempts a task with its hook as read with it (a deleted hook took its tasks with it). */
-  private async deliver({ task, hook }: LaneTask): Promise<Outcome | null> {
+  /** Attempts a task with its hook as last read. */
+  private async deliver(task: HookTaskRow, hook: HookRow): Promise<Outcome | null> {
     const attempt = await attemptDelivery(
       {
         uuid: task.uuid,
@@ -209,8 +286,9 @@ export class DeliveryDispatcher {
       },
       { allow: this.allow, timeoutMs: this.deps.config.webhookDeliverTimeout * 1000, signal: this.stopController.signal },
     )
-    // The fetch thread does the attempts' connection work: lowered with this thread (once it exists).
-    if (this.lowerFetchThread && lowerThreadsNamed(FETCH_THREAD) > 0) this.lowerFetchThread = false
+    // The fetch thread does the attempts' connection work: lowered with this thread (once it
+    // exists), looked for after each of the first FETCH_THREAD_TRIES attempts at most.
+    if (this.fetchThreadTries > 0) this.fetchThreadTries = lowerThreadsNamed(FETCH_THREAD) > 0 ? 0 : this.fetchThreadTries - 1
     // Cut short by a stop: whether the receiver got it is unknown; the task stays as it was and goes
     // again after the restart, under the same delivery id and with the same body.
     if (this.stopController.signal.aborted) return null
@@ -236,12 +314,13 @@ export class DeliveryDispatcher {
     this.endingLanes = []
     await this.inTurn(async () => {
       try {
-        if (outcomes.length) await recordOutcomes(this.deps, this.outcomeStatements, outcomes)
+        if (outcomes.length) for (const [id, hook] of await recordOutcomes(this.deps, this.outcomeStatements, outcomes)) this.hookNow.set(id, hook)
       } catch (e) {
         // Not written: those tasks are sent again (same delivery ids), as after a crash.
         loggerOf(this.deps.config).error('recording webhook deliveries failed', errorFields(e))
       }
       for (const lane of ending) this.busyLanes.delete(lane)
+      if (this.busyLanes.size === 0) this.hookNow.clear()
     })
     if (ending.length) await this.pump()
   }
@@ -263,38 +342,59 @@ export class DeliveryDispatcher {
   }
 }
 
-/** The two writes of an outcome, prepared once per dispatcher (a transaction then only binds and steps). */
+/**
+ * The two writes of a batch of outcomes, prepared once per dispatcher, each one statement
+ * whatever the number of outcomes (their rows bound as one JSON array, jsonRecords): the tasks'
+ * new state, and each hook's last status, which reads the hooks back (a transaction then only
+ * binds and steps two statements).
+ */
 function outcomeStatements(db: Db) {
-  const p = sql.placeholder
+  const row = (name: string) => recordField('outcome', name)
   return {
-    task: db
+    tasks: db
       .update(hookTasks)
       .set({
-        attempts: p('attempts'),
-        isDelivered: p('isDelivered'),
-        isSucceed: p('isSucceed'),
-        nextAttemptMs: p('nextAttemptMs'),
-        deliveredMs: p('deliveredMs'),
-        durationMs: p('durationMs'),
-        requestContent: p('requestContent'),
-        responseContent: p('responseContent'),
-      } as never)
-      .where(and(eq(hookTasks.id, p('id')), eq(hookTasks.isDelivered, false)))
+        attempts: row('attempts'),
+        isDelivered: row('isDelivered'),
+        isSucceed: row('isSucceed'),
+        nextAttemptMs: row('nextAttemptMs'),
+        deliveredMs: row('deliveredMs'),
+        durationMs: row('durationMs'),
+        requestContent: row('requestContent'),
+        responseContent: row('responseContent'),
+      })
+      .from(
+        jsonRecords('tasks', 'outcome', {
+          id: hookTasks.id,
+          attempts: hookTasks.attempts,
+          isDelivered: hookTasks.isDelivered,
+          isSucceed: hookTasks.isSucceed,
+          nextAttemptMs: hookTasks.nextAttemptMs,
+          deliveredMs: hookTasks.deliveredMs,
+          durationMs: hookTasks.durationMs,
+          requestContent: hookTasks.requestContent,
+          responseContent: hookTasks.responseContent,
+        }),
+      )
+      .where(and(eq(hookTasks.id, row('id')), eq(hookTasks.isDelivered, false)))
       .prepare(),
-    hook: db
+    hooks: db
       .update(hooks)
-      .set({ lastStatus: p('status') } as never)
-      .where(eq(hooks.id, p('id')))
+      .set({ lastStatus: row('status') })
+      .from(jsonRecords('hooks', 'outcome', { id: hooks.id, status: hooks.lastStatus }))
+      .where(eq(hooks.id, row('id')))
+      .returning(getTableColumns(hooks))
       .prepare(),
   }
 }
 
 /**
- * Writes attempts' outcomes on their tasks, and each hook's last status, in one transaction.
- * Everything is computed before it (the texts included): the write lock, which the API waits
- * for, is held only for the statements themselves.
+ * Writes attempts' outcomes on their tasks, and each hook's last status, in one transaction of
+ * two statements; answers the hooks as they are now (null: deleted). Everything is computed
+ * before it (the texts included): the write lock, which the API waits for, is held only for the
+ * statements themselves.
  */
-async function recordOutcomes(deps: AppDeps, statements: ReturnType<typeof outcomeStatements>, outcomes: Outcome[]): Promise<void> {
+async function recordOutcomes(deps: AppDeps, statements: ReturnType<typeof outcomeStatements>, outcomes: Outcome[]): Promise<Map<number, HookRow | null>> {
   const lastStatus = new Map<number, number>()
   const rows = outcomes.map(({ task, attempt, done, at }) => {
     const attempts = task.attempts + 1
@@ -311,10 +411,15 @@ async function recordOutcomes(deps: AppDeps, statements: ReturnType<typeof outco
       responseContent: JSON.stringify(attempt.response),
     }
   })
+  const tasks = JSON.stringify(rows)
+  const statuses = JSON.stringify([...lastStatus].map(([id, status]) => ({ id, status })))
+  const now = new Map<number, HookRow | null>([...lastStatus.keys()].map((id) => [id, null]))
   await writeTransaction(deps.db, async () => {
-    for (const row of rows) await statements.task.execute(row)
-    for (const [id, status] of lastStatus) await statements.hook.execute({ id, status })
+    // Sent together (on PostgreSQL in one round trip).
+    const [, read] = await Promise.all([statements.tasks.execute({ tasks }), statements.hooks.execute({ hooks: statuses })])
+    for (const hook of read as HookRow[]) now.set(hook.id, hook)
   })
+  return now
 }
 
 /** Who delivers for each database (the webhook worker registers itself; one per server). */

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, lte, notExists, sql, getTableColumns, type SQL } from 'drizzle-orm'
 import { writeTransaction, type Db } from '../db/client'
 import { hookPayloads, hookTasks, type HookTaskRow } from '../db/schema'
+import { inJsonList } from '../db/sql'
 
 /**
  * Reading hook tasks with their text. A task's text is the `hook_payloads` row it refers to,
@@ -22,27 +23,38 @@ export function selectTasks(db: Db) {
 
 /**
  * The texts of tasks, the hook_payloads rows among them kept by id for the next tasks that share
- * them (the ten deliveries of one event to ten hooks read its text once, not ten times). Safe to
- * keep: a row's text never changes, it is deleted only once no task refers to it, and its id is
- * never given to another row (AUTOINCREMENT on SQLite, a sequence on PostgreSQL). At most `keep`
- * texts are kept, the oldest forgotten first.
+ * them (the ten deliveries of one event to ten hooks read its text once, not ten times), those of
+ * a batch of tasks read in one statement (`load`). Safe to keep: a row's text never changes, it
+ * is deleted only once no task refers to it, and its id is never given to another row
+ * (AUTOINCREMENT on SQLite, a sequence on PostgreSQL). At most `keep` texts are kept, the oldest
+ * forgotten first.
  */
-export function payloadTexts(db: Db, keep = 64) {
+export function payloadTexts(db: Db, keep = 128) {
   const kept = new Map<number, string>()
+  const keepText = (id: number, text: string) => {
+    if (kept.size >= keep) kept.delete(kept.keys().next().value!)
+    kept.set(id, text)
+  }
   const read = db
     .select({ text: hookPayloads.text })
     .from(hookPayloads)
     .where(eq(hookPayloads.id, sql.placeholder('id')))
     .prepare()
+  const readMany = db.select({ id: hookPayloads.id, text: hookPayloads.text }).from(hookPayloads).where(inJsonList(hookPayloads.id, 'ids')).prepare()
   return {
+    /** Reads the texts of these tasks not kept yet, in one statement (as many as are kept at most). */
+    async load(tasks: Pick<HookTaskRow, 'payloadId'>[]): Promise<void> {
+      const ids = [...new Set(tasks.map((t) => t.payloadId).filter((id): id is number => id !== null && !kept.has(id)))].slice(0, keep)
+      if (ids.length === 0) return
+      for (const row of (await readMany.execute({ ids: JSON.stringify(ids) })) as { id: number; text: string }[]) keepText(row.id, row.text)
+    },
     /** The text of a task read without it (its `payload` column: '' when a hook_payloads row holds it). */
     async of(task: Pick<HookTaskRow, 'payload' | 'payloadId'>): Promise<string> {
       if (task.payloadId === null) return task.payload
       let text = kept.get(task.payloadId)
       if (text === undefined) {
         text = ((await read.execute({ id: task.payloadId })) as { text: string }[])[0]?.text ?? task.payload
-        if (kept.size >= keep) kept.delete(kept.keys().next().value!)
-        kept.set(task.payloadId, text)
+        keepText(task.payloadId, text)
       }
       return text
     },

@@ -171,15 +171,31 @@ async function tasksOfEvent(deps: AppDeps, lookups: RoundLookups, event: EventRe
   return targets.map((hook) => newTask(deps, hook, subject.repo.id, event.id, type, payload, json))
 }
 
-/** The two inserts of taskWriter, prepared once per connection (compiled once: a statement of many rows is a new one at each count). */
+/** Tasks written by one insert at most (a round's tasks go in as few as that allows). */
+const TASKS_PER_INSERT = 32
+
+/** The columns a task's insert binds (the others take their defaults). */
+const TASK_FIELDS = ['hookId', 'repoId', 'uuid', 'eventId', 'eventType', 'payloadId', 'createdUnix'] as const
+
+/**
+ * The inserts of taskWriter, prepared once per connection: a text's, and the tasks' for each
+ * number of rows up to TASKS_PER_INSERT (prepared at its first use: a statement of many rows is a
+ * new one at each count), so the tasks of a round are one statement, not one each.
+ */
 const taskInsertsOf = perConnection((db) => {
   const p = sql.placeholder
+  const byCount = new Map<number, { execute(params: Record<string, unknown>): Promise<unknown> }>()
   return {
     payload: db.insert(hookPayloads).values({ text: p('text') } as never).returning({ id: hookPayloads.id }).prepare(),
-    task: db
-      .insert(hookTasks)
-      .values({ hookId: p('hookId'), repoId: p('repoId'), uuid: p('uuid'), eventId: p('eventId'), eventType: p('eventType'), payload: '', payloadId: p('payloadId'), createdUnix: p('createdUnix') } as never)
-      .prepare(),
+    /** The insert of `count` tasks, their values bound as `{field}{row}`. */
+    tasks(count: number) {
+      let statement = byCount.get(count)
+      if (!statement) {
+        const rows = Array.from({ length: count }, (_, i) => ({ ...Object.fromEntries(TASK_FIELDS.map((f) => [f, p(`${f}${i}`)])), payload: '' }))
+        byCount.set(count, (statement = db.insert(hookTasks).values(rows as never).prepare()))
+      }
+      return statement
+    },
   }
 })
 
@@ -189,7 +205,8 @@ const taskInsertsOf = perConnection((db) => {
  * tasks sent it (a task given `payloadId` shares that row); a task whose hook is gone by then (a
  * hook deleted meanwhile) is not written. The lookup of the hooks is built here, before the write
  * lock is taken; inside, the transaction only binds and steps statements, the inserts prepared
- * once per connection (the API waits for that lock).
+ * once per connection (the tasks in statements of up to TASKS_PER_INSERT rows) and sent without
+ * awaiting each (the API waits for that lock).
  */
 export function taskWriter(deps: AppDeps, tasks: NewTask[]): () => Promise<number> {
   if (tasks.length === 0) return async () => 0
@@ -200,15 +217,21 @@ export function taskWriter(deps: AppDeps, tasks: NewTask[]): () => Promise<numbe
     const alive = new Set(((await aliveHooks.execute()) as { id: number }[]).map((h) => h.id))
     const kept = alive.size === hookIds.length ? tasks : tasks.filter((t) => alive.has(t.hookId))
     const inserts = taskInsertsOf(db)
-    const stored = new Map<string, number>()
-    for (const { text, payloadId, ...task } of kept) {
-      let id = payloadId ?? stored.get(text)
-      if (id === undefined) {
-        id = ((await inserts.payload.execute({ text })) as { id: number }[])[0]!.id
-        stored.set(text, id)
-      }
-      await inserts.task.execute({ ...task, payloadId: id })
+    // Sent together, not each awaited before the next (on PostgreSQL they share a round trip):
+    // the distinct texts first, then the tasks.
+    const texts = [...new Set(kept.filter((t) => t.payloadId == null).map((t) => t.text))]
+    const ids = await Promise.all(texts.map(async (text) => ((await inserts.payload.execute({ text })) as { id: number }[])[0]!.id))
+    const stored = new Map(texts.map((text, i) => [text, ids[i]!]))
+    const rows = kept.map(({ text, payloadId, ...task }) => ({ ...task, payloadId: payloadId ?? stored.get(text)! }))
+    const writes: Promise<unknown>[] = []
+    for (let i = 0; i < rows.length; i += TASKS_PER_INSERT) {
+      const chunk = rows.slice(i, i + TASKS_PER_INSERT)
+      const params: Record<string, unknown> = {}
+      chunk.forEach((row, n) => TASK_FIELDS.forEach((f) => (params[`${f}${n}`] = row[f] ?? null)))
+      writes.push(inserts.tasks(chunk.length).execute(params))
     }
+    // In id order: each chunk's rows in their order, the chunks one after the other.
+    await Promise.all(writes)
     return kept.length
   }
 }

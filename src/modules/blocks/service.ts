@@ -1,14 +1,17 @@
 import { and, asc, eq, inArray, or } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
-import { collaborations, issueAssignees, issues, repoTransfers, repositories, stars, userBlocks, users, watches } from '../../db/schema'
+import { collaborations, issueAssignees, issues, repoTransfers, repositories, userBlocks } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { isOrgMember } from '../../auth/org-context'
-import { recordIssueEvent } from '../../events/issue-events'
-import { badRequest } from '../../lib/errors'
+import { issueEvent } from '../../events/issue-events'
+import { recordEvents } from '../../events/outbox'
+import { batchesOf } from '../../lib/batches'
+import { badRequest, unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
-import { changeMarkRow, type Mark } from '../stars/service'
+import { unmarkRepos } from '../stars/service'
+import { MAX_BLOCK_NOTE } from './model'
 import { findOwnerByName, getVisibleUserByName, unfollowUser, usersPage } from '../users/service'
 
 /*
@@ -43,6 +46,29 @@ export async function listBlocks(deps: AppDeps, viewer: UserRow, blocker: UserRo
   return await usersPage(deps, viewer, userBlocks, userBlocks.blockeeId, eq(userBlocks.blockerId, blocker.id), page, asc(userBlocks.id))
 }
 
+/** The notes `blocker` wrote on its blocks of `blockeeIds` (a listed page's), by blockee. */
+export async function blockNotes(deps: AppDeps, blocker: UserRow, blockeeIds: number[]): Promise<Map<number, string>> {
+  if (blockeeIds.length === 0) return new Map()
+  const rows = await deps.db
+    .select({ id: userBlocks.blockeeId, note: userBlocks.note })
+    .from(userBlocks)
+    .where(and(eq(userBlocks.blockerId, blocker.id), inArray(userBlocks.blockeeId, blockeeIds)))
+  return new Map(rows.map((r) => [r.id, r.note]))
+}
+
+/** Changes the note of `blocker`'s block of `blockee` (Gitea's web "note" action); 400 when there is no such block. */
+export async function setBlockNote(deps: AppDeps, blocker: UserRow, blockee: UserRow, note: string): Promise<void> {
+  if (note.length > MAX_BLOCK_NOTE) throw unprocessable(`a note is at most ${MAX_BLOCK_NOTE} characters`, 'Note')
+  await writeTransaction(deps.db, async () => {
+    const changed = await deps.db
+      .update(userBlocks)
+      .set({ note })
+      .where(and(eq(userBlocks.blockerId, blocker.id), eq(userBlocks.blockeeId, blockee.id)))
+      .returning({ id: userBlocks.id })
+    if (changed.length === 0) throw badRequest(`${blockee.name} is not blocked`)
+  })
+}
+
 export async function hasBlocked(deps: AppDeps, blocker: UserRow, blockee: UserRow): Promise<boolean> {
   const row = (await deps.db
     .select({ id: userBlocks.id })
@@ -69,8 +95,8 @@ export async function blockUser(deps: AppDeps, doer: UserRow, blocker: UserRow, 
     if (!added) throw cannotBlock()
     for (const [a, b] of [[blocker, blockee], [blockee, blocker]] as const) {
       await unfollowUser(deps, a, b)
-      for (const mark of ['star', 'watch'] as const) await unmarkReposOf(deps, mark, a.id, b.id)
-      await unassignIssuesOf(deps, a.id, b.id)
+      for (const mark of ['star', 'watch'] as const) await unmarkRepos(deps, mark, a.id, reposOf(deps, b.id))
+      await unassignIssuesOf(deps, a, b.id)
       await deps.db.delete(collaborations).where(and(eq(collaborations.userId, a.id), inArray(collaborations.repoId, reposOf(deps, b.id))))
       await deps.db
         .delete(repoTransfers)
@@ -94,27 +120,23 @@ export async function unblockUser(deps: AppDeps, doer: UserRow, blocker: UserRow
 
 const reposOf = (deps: AppDeps, ownerId: number) => deps.db.select({ id: repositories.id }).from(repositories).where(eq(repositories.ownerId, ownerId))
 
-/** Takes `userId`'s stars or watches off `ownerId`'s repositories, the counters with them. */
-async function unmarkReposOf(deps: AppDeps, mark: Mark, userId: number, ownerId: number): Promise<void> {
-  const table = mark === 'star' ? stars : watches
-  const marked = await deps.db
-    .select({ repoId: table.repoId })
-    .from(table)
-    .where(and(eq(table.userId, userId), inArray(table.repoId, reposOf(deps, ownerId))))
-  for (const { repoId } of marked) await changeMarkRow(deps, mark, userId, repoId, false)
-}
-
-/** Unassigns `userId` from the issues of `ownerId`'s repositories, each announced as Gitea's toggle by the assignee. */
-async function unassignIssuesOf(deps: AppDeps, userId: number, ownerId: number): Promise<void> {
-  const assigned = await deps.db
-    .select({ issue: issues })
-    .from(issueAssignees)
-    .innerJoin(issues, eq(issues.id, issueAssignees.issueId))
-    .where(and(eq(issueAssignees.assigneeId, userId), inArray(issues.repoId, reposOf(deps, ownerId))))
-  if (assigned.length === 0) return
-  const [user] = await deps.db.select({ name: users.name }).from(users).where(eq(users.id, userId))
-  for (const { issue } of assigned) {
-    await deps.db.delete(issueAssignees).where(and(eq(issueAssignees.issueId, issue.id), eq(issueAssignees.assigneeId, userId)))
-    await recordIssueEvent(deps.db, issue, userId, 'issue.unassigned', { assignee: { id: userId, login: user?.name ?? '' } })
+/**
+ * Unassigns `user` from the issues of `ownerId`'s repositories in one statement; each issue it
+ * really left is announced as Gitea's toggle by the assignee, a batch of issues an insert.
+ */
+async function unassignIssuesOf(deps: AppDeps, user: UserRow, ownerId: number): Promise<void> {
+  const issuesOfOwner = deps.db.select({ id: issues.id }).from(issues).where(inArray(issues.repoId, reposOf(deps, ownerId)))
+  const gone = await deps.db
+    .delete(issueAssignees)
+    .where(and(eq(issueAssignees.assigneeId, user.id), inArray(issueAssignees.issueId, issuesOfOwner)))
+    .returning({ issueId: issueAssignees.issueId })
+  const assignee = { id: user.id, login: user.name }
+  for (const ids of batchesOf(gone.map((g) => g.issueId).sort((x, y) => x - y))) {
+    const left = await deps.db
+      .select({ id: issues.id, repoId: issues.repoId, index: issues.index, isPull: issues.isPull })
+      .from(issues)
+      .where(inArray(issues.id, ids))
+      .orderBy(asc(issues.id))
+    await recordEvents(deps.db, left.map((issue) => issueEvent(issue, user.id, 'issue.unassigned', { assignee })))
   }
 }

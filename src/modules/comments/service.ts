@@ -6,7 +6,7 @@ import { comments, issues, reactions, type CommentRow, type IssueRow } from '../
 import { greatestOf } from '../../db/sql'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
-import { refuseBlocked } from '../../auth/blocking'
+import { refuseBlocked, refuseBlockedInConversation } from '../../auth/blocking'
 import type { RepoContext } from '../../auth/repo-context'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix, parseTimestamp } from '../../lib/time'
@@ -94,7 +94,7 @@ export async function createComment(deps: AppDeps, ctx: RepoContext, index: numb
     const issue = await findIssue(deps, ctx.repo.id, index)
     if (issue.isLocked && ctx.mode < AccessMode.Write) throw forbidden('The issue is locked')
     // Gitea's CreateIssueComment: blocked by the issue's poster or the repository's owner, unless an administrator of it.
-    if (ctx.mode < AccessMode.Admin) await refuseBlocked(deps.db, poster.id, [issue.posterId, ctx.repo.ownerId])
+    await refuseBlockedInConversation(deps.db, poster.id, { posterId: issue.posterId, ownerId: ctx.repo.ownerId, repoAdmin: ctx.mode >= AccessMode.Admin })
     const row = await insertComment(deps, issue, poster, PLAIN_COMMENT, body)
     await recordCommentEvent(deps.db, issue, row, poster.id, 'comment.created')
     return row

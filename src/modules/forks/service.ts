@@ -1,16 +1,14 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { repoGitStates, repositories } from '../../db/schema'
+import { repositories } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import type { RepoRow } from '../../auth/access'
 import { gitLimitsOf } from '../../auth/repo-context'
 import { recordEvent } from '../../events/outbox'
 import { cloneBareRepository } from '../../git/init'
-import { readBranchAndTagRefs, refsFingerprint } from '../../git/ref-state'
 import { repositorySize } from '../../git/refs'
 import { ApiError, conflict, unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
-import { nowUnix } from '../../lib/time'
 import { buildRepository } from '../repos/create'
 import { listReadableRepos } from '../repos/queries'
 import { gitRepoAt, pathOfRepo, repoSnapshot } from '../repos/service'
@@ -53,8 +51,6 @@ export async function forkRepository(deps: AppDeps, forker: UserRow, source: Rep
   }
   const name = req.name ?? source.name
   const limits = gitLimitsOf(deps)
-  let refs: Record<string, string> = {}
-  let fingerprint = ''
   return await buildRepository(
     deps,
     owner,
@@ -78,17 +74,14 @@ export async function forkRepository(deps: AppDeps, forker: UserRow, source: Rep
       },
       make: async (path) => {
         await cloneBareRepository(pathOfRepo(deps, sourceOwner.name, source), path, limits)
-        const git = gitRepoAt(deps, path)
-        fingerprint = await refsFingerprint(path)
-        refs = (await readBranchAndTagRefs(git)) ?? {}
-        return { isEmpty: Object.keys(refs).length === 0, size: await repositorySize(git) }
+        return { size: await repositorySize(gitRepoAt(deps, path)) }
       },
+      recordRefs: true,
       ready: async (fork) => {
         // The source may have been deleted meanwhile: then the fork is a plain repository already.
         const parent = fork.isFork
           ? (await deps.db.update(repositories).set({ numForks: sql`${repositories.numForks} + 1` }).where(eq(repositories.id, fork.forkId)).returning())[0]
           : undefined
-        await deps.db.insert(repoGitStates).values({ repoId: fork.id, refs: JSON.stringify(refs), fingerprint, updatedUnix: nowUnix() })
         if (org) await grantOrgRepoCreator(deps, org.org, forker, fork)
         // Delivered to the source's hooks (Gitea's ForkPayload: `forkee` is the source, `repository` the fork).
         await recordEvent(deps.db, {

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps'
 import type { RepoRow } from '../../auth/access'
 import { gitRepoOf, redirectedLocation } from '../../auth/repo-context'
-import { findGitRepository, gitPathName, stripGitSuffix, tokenGitAccess, type GitCaller, type TokenGitAccess } from '../../auth/git-access'
+import { findGitRepository, tokenGitAccess, type GitCaller, type TokenGitAccess } from '../../auth/git-access'
 import type { Caller, UserRow } from '../../auth/caller'
 import { ApiError, apiErrorOfGit } from '../../lib/errors'
 import { GitError, type GitRepo } from '../../git/run'
@@ -56,12 +56,11 @@ const REFUSALS: Record<NonNullable<TokenGitAccess['refused']>, [number, string]>
  * gets 404 (existence is not revealed), one who can read but not write gets 403 on push.
  */
 export async function authorizeGit(deps: AppDeps, request: Request, ownerName: string, repoName: string, service: GitService): Promise<GitTarget | Response> {
-  // `{repo}.wiki(.git)` is the repository's wiki (gitPathName).
-  const { name, wiki } = gitPathName(repoName)
   // An old name of a renamed repository: once the caller passes the same checks as for the
-  // repository itself, 301 to the same URL under the new name (git follows it).
-  const found = await findGitRepository(deps, ownerName, name)
-  if (!found || (wiki && !found.repo.hasWiki)) return gitErrorResponse(deps, 404, 'Repository not found')
+  // repository itself, 301 to the same URL under the new name (git follows it). `{repo}.wiki(.git)`
+  // is the repository's wiki, found only while its wiki is on (findGitRepository).
+  const found = await findGitRepository(deps, ownerName, repoName)
+  if (!found) return gitErrorResponse(deps, 404, 'Repository not found')
   let caller: Caller
   try {
     caller = await deps.auth.caller(request)
@@ -79,13 +78,13 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
   if (found.moved)
     return new Response(null, {
       status: 301,
-      headers: { Location: redirectedLocation(request, ownerName, stripGitSuffix(name), found), ...NO_CACHE },
+      headers: { Location: redirectedLocation(request, ownerName, found.name, found), ...NO_CACHE },
     })
   const git = gitRepoOf(deps, found, request.signal)
-  if (!wiki) return { repo: found.repo, owner: found.owner, user, git, wiki }
+  if (!found.wiki) return { repo: found.repo, owner: found.owner, user, git, wiki: false }
   const wikiGit = await wikiForGit(deps, git, service)
   if (!wikiGit) return gitErrorResponse(deps, 404, 'Repository not found')
-  return { repo: found.repo, owner: found.owner, user, git: wikiGit, wiki }
+  return { repo: found.repo, owner: found.owner, user, git: wikiGit, wiki: true }
 }
 
 /**

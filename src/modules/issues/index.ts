@@ -19,12 +19,11 @@ import { reposOfIssues, searchIssues } from './search'
 import { createIssue, deleteIssue, editIssue, setIssueDeadline } from './service'
 import { findIssue, listIssues } from './queries'
 import { listPageCache } from '../../convert/list-page-cache'
-import { checkedJson, jsonText } from '../../lib/checked-json'
-import { setListHeaders } from '../../lib/pagination'
+import { checkedJson } from '../../lib/checked-json'
 
 /** At most this many pages of issue lists are kept (about 60 KB of JSON each at 30 per page). */
 const ISSUE_PAGES_KEPT = 32
-const issuePages = listPageCache('issues', ISSUE_PAGES_KEPT)
+const respondIssuePage = listPageCache('issues', ISSUE_PAGES_KEPT)
 /** A page of Issue records as the list's JSON text, checked as Elysia checks an answer. */
 const issueListJson = checkedJson(t.Array(IssueSchema))
 
@@ -49,16 +48,12 @@ export const issuesModule = (deps: AppDeps) =>
     .get(
       '/repos/:owner/:repo/issues',
       // The page's JSON text as made once (and checked against the schema below) while nothing changes.
-      async ({ query, repo: ctx, page, request, set }) => {
-        const viewer = ctx.caller.user
-        const key = [ctx.repo.id, viewer?.id ?? 0, viewer?.publicOnly ?? false, query, page.limit, page.offset]
-        const found = await issuePages(deps, key, async () => {
-          const rows = await listIssues(deps, ctx.repo, viewer, query, page)
-          return { json: issueListJson(await issuesToApi(deps, ctx.repo, rows.rows, viewer)), total: rows.total }
-        })
-        setListHeaders(set, deps.config, request, page, found.total)
-        return jsonText(found.json)
-      },
+      (route) =>
+        respondIssuePage(deps, route, async () => {
+          const { repo: ctx, query, page } = route
+          const rows = await listIssues(deps, ctx.repo, ctx.caller.user, query, page)
+          return { json: issueListJson(await issuesToApi(deps, ctx.repo, rows.rows, ctx.caller.user)), total: rows.total }
+        }),
       {
         scope: 'issue',
         repo: { unit: 'issues' },

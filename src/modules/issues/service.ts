@@ -107,7 +107,7 @@ export async function createIssue(
       milestone.numClosedIssues += closed ? 1 : 0
     }
     labelRows.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id - y.id))
-    // The new row's links and its events, sent together (labels and people are distinct: found by distinct ids and names).
+    // The new row's links, counts and events: written behind, sent with COMMIT (labels and people are distinct: found by distinct ids and names).
     await Promise.all([
       addLabelLinks(deps, row, labelRows.map((l) => l.id)),
       addAssignees(deps, row.id, people),

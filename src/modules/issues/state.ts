@@ -5,6 +5,7 @@
 import { and, eq, gt, or, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { inJsonList } from '../../db/sql'
+import { writeBehind } from '../../db/client'
 import { issueAssignees, issueDependencies, issueLabels, issues, labels, milestones, repositories, users, type IssueRow, type LabelRow, type MilestoneRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, type RepoRow } from '../../auth/access'
@@ -76,12 +77,16 @@ export async function bumpMilestone(deps: AppDeps, milestoneId: number, total: n
     .where(eq(milestones.id, milestoneId))
 }
 
+/** Moves the labels' counts (written behind: nobody reads the answer); inside a write transaction. */
 export async function bumpLabels(deps: AppDeps, labelIds: number[], total: number, closed: number) {
   if (labelIds.length === 0) return
-  await deps.db
-    .update(labels)
-    .set({ numIssues: sql`${labels.numIssues} + ${total}`, numClosedIssues: sql`${labels.numClosedIssues} + ${closed}` })
-    .where(inJsonList(labels.id, labelIds))
+  await writeBehind(
+    deps.db,
+    deps.db
+      .update(labels)
+      .set({ numIssues: sql`${labels.numIssues} + ${total}`, numClosedIssues: sql`${labels.numClosedIssues} + ${closed}` })
+      .where(inJsonList(labels.id, labelIds)),
+  )
 }
 
 export const labelIdsOfIssue = async (deps: AppDeps, issueId: number) =>
@@ -100,13 +105,14 @@ export async function linkLabels(deps: AppDeps, issue: IssueRow, labelIds: numbe
   await addLabelLinks(deps, issue, [...new Set(labelIds)].filter((id) => !current.has(id)))
 }
 
-/** Links labels the issue does not carry yet (distinct ids) and counts them, both sent at once; inside a write transaction. */
+/**
+ * Links labels the issue does not carry yet (distinct ids) and counts them; inside a write
+ * transaction. Both written behind (writeBehind): nothing reads their answers.
+ */
 export async function addLabelLinks(deps: AppDeps, issue: IssueRow, added: number[]): Promise<void> {
   if (added.length === 0) return
-  await Promise.all([
-    deps.db.insert(issueLabels).values(added.map((labelId) => ({ issueId: issue.id, labelId }))),
-    bumpLabels(deps, added, 1, issue.isClosed ? 1 : 0),
-  ])
+  await writeBehind(deps.db, deps.db.insert(issueLabels).values(added.map((labelId) => ({ issueId: issue.id, labelId }))))
+  await bumpLabels(deps, added, 1, issue.isClosed ? 1 : 0)
 }
 
 /** Unlinks labels from an issue (all when `labelIds` is null) and counts them; inside a write transaction. */
@@ -128,7 +134,7 @@ export async function setAssignees(deps: AppDeps, issueId: number, people: UserR
 
 /** Assigns people (distinct) to an issue that has none of them yet; inside a write transaction. */
 export async function addAssignees(deps: AppDeps, issueId: number, people: UserRow[]): Promise<void> {
-  if (people.length) await deps.db.insert(issueAssignees).values(people.map((u) => ({ issueId, assigneeId: u.id })))
+  if (people.length) await writeBehind(deps.db, deps.db.insert(issueAssignees).values(people.map((u) => ({ issueId, assigneeId: u.id }))))
 }
 
 /**

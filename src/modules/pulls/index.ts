@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { checkedJson, jsonText } from '../../lib/checked-json'
+import { checkedJson } from '../../lib/checked-json'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { pathNumber } from '../../lib/path-number'
@@ -22,13 +22,13 @@ import {
 } from './model'
 import { pullsToApi, pullToApi } from '../../convert/pull'
 import { createPull, editPull, findPull, listPulls, requireMerged } from './service'
-import { cachedPullPage } from './page-cache'
+import { listPageCache } from '../../convert/list-page-cache'
 import { cancelScheduledMerge, mergeOrSchedule } from './auto-merge'
 import { updatePull } from './update'
 import { findPullByBranches } from './by-branches'
 import { commitsToApi, filesToApi } from '../../convert/commit'
 import { pullCommits, pullDiff, pullDownloadOf, pullFiles } from './compare'
-import { PageQuery, setListHeaders } from '../../lib/pagination'
+import { PageQuery } from '../../lib/pagination'
 import { wildcardOf } from '../files/model'
 
 /**
@@ -36,6 +36,9 @@ import { wildcardOf } from '../files/model'
  * skips building, checking and serialising it (checked as Elysia checks an answer: checkedJson).
  */
 const pullListJson = checkedJson(t.Array(PullRequestSchema))
+/** At most this many pages of pull request lists are kept (about 130 KB of JSON each at 30 per page). */
+const PULL_PAGES_KEPT = 32
+const respondPullPage = listPageCache('pulls', PULL_PAGES_KEPT)
 
 /** Pull requests: list, open, read (by index, or by base and head), edit, merge, update. */
 export const pullsModule = (deps: AppDeps) =>
@@ -44,15 +47,12 @@ export const pullsModule = (deps: AppDeps) =>
     .get(
       '/repos/:owner/:repo/pulls',
       // The page's JSON text as made once (and checked against the schema below) while nothing changes.
-      async ({ query, repo: ctx, page, request, set }) => {
-        const viewer = ctx.caller.user
-        const found = await cachedPullPage(deps, ctx.repo.id, viewer, query, page, async () => {
-          const rows = await listPulls(deps, ctx.repo, viewer, query, page)
-          return { json: pullListJson(await pullsToApi(deps, ctx.repo, ctx.owner, rows.rows, viewer)), total: rows.total }
-        })
-        setListHeaders(set, deps.config, request, page, found.total)
-        return jsonText(found.json)
-      },
+      (route) =>
+        respondPullPage(deps, route, async () => {
+          const { repo: ctx, query, page } = route
+          const rows = await listPulls(deps, ctx.repo, ctx.caller.user, query, page)
+          return { json: pullListJson(await pullsToApi(deps, ctx.repo, ctx.owner, rows.rows, ctx.caller.user)), total: rows.total }
+        }),
       {
         scope: 'repository',
         repo: { unit: 'pulls' },

@@ -1,18 +1,17 @@
 import { lstatSync, realpathSync } from 'node:fs'
 import { dirname, join, relative, isAbsolute } from 'node:path'
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { repoGitStates, repositories, users, type RepoRow } from '../../db/schema'
+import { repositories, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { recordEvent } from '../../events/outbox'
 import { configureServedRepository, removeRepositoryFolder } from '../../git/init'
 import { runGit, wikiPathOf } from '../../git/run'
-import { headBranchOf, readBranchAndTagRefs, refsFingerprint } from '../../git/ref-state'
-import { isSafeRefName, repositorySize, setHeadBranch } from '../../git/refs'
+import { headBranchOf } from '../../git/ref-state'
+import { existingBranches, firstBranch, isSafeRefName, repositorySize, setHeadBranch } from '../../git/refs'
 import { notFound, unprocessable } from '../../lib/errors'
 import { compileGlob, GlobError, type Glob } from '../../lib/glob'
 import type { Page, Paged } from '../../lib/pagination'
-import { nowUnix } from '../../lib/time'
 import { findOwnerByName } from '../users/service'
 import { buildRepository, checkRepoName } from './create'
 import { ownerFolders, unaccountedIn, withFolderClaimed } from './repair'
@@ -58,24 +57,34 @@ function repoNameOfFolder(folder: string): string | null {
   }
 }
 
-/** The unadopted repositories (`owner/name`, by name) matching the pattern, a page of them. */
+/**
+ * The unadopted repositories (`owner/name`, by name) matching the pattern, a page of them. The
+ * owner folders are read in the order of their names followed by `/` (so the names come out in
+ * the order of `owner/name` as whole strings), checked a batch at a time (unaccountedIn), and
+ * only the page is kept of what they hold: memory stays bounded however many folders there are.
+ */
 export async function listUnadopted(deps: AppDeps, pattern: string, page: Page): Promise<Paged<string>> {
   const test = patternOf(pattern)
-  const folders = ownerFolders(deps).filter((owner) => !test.owner || test.owner.matches(owner.toLowerCase()))
-  const owners = new Set<string>()
-  for (let i = 0; i < folders.length; i += 500) {
-    const batch = folders.slice(i, i + 500)
-    for (const row of await deps.db.select({ lowerName: users.lowerName }).from(users).where(inArray(users.lowerName, batch))) owners.add(row.lowerName)
-  }
-  const names: string[] = []
-  for (const owner of folders.filter((o) => owners.has(o))) {
-    for (const entry of await unaccountedIn(deps, owner)) {
-      const name = repoNameOfFolder(entry.slice(owner.length + 1))
-      if (name !== null && (!test.name || test.name.matches(name.toLowerCase()))) names.push(`${owner}/${name}`)
+  const owners = ownerFolders(deps)
+    .filter((owner) => !test.owner || test.owner.matches(owner.toLowerCase()))
+    .map((owner) => `${owner}/`)
+    .sort()
+    .map((key) => key.slice(0, -1))
+  const rows: string[] = []
+  let total = 0
+  for await (const folder of unaccountedIn(deps, owners)) {
+    if (!folder.exists) continue
+    const names: string[] = []
+    for (const entry of folder.unaccounted) {
+      const name = repoNameOfFolder(entry.slice(folder.owner.length + 1))
+      if (name !== null && (!test.name || test.name.matches(name.toLowerCase()))) names.push(name)
+    }
+    for (const name of names.sort()) {
+      if (total >= page.offset && rows.length < page.limit) rows.push(`${folder.owner}/${name}`)
+      total++
     }
   }
-  names.sort()
-  return { rows: names.slice(page.offset, page.offset + page.limit), total: names.length }
+  return { rows, total }
 }
 
 /**
@@ -123,8 +132,6 @@ function isRealFolderInside(root: string, path: string): boolean {
  */
 export async function adoptRepository(deps: AppDeps, admin: UserRow, ownerName: string, name: string): Promise<RepoRow> {
   return await withUnadoptedFolder(deps, ownerName, name, async (owner, path) => {
-    let refs: Record<string, string> = {}
-    let fingerprint = ''
     return await buildRepository(
       deps,
       owner,
@@ -137,20 +144,17 @@ export async function adoptRepository(deps: AppDeps, admin: UserRow, ownerName: 
           const bare = await runGit(['rev-parse', '--is-bare-repository'], git)
           if (bare.code !== 0 || bare.stdout.toString('utf8').trim() !== 'true') throw unprocessable('the folder is not a bare git repository', 'Repo')
           await configureServedRepository(gitDir, git.limits)
-          fingerprint = await refsFingerprint(gitDir)
-          refs = (await readBranchAndTagRefs(git)) ?? {}
-          const branches = Object.keys(refs).filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice('refs/heads/'.length)).sort()
-          const head = await headBranchOf(git)
-          if (branches.length === 0) return { isEmpty: true, size: await repositorySize(git), defaultBranch: head && isSafeRefName(head) ? head : deps.config.defaultBranch }
-          let defaultBranch = head && branches.includes(head) ? head : undefined
-          if (!defaultBranch) {
-            defaultBranch = [deps.config.defaultBranch, 'main', 'master'].find((b) => branches.includes(b)) ?? branches[0]!
-            await setHeadBranch(git, defaultBranch)
-          }
-          return { isEmpty: false, size: await repositorySize(git), defaultBranch }
+          const [head, first, size] = await Promise.all([headBranchOf(git), firstBranch(git), repositorySize(git)])
+          if (first === null) return { isEmpty: true, size, defaultBranch: head && isSafeRefName(head) ? head : deps.config.defaultBranch }
+          const candidates = [head, deps.config.defaultBranch, 'main', 'master'].filter((b): b is string => !!b)
+          const present = await existingBranches(git, candidates)
+          const defaultBranch = candidates.find((b) => present.has(b)) ?? first
+          // Before the refs are recorded (recordRefs: after make), so that their fingerprint is HEAD's as it stays.
+          if (defaultBranch !== head) await setHeadBranch(git, defaultBranch)
+          return { isEmpty: false, size, defaultBranch }
         },
+        recordRefs: true,
         ready: async (row) => {
-          await deps.db.insert(repoGitStates).values({ repoId: row.id, refs: JSON.stringify(refs), fingerprint, updatedUnix: nowUnix() })
           await recordEvent(deps.db, { kind: 'repo.created', repoId: row.id, actorId: admin.id, payload: { repository: repoSnapshot(row) } })
         },
       },

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { and, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
-import { labels, repositories, users, type RepoRow } from '../../db/schema'
+import { labels, repoGitStates, repositories, users, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { gitLimitsOf } from '../../auth/repo-context'
 import { noReplyEmail } from '../../convert/user'
@@ -11,6 +11,7 @@ import { nowUnix } from '../../lib/time'
 import { charCount } from '../../lib/validate'
 import { initBareRepository, objectFormatOf, removeRepositoryFolder } from '../../git/init'
 import { wikiPathOf, type GitRepo } from '../../git/run'
+import { readBranchAndTagRefs, refsFingerprint } from '../../git/ref-state'
 import { isSafeRefName, repositorySize } from '../../git/refs'
 import { writeInitialCommit, type InitialFile } from '../../git/initial-commit'
 import { recordEvent } from '../../events/outbox'
@@ -206,6 +207,14 @@ export interface RepoBuild {
   check?: () => Promise<void> | void
   /** Makes the git folder at `path` (which does not exist, unless `existing`); answers the columns the ready row gets. */
   make: (path: string) => Promise<Partial<RepoRow>>
+  /**
+   * The folder's branches and tags are the repository's starting point, recorded with the ready
+   * row (a fork's, an adoption's: no push events for what was there). They are read once `make`
+   * is done, so after any move of HEAD it makes (the fingerprint covers HEAD), the fingerprint
+   * first, as push/sync.ts takes it (a change in between shows at the next sync). The row is
+   * empty when there are none, unless `make` answers `isEmpty` itself.
+   */
+  recordRefs?: boolean
   /** Inside the transaction that makes the row ready (the row as it is then): events, counters. */
   ready: (row: RepoRow) => Promise<void> | void
 }
@@ -245,9 +254,18 @@ export async function buildRepository(deps: AppDeps, owner: UserRow, creator: Us
     // A wiki folder without its repository's (an unadopted one) is not taken over either.
     if (!build.existing && (existsSync(path) || existsSync(wikiPathOf(path)))) throw conflict(`repository files already exist [name: ${values.name}]`)
     made = !build.existing
-    const done: Partial<RepoRow> = { ...(await build.make(path)), objectFormat: await objectFormatOf(gitRepoAt(deps, path)), status: 'ready' }
+    const columns = await build.make(path)
+    const git = gitRepoAt(deps, path)
+    const start = build.recordRefs ? { fingerprint: await refsFingerprint(path), refs: (await readBranchAndTagRefs(git)) ?? {} } : undefined
+    const done: Partial<RepoRow> = {
+      ...(start && { isEmpty: Object.keys(start.refs).length === 0 }),
+      ...columns,
+      objectFormat: await objectFormatOf(git),
+      status: 'ready',
+    }
     return await writeTransaction(deps.db, async () => {
       const ready = (await deps.db.update(repositories).set(done).where(eq(repositories.id, row.id)).returning())[0]!
+      if (start) await deps.db.insert(repoGitStates).values({ repoId: ready.id, refs: JSON.stringify(start.refs), fingerprint: start.fingerprint, updatedUnix: nowUnix() })
       await copyDefaultHooks(deps, ready.id)
       await build.ready(ready)
       return ready

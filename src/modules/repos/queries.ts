@@ -58,17 +58,16 @@ const viewerKind = (viewer: UserRow | null) => (viewer && !viewer.publicOnly ? (
 async function pageOfRepos(deps: AppDeps, shape: string, where: () => SQL | undefined, params: Record<string, unknown>, page: Page): Promise<{ rows: RepoRow[]; total: number }> {
   const results = resultCacheOf(deps.db)
   const key = `${shape}|${JSON.stringify(params)}|${page.limit}|${page.offset}`
-  const cached = results.get(key)
-  if (cached) return cached
-  const madeAt = results.mark()
-  let cache = repoPageStatements.get(deps.db)
-  if (!cache) repoPageStatements.set(deps.db, (cache = new Map()))
-  let statements = cache.get(shape)
-  if (!statements) cache.set(shape, (statements = prepareRepoPage(deps.db, where())))
-  const total = (await statements.count.execute(params))[0]!.n
-  const rows = total > page.offset ? (await valueRows(statements.page, { ...params, limit: page.limit, offset: page.offset })).map((v) => repoRows.map(v)) : []
-  results.set(key, { rows, total }, madeAt)
-  return { rows, total }
+  const found = await results.getOrRead(key, async () => {
+    let cache = repoPageStatements.get(deps.db)
+    if (!cache) repoPageStatements.set(deps.db, (cache = new Map()))
+    let statements = cache.get(shape)
+    if (!statements) cache.set(shape, (statements = prepareRepoPage(deps.db, where())))
+    const total = (await statements.count.execute(params))[0]!.n
+    const rows = total > page.offset ? (await valueRows(statements.page, { ...params, limit: page.limit, offset: page.offset })).map((v) => repoRows.map(v)) : []
+    return { rows, total }
+  })
+  return found!
 }
 
 

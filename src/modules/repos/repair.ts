@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { join, relative } from 'node:path'
-import { eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { greatestOf } from '../../db/sql'
@@ -9,6 +9,7 @@ import { folderMoves, repositories, users } from '../../db/schema'
 import { removeRepositoryFolder } from '../../git/init'
 import { wikiPathOf } from '../../git/run'
 import { removeGitLeftovers } from '../../git/leftovers'
+import { batchesOf, IN_LIST_MAX } from '../../lib/batches'
 import { conflict } from '../../lib/errors'
 import { listing } from '../../lib/listing'
 import { loggerOf } from '../../lib/log'
@@ -168,32 +169,84 @@ export async function repositoryFolders(deps: AppDeps) {
 
 /**
  * Folders under repositories/ no row accounts for (`owner/name.git`; a wiki folder beside its
- * repository's is accounted for), an owner folder at a time (unaccountedIn).
+ * repository's is accounted for), a batch of folders a query (unaccountedIn).
  */
 async function unaccountedFolders(deps: AppDeps): Promise<string[]> {
   const unaccounted: string[] = []
-  for (const owner of ownerFolders(deps)) unaccounted.push(...(await unaccountedIn(deps, owner)))
+  for await (const folder of unaccountedIn(deps, ownerFolders(deps))) unaccounted.push(...folder.unaccounted)
   return unaccounted
 }
 
-/** The folders of one owner folder no row accounts for (`owner/name.git`): its listing against the repositories of the owner it names. */
-export async function unaccountedIn(deps: AppDeps, owner: string): Promise<string[]> {
-  const dir = join(deps.config.dataDir, 'repositories', owner)
-  // Gone since it was listed (its last repository deleted, while the sweep runs): nothing in it.
-  const folders = listing(dir).filter((entry) => entry.isDirectory())
-  if (folders.length === 0) return []
-  const rows = await deps.db
-    .select({ ownerName: repositories.ownerName, name: repositories.name })
-    .from(repositories)
-    .innerJoin(users, eq(users.id, repositories.ownerId))
-    .where(eq(users.lowerName, owner))
-  const known = new Set(rows.map((r) => pathOfRepo(deps, r.ownerName, r)))
-  const unaccounted: string[] = []
-  for (const entry of folders) {
-    const path = join(dir, entry.name)
-    if (known.has(path)) continue
-    if (entry.name.endsWith('.wiki.git') && known.has(path.replace(/\.wiki\.git$/, '.git'))) continue
-    unaccounted.push(`${owner}/${entry.name}`)
+/** An owner folder's entries no row accounts for (`owner/name.git`), and whether a user of the folder's name exists. */
+export interface OwnerFolder {
+  owner: string
+  exists: boolean
+  unaccounted: string[]
+}
+
+/**
+ * The owner folders `owners` names (in that order, those with folders in them), each with the
+ * folders in it no row accounts for, in its listing's order: the listings are checked against
+ * the repository rows a batch at a time (one query for up to IN_LIST_MAX folders, however many
+ * owners they are in), so that what is held at once is a batch and one owner folder's listing.
+ */
+export async function* unaccountedIn(deps: AppDeps, owners: readonly string[]): AsyncGenerator<OwnerFolder> {
+  const root = join(deps.config.dataDir, 'repositories')
+  let batch: Listed[] = []
+  let entries = 0
+  for (const owner of owners) {
+    // Gone since it was listed (its last repository deleted, while the sweep runs): nothing in it.
+    const folders = listing(join(root, owner)).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
+    if (folders.length === 0) continue
+    batch.push({ owner, folders })
+    entries += folders.length
+    if (entries < IN_LIST_MAX && batch.length < IN_LIST_MAX) continue
+    yield* await checkListed(deps, batch)
+    batch = []
+    entries = 0
   }
-  return unaccounted
+  if (batch.length) yield* await checkListed(deps, batch)
+}
+
+interface Listed {
+  owner: string
+  folders: string[]
+}
+
+/** The repository names a folder would be the folder of: `x.git` of x, `x.wiki.git` also of x's wiki. */
+function repoNamesOfEntry(entry: string): string[] {
+  if (!entry.endsWith('.git')) return []
+  const name = entry.slice(0, -'.git'.length)
+  return name.endsWith('.wiki') ? [name, name.slice(0, -'.wiki'.length)] : [name]
+}
+
+/** unaccountedIn's check of some listed owner folders: one query a batch of the names in them. */
+async function checkListed(deps: AppDeps, listed: Listed[]): Promise<OwnerFolder[]> {
+  const owners = listed.map((l) => l.owner)
+  const names = [...new Set(listed.flatMap((l) => l.folders.flatMap(repoNamesOfEntry)))]
+  const existing = new Set<string>()
+  // The folder each row names (its owner name as the row has it: a stale one names another folder).
+  const known = new Set<string>()
+  for (const some of names.length ? batchesOf(names) : [[]]) {
+    const rows = await deps.db
+      .select({ owner: users.lowerName, ownerName: repositories.ownerName, name: repositories.name })
+      .from(users)
+      .leftJoin(repositories, and(eq(repositories.ownerId, users.id), inArray(repositories.lowerName, some)))
+      .where(inArray(users.lowerName, owners))
+    for (const r of rows) {
+      existing.add(r.owner)
+      if (r.ownerName !== null && r.name !== null) known.add(pathOfRepo(deps, r.ownerName, { name: r.name }))
+    }
+  }
+  const root = join(deps.config.dataDir, 'repositories')
+  return listed.map(({ owner, folders }) => ({
+    owner,
+    exists: existing.has(owner),
+    unaccounted: folders
+      .filter((entry) => {
+        const path = join(root, owner, entry)
+        return !known.has(path) && !(entry.endsWith('.wiki.git') && known.has(path.replace(/\.wiki\.git$/, '.git')))
+      })
+      .map((entry) => `${owner}/${entry}`),
+  }))
 }

@@ -5,6 +5,7 @@ import { reviews, teamRepos, teams, teamUsers, users, type ReviewRow, type TeamR
 import type { UserRow } from '../../auth/caller'
 import { accessLevel, AccessMode, repoGranteesCondition } from '../../auth/access'
 import { visibleOwnerCondition } from '../../auth/visibility'
+import { refuseBlockedReviewRequest } from '../../auth/blocking'
 import type { RepoContext } from '../../auth/repo-context'
 import { recordEvent } from '../../events/outbox'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
@@ -21,7 +22,8 @@ import { getVisibleUserByName } from '../users/service'
  * organisation asked to review, kept as reviews of type "request". A person is asked while their
  * latest approval, rejection or request is a request. Whoever may write to the pull requests, or
  * the poster, chooses reviewers; a reviewer must be able to read the repository and cannot be
- * the poster; a person asked may withdraw their own request.
+ * the poster; a person asked may withdraw their own request. Nobody is asked by or of one who
+ * blocks them, nor asked to review what they could not (auth/blocking.ts).
  */
 
 /** A person named by user name or, with an `@`, by a verified e-mail address. */
@@ -74,9 +76,12 @@ export async function changeReviewRequests(deps: AppDeps, ctx: RepoContext, user
   if (ctx.owner.type === 1) for (const name of new Set(opts.team_reviewers ?? [])) teamRows.push(await teamByName(deps, ctx, name))
   if (item.issue.isClosed || item.pull.hasMerged) throw forbidden('cannot change review requests of a closed or merged pull request')
   const mayChoose = item.issue.posterId === user.id || ctx.mode >= AccessMode.Write
+  const levels = new Map<number, number>()
   for (const person of people) {
     if (add) {
-      if ((await accessLevel(deps.db, person, ctx.repo, ctx.owner)) < AccessMode.Read) throw unprocessable(`${person.name} can't read the repository`)
+      const level = await accessLevel(deps.db, person, ctx.repo, ctx.owner)
+      levels.set(person.id, level)
+      if (level < AccessMode.Read) throw unprocessable(`${person.name} can't read the repository`)
       if (person.id === item.issue.posterId) throw unprocessable("poster of pr can't be reviewer")
       if (!mayChoose) throw unprocessable("Doer can't choose reviewer")
     } else if (!mayChoose && person.id !== user.id) throw unprocessable("Doer can't remove reviewer")
@@ -105,8 +110,11 @@ export async function changeReviewRequests(deps: AppDeps, ctx: RepoContext, user
       else return false
       return true
     }
-    for (const person of people)
-      if (await request({ userId: person.id }, add && (await accessLevel(deps.db, person, ctx.repo, ctx.owner)) >= AccessMode.Write)) await announce(person.id)
+    for (const person of people) {
+      const level = levels.get(person.id) ?? AccessMode.None
+      if (add) await refuseBlockedReviewRequest(deps.db, user.id, person.id, { posterId: item.issue.posterId, ownerId: ctx.repo.ownerId, reviewerRepoAdmin: level >= AccessMode.Admin })
+      if (await request({ userId: person.id }, add && level >= AccessMode.Write)) await announce(person.id)
+    }
     for (const team of teamRows)
       if (await request({ teamId: team.id }, team.authorize >= AccessMode.Write)) {
         const members = await deps.db.select({ uid: teamUsers.uid }).from(teamUsers).where(eq(teamUsers.teamId, team.id)).orderBy(asc(teamUsers.uid))

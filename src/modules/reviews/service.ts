@@ -4,6 +4,7 @@ import { writeTransaction } from '../../db/client'
 import { reviewComments, reviews, type ReviewRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
+import { refuseBlockedInConversation } from '../../auth/blocking'
 import { gitOfRow, type RepoContext } from '../../auth/repo-context'
 import { recordEvent } from '../../events/outbox'
 import { readRef } from '../../git/merge'
@@ -100,6 +101,8 @@ async function writeReview(deps: AppDeps, ctx: RepoContext, user: UserRow, item:
   const official = (type === ReviewType.Approve || type === ReviewType.Reject) && ctx.mode >= AccessMode.Write
   const now = nowUnix()
   return await writeTransaction(db, async () => {
+    // A review is comments: refused to one the poster or the owner blocked, as a comment is.
+    await refuseBlockedInConversation(db, user.id, { posterId: item.issue.posterId, ownerId: ctx.repo.ownerId, repoAdmin: ctx.mode >= AccessMode.Admin })
     const mine = and(eq(reviews.issueId, item.issue.id), eq(reviews.reviewerId, user.id))
     // Their review requests too (as Gitea's SubmitReview): an official request is answered.
     if (official)

@@ -1,10 +1,11 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm'
+import { and, asc, eq, inArray, sql, type SQLWrapper } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import type { RepoRow } from '../../auth/access'
 import { writeTransaction } from '../../db/client'
 import { refuseBlocked } from '../../auth/blocking'
 import { repositories, stars, users, watches } from '../../db/schema'
+import { batchesOf } from '../../lib/batches'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { listReadableRepos } from '../repos/queries'
@@ -58,11 +59,26 @@ export async function changeMarkRow(deps: AppDeps, mark: Mark, userId: number, r
   const changed = on
     ? (await deps.db.insert(table).values({ userId, repoId, createdUnix: nowUnix() }).onConflictDoNothing().returning({ id: table.id }))[0]
     : (await deps.db.delete(table).where(and(eq(table.userId, userId), eq(table.repoId, repoId))).returning({ id: table.id }))[0]
-  if (!changed) return
-  const step = on ? 1 : -1
-  const counter = repositories[REPO_COUNTERS[mark]]
-  await deps.db.update(repositories).set({ [REPO_COUNTERS[mark]]: sql`${counter} + ${step}` }).where(eq(repositories.id, repoId))
-  if (mark === 'star') await deps.db.update(users).set({ numStars: sql`${users.numStars} + ${step}` }).where(eq(users.id, userId))
+  if (changed) await moveCounters(deps, mark, userId, [repoId], on ? 1 : -1)
+}
+
+/**
+ * changeMarkRow's removal for many repositories at once (blocking, modules/blocks): takes
+ * `userId`'s marks off the repositories `repoIds` selects (a subquery of ids) in one statement,
+ * then moves the counters of the rows it really deleted (a toggle racing it counts once), a
+ * batch of repositories a statement. Inside a writeTransaction.
+ */
+export async function unmarkRepos(deps: AppDeps, mark: Mark, userId: number, repoIds: SQLWrapper): Promise<void> {
+  const table = TABLES[mark]
+  const gone = await deps.db.delete(table).where(and(eq(table.userId, userId), inArray(table.repoId, repoIds))).returning({ repoId: table.repoId })
+  if (gone.length) await moveCounters(deps, mark, userId, gone.map((r) => r.repoId), -1)
+}
+
+/** Moves the counters of `repoIds` (each marked or unmarked once by `userId`) and, for stars, the user's, by `step` each. */
+async function moveCounters(deps: AppDeps, mark: Mark, userId: number, repoIds: number[], step: 1 | -1): Promise<void> {
+  const column = REPO_COUNTERS[mark]
+  for (const ids of batchesOf(repoIds)) await deps.db.update(repositories).set({ [column]: sql`${repositories[column]} + ${step}` }).where(inArray(repositories.id, ids))
+  if (mark === 'star') await deps.db.update(users).set({ numStars: sql`${users.numStars} + ${step * repoIds.length}` }).where(eq(users.id, userId))
 }
 
 /**

@@ -1,8 +1,8 @@
 import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../../deps'
-import { perConnection, writeTransaction } from '../../db/client'
-import { KeptWhileUnchanged } from '../../db/kept-while-unchanged'
+import { writeTransaction } from '../../db/client'
+import { PageCache, pageCacheOf } from '../../db/page-cache'
 import { refuseBlockedEitherWay } from '../../auth/blocking'
 import { containsText } from '../../db/sql'
 import { rowMapper, valueRows } from '../../db/row-mapper'
@@ -53,12 +53,12 @@ const OWNERS_KEPT = 2048
  * Users and organisations found by name, kept while the database is unchanged (any write by any
  * process forgets them): `/users/{username}` and every route under it start with this lookup.
  */
-const ownersFound = perConnection((db) => new KeptWhileUnchanged<UserRow>(db, OWNERS_KEPT))
+const ownersFound = (db: AppDeps['db']) => pageCacheOf(db, 'owners by name', () => new PageCache<UserRow>(db, { maxCost: OWNERS_KEPT }))
 
 /** User (type 0) or organisation (type 1) by name, case-insensitive: the caller's own copy of the row. */
 export async function findOwnerByName(deps: AppDeps, name: string): Promise<UserRow | undefined> {
   const lowerName = name.toLowerCase()
-  const found = await ownersFound(deps.db).get(lowerName, async () => {
+  const found = await ownersFound(deps.db).getOrRead(lowerName, async () => {
     let query = ownerByLowerName.get(deps.db)
     if (!query) ownerByLowerName.set(deps.db, (query = prepareOwnerByLowerName(deps.db)))
     const values = (await valueRows(query, { name: lowerName }))[0]

@@ -1,17 +1,32 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
+import { ApiError, badRequest } from '../../lib/errors'
 import type { RepoContext } from '../../auth/repo-context'
 import { toApiWikiCommitList, toApiWikiPage, toApiWikiPageMeta } from '../../convert/wiki'
 import { pageOf, pageQueryFields } from '../../lib/pagination'
+import { decodeBase64 } from '../contents/commit-options'
 import { RepoParams } from '../repos/model'
 import { CreateWikiPageOptions, WikiCommitListSchema, WikiPageMetaDataSchema, WikiPageParams, WikiPageSchema } from './model'
 import { pageNameOf } from './paths'
-import { createPage, deletePage, editPage, getPage, listPages, pageRevisions, REVISIONS_PER_PAGE } from './service'
+import { createPage, deletePage, editPage, getPage, listPages, pageRevisions, REVISIONS_PER_PAGE, type PageOptions } from './service'
 
 /** What the wiki's writes share: a signed-in writer of a repository whose wiki is on (Gitea's reqRepoWriter(unit.TypeWiki)). */
 const writeNeeds = { scope: 'repository', repo: { level: 'write', unit: 'wiki' }, signed: true } as const
 const readNeeds = { scope: 'repository', repo: { level: 'read', unit: 'wiki' } } as const
+
+/**
+ * A write's options with its content read from the API's base64 as Gitea reads it (400 when it is
+ * not base64), at most WARREN_MAX_BLOB_SIZE (413, checked before decoding).
+ */
+function pageOptions(deps: AppDeps, body: typeof CreateWikiPageOptions.static): PageOptions {
+  try {
+    return { title: body.title, message: body.message, content: decodeBase64(body.content_base64 ?? '', deps.config.maxBlobSize, 'content_base64') }
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 422) throw badRequest('invalid base64 encoding of content')
+    throw e
+  }
+}
 
 const pageRecord = async (deps: AppDeps, repo: RepoContext, webPath: string) => toApiWikiPage(deps.config, repo.repo, await getPage(deps, repo, webPath))
 
@@ -53,7 +68,7 @@ export const wikiModule = (deps: AppDeps) =>
     )
     .post(
       '/repos/:owner/:repo/wiki/new',
-      async ({ body, repo, user, status }) => status(201, await pageRecord(deps, repo, await createPage(deps, repo, user, body))),
+      async ({ body, repo, user, status }) => status(201, await pageRecord(deps, repo, await createPage(deps, repo, user, pageOptions(deps, body)))),
       {
         ...writeNeeds,
         params: RepoParams,
@@ -64,7 +79,7 @@ export const wikiModule = (deps: AppDeps) =>
     )
     .patch(
       '/repos/:owner/:repo/wiki/page/:pageName',
-      async ({ request, body, repo, user }) => await pageRecord(deps, repo, await editPage(deps, repo, user, pageNameOf(request), body)),
+      async ({ request, body, repo, user }) => await pageRecord(deps, repo, await editPage(deps, repo, user, pageNameOf(request), pageOptions(deps, body))),
       {
         ...writeNeeds,
         params: WikiPageParams,

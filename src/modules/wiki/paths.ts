@@ -54,15 +54,29 @@ function unescapeBytes(s: string, plusIsSpace: boolean): string | null {
 export const queryUnescape = (s: string): string | null => unescapeBytes(s, true)
 const pathUnescape = (s: string): string | null => unescapeBytes(s, false)
 
-/** Gitea's util.PathJoinRelX: backslashes as slashes, `.`, empty and leading `..` segments dropped, no leading slash. */
-export function joinRelative(...parts: string[]): string {
-  const out: string[] = []
-  for (const segment of parts.join('/').replace(/\\/g, '/').split('/')) {
+/** The segments of `path` without `.` and empty ones, each `..` taking the one before it; `climbs`: a `..` found none to take. */
+function cleanSegments(path: string): { segments: string[]; climbs: boolean } {
+  const segments: string[] = []
+  let climbs = false
+  for (const segment of path.split('/')) {
     if (segment === '' || segment === '.') continue
-    if (segment === '..') out.pop()
-    else out.push(segment)
+    if (segment !== '..') segments.push(segment)
+    else if (segments.pop() === undefined) climbs = true
   }
-  return out.join('/')
+  return { segments, climbs }
+}
+
+/** Gitea's util.PathJoinRelX: backslashes as slashes, `.`, empty and leading `..` segments dropped, no leading slash. */
+export const joinRelative = (...parts: string[]): string => cleanSegments(parts.join('/').replace(/\\/g, '/')).segments.join('/')
+
+/**
+ * A path of the wiki's tree as Go's path.Clean leaves a relative one, from the root: no `.`, `..`
+ * or empty segment. Null for what names nothing in the tree: a path that climbs above the root, or
+ * none left.
+ */
+export function cleanPath(path: string): string | null {
+  const { segments, climbs } = cleanSegments(path)
+  return climbs || segments.length === 0 ? null : segments.join('/')
 }
 
 /** A segment of a web path as people read it: dashes back to spaces (unless marked), unescaped. */

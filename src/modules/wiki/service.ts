@@ -9,7 +9,7 @@ import { recordEvent } from '../../events/outbox'
 import { countHistory, historyPage } from '../../git/commit-page'
 import { readLog, type LogEntry } from '../../git/commit-log'
 import { initBareRepository, removeRepositoryFolder } from '../../git/init'
-import { lastCommitOf, lastCommitsIn } from '../../git/last-commit'
+import { lastCommitsIn } from '../../git/last-commit'
 import { commitTree, identNow } from '../../git/merge'
 import { objectInfo, readObject } from '../../git/objects'
 import { setHeadBranch, soleBranch } from '../../git/refs'
@@ -17,11 +17,11 @@ import { swapRef } from '../../git/ref-swap'
 import { wikiPathOf, ZERO_ID, type GitRepo } from '../../git/run'
 import { entryAt, folderTree, treeEntries } from '../../git/tree'
 import { TreeRefused, treeWithChanges, writeBlob, type TreeChange } from '../../git/tree-write'
-import { ApiError, badRequest, conflict, notFound } from '../../lib/errors'
+import { badRequest, conflict, notFound } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
-import { decodeBase64 } from '../contents/commit-options'
-import { gitPathToWebPath, queryUnescape, reservedSegment, titleToWebPath, webPathToGitPath, webPathToTitle } from './paths'
+import { tooLarge } from '../contents/commit-options'
+import { cleanPath, gitPathToWebPath, queryUnescape, reservedSegment, titleToWebPath, webPathToGitPath, webPathToTitle } from './paths'
 
 /**
  * A repository's wiki (Gitea's): the bare repository `{name}.wiki.git` beside the repository's
@@ -60,6 +60,11 @@ async function wikiHead(git: GitRepo): Promise<string | null> {
   return moved?.type === 'commit' ? moved.oid : null
 }
 
+/** Whether the repository has a wiki: its branch has a commit (the cheap question: no page is listed or read). */
+export async function wikiExists(deps: AppDeps, ctx: RepoContext): Promise<boolean> {
+  return (await wikiHead(wikiGitOf(deps, ctx))) !== null
+}
+
 /** The commit of a readable wiki (404 when there is none, as Gitea answers). */
 async function headOrNotFound(git: GitRepo): Promise<string> {
   const head = await wikiHead(git)
@@ -75,20 +80,28 @@ async function commitsById(git: GitRepo, ids: string[]): Promise<Map<string, Log
   return new Map(entries.map((e) => [e.id, e]))
 }
 
-/** A page file of the root, found as Gitea finds it: the file name of the web path, else its unescaped form. */
+/**
+ * A page file, found as Gitea finds it: the file name of the web path, else its unescaped form,
+ * each cleaned as Go's path.Clean (no `.`, `..` or empty segment reaches the batch reader; a path
+ * climbing above the root names no page).
+ */
 async function pageFile(git: GitRepo, head: string, webPath: string): Promise<{ path: string; oid: string } | null> {
   const gitPath = webPathToGitPath(webPath)
-  for (const path of new Set([gitPath, queryUnescape(gitPath) ?? gitPath])) {
+  for (const path of new Set([cleanPath(gitPath), cleanPath(queryUnescape(gitPath) ?? gitPath)])) {
+    if (path === null) continue
     const entry = await entryAt(git, head, path.split('/'))
     if (entry && (entry.kind === 'file' || entry.kind === 'executable')) return { path, oid: entry.oid }
   }
   return null
 }
 
-/** A blob's bytes as base64, '' when past WARREN_MAX_BLOB_SIZE (Gitea's API leaves such content out). */
-async function base64Of(deps: AppDeps, git: GitRepo, oid: string): Promise<string> {
+const NO_BYTES = new Uint8Array(0)
+
+/** A blob's bytes, none when past WARREN_MAX_BLOB_SIZE (Gitea's API leaves such content out). */
+async function bytesOf(deps: AppDeps, git: GitRepo, oid: string | undefined): Promise<Uint8Array> {
+  if (oid === undefined) return NO_BYTES
   const blob = await readObject(git, oid, deps.config.maxBlobSize)
-  return blob?.content ? blob.content.toString('base64') : ''
+  return blob?.content ?? NO_BYTES
 }
 
 export interface WikiPageMeta {
@@ -114,9 +127,10 @@ export async function listPages(deps: AppDeps, ctx: RepoContext, page: Page): Pr
 }
 
 export interface WikiPageRead extends WikiPageMeta {
-  content: string
-  sidebar: string
-  footer: string
+  /** The page's bytes, the sidebar's and the footer's: none when missing or past WARREN_MAX_BLOB_SIZE. */
+  content: Uint8Array
+  sidebar: Uint8Array
+  footer: Uint8Array
   commitCount: number
 }
 
@@ -127,14 +141,14 @@ export async function getPage(deps: AppDeps, ctx: RepoContext, webPath: string):
   const file = await pageFile(git, head, webPath)
   if (!file) throw notFound(`wiki page does not exist [name: ${webPath.slice(0, 255)}]`)
   const [sidebar, footer] = await Promise.all(['_Sidebar', '_Footer'].map((name) => pageFile(git, head, name)))
-  const [content, sidebarContent, footerContent, commitCount, lastId] = await Promise.all([
-    base64Of(deps, git, file.oid),
-    sidebar ? base64Of(deps, git, sidebar.oid) : '',
-    footer ? base64Of(deps, git, footer.oid) : '',
-    countHistory(git, { revisions: [head], paths: [file.path] }),
-    lastCommitOf(git, head, file.path),
+  const history = { revisions: [head], paths: [file.path] }
+  const [content, sidebarContent, footerContent, commitCount, [lastCommit = null]] = await Promise.all([
+    bytesOf(deps, git, file.oid),
+    bytesOf(deps, git, sidebar?.oid),
+    bytesOf(deps, git, footer?.oid),
+    countHistory(git, history),
+    readLog(git, ['--max-count=1'], { values: history.revisions, paths: history.paths }),
   ])
-  const lastCommit = (await commitsById(git, [lastId])).get(lastId) ?? null
   return { title: webPathToTitle(webPath), webPath, lastCommit, content, sidebar: sidebarContent, footer: footerContent, commitCount }
 }
 
@@ -188,16 +202,6 @@ export async function wikiForGit(deps: AppDeps, git: GitRepo, service: string): 
   return wiki
 }
 
-/** The page content of a write: base64 as Gitea reads it (400 when it is not), at most WARREN_MAX_BLOB_SIZE (413). */
-export function pageContent(deps: AppDeps, base64: string | undefined): Uint8Array {
-  try {
-    return decodeBase64(base64 ?? '', deps.config.maxBlobSize, 'content_base64')
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 422) throw badRequest('invalid base64 encoding of content')
-    throw e
-  }
-}
-
 /** 400 for a web path naming one of Gitea's own wiki pages. */
 function checkNotReserved(webPath: string): void {
   const reserved = reservedSegment(webPath)
@@ -218,10 +222,12 @@ async function writeWiki(deps: AppDeps, ctx: RepoContext, doer: UserRow, change:
   const git = { ...wikiGitOf(deps, ctx), signal: undefined }
   // Only a new page makes the wiki: an edit or a delete of a wiki that has no page is 404 with no folder made.
   if (change.action === 'created') await ensureWiki(git, gitDirOf(deps, ctx), deps.config.defaultBranch)
-  else if (!(await wikiHead(git))) throw notFound('wiki does not exist')
+  let head = await wikiHead(git)
+  if (!head && change.action !== 'created') throw notFound('wiki does not exist')
   const who = gitIdentityOf(deps.config, doer)
   for (let round = 0; round < WRITE_ROUNDS; round++) {
-    const head = await wikiHead(git)
+    // A later round reads the branch another write moved.
+    if (round > 0) head = await wikiHead(git)
     const changes = await change.plan(git, head)
     let tree: string
     try {
@@ -243,15 +249,16 @@ async function writeWiki(deps: AppDeps, ctx: RepoContext, doer: UserRow, change:
   throw conflict('the wiki changed while the page was being written; try again')
 }
 
-/** What a page write is given (CreateWikiPageOptions). */
+/** What a page write is given (CreateWikiPageOptions, its content decoded: the API's base64 is read by its route). */
 export interface PageOptions {
   title?: string
-  content_base64?: string
+  /** The page's bytes (none when not given). */
+  content?: Uint8Array
   message?: string
 }
 
 /**
- * Writes a page's content at `webPath` (400 for a reserved name, or content that is not base64):
+ * Writes a page's content at `webPath` (400 for a reserved name, 413 past WARREN_MAX_BLOB_SIZE):
  * `place` decides, from the commit the branch is at, the tree changes that put the page's blob
  * (written when `blob` is first called) where it belongs.
  */
@@ -259,11 +266,12 @@ async function writePage(
   deps: AppDeps,
   ctx: RepoContext,
   doer: UserRow,
-  page: { action: 'created' | 'edited'; webPath: string; message: string; content: string | undefined },
+  page: { action: 'created' | 'edited'; webPath: string; message: string; content: Uint8Array | undefined },
   place: (git: GitRepo, head: string | null, blob: () => Promise<string>) => Promise<TreeChange[]>,
 ): Promise<string> {
   checkNotReserved(page.webPath)
-  const bytes = pageContent(deps, page.content)
+  const bytes = page.content ?? NO_BYTES
+  if (bytes.length > deps.config.maxBlobSize) throw tooLarge(deps.config.maxBlobSize)
   await writeWiki(deps, ctx, doer, { ...page, plan: (git, head) => place(git, head, () => writeBlob(git, bytes)) })
   return page.webPath
 }
@@ -274,7 +282,7 @@ export async function createPage(deps: AppDeps, ctx: RepoContext, doer: UserRow,
   if (title.trim() === '') throw badRequest('emptyTitle')
   const webPath = titleToWebPath(title)
   const message = opts.message || `Add ${JSON.stringify(title)}`
-  return writePage(deps, ctx, doer, { action: 'created', webPath, message, content: opts.content_base64 }, async (git, head, blob) => {
+  return writePage(deps, ctx, doer, { action: 'created', webPath, message, content: opts.content }, async (git, head, blob) => {
     if (head && (await pageFile(git, head, webPath))) throw badRequest(`wiki page already exists [title: ${webPathToGitPath(webPath)}]`)
     return [{ path: webPathToGitPath(webPath), mode: '100644', oid: await blob() }]
   })
@@ -288,7 +296,7 @@ export async function createPage(deps: AppDeps, ctx: RepoContext, doer: UserRow,
 export async function editPage(deps: AppDeps, ctx: RepoContext, doer: UserRow, oldWebPath: string, opts: PageOptions): Promise<string> {
   const webPath = opts.title?.trim() ? titleToWebPath(opts.title) : oldWebPath
   const message = opts.message || `Update ${JSON.stringify(webPath)}`
-  return writePage(deps, ctx, doer, { action: 'edited', webPath, message, content: opts.content_base64 }, async (git, head, blob) => {
+  return writePage(deps, ctx, doer, { action: 'edited', webPath, message, content: opts.content }, async (git, head, blob) => {
     const old = head && (await pageFile(git, head, oldWebPath))
     if (!old) throw notFound(`wiki page does not exist [name: ${oldWebPath.slice(0, 255)}]`)
     const existing = await pageFile(git, head, webPath)

@@ -24,7 +24,8 @@ const pageAt = (n: number) => ({ page: n, limit: LISTED, offset: (n - 1) * LISTE
 const orgBase = (name: string) => `/org/${encodeURIComponent(name)}`
 const teamUrl = (org: string, team: string) => `${orgBase(org)}/teams/${encodeURIComponent(team.toLowerCase())}`
 
-function orgPage(web: WebContext, org: OrgContext['org'], title: string, body: Child, opts: { error?: string; status?: number } = {}) {
+/** A page of the organisation: its links (for its owners, its settings' too), the notices, the body. */
+function orgPage(web: WebContext, org: OrgContext['org'], title: string, body: Child, opts: { error?: string; status?: number; owner?: boolean } = {}) {
   return htmlResponse(
     <Layout ctx={web} title={`${title} · ${org.name}`}>
       <h1>
@@ -34,6 +35,7 @@ function orgPage(web: WebContext, org: OrgContext['org'], title: string, body: C
         <a href={ownerUrl(org.name)}>Repositories</a>
         <a href={`${orgBase(org.name)}/members`}>Members</a>
         <a href={`${orgBase(org.name)}/teams`}>Teams</a>
+        {opts.owner ? <a href={`${orgBase(org.name)}/settings/blocked_users`}>Blocked users</a> : null}
       </nav>
       <Notices ctx={web} error={opts.error} />
       {body}
@@ -96,7 +98,7 @@ async function teamPage(deps: AppDeps, team: TeamContext, web: WebContext, pageN
       </div>
       {repos.total > records.length ? <p class="muted">{repos.total - records.length} more not shown.</p> : null}
     </>,
-    opts,
+    { ...opts, owner: team.owner },
   )
 }
 
@@ -146,6 +148,7 @@ export const orgPages = (deps: AppDeps) => {
             </div>
             <Pager path={`${orgBase(org.org.name)}/members`} query={{}} page={page} pages={pagesOf(found.total, LISTED)} />
           </>,
+          { owner: org.owner },
         )
       },
       { org: 'visible', params: OrgParams, query: ListQuery, detail: pageDetail('webOrgMembers') },
@@ -172,6 +175,7 @@ export const orgPages = (deps: AppDeps) => {
             </div>
             <Pager path={`${orgBase(org.org.name)}/teams`} query={{}} page={page} pages={pagesOf(found.total, LISTED)} />
           </>,
+          { owner: org.owner },
         )
       },
       { signed: true, org: 'member', params: OrgParams, query: ListQuery, detail: pageDetail('webOrgTeams') },

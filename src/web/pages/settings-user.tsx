@@ -26,9 +26,11 @@ const MENU: [string, string][] = [
   ['/user/settings/account', 'Account'],
   ['/user/settings/keys', 'SSH / GPG keys'],
   ['/user/settings/applications', 'Applications'],
+  ['/user/settings/blocked_users', 'Blocked users'],
 ]
 
-function settingsPage(ctx: WebContext, current: string, title: string, body: Child, opts: { error?: string; status?: number } = {}) {
+/** A page of the user settings: the menu beside it, the title, the notices and the error of a refused form. */
+export function settingsPage(ctx: WebContext, current: string, title: string, body: Child, opts: { error?: string; status?: number } = {}) {
   return htmlResponse(
     <Layout ctx={ctx} title={title}>
       <h1>Settings</h1>

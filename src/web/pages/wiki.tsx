@@ -9,7 +9,7 @@ import { ApiError } from '../../lib/errors'
 import { pageOf } from '../../lib/pagination'
 import { renderMarkdownAll } from '../../modules/markdown/service'
 import { pageNameOf } from '../../modules/wiki/paths'
-import { createPage, editPage, getPage, listPages, type WikiPageRead } from '../../modules/wiki/service'
+import { createPage, editPage, getPage, listPages, wikiExists, type WikiPageRead } from '../../modules/wiki/service'
 import { MAX_PAGE_NAME, MAX_WIKI_TITLE } from '../../modules/wiki/model'
 import { AccessMode } from '../../auth/access'
 import { MAX_TEXT } from '../../lib/validate'
@@ -43,7 +43,7 @@ function wikiFrame(web: WebContext, repo: ApiRepo, title: string, body: Html) {
   )
 }
 
-const textOf = (base64: string) => Buffer.from(base64, 'base64').toString('utf8')
+const textOf = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 
 /** A page, its sidebar and its footer as markdown rendered in one batch in the pool (relative links into the wiki); past its budget, the texts as they are. */
 async function renderedParts(deps: AppDeps, ctx: RepoContext, page: WikiPageRead, client: string): Promise<(Html | string)[]> {
@@ -100,14 +100,14 @@ async function pageView(deps: AppDeps, ctx: RepoContext, request: Request, web: 
         </p>
       </header>
       <article class="box" aria-label={page.title}>
-        {page.content === '' ? <p class="notice muted">This page is empty, or too large to show.</p> : <Markdown body={content!} />}
+        {page.content.length === 0 ? <p class="notice muted">This page is empty, or too large to show.</p> : <Markdown body={content!} />}
       </article>
-      {page.sidebar ? (
+      {page.sidebar.length ? (
         <aside class="box" aria-label="Sidebar">
           <Markdown body={sidebar!} />
         </aside>
       ) : null}
-      {page.footer ? (
+      {page.footer.length ? (
         <footer class="box" aria-label="Footer">
           <Markdown body={footer!} />
         </footer>
@@ -147,7 +147,8 @@ function pageForm(web: WebContext, ctx: RepoContext, repo: ApiRepo, heading: str
   )
 }
 
-const base64Of = (text: string | undefined) => Buffer.from(multiline(text)).toString('base64')
+/** The form's text as the page's bytes (line breaks as `\n`). */
+const bytesOf = (text: string | undefined) => new TextEncoder().encode(multiline(text))
 
 /**
  * The wiki's pages at Gitea's URLs: `/{o}/{r}/wiki` (its Home page, or word that it has none),
@@ -165,12 +166,7 @@ export const wikiPages = (deps: AppDeps) =>
         const web = webContext(deps.config, request, ctx.caller)
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
         if (query.action === '_new') return pageForm(web, ctx, repo, 'New page', `${repoUrl(repo.owner.login, repo.name)}/wiki?action=_new`, { title: '', content: '' })
-        try {
-          await listPages(deps, ctx, pageOf({ limit: 1 }))
-        } catch (e) {
-          if (!(e instanceof ApiError && e.status === 404)) throw e
-          return wikiFrame(web, repo, 'Wiki', <p class="notice muted">This wiki has no pages yet.</p>)
-        }
+        if (!(await wikiExists(deps, ctx))) return wikiFrame(web, repo, 'Wiki', <p class="notice muted">This wiki has no pages yet.</p>)
         return await pageView(deps, ctx, request, web, repo, 'Home')
       },
       { scope: 'repository', repo: { level: 'read', unit: 'wiki' }, params: RepoParams, query: ActionQuery, detail: pageDetail('webWiki') },
@@ -179,7 +175,7 @@ export const wikiPages = (deps: AppDeps) =>
       '/:owner/:repo/wiki',
       ({ request, body, repo: ctx, user }) =>
         formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
-          const webPath = await createPage(deps, ctx, user, { title: body.title, content_base64: base64Of(body.content), message: body.message })
+          const webPath = await createPage(deps, ctx, user, { title: body.title, content: bytesOf(body.content), message: body.message })
           return `${repoUrl(ctx.owner.name, ctx.repo.name)}/wiki/${webPath}`
         }),
       { scope: 'repository', repo: { level: 'write', unit: 'wiki' }, signed: true, params: RepoParams, body: WikiForm, detail: pageDetail('webWikiCreate') },
@@ -243,7 +239,7 @@ export const wikiPages = (deps: AppDeps) =>
       '/:owner/:repo/wiki/:page',
       ({ request, body, repo: ctx, user }) =>
         formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
-          const webPath = await editPage(deps, ctx, user, pageNameOf(request), { title: body.title, content_base64: base64Of(body.content), message: body.message })
+          const webPath = await editPage(deps, ctx, user, pageNameOf(request), { title: body.title, content: bytesOf(body.content), message: body.message })
           return `${repoUrl(ctx.owner.name, ctx.repo.name)}/wiki/${webPath}`
         }),
       { scope: 'repository', repo: { level: 'write', unit: 'wiki' }, signed: true, params: WikiPageParams, body: WikiForm, detail: pageDetail('webWikiEdit') },

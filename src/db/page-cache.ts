@@ -1,7 +1,4 @@
-import type { AppDeps } from '../deps'
-import { changeMarkOf } from '../db/client'
-
-type Db = AppDeps['db']
+import { changeMarkOf, type Db } from './client'
 
 /** How a PageCache weighs and bounds what it holds. */
 export interface PageCacheLimits<V> {
@@ -9,20 +6,27 @@ export interface PageCacheLimits<V> {
   maxCost: number
   /** What one value costs (at least 1, so that many empty pages are bounded too). */
   costOf?: (value: V) => number
-  /** The object records made from a value are kept under (the value itself unless said). */
+  /** The object records made from a value are kept under (`derive`); without it nothing is derived. */
   anchorOf?: (value: V) => object
 }
 
 /**
- * The one cache of answers already made — pages of rows, pages of records, their JSON — valid
- * while the database is unchanged, as its change mark says (`changeMarkOf`): on SQLite
- * `data_version` moves when another connection commits, `total_changes()` when this one writes
- * anything; on PostgreSQL every write transaction of any process notifies the others at its
- * commit (db/postgres.ts), and the mark moves at each. Any write empties it, so an answer is never
- * older than the last write this process knows of; the answers that depend on the viewer's
- * permissions (collaborations, teams, organisation membership, visibility, admin flag) only change
- * through such writes, and callers make the viewer part of every key. Memory is bounded by the
- * total cost held; the oldest entries leave first.
+ * The one cache of what was read or made from the database — rows read by key (a token's hash, a
+ * repository's or an owner's name), pages of rows, pages of records, their JSON — valid while the
+ * database is unchanged, as its change mark says (`changeMarkOf`): on SQLite `data_version` moves
+ * when another connection commits, `total_changes()` when this one writes anything; on PostgreSQL
+ * every write transaction of any process notifies the others at its commit (db/postgres.ts), and
+ * the mark moves at each. Any write empties it, so an answer is never older than the last write
+ * this process knows of; the answers that depend on the viewer's permissions (collaborations,
+ * teams, organisation membership, visibility, admin flag) only change through such writes, and
+ * callers make the viewer part of every key. Memory is bounded by the total cost held; the oldest
+ * entries leave first. What it holds is shared: callers hand out copies of what they let others
+ * change.
+ *
+ * A value is kept only if the mark did not move between the start of its reads and their end (it
+ * may predate the write that moved it). Inside a write transaction nothing is kept or handed out
+ * and everything is made afresh: the transaction sees its own writes before its commit moves the
+ * mark, and a rollback would undo what it saw without moving it.
  *
  * Records made from a value it gave out (`derive`) are kept with that value, under the same rule.
  */
@@ -36,11 +40,18 @@ export class PageCache<V> {
   private readonly maxCost: number
   private readonly costOf: (value: V) => number
   private readonly anchorOf: ((value: V) => object) | undefined
-  constructor(db: Db, limits: PageCacheLimits<V>) {
+  constructor(
+    private readonly db: Db,
+    limits: PageCacheLimits<V>,
+  ) {
     this.changeMark = changeMarkOf(db)
     this.maxCost = limits.maxCost
     this.costOf = (v) => Math.max(1, limits.costOf?.(v) ?? 1)
     this.anchorOf = limits.anchorOf
+  }
+  /** Whether the caller is inside a write transaction (nothing kept or given out: see above). */
+  private writing(): boolean {
+    return this.db.$runtime.inWriteTransaction()
   }
   private fresh(): void {
     const version = this.changeMark()
@@ -52,18 +63,16 @@ export class PageCache<V> {
     }
   }
   get(key: string): V | undefined {
+    if (this.writing()) return undefined
     this.fresh()
     return this.entries.get(key)?.value
   }
   /**
-   * The mark the database is at now: a value made from reads begun after this call is kept by
-   * `set(key, value, mark)` only if no write landed meanwhile (it may predate that write).
+   * Keeps `value` under `key`; with `madeAt` (the mark its reads began under) only if the mark
+   * has not moved since (no write landed while it read).
    */
-  mark(): string {
-    this.fresh()
-    return this.version
-  }
   set(key: string, value: V, madeAt?: string): void {
+    if (this.writing()) return
     this.fresh()
     if (madeAt !== undefined && madeAt !== this.version) return
     const cost = this.costOf(value)
@@ -75,8 +84,7 @@ export class PageCache<V> {
       this.cost -= e.cost
     }
     this.entries.set(key, { value, cost })
-    const anchor = this.anchorOf ? this.anchorOf(value) : value
-    if (typeof anchor === 'object' && anchor !== null) this.derived.set(anchor, new Map())
+    if (this.anchorOf) this.derived.set(this.anchorOf(value), new Map())
     this.cost += cost
   }
   private remove(key: string): void {
@@ -87,16 +95,31 @@ export class PageCache<V> {
     }
   }
   /**
-   * The value under `key`, made by `make()` unless held and still fresh. A promise that fails is
-   * not kept; one made while a write lands is dropped at the next call, as the mark has moved by
-   * then (making it wrote nothing, so the mark it was made under still holds).
+   * The value under `key`, made by `make()` unless held and still fresh; callers asking while it
+   * is being made share the promise. A promise that fails is not kept. One that a write landed
+   * during is checked after its reads too, lazily: the mark has moved by the next call, which
+   * drops it before handing anything out (checking at once would cost SQLite a statement per page
+   * made).
    */
   getOrMake(key: string, make: () => V): V {
     const held = this.get(key)
     if (held !== undefined) return held
+    const madeAt = this.version
     const value = make()
-    this.set(key, value)
+    this.set(key, value, madeAt)
     if (value instanceof Promise) value.catch(() => this.entries.get(key)?.value === value && this.remove(key))
+    return value
+  }
+  /**
+   * The value under `key`: the one held, or `read()`'s, kept when it found one (not undefined)
+   * and no write landed while it read.
+   */
+  async getOrRead(key: string, read: () => Promise<V | undefined>): Promise<V | undefined> {
+    const held = this.get(key)
+    if (held !== undefined) return held
+    const madeAt = this.version
+    const value = await read()
+    if (value !== undefined) this.set(key, value, madeAt)
     return value
   }
   /**
@@ -105,6 +128,7 @@ export class PageCache<V> {
    * otherwise.
    */
   derive<R>(anchor: object, subKey: string | number, make: () => Promise<R>): Promise<R> {
+    if (this.writing()) return make()
     this.fresh()
     const bySubKey = this.derived.get(anchor)
     if (!bySubKey) return make()
