@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { csrfIn, signInByForm } from './web-session'
+import { webForms } from './web-session'
 import { contentMark } from './db-snapshot'
 
 /**
@@ -12,24 +12,9 @@ import { contentMark } from './db-snapshot'
 let s: TestServer
 let alice: TestUser, bob: TestUser, carol: TestUser
 let mark: () => Promise<string>
-const cookies = new Map<string, string>()
-
-const page = (path: string, cookie?: string) => fetch(s.url + path, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) }, redirect: 'manual' })
-
-async function signIn(user: TestUser): Promise<string> {
-  if (!cookies.has(user.name)) cookies.set(user.name, await signInByForm(s.url, user))
-  return cookies.get(user.name)!
-}
-
-/** Posts a form as `user` with the CSRF token of a page of theirs (`null`: none). */
-async function submit(user: TestUser, path: string, fields: Record<string, string>, csrf?: string | null) {
-  const cookie = await signIn(user)
-  const token = csrf === undefined ? csrfIn(await (await page('/', cookie)).text())! : csrf
-  const body = new URLSearchParams(fields)
-  if (token !== null) body.append('_csrf', token)
-  const res = await fetch(s.url + path, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' })
-  return { status: res.status, location: res.headers.get('location'), html: await res.text() }
-}
+let page: ReturnType<typeof webForms>['page']
+let signIn: ReturnType<typeof webForms>['signIn']
+let submit: ReturnType<typeof webForms>['submit']
 
 const labelsOf = async () => ((await s.get('/repos/alice/tracker/labels', { token: alice.token })).body as any[]).map((l) => [l.name, l.color, l.description])
 const milestonesOf = async (state = 'all') =>
@@ -37,6 +22,7 @@ const milestonesOf = async (state = 'all') =>
 
 beforeAll(async () => {
   s = await startTestServer()
+  ;({ page, signIn, submit } = webForms(s.url))
   mark = contentMark(s.deps.db)
   alice = await s.user('alice')
   bob = await s.user('bob')
