@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
 import { userBlocks, users } from '../src/db/schema'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { csrfIn, signInByForm } from './web-session'
+import { webForms } from './web-session'
 
 /**
  * The blocked users pages over plain HTTP (Gitea 1.23's `/user/settings/blocked_users` and
@@ -14,27 +14,12 @@ import { csrfIn, signInByForm } from './web-session'
 let s: TestServer
 let alice: TestUser, bob: TestUser, carol: TestUser
 const as = (u: TestUser) => ({ token: u.token })
-const cookies = new Map<string, string>()
 const USER_PAGE = '/user/settings/blocked_users'
 const ORG_PAGE = '/org/acme/settings/blocked_users'
 
-const page = (path: string, cookie?: string) => fetch(s.url + path, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) }, redirect: 'manual' })
-
-async function signIn(user: TestUser): Promise<string> {
-  let cookie = cookies.get(user.name)
-  if (!cookie) cookies.set(user.name, (cookie = await signInByForm(s.url, user)))
-  return cookie
-}
-
-/** Posts the page's form as `user`; `_csrf: null` leaves the token out. */
-async function submit(user: TestUser, path: string, fields: Record<string, string>, csrf?: string | null) {
-  const cookie = await signIn(user)
-  const token = csrf === undefined ? csrfIn(await (await page('/', cookie)).text())! : csrf
-  const body = new URLSearchParams(fields)
-  if (token !== null) body.append('_csrf', token)
-  const res = await fetch(s.url + path, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' })
-  return { status: res.status, location: res.headers.get('location'), html: await res.text() }
-}
+let page: ReturnType<typeof webForms>['page']
+let signIn: ReturnType<typeof webForms>['signIn']
+let submit: ReturnType<typeof webForms>['submit']
 
 const idOf = async (name: string) => (await s.deps.db.select({ id: users.id }).from(users).where(eq(users.lowerName, name)))[0]!.id
 const blocksOf = async (name: string) => await s.deps.db.select({ note: userBlocks.note }).from(userBlocks).where(eq(userBlocks.blockerId, await idOf(name)))
@@ -43,6 +28,7 @@ const noteOf = async (blocker: string, blockee: TestUser) =>
 
 beforeAll(async () => {
   s = await startTestServer()
+  ;({ page, signIn, submit } = webForms(s.url))
   alice = await s.user('alice')
   bob = await s.user('bob')
   carol = await s.user('carol')

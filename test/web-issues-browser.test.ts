@@ -1,8 +1,8 @@
 // runs in one half: sqlite
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import AxeBuilder from '@axe-core/playwright'
+import type { Browser, Page } from 'playwright-core'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { expectAccessible, launchChromium, signedInPage } from './browser-helpers'
 import { notifyRound } from '../src/notify/consumer'
 
 /**
@@ -16,9 +16,9 @@ import { notifyRound } from '../src/notify/consumer'
 let s: TestServer
 let alice: TestUser, bob: TestUser
 let browser: Browser
-const b64 = (text: string) => Buffer.from(text).toString('base64')
 /** A browser test's own limit: the machine may be very busy; this catches a hang, it times nothing. */
 const LIMIT_MS = 480_000
+const b64 = (text: string) => Buffer.from(text).toString('base64')
 
 beforeAll(async () => {
   s = await startTestServer()
@@ -32,31 +32,14 @@ beforeAll(async () => {
   expect((await s.post('/repos/alice/demo/contents', { branch: 'feature', files, message: 'feature' }, token)).status).toBe(201)
   expect((await s.post('/repos/alice/demo/pulls', { head: 'feature', base: 'main', title: 'Add the feature', body: 'It adds **a file**.' }, token)).status).toBe(201)
   expect((await s.post('/repos/alice/demo/issues', { title: 'Ping bob', body: 'hello @bob' }, token)).status).toBe(201)
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  })
+  browser = await launchChromium()
 }, LIMIT_MS)
 afterAll(async () => {
   await browser?.close()
   await s.stop()
 })
 
-async function expectAccessible(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze()
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${page.url()}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)
-  expect(bad).toEqual([])
-}
-
-async function signedIn(user: TestUser): Promise<Page> {
-  const page = await (await browser.newContext()).newPage()
-  await page.goto(s.url + '/user/login')
-  await page.getByLabel('Username or e-mail address').fill(user.name)
-  await page.getByLabel('Password').fill(user.password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.waitForURL(s.url + '/')
-  return page
-}
+const signedIn = (user: TestUser): Promise<Page> => signedInPage(browser, s.url, user)
 
 test('file an issue and comment through the forms, close and reopen it; the API sees each', async () => {
   const page = await signedIn(alice)

@@ -25,3 +25,27 @@ export async function signInByForm(baseUrl: string, user: Pick<TestUser, 'name' 
   expect(cookie).toContain('SameSite=Lax')
   return cookie.split(';')[0]!
 }
+
+/**
+ * A web client of the server at `baseUrl` for page and form tests: `page` fetches a page (as a
+ * browser asks for it, redirects not followed), `signIn` signs a user in once and keeps the
+ * session's cookie, `submit` posts a form as that user with the CSRF token of a page of theirs
+ * (`null`: no token; a string: that token).
+ */
+export function webForms(baseUrl: string) {
+  const cookies = new Map<string, string>()
+  const page = (path: string, cookie?: string) => fetch(baseUrl + path, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) }, redirect: 'manual' })
+  const signIn = async (user: Pick<TestUser, 'name' | 'password'>): Promise<string> => {
+    if (!cookies.has(user.name)) cookies.set(user.name, await signInByForm(baseUrl, user))
+    return cookies.get(user.name)!
+  }
+  const submit = async (user: Pick<TestUser, 'name' | 'password'>, path: string, fields: Record<string, string>, csrf?: string | null) => {
+    const cookie = await signIn(user)
+    const token = csrf === undefined ? csrfIn(await (await page('/', cookie)).text())! : csrf
+    const body = new URLSearchParams(fields)
+    if (token !== null) body.append('_csrf', token)
+    const res = await fetch(baseUrl + path, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' })
+    return { status: res.status, location: res.headers.get('location'), html: await res.text() }
+  }
+  return { page, signIn, submit }
+}

@@ -27,9 +27,17 @@ export function isoTimeOrNull(unix: number): string | null {
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/
 
+/** Whether the fields of an RFC 3339 text name a real time: a day the month has, hours, minutes, seconds and offset in range (as Go's time.Parse checks; Date.parse rolls 02-31 over into March). */
+function inRange(text: string): boolean {
+  const [, y, mo, d, h, mi, se, oh, om] = /^(\d{4})-(\d{2})-(\d{2})(?:.(\d{2}):(\d{2})(?::(\d{2}))?)?(?:[^+-]*([+-]\d{2}):?(\d{2}))?/.exec(text)!.map(Number)
+  const days = new Date(Date.UTC(y!, mo!, 0)).getUTCDate()
+  return mo! >= 1 && mo! <= 12 && d! >= 1 && d! <= days && !(h! > 23) && !(mi! > 59) && !(se! > 59) && !(Math.abs(oh!) > 23) && !(om! > 59)
+}
+
 /** Parses an RFC 3339 timestamp from a query or body into Unix seconds; 422 when it is not one. */
 export function parseTimestamp(value: string, field: string): number {
-  const ms = RFC3339.test(value.trim()) ? Date.parse(value.trim()) : NaN
+  const text = value.trim()
+  const ms = RFC3339.test(text) && inRange(text) ? Date.parse(text) : NaN
   if (Number.isNaN(ms)) throw new ApiError(422, `[${field}]: invalid time "${value}", expected RFC 3339`)
   return Math.floor(ms / 1000)
 }

@@ -50,13 +50,23 @@ const NOTICES: Record<string, string> = {
   'repo-deleted': 'The repository was deleted.',
   'member-added': 'The member was added.',
   'member-removed': 'The member was removed.',
+  'label-added': 'The label was created.',
+  'label-deleted': 'The label was deleted.',
+  'labels-initialized': 'The labels of the label set were added.',
+  'milestone-added': 'The milestone was created.',
+  'milestone-closed': 'The milestone was closed.',
+  'milestone-opened': 'The milestone was reopened.',
+  'milestone-deleted': 'The milestone was deleted.',
   blocked: 'The user was blocked.',
   unblocked: 'The user was unblocked.',
   'note-saved': 'The note was saved.',
 }
 
+/** The name of a notice a form's 303 may come back with. */
+export type Notice = keyof typeof NOTICES
+
 /** A form's answer after it changed something: back to a page, with a notice. */
-export function seeOther(path: string, done?: keyof typeof NOTICES): Response {
+export function seeOther(path: string, done?: Notice): Response {
   const location = done ? `${path}${path.includes('?') ? '&' : '?'}done=${done}` : path
   return new Response(null, { status: 303, headers: { location } })
 }

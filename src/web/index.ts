@@ -21,6 +21,7 @@ import { commitPages } from './pages/commits'
 import { refPages } from './pages/refs'
 import { comparePages } from './pages/compare'
 import { wikiPages } from './pages/wiki'
+import { labelPages } from './pages/labels'
 
 export { errorPage, webRefusal } from './errors'
 
@@ -52,3 +53,4 @@ export const webModule = (deps: AppDeps) =>
     .use(refPages(deps))
     .use(comparePages(deps))
     .use(wikiPages(deps))
+    .use(labelPages(deps))

@@ -5,6 +5,7 @@ import { labels, type LabelRow } from '../../db/schema'
 import { notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { checkRequiredText, MAX_LABEL_NAME } from '../../lib/validate'
+import { labelTemplateSet } from '../repos/create'
 
 const COLOR = /^#?([0-9a-fA-F]{6})$/
 
@@ -69,6 +70,21 @@ export async function editLabel(
   if (opts.color !== undefined) set.color = normaliseColor(opts.color)
   if (opts.description !== undefined) set.description = opts.description
   return (await deps.db.update(labels).set(set).where(eq(labels.id, label.id)).returning())[0]!
+}
+
+/**
+ * Adds the labels of label set `template` (Gitea's label templates, as `/label/templates` lists
+ * them; the web page's "start from a label set") to a repository, in one statement; 422 for an
+ * unknown set. Names the repository already has are skipped.
+ */
+export async function initializeLabels(deps: AppDeps, repoId: number, template: string): Promise<number> {
+  const set = await labelTemplateSet(template)
+  if (set.length === 0) throw unprocessable('Required', 'TemplateName')
+  const taken = new Set((await deps.db.select({ name: labels.name }).from(labels).where(eq(labels.repoId, repoId))).map((l) => l.name))
+  const now = nowUnix()
+  const rows = set.filter((l) => !taken.has(l.name)).map((l) => ({ repoId, name: l.name, color: `#${l.color}`, description: l.description, createdUnix: now, updatedUnix: now }))
+  if (rows.length) await deps.db.insert(labels).values(rows)
+  return rows.length
 }
 
 /**

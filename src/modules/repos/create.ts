@@ -128,7 +128,7 @@ async function initialFiles(owner: UserRow, opts: NewRepo, now: number): Promise
 }
 
 /** The labels of the label set `name` a new repository starts with (none when no name), or 422 for an unknown set. */
-async function initialLabels(name: string | undefined) {
+export async function labelTemplateSet(name: string | undefined) {
   const wanted = name?.trim()
   if (!wanted) return []
   const found = findTemplate((await repoTemplates()).LABEL_TEMPLATES, wanted)
@@ -167,7 +167,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
   if (!isSafeRefName(defaultBranch)) throw unprocessable('invalid branch name', 'DefaultBranch')
   const now = nowUnix()
   const files = opts.autoInit ? await initialFiles(owner, opts, now) : []
-  const labelSet = await initialLabels(opts.issueLabels)
+  const labelSet = await labelTemplateSet(opts.issueLabels)
   const actor = opts.creator ?? owner
   return await buildRepository(
     deps,

@@ -75,22 +75,21 @@ async function choicesOf(deps: AppDeps, ctx: RepoContext): Promise<{ labels: Lab
   return { labels: [...own, ...org], milestones }
 }
 
-/** The tab bar of a repository's issue tracker: issues and pull requests, where enabled. */
-function TrackerTabs(props: { repo: ApiRepo; current: 'issues' | 'pulls' }): Html {
+/** The tab bar of a repository's issue tracker: issues and pull requests where enabled, and the issues' labels and milestones. */
+export function TrackerTabs(props: { repo: ApiRepo; current: 'issues' | 'pulls' | 'labels' | 'milestones' }): Html {
   const base = repoUrl(props.repo.owner.login, props.repo.name)
+  const tab = (name: typeof props.current, text: string) => (
+    <a href={`${base}/${name}`} aria-current={props.current === name ? 'page' : undefined}>
+      {text}
+    </a>
+  )
   return (
     <nav class="tabs" aria-label="Repository">
       <a href={base}>Code</a>
-      {props.repo.has_issues ? (
-        <a href={`${base}/issues`} aria-current={props.current === 'issues' ? 'page' : undefined}>
-          Issues
-        </a>
-      ) : null}
-      {props.repo.has_pull_requests ? (
-        <a href={`${base}/pulls`} aria-current={props.current === 'pulls' ? 'page' : undefined}>
-          Pull requests
-        </a>
-      ) : null}
+      {props.repo.has_issues ? tab('issues', 'Issues') : null}
+      {props.repo.has_pull_requests ? tab('pulls', 'Pull requests') : null}
+      {props.repo.has_issues ? tab('labels', 'Labels') : null}
+      {props.repo.has_issues ? tab('milestones', 'Milestones') : null}
     </nav>
   )
 }
@@ -449,4 +448,4 @@ export const issuePages = (deps: AppDeps) =>
     )
 
 /** Helpers the pull request page shares. */
-export { TrackerTabs, signInUrl }
+export { signInUrl }
