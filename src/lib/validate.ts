@@ -8,7 +8,8 @@ const RESERVED_NAMES = new Set([
   '.', '..', 'swagger.v1.json', 'attachments', 'repo-avatars',
 ])
 
-const ALPHA_DASH_DOT = /^[A-Za-z0-9_.-]+$/
+/** Gitea's AlphaDashDot: letters, digits, `-`, `_` and `.` (names of users, repositories, teams; badge slugs). */
+export const ALPHA_DASH_DOT = /^[A-Za-z0-9_.-]+$/
 const EMAIL = /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:"]+$/
 
 /** Longest title or name of a tracker item (issue, milestone, label): Gitea's MaxSize(255). */
