@@ -98,6 +98,8 @@ describe('/admin/users/{username}/badges', () => {
   test('a deleted badge is taken from everyone', async () => {
     await deleteBadge(s.deps, 'second')
     expect(await slugsOf('alice')).toEqual(['third'])
+    // The rows go with it (the foreign key's ON DELETE CASCADE), not only out of the listing's join.
+    expect((await s.deps.db.select().from(userBadges).where(eq(userBadges.userId, alice.user.id))).length).toBe(1)
     expect(await refusal(deleteBadge(s.deps, 'second'))).toBe(404)
     const gone = await s.post('/admin/users/alice/badges', { badge_slugs: ['second'] }, asAdmin())
     expect(gone.status).toBe(422)

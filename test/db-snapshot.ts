@@ -1,11 +1,11 @@
 /**
  * The whole database as tests compare it ("the request changed nothing"), read through Drizzle
  * with the process's tables (src/db/schema), so it works on SQLite and PostgreSQL alike: no
- * sqlite_master, no raw SQL. Drizzle's own migrations table is not a table of the schema, so it
- * is never part of a snapshot.
+ * sqlite_master, no raw SQL (but contentMark's count on SQLite). Drizzle's own migrations table
+ * is not a table of the schema, so it is never part of a snapshot.
  */
 import { count, getTableName, type Table } from 'drizzle-orm'
-import { ownChangesOf, type Db } from '../src/db/client'
+import { sqliteOf, type Db } from '../src/db/client'
 import { allTables } from '../src/db/schema'
 
 const tables = Object.values(allTables) as unknown as Table[]
@@ -35,15 +35,15 @@ export async function databaseCounts(db: Db): Promise<Record<string, number>> {
 
 /**
  * A mark of what the database holds, for "the request changed nothing": two equal marks, nothing
- * was written in between. On SQLite it is the rows the serving connection changed (src/db/client.ts
- * ownChangesOf), which moves at every write of that connection, which serves every request, and
- * costs microseconds; what the webhook thread's connection commits in the background (deliveries'
- * outcomes, swept payloads) leaves it still, whatever the request did. On PostgreSQL that count
- * moves at every commit of the process, one that changed no row too, so there the mark is every
- * row of every table (databaseRows).
+ * was written in between. On SQLite it is the rows the serving connection changed (SQLite's
+ * `total_changes()`), which moves at every write of that connection, which serves every request,
+ * and costs microseconds; what the webhook thread's connection commits in the background
+ * (deliveries' outcomes, swept payloads) leaves it still, whatever the request did. On PostgreSQL
+ * there is no such count of one connection's changes, so there the mark is every row of every
+ * table (databaseRows).
  */
 export function contentMark(db: Db): () => Promise<string> {
   if (db.$runtime.dialect === 'postgres') return async () => JSON.stringify(await databaseRows(db))
-  const ownChanges = ownChangesOf(db)
-  return async () => String(ownChanges())
+  const ownChanges = sqliteOf(db, 'contentMark').query<{ c: number }, []>('SELECT total_changes() AS c')
+  return async () => String(ownChanges.get()!.c)
 }

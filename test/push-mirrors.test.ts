@@ -231,7 +231,7 @@ describe('push mirrors', () => {
     expect((await s.del('/repos/alice/proj/push_mirrors/remote_mirror_nothing', undefined, { token: alice.token })).status).toBe(404)
   })
 
-  test('mirrors turned off: 400 "Mirror feature is disabled", and the settings say so', async () => {
+  test('mirrors turned off: 400 "Mirror feature is disabled" on every mirror route, after its other checks; the settings say so', async () => {
     s.deps.config.mirrorEnabled = false
     try {
       const answers = await Promise.all([
@@ -239,8 +239,18 @@ describe('push mirrors', () => {
         addMirror({ remote_address: target('target'), interval: '8h' }),
         s.post('/repos/alice/proj/push_mirrors-sync', undefined, { token: alice.token }),
         s.get(`/repos/alice/proj/push_mirrors/${names.timed}`, { token: alice.token }),
+        s.del(`/repos/alice/proj/push_mirrors/${names.timed}`, undefined, { token: alice.token }),
+        s.post('/repos/alice/proj/mirror-sync', undefined, { token: alice.token }),
       ])
       for (const r of answers) expect([r.status, r.body.message]).toEqual([400, 'Mirror feature is disabled'])
+      // The caller, the repository and the input are checked first, as before.
+      expect((await addMirror({ remote_address: target('target'), interval: '8h' }, bob.token)).status).toBe(403)
+      expect((await s.get('/repos/alice/nothing/push_mirrors', { token: alice.token })).status).toBe(404)
+      expect((await addMirror({ interval: '8h' })).status).toBe(422)
+      // Other routes, the migration's beside them included, are not the guard's.
+      expect((await s.get('/repos/alice/proj', { token: alice.token })).status).toBe(200)
+      const migrate = await s.post('/repos/migrate', { clone_addr: 'ftp://example.com/x.git', repo_name: 'x' }, { token: alice.token })
+      expect(migrate.body.message).not.toBe('Mirror feature is disabled')
       expect((await s.get('/settings/repository')).body.mirrors_disabled).toBe(true)
     } finally {
       s.deps.config.mirrorEnabled = true
@@ -248,7 +258,7 @@ describe('push mirrors', () => {
     expect((await s.get('/settings/repository')).body.mirrors_disabled).toBe(false)
   })
 
-  test('delete: the mirror is gone, the others stay; deleting the repository removes the rest', async () => {
+  test('delete: the mirror is gone, the others stay (the one deleted while mirrors were off too); deleting the repository removes the rest', async () => {
     expect((await s.del(`/repos/alice/proj/push_mirrors/${names.manual}`, undefined, { token: alice.token })).status).toBe(204)
     expect((await s.get(`/repos/alice/proj/push_mirrors/${names.manual}`, { token: alice.token })).status).toBe(404)
     const left = (await s.get('/repos/alice/proj/push_mirrors', { token: alice.token })).body.map((m: any) => m.remote_name)

@@ -31,8 +31,6 @@ export interface DatabaseRuntime {
   changeMark(): () => string
   /** Whether the caller runs inside a write transaction (its reads may see what a rollback undoes). */
   inWriteTransaction(): boolean
-  /** ownChangesOf's implementation. */
-  ownChanges(): () => number
   /**
    * Takes the named lock for the caller's process, exclusive or shared, without waiting: null
    * when another process holds it in a conflicting mode. Held until released or the process
@@ -298,10 +296,6 @@ function sqliteDatabase(sqlite: Database): Db {
     },
     changeMark: () => sqliteChangeMark(sqlite, snapshots),
     inWriteTransaction: () => insideOpen(gate),
-    ownChanges: () => {
-      const query = sqlite.query<{ c: number }, []>('SELECT total_changes() AS c')
-      return () => query.get()!.c
-    },
     tryLock: async () => ({ release: async () => {} }),
     withLock: (_name, fn) => fn(),
     // One process owns the database: its own claims are all there are.
@@ -467,17 +461,6 @@ async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, snapshots
  */
 export function changeMarkOf(db: Db): () => string {
   return db.$runtime.changeMark()
-}
-
-/**
- * A count that moves whenever this process's own connection writes, and only then: what another
- * connection commits (the webhook thread's, another process's) leaves it still. On SQLite the rows
- * this connection changed (`total_changes()`); on PostgreSQL the commits of this process's write
- * transactions and its statements that may change rows outside one (a commit that changed no row
- * moves it too).
- */
-export function ownChangesOf(db: Db): () => number {
-  return db.$runtime.ownChanges()
 }
 
 function sqliteChangeMark(sqlite: Database, snapshots: ReadSnapshots): () => string {

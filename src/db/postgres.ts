@@ -182,7 +182,6 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     },
     changeMark: () => changes.mark(),
     inWriteTransaction: () => current() !== undefined,
-    ownChanges: () => () => changes.ownChanges,
     withLock: (name, fn) => locks.withLock(name, fn),
     tryLock: (name, mode) => locks.tryLock(name, mode),
     claim: (kind, id) => locks.claim(kind, id),
@@ -305,8 +304,6 @@ class ChangeListener {
   /** This process's notifications carry this tag; its own are known by it (its commits moved the mark already). */
   readonly tag = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`
   private generation = 0
-  /** This process's own commits and writes outside a transaction (DatabaseRuntime.ownChanges). */
-  ownChanges = 0
   private listening = false
   private listener: SQL | null = null
   private closed = false
@@ -331,7 +328,6 @@ class ChangeListener {
   /** A transaction of this process committed. */
   changedHere(): void {
     this.generation++
-    this.ownChanges++
   }
 
   /** Notifications on their way (changedOutside's): `flush` waits for them. */
@@ -340,7 +336,6 @@ class ChangeListener {
   /** A statement outside a write transaction may have changed rows: moves the mark, then tells the other processes. */
   changedOutside(pool: SQL): void {
     this.generation++
-    this.ownChanges++
     const sent: Promise<unknown> = pool.unsafe(`select pg_notify('${CHANGES_CHANNEL}', '${this.tag}')`).catch(() => {})
     this.sending.add(sent)
     void sent.finally(() => this.sending.delete(sent))

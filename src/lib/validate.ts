@@ -8,7 +8,8 @@ const RESERVED_NAMES = new Set([
   '.', '..', 'swagger.v1.json', 'attachments', 'repo-avatars',
 ])
 
-const ALPHA_DASH_DOT = /^[A-Za-z0-9_.-]+$/
+/** Gitea's AlphaDashDot: letters, digits, `-`, `_` and `.` (names of users, repositories, teams; badge slugs). */
+export const ALPHA_DASH_DOT = /^[A-Za-z0-9_.-]+$/
 const EMAIL = /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:"]+$/
 
 /** Longest title or name of a tracker item (issue, milestone, label): Gitea's MaxSize(255). */
@@ -93,10 +94,14 @@ export function checkMaxSize(value: string | undefined, max: number, field: stri
   if (value !== undefined && charCount(value) > max) throw unprocessable(`must be less than ${max} characters`, field)
 }
 
-/** Go's strconv.ParseBool, as Gitea reads boolean query parameters (absent or empty: false; anything else: 422). */
-export function queryBool(value: string | undefined, field: string): boolean {
+/**
+ * Go's strconv.ParseBool, as Gitea reads boolean query parameters and boolean texts of a body
+ * (a hook's `config.is_system_webhook`): absent or empty false; anything else 422, with `message`
+ * where Gitea words its own.
+ */
+export function queryBool(value: string | undefined, field: string, message = 'must be a boolean'): boolean {
   if (value === undefined || value === '') return false
   if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true
   if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false
-  throw unprocessable('must be a boolean', field)
+  throw unprocessable(message, field)
 }

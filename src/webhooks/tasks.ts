@@ -40,16 +40,21 @@ function branchOf(event: EventRecord): string | null {
 }
 
 
+/** An owner's hooks (an organisation's or a user's): `owner_id` without a repository. */
+export const ownerHooks = (ownerId: number): SQL => and(eq(hooks.ownerId, ownerId), isNull(hooks.repoId))!
+
+/** The site's hooks (Gitea's admin hooks: system and default ones): neither a repository nor an owner. */
+export const siteHooks = (): SQL => and(isNull(hooks.ownerId), isNull(hooks.repoId))!
+
 /**
  * Which hooks an event of a repository reaches (Gitea's prepareWebhooks): the repository's own,
- * its owner's (an organisation's or a user's: `owner_id` without a repository) and the site's
- * system hooks; an event only an owner is told of (ORG_ONLY_TYPES) reaches the owner's and the
- * system hooks. A default hook (a site hook not a system one) reaches nothing: its copies in the
- * repositories made after it do, as repository hooks.
+ * its owner's and the site's system hooks; an event only an owner is told of (ORG_ONLY_TYPES)
+ * reaches the owner's and the system hooks. A default hook (a site hook not a system one) reaches
+ * nothing: its copies in the repositories made after it do, as repository hooks.
  */
 export function hooksReaching(repoId: number, ownerId: number, ownerOnly: boolean): SQL {
-  const owner = and(eq(hooks.ownerId, ownerId), isNull(hooks.repoId))
-  const system = and(eq(hooks.isSystem, true), isNull(hooks.repoId), isNull(hooks.ownerId))
+  const owner = ownerHooks(ownerId)
+  const system = and(siteHooks(), eq(hooks.isSystem, true))
   return (ownerOnly ? or(owner, system) : or(eq(hooks.repoId, repoId), owner, system))!
 }
 

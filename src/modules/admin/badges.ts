@@ -4,7 +4,7 @@ import { writeTransaction } from '../../db/client'
 import { badges, userBadges, type BadgeRow } from '../../db/schema'
 import { conflict, notFound, unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
-import { charCount } from '../../lib/validate'
+import { ALPHA_DASH_DOT, charCount } from '../../lib/validate'
 
 /**
  * User badges (Gitea's models/user/badge.go): the badges themselves are the operator's (`warren
@@ -12,24 +12,20 @@ import { charCount } from '../../lib/validate'
  * gives and takes them through `/admin/users/{username}/badges` by slug.
  */
 
-const SLUG = /^[A-Za-z0-9_.-]+$/
-
 /** A new badge's values, checked: a slug of letters, digits, `-`, `_`, `.` (at most 100), an http(s) image URL or none. */
 function checkBadge(input: { slug: string; description: string; imageUrl: string }): void {
-  if (!SLUG.test(input.slug) || charCount(input.slug) > 100) throw unprocessable('must be 1 to 100 letters, digits, dashes, underscores or dots', 'Slug')
+  if (!ALPHA_DASH_DOT.test(input.slug) || charCount(input.slug) > 100) throw unprocessable('must be 1 to 100 letters, digits, dashes, underscores or dots', 'Slug')
   if (charCount(input.description) > 255) throw unprocessable('must be less than 255 characters', 'Description')
   if (input.imageUrl && (charCount(input.imageUrl) > 2048 || !/^https?:\/\/[^\s]+$/i.test(input.imageUrl)))
     throw unprocessable('must be an http or https URL of at most 2048 characters', 'ImageURL')
 }
 
-/** Makes a badge; 409 when its slug is taken. */
+/** Makes a badge; 409 when its slug is taken (the unique index on `slug` says so). */
 export async function createBadge(deps: AppDeps, input: { slug: string; description: string; imageUrl: string }): Promise<BadgeRow> {
   checkBadge(input)
-  return await writeTransaction(deps.db, async () => {
-    if ((await deps.db.select({ id: badges.id }).from(badges).where(eq(badges.slug, input.slug))).length)
-      throw conflict(`a badge with slug ${input.slug} already exists`)
-    return (await deps.db.insert(badges).values(input).returning())[0]!
-  })
+  const [made] = await writeTransaction(deps.db, () => deps.db.insert(badges).values(input).onConflictDoNothing({ target: badges.slug }).returning())
+  if (!made) throw conflict(`a badge with slug ${input.slug} already exists`)
+  return made
 }
 
 /** Every badge, by slug. */
@@ -37,16 +33,13 @@ export async function listBadges(deps: AppDeps): Promise<BadgeRow[]> {
   return await deps.db.select().from(badges).orderBy(asc(badges.slug))
 }
 
-/** Removes a badge, and so takes it from everyone who held it; 404 when there is none of that slug. */
+/**
+ * Removes a badge, and so takes it from everyone who held it (`user_badges.badge_id` is deleted
+ * with it: ON DELETE CASCADE); 404 when there is none of that slug.
+ */
 export async function deleteBadge(deps: AppDeps, slug: string): Promise<void> {
-  const gone = await writeTransaction(deps.db, async () => {
-    const found = (await deps.db.select({ id: badges.id }).from(badges).where(eq(badges.slug, slug)))[0]
-    if (!found) return false
-    await deps.db.delete(userBadges).where(eq(userBadges.badgeId, found.id))
-    await deps.db.delete(badges).where(eq(badges.id, found.id))
-    return true
-  })
-  if (!gone) throw notFound(`badge with slug ${slug} doesn't exist`)
+  const gone = await writeTransaction(deps.db, () => deps.db.delete(badges).where(eq(badges.slug, slug)).returning({ id: badges.id }))
+  if (gone.length === 0) throw notFound(`badge with slug ${slug} doesn't exist`)
 }
 
 /** A user's badges (Gitea's GetUserBadges), by the order they were given; the whole list unless a page is asked for. */
@@ -80,12 +73,7 @@ async function badgesNamed(deps: AppDeps, slugs: string[]): Promise<number[]> {
 export async function addUserBadges(deps: AppDeps, userId: number, slugs: string[]): Promise<void> {
   await writeTransaction(deps.db, async () => {
     const ids = await badgesNamed(deps, slugs)
-    if (ids.length === 0) return
-    const held = new Set(
-      (await deps.db.select({ id: userBadges.badgeId }).from(userBadges).where(and(eq(userBadges.userId, userId), inArray(userBadges.badgeId, ids)))).map((r) => r.id),
-    )
-    const added = ids.filter((id) => !held.has(id))
-    if (added.length) await deps.db.insert(userBadges).values(added.map((badgeId) => ({ badgeId, userId })))
+    if (ids.length) await deps.db.insert(userBadges).values(ids.map((badgeId) => ({ badgeId, userId }))).onConflictDoNothing({ target: [userBadges.userId, userBadges.badgeId] })
   })
 }
 

@@ -17,18 +17,91 @@ import {
   RepoHookParams,
 } from './model'
 import { deliveryToApi, hookToApi } from '../../convert/hook'
-import { createHook, deleteHook, editHook, getDelivery, getHook, listDeliveries, listHooks, redeliver, testHook } from './service'
+import { createHook, deleteHook, editHook, getDelivery, getHook, listDeliveries, listHooks, redeliver, testHook, type HookScope } from './service'
+import { requireUser, type Caller } from '../../auth/caller'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 const Hooks = t.Array(HookSchema)
 const Deliveries = t.Array(HookDeliverySchema)
-const SITE = { site: true } as const
-/** The schemas of the five routes of a scope the caller alone names (`/user/hooks`, `/admin/hooks`), beside their needs. */
-const LIST = { pageIfAsked: true, query: PageQuery, response: { 200: Hooks } } as const
-const CREATE = { body: CreateHookOption, response: { 201: HookSchema } } as const
-const GET = { params: HookIdParams, response: { 200: HookSchema } } as const
-const EDIT = { params: HookIdParams, body: EditHookOption, response: { 200: HookSchema } } as const
-const DELETE = { params: HookIdParams, response: NoContent } as const
+
+/**
+ * A scope of hooks the caller alone names (`/user/hooks`, `/admin/hooks`): its path, the needs of
+ * its routes, its hooks' scope for the caller those needs let in, and its routes' operation ids
+ * and tag.
+ */
+interface CallerHooks {
+  path: string
+  needs: { scope: 'user'; signed: true } | { scope: 'admin'; siteAdmin: true }
+  scopeOf: (caller: Caller) => HookScope
+  tag: string
+  ids: { list: string; create: string; get: string; edit: string; delete: string }
+  listSummary: string
+}
+
+/** The caller's own hooks (Gitea's /user/hooks: fired for every repository the caller owns). */
+const USER_HOOKS: CallerHooks = {
+  path: '/user/hooks',
+  needs: { scope: 'user', signed: true },
+  scopeOf: (caller) => ({ owner: requireUser(caller) }),
+  tag: 'user',
+  ids: { list: 'userListHooks', create: 'userCreateHook', get: 'userGetHook', edit: 'userEditHook', delete: 'userDeleteHook' },
+  listSummary: "List the authenticated user's webhooks",
+}
+
+/** The site's hooks (Gitea's /admin/hooks: system and default hooks together). */
+const SITE_HOOKS: CallerHooks = {
+  path: '/admin/hooks',
+  needs: { scope: 'admin', siteAdmin: true },
+  scopeOf: () => ({ site: true }),
+  tag: 'admin',
+  ids: { list: 'adminListHooks', create: 'adminCreateHook', get: 'adminGetHook', edit: 'adminEditHook', delete: 'adminDeleteHook' },
+  listSummary: "List system's webhooks",
+}
+
+/**
+ * The five routes of a scope the caller alone names: list, create, get, edit, delete. The scope
+ * comes from the caller the needs resolved (read again from its per-request cache: the two needs
+ * resolve the same `user`, which Elysia's types cannot see through the union of needs).
+ */
+const callerHooksRoutes = (deps: AppDeps, hooks: CallerHooks) => {
+  const { path, needs, tag, ids } = hooks
+  const scopeOf = async (request: Request) => hooks.scopeOf(await deps.auth.caller(request))
+  const detail = (operationId: string, summary: string) => ({ operationId, summary, tags: [tag] })
+  return new Elysia({ name: `hooks${path}` })
+    .use(pipeline(deps))
+    .get(path, async ({ request, respond, page }) => respond(await listHooks(deps, await scopeOf(request), page), (rows) => rows.map(hookToApi)), {
+      ...needs,
+      pageIfAsked: true,
+      query: PageQuery,
+      response: { 200: Hooks },
+      detail: detail(ids.list, hooks.listSummary),
+    })
+    .post(path, async ({ request, body, status }) => status(201, hookToApi(await createHook(deps, await scopeOf(request), body))), {
+      ...needs,
+      body: CreateHookOption,
+      response: { 201: HookSchema },
+      detail: detail(ids.create, 'Create a hook'),
+    })
+    .get(`${path}/:id`, async ({ request, params }) => hookToApi(await getHook(deps, await scopeOf(request), pathNumber(params.id))), {
+      ...needs,
+      params: HookIdParams,
+      response: { 200: HookSchema },
+      detail: detail(ids.get, 'Get a hook'),
+    })
+    .patch(`${path}/:id`, async ({ request, params, body }) => hookToApi(await editHook(deps, await scopeOf(request), pathNumber(params.id), body)), {
+      ...needs,
+      params: HookIdParams,
+      body: EditHookOption,
+      response: { 200: HookSchema },
+      detail: detail(ids.edit, 'Update a hook'),
+    })
+    .delete(`${path}/:id`, async ({ request, params, status }) => status(204, await deleteHook(deps, await scopeOf(request), pathNumber(params.id))), {
+      ...needs,
+      params: HookIdParams,
+      response: NoContent,
+      detail: detail(ids.delete, 'Delete a hook'),
+    })
+}
 
 /**
  * Webhooks of repositories (repository admins), organisations (owners; fired for every
@@ -241,45 +314,5 @@ export const hooksModule = (deps: AppDeps) =>
         detail: { operationId: 'orgRedeliverHookDelivery', summary: 'Send an organization hook delivery again, under a new delivery id' },
       },
     )
-    // ---- the caller's own hooks (Gitea's /user/hooks: fired for every repository the caller owns)
-    .get('/user/hooks', async ({ user, respond, page }) => respond(await listHooks(deps, { owner: user }, page), (rows) => rows.map(hookToApi)), {
-      scope: 'user', signed: true, ...LIST,
-      detail: { operationId: 'userListHooks', summary: "List the authenticated user's webhooks", tags: ['user'] },
-    })
-    .post('/user/hooks', async ({ user, body, status }) => status(201, hookToApi(await createHook(deps, { owner: user }, body))), {
-      scope: 'user', signed: true, ...CREATE,
-      detail: { operationId: 'userCreateHook', summary: 'Create a hook', tags: ['user'] },
-    })
-    .get('/user/hooks/:id', async ({ user, params }) => hookToApi(await getHook(deps, { owner: user }, pathNumber(params.id))), {
-      scope: 'user', signed: true, ...GET,
-      detail: { operationId: 'userGetHook', summary: 'Get a hook', tags: ['user'] },
-    })
-    .patch('/user/hooks/:id', async ({ user, params, body }) => hookToApi(await editHook(deps, { owner: user }, pathNumber(params.id), body)), {
-      scope: 'user', signed: true, ...EDIT,
-      detail: { operationId: 'userEditHook', summary: 'Update a hook', tags: ['user'] },
-    })
-    .delete('/user/hooks/:id', async ({ user, params, status }) => status(204, await deleteHook(deps, { owner: user }, pathNumber(params.id))), {
-      scope: 'user', signed: true, ...DELETE,
-      detail: { operationId: 'userDeleteHook', summary: 'Delete a hook', tags: ['user'] },
-    })
-    // ---- the site's hooks (Gitea's /admin/hooks: system and default hooks together)
-    .get('/admin/hooks', async ({ respond, page }) => respond(await listHooks(deps, SITE, page), (rows) => rows.map(hookToApi)), {
-      scope: 'admin', siteAdmin: true, ...LIST,
-      detail: { operationId: 'adminListHooks', summary: "List system's webhooks", tags: ['admin'] },
-    })
-    .post('/admin/hooks', async ({ body, status }) => status(201, hookToApi(await createHook(deps, SITE, body))), {
-      scope: 'admin', siteAdmin: true, ...CREATE,
-      detail: { operationId: 'adminCreateHook', summary: 'Create a hook', tags: ['admin'] },
-    })
-    .get('/admin/hooks/:id', async ({ params }) => hookToApi(await getHook(deps, SITE, pathNumber(params.id))), {
-      scope: 'admin', siteAdmin: true, ...GET,
-      detail: { operationId: 'adminGetHook', summary: 'Get a hook', tags: ['admin'] },
-    })
-    .patch('/admin/hooks/:id', async ({ params, body }) => hookToApi(await editHook(deps, SITE, pathNumber(params.id), body)), {
-      scope: 'admin', siteAdmin: true, ...EDIT,
-      detail: { operationId: 'adminEditHook', summary: 'Update a hook', tags: ['admin'] },
-    })
-    .delete('/admin/hooks/:id', async ({ params, status }) => status(204, await deleteHook(deps, SITE, pathNumber(params.id))), {
-      scope: 'admin', siteAdmin: true, ...DELETE,
-      detail: { operationId: 'adminDeleteHook', summary: 'Delete a hook', tags: ['admin'] },
-    })
+    .use(callerHooksRoutes(deps, USER_HOOKS))
+    .use(callerHooksRoutes(deps, SITE_HOOKS))

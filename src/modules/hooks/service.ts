@@ -1,4 +1,4 @@
-import { and, count, desc, eq, isNull, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { RepoRow } from '../../auth/access'
 import type { UserRow } from '../../auth/caller'
@@ -7,6 +7,7 @@ import { hooks, hookTasks, type HookRow, type HookTaskRow } from '../../db/schem
 import { ApiError, badRequest, notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
+import { queryBool } from '../../lib/validate'
 import { getBranchHead } from '../../git/commits'
 import { ZERO_ID } from '../../events/push-events'
 import { gitOfRow } from '../../auth/repo-context'
@@ -14,7 +15,7 @@ import { CONTENT_TYPES, HOOK_TYPES, selectEvents, type EventMode } from '../../w
 import { compileGlob, GlobError } from '../../lib/glob'
 import { wakeDeliveries } from '../../webhooks/dispatcher'
 import { eventsOfHook } from '../../convert/hook'
-import { newTask, taskWriter } from '../../webhooks/tasks'
+import { newTask, ownerHooks, siteHooks, taskWriter } from '../../webhooks/tasks'
 import { selectTasks, tasksWhere } from '../../webhooks/task-rows'
 import { payloadRepo, pushPayload } from '../../webhooks/payloads'
 import { pushCommits } from '../../convert/payload-commit'
@@ -28,11 +29,7 @@ import { toApiUser } from '../../convert/user'
 export type HookScope = { repo: RepoRow } | { owner: UserRow } | { site: true }
 
 const scopeWhere = (scope: HookScope): SQL =>
-  'repo' in scope
-    ? eq(hooks.repoId, scope.repo.id)
-    : 'owner' in scope
-      ? and(eq(hooks.ownerId, scope.owner.id), isNull(hooks.repoId))!
-      : and(isNull(hooks.ownerId), isNull(hooks.repoId))!
+  'repo' in scope ? eq(hooks.repoId, scope.repo.id) : 'owner' in scope ? ownerHooks(scope.owner.id) : siteHooks()
 
 export async function listHooks(deps: AppDeps, scope: HookScope, page: Page | null): Promise<Paged<HookRow>> {
   return await selectPage(deps.db, hooks, scopeWhere(scope), hooks.id, page)
@@ -80,13 +77,6 @@ function checkSlackChannel(channel: string): string {
   return value
 }
 
-/** Go's strconv.ParseBool, which Gitea reads `config.is_system_webhook` with: 422 otherwise. */
-function parseGoBool(value: string): boolean {
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false
-  throw unprocessable('Invalid is_system_webhook value')
-}
-
 /**
  * Whether an input makes a site hook a system hook: `is_system_webhook` in `config` (Gitea 1.23's
  * spelling, a Go boolean text) or beside it (the option's field in older Gitea); undefined when
@@ -94,7 +84,7 @@ function parseGoBool(value: string): boolean {
  */
 function systemOf(input: HookInput): boolean | undefined {
   const text = input.config?.is_system_webhook
-  const fromConfig = text === undefined || text === '' ? undefined : parseGoBool(text)
+  const fromConfig = text === undefined || text === '' ? undefined : queryBool(text, 'config.is_system_webhook', 'Invalid is_system_webhook value')
   return input.is_system_webhook ?? fromConfig
 }
 
@@ -195,7 +185,7 @@ export async function copyDefaultHooks(deps: AppDeps, repoId: number): Promise<v
   const defaults = await deps.db
     .select()
     .from(hooks)
-    .where(and(isNull(hooks.ownerId), isNull(hooks.repoId), eq(hooks.isSystem, false)))
+    .where(and(siteHooks(), eq(hooks.isSystem, false)))
     .orderBy(hooks.id)
     .limit(deps.config.maxHooksPerRepo)
   if (defaults.length === 0) return

@@ -4,6 +4,7 @@ import { pipeline } from '../../auth/pipeline'
 import { repoToApi } from '../../convert/repo'
 import { RepoParams, RepositorySchema } from '../repos/model'
 import { PageQuery } from '../../lib/pagination'
+import { badRequest } from '../../lib/errors'
 import { pushMirrorToApi } from '../../convert/push-mirror'
 import { CreatePushMirrorOption, MigrateRepoForm, PushMirrorParams, PushMirrorSchema } from './model'
 import { migrateRepository } from './service'
@@ -12,11 +13,7 @@ import { createPushMirror, deletePushMirror, getPushMirror, listPushMirrors, syn
 
 const PushMirrors = t.Array(PushMirrorSchema)
 
-/**
- * Migrations (clone a remote repository, optionally as a pull mirror), mirror syncs, and push
- * mirrors (repository administrators; their writes refused on an archived repository, as Gitea's
- * mustNotBeArchived).
- */
+/** Migrations (clone a remote repository, optionally as a pull mirror), and the mirror routes. */
 export const migrationsModule = (deps: AppDeps) =>
   new Elysia({ name: 'migrations', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
@@ -46,6 +43,20 @@ export const migrationsModule = (deps: AppDeps) =>
         detail: { operationId: 'repoMigrate', summary: 'Migrate a remote git repository' },
       },
     )
+    .use(mirrorRoutes(deps))
+
+/**
+ * The mirror routes: a pull mirror's sync and the push mirrors (repository administrators; their
+ * writes refused on an archived repository, as Gitea's mustNotBeArchived). When the site has
+ * mirrors turned off (Gitea's `[mirror] ENABLED`, WARREN_MIRROR_ENABLED=false) each answers 400,
+ * once the caller, the repository and the input have passed their checks, as Gitea's handlers do.
+ */
+const mirrorRoutes = (deps: AppDeps) =>
+  new Elysia({ name: 'mirrors', detail: { tags: ['repository'] } })
+    .use(pipeline(deps))
+    .onBeforeHandle(() => {
+      if (!deps.config.mirrorEnabled) throw badRequest('Mirror feature is disabled')
+    })
     .post(
       '/repos/:owner/:repo/mirror-sync',
       async ({ repo, set }) => {

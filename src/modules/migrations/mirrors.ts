@@ -8,7 +8,7 @@ import { recordPush } from '../../push'
 import { gitOfRow } from '../../auth/repo-context'
 import { loggerOf } from '../../lib/log'
 import { mirrorAttempt, queueMirrorJob } from './mirror-queue'
-import { queueDuePushMirrors, requireMirrorsEnabled } from './push-mirrors'
+import { queueDuePushMirrors } from './push-mirrors'
 import { updateMirrorWiki } from './service'
 
 export { mirrorUpdatesSettled, stopMirrorUpdates } from './mirror-queue'
@@ -72,9 +72,8 @@ export async function queueDueMirrors(deps: AppDeps, now = nowUnix()): Promise<n
   return due.length + (await queueDuePushMirrors(deps, now, DUE_BATCH))
 }
 
-/** POST /repos/{o}/{r}/mirror-sync: queues an update of a pull mirror; 400 for other repositories and when mirrors are off (Gitea). */
+/** POST /repos/{o}/{r}/mirror-sync: queues an update of a pull mirror; 400 for other repositories (Gitea). */
 export async function requestMirrorSync(deps: AppDeps, repoId: number): Promise<void> {
-  requireMirrorsEnabled(deps)
   const found = (await deps.db.select({ id: mirrors.repoId }).from(mirrors).where(eq(mirrors.repoId, repoId)))[0]
   if (!found) throw badRequest('Repository is not a mirror')
   await queueMirrorUpdate(deps, repoId)

@@ -49,11 +49,6 @@ function pushMirrorRefusal(reason: AddressRefusal, host: string): ApiError {
   }
 }
 
-/** 400 when the site has mirrors turned off (Gitea's `[mirror] ENABLED`). */
-export function requireMirrorsEnabled(deps: AppDeps): void {
-  if (!deps.config.mirrorEnabled) throw badRequest('Mirror feature is disabled')
-}
-
 const NAME_LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
 
 /** Gitea's remote name of a new push mirror: `remote_mirror_` and 10 random letters or digits. */
@@ -69,7 +64,6 @@ function newRemoteName(): string {
  * has passed, a sync is asked for, or (sync_on_commit) the refs change.
  */
 export async function createPushMirror(deps: AppDeps, repo: RepoRow, input: NewPushMirror): Promise<PushMirrorRow> {
-  requireMirrorsEnabled(deps)
   if (input.useSsh) throw badRequest('use_ssh is not supported: a push mirror pushes over http(s) with a username and password (or token)')
   const interval = mirrorIntervalOf(deps, input.interval, badRequest)
   const source = await resolveCloneSource(deps, { isAdmin: false }, input.remoteAddress, { username: input.remoteUsername, password: input.remotePassword }, pushMirrorRefusal)
@@ -92,13 +86,11 @@ export async function createPushMirror(deps: AppDeps, repo: RepoRow, input: NewP
 
 /** GET /repos/{o}/{r}/push_mirrors: the repository's push mirrors, oldest first. */
 export async function listPushMirrors(deps: AppDeps, repo: RepoRow, page: Page | null): Promise<Paged<PushMirrorRow>> {
-  requireMirrorsEnabled(deps)
   return await selectPage(deps.db, pushMirrors, eq(pushMirrors.repoId, repo.id), pushMirrors.id, page)
 }
 
 /** A push mirror of the repository by its remote name; 404 when it has none of that name. */
 export async function getPushMirror(deps: AppDeps, repo: RepoRow, name: string): Promise<PushMirrorRow> {
-  requireMirrorsEnabled(deps)
   const [row] = await deps.db.select().from(pushMirrors).where(and(eq(pushMirrors.repoId, repo.id), eq(pushMirrors.remoteName, name)))
   if (!row) throw notFound(`push mirror does not exist [name: ${name.slice(0, 100)}]`)
   return row
@@ -119,7 +111,6 @@ function queuePush(deps: AppDeps, id: number, now?: number): void {
 
 /** POST /repos/{o}/{r}/push_mirrors-sync: queues a push of every push mirror of the repository. */
 export async function syncPushMirrors(deps: AppDeps, repo: RepoRow): Promise<void> {
-  requireMirrorsEnabled(deps)
   const rows = await deps.db.select({ id: pushMirrors.id }).from(pushMirrors).where(eq(pushMirrors.repoId, repo.id))
   for (const { id } of rows) queuePush(deps, id)
 }

@@ -8,7 +8,7 @@ import { gitLimitsOf } from '../../auth/repo-context'
 import { noReplyEmail } from '../../convert/user'
 import { conflict, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
-import { charCount } from '../../lib/validate'
+import { ALPHA_DASH_DOT, charCount } from '../../lib/validate'
 import { initBareRepository, objectFormatOf, removeRepositoryFolder } from '../../git/init'
 import { wikiPathOf, type GitRepo } from '../../git/run'
 import { readBranchAndTagRefs, refsFingerprint } from '../../git/ref-state'
@@ -42,12 +42,10 @@ export interface NewRepo {
   onReady?: (row: RepoRow) => Promise<void> | void
 }
 
-export const REPO_NAME = /^[A-Za-z0-9_.-]+$/
-
 /** Repository names: AlphaDashDot, at most 100, not `.`/`..`, not ending in `.git`/`.wiki`. */
 export function checkRepoName(name: string): void {
   if (!name) throw unprocessable('Required', 'Name')
-  if (!REPO_NAME.test(name)) throw unprocessable('must be valid alpha or numeric or dash(-_) or dot characters', 'Name')
+  if (!ALPHA_DASH_DOT.test(name)) throw unprocessable('must be valid alpha or numeric or dash(-_) or dot characters', 'Name')
   if (charCount(name) > 100) throw unprocessable('must be less than 100 characters', 'Name')
   const lower = name.toLowerCase()
   if (lower === '.' || lower === '..' || lower.endsWith('.git') || lower.endsWith('.wiki'))

@@ -9,7 +9,7 @@ import { containsText } from '../../db/sql'
 import type { RepoContext } from '../../auth/repo-context'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
-import { charCount } from '../../lib/validate'
+import { ALPHA_DASH_DOT, charCount } from '../../lib/validate'
 import { usersPage } from '../users/service'
 import { findReadableRepo, listReadableRepos } from '../repos/queries'
 import { TEAM_UNITS } from './model'
@@ -17,8 +17,6 @@ import { ensureMembership, lastOwnerMessage, ownersCount } from '../orgs/service
 import type { OrgContext, OrgRow } from '../../auth/org-context'
 import type { TeamContext } from '../../auth/team-context'
 import { refuseBlocked } from '../../auth/blocking'
-
-const TEAM_NAME = /^[A-Za-z0-9_.-]+$/
 
 const isOwnersTeam = (team: Pick<TeamRow, 'authorize'>) => team.authorize >= AccessMode.Owner
 
@@ -66,7 +64,7 @@ export interface TeamFields {
 function checkTeamName(name: string | undefined): void {
   if (name === undefined) return
   if (!name) throw unprocessable('Required', 'Name')
-  if (!TEAM_NAME.test(name)) throw unprocessable('must be valid alpha or numeric or dash(-_) or dot characters', 'Name')
+  if (!ALPHA_DASH_DOT.test(name)) throw unprocessable('must be valid alpha or numeric or dash(-_) or dot characters', 'Name')
   if (charCount(name) > 30) throw unprocessable('must be less than 30 characters', 'Name')
 }
 
