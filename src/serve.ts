@@ -17,6 +17,7 @@ import { startPushMirrorer } from './jobs/push-mirrorer'
 import { startLeftoverRepair } from './jobs/leftover-repair'
 import { startRepositorySweep } from './jobs/repository-sweep'
 import { repairPullMerges } from './modules/pulls/merge'
+import { makeSigningKeyIfMissing } from './modules/oauth2/signing-key'
 import { checkGit, MIN_GIT_VERSION } from './ops/git-check'
 import { BackgroundJobs, shutdown } from './ops/shutdown'
 import { releaseServeMark, runningServer, SERVE_MARK, takeServeMark } from './ops/serve-mark'
@@ -109,6 +110,8 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
   let stopping = false
   setTimeout(() => {
     if (stopping) return
+    // The OAuth2 provider's signing key, made on the first start (one that exists is read on first use).
+    if (config.oauth2Enabled) makeSigningKeyIfMissing(config.dataDir)
     // With several processes on one PostgreSQL database, each job runs in one of them (asLeader).
     jobs.add('mirror scheduler', asLeader(deps, 'mirror-scheduler', () => startMirrorScheduler(deps)))
     jobs.add('pull request checker', asLeader(deps, 'pull-checker', () => startPullChecker(deps)))
