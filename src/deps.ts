@@ -2,7 +2,6 @@ import type { Config } from './config'
 import { openDatabase, prepareDataFolder, type Db } from './db/client'
 import { DIALECT } from './db/dialect'
 import { Auth } from './auth/caller'
-import { isMainThread } from 'node:worker_threads'
 
 /** What every module needs: built once by the CLI (or a test) and handed to createApp. */
 export interface AppDeps {
@@ -33,6 +32,6 @@ export async function openConfiguredDatabase(config: Config): Promise<Db> {
   return openPostgres(config.databaseUrl, {
     poolSize: config.databasePoolSize,
     synchronousCommit: config.databaseSynchronousCommit,
-    listen: isMainThread,
+    listen: Bun.isMainThread,
   })
 }

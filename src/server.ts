@@ -11,6 +11,8 @@ import { docsUrl } from './lib/urls'
  * A port another process holds is an error here (EADDRINUSE), never a shared port: `reusePort`
  * is off, so a second Warren cannot take half of the first one's connections.
  *
+ * `afterRequests.run` is called once, when the server has answered `afterRequests.count` requests.
+ *
  * Each request gets one log line once answered (method, path, status, duration until the answer
  * began, user, client address); streamed answers (clones, pushes) go on after it. The status
  * logged is the one sent: an error that escapes the app is answered here (500, the API's error
@@ -18,8 +20,9 @@ import { docsUrl } from './lib/urls'
  * its own 500. Bun's `error` handler gets what fails after the answer left the app (a file body
  * that cannot be read while sent): it is logged in the log's format too.
  */
-export function startServer(deps: AppDeps, opts: { hostname?: string; port?: number } = {}) {
+export function startServer(deps: AppDeps, opts: { hostname?: string; port?: number; afterRequests?: { count: number; run: () => void } } = {}) {
   const app = createApp(deps)
+  let answered = 0
   const log = loggerOf(deps.config)
   const logged = async (request: Request, address: string | undefined, started: number, status: number) => {
     log.info('request', {
@@ -51,6 +54,7 @@ export function startServer(deps: AppDeps, opts: { hostname?: string; port?: num
         response = internalError()
       }
       if (log.enabled('info')) void logged(request, address, started, response.status)
+      if (++answered === opts.afterRequests?.count) opts.afterRequests.run()
       return response
     },
     error: (e) => {

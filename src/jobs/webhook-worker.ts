@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import type { AppDeps } from '../deps'
 import { registerDeliveryWaker, stopDrainMs } from '../webhooks/dispatcher'
 import { hasWebhookWork, WEBHOOK_POLL_MS } from '../webhooks/loops'
@@ -11,9 +10,9 @@ import { everySchedule, jobBoardOf } from '../lib/job-board'
 /** Where the thread's code is: beside the webhooks sources, or in the bundle at its entry's path. */
 function threadUrl(): URL {
   const source = new URL('../webhooks/worker-thread.ts', import.meta.url)
-  if (existsSync(fileURLToPath(source))) return source
+  if (existsSync(Bun.fileURLToPath(source))) return source
   const bundled = new URL('./webhooks/worker-thread.js', import.meta.url)
-  if (existsSync(fileURLToPath(bundled))) return bundled
+  if (existsSync(Bun.fileURLToPath(bundled))) return bundled
   throw new Error(`webhook worker not found (looked for ${source.pathname} and ${bundled.pathname})`)
 }
 

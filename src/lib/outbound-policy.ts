@@ -1,5 +1,4 @@
-import { lookup } from 'node:dns/promises'
-import { BlockList, isIP } from 'node:net'
+import type { BlockList } from 'node:net'
 
 /**
  * The one outbound network policy: whether the server may open a connection, on a user's behalf,
@@ -49,6 +48,15 @@ const CLASSES = {
 } as const satisfies Record<string, { v4: readonly string[]; v6: readonly string[] }>
 
 export type AddressClass = keyof typeof CLASSES
+
+/**
+ * `node:net` (and the streams it loads), loaded once a policy first reads an address: every start
+ * builds the webhooks' policy from its configuration (src/config.ts) but connects nowhere, and a
+ * server that never delivers nor migrates never needs it.
+ */
+let net: typeof import('node:net') | undefined
+const netModule = () => (net ??= require('node:net') as typeof import('node:net'))
+const isIP = (text: string) => netModule().isIP(text)
 
 /**
  * What kind of address `ip` is, in Gitea's ALLOWED_HOST_LIST words: `loopback`; `private` (RFC 1918,
@@ -121,7 +129,7 @@ export function parseSubnet(text: string): { network: string; prefix: number } |
 
 /** A BlockList of subnets (already checked); an IPv4 subnet also in each IPv4-carrying IPv6 form when `carriers`. */
 function subnetList(v4: readonly string[], v6: readonly string[], carriers: readonly string[]): BlockList {
-  const list = new BlockList()
+  const list = new (netModule().BlockList)()
   for (const cidr of v6) {
     const s = parseSubnet(cidr)!
     list.addSubnet(s.network, s.prefix, 'ipv6')
@@ -133,13 +141,16 @@ function subnetList(v4: readonly string[], v6: readonly string[], carriers: read
   return list
 }
 
-const CLASS_LISTS = (Object.keys(CLASSES) as AddressClass[]).map((name) => [name, subnetList(CLASSES[name].v4, CLASSES[name].v6, IPV4_CARRIERS)] as const)
+let classLists: (readonly [AddressClass, BlockList])[] | undefined
+/** The named classes' lists, built on first use. */
+const CLASS_LISTS = () =>
+  (classLists ??= (Object.keys(CLASSES) as AddressClass[]).map((name) => [name, subnetList(CLASSES[name].v4, CLASSES[name].v6, IPV4_CARRIERS)] as const))
 
 /** The named class `ip` belongs to; undefined for an address in none (external) or for what is not an address. */
 export function addressClass(ip: string | CanonicalAddress): AddressClass | undefined {
   const a = typeof ip === 'string' ? canonicalAddress(ip) : ip
   if (!a) return undefined
-  return CLASS_LISTS.find(([, list]) => list.check(a.v6, 'ipv6'))?.[0]
+  return CLASS_LISTS().find(([, list]) => list.check(a.v6, 'ipv6'))?.[0]
 }
 
 export function addressKind(ip: string): AddressKind {
@@ -183,11 +194,19 @@ const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, '').toLowerC
 /** Builds a policy; throws on a subnet parseSubnet refuses. */
 export function outboundPolicy(rules: OutboundRules): OutboundPolicy {
   const kinds = new Set<AddressKind>(rules.kinds ?? [])
-  const subnets = new BlockList()
-  for (const text of rules.subnets ?? []) {
+  const parsed = (rules.subnets ?? []).map((text) => {
     const s = parseSubnet(text)
     if (!s) throw new Error(`"${text}" is not a CIDR range`)
-    subnets.addSubnet(s.network, s.prefix, 'ipv6')
+    return s
+  })
+  // The list itself on the first check (a start reads the rules, see netModule).
+  let list: BlockList | undefined
+  const subnets = () => {
+    if (!list) {
+      list = new (netModule().BlockList)()
+      for (const s of parsed) list.addSubnet(s.network, s.prefix, 'ipv6')
+    }
+    return list
   }
   const names = rules.names ?? []
   return {
@@ -197,7 +216,7 @@ export function outboundPolicy(rules: OutboundRules): OutboundPolicy {
       if (names.some((n) => n.matches(host) || n.matches(address))) return true
       if (kinds.has(addressKind(address))) return true
       const a = canonicalAddress(address)
-      return a !== null && subnets.check(a.v6, 'ipv6')
+      return a !== null && subnets().check(a.v6, 'ipv6')
     },
     refusesName: (hostname) => rules.refusedName?.(bareHost(hostname)) ?? false,
   }
@@ -228,6 +247,7 @@ export async function checkOutbound(hostname: string, policy: OutboundPolicy, ne
   if (isIP(host)) addresses = [{ address: host, family: isIP(host) }]
   else {
     try {
+      const { lookup } = await import('node:dns/promises')
       addresses = await lookup(host, { all: true, verbatim: true })
     } catch (e) {
       return { ok: false, reason: 'unresolvable', error: (e as NodeJS.ErrnoException).code ?? (e as Error).message }

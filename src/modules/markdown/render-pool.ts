@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { ApiError, unprocessable } from '../../lib/errors'
 import type { RenderConfig, RenderOptions } from './render'
 
@@ -61,9 +60,9 @@ const busyError = () => new ApiError(503, 'Too many markdown documents are being
  */
 function workerUrl(): URL {
   const source = new URL('./render-worker.ts', import.meta.url)
-  if (existsSync(fileURLToPath(source))) return source
+  if (existsSync(Bun.fileURLToPath(source))) return source
   const bundled = new URL('./modules/markdown/render-worker.js', import.meta.url)
-  if (existsSync(fileURLToPath(bundled))) return bundled
+  if (existsSync(Bun.fileURLToPath(bundled))) return bundled
   throw new Error(`markdown render worker not found (looked for ${source.pathname} and ${bundled.pathname})`)
 }
 

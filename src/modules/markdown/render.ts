@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url'
 import { init, mdToHtml } from 'md4w'
 // The renderer's code, embedded in the bundle and the single binary like the docs page's assets.
 import wasmPath from '../../../node_modules/md4w/js/md4w-fast.wasm' with { type: 'file' }
@@ -38,7 +37,7 @@ let ready: Promise<void> | undefined
 /** Loads the renderer (md4c compiled to WebAssembly); renderMarkdown may run once it resolves. */
 export function loadRenderer(): Promise<void> {
   // A bundle names the file relative to the chunk that imports it; sources and the binary, absolutely.
-  const path = wasmPath.startsWith('.') ? fileURLToPath(new URL(wasmPath, import.meta.url)) : wasmPath
+  const path = wasmPath.startsWith('.') ? Bun.fileURLToPath(new URL(wasmPath, import.meta.url)) : wasmPath
   return (ready ??= Bun.file(path)
     .arrayBuffer()
     .then((bytes) => init(new Uint8Array(bytes))))

@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs'
 import { isAbsolute } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
@@ -84,7 +83,7 @@ export async function resolveCloneSource(
     url = new URL(addr)
   } catch {}
   let localPath: string | null = null
-  if (url?.protocol === 'file:') localPath = fileURLToPath(url)
+  if (url?.protocol === 'file:') localPath = Bun.fileURLToPath(url)
   else if (!url && isAbsolute(addr)) localPath = addr
   if (localPath !== null) {
     if (!caller.isAdmin) throw refuse('local-path', '')

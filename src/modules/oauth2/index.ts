@@ -145,8 +145,6 @@ const bodyObject = (body: unknown): Record<string, unknown> => (body !== null &&
  * client's credentials there).
  */
 export const oauth2ProviderModule = (deps: AppDeps) => {
-  // The signing key is made (or read) on first start, not on the first sign-in.
-  if (deps.config.oauth2Enabled) void signingKey(deps.config.dataDir).catch(() => {})
   return new Elysia({ name: 'oauth2-provider', detail: { hide: true } })
     .use(pipeline(deps))
     .post(

@@ -1,11 +1,11 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPair, sign, type KeyObject } from 'node:crypto'
-import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 
 /**
  * The key that signs id_tokens (RS256, so that every OpenID Connect library verifies them against
- * `/login/oauth/keys`). Made on first start in the data folder (`jwt/private.pem`, mode 0600, as
+ * `/login/oauth/keys`). Made on first start (makeSigningKeyIfMissing) in the data folder (`jwt/private.pem`, mode 0600, as
  * Gitea keeps its `jwt/private.pem`) and read from there afterwards, so every process behind the
  * same data folder signs with the same key and tokens outlive a restart.
  */
@@ -30,6 +30,16 @@ export function signingKey(dataDir: string): Promise<SigningKey> {
     keys.set(dataDir, key)
   }
   return key
+}
+
+/**
+ * Makes the data folder's key when it has none, in the background (RSA key generation takes a
+ * while: `warren serve` starts it once it listens, so neither its first answer nor a first sign-in
+ * waits for it). A key already there is read on its first use (well under a millisecond), so a
+ * start loads no RSA code for it.
+ */
+export function makeSigningKeyIfMissing(dataDir: string): void {
+  if (!existsSync(join(dataDir, 'jwt', 'private.pem'))) void signingKey(dataDir).catch(() => {})
 }
 
 async function loadOrCreate(dataDir: string): Promise<SigningKey> {
