@@ -18,7 +18,7 @@ import { removeAvatarFileIfUnused } from '../avatars/storage'
 import { checkForkVisibility } from '../forks/visibility'
 import { checkRepoName } from './create'
 import { checkUnmoved, dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
-import { moveFolderWithRows } from './folder-move'
+import { isFolderBusy, moveFolderWithRows } from './folder-move'
 import { deletedFoldersOf } from './repair'
 import { unitChanges, type UnitEdit } from './units'
 import { releaseRepoTopics } from '../topics/service'
@@ -142,7 +142,27 @@ const BUSY_DELETING = 'the repository is being deleted; try again'
  */
 export async function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode, actor: UserRow | null = null): Promise<void> {
   if (mode < AccessMode.Admin) throw forbidden('Only repository administrators may delete it')
-  const gitDir = pathOfRepo(deps, owner.name, repo)
+  // Another move of its folder under way (a second delete, a rename): wait for it, then go on
+  // from the row as it is then (gone: 404; renamed: its new folder), a bounded while.
+  for (let round = 1; ; round++) {
+    const now = (await deps.db.select().from(repositories).where(eq(repositories.id, repo.id)))[0]
+    if (!now) throw notFound()
+    try {
+      return await deleteOnce(deps, now, actor)
+    } catch (e) {
+      if (!isFolderBusy(e) || round >= DELETE_WAIT_ROUNDS) throw e
+      await Bun.sleep(DELETE_WAIT_MS)
+    }
+  }
+}
+
+/** How long a deletion waits for another move of the same folder: rounds of a pause. */
+const DELETE_WAIT_ROUNDS = 60
+const DELETE_WAIT_MS = 50
+
+/** deleteRepository's one attempt, from the repository's row as read just before. */
+async function deleteOnce(deps: AppDeps, repo: RepoRow, actor: UserRow | null): Promise<void> {
+  const gitDir = pathOfRepo(deps, repo.ownerName, repo)
   const trash = join(deletedFoldersOf(deps), `${repo.id}-${crypto.randomUUID()}`)
   const gone = [`${trash}.git`, `${trash}.wiki.git`] as const
   const avatar = await moveFolderWithRows(deps, gitDir, gone[0], async () => {

@@ -4,7 +4,7 @@ import { eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { folderMoves } from '../../db/schema'
-import { conflict } from '../../lib/errors'
+import { ApiError, conflict } from '../../lib/errors'
 import { loggerOf } from '../../lib/log'
 import { nowUnix } from '../../lib/time'
 
@@ -80,6 +80,9 @@ export async function moveFolderWithRows<T>(
 }
 
 const BUSY = 'the repository is being moved or renamed; try again'
+
+/** Whether `e` is moveFolderWithRows' refusal because another move of the same folder is under way. */
+export const isFolderBusy = (e: unknown): boolean => e instanceof ApiError && e.status === 409 && e.message === BUSY
 
 const rootOf = (deps: AppDeps) => join(deps.config.dataDir, 'repositories')
 

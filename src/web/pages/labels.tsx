@@ -40,7 +40,7 @@ type MilestoneValues = typeof MilestoneForm.static
 
 /** Who may change a repository's labels and milestones: the API's rule (writers of the issues unit). */
 const ISSUE_WRITER = { level: 'write', unit: 'issues' } as const
-const page = (id: string) => ({ scope: 'issue' as const, detail: pageDetail(id) })
+const page = (id: string) => ({ scope: 'repository' as const, detail: pageDetail(id) })
 
 const labelsUrl = (ctx: RepoContext) => `${repoUrl(ctx.owner.name, ctx.repo.name)}/labels`
 const milestonesUrl = (ctx: RepoContext) => `${repoUrl(ctx.owner.name, ctx.repo.name)}/milestones`
