@@ -25,3 +25,21 @@ export async function signInByForm(baseUrl: string, user: Pick<TestUser, 'name' 
   expect(cookie).toContain('SameSite=Lax')
   return cookie.split(';')[0]!
 }
+
+/**
+ * A page fetcher and the session cookies of the users it signed in (once each) at `baseUrl`:
+ * `page(path, cookie?)` asks for HTML and follows no redirect.
+ */
+export function webVisits(baseUrl: string) {
+  const cookies = new Map<string, string>()
+  return {
+    page: (path: string, cookie?: string) => fetch(baseUrl + path, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) }, redirect: 'manual' }),
+    async signIn(user: Pick<TestUser, 'name' | 'password'>): Promise<string> {
+      const known = cookies.get(user.name)
+      if (known) return known
+      const cookie = await signInByForm(baseUrl, user)
+      cookies.set(user.name, cookie)
+      return cookie
+    },
+  }
+}
