@@ -113,9 +113,10 @@ describe("a person's blocked users", () => {
 describe("an organisation's blocked users", () => {
   test('its owners only: a member and a stranger are refused (403), signed out asked to sign in, an unknown organisation 404', async () => {
     expect((await page(ORG_PAGE, await signIn(alice))).status).toBe(200)
-    // The organisation's pages link it for its owners only.
-    expect(await (await page('/org/acme/members', await signIn(alice))).text()).toContain(`href="${ORG_PAGE}"`)
-    expect(await (await page('/org/acme/members', await signIn(carol))).text()).not.toContain(`href="${ORG_PAGE}"`)
+    // The organisation's pages link its settings for its owners only, whose menu links it.
+    expect(await (await page('/org/acme/members', await signIn(alice))).text()).toContain('href="/org/acme/settings"')
+    expect(await (await page('/org/acme/members', await signIn(carol))).text()).not.toContain('href="/org/acme/settings"')
+    expect(await (await page('/org/acme/settings', await signIn(alice))).text()).toContain(`href="${ORG_PAGE}"`)
     for (const user of [carol, bob]) {
       expect((await page(ORG_PAGE, await signIn(user))).status).toBe(403)
       expect((await submit(user, ORG_PAGE, { action: 'block', blockee: 'bob' })).status).toBe(403)

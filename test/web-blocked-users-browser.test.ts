@@ -69,6 +69,7 @@ for (const javaScriptEnabled of [false, true])
 test("an organisation's blocked users, for its owner", async () => {
   const page = await signedInPage(browser, s.url, alice)
   await page.goto(s.url + '/org/acme/members')
+  await page.getByRole('link', { name: 'Settings' }).click()
   await page.getByRole('link', { name: 'Blocked users' }).click()
   await page.waitForURL(/\/org\/acme\/settings\/blocked_users$/)
   await expectAccessible(page)

@@ -49,3 +49,6 @@ export function webForms(baseUrl: string) {
   }
   return { page, signIn, submit }
 }
+
+/** webForms for tests that only visit pages (page, signIn). */
+export const webVisits = webForms

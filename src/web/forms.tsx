@@ -4,7 +4,8 @@ import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { Caller } from '../auth/caller'
 import type { Config } from '../config'
 import { ApiError } from '../lib/errors'
-import { csrfMatches, webContext, type WebContext } from './context'
+import { csrfMatches, htmlResponse, webContext, type WebContext } from './context'
+import { Layout } from './layout'
 import { errorPage } from './errors'
 
 /*
@@ -60,6 +61,11 @@ const NOTICES: Record<string, string> = {
   blocked: 'The user was blocked.',
   unblocked: 'The user was unblocked.',
   'note-saved': 'The note was saved.',
+  'org-created': 'The organisation was created.',
+  'org-deleted': 'The organisation was deleted.',
+  'org-avatar-saved': "The organisation's avatar was changed.",
+  'org-avatar-deleted': "The organisation's avatar was deleted: the default one is shown.",
+  migrated: 'The repository was migrated.',
 }
 
 /** The name of a notice a form's 303 may come back with. */
@@ -217,7 +223,6 @@ export function Pager(props: { path: string; query?: Record<string, string | und
 /** How many pages `total` items make at `limit` a page (at least one). */
 export const pagesOf = (total: number, limit: number): number => Math.max(1, Math.ceil(total / Math.max(1, limit)))
 
-/** A settings area: its menu beside the page. */
 /** A list of records as a table: its accessible name, its column headers, and an unnamed last column of actions when asked. */
 export function ListTable(props: { label: string; columns: string[]; actions?: boolean; children?: Child }): Html {
   return (
@@ -239,6 +244,31 @@ export function ListTable(props: { label: string; columns: string[]; actions?: b
   )
 }
 
+/**
+ * A page of a settings area: the page's title, its heading (`header`), the area's menu beside the
+ * body, the body's title, the notices and the error of a refused form.
+ */
+export function settingsResponse(
+  web: WebContext,
+  area: { title: string; header: Child; menu: string; items: [string, string][]; current: string },
+  title: string,
+  body: Child,
+  opts: { error?: string; status?: number } = {},
+): Response {
+  return htmlResponse(
+    <Layout ctx={web} title={area.title}>
+      {area.header}
+      <SettingsFrame title={area.menu} items={area.items} current={area.current}>
+        <h2>{title}</h2>
+        <Notices ctx={web} error={opts.error} />
+        {body}
+      </SettingsFrame>
+    </Layout>,
+    opts.status ?? 200,
+  )
+}
+
+/** A settings area: its menu beside the page. */
 export function SettingsFrame(props: { title: string; items: [string, string][]; current: string; children?: Child }): Html {
   return (
     <div class="settings">

@@ -22,6 +22,8 @@ import { refPages } from './pages/refs'
 import { comparePages } from './pages/compare'
 import { wikiPages } from './pages/wiki'
 import { labelPages } from './pages/labels'
+import { migratePages } from './pages/migrate'
+import { orgSettingsPages } from './pages/org-settings'
 
 export { errorPage, webRefusal } from './errors'
 
@@ -42,6 +44,8 @@ export const webModule = (deps: AppDeps) =>
     .use(userSettingsPages(deps))
     .use(blockedUsersPages(deps))
     .use(repoActionPages(deps))
+    .use(migratePages(deps))
+    .use(orgSettingsPages(deps))
     .use(explorePages(deps))
     .use(signUpPages(deps))
     .use(adminPages(deps))

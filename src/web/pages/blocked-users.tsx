@@ -8,11 +8,11 @@ import type { OrgContext } from '../../auth/org-context'
 import { unprocessable } from '../../lib/errors'
 import { MAX_BLOCK_NOTE } from '../../modules/blocks/model'
 import { blockNotes, blockPathUser, blockUser, listBlocks, setBlockNote, unblockUser } from '../../modules/blocks/service'
-import { Layout } from '../layout'
-import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { ButtonForm, CsrfField, CsrfText, FormText, formRoute, ListTable, Notices, Pager, pageNumber, pagesOf, seeOther, SettingsFrame, type FormRequest } from '../forms'
+import { pageDetail, webContext, type WebContext } from '../context'
+import { ButtonForm, CsrfField, CsrfText, FormText, formRoute, ListTable, Pager, pageNumber, pagesOf, seeOther, type FormRequest } from '../forms'
 import { ownerUrl } from '../links'
 import { settingsPage } from './settings-user'
+import { orgSettingsPage } from './org-settings'
 
 /** Blocked people a page lists. */
 const LISTED = 50
@@ -55,20 +55,7 @@ const orgBlocker = (org: OrgContext['org']): Blocker => {
     about:
       "Someone the organisation blocks cannot star or watch its repositories, open issues or pull requests in them, comment on, react to or review issues and pull requests there, become a collaborator or join one of its teams. Blocking also ends their stars, watches, assignments and collaborations in its repositories. The organisation's members cannot be blocked.",
     noteReaders: "Only the organisation's owners can see the note.",
-    frame: (web, body, opts) =>
-      htmlResponse(
-        <Layout ctx={web} title={`Blocked users · ${org.name}`}>
-          <h1>
-            <a href={ownerUrl(org.name)}>{org.name}</a> · Settings
-          </h1>
-          <SettingsFrame title="Organisation settings" items={[[path, 'Blocked users']]} current={path}>
-            <h2>Blocked users</h2>
-            <Notices ctx={web} error={opts.error} />
-            {body}
-          </SettingsFrame>
-        </Layout>,
-        opts.status ?? 200,
-      ),
+    frame: (web, body, opts) => orgSettingsPage(web, org, path, 'Blocked users', body, opts),
   }
 }
 

@@ -35,7 +35,7 @@ function orgPage(web: WebContext, org: OrgContext['org'], title: string, body: C
         <a href={ownerUrl(org.name)}>Repositories</a>
         <a href={`${orgBase(org.name)}/members`}>Members</a>
         <a href={`${orgBase(org.name)}/teams`}>Teams</a>
-        {opts.owner ? <a href={`${orgBase(org.name)}/settings/blocked_users`}>Blocked users</a> : null}
+        {opts.owner ? <a href={`${orgBase(org.name)}/settings`}>Settings</a> : null}
       </nav>
       <Notices ctx={web} error={opts.error} />
       {body}

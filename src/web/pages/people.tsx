@@ -10,6 +10,7 @@ import type { RepoRow } from '../../auth/access'
 import { listCallerRepos, listOwnedRepos } from '../../modules/repos/queries'
 import { rootInfo } from '../../modules/docs'
 import { Layout } from '../layout'
+import { Notices } from '../forms'
 import { htmlResponse, pageDetail, webContext } from '../context'
 import { ownerUrl, repoUrl } from '../links'
 
@@ -74,6 +75,7 @@ export const peoplePages = (deps: AppDeps) =>
         return htmlResponse(
           <Layout ctx={web} title="Home">
             <h1>Your repositories</h1>
+            <Notices ctx={web} />
             <RepoList owners={await ownerNames(deps, rows, [user])} rows={rows} total={total} empty="You have no repositories yet." />
           </Layout>,
         )
@@ -93,6 +95,7 @@ export const peoplePages = (deps: AppDeps) =>
               {owner.fullName ? <span class="muted"> · {owner.fullName}</span> : null}
             </h1>
             <p class="muted">{kind}</p>
+            <Notices ctx={web} />
             {owner.description ? <p>{owner.description}</p> : null}
             <h2>Repositories</h2>
             <RepoList owners={await ownerNames(deps, rows, [owner])} rows={rows} total={total} empty="No repositories to show." />

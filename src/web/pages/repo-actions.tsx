@@ -45,6 +45,40 @@ async function ownerChoices(deps: AppDeps, user: UserRow): Promise<string[]> {
   return names
 }
 
+/** Gitea's "+" menu, at the top of each creation page: a new repository, a migration, a new organisation. */
+export function NewThings(props: { current: string }): Html {
+  const items: [string, string][] = [
+    ['/repo/create', 'New repository'],
+    ['/repo/migrate', 'New migration'],
+    ['/org/create', 'New organisation'],
+  ]
+  return (
+    <nav class="counts" aria-label="Create">
+      {items.map(([href, label]) => (
+        <a href={href} aria-current={href === props.current ? 'page' : undefined}>
+          {label}
+        </a>
+      ))}
+    </nav>
+  )
+}
+
+/** The owner choice of a creation form (field `name`): the user and the organisations that let them create, `chosen` selected. */
+export async function ownerField(deps: AppDeps, user: UserRow, name: string, chosen: string): Promise<Html> {
+  return (
+    <label>
+      Owner
+      <select name={name}>
+        {(await ownerChoices(deps, user)).map((owner) => (
+          <option value={owner} selected={owner.toLowerCase() === chosen.toLowerCase()}>
+            {owner}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
+}
+
 const CreateForm = t.Object({
   _csrf: CsrfText,
   owner: FormText(255),
@@ -62,19 +96,11 @@ async function createPage(deps: AppDeps, ctx: WebContext, user: UserRow, opts: {
   return htmlResponse(
     <Layout ctx={ctx} title="New repository">
       <h1>New repository</h1>
+      <NewThings current="/repo/create" />
       <Notices ctx={ctx} error={opts.error} />
       <form class="stack wide" method="post" action="/repo/create">
         <CsrfField ctx={ctx} />
-        <label>
-          Owner
-          <select name="owner">
-            {(await ownerChoices(deps, user)).map((name) => (
-              <option value={name} selected={name.toLowerCase() === chosen.toLowerCase()}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
+        {await ownerField(deps, user, 'owner', chosen)}
         <label>
           Repository name
           <input name="name" required maxlength="100" value={v?.name ?? ''} />

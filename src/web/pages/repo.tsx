@@ -11,6 +11,7 @@ import { wildcardOf } from '../../modules/files/model'
 import { renderMarkdown } from '../../modules/markdown/service'
 import { MAX_MARKDOWN_TEXT } from '../../modules/markdown/model'
 import { Layout } from '../layout'
+import { Notices } from '../forms'
 import { htmlResponse, pageDetail, webContext } from '../context'
 import { errorPage } from '../errors'
 import { branchNames, fileAt, folderEntries, homeSource, resolveSource, type SourceAt, type SourceKind } from '../source-data'
@@ -75,6 +76,7 @@ export const repoPages = (deps: AppDeps) =>
           <Layout ctx={web} title={repo.full_name}>
             <RepoHeader repo={repo} actions={await repoActions(deps, ctx, web)} />
             <CodeNav repo={repo} current="code" />
+            <Notices ctx={web} />
             <CloneUrls repo={repo} />
             {at && folder && branches ? (
               <>

@@ -17,10 +17,9 @@ import { REPO_MERGE_STYLES } from '../../modules/repos/model'
 import { addCollaborator, collaboratorModes, collaboratorUser, listCollaborators, removeCollaborator } from '../../modules/collaborators/service'
 import { createHook, deleteHook, editHook, getDelivery, getHook, listDeliveries, listHooks, redeliver, testHook } from '../../modules/hooks/service'
 import { addDeployKey, deleteDeployKey, listDeployKeys } from '../../modules/deploy-keys/service'
-import { Layout } from '../layout'
-import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
+import { pageDetail, webContext, type WebContext } from '../context'
 import { branchNames } from '../source-data'
-import { ButtonForm, CsrfField, CsrfText, FormCheck, FormList, FormText, formRoute, type FormRequest, listOf, Notices, Pager, pageNumber, seeOther, SettingsFrame, ticked, pagesOf, ListTable } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormList, FormText, formRoute, type FormRequest, listOf, Pager, pageNumber, seeOther, ticked, pagesOf, ListTable, settingsResponse } from '../forms'
 import { RepoHeader } from './repo-chrome'
 import { repoUrl } from '../links'
 
@@ -51,17 +50,7 @@ function menu(ctx: RepoContext): [string, string][] {
 
 async function settingsPage(deps: AppDeps, ctx: RepoContext, web: WebContext, current: string, title: string, body: Child, opts: { error?: string; status?: number } = {}) {
   const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
-  return htmlResponse(
-    <Layout ctx={web} title={`${title} · ${repo.full_name}`}>
-      <RepoHeader repo={repo} />
-      <SettingsFrame title="Repository settings" items={menu(ctx)} current={current}>
-        <h2>{title}</h2>
-        <Notices ctx={web} error={opts.error} />
-        {body}
-      </SettingsFrame>
-    </Layout>,
-    opts.status ?? 200,
-  )
+  return settingsResponse(web, { title: `${title} · ${repo.full_name}`, header: <RepoHeader repo={repo} />, menu: 'Repository settings', items: menu(ctx), current }, title, body, opts)
 }
 
 // ---- the options and the danger zone ----------------------------------------------------------

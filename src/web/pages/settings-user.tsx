@@ -14,9 +14,8 @@ import { AVATAR_MAX_BYTES, AVATAR_MAX_DIMENSION } from '../../modules/avatars/im
 import { editUser } from '../../modules/admin/service'
 import { addGpgKey, addPublicKey, deleteGpgKey, deletePublicKey, listGpgKeys, listPublicKeys } from '../../modules/keys/service'
 import { createAccessToken, deleteAccessToken, listAccessTokens } from '../../modules/users/service'
-import { Layout } from '../layout'
-import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, Pager, pageNumber, seeOther, SettingsFrame, ticked, pagesOf, ListTable } from '../forms'
+import { pageDetail, webContext, type WebContext } from '../context'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, Pager, pageNumber, seeOther, ticked, pagesOf, ListTable, settingsResponse } from '../forms'
 
 /** Keys and tokens a settings page lists per page. */
 const LISTED = 50
@@ -31,17 +30,7 @@ const MENU: [string, string][] = [
 
 /** A page of the user settings: the menu beside it, the title, the notices and the error of a refused form. */
 export function settingsPage(ctx: WebContext, current: string, title: string, body: Child, opts: { error?: string; status?: number } = {}) {
-  return htmlResponse(
-    <Layout ctx={ctx} title={title}>
-      <h1>Settings</h1>
-      <SettingsFrame title="User settings" items={MENU} current={current}>
-        <h2>{title}</h2>
-        <Notices ctx={ctx} error={opts.error} />
-        {body}
-      </SettingsFrame>
-    </Layout>,
-    opts.status ?? 200,
-  )
+  return settingsResponse(ctx, { title, header: <h1>Settings</h1>, menu: 'User settings', items: MENU, current }, title, body, opts)
 }
 
 const ProfileForm = t.Object({
@@ -54,6 +43,33 @@ const ProfileForm = t.Object({
 })
 type ProfileValues = Partial<typeof ProfileForm.static>
 
+/** The profile fields a user and an organisation share (the form's values when shown again, else the row's); `about` names the description. */
+export function ProfileFields(props: { values?: Partial<Record<'full_name' | 'website' | 'location' | 'description', string>>; owner: UserRow; about: string }) {
+  const { values: v, owner } = props
+  return (
+    <>
+      <label>
+        Full name
+        <input name="full_name" maxlength="100" value={v?.full_name ?? owner.fullName} autocomplete="name" />
+      </label>
+      <label>
+        Website
+        <input name="website" type="url" maxlength="255" value={v?.website ?? owner.website} autocomplete="url" />
+      </label>
+      <label>
+        Location
+        <input name="location" maxlength="50" value={v?.location ?? owner.location} />
+      </label>
+      <label>
+        {props.about}
+        <textarea name="description" maxlength="255" rows="4">
+          {v?.description ?? owner.description}
+        </textarea>
+      </label>
+    </>
+  )
+}
+
 function profilePage(ctx: WebContext, user: UserRow, opts: { values?: ProfileValues; error?: string; status?: number } = {}) {
   const v = opts.values
   return settingsPage(
@@ -63,24 +79,7 @@ function profilePage(ctx: WebContext, user: UserRow, opts: { values?: ProfileVal
     <>
       <form class="stack wide" method="post" action="/user/settings">
         <CsrfField ctx={ctx} />
-        <label>
-          Full name
-          <input name="full_name" maxlength="100" value={v?.full_name ?? user.fullName} autocomplete="name" />
-        </label>
-        <label>
-          Website
-          <input name="website" type="url" maxlength="255" value={v?.website ?? user.website} autocomplete="url" />
-        </label>
-        <label>
-          Location
-          <input name="location" maxlength="50" value={v?.location ?? user.location} />
-        </label>
-        <label>
-          Biography
-          <textarea name="description" maxlength="255" rows="4">
-            {v?.description ?? user.description}
-          </textarea>
-        </label>
+        <ProfileFields values={v} owner={user} about="Biography" />
         <label class="check">
           <input type="checkbox" name="hide_email" checked={v ? ticked(v.hide_email) : user.keepEmailPrivate} />
           Keep my e-mail address ({user.email}) hidden from other users
@@ -91,20 +90,24 @@ function profilePage(ctx: WebContext, user: UserRow, opts: { values?: ProfileVal
           </button>
         </div>
       </form>
-      <AvatarForms ctx={ctx} user={user} />
+      <AvatarForms ctx={ctx} user={user} action="/user/settings/avatar" />
     </>,
     opts,
   )
 }
 
-/** The profile page's avatar: the current one, an upload form (multipart, the file as `avatar`), and a delete button for an uploaded one. */
-function AvatarForms(props: { ctx: WebContext; user: UserRow }) {
+/**
+ * An avatar's forms (the profile page's, an organisation's settings'): the current one, an upload
+ * form posted to `action` (multipart, the file as `avatar`), and a delete button (`{action}/delete`)
+ * for an uploaded one.
+ */
+export function AvatarForms(props: { ctx: WebContext; user: UserRow; action: string }) {
   const { ctx, user } = props
   return (
     <section aria-labelledby="avatar">
       <h3 id="avatar">Avatar</h3>
       <img src={avatarUrl(ctx.config, user)} alt={`${user.name}'s avatar`} width="96" height="96" />
-      <form class="stack" method="post" action="/user/settings/avatar" enctype="multipart/form-data">
+      <form class="stack" method="post" action={props.action} enctype="multipart/form-data">
         <CsrfField ctx={ctx} />
         <label>
           A PNG, JPEG, GIF or WebP image, at most {String(AVATAR_MAX_BYTES / 1024)} KiB and {String(AVATAR_MAX_DIMENSION)}×{String(AVATAR_MAX_DIMENSION)} pixels
@@ -116,13 +119,19 @@ function AvatarForms(props: { ctx: WebContext; user: UserRow }) {
           </button>
         </div>
       </form>
-      {user.avatar ? <ButtonForm ctx={ctx} action="/user/settings/avatar/delete" label="Delete the current avatar" danger /> : null}
+      {user.avatar ? <ButtonForm ctx={ctx} action={`${props.action}/delete`} label="Delete the current avatar" danger /> : null}
     </section>
   )
 }
 
 /** The avatar form: the file comes as a File of the multipart body (bounded by the body parser, checked by modules/avatars). */
-const AvatarForm = t.Object({ _csrf: CsrfText, avatar: t.Optional(t.Unknown()) })
+export const AvatarForm = t.Object({ _csrf: CsrfText, avatar: t.Optional(t.Unknown()) })
+
+/** The uploaded avatar file of an AvatarForm's body, as bytes; 422 when none was chosen. */
+export async function avatarBytes(file: unknown): Promise<Uint8Array> {
+  if (!(file instanceof Blob) || file.size === 0) throw unprocessable('choose an image file to upload', 'avatar')
+  return new Uint8Array(await file.arrayBuffer())
+}
 
 const PasswordForm = t.Object({ _csrf: CsrfText, old_password: FormText(255), password: FormText(255), retype: FormText(255) })
 
@@ -379,9 +388,7 @@ export const userSettingsPages = (deps: AppDeps) =>
           deps.config,
           c,
           async () => {
-            const file = c.body.avatar
-            if (!(file instanceof Blob) || file.size === 0) throw unprocessable('choose an image file to upload', 'avatar')
-            await changeAvatar(deps, 'user', c.user.id, new Uint8Array(await file.arrayBuffer()))
+            await changeAvatar(deps, 'user', c.user.id, await avatarBytes(c.body.avatar))
             return seeOther('/user/settings', 'avatar-saved')
           },
           (web, error, status) => profilePage(web, c.user, { error, status }),
