@@ -369,11 +369,12 @@ describe('startup repair', () => {
     expect(existsSync(repoPath(s.config.dataDir, 'alice', 'plain'))).toBe(true)
     const again = await repairRepositories(s.deps)
     expect({ ...again, unadopted: again.unadopted.sort() }).toEqual({ removedRows: 0, deleted: 0, unadopted: ['alice/stray.git', 'ghost/lost.git'], missing: [], leftovers: [] })
-    // A wiki folder without its repository's is not taken over by a new repository of that name.
+    // A wiki folder left beside no repository does not block its name: the new repository has it as its wiki.
     const strayWiki = repoPath(s.config.dataDir, 'alice', 'wikiless').replace(/\.git$/, '.wiki.git')
     await initBareRepository(strayWiki, 'master')
-    expect((await s.post('/user/repos', { name: 'wikiless' }, { token: alice.token })).status).toBe(409)
-    rmSync(strayWiki, { recursive: true })
+    expect((await s.post('/user/repos', { name: 'wikiless' }, { token: alice.token })).status).toBe(201)
+    expect((await s.del('/repos/alice/wikiless', undefined, { token: alice.token })).status).toBe(204)
+    expect(existsSync(strayWiki)).toBe(false)
     rmSync(orphan, { recursive: true })
     rmSync(repoPath(s.config.dataDir, 'alice', 'stray'), { recursive: true })
   })

@@ -6,7 +6,7 @@
  * - then every other file of the data folder (the repositories, attachments, ...), copied
  *   after the database: a repository changed meanwhile is newer than its record, which the
  *   start-up reconciliation brings in line (refs are read from git), and a folder created
- *   meanwhile is moved aside as unaccounted. Inside a repository, refs are copied before
+ *   meanwhile is restored unadopted (an administrator adopts or deletes it). Inside a repository, refs are copied before
  *   objects, so every ref copied points at objects copied (git writes objects before refs and
  *   never changes an object file).
  * `restore` unpacks it into an empty (or absent) data folder.

@@ -5,7 +5,8 @@ import { labels, type LabelRow } from '../../db/schema'
 import { notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { checkRequiredText, MAX_LABEL_NAME } from '../../lib/validate'
-import { labelTemplateSet } from '../repos/create'
+import { findTemplate, repoTemplates } from '../repos/template-names'
+import { writeTransaction } from '../../db/client'
 
 const COLOR = /^#?([0-9a-fA-F]{6})$/
 
@@ -72,6 +73,19 @@ export async function editLabel(
   return (await deps.db.update(labels).set(set).where(eq(labels.id, label.id)).returning())[0]!
 }
 
+/** The labels of the label set `name` a new repository starts with (none when no name), or 422 for an unknown set. */
+export async function labelTemplateSet(name: string | undefined) {
+  const wanted = name?.trim()
+  if (!wanted) return []
+  const found = findTemplate((await repoTemplates()).LABEL_TEMPLATES, wanted)
+  if (!found) throw unprocessable(`label template does not exist [name: ${wanted}]`, 'IssueLabels')
+  return found[1]
+}
+
+/** The rows of a label set's labels for a repository (a new repository's, or a set added later). */
+export const labelRowsOf = (set: { name: string; color: string; description: string }[], repoId: number, now: number) =>
+  set.map((l) => ({ repoId, name: l.name, color: `#${l.color}`, description: l.description, createdUnix: now, updatedUnix: now }))
+
 /**
  * Adds the labels of label set `template` (Gitea's label templates, as `/label/templates` lists
  * them; the web page's "start from a label set") to a repository, in one statement; 422 for an
@@ -80,11 +94,13 @@ export async function editLabel(
 export async function initializeLabels(deps: AppDeps, repoId: number, template: string): Promise<number> {
   const set = await labelTemplateSet(template)
   if (set.length === 0) throw unprocessable('Required', 'TemplateName')
-  const taken = new Set((await deps.db.select({ name: labels.name }).from(labels).where(eq(labels.repoId, repoId))).map((l) => l.name))
-  const now = nowUnix()
-  const rows = set.filter((l) => !taken.has(l.name)).map((l) => ({ repoId, name: l.name, color: `#${l.color}`, description: l.description, createdUnix: now, updatedUnix: now }))
-  if (rows.length) await deps.db.insert(labels).values(rows)
-  return rows.length
+  // One transaction: a form sent twice adds each label once.
+  return await writeTransaction(deps.db, async () => {
+    const taken = new Set((await deps.db.select({ name: labels.name }).from(labels).where(eq(labels.repoId, repoId))).map((l) => l.name))
+    const rows = labelRowsOf(set.filter((l) => !taken.has(l.name)), repoId, nowUnix())
+    if (rows.length) await deps.db.insert(labels).values(rows)
+    return rows.length
+  })
 }
 
 /**

@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { isAbsolute } from 'node:path'
 import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
@@ -15,6 +16,7 @@ import { checkRemoteHost } from './remote-policy'
 import { parseGoDuration } from '../../lib/duration'
 import { sealSecret } from '../../lib/secret-box'
 import { charCount } from '../../lib/validate'
+import { loggerOf } from '../../lib/log'
 import { checkRepoName, checkRepoNameFree, createRepository, type NewRepo } from '../repos/create'
 import { syncRepositoryWithGit } from '../../push'
 import { createOrgRepo, requireOrgRepoCreator } from '../orgs/service'
@@ -171,15 +173,22 @@ async function remoteWiki(address: string, remote: RemoteOptions): Promise<{ add
 
 /**
  * Clones the remote's wiki (when it has one) beside the repository being made, `{name}.wiki.git`,
- * on its own HEAD branch. Part of the repository's making: a failure fails the migration, and the
- * folder goes with the repository's (buildRepository, and the start-up repair after a crash).
+ * on its own HEAD branch, while the row is 'creating' (a crash: the start-up repair removes it with
+ * the repository's folder). A wiki that cannot be cloned is left out, as Gitea does.
  */
 async function cloneWiki(deps: AppDeps, repo: GitRepo, address: string, remote: RemoteOptions): Promise<void> {
   const found = await remoteWiki(address, remote)
   if (!found) return
   const wiki = { ...repo, gitDir: wikiPathOf(repo.gitDir) }
-  await initBareRepository(wiki.gitDir, found.head && isSafeRefName(found.head) ? found.head : deps.config.defaultBranch, remote.limits)
-  await fetchMirror(wiki, found.address, remote)
+  try {
+    await initBareRepository(wiki.gitDir, found.head && isSafeRefName(found.head) ? found.head : deps.config.defaultBranch, remote.limits)
+    await fetchMirror(wiki, found.address, remote)
+  } catch (e) {
+    // As Gitea: a wiki that could not be cloned is left out (logged), the repository goes on.
+    if (!(e instanceof GitError)) throw e
+    loggerOf(deps.config).warn('cloning the remote wiki failed; migrated without it', { error: remoteFailure(e).message })
+    await rm(wiki.gitDir, { recursive: true, force: true })
+  }
 }
 
 /**

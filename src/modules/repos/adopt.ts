@@ -1,11 +1,12 @@
 import { lstatSync, realpathSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { dirname, join, relative, isAbsolute } from 'node:path'
 import { and, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { repositories, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { recordEvent } from '../../events/outbox'
-import { configureServedRepository, removeRepositoryFolder } from '../../git/init'
+import { configureServedRepository } from '../../git/init'
 import { runGit, wikiPathOf } from '../../git/run'
 import { headBranchOf } from '../../git/ref-state'
 import { existingBranches, firstBranch, isSafeRefName, repositorySize, setHeadBranch } from '../../git/refs'
@@ -165,8 +166,9 @@ export async function adoptRepository(deps: AppDeps, admin: UserRow, ownerName: 
 /** Removes the folder of the unadopted repository `owner/name` (Gitea's DeleteUnadoptedRepository), its wiki's beside it too. */
 export async function deleteUnadopted(deps: AppDeps, ownerName: string, name: string): Promise<void> {
   await withUnadoptedFolder(deps, ownerName, name, async (_owner, path) => {
-    removeRepositoryFolder(path)
+    // Off the event loop: a repository's folder may be large.
+    await rm(path, { recursive: true, force: true })
     const wiki = wikiPathOf(path)
-    if (lstatSync(wiki, { throwIfNoEntry: false })?.isDirectory()) removeRepositoryFolder(wiki)
+    if (lstatSync(wiki, { throwIfNoEntry: false })?.isDirectory()) await rm(wiki, { recursive: true, force: true })
   })
 }

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import { and, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
@@ -9,7 +10,7 @@ import { noReplyEmail } from '../../convert/user'
 import { conflict, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { ALPHA_DASH_DOT, charCount } from '../../lib/validate'
-import { initBareRepository, objectFormatOf, removeRepositoryFolder } from '../../git/init'
+import { initBareRepository, objectFormatOf } from '../../git/init'
 import { wikiPathOf, type GitRepo } from '../../git/run'
 import { readBranchAndTagRefs, refsFingerprint } from '../../git/ref-state'
 import { isSafeRefName, repositorySize } from '../../git/refs'
@@ -19,6 +20,7 @@ import { changeMarkRow } from '../stars/service'
 import { dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
 import { findTemplate, repoTemplates } from './template-names'
 import { copyDefaultHooks } from '../hooks/service'
+import { labelRowsOf, labelTemplateSet } from '../labels/service'
 
 export interface NewRepo {
   name: string
@@ -125,14 +127,6 @@ async function initialFiles(owner: UserRow, opts: NewRepo, now: number): Promise
   return files
 }
 
-/** The labels of the label set `name` a new repository starts with (none when no name), or 422 for an unknown set. */
-export async function labelTemplateSet(name: string | undefined) {
-  const wanted = name?.trim()
-  if (!wanted) return []
-  const found = findTemplate((await repoTemplates()).LABEL_TEMPLATES, wanted)
-  if (!found) throw unprocessable(`label template does not exist [name: ${wanted}]`, 'IssueLabels')
-  return found[1]
-}
 
 /** Name and e-mail git records for a user's commits (the no-reply address when the e-mail is private). */
 function signatureOf(deps: AppDeps, user: UserRow, when: number) {
@@ -183,7 +177,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
       ready: async (row) => {
         await opts.onReady?.(row)
         if (labelSet.length)
-          await deps.db.insert(labels).values(labelSet.map((l) => ({ repoId: row.id, name: l.name, color: `#${l.color}`, description: l.description, createdUnix: now, updatedUnix: now })))
+          await deps.db.insert(labels).values(labelRowsOf(labelSet, row.id, now))
         await recordEvent(deps.db, { kind: 'repo.created', repoId: row.id, actorId: actor.id, payload: { repository: repoSnapshot(row) } })
       },
     },
@@ -245,12 +239,14 @@ export async function buildRepository(deps: AppDeps, owner: UserRow, creator: Us
   })
   const path = pathOfRepo(deps, owner.name, row)
   let made = false
+  let hadWiki = false
   try {
     // A folder no row accounts for (a crash's leftover) is neither adopted nor removed here;
     // an adoption's folder must still be there (moved aside or removed meanwhile: 404).
     if (build.existing && !existsSync(path)) throw notFound(`no unadopted repository files [name: ${values.name}]`)
-    // A wiki folder without its repository's (an unadopted one) is not taken over either.
-    if (!build.existing && (existsSync(path) || existsSync(wikiPathOf(path)))) throw conflict(`repository files already exist [name: ${values.name}]`)
+    if (!build.existing && existsSync(path)) throw conflict(`repository files already exist [name: ${values.name}]`)
+    // A wiki folder there before (left beside no repository) is not this creation's to remove on failure.
+    hadWiki = existsSync(wikiPathOf(path))
     made = !build.existing
     const columns = await build.make(path)
     const git = gitRepoAt(deps, path)
@@ -269,7 +265,7 @@ export async function buildRepository(deps: AppDeps, owner: UserRow, creator: Us
       return ready
     })
   } catch (e) {
-    if (made) for (const folder of [path, wikiPathOf(path)]) removeRepositoryFolder(folder)
+    if (made) for (const folder of hadWiki ? [path] : [path, wikiPathOf(path)]) await rm(folder, { recursive: true, force: true })
     await writeTransaction(deps.db, async () => {
       await deps.db.delete(repositories).where(eq(repositories.id, row.id))
       await deps.db.update(users).set({ numRepos: sql`${users.numRepos} - 1` }).where(eq(users.id, owner.id))

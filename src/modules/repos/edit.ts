@@ -7,7 +7,7 @@ import { greatestOf } from '../../db/sql'
 import { mirrors, repoRedirects, repositories, stars, teamRepos, teams, users, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
-import { forbidden, notFound, unprocessable } from '../../lib/errors'
+import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { charCount, checkWebsite } from '../../lib/validate'
 import { wikiPathOf } from '../../git/run'
@@ -18,7 +18,7 @@ import { removeAvatarFileIfUnused } from '../avatars/storage'
 import { checkForkVisibility } from '../forks/visibility'
 import { checkRepoName } from './create'
 import { checkUnmoved, dropRedirect, gitRepoAt, pathOfRepo, repoSnapshot } from './service'
-import { isFolderBusy, moveFolderWithRows } from './folder-move'
+import { folderBusy, isFolderBusy, moveFolderWithRows, moveUnderWay } from './folder-move'
 import { deletedFoldersOf } from './repair'
 import { unitChanges, type UnitEdit } from './units'
 import { releaseRepoTopics } from '../topics/service'
@@ -147,6 +147,8 @@ export async function deleteRepository(deps: AppDeps, repo: RepoRow, owner: User
   for (let round = 1; ; round++) {
     const now = (await deps.db.select().from(repositories).where(eq(repositories.id, repo.id)))[0]
     if (!now) throw notFound()
+    // Transferred meanwhile: the caller's right to delete was decided for the owner it had.
+    if (now.ownerId !== repo.ownerId) throw conflict('the repository was transferred meanwhile; try again')
     try {
       return await deleteOnce(deps, now, actor)
     } catch (e) {
@@ -170,6 +172,9 @@ async function deleteOnce(deps: AppDeps, repo: RepoRow, actor: UserRow | null): 
     // loaded it (then this one is a 404, and no counter moves twice). The event keeps it as it was.
     const current = (await deps.db.select().from(repositories).where(eq(repositories.id, repo.id)))[0]
     if (!current) throw notFound()
+    // Renamed or moved since the row was read (its folder went elsewhere), or its folder (or its
+    // owner's) being moved now: the rows must not go without the folder; the caller tries again.
+    if (pathOfRepo(deps, current.ownerName, current) !== gitDir || (!existsSync(gitDir) && (await moveUnderWay(deps, gitDir)))) throw folderBusy()
     await recordEvent(deps.db, { kind: 'repo.deleted', repoId: repo.id, actorId: actor?.id ?? null, payload: { repository: repoSnapshot(current) } })
     await releaseRepoTopics(deps, current)
     // The teams given this repository lose it with the row (team_repos cascade): keep their counters right.

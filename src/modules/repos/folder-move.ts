@@ -84,6 +84,22 @@ const BUSY = 'the repository is being moved or renamed; try again'
 /** Whether `e` is moveFolderWithRows' refusal because another move of the same folder is under way. */
 export const isFolderBusy = (e: unknown): boolean => e instanceof ApiError && e.status === 409 && e.message === BUSY
 
+/** moveFolderWithRows' refusal while another move of the folder is under way (for callers that find it so themselves). */
+export const folderBusy = (): ApiError => conflict(BUSY)
+
+/**
+ * Whether a move of a folder holding `path` (its owner's folder, renamed) is under way in any
+ * process: its intent is written before the folder moves and removed with the rows' change, so a
+ * folder missing while such an intent stands is moving, not lost. (A move of `path` itself is
+ * refused by the unique index on the intents.)
+ */
+export async function moveUnderWay(deps: AppDeps, path: string): Promise<boolean> {
+  const parts = relative(rootOf(deps), path).split('/')
+  const holders = parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('/'))
+  if (holders.length === 0) return false
+  return (await deps.db.select({ id: folderMoves.id }).from(folderMoves).where(inArray(folderMoves.fromPath, holders)).limit(1)).length > 0
+}
+
 const rootOf = (deps: AppDeps) => join(deps.config.dataDir, 'repositories')
 
 /**
