@@ -25,3 +25,15 @@ export async function signInByForm(baseUrl: string, user: Pick<TestUser, 'name' 
   expect(cookie).toContain('SameSite=Lax')
   return cookie.split(';')[0]!
 }
+
+/** Signs each user in once through the form (signInByForm), answering the same session's cookie after. */
+export function sessionCookies(baseUrl: () => string): (user: Pick<TestUser, 'name' | 'password'>) => Promise<string> {
+  const cookies = new Map<string, string>()
+  return async (user) => {
+    const known = cookies.get(user.name)
+    if (known) return known
+    const cookie = await signInByForm(baseUrl(), user)
+    cookies.set(user.name, cookie)
+    return cookie
+  }
+}

@@ -50,6 +50,8 @@ const NOTICES: Record<string, string> = {
   'repo-deleted': 'The repository was deleted.',
   'member-added': 'The member was added.',
   'member-removed': 'The member was removed.',
+  committed: 'Your changes were committed.',
+  'file-deleted': 'The file was deleted.',
 }
 
 /** A form's answer after it changed something: back to a page, with a notice. */

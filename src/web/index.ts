@@ -20,6 +20,7 @@ import { commitPages } from './pages/commits'
 import { refPages } from './pages/refs'
 import { comparePages } from './pages/compare'
 import { wikiPages } from './pages/wiki'
+import { editorPages } from './pages/editor'
 
 export { errorPage, webRefusal } from './errors'
 
@@ -50,3 +51,4 @@ export const webModule = (deps: AppDeps) =>
     .use(refPages(deps))
     .use(comparePages(deps))
     .use(wikiPages(deps))
+    .use(editorPages(deps))
