@@ -3,9 +3,9 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import AxeBuilder from '@axe-core/playwright'
+import type { Browser, Page } from 'playwright-core'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { expectAccessible, launchBrowser, newPage as newBrowserPage, signInPage } from './browser-page'
 
 /**
  * The web editor in a real browser (Debian's Chromium, driven by playwright-core), without
@@ -26,10 +26,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'warren-editor-browser-'))
   writeFileSync(join(dir, 'one.txt'), 'uploaded one\n')
   writeFileSync(join(dir, 'two.txt'), 'uploaded two\n')
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  })
+  browser = await launchBrowser()
 }, 600_000)
 afterAll(async () => {
   await browser?.close()
@@ -37,25 +34,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function newPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> {
-  const page = await (await browser.newContext(options)).newPage()
-  page.setDefaultTimeout(60_000)
-  return page
-}
-
-async function expectAccessible(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze()
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${page.url()}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`)
-  expect(bad).toEqual([])
-}
-
-async function signIn(page: Page) {
-  await page.goto(s.url + '/user/login')
-  await page.getByLabel('Username or e-mail address').fill('alice')
-  await page.getByLabel('Password').fill(alice.password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.waitForURL(s.url + '/')
-}
+const newPage = (options: Parameters<Browser['newContext']>[0] = {}) => newBrowserPage(browser, options)
+const signIn = (page: Page) => signInPage(page, s.url, alice)
 
 const fileText = async (path: string, ref = 'main') => {
   const res = await s.get(`/repos/alice/notes/contents/${path}?ref=${ref}`, { token: alice.token })
