@@ -1,8 +1,8 @@
 // runs in one half: sqlite
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import AxeBuilder from '@axe-core/playwright'
+import type { Browser, Page } from 'playwright-core'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { expectAccessible, launchBrowser, newPage as newBrowserPage, signInPage } from './browser-page'
 import { pushCodeFixture } from './web-code-fixture'
 
 /**
@@ -22,36 +22,15 @@ beforeAll(async () => {
   alice = await s.user('alice')
   ;({ sha } = await pushCodeFixture(s, alice, 'demo'))
   expect((await s.post('/repos/alice/demo/releases', { tag_name: 'v1.0', name: 'First', body: 'Notes **here**' }, { token: alice.token })).status).toBe(201)
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  })
+  browser = await launchBrowser()
 }, 600_000)
 afterAll(async () => {
   await browser?.close()
   await s.stop()
 })
 
-/** A page whose waits fail within a minute, naming what they waited for. */
-async function newPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> {
-  const page = await (await browser.newContext(options)).newPage()
-  page.setDefaultTimeout(60_000)
-  return page
-}
-
-async function expectAccessible(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze()
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${page.url()}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`)
-  expect(bad).toEqual([])
-}
-
-async function signIn(page: Page) {
-  await page.goto(s.url + '/user/login')
-  await page.getByLabel('Username or e-mail address').fill('alice')
-  await page.getByLabel('Password').fill(alice.password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.waitForURL(s.url + '/')
-}
+const newPage = (options: Parameters<Browser['newContext']>[0] = {}) => newBrowserPage(browser, options)
+const signIn = (page: Page) => signInPage(page, s.url, alice)
 
 test('home → folder → file → a line, then a range by shift-click; the history; a commit and its diff', async () => {
   const page = await newPage()

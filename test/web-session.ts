@@ -52,3 +52,9 @@ export function webForms(baseUrl: string) {
 
 /** webForms for tests that only visit pages (page, signIn). */
 export const webVisits = webForms
+
+/** Signs each user in once through the form (webForms' signIn), answering the same session's cookie after; the address read at first use. */
+export function sessionCookies(baseUrl: () => string): (user: Pick<TestUser, 'name' | 'password'>) => Promise<string> {
+  let forms: ReturnType<typeof webForms> | undefined
+  return (user) => (forms ??= webForms(baseUrl())).signIn(user)
+}

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { csrfIn, signInByForm } from './web-session'
+import { csrfIn, sessionCookies } from './web-session'
 import { contentMark } from './db-snapshot'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { eq, max } from 'drizzle-orm'
@@ -21,17 +21,10 @@ let alice: TestUser, bob: TestUser, stranger: TestUser, root: TestUser
 let mark: () => Promise<string>
 let keyDir: string
 let sshKey: string
-const cookies = new Map<string, string>()
 
 const page = (path: string, cookie?: string) => fetch(s.url + path, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) }, redirect: 'manual' })
 
-async function signIn(user: TestUser): Promise<string> {
-  const known = cookies.get(user.name)
-  if (known) return known
-  const cookie = await signInByForm(s.url, user)
-  cookies.set(user.name, cookie)
-  return cookie
-}
+const signIn = sessionCookies(() => s.url)
 
 /** A signed-out visit of a page that needs a signed-in user: a See Other to the sign-in page, and back to it (Gitea's reqSignIn). */
 async function expectSignInAsked(path: string) {

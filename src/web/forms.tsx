@@ -66,6 +66,8 @@ const NOTICES: Record<string, string> = {
   'org-avatar-saved': "The organisation's avatar was changed.",
   'org-avatar-deleted': "The organisation's avatar was deleted: the default one is shown.",
   migrated: 'The repository was migrated.',
+  committed: 'Your changes were committed.',
+  'file-deleted': 'The file was deleted.',
 }
 
 /** The name of a notice a form's 303 may come back with. */

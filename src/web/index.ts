@@ -24,6 +24,7 @@ import { wikiPages } from './pages/wiki'
 import { labelPages } from './pages/labels'
 import { migratePages } from './pages/migrate'
 import { orgSettingsPages } from './pages/org-settings'
+import { editorPages } from './pages/editor'
 
 export { errorPage, webRefusal } from './errors'
 
@@ -58,3 +59,4 @@ export const webModule = (deps: AppDeps) =>
     .use(comparePages(deps))
     .use(wikiPages(deps))
     .use(labelPages(deps))
+    .use(editorPages(deps))

@@ -80,8 +80,13 @@ function hasLineLongerThan(text: string, max: number): boolean {
 /** Whether bytes look binary (a NUL in the first 8000, git's own test). */
 const looksBinary = (bytes: Uint8Array) => bytes.subarray(0, 8000).includes(0)
 
-/** The entry at `at.path` when it is not a folder, with its text when it is a text file within `maxBytes`. */
-export async function fileAt(deps: AppDeps, ctx: RepoContext, at: SourceAt, maxBytes: number): Promise<FileContent | null> {
+/**
+ * The entry at `at.path` when it is not a folder, with its text when it is a text file within
+ * `maxBytes`. `maxLine`: a longer line makes it `long-lines` (the view's bound by default);
+ * `utf8`: bytes that are not valid UTF-8 make it `binary`, and a byte order mark is kept (the
+ * editor, which writes the text back as it was given).
+ */
+export async function fileAt(deps: AppDeps, ctx: RepoContext, at: SourceAt, maxBytes: number, opts: { maxLine?: number; utf8?: boolean } = {}): Promise<FileContent | null> {
   const git = gitRepoOf(deps, ctx)
   const entry = await entryAt(git, at.commit, at.path)
   if (!entry || entry.kind === 'dir') return null
@@ -91,8 +96,13 @@ export async function fileAt(deps: AppDeps, ctx: RepoContext, at: SourceAt, maxB
   const obj = await objectBytes(git, entry.oid)
   if (!obj) return null
   if (looksBinary(obj.body)) return { kind: 'binary', size }
-  const text = new TextDecoder().decode(obj.body)
-  if (hasLineLongerThan(text, MAX_VIEW_LINE)) return { kind: 'long-lines', size }
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', { fatal: opts.utf8 ?? false, ignoreBOM: opts.utf8 ?? false }).decode(obj.body)
+  } catch {
+    return { kind: 'binary', size }
+  }
+  if (hasLineLongerThan(text, opts.maxLine ?? MAX_VIEW_LINE)) return { kind: 'long-lines', size }
   return { kind: 'text', text, size, oid: entry.oid }
 }
 

@@ -141,6 +141,7 @@ table.diff tr.notes form { padding: .5rem .75rem; }
 .line-comments .line-comment:first-child { border-top: 0; }
 form.stack textarea { font: inherit; padding: .4rem; border: 1px solid #8c959f; border-radius: 4px; width: 100%; }
 .release .assets { padding: 0 .75rem .75rem; }
+form.stack textarea.code-editor { font-family: ui-monospace, SFMono-Regular, monospace; font-size: .85rem; white-space: pre; overflow-wrap: normal; overflow-x: auto; tab-size: 4; }
 .release .assets h4 { margin: .5rem 0; }
 @media (max-width: 40rem) { main { padding: .5rem; } .site-header { padding: .5rem; } }
 `

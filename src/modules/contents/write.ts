@@ -11,7 +11,8 @@ import { TreeRefused, treeWithChanges, treeWithPatch, writeBlob, type TreeChange
 import { moveRef } from '../../push'
 import { ZERO_ID } from '../../events/push-events'
 import { toApiContents, toApiFilesResponse, type ApiContents, type WrittenCommit } from '../../convert/contents'
-import { commitMessage, commitPeople, decodeBase64 } from './commit-options'
+import { AccessMode } from '../../auth/access'
+import { commitMessage, commitPeople, decodeBase64, tooLarge } from './commit-options'
 import type { FileOptions } from './model'
 import { treePath } from './paths'
 
@@ -32,6 +33,8 @@ export interface FileChange {
   from_path?: string
   /** base64 */
   content?: string
+  /** The bytes themselves (the web's forms), instead of `content`. */
+  bytes?: Uint8Array
   sha?: string
 }
 
@@ -53,8 +56,20 @@ interface Target {
   base: string | null
 }
 
-async function targetOf(deps: AppDeps, ctx: RepoContext, opts: FileOptions, deleting: boolean): Promise<Target> {
+/** A mirror's files are the remote's: the contents writes refuse it (403), whoever asks. */
+export function checkWritable(ctx: RepoContext): void {
   if (ctx.repo.isMirror) throw forbidden('mirror repository is read-only')
+}
+
+/**
+ * Whether the caller may write files here at all, as the pages offer it (their New file, Edit and
+ * Delete links): write access, not archived (the pipeline's 423), not a mirror (checkWritable).
+ * Branch protection is left to the one push path, which answers when the commit is made.
+ */
+export const filesWritable = (ctx: RepoContext): boolean => ctx.mode >= AccessMode.Write && !ctx.repo.isArchived && !ctx.repo.isMirror
+
+async function targetOf(deps: AppDeps, ctx: RepoContext, opts: FileOptions, deleting: boolean): Promise<Target> {
+  checkWritable(ctx)
   const git = gitRepoOf(deps, ctx)
   const branch = opts.branch?.trim() || ctx.repo.defaultBranch
   const newBranch = opts.new_branch?.trim() || branch
@@ -79,7 +94,8 @@ async function plan(deps: AppDeps, t: Target, change: FileChange, field: string)
   if (fromSegments.length === 0) throw unprocessable('path is invalid [path: ]', `${field}from_path`)
   const fromPath = fromSegments.join('/')
   const planned: Planned = { operation: change.operation, path, fromPath, bytes: null, mode: '100644' }
-  if (change.operation !== 'delete') planned.bytes = decodeBase64(change.content ?? '', deps.config.maxBlobSize, `${field}content`)
+  if (change.operation !== 'delete') planned.bytes = change.bytes ?? decodeBase64(change.content ?? '', deps.config.maxBlobSize, `${field}content`)
+  if (planned.bytes && planned.bytes.length > deps.config.maxBlobSize) throw tooLarge(deps.config.maxBlobSize)
   if (change.operation !== 'create') {
     const from = t.base ? await entryAt(t.git, t.base, fromSegments) : null
     if (!from) throw notFound(`repository file does not exist [path: ${fromPath}]`)

@@ -20,6 +20,9 @@ import { FileView, FolderList } from './source'
 import { repoActions } from './repo-actions'
 import { fileLines } from '../highlight'
 import { CodeNav } from './code-nav'
+import { Notices } from '../forms'
+import { editorUrl } from '../links'
+import { filesWritable } from '../../modules/contents/write'
 import { WeightedCache } from '../../lib/weighted-cache'
 
 /** Entries a folder view lists, branches the switcher lists (the rest are counted). */
@@ -81,10 +84,19 @@ export const repoPages = (deps: AppDeps) =>
             {at && folder && branches ? (
               <>
                 <BranchSwitcher repo={repo} at={at} branches={branches} />
-                <FolderList repo={repo} at={at} entries={folder.entries} total={folder.total} />
+                <FolderList repo={repo} at={at} entries={folder.entries} total={folder.total} writable={filesWritable(ctx)} />
               </>
             ) : (
-              <p class="notice muted">This repository is empty. Push a branch to it to see its files here.</p>
+              <p class="notice muted">
+                This repository is empty. Push a branch to it to see its files here
+                {filesWritable(ctx) ? (
+                  <>
+                    , or add a <a href={editorUrl(repo.owner.login, repo.name, '_new', ctx.repo.defaultBranch)}>new file</a> or{' '}
+                    <a href={editorUrl(repo.owner.login, repo.name, '_upload', ctx.repo.defaultBranch)}>upload files</a>
+                  </>
+                ) : null}
+                .
+              </p>
             )}
             {readme ? (
               <section class="box" aria-label="README">
@@ -125,12 +137,13 @@ export const repoPages = (deps: AppDeps) =>
           <Layout ctx={web} title={title} enhanced={!!lines}>
             <RepoHeader repo={repo} />
             <CodeNav repo={repo} current="code" />
+            <Notices ctx={web} />
             <BranchSwitcher repo={repo} at={at} branches={branches} />
             <Breadcrumb repo={repo} at={at} />
             {folder ? (
-              <FolderList repo={repo} at={at} entries={folder.entries} total={folder.total} />
+              <FolderList repo={repo} at={at} entries={folder.entries} total={folder.total} writable={filesWritable(ctx)} />
             ) : (
-              <FileView repo={repo} at={at} file={file!} lines={lines} />
+              <FileView repo={repo} at={at} file={file!} lines={lines} writable={filesWritable(ctx)} />
             )}
           </Layout>,
         )

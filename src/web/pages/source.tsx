@@ -2,18 +2,27 @@
 import { trustedHtml, type Html } from 'warren-jsx/jsx-runtime'
 import type { ApiRepo } from '../../convert/repo'
 import type { TreeEntry } from '../../git/tree'
-import { rawUrl, srcUrl } from '../links'
+import { editorUrl, rawUrl, srcUrl } from '../links'
 import type { FileContent, SourceAt } from '../source-data'
 
 const KIND_MARK: Record<TreeEntry['kind'], string> = { dir: '▸', file: ' ', executable: '⚙', symlink: '↪', submodule: '⧉' }
 const KIND_LABEL: Record<TreeEntry['kind'], string> = { dir: 'Folder', file: 'File', executable: 'Executable file', symlink: 'Symbolic link', submodule: 'Submodule' }
 
-/** A folder's entries, each a link to its own view. */
-export function FolderList(props: { repo: ApiRepo; at: SourceAt; entries: TreeEntry[]; total: number }): Html {
+/**
+ * A folder's entries, each a link to its own view; on a branch, for those who may write files
+ * (`writable`: modules/contents' filesWritable), the editor's New file and Upload files.
+ */
+export function FolderList(props: { repo: ApiRepo; at: SourceAt; entries: TreeEntry[]; total: number; writable?: boolean }): Html {
   const { repo, at } = props
   const owner = repo.owner.login
   return (
     <div class="box">
+      {props.writable && at.kind === 'branch' ? (
+        <header>
+          <a href={editorUrl(owner, repo.name, '_new', at.ref, at.path)}>New file</a>
+          <a href={editorUrl(owner, repo.name, '_upload', at.ref, at.path)}>Upload files</a>
+        </header>
+      ) : null}
       <ul class="entries" aria-label="Files">
         {at.path.length ? (
           <li>
@@ -62,17 +71,21 @@ export function NumberedLines(props: { lines: string[]; label: string }): Html {
 
 /**
  * A file: its numbered lines. Binary and too-large files, and files with too long a line, link to
- * the raw download instead.
+ * the raw download instead. On a branch, for those who may write files (`writable`), the
+ * editor's Edit (text files) and Delete.
  */
-export function FileView(props: { repo: ApiRepo; at: SourceAt; file: FileContent; lines: string[] | null }): Html {
+export function FileView(props: { repo: ApiRepo; at: SourceAt; file: FileContent; lines: string[] | null; writable?: boolean }): Html {
   const { repo, at, file } = props
   const raw = rawUrl(repo.owner.login, repo.name, at.kind, at.ref, at.path)
   const name = at.path[at.path.length - 1] ?? ''
+  const editing = props.writable && at.kind === 'branch' && file.kind !== 'other'
   const header = (
     <header>
       <strong>{name}</strong>
       {'size' in file ? <span class="muted">{sizeText(file.size)}</span> : null}
       <a href={raw}>Raw</a>
+      {editing && (file.kind === 'text' || file.kind === 'long-lines') ? <a href={editorUrl(repo.owner.login, repo.name, '_edit', at.ref, at.path)}>Edit</a> : null}
+      {editing ? <a href={editorUrl(repo.owner.login, repo.name, '_delete', at.ref, at.path)}>Delete</a> : null}
     </header>
   )
   if (file.kind !== 'text') {
