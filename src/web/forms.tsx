@@ -53,6 +53,11 @@ const NOTICES: Record<string, string> = {
   blocked: 'The user was blocked.',
   unblocked: 'The user was unblocked.',
   'note-saved': 'The note was saved.',
+  'branch-rule-saved': 'The branch protection rule was saved.',
+  'branch-rule-deleted': 'The branch protection rule was deleted.',
+  'tag-rule-added': 'The tag protection rule was added.',
+  'tag-rule-saved': 'The tag protection rule was saved.',
+  'tag-rule-deleted': 'The tag protection rule was deleted.',
 }
 
 /** A form's answer after it changed something: back to a page, with a notice. */
@@ -208,8 +213,8 @@ export function Pager(props: { path: string; query?: Record<string, string | und
 export const pagesOf = (total: number, limit: number): number => Math.max(1, Math.ceil(total / Math.max(1, limit)))
 
 /** A settings area: its menu beside the page. */
-/** A list of records as a table: its accessible name, its column headers, and an unnamed last column of actions when asked. */
-export function ListTable(props: { label: string; columns: string[]; actions?: boolean; children?: Child }): Html {
+/** A list of records as a table: its accessible name, its column headers, an unnamed last column of actions when asked, and the row saying the list is `empty` when it is. */
+export function ListTable(props: { label: string; columns: string[]; actions?: boolean; empty?: string | false; children?: Child }): Html {
   return (
     <table class="list" aria-label={props.label}>
       <thead>
@@ -224,7 +229,16 @@ export function ListTable(props: { label: string; columns: string[]; actions?: b
           ) : null}
         </tr>
       </thead>
-      <tbody>{props.children}</tbody>
+      <tbody>
+        {props.children}
+        {props.empty ? (
+          <tr>
+            <td colspan={String(props.columns.length + (props.actions ? 1 : 0))} class="muted">
+              {props.empty}
+            </td>
+          </tr>
+        ) : null}
+      </tbody>
     </table>
   )
 }
