@@ -151,6 +151,24 @@ describe('branch protection rules', () => {
   })
 })
 
+describe('an organisation\'s repository', () => {
+  test('its teams are offered and kept in the rules; a team of no such name is refused', async () => {
+    expect((await s.post('/orgs', { username: 'acme' }, asAlice())).status).toBe(201)
+    expect((await s.post('/orgs/acme/teams', { name: 'devs', permission: 'write', units: ['repo.code'] }, asAlice())).status).toBe(201)
+    expect((await s.post('/orgs/acme/repos', { name: 'tools', auto_init: true }, asAlice())).status).toBe(201)
+    const OB = '/acme/tools/settings/branches'
+    const form = await (await page(`${OB}/edit?rule_name=main`, await signIn(alice))).text()
+    expect(form).toContain('name="push_whitelist_teams"')
+    expect((await submit(alice, `${OB}/edit`, { rule_name: 'main', enable_push: 'whitelist', push_whitelist_teams: 'devs', merge_whitelist_teams: 'Devs', enable_merge_whitelist: 'on' }, { from: OB })).status).toBe(303)
+    expect((await s.get('/repos/acme/tools/branch_protections/main', asAlice())).body).toMatchObject({ push_whitelist_teams: ['devs'], merge_whitelist_teams: ['devs'], enable_merge_whitelist: true })
+    await expectRefused(alice, '/acme/tools/settings/tags', { name_pattern: 'v*', allowlist_teams: 'nobody-team' }, 422, 'team does not exist')
+    expect((await submit(alice, '/acme/tools/settings/tags', { name_pattern: 'v*', allowlist_teams: 'devs' }, { from: '/acme/tools/settings/tags' })).status).toBe(303)
+    expect((await s.get('/repos/acme/tools/tag_protections', asAlice())).body).toMatchObject([{ name_pattern: 'v*', whitelist_teams: ['devs'] }])
+    // A user's repository has no teams: the form offers none.
+    expect(await (await page(`${B}/edit`, await signIn(alice))).text()).not.toContain('name="push_whitelist_teams"')
+  })
+})
+
 describe('tag protection rules', () => {
   test('added, edited and deleted through the forms, read back through the API; a bad pattern is a clear error', async () => {
     await expectCsrfRefused(alice, T, { name_pattern: 'v*', allowlist_users: 'alice' })
