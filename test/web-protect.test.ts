@@ -19,7 +19,7 @@ const asAlice = () => ({ token: alice.token })
 /** A refused form: its status, the page again with an alert holding `message`, and nothing changed. */
 async function expectRefused(user: TestUser, path: string, fields: Record<string, string | string[]>, status: number, message: string) {
   const before = await mark()
-  const res = await submit(user, path, fields, { from: path.replace(/\/(delete|edit)$/, '') })
+  const res = await submit(user, path, fields, { from: path.replace(/\/(delete|edit|priority)$/, '') })
   expect(res.status).toBe(status)
   expect(res.html).toContain('role="alert"')
   expect(res.html).toContain(message)
@@ -122,6 +122,17 @@ describe('branch protection rules', () => {
     // A glob rule needs no branch; a plain name must name one (the API's 404), shown on the form.
     expect((await submit(alice, `${B}/edit`, { rule_name: 'release/*', enable_push: 'none' }, { from: `${B}/edit` })).status).toBe(303)
     await expectRefused(alice, `${B}/edit`, { rule_name: 'nowhere', enable_push: 'all' }, 404, 'the branch does not exist')
+    // Reordered with a rule's "move up" button (the API's priorities), an unknown id refused.
+    const order = async () => (await s.get('/repos/alice/guarded/branch_protections', asAlice())).body.map((r: any) => r.rule_name)
+    expect(await order()).toEqual(['main', 'release/*'])
+    const rows = await (await page(B, await signIn(alice))).text()
+    const ids = /name="ids" value="([0-9,]+)"/.exec(rows)![1]!
+    await expectCsrfRefused(alice, `${B}/priority`, { ids })
+    const moved = await submit(alice, `${B}/priority`, { ids }, { from: B })
+    expect(moved.location).toBe(`${B}?done=branch-rules-ordered`)
+    expect(await order()).toEqual(['release/*', 'main'])
+    await expectRefused(alice, `${B}/priority`, { ids: '999999' }, 422, 'does not belong to this repository')
+    await expectRefused(alice, `${B}/priority`, { ids: '1,x' }, 422, 'ids')
     // The API's refusals, on the form again with what was typed: a duplicate name, an unknown user, a bad number, too many names.
     await expectRefused(alice, `${B}/edit`, { rule_name: 'main' }, 403, 'Branch protection already exist')
     const unknown = await expectRefused(alice, `${B}/edit`, { rule_name: 'develop', enable_push: 'whitelist', push_whitelist_users: 'nobody-here' }, 422, 'user does not exist [name: nobody-here]')
@@ -135,7 +146,7 @@ describe('branch protection rules', () => {
     const deleted = await submit(alice, `${B}/${id}/delete`, {}, { from: B })
     expect(deleted.status).toBe(303)
     expect(deleted.location).toBe(`${B}?done=branch-rule-deleted`)
-    expect((await s.get('/repos/alice/guarded/branch_protections', asAlice())).body.map((r: any) => r.rule_name)).toEqual(['release/*'])
+    expect(await order()).toEqual(['release/*'])
     expect((await submit(alice, `${B}/${id}/delete`, {}, { from: B })).status).toBe(404)
     expect((await submit(alice, `${B}/not-a-number/delete`, {}, { from: B })).status).toBe(404)
   })

@@ -55,6 +55,7 @@ const NOTICES: Record<string, string> = {
   'note-saved': 'The note was saved.',
   'branch-rule-saved': 'The branch protection rule was saved.',
   'branch-rule-deleted': 'The branch protection rule was deleted.',
+  'branch-rules-ordered': 'The branch protection rules were reordered.',
   'tag-rule-added': 'The tag protection rule was added.',
   'tag-rule-saved': 'The tag protection rule was saved.',
   'tag-rule-deleted': 'The tag protection rule was deleted.',

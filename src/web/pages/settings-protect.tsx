@@ -6,7 +6,7 @@ import type { RepoContext } from '../../auth/repo-context'
 import { branchProtectionsToApi, tagProtectionsToApi } from '../../convert/protection'
 import { ApiError, unprocessable } from '../../lib/errors'
 import { pathNumber } from '../../lib/path-number'
-import { EditBranchProtectionOption, EditTagProtectionOption, type EditBranchProtectionInput, type TagProtectionInput } from '../../modules/protections/model'
+import { EditBranchProtectionOption, EditTagProtectionOption, UpdateBranchProtectionPriories, type EditBranchProtectionInput, type TagProtectionInput } from '../../modules/protections/model'
 import {
   createBranchRule,
   createTagRule,
@@ -17,6 +17,7 @@ import {
   getTagRule,
   listBranchRules,
   listTagRules,
+  setBranchRulePriorities,
 } from '../../modules/protections/service'
 import { pipeline } from '../../auth/pipeline'
 import { pageDetail, webContext, type WebContext } from '../context'
@@ -173,6 +174,21 @@ async function branchRuleById(deps: AppDeps, ctx: RepoContext, idText: string): 
   return { ...(await branchProtectionsToApi(deps, [row]))[0]!, id: row.id }
 }
 
+/** The rules' ids in their order with the `i`th one moved up a place, as the priority form sends them. */
+const movedUp = (rows: { id: number }[], i: number): string => {
+  const ids = rows.map((r) => r.id)
+  ;[ids[i - 1], ids[i]] = [ids[i]!, ids[i - 1]!]
+  return ids.join(',')
+}
+
+/** The priority form's ids, as the API's UpdateBranchProtectionPriories. */
+function prioritiesOf(text: string | undefined): number[] {
+  const ids = (text ?? '').split(',').filter(Boolean).map(Number)
+  if (ids.some((id) => !Number.isSafeInteger(id))) throw unprocessable('ids: a list of rule ids, separated by commas')
+  return checkedAsApi((prioritiesChecker ??= TypeCompiler.Compile(UpdateBranchProtectionPriories)), { ids }).ids ?? []
+}
+let prioritiesChecker: ReturnType<typeof TypeCompiler.Compile> | undefined
+
 // ---- branches -----------------------------------------------------------------------------------
 
 async function branchRulesPage(deps: AppDeps, ctx: RepoContext, web: WebContext, opts: { error?: string; status?: number } = {}) {
@@ -199,6 +215,7 @@ async function branchRulesPage(deps: AppDeps, ctx: RepoContext, web: WebContext,
               <td>{r.required_approvals}</td>
               <td>{r.enable_status_check ? r.status_check_contexts.join(', ') || 'on' : 'off'}</td>
               <td>
+                {i > 0 ? <ButtonForm ctx={web} action={`${b}/priority`} label={`Move ${r.rule_name} up`} fields={{ ids: movedUp(rows, i) }} /> : null}{' '}
                 <ButtonForm ctx={web} action={`${b}/${rows[i]!.id}/delete`} label={`Delete rule ${r.rule_name}`} danger />
               </td>
             </tr>
@@ -459,6 +476,17 @@ export const protectionSettingsPages = (deps: AppDeps) => {
         },
       ),
       { ...page('webRepoBranchProtectionSave'), repo: admin(true), params: RepoParams, body: BranchRuleForm },
+    )
+    .post(
+      '/:owner/:repo/settings/branches/priority',
+      form<{ ids?: string }>(
+        async (ctx, { body }) => {
+          await setBranchRulePriorities(deps, ctx, prioritiesOf(body.ids))
+          return ['branches', 'branch-rules-ordered']
+        },
+        (ctx, w, _c, refused) => branchRulesPage(deps, ctx, w, refused),
+      ),
+      { ...page('webRepoBranchProtectionPriority'), repo: admin(true), params: RepoParams, body: t.Object({ _csrf: CsrfText, ids: FormText(1000 * 21) }) },
     )
     .post(
       '/:owner/:repo/settings/branches/:id/delete',
