@@ -27,27 +27,49 @@ export async function signInByForm(baseUrl: string, user: Pick<TestUser, 'name' 
 }
 
 /**
- * A web client of the server at `baseUrl` for page and form tests: `page` fetches a page (as a
- * browser asks for it, redirects not followed), `signIn` signs a user in once and keeps the
- * session's cookie, `submit` posts a form as that user with the CSRF token of a page of theirs
- * (`null`: no token; a string: that token).
+ * A test's web visitors of the server at `base()`: `page` fetches a page (with a session's cookie when given),
+ * not following redirects; `signIn` signs a user in once through the form and keeps the cookie;
+ * `submit` posts a form as the user with the CSRF token of the page `from` (`csrf: null` leaves it
+ * out, a string sends that one instead).
  */
-export function webForms(baseUrl: string) {
+export function webVisitors(base: () => string, mark: () => Promise<string>) {
   const cookies = new Map<string, string>()
-  const page = (path: string, cookie?: string) => fetch(baseUrl + path, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) }, redirect: 'manual' })
-  const signIn = async (user: Pick<TestUser, 'name' | 'password'>): Promise<string> => {
-    if (!cookies.has(user.name)) cookies.set(user.name, await signInByForm(baseUrl, user))
-    return cookies.get(user.name)!
+  const page = (path: string, cookie?: string) => fetch(base() + path, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) }, redirect: 'manual' })
+  async function signIn(user: Pick<TestUser, 'name' | 'password'>): Promise<string> {
+    let cookie = cookies.get(user.name)
+    if (!cookie) cookies.set(user.name, (cookie = await signInByForm(base(), user)))
+    return cookie
   }
-  const submit = async (user: Pick<TestUser, 'name' | 'password'>, path: string, fields: Record<string, string>, csrf?: string | null) => {
+  async function submit(user: Pick<TestUser, 'name' | 'password'>, path: string, fields: Record<string, string | string[]>, opts: { from?: string; csrf?: string | null } = {}) {
     const cookie = await signIn(user)
-    const token = csrf === undefined ? csrfIn(await (await page('/', cookie)).text())! : csrf
-    const body = new URLSearchParams(fields)
-    if (token !== null) body.append('_csrf', token)
-    const res = await fetch(baseUrl + path, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' })
+    const csrf = opts.csrf === undefined ? csrfIn(await (await page(opts.from ?? '/', cookie)).text())! : opts.csrf
+    const body = new URLSearchParams()
+    if (csrf !== null) body.append('_csrf', csrf)
+    for (const [k, v] of Object.entries(fields)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one)
+    const res = await fetch(base() + path, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' })
     return { status: res.status, location: res.headers.get('location'), html: await res.text() }
   }
-  return { page, signIn, submit }
+  /** A form POST without its CSRF token, or with a wrong one, is a 403 page and changes nothing (`mark` reads the database's content). */
+  async function expectCsrfRefused(user: Pick<TestUser, 'name' | 'password'>, path: string, fields: Record<string, string | string[]>) {
+    await signIn(user)
+    const before = await mark()
+    const missing = await submit(user, path, fields, { csrf: null })
+    expect(missing.status).toBe(403)
+    expect(missing.html).toContain('The form has expired')
+    expect((await submit(user, path, fields, { csrf: 'f'.repeat(64) })).status).toBe(403)
+    expect(await mark()).toBe(before)
+  }
+  return { page, signIn, submit, expectCsrfRefused }
+}
+
+/**
+ * webVisitors of `baseUrl` with the form post's token given positionally (`null`: none; a
+ * string: that token), for the tests that check no CSRF refusal of their own.
+ */
+export function webForms(baseUrl: string) {
+  const v = webVisitors(() => baseUrl, async () => '')
+  const submit = (user: Pick<TestUser, 'name' | 'password'>, path: string, fields: Record<string, string>, csrf?: string | null) => v.submit(user, path, fields, { csrf })
+  return { page: v.page, signIn: v.signIn, submit }
 }
 
 /** webForms for tests that only visit pages (page, signIn). */

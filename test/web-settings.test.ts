@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { csrfIn, sessionCookies } from './web-session'
+import { csrfIn, webVisitors } from './web-session'
 import { contentMark } from './db-snapshot'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { eq, max } from 'drizzle-orm'
@@ -21,39 +21,13 @@ let alice: TestUser, bob: TestUser, stranger: TestUser, root: TestUser
 let mark: () => Promise<string>
 let keyDir: string
 let sshKey: string
-
-const page = (path: string, cookie?: string) => fetch(s.url + path, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) }, redirect: 'manual' })
-
-const signIn = sessionCookies(() => s.url)
+const { page, signIn, submit, expectCsrfRefused } = webVisitors(() => s.url, () => mark())
 
 /** A signed-out visit of a page that needs a signed-in user: a See Other to the sign-in page, and back to it (Gitea's reqSignIn). */
 async function expectSignInAsked(path: string) {
   const res = await page(path)
   expect(res.status).toBe(303)
   expect(res.headers.get('location')).toBe(`/user/login?redirect_to=${encodeURIComponent(path)}`)
-}
-
-/** Posts a form as a signed-in user with the token of `from` (a page of theirs); `_csrf: null` leaves it out. */
-async function submit(user: TestUser, path: string, fields: Record<string, string | string[]>, opts: { from?: string; csrf?: string | null } = {}) {
-  const cookie = await signIn(user)
-  const csrf = opts.csrf === undefined ? csrfIn(await (await page(opts.from ?? '/', cookie)).text())! : opts.csrf
-  const body = new URLSearchParams()
-  if (csrf !== null) body.append('_csrf', csrf)
-  for (const [k, v] of Object.entries(fields)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one)
-  const res = await fetch(s.url + path, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' })
-  return { status: res.status, location: res.headers.get('location'), html: await res.text() }
-}
-
-/** A form POST without its CSRF token (or with another session's) is a 403 page and changes nothing. */
-async function expectCsrfRefused(user: TestUser, path: string, fields: Record<string, string | string[]>) {
-  await signIn(user)
-  const before = await mark()
-  const missing = await submit(user, path, fields, { csrf: null })
-  expect(missing.status).toBe(403)
-  expect(missing.html).toContain('The form has expired')
-  const wrong = await submit(user, path, fields, { csrf: 'f'.repeat(64) })
-  expect(wrong.status).toBe(403)
-  expect(await mark()).toBe(before)
 }
 
 beforeAll(async () => {

@@ -68,6 +68,12 @@ const NOTICES: Record<string, string> = {
   migrated: 'The repository was migrated.',
   committed: 'Your changes were committed.',
   'file-deleted': 'The file was deleted.',
+  'branch-rule-saved': 'The branch protection rule was saved.',
+  'branch-rule-deleted': 'The branch protection rule was deleted.',
+  'branch-rules-ordered': 'The branch protection rules were reordered.',
+  'tag-rule-added': 'The tag protection rule was added.',
+  'tag-rule-saved': 'The tag protection rule was saved.',
+  'tag-rule-deleted': 'The tag protection rule was deleted.',
 }
 
 /** The name of a notice a form's 303 may come back with. */
@@ -225,8 +231,8 @@ export function Pager(props: { path: string; query?: Record<string, string | und
 /** How many pages `total` items make at `limit` a page (at least one). */
 export const pagesOf = (total: number, limit: number): number => Math.max(1, Math.ceil(total / Math.max(1, limit)))
 
-/** A list of records as a table: its accessible name, its column headers, and an unnamed last column of actions when asked. */
-export function ListTable(props: { label: string; columns: string[]; actions?: boolean; children?: Child }): Html {
+/** A list of records as a table: its accessible name, its column headers, an unnamed last column of actions when asked, and the row saying the list is `empty` when it is. */
+export function ListTable(props: { label: string; columns: string[]; actions?: boolean; empty?: string | false; children?: Child }): Html {
   return (
     <table class="list" aria-label={props.label}>
       <thead>
@@ -241,7 +247,16 @@ export function ListTable(props: { label: string; columns: string[]; actions?: b
           ) : null}
         </tr>
       </thead>
-      <tbody>{props.children}</tbody>
+      <tbody>
+        {props.children}
+        {props.empty ? (
+          <tr>
+            <td colspan={String(props.columns.length + (props.actions ? 1 : 0))} class="muted">
+              {props.empty}
+            </td>
+          </tr>
+        ) : null}
+      </tbody>
     </table>
   )
 }

@@ -11,6 +11,7 @@ import { explorePages } from './pages/explore'
 import { signUpPages } from './pages/sign-up'
 import { adminPages } from './pages/admin'
 import { repoSettingsPages } from './pages/settings-repo'
+import { protectionSettingsPages } from './pages/settings-protect'
 import { issuePages } from './pages/issues'
 import { pullPages } from './pages/pulls'
 import { notificationPages } from './pages/notifications'
@@ -51,6 +52,7 @@ export const webModule = (deps: AppDeps) =>
     .use(signUpPages(deps))
     .use(adminPages(deps))
     .use(repoSettingsPages(deps))
+    .use(protectionSettingsPages(deps))
     .use(issuePages(deps))
     .use(pullPages(deps))
     .use(orgPages(deps))

@@ -10,9 +10,11 @@ export async function userIdsOf(deps: AppDeps, ctx: RepoContext, names: string[]
   if (!names) return undefined
   const lower = [...new Set(names.map((n) => n.toLowerCase()))]
   if (!lower.length) return []
-  const rows = await deps.db.select().from(users).where(inArray(users.lowerName, lower))
-  const missing = lower.filter((n) => !rows.some((r) => r.lowerName === n))
+  const found = await deps.db.select().from(users).where(inArray(users.lowerName, lower))
+  const missing = lower.filter((n) => !found.some((r) => r.lowerName === n))
   if (missing.length) throw unprocessable(`user does not exist [name: ${missing[0]}]`)
+  // In the order the names were given (a database answers an IN list in an order of its own).
+  const rows = lower.map((n) => found.find((r) => r.lowerName === n)!)
   if (!writers) return rows.map((r) => r.id)
   const kept: number[] = []
   for (const row of rows) {
@@ -31,5 +33,5 @@ export async function teamIdsOf(deps: AppDeps, ctx: RepoContext, names: string[]
   const rows = await deps.db.select({ id: teams.id, lowerName: teams.lowerName }).from(teams).where(and(eq(teams.orgId, ctx.owner.id), inArray(teams.lowerName, lower)))
   const missing = lower.filter((n) => !rows.some((r) => r.lowerName === n))
   if (missing.length) throw unprocessable(`team does not exist [name: ${missing[0]}]`)
-  return rows.map((r) => r.id)
+  return lower.map((n) => rows.find((r) => r.lowerName === n)!.id)
 }

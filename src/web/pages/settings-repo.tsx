@@ -34,21 +34,23 @@ const DeliveryParams = t.Object({ ...HookParams.properties, delivery: t.String({
 const ListQuery = t.Object({ page: FormText(10), done: FormText(40) })
 
 /** A settings page's need: the API's own for the same change (admin; `writes` as its route says). */
-const admin = (writes?: boolean): RepoNeed => (writes === undefined ? { level: 'admin' } : { level: 'admin', writes })
+export const admin = (writes?: boolean): RepoNeed => (writes === undefined ? { level: 'admin' } : { level: 'admin', writes })
 
-const base = (ctx: RepoContext) => `${repoUrl(ctx.owner.name, ctx.repo.name)}/settings`
+export const base = (ctx: RepoContext) => `${repoUrl(ctx.owner.name, ctx.repo.name)}/settings`
 
 function menu(ctx: RepoContext): [string, string][] {
   const b = base(ctx)
   return [
     [b, 'Repository'],
     [`${b}/collaboration`, 'Collaborators'],
+    [`${b}/branches`, 'Branches'],
+    [`${b}/tags`, 'Tags'],
     [`${b}/hooks`, 'Webhooks'],
     [`${b}/keys`, 'Deploy keys'],
   ]
 }
 
-async function settingsPage(deps: AppDeps, ctx: RepoContext, web: WebContext, current: string, title: string, body: Child, opts: { error?: string; status?: number } = {}) {
+export async function settingsPage(deps: AppDeps, ctx: RepoContext, web: WebContext, current: string, title: string, body: Child, opts: { error?: string; status?: number } = {}) {
   const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
   return settingsResponse(web, { title: `${title} · ${repo.full_name}`, header: <RepoHeader repo={repo} />, menu: 'Repository settings', items: menu(ctx), current }, title, body, opts)
 }
@@ -247,7 +249,7 @@ async function collaborationPage(deps: AppDeps, ctx: RepoContext, web: WebContex
     'Collaborators',
     <>
       <div class="box">
-        <ListTable label="Collaborators" columns={['User', 'Permission']} actions>
+        <ListTable label="Collaborators" columns={['User', 'Permission']} empty={found.rows.length === 0 && 'No collaborators yet.'} actions>
             {found.rows.map((row) => {
               const u = toApiUser(deps.config, row, viewer)
               const mode = accessModeName(modes.get(row.id) ?? AccessMode.Read)
@@ -281,13 +283,6 @@ async function collaborationPage(deps: AppDeps, ctx: RepoContext, web: WebContex
                 </tr>
               )
             })}
-            {found.rows.length === 0 ? (
-              <tr>
-                <td colspan="3" class="muted">
-                  No collaborators yet.
-                </td>
-              </tr>
-            ) : null}
           </ListTable>
       </div>
       <Pager path={b} query={{}} page={pageAt} pages={pagesOf(found.total, LISTED)} />
@@ -458,7 +453,7 @@ async function hookPage(deps: AppDeps, ctx: RepoContext, web: WebContext, id: nu
       </div>
       <h3>Recent deliveries</h3>
       <div class="box">
-        <ListTable label="Recent deliveries" columns={['Delivery', 'Event', 'Result', 'Created']} actions>
+        <ListTable label="Recent deliveries" columns={['Delivery', 'Event', 'Result', 'Created']} empty={deliveries.length === 0 && 'No deliveries yet.'} actions>
             {deliveries.map((d) => (
               <tr>
                 <td>
@@ -478,13 +473,6 @@ async function hookPage(deps: AppDeps, ctx: RepoContext, web: WebContext, id: nu
                 </td>
               </tr>
             ))}
-            {deliveries.length === 0 ? (
-              <tr>
-                <td colspan="5" class="muted">
-                  No deliveries yet.
-                </td>
-              </tr>
-            ) : null}
           </ListTable>
       </div>
     </>,
