@@ -53,6 +53,10 @@ const NOTICES: Record<string, string> = {
   blocked: 'The user was blocked.',
   unblocked: 'The user was unblocked.',
   'note-saved': 'The note was saved.',
+  'release-published': 'The release was published.',
+  'release-draft-saved': 'The release was saved as a draft.',
+  'release-saved': 'The release was updated.',
+  'release-deleted': 'The release was deleted; its tag stays.',
 }
 
 /** A form's answer after it changed something: back to a page, with a notice. */

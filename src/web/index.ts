@@ -21,6 +21,8 @@ import { commitPages } from './pages/commits'
 import { refPages } from './pages/refs'
 import { comparePages } from './pages/compare'
 import { wikiPages } from './pages/wiki'
+import { releaseFormPages } from './pages/release-forms'
+import { forkPages } from './pages/forks'
 
 export { errorPage, webRefusal } from './errors'
 
@@ -52,3 +54,5 @@ export const webModule = (deps: AppDeps) =>
     .use(refPages(deps))
     .use(comparePages(deps))
     .use(wikiPages(deps))
+    .use(releaseFormPages(deps))
+    .use(forkPages(deps))

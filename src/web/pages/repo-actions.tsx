@@ -32,6 +32,7 @@ export async function repoActions(deps: AppDeps, ctx: RepoContext, web: WebConte
     <div class="repo-actions">
       <ButtonForm ctx={web} action={`${base}/action/${starred ? 'unstar' : 'star'}`} label={starred ? 'Unstar' : 'Star'} />
       <ButtonForm ctx={web} action={`${base}/action/${watching ? 'unwatch' : 'watch'}`} label={watching ? 'Unwatch' : 'Watch'} />
+      <a href={`${base}/fork`}>Fork</a>
       {ctx.mode >= AccessMode.Admin ? <a href={`${base}/settings`}>Settings</a> : null}
     </div>
   )
@@ -43,6 +44,22 @@ async function ownerChoices(deps: AppDeps, user: UserRow): Promise<string[]> {
   const names = [user.name]
   for (const org of orgs.rows) if (await canCreateOrgRepo(deps, await loadOrg(deps, org.name, user))) names.push(org.name)
   return names
+}
+
+/** The owner choice of the creation and fork forms (`owner`): those `ownerChoices` lists, `chosen` selected. */
+export async function ownerSelect(deps: AppDeps, user: UserRow, chosen: string): Promise<Html> {
+  return (
+    <label>
+      Owner
+      <select name="owner">
+        {(await ownerChoices(deps, user)).map((name) => (
+          <option value={name} selected={name.toLowerCase() === chosen.toLowerCase()}>
+            {name}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
 }
 
 const CreateForm = t.Object({
@@ -65,16 +82,7 @@ async function createPage(deps: AppDeps, ctx: WebContext, user: UserRow, opts: {
       <Notices ctx={ctx} error={opts.error} />
       <form class="stack wide" method="post" action="/repo/create">
         <CsrfField ctx={ctx} />
-        <label>
-          Owner
-          <select name="owner">
-            {(await ownerChoices(deps, user)).map((name) => (
-              <option value={name} selected={name.toLowerCase() === chosen.toLowerCase()}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
+        {await ownerSelect(deps, user, chosen)}
         <label>
           Repository name
           <input name="name" required maxlength="100" value={v?.name ?? ''} />
