@@ -74,6 +74,10 @@ const NOTICES: Record<string, string> = {
   'tag-rule-added': 'The tag protection rule was added.',
   'tag-rule-saved': 'The tag protection rule was saved.',
   'tag-rule-deleted': 'The tag protection rule was deleted.',
+  'release-published': 'The release was published.',
+  'release-draft-saved': 'The release was saved as a draft.',
+  'release-saved': 'The release was updated.',
+  'release-deleted': 'The release was deleted; its tag stays.',
 }
 
 /** The name of a notice a form's 303 may come back with. */

@@ -26,6 +26,8 @@ import { labelPages } from './pages/labels'
 import { migratePages } from './pages/migrate'
 import { orgSettingsPages } from './pages/org-settings'
 import { editorPages } from './pages/editor'
+import { releaseFormPages } from './pages/release-forms'
+import { forkPages } from './pages/forks'
 
 export { errorPage, webRefusal } from './errors'
 
@@ -62,3 +64,5 @@ export const webModule = (deps: AppDeps) =>
     .use(wikiPages(deps))
     .use(labelPages(deps))
     .use(editorPages(deps))
+    .use(releaseFormPages(deps))
+    .use(forkPages(deps))

@@ -20,6 +20,8 @@ export interface ForkRequest {
   organization?: string | null
   /** The fork's name; the source's when absent. */
   name?: string | null
+  /** The fork's description (Gitea's web form); the source's when absent. */
+  description?: string | null
 }
 
 /**
@@ -57,7 +59,7 @@ export async function forkRepository(deps: AppDeps, forker: UserRow, source: Rep
     forker,
     {
       name,
-      description: source.description,
+      description: req.description ?? source.description,
       isPrivate: source.isPrivate || sourceOwner.visibility === 'private',
       defaultBranch: source.defaultBranch,
       isFork: true,

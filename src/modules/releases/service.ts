@@ -186,9 +186,16 @@ export async function createRelease(deps: AppDeps, ctx: RepoContext, actor: User
  * Edits a release (Gitea's EditRelease: empty strings and absent fields leave values as they
  * are). Publishing a draft, or renaming a published release's tag, creates a missing tag at the
  * target. A published release records release.published when it was a draft, else
- * release.updated. 409 when the new tag already has another release.
+ * release.updated. 409 when the new tag already has another release. With `replaceNotes` (the web
+ * page's edit form, Gitea's EditReleasePost) the notes are set as given, emptied by an empty text.
  */
-export async function editRelease(deps: AppDeps, ctx: RepoContext, actor: UserRow, rawId: string, input: Partial<ReleaseInput>): Promise<ReleaseRow> {
+export async function editRelease(
+  deps: AppDeps,
+  ctx: RepoContext,
+  actor: UserRow,
+  rawId: string,
+  input: Partial<ReleaseInput> & { replaceNotes?: boolean },
+): Promise<ReleaseRow> {
   const row = await getRelease(deps, ctx, rawId)
   const tag = input.tag_name ? checkTagName(input.tag_name) : row.tagName
   const target = input.target_commitish || row.target || ctx.repo.defaultBranch
@@ -213,7 +220,7 @@ export async function editRelease(deps: AppDeps, ctx: RepoContext, actor: UserRo
         lowerTagName: tag.toLowerCase(),
         target,
         title: input.name || current.title,
-        note: input.body || current.note,
+        note: input.replaceNotes ? (input.body ?? '') : input.body || current.note,
         isDraft: draft,
         isPrerelease: input.prerelease ?? current.isPrerelease,
         ...(published ? { createdUnix: now } : {}),

@@ -53,7 +53,7 @@ function explorePage(ctx: WebContext, current: string, q: string, results: Child
   )
 }
 
-function OwnerList(props: { rows: UserRow[]; empty: string; label: string }) {
+export function OwnerList(props: { rows: UserRow[]; empty: string; label: string }) {
   return (
     <div class="box">
       <ul class="entries" aria-label={props.label}>

@@ -17,7 +17,7 @@ import { ownerUrl, repoUrl } from '../links'
 /** Repositories a page lists at most (the rest are counted). */
 const MAX_LISTED = 100
 
-function RepoList(props: { owners: Map<number, string>; rows: RepoRow[]; total: number; empty: string }): Html {
+export function RepoList(props: { owners: Map<number, string>; rows: RepoRow[]; total: number; empty: string }): Html {
   return (
     <div class="box">
       <ul class="entries" aria-label="Repositories">
@@ -41,7 +41,7 @@ function RepoList(props: { owners: Map<number, string>; rows: RepoRow[]; total: 
 }
 
 /** Owner names of repository rows, read in one query. */
-async function ownerNames(deps: AppDeps, rows: RepoRow[], known: UserRow[]): Promise<Map<number, string>> {
+export async function ownerNames(deps: AppDeps, rows: RepoRow[], known: UserRow[]): Promise<Map<number, string>> {
   const names = new Map(known.map((u) => [u.id, u.name]))
   const missing = [...new Set(rows.map((r) => r.ownerId).filter((id) => !names.has(id)))]
   if (missing.length) {

@@ -20,7 +20,8 @@ import { errorPage } from '../errors'
 import { repoUrl, srcUrl } from '../links'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav, Pager, When } from './code-nav'
-import { pagesOf } from '../forms'
+import { Notices, pagesOf } from '../forms'
+import { AccessMode } from '../../auth/access'
 
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 const TagParams = RepoWildcardParams
@@ -53,7 +54,7 @@ async function notesOf(deps: AppDeps, ctx: RepoContext, release: ApiRelease, cli
   }
 }
 
-function ReleaseView(props: { repo: ApiRepo; release: ApiRelease; notes: Html | string; heading: 'h1' | 'h2' }): Html {
+function ReleaseView(props: { repo: ApiRepo; release: ApiRelease; notes: Html | string; heading: 'h1' | 'h2'; editable: boolean }): Html {
   const { repo, release } = props
   const base = repoUrl(repo.owner.login, repo.name)
   const title = release.name || release.tag_name
@@ -65,6 +66,14 @@ function ReleaseView(props: { repo: ApiRepo; release: ApiRelease; notes: Html | 
         {release.prerelease ? <span class="label">Pre-release</span> : null}
         <span class="muted">
           <a href={srcUrl(repo.owner.login, repo.name, 'tag', release.tag_name)}>{release.tag_name}</a> · {release.author.login} · <When iso={release.published_at} />
+          {props.editable ? (
+            <>
+              {' · '}
+              <a href={`${base}/releases/edit/${refPath(release.tag_name)}`} aria-label={`Edit release ${release.tag_name}`}>
+                Edit
+              </a>
+            </>
+          ) : null}
         </span>
       </header>
       {typeof props.notes === 'string' ? <pre class="markdown">{props.notes}</pre> : <div class="markdown">{props.notes}</div>}
@@ -87,6 +96,9 @@ function ReleaseView(props: { repo: ApiRepo; release: ApiRelease; notes: Html | 
     </article>
   )
 }
+
+/** Whether the visitor may use the release forms (the pipeline's mode; the forms' routes check again). */
+const releaseWriter = (ctx: RepoContext) => !!ctx.caller.user && ctx.mode >= AccessMode.Write && !ctx.repo.isArchived
 
 async function releaseRecords(deps: AppDeps, ctx: RepoContext, rows: ReleaseRow[], client: string) {
   const records = await releasesToApi(deps, ctx.repo, rows, ctx.caller.user)
@@ -196,9 +208,17 @@ export const refPages = (deps: AppDeps) =>
             <h2>
               Releases <span class="muted">({found.total})</span>
             </h2>
+            <Notices ctx={web} />
+            {releaseWriter(ctx) ? (
+              <p>
+                <a class="button primary" href={`${repoUrl(repo.owner.login, repo.name)}/releases/new`}>
+                  New release
+                </a>
+              </p>
+            ) : null}
             {found.total === 0 ? <p class="notice muted">This repository has no releases yet.</p> : null}
             {shown.map(({ release, notes }) => (
-              <ReleaseView repo={repo} release={release} notes={notes} heading="h2" />
+              <ReleaseView repo={repo} release={release} notes={notes} heading="h2" editable={releaseWriter(ctx)} />
             ))}
             <Pager path={web.path} page={page.page} pages={pagesOf(found.total, page.limit)} />
           </>,
@@ -221,7 +241,7 @@ export const refPages = (deps: AppDeps) =>
         }
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
         const [shown] = await releaseRecords(deps, ctx, [row], deps.auth.clientAddress(request) ?? '')
-        return refsPage(web, repo, 'releases', shown!.release.name || tag, <ReleaseView repo={repo} release={shown!.release} notes={shown!.notes} heading="h1" />)
+        return refsPage(web, repo, 'releases', shown!.release.name || tag, <ReleaseView repo={repo} release={shown!.release} notes={shown!.notes} heading="h1" editable={releaseWriter(ctx)} />)
       },
       { scope: 'repository', repo: { level: 'read', unit: 'releases' }, params: TagParams, detail: pageDetail('webRelease') },
     )

@@ -32,6 +32,7 @@ export async function repoActions(deps: AppDeps, ctx: RepoContext, web: WebConte
     <div class="repo-actions">
       <ButtonForm ctx={web} action={`${base}/action/${starred ? 'unstar' : 'star'}`} label={starred ? 'Unstar' : 'Star'} />
       <ButtonForm ctx={web} action={`${base}/action/${watching ? 'unwatch' : 'watch'}`} label={watching ? 'Unwatch' : 'Watch'} />
+      <a href={`${base}/fork`}>Fork</a>
       {ctx.mode >= AccessMode.Admin ? <a href={`${base}/settings`}>Settings</a> : null}
     </div>
   )

@@ -24,9 +24,15 @@ export function RepoHeader(props: { repo: ApiRepo; actions?: Child }): Html {
         </ul>
       ) : null}
       <ul class="counts" aria-label="Counts">
-        <li>{repo.stars_count} stars</li>
-        <li>{repo.forks_count} forks</li>
-        <li>{repo.watchers_count} watchers</li>
+        <li>
+          <a href={`${repoUrl(owner, repo.name)}/stars`}>{repo.stars_count} stars</a>
+        </li>
+        <li>
+          <a href={`${repoUrl(owner, repo.name)}/forks`}>{repo.forks_count} forks</a>
+        </li>
+        <li>
+          <a href={`${repoUrl(owner, repo.name)}/watchers`}>{repo.watchers_count} watchers</a>
+        </li>
         {repo.has_issues ? <li>{repo.open_issues_count} open issues</li> : null}
         {repo.has_pull_requests ? <li>{repo.open_pr_counter} open pull requests</li> : null}
       </ul>
