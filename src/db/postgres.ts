@@ -297,8 +297,10 @@ async function migrated(client: SQL): Promise<boolean> {
  * While the listening connection is not (yet, or no longer) subscribed, notifications may be
  * missed: the mark then moves at every call, so caches keep nothing, as before there was a
  * listener; it moves once more when the subscription is back. What another process committed
- * reaches this one as fast as PostgreSQL delivers the notification, which it sends at the commit,
- * before the writer's COMMIT returns.
+ * reaches this one when PostgreSQL delivers the notification: it is queued at the commit but
+ * delivered on the listener's own schedule, so for a moment after the writer's COMMIT returns
+ * another process may still answer from what it kept (a token just deleted, a repository just
+ * made private): not read-your-writes across processes.
  */
 class ChangeListener {
   /** This process's notifications carry this tag; its own are known by it (its commits moved the mark already). */

@@ -56,7 +56,8 @@ export type AddressClass = keyof typeof CLASSES
  */
 let net: typeof import('node:net') | undefined
 const netModule = () => (net ??= require('node:net') as typeof import('node:net'))
-const isIP = (text: string) => netModule().isIP(text)
+/** `node:net`'s isIP, the module loaded at the first call (for callers outside this file too: webhooks/deliver.ts). */
+export const isIP = (text: string): number => netModule().isIP(text)
 
 /**
  * What kind of address `ip` is, in Gitea's ALLOWED_HOST_LIST words: `loopback`; `private` (RFC 1918,

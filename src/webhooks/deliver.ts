@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto'
 import type http from 'node:http'
-import { isIP } from 'node:net'
-import { checkOutbound } from '../lib/outbound-policy'
+import { checkOutbound, isIP } from '../lib/outbound-policy'
 import { WARREN_VERSION } from '../version'
 import { deliveryBody, eventName, type HookEventType } from './events'
 import type { HostAllowList } from '../lib/host-allow-list'
