@@ -135,3 +135,25 @@ describe('reviews and review requests between people who block each other', () =
     expect(await requested(2)).toEqual(['alice', 'bob'])
   })
 })
+
+describe("an organisation's block: its teams and its repositories' forks", () => {
+  const G = '/repos/guild/work'
+  test('one the organisation blocks neither asks its team to review nor forks its repository (403, nothing written); others still do', async () => {
+    expect((await s.post('/orgs', { username: 'guild' }, as(carol))).status).toBe(201)
+    expect((await s.post('/orgs/guild/repos', { name: 'work', auto_init: true }, as(carol))).status).toBe(201)
+    expect((await s.post('/orgs/guild/teams', { name: 'reviewers', permission: 'read', includes_all_repositories: true }, as(carol))).status).toBe(201)
+    expect((await s.put(`${G}/collaborators/dave`, { permission: 'write' }, as(carol))).status).toBe(204)
+    const file = await s.post(`${G}/contents/by-dave.txt`, { content: Buffer.from('dave\n').toString('base64'), new_branch: 'by-dave' }, as(dave))
+    expect(file.status).toBe(201)
+    expect((await s.post(`${G}/pulls`, { head: 'by-dave', base: 'main', title: 'From dave' }, as(dave))).status).toBe(201)
+    expect((await s.put('/orgs/guild/blocks/dave', undefined, as(carol))).status).toBe(204)
+
+    await refused(() => s.post(`${G}/pulls/1/requested_reviewers`, { team_reviewers: ['reviewers'] }, as(dave)))
+    expect((await s.post(`${G}/pulls/1/requested_reviewers`, { team_reviewers: ['reviewers'] }, as(carol))).status).toBe(201)
+
+    const fork = await s.post(`${G}/forks`, {}, as(dave))
+    expect([fork.status, fork.body.message]).toEqual([403, 'user is blocked'])
+    expect((await s.get('/repos/dave/work', as(dave))).status).toBe(404)
+    expect((await s.post(`${G}/forks`, {}, as(bob))).status).toBe(202)
+  })
+})

@@ -5,11 +5,15 @@
  * move recorded first, folder_moves), so the repository answers under its old name with its git
  * content, and a rename afterwards works. The kill lands in that window because the test holds the
  * repository's row locked (PostgreSQL: SELECT ... FOR UPDATE) while the rename runs: the folder
- * moves, then the rename's transaction waits on the row until the process is killed.
+ * moves, then the rename's transaction waits on the row until the process is killed. With another
+ * process serving the same database, that one's leftover repair puts the folder back without any
+ * restart (the dead process's claim on its intent went with its connection), and empties
+ * repositories/.deleted/.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { apiCall, rootAuth, servedOnPostgres, SOURCES, startServe, type Served } from './process-helpers'
 import { until } from './webhook-receiver'
 import { repoPath } from '../src/git/run'
@@ -69,5 +73,41 @@ describe('a crash between a rename\'s folder move and its row', () => {
     expect((await again('PATCH', '/repos/root/old-name', { name: 'new-name' })).status).toBe(200)
     expect(existsSync(newDir)).toBe(true)
     expect((await again('GET', '/repos/root/new-name/contents/README.md')).status).toBe(200)
+  }, 240_000)
+})
+
+describe('the same crash while another process serves the database', () => {
+  test("the running process's leftover repair moves the folder back and empties .deleted/; the repository works there", async () => {
+    const two = await servedOnPostgres('warren_folder_move_live', 2)
+    const q = new SQL(two.database.url, { max: 1 })
+    try {
+      const [dying, living] = two.servers as [Served, Served]
+      const call = (server: Served, method: string, path: string, body?: unknown) => apiCall(server, rootAuth, method, path, body)
+      expect((await call(dying, 'POST', '/user/repos', { name: 'moving', auto_init: true, default_branch: 'main' })).status).toBe(201)
+      const oldDir = repoPath(two.data, 'root', 'moving')
+      const newDir = repoPath(two.data, 'root', 'moved')
+      const stale = join(two.data, 'repositories', '.deleted', 'left-by-a-crash')
+      mkdirSync(stale, { recursive: true })
+
+      const held = q.begin(async (tx) => {
+        await tx`select id from repositories where lower_name = 'moving' for update`
+        await until(() => existsSync(newDir), 'the folder moved', 2400, 25)
+        dying.proc.kill('SIGKILL')
+        await dying.proc.exited
+      })
+      const renaming = call(dying, 'PATCH', '/repos/root/moving', { name: 'moved' }).catch(() => null)
+      await held
+      await renaming
+
+      await until(async () => existsSync(oldDir) && !existsSync(newDir) && (await q`select count(*)::int as n from folder_moves`)[0].n === 0, 'the folder moved back', 2400, 25)
+      await until(() => !existsSync(stale), '.deleted emptied', 2400, 25)
+      expect((await call(living, 'GET', '/repos/root/moving/contents/README.md')).status).toBe(200)
+      expect((await call(living, 'PATCH', '/repos/root/moving', { name: 'moved' })).status).toBe(200)
+      expect(existsSync(newDir)).toBe(true)
+      expect((await call(living, 'GET', '/repos/root/moved/contents/README.md')).status).toBe(200)
+    } finally {
+      await q.close()
+      await two.stop()
+    }
   }, 240_000)
 })

@@ -209,6 +209,20 @@ describe('POST /repos/migrate', () => {
     expect(missing.status).toBe(422)
   })
 
+  test('mirrors turned off (WARREN_MIRROR_ENABLED=false): a new pull mirror is 403 and nothing is left; a plain migration still works', async () => {
+    s.deps.config.mirrorEnabled = false
+    try {
+      const r = await s.post('/repos/migrate', { clone_addr: pubUrl(), uid: alice.user.id, repo_name: 'nomirror', mirror: true }, { token: alice.token })
+      expect(r.status).toBe(403)
+      expect(r.body.message).toMatch(/disabled the creation of new pull mirrors/)
+      await expectNothingLeft('alice', 'nomirror')
+      const plain = await s.post('/repos/migrate', { clone_addr: pubUrl(), uid: alice.user.id, repo_name: 'nomirror', mirror: false }, { token: alice.token })
+      expect([plain.status, plain.body.mirror]).toEqual([201, false])
+    } finally {
+      s.deps.config.mirrorEnabled = true
+    }
+  })
+
   test('owners: another user 403, an organisation without permission 403, local paths admin-only, admin anywhere', async () => {
     const body = (uid: number, name: string) => ({ clone_addr: pubUrl(), uid, repo_name: name })
     expect((await s.post('/repos/migrate', body(bob.user.id, 'taken-over'), { token: alice.token })).status).toBe(403)

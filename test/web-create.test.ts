@@ -199,6 +199,20 @@ describe('migration', () => {
     expect([org.mirror, org.private, org.mirror_interval]).toEqual([true, true, '1h0m0s'])
   })
 
+  test('mirrors turned off: the form offers no mirror box and a mirror is refused on it (403), nothing made', async () => {
+    const before = await mark()
+    s.deps.config.mirrorEnabled = false
+    try {
+      expect(await (await page('/repo/migrate?service_type=1', await signIn(alice))).text()).not.toContain('name="mirror"')
+      const res = await submit(alice, '/repo/migrate', { service: '1', clone_addr: `${s.url}/alice/source.git`, uid: 'alice', repo_name: 'nomirror', mirror: 'on' })
+      expect(res.status).toBe(403)
+      expect(res.html).toContain('disabled the creation of new pull mirrors')
+    } finally {
+      s.deps.config.mirrorEnabled = true
+    }
+    expect(await mark()).toBe(before)
+  })
+
   test("the service's refusals shown on the form again, nothing made", async () => {
     const before = await mark()
     const cases: [Record<string, string>, number, string][] = [

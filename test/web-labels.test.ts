@@ -154,3 +154,15 @@ test('the issue list links to Labels and Milestones', async () => {
   expect(html).toContain('href="/alice/tracker/labels"')
   expect(html).toContain('href="/alice/tracker/milestones"')
 })
+
+test('the pages follow issues or pull requests (Gitea: either unit shows them); with both off they are 404', async () => {
+  expect((await s.post('/user/repos', { name: 'pullsonly', auto_init: true }, { token: alice.token })).status).toBe(201)
+  expect((await s.patch('/repos/alice/pullsonly', { has_issues: false }, { token: alice.token })).status).toBe(200)
+  expect((await page('/alice/pullsonly/labels')).status).toBe(200)
+  expect((await page('/alice/pullsonly/milestones')).status).toBe(200)
+  expect((await submit(alice, '/alice/pullsonly/labels/new', { title: 'review', color: '#00aabb', description: '' })).status).toBe(303)
+  expect((await s.patch('/repos/alice/pullsonly', { has_pull_requests: false }, { token: alice.token })).status).toBe(200)
+  expect((await page('/alice/pullsonly/labels')).status).toBe(404)
+  expect((await page('/alice/pullsonly/milestones')).status).toBe(404)
+  expect((await submit(alice, '/alice/pullsonly/labels/new', { title: 'other', color: '#00aabb', description: '' })).status).toBe(404)
+})

@@ -53,8 +53,8 @@ export interface DatabaseRuntime {
 /** A statement Drizzle built, not run yet: run by awaiting it; its text and parameters by `toSQL`. */
 export type BuiltStatement = PromiseLike<unknown> & { toSQL(): { sql: string; params: unknown[] } }
 
-/** Work a process claims while it does it (a push, a merge), so others can tell what a dead process left. */
-export type ClaimKind = 'push' | 'merge'
+/** Work a process claims while it does it (a push, a merge, a folder move), so others can tell what a dead process left. */
+export type ClaimKind = 'push' | 'merge' | 'folder-move'
 
 export interface HeldLock {
   release(): Promise<void>

@@ -22,7 +22,7 @@ import { databaseUnavailable } from './unavailable'
  * which pg_locks shows as classid = namespace, objid = id, objsubid = 2 (the one-key locks of
  * lockKey show objsubid = 1, so the two never meet).
  */
-export const CLAIM_SPACE: Record<ClaimKind, number> = { push: 0x57720001, merge: 0x57720002 }
+export const CLAIM_SPACE: Record<ClaimKind, number> = { push: 0x57720001, merge: 0x57720002, 'folder-move': 0x57720003 }
 
 /** Pauses between tries of a lock another process holds: doubling from the first to the last. */
 const FIRST_RETRY_MS = 10

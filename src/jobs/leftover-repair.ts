@@ -4,6 +4,8 @@ import { everySchedule, jobBoardOf } from '../lib/job-board'
 import type { BackgroundJob } from '../ops/shutdown'
 import { repairPullMerges } from '../modules/pulls/merge'
 import { settleAbandonedPushes } from '../push'
+import { repairAbandonedFolderMoves } from '../modules/repos/folder-move'
+import { emptyDeletedFolders } from '../modules/repos/repair'
 
 /** How often the leftovers of dead processes are looked for. */
 export const LEFTOVER_REPAIR_MS = 3_000
@@ -11,8 +13,11 @@ export const LEFTOVER_REPAIR_MS = 3_000
 /**
  * Repairs, while serving, what a process that died mid-work left on a PostgreSQL database several
  * processes share: merges it had under way (the pull request stays "being merged", or merged in
- * git but not in the database) and pushes it had pending (their ref changes unrecorded, no push
- * events). Which work is abandoned is known by its claim (claimWork), which went with the dead
+ * git but not in the database), pushes it had pending (their ref changes unrecorded, no push
+ * events) and folder moves it had under way (a rename, a transfer or a deletion: the folder is put
+ * back where the unchanged rows look for it, repairAbandonedFolderMoves); then the folders of
+ * deleted repositories left in repositories/.deleted/ are removed (emptyDeletedFolders, those
+ * there since before the round began). Which work is abandoned is known by its claim (claimWork), which went with the dead
  * process's connection: work a running process claims is never touched. Runs in one process at a
  * time (asLeader), a round every `intervalMs`; the start-up repairs cover the rest (and SQLite,
  * where one process owns the database).
@@ -25,7 +30,12 @@ export function startLeftoverRepair(deps: AppDeps, intervalMs = LEFTOVER_REPAIR_
   const repair = async () => {
     listed.round()
     listed.plan(null)
+    const startedAt = Date.now()
     try {
+      // Folder moves first: a deletion's folder put back leaves .deleted/ before it is emptied.
+      const movedBack = await repairAbandonedFolderMoves(deps)
+      if (movedBack) log.info(`moved back ${movedBack} folders whose move a dead process left`)
+      await emptyDeletedFolders(deps, startedAt)
       // Merges first: a merge that landed is marked merged before its push is recorded, so the
       // re-checks the push queues never see the pull request as open.
       const merged = await repairPullMerges(deps, { abandonedOnly: true })

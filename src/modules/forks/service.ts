@@ -14,6 +14,7 @@ import { listReadableRepos } from '../repos/queries'
 import { gitRepoAt, pathOfRepo, repoSnapshot } from '../repos/service'
 import { grantOrgRepoCreator, requireOrgRepoCreator } from '../orgs/service'
 import { loadOrg } from '../../auth/org-context'
+import { refuseBlocked } from '../../auth/blocking'
 
 export interface ForkRequest {
   /** The organisation to own the fork; the forker when absent. */
@@ -51,6 +52,8 @@ export async function forkRepository(deps: AppDeps, forker: UserRow, source: Rep
     await requireOrgRepoCreator(deps, org)
     owner = org.org
   }
+  // Gitea's ForkRepository: one the source's owner blocks may not fork it (403, ErrBlockedUser).
+  await refuseBlocked(deps.db, forker.id, [sourceOwner.id])
   const name = req.name ?? source.name
   const limits = gitLimitsOf(deps)
   return await buildRepository(

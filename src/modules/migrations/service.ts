@@ -229,6 +229,8 @@ export async function migrateRepository(deps: AppDeps, caller: UserRow, input: M
   checkRepoName(input.repoName)
   if (input.description !== undefined && charCount(input.description) > 255) throw unprocessable('must be less than 255 characters', 'Description')
   await checkRepoNameFree(deps, owner.id, input.repoName)
+  // Gitea's Mirror.DisableNewPull (set by `[mirror] ENABLED = false`): a new pull mirror is refused, for the API and the web form alike.
+  if (input.mirror && !deps.config.mirrorEnabled) throw forbidden('the site administrator has disabled the creation of new pull mirrors')
   const interval = input.mirror ? mirrorIntervalOf(deps, input.mirrorInterval) : 0
   const source = await resolveCloneSource(deps, caller, input.cloneAddr, { username: input.authUsername, password: input.authPassword })
   const remote = { auth: source.auth, allowFile: source.local, limits: gitLimitsOf(deps) }

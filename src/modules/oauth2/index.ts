@@ -12,8 +12,11 @@ import { OIDC_SCOPES } from '../../auth/scopes'
 
 const NoContent = { 204: t.Void() }
 
-/** 404 while OAuth2 is turned off (WARREN_OAUTH2_ENABLED=false): every OAuth2 route then answers as if it did not exist. */
-function requireEnabled(deps: AppDeps): void {
+/**
+ * The one guard of every OAuth2 route: 404 while OAuth2 is turned off (WARREN_OAUTH2_ENABLED=false),
+ * each route then answering as if it did not exist (once the pipeline has passed the caller).
+ */
+const enabledGuard = (deps: AppDeps) => () => {
   if (!deps.config.oauth2Enabled) throw notFound('OAuth2 is disabled on this server')
 }
 
@@ -25,10 +28,10 @@ function requireEnabled(deps: AppDeps): void {
 export const oauth2Module = (deps: AppDeps) =>
   new Elysia({ name: 'oauth2', detail: { tags: ['user'] } })
     .use(pipeline(deps))
+    .onBeforeHandle(enabledGuard(deps))
     .get(
       '/user/applications/oauth2',
       async ({ user, page, respond }) => {
-        requireEnabled(deps)
         return respond(await listApplications(deps, user.id, page), (rows) => rows.map((row) => toApiOAuth2Application(row)))
       },
       {
@@ -43,7 +46,6 @@ export const oauth2Module = (deps: AppDeps) =>
     .post(
       '/user/applications/oauth2',
       async ({ user, body, status }) => {
-        requireEnabled(deps)
         const { row, secret } = await createApplication(deps, user.id, body)
         return status(201, toApiOAuth2Application(row, secret))
       },
@@ -58,7 +60,6 @@ export const oauth2Module = (deps: AppDeps) =>
     .get(
       '/user/applications/oauth2/:id',
       async ({ user, params }) => {
-        requireEnabled(deps)
         return toApiOAuth2Application(await getApplication(deps, user.id, params.id))
       },
       { scope: 'user', signed: true, params: IdParams, response: { 200: OAuth2ApplicationSchema }, detail: { operationId: 'userGetOAuth2Application', summary: 'get an OAuth2 Application' } },
@@ -66,7 +67,6 @@ export const oauth2Module = (deps: AppDeps) =>
     .patch(
       '/user/applications/oauth2/:id',
       async ({ user, params, body }) => {
-        requireEnabled(deps)
         const { row, secret } = await updateApplication(deps, user.id, params.id, body)
         return toApiOAuth2Application(row, secret)
       },
@@ -82,7 +82,6 @@ export const oauth2Module = (deps: AppDeps) =>
     .delete(
       '/user/applications/oauth2/:id',
       async ({ user, params, status }) => {
-        requireEnabled(deps)
         await deleteApplication(deps, user.id, params.id)
         return status(204, undefined)
       },
@@ -91,7 +90,6 @@ export const oauth2Module = (deps: AppDeps) =>
     .get(
       '/user/oauth2/grants',
       async ({ user, page, respond }) => {
-        requireEnabled(deps)
         return respond(await listGrants(deps, user.id, page), (rows) => rows.map((r) => toApiOAuth2Grant(r.grant, r.app)))
       },
       {
@@ -106,7 +104,6 @@ export const oauth2Module = (deps: AppDeps) =>
     .delete(
       '/user/oauth2/grants/:id',
       async ({ user, params, status }) => {
-        requireEnabled(deps)
         await revokeGrant(deps, user.id, params.id)
         return status(204, undefined)
       },
@@ -126,7 +123,6 @@ function oauthErrorResponse(e: OAuthError, request: Request): Response {
 
 /** The answer of the token or revocation endpoint: its JSON, or an RFC 6749 error. */
 async function oauthAnswer(deps: AppDeps, request: Request, run: () => Promise<unknown>): Promise<Response> {
-  requireEnabled(deps)
   try {
     return json(await run())
   } catch (e) {
@@ -147,6 +143,7 @@ const bodyObject = (body: unknown): Record<string, unknown> => (body !== null &&
 export const oauth2ProviderModule = (deps: AppDeps) => {
   return new Elysia({ name: 'oauth2-provider', detail: { hide: true } })
     .use(pipeline(deps))
+    .onBeforeHandle(enabledGuard(deps))
     .post(
       '/login/oauth/access_token',
       ({ request, body }) => oauthAnswer(deps, request, () => tokenRequest(deps, bodyObject(body), request.headers.get('authorization'))),
@@ -160,7 +157,6 @@ export const oauth2ProviderModule = (deps: AppDeps) => {
     .get(
       '/login/oauth/keys',
       async () => {
-        requireEnabled(deps)
         const key = await signingKey(deps.config.dataDir)
         return new Response(JSON.stringify({ keys: [key.jwk] }), { headers: { 'content-type': 'application/json' } })
       },
@@ -169,7 +165,6 @@ export const oauth2ProviderModule = (deps: AppDeps) => {
     .get(
       '/.well-known/openid-configuration',
       () => {
-        requireEnabled(deps)
         const base = issuer(deps)
         return {
           issuer: base,
@@ -196,7 +191,6 @@ export const oauth2ProviderModule = (deps: AppDeps) => {
 
 /** Userinfo answers only an OAuth2 access token's person (as Gitea: not a password, nor a personal token). */
 async function userInfoAnswer(deps: AppDeps, caller: { user: Parameters<typeof userInfo>[1] | null; grantId?: number }) {
-  requireEnabled(deps)
   if (!caller.user || caller.grantId === undefined)
     throw new ApiError(401, 'no valid authorization', {}, { 'www-authenticate': 'Bearer realm="Warren OAuth2", error="invalid_token"' })
   return await userInfo(deps, caller.user, caller.grantId)

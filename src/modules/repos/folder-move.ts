@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, renameSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative } from 'node:path'
 import { eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { writeTransaction } from '../../db/client'
+import { claimWork, unclaimedWork, writeTransaction, type HeldLock } from '../../db/client'
 import { folderMoves } from '../../db/schema'
 import { ApiError, conflict } from '../../lib/errors'
 import { loggerOf } from '../../lib/log'
@@ -14,7 +14,10 @@ import { nowUnix } from '../../lib/time'
  * then the folder moves, then `write` runs in the transaction that also removes the intent. A
  * failure of `write` moves the folder back and removes the intent; a crash leaves the intent,
  * and the start-up repair (finishFolderMoves) puts the folder back where the unchanged rows
- * still look for it. A folder already missing (see repairRepositories) is not an error: the rows
+ * still look for it; while other processes serve the database, the leftover repair of a running
+ * one does the same for the intents no running process claims (repairAbandonedFolderMoves): each
+ * intent is claimed (claimWork) in the transaction that writes it and released once it is gone.
+ * A folder already missing (see repairRepositories) is not an error: the rows
  * still change. `beside`: folders that move with it when they exist (a repository's wiki), each
  * with its own intent. `afterMove` runs once the folders are in their new place, before `write`.
  */
@@ -31,6 +34,11 @@ export async function moveFolderWithRows<T>(
   // from_path. Also when the folder is gone: gone because another move of it is under way (its
   // intent is written before it moves the folder), writing the rows now could name a place the
   // folder never reaches.
+  // Each intent claimed before it commits: no other process ever sees it unclaimed while this one lives.
+  const claims: HeldLock[] = []
+  const release = async () => {
+    for (const claim of claims.splice(0)) await claim.release().catch(() => {})
+  }
   const intend = async (f: string, t: string): Promise<number> => {
     const [written] = await deps.db
       .insert(folderMoves)
@@ -38,6 +46,7 @@ export async function moveFolderWithRows<T>(
       .onConflictDoNothing()
       .returning({ id: folderMoves.id })
     if (!written) throw conflict(BUSY)
+    claims.push(await claimWork(deps.db, 'folder-move', written.id))
     return written.id
   }
   const forget = (ids: number[]) => (ids.length ? deps.db.delete(folderMoves).where(inArray(folderMoves.id, ids)) : Promise.resolve())
@@ -46,36 +55,44 @@ export async function moveFolderWithRows<T>(
     await forget(ids)
     return result
   }
-  // Nothing to move: the intent only guards the rows' write, in the same transaction.
-  if (!existsSync(from)) return await writeTransaction(deps.db, async () => await withRows([await intend(from, to)])())
-  // The folders that go with it (a repository's wiki), those that exist; each move has its intent.
-  const folders = [[from, to] as const, ...(opts.beside ?? []).filter(([f, t]) => f !== t && existsSync(f))]
-  if (folders.some(([, t]) => existsSync(t))) throw conflict(opts.taken)
-  const intents: number[] = []
-  const moved: (readonly [string, string])[] = []
-  const undo = async () => {
-    for (const [f, t] of moved.reverse()) renameSync(t, f)
-    await forget(intents)
-  }
   try {
-    for (const [f, t] of folders) {
-      intents.push(await intend(f, t))
-      mkdirSync(dirname(t), { recursive: true })
-      renameSync(f, t)
-      moved.push([f, t])
+    // Nothing to move: the intent only guards the rows' write, in the same transaction.
+    if (!existsSync(from)) return await writeTransaction(deps.db, async () => await withRows([await intend(from, to)])())
+    return await moveThenWrite()
+  } finally {
+    // After the intents are gone (or, when the process dies, with it).
+    await release()
+  }
+  async function moveThenWrite(): Promise<T> {
+    // The folders that go with it (a repository's wiki), those that exist; each move has its intent.
+    const folders = [[from, to] as const, ...(opts.beside ?? []).filter(([f, t]) => f !== t && existsSync(f))]
+    if (folders.some(([, t]) => existsSync(t))) throw conflict(opts.taken)
+    const intents: number[] = []
+    const moved: (readonly [string, string])[] = []
+    const undo = async () => {
+      for (const [f, t] of moved.reverse()) renameSync(t, f)
+      await forget(intents)
     }
-  } catch (e) {
-    await undo()
-    // Gone meanwhile: another move of it finished (its intent removed) after this one found it.
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw conflict(BUSY)
-    throw e
-  }
-  try {
-    await opts.afterMove?.()
-    return await writeTransaction(deps.db, withRows(intents))
-  } catch (e) {
-    await undo()
-    throw e
+    try {
+      for (const [f, t] of folders) {
+        intents.push(await writeTransaction(deps.db, () => intend(f, t)))
+        mkdirSync(dirname(t), { recursive: true })
+        renameSync(f, t)
+        moved.push([f, t])
+      }
+    } catch (e) {
+      await undo()
+      // Gone meanwhile: another move of it finished (its intent removed) after this one found it.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw conflict(BUSY)
+      throw e
+    }
+    try {
+      await opts.afterMove?.()
+      return await writeTransaction(deps.db, withRows(intents))
+    } catch (e) {
+      await undo()
+      throw e
+    }
   }
 }
 
@@ -108,10 +125,26 @@ const rootOf = (deps: AppDeps) => join(deps.config.dataDir, 'repositories')
  * moved back; then the intent goes. Answers how many folders were moved back.
  */
 export async function finishFolderMoves(deps: AppDeps): Promise<number> {
+  return await putBack(deps, await deps.db.select().from(folderMoves))
+}
+
+/**
+ * The same while other processes serve the database (jobs/leftover-repair): only the intents no
+ * running process claims, those of a process that died mid-move (its claim went with its
+ * connection). Answers how many folders were moved back.
+ */
+export async function repairAbandonedFolderMoves(deps: AppDeps): Promise<number> {
+  const moves = await deps.db.select().from(folderMoves)
+  if (moves.length === 0) return 0
+  const abandoned = new Set(await unclaimedWork(deps.db, 'folder-move', moves.map((m) => m.id)))
+  return await putBack(deps, moves.filter((m) => abandoned.has(m.id)))
+}
+
+async function putBack(deps: AppDeps, moves: (typeof folderMoves.$inferSelect)[]): Promise<number> {
   const root = rootOf(deps)
   const inside = (p: string) => !isAbsolute(p) && !relative(root, join(root, p)).startsWith('..')
   let movedBack = 0
-  for (const move of await deps.db.select().from(folderMoves)) {
+  for (const move of moves) {
     const from = join(root, move.fromPath)
     const to = join(root, move.toPath)
     if (inside(move.fromPath) && inside(move.toPath) && existsSync(to) && !existsSync(from)) {

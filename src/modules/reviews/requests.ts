@@ -5,7 +5,7 @@ import { reviews, teamRepos, teams, teamUsers, users, type ReviewRow, type TeamR
 import type { UserRow } from '../../auth/caller'
 import { accessLevel, AccessMode, repoGranteesCondition } from '../../auth/access'
 import { visibleOwnerCondition } from '../../auth/visibility'
-import { refuseBlockedReviewRequest } from '../../auth/blocking'
+import { refuseBlocked, refuseBlockedReviewRequest } from '../../auth/blocking'
 import type { RepoContext } from '../../auth/repo-context'
 import { recordEvent } from '../../events/outbox'
 import { forbidden, notFound, unprocessable } from '../../lib/errors'
@@ -90,6 +90,8 @@ export async function changeReviewRequests(deps: AppDeps, ctx: RepoContext, user
     if (add && !(await teamReads(deps, team, ctx.repo.id))) throw unprocessable(`Reviewing team ${team.name} can't read repo`)
     if (!mayChoose) throw unprocessable(add ? "Doer can't choose reviewer" : "Doer can't remove reviewer")
   }
+  // A team is asked in its organisation's name: one the organisation blocks may not ask it (withdrawing stays allowed).
+  if (add && teamRows.length) await refuseBlocked(deps.db, user.id, [ctx.owner.id])
   const now = nowUnix()
   const created = await writeTransaction(deps.db, async () => {
     const made: ReviewRow[] = []

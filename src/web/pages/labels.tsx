@@ -38,9 +38,17 @@ const MilestoneForm = t.Object({ _csrf: CsrfText, title: FormText(255), content:
 
 type MilestoneValues = typeof MilestoneForm.static
 
-/** Who may change a repository's labels and milestones: the API's rule (writers of the issues unit). */
-const ISSUE_WRITER = { level: 'write', unit: 'issues' } as const
-const page = (id: string) => ({ scope: 'repository' as const, detail: pageDetail(id) })
+/**
+ * Who may see and change a repository's labels and milestones: the API's levels (readers see,
+ * writers change), on a repository with issues or pull requests on (Gitea's
+ * reqRepoIssuesOrPullsReader/Writer: both units use them); `issuesOrPulls` refuses the rest.
+ */
+const ISSUE_READER = { level: 'read' } as const
+const ISSUE_WRITER = { level: 'write' } as const
+const issuesOrPulls = ({ repo }: { repo?: RepoContext }) => {
+  if (repo && !repo.repo.hasIssues && !repo.repo.hasPullRequests) throw notFound()
+}
+const page = (id: string) => ({ scope: 'repository' as const, detail: pageDetail(id), beforeHandle: issuesOrPulls })
 
 const labelsUrl = (ctx: RepoContext) => `${repoUrl(ctx.owner.name, ctx.repo.name)}/labels`
 const milestonesUrl = (ctx: RepoContext) => `${repoUrl(ctx.owner.name, ctx.repo.name)}/milestones`
@@ -341,15 +349,15 @@ async function milestoneOf(deps: AppDeps, ctx: RepoContext, id: string): Promise
  * Gitea's label and milestone pages: `/{o}/{r}/labels` (+ `/new`, `/edit`, `/delete`,
  * `/initialize`), `/{o}/{r}/milestones` (+ `/new`, `/{id}/edit`, `/{id}/open|close`, `/delete`)
  * and `/{o}/{r}/milestone/{id}` (its issues: the issue list filtered by it). Through the labels
- * and milestones services, under the API's rules: anyone who sees the issues sees them, writers of
- * the issues unit change them.
+ * and milestones services, under the API's levels: readers see them, writers change them, while
+ * the repository has issues or pull requests on.
  */
 export const labelPages = (deps: AppDeps) =>
   new Elysia({ name: 'web-labels', detail: { hide: true } })
     .use(pipeline(deps, { session: true }))
     .get('/:owner/:repo/labels', ({ request, repo: ctx }) => labelsPage(deps, ctx, webContext(deps.config, request, ctx.caller)), {
       ...page('webLabels'),
-      repo: { unit: 'issues' },
+      repo: ISSUE_READER,
       params: RepoParams,
       query: DoneQuery,
     })
@@ -379,7 +387,7 @@ export const labelPages = (deps: AppDeps) =>
     })
     .get('/:owner/:repo/milestones', ({ request, query, repo: ctx }) => milestonesPage(deps, ctx, webContext(deps.config, request, ctx.caller), query, deps.auth.clientAddress(request) ?? ''), {
       ...page('webMilestones'),
-      repo: { unit: 'issues' },
+      repo: ISSUE_READER,
       params: RepoParams,
       query: MilestoneQuery,
     })
@@ -452,5 +460,5 @@ export const labelPages = (deps: AppDeps) =>
         const milestone = await milestoneOf(deps, ctx, params.id)
         return seeOther(issuesWith(ctx, 'milestone', milestone.id, milestone.state === 'closed' ? 'all' : 'open'))
       },
-      { ...page('webMilestoneIssues'), repo: { unit: 'issues' }, params: MilestoneParams },
+      { ...page('webMilestoneIssues'), repo: ISSUE_READER, params: MilestoneParams },
     )

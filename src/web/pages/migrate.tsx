@@ -94,14 +94,18 @@ async function migratePage(deps: AppDeps, web: WebContext, user: UserRow, servic
             </label>
           </>
         )}
-        <label class="check">
-          <input type="checkbox" name="mirror" checked={ticked(v?.mirror)} />
-          This repository will be a mirror, updated from the remote
-        </label>
-        <label>
-          Mirror update interval (such as 8h0m0s or 10m; 0 for none; empty for the default)
-          <input name="mirror_interval" maxlength="40" value={v?.mirror_interval ?? ''} />
-        </label>
+        {deps.config.mirrorEnabled && (
+          <>
+            <label class="check">
+              <input type="checkbox" name="mirror" checked={ticked(v?.mirror)} />
+              This repository will be a mirror, updated from the remote
+            </label>
+            <label>
+              Mirror update interval (such as 8h0m0s or 10m; 0 for none; empty for the default)
+              <input name="mirror_interval" maxlength="40" value={v?.mirror_interval ?? ''} />
+            </label>
+          </>
+        )}
         <label class="check">
           <input type="checkbox" name="wiki" checked={ticked(v?.wiki)} />
           Migrate the wiki too
