@@ -30,6 +30,7 @@ export interface DialectSql {
   containsText(haystack: SQLWrapper, needle: SQLWrapper | string): SQL
   likeIgnoringCase(text: SQLWrapper, pattern: string | Placeholder): SQL
   jsonRecords(list: string, alias: string, columns: Record<string, Column>): SQL
+  inRowsOf(column: Column, subquery: SQLWrapper): SQL
 }
 
 /** The alias of everyJsonGroup's row; its `value` is the group at hand. */
@@ -77,6 +78,7 @@ const sqliteSql: DialectSql = {
       Object.keys(columns).map((name) => sql`value ->> ${'$.' + name} AS ${sql.identifier(name)}`),
       sql`, `,
     )} FROM json_each(${sql.placeholder(list)}) LIMIT -1) AS ${sql.identifier(alias)}`,
+  inRowsOf: (column, subquery) => sql`${column} IN (${subquery})`,
 }
 
 const postgresSql: DialectSql = {
@@ -100,6 +102,10 @@ const postgresSql: DialectSql = {
       Object.entries(columns).map(([name, column]) => sql`${sql.identifier(name)} ${sql.raw(pgTypeOf(column))}`),
       sql`, `,
     )})`,
+  // A correlated `IN (subquery)` is a filter PostgreSQL runs for every row of the column's table
+  // (a seq or full index scan, the subquery once per row); `= ANY(ARRAY(...))` is an index
+  // condition: the subquery run once per outer row, its ids looked up in the index.
+  inRowsOf: (column, subquery) => sql`${column} = ANY(ARRAY(${subquery}))`,
 }
 
 /** The helpers spelled for `dialect`. */
@@ -148,6 +154,13 @@ export const likeIgnoringCase: DialectSql['likeIgnoringCase'] = forProcess.likeI
  * booleans). Read a column as `recordField(alias, key)`.
  */
 export const jsonRecords: DialectSql['jsonRecords'] = forProcess.jsonRecords
+
+/**
+ * `column IN (subquery)`, where the subquery may be correlated (with a jsonRecords table's row, a
+ * lane of tasks as in src/webhooks/dispatcher.ts): on both databases the column's index is
+ * searched for each id the subquery answers, so a join on it costs what the subquery returns.
+ */
+export const inRowsOf: DialectSql['inRowsOf'] = forProcess.inRowsOf
 
 /** A column of a jsonRecords table. */
 export const recordField = (alias: string, name: string): SQL => sql`${sql.identifier(alias)}.${sql.identifier(name)}`

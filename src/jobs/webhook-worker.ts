@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import type { AppDeps } from '../deps'
-import { registerDeliveryWaker, stopDrainMs } from '../webhooks/dispatcher'
+import { registerDeliveryWaker, stopDrainMs, type DeliveryNews } from '../webhooks/dispatcher'
 import { hasWebhookWork, WEBHOOK_POLL_MS } from '../webhooks/loops'
 import type { WebhookThreadMessage, WebhookThreadReport } from '../webhooks/worker-thread'
 import { errorFields, loggerOf } from '../lib/log'
@@ -43,7 +43,8 @@ function startThread(deps: AppDeps, pollMs: number | undefined) {
   // The thread's own connections: a small pool (its writes run one at a time anyway), no locks.
   post({ type: 'start', config: { ...deps.config, databasePoolSize: WEBHOOK_DATABASE_POOL }, pollMs, sweepFrom: sweepPositions.get(deps.db) })
   return {
-    wake: () => post({ type: 'wake' }),
+    /** Tasks were added (woken), or hooks edited or deleted (its running lanes read theirs again). */
+    tell: (news: DeliveryNews) => post(news === 'tasks' ? { type: 'wake' } : { type: 'hooks' }),
     /** Stops taking events and delivering (what is pending stays for the next start) and ends the thread. */
     async end() {
       await new Promise<void>((resolve) => {
@@ -78,7 +79,7 @@ export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number; idleM
   let stopped = false
   const { pause, wake } = pauser()
   // Listed for /admin/cron (a round: a look for work; the deliveries are the thread's); a round on demand wakes it.
-  const listed = jobBoardOf(deps).register('webhook_deliveries', { schedule: everySchedule(pollMs), everyMs: null, runNow: () => (thread ? thread.wake() : wake()) })
+  const listed = jobBoardOf(deps).register('webhook_deliveries', { schedule: everySchedule(pollMs), everyMs: null, runNow: () => (thread ? thread.tell('tasks') : wake()) })
   const loop = (async () => {
     let idleSince = 0
     while (!stopped) {
@@ -107,7 +108,8 @@ export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number; idleM
       if (!stopped) await pause(thread ? Math.min(RUNNING_CHECK_MS, idleMs) : pollMs)
     }
   })()
-  const unregister = registerDeliveryWaker(deps.db, () => (thread ? thread.wake() : wake()))
+  // A hook's change matters only to a running thread's lanes (a new thread reads hooks with its tasks).
+  const unregister = registerDeliveryWaker(deps.db, (news) => (thread ? thread.tell(news) : news === 'tasks' && wake()))
   return {
     /** Whether the delivery thread runs now. */
     get running() {

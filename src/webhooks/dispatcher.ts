@@ -1,9 +1,10 @@
-import { and, asc, eq, getTableColumns, gt, inArray, lte, min, sql } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, gt, inArray, min, sql } from 'drizzle-orm'
+import { alias } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../deps'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { writeTransaction } from '../db/client'
-import { inJsonList, jsonRecords, recordField } from '../db/sql'
+import { inJsonList, inRowsOf, jsonRecords, recordField } from '../db/sql'
 import { hooks, hookTasks, type HookRow, type HookTaskRow } from '../db/schema'
 import { attemptDelivery, type Attempt } from './deliver'
 import { payloadTexts } from './task-rows'
@@ -30,9 +31,10 @@ import { FETCH_THREAD, lowerThreadsNamed } from '../lib/thread-priority'
  * shared by the tasks of an event's hooks is read once, payloadTexts); a lane goes on through its
  * tasks by itself, reading LANE_BATCH more at a time, up to LANE_RUN tasks before it gives its
  * slot back; outcomes are written in batches, one short transaction of two statements every
- * FLUSH_MS (or FLUSH_AT outcomes), which reads the hooks back (a hook's edit or deletion reaches
- * the tasks a lane has read within a batch), and a lane is handed back only once its outcomes are
- * written, so no task is ever picked twice. An outcome lost with its process (a crash before the flush) means the task is
+ * FLUSH_MS (or FLUSH_AT outcomes), which reads the hooks back, and a lane is handed back only
+ * once its outcomes are written, so no task is ever picked twice. A hook's edit or deletion is
+ * told to the thread (hooksChanged): each running lane reads the hooks again before its next
+ * attempt, so the tasks it read before the change go the new way, or not at all. An outcome lost with its process (a crash before the flush) means the task is
  * sent again after the restart, under the same delivery id, as for an attempt cut short.
  */
 
@@ -90,24 +92,39 @@ const laneHeads = (db: Db) =>
     .prepare()
 
 /**
- * The first LANE_BATCH undelivered tasks of each lane whose head is in the JSON list `heads`,
- * with their hooks, in one statement: the lanes a pump starts read their tasks together.
+ * The first LANE_BATCH undelivered tasks of each lane in the JSON records `lanes` (`{repoId,
+ * hookId}`), with their hooks, in one statement: the lanes a pump starts read their tasks
+ * together. Each lane's tasks are found by a correlated `ORDER BY id LIMIT LANE_BATCH` on the
+ * pending index (hook_tasks_pending_idx), so the read costs what it answers, whatever the
+ * backlog behind those tasks (test/webhooks-lanes.test.ts checks both databases' plans).
  */
-function laneBatches(db: Db) {
-  const ranked = db
-    .select({
-      id: hookTasks.id,
-      rank: sql<number>`row_number() over (partition by ${hookTasks.repoId}, ${hookTasks.hookId} order by ${hookTasks.id})`.as('rank'),
-    })
-    .from(hookTasks)
-    .where(and(eq(hookTasks.isDelivered, false), inJsonList(hookTasks.repoId, 'repoIds'), inJsonList(hookTasks.hookId, 'hookIds')))
-    .as('ranked')
-  return laneTasks(db)
-    .innerJoin(ranked, eq(ranked.id, hookTasks.id))
-    .where(lte(ranked.rank, LANE_BATCH))
+export function laneBatchesQuery(db: Db) {
+  const ahead = alias(hookTasks, 'lane_ahead')
+  const lane = (name: string) => recordField('lane', name)
+  const firstOfLane = db
+    .select({ id: ahead.id })
+    .from(ahead)
+    .where(and(eq(ahead.isDelivered, false), eq(ahead.repoId, lane('repoId')), eq(ahead.hookId, lane('hookId'))))
+    // By id alone: SQLite then reads the index in its order; by all of its columns (the same order,
+    // the first three being fixed), it would sort the lane's whole backlog.
+    .orderBy(asc(ahead.id))
+    .limit(LANE_BATCH)
+  return db
+    .select({ task: hookTasks, hook: hooks })
+    .from(jsonRecords('lanes', 'lane', { repoId: hookTasks.repoId, hookId: hookTasks.hookId }))
+    .innerJoin(hookTasks, inRowsOf(hookTasks.id, firstOfLane))
+    .innerJoin(hooks, eq(hooks.id, hookTasks.hookId))
     .orderBy(asc(hookTasks.id))
-    .prepare()
 }
+
+/** The outcome of a task ended without a request (no retry). */
+const notSent = (hook: HookRow, reason: string): Attempt => ({
+  ok: false,
+  retry: false,
+  request: { url: hook.url, http_method: 'POST', headers: {} },
+  response: { status: 0, headers: {}, body: `Delivery: ${reason}` },
+  durationMs: 0,
+})
 
 interface Outcome {
   task: HookTaskRow
@@ -135,12 +152,21 @@ export class DeliveryDispatcher {
   private readonly texts
   private readonly outcomeStatements
   /**
-   * Each hook of a running lane as last read: with the lane's tasks, then at each write of
-   * outcomes (which reads back the hooks it wrote to); null once deleted. A lane's next attempt
-   * takes its hook from here, so an edit or a deletion reaches the lane's tasks already read
-   * within a write of outcomes (FLUSH_MS), without a read per delivery.
+   * Each hook of a running lane as last read: with the lane's tasks, at each write of outcomes
+   * (which reads back the hooks it wrote to), and again once told the hooks changed (null once
+   * deleted). A lane's next attempt takes its hook from here, without a read per delivery.
    */
   private readonly hookNow = new Map<number, HookRow | null>()
+  /**
+   * Moved when the hooks service says a hook was edited or deleted (hooksChanged); `hooksReadAt`
+   * is where it stood when hookNow was last read whole. A lane whose next attempt finds them apart
+   * reads the running lanes' hooks first (one statement, shared by the lanes waiting for it), so
+   * the edit or deletion reaches the next attempt of every lane, not only after a write of outcomes.
+   */
+  private hooksGeneration = 0
+  private hooksReadAt = 0
+  private hooksReading: Promise<void> | null = null
+  private readonly hookRows
   /** Attempts left before a background dispatcher stops looking for Bun's fetch thread (0: done, or not to be lowered). */
   private fetchThreadTries: number
 
@@ -153,7 +179,7 @@ export class DeliveryDispatcher {
     this.timer = setInterval(() => this.pump().catch(this.failed), SAFETY_TICK_MS)
     this.timer.unref?.()
     this.heads = laneHeads(deps.db)
-    this.batches = laneBatches(deps.db)
+    this.batches = laneBatchesQuery(deps.db).prepare()
     this.nextOfLane = laneTasks(deps.db)
       .where(
         and(
@@ -166,6 +192,7 @@ export class DeliveryDispatcher {
       .orderBy(asc(hookTasks.id))
       .limit(LANE_BATCH)
       .prepare()
+    this.hookRows = deps.db.select().from(hooks).where(inJsonList(hooks.id, 'ids')).prepare()
     this.texts = payloadTexts(deps.db)
     this.outcomeStatements = outcomeStatements(deps.db)
   }
@@ -202,22 +229,17 @@ export class DeliveryDispatcher {
       else if (due.length < free) due.push(head)
     }
     if (due.length) {
-      const starting = new Set(due.map(laneOf))
-      const rows = (await this.batches.execute({
-        repoIds: JSON.stringify([...new Set(due.map((h) => h.repoId))]),
-        hookIds: JSON.stringify([...new Set(due.map((h) => h.hookId))]),
-      })) as LaneTask[]
+      const since = this.hooksGeneration
+      const rows = (await this.batches.execute({ lanes: JSON.stringify(due.map(({ repoId, hookId }) => ({ repoId, hookId }))) })) as LaneTask[]
       const lanes = new Map<string, LaneTask[]>()
       for (const row of rows) {
         const lane = laneOf(row.task)
-        // The lists match every pairing of their repositories and hooks: only the lanes chosen start.
-        if (!starting.has(lane)) continue
         let tasks = lanes.get(lane)
         if (!tasks) lanes.set(lane, (tasks = []))
         tasks.push(row)
       }
       await this.texts.load(rows.map((r) => r.task))
-      for (const tasks of lanes.values()) this.start(tasks)
+      for (const tasks of lanes.values()) this.start(tasks, since)
     }
     if (nextWake !== Infinity) this.wakeAt(nextWake)
   }
@@ -229,11 +251,11 @@ export class DeliveryDispatcher {
   }
 
   /** Runs a lane from its first tasks (read in id order): while they are due, up to LANE_RUN of them. */
-  private start(batch: LaneTask[]): void {
+  private start(batch: LaneTask[], since: number): void {
     const lane = laneOf(batch[0]!.task)
     if (this.busyLanes.has(lane)) return
     this.busyLanes.add(lane)
-    for (const { hook } of batch) this.hookNow.set(hook.id, hook)
+    this.noteHooks(batch.map(({ hook }) => [hook.id, hook]), since)
     const work = this.runLane(batch)
       .catch((e) => loggerOf(this.deps.config).error('a webhook delivery lane failed', { lane, ...errorFields(e) }))
       .finally(async () => {
@@ -257,7 +279,7 @@ export class DeliveryDispatcher {
     for (;;) {
       for (const next of batch) {
         if (this.stopped || n++ >= LANE_RUN || next.task.nextAttemptMs > Date.now()) return
-        const hook = this.hookNow.get(next.hook.id)
+        const hook = await this.hookOf(next.hook.id)
         // Deleted meanwhile (its tasks with it): nothing more to send.
         if (!hook) return
         const outcome = await this.deliver(next.task, hook)
@@ -265,15 +287,51 @@ export class DeliveryDispatcher {
       }
       if (batch.length < LANE_BATCH || n >= LANE_RUN) return
       const last = batch[batch.length - 1]!.task
+      const since = this.hooksGeneration
       batch = (await this.nextOfLane.execute({ repoId: last.repoId, hookId: last.hookId, afterId: last.id })) as LaneTask[]
       if (batch.length === 0) return
-      for (const { hook } of batch) this.hookNow.set(hook.id, hook)
+      this.noteHooks(batch.map(({ hook }) => [hook.id, hook]), since)
       await this.texts.load(batch.map((r) => r.task))
     }
   }
 
-  /** Attempts a task with its hook as last read. */
+  /** Says that hooks were edited or deleted: each lane reads its hook again before its next attempt. */
+  hooksChanged(): void {
+    this.hooksGeneration++
+  }
+
+  /**
+   * Keeps hooks as read by a statement that started at generation `since`: one that a change
+   * overtook (told while it ran, on PostgreSQL, where a read yields) may hold a hook as it was
+   * before, so the next attempt reads them all again.
+   */
+  private noteHooks(read: Iterable<[number, HookRow | null]>, since: number): void {
+    for (const [id, hook] of read) this.hookNow.set(id, hook)
+    if (since !== this.hooksGeneration) this.hooksReadAt = -1
+  }
+
+  /** A running lane's hook as it is now: read again (with every running lane's) when hooks changed since they were read. */
+  private async hookOf(id: number): Promise<HookRow | null> {
+    while (this.hooksReadAt !== this.hooksGeneration) await (this.hooksReading ??= this.readHooks().finally(() => (this.hooksReading = null)))
+    return this.hookNow.get(id) ?? null
+  }
+
+  private async readHooks(): Promise<void> {
+    const since = this.hooksGeneration
+    const ids = [...this.hookNow.keys()]
+    const rows = ids.length ? ((await this.hookRows.execute({ ids: JSON.stringify(ids) })) as HookRow[]) : []
+    const read = new Map<number, HookRow | null>(ids.map((id) => [id, null]))
+    for (const row of rows) read.set(row.id, row)
+    for (const [id, hook] of read) this.hookNow.set(id, hook)
+    this.hooksReadAt = since
+  }
+
+  /**
+   * Attempts a task with its hook as it is now. A hook no longer active sends nothing: the task
+   * ends unsent, recorded as a failure (Gitea's Deliver).
+   */
   private async deliver(task: HookTaskRow, hook: HookRow): Promise<Outcome | null> {
+    if (!hook.isActive) return await this.recordOutcome(task, notSent(hook, 'the hook is not active'))
     const attempt = await attemptDelivery(
       {
         uuid: task.uuid,
@@ -292,6 +350,11 @@ export class DeliveryDispatcher {
     // Cut short by a stop: whether the receiver got it is unknown; the task stays as it was and goes
     // again after the restart, under the same delivery id and with the same body.
     if (this.stopController.signal.aborted) return null
+    return await this.recordOutcome(task, attempt)
+  }
+
+  /** Queues an attempt's outcome for the next write of outcomes. */
+  private async recordOutcome(task: HookTaskRow, attempt: Attempt): Promise<Outcome> {
     const done = attempt.ok || !attempt.retry || task.attempts + 1 >= this.deps.config.webhookMaxAttempts
     const outcome = { task, attempt, done, at: Date.now() }
     this.outcomes.push(outcome)
@@ -314,13 +377,17 @@ export class DeliveryDispatcher {
     this.endingLanes = []
     await this.inTurn(async () => {
       try {
-        if (outcomes.length) for (const [id, hook] of await recordOutcomes(this.deps, this.outcomeStatements, outcomes)) this.hookNow.set(id, hook)
+        const since = this.hooksGeneration
+        if (outcomes.length) this.noteHooks(await recordOutcomes(this.deps, this.outcomeStatements, outcomes), since)
       } catch (e) {
         // Not written: those tasks are sent again (same delivery ids), as after a crash.
         loggerOf(this.deps.config).error('recording webhook deliveries failed', errorFields(e))
       }
       for (const lane of ending) this.busyLanes.delete(lane)
-      if (this.busyLanes.size === 0) this.hookNow.clear()
+      if (this.busyLanes.size === 0) {
+        this.hookNow.clear()
+        this.hooksReadAt = this.hooksGeneration
+      }
     })
     if (ending.length) await this.pump()
   }
@@ -422,18 +489,31 @@ async function recordOutcomes(deps: AppDeps, statements: ReturnType<typeof outco
   return now
 }
 
+/** What the delivery worker is told: tasks were added, or hooks were edited or deleted. */
+export type DeliveryNews = 'tasks' | 'hooks'
+
 /** Who delivers for each database (the webhook worker registers itself; one per server). */
-const wakers = new WeakMap<Db, () => void>()
+const wakers = new WeakMap<Db, (news: DeliveryNews) => void>()
 
 /** Registers the delivery worker of a database; answers the function that unregisters it. */
-export function registerDeliveryWaker(db: Db, wake: () => void): () => void {
-  wakers.set(db, wake)
+export function registerDeliveryWaker(db: Db, tell: (news: DeliveryNews) => void): () => void {
+  wakers.set(db, tell)
   return () => {
-    if (wakers.get(db) === wake) wakers.delete(db)
+    if (wakers.get(db) === tell) wakers.delete(db)
   }
 }
 
 /** Tells the delivery worker (if one runs) that tasks were added: a test delivery, a redelivery. */
 export function wakeDeliveries(deps: AppDeps): void {
-  wakers.get(deps.db)?.()
+  wakers.get(deps.db)?.('tasks')
+}
+
+/**
+ * Tells the delivery worker (if one runs in this process) that a hook was edited or deleted,
+ * after the change committed: its running lanes read their hooks again before their next
+ * attempts. (A change made by another process sharing a PostgreSQL database reaches them at the
+ * next write of outcomes, which reads the hooks back.)
+ */
+export function hooksChanged(deps: AppDeps): void {
+  wakers.get(deps.db)?.('hooks')
 }

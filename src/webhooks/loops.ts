@@ -85,6 +85,10 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sw
     get sweepFrom() {
       return sweepFrom
     },
+    /** Hooks were edited or deleted: the running lanes read theirs again before their next attempts. */
+    hooksChanged() {
+      dispatcher.hooksChanged()
+    },
     /** Looks for new events and due deliveries now. */
     async wake() {
       wake()

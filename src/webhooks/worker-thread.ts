@@ -11,7 +11,7 @@ import { lowerThisThread } from '../lib/thread-priority'
 
 declare const self: Worker
 
-export type WebhookThreadMessage = { type: 'start'; config: Config; pollMs?: number; sweepFrom?: number } | { type: 'wake' } | { type: 'stop' }
+export type WebhookThreadMessage = { type: 'start'; config: Config; pollMs?: number; sweepFrom?: number } | { type: 'wake' } | { type: 'hooks' } | { type: 'stop' }
 /** What the thread says: started, and stopped with where the payload sweep goes on. */
 export type WebhookThreadReport = { type: 'started' } | { type: 'stopped'; sweepFrom: number }
 
@@ -28,6 +28,7 @@ self.onmessage = async (event: MessageEvent<WebhookThreadMessage>) => {
     loops = await runWebhookLoops(deps, { pollMs: message.pollMs, sweepFrom: message.sweepFrom, background: true })
     self.postMessage({ type: 'started' } satisfies WebhookThreadReport)
   } else if (message.type === 'wake') await loops?.wake()
+  else if (message.type === 'hooks') loops?.hooksChanged()
   else if (message.type === 'stop') {
     await loops?.stop()
     const sweepFrom = loops?.sweepFrom ?? 0

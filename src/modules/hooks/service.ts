@@ -13,7 +13,7 @@ import { ZERO_ID } from '../../events/push-events'
 import { gitOfRow } from '../../auth/repo-context'
 import { CONTENT_TYPES, HOOK_TYPES, selectEvents, type EventMode } from '../../webhooks/events'
 import { compileGlob, GlobError } from '../../lib/glob'
-import { wakeDeliveries } from '../../webhooks/dispatcher'
+import { hooksChanged, wakeDeliveries } from '../../webhooks/dispatcher'
 import { eventsOfHook } from '../../convert/hook'
 import { newTask, ownerHooks, siteHooks, taskWriter } from '../../webhooks/tasks'
 import { selectTasks, tasksWhere } from '../../webhooks/task-rows'
@@ -223,7 +223,12 @@ export async function editHook(deps: AppDeps, scope: HookScope, id: number, inpu
   if (input.active !== undefined) set.isActive = input.active
   const isSystem = systemOf(input)
   if ('site' in scope && isSystem !== undefined) set.isSystem = isSystem
-  return (await deps.db.update(hooks).set(set).where(eq(hooks.id, hook.id)).returning())[0]!
+  // A write transaction, like deleteHook's: on SQLite it waits for the webhook thread's write lock
+  // (a bare statement meeting it fails: "database is locked").
+  const edited = await writeTransaction(deps.db, async () => (await deps.db.update(hooks).set(set).where(eq(hooks.id, hook.id)).returning())[0]!)
+  // Committed: the delivery lanes running take the change from their next attempt.
+  hooksChanged(deps)
+  return edited
 }
 
 /** Deletes a hook and its deliveries (cascade). */
@@ -235,6 +240,7 @@ export async function deleteHook(deps: AppDeps, scope: HookScope, id: number): P
   await writeTransaction(deps.db, async () => {
     await deps.db.delete(hooks).where(eq(hooks.id, hook.id))
   })
+  hooksChanged(deps)
 }
 
 // ---- deliveries ----------------------------------------------------------------------------
@@ -275,8 +281,9 @@ export async function redeliver(deps: AppDeps, hook: HookRow, task: HookTaskRow)
 
 /**
  * `POST …/hooks/{id}/tests`: a push delivery of the default branch's head commit to this hook
- * alone (before = after = the head; whatever the hook's events and active flag), as Gitea. An
- * empty repository sends nothing.
+ * alone (before = after = the head; whatever the hook's events), as Gitea. An empty repository
+ * sends nothing; an inactive hook's is recorded unsent, as every task of an inactive hook
+ * (src/webhooks/dispatcher.ts, Gitea's Deliver).
  */
 export async function testHook(deps: AppDeps, repo: RepoRow, owner: UserRow, caller: UserRow, hook: HookRow): Promise<void> {
   const head = await getBranchHead(gitOfRow(deps, repo), repo.defaultBranch)
