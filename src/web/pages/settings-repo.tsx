@@ -214,7 +214,7 @@ async function optionsAction(deps: AppDeps, ctx: RepoContext, body: OptionsValue
     case 'delete': {
       const full = `${ctx.owner.name}/${ctx.repo.name}`
       if ((body.confirm ?? '').trim().toLowerCase() !== full.toLowerCase()) throw new ApiError(422, `Type the repository's full name, ${full}, to delete it.`)
-      await deleteRepository(deps, ctx.repo, ctx.owner, ctx.mode, actor)
+      await deleteRepository(deps, ctx.repo, ctx.mode, actor)
       return seeOther(`/${encodeURIComponent(ctx.owner.name)}`)
     }
     default:
