@@ -85,17 +85,14 @@ export function startRepositorySweep(
       await pause(opts.pauseMs ?? SWEEP_PAUSE_MS)
     }
     if (!stopped) result.deleted = (await emptyDeletedFolders(deps, opts.startedAt)).length
-    for (const owner of stopped ? [] : ownerFolders(deps)) {
-      for await (const folder of unaccountedIn(deps, [owner])) result.unadopted += folder.unaccounted.length
-      if (stopped) break
-      await pause(opts.pauseMs ?? SWEEP_PAUSE_MS)
+    const between = async () => {
+      if (!stopped) await pause(opts.pauseMs ?? SWEEP_PAUSE_MS)
+      return !stopped
     }
+    // Counted a batch of folders a query (unaccountedIn), pausing between batches.
+    if (!stopped) for await (const folder of unaccountedIn(deps, ownerFolders(deps), between)) result.unadopted += folder.unaccounted.length
     if (result.unadopted) log.info('folders without a repository (unadopted: adopt or delete them at /api/v1/admin/unadopted)', { count: result.unadopted })
     if (!stopped) {
-      const between = async () => {
-        if (!stopped) await pause(opts.pauseMs ?? SWEEP_PAUSE_MS)
-        return !stopped
-      }
       const repaired = await repairAttachments(deps, { before: opts.startedAt, between })
       result.attachmentsRemoved = repaired.removed.length
       result.attachmentsMissing = repaired.missing.length

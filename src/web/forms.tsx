@@ -113,6 +113,17 @@ export function CsrfField(props: { ctx: WebContext }): Html {
   return <input type="hidden" name="_csrf" value={props.ctx.csrf ?? ''} />
 }
 
+/** A settings form's submit button on its own row (`danger` for a destructive one). */
+export function SubmitRow(props: { label: string; danger?: boolean }): Html {
+  return (
+    <div>
+      <button class={props.danger ? 'danger' : 'primary'} type="submit">
+        {props.label}
+      </button>
+    </div>
+  )
+}
+
 /** A one-button form (delete, star, redeliver): POST with the CSRF token and hidden fields. */
 export function ButtonForm(props: { ctx: WebContext; action: string; label: string; fields?: Record<string, string>; danger?: boolean; labelledBy?: string }): Html {
   return (

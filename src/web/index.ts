@@ -25,6 +25,7 @@ import { wikiPages } from './pages/wiki'
 import { labelPages } from './pages/labels'
 import { migratePages } from './pages/migrate'
 import { orgSettingsPages } from './pages/org-settings'
+import { hookSettingsPages } from './pages/hook-settings'
 import { editorPages } from './pages/editor'
 import { releaseFormPages } from './pages/release-forms'
 import { forkPages } from './pages/forks'
@@ -50,6 +51,7 @@ export const webModule = (deps: AppDeps) =>
     .use(repoActionPages(deps))
     .use(migratePages(deps))
     .use(orgSettingsPages(deps))
+    .use(hookSettingsPages(deps))
     .use(explorePages(deps))
     .use(signUpPages(deps))
     .use(adminPages(deps))

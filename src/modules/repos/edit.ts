@@ -140,7 +140,7 @@ const BUSY_DELETING = 'the repository is being deleted; try again'
  * start's sweep empties (emptyDeletedFolders), and asset files it removes (repairAttachments):
  * never a folder that looks like a repository to adopt.
  */
-export async function deleteRepository(deps: AppDeps, repo: RepoRow, owner: UserRow, mode: AccessMode, actor: UserRow | null = null): Promise<void> {
+export async function deleteRepository(deps: AppDeps, repo: RepoRow, mode: AccessMode, actor: UserRow | null = null): Promise<void> {
   if (mode < AccessMode.Admin) throw forbidden('Only repository administrators may delete it')
   // Another move of its folder under way (a second delete, a rename): wait for it, then go on
   // from the row as it is then (gone: 404; renamed: its new folder), a bounded while.

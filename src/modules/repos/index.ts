@@ -142,7 +142,7 @@ export const reposModule = (deps: AppDeps) =>
     .delete(
       '/repos/:owner/:repo',
       async ({ status, repo: ctx }) => {
-        await deleteRepository(deps, ctx.repo, ctx.owner, ctx.mode, ctx.caller.user)
+        await deleteRepository(deps, ctx.repo, ctx.mode, ctx.caller.user)
         return status(204, undefined)
       },
       { scope: 'repository', repo: { level: 'admin', writes: false }, params: RepoParams, detail: { operationId: 'repoDelete', summary: 'Delete a repository' } },

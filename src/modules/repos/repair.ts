@@ -189,8 +189,9 @@ export interface OwnerFolder {
  * folders in it no row accounts for, in its listing's order: the listings are checked against
  * the repository rows a batch at a time (one query for up to IN_LIST_MAX folders, however many
  * owners they are in), so that what is held at once is a batch and one owner folder's listing.
+ * `between`, when given, is awaited after each batch but the last (the sweep's pause); false stops.
  */
-export async function* unaccountedIn(deps: AppDeps, owners: readonly string[]): AsyncGenerator<OwnerFolder> {
+export async function* unaccountedIn(deps: AppDeps, owners: Iterable<string>, between?: () => Promise<boolean>): AsyncGenerator<OwnerFolder> {
   const root = join(deps.config.dataDir, 'repositories')
   let batch: Listed[] = []
   let entries = 0
@@ -204,6 +205,7 @@ export async function* unaccountedIn(deps: AppDeps, owners: readonly string[]): 
     yield* await checkListed(deps, batch)
     batch = []
     entries = 0
+    if (between && !(await between())) return
   }
   if (batch.length) yield* await checkListed(deps, batch)
 }

@@ -13,7 +13,7 @@ import { htmlResponse, pageDetail, webContext, type WebContext } from '../contex
 import { CsrfField, CsrfText, FormText, formRoute, Notices, Pager, pageNumber, pagesOf } from '../forms'
 import { repoUrl } from '../links'
 import { RepoHeader } from './repo-chrome'
-import { ownerField } from './repo-actions'
+import { ownerAndNameFields } from './repo-actions'
 import { OwnerList } from './explore'
 import { ownerNames, RepoList } from './people'
 
@@ -52,11 +52,7 @@ async function forkPage(deps: AppDeps, web: WebContext, ctx: RepoContext, user: 
       <Notices ctx={web} error={opts.error} />
       <form class="stack wide" method="post" action={`${base}/fork`}>
         <CsrfField ctx={web} />
-        {await ownerField(deps, user, 'owner', v?.owner ?? user.name)}
-        <label>
-          Repository name
-          <input name="repo_name" required maxlength="100" value={v?.repo_name ?? ctx.repo.name} />
-        </label>
+        {await ownerAndNameFields(deps, user, { field: 'owner', chosen: v?.owner ?? user.name }, { field: 'repo_name', value: v?.repo_name ?? ctx.repo.name })}
         <label>
           Description
           <textarea name="description" rows="3" maxlength="2048">

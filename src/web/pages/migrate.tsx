@@ -9,7 +9,7 @@ import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, seeOther, ticked } from '../forms'
 import { repoUrl } from '../links'
-import { NewThings, ownerField } from './repo-actions'
+import { NewThings, ownerAndNameFields } from './repo-actions'
 
 /**
  * The services Gitea's migration page offers (its `service_type` numbers). Warren migrates the
@@ -110,11 +110,7 @@ async function migratePage(deps: AppDeps, web: WebContext, user: UserRow, servic
           <input type="checkbox" name="wiki" checked={ticked(v?.wiki)} />
           Migrate the wiki too
         </label>
-        {await ownerField(deps, user, 'uid', chosen)}
-        <label>
-          Repository name
-          <input name="repo_name" required maxlength="100" value={v?.repo_name ?? ''} />
-        </label>
+        {await ownerAndNameFields(deps, user, { field: 'uid', chosen }, { field: 'repo_name', value: v?.repo_name ?? '' })}
         <label class="check">
           <input type="checkbox" name="private" checked={ticked(v?.private)} />
           Private: only the owner and collaborators see it

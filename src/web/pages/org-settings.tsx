@@ -11,7 +11,7 @@ import { createOrganization, deleteOrganization, editOrganization, requireMayCre
 import { VISIBILITIES } from '../../modules/users/model'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, seeOther, ticked, settingsResponse } from '../forms'
+import { CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, seeOther, SubmitRow, ticked, settingsResponse } from '../forms'
 import { ownerUrl } from '../links'
 import { NewThings } from './repo-actions'
 import { AvatarForm, AvatarForms, avatarBytes, ProfileFields } from './settings-user'
@@ -28,6 +28,7 @@ export const orgSettingsItems = (org: string): [string, string][] => {
   return [
     [b, 'Options'],
     [`${b}/blocked_users`, 'Blocked users'],
+    [`${b}/hooks`, 'Webhooks'],
     [`${b}/delete`, 'Delete organisation'],
   ]
 }
@@ -92,11 +93,7 @@ function createOrgPage(web: WebContext, opts: { values?: CreateOrgValues; error?
         </label>
         <VisibilityField value={v?.visibility ?? 'public'} />
         <TeamAccessField checked={v ? ticked(v.repo_admin_change_team_access) : true} />
-        <div>
-          <button class="primary" type="submit">
-            Create organisation
-          </button>
-        </div>
+        <SubmitRow label="Create organisation" />
       </form>
     </Layout>,
     opts.status ?? 200,
@@ -135,11 +132,7 @@ function optionsPage(web: WebContext, org: OrgRow, opts: { values?: OptionsValue
         </label>
         <VisibilityField value={v?.visibility ?? org.visibility} />
         <TeamAccessField checked={v ? ticked(v.repo_admin_change_team_access) : org.repoAdminChangeTeamAccess} />
-        <div>
-          <button class="primary" type="submit">
-            Update settings
-          </button>
-        </div>
+        <SubmitRow label="Update settings" />
       </form>
       <AvatarForms ctx={web} user={org} action={`${b}/avatar`} />
     </>,
@@ -169,11 +162,7 @@ function deletePage(web: WebContext, org: OrgRow, opts: { error?: string; status
           Type the organisation's name, {org.name}, to confirm
           <input name="org_name" required maxlength={String(NAME_MAX)} autocomplete="off" />
         </label>
-        <div>
-          <button class="danger" type="submit">
-            Delete this organisation
-          </button>
-        </div>
+        <SubmitRow label="Delete this organisation" danger />
       </form>
     </>,
     opts,

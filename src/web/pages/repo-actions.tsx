@@ -64,19 +64,28 @@ export function NewThings(props: { current: string }): Html {
   )
 }
 
-/** The owner choice of a creation form (field `name`): the user and the organisations that let them create, `chosen` selected. */
-export async function ownerField(deps: AppDeps, user: UserRow, name: string, chosen: string): Promise<Html> {
+/**
+ * The owner choice and the repository name of a creation form (fork, migration, new): the user
+ * and the organisations that let them create, `owner.chosen` selected; the form's own field names.
+ */
+export async function ownerAndNameFields(deps: AppDeps, user: UserRow, owner: { field: string; chosen: string }, name: { field: string; value: string }): Promise<Html> {
   return (
-    <label>
-      Owner
-      <select name={name}>
-        {(await ownerChoices(deps, user)).map((owner) => (
-          <option value={owner} selected={owner.toLowerCase() === chosen.toLowerCase()}>
-            {owner}
-          </option>
-        ))}
-      </select>
-    </label>
+    <>
+      <label>
+        Owner
+        <select name={owner.field}>
+          {(await ownerChoices(deps, user)).map((choice) => (
+            <option value={choice} selected={choice.toLowerCase() === owner.chosen.toLowerCase()}>
+              {choice}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Repository name
+        <input name={name.field} required maxlength="100" value={name.value} />
+      </label>
+    </>
   )
 }
 
@@ -101,11 +110,7 @@ async function createPage(deps: AppDeps, ctx: WebContext, user: UserRow, opts: {
       <Notices ctx={ctx} error={opts.error} />
       <form class="stack wide" method="post" action="/repo/create">
         <CsrfField ctx={ctx} />
-        {await ownerField(deps, user, 'owner', chosen)}
-        <label>
-          Repository name
-          <input name="name" required maxlength="100" value={v?.name ?? ''} />
-        </label>
+        {await ownerAndNameFields(deps, user, { field: 'owner', chosen }, { field: 'name', value: v?.name ?? '' })}
         <label>
           Description
           <textarea name="description" rows="3" maxlength="2048">

@@ -21,7 +21,7 @@ import {
 } from '../../modules/protections/service'
 import { pipeline } from '../../auth/pipeline'
 import { pageDetail, webContext, type WebContext } from '../context'
-import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, type FormRequest, ListTable, seeOther, ticked } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, type FormRequest, ListTable, seeOther, SubmitRow, ticked } from '../forms'
 import { admin, base, settingsPage } from './settings-repo'
 
 /*
@@ -363,11 +363,7 @@ function TagFields(props: { web: WebContext; ctx: RepoContext; action: string; v
           <input name="allowlist_teams" value={v.allowlist_teams ?? ''} placeholder="names, separated by commas" />
         </label>
       ) : null}
-      <div>
-        <button class="primary" type="submit">
-          {props.submit}
-        </button>
-      </div>
+      <SubmitRow label={props.submit} />
     </form>
   )
 }

@@ -6,27 +6,26 @@ import { pipeline, type RepoNeed } from '../../auth/pipeline'
 import { AccessMode, accessModeName } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
 import { repoToApi, type ApiRepo } from '../../convert/repo'
-import { deliveryToApi, hookToApi } from '../../convert/hook'
+import { hookToApi } from '../../convert/hook'
 import { deployKeysToApi } from '../../convert/deploy-key'
 import { toApiUser } from '../../convert/user'
 import { ApiError } from '../../lib/errors'
 import { pathNumber } from '../../lib/path-number'
-import { HOOK_EVENT_TYPES, EVENT_MODES } from '../../webhooks/events'
 import { deleteRepository, editRepository } from '../../modules/repos/edit'
 import { REPO_MERGE_STYLES } from '../../modules/repos/model'
 import { addCollaborator, collaboratorModes, collaboratorUser, listCollaborators, removeCollaborator } from '../../modules/collaborators/service'
-import { createHook, deleteHook, editHook, getDelivery, getHook, listDeliveries, listHooks, redeliver, testHook } from '../../modules/hooks/service'
+import { createHook, deleteHook, editHook, getDelivery, getHook, listHooks, redeliver, testHook } from '../../modules/hooks/service'
 import { addDeployKey, deleteDeployKey, listDeployKeys } from '../../modules/deploy-keys/service'
 import { pageDetail, webContext, type WebContext } from '../context'
 import { branchNames } from '../source-data'
-import { ButtonForm, CsrfField, CsrfText, FormCheck, FormList, FormText, formRoute, type FormRequest, listOf, Pager, pageNumber, seeOther, ticked, pagesOf, ListTable, settingsResponse } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormList, FormText, formRoute, type FormRequest, listOf, Pager, pageNumber, seeOther, ticked, pagesOf, ListTable, settingsResponse, SubmitRow } from '../forms'
 import { RepoHeader } from './repo-chrome'
+import { HookDeliveries, HookFields, HookForm, hookInputOf, HookList, type HookValues } from './hook-settings'
 import { repoUrl } from '../links'
 
-/** Collaborators, hooks, deploy keys a page lists; branches the default-branch choice offers; deliveries shown. */
+/** Collaborators, hooks, deploy keys a page lists; branches the default-branch choice offers. */
 const LISTED = 50
 const MAX_BRANCH_CHOICES = 200
-const DELIVERIES_SHOWN = 20
 
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 const HookParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), id: t.String({ maxLength: 20 }) })
@@ -158,11 +157,7 @@ async function optionsPage(deps: AppDeps, ctx: RepoContext, web: WebContext, opt
             </select>
           </label>
         </fieldset>
-        <div>
-          <button class="primary" type="submit">
-            Update settings
-          </button>
-        </div>
+        <SubmitRow label="Update settings" />
       </form>
       <section class="danger-zone" aria-labelledby="danger">
         <h3 id="danger">Danger zone</h3>
@@ -180,11 +175,7 @@ async function optionsPage(deps: AppDeps, ctx: RepoContext, web: WebContext, opt
             Type <strong>{full}</strong> to confirm
             <input name="confirm" required autocomplete="off" />
           </label>
-          <div>
-            <button class="danger" type="submit">
-              Delete this repository
-            </button>
-          </div>
+          <SubmitRow label="Delete this repository" danger />
         </form>
       </section>
     </>,
@@ -223,7 +214,7 @@ async function optionsAction(deps: AppDeps, ctx: RepoContext, body: OptionsValue
     case 'delete': {
       const full = `${ctx.owner.name}/${ctx.repo.name}`
       if ((body.confirm ?? '').trim().toLowerCase() !== full.toLowerCase()) throw new ApiError(422, `Type the repository's full name, ${full}, to delete it.`)
-      await deleteRepository(deps, ctx.repo, ctx.owner, ctx.mode, actor)
+      await deleteRepository(deps, ctx.repo, ctx.mode, actor)
       return seeOther(`/${encodeURIComponent(ctx.owner.name)}`)
     }
     default:
@@ -314,98 +305,6 @@ async function collaborationPage(deps: AppDeps, ctx: RepoContext, web: WebContex
 
 // ---- webhooks -----------------------------------------------------------------------------------
 
-const HookForm = t.Object({
-  _csrf: CsrfText,
-  url: FormText(2048),
-  content_type: FormText(8),
-  secret: FormText(255),
-  branch_filter: FormText(2048),
-  authorization_header: FormText(2048),
-  events_mode: FormText(16),
-  events: FormList(HOOK_EVENT_TYPES.length, 40),
-  active: FormCheck,
-})
-type HookValues = Partial<typeof HookForm.static>
-type ApiHook = ReturnType<typeof hookToApi>
-
-function HookFields(props: { web: WebContext; hook?: ApiHook; values?: HookValues; action: string; submit: string }) {
-  const { hook, values: v } = props
-  const mode = v?.events_mode ?? (hook ? (hook.events.length === HOOK_EVENT_TYPES.length ? 'send_everything' : hook.events.length === 1 && hook.events[0] === 'push' ? 'push_only' : 'choose_events') : 'push_only')
-  const chosen = new Set(v ? listOf(v.events) : (hook?.events ?? []))
-  return (
-    <form class="stack wide" method="post" action={props.action}>
-      <CsrfField ctx={props.web} />
-      <label>
-        Target URL
-        <input name="url" type="url" required maxlength="2048" value={v?.url ?? hook?.config.url ?? ''} />
-      </label>
-      <label>
-        Content type
-        <select name="content_type">
-          {['json', 'form'].map((c) => (
-            <option value={c} selected={(v?.content_type ?? hook?.config.content_type ?? 'json') === c}>
-              {c === 'json' ? 'application/json' : 'application/x-www-form-urlencoded'}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Secret{hook ? ' (leave empty to keep the current one)' : ''}
-        <input name="secret" type="password" autocomplete="off" maxlength="255" />
-      </label>
-      <label>
-        Branch filter
-        <input name="branch_filter" maxlength="2048" value={v?.branch_filter ?? hook?.branch_filter ?? '*'} />
-      </label>
-      <label>
-        Authorization header (optional)
-        <input name="authorization_header" autocomplete="off" maxlength="2048" />
-      </label>
-      <fieldset>
-        <legend>Trigger on</legend>
-        {EVENT_MODES.map((m) => (
-          <label class="check">
-            <input type="radio" name="events_mode" value={m} checked={mode === m} />
-            {m === 'push_only' ? 'Push events' : m === 'send_everything' ? 'All events' : 'Custom events:'}
-          </label>
-        ))}
-        {HOOK_EVENT_TYPES.map((e) => (
-          <label class="check">
-            <input type="checkbox" name="events" value={e} checked={chosen.has(e)} />
-            {e}
-          </label>
-        ))}
-      </fieldset>
-      <label class="check">
-        <input type="checkbox" name="active" checked={v ? ticked(v.active) : (hook?.active ?? true)} />
-        Active
-      </label>
-      <div>
-        <button class="primary" type="submit">
-          {props.submit}
-        </button>
-      </div>
-    </form>
-  )
-}
-
-/** The hook form as the API's CreateHookOption / EditHookOption fields. */
-function hookInputOf(body: HookValues, editing: boolean) {
-  const mode = (EVENT_MODES as readonly string[]).includes(body.events_mode ?? '') ? body.events_mode! : 'push_only'
-  const config: Record<string, string> = { url: (body.url ?? '').trim(), content_type: body.content_type ?? 'json' }
-  if (!editing || body.secret) config.secret = body.secret ?? ''
-  return {
-    config,
-    active: ticked(body.active),
-    branch_filter: body.branch_filter ?? '',
-    ...(body.authorization_header || !editing ? { authorization_header: body.authorization_header ?? '' } : {}),
-    push_only: mode === 'push_only',
-    send_everything: mode === 'send_everything',
-    choose_events: mode === 'choose_events',
-    events: mode === 'choose_events' ? listOf(body.events) : mode === 'push_only' ? ['push'] : undefined,
-  }
-}
-
 async function hooksPage(deps: AppDeps, ctx: RepoContext, web: WebContext, pageAt: number, opts: { values?: HookValues; error?: string; status?: number } = {}) {
   const found = await listHooks(deps, { repo: ctx.repo }, { page: pageAt, limit: LISTED, offset: (pageAt - 1) * LISTED })
   const b = `${base(ctx)}/hooks`
@@ -416,16 +315,7 @@ async function hooksPage(deps: AppDeps, ctx: RepoContext, web: WebContext, pageA
     b,
     'Webhooks',
     <>
-      <div class="box">
-        <ul class="entries" aria-label="Webhooks">
-          {found.rows.map(hookToApi).map((h) => (
-            <li>
-              <a href={`${b}/${h.id}`}>{h.config.url}</a> <span class="muted">({h.active ? 'active' : 'inactive'}; {h.events.length} events)</span>
-            </li>
-          ))}
-          {found.rows.length === 0 ? <li class="muted">No webhooks yet.</li> : null}
-        </ul>
-      </div>
+      <HookList label="Webhooks" hooks={found.rows.map(hookToApi)} hookUrl={(id) => `${b}/${id}`} />
       <Pager path={b} query={{}} page={pageAt} pages={pagesOf(found.total, LISTED)} />
       <h3>Add a webhook</h3>
       <HookFields web={web} values={opts.values} action={b} submit="Add webhook" />
@@ -437,7 +327,6 @@ async function hooksPage(deps: AppDeps, ctx: RepoContext, web: WebContext, pageA
 async function hookPage(deps: AppDeps, ctx: RepoContext, web: WebContext, id: number, opts: { values?: HookValues; error?: string; status?: number } = {}) {
   const row = await getHook(deps, { repo: ctx.repo }, id)
   const hook = hookToApi(row)
-  const deliveries = (await listDeliveries(deps, row, { page: 1, limit: DELIVERIES_SHOWN, offset: 0 })).rows.map((task) => deliveryToApi(row, task))
   const b = `${base(ctx)}/hooks/${hook.id}`
   return settingsPage(
     deps,
@@ -451,30 +340,7 @@ async function hookPage(deps: AppDeps, ctx: RepoContext, web: WebContext, id: nu
         <ButtonForm ctx={web} action={`${b}/test`} label="Test delivery" />
         <ButtonForm ctx={web} action={`${b}/delete`} label="Delete webhook" danger />
       </div>
-      <h3>Recent deliveries</h3>
-      <div class="box">
-        <ListTable label="Recent deliveries" columns={['Delivery', 'Event', 'Result', 'Created']} empty={deliveries.length === 0 && 'No deliveries yet.'} actions>
-            {deliveries.map((d) => (
-              <tr>
-                <td>
-                  <details>
-                    <summary>
-                      <code>{d.uuid}</code>
-                    </summary>
-                    <pre class="code">{d.request.body}</pre>
-                    {d.response ? <pre class="code">{`${d.response.status}\n${d.response.body}`}</pre> : null}
-                  </details>
-                </td>
-                <td>{d.event_type}</td>
-                <td>{!d.delivered ? 'pending' : d.success ? `ok (${d.status_code})` : `failed (${d.status_code || 'no answer'})`}</td>
-                <td>{d.created_at}</td>
-                <td>
-                  <ButtonForm ctx={web} action={`${b}/deliveries/${d.id}/redeliver`} label={`Redeliver ${d.uuid.slice(0, 8)}`} />
-                </td>
-              </tr>
-            ))}
-          </ListTable>
-      </div>
+      {await HookDeliveries({ deps, web, hook: row, redeliverUrl: (d) => `${b}/deliveries/${d}/redeliver` })}
     </>,
     opts,
   )
@@ -526,11 +392,7 @@ async function deployKeysPage(deps: AppDeps, ctx: RepoContext, web: WebContext, 
           <input type="checkbox" name="writable" checked={ticked(v?.writable)} />
           Allow pushes with this key
         </label>
-        <div>
-          <button class="primary" type="submit">
-            Add deploy key
-          </button>
-        </div>
+        <SubmitRow label="Add deploy key" />
       </form>
     </>,
     opts,

@@ -26,6 +26,7 @@ const MENU: [string, string][] = [
   ['/user/settings/keys', 'SSH / GPG keys'],
   ['/user/settings/applications', 'Applications'],
   ['/user/settings/blocked_users', 'Blocked users'],
+  ['/user/settings/hooks', 'Webhooks'],
 ]
 
 /** A page of the user settings: the menu beside it, the title, the notices and the error of a refused form. */
