@@ -44,6 +44,7 @@ import { topicsModule } from './modules/topics'
 import { settingsModule } from './modules/settings'
 import { gitHttpModule } from './modules/git-http'
 import { deployKeysModule } from './modules/deploy-keys'
+import { actionsModule } from './modules/actions'
 import { protectionsModule } from './modules/protections'
 import { statusesModule } from './modules/statuses'
 import { migrationsModule } from './modules/migrations'
@@ -136,6 +137,7 @@ export function createApp(deps: AppDeps) {
     .use(subscriptionsModule(deps))
     .use(notificationsModule(deps))
     .use(deployKeysModule(deps))
+    .use(actionsModule(deps))
     .use(protectionsModule(deps))
     .use(statusesModule(deps))
     .use(pullsModule(deps))

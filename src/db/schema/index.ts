@@ -14,6 +14,9 @@ const tables: typeof sqliteTables =
 
 export const {
   accessTokens,
+  actionRunnerTokens,
+  actionSecrets,
+  actionVariables,
   attachments,
   badges,
   branchProtections,
@@ -80,6 +83,9 @@ export const allTables = tables
 /** The row types, declared beside their tables (the SQLite ones: the same on PostgreSQL). */
 export type {
   AccessTokenRow,
+  ActionRunnerTokenRow,
+  ActionSecretRow,
+  ActionVariableRow,
   AttachmentRow,
   BadgeRow,
   BranchProtectionRow,
