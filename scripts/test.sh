@@ -20,8 +20,10 @@ trap 'rm -rf "$out_dir"' EXIT
 # A test file that does not depend on the run's database runs in one half only, the one its line
 # `// runs in one half: sqlite` (or `postgresql`) names: the browser tests (they drive the pages in
 # Chromium; the pages' server side is covered on both databases by the plain HTTP page tests), the
-# static checks, and the tests that open the databases they test themselves. Every other file runs
-# in both. File arguments are filtered the same way; other arguments (a name filter) go to both.
+# static checks, and the tests that open the databases they test themselves (the `warren` processes
+# of cli, operator-run, shutdown, durability and binary run on SQLite in a data folder of their
+# own, those of multi-process* on PostgreSQL, whatever the half: in both halves they would only run
+# twice the same). Every other file runs in both. File arguments are filtered the same way; other arguments (a name filter) go to both.
 half_of() { sed -n 's|^// runs in one half: \([a-z]*\)$|\1|p' "$1" | head -1; }
 files_for() { # half name: the files it runs, one per line
   local f only

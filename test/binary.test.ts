@@ -1,3 +1,4 @@
+// runs in one half: sqlite
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { copyFileSync, existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
 import { userBlocks, users } from '../src/db/schema'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { webForms } from './web-session'
+import { webVisitors } from './web-session'
 
 /**
  * The blocked users pages over plain HTTP (Gitea 1.23's `/user/settings/blocked_users` and
@@ -17,9 +17,7 @@ const as = (u: TestUser) => ({ token: u.token })
 const USER_PAGE = '/user/settings/blocked_users'
 const ORG_PAGE = '/org/acme/settings/blocked_users'
 
-let page: ReturnType<typeof webForms>['page']
-let signIn: ReturnType<typeof webForms>['signIn']
-let submit: ReturnType<typeof webForms>['submit']
+const { page, signIn, submit } = webVisitors(() => s.url, async () => '')
 
 const idOf = async (name: string) => (await s.deps.db.select({ id: users.id }).from(users).where(eq(users.lowerName, name)))[0]!.id
 const blocksOf = async (name: string) => await s.deps.db.select({ note: userBlocks.note }).from(userBlocks).where(eq(userBlocks.blockerId, await idOf(name)))
@@ -28,7 +26,6 @@ const noteOf = async (blocker: string, blockee: TestUser) =>
 
 beforeAll(async () => {
   s = await startTestServer()
-  ;({ page, signIn, submit } = webForms(s.url))
   alice = await s.user('alice')
   bob = await s.user('bob')
   carol = await s.user('carol')
@@ -52,7 +49,7 @@ describe("a person's blocked users", () => {
   })
 
   test('without the CSRF token: a 403 page, nobody blocked', async () => {
-    const res = await submit(alice, USER_PAGE, { action: 'block', blockee: 'bob' }, null)
+    const res = await submit(alice, USER_PAGE, { action: 'block', blockee: 'bob' }, { csrf: null })
     expect(res.status).toBe(403)
     expect(res.html).toContain('The form has expired')
     expect(await blocksOf('alice')).toEqual([])

@@ -1,3 +1,4 @@
+// runs in one half: sqlite
 /**
  * Acknowledged writes survive a crash while an operator reads the database with the `sqlite3`
  * tool beside a running server. SQLite keeps its write-ahead log only while some connection holds

@@ -1,3 +1,4 @@
+// runs in one half: postgresql
 /**
  * A process dying mid-merge among several serving one PostgreSQL database: what it left (the
  * merge's intent, its pending push) is repaired by the process running the background jobs while

@@ -1,3 +1,4 @@
+// runs in one half: postgresql
 /**
  * Two Warren processes on one PostgreSQL database and one repositories folder, as behind a load
  * balancer. Runs in every test run, whatever its own dialect: the two servers are

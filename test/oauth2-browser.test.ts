@@ -1,8 +1,9 @@
 // runs in one half: sqlite
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import * as oidc from 'openid-client'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { fillSignIn, launchChromium } from './browser-helpers'
 
 /**
  * The whole OpenID Connect flow with a real client library (openid-client) against a listening
@@ -35,10 +36,7 @@ beforeAll(async () => {
       return new Response('<!doctype html><title>Signed in</title><p>Signed in.</p>', { headers: { 'content-type': 'text/html' } })
     },
   })
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  })
+  browser = await launchChromium()
 })
 afterAll(async () => {
   await browser?.close()
@@ -77,8 +75,7 @@ test('discovery → sign-in and consent in the browser with PKCE → code exchan
   await page.goto(authorizationUrl.href)
   // Not signed in: the sign-in page, then back to the authorization request.
   await page.waitForURL(/\/user\/login/)
-  await page.getByLabel('Username or e-mail address').fill('alice')
-  await page.getByLabel('Password').fill(alice.password)
+  await fillSignIn(page, alice)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.waitForURL(/\/login\/oauth\/authorize/)
   expect(await page.getByRole('heading', { name: 'Authorize Example CI' }).count()).toBe(1)
@@ -142,8 +139,7 @@ test('granted before and signed out: the sign-in form sends the browser on throu
     const page = await (await browser.newContext()).newPage()
     await page.goto(url())
     await page.waitForURL(/\/user\/login/)
-    await page.getByLabel('Username or e-mail address').fill('alice')
-    await page.getByLabel('Password').fill(alice.password)
+    await fillSignIn(page, alice)
     const landed = nextCallback()
     await page.getByRole('button', { name: 'Sign in' }).click()
     // The first time the consent page asks; the second time the sign-in leads straight back.

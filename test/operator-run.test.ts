@@ -1,3 +1,4 @@
+// runs in one half: sqlite
 /**
  * Warren as an operator starts it: the bundle `npm start` runs (from any working folder), the
  * `npm run warren` script, the `warren` command's help, and what the log says. Every server here

@@ -93,8 +93,53 @@ function migratedTemplate(serverUrl: string): Promise<string> {
   return templateMade
 }
 
+/** The next test database, being copied from the template while the current one is in use. */
+let ahead: Promise<TestDatabase> | undefined
+
+/**
+ * A test server's database. Copying the template takes PostgreSQL a second or so (it writes and
+ * syncs every file), most of a test server's start: so each call answers the database made ahead
+ * (or makes one) and starts copying the next at once, while the caller's tests run. The files of
+ * one `bun test` run share its process, so the next file's server finds its database ready. The
+ * one made ahead and never taken outlives the process (bun test runs no exit hook): the next run
+ * drops it (sweepLeftOvers).
+ */
 export async function freshTestDatabase(): Promise<TestDatabase> {
   if (DIALECT !== 'postgres') return { url: null, drop: async () => {} }
   const serverUrl = process.env.WARREN_DATABASE_URL!
-  return freshPostgresDatabase(serverUrl, 'warren_test', await migratedTemplate(serverUrl))
+  const make = async () => freshPostgresDatabase(serverUrl, 'warren_test', await migratedTemplate(serverUrl))
+  swept ??= sweepLeftOvers(serverUrl).catch(() => {})
+  const taken = ahead ?? make()
+  ahead = make()
+  ahead.catch(() => {}) // a failure shows when it is taken, as the retry's
+  return taken.catch(make)
+}
+
+let swept: Promise<void> | undefined
+
+/**
+ * Drops the `warren_test_<pid>_…` databases of processes that have ended (made ahead and never
+ * taken, or left by a run that was killed), once a process. A database someone is connected to
+ * is left alone (DROP without FORCE refuses it).
+ */
+async function sweepLeftOvers(serverUrl: string): Promise<void> {
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code !== 'ESRCH'
+    }
+  }
+  const admin = new SQL(serverUrl, { max: 1 })
+  try {
+    const rows: { datname: string }[] = await admin.unsafe(`SELECT datname FROM pg_database WHERE datname LIKE 'warren\\_test\\_%'`)
+    for (const { datname } of rows) {
+      const pid = Number(/^warren_test_(\d+)_\d+_[a-z0-9]+$/.exec(datname)?.[1])
+      if (!pid || alive(pid)) continue
+      await admin.unsafe(`DROP DATABASE IF EXISTS "${datname}"`).catch(() => {})
+    }
+  } finally {
+    await admin.close()
+  }
 }

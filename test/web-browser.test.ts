@@ -1,8 +1,8 @@
 // runs in one half: sqlite
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import AxeBuilder from '@axe-core/playwright'
+import type { Browser } from 'playwright-core'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { expectAccessible, launchChromium } from './browser-helpers'
 
 /**
  * The web pages in a real browser (Debian's Chromium, driven by playwright-core): browsing from
@@ -22,21 +22,12 @@ beforeAll(async () => {
   expect((await s.post('/user/repos', { name: 'demo', auto_init: true, description: 'A demo' }, token)).status).toBe(201)
   const lines = Array.from({ length: 30 }, (_, i) => `export const v${i + 1} = ${i + 1}`).join('\n')
   expect((await s.post('/repos/alice/demo/contents', { files: [{ operation: 'create', path: 'lib/values.ts', content: b64(lines) }], message: 'add' }, token)).status).toBe(201)
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  })
+  browser = await launchChromium()
 })
 afterAll(async () => {
   await browser?.close()
   await s.stop()
 })
-
-async function expectAccessible(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze()
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${page.url()}: ${v.id}: ${v.help}`)
-  expect(bad).toEqual([])
-}
 
 test('home → profile → repository → folder → file → line anchor, each page accessible', async () => {
   const page = await (await browser.newContext()).newPage()

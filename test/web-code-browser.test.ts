@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { expectAccessible, launchBrowser, newPage as newBrowserPage, signInPage } from './browser-page'
+import { expectAccessible, launchBrowser, newPage as newBrowserPage, signInPage } from './browser-helpers'
 import { pushCodeFixture } from './web-code-fixture'
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { users } from '../src/db/schema'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { csrfIn, webVisits } from './web-session'
+import { csrfIn, webVisitors } from './web-session'
 import { contentMark } from './db-snapshot'
 
 /**
@@ -15,34 +15,12 @@ import { contentMark } from './db-snapshot'
 let s: TestServer
 let alice: TestUser, bob: TestUser, limited: TestUser
 let mark: () => Promise<string>
-let page: ReturnType<typeof webVisits>['page']
-let signIn: ReturnType<typeof webVisits>['signIn']
-
-async function submit(user: TestUser, path: string, fields: Record<string, string>, opts: { csrf?: string | null } = {}) {
-  const cookie = await signIn(user)
-  const csrf = opts.csrf === undefined ? csrfIn(await (await page('/', cookie)).text())! : opts.csrf
-  const body = new URLSearchParams()
-  if (csrf !== null) body.append('_csrf', csrf)
-  for (const [k, v] of Object.entries(fields)) body.append(k, v)
-  const res = await fetch(s.url + path, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' })
-  return { status: res.status, location: res.headers.get('location'), html: await res.text() }
-}
-
-async function expectCsrfRefused(user: TestUser, path: string, fields: Record<string, string>) {
-  const before = await mark()
-  for (const csrf of [null, 'f'.repeat(64)]) {
-    const res = await submit(user, path, fields, { csrf })
-    expect(res.status).toBe(403)
-    expect(res.html).toContain('The form has expired')
-  }
-  expect(await mark()).toBe(before)
-}
+const { page, signIn, submit, expectCsrfRefused } = webVisitors(() => s.url, () => mark())
 
 beforeAll(async () => {
   // The server migrates from itself over loopback.
   s = await startTestServer({ migrationsAllowLocalNetworks: true })
   mark = contentMark(s.deps.db)
-  ;({ page, signIn } = webVisits(s.url))
   alice = await s.user('alice')
   bob = await s.user('bob')
   limited = await s.user('limited')

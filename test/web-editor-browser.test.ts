@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { expectAccessible, launchBrowser, newPage as newBrowserPage, signInPage } from './browser-page'
+import { expectAccessible, launchBrowser, newPage as newBrowserPage, signInPage } from './browser-helpers'
 
 /**
  * The web editor in a real browser (Debian's Chromium, driven by playwright-core), without

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { csrfIn, sessionCookies } from './web-session'
+import { csrfIn, webVisitors } from './web-session'
 import { contentMark } from './db-snapshot'
 
 /**
@@ -16,7 +16,7 @@ let alice: TestUser, bob: TestUser, carol: TestUser
 let mark: () => Promise<string>
 const b64 = (text: string) => Buffer.from(text).toString('base64')
 
-const signIn = sessionCookies(() => s.url)
+const { signIn } = webVisitors(() => s.url, async () => '')
 
 const page = async (path: string, user?: TestUser) =>
   fetch(s.url + path, { headers: { accept: 'text/html', ...(user ? { cookie: await signIn(user) } : {}) }, redirect: 'manual' })

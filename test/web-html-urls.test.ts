@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { chromium } from 'playwright-core'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { signInByForm } from './web-session'
+import { launchChromium } from './browser-helpers'
 import { startReceiver, until, type Receiver } from './webhook-receiver'
 import { notifyRound } from '../src/notify/consumer'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
@@ -226,10 +226,7 @@ test('the anchors are Gitea forms: #issuecomment-N for comments and line comment
 })
 
 test('in a browser, a URL with an anchor opens on its record (the :target), signed in by the session cookie', async () => {
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  })
+  const browser = await launchChromium()
   try {
     const context = await browser.newContext()
     const [name, value] = cookie.split('=') as [string, string]

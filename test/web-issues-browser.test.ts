@@ -1,8 +1,8 @@
 // runs in one half: sqlite
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
-import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { expectAccessible, launchChromium, signedInPage } from './browser-helpers'
+import type { TestServer, TestUser } from './helpers'
+import { BROWSER_LIMIT_MS, expectAccessible, signedInPage, startServerAndBrowser, stopServerAndBrowser } from './browser-helpers'
 import { notifyRound } from '../src/notify/consumer'
 
 /**
@@ -16,12 +16,10 @@ import { notifyRound } from '../src/notify/consumer'
 let s: TestServer
 let alice: TestUser, bob: TestUser
 let browser: Browser
-/** A browser test's own limit: the machine may be very busy; this catches a hang, it times nothing. */
-const LIMIT_MS = 480_000
 const b64 = (text: string) => Buffer.from(text).toString('base64')
 
 beforeAll(async () => {
-  s = await startTestServer()
+  ;({ s, browser } = await startServerAndBrowser())
   alice = await s.user('alice')
   bob = await s.user('bob')
   const token = { token: alice.token }
@@ -32,12 +30,8 @@ beforeAll(async () => {
   expect((await s.post('/repos/alice/demo/contents', { branch: 'feature', files, message: 'feature' }, token)).status).toBe(201)
   expect((await s.post('/repos/alice/demo/pulls', { head: 'feature', base: 'main', title: 'Add the feature', body: 'It adds **a file**.' }, token)).status).toBe(201)
   expect((await s.post('/repos/alice/demo/issues', { title: 'Ping bob', body: 'hello @bob' }, token)).status).toBe(201)
-  browser = await launchChromium()
-}, LIMIT_MS)
-afterAll(async () => {
-  await browser?.close()
-  await s.stop()
-})
+}, BROWSER_LIMIT_MS)
+afterAll(() => stopServerAndBrowser(s, browser))
 
 const signedIn = (user: TestUser): Promise<Page> => signedInPage(browser, s.url, user)
 
@@ -85,7 +79,7 @@ test('file an issue and comment through the forms, close and reopen it; the API 
   await page.getByRole('link', { name: /Closed/ }).click()
   expect(await page.getByRole('link', { name: 'Broken in the browser' }).count()).toBe(0)
   await page.context().close()
-}, LIMIT_MS)
+}, BROWSER_LIMIT_MS)
 
 test('a merge blocked by branch protection says which rule; once allowed, the button merges', async () => {
   expect((await s.post('/repos/alice/demo/branch_protections', { rule_name: 'main', required_approvals: 1, block_admin_merge_override: true }, { token: alice.token })).status).toBe(201)
@@ -132,7 +126,7 @@ test('a merge blocked by branch protection says which rule; once allowed, the bu
   expect([merged.merged, merged.merged_by.login, merged.state]).toEqual([true, 'alice', 'closed'])
   await expectAccessible(page)
   await page.context().close()
-}, LIMIT_MS)
+}, BROWSER_LIMIT_MS)
 
 test('notifications: the unread thread links to its issue, and is marked read with its button', async () => {
   while ((await notifyRound(s.deps)) > 0) {}
@@ -149,4 +143,4 @@ test('notifications: the unread thread links to its issue, and is marked read wi
   const threads = (await s.get('/notifications?all=true', { token: bob.token })).body
   expect(threads.find((t: any) => t.subject.title === 'Ping bob').unread).toBe(false)
   await page.context().close()
-}, LIMIT_MS)
+}, BROWSER_LIMIT_MS)

@@ -1,8 +1,8 @@
 // runs in one half: sqlite
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
-import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { expectAccessible, launchChromium, signedInPage } from './browser-helpers'
+import type { TestServer, TestUser } from './helpers'
+import { BROWSER_LIMIT_MS, expectAccessible, signedInPage, startServerAndBrowser, stopServerAndBrowser } from './browser-helpers'
 
 /**
  * Labels and milestones in a real browser (Debian's Chromium, driven by playwright-core): a label
@@ -14,19 +14,13 @@ import { expectAccessible, launchChromium, signedInPage } from './browser-helper
 let s: TestServer
 let alice: TestUser
 let browser: Browser
-/** A browser test's own limit: the machine may be very busy; this catches a hang, it times nothing. */
-const LIMIT_MS = 480_000
 
 beforeAll(async () => {
-  s = await startTestServer()
+  ;({ s, browser } = await startServerAndBrowser())
   alice = await s.user('alice')
   expect((await s.post('/user/repos', { name: 'demo', auto_init: true }, { token: alice.token })).status).toBe(201)
-  browser = await launchChromium()
-}, LIMIT_MS)
-afterAll(async () => {
-  await browser?.close()
-  await s.stop()
-})
+}, BROWSER_LIMIT_MS)
+afterAll(() => stopServerAndBrowser(s, browser))
 
 const signedIn = (user: TestUser): Promise<Page> => signedInPage(browser, s.url, user)
 
@@ -55,7 +49,7 @@ test('labels: from the issue list to the labels page; make one, edit it, delete 
   await page.getByRole('button', { name: 'Delete triage' }).click()
   await page.waitForURL(/done=label-deleted/)
   expect((await s.get('/repos/alice/demo/labels', { token: alice.token })).body).toEqual([])
-}, LIMIT_MS)
+}, BROWSER_LIMIT_MS)
 
 test('milestones: make one through its form, see it in the list, close and reopen it', async () => {
   const page = await signedIn(alice)
@@ -80,4 +74,4 @@ test('milestones: make one through its form, see it in the list, close and reope
   await page.getByRole('button', { name: 'Reopen First release' }).click()
   await page.waitForURL(/state=open/)
   expect((await s.get(`/repos/alice/demo/milestones/${m.id}`, { token: alice.token })).body.state).toBe('open')
-}, LIMIT_MS)
+}, BROWSER_LIMIT_MS)

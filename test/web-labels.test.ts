@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { webForms } from './web-session'
+import { webVisitors } from './web-session'
 import { contentMark } from './db-snapshot'
 
 /**
@@ -12,9 +12,7 @@ import { contentMark } from './db-snapshot'
 let s: TestServer
 let alice: TestUser, bob: TestUser, carol: TestUser
 let mark: () => Promise<string>
-let page: ReturnType<typeof webForms>['page']
-let signIn: ReturnType<typeof webForms>['signIn']
-let submit: ReturnType<typeof webForms>['submit']
+const { page, signIn, submit } = webVisitors(() => s.url, async () => '')
 
 const labelsOf = async () => ((await s.get('/repos/alice/tracker/labels', { token: alice.token })).body as any[]).map((l) => [l.name, l.color, l.description])
 const milestonesOf = async (state = 'all') =>
@@ -22,7 +20,6 @@ const milestonesOf = async (state = 'all') =>
 
 beforeAll(async () => {
   s = await startTestServer()
-  ;({ page, signIn, submit } = webForms(s.url))
   mark = contentMark(s.deps.db)
   alice = await s.user('alice')
   bob = await s.user('bob')
@@ -73,8 +70,8 @@ describe('labels', () => {
     expect((await submit(carol, '/alice/tracker/labels/new', { title: 'nope', color: '#00aabb' })).status).toBe(403)
     expect((await submit(carol, '/alice/hidden/labels/new', { title: 'nope', color: '#00aabb' })).status).toBe(404)
     // Without the CSRF token, or with another's: refused, nothing changed.
-    expect((await submit(bob, '/alice/tracker/labels/new', { title: 'csrf', color: '#00aabb' }, null)).status).toBe(403)
-    expect((await submit(bob, '/alice/tracker/labels/new', { title: 'csrf', color: '#00aabb' }, 'f'.repeat(64))).status).toBe(403)
+    expect((await submit(bob, '/alice/tracker/labels/new', { title: 'csrf', color: '#00aabb' }, { csrf: null })).status).toBe(403)
+    expect((await submit(bob, '/alice/tracker/labels/new', { title: 'csrf', color: '#00aabb' }, { csrf: 'f'.repeat(64) })).status).toBe(403)
     expect(await mark()).toBe(before)
     // A hidden repository's pages are 404 to those who may not see it.
     expect((await page('/alice/hidden/labels', await signIn(carol))).status).toBe(404)
@@ -144,7 +141,7 @@ describe('milestones', () => {
     expect((await submit(bob, '/alice/tracker/milestones/1/reopen-all', {})).status).toBe(404)
     expect((await submit(bob, '/alice/tracker/milestones/abc/close', {})).status).toBe(404)
     expect((await submit(bob, '/alice/tracker/milestones/delete', { id: '12345' })).status).toBe(404)
-    expect((await submit(bob, '/alice/tracker/milestones/new', { title: 'csrf' }, null)).status).toBe(403)
+    expect((await submit(bob, '/alice/tracker/milestones/new', { title: 'csrf' }, { csrf: null })).status).toBe(403)
     expect(await mark()).toBe(before)
   })
 })

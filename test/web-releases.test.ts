@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { csrfIn, signInByForm } from './web-session'
+import { csrfIn, webVisitors } from './web-session'
 import { contentMark } from './db-snapshot'
 import { events } from '../src/db/schema'
 
@@ -14,33 +14,7 @@ import { events } from '../src/db/schema'
 let s: TestServer
 let alice: TestUser, bob: TestUser, carol: TestUser
 let mark: () => Promise<string>
-const cookies = new Map<string, string>()
-
-const page = (path: string, cookie?: string) => fetch(s.url + path, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) }, redirect: 'manual' })
-
-async function signIn(user: TestUser): Promise<string> {
-  if (!cookies.has(user.name)) cookies.set(user.name, await signInByForm(s.url, user))
-  return cookies.get(user.name)!
-}
-
-async function submit(user: TestUser, path: string, fields: Record<string, string>, opts: { csrf?: string | null } = {}) {
-  const cookie = await signIn(user)
-  const csrf = opts.csrf === undefined ? csrfIn(await (await page('/', cookie)).text())! : opts.csrf
-  const body = new URLSearchParams(fields)
-  if (csrf !== null) body.append('_csrf', csrf)
-  const res = await fetch(s.url + path, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' })
-  return { status: res.status, location: res.headers.get('location'), html: await res.text() }
-}
-
-async function expectCsrfRefused(user: TestUser, path: string, fields: Record<string, string>) {
-  const before = await mark()
-  for (const csrf of [null, 'f'.repeat(64)]) {
-    const res = await submit(user, path, fields, { csrf })
-    expect(res.status).toBe(403)
-    expect(res.html).toContain('The form has expired')
-  }
-  expect(await mark()).toBe(before)
-}
+const { page, signIn, submit, expectCsrfRefused } = webVisitors(() => s.url, () => mark())
 
 const releasesOf = async (repo: string) => (await s.get(`/repos/${repo}/releases`, { token: alice.token })).body as any[]
 const kindsOf = async () => (await s.deps.db.select({ kind: events.kind }).from(events)).map((e) => e.kind)

@@ -56,27 +56,10 @@ export function webVisitors(base: () => string, mark: () => Promise<string>) {
     const missing = await submit(user, path, fields, { csrf: null })
     expect(missing.status).toBe(403)
     expect(missing.html).toContain('The form has expired')
-    expect((await submit(user, path, fields, { csrf: 'f'.repeat(64) })).status).toBe(403)
+    const wrong = await submit(user, path, fields, { csrf: 'f'.repeat(64) })
+    expect(wrong.status).toBe(403)
+    expect(wrong.html).toContain('The form has expired')
     expect(await mark()).toBe(before)
   }
   return { page, signIn, submit, expectCsrfRefused }
-}
-
-/**
- * webVisitors of `baseUrl` with the form post's token given positionally (`null`: none; a
- * string: that token), for the tests that check no CSRF refusal of their own.
- */
-export function webForms(baseUrl: string) {
-  const v = webVisitors(() => baseUrl, async () => '')
-  const submit = (user: Pick<TestUser, 'name' | 'password'>, path: string, fields: Record<string, string>, csrf?: string | null) => v.submit(user, path, fields, { csrf })
-  return { page: v.page, signIn: v.signIn, submit }
-}
-
-/** webForms for tests that only visit pages (page, signIn). */
-export const webVisits = webForms
-
-/** Signs each user in once through the form (webForms' signIn), answering the same session's cookie after; the address read at first use. */
-export function sessionCookies(baseUrl: () => string): (user: Pick<TestUser, 'name' | 'password'>) => Promise<string> {
-  let forms: ReturnType<typeof webForms> | undefined
-  return (user) => (forms ??= webForms(baseUrl())).signIn(user)
 }

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import AxeBuilder from '@axe-core/playwright'
+import type { Browser, Page } from 'playwright-core'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { expectAccessible, launchChromium, signedInPage as signedInAs } from './browser-helpers'
 
 /**
  * The settings and creation pages in a real browser (Debian's Chromium, driven by
@@ -24,10 +24,7 @@ beforeAll(async () => {
   alice = await s.user('alice')
   expect((await s.post('/orgs', { username: 'acme' }, { token: alice.token })).status).toBe(201)
   keyDir = mkdtempSync(join(tmpdir(), 'warren-websettings-browser-'))
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  })
+  browser = await launchChromium()
 })
 afterAll(async () => {
   await browser?.close()
@@ -35,21 +32,7 @@ afterAll(async () => {
   await s.stop()
 })
 
-async function expectAccessible(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze()
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${page.url()}: ${v.id}: ${v.help}`)
-  expect(bad).toEqual([])
-}
-
-async function signedInPage(): Promise<Page> {
-  const page = await (await browser.newContext()).newPage()
-  await page.goto(s.url + '/user/login')
-  await page.getByLabel('Username or e-mail address').fill('alice')
-  await page.getByLabel('Password').fill(alice.password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.waitForURL(s.url + '/')
-  return page
-}
+const signedInPage = (): Promise<Page> => signedInAs(browser, s.url, alice)
 
 test('create a repository through the form, star it, then delete it with the typed confirmation', async () => {
   const page = await signedInPage()
