@@ -112,7 +112,7 @@ async function dashboard(deps: AppDeps, web: WebContext, opts: { error?: string;
                   <CsrfField ctx={web} />
                   <input type="hidden" name="op" value={job.name} />
                   <button type="submit" class="secondary" aria-label={`Run ${job.name} now`}>
-                    Run now
+                    Run
                   </button>
                 </form>
               </td>
