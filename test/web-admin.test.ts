@@ -65,6 +65,9 @@ describe('site administration pages', () => {
     ] as const)
       expect((await v.submit(alice, path, fields)).status).toBe(403)
     expect(ran).toBe(0)
+    // The header links the site administration for its administrators only.
+    expect(await (await v.page('/', await v.signIn(alice))).text()).not.toContain('href="/-/admin"')
+    expect(await html('/')).toContain('<a href="/-/admin">Site administration</a>')
     expect((await s.get('/repos/alice/tracker', { token: alice.token })).status).toBe(200)
   })
 
