@@ -119,6 +119,31 @@ describe('site administration pages', () => {
     expect(found).not.toContain(root.user.email)
   })
 
+  test("e-mail addresses: deactivated and activated again, a primary one with its account; one's own primary refused", async () => {
+    const activeOf = async () => ((await s.get('/users/search?q=alice', { token: root.token })).body.data as { login: string; active: boolean }[]).find((u) => u.login === 'alice')!.active
+    const from = { from: '/-/admin/emails' }
+    const off = await v.submit(root, '/-/admin/emails/activate', { uid: String(alice.user.id), email: 'Alice@Example.org', activate: 'false', q: 'alice' }, from)
+    expect(off.status).toBe(303)
+    expect(off.location).toBe('/-/admin/emails?q=alice&done=email-deactivated')
+    expect(await activeOf()).toBe(false)
+    const page = await html('/-/admin/emails?q=alice&done=email-deactivated')
+    expect(page).toContain('The address was deactivated.')
+    expect(page).toContain('Activate alice@example.org')
+    expect((await v.submit(root, '/-/admin/emails/activate', { uid: String(alice.user.id), email: 'alice@example.org', activate: 'true' }, from)).location).toBe('/-/admin/emails?done=email-activated')
+    expect(await activeOf()).toBe(true)
+
+    const before = await contentMark(s.deps.db)()
+    const self = await v.submit(root, '/-/admin/emails/activate', { uid: String(root.user.id), email: root.user.email, activate: 'false' }, from)
+    expect(self.status).toBe(422)
+    expect(self.html).toContain('You cannot deactivate your own primary address')
+    expect((await v.submit(root, '/-/admin/emails/activate', { uid: String(alice.user.id), email: 'nobody@example.org', activate: 'false' }, from)).status).toBe(404)
+    expect((await v.submit(root, '/-/admin/emails/activate', { uid: 'x', email: 'alice@example.org', activate: 'false' }, from)).status).toBe(404)
+    expect((await v.submit(root, '/-/admin/emails/activate', { uid: String(alice.user.id), email: 'alice@example.org', activate: 'maybe' }, from)).status).toBe(422)
+    expect((await v.submit(alice, '/-/admin/emails/activate', { uid: String(alice.user.id), email: 'alice@example.org', activate: 'false' })).status).toBe(403)
+    await v.expectCsrfRefused(root, '/-/admin/emails/activate', { uid: String(alice.user.id), email: 'alice@example.org', activate: 'false' })
+    expect(await contentMark(s.deps.db)()).toBe(before)
+  })
+
   test('the configuration: effective settings with their variables, never a secret', async () => {
     const page = await html('/-/admin/config')
     expect(page).toContain('<code>WARREN_DEFAULT_BRANCH</code></td><td>main</td>')

@@ -52,6 +52,8 @@ const NOTICES: Record<string, string> = {
   'job-started': 'The job was started; its run shows in the list once it has begun.',
   'repo-adopted': 'The files were adopted as a repository.',
   'unadopted-deleted': 'The unadopted files were deleted.',
+  'email-activated': 'The address was activated.',
+  'email-deactivated': 'The address was deactivated.',
   'member-added': 'The member was added.',
   'member-removed': 'The member was removed.',
   'label-added': 'The label was created.',

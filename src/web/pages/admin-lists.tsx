@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { ApiError } from '../../lib/errors'
-import { searchEmails } from '../../modules/admin/service'
+import { searchEmails, setEmailActivated } from '../../modules/admin/service'
 import { deleteRepositoryConfirmed, repoWithOwnerById } from '../../modules/admin/repos'
 import { adoptRepository, deleteUnadopted, listUnadopted } from '../../modules/repos/adopt'
 import { searchRepositories } from '../../modules/repos/queries'
@@ -90,11 +90,12 @@ async function reposPage(deps: AppDeps, web: WebContext, admin: UserRow, query: 
   )
 }
 
-const repoId = (value: string | undefined) => (value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : 0)
+/** A row id of a form or query (repository, user): a positive number, or 0, which names none. */
+const idOf = (value: string | undefined) => (value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : 0)
 
 /** The confirmation of a repository's deletion: its full name typed (Gitea's modal, as a page of its own). */
 async function deleteRepoPage(deps: AppDeps, web: WebContext, id: string | undefined, opts: { confirm?: string; error?: string; status?: number } = {}) {
-  const { repo, owner } = await repoWithOwnerById(deps, repoId(id))
+  const { repo, owner } = await repoWithOwnerById(deps, idOf(id))
   const full = `${owner.name}/${repo.name}`
   return adminPage(
     web,
@@ -153,13 +154,24 @@ async function unadoptedPage(deps: AppDeps, web: WebContext, query: ListQuery, o
   )
 }
 
-async function emailsPage(deps: AppDeps, web: WebContext, query: ListQuery) {
+const EMAILS = '/-/admin/emails'
+
+async function emailsPage(deps: AppDeps, web: WebContext, query: ListQuery, opts: { error?: string; status?: number } = {}) {
   const { q, page } = listAsked(query)
   const found = await searchEmails(deps, q, page)
   return adminListPage(
     web,
-    { path: '/-/admin/emails', title: 'E-mail addresses', searchLabel: 'Search e-mail addresses', q, page, total: found.total, noun: 'addresses' },
-    <ListTable label="E-mail addresses" columns={['User', 'E-mail', 'Primary', 'Activated']} empty={found.rows.length ? false : 'No addresses match.'}>
+    {
+      path: EMAILS,
+      title: 'E-mail addresses',
+      searchLabel: 'Search e-mail addresses',
+      q,
+      page,
+      total: found.total,
+      noun: 'addresses',
+      intro: "Deactivating a user's primary address deactivates their account; activating it activates the account again.",
+    },
+    <ListTable label="E-mail addresses" columns={['User', 'E-mail', 'Primary', 'Activated']} actions empty={found.rows.length ? false : 'No addresses match.'}>
       {found.rows.map((e) => (
         <tr>
           <td>
@@ -168,14 +180,25 @@ async function emailsPage(deps: AppDeps, web: WebContext, query: ListQuery) {
           <td>{e.email}</td>
           <td>{e.isPrimary ? 'yes' : 'no'}</td>
           <td>{e.isActivated ? 'yes' : 'no'}</td>
+          <td>
+            <ButtonForm
+              ctx={web}
+              action={`${EMAILS}/activate`}
+              label={`${e.isActivated ? 'Deactivate' : 'Activate'} ${e.email}`}
+              fields={{ uid: String(e.userId), email: e.email, activate: e.isActivated ? 'false' : 'true', q }}
+              danger={e.isActivated}
+            />
+          </td>
         </tr>
       ))}
     </ListTable>,
+    opts,
   )
 }
 
 const DeleteRepoQuery = t.Object({ id: FormText(20) })
 const DeleteRepoForm = t.Object({ _csrf: CsrfText, id: FormText(20), confirm: FormText(255) })
+const ActivateEmailForm = t.Object({ _csrf: CsrfText, uid: FormText(20), email: FormText(255), activate: FormText(8), q: FormText(255) })
 const UnadoptedForm = t.Object({ _csrf: CsrfText, id: FormText(512), action: FormText(10) })
 
 /** `owner/name` of the unadopted form's `id` (Gitea's form field), 422 otherwise. */
@@ -212,7 +235,7 @@ export const adminListPages = (deps: AppDeps) => {
           deps.config,
           { request, caller, body },
           async () => {
-            await deleteRepositoryConfirmed(deps, user, repoId(body.id), body.confirm ?? '')
+            await deleteRepositoryConfirmed(deps, user, idOf(body.id), body.confirm ?? '')
             return seeOther('/-/admin/repos', 'repo-deleted')
           },
           (w, error, status) => deleteRepoPage(deps, w, body.id, { confirm: body.confirm, error, status }),
@@ -246,9 +269,24 @@ export const adminListPages = (deps: AppDeps) => {
         ),
       { siteAdmin: true, body: UnadoptedForm, detail: pageDetail('webAdminUnadoptedAction') },
     )
-    .get('/-/admin/emails', ({ request, caller, query }) => emailsPage(deps, web(request, caller), query), {
+    .get(EMAILS, ({ request, caller, query }) => emailsPage(deps, web(request, caller), query), {
       siteAdmin: true,
       query: AdminQuery,
       detail: pageDetail('webAdminEmails'),
     })
+    .post(
+      `${EMAILS}/activate`,
+      ({ request, caller, user, body }) =>
+        formRoute(
+          deps.config,
+          { request, caller, body },
+          async () => {
+            if (body.activate !== 'true' && body.activate !== 'false') throw new ApiError(422, 'Choose to activate or to deactivate the address.')
+            await setEmailActivated(deps, user, idOf(body.uid), body.email ?? '', body.activate === 'true')
+            return seeOther(body.q ? `${EMAILS}?q=${encodeURIComponent(body.q)}` : EMAILS, body.activate === 'true' ? 'email-activated' : 'email-deactivated')
+          },
+          (w, error, status) => emailsPage(deps, w, { q: body.q }, { error, status }),
+        ),
+      { siteAdmin: true, body: ActivateEmailForm, detail: pageDetail('webAdminEmailActivate') },
+    )
 }
