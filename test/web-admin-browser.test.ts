@@ -8,7 +8,7 @@ import { jobBoardOf } from '../src/lib/job-board'
 /**
  * The site administration in a real browser (Debian's Chromium, driven by playwright-core): the
  * dashboard, a background job run from it, and a repository deleted from the repositories list
- * through its confirmation form; axe-core on every page visited (no serious or critical violation).
+ * through its confirmation form; axe-core on every page of the menu (no serious or critical violation).
  */
 
 let s: TestServer
@@ -57,4 +57,19 @@ test('the dashboard runs a job; a repository is deleted from the list after its 
   await page.waitForURL(/\/-\/admin\/repos\?done=repo-deleted$/)
   expect(await page.getByRole('status').textContent()).toBe('The repository was deleted.')
   expect((await s.get('/repos/root/doomed', { token: root.token })).status).toBe(404)
+
+  // The other pages of the menu pass the same accessibility check.
+  const menu: [string, string][] = [
+    ['User accounts', '/-/admin/users'],
+    ['Organisations', '/-/admin/orgs'],
+    ['Unadopted repositories', '/-/admin/repos/unadopted'],
+    ['E-mail addresses', '/-/admin/emails'],
+    ['Configuration', '/-/admin/config'],
+  ]
+  for (const [name, path] of menu) {
+    await page.getByRole('navigation', { name: 'Site administration' }).getByRole('link', { name, exact: true }).click()
+    await page.waitForURL((url) => url.pathname === path)
+    expect(await page.getByRole('heading', { level: 2 }).textContent()).toBe(name)
+    await expectAccessible(page)
+  }
 }, LIMIT_MS)
