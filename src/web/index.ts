@@ -10,6 +10,8 @@ import { repoActionPages } from './pages/repo-actions'
 import { explorePages } from './pages/explore'
 import { signUpPages } from './pages/sign-up'
 import { adminPages } from './pages/admin'
+import { adminSystemPages } from './pages/admin-system'
+import { adminListPages } from './pages/admin-lists'
 import { repoSettingsPages } from './pages/settings-repo'
 import { protectionSettingsPages } from './pages/settings-protect'
 import { issuePages } from './pages/issues'
@@ -55,6 +57,8 @@ export const webModule = (deps: AppDeps) =>
     .use(explorePages(deps))
     .use(signUpPages(deps))
     .use(adminPages(deps))
+    .use(adminSystemPages(deps))
+    .use(adminListPages(deps))
     .use(repoSettingsPages(deps))
     .use(protectionSettingsPages(deps))
     .use(issuePages(deps))

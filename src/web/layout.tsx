@@ -27,6 +27,7 @@ export function Layout(props: { ctx: WebContext | null; title: string; enhanced?
           {user && ctx ? (
             <>
               <a href="/notifications">Notifications</a>
+              {user.isAdmin ? <a href="/-/admin">Site administration</a> : null}
               <a href={`/${encodeURIComponent(user.name)}`}>{user.name}</a>
               <form method="post" action="/user/logout">
                 <input type="hidden" name="_csrf" value={ctx.csrf ?? ''} />

@@ -8,7 +8,7 @@ import { containsText } from '../../db/sql'
 import { emailAddresses, follows, orgUsers, repositories, stars, users, watches } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { hashNewPassword } from '../../auth/secrets'
-import { ApiError, unprocessable } from '../../lib/errors'
+import { ApiError, notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { checkEmail, checkMaxSize, checkOwnerName, checkWebsite } from '../../lib/validate'
@@ -55,6 +55,24 @@ export async function searchEmails(deps: AppDeps, keyword: string, page: Page): 
     .offset(page.offset)
   const total = (await deps.db.select({ n: count() }).from(emailAddresses).innerJoin(users, eq(users.id, emailAddresses.userId)).where(where))[0]!.n
   return { rows, total }
+}
+
+/**
+ * Marks one of a user's e-mail addresses activated or not (Gitea's ActivateUserEmail, from the
+ * site administrator's e-mail list): the primary address carries the account with it (activated,
+ * the account is active; deactivated, it is not and signs in no more), in one transaction. An
+ * administrator may not deactivate their own primary address (Warren's rule: no locking oneself
+ * out). 404 when the user has no such address.
+ */
+export async function setEmailActivated(deps: AppDeps, actor: UserRow, userId: number, email: string, activate: boolean): Promise<void> {
+  await writeTransaction(deps.db, async () => {
+    const where = and(eq(emailAddresses.userId, userId), eq(emailAddresses.lowerEmail, email.trim().toLowerCase()))
+    const address = (await deps.db.select().from(emailAddresses).where(where))[0]
+    if (!address) throw notFound('The user has no such e-mail address.')
+    if (address.isPrimary && !activate && userId === actor.id) throw unprocessable('You cannot deactivate your own primary address: your account would be deactivated with it.')
+    await deps.db.update(emailAddresses).set({ isActivated: activate }).where(eq(emailAddresses.id, address.id))
+    if (address.isPrimary) await deps.db.update(users).set({ isActive: activate, updatedUnix: nowUnix() }).where(eq(users.id, userId))
+  })
 }
 
 /**

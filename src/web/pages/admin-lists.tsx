@@ -1,0 +1,292 @@
+/** @jsxImportSource warren-jsx */
+import { Elysia, t } from 'elysia'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import type { UserRow } from '../../auth/caller'
+import { ApiError } from '../../lib/errors'
+import { searchEmails, setEmailActivated } from '../../modules/admin/service'
+import { deleteRepositoryConfirmed, repoWithOwnerById } from '../../modules/admin/repos'
+import { adoptRepository, deleteUnadopted, listUnadopted } from '../../modules/repos/adopt'
+import { searchRepositories } from '../../modules/repos/queries'
+import { searchUsers } from '../../modules/users/service'
+import { pageDetail, webContext, type WebContext } from '../context'
+import { ButtonForm, CsrfField, CsrfText, FormText, formRoute, ListTable, seeOther } from '../forms'
+import { ownerUrl, repoUrl } from '../links'
+import { AdminQuery, adminListPage, adminPage, listAsked } from './admin'
+
+/*
+ * The site administration's lists at Gitea 1.23's addresses: organisations (`/-/admin/orgs`),
+ * repositories (`/-/admin/repos`, each deletable after its name is typed, `/-/admin/repos/delete`),
+ * unadopted repositories (`/-/admin/repos/unadopted`: adopt or delete, the service of the API's
+ * `/admin/unadopted`) and e-mail addresses (`/-/admin/emails`); each searched and paged, each
+ * through the same services as the API.
+ */
+
+type ListQuery = typeof AdminQuery.static
+const day = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 10)
+
+async function orgsPage(deps: AppDeps, web: WebContext, admin: UserRow, query: ListQuery) {
+  const { q, page } = listAsked(query)
+  const found = await searchUsers(deps, admin, q, undefined, page, 1)
+  return adminListPage(
+    web,
+    { path: '/-/admin/orgs', title: 'Organisations', searchLabel: 'Search organisations', q, page, total: found.total, noun: 'organisations' },
+    <ListTable label="Organisations" columns={['ID', 'Name', 'Visibility', 'Members', 'Teams', 'Repositories', 'Created']} empty={found.rows.length ? false : 'No organisations match.'}>
+      {found.rows.map((o) => (
+        <tr>
+          <td>{o.id}</td>
+          <td>
+            <a href={ownerUrl(o.name)}>{o.name}</a>
+            {o.fullName ? <span class="muted"> · {o.fullName}</span> : null}
+          </td>
+          <td>{o.visibility}</td>
+          <td>{o.numMembers}</td>
+          <td>{o.numTeams}</td>
+          <td>{o.numRepos}</td>
+          <td>{day(o.createdUnix)}</td>
+        </tr>
+      ))}
+    </ListTable>,
+  )
+}
+
+async function reposPage(deps: AppDeps, web: WebContext, admin: UserRow, query: ListQuery) {
+  const { q, page } = listAsked(query)
+  // A site administrator reads every repository through the one visibility rule.
+  const found = await searchRepositories(deps, admin, { q }, page)
+  return adminListPage(
+    web,
+    { path: '/-/admin/repos', title: 'Repositories', searchLabel: 'Search repositories', q, page, total: found.total, noun: 'repositories' },
+    <ListTable
+      label="Repositories"
+      columns={['ID', 'Owner', 'Name', 'Private', 'Kind', 'Stars', 'Forks', 'Issues', 'Size', 'Updated']}
+      actions
+      empty={found.rows.length ? false : 'No repositories match.'}
+    >
+      {found.rows.map((r) => (
+        <tr>
+          <td>{r.id}</td>
+          <td>
+            <a href={ownerUrl(r.ownerName)}>{r.ownerName}</a>
+          </td>
+          <td>
+            <a href={repoUrl(r.ownerName, r.name)}>{r.name}</a>
+          </td>
+          <td>{r.isPrivate ? 'yes' : 'no'}</td>
+          <td>{[r.isFork ? 'fork' : '', r.isMirror ? 'mirror' : '', r.isArchived ? 'archived' : ''].filter(Boolean).join(', ') || 'source'}</td>
+          <td>{r.numStars}</td>
+          <td>{r.numForks}</td>
+          <td>{r.numIssues}</td>
+          <td>{Math.ceil(r.size / 1024)} KiB</td>
+          <td>{day(r.updatedUnix)}</td>
+          <td>
+            <a href={`/-/admin/repos/delete?id=${r.id}`} aria-label={`Delete ${r.ownerName}/${r.name}`}>
+              Delete
+            </a>
+          </td>
+        </tr>
+      ))}
+    </ListTable>,
+  )
+}
+
+/** A row id of a form or query (repository, user): a positive number, or 0, which names none. */
+const idOf = (value: string | undefined) => (value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : 0)
+
+/** The confirmation of a repository's deletion: its full name typed (Gitea's modal, as a page of its own). */
+async function deleteRepoPage(deps: AppDeps, web: WebContext, id: string | undefined, opts: { confirm?: string; error?: string; status?: number } = {}) {
+  const { repo, owner } = await repoWithOwnerById(deps, idOf(id))
+  const full = `${owner.name}/${repo.name}`
+  return adminPage(
+    web,
+    '/-/admin/repos',
+    `Delete ${full}`,
+    <form class="box" method="post" action="/-/admin/repos/delete">
+      <CsrfField ctx={web} />
+      <input type="hidden" name="id" value={String(repo.id)} />
+      <p>
+        This deletes <a href={repoUrl(owner.name, repo.name)}>{full}</a> with its issues, pull requests, releases, wiki and git data. It cannot be undone.
+      </p>
+      <label>
+        Type the repository's full name, {full}, to confirm
+        <input type="text" name="confirm" value={opts.confirm ?? ''} maxlength="255" required autocomplete="off" />
+      </label>
+      <div class="row">
+        <button type="submit" class="danger">
+          Delete this repository
+        </button>
+        <a href="/-/admin/repos">Cancel</a>
+      </div>
+    </form>,
+    opts,
+  )
+}
+
+const UNADOPTED = '/-/admin/repos/unadopted'
+
+async function unadoptedPage(deps: AppDeps, web: WebContext, query: ListQuery, opts: { error?: string; status?: number } = {}) {
+  const { q, page } = listAsked(query)
+  const found = await listUnadopted(deps, q, page)
+  return adminListPage(
+    web,
+    {
+      path: UNADOPTED,
+      title: 'Unadopted repositories',
+      searchLabel: 'Search (owner/name, * matches any part)',
+      q,
+      page,
+      total: found.total,
+      noun: 'unadopted repositories',
+      intro: 'Git repositories in the data folder that no repository of the site accounts for. Adopting one makes it a private repository of its owner.',
+    },
+    <ListTable label="Unadopted repositories" columns={['Repository']} actions empty={found.rows.length ? false : 'No unadopted repositories.'}>
+      {found.rows.map((full) => (
+        <tr>
+          <td>{full}</td>
+          <td>
+            <ButtonForm ctx={web} action={UNADOPTED} label={`Adopt ${full}`} fields={{ id: full, action: 'adopt' }} />{' '}
+            <ButtonForm ctx={web} action={UNADOPTED} label={`Delete ${full}`} fields={{ id: full, action: 'delete' }} danger />
+          </td>
+        </tr>
+      ))}
+    </ListTable>,
+    opts,
+  )
+}
+
+const EMAILS = '/-/admin/emails'
+
+async function emailsPage(deps: AppDeps, web: WebContext, query: ListQuery, opts: { error?: string; status?: number } = {}) {
+  const { q, page } = listAsked(query)
+  const found = await searchEmails(deps, q, page)
+  return adminListPage(
+    web,
+    {
+      path: EMAILS,
+      title: 'E-mail addresses',
+      searchLabel: 'Search e-mail addresses',
+      q,
+      page,
+      total: found.total,
+      noun: 'addresses',
+      intro: "Deactivating a user's primary address deactivates their account; activating it activates the account again.",
+    },
+    <ListTable label="E-mail addresses" columns={['User', 'E-mail', 'Primary', 'Activated']} actions empty={found.rows.length ? false : 'No addresses match.'}>
+      {found.rows.map((e) => (
+        <tr>
+          <td>
+            <a href={ownerUrl(e.username)}>{e.username}</a>
+          </td>
+          <td>{e.email}</td>
+          <td>{e.isPrimary ? 'yes' : 'no'}</td>
+          <td>{e.isActivated ? 'yes' : 'no'}</td>
+          <td>
+            <ButtonForm
+              ctx={web}
+              action={`${EMAILS}/activate`}
+              label={`${e.isActivated ? 'Deactivate' : 'Activate'} ${e.email}`}
+              fields={{ uid: String(e.userId), email: e.email, activate: e.isActivated ? 'false' : 'true', q }}
+              danger={e.isActivated}
+            />
+          </td>
+        </tr>
+      ))}
+    </ListTable>,
+    opts,
+  )
+}
+
+const DeleteRepoQuery = t.Object({ id: FormText(20) })
+const DeleteRepoForm = t.Object({ _csrf: CsrfText, id: FormText(20), confirm: FormText(255) })
+const ActivateEmailForm = t.Object({ _csrf: CsrfText, uid: FormText(20), email: FormText(255), activate: FormText(8), q: FormText(255) })
+const UnadoptedForm = t.Object({ _csrf: CsrfText, id: FormText(512), action: FormText(10) })
+
+/** `owner/name` of the unadopted form's `id` (Gitea's form field), 422 otherwise. */
+function unadoptedName(id: string | undefined): [string, string] {
+  const parts = (id ?? '').split('/')
+  if (parts.length !== 2 || !parts[0] || !parts[1]) throw new ApiError(422, 'Name the repository as owner/name.')
+  return [parts[0], parts[1]]
+}
+
+/** The lists' pages and forms: site administrators only (the pipeline's siteAdmin need). */
+export const adminListPages = (deps: AppDeps) => {
+  const web = (request: Request, caller: Parameters<typeof webContext>[2]) => webContext(deps.config, request, caller)
+  return new Elysia({ name: 'web-admin-lists', detail: { hide: true } })
+    .use(pipeline(deps, { session: true }))
+    .get('/-/admin/orgs', ({ request, caller, user, query }) => orgsPage(deps, web(request, caller), user, query), {
+      siteAdmin: true,
+      query: AdminQuery,
+      detail: pageDetail('webAdminOrgs'),
+    })
+    .get('/-/admin/repos', ({ request, caller, user, query }) => reposPage(deps, web(request, caller), user, query), {
+      siteAdmin: true,
+      query: AdminQuery,
+      detail: pageDetail('webAdminRepos'),
+    })
+    .get('/-/admin/repos/delete', ({ request, caller, query }) => deleteRepoPage(deps, web(request, caller), query.id), {
+      siteAdmin: true,
+      query: DeleteRepoQuery,
+      detail: pageDetail('webAdminRepoDeleteForm'),
+    })
+    .post(
+      '/-/admin/repos/delete',
+      ({ request, caller, user, body }) =>
+        formRoute(
+          deps.config,
+          { request, caller, body },
+          async () => {
+            await deleteRepositoryConfirmed(deps, user, idOf(body.id), body.confirm ?? '')
+            return seeOther('/-/admin/repos', 'repo-deleted')
+          },
+          (w, error, status) => deleteRepoPage(deps, w, body.id, { confirm: body.confirm, error, status }),
+        ),
+      { siteAdmin: true, body: DeleteRepoForm, detail: pageDetail('webAdminRepoDelete') },
+    )
+    .get(UNADOPTED, ({ request, caller, query }) => unadoptedPage(deps, web(request, caller), query), {
+      siteAdmin: true,
+      query: AdminQuery,
+      detail: pageDetail('webAdminUnadopted'),
+    })
+    .post(
+      UNADOPTED,
+      ({ request, caller, user, body }) =>
+        formRoute(
+          deps.config,
+          { request, caller, body },
+          async () => {
+            const [owner, name] = unadoptedName(body.id)
+            if (body.action === 'adopt') {
+              await adoptRepository(deps, user, owner, name)
+              return seeOther(UNADOPTED, 'repo-adopted')
+            }
+            if (body.action === 'delete') {
+              await deleteUnadopted(deps, owner, name)
+              return seeOther(UNADOPTED, 'unadopted-deleted')
+            }
+            throw new ApiError(422, 'Choose to adopt or to delete.')
+          },
+          (w, error, status) => unadoptedPage(deps, w, {}, { error, status }),
+        ),
+      { siteAdmin: true, body: UnadoptedForm, detail: pageDetail('webAdminUnadoptedAction') },
+    )
+    .get(EMAILS, ({ request, caller, query }) => emailsPage(deps, web(request, caller), query), {
+      siteAdmin: true,
+      query: AdminQuery,
+      detail: pageDetail('webAdminEmails'),
+    })
+    .post(
+      `${EMAILS}/activate`,
+      ({ request, caller, user, body }) =>
+        formRoute(
+          deps.config,
+          { request, caller, body },
+          async () => {
+            if (body.activate !== 'true' && body.activate !== 'false') throw new ApiError(422, 'Choose to activate or to deactivate the address.')
+            await setEmailActivated(deps, user, idOf(body.uid), body.email ?? '', body.activate === 'true')
+            return seeOther(body.q ? `${EMAILS}?q=${encodeURIComponent(body.q)}` : EMAILS, body.activate === 'true' ? 'email-activated' : 'email-deactivated')
+          },
+          (w, error, status) => emailsPage(deps, w, { q: body.q }, { error, status }),
+        ),
+      { siteAdmin: true, body: ActivateEmailForm, detail: pageDetail('webAdminEmailActivate') },
+    )
+}
