@@ -24,6 +24,6 @@ export async function deleteRepositoryConfirmed(deps: AppDeps, admin: UserRow, i
   const { repo, owner } = await repoWithOwnerById(deps, id)
   const full = `${owner.name}/${repo.name}`
   if (confirm.trim().toLowerCase() !== full.toLowerCase()) throw unprocessable(`Type the repository's full name, ${full}, to delete it.`)
-  await deleteRepository(deps, repo, owner, await accessLevel(deps.db, admin, repo, owner), admin)
+  await deleteRepository(deps, repo, await accessLevel(deps.db, admin, repo, owner), admin)
   return repo
 }

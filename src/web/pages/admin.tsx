@@ -21,6 +21,7 @@ export const ADMIN_MENU: [string, string][] = [
   ['/-/admin/repos', 'Repositories'],
   ['/-/admin/repos/unadopted', 'Unadopted repositories'],
   ['/-/admin/emails', 'E-mail addresses'],
+  ['/-/admin/hooks', 'Webhooks'],
   ['/-/admin/config', 'Configuration'],
 ]
 

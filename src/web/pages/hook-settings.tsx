@@ -12,7 +12,8 @@ import { pathNumber } from '../../lib/path-number'
 import { HOOK_EVENT_TYPES, EVENT_MODES } from '../../webhooks/events'
 import { createHook, deleteHook, editHook, getDelivery, getHook, listDeliveries, listHooks, redeliver, type HookScope } from '../../modules/hooks/service'
 import { pageDetail, webContext, type WebContext } from '../context'
-import { ButtonForm, CsrfField, CsrfText, FormCheck, FormList, FormText, formRoute, type FormRequest, listOf, ListTable, Pager, pageNumber, pagesOf, seeOther, settingsResponse, SubmitRow, ticked } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormList, FormText, formRoute, type FormRequest, listOf, ListTable, Pager, pageNumber, pagesOf, seeOther, SubmitRow, ticked } from '../forms'
+import { adminPage } from './admin'
 import { orgSettingsPage } from './org-settings'
 import { settingsPage as userSettingsPage } from './settings-user'
 
@@ -323,12 +324,6 @@ function placeRoutes(deps: AppDeps, name: string, pattern: string, adds: { patte
 
 const IdParams = { id: t.String({ maxLength: 20 }), delivery: t.Optional(t.String({ maxLength: 40 })) }
 
-/** The site administration's menu (its pages this far). */
-export const ADMIN_MENU: [string, string][] = [
-  ['/-/admin/users', 'User accounts'],
-  ['/-/admin/hooks', 'Webhooks'],
-]
-
 /**
  * The hook pages of an organisation (`/org/{org}/settings/hooks`, its owners: the pipeline's
  * `org: 'owner'`, as `/orgs/{org}/hooks`), of the signed-in user (`/user/settings/hooks`, as
@@ -360,8 +355,7 @@ export const hookSettingsPages = (deps: AppDeps) => {
       { path: '/-/admin/system-hooks/gitea/new', title: 'Add system webhook', system: true },
       { path: '/-/admin/default-hooks/gitea/new', title: 'Add default webhook', system: false },
     ],
-    frame: (web, current, title, body, opts) =>
-      settingsResponse(web, { title: `${title} · Site administration`, header: <h1>Site administration</h1>, menu: 'Site administration', items: ADMIN_MENU, current }, title, body, opts),
+    frame: adminPage,
   }
   const OrgParams = t.Object({ org: t.String({ maxLength: 255 }), ...IdParams })
   return new Elysia({ name: 'web-hook-settings' })
