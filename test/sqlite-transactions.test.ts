@@ -147,6 +147,10 @@ describe('the SQLite write gate', () => {
     await nextTurn()
     expect(mark()).not.toBe(before)
     expect(await values(db)).toEqual([1, 2, 3, 4, 5, 6])
+    // The mark is read once a snapshot; this connection's write, in the same turn, ends the snapshot, and the mark read after it has moved.
+    const seen = mark()
+    await db.run(sql`insert into t values (7)`)
+    expect(mark()).not.toBe(seen)
     // A checkpoint (the webhook thread's, on a timer) ends the snapshot first: inside it SQLite refuses one.
     expect(db.$client.inTransaction).toBe(true)
     checkpointWal(db)

@@ -249,6 +249,8 @@ export interface ReadSnapshots {
   join(): void
   /** Ends the open snapshot, if any (before a write, a write transaction, closing). */
   end(): void
+  /** The open snapshot's number (each one begun gets a new one); 0 when none is open. */
+  current(): number
 }
 
 function readSnapshots(sqlite: Database, gate: WriteGate): ReadSnapshots {
@@ -256,6 +258,7 @@ function readSnapshots(sqlite: Database, gate: WriteGate): ReadSnapshots {
   const begin = sqlite.prepare('BEGIN')
   const commit = sqlite.prepare('COMMIT')
   let open = false
+  let begun = 0
   const end = () => {
     if (!open) return
     open = false
@@ -272,9 +275,11 @@ function readSnapshots(sqlite: Database, gate: WriteGate): ReadSnapshots {
       if (open ? sqlite.inTransaction : gate.current !== null || sqlite.inTransaction) return
       begin.run()
       open = true
+      begun++
       setImmediate(end)
     },
     end,
+    current: () => (open && sqlite.inTransaction ? begun : 0),
   }
 }
 
@@ -299,6 +304,7 @@ function sqliteDatabase(sqlite: Database): Db {
   const gate: WriteGate = { inside: new AsyncLocalStorage(), current: null }
   const snapshots = readSnapshots(sqlite, gate)
   const marked = markedWrites(sqlite)
+  const mark = sqliteChangeMark(sqlite, snapshots)
   const claims = new Map<string, number>()
   const runtime: DatabaseRuntime = {
     dialect: 'sqlite',
@@ -310,7 +316,7 @@ function sqliteDatabase(sqlite: Database): Db {
     async writeBehind(statement) {
       await statement
     },
-    changeMark: () => sqliteChangeMark(sqlite, snapshots),
+    changeMark: () => mark,
     inWriteTransaction: () => insideOpen(gate),
     tryLock: async () => ({ release: async () => {} }),
     withLock: (_name, fn) => fn(),
@@ -492,12 +498,25 @@ export function changeMarkOf(db: Db): () => string {
   return db.$runtime.changeMark()
 }
 
+/**
+ * The connection's change mark reader (one for all its caches). Read in the turn's snapshot (the
+ * cache it guards reads in the same one), where it cannot move: another connection's commit is
+ * seen from the next snapshot on, and this connection's own writes end the snapshot first. So it
+ * is read once a snapshot (a request asks it at each cache it looks in: a statement each was most
+ * of a warm point read's time). Outside a snapshot (this connection's write transaction is open)
+ * it is read every time.
+ */
 function sqliteChangeMark(sqlite: Database, snapshots: ReadSnapshots): () => string {
   const query = sqlite.query<{ v: number }, []>('SELECT user_version AS v FROM pragma_user_version')
+  let readIn = 0
+  let read = ''
   return () => {
-    // In the turn's snapshot: the cache it guards reads in the same one.
     snapshots.join()
-    return String(query.get()!.v)
+    const snapshot = snapshots.current()
+    if (snapshot !== 0 && snapshot === readIn) return read
+    read = String(query.get()!.v)
+    readIn = snapshot
+    return read
   }
 }
 
