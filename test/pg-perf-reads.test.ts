@@ -3,7 +3,7 @@
  * found by name (every repository route's first lookup: GET /repos/{o}/{r}, the issue list) is
  * kept under the database's change mark (auth/repo-context.ts, db/page-cache.ts), as
  * tokens and users found by name are. Counted, never timed: a repeated GET /repos/{o}/{r} sends no statement (on SQLite
- * only the change mark's own `data_version` read), nor a page of the issue list read again (its
+ * only the change mark's own `user_version` read), nor a page of the issue list read again (its
  * JSON text kept under the same mark, as pull request pages are). Any write is seen at the next
  * request (on PostgreSQL one made by another process too: test/pg-perf-cache.test.ts).
  */
@@ -22,7 +22,7 @@ let recording = false
 const sent: string[] = []
 
 /** The change mark's own read on SQLite (a pragma, not a row read); PostgreSQL's mark sends nothing. */
-const changeMarkRead = (text: string) => text.includes('pragma_data_version')
+const changeMarkRead = (text: string) => text.includes('pragma_user_version')
 
 /** The statements (other than the change mark's) that `fn`'s requests send. */
 async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {

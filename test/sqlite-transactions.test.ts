@@ -137,8 +137,20 @@ describe('the SQLite write gate', () => {
     expect(await values(db)).toEqual([1, 2, 3, 4])
     other.exec('insert into t values (5)')
     await nextTurn()
-    expect(mark()).not.toBe(before)
+    // Made behind Warren's back (not through a Warren connection), it is read but moves no mark,
+    // as on PostgreSQL; another Warren connection's write moves it.
+    expect(mark()).toBe(before)
     expect(await values(db)).toEqual([1, 2, 3, 4, 5])
+    const warren = openDatabase(dirs[dirs.length - 1]!)
+    await warren.run(sql`insert into t values (6)`)
+    await closeDatabase(warren)
+    await nextTurn()
+    expect(mark()).not.toBe(before)
+    expect(await values(db)).toEqual([1, 2, 3, 4, 5, 6])
+    // The mark is read once a snapshot; this connection's write, in the same turn, ends the snapshot, and the mark read after it has moved.
+    const seen = mark()
+    await db.run(sql`insert into t values (7)`)
+    expect(mark()).not.toBe(seen)
     // A checkpoint (the webhook thread's, on a timer) ends the snapshot first: inside it SQLite refuses one.
     expect(db.$client.inTransaction).toBe(true)
     checkpointWal(db)

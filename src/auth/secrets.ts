@@ -36,5 +36,5 @@ export function newTokenSecret(): string {
 
 /** Tokens are looked up by this fast hash (never a password hash: it runs on every request). */
 export function hashToken(secret: string): string {
-  return new Bun.CryptoHasher('sha256').update(secret).digest('hex')
+  return Bun.SHA256.hash(secret, 'hex')
 }

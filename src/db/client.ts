@@ -115,6 +115,8 @@ interface OpenTransaction {
   ended: Promise<void>
   /** What runs once it committed (afterCommit). */
   committed: (() => void)[]
+  /** Whether it ran a statement that moves the change mark (movesChangeMark): its commit moves it. */
+  movesMark: boolean
 }
 
 /** Whether the caller's statements belong to the open transaction (work started inside one that outlives it does not). */
@@ -247,6 +249,8 @@ export interface ReadSnapshots {
   join(): void
   /** Ends the open snapshot, if any (before a write, a write transaction, closing). */
   end(): void
+  /** The open snapshot's number (each one begun gets a new one); 0 when none is open. */
+  current(): number
 }
 
 function readSnapshots(sqlite: Database, gate: WriteGate): ReadSnapshots {
@@ -254,6 +258,7 @@ function readSnapshots(sqlite: Database, gate: WriteGate): ReadSnapshots {
   const begin = sqlite.prepare('BEGIN')
   const commit = sqlite.prepare('COMMIT')
   let open = false
+  let begun = 0
   const end = () => {
     if (!open) return
     open = false
@@ -270,23 +275,40 @@ function readSnapshots(sqlite: Database, gate: WriteGate): ReadSnapshots {
       if (open ? sqlite.inTransaction : gate.current !== null || sqlite.inTransaction) return
       begin.run()
       open = true
+      begun++
       setImmediate(end)
     },
     end,
+    current: () => (open && sqlite.inTransaction ? begun : 0),
   }
 }
 
 /** A statement Drizzle runs that only reads (a query builder's `select`, a raw `SELECT`): it may run in the turn's snapshot. */
 const readsOnly = (text: string): boolean => text.startsWith('select ') || text.startsWith('SELECT ')
 
+/**
+ * The writes that leave the caches' change mark where it is: those of the webhook deliveries and
+ * the outbox consumers, to what no cache reads (and must never read): a webhook task's rows and
+ * outcome (`hook_tasks`), a payload (`hook_payloads`), a consumer's done position
+ * (`event_consumers`), and a hook's last status alone (`hooks.last_status`; any other change of
+ * a hook moves the mark). Recognised by the text Drizzle builds (the same on both dialects); every
+ * other statement that is not a `select` moves the mark.
+ */
+const QUIET_WRITE = /^(?:insert into|update|delete from) "(?:hook_tasks|hook_payloads|event_consumers)" |^update "hooks" set "last_status" = [^,()]* (?:from|where) /
+
+/** Whether a statement may change what a cache read (movesChangeMark's test; a `select` never does). */
+export const movesChangeMark = (text: string): boolean => !/^\s*select\b/i.test(text) && !QUIET_WRITE.test(text)
+
 /** Drizzle's asynchronous SQLite API over one bun:sqlite connection (see WriteGate). */
 function sqliteDatabase(sqlite: Database): Db {
   const gate: WriteGate = { inside: new AsyncLocalStorage(), current: null }
   const snapshots = readSnapshots(sqlite, gate)
+  const marked = markedWrites(sqlite)
+  const mark = sqliteChangeMark(sqlite, snapshots)
   const claims = new Map<string, number>()
   const runtime: DatabaseRuntime = {
     dialect: 'sqlite',
-    transaction: (fn) => sqliteTransaction(sqlite, gate, snapshots, fn),
+    transaction: (fn) => sqliteTransaction(sqlite, gate, snapshots, marked, fn),
     afterCommit(fn) {
       if (insideOpen(gate)) gate.current!.committed.push(fn)
       else queueMicrotask(() => gate.inside.exit(fn))
@@ -294,7 +316,7 @@ function sqliteDatabase(sqlite: Database): Db {
     async writeBehind(statement) {
       await statement
     },
-    changeMark: () => sqliteChangeMark(sqlite, snapshots),
+    changeMark: () => mark,
     inWriteTransaction: () => insideOpen(gate),
     tryLock: async () => ({ release: async () => {} }),
     withLock: (_name, fn) => fn(),
@@ -339,7 +361,13 @@ function sqliteDatabase(sqlite: Database): Db {
     while (mustWait(gate)) await gate.current!.ended
     // Outside a write transaction (none is open then): a read joins the turn's snapshot; a write
     // runs on its own, committed at once, as it always was.
-    if (gate.current === null) readsOnly(text) ? snapshots.join() : snapshots.end()
+    if (gate.current === null) {
+      if (readsOnly(text)) snapshots.join()
+      else {
+        snapshots.end()
+        if (movesChangeMark(text)) return marked.outside(() => run(text, params, method)) as { rows: any[] }
+      }
+    } else if (movesChangeMark(text)) gate.current.movesMark = true
     return run(text, params, method) as { rows: any[] }
   }) as unknown as Db
   db.$client = sqlite
@@ -422,12 +450,12 @@ async function beginImmediate(sqlite: Database): Promise<void> {
 export const writeLockWaits = { transactions: 0, waits: 0, waitedMs: 0 }
 
 /** writeTransaction on SQLite: one BEGIN IMMEDIATE ... COMMIT at a time on the one connection (WriteGate). */
-async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, snapshots: ReadSnapshots, fn: () => Promise<T>): Promise<T> {
+async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, snapshots: ReadSnapshots, marked: MarkedWrites, fn: () => Promise<T>): Promise<T> {
   if (insideOpen(gate)) return fn()
   while (gate.current) await gate.current.ended
   // Claimed in the same step as the check above (no await in between).
   let end!: () => void
-  const transaction: OpenTransaction = { ended: new Promise((resolve) => (end = resolve)), committed: [] }
+  const transaction: OpenTransaction = { ended: new Promise((resolve) => (end = resolve)), committed: [], movesMark: false }
   gate.current = transaction
   let result: T
   try {
@@ -439,6 +467,8 @@ async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, snapshots
       // (a thenable Drizzle builder) still runs it in the transaction, not after it, outside, where
       // it would wait for the write lock its own transaction holds.
       result = await gate.inside.run(transaction, async () => await fn())
+      // In the same synchronous step as COMMIT: no reader of this connection sees the mark moved before the rows.
+      if (transaction.movesMark) marked.move()
       sqlite.exec('COMMIT')
     } catch (e) {
       if (sqlite.inTransaction) sqlite.exec('ROLLBACK')
@@ -453,25 +483,71 @@ async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, snapshots
 }
 
 /**
- * A mark that changes whenever the database does: caches compare it to know they are stale. On
- * SQLite it moves when this connection writes (`total_changes()`) or another one commits (`PRAGMA
- * data_version`), and reading it costs a few microseconds. On PostgreSQL it moves at each commit
- * of this process and at each notification of another process's commit (LISTEN, db/postgres.ts),
- * and at every call while this process is not listening, so caches then keep nothing.
+ * A mark that changes whenever what the caches read does: caches compare it to know they are
+ * stale. It moves at the commit of every write but those movesChangeMark leaves out (the webhook
+ * deliveries' and the outbox consumers' bookkeeping, which no cache reads), so a busy webhook
+ * thread does not empty the API's caches at each of its batches. On SQLite it is the database
+ * header's `user_version`, which every such write transaction, of any connection or process,
+ * raises by one in the step that commits it (a write outside a transaction runs in one of its
+ * own for that: MarkedWrites); reading it costs a few microseconds, in the turn's read snapshot.
+ * On PostgreSQL it moves at each such commit of this process and at each notification of another
+ * process's (LISTEN, db/postgres.ts), and at every call while this process is not listening, so
+ * caches then keep nothing.
  */
 export function changeMarkOf(db: Db): () => string {
   return db.$runtime.changeMark()
 }
 
+/**
+ * The connection's change mark reader (one for all its caches). Read in the turn's snapshot (the
+ * cache it guards reads in the same one), where it cannot move: another connection's commit is
+ * seen from the next snapshot on, and this connection's own writes end the snapshot first. So it
+ * is read once a snapshot (a request asks it at each cache it looks in: a statement each was most
+ * of a warm point read's time). Outside a snapshot (this connection's write transaction is open)
+ * it is read every time.
+ */
 function sqliteChangeMark(sqlite: Database, snapshots: ReadSnapshots): () => string {
-  const query = sqlite.query<{ v: number; c: number }, []>(
-    'SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c',
-  )
+  const query = sqlite.query<{ v: number }, []>('SELECT user_version AS v FROM pragma_user_version')
+  let readIn = 0
+  let read = ''
   return () => {
-    // In the turn's snapshot: the cache it guards reads in the same one.
     snapshots.join()
-    const { v, c } = query.get()!
-    return `${v}:${c}`
+    const snapshot = snapshots.current()
+    if (snapshot !== 0 && snapshot === readIn) return read
+    read = String(query.get()!.v)
+    readIn = snapshot
+    return read
+  }
+}
+
+/** How a SQLite connection moves the change mark (changeMarkOf). */
+interface MarkedWrites {
+  /** Raises the mark, inside the write transaction the connection holds, just before its COMMIT. */
+  move(): void
+  /** Runs a write outside a write transaction in one of its own that moves the mark. */
+  outside<T>(write: () => T): T
+}
+
+function markedWrites(sqlite: Database): MarkedWrites {
+  const read = sqlite.query<{ v: number }, []>('SELECT user_version AS v FROM pragma_user_version')
+  // A 32-bit header field: past its largest value it goes on from the smallest, still a new value.
+  const move = () => sqlite.exec(`PRAGMA user_version = ${(read.get()!.v + 1) | 0}`)
+  return {
+    move,
+    outside(write) {
+      // The write lock from the start (busy_timeout waits for it, as the write alone would): the
+      // mark is read and raised under it, so two connections never raise it to the same value.
+      sqlite.exec('BEGIN IMMEDIATE')
+      try {
+        const result = write()
+        move()
+        sqlite.exec('COMMIT')
+        return result
+      } catch (e) {
+        if (sqlite.inTransaction) sqlite.exec('ROLLBACK')
+        throw e
+      }
+    },
   }
 }
 

@@ -13,11 +13,12 @@ export interface PageCacheLimits<V> {
 /**
  * The one cache of what was read or made from the database — rows read by key (a token's hash, a
  * repository's or an owner's name), pages of rows, pages of records, their JSON — valid while the
- * database is unchanged, as its change mark says (`changeMarkOf`): on SQLite `data_version` moves
- * when another connection commits, `total_changes()` when this one writes anything; on PostgreSQL
- * every write transaction of any process notifies the others at its commit (db/postgres.ts), and
- * the mark moves at each. Any write empties it, so an answer is never older than the last write
- * this process knows of; the answers that depend on the viewer's permissions (collaborations,
+ * database is unchanged, as its change mark says (`changeMarkOf`): on SQLite the header's
+ * `user_version`, raised by the commit of every write of any connection; on PostgreSQL every write
+ * transaction of any process notifies the others at its commit (db/postgres.ts), and the mark
+ * moves at each. Any write empties it (but the webhook deliveries' and outbox consumers'
+ * bookkeeping, which no cache may read: movesChangeMark), so an answer is never older than the
+ * last write this process knows of; the answers that depend on the viewer's permissions (collaborations,
  * teams, organisation membership, visibility, admin flag) only change through such writes, and
  * callers make the viewer part of every key. Memory is bounded by the total cost held; the oldest
  * entries leave first. What it holds is shared: callers hand out copies of what they let others

@@ -8,14 +8,14 @@
  * takes the same transaction-scoped advisory lock (`pg_advisory_xact_lock`), so a read followed by
  * a write inside one sees no other writer in between (issue indexes, counters, "already exists"
  * checks). Reads never wait for it. Migrations run under a session advisory lock, so processes
- * starting together apply them once. Each write transaction also notifies the other processes
- * (their page caches empty: ChangeListener) and, unless asked otherwise, commits without waiting
+ * starting together apply them once. Each write transaction that changes what a cache may read
+ * also notifies the other processes (their page caches empty: ChangeListener) and, unless asked otherwise, commits without waiting
  * for the flush to disk (PostgresOptions.synchronousCommit).
  */
 import { SQL } from 'bun'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { drizzle } from 'drizzle-orm/bun-sql'
-import { appliedAll, type Db, type DatabaseRuntime } from './client'
+import { appliedAll, movesChangeMark, type Db, type DatabaseRuntime } from './client'
 import { ApiError } from '../lib/errors'
 import { SessionLocks, unclaimedIds } from './pg-locks'
 import { UNAVAILABLE_RETRY_AFTER } from './unavailable'
@@ -102,11 +102,12 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           const open = current()
           if (open) {
             sendBehind(open) // the transaction's writes behind go first, in the order they were run
+            if (!open.movesMark && movesChangeMark(text)) open.movesMark = true
             return open.connection.unsafe(text, params as any[])
           }
           const query = target.unsafe(text, params as any[])
           // A change made outside a write transaction (its own commit): announced once it is done.
-          return CHANGING.test(text) ? whenSettled(query, () => changes.changedOutside(target)) : query
+          return CHANGING.test(text) && movesChangeMark(text) ? whenSettled(query, () => changes.changedOutside(target)) : query
         }
       const value = Reflect.get(target, key, target)
       return typeof value === 'function' ? value.bind(target) : value
@@ -119,6 +120,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     async transaction<T>(fn: () => Promise<T>): Promise<T> {
       if (current()) return fn()
       const committed: (() => void)[] = []
+      let movedMark = false
       const connection = await client.reserve()
       let result: T
       try {
@@ -128,18 +130,13 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
         // one round trip less (what serialises writers, in this process and across processes).
         // The wait for the lock is bounded (a process stuck inside a transaction holds every
         // writer): past it the request answers 503 and may be retried.
-        // The change is announced in the same round trip: PostgreSQL delivers the notification
-        // when (and only if) the transaction commits, before its COMMIT returns here.
         const lockFailure = connection
-          .unsafe(
-            `begin; select set_config('lock_timeout', '${WRITE_LOCK_WAIT}', true), ${unflushed}` +
-              `pg_advisory_xact_lock(${WRITE_LOCK}), pg_notify('${CHANGES_CHANNEL}', '${changes.tag}')`,
-          )
+          .unsafe(`begin; select set_config('lock_timeout', '${WRITE_LOCK_WAIT}', true), ${unflushed}pg_advisory_xact_lock(${WRITE_LOCK})`)
           .then(
             () => null,
             (e: unknown) => e,
           )
-        const open: OpenTransaction = { connection, committed, behind: [], sent: [] }
+        const open: OpenTransaction = { connection, committed, behind: [], sent: [], movesMark: false }
         live.add(open)
         try {
           result = await inside.run(open, async () => await fn()) // a query handed back unawaited runs inside too (client.ts)
@@ -154,18 +151,23 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
         // The writes behind and COMMIT in one round trip (with the lock's, when nothing was awaited
         // since). Should any of them, or the lock, have failed, PostgreSQL aborted the transaction
         // and answers COMMIT with ROLLBACK: nothing of it is committed, and its failure is thrown.
+        // A transaction that changed what a cache may read (movesChangeMark) announces it behind
+        // its last write, in the COMMIT's round trip: PostgreSQL delivers the notification when
+        // (and only if) it commits, before its COMMIT returns here.
+        if (open.movesMark) open.behind.push({ text: `select pg_notify('${CHANGES_CHANNEL}', '${changes.tag}')`, params: [] })
         sendBehind(open)
         const ended = await connection.unsafe('commit')
         const failed = (await lockFailure) ?? (await firstFailure(open))
         if (failed) throw failed
         if ((ended as { command?: string }).command !== 'COMMIT') throw new Error(`the transaction ended with ${(ended as { command?: string }).command} instead of COMMIT`)
+        movedMark = open.movesMark
       } catch (e) {
         if ((e as { errno?: string }).errno === LOCK_NOT_AVAILABLE) throw new ApiError(503, 'The database is busy; try again', {}, { 'Retry-After': UNAVAILABLE_RETRY_AFTER })
         throw e
       } finally {
         connection.release()
       }
-      changes.changedHere()
+      if (movedMark) changes.changedHere()
       for (const run of committed) inside.exit(run)
       return result
     },
@@ -178,6 +180,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       const open = current()
       if (!open) return void (await statement)
       const { sql, params } = statement.toSQL()
+      if (movesChangeMark(sql)) open.movesMark = true
       open.behind.push({ text: sql, params })
     },
     changeMark: () => changes.mark(),
@@ -230,6 +233,8 @@ interface OpenTransaction {
   behind: { text: string; params: unknown[] }[]
   /** The writes behind sent: each settles with its failure, or null. */
   sent: Promise<unknown>[]
+  /** Whether it ran a statement that moves the change mark (movesChangeMark): its commit notifies. */
+  movesMark: boolean
 }
 
 /**
@@ -287,9 +292,10 @@ async function migrated(client: SQL): Promise<boolean> {
 
 /**
  * The caches' change mark on PostgreSQL (changeMarkOf): a number that moves whenever the database
- * may have changed, read without a query. Every write transaction notifies CHANGES_CHANNEL in the
- * round trip that takes the write lock (delivered at its commit, dropped at a rollback); a change
- * made outside one notifies after it. Each process LISTENs on one connection of its own, opened
+ * may have changed, read without a query. Every write transaction that changed what a cache may
+ * read (movesChangeMark: not the webhook deliveries' and outbox consumers' bookkeeping) notifies
+ * CHANGES_CHANNEL in its COMMIT's round trip (delivered at its commit, dropped at a rollback); a
+ * change made outside one notifies after it. Each process LISTENs on one connection of its own, opened
  * when a cache first asks for the mark, and moves its mark at every notification from another
  * process and at each of its own commits (after COMMIT returns, so an answer made from what was
  * read before it is dropped).

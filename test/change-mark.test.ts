@@ -1,0 +1,114 @@
+/**
+ * The caches' change mark (db/client.ts changeMarkOf) and what moves it. The webhook deliveries'
+ * and outbox consumers' bookkeeping (a task's outcome, a payload row, a consumer's position, a
+ * hook's last status), written by another connection as the webhook thread's is, leaves the
+ * mark where it is, so the API keeps its tokens and repositories; any other write, by another
+ * connection too (on PostgreSQL as another process would: its own pool, its own notifications),
+ * moves it, and the next request answers what the database holds.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { SQL } from 'bun'
+import { eq } from 'drizzle-orm'
+import { changeMarkOf, closeDatabase, movesChangeMark, writeTransaction, type Db } from '../src/db/client'
+import { eventConsumers, hookPayloads, hooks, repositories } from '../src/db/schema'
+import { openConfiguredDatabase } from '../src/deps'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { recordStatements } from './query-counter'
+import { until } from './webhook-receiver'
+
+let s: TestServer
+let owner: TestUser
+let other: Db
+let hookId: number
+let recording = false
+const sent: string[] = []
+const onPostgres = () => s.deps.db.$runtime.dialect === 'postgres'
+
+/** The statements (but the change mark's own read) a GET of the repository sends, and its description. */
+async function repoRead(): Promise<{ statements: string[]; description: string }> {
+  sent.length = 0
+  recording = true
+  try {
+    const res = await s.get('/repos/keeper/vault', { token: owner.token })
+    expect(res.status).toBe(200)
+    return { statements: sent.filter((text) => !text.includes('pragma_user_version')), description: res.body.description }
+  } finally {
+    recording = false
+  }
+}
+
+beforeAll(async () => {
+  s = await startTestServer()
+  recordStatements(s.deps.db, (text) => recording && sent.push(text))
+  owner = await s.user('keeper')
+  expect((await s.post('/user/repos', { name: 'vault', description: 'first' }, { token: owner.token })).status).toBe(201)
+  const hook = await s.post('/repos/keeper/vault/hooks', { type: 'gitea', config: { url: 'http://127.0.0.1:9/', content_type: 'json' }, events: ['push'], active: false }, { token: owner.token })
+  expect(hook.status).toBe(201)
+  hookId = hook.body.id
+  // A second connection to the same database, as the webhook thread's (on PostgreSQL: a pool, notifications and all, of its own).
+  other = await openConfiguredDatabase(s.config)
+}, 120_000)
+
+afterAll(async () => {
+  if (other) await closeDatabase(other)
+  await s?.stop()
+})
+
+test('the bookkeeping writes are told from the others by their text', () => {
+  expect(movesChangeMark('update "hooks" set "last_status" = "outcome"."status" from (select 1) as "outcome" where "hooks"."id" = "outcome"."id"')).toBe(false)
+  expect(movesChangeMark('update "hooks" set "last_status" = ? where "hooks"."id" = ?')).toBe(false)
+  expect(movesChangeMark('update "hooks" set "is_active" = ?, "last_status" = ? where "hooks"."id" = ?')).toBe(true)
+  expect(movesChangeMark('update "hooks" set "last_status" = (select 1), "url" = ? where "hooks"."id" = ?')).toBe(true)
+  expect(movesChangeMark('delete from "hooks" where "hooks"."id" = ?')).toBe(true)
+  expect(movesChangeMark('insert into "hook_tasks" ("id") values (?)')).toBe(false)
+  expect(movesChangeMark('update "event_consumers" set "done_id" = ? where "event_consumers"."name" = ?')).toBe(false)
+  expect(movesChangeMark('delete from "hook_payloads" where "hook_payloads"."id" = ?')).toBe(false)
+  expect(movesChangeMark('update "hook_tasks_archive" set "x" = ?')).toBe(true)
+  expect(movesChangeMark('insert into "events" ("kind") values (?)')).toBe(true)
+  expect(movesChangeMark('select 1')).toBe(false)
+})
+
+test("the webhook thread's writes leave the API's caches; any other write empties them, from another connection too", async () => {
+  const mark = changeMarkOf(s.deps.db)
+  // On PostgreSQL the API listens (from its first cached read on): its mark then counts what it heard.
+  await repoRead()
+  const heard = () => (onPostgres() ? /^pg:(\d+)$/.exec(mark())?.[1] : mark())
+  const before = await until(heard, 'the change listener')
+  await repoRead()
+  expect((await repoRead()).statements).toEqual([])
+
+  // What the webhook thread writes, in transactions and outside one.
+  await writeTransaction(other, async () => {
+    const [payload] = await other.insert(hookPayloads).values({ text: '{}' } as never).returning({ id: hookPayloads.id })
+    await other.delete(hookPayloads).where(eq(hookPayloads.id, payload!.id))
+    await other.update(hooks).set({ lastStatus: 2 } as never).where(eq(hooks.id, hookId))
+  })
+  await other.insert(eventConsumers).values({ name: 'mark-test' } as never).onConflictDoNothing()
+  await writeTransaction(other, () => other.update(eventConsumers).set({ doneId: 1 } as never).where(eq(eventConsumers.name, 'mark-test')))
+
+  if (onPostgres()) {
+    // Notifications reach the API in commit order: once one sent after these writes is heard, any they sent would have been too.
+    const fence = new SQL(s.config.databaseUrl!, { max: 1 })
+    try {
+      await fence.unsafe(`select pg_notify('warren_changes', 'fence')`)
+      await until(() => heard() !== before, 'the fence notification')
+      expect(Number(heard())).toBe(Number(before) + 1)
+    } finally {
+      await fence.close()
+    }
+  } else {
+    expect(heard()).toBe(before)
+    expect((await repoRead()).statements).toEqual([])
+  }
+
+  // Any other write, outside a transaction and in one, is seen by the next request.
+  await other.update(repositories).set({ description: 'second' } as never).where(eq(repositories.lowerName, 'vault'))
+  await until(async () => (await repoRead()).description === 'second', 'the description written outside a transaction')
+  await writeTransaction(other, () => other.update(repositories).set({ description: 'third' } as never).where(eq(repositories.lowerName, 'vault')))
+  await until(async () => (await repoRead()).description === 'third', 'the description written in a transaction')
+  // On SQLite at once (the mark is read from the database): no waiting.
+  if (!onPostgres()) {
+    await writeTransaction(other, () => other.update(repositories).set({ description: 'fourth' } as never).where(eq(repositories.lowerName, 'vault')))
+    expect((await repoRead()).description).toBe('fourth')
+  }
+})
