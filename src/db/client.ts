@@ -31,6 +31,8 @@ export interface DatabaseRuntime {
   changeMark(): () => string
   /** Whether the caller runs inside a write transaction (its reads may see what a rollback undoes). */
   inWriteTransaction(): boolean
+  /** freshReads' implementation. */
+  freshReads(): void
   /**
    * Takes the named lock for the caller's process, exclusive or shared, without waiting: null
    * when another process holds it in a conflicting mode. Held until released or the process
@@ -318,6 +320,7 @@ function sqliteDatabase(sqlite: Database): Db {
     },
     changeMark: () => mark,
     inWriteTransaction: () => insideOpen(gate),
+    freshReads: () => snapshots.end(),
     tryLock: async () => ({ release: async () => {} }),
     withLock: (_name, fn) => fn(),
     // One process owns the database: its own claims are all there are.
@@ -494,6 +497,16 @@ async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, snapshots
  * process's (LISTEN, db/postgres.ts), and at every call while this process is not listening, so
  * caches then keep nothing.
  */
+/**
+ * Makes the next reads see every commit made before this call. The turn's read snapshot on SQLite
+ * (`ReadSnapshots`) may have begun before something this code has just learnt of outside the
+ * database (another thread's word that it committed a change): a turn can hold many tasks, so
+ * the snapshot is ended and the next read begins a new one. PostgreSQL reads each statement anew.
+ */
+export function freshReads(db: Db): void {
+  db.$runtime.freshReads()
+}
+
 export function changeMarkOf(db: Db): () => string {
   return db.$runtime.changeMark()
 }

@@ -185,6 +185,8 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     },
     changeMark: () => changes.mark(),
     inWriteTransaction: () => current() !== undefined,
+    // Each statement outside a transaction reads what is committed when it starts.
+    freshReads: () => {},
     withLock: (name, fn) => locks.withLock(name, fn),
     tryLock: (name, mode) => locks.tryLock(name, mode),
     claim: (kind, id) => locks.claim(kind, id),

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import type { AppDeps } from '../deps'
-import { registerDeliveryWaker, stopDrainMs, type DeliveryNews } from '../webhooks/dispatcher'
+import { newHooksMark, registerDeliveryWaker, stopDrainMs, type DeliveryNews } from '../webhooks/dispatcher'
 import { hasWebhookWork, WEBHOOK_POLL_MS } from '../webhooks/loops'
 import type { WebhookThreadMessage, WebhookThreadReport } from '../webhooks/worker-thread'
 import { errorFields, loggerOf } from '../lib/log'
@@ -41,10 +41,13 @@ function startThread(deps: AppDeps, pollMs: number | undefined) {
   }
   thread.onerror = (event) => loggerOf(deps.config).error('the webhook worker failed', { error: event.message })
   // The thread's own connections: a small pool (its writes run one at a time anyway), no locks.
-  post({ type: 'start', config: { ...deps.config, databasePoolSize: WEBHOOK_DATABASE_POOL }, pollMs, sweepFrom: sweepPositions.get(deps.db) })
+  // Moved here, read by the thread's lanes before each attempt: a hook's edit is seen by every attempt that starts after its answer.
+  const hooksMark = newHooksMark()
+  const hooksMoved = new Int32Array(hooksMark)
+  post({ type: 'start', config: { ...deps.config, databasePoolSize: WEBHOOK_DATABASE_POOL }, pollMs, sweepFrom: sweepPositions.get(deps.db), hooksMark })
   return {
     /** Tasks were added (woken), or hooks edited or deleted (its running lanes read theirs again). */
-    tell: (news: DeliveryNews) => post(news === 'tasks' ? { type: 'wake' } : { type: 'hooks' }),
+    tell: (news: DeliveryNews) => (news === 'tasks' ? post({ type: 'wake' }) : void Atomics.add(hooksMoved, 0, 1)),
     /** Stops taking events and delivering (what is pending stays for the next start) and ends the thread. */
     async end() {
       await new Promise<void>((resolve) => {

@@ -3,7 +3,7 @@ import { alias } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../deps'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
-import { writeTransaction } from '../db/client'
+import { freshReads, writeTransaction } from '../db/client'
 import { inJsonList, inRowsOf, jsonRecords, recordField } from '../db/sql'
 import { hooks, hookTasks, type HookRow, type HookTaskRow } from '../db/schema'
 import { attemptDelivery, type Attempt } from './deliver'
@@ -32,9 +32,10 @@ import { FETCH_THREAD, lowerThreadsNamed } from '../lib/thread-priority'
  * tasks by itself, reading LANE_BATCH more at a time, up to LANE_RUN tasks before it gives its
  * slot back; outcomes are written in batches, one short transaction of two statements every
  * FLUSH_MS (or FLUSH_AT outcomes), which reads the hooks back, and a lane is handed back only
- * once its outcomes are written, so no task is ever picked twice. A hook's edit or deletion is
- * told to the thread (hooksChanged): each running lane reads the hooks again before its next
- * attempt, so the tasks it read before the change go the new way, or not at all. An outcome lost with its process (a crash before the flush) means the task is
+ * once its outcomes are written, so no task is ever picked twice. A hook's edit or deletion
+ * moves a counter in memory the thread shares with the API's (hooksChanged, before the edit is
+ * answered): each running lane reads the hooks again before its next attempt, so the tasks it
+ * read before the change go the new way, or not at all. An outcome lost with its process (a crash before the flush) means the task is
  * sent again after the restart, under the same delivery id, as for an attempt cut short.
  */
 
@@ -158,12 +159,18 @@ export class DeliveryDispatcher {
    */
   private readonly hookNow = new Map<number, HookRow | null>()
   /**
-   * Moved when the hooks service says a hook was edited or deleted (hooksChanged); `hooksReadAt`
+   * Moved when the hooks service says a hook was edited or deleted (`hooksChanged` below): a counter in
+   * memory shared with the API's thread (`hooksMark`, a SharedArrayBuffer), moved there before the
+   * edit's answer is sent, so an attempt that starts after the answer sees it (a message could
+   * arrive after the attempt it should precede); `hooksReadAt`
    * is where it stood when hookNow was last read whole. A lane whose next attempt finds them apart
    * reads the running lanes' hooks first (one statement, shared by the lanes waiting for it), so
    * the edit or deletion reaches the next attempt of every lane, not only after a write of outcomes.
    */
-  private hooksGeneration = 0
+  private readonly hooksMark: Int32Array
+  private get hooksGeneration(): number {
+    return Atomics.load(this.hooksMark, 0)
+  }
   private hooksReadAt = 0
   private hooksReading: Promise<void> | null = null
   private readonly hookRows
@@ -172,9 +179,10 @@ export class DeliveryDispatcher {
 
   constructor(
     private readonly deps: AppDeps,
-    opts: { background?: boolean } = {},
+    opts: { background?: boolean; hooksMark?: SharedArrayBuffer } = {},
   ) {
     this.fetchThreadTries = opts.background === true ? FETCH_THREAD_TRIES : 0
+    this.hooksMark = new Int32Array(opts.hooksMark ?? newHooksMark())
     this.allow = parseHostAllowList(deps.config.webhookAllowedHostList)
     this.timer = setInterval(() => this.pump().catch(this.failed), SAFETY_TICK_MS)
     this.timer.unref?.()
@@ -229,7 +237,7 @@ export class DeliveryDispatcher {
       else if (due.length < free) due.push(head)
     }
     if (due.length) {
-      const since = this.hooksGeneration
+      const since = this.readsSince()
       const rows = (await this.batches.execute({ lanes: JSON.stringify(due.map(({ repoId, hookId }) => ({ repoId, hookId }))) })) as LaneTask[]
       const lanes = new Map<string, LaneTask[]>()
       for (const row of rows) {
@@ -287,17 +295,12 @@ export class DeliveryDispatcher {
       }
       if (batch.length < LANE_BATCH || n >= LANE_RUN) return
       const last = batch[batch.length - 1]!.task
-      const since = this.hooksGeneration
+      const since = this.readsSince()
       batch = (await this.nextOfLane.execute({ repoId: last.repoId, hookId: last.hookId, afterId: last.id })) as LaneTask[]
       if (batch.length === 0) return
       this.noteHooks(batch.map(({ hook }) => [hook.id, hook]), since)
       await this.texts.load(batch.map((r) => r.task))
     }
-  }
-
-  /** Says that hooks were edited or deleted: each lane reads its hook again before its next attempt. */
-  hooksChanged(): void {
-    this.hooksGeneration++
   }
 
   /**
@@ -310,6 +313,21 @@ export class DeliveryDispatcher {
     if (since !== this.hooksGeneration) this.hooksReadAt = -1
   }
 
+  /**
+   * The hooks' generation a read of hooks is about to start at. A change is told after its commit,
+   * but this turn's read snapshot (SQLite) may be older than both: once the generation moved, the
+   * snapshot is ended first, so the read sees the change it is counted for (`freshReads`).
+   */
+  private readsSince(): number {
+    const since = this.hooksGeneration
+    if (since !== this.freshAt) {
+      freshReads(this.deps.db)
+      this.freshAt = since
+    }
+    return since
+  }
+  private freshAt = 0
+
   /** A running lane's hook as it is now: read again (with every running lane's) when hooks changed since they were read. */
   private async hookOf(id: number): Promise<HookRow | null> {
     while (this.hooksReadAt !== this.hooksGeneration) await (this.hooksReading ??= this.readHooks().finally(() => (this.hooksReading = null)))
@@ -317,7 +335,7 @@ export class DeliveryDispatcher {
   }
 
   private async readHooks(): Promise<void> {
-    const since = this.hooksGeneration
+    const since = this.readsSince()
     const ids = [...this.hookNow.keys()]
     const rows = ids.length ? ((await this.hookRows.execute({ ids: JSON.stringify(ids) })) as HookRow[]) : []
     const read = new Map<number, HookRow | null>(ids.map((id) => [id, null]))
@@ -487,6 +505,11 @@ async function recordOutcomes(deps: AppDeps, statements: ReturnType<typeof outco
     for (const hook of read as HookRow[]) now.set(hook.id, hook)
   })
   return now
+}
+
+/** The memory a delivery thread's hooks counter lives in, shared with the thread that starts it (moved by `hooksChanged` through the worker's waker). */
+export function newHooksMark(): SharedArrayBuffer {
+  return new SharedArrayBuffer(4)
 }
 
 /** What the delivery worker is told: tasks were added, or hooks were edited or deleted. */

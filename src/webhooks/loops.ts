@@ -27,8 +27,8 @@ const ROUND_GAP_MS = 10
  * that one read and did not turn into tasks is read again) and resumes undelivered tasks. Runs in its own thread (src/jobs/webhook-worker.ts),
  * `background` there: at a lower CPU priority than the API (src/lib/thread-priority.ts), Bun's fetch thread included.
  */
-export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sweepFrom?: number; background?: boolean } = {}) {
-  const dispatcher = new DeliveryDispatcher(deps, { background: opts.background })
+export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sweepFrom?: number; background?: boolean; hooksMark?: SharedArrayBuffer } = {}) {
+  const dispatcher = new DeliveryDispatcher(deps, { background: opts.background, hooksMark: opts.hooksMark })
   let stopped = false
   const { pause, wake } = pauser()
   // The sweep of unreferenced payload rows (sweepPayloads): a step at each idle look at the
@@ -84,10 +84,6 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sw
     /** Where the payload sweep goes on (the next thread's sweepFrom). */
     get sweepFrom() {
       return sweepFrom
-    },
-    /** Hooks were edited or deleted: the running lanes read theirs again before their next attempts. */
-    hooksChanged() {
-      dispatcher.hooksChanged()
     },
     /** Looks for new events and due deliveries now. */
     async wake() {

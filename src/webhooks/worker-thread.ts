@@ -11,7 +11,8 @@ import { lowerThisThread } from '../lib/thread-priority'
 
 declare const self: Worker
 
-export type WebhookThreadMessage = { type: 'start'; config: Config; pollMs?: number; sweepFrom?: number } | { type: 'wake' } | { type: 'hooks' } | { type: 'stop' }
+/** `hooksMark`: the hooks counter the API's thread moves when a hook is edited or deleted (shared memory, no message). */
+export type WebhookThreadMessage = { type: 'start'; config: Config; pollMs?: number; sweepFrom?: number; hooksMark: SharedArrayBuffer } | { type: 'wake' } | { type: 'stop' }
 /** What the thread says: started, and stopped with where the payload sweep goes on. */
 export type WebhookThreadReport = { type: 'started' } | { type: 'stopped'; sweepFrom: number }
 
@@ -25,10 +26,9 @@ self.onmessage = async (event: MessageEvent<WebhookThreadMessage>) => {
     // thread's database connection, payloads and deliveries are all background work.
     lowerThisThread()
     deps = await createDeps(message.config)
-    loops = await runWebhookLoops(deps, { pollMs: message.pollMs, sweepFrom: message.sweepFrom, background: true })
+    loops = await runWebhookLoops(deps, { pollMs: message.pollMs, sweepFrom: message.sweepFrom, background: true, hooksMark: message.hooksMark })
     self.postMessage({ type: 'started' } satisfies WebhookThreadReport)
   } else if (message.type === 'wake') await loops?.wake()
-  else if (message.type === 'hooks') loops?.hooksChanged()
   else if (message.type === 'stop') {
     await loops?.stop()
     const sweepFrom = loops?.sweepFrom ?? 0
