@@ -10,7 +10,9 @@ import { join } from 'node:path'
 import { giteaApi, type Api } from 'gitea-js'
 import { folderMoves } from '../src/db/schema'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
-import { finishFolderMoves } from '../src/modules/repos/folder-move'
+import { finishFolderMoves, repairAbandonedFolderMoves } from '../src/modules/repos/folder-move'
+import { claimWork } from '../src/db/client'
+import { eq } from 'drizzle-orm'
 import { cleanPath, gitPathToWebPath, titleToWebPath, webPathToGitPath, webPathToTitle } from '../src/modules/wiki/paths'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { git, gitOk, remoteUrl, tempDir } from './git-fixture'
@@ -388,5 +390,52 @@ describe("the wiki follows its repository's folder", () => {
     expect(await finishFolderMoves(s.deps)).toBe(2)
     expect(text((await asAlice.repos.repoGetWikiPage('alice', 'stay', 'Home')).data.content_base64)).toBe('here')
     expect(existsSync(wikiDir('alice', 'gone'))).toBe(false)
+  })
+
+  test("the running repair of abandoned moves: a mover finishing between the repair's reads keeps its folder; a live one is left; a dead one's is put back", async () => {
+    const root = join(s.dataDir, 'repositories')
+    const [from, to] = ['alice/stay.git', 'alice/went.git']
+    const intentGone = async () => (await s.deps.db.select().from(folderMoves)).length === 0
+    // A mover in the middle: its folder moved, its intent written and claimed.
+    const moveMidway = async () => {
+      renameSync(join(root, from), join(root, to))
+      const [row] = await s.deps.db.insert(folderMoves).values({ fromPath: from, toPath: to, createdUnix: 0 }).returning({ id: folderMoves.id })
+      return { id: row!.id, claim: await claimWork(s.deps.db, 'folder-move', row!.id) }
+    }
+    // 1. It finishes right after the repair listed its intent: the intent removed, then the claim
+    //    released (as every owner does). The repair must not take the finished move for a dead one.
+    let mover = await moveMidway()
+    const finishing = mover
+    expect(
+      await repairAbandonedFolderMoves(s.deps, {
+        afterListing: async () => {
+          await s.deps.db.delete(folderMoves).where(eq(folderMoves.id, finishing.id))
+          await finishing.claim.release()
+        },
+      }),
+    ).toBe(0)
+    expect(existsSync(join(root, to))).toBe(true)
+    expect(existsSync(join(root, from))).toBe(false)
+    renameSync(join(root, to), join(root, from))
+    // 2. Still claimed (this process's own claim, as another process's): left alone; and while a
+    //    repair holds a claim taken over, a new claim of it waits until the repair lets go.
+    mover = await moveMidway()
+    expect(await repairAbandonedFolderMoves(s.deps)).toBe(0)
+    expect(existsSync(join(root, to))).toBe(true)
+    expect(await s.deps.db.$runtime.takeOver('folder-move', mover.id)).toBeNull()
+    // 3. Its claim gone with the intent still there (the mover died): the folder is put back, the intent removed.
+    await mover.claim.release()
+    const taken = (await s.deps.db.$runtime.takeOver('folder-move', mover.id))!
+    let claimed = false
+    const waiting = claimWork(s.deps.db, 'folder-move', mover.id).then((c) => ((claimed = true), c))
+    expect(await repairAbandonedFolderMoves(s.deps)).toBe(0)
+    expect(claimed).toBe(false)
+    await taken.release()
+    await (await waiting).release()
+    expect(await repairAbandonedFolderMoves(s.deps)).toBe(1)
+    expect(existsSync(join(root, from))).toBe(true)
+    expect(existsSync(join(root, to))).toBe(false)
+    expect(await intentGone()).toBe(true)
+    expect(text((await asAlice.repos.repoGetWikiPage('alice', 'stay', 'Home')).data.content_base64)).toBe('here')
   })
 })
