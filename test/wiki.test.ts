@@ -12,6 +12,8 @@ import { folderMoves } from '../src/db/schema'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { finishFolderMoves, repairAbandonedFolderMoves } from '../src/modules/repos/folder-move'
 import { claimWork } from '../src/db/client'
+import { startLeftoverRepair } from '../src/jobs/leftover-repair'
+import { logOutput } from './log-capture'
 import { eq } from 'drizzle-orm'
 import { cleanPath, gitPathToWebPath, titleToWebPath, webPathToGitPath, webPathToTitle } from '../src/modules/wiki/paths'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
@@ -437,5 +439,32 @@ describe("the wiki follows its repository's folder", () => {
     expect(existsSync(join(root, to))).toBe(false)
     expect(await intentGone()).toBe(true)
     expect(text((await asAlice.repos.repoGetWikiPage('alice', 'stay', 'Home')).data.content_base64)).toBe('here')
+  })
+
+  test("one move that cannot go back stops neither the others nor the round's other repairs; its failure is logged once, its intent kept", async () => {
+    const root = join(s.dataDir, 'repositories')
+    // Its old place under a file: the folder cannot go back there.
+    writeFileSync(join(root, 'not-a-folder'), '')
+    mkdirSync(join(root, 'alice', 'stuck.git'))
+    renameSync(join(root, 'alice/stay.git'), join(root, 'alice/went.git'))
+    await s.deps.db.insert(folderMoves).values([
+      { fromPath: 'not-a-folder/stuck.git', toPath: 'alice/stuck.git', createdUnix: 0 },
+      { fromPath: 'alice/stay.git', toPath: 'alice/went.git', createdUnix: 0 },
+    ])
+    const out = await logOutput(async () => {
+      const job = startLeftoverRepair(s.deps, 3_600_000)
+      await until(() => existsSync(join(root, 'alice/stay.git')), 'the good move put back', 2400, 25)
+      await job.stop()
+      // The next round fails the same way, silently.
+      expect(await repairAbandonedFolderMoves(s.deps)).toBe(0)
+    }, () => true)
+    expect(out.split('moving a folder back failed').length - 1).toBe(1)
+    expect(out).not.toContain('repairing what a dead process left failed')
+    expect(existsSync(join(root, 'alice/went.git'))).toBe(false)
+    expect((await s.deps.db.select({ from: folderMoves.fromPath }).from(folderMoves)).map((m) => m.from)).toEqual(['not-a-folder/stuck.git'])
+    await s.deps.db.delete(folderMoves)
+    rmSync(join(root, 'not-a-folder'))
+    rmSync(join(root, 'alice', 'stuck.git'), { recursive: true })
+    expect((await s.get('/repos/alice/stay', asA())).status).toBe(200)
   })
 })

@@ -147,13 +147,18 @@ export async function repairAbandonedFolderMoves(deps: AppDeps, opts: { afterLis
   )
 }
 
+/** The intents whose folder failed to move back, by server: logged the first time, not every round after. */
+const failedMoves = new WeakMap<AppDeps, Set<number>>()
+
 /**
  * Moves each intent's folder back where the rows look for it, then removes the intent. One move
- * that fails (a rename refused) is logged and left for the next repair; the others go on.
+ * that fails (a rename refused) is left for the next repair, logged once; the others go on.
  */
 async function putBack(deps: AppDeps, moves: (typeof folderMoves.$inferSelect)[]): Promise<number> {
   const root = rootOf(deps)
   const inside = (p: string) => !isAbsolute(p) && !relative(root, join(root, p)).startsWith('..')
+  let failed = failedMoves.get(deps)
+  if (!failed) failedMoves.set(deps, (failed = new Set()))
   let movedBack = 0
   for (const move of moves) {
     try {
@@ -166,8 +171,11 @@ async function putBack(deps: AppDeps, moves: (typeof folderMoves.$inferSelect)[]
         loggerOf(deps.config).warn('moved a folder back: the rows naming its new place were never written', { from: move.toPath, to: move.fromPath })
       }
       await deps.db.delete(folderMoves).where(eq(folderMoves.id, move.id))
+      failed.delete(move.id)
     } catch (e) {
-      loggerOf(deps.config).error('moving a folder back failed; the next repair tries again', { from: move.toPath, to: move.fromPath, ...errorFields(e) })
+      if (failed.has(move.id)) continue
+      failed.add(move.id)
+      loggerOf(deps.config).error('moving a folder back failed; the next repairs try again (logged once)', { from: move.toPath, to: move.fromPath, ...errorFields(e) })
     }
   }
   return movedBack
