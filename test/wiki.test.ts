@@ -12,6 +12,8 @@ import { folderMoves } from '../src/db/schema'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { finishFolderMoves, repairAbandonedFolderMoves } from '../src/modules/repos/folder-move'
 import { claimWork } from '../src/db/client'
+import { CLAIM_SPACE } from '../src/db/pg-locks'
+import { SQL } from 'bun'
 import { startLeftoverRepair } from '../src/jobs/leftover-repair'
 import { logOutput } from './log-capture'
 import { eq } from 'drizzle-orm'
@@ -425,8 +427,26 @@ describe("the wiki follows its repository's folder", () => {
     expect(await repairAbandonedFolderMoves(s.deps)).toBe(0)
     expect(existsSync(join(root, to))).toBe(true)
     expect(await s.deps.db.$runtime.takeOver('folder-move', mover.id)).toBeNull()
-    // 3. Its claim gone with the intent still there (the mover died): the folder is put back, the intent removed.
     await mover.claim.release()
+    if (s.config.databaseUrl) {
+      // Another process's claim (another session's shared lock): the take-over is refused; while
+      // a repair holds one, another process's claim is not granted.
+      const other = new SQL(s.config.databaseUrl, { max: 1 })
+      try {
+        await other.begin(async (tx) => {
+          await tx.unsafe(`select pg_advisory_xact_lock_shared(${CLAIM_SPACE['folder-move']}, ${mover.id})`)
+          expect(await repairAbandonedFolderMoves(s.deps)).toBe(0)
+          expect(existsSync(join(root, to))).toBe(true)
+        })
+        const held = (await s.deps.db.$runtime.takeOver('folder-move', mover.id))!
+        const [tried] = await other.unsafe(`select pg_try_advisory_lock_shared(${CLAIM_SPACE['folder-move']}, ${mover.id}) as got`)
+        expect(tried.got).toBe(false)
+        await held.release()
+      } finally {
+        await other.close()
+      }
+    }
+    // 3. Its claim gone with the intent still there (the mover died): the folder is put back, the intent removed.
     const taken = (await s.deps.db.$runtime.takeOver('folder-move', mover.id))!
     let claimed = false
     const waiting = claimWork(s.deps.db, 'folder-move', mover.id).then((c) => ((claimed = true), c))
