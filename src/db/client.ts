@@ -91,8 +91,9 @@ export function tryLock(db: Db, name: string, mode: 'exclusive' | 'shared' = 'ex
  * Marks work in progress in this process (a pending push by its id, a merge by its pull request's
  * id) until released: the work's row says what to repair if the process dies, and the claim says
  * it has not. Taken before the row is visible to others (inside the transaction that writes it,
- * or before it when the id is known), released after the row is gone. On PostgreSQL a shared
- * advisory lock on the session locks' connection, so it goes with the process.
+ * or before it when the id is known), released after the row is gone (repairAbandoned relies on
+ * that order). On PostgreSQL a shared advisory lock on the session locks' connection, so it goes
+ * with the process. Waits only while a repair has taken the work over (repairAbandoned).
  */
 export function claimWork(db: Db, kind: ClaimKind, id: number): Promise<HeldLock> {
   return db.$runtime.claim(kind, id)
