@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import { and, eq } from 'drizzle-orm'
+import { and, eq, inArray } from 'drizzle-orm'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, oneCommitRepo, remoteUrl, tempDir } from './git-fixture'
-import { repoGitStates, repositories, users } from '../src/db/schema'
+import { folderMoves, repoGitStates, repositories, users } from '../src/db/schema'
 import { repairAtStart, withFolderClaimed } from '../src/modules/repos/repair'
 import { startRepositorySweep, type SweepResult } from '../src/jobs/repository-sweep'
 import { refsFingerprint } from '../src/git/ref-state'
@@ -210,6 +210,47 @@ describe('adoption against the repair', () => {
     expect(await rowOf('alice', 'crashy')).toBeUndefined()
     expect(existsSync(join(folder('alice', 'crashy'), 'HEAD'))).toBe(true)
     expect((await s.get('/admin/unadopted', asAdmin())).body).toContain('alice/crashy')
+  })
+})
+
+describe('folders a folder move names', () => {
+  test("a pending move's source or target (or what is inside one) is neither listed, counted by the sweep, adopted nor deleted: 409", async () => {
+    await bareFolder('alice', 'move-source')
+    await bareFolder('alice', 'move-target')
+    await bareFolder('mover', 'inside')
+    await s.user('mover')
+    const startedAt = Date.now() + 3_600_000
+    const before = (await sweepOnce(startedAt)).unadopted
+    const listed = async () => (await s.get('/admin/unadopted?pattern=*/*&limit=50', asAdmin())).body as string[]
+    expect(await listed()).toEqual(expect.arrayContaining(['alice/move-source', 'alice/move-target', 'mover/inside']))
+    // A rename of alice/move-source under way (its folder not moved yet), and an owner folder's move to mover/.
+    const intents = await s.deps.db
+      .insert(folderMoves)
+      .values([
+        { fromPath: 'alice/move-source.git', toPath: 'alice/move-elsewhere.git', createdUnix: 0 },
+        { fromPath: 'someone', toPath: 'alice/move-target.git', createdUnix: 0 },
+        { fromPath: 'old-mover', toPath: 'mover', createdUnix: 0 },
+      ])
+      .returning({ id: folderMoves.id })
+    try {
+      for (const gone of ['alice/move-source', 'alice/move-target', 'mover/inside']) expect(await listed()).not.toContain(gone)
+      expect((await sweepOnce(startedAt)).unadopted).toBe(before - 3)
+      for (const [owner, name] of [['alice', 'move-source'], ['alice', 'move-target'], ['mover', 'inside']] as const) {
+        const adopt = await s.post(`/admin/unadopted/${owner}/${name}`, undefined, asAdmin())
+        expect(adopt.status).toBe(409)
+        expect(adopt.body).toEqual(errorShape())
+        expect(adopt.body.message).toContain(`being moved (a rename or transfer is under way) [name: ${owner}/${name}]`)
+        expect((await s.del(`/admin/unadopted/${owner}/${name}`, undefined, asAdmin())).status).toBe(409)
+        expect(existsSync(join(folder(owner, name), 'HEAD'))).toBe(true)
+        expect(await rowOf(owner, name)).toBeUndefined()
+      }
+    } finally {
+      await s.deps.db.delete(folderMoves).where(inArray(folderMoves.id, intents.map((i) => i.id)))
+    }
+    // The moves over: unadopted again, and removable.
+    expect(await listed()).toEqual(expect.arrayContaining(['alice/move-source', 'alice/move-target', 'mover/inside']))
+    for (const [owner, name] of [['alice', 'move-source'], ['alice', 'move-target'], ['mover', 'inside']] as const)
+      expect((await s.del(`/admin/unadopted/${owner}/${name}`, undefined, asAdmin())).status).toBe(204)
   })
 })
 

@@ -8,6 +8,8 @@ import { gitOk } from './git-fixture'
 import { jobBoardOf } from '../src/lib/job-board'
 import { configSummary } from '../src/modules/admin/config-summary'
 import { loadConfig } from '../src/config'
+import { folderMoves, repositories } from '../src/db/schema'
+import { eq } from 'drizzle-orm'
 
 /**
  * The site administration's pages over plain HTTP: only site administrators (sign-in asked of
@@ -173,6 +175,16 @@ describe('site administration pages', () => {
     expect(confirm).toContain('Type the repository&#39;s full name, alice/secret-plans, to confirm')
     expect((await v.page('/-/admin/repos/delete?id=999999', await v.signIn(root))).status).toBe(404)
     expect((await v.page('/-/admin/repos/delete?id=abc', await v.signIn(root))).status).toBe(404)
+    // A repository not ready (being migrated, adopted or created) is not there to delete, as the API's lookups answer.
+    const now = Math.floor(Date.now() / 1000)
+    const [migrating] = await s.deps.db
+      .insert(repositories)
+      .values({ ownerId: alice.user.id, ownerName: 'alice', name: 'arriving', lowerName: 'arriving', status: 'migrating', createdUnix: now, updatedUnix: now })
+      .returning({ id: repositories.id })
+    expect((await v.page(`/-/admin/repos/delete?id=${migrating!.id}`, await v.signIn(root))).status).toBe(404)
+    expect((await v.submit(root, '/-/admin/repos/delete', { id: String(migrating!.id), confirm: 'alice/arriving' }, { from: '/-/admin/repos' })).status).toBe(404)
+    expect((await s.deps.db.select({ status: repositories.status }).from(repositories).where(eq(repositories.id, migrating!.id)))[0]?.status).toBe('migrating')
+    await s.deps.db.delete(repositories).where(eq(repositories.id, migrating!.id))
 
     const wrong = await v.submit(root, '/-/admin/repos/delete', { id: String(id), confirm: 'alice/tracker' }, { from: '/-/admin/repos' })
     expect(wrong.status).toBe(422)
@@ -203,6 +215,15 @@ describe('site administration pages', () => {
     expect(missing.status).toBe(404)
     expect(missing.html).toContain('Unadopted repositories')
     await v.expectCsrfRefused(root, '/-/admin/repos/unadopted', { id: 'alice/stray', action: 'adopt' })
+    // A folder a pending move names (a rename between its folder's move and its rows): refused, said on the page.
+    const [moving] = await s.deps.db.insert(folderMoves).values({ fromPath: 'alice/old-stray.git', toPath: 'alice/stray.git', createdUnix: 0 }).returning({ id: folderMoves.id })
+    for (const action of ['adopt', 'delete']) {
+      const busy = await v.submit(root, '/-/admin/repos/unadopted', { id: 'alice/stray', action }, { from: '/-/admin/repos/unadopted' })
+      expect(busy.status).toBe(409)
+      expect(busy.html).toContain('the repository files are being moved (a rename or transfer is under way) [name: alice/stray]')
+    }
+    await s.deps.db.delete(folderMoves).where(eq(folderMoves.id, moving!.id))
+    expect(existsSync(join(s.dataDir, 'repositories', 'alice', 'stray.git'))).toBe(true)
 
     const adopted = await v.submit(root, '/-/admin/repos/unadopted', { id: 'alice/stray', action: 'adopt' }, { from: '/-/admin/repos/unadopted' })
     expect(adopted.status).toBe(303)

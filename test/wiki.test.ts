@@ -10,7 +10,13 @@ import { join } from 'node:path'
 import { giteaApi, type Api } from 'gitea-js'
 import { folderMoves } from '../src/db/schema'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
-import { finishFolderMoves } from '../src/modules/repos/folder-move'
+import { finishFolderMoves, repairAbandonedFolderMoves } from '../src/modules/repos/folder-move'
+import { claimWork } from '../src/db/client'
+import { CLAIM_SPACE } from '../src/db/pg-locks'
+import { SQL } from 'bun'
+import { startLeftoverRepair } from '../src/jobs/leftover-repair'
+import { logOutput } from './log-capture'
+import { eq } from 'drizzle-orm'
 import { cleanPath, gitPathToWebPath, titleToWebPath, webPathToGitPath, webPathToTitle } from '../src/modules/wiki/paths'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { git, gitOk, remoteUrl, tempDir } from './git-fixture'
@@ -388,5 +394,97 @@ describe("the wiki follows its repository's folder", () => {
     expect(await finishFolderMoves(s.deps)).toBe(2)
     expect(text((await asAlice.repos.repoGetWikiPage('alice', 'stay', 'Home')).data.content_base64)).toBe('here')
     expect(existsSync(wikiDir('alice', 'gone'))).toBe(false)
+  })
+
+  test("the running repair of abandoned moves: a mover finishing between the repair's reads keeps its folder; a live one is left; a dead one's is put back", async () => {
+    const root = join(s.dataDir, 'repositories')
+    const [from, to] = ['alice/stay.git', 'alice/went.git']
+    const intentGone = async () => (await s.deps.db.select().from(folderMoves)).length === 0
+    // A mover in the middle: its folder moved, its intent written and claimed.
+    const moveMidway = async () => {
+      renameSync(join(root, from), join(root, to))
+      const [row] = await s.deps.db.insert(folderMoves).values({ fromPath: from, toPath: to, createdUnix: 0 }).returning({ id: folderMoves.id })
+      return { id: row!.id, claim: await claimWork(s.deps.db, 'folder-move', row!.id) }
+    }
+    // 1. It finishes right after the repair listed its intent: the intent removed, then the claim
+    //    released (as every owner does). The repair must not take the finished move for a dead one.
+    let mover = await moveMidway()
+    const finishing = mover
+    expect(
+      await repairAbandonedFolderMoves(s.deps, {
+        afterListing: async () => {
+          await s.deps.db.delete(folderMoves).where(eq(folderMoves.id, finishing.id))
+          await finishing.claim.release()
+        },
+      }),
+    ).toBe(0)
+    expect(existsSync(join(root, to))).toBe(true)
+    expect(existsSync(join(root, from))).toBe(false)
+    renameSync(join(root, to), join(root, from))
+    // 2. Still claimed (this process's own claim, as another process's): left alone; and while a
+    //    repair holds a claim taken over, a new claim of it waits until the repair lets go.
+    mover = await moveMidway()
+    expect(await repairAbandonedFolderMoves(s.deps)).toBe(0)
+    expect(existsSync(join(root, to))).toBe(true)
+    expect(await s.deps.db.$runtime.takeOver('folder-move', mover.id)).toBeNull()
+    await mover.claim.release()
+    if (s.config.databaseUrl) {
+      // Another process's claim (another session's shared lock): the take-over is refused; while
+      // a repair holds one, another process's claim is not granted.
+      const other = new SQL(s.config.databaseUrl, { max: 1 })
+      try {
+        await other.begin(async (tx) => {
+          await tx.unsafe(`select pg_advisory_xact_lock_shared(${CLAIM_SPACE['folder-move']}, ${mover.id})`)
+          expect(await repairAbandonedFolderMoves(s.deps)).toBe(0)
+          expect(existsSync(join(root, to))).toBe(true)
+        })
+        const held = (await s.deps.db.$runtime.takeOver('folder-move', mover.id))!
+        const [tried] = await other.unsafe(`select pg_try_advisory_lock_shared(${CLAIM_SPACE['folder-move']}, ${mover.id}) as got`)
+        expect(tried.got).toBe(false)
+        await held.release()
+      } finally {
+        await other.close()
+      }
+    }
+    // 3. Its claim gone with the intent still there (the mover died): the folder is put back, the intent removed.
+    const taken = (await s.deps.db.$runtime.takeOver('folder-move', mover.id))!
+    let claimed = false
+    const waiting = claimWork(s.deps.db, 'folder-move', mover.id).then((c) => ((claimed = true), c))
+    expect(await repairAbandonedFolderMoves(s.deps)).toBe(0)
+    expect(claimed).toBe(false)
+    await taken.release()
+    await (await waiting).release()
+    expect(await repairAbandonedFolderMoves(s.deps)).toBe(1)
+    expect(existsSync(join(root, from))).toBe(true)
+    expect(existsSync(join(root, to))).toBe(false)
+    expect(await intentGone()).toBe(true)
+    expect(text((await asAlice.repos.repoGetWikiPage('alice', 'stay', 'Home')).data.content_base64)).toBe('here')
+  })
+
+  test("one move that cannot go back stops neither the others nor the round's other repairs; its failure is logged once, its intent kept", async () => {
+    const root = join(s.dataDir, 'repositories')
+    // Its old place under a file: the folder cannot go back there.
+    writeFileSync(join(root, 'not-a-folder'), '')
+    mkdirSync(join(root, 'alice', 'stuck.git'))
+    renameSync(join(root, 'alice/stay.git'), join(root, 'alice/went.git'))
+    await s.deps.db.insert(folderMoves).values([
+      { fromPath: 'not-a-folder/stuck.git', toPath: 'alice/stuck.git', createdUnix: 0 },
+      { fromPath: 'alice/stay.git', toPath: 'alice/went.git', createdUnix: 0 },
+    ])
+    const out = await logOutput(async () => {
+      const job = startLeftoverRepair(s.deps, 3_600_000)
+      await until(() => existsSync(join(root, 'alice/stay.git')), 'the good move put back', 2400, 25)
+      await job.stop()
+      // The next round fails the same way, silently.
+      expect(await repairAbandonedFolderMoves(s.deps)).toBe(0)
+    }, () => true)
+    expect(out.split('moving a folder back failed').length - 1).toBe(1)
+    expect(out).not.toContain('repairing what a dead process left failed')
+    expect(existsSync(join(root, 'alice/went.git'))).toBe(false)
+    expect((await s.deps.db.select({ from: folderMoves.fromPath }).from(folderMoves)).map((m) => m.from)).toEqual(['not-a-folder/stuck.git'])
+    await s.deps.db.delete(folderMoves)
+    rmSync(join(root, 'not-a-folder'))
+    rmSync(join(root, 'alice', 'stuck.git'), { recursive: true })
+    expect((await s.get('/repos/alice/stay', asA())).status).toBe(200)
   })
 })

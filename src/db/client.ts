@@ -46,6 +46,11 @@ export interface DatabaseRuntime {
   claim(kind: ClaimKind, id: number): Promise<HeldLock>
   /** unclaimedWork's implementation. */
   unclaimed(kind: ClaimKind, ids: number[]): Promise<number[]>
+  /**
+   * Takes work's claim exclusively, without waiting: null while any live process (this one
+   * included) claims it; while held, a claim of the work waits (repairAbandoned).
+   */
+  takeOver(kind: ClaimKind, id: number): Promise<HeldLock | null>
   /** checkpointWal's implementation. */
   checkpoint(): void
   /** Closes the connection(s); the database is not used after. */
@@ -86,8 +91,9 @@ export function tryLock(db: Db, name: string, mode: 'exclusive' | 'shared' = 'ex
  * Marks work in progress in this process (a pending push by its id, a merge by its pull request's
  * id) until released: the work's row says what to repair if the process dies, and the claim says
  * it has not. Taken before the row is visible to others (inside the transaction that writes it,
- * or before it when the id is known), released after the row is gone. On PostgreSQL a shared
- * advisory lock on the session locks' connection, so it goes with the process.
+ * or before it when the id is known), released after the row is gone (repairAbandoned relies on
+ * that order). On PostgreSQL a shared advisory lock on the session locks' connection, so it goes
+ * with the process. Waits only while a repair has taken the work over (repairAbandoned).
  */
 export function claimWork(db: Db, kind: ClaimKind, id: number): Promise<HeldLock> {
   return db.$runtime.claim(kind, id)
@@ -96,6 +102,41 @@ export function claimWork(db: Db, kind: ClaimKind, id: number): Promise<HeldLock
 /** Of these ids of work of one kind, those no running process claims: what a dead process left. */
 export function unclaimedWork(db: Db, kind: ClaimKind, ids: number[]): Promise<number[]> {
   return db.$runtime.unclaimed(kind, ids)
+}
+
+/**
+ * The one handshake of the repairs of what a dead process left while others run (folder moves,
+ * merges, pending pushes): `listed` are the ids of the work's rows as read a moment ago. Asking
+ * which are unclaimed after that read is not enough: an owner that finished in between (removed
+ * its row, then released its claim: every owner does it in that order) looks dead. So each
+ * unclaimed one's claim is taken over, exclusively (granted only while no live process claims it;
+ * a claim asked meanwhile waits), and the rows are read again under it (`reread`, of the ids held,
+ * fresh): a row still there is abandoned for certain, one gone was finished. `repair` runs on
+ * those rows, the claims held until it ends. `afterListing`: a test's step between the two reads.
+ */
+export async function repairAbandoned<R, T>(
+  db: Db,
+  kind: ClaimKind,
+  listed: number[],
+  work: { reread: (ids: number[]) => Promise<R[]>; repair: (rows: R[]) => Promise<T> },
+  afterListing?: () => Promise<void>,
+): Promise<T> {
+  await afterListing?.()
+  const held: HeldLock[] = []
+  const ids: number[] = []
+  try {
+    for (const id of await unclaimedWork(db, kind, listed)) {
+      const claim = await db.$runtime.takeOver(kind, id)
+      if (!claim) continue
+      held.push(claim)
+      ids.push(id)
+    }
+    if (ids.length === 0) return await work.repair([])
+    freshReads(db)
+    return await work.repair(await work.reread(ids))
+  } finally {
+    for (const claim of held) await claim.release().catch(() => {})
+  }
 }
 
 /**
@@ -308,6 +349,8 @@ function sqliteDatabase(sqlite: Database): Db {
   const marked = markedWrites(sqlite)
   const mark = sqliteChangeMark(sqlite, snapshots)
   const claims = new Map<string, number>()
+  /** Claims a repair took over (takeOver), with the claims waiting for them. */
+  const takenOver = new Map<string, (() => void)[]>()
   const runtime: DatabaseRuntime = {
     dialect: 'sqlite',
     transaction: (fn) => sqliteTransaction(sqlite, gate, snapshots, marked, fn),
@@ -326,6 +369,7 @@ function sqliteDatabase(sqlite: Database): Db {
     // One process owns the database: its own claims are all there are.
     async claim(kind, id) {
       const key = `${kind}:${id}`
+      while (takenOver.has(key)) await new Promise<void>((resolve) => takenOver.get(key)!.push(resolve))
       claims.set(key, (claims.get(key) ?? 0) + 1)
       let held = true
       return {
@@ -339,6 +383,21 @@ function sqliteDatabase(sqlite: Database): Db {
       }
     },
     unclaimed: async (kind, ids) => ids.filter((id) => !claims.has(`${kind}:${id}`)),
+    async takeOver(kind, id) {
+      const key = `${kind}:${id}`
+      if (claims.has(key) || takenOver.has(key)) return null
+      takenOver.set(key, [])
+      let held = true
+      return {
+        async release() {
+          if (!held) return
+          held = false
+          const waiting = takenOver.get(key)
+          takenOver.delete(key)
+          for (const wake of waiting ?? []) wake()
+        },
+      }
+    },
     checkpoint() {
       // Not inside this connection's open transaction (it would wait for its own write lock), nor
       // its read snapshot (which would keep the log it reads from being copied).

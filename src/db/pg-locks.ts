@@ -43,10 +43,20 @@ export class SessionLocks {
   constructor(private readonly pool: SQL) {}
 
   /** Takes the named lock without waiting; null when another holder (in this process or another) conflicts. */
-  async tryLock(name: string, mode: 'exclusive' | 'shared'): Promise<HeldLock | null> {
-    const exclusive = mode === 'exclusive'
+  tryLock(name: string, mode: 'exclusive' | 'shared'): Promise<HeldLock | null> {
+    return this.tryKey(name, lockKey(name), mode === 'exclusive')
+  }
+
+  /**
+   * Takes a claim exclusively without waiting (see DatabaseRuntime.takeOver): null while any
+   * process, this one included, claims the work.
+   */
+  takeOver(kind: ClaimKind, id: number): Promise<HeldLock | null> {
+    return this.tryKey(claimName(kind, id), claimKey(kind, id), true)
+  }
+
+  private async tryKey(name: string, key: string, exclusive: boolean): Promise<HeldLock | null> {
     if (!this.takeLocal(name, exclusive)) return null
-    const key = lockKey(name)
     try {
       const { rows, generation } = await this.query(`select ${exclusive ? 'pg_try_advisory_lock' : 'pg_try_advisory_lock_shared'}(${key}) as got`)
       if (!rows[0]?.got) {
@@ -62,31 +72,47 @@ export class SessionLocks {
 
   /** Runs `fn` holding the named lock exclusively, waiting for it as long as it takes. */
   async withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    while (!this.takeLocal(name, true)) await new Promise<void>((resolve) => this.waiting.set(name, [...(this.waiting.get(name) ?? []), resolve]))
+    const key = lockKey(name)
+    const generation = await this.waitFor(name, key, true)
     try {
-      const key = lockKey(name)
-      let generation: number
-      for (let pause = FIRST_RETRY_MS; ; pause = Math.min(pause * 2, LAST_RETRY_MS)) {
-        const got = await this.query(`select pg_try_advisory_lock(${key}) as got`)
-        generation = got.generation
-        if (got.rows[0]?.got) break
-        await Bun.sleep(pause)
-      }
-      try {
-        return await fn()
-      } finally {
-        await this.unlock(generation, `select pg_advisory_unlock(${key})`)
-      }
+      return await fn()
     } finally {
-      this.dropLocal(name)
+      try {
+        await this.unlock(generation, `select pg_advisory_unlock(${key})`)
+      } finally {
+        this.dropLocal(name)
+      }
     }
   }
 
-  /** Claims work in progress (see DatabaseRuntime.claim): a shared lock, which nothing waits on. */
+  /**
+   * Claims work in progress (see DatabaseRuntime.claim): a shared lock. It waits only while a
+   * repair has taken the claim over (takeOver), a short while; never on the connection itself.
+   */
   async claim(kind: ClaimKind, id: number): Promise<HeldLock> {
-    const key = `${CLAIM_SPACE[kind]}, ${checkedId(id)}`
-    const { generation } = await this.query(`select pg_advisory_lock_shared(${key})`)
-    return this.held(generation, `select pg_advisory_unlock_shared(${key})`, () => {})
+    const name = claimName(kind, id)
+    const key = claimKey(kind, id)
+    const generation = await this.waitFor(name, key, false)
+    return this.held(generation, `select pg_advisory_unlock_shared(${key})`, () => this.dropLocal(name))
+  }
+
+  /**
+   * Takes lock `key` (named `name` in this process), waiting as long as it takes: for this
+   * process's conflicting holders, then for other processes' (tried again after a pause, so the
+   * connection keeps serving the other locks). Answers the connection's generation it was taken in.
+   */
+  private async waitFor(name: string, key: string, exclusive: boolean): Promise<number> {
+    while (!this.takeLocal(name, exclusive)) await new Promise<void>((resolve) => this.waiting.set(name, [...(this.waiting.get(name) ?? []), resolve]))
+    try {
+      for (let pause = FIRST_RETRY_MS; ; pause = Math.min(pause * 2, LAST_RETRY_MS)) {
+        const got = await this.query(`select ${exclusive ? 'pg_try_advisory_lock' : 'pg_try_advisory_lock_shared'}(${key}) as got`)
+        if (got.rows[0]?.got) return got.generation
+        await Bun.sleep(pause)
+      }
+    } catch (e) {
+      this.dropLocal(name)
+      throw e
+    }
   }
 
   /** Releases every lock (the connection goes back) and closes the lock pool. */
@@ -163,6 +189,12 @@ export class SessionLocks {
     for (const wake of waiters ?? []) wake()
   }
 }
+
+/** A claim's name among this process's holders (never a lock name: those never hold a space). */
+const claimName = (kind: ClaimKind, id: number): string => `claim ${kind} ${id}`
+
+/** A claim's advisory lock key, the pair (namespace, id), as SQL text. */
+const claimKey = (kind: ClaimKind, id: number): string => `${CLAIM_SPACE[kind]}, ${checkedId(id)}`
 
 /** A claim's id as SQL text: a positive 32-bit integer (a row id), the second key of the lock. */
 function checkedId(id: number): string {

@@ -191,6 +191,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     tryLock: (name, mode) => locks.tryLock(name, mode),
     claim: (kind, id) => locks.claim(kind, id),
     unclaimed: (kind, ids) => unclaimedIds(client, kind, ids),
+    takeOver: (kind, id) => locks.takeOver(kind, id),
     // The server checkpoints its own log.
     checkpoint() {},
     async close() {

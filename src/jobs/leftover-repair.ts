@@ -31,20 +31,31 @@ export function startLeftoverRepair(deps: AppDeps, intervalMs = LEFTOVER_REPAIR_
     listed.round()
     listed.plan(null)
     const startedAt = Date.now()
-    try {
-      // Folder moves first: a deletion's folder put back leaves .deleted/ before it is emptied.
+    // A step apiece: one failing (a folder that cannot move back) does not stop the others, this
+    // round or any after; each failure logged once, where it happens.
+    const step = async (what: string, run: () => Promise<void>) => {
+      try {
+        await run()
+      } catch (e) {
+        log.error(`repairing what a dead process left failed: ${what}`, errorFields(e))
+      }
+    }
+    // Folder moves first: a deletion's folder put back leaves .deleted/ before it is emptied.
+    await step('folder moves', async () => {
       const movedBack = await repairAbandonedFolderMoves(deps)
       if (movedBack) log.info(`moved back ${movedBack} folders whose move a dead process left`)
-      await emptyDeletedFolders(deps, startedAt)
-      // Merges first: a merge that landed is marked merged before its push is recorded, so the
-      // re-checks the push queues never see the pull request as open.
+    })
+    await step('deleted folders', async () => void (await emptyDeletedFolders(deps, startedAt)))
+    // Merges first: a merge that landed is marked merged before its push is recorded, so the
+    // re-checks the push queues never see the pull request as open.
+    await step('merges', async () => {
       const merged = await repairPullMerges(deps, { abandonedOnly: true })
       if (merged) log.info(`marked ${merged} pull requests merged whose merge a dead process left`)
+    })
+    await step('pushes', async () => {
       const settled = await settleAbandonedPushes(deps)
       if (settled) log.info(`recorded ${settled} pushes a dead process left pending`)
-    } catch (e) {
-      log.error('repairing what a dead process left failed', errorFields(e))
-    }
+    })
     if (stopped) return
     timer = setTimeout(() => void (round = repair()), intervalMs)
     timer.unref?.()

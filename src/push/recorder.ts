@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm'
+import { eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
-import { claimWork, unclaimedWork, writeTransaction, type HeldLock } from '../db/client'
+import { claimWork, repairAbandoned, writeTransaction, type HeldLock } from '../db/client'
 import { pendingPushes, repoGitStates, repositories } from '../db/schema'
 import { readBranchAndTagRefs } from '../git/ref-state'
 import type { PushCommand } from '../git/push-commands'
@@ -70,13 +70,21 @@ export async function finishPush(deps: AppDeps, repoId: number, pushId: number):
  * Settles the pending pushes no running process claims (a process died while git received them,
  * or before it recorded them): each repository concerned is synced with git, the ref changes
  * recorded as those pushes' (push events, pull requests re-checked), and the rows removed.
- * Pushes other processes are running are left to them. Answers how many were settled.
+ * Pushes other processes are running are left to them; each one settled is taken over and read
+ * again first (repairAbandoned: a push recorded between the reads is gone). Answers how many were
+ * settled.
  */
-export async function settleAbandonedPushes(deps: AppDeps): Promise<number> {
-  const rows = await deps.db.select({ id: pendingPushes.id, repoId: pendingPushes.repoId }).from(pendingPushes)
-  const abandoned = new Set(await unclaimedWork(deps.db, 'push', rows.map((r) => r.id)))
+export async function settleAbandonedPushes(deps: AppDeps, opts: { afterListing?: () => Promise<void> } = {}): Promise<number> {
+  const rows = await deps.db.select({ id: pendingPushes.id }).from(pendingPushes)
+  if (rows.length === 0) return 0
+  const reread = (ids: number[]) => deps.db.select({ id: pendingPushes.id, repoId: pendingPushes.repoId }).from(pendingPushes).where(inArray(pendingPushes.id, ids))
+  return await repairAbandoned(deps.db, 'push', rows.map((r) => r.id), { reread, repair: (abandoned) => settle(deps, abandoned) }, opts.afterListing)
+}
+
+/** Syncs the repositories of these abandoned pending pushes, settling them; answers how many were. */
+async function settle(deps: AppDeps, rows: { id: number; repoId: number }[]): Promise<number> {
   const byRepo = new Map<number, number[]>()
-  for (const row of rows) if (abandoned.has(row.id)) byRepo.set(row.repoId, [...(byRepo.get(row.repoId) ?? []), row.id])
+  for (const row of rows) byRepo.set(row.repoId, [...(byRepo.get(row.repoId) ?? []), row.id])
   let settled = 0
   for (const [repoId, ids] of byRepo) {
     try {

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import { accessLevel, type RepoRow } from '../../auth/access'
@@ -6,10 +6,14 @@ import { repositories, users } from '../../db/schema'
 import { notFound, unprocessable } from '../../lib/errors'
 import { deleteRepository } from '../repos/edit'
 
-/** A repository by its id with its owner, for the site administrator's repository list (404 when either is gone). */
+/**
+ * A ready repository by its id with its owner, for the site administrator's repository list: 404
+ * when either is gone or the repository is not ready (being created, migrated or adopted), as
+ * the API's lookups answer.
+ */
 export async function repoWithOwnerById(deps: AppDeps, id: number): Promise<{ repo: RepoRow; owner: UserRow }> {
   if (!Number.isSafeInteger(id) || id < 1) throw notFound('no such repository')
-  const repo = (await deps.db.select().from(repositories).where(eq(repositories.id, id)))[0]
+  const repo = (await deps.db.select().from(repositories).where(and(eq(repositories.id, id), eq(repositories.status, 'ready'))))[0]
   const owner = repo && (await deps.db.select().from(users).where(eq(users.id, repo.ownerId)))[0]
   if (!repo || !owner) throw notFound('no such repository')
   return { repo, owner }

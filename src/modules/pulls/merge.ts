@@ -1,6 +1,6 @@
-import { and, eq, isNotNull } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { claimWork, unclaimedWork, writeTransaction } from '../../db/client'
+import { claimWork, repairAbandoned, writeTransaction } from '../../db/client'
 import { pullRequests, repositories, type IssueRow, type PullRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import type { RepoRow } from '../../auth/access'
@@ -247,12 +247,22 @@ export async function mergePull(deps: AppDeps, ctx: RepoContext, index: number, 
  * only those no running process claims (a merge still under way keeps its intent). Answers how
  * many were marked merged.
  */
-export async function repairPullMerges(deps: AppDeps, opts: { abandonedOnly?: boolean } = {}): Promise<number> {
-  let pending = await deps.db.select().from(pullRequests).where(and(isNotNull(pullRequests.mergeIntent), eq(pullRequests.hasMerged, false)))
-  if (opts.abandonedOnly) {
-    const abandoned = new Set(await unclaimedWork(deps.db, 'merge', pending.map((p) => p.id)))
-    pending = pending.filter((p) => abandoned.has(p.id))
-  }
+export async function repairPullMerges(deps: AppDeps, opts: { abandonedOnly?: boolean; afterListing?: () => Promise<void> } = {}): Promise<number> {
+  const intended = (ids?: number[]) =>
+    deps.db
+      .select()
+      .from(pullRequests)
+      .where(and(isNotNull(pullRequests.mergeIntent), eq(pullRequests.hasMerged, false), ids ? inArray(pullRequests.id, ids) : undefined))
+  const pending = await intended()
+  if (!opts.abandonedOnly) return await repairMerges(deps, pending)
+  if (pending.length === 0) return 0
+  // Each taken over and read again (repairAbandoned): a merge that ended between the reads
+  // cleared its intent; one begun since waits for its claim until the repair is done.
+  return await repairAbandoned(deps.db, 'merge', pending.map((p) => p.id), { reread: intended, repair: (pulls) => repairMerges(deps, pulls) }, opts.afterListing)
+}
+
+/** repairPullMerges' repair of these pull requests' intents; answers how many were marked merged. */
+async function repairMerges(deps: AppDeps, pending: PullRow[]): Promise<number> {
   let merged = 0
   for (const pull of pending) {
     const intent = JSON.parse(pull.mergeIntent!) as { sha: string; by: number }

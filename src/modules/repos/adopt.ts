@@ -10,12 +10,13 @@ import { configureServedRepository } from '../../git/init'
 import { runGit, wikiPathOf } from '../../git/run'
 import { headBranchOf } from '../../git/ref-state'
 import { existingBranches, firstBranch, isSafeRefName, repositorySize, setHeadBranch } from '../../git/refs'
-import { notFound, unprocessable } from '../../lib/errors'
+import { conflict, notFound, unprocessable } from '../../lib/errors'
 import { compileGlob, GlobError, type Glob } from '../../lib/glob'
 import type { Page, Paged } from '../../lib/pagination'
 import { findOwnerByName } from '../users/service'
 import { buildRepository, checkRepoName } from './create'
 import { ownerFolders, unaccountedIn, withFolderClaimed } from './repair'
+import { isMoving, movingFolders } from './folder-move'
 import { gitRepoAt, pathOfRepo, repoSnapshot } from './service'
 
 /**
@@ -106,6 +107,9 @@ async function withUnadoptedFolder<T>(deps: AppDeps, ownerName: string, name: st
       .from(repositories)
       .where(and(eq(repositories.ownerId, owner.id), eq(repositories.lowerName, name.toLowerCase())))
     if (row.length) throw notFound(`the repository ${owner.name}/${name} exists: its files are adopted`)
+    // A rename's or transfer's folder between its move and its rows (or left so by a dead process, until repaired).
+    if (isMoving(await movingFolders(deps), relative(join(deps.config.dataDir, 'repositories'), path)))
+      throw conflict(`the repository files are being moved (a rename or transfer is under way) [name: ${owner.name}/${name}]; try again`)
     if (!isRealFolderInside(join(deps.config.dataDir, 'repositories'), path)) throw notFound(`no unadopted repository files [name: ${owner.name}/${name}]`)
     return await work(owner, path)
   })

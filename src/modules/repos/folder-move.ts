@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, renameSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative } from 'node:path'
 import { eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { claimWork, unclaimedWork, writeTransaction, type HeldLock } from '../../db/client'
+import { claimWork, repairAbandoned, writeTransaction, type HeldLock } from '../../db/client'
 import { folderMoves } from '../../db/schema'
 import { ApiError, conflict } from '../../lib/errors'
-import { loggerOf } from '../../lib/log'
+import { errorFields, loggerOf } from '../../lib/log'
 import { nowUnix } from '../../lib/time'
 
 /**
@@ -131,29 +131,64 @@ export async function finishFolderMoves(deps: AppDeps): Promise<number> {
 /**
  * The same while other processes serve the database (jobs/leftover-repair): only the intents no
  * running process claims, those of a process that died mid-move (its claim went with its
- * connection). Answers how many folders were moved back.
+ * connection), each taken over and read again first (repairAbandoned: a mover that finished
+ * between the reads removed its intent before releasing its claim, and its folder stays).
+ * Answers how many folders were moved back.
  */
-export async function repairAbandonedFolderMoves(deps: AppDeps): Promise<number> {
-  const moves = await deps.db.select().from(folderMoves)
-  if (moves.length === 0) return 0
-  const abandoned = new Set(await unclaimedWork(deps.db, 'folder-move', moves.map((m) => m.id)))
-  return await putBack(deps, moves.filter((m) => abandoned.has(m.id)))
+export async function repairAbandonedFolderMoves(deps: AppDeps, opts: { afterListing?: () => Promise<void> } = {}): Promise<number> {
+  const listed = await deps.db.select({ id: folderMoves.id }).from(folderMoves)
+  if (listed.length === 0) return 0
+  return await repairAbandoned(
+    deps.db,
+    'folder-move',
+    listed.map((m) => m.id),
+    { reread: (ids) => deps.db.select().from(folderMoves).where(inArray(folderMoves.id, ids)), repair: (moves) => putBack(deps, moves) },
+    opts.afterListing,
+  )
 }
 
+/** The intents whose folder failed to move back, by server: logged the first time, not every round after. */
+const failedMoves = new WeakMap<AppDeps, Set<number>>()
+
+/**
+ * Moves each intent's folder back where the rows look for it, then removes the intent. One move
+ * that fails (a rename refused) is left for the next repair, logged once; the others go on.
+ */
 async function putBack(deps: AppDeps, moves: (typeof folderMoves.$inferSelect)[]): Promise<number> {
   const root = rootOf(deps)
   const inside = (p: string) => !isAbsolute(p) && !relative(root, join(root, p)).startsWith('..')
+  let failed = failedMoves.get(deps)
+  if (!failed) failedMoves.set(deps, (failed = new Set()))
   let movedBack = 0
   for (const move of moves) {
-    const from = join(root, move.fromPath)
-    const to = join(root, move.toPath)
-    if (inside(move.fromPath) && inside(move.toPath) && existsSync(to) && !existsSync(from)) {
-      mkdirSync(dirname(from), { recursive: true })
-      renameSync(to, from)
-      movedBack++
-      loggerOf(deps.config).warn('moved a folder back: the rows naming its new place were never written', { from: move.toPath, to: move.fromPath })
+    try {
+      const from = join(root, move.fromPath)
+      const to = join(root, move.toPath)
+      if (inside(move.fromPath) && inside(move.toPath) && existsSync(to) && !existsSync(from)) {
+        mkdirSync(dirname(from), { recursive: true })
+        renameSync(to, from)
+        movedBack++
+        loggerOf(deps.config).warn('moved a folder back: the rows naming its new place were never written', { from: move.toPath, to: move.fromPath })
+      }
+      await deps.db.delete(folderMoves).where(eq(folderMoves.id, move.id))
+      failed.delete(move.id)
+    } catch (e) {
+      if (failed.has(move.id)) continue
+      failed.add(move.id)
+      loggerOf(deps.config).error('moving a folder back failed; the next repairs try again (logged once)', { from: move.toPath, to: move.fromPath, ...errorFields(e) })
     }
-    await deps.db.delete(folderMoves).where(eq(folderMoves.id, move.id))
   }
   return movedBack
 }
+
+/**
+ * The folders a folder move under way (in any process, or left by a dead one) has for source or
+ * target, relative to repositories/ (`owner` or `owner/name.git`): what is in them is no
+ * unadopted repository's, and nothing but the move (or its repair) may touch it.
+ */
+export async function movingFolders(deps: AppDeps): Promise<string[]> {
+  return (await deps.db.select({ from: folderMoves.fromPath, to: folderMoves.toPath }).from(folderMoves)).flatMap((m) => [m.from, m.to])
+}
+
+/** Whether `path` (relative to repositories/) is one of `moving` (movingFolders) or inside one. */
+export const isMoving = (moving: readonly string[], path: string): boolean => moving.some((m) => path === m || path.startsWith(`${m}/`))

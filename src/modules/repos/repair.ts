@@ -14,7 +14,7 @@ import { conflict } from '../../lib/errors'
 import { listing } from '../../lib/listing'
 import { loggerOf } from '../../lib/log'
 import { pathOfRepo } from './service'
-import { finishFolderMoves } from './folder-move'
+import { finishFolderMoves, isMoving, movingFolders } from './folder-move'
 
 /**
  * Repairs what a crash can leave behind (run at start-up, before serving, and by `warren doctor
@@ -241,12 +241,15 @@ async function checkListed(deps: AppDeps, listed: Listed[]): Promise<OwnerFolder
     }
   }
   const root = join(deps.config.dataDir, 'repositories')
+  // A folder a move under way (or left by a dead process, until its repair) moves is not unadopted.
+  const moving = await movingFolders(deps)
   return listed.map(({ owner, folders }) => ({
     owner,
     exists: existing.has(owner),
     unaccounted: folders
       .filter((entry) => {
         const path = join(root, owner, entry)
+        if (isMoving(moving, `${owner}/${entry}`)) return false
         return !known.has(path) && !(entry.endsWith('.wiki.git') && known.has(path.replace(/\.wiki\.git$/, '.git')))
       })
       .map((entry) => `${owner}/${entry}`),
