@@ -116,6 +116,16 @@ describe('values bounded as Gitea counts them', () => {
   })
 })
 
+describe('what is not served', () => {
+  test('no runner, task or workflow run: 404 in the API\'s error shape', async () => {
+    for (const path of ['/repos/alice/app/actions/tasks', '/repos/alice/app/actions/runners', '/repos/alice/app/actions/runs', '/orgs/acme/actions/runners', '/admin/runners']) {
+      const r = await s.get(path, as(root))
+      expect([path, r.status]).toEqual([path, 404])
+      expect(typeof r.body.message).toBe('string')
+    }
+  })
+})
+
 describe('runner registration tokens', () => {
   test('the same token until reset, one per holder; kept sealed', async () => {
     for (const path of ['/repos/alice/app/actions', '/orgs/acme/actions', '/user/actions', '/admin']) {
