@@ -16,7 +16,7 @@ import { loadVisibleOwner } from './owner-context'
  * handler runs. A controller never looks up its caller, repository or organisation by hand:
  *
  *   .get('/user/repos', ({ user }) => ..., { signed: true, ... })
- *   .post('/repos/:owner/:repo/labels', ({ repo }) => ..., { repo: { level: 'write', unit: 'issues' } })
+ *   .post('/repos/:owner/:repo/labels', ({ repo }) => ..., { repo: { level: 'write', unit: 'issuesOrPulls' } })
  *
  * Needs (each an Elysia macro; a route may combine them):
  * - `scope: ScopeNeed`: the token scope category (or categories) the route belongs to, as Gitea's

@@ -3,7 +3,7 @@ import { Elysia, t } from 'elysia'
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
-import type { Caller, UserRow } from '../../auth/caller'
+import type { UserRow } from '../../auth/caller'
 import { toApiUser } from '../../convert/user'
 import { searchUsers } from '../../modules/users/service'
 import type { Page, Paged } from '../../lib/pagination'
@@ -98,35 +98,33 @@ export async function adminListPage<R>(web: WebContext, query: { q?: string; pag
   return adminPage(web, spec.path, spec.title, <AdminList spec={spec} q={q} page={page} found={found} />, opts)
 }
 
-async function usersPage(deps: AppDeps, request: Request, caller: Caller, admin: UserRow, query: { q?: string; page?: string }) {
-  // A site administrator sees every account through the one visibility rule.
-  return adminListPage(webContext(deps.config, request, caller), query, {
-    path: '/-/admin/users',
-    title: 'User accounts',
-    searchLabel: 'Search users',
-    noun: 'accounts',
-    search: (q, page) => searchUsers(deps, admin, q, undefined, page),
-    columns: ['ID', 'Username', 'E-mail', 'Admin', 'Active', 'Visibility', 'Created'],
-    empty: 'No accounts match.',
-    row: (row) => {
-      const u = toApiUser(deps.config, row, admin)
-      return (
-        <tr>
-          <td>{u.id}</td>
-          <td>
-            <a href={ownerUrl(u.login)}>{u.login}</a>
-            {u.full_name ? <span class="muted"> · {u.full_name}</span> : null}
-          </td>
-          <td>{u.email}</td>
-          <td>{u.is_admin ? 'yes' : 'no'}</td>
-          <td>{u.active ? 'yes' : 'no'}</td>
-          <td>{u.visibility}</td>
-          <td>{u.created.slice(0, 10)}</td>
-        </tr>
-      )
-    },
-  })
-}
+/** The user accounts: a site administrator sees every account through the one visibility rule. */
+const usersList = (deps: AppDeps, admin: UserRow): AdminListSpec<UserRow> => ({
+  path: '/-/admin/users',
+  title: 'User accounts',
+  searchLabel: 'Search users',
+  noun: 'accounts',
+  search: (q, page) => searchUsers(deps, admin, q, undefined, page),
+  columns: ['ID', 'Username', 'E-mail', 'Admin', 'Active', 'Visibility', 'Created'],
+  empty: 'No accounts match.',
+  row: (row) => {
+    const u = toApiUser(deps.config, row, admin)
+    return (
+      <tr>
+        <td>{u.id}</td>
+        <td>
+          <a href={ownerUrl(u.login)}>{u.login}</a>
+          {u.full_name ? <span class="muted"> · {u.full_name}</span> : null}
+        </td>
+        <td>{u.email}</td>
+        <td>{u.is_admin ? 'yes' : 'no'}</td>
+        <td>{u.active ? 'yes' : 'no'}</td>
+        <td>{u.visibility}</td>
+        <td>{u.created.slice(0, 10)}</td>
+      </tr>
+    )
+  },
+})
 
 /** A list page's query: a search and a page number. */
 export const AdminQuery = t.Object({ q: FormText(255), page: FormText(10), done: FormText(40) })
@@ -135,7 +133,7 @@ export const AdminQuery = t.Object({ q: FormText(255), page: FormText(10), done:
 export const adminPages = (deps: AppDeps) => {
   const app = new Elysia({ name: 'web-admin', detail: { hide: true } }).use(pipeline(deps, { session: true }))
   for (const path of ['/-/admin/users', '/admin/users'])
-    app.get(path, async ({ request, caller, user, query }) => usersPage(deps, request, caller, user, query), {
+    app.get(path, async ({ request, caller, user, query }) => adminListPage(webContext(deps.config, request, caller), query, usersList(deps, user)), {
       siteAdmin: true,
       query: AdminQuery,
       detail: pageDetail(path === '/admin/users' ? 'webAdminUsersOld' : 'webAdminUsers'),
