@@ -17,7 +17,8 @@ export const WARREN_VERSION: string = pkg.version
  * - 1.17 `GetFileReader(..., resolveLFS)`: `GET /repos/{o}/{r}/media/{path}?ref=` (`modules/contents`;
  *   no LFS store, so a pointer file is served as it is, as Gitea serves one whose object it lacks).
  * - 1.21, 1.22 Actions secrets, variables, runners and their registration tokens: gates that only
- *   refuse older servers. Warren has no Actions; those routes answer 404 in the API's error shape.
+ *   refuse older servers. Warren serves the secrets, variables and registration tokens
+ *   (`modules/actions`); it runs no workflow: runners, tasks and runs answer 404 in the API's error shape.
  * - 1.22 `CompareCommits`: `GET /repos/{o}/{r}/compare/{base}...{head}`, `{total_commits, commits}`
  *   (`modules/commits`).
  * - 1.23 tag protections: `/repos/{o}/{r}/tag_protections` list, create, get, edit, delete

@@ -86,6 +86,46 @@ describe('variables', () => {
   })
 })
 
+describe('values bounded as Gitea counts them', () => {
+  test("a secret's in UTF-8 bytes, a variable's in characters: 400 past 65,536, nothing changed", async () => {
+    const secrets = '/repos/alice/app/actions/secrets'
+    // 'é' is two bytes and one UTF-16 unit: 32,768 fill the 65,536 bytes, one more is too long.
+    expect((await s.put(`${secrets}/WIDE`, { data: 'é'.repeat(32768) }, as(alice))).status).toBe(201)
+    const tooLong = await s.put(`${secrets}/WIDE`, { data: 'é'.repeat(32769) }, as(alice))
+    expect(tooLong.status).toBe(400)
+    expect(tooLong.body.message).toBe('data too long')
+    expect((await s.put(`${secrets}/OTHER_WIDE`, { data: '€'.repeat(65536) }, as(alice))).status).toBe(400)
+    const row = (await s.deps.db.select().from(actionSecrets)).find((r) => r.name === 'WIDE')!
+    expect(openSecret(s.deps.config.dataDir, row.dataSealed)).toBe('é'.repeat(32768))
+    expect((await s.get(secrets, as(alice))).body.map((x: any) => x.name)).not.toContain('OTHER_WIDE')
+
+    // A variable counts characters (Gitea's utf8.RuneCountInString): 65,536 of four bytes (two
+    // UTF-16 units each) are taken, one more is too long, on creation and on update.
+    const variables = '/repos/alice/app/actions/variables'
+    const full = '😀'.repeat(65536)
+    expect((await s.post(`${variables}/EMOJI`, { value: full }, as(alice))).status).toBe(201)
+    expect((await s.get(`${variables}/EMOJI`, as(alice))).body.data).toBe(full)
+    // 65,537 characters in 131,072 UTF-16 units: within the schema's bound, past Gitea's.
+    const over = `${'😀'.repeat(65535)}éé`
+    expect((await s.post(`${variables}/MORE`, { value: over }, as(alice))).status).toBe(400)
+    expect((await s.put(`${variables}/EMOJI`, { value: over }, as(alice))).status).toBe(400)
+    expect((await s.put(`${variables}/EMOJI`, { value: '😀'.repeat(65537) }, as(alice))).status).toBe(422)
+    expect((await s.get(`${variables}/EMOJI`, as(alice))).body.data).toBe(full)
+    expect((await s.get(`${variables}/MORE`, as(alice))).status).toBe(404)
+    expect((await s.del(`${variables}/EMOJI`, undefined, as(alice))).status).toBe(204)
+  })
+})
+
+describe('what is not served', () => {
+  test('no runner, task or workflow run: 404 in the API\'s error shape', async () => {
+    for (const path of ['/repos/alice/app/actions/tasks', '/repos/alice/app/actions/runners', '/repos/alice/app/actions/runs', '/orgs/acme/actions/runners', '/admin/runners']) {
+      const r = await s.get(path, as(root))
+      expect([path, r.status]).toEqual([path, 404])
+      expect(typeof r.body.message).toBe('string')
+    }
+  })
+})
+
 describe('runner registration tokens', () => {
   test('the same token until reset, one per holder; kept sealed', async () => {
     for (const path of ['/repos/alice/app/actions', '/orgs/acme/actions', '/user/actions', '/admin']) {

@@ -152,14 +152,35 @@ test('the issue list links to Labels and Milestones', async () => {
   expect(html).toContain('href="/alice/tracker/milestones"')
 })
 
-test('the pages follow issues or pull requests (Gitea: either unit shows them); with both off they are 404', async () => {
+test('the pages and the API follow issues or pull requests (Gitea: either unit serves them); with both off they are 404', async () => {
   expect((await s.post('/user/repos', { name: 'pullsonly', auto_init: true }, { token: alice.token })).status).toBe(201)
   expect((await s.patch('/repos/alice/pullsonly', { has_issues: false }, { token: alice.token })).status).toBe(200)
   expect((await page('/alice/pullsonly/labels')).status).toBe(200)
   expect((await page('/alice/pullsonly/milestones')).status).toBe(200)
   expect((await submit(alice, '/alice/pullsonly/labels/new', { title: 'review', color: '#00aabb', description: '' })).status).toBe(303)
-  expect((await s.patch('/repos/alice/pullsonly', { has_pull_requests: false }, { token: alice.token })).status).toBe(200)
+  // The API under the same rule: issues off, pull requests on.
+  const api = '/repos/alice/pullsonly'
+  const label = await s.post(`${api}/labels`, { name: 'ready', color: '#00aa00' }, { token: alice.token })
+  expect(label.status).toBe(201)
+  expect(((await s.get(`${api}/labels`)).body as any[]).map((l) => l.name)).toEqual(['ready', 'review'])
+  expect((await s.patch(`${api}/labels/${label.body.id}`, { description: 'merge me' }, { token: alice.token })).status).toBe(200)
+  const milestone = await s.post(`${api}/milestones`, { title: 'v1' }, { token: alice.token })
+  expect(milestone.status).toBe(201)
+  expect((await s.get(`${api}/milestones/${milestone.body.id}`)).status).toBe(200)
+  expect((await s.patch(`${api}/milestones/${milestone.body.id}`, { state: 'closed' }, { token: alice.token })).status).toBe(200)
+
+  expect((await s.patch(api, { has_pull_requests: false }, { token: alice.token })).status).toBe(200)
+  const before = await mark()
   expect((await page('/alice/pullsonly/labels')).status).toBe(404)
   expect((await page('/alice/pullsonly/milestones')).status).toBe(404)
   expect((await submit(alice, '/alice/pullsonly/labels/new', { title: 'other', color: '#00aabb', description: '' })).status).toBe(404)
+  // Both off: the API answers 404 too, to the owner, and changes nothing.
+  expect((await s.get(`${api}/labels`, { token: alice.token })).status).toBe(404)
+  expect((await s.get(`${api}/labels/${label.body.id}`, { token: alice.token })).status).toBe(404)
+  expect((await s.post(`${api}/labels`, { name: 'other', color: '#00aa00' }, { token: alice.token })).status).toBe(404)
+  expect((await s.del(`${api}/labels/${label.body.id}`, undefined, { token: alice.token })).status).toBe(404)
+  expect((await s.get(`${api}/milestones`, { token: alice.token })).status).toBe(404)
+  expect((await s.post(`${api}/milestones`, { title: 'v2' }, { token: alice.token })).status).toBe(404)
+  expect((await s.del(`${api}/milestones/${milestone.body.id}`, undefined, { token: alice.token })).status).toBe(404)
+  expect(await mark()).toBe(before)
 })

@@ -16,7 +16,7 @@ import { loadVisibleOwner } from './owner-context'
  * handler runs. A controller never looks up its caller, repository or organisation by hand:
  *
  *   .get('/user/repos', ({ user }) => ..., { signed: true, ... })
- *   .post('/repos/:owner/:repo/labels', ({ repo }) => ..., { repo: { level: 'write', unit: 'issues' } })
+ *   .post('/repos/:owner/:repo/labels', ({ repo }) => ..., { repo: { level: 'write', unit: 'issuesOrPulls' } })
  *
  * Needs (each an Elysia macro; a route may combine them):
  * - `scope: ScopeNeed`: the token scope category (or categories) the route belongs to, as Gitea's
@@ -65,8 +65,13 @@ import { loadVisibleOwner } from './owner-context'
 
 export type RepoLevel = 'read' | 'write' | 'admin' | 'owner'
 
-/** A repository unit a route belongs to; disabled units answer 404 (Gitea's mustEnable...). */
-export type RepoUnit = 'issues' | 'pulls' | 'wiki' | 'releases'
+/**
+ * A repository unit a route belongs to; disabled units answer 404 (Gitea's mustEnable...).
+ * `issuesOrPulls`: what both trackers share, labels and milestones, served while either is on
+ * (Gitea's reqRepoWriter(unit.TypeIssues, unit.TypePullRequests) on the API's label and milestone
+ * writes, reqRepoIssuesOrPullsReader on its pages).
+ */
+export type RepoUnit = 'issues' | 'pulls' | 'issuesOrPulls' | 'wiki' | 'releases'
 
 export interface RepoNeed {
   /** The least access the route needs; `read` when absent. */
@@ -112,6 +117,7 @@ const LEVELS: Record<RepoLevel, AccessMode> = {
 const UNIT_ENABLED: Record<RepoUnit, (repo: RepoContext['repo']) => boolean> = {
   issues: (repo) => repo.hasIssues,
   pulls: (repo) => repo.hasPullRequests,
+  issuesOrPulls: (repo) => repo.hasIssues || repo.hasPullRequests,
   wiki: (repo) => repo.hasWiki,
   releases: (repo) => repo.hasReleases,
 }

@@ -41,6 +41,9 @@ import {
  * (`holderRoutes`); the ids are Gitea's (1.23; the POST that resets a registration token, 1.24's).
  */
 
+/** The two kinds of setting a holder keeps by name. */
+type Kind = 'secrets' | 'variables'
+
 interface Holder {
   /** The path before `/actions/…` (`/admin` for the site: `/admin/runners/…`). */
   prefix: string
@@ -48,14 +51,41 @@ interface Holder {
   needs: Record<string, unknown>
   scope: ScopeCategory
   holder: (ctx: any) => ActionsHolder
-  params: { base?: TSchema; secret?: TSchema; variable?: TSchema }
+  /** The path's schema: the holder's (`base`), and with a secret's or a variable's name. */
+  params: { base?: TSchema } & Partial<Record<Kind, TSchema>>
   tag: string
-  /** Operation ids by operation; an operation left out is not served. */
-  ids: Partial<Record<'listSecrets' | 'putSecret' | 'deleteSecret' | 'listVariables' | 'getVariable' | 'createVariable' | 'updateVariable' | 'deleteVariable' | 'getToken' | 'resetToken', string>>
+  /** Operation ids by kind and operation; an operation or kind left out is not served. */
+  ids: {
+    secrets?: { list?: string; put: string; delete: string }
+    variables?: { list: string; get: string; create: string; update: string; delete: string }
+    token?: { get: string; reset: string }
+  }
 }
 
 /** What a 201 without a record answers (Gitea's empty body). */
 const Empty = t.String({ description: 'empty' })
+
+/** What the routes of secrets and of variables share: a page of them, and one deleted by name. */
+const KINDS = {
+  secrets: {
+    param: 'secretname',
+    list: listSecrets,
+    remove: deleteSecret,
+    toApi: secretToApi,
+    record: SecretSchema,
+    listed: "List the holder's actions secrets (names and times, never values)",
+    removed: 'Delete a secret',
+  },
+  variables: {
+    param: 'variablename',
+    list: listVariables,
+    remove: deleteVariable,
+    toApi: variableToApi,
+    record: ActionVariableSchema,
+    listed: "List the holder's actions variables",
+    removed: 'Delete a variable',
+  },
+} as const
 
 function holderRoutes(deps: AppDeps, h: Holder) {
   const base = h.prefix === '/admin' ? '/admin' : `${h.prefix}/actions`
@@ -63,103 +93,76 @@ function holderRoutes(deps: AppDeps, h: Holder) {
     ({ scope: h.scope, ...h.needs, ...more, detail: { operationId: id, summary, tags: [h.tag] } }) as any
   const withParams = (schema: TSchema | undefined) => (schema ? { params: schema } : {})
   let app = new Elysia({ name: `actions-${h.tag}-${h.prefix}` }).use(pipeline(deps)) as any
-  const { ids } = h
-  if (ids.listSecrets)
-    app = app.get(
-      `${base}/secrets`,
-      async (ctx: any) => ctx.respond(await listSecrets(deps, h.holder(ctx), ctx.page), (rows: any[]) => rows.map(secretToApi)),
-      declare(ids.listSecrets, "List the holder's actions secrets (names and times, never values)", {
-        paged: true,
-        ...withParams(h.params.base),
-        query: PageQuery,
-        response: { 200: t.Array(SecretSchema) },
-      }),
+
+  /** A kind's list (when it has an id) and deletion. */
+  const listAndDelete = (kind: Kind, ids: { list?: string; delete: string }) => {
+    const k = KINDS[kind]
+    if (ids.list)
+      app = app.get(
+        `${base}/${kind}`,
+        async (ctx: any) => ctx.respond(await k.list(deps, h.holder(ctx), ctx.page), (rows: any[]) => rows.map((row) => k.toApi(row))),
+        declare(ids.list, k.listed, { paged: true, ...withParams(h.params.base), query: PageQuery, response: { 200: t.Array(k.record) } }),
+      )
+    app = app.delete(
+      `${base}/${kind}/:${k.param}`,
+      async (ctx: any) => {
+        await k.remove(deps, h.holder(ctx), ctx.params[k.param])
+        return ctx.status(204, undefined)
+      },
+      declare(ids.delete, k.removed, { ...withParams(h.params[kind]), response: { 204: t.Void() } }),
     )
-  if (ids.putSecret)
+  }
+
+  const { secrets, variables, token } = h.ids
+  if (secrets) {
+    listAndDelete('secrets', secrets)
     app = app.put(
       `${base}/secrets/:secretname`,
-      async (ctx: any) => (await putSecret(deps, h.holder(ctx), ctx.params.secretname, ctx.body.data)) ? ctx.status(201, '') : ctx.status(204, undefined),
-      declare(ids.putSecret, 'Create or update a secret', {
-        ...withParams(h.params.secret),
-        body: CreateOrUpdateSecretOption,
-        response: { 201: Empty, 204: t.Void() },
-      }),
+      async (ctx: any) => ((await putSecret(deps, h.holder(ctx), ctx.params.secretname, ctx.body.data)) ? ctx.status(201, '') : ctx.status(204, undefined)),
+      declare(secrets.put, 'Create or update a secret', { ...withParams(h.params.secrets), body: CreateOrUpdateSecretOption, response: { 201: Empty, 204: t.Void() } }),
     )
-  if (ids.deleteSecret)
-    app = app.delete(
-      `${base}/secrets/:secretname`,
-      async (ctx: any) => {
-        await deleteSecret(deps, h.holder(ctx), ctx.params.secretname)
-        return ctx.status(204, undefined)
-      },
-      declare(ids.deleteSecret, 'Delete a secret', { ...withParams(h.params.secret), response: { 204: t.Void() } }),
-    )
-  if (ids.listVariables)
-    app = app.get(
-      `${base}/variables`,
-      async (ctx: any) => ctx.respond(await listVariables(deps, h.holder(ctx), ctx.page), (rows: any[]) => rows.map(variableToApi)),
-      declare(ids.listVariables, "List the holder's actions variables", {
-        paged: true,
-        ...withParams(h.params.base),
-        query: PageQuery,
-        response: { 200: t.Array(ActionVariableSchema) },
-      }),
-    )
-  if (ids.getVariable)
-    app = app.get(
-      `${base}/variables/:variablename`,
-      async (ctx: any) => variableToApi(await getVariable(deps, h.holder(ctx), ctx.params.variablename)),
-      declare(ids.getVariable, 'Get a variable', { ...withParams(h.params.variable), response: { 200: ActionVariableSchema } }),
-    )
-  if (ids.createVariable)
-    app = app.post(
-      `${base}/variables/:variablename`,
-      async (ctx: any) => {
-        await createVariable(deps, h.holder(ctx), ctx.params.variablename, ctx.body.value)
-        return ctx.status(201, '')
-      },
-      declare(ids.createVariable, 'Create a variable', { ...withParams(h.params.variable), body: CreateVariableOption, response: { 201: Empty } }),
-    )
-  if (ids.updateVariable)
-    app = app.put(
-      `${base}/variables/:variablename`,
-      async (ctx: any) => {
-        await updateVariable(deps, h.holder(ctx), ctx.params.variablename, ctx.body)
-        return ctx.status(204, undefined)
-      },
-      declare(ids.updateVariable, 'Update a variable (and rename it when `name` is given)', {
-        ...withParams(h.params.variable),
-        body: UpdateVariableOption,
-        response: { 204: t.Void() },
-      }),
-    )
-  if (ids.deleteVariable)
-    app = app.delete(
-      `${base}/variables/:variablename`,
-      async (ctx: any) => {
-        await deleteVariable(deps, h.holder(ctx), ctx.params.variablename)
-        return ctx.status(204, undefined)
-      },
-      declare(ids.deleteVariable, 'Delete a variable', { ...withParams(h.params.variable), response: { 204: t.Void() } }),
-    )
-  if (ids.getToken)
-    app = app.get(
-      `${base}/runners/registration-token`,
-      async (ctx: any) => ({ token: await runnerRegistrationToken(deps, h.holder(ctx)) }),
-      declare(ids.getToken, "Get the holder's actions runner registration token (made on first ask)", {
-        ...withParams(h.params.base),
-        response: { 200: RegistrationTokenSchema },
-      }),
-    )
-  if (ids.resetToken)
-    app = app.post(
-      `${base}/runners/registration-token`,
-      async (ctx: any) => ({ token: await runnerRegistrationToken(deps, h.holder(ctx), true) }),
-      declare(ids.resetToken, "Reset the holder's actions runner registration token", {
-        ...withParams(h.params.base),
-        response: { 200: RegistrationTokenSchema },
-      }),
-    )
+  }
+  if (variables) {
+    listAndDelete('variables', variables)
+    app = app
+      .get(
+        `${base}/variables/:variablename`,
+        async (ctx: any) => variableToApi(await getVariable(deps, h.holder(ctx), ctx.params.variablename)),
+        declare(variables.get, 'Get a variable', { ...withParams(h.params.variables), response: { 200: ActionVariableSchema } }),
+      )
+      .post(
+        `${base}/variables/:variablename`,
+        async (ctx: any) => {
+          await createVariable(deps, h.holder(ctx), ctx.params.variablename, ctx.body.value)
+          return ctx.status(201, '')
+        },
+        declare(variables.create, 'Create a variable', { ...withParams(h.params.variables), body: CreateVariableOption, response: { 201: Empty } }),
+      )
+      .put(
+        `${base}/variables/:variablename`,
+        async (ctx: any) => {
+          await updateVariable(deps, h.holder(ctx), ctx.params.variablename, ctx.body)
+          return ctx.status(204, undefined)
+        },
+        declare(variables.update, 'Update a variable (and rename it when `name` is given)', {
+          ...withParams(h.params.variables),
+          body: UpdateVariableOption,
+          response: { 204: t.Void() },
+        }),
+      )
+  }
+  if (token)
+    app = app
+      .get(
+        `${base}/runners/registration-token`,
+        async (ctx: any) => ({ token: await runnerRegistrationToken(deps, h.holder(ctx)) }),
+        declare(token.get, "Get the holder's actions runner registration token (made on first ask)", { ...withParams(h.params.base), response: { 200: RegistrationTokenSchema } }),
+      )
+      .post(
+        `${base}/runners/registration-token`,
+        async (ctx: any) => ({ token: await runnerRegistrationToken(deps, h.holder(ctx), true) }),
+        declare(token.reset, "Reset the holder's actions runner registration token", { ...withParams(h.params.base), response: { 200: RegistrationTokenSchema } }),
+      )
   return app as Elysia
 }
 
@@ -171,19 +174,12 @@ export const actionsModule = (deps: AppDeps) =>
         needs: { repo: { level: 'owner', writes: false } },
         scope: 'repository',
         holder: (ctx) => ({ repoId: ctx.repo.repo.id }),
-        params: { base: RepoParams, secret: RepoSecretParams, variable: RepoVariableParams },
+        params: { base: RepoParams, secrets: RepoSecretParams, variables: RepoVariableParams },
         tag: 'repository',
         ids: {
-          listSecrets: 'repoListActionsSecrets',
-          putSecret: 'updateRepoSecret',
-          deleteSecret: 'deleteRepoSecret',
-          listVariables: 'getRepoVariablesList',
-          getVariable: 'getRepoVariable',
-          createVariable: 'createRepoVariable',
-          updateVariable: 'updateRepoVariable',
-          deleteVariable: 'deleteRepoVariable',
-          getToken: 'repoGetRunnerRegistrationToken',
-          resetToken: 'repoCreateRunnerRegistrationToken',
+          secrets: { list: 'repoListActionsSecrets', put: 'updateRepoSecret', delete: 'deleteRepoSecret' },
+          variables: { list: 'getRepoVariablesList', get: 'getRepoVariable', create: 'createRepoVariable', update: 'updateRepoVariable', delete: 'deleteRepoVariable' },
+          token: { get: 'repoGetRunnerRegistrationToken', reset: 'repoCreateRunnerRegistrationToken' },
         },
       }),
     )
@@ -193,19 +189,12 @@ export const actionsModule = (deps: AppDeps) =>
         needs: { org: 'owner' },
         scope: 'organization',
         holder: (ctx) => ({ ownerId: ctx.org.org.id }),
-        params: { base: OrgParams, secret: OrgSecretParams, variable: OrgVariableParams },
+        params: { base: OrgParams, secrets: OrgSecretParams, variables: OrgVariableParams },
         tag: 'organization',
         ids: {
-          listSecrets: 'orgListActionsSecrets',
-          putSecret: 'updateOrgSecret',
-          deleteSecret: 'deleteOrgSecret',
-          listVariables: 'getOrgVariablesList',
-          getVariable: 'getOrgVariable',
-          createVariable: 'createOrgVariable',
-          updateVariable: 'updateOrgVariable',
-          deleteVariable: 'deleteOrgVariable',
-          getToken: 'orgGetRunnerRegistrationToken',
-          resetToken: 'orgCreateRunnerRegistrationToken',
+          secrets: { list: 'orgListActionsSecrets', put: 'updateOrgSecret', delete: 'deleteOrgSecret' },
+          variables: { list: 'getOrgVariablesList', get: 'getOrgVariable', create: 'createOrgVariable', update: 'updateOrgVariable', delete: 'deleteOrgVariable' },
+          token: { get: 'orgGetRunnerRegistrationToken', reset: 'orgCreateRunnerRegistrationToken' },
         },
       }),
     )
@@ -216,18 +205,12 @@ export const actionsModule = (deps: AppDeps) =>
         needs: { signed: true },
         scope: 'user',
         holder: (ctx) => ({ ownerId: ctx.user.id }),
-        params: { secret: SecretParams, variable: VariableParams },
+        params: { secrets: SecretParams, variables: VariableParams },
         tag: 'user',
         ids: {
-          putSecret: 'updateUserSecret',
-          deleteSecret: 'deleteUserSecret',
-          listVariables: 'getUserVariablesList',
-          getVariable: 'getUserVariable',
-          createVariable: 'createUserVariable',
-          updateVariable: 'updateUserVariable',
-          deleteVariable: 'deleteUserVariable',
-          getToken: 'userGetRunnerRegistrationToken',
-          resetToken: 'userCreateRunnerRegistrationToken',
+          secrets: { put: 'updateUserSecret', delete: 'deleteUserSecret' },
+          variables: { list: 'getUserVariablesList', get: 'getUserVariable', create: 'createUserVariable', update: 'updateUserVariable', delete: 'deleteUserVariable' },
+          token: { get: 'userGetRunnerRegistrationToken', reset: 'userCreateRunnerRegistrationToken' },
         },
       }),
     )
@@ -239,6 +222,6 @@ export const actionsModule = (deps: AppDeps) =>
         holder: () => 'global',
         params: {},
         tag: 'admin',
-        ids: { getToken: 'adminGetRunnerRegistrationToken', resetToken: 'adminCreateRunnerRegistrationToken' },
+        ids: { token: { get: 'adminGetRunnerRegistrationToken', reset: 'adminCreateRunnerRegistrationToken' } },
       }),
     )

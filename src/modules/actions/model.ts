@@ -1,7 +1,12 @@
 import { t } from 'elysia'
 import { Int } from '../users/model'
 
-/** The longest secret or variable value taken (Gitea ≥ 1.24's SecretDataMaxLength). */
+/**
+ * The longest secret or variable value taken (Gitea's SecretDataMaxLength, VariableDataMaxLength):
+ * a secret's in UTF-8 bytes, a variable's in characters (code points), as Gitea counts them
+ * (`service.ts` `boundedValue`: 400 past it). The schemas bound the text in UTF-16 units first
+ * (422), never below what the exact count allows: a code point is at most two units.
+ */
 export const MAX_ACTIONS_VALUE = 65536
 
 export const SecretSchema = t.Object(
@@ -25,14 +30,14 @@ export const CreateOrUpdateSecretOption = t.Object(
 )
 
 export const CreateVariableOption = t.Object(
-  { value: t.String({ minLength: 1, maxLength: MAX_ACTIONS_VALUE, description: 'Value of the variable to create' }) },
+  { value: t.String({ minLength: 1, maxLength: 2 * MAX_ACTIONS_VALUE, description: 'Value of the variable to create' }) },
   { $id: '#/components/schemas/CreateVariableOption' },
 )
 
 export const UpdateVariableOption = t.Object(
   {
     name: t.Optional(t.String({ maxLength: 255, description: "New name for the variable. If the field is empty, the variable name won't be updated." })),
-    value: t.String({ minLength: 1, maxLength: MAX_ACTIONS_VALUE, description: 'Value of the variable to update' }),
+    value: t.String({ minLength: 1, maxLength: 2 * MAX_ACTIONS_VALUE, description: 'Value of the variable to update' }),
   },
   { $id: '#/components/schemas/UpdateVariableOption' },
 )

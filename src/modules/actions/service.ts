@@ -7,6 +7,7 @@ import { badRequest, conflict, notFound } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { openSecret, sealSecret } from '../../lib/secret-box'
 import { nowUnix } from '../../lib/time'
+import { MAX_ACTIONS_VALUE } from './model'
 
 /**
  * Gitea Actions' settings that need no runner (Gitea's services/secrets, models/secret,
@@ -38,6 +39,24 @@ export function actionsName(name: string, what: 'secret' | 'variable'): string {
   return name.toUpperCase()
 }
 
+/** Code points of a text (a surrogate pair is one). */
+function codePoints(text: string): number {
+  let n = 0
+  for (const _ of text) n++
+  return n
+}
+
+/**
+ * A value within Gitea's bound, counted as Gitea counts it: a secret's UTF-8 bytes (`len(data)`),
+ * a variable's characters (`utf8.RuneCountInString`); 400 "data too long" past it, as Gitea's
+ * invalid argument.
+ */
+function boundedValue(value: string, what: 'secret' | 'variable'): string {
+  const size = what === 'secret' ? Buffer.byteLength(value, 'utf8') : codePoints(value)
+  if (size > MAX_ACTIONS_VALUE) throw badRequest('data too long')
+  return value
+}
+
 // Secrets
 
 export async function listSecrets(deps: AppDeps, holder: ActionsHolder, page: Page | null): Promise<Paged<ActionSecretRow>> {
@@ -48,7 +67,7 @@ export async function listSecrets(deps: AppDeps, holder: ActionsHolder, page: Pa
 export async function putSecret(deps: AppDeps, holder: ActionsHolder, rawName: string, data: string): Promise<boolean> {
   const name = actionsName(rawName, 'secret')
   const columns = holderColumns(holder)
-  const sealed = sealSecret(deps.config.dataDir, data)
+  const sealed = sealSecret(deps.config.dataDir, boundedValue(data, 'secret'))
   return await writeTransaction(deps.db, async () => {
     const now = nowUnix()
     const existing = (await deps.db
@@ -75,8 +94,8 @@ export async function deleteSecret(deps: AppDeps, holder: ActionsHolder, rawName
 
 // Variables
 
-/** Gitea keeps a textarea's line breaks as `\n` (ReserveLineBreakForTextarea). */
-const variableValue = (value: string) => value.replace(/\r\n/g, '\n')
+/** Gitea keeps a textarea's line breaks as `\n` (ReserveLineBreakForTextarea), then bounds the value. */
+const variableValue = (value: string) => boundedValue(value.replace(/\r\n/g, '\n'), 'variable')
 
 export async function listVariables(deps: AppDeps, holder: ActionsHolder, page: Page | null): Promise<Paged<ActionVariableRow>> {
   return await selectPage(deps.db, actionVariables, eq(actionVariables.scope, holderColumns(holder).scope), asc(actionVariables.name), page)
@@ -100,10 +119,11 @@ export async function getVariable(deps: AppDeps, holder: ActionsHolder, rawName:
 export async function createVariable(deps: AppDeps, holder: ActionsHolder, rawName: string, value: string): Promise<void> {
   const name = actionsName(rawName, 'variable')
   const columns = holderColumns(holder)
+  const data = variableValue(value)
   await writeTransaction(deps.db, async () => {
     if (await findVariable(deps, columns.scope, name)) throw conflict('variable name already exists')
     const now = nowUnix()
-    await deps.db.insert(actionVariables).values({ ...columns, name, data: variableValue(value), createdUnix: now, updatedUnix: now })
+    await deps.db.insert(actionVariables).values({ ...columns, name, data, createdUnix: now, updatedUnix: now })
   })
 }
 
@@ -112,11 +132,12 @@ export async function updateVariable(deps: AppDeps, holder: ActionsHolder, rawNa
   const name = actionsName(rawName, 'variable')
   const newName = input.name ? actionsName(input.name, 'variable') : name
   const { scope } = holderColumns(holder)
+  const data = variableValue(input.value)
   await writeTransaction(deps.db, async () => {
     const variable = await findVariable(deps, scope, name)
     if (!variable) throw notFound('variable not found')
     if (newName !== name && (await findVariable(deps, scope, newName))) throw conflict('variable name already exists')
-    await deps.db.update(actionVariables).set({ name: newName, data: variableValue(input.value), updatedUnix: nowUnix() }).where(eq(actionVariables.id, variable.id))
+    await deps.db.update(actionVariables).set({ name: newName, data, updatedUnix: nowUnix() }).where(eq(actionVariables.id, variable.id))
   })
 }
 

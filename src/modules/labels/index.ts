@@ -33,7 +33,7 @@ export const labelsModule = (deps: AppDeps) => {
         respond(await listLabels(deps, { repoId: repo.repo.id }, query.sort, page), (rows) => rows.map((l) => toApiLabel(deps.config, repo.repo, l))),
       {
         scope: 'issue',
-        repo: { unit: 'issues' },
+        repo: { unit: 'issuesOrPulls' },
         pageIfAsked: true,
         params: RepoParams,
         query: ListLabelsQuery,
@@ -46,7 +46,7 @@ export const labelsModule = (deps: AppDeps) => {
       async ({ body, status, repo }) => status(201, toApiLabel(deps.config, repo.repo, await createLabel(deps, { repoId: repo.repo.id }, body))),
       {
         scope: 'issue',
-        repo: { level: 'write', unit: 'issues' },
+        repo: { level: 'write', unit: 'issuesOrPulls' },
         params: RepoParams,
         body: CreateLabelOption,
         response: { 201: LabelSchema },
@@ -56,14 +56,14 @@ export const labelsModule = (deps: AppDeps) => {
     .get(
       '/repos/:owner/:repo/labels/:id',
       async ({ params, repo }) => toApiLabel(deps.config, repo.repo, await getLabel(deps, { repoId: repo.repo.id }, params.id)),
-      { scope: 'issue', repo: { unit: 'issues' }, params: LabelParams, response: { 200: LabelSchema }, detail: { operationId: 'issueGetLabel', summary: 'Get a label (by id or name)' } },
+      { scope: 'issue', repo: { unit: 'issuesOrPulls' }, params: LabelParams, response: { 200: LabelSchema }, detail: { operationId: 'issueGetLabel', summary: 'Get a label (by id or name)' } },
     )
     .patch(
       '/repos/:owner/:repo/labels/:id',
       async ({ params, body, repo }) => toApiLabel(deps.config, repo.repo, await editLabel(deps, { repoId: repo.repo.id }, params.id, body)),
       {
         scope: 'issue',
-        repo: { level: 'write', unit: 'issues' },
+        repo: { level: 'write', unit: 'issuesOrPulls' },
         params: LabelParams,
         body: EditLabelOption,
         response: { 200: LabelSchema },
@@ -77,7 +77,7 @@ export const labelsModule = (deps: AppDeps) => {
         await deleteLabel(deps, { repoId: repo.repo.id }, id)
         return status(204, undefined)
       },
-      { scope: 'issue', repo: { level: 'write', unit: 'issues' }, params: LabelParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteLabel', summary: 'Delete a label' } },
+      { scope: 'issue', repo: { level: 'write', unit: 'issuesOrPulls' }, params: LabelParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteLabel', summary: 'Delete a label' } },
     )
 
   // An organisation's labels (Gitea 1.15+): seen by whoever sees the organisation (one label: signed in,

@@ -16,7 +16,7 @@ export const milestonesModule = (deps: AppDeps) =>
         respond(await listMilestones(deps, repo.repo.id, page, query.state, query.name), (rows) => rows.map(toApiMilestone)),
       {
         scope: 'issue',
-        repo: { unit: 'issues' },
+        repo: { unit: 'issuesOrPulls' },
         pageIfAsked: true,
         params: RepoParams,
         query: ListMilestonesQuery,
@@ -29,7 +29,7 @@ export const milestonesModule = (deps: AppDeps) =>
       async ({ body, status, repo }) => status(201, toApiMilestone(await createMilestone(deps, repo.repo.id, body))),
       {
         scope: 'issue',
-        repo: { level: 'write', unit: 'issues' },
+        repo: { level: 'write', unit: 'issuesOrPulls' },
         params: RepoParams,
         body: CreateMilestoneOption,
         response: { 201: MilestoneSchema },
@@ -39,14 +39,14 @@ export const milestonesModule = (deps: AppDeps) =>
     .get(
       '/repos/:owner/:repo/milestones/:id',
       async ({ params, repo }) => toApiMilestone(await getMilestone(deps, repo.repo.id, params.id)),
-      { scope: 'issue', repo: { unit: 'issues' }, params: IdParams, response: { 200: MilestoneSchema }, detail: { operationId: 'issueGetMilestone', summary: 'Get a milestone' } },
+      { scope: 'issue', repo: { unit: 'issuesOrPulls' }, params: IdParams, response: { 200: MilestoneSchema }, detail: { operationId: 'issueGetMilestone', summary: 'Get a milestone' } },
     )
     .patch(
       '/repos/:owner/:repo/milestones/:id',
       async ({ params, body, repo }) => toApiMilestone(await editMilestone(deps, repo.repo.id, params.id, body)),
       {
         scope: 'issue',
-        repo: { level: 'write', unit: 'issues' },
+        repo: { level: 'write', unit: 'issuesOrPulls' },
         params: IdParams,
         body: EditMilestoneOption,
         response: { 200: MilestoneSchema },
@@ -59,5 +59,5 @@ export const milestonesModule = (deps: AppDeps) =>
         await deleteMilestone(deps, repo.repo.id, params.id)
         return status(204, undefined)
       },
-      { scope: 'issue', repo: { level: 'write', unit: 'issues' }, params: IdParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteMilestone', summary: 'Delete a milestone' } },
+      { scope: 'issue', repo: { level: 'write', unit: 'issuesOrPulls' }, params: IdParams, response: { 204: t.Void() }, detail: { operationId: 'issueDeleteMilestone', summary: 'Delete a milestone' } },
     )

@@ -4,15 +4,15 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { ApiError } from '../../lib/errors'
-import { searchEmails, setEmailActivated } from '../../modules/admin/service'
+import { searchEmails, setEmailActivated, type UserEmail } from '../../modules/admin/service'
 import { deleteRepositoryConfirmed, repoWithOwnerById } from '../../modules/admin/repos'
 import { adoptRepository, deleteUnadopted, listUnadopted } from '../../modules/repos/adopt'
 import { searchRepositories } from '../../modules/repos/queries'
 import { searchUsers } from '../../modules/users/service'
 import { pageDetail, webContext, type WebContext } from '../context'
-import { ButtonForm, CsrfField, CsrfText, FormText, formRoute, ListTable, seeOther } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormText, formRoute, seeOther } from '../forms'
 import { ownerUrl, repoUrl } from '../links'
-import { AdminQuery, adminListPage, adminPage, listAsked } from './admin'
+import { AdminQuery, adminListPage, adminPage, type AdminListSpec } from './admin'
 
 /*
  * The site administration's lists at Gitea 1.23's addresses: organisations (`/-/admin/orgs`),
@@ -22,73 +22,67 @@ import { AdminQuery, adminListPage, adminPage, listAsked } from './admin'
  * through the same services as the API.
  */
 
-type ListQuery = typeof AdminQuery.static
+type RepoSearchRow = Awaited<ReturnType<typeof searchRepositories>>['rows'][number]
 const day = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 10)
 
-async function orgsPage(deps: AppDeps, web: WebContext, admin: UserRow, query: ListQuery) {
-  const { q, page } = listAsked(query)
-  const found = await searchUsers(deps, admin, q, undefined, page, 1)
-  return adminListPage(
-    web,
-    { path: '/-/admin/orgs', title: 'Organisations', searchLabel: 'Search organisations', q, page, total: found.total, noun: 'organisations' },
-    <ListTable label="Organisations" columns={['ID', 'Name', 'Visibility', 'Members', 'Teams', 'Repositories', 'Created']} empty={found.rows.length ? false : 'No organisations match.'}>
-      {found.rows.map((o) => (
-        <tr>
-          <td>{o.id}</td>
-          <td>
-            <a href={ownerUrl(o.name)}>{o.name}</a>
-            {o.fullName ? <span class="muted"> · {o.fullName}</span> : null}
-          </td>
-          <td>{o.visibility}</td>
-          <td>{o.numMembers}</td>
-          <td>{o.numTeams}</td>
-          <td>{o.numRepos}</td>
-          <td>{day(o.createdUnix)}</td>
-        </tr>
-      ))}
-    </ListTable>,
-  )
-}
+const orgsList = (deps: AppDeps, admin: UserRow): AdminListSpec<UserRow> => ({
+  path: '/-/admin/orgs',
+  title: 'Organisations',
+  searchLabel: 'Search organisations',
+  noun: 'organisations',
+  search: (q, page) => searchUsers(deps, admin, q, undefined, page, 1),
+  columns: ['ID', 'Name', 'Visibility', 'Members', 'Teams', 'Repositories', 'Created'],
+  empty: 'No organisations match.',
+  row: (o) => (
+  <tr>
+    <td>{o.id}</td>
+    <td>
+      <a href={ownerUrl(o.name)}>{o.name}</a>
+      {o.fullName ? <span class="muted"> · {o.fullName}</span> : null}
+    </td>
+    <td>{o.visibility}</td>
+    <td>{o.numMembers}</td>
+    <td>{o.numTeams}</td>
+    <td>{o.numRepos}</td>
+    <td>{day(o.createdUnix)}</td>
+  </tr>
+  ),
+})
 
-async function reposPage(deps: AppDeps, web: WebContext, admin: UserRow, query: ListQuery) {
-  const { q, page } = listAsked(query)
+const reposList = (deps: AppDeps, admin: UserRow): AdminListSpec<RepoSearchRow> => ({
+  path: '/-/admin/repos',
+  title: 'Repositories',
+  searchLabel: 'Search repositories',
+  noun: 'repositories',
   // A site administrator reads every repository through the one visibility rule.
-  const found = await searchRepositories(deps, admin, { q }, page)
-  return adminListPage(
-    web,
-    { path: '/-/admin/repos', title: 'Repositories', searchLabel: 'Search repositories', q, page, total: found.total, noun: 'repositories' },
-    <ListTable
-      label="Repositories"
-      columns={['ID', 'Owner', 'Name', 'Private', 'Kind', 'Stars', 'Forks', 'Issues', 'Size', 'Updated']}
-      actions
-      empty={found.rows.length ? false : 'No repositories match.'}
-    >
-      {found.rows.map((r) => (
-        <tr>
-          <td>{r.id}</td>
-          <td>
-            <a href={ownerUrl(r.ownerName)}>{r.ownerName}</a>
-          </td>
-          <td>
-            <a href={repoUrl(r.ownerName, r.name)}>{r.name}</a>
-          </td>
-          <td>{r.isPrivate ? 'yes' : 'no'}</td>
-          <td>{[r.isFork ? 'fork' : '', r.isMirror ? 'mirror' : '', r.isArchived ? 'archived' : ''].filter(Boolean).join(', ') || 'source'}</td>
-          <td>{r.numStars}</td>
-          <td>{r.numForks}</td>
-          <td>{r.numIssues}</td>
-          <td>{Math.ceil(r.size / 1024)} KiB</td>
-          <td>{day(r.updatedUnix)}</td>
-          <td>
-            <a href={`/-/admin/repos/delete?id=${r.id}`} aria-label={`Delete ${r.ownerName}/${r.name}`}>
-              Delete
-            </a>
-          </td>
-        </tr>
-      ))}
-    </ListTable>,
-  )
-}
+  search: (q, page) => searchRepositories(deps, admin, { q }, page),
+  columns: ['ID', 'Owner', 'Name', 'Private', 'Kind', 'Stars', 'Forks', 'Issues', 'Size', 'Updated'],
+  actions: true,
+  empty: 'No repositories match.',
+  row: (r) => (
+  <tr>
+    <td>{r.id}</td>
+    <td>
+      <a href={ownerUrl(r.ownerName)}>{r.ownerName}</a>
+    </td>
+    <td>
+      <a href={repoUrl(r.ownerName, r.name)}>{r.name}</a>
+    </td>
+    <td>{r.isPrivate ? 'yes' : 'no'}</td>
+    <td>{[r.isFork ? 'fork' : '', r.isMirror ? 'mirror' : '', r.isArchived ? 'archived' : ''].filter(Boolean).join(', ') || 'source'}</td>
+    <td>{r.numStars}</td>
+    <td>{r.numForks}</td>
+    <td>{r.numIssues}</td>
+    <td>{Math.ceil(r.size / 1024)} KiB</td>
+    <td>{day(r.updatedUnix)}</td>
+    <td>
+      <a href={`/-/admin/repos/delete?id=${r.id}`} aria-label={`Delete ${r.ownerName}/${r.name}`}>
+        Delete
+      </a>
+    </td>
+  </tr>
+  ),
+})
 
 /** A row id of a form or query (repository, user): a positive number, or 0, which names none. */
 const idOf = (value: string | undefined) => (value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : 0)
@@ -124,77 +118,59 @@ async function deleteRepoPage(deps: AppDeps, web: WebContext, id: string | undef
 
 const UNADOPTED = '/-/admin/repos/unadopted'
 
-async function unadoptedPage(deps: AppDeps, web: WebContext, query: ListQuery, opts: { error?: string; status?: number } = {}) {
-  const { q, page } = listAsked(query)
-  const found = await listUnadopted(deps, q, page)
-  return adminListPage(
-    web,
-    {
-      path: UNADOPTED,
-      title: 'Unadopted repositories',
-      searchLabel: 'Search (owner/name, * matches any part)',
-      q,
-      page,
-      total: found.total,
-      noun: 'unadopted repositories',
-      intro: 'Git repositories in the data folder that no repository of the site accounts for. Adopting one makes it a private repository of its owner.',
-    },
-    <ListTable label="Unadopted repositories" columns={['Repository']} actions empty={found.rows.length ? false : 'No unadopted repositories.'}>
-      {found.rows.map((full) => (
-        <tr>
-          <td>{full}</td>
-          <td>
-            <ButtonForm ctx={web} action={UNADOPTED} label={`Adopt ${full}`} fields={{ id: full, action: 'adopt' }} />{' '}
-            <ButtonForm ctx={web} action={UNADOPTED} label={`Delete ${full}`} fields={{ id: full, action: 'delete' }} danger />
-          </td>
-        </tr>
-      ))}
-    </ListTable>,
-    opts,
-  )
-}
+const unadoptedList = (deps: AppDeps, web: WebContext): AdminListSpec<string> => ({
+  path: UNADOPTED,
+  title: 'Unadopted repositories',
+  searchLabel: 'Search (owner/name, * matches any part)',
+  noun: 'unadopted repositories',
+  intro: 'Git repositories in the data folder that no repository of the site accounts for. Adopting one makes it a private repository of its owner.',
+  search: (q, page) => listUnadopted(deps, q, page),
+  columns: ['Repository'],
+  actions: true,
+  empty: 'No unadopted repositories.',
+  row: (full) => (
+    <tr>
+      <td>{full}</td>
+      <td>
+        <ButtonForm ctx={web} action={UNADOPTED} label={`Adopt ${full}`} fields={{ id: full, action: 'adopt' }} />{' '}
+        <ButtonForm ctx={web} action={UNADOPTED} label={`Delete ${full}`} fields={{ id: full, action: 'delete' }} danger />
+      </td>
+    </tr>
+  ),
+})
 
 const EMAILS = '/-/admin/emails'
 
-async function emailsPage(deps: AppDeps, web: WebContext, query: ListQuery, opts: { error?: string; status?: number } = {}) {
-  const { q, page } = listAsked(query)
-  const found = await searchEmails(deps, q, page)
-  return adminListPage(
-    web,
-    {
-      path: EMAILS,
-      title: 'E-mail addresses',
-      searchLabel: 'Search e-mail addresses',
-      q,
-      page,
-      total: found.total,
-      noun: 'addresses',
-      intro: "Deactivating a user's primary address deactivates their account; activating it activates the account again.",
-    },
-    <ListTable label="E-mail addresses" columns={['User', 'E-mail', 'Primary', 'Activated']} actions empty={found.rows.length ? false : 'No addresses match.'}>
-      {found.rows.map((e) => (
-        <tr>
-          <td>
-            <a href={ownerUrl(e.username)}>{e.username}</a>
-          </td>
-          <td>{e.email}</td>
-          <td>{e.isPrimary ? 'yes' : 'no'}</td>
-          <td>{e.isActivated ? 'yes' : 'no'}</td>
-          <td>
-            <ButtonForm
-              ctx={web}
-              action={`${EMAILS}/activate`}
-              label={`${e.isActivated ? 'Deactivate' : 'Activate'} ${e.email}`}
-              fields={{ uid: String(e.userId), email: e.email, activate: e.isActivated ? 'false' : 'true', q }}
-              danger={e.isActivated}
-            />
-          </td>
-        </tr>
-      ))}
-    </ListTable>,
-    opts,
-  )
-}
+const emailsList = (deps: AppDeps, web: WebContext): AdminListSpec<UserEmail> => ({
+  path: EMAILS,
+  title: 'E-mail addresses',
+  searchLabel: 'Search e-mail addresses',
+  noun: 'addresses',
+  intro: "Deactivating a user's primary address deactivates their account; activating it activates the account again.",
+  search: (q, page) => searchEmails(deps, q, page),
+  columns: ['User', 'E-mail', 'Primary', 'Activated'],
+  actions: true,
+  empty: 'No addresses match.',
+  row: (e, q) => (
+    <tr>
+      <td>
+        <a href={ownerUrl(e.username)}>{e.username}</a>
+      </td>
+      <td>{e.email}</td>
+      <td>{e.isPrimary ? 'yes' : 'no'}</td>
+      <td>{e.isActivated ? 'yes' : 'no'}</td>
+      <td>
+        <ButtonForm
+          ctx={web}
+          action={`${EMAILS}/activate`}
+          label={`${e.isActivated ? 'Deactivate' : 'Activate'} ${e.email}`}
+          fields={{ uid: String(e.userId), email: e.email, activate: e.isActivated ? 'false' : 'true', q }}
+          danger={e.isActivated}
+        />
+      </td>
+    </tr>
+  ),
+})
 
 const DeleteRepoQuery = t.Object({ id: FormText(20) })
 const DeleteRepoForm = t.Object({ _csrf: CsrfText, id: FormText(20), confirm: FormText(255) })
@@ -213,12 +189,12 @@ export const adminListPages = (deps: AppDeps) => {
   const web = (request: Request, caller: Parameters<typeof webContext>[2]) => webContext(deps.config, request, caller)
   return new Elysia({ name: 'web-admin-lists', detail: { hide: true } })
     .use(pipeline(deps, { session: true }))
-    .get('/-/admin/orgs', ({ request, caller, user, query }) => orgsPage(deps, web(request, caller), user, query), {
+    .get('/-/admin/orgs', ({ request, caller, user, query }) => adminListPage(web(request, caller), query, orgsList(deps, user)), {
       siteAdmin: true,
       query: AdminQuery,
       detail: pageDetail('webAdminOrgs'),
     })
-    .get('/-/admin/repos', ({ request, caller, user, query }) => reposPage(deps, web(request, caller), user, query), {
+    .get('/-/admin/repos', ({ request, caller, user, query }) => adminListPage(web(request, caller), query, reposList(deps, user)), {
       siteAdmin: true,
       query: AdminQuery,
       detail: pageDetail('webAdminRepos'),
@@ -242,7 +218,10 @@ export const adminListPages = (deps: AppDeps) => {
         ),
       { siteAdmin: true, body: DeleteRepoForm, detail: pageDetail('webAdminRepoDelete') },
     )
-    .get(UNADOPTED, ({ request, caller, query }) => unadoptedPage(deps, web(request, caller), query), {
+    .get(UNADOPTED, ({ request, caller, query }) => {
+      const w = web(request, caller)
+      return adminListPage(w, query, unadoptedList(deps, w))
+    }, {
       siteAdmin: true,
       query: AdminQuery,
       detail: pageDetail('webAdminUnadopted'),
@@ -265,11 +244,14 @@ export const adminListPages = (deps: AppDeps) => {
             }
             throw new ApiError(422, 'Choose to adopt or to delete.')
           },
-          (w, error, status) => unadoptedPage(deps, w, {}, { error, status }),
+          (w, error, status) => adminListPage(w, {}, unadoptedList(deps, w), { error, status }),
         ),
       { siteAdmin: true, body: UnadoptedForm, detail: pageDetail('webAdminUnadoptedAction') },
     )
-    .get(EMAILS, ({ request, caller, query }) => emailsPage(deps, web(request, caller), query), {
+    .get(EMAILS, ({ request, caller, query }) => {
+      const w = web(request, caller)
+      return adminListPage(w, query, emailsList(deps, w))
+    }, {
       siteAdmin: true,
       query: AdminQuery,
       detail: pageDetail('webAdminEmails'),
@@ -285,7 +267,7 @@ export const adminListPages = (deps: AppDeps) => {
             await setEmailActivated(deps, user, idOf(body.uid), body.email ?? '', body.activate === 'true')
             return seeOther(body.q ? `${EMAILS}?q=${encodeURIComponent(body.q)}` : EMAILS, body.activate === 'true' ? 'email-activated' : 'email-deactivated')
           },
-          (w, error, status) => emailsPage(deps, w, { q: body.q }, { error, status }),
+          (w, error, status) => adminListPage(w, { q: body.q }, emailsList(deps, w), { error, status }),
         ),
       { siteAdmin: true, body: ActivateEmailForm, detail: pageDetail('webAdminEmailActivate') },
     )

@@ -1,12 +1,12 @@
 /** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
-import type { Child } from 'warren-jsx/jsx-runtime'
+import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
-import type { Caller, UserRow } from '../../auth/caller'
+import type { UserRow } from '../../auth/caller'
 import { toApiUser } from '../../convert/user'
 import { searchUsers } from '../../modules/users/service'
-import type { Page } from '../../lib/pagination'
+import type { Page, Paged } from '../../lib/pagination'
 import { pageDetail, webContext, type WebContext } from '../context'
 import { FormText, Pager, pageNumber, pagesOf, ListTable, settingsResponse } from '../forms'
 import { ownerUrl } from '../links'
@@ -46,61 +46,85 @@ function SearchBox(props: { action: string; label: string; q: string }) {
 }
 
 /** What a list page was asked: its search (trimmed) and its page. */
-export function listAsked(query: { q?: string; page?: string }): { q: string; page: Page } {
+function listAsked(query: { q?: string; page?: string }): { q: string; page: Page } {
   const page = pageNumber(query.page)
   return { q: (query.q ?? '').trim(), page: { page, limit: PER_PAGE, offset: (page - 1) * PER_PAGE } }
 }
 
-/** A list page of the site administration: its search box, how many it found, the table, the paging links. */
-export function adminListPage(
-  web: WebContext,
-  list: { path: string; title: string; searchLabel: string; q: string; page: Page; total: number; noun: string; intro?: string },
-  table: Child,
-  opts: { error?: string; status?: number } = {},
-): Response {
-  return adminPage(
-    web,
-    list.path,
-    list.title,
+/** A list of the site administration: what it is, how it is searched, and how a row of it reads. */
+export interface AdminListSpec<R> {
+  path: string
+  /** The page's title, also the table's label. */
+  title: string
+  searchLabel: string
+  /** What the count counts ("12 accounts"). */
+  noun: string
+  intro?: string
+  /** A page of the records matching the search, through the API's service. */
+  search: (q: string, page: Page) => Promise<Paged<R>>
+  columns: string[]
+  /** Whether a last column holds each row's actions. */
+  actions?: boolean
+  /** The row shown when nothing matches. */
+  empty: string
+  /** A record's row (`q`: the search, for forms that come back to it). */
+  row: (record: R, q: string) => Html
+}
+
+/** A list's body: its search box, how many it found, the table, the paging links. */
+export function AdminList<R>(props: { spec: AdminListSpec<R>; q: string; page: Page; found: Paged<R> }): Html {
+  const { spec, q, found } = props
+  return (
     <>
-      {list.intro ? <p class="muted">{list.intro}</p> : null}
-      <SearchBox action={list.path} label={list.searchLabel} q={list.q} />
+      {spec.intro ? <p class="muted">{spec.intro}</p> : null}
+      <SearchBox action={spec.path} label={spec.searchLabel} q={q} />
       <p class="muted">
-        {list.total} {list.noun}
+        {found.total} {spec.noun}
       </p>
-      <div class="box">{table}</div>
-      <Pager path={list.path} query={{ q: list.q }} page={list.page.page} pages={pagesOf(list.total, PER_PAGE)} />
-    </>,
-    opts,
+      <div class="box">
+        <ListTable label={spec.title} columns={spec.columns} actions={spec.actions} empty={found.rows.length ? false : spec.empty}>
+          {found.rows.map((record) => spec.row(record, q))}
+        </ListTable>
+      </div>
+      <Pager path={spec.path} query={{ q }} page={props.page.page} pages={pagesOf(found.total, PER_PAGE)} />
+    </>
   )
 }
 
-async function usersPage(deps: AppDeps, request: Request, caller: Caller, admin: UserRow, query: { q?: string; page?: string }) {
+/** A list page of the site administration: the page asked (`query`) of the list, searched, in the admin frame. */
+export async function adminListPage<R>(web: WebContext, query: { q?: string; page?: string }, spec: AdminListSpec<R>, opts: { error?: string; status?: number } = {}): Promise<Response> {
   const { q, page } = listAsked(query)
-  // A site administrator sees every account through the one visibility rule.
-  const found = await searchUsers(deps, admin, q, undefined, page)
-  const rows = found.rows.map((u) => toApiUser(deps.config, u, admin))
-  return adminListPage(
-    webContext(deps.config, request, caller),
-    { path: '/-/admin/users', title: 'User accounts', searchLabel: 'Search users', q, page, total: found.total, noun: 'accounts' },
-    <ListTable label="User accounts" columns={['ID', 'Username', 'E-mail', 'Admin', 'Active', 'Visibility', 'Created']} empty={rows.length ? false : 'No accounts match.'}>
-      {rows.map((u) => (
-        <tr>
-          <td>{u.id}</td>
-          <td>
-            <a href={ownerUrl(u.login)}>{u.login}</a>
-            {u.full_name ? <span class="muted"> · {u.full_name}</span> : null}
-          </td>
-          <td>{u.email}</td>
-          <td>{u.is_admin ? 'yes' : 'no'}</td>
-          <td>{u.active ? 'yes' : 'no'}</td>
-          <td>{u.visibility}</td>
-          <td>{u.created.slice(0, 10)}</td>
-        </tr>
-      ))}
-    </ListTable>,
-  )
+  const found = await spec.search(q, page)
+  return adminPage(web, spec.path, spec.title, <AdminList spec={spec} q={q} page={page} found={found} />, opts)
 }
+
+/** The user accounts: a site administrator sees every account through the one visibility rule. */
+const usersList = (deps: AppDeps, admin: UserRow): AdminListSpec<UserRow> => ({
+  path: '/-/admin/users',
+  title: 'User accounts',
+  searchLabel: 'Search users',
+  noun: 'accounts',
+  search: (q, page) => searchUsers(deps, admin, q, undefined, page),
+  columns: ['ID', 'Username', 'E-mail', 'Admin', 'Active', 'Visibility', 'Created'],
+  empty: 'No accounts match.',
+  row: (row) => {
+    const u = toApiUser(deps.config, row, admin)
+    return (
+      <tr>
+        <td>{u.id}</td>
+        <td>
+          <a href={ownerUrl(u.login)}>{u.login}</a>
+          {u.full_name ? <span class="muted"> · {u.full_name}</span> : null}
+        </td>
+        <td>{u.email}</td>
+        <td>{u.is_admin ? 'yes' : 'no'}</td>
+        <td>{u.active ? 'yes' : 'no'}</td>
+        <td>{u.visibility}</td>
+        <td>{u.created.slice(0, 10)}</td>
+      </tr>
+    )
+  },
+})
 
 /** A list page's query: a search and a page number. */
 export const AdminQuery = t.Object({ q: FormText(255), page: FormText(10), done: FormText(40) })
@@ -109,7 +133,7 @@ export const AdminQuery = t.Object({ q: FormText(255), page: FormText(10), done:
 export const adminPages = (deps: AppDeps) => {
   const app = new Elysia({ name: 'web-admin', detail: { hide: true } }).use(pipeline(deps, { session: true }))
   for (const path of ['/-/admin/users', '/admin/users'])
-    app.get(path, async ({ request, caller, user, query }) => usersPage(deps, request, caller, user, query), {
+    app.get(path, async ({ request, caller, user, query }) => adminListPage(webContext(deps.config, request, caller), query, usersList(deps, user)), {
       siteAdmin: true,
       query: AdminQuery,
       detail: pageDetail(path === '/admin/users' ? 'webAdminUsersOld' : 'webAdminUsers'),

@@ -39,16 +39,13 @@ const MilestoneForm = t.Object({ _csrf: CsrfText, title: FormText(255), content:
 type MilestoneValues = typeof MilestoneForm.static
 
 /**
- * Who may see and change a repository's labels and milestones: the API's levels (readers see,
- * writers change), on a repository with issues or pull requests on (Gitea's
- * reqRepoIssuesOrPullsReader/Writer: both units use them); `issuesOrPulls` refuses the rest.
+ * Who may see and change a repository's labels and milestones: the API's needs (readers see,
+ * writers change, on a repository with issues or pull requests on: the pipeline's `issuesOrPulls`
+ * unit, Gitea's reqRepoIssuesOrPullsReader/Writer: both trackers use them).
  */
-const ISSUE_READER = { level: 'read' } as const
-const ISSUE_WRITER = { level: 'write' } as const
-const issuesOrPulls = ({ repo }: { repo?: RepoContext }) => {
-  if (repo && !repo.repo.hasIssues && !repo.repo.hasPullRequests) throw notFound()
-}
-const page = (id: string) => ({ scope: 'repository' as const, detail: pageDetail(id), beforeHandle: issuesOrPulls })
+const ISSUE_READER = { level: 'read', unit: 'issuesOrPulls' } as const
+const ISSUE_WRITER = { level: 'write', unit: 'issuesOrPulls' } as const
+const page = (id: string) => ({ scope: 'repository' as const, detail: pageDetail(id) })
 
 const labelsUrl = (ctx: RepoContext) => `${repoUrl(ctx.owner.name, ctx.repo.name)}/labels`
 const milestonesUrl = (ctx: RepoContext) => `${repoUrl(ctx.owner.name, ctx.repo.name)}/milestones`
