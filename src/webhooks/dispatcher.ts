@@ -91,14 +91,15 @@ interface LaneTask {
 const laneTasks = (db: Db) => db.select({ task: hookTasks, hook: hooks }).from(hookTasks).innerJoin(hooks, eq(hooks.id, hookTasks.hookId))
 
 /** Lane heads read by one statement of a pump: where a pump stops once it has lanes for its free slots. */
-export const HEADS_PAGE = 64
+const HEADS_PAGE = 64
 
 /**
- * Where the next HEADS_PAGE lanes after the lane (`repoId`, `hookId`), in (repository, hook)
- * order, have their undelivered tasks start: their first task's id and when it is due, one row a
- * lane, in that order. A loose index scan of the pending index (hook_tasks_pending_idx): a
- * recursive query that hops from a lane to the first undelivered task of the next one (one
- * search of the index a lane), never through a lane's backlog, and stops after `limit` lanes;
+ * Where the next `limit` lanes (a pump asks HEADS_PAGE) after the lane (`repoId`, `hookId`), in
+ * (repository, hook) order, have their undelivered tasks start: their first task's id and when
+ * it is due, one row a lane, in that order. A loose index scan of the pending index
+ * (hook_tasks_pending_idx): a recursive query that hops from a lane to the first undelivered task
+ * of the next one (at most two searches of the index for one entry, and a primary key lookup, a
+ * hop), never through a lane's backlog, and stops after `limit` lanes;
  * the same text on both databases (test/webhooks-lanes.test.ts checks their plans).
  */
 export function laneHeadsQuery(db: Db) {
