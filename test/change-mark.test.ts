@@ -8,8 +8,11 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
+import { Database } from 'bun:sqlite'
+import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
-import { changeMarkOf, closeDatabase, movesChangeMark, writeTransaction, type Db } from '../src/db/client'
+import { applyMigrations, changeMarkOf, closeDatabase, movesChangeMark, writeTransaction, type Db } from '../src/db/client'
+import { DIALECT } from '../src/db/dialect'
 import { eventConsumers, hookPayloads, hooks, repositories } from '../src/db/schema'
 import { openConfiguredDatabase } from '../src/deps'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
@@ -111,4 +114,20 @@ test("the webhook thread's writes leave the API's caches; any other write emptie
     await writeTransaction(other, () => other.update(repositories).set({ description: 'fourth' } as never).where(eq(repositories.lowerName, 'vault')))
     expect((await repoRead()).description).toBe('fourth')
   }
+})
+
+test.if(DIALECT === 'sqlite')("a migration that changes rows moves SQLite's mark, as Warren's write transactions do", async () => {
+  await repoRead()
+  const kept = await repoRead()
+  expect(kept.statements).toEqual([])
+  // Another connection (a newer Warren starting on the same file) applies a migration that rewrites the description.
+  const upgrade = new Database(join(s.config.dataDir, 'warren.db'))
+  try {
+    upgrade.exec('PRAGMA busy_timeout = 5000')
+    applyMigrations(upgrade, [{ sql: ["UPDATE repositories SET description = 'migrated' WHERE lower_name = 'vault'"], folderMillis: 9_000_000_000_000, hash: 'mark-test', bps: true }])
+  } finally {
+    upgrade.close()
+  }
+  // At once: the mark is read from the database.
+  expect((await repoRead()).description).toBe('migrated')
 })

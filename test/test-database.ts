@@ -22,10 +22,14 @@ export interface TestDatabase {
 
 let counter = 0
 
-/** Creates `<prefix>_<pid>_<n>_<random>` on the server `serverUrl` names; answers its URL and how to drop it. */
+/**
+ * Creates `<prefix>_t<unix seconds>_<pid>_<n>_<random>` on the server `serverUrl` names (its
+ * creation time in its name: PostgreSQL keeps none, and sweepLeftOvers goes by it); answers its
+ * URL and how to drop it.
+ */
 export async function freshPostgresDatabase(serverUrl: string, prefix = 'warren_test', template?: string): Promise<{ url: string; name: string; drop(): Promise<void> }> {
   const admin = new SQL(serverUrl, { max: 1 })
-  const name = `${prefix}_${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`
+  const name = `${prefix}_t${Math.floor(Date.now() / 1000)}_${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`
   try {
     await admin.unsafe(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`)
   } catch (e) {
@@ -38,8 +42,11 @@ export async function freshPostgresDatabase(serverUrl: string, prefix = 'warren_
     url: url.href,
     name,
     async drop() {
-      await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
-      await admin.close()
+      try {
+        await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+      } finally {
+        await admin.close()
+      }
     },
   }
 }
@@ -101,8 +108,8 @@ let ahead: Promise<TestDatabase> | undefined
  * syncs every file), most of a test server's start: so each call answers the database made ahead
  * (or makes one) and starts copying the next at once, while the caller's tests run. The files of
  * one `bun test` run share its process, so the next file's server finds its database ready. The
- * one made ahead and never taken outlives the process (bun test runs no exit hook): the next run
- * drops it (sweepLeftOvers).
+ * one made ahead and never taken outlives the process (bun test runs no exit hook): a run an hour
+ * or more later drops it (sweepLeftOvers).
  */
 export async function freshTestDatabase(): Promise<TestDatabase> {
   if (DIALECT !== 'postgres') return { url: null, drop: async () => {} }
@@ -117,26 +124,25 @@ export async function freshTestDatabase(): Promise<TestDatabase> {
 
 let swept: Promise<void> | undefined
 
+/** How old a test database must be for a later run to take it for a leftover (a run of the suite takes minutes). */
+const LEFT_OVER_AFTER_S = 3600
+
 /**
- * Drops the `warren_test_<pid>_…` databases of processes that have ended (made ahead and never
- * taken, or left by a run that was killed), once a process. A database someone is connected to
- * is left alone (DROP without FORCE refuses it).
+ * Drops the `warren_test_…` databases made more than LEFT_OVER_AFTER_S ago (made ahead and never
+ * taken, or left by a run that was killed), once a process. By age, not by whether the process
+ * that made it lives: a run in another PID namespace (a container) sharing the PostgreSQL server
+ * has process ids this one cannot see, or sees as another process. A database someone is
+ * connected to is left alone (DROP without FORCE refuses it). Names without a time (made before
+ * it was in them) are left too: nothing tells how old they are.
  */
 async function sweepLeftOvers(serverUrl: string): Promise<void> {
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0)
-      return true
-    } catch (e) {
-      return (e as NodeJS.ErrnoException).code !== 'ESRCH'
-    }
-  }
   const admin = new SQL(serverUrl, { max: 1 })
   try {
-    const rows: { datname: string }[] = await admin.unsafe(`SELECT datname FROM pg_database WHERE datname LIKE 'warren\\_test\\_%'`)
+    const rows: { datname: string }[] = await admin.unsafe(`SELECT datname FROM pg_database WHERE datname LIKE 'warren\\_test\\_t%'`)
+    const now = Date.now() / 1000
     for (const { datname } of rows) {
-      const pid = Number(/^warren_test_(\d+)_\d+_[a-z0-9]+$/.exec(datname)?.[1])
-      if (!pid || alive(pid)) continue
+      const made = Number(/^warren_test_t(\d+)_\d+_\d+_[a-z0-9]+$/.exec(datname)?.[1])
+      if (!made || now - made < LEFT_OVER_AFTER_S) continue
       await admin.unsafe(`DROP DATABASE IF EXISTS "${datname}"`).catch(() => {})
     }
   } finally {

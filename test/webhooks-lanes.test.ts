@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, inArray, Placeholder, sql } from 'drizzle-orm'
 import { hooks, hookTasks } from '../src/db/schema'
-import { laneBatchesQuery } from '../src/webhooks/dispatcher'
+import { laneBatchesQuery, laneHeadsQuery } from '../src/webhooks/dispatcher'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { writeTransaction } from '../src/db/client'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
@@ -91,6 +91,33 @@ describe("a hook's change reaches a running lane's next attempt", () => {
   })
 })
 
+describe('a deletion that takes hooks with it ends their lanes', () => {
+  test('a repository deleted while its lane waits on a slow receiver: nothing of it sent after the answer', async () => {
+    const slow = heldReceiver()
+    try {
+      for (const [name, path, titles] of [['dropped', '/held/dropped', ['a', 'b']], ['after', '/free/after', ['x']]] as const) {
+        expect((await s.post('/user/repos', { name }, as())).status).toBe(201)
+        const hook = { type: 'gitea', config: { url: slow.url(path), content_type: 'json' }, events: ['issues'], active: true }
+        expect((await s.post(`/repos/alice/${name}/hooks`, hook, as())).status).toBe(201)
+        for (const title of titles) expect((await s.post(`/repos/alice/${name}/issues`, { title }, as())).status).toBe(201)
+      }
+      // One slot: the second repository's lane starts only once the first one's has ended.
+      worker = startWebhookWorker({ ...s.deps, config: { ...s.deps.config, webhookConcurrency: 1 } }, { pollMs: 10 })
+      await until(() => slow.got.length === 1, 'the first attempt held')
+      // The repository's deletion takes its hook and tasks (cascade) while the lane holds its next task in memory.
+      expect((await s.del('/repos/alice/dropped', undefined, as())).status).toBe(204)
+      slow.release()
+      await until(() => slow.got.some((r) => r.path === '/free/after'), 'the next lane delivering')
+      expect(slow.got.map((r) => `${r.path} ${r.title}`)).toEqual(['/held/dropped a', '/free/after x'])
+    } finally {
+      slow.release()
+      await worker?.stop()
+      worker = undefined
+      slow.stop()
+    }
+  })
+})
+
 describe('a pump reads its lanes in a bounded read', () => {
   test('each chosen lane its first tasks, by the pending index, no window over the backlog', async () => {
     const [one, two] = [await repoWithHook('plan-one'), await repoWithHook('plan-two')]
@@ -127,11 +154,14 @@ describe('a pump reads its lanes in a bounded read', () => {
     expect(rows.every((r) => r.hook.id === r.task.hookId && !r.task.isDelivered)).toBe(true)
     expect(rows.map((r) => r.task.id)).toEqual(rows.map((r) => r.task.id).sort((a, b) => a - b))
 
-    const query = laneBatchesQuery(s.deps.db).toSQL()
-    const params = query.params.map((p) => (p && typeof p === 'object' ? JSON.stringify(lanes) : typeof p === 'boolean' && !pg ? Number(p) : p))
-    const plan: string[] = pg
-      ? (await run(`EXPLAIN ${query.sql}`, params)).map((r: Record<string, string>) => r['QUERY PLAN'])
-      : (await run(`EXPLAIN QUERY PLAN ${query.sql}`, params)).map((r: { detail: string }) => r.detail)
+    // A statement's plan, its placeholders bound by name.
+    const explain = async (query: { sql: string; params: unknown[] }, values: Record<string, unknown>): Promise<string[]> => {
+      const params = query.params.map((p) => (p instanceof Placeholder ? values[p.name] : typeof p === 'boolean' && !pg ? Number(p) : p))
+      return pg
+        ? (await run(`EXPLAIN ${query.sql}`, params)).map((r: Record<string, string>) => r['QUERY PLAN'])
+        : (await run(`EXPLAIN QUERY PLAN ${query.sql}`, params)).map((r: { detail: string }) => r.detail)
+    }
+    const plan = await explain(laneBatchesQuery(s.deps.db).toSQL(), { lanes: JSON.stringify(lanes) })
     const text = plan.join('\n')
     expect(text).not.toMatch(/window|row_number/i)
     if (pg) {
@@ -144,6 +174,39 @@ describe('a pump reads its lanes in a bounded read', () => {
       expect(text).toMatch(/SEARCH hook_tasks USING INTEGER PRIMARY KEY/)
       // Neither table scanned, nor a lane's backlog sorted.
       expect(text).not.toMatch(/SCAN (hook_tasks|lane_ahead)|TEMP B-TREE FOR (LAST|RIGHT)/)
+    }
+
+    // The pump's lane heads: each lane's first undelivered task, lane after lane in (repository,
+    // hook) order, up to the limit asked, from after the lane given.
+    const heads = laneHeadsQuery(s.deps.db).prepare()
+    const firsts = await s.deps.db
+      .select({ id: sql<number>`min(${hookTasks.id})`.mapWith(Number), repoId: hookTasks.repoId, hookId: hookTasks.hookId })
+      .from(hookTasks)
+      .where(and(eq(hookTasks.isDelivered, false), inArray(hookTasks.hookId, [one, two])))
+      .groupBy(hookTasks.repoId, hookTasks.hookId)
+      .orderBy(hookTasks.repoId, hookTasks.hookId)
+    expect(firsts).toHaveLength(4)
+    const from = { repoId: 99, hookId: 0 }
+    const read = async (after: { repoId: number; hookId: number }, limit: number) =>
+      ((await heads.execute({ ...after, limit })) as { id: number; repoId: number; hookId: number }[]).map(({ id, repoId, hookId }) => ({ id, repoId, hookId }))
+    expect(await read(from, 4)).toEqual(firsts)
+    expect(await read(from, 2)).toEqual(firsts.slice(0, 2))
+    expect(await read(firsts[1]!, 2)).toEqual(firsts.slice(2))
+    // A search of the pending index for each hop (the next hook of the repository, else the next
+    // repository), never a scan of it nor of the table, whatever the backlog behind each lane.
+    const headsPlan = (await explain(laneHeadsQuery(s.deps.db).toSQL(), { ...from, limit: 64 })).join('\n')
+    if (pg) {
+      expect(headsPlan).not.toMatch(/Seq Scan|HashAggregate|GroupAggregate/)
+      // Only the lanes read put in order (at most `limit` rows), none of the index's entries.
+      expect(headsPlan.match(/Sort Key: .*/g)).toEqual(['Sort Key: lane_heads.n'])
+      expect(headsPlan.match(/Index Only Scan using hook_tasks_pending_idx/g)).toHaveLength(4)
+      expect(headsPlan).toMatch(/Index Cond: \(\(is_delivered = false\) AND \(repo_id = .*\) AND \(hook_id > /)
+      expect(headsPlan).toMatch(/Index Cond: \(\(is_delivered = false\) AND \(repo_id > /)
+    } else {
+      expect(headsPlan.match(/SEARCH lane_next USING COVERING INDEX hook_tasks_pending_idx \(is_delivered=\? AND repo_id=\? AND hook_id>\?\)/g)).toHaveLength(2)
+      expect(headsPlan.match(/SEARCH lane_next USING COVERING INDEX hook_tasks_pending_idx \(is_delivered=\? AND repo_id>\?\)/g)).toHaveLength(2)
+      expect(headsPlan.match(/SEARCH lane_head USING INTEGER PRIMARY KEY/g)).toHaveLength(2)
+      expect(headsPlan).not.toMatch(/SCAN (hook_tasks|lane_next|lane_head)\b|TEMP B-TREE FOR (GROUP BY|DISTINCT)/)
     }
     await writeTransaction(s.deps.db, async () => void (await s.deps.db.delete(hookTasks).where(inArray(hookTasks.hookId, [one, two]))))
   })

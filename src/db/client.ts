@@ -1,6 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { drizzle as drizzleForMigrations } from 'drizzle-orm/bun-sqlite'
+import type { MigrationMeta } from 'drizzle-orm/migrator'
 import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy'
 import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -247,20 +248,40 @@ export function openDatabase(dataDir: string): Db {
   sqlite.exec(`PRAGMA wal_autocheckpoint = ${Bun.isMainThread ? API_CHECKPOINT_PAGES : 0}`)
   // Up to date (every start but the first after an upgrade, and the webhook thread's connection):
   // nothing to apply, and no foreign key check, which reads every table.
-  if (!migrated(sqlite)) {
-    const forMigrations = drizzleForMigrations({ client: sqlite })
-    // A migration may rebuild a table (drizzle-kit: copy, drop, rename); with foreign keys enforced
-    // the drop would cascade-delete the rows of its children. The migration's own PRAGMAs run inside
-    // the migrator's transaction, where SQLite ignores them: so keys are off while migrating, checked
-    // after, and on from then on (SQLite's documented procedure for altering tables).
-    sqlite.exec('PRAGMA foreign_keys = OFF')
-    // drizzle's migrate() reads a folder; its dialect applies the inlined list the same way.
-    ;(forMigrations as any).dialect.migrate(migrations(), (forMigrations as any).session, { migrationsFolder: 'drizzle' })
-    const broken = sqlite.prepare('PRAGMA foreign_key_check').all()
-    if (broken.length > 0) throw new Error(`database migration left broken references: ${JSON.stringify(broken.slice(0, 5))}`)
-  }
+  if (!migrated(sqlite)) applyMigrations(sqlite, migrations())
   sqlite.exec('PRAGMA foreign_keys = ON')
   return sqliteDatabase(sqlite)
+}
+
+/**
+ * Applies the migrations of `list` the database has not had (drizzle's migrator, in one
+ * transaction), and raises the caches' change mark in that transaction, just before its COMMIT,
+ * as Warren's own write transactions do (changeMarkOf): a migration may change rows that another
+ * connection's caches hold (a start while another process has the file open, a tool's). Foreign
+ * keys are off meanwhile and checked after. Exported for test/change-mark.test.ts.
+ */
+export function applyMigrations(sqlite: Database, list: MigrationMeta[]): void {
+  const forMigrations = drizzleForMigrations({ client: sqlite })
+  // A migration may rebuild a table (drizzle-kit: copy, drop, rename); with foreign keys enforced
+  // the drop would cascade-delete the rows of its children. The migration's own PRAGMAs run inside
+  // the migrator's transaction, where SQLite ignores them: so keys are off while migrating, checked
+  // after, and on from then on (SQLite's documented procedure for altering tables).
+  sqlite.exec('PRAGMA foreign_keys = OFF')
+  // The last migration is pending whenever one is (the migrator applies each one newer than the
+  // latest recorded): the mark's raise is its last statement, its text made when the migrator
+  // comes to it (the migration's statements iterated), so the mark is read inside the migrator's
+  // transaction, under the write lock its statements took: no other connection's commit between
+  // the read and the raise could leave the mark where that commit put it.
+  const last = list[list.length - 1]
+  if (last) {
+    const statements = last.sql
+    const withRaise: Iterable<string> = { *[Symbol.iterator]() { yield* statements; yield raiseMark(sqlite) } }
+    list = [...list.slice(0, -1), { ...last, sql: withRaise as string[] }]
+  }
+  // drizzle's migrate() reads a folder; its dialect applies the inlined list the same way.
+  ;(forMigrations as any).dialect.migrate(list, (forMigrations as any).session, { migrationsFolder: 'drizzle' })
+  const broken = sqlite.prepare('PRAGMA foreign_key_check').all()
+  if (broken.length > 0) throw new Error(`database migration left broken references: ${JSON.stringify(broken.slice(0, 5))}`)
 }
 
 /** Whether every migration is applied: drizzle's own test (it applies each migration newer than the latest one recorded). */
@@ -600,10 +621,15 @@ interface MarkedWrites {
   outside<T>(write: () => T): T
 }
 
-function markedWrites(sqlite: Database): MarkedWrites {
-  const read = sqlite.query<{ v: number }, []>('SELECT user_version AS v FROM pragma_user_version')
+/** The statement that raises the change mark by one from where it is now (changeMarkOf). */
+function raiseMark(sqlite: Database): string {
+  const now = sqlite.query<{ v: number }, []>('SELECT user_version AS v FROM pragma_user_version').get()!.v
   // A 32-bit header field: past its largest value it goes on from the smallest, still a new value.
-  const move = () => sqlite.exec(`PRAGMA user_version = ${(read.get()!.v + 1) | 0}`)
+  return `PRAGMA user_version = ${(now + 1) | 0}`
+}
+
+function markedWrites(sqlite: Database): MarkedWrites {
+  const move = () => sqlite.exec(raiseMark(sqlite))
   return {
     move,
     outside(write) {

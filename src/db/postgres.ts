@@ -270,6 +270,8 @@ async function migrate(client: SQL): Promise<void> {
     try {
       const db = drizzle({ client: connection as unknown as SQL })
       await (db as any).dialect.migrate(MIGRATIONS, (db as any).session, { migrationsFolder: 'drizzle-pg' })
+      // A migration may rewrite rows other processes have cached: their change marks move (ChangeListener).
+      await connection.unsafe(`select pg_notify('${CHANGES_CHANNEL}', 'migration')`)
     } finally {
       await connection.unsafe(`select pg_advisory_unlock(${MIGRATE_LOCK})`)
     }

@@ -1,9 +1,9 @@
-import { and, asc, eq, getTableColumns, gt, inArray, min, sql } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, gt, sql, type SQL } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../deps'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
-import { freshReads, writeTransaction } from '../db/client'
+import { afterCommit, freshReads, writeTransaction } from '../db/client'
 import { inJsonList, inRowsOf, jsonRecords, recordField } from '../db/sql'
 import { hooks, hookTasks, type HookRow, type HookTaskRow } from '../db/schema'
 import { attemptDelivery, type Attempt } from './deliver'
@@ -26,16 +26,21 @@ import { FETCH_THREAD, lowerThreadsNamed } from '../lib/thread-priority'
  * least once and receivers drop a repeat by its id. Exactly once cannot be had: the process may
  * die between the receiver's answer and the write that records it.
  *
- * Cheap on the database, which the API writes to as well: the lanes a pump starts read their
- * first LANE_BATCH tasks with their hooks in one statement, and their texts in one more (a text
+ * Cheap on the database, which the API writes to as well: a pump finds the lanes' first tasks by
+ * hopping from lane to lane on the pending index (laneHeadsQuery, HEADS_PAGE lanes a statement,
+ * going on where the previous pump stopped), never through their backlogs, and stops once it has
+ * lanes for its free slots; the lanes it starts read their first LANE_BATCH tasks with their hooks
+ * in one statement, and their texts in one more (a text
  * shared by the tasks of an event's hooks is read once, payloadTexts); a lane goes on through its
  * tasks by itself, reading LANE_BATCH more at a time, up to LANE_RUN tasks before it gives its
  * slot back; outcomes are written in batches, one short transaction of two statements every
  * FLUSH_MS (or FLUSH_AT outcomes), which reads the hooks back, and a lane is handed back only
- * once its outcomes are written, so no task is ever picked twice. A hook's edit or deletion
- * moves a counter in memory the thread shares with the API's (hooksChanged, before the edit is
- * answered): each running lane reads the hooks again before its next attempt, so the tasks it
- * read before the change go the new way, or not at all. An outcome lost with its process (a crash before the flush) means the task is
+ * once its outcomes are written, so no task is ever picked twice. A hook's edit or deletion, and
+ * a deletion whose cascade takes hooks (a repository's, an organisation's, a user's), moves a
+ * counter in memory the thread shares with the API's (hooksChanged, before the change is
+ * answered): each running lane whose hook was read before it reads it again before its next
+ * attempt, so the tasks it read before the change go the new way, or not at all (its hook gone,
+ * the lane ends). An outcome lost with its process (a crash before the flush) means the task is
  * sent again after the restart, under the same delivery id, as for an attempt cut short.
  */
 
@@ -69,6 +74,13 @@ export const stopDrainMs = (config: Pick<Config, 'webhookDeliverTimeout' | 'shut
 
 const laneOf = (t: Pick<HookTaskRow, 'repoId' | 'hookId'>) => `${t.repoId}:${t.hookId}`
 
+/** A lane: the repository and hook of its tasks. */
+type LaneKey = Pick<HookTaskRow, 'repoId' | 'hookId'>
+/** Before every lane in (repository, hook) order (ids are positive). */
+const BEFORE_ALL_LANES: LaneKey = { repoId: -1, hookId: -1 }
+/** Lanes' order: by repository, then hook (the pending index's). */
+const laneOrder = (a: LaneKey, b: LaneKey) => a.repoId - b.repoId || a.hookId - b.hookId
+
 /** A task to deliver and its hook, read in one statement (laneTasks). */
 interface LaneTask {
   task: HookTaskRow
@@ -78,19 +90,43 @@ interface LaneTask {
 /** `SELECT` of tasks (without their shared text: payloadTexts) with their hooks (add where / order / limit). */
 const laneTasks = (db: Db) => db.select({ task: hookTasks, hook: hooks }).from(hookTasks).innerJoin(hooks, eq(hooks.id, hookTasks.hookId))
 
-/** Where each lane's undelivered tasks start: its first task's id and when it is due (one row a lane). */
-const laneHeads = (db: Db) =>
-  db
-    .select({ id: hookTasks.id, repoId: hookTasks.repoId, hookId: hookTasks.hookId, nextAttemptMs: hookTasks.nextAttemptMs })
-    .from(hookTasks)
-    .where(
-      inArray(
-        hookTasks.id,
-        db.select({ id: min(hookTasks.id) }).from(hookTasks).where(eq(hookTasks.isDelivered, false)).groupBy(hookTasks.repoId, hookTasks.hookId),
-      ),
-    )
-    .orderBy(asc(hookTasks.id))
-    .prepare()
+/** Lane heads read by one statement of a pump: where a pump stops once it has lanes for its free slots. */
+const HEADS_PAGE = 64
+
+/**
+ * Where the next `limit` lanes (a pump asks HEADS_PAGE) after the lane (`repoId`, `hookId`), in
+ * (repository, hook) order, have their undelivered tasks start: their first task's id and when
+ * it is due, one row a lane, in that order. A loose index scan of the pending index
+ * (hook_tasks_pending_idx): a recursive query that hops from a lane to the first undelivered task
+ * of the next one (at most two searches of the index for one entry, and a primary key lookup, a
+ * hop), never through a lane's backlog, and stops after `limit` lanes;
+ * the same text on both databases (test/webhooks-lanes.test.ts checks their plans).
+ */
+export function laneHeadsQuery(db: Db) {
+  const next = alias(hookTasks, 'lane_next')
+  const head = alias(hookTasks, 'lane_head')
+  const h = sql.raw('lane_heads')
+  // The first undelivered task of the first lane after (repoId, hookId): of the repository's next
+  // hook, else of the next repository's first hook; each a search of the index for one entry. (A
+  // row value `(repo_id, hook_id) > (...)` compared with the previous row's columns, SQLite
+  // searches the index by `repo_id` alone, through the repository's earlier lanes' backlogs.)
+  const first = (where: SQL) =>
+    sql`(SELECT ${next.id} FROM ${hookTasks} AS ${sql.identifier('lane_next')} WHERE ${eq(next.isDelivered, false)} AND ${where} ORDER BY ${next.repoId}, ${next.hookId}, ${next.id} LIMIT 1)`
+  const firstAfter = (repoId: unknown, hookId: unknown) =>
+    sql`coalesce(${first(sql`${next.repoId} = ${repoId} AND ${next.hookId} > ${hookId}`)}, ${first(sql`${next.repoId} > ${repoId}`)})`
+  const headTable = sql`${hookTasks} AS ${sql.identifier('lane_head')}`
+  const columns = sql`${head.id}, ${head.repoId}, ${head.hookId}, ${head.nextAttemptMs}`
+  const scan = sql`(WITH RECURSIVE ${h}(id, repo_id, hook_id, next_attempt_ms, n) AS (
+    SELECT ${columns}, 1 FROM ${headTable} WHERE ${head.id} = ${firstAfter(sql.placeholder('repoId'), sql.placeholder('hookId'))}
+    UNION ALL
+    SELECT ${columns}, ${h}.n + 1 FROM ${h} JOIN ${headTable} ON ${head.id} = ${firstAfter(sql`${h}.repo_id`, sql`${h}.hook_id`)} WHERE ${h}.n < ${sql.placeholder('limit')}
+  ) SELECT * FROM ${h}) AS ${h}`
+  const field = (name: string) => sql<number>`${h}.${sql.raw(name)}`.mapWith(Number)
+  return db
+    .select({ id: field('id'), repoId: field('repo_id'), hookId: field('hook_id'), nextAttemptMs: field('next_attempt_ms') })
+    .from(scan)
+    .orderBy(sql`${h}.n`)
+}
 
 /**
  * The first LANE_BATCH undelivered tasks of each lane in the JSON records `lanes` (`{repoId,
@@ -136,7 +172,8 @@ interface Outcome {
 }
 
 export class DeliveryDispatcher {
-  private readonly busyLanes = new Set<string>()
+  /** The running lanes, each with its hook's id. */
+  private readonly busyLanes = new Map<string, number>()
   private readonly inFlight = new Set<Promise<void>>()
   private readonly stopController = new AbortController()
   private readonly allow: HostAllowList
@@ -153,25 +190,29 @@ export class DeliveryDispatcher {
   private readonly texts
   private readonly outcomeStatements
   /**
-   * Each hook of a running lane as last read: with the lane's tasks, at each write of outcomes
-   * (which reads back the hooks it wrote to), and again once told the hooks changed (null once
-   * deleted). A lane's next attempt takes its hook from here, without a read per delivery.
+   * Each hook of a running lane as last read, with the hooks' generation the read started at:
+   * with the lane's tasks, at each write of outcomes (which reads back the hooks it wrote to),
+   * and again once told the hooks changed (null once deleted). A lane's next attempt takes its
+   * hook from here, without a read per delivery. Kept while a lane that delivers for it runs
+   * (`lanes`), dropped when the last of them ends.
    */
-  private readonly hookNow = new Map<number, HookRow | null>()
+  private readonly hookNow = new Map<number, { hook: HookRow | null; at: number; lanes: number }>()
   /**
-   * Moved when the hooks service says a hook was edited or deleted (`hooksChanged` below): a counter in
+   * Moved when the hooks service says hooks were edited or deleted (`hooksChanged` below, also
+   * after a repository's, an organisation's or a user's deletion took its hooks): a counter in
    * memory shared with the API's thread (`hooksMark`, a SharedArrayBuffer), moved there before the
-   * edit's answer is sent, so an attempt that starts after the answer sees it (a message could
-   * arrive after the attempt it should precede); `hooksReadAt`
-   * is where it stood when hookNow was last read whole. A lane whose next attempt finds them apart
-   * reads the running lanes' hooks first (one statement, shared by the lanes waiting for it), so
-   * the edit or deletion reaches the next attempt of every lane, not only after a write of outcomes.
+   * change's answer is sent, so an attempt that starts after the answer sees it (a message could
+   * arrive after the attempt it should precede). A lane whose next attempt finds its hook read at
+   * an older generation reads the stale hooks of the running lanes first (one statement, shared by
+   * the lanes waiting for it), so the change reaches the next attempt of every lane, not only after
+   * a write of outcomes. By hook, not one mark for all: a lane that starts while that read is in
+   * flight, from tasks read before a change the read may not see, keeps its own older generation
+   * and reads again.
    */
   private readonly hooksMark: Int32Array
   private get hooksGeneration(): number {
     return Atomics.load(this.hooksMark, 0)
   }
-  private hooksReadAt = 0
   private hooksReading: Promise<void> | null = null
   private readonly hookRows
   /** Attempts left before a background dispatcher stops looking for Bun's fetch thread (0: done, or not to be lowered). */
@@ -186,7 +227,7 @@ export class DeliveryDispatcher {
     this.allow = parseHostAllowList(deps.config.webhookAllowedHostList)
     this.timer = setInterval(() => this.pump().catch(this.failed), SAFETY_TICK_MS)
     this.timer.unref?.()
-    this.heads = laneHeads(deps.db)
+    this.heads = laneHeadsQuery(deps.db).prepare()
     this.batches = laneBatchesQuery(deps.db).prepare()
     this.nextOfLane = laneTasks(deps.db)
       .where(
@@ -224,21 +265,41 @@ export class DeliveryDispatcher {
     return this.inTurn(() => this.pumpNow())
   }
 
+  /**
+   * The lane the next pump's scan of lane heads begins after: the last lane a pump started. Lanes
+   * thus take turns in (repository, hook) order, each pump going on where the last one stopped and
+   * round to the first lane once past the last, so no lane waits behind others that keep work.
+   */
+  private cursor: LaneKey = BEFORE_ALL_LANES
+
   private async pumpNow(): Promise<void> {
     if (this.stopped) return
     const free = this.deps.config.webhookConcurrency - this.busyLanes.size
     if (free <= 0) return
     const now = Date.now()
     let nextWake = Infinity
-    const due: { repoId: number; hookId: number }[] = []
-    for (const head of (await this.heads.execute()) as { id: number; repoId: number; hookId: number; nextAttemptMs: number }[]) {
-      if (this.busyLanes.has(laneOf(head))) continue
-      if (head.nextAttemptMs > now) nextWake = Math.min(nextWake, head.nextAttemptMs)
-      else if (due.length < free) due.push(head)
+    const due: LaneKey[] = []
+    // Pages of lane heads from the cursor on, then from the first lane up to the cursor's, until
+    // there are lanes enough for the free slots: a pump reads the lanes it passes, not every lane.
+    const start = this.cursor
+    let after = start
+    let lap = start === BEFORE_ALL_LANES ? 2 : 1
+    scan: for (;;) {
+      const heads = (await this.heads.execute({ ...after, limit: HEADS_PAGE })) as (LaneKey & { id: number; nextAttemptMs: number })[]
+      for (const head of heads) {
+        if (lap === 2 && start !== BEFORE_ALL_LANES && laneOrder(head, start) > 0) break scan
+        if (this.busyLanes.has(laneOf(head))) continue
+        if (head.nextAttemptMs > now) nextWake = Math.min(nextWake, head.nextAttemptMs)
+        else if (due.push({ repoId: head.repoId, hookId: head.hookId }) >= free) break scan
+      }
+      if (heads.length === HEADS_PAGE) after = { repoId: heads[heads.length - 1]!.repoId, hookId: heads[heads.length - 1]!.hookId }
+      else if (lap++ === 2) break
+      else after = BEFORE_ALL_LANES
     }
     if (due.length) {
+      this.cursor = due[due.length - 1]!
       const since = this.readsSince()
-      const rows = (await this.batches.execute({ lanes: JSON.stringify(due.map(({ repoId, hookId }) => ({ repoId, hookId }))) })) as LaneTask[]
+      const rows = (await this.batches.execute({ lanes: JSON.stringify(due) })) as LaneTask[]
       const lanes = new Map<string, LaneTask[]>()
       for (const row of rows) {
         const lane = laneOf(row.task)
@@ -262,8 +323,14 @@ export class DeliveryDispatcher {
   private start(batch: LaneTask[], since: number): void {
     const lane = laneOf(batch[0]!.task)
     if (this.busyLanes.has(lane)) return
-    this.busyLanes.add(lane)
-    this.noteHooks(batch.map(({ hook }) => [hook.id, hook]), since)
+    const hook = batch[0]!.hook
+    this.busyLanes.set(lane, hook.id)
+    const kept = this.hookNow.get(hook.id)
+    if (!kept) this.hookNow.set(hook.id, { hook, at: since, lanes: 1 })
+    else {
+      kept.lanes++
+      this.noteHooks([[hook.id, hook]], since)
+    }
     const work = this.runLane(batch)
       .catch((e) => loggerOf(this.deps.config).error('a webhook delivery lane failed', { lane, ...errorFields(e) }))
       .finally(async () => {
@@ -304,13 +371,16 @@ export class DeliveryDispatcher {
   }
 
   /**
-   * Keeps hooks as read by a statement that started at generation `since`: one that a change
-   * overtook (told while it ran, on PostgreSQL, where a read yields) may hold a hook as it was
-   * before, so the next attempt reads them all again.
+   * Keeps hooks of running lanes as read by a statement that started at generation `since`,
+   * unless what is kept was read later: one that a change overtook (told while it ran) may hold a
+   * hook as it was before, so it keeps its older generation and the next attempt reads it again.
    */
   private noteHooks(read: Iterable<[number, HookRow | null]>, since: number): void {
-    for (const [id, hook] of read) this.hookNow.set(id, hook)
-    if (since !== this.hooksGeneration) this.hooksReadAt = -1
+    for (const [id, hook] of read) {
+      const kept = this.hookNow.get(id)
+      // Wrapping 32-bit generations compared by their difference.
+      if (kept && ((since - kept.at) | 0) >= 0) Object.assign(kept, { hook, at: since })
+    }
   }
 
   /**
@@ -328,20 +398,29 @@ export class DeliveryDispatcher {
   }
   private freshAt = 0
 
-  /** A running lane's hook as it is now: read again (with every running lane's) when hooks changed since they were read. */
+  /**
+   * A running lane's hook as it is now: read again (with every running lane's read before the
+   * last change) when it was read at an older generation than the hooks' counter. A read in
+   * flight when it is asked may have begun before the change it needs: then it reads again.
+   */
   private async hookOf(id: number): Promise<HookRow | null> {
-    while (this.hooksReadAt !== this.hooksGeneration) await (this.hooksReading ??= this.readHooks().finally(() => (this.hooksReading = null)))
-    return this.hookNow.get(id) ?? null
+    for (;;) {
+      const kept = this.hookNow.get(id)
+      if (!kept) return null
+      if (kept.at === this.hooksGeneration) return kept.hook
+      await (this.hooksReading ??= this.readHooks().finally(() => (this.hooksReading = null)))
+    }
   }
 
+  /** Reads the running lanes' hooks kept from before the hooks' counter's value (null: deleted). */
   private async readHooks(): Promise<void> {
     const since = this.readsSince()
-    const ids = [...this.hookNow.keys()]
-    const rows = ids.length ? ((await this.hookRows.execute({ ids: JSON.stringify(ids) })) as HookRow[]) : []
+    const ids = [...this.hookNow].filter(([, kept]) => kept.at !== since).map(([id]) => id)
+    if (ids.length === 0) return
+    const rows = (await this.hookRows.execute({ ids: JSON.stringify(ids) })) as HookRow[]
     const read = new Map<number, HookRow | null>(ids.map((id) => [id, null]))
     for (const row of rows) read.set(row.id, row)
-    for (const [id, hook] of read) this.hookNow.set(id, hook)
-    this.hooksReadAt = since
+    this.noteHooks(read, since)
   }
 
   /**
@@ -401,10 +480,12 @@ export class DeliveryDispatcher {
         // Not written: those tasks are sent again (same delivery ids), as after a crash.
         loggerOf(this.deps.config).error('recording webhook deliveries failed', errorFields(e))
       }
-      for (const lane of ending) this.busyLanes.delete(lane)
-      if (this.busyLanes.size === 0) {
-        this.hookNow.clear()
-        this.hooksReadAt = this.hooksGeneration
+      for (const lane of ending) {
+        const hookId = this.busyLanes.get(lane)!
+        this.busyLanes.delete(lane)
+        // The hook is kept while another lane (of another repository) delivers for it.
+        const kept = this.hookNow.get(hookId)
+        if (kept && --kept.lanes === 0) this.hookNow.delete(hookId)
       }
     })
     if (ending.length) await this.pump()
@@ -532,11 +613,16 @@ export function wakeDeliveries(deps: AppDeps): void {
 }
 
 /**
- * Tells the delivery worker (if one runs in this process) that a hook was edited or deleted,
- * after the change committed: its running lanes read their hooks again before their next
- * attempts. (A change made by another process sharing a PostgreSQL database reaches them at the
- * next write of outcomes, which reads the hooks back.)
+ * Tells the delivery worker (if one runs in this process) that hooks were edited or deleted: its
+ * running lanes read their hooks again before their next attempts, and a lane whose hook is gone
+ * ends. Called after the change committed, or inside its write transaction, where it tells once
+ * that commits (afterCommit), before the transaction's caller goes on: for a deletion whose
+ * cascade takes hooks with it (a repository's, an organisation's, a user's), told by the
+ * deletion itself. (A change made by another process sharing a PostgreSQL database reaches them
+ * at the next write of outcomes, which reads the hooks back.)
  */
 export function hooksChanged(deps: AppDeps): void {
-  wakers.get(deps.db)?.('hooks')
+  const tell = () => wakers.get(deps.db)?.('hooks')
+  if (deps.db.$runtime.inWriteTransaction()) afterCommit(deps.db, tell)
+  else tell()
 }

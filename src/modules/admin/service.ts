@@ -1,4 +1,5 @@
 import { chmod, readdir, stat } from 'node:fs/promises'
+import { hooksChanged } from '../../webhooks/dispatcher'
 import { join } from 'node:path'
 import { and, asc, count, eq, inArray, ne, or, sql } from 'drizzle-orm'
 import { ownerPath } from '../../git/run'
@@ -199,6 +200,8 @@ export async function deleteUser(deps: AppDeps, user: UserRow, actor: UserRow | 
       await deps.db.update(repositories).set({ numStars: sql`${repositories.numStars} - 1` }).where(inArray(repositories.id, starred))
       await deps.db.update(repositories).set({ numWatches: sql`${repositories.numWatches} - 1` }).where(inArray(repositories.id, watched))
       await deps.db.delete(users).where(eq(users.id, user.id))
+      // Their hooks went with them (cascade): running delivery lanes learn it at the commit.
+      hooksChanged(deps)
     })
   } catch (e) {
     // A row of another area still pointing at the user without ON DELETE CASCADE.

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm'
+import { hooksChanged } from '../../webhooks/dispatcher'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { collaborations, orgUsers, repositories, teams, teamUsers, users } from '../../db/schema'
@@ -121,6 +122,8 @@ export async function deleteOrganization(deps: AppDeps, org: OrgRow): Promise<vo
       )
     // org_users, teams, team_users and team_repos go with it (ON DELETE CASCADE).
     await deps.db.delete(users).where(and(eq(users.id, org.id), eq(users.type, 1)))
+    // Its hooks went with it (cascade): running delivery lanes learn it at the commit.
+    hooksChanged(deps)
   })
   if (org.avatar) await removeAvatarFileIfUnused(deps, 'user', org.avatar)
 }

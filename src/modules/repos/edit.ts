@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { hooksChanged } from '../../webhooks/dispatcher'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { and, eq, inArray, sql } from 'drizzle-orm'
@@ -189,6 +190,8 @@ async function deleteOnce(deps: AppDeps, repo: RepoRow, actor: UserRow | null): 
       await deps.db.update(repositories).set({ numForks: greatestOf(sql`${repositories.numForks} - 1`, 0) }).where(eq(repositories.id, current.forkId))
     await deps.db.update(repositories).set({ isFork: false, forkId: 0 }).where(eq(repositories.forkId, repo.id))
     await deps.db.delete(repositories).where(eq(repositories.id, repo.id))
+    // Its hooks went with it (cascade): running delivery lanes learn it at the commit.
+    hooksChanged(deps)
     await deps.db.update(users).set({ numRepos: greatestOf(sql`${users.numRepos} - 1`, 0) }).where(eq(users.id, repo.ownerId))
     return current.avatar
   }, { taken: BUSY_DELETING, beside: [[wikiPathOf(gitDir), gone[1]]] })
