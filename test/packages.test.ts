@@ -183,11 +183,36 @@ describe('the generic registry', () => {
     expect((await ok(anon.packages.listPackages('alice', { q: 'del' })))).toEqual([])
   })
 
+  test('at once: the same file twice is one 201 and one 409; a deletion beside an upload of the same bytes leaves the new file whole; a wrong Digest keeps nothing', async () => {
+    const both = await Promise.all([put('alice/generic/race/1/f.bin', alice, 'first'), put('alice/generic/race/1/f.bin', alice, 'second')])
+    expect(both.map((r) => r.status).sort()).toEqual([201, 409])
+    expect((await ok(anon.packages.listPackageFiles('alice', 'generic', 'race', '1'))).length).toBe(1)
+
+    expect((await put('alice/generic/race/2/old.bin', alice, 'same bytes')).status).toBe(201)
+    expect((await put('alice/generic/race/2/keep.bin', alice, 'x')).status).toBe(201)
+    const [gone, added] = await Promise.all([registry('DELETE', 'alice/generic/race/2/old.bin', alice), put('alice/generic/race/2/new.bin', alice, 'same bytes')])
+    expect([gone.status, added.status]).toEqual([204, 201])
+    expect(new TextDecoder().decode((await registry('GET', 'alice/generic/race/2/new.bin', null)).bytes)).toBe('same bytes')
+
+    const before = await mark()
+    const wrong = await registry('PUT', 'alice/generic/race/3/d.bin', alice, 'digested', { digest: `SHA-256=${Buffer.from(hex('sha256', 'other'), 'hex').toString('base64')}` })
+    expect(wrong.status).toBe(400)
+    expect(await mark()).toBe(before)
+    const right = await registry('PUT', 'alice/generic/race/3/d.bin', alice, 'digested', { digest: `SHA-256=${Buffer.from(hex('sha256', 'digested'), 'hex').toString('base64')}` })
+    expect(right.status).toBe(201)
+  })
+
   test("an owner's deletion takes their packages and files; the sweep removes blobs and temporary files no file names", async () => {
     expect((await s.post('/orgs', { username: 'gone' }, { token: alice.token })).status).toBe(201)
     expect((await put('gone/generic/p/1/f', alice, 'bytes of gone')).status).toBe(201)
     expect((await s.del('/orgs/gone', undefined, { token: alice.token })).status).toBe(204)
     expect(existsSync(blobPath(s.deps, hex('sha256', 'bytes of gone')))).toBe(false)
+    // A user's too, by a site administrator.
+    const erin = await s.user('erin')
+    expect((await put('erin/generic/p/1/f', erin, 'bytes of erin')).status).toBe(201)
+    expect((await s.del('/admin/users/erin', undefined, { token: root.token })).status).toBe(204)
+    expect(existsSync(blobPath(s.deps, hex('sha256', 'bytes of erin')))).toBe(false)
+    await fails(giteaApi(s.url, { token: root.token }).packages.listPackages('erin'), 404)
 
     const orphan = blobPath(s.deps, hex('sha256', 'orphan'))
     mkdirSync(join(orphan, '..'), { recursive: true })
