@@ -100,6 +100,9 @@ describe('the generic registry', () => {
     expect((await ok(anon.packages.listPackages('alice', { q: 'OO' }))).map((p) => p.version)).toEqual(['2.0.0', '1.0.0'])
     await fails(anon.packages.getPackage('alice', 'npm', 'tool', '1.0.0'), 404)
     await fails(anon.packages.listPackageFiles('alice', 'generic', 'tool', '7'), 404)
+    // Names arrive decoded from the path.
+    expect((await ok(anon.packages.listPackageFiles('alice', 'generic', 'other', '0.1'))).map((f) => f.name)).toEqual(['a file (1).zip'])
+    expect((await registry('GET', 'alice/generic/other/0.1/a%20file%20(1).zip', null)).status).toBe(200)
   })
 
   test("names checked as Gitea's (400), the size bounded (413): nothing kept", async () => {

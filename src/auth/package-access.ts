@@ -29,7 +29,7 @@ async function maxTeamMode(deps: AppDeps, orgId: number, uid: number): Promise<n
     .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
     .where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid)))
-  return row?.mode ?? AccessMode.None
+  return Number(row?.mode ?? AccessMode.None)
 }
 
 /** What `viewer` may do with the packages of `owner`, an owner they may see. */
