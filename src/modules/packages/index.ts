@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
@@ -5,6 +6,7 @@ import { pipeline } from '../../auth/pipeline'
 import { packagesToApi, toApiPackageFile } from '../../convert/package'
 import { disposition } from '../files/service'
 import { readsBody } from '../../lib/body'
+import { notFound } from '../../lib/errors'
 import { GenericFileParams, GenericVersionParams, OwnerParams, PackageFileSchema, PackageListQuery, PackageSchema, VersionParams } from './model'
 import { blobPath } from './blobs'
 import { deleteGenericFile, deletePackageVersion, findGenericFile, getPackageVersion, listPackageVersions, listVersionFiles, uploadGenericFile } from './service'
@@ -102,7 +104,10 @@ export const packageRegistryModule = (deps: AppDeps) =>
       '/:owner/generic/:name/:version/:filename',
       async ({ packageOwner, params }) => {
         const file = await findGenericFile(deps, packageOwner.id, params.name, params.version, params.filename)
-        return new Response(Bun.file(blobPath(deps, file.sha256)), {
+        const path = blobPath(deps, file.sha256)
+        // Only outside damage takes a named blob away.
+        if (!existsSync(path)) throw notFound('the package file is missing')
+        return new Response(Bun.file(path), {
           headers: {
             'Content-Type': 'application/octet-stream',
             'Content-Length': String(file.size),

@@ -106,11 +106,8 @@ export async function deleteGenericFile(deps: AppDeps, ownerId: number, name: st
   const hashes = await writeTransaction(deps.db, async () => {
     const found = await getPackageVersion(deps, ownerId, 'generic', name, version)
     const file = await getVersionFile(deps, found.version.id, filename)
-    const [others] = await deps.db
-      .select({ n: count() })
-      .from(packageFiles)
-      .where(and(eq(packageFiles.versionId, found.version.id)))
-    if (others!.n <= 1) return await dropVersion(deps, found)
+    const [files] = await deps.db.select({ n: count() }).from(packageFiles).where(eq(packageFiles.versionId, found.version.id))
+    if (files!.n <= 1) return await dropVersion(deps, found)
     await deps.db.delete(packageFiles).where(eq(packageFiles.id, file.id))
     return [file.sha256]
   })
