@@ -57,6 +57,7 @@ import { commitsModule } from './modules/commits'
 import { gitDataModule } from './modules/git-data'
 import { oauth2Module, oauth2ProviderModule } from './modules/oauth2'
 import { avatarFilesModule, avatarsModule } from './modules/avatars'
+import { packageRegistryModule, packagesModule } from './modules/packages'
 
 /** Reads a validation error as Gitea's `[Field]: problem` message. */
 function validationMessage(error: any): { message: string; errors: unknown[] } {
@@ -149,6 +150,7 @@ export function createApp(deps: AppDeps) {
     .use(gitDataModule(deps))
     .use(oauth2Module(deps))
     .use(avatarsModule(deps))
+    .use(packagesModule(deps))
 
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
     .onError({ as: 'global' }, ({ code, error: thrown, set, request }) => {
@@ -203,6 +205,7 @@ export function createApp(deps: AppDeps) {
     .use(api)
     .use(gitHttpModule(deps))
     .use(releaseDownloadsModule(deps))
+    .use(packageRegistryModule(deps))
     .use(avatarFilesModule(deps))
     .use(oauth2ProviderModule(deps))
     // Last: its `/:owner` and `/:owner/:repo` pages come after every fixed path above.

@@ -81,6 +81,8 @@ export interface Config {
   maxPushSize: number
   /** Largest release asset in bytes (WARREN_MAX_ATTACHMENT_SIZE, 100 MiB), streamed to disk; past it: 413, nothing stored. */
   maxAttachmentSize: number
+  /** Largest package file in bytes (WARREN_MAX_PACKAGE_FILE_SIZE, 1 GiB; Gitea's [packages] LIMIT_SIZE_*), streamed to disk; past it: 413, nothing stored. */
+  maxPackageFileSize: number
   /**
    * The types an issue's or comment's attachment may have (WARREN_ATTACHMENT_ALLOWED_TYPES,
    * Gitea's [attachment] ALLOWED_TYPES: comma-separated `.ext` extensions and MIME types, with
@@ -390,6 +392,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxApiBody: boundedFrom(env.WARREN_MAX_API_BODY, MAX_API_BODY, 'WARREN_MAX_API_BODY', 1024, 1024 * MiB),
     maxPushSize: boundedFrom(env.WARREN_MAX_PUSH_SIZE, 4096 * MiB, 'WARREN_MAX_PUSH_SIZE', MiB, 64 * 1024 * MiB),
     maxAttachmentSize: boundedFrom(env.WARREN_MAX_ATTACHMENT_SIZE, 100 * MiB, 'WARREN_MAX_ATTACHMENT_SIZE', 1, 64 * 1024 * MiB),
+    maxPackageFileSize: boundedFrom(env.WARREN_MAX_PACKAGE_FILE_SIZE, 1024 * MiB, 'WARREN_MAX_PACKAGE_FILE_SIZE', 1, 64 * 1024 * MiB),
     attachmentAllowedTypes: attachmentTypesFrom(env.WARREN_ATTACHMENT_ALLOWED_TYPES),
     defaultBranch: branchNameFrom(env.WARREN_DEFAULT_BRANCH),
     maxCommitFiles: boundedFrom(env.WARREN_MAX_COMMIT_FILES, 1000, 'WARREN_MAX_COMMIT_FILES', 1, 100_000),

@@ -311,6 +311,7 @@ function giteaCategories(path: string): ScopeCategory[] | 'none' {
   // The templates a new repository may start from (Gitea's misc routes, outside any scope group).
   if (/^\/api\/v1\/(gitignore\/templates|licenses|label\/templates)(\/|$)/.test(path)) return 'none'
   if (path.startsWith('/api/v1/admin/')) return ['admin']
+  if (path.startsWith('/api/v1/packages/') || path.startsWith('/api/packages/')) return ['package']
   if (path === '/api/v1/org/:org/repos') return ['organization', 'repository']
   if (path.startsWith('/api/v1/orgs') || path.startsWith('/api/v1/teams/')) return ['organization']
   if (path.startsWith('/api/v1/notifications') || path === '/api/v1/repos/:owner/:repo/notifications') return ['notification']

@@ -10,6 +10,7 @@ import { requireScope, scopeLevelOf, type ScopeCategory } from './scopes'
 import { loadOrg, requireOrgMember, requireOrgOwner } from './org-context'
 import { loadTeam, requireTeamOwner } from './team-context'
 import { loadVisibleOwner } from './owner-context'
+import { loadPackageOwner, type PackageNeed } from './package-access'
 
 /**
  * The request pipeline: what a route needs, declared beside its schemas, resolved before its
@@ -45,6 +46,9 @@ import { loadVisibleOwner } from './owner-context'
  *   Gitea's check knows only the team).
  * - `owner: true`: the user or organisation of `:owner` (`owner`: its row, plus `caller`). 404
  *   when unknown or hidden from the caller (the web's `/{owner}` page).
+ * - `packageOwner: 'read' | 'write'`: the user or organisation of `:owner` whose packages the
+ *   route reads or changes (`packageOwner`: its row, plus `caller`), by the rule of
+ *   package-access.ts: 404 when unknown or hidden, 401 anonymous / 403 signed in below the need.
  * - `repoById: true`: the repository of `:id` (`repoById`: its row, plus `caller`). 404 when it
  *   does not exist or the caller may not read it.
  * - `attachment: 'uuid' | 'tag'`: the release asset a download URL names (`attachment`: its row,
@@ -96,6 +100,7 @@ export const ACCESS_KEYS = {
   org: 'x-warren-org',
   team: 'x-warren-team',
   owner: 'x-warren-owner',
+  packageOwner: 'x-warren-package-owner',
   repoById: 'x-warren-repo-by-id',
   attachment: 'x-warren-attachment',
 } as const
@@ -272,6 +277,11 @@ export const pipeline = (given: AppDeps, opts: { session?: boolean } = {}) => {
       const caller = await deps.auth.caller(request)
       return { owner: await loadVisibleOwner(deps, params.owner ?? '', caller.user), caller }
     }),
+    packageOwner: (need: PackageNeed) =>
+      checkedNeed('packageOwner', need, async ({ request, params }) => {
+        const caller = await deps.auth.caller(request)
+        return { packageOwner: await loadPackageOwner(deps, params.owner ?? '', caller.user, need), caller }
+      }),
     repoById: validatedNeed('repoById', true, async ({ request, params }) => {
       const caller = await deps.auth.caller(request)
       return { repoById: await loadRepoById(deps, caller, Number(params.id)), caller }

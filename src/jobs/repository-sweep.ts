@@ -7,6 +7,7 @@ import type { BackgroundJob } from '../ops/shutdown'
 import { checkRepositoryFolder, emptyDeletedFolders, ownerFolders, unaccountedIn } from '../modules/repos/repair'
 import { syncChangedRepositories } from '../push'
 import { repairAttachments } from '../modules/attachments/storage'
+import { repairPackageBlobs } from '../modules/packages/blobs'
 import { repairAvatars } from '../modules/avatars/storage'
 
 /** Repositories read and checked per step of the sweep. */
@@ -30,7 +31,8 @@ export const SWEEP_DELAY_MS = 5_000
  * accounts for are counted and logged, left where they are (unadopted, as Gitea: /admin/unadopted);
  * then the release assets' folders, one at a time, files no row accounts for removed
  * (repairAttachments, the same way); then the avatar folders, files no row names removed
- * (repairAvatars, the same way).
+ * (repairAvatars, the same way); then the package blobs, temporary files and blobs no package file
+ * names removed (repairPackageBlobs, the same way).
  *
  * Nothing a request relies on waits for it: pending pushes are settled before serving
  * (reconcilePendingPushes), unfinished repositories are removed before serving (repairAtStart),
@@ -48,7 +50,7 @@ export function startRepositorySweep(
   let stopped = false
   let timer: ReturnType<typeof setTimeout> | undefined
   let wake: (() => void) | undefined
-  const emptyResult = (): SweepResult => ({ checked: 0, updated: 0, missing: 0, leftovers: 0, deleted: 0, unadopted: 0, attachmentsRemoved: 0, attachmentsMissing: 0, avatarsRemoved: 0 })
+  const emptyResult = (): SweepResult => ({ checked: 0, updated: 0, missing: 0, leftovers: 0, deleted: 0, unadopted: 0, attachmentsRemoved: 0, attachmentsMissing: 0, avatarsRemoved: 0, packageFilesRemoved: 0 })
   const result = emptyResult()
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -97,6 +99,7 @@ export function startRepositorySweep(
       result.attachmentsRemoved = repaired.removed.length
       result.attachmentsMissing = repaired.missing.length
       if (!stopped) result.avatarsRemoved = (await repairAvatars(deps, { before: opts.startedAt, between })).unnamed.length
+      if (!stopped) result.packageFilesRemoved = (await repairPackageBlobs(deps, { before: opts.startedAt, between })).length
     }
     if (stopped) return
     if (result.updated) log.info(`brought ${result.updated} of ${result.checked} repositories in line with git`)
@@ -144,4 +147,6 @@ export interface SweepResult {
   attachmentsMissing: number
   /** Avatar files no user, organisation or repository names, removed (repairAvatars). */
   avatarsRemoved: number
+  /** Package blobs no package file names, and temporary upload files, removed (repairPackageBlobs). */
+  packageFilesRemoved: number
 }

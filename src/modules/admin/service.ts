@@ -18,6 +18,7 @@ import { moveFolderWithRows } from '../repos/folder-move'
 import { assertNameFree, checkLoginSource, checkVisibility } from '../users/service'
 import type { EditUserInput } from './model'
 import { removeAvatarFileIfUnused } from '../avatars/storage'
+import { ownerPackageBlobs } from '../packages/service'
 
 /** Individual users (no organisations), by id. */
 export async function listAllUsers(deps: AppDeps, page: Page): Promise<Paged<UserRow>> {
@@ -180,7 +181,7 @@ async function assertDeletable(deps: AppDeps, user: UserRow): Promise<void> {
 /**
  * Deletes a user: refused (422) for the acting admin themself, and while the user owns
  * repositories, is the last owner of an organisation or belongs to one. Addresses, tokens,
- * keys, follows, collaborations, stars, watches, tracked times and assignments go with the row
+ * keys, follows, collaborations, stars, watches, tracked times, assignments and packages go with the row
  * (ON DELETE CASCADE); the counters of others are fixed first. Issues and comments the user
  * posted stay (their poster id is no foreign key) and show the Ghost user as author (as Gitea).
  */
@@ -188,8 +189,9 @@ export async function deleteUser(deps: AppDeps, user: UserRow, actor: UserRow | 
   // As Gitea: an administrator cannot delete their own account (nor lock the site out that way).
   // `null` is the operator at the command line (`warren admin user delete`).
   if (user.id === actor?.id) throw unprocessable('you cannot delete yourself')
+  let blobs: Awaited<ReturnType<typeof ownerPackageBlobs>>
   try {
-    await writeTransaction(deps.db, async () => {
+    blobs = await writeTransaction(deps.db, async () => {
       await assertDeletable(deps, user)
       const followed = deps.db.select({ id: follows.followId }).from(follows).where(eq(follows.userId, user.id))
       const followers = deps.db.select({ id: follows.userId }).from(follows).where(eq(follows.followId, user.id))
@@ -199,9 +201,11 @@ export async function deleteUser(deps: AppDeps, user: UserRow, actor: UserRow | 
       await deps.db.update(users).set({ numFollowing: sql`${users.numFollowing} - 1` }).where(inArray(users.id, followers))
       await deps.db.update(repositories).set({ numStars: sql`${repositories.numStars} - 1` }).where(inArray(repositories.id, starred))
       await deps.db.update(repositories).set({ numWatches: sql`${repositories.numWatches} - 1` }).where(inArray(repositories.id, watched))
+      const blobs = await ownerPackageBlobs(deps, user.id)
       await deps.db.delete(users).where(eq(users.id, user.id))
       // Their hooks went with them (cascade): running delivery lanes learn it at the commit.
       hooksChanged(deps)
+      return blobs
     })
   } catch (e) {
     // A row of another area still pointing at the user without ON DELETE CASCADE.
@@ -209,6 +213,7 @@ export async function deleteUser(deps: AppDeps, user: UserRow, actor: UserRow | 
       throw unprocessable(`user is still referenced by other records and cannot be deleted [name: ${user.name}]`)
     throw e
   }
+  await blobs.removeFiles()
   if (user.avatar) await removeAvatarFileIfUnused(deps, 'user', user.avatar)
 }
 

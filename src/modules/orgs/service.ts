@@ -13,6 +13,7 @@ import { nowUnix } from '../../lib/time'
 import { checkEmail, checkMaxSize, checkOwnerName, checkWebsite } from '../../lib/validate'
 import { assertNameFree, checkVisibility, usersPage } from '../users/service'
 import { TEAM_UNITS } from '../teams/model'
+import { ownerPackageBlobs } from '../packages/service'
 import { createRepository, type NewRepo } from '../repos/create'
 import { listOwnedRepos } from '../repos/queries'
 import { removeAvatarFileIfUnused } from '../avatars/storage'
@@ -112,19 +113,22 @@ export async function editOrganization(deps: AppDeps, org: OrgRow, input: OrgFie
     .returning())[0]!
 }
 
-/** Deletes an organisation with its teams and memberships; refused while it owns repositories. */
+/** Deletes an organisation with its teams, memberships and packages; refused while it owns repositories. */
 export async function deleteOrganization(deps: AppDeps, org: OrgRow): Promise<void> {
-  await writeTransaction(deps.db, async () => {
+  const blobs = await writeTransaction(deps.db, async () => {
     const repos = (await deps.db.select({ n: count() }).from(repositories).where(eq(repositories.ownerId, org.id)))[0]!.n
     if (repos > 0)
       throw unprocessable(
         `organization ${org.name} still owns ${repos} ${repos === 1 ? 'repository' : 'repositories'}; delete or transfer them first`,
       )
-    // org_users, teams, team_users and team_repos go with it (ON DELETE CASCADE).
+    // org_users, teams, team_users, team_repos and its packages go with it (ON DELETE CASCADE).
+    const blobs = await ownerPackageBlobs(deps, org.id)
     await deps.db.delete(users).where(and(eq(users.id, org.id), eq(users.type, 1)))
     // Its hooks went with it (cascade): running delivery lanes learn it at the commit.
     hooksChanged(deps)
+    return blobs
   })
+  await blobs.removeFiles()
   if (org.avatar) await removeAvatarFileIfUnused(deps, 'user', org.avatar)
 }
 

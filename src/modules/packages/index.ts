@@ -1,0 +1,150 @@
+import { existsSync } from 'node:fs'
+import { Elysia, t } from 'elysia'
+import type { AppDeps } from '../../deps'
+import type { UserRow } from '../../auth/caller'
+import { pipeline } from '../../auth/pipeline'
+import { packagesToApi, toApiPackageFile } from '../../convert/package'
+import { disposition } from '../files/service'
+import { readsBody } from '../../lib/body'
+import { notFound } from '../../lib/errors'
+import { GenericFileParams, GenericVersionParams, OwnerParams, PackageFileSchema, PackageListQuery, PackageSchema, VersionParams } from './model'
+import { blobPath } from './blobs'
+import { deleteGenericFile, deletePackageVersion, findGenericFile, getPackageVersion, listPackageVersions, listVersionFiles, uploadGenericFile } from './service'
+
+const NoContent = { 204: t.Void() }
+
+/** The handler deleting a version: the API's (its path names the type) and the generic registry's. */
+const removeVersion =
+  (deps: AppDeps) =>
+  async ({ packageOwner, params, set }: { packageOwner: UserRow; params: { type?: string; name: string; version: string }; set: { status?: number | string } }) => {
+    await deletePackageVersion(deps, packageOwner.id, params.type ?? 'generic', params.name, params.version)
+    set.status = 204
+  }
+
+/** The package API of /api/v1 (gitea-js's `package` calls): the owner's list, a version, its files, its deletion. */
+export const packagesModule = (deps: AppDeps) =>
+  new Elysia({ name: 'packages', detail: { tags: ['package'] } })
+    .use(pipeline(deps))
+    .get(
+      '/packages/:owner',
+      async ({ packageOwner, caller, query, page, respond }) =>
+        respond(await listPackageVersions(deps, packageOwner.id, { type: query.type, q: query.q }, page), (rows) => packagesToApi(deps, caller.user, rows)),
+      {
+        scope: 'package',
+        packageOwner: 'read',
+        paged: true,
+        params: OwnerParams,
+        query: PackageListQuery,
+        response: { 200: t.Array(PackageSchema) },
+        detail: { operationId: 'listPackages', summary: "Gets all packages of an owner" },
+      },
+    )
+    .get(
+      '/packages/:owner/:type/:name/:version',
+      async ({ packageOwner, caller, params }) =>
+        (await packagesToApi(deps, caller.user, [await getPackageVersion(deps, packageOwner.id, params.type, params.name, params.version)]))[0]!,
+      {
+        scope: 'package',
+        packageOwner: 'read',
+        params: VersionParams,
+        response: { 200: PackageSchema },
+        detail: { operationId: 'getPackage', summary: 'Gets a package' },
+      },
+    )
+    .delete(
+      '/packages/:owner/:type/:name/:version',
+      removeVersion(deps),
+      {
+        scope: 'package',
+        packageOwner: 'write',
+        params: VersionParams,
+        response: NoContent,
+        detail: { operationId: 'deletePackage', summary: 'Delete a package' },
+      },
+    )
+    .get(
+      '/packages/:owner/:type/:name/:version/files',
+      async ({ packageOwner, params }) => {
+        const found = await getPackageVersion(deps, packageOwner.id, params.type, params.name, params.version)
+        return (await listVersionFiles(deps, found.version.id)).map(toApiPackageFile)
+      },
+      {
+        scope: 'package',
+        packageOwner: 'read',
+        params: VersionParams,
+        response: { 200: t.Array(PackageFileSchema) },
+        detail: { operationId: 'listPackageFiles', summary: 'Gets all files of a package' },
+      },
+    )
+
+/**
+ * The generic package registry (Gitea's /api/packages/{owner}/generic/...), outside /api/v1:
+ * publishing a file (the raw body, streamed to disk: `readsBody('unread')`), downloading it
+ * (streamed from disk), deleting a file or a whole version. Errors answer in the API's shape.
+ */
+export const packageRegistryModule = (deps: AppDeps) =>
+  new Elysia({ name: 'package-registry', prefix: '/api/packages', detail: { tags: ['package'] } })
+    .use(pipeline(deps))
+    .put(
+      '/:owner/generic/:name/:version/:filename',
+      async ({ packageOwner, caller, params, request, set }) => {
+        await uploadGenericFile(deps, packageOwner, caller.user!, params.name, params.version, params.filename, request)
+        set.status = 201
+      },
+      {
+        scope: 'package',
+        signed: true,
+        packageOwner: 'write',
+        params: GenericFileParams,
+        response: { 201: t.Void() },
+        detail: { operationId: 'genericUploadPackageFile', summary: 'Publishes a file of a generic package', ...readsBody('unread') },
+      },
+    )
+    .get(
+      '/:owner/generic/:name/:version/:filename',
+      async ({ packageOwner, params }) => {
+        const file = await findGenericFile(deps, packageOwner.id, params.name, params.version, params.filename)
+        const path = blobPath(deps, file.sha256)
+        // Only outside damage takes a named blob away.
+        if (!existsSync(path)) throw notFound('the package file is missing')
+        return new Response(Bun.file(path), {
+          headers: {
+            'Content-Type': 'application/octet-stream',
+            'Content-Length': String(file.size),
+            'Content-Disposition': disposition('attachment', file.name),
+            'X-Content-Type-Options': 'nosniff',
+          },
+        })
+      },
+      {
+        scope: 'package',
+        packageOwner: 'read',
+        params: GenericFileParams,
+        detail: { operationId: 'genericDownloadPackageFile', summary: 'Downloads a file of a generic package' },
+      },
+    )
+    .delete(
+      '/:owner/generic/:name/:version/:filename',
+      async ({ packageOwner, params, set }) => {
+        await deleteGenericFile(deps, packageOwner.id, params.name, params.version, params.filename)
+        set.status = 204
+      },
+      {
+        scope: 'package',
+        packageOwner: 'write',
+        params: GenericFileParams,
+        response: NoContent,
+        detail: { operationId: 'genericDeletePackageFile', summary: 'Deletes a file of a generic package (its version with its last file)' },
+      },
+    )
+    .delete(
+      '/:owner/generic/:name/:version',
+      removeVersion(deps),
+      {
+        scope: 'package',
+        packageOwner: 'write',
+        params: GenericVersionParams,
+        response: NoContent,
+        detail: { operationId: 'genericDeletePackageVersion', summary: 'Deletes a version of a generic package' },
+      },
+    )

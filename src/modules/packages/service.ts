@@ -1,0 +1,209 @@
+import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm'
+import type { AppDeps } from '../../deps'
+import type { UserRow } from '../../auth/caller'
+import { writeTransaction } from '../../db/client'
+import { packageFiles, packages, packageVersions, type PackageFileRow, type PackageRow, type PackageVersionRow } from '../../db/schema'
+import { containsText } from '../../db/sql'
+import { ApiError, badRequest, conflict, notFound } from '../../lib/errors'
+import type { Page, Paged } from '../../lib/pagination'
+import { nowUnix } from '../../lib/time'
+import { digestCheck, digestedStream } from '../../lib/body'
+import { discardBlob, placeBlob, receiveBlob, removeBlobIfUnnamed, removeUnnamedBlobs, withBlob } from './blobs'
+
+/*
+ * The package registry's records and the generic registry's rules (Gitea 1.23's
+ * routers/api/packages/generic and services/packages): a package is named within its owner and
+ * type, a version within its package, a file within its version (each case-insensitively); the
+ * last file of a version taken away takes the version, the last version the package.
+ */
+
+/** A version with its package: one item of the owner's list, one Package record. */
+export interface PackageVersion {
+  pkg: PackageRow
+  version: PackageVersionRow
+}
+
+/** The longest package name, version and file name (Gitea stores them in VARCHAR(255)). */
+export const MAX_PACKAGE_TEXT = 255
+
+const PACKAGE_NAME = /^[-_+.A-Za-z0-9]+$/
+const FILE_NAME = /^[-_+=:;.()[\]{}~!@#$%^& A-Za-z0-9]+$/
+
+/**
+ * A generic package's name, version and file name, as Gitea checks them: the name of letters,
+ * digits and `-_+.` (one character: a letter or digit; not `..`), the version without spaces
+ * around it, the file name of letters, digits, spaces and `-_+=:;.()[]{}~!@#$%^&`, without spaces
+ * around it, not `.` or `..`; each at most MAX_PACKAGE_TEXT characters. 400 otherwise.
+ */
+export function checkGenericNames(name: string, version: string, filename: string): void {
+  const validName = name.length <= MAX_PACKAGE_TEXT && PACKAGE_NAME.test(name) && name !== '..' && (name.length > 1 || /[A-Za-z0-9]/.test(name))
+  if (!validName) throw badRequest('invalid package name')
+  if (filename.length > MAX_PACKAGE_TEXT || !FILE_NAME.test(filename) || filename.trim() !== filename || filename === '.' || filename === '..')
+    throw badRequest('invalid filename')
+  if (version === '' || version.length > MAX_PACKAGE_TEXT || version.trim() !== version || !version.isWellFormed() || /[\x00-\x1f\x7f]/.test(version))
+    throw badRequest('invalid package version')
+}
+
+const versionWhere = (ownerId: number, type: string, name: string, version: string): SQL =>
+  and(eq(packages.ownerId, ownerId), eq(packages.type, type), eq(packages.lowerName, name.toLowerCase()), eq(packageVersions.lowerVersion, version.toLowerCase()))!
+
+/** The version `version` of the package `type`/`name` of the owner, or 404 (Gitea's "package does not exist"). */
+export async function getPackageVersion(deps: AppDeps, ownerId: number, type: string, name: string, version: string): Promise<PackageVersion> {
+  const [row] = await deps.db
+    .select({ pkg: packages, version: packageVersions })
+    .from(packageVersions)
+    .innerJoin(packages, eq(packages.id, packageVersions.packageId))
+    .where(versionWhere(ownerId, type, name, version))
+  if (!row) throw notFound('package does not exist')
+  return row
+}
+
+/** The owner's package versions, newest first, of one type and with `q` in the name when asked. */
+export async function listPackageVersions(deps: AppDeps, ownerId: number, filter: { type?: string; q?: string }, page: Page): Promise<Paged<PackageVersion>> {
+  const where = and(
+    eq(packageVersions.ownerId, ownerId),
+    filter.type ? eq(packages.type, filter.type) : undefined,
+    filter.q ? containsText(packages.lowerName, filter.q.toLowerCase()) : undefined,
+  )
+  const joined = () => deps.db.select({ pkg: packages, version: packageVersions }).from(packageVersions).innerJoin(packages, eq(packages.id, packageVersions.packageId))
+  const total = (await deps.db.select({ n: count() }).from(packageVersions).innerJoin(packages, eq(packages.id, packageVersions.packageId)).where(where))[0]!.n
+  const rows = await joined().where(where).orderBy(desc(packageVersions.createdUnix), desc(packageVersions.id)).limit(page.limit).offset(page.offset)
+  return { rows, total }
+}
+
+/** The files of a version, in the order they were added. */
+export async function listVersionFiles(deps: AppDeps, versionId: number): Promise<PackageFileRow[]> {
+  return await deps.db.select().from(packageFiles).where(eq(packageFiles.versionId, versionId)).orderBy(asc(packageFiles.id))
+}
+
+/** The file `filename` of a version, or 404. */
+async function getVersionFile(deps: AppDeps, versionId: number, filename: string): Promise<PackageFileRow> {
+  const [file] = await deps.db
+    .select()
+    .from(packageFiles)
+    .where(and(eq(packageFiles.versionId, versionId), eq(packageFiles.lowerName, filename.toLowerCase())))
+  if (!file) throw notFound('package file does not exist')
+  return file
+}
+
+/** Deletes a version with its files, and its package when no version is left; inside a write transaction. Answers the hashes of the files gone. */
+async function dropVersion(deps: AppDeps, found: PackageVersion): Promise<string[]> {
+  const hashes = (await deps.db.select({ sha256: packageFiles.sha256 }).from(packageFiles).where(eq(packageFiles.versionId, found.version.id))).map((r) => r.sha256)
+  await deps.db.delete(packageVersions).where(eq(packageVersions.id, found.version.id))
+  const [left] = await deps.db.select({ id: packageVersions.id }).from(packageVersions).where(eq(packageVersions.packageId, found.pkg.id)).limit(1)
+  if (!left) await deps.db.delete(packages).where(eq(packages.id, found.pkg.id))
+  return hashes
+}
+
+/** Deletes a version of a package (the API's deletePackage, the generic registry's version DELETE): 404 when there is none. */
+export async function deletePackageVersion(deps: AppDeps, ownerId: number, type: string, name: string, version: string): Promise<void> {
+  const hashes = await writeTransaction(deps.db, async () => await dropVersion(deps, await getPackageVersion(deps, ownerId, type, name, version)))
+  await removeUnnamedBlobs(deps, hashes)
+}
+
+/** Deletes one file of a generic package's version; the version goes with its last file. 404 when either is missing. */
+export async function deleteGenericFile(deps: AppDeps, ownerId: number, name: string, version: string, filename: string): Promise<void> {
+  const hashes = await writeTransaction(deps.db, async () => {
+    const found = await getPackageVersion(deps, ownerId, 'generic', name, version)
+    const file = await getVersionFile(deps, found.version.id, filename)
+    const [files] = await deps.db.select({ n: count() }).from(packageFiles).where(eq(packageFiles.versionId, found.version.id))
+    if (files!.n <= 1) return await dropVersion(deps, found)
+    await deps.db.delete(packageFiles).where(eq(packageFiles.id, file.id))
+    return [file.sha256]
+  })
+  await removeUnnamedBlobs(deps, hashes)
+}
+
+/** The file of a generic package's version, for its download: 404 when missing. */
+export async function findGenericFile(deps: AppDeps, ownerId: number, name: string, version: string, filename: string): Promise<PackageFileRow> {
+  const found = await getPackageVersion(deps, ownerId, 'generic', name, version)
+  return await getVersionFile(deps, found.version.id, filename)
+}
+
+/**
+ * Publishes a file of a generic package (Gitea's UploadPackage): names checked (400), the body
+ * streamed to disk and hashed (413 past WARREN_MAX_PACKAGE_FILE_SIZE; a `Digest` checked as it
+ * streams), then, in the blob's turn, the blob moved into place and the rows written: the package
+ * and the version made when new, the file added, 409 when the version already has a file of that
+ * name. Nothing is kept when it fails.
+ */
+export async function uploadGenericFile(deps: AppDeps, owner: UserRow, creator: UserRow, name: string, version: string, filename: string, request: Request): Promise<void> {
+  checkGenericNames(name, version, filename)
+  const limit = deps.config.maxPackageFileSize
+  if (Number(request.headers.get('content-length') ?? 0) > limit) throw new ApiError(413, `The package file is larger than ${limit} bytes`)
+  // Refused before its bytes are read when the file is there already (checked again as it is written).
+  const existing = await getPackageVersion(deps, owner.id, 'generic', name, version).catch(() => null)
+  if (existing && (await getVersionFile(deps, existing.version.id, filename).catch(() => null))) throw conflict('package file already exists')
+  const digest = digestCheck(request)
+  const body = digest && request.body ? digestedStream(request.body, digest) : request.body
+  const blob = await receiveBlob(deps, body, limit)
+  try {
+    digest?.verify()
+  } catch (e) {
+    discardBlob(blob)
+    throw e
+  }
+  await withBlob(deps, blob.sha256, async () => {
+    try {
+      placeBlob(deps, blob)
+    } catch (e) {
+      discardBlob(blob)
+      throw e
+    }
+    try {
+      await writeTransaction(deps.db, async () => {
+        const now = nowUnix()
+        const lowerName = name.toLowerCase()
+        await deps.db.insert(packages).values({ ownerId: owner.id, type: 'generic', name, lowerName, createdUnix: now }).onConflictDoNothing()
+        const [pkg] = await deps.db
+          .select({ id: packages.id })
+          .from(packages)
+          .where(and(eq(packages.ownerId, owner.id), eq(packages.type, 'generic'), eq(packages.lowerName, lowerName)))
+        const lowerVersion = version.toLowerCase()
+        await deps.db
+          .insert(packageVersions)
+          .values({ packageId: pkg!.id, ownerId: owner.id, creatorId: creator.id, version, lowerVersion, createdUnix: now })
+          .onConflictDoNothing()
+        const [row] = await deps.db
+          .select({ id: packageVersions.id })
+          .from(packageVersions)
+          .where(and(eq(packageVersions.packageId, pkg!.id), eq(packageVersions.lowerVersion, lowerVersion)))
+        const added = await deps.db
+          .insert(packageFiles)
+          .values({
+            versionId: row!.id,
+            name: filename,
+            lowerName: filename.toLowerCase(),
+            size: blob.size,
+            md5: blob.md5,
+            sha1: blob.sha1,
+            sha256: blob.sha256,
+            sha512: blob.sha512,
+            createdUnix: now,
+          })
+          .onConflictDoNothing()
+          .returning({ id: packageFiles.id })
+        if (added.length === 0) throw conflict('package file already exists')
+      })
+    } catch (e) {
+      await removeBlobIfUnnamed(deps, blob.sha256)
+      // The owner deleted while the file arrived.
+      if (!(e instanceof ApiError) && /foreign key/i.test(String((e as Error)?.message))) throw notFound(`user does not exist [name: ${owner.name}]`)
+      throw e
+    }
+  })
+}
+
+/**
+ * The blobs of an owner's package files, read inside the transaction deleting the owner (whose
+ * packages go with it: the schema's cascade); `removeFiles` removes those no row names any more,
+ * once it committed. A crash in between leaves blobs no row names, which the sweep removes.
+ */
+export async function ownerPackageBlobs(deps: AppDeps, ownerId: number) {
+  const rows = await deps.db
+    .selectDistinct({ sha256: packageFiles.sha256 })
+    .from(packageFiles)
+    .innerJoin(packageVersions, eq(packageVersions.id, packageFiles.versionId))
+    .where(eq(packageVersions.ownerId, ownerId))
+  return { removeFiles: () => removeUnnamedBlobs(deps, rows.map((r) => r.sha256)) }
+}
