@@ -14,7 +14,9 @@
  *    PostgreSQL backends and the load generator): CPU seconds per second of each `warren serve`,
  *    of the backends serving its database, of PostgreSQL's background processes and of the load
  *    generator, CPU milliseconds per issue, the machine's busy cores (other work on it included),
- *    and from these the most issues per second the machine's cores could give at that cost.
+ *    and from these the most issues per second the machine's cores could give at that cost; and
+ *    how many events each outbox consumer (notifications, ...) had not handled yet at the end (work
+ *    the run left undone, and so did not meter).
  *
  *   bun bench/postgres.ts [seconds=10] [two]   (`two`: part 2 only; PostgreSQL: WARREN_BENCH_PG_URL, default below)
  */
@@ -148,6 +150,11 @@ async function metered(load: () => Promise<AutocannonResult[]>): Promise<{ perSe
     `  CPU ms per issue: warren ${perIssueMs(total - backends - background - generators)}, postgres ${perIssueMs(backends + background)}, ` +
       `load generator ${perIssueMs(generators)}, all ${perIssueMs(total)}: at most ${fmt(ceiling)} issues/s on ${cores} cores at this cost`,
   )
+  // Work the run left to the outbox consumers (the notifier, webhooks, ...) is CPU it did not
+  // meter: a consumer falling behind makes the figures above look cheaper than the load is.
+  const behind: { name: string; n: number }[] = await benchDb`
+    select name, ((select coalesce(max(id), 0) from events) - done_id)::int as n from event_consumers order by name`
+  console.log(`  outbox events not yet handled at the end: ${behind.map((b) => `${b.name} ${b.n}`).join(', ') || 'no consumers'}`)
   return { ...r, ceiling }
 }
 

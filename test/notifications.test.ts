@@ -225,4 +225,22 @@ describe('notifications', () => {
       await job.stop()
     }
   })
+
+  test("one round's events of several issues in two repositories each notify their own people", async () => {
+    // The round reads the issues, repositories, watchers and people of all its events at once (roundReads).
+    await as.alice!.repos.repoAddCollaborator('alice', 'secret', 'carol', { permission: 'read' })
+    const roundA = await ok(as.bob!.repos.issueCreateIssue('alice', 'proj', { title: 'round a' }), 201)
+    const roundB = await ok(as.bob!.repos.issueCreateIssue('alice', 'proj', { title: 'round b' }), 201)
+    await ok(as.alice!.repos.issueCreateIssue('alice', 'secret', { title: 'round c' }), 201)
+    await ok(as.alice!.repos.issueCreateIssue('alice', 'proj', { title: 'round d', assignees: ['eve'] }), 201)
+    expect([200, 201]).toContain((await s.del(`/repos/alice/proj/issues/${roundB.number}/subscriptions/dave`, undefined, { token: dave.token })).status)
+    expect(await notifyRound(s.deps)).toBeGreaterThanOrEqual(4)
+    const rounds = async (who: string) => titles(await threadsOf(who)).filter((t) => t?.startsWith('round '))
+    expect(await rounds('alice')).toEqual(['round a', 'round b'])
+    expect(await rounds('dave')).toEqual(['round a', 'round d'])
+    expect(await rounds('carol')).toEqual(['round c'])
+    expect(await rounds('eve')).toEqual(['round d'])
+    expect(await rounds('bob')).toEqual([])
+    expect(roundA.number).toBe(roundB.number! - 1)
+  })
 })

@@ -1,5 +1,5 @@
 import { and, eq, exists, gte, or, sql, type SQL } from 'drizzle-orm'
-import type { Db } from '../db/client'
+import { perConnection, type Db } from '../db/client'
 import { inJsonList, queryBuilder } from '../db/sql'
 import { collaborations, orgUsers, teamRepos, teams, teamUsers, users, type RepoRow } from '../db/schema'
 import { AccessMode } from './access-mode'
@@ -46,12 +46,7 @@ function prepareAccessQueries(db: Db) {
       .prepare(),
   }
 }
-const accessQueries = new WeakMap<Db, ReturnType<typeof prepareAccessQueries>>()
-function accessQueriesOf(db: Db) {
-  let q = accessQueries.get(db)
-  if (!q) accessQueries.set(db, (q = prepareAccessQueries(db)))
-  return q
-}
+const accessQueriesOf = perConnection(prepareAccessQueries)
 
 /**
  * What `user` (null = anonymous) may do in each repository, in a fixed number of queries

@@ -1,6 +1,6 @@
 import { and, asc, isNull } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
-import type { Db } from '../db/client'
+import { perConnection, type Db } from '../db/client'
 import { rowMapper, valueRows } from '../db/row-mapper'
 import { inJsonList } from '../db/sql'
 import { attachments, issueAssignees, issueLabels, labels, milestones, pullRequests, type AttachmentRow, type IssueRow, type LabelRow, type MilestoneRow } from '../db/schema'
@@ -38,12 +38,7 @@ function prepareStatements(db: Db) {
       .prepare(),
   }
 }
-const statementCache = new WeakMap<Db, ReturnType<typeof prepareStatements>>()
-function statementsOf(db: Db) {
-  let s = statementCache.get(db)
-  if (!s) statementCache.set(db, (s = prepareStatements(db)))
-  return s
-}
+const statementsOf = perConnection(prepareStatements)
 /** What toApiIssue needs besides the row, already fetched (in batch for lists). */
 export interface IssueRelations {
   /** Undefined when the author's account was deleted: shown as the Ghost user. */

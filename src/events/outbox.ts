@@ -1,5 +1,5 @@
-import { and, asc, eq, gt, lte, sql } from 'drizzle-orm'
-import { perConnection, writeBehind, writeTransaction, type Db } from '../db/client'
+import { and, asc, eq, fillPlaceholders, gt, lte, sql } from 'drizzle-orm'
+import { perConnection, writeBehind, writeTransaction, type BuiltStatement, type Db } from '../db/client'
 import { eventConsumers, events } from '../db/schema'
 import { batchesOf } from '../lib/batches'
 import { nowUnix } from '../lib/time'
@@ -124,8 +124,32 @@ export async function recordEvent(db: Db, event: NewEvent): Promise<void> {
   // Always in a write transaction (joining the caller's): ids are then committed in id order,
   // which consumers rely on (they read past a position). On PostgreSQL, ids taken by
   // transactions that ran side by side could commit out of order; write transactions do not.
-  await writeTransaction(db, () => writeBehind(db, db.insert(events).values(eventRow(event))))
+  await writeTransaction(db, () => writeBehind(db, eventInsertOf(db)(eventRow(event))))
 }
+
+/**
+ * The insert of one event (every change's), its SQL built once per connection: written behind,
+ * it is that text and the event's values (no statement built per event); awaited (SQLite, or
+ * outside a transaction), the same statement prepared.
+ */
+const eventInsertOf = perConnection((db) => {
+  const p = sql.placeholder
+  const query = db.insert(events).values({
+    kind: p('kind'),
+    repoId: p('repoId'),
+    actorId: p('actorId'),
+    issueId: p('issueId'),
+    commentId: p('commentId'),
+    payload: p('payload'),
+    createdUnix: p('createdUnix'),
+  } as never)
+  const built = query.toSQL()
+  const prepared = query.prepare()
+  return (row: ReturnType<typeof eventRow>): BuiltStatement => ({
+    toSQL: () => ({ sql: built.sql, params: fillPlaceholders(built.params, row) }),
+    then: (ok, failed) => prepared.execute(row).then(ok, failed),
+  })
+})
 
 /** recordEvent for several events of one change (in the list's order): one insert a batch of them, written behind too. */
 export async function recordEvents(db: Db, list: NewEvent[]): Promise<void> {

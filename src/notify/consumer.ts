@@ -5,7 +5,7 @@ import { notifications } from '../db/schema'
 import { claimEvents, markDone, type EventRecord } from '../events/outbox'
 import { runConsumerLoop } from '../events/consumer-loop'
 import { errorFields, loggerOf } from '../lib/log'
-import { planOf, SOURCE, STATUS, type NotificationPlan } from './recipients'
+import { planOf, roundReads, SOURCE, STATUS, type NotificationPlan } from './recipients'
 
 /**
  * The outbox's notification consumer: events → notification threads. Each round claims a batch
@@ -71,9 +71,10 @@ export async function notifyRound(deps: AppDeps, limit = BATCH): Promise<number>
   const events = await claimEvents(deps.db, NOTIFICATION_CONSUMER, limit, LEASE_MS)
   if (events.length === 0) return 0
   const plans: { event: EventRecord; plan: NotificationPlan }[] = []
+  const round = await roundReads(deps, events)
   for (const event of events) {
     try {
-      const plan = await planOf(deps, event)
+      const plan = await planOf(deps, event, round)
       if (plan) plans.push({ event, plan })
     } catch (e) {
       // One event that cannot be worked out must not stop every later one: reported and skipped.

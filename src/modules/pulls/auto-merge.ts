@@ -182,16 +182,17 @@ export async function runScheduledMerge(deps: AppDeps, pullId: number): Promise<
 
 /** The scheduled pull requests an event may have made ready. */
 async function candidatesOf(deps: AppDeps, event: EventRecord): Promise<number[]> {
-  const scheduled = deps.db.select({ id: pullAutoMerges.pullId }).from(pullAutoMerges)
+  // Built only for the events that may name one (most events, a new issue's, name none).
+  const scheduled = () => deps.db.select({ id: pullAutoMerges.pullId }).from(pullAutoMerges)
   if (event.kind === 'status' && event.repoId !== null && typeof event.payload.sha === 'string')
     return (await deps.db
       .select({ id: pullRequests.id })
       .from(pullRequests)
-      .where(and(eq(pullRequests.baseRepoId, event.repoId), eq(pullRequests.headSha, event.payload.sha), eq(pullRequests.hasMerged, false), inArray(pullRequests.id, scheduled)))
+      .where(and(eq(pullRequests.baseRepoId, event.repoId), eq(pullRequests.headSha, event.payload.sha), eq(pullRequests.hasMerged, false), inArray(pullRequests.id, scheduled())))
       .limit(BATCH)).map((r) => r.id)
   const byIssue = event.kind === 'pull.synchronized' || event.kind === 'pull.merge_scheduled' || (event.kind === 'review.submitted' && event.payload.type === 'approved')
   if (!byIssue || event.issueId === null) return []
-  return (await deps.db.select({ id: pullRequests.id }).from(pullRequests).where(and(eq(pullRequests.issueId, event.issueId), inArray(pullRequests.id, scheduled)))).map((r) => r.id)
+  return (await deps.db.select({ id: pullRequests.id }).from(pullRequests).where(and(eq(pullRequests.issueId, event.issueId), inArray(pullRequests.id, scheduled())))).map((r) => r.id)
 }
 
 /**
