@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { csrfIn, webVisitors } from './web-session'
 import { contentMark } from './db-snapshot'
+import { repoPath } from '../src/git/run'
 
 /**
  * The web editor over plain HTTP (Gitea's `_new`, `_edit`, `_delete`, `_upload`): the buttons on
@@ -173,6 +174,43 @@ describe('web editor', () => {
     expect(await contentOf('proj', 'docs/guide.md')).toBeNull()
     expect((await contentOf('proj', 'docs/manual.md'))?.text).toBe('# Manual\n')
     expect((await headOf('proj')).message).toBe('Update docs/manual.md\n')
+  })
+
+  test('preview changes: the diff against the branch above the form, the text kept, nothing written; same access as the edit form', async () => {
+    const form = await (await page('/alice/proj/_edit/main/docs/only.txt', carol)).text()
+    expect(form).toContain('formaction="/alice/proj/_preview/main/docs/only.txt"')
+    const sha = shaIn(form)!
+    const git = repoPath(s.deps.config.dataDir, 'alice', 'proj')
+    const objects = () => Bun.spawnSync(['git', 'count-objects', '-v'], { env: { ...process.env, GIT_DIR: git } }).stdout.toString()
+    const [before, objectsBefore, head] = [await mark(), objects(), (await headOf('proj')).id]
+    const fields = { tree_path: 'docs/only.txt', content: 'alone\r\nand <b>more</b>\r\n', sha, commit_summary: 'kept summary' }
+    const shown = await submit(carol, '/alice/proj/_preview/main/docs/only.txt', fields)
+    expect(shown.status).toBe(200)
+    expect(shown.html).toContain('Preview of the changes')
+    expect(shown.html).toContain('<span class="added">1 additions</span> and <span class="removed">0 deletions</span>')
+    expect(shown.html).toContain('and &lt;b&gt;more&lt;/b&gt;')
+    // The form again below, with what was typed, ready to commit.
+    expect(shown.html).toContain('alone\nand &lt;b&gt;more&lt;/b&gt;\n</textarea>')
+    expect(shown.html).toContain('value="kept summary"')
+    expect(shown.html).toContain(`name="sha" value="${sha}"`)
+    expect(shown.html).toContain('action="/alice/proj/_edit/main/docs/only.txt"')
+    // Nothing written: the database, the repository's objects, the branch.
+    expect(await mark()).toBe(before)
+    expect(objects()).toBe(objectsBefore)
+    expect((await headOf('proj')).id).toBe(head)
+    // The same text: no change.
+    expect((await submit(carol, '/alice/proj/_preview/main/docs/only.txt', { ...fields, content: 'alone\n' })).html).toContain('No files changed.')
+    // The edit form's rules: readers 403, no token 403, archived 423, a file the editor refuses 422, a missing one said so.
+    expect((await submit(bob, '/alice/proj/_preview/main/docs/only.txt', fields)).status).toBe(403)
+    expect((await submit(carol, '/alice/proj/_preview/main/docs/only.txt', fields, { csrf: null })).status).toBe(403)
+    expect((await submit(alice, '/alice/arch/_preview/main/README.md', { ...fields, tree_path: 'README.md' })).status).toBe(423)
+    const binary = await submit(carol, '/alice/proj/_preview/main/blob.bin', { ...fields, tree_path: 'blob.bin' })
+    expect(binary.status).toBe(422)
+    expect(binary.html).toContain('This file is binary')
+    const missing = await submit(carol, '/alice/proj/_preview/main/docs/nothere.txt', { ...fields, tree_path: 'docs/nothere.txt' })
+    expect(missing.status).toBe(409)
+    expect(missing.html).toContain('no longer exists')
+    expect(await mark()).toBe(before)
   })
 
   test('a file changed since the form was opened is not overwritten: the form says so and keeps the text', async () => {

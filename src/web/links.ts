@@ -10,7 +10,7 @@ export const srcUrl = (owner: string, repo: string, kind: string, ref: string, p
 export const rawUrl = (owner: string, repo: string, kind: string, ref: string, path: readonly string[]) =>
   `${repoUrl(owner, repo)}/raw/${kind}/${segs(ref.split('/'))}/${segs(path)}`
 /** The web editor's pages (Gitea's): `_new`, `_edit`, `_delete`, `_upload`, then the branch and the path. */
-export const editorUrl = (owner: string, repo: string, action: '_new' | '_edit' | '_delete' | '_upload', branch: string, path: readonly string[] = []) =>
+export const editorUrl = (owner: string, repo: string, action: '_new' | '_edit' | '_delete' | '_upload' | '_preview', branch: string, path: readonly string[] = []) =>
   `${repoUrl(owner, repo)}/${action}/${segs(branch.split('/'))}${path.length ? '/' + segs(path) : ''}`
 
 /** The sign-in page, coming back to `path` (a local path) once signed in. */

@@ -23,6 +23,8 @@ import { errorPage } from '../errors'
 import { CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, seeOther, ticked } from '../forms'
 import { editorUrl, rawUrl, repoUrl, srcUrl } from '../links'
 import { fileAt, resolveSource } from '../source-data'
+import { textDiff, type Diff } from '../diff-data'
+import { DiffView } from '../diff'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav } from './code-nav'
 import { sizeText } from './source'
@@ -184,11 +186,16 @@ function editorPage(web: WebContext, repo: ApiRepo, title: string, body: Child, 
 }
 
 /** The buttons under a form: its submit button and the way back. */
-const FormButtons = (props: { label: string; back: string; danger?: boolean }): Html => (
+const FormButtons = (props: { label: string; back: string; danger?: boolean; preview?: string }): Html => (
   <div class="buttons">
     <button type="submit" class={props.danger ? 'danger' : 'primary'}>
       {props.label}
     </button>
+    {props.preview ? (
+      <button type="submit" formaction={props.preview}>
+        Preview changes
+      </button>
+    ) : null}
     <a href={props.back}>Cancel</a>
   </div>
 )
@@ -204,6 +211,7 @@ async function fileForm(
   values: CommitValues,
   error?: string,
   status = 200,
+  preview?: Diff,
 ): Promise<Response> {
   const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
   const owner = repo.owner.login
@@ -214,22 +222,30 @@ async function fileForm(
     web,
     repo,
     title,
-    <form class="stack wide" method="post" action={editorUrl(owner, repo.name, mode, at.branch, at.path)}>
-      <CsrfField ctx={web} />
-      {mode === '_edit' ? <input type="hidden" name="sha" value={file.sha} /> : null}
-      <label>
-        Path of the file
-        <input name="tree_path" required maxlength={String(MAX_PATH_LENGTH)} value={file.path} spellcheck="false" />
-      </label>
-      <label>
-        Content
-        <textarea name="content" rows="24" class="code-editor" spellcheck="false">
-          {'\n' + file.content}
-        </textarea>
-      </label>
-      <CommitFields at={at} values={values} canCommit={await mayCommitTo(deps, ctx, at)} pulls={ctx.repo.hasPullRequests} placeholder={`${mode === '_new' ? 'Add' : 'Update'} ${file.path || 'file'}`} />
-      <FormButtons label="Commit changes" back={back} />
-    </form>,
+    <>
+      {preview ? (
+        <section aria-label="Preview of the changes">
+          <h3>Preview of the changes</h3>
+          <DiffView diff={preview} viewUrl={() => srcUrl(owner, repo.name, 'branch', at.branch, at.path)} />
+        </section>
+      ) : null}
+      <form class="stack wide" method="post" action={editorUrl(owner, repo.name, mode, at.branch, at.path)}>
+        <CsrfField ctx={web} />
+        {mode === '_edit' ? <input type="hidden" name="sha" value={file.sha} /> : null}
+        <label>
+          Path of the file
+          <input name="tree_path" required maxlength={String(MAX_PATH_LENGTH)} value={file.path} spellcheck="false" />
+        </label>
+        <label>
+          Content
+          <textarea name="content" rows="24" class="code-editor" spellcheck="false">
+            {'\n' + file.content}
+          </textarea>
+        </label>
+        <CommitFields at={at} values={values} canCommit={await mayCommitTo(deps, ctx, at)} pulls={ctx.repo.hasPullRequests} placeholder={`${mode === '_new' ? 'Add' : 'Update'} ${file.path || 'file'}`} />
+        <FormButtons label="Commit changes" back={back} preview={mode === '_edit' ? editorUrl(owner, repo.name, '_preview', at.branch, at.path) : undefined} />
+      </form>
+    </>,
     error,
     status,
   )
@@ -404,7 +420,7 @@ const formPost =
   <B extends CommitBody & { _csrf?: string }>(
     deps: AppDeps,
     onFile: boolean,
-    act: (at: EditAt, ctx: RepoContext, user: UserRow, body: B) => Promise<Response>,
+    act: (at: EditAt, ctx: RepoContext, user: UserRow, body: B, web: WebContext) => Promise<Response>,
     again: (web: WebContext, at: EditAt, ctx: RepoContext, body: B, error: string, status: number) => Promise<Response>,
   ) =>
   async ({ request, params, body, repo: ctx, user }: EditorRequest<B>): Promise<Response> => {
@@ -413,7 +429,7 @@ const formPost =
     return await formRoute(
       deps.config,
       { request, caller: ctx.caller, body },
-      () => act(at, ctx, user, body),
+      (web) => act(at, ctx, user, body, web),
       (web, error, status) => again(web, at, ctx, body, error, status),
     )
   }
@@ -480,6 +496,19 @@ export const editorPages = (deps: AppDeps) =>
       ),
       { ...editorNeeds, body: FileForm, detail: pageDetail('webEditorEditPost') },
     )
+    .post(
+      '/:owner/:repo/_preview/*',
+      formPost<FileBody>(
+        deps,
+        true,
+        async (at, ctx, _user, body, web) => {
+          const diff = await previewOf(deps, ctx, at, body.content)
+          return await fileForm(deps, ctx, web, at, '_edit', { path: body.tree_path ?? '', content: multiline(body.content), sha: body.sha ?? '' }, valuesOf(body), undefined, 200, diff)
+        },
+        fileFormAgain(deps, '_edit'),
+      ),
+      { ...editorNeeds, body: FileForm, detail: pageDetail('webEditorPreview') },
+    )
     .get(
       '/:owner/:repo/_delete/*',
       formPage(deps, true, async (web, at, ctx, user) => {
@@ -524,6 +553,17 @@ export const editorPages = (deps: AppDeps) =>
       ),
       { ...editorNeeds, body: UploadForm, detail: pageDetail('webEditorUploadPost') },
     )
+
+/**
+ * Gitea's "Preview changes": the diff of the form's text against the file at the branch's head,
+ * as a commit's diff shows it; nothing is written to the repository (diff-data.ts `textDiff`).
+ */
+async function previewOf(deps: AppDeps, ctx: RepoContext, at: EditAt, content: string | undefined): Promise<Diff> {
+  const file = await fileAt(deps, ctx, { kind: 'branch', ref: at.branch, commit: at.commit!, path: at.path }, deps.config.webMaxFileView, { maxLine: Infinity, utf8: true })
+  if (!file) throw new ApiError(409, GONE)
+  if (file.kind !== 'text') throw unprocessable(NOT_EDITABLE[file.kind === 'other' ? 'other' : file.kind])
+  return await textDiff(at.path.join('/'), new TextEncoder().encode(file.text), textBytes(content))
+}
 
 /**
  * The changes an upload makes: each file into the folder under its own name, replacing a file of
