@@ -328,4 +328,82 @@ describe('web editor', () => {
     expect((await contentOf('blank', 'README.md'))?.text).toBe('# Blank no more\n')
     expect((await s.get('/repos/alice/blank', { token: alice.token })).body.empty).toBe(false)
   })
+  test('cherry-pick and revert: offered to writers on the commit page, applied onto a branch as a new commit through the push path; conflicts and protected branches refused', async () => {
+    const asAlice = { token: alice.token }
+    const put = async (path: string, text: string, message: string, branch = 'main') => {
+      const now = await contentOf('proj', path, branch)
+      const res = await s.post('/repos/alice/proj/contents', { branch, message, files: [{ operation: now ? 'update' : 'create', path, content: b64(text), ...(now ? { sha: now.sha } : {}) }] }, asAlice)
+      expect(res.status).toBe(201)
+      return res.body.commit.sha as string
+    }
+    await put('pick/a.txt', 'one\ntwo\nthree\nfour\nfive\nsix\n', 'Add a.txt')
+    expect((await s.post('/repos/alice/proj/branches', { new_branch_name: 'side', old_ref_name: 'main' }, asAlice)).status).toBe(201)
+    // The branch moves on meanwhile (a nearby line): the pick merges by git's three-way apply.
+    await put('pick/a.txt', 'one\ntwo\nthree\nfour\nFIVE\nsix\n', 'Shout five', 'side')
+    const picked = await put('pick/a.txt', 'one\nTWO\nthree\nfour\nfive\nsix\n', 'Shout two\n\nBecause.')
+
+    const commitPage = await (await page(`/alice/proj/commit/${picked}`, carol)).text()
+    expect(commitPage).toContain(`href="/alice/proj/_cherrypick/${picked}/main"`)
+    expect(commitPage).toContain(`href="/alice/proj/_cherrypick/${picked}/main?revert=true"`)
+    expect(await (await page(`/alice/proj/commit/${picked}`, bob)).text()).not.toContain('_cherrypick')
+
+    const address = `/alice/proj/_cherrypick/${picked}/side`
+    const form = await page(address, carol)
+    expect(form.status).toBe(200)
+    const html = await form.text()
+    expect(html).toContain('value="Shout two"')
+    expect(html).toContain('Because.</textarea>')
+    expect(html).toContain(`href="/alice/proj/_cherrypick/${picked}/main"`)
+    expect(html).toContain(`action="${address}"`)
+    expect((await page(address, bob)).status).toBe(403)
+    expect((await page(`/alice/proj/_cherrypick/${'0'.repeat(40)}/side`, carol)).status).toBe(404)
+    expect((await page(`/alice/proj/_cherrypick/${picked}/nope`, carol)).status).toBe(404)
+    expect((await page(`/alice/arch/_cherrypick/${picked}/main`, alice)).status).toBe(423)
+
+    const sideHead = (await headOf('proj', 'side')).id
+    const before = await mark()
+    expect((await submit(carol, address, { commit_summary: 'Shout two', commit_choice: 'direct' }, { csrf: null })).status).toBe(403)
+    expect((await submit(bob, address, { commit_summary: 'Shout two', commit_choice: 'direct' })).status).toBe(403)
+    expect(await mark()).toBe(before)
+
+    const done = await submit(carol, address, { commit_summary: 'Shout two', commit_message: 'Because.', commit_choice: 'direct' })
+    expect(done.status).toBe(303)
+    expect(done.location).toBe('/alice/proj/src/branch/side?done=committed')
+    expect((await contentOf('proj', 'pick/a.txt', 'side'))?.text).toBe('one\nTWO\nthree\nfour\nFIVE\nsix\n')
+    const head = await headOf('proj', 'side')
+    expect(head.message).toBe('Shout two\n\nBecause.\n')
+    expect(head.author.username).toBe('carol')
+    const parents = (await s.get(`/repos/alice/proj/git/commits/${head.id}`, asAlice)).body.parents.map((p: { sha: string }) => p.sha)
+    expect(parents).toEqual([sideHead])
+    // Again: the branch has it already.
+    const twice = await submit(carol, address, { commit_choice: 'direct' })
+    expect(twice.status).toBe(422)
+    expect(twice.html).toContain('already has these changes')
+
+    // A conflict: the same line changed otherwise on the branch; nothing moves.
+    const clash = await put('pick/a.txt', 'one\nTWO\nthree\nfour\nfive\nsix!\n', 'Six')
+    const conflicting = await submit(carol, `/alice/proj/_cherrypick/${clash}/side`, { commit_choice: 'direct', commit_summary: 'mine' })
+    expect(conflicting.status).toBe(409)
+    expect(conflicting.html).toContain('do not apply cleanly to side')
+    expect(conflicting.html).toContain('value="mine"')
+    expect((await headOf('proj', 'side')).id).toBe(head.id)
+
+    // A revert, to a new branch: the comparison follows; Gitea's message.
+    const reverted = await submit(carol, `/alice/proj/_cherrypick/${picked}/main`, { revert: 'true', commit_summary: `Revert "Shout two"`, commit_choice: 'commit-to-new-branch', new_branch_name: 'unshout' })
+    expect(reverted.status).toBe(303)
+    expect(reverted.location).toBe('/alice/proj/compare/main...unshout')
+    expect((await contentOf('proj', 'pick/a.txt', 'unshout'))?.text).toBe('one\ntwo\nthree\nfour\nfive\nsix!\n')
+    expect((await headOf('proj', 'unshout')).message).toBe(`Revert "Shout two"\n`)
+    const revertForm = await (await page(`/alice/proj/_cherrypick/${picked}/main?revert=true`, carol)).text()
+    expect(revertForm).toContain('value="Revert &quot;Shout two&quot;"')
+    expect(revertForm).toContain(`This reverts commit ${picked}.`)
+
+    // A protected branch: the push path refuses the direct commit.
+    const guardedHead = (await headOf('guarded')).id
+    const first = (await s.get('/repos/alice/guarded/commits?limit=1', asAlice)).body[0].sha
+    const refused = await submit(carol, `/alice/guarded/_cherrypick/${first}/main`, { revert: 'true', commit_choice: 'direct' })
+    expect(refused.status).toBe(403)
+    expect(refused.html).toMatch(/role="alert">[^<]*protected/)
+    expect((await headOf('guarded')).id).toBe(guardedHead)
+  })
 })
