@@ -358,6 +358,10 @@ describe('web editor', () => {
     expect((await page(address, bob)).status).toBe(403)
     expect((await page(`/alice/proj/_cherrypick/${'0'.repeat(40)}/side`, carol)).status).toBe(404)
     expect((await page(`/alice/proj/_cherrypick/${picked}/nope`, carol)).status).toBe(404)
+    // Not a commit id, a tree's id, an id past 64 digits: refused, never a 500.
+    const tree = (await s.get(`/repos/alice/proj/git/commits/${picked}`, asAlice)).body.commit.tree.sha
+    for (const odd of ['zz', tree, 'a'.repeat(65)]) expect((await page(`/alice/proj/_cherrypick/${odd}/side`, carol)).status).toBeOneOf([404, 422])
+    expect((await submit(carol, `/alice/proj/_cherrypick/${tree}/side`, { commit_choice: 'direct' })).status).toBe(404)
     expect((await page(`/alice/arch/_cherrypick/${picked}/main`, alice)).status).toBe(423)
 
     const sideHead = (await headOf('proj', 'side')).id
