@@ -9,7 +9,7 @@ import { expectAccessible, launchBrowser, newPage as newBrowserPage, signInPage 
 
 /**
  * The web editor in a real browser (Debian's Chromium, driven by playwright-core), without
- * JavaScript of its own: from a folder to a new file, its edit, an edit committed to a new branch
+ * JavaScript of its own: from a folder to a new file, its edit (previewed first), an edit committed to a new branch
  * and on to the pull request form, files uploaded, a file deleted; axe-core on each form (no
  * serious or critical violation), at desktop and phone width.
  */
@@ -64,6 +64,13 @@ test('a new file from the home page, its edit, an edit to a new branch and its p
   expect(await page.getByLabel('Content').inputValue()).toBe('# To do\n\n- write\n')
   await expectAccessible(page)
   await page.getByLabel('Content').fill('# To do\n\n- write\n- test\n')
+  // Preview first: the diff above the form, the text kept; nothing committed yet.
+  await page.getByRole('button', { name: 'Preview changes' }).click()
+  await page.waitForURL(/\/_preview\/main\/docs\/todo\.md$/)
+  expect(await page.getByRole('region', { name: 'Preview of the changes' }).textContent()).toContain('1 additions and 0 deletions')
+  expect(await page.getByLabel('Content').inputValue()).toBe('# To do\n\n- write\n- test\n')
+  expect(await fileText('docs/todo.md')).toBe('# To do\n\n- write\n')
+  await expectAccessible(page)
   await page.getByRole('button', { name: 'Commit changes' }).click()
   await page.waitForURL(/\/src\/branch\/main\/docs\/todo\.md\?done=committed$/)
   expect(await fileText('docs/todo.md')).toBe('# To do\n\n- write\n- test\n')

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { csrfIn, webVisitors } from './web-session'
 import { contentMark } from './db-snapshot'
+import { repoPath } from '../src/git/run'
 
 /**
  * The web editor over plain HTTP (Gitea's `_new`, `_edit`, `_delete`, `_upload`): the buttons on
@@ -175,6 +176,43 @@ describe('web editor', () => {
     expect((await headOf('proj')).message).toBe('Update docs/manual.md\n')
   })
 
+  test('preview changes: the diff against the branch above the form, the text kept, nothing written; same access as the edit form', async () => {
+    const form = await (await page('/alice/proj/_edit/main/docs/only.txt', carol)).text()
+    expect(form).toContain('formaction="/alice/proj/_preview/main/docs/only.txt"')
+    const sha = shaIn(form)!
+    const git = repoPath(s.deps.config.dataDir, 'alice', 'proj')
+    const objects = () => Bun.spawnSync(['git', 'count-objects', '-v'], { env: { ...process.env, GIT_DIR: git } }).stdout.toString()
+    const [before, objectsBefore, head] = [await mark(), objects(), (await headOf('proj')).id]
+    const fields = { tree_path: 'docs/only.txt', content: 'alone\r\nand <b>more</b>\r\n', sha, commit_summary: 'kept summary' }
+    const shown = await submit(carol, '/alice/proj/_preview/main/docs/only.txt', fields)
+    expect(shown.status).toBe(200)
+    expect(shown.html).toContain('Preview of the changes')
+    expect(shown.html).toContain('<span class="added">1 additions</span> and <span class="removed">0 deletions</span>')
+    expect(shown.html).toContain('and &lt;b&gt;more&lt;/b&gt;')
+    // The form again below, with what was typed, ready to commit.
+    expect(shown.html).toContain('alone\nand &lt;b&gt;more&lt;/b&gt;\n</textarea>')
+    expect(shown.html).toContain('value="kept summary"')
+    expect(shown.html).toContain(`name="sha" value="${sha}"`)
+    expect(shown.html).toContain('action="/alice/proj/_edit/main/docs/only.txt"')
+    // Nothing written: the database, the repository's objects, the branch.
+    expect(await mark()).toBe(before)
+    expect(objects()).toBe(objectsBefore)
+    expect((await headOf('proj')).id).toBe(head)
+    // The same text: no change.
+    expect((await submit(carol, '/alice/proj/_preview/main/docs/only.txt', { ...fields, content: 'alone\n' })).html).toContain('No files changed.')
+    // The edit form's rules: readers 403, no token 403, archived 423, a file the editor refuses 422, a missing one said so.
+    expect((await submit(bob, '/alice/proj/_preview/main/docs/only.txt', fields)).status).toBe(403)
+    expect((await submit(carol, '/alice/proj/_preview/main/docs/only.txt', fields, { csrf: null })).status).toBe(403)
+    expect((await submit(alice, '/alice/arch/_preview/main/README.md', { ...fields, tree_path: 'README.md' })).status).toBe(423)
+    const binary = await submit(carol, '/alice/proj/_preview/main/blob.bin', { ...fields, tree_path: 'blob.bin' })
+    expect(binary.status).toBe(422)
+    expect(binary.html).toContain('This file is binary')
+    const missing = await submit(carol, '/alice/proj/_preview/main/docs/nothere.txt', { ...fields, tree_path: 'docs/nothere.txt' })
+    expect(missing.status).toBe(409)
+    expect(missing.html).toContain('no longer exists')
+    expect(await mark()).toBe(before)
+  })
+
   test('a file changed since the form was opened is not overwritten: the form says so and keeps the text', async () => {
     const form = await (await page('/alice/proj/_edit/main/docs/manual.md', alice)).text()
     const opened = shaIn(form)!
@@ -289,5 +327,87 @@ describe('web editor', () => {
     expect(done.location).toBe('/alice/blank/src/branch/main/README.md?done=committed')
     expect((await contentOf('blank', 'README.md'))?.text).toBe('# Blank no more\n')
     expect((await s.get('/repos/alice/blank', { token: alice.token })).body.empty).toBe(false)
+  })
+  test('cherry-pick and revert: offered to writers on the commit page, applied onto a branch as a new commit through the push path; conflicts and protected branches refused', async () => {
+    const asAlice = { token: alice.token }
+    const put = async (path: string, text: string, message: string, branch = 'main') => {
+      const now = await contentOf('proj', path, branch)
+      const res = await s.post('/repos/alice/proj/contents', { branch, message, files: [{ operation: now ? 'update' : 'create', path, content: b64(text), ...(now ? { sha: now.sha } : {}) }] }, asAlice)
+      expect(res.status).toBe(201)
+      return res.body.commit.sha as string
+    }
+    await put('pick/a.txt', 'one\ntwo\nthree\nfour\nfive\nsix\n', 'Add a.txt')
+    expect((await s.post('/repos/alice/proj/branches', { new_branch_name: 'side', old_ref_name: 'main' }, asAlice)).status).toBe(201)
+    // The branch moves on meanwhile (a nearby line): the pick merges by git's three-way apply.
+    await put('pick/a.txt', 'one\ntwo\nthree\nfour\nFIVE\nsix\n', 'Shout five', 'side')
+    const picked = await put('pick/a.txt', 'one\nTWO\nthree\nfour\nfive\nsix\n', 'Shout two\n\nBecause.')
+
+    const commitPage = await (await page(`/alice/proj/commit/${picked}`, carol)).text()
+    expect(commitPage).toContain(`href="/alice/proj/_cherrypick/${picked}/main"`)
+    expect(commitPage).toContain(`href="/alice/proj/_cherrypick/${picked}/main?revert=true"`)
+    expect(await (await page(`/alice/proj/commit/${picked}`, bob)).text()).not.toContain('_cherrypick')
+
+    const address = `/alice/proj/_cherrypick/${picked}/side`
+    const form = await page(address, carol)
+    expect(form.status).toBe(200)
+    const html = await form.text()
+    expect(html).toContain('value="Shout two"')
+    expect(html).toContain('Because.</textarea>')
+    expect(html).toContain(`href="/alice/proj/_cherrypick/${picked}/main"`)
+    expect(html).toContain(`action="${address}"`)
+    expect((await page(address, bob)).status).toBe(403)
+    expect((await page(`/alice/proj/_cherrypick/${'0'.repeat(40)}/side`, carol)).status).toBe(404)
+    expect((await page(`/alice/proj/_cherrypick/${picked}/nope`, carol)).status).toBe(404)
+    // Not a commit id, a tree's id, an id past 64 digits: refused, never a 500.
+    const tree = (await s.get(`/repos/alice/proj/git/commits/${picked}`, asAlice)).body.commit.tree.sha
+    for (const odd of ['zz', tree, 'a'.repeat(65)]) expect((await page(`/alice/proj/_cherrypick/${odd}/side`, carol)).status).toBeOneOf([404, 422])
+    expect((await submit(carol, `/alice/proj/_cherrypick/${tree}/side`, { commit_choice: 'direct' })).status).toBe(404)
+    expect((await page(`/alice/arch/_cherrypick/${picked}/main`, alice)).status).toBe(423)
+
+    const sideHead = (await headOf('proj', 'side')).id
+    const before = await mark()
+    expect((await submit(carol, address, { commit_summary: 'Shout two', commit_choice: 'direct' }, { csrf: null })).status).toBe(403)
+    expect((await submit(bob, address, { commit_summary: 'Shout two', commit_choice: 'direct' })).status).toBe(403)
+    expect(await mark()).toBe(before)
+
+    const done = await submit(carol, address, { commit_summary: 'Shout two', commit_message: 'Because.', commit_choice: 'direct' })
+    expect(done.status).toBe(303)
+    expect(done.location).toBe('/alice/proj/src/branch/side?done=committed')
+    expect((await contentOf('proj', 'pick/a.txt', 'side'))?.text).toBe('one\nTWO\nthree\nfour\nFIVE\nsix\n')
+    const head = await headOf('proj', 'side')
+    expect(head.message).toBe('Shout two\n\nBecause.\n')
+    expect(head.author.username).toBe('carol')
+    const parents = (await s.get(`/repos/alice/proj/git/commits/${head.id}`, asAlice)).body.parents.map((p: { sha: string }) => p.sha)
+    expect(parents).toEqual([sideHead])
+    // Again: the branch has it already.
+    const twice = await submit(carol, address, { commit_choice: 'direct' })
+    expect(twice.status).toBe(422)
+    expect(twice.html).toContain('already has these changes')
+
+    // A conflict: the same line changed otherwise on the branch; nothing moves.
+    const clash = await put('pick/a.txt', 'one\nTWO\nthree\nfour\nfive\nsix!\n', 'Six')
+    const conflicting = await submit(carol, `/alice/proj/_cherrypick/${clash}/side`, { commit_choice: 'direct', commit_summary: 'mine' })
+    expect(conflicting.status).toBe(409)
+    expect(conflicting.html).toContain('do not apply cleanly to side')
+    expect(conflicting.html).toContain('value="mine"')
+    expect((await headOf('proj', 'side')).id).toBe(head.id)
+
+    // A revert, to a new branch: the comparison follows; Gitea's message.
+    const reverted = await submit(carol, `/alice/proj/_cherrypick/${picked}/main`, { revert: 'true', commit_summary: `Revert "Shout two"`, commit_choice: 'commit-to-new-branch', new_branch_name: 'unshout' })
+    expect(reverted.status).toBe(303)
+    expect(reverted.location).toBe('/alice/proj/compare/main...unshout')
+    expect((await contentOf('proj', 'pick/a.txt', 'unshout'))?.text).toBe('one\ntwo\nthree\nfour\nfive\nsix!\n')
+    expect((await headOf('proj', 'unshout')).message).toBe(`Revert "Shout two"\n`)
+    const revertForm = await (await page(`/alice/proj/_cherrypick/${picked}/main?revert=true`, carol)).text()
+    expect(revertForm).toContain('value="Revert &quot;Shout two&quot;"')
+    expect(revertForm).toContain(`This reverts commit ${picked}.`)
+
+    // A protected branch: the push path refuses the direct commit.
+    const guardedHead = (await headOf('guarded')).id
+    const first = (await s.get('/repos/alice/guarded/commits?limit=1', asAlice)).body[0].sha
+    const refused = await submit(carol, `/alice/guarded/_cherrypick/${first}/main`, { revert: 'true', commit_choice: 'direct' })
+    expect(refused.status).toBe(403)
+    expect(refused.html).toMatch(/role="alert">[^<]*protected/)
+    expect((await headOf('guarded')).id).toBe(guardedHead)
   })
 })

@@ -1,5 +1,8 @@
 import { changedFiles, type FileChange } from '../git/compare'
-import { requireObjectIds, startGit, type GitRepo } from '../git/run'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { requireObjectIds, runGit, safeGitMessage, startGit, type GitProcess, type GitRepo } from '../git/run'
 import { WeightedCache } from '../lib/weighted-cache'
 
 /**
@@ -149,8 +152,19 @@ async function diffOf(git: GitRepo, base: string, head: string, limits: DiffLimi
     cut: null,
   }
   if (files.length === 0) return { diff, whole: true }
-  const parser = new DiffParser(files, limits)
   const proc = startGit(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-M', base, head], { ...git, budget: 'long' })
+  const ended = await parsePatch(proc, diff, limits)
+  // Stopped here once the page had what it shows, or read to git's successful end.
+  return { diff, whole: !ended.read || (ended.code === 0 && !ended.killed) }
+}
+
+/**
+ * Reads `git diff`'s output from `proc` into the hunks of `diff`'s files, within `limits`: git is
+ * stopped once the page has what it shows (`read` false), else read to its end.
+ */
+async function parsePatch(proc: GitProcess, diff: Diff, limits: DiffLimits): Promise<{ read: boolean; code: number; killed?: unknown }> {
+  const files = diff.files
+  const parser = new DiffParser(files, limits)
   const reader = proc.stdout.getReader()
   const decoder = new TextDecoder()
   let rest = ''
@@ -186,6 +200,29 @@ async function diffOf(git: GitRepo, base: string, head: string, limits: DiffLimi
     ended = await proc.done
   }
   diff.cut = parser.cut
-  // Stopped here once the page had what it shows, or read to git's successful end.
-  return { diff, whole: !wanted || (ended.code === 0 && !ended.killed) }
+  return { read: wanted, code: ended.code, ...(ended.killed ? { killed: ended.killed } : {}) }
+}
+
+/**
+ * The diff of one file from `before` to `after` (the editor's preview): both written to a
+ * temporary folder outside every repository and compared there by `git diff --no-index`, so
+ * nothing is written to the repository; within `limits`, as a commit's diff. Binary content
+ * (a NUL byte) is listed without hunks, as git says it. The folder is removed afterwards.
+ */
+export async function textDiff(path: string, before: Uint8Array, after: Uint8Array, limits: DiffLimits = DIFF_LIMITS): Promise<Diff> {
+  const dir = await mkdtemp(join(tmpdir(), 'warren-preview-'))
+  try {
+    await Promise.all([Bun.write(join(dir, 'a'), before), Bun.write(join(dir, 'b'), after)])
+    const args = ['diff', '--no-index', '--no-color', '--no-ext-diff', '--no-textconv']
+    // Its counts first (`--numstat`: one line, `-\t-\t` for binary content), then the patch itself.
+    const counts = await runGit([...args, '--numstat', 'a', 'b'], { cwd: dir })
+    if (counts.code > 1) throw new Error(`git diff --no-index failed: ${safeGitMessage(counts.stderr)}`)
+    const m = /^(-|\d+)\t(-|\d+)\t/.exec(counts.stdout.toString('utf8'))
+    const change: FileChange = { path, status: 'M', additions: Number(m?.[1]) || 0, deletions: Number(m?.[2]) || 0, binary: m?.[1] === '-' }
+    const diff: Diff = { files: m ? [{ change, hunks: [], shown: 'hidden' }] : [], total: m ? 1 : 0, more: false, additions: change.additions, deletions: change.deletions, cut: null }
+    if (m && !change.binary) await parsePatch(startGit([...args, 'a', 'b'], { cwd: dir, budget: 'long' }), diff, limits)
+    return diff
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
 }

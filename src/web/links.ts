@@ -9,8 +9,13 @@ export const srcUrl = (owner: string, repo: string, kind: string, ref: string, p
   `${repoUrl(owner, repo)}/src/${kind}/${segs(ref.split('/'))}${path.length ? '/' + segs(path) : ''}`
 export const rawUrl = (owner: string, repo: string, kind: string, ref: string, path: readonly string[]) =>
   `${repoUrl(owner, repo)}/raw/${kind}/${segs(ref.split('/'))}/${segs(path)}`
-/** The web editor's pages (Gitea's): `_new`, `_edit`, `_delete`, `_upload`, then the branch and the path. */
-export const editorUrl = (owner: string, repo: string, action: '_new' | '_edit' | '_delete' | '_upload', branch: string, path: readonly string[] = []) =>
+/** A ref's name as path segments (its slashes kept, each segment encoded). */
+export const refPath = (name: string) => segs(name.split('/'))
+/** Gitea's cherry-pick (or, `revert`, revert) page of a commit onto a branch. */
+export const cherryPickUrl = (owner: string, repo: string, sha: string, branch: string, revert = false) =>
+  `${repoUrl(owner, repo)}/_cherrypick/${seg(sha)}/${refPath(branch)}${revert ? '?revert=true' : ''}`
+/** The web editor's pages (Gitea's): `_new`, `_edit`, `_delete`, `_upload`, `_preview`, then the branch and the path. */
+export const editorUrl = (owner: string, repo: string, action: '_new' | '_edit' | '_delete' | '_upload' | '_preview', branch: string, path: readonly string[] = []) =>
   `${repoUrl(owner, repo)}/${action}/${segs(branch.split('/'))}${path.length ? '/' + segs(path) : ''}`
 
 /** The sign-in page, coming back to `path` (a local path) once signed in. */

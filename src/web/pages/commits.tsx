@@ -12,12 +12,13 @@ import { ApiError } from '../../lib/errors'
 import { pageOf } from '../../lib/pagination'
 import { wildcardOf } from '../../modules/files/model'
 import { commitDiff, commitDownloadOf, getCommit, listCommits } from '../../modules/commits/service'
+import { filesWritable } from '../../modules/contents/write'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { errorPage } from '../errors'
 import { DiffView } from '../diff'
 import { readDiff } from '../diff-data'
-import { repoUrl, srcUrl } from '../links'
+import { cherryPickUrl, repoUrl, srcUrl } from '../links'
 import { resolveSource, type SourceKind } from '../source-data'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav, Pager, When } from './code-nav'
@@ -186,6 +187,16 @@ export const commitPages = (deps: AppDeps) =>
                       ))}
                 </dd>
               </dl>
+              {filesWritable(ctx) && !ctx.repo.isEmpty ? (
+                <p class="repo-actions">
+                  <a class="button" href={cherryPickUrl(owner, repo.name, found.id, ctx.repo.defaultBranch)}>
+                    Cherry-pick
+                  </a>
+                  <a class="button" href={cherryPickUrl(owner, repo.name, found.id, ctx.repo.defaultBranch, true)}>
+                    Revert
+                  </a>
+                </p>
+              ) : null}
             </article>
             {diff ? (
               <DiffView diff={diff} viewUrl={(path) => srcUrl(owner, repo.name, 'commit', found.id, path.split('/'))} rawUrl={`${commitUrl(repo, found.id)}.diff`} />

@@ -21,7 +21,7 @@ import { formRoute } from '../forms'
 import { errorPage } from '../errors'
 import { DiffView } from '../diff'
 import { readDiff } from '../diff-data'
-import { repoUrl, srcUrl } from '../links'
+import { refPath, repoUrl, srcUrl } from '../links'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav } from './code-nav'
 import { CommitList } from './commits'
@@ -34,7 +34,6 @@ const FilesQuery = t.Object({ comment: t.Optional(t.String({ maxLength: 32 })) }
 const FormText = (max: number) => t.Optional(t.String({ maxLength: max }))
 const PullForm = t.Object({ title: FormText(255), body: FormText(65536), _csrf: FormText(128) })
 
-const refPath = (name: string) => name.split('/').map(encodeURIComponent).join('/')
 
 /** The base and head names of a compare path (`base...head`), decoded; null when it cannot be decoded. */
 function specOf(wildcard: string, defaultBranch: string) {

@@ -16,13 +16,16 @@ import { ApiError, unprocessable } from '../../lib/errors'
 import { RepoWildcardParams, wildcardOf } from '../../modules/files/model'
 import { MAX_MESSAGE_LENGTH, MAX_PATH_LENGTH } from '../../modules/contents/model'
 import { treePath } from '../../modules/contents/paths'
-import { changeFiles, checkWritable, type FileChange } from '../../modules/contents/write'
+import { changeFiles, checkWritable, cherryPick, type FileChange } from '../../modules/contents/write'
+import { getCommit } from '../../modules/commits/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { errorPage } from '../errors'
 import { CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, seeOther, ticked } from '../forms'
-import { editorUrl, rawUrl, repoUrl, srcUrl } from '../links'
-import { fileAt, resolveSource } from '../source-data'
+import { cherryPickUrl, editorUrl, rawUrl, refPath, repoUrl, srcUrl } from '../links'
+import { branchNames, fileAt, resolveSource } from '../source-data'
+import { textDiff, type Diff } from '../diff-data'
+import { DiffView } from '../diff'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav } from './code-nav'
 import { sizeText } from './source'
@@ -62,6 +65,12 @@ const commitFields = {
 /** A new or edited file: its path, its text, and (editing) the blob id the form showed. */
 const FileForm = t.Object({ ...commitFields, tree_path: FormText(MAX_PATH_LENGTH), content: FormText(MAX_API_BODY), sha: FormText(64) })
 const DeleteForm = t.Object({ ...commitFields, sha: FormText(64) })
+/** A cherry-pick or revert (Gitea's CherryPickForm): the commit part, and `revert`. */
+const PickForm = t.Object({ ...commitFields, revert: FormText(10) })
+const PickQuery = t.Object({ revert: FormText(10) })
+const PickParams = t.Object({ owner: t.String(), repo: t.String(), sha: t.String({ maxLength: 64 }) }, { additionalProperties: true })
+/** Other branches the cherry-pick page links to as targets. */
+const PICK_BRANCHES = 50
 /** The files come as Files of the multipart body (one or several `files`), checked by the handler. */
 const UploadForm = t.Object({ ...commitFields, tree_path: FormText(MAX_PATH_LENGTH), files: t.Optional(t.Unknown()) })
 
@@ -184,11 +193,16 @@ function editorPage(web: WebContext, repo: ApiRepo, title: string, body: Child, 
 }
 
 /** The buttons under a form: its submit button and the way back. */
-const FormButtons = (props: { label: string; back: string; danger?: boolean }): Html => (
+const FormButtons = (props: { label: string; back: string; danger?: boolean; preview?: string }): Html => (
   <div class="buttons">
     <button type="submit" class={props.danger ? 'danger' : 'primary'}>
       {props.label}
     </button>
+    {props.preview ? (
+      <button type="submit" formaction={props.preview}>
+        Preview changes
+      </button>
+    ) : null}
     <a href={props.back}>Cancel</a>
   </div>
 )
@@ -204,6 +218,7 @@ async function fileForm(
   values: CommitValues,
   error?: string,
   status = 200,
+  preview?: Diff,
 ): Promise<Response> {
   const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
   const owner = repo.owner.login
@@ -214,22 +229,30 @@ async function fileForm(
     web,
     repo,
     title,
-    <form class="stack wide" method="post" action={editorUrl(owner, repo.name, mode, at.branch, at.path)}>
-      <CsrfField ctx={web} />
-      {mode === '_edit' ? <input type="hidden" name="sha" value={file.sha} /> : null}
-      <label>
-        Path of the file
-        <input name="tree_path" required maxlength={String(MAX_PATH_LENGTH)} value={file.path} spellcheck="false" />
-      </label>
-      <label>
-        Content
-        <textarea name="content" rows="24" class="code-editor" spellcheck="false">
-          {'\n' + file.content}
-        </textarea>
-      </label>
-      <CommitFields at={at} values={values} canCommit={await mayCommitTo(deps, ctx, at)} pulls={ctx.repo.hasPullRequests} placeholder={`${mode === '_new' ? 'Add' : 'Update'} ${file.path || 'file'}`} />
-      <FormButtons label="Commit changes" back={back} />
-    </form>,
+    <>
+      {preview ? (
+        <section aria-label="Preview of the changes">
+          <h3>Preview of the changes</h3>
+          <DiffView diff={preview} viewUrl={() => srcUrl(owner, repo.name, 'branch', at.branch, at.path)} />
+        </section>
+      ) : null}
+      <form class="stack wide" method="post" action={editorUrl(owner, repo.name, mode, at.branch, at.path)}>
+        <CsrfField ctx={web} />
+        {mode === '_edit' ? <input type="hidden" name="sha" value={file.sha} /> : null}
+        <label>
+          Path of the file
+          <input name="tree_path" required maxlength={String(MAX_PATH_LENGTH)} value={file.path} spellcheck="false" />
+        </label>
+        <label>
+          Content
+          <textarea name="content" rows="24" class="code-editor" spellcheck="false">
+            {'\n' + file.content}
+          </textarea>
+        </label>
+        <CommitFields at={at} values={values} canCommit={await mayCommitTo(deps, ctx, at)} pulls={ctx.repo.hasPullRequests} placeholder={`${mode === '_new' ? 'Add' : 'Update'} ${file.path || 'file'}`} />
+        <FormButtons label="Commit changes" back={back} preview={mode === '_edit' ? editorUrl(owner, repo.name, '_preview', at.branch, at.path) : undefined} />
+      </form>
+    </>,
     error,
     status,
   )
@@ -314,8 +337,8 @@ interface Committed {
   toNewBranch: boolean
 }
 
-/** Makes the form's commit of `changes` through the contents service: its message (Gitea's: the summary or `fallback`, then the description), its branch. */
-async function commitChanges(deps: AppDeps, ctx: RepoContext, user: UserRow, at: EditAt, body: CommitBody, changes: FileChange[], fallback: string): Promise<Committed> {
+/** The form's commit options (Gitea's message: the summary or `fallback`, then the description; its branch), and where the commit goes. */
+function commitOptions(at: EditAt, body: CommitBody, fallback: string) {
   const toNewBranch = body.commit_choice === NEW_BRANCH && at.commit !== null
   const newBranch = (body.new_branch_name ?? '').trim()
   if (toNewBranch && !newBranch) throw unprocessable('Give the new branch a name, or commit directly to the branch.')
@@ -323,15 +346,20 @@ async function commitChanges(deps: AppDeps, ctx: RepoContext, user: UserRow, at:
   const more = multiline(body.commit_message).trim()
   if (more) message += '\n\n' + more
   const opts = { branch: at.branch, new_branch: toNewBranch ? newBranch : undefined, message, signoff: ticked(body.signoff) }
+  return { opts, branch: toNewBranch ? newBranch : at.branch, toNewBranch }
+}
+
+/** Makes the form's commit of `changes` through the contents service. */
+async function commitChanges(deps: AppDeps, ctx: RepoContext, user: UserRow, at: EditAt, body: CommitBody, changes: FileChange[], fallback: string): Promise<Committed> {
+  const { opts, ...where } = commitOptions(at, body, fallback)
   try {
     const { commit } = await changeFiles(deps, ctx, user, opts, changes)
-    return { sha: commit.sha, branch: toNewBranch ? newBranch : at.branch, toNewBranch }
+    return { sha: commit.sha, ...where }
   } catch (e) {
     throw editorError(e)
   }
 }
 
-const refPath = (name: string) => name.split('/').map(encodeURIComponent).join('/')
 
 /**
  * Where the browser goes after a commit (Gitea's redirectForCommitChoice): a new branch to the
@@ -404,7 +432,7 @@ const formPost =
   <B extends CommitBody & { _csrf?: string }>(
     deps: AppDeps,
     onFile: boolean,
-    act: (at: EditAt, ctx: RepoContext, user: UserRow, body: B) => Promise<Response>,
+    act: (at: EditAt, ctx: RepoContext, user: UserRow, body: B, web: WebContext) => Promise<Response>,
     again: (web: WebContext, at: EditAt, ctx: RepoContext, body: B, error: string, status: number) => Promise<Response>,
   ) =>
   async ({ request, params, body, repo: ctx, user }: EditorRequest<B>): Promise<Response> => {
@@ -413,7 +441,7 @@ const formPost =
     return await formRoute(
       deps.config,
       { request, caller: ctx.caller, body },
-      () => act(at, ctx, user, body),
+      (web) => act(at, ctx, user, body, web),
       (web, error, status) => again(web, at, ctx, body, error, status),
     )
   }
@@ -480,6 +508,61 @@ export const editorPages = (deps: AppDeps) =>
       ),
       { ...editorNeeds, body: FileForm, detail: pageDetail('webEditorEditPost') },
     )
+    .post(
+      '/:owner/:repo/_preview/*',
+      formPost<FileBody>(
+        deps,
+        true,
+        async (at, ctx, _user, body, web) => {
+          const diff = await previewOf(deps, ctx, at, body.content)
+          return await fileForm(deps, ctx, web, at, '_edit', { path: body.tree_path ?? '', content: multiline(body.content), sha: body.sha ?? '' }, valuesOf(body), undefined, 200, diff)
+        },
+        fileFormAgain(deps, '_edit'),
+      ),
+      { ...editorNeeds, body: FileForm, detail: pageDetail('webEditorPreview') },
+    )
+    .get(
+      '/:owner/:repo/_cherrypick/:sha/*',
+      async ({ request, params, query, repo: ctx, user }) => {
+        const web = webContext(deps.config, request, ctx.caller)
+        checkWritable(ctx)
+        const at = await branchAt(deps, ctx, wildcardOf(params))
+        if (!at || !at.commit || at.path.length) return errorPage(404, 'no such branch', web)
+        const commit = await pickedCommit(deps, ctx, params.sha)
+        if (!commit) return errorPage(404, 'no such commit', web)
+        const revert = isRevert(query.revert)
+        const fresh = await freshValues(deps, ctx, user, at)
+        return await pickForm(deps, ctx, web, at, commit, revert, { ...fresh, ...pickValues(commit.message, commit.id, revert) })
+      },
+      { ...editorNeeds, params: PickParams, query: PickQuery, detail: pageDetail('webCherryPick') },
+    )
+    .post(
+      '/:owner/:repo/_cherrypick/:sha/*',
+      async ({ request, params, body, repo: ctx, user }) => {
+        const web = webContext(deps.config, request, ctx.caller)
+        const at = await branchAt(deps, ctx, wildcardOf(params))
+        if (!at || !at.commit || at.path.length) return errorPage(404, 'no such branch', web)
+        const commit = await pickedCommit(deps, ctx, params.sha)
+        if (!commit) return errorPage(404, 'no such commit', web)
+        const revert = isRevert(body.revert)
+        return await formRoute(
+          deps.config,
+          { request, caller: ctx.caller, body },
+          async () => {
+            const { opts, ...where } = commitOptions(at, body, pickValues(commit.message, commit.id, revert).summary)
+            let sha: string
+            try {
+              sha = (await cherryPick(deps, ctx, user, opts, commit.id, revert)).sha
+            } catch (e) {
+              throw editorError(e)
+            }
+            return afterCommit(ctx, at, { sha, ...where }, [], 'committed')
+          },
+          (again, error, status) => pickForm(deps, ctx, again, at, commit, revert, valuesOf(body), error, status),
+        )
+      },
+      { ...editorNeeds, params: PickParams, body: PickForm, detail: pageDetail('webCherryPickPost') },
+    )
     .get(
       '/:owner/:repo/_delete/*',
       formPage(deps, true, async (web, at, ctx, user) => {
@@ -524,6 +607,82 @@ export const editorPages = (deps: AppDeps) =>
       ),
       { ...editorNeeds, body: UploadForm, detail: pageDetail('webEditorUploadPost') },
     )
+
+/** The commit a cherry-pick page names (a hex id, 4 to 64 digits, as Gitea's route), or null. */
+async function pickedCommit(deps: AppDeps, ctx: RepoContext, sha: string) {
+  if (!/^[0-9a-f]{4,64}$/i.test(sha)) return null
+  try {
+    return await getCommit(deps, ctx, sha, { stats: false, files: false })
+  } catch (e) {
+    if (e instanceof ApiError && (e.status === 404 || e.status === 422)) return null
+    throw e
+  }
+}
+
+/** Gitea's messages: a cherry-pick keeps the commit's; a revert says what it reverts. */
+function pickValues(message: string, sha: string, revert: boolean): { summary: string; message: string } {
+  const [subject = '', ...rest] = message.trim().split('\n')
+  return revert ? { summary: `Revert "${subject}"`.slice(0, MAX_SUMMARY), message: `This reverts commit ${sha}.` } : { summary: subject.slice(0, MAX_SUMMARY), message: rest.join('\n').trim() }
+}
+
+const isRevert = (value: string | undefined) => value === 'true' || value === 'on' || value === '1'
+
+/**
+ * Gitea's cherry-pick and revert page (`_cherrypick/{sha}/{branch}`, `?revert=true`): which commit
+ * goes onto which branch (other branches linked as targets), the commit part with Gitea's message.
+ */
+async function pickForm(deps: AppDeps, ctx: RepoContext, web: WebContext, at: EditAt, commit: { id: string; message: string }, revert: boolean, values: CommitValues, error?: string, status = 200): Promise<Response> {
+  const [repo, branches, canCommit] = await Promise.all([repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode), branchNames(deps, ctx, PICK_BRANCHES), mayCommitTo(deps, ctx, at)])
+  const owner = repo.owner.login
+  const short = commit.id.slice(0, 10)
+  const commitPage = `${repoUrl(owner, repo.name)}/commit/${commit.id}`
+  const address = (branch: string) => cherryPickUrl(owner, repo.name, commit.id, branch, revert)
+  const others = branches.names.filter((b) => b !== at.branch)
+  return editorPage(
+    web,
+    repo,
+    `${revert ? 'Revert' : 'Cherry-pick'} ${short} onto ${at.branch}`,
+    <>
+      <p>
+        {revert ? 'Undoes the changes of commit ' : 'Applies the changes of commit '}
+        <a href={commitPage}>
+          <code>{short}</code> {commit.message.split('\n', 1)[0]}
+        </a>{' '}
+        {revert ? 'on' : 'to'} the <strong>{at.branch}</strong> branch, as a new commit. A change that does not apply cleanly is refused.
+      </p>
+      {others.length ? (
+        <nav aria-label="Other branches">
+          Onto another branch:{' '}
+          {others.map((b, i) => (
+            <>
+              {i ? ' · ' : ''}
+              <a href={address(b)}>{b}</a>
+            </>
+          ))}
+        </nav>
+      ) : null}
+      <form class="stack wide" method="post" action={cherryPickUrl(owner, repo.name, commit.id, at.branch)}>
+        <CsrfField ctx={web} />
+        {revert ? <input type="hidden" name="revert" value="true" /> : null}
+        <CommitFields at={at} values={values} canCommit={canCommit} pulls={ctx.repo.hasPullRequests} placeholder={pickValues(commit.message, commit.id, revert).summary} />
+        <FormButtons label={revert ? 'Revert' : 'Cherry-pick'} back={commitPage} />
+      </form>
+    </>,
+    error,
+    status,
+  )
+}
+
+/**
+ * Gitea's "Preview changes": the diff of the form's text against the file at the branch's head,
+ * as a commit's diff shows it; nothing is written to the repository (diff-data.ts `textDiff`).
+ */
+async function previewOf(deps: AppDeps, ctx: RepoContext, at: EditAt, content: string | undefined): Promise<Diff> {
+  const file = await fileAt(deps, ctx, { kind: 'branch', ref: at.branch, commit: at.commit!, path: at.path }, deps.config.webMaxFileView, { maxLine: Infinity, utf8: true })
+  if (!file) throw new ApiError(409, GONE)
+  if (file.kind !== 'text') throw unprocessable(NOT_EDITABLE[file.kind === 'other' ? 'other' : file.kind])
+  return await textDiff(at.path.join('/'), new TextEncoder().encode(file.text), textBytes(content))
+}
 
 /**
  * The changes an upload makes: each file into the folder under its own name, replacing a file of

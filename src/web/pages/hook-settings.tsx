@@ -127,7 +127,7 @@ export function HookList(props: { label: string; hooks: ApiHook[]; hookUrl: (id:
 }
 
 /** A hook's newest deliveries, each with its request, its answer and a redeliver button. */
-export async function HookDeliveries(props: { deps: AppDeps; web: WebContext; hook: HookRow; redeliverUrl: (delivery: number) => string }) {
+export async function HookDeliveries(props: { deps: AppDeps; web: WebContext; hook: HookRow; redeliverUrl: (uuid: string) => string }) {
   const { hook, web } = props
   const deliveries = (await listDeliveries(props.deps, hook, { page: 1, limit: DELIVERIES_SHOWN, offset: 0 })).rows.map((task) => deliveryToApi(hook, task))
   return (
@@ -150,7 +150,7 @@ export async function HookDeliveries(props: { deps: AppDeps; web: WebContext; ho
               <td>{!d.delivered ? 'pending' : d.success ? `ok (${d.status_code})` : `failed (${d.status_code || 'no answer'})`}</td>
               <td>{d.created_at}</td>
               <td>
-                <ButtonForm ctx={web} action={props.redeliverUrl(d.id)} label={`Redeliver ${d.uuid.slice(0, 8)}`} />
+                <ButtonForm ctx={web} action={props.redeliverUrl(d.uuid)} label={`Redeliver ${d.uuid.slice(0, 8)}`} />
               </td>
             </tr>
           ))}

@@ -17,7 +17,7 @@ import { renderMarkdown } from '../../modules/markdown/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { errorPage } from '../errors'
-import { repoUrl, srcUrl } from '../links'
+import { refPath, repoUrl, srcUrl } from '../links'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav, Pager, When } from './code-nav'
 import { Notices, pagesOf } from '../forms'
@@ -30,7 +30,6 @@ const PageQuery = t.Object({ page: t.Optional(t.Numeric()) })
 const REFS_PER_PAGE = 50
 const RELEASES_PER_PAGE = 10
 
-const refPath = (name: string) => name.split('/').map(encodeURIComponent).join('/')
 const subjectOf = (message: string) => message.split('\n', 1)[0]!
 
 /** The frame of the ref pages: the header, the tabs, the page's heading and body. */

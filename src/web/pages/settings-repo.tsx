@@ -338,9 +338,9 @@ async function hookPage(deps: AppDeps, ctx: RepoContext, web: WebContext, id: nu
       <HookFields web={web} hook={hook} values={opts.values} action={b} submit="Update webhook" />
       <div class="repo-actions">
         <ButtonForm ctx={web} action={`${b}/test`} label="Test delivery" />
-        <ButtonForm ctx={web} action={`${b}/delete`} label="Delete webhook" danger />
+        <ButtonForm ctx={web} action={`${base(ctx)}/hooks/delete`} label="Delete webhook" fields={{ id: String(hook.id) }} danger />
       </div>
-      {await HookDeliveries({ deps, web, hook: row, redeliverUrl: (d) => `${b}/deliveries/${d}/redeliver` })}
+      {await HookDeliveries({ deps, web, hook: row, redeliverUrl: (uuid) => `${b}/replay/${uuid}` })}
     </>,
     opts,
   )
@@ -427,6 +427,15 @@ export const repoSettingsPages = (deps: AppDeps) => {
         (web, error, status) => hookPage(deps, c.repo, web, id, { values: keepValues ? (c.body as HookValues) : undefined, error, status }),
       )
     }
+  const deleteAction = async (ctx: RepoContext, id: number) => {
+    await deleteHook(deps, { repo: ctx.repo }, id)
+    return seeOther(`${base(ctx)}/hooks`, 'hook-deleted')
+  }
+  const replayAction = async (ctx: RepoContext, id: number, c: HookFormRequest) => {
+    const hook = await getHook(deps, { repo: ctx.repo }, id)
+    await redeliver(deps, hook, await getDelivery(deps, hook, c.params.delivery ?? ''))
+    return seeOther(`${base(ctx)}/hooks/${id}`, 'redelivered')
+  }
   return (
     new Elysia({ name: 'web-settings-repo', detail: { hide: true } })
       .use(pipeline(deps, { session: true }))
@@ -506,14 +515,19 @@ export const repoSettingsPages = (deps: AppDeps) => {
         }, true),
         { ...page('webRepoHookEdit'), repo: admin(false), params: HookParams, body: HookForm },
       )
+      // Gitea 1.23's address: the hook's id in the form.
       .post(
-        '/:owner/:repo/settings/hooks/:id/delete',
-        hookForm(async (ctx, id) => {
-          await deleteHook(deps, { repo: ctx.repo }, id)
-          return seeOther(`${base(ctx)}/hooks`, 'hook-deleted')
-        }),
-        { ...page('webRepoHookDelete'), repo: admin(false), params: HookParams, body: t.Object({ _csrf: CsrfText }) },
+        '/:owner/:repo/settings/hooks/delete',
+        (c) => hookForm(deleteAction)({ ...c, params: { id: c.body.id ?? '' } }),
+        { ...page('webRepoHookDelete'), repo: admin(false), params: RepoParams, body: t.Object({ _csrf: CsrfText, id: FormText(20) }) },
       )
+      // Warren's older address, still answered the same.
+      .post('/:owner/:repo/settings/hooks/:id/delete', hookForm(deleteAction), {
+        ...page('webRepoHookDeleteOld'),
+        repo: admin(false),
+        params: HookParams,
+        body: t.Object({ _csrf: CsrfText }),
+      })
       .post(
         '/:owner/:repo/settings/hooks/:id/test',
         hookForm(async (ctx, id) => {
@@ -522,15 +536,19 @@ export const repoSettingsPages = (deps: AppDeps) => {
         }),
         { ...page('webRepoHookTest'), repo: admin(false), params: HookParams, body: t.Object({ _csrf: CsrfText }) },
       )
-      .post(
-        '/:owner/:repo/settings/hooks/:id/deliveries/:delivery/redeliver',
-        hookForm(async (ctx, id, c) => {
-          const hook = await getHook(deps, { repo: ctx.repo }, id)
-          await redeliver(deps, hook, await getDelivery(deps, hook, c.params.delivery ?? ''))
-          return seeOther(`${base(ctx)}/hooks/${id}`, 'redelivered')
-        }),
-        { ...page('webRepoHookRedeliver'), repo: admin(false), params: DeliveryParams, body: t.Object({ _csrf: CsrfText }) },
-      )
+      // Gitea 1.23's address (a delivery by its uuid; its number too), and Warren's older one.
+      .post('/:owner/:repo/settings/hooks/:id/replay/:delivery', hookForm(replayAction), {
+        ...page('webRepoHookReplay'),
+        repo: admin(false),
+        params: DeliveryParams,
+        body: t.Object({ _csrf: CsrfText }),
+      })
+      .post('/:owner/:repo/settings/hooks/:id/deliveries/:delivery/redeliver', hookForm(replayAction), {
+        ...page('webRepoHookRedeliver'),
+        repo: admin(false),
+        params: DeliveryParams,
+        body: t.Object({ _csrf: CsrfText }),
+      })
       .get(
         '/:owner/:repo/settings/keys',
         async ({ request, repo: ctx, query }) => deployKeysPage(deps, ctx, webContext(deps.config, request, ctx.caller), pageNumber(query.page)),
