@@ -11,7 +11,7 @@ import { SQL } from 'bun'
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gitOk } from './git-fixture'
-import { basic, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
+import { basic, dropInBackground, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
 import { freshPostgresDatabase, TEST_POSTGRES_URL } from './test-database'
 import { repoPath } from '../src/git/run'
 
@@ -128,7 +128,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([a, b, c].map((s) => s?.stop()))
   await q?.close()
-  await database?.drop()
+  if (database) dropInBackground(database)
   dirs.cleanup()
 })
 

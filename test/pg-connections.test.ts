@@ -11,7 +11,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gitOk } from './git-fixture'
-import { basic, root as repoRoot, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
+import { basic, dropInBackground, root as repoRoot, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
 import { freshPostgresDatabase, TEST_POSTGRES_URL } from './test-database'
 
 const dirs = tempDirs()
@@ -55,7 +55,7 @@ function readmeExtraConnections(): number {
 /** A fresh database and a Warren serving it; `url` maps the database's URL to the one Warren gets. */
 async function serveFresh(prefix: string, url: (database: string) => string = (d) => d, prepare?: (name: string) => Promise<unknown>) {
   const database = await freshPostgresDatabase(TEST_POSTGRES_URL, prefix)
-  cleanups.push(() => database.drop())
+  cleanups.push(async () => dropInBackground(database))
   await prepare?.(database.name)
   const server = await startServe(SOURCES, dirs.make(`${prefix}-`), { WARREN_DATABASE_URL: url(database.url), ...adminEnv })
   cleanups.push(() => server.stop())
