@@ -12,6 +12,13 @@ export interface Config {
   dataDir: string
   /** WARREN_DATABASE_URL: a postgres:// URL puts the metadata in PostgreSQL; null: SQLite in dataDir. */
   databaseUrl: string | null
+  /**
+   * Several processes on one PostgreSQL database: how often one that is not running a background
+   * job asks again whether it may (its holder may have died), ms (WARREN_JOB_RETRY_MS, 5000).
+   */
+  jobRetryMs: number
+  /** How often the leader looks for what a dead process left (src/jobs/leftover-repair.ts), ms (WARREN_LEFTOVER_REPAIR_MS, 3000). */
+  leftoverRepairMs: number
   /** WARREN_DATABASE_POOL: PostgreSQL connections per process. */
   databasePoolSize: number
   /**
@@ -346,6 +353,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: resolve(env.WARREN_DATA ?? './data'),
     databaseUrl: databaseUrlFrom(env.WARREN_DATABASE_URL),
     databasePoolSize: boundedFrom(env.WARREN_DATABASE_POOL, 10, 'WARREN_DATABASE_POOL', 1, 1000),
+    jobRetryMs: boundedFrom(env.WARREN_JOB_RETRY_MS, 5000, 'WARREN_JOB_RETRY_MS', 50, 600_000),
+    leftoverRepairMs: boundedFrom(env.WARREN_LEFTOVER_REPAIR_MS, 3000, 'WARREN_LEFTOVER_REPAIR_MS', 50, 600_000),
     databaseSynchronousCommit: boolFrom(env.WARREN_DATABASE_SYNCHRONOUS_COMMIT, 'WARREN_DATABASE_SYNCHRONOUS_COMMIT'),
     baseUrl,
     sshDomain: env.WARREN_SSH_DOMAIN ?? host,

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, git, remoteUrl, tempDir } from './git-fixture'
 import { freshTestDatabase } from './test-database'
+import { dropInBackground } from './process-helpers'
 
 /** Every request body is counted as it arrives and refused with 413 at its limit. */
 
@@ -148,7 +149,7 @@ describe('memory', () => {
     } finally {
       server.kill()
       await server.exited
-      await database.drop()
+      dropInBackground(database)
       rmSync(dir, { recursive: true, force: true })
     }
   }, 240_000)

@@ -10,6 +10,7 @@ import { events } from '../src/db/schema'
 import { claimEvents, eventsOfRepo, markDone, recordEvent, type EventRecord } from '../src/events/outbox'
 import { startTrackerWorld, type TrackerWorld } from './issue-fixtures'
 import { freshTestDatabase } from './test-database'
+import { dropInBackground } from './process-helpers'
 
 let w: TrackerWorld
 let repo: { id: number; path: string }
@@ -207,7 +208,7 @@ describe('consumers', () => {
       expect(async () => await claimEvents(db, 'Bad Name', 1)).toThrow()
       await closeDatabase(db)
     } finally {
-      await database.drop()
+      dropInBackground(database)
       rmSync(dir, { recursive: true, force: true })
     }
   })

@@ -9,6 +9,7 @@ import type { UserRow } from '../src/auth/caller'
 import { startSshServer } from '../src/ssh/server'
 import { closeDatabase } from '../src/db/client'
 import { freshTestDatabase } from './test-database'
+import { dropInBackground } from './process-helpers'
 
 export interface TestUser {
   user: UserRow
@@ -100,9 +101,9 @@ export async function startTestServer(overrides: Partial<Config> = {}) {
       await ssh?.stop()
       server.stop(true)
       await closeDatabase(deps.db)
-      // Not awaited: nothing uses the database now, and PostgreSQL drops it while the next test
-      // starts (one a killed run leaves behind is dropped by the next: test-database.ts).
-      void database.drop().catch(() => {})
+      // PostgreSQL drops it while the next test starts (one a killed run leaves behind is dropped
+      // by the next: test-database.ts).
+      dropInBackground(database)
       rmSync(dataDir, { recursive: true, force: true })
     },
   }

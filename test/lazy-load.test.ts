@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { DIALECT } from '../src/db/dialect'
 import { freshTestDatabase, type TestDatabase } from './test-database'
-import { root, runCli, tempDirs } from './process-helpers'
+import { dropInBackground, root, runCli, tempDirs } from './process-helpers'
 import { startTestServer, type TestServer } from './helpers'
 
 /**
@@ -22,7 +22,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await s.stop()
-  await database.drop()
+  dropInBackground(database)
   temp.cleanup()
 })
 

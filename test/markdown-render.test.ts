@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path'
 import { startTestServer, type TestServer } from './helpers'
 import { latencyProbe } from './latency-probe'
 import { freshTestDatabase } from './test-database'
-import { startServe, type Served } from './process-helpers'
+import { dropInBackground, startServe, type Served } from './process-helpers'
 import { HOSTILE_FAMILIES, prose } from '../bench/lib/markdown-families'
 
 /**
@@ -159,7 +159,7 @@ describe('bundled server', () => {
       expect([res.status, await res.text()]).toEqual([200, '<h1 id="user-content-bundled">Bundled</h1>\n<p><strong>yes</strong></p>\n'])
     } finally {
       await server?.stop()
-      await database.drop()
+      dropInBackground(database)
       rmSync(dir, { recursive: true, force: true })
     }
   }, 240_000)

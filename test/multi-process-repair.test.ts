@@ -11,7 +11,7 @@ import { SQL } from 'bun'
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gitOk } from './git-fixture'
-import { basic, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
+import { basic, dropInBackground, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
 import { freshPostgresDatabase, TEST_POSTGRES_URL } from './test-database'
 import { repoPath } from '../src/git/run'
 
@@ -35,7 +35,7 @@ async function call(server: Served, method: string, path: string, body?: unknown
   return { status: res.status, body: text ? JSON.parse(text) : null }
 }
 
-/** Polls for up to a minute (the repairs run every few seconds; the machine may be busy). */
+/** Polls for up to a minute (the repairs run every half second here; the machine may be busy). */
 async function eventually<T>(check: () => Promise<T | null | false | undefined>, what: string): Promise<T> {
   const deadline = Date.now() + 60_000
   while (Date.now() < deadline) {
@@ -111,6 +111,10 @@ beforeAll(async () => {
     WARREN_ADMIN_EMAIL: 'root@example.com',
     // Three processes on a PostgreSQL server other tests use too: small pools.
     WARREN_DATABASE_POOL: '4',
+    // Leadership taken over from a dead leader, and the repairs' rounds, every half second (not
+    // the production 5 s and 3 s): the tests wait for both.
+    WARREN_JOB_RETRY_MS: '500',
+    WARREN_LEFTOVER_REPAIR_MS: '500',
   }
   // A first: it runs the background jobs (the repairs among them) until it dies.
   a = await startServe(SOURCES, data, env)
@@ -128,7 +132,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([a, b, c].map((s) => s?.stop()))
   await q?.close()
-  await database?.drop()
+  if (database) dropInBackground(database)
   dirs.cleanup()
 })
 

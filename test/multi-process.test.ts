@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { join } from 'node:path'
 import { gitOk } from './git-fixture'
-import { basic, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
+import { basic, dropInBackground, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
 import { startReceiver, until, type Receiver } from './webhook-receiver'
 import { freshPostgresDatabase, TEST_POSTGRES_URL } from './test-database'
 
@@ -49,7 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()])
   rx?.stop()
-  await database?.drop()
+  if (database) dropInBackground(database)
   dirs.cleanup()
 })
 

@@ -11,7 +11,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gitOk } from './git-fixture'
-import { basic, root as repoRoot, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
+import { basic, dropInBackground, root as repoRoot, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
 import { freshPostgresDatabase, TEST_POSTGRES_URL } from './test-database'
 
 const dirs = tempDirs()
@@ -53,11 +53,11 @@ function readmeExtraConnections(): number {
 }
 
 /** A fresh database and a Warren serving it; `url` maps the database's URL to the one Warren gets. */
-async function serveFresh(prefix: string, url: (database: string) => string = (d) => d, prepare?: (name: string) => Promise<unknown>) {
+async function serveFresh(prefix: string, url: (database: string) => string = (d) => d, prepare?: (name: string) => Promise<unknown>, env: Record<string, string> = {}) {
   const database = await freshPostgresDatabase(TEST_POSTGRES_URL, prefix)
-  cleanups.push(() => database.drop())
+  cleanups.push(async () => dropInBackground(database))
   await prepare?.(database.name)
-  const server = await startServe(SOURCES, dirs.make(`${prefix}-`), { WARREN_DATABASE_URL: url(database.url), ...adminEnv })
+  const server = await startServe(SOURCES, dirs.make(`${prefix}-`), { WARREN_DATABASE_URL: url(database.url), ...adminEnv, ...env })
   cleanups.push(() => server.stop())
   return { database, server }
 }
@@ -173,11 +173,18 @@ describe('PostgreSQL connections of one process', () => {
       })
     const port = await listen(0)
     cleanups.push(stop)
-    const { server } = await serveFresh('warren_relay', (d) => {
-      const u = new URL(d)
-      u.host = `127.0.0.1:${port}`
-      return u.href
-    })
+    // The leader checks its locks, and asks again for the jobs, every half second (not the
+    // production 5 s): the test waits for both.
+    const { server } = await serveFresh(
+      'warren_relay',
+      (d) => {
+        const u = new URL(d)
+        u.host = `127.0.0.1:${port}`
+        return u.href
+      },
+      undefined,
+      { WARREN_JOB_RETRY_MS: '500' },
+    )
     await eventually(async () => server.output().includes('job=leftover-repair'), 'the background jobs')
     expect((await call(server, 'GET', '/user')).status).toBe(200)
     await stop()

@@ -13,7 +13,7 @@ import { repositorySize } from '../src/git/refs'
 import { beginPush, reconcileRepositories } from '../src/push'
 import { startTestServer } from './helpers'
 import { gitOk, oneCommitRepo, remoteUrl } from './git-fixture'
-import { SOURCES, startServe } from './process-helpers'
+import { dropInBackground, SOURCES, startServe } from './process-helpers'
 import { freshTestDatabase } from './test-database'
 
 const dirs: string[] = []
@@ -154,7 +154,7 @@ describe('kill -9 during pushes', () => {
       expect((await db.select().from(repositories).where(eq(repositories.id, repoId)))[0]!.isEmpty).toBe(truth.empty)
     } finally {
       await closeDatabase(db)
-      await database.drop()
+      dropInBackground(database)
     }
   }, 180_000)
 })

@@ -13,6 +13,7 @@ import { createDeps } from '../src/deps'
 import { loadConfig } from '../src/config'
 import { closeDatabase } from '../src/db/client'
 import { freshTestDatabase } from './test-database'
+import { dropInBackground } from './process-helpers'
 
 let s: TestServer
 let alice: TestUser
@@ -333,7 +334,7 @@ describe('startup repair', () => {
       expect((await check.db.select().from(users).where(eq(users.id, owner.id)))[0]!.numRepos).toBe(0)
     } finally {
       await closeDatabase(check.db)
-      await database.drop()
+      dropInBackground(database)
     }
   }, 240_000)
 

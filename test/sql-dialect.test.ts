@@ -26,6 +26,7 @@ import { rowMapper, valueRowsFor } from '../src/db/row-mapper'
 import * as processSql from '../src/db/sql'
 import { containsPattern, sqlFor } from '../src/db/sql'
 import { freshPostgresDatabase, TEST_POSTGRES_URL } from './test-database'
+import { dropInBackground } from './process-helpers'
 
 const PG_ADMIN_URL = TEST_POSTGRES_URL
 
@@ -68,7 +69,7 @@ async function openPostgres(): Promise<Target> {
     t,
     close: async () => {
       await client.close()
-      await database.drop()
+      dropInBackground(database)
     },
   }
 }

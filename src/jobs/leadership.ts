@@ -3,17 +3,14 @@ import { tryLock, type HeldLock } from '../db/client'
 import { errorFields, loggerOf } from '../lib/log'
 import type { BackgroundJob } from '../ops/shutdown'
 
-/** How often a process that is not running a job asks again whether it may (the holder may have died). */
-export const LEADERSHIP_RETRY_MS = 5_000
-
 /**
  * Runs a background job in one process at a time among those sharing the database (several
  * Warren processes on one PostgreSQL database): the process holding the job's lock runs it;
- * the others ask again every `retryMs` and take over when the holder stops or dies (its lock
+ * the others ask again every `retryMs` (WARREN_JOB_RETRY_MS) and take over when the holder stops or dies (its lock
  * goes with its connection); the holder checks as often that it still holds the lock. On SQLite
  * one process owns the database and runs the job at once.
  */
-export function asLeader(deps: AppDeps, name: string, start: () => BackgroundJob | Promise<BackgroundJob>, retryMs = LEADERSHIP_RETRY_MS): BackgroundJob {
+export function asLeader(deps: AppDeps, name: string, start: () => BackgroundJob | Promise<BackgroundJob>, retryMs = deps.config.jobRetryMs): BackgroundJob {
   let stopped = false
   let lock: HeldLock | null = null
   let job: BackgroundJob | null = null

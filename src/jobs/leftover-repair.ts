@@ -7,9 +7,6 @@ import { settleAbandonedPushes } from '../push'
 import { repairAbandonedFolderMoves } from '../modules/repos/folder-move'
 import { emptyDeletedFolders } from '../modules/repos/repair'
 
-/** How often the leftovers of dead processes are looked for. */
-export const LEFTOVER_REPAIR_MS = 3_000
-
 /**
  * Repairs, while serving, what a process that died mid-work left on a PostgreSQL database several
  * processes share: merges it had under way (the pull request stays "being merged", or merged in
@@ -19,10 +16,10 @@ export const LEFTOVER_REPAIR_MS = 3_000
  * deleted repositories left in repositories/.deleted/ are removed (emptyDeletedFolders, those
  * there since before the round began). Which work is abandoned is known by its claim (claimWork), which went with the dead
  * process's connection: work a running process claims is never touched. Runs in one process at a
- * time (asLeader), a round every `intervalMs`; the start-up repairs cover the rest (and SQLite,
+ * time (asLeader), a round every `intervalMs` (WARREN_LEFTOVER_REPAIR_MS); the start-up repairs cover the rest (and SQLite,
  * where one process owns the database).
  */
-export function startLeftoverRepair(deps: AppDeps, intervalMs = LEFTOVER_REPAIR_MS): BackgroundJob {
+export function startLeftoverRepair(deps: AppDeps, intervalMs = deps.config.leftoverRepairMs): BackgroundJob {
   const log = loggerOf(deps.config)
   let stopped = false
   let timer: ReturnType<typeof setTimeout> | undefined
