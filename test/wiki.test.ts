@@ -12,7 +12,7 @@ import { folderMoves, repositories } from '../src/db/schema'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { finishFolderMoves, moveFolderWithRows, repairAbandonedFolderMoves } from '../src/modules/repos/folder-move'
 import { claimWork } from '../src/db/client'
-import { CLAIM_SPACE } from '../src/db/pg-locks'
+import { CLAIM_SPACE, lockKey, SessionLocks } from '../src/db/pg-locks'
 import { SQL } from 'bun'
 import { startLeftoverRepair } from '../src/jobs/leftover-repair'
 import { logOutput } from './log-capture'
@@ -513,7 +513,7 @@ describe("the wiki follows its repository's folder", () => {
     expect(await s.deps.db.select().from(folderMoves)).toEqual([])
   })
 
-  test('a claim waits while another PostgreSQL session holds the exclusive lock, granted once it unlocks; with a deadline, refused', async () => {
+  test('a claim waits while another PostgreSQL session holds the exclusive lock, granted once it unlocks; with a deadline, refused; an unlock answered false drops the lock connection', async () => {
     if (!s.config.databaseUrl) return
     const pool = new SQL(s.config.databaseUrl, { max: 1 })
     const other = await pool.reserve()
@@ -533,6 +533,24 @@ describe("the wiki follows its repository's folder", () => {
       expect(await sharedHeld()).toBe(1)
       await claim.release()
       expect(await sharedHeld()).toBe(0)
+
+      // An unlock that answers false (the session did not hold the lock as thought: here unlocked
+      // behind its back) closes the lock connection: every lock on it goes, none stays leaked.
+      const locks = new SessionLocks(new SQL(s.config.databaseUrl, { max: 1 }))
+      try {
+        const a = (await locks.tryLock('test-unlock-a', 'exclusive'))!
+        const b = (await locks.tryLock('test-unlock-b', 'exclusive'))!
+        await (locks as unknown as { query(text: string): Promise<unknown> }).query(`select pg_advisory_unlock(${lockKey('test-unlock-a')})`)
+        const [before] = await other.unsafe(`select pg_try_advisory_lock(${lockKey('test-unlock-b')}) as got`)
+        expect(before.got).toBe(false)
+        await a.release()
+        expect(await b.stillHeld!()).toBe(false)
+        // The closed session's locks are freed as the server ends it.
+        await until(async () => (await other.unsafe(`select pg_try_advisory_lock(${lockKey('test-unlock-b')}) as got`))[0].got, 'the dropped connection lock freed')
+        await other.unsafe(`select pg_advisory_unlock(${lockKey('test-unlock-b')})`)
+      } finally {
+        await locks.close()
+      }
     } finally {
       other.release()
       await pool.close()
