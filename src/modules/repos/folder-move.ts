@@ -72,9 +72,16 @@ export async function moveFolderWithRows<T>(
     if (folders.some(([, t]) => existsSync(t))) throw conflict(opts.taken)
     const intents: number[] = []
     const moved: (readonly [string, string])[] = []
-    // A folder a repair already put back (its intent gone, TAKEN_OVER) is left where it is.
+    // A folder a repair already put back (its intent gone, TAKEN_OVER), or is putting back right
+    // now (the rename finding its folder gone), is left where it is.
     const undo = async () => {
-      for (const [f, t] of moved.reverse()) if (existsSync(t) && !existsSync(f)) renameSync(t, f)
+      for (const [f, t] of moved.reverse()) {
+        try {
+          if (existsSync(t) && !existsSync(f)) renameSync(t, f)
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+        }
+      }
       await forget(intents)
     }
     try {
