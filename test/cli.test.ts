@@ -1,5 +1,6 @@
 // runs in one half: sqlite
 import { afterAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
@@ -308,6 +309,19 @@ describe('warren doctor', () => {
     expect(fixed.code).toBe(1)
     expect(fixed.stdout).toContain('[ ok ] repository folders')
     expect(fixed.stdout).toContain('[FAIL] repository health')
+
+    // An interrupted folder move that cannot be undone (its old place under a file) fails the
+    // repair loudly, as it fails the start; its intent is kept for the next try.
+    writeFileSync(join(data, 'repositories', 'not-a-folder'), '')
+    mkdirSync(join(data, 'repositories', 'root', 'stuck.git'))
+    const sqlite = new Database(join(data, 'warren.db'))
+    sqlite.run(`insert into folder_moves (from_path, to_path, created_unix) values ('not-a-folder/stuck.git', 'root/stuck.git', 0)`)
+    const stuck = await cli(data, 'doctor', '--fix')
+    expect(stuck.code).toBe(1)
+    expect(stuck.stdout).toContain('[FAIL] repository folders')
+    expect(stuck.stdout).toContain('the start-up repair failed: 1 interrupted folder moves could not be undone')
+    expect(sqlite.query('select count(*) as n from folder_moves').get()).toEqual({ n: 1 })
+    sqlite.close()
   }, 240_000)
 })
 

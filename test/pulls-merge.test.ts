@@ -262,6 +262,12 @@ exit 0
     expect((await s.post('/repos/alice/m-crash/pulls', { head: 'other', base: 'main', title: 'Other' }, tok(alice))).status).toBe(201)
     await s.deps.db.update(pullRequests).set({ mergeIntent: JSON.stringify({ sha: other, old: sc.m1, by: bob.user.id, style: 'merge' }) }).where(and(eq(pullRequests.baseRepoId, sc.id), eq(pullRequests.index, 2)))
     expect((await s.post('/repos/alice/m-crash/pulls/2/merge', {}, tok(bob))).status).toBe(409)
+    // One that cannot be repaired (an unreadable intent) stops the repair of none of the others.
+    const intent = JSON.stringify({ sha: merge, old: sc.m1, by: bob.user.id, style: 'merge' })
+    await s.deps.db.update(pullRequests).set({ mergeIntent: '{unreadable' }).where(eq(pullRequests.id, pull.id))
+    expect(await repairPullMerges(s.deps)).toBe(0)
+    expect((await s.deps.db.select().from(pullRequests).where(eq(pullRequests.baseRepoId, sc.id))).map((p) => p.mergeIntent)).toEqual(['{unreadable', null])
+    await s.deps.db.update(pullRequests).set({ mergeIntent: intent }).where(eq(pullRequests.id, pull.id))
     expect(await repairPullMerges(s.deps)).toBe(1)
     expect((await s.get('/repos/alice/m-crash/pulls/1')).body).toMatchObject({ merged: true, state: 'closed', merge_commit_sha: merge, merged_by: { login: 'bob' } })
     expect((await s.get('/repos/alice/m-crash/pulls/2')).body).toMatchObject({ merged: false, state: 'open' })

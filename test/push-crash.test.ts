@@ -10,7 +10,7 @@ import { pendingPushes, repositories } from '../src/db/schema'
 import { eventsOfRepo } from '../src/events/outbox'
 import { DEFAULT_GIT_LIMITS, repoPath } from '../src/git/run'
 import { repositorySize } from '../src/git/refs'
-import { beginPush, reconcileRepositories } from '../src/push'
+import { beginPush, finishPush, reconcileRepositories, syncRepositoryWithGit } from '../src/push'
 import { startTestServer } from './helpers'
 import { gitOk, oneCommitRepo, remoteUrl } from './git-fixture'
 import { dropInBackground, SOURCES, startServe } from './process-helpers'
@@ -60,6 +60,16 @@ describe('start-up reconcile', () => {
       expect(await s.deps.db.select().from(pendingPushes)).toEqual([])
       // Nothing changed since: the next reconcile runs no git and writes nothing.
       expect(await reconcileRepositories(s.deps, { settlePending: true })).toMatchObject({ checked: 1, updated: 0 })
+
+      // A pusher whose pending push a repair settled while it ran (its claim lost with its lock
+      // connection): what it moved is recorded, on no other pending push's pusher.
+      const other = await beginPush(s.deps, created.body.id, bob.user.id, null)
+      await gitOk(dir, 'push', '-q', gitDir, 'main:refs/heads/late')
+      expect(await syncRepositoryWithGit(s.deps, created.body.id, { pushId: other + 1000 })).toBe('updated')
+      const late = (await eventsOfRepo(s.deps.db, created.body.id)).filter((e) => e.kind === 'ref.created').at(-1)!
+      expect([late.actorId, late.payload.ref]).toEqual([null, 'late'])
+      expect(await finishPush(s.deps, created.body.id, other)).toBe('updated')
+      expect(await s.deps.db.select().from(pendingPushes)).toEqual([])
     } finally {
       await s.stop()
     }

@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { giteaApi, type Api } from 'gitea-js'
-import { folderMoves } from '../src/db/schema'
+import { folderMoves, repositories } from '../src/db/schema'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
-import { finishFolderMoves, repairAbandonedFolderMoves } from '../src/modules/repos/folder-move'
+import { finishFolderMoves, moveFolderWithRows, repairAbandonedFolderMoves } from '../src/modules/repos/folder-move'
 import { claimWork } from '../src/db/client'
-import { CLAIM_SPACE } from '../src/db/pg-locks'
+import { CLAIM_SPACE, lockKey, SessionLocks } from '../src/db/pg-locks'
 import { SQL } from 'bun'
 import { startLeftoverRepair } from '../src/jobs/leftover-repair'
 import { logOutput } from './log-capture'
@@ -448,6 +448,8 @@ describe("the wiki follows its repository's folder", () => {
     }
     // 3. Its claim gone with the intent still there (the mover died): the folder is put back, the intent removed.
     const taken = (await s.deps.db.$runtime.takeOver('folder-move', mover.id))!
+    // A claim waits for a take-over a bounded while, then is refused (409, the API's shape).
+    await expect(claimWork(s.deps.db, 'folder-move', mover.id, { waitMs: 20 })).rejects.toMatchObject({ status: 409, message: expect.stringContaining('being repaired') })
     let claimed = false
     const waiting = claimWork(s.deps.db, 'folder-move', mover.id).then((c) => ((claimed = true), c))
     expect(await repairAbandonedFolderMoves(s.deps)).toBe(0)
@@ -482,9 +484,76 @@ describe("the wiki follows its repository's folder", () => {
     expect(out).not.toContain('repairing what a dead process left failed')
     expect(existsSync(join(root, 'alice/went.git'))).toBe(false)
     expect((await s.deps.db.select({ from: folderMoves.fromPath }).from(folderMoves)).map((m) => m.from)).toEqual(['not-a-folder/stuck.git'])
+    // At start (and in `warren doctor --fix`) the same failure stops the repair, loudly; the intent stays.
+    await expect(finishFolderMoves(s.deps)).rejects.toThrow('1 interrupted folder moves could not be undone')
+    expect((await s.deps.db.select({ from: folderMoves.fromPath }).from(folderMoves)).map((m) => m.from)).toEqual(['not-a-folder/stuck.git'])
     await s.deps.db.delete(folderMoves)
     rmSync(join(root, 'not-a-folder'))
     rmSync(join(root, 'alice', 'stuck.git'), { recursive: true })
     expect((await s.get('/repos/alice/stay', asA())).status).toBe(200)
+  })
+
+  test("a mover whose claim vanished (its lock connection dropped) and whose move a repair undid commits nothing: 409, its rows' change rolled back", async () => {
+    const root = join(s.dataDir, 'repositories')
+    const [from, to] = [join(root, 'alice/stay.git'), join(root, 'alice/went.git')]
+    const description = async () => (await s.deps.db.select({ d: repositories.description }).from(repositories).where(eq(repositories.lowerName, 'stay')))[0]!.d
+    const before = await description()
+    const moving = moveFolderWithRows(s.deps, from, to, () => s.deps.db.update(repositories).set({ description: 'moved' }).where(eq(repositories.lowerName, 'stay')), {
+      taken: 'taken',
+      // Meanwhile the leader's repair, finding the intent unclaimed, puts the folder back and removes the intent.
+      afterMove: async () => {
+        renameSync(to, from)
+        await s.deps.db.delete(folderMoves)
+      },
+    })
+    await expect(moving).rejects.toMatchObject({ status: 409, message: expect.stringContaining('undone by a repair') })
+    expect(await description()).toBe(before)
+    expect(existsSync(from)).toBe(true)
+    expect(existsSync(to)).toBe(false)
+    expect(await s.deps.db.select().from(folderMoves)).toEqual([])
+  })
+
+  test('a claim waits while another PostgreSQL session holds the exclusive lock, granted once it unlocks; with a deadline, refused; an unlock answered false drops the lock connection', async () => {
+    if (!s.config.databaseUrl) return
+    const pool = new SQL(s.config.databaseUrl, { max: 1 })
+    const other = await pool.reserve()
+    const key = `${CLAIM_SPACE.push}, 2000000001`
+    try {
+      await other.unsafe(`select pg_advisory_lock(${key})`)
+      await expect(claimWork(s.deps.db, 'push', 2000000001, { waitMs: 50 })).rejects.toMatchObject({ status: 409 })
+      let granted = false
+      const waiting = claimWork(s.deps.db, 'push', 2000000001).then((c) => ((granted = true), c))
+      // Several of its tries refused meanwhile (no time asserted: only that it has not been granted).
+      const sharedHeld = async () => (await other.unsafe(`select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = ${CLAIM_SPACE.push} and objid = 2000000001 and mode = 'ShareLock' and granted`))[0].n
+      await Bun.sleep(300)
+      expect(granted).toBe(false)
+      expect(await sharedHeld()).toBe(0)
+      await other.unsafe(`select pg_advisory_unlock(${key})`)
+      const claim = await waiting
+      expect(await sharedHeld()).toBe(1)
+      await claim.release()
+      expect(await sharedHeld()).toBe(0)
+
+      // An unlock that answers false (the session did not hold the lock as thought: here unlocked
+      // behind its back) closes the lock connection: every lock on it goes, none stays leaked.
+      const locks = new SessionLocks(new SQL(s.config.databaseUrl, { max: 1 }))
+      try {
+        const a = (await locks.tryLock('test-unlock-a', 'exclusive'))!
+        const b = (await locks.tryLock('test-unlock-b', 'exclusive'))!
+        await (locks as unknown as { query(text: string): Promise<unknown> }).query(`select pg_advisory_unlock(${lockKey('test-unlock-a')})`)
+        const [before] = await other.unsafe(`select pg_try_advisory_lock(${lockKey('test-unlock-b')}) as got`)
+        expect(before.got).toBe(false)
+        await a.release()
+        expect(await b.stillHeld!()).toBe(false)
+        // The closed session's locks are freed as the server ends it.
+        await until(async () => (await other.unsafe(`select pg_try_advisory_lock(${lockKey('test-unlock-b')}) as got`))[0].got, 'the dropped connection lock freed')
+        await other.unsafe(`select pg_advisory_unlock(${lockKey('test-unlock-b')})`)
+      } finally {
+        await locks.close()
+      }
+    } finally {
+      other.release()
+      await pool.close()
+    }
   })
 })

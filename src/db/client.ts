@@ -7,6 +7,7 @@ import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as tables from './schema/tables'
 import type { Dialect } from './dialect'
+import { conflict } from '../lib/errors'
 import { migrationsOfFolder, migrationTimesOfFolder } from './migrations-macro' with { type: 'macro' }
 
 /**
@@ -43,8 +44,8 @@ export interface DatabaseRuntime {
   tryLock(name: string, mode: 'exclusive' | 'shared'): Promise<HeldLock | null>
   /** withLock's implementation. */
   withLock<T>(name: string, fn: () => Promise<T>): Promise<T>
-  /** claimWork's implementation. */
-  claim(kind: ClaimKind, id: number): Promise<HeldLock>
+  /** claimWork's implementation: refused (beingRepaired) after waiting `waitMs` for a repair's take-over. */
+  claim(kind: ClaimKind, id: number, waitMs: number): Promise<HeldLock>
   /** unclaimedWork's implementation. */
   unclaimed(kind: ClaimKind, ids: number[]): Promise<number[]>
   /**
@@ -94,11 +95,18 @@ export function tryLock(db: Db, name: string, mode: 'exclusive' | 'shared' = 'ex
  * it has not. Taken before the row is visible to others (inside the transaction that writes it,
  * or before it when the id is known), released after the row is gone (repairAbandoned relies on
  * that order). On PostgreSQL a shared advisory lock on the session locks' connection, so it goes
- * with the process. Waits only while a repair has taken the work over (repairAbandoned).
+ * with the process. Waits only while a repair has taken the work over (repairAbandoned), and
+ * at most `waitMs`: then it is refused with 409 (beingRepaired), the caller's work not begun.
  */
-export function claimWork(db: Db, kind: ClaimKind, id: number): Promise<HeldLock> {
-  return db.$runtime.claim(kind, id)
+export function claimWork(db: Db, kind: ClaimKind, id: number, opts: { waitMs?: number } = {}): Promise<HeldLock> {
+  return db.$runtime.claim(kind, id, opts.waitMs ?? CLAIM_WAIT_MS)
 }
+
+/** How long claimWork waits for a repair that took the work over (it repairs one piece of work, then lets go). */
+export const CLAIM_WAIT_MS = 30_000
+
+/** claimWork's refusal once it waited CLAIM_WAIT_MS, in the API's error shape. */
+export const beingRepaired = () => conflict('this is being repaired after a failed process; try again')
 
 /** Of these ids of work of one kind, those no running process claims: what a dead process left. */
 export function unclaimedWork(db: Db, kind: ClaimKind, ids: number[]): Promise<number[]> {
@@ -111,33 +119,33 @@ export function unclaimedWork(db: Db, kind: ClaimKind, ids: number[]): Promise<n
  * which are unclaimed after that read is not enough: an owner that finished in between (removed
  * its row, then released its claim: every owner does it in that order) looks dead. So each
  * unclaimed one's claim is taken over, exclusively (granted only while no live process claims it;
- * a claim asked meanwhile waits), and the rows are read again under it (`reread`, of the ids held,
- * fresh): a row still there is abandoned for certain, one gone was finished. `repair` runs on
- * those rows, the claims held until it ends. `afterListing`: a test's step between the two reads.
+ * a claim asked meanwhile waits, at most CLAIM_WAIT_MS), and its row read again under it
+ * (`reread`, fresh): a row still there is abandoned for certain, one gone was finished. `repair`
+ * runs on that row, the claim held until it ends; one id at a time, so a claim waits for one
+ * repair at most, never for the whole batch. Answers the sum of what `repair` answered.
+ * `afterListing`: a test's step between the two reads.
  */
-export async function repairAbandoned<R, T>(
+export async function repairAbandoned<R>(
   db: Db,
   kind: ClaimKind,
   listed: number[],
-  work: { reread: (ids: number[]) => Promise<R[]>; repair: (rows: R[]) => Promise<T> },
+  work: { reread: (ids: number[]) => Promise<R[]>; repair: (rows: R[]) => Promise<number> },
   afterListing?: () => Promise<void>,
-): Promise<T> {
+): Promise<number> {
   await afterListing?.()
-  const held: HeldLock[] = []
-  const ids: number[] = []
-  try {
-    for (const id of await unclaimedWork(db, kind, listed)) {
-      const claim = await db.$runtime.takeOver(kind, id)
-      if (!claim) continue
-      held.push(claim)
-      ids.push(id)
+  let total = 0
+  for (const id of await unclaimedWork(db, kind, listed)) {
+    const claim = await db.$runtime.takeOver(kind, id)
+    if (!claim) continue
+    try {
+      freshReads(db)
+      const rows = await work.reread([id])
+      if (rows.length) total += await work.repair(rows)
+    } finally {
+      await claim.release().catch(() => {})
     }
-    if (ids.length === 0) return await work.repair([])
-    freshReads(db)
-    return await work.repair(await work.reread(ids))
-  } finally {
-    for (const claim of held) await claim.release().catch(() => {})
   }
+  return total
 }
 
 /**
@@ -388,9 +396,16 @@ function sqliteDatabase(sqlite: Database): Db {
     tryLock: async () => ({ release: async () => {} }),
     withLock: (_name, fn) => fn(),
     // One process owns the database: its own claims are all there are.
-    async claim(kind, id) {
+    async claim(kind, id, waitMs) {
       const key = `${kind}:${id}`
-      while (takenOver.has(key)) await new Promise<void>((resolve) => takenOver.get(key)!.push(resolve))
+      const deadline = Date.now() + waitMs
+      while (takenOver.has(key)) {
+        if (Date.now() >= deadline) throw beingRepaired()
+        await new Promise<void>((resolve) => {
+          takenOver.get(key)!.push(resolve)
+          setTimeout(resolve, deadline - Date.now()).unref?.()
+        })
+      }
       claims.set(key, (claims.get(key) ?? 0) + 1)
       let held = true
       return {

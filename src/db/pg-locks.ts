@@ -12,7 +12,7 @@
  * connection: the lock is tried again after a short pause, so the other locks on it keep moving.
  */
 import type { ReservedSQL, SQL } from 'bun'
-import type { ClaimKind, HeldLock } from './client'
+import { beingRepaired, type ClaimKind, type HeldLock } from './client'
 import { databaseUnavailable } from './unavailable'
 
 /** The kinds of work a process claims while it runs (DatabaseRuntime.claim). */
@@ -63,7 +63,7 @@ export class SessionLocks {
         this.dropLocal(name)
         return null
       }
-      return this.held(generation, `select ${exclusive ? 'pg_advisory_unlock' : 'pg_advisory_unlock_shared'}(${key})`, () => this.dropLocal(name))
+      return this.held(generation, `${exclusive ? 'pg_advisory_unlock' : 'pg_advisory_unlock_shared'}(${key})`, () => this.dropLocal(name))
     } catch (e) {
       this.dropLocal(name)
       throw e
@@ -73,12 +73,12 @@ export class SessionLocks {
   /** Runs `fn` holding the named lock exclusively, waiting for it as long as it takes. */
   async withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
     const key = lockKey(name)
-    const generation = await this.waitFor(name, key, true)
+    const generation = (await this.waitFor(name, key, true, Infinity))!
     try {
       return await fn()
     } finally {
       try {
-        await this.unlock(generation, `select pg_advisory_unlock(${key})`)
+        await this.unlock(generation, `pg_advisory_unlock(${key})`)
       } finally {
         this.dropLocal(name)
       }
@@ -87,27 +87,40 @@ export class SessionLocks {
 
   /**
    * Claims work in progress (see DatabaseRuntime.claim): a shared lock. It waits only while a
-   * repair has taken the claim over (takeOver), a short while; never on the connection itself.
+   * repair has taken the claim over (takeOver), one repair's while, and at most `waitMs` (then
+   * refused: beingRepaired); never on the connection itself.
    */
-  async claim(kind: ClaimKind, id: number): Promise<HeldLock> {
+  async claim(kind: ClaimKind, id: number, waitMs: number): Promise<HeldLock> {
     const name = claimName(kind, id)
     const key = claimKey(kind, id)
-    const generation = await this.waitFor(name, key, false)
-    return this.held(generation, `select pg_advisory_unlock_shared(${key})`, () => this.dropLocal(name))
+    const generation = await this.waitFor(name, key, false, Date.now() + waitMs)
+    if (generation === null) throw beingRepaired()
+    return this.held(generation, `pg_advisory_unlock_shared(${key})`, () => this.dropLocal(name))
   }
 
   /**
-   * Takes lock `key` (named `name` in this process), waiting as long as it takes: for this
-   * process's conflicting holders, then for other processes' (tried again after a pause, so the
-   * connection keeps serving the other locks). Answers the connection's generation it was taken in.
+   * Takes lock `key` (named `name` in this process), waiting until `deadline` (a Date.now() time;
+   * Infinity: as long as it takes): for this process's conflicting holders, then for other
+   * processes' (tried again after a pause, so the connection keeps serving the other locks).
+   * Answers the connection's generation it was taken in; null when the deadline passed first.
    */
-  private async waitFor(name: string, key: string, exclusive: boolean): Promise<number> {
-    while (!this.takeLocal(name, exclusive)) await new Promise<void>((resolve) => this.waiting.set(name, [...(this.waiting.get(name) ?? []), resolve]))
+  private async waitFor(name: string, key: string, exclusive: boolean, deadline: number): Promise<number | null> {
+    while (!this.takeLocal(name, exclusive)) {
+      if (Date.now() >= deadline) return null
+      await new Promise<void>((resolve) => {
+        this.waiting.set(name, [...(this.waiting.get(name) ?? []), resolve])
+        if (deadline !== Infinity) setTimeout(resolve, deadline - Date.now()).unref?.()
+      })
+    }
     try {
       for (let pause = FIRST_RETRY_MS; ; pause = Math.min(pause * 2, LAST_RETRY_MS)) {
         const got = await this.query(`select ${exclusive ? 'pg_try_advisory_lock' : 'pg_try_advisory_lock_shared'}(${key}) as got`)
         if (got.rows[0]?.got) return got.generation
-        await Bun.sleep(pause)
+        if (Date.now() >= deadline) {
+          this.dropLocal(name)
+          return null
+        }
+        await Bun.sleep(Math.min(pause, Math.max(0, deadline - Date.now())))
       }
     } catch (e) {
       this.dropLocal(name)
@@ -145,10 +158,26 @@ export class SessionLocks {
     }
   }
 
-  /** Unlocks on the connection the lock was taken on; one lost since took the lock with it. */
+  /**
+   * Unlocks (`unlock`: the call of pg_advisory_unlock*) on the connection the lock was taken on;
+   * one lost since took the lock with it. An unlock that fails or answers false (the session does
+   * not hold it as thought) may leave the lock held for as long as the session lives: the
+   * connection is closed then, a new generation begun, and every lock it held goes with it (their
+   * holders see it: stillHeld; a mover's or a repair's commit checks its intent is still there).
+   */
   private async unlock(generation: number, unlock: string): Promise<void> {
     if (generation !== this.generation) return
-    await this.query(unlock).catch(() => {})
+    const done = await this.query(`select ${unlock} as done`).then(({ rows }) => rows[0]?.done === true, () => false)
+    if (!done) this.dropConnection(generation)
+  }
+
+  /** Closes the lock connection of `generation` (if still the current one): every lock taken on it goes. */
+  private dropConnection(generation: number): void {
+    if (generation !== this.generation) return
+    const connection = this.connection
+    this.connection = null
+    this.generation++
+    connection?.then((c) => c.close()).catch(() => {})
   }
 
   private async query(text: string): Promise<{ rows: any[]; generation: number }> {

@@ -189,7 +189,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     freshReads: () => {},
     withLock: (name, fn) => locks.withLock(name, fn),
     tryLock: (name, mode) => locks.tryLock(name, mode),
-    claim: (kind, id) => locks.claim(kind, id),
+    claim: (kind, id, waitMs) => locks.claim(kind, id, waitMs),
     unclaimed: (kind, ids) => unclaimedIds(client, kind, ids),
     takeOver: (kind, id) => locks.takeOver(kind, id),
     // The server checkpoints its own log.

@@ -90,3 +90,17 @@ export function errorFields(error: unknown): LogFields {
   const cause = error.cause instanceof Error ? { cause: error.cause.message } : {}
   return { error: error.message, ...cause, stack: error.stack?.split('\n').slice(1, 6).map((s) => s.trim()).join(' | ') }
 }
+
+/**
+ * The failures already logged, per owner (a server's deps), by key (a row id): what a repair
+ * retries every round is logged the first time it fails, not every round after, and again only
+ * once it failed anew after succeeding (`delete` the key then).
+ */
+export function loggedFailures(): (owner: object) => Set<number> {
+  const byOwner = new WeakMap<object, Set<number>>()
+  return (owner) => {
+    let logged = byOwner.get(owner)
+    if (!logged) byOwner.set(owner, (logged = new Set()))
+    return logged
+  }
+}

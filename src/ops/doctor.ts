@@ -102,14 +102,21 @@ async function checkRepositories(
   let state = await repositoryFolders(deps)
   const leftoverAge = deps.config.gitTimeout * 1000 + 60_000
   if (opts.fix && !opts.serverRunning) {
-    // Nothing else works on the folder: the start-up repairs apply as they are.
-    const repaired = await repairRepositories(deps)
-    if (repaired.removedRows) folders.fixed.push(`removed ${repaired.removedRows} unfinished repositories`)
-    if (repaired.deleted) folders.fixed.push(`removed the folders of ${repaired.deleted} deleted repositories`)
-    if (repaired.leftovers.length) folders.fixed.push(`removed ${repaired.leftovers.length} temporary git objects`)
-    const reconciled = await reconcileRepositories(deps, { settlePending: true })
-    if (reconciled.updated) folders.fixed.push(`brought ${reconciled.updated} repository records in line with git`)
-    state = await repositoryFolders(deps)
+    // Nothing else works on the folder: the start-up repairs apply as they are. One that fails (a
+    // folder an interrupted move left that cannot go back) fails the check, naming it, as it
+    // fails the start; nothing after it is repaired.
+    const repaired = await repairRepositories(deps).catch((e: unknown) => {
+      folders.details.push(`the start-up repair failed: ${e instanceof Error ? e.message : String(e)}`)
+      return null
+    })
+    if (repaired) {
+      if (repaired.removedRows) folders.fixed.push(`removed ${repaired.removedRows} unfinished repositories`)
+      if (repaired.deleted) folders.fixed.push(`removed the folders of ${repaired.deleted} deleted repositories`)
+      if (repaired.leftovers.length) folders.fixed.push(`removed ${repaired.leftovers.length} temporary git objects`)
+      const reconciled = await reconcileRepositories(deps, { settlePending: true })
+      if (reconciled.updated) folders.fixed.push(`brought ${reconciled.updated} repository records in line with git`)
+      state = await repositoryFolders(deps)
+    }
   } else if (opts.fix) {
     // A server runs: a 'creating' row or a folder without a row may be its work in progress, and
     // a push may be running. Only records out of step with git and temporary objects older

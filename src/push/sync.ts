@@ -111,7 +111,9 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: SyncOptions): Promi
     if (current) {
       const pushers = pending.map((p) => ({ pusherId: p.pusherId, commands: p.commands ? (JSON.parse(p.commands) as PushCommand[]) : null, id: p.id }))
       const own = opts.pushId ?? (opts.settle?.length === 1 ? opts.settle[0] : undefined)
-      const fallback = pushers.find((p) => p.id === own) ?? (pushers.length === 1 ? pushers[0] : undefined)
+      // This sync's own push gone (a repair settled it: its claim went with this process's lock
+      // connection, and it looked abandoned): its changes are not put on another push's pusher.
+      const fallback = own !== undefined ? pushers.find((p) => p.id === own) : pushers.length === 1 ? pushers[0] : undefined
       for (const change of diffRefs(JSON.parse(current.refs), refs)) {
         // The latest pending push that asked for exactly this update; else this sync's push.
         const asked = pushers.findLast((p) => p.commands?.some((c) => c.ref === change.ref && c.new === change.after))

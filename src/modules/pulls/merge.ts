@@ -9,6 +9,7 @@ import { commitTree, conflictSummary, identNow, isAncestor, mergeTree, MAX_REBAS
 import { git, type GitRepo } from '../../git/run'
 import { ApiError, conflict } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
+import { errorFields, loggedFailures, loggerOf } from '../../lib/log'
 import { gitIdentityOf } from '../../convert/user'
 import { moveRefs, pullHeadRef } from '../../push'
 import { mergeGate, mergeGateRefusal } from './gates'
@@ -261,28 +262,48 @@ export async function repairPullMerges(deps: AppDeps, opts: { abandonedOnly?: bo
   return await repairAbandoned(deps.db, 'merge', pending.map((p) => p.id), { reread: intended, repair: (pulls) => repairMerges(deps, pulls) }, opts.afterListing)
 }
 
-/** repairPullMerges' repair of these pull requests' intents; answers how many were marked merged. */
+/**
+ * repairPullMerges' repair of these pull requests' intents; answers how many were marked merged.
+ * A try apiece: one that fails (an unreadable intent, git refusing) is logged and left for the
+ * next repair; the others go on.
+ */
 async function repairMerges(deps: AppDeps, pending: PullRow[]): Promise<number> {
   let merged = 0
   for (const pull of pending) {
-    const intent = JSON.parse(pull.mergeIntent!) as { sha: string; by: number }
-    const base = (await deps.db.select().from(repositories).where(eq(repositories.id, pull.baseRepoId)))[0]
-    let landed = false
-    if (base) {
-      const repo = gitOfRow(deps, base)
-      const tip = await readRef(repo, `refs/heads/${pull.baseBranch}`)
-      landed = !!tip && (await isAncestor(repo, intent.sha, tip).catch(() => false))
+    const logged = failedMerges(deps)
+    try {
+      if (await repairMerge(deps, pull)) merged++
+      logged.delete(pull.id)
+    } catch (e) {
+      if (logged.has(pull.id)) continue
+      logged.add(pull.id)
+      loggerOf(deps.config).error('repairing an interrupted merge failed; the next repairs try again (logged once)', { pull: pull.id, ...errorFields(e) })
     }
-    const repaired = await writeTransaction(deps.db, async () => {
-      // Only the intent read above: the row may have changed since (nothing else clears an
-      // abandoned intent, but a repair must never act on a newer one).
-      const current = await pullById(deps, pull.id)
-      if (!current || current.hasMerged || current.mergeIntent !== pull.mergeIntent) return false
-      if (landed) await recordMerged(deps, current, intent.sha, intent.by)
-      else await deps.db.update(pullRequests).set({ mergeIntent: null }).where(eq(pullRequests.id, pull.id))
-      return true
-    })
-    if (landed && repaired) merged++
   }
   return merged
+}
+
+/** The pull requests whose merge repair failed, by server: logged the first time, not every round after. */
+const failedMerges = loggedFailures()
+
+/** One pull request's interrupted merge repaired: whether it was marked merged. */
+async function repairMerge(deps: AppDeps, pull: PullRow): Promise<boolean> {
+  const intent = JSON.parse(pull.mergeIntent!) as { sha: string; by: number }
+  const base = (await deps.db.select().from(repositories).where(eq(repositories.id, pull.baseRepoId)))[0]
+  let landed = false
+  if (base) {
+    const repo = gitOfRow(deps, base)
+    const tip = await readRef(repo, `refs/heads/${pull.baseBranch}`)
+    landed = !!tip && (await isAncestor(repo, intent.sha, tip).catch(() => false))
+  }
+  const repaired = await writeTransaction(deps.db, async () => {
+    // Only the intent read above: the row may have changed since (nothing else clears an
+    // abandoned intent, but a repair must never act on a newer one).
+    const current = await pullById(deps, pull.id)
+    if (!current || current.hasMerged || current.mergeIntent !== pull.mergeIntent) return false
+    if (landed) await recordMerged(deps, current, intent.sha, intent.by)
+    else await deps.db.update(pullRequests).set({ mergeIntent: null }).where(eq(pullRequests.id, pull.id))
+    return true
+  })
+  return landed && repaired
 }

@@ -5,7 +5,7 @@ import type { AppDeps } from '../../deps'
 import { claimWork, repairAbandoned, writeTransaction, type HeldLock } from '../../db/client'
 import { folderMoves } from '../../db/schema'
 import { ApiError, conflict } from '../../lib/errors'
-import { errorFields, loggerOf } from '../../lib/log'
+import { errorFields, loggedFailures, loggerOf } from '../../lib/log'
 import { nowUnix } from '../../lib/time'
 
 /**
@@ -49,10 +49,13 @@ export async function moveFolderWithRows<T>(
     claims.push(await claimWork(deps.db, 'folder-move', written.id))
     return written.id
   }
-  const forget = (ids: number[]) => (ids.length ? deps.db.delete(folderMoves).where(inArray(folderMoves.id, ids)) : Promise.resolve())
+  const forget = (ids: number[]) => (ids.length ? deps.db.delete(folderMoves).where(inArray(folderMoves.id, ids)).returning({ id: folderMoves.id }) : Promise.resolve([]))
+  // The rows change only while every intent is still there: one gone means this process's claim
+  // went (its lock connection dropped) and a repair put the folder back; the rows' change is
+  // rolled back (the throw) rather than committed naming a place the folder is not.
   const withRows = (ids: number[]) => async () => {
     const result = await write()
-    await forget(ids)
+    if ((await forget(ids)).length !== ids.length) throw conflict(TAKEN_OVER)
     return result
   }
   try {
@@ -69,8 +72,16 @@ export async function moveFolderWithRows<T>(
     if (folders.some(([, t]) => existsSync(t))) throw conflict(opts.taken)
     const intents: number[] = []
     const moved: (readonly [string, string])[] = []
+    // A folder a repair already put back (its intent gone, TAKEN_OVER), or is putting back right
+    // now (the rename finding its folder gone), is left where it is.
     const undo = async () => {
-      for (const [f, t] of moved.reverse()) renameSync(t, f)
+      for (const [f, t] of moved.reverse()) {
+        try {
+          if (existsSync(t) && !existsSync(f)) renameSync(t, f)
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+        }
+      }
       await forget(intents)
     }
     try {
@@ -97,6 +108,7 @@ export async function moveFolderWithRows<T>(
 }
 
 const BUSY = 'the repository is being moved or renamed; try again'
+const TAKEN_OVER = 'the move was undone by a repair while under way; try again'
 
 /** Whether `e` is moveFolderWithRows' refusal because another move of the same folder is under way. */
 export const isFolderBusy = (e: unknown): boolean => e instanceof ApiError && e.status === 409 && e.message === BUSY
@@ -122,10 +134,17 @@ const rootOf = (deps: AppDeps) => join(deps.config.dataDir, 'repositories')
 /**
  * The start-up repair of folder moves a crash interrupted (no other process runs): each intent
  * left means its rows never changed, so a folder found at the new place and not at the old is
- * moved back; then the intent goes. Answers how many folders were moved back.
+ * moved back; then the intent goes. Answers how many folders were moved back; throws, naming
+ * them, when any could not be (start-up and `warren doctor --fix` stop there: serving with a
+ * folder away from where its rows look would lose it).
  */
 export async function finishFolderMoves(deps: AppDeps): Promise<number> {
-  return await putBack(deps, await deps.db.select().from(folderMoves))
+  const { movedBack, failures } = await putBack(deps, await deps.db.select().from(folderMoves))
+  if (failures.length) {
+    const listed = failures.map(({ move, error }) => `${move.toPath} -> ${move.fromPath}: ${error instanceof Error ? error.message : String(error)}`)
+    throw new Error(`${failures.length} interrupted folder moves could not be undone (their intents kept in folder_moves): ${listed.join('; ')}`)
+  }
+  return movedBack
 }
 
 /**
@@ -133,33 +152,38 @@ export async function finishFolderMoves(deps: AppDeps): Promise<number> {
  * running process claims, those of a process that died mid-move (its claim went with its
  * connection), each taken over and read again first (repairAbandoned: a mover that finished
  * between the reads removed its intent before releasing its claim, and its folder stays).
- * Answers how many folders were moved back.
+ * Answers how many folders were moved back. A move that fails is left for the next round, logged
+ * the first time only.
  */
 export async function repairAbandonedFolderMoves(deps: AppDeps, opts: { afterListing?: () => Promise<void> } = {}): Promise<number> {
   const listed = await deps.db.select({ id: folderMoves.id }).from(folderMoves)
   if (listed.length === 0) return 0
-  return await repairAbandoned(
-    deps.db,
-    'folder-move',
-    listed.map((m) => m.id),
-    { reread: (ids) => deps.db.select().from(folderMoves).where(inArray(folderMoves.id, ids)), repair: (moves) => putBack(deps, moves) },
-    opts.afterListing,
-  )
+  const known = failedMoves(deps)
+  const repair = async (moves: (typeof folderMoves.$inferSelect)[]) => {
+    const { movedBack, failures } = await putBack(deps, moves)
+    for (const move of moves) if (!failures.some((f) => f.move.id === move.id)) known.delete(move.id)
+    for (const { move, error } of failures) {
+      if (known.has(move.id)) continue
+      known.add(move.id)
+      loggerOf(deps.config).error('moving a folder back failed; the next repairs try again (logged once)', { from: move.toPath, to: move.fromPath, ...errorFields(error) })
+    }
+    return movedBack
+  }
+  return await repairAbandoned(deps.db, 'folder-move', listed.map((m) => m.id), { reread: (ids) => deps.db.select().from(folderMoves).where(inArray(folderMoves.id, ids)), repair }, opts.afterListing)
 }
 
 /** The intents whose folder failed to move back, by server: logged the first time, not every round after. */
-const failedMoves = new WeakMap<AppDeps, Set<number>>()
+const failedMoves = loggedFailures()
 
 /**
  * Moves each intent's folder back where the rows look for it, then removes the intent. One move
- * that fails (a rename refused) is left for the next repair, logged once; the others go on.
+ * that fails (a rename refused) keeps its intent and is answered among `failures`; the others go on.
  */
-async function putBack(deps: AppDeps, moves: (typeof folderMoves.$inferSelect)[]): Promise<number> {
+async function putBack(deps: AppDeps, moves: (typeof folderMoves.$inferSelect)[]) {
   const root = rootOf(deps)
   const inside = (p: string) => !isAbsolute(p) && !relative(root, join(root, p)).startsWith('..')
-  let failed = failedMoves.get(deps)
-  if (!failed) failedMoves.set(deps, (failed = new Set()))
   let movedBack = 0
+  const failures: { move: typeof folderMoves.$inferSelect; error: unknown }[] = []
   for (const move of moves) {
     try {
       const from = join(root, move.fromPath)
@@ -171,14 +195,11 @@ async function putBack(deps: AppDeps, moves: (typeof folderMoves.$inferSelect)[]
         loggerOf(deps.config).warn('moved a folder back: the rows naming its new place were never written', { from: move.toPath, to: move.fromPath })
       }
       await deps.db.delete(folderMoves).where(eq(folderMoves.id, move.id))
-      failed.delete(move.id)
-    } catch (e) {
-      if (failed.has(move.id)) continue
-      failed.add(move.id)
-      loggerOf(deps.config).error('moving a folder back failed; the next repairs try again (logged once)', { from: move.toPath, to: move.fromPath, ...errorFields(e) })
+    } catch (error) {
+      failures.push({ move, error })
     }
   }
-  return movedBack
+  return { movedBack, failures }
 }
 
 /**
