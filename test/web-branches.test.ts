@@ -8,8 +8,8 @@ import { eventsOfRepo } from '../src/events/outbox'
 
 /**
  * The branches and tags pages' forms over plain HTTP (Gitea 1.23's addresses): a branch or tag
- * made from a branch, tag or commit (also from the code page's switcher), a branch renamed and
- * deleted, a tag deleted. Each for a writer, refused for a reader and without the CSRF token
+ * made from a branch, tag or commit (also from the code page's switcher), a branch renamed,
+ * deleted and restored, a tag deleted. Each for a writer, refused for a reader and without the CSRF token
  * (nothing changed, in the database or in git), branch and tag protection and the default branch
  * respected with the refusal said on the page, and what moved seen by the API and `git ls-remote`.
  */
@@ -128,7 +128,7 @@ test('a branch renamed: writers only, the API and git follow; a taken name refus
   expect((await s.get('/repos/alice/proj/branches/renamed', asAlice())).status).toBe(200)
 })
 
-test('a branch deleted: not the default one nor a protected one, said on the page', async () => {
+test('a branch deleted (not the default one nor a protected one, said on the page) and restored', async () => {
   await writersOnly('/alice/proj/branches/delete?name=feature', {}, '/alice/proj/branches')
   const before = await everything()
   const isDefault = await submit(alice, '/alice/proj/branches/delete?name=main', {})
@@ -140,10 +140,28 @@ test('a branch deleted: not the default one nor a protected one, said on the pag
   expect((await submit(alice, '/alice/proj/branches/delete?name=nowhere', {})).status).toBe(404)
   expect(await everything()).toBe(before)
 
+  const feature = (await refsNow())['refs/heads/feature']
   const deleted = await submit(alice, '/alice/proj/branches/delete?name=feature', {})
-  expect(deleted).toMatchObject({ status: 303, location: '/alice/proj/branches?done=branch-deleted' })
+  expect(deleted.status).toBe(303)
+  expect(deleted.location).toMatch(/^\/alice\/proj\/branches\?deleted=\d+&done=branch-deleted$/)
   expect((await refsNow())['refs/heads/feature']).toBeUndefined()
   expect((await s.get('/repos/alice/proj/branches/feature', asAlice())).status).toBe(404)
+
+  // Offered for restoring (to writers), then restored at its last commit through the same path.
+  const offer = await (await page(deleted.location!, await signIn(alice))).text()
+  expect(offer).toContain('The branch was deleted.')
+  expect(offer).toContain('Restore branch feature')
+  expect(await (await page(deleted.location!, await signIn(bob))).text()).not.toContain('Restore branch')
+  const branchId = /name="branch_id" value="(\d+)"/.exec(offer)![1]!
+  await writersOnly('/alice/proj/branches/restore', { branch_id: branchId, name: 'feature' }, '/alice/proj/branches')
+  expect((await submit(alice, '/alice/proj/branches/restore', { branch_id: '1', name: 'x' })).status).toBe(404)
+  const restored = await submit(alice, '/alice/proj/branches/restore', { branch_id: branchId, name: 'feature' })
+  expect(restored).toMatchObject({ status: 303, location: '/alice/proj/branches?done=branch-restored' })
+  expect((await refsNow())['refs/heads/feature']).toBe(feature!)
+  const again = await submit(alice, '/alice/proj/branches/restore', { branch_id: branchId, name: 'feature' })
+  expect(again.status).toBe(409)
+  expect(again.html).toContain('Branch feature was not restored: The branch already exists.')
+  expect((await submit(alice, '/alice/proj/branches/delete?name=feature', {})).status).toBe(303)
   // The name may come in the form as well as in the query, as Gitea's FormString reads it.
   expect((await submit(alice, '/alice/proj/branches/delete', { name: 'from-tag' })).status).toBe(303)
   expect(await refEvents('ref.deleted')).toEqual(expect.arrayContaining(['feature', 'from-tag']))

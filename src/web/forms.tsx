@@ -87,6 +87,7 @@ const NOTICES: Record<string, string> = {
   'tag-created': 'The tag was created.',
   'branch-deleted': 'The branch was deleted.',
   'branch-renamed': 'The branch was renamed.',
+  'branch-restored': 'The branch was restored.',
   'tag-deleted': 'The tag was deleted.',
 }
 

@@ -1,6 +1,7 @@
 /** @jsxImportSource warren-jsx */
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { RepoContext } from '../../auth/repo-context'
+import type { DeletedBranch } from '../../modules/branches/changes'
 import { MAX_BRANCH_NAME } from '../../modules/branches/model'
 import { filesWritable } from '../../modules/contents/write'
 import type { WebContext } from '../context'
@@ -10,7 +11,7 @@ import { CsrfField } from '../forms'
  * The forms the branches and tags pages (and the code page's branch switcher) give writers, each
  * a `<details>` disclosure that works without JavaScript, posted to Gitea 1.23's addresses:
  * `/branches/_new/{branch|tag|commit}/{name}`, `/branches/delete?name=`, `/tags/delete?id=`,
- * `/settings/rename_branch`. Their routes are in `refs.tsx`; the services decide.
+ * `/settings/rename_branch`, `/branches/restore`. Their routes are in `refs.tsx`; the services decide.
  */
 
 /** A ref's name as path segments, each encoded. */
@@ -119,5 +120,25 @@ export function TagForms(props: { web: WebContext; base: string; tag: string }):
         consequence={`Tag ${tag} is deleted (a tag a release names stays: delete the release first).`}
       />
     </div>
+  )
+}
+
+/** The offer to restore a branch just deleted, at its last commit (Gitea's `branch_id`, `name`). */
+export function RestoreBranchForm(props: { web: WebContext; base: string; deleted: DeletedBranch }): Html {
+  const { deleted } = props
+  return (
+    <form class="box stack restore" method="post" action={`${props.base}/branches/restore`}>
+      <CsrfField ctx={props.web} />
+      <input type="hidden" name="branch_id" value={String(deleted.id)} />
+      <input type="hidden" name="name" value={deleted.name} />
+      <p>
+        Branch <strong>{deleted.name}</strong> was deleted at <code>{deleted.commit.slice(0, 10)}</code>.
+      </p>
+      <div>
+        <button class="secondary" type="submit">
+          Restore branch {deleted.name}
+        </button>
+      </div>
+    </form>
   )
 }

@@ -27,14 +27,16 @@ import { AccessMode } from '../../auth/access'
 import { notFound } from '../../lib/errors'
 import { normaliseTreePath } from '../../git/blob'
 import { MAX_BRANCH_NAME } from '../../modules/branches/model'
-import { createBranch, deleteBranch, renameBranch } from '../../modules/branches/changes'
+import { createBranch, deleteBranch, deletedBranch, latestDeletion, renameBranch, restoreBranch, type DeletedBranch } from '../../modules/branches/changes'
 import { createTag, deleteTag } from '../../modules/tags/service'
 import { resolveSource, type SourceKind } from '../source-data'
-import { BranchForms, refPath, refsWritable, TagForms } from './ref-forms'
+import { BranchForms, refPath, refsWritable, RestoreBranchForm, TagForms } from './ref-forms'
 
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 const TagParams = RepoWildcardParams
 const PageQuery = t.Object({ page: t.Optional(t.Numeric()) })
+/** The branches page's: `deleted`, a deletion just made, offered for restoring. */
+const BranchesQuery = t.Object({ page: t.Optional(t.Numeric()), deleted: t.Optional(t.Numeric()) })
 
 /** Longest name of an existing branch or tag a form names (a new one: MAX_BRANCH_NAME, the API's). */
 const MAX_REF_NAME = 1024
@@ -47,6 +49,8 @@ const NameQuery = t.Object({ name: FormText(MAX_REF_NAME) })
 const NameForm = t.Object({ _csrf: CsrfText, name: FormText(MAX_REF_NAME) })
 const IdQuery = t.Object({ id: FormText(MAX_REF_NAME) })
 const IdForm = t.Object({ _csrf: CsrfText, id: FormText(MAX_REF_NAME) })
+/** Gitea's RestoreBranchPost: the deletion's id (`branch_id`), its name for the messages. */
+const RestoreForm = t.Object({ _csrf: CsrfText, branch_id: FormText(20), name: FormText(MAX_REF_NAME) })
 /** Gitea's RenameBranchForm. */
 const RenameForm = t.Object({ _csrf: CsrfText, from: FormText(MAX_REF_NAME), to: FormText(MAX_BRANCH_NAME) })
 
@@ -143,6 +147,8 @@ interface RefList<T> {
   title: string
   list: (page: Page) => Promise<Paged<T>>
   row: (item: T, repo: ApiRepo, base: string, writable: boolean) => Html
+  /** Shown above the list (a deletion's restore offer). */
+  above?: Html
 }
 
 /** A page of a list of refs, with its count, notices (or a refused form's message) and paging. */
@@ -161,6 +167,7 @@ async function refListPage<T>(deps: AppDeps, web: WebContext, ctx: RepoContext, 
         {spec.title} <span class="muted">({found.total})</span>
       </h2>
       <Notices ctx={web} error={refused?.error} />
+      {spec.above ?? null}
       {found.total === 0 ? <p class="notice muted">This repository has no {spec.current} yet.</p> : null}
       <ul class="box entries">{found.rows.map((item) => <li>{spec.row(item, repo, base, writable)}</li>)}</ul>
       <Pager path={web.path} page={page.page} pages={pagesOf(found.total, page.limit)} />
@@ -170,7 +177,7 @@ async function refListPage<T>(deps: AppDeps, web: WebContext, ctx: RepoContext, 
 }
 
 /** `/{o}/{r}/branches`: a page of branches; for writers each with its forms (ref-forms.tsx). */
-const branchesPage = (deps: AppDeps, web: WebContext, ctx: RepoContext, pageNo: number | undefined, refused?: Refusal) =>
+const branchesPage = (deps: AppDeps, web: WebContext, ctx: RepoContext, pageNo: number | undefined, refused?: Refusal, deleted?: DeletedBranch | null) =>
   refListPage<BranchHead>(
     deps,
     web,
@@ -178,6 +185,7 @@ const branchesPage = (deps: AppDeps, web: WebContext, ctx: RepoContext, pageNo: 
     {
       current: 'branches',
       title: 'Branches',
+      above: deleted && refsWritable(ctx) ? <RestoreBranchForm web={web} base={repoUrl(ctx.owner.name, ctx.repo.name)} deleted={deleted} /> : undefined,
       list: (page) => branchHeads(deps, ctx, page),
       row: (b, repo, base, writable) => (
         <>
@@ -236,16 +244,20 @@ const tagsPage = (deps: AppDeps, web: WebContext, ctx: RepoContext, pageNo: numb
  * `create_tag` a tag, from that ref), `/branches/delete?name=`, `/settings/rename_branch`,
  * `/tags/delete?id=` (the tag's name), each through the branches and tags services the API
  * uses, so every ref moves through the one push path (protection, events, webhooks); a refusal
- * is shown on the list again with its message and status. Restoring a deleted branch (Gitea's
- * `/branches/restore`) is not served: no record of deleted branches is kept.
+ * is shown on the list again with its message and status. A branch just deleted is offered for
+ * restoring (`?deleted=`), `POST /branches/restore` with `branch_id`: the id of the outbox's
+ * `ref.deleted` event that recorded it (modules/branches' `restoreBranch`).
  */
 export const refPages = (deps: AppDeps) =>
   new Elysia({ name: 'web-refs', detail: { hide: true } })
     .use(pipeline(deps, { session: true }))
     .get(
       '/:owner/:repo/branches',
-      async ({ request, query, repo: ctx }) => await branchesPage(deps, webContext(deps.config, request, ctx.caller), ctx, query.page),
-      { scope: 'repository', repo: { level: 'read' }, params: RepoParams, query: PageQuery, detail: pageDetail('webBranches') },
+      async ({ request, query, repo: ctx }) => {
+        const deleted = query.deleted && refsWritable(ctx) ? await deletedBranch(deps, ctx, query.deleted) : null
+        return await branchesPage(deps, webContext(deps.config, request, ctx.caller), ctx, query.page, undefined, deleted)
+      },
+      { scope: 'repository', repo: { level: 'read' }, params: RepoParams, query: BranchesQuery, detail: pageDetail('webBranches') },
     )
     .get(
       '/:owner/:repo/tags',
@@ -291,12 +303,30 @@ export const refPages = (deps: AppDeps) =>
           c,
           async () => {
             await deleteBranch(deps, ctx, user, name)
-            return seeOther(`${repoUrl(ctx.owner.name, ctx.repo.name)}/branches`, 'branch-deleted')
+            // Back to the list, which offers the deletion just recorded for restoring.
+            const deletion = await latestDeletion(deps, ctx, user, name)
+            return seeOther(`${repoUrl(ctx.owner.name, ctx.repo.name)}/branches${deletion ? `?deleted=${deletion.id}` : ''}`, 'branch-deleted')
           },
           (web, error, status) => branchesPage(deps, web, ctx, 1, { error: `Branch ${name} was not deleted: ${error}`, status }),
         )
       },
       { ...WRITER, params: RepoParams, query: NameQuery, body: NameForm, detail: pageDetail('webBranchDelete') },
+    )
+    .post(
+      '/:owner/:repo/branches/restore',
+      (c) => {
+        const { repo: ctx, user, body } = c
+        return formRoute(
+          deps.config,
+          c,
+          async () => {
+            await restoreBranch(deps, ctx, user, Number(body.branch_id ?? ''))
+            return seeOther(`${repoUrl(ctx.owner.name, ctx.repo.name)}/branches`, 'branch-restored')
+          },
+          (web, error, status) => branchesPage(deps, web, ctx, 1, { error: `Branch ${body.name ?? ''} was not restored: ${error}`, status }),
+        )
+      },
+      { ...WRITER, params: RepoParams, body: RestoreForm, detail: pageDetail('webBranchRestore') },
     )
     .post(
       '/:owner/:repo/settings/rename_branch',
