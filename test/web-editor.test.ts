@@ -92,12 +92,12 @@ describe('web editor', () => {
       const html = await (await page('/alice/proj/src/branch/main/docs/guide.md', who)).text()
       expect(html).not.toContain('/_edit/')
       expect(html).not.toContain('/_delete/')
-      expect(await (await page('/alice/proj/src/branch/main/docs', who)).text()).not.toContain('/_new/')
+      expect(await (await page('/alice/proj/src/branch/main/docs', who)).text()).not.toContain('/alice/proj/_new/')
     }
     const tagged = await (await page('/alice/proj/src/tag/v1/docs/guide.md', alice)).text()
     expect(tagged).toContain('docs/guide.md')
     expect(tagged).not.toContain('/_edit/')
-    expect(await (await page('/alice/proj/src/tag/v1/docs', alice)).text()).not.toContain('/_new/')
+    expect(await (await page('/alice/proj/src/tag/v1/docs', alice)).text()).not.toContain('/alice/proj/_new/')
     // Archived: no buttons even for the owner.
     expect(await (await page('/alice/arch/src/branch/main/README.md', alice)).text()).not.toContain('/_edit/')
     // An empty repository offers its first file.

@@ -83,6 +83,12 @@ const NOTICES: Record<string, string> = {
   'release-draft-saved': 'The release was saved as a draft.',
   'release-saved': 'The release was updated.',
   'release-deleted': 'The release was deleted; its tag stays.',
+  'branch-created': 'The branch was created.',
+  'tag-created': 'The tag was created.',
+  'branch-deleted': 'The branch was deleted.',
+  'branch-renamed': 'The branch was renamed.',
+  'branch-restored': 'The branch was restored.',
+  'tag-deleted': 'The tag was deleted.',
 }
 
 /** The name of a notice a form's 303 may come back with. */

@@ -144,4 +144,9 @@ form.stack textarea { font: inherit; padding: .4rem; border: 1px solid #8c959f; 
 form.stack textarea.code-editor { font-family: ui-monospace, SFMono-Regular, monospace; font-size: .85rem; white-space: pre; overflow-wrap: normal; overflow-x: auto; tab-size: 4; }
 .release .assets h4 { margin: .5rem 0; }
 @media (max-width: 40rem) { main { padding: .5rem; } .site-header { padding: .5rem; } }
+/* The branches and tags pages' forms (web/pages/ref-forms.tsx). */
+.ref-forms { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin-top: .25rem; }
+.ref-form > summary { cursor: pointer; color: var(--link); }
+.ref-form[open] { flex-basis: 100%; }
+.ref-form form { padding: .5rem 0; max-width: 32rem; }
 `

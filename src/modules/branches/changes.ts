@@ -1,10 +1,10 @@
-import { and, eq, inArray, or } from 'drizzle-orm'
+import { and, desc, eq, inArray, or } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
 import { gitOfRow, type RepoContext } from '../../auth/repo-context'
 import { writeTransaction } from '../../db/client'
-import { issues, pullRequests, repositories } from '../../db/schema'
+import { events, issues, pullRequests, repositories } from '../../db/schema'
 import { recordIssueEvent } from '../../events/issue-events'
 import { ZERO_ID } from '../../events/push-events'
 import { getBranchHead, type BranchHead } from '../../git/commits'
@@ -151,4 +151,53 @@ export async function renameBranch(deps: AppDeps, ctx: RepoContext, actor: UserR
   }, { inTurn: nested })
   // Not moved: the branch moved meanwhile, or git refused the new name beside the other branches.
   if (!moved) throw conflict(`branch ${from} could not be renamed to ${to}: it changed meanwhile, or a branch stands in the way`)
+}
+
+/**
+ * Deleted branches, for their restoring (Gitea's deleted branches, `branch_id`): the outbox's
+ * `ref.deleted` event of a branch is the record, whichever way it went (a push, the API, the
+ * web), with its name and last commit; event ids are never reused and events are kept.
+ */
+export interface DeletedBranch {
+  id: number
+  name: string
+  commit: string
+}
+
+const deletionOf = (row: { id: number; payload: string }): DeletedBranch | null => {
+  const p = JSON.parse(row.payload) as { ref?: unknown; refType?: unknown; sha?: unknown }
+  return p.refType === 'branch' && typeof p.ref === 'string' && typeof p.sha === 'string' ? { id: row.id, name: p.ref, commit: p.sha } : null
+}
+
+/** The deletion `id` recorded of a branch of this repository, else null. */
+export async function deletedBranch(deps: AppDeps, ctx: RepoContext, id: number): Promise<DeletedBranch | null> {
+  if (!Number.isSafeInteger(id) || id < 1) return null
+  const [row] = await deps.db
+    .select({ id: events.id, payload: events.payload })
+    .from(events)
+    .where(and(eq(events.id, id), eq(events.repoId, ctx.repo.id), eq(events.kind, 'ref.deleted')))
+  return row ? deletionOf(row) : null
+}
+
+/** The latest recorded deletion of branch `name` by `actor` (just made: among their latest few), else null. */
+export async function latestDeletion(deps: AppDeps, ctx: RepoContext, actor: UserRow, name: string): Promise<DeletedBranch | null> {
+  const rows = await deps.db
+    .select({ id: events.id, payload: events.payload })
+    .from(events)
+    .where(and(eq(events.repoId, ctx.repo.id), eq(events.kind, 'ref.deleted'), eq(events.actorId, actor.id)))
+    .orderBy(desc(events.id))
+    .limit(5)
+  return rows.map(deletionOf).find((d) => d?.name === name) ?? null
+}
+
+/**
+ * Restores a deleted branch at its last commit (Gitea's RestoreBranchPost) as createBranch makes
+ * one: 404 when no such deletion was recorded here or its commit is gone, 409 when a branch of
+ * that name exists again. Answers the branch's name.
+ */
+export async function restoreBranch(deps: AppDeps, ctx: RepoContext, actor: UserRow, id: number): Promise<string> {
+  const gone = await deletedBranch(deps, ctx, id)
+  if (!gone) throw notFound('The deleted branch does not exist.')
+  await createBranch(deps, ctx, actor, { new_branch_name: gone.name, old_ref_name: gone.commit })
+  return gone.name
 }

@@ -3,6 +3,8 @@ import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { ApiRepo } from '../../convert/repo'
 import { ownerUrl, repoUrl, srcUrl } from '../links'
 import type { SourceAt } from '../source-data'
+import type { WebContext } from '../context'
+import { CreateRefForm } from './ref-forms'
 
 /** The top of every repository page: its name, description, topics and counts (and the page's action buttons, if given). */
 export function RepoHeader(props: { repo: ApiRepo; actions?: Child }): Html {
@@ -41,8 +43,11 @@ export function RepoHeader(props: { repo: ApiRepo; actions?: Child }): Html {
   )
 }
 
-/** The branch switcher: a list of links inside a disclosure (works without JavaScript). */
-export function BranchSwitcher(props: { repo: ApiRepo; at: SourceAt; branches: { names: string[]; total: number } }): Html {
+/**
+ * The branch switcher: a list of links inside a disclosure (works without JavaScript); for
+ * writers (`create`), the form making a branch or tag from what is shown.
+ */
+export function BranchSwitcher(props: { repo: ApiRepo; at: SourceAt; branches: { names: string[]; total: number }; create?: WebContext }): Html {
   const { repo, at, branches } = props
   return (
     <details class="branches">
@@ -59,6 +64,7 @@ export function BranchSwitcher(props: { repo: ApiRepo; at: SourceAt; branches: {
         ))}
       </ul>
       {branches.total > branches.names.length ? <p class="muted">{branches.total - branches.names.length} more branches not shown</p> : null}
+      {props.create ? <CreateRefForm web={props.create} base={repoUrl(repo.owner.login, repo.name)} kind={at.kind} from={at.ref} currentPath={at.path.join('/')} /> : null}
     </details>
   )
 }

@@ -16,6 +16,7 @@ import { htmlResponse, pageDetail, webContext } from '../context'
 import { errorPage } from '../errors'
 import { branchNames, fileAt, folderEntries, homeSource, resolveSource, type SourceAt, type SourceKind } from '../source-data'
 import { Breadcrumb, BranchSwitcher, CloneUrls, RepoHeader } from './repo-chrome'
+import { refsWritable } from './ref-forms'
 import { FileView, FolderList } from './source'
 import { repoActions } from './repo-actions'
 import { fileLines } from '../highlight'
@@ -82,7 +83,7 @@ export const repoPages = (deps: AppDeps) =>
             <CloneUrls repo={repo} />
             {at && folder && branches ? (
               <>
-                <BranchSwitcher repo={repo} at={at} branches={branches} />
+                <BranchSwitcher repo={repo} at={at} branches={branches} create={refsWritable(ctx) ? web : undefined} />
                 <FolderList repo={repo} at={at} entries={folder.entries} total={folder.total} writable={filesWritable(ctx)} />
               </>
             ) : (
@@ -137,7 +138,7 @@ export const repoPages = (deps: AppDeps) =>
             <RepoHeader repo={repo} />
             <CodeNav repo={repo} current="code" />
             <Notices ctx={web} />
-            <BranchSwitcher repo={repo} at={at} branches={branches} />
+            <BranchSwitcher repo={repo} at={at} branches={branches} create={refsWritable(ctx) ? web : undefined} />
             <Breadcrumb repo={repo} at={at} />
             {folder ? (
               <FolderList repo={repo} at={at} entries={folder.entries} total={folder.total} writable={filesWritable(ctx)} />
