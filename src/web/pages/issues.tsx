@@ -23,6 +23,7 @@ import { signInRedirect } from '../errors'
 import { RepoHeader } from './repo-chrome'
 import { COMMENTS_PER_PAGE, loadConversation, type Conversation } from './conversation'
 import { ConversationView } from './timeline'
+import { conversationControls } from './issue-edit'
 import { formRoute } from '../forms'
 import { CsrfField, fieldList, multiline, IssueRow, issuePageUrl, Pager, SideFacts, StateBadge, TimeAt, UserLink } from './issue-parts'
 
@@ -249,7 +250,7 @@ export function CommentForm(props: { ctx: WebContext; repoCtx: RepoContext; conv
 }
 
 /** The heading of a conversation: title, number, state, who opened it and when. */
-export function ConversationHead(props: { conv: Conversation; noun: string; merged?: boolean; children?: Html }): Html {
+export function ConversationHead(props: { conv: Conversation; noun: string; merged?: boolean; edit?: Html | null; children?: Html }): Html {
   const { issue } = props.conv
   return (
     <section class="conversation-head" aria-label={props.noun}>
@@ -259,7 +260,9 @@ export function ConversationHead(props: { conv: Conversation; noun: string; merg
       <p>
         <StateBadge state={issue.state} merged={props.merged} /> <UserLink user={issue.user} /> opened this {props.noun.toLowerCase()} <TimeAt iso={issue.created_at} /> ·{' '}
         {issue.comments} {issue.comments === 1 ? 'comment' : 'comments'}
+        {issue.is_locked ? <> · <span class="tag">locked</span></> : null}
       </p>
+      {props.edit ?? null}
       {props.children}
     </section>
   )
@@ -417,17 +420,18 @@ export const issuePages = (deps: AppDeps) =>
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
         const conv = await loadConversation(deps, ctx, row, query, deps.auth.clientAddress(request) ?? '')
         const url = issuePageUrl(repo.owner.login, repo.name, row.index, false)
+        const controls = conversationControls(web, ctx, conv, url)
         return htmlResponse(
           <Layout ctx={web} title={`${row.title} · Issue #${row.index} · ${repo.full_name}`} enhanced={conv.pages > 1}>
             <RepoHeader repo={repo} />
             <TrackerTabs repo={repo} current="issues" />
-            <ConversationHead conv={conv} noun="Issue" />
+            <ConversationHead conv={conv} noun="Issue" edit={controls.title} />
             <div class="conversation">
               <div class="main-column">
-                <ConversationView conv={conv} url={url} />
+                <ConversationView conv={conv} url={url} controls={controls} />
                 <CommentForm ctx={web} repoCtx={ctx} conv={conv} action={`${url}/comments`} closable={true} />
               </div>
-              <SideFacts issue={conv.issue} />
+              <SideFacts issue={conv.issue}>{controls.side}</SideFacts>
             </div>
           </Layout>,
         )
