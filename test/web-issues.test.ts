@@ -440,6 +440,54 @@ describe('editing a conversation', () => {
     expect((await postForm(`${prPath}/title`, 'bob', { _csrf: prCsrf, title: 'Add the feature' })).status).toBe(303)
     expect((await postForm(`/alice/pub/issues/${prIndex}/title`, 'bob', { _csrf: prCsrf, title: 'x' })).status).toBe(404)
   }, LIMIT_MS)
+
+  test('the sidebar forms: labels, assignees and milestone for writers (issue_ids), refused to others; the API sees each change', async () => {
+    const filed = (await s.post('/repos/alice/pub/issues', { title: 'To sort' }, { token: stranger.token })).body
+    const path = `/alice/pub/issues/${filed.number}`
+    const milestone = (await s.get('/repos/alice/pub/milestones', { token: alice.token })).body[0].id
+    const html = await (await page(path, 'bob')).text()
+    expect(html).toContain('action="/alice/pub/issues/labels"')
+    expect(html).toContain('Assign alice')
+    expect(await (await page(path, 'stranger')).text()).not.toContain('action="/alice/pub/issues/labels"')
+    const csrf = await csrfOf('bob', path)
+    const ids = String(filed.id)
+    const mark = contentMark(s.deps.db)
+    let before = await mark()
+    const strangerCsrf = await csrfOf('stranger', path)
+    for (const [route, fields] of [
+      ['labels', { action: 'attach', id: String(labelId) }],
+      ['assignee', { action: 'attach', id: String(alice.user.id) }],
+      ['milestone', { id: String(milestone) }],
+    ] as const) {
+      expect((await postForm(`/alice/pub/issues/${route}`, 'stranger', { _csrf: strangerCsrf, issue_ids: ids, ...fields })).status).toBe(403)
+      expect((await postForm(`/alice/pub/issues/${route}`, 'bob', { issue_ids: ids, ...fields })).status).toBe(403)
+    }
+    expect((await postForm('/alice/pub/issues/labels', 'bob', { _csrf: csrf, issue_ids: ids, action: 'attach', id: '99999999' })).status).toBe(422)
+    expect((await postForm('/alice/pub/issues/labels', 'bob', { _csrf: csrf, issue_ids: '99999999', action: 'attach', id: String(labelId) })).status).toBe(404)
+    expect((await postForm('/alice/pub/issues/labels', 'bob', { _csrf: csrf, issue_ids: 'x', action: 'attach', id: String(labelId) })).status).toBe(400)
+    expect((await postForm('/alice/pub/issues/labels', 'bob', { _csrf: csrf, issue_ids: ids, action: 'toggle-all', id: String(labelId) })).status).toBe(400)
+    expect(await mark()).toBe(before)
+    const label = await postForm('/alice/pub/issues/labels', 'bob', { _csrf: csrf, issue_ids: ids, action: 'attach', id: String(labelId) })
+    expect([label.status, label.headers.get('location')]).toEqual([303, path])
+    expect((await postForm('/alice/pub/issues/assignee', 'bob', { _csrf: csrf, issue_ids: ids, action: 'attach', id: String(alice.user.id) })).status).toBe(303)
+    expect((await postForm('/alice/pub/issues/assignee', 'bob', { _csrf: csrf, issue_ids: ids, action: 'attach', id: String(bob.user.id) })).status).toBe(303)
+    expect((await postForm('/alice/pub/issues/milestone', 'bob', { _csrf: csrf, issue_ids: ids, id: String(milestone) })).status).toBe(303)
+    let issue = (await s.get(`/repos/alice/pub/issues/${filed.number}`, { token: alice.token })).body
+    expect([issue.labels.map((l: any) => l.id), issue.assignees.map((a: any) => a.login).sort(), issue.milestone?.id]).toEqual([[labelId], ['alice', 'bob'], milestone])
+    expect(await (await page(path, 'bob')).text()).toContain('Unassign alice')
+    expect((await postForm('/alice/pub/issues/labels', 'bob', { _csrf: csrf, issue_ids: ids, action: 'detach', id: String(labelId) })).status).toBe(303)
+    expect((await postForm('/alice/pub/issues/assignee', 'bob', { _csrf: csrf, issue_ids: ids, action: 'detach', id: String(alice.user.id) })).status).toBe(303)
+    expect((await postForm('/alice/pub/issues/milestone', 'bob', { _csrf: csrf, issue_ids: ids, id: '0' })).status).toBe(303)
+    issue = (await s.get(`/repos/alice/pub/issues/${filed.number}`, { token: alice.token })).body
+    expect([issue.labels, issue.assignees.map((a: any) => a.login), issue.milestone]).toEqual([[], ['bob'], null])
+    const text = textOf(await (await page(path)).text())
+    expect(text).toContain('bob added the bug label')
+    expect(text).toContain('bob assigned alice')
+    expect(text).toContain('bob removed this from the v1 milestone')
+    before = await mark()
+    expect((await postForm('/alice/pub/issues/milestone', 'bob', { issue_ids: ids, id: String(milestone), _csrf: 'f'.repeat(64) })).status).toBe(403)
+    expect(await mark()).toBe(before)
+  }, LIMIT_MS)
 })
 
 describe('the pull request page', () => {

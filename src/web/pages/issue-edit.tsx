@@ -1,24 +1,26 @@
 /** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
-import { eq } from 'drizzle-orm'
+import { and, eq, inArray } from 'drizzle-orm'
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
 import type { ApiComment } from '../../convert/issue'
-import { issues, type CommentRow } from '../../db/schema'
-import { notFound, unprocessable } from '../../lib/errors'
+import { issueAssignees, issues, type CommentRow, type IssueRow } from '../../db/schema'
+import { badRequest, notFound, unprocessable } from '../../lib/errors'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue } from '../../modules/issues/queries'
-import { editIssue, type IssueEdit } from '../../modules/issues/service'
+import { changeIssueLabels, editIssue, type IssueEdit } from '../../modules/issues/service'
+import { listAssignees } from '../../modules/collaborators/service'
+import { usersByIds } from '../../convert/people'
 import { LOCK_REASONS, setIssueLock } from '../../modules/issues/lock'
 import { commentOfRepo, deleteComment, editComment } from '../../modules/comments/service'
 import { editPull } from '../../modules/pulls/service'
 import { pageDetail, type WebContext } from '../context'
 import { repoUrl } from '../links'
-import { CsrfText, formRoute, FormText } from '../forms'
-import type { Conversation } from './conversation'
+import { ButtonForm, CsrfText, formRoute, FormText } from '../forms'
+import { choicesOf, MAX_CHOICES, type Conversation } from './conversation'
 import { CsrfField, issuePageUrl, multiline } from './issue-parts'
 
 /**
@@ -40,13 +42,14 @@ export interface ConversationControls {
 }
 
 /** What the signed-in reader may change of this conversation (nothing on an archived repository). */
-export function conversationControls(web: WebContext, repoCtx: RepoContext, conv: Conversation, url: string): ConversationControls {
+export async function conversationControls(deps: AppDeps, web: WebContext, repoCtx: RepoContext, conv: Conversation, url: string): Promise<ConversationControls> {
   const user = web.caller.user
   const issue = conv.issue
   const open = !!user && !repoCtx.repo.isArchived
   const mayEdit = open && (repoCtx.mode >= AccessMode.Write || issue.user.id === user!.id)
   const mayLock = open && repoCtx.mode >= AccessMode.Write
   const commentsBase = `${repoUrl(repoCtx.owner.name, repoCtx.repo.name)}/comments`
+  const sideForms = mayLock ? await SideForms({ deps, web, repoCtx, conv }) : null
   return {
     title: mayEdit ? (
       <FoldedForm ctx={web} summary="Edit title" action={`${url}/title`} class="stack">
@@ -76,6 +79,7 @@ export function conversationControls(web: WebContext, repoCtx: RepoContext, conv
       ) : null,
     side: mayLock ? (
       <>
+        {sideForms}
         <h2 class="side-title">Conversation</h2>
         {issue.is_locked ? (
           <form method="post" action={`${url}/unlock`}>
@@ -102,6 +106,67 @@ export function conversationControls(web: WebContext, repoCtx: RepoContext, conv
       </>
     ) : null,
   }
+}
+
+/**
+ * A writer's sidebar forms (Gitea's `/issues/labels`, `/issues/assignee`, `/issues/milestone`,
+ * posted with `issue_ids`): a button per label and per person who may be assigned, adding or
+ * removing one, and the milestone's choice.
+ */
+async function SideForms(props: { deps: AppDeps; web: WebContext; repoCtx: RepoContext; conv: Conversation }): Promise<Html> {
+  const { deps, web, repoCtx, conv } = props
+  const issue = conv.issue
+  const choices = await choicesOf(deps, repoCtx)
+  const people = (await listAssignees(deps, web.caller.user, repoCtx.repo, { page: 1, limit: MAX_CHOICES, offset: 0 })).rows
+  const base = `${repoUrl(repoCtx.owner.name, repoCtx.repo.name)}/${issue.pull_request ? 'pulls' : 'issues'}`
+  const ids = String(issue.id)
+  const hasLabel = new Set(issue.labels.map((l) => l.id))
+  const hasPerson = new Set(issue.assignees.map((a) => a.id))
+  return (
+    <>
+      {choices.labels.length ? (
+        <details class="edit-box">
+          <summary>Edit labels</summary>
+          <ul class="side-choices" aria-label="Labels to add or remove">
+            {choices.labels.map((l) => (
+              <li>
+                <ButtonForm ctx={web} action={`${base}/labels`} label={`${hasLabel.has(l.id) ? 'Remove' : 'Add'} ${l.name}`} fields={{ issue_ids: ids, action: hasLabel.has(l.id) ? 'detach' : 'attach', id: String(l.id) }} />
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+      {choices.milestones.length ? (
+        <FoldedForm ctx={web} summary="Set milestone" action={`${base}/milestone`} class="stack">
+          <input type="hidden" name="issue_ids" value={ids} />
+          <label>
+            Milestone
+            <select name="id">
+              <option value="0">No milestone</option>
+              {choices.milestones.map((m) => (
+                <option value={String(m.id)} selected={issue.milestone?.id === m.id}>
+                  {m.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <div>
+            <button type="submit">Set milestone</button>
+          </div>
+        </FoldedForm>
+      ) : null}
+      <details class="edit-box">
+        <summary>Edit assignees</summary>
+        <ul class="side-choices" aria-label="People to assign or unassign">
+          {people.map((u) => (
+            <li>
+              <ButtonForm ctx={web} action={`${base}/assignee`} label={`${hasPerson.has(u.id) ? 'Unassign' : 'Assign'} ${u.name}`} fields={{ issue_ids: ids, action: hasPerson.has(u.id) ? 'detach' : 'attach', id: String(u.id) }} />
+            </li>
+          ))}
+        </ul>
+      </details>
+    </>
+  )
 }
 
 /** A form folded in a `<details>` its summary opens (no script needed), with the CSRF field. */
@@ -142,6 +207,8 @@ const IdParams = t.Object({ owner: Name, repo: Name, id: t.String({ maxLength: 4
 const TitleBody = t.Object({ _csrf: CsrfText, title: FormText(1024) }, { additionalProperties: true })
 const ContentBody = t.Object({ _csrf: CsrfText, content: FormText(65_536) }, { additionalProperties: true })
 const LockBody = t.Object({ _csrf: CsrfText, reason: FormText(64) }, { additionalProperties: true })
+const RepoParams = t.Object({ owner: Name, repo: Name })
+const SideBody = t.Object({ _csrf: CsrfText, issue_ids: FormText(2048), action: FormText(16), id: FormText(20) }, { additionalProperties: true })
 const CsrfBody = t.Object({ _csrf: CsrfText }, { additionalProperties: true })
 
 const KINDS = [
@@ -160,7 +227,10 @@ async function issueAt(deps: AppDeps, ctx: RepoContext, kind: 'issues' | 'pulls'
 
 /** An edit of an issue's or pull request's own fields, through the service the API's PATCH calls. */
 async function editOf(deps: AppDeps, ctx: RepoContext, kind: 'issues' | 'pulls', value: string, edit: IssueEdit): Promise<string> {
-  const issue = await issueAt(deps, ctx, kind, value)
+  return await editRow(deps, ctx, await issueAt(deps, ctx, kind, value), edit)
+}
+
+async function editRow(deps: AppDeps, ctx: RepoContext, issue: IssueRow, edit: IssueEdit): Promise<string> {
   const user = ctx.caller.user!
   if (issue.isPull) await editPull(deps, ctx, issue.index, user, edit)
   else await editIssue(deps, ctx, issue.index, user, edit)
@@ -181,6 +251,26 @@ function lockForm(deps: AppDeps, request: Request, ctx: RepoContext, kind: 'issu
     const issue = await issueAt(deps, ctx, kind, index)
     await setIssueLock(deps, ctx, issue.index, ctx.caller.user!, lock, (body.reason ?? '').trim())
     return issuePageUrl(ctx.owner.name, ctx.repo.name, issue.index, issue.isPull)
+  })
+}
+
+/**
+ * A sidebar form's POST (writers): each issue `issue_ids` names (Gitea's issue ids, comma-separated,
+ * at most MAX_CHOICES; each of this repository and of a kind whose unit is on, else 404), `change`d
+ * with the form's `id` (a label, person or milestone; actions attach, detach, clear); then the first one's page.
+ */
+function sideForm(deps: AppDeps, request: Request, ctx: RepoContext, body: typeof SideBody.static, change: (issue: IssueRow, id: number) => Promise<void>) {
+  return formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
+    const action = body.action ?? 'attach'
+    if (!['attach', 'detach', 'clear'].includes(action)) throw badRequest(`Unknown action: ${action}`)
+    const ids = (body.issue_ids ?? '').split(',').filter(Boolean)
+    if (ids.length === 0 || ids.length > MAX_CHOICES || ids.some((v) => !/^\d{1,15}$/.test(v))) throw badRequest('issue_ids must name the issues, by id, separated by commas')
+    const id = /^\d{1,15}$/.test(body.id ?? '') ? Number(body.id) : 0
+    const rows = await deps.db.select().from(issues).where(and(eq(issues.repoId, ctx.repo.id), inArray(issues.id, ids.map(Number))))
+    if (rows.length !== new Set(ids).size || rows.some((r) => !(r.isPull ? ctx.repo.hasPullRequests : ctx.repo.hasIssues))) throw notFound('no such issue')
+    for (const issue of rows) await change(issue, id)
+    const first = rows.find((r) => r.id === Number(ids[0]))!
+    return issuePageUrl(ctx.owner.name, ctx.repo.name, first.index, first.isPull)
   })
 }
 
@@ -231,6 +321,35 @@ export const issueEditPages = (deps: AppDeps) => {
         detail: pageDetail(`web${noun}Unlock`),
       })
   }
+  const sideNeeds = { scope: 'repository', repo: { level: 'write', unit: 'issuesOrPulls' }, signed: true, params: RepoParams, body: SideBody } as const
+  for (const kind of ['issues', 'pulls'] as const)
+    app
+    .post(
+      `/:owner/:repo/${kind}/labels`,
+      ({ request, body, repo: ctx }) =>
+        sideForm(deps, request, ctx, body, async (issue, id) => {
+          if (body.action === 'clear') return await changeIssueLabels(deps, ctx, issue.index, 'clear', [])
+          await changeIssueLabels(deps, ctx, issue.index, body.action === 'detach' ? 'remove' : 'add', [id])
+        }),
+      { ...sideNeeds, detail: pageDetail('webIssueLabels') },
+    )
+    .post(
+      `/:owner/:repo/${kind}/assignee`,
+      ({ request, body, repo: ctx }) =>
+        sideForm(deps, request, ctx, body, async (issue, id) => {
+          const current = (await deps.db.select({ id: issueAssignees.assigneeId }).from(issueAssignees).where(eq(issueAssignees.issueId, issue.id))).map((a) => a.id)
+          const wanted = body.action === 'clear' ? [] : body.action === 'detach' ? current.filter((a) => a !== id) : [...new Set([...current, id])]
+          const names = await usersByIds(deps, wanted)
+          if (wanted.some((a) => !names.has(a))) throw notFound('no such user')
+          await editRow(deps, ctx, issue, { assignees: wanted.map((a) => names.get(a)!.name) })
+        }),
+      { ...sideNeeds, detail: pageDetail('webIssueAssignee') },
+    )
+    .post(
+      `/:owner/:repo/${kind}/milestone`,
+      ({ request, body, repo: ctx }) => sideForm(deps, request, ctx, body, (issue, id) => editRow(deps, ctx, issue, { milestone: id || null }).then(() => undefined)),
+      { ...sideNeeds, detail: pageDetail('webIssueMilestone') },
+    )
   const commentNeeds = { scope: 'repository', repo: { unit: 'issuesOrPulls' }, signed: true, params: IdParams } as const
   return app
     .post(

@@ -14,14 +14,12 @@ import { findIssue, listIssues, type IssueFilter } from '../../modules/issues/qu
 import { createIssue, editIssue } from '../../modules/issues/service'
 import { createComment } from '../../modules/comments/service'
 import { editPull } from '../../modules/pulls/service'
-import { listLabels } from '../../modules/labels/service'
-import { listMilestones } from '../../modules/milestones/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { repoUrl, signInUrl } from '../links'
 import { signInRedirect } from '../errors'
 import { RepoHeader } from './repo-chrome'
-import { COMMENTS_PER_PAGE, loadConversation, type Conversation } from './conversation'
+import { choicesOf, COMMENTS_PER_PAGE, loadConversation, MAX_CHOICES, type Conversation } from './conversation'
 import { ConversationView } from './timeline'
 import { conversationControls } from './issue-edit'
 import { formRoute } from '../forms'
@@ -29,8 +27,6 @@ import { CsrfField, fieldList, multiline, IssueRow, issuePageUrl, Pager, SideFac
 
 /** Rows a list page shows (Gitea's web lists show 20). */
 const PER_PAGE = 20
-/** Labels and milestones a filter or a form offers at most. */
-const MAX_CHOICES = 100
 /** Highest page number a list or a conversation accepts (past it there is nothing to show). */
 const MAX_PAGE = 100_000
 
@@ -66,15 +62,6 @@ export function indexOf(value: string): number {
   return index
 }
 
-
-/** The repository's labels (its own and its organisation's) and milestones, for filters and forms. */
-async function choicesOf(deps: AppDeps, ctx: RepoContext): Promise<{ labels: LabelRow[]; milestones: MilestoneRow[] }> {
-  const first = { page: 1, limit: MAX_CHOICES, offset: 0 }
-  const own = (await listLabels(deps, { repoId: ctx.repo.id }, undefined, first)).rows
-  const org = ctx.owner.type === 1 ? (await listLabels(deps, { orgId: ctx.owner.id }, undefined, first)).rows : []
-  const milestones = (await listMilestones(deps, ctx.repo.id, first, 'all')).rows
-  return { labels: [...own, ...org], milestones }
-}
 
 /** The tab bar of a repository's issue tracker: issues and pull requests where enabled, and the issues' labels and milestones. */
 export function TrackerTabs(props: { repo: ApiRepo; current: 'issues' | 'pulls' | 'labels' | 'milestones' }): Html {
@@ -420,7 +407,7 @@ export const issuePages = (deps: AppDeps) =>
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
         const conv = await loadConversation(deps, ctx, row, query, deps.auth.clientAddress(request) ?? '')
         const url = issuePageUrl(repo.owner.login, repo.name, row.index, false)
-        const controls = conversationControls(web, ctx, conv, url)
+        const controls = await conversationControls(deps, web, ctx, conv, url)
         return htmlResponse(
           <Layout ctx={web} title={`${row.title} · Issue #${row.index} · ${repo.full_name}`} enhanced={conv.pages > 1}>
             <RepoHeader repo={repo} />

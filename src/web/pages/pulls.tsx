@@ -212,7 +212,7 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
   const conv = await loadConversation(deps, ctx, row, at, deps.auth.clientAddress(request) ?? '', item)
   const outlook = await mergeOutlook(deps, ctx, item, viewer && ctx.mode >= AccessMode.Write ? viewer : null)
   const url = issuePageUrl(repo.owner.login, repo.name, index, true)
-  const controls = conversationControls(web, ctx, conv, url)
+  const controls = await conversationControls(deps, web, ctx, conv, url)
   const headName = pull.head.repo && pull.head.repo.id !== repo.id ? `${pull.head.repo.full_name}:${pull.head.ref}` : pull.head.ref
   return htmlResponse(
     <Layout ctx={web} title={`${row.title} · Pull request #${index} · ${repo.full_name}`} enhanced={conv.pages > 1}>
