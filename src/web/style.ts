@@ -144,4 +144,11 @@ form.stack textarea { font: inherit; padding: .4rem; border: 1px solid #8c959f; 
 form.stack textarea.code-editor { font-family: ui-monospace, SFMono-Regular, monospace; font-size: .85rem; white-space: pre; overflow-wrap: normal; overflow-x: auto; tab-size: 4; }
 .release .assets h4 { margin: .5rem 0; }
 @media (max-width: 40rem) { main { padding: .5rem; } .site-header { padding: .5rem; } }
+/* Conversation edit forms (pages/issue-edit.tsx): folded in <details>. */
+details.edit-box { margin: .5rem 0; }
+details.edit-box > summary { cursor: pointer; color: var(--link); display: inline-block; }
+details.edit-box[open] > summary { margin-bottom: .5rem; }
+.comment-actions { display: flex; flex-wrap: wrap; gap: 0 1rem; padding: 0 .75rem; }
+.comment-actions details[open] { flex-basis: 100%; }
+ul.side-choices { list-style: none; padding: 0; margin: 0; display: grid; gap: .25rem; }
 `

@@ -188,8 +188,9 @@ function TextEdit(props: { ctx: WebContext; action: string; text: string; summar
     <FoldedForm ctx={props.ctx} summary={props.summary} action={props.action} class="stack wide">
       <label>
         Text
+        {/* HTML drops a newline right after <textarea>: one goes first, so a text's own leading newline is kept. */}
         <textarea name="content" rows="8" maxlength="65536">
-          {props.text}
+          {'\n' + props.text}
         </textarea>
       </label>
       <div>
