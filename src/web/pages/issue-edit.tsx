@@ -285,6 +285,7 @@ function commentForm(deps: AppDeps, request: Request, ctx: RepoContext, id: stri
 
 export const issueEditPages = (deps: AppDeps) => {
   const app = new Elysia({ name: 'web-issue-edit', detail: { hide: true } }).use(pipeline(deps, { session: true }))
+  const sideNeeds = { scope: 'repository', repo: { level: 'write', unit: 'issuesOrPulls' }, signed: true, params: RepoParams, body: SideBody } as const
   for (const [kind, noun] of KINDS) {
     const base = `/:owner/:repo/${kind}/:index`
     const unit = kind
@@ -321,36 +322,34 @@ export const issueEditPages = (deps: AppDeps) => {
         body: CsrfBody,
         detail: pageDetail(`web${noun}Unlock`),
       })
-  }
-  const sideNeeds = { scope: 'repository', repo: { level: 'write', unit: 'issuesOrPulls' }, signed: true, params: RepoParams, body: SideBody } as const
-  for (const kind of ['issues', 'pulls'] as const)
     app
-    .post(
-      `/:owner/:repo/${kind}/labels`,
-      ({ request, body, repo: ctx }) =>
-        sideForm(deps, request, ctx, body, async (issue, id) => {
-          if (body.action === 'clear') return await changeIssueLabels(deps, ctx, issue.index, 'clear', [])
-          await changeIssueLabels(deps, ctx, issue.index, body.action === 'detach' ? 'remove' : 'add', [id])
-        }),
-      { ...sideNeeds, detail: pageDetail('webIssueLabels') },
-    )
-    .post(
-      `/:owner/:repo/${kind}/assignee`,
-      ({ request, body, repo: ctx }) =>
-        sideForm(deps, request, ctx, body, async (issue, id) => {
-          const current = (await deps.db.select({ id: issueAssignees.assigneeId }).from(issueAssignees).where(eq(issueAssignees.issueId, issue.id))).map((a) => a.id)
-          const wanted = body.action === 'clear' ? [] : body.action === 'detach' ? current.filter((a) => a !== id) : [...new Set([...current, id])]
-          const names = await usersByIds(deps, wanted)
-          if (wanted.some((a) => !names.has(a))) throw notFound('no such user')
-          await editRow(deps, ctx, issue, { assignees: wanted.map((a) => names.get(a)!.name) })
-        }),
-      { ...sideNeeds, detail: pageDetail('webIssueAssignee') },
-    )
-    .post(
-      `/:owner/:repo/${kind}/milestone`,
-      ({ request, body, repo: ctx }) => sideForm(deps, request, ctx, body, (issue, id) => editRow(deps, ctx, issue, { milestone: id || null }).then(() => undefined)),
-      { ...sideNeeds, detail: pageDetail('webIssueMilestone') },
-    )
+      .post(
+        `/:owner/:repo/${kind}/labels`,
+        ({ request, body, repo: ctx }) =>
+          sideForm(deps, request, ctx, body, async (issue, id) => {
+            if (body.action === 'clear') return await changeIssueLabels(deps, ctx, issue.index, 'clear', [])
+            await changeIssueLabels(deps, ctx, issue.index, body.action === 'detach' ? 'remove' : 'add', [id])
+          }),
+        { ...sideNeeds, detail: pageDetail(`web${noun}Labels`) },
+      )
+      .post(
+        `/:owner/:repo/${kind}/assignee`,
+        ({ request, body, repo: ctx }) =>
+          sideForm(deps, request, ctx, body, async (issue, id) => {
+            const current = (await deps.db.select({ id: issueAssignees.assigneeId }).from(issueAssignees).where(eq(issueAssignees.issueId, issue.id))).map((a) => a.id)
+            const wanted = body.action === 'clear' ? [] : body.action === 'detach' ? current.filter((a) => a !== id) : [...new Set([...current, id])]
+            const names = await usersByIds(deps, wanted)
+            if (wanted.some((a) => !names.has(a))) throw notFound('no such user')
+            await editRow(deps, ctx, issue, { assignees: wanted.map((a) => names.get(a)!.name) })
+          }),
+        { ...sideNeeds, detail: pageDetail(`web${noun}Assignee`) },
+      )
+      .post(
+        `/:owner/:repo/${kind}/milestone`,
+        ({ request, body, repo: ctx }) => sideForm(deps, request, ctx, body, (issue, id) => editRow(deps, ctx, issue, { milestone: id || null }).then(() => undefined)),
+        { ...sideNeeds, detail: pageDetail(`web${noun}Milestone`) },
+      )
+  }
   const commentNeeds = { scope: 'repository', repo: { unit: 'issuesOrPulls' }, signed: true, params: IdParams } as const
   return app
     .post(
