@@ -8,6 +8,7 @@ import { notifyRound } from '../src/notify/consumer'
 /**
  * The issue tracker's pages in a real browser (Debian's Chromium, driven by playwright-core):
  * filing an issue and commenting through the forms (seen through the API), closing and reopening,
+ * editing its title and the comment in their folded forms,
  * a line comment from a pull request's files page, a merge blocked by branch protection saying
  * which rule, merging with the button, notifications;
  * axe-core on every page visited (no serious or critical violation).
@@ -73,11 +74,26 @@ test('file an issue and comment through the forms, close and reopen it; the API 
   expect(await page.locator('.conversation-head .state').textContent()).toBe('Open')
   await expectAccessible(page)
 
+  // The folded edit forms work without script: the title, then the comment's text.
+  await page.getByText('Edit title').click()
+  await expectAccessible(page)
+  await page.getByLabel('Title').fill('Broken, renamed in the browser')
+  await page.getByRole('button', { name: 'Save title' }).click()
+  // The same address again: wait for the new title (the page's timeline says who changed it).
+  await page.getByText('alice changed the title from').waitFor()
+  expect(await page.locator('.conversation-head h1').textContent()).toContain('Broken, renamed in the browser')
+  await page.locator(`#issuecomment-${comments[0].id} summary`, { hasText: 'Edit' }).click()
+  await page.locator(`#issuecomment-${comments[0].id} textarea`).fill('An edited comment')
+  await page.locator(`#issuecomment-${comments[0].id}`).getByRole('button', { name: 'Save' }).click()
+  await page.waitForURL(new RegExp(`#issuecomment-${comments[0].id}$`))
+  expect((await s.get(`/repos/alice/demo/issues/${index}`, { token: alice.token })).body.title).toBe('Broken, renamed in the browser')
+  expect((await s.get(`/repos/alice/demo/issues/comments/${comments[0].id}`, { token: alice.token })).body.body).toBe('An edited comment')
+
   // The list shows it with its label; the closed tab is empty again.
   await page.goto(s.url + '/alice/demo/issues')
-  expect(await page.getByRole('link', { name: 'Broken in the browser' }).count()).toBe(1)
+  expect(await page.getByRole('link', { name: 'Broken, renamed in the browser' }).count()).toBe(1)
   await page.getByRole('link', { name: /Closed/ }).click()
-  expect(await page.getByRole('link', { name: 'Broken in the browser' }).count()).toBe(0)
+  expect(await page.getByRole('link', { name: 'Broken, renamed in the browser' }).count()).toBe(0)
   await page.context().close()
 }, BROWSER_LIMIT_MS)
 

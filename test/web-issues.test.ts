@@ -6,6 +6,9 @@ import { issues } from '../src/db/schema'
 import { notifyRound } from '../src/notify/consumer'
 import { startPullChecker } from '../src/jobs/pull-checker'
 import { until } from './webhook-receiver'
+import { contentMark } from './db-snapshot'
+import { events } from '../src/db/schema'
+import { and } from 'drizzle-orm'
 
 /**
  * The issue tracker's pages over plain HTTP: lists and their filters, an issue's and a pull
@@ -192,7 +195,11 @@ describe('an issue page', () => {
 
   test('hostile body and comment: no script, no event handler, no javascript: link, no frame', async () => {
     const html = await (await page('/alice/pub/issues/1', 'alice')).text()
-    const body = html.slice(html.indexOf('<main'))
+    // The edit forms hold the texts as written, escaped: inert text inside a textarea, left out of the checks below.
+    const texts = [...html.matchAll(/<textarea[^>]*>([\s\S]*?)<\/textarea>/g)].map((m) => m[1]!)
+    expect(texts.filter((t) => t.includes('&lt;script&gt;alert(1)&lt;/script&gt;'))).toHaveLength(2)
+    expect(texts.join('')).not.toContain('<')
+    const body = html.slice(html.indexOf('<main')).replace(/<textarea[^>]*>[\s\S]*?<\/textarea>/g, '<textarea></textarea>')
     expect(body).not.toMatch(/<script/i)
     expect(body).not.toMatch(/\son[a-z]+\s*=/i)
     expect(body).not.toMatch(/href\s*=\s*["']?\s*javascript:/i)
@@ -294,6 +301,193 @@ describe('forms', () => {
       expect((await s.patch('/repos/alice/old', { archived: false }, { token: alice.token })).status).toBe(200)
     }
   })
+})
+
+describe('editing a conversation', () => {
+  /** The kinds of the outbox's events of an issue by an actor, in order. */
+  const eventsOf = async (issueId: number, actorId: number) =>
+    (await s.deps.db.select({ kind: events.kind }).from(events).where(and(eq(events.issueId, issueId), eq(events.actorId, actorId))).orderBy(events.id)).map((e) => e.kind)
+
+  test('title, text and comments: the poster and writers edit, others are refused and change nothing; the API sees each change', async () => {
+    const filed = await s.post('/repos/alice/pub/issues', { title: 'Stranger files', body: 'first text' }, { token: stranger.token })
+    expect(filed.status).toBe(201)
+    const n = filed.body.number
+    const path = `/alice/pub/issues/${n}`
+    // The forms are shown to those who may use them: the poster edits but does not lock; a writer does both; anonymous visitors neither.
+    const own = await (await page(path, 'stranger')).text()
+    expect(own).toContain(`action="${path}/title"`)
+    expect(own).toContain(`action="${path}/content"`)
+    expect(own).not.toContain(`action="${path}/lock"`)
+    expect(await (await page(path, 'bob')).text()).toContain(`action="${path}/lock"`)
+    expect(await (await page(path)).text()).not.toContain(`action="${path}/title"`)
+    expect(await (await page('/alice/pub/issues/2', 'stranger')).text()).not.toContain('action="/alice/pub/issues/2/title"')
+
+    const csrf = await csrfOf('stranger', path)
+    const title = await postForm(`${path}/title`, 'stranger', { _csrf: csrf, title: '  Stranger renames  ' })
+    expect([title.status, title.headers.get('location')]).toEqual([303, path])
+    const content = await postForm(`${path}/content`, 'stranger', { _csrf: csrf, content: 'second\r\ntext' })
+    expect(content.status).toBe(303)
+    let issue = (await s.get(`/repos/alice/pub/issues/${n}`, { token: alice.token })).body
+    expect([issue.title, issue.body]).toEqual(['Stranger renames', 'second\ntext'])
+    expect(await eventsOf(issue.id, stranger.user.id)).toEqual(['issue.opened', 'issue.edited', 'issue.edited'])
+    const bobCsrf = await csrfOf('bob', path)
+    expect((await postForm(`${path}/title`, 'bob', { _csrf: bobCsrf, title: 'A writer renames' })).status).toBe(303)
+    expect((await s.get(`/repos/alice/pub/issues/${n}`, { token: alice.token })).body.title).toBe('A writer renames')
+    expect(textOf(await (await page(path)).text())).toContain('bob changed the title from Stranger renames')
+
+    // Refused: another reader's issue, an empty title; nothing changes.
+    const mark = contentMark(s.deps.db)
+    let before = await mark()
+    const other = await postForm('/alice/pub/issues/2/title', 'stranger', { _csrf: csrf, title: 'Taken over' })
+    expect(other.status).toBe(403)
+    expect(await other.text()).toContain('Only the poster or a writer')
+    expect((await postForm('/alice/pub/issues/2/content', 'stranger', { _csrf: csrf, content: 'x' })).status).toBe(403)
+    const empty = await postForm(`${path}/title`, 'bob', { _csrf: bobCsrf, title: '   ' })
+    expect(empty.status).toBe(422)
+    expect(await empty.text()).toContain('The title must not be empty')
+    // An issue's number under /pulls (and a pull request's under /issues) is no such thing.
+    expect((await postForm(`/alice/pub/pulls/${n}/title`, 'bob', { _csrf: bobCsrf, title: 'x' })).status).toBe(404)
+    expect(await mark()).toBe(before)
+
+    // Comments: their author, or a repository administrator (the API's rule).
+    const bobSays = (await s.post(`/repos/alice/pub/issues/${n}/comments`, { body: 'bob says' }, { token: bob.token })).body
+    const strangerSays = (await s.post(`/repos/alice/pub/issues/${n}/comments`, { body: 'stranger says' }, { token: stranger.token })).body
+    const seen = await (await page(path, 'stranger')).text()
+    expect(seen).toContain(`action="/alice/pub/comments/${strangerSays.id}"`)
+    expect(seen).not.toContain(`action="/alice/pub/comments/${bobSays.id}"`)
+    before = await mark()
+    const refused = await postForm(`/alice/pub/comments/${bobSays.id}`, 'stranger', { _csrf: csrf, content: 'rewritten' })
+    expect(refused.status).toBe(403)
+    expect(await refused.text()).toContain('Only the author or a repository admin')
+    expect((await postForm(`/alice/pub/comments/${bobSays.id}/delete`, 'stranger', { _csrf: csrf })).status).toBe(403)
+    expect((await postForm('/alice/pub/comments/99999999/delete', 'stranger', { _csrf: csrf })).status).toBe(404)
+    expect(await mark()).toBe(before)
+    const edited = await postForm(`/alice/pub/comments/${bobSays.id}`, 'bob', { _csrf: bobCsrf, content: 'bob says **more**' })
+    expect([edited.status, edited.headers.get('location')]).toEqual([303, `${path}?comment=${bobSays.id}#issuecomment-${bobSays.id}`])
+    const aliceCsrf = await csrfOf('alice', path)
+    expect((await postForm(`/alice/pub/comments/${strangerSays.id}`, 'alice', { _csrf: aliceCsrf, content: 'moderated' })).status).toBe(303)
+    const deleted = await postForm(`/alice/pub/comments/${bobSays.id}/delete`, 'bob', { _csrf: bobCsrf })
+    expect([deleted.status, deleted.headers.get('location')]).toEqual([303, path])
+    const listed = (await s.get(`/repos/alice/pub/issues/${n}/comments`, { token: alice.token })).body
+    expect(listed.map((c: any) => [c.id, c.body])).toEqual([[strangerSays.id, 'moderated']])
+    const bobKinds = await eventsOf(issue.id, bob.user.id)
+    expect(bobKinds).toEqual(['issue.edited', 'comment.created', 'comment.edited', 'comment.deleted'])
+
+    // Without the CSRF token (or with a wrong one), every form is a 403 page and changes nothing.
+    before = await mark()
+    for (const [route, fields] of [
+      [`${path}/title`, { title: 'csrf' }],
+      [`${path}/content`, { content: 'csrf' }],
+      [`${path}/lock`, { reason: '' }],
+      [`/alice/pub/comments/${strangerSays.id}`, { content: 'csrf' }],
+      [`/alice/pub/comments/${strangerSays.id}/delete`, {}],
+    ] as const) {
+      for (const token of [undefined, 'f'.repeat(64)]) {
+        const res = await postForm(route, 'alice', { ...(token ? { _csrf: token } : {}), ...fields })
+        expect([route, res.status]).toEqual([route, 403])
+        expect(await res.text()).toContain('The form has expired')
+      }
+    }
+    expect(await mark()).toBe(before)
+    issue = (await s.get(`/repos/alice/pub/issues/${n}`, { token: alice.token })).body
+    expect([issue.title, issue.is_locked]).toEqual(['A writer renames', false])
+  }, LIMIT_MS)
+
+  test('lock and unlock: writers only, with a reason; a locked conversation refuses readers; the API sees it', async () => {
+    const n = (await s.post('/repos/alice/pub/issues', { title: 'Heated' }, { token: stranger.token })).body.number
+    const path = `/alice/pub/issues/${n}`
+    const mark = contentMark(s.deps.db)
+    const csrf = await csrfOf('stranger', path)
+    let before = await mark()
+    const poster = await postForm(`${path}/lock`, 'stranger', { _csrf: csrf, reason: 'Resolved' })
+    expect(poster.status).toBe(403)
+    expect(await poster.text()).toContain('Only collaborators with write access')
+    const bobCsrf = await csrfOf('bob', path)
+    const unknown = await postForm(`${path}/lock`, 'bob', { _csrf: bobCsrf, reason: 'Because' })
+    expect(unknown.status).toBe(400)
+    expect(await unknown.text()).toContain('Unknown lock reason')
+    expect((await postForm(`${path}/unlock`, 'bob', { _csrf: bobCsrf })).status).toBe(400)
+    expect(await mark()).toBe(before)
+    const locked = await postForm(`${path}/lock`, 'bob', { _csrf: bobCsrf, reason: 'Too heated' })
+    expect([locked.status, locked.headers.get('location')]).toEqual([303, path])
+    expect((await s.get(`/repos/alice/pub/issues/${n}`, { token: alice.token })).body.is_locked).toBe(true)
+    const again = await postForm(`${path}/lock`, 'bob', { _csrf: bobCsrf, reason: '' })
+    expect(again.status).toBe(400)
+    expect(await again.text()).toContain('already locked')
+    expect(textOf(await (await page(path)).text())).toContain('bob locked as Too heated and limited conversation to collaborators')
+    expect(await (await page(path, 'stranger')).text()).toContain('This conversation is locked')
+    expect((await postForm(`${path}/comments`, 'stranger', { _csrf: csrf, content: 'but' })).status).toBe(403)
+    expect((await s.post(`/repos/alice/pub/issues/${n}/comments`, { body: 'calm down' }, { token: bob.token })).status).toBe(201)
+    before = await mark()
+    expect((await postForm(`${path}/unlock`, 'stranger', { _csrf: csrf })).status).toBe(403)
+    expect(await mark()).toBe(before)
+    expect((await postForm(`${path}/unlock`, 'bob', { _csrf: bobCsrf })).status).toBe(303)
+    expect((await s.get(`/repos/alice/pub/issues/${n}`, { token: alice.token })).body.is_locked).toBe(false)
+    const timeline = (await s.get(`/repos/alice/pub/issues/${n}/timeline`, { token: alice.token })).body
+    expect(timeline.filter((e: any) => e.type === 'lock' || e.type === 'unlock').map((e: any) => [e.type, e.body, e.user.login])).toEqual([
+      ['lock', 'Too heated', 'bob'],
+      ['unlock', '', 'bob'],
+    ])
+    // A pull request locks and is renamed at its own address, through the pulls service.
+    const prPath = `/alice/pub/pulls/${prIndex}`
+    const prCsrf = await csrfOf('bob', prPath)
+    expect(await (await page(prPath, 'bob')).text()).toContain(`action="${prPath}/lock"`)
+    expect((await postForm(`${prPath}/lock`, 'bob', { _csrf: prCsrf, reason: 'Spam' })).status).toBe(303)
+    expect((await postForm(`${prPath}/title`, 'bob', { _csrf: prCsrf, title: 'Add the feature, renamed' })).status).toBe(303)
+    const pull = (await s.get(`/repos/alice/pub/pulls/${prIndex}`, { token: alice.token })).body
+    expect([pull.title, pull.is_locked]).toEqual(['Add the feature, renamed', true])
+    expect((await postForm(`${prPath}/unlock`, 'bob', { _csrf: prCsrf })).status).toBe(303)
+    expect((await postForm(`${prPath}/title`, 'bob', { _csrf: prCsrf, title: 'Add the feature' })).status).toBe(303)
+    expect((await postForm(`/alice/pub/issues/${prIndex}/title`, 'bob', { _csrf: prCsrf, title: 'x' })).status).toBe(404)
+  }, LIMIT_MS)
+
+  test('the sidebar forms: labels, assignees and milestone for writers (issue_ids), refused to others; the API sees each change', async () => {
+    const filed = (await s.post('/repos/alice/pub/issues', { title: 'To sort' }, { token: stranger.token })).body
+    const path = `/alice/pub/issues/${filed.number}`
+    const milestone = (await s.get('/repos/alice/pub/milestones', { token: alice.token })).body[0].id
+    const html = await (await page(path, 'bob')).text()
+    expect(html).toContain('action="/alice/pub/issues/labels"')
+    expect(html).toContain('Assign alice')
+    expect(await (await page(path, 'stranger')).text()).not.toContain('action="/alice/pub/issues/labels"')
+    const csrf = await csrfOf('bob', path)
+    const ids = String(filed.id)
+    const mark = contentMark(s.deps.db)
+    let before = await mark()
+    const strangerCsrf = await csrfOf('stranger', path)
+    for (const [route, fields] of [
+      ['labels', { action: 'attach', id: String(labelId) }],
+      ['assignee', { action: 'attach', id: String(alice.user.id) }],
+      ['milestone', { id: String(milestone) }],
+    ] as const) {
+      expect((await postForm(`/alice/pub/issues/${route}`, 'stranger', { _csrf: strangerCsrf, issue_ids: ids, ...fields })).status).toBe(403)
+      expect((await postForm(`/alice/pub/issues/${route}`, 'bob', { issue_ids: ids, ...fields })).status).toBe(403)
+    }
+    expect((await postForm('/alice/pub/issues/labels', 'bob', { _csrf: csrf, issue_ids: ids, action: 'attach', id: '99999999' })).status).toBe(422)
+    expect((await postForm('/alice/pub/issues/labels', 'bob', { _csrf: csrf, issue_ids: '99999999', action: 'attach', id: String(labelId) })).status).toBe(404)
+    expect((await postForm('/alice/pub/issues/labels', 'bob', { _csrf: csrf, issue_ids: 'x', action: 'attach', id: String(labelId) })).status).toBe(400)
+    expect((await postForm('/alice/pub/issues/labels', 'bob', { _csrf: csrf, issue_ids: ids, action: 'toggle-all', id: String(labelId) })).status).toBe(400)
+    expect(await mark()).toBe(before)
+    const label = await postForm('/alice/pub/issues/labels', 'bob', { _csrf: csrf, issue_ids: ids, action: 'attach', id: String(labelId) })
+    expect([label.status, label.headers.get('location')]).toEqual([303, path])
+    expect((await postForm('/alice/pub/issues/assignee', 'bob', { _csrf: csrf, issue_ids: ids, action: 'attach', id: String(alice.user.id) })).status).toBe(303)
+    expect((await postForm('/alice/pub/issues/assignee', 'bob', { _csrf: csrf, issue_ids: ids, action: 'attach', id: String(bob.user.id) })).status).toBe(303)
+    expect((await postForm('/alice/pub/issues/milestone', 'bob', { _csrf: csrf, issue_ids: ids, id: String(milestone) })).status).toBe(303)
+    let issue = (await s.get(`/repos/alice/pub/issues/${filed.number}`, { token: alice.token })).body
+    expect([issue.labels.map((l: any) => l.id), issue.assignees.map((a: any) => a.login).sort(), issue.milestone?.id]).toEqual([[labelId], ['alice', 'bob'], milestone])
+    expect(await (await page(path, 'bob')).text()).toContain('Unassign alice')
+    expect((await postForm('/alice/pub/issues/labels', 'bob', { _csrf: csrf, issue_ids: ids, action: 'detach', id: String(labelId) })).status).toBe(303)
+    expect((await postForm('/alice/pub/issues/assignee', 'bob', { _csrf: csrf, issue_ids: ids, action: 'detach', id: String(alice.user.id) })).status).toBe(303)
+    expect((await postForm('/alice/pub/issues/milestone', 'bob', { _csrf: csrf, issue_ids: ids, id: '0' })).status).toBe(303)
+    issue = (await s.get(`/repos/alice/pub/issues/${filed.number}`, { token: alice.token })).body
+    expect([issue.labels, issue.assignees.map((a: any) => a.login), issue.milestone]).toEqual([[], ['bob'], null])
+    const text = textOf(await (await page(path)).text())
+    expect(text).toContain('bob added the bug label')
+    expect(text).toContain('bob assigned alice')
+    expect(text).toContain('bob removed this from the v1 milestone')
+    before = await mark()
+    expect((await postForm('/alice/pub/issues/milestone', 'bob', { issue_ids: ids, id: String(milestone), _csrf: 'f'.repeat(64) })).status).toBe(403)
+    expect(await mark()).toBe(before)
+  }, LIMIT_MS)
 })
 
 describe('the pull request page', () => {

@@ -156,6 +156,11 @@ export async function timelineToApi(deps: AppDeps, repo: RepoRow, issue: IssueRo
       case 'issue.unpinned':
         records.push(timelineRecord({ ...at, type: e.kind === 'issue.pinned' ? 'pin' : 'unpin' }))
         break
+      case 'issue.locked':
+      case 'issue.unlocked':
+        // Gitea's lock and unlock comments: the lock's reason is the comment's content.
+        records.push(timelineRecord({ ...at, type: e.kind === 'issue.locked' ? 'lock' : 'unlock', body: text(p.reason) }))
+        break
       case 'pull.merged':
         records.push(timelineRecord({ ...at, type: 'merge_pull', ref_commit_sha: text(p.mergeCommitSha) }))
         break

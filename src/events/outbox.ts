@@ -42,6 +42,9 @@ export type EventKind =
   /** An issue or pull request was pinned or unpinned; in its timeline, announced to no hook (as Gitea). */
   | 'issue.pinned'
   | 'issue.unpinned'
+  /** A conversation was locked to collaborators (payload: reason, Gitea's lock reason or '') or unlocked; in its timeline, announced to no hook (as Gitea). */
+  | 'issue.locked'
+  | 'issue.unlocked'
   /** An issue or pull request was deleted (payload: `issue`, its Issue record as it was: the rows are gone). */
   | 'issue.deleted'
   | 'comment.created'

@@ -16,6 +16,7 @@ import { repoSettingsPages } from './pages/settings-repo'
 import { protectionSettingsPages } from './pages/settings-protect'
 import { issuePages } from './pages/issues'
 import { pullPages } from './pages/pulls'
+import { issueEditPages } from './pages/issue-edit'
 import { notificationPages } from './pages/notifications'
 import { oauthPages } from './pages/oauth'
 import { oauthGrantPages } from './pages/oauth-grants'
@@ -63,6 +64,7 @@ export const webModule = (deps: AppDeps) =>
     .use(protectionSettingsPages(deps))
     .use(issuePages(deps))
     .use(pullPages(deps))
+    .use(issueEditPages(deps))
     .use(orgPages(deps))
     .use(commitPages(deps))
     .use(refPages(deps))

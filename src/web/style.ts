@@ -149,4 +149,11 @@ form.stack textarea.code-editor { font-family: ui-monospace, SFMono-Regular, mon
 .ref-form > summary { cursor: pointer; color: var(--link); }
 .ref-form[open] { flex-basis: 100%; }
 .ref-form form { padding: .5rem 0; max-width: 32rem; }
+/* Conversation edit forms (pages/issue-edit.tsx): folded in <details>. */
+details.edit-box { margin: .5rem 0; }
+details.edit-box > summary { cursor: pointer; color: var(--link); display: inline-block; }
+details.edit-box[open] > summary { margin-bottom: .5rem; }
+.comment-actions { display: flex; flex-wrap: wrap; gap: 0 1rem; padding: 0 .75rem; }
+.comment-actions details[open] { flex-basis: 100%; }
+ul.side-choices { list-style: none; padding: 0; margin: 0; display: grid; gap: .25rem; }
 `

@@ -46,6 +46,9 @@ export const EVENT_TYPE_OF: Record<EventKind, ((e: EventRecord) => HookEventType
   'issue.dependency_removed': null,
   'issue.pinned': null,
   'issue.unpinned': null,
+  // Nor locks (Gitea's notifier has no lock event).
+  'issue.locked': null,
+  'issue.unlocked': null,
   'issue.deleted': issueOrPull('issues', 'pull_request'),
   'comment.created': issueOrPull('issue_comment', 'pull_request_comment'),
   'comment.edited': issueOrPull('issue_comment', 'pull_request_comment'),

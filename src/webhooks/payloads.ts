@@ -331,6 +331,8 @@ export const PAYLOAD_BUILDERS: Record<EventKind, PayloadBuilder | null> = {
   'issue.dependency_removed': null,
   'issue.pinned': null,
   'issue.unpinned': null,
+  'issue.locked': null,
+  'issue.unlocked': null,
   'issue.deleted': deletedIssueBuilder,
   'comment.created': commentBuilder,
   'comment.edited': commentBuilder,
@@ -370,6 +372,8 @@ export const PULL_ISSUE_BUILDERS: Record<IssueKind, PayloadBuilder | null> = {
   'issue.dependency_removed': null,
   'issue.pinned': null,
   'issue.unpinned': null,
+  'issue.locked': null,
+  'issue.unlocked': null,
   'issue.deleted': deletedPullBuilder,
 }
 

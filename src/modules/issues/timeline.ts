@@ -26,6 +26,8 @@ export const TIMELINE_KINDS: readonly EventKind[] = [
   'issue.dependency_removed',
   'issue.pinned',
   'issue.unpinned',
+  'issue.locked',
+  'issue.unlocked',
   'pull.merged',
   'pull.synchronized',
   'review.requested',

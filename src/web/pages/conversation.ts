@@ -12,6 +12,9 @@ import { renderMarkdownAll } from '../../modules/markdown/service'
 import { commentsOfReviews, listReviews, submittedReviewTime } from '../../modules/reviews/service'
 import { ApiError } from '../../lib/errors'
 import { pageNumber } from '../forms'
+import type { LabelRow, MilestoneRow } from '../../db/schema'
+import { listLabels } from '../../modules/labels/service'
+import { listMilestones } from '../../modules/milestones/service'
 
 /** Comments one page of a conversation shows (Gitea shows them all; a page bounds the HTML and the work). */
 export const COMMENTS_PER_PAGE = 50
@@ -140,4 +143,16 @@ export async function renderAll(deps: AppDeps, ctx: RepoContext, texts: string[]
     if (e instanceof ApiError) return texts.map(() => null)
     throw e
   }
+}
+
+/** Labels, milestones and people a filter or a form offers at most. */
+export const MAX_CHOICES = 100
+
+/** The repository's labels (its own and its organisation's) and milestones, for filters and forms. */
+export async function choicesOf(deps: AppDeps, ctx: RepoContext): Promise<{ labels: LabelRow[]; milestones: MilestoneRow[] }> {
+  const first = { page: 1, limit: MAX_CHOICES, offset: 0 }
+  const own = (await listLabels(deps, { repoId: ctx.repo.id }, undefined, first)).rows
+  const org = ctx.owner.type === 1 ? (await listLabels(deps, { orgId: ctx.owner.id }, undefined, first)).rows : []
+  const milestones = (await listMilestones(deps, ctx.repo.id, first, 'all')).rows
+  return { labels: [...own, ...org], milestones }
 }

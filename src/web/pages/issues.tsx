@@ -14,22 +14,19 @@ import { findIssue, listIssues, type IssueFilter } from '../../modules/issues/qu
 import { createIssue, editIssue } from '../../modules/issues/service'
 import { createComment } from '../../modules/comments/service'
 import { editPull } from '../../modules/pulls/service'
-import { listLabels } from '../../modules/labels/service'
-import { listMilestones } from '../../modules/milestones/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { repoUrl, signInUrl } from '../links'
 import { signInRedirect } from '../errors'
 import { RepoHeader } from './repo-chrome'
-import { COMMENTS_PER_PAGE, loadConversation, type Conversation } from './conversation'
+import { choicesOf, COMMENTS_PER_PAGE, loadConversation, MAX_CHOICES, type Conversation } from './conversation'
 import { ConversationView } from './timeline'
+import { conversationControls } from './issue-edit'
 import { formRoute } from '../forms'
 import { CsrfField, fieldList, multiline, IssueRow, issuePageUrl, Pager, SideFacts, StateBadge, TimeAt, UserLink } from './issue-parts'
 
 /** Rows a list page shows (Gitea's web lists show 20). */
 const PER_PAGE = 20
-/** Labels and milestones a filter or a form offers at most. */
-const MAX_CHOICES = 100
 /** Highest page number a list or a conversation accepts (past it there is nothing to show). */
 const MAX_PAGE = 100_000
 
@@ -65,15 +62,6 @@ export function indexOf(value: string): number {
   return index
 }
 
-
-/** The repository's labels (its own and its organisation's) and milestones, for filters and forms. */
-async function choicesOf(deps: AppDeps, ctx: RepoContext): Promise<{ labels: LabelRow[]; milestones: MilestoneRow[] }> {
-  const first = { page: 1, limit: MAX_CHOICES, offset: 0 }
-  const own = (await listLabels(deps, { repoId: ctx.repo.id }, undefined, first)).rows
-  const org = ctx.owner.type === 1 ? (await listLabels(deps, { orgId: ctx.owner.id }, undefined, first)).rows : []
-  const milestones = (await listMilestones(deps, ctx.repo.id, first, 'all')).rows
-  return { labels: [...own, ...org], milestones }
-}
 
 /** The tab bar of a repository's issue tracker: issues and pull requests where enabled, and the issues' labels and milestones. */
 export function TrackerTabs(props: { repo: ApiRepo; current: 'issues' | 'pulls' | 'labels' | 'milestones' }): Html {
@@ -249,7 +237,7 @@ export function CommentForm(props: { ctx: WebContext; repoCtx: RepoContext; conv
 }
 
 /** The heading of a conversation: title, number, state, who opened it and when. */
-export function ConversationHead(props: { conv: Conversation; noun: string; merged?: boolean; children?: Html }): Html {
+export function ConversationHead(props: { conv: Conversation; noun: string; merged?: boolean; edit?: Html | null; children?: Html }): Html {
   const { issue } = props.conv
   return (
     <section class="conversation-head" aria-label={props.noun}>
@@ -259,7 +247,9 @@ export function ConversationHead(props: { conv: Conversation; noun: string; merg
       <p>
         <StateBadge state={issue.state} merged={props.merged} /> <UserLink user={issue.user} /> opened this {props.noun.toLowerCase()} <TimeAt iso={issue.created_at} /> ·{' '}
         {issue.comments} {issue.comments === 1 ? 'comment' : 'comments'}
+        {issue.is_locked ? <> · <span class="tag">locked</span></> : null}
       </p>
+      {props.edit ?? null}
       {props.children}
     </section>
   )
@@ -417,17 +407,18 @@ export const issuePages = (deps: AppDeps) =>
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
         const conv = await loadConversation(deps, ctx, row, query, deps.auth.clientAddress(request) ?? '')
         const url = issuePageUrl(repo.owner.login, repo.name, row.index, false)
+        const controls = await conversationControls(deps, web, ctx, conv, url)
         return htmlResponse(
           <Layout ctx={web} title={`${row.title} · Issue #${row.index} · ${repo.full_name}`} enhanced={conv.pages > 1}>
             <RepoHeader repo={repo} />
             <TrackerTabs repo={repo} current="issues" />
-            <ConversationHead conv={conv} noun="Issue" />
+            <ConversationHead conv={conv} noun="Issue" edit={controls.title} />
             <div class="conversation">
               <div class="main-column">
-                <ConversationView conv={conv} url={url} />
+                <ConversationView conv={conv} url={url} controls={controls} />
                 <CommentForm ctx={web} repoCtx={ctx} conv={conv} action={`${url}/comments`} closable={true} />
               </div>
-              <SideFacts issue={conv.issue} />
+              <SideFacts issue={conv.issue}>{controls.side}</SideFacts>
             </div>
           </Layout>,
         )

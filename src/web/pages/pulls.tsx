@@ -20,6 +20,7 @@ import { repoUrl } from '../links'
 import { RepoHeader } from './repo-chrome'
 import { loadConversation, type ConversationAt } from './conversation'
 import { ConversationView } from './timeline'
+import { conversationControls } from './issue-edit'
 import { CommentForm, ConversationHead, indexOf, signInUrl, TrackerTabs } from './issues'
 import { formRoute } from '../forms'
 import { CsrfField, issuePageUrl, multiline, SideFacts, TimeAt, UserLink } from './issue-parts'
@@ -211,12 +212,13 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
   const conv = await loadConversation(deps, ctx, row, at, deps.auth.clientAddress(request) ?? '', item)
   const outlook = await mergeOutlook(deps, ctx, item, viewer && ctx.mode >= AccessMode.Write ? viewer : null)
   const url = issuePageUrl(repo.owner.login, repo.name, index, true)
+  const controls = await conversationControls(deps, web, ctx, conv, url)
   const headName = pull.head.repo && pull.head.repo.id !== repo.id ? `${pull.head.repo.full_name}:${pull.head.ref}` : pull.head.ref
   return htmlResponse(
     <Layout ctx={web} title={`${row.title} · Pull request #${index} · ${repo.full_name}`} enhanced={conv.pages > 1}>
       <RepoHeader repo={repo} />
       <TrackerTabs repo={repo} current="pulls" />
-      <ConversationHead conv={conv} noun="Pull request" merged={pull.merged}>
+      <ConversationHead conv={conv} noun="Pull request" merged={pull.merged} edit={controls.title}>
         <p>
           Wants to merge <code>{headName}</code> into <code>{pull.base.ref}</code> · <a href={`${url}/files`}>Files changed ({pull.changed_files})</a> ·{' '}
           <span class="muted">
@@ -226,7 +228,7 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
       </ConversationHead>
       <div class="conversation">
         <div class="main-column">
-          <ConversationView conv={conv} url={url} />
+          <ConversationView conv={conv} url={url} controls={controls} />
           <MergeBox ctx={web} repoCtx={ctx} pull={pull} status={item.pull.status} outlook={outlook} action={`${url}/merge`} />
           <ReviewForm ctx={web} pull={pull} action={`${url}/reviews`} />
           <CommentForm ctx={web} repoCtx={ctx} conv={conv} action={`${url}/comments`} closable={!pull.merged} />
@@ -244,6 +246,7 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
           ) : (
             <p class="muted">No one asked</p>
           )}
+          {controls.side}
         </SideFacts>
       </div>
     </Layout>,

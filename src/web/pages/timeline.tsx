@@ -5,6 +5,7 @@ import type { EventRecord } from '../../events/outbox'
 import { ownerUrl } from '../links'
 import { COMMENTS_PER_PAGE, type Conversation, type TimelineItem } from './conversation'
 import { Attachments, MarkdownBody, Pager, TimeAt, UserLink } from './issue-parts'
+import type { ConversationControls } from './issue-edit'
 
 /** A conversation's body, its comments, reviews and events, in time order: the middle of an issue or pull request page. */
 
@@ -77,6 +78,10 @@ function eventWords(event: EventRecord, actor: string | null, people: Map<number
       return 'pinned this'
     case 'issue.unpinned':
       return 'unpinned this'
+    case 'issue.locked':
+      return text(p.reason) ? <>locked as <strong>{text(p.reason)}</strong> and limited conversation to collaborators</> : 'locked and limited conversation to collaborators'
+    case 'issue.unlocked':
+      return 'unlocked this conversation'
     case 'pull.merged':
       return <>merged commit <code>{shortSha(p.mergeCommitSha)}</code></>
     case 'pull.synchronized':
@@ -92,7 +97,7 @@ function eventWords(event: EventRecord, actor: string | null, people: Map<number
 
 const REVIEW_WORDS: Record<string, string> = { APPROVED: 'approved these changes', REQUEST_CHANGES: 'requested changes', COMMENT: 'reviewed' }
 
-function Item(props: { item: TimelineItem }): Html {
+function Item(props: { item: TimelineItem; controls?: ConversationControls }): Html {
   const { item } = props
   if (item.kind === 'comment') {
     const c = item.comment
@@ -106,6 +111,7 @@ function Item(props: { item: TimelineItem }): Html {
         </header>
         <MarkdownBody html={item.html} text={c.body} />
         <Attachments assets={c.assets} />
+        {props.controls?.comment(c) ?? null}
       </article>
     )
   }
@@ -140,7 +146,8 @@ function Item(props: { item: TimelineItem }): Html {
   )
 }
 
-export function ConversationView(props: { conv: Conversation; url: string }): Html {
+/** The conversation; `controls`: the forms the reader may use on its description and comments (issue-edit.tsx). */
+export function ConversationView(props: { conv: Conversation; url: string; controls?: ConversationControls }): Html {
   const { conv } = props
   const pager = <Pager path={props.url} query={{}} page={conv.page} pages={conv.pages} label="Pages of comments" />
   return (
@@ -151,6 +158,7 @@ export function ConversationView(props: { conv: Conversation; url: string }): Ht
         </header>
         <MarkdownBody html={conv.bodyHtml} text={conv.issue.body} />
         <Attachments assets={conv.issue.assets} />
+        {props.controls?.body ?? null}
       </article>
       {conv.pages > 1 ? (
         <p class="muted">
@@ -159,7 +167,7 @@ export function ConversationView(props: { conv: Conversation; url: string }): Ht
       ) : null}
       {pager}
       {conv.items.map((item) => (
-        <Item item={item} />
+        <Item item={item} controls={props.controls} />
       ))}
       {conv.moreEvents ? <p class="muted">More events happened here than are shown.</p> : null}
       {pager}
