@@ -253,10 +253,29 @@ describe("a person's profile: its tabs and following", () => {
       expect(activity.match(/<time /g)?.length).toBe(feed.length)
       expect(activity.includes('alice/secret')).toBe(who === alice)
     }
-    expect(listed(await profile('/alice?tab=followers', null), 'Followers')).toEqual(['bob'])
+    const anon = await profile('/alice?tab=followers', null)
+    expect(listed(anon, 'Followers')).toEqual(['bob'])
+    expect(anon).toContain('1 follower</a>')
+    expect(anon).not.toContain('action=follow')
     // A page past the end lists nothing; an unknown tab is the repositories.
     expect(await profile('/alice?tab=stars&page=99', null)).toContain('No starred repositories to show.')
     expect(listed(await profile('/alice?tab=nonsense', null), 'Repositories')).toEqual(listed(await profile('/alice', null), 'Repositories'))
+  })
+
+  test('the repositories and stars tabs are paged, 15 at a time, together the whole of what the API lists', async () => {
+    for (let i = 0; i < 14; i++) {
+      expect((await s.post('/user/repos', { name: `many-${i}` }, as(alice))).status).toBe(201)
+      expect((await s.put(`/user/starred/alice/many-${i}`, undefined, as(alice))).status).toBe(204)
+    }
+    for (const tab of ['repositories', 'stars']) {
+      const all = ((await s.get(tab === 'stars' ? '/users/alice/starred?limit=50' : '/users/alice/repos?limit=50', as(alice))).body as any[]).map((r) => r.full_name)
+      expect(all.length).toBeGreaterThan(15)
+      const first = await profile(`/alice?tab=${tab}`, alice)
+      expect(first).toContain(`href="/alice?tab=${tab}&amp;page=2"`)
+      const second = listed(await profile(`/alice?tab=${tab}&page=2`, alice), 'Repositories')
+      expect([...listed(first, 'Repositories'), ...second]).toEqual(all)
+      expect(second.length).toBe(all.length - 15)
+    }
   })
 
   test('follow and unfollow through the form change the followers the API lists; without CSRF or signed out, nothing changes', async () => {

@@ -189,7 +189,7 @@ async function profileResponse(
       <Notices ctx={web} error={refused.error} />
       {user.description ? <p>{user.description}</p> : null}
       <p>
-        <a href={`${base}?tab=followers`}>{user.numFollowers} followers</a> · <a href={`${base}?tab=following`}>{user.numFollowing} following</a>
+        <a href={`${base}?tab=followers`}>{user.numFollowers === 1 ? '1 follower' : `${user.numFollowers} followers`}</a> · <a href={`${base}?tab=following`}>{user.numFollowing} following</a>
       </p>
       {following === null ? null : <ButtonForm ctx={web} action={`${base}?action=${following ? 'unfollow' : 'follow'}`} label={following ? 'Unfollow' : 'Follow'} />}
       <nav class="tabs" aria-label="Profile">
