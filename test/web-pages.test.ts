@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { signInByForm } from './web-session'
+import { signInByForm, webVisitors } from './web-session'
 import { contentMark } from './db-snapshot'
 
 /**
@@ -205,5 +205,106 @@ describe('sessions', () => {
     })
     expect(out.status).toBe(303)
     expect(await (await page('/', { cookie })).text()).toContain('href="/user/login"')
+  })
+})
+
+describe("a person's profile: its tabs and following", () => {
+  const visitors = webVisitors(() => s.url, () => contentMark(s.deps.db)())
+  let bob: TestUser, carol: TestUser
+  /** The links of the list a page labels `label`. */
+  const listed = (html: string, label: string): string[] => {
+    const list = new RegExp(`<ul class="entries" aria-label="${label}">([\\s\\S]*?)</ul>`).exec(html)?.[1]
+    expect(list).toBeDefined()
+    return [...list!.matchAll(/<li><a href="\/([^"]+)">/g)].map((m) => m[1]!)
+  }
+  const as = (who: TestUser | null) => (who ? { token: who.token } : {})
+  const profile = async (path: string, who: TestUser | null) => {
+    const res = await visitors.page(path, who ? await visitors.signIn(who) : undefined)
+    expect(res.status).toBe(200)
+    return await res.text()
+  }
+  const followersOf = async (name: string) => ((await s.get(`/users/${name}/followers`, as(alice))).body as { login: string }[]).map((u) => u.login)
+
+  beforeAll(async () => {
+    bob = await s.user('bob')
+    carol = await s.user('carol')
+    for (const repo of ['alice/pub', 'alice/secret']) expect((await s.put(`/user/starred/${repo}`, undefined, as(alice))).status).toBe(204)
+    expect((await s.put('/user/following/alice', undefined, as(bob))).status).toBe(204)
+    expect((await s.put('/user/following/bob', undefined, as(alice))).status).toBe(204)
+    expect((await s.put('/user/blocks/stranger', undefined, as(carol))).status).toBe(204)
+  })
+
+  test('each tab lists what the API lists for its visitor; a private repository and its star show to its owner only', async () => {
+    for (const who of [alice, stranger, null]) {
+      // The API's lists of stars and people need a signed-in caller: an anonymous visitor sees what a stranger does.
+      const api = async (path: string) => (await s.get(path, as(who ?? stranger))).body as any[]
+      const repos = listed(await profile('/alice', who), 'Repositories')
+      expect(repos).toEqual(((await s.get('/users/alice/repos', as(who))).body as any[]).map((r) => r.full_name))
+      expect(listed(await profile('/alice?tab=repositories&page=1', who), 'Repositories')).toEqual(repos)
+      const stars = listed(await profile('/alice?tab=stars', who), 'Repositories')
+      expect(stars).toEqual((await api('/users/alice/starred')).map((r) => r.full_name))
+      expect(stars.includes('alice/secret')).toBe(who === alice)
+      expect(stars).toContain('alice/pub')
+      expect(listed(await profile('/alice?tab=followers', who), 'Followers')).toEqual((await api('/users/alice/followers')).map((u) => u.login))
+      expect(listed(await profile('/alice?tab=following', who), 'Following')).toEqual((await api('/users/alice/following')).map((u) => u.login))
+      const activity = await profile('/alice?tab=activity', who)
+      const feed = await api('/users/alice/activities/feeds?only-performed-by=true&limit=20')
+      expect(feed.length).toBeGreaterThan(0)
+      expect(activity.match(/<time /g)?.length).toBe(feed.length)
+      expect(activity.includes('alice/secret')).toBe(who === alice)
+    }
+    const anon = await profile('/alice?tab=followers', null)
+    expect(listed(anon, 'Followers')).toEqual(['bob'])
+    expect(anon).toContain('1 follower</a>')
+    expect(anon).not.toContain('action=follow')
+    // A page past the end lists nothing; an unknown tab is the repositories.
+    expect(await profile('/alice?tab=stars&page=99', null)).toContain('No starred repositories to show.')
+    expect(listed(await profile('/alice?tab=nonsense', null), 'Repositories')).toEqual(listed(await profile('/alice', null), 'Repositories'))
+  })
+
+  test('the repositories and stars tabs are paged, 15 at a time, together the whole of what the API lists', async () => {
+    for (let i = 0; i < 14; i++) {
+      expect((await s.post('/user/repos', { name: `many-${i}` }, as(alice))).status).toBe(201)
+      expect((await s.put(`/user/starred/alice/many-${i}`, undefined, as(alice))).status).toBe(204)
+    }
+    for (const tab of ['repositories', 'stars']) {
+      const all = ((await s.get(tab === 'stars' ? '/users/alice/starred?limit=50' : '/users/alice/repos?limit=50', as(alice))).body as any[]).map((r) => r.full_name)
+      expect(all.length).toBeGreaterThan(15)
+      const first = await profile(`/alice?tab=${tab}`, alice)
+      expect(first).toContain(`href="/alice?tab=${tab}&amp;page=2"`)
+      const second = listed(await profile(`/alice?tab=${tab}&page=2`, alice), 'Repositories')
+      expect([...listed(first, 'Repositories'), ...second]).toEqual(all)
+      expect(second.length).toBe(all.length - 15)
+    }
+  })
+
+  test('follow and unfollow through the form change the followers the API lists; without CSRF or signed out, nothing changes', async () => {
+    expect(await profile('/alice', stranger)).toContain('action="/alice?action=follow"')
+    expect(await profile('/alice', alice)).not.toContain('action=follow')
+    await visitors.expectCsrfRefused(stranger, '/alice?action=follow', {})
+    const anon = await fetch(s.url + '/alice?action=follow', { method: 'POST', headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' }, body: '', redirect: 'manual' })
+    expect(anon.status).toBe(401)
+    expect(anon.headers.get('content-type')).toContain('text/html')
+    expect(await followersOf('alice')).toEqual(['bob'])
+    const follow = await visitors.submit(stranger, '/alice?action=follow', {}, { from: '/alice' })
+    expect(follow).toMatchObject({ status: 303, location: '/alice' })
+    expect(await followersOf('alice')).toEqual(['bob', 'stranger'])
+    expect(await profile('/alice', stranger)).toContain('action="/alice?action=unfollow"')
+    expect((await visitors.submit(stranger, '/alice', { action: 'unfollow' }, { from: '/alice' })).status).toBe(303)
+    expect(await followersOf('alice')).toEqual(['bob'])
+    expect((await visitors.submit(stranger, '/alice?action=dance', {}, { from: '/alice' })).status).toBe(400)
+  })
+
+  test('a blocked visitor may not follow: the profile again with the refusal; an organisation has no follow', async () => {
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
+    const refused = await visitors.submit(stranger, '/carol?action=follow', {}, { from: '/carol' })
+    expect(refused.status).toBe(403)
+    expect(refused.html).toContain('role="alert"')
+    expect(await mark()).toBe(before)
+    expect(await followersOf('carol')).toEqual([])
+    expect((await s.put('/user/following/carol', undefined, as(stranger))).status).toBe(403)
+    expect((await visitors.submit(alice, '/hidden?action=follow', {}, { from: '/alice' })).status).toBe(404)
+    expect(await profile('/hidden', alice)).not.toContain('action=follow')
   })
 })

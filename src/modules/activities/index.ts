@@ -8,7 +8,7 @@ import { TeamParams } from '../teams/model'
 import { UsernameParams } from '../users/model'
 import { getVisibleUserByName } from '../users/service'
 import { ActivityList, FeedQuery, UserFeedQuery } from './model'
-import { listFeed } from './service'
+import { listFeed, userFeedIncludesPrivate } from './service'
 
 /** What Gitea's FormBool (Go's strconv.ParseBool) reads as true; anything else is false. */
 const GO_TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True'])
@@ -36,8 +36,7 @@ export const activitiesModule = (deps: AppDeps) =>
       async ({ caller, params, query, page, respond }) => {
         const viewer = caller.user
         const user = await getVisibleUserByName(deps, params.username, viewer, 'owner')
-        // Gitea: private repositories' actions only for the user themself and site administrators.
-        const includePrivate = !!viewer && !viewer.publicOnly && (viewer.isAdmin || viewer.id === user.id)
+        const includePrivate = userFeedIncludesPrivate(viewer, user)
         const of = { user, onlyPerformedBy: GO_TRUE.has(query['only-performed-by'] ?? '') }
         return respond(await listFeed(deps, viewer, of, { includePrivate, date: query.date }, page), async (rows) => await activitiesToApi(deps, viewer, rows, () => user.id))
       },

@@ -91,6 +91,14 @@ function feedCondition(of: FeedOf): SQL {
 }
 
 /**
+ * Whether a person's feed, as `viewer` reads it, holds private repositories' events (Gitea's
+ * IncludePrivate of the user feed and the profile's activity tab): for themself and site
+ * administrators only, never through a public-only token.
+ */
+export const userFeedIncludesPrivate = (viewer: UserRow | null, user: UserRow): boolean =>
+  !!viewer && !viewer.publicOnly && (viewer.isAdmin || viewer.id === user.id)
+
+/**
  * One page of a feed, newest first, with its total: events of the activity kinds, in
  * repositories `viewer` may read (the visibility rule), by actors whose activity `viewer` may
  * see, none of an issue or comment since deleted (Gitea deletes their actions). A person who

@@ -35,12 +35,13 @@ export async function listMarkers(deps: AppDeps, mark: Mark, viewer: UserRow | n
 /**
  * Repositories marked by `userId` that `viewer` may read (those the viewer lost access to drop
  * out); another user's private ones never show (Gitea: IncludePrivate only for the user itself),
- * since what someone stars or watches in private is theirs to know.
+ * since what someone stars or watches in private is theirs to know. `viewer` null: an anonymous
+ * visitor of the profile page.
  */
-export async function listMarkedRepos(deps: AppDeps, mark: Mark, viewer: UserRow, userId: number, page: Page): Promise<Paged<RepoRow>> {
+export async function listMarkedRepos(deps: AppDeps, mark: Mark, viewer: UserRow | null, userId: number, page: Page): Promise<Paged<RepoRow>> {
   const table = TABLES[mark]
   const marked = deps.db.select({ id: table.repoId }).from(table).where(eq(table.userId, userId))
-  const own = viewer.id === userId
+  const own = viewer?.id === userId
   return await listReadableRepos(deps, viewer, and(inArray(repositories.id, marked), own ? undefined : eq(repositories.isPrivate, false))!, page)
 }
 

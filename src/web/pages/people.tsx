@@ -7,12 +7,21 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import type { RepoRow } from '../../auth/access'
+import type { Caller } from '../../auth/caller'
 import { listCallerRepos, listOwnedRepos } from '../../modules/repos/queries'
+import { listMarkedRepos } from '../../modules/stars/service'
+import { followedOrVisibleUser, followUser, getVisibleUserByName, isFollowing, listFollows, unfollowUser } from '../../modules/users/service'
+import { listFeed, userFeedIncludesPrivate } from '../../modules/activities/service'
+import { activitiesToApi, type OpType } from '../../convert/activity'
 import { rootInfo } from '../../modules/docs'
+import { ApiError } from '../../lib/errors'
+import type { Page } from '../../lib/pagination'
 import { Layout } from '../layout'
-import { Notices } from '../forms'
-import { htmlResponse, pageDetail, webContext } from '../context'
+import { ButtonForm, CsrfText, FormText, formRoute, Notices, Pager, pageNumber, pagesOf } from '../forms'
+import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
+import { errorPage } from '../errors'
 import { ownerUrl, repoUrl } from '../links'
+import { OwnerList } from './explore'
 
 /** Repositories a page lists at most (the rest are counted). */
 const MAX_LISTED = 100
@@ -50,7 +59,153 @@ export async function ownerNames(deps: AppDeps, rows: RepoRow[], known: UserRow[
   return names
 }
 
-/** `/` (home: the signed-in user's repositories, or a sign-in link) and `/{owner}` (a profile). */
+/** Repositories, stars and people a profile's tab lists at a time (Gitea's UI.User.RepoPagingNum). */
+const LIST_SIZE = 15
+/** Activities the profile's activity tab lists at a time (Gitea's UI.FeedPagingNum). */
+const FEED_SIZE = 20
+
+/** The tabs of a person's profile (Gitea 1.23's `?tab=`), the first the default. */
+const TABS = [
+  ['repositories', 'Repositories'],
+  ['stars', 'Stars'],
+  ['followers', 'Followers'],
+  ['following', 'Following'],
+  ['activity', 'Activity'],
+] as const
+type Tab = (typeof TABS)[number][0]
+
+const OwnerParams = t.Object({ owner: t.String({ maxLength: 255 }) })
+const ProfileQuery = t.Object({ tab: FormText(32), page: FormText(10) })
+const FollowQuery = t.Object({ action: FormText(16) })
+const FollowBody = t.Object({ _csrf: CsrfText, action: FormText(16) })
+
+/** What an activity's op type says its actor did (Gitea's action descriptions, shortened). */
+const DID: Record<OpType, string> = {
+  create_repo: 'created repository',
+  rename_repo: 'renamed repository',
+  transfer_repo: 'transferred repository',
+  commit_repo: 'pushed to',
+  push_tag: 'pushed tag',
+  delete_tag: 'deleted tag',
+  delete_branch: 'deleted branch',
+  create_issue: 'opened an issue in',
+  create_pull_request: 'opened a pull request in',
+  close_issue: 'closed an issue in',
+  reopen_issue: 'reopened an issue in',
+  close_pull_request: 'closed a pull request in',
+  reopen_pull_request: 'reopened a pull request in',
+  comment_issue: 'commented on an issue in',
+  comment_pull: 'commented on a pull request in',
+  merge_pull_request: 'merged a pull request in',
+  approve_pull_request: 'approved a pull request in',
+  reject_pull_request: 'asked for changes on a pull request in',
+  publish_release: 'published a release in',
+}
+
+function OwnerHeading(props: { owner: UserRow; kind: string }): Html {
+  const { owner } = props
+  return (
+    <>
+      <h1>
+        <a href={ownerUrl(owner.name)}>{owner.name}</a>
+        {owner.fullName ? <span class="muted"> · {owner.fullName}</span> : null}
+      </h1>
+      <p class="muted">{props.kind}</p>
+    </>
+  )
+}
+
+/** The page of the tab a person's profile shows, through the API's services and their visibility rule. */
+async function tabContent(deps: AppDeps, viewer: UserRow | null, user: UserRow, tab: Tab, n: number, path: string): Promise<Html> {
+  const size = tab === 'activity' ? FEED_SIZE : LIST_SIZE
+  const page: Page = { page: n, limit: size, offset: (n - 1) * size }
+  const pager = (total: number) => <Pager path={path} query={{ tab }} page={n} pages={pagesOf(total, size)} />
+  if (tab === 'repositories' || tab === 'stars') {
+    const found = tab === 'stars' ? await listMarkedRepos(deps, 'star', viewer, user.id, page) : await listOwnedRepos(deps, viewer, user, page)
+    return (
+      <>
+        <RepoList owners={await ownerNames(deps, found.rows, [user])} rows={found.rows} total={found.rows.length} empty={tab === 'stars' ? 'No starred repositories to show.' : 'No repositories to show.'} />
+        {pager(found.total)}
+      </>
+    )
+  }
+  if (tab === 'followers' || tab === 'following') {
+    const found = await listFollows(deps, viewer, user.id, tab, page)
+    return (
+      <>
+        <OwnerList rows={found.rows} label={tab === 'followers' ? 'Followers' : 'Following'} empty={tab === 'followers' ? 'No followers to show.' : 'Nobody followed to show.'} />
+        {pager(found.total)}
+      </>
+    )
+  }
+  // Gitea's profile feed: what the person did themself (OnlyPerformedBy), private repositories' for themself and administrators.
+  const found = await listFeed(deps, viewer, { user, onlyPerformedBy: true }, { includePrivate: userFeedIncludesPrivate(viewer, user) }, page)
+  const records = await activitiesToApi(deps, viewer, found.rows, () => user.id)
+  return (
+    <>
+      <div class="box">
+        <ul class="entries" aria-label="Activity">
+          {records.map((a) => (
+            <li>
+              <a href={ownerUrl(a.act_user.login)}>{a.act_user.login}</a> {DID[a.op_type as OpType] ?? a.op_type}
+              {a.ref_name ? <> {a.ref_name.replace(/^refs\/(heads|tags)\//, '')} in</> : null}{' '}
+              <a href={repoUrl(a.repo.owner.login, a.repo.name)}>{a.repo.full_name}</a>
+              <div class="muted">
+                <time datetime={a.created}>{a.created}</time>
+              </div>
+            </li>
+          ))}
+          {records.length === 0 ? <li class="muted">No activity to show.</li> : null}
+        </ul>
+      </div>
+      {pager(found.total)}
+    </>
+  )
+}
+
+/**
+ * `/{user}`: a person's profile (Gitea 1.23's routers/web/user/profile.go): the heading, the
+ * follower counts, Follow or Unfollow for another signed-in person, and the tab of `?tab=`
+ * (unknown ones are the repositories), paged with `?page=`.
+ */
+async function profileResponse(
+  deps: AppDeps,
+  web: WebContext,
+  caller: Caller,
+  user: UserRow,
+  query: { tab?: string; page?: string },
+  refused: { error?: string; status?: number } = {},
+): Promise<Response> {
+  const viewer = caller.user
+  const tab: Tab = TABS.find(([id]) => id === query.tab)?.[0] ?? 'repositories'
+  const base = ownerUrl(user.name)
+  const [content, following] = await Promise.all([
+    tabContent(deps, viewer, user, tab, pageNumber(query.page), base),
+    viewer && viewer.id !== user.id ? isFollowing(deps, viewer.id, user.id) : Promise.resolve(null),
+  ])
+  return htmlResponse(
+    <Layout ctx={web} title={user.name}>
+      <OwnerHeading owner={user} kind="User" />
+      <Notices ctx={web} error={refused.error} />
+      {user.description ? <p>{user.description}</p> : null}
+      <p>
+        <a href={`${base}?tab=followers`}>{user.numFollowers === 1 ? '1 follower' : `${user.numFollowers} followers`}</a> · <a href={`${base}?tab=following`}>{user.numFollowing} following</a>
+      </p>
+      {following === null ? null : <ButtonForm ctx={web} action={`${base}?action=${following ? 'unfollow' : 'follow'}`} label={following ? 'Unfollow' : 'Follow'} />}
+      <nav class="tabs" aria-label="Profile">
+        {TABS.map(([id, label]) => (
+          <a href={id === 'repositories' ? base : `${base}?tab=${id}`} aria-current={id === tab ? 'page' : undefined}>
+            {label}
+          </a>
+        ))}
+      </nav>
+      {content}
+    </Layout>,
+    refused.status ?? 200,
+  )
+}
+
+/** `/` (home: the signed-in user's repositories, or a sign-in link) `/{owner}` (a person's profile with its tabs, an organisation's repositories) and its follow form. */
 export const peoplePages = (deps: AppDeps) =>
   new Elysia({ name: 'web-people', detail: { hide: true } })
     .use(pipeline(deps, { session: true }))
@@ -84,17 +239,13 @@ export const peoplePages = (deps: AppDeps) =>
     )
     .get(
       '/:owner',
-      async ({ request, owner, caller }) => {
+      async ({ request, owner, caller, query }) => {
         const web = webContext(deps.config, request, caller)
+        if (owner.type === 0) return await profileResponse(deps, web, caller, owner, query)
         const { rows, total } = await listOwnedRepos(deps, caller.user, owner, { page: 1, limit: MAX_LISTED, offset: 0 })
-        const kind = owner.type === 1 ? 'Organisation' : 'User'
         return htmlResponse(
           <Layout ctx={web} title={owner.name}>
-            <h1>
-              <a href={ownerUrl(owner.name)}>{owner.name}</a>
-              {owner.fullName ? <span class="muted"> · {owner.fullName}</span> : null}
-            </h1>
-            <p class="muted">{kind}</p>
+            <OwnerHeading owner={owner} kind="Organisation" />
             <Notices ctx={web} />
             {owner.description ? <p>{owner.description}</p> : null}
             <h2>Repositories</h2>
@@ -102,5 +253,36 @@ export const peoplePages = (deps: AppDeps) =>
           </Layout>,
         )
       },
-      { owner: true, params: t.Object({ owner: t.String({ maxLength: 255 }) }), detail: pageDetail('webOwner') },
+      { scope: 'user', owner: true, params: OwnerParams, query: ProfileQuery, detail: pageDetail('webOwner') },
+    )
+    .post(
+      '/:owner',
+      (c) => {
+        const { params, query, body, user } = c
+        return formRoute(
+          deps.config,
+          c,
+          async () => {
+            // Gitea reads `action` from the query or the form (ctx.FormString); the API's follow and unfollow rules.
+            const action = body.action ?? query.action
+            if (action === 'follow') {
+              const target = await getVisibleUserByName(deps, params.owner, user)
+              await followUser(deps, user, target)
+              return ownerUrl(target.name)
+            }
+            if (action === 'unfollow') {
+              const target = await followedOrVisibleUser(deps, user, params.owner)
+              await unfollowUser(deps, user, target)
+              return ownerUrl(target.name)
+            }
+            throw new ApiError(400, 'unknown action: follow or unfollow')
+          },
+          async (web, error, status) => {
+            // The profile again with the refusal (a block), when the visitor may see it.
+            const owner = await getVisibleUserByName(deps, params.owner, user).catch(() => null)
+            return owner ? await profileResponse(deps, web, c.caller, owner, {}, { error, status }) : errorPage(status, error, web)
+          },
+        )
+      },
+      { scope: 'user', signed: true, params: OwnerParams, query: FollowQuery, body: FollowBody, detail: pageDetail('webFollow') },
     )
