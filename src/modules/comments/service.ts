@@ -115,9 +115,16 @@ async function ownComment(deps: AppDeps, ctx: RepoContext, id: number, index: nu
   const row = await commentOfRepo(deps, ctx.repo.id, id)
   if (!row) throw notFound(`comment does not exist [id: ${id}]`)
   if (index !== undefined && (await findIssue(deps, ctx.repo.id, index)).id !== row.issueId) throw notFound(`comment does not exist [id: ${id}]`)
-  if (row.posterId !== caller.id && ctx.mode < AccessMode.Admin) throw forbidden('Only the author or a repository admin may change a comment')
+  if (!mayChangeComment(ctx, caller, row.posterId)) throw forbidden('Only the author or a repository admin may change a comment')
   return row
 }
+
+/**
+ * Who may edit or delete a comment, through the API and the conversation page alike: its author or
+ * an administrator of the repository (the API's rule as ../shared/api fixes it; Gitea 1.23 lets
+ * writers too).
+ */
+export const mayChangeComment = (ctx: RepoContext, caller: UserRow, posterId: number): boolean => posterId === caller.id || ctx.mode >= AccessMode.Admin
 
 /** Edits a comment; null when it is not a plain comment (Gitea answers 204 and changes nothing). */
 export async function editComment(deps: AppDeps, ctx: RepoContext, id: number, index: number | undefined, caller: UserRow, body: string) {

@@ -15,7 +15,7 @@ import { changeIssueLabels, editIssue, type IssueEdit } from '../../modules/issu
 import { listAssignees } from '../../modules/collaborators/service'
 import { usersByIds } from '../../convert/people'
 import { LOCK_REASONS, setIssueLock } from '../../modules/issues/lock'
-import { commentOfRepo, deleteComment, editComment } from '../../modules/comments/service'
+import { commentOfRepo, deleteComment, editComment, mayChangeComment } from '../../modules/comments/service'
 import { editPull } from '../../modules/pulls/service'
 import { pageDetail, type WebContext } from '../context'
 import { repoUrl } from '../links'
@@ -66,7 +66,7 @@ export async function conversationControls(deps: AppDeps, web: WebContext, repoC
     ) : null,
     body: mayEdit ? <TextEdit ctx={web} action={`${url}/content`} text={issue.body} summary="Edit description" /> : null,
     comment: (c) =>
-      open && (c.user.id === user!.id || repoCtx.mode >= AccessMode.Admin) ? (
+      open && mayChangeComment(repoCtx, user!, c.user.id) ? (
         <div class="comment-actions">
           <TextEdit ctx={web} action={`${commentsBase}/${c.id}`} text={c.body} summary="Edit" />
           <FoldedForm ctx={web} summary="Delete" action={`${commentsBase}/${c.id}/delete`}>

@@ -6,6 +6,7 @@ import { MAX_BRANCH_NAME } from '../../modules/branches/model'
 import { filesWritable } from '../../modules/contents/write'
 import type { WebContext } from '../context'
 import { CsrfField } from '../forms'
+import { refPath } from '../links'
 
 /*
  * The forms the branches and tags pages (and the code page's branch switcher) give writers, each
@@ -15,7 +16,6 @@ import { CsrfField } from '../forms'
  */
 
 /** A ref's name as path segments, each encoded. */
-export const refPath = (name: string) => name.split('/').map(encodeURIComponent).join('/')
 
 /** Whether the visitor is offered the forms (a signed-in writer of a repository neither archived nor a mirror); the routes check again. */
 export const refsWritable = (ctx: RepoContext) => !!ctx.caller.user && filesWritable(ctx)

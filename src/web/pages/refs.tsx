@@ -30,7 +30,7 @@ import { MAX_BRANCH_NAME } from '../../modules/branches/model'
 import { createBranch, deleteBranch, deletedBranch, latestDeletion, renameBranch, restoreBranch, type DeletedBranch } from '../../modules/branches/changes'
 import { createTag, deleteTag } from '../../modules/tags/service'
 import { resolveSource, type SourceKind } from '../source-data'
-import { BranchForms, refPath, refsWritable, RestoreBranchForm, TagForms } from './ref-forms'
+import { BranchForms, refsWritable, RestoreBranchForm, TagForms } from './ref-forms'
 
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 const TagParams = RepoWildcardParams
