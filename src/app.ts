@@ -57,7 +57,7 @@ import { commitsModule } from './modules/commits'
 import { gitDataModule } from './modules/git-data'
 import { oauth2Module, oauth2ProviderModule } from './modules/oauth2'
 import { avatarFilesModule, avatarsModule } from './modules/avatars'
-import { packageRegistryModule, packagesModule } from './modules/packages'
+import { challengeOf, packageRegistryModule, packagesModule } from './modules/packages'
 
 /** Reads a validation error as Gitea's `[Field]: problem` message. */
 function validationMessage(error: any): { message: string; errors: unknown[] } {
@@ -160,6 +160,7 @@ export function createApp(deps: AppDeps) {
       const errorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) =>
         web ? webRefusal(request, status, message, set.headers) : apiErrorBody(set, status, message, extra)
       if (error instanceof ApiError) {
+        if (error.status === 401) Object.assign(set.headers, challengeOf(new URL(request.url).pathname))
         Object.assign(set.headers, error.headers)
         return errorBody(set, error.status, error.message, error.extra)
       }

@@ -118,6 +118,9 @@ describe('editing issues', () => {
     expect((await w.s.get(`${off.path}/issues`)).status).toBe(404)
     expect((await w.s.get(`${off.path}/issues/1`)).status).toBe(404)
     expect((await w.s.post(`${off.path}/issues`, { title: 'x' }, { token: w.owner.token })).status).toBe(404)
+    // Labels serve pull requests too: 404 only once both are off (the pipeline's issuesOrPulls).
+    expect((await w.s.get(`${off.path}/labels`)).status).toBe(200)
+    await w.s.deps.db.update(repositories).set({ hasPullRequests: false }).where(eq(repositories.id, off.id))
     expect((await w.s.get(`${off.path}/labels`)).status).toBe(404)
   })
 

@@ -344,7 +344,7 @@ describe('web editor', () => {
 
     const commitPage = await (await page(`/alice/proj/commit/${picked}`, carol)).text()
     expect(commitPage).toContain(`href="/alice/proj/_cherrypick/${picked}/main"`)
-    expect(commitPage).toContain(`href="/alice/proj/_cherrypick/${picked}/main?revert=true"`)
+    expect(commitPage).toContain(`href="/alice/proj/_cherrypick/${picked}/main?cherry-pick-type=revert"`)
     expect(await (await page(`/alice/proj/commit/${picked}`, bob)).text()).not.toContain('_cherrypick')
 
     const address = `/alice/proj/_cherrypick/${picked}/side`
@@ -398,9 +398,19 @@ describe('web editor', () => {
     expect(reverted.location).toBe('/alice/proj/compare/main...unshout')
     expect((await contentOf('proj', 'pick/a.txt', 'unshout'))?.text).toBe('one\ntwo\nthree\nfour\nfive\nsix!\n')
     expect((await headOf('proj', 'unshout')).message).toBe(`Revert "Shout two"\n`)
-    const revertForm = await (await page(`/alice/proj/_cherrypick/${picked}/main?revert=true`, carol)).text()
-    expect(revertForm).toContain('value="Revert &quot;Shout two&quot;"')
-    expect(revertForm).toContain(`This reverts commit ${picked}.`)
+    for (const query of ['revert=true', 'cherry-pick-type=revert']) {
+      const revertForm = await (await page(`/alice/proj/_cherrypick/${picked}/main?${query}`, carol)).text()
+      expect(revertForm).toContain('value="Revert &quot;Shout two&quot;"')
+      expect(revertForm).toContain(`This reverts commit ${picked}.`)
+    }
+
+    // Bytes that are not UTF-8 (Latin-1) are picked exactly as they are.
+    const latin1 = Buffer.from('caf\xe9\n', 'latin1')
+    const added = await s.post('/repos/alice/proj/contents', { branch: 'main', message: 'Latin-1', files: [{ operation: 'create', path: 'pick/l1.txt', content: latin1.toString('base64') }] }, asAlice)
+    expect(added.status).toBe(201)
+    expect((await submit(carol, `/alice/proj/_cherrypick/${added.body.commit.sha}/side`, { commit_choice: 'direct' })).status).toBe(303)
+    const onSide = await s.get('/repos/alice/proj/contents/pick/l1.txt?ref=side', asAlice)
+    expect(Buffer.from(onSide.body.content, 'base64')).toEqual(latin1)
 
     // A protected branch: the push path refuses the direct commit.
     const guardedHead = (await headOf('guarded')).id

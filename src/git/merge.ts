@@ -1,5 +1,6 @@
 import { git, isObjectId, requireObjectIds, runGit, startGit, GitError, safeGitMessage, type GitRepo } from './run'
 import { readTokens } from './tokens'
+import { objectFormatOf } from './init'
 
 /**
  * Merging without a work tree: everything a pull request needs (mergeability, the merge commit of
@@ -179,11 +180,21 @@ export async function cherryPickTree(repo: GitRepo, onto: string, ontoTree: stri
   const parent = commit.parents[0]
   if (parent === onto) return { tree: commit.tree, conflicts: [] }
   checkOid(ontoTree, commit.tree)
-  const baseTree = parent ? (await git(['rev-parse', '--verify', `${parent}^{tree}`], repo)).trim() : EMPTY_TREE
-  const base = await commitTree(repo, baseTree, [], 'merge base\n', SCAFFOLD)
+  const baseTree = parent ? (await git(['rev-parse', '--verify', `${parent}^{tree}`], repo)).trim() : await emptyTreeOf(repo)
+  return changeOntoTree(repo, ontoTree, baseTree, commit.tree)
+}
+
+/**
+ * The change from tree `from` to tree `to` applied to `ontoTree` by a three-way merge on `from`
+ * (a cherry-pick; with `from` and `to` swapped, a revert), through scaffold commits as
+ * cherryPickTree explains: git's own merge, byte-exact for any file, conflicts listed.
+ */
+export async function changeOntoTree(repo: GitRepo, ontoTree: string, from: string, to: string): Promise<MergeTreeResult> {
+  checkOid(ontoTree, from, to)
+  const base = await commitTree(repo, from, [], 'merge base\n', SCAFFOLD)
   const [ours, theirs] = await Promise.all([
     commitTree(repo, ontoTree, [base], 'ours\n', SCAFFOLD),
-    commitTree(repo, commit.tree, [base], 'theirs\n', SCAFFOLD),
+    commitTree(repo, to, [base], 'theirs\n', SCAFFOLD),
   ])
   return mergeTree(repo, ours, theirs)
 }
@@ -214,3 +225,8 @@ export async function replayOnto(repo: GitRepo, onto: string, head: string, comm
 
 /** git's empty tree (SHA-1 repositories): what a root commit is compared with. */
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
+/** The empty tree of SHA-256 repositories. */
+const EMPTY_TREE_SHA256 = '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321'
+
+/** The repository's empty tree (by its object format): what a root commit is compared with. */
+export const emptyTreeOf = async (repo: GitRepo): Promise<string> => ((await objectFormatOf(repo)) === 'sha256' ? EMPTY_TREE_SHA256 : EMPTY_TREE)

@@ -83,14 +83,10 @@ export async function treeWithChanges(repo: GitRepo, base: string | null, change
   })
 }
 
-/**
- * The tree of `base` with `patch` applied (`git apply --cached`); TreeRefused when it does not
- * apply. `threeWay`: a hunk whose context moved is merged from the blobs the patch names
- * (`--3way`, which needs them in the repository: a patch of its own commits), refused on conflict.
- */
-export async function treeWithPatch(repo: GitRepo, base: string | null, patch: string, threeWay = false): Promise<string> {
+/** The tree of `base` with `patch` applied (`git apply --cached`); TreeRefused when it does not apply. */
+export async function treeWithPatch(repo: GitRepo, base: string | null, patch: string): Promise<string> {
   return withIndex(repo, base, async (env) => {
-    const r = await runGit(['apply', '--cached', ...(threeWay ? ['--3way'] : []), '--whitespace=nowarn', '-'], { ...repo, env, input: patch })
+    const r = await runGit(['apply', '--cached', '--whitespace=nowarn', '-'], { ...repo, env, input: patch })
     if (r.code !== 0) throw new TreeRefused(safeGitMessage(r.stderr))
     return writeTree(repo, env)
   })

@@ -13,7 +13,7 @@ export const rawUrl = (owner: string, repo: string, kind: string, ref: string, p
 export const refPath = (name: string) => segs(name.split('/'))
 /** Gitea's cherry-pick (or, `revert`, revert) page of a commit onto a branch. */
 export const cherryPickUrl = (owner: string, repo: string, sha: string, branch: string, revert = false) =>
-  `${repoUrl(owner, repo)}/_cherrypick/${seg(sha)}/${refPath(branch)}${revert ? '?revert=true' : ''}`
+  `${repoUrl(owner, repo)}/_cherrypick/${seg(sha)}/${refPath(branch)}${revert ? '?cherry-pick-type=revert' : ''}`
 /** The web editor's pages (Gitea's): `_new`, `_edit`, `_delete`, `_upload`, `_preview`, then the branch and the path. */
 export const editorUrl = (owner: string, repo: string, action: '_new' | '_edit' | '_delete' | '_upload' | '_preview', branch: string, path: readonly string[] = []) =>
   `${repoUrl(owner, repo)}/${action}/${segs(branch.split('/'))}${path.length ? '/' + segs(path) : ''}`

@@ -6,10 +6,7 @@ import type { GitRepo } from '../../git/run'
 import { isSafeRefName } from '../../git/refs'
 import { objectInfo } from '../../git/objects'
 import { entryAt, folderTree, treeEntries, type TreeEntry } from '../../git/tree'
-import { commitTree, EMPTY_TREE } from '../../git/merge'
-import { startDiffOrPatch } from '../../git/compare'
-import { boundedOutput } from '../../git/stream'
-import { MAX_API_BODY } from '../../config'
+import { changeOntoTree, commitTree, emptyTreeOf } from '../../git/merge'
 import { TreeRefused, treeWithChanges, treeWithPatch, writeBlob, type TreeChange } from '../../git/tree-write'
 import { moveRef } from '../../push'
 import { ZERO_ID } from '../../events/push-events'
@@ -216,37 +213,33 @@ export async function applyPatch(deps: AppDeps, ctx: RepoContext, doer: UserRow,
   return fileResponse(deps, ctx, { commit: await commitOnto(deps, ctx, doer, t, withMessage, tree, []), files: [] })
 }
 
-/** The most bytes of a commit's diff a cherry-pick or revert applies (the API's body limit, which bounds a diffpatch). */
-const MAX_PICKED_DIFF = MAX_API_BODY
-
 /**
  * Gitea's cherry-pick and revert (the web's `_cherrypick/{sha}/{branch}`): `commit`'s change
- * against its first parent (the empty tree for a root commit), reversed for a revert, applied to
- * the branch's tree in a temporary index by git's three-way apply (git/tree-write.ts: no work
- * tree), then committed with `opts.message` and moved through the one push path as every contents
- * write (commitOnto), so branch protection decides. 404 for an unknown commit or branch; 409 when
- * the change does not apply cleanly (a conflict); 422 when it changes nothing on the branch or its
- * diff is past MAX_PICKED_DIFF. Nothing moves on a refusal.
+ * against its first parent (the empty tree for a root commit), reversed for a revert, merged into
+ * the branch's tree by git's three-way merge (git/merge.ts changeOntoTree, as a rebase merge
+ * replays commits: no work tree, byte-exact for any file), then committed with `opts.message` and
+ * moved through the one push path as every contents write (commitOnto), so branch protection
+ * decides. 404 for an unknown commit or branch; 409 when the change conflicts with the branch;
+ * 422 when it changes nothing there. Nothing moves on a refusal.
  */
 export async function cherryPick(deps: AppDeps, ctx: RepoContext, doer: UserRow, opts: FileOptions, commit: string, revert: boolean): Promise<WrittenCommit> {
   const t = await targetOf(deps, ctx, opts, false)
   if (!t.base) throw notFound(`branch does not exist [name: ${t.branch.slice(0, 255)}]`)
   const found = /^[0-9a-f]{4,64}$/i.test(commit) ? await objectInfo(t.git, `${commit}^{commit}`) : null
   if (found?.type !== 'commit') throw notFound(`commit does not exist [sha: ${commit.slice(0, 64)}]`)
-  const parent = (await objectInfo(t.git, `${found.oid}^1`))?.oid ?? EMPTY_TREE
-  const [from, to] = revert ? [found.oid, parent] : [parent, found.oid]
-  const out = await startDiffOrPatch(t.git, from, to, 'diff', true)
-  const bounded = out && (await boundedOutput(out.body, MAX_PICKED_DIFF))
-  const patch = bounded ? await new Response(bounded).text().catch(() => null) : null
-  if (patch === null) throw unprocessable(`the commit's changes are too large to ${revert ? 'revert' : 'cherry-pick'} here (more than ${MAX_PICKED_DIFF} bytes of diff)`)
-  if (patch === '') throw unprocessable('the commit changes no file: there is nothing to apply')
-  let tree: string
-  try {
-    tree = await treeWithPatch(t.git, t.base, patch, true)
-  } catch (e) {
-    if (e instanceof TreeRefused) throw conflict(`the commit's changes do not apply cleanly to ${t.branch} (${e.message}): ${revert ? 'revert' : 'cherry-pick'} it locally and resolve the conflict`)
-    throw e
-  }
-  if (tree === (await objectInfo(t.git, `${t.base}^{tree}`))?.oid) throw unprocessable(`nothing would change: ${t.branch} already ${revert ? 'lacks' : 'has'} these changes`)
-  return await commitOnto(deps, ctx, doer, t, opts, tree, [])
+  const [pickedTree, parentTree, baseTree] = await Promise.all([
+    objectInfo(t.git, `${found.oid}^{tree}`),
+    objectInfo(t.git, `${found.oid}^1^{tree}`),
+    objectInfo(t.git, `${t.base}^{tree}`),
+  ])
+  const before = parentTree?.oid ?? (await emptyTreeOf(t.git))
+  if (pickedTree!.oid === before) throw unprocessable('the commit changes no file: there is nothing to apply')
+  const [from, to] = revert ? [pickedTree!.oid, before] : [before, pickedTree!.oid]
+  const merged = await changeOntoTree(t.git, baseTree!.oid, from, to)
+  if (merged.conflicts.length)
+    throw conflict(
+      `the commit's changes do not apply cleanly to ${t.branch} (conflicts in ${merged.conflicts.slice(0, 5).join(', ')}${merged.conflicts.length > 5 ? ', …' : ''}): ${revert ? 'revert' : 'cherry-pick'} it locally and resolve the conflict`,
+    )
+  if (merged.tree === baseTree!.oid) throw unprocessable(`nothing would change: ${t.branch} already ${revert ? 'lacks' : 'has'} these changes`)
+  return await commitOnto(deps, ctx, doer, t, opts, merged.tree, [])
 }

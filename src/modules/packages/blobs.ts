@@ -5,7 +5,7 @@ import type { AppDeps } from '../../deps'
 import { withLock } from '../../db/client'
 import { packageFiles } from '../../db/schema'
 import { batchesOf } from '../../lib/batches'
-import { createDurableFile } from '../../lib/durable-file'
+import { createDurableFile, syncFolder } from '../../lib/durable-file'
 import { boundedStream } from '../../lib/body'
 import { listing } from '../../lib/listing'
 import { loggerOf } from '../../lib/log'
@@ -90,10 +90,12 @@ export async function receiveBlob(deps: AppDeps, body: ReadableStream<Uint8Array
 export const discardBlob = (blob: ReceivedBlob): void => rmSync(blob.temp, { force: true })
 
 /** Moves a received file to its place by hash (in the hash's turn: `withBlob`); the same content already there is replaced by itself. */
-export function placeBlob(deps: AppDeps, blob: ReceivedBlob): void {
+export async function placeBlob(deps: AppDeps, blob: ReceivedBlob): Promise<void> {
   const path = blobPath(deps, blob.sha256)
   mkdirSync(join(path, '..'), { recursive: true })
   renameSync(blob.temp, path)
+  // On disk before a row names it: a power loss must not keep the row and lose the rename.
+  await syncFolder(join(path, '..'))
 }
 
 const named = async (deps: AppDeps, sha256: string): Promise<boolean> =>

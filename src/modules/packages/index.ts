@@ -78,6 +78,14 @@ export const packagesModule = (deps: AppDeps) =>
     )
 
 /**
+ * The headers a 401 at `pathname` carries: the package registry's ask for Basic credentials, as
+ * Gitea's, so clients that send them only when challenged (Gradle, Maven, .NET, curl --anyauth)
+ * can sign in; none elsewhere (the app's error handler adds them).
+ */
+export const challengeOf = (pathname: string): Record<string, string> =>
+  pathname.startsWith('/api/packages/') ? { 'www-authenticate': 'Basic realm="Gitea Package API"' } : {}
+
+/**
  * The generic package registry (Gitea's /api/packages/{owner}/generic/...), outside /api/v1:
  * publishing a file (the raw body, streamed to disk: `readsBody('unread')`), downloading it
  * (streamed from disk), deleting a file or a whole version. Errors answer in the API's shape.

@@ -143,9 +143,10 @@ export async function uploadGenericFile(deps: AppDeps, owner: UserRow, creator: 
     discardBlob(blob)
     throw e
   }
+  // Whatever fails before the blob is placed (the turn's lock too) leaves no temporary file behind.
   await withBlob(deps, blob.sha256, async () => {
     try {
-      placeBlob(deps, blob)
+      await placeBlob(deps, blob)
     } catch (e) {
       discardBlob(blob)
       throw e
@@ -191,6 +192,9 @@ export async function uploadGenericFile(deps: AppDeps, owner: UserRow, creator: 
       if (!(e instanceof ApiError) && /foreign key/i.test(String((e as Error)?.message))) throw notFound(`user does not exist [name: ${owner.name}]`)
       throw e
     }
+  }).catch((e) => {
+    discardBlob(blob) // nothing when it was placed
+    throw e
   })
 }
 

@@ -7,7 +7,7 @@ import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { repoToApi, type ApiRepo } from '../../convert/repo'
 import { commitsToApi, type ApiCommit } from '../../convert/commit'
 import { normaliseTreePath } from '../../git/blob'
-import { EMPTY_TREE } from '../../git/merge'
+import { emptyTreeOf } from '../../git/merge'
 import { ApiError } from '../../lib/errors'
 import { pageOf } from '../../lib/pagination'
 import { wildcardOf } from '../../modules/files/model'
@@ -142,7 +142,7 @@ export const commitPages = (deps: AppDeps) =>
           repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
           commitsToApi(deps, ctx, [found], ctx.caller.user),
         ])
-        const diff = await readDiff(gitRepoOf(deps, ctx), found.parents[0] ?? EMPTY_TREE, found.id)
+        const diff = await readDiff(gitRepoOf(deps, ctx), found.parents[0] ?? (await emptyTreeOf(gitRepoOf(deps, ctx))), found.id)
         const message = commit!.commit.message
         const subject = subjectOf(message)
         const rest = message.slice(subject.length).trim()

@@ -67,7 +67,8 @@ const FileForm = t.Object({ ...commitFields, tree_path: FormText(MAX_PATH_LENGTH
 const DeleteForm = t.Object({ ...commitFields, sha: FormText(64) })
 /** A cherry-pick or revert (Gitea's CherryPickForm): the commit part, and `revert`. */
 const PickForm = t.Object({ ...commitFields, revert: FormText(10) })
-const PickQuery = t.Object({ revert: FormText(10) })
+/** Gitea links a revert with `?cherry-pick-type=revert`; Warren's older `?revert=true` is read too. */
+const PickQuery = t.Object({ revert: FormText(10), 'cherry-pick-type': FormText(20) })
 const PickParams = t.Object({ owner: t.String(), repo: t.String(), sha: t.String({ maxLength: 64 }) }, { additionalProperties: true })
 /** Other branches the cherry-pick page links to as targets. */
 const PICK_BRANCHES = 50
@@ -530,7 +531,7 @@ export const editorPages = (deps: AppDeps) =>
         if (!at || !at.commit || at.path.length) return errorPage(404, 'no such branch', web)
         const commit = await pickedCommit(deps, ctx, params.sha)
         if (!commit) return errorPage(404, 'no such commit', web)
-        const revert = isRevert(query.revert)
+        const revert = isRevert(query.revert) || query['cherry-pick-type'] === 'revert'
         const fresh = await freshValues(deps, ctx, user, at)
         return await pickForm(deps, ctx, web, at, commit, revert, { ...fresh, ...pickValues(commit.message, commit.id, revert) })
       },
@@ -628,7 +629,7 @@ function pickValues(message: string, sha: string, revert: boolean): { summary: s
 const isRevert = (value: string | undefined) => value === 'true' || value === 'on' || value === '1'
 
 /**
- * Gitea's cherry-pick and revert page (`_cherrypick/{sha}/{branch}`, `?revert=true`): which commit
+ * Gitea's cherry-pick and revert page (`_cherrypick/{sha}/{branch}`, `?cherry-pick-type=revert`): which commit
  * goes onto which branch (other branches linked as targets), the commit part with Gitea's message.
  */
 async function pickForm(deps: AppDeps, ctx: RepoContext, web: WebContext, at: EditAt, commit: { id: string; message: string }, revert: boolean, values: CommitValues, error?: string, status = 200): Promise<Response> {
