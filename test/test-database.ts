@@ -128,7 +128,8 @@ let swept: Promise<void> | undefined
 const LEFT_OVER_AFTER_S = 3600
 
 /**
- * Drops the `warren_test_…` databases made more than LEFT_OVER_AFTER_S ago (made ahead and never
+ * Drops the test databases (`warren_<prefix>_t<time>_…`, freshPostgresDatabase's names: the suite's
+ * and those of the files that start processes of their own) made more than LEFT_OVER_AFTER_S ago (made ahead and never
  * taken, or left by a run that was killed), once a process. By age, not by whether the process
  * that made it lives: a run in another PID namespace (a container) sharing the PostgreSQL server
  * has process ids this one cannot see, or sees as another process. A database someone is
@@ -138,10 +139,10 @@ const LEFT_OVER_AFTER_S = 3600
 async function sweepLeftOvers(serverUrl: string): Promise<void> {
   const admin = new SQL(serverUrl, { max: 1 })
   try {
-    const rows: { datname: string }[] = await admin.unsafe(`SELECT datname FROM pg_database WHERE datname LIKE 'warren\\_test\\_t%'`)
+    const rows: { datname: string }[] = await admin.unsafe(`SELECT datname FROM pg_database WHERE datname LIKE 'warren\\_%\\_t%'`)
     const now = Date.now() / 1000
     for (const { datname } of rows) {
-      const made = Number(/^warren_test_t(\d+)_\d+_\d+_[a-z0-9]+$/.exec(datname)?.[1])
+      const made = Number(/^warren_[a-z_]+?_t(\d+)_\d+_\d+_[a-z0-9]+$/.exec(datname)?.[1])
       if (!made || now - made < LEFT_OVER_AFTER_S) continue
       await admin.unsafe(`DROP DATABASE IF EXISTS "${datname}"`).catch(() => {})
     }

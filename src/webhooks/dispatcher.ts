@@ -179,6 +179,8 @@ export class DeliveryDispatcher {
   private readonly allow: HostAllowList
   private readonly timer: ReturnType<typeof setInterval>
   private retryTimer: ReturnType<typeof setTimeout> | null = null
+  /** When retryTimer fires (ms since the epoch). */
+  private retryAt = 0
   private flushTimer: ReturnType<typeof setTimeout> | null = null
   /** Outcomes not written yet, and the lanes that end once they are. */
   private outcomes: Outcome[] = []
@@ -313,8 +315,14 @@ export class DeliveryDispatcher {
     if (nextWake !== Infinity) this.wakeAt(nextWake)
   }
 
+  /**
+   * A pump at `ms` at the latest: a timer due sooner stays (a pump that stopped once its slots were
+   * filled saw only some lanes' next attempts; a pump sooner than needed only looks again).
+   */
   private wakeAt(ms: number): void {
+    if (this.retryTimer && this.retryAt <= ms) return
     if (this.retryTimer) clearTimeout(this.retryTimer)
+    this.retryAt = ms
     this.retryTimer = setTimeout(() => ((this.retryTimer = null), this.pump().catch(this.failed)), Math.max(0, ms - Date.now()))
     this.retryTimer.unref?.()
   }
