@@ -125,6 +125,34 @@ describe('file views', () => {
 })
 
 describe('history and commits', () => {
+  test('blame: each line with the commit that last changed it, a commit once a run of lines, anchored; offered from the file view; binary, too-large and folders refused; private hidden', async () => {
+    const [first, second, changed] = await Promise.all([sha('master~1'), sha('master'), sha('feature')])
+    const view = await (await page('/alice/pub/src/branch/master/src/main.ts')).text()
+    expect(view).toContain('href="/alice/pub/blame/branch/master/src/main.ts"')
+    const res = await page('/alice/pub/blame/branch/master/src/main.ts')
+    expect(res.status).toBe(200)
+    const html = await res.text()
+    // Lines 1-2 from the first commit (one cell spanning both), line 3 from the second.
+    const runs = [...html.matchAll(/<tr id="L(\d+)"[^>]*><td class="blame-commit" rowspan="(\d+)"><a href="\/alice\/pub\/commit\/([0-9a-f]+)"/g)].map((m) => [m[1], m[2], m[3]])
+    expect(runs).toEqual([['1', '2', first], ['3', '1', second]])
+    expect(html).toContain('Ask the question')
+    expect(html).toContain('export const question = &quot;six times nine&quot;')
+    expect(html.match(/<tr id="L\d+"/g)!.length).toBe(3)
+    // Another branch blames its own history; a tag and a commit name one too.
+    const feature = await (await page('/alice/pub/blame/branch/feature/src/main.ts')).text()
+    expect([...feature.matchAll(/rowspan="\d+"><a href="\/alice\/pub\/commit\/([0-9a-f]+)"/g)].map((m) => m[1])).toEqual([first, changed, second])
+    expect((await page(`/alice/pub/blame/commit/${first}/src/main.ts`)).status).toBe(200)
+    expect((await page('/alice/pub/blame/tag/v1.0/src/main.ts')).status).toBe(200)
+    for (const [path, status] of [['bin.dat', 422], ['big.txt', 422], ['src', 404], ['nope.txt', 404]] as const)
+      expect((await page(`/alice/pub/blame/branch/master/${path}`)).status).toBe(status)
+    expect((await page('/alice/pub/blame/branch/nobranch/src/main.ts')).status).toBe(404)
+    expect((await page('/alice/secret/blame/branch/master/src/main.ts')).status).toBe(404)
+    expect((await page('/alice/secret/blame/branch/master/src/main.ts', { cookie: await signIn(stranger) })).status).toBe(404)
+    const own = await page('/alice/secret/blame/branch/master/src/main.ts', { cookie: await signIn(alice) })
+    expect(own.status).toBe(200)
+    expect(await own.text()).toContain('six times nine')
+  })
+
   test('a branch\'s history is paged; a path filter keeps the commits touching it; tags and commits name a history too', async () => {
     const first = await (await page('/alice/pub/commits/branch/other')).text()
     expect(first).toContain('Empty step 34')

@@ -1,5 +1,6 @@
 import { isObjectId, requireObjectIds, runGit, startGit, type GitRepo } from './run'
 import { readTokens } from './tokens'
+import { LITERAL_PATHS } from './commit-log'
 
 /**
  * The last commit that changed a path, as the contents API shows it (`last_commit_sha`): what
@@ -10,7 +11,6 @@ import { readTokens } from './tokens'
 
 const CACHE_SIZE = 20_000
 const cache = new Map<string, string>()
-const LITERAL = { GIT_LITERAL_PATHSPECS: '1' }
 
 function remember(key: string, sha: string): void {
   cache.set(key, sha)
@@ -26,7 +26,7 @@ export async function lastCommitOf(repo: GitRepo, commit: string, path: string):
   const key = keyOf(repo, commit, path)
   const hit = cache.get(key)
   if (hit) return hit
-  const r = await runGit(['rev-list', '-1'], { ...repo, env: LITERAL, values: [commit, '--', path] })
+  const r = await runGit(['rev-list', '-1'], { ...repo, env: LITERAL_PATHS, values: [commit, '--', path] })
   const sha = r.stdout.toString('utf8').trim()
   const found = r.code === 0 && isObjectId(sha) ? sha : commit
   remember(key, found)
@@ -52,7 +52,7 @@ export async function lastCommitsIn(repo: GitRepo, commit: string, dir: string, 
   let current = ''
   const args = ['log', '--format=%x01%H', '-z', '--name-only', '--no-renames']
   await readTokens(
-    startGit(args, { ...repo, env: LITERAL, values: dir === '' ? [commit] : [commit, '--', dir] }),
+    startGit(args, { ...repo, env: LITERAL_PATHS, values: dir === '' ? [commit] : [commit, '--', dir] }),
     (token) => {
       if (token.startsWith('\x01')) {
         current = token.slice(1).trim()

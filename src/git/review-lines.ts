@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readBlobText } from './blob'
 import { isObjectId, startGit, type GitRepo } from './run'
+import { LITERAL_PATHS } from './commit-log'
 
 
 /**
@@ -9,7 +10,6 @@ import { isObjectId, startGit, type GitRepo } from './run'
  * commits (the hunk a comment is shown with). Paths are the user's: values, read literally.
  */
 
-const LITERAL = { GIT_LITERAL_PATHSPECS: '1' }
 
 /** The lines of `path` at `rev` (read up to `maxBytes`); null when there is no such file, or it is larger. */
 export async function fileLines(repo: GitRepo, rev: string, path: string, maxBytes: number): Promise<string[] | null> {
@@ -31,7 +31,7 @@ export const lineFingerprint = (lines: string[] | null, line: number): string | 
  */
 export async function fileDiff(repo: GitRepo, from: string, to: string, path: string, max: number): Promise<string | null> {
   if (!isObjectId(from) || !isObjectId(to)) return null
-  const p = startGit(['diff', '--no-color', '--no-ext-diff', '-M', from, to], { ...repo, values: ['--', path], env: LITERAL })
+  const p = startGit(['diff', '--no-color', '--no-ext-diff', '-M', from, to], { ...repo, values: ['--', path], env: LITERAL_PATHS })
   const reader = p.stdout.getReader()
   const chunks: Uint8Array[] = []
   let size = 0

@@ -4,6 +4,7 @@ import { webAssets } from './assets'
 import { signInRoutes } from './sign-in'
 import { peoplePages } from './pages/people'
 import { repoPages } from './pages/repo'
+import { blamePages } from './pages/blame'
 import { userSettingsPages } from './pages/settings-user'
 import { blockedUsersPages } from './pages/blocked-users'
 import { repoActionPages } from './pages/repo-actions'
@@ -49,6 +50,7 @@ export const webModule = (deps: AppDeps) =>
     .use(notificationPages(deps))
     .use(peoplePages(deps))
     .use(repoPages(deps))
+    .use(blamePages(deps))
     .use(userSettingsPages(deps))
     .use(blockedUsersPages(deps))
     .use(repoActionPages(deps))

@@ -9,6 +9,9 @@ export const srcUrl = (owner: string, repo: string, kind: string, ref: string, p
   `${repoUrl(owner, repo)}/src/${kind}/${segs(ref.split('/'))}${path.length ? '/' + segs(path) : ''}`
 export const rawUrl = (owner: string, repo: string, kind: string, ref: string, path: readonly string[]) =>
   `${repoUrl(owner, repo)}/raw/${kind}/${segs(ref.split('/'))}/${segs(path)}`
+/** Gitea's blame page of a file. */
+export const blameUrl = (owner: string, repo: string, kind: string, ref: string, path: readonly string[]) =>
+  `${repoUrl(owner, repo)}/blame/${kind}/${segs(ref.split('/'))}/${segs(path)}`
 /** A ref's name as path segments (its slashes kept, each segment encoded). */
 export const refPath = (name: string) => segs(name.split('/'))
 /** Gitea's cherry-pick (or, `revert`, revert) page of a commit onto a branch. */

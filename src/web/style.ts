@@ -156,4 +156,14 @@ details.edit-box[open] > summary { margin-bottom: .5rem; }
 .comment-actions { display: flex; flex-wrap: wrap; gap: 0 1rem; padding: 0 .75rem; }
 .comment-actions details[open] { flex-basis: 100%; }
 ul.side-choices { list-style: none; padding: 0; margin: 0; display: grid; gap: .25rem; }
+/* The blame page (pages/blame.tsx). */
+table.blame { width: 100%; border-collapse: collapse; font-size: .85rem; }
+table.blame tr.run { border-top: 1px solid var(--border, #d0d7de); }
+table.blame td { vertical-align: top; padding: 0 .5rem; }
+td.blame-commit { width: 16rem; max-width: 16rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; font-size: .8rem; }
+td.blame-commit a { font-family: ui-monospace, SFMono-Regular, monospace; }
+td.blame-num { text-align: right; user-select: none; width: 1%; }
+td.blame-num a { color: var(--muted); }
+td.blame-code { white-space: pre; font-family: ui-monospace, SFMono-Regular, monospace; }
+table.blame tr:target { background: #fff8c5; }
 `

@@ -58,10 +58,17 @@ async function readmeOf(deps: AppDeps, ctx: RepoContext, at: SourceAt, names: st
 }
 
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
-const SourceParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), kind: t.String({ maxLength: 10 }) }, { additionalProperties: true })
+export const SourceParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), kind: t.String({ maxLength: 10 }) }, { additionalProperties: true })
 /** Longest path (still URL-encoded) a source page reads. */
 const MAX_SOURCE_PATH = 4096
 const KINDS = new Set(['branch', 'tag', 'commit'])
+
+/** The ref and path a `…/src/{kind}/…` (or `blame`) address names, or null. */
+export async function sourceAtOf(deps: AppDeps, ctx: RepoContext, params: { kind: string } & Record<string, unknown>): Promise<SourceAt | null> {
+  const wildcard = wildcardOf(params)
+  const segments = wildcard.length <= MAX_SOURCE_PATH ? normaliseTreePath(wildcard) : null
+  return KINDS.has(params.kind) && segments ? await resolveSource(deps, ctx, params.kind as SourceKind, segments) : null
+}
 
 /** `/{owner}/{repo}` (the repository's home) and `/{owner}/{repo}/src/{branch|tag|commit}/{ref}/{path}`. */
 export const repoPages = (deps: AppDeps) =>
@@ -121,9 +128,7 @@ export const repoPages = (deps: AppDeps) =>
       '/:owner/:repo/src/:kind/*',
       async ({ request, params, repo: ctx }) => {
         const web = webContext(deps.config, request, ctx.caller)
-        const wildcard = wildcardOf(params)
-        const segments = wildcard.length <= MAX_SOURCE_PATH ? normaliseTreePath(wildcard) : null
-        const at = KINDS.has(params.kind) && segments ? await resolveSource(deps, ctx, params.kind as SourceKind, segments) : null
+        const at = await sourceAtOf(deps, ctx, params)
         if (!at) return errorPage(404, 'no such ref', web)
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
         const folder = await folderEntries(deps, ctx, at, MAX_FOLDER_ENTRIES)

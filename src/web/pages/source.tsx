@@ -2,7 +2,7 @@
 import { trustedHtml, type Html } from 'warren-jsx/jsx-runtime'
 import type { ApiRepo } from '../../convert/repo'
 import type { TreeEntry } from '../../git/tree'
-import { editorUrl, rawUrl, srcUrl } from '../links'
+import { blameUrl, editorUrl, rawUrl, srcUrl } from '../links'
 import type { FileContent, SourceAt } from '../source-data'
 
 const KIND_MARK: Record<TreeEntry['kind'], string> = { dir: '▸', file: ' ', executable: '⚙', symlink: '↪', submodule: '⧉' }
@@ -84,6 +84,7 @@ export function FileView(props: { repo: ApiRepo; at: SourceAt; file: FileContent
       <strong>{name}</strong>
       {'size' in file ? <span class="muted">{sizeText(file.size)}</span> : null}
       <a href={raw}>Raw</a>
+      {file.kind === 'text' || file.kind === 'long-lines' ? <a href={blameUrl(repo.owner.login, repo.name, at.kind, at.ref, at.path)}>Blame</a> : null}
       {editing && (file.kind === 'text' || file.kind === 'long-lines') ? <a href={editorUrl(repo.owner.login, repo.name, '_edit', at.ref, at.path)}>Edit</a> : null}
       {editing ? <a href={editorUrl(repo.owner.login, repo.name, '_delete', at.ref, at.path)}>Delete</a> : null}
     </header>
