@@ -441,6 +441,36 @@ describe('editing a conversation', () => {
     expect((await postForm(`/alice/pub/issues/${prIndex}/title`, 'bob', { _csrf: prCsrf, title: 'x' })).status).toBe(404)
   }, LIMIT_MS)
 
+  test('subscribe and unsubscribe: every signed-in reader, their own subscription (the API\'s check sees it); CSRF and a bad value refused; anonymous sent to sign in', async () => {
+    const n = (await s.post('/repos/alice/pub/issues', { title: 'Follow me' }, { token: alice.token })).body.number
+    const path = `/alice/pub/issues/${n}`
+    const check = async (user: TestUser) => (await s.get(`/repos/alice/pub/issues/${n}/subscriptions/check`, { token: user.token })).body.subscribed
+    expect(await check(stranger)).toBe(false)
+    const html = await (await page(path, 'stranger')).text()
+    expect(html).toContain(`action="${path}/watch"`)
+    expect(html).toContain('name="watch" value="true"')
+    const csrf = await csrfOf('stranger', path)
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
+    expect((await postForm(`${path}/watch`, 'stranger', { watch: 'true' })).status).toBe(403)
+    expect((await postForm(`${path}/watch`, 'stranger', { _csrf: csrf, watch: 'maybe' })).status).toBe(400)
+    expect((await postForm(`${path}/watch`, undefined, { _csrf: csrf, watch: 'true' })).status).toBe(401)
+    expect(await mark()).toBe(before)
+    const on = await postForm(`${path}/watch`, 'stranger', { _csrf: csrf, watch: 'true' })
+    expect([on.status, on.headers.get('location')]).toEqual([303, path])
+    expect(await check(stranger)).toBe(true)
+    expect(await (await page(path, 'stranger')).text()).toContain('name="watch" value="false"')
+    // The poster follows by default; unsubscribing silences them.
+    expect(await check(alice)).toBe(true)
+    expect((await postForm(`${path}/watch`, 'alice', { _csrf: await csrfOf('alice', path), watch: 'false' })).status).toBe(303)
+    expect(await check(alice)).toBe(false)
+    expect(await check(stranger)).toBe(true)
+    // A pull request at its own address.
+    const prPath = `/alice/pub/pulls/${prIndex}`
+    expect((await postForm(`${prPath}/watch`, 'stranger', { _csrf: await csrfOf('stranger', prPath), watch: 'true' })).status).toBe(303)
+    expect((await s.get(`/repos/alice/pub/issues/${prIndex}/subscriptions/check`, { token: stranger.token })).body.subscribed).toBe(true)
+  }, LIMIT_MS)
+
   test('the sidebar forms: labels, assignees and milestone for writers (issue_ids), refused to others; the API sees each change', async () => {
     const filed = (await s.post('/repos/alice/pub/issues', { title: 'To sort' }, { token: stranger.token })).body
     const path = `/alice/pub/issues/${filed.number}`

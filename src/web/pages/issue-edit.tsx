@@ -17,6 +17,7 @@ import { usersByIds } from '../../convert/people'
 import { LOCK_REASONS, setIssueLock } from '../../modules/issues/lock'
 import { commentOfRepo, deleteComment, editComment, mayChangeComment } from '../../modules/comments/service'
 import { editPull } from '../../modules/pulls/service'
+import { isFollowing, setFollowing } from '../../modules/subscriptions/service'
 import { pageDetail, type WebContext } from '../context'
 import { repoUrl } from '../links'
 import { ButtonForm, CsrfText, formRoute, FormText } from '../forms'
@@ -50,6 +51,18 @@ export async function conversationControls(deps: AppDeps, web: WebContext, repoC
   const mayLock = open && repoCtx.mode >= AccessMode.Write
   const commentsBase = `${repoUrl(repoCtx.owner.name, repoCtx.repo.name)}/comments`
   const sideForms = mayLock ? await SideForms({ deps, web, repoCtx, conv }) : null
+  // Subscribing changes only the reader's own row: offered to every signed-in reader, archived or not (as the API's).
+  const following = user ? await isFollowing(deps, user, await findIssue(deps, repoCtx.repo.id, issue.number)) : null
+  const watch =
+    following === null ? null : (
+      <form method="post" action={`${url}/watch`}>
+        <CsrfField ctx={web} />
+        <h2 class="side-title">Notifications</h2>
+        <input type="hidden" name="watch" value={following ? 'false' : 'true'} />
+        <p class="muted">{following ? 'You are notified of this conversation.' : 'You are not notified of this conversation.'}</p>
+        <button type="submit">{following ? 'Unsubscribe' : 'Subscribe'}</button>
+      </form>
+    )
   return {
     title: mayEdit ? (
       <FoldedForm ctx={web} summary="Edit title" action={`${url}/title`} class="stack">
@@ -77,35 +90,46 @@ export async function conversationControls(deps: AppDeps, web: WebContext, repoC
           </FoldedForm>
         </div>
       ) : null,
-    side: mayLock ? (
+    side: (
       <>
-        {sideForms}
-        <h2 class="side-title">Conversation</h2>
-        {issue.is_locked ? (
-          <form method="post" action={`${url}/unlock`}>
-            <CsrfField ctx={web} />
-            <p class="muted">Locked: only collaborators may comment.</p>
-            <button type="submit">Unlock conversation</button>
-          </form>
-        ) : (
-          <FoldedForm ctx={web} summary="Lock conversation" action={`${url}/lock`} class="stack">
-            <label>
-              Reason
-              <select name="reason">
-                <option value="">No reason</option>
-                {LOCK_REASONS.map((r) => (
-                  <option value={r}>{r}</option>
-                ))}
-              </select>
-            </label>
-            <div>
-              <button type="submit">Lock conversation</button>
-            </div>
-          </FoldedForm>
-        )}
+        {watch}
+        {mayLock ? <ConversationLock web={web} url={url} locked={issue.is_locked} sideForms={sideForms} /> : null}
       </>
-    ) : null,
+    ),
   }
+}
+
+/** A writer's sidebar forms and the lock's (or unlock's) form. */
+function ConversationLock(props: { web: WebContext; url: string; locked: boolean; sideForms: Html | null }): Html {
+  const { web, url, sideForms } = props
+  return (
+    <>
+      {sideForms}
+      <h2 class="side-title">Conversation</h2>
+      {props.locked ? (
+        <form method="post" action={`${url}/unlock`}>
+          <CsrfField ctx={web} />
+          <p class="muted">Locked: only collaborators may comment.</p>
+          <button type="submit">Unlock conversation</button>
+        </form>
+      ) : (
+        <FoldedForm ctx={web} summary="Lock conversation" action={`${url}/lock`} class="stack">
+          <label>
+            Reason
+            <select name="reason">
+              <option value="">No reason</option>
+              {LOCK_REASONS.map((r) => (
+                <option value={r}>{r}</option>
+              ))}
+            </select>
+          </label>
+          <div>
+            <button type="submit">Lock conversation</button>
+          </div>
+        </FoldedForm>
+      )}
+    </>
+  )
 }
 
 /**
@@ -211,6 +235,7 @@ const LockBody = t.Object({ _csrf: CsrfText, reason: FormText(64) }, { additiona
 const RepoParams = t.Object({ owner: Name, repo: Name })
 const SideBody = t.Object({ _csrf: CsrfText, issue_ids: FormText(2048), action: FormText(16), id: FormText(20) }, { additionalProperties: true })
 const CsrfBody = t.Object({ _csrf: CsrfText }, { additionalProperties: true })
+const WatchBody = t.Object({ _csrf: CsrfText, watch: FormText(8) }, { additionalProperties: true })
 
 const KINDS = [
   ['issues', 'Issue'],
@@ -314,6 +339,18 @@ export const issueEditPages = (deps: AppDeps) => {
         body: LockBody,
         detail: pageDetail(`web${noun}Lock`),
       })
+      .post(
+        `${base}/watch`,
+        ({ request, params, body, repo: ctx }) =>
+          formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
+            if (body.watch !== 'true' && body.watch !== 'false') throw badRequest('watch must be true or false')
+            const issue = await issueAt(deps, ctx, kind, params.index)
+            await setFollowing(deps, ctx.caller.user!, ctx.caller.user!, issue, body.watch === 'true')
+            return issuePageUrl(ctx.owner.name, ctx.repo.name, issue.index, issue.isPull)
+          }),
+        // Gitea's IssueWatch; the API's needs (a reader's own row: archived repositories too).
+        { scope: 'repository', repo: { unit, writes: false }, signed: true, params: IndexParams, body: WatchBody, detail: pageDetail(`web${noun}Watch`) },
+      )
       .post(`${base}/unlock`, ({ request, params, body, repo: ctx }) => lockForm(deps, request, ctx, kind, params.index, body, false), {
         scope: 'repository',
         repo: { unit },
