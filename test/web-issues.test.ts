@@ -471,6 +471,41 @@ describe('editing a conversation', () => {
     expect((await s.get(`/repos/alice/pub/issues/${prIndex}/subscriptions/check`, { token: stranger.token })).body.subscribed).toBe(true)
   }, LIMIT_MS)
 
+  test('reactions: shown with their counts to everyone, given and taken back by a signed-in reader through the service (its allowed set); CSRF refused; the API sees them', async () => {
+    const n = (await s.post('/repos/alice/pub/issues', { title: 'React to me' }, { token: alice.token })).body.number
+    const comment = (await s.post(`/repos/alice/pub/issues/${n}/comments`, { body: 'and to me' }, { token: alice.token })).body
+    const path = `/alice/pub/issues/${n}`
+    const html = await (await page(path, 'stranger')).text()
+    expect(html).toContain(`action="${path}/reactions/react"`)
+    expect(html).toContain(`action="/alice/pub/comments/${comment.id}/reactions/react"`)
+    const csrf = await csrfOf('stranger', path)
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
+    expect((await postForm(`${path}/reactions/react`, 'stranger', { content: 'heart' })).status).toBe(403)
+    expect((await postForm(`${path}/reactions/react`, 'stranger', { _csrf: csrf, content: 'not-a-reaction' })).status).toBe(403)
+    expect((await postForm(`${path}/reactions/shrug`, 'stranger', { _csrf: csrf, content: 'heart' })).status).toBe(400)
+    expect((await postForm(`${path}/reactions/react`, undefined, { _csrf: csrf, content: 'heart' })).status).toBe(401)
+    expect(await mark()).toBe(before)
+    const given = await postForm(`${path}/reactions/react`, 'stranger', { _csrf: csrf, content: 'heart' })
+    expect([given.status, given.headers.get('location')]).toEqual([303, path])
+    expect((await postForm(`/alice/pub/comments/${comment.id}/reactions/react`, 'stranger', { _csrf: csrf, content: '+1' })).headers.get('location')).toBe(`${path}#issuecomment-${comment.id}`)
+    expect((await postForm(`/alice/pub/comments/${comment.id}/reactions/react`, 'bob', { _csrf: await csrfOf('bob', path), content: '+1' })).status).toBe(303)
+    const api = async () => ({
+      issue: (await s.get(`/repos/alice/pub/issues/${n}/reactions`, { token: alice.token })).body.map((r: any) => [r.content, r.user.login]),
+      comment: (await s.get(`/repos/alice/pub/issues/comments/${comment.id}/reactions`, { token: alice.token })).body.map((r: any) => [r.content, r.user.login]),
+    })
+    expect(await api()).toEqual({ issue: [['heart', 'stranger']], comment: [['+1', 'stranger'], ['+1', 'bob']] })
+    // Counted on the page, the reader's own pressed; an anonymous visitor sees the counts only.
+    const after = await (await page(path, 'stranger')).text()
+    expect(after).toMatch(/aria-pressed="true"[^>]*>👍 2</)
+    expect(after).toContain(`action="${path}/reactions/unreact"`)
+    const anonymous = await (await page(path)).text()
+    expect(anonymous).toContain('👍 2')
+    expect(anonymous).not.toContain('/reactions/react"')
+    expect((await postForm(`${path}/reactions/unreact`, 'stranger', { _csrf: csrf, content: 'heart' })).status).toBe(303)
+    expect((await api()).issue).toEqual([])
+  }, LIMIT_MS)
+
   test('the sidebar forms: labels, assignees and milestone for writers (issue_ids), refused to others; the API sees each change', async () => {
     const filed = (await s.post('/repos/alice/pub/issues', { title: 'To sort' }, { token: stranger.token })).body
     const path = `/alice/pub/issues/${filed.number}`

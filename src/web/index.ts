@@ -18,6 +18,7 @@ import { protectionSettingsPages } from './pages/settings-protect'
 import { issuePages } from './pages/issues'
 import { pullPages } from './pages/pulls'
 import { issueEditPages } from './pages/issue-edit'
+import { reactionPages } from './pages/reactions'
 import { notificationPages } from './pages/notifications'
 import { oauthPages } from './pages/oauth'
 import { oauthGrantPages } from './pages/oauth-grants'
@@ -67,6 +68,7 @@ export const webModule = (deps: AppDeps) =>
     .use(issuePages(deps))
     .use(pullPages(deps))
     .use(issueEditPages(deps))
+    .use(reactionPages(deps))
     .use(orgPages(deps))
     .use(commitPages(deps))
     .use(refPages(deps))

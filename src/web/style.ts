@@ -166,4 +166,9 @@ td.blame-num { text-align: right; user-select: none; width: 1%; }
 td.blame-num a { color: var(--muted); }
 td.blame-code { white-space: pre; font-family: ui-monospace, SFMono-Regular, monospace; }
 table.blame tr:target { background: #fff8c5; }
+/* Reactions under a description or a comment (pages/reactions.tsx). */
+.reactions { display: flex; flex-wrap: wrap; align-items: center; gap: .25rem .5rem; padding: .25rem .75rem; }
+.reactions .reaction { padding: .1rem .5rem; border-radius: 1rem; }
+.reactions button.reaction[aria-pressed="true"] { background: #ddf4ff; border-color: #54aeff; }
+.reactions details.add-reaction { margin: 0; }
 `

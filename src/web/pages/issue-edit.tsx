@@ -18,6 +18,7 @@ import { LOCK_REASONS, setIssueLock } from '../../modules/issues/lock'
 import { commentOfRepo, deleteComment, editComment, mayChangeComment } from '../../modules/comments/service'
 import { editPull } from '../../modules/pulls/service'
 import { isFollowing, setFollowing } from '../../modules/subscriptions/service'
+import { reactionCounts, ReactionBar } from './reactions'
 import { pageDetail, type WebContext } from '../context'
 import { repoUrl } from '../links'
 import { ButtonForm, CsrfText, formRoute, FormText } from '../forms'
@@ -63,6 +64,21 @@ export async function conversationControls(deps: AppDeps, web: WebContext, repoC
         <button type="submit">{following ? 'Unsubscribe' : 'Subscribe'}</button>
       </form>
     )
+  const reacted = await reactionCounts(deps, issue.id, user?.id ?? 0)
+  // Gitea: a locked conversation takes reactions from writers only (the service checks it again).
+  const mayReact = open && (!issue.is_locked || repoCtx.mode >= AccessMode.Write)
+  const commentActions = (c: ApiComment): Html | null =>
+    open && mayChangeComment(repoCtx, user!, c.user.id) ? (
+      <div class="comment-actions">
+        <TextEdit ctx={web} action={`${commentsBase}/${c.id}`} text={c.body} summary="Edit" />
+        <FoldedForm ctx={web} summary="Delete" action={`${commentsBase}/${c.id}/delete`}>
+          <p>Delete this comment? This cannot be undone.</p>
+          <button class="danger" type="submit">
+            Delete comment
+          </button>
+        </FoldedForm>
+      </div>
+    ) : null
   return {
     title: mayEdit ? (
       <FoldedForm ctx={web} summary="Edit title" action={`${url}/title`} class="stack">
@@ -77,19 +93,18 @@ export async function conversationControls(deps: AppDeps, web: WebContext, repoC
         </div>
       </FoldedForm>
     ) : null,
-    body: mayEdit ? <TextEdit ctx={web} action={`${url}/content`} text={issue.body} summary="Edit description" /> : null,
-    comment: (c) =>
-      open && mayChangeComment(repoCtx, user!, c.user.id) ? (
-        <div class="comment-actions">
-          <TextEdit ctx={web} action={`${commentsBase}/${c.id}`} text={c.body} summary="Edit" />
-          <FoldedForm ctx={web} summary="Delete" action={`${commentsBase}/${c.id}/delete`}>
-            <p>Delete this comment? This cannot be undone.</p>
-            <button class="danger" type="submit">
-              Delete comment
-            </button>
-          </FoldedForm>
-        </div>
-      ) : null,
+    body: (
+      <>
+        <ReactionBar web={web} counts={reacted.get(0) ?? []} allowed={deps.config.reactions} action={mayReact ? `${url}/reactions` : null} />
+        {mayEdit ? <TextEdit ctx={web} action={`${url}/content`} text={issue.body} summary="Edit description" /> : null}
+      </>
+    ),
+    comment: (c) => (
+      <>
+        <ReactionBar web={web} counts={reacted.get(c.id) ?? []} allowed={deps.config.reactions} action={mayReact ? `${commentsBase}/${c.id}/reactions` : null} />
+        {commentActions(c)}
+      </>
+    ),
     side: (
       <>
         {watch}
