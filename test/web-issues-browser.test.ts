@@ -141,6 +141,11 @@ test('a merge blocked by branch protection says which rule; once allowed, the bu
   const merged = (await s.get(`/repos/alice/demo/pulls/${index}`, { token: alice.token })).body
   expect([merged.merged, merged.merged_by.login, merged.state]).toEqual([true, 'alice', 'closed'])
   await expectAccessible(page)
+  // The head branch, left behind, is deleted from the same page.
+  await page.getByRole('button', { name: 'Delete branch' }).click()
+  await page.waitForLoadState()
+  expect(await page.getByRole('button', { name: 'Delete branch' }).count()).toBe(0)
+  expect((await s.get(`/repos/alice/demo/branches/${merged.head.ref}`, { token: alice.token })).status).toBe(404)
   await page.context().close()
 }, BROWSER_LIMIT_MS)
 

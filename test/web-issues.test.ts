@@ -601,6 +601,43 @@ describe('the pull request page', () => {
   }, LIMIT_MS)
 })
 
+describe('a pull request\'s head branch after it ends', () => {
+  test('Delete branch: offered to writers of the head repository once merged or closed and nothing pushed since; refused to others (nothing changes) and once the branch moved on; through the push path', async () => {
+    const token = { token: alice.token }
+    const open = async (branch: string, title: string) => {
+      expect((await s.post('/repos/alice/pub/branches', { new_branch_name: branch, old_branch_name: 'main' }, token)).status).toBe(201)
+      expect((await s.post('/repos/alice/pub/contents', { branch, files: [{ operation: 'create', path: `${branch}.txt`, content: b64('x\n') }], message: branch }, token)).status).toBe(201)
+      return (await s.post('/repos/alice/pub/pulls', { head: branch, base: 'tidy-base', title }, token)).body.number as number
+    }
+    // A base of their own: main's protection (an earlier test) is not what is tested here.
+    expect((await s.post('/repos/alice/pub/branches', { new_branch_name: 'tidy-base', old_branch_name: 'main' }, token)).status).toBe(201)
+    const n = await open('tidy', 'Tidy up')
+    const path = `/alice/pub/pulls/${n}`
+    expect(await (await page(path, 'alice')).text()).not.toContain(`action="${path}/cleanup"`)
+    expect((await postForm(`${path}/cleanup`, 'alice', { _csrf: await csrfOf('alice', path) })).status).toBe(409)
+    expect((await s.post(`/repos/alice/pub/pulls/${n}/merge`, { Do: 'merge' }, token)).status).toBe(200)
+    expect(await (await page(path, 'alice')).text()).toContain(`action="${path}/cleanup"`)
+    expect(await (await page(path, 'stranger')).text()).not.toContain(`action="${path}/cleanup"`)
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
+    expect((await postForm(`${path}/cleanup`, 'stranger', { _csrf: await csrfOf('stranger', path) })).status).toBe(403)
+    expect((await postForm(`${path}/cleanup`, 'alice', {})).status).toBe(403)
+    expect(await mark()).toBe(before)
+    const done = await postForm(`${path}/cleanup`, 'alice', { _csrf: await csrfOf('alice', path) })
+    expect([done.status, done.headers.get('location')]).toEqual([303, path])
+    expect((await s.get('/repos/alice/pub/branches/tidy', token)).status).toBe(404)
+    expect(await (await page(path, 'alice')).text()).not.toContain(`action="${path}/cleanup"`)
+    // Closed, but the branch moved on since: kept, and said why.
+    const m = await open('later', 'Later')
+    expect((await s.patch(`/repos/alice/pub/pulls/${m}`, { state: 'closed' }, token)).status).toBe(201)
+    expect((await s.post('/repos/alice/pub/contents', { branch: 'later', files: [{ operation: 'create', path: 'more.txt', content: b64('y\n') }], message: 'more' }, token)).status).toBe(201)
+    const moved = await postForm(`/alice/pub/pulls/${m}/cleanup`, 'alice', { _csrf: await csrfOf('alice', `/alice/pub/pulls/${m}`) })
+    expect(moved.status).toBe(409)
+    expect(await moved.text()).toContain('commits the pull request does not')
+    expect((await s.get('/repos/alice/pub/branches/later', token)).status).toBe(200)
+  }, LIMIT_MS)
+})
+
 describe("a pull request's files", () => {
   test('line comments at their lines, a form per line for the signed-in (CSRF), old lines too; outdated ones listed apart', async () => {
     const token = { token: alice.token }

@@ -22,11 +22,13 @@ import { loadConversation, type ConversationAt } from './conversation'
 import { ConversationView } from './timeline'
 import { conversationControls } from './issue-edit'
 import { CommentForm, ConversationHead, indexOf, signInUrl, TrackerTabs } from './issues'
-import { formRoute } from '../forms'
+import { CsrfText, formRoute } from '../forms'
+import { cleanUp, CleanUpButton, mayCleanUp } from './pull-cleanup'
 import { CsrfField, issuePageUrl, multiline, SideFacts, TimeAt, UserLink } from './issue-parts'
 
 const Text = (max: number) => t.Optional(t.String({ maxLength: max }))
 const IndexParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: t.String({ maxLength: 40 }) })
+const CleanUpBody = t.Object({ _csrf: CsrfText }, { additionalProperties: true })
 const PullPageQuery = t.Object({ page: Text(16), comment: Text(16), review: Text(16), binary: Text(16) })
 const MergeBody = t.Object(
   { _csrf: Text(128), do: Text(32), merge_title_field: Text(1024), merge_message_field: Text(65_536), force_merge: Text(8), head_commit_id: Text(64) },
@@ -214,6 +216,7 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
   const url = issuePageUrl(repo.owner.login, repo.name, index, true)
   const controls = await conversationControls(deps, web, ctx, conv, url)
   const headName = pull.head.repo && pull.head.repo.id !== repo.id ? `${pull.head.repo.full_name}:${pull.head.ref}` : pull.head.ref
+  const cleanable = await mayCleanUp(deps, request, pull)
   return htmlResponse(
     <Layout ctx={web} title={`${row.title} · Pull request #${index} · ${repo.full_name}`} enhanced={conv.pages > 1}>
       <RepoHeader repo={repo} />
@@ -230,6 +233,7 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
         <div class="main-column">
           <ConversationView conv={conv} url={url} controls={controls} />
           <MergeBox ctx={web} repoCtx={ctx} pull={pull} status={item.pull.status} outlook={outlook} action={`${url}/merge`} />
+          {cleanable ? <CleanUpButton ctx={web} action={`${url}/cleanup`} branch={headName} /> : null}
           <ReviewForm ctx={web} pull={pull} action={`${url}/reviews`} />
           <CommentForm ctx={web} repoCtx={ctx} conv={conv} action={`${url}/comments`} closable={!pull.merged} />
         </div>
@@ -292,6 +296,17 @@ export const pullPages = (deps: AppDeps) =>
           return issuePageUrl(ctx.owner.name, ctx.repo.name, index, true)
         }),
       { scope: 'repository', repo: { level: 'write', unit: 'pulls' }, signed: true, params: IndexParams, body: MergeBody, detail: pageDetail('webPullMerge') },
+    )
+    .post(
+      '/:owner/:repo/pulls/:index/cleanup',
+      ({ request, params, body, repo: ctx }) =>
+        formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
+          const index = indexOf(params.index)
+          await cleanUp(deps, request, await pullToApi(deps, ctx, await findPull(deps, ctx.repo.id, index), ctx.caller.user))
+          return issuePageUrl(ctx.owner.name, ctx.repo.name, index, true)
+        }),
+      // Gitea's CleanUpPullRequest: the head repository's write access is checked there (cleanUp), not this one's.
+      { scope: 'repository', repo: { unit: 'pulls', writes: false }, signed: true, params: IndexParams, body: CleanUpBody, detail: pageDetail('webPullCleanUp') },
     )
     .post(
       '/:owner/:repo/pulls/:index/reviews',
