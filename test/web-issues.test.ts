@@ -602,7 +602,7 @@ describe('the pull request page', () => {
 })
 
 describe('a pull request\'s head branch after it ends', () => {
-  test('Delete branch: offered to writers of the head repository once merged or closed and nothing pushed since; refused to others (nothing changes) and once the branch moved on; through the push path', async () => {
+  test('Delete branch: offered to writers of the head repository once merged or closed and nothing pushed since; refused to others (nothing changes), once the branch moved on and while another open pull request uses it; through the push path', async () => {
     const token = { token: alice.token }
     const open = async (branch: string, title: string) => {
       expect((await s.post('/repos/alice/pub/branches', { new_branch_name: branch, old_branch_name: 'main' }, token)).status).toBe(201)
@@ -635,6 +635,15 @@ describe('a pull request\'s head branch after it ends', () => {
     expect(moved.status).toBe(409)
     expect(await moved.text()).toContain('commits the pull request does not')
     expect((await s.get('/repos/alice/pub/branches/later', token)).status).toBe(200)
+    // Another open pull request from the same branch keeps it.
+    const shared = await open('shared', 'Shared one')
+    expect((await s.post('/repos/alice/pub/branches', { new_branch_name: 'other-base', old_branch_name: 'main' }, token)).status).toBe(201)
+    expect((await s.post('/repos/alice/pub/pulls', { head: 'shared', base: 'other-base', title: 'Shared two' }, token)).status).toBe(201)
+    expect((await s.patch(`/repos/alice/pub/pulls/${shared}`, { state: 'closed' }, token)).status).toBe(201)
+    const used = await postForm(`/alice/pub/pulls/${shared}/cleanup`, 'alice', { _csrf: await csrfOf('alice', `/alice/pub/pulls/${shared}`) })
+    expect(used.status).toBe(409)
+    expect(await used.text()).toContain('another open pull request uses the head branch')
+    expect((await s.get('/repos/alice/pub/branches/shared', token)).status).toBe(200)
   }, LIMIT_MS)
 })
 
