@@ -136,6 +136,8 @@ describe('history and commits', () => {
     const runs = [...html.matchAll(/<tr id="L(\d+)"[^>]*><td class="blame-commit" rowspan="(\d+)"><a href="\/alice\/pub\/commit\/([0-9a-f]+)"/g)].map((m) => [m[1], m[2], m[3]])
     expect(runs).toEqual([['1', '2', first], ['3', '1', second]])
     expect(html).toContain('Ask the question')
+    expect(html).toContain('href="/alice/pub/commits/branch/master/src/main.ts"')
+    expect(await (await page('/alice/pub/commits/branch/master/src/main.ts')).text()).toContain('Ask the question')
     expect(html).toContain('export const question = &quot;six times nine&quot;')
     expect(html.match(/<tr id="L\d+"/g)!.length).toBe(3)
     // Another branch blames its own history; a tag and a commit name one too.
@@ -143,8 +145,11 @@ describe('history and commits', () => {
     expect([...feature.matchAll(/rowspan="\d+"><a href="\/alice\/pub\/commit\/([0-9a-f]+)"/g)].map((m) => m[1])).toEqual([first, changed, second])
     expect((await page(`/alice/pub/blame/commit/${first}/src/main.ts`)).status).toBe(200)
     expect((await page('/alice/pub/blame/tag/v1.0/src/main.ts')).status).toBe(200)
-    for (const [path, status] of [['bin.dat', 422], ['big.txt', 422], ['src', 404], ['nope.txt', 404]] as const)
-      expect((await page(`/alice/pub/blame/branch/master/${path}`)).status).toBe(status)
+    for (const [path, status, words] of [['bin.dat', 422, 'binary file'], ['big.txt', 422, 'too large to blame'], ['src', 404, ''], ['nope.txt', 404, '']] as const) {
+      const refused = await page(`/alice/pub/blame/branch/master/${path}`)
+      expect(refused.status).toBe(status)
+      expect(await refused.text()).toContain(words)
+    }
     expect((await page('/alice/pub/blame/branch/nobranch/src/main.ts')).status).toBe(404)
     expect((await page('/alice/secret/blame/branch/master/src/main.ts')).status).toBe(404)
     expect((await page('/alice/secret/blame/branch/master/src/main.ts', { cookie: await signIn(stranger) })).status).toBe(404)

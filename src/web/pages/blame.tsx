@@ -10,7 +10,7 @@ import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext } from '../context'
 import { errorPage } from '../errors'
 import { fileAt, type SourceAt } from '../source-data'
-import { rawUrl, repoUrl, srcUrl } from '../links'
+import { historyUrl, rawUrl, repoUrl, srcUrl } from '../links'
 import { Breadcrumb, RepoHeader } from './repo-chrome'
 import { CodeNav, When } from './code-nav'
 import { SourceParams, sourceAtOf } from './repo'
@@ -69,6 +69,7 @@ function BlameView(props: { repo: ApiRepo; at: SourceAt; blame: Blame }): Html {
         </span>
         <a href={srcUrl(owner, repo.name, at.kind, at.ref, at.path)}>Normal view</a>
         <a href={rawUrl(owner, repo.name, at.kind, at.ref, at.path)}>Raw</a>
+        <a href={historyUrl(owner, repo.name, at.kind, at.ref, at.path)}>History</a>
       </header>
       <table class="blame">
         <caption class="sr-only">Each line with the commit that last changed it</caption>

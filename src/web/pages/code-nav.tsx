@@ -1,7 +1,7 @@
 /** @jsxImportSource warren-jsx */
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { ApiRepo } from '../../convert/repo'
-import { repoUrl } from '../links'
+import { historyUrl, repoUrl } from '../links'
 
 /** The code pages' tabs under the repository header: files, history, branches, tags, releases, the wiki. */
 export function CodeNav(props: { repo: ApiRepo; current: 'code' | 'commits' | 'branches' | 'tags' | 'releases' | 'wiki' | 'compare' | 'pulls' }): Html {
@@ -17,7 +17,7 @@ export function CodeNav(props: { repo: ApiRepo; current: 'code' | 'commits' | 'b
     <nav class="code-nav" aria-label="Repository pages">
       <ul>
         {tab('code', base, 'Code')}
-        {tab('commits', `${base}/commits/branch/${props.repo.default_branch.split('/').map(encodeURIComponent).join('/')}`, 'Commits')}
+        {tab('commits', historyUrl(props.repo.owner.login, props.repo.name, 'branch', props.repo.default_branch, []), 'Commits')}
         {tab('branches', `${base}/branches`, 'Branches')}
         {tab('tags', `${base}/tags`, 'Tags')}
         {props.repo.has_releases ? tab('releases', `${base}/releases`, 'Releases') : null}
