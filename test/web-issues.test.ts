@@ -551,6 +551,7 @@ describe('editing a conversation', () => {
     expect((await s.get('/repos/alice/pub/issues/2/subscriptions/check', { token: stranger.token })).body.subscribed).toBe(false)
     expect((await postForm('/alice/pub/issues/99999/watch', 'stranger', { _csrf: csrf, watch: 'true' })).status).toBe(404)
     expect((await postForm('/alice/pub/issues/99999/reactions/react', 'stranger', { _csrf: csrf, content: 'eyes' })).status).toBe(404)
+    expect((await postForm('/alice/pub/pulls/1e3/watch', 'stranger', { _csrf: csrf, watch: 'true' })).status).toBe(404)
   }, LIMIT_MS)
 
   test('the sidebar forms: labels, assignees and milestone for writers (issue_ids), refused to others; the API sees each change', async () => {
