@@ -498,12 +498,60 @@ describe('editing a conversation', () => {
     // Counted on the page, the reader's own pressed; an anonymous visitor sees the counts only.
     const after = await (await page(path, 'stranger')).text()
     expect(after).toMatch(/aria-pressed="true"[^>]*>👍 2</)
+    // Each count names who gave it (Gitea's tooltip), oldest first.
+    expect(after).toContain('title="stranger, bob reacted with :+1:"')
+    expect(after).toContain('title="stranger reacted with :heart:"')
     expect(after).toContain(`action="${path}/reactions/unreact"`)
     const anonymous = await (await page(path)).text()
     expect(anonymous).toContain('👍 2')
+    expect(anonymous).toContain('title="stranger, bob reacted with :+1:"')
     expect(anonymous).not.toContain('/reactions/react"')
     expect((await postForm(`${path}/reactions/unreact`, 'stranger', { _csrf: csrf, content: 'heart' })).status).toBe(303)
     expect((await api()).issue).toEqual([])
+  }, LIMIT_MS)
+
+  test('reactions: at most 10 names a count, then "and N more" (one query for the page); refused with its message to one the poster or the owner blocked, nothing written', async () => {
+    const n = (await s.post('/repos/alice/pub/issues', { title: 'Popular' }, { token: bob.token })).body.number
+    const path = `/alice/pub/issues/${n}`
+    const crowd: TestUser[] = []
+    for (let i = 0; i < 12; i++) crowd.push(await s.user(`fan${i}`))
+    for (const fan of crowd) expect((await s.post(`/repos/alice/pub/issues/${n}/reactions`, { content: 'rocket' }, { token: fan.token })).status).toBe(201)
+    const names = crowd.slice(0, 10).map((u) => u.name).join(', ')
+    expect(await (await page(path)).text()).toContain(`title="${names} and 2 more reacted with :rocket:"`)
+    // The issue's poster (bob) blocks fan10, the owner (alice) fan11: the page's form answers the service's refusal.
+    expect((await s.put('/user/blocks/fan10', undefined, { token: bob.token })).status).toBe(204)
+    expect((await s.put('/user/blocks/fan11', undefined, { token: alice.token })).status).toBe(204)
+    for (const fan of crowd.slice(10)) {
+      cookies[fan.name] = await signIn(fan)
+      const csrf = await csrfOf(fan.name, path)
+      const mark = contentMark(s.deps.db)
+      const before = await mark()
+      const refused = await postForm(`${path}/reactions/react`, fan.name, { _csrf: csrf, content: 'heart' })
+      expect(refused.status).toBe(403)
+      expect(await refused.text()).toContain('user is blocked')
+      expect(await mark()).toBe(before)
+    }
+  }, LIMIT_MS)
+
+  test("a pull request's number at the issues addresses (one sequence of numbers): watch and react, back to the pull request's page; an issue's at the pulls ones", async () => {
+    const prPath = `/alice/pub/pulls/${prIndex}`
+    const csrf = await csrfOf('stranger', prPath)
+    const watched = await postForm(`/alice/pub/issues/${prIndex}/watch`, 'stranger', { _csrf: csrf, watch: 'false' })
+    expect([watched.status, watched.headers.get('location')]).toEqual([303, prPath])
+    expect((await s.get(`/repos/alice/pub/issues/${prIndex}/subscriptions/check`, { token: stranger.token })).body.subscribed).toBe(false)
+    expect((await postForm(`/alice/pub/issues/${prIndex}/watch`, 'stranger', { _csrf: csrf, watch: 'true' })).status).toBe(303)
+    const reacted = await postForm(`/alice/pub/issues/${prIndex}/reactions/react`, 'stranger', { _csrf: csrf, content: 'eyes' })
+    expect([reacted.status, reacted.headers.get('location')]).toEqual([303, prPath])
+    expect((await s.get(`/repos/alice/pub/issues/${prIndex}/reactions`, { token: stranger.token })).body.map((r: any) => [r.content, r.user.login])).toEqual([['eyes', 'stranger']])
+    expect((await postForm(`/alice/pub/issues/${prIndex}/reactions/unreact`, 'stranger', { _csrf: csrf, content: 'eyes' })).status).toBe(303)
+    expect((await s.get(`/repos/alice/pub/issues/${prIndex}/reactions`, { token: stranger.token })).body).toEqual([])
+    // An issue's number at the pull request addresses, likewise (Gitea's {type:issues|pulls}).
+    const back = await postForm('/alice/pub/pulls/2/watch', 'stranger', { _csrf: csrf, watch: 'false' })
+    expect([back.status, back.headers.get('location')]).toEqual([303, '/alice/pub/issues/2'])
+    expect((await s.get('/repos/alice/pub/issues/2/subscriptions/check', { token: stranger.token })).body.subscribed).toBe(false)
+    expect((await postForm('/alice/pub/issues/99999/watch', 'stranger', { _csrf: csrf, watch: 'true' })).status).toBe(404)
+    expect((await postForm('/alice/pub/issues/99999/reactions/react', 'stranger', { _csrf: csrf, content: 'eyes' })).status).toBe(404)
+    expect((await postForm('/alice/pub/pulls/1e3/watch', 'stranger', { _csrf: csrf, watch: 'true' })).status).toBe(404)
   }, LIMIT_MS)
 
   test('the sidebar forms: labels, assignees and milestone for writers (issue_ids), refused to others; the API sees each change', async () => {

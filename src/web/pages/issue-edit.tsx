@@ -23,7 +23,7 @@ import { pageDetail, type WebContext } from '../context'
 import { repoUrl } from '../links'
 import { ButtonForm, CsrfText, formRoute, FormText } from '../forms'
 import { choicesOf, MAX_CHOICES, type Conversation } from './conversation'
-import { CsrfField, issuePageUrl, multiline } from './issue-parts'
+import { CsrfField, issuePageUrl, multiline, trackerOn } from './issue-parts'
 
 /**
  * Changing a conversation from its page, at Gitea 1.23's addresses: the title
@@ -64,7 +64,8 @@ export async function conversationControls(deps: AppDeps, web: WebContext, repoC
         <button type="submit">{following ? 'Unsubscribe' : 'Subscribe'}</button>
       </form>
     )
-  const reacted = await reactionCounts(deps, issue.id, user?.id ?? 0)
+  const shownComments = conv.items.flatMap((item) => (item.kind === 'comment' ? [item.comment.id] : []))
+  const reacted = await reactionCounts(deps, issue.id, shownComments, user?.id ?? 0)
   // Gitea: a locked conversation takes reactions from writers only (the service checks it again).
   const mayReact = open && (!issue.is_locked || repoCtx.mode >= AccessMode.Write)
   const commentActions = (c: ApiComment): Html | null =>
@@ -266,6 +267,17 @@ async function issueAt(deps: AppDeps, ctx: RepoContext, kind: 'issues' | 'pulls'
   return issue
 }
 
+/**
+ * The issue or pull request an `/{issues|pulls}/{index}/…` address names, either kind at either
+ * (issues and pull requests share one sequence of numbers: Gitea's GetActionIssue), while its
+ * tracker is on; 404 otherwise.
+ */
+async function actionIssue(deps: AppDeps, ctx: RepoContext, value: string) {
+  const issue = await findIssue(deps, ctx.repo.id, pathNumber(value))
+  if (!trackerOn(ctx.repo, issue.isPull)) throw notFound('no such issue')
+  return issue
+}
+
 /** An edit of an issue's or pull request's own fields, through the service the API's PATCH calls. */
 async function editOf(deps: AppDeps, ctx: RepoContext, kind: 'issues' | 'pulls', value: string, edit: IssueEdit): Promise<string> {
   return await editRow(deps, ctx, await issueAt(deps, ctx, kind, value), edit)
@@ -282,7 +294,7 @@ async function editRow(deps: AppDeps, ctx: RepoContext, issue: IssueRow, edit: I
 async function commentAt(deps: AppDeps, ctx: RepoContext, value: string) {
   const row = await commentOfRepo(deps, ctx.repo.id, pathNumber(value))
   const issue = row && (await deps.db.select({ index: issues.index, isPull: issues.isPull }).from(issues).where(eq(issues.id, row.issueId)))[0]
-  if (!row || !issue || !(issue.isPull ? ctx.repo.hasPullRequests : ctx.repo.hasIssues)) throw notFound('no such comment')
+  if (!row || !issue || !trackerOn(ctx.repo, issue.isPull)) throw notFound('no such comment')
   return { row, url: issuePageUrl(ctx.owner.name, ctx.repo.name, issue.index, issue.isPull) }
 }
 
@@ -308,7 +320,7 @@ function sideForm(deps: AppDeps, request: Request, ctx: RepoContext, body: typeo
     if (ids.length === 0 || ids.length > MAX_CHOICES || ids.some((v) => !/^\d{1,15}$/.test(v))) throw badRequest('issue_ids must name the issues, by id, separated by commas')
     const id = /^\d{1,15}$/.test(body.id ?? '') ? Number(body.id) : 0
     const rows = await deps.db.select().from(issues).where(and(eq(issues.repoId, ctx.repo.id), inArray(issues.id, ids.map(Number))))
-    if (rows.length !== new Set(ids).size || rows.some((r) => !(r.isPull ? ctx.repo.hasPullRequests : ctx.repo.hasIssues))) throw notFound('no such issue')
+    if (rows.length !== new Set(ids).size || rows.some((r) => !trackerOn(ctx.repo, r.isPull))) throw notFound('no such issue')
     for (const issue of rows) await change(issue, id)
     const first = rows.find((r) => r.id === Number(ids[0]))!
     return issuePageUrl(ctx.owner.name, ctx.repo.name, first.index, first.isPull)
@@ -359,12 +371,12 @@ export const issueEditPages = (deps: AppDeps) => {
         ({ request, params, body, repo: ctx }) =>
           formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
             if (body.watch !== 'true' && body.watch !== 'false') throw badRequest('watch must be true or false')
-            const issue = await issueAt(deps, ctx, kind, params.index)
+            const issue = await actionIssue(deps, ctx, params.index)
             await setFollowing(deps, ctx.caller.user!, ctx.caller.user!, issue, body.watch === 'true')
             return issuePageUrl(ctx.owner.name, ctx.repo.name, issue.index, issue.isPull)
           }),
-        // Gitea's IssueWatch; the API's needs (a reader's own row: archived repositories too).
-        { scope: 'repository', repo: { unit, writes: false }, signed: true, params: IndexParams, body: WatchBody, detail: pageDetail(`web${noun}Watch`) },
+        // Gitea's IssueWatch, for either kind; the API's needs (a reader's own row: archived repositories too).
+        { scope: 'repository', repo: { unit: 'issuesOrPulls', writes: false }, signed: true, params: IndexParams, body: WatchBody, detail: pageDetail(`web${noun}Watch`) },
       )
       .post(`${base}/unlock`, ({ request, params, body, repo: ctx }) => lockForm(deps, request, ctx, kind, params.index, body, false), {
         scope: 'repository',

@@ -3,6 +3,7 @@ import { trustedHtml, type Child, type Html } from 'warren-jsx/jsx-runtime'
 import type { ApiIssue, ApiLabel } from '../../convert/issue'
 import type { ApiUser } from '../../convert/user'
 import type { ApiAttachment } from '../../convert/attachment'
+import type { RepoRow } from '../../db/schema'
 import { sizeText } from './source'
 import { ApiError } from '../../lib/errors'
 import { errorPage } from '../errors'
@@ -12,6 +13,9 @@ import { ownerUrl, repoUrl } from '../links'
 
 /** `/{owner}/{repo}/issues/{n}` or `/pulls/{n}`. */
 export const issuePageUrl = (owner: string, repo: string, index: number, isPull: boolean) => `${repoUrl(owner, repo)}/${isPull ? 'pulls' : 'issues'}/${index}`
+
+/** Whether the tracker of an issue (or of a pull request) is on in its repository: what it holds is a 404 otherwise (Gitea's checkIssueRights). */
+export const trackerOn = (repo: Pick<RepoRow, 'hasIssues' | 'hasPullRequests'>, isPull: boolean) => (isPull ? repo.hasPullRequests : repo.hasIssues)
 
 /** A person's name, linked to their profile (the Ghost of a deleted account is not a link). */
 export function UserLink(props: { user: Pick<ApiUser, 'login' | 'id'> | null | undefined }): Html {
