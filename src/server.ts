@@ -3,6 +3,7 @@ import { createApp } from './app'
 import { errorFields, loggedPath, loggerOf } from './lib/log'
 import { MULTIPART_OVERHEAD } from './lib/multipart'
 import { docsUrl } from './lib/urls'
+import { feedPathOf } from './web/feed-xml'
 
 /**
  * Starts listening. Bun's own body bound is the largest of the limits (git packs stream in up
@@ -20,6 +21,25 @@ import { docsUrl } from './lib/urls'
  * its own 500. Bun's `error` handler gets what fails after the answer left the app (a file body
  * that cannot be read while sent): it is logged in the log's format too.
  */
+/**
+ * A feed asked for at Gitea's address whose last segment carries the format (`/{user}.rss`,
+ * `/{owner}/{repo}.atom`): the same request at the path the web module serves it at
+ * (web/feed-xml.ts feedPathOf); any other request as it came.
+ */
+function feedRequest(request: Request): Request {
+  // A look at the raw URL first: every request passes here.
+  const raw = request.url
+  const q = raw.indexOf('?')
+  const end = q < 0 ? raw.length : q
+  if (!raw.endsWith('.rss', end) && !raw.endsWith('.atom', end)) return request
+  if (request.method !== 'GET' && request.method !== 'HEAD') return request
+  const url = new URL(raw)
+  const path = feedPathOf(url.pathname)
+  if (!path) return request
+  url.pathname = path
+  return new Request(url, request)
+}
+
 export function startServer(deps: AppDeps, opts: { hostname?: string; port?: number; afterRequests?: { count: number; run: () => void } } = {}) {
   const app = createApp(deps)
   let answered = 0
@@ -42,6 +62,7 @@ export function startServer(deps: AppDeps, opts: { hostname?: string; port?: num
     reusePort: false,
     fetch: async (request, server) => {
       const started = performance.now()
+      request = feedRequest(request)
       // From the connection, so a client cannot forge it (failed sign-ins are counted per address).
       const address = server.requestIP(request)?.address
       if (address) deps.auth.setClientAddress(request, address)

@@ -34,6 +34,7 @@ import { hookSettingsPages } from './pages/hook-settings'
 import { editorPages } from './pages/editor'
 import { releaseFormPages } from './pages/release-forms'
 import { forkPages } from './pages/forks'
+import { feedPages } from './pages/feeds'
 
 export { errorPage, webRefusal } from './errors'
 
@@ -49,6 +50,7 @@ export const webModule = (deps: AppDeps) =>
     .use(oauthPages(deps))
     .use(oauthGrantPages(deps))
     .use(notificationPages(deps))
+    .use(feedPages(deps))
     .use(peoplePages(deps))
     .use(repoPages(deps))
     .use(blamePages(deps))

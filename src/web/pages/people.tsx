@@ -12,7 +12,8 @@ import { listCallerRepos, listOwnedRepos } from '../../modules/repos/queries'
 import { listMarkedRepos } from '../../modules/stars/service'
 import { followedOrVisibleUser, followUser, getVisibleUserByName, isFollowing, listFollows, unfollowUser } from '../../modules/users/service'
 import { listFeed, userFeedIncludesPrivate } from '../../modules/activities/service'
-import { activitiesToApi, type OpType } from '../../convert/activity'
+import { activitiesToApi } from '../../convert/activity'
+import { ActivityEntries } from './activity-list'
 import { rootInfo } from '../../modules/docs'
 import { ApiError } from '../../lib/errors'
 import type { Page } from '../../lib/pagination'
@@ -77,30 +78,8 @@ type Tab = (typeof TABS)[number][0]
 const OwnerParams = t.Object({ owner: t.String({ maxLength: 255 }) })
 const ProfileQuery = t.Object({ tab: FormText(32), page: FormText(10) })
 const FollowQuery = t.Object({ action: FormText(16) })
+const HomeQuery = t.Object({ page: FormText(10) })
 const FollowBody = t.Object({ _csrf: CsrfText, action: FormText(16) })
-
-/** What an activity's op type says its actor did (Gitea's action descriptions, shortened). */
-const DID: Record<OpType, string> = {
-  create_repo: 'created repository',
-  rename_repo: 'renamed repository',
-  transfer_repo: 'transferred repository',
-  commit_repo: 'pushed to',
-  push_tag: 'pushed tag',
-  delete_tag: 'deleted tag',
-  delete_branch: 'deleted branch',
-  create_issue: 'opened an issue in',
-  create_pull_request: 'opened a pull request in',
-  close_issue: 'closed an issue in',
-  reopen_issue: 'reopened an issue in',
-  close_pull_request: 'closed a pull request in',
-  reopen_pull_request: 'reopened a pull request in',
-  comment_issue: 'commented on an issue in',
-  comment_pull: 'commented on a pull request in',
-  merge_pull_request: 'merged a pull request in',
-  approve_pull_request: 'approved a pull request in',
-  reject_pull_request: 'asked for changes on a pull request in',
-  publish_release: 'published a release in',
-}
 
 function OwnerHeading(props: { owner: UserRow; kind: string }): Html {
   const { owner } = props
@@ -144,19 +123,7 @@ async function tabContent(deps: AppDeps, viewer: UserRow | null, user: UserRow, 
   return (
     <>
       <div class="box">
-        <ul class="entries" aria-label="Activity">
-          {records.map((a) => (
-            <li>
-              <a href={ownerUrl(a.act_user.login)}>{a.act_user.login}</a> {DID[a.op_type as OpType] ?? a.op_type}
-              {a.ref_name ? <> {a.ref_name.replace(/^refs\/(heads|tags)\//, '')} in</> : null}{' '}
-              <a href={repoUrl(a.repo.owner.login, a.repo.name)}>{a.repo.full_name}</a>
-              <div class="muted">
-                <time datetime={a.created}>{a.created}</time>
-              </div>
-            </li>
-          ))}
-          {records.length === 0 ? <li class="muted">No activity to show.</li> : null}
-        </ul>
+        <ActivityEntries records={records} empty="No activity to show." />
       </div>
       {pager(found.total)}
     </>
@@ -205,13 +172,13 @@ async function profileResponse(
   )
 }
 
-/** `/` (home: the signed-in user's repositories, or a sign-in link) `/{owner}` (a person's profile with its tabs, an organisation's repositories) and its follow form. */
+/** `/` (home: the signed-in user's dashboard, their activity feed and repositories, or a sign-in link) `/{owner}` (a person's profile with its tabs, an organisation's repositories) and its follow form. */
 export const peoplePages = (deps: AppDeps) =>
   new Elysia({ name: 'web-people', detail: { hide: true } })
     .use(pipeline(deps, { session: true }))
     .get(
       '/',
-      async ({ request, caller }) => {
+      async ({ request, caller, query }) => {
         // Scripts and clients asking for anything but HTML get the service's description as before.
         if (!/^\s*text\/html/i.test(request.headers.get('accept') ?? '')) return rootInfo(deps.config)
         const web = webContext(deps.config, request, caller)
@@ -226,16 +193,29 @@ export const peoplePages = (deps: AppDeps) =>
               </p>
             </Layout>,
           )
-        const { rows, total } = await listCallerRepos(deps, user, { page: 1, limit: MAX_LISTED, offset: 0 })
+        // Gitea's dashboard: the feed of what the user did and of the repositories they watch (private ones too), beside their repositories.
+        const n = pageNumber(query.page)
+        const page: Page = { page: n, limit: FEED_SIZE, offset: (n - 1) * FEED_SIZE }
+        const [repos, feed] = await Promise.all([
+          listCallerRepos(deps, user, { page: 1, limit: MAX_LISTED, offset: 0 }),
+          listFeed(deps, user, { user, onlyPerformedBy: false }, { includePrivate: userFeedIncludesPrivate(user, user) }, page),
+        ])
+        const records = await activitiesToApi(deps, user, feed.rows, () => user.id)
         return htmlResponse(
-          <Layout ctx={web} title="Home">
-            <h1>Your repositories</h1>
+          <Layout ctx={web} title="Dashboard">
+            <h1>Dashboard</h1>
             <Notices ctx={web} />
-            <RepoList owners={await ownerNames(deps, rows, [user])} rows={rows} total={total} empty="You have no repositories yet." />
+            <h2>Activity</h2>
+            <div class="box">
+              <ActivityEntries records={records} empty="Nothing happened yet in your repositories or those you watch." />
+            </div>
+            <Pager path="/" page={n} pages={pagesOf(feed.total, FEED_SIZE)} labels={['Newer', 'Older']} />
+            <h2>Your repositories</h2>
+            <RepoList owners={await ownerNames(deps, repos.rows, [user])} rows={repos.rows} total={repos.total} empty="You have no repositories yet." />
           </Layout>,
         )
       },
-      { caller: true, detail: pageDetail('webHome') },
+      { caller: true, query: HomeQuery, detail: pageDetail('webHome') },
     )
     .get(
       '/:owner',
