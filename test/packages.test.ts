@@ -243,15 +243,16 @@ describe('the package webhook event', () => {
     const rx = await startReceiver()
     try {
       expect((await s.post('/orgs', { username: 'hooked' }, { token: alice.token })).status).toBe(201)
-      const hook = async (url: string, path: string, events: string[], who = alice) => {
-        const config = { url: rx.url(path), content_type: 'json', ...(who === root ? { is_system_webhook: 'true' } : {}) }
-        const made = await s.post(url, { type: 'gitea', config, events, active: true }, { token: who.token })
+      const hook = async (url: string, path: string, events: string[], who = alice, type = 'gitea') => {
+        const config = { url: rx.url(path), content_type: 'json', ...(who === root ? { is_system_webhook: 'true' } : {}), ...(type === 'slack' ? { channel: '#pkg' } : {}) }
+        const made = await s.post(url, { type, config, events, active: true }, { token: who.token })
         expect(made.status).toBe(201)
         return made.body.id as number
       }
       await hook('/orgs/hooked/hooks', '/org', ['package'])
       const others = await hook('/orgs/hooked/hooks', '/org-other', ['repository'])
       await hook('/admin/hooks', '/system', ['package'], root)
+      await hook('/orgs/hooked/hooks', '/slack', ['package'], alice, 'slack')
       const packageEvents = async () => (await s.deps.db.select({ n: count() }).from(events).where(like(events.kind, 'package.%')))[0]!.n
 
       expect((await put('hooked/generic/lib/1.0/a.bin', alice, 'a')).status).toBe(201)
@@ -300,6 +301,8 @@ describe('the package webhook event', () => {
         expect(got[1]!.payload.package).toEqual(published)
       }
       expect(rx.received.filter((r) => r.path === '/org').length).toBe(4)
+      const slack = await until(() => rx.received.find((r) => r.path === '/slack'), 'the slack message')
+      expect(slack.payload.text).toBe(`<${published.html_url}|Package created: lib:1.0>`)
     } finally {
       await worker.stop()
       rx.stop()
