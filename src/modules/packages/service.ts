@@ -135,8 +135,8 @@ export async function findGenericFile(deps: AppDeps, ownerId: number, name: stri
  * Publishes a file of a generic package (Gitea's UploadPackage): names checked (400), the body
  * streamed to disk and hashed (413 past WARREN_MAX_PACKAGE_FILE_SIZE; a `Digest` checked as it
  * streams), then, in the blob's turn, the blob moved into place and the rows written: the package
- * and the version made when new, the file added, 409 when the version already has a file of that
- * name. Nothing is kept when it fails.
+ * and the version made when new (a new version announced: `package.created`), the file added, 409
+ * when the version already has a file of that name. Nothing is kept (nor announced) when it fails.
  */
 export async function uploadGenericFile(deps: AppDeps, owner: UserRow, creator: UserRow, name: string, version: string, filename: string, request: Request): Promise<void> {
   checkGenericNames(name, version, filename)
