@@ -3,13 +3,18 @@
  * publish, 409 for a file already there, download, delete a file or a version, names checked,
  * size bounded, who may publish) through fetch, and the API's package calls (listPackages with
  * type, q and paging, getPackage, listPackageFiles, deletePackage) through gitea-js; files kept
- * by content, removed once no file names them, and with their owner.
+ * by content, removed once no file names them, and with their owner. Gitea's `package` webhook:
+ * an owner's and the system hooks told of a version published (its first file) and deleted.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { giteaApi, type Api } from 'gitea-js'
+import { count, eq, like } from 'drizzle-orm'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { startReceiver, until } from './webhook-receiver'
+import { events, hookTasks } from '../src/db/schema'
+import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { contentMark } from './db-snapshot'
 import { empty, fails, ok } from './gitea-calls'
 import { createAccessToken } from '../src/modules/users/service'
@@ -35,7 +40,7 @@ const put = (path: string, who: Who, body: BodyInit) => registry('PUT', path, wh
 const hex = (algorithm: 'md5' | 'sha1' | 'sha256' | 'sha512', bytes: Uint8Array | string) => new Bun.CryptoHasher(algorithm).update(bytes).digest('hex')
 
 beforeAll(async () => {
-  s = await startTestServer()
+  s = await startTestServer({ webhookAllowedHostList: 'loopback', webhookRetryDelay: 0.05, webhookDeliverTimeout: 2 })
   mark = contentMark(s.deps.db)
   root = await s.user('root', { admin: true })
   alice = await s.user('alice')
@@ -229,5 +234,78 @@ describe('the generic registry', () => {
     expect(existsSync(orphan)).toBe(false)
     expect(existsSync(kept)).toBe(true)
     expect(new TextDecoder().decode((await registry('GET', 'alice/generic/tool/1.0.0/tool.bin', null)).bytes)).toBe('tool bytes 1.0.0')
+  })
+})
+
+describe('the package webhook event', () => {
+  test("an owner's and the system hooks taking `package` hear of a version's first file and its deletion, nothing of a second file or a refused upload; other hooks nothing", async () => {
+    const worker = startWebhookWorker(s.deps, { pollMs: 10 })
+    const rx = await startReceiver()
+    try {
+      expect((await s.post('/orgs', { username: 'hooked' }, { token: alice.token })).status).toBe(201)
+      const hook = async (url: string, path: string, events: string[], who = alice, type = 'gitea') => {
+        const config = { url: rx.url(path), content_type: 'json', ...(who === root ? { is_system_webhook: 'true' } : {}), ...(type === 'slack' ? { channel: '#pkg' } : {}) }
+        const made = await s.post(url, { type, config, events, active: true }, { token: who.token })
+        expect(made.status).toBe(201)
+        return made.body.id as number
+      }
+      await hook('/orgs/hooked/hooks', '/org', ['package'])
+      const others = await hook('/orgs/hooked/hooks', '/org-other', ['repository'])
+      await hook('/admin/hooks', '/system', ['package'], root)
+      await hook('/orgs/hooked/hooks', '/slack', ['package'], alice, 'slack')
+      const packageEvents = async () => (await s.deps.db.select({ n: count() }).from(events).where(like(events.kind, 'package.%')))[0]!.n
+
+      expect((await put('hooked/generic/lib/1.0/a.bin', alice, 'a')).status).toBe(201)
+      const published = await ok(anon.packages.getPackage('hooked', 'generic', 'lib', '1.0'))
+      const before = await packageEvents()
+      expect((await put('hooked/generic/lib/1.0/b.bin', carol, 'b')).status).toBe(403)
+      expect((await put('hooked/generic/lib/1.0/b.bin', root, 'b')).status).toBe(201)
+      expect((await put('hooked/generic/lib/1.0/A.bin', alice, 'again')).status).toBe(409)
+      const limit = s.config.maxPackageFileSize
+      s.config.maxPackageFileSize = 10
+      try {
+        expect((await put('hooked/generic/lib/3.0/big.bin', alice, 'x'.repeat(11))).status).toBe(413)
+      } finally {
+        s.config.maxPackageFileSize = limit
+      }
+      expect(await packageEvents()).toBe(before)
+      expect((await registry('DELETE', 'hooked/generic/lib/1.0', root)).status).toBe(204)
+      // A version's last file takes it: deleted too.
+      expect((await put('hooked/generic/lib/2.0/c.bin', alice, 'c')).status).toBe(201)
+      expect((await registry('DELETE', 'hooked/generic/lib/2.0/c.bin', alice)).status).toBe(204)
+      // The repository the other hook hears of comes after every package event: once it is in, their tasks are written.
+      expect((await s.post('/orgs/hooked/repos', { name: 'after' }, { token: alice.token })).status).toBe(201)
+      await until(() => rx.received.find((r) => r.payload?.repository?.full_name === 'hooked/after'), 'the repository event')
+      const tasks = await s.deps.db.select({ type: hookTasks.eventType }).from(hookTasks).where(eq(hookTasks.hookId, others))
+      expect(tasks.map((t) => t.type)).toEqual(['repository'])
+
+      for (const path of ['/org', '/system']) {
+        const got = await until(() => {
+          // The system hook also hears of the packages earlier tests published within its second.
+          const at = rx.received.filter((r) => r.path === path && r.payload?.package?.owner?.login === 'hooked')
+          return at.length >= 4 && at
+        }, `package deliveries at ${path}`)
+        expect(got.map((r) => `${r.payload.action} ${r.payload.package.version} by ${r.payload.sender.login}`)).toEqual([
+          'created 1.0 by alice',
+          'deleted 1.0 by root',
+          'created 2.0 by alice',
+          'deleted 2.0 by alice',
+        ])
+        for (const r of got) {
+          expect([r.headers['x-gitea-event'], r.headers['x-gitea-event-type']]).toEqual(['package', 'package'])
+          expect(Object.keys(r.payload)).toEqual(['action', 'repository', 'package', 'organization', 'sender'])
+          expect([r.payload.repository, r.payload.organization]).toEqual([null, null])
+        }
+        // The API's Package record, as it was.
+        expect(got[0]!.payload.package).toEqual(published)
+        expect(got[1]!.payload.package).toEqual(published)
+      }
+      expect(rx.received.filter((r) => r.path === '/org').length).toBe(4)
+      const slack = await until(() => rx.received.find((r) => r.path === '/slack'), 'the slack message')
+      expect(slack.payload.text).toBe(`<${published.html_url}|Package created: lib:1.0>`)
+    } finally {
+      await worker.stop()
+      rx.stop()
+    }
   })
 })

@@ -57,11 +57,13 @@ describe('organisation webhooks', () => {
     expect(shown).toContain('No deliveries yet.')
     expect(shown).toContain('Delete webhook')
 
-    const edited = await submit(owner, `${b}/${id}`, fields('https://example.com/org2', { events_mode: 'choose_events', events: ['push', 'create'] }), { from: `${b}/${id}` })
+    // Gitea's `package` event is one of the choices (an owner's packages are announced to its hooks).
+    expect(shown).toContain('name="events" value="package"')
+    const edited = await submit(owner, `${b}/${id}`, fields('https://example.com/org2', { events_mode: 'choose_events', events: ['push', 'create', 'package'] }), { from: `${b}/${id}` })
     expect(edited.location).toBe(`${b}/${id}?done=saved`)
     const after = (await s.get(`/orgs/hooked/hooks/${id}`, { token: owner.token })).body
     expect(after.config.url).toBe('https://example.com/org2')
-    expect([...after.events].sort()).toEqual(['create', 'push'])
+    expect([...after.events].sort()).toEqual(['create', 'package', 'push'])
 
     expect((await page(`${b}/999999`, await signIn(owner))).status).toBe(404)
     expect((await page(`${b}/nope`, await signIn(owner))).status).toBe(404)

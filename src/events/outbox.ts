@@ -88,6 +88,14 @@ export type EventKind =
   | 'wiki.created'
   | 'wiki.edited'
   | 'wiki.deleted'
+  /**
+   * A package version was published (its first file: a new version) or deleted (its version, or
+   * its last file), Gitea's `package` webhook. An owner's, not a repository's: `repoId` null;
+   * payload: ownerId, and `pkg` and `version`, the rows as they were then (a deleted version's are
+   * gone), for the Package record.
+   */
+  | 'package.created'
+  | 'package.deleted'
 
 /** Gitea's `changes` object of an `edited` payload: the previous values of what changed. */
 export type EditChanges = Partial<Record<'title' | 'body', { from: string }>>

@@ -39,6 +39,7 @@ export const HOOK_EVENT_TYPES = [
   'wiki',
   'repository',
   'release',
+  'package',
   'status',
 ] as const
 export type HookEventType = (typeof HOOK_EVENT_TYPES)[number]

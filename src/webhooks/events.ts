@@ -69,6 +69,8 @@ export const EVENT_TYPE_OF: Record<EventKind, ((e: EventRecord) => HookEventType
   'wiki.created': () => 'wiki',
   'wiki.edited': () => 'wiki',
   'wiki.deleted': () => 'wiki',
+  'package.created': () => 'package',
+  'package.deleted': () => 'package',
 }
 
 /** Only these types are sent to an owner's hooks (and the system hooks) alone, not the repository's (Gitea's RepositoryPayload). */

@@ -55,6 +55,9 @@ export function summarize(type: HookEventType, p: Payload): Summary {
       return { title: `[${repo}] Release ${p.action}: ${p.release?.tag_name ?? ''}`, text: String(p.release?.name ?? ''), url: String(p.release?.html_url ?? repoUrl) }
     case 'wiki':
       return { title: `[${repo}] Wiki page '${p.page}' ${p.action}`, text: String(p.comment ?? ''), url: `${repoUrl}/wiki/${p.page}` }
+    case 'package':
+      // An owner's event: no repository (Gitea's "Package created: name:version").
+      return { title: `Package ${p.action}: ${p.package?.name ?? ''}:${p.package?.version ?? ''}`, text: `by ${who(p)}`, url: String(p.package?.html_url ?? '') }
     default: {
       // Issues and pull requests in all their kinds.
       const item = p.pull_request ?? p.issue ?? {}

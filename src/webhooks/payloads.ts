@@ -3,7 +3,7 @@ import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
 import type { EventKind, EventRecord } from '../events/outbox'
 import { ZERO_ID } from '../events/push-events'
-import { comments, commitStatuses, issues, pullRequests, releases, repositories, users, type CommentRow, type RepoRow } from '../db/schema'
+import { comments, commitStatuses, issues, pullRequests, releases, repositories, users, type CommentRow, type PackageRow, type PackageVersionRow, type RepoRow } from '../db/schema'
 import { logCommits, type LoggedCommit } from '../git/log'
 import { gitOfRow } from '../auth/repo-context'
 import { payloadRepoToApi, type ApiRepo } from '../convert/repo'
@@ -13,6 +13,7 @@ import { commitUsernames, pushCommits, toApiPayloadCommit, type PushPrepared } f
 import { usersByIds } from '../convert/people'
 import { pullsToApi } from '../convert/pull'
 import { releasesToApi } from '../convert/release'
+import { packagesToApi } from '../convert/package'
 import { ghostUser, toApiUser, type ApiUser } from '../convert/user'
 import { EVENT_TYPE_OF } from './events'
 import { isoTime } from '../lib/time'
@@ -276,6 +277,49 @@ const wikiBuilder = (action: 'created' | 'edited' | 'deleted'): PayloadBuilder =
   build: async (ctx) => ({ action, repository: ctx.repository, sender: ctx.sender, page: str(ctx.event.payload.page), comment: str(ctx.event.payload.comment) }),
 })
 
+// ---- packages: an owner's events -----------------------------------------------------------
+
+/** What the builder of an owner's event (no repository: a package's) gets. */
+export interface OwnerBuildContext {
+  deps: AppDeps
+  event: EventRecord
+  /** The actor's User record (the Ghost when unknown or deleted). */
+  sender: ApiUser
+}
+
+/** The builder of an owner's event: whose hooks it reaches (null: nobody's), and its payload. */
+export interface OwnerPayloadBuilder {
+  ownerOf: (event: EventRecord) => number | null
+  build: (ctx: OwnerBuildContext) => Promise<Record<string, unknown> | null>
+}
+
+/** The rows a package event kept (its version's, as they were). */
+const packageRowsOf = (event: EventRecord) => {
+  const { pkg, version } = event.payload as { pkg?: PackageRow; version?: PackageVersionRow }
+  return pkg && version ? { pkg, version } : null
+}
+
+/**
+ * Gitea's PackagePayload: the Package record (the API's converter, seen by nobody in particular)
+ * of the version as the event kept it; `repository` and `organization` null, as Gitea sends them
+ * for a package linked to no repository (Warren links none).
+ */
+const packageBuilder = (action: 'created' | 'deleted'): OwnerPayloadBuilder => ({
+  ownerOf: (event) => packageRowsOf(event)?.pkg.ownerId ?? null,
+  build: async ({ deps, event, sender }) => {
+    const rows = packageRowsOf(event)
+    if (!rows) return null
+    const [record] = await packagesToApi(deps, null, [rows])
+    return { action, repository: null, package: record, organization: null, sender }
+  },
+})
+
+/** The builders of the events of an owner rather than a repository (Gitea's EventSource with an Owner and no Repository). */
+export const OWNER_PAYLOAD_BUILDERS: Partial<Record<EventKind, OwnerPayloadBuilder>> = {
+  'package.created': packageBuilder('created'),
+  'package.deleted': packageBuilder('deleted'),
+}
+
 // ---- commit status ------------------------------------------------------------------------
 
 const statusBuilder: PayloadBuilder = {
@@ -351,6 +395,9 @@ export const PAYLOAD_BUILDERS: Record<EventKind, PayloadBuilder | null> = {
   'wiki.created': wikiBuilder('created'),
   'wiki.edited': wikiBuilder('edited'),
   'wiki.deleted': wikiBuilder('deleted'),
+  // An owner's events, of no repository: OWNER_PAYLOAD_BUILDERS.
+  'package.created': null,
+  'package.deleted': null,
 }
 
 type IssueKind = Extract<EventKind, `issue.${string}`>

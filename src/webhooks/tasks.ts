@@ -12,7 +12,7 @@ import { EVENT_TYPE_OF, ORG_ONLY_TYPES, hookWants, type EventMode, type HookEven
 import { deliveryText, payloadJson, type HookMeta } from './formats'
 import { branchMatches } from '../lib/glob'
 import { eventsOfHook } from '../convert/hook'
-import { builderOf, payloadRepo } from './payloads'
+import { builderOf, OWNER_PAYLOAD_BUILDERS, payloadRepo } from './payloads'
 import { errorFields, loggerOf } from '../lib/log'
 
 /**
@@ -155,25 +155,48 @@ async function subjectOf(deps: AppDeps, lookups: RoundLookups, event: EventRecor
 
 /**
  * The tasks of one event (none when no hook takes it, or its rows are gone). The payload is built
- * once, and its gitea/gogs text made once, for all the event's hooks.
+ * once, and its gitea/gogs text made once, for all the event's hooks. An owner's event (a
+ * package's: OWNER_PAYLOAD_BUILDERS) reaches the owner's hooks and the system hooks, as Gitea's
+ * PrepareWebhooks with an owner and no repository; its tasks have repository 0 (Gitea's RepoID 0),
+ * one lane per hook.
  */
 async function tasksOfEvent(deps: AppDeps, lookups: RoundLookups, event: EventRecord): Promise<NewTask[]> {
   const typeOf = EVENT_TYPE_OF[event.kind]
-  const builder = builderOf(event)
-  if (!typeOf || !builder) return []
+  if (!typeOf) return []
   const type = typeOf(event)
+  const ownerBuilder = OWNER_PAYLOAD_BUILDERS[event.kind]
+  if (ownerBuilder) {
+    const ownerId = ownerBuilder.ownerOf(event)
+    if (ownerId === null) return []
+    const build = async () => await ownerBuilder.build({ deps, event, sender: await lookups.sender(event.actorId) })
+    return await tasksFor(deps, event, type, 0, await lookups.candidates(0, ownerId, true), build)
+  }
+  const builder = builderOf(event)
+  if (!builder) return []
   const subject = await subjectOf(deps, lookups, event)
   if (!subject) return []
-  const targets = (await lookups
-    .candidates(subject.repo.id, subject.owner.id, ORG_ONLY_TYPES.has(type)))
-    .filter((c) => hookTakes(c.hook, c.chosen, event, type))
-    .map((c) => c.hook)
+  const build = async () => {
+    const prepared = builder.prepare ? await builder.prepare(deps, event, subject.repo) : undefined
+    return await builder.build({ deps, event, ...subject, sender: await lookups.sender(event.actorId), prepared })
+  }
+  return await tasksFor(deps, event, type, subject.repo.id, await lookups.candidates(subject.repo.id, subject.owner.id, ORG_ONLY_TYPES.has(type)), build)
+}
+
+/** The tasks of `event` for those of `candidates` that take it, its payload built (once) only when one does. */
+async function tasksFor(
+  deps: AppDeps,
+  event: EventRecord,
+  type: HookEventType,
+  repoId: number,
+  candidates: { hook: HookRow; chosen: string[] }[],
+  build: () => Promise<Record<string, unknown> | null>,
+): Promise<NewTask[]> {
+  const targets = candidates.filter((c) => hookTakes(c.hook, c.chosen, event, type)).map((c) => c.hook)
   if (targets.length === 0) return []
-  const prepared = builder.prepare ? await builder.prepare(deps, event, subject.repo) : undefined
-  const payload = await builder.build({ deps, event, ...subject, sender: await lookups.sender(event.actorId), prepared })
+  const payload = await build()
   if (!payload) return []
   const json = targets.some((h) => h.type === 'gitea' || h.type === 'gogs') ? payloadJson(payload) : undefined
-  return targets.map((hook) => newTask(deps, hook, subject.repo.id, event.id, type, payload, json))
+  return targets.map((hook) => newTask(deps, hook, repoId, event.id, type, payload, json))
 }
 
 /** Tasks written by one insert at most (a round's tasks go in as few as that allows). */

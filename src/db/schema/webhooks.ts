@@ -61,7 +61,8 @@ export const hookPayloads = sqliteTable('hook_payloads', {
  * query shape reads either, src/webhooks/task-rows.ts). The exact text sent (and signed); the task
  * stays undelivered until an attempt succeeds or the attempts run out, so a restart resumes it.
  * `repo_id` has no foreign key: an organisation hook's delivery of a deleted repository's event
- * outlives the repository.
+ * outlives the repository; it is 0 for an owner's event of no repository (a package's, as
+ * Gitea's RepoID 0).
  */
 export const hookTasks = sqliteTable(
   'hook_tasks',

@@ -16,8 +16,8 @@ const NoContent = { 204: t.Void() }
 /** The handler deleting a version: the API's (its path names the type) and the generic registry's. */
 const removeVersion =
   (deps: AppDeps) =>
-  async ({ packageOwner, params, set }: { packageOwner: UserRow; params: { type?: string; name: string; version: string }; set: { status?: number | string } }) => {
-    await deletePackageVersion(deps, packageOwner.id, params.type ?? 'generic', params.name, params.version)
+  async ({ packageOwner, caller, params, set }: { packageOwner: UserRow; caller: { user: UserRow | null }; params: { type?: string; name: string; version: string }; set: { status?: number | string } }) => {
+    await deletePackageVersion(deps, caller.user!, packageOwner.id, params.type ?? 'generic', params.name, params.version)
     set.status = 204
   }
 
@@ -133,8 +133,8 @@ export const packageRegistryModule = (deps: AppDeps) =>
     )
     .delete(
       '/:owner/generic/:name/:version/:filename',
-      async ({ packageOwner, params, set }) => {
-        await deleteGenericFile(deps, packageOwner.id, params.name, params.version, params.filename)
+      async ({ packageOwner, caller, params, set }) => {
+        await deleteGenericFile(deps, caller.user!, packageOwner.id, params.name, params.version, params.filename)
         set.status = 204
       },
       {

@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import { writeTransaction } from '../../db/client'
+import { recordEvent } from '../../events/outbox'
 import { packageFiles, packages, packageVersions, type PackageFileRow, type PackageRow, type PackageVersionRow } from '../../db/schema'
 import { containsText } from '../../db/sql'
 import { ApiError, badRequest, conflict, notFound } from '../../lib/errors'
@@ -86,28 +87,38 @@ async function getVersionFile(deps: AppDeps, versionId: number, filename: string
   return file
 }
 
-/** Deletes a version with its files, and its package when no version is left; inside a write transaction. Answers the hashes of the files gone. */
-async function dropVersion(deps: AppDeps, found: PackageVersion): Promise<string[]> {
+/**
+ * The outbox's event of a version published or deleted (Gitea's `package` webhook), inside the
+ * change's write transaction: an owner's event (no repository), keeping the rows the Package
+ * record is made from (a deleted version's are gone when the event is read).
+ */
+async function recordPackageEvent(deps: AppDeps, kind: 'package.created' | 'package.deleted', actor: UserRow, found: PackageVersion): Promise<void> {
+  await recordEvent(deps.db, { kind, repoId: null, actorId: actor.id, payload: { pkg: found.pkg, version: found.version } })
+}
+
+/** Deletes a version with its files, and its package when no version is left, announcing it; inside a write transaction. Answers the hashes of the files gone. */
+async function dropVersion(deps: AppDeps, actor: UserRow, found: PackageVersion): Promise<string[]> {
   const hashes = (await deps.db.select({ sha256: packageFiles.sha256 }).from(packageFiles).where(eq(packageFiles.versionId, found.version.id))).map((r) => r.sha256)
   await deps.db.delete(packageVersions).where(eq(packageVersions.id, found.version.id))
   const [left] = await deps.db.select({ id: packageVersions.id }).from(packageVersions).where(eq(packageVersions.packageId, found.pkg.id)).limit(1)
   if (!left) await deps.db.delete(packages).where(eq(packages.id, found.pkg.id))
+  await recordPackageEvent(deps, 'package.deleted', actor, found)
   return hashes
 }
 
 /** Deletes a version of a package (the API's deletePackage, the generic registry's version DELETE): 404 when there is none. */
-export async function deletePackageVersion(deps: AppDeps, ownerId: number, type: string, name: string, version: string): Promise<void> {
-  const hashes = await writeTransaction(deps.db, async () => await dropVersion(deps, await getPackageVersion(deps, ownerId, type, name, version)))
+export async function deletePackageVersion(deps: AppDeps, actor: UserRow, ownerId: number, type: string, name: string, version: string): Promise<void> {
+  const hashes = await writeTransaction(deps.db, async () => await dropVersion(deps, actor, await getPackageVersion(deps, ownerId, type, name, version)))
   await removeUnnamedBlobs(deps, hashes)
 }
 
 /** Deletes one file of a generic package's version; the version goes with its last file. 404 when either is missing. */
-export async function deleteGenericFile(deps: AppDeps, ownerId: number, name: string, version: string, filename: string): Promise<void> {
+export async function deleteGenericFile(deps: AppDeps, actor: UserRow, ownerId: number, name: string, version: string, filename: string): Promise<void> {
   const hashes = await writeTransaction(deps.db, async () => {
     const found = await getPackageVersion(deps, ownerId, 'generic', name, version)
     const file = await getVersionFile(deps, found.version.id, filename)
     const [files] = await deps.db.select({ n: count() }).from(packageFiles).where(eq(packageFiles.versionId, found.version.id))
-    if (files!.n <= 1) return await dropVersion(deps, found)
+    if (files!.n <= 1) return await dropVersion(deps, actor, found)
     await deps.db.delete(packageFiles).where(eq(packageFiles.id, file.id))
     return [file.sha256]
   })
@@ -124,8 +135,8 @@ export async function findGenericFile(deps: AppDeps, ownerId: number, name: stri
  * Publishes a file of a generic package (Gitea's UploadPackage): names checked (400), the body
  * streamed to disk and hashed (413 past WARREN_MAX_PACKAGE_FILE_SIZE; a `Digest` checked as it
  * streams), then, in the blob's turn, the blob moved into place and the rows written: the package
- * and the version made when new, the file added, 409 when the version already has a file of that
- * name. Nothing is kept when it fails.
+ * and the version made when new (a new version announced: `package.created`), the file added, 409
+ * when the version already has a file of that name. Nothing is kept (nor announced) when it fails.
  */
 export async function uploadGenericFile(deps: AppDeps, owner: UserRow, creator: UserRow, name: string, version: string, filename: string, request: Request): Promise<void> {
   checkGenericNames(name, version, filename)
@@ -157,22 +168,25 @@ export async function uploadGenericFile(deps: AppDeps, owner: UserRow, creator: 
         const lowerName = name.toLowerCase()
         await deps.db.insert(packages).values({ ownerId: owner.id, type: 'generic', name, lowerName, createdUnix: now }).onConflictDoNothing()
         const [pkg] = await deps.db
-          .select({ id: packages.id })
+          .select()
           .from(packages)
           .where(and(eq(packages.ownerId, owner.id), eq(packages.type, 'generic'), eq(packages.lowerName, lowerName)))
         const lowerVersion = version.toLowerCase()
-        await deps.db
+        const made = await deps.db
           .insert(packageVersions)
           .values({ packageId: pkg!.id, ownerId: owner.id, creatorId: creator.id, version, lowerVersion, createdUnix: now })
           .onConflictDoNothing()
-        const [row] = await deps.db
-          .select({ id: packageVersions.id })
-          .from(packageVersions)
-          .where(and(eq(packageVersions.packageId, pkg!.id), eq(packageVersions.lowerVersion, lowerVersion)))
+          .returning()
+        const row =
+          made[0] ??
+          (await deps.db
+            .select()
+            .from(packageVersions)
+            .where(and(eq(packageVersions.packageId, pkg!.id), eq(packageVersions.lowerVersion, lowerVersion))))[0]!
         const added = await deps.db
           .insert(packageFiles)
           .values({
-            versionId: row!.id,
+            versionId: row.id,
             name: filename,
             lowerName: filename.toLowerCase(),
             size: blob.size,
@@ -185,6 +199,8 @@ export async function uploadGenericFile(deps: AppDeps, owner: UserRow, creator: 
           .onConflictDoNothing()
           .returning({ id: packageFiles.id })
         if (added.length === 0) throw conflict('package file already exists')
+        // The first file of a new version publishes it (Gitea's PackageCreate); a later file announces nothing.
+        if (made[0]) await recordPackageEvent(deps, 'package.created', creator, { pkg: pkg!, version: made[0] })
       })
     } catch (e) {
       await removeBlobIfUnnamed(deps, blob.sha256)
