@@ -113,6 +113,10 @@ describe('warren admin user list, change-password, delete', () => {
       const refused = await cli(data, 'admin', 'user', 'delete', '--username', 'carol')
       expect(refused.code).toBe(1)
       expect(refused.stderr).toContain('owns repositories')
+      // root is the only site administrator: never deleted
+      const last = await cli(data, 'admin', 'user', 'delete', '--username', 'root')
+      expect(last.code).toBe(1)
+      expect(last.stderr).toContain('user is the last site administrator')
       // while the server runs
       const deleted = await cli(data, 'admin', 'user', 'delete', '--username', 'bob')
       expect(deleted.code).toBe(0)

@@ -61,5 +61,11 @@ export function webVisitors(base: () => string, mark: () => Promise<string>) {
     expect(wrong.html).toContain('The form has expired')
     expect(await mark()).toBe(before)
   }
-  return { page, signIn, submit, expectCsrfRefused }
+  /** A signed-out visit of a page that needs a signed-in user: a See Other to the sign-in page, and back to it (Gitea's reqSignIn). */
+  async function expectSignInAsked(path: string) {
+    const res = await page(path)
+    expect(res.status).toBe(303)
+    expect(res.headers.get('location')).toBe(`/user/login?redirect_to=${encodeURIComponent(path)}`)
+  }
+  return { page, signIn, submit, expectCsrfRefused, expectSignInAsked }
 }

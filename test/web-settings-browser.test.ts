@@ -97,7 +97,7 @@ test('add an SSH key; create a token, shown once, that works on the API', async 
   expect(await page.content()).not.toContain(secret)
   expect(await page.getByRole('cell', { name: 'from-browser', exact: true }).count()).toBe(1)
 
-  for (const path of ['/user/settings', '/user/settings/account', '/explore/repos', '/explore/users', '/explore/organizations', '/org/acme/members', '/org/acme/teams']) {
+  for (const path of ['/user/settings', '/user/settings/account', '/user/settings/organization', '/user/settings/repos', '/explore/repos', '/explore/users', '/explore/organizations', '/org/acme/members', '/org/acme/teams']) {
     await page.goto(s.url + path)
     await expectAccessible(page)
   }

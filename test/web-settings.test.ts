@@ -21,14 +21,7 @@ let alice: TestUser, bob: TestUser, stranger: TestUser, root: TestUser
 let mark: () => Promise<string>
 let keyDir: string
 let sshKey: string
-const { page, signIn, submit, expectCsrfRefused } = webVisitors(() => s.url, () => mark())
-
-/** A signed-out visit of a page that needs a signed-in user: a See Other to the sign-in page, and back to it (Gitea's reqSignIn). */
-async function expectSignInAsked(path: string) {
-  const res = await page(path)
-  expect(res.status).toBe(303)
-  expect(res.headers.get('location')).toBe(`/user/login?redirect_to=${encodeURIComponent(path)}`)
-}
+const { page, signIn, submit, expectCsrfRefused, expectSignInAsked } = webVisitors(() => s.url, () => mark())
 
 beforeAll(async () => {
   s = await startTestServer({ webhookAllowedHostList: 'loopback', webhookRetryDelay: 0.05, webhookDeliverTimeout: 5 })

@@ -89,6 +89,10 @@ const NOTICES: Record<string, string> = {
   'branch-renamed': 'The branch was renamed.',
   'branch-restored': 'The branch was restored.',
   'tag-deleted': 'The tag was deleted.',
+  'email-added': 'The address was added. A site administrator activates it.',
+  'email-deleted': 'The address was deleted.',
+  'email-primary': 'Your primary address was changed.',
+  'org-left': 'You left the organisation.',
 }
 
 /** The name of a notice a form's 303 may come back with. */
@@ -99,6 +103,9 @@ export function seeOther(path: string, done?: Notice): Response {
   const location = done ? `${path}${path.includes('?') ? '&' : '?'}done=${done}` : path
   return new Response(null, { status: 303, headers: { location } })
 }
+
+/** A service's refusal as a form says it: without the API's `[Field]: ` prefix. */
+export const withoutFieldPrefix = (message: string): string => message.replace(/^\[[^\]]*\]: /, '')
 
 /** The notice of `?done=` on the page's own URL, and the error of a refused form, if any. */
 export function Notices(props: { ctx: WebContext; error?: string }): Html {

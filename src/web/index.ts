@@ -7,6 +7,7 @@ import { repoPages } from './pages/repo'
 import { blamePages } from './pages/blame'
 import { userSettingsPages } from './pages/settings-user'
 import { blockedUsersPages } from './pages/blocked-users'
+import { accountSettingsPages } from './pages/settings-account'
 import { repoActionPages } from './pages/repo-actions'
 import { explorePages } from './pages/explore'
 import { signUpPages } from './pages/sign-up'
@@ -56,6 +57,7 @@ export const webModule = (deps: AppDeps) =>
     .use(blamePages(deps))
     .use(userSettingsPages(deps))
     .use(blockedUsersPages(deps))
+    .use(accountSettingsPages(deps))
     .use(repoActionPages(deps))
     .use(migratePages(deps))
     .use(orgSettingsPages(deps))

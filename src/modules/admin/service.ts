@@ -15,7 +15,7 @@ import { nowUnix } from '../../lib/time'
 import { checkEmail, checkMaxSize, checkOwnerName, checkWebsite } from '../../lib/validate'
 import { userOrgBlockers } from '../orgs/service'
 import { moveFolderWithRows } from '../repos/folder-move'
-import { assertNameFree, checkLoginSource, checkVisibility } from '../users/service'
+import { assertNameFree, checkLoginSource, checkVisibility, markPrimaryEmail } from '../users/service'
 import type { EditUserInput } from './model'
 import { removeAvatarFileIfUnused } from '../avatars/storage'
 import { ownerPackageBlobs } from '../packages/service'
@@ -116,9 +116,8 @@ async function setPrimaryEmail(deps: AppDeps, user: UserRow, email: string): Pro
   const existing = (await deps.db.select().from(emailAddresses).where(eq(emailAddresses.lowerEmail, lower)))[0]
   if (existing && existing.userId !== user.id) throw unprocessable(`e-mail already in use [email: ${email}]`, 'Email')
   if (existing) {
-    await deps.db.update(emailAddresses).set({ isPrimary: false }).where(and(eq(emailAddresses.userId, user.id), ne(emailAddresses.id, existing.id)))
     // The administrator vouches for the address: it becomes verified (one added by the user is not).
-    await deps.db.update(emailAddresses).set({ isPrimary: true, isActivated: true, email }).where(eq(emailAddresses.id, existing.id))
+    await markPrimaryEmail(deps, user.id, existing.id, email)
     return
   }
   const primary = (await deps.db.select().from(emailAddresses).where(and(eq(emailAddresses.userId, user.id), eq(emailAddresses.isPrimary, true))))[0]
@@ -176,19 +175,41 @@ async function assertDeletable(deps: AppDeps, user: UserRow): Promise<void> {
     .innerJoin(users, eq(users.id, orgUsers.orgId))
     .where(eq(orgUsers.uid, user.id)))[0]
   if (memberOf) throw unprocessable(`user is still a member of organisation ${memberOf.org}; remove them from it first`)
+  if (user.isAdmin) {
+    // Never the site's last administrator (Gitea's IsLastAdminUser): someone must remain who can administer it.
+    const otherAdmin = (await deps.db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.type, 0), eq(users.isAdmin, true), eq(users.isActive, true), ne(users.id, user.id)))
+      .limit(1))[0]
+    if (!otherAdmin) throw unprocessable(`user is the last site administrator; make another user an administrator first [name: ${user.name}]`)
+  }
 }
 
 /**
  * Deletes a user: refused (422) for the acting admin themself, and while the user owns
- * repositories, is the last owner of an organisation or belongs to one. Addresses, tokens,
+ * repositories, is the last owner of an organisation or belongs to one, or is the site's last
+ * active administrator. Addresses, tokens,
  * keys, follows, collaborations, stars, watches, tracked times, assignments and packages go with the row
  * (ON DELETE CASCADE); the counters of others are fixed first. Issues and comments the user
  * posted stay (their poster id is no foreign key) and show the Ghost user as author (as Gitea).
  */
 export async function deleteUser(deps: AppDeps, user: UserRow, actor: UserRow | null): Promise<void> {
-  // As Gitea: an administrator cannot delete their own account (nor lock the site out that way).
-  // `null` is the operator at the command line (`warren admin user delete`).
+  // As Gitea: an administrator cannot delete their own account through the administration (nor lock
+  // the site out that way). `null` is the operator at the command line (`warren admin user delete`).
   if (user.id === actor?.id) throw unprocessable('you cannot delete yourself')
+  await removeUser(deps, user)
+}
+
+/**
+ * A user deleting their own account (the account settings' "Delete your account", after their
+ * password was checked): the same refusals as `deleteUser`, the last-administrator rule included.
+ */
+export async function deleteOwnAccount(deps: AppDeps, user: UserRow): Promise<void> {
+  await removeUser(deps, user)
+}
+
+async function removeUser(deps: AppDeps, user: UserRow): Promise<void> {
   let blobs: Awaited<ReturnType<typeof ownerPackageBlobs>>
   try {
     blobs = await writeTransaction(deps.db, async () => {

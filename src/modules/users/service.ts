@@ -289,6 +289,37 @@ export async function deleteEmails(deps: AppDeps, userId: number, emails: string
   })
 }
 
+/**
+ * Makes the user's address `addressId` their only primary one, and activated (inside the caller's
+ * transaction); the user row's `email` is the caller's to set with it.
+ */
+export async function markPrimaryEmail(deps: AppDeps, userId: number, addressId: number, email: string): Promise<void> {
+  await deps.db.update(emailAddresses).set({ isPrimary: false }).where(and(eq(emailAddresses.userId, userId), eq(emailAddresses.isPrimary, true)))
+  await deps.db.update(emailAddresses).set({ isPrimary: true, isActivated: true, email }).where(eq(emailAddresses.id, addressId))
+}
+
+/** One of the user's addresses by id, or 404. */
+export async function emailById(deps: AppDeps, userId: number, id: number): Promise<EmailRow> {
+  const found = Number.isSafeInteger(id) && id > 0 ? (await deps.db.select().from(emailAddresses).where(and(eq(emailAddresses.id, id), eq(emailAddresses.userId, userId))))[0] : undefined
+  if (!found) throw notFound(`email address does not exist [id: ${id}]`)
+  return found
+}
+
+/**
+ * Makes one of the user's own addresses their primary one (Gitea's MakeActiveEmailPrimary, from the
+ * account settings): only an activated (verified) address, 404 for one not theirs; the address
+ * rows and the user row's `email` change in one transaction.
+ */
+export async function makeEmailPrimary(deps: AppDeps, user: UserRow, id: number): Promise<void> {
+  await writeTransaction(deps.db, async () => {
+    const address = await emailById(deps, user.id, id)
+    if (!address.isActivated) throw unprocessable(`only an activated address can be the primary one: ${address.email} is not activated`, 'Email')
+    if (address.isPrimary) return
+    await markPrimaryEmail(deps, user.id, address.id, address.email)
+    await deps.db.update(users).set({ email: address.email, updatedUnix: nowUnix() }).where(eq(users.id, user.id))
+  })
+}
+
 // ---- followers -------------------------------------------------------------------------------
 
 /** Users following `userId` (direction 'followers') or followed by it ('following') whom `viewer` may see, paged. */

@@ -21,7 +21,7 @@ import { getCommit } from '../../modules/commits/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { errorPage } from '../errors'
-import { CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, seeOther, ticked } from '../forms'
+import { CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, seeOther, ticked, withoutFieldPrefix } from '../forms'
 import { cherryPickUrl, editorUrl, rawUrl, refPath, repoUrl, srcUrl } from '../links'
 import { branchNames, fileAt, resolveSource } from '../source-data'
 import { textDiff, type Diff } from '../diff-data'
@@ -328,7 +328,7 @@ function editorError(e: unknown): unknown {
   const errors = e.extra.errors as { fieldNames?: string[] }[] | undefined
   if (/(^|\.)sha$/.test(errors?.[0]?.fieldNames?.[0] ?? '')) return new ApiError(409, STALE)
   if (e.status === 404 && e.message.startsWith('repository file does not exist')) return new ApiError(409, GONE)
-  return new ApiError(e.status, e.message.replace(/^\[[^\]]*\]: /, ''))
+  return new ApiError(e.status, withoutFieldPrefix(e.message))
 }
 
 /** Where a commit went: its branch, and whether the form asked for a new one. */

@@ -25,6 +25,8 @@ const MENU: [string, string][] = [
   ['/user/settings/account', 'Account'],
   ['/user/settings/keys', 'SSH / GPG keys'],
   ['/user/settings/applications', 'Applications'],
+  ['/user/settings/organization', 'Organisations'],
+  ['/user/settings/repos', 'Repositories'],
   ['/user/settings/blocked_users', 'Blocked users'],
   ['/user/settings/hooks', 'Webhooks'],
 ]
@@ -132,37 +134,6 @@ export const AvatarForm = t.Object({ _csrf: CsrfText, avatar: t.Optional(t.Unkno
 export async function avatarBytes(file: unknown): Promise<Uint8Array> {
   if (!(file instanceof Blob) || file.size === 0) throw unprocessable('choose an image file to upload', 'avatar')
   return new Uint8Array(await file.arrayBuffer())
-}
-
-const PasswordForm = t.Object({ _csrf: CsrfText, old_password: FormText(255), password: FormText(255), retype: FormText(255) })
-
-function accountPage(ctx: WebContext, opts: { error?: string; status?: number } = {}) {
-  return settingsPage(
-    ctx,
-    '/user/settings/account',
-    'Password',
-    <form class="stack" method="post" action="/user/settings/account">
-      <CsrfField ctx={ctx} />
-      <label>
-        Current password
-        <input name="old_password" type="password" autocomplete="current-password" required />
-      </label>
-      <label>
-        New password
-        <input name="password" type="password" autocomplete="new-password" minlength={String(ctx.config.minPasswordLength)} required />
-      </label>
-      <label>
-        Confirm the new password
-        <input name="retype" type="password" autocomplete="new-password" required />
-      </label>
-      <div>
-        <button class="primary" type="submit">
-          Change password
-        </button>
-      </div>
-    </form>,
-    opts,
-  )
 }
 
 const KeyForm = t.Object({ _csrf: CsrfText, type: FormText(8), title: FormText(255), content: FormText(64 * 1024) })
@@ -354,8 +325,8 @@ function scopesOf(values: TokenValues): string[] {
 const signedPage = (id: string) => ({ signed: true as const, detail: pageDetail(id) })
 
 /**
- * The signed-in user's settings (Gitea's `/user/settings/...`): profile, password, SSH and GPG
- * keys, access tokens. Each form calls the service the API's own routes call.
+ * The signed-in user's settings (Gitea's `/user/settings/...`): profile, SSH and GPG keys, access
+ * tokens (the account's pages are `settings-account.tsx`'s). Each form calls the service the API's own routes call.
  */
 export const userSettingsPages = (deps: AppDeps) =>
   new Elysia({ name: 'web-settings-user', detail: { hide: true } })
@@ -404,31 +375,6 @@ export const userSettingsPages = (deps: AppDeps) =>
           return seeOther('/user/settings', 'avatar-deleted')
         }),
       { ...signedPage('webUserAvatarDelete'), body: t.Object({ _csrf: CsrfText }) },
-    )
-    .get('/user/settings/account', ({ request, caller }) => accountPage(webContext(deps.config, request, caller)), signedPage('webUserAccount'))
-    .post(
-      '/user/settings/account',
-      (c) =>
-        formRoute(
-          deps.config,
-          c,
-          async (web) => {
-            const { body, user } = c
-            if ((body.password ?? '') !== (body.retype ?? '')) return accountPage(web, { error: 'The new passwords do not match.', status: 422 })
-            try {
-              // The same check, and the same failed sign-in limits, as signing in.
-              await deps.auth.byPassword(user.name, body.old_password ?? '', deps.auth.clientAddress(c.request))
-            } catch (e) {
-              if (e instanceof ApiError && e.status === 401) return accountPage(web, { error: 'The current password is wrong.', status: 403 })
-              throw e
-            }
-            if (!body.password) return accountPage(web, { error: 'The new password is empty.', status: 422 })
-            await editUser(deps, user, { password: body.password, must_change_password: false })
-            return seeOther('/user/settings/account', 'password')
-          },
-          (web, error, status) => accountPage(web, { error, status }),
-        ),
-      { ...signedPage('webUserPassword'), body: PasswordForm },
     )
     .get(
       '/user/settings/keys',

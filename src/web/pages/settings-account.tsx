@@ -1,0 +1,330 @@
+/** @jsxImportSource warren-jsx */
+import { Elysia, t } from 'elysia'
+import type { AppDeps } from '../../deps'
+import { pipeline } from '../../auth/pipeline'
+import type { UserRow } from '../../auth/caller'
+import { SESSION_COOKIE } from '../../auth/sessions'
+import type { EmailRow, RepoRow } from '../../db/schema'
+import { ApiError } from '../../lib/errors'
+import { deleteOwnAccount, editUser } from '../../modules/admin/service'
+import { listOrgsOfUser, removeMember } from '../../modules/orgs/service'
+import { listOwnedRepos } from '../../modules/repos/queries'
+import { addEmails, deleteEmails, emailById, listEmails, makeEmailPrimary } from '../../modules/users/service'
+import { cookieHeader, pageDetail, webContext, type WebContext } from '../context'
+import { ButtonForm, CsrfField, CsrfText, FormText, formRoute, ListTable, Pager, pageNumber, pagesOf, seeOther, SubmitRow, withoutFieldPrefix } from '../forms'
+import { ownerUrl, repoUrl } from '../links'
+import { settingsPage } from './settings-user'
+
+/*
+ * The account side of the user settings (Gitea 1.23's routers/web/user/setting/account.go and the
+ * organisation and repository lists of setting/profile.go): the password, the e-mail addresses,
+ * deleting the account; the organisations one belongs to, with a way out; the repositories one owns.
+ */
+
+/** Organisations a page lists. */
+const LISTED = 50
+/** Repositories a page lists. */
+const REPOS_LISTED = 20
+/** An address typed in is checked by the users service (at most 254 characters); this bounds the form. */
+const EMAIL_FIELD_MAX = 320
+
+const PasswordForm = t.Object({ _csrf: CsrfText, old_password: FormText(255), password: FormText(255), retype: FormText(255) })
+/** Gitea's AddEmailForm, and its `_method=PRIMARY` with the address's `id`. */
+const EmailForm = t.Object({ _csrf: CsrfText, email: FormText(EMAIL_FIELD_MAX), _method: FormText(16), id: FormText(20) })
+const IdForm = t.Object({ _csrf: CsrfText, id: FormText(20) })
+const DeleteForm = t.Object({ _csrf: CsrfText, password: FormText(255) })
+const ListQuery = t.Object({ page: FormText(10), done: FormText(40) })
+const OrgParams = t.Object({ org: t.String({ maxLength: 255 }) })
+
+interface Shown {
+  error?: string
+  status?: number
+  /** The address typed in a refused add form. */
+  email?: string
+}
+
+/** A user's address as Gitea's list shows it: primary, activated or not. */
+function EmailEntry(props: { ctx: WebContext; address: EmailRow }) {
+  const { ctx, address: a } = props
+  return (
+    <tr>
+      <td>{a.email}</td>
+      <td>
+        {a.isPrimary ? <strong>Primary</strong> : null} {a.isActivated ? 'Activated' : <span class="muted">Not activated</span>}
+      </td>
+      <td>
+        {!a.isPrimary && a.isActivated ? (
+          <ButtonForm ctx={ctx} action="/user/settings/account/email" label={`Make ${a.email} primary`} fields={{ _method: 'PRIMARY', id: String(a.id) }} />
+        ) : null}
+        {a.isPrimary ? null : <ButtonForm ctx={ctx} action="/user/settings/account/email/delete" label={`Delete ${a.email}`} fields={{ id: String(a.id) }} danger />}
+      </td>
+    </tr>
+  )
+}
+
+/** The field asking for the user's current password. */
+function CurrentPassword(props: { name: string; label: string }) {
+  return (
+    <label>
+      {props.label}
+      <input name={props.name} type="password" autocomplete="current-password" required />
+    </label>
+  )
+}
+
+/** Gitea's account page: the password form, the e-mail addresses with their forms, and deleting the account. */
+async function accountPage(deps: AppDeps, ctx: WebContext, user: UserRow, opts: Shown = {}) {
+  const emails = await listEmails(deps, user.id)
+  return settingsPage(
+    ctx,
+    '/user/settings/account',
+    'Account',
+    <>
+      <section aria-labelledby="password">
+        <h3 id="password">Password</h3>
+        <form class="stack" method="post" action="/user/settings/account">
+          <CsrfField ctx={ctx} />
+          <CurrentPassword name="old_password" label="Current password" />
+          <label>
+            New password
+            <input name="password" type="password" autocomplete="new-password" minlength={String(ctx.config.minPasswordLength)} required />
+          </label>
+          <label>
+            Confirm the new password
+            <input name="retype" type="password" autocomplete="new-password" required />
+          </label>
+          <SubmitRow label="Change password" />
+        </form>
+      </section>
+      <section aria-labelledby="emails">
+        <h3 id="emails">E-mail addresses</h3>
+        <p class="muted">
+          An address you add is not activated: Warren sends no mail to confirm it, so a site administrator activates it. Only an activated address can become
+          your primary one.
+        </p>
+        <div class="box">
+          <ListTable label="E-mail addresses" columns={['Address', 'State']} actions>
+            {emails.map((a) => (
+              <EmailEntry ctx={ctx} address={a} />
+            ))}
+          </ListTable>
+        </div>
+        <form class="stack" method="post" action="/user/settings/account/email">
+          <CsrfField ctx={ctx} />
+          <label>
+            New e-mail address
+            <input name="email" type="email" maxlength="254" autocomplete="email" required value={opts.email ?? ''} />
+          </label>
+          <SubmitRow label="Add e-mail address" />
+        </form>
+      </section>
+      <section aria-labelledby="delete-account">
+        <h3 id="delete-account">Delete your account</h3>
+        <p>
+          Deleting your account cannot be undone. Transfer or delete your repositories and leave your organisations first; your issues and comments stay, shown as
+          written by a deleted user.
+        </p>
+        <form class="stack" method="post" action="/user/settings/account/delete">
+          <CsrfField ctx={ctx} />
+          <CurrentPassword name="password" label="Your password" />
+          <SubmitRow label="Delete your account" danger />
+        </form>
+      </section>
+    </>,
+    opts,
+  )
+}
+
+/** Whether `password` is the user's current one: the same check, and the same failed sign-in limits, as signing in. */
+async function passwordMatches(deps: AppDeps, request: Request, user: UserRow, password: string): Promise<boolean> {
+  try {
+    await deps.auth.byPassword(user.name, password, deps.auth.clientAddress(request))
+    return true
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) return false
+    throw e
+  }
+}
+
+/** An address's id as a form sends it (404 for anything that names none). */
+const addressId = (value: string | undefined) => (/^[0-9]{1,15}$/.test(value ?? '') ? Number(value) : 0)
+
+/** The organisations the user belongs to, each with its Leave button. */
+async function organizationsPage(deps: AppDeps, ctx: WebContext, user: UserRow, pageAt: number, opts: Shown = {}) {
+  const found = await listOrgsOfUser(deps, user, user, { page: pageAt, limit: LISTED, offset: (pageAt - 1) * LISTED })
+  return settingsPage(
+    ctx,
+    '/user/settings/organization',
+    'Organisations',
+    <>
+      <p>
+        <a href="/org/create">New organisation</a>
+      </p>
+      <div class="box">
+        <ListTable label="Organisations" columns={['Organisation']} actions empty={found.rows.length === 0 && 'You are not a member of any organisation.'}>
+          {found.rows.map((org) => (
+            <tr>
+              <td>
+                <a href={ownerUrl(org.name)}>{org.name}</a>
+                {org.fullName ? <span class="muted"> · {org.fullName}</span> : null}
+              </td>
+              <td>
+                <ButtonForm ctx={ctx} action={`/org/${encodeURIComponent(org.name)}/members/action/leave`} label={`Leave ${org.name}`} danger />
+              </td>
+            </tr>
+          ))}
+        </ListTable>
+      </div>
+      <Pager path="/user/settings/organization" page={pageAt} pages={pagesOf(found.total, LISTED)} />
+    </>,
+    opts,
+  )
+}
+
+/** What a repository is besides its name: private, a fork, a mirror, archived. */
+const marksOf = (r: RepoRow) => [r.isPrivate && 'Private', r.isFork && 'Fork', r.isMirror && 'Mirror', r.isArchived && 'Archived'].filter((m): m is string => !!m)
+
+/** The repositories the user owns, paged, each linked with its settings. */
+async function reposPage(deps: AppDeps, ctx: WebContext, user: UserRow, pageAt: number) {
+  const found = await listOwnedRepos(deps, user, user, { page: pageAt, limit: REPOS_LISTED, offset: (pageAt - 1) * REPOS_LISTED })
+  return settingsPage(
+    ctx,
+    '/user/settings/repos',
+    'Repositories',
+    <>
+      <p class="muted">
+        {found.total === 1 ? 'You own 1 repository.' : `You own ${found.total} repositories.`} <a href="/repo/create">New repository</a>
+      </p>
+      <div class="box">
+        <ListTable label="Repositories" columns={['Repository', 'Kind']} actions empty={found.rows.length === 0 && 'You own no repositories.'}>
+          {found.rows.map((r) => (
+            <tr>
+              <td>
+                <a href={repoUrl(user.name, r.name)}>
+                  {user.name}/{r.name}
+                </a>
+                {r.description ? <div class="muted">{r.description}</div> : null}
+              </td>
+              <td>{marksOf(r).join(', ')}</td>
+              <td>
+                <a href={`${repoUrl(user.name, r.name)}/settings`}>Settings of {r.name}</a>
+              </td>
+            </tr>
+          ))}
+        </ListTable>
+      </div>
+      <Pager path="/user/settings/repos" page={pageAt} pages={pagesOf(found.total, REPOS_LISTED)} />
+    </>,
+  )
+}
+
+const signedPage = (id: string) => ({ signed: true as const, detail: pageDetail(id) })
+
+/**
+ * Gitea 1.23's `/user/settings/account` (password: `POST` there; e-mail addresses:
+ * `/account/email`, with `_method=PRIMARY` and `id` making an activated one primary, and
+ * `/account/email/delete`; `/account/delete` with the password), `/user/settings/organization`
+ * with `POST /org/{org}/members/action/leave`, and `/user/settings/repos`; each form through the
+ * service the API's own routes call.
+ */
+export const accountSettingsPages = (deps: AppDeps) =>
+  new Elysia({ name: 'web-settings-account', detail: { hide: true } })
+    .use(pipeline(deps, { session: true }))
+    .get('/user/settings/account', ({ request, caller, user }) => accountPage(deps, webContext(deps.config, request, caller), user), signedPage('webUserAccount'))
+    .post(
+      '/user/settings/account',
+      (c) =>
+        formRoute(
+          deps.config,
+          c,
+          async (web) => {
+            const { body, user } = c
+            if ((body.password ?? '') !== (body.retype ?? '')) return accountPage(deps, web, user, { error: 'The new passwords do not match.', status: 422 })
+            if (!(await passwordMatches(deps, c.request, user, body.old_password ?? ''))) return accountPage(deps, web, user, { error: 'The current password is wrong.', status: 403 })
+            if (!body.password) return accountPage(deps, web, user, { error: 'The new password is empty.', status: 422 })
+            await editUser(deps, user, { password: body.password, must_change_password: false })
+            return seeOther('/user/settings/account', 'password')
+          },
+          (web, error, status) => accountPage(deps, web, c.user, { error, status }),
+        ),
+      { ...signedPage('webUserPassword'), body: PasswordForm },
+    )
+    .post(
+      '/user/settings/account/email',
+      (c) =>
+        formRoute(
+          deps.config,
+          c,
+          async () => {
+            if (c.body._method === 'PRIMARY') {
+              await makeEmailPrimary(deps, c.user, addressId(c.body.id))
+              return seeOther('/user/settings/account', 'email-primary')
+            }
+            await addEmails(deps, c.user.id, [(c.body.email ?? '').trim()])
+            return seeOther('/user/settings/account', 'email-added')
+          },
+          (web, error, status) =>
+            accountPage(deps, web, c.user, {
+              error: `${c.body._method === 'PRIMARY' ? 'Could not make the address primary' : 'Could not add the address'}: ${withoutFieldPrefix(error)}`,
+              status,
+              email: c.body._method === 'PRIMARY' ? undefined : c.body.email,
+            }),
+        ),
+      { ...signedPage('webUserEmailAdd'), body: EmailForm },
+    )
+    .post(
+      '/user/settings/account/email/delete',
+      (c) =>
+        formRoute(
+          deps.config,
+          c,
+          async () => {
+            const address = await emailById(deps, c.user.id, addressId(c.body.id))
+            await deleteEmails(deps, c.user.id, [address.email])
+            return seeOther('/user/settings/account', 'email-deleted')
+          },
+          (web, error, status) => accountPage(deps, web, c.user, { error: `Could not delete the address: ${withoutFieldPrefix(error)}`, status }),
+        ),
+      { ...signedPage('webUserEmailDelete'), body: IdForm },
+    )
+    .post(
+      '/user/settings/account/delete',
+      (c) =>
+        formRoute(
+          deps.config,
+          c,
+          async (web) => {
+            if (!(await passwordMatches(deps, c.request, c.user, c.body.password ?? '')))
+              return accountPage(deps, web, c.user, { error: 'The password is wrong: your account was not deleted.', status: 403 })
+            await deleteOwnAccount(deps, c.user)
+            // Its sessions went with the account (ON DELETE CASCADE); the browser forgets its cookie.
+            return new Response(null, { status: 303, headers: { location: '/', 'set-cookie': cookieHeader(deps.config, SESSION_COOKIE, '', 0) } })
+          },
+          (web, error, status) => accountPage(deps, web, c.user, { error: `Your account was not deleted: ${error}`, status }),
+        ),
+      { ...signedPage('webUserDelete'), body: DeleteForm },
+    )
+    .get(
+      '/user/settings/organization',
+      ({ request, caller, user, query }) => organizationsPage(deps, webContext(deps.config, request, caller), user, pageNumber(query.page)),
+      { ...signedPage('webUserOrganizations'), query: ListQuery },
+    )
+    .post(
+      '/org/:org/members/action/leave',
+      (c) =>
+        formRoute(
+          deps.config,
+          c,
+          async () => {
+            await removeMember(deps, c.org, c.user)
+            return seeOther('/user/settings/organization', 'org-left')
+          },
+          (web, error, status) => organizationsPage(deps, web, c.user, 1, { error: `Could not leave ${c.org.org.name}: ${error}`, status }),
+        ),
+      { signed: true, org: 'member', params: OrgParams, body: t.Object({ _csrf: CsrfText }), detail: pageDetail('webOrgLeave') },
+    )
+    .get(
+      '/user/settings/repos',
+      ({ request, caller, user, query }) => reposPage(deps, webContext(deps.config, request, caller), user, pageNumber(query.page)),
+      { ...signedPage('webUserRepos'), query: ListQuery },
+    )
