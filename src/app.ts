@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { databaseUnavailable, UNAVAILABLE_RETRY_AFTER } from './db/unavailable'
 import type { AppDeps } from './deps'
-import { ApiError, apiErrorOfGit, notFound } from './lib/errors'
+import { ApiError, apiErrorOfGit, challengeOf, notFound } from './lib/errors'
 import { GitError } from './git/run'
 import { checkStorable, hasNul } from './lib/body'
 import { docsUrl } from './lib/urls'
@@ -57,7 +57,7 @@ import { commitsModule } from './modules/commits'
 import { gitDataModule } from './modules/git-data'
 import { oauth2Module, oauth2ProviderModule } from './modules/oauth2'
 import { avatarFilesModule, avatarsModule } from './modules/avatars'
-import { challengeOf, packageRegistryModule, packagesModule } from './modules/packages'
+import { packageRegistryModule, packagesModule } from './modules/packages'
 
 /** Reads a validation error as Gitea's `[Field]: problem` message. */
 function validationMessage(error: any): { message: string; errors: unknown[] } {
@@ -160,7 +160,7 @@ export function createApp(deps: AppDeps) {
       const errorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) =>
         web ? webRefusal(request, status, message, set.headers) : apiErrorBody(set, status, message, extra)
       if (error instanceof ApiError) {
-        if (error.status === 401) Object.assign(set.headers, challengeOf(new URL(request.url).pathname))
+        if (error.status === 401) Object.assign(set.headers, challengeOf(request))
         Object.assign(set.headers, error.headers)
         return errorBody(set, error.status, error.message, error.extra)
       }

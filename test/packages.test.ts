@@ -143,6 +143,13 @@ describe('the generic registry', () => {
     const anonymous = await put('alice/generic/x/1/f', null, 'x')
     expect(anonymous.status).toBe(401)
     expect(anonymous.headers.get('www-authenticate')).toBe('Basic realm="Gitea Package API"')
+    // A token that is not one: refused by the caller's resolution, with the registry's challenge too; the API's 401s carry none.
+    const unknown = await put('alice/generic/x/1/f', { token: 'f'.repeat(40) }, 'x')
+    expect(unknown.status).toBe(401)
+    expect(unknown.headers.get('www-authenticate')).toBe('Basic realm="Gitea Package API"')
+    const api = await fetch(`${s.url}/api/v1/packages/alice`, { headers: { authorization: `token ${'f'.repeat(40)}` } })
+    expect(api.status).toBe(401)
+    expect(api.headers.get('www-authenticate')).toBeNull()
     expect((await put('alice/generic/x/1/f', bob, 'x')).status).toBe(403)
     expect((await put('acme/generic/x/1/f', bob, 'x')).status).toBe(403)
     expect((await put('acme/generic/x/1/f', dave, 'x')).status).toBe(403)

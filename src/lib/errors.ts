@@ -34,3 +34,21 @@ export function apiErrorOfGit(e: GitError): ApiError {
   const status = e.kind === 'timeout' ? 504 : e.kind === 'aborted' ? 503 : 500
   return new ApiError(status, e.message)
 }
+
+/** The `WWW-Authenticate` challenge of each request whose routes ask for one (setChallenge). */
+const challenges = new WeakMap<Request, string>()
+
+/**
+ * Makes a 401 to `request` carry `challenge` as its `WWW-Authenticate` header (the package
+ * registry asks for Basic credentials, as Gitea's): declared by the routes that want it, added by
+ * the app's error handler (challengeOf).
+ */
+export function setChallenge(request: Request, challenge: string): void {
+  challenges.set(request, challenge)
+}
+
+/** The headers a 401 to `request` carries: its routes' challenge, if they set one. */
+export function challengeOf(request: Request): Record<string, string> {
+  const challenge = challenges.get(request)
+  return challenge ? { 'www-authenticate': challenge } : {}
+}

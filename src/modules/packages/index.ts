@@ -6,7 +6,7 @@ import { pipeline } from '../../auth/pipeline'
 import { packagesToApi, toApiPackageFile } from '../../convert/package'
 import { disposition } from '../files/service'
 import { readsBody } from '../../lib/body'
-import { notFound } from '../../lib/errors'
+import { notFound, setChallenge } from '../../lib/errors'
 import { GenericFileParams, GenericVersionParams, OwnerParams, PackageFileSchema, PackageListQuery, PackageSchema, VersionParams } from './model'
 import { blobPath } from './blobs'
 import { deleteGenericFile, deletePackageVersion, findGenericFile, getPackageVersion, listPackageVersions, listVersionFiles, uploadGenericFile } from './service'
@@ -78,14 +78,6 @@ export const packagesModule = (deps: AppDeps) =>
     )
 
 /**
- * The headers a 401 at `pathname` carries: the package registry's ask for Basic credentials, as
- * Gitea's, so clients that send them only when challenged (Gradle, Maven, .NET, curl --anyauth)
- * can sign in; none elsewhere (the app's error handler adds them).
- */
-export const challengeOf = (pathname: string): Record<string, string> =>
-  pathname.startsWith('/api/packages/') ? { 'www-authenticate': 'Basic realm="Gitea Package API"' } : {}
-
-/**
  * The generic package registry (Gitea's /api/packages/{owner}/generic/...), outside /api/v1:
  * publishing a file (the raw body, streamed to disk: `readsBody('unread')`), downloading it
  * (streamed from disk), deleting a file or a whole version. Errors answer in the API's shape.
@@ -93,6 +85,9 @@ export const challengeOf = (pathname: string): Record<string, string> =>
 export const packageRegistryModule = (deps: AppDeps) =>
   new Elysia({ name: 'package-registry', prefix: '/api/packages', detail: { tags: ['package'] } })
     .use(pipeline(deps))
+    // A 401 here asks for Basic credentials in Gitea's realm, so clients that send them only when
+    // challenged (Gradle, Maven, .NET, curl --anyauth) can sign in (the app's error handler adds it).
+    .onTransform(({ request }) => setChallenge(request, 'Basic realm="Gitea Package API"'))
     .put(
       '/:owner/generic/:name/:version/:filename',
       async ({ packageOwner, caller, params, request, set }) => {
