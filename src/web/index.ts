@@ -5,6 +5,7 @@ import { signInRoutes } from './sign-in'
 import { peoplePages } from './pages/people'
 import { repoPages } from './pages/repo'
 import { blamePages } from './pages/blame'
+import { codeSearchPages } from './pages/code-search'
 import { userSettingsPages } from './pages/settings-user'
 import { blockedUsersPages } from './pages/blocked-users'
 import { repoActionPages } from './pages/repo-actions'
@@ -52,6 +53,7 @@ export const webModule = (deps: AppDeps) =>
     .use(peoplePages(deps))
     .use(repoPages(deps))
     .use(blamePages(deps))
+    .use(codeSearchPages(deps))
     .use(userSettingsPages(deps))
     .use(blockedUsersPages(deps))
     .use(repoActionPages(deps))
