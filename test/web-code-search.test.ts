@@ -45,6 +45,7 @@ const FILES: Record<string, string | Buffer> = {
 for (let i = 0; i < 12; i++) FILES[`many/f${String(i).padStart(2, '0')}.txt`] = `pagetoken ${i}\n`
 // More files than a search reads (50), and a line longer than it keeps (500 bytes).
 for (let i = 0; i < 55; i++) FILES[`lots/f${String(i).padStart(2, '0')}.txt`] = `overflow ${i}\n`
+FILES['repeats.txt'] = 'again\n'.repeat(60)
 FILES['minified.js'] = `var needle=1;${'x=1;'.repeat(1000)}var tail=2\n`
 
 beforeAll(async () => {
@@ -125,6 +126,10 @@ describe('code search', () => {
     const cut = await html('/alice/pub/search?q=NEEDLE')
     expect(cut.text).toContain(`var <mark>needle</mark>=1;${'x=1;'.repeat(121)}x=1<span class="muted" title="The line goes on">…</span>`)
     expect(cut.text).not.toContain('tail')
+    const repeats = await html('/alice/pub/search?q=again')
+    expect(repeats.text.match(/<tr class="hit">/g)).toHaveLength(50)
+    expect(repeats.text).toContain('Only the first 50 matching lines of this file are shown.')
+    expect(cut.text).not.toContain('Only the first')
     // No text: the form alone.
     const blank = await html('/alice/pub/search?q=+')
     expect(blank.status).toBe(200)

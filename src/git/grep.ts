@@ -23,7 +23,7 @@ const MAX_BYTES = 1024 * 1024
 /** Bytes of a line kept (a longer one is cut, and said to be). */
 export const MAX_GREP_LINE = 500
 /** Matching lines of one file (git's `--max-count`). */
-const MAX_PER_FILE = 50
+export const MAX_GREP_PER_FILE = 50
 /** Longest path kept (bytes, with the commit prefix). */
 const MAX_NAME = 8192
 
@@ -39,6 +39,8 @@ export interface GrepLine {
 export interface GrepFile {
   path: string
   lines: GrepLine[]
+  /** As many lines matched as git reports of a file (MAX_GREP_PER_FILE): the file may hold more. */
+  more: boolean
 }
 
 export interface GrepResult {
@@ -139,6 +141,8 @@ class GrepParser {
   private number = new Field(24)
   private text = new Field(MAX_GREP_LINE)
   private path = ''
+  /** Lines of the current file with a match. */
+  private hits = 0
   constructor(
     private readonly prefix: string,
     private readonly words: readonly string[],
@@ -182,10 +186,15 @@ class GrepParser {
         this.full = true
         return
       }
-      file = { path: this.path, lines: [] }
+      file = { path: this.path, lines: [], more: false }
       this.files.push(file)
+      this.hits = 0
     }
-    file.lines.push({ number, text, cut, matches: matchRanges(text, this.words) })
+    // Past git's last match of a file only its context follows: left out, so the file ends at the last match counted.
+    if (file.more) return
+    const matches = matchRanges(text, this.words)
+    if (matches.length && ++this.hits >= MAX_GREP_PER_FILE) file.more = true
+    file.lines.push({ number, text, cut, matches })
   }
 }
 
@@ -199,7 +208,7 @@ export async function grepCommit(repo: GitRepo, commit: string, query: string, o
   requireObjectIds('grep', commit)
   const words = grepWords(query, opts.fuzzy)
   if (!words.length) return { files: [], more: false }
-  const args = ['grep', '--null', '--line-number', '--no-column', '-I', '--fixed-strings', '--ignore-case', '--no-color', `--context=${opts.context ?? 1}`, `--max-count=${MAX_PER_FILE}`, '-f', '-', commit, '--']
+  const args = ['grep', '--null', '--line-number', '--no-column', '-I', '--fixed-strings', '--ignore-case', '--no-color', `--context=${opts.context ?? 1}`, `--max-count=${MAX_GREP_PER_FILE}`, '-f', '-', commit, '--']
   const git = startGit(args, { ...repo, input: words.join('\n') })
   const parser = new GrepParser(`${commit}:`, words.map(foldCase), opts.maxFiles ?? MAX_FILES)
   const maxBytes = opts.maxBytes ?? MAX_BYTES

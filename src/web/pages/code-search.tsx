@@ -6,7 +6,7 @@ import { pipeline } from '../../auth/pipeline'
 import { gitRepoOf } from '../../auth/repo-context'
 import { repoToApi, type ApiRepo } from '../../convert/repo'
 import { GitError } from '../../git/run'
-import { grepCommit, grepQueryProblem, type GrepFile, type GrepLine, type GrepResult } from '../../git/grep'
+import { MAX_GREP_PER_FILE, grepCommit, grepQueryProblem, type GrepFile, type GrepLine, type GrepResult } from '../../git/grep'
 import { apiErrorOfGit } from '../../lib/errors'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext } from '../context'
@@ -124,6 +124,7 @@ function FileResult(props: { repo: ApiRepo; branch: string; file: GrepFile }): H
         <caption class="sr-only">Matching lines of {file.path}</caption>
         <tbody>{rows}</tbody>
       </table>
+      {file.more ? <p class="notice muted">Only the first {MAX_GREP_PER_FILE} matching lines of this file are shown.</p> : null}
     </div>
   )
 }
