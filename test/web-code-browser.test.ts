@@ -156,3 +156,21 @@ test('a branch made from the switcher, then renamed, deleted and restored from t
   expect((await s.get('/repos/alice/demo/branches/renamed', { token: alice.token })).status).toBe(200)
   await page.context().close()
 })
+
+test('the code search: from the repository header\'s box to the results, and from a line\'s number to the line; axe at phone and desktop width', async () => {
+  for (const viewport of [{ width: 390, height: 844 }, { width: 1280, height: 800 }]) {
+    const page = await newPage({ viewport })
+    await page.goto(s.url + '/alice/demo')
+    await page.getByRole('searchbox', { name: "Search this repository's code" }).fill('QUESTION')
+    await page.getByRole('searchbox', { name: "Search this repository's code" }).press('Enter')
+    await page.waitForURL(/\/alice\/demo\/search\?q=QUESTION$/)
+    expect(await page.locator('mark').allTextContents()).toEqual(['question'])
+    await expectAccessible(page)
+    // Nothing is wider than the screen but the code, which scrolls in its own box.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0)
+    await page.getByRole('link', { name: '3', exact: true }).click()
+    await page.waitForURL(/\/src\/branch\/master\/src\/main\.ts#L3$/)
+    expect(await page.locator('li:target').textContent()).toBe('export const question = "six times nine"')
+    await page.context().close()
+  }
+})

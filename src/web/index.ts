@@ -5,6 +5,7 @@ import { signInRoutes } from './sign-in'
 import { peoplePages } from './pages/people'
 import { repoPages } from './pages/repo'
 import { blamePages } from './pages/blame'
+import { codeSearchPages } from './pages/code-search'
 import { userSettingsPages } from './pages/settings-user'
 import { blockedUsersPages } from './pages/blocked-users'
 import { accountSettingsPages } from './pages/settings-account'
@@ -55,6 +56,7 @@ export const webModule = (deps: AppDeps) =>
     .use(peoplePages(deps))
     .use(repoPages(deps))
     .use(blamePages(deps))
+    .use(codeSearchPages(deps))
     .use(userSettingsPages(deps))
     .use(blockedUsersPages(deps))
     .use(accountSettingsPages(deps))

@@ -15,6 +15,8 @@ export const historyUrl = (owner: string, repo: string, kind: string, ref: strin
 /** Gitea's blame page of a file. */
 export const blameUrl = (owner: string, repo: string, kind: string, ref: string, path: readonly string[]) =>
   `${repoUrl(owner, repo)}/blame/${kind}/${segs(ref.split('/'))}/${segs(path)}`
+/** Gitea's code search of a repository (`search?q=`), at its default branch. */
+export const searchUrl = (owner: string, repo: string, q?: string) => `${repoUrl(owner, repo)}/search${q ? `?q=${encodeURIComponent(q)}` : ''}`
 /** A ref's name as path segments (its slashes kept, each segment encoded). */
 export const refPath = (name: string) => segs(name.split('/'))
 /** Gitea's cherry-pick (or, `revert`, revert) page of a commit onto a branch. */

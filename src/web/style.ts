@@ -166,6 +166,10 @@ td.blame-num { text-align: right; user-select: none; width: 1%; }
 td.blame-num a { color: var(--muted); }
 td.blame-code { white-space: pre; font-family: ui-monospace, SFMono-Regular, monospace; }
 table.blame tr:target { background: #fff8c5; }
+/* The code search (pages/code-search.tsx): the lines of a file that match, a gap where they skip. */
+.code-result table.blame tr.gap td { color: var(--muted); padding: .1rem .5rem; }
+.code-result mark { background: #fff8c5; color: inherit; }
+form.code-search { margin: .5rem 0; }
 /* Reactions under a description or a comment (pages/reactions.tsx). */
 .reactions { display: flex; flex-wrap: wrap; align-items: center; gap: .25rem .5rem; padding: .25rem .75rem; }
 .reactions .reaction { padding: .1rem .5rem; border-radius: 1rem; }

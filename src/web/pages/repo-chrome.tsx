@@ -1,13 +1,18 @@
 /** @jsxImportSource warren-jsx */
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { ApiRepo } from '../../convert/repo'
-import { ownerUrl, repoUrl, srcUrl } from '../links'
+import { ownerUrl, repoUrl, searchUrl, srcUrl } from '../links'
+import { MAX_GREP_QUERY } from '../../git/grep'
 import type { SourceAt } from '../source-data'
 import type { WebContext } from '../context'
 import { CreateRefForm } from './ref-forms'
 
-/** The top of every repository page: its name, description, topics and counts (and the page's action buttons, if given). */
-export function RepoHeader(props: { repo: ApiRepo; actions?: Child }): Html {
+/**
+ * The top of every repository page: its name, description, topics and counts, the code search box
+ * (Gitea's, to `/{o}/{r}/search`; left out where the page is that search, `search: false`), and
+ * the page's action buttons, if given.
+ */
+export function RepoHeader(props: { repo: ApiRepo; actions?: Child; search?: boolean }): Html {
   const { repo } = props
   const owner = repo.owner.login
   return (
@@ -38,8 +43,40 @@ export function RepoHeader(props: { repo: ApiRepo; actions?: Child }): Html {
         {repo.has_issues ? <li>{repo.open_issues_count} open issues</li> : null}
         {repo.has_pull_requests ? <li>{repo.open_pr_counter} open pull requests</li> : null}
       </ul>
+      {props.search === false ? null : <CodeSearchForm repo={props.repo} />}
       {props.actions}
     </section>
+  )
+}
+
+/** The code search's form (a GET: no CSRF); `q` and `fuzzy` as given when the page is the search's. */
+export function CodeSearchForm(props: { repo: ApiRepo; q?: string; fuzzy?: boolean; full?: boolean }): Html {
+  const { repo } = props
+  return (
+    <form class="row code-search" method="get" action={searchUrl(repo.owner.login, repo.name)} role="search" aria-label="Code">
+      <label class={props.full ? undefined : 'sr-only'} for={props.full ? 'code-search-q' : 'code-search-box'}>
+        Search this repository's code
+      </label>
+      <input id={props.full ? 'code-search-q' : 'code-search-box'} type="search" name="q" value={props.q ?? ''} maxlength={String(MAX_GREP_QUERY)} placeholder="Search code" />
+      {props.full ? (
+        <>
+          <label class="sr-only" for="code-search-fuzzy">
+            Match
+          </label>
+          <select id="code-search-fuzzy" name="fuzzy">
+            <option value="true" selected={props.fuzzy !== false}>
+              Any word (fuzzy)
+            </option>
+            <option value="false" selected={props.fuzzy === false}>
+              The exact text
+            </option>
+          </select>
+        </>
+      ) : null}
+      <button class="secondary" type="submit">
+        Search
+      </button>
+    </form>
   )
 }
 
