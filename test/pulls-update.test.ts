@@ -112,7 +112,7 @@ describe('updating a pull request', () => {
     expect(await tipOf(sc.gitDir, 'main')).toBe(tip)
   })
 
-  test('refusals change nothing: no push access (403), anonymous (401), conflicts (409), closed (422), unknown style (422) or index (404); fast-forward-only of a diverged head (405)', async () => {
+  test('refusals change nothing: no push access (403), a protected head (403: no rebase; no update without push), anonymous (401), conflicts (409), closed (422), unknown style (422) or index (404); fast-forward-only of a diverged head (405)', async () => {
     const sc = await scenario('u-refuse')
     const before = { main: await tipOf(sc.gitDir, 'main'), feature: await tipOf(sc.gitDir, 'feature') }
     expect(await statusOf(asReader.repos.repoUpdatePullRequest('alice', 'u-refuse', 1))).toBe(403)
@@ -134,6 +134,14 @@ describe('updating a pull request', () => {
       expect([r.status, r.body.message]).toEqual([409, expect.stringContaining('m.txt')])
     }
     expect(await tipOf(sc.gitDir, 'clash')).toBe(clash)
+
+    // The head branch protected (Gitea's IsUserAllowedToUpdate): no rebase even with pushes allowed; no update at all without.
+    expect((await s.post('/repos/alice/u-refuse/branch_protections', { rule_name: 'feature', enable_push: true }, { token: alice.token })).status).toBe(201)
+    const rebase = await s.post('/repos/alice/u-refuse/pulls/1/update?style=rebase', {}, { token: bob.token })
+    expect([rebase.status, rebase.body.message]).toEqual([403, expect.stringContaining('is protected')])
+    expect((await s.patch('/repos/alice/u-refuse/branch_protections/feature', { enable_push: false }, { token: alice.token })).status).toBe(200)
+    expect(await statusOf(asBob.repos.repoUpdatePullRequest('alice', 'u-refuse', 1))).toBe(403)
+    expect((await s.del('/repos/alice/u-refuse/branch_protections/feature', undefined, { token: alice.token })).status).toBe(204)
 
     // Closed: 422.
     expect((await asAlice.repos.repoEditPullRequest('alice', 'u-refuse', 1, { state: 'closed' })).status).toBe(201)

@@ -15,7 +15,8 @@ import { git } from './git-fixture'
  * base's and never copied into it: a private fork's commits, compared once by its owner, stay
  * unreadable by id through the base for everyone else; a GET writes no object into the base
  * (nothing to bound, nothing half-done if killed); comparisons at once agree; an owner name with a
- * NUL character is a 404 (PostgreSQL cannot be asked for it), not a 500.
+ * NUL character is a 404 (PostgreSQL cannot be asked for it), not a 500. A fork's pull request
+ * lists its commits, and is updated from its base by whoever may push to the fork's branch.
  */
 
 let s: TestServer
@@ -165,4 +166,30 @@ test('an owner or branch name with a NUL character, or odd and long names: 404, 
     expect(api.body).toEqual({ message: expect.any(String), url: expect.any(String) })
     expect([head.slice(0, 20), (await page(`/alice/up/compare/${main}...${head}`, 'bob')).status]).toEqual([head.slice(0, 20), 404])
   }
+})
+
+test("a fork's pull request: its Commits tab; behind its base, updated by merge by the fork's owner through the service (the fork's branch moves), not offered to the base's owner", async () => {
+  const url = '/alice/up/pulls/1'
+  const commits = await (await page(`${url}/commits`, 'alice')).text()
+  expect(commits).toContain('bob fixes it')
+  const listed = (await s.get('/repos/alice/up/pulls/1/commits', { token: alice.token })).body
+  expect(commits).toContain(`href="/alice/up/commit/${listed[0].sha}"`)
+  const files = [{ operation: 'create', path: 'base-later.txt', content: b64('later\n') }]
+  expect((await s.post('/repos/alice/up/contents', { branch: main, files, message: 'base moves on' }, { token: alice.token })).status).toBe(201)
+  const bobs = await (await page(url, 'bob')).text()
+  expect(bobs).toContain('This branch is out-of-date with the base branch: 1 commit behind.')
+  expect(bobs).toContain(`action="${url}/update?style=merge"`)
+  // The base's owner may not push to bob's fork (no maintainer edits allowed): no buttons, and refused.
+  const alices = await (await page(url, 'alice')).text()
+  expect(alices).toContain('1 commit behind')
+  expect(alices).not.toContain(`${url}/update`)
+  const head = (await s.get('/repos/bob/up/branches/fix', { token: bob.token })).body.commit.id
+  expect((await postForm(`${url}/update`, 'alice', { _csrf: csrfIn(alices)! })).status).toBe(403)
+  expect((await s.get('/repos/bob/up/branches/fix', { token: bob.token })).body.commit.id).toBe(head)
+  const done = await postForm(`${url}/update?style=merge`, 'bob', { _csrf: csrfIn(bobs)! })
+  expect([done.status, done.headers.get('location')]).toEqual([303, `${url}?done=branch-updated`])
+  const merged = (await s.get('/repos/bob/up/branches/fix', { token: bob.token })).body.commit.id
+  const parents = (await s.get(`/repos/bob/up/git/commits/${merged}`, { token: bob.token })).body.parents.map((p: { sha: string }) => p.sha)
+  expect(parents[0]).toBe(head)
+  expect(parents[1]).toBe((await s.get(`/repos/alice/up/branches/${main}`, { token: alice.token })).body.commit.id)
 })

@@ -146,6 +146,12 @@ test('a merge blocked by branch protection says which rule; once allowed, the bu
   await page.waitForLoadState()
   expect(await page.getByRole('button', { name: 'Delete branch' }).count()).toBe(0)
   expect((await s.get(`/repos/alice/demo/branches/${merged.head.ref}`, { token: alice.token })).status).toBe(404)
+  // And restored there, at the pull request's head commit.
+  await page.getByRole('button', { name: 'Restore branch' }).click()
+  await page.waitForLoadState()
+  expect(await page.getByRole('status').filter({ hasText: 'The branch was restored.' }).count()).toBe(1)
+  expect((await s.get(`/repos/alice/demo/branches/${merged.head.ref}`, { token: alice.token })).body.commit.id).toBe(merged.head.sha)
+  await expectAccessible(page)
   await page.context().close()
 }, BROWSER_LIMIT_MS)
 

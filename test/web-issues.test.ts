@@ -672,7 +672,7 @@ describe('a pull request\'s head branch after it ends', () => {
     expect((await postForm(`${path}/cleanup`, 'alice', {})).status).toBe(403)
     expect(await mark()).toBe(before)
     const done = await postForm(`${path}/cleanup`, 'alice', { _csrf: await csrfOf('alice', path) })
-    expect([done.status, done.headers.get('location')]).toEqual([303, path])
+    expect([done.status, done.headers.get('location')]).toEqual([303, `${path}?done=branch-deleted`])
     expect((await s.get('/repos/alice/pub/branches/tidy', token)).status).toBe(404)
     expect(await (await page(path, 'alice')).text()).not.toContain(`action="${path}/cleanup"`)
     // Closed, but the branch moved on since: kept, and said why.
@@ -789,6 +789,132 @@ describe("a pull request's files", () => {
     } finally {
       await s.deps.db.update(issues).set({ isLocked: false }).where(eq(issues.title, 'Change a line'))
     }
+  }, LIMIT_MS)
+})
+
+describe("a pull request's commits, its update from the base, its head branch restored", () => {
+  const token = () => ({ token: alice.token })
+  /** A branch from `from` with one commit per file, and a pull request from it into `base`; its number. */
+  const openPull = async (repo: string, branch: string, from: string, base: string, fileNames: string[]) => {
+    expect((await s.post(`/repos/alice/${repo}/branches`, { new_branch_name: branch, old_branch_name: from }, token())).status).toBe(201)
+    for (const f of fileNames)
+      expect((await s.post(`/repos/alice/${repo}/contents`, { branch, files: [{ operation: 'create', path: f, content: b64(`${f}\n`) }], message: `add ${f}` }, token())).status).toBe(201)
+    const pr = await s.post(`/repos/alice/${repo}/pulls`, { head: branch, base, title: `From ${branch}` }, token())
+    expect(pr.status).toBe(201)
+    return pr.body.number as number
+  }
+  const branchSha = async (name: string) => (await s.get(`/repos/alice/pub/branches/${name}`, token())).body.commit.id as string
+
+  test('the Commits tab: the commits the API lists, each linked to its commit page; a tab with the count; 404 for strangers on a private repository', async () => {
+    expect((await s.post('/repos/alice/pub/branches', { new_branch_name: 'tabs-base', old_branch_name: 'main' }, token())).status).toBe(201)
+    const n = await openPull('pub', 'tabs', 'tabs-base', 'tabs-base', ['one.txt', 'two.txt'])
+    const listed = (await s.get(`/repos/alice/pub/pulls/${n}/commits`, token())).body as { sha: string; commit: { message: string } }[]
+    expect(listed.map((c) => c.commit.message.trim())).toEqual(['add two.txt', 'add one.txt'])
+    const res = await page(`/alice/pub/pulls/${n}/commits`)
+    expect(res.status).toBe(200)
+    const html = await res.text()
+    for (const c of listed) {
+      expect(html).toContain(`<a href="/alice/pub/commit/${c.sha}"><code>${c.sha.slice(0, 10)}</code></a>`)
+      expect(html).toContain(`<a href="/alice/pub/commit/${c.sha}">${c.commit.message.trim()}</a>`)
+    }
+    expect(html.indexOf('add two.txt')).toBeLessThan(html.indexOf('add one.txt'))
+    expect(textOf(html)).toContain('Commits (2)')
+    expect(textOf(await (await page(`/alice/pub/pulls/${n}`)).text())).toContain('Commits (2)')
+    expect(await (await page(`/alice/pub/pulls/${n}/commits?page=2`)).text()).not.toContain('add one.txt')
+    expect((await page(`/alice/pub/pulls/999/commits`)).status).toBe(404)
+    const hidden = await openPull('secret', 'hidden', 'main', 'main', ['hidden.txt'])
+    expect((await page(`/alice/secret/pulls/${hidden}/commits`)).status).toBe(404)
+    expect((await page(`/alice/secret/pulls/${hidden}/commits`, 'stranger')).status).toBe(404)
+    const own = await page(`/alice/secret/pulls/${hidden}/commits`, 'alice')
+    expect(own.status).toBe(200)
+    expect(await own.text()).toContain('add hidden.txt')
+  }, LIMIT_MS)
+
+  test('Update branch: shown behind its count, by merge moves the head through the service; refused to a reader and without CSRF (nothing changes); a protected head is not rebased', async () => {
+    expect((await s.post('/repos/alice/pub/branches', { new_branch_name: 'upd-base', old_branch_name: 'main' }, token())).status).toBe(201)
+    const n = await openPull('pub', 'upd', 'upd-base', 'upd-base', ['upd.txt'])
+    const path = `/alice/pub/pulls/${n}`
+    expect(textOf(await (await page(path, 'alice')).text())).not.toContain('out-of-date')
+    for (const f of ['base1.txt', 'base2.txt'])
+      expect((await s.post('/repos/alice/pub/contents', { branch: 'upd-base', files: [{ operation: 'create', path: f, content: b64('b\n') }], message: f }, token())).status).toBe(201)
+    const mine = await (await page(path, 'alice')).text()
+    expect(textOf(mine)).toContain('This branch is out-of-date with the base branch: 2 commits behind.')
+    expect(mine).toContain(`action="${path}/update?style=merge"`)
+    expect(mine).toContain(`action="${path}/update?style=rebase"`)
+    // A reader sees the state, not the buttons; their POST is refused by the service's rule.
+    const theirs = await (await page(path, 'stranger')).text()
+    expect(textOf(theirs)).toContain('2 commits behind')
+    expect(theirs).not.toContain(`${path}/update`)
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
+    const head = await branchSha('upd')
+    const refused = await postForm(`${path}/update?style=merge`, 'stranger', { _csrf: await csrfOf('stranger', path) })
+    expect(refused.status).toBe(403)
+    expect(await refused.text()).toContain('you may not push to the head branch')
+    expect((await postForm(`${path}/update?style=merge`, 'alice', {})).status).toBe(403)
+    expect((await postForm(`${path}/update?style=squash`, 'alice', { _csrf: await csrfOf('alice', path) })).status).toBe(422)
+    expect(await mark()).toBe(before)
+    expect(await branchSha('upd')).toBe(head)
+    const done = await postForm(`${path}/update?style=merge`, 'alice', { _csrf: await csrfOf('alice', path) })
+    expect([done.status, done.headers.get('location')]).toEqual([303, `${path}?done=branch-updated`])
+    const merged = await branchSha('upd')
+    expect(merged).not.toBe(head)
+    const parents = (await s.get(`/repos/alice/pub/git/commits/${merged}`, token())).body.parents.map((p: { sha: string }) => p.sha)
+    expect(parents).toEqual([head, await branchSha('upd-base')])
+    const after = textOf(await (await page(`${path}?done=branch-updated`, 'alice')).text())
+    expect(after).toContain('The branch was updated')
+    expect(after).not.toContain('out-of-date')
+    // Behind again, by a conflicting change, its head branch protected with pushes allowed: by merge
+    // offered (refused for the conflict, said so), by rebase neither offered nor done; pushes disallowed: neither.
+    expect((await s.post('/repos/alice/pub/contents', { branch: 'upd-base', files: [{ operation: 'create', path: 'upd.txt', content: b64('other\n') }], message: 'clash' }, token())).status).toBe(201)
+    const rule = await s.post('/repos/alice/pub/branch_protections', { rule_name: 'upd', enable_push: true }, token())
+    expect(rule.status).toBe(201)
+    const guarded = await (await page(path, 'alice')).text()
+    expect(textOf(guarded)).toContain('1 commit behind')
+    expect(guarded).toContain(`action="${path}/update?style=merge"`)
+    expect(guarded).not.toContain(`action="${path}/update?style=rebase"`)
+    const rebase = await postForm(`${path}/update?style=rebase`, 'alice', { _csrf: await csrfOf('alice', path) })
+    expect(rebase.status).toBe(403)
+    expect(await rebase.text()).toContain('is protected')
+    const clash = await postForm(`${path}/update?style=merge`, 'alice', { _csrf: await csrfOf('alice', path) })
+    expect(clash.status).toBe(409)
+    expect(await clash.text()).toContain('merge failed because of conflict (upd.txt)')
+    expect((await s.patch('/repos/alice/pub/branch_protections/upd', { enable_push: false }, token())).status).toBe(200)
+    expect(await (await page(path, 'alice')).text()).not.toContain(`${path}/update`)
+    expect(await branchSha('upd')).toBe(merged)
+  }, LIMIT_MS)
+
+  test('Restore branch: after Delete branch, for writers of the head repository, at the head commit; refused while a branch of that name exists; a protected head branch is not deletable', async () => {
+    expect((await s.post('/repos/alice/pub/branches', { new_branch_name: 'rest-base', old_branch_name: 'main' }, token())).status).toBe(201)
+    const n = await openPull('pub', 'rest', 'rest-base', 'rest-base', ['rest.txt'])
+    const path = `/alice/pub/pulls/${n}`
+    const headSha = await branchSha('rest')
+    expect((await s.post(`/repos/alice/pub/pulls/${n}/merge`, { Do: 'merge' }, token())).status).toBe(200)
+    expect((await postForm(`${path}/restore`, 'alice', { _csrf: await csrfOf('alice', path) })).status).toBe(409)
+    expect((await postForm(`${path}/cleanup`, 'alice', { _csrf: await csrfOf('alice', path) })).status).toBe(303)
+    expect((await s.get('/repos/alice/pub/branches/rest', token())).status).toBe(404)
+    expect(await (await page(path, 'alice')).text()).toContain(`action="${path}/restore"`)
+    expect(await (await page(path, 'stranger')).text()).not.toContain(`action="${path}/restore"`)
+    const mark = contentMark(s.deps.db)
+    const before = await mark()
+    expect((await postForm(`${path}/restore`, 'stranger', { _csrf: await csrfOf('stranger', path) })).status).toBe(403)
+    expect((await postForm(`${path}/restore`, 'alice', {})).status).toBe(403)
+    expect(await mark()).toBe(before)
+    const restored = await postForm(`${path}/restore`, 'alice', { _csrf: await csrfOf('alice', path) })
+    expect([restored.status, restored.headers.get('location')]).toEqual([303, `${path}?done=branch-restored`])
+    expect(await branchSha('rest')).toBe(headSha)
+    expect(textOf(await (await page(`${path}?done=branch-restored`, 'alice')).text())).toContain('The branch was restored.')
+    const again = await postForm(`${path}/restore`, 'alice', { _csrf: await csrfOf('alice', path) })
+    expect(again.status).toBe(409)
+    expect(await again.text()).toContain('a branch named rest exists')
+    // Back at the head commit it is deletable again, unless a protection rule matches it.
+    expect(await (await page(path, 'alice')).text()).toContain(`action="${path}/cleanup"`)
+    expect((await s.post('/repos/alice/pub/branch_protections', { rule_name: 're*' }, token())).status).toBe(201)
+    expect(await (await page(path, 'alice')).text()).not.toContain(`action="${path}/cleanup"`)
+    const protectedOne = await postForm(`${path}/cleanup`, 'alice', { _csrf: await csrfOf('alice', path) })
+    expect(protectedOne.status).toBe(403)
+    expect(await protectedOne.text()).toContain('the head branch rest is protected')
+    expect(await branchSha('rest')).toBe(headSha)
   }, LIMIT_MS)
 })
 

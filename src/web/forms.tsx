@@ -88,6 +88,7 @@ const NOTICES: Record<string, string> = {
   'branch-deleted': 'The branch was deleted.',
   'branch-renamed': 'The branch was renamed.',
   'branch-restored': 'The branch was restored.',
+  'branch-updated': 'The branch was updated: the base branch is in it now.',
   'tag-deleted': 'The tag was deleted.',
   'email-added': 'The address was added. A site administrator activates it.',
   'email-deleted': 'The address was deleted.',

@@ -47,16 +47,22 @@ export async function pullDiff(deps: AppDeps, ctx: RepoContext, index: number, k
   return new Response(body, { headers: { 'Content-Type': 'text/plain; charset=utf-8' } })
 }
 
+/** How many commits a pull request brings (merge base to head), with those two ends; 404 as endsOf, or when the head commit is missing. */
+export async function pullCommitCount(deps: AppDeps, ctx: RepoContext, index: number): Promise<{ base: string; head: string; total: number }> {
+  const { base, head } = await endsOf(deps, ctx, index)
+  const total = await countCommits(gitRepoOf(deps, ctx), base, head).catch(() => {
+    throw missingHead(index)
+  })
+  return { base, head, total }
+}
+
 /**
  * A page of a pull request's commits, newest first, with their number; with `files`, each with the
  * files it changed (at most config maxCommitFiles each).
  */
 export async function pullCommits(deps: AppDeps, ctx: RepoContext, index: number, page: Page, opts: { files: boolean }): Promise<Paged<ComparedCommit>> {
-  const { base, head } = await endsOf(deps, ctx, index)
+  const { base, head, total } = await pullCommitCount(deps, ctx, index)
   const git = gitRepoOf(deps, ctx)
-  const total = await countCommits(git, base, head).catch(() => {
-    throw missingHead(index)
-  })
   const rows = total > page.offset ? await commitsBetween(git, base, head, page.offset, page.limit, { files: opts.files, maxFiles: deps.config.maxCommitFiles }) : []
   return { rows, total }
 }

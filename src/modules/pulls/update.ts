@@ -8,7 +8,10 @@ import { commitTree, conflictSummary, fetchCommitOf, isAncestor, mergeBase, merg
 import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { usersByIds } from '../../convert/people'
-import { moveRef } from '../../push'
+import { moveRef, pullHeadRef } from '../../push'
+import { branchRulesOf, mayPushTo, ruleFor } from '../../auth/protection'
+import { countCommits } from '../../git/compare'
+import type { PullItem } from '../../convert/pull'
 import { findPull } from './service'
 import { identOf } from './merge'
 import { allowsMaintainerEdit } from './settings'
@@ -40,17 +43,54 @@ async function headOf(deps: AppDeps, ctx: RepoContext, pull: PullRow): Promise<H
 /**
  * Whose access the head branch moves on (Gitea's IsUserAllowedToUpdate): the updater's when
  * they may write to the head repository; else, when the poster allows maintainer edits and the
- * updater may merge into the base, the poster's. A rebase also needs the base repository's
- * `allow_rebase_update`. 403 otherwise.
+ * updater may merge into the base, the poster's (`accessOf`); null when neither, or when a
+ * protection rule matches the head branch and does not let the updater push to it. `guarded`:
+ * such a rule matches (a rebase, which rewrites the branch, is then not offered, as in Gitea).
+ */
+async function updateAccess(deps: AppDeps, ctx: RepoContext, pull: PullRow, issue: IssueRow, head: HeadEnd, doer: UserRow): Promise<{ accessOf?: UserRow; guarded: boolean } | null> {
+  const [mode, rules] = await Promise.all([accessLevel(deps.db, doer, head.repo, head.owner), branchRulesOf(deps.db, head.repo.id)])
+  const rule = ruleFor(rules, pull.headBranch)
+  if (rule && !(await mayPushTo(deps.db, rule, { user: doer, deployKey: false, mode }))) return null
+  if (mode >= AccessMode.Write) return { guarded: !!rule }
+  if (!allowsMaintainerEdit(pull) || ctx.mode < AccessMode.Write) return null
+  const poster = (await usersByIds(deps, [issue.posterId])).get(issue.posterId)
+  if (!poster || (await accessLevel(deps.db, poster, head.repo, head.owner)) < AccessMode.Write) return null
+  return { accessOf: poster, guarded: !!rule }
+}
+
+/**
+ * updateAccess's answer for `style`, or its 403: a rebase also needs the base repository's
+ * `allow_rebase_update` and a head branch no protection rule matches.
  */
 async function accessForUpdate(deps: AppDeps, ctx: RepoContext, pull: PullRow, issue: IssueRow, head: HeadEnd, doer: UserRow, style: UpdateStyle): Promise<UserRow | undefined> {
   if (style === 'rebase' && !ctx.repo.allowRebaseUpdate) throw forbidden('updating a pull request by rebase is not allowed in this repository')
-  const refused = forbidden(`you may not push to the head branch of this pull request (${head.repo.ownerName}/${head.repo.name}:${pull.headBranch})`)
-  if ((await accessLevel(deps.db, doer, head.repo, head.owner)) >= AccessMode.Write) return undefined
-  if (!allowsMaintainerEdit(pull) || ctx.mode < AccessMode.Write) throw refused
-  const poster = (await usersByIds(deps, [issue.posterId])).get(issue.posterId)
-  if (!poster || (await accessLevel(deps.db, poster, head.repo, head.owner)) < AccessMode.Write) throw refused
-  return poster
+  const access = await updateAccess(deps, ctx, pull, issue, head, doer)
+  if (!access) throw forbidden(`you may not push to the head branch of this pull request (${head.repo.ownerName}/${head.repo.name}:${pull.headBranch})`)
+  if (style === 'rebase' && access.guarded) throw forbidden(`the head branch ${pull.headBranch} is protected: it cannot be rebased; update it by merge`)
+  return access.accessOf
+}
+
+/**
+ * What an open pull request's page offers about updating it (Gitea's merge box: "This branch is
+ * out-of-date with the base branch"): how many commits of the base branch its head lacks, and
+ * whether `doer` may update it by merge and by rebase (updatePull's rules, neither in an archived
+ * repository); null when it is merged,
+ * closed, not behind, or a branch is gone. Counted in the base repository, where the head commit is
+ * (the head branch itself when it is here, else refs/pull/{index}/head).
+ */
+export async function updateOutlook(deps: AppDeps, ctx: RepoContext, item: PullItem, doer: UserRow | null): Promise<{ behind: number; merge: boolean; rebase: boolean } | null> {
+  const { pull, issue } = item
+  if (pull.hasMerged || issue.isClosed) return null
+  const git = gitOfRow(deps, ctx.repo)
+  const baseSha = await readRef(git, `refs/heads/${pull.baseBranch}`)
+  const headSha = await readRef(git, pull.headRepoId === ctx.repo.id ? `refs/heads/${pull.headBranch}` : pullHeadRef(pull.index))
+  if (!baseSha || !headSha) return null
+  const behind = await countCommits(git, headSha, baseSha)
+  if (!behind) return null
+  const head = doer ? await headOf(deps, ctx, pull).catch(() => null) : null
+  // An archived repository takes no update (the route's 423; the push path's refusal in the head's).
+  const access = head && doer && !ctx.repo.isArchived && !head.repo.isArchived ? await updateAccess(deps, ctx, pull, issue, head, doer) : null
+  return { behind, merge: !!access, rebase: !!access && ctx.repo.allowRebaseUpdate && !access.guarded }
 }
 
 /**

@@ -25,7 +25,7 @@ import { CodeNav, Pager, When } from './code-nav'
 import { pagesOf } from '../forms'
 
 /** Commits a history page lists. */
-const COMMITS_PER_PAGE = 30
+export const COMMITS_PER_PAGE = 30
 const KINDS = new Set(['branch', 'tag', 'commit'])
 const MAX_SOURCE_PATH = 4096
 
@@ -44,7 +44,7 @@ function Author(props: { commit: ApiCommit }): Html {
   return c.author ? <a href={`/${encodeURIComponent(c.author.login)}`}>{c.author.login}</a> : <span>{c.commit.author.name}</span>
 }
 
-/** A list of commits (a history page, a comparison): subject, author, time, short id. */
+/** A list of commits (a history page, a comparison, a pull request's): subject and short id linking to the commit, author, time. */
 export function CommitList(props: { repo: ApiRepo; commits: ApiCommit[] }): Html {
   return (
     <ol class="box entries commits">
@@ -52,7 +52,10 @@ export function CommitList(props: { repo: ApiRepo; commits: ApiCommit[] }): Html
         <li>
           <a href={commitUrl(props.repo, c.sha)}>{subjectOf(c.commit.message)}</a>
           <div class="muted">
-            <Author commit={c} /> committed <When iso={c.commit.committer.date} /> · <code>{shortSha(c.sha)}</code>
+            <Author commit={c} /> committed <When iso={c.commit.committer.date} /> ·{' '}
+            <a href={commitUrl(props.repo, c.sha)}>
+              <code>{shortSha(c.sha)}</code>
+            </a>
           </div>
         </li>
       ))}

@@ -1,39 +1,98 @@
 /** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
-import type { Html } from 'warren-jsx/jsx-runtime'
+import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { repoToApi, type ApiRepo } from '../../convert/repo'
 import { commitsToApi } from '../../convert/commit'
-import { pullToApi } from '../../convert/pull'
+import { pullToApi, type ApiPull } from '../../convert/pull'
 import { branchExists } from '../../git/refs'
 import { ApiError } from '../../lib/errors'
 import { RepoWildcardParams, wildcardOf } from '../../modules/files/model'
 import { compare, parseBasehead, type Comparison } from '../../modules/commits/service'
 import { createPull } from '../../modules/pulls/service'
-import { endsOf } from '../../modules/pulls/compare'
+import { pullCommitCount, pullCommits } from '../../modules/pulls/compare'
 import { findPull } from '../../modules/pulls/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { formRoute } from '../forms'
+import { formRoute, pageNumber, pagesOf, Pager } from '../forms'
+import { pageOf } from '../../lib/pagination'
 import { errorPage } from '../errors'
 import { DiffView } from '../diff'
 import { readDiff } from '../diff-data'
 import { refPath, repoUrl, srcUrl } from '../links'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav } from './code-nav'
-import { CommitList } from './commits'
+import { CommitList, COMMITS_PER_PAGE } from './commits'
 import { askedLine, lineNotes, loadLineComments } from './line-notes'
 
 const WildParams = RepoWildcardParams
 const PullParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: t.Numeric({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
 /** `comment`: the line a form is opened under (line-notes.tsx's `askedLine`). */
 const FilesQuery = t.Object({ comment: t.Optional(t.String({ maxLength: 32 })) })
+const CommitsQuery = t.Object({ page: t.Optional(t.String({ maxLength: 16 })) })
 const FormText = (max: number) => t.Optional(t.String({ maxLength: max }))
 const PullForm = t.Object({ title: FormText(255), body: FormText(65536), _csrf: FormText(128) })
 
+
+/** What a pull request's commits and files pages say when its head and base cannot be compared. */
+const UNCOMPARED = 'The changes of this pull request cannot be shown yet: its head and base share no history, or it was not checked yet.'
+
+/** `promise`'s value, or null when it was refused with a 404 (a pull request not compared yet). */
+async function unlessNotFound<T>(promise: Promise<T>): Promise<T | null> {
+  try {
+    return await promise
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return null
+    throw e
+  }
+}
+
+/** A pull request's commit count and ends (merge base, head), or null when it has none yet. */
+export const commitCountOf = (deps: AppDeps, ctx: RepoContext, index: number) => unlessNotFound(pullCommitCount(deps, ctx, index))
+
+/** A pull request's tabs (Gitea's): its conversation, its commits (base..head, counted when known) and the files it changes. */
+export function PullTabs(props: { url: string; tab: 'conversation' | 'commits' | 'files'; commits: number | null; files: number }): Html {
+  const tab = (name: typeof props.tab, href: string, label: string, count: number | null) => (
+    <li>
+      <a href={href} aria-current={props.tab === name ? 'page' : undefined}>
+        {label}
+        {count === null ? null : <span class="muted"> ({count})</span>}
+      </a>
+    </li>
+  )
+  return (
+    <nav class="code-nav" aria-label="Pull request">
+      <ul>
+        {tab('conversation', props.url, 'Conversation', null)}
+        {tab('commits', `${props.url}/commits`, 'Commits', props.commits)}
+        {tab('files', `${props.url}/files`, 'Files changed', props.files)}
+      </ul>
+    </nav>
+  )
+}
+
+/** The frame of a pull request's commits and files pages: its title, state, ends and tabs. */
+function PullFrame(props: { web: WebContext; repo: ApiRepo; pull: ApiPull; tab: 'commits' | 'files'; commits: number | null; children?: Child }): Html {
+  const { repo, pull } = props
+  const state = pull.merged ? 'Merged' : pull.state === 'closed' ? 'Closed' : pull.mergeable ? 'Open · can be merged' : 'Open · cannot be merged automatically (yet)'
+  return (
+    <Layout ctx={props.web} title={`${props.tab === 'files' ? 'Files' : 'Commits'} · ${pull.title} · #${pull.number} · ${repo.full_name}`}>
+      <RepoHeader repo={repo} />
+      <CodeNav repo={repo} current="pulls" />
+      <h2>
+        {pull.title} <span class="muted">#{pull.number}</span>
+      </h2>
+      <p>
+        <span class="label">{state}</span> {pull.user.login} wants to merge <code>{pull.head.label}</code> into <code>{pull.base.label}</code>
+      </p>
+      <PullTabs url={`${repoUrl(repo.owner.login, repo.name)}/pulls/${pull.number}`} tab={props.tab} commits={props.commits} files={pull.changed_files} />
+      {props.children}
+    </Layout>
+  )
+}
 
 /** The base and head names of a compare path (`base...head`), decoded; null when it cannot be decoded. */
 function specOf(wildcard: string, defaultBranch: string) {
@@ -151,7 +210,8 @@ async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wil
  * whose POST calls the pull request service the API calls, then goes to `/pulls/{n}`), and
  * `/{o}/{r}/pulls/{n}/files`: a pull request's diff (merge base to head) with its review line
  * comments and, for a signed-in reader, a comment form per line (line-notes.tsx), its merge state,
- * a link to its conversation.
+ * its tabs; `/{o}/{r}/pulls/{n}/commits`: its commits (merge base to head, newest first, paged) from
+ * the service the API's GET …/pulls/{n}/commits lists them with.
  */
 export const comparePages = (deps: AppDeps) =>
   new Elysia({ name: 'web-compare', detail: { hide: true } })
@@ -189,11 +249,11 @@ export const comparePages = (deps: AppDeps) =>
       async ({ request, params, query, repo: ctx }) => {
         const web = webContext(deps.config, request, ctx.caller)
         const item = await findPull(deps, ctx.repo.id, params.index)
-        const [repo, record] = await Promise.all([repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode), pullToApi(deps, ctx, item, ctx.caller.user)])
-        const ends = await endsOf(deps, ctx, params.index).catch((e) => {
-          if (e instanceof ApiError && e.status === 404) return null
-          throw e
-        })
+        const [repo, record, ends] = await Promise.all([
+          repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+          pullToApi(deps, ctx, item, ctx.caller.user),
+          commitCountOf(deps, ctx, params.index),
+        ])
         const [diff, comments] = await Promise.all([
           ends ? readDiff(gitRepoOf(deps, ctx), ends.base, ends.head) : null,
           loadLineComments(deps, ctx, item, deps.auth.clientAddress(request) ?? ''),
@@ -202,38 +262,44 @@ export const comparePages = (deps: AppDeps) =>
         const conversation = `${repoUrl(owner, repo.name)}/pulls/${record.number}`
         const commenting = !!ctx.caller.user && record.state === 'open' && !record.merged && (!record.is_locked || ctx.mode >= AccessMode.Write)
         const lines = diff ? lineNotes({ diff, comments, web, conversation, commenting, asked: askedLine(query.comment) }) : null
-        const state = record.merged ? 'Merged' : record.state === 'closed' ? 'Closed' : record.mergeable ? 'Open · can be merged' : 'Open · cannot be merged automatically (yet)'
         return htmlResponse(
-          <Layout ctx={web} title={`Files · ${record.title} · #${record.number} · ${repo.full_name}`}>
-            <RepoHeader repo={repo} />
-            <CodeNav repo={repo} current="pulls" />
-            <h2>
-              {record.title} <span class="muted">#{record.number}</span>
-            </h2>
-            <p>
-              <span class="label">{state}</span> {record.user.login} wants to merge <code>{record.head.label}</code> into <code>{record.base.label}</code>
-            </p>
-            <nav class="code-nav" aria-label="Pull request">
-              <ul>
-                <li>
-                  <a href={conversation}>Conversation</a>
-                </li>
-                <li>
-                  <a href={`${conversation}/files`} aria-current="page">
-                    Files changed
-                  </a>
-                </li>
-              </ul>
-            </nav>
+          <PullFrame web={web} repo={repo} pull={record} tab="files" commits={ends?.total ?? null}>
             {commenting ? <p class="muted">A line's number opens a form commenting on it.</p> : null}
             {lines?.apart}
             {diff && ends ? (
               <DiffView diff={diff} viewUrl={(path) => srcUrl(owner, repo.name, 'commit', ends.head, path.split('/'))} rawUrl={`${conversation}.diff`} notes={lines?.notes} />
             ) : (
-              <p class="notice muted">The changes of this pull request cannot be shown yet: its head and base share no history, or it was not checked yet.</p>
+              <p class="notice muted">{UNCOMPARED}</p>
             )}
-          </Layout>,
+          </PullFrame>,
         )
       },
       { scope: 'repository', repo: { level: 'read', unit: 'pulls' }, params: PullParams, query: FilesQuery, detail: pageDetail('webPullFiles') },
+    )
+    .get(
+      '/:owner/:repo/pulls/:index/commits',
+      async ({ request, params, query, repo: ctx }) => {
+        const web = webContext(deps.config, request, ctx.caller)
+        const item = await findPull(deps, ctx.repo.id, params.index)
+        const page = pageOf({ page: pageNumber(query.page), limit: COMMITS_PER_PAGE })
+        const [repo, record, found] = await Promise.all([
+          repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+          pullToApi(deps, ctx, item, ctx.caller.user),
+          unlessNotFound(pullCommits(deps, ctx, params.index, page, { files: false })),
+        ])
+        const commits = found ? await commitsToApi(deps, ctx, found.rows, ctx.caller.user) : []
+        return htmlResponse(
+          <PullFrame web={web} repo={repo} pull={record} tab="commits" commits={found?.total ?? null}>
+            {found ? (
+              <>
+                <CommitList repo={repo} commits={commits} />
+                <Pager path={web.path} page={page.page} pages={pagesOf(found.total, page.limit)} labels={['Newer', 'Older']} />
+              </>
+            ) : (
+              <p class="notice muted">{UNCOMPARED}</p>
+            )}
+          </PullFrame>,
+        )
+      },
+      { scope: 'repository', repo: { level: 'read', unit: 'pulls' }, params: PullParams, query: CommitsQuery, detail: pageDetail('webPullCommits') },
     )

@@ -22,14 +22,19 @@ import { loadConversation, type ConversationAt } from './conversation'
 import { ConversationView } from './timeline'
 import { conversationControls } from './issue-edit'
 import { CommentForm, ConversationHead, indexOf, signInUrl, TrackerTabs } from './issues'
-import { CsrfText, formRoute } from '../forms'
-import { cleanUp, CleanUpButton, mayCleanUp } from './pull-cleanup'
+import { ButtonForm, CsrfText, formRoute, Notices, seeOther, type Notice } from '../forms'
+import { cleanUp, headBranchAction, HeadBranchButton, restoreHead } from './pull-cleanup'
+import { commitCountOf, PullTabs } from './compare'
+import { updateOutlook, updatePull } from '../../modules/pulls/update'
 import { CsrfField, issuePageUrl, multiline, SideFacts, TimeAt, UserLink } from './issue-parts'
 
 const Text = (max: number) => t.Optional(t.String({ maxLength: max }))
 const IndexParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: t.String({ maxLength: 40 }) })
 const CleanUpBody = t.Object({ _csrf: CsrfText }, { additionalProperties: true })
-const PullPageQuery = t.Object({ page: Text(16), comment: Text(16), review: Text(16), binary: Text(16) })
+const PullPageQuery = t.Object({ page: Text(16), comment: Text(16), review: Text(16), binary: Text(16), done: Text(32) })
+/** Gitea's `style` of an update, in the query (its form's address) or the form. */
+const UpdateQuery = t.Object({ style: Text(16) })
+const UpdateBody = t.Object({ _csrf: CsrfText, style: Text(16) }, { additionalProperties: true })
 const MergeBody = t.Object(
   { _csrf: Text(128), do: Text(32), merge_title_field: Text(1024), merge_message_field: Text(65_536), force_merge: Text(8), head_commit_id: Text(64) },
   { additionalProperties: true },
@@ -59,7 +64,15 @@ const MERGE_STATUS: Record<string, string> = {
 }
 
 /** The merge box: the pull request's merge state, and for writers the merge form, or the rule that blocks it. */
-function MergeBox(props: { ctx: WebContext; repoCtx: RepoContext; pull: ApiPull; status: string; outlook: Awaited<ReturnType<typeof mergeOutlook>>; action: string }): Html {
+function MergeBox(props: {
+  ctx: WebContext
+  repoCtx: RepoContext
+  pull: ApiPull
+  status: string
+  outlook: Awaited<ReturnType<typeof mergeOutlook>>
+  update: Awaited<ReturnType<typeof updateOutlook>>
+  url: string
+}): Html {
   const { pull, outlook, ctx } = props
   if (pull.merged)
     return (
@@ -85,6 +98,7 @@ function MergeBox(props: { ctx: WebContext; repoCtx: RepoContext; pull: ApiPull;
       </header>
       <div class="notice">
         <p>{MERGE_STATUS[props.status] ?? props.status}</p>
+        {props.update ? <UpdateBranch ctx={ctx} update={props.update} url={props.url} /> : null}
         {pull.conflicted_files.length ? (
           <ul aria-label="Conflicting files">
             {pull.conflicted_files.slice(0, 50).map((f) => (
@@ -109,7 +123,7 @@ function MergeBox(props: { ctx: WebContext; repoCtx: RepoContext; pull: ApiPull;
           <p class="muted">This repository is archived: nothing can be merged.</p>
         ) : null}
         {mayMerge ? (
-          <form class="stack wide" method="post" action={props.action}>
+          <form class="stack wide" method="post" action={`${props.url}/merge`}>
             <CsrfField ctx={ctx} />
             <input type="hidden" name="head_commit_id" value={pull.head.sha} />
             <label>
@@ -142,6 +156,23 @@ function MergeBox(props: { ctx: WebContext; repoCtx: RepoContext; pull: ApiPull;
         ) : null}
       </div>
     </section>
+  )
+}
+
+/**
+ * Gitea's "This branch is out-of-date with the base branch": how far behind the head is, and for
+ * whoever may push to it (updateOutlook) the update by merge and, where allowed, by rebase.
+ */
+function UpdateBranch(props: { ctx: WebContext; update: NonNullable<Awaited<ReturnType<typeof updateOutlook>>>; url: string }): Html {
+  const { behind, merge, rebase } = props.update
+  return (
+    <div class="update-branch">
+      <p>
+        This branch is out-of-date with the base branch: {behind} {behind === 1 ? 'commit' : 'commits'} behind.
+      </p>
+      {merge ? <ButtonForm ctx={props.ctx} action={`${props.url}/update?style=merge`} label="Update branch by merge" /> : null}
+      {rebase ? <ButtonForm ctx={props.ctx} action={`${props.url}/update?style=rebase`} label="Update branch by rebase" /> : null}
+    </div>
   )
 }
 
@@ -212,28 +243,34 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
   const repo = await repoToApi(deps, ctx.repo, ctx.owner, viewer, ctx.mode)
   const pull = await pullToApi(deps, ctx, item, viewer)
   const conv = await loadConversation(deps, ctx, row, at, deps.auth.clientAddress(request) ?? '', item)
-  const outlook = await mergeOutlook(deps, ctx, item, viewer && ctx.mode >= AccessMode.Write ? viewer : null)
+  const [outlook, update, commits] = await Promise.all([
+    mergeOutlook(deps, ctx, item, viewer && ctx.mode >= AccessMode.Write ? viewer : null),
+    updateOutlook(deps, ctx, item, viewer),
+    commitCountOf(deps, ctx, index),
+  ])
   const url = issuePageUrl(repo.owner.login, repo.name, index, true)
   const controls = await conversationControls(deps, web, ctx, conv, url)
   const headName = pull.head.repo && pull.head.repo.id !== repo.id ? `${pull.head.repo.full_name}:${pull.head.ref}` : pull.head.ref
-  const cleanable = await mayCleanUp(deps, request, pull)
+  const branchAction = await headBranchAction(deps, request, pull)
   return htmlResponse(
     <Layout ctx={web} title={`${row.title} · Pull request #${index} · ${repo.full_name}`} enhanced={conv.pages > 1}>
       <RepoHeader repo={repo} />
       <TrackerTabs repo={repo} current="pulls" />
       <ConversationHead conv={conv} noun="Pull request" merged={pull.merged} edit={controls.title}>
         <p>
-          Wants to merge <code>{headName}</code> into <code>{pull.base.ref}</code> · <a href={`${url}/files`}>Files changed ({pull.changed_files})</a> ·{' '}
+          Wants to merge <code>{headName}</code> into <code>{pull.base.ref}</code> ·{' '}
           <span class="muted">
             +{pull.additions} −{pull.deletions}
           </span>
         </p>
       </ConversationHead>
+      <PullTabs url={url} tab="conversation" commits={commits?.total ?? null} files={pull.changed_files} />
+      <Notices ctx={web} />
       <div class="conversation">
         <div class="main-column">
           <ConversationView conv={conv} url={url} controls={controls} />
-          <MergeBox ctx={web} repoCtx={ctx} pull={pull} status={item.pull.status} outlook={outlook} action={`${url}/merge`} />
-          {cleanable ? <CleanUpButton ctx={web} action={`${url}/cleanup`} branch={headName} /> : null}
+          <MergeBox ctx={web} repoCtx={ctx} pull={pull} status={item.pull.status} outlook={outlook} update={update} url={url} />
+          {branchAction ? <HeadBranchButton ctx={web} url={url} branch={headName} action={branchAction} /> : null}
           <ReviewForm ctx={web} pull={pull} action={`${url}/reviews`} />
           <CommentForm ctx={web} repoCtx={ctx} conv={conv} action={`${url}/comments`} closable={!pull.merged} />
         </div>
@@ -257,6 +294,23 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
   )
 }
 
+/** The head branch's buttons' POST (Delete branch, Restore branch): `act` on the pull request's record, then back to its page with `done`. */
+function headBranchForm(
+  deps: AppDeps,
+  request: Request,
+  ctx: RepoContext,
+  rawIndex: string,
+  body: { _csrf?: string },
+  act: (deps: AppDeps, request: Request, pull: ApiPull) => Promise<void>,
+  done: Notice,
+): Promise<Response> {
+  return formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
+    const index = indexOf(rawIndex)
+    await act(deps, request, await pullToApi(deps, ctx, await findPull(deps, ctx.repo.id, index), ctx.caller.user))
+    return seeOther(issuePageUrl(ctx.owner.name, ctx.repo.name, index, true), done)
+  })
+}
+
 const styleOf = (value: string | undefined): MergeStyle => {
   const style = (value || 'merge') as MergeStyle
   if (!MERGE_STYLES.includes(style)) throw new ApiError(422, `unknown merge style: ${value}`)
@@ -265,8 +319,9 @@ const styleOf = (value: string | undefined): MergeStyle => {
 
 /**
  * A pull request's page (`/{owner}/{repo}/pulls/{index}`: its conversation, reviews, merge box;
- * `{index}.diff` and `.patch` there are its diff_url and patch_url), and its merge and review
- * forms, each calling the service the API calls. The downloads answer readers of the repository
+ * `{index}.diff` and `.patch` there are its diff_url and patch_url), and its merge, update
+ * (`/update?style=`, the API's updatePull), review, Delete branch and Restore branch forms, each
+ * calling the service the API calls. The downloads answer readers of the repository
  * as the API's repoDownloadPullDiffOrPatch does.
  */
 export const pullPages = (deps: AppDeps) =>
@@ -299,14 +354,29 @@ export const pullPages = (deps: AppDeps) =>
     )
     .post(
       '/:owner/:repo/pulls/:index/cleanup',
-      ({ request, params, body, repo: ctx }) =>
-        formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
-          const index = indexOf(params.index)
-          await cleanUp(deps, request, await pullToApi(deps, ctx, await findPull(deps, ctx.repo.id, index), ctx.caller.user))
-          return issuePageUrl(ctx.owner.name, ctx.repo.name, index, true)
-        }),
+      ({ request, params, body, repo: ctx }) => headBranchForm(deps, request, ctx, params.index, body, cleanUp, 'branch-deleted'),
       // Gitea's CleanUpPullRequest: the head repository's write access is checked there (cleanUp), not this one's.
       { scope: 'repository', repo: { unit: 'pulls', writes: false }, signed: true, params: IndexParams, body: CleanUpBody, detail: pageDetail('webPullCleanUp') },
+    )
+    .post(
+      '/:owner/:repo/pulls/:index/restore',
+      ({ request, params, body, repo: ctx }) => headBranchForm(deps, request, ctx, params.index, body, restoreHead, 'branch-restored'),
+      // As the cleanup: the head repository's write access is checked there (restoreHead).
+      { scope: 'repository', repo: { unit: 'pulls', writes: false }, signed: true, params: IndexParams, body: CleanUpBody, detail: pageDetail('webPullRestoreBranch') },
+    )
+    .post(
+      '/:owner/:repo/pulls/:index/update',
+      ({ request, params, query, body, repo: ctx, user }) =>
+        formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
+          const index = indexOf(params.index)
+          const style = query.style ?? body.style ?? 'merge'
+          if (style !== 'merge' && style !== 'rebase') throw new ApiError(422, `unknown update style: ${style}`)
+          // The API's service: its access rule (push access to the head branch), and the one push path.
+          await updatePull(deps, ctx, index, user, style)
+          return seeOther(issuePageUrl(ctx.owner.name, ctx.repo.name, index, true), 'branch-updated')
+        }),
+      // As the API's POST …/pulls/{index}/update: the service decides who may push to the head branch.
+      { scope: 'repository', repo: { unit: 'pulls' }, signed: true, params: IndexParams, query: UpdateQuery, body: UpdateBody, detail: pageDetail('webPullUpdate') },
     )
     .post(
       '/:owner/:repo/pulls/:index/reviews',
