@@ -100,7 +100,8 @@ test('home → folder → file → a line, then a range by shift-click; the hist
     await expectAccessible(page)
   }
   await page.context().close()
-})
+  // Axe over a 2,000-line file and seven pages: ~30 s on a quiet machine, past two minutes on a busy one.
+}, 360_000)
 
 test('the compare page opens a pull request through its form, then the pull request\'s files', async () => {
   const page = await newPage({ viewport: { width: 390, height: 844 } })
