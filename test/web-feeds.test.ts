@@ -156,3 +156,30 @@ test('the dashboard: the activity of the repositories one watches and one\'s own
   const anonymous = await (await page('/')).text()
   expect(anonymous).toContain('Sign in')
 })
+
+test('the pages offer their feeds to feed readers, and each offered address answers', async () => {
+  const offered = async (path: string) => {
+    const html = await (await page(path)).text()
+    return [...html.matchAll(/<link rel="alternate" type="application\/(rss|atom)\+xml" title="[^"]*" href="([^"]+)"/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')] as const)
+  }
+  const expected: Record<string, string[]> = {
+    '/alice': ['/alice.rss', '/alice.atom'],
+    '/alice/pub': ['/alice/pub.rss', '/alice/pub.atom'],
+    '/alice/pub/releases': ['/alice/pub/releases.rss', '/alice/pub/releases.atom'],
+    '/alice/pub/tags': ['/alice/pub/tags.rss', '/alice/pub/tags.atom'],
+    '/alice/pub/commits/branch/main': ['/alice/pub/rss/branch/main', '/alice/pub/atom/branch/main'],
+    '/alice/pub/commits/branch/main/docs/guide.md': ['/alice/pub/rss/branch/main/docs/guide.md', '/alice/pub/atom/branch/main/docs/guide.md'],
+  }
+  for (const [path, feeds] of Object.entries(expected)) {
+    const links = await offered(path)
+    expect(links.map(([, href]) => href)).toEqual(feeds)
+    for (const [format, href] of links) {
+      const got = await feed(href)
+      expect(got.status).toBe(200)
+      expect(got.type).toStartWith(`application/${format}+xml`)
+    }
+  }
+  // A page with no feed offers none; the profile also links its feed in the page.
+  expect(await offered('/alice/pub/branches')).toEqual([])
+  expect(await (await page('/alice')).text()).toContain('<a href="/alice.rss">RSS feed</a>')
+})

@@ -9,7 +9,16 @@ import type { WebContext } from './context'
  * The one page frame: header with the sign-in state, the page, the footer. `enhanced`: the page
  * loads the enhancement script (pages without anything it enhances load no script at all).
  */
-export function Layout(props: { ctx: WebContext | null; title: string; enhanced?: boolean; children?: Child }): Html {
+/** A page's feed, offered to feed readers in its head (Gitea's `<link rel="alternate">`): the address of its RSS form; Atom's is the same ending `.atom` or under `/atom/`. */
+export interface PageFeed {
+  title: string
+  rss: string
+}
+
+/** The Atom address beside an RSS one (`….rss` → `….atom`, `…/rss/…` → `…/atom/…`). */
+export const atomOf = (rss: string) => (rss.endsWith('.rss') ? rss.slice(0, -4) + '.atom' : rss.replace(/\/rss\//, '/atom/'))
+
+export function Layout(props: { ctx: WebContext | null; title: string; enhanced?: boolean; feed?: PageFeed; children?: Child }): Html {
   const { ctx } = props
   const user = ctx?.caller.user
   return (
@@ -19,6 +28,12 @@ export function Layout(props: { ctx: WebContext | null; title: string; enhanced?
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{props.title} · Warren</title>
         <link rel="stylesheet" href={STYLESHEET_PATH} />
+        {props.feed ? (
+          <>
+            <link rel="alternate" type="application/rss+xml" title={props.feed.title} href={props.feed.rss} />
+            <link rel="alternate" type="application/atom+xml" title={props.feed.title} href={atomOf(props.feed.rss)} />
+          </>
+        ) : null}
         {props.enhanced ? <script src={SCRIPT_PATH} defer></script> : null}
       </head>
       <body>

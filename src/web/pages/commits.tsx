@@ -18,7 +18,7 @@ import { htmlResponse, pageDetail, webContext, type WebContext } from '../contex
 import { errorPage } from '../errors'
 import { DiffView } from '../diff'
 import { readDiff } from '../diff-data'
-import { cherryPickUrl, repoUrl, srcUrl } from '../links'
+import { cherryPickUrl, refPath, repoUrl, srcUrl } from '../links'
 import { resolveSource, type SourceKind } from '../source-data'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav, Pager, When } from './code-nav'
@@ -88,7 +88,12 @@ async function historyPage(deps: AppDeps, ctx: RepoContext, web: WebContext, kin
   const commits = await commitsToApi(deps, ctx, found.rows, ctx.caller.user)
   const where = at.kind === 'commit' ? shortSha(at.ref) : at.ref
   return htmlResponse(
-    <Layout ctx={web} title={`Commits · ${where}${path ? ` · ${path}` : ''} · ${repo.full_name}`}>
+    <Layout
+      ctx={web}
+      title={`Commits · ${where}${path ? ` · ${path}` : ''} · ${repo.full_name}`}
+      // A branch's history (or a file's on a branch) has Gitea's feed of its latest commits.
+      feed={at.kind === 'branch' ? { title: path ? `Latest commits for file ${path}` : `Latest commits for branch ${at.ref}`, rss: `${repoUrl(repo.owner.login, repo.name)}/rss/branch/${refPath(at.ref)}${path ? '/' + refPath(path) : ''}` } : undefined}
+    >
       <RepoHeader repo={repo} />
       <CodeNav repo={repo} current="commits" />
       <h2>

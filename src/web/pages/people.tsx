@@ -151,12 +151,13 @@ async function profileResponse(
     viewer && viewer.id !== user.id ? isFollowing(deps, viewer.id, user.id) : Promise.resolve(null),
   ])
   return htmlResponse(
-    <Layout ctx={web} title={user.name}>
+    <Layout ctx={web} title={user.name} feed={{ title: `Feed of "${user.name}"`, rss: `${base}.rss` }}>
       <OwnerHeading owner={user} kind="User" />
       <Notices ctx={web} error={refused.error} />
       {user.description ? <p>{user.description}</p> : null}
       <p>
-        <a href={`${base}?tab=followers`}>{user.numFollowers === 1 ? '1 follower' : `${user.numFollowers} followers`}</a> · <a href={`${base}?tab=following`}>{user.numFollowing} following</a>
+        <a href={`${base}?tab=followers`}>{user.numFollowers === 1 ? '1 follower' : `${user.numFollowers} followers`}</a> · <a href={`${base}?tab=following`}>{user.numFollowing} following</a> ·{' '}
+        <a href={`${base}.rss`}>RSS feed</a>
       </p>
       {following === null ? null : <ButtonForm ctx={web} action={`${base}?action=${following ? 'unfollow' : 'follow'}`} label={following ? 'Unfollow' : 'Follow'} />}
       <nav class="tabs" aria-label="Profile">
@@ -224,7 +225,7 @@ export const peoplePages = (deps: AppDeps) =>
         if (owner.type === 0) return await profileResponse(deps, web, caller, owner, query)
         const { rows, total } = await listOwnedRepos(deps, caller.user, owner, { page: 1, limit: MAX_LISTED, offset: 0 })
         return htmlResponse(
-          <Layout ctx={web} title={owner.name}>
+          <Layout ctx={web} title={owner.name} feed={{ title: `Feed of "${owner.name}"`, rss: `${ownerUrl(owner.name)}.rss` }}>
             <OwnerHeading owner={owner} kind="Organisation" />
             <Notices ctx={web} />
             {owner.description ? <p>{owner.description}</p> : null}

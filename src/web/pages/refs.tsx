@@ -65,7 +65,7 @@ const subjectOf = (message: string) => message.split('\n', 1)[0]!
 /** The frame of the ref pages: the header, the tabs, the page's heading and body. */
 function refsPage(web: WebContext, repo: ApiRepo, current: 'branches' | 'tags' | 'releases', title: string, body: Html, status = 200) {
   return htmlResponse(
-    <Layout ctx={web} title={`${title} · ${repo.full_name}`}>
+    <Layout ctx={web} title={`${title} · ${repo.full_name}`} feed={current === 'branches' ? undefined : { title: `${current === 'tags' ? 'Tags' : 'Releases'} for ${repo.full_name}`, rss: `${repoUrl(repo.owner.login, repo.name)}/${current}.rss` }}>
       <RepoHeader repo={repo} />
       <CodeNav repo={repo} current={current} />
       {body}

@@ -21,7 +21,7 @@ import { FileView, FolderList } from './source'
 import { repoActions } from './repo-actions'
 import { fileLines } from '../highlight'
 import { CodeNav } from './code-nav'
-import { editorUrl } from '../links'
+import { editorUrl, repoUrl } from '../links'
 import { filesWritable } from '../../modules/contents/write'
 import { WeightedCache } from '../../lib/weighted-cache'
 
@@ -83,7 +83,7 @@ export const repoPages = (deps: AppDeps) =>
         const folder = at ? await folderEntries(deps, ctx, at, MAX_FOLDER_ENTRIES) : null
         const readme = at && folder ? await readmeOf(deps, ctx, at, folder.entries.map((e) => e.path), deps.auth.clientAddress(request) ?? '') : null
         return htmlResponse(
-          <Layout ctx={web} title={repo.full_name}>
+          <Layout ctx={web} title={repo.full_name} feed={{ title: `Feed of "${repo.full_name}"`, rss: `${repoUrl(repo.owner.login, repo.name)}.rss` }}>
             <RepoHeader repo={repo} actions={await repoActions(deps, ctx, web)} />
             <CodeNav repo={repo} current="code" />
             <Notices ctx={web} />
