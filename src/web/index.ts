@@ -23,6 +23,7 @@ import { notificationPages } from './pages/notifications'
 import { oauthPages } from './pages/oauth'
 import { oauthGrantPages } from './pages/oauth-grants'
 import { orgPages } from './pages/org'
+import { teamSettingsPages } from './pages/team-settings'
 import { commitPages } from './pages/commits'
 import { refPages } from './pages/refs'
 import { comparePages } from './pages/compare'
@@ -71,6 +72,7 @@ export const webModule = (deps: AppDeps) =>
     .use(pullPages(deps))
     .use(issueEditPages(deps))
     .use(reactionPages(deps))
+    .use(teamSettingsPages(deps))
     .use(orgPages(deps))
     .use(commitPages(deps))
     .use(refPages(deps))
