@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { webVisitors } from './web-session'
 import { contentMark } from './db-snapshot'
+import { eq } from 'drizzle-orm'
+import { teams } from '../src/db/schema'
 
 /**
  * An organisation's team settings over plain HTTP (`/org/{org}/teams/new`, a team's `/edit`,
@@ -19,6 +21,8 @@ const asOlga = () => ({ token: olga.token })
 const teamsOf = async (org: string) => (await s.get(`/orgs/${org}/teams`, asOlga())).body as { id: number; name: string; description: string; permission: string; units: string[]; includes_all_repositories: boolean; can_create_org_repo: boolean }[]
 const teamNamed = async (org: string, name: string) => (await teamsOf(org)).find((t) => t.name === name)
 const teamRepoNames = async (id: number) => ((await s.get(`/teams/${id}/repos`, asOlga())).body as { name: string }[]).map((r) => r.name).sort()
+/** The team's count of the repositories given it, kept in step with them. */
+const numRepos = async (id: number) => (await s.deps.db.select({ n: teams.numRepos }).from(teams).where(eq(teams.id, id)))[0]!.n
 const newTeam = (fields: Record<string, string | string[]>) => ({ team_name: 'devs', description: 'Builders', repo_access: 'specific', permission: 'write', unit_1: '1', unit_2: '1', ...fields })
 
 beforeAll(async () => {
@@ -91,6 +95,7 @@ describe('team settings', () => {
       [{ team_name: 'Readers' }, 'team already exists'],
       [{ team_name: 'owners' }, 'team already exists'],
       [{ unit_1: '0', unit_2: '0' }, 'Allow access to at least one repository section.'],
+      [{ permission: 'owner' }, 'must be one of read, write, admin'],
     ] as const) {
       const refused = await submit(olga, from, newTeam(fields), { from })
       expect(refused.status).toBe(422)
@@ -188,6 +193,7 @@ describe('team settings', () => {
     await expectCsrfRefused(olga, `${base}/action/repo/addall`, {})
     expect((await submit(olga, `${base}/action/repo/addall`, {}, { from: reposPage })).location).toBe(`${reposPage}?done=team-repos-added`)
     expect(await teamRepoNames(readers.id)).toEqual(['alpha', 'beta'])
+    expect(await numRepos(readers.id)).toBe(2)
     // Adding all again changes nothing; the API's own addition agrees.
     const full = await mark()
     expect((await submit(olga, `${base}/action/repo/addall`, {}, { from: reposPage })).status).toBe(303)
@@ -196,6 +202,7 @@ describe('team settings', () => {
     await expectCsrfRefused(olga, `${base}/action/repo/removeall`, {})
     expect((await submit(olga, `${base}/action/repo/removeall`, {}, { from: reposPage })).location).toBe(`${reposPage}?done=team-repos-removed`)
     expect(await teamRepoNames(readers.id)).toEqual([])
+    expect(await numRepos(readers.id)).toBe(0)
     expect((await s.get(`/teams/${readers.id}`, asOlga())).status).toBe(200)
   })
 

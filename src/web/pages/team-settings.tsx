@@ -34,6 +34,8 @@ import { orgBase, orgPage, teamUrl } from './org'
 
 const LISTED = 50
 const NAME_MAX = 255
+/** What the add form takes: a repository's name, or `{org}/{name}`. */
+const REPO_NAME_MAX = 2 * NAME_MAX + 1
 const OrgParams = t.Object({ org: t.String({ maxLength: NAME_MAX }) })
 const TeamParams = t.Object({ org: t.String({ maxLength: NAME_MAX }), team: t.String({ maxLength: NAME_MAX }) })
 
@@ -208,16 +210,16 @@ async function teamReposPage(deps: AppDeps, ctx: TeamContext, web: WebContext, p
             <CsrfField ctx={web} />
             <label>
               Repository name
-              <input name="repo_name" required maxlength={String(NAME_MAX)} autocomplete="off" />
+              <input name="repo_name" required maxlength={String(REPO_NAME_MAX)} autocomplete="off" />
             </label>
             <button class="primary" type="submit">
               Add repository
             </button>
           </form>
-          <p>
-            <ButtonForm ctx={web} action={`${base}/action/repo/addall`} label="Add all repositories" />{' '}
+          <div class="buttons">
+            <ButtonForm ctx={web} action={`${base}/action/repo/addall`} label="Add all repositories" />
             <ButtonForm ctx={web} action={`${base}/action/repo/removeall`} label="Remove all repositories" danger />
-          </p>
+          </div>
         </>
       ) : null}
     </>,
@@ -319,7 +321,7 @@ export const teamSettingsPages = (deps: AppDeps) => {
       ({ request, caller, team, query }) => teamReposPage(deps, team, webContext(deps.config, request, caller), pageNumber(query.page)),
       { team: 'member', params: TeamParams, query: t.Object({ page: FormText(10), done: FormText(40) }), detail: pageDetail('webTeamRepos') },
     )
-    .post('/org/:org/teams/:team/action/repo/add', addRepo, { ...owned('webTeamRepoAdd'), body: t.Object({ _csrf: CsrfText, repo_name: FormText(2 * NAME_MAX + 1) }) })
+    .post('/org/:org/teams/:team/action/repo/add', addRepo, { ...owned('webTeamRepoAdd'), body: t.Object({ _csrf: CsrfText, repo_name: FormText(REPO_NAME_MAX) }) })
     .post('/org/:org/teams/:team/action/repo/remove', removeRepo, { ...owned('webTeamRepoRemove'), body: t.Object({ _csrf: CsrfText, repoid: FormText(20) }) })
     .post('/org/:org/teams/:team/action/repo/addall', addAll, { ...owned('webTeamRepoAddAll'), body: NoBody })
     .post('/org/:org/teams/:team/action/repo/removeall', removeAll, { ...owned('webTeamRepoRemoveAll'), body: NoBody })
