@@ -43,7 +43,8 @@ import { loadPackageOwner, type PackageNeed } from './package-access'
  * - `team: 'member' | 'owner'`: the team of `:id` (or the team named `:team` in the organisation
  *   `:org`: the web's `/org/{org}/teams/{team}`) (`team`: a TeamContext, plus `caller`). 401
  *   anonymous; 404 unless the caller is a member of its organisation (or, for `owner`, an owner:
- *   Gitea's check knows only the team).
+ *   Gitea's check knows only the team). The web's team forms for owners write `team: 'member'`
+ *   then `org: 'owner'`: 404 outside the organisation, 403 to its members who are not owners.
  * - `owner: true`: the user or organisation of `:owner` (`owner`: its row, plus `caller`). 404
  *   when unknown or hidden from the caller (the web's `/{owner}` page).
  * - `packageOwner: 'read' | 'write'`: the user or organisation of `:owner` whose packages the

@@ -25,6 +25,7 @@ import { notificationPages } from './pages/notifications'
 import { oauthPages } from './pages/oauth'
 import { oauthGrantPages } from './pages/oauth-grants'
 import { orgPages } from './pages/org'
+import { teamSettingsPages } from './pages/team-settings'
 import { commitPages } from './pages/commits'
 import { refPages } from './pages/refs'
 import { comparePages } from './pages/compare'
@@ -75,6 +76,7 @@ export const webModule = (deps: AppDeps) =>
     .use(pullPages(deps))
     .use(issueEditPages(deps))
     .use(reactionPages(deps))
+    .use(teamSettingsPages(deps))
     .use(orgPages(deps))
     .use(commitPages(deps))
     .use(refPages(deps))

@@ -8,6 +8,7 @@ import { ApiError, forbidden, notFound, unprocessable } from '../../lib/errors'
 import { containsText } from '../../db/sql'
 import type { RepoContext } from '../../auth/repo-context'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
+import { batchesOf } from '../../lib/batches'
 import { nowUnix } from '../../lib/time'
 import { ALPHA_DASH_DOT, charCount } from '../../lib/validate'
 import { usersPage } from '../users/service'
@@ -228,23 +229,29 @@ export async function getTeamRepo(deps: AppDeps, ctx: TeamContext, orgName: stri
 }
 
 /**
- * The repository `{org}/{repo}` for a team-repository change: it must belong to the team's
- * organisation and be visible to the caller (404 otherwise), and the caller needs admin on it (403).
+ * The repository of the team's organisation that `which` names (its name, or its id: the web's
+ * `repoid`) for a team-repository change: it must be visible to the caller (404 otherwise), and
+ * the caller needs admin on it (403).
  */
-async function repoForTeamChange(deps: AppDeps, ctx: TeamContext, orgName: string, repoName: string): Promise<RepoRow> {
-  const missing = () => notFound(`repository does not exist [${orgName}/${repoName}]`)
-  if (orgName.toLowerCase() !== ctx.org.lowerName) throw missing()
+async function repoForTeamChange(deps: AppDeps, ctx: TeamContext, which: { name: string } | { id: number }): Promise<RepoRow> {
+  const label = 'name' in which ? `${ctx.org.name}/${which.name}` : `id: ${which.id}`
+  const missing = () => notFound(`repository does not exist [${label}]`)
+  const named = 'name' in which ? eq(repositories.lowerName, which.name.toLowerCase()) : eq(repositories.id, which.id)
   const repo = (await deps.db
     .select()
     .from(repositories)
-    .where(
-      and(eq(repositories.ownerId, ctx.org.id), eq(repositories.lowerName, repoName.toLowerCase()), eq(repositories.status, 'ready')),
-    ))[0]
+    .where(and(eq(repositories.ownerId, ctx.org.id), named, eq(repositories.status, 'ready'))))[0]
   if (!repo) throw missing()
   const mode = await accessLevel(deps.db, ctx.viewer, repo, ctx.org)
   if (mode < AccessMode.Read) throw missing()
   if (mode < AccessMode.Admin) throw forbidden('You need admin access to the repository to change its teams')
   return repo
+}
+
+/** `{org}/{repo}` for a team-repository change: the team's organisation (404 for another's). */
+async function namedRepoForTeamChange(deps: AppDeps, ctx: TeamContext, orgName: string, repoName: string): Promise<RepoRow> {
+  if (orgName.toLowerCase() !== ctx.org.lowerName) throw notFound(`repository does not exist [${orgName}/${repoName}]`)
+  return await repoForTeamChange(deps, ctx, { name: repoName })
 }
 
 /** Gives `repo` to `team` (false when it had it already), keeping the team's count in step. */
@@ -273,11 +280,47 @@ async function takeTeamRepo(deps: AppDeps, team: TeamRow, repo: RepoRow): Promis
 }
 
 export async function addTeamRepo(deps: AppDeps, ctx: TeamContext, orgName: string, repoName: string): Promise<void> {
-  await giveTeamRepo(deps, ctx.team, await repoForTeamChange(deps, ctx, orgName, repoName))
+  await giveTeamRepo(deps, ctx.team, await namedRepoForTeamChange(deps, ctx, orgName, repoName))
 }
 
 export async function removeTeamRepo(deps: AppDeps, ctx: TeamContext, orgName: string, repoName: string): Promise<void> {
-  await takeTeamRepo(deps, ctx.team, await repoForTeamChange(deps, ctx, orgName, repoName))
+  await takeTeamRepo(deps, ctx.team, await namedRepoForTeamChange(deps, ctx, orgName, repoName))
+}
+
+/** Takes the repository of id `repoId` back from the team (the web's `repoid`), under the same rules. */
+export async function removeTeamRepoById(deps: AppDeps, ctx: TeamContext, repoId: number): Promise<void> {
+  await takeTeamRepo(deps, ctx.team, await repoForTeamChange(deps, ctx, { id: repoId }))
+}
+
+/**
+ * Gives the team every repository of its organisation it has not yet (Gitea's
+ * AddAllRepositoriesToTeam), or takes back every one it was given (RemoveAllRepositoriesFromTeam:
+ * nothing for a team with all repositories). An owner's change (403 otherwise): owners administer
+ * every repository of the organisation, which one at a time each change asks.
+ */
+export async function changeAllTeamRepos(deps: AppDeps, ctx: TeamContext, add: boolean): Promise<void> {
+  if (!ctx.owner) throw forbidden('You must be an owner of this organization')
+  const team = ctx.team
+  if (!add && team.includesAllRepositories) return
+  await writeTransaction(deps.db, async () => {
+    let changed = 0
+    if (add) {
+      const ids = await deps.db
+        .select({ id: repositories.id })
+        .from(repositories)
+        .where(and(eq(repositories.ownerId, team.orgId), eq(repositories.status, 'ready')))
+        .orderBy(asc(repositories.id))
+      for (const some of batchesOf(ids, 100)) {
+        const rows = some.map((r) => ({ orgId: team.orgId, teamId: team.id, repoId: r.id }))
+        changed += (await deps.db.insert(teamRepos).values(rows).onConflictDoNothing().returning({ id: teamRepos.id })).length
+      }
+    } else {
+      changed = (await deps.db.delete(teamRepos).where(eq(teamRepos.teamId, team.id)).returning({ id: teamRepos.id })).length
+    }
+    if (changed === 0) return
+    const delta = add ? changed : -changed
+    await deps.db.update(teams).set({ numRepos: sql`${teams.numRepos} + ${delta}` }).where(eq(teams.id, team.id))
+  })
 }
 
 // ---- the teams of a repository (`/repos/{owner}/{repo}/teams`) ----

@@ -21,11 +21,11 @@ const TeamParams = t.Object({ org: t.String({ maxLength: 255 }), team: t.String(
 const ListQuery = t.Object({ page: FormText(10), done: FormText(40) })
 const pageAt = (n: number) => ({ page: n, limit: LISTED, offset: (n - 1) * LISTED })
 
-const orgBase = (name: string) => `/org/${encodeURIComponent(name)}`
-const teamUrl = (org: string, team: string) => `${orgBase(org)}/teams/${encodeURIComponent(team.toLowerCase())}`
+export const orgBase = (name: string) => `/org/${encodeURIComponent(name)}`
+export const teamUrl = (org: string, team: string) => `${orgBase(org)}/teams/${encodeURIComponent(team.toLowerCase())}`
 
 /** A page of the organisation: its links (for its owners, its settings' too), the notices, the body. */
-function orgPage(web: WebContext, org: OrgContext['org'], title: string, body: Child, opts: { error?: string; status?: number; owner?: boolean } = {}) {
+export function orgPage(web: WebContext, org: OrgContext['org'], title: string, body: Child, opts: { error?: string; status?: number; owner?: boolean } = {}) {
   return htmlResponse(
     <Layout ctx={web} title={`${title} · ${org.name}`}>
       <h1>
@@ -56,6 +56,11 @@ async function teamPage(deps: AppDeps, team: TeamContext, web: WebContext, pageN
     `Team ${record.name}`,
     <>
       {record.description ? <p>{record.description}</p> : null}
+      {team.owner ? (
+        <p>
+          <a href={`${base}/edit`}>Edit team</a> · <a href={`${base}/repositories`}>Manage repositories</a>
+        </p>
+      ) : null}
       <p class="muted">
         Permission: {record.permission}
         {record.includes_all_repositories ? ' · all repositories' : ''}
@@ -174,6 +179,7 @@ export const orgPages = (deps: AppDeps) => {
               </ul>
             </div>
             <Pager path={`${orgBase(org.org.name)}/teams`} query={{}} page={page} pages={pagesOf(found.total, LISTED)} />
+            {org.owner ? <p><a href={`${orgBase(org.org.name)}/teams/new`}>New team</a></p> : null}
           </>,
           { owner: org.owner },
         )
