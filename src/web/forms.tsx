@@ -89,6 +89,9 @@ const NOTICES: Record<string, string> = {
   'branch-renamed': 'The branch was renamed.',
   'branch-restored': 'The branch was restored.',
   'tag-deleted': 'The tag was deleted.',
+  'twofa-disabled': 'Two-factor authentication was disabled.',
+  'twofa-scratch-used':
+    'You have used your scratch token, and a new one was made that nobody has seen. Regenerate it here to have one again, or disable two-factor authentication and enroll your device again.',
 }
 
 /** The name of a notice a form's 303 may come back with. */
