@@ -160,6 +160,16 @@ describe('signing in by the form', () => {
     expect(twice.session).toBeUndefined()
   })
 
+  test('a sign-in on its way to an OAuth2 client lets the passcode form end there, as the password form', async () => {
+    const redirect = 'http://127.0.0.1:9/cb'
+    const app = await s.post('/user/applications/oauth2', { name: 'ci', redirect_uris: [redirect], confidential_client: true }, { token: alice.token })
+    expect(app.status).toBe(201)
+    const authorize = `/login/oauth/authorize?${new URLSearchParams({ client_id: app.body.client_id, redirect_uri: redirect, response_type: 'code', state: 's' })}`
+    const form = await page('/user/two_factor', (await passwordStep(alice, authorize)).cookie)
+    expect(form.status).toBe(200)
+    expect(form.headers.get('content-security-policy')).toContain("form-action 'self' http://127.0.0.1:9")
+  })
+
   test('a new scratch token is shown once and works', async () => {
     const from = '/user/settings/security'
     await expectCsrfRefused(alice, '/user/settings/security/two_factor/regenerate_scratch', {})

@@ -91,7 +91,9 @@ const preSessionBinding = (request: Request): string => hashToken('two-factor\u0
 
 /** The answer to a right password of a user with a second factor: the pending cookie, and on to the passcode form. */
 function pendingSignInAnswer(deps: AppDeps, request: Request, userId: number, returnTo: string): Response {
-  const ticket = sealTicket(deps.config.dataDir, PENDING_KIND, { u: userId, r: returnTo, p: preSessionBinding(request) }, PENDING_SECONDS)
+  // A cookie holds at most 4 KiB: a return path too long for it goes home instead.
+  const r = returnTo.length <= 1024 ? returnTo : '/'
+  const ticket = sealTicket(deps.config.dataDir, PENDING_KIND, { u: userId, r, p: preSessionBinding(request) }, PENDING_SECONDS)
   return new Response(null, { status: 303, headers: { location: '/user/two_factor', 'set-cookie': cookieHeader(deps.config, PENDING_COOKIE, ticket, PENDING_SECONDS) } })
 }
 

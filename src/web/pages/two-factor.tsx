@@ -21,6 +21,7 @@ import { ButtonForm, CsrfField, CsrfText, FORM_EXPIRED, FormText, formRoute, see
 import { Layout } from '../layout'
 import { PENDING_COOKIE, pendingOf, preSessionContext, signedInAnswer } from '../sign-in'
 import { settingsPage } from './settings-user'
+import { allowingFormTarget, signInFormTarget } from './oauth'
 
 /*
  * Two-factor authentication (TOTP), Gitea 1.23's pages: the second step of signing in
@@ -79,12 +80,16 @@ function secondStepPage(ctx: WebContext, scratch: boolean, opts: { error?: strin
 
 const SecondStepForm = t.Object({ _csrf: CsrfText, passcode: FormText(16), token: FormText(64) })
 
-/** The second step's form, shown while a sign-in waits for it; otherwise back to the sign-in page. */
-function showSecondStep(deps: AppDeps, request: Request, caller: Caller, scratch: boolean): Response {
+/**
+ * The second step's form, shown while a sign-in waits for it; otherwise back to the sign-in page.
+ * As the sign-in form's, it may end at the OAuth2 client the sign-in leads on to (`signInFormTarget`).
+ */
+async function showSecondStep(deps: AppDeps, request: Request, caller: Caller, scratch: boolean): Promise<Response> {
   if (caller.user) return seeOther('/')
-  if (!pendingOf(deps, request)) return seeOther('/user/login')
+  const pending = pendingOf(deps, request)
+  if (!pending) return seeOther('/user/login')
   const { ctx, headers } = preSessionContext(deps, request, caller)
-  return secondStepPage(ctx, scratch, { headers })
+  return allowingFormTarget(secondStepPage(ctx, scratch, { headers }), scratch ? null : await signInFormTarget(deps, pending.returnTo))
 }
 
 /**
@@ -105,7 +110,8 @@ async function secondStep(deps: AppDeps, c: FormRequest & { body: typeof SecondS
   } catch (e) {
     if (!(e instanceof ApiError)) throw e
     const error = e.status !== 401 ? e.message : scratch ? 'Your scratch token is incorrect.' : 'Your passcode is incorrect. If you misplaced your device, use your scratch token to sign in.'
-    return secondStepPage(ctx, scratch, { error, status: e.status === 401 ? 200 : e.status, headers: e.headers })
+    const page = secondStepPage(ctx, scratch, { error, status: e.status === 401 ? 200 : e.status, headers: e.headers })
+    return allowingFormTarget(page, scratch ? null : await signInFormTarget(deps, pending.returnTo))
   }
   // Gitea sends one who used the scratch token to the settings, to enroll again or make a new token.
   const answer = await signedInAnswer(deps, pending.userId, scratch ? '/user/settings/security?done=twofa-scratch-used' : pending.returnTo)
