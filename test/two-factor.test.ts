@@ -97,7 +97,7 @@ describe('enrolling', () => {
 
     const right = await submit(alice, from, { enrollment, passcode: code() }, { from })
     expect(right.status).toBe(200)
-    scratch = /single-use scratch token <code>([A-Za-z0-9]+)<\/code>/.exec(right.html)![1]!
+    scratch = /data-scratch>\s*([A-Za-z0-9]+)\s*</.exec(right.html)![1]!
     const row = (await rowOf(alice.user.id))!
     expect(row.secretSealed).not.toContain(secret)
     expect(row.scratchHash).not.toContain(scratch)
@@ -175,7 +175,7 @@ describe('signing in by the form', () => {
     await expectCsrfRefused(alice, '/user/settings/security/two_factor/regenerate_scratch', {})
     const made = await submit(alice, '/user/settings/security/two_factor/regenerate_scratch', {}, { from })
     expect(made.status).toBe(200)
-    scratch = /single-use scratch token <code>([A-Za-z0-9]+)<\/code>/.exec(made.html)![1]!
+    scratch = /data-scratch>\s*([A-Za-z0-9]+)\s*</.exec(made.html)![1]!
     expect((await secondStep(await passwordStep(alice), '/user/two_factor/scratch', { token: scratch })).status).toBe(303)
   })
 })

@@ -132,10 +132,15 @@ async function securityPage(deps: AppDeps, web: WebContext, user: UserRow, opts:
     <>
       <h3 id="two-factor">Two-factor authentication</h3>
       {opts.scratch ? (
-        <p class="notice-ok" role="status">
-          {opts.enrolled ? 'Your account has been enrolled in two-factor authentication. ' : 'A new scratch token was made. '}
-          Store your single-use scratch token <code>{opts.scratch}</code> in a safe place: it is shown only this once, and signs you in if you lose your device.
-        </p>
+        <section class="notice-ok" role="status" aria-labelledby="new-scratch">
+          <p id="new-scratch">
+            {opts.enrolled ? 'Your account has been enrolled in two-factor authentication. ' : 'A new scratch token was made. '}
+            Store your single-use scratch token in a safe place: it is shown only this once, and signs you in if you lose your device.
+          </p>
+          <p class="token-once" data-scratch>
+            {opts.scratch}
+          </p>
+        </section>
       ) : null}
       {enabled ? (
         <>
@@ -172,9 +177,7 @@ function enrollPage(web: WebContext, enrollment: Enrollment, opts: { error?: str
           <code>{grouped(enrollment.secret)}</code>
         </dd>
         <dt>URI</dt>
-        <dd>
-          <code class="wrap">{enrollment.uri}</code>
-        </dd>
+        <dd class="token-once">{enrollment.uri}</dd>
       </dl>
       <form class="stack" method="post" action="/user/settings/security/two_factor/enroll">
         <CsrfField ctx={web} />
