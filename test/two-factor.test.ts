@@ -224,10 +224,17 @@ describe('disabling', () => {
     expect((await s.get('/user', basic(alice))).status).toBe(200)
   })
 
-  test('the second factor goes with its user', async () => {
+  test('wrong codes are counted as failed sign-ins; the second factor goes with its user', async () => {
     const enrollment = await startEnrollment(s.deps, carol.user)
     await enrollTwoFactor(s.deps, carol.user, enrollment.ticket, totpAt(enrollment.secret, totpStep(nowUnix())))
     expect(await rowOf(carol.user.id)).toBeDefined()
+    // Wrong codes count as failed sign-ins: past the account's limit even the right one waits.
+    const right = totpAt(enrollment.secret, totpStep(nowUnix()))
+    const wrong = right === '000000' ? '111111' : '000000'
+    for (let i = 0; i < s.deps.config.loginFailuresPerAccount; i++) expect((await s.get('/user', basic(carol, wrong))).status).toBe(401)
+    const locked = await s.get('/user', basic(carol, right))
+    expect(locked.status).toBe(429)
+    expect(locked.headers.get('retry-after')).toBeTruthy()
     const root = await s.user('root', { admin: true })
     expect((await s.request('DELETE', '/admin/users/carol', { token: root.token })).status).toBe(204)
     expect(await rowOf(carol.user.id)).toBeUndefined()
