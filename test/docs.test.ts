@@ -388,6 +388,7 @@ describe('OpenAPI document: one operation per id, named records, enumerations, s
     expect(schemes.AccessToken).toMatchObject({ type: 'apiKey', in: 'query', name: 'access_token' })
     expect(schemes.SudoParam).toMatchObject({ type: 'apiKey', in: 'query', name: 'sudo' })
     expect(schemes.SudoHeader).toMatchObject({ type: 'apiKey', in: 'header', name: 'Sudo' })
+    expect(schemes.TOTPHeader).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-GITEA-OTP' })
     const applied = (spec.security as Record<string, unknown>[]).flatMap((alternative) => Object.keys(alternative))
     expect(applied.sort()).toEqual(Object.keys(schemes).sort())
   })

@@ -11,6 +11,7 @@ import { storedScope, type TokenScope } from './scopes'
 import { addressGroup } from '../lib/network-guard'
 import { cookieOf, SESSION_COOKIE, sessionUser } from './sessions'
 import { parseSignatureHeader, signingString, verifiesWith } from './http-signature'
+import { findTwoFactor, INVALID_OTP, passcodeMatches, TWO_FACTOR_GIT_PASSWORD } from './two-factor'
 
 /**
  * A user row. `publicOnly` is set only on the acting user of a request made with a `public-only`
@@ -211,7 +212,7 @@ export class Auth {
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase()
     const value = space < 0 ? '' : header.slice(space + 1).trim()
     if (scheme === 'token' || scheme === 'bearer') return value ? await this.byToken(value, address) : ANONYMOUS
-    if (scheme === 'basic') return await this.byBasic(value, address)
+    if (scheme === 'basic') return await this.byBasic(value, address, request)
     if (scheme === 'signature' && isApiUrl(request.url)) return await this.bySignature(request, value, address)
     throw unauthorized('unsupported authorization scheme')
   }
@@ -286,7 +287,7 @@ export class Auth {
    * `x-oauth-basic`) or as the password whatever the name (`oauth2:TOKEN`), else a login or
    * e-mail with its password.
    */
-  async byBasic(encoded: string, address?: string): Promise<Caller> {
+  async byBasic(encoded: string, address?: string, request?: Request): Promise<Caller> {
     let decoded: string
     try {
       decoded = Buffer.from(encoded, 'base64').toString('utf8')
@@ -302,7 +303,38 @@ export class Auth {
     this.checkNotLocked(this.addressFailures, address)
     const token = await this.findToken(password === '' || password === 'x-oauth-basic' ? name : password)
     if (token) return this.signedIn(token.user, 'token', storedScope(token.scope), token.grantId)
-    return await this.byPassword(name, password, address)
+    const caller = await this.byPassword(name, password, address)
+    await this.basicSecondFactor(caller.user!, address, request)
+    return caller
+  }
+
+  /**
+   * A password given as Basic credentials by a user with a second factor (Gitea's Basic method):
+   * on the API, a valid TOTP code in `X-Gitea-OTP` too (401 `invalid provided OTP` otherwise,
+   * counted as a failed sign-in; the code is not marked used, as in Gitea, so a client may send it
+   * with several requests of its 30 seconds); elsewhere (git over HTTP, raw files, attachments)
+   * never: a token is needed there (Gitea's git HTTP answer).
+   */
+  private async basicSecondFactor(user: UserRow, address: string | undefined, request: Request | undefined): Promise<void> {
+    const row = await findTwoFactor(this.db, user.id)
+    if (!row) return
+    if (!request || !isApiUrl(request.url)) throw unauthorized(TWO_FACTOR_GIT_PASSWORD)
+    const passcode = request.headers.get('x-gitea-otp') ?? ''
+    await this.secondFactor(user.id, address, async () => passcodeMatches(this.config, row, passcode))
+  }
+
+  /**
+   * A second factor given for `userId` (a TOTP code, a scratch token: `check` says whether it was
+   * right) under the failed sign-in limits a password is under: of the client address, and of the
+   * account's second factor (counted apart from its password, so that knowing the password does
+   * not clear the failures of the codes). 401 `invalid provided OTP` when wrong, 429 while locked.
+   */
+  async secondFactor(userId: number, address: string | undefined, check: () => Promise<boolean>): Promise<void> {
+    this.checkNotLocked(this.addressFailures, address)
+    this.takeAttempt(this.addressFailures, address)
+    await this.countedCheck(`2fa:${userId}`, address, async () => {
+      if (!(await check())) throw unauthorized(INVALID_OTP)
+    })
   }
 
   /**
@@ -318,6 +350,22 @@ export class Auth {
     const user = found && found.type === 0 ? found : undefined
     // Unknown names are counted too (by name), so that locking does not tell which accounts exist.
     const account = user ? `id:${user.id}` : `name:${name.toLowerCase().slice(0, MAX_COUNTED_NAME)}`
+    return this.countedCheck(account, address, async () => {
+      // The same work whether or not there is a real hash to check (unknown user, organisation).
+      const realHash = user?.passwordHash || undefined
+      const ok = await verifyPassword(password, realHash ?? (await this.dummyPasswordHash()))
+      if (!ok || !user || !realHash) throw unauthorized('invalid credentials')
+      return this.signedIn(user, 'password', null)
+    })
+  }
+
+  /**
+   * One sign-in check of `account` whose client address's attempt is already counted: the
+   * account's attempt counted (429 while locked, the address's given back then), the checks of the
+   * account one at a time, and on success (`check` returns) the account's failures cleared and the
+   * address's attempt given back; a failure (`check` throws) stays counted on both.
+   */
+  private countedCheck<T>(account: string, address: string | undefined, check: () => Promise<T>): Promise<T> {
     return this.oneAtATime(account, async () => {
       try {
         this.takeAttempt(this.accountFailures, account)
@@ -325,13 +373,10 @@ export class Auth {
         if (address) this.addressFailures.refund(address)
         throw e
       }
-      // The same work whether or not there is a real hash to check (unknown user, organisation).
-      const realHash = user?.passwordHash || undefined
-      const ok = await verifyPassword(password, realHash ?? (await this.dummyPasswordHash()))
-      if (!ok || !user || !realHash) throw unauthorized('invalid credentials')
+      const result = await check()
       this.accountFailures.clear(account)
       if (address) this.addressFailures.refund(address)
-      return this.signedIn(user, 'password', null)
+      return result
     })
   }
 

@@ -21,6 +21,7 @@ const SECURITY_SCHEMES = {
   AuthorizationHeaderToken: { type: 'apiKey', name: 'Authorization', in: 'header', description: 'API tokens must be prepended with "token" followed by a space.' },
   SudoParam: { type: 'apiKey', name: 'sudo', in: 'query', description: SUDO },
   SudoHeader: { type: 'apiKey', name: 'Sudo', in: 'header', description: SUDO },
+  TOTPHeader: { type: 'apiKey', name: 'X-GITEA-OTP', in: 'header', description: 'Must be used in combination with BasicAuth if two-factor authentication is enabled.' },
 } as const
 
 /** A route as the OpenAPI hook needs it: method, Elysia path and the body schema. */

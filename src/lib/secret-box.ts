@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import { join } from 'node:path'
+import { nowUnix } from './time'
 
 /**
  * Secrets Warren must give back later (a mirror's remote password), sealed with AES-256-GCM under
@@ -43,4 +44,24 @@ export function openSecret(dataDir: string, sealed: string): string {
   const decipher = createDecipheriv('aes-256-gcm', keyOf(dataDir), Buffer.from(iv, 'base64'))
   decipher.setAuthTag(Buffer.from(tag, 'base64'))
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8')
+}
+
+/**
+ * A short-lived state a client keeps for the server (a sign-in waiting for its second factor, a
+ * TOTP secret being enrolled): `value` sealed with its `kind` and an expiry, so the client can
+ * neither read nor forge it, nor use one kind as another. Answers the sealed text.
+ */
+export function sealTicket(dataDir: string, kind: string, value: unknown, lifetimeSeconds: number): string {
+  return sealSecret(dataDir, JSON.stringify({ k: kind, e: nowUnix() + lifetimeSeconds, v: value })).replace(/\+/g, '-').replace(/\//g, '_')
+}
+
+/** The value of a ticket of `kind` sealed here and not yet expired; undefined for anything else. */
+export function openTicket(dataDir: string, kind: string, sealed: string | undefined): unknown {
+  if (!sealed || sealed.length > 4096) return undefined
+  try {
+    const ticket = JSON.parse(openSecret(dataDir, sealed.replace(/-/g, '+').replace(/_/g, '/'))) as { k?: unknown; e?: unknown; v?: unknown }
+    return ticket.k === kind && typeof ticket.e === 'number' && ticket.e > nowUnix() ? ticket.v : undefined
+  } catch {
+    return undefined
+  }
 }

@@ -101,6 +101,9 @@ const NOTICES: Record<string, string> = {
   'email-deleted': 'The address was deleted.',
   'email-primary': 'Your primary address was changed.',
   'org-left': 'You left the organisation.',
+  'twofa-disabled': 'Two-factor authentication was disabled.',
+  'twofa-scratch-used':
+    'You have used your scratch token, and a new one was made that nobody has seen. Regenerate it here to have one again, or disable two-factor authentication and enroll your device again.',
 }
 
 /** The name of a notice a form's 303 may come back with. */

@@ -38,6 +38,7 @@ import { editorPages } from './pages/editor'
 import { releaseFormPages } from './pages/release-forms'
 import { forkPages } from './pages/forks'
 import { feedPages } from './pages/feeds'
+import { twoFactorPages } from './pages/two-factor'
 
 export { errorPage, webRefusal } from './errors'
 
@@ -50,6 +51,7 @@ export const webModule = (deps: AppDeps) =>
   new Elysia({ name: 'web' })
     .use(webAssets())
     .use(signInRoutes(deps))
+    .use(twoFactorPages(deps))
     .use(oauthPages(deps))
     .use(oauthGrantPages(deps))
     .use(notificationPages(deps))

@@ -3,6 +3,9 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../deps'
 import { pipeline } from '../auth/pipeline'
 import { closeSession, cookieOf, openSession, SESSION_COOKIE } from '../auth/sessions'
+import { hashToken } from '../auth/secrets'
+import { openTicket, sealTicket } from '../lib/secret-box'
+import { twoFactorEnabled } from '../modules/users/two-factor'
 import { ApiError } from '../lib/errors'
 import type { Caller } from '../auth/caller'
 import { Layout } from './layout'
@@ -71,6 +74,37 @@ export async function signedInAnswer(deps: AppDeps, userId: number, returnTo: st
 }
 
 /**
+ * The cookie of a sign-in waiting for its second factor: the user, where to go next and the
+ * pre-session it was made in, sealed with the data folder's key for a few minutes. It is no
+ * session: it signs nothing in; only the second factor turns it into one.
+ */
+export const PENDING_COOKIE = 'warren_twofa'
+const PENDING_SECONDS = 300
+const PENDING_KIND = 'two-factor-sign-in'
+
+interface Pending {
+  userId: number
+  returnTo: string
+}
+
+const preSessionBinding = (request: Request): string => hashToken('two-factor\u0000' + (cookieOf(request, PRE_SESSION_COOKIE) ?? ''))
+
+/** The answer to a right password of a user with a second factor: the pending cookie, and on to the passcode form. */
+function pendingSignInAnswer(deps: AppDeps, request: Request, userId: number, returnTo: string): Response {
+  // A cookie holds at most 4 KiB: a return path too long for it goes home instead.
+  const r = returnTo.length <= 1024 ? returnTo : '/'
+  const ticket = sealTicket(deps.config.dataDir, PENDING_KIND, { u: userId, r, p: preSessionBinding(request) }, PENDING_SECONDS)
+  return new Response(null, { status: 303, headers: { location: '/user/two_factor', 'set-cookie': cookieHeader(deps.config, PENDING_COOKIE, ticket, PENDING_SECONDS) } })
+}
+
+/** The sign-in waiting for this request's second factor, if it has not expired and was made in the same pre-session. */
+export function pendingOf(deps: AppDeps, request: Request): Pending | undefined {
+  const value = openTicket(deps.config.dataDir, PENDING_KIND, cookieOf(request, PENDING_COOKIE)) as { u?: unknown; r?: unknown; p?: unknown } | undefined
+  if (!value || typeof value.u !== 'number' || typeof value.r !== 'string' || value.p !== preSessionBinding(request)) return undefined
+  return { userId: value.u, returnTo: value.r }
+}
+
+/**
  * `/user/login` (the form, and its POST: the same password check and failed sign-in limits as the
  * API's Basic credentials) and `POST /user/logout`. A session is a row of `web_sessions`; the
  * cookie holds its secret.
@@ -97,6 +131,8 @@ export const signInRoutes = (deps: AppDeps) =>
         const name = (body.user_name ?? '').trim()
         try {
           const signed = await deps.auth.byPassword(name, body.password ?? '', deps.auth.clientAddress(request))
+          // A user with a second factor is not signed in yet: the passcode form comes first (pages/two-factor.tsx).
+          if (await twoFactorEnabled(deps, signed.user!.id)) return pendingSignInAnswer(deps, request, signed.user!.id, returnTo)
           return await signedInAnswer(deps, signed.user!.id, returnTo)
         } catch (e) {
           if (!(e instanceof ApiError)) throw e

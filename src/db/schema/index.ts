@@ -73,6 +73,7 @@ export const {
   teams,
   topics,
   trackedTimes,
+  twoFactors,
   userBadges,
   userBlocks,
   users,
@@ -124,5 +125,6 @@ export type {
   TopicRow,
   StopwatchRow,
   TrackedTimeRow,
+  TwoFactorRow,
   WebSessionRow,
 } from './tables'

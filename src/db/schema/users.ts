@@ -214,3 +214,26 @@ export const userBadges = sqliteTable(
   },
   (t) => [uniqueIndex('user_badges_pair_uq').on(t.userId, t.badgeId), index('user_badges_badge_idx').on(t.badgeId)],
 )
+
+/**
+ * A user's TOTP second factor (Gitea's `two_factor`), at most one a user, deleted with them. The
+ * secret is sealed with the data folder's key (`lib/secret-box.ts`, as Gitea encrypts it with its
+ * SECRET_KEY); the scratch (recovery) token is kept only as its SHA-256; the last passcode that
+ * signed in is kept so that it cannot sign in again (Gitea's LastUsedPasscode).
+ */
+export const twoFactors = sqliteTable(
+  'two_factor',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    secretSealed: text('secret_sealed').notNull(),
+    scratchHash: text('scratch_hash').notNull(),
+    lastUsedPasscode: text('last_used_passcode').notNull().default(''),
+    createdUnix: integer('created_unix').notNull(),
+    updatedUnix: integer('updated_unix').notNull(),
+  },
+  (t) => [uniqueIndex('two_factor_user_uq').on(t.userId)],
+)
+export type TwoFactorRow = typeof twoFactors.$inferSelect

@@ -3,6 +3,7 @@ import type { RepoRow } from '../../auth/access'
 import { gitRepoOf, redirectedLocation } from '../../auth/repo-context'
 import { findGitRepository, tokenGitAccess, type GitCaller, type TokenGitAccess } from '../../auth/git-access'
 import type { Caller, UserRow } from '../../auth/caller'
+import { TWO_FACTOR_GIT_PASSWORD } from '../../auth/two-factor'
 import { ApiError, apiErrorOfGit } from '../../lib/errors'
 import { GitError, type GitRepo } from '../../git/run'
 import { wikiForGit } from '../wiki/service'
@@ -66,7 +67,9 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
     caller = await deps.auth.caller(request)
   } catch (e) {
     // A 429 keeps its Retry-After (too many failed sign-ins from this client or for this account).
-    if (e instanceof ApiError) return gitErrorResponse(deps, e.status, e.status === 401 ? 'invalid credentials' : e.message, e.headers)
+    // A password of a user with a second factor is refused with Gitea's advice to use a token.
+    if (e instanceof ApiError)
+      return gitErrorResponse(deps, e.status, e.status === 401 && e.message !== TWO_FACTOR_GIT_PASSWORD ? 'invalid credentials' : e.message, e.headers)
     throw e
   }
   const decided = await tokenGitAccess(deps, caller, found, service)

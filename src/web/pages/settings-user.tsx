@@ -23,6 +23,7 @@ const LISTED = 50
 const MENU: [string, string][] = [
   ['/user/settings', 'Profile'],
   ['/user/settings/account', 'Account'],
+  ['/user/settings/security', 'Security'],
   ['/user/settings/keys', 'SSH / GPG keys'],
   ['/user/settings/applications', 'Applications'],
   ['/user/settings/organization', 'Organisations'],
