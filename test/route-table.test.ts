@@ -147,6 +147,13 @@ async function expectRefused(cases: [Route, string, TestUser | null, number][]) 
   expect(cases.length).toBeGreaterThan(0)
 }
 
+/**
+ * The limit of a test that sends a request (and reads the database's mark) for every route and
+ * caller: a few hundred each, which a busy machine's PostgreSQL half takes minutes over. It
+ * catches a hang; it times nothing.
+ */
+const SWEEP_MS = 360_000
+
 describe('route table', () => {
   test('every repository route of the API declares its repository need', () => {
     const undeclared = routes.filter((r) => r.path.startsWith('/api/v1/repos/:owner/:repo') && !declared(r, 'repo')).map((r) => `${r.method} ${r.path}`)
@@ -212,13 +219,13 @@ describe('route table', () => {
       }
     }
     await expectRefused(cases)
-  })
+  }, SWEEP_MS)
 
   test('routes of a unit answer 404 when the repository has the unit turned off, even to its owner', async () => {
     const cases: [Route, string, TestUser | null, number][] = []
     for (const route of routes) if (declared<RepoNeed>(route, 'repo')?.unit) cases.push([route, urlOf(route, 'nounits'), owner, 404])
     await expectRefused(cases)
-  })
+  }, SWEEP_MS)
 
   test('every write to an archived repository is refused with 423, even for its owner and a site admin; reads still work', async () => {
     const cases: [Route, string, TestUser | null, number][] = []
@@ -231,13 +238,13 @@ describe('route table', () => {
     await expectRefused(cases)
     expect((await s.get('/repos/alice/arch/raw/main/README.md')).status).toBe(200)
     expect((await s.get('/repos/alice/arch/issues', { token: reader.token })).status).toBe(200)
-  })
+  }, SWEEP_MS)
 
   test('routes that need a signed-in caller answer 401 to an anonymous one', async () => {
     const cases: [Route, string, TestUser | null, number][] = []
     for (const route of routes) if (declared(route, 'signed') || declared(route, 'siteAdmin')) cases.push([route, urlOf(route), null, anonymously(route)])
     await expectRefused(cases)
-  })
+  }, SWEEP_MS)
 
   test('site administration answers 403 to a signed-in caller who is not a site admin', async () => {
     const cases: [Route, string, TestUser | null, number][] = []
@@ -404,7 +411,7 @@ describe('route table: token scopes', () => {
     }
     expect(problems).toEqual([])
     expect(checked).toBeGreaterThan(200)
-  })
+  }, SWEEP_MS)
 
   test("a token with exactly the route's categories at the request's level passes the scope check", async () => {
     const problems: string[] = []
