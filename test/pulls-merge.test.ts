@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { and, eq } from 'drizzle-orm'
+import { and, asc, eq } from 'drizzle-orm'
 import { pullRequests, users } from '../src/db/schema'
 import { eventsOfRepo } from '../src/events/outbox'
 import { repoPath } from '../src/git/run'
@@ -266,7 +266,7 @@ exit 0
     const intent = JSON.stringify({ sha: merge, old: sc.m1, by: bob.user.id, style: 'merge' })
     await s.deps.db.update(pullRequests).set({ mergeIntent: '{unreadable' }).where(eq(pullRequests.id, pull.id))
     expect(await repairPullMerges(s.deps)).toBe(0)
-    expect((await s.deps.db.select().from(pullRequests).where(eq(pullRequests.baseRepoId, sc.id))).map((p) => p.mergeIntent)).toEqual(['{unreadable', null])
+    expect((await s.deps.db.select().from(pullRequests).where(eq(pullRequests.baseRepoId, sc.id)).orderBy(asc(pullRequests.index))).map((p) => p.mergeIntent)).toEqual(['{unreadable', null])
     await s.deps.db.update(pullRequests).set({ mergeIntent: intent }).where(eq(pullRequests.id, pull.id))
     expect(await repairPullMerges(s.deps)).toBe(1)
     expect((await s.get('/repos/alice/m-crash/pulls/1')).body).toMatchObject({ merged: true, state: 'closed', merge_commit_sha: merge, merged_by: { login: 'bob' } })
