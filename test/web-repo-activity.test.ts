@@ -3,6 +3,9 @@ import { eq } from 'drizzle-orm'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { signInByForm } from './web-session'
 import { issues } from '../src/db/schema'
+import { codeActivity } from '../src/git/code-activity'
+import { DEFAULT_GIT_LIMITS } from '../src/git/run'
+import { gitOk, sh, tempDir } from './git-fixture'
 
 /**
  * The repository's Activity page (Gitea's `/{o}/{r}/activity` and `/activity/{period}`): the
@@ -59,6 +62,8 @@ beforeAll(async () => {
   expect((await s.post('/repos/alice/quiet/issues', { title: 'Quiet issue' }, token)).status).toBe(201)
   await s.deps.db.update(issues).set({ createdUnix: now - 60 * DAY, updatedUnix: now - 60 * DAY }).where(eq(issues.title, 'Quiet issue'))
   expect((await s.post('/repos/alice/secret/issues', { title: 'Secret issue' }, token)).status).toBe(201)
+  // More issues than a list shows (50).
+  for (let i = 1; i <= 51; i++) expect((await s.post('/repos/alice/bare/issues', { title: `Many ${i}` }, token)).status).toBe(201)
   for (const u of [alice, stranger]) cookies[u.name] = await signInByForm(s.url, u)
 }, 120_000)
 afterAll(() => s.stop())
@@ -100,8 +105,12 @@ describe('the activity page', () => {
     const text = textOf(quiet.html)
     expectAll(text, ['0 merged pull requests', '0 proposed pull requests', '0 closed issues', '0 new issues', 'No commits were pushed in this period.', 'No issue was created in this period.', 'No release was published in this period.'])
     expect(textOf((await page('/alice/quiet/activity/yearly')).html)).toContain('1 author has pushed 1 commit to main and 1 commit to all branches. On main, 1 file has changed and there have been 2 additions and 0 deletions.')
-    // An empty repository has no code to summarise.
-    expect(textOf((await page('/alice/bare/activity')).html)).toContain('No commits were pushed in this period.')
+    // An empty repository has no code to summarise; a long list shows its first 50 (the oldest first, as Gitea) and says how many more.
+    const bare = await page('/alice/bare/activity')
+    expectAll(textOf(bare.html), ['No commits were pushed in this period.', '51 issues created by 1 user', 'and 1 more not listed'])
+    expect(bare.html.match(/href="\/alice\/bare\/issues\/\d+"/g)).toHaveLength(50)
+    expect(bare.html).toContain('#50 Many 50</a>')
+    expect(bare.html).not.toContain('#51 Many 51</a>')
     for (const bad of ['/alice/pub/activity/fortnightly', '/alice/pub/activity/WEEKLY', '/alice/pub/activity/weekly/more']) expect((await page(bad)).status).toBe(404)
     expect((await page('/alice/pub/activity/weekly')).status).toBe(200)
   })
@@ -127,5 +136,26 @@ describe('the activity page', () => {
     expect(pulls.html).toContain('id="merged-pull-requests"')
     expect(pulls.html).not.toContain('id="closed-issues"')
     expect(textOf(pulls.html)).toContain('0 unresolved conversations')
+  })
+})
+
+describe('the code summary from git', () => {
+  test('distinct authors and paths (any bytes in a name), binary files counted without lines; cut at its bounds and said so', async () => {
+    const dir = tempDir('warren-activity-')
+    await gitOk(dir, 'init', '-q', '-b', 'main')
+    const commit = async (name: string, email: string, files: Record<string, string>) => {
+      for (const [path, content] of Object.entries(files)) await Bun.write(`${dir}/${path}`, content)
+      await gitOk(dir, 'add', '-A')
+      expect((await sh(['git', 'commit', '-q', '-m', name], dir, { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email })).code).toBe(0)
+    }
+    await commit('A', 'a@example.com', { 'one.txt': '1\n2\n', 'tab\tand\nnewline.txt': 'x\n' })
+    await commit('B', 'B@example.com', { 'one.txt': '1\n3\n', 'bin.dat': '\0\x01' })
+    await commit('B again', 'b@EXAMPLE.com', { 'two.txt': 'y\n' })
+    const repo = { gitDir: `${dir}/.git`, limits: DEFAULT_GIT_LIMITS }
+    expect(await codeActivity(repo, 'main', 0)).toEqual({ commits: 3, commitsAllBranches: 3, authors: 2, files: 4, additions: 5, deletions: 1, partial: false })
+    expect(await codeActivity(repo, 'main', 0, { commits: 2, files: 100 })).toMatchObject({ commits: 2, commitsAllBranches: 3, partial: true })
+    expect(await codeActivity(repo, 'main', 0, { commits: 100, files: 1 })).toMatchObject({ files: 1, partial: true })
+    expect(await codeActivity(repo, 'none', 0)).toMatchObject({ commits: 0, files: 0, partial: false })
+    expect(await codeActivity(repo, 'main', Math.floor(Date.now() / 1000) + 3600)).toMatchObject({ commits: 0, commitsAllBranches: 0 })
   })
 })

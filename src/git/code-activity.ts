@@ -37,10 +37,12 @@ const COMMIT_MARK = '\x01'
 /**
  * The code activity of `branch` (a branch name, unchecked: passed after `--end-of-options`)
  * since `sinceUnix`; a branch that does not exist (an empty repository) has none. Both git
- * commands run under the long time limit and die with the request (`repo.signal`).
+ * commands run under the long time limit and die with the request (`repo.signal`). `bounds`:
+ * MAX_COMMITS and MAX_FILES unless said (tests say less).
  */
-export async function codeActivity(repo: GitRepo, branch: string, sinceUnix: number): Promise<CodeActivity> {
-  const since = `--since=@${Math.max(0, Math.floor(sinceUnix))}`
+export async function codeActivity(repo: GitRepo, branch: string, sinceUnix: number, bounds = { commits: MAX_COMMITS, files: MAX_FILES }): Promise<CodeActivity> {
+  // The time as git's own --max-age, a unix time (`--since=@N` goes through approxidate, which reads a small N as something else).
+  const since = `--max-age=${Math.max(0, Math.floor(sinceUnix))}`
   const all = git(['rev-list', '--count', '--no-merges', '--branches', since], { ...repo, budget: 'long' })
   const proc = startGit(['log', '-z', '--no-merges', '--first-parent', '--no-renames', '--ignore-missing', '--no-color', `--format=${COMMIT_MARK}%aE`, '--numstat', since], {
     ...repo,
@@ -64,7 +66,7 @@ export async function codeActivity(repo: GitRepo, branch: string, sinceUnix: num
     proc,
     (token) => {
       if (token.startsWith(COMMIT_MARK)) {
-        if (commits >= MAX_COMMITS) return cut()
+        if (commits >= bounds.commits) return cut()
         commits++
         authors.add(token.slice(1).toLowerCase())
         return true
@@ -77,7 +79,7 @@ export async function codeActivity(repo: GitRepo, branch: string, sinceUnix: num
       deletions += Number(line.slice(tab + 1, tab2)) || 0
       const path = line.slice(tab2 + 1)
       if (!files.has(path)) {
-        if (files.size >= MAX_FILES) return cut()
+        if (files.size >= bounds.files) return cut()
         files.add(path)
       }
       return true
