@@ -6,6 +6,7 @@ import { peoplePages } from './pages/people'
 import { repoPages } from './pages/repo'
 import { blamePages } from './pages/blame'
 import { codeSearchPages } from './pages/code-search'
+import { repoActivityPages } from './pages/repo-activity'
 import { userSettingsPages } from './pages/settings-user'
 import { blockedUsersPages } from './pages/blocked-users'
 import { accountSettingsPages } from './pages/settings-account'
@@ -60,6 +61,7 @@ export const webModule = (deps: AppDeps) =>
     .use(repoPages(deps))
     .use(blamePages(deps))
     .use(codeSearchPages(deps))
+    .use(repoActivityPages(deps))
     .use(userSettingsPages(deps))
     .use(blockedUsersPages(deps))
     .use(accountSettingsPages(deps))

@@ -100,6 +100,10 @@ main form button.primary { background: var(--accent); color: #fff; border: 0; }
 .state { display: inline-block; border-radius: 1rem; padding: 0 .6rem; font-size: .8rem; font-weight: 600; color: #fff; background: #1a7f37; }
 .state-closed { background: #cf222e; }
 .state-merged { background: #8250df; }
+.activity-items { list-style: none; padding: 0; margin: .5rem 0; }
+.activity-items li { padding: .35rem 0; border-bottom: 1px solid var(--line); }
+.code-activity .additions { color: #1a7f37; }
+.code-activity .deletions { color: #cf222e; }
 .pager { display: flex; flex-wrap: wrap; gap: .5rem; margin: .75rem 0; }
 .pager [aria-current] { font-weight: 700; }
 .conversation { display: grid; grid-template-columns: minmax(0, 1fr) 14rem; gap: 1.5rem; }
