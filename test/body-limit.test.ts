@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, git, remoteUrl, tempDir } from './git-fixture'
 import { freshTestDatabase } from './test-database'
-import { dropInBackground } from './process-helpers'
+import { dropInBackground, SOURCES, startServe, type Served } from './process-helpers'
 
 /** Every request body is counted as it arrives and refused with 413 at its limit. */
 
@@ -115,26 +115,13 @@ describe('memory', () => {
     const dir = mkdtempSync(join(tmpdir(), 'warren-rss-'))
     // The run's database kind, but a database of its own (never the WARREN_DATABASE_URL of the run itself).
     const database = await freshTestDatabase()
-    const port = 20000 + Math.floor(Math.random() * 20000)
-    const server = Bun.spawn(['bun', resolve(import.meta.dir, '../src/cli.ts'), 'serve'], {
-      env: {
-        ...process.env,
-        WARREN_DATA: dir,
-        WARREN_PORT: String(port),
-        WARREN_HOST: '127.0.0.1',
-        WARREN_MAX_API_BODY: String(4 * 1024 * 1024),
-        WARREN_DATABASE_URL: database.url ?? '',
-      },
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
-    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024
+    // Started as an operator starts it, on a free port, waited for until it answers (a busy machine's start takes seconds).
+    let server: Served | undefined
     try {
-      const url = `http://127.0.0.1:${port}`
-      for (let i = 0; i < 100; i++) {
-        if (await fetch(`${url}/api/v1/version`).then((r) => r.ok, () => false)) break
-        await Bun.sleep(100)
-      }
+      server = await startServe(SOURCES, dir, { WARREN_MAX_API_BODY: String(4 * 1024 * 1024), ...(database.url ? { WARREN_DATABASE_URL: database.url } : {}) })
+      const pid = server.proc.pid
+      const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
+      const url = server.url
       const before = rss()
       let peak = before
       const watch = setInterval(() => (peak = Math.max(peak, rss())), 20)
@@ -147,8 +134,7 @@ describe('memory', () => {
       clearInterval(watch)
       expect(peak - before).toBeLessThan(64)
     } finally {
-      server.kill()
-      await server.exited
+      await server?.stop()
       dropInBackground(database)
       rmSync(dir, { recursive: true, force: true })
     }
