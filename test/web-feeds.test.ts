@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { webVisitors } from './web-session'
 import { feedPathOf } from '../src/web/feed-xml'
+import { createAccessToken } from '../src/modules/users/service'
 
 /**
  * The RSS and Atom feeds at Gitea's addresses (a person's, a repository's, its releases and tags,
@@ -92,6 +93,24 @@ test("a person's feed: what they did, private repositories' only to themself, th
   expect(rss).toMatch(/<guid isPermaLink="false">\d+: /)
   expect((await feed('/nobody.rss')).status).toBe(404)
   expect((await feed('/alice/-/feed/json')).status).toBe(404)
+})
+
+test("a person's feed read with a token: the user scope needed, as the profile's; a public-only one shows public repositories' only", async () => {
+  const as = async (scopes: string[]) => {
+    const { secret } = await createAccessToken(s.deps, alice.user.id, scopes.join(' '), scopes)
+    const res = await fetch(s.url + '/alice.rss', { headers: { authorization: `token ${secret}` } })
+    return { status: res.status, text: await res.text() }
+  }
+  for (const scopes of [['read:package'], ['read:repository', 'read:misc']]) {
+    const refused = await as(scopes)
+    expect(refused.status).toBe(403)
+    expect(refused.text).not.toContain('alice/secret')
+  }
+  expect((await as(['read:user'])).text).toContain('alice/secret')
+  const open = await as(['read:user', 'public-only'])
+  expect(open.status).toBe(200)
+  expect(open.text).toContain('alice/pub')
+  expect(open.text).not.toContain('alice/secret')
 })
 
 test("a repository's feed, its releases and tags: readers only", async () => {
