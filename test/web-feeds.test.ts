@@ -174,6 +174,13 @@ test('the dashboard: the activity of the repositories one watches and one\'s own
   expect(await (await page('/?page=999', await signIn(alice))).text()).toContain('Nothing happened yet')
   const anonymous = await (await page('/')).text()
   expect(anonymous).toContain('Sign in')
+  // Read with a token, the dashboard needs the user scope, as the profile and the person's feed.
+  const narrow = await createAccessToken(s.deps, alice.user.id, 'dashboard narrow', ['read:package'])
+  const refused = await fetch(s.url + '/', { headers: { accept: 'text/html', authorization: `token ${narrow.secret}` } })
+  expect(refused.status).toBe(403)
+  expect(await refused.text()).not.toContain('alice/secret')
+  const wide = await createAccessToken(s.deps, alice.user.id, 'dashboard user', ['read:user'])
+  expect(await (await fetch(s.url + '/', { headers: { accept: 'text/html', authorization: `token ${wide.secret}` } })).text()).toContain('href="/alice/secret"')
 })
 
 test('the pages offer their feeds to feed readers, and each offered address answers', async () => {
