@@ -326,6 +326,8 @@ function giteaCategories(path: string): ScopeCategory[] | 'none' {
   if (path === '/notifications' || path.startsWith('/notifications/')) return ['notification']
   // The dashboard, a person's profile page, its follow form and its feed: the API's user routes' category.
   if (path === '/' || path === '/:owner' || path === '/:owner/-/feed/:format') return ['user']
+  // The user's own settings pages: the API's `/user/...` routes' category.
+  if (path.startsWith('/user/settings')) return ['user']
   // Web routes serving a repository's content (raw files, archives, release downloads).
   return ['repository']
 }

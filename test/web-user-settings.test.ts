@@ -114,9 +114,10 @@ describe('e-mail addresses', () => {
   })
 })
 
-describe('forms are a session’s alone', () => {
+describe('tokens on the settings pages', () => {
   test('a token (or a password) with a pre-session cookie and its CSRF token posts no form: not an address, not a new token of wider scope', async () => {
-    const { secret } = await createAccessToken(s.deps, dave.user.id, 'narrow', ['read:misc'])
+    // Even with the user scope the pages need: a form would make it a token of every scope.
+    const { secret } = await createAccessToken(s.deps, dave.user.id, 'narrow', ['write:user'])
     // What anyone gets from the sign-in page: a pre-session cookie and the CSRF token bound to it.
     const login = await page('/user/login')
     const pre = login.headers.get('set-cookie')!.split(';')[0]!
@@ -138,6 +139,18 @@ describe('forms are a session’s alone', () => {
       }
     }
     expect(await mark()).toBe(before)
+  })
+
+  test('read with a token, the settings pages need the user scope (the API’s /user routes’)', async () => {
+    const narrow = await createAccessToken(s.deps, dave.user.id, 'narrow pages', ['read:package'])
+    const wide = await createAccessToken(s.deps, dave.user.id, 'user pages', ['read:user'])
+    for (const path of ['/user/settings/account', '/user/settings/repos', '/user/settings/organization', '/user/settings/applications']) {
+      const as = (secret: string) => fetch(s.url + path, { headers: { accept: 'text/html', authorization: `token ${secret}` }, redirect: 'manual' })
+      const refused = await as(narrow.secret)
+      expect(refused.status).toBe(403)
+      expect(await refused.text()).not.toContain('dave@example.com')
+      expect((await as(wide.secret)).status).toBe(200)
+    }
   })
 })
 
