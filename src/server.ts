@@ -62,9 +62,10 @@ export function startServer(deps: AppDeps, opts: { hostname?: string; port?: num
     reusePort: false,
     fetch: async (request, server) => {
       const started = performance.now()
-      request = feedRequest(request)
-      // From the connection, so a client cannot forge it (failed sign-ins are counted per address).
+      // From the connection, so a client cannot forge it (failed sign-ins are counted per address):
+      // asked of the request Bun received (it knows no address of a copy, such as feedRequest's).
       const address = server.requestIP(request)?.address
+      request = feedRequest(request)
       if (address) deps.auth.setClientAddress(request, address)
       let response: Response
       try {

@@ -119,6 +119,21 @@ describe('failed password limits', () => {
     expect(perAddress.deps.auth.failuresTracked().addresses).toBe(1)
   })
 
+  test("a feed's address (`/{user}.rss`, rewritten before the app) is counted by the client's address too", async () => {
+    const s = await startTestServer({ loginFailuresPerAccount: 0, loginFailuresPerAddress: 2 })
+    try {
+      const names = ['f1', 'f2', 'f3']
+      await Promise.all(names.map((n) => s.user(n)))
+      const at = (name: string) => fetch(`${s.url}/${name}.rss`, { headers: { authorization: basic(name, 'wrong') } })
+      expect((await at('f1')).status).toBe(401)
+      expect((await at('f2')).status).toBe(401)
+      expect((await at('f3')).status).toBe(429)
+      expect(s.deps.auth.failuresTracked().addresses).toBe(1)
+    } finally {
+      await s.stop()
+    }
+  })
+
   test('successes from an address give their attempt back', async () => {
     const s = await startTestServer({ loginFailuresPerAccount: 0, loginFailuresPerAddress: 2 })
     try {

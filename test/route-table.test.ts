@@ -331,8 +331,10 @@ function giteaCategories(path: string): ScopeCategory[] | 'none' {
   if (path.startsWith('/api/v1/user')) return ['user']
   // The notifications page: its API routes' category.
   if (path === '/notifications' || path.startsWith('/notifications/')) return ['notification']
-  // A person's profile page and its follow form: the API's user routes' category.
-  if (path === '/:owner') return ['user']
+  // The dashboard, a person's profile page, its follow form and its feed: the API's user routes' category.
+  if (path === '/' || path === '/:owner' || path === '/:owner/-/feed/:format') return ['user']
+  // The user's own settings pages: the API's `/user/...` routes' category.
+  if (path.startsWith('/user/settings')) return ['user']
   // Web routes serving a repository's content (raw files, archives, release downloads).
   return ['repository']
 }

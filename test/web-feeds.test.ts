@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { webVisitors } from './web-session'
 import { feedPathOf } from '../src/web/feed-xml'
+import { createAccessToken } from '../src/modules/users/service'
 
 /**
  * The RSS and Atom feeds at Gitea's addresses (a person's, a repository's, its releases and tags,
@@ -94,6 +95,24 @@ test("a person's feed: what they did, private repositories' only to themself, th
   expect((await feed('/alice/-/feed/json')).status).toBe(404)
 })
 
+test("a person's feed read with a token: the user scope needed, as the profile's; a public-only one shows public repositories' only", async () => {
+  const as = async (scopes: string[]) => {
+    const { secret } = await createAccessToken(s.deps, alice.user.id, scopes.join(' '), scopes)
+    const res = await fetch(s.url + '/alice.rss', { headers: { authorization: `token ${secret}` } })
+    return { status: res.status, text: await res.text() }
+  }
+  for (const scopes of [['read:package'], ['read:repository', 'read:misc']]) {
+    const refused = await as(scopes)
+    expect(refused.status).toBe(403)
+    expect(refused.text).not.toContain('alice/secret')
+  }
+  expect((await as(['read:user'])).text).toContain('alice/secret')
+  const open = await as(['read:user', 'public-only'])
+  expect(open.status).toBe(200)
+  expect(open.text).toContain('alice/pub')
+  expect(open.text).not.toContain('alice/secret')
+})
+
 test("a repository's feed, its releases and tags: readers only", async () => {
   const repoFeed = await feed('/alice/pub.rss')
   expect(repoFeed.status).toBe(200)
@@ -155,6 +174,13 @@ test('the dashboard: the activity of the repositories one watches and one\'s own
   expect(await (await page('/?page=999', await signIn(alice))).text()).toContain('Nothing happened yet')
   const anonymous = await (await page('/')).text()
   expect(anonymous).toContain('Sign in')
+  // Read with a token, the dashboard needs the user scope, as the profile and the person's feed.
+  const narrow = await createAccessToken(s.deps, alice.user.id, 'dashboard narrow', ['read:package'])
+  const refused = await fetch(s.url + '/', { headers: { accept: 'text/html', authorization: `token ${narrow.secret}` } })
+  expect(refused.status).toBe(403)
+  expect(await refused.text()).not.toContain('alice/secret')
+  const wide = await createAccessToken(s.deps, alice.user.id, 'dashboard user', ['read:user'])
+  expect(await (await fetch(s.url + '/', { headers: { accept: 'text/html', authorization: `token ${wide.secret}` } })).text()).toContain('href="/alice/secret"')
 })
 
 test('the pages offer their feeds to feed readers, and each offered address answers', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { webVisitors } from './web-session'
+import { csrfIn, webVisitors } from './web-session'
+import { createAccessToken } from '../src/modules/users/service'
 import { contentMark } from './db-snapshot'
 import { emailAddresses } from '../src/db/schema'
 import { eq } from 'drizzle-orm'
@@ -110,6 +111,46 @@ describe('e-mail addresses', () => {
     expect(deleted.location).toBe('/user/settings/account?done=email-deleted')
     expect(await emailsOf(alice)).toEqual([{ email: 'alice.two@example.com', verified: true, primary: true }])
     expect(await (await page('/user/settings/account?done=email-deleted', await signIn(alice))).text()).toContain('The address was deleted.')
+  })
+})
+
+describe('tokens on the settings pages', () => {
+  test('a token (or a password) with a pre-session cookie and its CSRF token posts no form: not an address, not a new token of wider scope', async () => {
+    // Even with the user scope the pages need: a form would make it a token of every scope.
+    const { secret } = await createAccessToken(s.deps, dave.user.id, 'narrow', ['write:user'])
+    // What anyone gets from the sign-in page: a pre-session cookie and the CSRF token bound to it.
+    const login = await page('/user/login')
+    const pre = login.headers.get('set-cookie')!.split(';')[0]!
+    const csrf = csrfIn(await login.text())!
+    const before = await mark()
+    for (const authorization of [`token ${secret}`, dave.basic]) {
+      for (const [path, fields] of [
+        ['/user/settings/account/email', { email: 'dave.evil@example.com' }],
+        ['/user/settings/applications', { name: 'wide', scope_repository: 'write', scope_user: 'write' }],
+      ] as const) {
+        const res = await fetch(s.url + path, {
+          method: 'POST',
+          headers: { cookie: pre, authorization, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ _csrf: csrf, ...fields }),
+          redirect: 'manual',
+        })
+        expect(res.status).toBe(403)
+        expect(await res.text()).toContain('The form has expired')
+      }
+    }
+    expect(await mark()).toBe(before)
+  })
+
+  test('read with a token, the settings pages need the user scope (the API’s /user routes’)', async () => {
+    const narrow = await createAccessToken(s.deps, dave.user.id, 'narrow pages', ['read:package'])
+    const wide = await createAccessToken(s.deps, dave.user.id, 'user pages', ['read:user'])
+    for (const path of ['/user/settings/account', '/user/settings/repos', '/user/settings/organization', '/user/settings/applications']) {
+      const as = (secret: string) => fetch(s.url + path, { headers: { accept: 'text/html', authorization: `token ${secret}` }, redirect: 'manual' })
+      const refused = await as(narrow.secret)
+      expect(refused.status).toBe(403)
+      expect(await refused.text()).not.toContain('dave@example.com')
+      expect((await as(wide.secret)).status).toBe(200)
+    }
   })
 })
 

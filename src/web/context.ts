@@ -20,9 +20,15 @@ export interface WebContext {
 /** The cookie that binds the sign-in form's CSRF token before there is a session. */
 export const PRE_SESSION_COOKIE = 'warren_csrf'
 
-/** The secret a request's forms are bound to: the session's once signed in, else the pre-session's. */
+/**
+ * The secret a request's forms are bound to: the session's once signed in, the pre-session's for
+ * an anonymous visitor (the sign-in form). A caller signed in otherwise (a token, a password, a
+ * signature, which web pages also accept) has none: forms are a session's alone, or a token of any
+ * scope would post every form with a pre-session cookie of its own choosing.
+ */
 function csrfSecret(request: Request, caller: Caller): string | undefined {
-  return caller.method === 'session' ? cookieOf(request, SESSION_COOKIE) : cookieOf(request, PRE_SESSION_COOKIE)
+  if (caller.method === 'session') return cookieOf(request, SESSION_COOKIE)
+  return caller.user ? undefined : cookieOf(request, PRE_SESSION_COOKIE)
 }
 
 export function webContext(config: Config, request: Request, caller: Caller): WebContext {

@@ -108,12 +108,13 @@ export const feedPages = (deps: AppDeps) => {
         const format = formatOf(params.format)
         if (!format) return errorPage(404, 'no such feed', webContext(deps.config, request, caller))
         const viewer = caller.user
+        // A token needs the user scope, as for the profile whose activity this is (`/{owner}`).
         // A person's feed is what they did; an organisation's, what happened in its repositories (Gitea's OnlyPerformedBy).
         const items = await activityItems(deps, viewer, { user: owner, onlyPerformedBy: owner.type !== 1 }, userFeedIncludesPrivate(viewer, owner), query.date, owner.id)
         const name = owner.fullName || owner.name
         return feedResponse({ title: `Feed of "${name}"`, link: base(deps) + ownerUrl(owner.name), description: owner.description, items }, format)
       },
-      { owner: true, params: OwnerFeedParams, query: FeedQuery, detail: pageDetail('webOwnerFeed') },
+      { scope: 'user', owner: true, params: OwnerFeedParams, query: FeedQuery, detail: pageDetail('webOwnerFeed') },
     )
     .get(
       '/:owner/:repo/-/feed/:format',

@@ -216,7 +216,8 @@ export const peoplePages = (deps: AppDeps) =>
           </Layout>,
         )
       },
-      { caller: true, query: HomeQuery, detail: pageDetail('webHome') },
+      // A token needs the user scope for the dashboard (one's private repositories and feed), as for `/{owner}`.
+      { scope: 'user', caller: true, query: HomeQuery, detail: pageDetail('webHome') },
     )
     .get(
       '/:owner',

@@ -13,7 +13,7 @@ import { addEmails, deleteEmails, emailById, listEmails, makeEmailPrimary } from
 import { cookieHeader, pageDetail, webContext, type WebContext } from '../context'
 import { ButtonForm, CsrfField, CsrfText, FormText, formRoute, ListTable, Pager, pageNumber, pagesOf, seeOther, SubmitRow, withoutFieldPrefix } from '../forms'
 import { ownerUrl, repoUrl } from '../links'
-import { settingsPage } from './settings-user'
+import { settingsPage, signedPage } from './settings-user'
 
 /*
  * The account side of the user settings (Gitea 1.23's routers/web/user/setting/account.go and the
@@ -218,7 +218,6 @@ async function reposPage(deps: AppDeps, ctx: WebContext, user: UserRow, pageAt: 
   )
 }
 
-const signedPage = (id: string) => ({ signed: true as const, detail: pageDetail(id) })
 
 /**
  * Gitea 1.23's `/user/settings/account` (password: `POST` there; e-mail addresses:

@@ -323,7 +323,8 @@ function scopesOf(values: TokenValues): string[] {
   return ticked(values.public_only) ? ['public-only', ...scopes] : scopes
 }
 
-const signedPage = (id: string) => ({ signed: true as const, detail: pageDetail(id) })
+/** A signed-in user's own settings page or form; a token needs the user scope (the API's `/user/...` routes'). */
+export const signedPage = (id: string) => ({ scope: 'user' as const, signed: true as const, detail: pageDetail(id) })
 
 /**
  * The signed-in user's settings (Gitea's `/user/settings/...`): profile, SSH and GPG keys, access
