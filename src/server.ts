@@ -6,22 +6,6 @@ import { docsUrl } from './lib/urls'
 import { feedPathOf } from './web/feed-xml'
 
 /**
- * Starts listening. Bun's own body bound is the largest of the limits (git packs stream in up
- * to `maxPushSize`, release assets up to `maxAttachmentSize`); each body is counted against its own limit as it
- * arrives (app.ts, git-http, releases).
- * A port another process holds is an error here (EADDRINUSE), never a shared port: `reusePort`
- * is off, so a second Warren cannot take half of the first one's connections.
- *
- * `afterRequests.run` is called once, when the server has answered `afterRequests.count` requests.
- *
- * Each request gets one log line once answered (method, path, status, duration until the answer
- * began, user, client address); streamed answers (clones, pushes) go on after it. The status
- * logged is the one sent: an error that escapes the app is answered here (500, the API's error
- * shape) and logged as such, never left to Bun, which would print it in its own format and send
- * its own 500. Bun's `error` handler gets what fails after the answer left the app (a file body
- * that cannot be read while sent): it is logged in the log's format too.
- */
-/**
  * A feed asked for at Gitea's address whose last segment carries the format (`/{user}.rss`,
  * `/{owner}/{repo}.atom`): the same request at the path the web module serves it at
  * (web/feed-xml.ts feedPathOf); any other request as it came.
@@ -40,6 +24,22 @@ function feedRequest(request: Request): Request {
   return new Request(url, request)
 }
 
+/**
+ * Starts listening. Bun's own body bound is the largest of the limits (git packs stream in up
+ * to `maxPushSize`, release assets up to `maxAttachmentSize`); each body is counted against its own limit as it
+ * arrives (app.ts, git-http, releases).
+ * A port another process holds is an error here (EADDRINUSE), never a shared port: `reusePort`
+ * is off, so a second Warren cannot take half of the first one's connections.
+ *
+ * `afterRequests.run` is called once, when the server has answered `afterRequests.count` requests.
+ *
+ * Each request gets one log line once answered (method, path, status, duration until the answer
+ * began, user, client address); streamed answers (clones, pushes) go on after it. The status
+ * logged is the one sent: an error that escapes the app is answered here (500, the API's error
+ * shape) and logged as such, never left to Bun, which would print it in its own format and send
+ * its own 500. Bun's `error` handler gets what fails after the answer left the app (a file body
+ * that cannot be read while sent): it is logged in the log's format too.
+ */
 export function startServer(deps: AppDeps, opts: { hostname?: string; port?: number; afterRequests?: { count: number; run: () => void } } = {}) {
   const app = createApp(deps)
   let answered = 0
