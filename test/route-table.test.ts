@@ -335,6 +335,14 @@ function giteaCategories(path: string): ScopeCategory[] | 'none' {
   if (path === '/' || path === '/:owner' || path === '/:owner/-/feed/:format') return ['user']
   // The user's own settings pages: the API's `/user/...` routes' category.
   if (path.startsWith('/user/settings')) return ['user']
+  // Signing in, up and out, the second factor's step and the OAuth2 consent: no token is asked for there.
+  if (/^\/user\/(login|logout|sign_up|two_factor)(\/|$)/.test(path) || path.startsWith('/login/oauth/') || path === '/explore') return 'none'
+  // The site administration's pages: the API's `/admin/...` routes' category.
+  if (path.startsWith('/-/admin') || path.startsWith('/admin/')) return ['admin']
+  // An organisation's pages and forms, its creation, and the list of organisations: the API's `/orgs/...` routes' category.
+  if (path.startsWith('/org/') || path === '/explore/organizations') return ['organization']
+  // The list of users: the API's `/users/search`.
+  if (path === '/explore/users') return ['user']
   // Web routes serving a repository's content (raw files, archives, release downloads).
   return ['repository']
 }
@@ -365,9 +373,13 @@ async function sendWithToken(route: Route, url: string, secret: string) {
 }
 
 describe('route table: token scopes', () => {
-  test('every API route declares its token scope category, the one Gitea groups it under (or explicitly none)', () => {
+  test('every API route and web page declares its token scope category, the one Gitea groups it under (or explicitly none)', () => {
     const api = routes.filter((r) => r.path.startsWith('/api/v1/'))
     expect(api.filter((r) => declared(r, 'scope') === undefined).map((r) => `${r.method} ${r.path}`)).toEqual([])
+    // So does every web page: a page a token may read shows what the token's scope would hide in the API.
+    const pages = routes.filter((r) => r.detail['x-warren-page'])
+    expect(pages.length).toBeGreaterThan(200)
+    expect(pages.filter((r) => declared(r, 'scope') === undefined).map((r) => `${r.method} ${r.path}`)).toEqual([])
     const wrong = routes
       .filter((r) => declared(r, 'scope') !== undefined)
       .filter((r) => {

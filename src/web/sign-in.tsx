@@ -120,7 +120,7 @@ export const signInRoutes = (deps: AppDeps) =>
         const { ctx, headers } = preSessionContext(deps, request, caller)
         return allowingFormTarget(signInPage(ctx, { returnTo, headers }), await signInFormTarget(deps, returnTo))
       },
-      { caller: true, query: SignInQuery, detail: pageDetail('webSignInForm') },
+      { scope: 'none', caller: true, query: SignInQuery, detail: pageDetail('webSignInForm') },
     )
     .post(
       '/user/login',
@@ -140,7 +140,7 @@ export const signInRoutes = (deps: AppDeps) =>
           return allowingFormTarget(signInPage(ctx, { name, returnTo, error, status: e.status === 401 ? 200 : e.status, headers: e.headers }), await signInFormTarget(deps, returnTo))
         }
       },
-      { caller: true, body: SignInForm, detail: pageDetail('webSignIn') },
+      { scope: 'none', caller: true, body: SignInForm, detail: pageDetail('webSignIn') },
     )
     .post(
       '/user/logout',
@@ -151,5 +151,5 @@ export const signInRoutes = (deps: AppDeps) =>
         if (secret) await closeSession(deps.db, secret)
         return new Response(null, { status: 303, headers: { location: '/', 'set-cookie': cookieHeader(deps.config, SESSION_COOKIE, '', 0) } })
       },
-      { caller: true, body: t.Object({ _csrf: FormText(128) }), detail: pageDetail('webSignOut') },
+      { scope: 'none', caller: true, body: t.Object({ _csrf: FormText(128) }), detail: pageDetail('webSignOut') },
     )

@@ -190,17 +190,17 @@ export const adminListPages = (deps: AppDeps) => {
   return new Elysia({ name: 'web-admin-lists', detail: { hide: true } })
     .use(pipeline(deps, { session: true }))
     .get('/-/admin/orgs', ({ request, caller, user, query }) => adminListPage(web(request, caller), query, orgsList(deps, user)), {
-      siteAdmin: true,
+      scope: 'admin', siteAdmin: true,
       query: AdminQuery,
       detail: pageDetail('webAdminOrgs'),
     })
     .get('/-/admin/repos', ({ request, caller, user, query }) => adminListPage(web(request, caller), query, reposList(deps, user)), {
-      siteAdmin: true,
+      scope: 'admin', siteAdmin: true,
       query: AdminQuery,
       detail: pageDetail('webAdminRepos'),
     })
     .get('/-/admin/repos/delete', ({ request, caller, query }) => deleteRepoPage(deps, web(request, caller), query.id), {
-      siteAdmin: true,
+      scope: 'admin', siteAdmin: true,
       query: DeleteRepoQuery,
       detail: pageDetail('webAdminRepoDeleteForm'),
     })
@@ -216,13 +216,13 @@ export const adminListPages = (deps: AppDeps) => {
           },
           (w, error, status) => deleteRepoPage(deps, w, body.id, { confirm: body.confirm, error, status }),
         ),
-      { siteAdmin: true, body: DeleteRepoForm, detail: pageDetail('webAdminRepoDelete') },
+      { scope: 'admin', siteAdmin: true, body: DeleteRepoForm, detail: pageDetail('webAdminRepoDelete') },
     )
     .get(UNADOPTED, ({ request, caller, query }) => {
       const w = web(request, caller)
       return adminListPage(w, query, unadoptedList(deps, w))
     }, {
-      siteAdmin: true,
+      scope: 'admin', siteAdmin: true,
       query: AdminQuery,
       detail: pageDetail('webAdminUnadopted'),
     })
@@ -246,13 +246,13 @@ export const adminListPages = (deps: AppDeps) => {
           },
           (w, error, status) => adminListPage(w, {}, unadoptedList(deps, w), { error, status }),
         ),
-      { siteAdmin: true, body: UnadoptedForm, detail: pageDetail('webAdminUnadoptedAction') },
+      { scope: 'admin', siteAdmin: true, body: UnadoptedForm, detail: pageDetail('webAdminUnadoptedAction') },
     )
     .get(EMAILS, ({ request, caller, query }) => {
       const w = web(request, caller)
       return adminListPage(w, query, emailsList(deps, w))
     }, {
-      siteAdmin: true,
+      scope: 'admin', siteAdmin: true,
       query: AdminQuery,
       detail: pageDetail('webAdminEmails'),
     })
@@ -269,6 +269,6 @@ export const adminListPages = (deps: AppDeps) => {
           },
           (w, error, status) => adminListPage(w, { q: body.q }, emailsList(deps, w), { error, status }),
         ),
-      { siteAdmin: true, body: ActivateEmailForm, detail: pageDetail('webAdminEmailActivate') },
+      { scope: 'admin', siteAdmin: true, body: ActivateEmailForm, detail: pageDetail('webAdminEmailActivate') },
     )
 }

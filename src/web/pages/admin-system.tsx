@@ -160,7 +160,7 @@ export const adminSystemPages = (deps: AppDeps) =>
   new Elysia({ name: 'web-admin-system', detail: { hide: true } })
     .use(pipeline(deps, { session: true }))
     .get('/-/admin', ({ request, caller }) => dashboard(deps, webContext(deps.config, request, caller)), {
-      siteAdmin: true,
+      scope: 'admin', siteAdmin: true,
       query: DoneQuery,
       detail: pageDetail('webAdminDashboard'),
     })
@@ -177,9 +177,9 @@ export const adminSystemPages = (deps: AppDeps) =>
           },
           (web, error, status) => dashboard(deps, web, { error, status }),
         ),
-      { siteAdmin: true, body: OperationForm, detail: pageDetail('webAdminDashboardOperation') },
+      { scope: 'admin', siteAdmin: true, body: OperationForm, detail: pageDetail('webAdminDashboardOperation') },
     )
     .get('/-/admin/config', ({ request, caller }) => configPage(deps, webContext(deps.config, request, caller)), {
-      siteAdmin: true,
+      scope: 'admin', siteAdmin: true,
       detail: pageDetail('webAdminConfig'),
     })

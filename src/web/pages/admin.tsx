@@ -134,7 +134,7 @@ export const adminPages = (deps: AppDeps) => {
   const app = new Elysia({ name: 'web-admin', detail: { hide: true } }).use(pipeline(deps, { session: true }))
   for (const path of ['/-/admin/users', '/admin/users'])
     app.get(path, async ({ request, caller, user, query }) => adminListPage(webContext(deps.config, request, caller), query, usersList(deps, user)), {
-      siteAdmin: true,
+      scope: 'admin', siteAdmin: true,
       query: AdminQuery,
       detail: pageDetail(path === '/admin/users' ? 'webAdminUsersOld' : 'webAdminUsers'),
     })

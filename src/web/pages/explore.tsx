@@ -79,7 +79,7 @@ const pageAt = (n: number) => ({ page: n, limit: PER_PAGE, offset: (n - 1) * PER
 export const explorePages = (deps: AppDeps) =>
   new Elysia({ name: 'web-explore', detail: { hide: true } })
     .use(pipeline(deps, { session: true }))
-    .get('/explore', () => new Response(null, { status: 303, headers: { location: '/explore/repos' } }), { caller: true, detail: pageDetail('webExplore') })
+    .get('/explore', () => new Response(null, { status: 303, headers: { location: '/explore/repos' } }), { scope: 'none', caller: true, detail: pageDetail('webExplore') })
     .get(
       '/explore/repos',
       async ({ request, caller, query }) => {
@@ -121,7 +121,7 @@ export const explorePages = (deps: AppDeps) =>
           total: found.total,
         })
       },
-      { caller: true, query: ExploreQuery, detail: pageDetail('webExploreUsers') },
+      { scope: 'user', caller: true, query: ExploreQuery, detail: pageDetail('webExploreUsers') },
     )
     .get(
       '/explore/organizations',
@@ -137,5 +137,5 @@ export const explorePages = (deps: AppDeps) =>
           { page, total: found.total },
         )
       },
-      { caller: true, query: ExploreQuery, detail: pageDetail('webExploreOrgs') },
+      { scope: 'organization', caller: true, query: ExploreQuery, detail: pageDetail('webExploreOrgs') },
     )

@@ -360,9 +360,9 @@ export const hookSettingsPages = (deps: AppDeps) => {
   const OrgParams = t.Object({ org: t.String({ maxLength: 255 }), ...IdParams })
   return new Elysia({ name: 'web-hook-settings' })
     .use(
-      placeRoutes(deps, 'Org', '/org/:org/settings/hooks', [{ pattern: '/org/:org/settings/hooks/gitea/new', id: '' }], { signed: true, org: 'owner', params: t.Partial(OrgParams) }, orgPlace),
+      placeRoutes(deps, 'Org', '/org/:org/settings/hooks', [{ pattern: '/org/:org/settings/hooks/gitea/new', id: '' }], { scope: 'organization', signed: true, org: 'owner', params: t.Partial(OrgParams) }, orgPlace),
     )
-    .use(placeRoutes(deps, 'User', '/user/settings/hooks', [{ pattern: '/user/settings/hooks/gitea/new', id: '' }], { signed: true }, userPlace))
+    .use(placeRoutes(deps, 'User', '/user/settings/hooks', [{ pattern: '/user/settings/hooks/gitea/new', id: '' }], { scope: 'user', signed: true }, userPlace))
     .use(
       placeRoutes(
         deps,
@@ -372,7 +372,7 @@ export const hookSettingsPages = (deps: AppDeps) => {
           { pattern: '/-/admin/system-hooks/gitea/new', id: 'System' },
           { pattern: '/-/admin/default-hooks/gitea/new', id: 'Default' },
         ],
-        { siteAdmin: true },
+        { scope: 'admin', siteAdmin: true },
         () => sitePlace,
       ),
     )

@@ -52,7 +52,7 @@ export const oauthGrantPages = (deps: AppDeps) =>
           </Layout>,
         )
       },
-      { caller: true, detail: pageDetail('webOAuthGrants') },
+      { scope: 'user', caller: true, detail: pageDetail('webOAuthGrants') },
     )
     .post(
       `${PATH}/grants/:id/revoke`,
@@ -68,5 +68,5 @@ export const oauthGrantPages = (deps: AppDeps) =>
         }
         return new Response(null, { status: 303, headers: { location: PATH } })
       },
-      { caller: true, params: t.Object({ id: t.String({ maxLength: 20 }) }), body: t.Object({ _csrf: t.Optional(t.String({ maxLength: 128 })) }), detail: pageDetail('webOAuthRevokeGrant') },
+      { scope: 'user', caller: true, params: t.Object({ id: t.String({ maxLength: 20 }) }), body: t.Object({ _csrf: t.Optional(t.String({ maxLength: 128 })) }), detail: pageDetail('webOAuthRevokeGrant') },
     )

@@ -162,7 +162,7 @@ export const oauthPages = (deps: AppDeps) =>
         const [owner] = await deps.db.select({ name: users.name }).from(users).where(eq(users.id, check.valid.app.userId))
         return withFormAction(htmlResponse(<Consent ctx={ctx} request={check.valid} owner={owner?.name ?? ''} />), formTarget(check.valid.redirectUri))
       },
-      { caller: true, query: AuthorizeQuery, detail: pageDetail('webOAuthAuthorize') },
+      { scope: 'none', caller: true, query: AuthorizeQuery, detail: pageDetail('webOAuthAuthorize') },
     )
     .post(
       '/login/oauth/grant',
@@ -177,5 +177,5 @@ export const oauthPages = (deps: AppDeps) =>
         if (body.granted !== 'true') return redirect(deniedRedirect(check.valid))
         return redirect(await issueCode(deps, caller.user.id, check.valid))
       },
-      { caller: true, body: GrantForm, detail: pageDetail('webOAuthGrant') },
+      { scope: 'none', caller: true, body: GrantForm, detail: pageDetail('webOAuthGrant') },
     )

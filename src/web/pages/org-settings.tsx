@@ -177,10 +177,11 @@ function deletePage(web: WebContext, org: OrgRow, opts: { error?: string; status
  * confirm; refused while it owns repositories, by the service, as DELETE /orgs/{org}).
  */
 export const orgSettingsPages = (deps: AppDeps) => {
-  const owner = (id: string) => ({ signed: true as const, org: 'owner' as const, params: OrgParams, detail: pageDetail(id) })
+  const owner = (id: string) => ({ scope: 'organization' as const, signed: true as const, org: 'owner' as const, params: OrgParams, detail: pageDetail(id) })
   return new Elysia({ name: 'web-org-settings', detail: { hide: true } })
     .use(pipeline(deps, { session: true }))
     .get('/org/create', ({ request, caller }) => createOrgPage(webContext(deps.config, request, caller)), {
+      scope: 'organization',
       signed: true,
       detail: pageDetail('webOrgCreateForm'),
     })
@@ -205,7 +206,7 @@ export const orgSettingsPages = (deps: AppDeps) => {
           },
           (web, error, status) => createOrgPage(web, { values: c.body, error, status }),
         ),
-      { signed: true, body: CreateOrgForm, detail: pageDetail('webOrgCreate') },
+      { scope: 'organization', signed: true, body: CreateOrgForm, detail: pageDetail('webOrgCreate') },
     )
     .get('/org/:org/settings', ({ request, caller, org }) => optionsPage(webContext(deps.config, request, caller), org.org), {
       ...owner('webOrgSettings'),

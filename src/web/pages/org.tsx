@@ -124,7 +124,7 @@ export const orgPages = (deps: AppDeps) => {
         },
         (web, error, status) => teamPage(deps, c.team, web, 1, { error, status }),
       ),
-    options: { team: 'owner' as const, params: TeamParams, body: t.Object({ _csrf: CsrfText, uid: FormText(255) }), detail: pageDetail(id) },
+    options: { scope: 'organization' as const, team: 'owner' as const, params: TeamParams, body: t.Object({ _csrf: CsrfText, uid: FormText(255) }), detail: pageDetail(id) },
   })
   const add = memberChange(addTeamMember, 'member-added', 'webTeamMemberAdd')
   const remove = memberChange(removeTeamMember, 'member-removed', 'webTeamMemberRemove')
@@ -156,7 +156,7 @@ export const orgPages = (deps: AppDeps) => {
           { owner: org.owner },
         )
       },
-      { org: 'visible', params: OrgParams, query: ListQuery, detail: pageDetail('webOrgMembers') },
+      { scope: 'organization', org: 'visible', params: OrgParams, query: ListQuery, detail: pageDetail('webOrgMembers') },
     )
     .get(
       '/org/:org/teams',
@@ -184,12 +184,12 @@ export const orgPages = (deps: AppDeps) => {
           { owner: org.owner },
         )
       },
-      { signed: true, org: 'member', params: OrgParams, query: ListQuery, detail: pageDetail('webOrgTeams') },
+      { scope: 'organization', signed: true, org: 'member', params: OrgParams, query: ListQuery, detail: pageDetail('webOrgTeams') },
     )
     .get(
       '/org/:org/teams/:team',
       async ({ request, team, caller, query }) => teamPage(deps, team, webContext(deps.config, request, caller), pageNumber(query.page)),
-      { team: 'member', params: TeamParams, query: ListQuery, detail: pageDetail('webOrgTeam') },
+      { scope: 'organization', team: 'member', params: TeamParams, query: ListQuery, detail: pageDetail('webOrgTeam') },
     )
     .post('/org/:org/teams/:team/add', add.handler, add.options)
     .post('/org/:org/teams/:team/remove', remove.handler, remove.options)

@@ -320,7 +320,7 @@ export const accountSettingsPages = (deps: AppDeps) =>
           },
           (web, error, status) => organizationsPage(deps, web, c.user, 1, { error: `Could not leave ${c.org.org.name}: ${error}`, status }),
         ),
-      { signed: true, org: 'member', params: OrgParams, body: t.Object({ _csrf: CsrfText }), detail: pageDetail('webOrgLeave') },
+      { scope: 'organization', signed: true, org: 'member', params: OrgParams, body: t.Object({ _csrf: CsrfText }), detail: pageDetail('webOrgLeave') },
     )
     .get(
       '/user/settings/repos',

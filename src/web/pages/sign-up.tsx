@@ -72,7 +72,7 @@ export const signUpPages = (deps: AppDeps) =>
         const { ctx, headers } = preSessionContext(deps, request, caller)
         return signUpPage(ctx, { headers })
       },
-      { caller: true, detail: pageDetail('webSignUpForm') },
+      { scope: 'none', caller: true, detail: pageDetail('webSignUpForm') },
     )
     .post(
       '/user/sign_up',
@@ -94,5 +94,5 @@ export const signUpPages = (deps: AppDeps) =>
           (error, status) => signUpPage(ctx, { values, error, status }),
         )
       },
-      { caller: true, body: SignUpForm, detail: pageDetail('webSignUp') },
+      { scope: 'none', caller: true, body: SignUpForm, detail: pageDetail('webSignUp') },
     )

@@ -232,7 +232,7 @@ export const teamSettingsPages = (deps: AppDeps) => {
    * The needs of an owner's team form: the team, as its organisation's members see it (404 to
    * everyone else, as Gitea's team pages), then the organisation's owners (403 to its other members).
    */
-  const owned = (id: string) => ({ signed: true as const, team: 'member' as const, org: 'owner' as const, params: TeamParams, detail: pageDetail(id) })
+  const owned = (id: string) => ({ scope: 'organization' as const, signed: true as const, team: 'member' as const, org: 'owner' as const, params: TeamParams, detail: pageDetail(id) })
   const NoBody = t.Object({ _csrf: CsrfText })
   type RepoChange = { team: TeamContext; body: { repo_name?: string; repoid?: string } }
   /** A change of the team's repositories, back to its repositories page (a refusal shown there with its status). */
@@ -264,6 +264,7 @@ export const teamSettingsPages = (deps: AppDeps) => {
   return new Elysia({ name: 'web-team-settings', detail: { hide: true } })
     .use(pipeline(deps, { session: true }))
     .get('/org/:org/teams/new', ({ request, caller, org }) => teamFormPage(webContext(deps.config, request, caller), org.org, undefined), {
+      scope: 'organization',
       signed: true,
       org: 'owner',
       params: OrgParams,
@@ -281,7 +282,7 @@ export const teamSettingsPages = (deps: AppDeps) => {
           },
           (web, error, status) => teamFormPage(web, c.org.org, undefined, { values: c.body, error, status }),
         ),
-      { signed: true, org: 'owner', params: OrgParams, body: TeamForm, detail: pageDetail('webTeamNew') },
+      { scope: 'organization', signed: true, org: 'owner', params: OrgParams, body: TeamForm, detail: pageDetail('webTeamNew') },
     )
     .get(
       '/org/:org/teams/:team/edit',
@@ -319,7 +320,7 @@ export const teamSettingsPages = (deps: AppDeps) => {
     .get(
       '/org/:org/teams/:team/repositories',
       ({ request, caller, team, query }) => teamReposPage(deps, team, webContext(deps.config, request, caller), pageNumber(query.page)),
-      { team: 'member', params: TeamParams, query: t.Object({ page: FormText(10), done: FormText(40) }), detail: pageDetail('webTeamRepos') },
+      { scope: 'organization', team: 'member', params: TeamParams, query: t.Object({ page: FormText(10), done: FormText(40) }), detail: pageDetail('webTeamRepos') },
     )
     .post('/org/:org/teams/:team/action/repo/add', addRepo, { ...owned('webTeamRepoAdd'), body: t.Object({ _csrf: CsrfText, repo_name: FormText(REPO_NAME_MAX) }) })
     .post('/org/:org/teams/:team/action/repo/remove', removeRepo, { ...owned('webTeamRepoRemove'), body: t.Object({ _csrf: CsrfText, repoid: FormText(20) }) })

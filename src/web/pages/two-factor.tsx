@@ -192,15 +192,15 @@ function enrollPage(web: WebContext, enrollment: Enrollment, opts: { error?: str
 
 const EnrollForm = t.Object({ _csrf: CsrfText, enrollment: FormText(1024), passcode: FormText(16) })
 const ButtonOnly = t.Object({ _csrf: CsrfText })
-const signedPage = (id: string) => ({ signed: true as const, detail: pageDetail(id) })
+const signedPage = (id: string) => ({ scope: 'user' as const, signed: true as const, detail: pageDetail(id) })
 
 export const twoFactorPages = (deps: AppDeps) =>
   new Elysia({ name: 'web-two-factor', detail: { hide: true } })
     .use(pipeline(deps, { session: true }))
-    .get('/user/two_factor', ({ request, caller }) => showSecondStep(deps, request, caller, false), { caller: true, detail: pageDetail('webTwoFactorForm') })
-    .post('/user/two_factor', (c) => secondStep(deps, c, false), { caller: true, body: SecondStepForm, detail: pageDetail('webTwoFactor') })
-    .get('/user/two_factor/scratch', ({ request, caller }) => showSecondStep(deps, request, caller, true), { caller: true, detail: pageDetail('webTwoFactorScratchForm') })
-    .post('/user/two_factor/scratch', (c) => secondStep(deps, c, true), { caller: true, body: SecondStepForm, detail: pageDetail('webTwoFactorScratch') })
+    .get('/user/two_factor', ({ request, caller }) => showSecondStep(deps, request, caller, false), { scope: 'none', caller: true, detail: pageDetail('webTwoFactorForm') })
+    .post('/user/two_factor', (c) => secondStep(deps, c, false), { scope: 'none', caller: true, body: SecondStepForm, detail: pageDetail('webTwoFactor') })
+    .get('/user/two_factor/scratch', ({ request, caller }) => showSecondStep(deps, request, caller, true), { scope: 'none', caller: true, detail: pageDetail('webTwoFactorScratchForm') })
+    .post('/user/two_factor/scratch', (c) => secondStep(deps, c, true), { scope: 'none', caller: true, body: SecondStepForm, detail: pageDetail('webTwoFactorScratch') })
     .get('/user/settings/security', ({ request, caller, user }) => securityPage(deps, webContext(deps.config, request, caller), user), signedPage('webUserSecurity'))
     .get(
       '/user/settings/security/two_factor/enroll',
