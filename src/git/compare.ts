@@ -1,4 +1,4 @@
-import { requireObjectIds, startGit, type GitRepo } from './run'
+import { GitError, requireObjectIds, startGit, type GitRepo } from './run'
 import { startGitOutput } from './stream'
 import { readTokens } from './tokens'
 import { countHistory, historyPage, type ComparedCommit } from './commit-page'
@@ -156,6 +156,18 @@ export async function changedFiles(repo: GitRepo, base: string, head: string, ma
 export async function countCommits(repo: GitRepo, base: string, head: string): Promise<number> {
   checkOid(base, head)
   return countHistory(repo, { revisions: [head, `^${base}`] })
+}
+
+/**
+ * How many commits the ref `head` has that the ref `base` has not (full ref names, `refs/...`), in
+ * one git process; null when either ref is missing (or git fails).
+ */
+export async function countBetweenRefs(repo: GitRepo, base: string, head: string): Promise<number | null> {
+  if (!base.startsWith('refs/') || !head.startsWith('refs/')) throw new Error(`countBetweenRefs takes full ref names: ${base}, ${head}`)
+  return countHistory(repo, { revisions: [head, `^${base}`] }).catch((e) => {
+    if (e instanceof GitError) return null
+    throw e
+  })
 }
 
 /**

@@ -10,7 +10,7 @@ import { nowUnix } from '../../lib/time'
 import { usersByIds } from '../../convert/people'
 import { moveRef, pullHeadRef } from '../../push'
 import { branchRulesOf, mayPushTo, ruleFor } from '../../auth/protection'
-import { countCommits } from '../../git/compare'
+import { countBetweenRefs } from '../../git/compare'
 import type { PullItem } from '../../convert/pull'
 import { findPull } from './service'
 import { identOf } from './merge'
@@ -81,11 +81,9 @@ async function accessForUpdate(deps: AppDeps, ctx: RepoContext, pull: PullRow, i
 export async function updateOutlook(deps: AppDeps, ctx: RepoContext, item: PullItem, doer: UserRow | null): Promise<{ behind: number; merge: boolean; rebase: boolean } | null> {
   const { pull, issue } = item
   if (pull.hasMerged || issue.isClosed) return null
-  const git = gitOfRow(deps, ctx.repo)
-  const baseSha = await readRef(git, `refs/heads/${pull.baseBranch}`)
-  const headSha = await readRef(git, pull.headRepoId === ctx.repo.id ? `refs/heads/${pull.headBranch}` : pullHeadRef(pull.index))
-  if (!baseSha || !headSha) return null
-  const behind = await countCommits(git, headSha, baseSha)
+  // One git process: the base's commits the head lacks, by the refs' names (none when one is gone).
+  const headRef = pull.headRepoId === ctx.repo.id ? `refs/heads/${pull.headBranch}` : pullHeadRef(pull.index)
+  const behind = await countBetweenRefs(gitOfRow(deps, ctx.repo), headRef, `refs/heads/${pull.baseBranch}`)
   if (!behind) return null
   const head = doer ? await headOf(deps, ctx, pull).catch(() => null) : null
   // An archived repository takes no update (the route's 423; the push path's refusal in the head's).

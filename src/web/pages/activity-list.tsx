@@ -81,7 +81,8 @@ export function activityStory(a: ApiActivity): ActivityStory {
   const op = a.op_type as OpType
   if (ISSUE_OPS.has(op) || PULL_OPS.has(op)) {
     const { index, text } = issueParts(a)
-    const path = a.comment ? new URL(a.comment.html_url).pathname + new URL(a.comment.html_url).hash : `${repo}/${PULL_OPS.has(op) ? 'pulls' : 'issues'}/${encodeURIComponent(index)}`
+    const commentUrl = a.comment && new URL(a.comment.html_url)
+    const path = commentUrl ? commentUrl.pathname + commentUrl.hash : `${repo}/${PULL_OPS.has(op) ? 'pulls' : 'issues'}/${encodeURIComponent(index)}`
     return { subject: `#${index}`, path, text: a.comment ? a.comment.body : text }
   }
   const ref = shortRef(a.ref_name)

@@ -7,7 +7,7 @@ import { branchRulesOf, ruleFor } from '../../auth/protection'
 import { gitOfRow, loadRepoContext, type RepoContext } from '../../auth/repo-context'
 import type { ApiPull } from '../../convert/pull'
 import { issues, pullRequests } from '../../db/schema'
-import { getBranchHead } from '../../git/commits'
+import { getBranchHead, type BranchHead } from '../../git/commits'
 import { createBranch, deleteBranch } from '../../modules/branches/changes'
 import { ApiError, conflict, forbidden } from '../../lib/errors'
 import type { WebContext } from '../context'
@@ -34,6 +34,14 @@ async function headEndOf(deps: AppDeps, request: Request, pull: ApiPull): Promis
   return { headCtx, branch: pull.head.ref }
 }
 
+/** The head end of `pull` for this request's caller (headEndOf) and where its branch is now (null: gone). */
+type HeadNow = { found: Leftover; at: BranchHead | null }
+async function headNow(deps: AppDeps, request: Request, pull: ApiPull): Promise<HeadNow | ApiError> {
+  const found = await headEndOf(deps, request, pull)
+  if (found instanceof ApiError) return found
+  return { found, at: await getBranchHead(gitOfRow(deps, found.headCtx.repo), found.branch) }
+}
+
 /**
  * Why the head branch of `pull` may not be deleted by this request's caller (Gitea's
  * CleanUpPullRequest), or the branch: headEndOf's rules, the branch not its repository's default
@@ -41,13 +49,12 @@ async function headEndOf(deps: AppDeps, request: Request, pull: ApiPull): Promis
  * at the pull request's head commit (nothing pushed since), and no other open pull request from
  * it. The push path's own protection checks apply at the deletion too.
  */
-async function leftoverOf(deps: AppDeps, request: Request, pull: ApiPull): Promise<Leftover | ApiError> {
-  const found = await headEndOf(deps, request, pull)
-  if (found instanceof ApiError) return found
+async function leftoverOf(deps: AppDeps, pull: ApiPull, now: HeadNow | ApiError): Promise<Leftover | ApiError> {
+  if (now instanceof ApiError) return now
+  const { found, at } = now
   const { headCtx, branch } = found
   if (branch === headCtx.repo.defaultBranch) return conflict("the head branch is its repository's default branch")
   if (ruleFor(await branchRulesOf(deps.db, headCtx.repo.id), branch)) return forbidden(`the head branch ${branch} is protected: it cannot be deleted`)
-  const at = await getBranchHead(gitOfRow(deps, headCtx.repo), branch)
   if (!at) return conflict('the head branch is already deleted')
   if (at.id !== pull.head.sha) return conflict('the head branch has commits the pull request does not')
   const others = await deps.db
@@ -65,25 +72,25 @@ async function leftoverOf(deps: AppDeps, request: Request, pull: ApiPull): Promi
  * headEndOf's rules, and no branch of that name there now (409). The branch comes back at the
  * pull request's head commit.
  */
-async function restorableOf(deps: AppDeps, request: Request, pull: ApiPull): Promise<Leftover | ApiError> {
-  const found = await headEndOf(deps, request, pull)
-  if (found instanceof ApiError) return found
+function restorableOf(pull: ApiPull, now: HeadNow | ApiError): Leftover | ApiError {
+  if (now instanceof ApiError) return now
   if (!pull.head.sha) return conflict('the head commit of the pull request is not known')
-  if (await getBranchHead(gitOfRow(deps, found.headCtx.repo), found.branch)) return conflict(`a branch named ${found.branch} exists: there is nothing to restore`)
-  return found
+  if (now.at) return conflict(`a branch named ${now.found.branch} exists: there is nothing to restore`)
+  return now.found
 }
 
-/** Which button the page shows under the merge box: "Delete branch", "Restore branch", or none. */
+/** Which button the page shows under the merge box: "Delete branch", "Restore branch", or none (the head end and its branch read once). */
 export async function headBranchAction(deps: AppDeps, request: Request, pull: ApiPull): Promise<'cleanup' | 'restore' | null> {
   if (!pull.merged && pull.state !== 'closed') return null
-  if (!((await leftoverOf(deps, request, pull)) instanceof ApiError)) return 'cleanup'
-  if (!((await restorableOf(deps, request, pull)) instanceof ApiError)) return 'restore'
+  const now = await headNow(deps, request, pull)
+  if (!((await leftoverOf(deps, pull, now)) instanceof ApiError)) return 'cleanup'
+  if (!(restorableOf(pull, now) instanceof ApiError)) return 'restore'
   return null
 }
 
 /** Deletes the head branch of a merged or closed pull request through the branches service (the one push path), or refuses saying why. */
 export async function cleanUp(deps: AppDeps, request: Request, pull: ApiPull): Promise<void> {
-  const found = await leftoverOf(deps, request, pull)
+  const found = await leftoverOf(deps, pull, await headNow(deps, request, pull))
   if (found instanceof ApiError) throw found
   await deleteBranch(deps, found.headCtx, found.headCtx.caller.user!, found.branch)
 }
@@ -94,7 +101,7 @@ export async function cleanUp(deps: AppDeps, request: Request, pull: ApiPull): P
  * taken meanwhile, 404 when the commit is gone), or refuses saying why.
  */
 export async function restoreHead(deps: AppDeps, request: Request, pull: ApiPull): Promise<void> {
-  const found = await restorableOf(deps, request, pull)
+  const found = restorableOf(pull, await headNow(deps, request, pull))
   if (found instanceof ApiError) throw found
   await createBranch(deps, found.headCtx, found.headCtx.caller.user!, { new_branch_name: found.branch, old_ref_name: pull.head.sha })
 }
