@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import jsQR from 'jsqr'
 import { eq } from 'drizzle-orm'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { csrfIn, webVisitors } from './web-session'
@@ -21,6 +22,28 @@ let mark: () => Promise<string>
 let secret = ''
 let scratch = ''
 const { page, signIn, submit, expectCsrfRefused } = webVisitors(() => s.url, () => mark())
+
+/**
+ * The text of the page's QR code (its `<svg class="qr-code">`: a viewBox of `size` units, one
+ * path of unit rectangles `M{x} {y}h{w}v1h{-w}z`), drawn into an image at 4 pixels a module and
+ * decoded by jsQR.
+ */
+function readQrCode(html: string): string | undefined {
+  const svg = /<svg class="qr-code"[^>]*viewBox="0 0 (\d+) \1"[^>]*>.*?<path d="([^"]+)"/s.exec(html)
+  if (!svg) return undefined
+  const size = Number(svg[1])
+  const scale = 4
+  const width = size * scale
+  const pixels = new Uint8ClampedArray(width * width * 4).fill(255)
+  for (const [, x, y, w] of svg[2]!.matchAll(/M(\d+) (\d+)h(\d+)v1h-\d+z/g))
+    for (let col = Number(x); col < Number(x) + Number(w); col++)
+      for (let dy = 0; dy < scale; dy++)
+        for (let dx = 0; dx < scale; dx++) {
+          const at = ((Number(y) * scale + dy) * width + col * scale + dx) * 4
+          pixels[at] = pixels[at + 1] = pixels[at + 2] = 0
+        }
+  return jsQR(pixels, width, width)?.data
+}
 
 /** The code of the step `offset` steps from now. */
 const code = (offset = 0) => totpAt(secret, totpStep(nowUnix()) + offset)
@@ -81,6 +104,10 @@ describe('enrolling', () => {
     expect(secret).toHaveLength(32)
     expect(enroll).toContain(`otpauth://totp/127.0.0.1%3A${new URL(s.url).port}:alice?secret=${secret}&amp;issuer=127.0.0.1%3A${new URL(s.url).port}`)
     const enrollment = /name="enrollment" value="([^"]+)"/.exec(enroll)![1]!
+    // The QR code, read back as a phone's camera would read it, holds the URI.
+    const uri = /<dd class="token-once">(otpauth:[^<]+)<\/dd>/.exec(enroll)![1]!.replaceAll('&amp;', '&')
+    expect(uri).toStartWith(`otpauth://totp/127.0.0.1%3A${new URL(s.url).port}:alice?secret=${secret}&`)
+    expect(readQrCode(enroll)).toBe(uri)
     const from = '/user/settings/security/two_factor/enroll'
 
     await signIn(bob)

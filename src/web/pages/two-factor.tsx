@@ -1,9 +1,11 @@
 /** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
+import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { Caller, UserRow } from '../../auth/caller'
 import { ApiError } from '../../lib/errors'
+import { qrCodePath } from '../../lib/qr-code'
 import {
   disableTwoFactor,
   enrollmentSecret,
@@ -163,14 +165,27 @@ async function securityPage(deps: AppDeps, web: WebContext, user: UserRow, opts:
   )
 }
 
+/** A QR code of `text` drawn as one SVG path, dark on light whatever the page's colours (a phone's camera reads it off the screen). */
+const QrCode = (props: { code: { size: number; path: string }; label: string }): Html => {
+  const { size, path } = props.code
+  return (
+    <svg class="qr-code" role="img" aria-label={props.label} width="200" height="200" viewBox={`0 0 ${size} ${size}`} shape-rendering="crispEdges">
+      <rect width={String(size)} height={String(size)} fill="#fff" />
+      <path d={path} fill="#000" />
+    </svg>
+  )
+}
+
 /** The enrollment: the secret and its URI, and the passcode form carrying the sealed secret back. */
-function enrollPage(web: WebContext, enrollment: Enrollment, opts: { error?: string; status?: number } = {}) {
+async function enrollPage(web: WebContext, enrollment: Enrollment, opts: { error?: string; status?: number } = {}) {
+  const qr = await qrCodePath(enrollment.uri)
   return settingsPage(
     web,
     '/user/settings/security',
     'Enroll into two-factor authentication',
     <>
-      <p>Add this account to your authenticator app with the key below (or its URI), then enter the passcode the app shows.</p>
+      <p>Scan the code with your authenticator app, or add this account with the key below (or its URI), then enter the passcode the app shows.</p>
+      <QrCode code={qr} label="QR code of the URI below" />
       <dl>
         <dt>Key</dt>
         <dd>
@@ -207,7 +222,7 @@ export const twoFactorPages = (deps: AppDeps) =>
       async ({ request, caller, user }) => {
         const web = webContext(deps.config, request, caller)
         try {
-          return enrollPage(web, await startEnrollment(deps, user))
+          return await enrollPage(web, await startEnrollment(deps, user))
         } catch (e) {
           if (e instanceof ApiError && e.status === 409) return securityPage(deps, web, user, { error: e.message, status: 409 })
           throw e
