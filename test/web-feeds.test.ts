@@ -141,6 +141,35 @@ test("a repository's feed, its releases and tags: readers only", async () => {
   expect((await feed('/alice/secret/tags.rss', alice)).status).toBe(200)
 })
 
+test('a feed reader asking the profile, an organisation or a repository for a feed by its Accept header gets it, as from the feed address', async () => {
+  expect((await s.post('/orgs', { username: 'acme' }, { token: alice.token })).status).toBe(201)
+  const asked = async (path: string, accept: string, who?: TestUser) => {
+    const res = await fetch(s.url + path, { headers: { accept, ...(who ? { authorization: `token ${who.token}` } : {}) } })
+    return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() }
+  }
+  for (const [path, format, accept] of [
+    ['/alice', 'rss', 'application/rss+xml'],
+    ['/alice', 'atom', 'application/atom+xml, text/xml;q=0.9'],
+    ['/acme', 'atom', 'application/atom+xml'],
+    ['/alice/pub', 'rss', 'application/atom+xml, application/rss+xml'],
+  ] as const) {
+    const got = await asked(path, accept)
+    expect(got.status).toBe(200)
+    expect(got.type).toBe(`application/${format}+xml;charset=utf-8`)
+    expectWellFormed(got.text, format === 'rss' ? 'rss' : 'feed')
+    // The same items as the feed address's, bar the time the document was made.
+    const strip = (xml: string) => xml.replace(/<(lastBuildDate|updated)>[^<]*</g, '<$1><')
+    expect(strip(got.text)).toBe(strip((await feed(`${path}.${format}`)).text))
+  }
+  // The page itself otherwise; a hidden repository stays hidden, a private one shown to its owner.
+  expect((await asked('/alice/pub', 'text/html')).type).toStartWith('text/html')
+  expect((await asked('/alice/secret', 'application/rss+xml')).status).toBe(404)
+  expect((await asked('/alice/secret', 'application/rss+xml', alice)).type).toBe('application/rss+xml;charset=utf-8')
+  expect((await asked('/nobody', 'application/rss+xml')).status).toBe(404)
+  // Fixed pages are not feeds.
+  expect((await asked('/explore/repos', 'application/rss+xml')).type).toStartWith('text/html')
+})
+
 test("a branch's latest commits, and a file's", async () => {
   const branch = await feed('/alice/pub/rss/branch/main')
   expect(branch.status).toBe(200)

@@ -2,22 +2,18 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
-import { listFeed, userFeedIncludesPrivate, type FeedOf } from '../../modules/activities/service'
-import { activitiesToApi } from '../../convert/activity'
 import { listReleases } from '../../modules/releases/service'
 import { releasesToApi } from '../../convert/release'
 import { listRepoTags } from '../../modules/tags/service'
 import { listCommits } from '../../modules/commits/service'
 import { renderMarkdownAll } from '../../modules/markdown/service'
-import type { UserRow } from '../../auth/caller'
 import { ApiError } from '../../lib/errors'
-import { webUrl } from '../../lib/urls'
 import { feedResponse, xmlText, type Feed, type FeedFormat, type FeedItem } from '../feed-xml'
 import { pageDetail, webContext } from '../context'
 import { errorPage } from '../errors'
-import { ownerUrl, refPath, repoUrl } from '../links'
+import { refPath, repoUrl } from '../links'
 import { FormText } from '../forms'
-import { activityFeedItem } from './activity-list'
+import { FEED_ITEMS, feedBase, ownerFeed, repoFeed } from './activity-feed'
 import { SourceParams, sourceAtOf } from './repo'
 
 /*
@@ -31,8 +27,7 @@ import { SourceParams, sourceAtOf } from './repo'
  * (server.ts, feedPathOf).
  */
 
-/** Items in a feed (Gitea's UI.FeedPagingNum; a branch's feed: its 10 latest commits, as Gitea). */
-const FEED_ITEMS = 20
+/** A branch's feed: its 10 latest commits, as Gitea. */
 const COMMIT_ITEMS = 10
 
 const FORMATS = new Set<string>(['rss', 'atom'])
@@ -40,16 +35,6 @@ const OwnerFeedParams = t.Object({ owner: t.String({ maxLength: 255 }), format: 
 const RepoFeedParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), format: t.String({ maxLength: 8 }) })
 const FeedQuery = t.Object({ date: FormText(10) })
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
-
-/** The base of absolute links (the configured root URL, without its last slash). */
-const base = (deps: AppDeps) => webUrl(deps.config, '').replace(/\/$/, '')
-
-/** The items of an activity feed of `of` as `viewer` may see it. */
-async function activityItems(deps: AppDeps, viewer: UserRow | null, of: FeedOf, includePrivate: boolean, date: string | undefined, whoseId: number): Promise<FeedItem[]> {
-  const found = await listFeed(deps, viewer, of, { includePrivate, date }, { page: 1, limit: FEED_ITEMS, offset: 0 })
-  const records = await activitiesToApi(deps, viewer, found.rows, () => whoseId)
-  return records.map((a) => activityFeedItem(a, base(deps)))
-}
 
 /** Release notes as HTML (the markdown renderer's, sanitised); escaped text where it cannot render them now. */
 async function notesHtml(deps: AppDeps, ctx: RepoContext, notes: string[], client: string): Promise<string[]> {
@@ -64,7 +49,7 @@ async function notesHtml(deps: AppDeps, ctx: RepoContext, notes: string[], clien
 /** A repository's releases (`tags: false`) or tags as a feed (Gitea's ShowReleaseFeed). */
 async function releaseFeed(deps: AppDeps, ctx: RepoContext, tags: boolean, client: string): Promise<Feed> {
   const full = `${ctx.owner.name}/${ctx.repo.name}`
-  const home = base(deps) + repoUrl(ctx.owner.name, ctx.repo.name)
+  const home = feedBase(deps) + repoUrl(ctx.owner.name, ctx.repo.name)
   if (tags) {
     const found = ctx.repo.isEmpty ? { rows: [] } : await listRepoTags(deps, ctx, { page: 1, limit: FEED_ITEMS, offset: 0 })
     return {
@@ -107,12 +92,8 @@ export const feedPages = (deps: AppDeps) => {
       async ({ request, params, query, owner, caller }) => {
         const format = formatOf(params.format)
         if (!format) return errorPage(404, 'no such feed', webContext(deps.config, request, caller))
-        const viewer = caller.user
         // A token needs the user scope, as for the profile whose activity this is (`/{owner}`).
-        // A person's feed is what they did; an organisation's, what happened in its repositories (Gitea's OnlyPerformedBy).
-        const items = await activityItems(deps, viewer, { user: owner, onlyPerformedBy: owner.type !== 1 }, userFeedIncludesPrivate(viewer, owner), query.date, owner.id)
-        const name = owner.fullName || owner.name
-        return feedResponse({ title: `Feed of "${name}"`, link: base(deps) + ownerUrl(owner.name), description: owner.description, items }, format)
+        return await ownerFeed(deps, caller.user, owner, query.date, format)
       },
       { scope: 'user', owner: true, params: OwnerFeedParams, query: FeedQuery, detail: pageDetail('webOwnerFeed') },
     )
@@ -121,9 +102,7 @@ export const feedPages = (deps: AppDeps) => {
       async ({ request, params, query, repo: ctx }) => {
         const format = formatOf(params.format)
         if (!format) return errorPage(404, 'no such feed', webContext(deps.config, request, ctx.caller))
-        const items = await activityItems(deps, ctx.caller.user, { repo: ctx.repo }, true, query.date, ctx.caller.user?.id ?? 0)
-        const full = `${ctx.owner.name}/${ctx.repo.name}`
-        return feedResponse({ title: `Feed of "${full}"`, link: base(deps) + repoUrl(ctx.owner.name, ctx.repo.name), description: ctx.repo.description, items }, format)
+        return await repoFeed(deps, ctx, query.date, format)
       },
       { scope: 'repository', repo: { level: 'read' }, params: RepoFeedParams, query: FeedQuery, detail: pageDetail('webRepoFeed') },
     )
@@ -150,7 +129,7 @@ export const feedPages = (deps: AppDeps) => {
           if (e instanceof ApiError && e.status === 404) return errorPage(404, e.message, web)
           throw e
         }
-        const home = base(deps) + repoUrl(ctx.owner.name, ctx.repo.name)
+        const home = feedBase(deps) + repoUrl(ctx.owner.name, ctx.repo.name)
         const items: FeedItem[] = commits.rows.map((c) => ({
           title: c.message.split('\n')[0]!.trim(),
           link: `${home}/commit/${c.id}`,

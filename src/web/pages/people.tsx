@@ -14,6 +14,7 @@ import { followedOrVisibleUser, followUser, getVisibleUserByName, isFollowing, l
 import { listFeed, userFeedIncludesPrivate } from '../../modules/activities/service'
 import { activitiesToApi } from '../../convert/activity'
 import { ActivityEntries } from './activity-list'
+import { feedAsked, ownerFeed } from './activity-feed'
 import { rootInfo } from '../../modules/docs'
 import { ApiError } from '../../lib/errors'
 import type { Page } from '../../lib/pagination'
@@ -222,6 +223,9 @@ export const peoplePages = (deps: AppDeps) =>
     .get(
       '/:owner',
       async ({ request, owner, caller, query }) => {
+        // A feed reader asking for the page's feed by its Accept header gets it (Gitea's GetFeedType).
+        const feed = feedAsked(request)
+        if (feed) return await ownerFeed(deps, caller.user, owner, undefined, feed)
         const web = webContext(deps.config, request, caller)
         if (owner.type === 0) return await profileResponse(deps, web, caller, owner, query)
         const { rows, total } = await listOwnedRepos(deps, caller.user, owner, { page: 1, limit: MAX_LISTED, offset: 0 })

@@ -21,6 +21,7 @@ import { FileView, FolderList } from './source'
 import { repoActions } from './repo-actions'
 import { fileLines } from '../highlight'
 import { CodeNav } from './code-nav'
+import { feedAsked, repoFeed } from './activity-feed'
 import { editorUrl, repoUrl } from '../links'
 import { filesWritable } from '../../modules/contents/write'
 import { WeightedCache } from '../../lib/weighted-cache'
@@ -77,6 +78,9 @@ export const repoPages = (deps: AppDeps) =>
     .get(
       '/:owner/:repo',
       async ({ request, repo: ctx }) => {
+        // A feed reader asking for the page's feed by its Accept header gets it (Gitea's GetFeedType).
+        const feed = feedAsked(request)
+        if (feed) return await repoFeed(deps, ctx, undefined, feed)
         const web = webContext(deps.config, request, ctx.caller)
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
         const { at, branches } = await homeSource(deps, ctx, MAX_SWITCHER_BRANCHES)
