@@ -16,8 +16,17 @@ export function hashPassword(config: Config, password: string): Promise<string> 
  * PasswordTooShort).
  */
 export function hashNewPassword(config: Config, password: string): Promise<string> {
-  if (password.length < config.minPasswordLength) return Promise.reject(badRequest(`password must be at least ${config.minPasswordLength} characters`))
+  try {
+    checkNewPassword(config, password)
+  } catch (e) {
+    return Promise.reject(e)
+  }
   return hashPassword(config, password)
+}
+
+/** 400 when a new password is shorter than the site's minimum. */
+export function checkNewPassword(config: Config, password: string): void {
+  if (password.length < config.minPasswordLength) throw badRequest(`password must be at least ${config.minPasswordLength} characters`)
 }
 
 export async function verifyPassword(password: string, hash: string): Promise<boolean> {

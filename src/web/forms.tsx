@@ -101,6 +101,11 @@ const NOTICES: Record<string, string> = {
   'email-deleted': 'The address was deleted.',
   'email-primary': 'Your primary address was changed.',
   'org-left': 'You left the organisation.',
+  'user-created': 'The account was created.',
+  'user-saved': 'The account was updated.',
+  'user-deleted': 'The account was deleted.',
+  'user-avatar-saved': "The user's avatar was changed.",
+  'user-avatar-deleted': "The user's avatar was deleted: the default one is shown.",
   'twofa-disabled': 'Two-factor authentication was disabled.',
   'twofa-scratch-used':
     'You have used your scratch token, and a new one was made that nobody has seen. Regenerate it here to have one again, or disable two-factor authentication and enroll your device again.',

@@ -13,7 +13,7 @@ import { accountSettingsPages } from './pages/settings-account'
 import { repoActionPages } from './pages/repo-actions'
 import { explorePages } from './pages/explore'
 import { signUpPages } from './pages/sign-up'
-import { adminPages } from './pages/admin'
+import { adminUserPages } from './pages/admin-users'
 import { adminSystemPages } from './pages/admin-system'
 import { adminListPages } from './pages/admin-lists'
 import { repoSettingsPages } from './pages/settings-repo'
@@ -71,7 +71,7 @@ export const webModule = (deps: AppDeps) =>
     .use(hookSettingsPages(deps))
     .use(explorePages(deps))
     .use(signUpPages(deps))
-    .use(adminPages(deps))
+    .use(adminUserPages(deps))
     .use(adminSystemPages(deps))
     .use(adminListPages(deps))
     .use(repoSettingsPages(deps))

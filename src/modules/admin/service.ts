@@ -8,7 +8,7 @@ import { writeTransaction } from '../../db/client'
 import { containsText } from '../../db/sql'
 import { emailAddresses, follows, orgUsers, repositories, stars, users, watches } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { hashNewPassword } from '../../auth/secrets'
+import { checkNewPassword, hashNewPassword } from '../../auth/secrets'
 import { ApiError, notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
@@ -157,6 +157,10 @@ export async function editUser(deps: AppDeps, user: UserRow, input: EditUserInpu
     updatedUnix: nowUnix(),
   }
   return await writeTransaction(deps.db, async () => {
+    // The row as stored now: the last-administrator rule reads it inside the transaction that writes.
+    const now = (await deps.db.select().from(users).where(eq(users.id, user.id)))[0]
+    if (!now) throw notFound(`user does not exist [name: ${user.name}]`)
+    await assertAdminRemains(deps, now, input)
     if (input.email !== undefined) await setPrimaryEmail(deps, user, input.email)
     return (await deps.db.update(users).set(changes).where(eq(users.id, user.id)).returning())[0]!
   })
@@ -175,15 +179,52 @@ async function assertDeletable(deps: AppDeps, user: UserRow): Promise<void> {
     .innerJoin(users, eq(users.id, orgUsers.orgId))
     .where(eq(orgUsers.uid, user.id)))[0]
   if (memberOf) throw unprocessable(`user is still a member of organisation ${memberOf.org}; remove them from it first`)
-  if (user.isAdmin) {
-    // Never the site's last administrator (Gitea's IsLastAdminUser): someone must remain who can administer it.
-    const otherAdmin = (await deps.db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.type, 0), eq(users.isAdmin, true), eq(users.isActive, true), ne(users.id, user.id)))
-      .limit(1))[0]
-    if (!otherAdmin) throw unprocessable(`user is the last site administrator; make another user an administrator first [name: ${user.name}]`)
+  await assertNotLastAdmin(deps, user)
+}
+
+/** 422 when `user` is the site's last administrator (deleting them would leave none). */
+export async function assertNotLastAdmin(deps: AppDeps, user: UserRow): Promise<void> {
+  if (user.isAdmin && !(await anotherAdmin(deps, user.id)))
+    throw unprocessable(`user is the last site administrator; make another user an administrator first [name: ${user.name}]`)
+}
+
+/**
+ * Whether a site administrator other than `userId` remains who can administer the site: active
+ * and allowed to sign in (Gitea's IsLastAdminUser, asked before deleting, demoting or
+ * deactivating one).
+ */
+async function anotherAdmin(deps: AppDeps, userId: number): Promise<boolean> {
+  const other = (await deps.db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.type, 0), eq(users.isAdmin, true), eq(users.isActive, true), eq(users.prohibitLogin, false), ne(users.id, userId)))
+    .limit(1))[0]
+  return other !== undefined
+}
+
+/**
+ * 422 when an edit would leave the site without an administrator: the last active one who may
+ * sign in demoted, deactivated or prohibited from signing in (`user` as stored now).
+ */
+async function assertAdminRemains(deps: AppDeps, user: UserRow, input: EditUserInput): Promise<void> {
+  const administers = user.isAdmin && user.isActive && !user.prohibitLogin
+  const loses = input.admin === false || input.active === false || input.prohibit_login === true
+  if (administers && loses && !(await anotherAdmin(deps, user.id)))
+    throw unprocessable(`user is the last site administrator; make another user an administrator before demoting, deactivating or locking them out [name: ${user.name}]`)
+}
+
+/**
+ * What `editUser` would refuse, asked before anything is written (the site administrator's form
+ * renames first): the fields, the password's length, the address free, the last administrator kept.
+ */
+export async function checkUserEdit(deps: AppDeps, user: UserRow, input: EditUserInput): Promise<void> {
+  checkEdit(input)
+  if (input.password) checkNewPassword(deps.config, input.password)
+  if (input.email !== undefined) {
+    const holder = (await deps.db.select({ userId: emailAddresses.userId }).from(emailAddresses).where(eq(emailAddresses.lowerEmail, input.email.toLowerCase())))[0]
+    if (holder && holder.userId !== user.id) throw unprocessable(`e-mail already in use [email: ${input.email}]`, 'Email')
   }
+  await assertAdminRemains(deps, user, input)
 }
 
 /**

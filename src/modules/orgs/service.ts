@@ -209,7 +209,14 @@ export async function ownersCount(deps: AppDeps, orgId: number): Promise<number>
  * declares `org: 'owner'`.
  */
 export async function removeMember(deps: AppDeps, ctx: OrgContext, target: UserRow): Promise<void> {
-  const org = ctx.org
+  await removeFromOrg(deps, ctx.org, target)
+}
+
+/**
+ * Takes `target` out of the organisation and its teams (removeMember's work, and a purged user's
+ * memberships, `modules/admin`): 404 when not a member, 422 for its last owner.
+ */
+export async function removeFromOrg(deps: AppDeps, org: OrgRow, target: UserRow): Promise<void> {
   await writeTransaction(deps.db, async () => {
     const membership = await membershipOf(deps, org.id, target.id)
     if (!membership) throw notFound(`${target.name} is not a member of ${org.name}`)

@@ -158,17 +158,26 @@ export async function getVisibleUserByName(deps: AppDeps, name: string, viewer: 
 }
 
 /**
+ * The users whose login or full name contains `q` (any case; with `byEmail`, or whose primary
+ * address does, as the site administrator's list searches); none asked for an empty `q`.
+ */
+export function userTextCondition(q: string, byEmail = false): SQL | undefined {
+  const needle = q.trim()
+  if (!needle) return undefined
+  const folded = sql`lower(${needle})`
+  return or(containsText(users.lowerName, folded), containsText(sql`lower(${users.fullName})`, folded), byEmail ? containsText(sql`lower(${users.email})`, folded) : undefined)
+}
+
+/**
  * Individual users (or, with `type` 1, organisations) whose login or full name contains `q`
  * (case-insensitive) and whom `viewer` may see, by name.
  */
 export async function searchUsers(deps: AppDeps, viewer: UserRow | null, q: string, uid: number | undefined, page: Page, type: 0 | 1 = 0): Promise<Paged<UserRow>> {
   // The database folds the case of both sides, so they agree (SQLite's lower() folds ASCII
   // letters only, PostgreSQL's every letter).
-  const needle = q.trim()
-  const folded = sql`lower(${needle})`
   const where = and(
     eq(users.type, type),
-    needle ? or(containsText(users.lowerName, folded), containsText(sql`lower(${users.fullName})`, folded)) : undefined,
+    userTextCondition(q),
     uid ? eq(users.id, uid) : undefined,
     visibleOwnerCondition(viewer),
   )

@@ -1,4 +1,4 @@
-import { and, eq, ne } from 'drizzle-orm'
+import { and, eq, inArray, ne } from 'drizzle-orm'
 import { randomInt } from 'node:crypto'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
@@ -34,6 +34,13 @@ export const PASSCODE_INCORRECT = 'Your passcode is incorrect.'
 /** Whether the user has a second factor. */
 export async function twoFactorEnabled(deps: AppDeps, userId: number): Promise<boolean> {
   return (await findTwoFactor(deps.db, userId)) !== undefined
+}
+
+/** Which of `userIds` have a second factor (a list page's, in one query). */
+export async function twoFactorUsers(deps: AppDeps, userIds: number[]): Promise<Set<number>> {
+  if (userIds.length === 0) return new Set()
+  const rows = await deps.db.select({ userId: twoFactors.userId }).from(twoFactors).where(inArray(twoFactors.userId, userIds))
+  return new Set(rows.map((r) => r.userId))
 }
 
 /** An enrollment being started: its secret (base32), the `otpauth://` URI, and the sealed ticket the form carries back. */
@@ -105,8 +112,16 @@ export async function regenerateScratchToken(deps: AppDeps, user: UserRow): Prom
 
 /** Removes the user's second factor. 409 without one. */
 export async function disableTwoFactor(deps: AppDeps, user: UserRow): Promise<void> {
-  const gone = await writeTransaction(deps.db, () => deps.db.delete(twoFactors).where(eq(twoFactors.userId, user.id)).returning({ id: twoFactors.id }))
-  if (gone.length === 0) throw notEnrolled()
+  if (!(await removeTwoFactor(deps, user.id))) throw notEnrolled()
+}
+
+/**
+ * Removes the user's second factor if they have one (the user's own "disable", and the site
+ * administrator's "reset two-factor authentication", Gitea's DisableTwoFactor): whether there was one.
+ */
+export async function removeTwoFactor(deps: AppDeps, userId: number): Promise<boolean> {
+  const gone = await writeTransaction(deps.db, () => deps.db.delete(twoFactors).where(eq(twoFactors.userId, userId)).returning({ id: twoFactors.id }))
+  return gone.length > 0
 }
 
 /**

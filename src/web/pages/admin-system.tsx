@@ -3,7 +3,7 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { notFound } from '../../lib/errors'
-import { jobBoardOf } from '../../lib/job-board'
+import { jobBoardOf, type JobInfo } from '../../lib/job-board'
 import { configSummary } from '../../modules/admin/config-summary'
 import { processStatus, siteCounts, type SiteCounts } from '../../modules/admin/stats'
 import { pageDetail, webContext, type WebContext } from '../context'
@@ -99,27 +99,53 @@ async function dashboard(deps: AppDeps, web: WebContext, opts: { error?: string;
       </section>
       <section aria-labelledby="admin-jobs">
         <h3 id="admin-jobs">Background jobs of this process</h3>
-        <ListTable label="Background jobs" columns={['Job', 'Schedule', 'Last run', 'Next run', 'Runs']} actions empty={jobs.length ? false : 'No background job runs in this process.'}>
-          {jobs.map((job) => (
-            <tr>
-              <td>{job.name}</td>
-              <td>{job.schedule}</td>
-              <td>{when(job.prev)}</td>
-              <td>{when(job.next)}</td>
-              <td>{job.execTimes}</td>
-              <td>
-                <form class="inline" method="post" action="/-/admin">
-                  <CsrfField ctx={web} />
-                  <input type="hidden" name="op" value={job.name} />
-                  <button type="submit" class="secondary" aria-label={`Run ${job.name} now`}>
-                    Run
-                  </button>
-                </form>
-              </td>
-            </tr>
-          ))}
-        </ListTable>
+        <JobsTable web={web} jobs={jobs} from="dashboard" />
       </section>
+    </>,
+    opts,
+  )
+}
+
+/**
+ * The background jobs of this process (the board `GET /admin/cron` lists), each with its "Run"
+ * button: Gitea's operation form, POST `/-/admin` with `op` and `from` (where to come back).
+ */
+function JobsTable(props: { web: WebContext; jobs: JobInfo[]; from: 'dashboard' | 'monitor' }) {
+  const { web, jobs } = props
+  return (
+    <ListTable label="Background jobs" columns={['Job', 'Schedule', 'Last run', 'Next run', 'Runs']} actions empty={jobs.length ? false : 'No background job runs in this process.'}>
+      {jobs.map((job) => (
+        <tr>
+          <td>{job.name}</td>
+          <td>{job.schedule}</td>
+          <td>{when(job.prev)}</td>
+          <td>{when(job.next)}</td>
+          <td>{job.execTimes}</td>
+          <td>
+            <form class="inline" method="post" action="/-/admin">
+              <CsrfField ctx={web} />
+              <input type="hidden" name="op" value={job.name} />
+              <input type="hidden" name="from" value={props.from} />
+              <button type="submit" class="secondary" aria-label={`Run ${job.name} now`}>
+                Run
+              </button>
+            </form>
+          </td>
+        </tr>
+      ))}
+    </ListTable>
+  )
+}
+
+/** Gitea 1.23's `/-/admin/monitor/cron`: the cron tasks, here the background jobs this process runs. */
+function cronPage(deps: AppDeps, web: WebContext, opts: { error?: string; status?: number } = {}): Response {
+  return adminPage(
+    web,
+    CRON,
+    'Cron tasks',
+    <>
+      <p class="muted">The background jobs this process runs, as the API's <code>/admin/cron</code> lists them. Times are UTC.</p>
+      <JobsTable web={web} jobs={jobBoardOf(deps).list()} from="monitor" />
     </>,
     opts,
   )
@@ -153,7 +179,8 @@ function configPage(deps: AppDeps, web: WebContext): Response {
 }
 
 const DoneQuery = t.Object({ done: FormText(40) })
-const OperationForm = t.Object({ _csrf: CsrfText, op: FormText(100) })
+const OperationForm = t.Object({ _csrf: CsrfText, op: FormText(100), from: FormText(20) })
+const CRON = '/-/admin/monitor/cron'
 
 /** `/-/admin` and `/-/admin/config`: site administrators only (the pipeline's siteAdmin need). */
 export const adminSystemPages = (deps: AppDeps) =>
@@ -173,12 +200,18 @@ export const adminSystemPages = (deps: AppDeps) =>
           async () => {
             // The same board `/admin/cron/{task}` runs its jobs from.
             if (!jobBoardOf(deps).runNow(body.op ?? '')) throw notFound(`No background job named "${body.op ?? ''}" runs in this process.`)
-            return seeOther('/-/admin', 'job-started')
+            // Gitea's `from=monitor`: back to the cron tasks' page the button was on.
+            return seeOther(body.from === 'monitor' ? CRON : '/-/admin', 'job-started')
           },
-          (web, error, status) => dashboard(deps, web, { error, status }),
+          (web, error, status) => (body.from === 'monitor' ? cronPage(deps, web, { error, status }) : dashboard(deps, web, { error, status })),
         ),
       { scope: 'admin', siteAdmin: true, body: OperationForm, detail: pageDetail('webAdminDashboardOperation') },
     )
+    .get(CRON, ({ request, caller }) => cronPage(deps, webContext(deps.config, request, caller)), {
+      scope: 'admin', siteAdmin: true,
+      query: DoneQuery,
+      detail: pageDetail('webAdminCron'),
+    })
     .get('/-/admin/config', ({ request, caller }) => configPage(deps, webContext(deps.config, request, caller)), {
       scope: 'admin', siteAdmin: true,
       detail: pageDetail('webAdminConfig'),

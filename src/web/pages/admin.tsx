@@ -1,15 +1,9 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
-import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
-import type { UserRow } from '../../auth/caller'
-import { toApiUser } from '../../convert/user'
-import { searchUsers } from '../../modules/users/service'
 import type { Page, Paged } from '../../lib/pagination'
-import { pageDetail, webContext, type WebContext } from '../context'
+import type { WebContext } from '../context'
 import { FormText, Pager, pageNumber, pagesOf, ListTable, settingsResponse } from '../forms'
-import { ownerUrl } from '../links'
 
 const PER_PAGE = 50
 
@@ -22,6 +16,7 @@ export const ADMIN_MENU: [string, string][] = [
   ['/-/admin/repos/unadopted', 'Unadopted repositories'],
   ['/-/admin/emails', 'E-mail addresses'],
   ['/-/admin/hooks', 'Webhooks'],
+  ['/-/admin/monitor/cron', 'Cron tasks'],
   ['/-/admin/config', 'Configuration'],
 ]
 
@@ -30,14 +25,15 @@ export function adminPage(web: WebContext, current: string, title: string, body:
   return settingsResponse(web, { title: `${title} · Site administration`, header: <h1>Site administration</h1>, menu: 'Site administration', items: ADMIN_MENU, current }, title, body, opts)
 }
 
-/** A list's search box (GET), its value kept. */
-function SearchBox(props: { action: string; label: string; q: string }) {
+/** A list's search box (GET), its value kept, with the list's own filters (`children`) beside it. */
+function SearchBox(props: { action: string; label: string; q: string; children?: Child }) {
   return (
     <form class="row" method="get" action={props.action} role="search">
       <label>
         {props.label}
         <input type="search" name="q" value={props.q} maxlength="255" />
       </label>
+      {props.children}
       <button class="secondary" type="submit">
         Search
       </button>
@@ -67,6 +63,11 @@ export interface AdminListSpec<R> {
   actions?: boolean
   /** The row shown when nothing matches. */
   empty: string
+  /** The list's filters in its search form, and their values the paging links keep. */
+  filters?: Html
+  keep?: Record<string, string | undefined>
+  /** Links above the list (Gitea's "Create user account"). */
+  actionsAbove?: Html
   /** A record's row (`q`: the search, for forms that come back to it). */
   row: (record: R, q: string) => Html
 }
@@ -77,7 +78,10 @@ export function AdminList<R>(props: { spec: AdminListSpec<R>; q: string; page: P
   return (
     <>
       {spec.intro ? <p class="muted">{spec.intro}</p> : null}
-      <SearchBox action={spec.path} label={spec.searchLabel} q={q} />
+      {spec.actionsAbove ?? null}
+      <SearchBox action={spec.path} label={spec.searchLabel} q={q}>
+        {spec.filters ?? null}
+      </SearchBox>
       <p class="muted">
         {found.total} {spec.noun}
       </p>
@@ -86,7 +90,7 @@ export function AdminList<R>(props: { spec: AdminListSpec<R>; q: string; page: P
           {found.rows.map((record) => spec.row(record, q))}
         </ListTable>
       </div>
-      <Pager path={spec.path} query={{ q }} page={props.page.page} pages={pagesOf(found.total, PER_PAGE)} />
+      <Pager path={spec.path} query={{ ...spec.keep, q }} page={props.page.page} pages={pagesOf(found.total, PER_PAGE)} />
     </>
   )
 }
@@ -98,45 +102,5 @@ export async function adminListPage<R>(web: WebContext, query: { q?: string; pag
   return adminPage(web, spec.path, spec.title, <AdminList spec={spec} q={q} page={page} found={found} />, opts)
 }
 
-/** The user accounts: a site administrator sees every account through the one visibility rule. */
-const usersList = (deps: AppDeps, admin: UserRow): AdminListSpec<UserRow> => ({
-  path: '/-/admin/users',
-  title: 'User accounts',
-  searchLabel: 'Search users',
-  noun: 'accounts',
-  search: (q, page) => searchUsers(deps, admin, q, undefined, page),
-  columns: ['ID', 'Username', 'E-mail', 'Admin', 'Active', 'Visibility', 'Created'],
-  empty: 'No accounts match.',
-  row: (row) => {
-    const u = toApiUser(deps.config, row, admin)
-    return (
-      <tr>
-        <td>{u.id}</td>
-        <td>
-          <a href={ownerUrl(u.login)}>{u.login}</a>
-          {u.full_name ? <span class="muted"> · {u.full_name}</span> : null}
-        </td>
-        <td>{u.email}</td>
-        <td>{u.is_admin ? 'yes' : 'no'}</td>
-        <td>{u.active ? 'yes' : 'no'}</td>
-        <td>{u.visibility}</td>
-        <td>{u.created.slice(0, 10)}</td>
-      </tr>
-    )
-  },
-})
-
 /** A list page's query: a search and a page number. */
 export const AdminQuery = t.Object({ q: FormText(255), page: FormText(10), done: FormText(40) })
-
-/** The site administrator's user list: `/-/admin/users` (Gitea 1.23's URL) and `/admin/users`; the pipeline's siteAdmin need refuses everyone else. */
-export const adminPages = (deps: AppDeps) => {
-  const app = new Elysia({ name: 'web-admin', detail: { hide: true } }).use(pipeline(deps, { session: true }))
-  for (const path of ['/-/admin/users', '/admin/users'])
-    app.get(path, async ({ request, caller, user, query }) => adminListPage(webContext(deps.config, request, caller), query, usersList(deps, user)), {
-      scope: 'admin', siteAdmin: true,
-      query: AdminQuery,
-      detail: pageDetail(path === '/admin/users' ? 'webAdminUsersOld' : 'webAdminUsers'),
-    })
-  return app
-}

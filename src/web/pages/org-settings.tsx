@@ -49,14 +49,15 @@ const VISIBILITY_LABELS: Record<(typeof VISIBILITIES)[number], string> = {
   private: 'Private: only its members may see it',
 }
 
-function VisibilityField(props: { value: string }) {
+/** The visibility select of an owner's form (an organisation's labels unless `labels` are given: a person's, `admin-users.tsx`). */
+export function VisibilityField(props: { value: string; labels?: Record<(typeof VISIBILITIES)[number], string> }) {
   return (
     <label>
       Visibility
       <select name="visibility">
         {VISIBILITIES.map((v) => (
           <option value={v} selected={v === props.value}>
-            {VISIBILITY_LABELS[v]}
+            {(props.labels ?? VISIBILITY_LABELS)[v]}
           </option>
         ))}
       </select>
