@@ -21,6 +21,9 @@ export interface ComparedCommit extends LogEntry {
   stats: boolean
 }
 
+/** A commit as a list shows it: without its line counts or files. */
+export const listedCommit = (e: LogEntry): ComparedCommit => ({ ...e, files: null, filesTruncated: false, stats: false })
+
 /** Which commits of the revisions are listed and counted. */
 export interface HistoryFilter {
   /** Revisions (user values are safe here: they follow `--end-of-options`). */
@@ -40,7 +43,8 @@ const LATEST = Date.UTC(2099, 11, 31) / 1000
 const gitTime = (seconds: number) =>
   new Date(Math.min(LATEST, Math.max(EARLIEST, Math.floor(seconds))) * 1000).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' +0000')
 
-const dateArgs = (f: HistoryFilter): string[] => [
+/** `--since` / `--until` of a filter's times. */
+export const dateArgs = (f: Pick<HistoryFilter, 'since' | 'until'>): string[] => [
   ...(f.since !== undefined ? [`--since=${gitTime(f.since)}`] : []),
   ...(f.until !== undefined ? [`--until=${gitTime(f.until)}`] : []),
 ]

@@ -93,6 +93,15 @@ export async function existingBranches(repo: GitRepo, names: string[]): Promise<
   return new Set([...(await lookupRefs(repo, names, ['heads'])).keys()].map((key) => key.slice('heads/'.length)))
 }
 
+/** Which of the full ref names (`refs/...`) exist, in one for-each-ref; an unsafe name never does. */
+export async function existingRefs(repo: GitRepo, refs: readonly string[]): Promise<Set<string>> {
+  const wanted = new Set(refs.filter((r) => r.startsWith('refs/') && isSafeRefName(r)))
+  if (!wanted.size) return new Set()
+  const r = await runGit(['for-each-ref', '--format=%(refname)'], { ...repo, values: [...wanted] })
+  if (r.code !== 0) return new Set()
+  return new Set(r.stdout.toString('utf8').split('\n').filter((ref) => wanted.has(ref)))
+}
+
 /** The first `count` branch names in for-each-ref's order (by name). */
 async function firstBranches(repo: GitRepo, count: number): Promise<string[]> {
   const r = await runGit(['for-each-ref', `--count=${count}`, '--format=%(refname:strip=2)', 'refs/heads/'], repo)

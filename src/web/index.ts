@@ -28,6 +28,7 @@ import { oauthGrantPages } from './pages/oauth-grants'
 import { orgPages } from './pages/org'
 import { teamSettingsPages } from './pages/team-settings'
 import { commitPages } from './pages/commits'
+import { graphPages } from './pages/graph'
 import { refPages } from './pages/refs'
 import { comparePages } from './pages/compare'
 import { wikiPages } from './pages/wiki'
@@ -83,6 +84,7 @@ export const webModule = (deps: AppDeps) =>
     .use(teamSettingsPages(deps))
     .use(orgPages(deps))
     .use(commitPages(deps))
+    .use(graphPages(deps))
     .use(refPages(deps))
     .use(comparePages(deps))
     .use(wikiPages(deps))

@@ -179,4 +179,42 @@ form.code-search { margin: .5rem 0; }
 .reactions .reaction { padding: .1rem .5rem; border-radius: 1rem; }
 .reactions button.reaction[aria-pressed="true"] { background: #ddf4ff; border-color: #54aeff; }
 .reactions details.add-reaction { margin: 0; }
+/* The history's tools (pages/commits.tsx) and the commit graph (pages/graph.tsx): the lanes' drawing beside the list, its rows as high as the drawing's (28px). */
+.history-tools { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1rem; margin: .5rem 0; }
+.history-tools form { margin: 0; }
+h2 a.small { font-size: .85rem; font-weight: normal; margin-left: .75rem; }
+.graph-form { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1rem; margin: .5rem 0; }
+.graph-form details { flex-basis: 100%; }
+.graph-form details > summary { cursor: pointer; color: var(--link); }
+.graph-form fieldset { border: 0; padding: .25rem 0; margin: 0; }
+.graph-form ul.side-choices { grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr)); }
+.graph-scroll { display: flex; overflow-x: auto; padding: 0 .5rem; }
+svg.graph-lanes { flex: none; }
+svg.graph-lanes path { fill: none; stroke-width: 2; stroke-linecap: round; }
+svg.graph-lanes circle { stroke: var(--bg); stroke-width: 1.5; }
+ol.graph-rows { list-style: none; margin: 0; padding: 0 0 0 .5rem; flex: 1; min-width: 0; }
+ol.graph-rows li { display: flex; align-items: center; gap: .5rem; height: 28px; white-space: nowrap; font-size: .875rem; }
+ol.graph-rows li:target { background: #fff8c5; }
+ol.graph-rows .subject { overflow: hidden; text-overflow: ellipsis; flex: 1 1 auto; min-width: 4rem; }
+ol.graph-rows .by, ol.graph-rows .refs, ol.graph-rows .sha { flex: none; }
+ol.graph-rows .refs { display: flex; gap: .25rem; }
+.ref { font-size: .75rem; line-height: 1.4; padding: 0 .45rem; border: 1px solid var(--line); border-radius: 1rem; text-decoration: none; }
+.ref-branch { background: #ddf4ff; }
+.ref-tag { background: #fff8c5; }
+.ref-pull { background: #fbefff; }
+svg.graph-lanes .lane-0 { stroke: #1a7f37; } svg.graph-lanes circle.lane-0 { fill: #1a7f37; }
+svg.graph-lanes .lane-1 { stroke: #0969da; } svg.graph-lanes circle.lane-1 { fill: #0969da; }
+svg.graph-lanes .lane-2 { stroke: #bc4c00; } svg.graph-lanes circle.lane-2 { fill: #bc4c00; }
+svg.graph-lanes .lane-3 { stroke: #8250df; } svg.graph-lanes circle.lane-3 { fill: #8250df; }
+svg.graph-lanes .lane-4 { stroke: #cf222e; } svg.graph-lanes circle.lane-4 { fill: #cf222e; }
+svg.graph-lanes .lane-5 { stroke: #1b7c83; } svg.graph-lanes circle.lane-5 { fill: #1b7c83; }
+svg.graph-lanes .lane-6 { stroke: #9a6700; } svg.graph-lanes circle.lane-6 { fill: #9a6700; }
+svg.graph-lanes .lane-7 { stroke: #bf3989; } svg.graph-lanes circle.lane-7 { fill: #bf3989; }
+svg.graph-lanes .lane-8 { stroke: #57606a; } svg.graph-lanes circle.lane-8 { fill: #57606a; }
+svg.graph-lanes .lane-9 { stroke: #2da44e; } svg.graph-lanes circle.lane-9 { fill: #2da44e; }
+svg.graph-lanes .lane-10 { stroke: #6639ba; } svg.graph-lanes circle.lane-10 { fill: #6639ba; }
+svg.graph-lanes .lane-11 { stroke: #953800; } svg.graph-lanes circle.lane-11 { fill: #953800; }
+.graph.monochrome svg.graph-lanes path { stroke: var(--muted); }
+.graph.monochrome svg.graph-lanes circle { fill: var(--fg); }
+@media (max-width: 40rem) { ol.graph-rows .by { display: none; } }
 `

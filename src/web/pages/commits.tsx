@@ -1,6 +1,6 @@
 /** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
-import type { Html } from 'warren-jsx/jsx-runtime'
+import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
@@ -8,21 +8,23 @@ import { repoToApi, type ApiRepo } from '../../convert/repo'
 import { commitsToApi, type ApiCommit } from '../../convert/commit'
 import { normaliseTreePath } from '../../git/blob'
 import { emptyTreeOf } from '../../git/merge'
-import { ApiError } from '../../lib/errors'
+import { ApiError, apiErrorOfGit } from '../../lib/errors'
+import { GitError } from '../../git/run'
 import { pageOf } from '../../lib/pagination'
 import { wildcardOf } from '../../modules/files/model'
 import { commitDiff, commitDownloadOf, getCommit, listCommits } from '../../modules/commits/service'
 import { filesWritable } from '../../modules/contents/write'
+import { MAX_SEARCH_RESULTS, MAX_SEARCH_TEXT, commitSearchOf, searchCommits } from '../../modules/commits/search'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { errorPage } from '../errors'
 import { DiffView } from '../diff'
 import { readDiff } from '../diff-data'
-import { cherryPickUrl, refPath, repoUrl, srcUrl } from '../links'
-import { resolveSource, type SourceKind } from '../source-data'
+import { cherryPickUrl, historyUrl, refPath, repoUrl, srcUrl } from '../links'
+import { resolveSource, type SourceAt, type SourceKind } from '../source-data'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav, Pager, When } from './code-nav'
-import { pagesOf } from '../forms'
+import { FormText, pagesOf, seeOther } from '../forms'
 
 /** Commits a history page lists. */
 export const COMMITS_PER_PAGE = 30
@@ -32,14 +34,15 @@ const MAX_SOURCE_PATH = 4096
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 const HistoryParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), kind: t.String({ maxLength: 10 }) }, { additionalProperties: true })
 const ShaParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), sha: t.String({ maxLength: 256 }) })
-const PageQuery = t.Object({ page: t.Optional(t.Numeric()) })
+/** A history address's query: its page; on `…/search`, Gitea's `q` and `all`. */
+const HistoryQuery = t.Object({ page: t.Optional(t.Numeric()), q: FormText(4096), all: FormText(8) })
 
-const shortSha = (sha: string) => sha.slice(0, 10)
-const subjectOf = (message: string) => message.split('\n', 1)[0]!
-const commitUrl = (repo: ApiRepo, sha: string) => `${repoUrl(repo.owner.login, repo.name)}/commit/${sha}`
+export const shortSha = (sha: string) => sha.slice(0, 10)
+export const subjectOf = (message: string) => message.split('\n', 1)[0]!
+export const commitUrl = (repo: ApiRepo, sha: string) => `${repoUrl(repo.owner.login, repo.name)}/commit/${sha}`
 
 /** Who made a commit: their account's page when the address is a verified one of an account, else the name from git. */
-function Author(props: { commit: ApiCommit }): Html {
+export function Author(props: { commit: ApiCommit }): Html {
   const c = props.commit
   return c.author ? <a href={`/${encodeURIComponent(c.author.login)}`}>{c.author.login}</a> : <span>{c.commit.author.name}</span>
 }
@@ -63,20 +66,55 @@ export function CommitList(props: { repo: ApiRepo; commits: ApiCommit[] }): Html
   )
 }
 
-/** The page of a repository's history, from `at` (the branch, tag or commit) and within `path`. */
-async function historyPage(deps: AppDeps, ctx: RepoContext, web: WebContext, kind: SourceKind, segments: string[], pageNo: number | undefined) {
+/** The history page's tools: Gitea's commit search (a GET to `{history}/search`: `q`, `all`) and the link to the commit graph. */
+function HistoryTools(props: { repo: ApiRepo; kind: SourceKind; ref: string; q?: string; all?: boolean }): Html {
+  const { repo } = props
+  const owner = repo.owner.login
+  return (
+    <div class="history-tools">
+      <form class="row commit-search" method="get" action={`${historyUrl(owner, repo.name, props.kind, props.ref, [])}/search`} role="search" aria-label="Commits">
+        <label class="sr-only" for="commit-search-q">
+          Search commits
+        </label>
+        <input id="commit-search-q" type="search" name="q" value={props.q ?? ''} maxlength={String(MAX_SEARCH_TEXT)} placeholder="Search commits" />
+        <label>
+          <input type="checkbox" name="all" value="true" checked={props.all ?? false} /> All branches
+        </label>
+        <button class="secondary" type="submit">
+          Search
+        </button>
+      </form>
+      <a href={`${repoUrl(owner, repo.name)}/graph`}>Commit graph</a>
+    </div>
+  )
+}
+
+/** The history page's frame: header, tabs, the heading, the tools; `body` under them. */
+function historyFrame(web: WebContext, repo: ApiRepo, title: string, heading: Child, tools: Child, body: Child, status = 200, feed?: Parameters<typeof Layout>[0]['feed']) {
+  return htmlResponse(
+    <Layout ctx={web} title={title} feed={feed}>
+      <RepoHeader repo={repo} />
+      <CodeNav repo={repo} current="commits" />
+      <h2>{heading}</h2>
+      {tools}
+      {body}
+    </Layout>,
+    status,
+  )
+}
+
+/** What a history address asks: the page, and a search's text and scope. */
+type HistoryQuery = { page?: number; q?: string; all?: string }
+
+/** The page of a repository's history, from `at` (the branch, tag or commit) and within `path`; its search when the path is `search` (Gitea's). */
+async function historyPage(deps: AppDeps, ctx: RepoContext, web: WebContext, kind: SourceKind, segments: string[], query: HistoryQuery) {
   const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
   if (ctx.repo.isEmpty)
-    return htmlResponse(
-      <Layout ctx={web} title={`Commits · ${repo.full_name}`}>
-        <RepoHeader repo={repo} />
-        <CodeNav repo={repo} current="commits" />
-        <p class="notice muted">This repository is empty: it has no commits yet.</p>
-      </Layout>,
-    )
+    return historyFrame(web, repo, `Commits · ${repo.full_name}`, 'Commits', <a href={`${repoUrl(repo.owner.login, repo.name)}/graph`}>Commit graph</a>, <p class="notice muted">This repository is empty: it has no commits yet.</p>)
   const at = await resolveSource(deps, ctx, kind, segments)
   if (!at) return errorPage(404, 'no such ref', web)
-  const page = pageOf({ page: pageNo, limit: COMMITS_PER_PAGE })
+  if (at.path.length === 1 && at.path[0] === 'search') return searchPage(deps, ctx, web, repo, at, query)
+  const page = pageOf({ page: query.page, limit: COMMITS_PER_PAGE })
   const path = at.path.join('/')
   let found
   try {
@@ -87,22 +125,65 @@ async function historyPage(deps: AppDeps, ctx: RepoContext, web: WebContext, kin
   }
   const commits = await commitsToApi(deps, ctx, found.rows, ctx.caller.user)
   const where = at.kind === 'commit' ? shortSha(at.ref) : at.ref
-  return htmlResponse(
-    <Layout
-      ctx={web}
-      title={`Commits · ${where}${path ? ` · ${path}` : ''} · ${repo.full_name}`}
-      // A branch's history (or a file's on a branch) has Gitea's feed of its latest commits.
-      feed={at.kind === 'branch' ? { title: path ? `Latest commits for file ${path}` : `Latest commits for branch ${at.ref}`, rss: `${repoUrl(repo.owner.login, repo.name)}/rss/branch/${refPath(at.ref)}${path ? '/' + refPath(path) : ''}` } : undefined}
-    >
-      <RepoHeader repo={repo} />
-      <CodeNav repo={repo} current="commits" />
-      <h2>
-        Commits on <a href={srcUrl(repo.owner.login, repo.name, at.kind, at.ref, at.path)}>{where}{path ? ` / ${path}` : ''}</a>{' '}
-        <span class="muted">({found.total})</span>
-      </h2>
+  return historyFrame(
+    web,
+    repo,
+    `Commits · ${where}${path ? ` · ${path}` : ''} · ${repo.full_name}`,
+    <>
+      Commits on <a href={srcUrl(repo.owner.login, repo.name, at.kind, at.ref, at.path)}>{where}{path ? ` / ${path}` : ''}</a>{' '}
+      <span class="muted">({found.total})</span>
+    </>,
+    <HistoryTools repo={repo} kind={at.kind} ref={at.ref} />,
+    <>
       <CommitList repo={repo} commits={commits} />
       <Pager path={web.path} page={page.page} pages={pagesOf(found.total, page.limit)} labels={['Newer', 'Older']} />
-    </Layout>,
+    </>,
+    200,
+    // A branch's history (or a file's on a branch) has Gitea's feed of its latest commits.
+    at.kind === 'branch' ? { title: path ? `Latest commits for file ${path}` : `Latest commits for branch ${at.ref}`, rss: `${repoUrl(repo.owner.login, repo.name)}/rss/branch/${refPath(at.ref)}${path ? '/' + refPath(path) : ''}` } : undefined,
+  )
+}
+
+/**
+ * Gitea's commit search, `/{o}/{r}/commits/{kind}/{ref}/search?q=&all=` (modules/commits/search.ts):
+ * the commits from the ref (with `all`, every branch and tag too) whose message has a keyword,
+ * by the `author:` / `committer:` given, within `after:` / `before:`, at most MAX_SEARCH_RESULTS,
+ * in the history's list; no text goes back to the history, a text that cannot be searched is a
+ * 422 with its reason.
+ */
+async function searchPage(deps: AppDeps, ctx: RepoContext, web: WebContext, repo: ApiRepo, at: SourceAt, query: HistoryQuery) {
+  const q = (query.q ?? '').trim()
+  if (!q) return seeOther(historyUrl(repo.owner.login, repo.name, at.kind, at.ref, []))
+  const all = /^(1|t|true|on)$/i.test(query.all ?? '')
+  let problem: ApiError | null = null
+  let found: ApiCommit[] | null = null
+  try {
+    found = await commitsToApi(deps, ctx, await searchCommits(deps, ctx, at.commit, commitSearchOf(q), all), ctx.caller.user)
+  } catch (e) {
+    if (e instanceof GitError && e.kind !== 'failed') problem = apiErrorOfGit(e)
+    else if (e instanceof ApiError && e.status < 500) problem = e
+    else throw e
+  }
+  const where = at.kind === 'commit' ? shortSha(at.ref) : at.ref
+  return historyFrame(
+    web,
+    repo,
+    `Search commits “${q.slice(0, 60)}” · ${where} · ${repo.full_name}`,
+    <>
+      Commits on <a href={historyUrl(repo.owner.login, repo.name, at.kind, at.ref, [])}>{where}</a>
+      {all ? ' and every branch' : ''} matching “{q}” {found ? <span class="muted">({found.length === MAX_SEARCH_RESULTS ? `the first ${found.length}` : found.length})</span> : null}
+    </>,
+    <HistoryTools repo={repo} kind={at.kind} ref={at.ref} q={q} all={all} />,
+    problem ? (
+      <p class="error" role="alert">
+        {problem.message.replace(/^\[q\]: /, '')}
+      </p>
+    ) : found!.length ? (
+      <CommitList repo={repo} commits={found!} />
+    ) : (
+      <p class="notice muted">No commits match “{q}”.</p>
+    ),
+    problem?.status ?? 200,
   )
 }
 
@@ -118,9 +199,9 @@ export const commitPages = (deps: AppDeps) =>
       '/:owner/:repo/commits',
       async ({ request, query, repo: ctx }) => {
         const web = webContext(deps.config, request, ctx.caller)
-        return historyPage(deps, ctx, web, 'branch', ctx.repo.defaultBranch.split('/'), query.page)
+        return historyPage(deps, ctx, web, 'branch', ctx.repo.defaultBranch.split('/'), query)
       },
-      { scope: 'repository', repo: { level: 'read' }, params: RepoParams, query: PageQuery, detail: pageDetail('webCommitsDefault') },
+      { scope: 'repository', repo: { level: 'read' }, params: RepoParams, query: HistoryQuery, detail: pageDetail('webCommitsDefault') },
     )
     .get(
       '/:owner/:repo/commits/:kind/*',
@@ -129,9 +210,9 @@ export const commitPages = (deps: AppDeps) =>
         const wildcard = wildcardOf(params)
         const segments = wildcard.length <= MAX_SOURCE_PATH ? normaliseTreePath(wildcard) : null
         if (!KINDS.has(params.kind) || !segments) return errorPage(404, 'no such ref', web)
-        return historyPage(deps, ctx, web, params.kind as SourceKind, segments, query.page)
+        return historyPage(deps, ctx, web, params.kind as SourceKind, segments, query)
       },
-      { scope: 'repository', repo: { level: 'read' }, params: HistoryParams, query: PageQuery, detail: pageDetail('webCommits') },
+      { scope: 'repository', repo: { level: 'read' }, params: HistoryParams, query: HistoryQuery, detail: pageDetail('webCommits') },
     )
     .get(
       '/:owner/:repo/commit/:sha',
