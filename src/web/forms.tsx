@@ -101,6 +101,9 @@ const NOTICES: Record<string, string> = {
   'email-deleted': 'The address was deleted.',
   'email-primary': 'Your primary address was changed.',
   'org-left': 'You left the organisation.',
+  'package-linked': 'The package was linked to the repository.',
+  'package-unlinked': 'The package was unlinked from its repository.',
+  'package-version-deleted': 'The version was deleted.',
   'twofa-disabled': 'Two-factor authentication was disabled.',
   'twofa-scratch-used':
     'You have used your scratch token, and a new one was made that nobody has seen. Regenerate it here to have one again, or disable two-factor authentication and enroll your device again.',
