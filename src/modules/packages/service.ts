@@ -63,17 +63,27 @@ export async function getPackageVersion(deps: AppDeps, ownerId: number, type: st
   return row
 }
 
+/** A page of versions with their packages, newest first, of those `where` names. */
+async function pageOfVersions(deps: AppDeps, where: SQL | undefined, page: Page): Promise<Paged<PackageVersion>> {
+  const total = (await deps.db.select({ n: count() }).from(packageVersions).innerJoin(packages, eq(packages.id, packageVersions.packageId)).where(where))[0]!.n
+  const rows = await deps.db
+    .select({ pkg: packages, version: packageVersions })
+    .from(packageVersions)
+    .innerJoin(packages, eq(packages.id, packageVersions.packageId))
+    .where(where)
+    .orderBy(desc(packageVersions.createdUnix), desc(packageVersions.id))
+    .limit(page.limit)
+    .offset(page.offset)
+  return { rows, total }
+}
+
+/** The filters of the package lists: one type, `q` in the name. */
+const packageFilter = (filter: { type?: string; q?: string }) =>
+  [filter.type ? eq(packages.type, filter.type) : undefined, filter.q ? containsText(packages.lowerName, filter.q.toLowerCase()) : undefined] as const
+
 /** The owner's package versions, newest first, of one type and with `q` in the name when asked. */
 export async function listPackageVersions(deps: AppDeps, ownerId: number, filter: { type?: string; q?: string }, page: Page): Promise<Paged<PackageVersion>> {
-  const where = and(
-    eq(packageVersions.ownerId, ownerId),
-    filter.type ? eq(packages.type, filter.type) : undefined,
-    filter.q ? containsText(packages.lowerName, filter.q.toLowerCase()) : undefined,
-  )
-  const joined = () => deps.db.select({ pkg: packages, version: packageVersions }).from(packageVersions).innerJoin(packages, eq(packages.id, packageVersions.packageId))
-  const total = (await deps.db.select({ n: count() }).from(packageVersions).innerJoin(packages, eq(packages.id, packageVersions.packageId)).where(where))[0]!.n
-  const rows = await joined().where(where).orderBy(desc(packageVersions.createdUnix), desc(packageVersions.id)).limit(page.limit).offset(page.offset)
-  return { rows, total }
+  return await pageOfVersions(deps, and(eq(packageVersions.ownerId, ownerId), ...packageFilter(filter)), page)
 }
 
 const newer = alias(packageVersions, 'pkg_newer')
@@ -91,22 +101,8 @@ export async function listLatestPackages(
   filter: { type?: string; q?: string },
   page: Page,
 ): Promise<Paged<PackageVersion>> {
-  const where = and(
-    'ownerId' in of ? eq(packageVersions.ownerId, of.ownerId) : eq(packages.repoId, of.repoId),
-    isLatestVersion,
-    filter.type ? eq(packages.type, filter.type) : undefined,
-    filter.q ? containsText(packages.lowerName, filter.q.toLowerCase()) : undefined,
-  )
-  const total = (await deps.db.select({ n: count() }).from(packageVersions).innerJoin(packages, eq(packages.id, packageVersions.packageId)).where(where))[0]!.n
-  const rows = await deps.db
-    .select({ pkg: packages, version: packageVersions })
-    .from(packageVersions)
-    .innerJoin(packages, eq(packages.id, packageVersions.packageId))
-    .where(where)
-    .orderBy(desc(packageVersions.createdUnix), desc(packageVersions.id))
-    .limit(page.limit)
-    .offset(page.offset)
-  return { rows, total }
+  const scope = 'ownerId' in of ? eq(packageVersions.ownerId, of.ownerId) : eq(packages.repoId, of.repoId)
+  return await pageOfVersions(deps, and(scope, isLatestVersion, ...packageFilter(filter)), page)
 }
 
 /** The package `type`/`name` of the owner, or 404. */

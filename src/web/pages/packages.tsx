@@ -28,7 +28,7 @@ import { webUrl } from '../../lib/urls'
 import { isoTime } from '../../lib/time'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { ButtonForm, CsrfField, CsrfText, FormText, formRoute, ListTable, Notices, Pager, pageNumber, pagesOf, seeOther } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormText, formRoute, type FormRequest, ListTable, Notices, Pager, pageNumber, pagesOf, seeOther } from '../forms'
 import { ownerUrl, repoUrl } from '../links'
 import { OwnerHeading, OwnerTabs } from './people'
 import { RepoHeader } from './repo-chrome'
@@ -88,6 +88,41 @@ function ownerPage(web: WebContext, owner: UserRow, title: string, body: Child, 
   )
 }
 
+/** Who published a version when, and in which repository when the viewer may read it (Gitea's packages.published_by_in). */
+function Published(props: { record: PackageRecord }): Html {
+  const p = props.record
+  return (
+    <>
+      Published <When iso={p.created_at} /> by <a href={ownerUrl(p.creator.login)}>{p.creator.login}</a>
+      {p.repository ? (
+        <>
+          {' '}
+          in <a href={repoUrl(p.repository.owner.login, p.repository.name)}>{p.repository.full_name}</a>
+        </>
+      ) : null}
+    </>
+  )
+}
+
+/** Versions as table rows: each a link to its page, when it was published, and what `action` adds. */
+function VersionRows(props: { owner: string; pkg: PackageVersion['pkg']; rows: PackageVersion['version'][]; action?: (v: PackageVersion['version']) => Html }): Html {
+  return (
+    <>
+      {props.rows.map((v) => (
+        <tr>
+          <td>
+            <a href={versionUrl(props.owner, props.pkg.type, props.pkg.name, v.version)}>{v.version}</a>
+          </td>
+          <td>
+            <When iso={isoTime(v.createdUnix)} />
+          </td>
+          {props.action ? <td>{props.action(v)}</td> : null}
+        </tr>
+      ))}
+    </>
+  )
+}
+
 /** Gitea's package list (templates/package/shared/list.tmpl): each package's latest version, who published it when, in which repository. */
 function PackageList(props: { records: PackageRecord[]; empty: string }): Html {
   return (
@@ -97,13 +132,7 @@ function PackageList(props: { records: PackageRecord[]; empty: string }): Html {
           <li>
             <a href={versionUrl(p.owner.login, p.type, p.name, p.version)}>{p.name}</a> <span class="label">{p.type}</span> <span class="muted">{p.version}</span>
             <div class="muted">
-              Published <When iso={p.created_at} /> by <a href={ownerUrl(p.creator.login)}>{p.creator.login}</a>
-              {p.repository ? (
-                <>
-                  {' '}
-                  in <a href={repoUrl(p.repository.owner.login, p.repository.name)}>{p.repository.full_name}</a>
-                </>
-              ) : null}
+              <Published record={p} />
             </div>
           </li>
         ))}
@@ -113,21 +142,23 @@ function PackageList(props: { records: PackageRecord[]; empty: string }): Html {
   )
 }
 
-/** The list's filters (Gitea's type and name search), a GET form. */
-function PackageFilters(props: { path: string; type?: string; q?: string }): Html {
+/** A list's filters, a GET form: the search (`q`), and the type (Gitea's `type`) for the package lists (`withType`). */
+function ListFilters(props: { path: string; label: string; withType?: boolean; type?: string; q?: string }): Html {
   return (
-    <form class="filters" method="get" action={props.path} role="search" aria-label="Filter packages">
-      <label>
-        Type
-        <select name="type">
-          <option value="">All</option>
-          {TYPES.map(([id, label]) => (
-            <option value={id} selected={props.type === id}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </label>
+    <form class="filters" method="get" action={props.path} role="search" aria-label={props.label}>
+      {props.withType ? (
+        <label>
+          Type
+          <select name="type">
+            <option value="">All</option>
+            {TYPES.map(([id, label]) => (
+              <option value={id} selected={props.type === id}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
       <label>
         Search
         <input type="search" name="q" value={props.q ?? ''} maxlength="255" />
@@ -142,7 +173,7 @@ async function listedPackages(deps: AppDeps, viewer: UserRow | null, found: Page
   const records = await packagesToApi(deps, viewer, found.rows)
   return (
     <>
-      <PackageFilters path={path} type={query.type} q={query.q} />
+      <ListFilters path={path} label="Filter packages" withType type={query.type} q={query.q} />
       <p class="muted">{found.total === 1 ? '1 package' : `${found.total} packages`}</p>
       <PackageList records={records} empty={empty} />
       <Pager path={path} query={{ type: query.type, q: query.q }} page={n} pages={pagesOf(found.total, PER_PAGE)} />
@@ -193,13 +224,7 @@ async function versionPage(deps: AppDeps, web: WebContext, caller: Caller, owner
       </h2>
       <Notices ctx={web} />
       <p class="muted">
-        Published <When iso={p.created_at} /> by <a href={ownerUrl(p.creator.login)}>{p.creator.login}</a>
-        {p.repository ? (
-          <>
-            {' '}
-            in <a href={repoUrl(p.repository.owner.login, p.repository.name)}>{p.repository.full_name}</a>
-          </>
-        ) : null}
+        <Published record={p} />
       </p>
       {p.type === 'generic' ? <GenericInstallation deps={deps} record={p} files={files} /> : null}
       <section aria-labelledby="details">
@@ -217,6 +242,7 @@ async function versionPage(deps: AppDeps, web: WebContext, caller: Caller, owner
           ) : null}
         </ul>
       </section>
+      <h2>Assets ({files.length})</h2>
       <ListTable label={`Assets (${files.length})`} columns={['File', 'Size', 'Registry address']} empty={files.length === 0 ? 'No files.' : false}>
         {files.map((f) => (
           <tr>
@@ -305,16 +331,14 @@ async function settingsPage(
         <form class="stack" method="post" action={action}>
           <CsrfField ctx={web} />
           <input type="hidden" name="action" value="link" />
-          <label>
-            Repository
-            <select name="repo_id" required>
-              {repos.rows.map((r) => (
-                <option value={String(r.id)} selected={r.id === pkg.repoId}>
-                  {r.name}
-                </option>
-              ))}
-            </select>
-          </label>
+          <label for="link-repo">Repository</label>
+          <select id="link-repo" name="repo_id" required>
+            {repos.rows.map((r) => (
+              <option value={String(r.id)} selected={r.id === pkg.repoId}>
+                {r.name}
+              </option>
+            ))}
+          </select>
           {repos.total > repos.rows.length ? <p class="muted">The first {repos.rows.length} of {repos.total} repositories are offered.</p> : null}
           <div>
             <button class="primary" type="submit">
@@ -328,19 +352,12 @@ async function settingsPage(
         <h2 id="delete">Delete {found.version ? 'this version' : 'versions'}</h2>
         <p>Deleting a version removes its files for good; the package goes with its last version.</p>
         <ListTable label="Versions" columns={['Version', 'Published']} actions empty={versions.rows.length === 0 ? 'No versions.' : false}>
-          {versions.rows.map((v) => (
-            <tr>
-              <td>
-                <a href={versionUrl(owner.name, pkg.type, pkg.name, v.version)}>{v.version}</a>
-              </td>
-              <td>
-                <When iso={isoTime(v.createdUnix)} />
-              </td>
-              <td>
-                <ButtonForm ctx={web} action={action} label={`Delete ${v.version}`} fields={{ action: 'delete', version: v.version }} danger />
-              </td>
-            </tr>
-          ))}
+          <VersionRows
+            owner={owner.name}
+            pkg={pkg}
+            rows={versions.rows}
+            action={(v) => <ButtonForm ctx={web} action={action} label={`Delete ${v.version}`} fields={{ action: 'delete', version: v.version }} danger />}
+          />
         </ListTable>
         {found.version ? null : <Pager path={action} page={n} pages={pagesOf(versions.total, PER_PAGE)} />}
       </section>
@@ -371,6 +388,29 @@ async function settingsAction(deps: AppDeps, user: UserRow, owner: UserRow, pkg:
     return await afterDeletion(deps, owner, pkg)
   }
   throw new ApiError(400, 'unknown action: link, unlink or delete')
+}
+
+/** What a settings address names: the package, and the version when the address has one (Gitea 1.23's version settings). */
+async function settingsTarget(deps: AppDeps, ownerId: number, params: { type: string; name: string; version?: string }): Promise<{ pkg: PackageVersion['pkg']; version?: PackageVersion['version'] }> {
+  return params.version === undefined ? { pkg: await getPackage(deps, ownerId, params.type, params.name) } : await getPackageVersion(deps, ownerId, params.type, params.name, params.version)
+}
+
+/** A settings form's POST, at the package's address or a version's: the action, or the settings again with its refusal. */
+function settingsPost(deps: AppDeps, c: FormRequest & { packageOwner: UserRow; params: { type: string; name: string; version?: string }; body: typeof SettingsForm.static }): Promise<Response> {
+  const { packageOwner: owner, params, body } = c
+  const user = c.caller.user!
+  return formRoute(
+    deps.config,
+    c,
+    async () => {
+      const found = await settingsTarget(deps, owner.id, params)
+      return await settingsAction(deps, user, owner, found.pkg, body, found.version?.version)
+    },
+    async (web, error, status) => {
+      const found = await settingsTarget(deps, owner.id, params).catch(() => null)
+      return found ? await settingsPage(deps, web, user, owner, found, 1, { error, status }) : ownerPage(web, owner, 'Packages', <Notices ctx={web} error={error} />, status)
+    },
+  )
 }
 
 /** The package pages of owners and repositories. */
@@ -414,24 +454,9 @@ export const packagePages = (deps: AppDeps) =>
             <h2>
               <a href={packageUrl(owner.name, pkg.type, pkg.name)}>{pkg.name}</a> versions
             </h2>
-            <form class="filters" method="get" action={path} role="search" aria-label="Filter versions">
-              <label>
-                Search
-                <input type="search" name="q" value={query.q ?? ''} maxlength="255" />
-              </label>
-              <button type="submit">Filter</button>
-            </form>
+            <ListFilters path={path} label="Filter versions" q={query.q} />
             <ListTable label="Versions" columns={['Version', 'Published']} empty={found.rows.length === 0 ? 'No versions to show.' : false}>
-              {found.rows.map((v) => (
-                <tr>
-                  <td>
-                    <a href={versionUrl(owner.name, pkg.type, pkg.name, v.version)}>{v.version}</a>
-                  </td>
-                  <td>
-                    <When iso={isoTime(v.createdUnix)} />
-                  </td>
-                </tr>
-              ))}
+              <VersionRows owner={owner.name} pkg={pkg} rows={found.rows} />
             </ListTable>
             <Pager path={path} query={{ q: query.q }} page={n} pages={pagesOf(found.total, PER_PAGE)} />
           </>,
@@ -447,23 +472,13 @@ export const packagePages = (deps: AppDeps) =>
       },
       { scope: 'package', packageOwner: 'write', params: PackageParams, query: PageQuery, detail: pageDetail('webPackageSettings') },
     )
-    .post(
-      '/:owner/-/packages/:type/:name/settings',
-      (c) => {
-        const { packageOwner: owner, params, body } = c
-        const user = c.caller.user!
-        return formRoute(
-          deps.config,
-          c,
-          async () => await settingsAction(deps, user, owner, await getPackage(deps, owner.id, params.type, params.name), body),
-          async (web, error, status) => {
-            const pkg = await getPackage(deps, owner.id, params.type, params.name).catch(() => null)
-            return pkg ? await settingsPage(deps, web, user, owner, { pkg }, 1, { error, status }) : ownerPage(web, owner, 'Packages', <Notices ctx={web} error={error} />, status)
-          },
-        )
-      },
-      { scope: 'package', packageOwner: 'write', params: PackageParams, body: SettingsForm, detail: pageDetail('webPackageSettingsPost') },
-    )
+    .post('/:owner/-/packages/:type/:name/settings', (c) => settingsPost(deps, c), {
+      scope: 'package',
+      packageOwner: 'write',
+      params: PackageParams,
+      body: SettingsForm,
+      detail: pageDetail('webPackageSettingsPost'),
+    })
     .get(
       '/:owner/-/packages/:type/:name/:version',
       async ({ request, packageOwner: owner, caller, params }) =>
@@ -486,26 +501,13 @@ export const packagePages = (deps: AppDeps) =>
       },
       { scope: 'package', packageOwner: 'write', params: VersionParams, detail: pageDetail('webPackageVersionSettings') },
     )
-    .post(
-      '/:owner/-/packages/:type/:name/:version/settings',
-      (c) => {
-        const { packageOwner: owner, params, body } = c
-        const user = c.caller.user!
-        return formRoute(
-          deps.config,
-          c,
-          async () => {
-            const found = await getPackageVersion(deps, owner.id, params.type, params.name, params.version)
-            return await settingsAction(deps, user, owner, found.pkg, body, found.version.version)
-          },
-          async (web, error, status) => {
-            const found = await getPackageVersion(deps, owner.id, params.type, params.name, params.version).catch(() => null)
-            return found ? await settingsPage(deps, web, user, owner, found, 1, { error, status }) : ownerPage(web, owner, 'Packages', <Notices ctx={web} error={error} />, status)
-          },
-        )
-      },
-      { scope: 'package', packageOwner: 'write', params: VersionParams, body: SettingsForm, detail: pageDetail('webPackageVersionSettingsPost') },
-    )
+    .post('/:owner/-/packages/:type/:name/:version/settings', (c) => settingsPost(deps, c), {
+      scope: 'package',
+      packageOwner: 'write',
+      params: VersionParams,
+      body: SettingsForm,
+      detail: pageDetail('webPackageVersionSettingsPost'),
+    })
     .post(
       '/:owner/-/packages/:type/:name/:version/delete',
       (c) => {
