@@ -51,7 +51,7 @@ beforeAll(async () => {
   expect((await s.post('/repos/alice/pub/issues', { title: 'one' }, asOwner)).status).toBe(201)
   expect((await s.patch('/repos/alice/arch', { archived: true }, asOwner)).status).toBe(200)
   expect((await s.post('/user/repos', { name: 'nounits', auto_init: true }, asOwner)).status).toBe(201)
-  expect((await s.patch('/repos/alice/nounits', { has_issues: false, has_pull_requests: false, has_wiki: false, has_releases: false }, asOwner)).status).toBe(200)
+  expect((await s.patch('/repos/alice/nounits', { has_issues: false, has_pull_requests: false, has_wiki: false, has_releases: false, has_packages: false }, asOwner)).status).toBe(200)
   expect((await s.post('/orgs', { username: 'acme' }, asOwner)).status).toBe(201)
   const team = await s.post('/orgs/acme/teams', { name: 'devs', permission: 'read' }, asOwner)
   expect(team.status).toBe(201)
@@ -321,6 +321,8 @@ function giteaCategories(path: string): ScopeCategory[] | 'none' {
   if (/^\/api\/v1\/(gitignore\/templates|licenses|label\/templates)(\/|$)/.test(path)) return 'none'
   if (path.startsWith('/api/v1/admin/')) return ['admin']
   if (path.startsWith('/api/v1/packages/') || path.startsWith('/api/packages/')) return ['package']
+  // The package pages of an owner: the package routes' category (a repository's packages page is the repository's).
+  if (path.startsWith('/:owner/-/packages')) return ['package']
   if (path === '/api/v1/org/:org/repos') return ['organization', 'repository']
   if (path.startsWith('/api/v1/orgs') || path.startsWith('/api/v1/teams/')) return ['organization']
   if (path.startsWith('/api/v1/notifications') || path === '/api/v1/repos/:owner/:repo/notifications') return ['notification']

@@ -5,13 +5,14 @@ import { launchChromium } from './browser-helpers'
 import { startReceiver, until, type Receiver } from './webhook-receiver'
 import { notifyRound } from '../src/notify/consumer'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
+import { getPackage, setPackageRepository } from '../src/modules/packages/service'
 
 /**
  * Every `html_url` the API hands out opens its page: one record of every kind that carries one
  * (user, organisation, repository, contents and the commits the contents API writes, commits,
  * a branch's head, a tag's archives, a release, an issue and its comment, a pull request, its
  * files, its review and the review's line comment, a notification's subject and latest comment,
- * a push payload's URLs), each fetched as a browser would: 200, HTML, the record on the page, and
+ * a push payload's URLs, a package version and the repository it is linked to), each fetched as a browser would: 200, HTML, the record on the page, and
  * the anchor a URL names (`#issuecomment-N`, `#pullrequestreview-N`) present. Then a short pass
  * in a real browser (Debian's Chromium through playwright-core): the pages with an anchor open
  * scrolled to the record, which is the page's `:target`.
@@ -154,6 +155,18 @@ beforeAll(async () => {
   expect(lateReview.status).toBe(200)
   lateReviewUrl = lateReview.body.html_url
   lateLineUrl = (await s.get(`/repos/alice/proj/pulls/${longPull.body.number}/reviews/${lateReview.body.id}/comments`, asAlice)).body[0].html_url
+
+  // Packages: a version's page, the owner's and an organisation's, and the repository a package is linked to.
+  for (const [owner, name, version] of [['alice', 'tool', '1.0 beta'], ['acme', 'Widget', '2.0']] as const) {
+    const put = await fetch(`${s.url}/api/packages/${owner}/generic/${name}/${encodeURIComponent(version)}/file.bin`, { method: 'PUT', headers: { authorization: `token ${alice.token}` }, body: 'bytes' })
+    expect(put.status).toBe(201)
+  }
+  const pkg = (await s.get('/packages/alice/generic/tool/1.0%20beta', asAlice)).body
+  await setPackageRepository(s.deps, alice.user, await getPackage(s.deps, alice.user.id, 'generic', 'tool'), repo.body.id)
+  const linked = (await s.get('/packages/alice/generic/tool/1.0%20beta', asAlice)).body
+  expectUrl('package version', pkg.html_url, 'tool (1.0 beta)', 'file.bin')
+  expectUrl('package repository', linked.repository.html_url, 'The project')
+  expectUrl('organisation package version', (await s.get('/packages/acme', asAlice)).body[0].html_url, 'Widget (2.0)')
 
   // A notification of bob's comment: its subject and latest comment.
   while ((await notifyRound(s.deps)) > 0) {}

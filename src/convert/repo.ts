@@ -246,7 +246,7 @@ export function repoRecord(
     archived_at: isoTime(repo.archivedUnix),
     has_releases: repo.hasReleases,
     // Units Warren does not serve (as a Gitea that disables them site-wide): never on.
-    has_packages: false,
+    has_packages: repo.hasPackages,
     has_projects: false,
     has_actions: false,
     projects_mode: 'all',

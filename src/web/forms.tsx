@@ -106,6 +106,9 @@ const NOTICES: Record<string, string> = {
   'user-deleted': 'The account was deleted.',
   'user-avatar-saved': "The user's avatar was changed.",
   'user-avatar-deleted': "The user's avatar was deleted: the default one is shown.",
+  'package-linked': 'The package was linked to the repository.',
+  'package-unlinked': 'The package was unlinked from its repository.',
+  'package-version-deleted': 'The version was deleted.',
   'twofa-disabled': 'Two-factor authentication was disabled.',
   'twofa-scratch-used':
     'You have used your scratch token, and a new one was made that nobody has seen. Regenerate it here to have one again, or disable two-factor authentication and enroll your device again.',

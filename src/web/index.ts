@@ -41,6 +41,7 @@ import { releaseFormPages } from './pages/release-forms'
 import { forkPages } from './pages/forks'
 import { feedPages } from './pages/feeds'
 import { twoFactorPages } from './pages/two-factor'
+import { packagePages } from './pages/packages'
 
 export { errorPage, webRefusal } from './errors'
 
@@ -59,6 +60,7 @@ export const webModule = (deps: AppDeps) =>
     .use(notificationPages(deps))
     .use(feedPages(deps))
     .use(peoplePages(deps))
+    .use(packagePages(deps))
     .use(repoPages(deps))
     .use(blamePages(deps))
     .use(codeSearchPages(deps))

@@ -1,5 +1,6 @@
 import { sqliteTable, integer, text, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { users } from './users'
+import { repositories } from './repos'
 
 /**
  * The package registry (Gitea's `package`, `package_version`, `package_file`; the blob's hashes
@@ -19,9 +20,14 @@ export const packages = sqliteTable(
     type: text('type').notNull(),
     name: text('name').notNull(),
     lowerName: text('lower_name').notNull(),
+    /**
+     * The repository of its owner it is linked to (Gitea's repo_id; the package settings' link),
+     * or null; unlinked when the repository is deleted (the reference) or transferred.
+     */
+    repoId: integer('repo_id').references(() => repositories.id, { onDelete: 'set null' }),
     createdUnix: integer('created_unix').notNull(),
   },
-  (t) => [uniqueIndex('packages_owner_type_name_uq').on(t.ownerId, t.type, t.lowerName)],
+  (t) => [uniqueIndex('packages_owner_type_name_uq').on(t.ownerId, t.type, t.lowerName), index('packages_repo_idx').on(t.repoId)],
 )
 export type PackageRow = typeof packages.$inferSelect
 
@@ -43,6 +49,8 @@ export const packageVersions = sqliteTable(
   (t) => [
     uniqueIndex('package_versions_package_version_uq').on(t.packageId, t.lowerVersion),
     index('package_versions_owner_created_idx').on(t.ownerId, t.createdUnix, t.id),
+    /** A package's versions newest first: its latest, its versions list. */
+    index('package_versions_package_created_idx').on(t.packageId, t.createdUnix, t.id),
   ],
 )
 export type PackageVersionRow = typeof packageVersions.$inferSelect

@@ -1,15 +1,12 @@
-import { existsSync } from 'node:fs'
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import { pipeline } from '../../auth/pipeline'
 import { packagesToApi, toApiPackageFile } from '../../convert/package'
-import { disposition } from '../files/service'
 import { readsBody } from '../../lib/body'
-import { notFound, setChallenge } from '../../lib/errors'
+import { setChallenge } from '../../lib/errors'
 import { GenericFileParams, GenericVersionParams, OwnerParams, PackageFileSchema, PackageListQuery, PackageSchema, VersionParams } from './model'
-import { blobPath } from './blobs'
-import { deleteGenericFile, deletePackageVersion, findGenericFile, getPackageVersion, listPackageVersions, listVersionFiles, uploadGenericFile } from './service'
+import { deleteGenericFile, deletePackageVersion, findGenericFile, getPackageVersion, listPackageVersions, listVersionFiles, packageFileResponse, uploadGenericFile } from './service'
 
 const NoContent = { 204: t.Void() }
 
@@ -105,20 +102,7 @@ export const packageRegistryModule = (deps: AppDeps) =>
     )
     .get(
       '/:owner/generic/:name/:version/:filename',
-      async ({ packageOwner, params }) => {
-        const file = await findGenericFile(deps, packageOwner.id, params.name, params.version, params.filename)
-        const path = blobPath(deps, file.sha256)
-        // Only outside damage takes a named blob away.
-        if (!existsSync(path)) throw notFound('the package file is missing')
-        return new Response(Bun.file(path), {
-          headers: {
-            'Content-Type': 'application/octet-stream',
-            'Content-Length': String(file.size),
-            'Content-Disposition': disposition('attachment', file.name),
-            'X-Content-Type-Options': 'nosniff',
-          },
-        })
-      },
+      async ({ packageOwner, params }) => packageFileResponse(deps, await findGenericFile(deps, packageOwner.id, params.name, params.version, params.filename)),
       {
         scope: 'package',
         packageOwner: 'read',

@@ -1,15 +1,19 @@
-import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm'
+import { alias } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import { writeTransaction } from '../../db/client'
 import { recordEvent } from '../../events/outbox'
-import { packageFiles, packages, packageVersions, type PackageFileRow, type PackageRow, type PackageVersionRow } from '../../db/schema'
+import { packageFiles, packages, packageVersions, repositories, type PackageFileRow, type PackageRow, type PackageVersionRow } from '../../db/schema'
 import { containsText } from '../../db/sql'
 import { ApiError, badRequest, conflict, notFound } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { digestCheck, digestedStream } from '../../lib/body'
-import { discardBlob, placeBlob, receiveBlob, removeBlobIfUnnamed, removeUnnamedBlobs, withBlob } from './blobs'
+import { findReadableRepo } from '../repos/queries'
+import { existsSync } from 'node:fs'
+import { disposition } from '../files/service'
+import { blobPath, discardBlob, placeBlob, receiveBlob, removeBlobIfUnnamed, removeUnnamedBlobs, withBlob } from './blobs'
 
 /*
  * The package registry's records and the generic registry's rules (Gitea 1.23's
@@ -59,17 +63,104 @@ export async function getPackageVersion(deps: AppDeps, ownerId: number, type: st
   return row
 }
 
+/** A page of versions with their packages, newest first, of those `where` names. */
+async function pageOfVersions(deps: AppDeps, where: SQL | undefined, page: Page): Promise<Paged<PackageVersion>> {
+  const total = (await deps.db.select({ n: count() }).from(packageVersions).innerJoin(packages, eq(packages.id, packageVersions.packageId)).where(where))[0]!.n
+  const rows = await deps.db
+    .select({ pkg: packages, version: packageVersions })
+    .from(packageVersions)
+    .innerJoin(packages, eq(packages.id, packageVersions.packageId))
+    .where(where)
+    .orderBy(desc(packageVersions.createdUnix), desc(packageVersions.id))
+    .limit(page.limit)
+    .offset(page.offset)
+  return { rows, total }
+}
+
+/** The filters of the package lists: one type, `q` in the name. */
+const packageFilter = (filter: { type?: string; q?: string }) =>
+  [filter.type ? eq(packages.type, filter.type) : undefined, filter.q ? containsText(packages.lowerName, filter.q.toLowerCase()) : undefined] as const
+
 /** The owner's package versions, newest first, of one type and with `q` in the name when asked. */
 export async function listPackageVersions(deps: AppDeps, ownerId: number, filter: { type?: string; q?: string }, page: Page): Promise<Paged<PackageVersion>> {
-  const where = and(
-    eq(packageVersions.ownerId, ownerId),
-    filter.type ? eq(packages.type, filter.type) : undefined,
-    filter.q ? containsText(packages.lowerName, filter.q.toLowerCase()) : undefined,
-  )
-  const joined = () => deps.db.select({ pkg: packages, version: packageVersions }).from(packageVersions).innerJoin(packages, eq(packages.id, packageVersions.packageId))
-  const total = (await deps.db.select({ n: count() }).from(packageVersions).innerJoin(packages, eq(packages.id, packageVersions.packageId)).where(where))[0]!.n
-  const rows = await joined().where(where).orderBy(desc(packageVersions.createdUnix), desc(packageVersions.id)).limit(page.limit).offset(page.offset)
+  return await pageOfVersions(deps, and(eq(packageVersions.ownerId, ownerId), ...packageFilter(filter)), page)
+}
+
+const newer = alias(packageVersions, 'pkg_newer')
+/** A version no other version of its package is newer than (Gitea's SearchLatestVersions): one search of the package's versions by time. */
+const isLatestVersion = sql`NOT EXISTS (SELECT 1 FROM ${packageVersions} AS ${sql.identifier('pkg_newer')} WHERE ${newer.packageId} = ${packageVersions.packageId} AND (${newer.createdUnix} > ${packageVersions.createdUnix} OR (${newer.createdUnix} = ${packageVersions.createdUnix} AND ${newer.id} > ${packageVersions.id})))`
+
+/**
+ * Packages with their latest version, newest first (the web's package lists, Gitea's
+ * SearchLatestVersions): an owner's, or those linked to a repository; of one type and with `q` in
+ * the name when asked.
+ */
+export async function listLatestPackages(
+  deps: AppDeps,
+  of: { ownerId: number } | { repoId: number },
+  filter: { type?: string; q?: string },
+  page: Page,
+): Promise<Paged<PackageVersion>> {
+  const scope = 'ownerId' in of ? eq(packageVersions.ownerId, of.ownerId) : eq(packages.repoId, of.repoId)
+  return await pageOfVersions(deps, and(scope, isLatestVersion, ...packageFilter(filter)), page)
+}
+
+/** The package `type`/`name` of the owner, or 404. */
+export async function getPackage(deps: AppDeps, ownerId: number, type: string, name: string): Promise<PackageRow> {
+  const [row] = await deps.db
+    .select()
+    .from(packages)
+    .where(and(eq(packages.ownerId, ownerId), eq(packages.type, type), eq(packages.lowerName, name.toLowerCase())))
+  if (!row) throw notFound('package does not exist')
+  return row
+}
+
+/** A package's versions, newest first, with `q` in the version when asked (Gitea's SearchVersions). */
+export async function listVersionsOf(deps: AppDeps, packageId: number, q: string | undefined, page: Page): Promise<Paged<PackageVersionRow>> {
+  const where = and(eq(packageVersions.packageId, packageId), q ? containsText(packageVersions.lowerVersion, q.toLowerCase()) : undefined)
+  const total = (await deps.db.select({ n: count() }).from(packageVersions).where(where))[0]!.n
+  const rows = await deps.db
+    .select()
+    .from(packageVersions)
+    .where(where)
+    .orderBy(desc(packageVersions.createdUnix), desc(packageVersions.id))
+    .limit(page.limit)
+    .offset(page.offset)
   return { rows, total }
+}
+
+/** The file `fileId` of a version (the web's download), or 404. */
+export async function getVersionFileById(deps: AppDeps, versionId: number, fileId: number): Promise<PackageFileRow> {
+  const [file] = Number.isSafeInteger(fileId)
+    ? await deps.db
+        .select()
+        .from(packageFiles)
+        .where(and(eq(packageFiles.versionId, versionId), eq(packageFiles.id, fileId)))
+    : []
+  if (!file) throw notFound('package file does not exist')
+  return file
+}
+
+/**
+ * Links a package to a repository of its owner, or unlinks it (`repoId` null) (Gitea's
+ * SetRepositoryLink, the package settings' `link` and `unlink`): the repository must be one of the
+ * owner's that `actor` may read (the visibility rule), else 404. Announces nothing, as in Gitea.
+ */
+export async function setPackageRepository(deps: AppDeps, actor: UserRow, pkg: PackageRow, repoId: number | null): Promise<void> {
+  try {
+    await writeTransaction(deps.db, async () => {
+      if (repoId !== null) {
+        const repo = Number.isSafeInteger(repoId) && repoId > 0 ? await findReadableRepo(deps, actor, and(eq(repositories.id, repoId), eq(repositories.ownerId, pkg.ownerId))!) : undefined
+        if (!repo) throw notFound(`repository does not exist [id: ${repoId}]`)
+      }
+      const changed = await deps.db.update(packages).set({ repoId }).where(eq(packages.id, pkg.id)).returning({ id: packages.id })
+      if (changed.length === 0) throw notFound('package does not exist')
+    })
+  } catch (e) {
+    // The repository deleted meanwhile (its reference refuses the link).
+    if (!(e instanceof ApiError) && /foreign key/i.test(String((e as Error)?.message))) throw notFound(`repository does not exist [id: ${repoId}]`)
+    throw e
+  }
 }
 
 /** The files of a version, in the order they were added. */
@@ -85,6 +176,21 @@ async function getVersionFile(deps: AppDeps, versionId: number, filename: string
     .where(and(eq(packageFiles.versionId, versionId), eq(packageFiles.lowerName, filename.toLowerCase())))
   if (!file) throw notFound('package file does not exist')
   return file
+}
+
+/** A package file's bytes, streamed from its blob as an attachment (the registry's download and the web's). */
+export function packageFileResponse(deps: AppDeps, file: PackageFileRow): Response {
+  const path = blobPath(deps, file.sha256)
+  // Only outside damage takes a named blob away.
+  if (!existsSync(path)) throw notFound('the package file is missing')
+  return new Response(Bun.file(path), {
+    headers: {
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': String(file.size),
+      'Content-Disposition': disposition('attachment', file.name),
+      'X-Content-Type-Options': 'nosniff',
+    },
+  })
 }
 
 /**

@@ -157,8 +157,8 @@ export const EditRepoOption = t.Object({
   default_allow_maintainer_edit: t.Optional(t.Boolean()),
   default_merge_style: t.Optional(literals(REPO_MERGE_STYLES)),
   has_releases: t.Optional(t.Boolean()),
-  // Units Warren does not serve: accepted and left off, as a Gitea that disables them site-wide.
   has_packages: t.Optional(t.Boolean()),
+  // Units Warren does not serve: accepted and left off, as a Gitea that disables them site-wide.
   has_projects: t.Optional(t.Boolean()),
   has_actions: t.Optional(t.Boolean()),
   projects_mode: t.Optional(t.String({ maxLength: 16 })),

@@ -82,7 +82,7 @@ const FollowQuery = t.Object({ action: FormText(16) })
 const HomeQuery = t.Object({ page: FormText(10) })
 const FollowBody = t.Object({ _csrf: CsrfText, action: FormText(16) })
 
-function OwnerHeading(props: { owner: UserRow; kind: string }): Html {
+export function OwnerHeading(props: { owner: UserRow; kind: string }): Html {
   const { owner } = props
   return (
     <>
@@ -92,6 +92,26 @@ function OwnerHeading(props: { owner: UserRow; kind: string }): Html {
       </h1>
       <p class="muted">{props.kind}</p>
     </>
+  )
+}
+
+/**
+ * The tabs under an owner's heading: a person's profile tabs (`?tab=`), an organisation's
+ * repositories; then Packages (`/{owner}/-/packages`, Gitea 1.23's tab of both, seen by whoever
+ * sees the owner, as its packages are).
+ */
+export function OwnerTabs(props: { owner: UserRow; current: Tab | 'packages' }): Html {
+  const base = ownerUrl(props.owner.name)
+  const tabs: (readonly [string, string, string])[] =
+    props.owner.type === 0 ? TABS.map(([id, label]) => [id, label, id === 'repositories' ? base : `${base}?tab=${id}`] as const) : [['repositories', 'Repositories', base]]
+  return (
+    <nav class="tabs" aria-label={props.owner.type === 0 ? 'Profile' : 'Organisation'}>
+      {[...tabs, ['packages', 'Packages', `${base}/-/packages`] as const].map(([id, label, href]) => (
+        <a href={href} aria-current={id === props.current ? 'page' : undefined}>
+          {label}
+        </a>
+      ))}
+    </nav>
   )
 }
 
@@ -161,13 +181,7 @@ async function profileResponse(
         <a href={`${base}.rss`}>RSS feed</a>
       </p>
       {following === null ? null : <ButtonForm ctx={web} action={`${base}?action=${following ? 'unfollow' : 'follow'}`} label={following ? 'Unfollow' : 'Follow'} />}
-      <nav class="tabs" aria-label="Profile">
-        {TABS.map(([id, label]) => (
-          <a href={id === 'repositories' ? base : `${base}?tab=${id}`} aria-current={id === tab ? 'page' : undefined}>
-            {label}
-          </a>
-        ))}
-      </nav>
+      <OwnerTabs owner={user} current={tab} />
       {content}
     </Layout>,
     refused.status ?? 200,
@@ -234,6 +248,7 @@ export const peoplePages = (deps: AppDeps) =>
             <OwnerHeading owner={owner} kind="Organisation" />
             <Notices ctx={web} />
             {owner.description ? <p>{owner.description}</p> : null}
+            <OwnerTabs owner={owner} current="repositories" />
             <h2>Repositories</h2>
             <RepoList owners={await ownerNames(deps, rows, [owner])} rows={rows} total={total} empty="No repositories to show." />
           </Layout>,
