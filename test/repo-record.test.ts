@@ -85,7 +85,7 @@ describe('the Repository record', () => {
       original_url: '',
       has_releases: true,
       has_packages: false,
-      has_projects: false,
+      has_projects: true,
       has_actions: false,
       allow_merge_commits: true,
       allow_fast_forward_only_merge: true,
@@ -117,8 +117,8 @@ describe('the Repository record', () => {
         default_allow_maintainer_edit: true,
         has_releases: false,
         template: true,
+        has_projects: false,
         // Units Warren does not serve stay off, as on a Gitea that disables them.
-        has_projects: true,
         has_packages: true,
         has_actions: true,
         has_issues: true,

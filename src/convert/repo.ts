@@ -245,9 +245,9 @@ export function repoRecord(
     mirror_updated: repo.isMirror && mirror && mirror.updatedUnix > 0 ? isoTime(mirror.updatedUnix) : ZERO_TIME,
     archived_at: isoTime(repo.archivedUnix),
     has_releases: repo.hasReleases,
+    has_projects: repo.hasProjects,
     // Units Warren does not serve (as a Gitea that disables them site-wide): never on.
     has_packages: false,
-    has_projects: false,
     has_actions: false,
     projects_mode: 'all',
     internal_tracker: repo.hasIssues

@@ -59,6 +59,8 @@ export const repositories = sqliteTable(
     defaultDeleteBranchAfterMerge: integer('default_delete_branch_after_merge', { mode: 'boolean' }).notNull().default(false),
     defaultAllowMaintainerEdit: integer('default_allow_maintainer_edit', { mode: 'boolean' }).notNull().default(false),
     hasReleases: integer('has_releases', { mode: 'boolean' }).notNull().default(true),
+    /** Gitea's `repo.projects` unit: the repository's project boards (modules/projects), on by default as in Gitea. */
+    hasProjects: integer('has_projects', { mode: 'boolean' }).notNull().default(true),
     /** An external issue tracker (Gitea's external tracker unit): in use when the URL is set; the built-in issues are off then. */
     externalTrackerUrl: text('external_tracker_url').notNull().default(''),
     externalTrackerFormat: text('external_tracker_format').notNull().default(''),

@@ -111,6 +111,7 @@ export const reposModule = (deps: AppDeps) =>
           defaultDeleteBranchAfterMerge: body.default_delete_branch_after_merge,
           defaultAllowMaintainerEdit: body.default_allow_maintainer_edit,
           hasReleases: body.has_releases,
+          hasProjects: body.has_projects,
           template: body.template,
           mirrorInterval: body.mirror_interval,
           externalTracker: body.external_tracker && {

@@ -16,6 +16,7 @@ export interface UnitEdit {
   hasWiki?: boolean
   hasPullRequests?: boolean
   hasReleases?: boolean
+  hasProjects?: boolean
   externalTracker?: ExternalTrackerEdit
   externalWikiUrl?: string
   ignoreWhitespaceConflicts?: boolean
@@ -53,6 +54,7 @@ function isTrackerFormat(format: string): boolean {
 const FLAGS = [
   'hasPullRequests',
   'hasReleases',
+  'hasProjects',
   'ignoreWhitespaceConflicts',
   'allowMergeCommits',
   'allowRebase',

@@ -4,7 +4,7 @@ import type { ApiRepo } from '../../convert/repo'
 import { historyUrl, repoUrl } from '../links'
 
 /** The code pages' tabs under the repository header: files, history, branches, tags, releases, the wiki, the activity. */
-export function CodeNav(props: { repo: ApiRepo; current: 'code' | 'commits' | 'branches' | 'tags' | 'releases' | 'wiki' | 'compare' | 'pulls' | 'activity' }): Html {
+export function CodeNav(props: { repo: ApiRepo; current: 'code' | 'commits' | 'branches' | 'tags' | 'releases' | 'wiki' | 'compare' | 'pulls' | 'activity' | 'projects' }): Html {
   const base = repoUrl(props.repo.owner.login, props.repo.name)
   const tab = (id: typeof props.current, href: string, label: string) => (
     <li>
@@ -22,6 +22,7 @@ export function CodeNav(props: { repo: ApiRepo; current: 'code' | 'commits' | 'b
         {tab('tags', `${base}/tags`, 'Tags')}
         {props.repo.has_releases ? tab('releases', `${base}/releases`, 'Releases') : null}
         {props.repo.has_wiki && !props.repo.external_wiki ? tab('wiki', `${base}/wiki`, 'Wiki') : null}
+        {props.repo.has_projects ? tab('projects', `${base}/projects`, 'Projects') : null}
         {tab('activity', `${base}/activity`, 'Activity')}
       </ul>
     </nav>

@@ -21,7 +21,7 @@ import { Layout } from '../layout'
 import { ButtonForm, CsrfText, FormText, formRoute, Notices, Pager, pageNumber, pagesOf } from '../forms'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { errorPage } from '../errors'
-import { ownerUrl, repoUrl } from '../links'
+import { ownerUrl, projectsUrl, repoUrl } from '../links'
 import { OwnerList } from './explore'
 
 /** Repositories a page lists at most (the rest are counted). */
@@ -81,7 +81,7 @@ const FollowQuery = t.Object({ action: FormText(16) })
 const HomeQuery = t.Object({ page: FormText(10) })
 const FollowBody = t.Object({ _csrf: CsrfText, action: FormText(16) })
 
-function OwnerHeading(props: { owner: UserRow; kind: string }): Html {
+export function OwnerHeading(props: { owner: UserRow; kind: string }): Html {
   const { owner } = props
   return (
     <>
@@ -89,7 +89,9 @@ function OwnerHeading(props: { owner: UserRow; kind: string }): Html {
         <a href={ownerUrl(owner.name)}>{owner.name}</a>
         {owner.fullName ? <span class="muted"> · {owner.fullName}</span> : null}
       </h1>
-      <p class="muted">{props.kind}</p>
+      <p class="muted">
+        {props.kind} · <a href={ownerUrl(owner.name)}>Repositories</a> · <a href={projectsUrl(owner.name, null)}>Projects</a>
+      </p>
     </>
   )
 }
