@@ -280,9 +280,12 @@ async function readableTrackers(deps: AppDeps, viewer: UserRow | null, repoIds: 
   return { issues: readable.filter((r) => r.hasIssues).map((r) => r.id), pulls: readable.filter((r) => r.hasPullRequests).map((r) => r.id) }
 }
 
-/** The cards of a project `viewer` may see: issues of readable repositories whose tracker is on (Gitea's LoadIssuesFromColumn with the doer). */
-async function visibleCondition(deps: AppDeps, project: ProjectRow, viewer: UserRow | null): Promise<SQL> {
-  const repoIds = (await deps.db.selectDistinct({ id: issues.repoId }).from(projectIssues).innerJoin(issues, eq(issues.id, projectIssues.issueId)).where(eq(projectIssues.projectId, project.id))).map((r) => r.id)
+/**
+ * The cards `viewer` may see among those `cards` selects (of `project_issues`): issues of readable
+ * repositories whose tracker is on (Gitea's LoadIssuesFromColumn with the doer); a condition on `issues`.
+ */
+async function visibleCards(deps: AppDeps, viewer: UserRow | null, cards: SQL): Promise<SQL> {
+  const repoIds = (await deps.db.selectDistinct({ id: issues.repoId }).from(projectIssues).innerJoin(issues, eq(issues.id, projectIssues.issueId)).where(cards)).map((r) => r.id)
   const ok = await readableTrackers(deps, viewer, repoIds)
   return sql`((${issues.isPull} = ${false} and ${inJsonList(issues.repoId, ok.issues.length ? ok.issues : [-1])}) or (${issues.isPull} = ${true} and ${inJsonList(issues.repoId, ok.pulls.length ? ok.pulls : [-1])}))`
 }
@@ -298,8 +301,8 @@ export interface BoardColumn {
 /** A project's board as `viewer` sees it: its columns, each with its first cards and how many it holds. */
 export async function projectBoard(deps: AppDeps, project: ProjectRow, viewer: UserRow | null): Promise<{ columns: BoardColumn[]; open: number; closed: number }> {
   const columns = await projectColumnsOf(deps, project.id)
-  const visible = await visibleCondition(deps, project, viewer)
-  const mine = and(eq(projectIssues.projectId, project.id), visible)
+  const ofProject = eq(projectIssues.projectId, project.id)
+  const mine = and(ofProject, await visibleCards(deps, viewer, ofProject))
   const counts = await deps.db
     .select({ column: projectIssues.columnId, closed: issues.isClosed, n: count() })
     .from(projectIssues)
@@ -338,14 +341,13 @@ export async function issueCounts(deps: AppDeps, list: ProjectRow[], viewer: Use
   const result = new Map(list.map((p) => [p.id, { open: 0, closed: 0 }]))
   if (list.length === 0) return result
   const ids = list.map((p) => p.id)
-  const repoIds = (await deps.db.selectDistinct({ id: issues.repoId }).from(projectIssues).innerJoin(issues, eq(issues.id, projectIssues.issueId)).where(inJsonList(projectIssues.projectId, ids))).map((r) => r.id)
-  const ok = await readableTrackers(deps, viewer, repoIds)
-  const visible = sql`((${issues.isPull} = ${false} and ${inJsonList(issues.repoId, ok.issues.length ? ok.issues : [-1])}) or (${issues.isPull} = ${true} and ${inJsonList(issues.repoId, ok.pulls.length ? ok.pulls : [-1])}))`
+  const ofProjects = inJsonList(projectIssues.projectId, ids)
+  const visible = await visibleCards(deps, viewer, ofProjects)
   const rows = await deps.db
     .select({ project: projectIssues.projectId, closed: issues.isClosed, n: count() })
     .from(projectIssues)
     .innerJoin(issues, eq(issues.id, projectIssues.issueId))
-    .where(and(inJsonList(projectIssues.projectId, ids), visible))
+    .where(and(ofProjects, visible))
     .groupBy(projectIssues.projectId, issues.isClosed)
   for (const r of rows) {
     const c = result.get(r.project)!
