@@ -88,6 +88,8 @@ ${Object.entries(TOKEN_TAGS).map(([colour, tag]) => `ol.lines ${tag} { color: ${
 .board-column h3 { margin: 0; font-size: 1rem; }
 .board .card-move { display: flex; gap: .35rem; align-items: center; margin-top: .3rem; }
 .board .column-actions { padding: .4rem .75rem; border-top: 1px solid var(--line); display: flex; flex-wrap: wrap; gap: .35rem; }
+.board .column-actions button, .board .card-move button, .board .card-move select { font-size: .85rem; padding: .15rem .4rem; }
+.list-head .actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
 .project-description { white-space: pre-line; margin: .3rem 0; }
 a.button { display: inline-block; text-decoration: none; }
 a.button.primary { background: var(--accent); color: #fff; border-radius: 4px; padding: .35rem .9rem; }
