@@ -85,7 +85,7 @@ describe('the Repository record', () => {
       original_url: '',
       has_releases: true,
       has_packages: true,
-      has_projects: false,
+      has_projects: true,
       has_actions: false,
       allow_merge_commits: true,
       allow_fast_forward_only_merge: true,
@@ -118,8 +118,8 @@ describe('the Repository record', () => {
         has_releases: false,
         has_packages: false,
         template: true,
+        has_projects: false,
         // Units Warren does not serve stay off, as on a Gitea that disables them.
-        has_projects: true,
         has_actions: true,
         has_issues: true,
         external_tracker: { external_tracker_url: 'https://tracker.example.com/', external_tracker_format: 'https://tracker.example.com/{user}/{repo}/{index}', external_tracker_style: 'numeric' },

@@ -51,7 +51,7 @@ beforeAll(async () => {
   expect((await s.post('/repos/alice/pub/issues', { title: 'one' }, asOwner)).status).toBe(201)
   expect((await s.patch('/repos/alice/arch', { archived: true }, asOwner)).status).toBe(200)
   expect((await s.post('/user/repos', { name: 'nounits', auto_init: true }, asOwner)).status).toBe(201)
-  expect((await s.patch('/repos/alice/nounits', { has_issues: false, has_pull_requests: false, has_wiki: false, has_releases: false, has_packages: false }, asOwner)).status).toBe(200)
+  expect((await s.patch('/repos/alice/nounits', { has_issues: false, has_pull_requests: false, has_wiki: false, has_releases: false, has_packages: false, has_projects: false }, asOwner)).status).toBe(200)
   expect((await s.post('/orgs', { username: 'acme' }, asOwner)).status).toBe(201)
   const team = await s.post('/orgs/acme/teams', { name: 'devs', permission: 'read' }, asOwner)
   expect(team.status).toBe(201)
@@ -335,6 +335,8 @@ function giteaCategories(path: string): ScopeCategory[] | 'none' {
   if (path === '/notifications' || path.startsWith('/notifications/')) return ['notification']
   // The dashboard, a person's profile page, its follow form and its feed: the API's user routes' category.
   if (path === '/' || path === '/:owner' || path === '/:owner/-/feed/:format') return ['user']
+  // An owner's projects: the owner's page's category.
+  if (path.startsWith('/:owner/-/projects')) return ['user']
   // The user's own settings pages: the API's `/user/...` routes' category.
   if (path.startsWith('/user/settings')) return ['user']
   // Signing in, up and out, the second factor's step and the OAuth2 consent: no token is asked for there.

@@ -76,7 +76,7 @@ export type RepoLevel = 'read' | 'write' | 'admin' | 'owner'
  * (Gitea's reqRepoWriter(unit.TypeIssues, unit.TypePullRequests) on the API's label and milestone
  * writes, reqRepoIssuesOrPullsReader on its pages).
  */
-export type RepoUnit = 'issues' | 'pulls' | 'issuesOrPulls' | 'wiki' | 'releases' | 'packages'
+export type RepoUnit = 'issues' | 'pulls' | 'issuesOrPulls' | 'wiki' | 'releases' | 'packages' | 'projects'
 
 export interface RepoNeed {
   /** The least access the route needs; `read` when absent. */
@@ -127,6 +127,7 @@ const UNIT_ENABLED: Record<RepoUnit, (repo: RepoContext['repo']) => boolean> = {
   wiki: (repo) => repo.hasWiki,
   releases: (repo) => repo.hasReleases,
   packages: (repo) => repo.hasPackages,
+  projects: (repo) => repo.hasProjects,
 }
 
 /** Whether a request with this method and need changes the repository. */

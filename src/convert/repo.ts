@@ -245,9 +245,9 @@ export function repoRecord(
     mirror_updated: repo.isMirror && mirror && mirror.updatedUnix > 0 ? isoTime(mirror.updatedUnix) : ZERO_TIME,
     archived_at: isoTime(repo.archivedUnix),
     has_releases: repo.hasReleases,
-    // Units Warren does not serve (as a Gitea that disables them site-wide): never on.
+    has_projects: repo.hasProjects,
     has_packages: repo.hasPackages,
-    has_projects: false,
+    // Units Warren does not serve (as a Gitea that disables them site-wide): never on.
     has_actions: false,
     projects_mode: 'all',
     internal_tracker: repo.hasIssues

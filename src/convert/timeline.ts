@@ -161,6 +161,13 @@ export async function timelineToApi(deps: AppDeps, repo: RepoRow, issue: IssueRo
         // Gitea's lock and unlock comments: the lock's reason is the comment's content.
         records.push(timelineRecord({ ...at, type: e.kind === 'issue.locked' ? 'lock' : 'unlock', body: text(p.reason) }))
         break
+      case 'issue.project_changed':
+        // Gitea's `project` comment: the project it went into (project_id) and the one it left (old_project_id).
+        records.push(timelineRecord({ ...at, type: 'project', project_id: idOf(p.project), old_project_id: idOf(p.oldProject) }))
+        break
+      case 'issue.project_column_changed':
+        records.push(timelineRecord({ ...at, type: 'project_board', project_id: idOf(p.project) }))
+        break
       case 'pull.merged':
         records.push(timelineRecord({ ...at, type: 'merge_pull', ref_commit_sha: text(p.mergeCommitSha) }))
         break
@@ -220,6 +227,8 @@ function timelineRecord(fields: {
   review_id?: number
   ref_commit_sha?: string
   dependent_issue?: ApiIssue | null
+  project_id?: number
+  old_project_id?: number
 }) {
   return {
     body: '',

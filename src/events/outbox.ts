@@ -45,6 +45,14 @@ export type EventKind =
   /** A conversation was locked to collaborators (payload: reason, Gitea's lock reason or '') or unlocked; in its timeline, announced to no hook (as Gitea). */
   | 'issue.locked'
   | 'issue.unlocked'
+  /**
+   * An issue or pull request was put into a project, taken out of one or moved to another (payload:
+   * `oldProject`, `project`: { id, title } or null), Gitea's `project` comment; or its card moved to
+   * another column of its project (payload: `project` and `column`, { id, title }), Gitea's
+   * `project_board` comment. In its timeline, announced to no hook (as Gitea 1.23).
+   */
+  | 'issue.project_changed'
+  | 'issue.project_column_changed'
   /** An issue or pull request was deleted (payload: `issue`, its Issue record as it was: the rows are gone). */
   | 'issue.deleted'
   | 'comment.created'

@@ -70,6 +70,7 @@ const NOTICES: Record<string, string> = {
   'milestone-closed': 'The milestone was closed.',
   'milestone-opened': 'The milestone was reopened.',
   'milestone-deleted': 'The milestone was deleted.',
+  'project-deleted': 'The project was deleted.',
   blocked: 'The user was blocked.',
   unblocked: 'The user was unblocked.',
   'note-saved': 'The note was saved.',

@@ -33,6 +33,7 @@ import { refPages } from './pages/refs'
 import { comparePages } from './pages/compare'
 import { wikiPages } from './pages/wiki'
 import { labelPages } from './pages/labels'
+import { projectPages } from './pages/projects'
 import { migratePages } from './pages/migrate'
 import { orgSettingsPages } from './pages/org-settings'
 import { hookSettingsPages } from './pages/hook-settings'
@@ -91,6 +92,7 @@ export const webModule = (deps: AppDeps) =>
     .use(comparePages(deps))
     .use(wikiPages(deps))
     .use(labelPages(deps))
+    .use(projectPages(deps))
     .use(editorPages(deps))
     .use(releaseFormPages(deps))
     .use(forkPages(deps))

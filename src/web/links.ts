@@ -28,3 +28,8 @@ export const editorUrl = (owner: string, repo: string, action: '_new' | '_edit' 
 
 /** The sign-in page, coming back to `path` (a local path) once signed in. */
 export const signInUrl = (path: string) => `/user/login?redirect_to=${encodeURIComponent(path)}`
+
+/** A holder's projects: a repository's (`/{o}/{r}/projects`) or, with `repo` null, an owner's (`/{owner}/-/projects`). */
+export const projectsUrl = (owner: string, repo: string | null) => (repo === null ? `${ownerUrl(owner)}/-/projects` : `${repoUrl(owner, repo)}/projects`)
+/** A project's board, from a repository whose owner holds it or which holds it itself. */
+export const projectUrl = (owner: string, repo: string, project: { id: number; repoId: number | null }) => `${projectsUrl(owner, project.repoId === null ? null : repo)}/${project.id}`

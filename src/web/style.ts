@@ -83,6 +83,14 @@ ${Object.entries(TOKEN_TAGS).map(([colour, tag]) => `ol.lines ${tag} { color: ${
 .tabs, .state-tabs { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: .75rem 0; border-bottom: 1px solid var(--line); padding-bottom: .4rem; }
 .tabs a[aria-current], .state-tabs a[aria-current] { font-weight: 700; color: var(--fg); }
 .list-head { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: .5rem; }
+.board { display: flex; gap: .75rem; overflow-x: auto; align-items: flex-start; padding-bottom: .5rem; }
+.board-column { flex: 0 0 17rem; margin: 0; }
+.board-column h3 { margin: 0; font-size: 1rem; }
+.board .card-move { display: flex; gap: .35rem; align-items: center; margin-top: .3rem; }
+.board .column-actions { padding: .4rem .75rem; border-top: 1px solid var(--line); display: flex; flex-wrap: wrap; gap: .35rem; }
+.board .column-actions button, .board .card-move button, .board .card-move select { font-size: .85rem; padding: .15rem .4rem; }
+.list-head .actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+.project-description { white-space: pre-line; margin: .3rem 0; }
 a.button { display: inline-block; text-decoration: none; }
 a.button.primary { background: var(--accent); color: #fff; border-radius: 4px; padding: .35rem .9rem; }
 .filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin: .5rem 0; }

@@ -49,6 +49,9 @@ export const EVENT_TYPE_OF: Record<EventKind, ((e: EventRecord) => HookEventType
   // Nor locks (Gitea's notifier has no lock event).
   'issue.locked': null,
   'issue.unlocked': null,
+  // Nor projects (Gitea 1.23's notifier announces no project change).
+  'issue.project_changed': null,
+  'issue.project_column_changed': null,
   'issue.deleted': issueOrPull('issues', 'pull_request'),
   'comment.created': issueOrPull('issue_comment', 'pull_request_comment'),
   'comment.edited': issueOrPull('issue_comment', 'pull_request_comment'),

@@ -377,6 +377,8 @@ export const PAYLOAD_BUILDERS: Record<EventKind, PayloadBuilder | null> = {
   'issue.unpinned': null,
   'issue.locked': null,
   'issue.unlocked': null,
+  'issue.project_changed': null,
+  'issue.project_column_changed': null,
   'issue.deleted': deletedIssueBuilder,
   'comment.created': commentBuilder,
   'comment.edited': commentBuilder,
@@ -421,6 +423,8 @@ export const PULL_ISSUE_BUILDERS: Record<IssueKind, PayloadBuilder | null> = {
   'issue.unpinned': null,
   'issue.locked': null,
   'issue.unlocked': null,
+  'issue.project_changed': null,
+  'issue.project_column_changed': null,
   'issue.deleted': deletedPullBuilder,
 }
 

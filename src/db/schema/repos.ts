@@ -61,6 +61,8 @@ export const repositories = sqliteTable(
     hasReleases: integer('has_releases', { mode: 'boolean' }).notNull().default(true),
     /** The packages unit: its Packages tab and `/{o}/{r}/packages`, the packages linked to it (on by default, as Gitea's). */
     hasPackages: integer('has_packages', { mode: 'boolean' }).notNull().default(true),
+    /** Gitea's `repo.projects` unit: the repository's project boards (modules/projects), on by default as in Gitea. */
+    hasProjects: integer('has_projects', { mode: 'boolean' }).notNull().default(true),
     /** An external issue tracker (Gitea's external tracker unit): in use when the URL is set; the built-in issues are off then. */
     externalTrackerUrl: text('external_tracker_url').notNull().default(''),
     externalTrackerFormat: text('external_tracker_format').notNull().default(''),

@@ -1,4 +1,5 @@
 /** Reading issues: prepared statements, lookups by index, the filtered list and the records of a page. */
+import { onProject } from '../projects/service'
 import { and, count, desc, eq, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { Db } from '../../db/client'
@@ -98,6 +99,8 @@ export interface IssueFilter {
   labels?: string
   q?: string
   milestones?: string
+  /** The web's `?project=`: issues on that project (an id), or with -1 those on none. */
+  project?: number
   type?: string
   /** User names (Gitea 1.15+): the poster, or one of the assignees; an unknown name is a 404. */
   created_by?: string
@@ -134,7 +137,7 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
   const poster = filter.created_by ? await getVisibleUserByName(deps, filter.created_by, viewer) : undefined
   const assignee = filter.assigned_by ? await getVisibleUserByName(deps, filter.assigned_by, viewer) : undefined
   const s = statementsOf(deps.db)
-  const plain = state !== 'all' && !filter.labels && !filter.q && !filter.milestones && !type && !poster && !assignee
+  const plain = state !== 'all' && !filter.labels && !filter.q && !filter.milestones && !filter.project && !type && !poster && !assignee
   if (plain) {
     const closed = state === 'closed'
     const rows = (await valueRows(s.pageByState, { repo: repo.id, closed, limit: page.limit, offset: page.offset }))
@@ -169,6 +172,7 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
     )
   const milestoneIds = (await idsByIdOrName(deps, milestones, repo.id, splitFilter(filter.milestones, 'milestones'))).flat()
   if (milestoneIds.length) where.push(inJsonList(issues.milestoneId, milestoneIds))
+  if (filter.project) where.push(onProject(filter.project))
   const condition = and(...where)
   const rows = await deps.db
     .select()
@@ -179,7 +183,7 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
     .offset(page.offset)
   // Open or closed issues, or pull requests, and nothing else asked (the web's issue and pull
   // request lists): the same counters say how many, where a count would read every one of them.
-  const byTypeOnly = state !== 'all' && type && !filter.labels && !filter.q && !filter.milestones && !poster && !assignee
+  const byTypeOnly = state !== 'all' && type && !filter.labels && !filter.q && !filter.milestones && !filter.project && !poster && !assignee
   const total = byTypeOnly ? countedByType(repo, type === 'pulls', state === 'closed') : (await deps.db.select({ n: count() }).from(issues).where(condition))[0]!.n
   return { rows, total }
 }

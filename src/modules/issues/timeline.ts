@@ -28,6 +28,8 @@ export const TIMELINE_KINDS: readonly EventKind[] = [
   'issue.unpinned',
   'issue.locked',
   'issue.unlocked',
+  'issue.project_changed',
+  'issue.project_column_changed',
   'pull.merged',
   'pull.synchronized',
   'review.requested',

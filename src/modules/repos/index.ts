@@ -112,6 +112,7 @@ export const reposModule = (deps: AppDeps) =>
           defaultAllowMaintainerEdit: body.default_allow_maintainer_edit,
           hasReleases: body.has_releases,
           hasPackages: body.has_packages,
+          hasProjects: body.has_projects,
           template: body.template,
           mirrorInterval: body.mirror_interval,
           externalTracker: body.external_tracker && {

@@ -17,6 +17,7 @@ export interface UnitEdit {
   hasPullRequests?: boolean
   hasReleases?: boolean
   hasPackages?: boolean
+  hasProjects?: boolean
   externalTracker?: ExternalTrackerEdit
   externalWikiUrl?: string
   ignoreWhitespaceConflicts?: boolean
@@ -55,6 +56,7 @@ const FLAGS = [
   'hasPullRequests',
   'hasReleases',
   'hasPackages',
+  'hasProjects',
   'ignoreWhitespaceConflicts',
   'allowMergeCommits',
   'allowRebase',

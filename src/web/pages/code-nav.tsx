@@ -3,8 +3,8 @@ import type { Html } from 'warren-jsx/jsx-runtime'
 import type { ApiRepo } from '../../convert/repo'
 import { historyUrl, repoUrl } from '../links'
 
-/** The code pages' tabs under the repository header: files, history, branches, tags, releases, the wiki, the packages, the activity. */
-export function CodeNav(props: { repo: ApiRepo; current: 'code' | 'commits' | 'branches' | 'tags' | 'releases' | 'wiki' | 'compare' | 'pulls' | 'activity' | 'packages' }): Html {
+/** The code pages' tabs under the repository header: files, history, branches, tags, releases, the wiki, the projects, the packages, the activity. */
+export function CodeNav(props: { repo: ApiRepo; current: 'code' | 'commits' | 'branches' | 'tags' | 'releases' | 'wiki' | 'compare' | 'pulls' | 'activity' | 'packages' | 'projects' }): Html {
   const base = repoUrl(props.repo.owner.login, props.repo.name)
   const tab = (id: typeof props.current, href: string, label: string) => (
     <li>
@@ -22,6 +22,7 @@ export function CodeNav(props: { repo: ApiRepo; current: 'code' | 'commits' | 'b
         {tab('tags', `${base}/tags`, 'Tags')}
         {props.repo.has_releases ? tab('releases', `${base}/releases`, 'Releases') : null}
         {props.repo.has_wiki && !props.repo.external_wiki ? tab('wiki', `${base}/wiki`, 'Wiki') : null}
+        {props.repo.has_projects ? tab('projects', `${base}/projects`, 'Projects') : null}
         {props.repo.has_packages ? tab('packages', `${base}/packages`, 'Packages') : null}
         {tab('activity', `${base}/activity`, 'Activity')}
       </ul>

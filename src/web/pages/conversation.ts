@@ -15,6 +15,8 @@ import { pageNumber } from '../forms'
 import type { LabelRow, MilestoneRow } from '../../db/schema'
 import { listLabels } from '../../modules/labels/service'
 import { listMilestones } from '../../modules/milestones/service'
+import { projectChoices } from '../../modules/projects/service'
+import type { ProjectRow } from '../../db/schema'
 
 /** Comments one page of a conversation shows (Gitea shows them all; a page bounds the HTML and the work). */
 export const COMMENTS_PER_PAGE = 50
@@ -155,4 +157,13 @@ export async function choicesOf(deps: AppDeps, ctx: RepoContext): Promise<{ labe
   const org = ctx.owner.type === 1 ? (await listLabels(deps, { orgId: ctx.owner.id }, undefined, first)).rows : []
   const milestones = (await listMilestones(deps, ctx.repo.id, first, 'all')).rows
   return { labels: [...own, ...org], milestones }
+}
+
+/**
+ * The projects an issue of the repository may go on, for filters and the sidebar: the
+ * repository's own and its owner's (Gitea's retrieveProjects), open ones first.
+ */
+export async function projectsFor(deps: AppDeps, ctx: RepoContext): Promise<ProjectRow[]> {
+  const [own, owners] = await Promise.all([projectChoices(deps, { repoId: ctx.repo.id }, MAX_CHOICES), projectChoices(deps, { owner: ctx.owner }, MAX_CHOICES)])
+  return [...own, ...owners]
 }

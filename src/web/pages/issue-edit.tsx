@@ -20,9 +20,10 @@ import { editPull } from '../../modules/pulls/service'
 import { isFollowing, setFollowing } from '../../modules/subscriptions/service'
 import { reactionCounts, ReactionBar } from './reactions'
 import { pageDetail, type WebContext } from '../context'
-import { repoUrl } from '../links'
+import { projectUrl, repoUrl } from '../links'
 import { ButtonForm, CsrfText, formRoute, FormText } from '../forms'
-import { choicesOf, MAX_CHOICES, type Conversation } from './conversation'
+import { choicesOf, MAX_CHOICES, projectsFor, type Conversation } from './conversation'
+import { projectsOfIssues, setIssueProject } from '../../modules/projects/service'
 import { CsrfField, issuePageUrl, multiline, trackerOn } from './issue-parts'
 
 /**
@@ -108,6 +109,7 @@ export async function conversationControls(deps: AppDeps, web: WebContext, repoC
     ),
     side: (
       <>
+        {repoCtx.repo.hasProjects ? await ProjectSide({ deps, web, repoCtx, conv, writer: mayLock }) : null}
         {watch}
         {mayLock ? <ConversationLock web={web} url={url} locked={issue.is_locked} sideForms={sideForms} /> : null}
       </>
@@ -205,6 +207,50 @@ async function SideForms(props: { deps: AppDeps; web: WebContext; repoCtx: RepoC
           ))}
         </ul>
       </details>
+    </>
+  )
+}
+
+/**
+ * The sidebar's project (its column too) for every reader, while the repository has projects on;
+ * a writer's choice of it (Gitea's `/{issues|pulls}/projects` with `issue_ids` and `id`, 0 for none).
+ */
+async function ProjectSide(props: { deps: AppDeps; web: WebContext; repoCtx: RepoContext; conv: Conversation; writer: boolean }): Promise<Html> {
+  const { deps, web, repoCtx, conv } = props
+  const issue = conv.issue
+  const on = (await projectsOfIssues(deps, [issue.id])).get(issue.id)
+  const choices = props.writer ? await projectsFor(deps, repoCtx) : []
+  const base = `${repoUrl(repoCtx.owner.name, repoCtx.repo.name)}/${issue.pull_request ? 'pulls' : 'issues'}`
+  return (
+    <>
+      <h2 class="side-title">Projects</h2>
+      {on ? (
+        <p>
+          <a href={projectUrl(repoCtx.owner.name, repoCtx.repo.name, on.project)}>{on.project.title}</a> <span class="muted">({on.column.title})</span>
+        </p>
+      ) : (
+        <p class="muted">No project</p>
+      )}
+      {props.writer && (choices.length || on) ? (
+        <FoldedForm ctx={web} summary="Set project" action={`${base}/projects`} class="stack">
+          <input type="hidden" name="issue_ids" value={String(issue.id)} />
+          <label>
+            Project
+            <select name="id">
+              <option value="0">No project</option>
+              {choices.map((p) => (
+                <option value={String(p.id)} selected={on?.project.id === p.id}>
+                  {p.title}
+                  {p.isClosed ? ' (closed)' : ''}
+                </option>
+              ))}
+            </select>
+          </label>
+          <div>
+            <button type="submit">Set project</button>
+          </div>
+        </FoldedForm>
+      ) : null}
     </>
   )
 }
@@ -407,6 +453,16 @@ export const issueEditPages = (deps: AppDeps) => {
             await editRow(deps, ctx, issue, { assignees: wanted.map((a) => names.get(a)!.name) })
           }),
         { ...sideNeeds, detail: pageDetail(`web${noun}Assignee`) },
+      )
+      .post(
+        `/:owner/:repo/${kind}/projects`,
+        ({ request, body, repo: ctx }) =>
+          sideForm(deps, request, ctx, body, async (issue, id) => {
+            // Gitea's reqRepoProjectsReader beside the writer's need: the projects unit on.
+            if (!ctx.repo.hasProjects) throw notFound()
+            await setIssueProject(deps, ctx.repo, issue, ctx.caller.user!, id)
+          }),
+        { ...sideNeeds, detail: pageDetail(`web${noun}Projects`) },
       )
       .post(
         `/:owner/:repo/${kind}/milestone`,

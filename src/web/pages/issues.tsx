@@ -19,7 +19,7 @@ import { htmlResponse, pageDetail, webContext, type WebContext } from '../contex
 import { repoUrl, signInUrl } from '../links'
 import { signInRedirect } from '../errors'
 import { RepoHeader } from './repo-chrome'
-import { choicesOf, COMMENTS_PER_PAGE, loadConversation, MAX_CHOICES, type Conversation } from './conversation'
+import { choicesOf, COMMENTS_PER_PAGE, loadConversation, MAX_CHOICES, projectsFor, type Conversation } from './conversation'
 import { ConversationView } from './timeline'
 import { conversationControls } from './issue-edit'
 import { formRoute } from '../forms'
@@ -33,7 +33,7 @@ const MAX_PAGE = 100_000
 const Text = (max: number) => t.Optional(t.String({ maxLength: max }))
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 const IndexParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: t.String({ maxLength: 40 }) })
-const ListQuery = t.Object({ state: Text(16), labels: Text(1000), milestone: Text(255), assignee: Text(255), poster: Text(255), q: Text(255), page: Text(16) })
+const ListQuery = t.Object({ state: Text(16), labels: Text(1000), milestone: Text(255), project: Text(20), assignee: Text(255), poster: Text(255), q: Text(255), page: Text(16) })
 const PageQuery = t.Object({ page: Text(16), comment: Text(16) })
 /** Form bodies: every field bounded; unknown fields ignored. */
 const CommentBody = t.Object({ _csrf: Text(128), content: Text(65_536), status: Text(16) }, { additionalProperties: true })
@@ -78,6 +78,7 @@ export function TrackerTabs(props: { repo: ApiRepo; current: 'issues' | 'pulls' 
       {props.repo.has_pull_requests ? tab('pulls', 'Pull requests') : null}
       {props.repo.has_issues ? tab('labels', 'Labels') : null}
       {props.repo.has_issues ? tab('milestones', 'Milestones') : null}
+      {props.repo.has_projects ? <a href={`${base}/projects`}>Projects</a> : null}
     </nav>
   )
 }
@@ -98,6 +99,7 @@ async function listPage(deps: AppDeps, request: Request, ctx: RepoContext, query
     type: kind,
     labels: query.labels || undefined,
     milestones: query.milestone || undefined,
+    project: /^-?\d{1,15}$/.test(query.project ?? '') ? Number(query.project) : undefined,
     created_by: query.poster?.trim() || undefined,
     assigned_by: query.assignee?.trim() || undefined,
     q: query.q?.trim() || undefined,
@@ -118,8 +120,9 @@ async function listPage(deps: AppDeps, request: Request, ctx: RepoContext, query
     problem = e.status === 404 ? 'No such user: the poster or assignee filter names no one you can see.' : e.message
   }
   const choices = await choicesOf(deps, ctx)
+  const projects = ctx.repo.hasProjects ? await projectsFor(deps, ctx) : []
   const path = `${repoUrl(repo.owner.login, repo.name)}/${kind}`
-  const params = { labels: query.labels, milestone: query.milestone, assignee: query.assignee, poster: query.poster, q: query.q }
+  const params = { labels: query.labels, milestone: query.milestone, project: query.project, assignee: query.assignee, poster: query.poster, q: query.q }
   const tabHref = (s: string) => `${path}?${new URLSearchParams(Object.entries({ ...params, state: s }).filter((e): e is [string, string] => !!e[1]))}`
   const noun = kind === 'pulls' ? 'Pull requests' : 'Issues'
   return htmlResponse(
@@ -162,6 +165,22 @@ async function listPage(deps: AppDeps, request: Request, ctx: RepoContext, query
             ))}
           </select>
         </label>
+        {projects.length ? (
+          <label>
+            Project
+            <select name="project">
+              <option value="">Any</option>
+              <option value="-1" selected={query.project === '-1'}>
+                No project
+              </option>
+              {projects.map((p) => (
+                <option value={String(p.id)} selected={query.project === String(p.id)}>
+                  {p.title}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
         <label>
           Poster
           <input name="poster" value={query.poster ?? ''} autocomplete="off" />

@@ -22,7 +22,7 @@ import { Layout } from '../layout'
 import { ButtonForm, CsrfText, FormText, formRoute, Notices, Pager, pageNumber, pagesOf } from '../forms'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { errorPage } from '../errors'
-import { ownerUrl, repoUrl } from '../links'
+import { ownerUrl, projectsUrl, repoUrl } from '../links'
 import { OwnerList } from './explore'
 
 /** Repositories a page lists at most (the rest are counted). */
@@ -90,7 +90,9 @@ export function OwnerHeading(props: { owner: UserRow; kind: string }): Html {
         <a href={ownerUrl(owner.name)}>{owner.name}</a>
         {owner.fullName ? <span class="muted"> · {owner.fullName}</span> : null}
       </h1>
-      <p class="muted">{props.kind}</p>
+      <p class="muted">
+        {props.kind} · <a href={ownerUrl(owner.name)}>Repositories</a> · <a href={projectsUrl(owner.name, null)}>Projects</a>
+      </p>
     </>
   )
 }

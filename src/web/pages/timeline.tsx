@@ -82,6 +82,18 @@ function eventWords(event: EventRecord, actor: string | null, people: Map<number
       return text(p.reason) ? <>locked as <strong>{text(p.reason)}</strong> and limited conversation to collaborators</> : 'locked and limited conversation to collaborators'
     case 'issue.unlocked':
       return 'unlocked this conversation'
+    case 'issue.project_changed': {
+      const to = text((p.project as { title?: unknown } | null | undefined)?.title)
+      const from = text((p.oldProject as { title?: unknown } | null | undefined)?.title)
+      if (!to) return <>removed this from the <strong>{from}</strong> project</>
+      return from ? <>modified the project from <strong>{from}</strong> to <strong>{to}</strong></> : <>added this to the <strong>{to}</strong> project</>
+    }
+    case 'issue.project_column_changed':
+      return (
+        <>
+          moved this to <strong>{text((p.column as { title?: unknown } | undefined)?.title)}</strong> in <strong>{text((p.project as { title?: unknown } | undefined)?.title)}</strong>
+        </>
+      )
     case 'pull.merged':
       return <>merged commit <code>{shortSha(p.mergeCommitSha)}</code></>
     case 'pull.synchronized':
