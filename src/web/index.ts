@@ -13,6 +13,7 @@ import { accountSettingsPages } from './pages/settings-account'
 import { repoActionPages } from './pages/repo-actions'
 import { explorePages } from './pages/explore'
 import { signUpPages } from './pages/sign-up'
+import { accountMailPages } from './pages/account-mail'
 import { adminPages } from './pages/admin'
 import { adminSystemPages } from './pages/admin-system'
 import { adminListPages } from './pages/admin-lists'
@@ -71,6 +72,7 @@ export const webModule = (deps: AppDeps) =>
     .use(hookSettingsPages(deps))
     .use(explorePages(deps))
     .use(signUpPages(deps))
+    .use(accountMailPages(deps))
     .use(adminPages(deps))
     .use(adminSystemPages(deps))
     .use(adminListPages(deps))
