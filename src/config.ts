@@ -217,8 +217,82 @@ export interface Config {
   oauth2CodeLifetime: number
   /** OAuth2 applications one user may register (WARREN_OAUTH2_MAX_APPLICATIONS_PER_USER, 100); past it: 422. */
   oauth2MaxApplicationsPerUser: number
+  /**
+   * Outgoing mail (Gitea's [mailer]): on (WARREN_MAILER_ENABLED, default false), mails are queued
+   * in the database with the change that causes them and sent by the `mailer` background job
+   * (src/jobs/mailer.ts) to the SMTP server WARREN_MAILER_HOST:WARREN_MAILER_PORT (Gitea's
+   * SMTP_ADDR, SMTP_PORT), over `smtp`, `smtps` (TLS from the start) or `smtp+starttls`
+   * (WARREN_MAILER_PROTOCOL, Gitea's PROTOCOL: by default `smtps` on port 465, `smtp+starttls`
+   * on 587, otherwise `smtp`), signed in with WARREN_MAILER_USER / WARREN_MAILER_PASSWD when a user
+   * is set, from WARREN_MAILER_FROM (Gitea's FROM). The operator's host is trusted as Gitea trusts
+   * it: the webhooks' outbound policy does not apply to it.
+   */
+  mailer: MailerConfig | null
+  /**
+   * New accounts made at `/user/sign_up` stay inactive until their address is confirmed by the
+   * mailed link (WARREN_REGISTER_EMAIL_CONFIRM, Gitea's [service] REGISTER_EMAIL_CONFIRM; default
+   * false; needs the mailer).
+   */
+  registerEmailConfirm: boolean
+  /** How long an activation link stays valid, seconds (WARREN_ACTIVE_CODE_LIVE_MINUTES, minutes, 180, Gitea's). */
+  activeCodeLifetime: number
+  /** How long a password reset link stays valid, seconds (WARREN_RESET_PASSWD_CODE_LIVE_MINUTES, minutes, 180, Gitea's). */
+  resetPasswordCodeLifetime: number
   /** Admin created on first start when no user exists. */
   initialAdmin?: { username: string; password: string; email: string }
+}
+
+/** Gitea's [mailer] PROTOCOL values Warren speaks. */
+export const MAILER_PROTOCOLS = ['smtp', 'smtps', 'smtp+starttls'] as const
+export type MailerProtocol = (typeof MAILER_PROTOCOLS)[number]
+
+/** Where and how mail is sent (Config.mailer). */
+export interface MailerConfig {
+  protocol: MailerProtocol
+  host: string
+  port: number
+  /** '' = no sign-in. */
+  user: string
+  passwd: string
+  /** The From header, e.g. `Warren <warren@example.com>`. */
+  from: string
+  /** Accept any certificate of the server (WARREN_MAILER_FORCE_TRUST_SERVER_CERT, Gitea's FORCE_TRUST_SERVER_CERT; default false). */
+  forceTrustServerCert: boolean
+  /** Attempts to send one mail before it is given up (WARREN_MAILER_MAX_ATTEMPTS, 10). */
+  maxAttempts: number
+  /** Wait before the first retry, seconds, doubled for each next one up to an hour (WARREN_MAILER_RETRY_DELAY, 10). */
+  retryDelay: number
+  /** Time limit of one connection to the server, seconds (WARREN_MAILER_TIMEOUT, 30). */
+  timeout: number
+}
+
+/** A value that goes into a mail header: one line, bounded. */
+function headerValueFrom(value: string, name: string): string {
+  if (/[\r\n\x00]/.test(value) || value.length > 320) throw new Error(`${name} must be one line of at most 320 characters`)
+  return value
+}
+
+/** WARREN_MAILER_*: null while the mailer is off. */
+function mailerFrom(env: Record<string, string | undefined>, host: string): MailerConfig | null {
+  if (!boolFrom(env.WARREN_MAILER_ENABLED, 'WARREN_MAILER_ENABLED')) return null
+  const smtpHost = (env.WARREN_MAILER_HOST ?? '').trim()
+  if (!smtpHost || !/^[A-Za-z0-9.:[\]_-]{1,255}$/.test(smtpHost)) throw new Error(`WARREN_MAILER_HOST must name the SMTP server when WARREN_MAILER_ENABLED is true, got "${smtpHost}"`)
+  const portGiven = env.WARREN_MAILER_PORT
+  const inferred: MailerProtocol = portGiven === '465' ? 'smtps' : portGiven === '587' ? 'smtp+starttls' : 'smtp'
+  const protocol = choiceFrom(env.WARREN_MAILER_PROTOCOL, MAILER_PROTOCOLS, 'WARREN_MAILER_PROTOCOL', inferred)
+  const fallbackPort = protocol === 'smtps' ? 465 : protocol === 'smtp+starttls' ? 587 : 25
+  return {
+    protocol,
+    host: smtpHost,
+    port: boundedFrom(portGiven, fallbackPort, 'WARREN_MAILER_PORT', 1, 65535),
+    user: headerValueFrom(env.WARREN_MAILER_USER ?? '', 'WARREN_MAILER_USER'),
+    passwd: env.WARREN_MAILER_PASSWD ?? '',
+    from: headerValueFrom(env.WARREN_MAILER_FROM?.trim() || `Warren <noreply@${host}>`, 'WARREN_MAILER_FROM'),
+    forceTrustServerCert: boolFrom(env.WARREN_MAILER_FORCE_TRUST_SERVER_CERT, 'WARREN_MAILER_FORCE_TRUST_SERVER_CERT'),
+    maxAttempts: boundedFrom(env.WARREN_MAILER_MAX_ATTEMPTS, 10, 'WARREN_MAILER_MAX_ATTEMPTS', 1, 100),
+    retryDelay: secondsFrom(env.WARREN_MAILER_RETRY_DELAY, 10, 'WARREN_MAILER_RETRY_DELAY'),
+    timeout: secondsFrom(env.WARREN_MAILER_TIMEOUT, 30, 'WARREN_MAILER_TIMEOUT'),
+  }
 }
 
 function withSlash(url: string): string {
@@ -346,6 +420,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? { username: env.WARREN_ADMIN_USER, password: env.WARREN_ADMIN_PASSWORD, email: env.WARREN_ADMIN_EMAIL }
       : undefined
   const listenHost = env.WARREN_HOST ?? '0.0.0.0'
+  const mailer = overrides.mailer !== undefined ? overrides.mailer : mailerFrom(env, host)
+  const registerEmailConfirm = boolFrom(env.WARREN_REGISTER_EMAIL_CONFIRM, 'WARREN_REGISTER_EMAIL_CONFIRM')
+  if (registerEmailConfirm && !mailer) throw new Error('WARREN_REGISTER_EMAIL_CONFIRM needs the mailer (WARREN_MAILER_ENABLED=true)')
   const sshPort = portFrom(env.WARREN_SSH_PORT, 22, 'WARREN_SSH_PORT')
   return {
     host: listenHost,
@@ -421,6 +498,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauth2RefreshTokenLifetime: 3600 * boundedFrom(env.WARREN_OAUTH2_REFRESH_TOKEN_EXPIRATION_TIME, 730, 'WARREN_OAUTH2_REFRESH_TOKEN_EXPIRATION_TIME', 1, 10 * 8784),
     oauth2CodeLifetime: boundedFrom(env.WARREN_OAUTH2_AUTHORIZATION_CODE_LIFETIME, 600, 'WARREN_OAUTH2_AUTHORIZATION_CODE_LIFETIME', 1, 3600),
     oauth2MaxApplicationsPerUser: boundedFrom(env.WARREN_OAUTH2_MAX_APPLICATIONS_PER_USER, 100, 'WARREN_OAUTH2_MAX_APPLICATIONS_PER_USER', 1, 100_000),
+    mailer,
+    registerEmailConfirm,
+    activeCodeLifetime: 60 * boundedFrom(env.WARREN_ACTIVE_CODE_LIVE_MINUTES, 180, 'WARREN_ACTIVE_CODE_LIVE_MINUTES', 1, 30 * 1440),
+    resetPasswordCodeLifetime: 60 * boundedFrom(env.WARREN_RESET_PASSWD_CODE_LIVE_MINUTES, 180, 'WARREN_RESET_PASSWD_CODE_LIVE_MINUTES', 1, 30 * 1440),
     ...overrides,
   }
 }

@@ -12,6 +12,7 @@ import { startMirrorScheduler } from './jobs/mirror-scheduler'
 import { startPullChecker } from './jobs/pull-checker'
 import { startWebhookWorker } from './jobs/webhook-worker'
 import { startNotifier } from './jobs/notifier'
+import { startMailer } from './jobs/mailer'
 import { startAutoMerger } from './jobs/auto-merger'
 import { startPushMirrorer } from './jobs/push-mirrorer'
 import { startLeftoverRepair } from './jobs/leftover-repair'
@@ -126,6 +127,8 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
     jobs.add('notifications', asLeader(deps, 'notifier', () => startNotifier(deps)))
     jobs.add('scheduled merges', asLeader(deps, 'auto-merger', () => startAutoMerger(deps)))
     jobs.add('push mirrors on commit', asLeader(deps, 'push-mirrorer', () => startPushMirrorer(deps)))
+    // The mail queue's sender, while the mailer is on (mails queued while it is off wait in the queue).
+    if (config.mailer) jobs.add('mailer', asLeader(deps, 'mailer', () => startMailer(deps)))
     // Several processes on PostgreSQL: what one leaves when it dies is repaired while the others
     // serve. On SQLite one process owns the database, and the start-up repairs above suffice.
     if (config.databaseUrl) jobs.add('leftover repairs', asLeader(deps, 'leftover-repair', () => startLeftoverRepair(deps)))

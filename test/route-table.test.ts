@@ -339,8 +339,8 @@ function giteaCategories(path: string): ScopeCategory[] | 'none' {
   if (path.startsWith('/:owner/-/projects')) return ['user']
   // The user's own settings pages: the API's `/user/...` routes' category.
   if (path.startsWith('/user/settings')) return ['user']
-  // Signing in, up and out, the second factor's step and the OAuth2 consent: no token is asked for there.
-  if (/^\/user\/(login|logout|sign_up|two_factor)(\/|$)/.test(path) || path.startsWith('/login/oauth/') || path === '/explore') return 'none'
+  // Signing in, up and out, the second factor's step, the mailed codes' pages and the OAuth2 consent: no token is asked for there.
+  if (/^\/user\/(login|logout|sign_up|two_factor|forgot_password|recover_account|activate|activate_email)(\/|$)/.test(path) || path.startsWith('/login/oauth/') || path === '/explore') return 'none'
   // The site administration's pages: the API's `/admin/...` routes' category.
   if (path.startsWith('/-/admin') || path.startsWith('/admin/')) return ['admin']
   // An organisation's pages and forms, its creation, and the list of organisations: the API's `/orgs/...` routes' category.

@@ -32,7 +32,7 @@ afterAll(() => s.stop())
 
 describe('/user/settings', () => {
   test('GET shows the defaults; PATCH changes what it is given and keeps the rest', async () => {
-    expect(await ok(asAlice.user.getUserSettings())).toEqual({
+    expect((await ok(asAlice.user.getUserSettings())) as Record<string, unknown>).toEqual({
       full_name: '',
       website: '',
       description: '',
@@ -42,6 +42,8 @@ describe('/user/settings', () => {
       diff_view_style: '',
       hide_email: false,
       hide_activity: false,
+      // Warren's addition: Gitea's account page setting of which notifications are mailed.
+      email_notifications_preference: 'enabled',
     })
     const wanted = {
       full_name: 'Alice Liddell',
@@ -53,6 +55,7 @@ describe('/user/settings', () => {
       diff_view_style: 'split',
       hide_email: true,
       hide_activity: true,
+      email_notifications_preference: 'onmention',
     }
     const changed = await ok(asAlice.user.updateUserSettings(wanted))
     expect(changed).toEqual(wanted)

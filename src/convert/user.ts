@@ -81,6 +81,7 @@ export function toApiUserSettings(user: UserRow) {
     diff_view_style: user.diffViewStyle,
     hide_email: user.keepEmailPrivate,
     hide_activity: user.keepActivityPrivate,
+    email_notifications_preference: user.emailNotificationsPreference,
   }
 }
 

@@ -5,6 +5,8 @@ import { notifications } from '../db/schema'
 import { claimEvents, markDone, type EventRecord } from '../events/outbox'
 import { runConsumerLoop } from '../events/consumer-loop'
 import { errorFields, loggerOf } from '../lib/log'
+import { queueMails } from '../mail/queue'
+import { notificationMails } from './mails'
 import { planOf, roundReads, SOURCE, STATUS, type NotificationPlan } from './recipients'
 
 /**
@@ -81,8 +83,11 @@ export async function notifyRound(deps: AppDeps, limit = BATCH): Promise<number>
       loggerOf(deps.config).error('working out notifications failed', { event: event.id, kind: event.kind, ...errorFields(e) })
     }
   }
+  // With the mailer on, the threads' mails are queued in the same transaction: each event's mails exist once, with its threads.
+  const mails = await notificationMails(deps, plans)
   await writeTransaction(deps.db, async () => {
     for (const { event, plan } of plans) await writeThreads(deps, event, plan)
+    await queueMails(deps.db, mails)
     await markDone(deps.db, NOTIFICATION_CONSUMER, events[events.length - 1]!.id)
   })
   return events.length

@@ -42,6 +42,8 @@ export interface NotificationPlan {
   commentId: number
   actorId: number
   receivers: number[]
+  /** Those of the receivers told directly: mentioned, assigned, asked to review (an `onmention` mail preference's). */
+  direct: number[]
 }
 
 type Audience = 'everyone' | 'assignee' | 'reviewer'
@@ -199,11 +201,12 @@ export async function planOf(deps: AppDeps, event: EventRecord, round: RoundRead
   const repo = issue && round.repos.get(issue.repoId)
   if (!issue || !repo || repo.status !== 'ready') return null
   const wanted = new Set<number>()
+  const direct = new Set<number>()
   if (rule.audience === 'assignee') {
     const assignee = (event.payload.assignee as { id?: unknown } | undefined)?.id
-    if (typeof assignee === 'number') wanted.add(assignee)
+    if (typeof assignee === 'number') wanted.add(assignee), direct.add(assignee)
   } else if (rule.audience === 'reviewer') {
-    if (typeof event.payload.reviewerId === 'number') wanted.add(event.payload.reviewerId)
+    if (typeof event.payload.reviewerId === 'number') wanted.add(event.payload.reviewerId), direct.add(event.payload.reviewerId)
   } else for (const id of everyone(round, issue)) wanted.add(id)
   const mentions = rule.mentionsIn === 'issue' ? await mentioned(deps, issue.content) : []
   if (rule.mentionsIn === 'comment' && event.commentId !== null) {
@@ -212,8 +215,8 @@ export async function planOf(deps: AppDeps, event: EventRecord, round: RoundRead
   }
   // A mention by someone a person blocked does not notify them.
   const blockers = new Set(await blockersOf(deps.db, event.actorId, mentions))
-  for (const id of mentions) if (!blockers.has(id)) wanted.add(id)
+  for (const id of mentions) if (!blockers.has(id)) wanted.add(id), direct.add(id)
   wanted.delete(event.actorId)
   const receivers = await readers(deps, repo, issue, [...wanted])
-  return receivers.length ? { issue, repo, commentId: event.commentId ?? 0, actorId: event.actorId, receivers } : null
+  return receivers.length ? { issue, repo, commentId: event.commentId ?? 0, actorId: event.actorId, receivers, direct: receivers.filter((id) => direct.has(id)) } : null
 }

@@ -14,6 +14,7 @@ import { repoActionPages } from './pages/repo-actions'
 import { explorePages } from './pages/explore'
 import { signUpPages } from './pages/sign-up'
 import { adminUserPages } from './pages/admin-users'
+import { accountMailPages } from './pages/account-mail'
 import { adminSystemPages } from './pages/admin-system'
 import { adminListPages } from './pages/admin-lists'
 import { repoSettingsPages } from './pages/settings-repo'
@@ -76,6 +77,7 @@ export const webModule = (deps: AppDeps) =>
     .use(explorePages(deps))
     .use(signUpPages(deps))
     .use(adminUserPages(deps))
+    .use(accountMailPages(deps))
     .use(adminSystemPages(deps))
     .use(adminListPages(deps))
     .use(repoSettingsPages(deps))

@@ -1,5 +1,6 @@
 /** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
+import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { pipeline } from '../auth/pipeline'
 import { closeSession, cookieOf, openSession, SESSION_COOKIE } from '../auth/sessions'
@@ -11,7 +12,8 @@ import type { Caller } from '../auth/caller'
 import { Layout } from './layout'
 import { cookieHeader, csrfMatches, pageDetail, htmlResponse, newPreSession, PRE_SESSION_COOKIE, safeReturnPath, webContext, type WebContext } from './context'
 import { errorPage } from './errors'
-import { FORM_EXPIRED } from './forms'
+import { FORM_EXPIRED, Notices } from './forms'
+import { emailAddresses, users } from '../db/schema'
 import { allowingFormTarget, signInFormTarget } from './pages/oauth'
 
 const FormText = (max: number) => t.Optional(t.String({ maxLength: max }))
@@ -22,6 +24,7 @@ function signInPage(ctx: WebContext, opts: { name?: string; returnTo: string; er
   return htmlResponse(
     <Layout ctx={ctx} title="Sign in">
       <h1>Sign in</h1>
+      <Notices ctx={ctx} />
       {opts.error ? (
         <p class="error" role="alert">
           {opts.error}
@@ -44,6 +47,11 @@ function signInPage(ctx: WebContext, opts: { name?: string; returnTo: string; er
           </button>
         </div>
       </form>
+      {ctx.config.mailer ? (
+        <p>
+          <a href="/user/forgot_password">Forgot password?</a>
+        </p>
+      ) : null}
     </Layout>,
     opts.status ?? 200,
     opts.headers,
@@ -104,6 +112,16 @@ export function pendingOf(deps: AppDeps, request: Request): Pending | undefined 
   return { userId: value.u, returnTo: value.r }
 }
 
+/** Whether the account of a sign-in name (login or e-mail) waits for its activation (and is not barred by an administrator). */
+async function inactiveAccount(deps: AppDeps, name: string): Promise<boolean> {
+  const lower = name.toLowerCase()
+  const found = name.includes('@')
+    ? await deps.db.select({ user: users }).from(emailAddresses).innerJoin(users, eq(users.id, emailAddresses.userId)).where(eq(emailAddresses.lowerEmail, lower))
+    : await deps.db.select({ user: users }).from(users).where(eq(users.lowerName, lower))
+  const user = found[0]?.user
+  return !!user && user.type === 0 && !user.isActive && !user.prohibitLogin
+}
+
 /**
  * `/user/login` (the form, and its POST: the same password check and failed sign-in limits as the
  * API's Basic credentials) and `POST /user/logout`. A session is a row of `web_sessions`; the
@@ -136,6 +154,11 @@ export const signInRoutes = (deps: AppDeps) =>
           return await signedInAnswer(deps, signed.user!.id, returnTo)
         } catch (e) {
           if (!(e instanceof ApiError)) throw e
+          // The right password of an account waiting for its activation (a 403 comes only after the password matched): Gitea's activate page.
+          if (e.status === 403 && ctx.config.mailer) {
+            const waiting = await inactiveAccount(deps, name)
+            if (waiting) return new Response(null, { status: 303, headers: { location: '/user/activate' } })
+          }
           const error = e.status === 401 ? 'Wrong username or password.' : e.message
           return allowingFormTarget(signInPage(ctx, { name, returnTo, error, status: e.status === 401 ? 200 : e.status, headers: e.headers }), await signInFormTarget(deps, returnTo))
         }

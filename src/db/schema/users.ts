@@ -35,6 +35,12 @@ export const users = sqliteTable(
     diffViewStyle: text('diff_view_style').notNull().default(''),
     /** Gitea's KeepActivityPrivate: the heatmap and activity feeds show others nothing of the user. */
     keepActivityPrivate: integer('keep_activity_private', { mode: 'boolean' }).notNull().default(false),
+    /**
+     * Which issue and pull request notifications are also mailed (Gitea's
+     * email_notifications_preference): 'enabled' (all), 'onmention' (only those mentioning the
+     * user), 'disabled'.
+     */
+    emailNotificationsPreference: text('email_notifications_preference').notNull().default('enabled'),
     /** public | limited | private */
     visibility: text('visibility').notNull().default('public'),
     repoAdminChangeTeamAccess: integer('repo_admin_change_team_access', { mode: 'boolean' }).notNull().default(false),

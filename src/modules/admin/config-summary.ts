@@ -85,6 +85,25 @@ export function configSummary(config: Config): SettingsGroup[] {
       ],
     },
     {
+      title: 'Mail',
+      // Never the SMTP password.
+      settings: [
+        s('MAILER_ENABLED', 'Mailer', config.mailer !== null),
+        ...(config.mailer
+          ? [
+              s('MAILER_PROTOCOL', 'Protocol', config.mailer.protocol),
+              s('MAILER_HOST', 'SMTP server', `${config.mailer.host}:${config.mailer.port}`),
+              s('MAILER_USER', 'SMTP user', config.mailer.user || '(none)'),
+              s('MAILER_FROM', 'From', config.mailer.from),
+              s('MAILER_MAX_ATTEMPTS', 'Attempts per mail', config.mailer.maxAttempts),
+            ]
+          : []),
+        s('REGISTER_EMAIL_CONFIRM', 'New accounts confirm their address', config.registerEmailConfirm),
+        s('ACTIVE_CODE_LIVE_MINUTES', 'Activation link lifetime', seconds(config.activeCodeLifetime)),
+        s('RESET_PASSWD_CODE_LIVE_MINUTES', 'Password reset link lifetime', seconds(config.resetPasswordCodeLifetime)),
+      ],
+    },
+    {
       title: 'Repositories',
       settings: [
         s('DEFAULT_BRANCH', 'Default branch', config.defaultBranch),

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { and, asc, count, eq, inArray, ne, or, sql } from 'drizzle-orm'
 import { ownerPath } from '../../git/run'
 import type { AppDeps } from '../../deps'
+import { EMAIL_PREFERENCES } from '../../notify/mails'
 import { writeTransaction } from '../../db/client'
 import { containsText } from '../../db/sql'
 import { emailAddresses, follows, orgUsers, repositories, stars, users, watches } from '../../db/schema'
@@ -86,6 +87,8 @@ export interface UserPreferences {
   theme?: string
   diff_view_style?: string
   hide_activity?: boolean
+  /** Gitea's email_notifications_preference: enabled, onmention, disabled (src/notify/mails.ts). */
+  email_notifications_preference?: string
 }
 
 /** Checks everything in an EditUserOption (and the user's own preferences) before anything is written. */
@@ -102,6 +105,8 @@ function checkEdit(input: EditUserInput & UserPreferences): void {
   // Gitea's columns: a locale such as "pt-BR", a theme's name.
   checkMaxSize(input.language, 5, 'Language')
   checkMaxSize(input.theme, 30, 'Theme')
+  if (input.email_notifications_preference !== undefined && !(EMAIL_PREFERENCES as readonly string[]).includes(input.email_notifications_preference))
+    throw unprocessable(`must be one of ${EMAIL_PREFERENCES.join(', ')}`, 'EmailNotificationsPreference')
   if (input.max_repo_creation !== undefined && input.max_repo_creation < -1)
     throw unprocessable('must be -1 (server default) or a number of repositories', 'MaxRepoCreation')
 }
@@ -152,6 +157,7 @@ export async function editUser(deps: AppDeps, user: UserRow, input: EditUserInpu
     language: input.language,
     theme: input.theme,
     diffViewStyle: input.diff_view_style,
+    emailNotificationsPreference: input.email_notifications_preference,
     visibility: input.visibility,
     email: input.email,
     updatedUnix: nowUnix(),

@@ -2,6 +2,7 @@ import { t } from 'elysia'
 import { BoundedList, ListName, QueryText } from '../../lib/validate'
 import { Type } from '@sinclair/typebox'
 import { literals, recordLiterals } from '../../lib/literals'
+import { EMAIL_PREFERENCES } from '../../notify/mails'
 
 /** Who may see a user or an organisation (Gitea's VisibleType). */
 export const VISIBILITIES = ['public', 'limited', 'private'] as const
@@ -102,6 +103,8 @@ const userSettingsFields = {
   diff_view_style: recordLiterals(DIFF_VIEW_STYLES),
   hide_email: t.Boolean(),
   hide_activity: t.Boolean(),
+  /** Warren's addition to Gitea's record: which notifications are mailed (Gitea's account setting). */
+  email_notifications_preference: recordLiterals(EMAIL_PREFERENCES),
 }
 
 /** The UserSettings record. */
@@ -119,6 +122,7 @@ export const UserSettingsOptions = t.Object(
     diff_view_style: t.Optional(literals(DIFF_VIEW_STYLES)),
     hide_email: t.Optional(t.Boolean()),
     hide_activity: t.Optional(t.Boolean()),
+    email_notifications_preference: t.Optional(literals(EMAIL_PREFERENCES)),
   },
   { $id: '#/components/schemas/UserSettingsOptions' },
 )

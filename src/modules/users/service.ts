@@ -16,6 +16,7 @@ import { nowUnix } from '../../lib/time'
 import { pathNumber } from '../../lib/path-number'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
+import { mailEmailActivations } from './mail-codes'
 
 export interface NewUser {
   username: string
@@ -27,6 +28,8 @@ export interface NewUser {
   loginName?: string
   sourceId?: number
   visibility?: string
+  /** False: the account waits for its address's confirmation (WARREN_REGISTER_EMAIL_CONFIRM); true by default. */
+  isActive?: boolean
 }
 
 const VISIBILITIES = ['public', 'limited', 'private']
@@ -86,7 +89,7 @@ async function assertEmailFree(deps: AppDeps, email: string): Promise<void> {
 }
 
 /** Validates and creates a user with its primary e-mail; the password is hashed. */
-export async function createUser(deps: AppDeps, input: NewUser): Promise<UserRow> {
+export async function createUser(deps: AppDeps, input: NewUser, opts: { afterInsert?: (user: UserRow) => Promise<void> } = {}): Promise<UserRow> {
   checkOwnerName(input.username)
   checkEmail(input.email)
   checkMaxSize(input.fullName, 100, 'FullName')
@@ -108,6 +111,7 @@ export async function createUser(deps: AppDeps, input: NewUser): Promise<UserRow
         email: input.email,
         passwordHash,
         isAdmin: input.isAdmin ?? false,
+        isActive: input.isActive ?? true,
         mustChangePassword: input.mustChangePassword ?? false,
         loginName: input.loginName ?? '',
         sourceId: input.sourceId ?? 0,
@@ -118,7 +122,8 @@ export async function createUser(deps: AppDeps, input: NewUser): Promise<UserRow
       .returning())[0]
     await deps.db
       .insert(emailAddresses)
-      .values({ userId: user.id, email: input.email, lowerEmail: input.email.toLowerCase(), isPrimary: true, isActivated: true })
+      .values({ userId: user.id, email: input.email, lowerEmail: input.email.toLowerCase(), isPrimary: true, isActivated: input.isActive ?? true })
+    await opts.afterInsert?.(user as UserRow)
     return user
   })
 }
@@ -256,10 +261,11 @@ export async function listEmails(deps: AppDeps, userId: number): Promise<EmailRo
  * Adds addresses (all or none); 422 for an empty list, a bad address, or one already in use.
  * Added addresses are unverified (`verified: false`). Gitea activates them at once when its
  * RegisterEmailConfirm is off, trusting that a mail service would have been configured otherwise;
- * Warren sends no mail, so nothing could ever confirm that the caller owns the address: claiming
- * someone else's address must not let it sign in (Basic with an e-mail login only matches verified
- * addresses) nor attribute that person's commits. A site administrator still manages every address
- * (admin edit user sets a verified primary one).
+ * Warren never takes an address on trust: claiming someone else's address must not let it sign in
+ * (Basic with an e-mail login only matches verified addresses) nor attribute that person's
+ * commits. With the mailer on, each added address is mailed its activation link
+ * (`/user/activate_email`, queued in the same transaction); without it, a site administrator
+ * activates addresses (admin edit user sets a verified primary one).
  */
 export async function addEmails(deps: AppDeps, userId: number, emails: string[]): Promise<EmailRow[]> {
   if (emails.length === 0) throw unprocessable('Required', 'Emails')
@@ -273,10 +279,15 @@ export async function addEmails(deps: AppDeps, userId: number, emails: string[])
   return await writeTransaction(deps.db, async () => {
     const taken = (await deps.db.select({ email: emailAddresses.email }).from(emailAddresses).where(inArray(emailAddresses.lowerEmail, [...seen])))[0]
     if (taken) throw unprocessable(`Email address has been used: ${taken.email}`, 'Emails')
-    return await deps.db
+    const added = await deps.db
       .insert(emailAddresses)
       .values(emails.map((email) => ({ userId, email, lowerEmail: email.toLowerCase(), isPrimary: false, isActivated: false })))
       .returning()
+    if (deps.config.mailer) {
+      const user = (await deps.db.select().from(users).where(eq(users.id, userId)))[0] as UserRow | undefined
+      if (user) await mailEmailActivations(deps, user, emails)
+    }
+    return added
   })
 }
 

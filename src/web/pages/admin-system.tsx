@@ -7,7 +7,8 @@ import { jobBoardOf, type JobInfo } from '../../lib/job-board'
 import { configSummary } from '../../modules/admin/config-summary'
 import { processStatus, siteCounts, type SiteCounts } from '../../modules/admin/stats'
 import { pageDetail, webContext, type WebContext } from '../context'
-import { CsrfField, CsrfText, FormText, formRoute, ListTable, seeOther } from '../forms'
+import { CsrfField, CsrfText, FormText, formRoute, ListTable, seeOther, SubmitRow } from '../forms'
+import { queueTestMail } from '../../modules/admin/test-mail'
 import { adminPage } from './admin'
 
 /*
@@ -151,13 +152,26 @@ function cronPage(deps: AppDeps, web: WebContext, opts: { error?: string; status
   )
 }
 
-function configPage(deps: AppDeps, web: WebContext): Response {
+function configPage(deps: AppDeps, web: WebContext, opts: { error?: string; status?: number } = {}): Response {
   return adminPage(
     web,
     '/-/admin/config',
     'Configuration',
     <>
       <p class="muted">The settings this process runs with, each with the environment variable that sets it. Secrets are never shown.</p>
+      {deps.config.mailer ? (
+        <section aria-labelledby="test-mail">
+          <h3 id="test-mail">Test mail</h3>
+          <form class="stack" method="post" action="/-/admin/config/test_mail">
+            <CsrfField ctx={web} />
+            <label>
+              Send a test mail to
+              <input name="email" type="email" maxlength="254" required value={web.caller.user?.email ?? ''} />
+            </label>
+            <SubmitRow label="Send test mail" />
+          </form>
+        </section>
+      ) : null}
       {configSummary(deps.config).map((group) => (
         <section aria-label={group.title}>
           <h3>{group.title}</h3>
@@ -175,8 +189,11 @@ function configPage(deps: AppDeps, web: WebContext): Response {
         </section>
       ))}
     </>,
+    opts,
   )
 }
+
+const TestMailForm = t.Object({ _csrf: CsrfText, email: FormText(320) })
 
 const DoneQuery = t.Object({ done: FormText(40) })
 const OperationForm = t.Object({ _csrf: CsrfText, op: FormText(100), from: FormText(20) })
@@ -213,6 +230,23 @@ export const adminSystemPages = (deps: AppDeps) =>
       detail: pageDetail('webAdminCron'),
     })
     .get('/-/admin/config', ({ request, caller }) => configPage(deps, webContext(deps.config, request, caller)), {
-      scope: 'admin', siteAdmin: true,
+      scope: 'admin',
+      siteAdmin: true,
+      query: DoneQuery,
       detail: pageDetail('webAdminConfig'),
     })
+    .post(
+      '/-/admin/config/test_mail',
+      ({ request, caller, body }) =>
+        formRoute(
+          deps.config,
+          { request, caller, body },
+          async () => {
+            // Gitea's SendTestMail: queued like every mail, so the page answers whatever the SMTP server does.
+            await queueTestMail(deps, (body.email ?? '').trim())
+            return seeOther('/-/admin/config', 'test-mail-queued')
+          },
+          (web, error, status) => configPage(deps, web, { error, status }),
+        ),
+      { scope: 'admin', siteAdmin: true, body: TestMailForm, detail: pageDetail('webAdminTestMail') },
+    )

@@ -5,6 +5,7 @@ import { pipeline } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { SESSION_COOKIE } from '../../auth/sessions'
 import type { EmailRow, RepoRow } from '../../db/schema'
+import type { EmailPreference } from '../../notify/mails'
 import { ApiError } from '../../lib/errors'
 import { deleteOwnAccount, editUser } from '../../modules/admin/service'
 import { listOrgsOfUser, removeMember } from '../../modules/orgs/service'
@@ -30,11 +31,18 @@ const EMAIL_FIELD_MAX = 320
 
 const PasswordForm = t.Object({ _csrf: CsrfText, old_password: FormText(255), password: FormText(255), retype: FormText(255) })
 /** Gitea's AddEmailForm, and its `_method=PRIMARY` with the address's `id`. */
-const EmailForm = t.Object({ _csrf: CsrfText, email: FormText(EMAIL_FIELD_MAX), _method: FormText(16), id: FormText(20) })
+const EmailForm = t.Object({ _csrf: CsrfText, email: FormText(EMAIL_FIELD_MAX), _method: FormText(16), id: FormText(20), preference: FormText(16) })
 const IdForm = t.Object({ _csrf: CsrfText, id: FormText(20) })
 const DeleteForm = t.Object({ _csrf: CsrfText, password: FormText(255) })
 const ListQuery = t.Object({ page: FormText(10), done: FormText(40) })
 const OrgParams = t.Object({ org: t.String({ maxLength: 255 }) })
+
+/** Gitea's email_notifications_preference choices, as its account page words them. */
+const EMAIL_PREFERENCE_LABELS: [EmailPreference, string][] = [
+  ['enabled', 'Mail me every notification'],
+  ['onmention', 'Only mail me when I am mentioned'],
+  ['disabled', 'Mail me no notification'],
+]
 
 interface Shown {
   error?: string
@@ -99,8 +107,9 @@ async function accountPage(deps: AppDeps, ctx: WebContext, user: UserRow, opts: 
       <section aria-labelledby="emails">
         <h3 id="emails">E-mail addresses</h3>
         <p class="muted">
-          An address you add is not activated: Warren sends no mail to confirm it, so a site administrator activates it. Only an activated address can become
-          your primary one.
+          {deps.config.mailer
+            ? 'An address you add is activated by the link mailed to it. Only an activated address can become your primary one.'
+            : 'An address you add is not activated: Warren sends no mail to confirm it, so a site administrator activates it. Only an activated address can become your primary one.'}
         </p>
         <div class="box">
           <ListTable label="E-mail addresses" columns={['Address', 'State']} actions>
@@ -116,6 +125,21 @@ async function accountPage(deps: AppDeps, ctx: WebContext, user: UserRow, opts: 
             <input name="email" type="email" maxlength="254" autocomplete="email" required value={opts.email ?? ''} />
           </label>
           <SubmitRow label="Add e-mail address" />
+        </form>
+        <form class="stack" method="post" action="/user/settings/account/email">
+          <CsrfField ctx={ctx} />
+          <input type="hidden" name="_method" value="NOTIFICATION" />
+          <label>
+            E-mail notifications {deps.config.mailer ? null : <span class="muted">(this server sends no mail)</span>}
+            <select name="preference">
+              {EMAIL_PREFERENCE_LABELS.map(([value, label]) => (
+                <option value={value} selected={user.emailNotificationsPreference === value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <SubmitRow label="Set e-mail notification preference" />
         </form>
       </section>
       <section aria-labelledby="delete-account">
@@ -255,12 +279,17 @@ export const accountSettingsPages = (deps: AppDeps) =>
           deps.config,
           c,
           async () => {
+            // Gitea's `_method=NOTIFICATION`: the e-mail notification preference, through the settings' one writer.
+            if (c.body._method === 'NOTIFICATION') {
+              await editUser(deps, c.user, { email_notifications_preference: c.body.preference ?? '' })
+              return seeOther('/user/settings/account', 'saved')
+            }
             if (c.body._method === 'PRIMARY') {
               await makeEmailPrimary(deps, c.user, addressId(c.body.id))
               return seeOther('/user/settings/account', 'email-primary')
             }
             await addEmails(deps, c.user.id, [(c.body.email ?? '').trim()])
-            return seeOther('/user/settings/account', 'email-added')
+            return seeOther('/user/settings/account', deps.config.mailer ? 'email-added-mailed' : 'email-added')
           },
           (web, error, status) =>
             accountPage(deps, web, c.user, {

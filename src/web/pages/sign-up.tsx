@@ -4,6 +4,7 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { ApiError } from '../../lib/errors'
 import { createUser } from '../../modules/users/service'
+import { mailActivation } from '../../modules/users/mail-codes'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, type WebContext } from '../context'
 import { errorPage } from '../errors'
@@ -52,6 +53,18 @@ function signUpPage(ctx: WebContext, opts: { values?: SignUpValues; error?: stri
   )
 }
 
+/** After a sign-up that waits for its address's confirmation: Gitea's "check your mail" page. */
+function checkMailPage(deps: AppDeps, ctx: WebContext, email: string) {
+  return htmlResponse(
+    <Layout ctx={ctx} title="Activate your account">
+      <h1>Activate your account</h1>
+      <p role="status">
+        A mail was sent to {email}. Follow its link within {String(Math.round(deps.config.activeCodeLifetime / 60))} minutes to activate your account.
+      </p>
+    </Layout>,
+  )
+}
+
 /** 404 unless registration is on (WARREN_WEB_REGISTRATION): the page does not exist otherwise. */
 function requireRegistration(deps: AppDeps): void {
   if (!deps.config.webRegistration) throw new ApiError(404, 'registration is off')
@@ -59,7 +72,9 @@ function requireRegistration(deps: AppDeps): void {
 
 /**
  * `/user/sign_up` (Gitea's URL), when WARREN_WEB_REGISTRATION is on: the user is made by the
- * service admin user creation uses (the same name, e-mail and password rules), then signed in.
+ * service admin user creation uses (the same name, e-mail and password rules), then signed in; with
+ * WARREN_REGISTER_EMAIL_CONFIRM, made inactive with its activation mail queued, signed in by the
+ * mailed link (`/user/activate`, pages/account-mail.tsx).
  */
 export const signUpPages = (deps: AppDeps) =>
   new Elysia({ name: 'web-sign-up', detail: { hide: true } })
@@ -88,7 +103,13 @@ export const signUpPages = (deps: AppDeps) =>
           body._csrf,
           async () => {
             if ((body.password ?? '') !== (body.retype ?? '')) return signUpPage(ctx, { values, error: 'The passwords do not match.', status: 422 })
-            const user = await createUser(deps, { username: (body.user_name ?? '').trim(), email: (body.email ?? '').trim(), password: body.password ?? '' })
+            const input = { username: (body.user_name ?? '').trim(), email: (body.email ?? '').trim(), password: body.password ?? '' }
+            if (deps.config.registerEmailConfirm) {
+              // Gitea's REGISTER_EMAIL_CONFIRM: the account waits, inactive, for the link mailed in the transaction that made it.
+              const user = await createUser(deps, { ...input, isActive: false }, { afterInsert: (row) => mailActivation(deps, row) })
+              return checkMailPage(deps, ctx, user.email)
+            }
+            const user = await createUser(deps, input)
             return await signedInAnswer(deps, user.id, '/')
           },
           (error, status) => signUpPage(ctx, { values, error, status }),

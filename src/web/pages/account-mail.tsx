@@ -1,0 +1,294 @@
+/** @jsxImportSource warren-jsx */
+import { Elysia, t } from 'elysia'
+import type { Child } from 'warren-jsx/jsx-runtime'
+import type { AppDeps } from '../../deps'
+import type { Caller } from '../../auth/caller'
+import { pipeline } from '../../auth/pipeline'
+import { notFound } from '../../lib/errors'
+import { activateAccount, activateEmail, findCode, requestPasswordReset, resendActivation, resetPassword } from '../../modules/users/mail-codes'
+import { Layout } from '../layout'
+import { htmlResponse, pageDetail, type WebContext } from '../context'
+import { CsrfField, CsrfText, FormText, formAction, seeOther, withoutFieldPrefix } from '../forms'
+import { preSessionContext, signedInAnswer } from '../sign-in'
+
+/*
+ * The pages of the mails Warren sends, at Gitea 1.23's addresses (routers/web/auth/password.go,
+ * auth.go): `/user/forgot_password` (the reset mail asked for by address: the same answer whether
+ * or not an account has it), `/user/recover_account?code=` (a new password, then signing in as
+ * always, the second factor asked), `/user/activate` (an inactive account's activation by its
+ * code; without one, the activation mail sent again) and `/user/activate_email?code=` (an added
+ * address's). A mailed link opens a page whose button does the act (a POST with the form's CSRF
+ * token): a mail scanner following the link uses no code.
+ */
+
+const CodeQuery = t.Object({ code: FormText(128), email: FormText(320) })
+const EmailForm = t.Object({ _csrf: CsrfText, email: FormText(320) })
+const CodeForm = t.Object({ _csrf: CsrfText, code: FormText(128), email: FormText(320) })
+const ResetForm = t.Object({ _csrf: CsrfText, code: FormText(128), password: FormText(255), retype: FormText(255) })
+
+/** One of these pages: a title, what it says, its form; `headers` set the pre-session cookie when new. */
+function mailPage(ctx: WebContext, title: string, body: Child, opts: { error?: string; status?: number; headers?: Record<string, string> } = {}) {
+  return htmlResponse(
+    <Layout ctx={ctx} title={title}>
+      <h1>{title}</h1>
+      {opts.error ? (
+        <p class="error" role="alert">
+          {opts.error}
+        </p>
+      ) : null}
+      {body}
+    </Layout>,
+    opts.status ?? 200,
+    opts.headers,
+  )
+}
+
+/** Gitea's answer to a link whose code is unknown, used, expired or voided by a new password. */
+const INVALID_LINK = 'The link is invalid or has expired.'
+
+/** Where a reset or an activation mail is asked for again. */
+const AskAgain = (props: { reset?: boolean }) => (
+  <p>{props.reset ? <a href="/user/forgot_password">Ask for a new password reset mail</a> : <a href="/user/activate">Ask for a new activation mail</a>}</p>
+)
+
+function EmailRequestForm(props: { ctx: WebContext; action: string; label: string; email?: string }) {
+  return (
+    <form class="stack" method="post" action={props.action}>
+      <CsrfField ctx={props.ctx} />
+      <label>
+        E-mail address
+        <input name="email" type="email" autocomplete="email" required maxlength="320" value={props.email ?? ''} />
+      </label>
+      <div>
+        <button class="primary" type="submit">
+          {props.label}
+        </button>
+      </div>
+    </form>
+  )
+}
+
+/** A mailed link's page: one button posting its code. */
+function CodeButton(props: { ctx: WebContext; action: string; code: string; email?: string; label: string }) {
+  return (
+    <form class="stack" method="post" action={props.action}>
+      <CsrfField ctx={props.ctx} />
+      <input type="hidden" name="code" value={props.code} />
+      {props.email ? <input type="hidden" name="email" value={props.email} /> : null}
+      <div>
+        <button class="primary" type="submit">
+          {props.label}
+        </button>
+      </div>
+    </form>
+  )
+}
+
+function forgotPage(deps: AppDeps, ctx: WebContext, opts: { sentTo?: string; headers?: Record<string, string> } = {}) {
+  if (!deps.config.mailer) return mailPage(ctx, 'Forgot password', <p>This server sends no mail: ask a site administrator to set a new password for you.</p>, opts)
+  const lifetime = Math.round(deps.config.resetPasswordCodeLifetime / 60)
+  return mailPage(
+    ctx,
+    'Forgot password',
+    opts.sentTo !== undefined ? (
+      <p role="status">
+        If an account uses {opts.sentTo}, a mail was sent to it with a link to choose a new password. The link is valid for {String(lifetime)} minutes.
+      </p>
+    ) : (
+      <EmailRequestForm ctx={ctx} action="/user/forgot_password" label="Send the reset mail" />
+    ),
+    opts,
+  )
+}
+
+function recoverPage(deps: AppDeps, ctx: WebContext, code: string, email: string, opts: { error?: string; status?: number; headers?: Record<string, string> } = {}) {
+  return mailPage(
+    ctx,
+    'Choose a new password',
+    <>
+      <p>For the account of {email}.</p>
+      <form class="stack" method="post" action="/user/recover_account">
+        <CsrfField ctx={ctx} />
+        <input type="hidden" name="code" value={code} />
+        <label>
+          New password
+          <input name="password" type="password" autocomplete="new-password" minlength={String(deps.config.minPasswordLength)} required />
+        </label>
+        <label>
+          Confirm the new password
+          <input name="retype" type="password" autocomplete="new-password" required />
+        </label>
+        <div>
+          <button class="primary" type="submit">
+            Change the password
+          </button>
+        </div>
+      </form>
+    </>,
+    opts,
+  )
+}
+
+/** The page asking for a new activation mail (and answering one asked for: the same words whoever asks). */
+export function activationPage(deps: AppDeps, ctx: WebContext, opts: { sentTo?: string; email?: string; error?: string; status?: number; headers?: Record<string, string> } = {}) {
+  const lifetime = Math.round(deps.config.activeCodeLifetime / 60)
+  return mailPage(
+    ctx,
+    'Activate your account',
+    opts.sentTo !== undefined ? (
+      <p role="status">
+        If an account waiting for activation uses {opts.sentTo}, an activation mail was sent to it. Follow its link within {String(lifetime)} minutes.
+      </p>
+    ) : (
+      <>
+        <p>Your account is not activated yet: follow the link of the activation mail we sent you. Did it not arrive? Ask for another one.</p>
+        {deps.config.mailer ? <EmailRequestForm ctx={ctx} action="/user/activate" label="Send the activation mail again" email={opts.email} /> : null}
+      </>
+    ),
+    opts,
+  )
+}
+
+/** 404 unless the mailer is on: asking for a mail means nothing without it (Gitea's MailService == nil). */
+function requireMailer(deps: AppDeps): void {
+  if (!deps.config.mailer) throw notFound('the mailer is off')
+}
+
+type Route = { request: Request; caller: Caller }
+const contextOf = (deps: AppDeps, { request, caller }: Route) => preSessionContext(deps, request, caller)
+
+export const accountMailPages = (deps: AppDeps) =>
+  new Elysia({ name: 'web-account-mail', detail: { hide: true } })
+    .use(pipeline(deps, { session: true }))
+    .get(
+      '/user/forgot_password',
+      (c) => {
+        const { ctx, headers } = contextOf(deps, c)
+        return forgotPage(deps, ctx, { headers })
+      },
+      { scope: 'none', caller: true, detail: pageDetail('webForgotPasswordForm') },
+    )
+    .post(
+      '/user/forgot_password',
+      async (c) => {
+        requireMailer(deps)
+        const { ctx } = contextOf(deps, c)
+        const email = (c.body.email ?? '').trim()
+        return formAction(c.request, c.caller, ctx, c.body._csrf, async () => {
+          await requestPasswordReset(deps, email)
+          return forgotPage(deps, ctx, { sentTo: email })
+        })
+      },
+      { scope: 'none', caller: true, body: EmailForm, detail: pageDetail('webForgotPassword') },
+    )
+    .get(
+      '/user/recover_account',
+      async (c) => {
+        const { ctx, headers } = contextOf(deps, c)
+        const found = await findCode(deps, c.query.code, 'reset_password')
+        if (!found) return mailPage(ctx, 'Choose a new password', <AskAgain reset />, { error: INVALID_LINK, headers })
+        return recoverPage(deps, ctx, c.query.code!, found.user.email, { headers })
+      },
+      { scope: 'none', caller: true, query: CodeQuery, detail: pageDetail('webRecoverAccountForm') },
+    )
+    .post(
+      '/user/recover_account',
+      async (c) => {
+        const { ctx } = contextOf(deps, c)
+        const code = c.body.code ?? ''
+        return formAction(
+          c.request,
+          c.caller,
+          ctx,
+          c.body._csrf,
+          async () => {
+            const found = await findCode(deps, code, 'reset_password')
+            if (!found) return mailPage(ctx, 'Choose a new password', <AskAgain reset />, { error: INVALID_LINK, status: 422 })
+            if ((c.body.password ?? '') !== (c.body.retype ?? '')) return recoverPage(deps, ctx, code, found.user.email, { error: 'The passwords do not match.', status: 422 })
+            await resetPassword(deps, code, c.body.password ?? '')
+            return seeOther('/user/login', 'password-reset')
+          },
+          async (error, status) => {
+            const found = await findCode(deps, code, 'reset_password')
+            return found
+              ? recoverPage(deps, ctx, code, found.user.email, { error: withoutFieldPrefix(error), status })
+              : mailPage(ctx, 'Choose a new password', <AskAgain reset />, { error: INVALID_LINK, status })
+          },
+        )
+      },
+      { scope: 'none', caller: true, body: ResetForm, detail: pageDetail('webRecoverAccount') },
+    )
+    .get(
+      '/user/activate',
+      async (c) => {
+        const { ctx, headers } = contextOf(deps, c)
+        if (!c.query.code) return activationPage(deps, ctx, { headers })
+        if (!(await findCode(deps, c.query.code, 'activate'))) return mailPage(ctx, 'Activate your account', <AskAgain />, { error: INVALID_LINK, headers })
+        return mailPage(ctx, 'Activate your account', <CodeButton ctx={ctx} action="/user/activate" code={c.query.code} label="Activate my account" />, { headers })
+      },
+      { scope: 'none', caller: true, query: CodeQuery, detail: pageDetail('webActivateForm') },
+    )
+    .post(
+      '/user/activate',
+      async (c) => {
+        const { ctx } = contextOf(deps, c)
+        return formAction(
+          c.request,
+          c.caller,
+          ctx,
+          c.body._csrf,
+          async () => {
+            if (c.body.code) return await signedInAnswer(deps, (await activateAccount(deps, c.body.code)).id, '/')
+            // Without a code: Gitea's resend of the activation mail, the same answer whoever asks.
+            requireMailer(deps)
+            const email = (c.body.email ?? '').trim()
+            await resendActivation(deps, email)
+            return activationPage(deps, ctx, { sentTo: email })
+          },
+          (_error, status) => mailPage(ctx, 'Activate your account', <AskAgain />, { error: INVALID_LINK, status }),
+        )
+      },
+      { scope: 'none', caller: true, body: CodeForm, detail: pageDetail('webActivate') },
+    )
+    .get(
+      '/user/activate_email',
+      async (c) => {
+        const { ctx, headers } = contextOf(deps, c)
+        const found = await findCode(deps, c.query.code, 'activate_email')
+        if (!found) return mailPage(ctx, 'Verify your e-mail address', <p>Add the address again in your account settings to get a new link.</p>, { error: INVALID_LINK, headers })
+        return mailPage(
+          ctx,
+          'Verify your e-mail address',
+          <>
+            <p>Confirm that {found.row.email} is your address.</p>
+            <CodeButton ctx={ctx} action="/user/activate_email" code={c.query.code!} label="Verify this address" />
+          </>,
+          { headers },
+        )
+      },
+      { scope: 'none', caller: true, query: CodeQuery, detail: pageDetail('webActivateEmailForm') },
+    )
+    .post(
+      '/user/activate_email',
+      async (c) => {
+        const { ctx } = contextOf(deps, c)
+        return formAction(
+          c.request,
+          c.caller,
+          ctx,
+          c.body._csrf,
+          async () => {
+            const { email } = await activateEmail(deps, c.body.code)
+            return mailPage(
+              ctx,
+              'Verify your e-mail address',
+              <p role="status">
+                The address {email} is verified. <a href="/user/settings/account">Your account settings</a>
+              </p>,
+            )
+          },
+          (_error, status) => mailPage(ctx, 'Verify your e-mail address', <p>Add the address again in your account settings to get a new link.</p>, { error: INVALID_LINK, status }),
+        )
+      },
+      { scope: 'none', caller: true, body: CodeForm, detail: pageDetail('webActivateEmail') },
+    )
