@@ -150,6 +150,19 @@ export function Notices(props: { ctx: WebContext; error?: string }): Html {
   )
 }
 
+/** A page of one form or message under its title (signing in, its second step, the mailed codes' pages), with the page's notices and `error`; `headers` set a pre-session cookie when new. */
+export function titledPage(ctx: WebContext, title: string, body: Child, opts: { error?: string; status?: number; headers?: Record<string, string> } = {}): Response {
+  return htmlResponse(
+    <Layout ctx={ctx} title={title}>
+      <h1>{title}</h1>
+      <Notices ctx={ctx} error={opts.error} />
+      {body}
+    </Layout>,
+    opts.status ?? 200,
+    opts.headers,
+  )
+}
+
 export function CsrfField(props: { ctx: WebContext }): Html {
   return <input type="hidden" name="_csrf" value={props.ctx.csrf ?? ''} />
 }

@@ -9,10 +9,9 @@ import { openTicket, sealTicket } from '../lib/secret-box'
 import { twoFactorEnabled } from '../modules/users/two-factor'
 import { ApiError } from '../lib/errors'
 import type { Caller } from '../auth/caller'
-import { Layout } from './layout'
-import { cookieHeader, csrfMatches, pageDetail, htmlResponse, newPreSession, PRE_SESSION_COOKIE, safeReturnPath, webContext, type WebContext } from './context'
+import { cookieHeader, csrfMatches, pageDetail, newPreSession, PRE_SESSION_COOKIE, safeReturnPath, webContext, type WebContext } from './context'
 import { errorPage } from './errors'
-import { FORM_EXPIRED, Notices } from './forms'
+import { FORM_EXPIRED, titledPage } from './forms'
 import { emailAddresses, users } from '../db/schema'
 import { allowingFormTarget, signInFormTarget } from './pages/oauth'
 
@@ -21,15 +20,10 @@ const SignInForm = t.Object({ user_name: FormText(320), password: FormText(1024)
 const SignInQuery = t.Object({ redirect_to: FormText(2048) })
 
 function signInPage(ctx: WebContext, opts: { name?: string; returnTo: string; error?: string; status?: number; headers?: Record<string, string> }) {
-  return htmlResponse(
-    <Layout ctx={ctx} title="Sign in">
-      <h1>Sign in</h1>
-      <Notices ctx={ctx} />
-      {opts.error ? (
-        <p class="error" role="alert">
-          {opts.error}
-        </p>
-      ) : null}
+  return titledPage(
+    ctx,
+    'Sign in',
+    <>
       <form class="stack" method="post" action="/user/login">
         <input type="hidden" name="_csrf" value={ctx.csrf ?? ''} />
         <input type="hidden" name="redirect_to" value={opts.returnTo} />
@@ -52,9 +46,8 @@ function signInPage(ctx: WebContext, opts: { name?: string; returnTo: string; er
           <a href="/user/forgot_password">Forgot password?</a>
         </p>
       ) : null}
-    </Layout>,
-    opts.status ?? 200,
-    opts.headers,
+    </>,
+    opts,
   )
 }
 

@@ -1,14 +1,13 @@
 /** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
-import type { Child } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import type { Caller } from '../../auth/caller'
 import { pipeline } from '../../auth/pipeline'
 import { notFound } from '../../lib/errors'
 import { activateAccount, activateEmail, findCode, requestPasswordReset, resendActivation, resetPassword } from '../../modules/users/mail-codes'
-import { Layout } from '../layout'
-import { htmlResponse, pageDetail, type WebContext } from '../context'
-import { CsrfField, CsrfText, FormText, formAction, seeOther, withoutFieldPrefix } from '../forms'
+import { pageDetail, type WebContext } from '../context'
+import { NewPasswordFields } from './settings-account'
+import { CsrfField, CsrfText, FormText, formAction, seeOther, titledPage, withoutFieldPrefix } from '../forms'
 import { preSessionContext, signedInAnswer } from '../sign-in'
 
 /*
@@ -26,22 +25,8 @@ const EmailForm = t.Object({ _csrf: CsrfText, email: FormText(320) })
 const CodeForm = t.Object({ _csrf: CsrfText, code: FormText(128), email: FormText(320) })
 const ResetForm = t.Object({ _csrf: CsrfText, code: FormText(128), password: FormText(255), retype: FormText(255) })
 
-/** One of these pages: a title, what it says, its form; `headers` set the pre-session cookie when new. */
-function mailPage(ctx: WebContext, title: string, body: Child, opts: { error?: string; status?: number; headers?: Record<string, string> } = {}) {
-  return htmlResponse(
-    <Layout ctx={ctx} title={title}>
-      <h1>{title}</h1>
-      {opts.error ? (
-        <p class="error" role="alert">
-          {opts.error}
-        </p>
-      ) : null}
-      {body}
-    </Layout>,
-    opts.status ?? 200,
-    opts.headers,
-  )
-}
+/** One of these pages: a title, what it says, its form (`titledPage`). */
+const mailPage = titledPage
 
 /** Gitea's answer to a link whose code is unknown, used, expired or voided by a new password. */
 const INVALID_LINK = 'The link is invalid or has expired.'
@@ -110,14 +95,7 @@ function recoverPage(deps: AppDeps, ctx: WebContext, code: string, email: string
       <form class="stack" method="post" action="/user/recover_account">
         <CsrfField ctx={ctx} />
         <input type="hidden" name="code" value={code} />
-        <label>
-          New password
-          <input name="password" type="password" autocomplete="new-password" minlength={String(deps.config.minPasswordLength)} required />
-        </label>
-        <label>
-          Confirm the new password
-          <input name="retype" type="password" autocomplete="new-password" required />
-        </label>
+        <NewPasswordFields ctx={ctx} />
         <div>
           <button class="primary" type="submit">
             Change the password
@@ -157,6 +135,17 @@ function requireMailer(deps: AppDeps): void {
 type Route = { request: Request; caller: Caller }
 const contextOf = (deps: AppDeps, { request, caller }: Route) => preSessionContext(deps, request, caller)
 
+/** One of these pages' forms posted: its context, the CSRF check, then `act`; a refusal answered by `again` (formAction). */
+function posted(
+  deps: AppDeps,
+  c: Route & { body: { _csrf?: string } },
+  act: (ctx: WebContext) => Promise<Response>,
+  again?: (ctx: WebContext, error: string, status: number) => Response | Promise<Response>,
+): Promise<Response> {
+  const { ctx } = contextOf(deps, c)
+  return formAction(c.request, c.caller, ctx, c.body._csrf, () => act(ctx), again && ((error, status) => again(ctx, error, status)))
+}
+
 export const accountMailPages = (deps: AppDeps) =>
   new Elysia({ name: 'web-account-mail', detail: { hide: true } })
     .use(pipeline(deps, { session: true }))
@@ -172,9 +161,8 @@ export const accountMailPages = (deps: AppDeps) =>
       '/user/forgot_password',
       async (c) => {
         requireMailer(deps)
-        const { ctx } = contextOf(deps, c)
         const email = (c.body.email ?? '').trim()
-        return formAction(c.request, c.caller, ctx, c.body._csrf, async () => {
+        return posted(deps, c, async (ctx) => {
           await requestPasswordReset(deps, email)
           return forgotPage(deps, ctx, { sentTo: email })
         })
@@ -194,21 +182,18 @@ export const accountMailPages = (deps: AppDeps) =>
     .post(
       '/user/recover_account',
       async (c) => {
-        const { ctx } = contextOf(deps, c)
         const code = c.body.code ?? ''
-        return formAction(
-          c.request,
-          c.caller,
-          ctx,
-          c.body._csrf,
-          async () => {
+        return posted(
+          deps,
+          c,
+          async (ctx) => {
             const found = await findCode(deps, code, 'reset_password')
             if (!found) return mailPage(ctx, 'Choose a new password', <AskAgain reset />, { error: INVALID_LINK, status: 422 })
             if ((c.body.password ?? '') !== (c.body.retype ?? '')) return recoverPage(deps, ctx, code, found.user.email, { error: 'The passwords do not match.', status: 422 })
             await resetPassword(deps, code, c.body.password ?? '')
             return seeOther('/user/login', 'password-reset')
           },
-          async (error, status) => {
+          async (ctx, error, status) => {
             const found = await findCode(deps, code, 'reset_password')
             return found
               ? recoverPage(deps, ctx, code, found.user.email, { error: withoutFieldPrefix(error), status })
@@ -231,13 +216,10 @@ export const accountMailPages = (deps: AppDeps) =>
     .post(
       '/user/activate',
       async (c) => {
-        const { ctx } = contextOf(deps, c)
-        return formAction(
-          c.request,
-          c.caller,
-          ctx,
-          c.body._csrf,
-          async () => {
+        return posted(
+          deps,
+          c,
+          async (ctx) => {
             if (c.body.code) return await signedInAnswer(deps, (await activateAccount(deps, c.body.code)).id, '/')
             // Without a code: Gitea's resend of the activation mail, the same answer whoever asks.
             requireMailer(deps)
@@ -245,7 +227,7 @@ export const accountMailPages = (deps: AppDeps) =>
             await resendActivation(deps, email)
             return activationPage(deps, ctx, { sentTo: email })
           },
-          (_error, status) => mailPage(ctx, 'Activate your account', <AskAgain />, { error: INVALID_LINK, status }),
+          (ctx, _error, status) => mailPage(ctx, 'Activate your account', <AskAgain />, { error: INVALID_LINK, status }),
         )
       },
       { scope: 'none', caller: true, body: CodeForm, detail: pageDetail('webActivate') },
@@ -271,13 +253,10 @@ export const accountMailPages = (deps: AppDeps) =>
     .post(
       '/user/activate_email',
       async (c) => {
-        const { ctx } = contextOf(deps, c)
-        return formAction(
-          c.request,
-          c.caller,
-          ctx,
-          c.body._csrf,
-          async () => {
+        return posted(
+          deps,
+          c,
+          async (ctx) => {
             const { email } = await activateEmail(deps, c.body.code)
             return mailPage(
               ctx,
@@ -287,7 +266,7 @@ export const accountMailPages = (deps: AppDeps) =>
               </p>,
             )
           },
-          (_error, status) => mailPage(ctx, 'Verify your e-mail address', <p>Add the address again in your account settings to get a new link.</p>, { error: INVALID_LINK, status }),
+          (ctx, _error, status) => mailPage(ctx, 'Verify your e-mail address', <p>Add the address again in your account settings to get a new link.</p>, { error: INVALID_LINK, status }),
         )
       },
       { scope: 'none', caller: true, body: CodeForm, detail: pageDetail('webActivateEmail') },

@@ -22,6 +22,20 @@ import { settingsPage, signedPage } from './settings-user'
  * deleting the account; the organisations one belongs to, with a way out; the repositories one owns.
  */
 
+/** A new password and its confirmation (`password`, `retype`), as the account page and the mailed reset ask for it. */
+export const NewPasswordFields = (props: { ctx: WebContext }) => (
+  <>
+    <label>
+      New password
+      <input name="password" type="password" autocomplete="new-password" minlength={String(props.ctx.config.minPasswordLength)} required />
+    </label>
+    <label>
+      Confirm the new password
+      <input name="retype" type="password" autocomplete="new-password" required />
+    </label>
+  </>
+)
+
 /** Organisations a page lists. */
 const LISTED = 50
 /** Repositories a page lists. */
@@ -93,14 +107,7 @@ async function accountPage(deps: AppDeps, ctx: WebContext, user: UserRow, opts: 
         <form class="stack" method="post" action="/user/settings/account">
           <CsrfField ctx={ctx} />
           <CurrentPassword name="old_password" label="Current password" />
-          <label>
-            New password
-            <input name="password" type="password" autocomplete="new-password" minlength={String(ctx.config.minPasswordLength)} required />
-          </label>
-          <label>
-            Confirm the new password
-            <input name="retype" type="password" autocomplete="new-password" required />
-          </label>
+          <NewPasswordFields ctx={ctx} />
           <SubmitRow label="Change password" />
         </form>
       </section>

@@ -17,10 +17,9 @@ import {
   useScratchToken,
   type Enrollment,
 } from '../../modules/users/two-factor'
-import { cookieHeader, csrfMatches, htmlResponse, pageDetail, webContext, type WebContext } from '../context'
+import { cookieHeader, csrfMatches, pageDetail, webContext, type WebContext } from '../context'
 import { errorPage } from '../errors'
-import { ButtonForm, CsrfField, CsrfText, FORM_EXPIRED, FormText, formRoute, seeOther, SubmitRow, type FormRequest } from '../forms'
-import { Layout } from '../layout'
+import { ButtonForm, CsrfField, CsrfText, FORM_EXPIRED, FormText, formRoute, seeOther, SubmitRow, titledPage, type FormRequest } from '../forms'
 import { PENDING_COOKIE, pendingOf, preSessionContext, signedInAnswer } from '../sign-in'
 import { settingsPage } from './settings-user'
 import { allowingFormTarget, signInFormTarget } from './oauth'
@@ -45,14 +44,10 @@ function PasscodeField(props: { label: string }) {
 /** The form of the second step: a passcode, or (`scratch`) the scratch token. */
 function secondStepPage(ctx: WebContext, scratch: boolean, opts: { error?: string; status?: number; headers?: Record<string, string> } = {}) {
   const title = scratch ? 'Two-factor authentication: scratch token' : 'Two-factor authentication'
-  return htmlResponse(
-    <Layout ctx={ctx} title={title}>
-      <h1>{title}</h1>
-      {opts.error ? (
-        <p class="error" role="alert">
-          {opts.error}
-        </p>
-      ) : null}
+  return titledPage(
+    ctx,
+    title,
+    <>
       <form class="stack" method="post" action={scratch ? '/user/two_factor/scratch' : '/user/two_factor'}>
         <CsrfField ctx={ctx} />
         {scratch ? (
@@ -74,9 +69,8 @@ function secondStepPage(ctx: WebContext, scratch: boolean, opts: { error?: strin
           Lost your device? <a href="/user/two_factor/scratch">Use your scratch token</a>
         </p>
       )}
-    </Layout>,
-    opts.status ?? 200,
-    opts.headers,
+    </>,
+    opts,
   )
 }
 
