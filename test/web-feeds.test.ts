@@ -212,6 +212,43 @@ test('the dashboard: the activity of the repositories one watches and one\'s own
   expect(await (await fetch(s.url + '/', { headers: { accept: 'text/html', authorization: `token ${wide.secret}` } })).text()).toContain('href="/alice/secret"')
 })
 
+test("an organisation's and a team's dashboards, from the switcher: its repositories' activity for its members only", async () => {
+  const asAlice = { token: alice.token }
+  expect((await s.post('/orgs', { username: 'dash' }, asAlice)).status).toBe(201)
+  expect((await s.post('/orgs/dash/repos', { name: 'work', private: true, auto_init: true }, asAlice)).status).toBe(201)
+  expect((await s.post('/orgs/dash/repos', { name: 'other', private: true, auto_init: true }, asAlice)).status).toBe(201)
+  expect((await s.post('/repos/dash/work/issues', { title: 'work item <b>' }, asAlice)).status).toBe(201)
+  expect((await s.post('/repos/dash/other/issues', { title: 'other matter' }, asAlice)).status).toBe(201)
+  // The owner's dashboard offers the organisation's.
+  const home = await (await page('/', await signIn(alice))).text()
+  expect(home).toContain('aria-label="Dashboard of"')
+  expect(home).toContain('href="/org/dash/dashboard"')
+  const owners = await (await page('/org/dash/dashboard', await signIn(alice))).text()
+  expect(owners).toContain('<h1>Dashboard of dash</h1>')
+  expect(owners).toContain('href="/org/dash/dashboard" aria-current="page"')
+  expect(owners).toContain('work item &lt;b&gt;')
+  expect(owners).toContain('other matter')
+  expect(owners).toContain('href="/dash/work"')
+  // bob, not a member: refused; anonymous: sent to sign in.
+  expect((await page('/org/dash/dashboard', await signIn(bob))).status).toBe(403)
+  expect((await page('/org/dash/dashboard')).status).toBe(303)
+  // In a team given one repository: the organisation's dashboard shows what he may read, the team's that repository's.
+  const team = await s.post('/orgs/dash/teams', { name: 'devs', permission: 'read', units: ['repo.code', 'repo.issues'] }, asAlice)
+  expect(team.status).toBe(201)
+  expect((await s.put(`/teams/${team.body.id}/members/bob`, undefined, asAlice)).status).toBe(204)
+  expect((await s.put(`/teams/${team.body.id}/repos/dash/work`, undefined, asAlice)).status).toBe(204)
+  const bobsOrg = await (await page('/org/dash/dashboard', await signIn(bob))).text()
+  expect(bobsOrg).toContain('work item')
+  expect(bobsOrg).not.toContain('other matter')
+  const bobsTeam = await (await page('/org/dash/dashboard/-/devs', await signIn(bob))).text()
+  expect(bobsTeam).toContain('<h1>Dashboard of dash: devs</h1>')
+  expect(bobsTeam).toContain('work item')
+  expect(bobsTeam).toContain('href="/dash/work"')
+  expect(bobsTeam).not.toContain('other matter')
+  expect((await page('/org/dash/dashboard/-/nosuchteam', await signIn(bob))).status).toBe(404)
+  expect((await page('/org/dash/dashboard?page=abc', await signIn(bob))).status).toBe(200)
+})
+
 test('the pages offer their feeds to feed readers, and each offered address answers', async () => {
   const offered = async (path: string) => {
     const html = await (await page(path)).text()

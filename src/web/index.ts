@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps'
 import { webAssets } from './assets'
 import { signInRoutes } from './sign-in'
 import { peoplePages } from './pages/people'
+import { dashboardPages } from './pages/dashboard'
 import { repoPages } from './pages/repo'
 import { blamePages } from './pages/blame'
 import { codeSearchPages } from './pages/code-search'
@@ -61,6 +62,7 @@ export const webModule = (deps: AppDeps) =>
     .use(oauthGrantPages(deps))
     .use(notificationPages(deps))
     .use(feedPages(deps))
+    .use(dashboardPages(deps))
     .use(peoplePages(deps))
     .use(packagePages(deps))
     .use(repoPages(deps))

@@ -8,7 +8,7 @@ import { TeamParams } from '../teams/model'
 import { UsernameParams } from '../users/model'
 import { getVisibleUserByName } from '../users/service'
 import { ActivityList, FeedQuery, UserFeedQuery } from './model'
-import { listFeed, userFeedIncludesPrivate } from './service'
+import { listFeed, orgFeedIncludesPrivate, userFeedIncludesPrivate } from './service'
 
 /** What Gitea's FormBool (Go's strconv.ParseBool) reads as true; anything else is false. */
 const GO_TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True'])
@@ -45,8 +45,7 @@ export const activitiesModule = (deps: AppDeps) =>
     .get(
       '/orgs/:org/activities/feeds',
       async ({ org, query, page, respond }) => {
-        // Gitea: private repositories' actions for the organisation's members and site administrators.
-        const includePrivate = !!org.viewer && !org.viewer.publicOnly && (org.viewer.isAdmin || org.member)
+        const includePrivate = orgFeedIncludesPrivate(org.viewer, org.member)
         return respond(await listFeed(deps, org.viewer, { user: org.org, onlyPerformedBy: false }, { includePrivate, date: query.date }, page), async (rows) =>
           await activitiesToApi(deps, org.viewer, rows, () => org.org.id))
       },

@@ -98,6 +98,9 @@ function feedCondition(of: FeedOf): SQL {
 export const userFeedIncludesPrivate = (viewer: UserRow | null, user: UserRow): boolean =>
   !!viewer && !viewer.publicOnly && (viewer.isAdmin || viewer.id === user.id)
 
+/** Gitea's organisation feed: private repositories' actions for its members and site administrators (never a public-only caller). */
+export const orgFeedIncludesPrivate = (viewer: UserRow | null, member: boolean): boolean => !!viewer && !viewer.publicOnly && (viewer.isAdmin || member)
+
 /**
  * One page of a feed, newest first, with its total: events of the activity kinds, in
  * repositories `viewer` may read (the visibility rule), by actors whose activity `viewer` may

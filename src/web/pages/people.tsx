@@ -8,14 +8,13 @@ import { pipeline } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import type { RepoRow } from '../../auth/access'
 import type { Caller } from '../../auth/caller'
-import { listCallerRepos, listOwnedRepos } from '../../modules/repos/queries'
+import { listOwnedRepos } from '../../modules/repos/queries'
 import { listMarkedRepos } from '../../modules/stars/service'
 import { followedOrVisibleUser, followUser, getVisibleUserByName, isFollowing, listFollows, unfollowUser } from '../../modules/users/service'
 import { listFeed, userFeedIncludesPrivate } from '../../modules/activities/service'
 import { activitiesToApi } from '../../convert/activity'
 import { ActivityEntries } from './activity-list'
 import { feedAsked, ownerFeed } from './activity-feed'
-import { rootInfo } from '../../modules/docs'
 import { ApiError } from '../../lib/errors'
 import type { Page } from '../../lib/pagination'
 import { Layout } from '../layout'
@@ -26,7 +25,7 @@ import { ownerUrl, projectsUrl, repoUrl } from '../links'
 import { OwnerList } from './explore'
 
 /** Repositories a page lists at most (the rest are counted). */
-const MAX_LISTED = 100
+export const MAX_LISTED = 100
 
 export function RepoList(props: { owners: Map<number, string>; rows: RepoRow[]; total: number; empty: string }): Html {
   return (
@@ -64,7 +63,7 @@ export async function ownerNames(deps: AppDeps, rows: RepoRow[], known: UserRow[
 /** Repositories, stars and people a profile's tab lists at a time (Gitea's UI.User.RepoPagingNum). */
 const LIST_SIZE = 15
 /** Activities the profile's activity tab lists at a time (Gitea's UI.FeedPagingNum). */
-const FEED_SIZE = 20
+export const FEED_SIZE = 20
 
 /** The tabs of a person's profile (Gitea 1.23's `?tab=`), the first the default. */
 const TABS = [
@@ -79,7 +78,6 @@ type Tab = (typeof TABS)[number][0]
 const OwnerParams = t.Object({ owner: t.String({ maxLength: 255 }) })
 const ProfileQuery = t.Object({ tab: FormText(32), page: FormText(10) })
 const FollowQuery = t.Object({ action: FormText(16) })
-const HomeQuery = t.Object({ page: FormText(10) })
 const FollowBody = t.Object({ _csrf: CsrfText, action: FormText(16) })
 
 export function OwnerHeading(props: { owner: UserRow; kind: string }): Html {
@@ -190,52 +188,10 @@ async function profileResponse(
   )
 }
 
-/** `/` (home: the signed-in user's dashboard, their activity feed and repositories, or a sign-in link) `/{owner}` (a person's profile with its tabs, an organisation's repositories) and its follow form. */
+/** `/{owner}` (a person's profile with its tabs, an organisation's repositories) and its follow form (the home `/` is dashboard.tsx's). */
 export const peoplePages = (deps: AppDeps) =>
   new Elysia({ name: 'web-people', detail: { hide: true } })
     .use(pipeline(deps, { session: true }))
-    .get(
-      '/',
-      async ({ request, caller, query }) => {
-        // Scripts and clients asking for anything but HTML get the service's description as before.
-        if (!/^\s*text\/html/i.test(request.headers.get('accept') ?? '')) return rootInfo(deps.config)
-        const web = webContext(deps.config, request, caller)
-        const user = caller.user
-        if (!user)
-          return htmlResponse(
-            <Layout ctx={web} title="Home">
-              <h1>Warren</h1>
-              <p>A self-hosted git service.</p>
-              <p>
-                <a href="/user/login">Sign in</a> to see your repositories.
-              </p>
-            </Layout>,
-          )
-        // Gitea's dashboard: the feed of what the user did and of the repositories they watch (private ones too), beside their repositories.
-        const n = pageNumber(query.page)
-        const page: Page = { page: n, limit: FEED_SIZE, offset: (n - 1) * FEED_SIZE }
-        const [repos, feed] = await Promise.all([
-          listCallerRepos(deps, user, { page: 1, limit: MAX_LISTED, offset: 0 }),
-          listFeed(deps, user, { user, onlyPerformedBy: false }, { includePrivate: userFeedIncludesPrivate(user, user) }, page),
-        ])
-        const records = await activitiesToApi(deps, user, feed.rows, () => user.id)
-        return htmlResponse(
-          <Layout ctx={web} title="Dashboard">
-            <h1>Dashboard</h1>
-            <Notices ctx={web} />
-            <h2>Activity</h2>
-            <div class="box">
-              <ActivityEntries records={records} empty="Nothing happened yet in your repositories or those you watch." />
-            </div>
-            <Pager path="/" page={n} pages={pagesOf(feed.total, FEED_SIZE)} labels={['Newer', 'Older']} />
-            <h2>Your repositories</h2>
-            <RepoList owners={await ownerNames(deps, repos.rows, [user])} rows={repos.rows} total={repos.total} empty="You have no repositories yet." />
-          </Layout>,
-        )
-      },
-      // A token needs the user scope for the dashboard (one's private repositories and feed), as for `/{owner}`.
-      { scope: 'user', caller: true, query: HomeQuery, detail: pageDetail('webHome') },
-    )
     .get(
       '/:owner',
       async ({ request, owner, caller, query }) => {
