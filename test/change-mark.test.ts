@@ -66,6 +66,10 @@ test('the bookkeeping writes are told from the others by their text', () => {
   expect(movesChangeMark('insert into "hook_tasks" ("id") values (?)')).toBe(false)
   expect(movesChangeMark('update "event_consumers" set "done_id" = ? where "event_consumers"."name" = ?')).toBe(false)
   expect(movesChangeMark('delete from "hook_payloads" where "hook_payloads"."id" = ?')).toBe(false)
+  // The mailer job's sending leaves the caches alone too.
+  expect(movesChangeMark('delete from "mail_queue" where "mail_queue"."id" = ?')).toBe(false)
+  expect(movesChangeMark('update "mail_queue" set "attempts" = ?, "last_error" = ?, "next_attempt_ms" = ? where "mail_queue"."id" = ?')).toBe(false)
+  expect(movesChangeMark('update "mail_queue_x" set "x" = ?')).toBe(true)
   expect(movesChangeMark('update "hook_tasks_archive" set "x" = ?')).toBe(true)
   expect(movesChangeMark('insert into "events" ("kind") values (?)')).toBe(true)
   expect(movesChangeMark('select 1')).toBe(false)

@@ -362,11 +362,12 @@ const readsOnly = (text: string): boolean => text.startsWith('select ') || text.
  * The writes that leave the caches' change mark where it is: those of the webhook deliveries and
  * the outbox consumers, to what no cache reads (and must never read): a webhook task's rows and
  * outcome (`hook_tasks`), a payload (`hook_payloads`), a consumer's done position
- * (`event_consumers`), and a hook's last status alone (`hooks.last_status`; any other change of
- * a hook moves the mark). Recognised by the text Drizzle builds (the same on both dialects); every
+ * (`event_consumers`), the mail queue's rows (`mail_queue`: queued in the transaction of the change
+ * that causes them, which moves the mark itself; sent or failed by the mailer job), and a hook's
+ * last status alone (`hooks.last_status`; any other change of a hook moves the mark). Recognised by the text Drizzle builds (the same on both dialects); every
  * other statement that is not a `select` moves the mark.
  */
-const QUIET_WRITE = /^(?:insert into|update|delete from) "(?:hook_tasks|hook_payloads|event_consumers)" |^update "hooks" set "last_status" = [^,()]* (?:from|where) /
+const QUIET_WRITE = /^(?:insert into|update|delete from) "(?:hook_tasks|hook_payloads|event_consumers|mail_queue)" |^update "hooks" set "last_status" = [^,()]* (?:from|where) /
 
 /** Whether a statement may change what a cache read (movesChangeMark's test; a `select` never does). */
 export const movesChangeMark = (text: string): boolean => !/^\s*select\b/i.test(text) && !QUIET_WRITE.test(text)
