@@ -43,6 +43,7 @@ import { notificationsModule } from './modules/notifications'
 import { topicsModule } from './modules/topics'
 import { settingsModule } from './modules/settings'
 import { gitHttpModule } from './modules/git-http'
+import { lfsModule } from './modules/lfs'
 import { deployKeysModule } from './modules/deploy-keys'
 import { actionsModule } from './modules/actions'
 import { protectionsModule } from './modules/protections'
@@ -205,6 +206,7 @@ export function createApp(deps: AppDeps) {
     .use(docsAssetsModule())
     .use(api)
     .use(gitHttpModule(deps))
+    .use(lfsModule(deps))
     .use(releaseDownloadsModule(deps))
     .use(packageRegistryModule(deps))
     .use(avatarFilesModule(deps))

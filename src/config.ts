@@ -91,6 +91,17 @@ export interface Config {
   /** Largest package file in bytes (WARREN_MAX_PACKAGE_FILE_SIZE, 1 GiB; Gitea's [packages] LIMIT_SIZE_*), streamed to disk; past it: 413, nothing stored. */
   maxPackageFileSize: number
   /**
+   * The Git LFS server at `/{owner}/{repo}.git/info/lfs` and `git-lfs-authenticate` over SSH
+   * (WARREN_LFS_START_SERVER, Gitea's LFS_START_SERVER; default false, as Gitea's app.example.ini).
+   */
+  lfsStartServer: boolean
+  /** Largest LFS object accepted, bytes (WARREN_LFS_MAX_FILE_SIZE, Gitea's LFS_MAX_FILE_SIZE; 0, the default: no limit). */
+  lfsMaxFileSize: number
+  /** How long the token `git-lfs-authenticate` hands out lasts, seconds (WARREN_LFS_HTTP_AUTH_EXPIRY, Gitea's LFS_HTTP_AUTH_EXPIRY: 20 minutes). */
+  lfsHttpAuthExpiry: number
+  /** LFS locks listed per page at most (WARREN_LFS_LOCKS_PAGING_NUM, Gitea's LFS_LOCKS_PAGING_NUM: 50). */
+  lfsLocksPagingNum: number
+  /**
    * The types an issue's or comment's attachment may have (WARREN_ATTACHMENT_ALLOWED_TYPES,
    * Gitea's [attachment] ALLOWED_TYPES: comma-separated `.ext` extensions and MIME types, with
    * `image/*` wildcards, the wildcard of every type allowing all; Gitea's list by default).
@@ -479,6 +490,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxPushSize: boundedFrom(env.WARREN_MAX_PUSH_SIZE, 4096 * MiB, 'WARREN_MAX_PUSH_SIZE', MiB, 64 * 1024 * MiB),
     maxAttachmentSize: boundedFrom(env.WARREN_MAX_ATTACHMENT_SIZE, 100 * MiB, 'WARREN_MAX_ATTACHMENT_SIZE', 1, 64 * 1024 * MiB),
     maxPackageFileSize: boundedFrom(env.WARREN_MAX_PACKAGE_FILE_SIZE, 1024 * MiB, 'WARREN_MAX_PACKAGE_FILE_SIZE', 1, 64 * 1024 * MiB),
+    lfsStartServer: boolFrom(env.WARREN_LFS_START_SERVER, 'WARREN_LFS_START_SERVER'),
+    lfsMaxFileSize: boundedFrom(env.WARREN_LFS_MAX_FILE_SIZE, 0, 'WARREN_LFS_MAX_FILE_SIZE', 0, Number.MAX_SAFE_INTEGER),
+    lfsHttpAuthExpiry: secondsFrom(env.WARREN_LFS_HTTP_AUTH_EXPIRY, 1200, 'WARREN_LFS_HTTP_AUTH_EXPIRY'),
+    lfsLocksPagingNum: boundedFrom(env.WARREN_LFS_LOCKS_PAGING_NUM, 50, 'WARREN_LFS_LOCKS_PAGING_NUM', 1, 1000),
     attachmentAllowedTypes: attachmentTypesFrom(env.WARREN_ATTACHMENT_ALLOWED_TYPES),
     defaultBranch: branchNameFrom(env.WARREN_DEFAULT_BRANCH),
     maxCommitFiles: boundedFrom(env.WARREN_MAX_COMMIT_FILES, 1000, 'WARREN_MAX_COMMIT_FILES', 1, 100_000),

@@ -54,7 +54,7 @@ describe('start-up repairs bounded by what was under way, the rest swept in the 
 
       // The sweep, later, reads every repository and brings the changed one in line.
       const swept = await sweep(s, Date.now())
-      expect(swept).toEqual({ checked: 5, updated: 1, missing: 0, leftovers: 0, deleted: 0, unadopted: 0, attachmentsRemoved: 0, attachmentsMissing: 0, avatarsRemoved: 0, packageFilesRemoved: 0 })
+      expect(swept).toEqual({ checked: 5, updated: 1, missing: 0, leftovers: 0, deleted: 0, unadopted: 0, attachmentsRemoved: 0, attachmentsMissing: 0, avatarsRemoved: 0, packageFilesRemoved: 0, lfsObjectsRemoved: 0 })
       expect((await s.get('/repos/bob/by-hand', { token: bob.token })).body).toMatchObject({ empty: false, default_branch: 'main' })
       // Nothing changed since: a second sweep syncs nothing.
       expect(await sweep(s, Date.now())).toMatchObject({ checked: 5, updated: 0 })
@@ -85,7 +85,7 @@ describe('start-up repairs bounded by what was under way, the rest swept in the 
       utimesSync(fresh, future, future)
       rmSync(repoPath(s.dataDir, 'bob', 'gone'), { recursive: true })
 
-      expect(await sweep(s, startedAt)).toEqual({ checked: 2, updated: 0, missing: 1, leftovers: 2, deleted: 0, unadopted: 0, attachmentsRemoved: 0, attachmentsMissing: 0, avatarsRemoved: 0, packageFilesRemoved: 0 })
+      expect(await sweep(s, startedAt)).toEqual({ checked: 2, updated: 0, missing: 1, leftovers: 2, deleted: 0, unadopted: 0, attachmentsRemoved: 0, attachmentsMissing: 0, avatarsRemoved: 0, packageFilesRemoved: 0, lfsObjectsRemoved: 0 })
       expect(existsSync(old)).toBe(false)
       expect(existsSync(oldPack)).toBe(false)
       expect(existsSync(fresh)).toBe(true)

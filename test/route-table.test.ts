@@ -189,6 +189,15 @@ describe('route table', () => {
         'GET /:owner/:repo/info/refs',
         'POST /:owner/:repo/git-upload-pack',
         'POST /:owner/:repo/git-receive-pack',
+        // The Git LFS server: git's caller and access decision (modules/lfs/access.ts authorizeLfs), answered in the LFS shape.
+        'POST /:owner/:repo/info/lfs/objects/batch',
+        'PUT /:owner/:repo/info/lfs/objects/:oid/:size',
+        'GET /:owner/:repo/info/lfs/objects/:oid',
+        'POST /:owner/:repo/info/lfs/verify',
+        'GET /:owner/:repo/info/lfs/locks',
+        'POST /:owner/:repo/info/lfs/locks',
+        'POST /:owner/:repo/info/lfs/locks/verify',
+        'POST /:owner/:repo/info/lfs/locks/:id/unlock',
         // The OAuth2 provider's endpoints for clients: they authenticate the client, not a person.
         'POST /login/oauth/access_token',
         'POST /login/oauth/revoke',
@@ -394,8 +403,9 @@ describe('route table: token scopes', () => {
       .map((r) => `${r.method} ${r.path}: ${JSON.stringify(declared(r, 'scope'))}`)
     expect(wrong).toEqual([])
     for (const r of routes) for (const c of categoriesOf(r)) expect(SCOPE_CATEGORIES).toContain(c)
-    // Repository content outside the API (raw files, archives, downloads) is under the repository scope too.
-    const web = routes.filter((r) => r.path.startsWith('/:owner/:repo/') && !/info\/refs|git-/.test(r.path))
+    // Repository content outside the API (raw files, archives, downloads) is under the repository scope too
+    // (git's and LFS's endpoints check it in git's access decision, auth/git-access.ts tokenGitAccess).
+    const web = routes.filter((r) => r.path.startsWith('/:owner/:repo/') && !/info\/refs|git-|info\/lfs\//.test(r.path))
     expect(web.length).toBeGreaterThan(2)
     expect(web.filter((r) => categoriesOf(r).join() !== 'repository')).toEqual([])
   })

@@ -512,7 +512,7 @@ describe('SSH command parsing', () => {
     expect(refused("git-upload-pack 'a'\\''b/c'")).toContain('invalid repository path "a\'b/c"')
     expect(refused("git-upload-pack '../x'")).toContain('invalid repository path')
     expect(refused("git-upload-pack 'alice/secret\x1b[2J'")).toContain('invalid repository path "alice/secret?[2J"')
-    expect(refused('sh -c id')).toBe('unknown command "sh": only git-upload-pack, git-receive-pack and git-upload-archive are served')
+    expect(refused('sh -c id')).toBe('unknown command "sh": only git-upload-pack, git-receive-pack, git-upload-archive and git-lfs-authenticate are served')
     expect(refused('git-upload-pack ' + 'a'.repeat(2000))).toBe('the command is too long')
   })
 })

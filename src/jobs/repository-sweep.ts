@@ -9,6 +9,7 @@ import { syncChangedRepositories } from '../push'
 import { repairAttachments } from '../modules/attachments/storage'
 import { repairPackageBlobs } from '../modules/packages/blobs'
 import { repairAvatars } from '../modules/avatars/storage'
+import { repairLfsObjects } from '../modules/lfs/store'
 
 /** Repositories read and checked per step of the sweep. */
 export const SWEEP_BATCH = 200
@@ -32,7 +33,8 @@ export const SWEEP_DELAY_MS = 5_000
  * then the release assets' folders, one at a time, files no row accounts for removed
  * (repairAttachments, the same way); then the avatar folders, files no row names removed
  * (repairAvatars, the same way); then the package blobs, temporary files and blobs no package file
- * names removed (repairPackageBlobs, the same way).
+ * names removed (repairPackageBlobs, the same way); then the LFS objects, temporary files and
+ * objects no repository has removed (repairLfsObjects, the same way).
  *
  * Nothing a request relies on waits for it: pending pushes are settled before serving
  * (reconcilePendingPushes), unfinished repositories are removed before serving (repairAtStart),
@@ -50,7 +52,7 @@ export function startRepositorySweep(
   let stopped = false
   let timer: ReturnType<typeof setTimeout> | undefined
   let wake: (() => void) | undefined
-  const emptyResult = (): SweepResult => ({ checked: 0, updated: 0, missing: 0, leftovers: 0, deleted: 0, unadopted: 0, attachmentsRemoved: 0, attachmentsMissing: 0, avatarsRemoved: 0, packageFilesRemoved: 0 })
+  const emptyResult = (): SweepResult => ({ checked: 0, updated: 0, missing: 0, leftovers: 0, deleted: 0, unadopted: 0, attachmentsRemoved: 0, attachmentsMissing: 0, avatarsRemoved: 0, packageFilesRemoved: 0, lfsObjectsRemoved: 0 })
   const result = emptyResult()
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -100,6 +102,7 @@ export function startRepositorySweep(
       result.attachmentsMissing = repaired.missing.length
       if (!stopped) result.avatarsRemoved = (await repairAvatars(deps, { before: opts.startedAt, between })).unnamed.length
       if (!stopped) result.packageFilesRemoved = (await repairPackageBlobs(deps, { before: opts.startedAt, between })).length
+      if (!stopped) result.lfsObjectsRemoved = (await repairLfsObjects(deps, { before: opts.startedAt, between })).length
     }
     if (stopped) return
     if (result.updated) log.info(`brought ${result.updated} of ${result.checked} repositories in line with git`)
@@ -149,4 +152,6 @@ export interface SweepResult {
   avatarsRemoved: number
   /** Package blobs no package file names, and temporary upload files, removed (repairPackageBlobs). */
   packageFilesRemoved: number
+  /** LFS objects no repository has, and temporary uploads, removed. */
+  lfsObjectsRemoved: number
 }

@@ -10,6 +10,11 @@ export interface GitCommand {
   service: GitSessionService
   ownerName: string
   repoName: string
+  /**
+   * `git-lfs-authenticate {path} upload|download`: no git process, a token for the LFS endpoints
+   * (ssh/lfs-authenticate.ts), under the access decision of a push (`upload`) or a fetch.
+   */
+  lfs?: 'upload' | 'download'
 }
 
 /** Text from a client, made safe to echo back to its terminal (no control characters). */
@@ -23,6 +28,9 @@ const SERVICES: Record<string, GitSessionService> = {
   'git-receive-pack': 'receive-pack',
   'git-upload-archive': 'upload-archive',
 }
+
+/** Git LFS's command asking for a token of the LFS endpoints over SSH. */
+const LFS_AUTHENTICATE = 'git-lfs-authenticate'
 
 /** One owner or repository name in a path: what user and repository names may be. */
 const NAME = /^[A-Za-z0-9_.-]{1,255}$/
@@ -77,13 +85,22 @@ export function parseGitCommand(command: string): GitCommand | { refusal: string
   if (text.startsWith('git ')) text = 'git-' + text.slice(4).trimStart()
   const space = text.search(/\s/)
   const verb = space < 0 ? text : text.slice(0, space)
-  const service = Object.hasOwn(SERVICES, verb) ? SERVICES[verb] : undefined
-  if (!service) return { refusal: `unknown command "${printable(verb, 100)}": only git-upload-pack, git-receive-pack and git-upload-archive are served` }
-  const argument = space < 0 ? null : unquoteArgument(text.slice(space).trim())
+  let rest = space < 0 ? '' : text.slice(space).trim()
+  let lfs: GitCommand['lfs']
+  if (verb === LFS_AUTHENTICATE) {
+    // The operation is the last word; the path before it, quoted or bare.
+    const operation = /\s(upload|download)$/.exec(rest)
+    if (!operation) return { refusal: `${verb} takes a repository path and upload or download, such as 'owner/repository.git' download` }
+    lfs = operation[1] as 'upload' | 'download'
+    rest = rest.slice(0, operation.index).trim()
+  }
+  const service = lfs ? (lfs === 'upload' ? 'receive-pack' : 'upload-pack') : Object.hasOwn(SERVICES, verb) ? SERVICES[verb] : undefined
+  if (!service) return { refusal: `unknown command "${printable(verb, 100)}": only git-upload-pack, git-receive-pack, git-upload-archive and git-lfs-authenticate are served` }
+  const argument = rest === '' ? null : unquoteArgument(rest)
   if (argument === null) return { refusal: `${verb} takes one repository path, such as 'owner/repository.git'` }
   const parts = argument.replace(/^\//, '').split('/')
   const [ownerName, repoName] = parts
   if (parts.length !== 2 || !ownerName || !repoName || ![ownerName, repoName].every((n) => NAME.test(n) && n !== '.' && n !== '..'))
     return { refusal: `invalid repository path "${printable(argument)}": expected owner/repository(.git)` }
-  return { service, ownerName, repoName }
+  return lfs ? { service, ownerName, repoName, lfs } : { service, ownerName, repoName }
 }

@@ -46,7 +46,7 @@ export function refuse(channel: ServerChannel, message: string): void {
 }
 
 /** How SSH words each refusal of the shared decision (never revealing a repository the caller may not read). */
-function refusalMessage(refusal: GitRefusal, identity: SshIdentity, path: string): string {
+export function refusalMessage(refusal: GitRefusal, identity: SshIdentity, path: string): string {
   switch (refusal) {
     case 'not-found':
     case 'sign-in':

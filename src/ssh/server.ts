@@ -5,6 +5,7 @@ import { parseGitCommand, printable } from './command'
 import { refuse, runGitCommand, type ChannelActivity } from './git-session'
 import { ConnectionGate, IdleWatch, sshLimitsOf, UserSlots, type SshLimits } from './limits'
 import { identityOfKey, type SshIdentity } from './identity'
+import { lfsAuthenticate } from './lfs-authenticate'
 import { loadOrCreateHostKey, type HostKey } from './host-key'
 import { listenForSsh, type SshSocket } from './socket'
 import type { Socket } from 'node:net'
@@ -211,6 +212,7 @@ function serveConnection(deps: AppDeps, client: Connection, running: Set<Promise
         await start(channel, async (identity) => {
           const command = parseGitCommand(String(info.command))
           if ('refusal' in command) return refuse(channel, command.refusal)
+          if (command.lfs) return await lfsAuthenticate(deps, identity, command, channel)
           return await runGitCommand(deps, identity, command, channel, gitProtocol, activityOf(watch))
         })
       })

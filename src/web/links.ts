@@ -9,6 +9,9 @@ export const srcUrl = (owner: string, repo: string, kind: string, ref: string, p
   `${repoUrl(owner, repo)}/src/${kind}/${segs(ref.split('/'))}${path.length ? '/' + segs(path) : ''}`
 export const rawUrl = (owner: string, repo: string, kind: string, ref: string, path: readonly string[]) =>
   `${repoUrl(owner, repo)}/raw/${kind}/${segs(ref.split('/'))}/${segs(path)}`
+/** A file through `media/` (the LFS object its pointer stands for, else the file). */
+export const mediaUrl = (owner: string, repo: string, kind: string, ref: string, path: readonly string[]) =>
+  `${repoUrl(owner, repo)}/media/${kind}/${segs(ref.split('/'))}/${segs(path)}`
 /** A path's history (`commits/{kind}/{ref}/{path}`): the commits that touched it. */
 export const historyUrl = (owner: string, repo: string, kind: string, ref: string, path: readonly string[]) =>
   `${repoUrl(owner, repo)}/commits/${kind}/${segs(ref.split('/'))}${path.length ? '/' + segs(path) : ''}`

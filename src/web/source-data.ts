@@ -4,6 +4,8 @@ import { blobSize, objectBytes } from '../git/objects'
 import { resolveRefPrefix, type RefKind } from '../git/refs'
 import { entryAt, folderTree, treeEntries, type TreeEntry } from '../git/tree'
 import { branchHeads } from '../modules/branches/service'
+import { MAX_POINTER_SIZE, storedObjectOf } from '../modules/lfs/pointer'
+import { objectPath } from '../modules/lfs/store'
 
 /**
  * What the repository pages read from git, through the same readers as the contents and raw APIs:
@@ -58,9 +60,10 @@ export async function folderEntries(deps: AppDeps, ctx: RepoContext, at: SourceA
   return { entries: [...entries].sort(byKindThenName).slice(0, max), total: entries.length }
 }
 
+/** `lfs`: the content is the LFS object the file's pointer stands for (`fileAt`'s `lfs`). */
 export type FileContent =
-  | { kind: 'text'; text: string; size: number; oid: string }
-  | { kind: 'binary' | 'too-large' | 'long-lines'; size: number }
+  | { kind: 'text'; text: string; size: number; oid: string; lfs?: true }
+  | { kind: 'binary' | 'too-large' | 'long-lines'; size: number; lfs?: true }
   | { kind: 'other'; entry: TreeEntry }
 
 /** Longest line a file view shows: a file with a longer one (minified code, data) links to its raw form instead. */
@@ -86,24 +89,33 @@ const looksBinary = (bytes: Uint8Array) => bytes.subarray(0, 8000).includes(0)
  * `utf8`: bytes that are not valid UTF-8 make it `binary`, and a byte order mark is kept (the
  * editor, which writes the text back as it was given).
  */
-export async function fileAt(deps: AppDeps, ctx: RepoContext, at: SourceAt, maxBytes: number, opts: { maxLine?: number; utf8?: boolean } = {}): Promise<FileContent | null> {
+export async function fileAt(deps: AppDeps, ctx: RepoContext, at: SourceAt, maxBytes: number, opts: { maxLine?: number; utf8?: boolean; lfs?: boolean } = {}): Promise<FileContent | null> {
   const git = gitRepoOf(deps, ctx)
   const entry = await entryAt(git, at.commit, at.path)
   if (!entry || entry.kind === 'dir') return null
   if (entry.kind !== 'file' && entry.kind !== 'executable') return { kind: 'other', entry }
-  const size = (await blobSize(git, entry.oid)) ?? 0
+  let size = (await blobSize(git, entry.oid)) ?? 0
   if (size > maxBytes) return { kind: 'too-large', size }
   const obj = await objectBytes(git, entry.oid)
   if (!obj) return null
-  if (looksBinary(obj.body)) return { kind: 'binary', size }
+  let body: Uint8Array = obj.body
+  // The file view shows the LFS object a pointer stands for, as Gitea's ("Stored with Git LFS").
+  const pointer = opts.lfs && size <= MAX_POINTER_SIZE ? await storedObjectOf(deps, ctx.repo, body) : null
+  const lfs = pointer ? ({ lfs: true } as const) : {}
+  if (pointer) {
+    size = pointer.size
+    if (size > maxBytes) return { kind: 'too-large', size, ...lfs }
+    body = new Uint8Array(await Bun.file(objectPath(deps, pointer.oid)).arrayBuffer())
+  }
+  if (looksBinary(body)) return { kind: 'binary', size, ...lfs }
   let text: string
   try {
-    text = new TextDecoder('utf-8', { fatal: opts.utf8 ?? false, ignoreBOM: opts.utf8 ?? false }).decode(obj.body)
+    text = new TextDecoder('utf-8', { fatal: opts.utf8 ?? false, ignoreBOM: opts.utf8 ?? false }).decode(body)
   } catch {
-    return { kind: 'binary', size }
+    return { kind: 'binary', size, ...lfs }
   }
-  if (hasLineLongerThan(text, opts.maxLine ?? MAX_VIEW_LINE)) return { kind: 'long-lines', size }
-  return { kind: 'text', text, size, oid: entry.oid }
+  if (hasLineLongerThan(text, opts.maxLine ?? MAX_VIEW_LINE)) return { kind: 'long-lines', size, ...lfs }
+  return { kind: 'text', text, size, oid: entry.oid, ...lfs }
 }
 
 /** The repository's branches for the switcher (the first `max` by name). */

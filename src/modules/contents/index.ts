@@ -122,8 +122,8 @@ export const contentsModule = (deps: AppDeps) =>
     )
     .get(
       '/repos/:owner/:repo/media/*',
-      // No LFS store: a pointer file is served as it is, as Gitea serves one whose object it lacks.
-      ({ params, query, repo }) => rawFile(deps, repo, { wildcard: wildcardOf(params), ref: query.ref }),
+      // A pointer file whose object the repository lacks is served as it is, as Gitea serves it.
+      ({ params, query, repo }) => rawFile(deps, repo, { wildcard: wildcardOf(params), ref: query.ref, media: true }),
       {
         scope: 'repository',
         repo: { level: 'read' },

@@ -32,6 +32,7 @@ export const downloadRoutes = (deps: AppDeps, base: string, opts: { web: boolean
         },
       ),
     )
+    .use(opts.web ? mediaRoute(deps, base) : new Elysia({ name: `no-media:${base}` }))
     .use(
       new Elysia({ name: `archive:${base}` }).use(pipeline(deps, { session: opts.web })).get(
         `${base}/archive/*`,
@@ -49,6 +50,21 @@ export const downloadRoutes = (deps: AppDeps, base: string, opts: { web: boolean
         },
       ),
     )
+
+/** The web's `media/*` (Gitea's): a file, or the LFS object its pointer stands for; the API's is the contents area's. */
+const mediaRoute = (deps: AppDeps, base: string) =>
+  new Elysia({ name: `media:${base}` }).use(pipeline(deps, { session: true })).get(
+    `${base}/media/*`,
+    ({ params, query, repo }) => rawFile(deps, repo, { wildcard: wildcardOf(params), ref: query.ref, explicitKinds: true, media: true }),
+    {
+      scope: 'repository',
+      repo: { level: 'read' },
+      params: RepoWildcardParams,
+      query: t.Object({ ref: QueryText() }),
+      response: { 200: FileBytes },
+      detail: { operationId: 'webMediaFile', summary: 'Get a file or the LFS object its pointer stands for (branch|tag|commit/{ref}/{filepath})', 'x-warren-page': true },
+    },
+  )
 
 /** Raw files, archives and editorconfig under /repos/{o}/{r}. */
 export const filesModule = (deps: AppDeps) =>

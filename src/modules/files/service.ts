@@ -3,6 +3,9 @@ import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { notFound, unprocessable } from '../../lib/errors'
 import { isSafeRefName, resolveCommitish, resolveRefPrefix, type RefKind } from '../../git/refs'
 import { normaliseTreePath, readBlobText, streamArchive, streamBlob, type ArchiveFormat } from '../../git/blob'
+import { MAX_POINTER_SIZE, storedObjectOf } from '../lfs/pointer'
+import { objectResponse } from '../lfs/service'
+import { objectPath } from '../lfs/store'
 import { definitionFor, MAX_EDITORCONFIG_BYTES, type EditorConfigDefinition } from './editorconfig'
 
 /** What a blob is served as, from its first bytes. */
@@ -38,6 +41,8 @@ export interface RawRequest {
   ref?: string
   /** Web form `/raw/branch|tag|commit/...`: the first segment names the kind of ref. */
   explicitKinds?: boolean
+  /** `media/`: an LFS pointer whose object the repository has is answered with the object (mediaOf). */
+  media?: boolean
 }
 
 /**
@@ -72,17 +77,52 @@ export async function rawFile(deps: AppDeps, ctx: RepoContext, req: RawRequest):
   }
   const blob = await streamBlob(repo, target.sha, target.rest)
   if (!blob) throw notFound()
-  const kind = sniffContentType(blob.head)
   const name = target.rest[target.rest.length - 1]!
-  const headers: Record<string, string> = {
-    'Content-Type': kind.type,
-    'Cache-Control': target.commit ? 'public, max-age=86400' : 'no-cache',
-    'X-Content-Type-Options': 'nosniff',
-    // Whatever a browser makes of the bytes, they run no script with the site's origin (Gitea's ServeBlob does the same).
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+  const headersOf = (head: Uint8Array) => {
+    const kind = sniffContentType(head)
+    const headers: Record<string, string> = {
+      'Content-Type': kind.type,
+      'Cache-Control': target.commit ? 'public, max-age=86400' : 'no-cache',
+      'X-Content-Type-Options': 'nosniff',
+      // Whatever a browser makes of the bytes, they run no script with the site's origin (Gitea's ServeBlob does the same).
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+    }
+    if (!kind.text) headers['Content-Disposition'] = disposition(kind.inline ? 'inline' : 'attachment', name)
+    return headers
   }
-  if (!kind.text) headers['Content-Disposition'] = disposition(kind.inline ? 'inline' : 'attachment', name)
-  return new Response(blob.body, { headers })
+  if (req.media && blob.head.byteLength <= MAX_POINTER_SIZE) {
+    const media = await mediaOf(deps, ctx, blob, headersOf)
+    if (media) return media
+  }
+  return new Response(blob.body, { headers: headersOf(blob.head) })
+}
+
+/**
+ * Gitea's SingleDownloadOrLFS: a blob that is an LFS pointer whose object the repository has (and
+ * the LFS server is on) is answered with the object, typed by its own first bytes; null otherwise
+ * (the blob is served as it is, from `blob.body`, which this leaves whole).
+ */
+async function mediaOf(deps: AppDeps, ctx: RepoContext, blob: { head: Uint8Array; body: ReadableStream<Uint8Array> }, headersOf: (head: Uint8Array) => Record<string, string>): Promise<Response | null> {
+  // A pointer is one small chunk: the blob is that chunk when git has nothing more to send.
+  const reader = blob.body.getReader()
+  const first = await reader.read()
+  const more = first.done ? first : await reader.read()
+  const rest = [first, more].filter((r) => !r.done).map((r) => r.value!)
+  blob.body = new ReadableStream({
+    start: (c) => rest.forEach((chunk) => c.enqueue(chunk)),
+    pull: async (c) => {
+      const next = await reader.read()
+      if (next.done) c.close()
+      else c.enqueue(next.value)
+    },
+    cancel: () => reader.cancel(),
+  })
+  if (rest.length !== 1) return null
+  const pointer = await storedObjectOf(deps, ctx.repo, rest[0]!)
+  if (!pointer) return null
+  await reader.cancel().catch(() => {})
+  const head = new Uint8Array(await Bun.file(objectPath(deps, pointer.oid)).slice(0, 8000).arrayBuffer())
+  return objectResponse(deps, pointer.oid, pointer.size, null, headersOf(head))
 }
 
 const ARCHIVE_FORMATS: [string, ArchiveFormat, string][] = [

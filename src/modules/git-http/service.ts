@@ -9,7 +9,7 @@ import { GitError, type GitRepo } from '../../git/run'
 import { wikiForGit } from '../wiki/service'
 import { boundedStream, bodyTooLarge } from '../../lib/body'
 import { docsUrl } from '../../lib/urls'
-import { advertiseRefs, isLsRefsRequest, lsRefs, MAX_LS_REFS_REQUEST, serviceRpc, type GitService } from '../../git/smart-http'
+import { advertiseRefs, isLsRefsRequest, lsRefs, MAX_LS_REFS_REQUEST, serviceRpc, type GitService, type GitSessionService } from '../../git/smart-http'
 import { MAX_COMMAND_BYTES, readPushHead, refusalReport, replayed } from '../../git/push-commands'
 import { gitPusher, pushHook, withPush } from '../../push'
 import { trackWork } from '../../lib/in-flight'
@@ -40,7 +40,7 @@ export function gitErrorResponse(deps: AppDeps, status: number, message: string,
 }
 
 /** How git HTTP words each refusal of the shared decision (src/auth/git-access.ts). */
-const REFUSALS: Record<NonNullable<TokenGitAccess['refused']>, [number, string]> = {
+export const GIT_REFUSALS: Record<NonNullable<TokenGitAccess['refused']>, [number, string]> = {
   'not-found': [404, 'Repository not found'],
   scope: [403, 'token does not have the repository scope'],
   'public-only': [403, 'token scope is limited to public repos'],
@@ -48,6 +48,35 @@ const REFUSALS: Record<NonNullable<TokenGitAccess['refused']>, [number, string]>
   forbidden: [403, 'User permission denied'],
   mirror: [403, 'mirror repository is read-only'],
   archived: [403, 'repo is archived'],
+}
+
+/** A refusal as an HTTP answer words it. */
+export interface HttpRefusal {
+  status: number
+  message: string
+  headers?: Record<string, string>
+}
+
+/**
+ * The caller of a request as git over HTTP finds it (Basic with a password or a token, a token
+ * header), and the git services' decision for them (tokenGitAccess): the user git runs as, or the
+ * refusal. The LFS endpoints find their callers here too.
+ */
+export async function httpGitAccess(deps: AppDeps, request: Request, found: { repo: RepoRow; owner: UserRow }, service: GitSessionService): Promise<{ user: UserRow | null } | { refused: HttpRefusal }> {
+  let caller: Caller
+  try {
+    caller = await deps.auth.caller(request)
+  } catch (e) {
+    // A 429 keeps its Retry-After (too many failed sign-ins from this client or for this account).
+    // A password of a user with a second factor is refused with Gitea's advice to use a token.
+    if (e instanceof ApiError)
+      return { refused: { status: e.status, message: e.status === 401 && e.message !== TWO_FACTOR_GIT_PASSWORD ? 'invalid credentials' : e.message, headers: e.headers } }
+    throw e
+  }
+  const decided = await tokenGitAccess(deps, caller, found, service)
+  if (!decided.refused) return { user: decided.user }
+  const [status, message] = GIT_REFUSALS[decided.refused]
+  return { refused: { status, message: decided.message ?? message } }
 }
 
 /**
@@ -62,21 +91,8 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
   // is the repository's wiki, found only while its wiki is on (findGitRepository).
   const found = await findGitRepository(deps, ownerName, repoName)
   if (!found) return gitErrorResponse(deps, 404, 'Repository not found')
-  let caller: Caller
-  try {
-    caller = await deps.auth.caller(request)
-  } catch (e) {
-    // A 429 keeps its Retry-After (too many failed sign-ins from this client or for this account).
-    // A password of a user with a second factor is refused with Gitea's advice to use a token.
-    if (e instanceof ApiError)
-      return gitErrorResponse(deps, e.status, e.status === 401 && e.message !== TWO_FACTOR_GIT_PASSWORD ? 'invalid credentials' : e.message, e.headers)
-    throw e
-  }
-  const decided = await tokenGitAccess(deps, caller, found, service)
-  if (decided.refused) {
-    const [status, message] = REFUSALS[decided.refused]
-    return gitErrorResponse(deps, status, decided.message ?? message)
-  }
+  const decided = await httpGitAccess(deps, request, found, service)
+  if ('refused' in decided) return gitErrorResponse(deps, decided.refused.status, decided.refused.message, decided.refused.headers)
   const user = decided.user
   if (found.moved)
     return new Response(null, {

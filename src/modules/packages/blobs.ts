@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
@@ -7,7 +7,7 @@ import { packageFiles } from '../../db/schema'
 import { batchesOf } from '../../lib/batches'
 import { createDurableFile, syncFolder } from '../../lib/durable-file'
 import { boundedStream } from '../../lib/body'
-import { listing } from '../../lib/listing'
+import { listing, removeStaleTemporaries, unchangedSince } from '../../lib/listing'
 import { loggerOf } from '../../lib/log'
 import { oneAtATime } from '../../lib/one-at-a-time'
 
@@ -120,15 +120,8 @@ export async function removeUnnamedBlobs(deps: AppDeps, hashes: Iterable<string>
  * after each: false stops the repair). Answers what it removed.
  */
 export async function repairPackageBlobs(deps: AppDeps, opts: { before?: number; between?: () => Promise<boolean> } = {}): Promise<string[]> {
-  const removed: string[] = []
-  const unchanged = (path: string) => opts.before === undefined || (statSync(path, { throwIfNoEntry: false })?.ctimeMs ?? Infinity) < opts.before
-  for (const { name } of listing(tmpOf(deps))) {
-    const path = join(tmpOf(deps), name)
-    if (unchanged(path)) {
-      rmSync(path, { recursive: true, force: true })
-      removed.push(`tmp/${name}`)
-    }
-  }
+  const removed = removeStaleTemporaries(tmpOf(deps), opts.before)
+  const unchanged = (path: string) => unchangedSince(path, opts.before)
   for (const outer of listing(blobsOf(deps))) {
     for (const inner of listing(join(blobsOf(deps), outer.name))) {
       const dir = join(blobsOf(deps), outer.name, inner.name)

@@ -136,7 +136,7 @@ export const repoPages = (deps: AppDeps) =>
         if (!at) return errorPage(404, 'no such ref', web)
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
         const folder = await folderEntries(deps, ctx, at, MAX_FOLDER_ENTRIES)
-        const file = folder ? null : await fileAt(deps, ctx, at, deps.config.webMaxFileView)
+        const file = folder ? null : await fileAt(deps, ctx, at, deps.config.webMaxFileView, { lfs: true })
         if (!folder && !file) return errorPage(404, 'no such path', web)
         const branches = await branchNames(deps, ctx, MAX_SWITCHER_BRANCHES)
         const name = at.path[at.path.length - 1] ?? ''

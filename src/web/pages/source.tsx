@@ -2,7 +2,7 @@
 import { trustedHtml, type Html } from 'warren-jsx/jsx-runtime'
 import type { ApiRepo } from '../../convert/repo'
 import type { TreeEntry } from '../../git/tree'
-import { blameUrl, editorUrl, rawUrl, srcUrl } from '../links'
+import { blameUrl, editorUrl, mediaUrl, rawUrl, srcUrl } from '../links'
 import type { FileContent, SourceAt } from '../source-data'
 
 const KIND_MARK: Record<TreeEntry['kind'], string> = { dir: '▸', file: ' ', executable: '⚙', symlink: '↪', submodule: '⧉' }
@@ -76,16 +76,18 @@ export function NumberedLines(props: { lines: string[]; label: string }): Html {
  */
 export function FileView(props: { repo: ApiRepo; at: SourceAt; file: FileContent; lines: string[] | null; writable?: boolean }): Html {
   const { repo, at, file } = props
-  const raw = rawUrl(repo.owner.login, repo.name, at.kind, at.ref, at.path)
+  const lfs = 'lfs' in file && file.lfs === true
+  const raw = (lfs ? mediaUrl : rawUrl)(repo.owner.login, repo.name, at.kind, at.ref, at.path)
   const name = at.path[at.path.length - 1] ?? ''
   const editing = props.writable && at.kind === 'branch' && file.kind !== 'other'
   const header = (
     <header>
       <strong>{name}</strong>
       {'size' in file ? <span class="muted">{sizeText(file.size)}</span> : null}
+      {lfs ? <span class="muted">Stored with Git LFS</span> : null}
       <a href={raw}>Raw</a>
       {file.kind === 'text' || file.kind === 'long-lines' ? <a href={blameUrl(repo.owner.login, repo.name, at.kind, at.ref, at.path)}>Blame</a> : null}
-      {editing && (file.kind === 'text' || file.kind === 'long-lines') ? <a href={editorUrl(repo.owner.login, repo.name, '_edit', at.ref, at.path)}>Edit</a> : null}
+      {editing && !lfs && (file.kind === 'text' || file.kind === 'long-lines') ? <a href={editorUrl(repo.owner.login, repo.name, '_edit', at.ref, at.path)}>Edit</a> : null}
       {editing ? <a href={editorUrl(repo.owner.login, repo.name, '_delete', at.ref, at.path)}>Delete</a> : null}
     </header>
   )
