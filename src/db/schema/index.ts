@@ -69,6 +69,7 @@ export const {
   stopwatches,
   tagProtections,
   teamRepos,
+  teamUnits,
   teamUsers,
   teams,
   topics,
