@@ -1,4 +1,5 @@
-import { collaborations, orgUsers, teamRepos, teams, teamUsers, users } from '../src/db/schema'
+import { collaborations, orgUsers, teamRepos, teams, teamUnits, teamUsers, users } from '../src/db/schema'
+import { REPO_UNITS } from '../src/auth/access'
 import type { TestServer, TestUser } from './helpers'
 
 /*
@@ -46,7 +47,9 @@ export async function addTeam(
   const team = (await s.deps.db
     .insert(teams)
     .values({ orgId, name, lowerName: name.toLowerCase(), authorize, includesAllRepositories: opts.all ?? false, createdUnix: now, updatedUnix: now })
-    .returning())[0]
+    .returning())[0]!
+  // Every unit at the team's mode: a team without per-unit settings.
+  await s.deps.db.insert(teamUnits).values(REPO_UNITS.map((type) => ({ orgId, teamId: team.id, type, accessMode: authorize })))
   for (const m of members) {
     await s.deps.db.insert(orgUsers).values({ uid: m.user.id, orgId, createdUnix: now }).onConflictDoNothing()
     await s.deps.db.insert(teamUsers).values({ orgId, teamId: team.id, uid: m.user.id })

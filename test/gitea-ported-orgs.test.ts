@@ -10,7 +10,7 @@ let olga: TestUser // owner of "org3" ("user2")
 let mia: TestUser // concealed member of "org3" through a write team ("user4")
 let otto: TestUser // unrelated user ("user5")
 
-const ALL_UNITS = ['repo.code', 'repo.issues', 'repo.ext_issues', 'repo.wiki', 'repo.pulls', 'repo.releases', 'repo.ext_wiki']
+const ALL_UNITS = ['repo.code', 'repo.issues', 'repo.ext_issues', 'repo.wiki', 'repo.pulls', 'repo.releases', 'repo.ext_wiki', 'repo.projects', 'repo.packages']
 const sorted = (a: string[]) => [...a].sort()
 
 beforeAll(async () => {

@@ -122,6 +122,78 @@ describe('reading and editing teams', () => {
   })
 })
 
+describe('units_map (Gitea 1.23)', () => {
+  const ALL = ['repo.code', 'repo.issues', 'repo.ext_issues', 'repo.wiki', 'repo.pulls', 'repo.releases', 'repo.ext_wiki', 'repo.projects', 'repo.packages']
+  const sorted = (a: string[]) => [...a].sort()
+  const read = async (id: number) => (await s.get(`/teams/${id}`, { token: olga.token })).body
+
+  test('units alone: each listed unit at the team’s permission; an admin team every unit at admin', async () => {
+    const one = await s.post('/orgs/acme/teams', { name: 'team1', description: 'team one', includes_all_repositories: true, permission: 'write', units: ['repo.code', 'repo.issues'] }, { token: olga.token })
+    expect(one.status).toBe(201)
+    expect(one.body).toMatchObject({ permission: 'write', units: ['repo.code', 'repo.issues'], units_map: { 'repo.code': 'write', 'repo.issues': 'write' } })
+    expect(Object.keys(one.body.units_map)).toHaveLength(2)
+    const admin = await s.patch(`/teams/${one.body.id}`, { name: 'teamone', description: 'team 1', permission: 'admin', includes_all_repositories: false, units: ['repo.code', 'repo.pulls'] }, { token: olga.token })
+    expect(admin.body.permission).toBe('admin')
+    expect(sorted(admin.body.units)).toEqual(sorted(ALL))
+    expect(admin.body.units_map).toEqual(Object.fromEntries(ALL.map((u) => [u, 'admin'])))
+    // The description alone changes nothing else; a read gives back the same record.
+    const desc = await s.patch(`/teams/${one.body.id}`, { description: 'first team' }, { token: olga.token })
+    expect(desc.body).toMatchObject({ permission: 'admin', description: 'first team', units_map: admin.body.units_map })
+    expect(await read(one.body.id)).toEqual(desc.body)
+    expect((await s.del(`/teams/${one.body.id}`, undefined, { token: olga.token })).status).toBe(204)
+  })
+
+  test('units_map takes precedence over units; the permission is the least unit mode above none', async () => {
+    const map = { 'repo.code': 'read', 'repo.issues': 'write', 'repo.wiki': 'none' }
+    const two = await s.post('/orgs/acme/teams', { name: 'team2', description: 'team two', includes_all_repositories: true, permission: 'write', units: ['repo.releases'], units_map: map }, { token: olga.token })
+    expect(two.status).toBe(201)
+    expect(two.body).toMatchObject({ name: 'team2', permission: 'read', includes_all_repositories: true, units_map: map })
+    expect(Object.keys(two.body.units_map)).toHaveLength(3)
+    expect(sorted(two.body.units)).toEqual(sorted(Object.keys(map)))
+    const edit = { 'repo.code': 'read', 'repo.pulls': 'read', 'repo.releases': 'write' }
+    const edited = await s.patch(`/teams/${two.body.id}`, { name: 'teamtwo', description: 'team 2', permission: 'write', includes_all_repositories: false, units_map: edit }, { token: olga.token })
+    expect(edited.status).toBe(200)
+    expect(edited.body).toMatchObject({ name: 'teamtwo', permission: 'read', includes_all_repositories: false, units_map: edit })
+    expect(Object.keys(edited.body.units_map)).toHaveLength(3)
+    const desc = await s.patch(`/teams/${two.body.id}`, { description: 'second team' }, { token: olga.token })
+    expect(desc.body).toMatchObject({ permission: 'read', units_map: edit })
+    expect(await read(two.body.id)).toEqual(desc.body)
+    // Listed with the organisation's teams and the caller's, the same record.
+    const listed = (await s.get('/orgs/acme/teams', { token: olga.token })).body.find((t: any) => t.id === two.body.id)
+    expect(listed).toEqual(desc.body)
+    // A permission changed alone moves the units the team has to it; those at none stay none.
+    const moved = await s.patch(`/teams/${two.body.id}`, { permission: 'write' }, { token: olga.token })
+    expect(moved.body).toMatchObject({ permission: 'write', units_map: { 'repo.code': 'write', 'repo.pulls': 'write', 'repo.releases': 'write' } })
+    const withNone = await s.patch(`/teams/${two.body.id}`, { units_map: { 'repo.code': 'write', 'repo.issues': 'none' } }, { token: olga.token })
+    expect(withNone.body.units_map).toEqual({ 'repo.code': 'write', 'repo.issues': 'none' })
+    expect((await s.patch(`/teams/${two.body.id}`, { permission: 'read' }, { token: olga.token })).body.units_map).toEqual({ 'repo.code': 'read', 'repo.issues': 'none' })
+    // Every unit at none: a team of permission none.
+    const none = await s.patch(`/teams/${two.body.id}`, { permission: 'read', units_map: { 'repo.code': 'none' } }, { token: olga.token })
+    expect(none.body).toMatchObject({ permission: 'none', units_map: { 'repo.code': 'none' } })
+    expect((await s.del(`/teams/${two.body.id}`, undefined, { token: olga.token })).status).toBe(204)
+  })
+
+  test('an admin team ignores its units_map; the Owners team reports owner on every unit', async () => {
+    const admin = await s.post('/orgs/acme/teams', { name: 'teamadmin', permission: 'admin', units_map: { 'repo.code': 'read' } }, { token: olga.token })
+    expect(admin.body).toMatchObject({ permission: 'admin', units_map: Object.fromEntries(ALL.map((u) => [u, 'admin'])) })
+    expect((await s.del(`/teams/${admin.body.id}`, undefined, { token: olga.token })).status).toBe(204)
+    const owners = await read(ownersId)
+    expect(owners.units_map).toEqual(Object.fromEntries(ALL.map((u) => [u, 'owner'])))
+    expect(sorted(owners.units)).toEqual(sorted(ALL))
+  })
+
+  test('a units_map naming an unknown unit or mode answers 422 and changes nothing', async () => {
+    const before = await teamNames()
+    for (const units_map of [{ 'repo.nope': 'read' }, { 'repo.code': 'owner' }, { 'repo.code': 'all' }, { 'repo.code': 1 }]) {
+      const r = await s.post('/orgs/acme/teams', { name: 'bad', units_map }, { token: olga.token })
+      expect(r.status).toBe(422)
+      expect(r.body).toMatchObject(errorShape())
+      expect((await s.patch(`/teams/${devsId}`, { units_map }, { token: olga.token })).status).toBe(422)
+    }
+    expect(await teamNames()).toEqual(before)
+  })
+})
+
 describe('team members', () => {
   test('list, get one, add (idempotent) and remove', async () => {
     const list = await s.get(`/teams/${devsId}/members`, { token: mia.token })

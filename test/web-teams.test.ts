@@ -18,12 +18,22 @@ let olga: TestUser, mick: TestUser, sam: TestUser
 let mark: () => Promise<string>
 const { page, signIn, submit, expectCsrfRefused } = webVisitors(() => s.url, () => mark())
 const asOlga = () => ({ token: olga.token })
-const teamsOf = async (org: string) => (await s.get(`/orgs/${org}/teams`, asOlga())).body as { id: number; name: string; description: string; permission: string; units: string[]; includes_all_repositories: boolean; can_create_org_repo: boolean }[]
+const teamsOf = async (org: string) =>
+  (await s.get(`/orgs/${org}/teams`, asOlga())).body as {
+    id: number
+    name: string
+    description: string
+    permission: string
+    units: string[]
+    units_map: Record<string, string>
+    includes_all_repositories: boolean
+    can_create_org_repo: boolean
+  }[]
 const teamNamed = async (org: string, name: string) => (await teamsOf(org)).find((t) => t.name === name)
 const teamRepoNames = async (id: number) => ((await s.get(`/teams/${id}/repos`, asOlga())).body as { name: string }[]).map((r) => r.name).sort()
 /** The team's count of the repositories given it, kept in step with them. */
 const numRepos = async (id: number) => (await s.deps.db.select({ n: teams.numRepos }).from(teams).where(eq(teams.id, id)))[0]!.n
-const newTeam = (fields: Record<string, string | string[]>) => ({ team_name: 'devs', description: 'Builders', repo_access: 'specific', permission: 'write', unit_1: '1', unit_2: '1', ...fields })
+const newTeam = (fields: Record<string, string | string[]>) => ({ team_name: 'devs', description: 'Builders', repo_access: 'specific', permission: 'write', unit_1: '2', unit_2: '2', ...fields })
 
 beforeAll(async () => {
   s = await startTestServer()
@@ -111,8 +121,32 @@ describe('team settings', () => {
     expect(made.location).toBe('/org/crew/teams/devs?done=team-created')
     const devs = (await teamNamed('crew', 'devs'))!
     expect(devs).toMatchObject({ description: 'Builders', permission: 'write', includes_all_repositories: false, can_create_org_repo: true })
-    expect(devs.units.sort()).toEqual(['repo.code', 'repo.issues'])
-    expect(await (await page(made.location!, await signIn(olga))).text()).toContain('The team was created.')
+    // Gitea's form: each unit's mode (`unit_{type}`: 0 none, 1 read, 2 write), those not sent none.
+    expect(devs.units_map).toEqual({
+      'repo.code': 'write',
+      'repo.issues': 'write',
+      'repo.ext_issues': 'none',
+      'repo.wiki': 'none',
+      'repo.pulls': 'none',
+      'repo.releases': 'none',
+      'repo.ext_wiki': 'none',
+      'repo.projects': 'none',
+      'repo.packages': 'none',
+    })
+    const teamPage = await (await page(made.location!, await signIn(olga))).text()
+    expect(teamPage).toContain('The team was created.')
+    expect(teamPage).toMatch(/<th scope="row">Issues<\/th><td>write<\/td>/)
+    expect(teamPage).toMatch(/<th scope="row">Wiki<\/th><td>none<\/td>/)
+    // The edit form shows each unit's choice; a permission below admin is the least unit mode above none.
+    const form = await (await page('/org/crew/teams/devs/edit', await signIn(olga))).text()
+    expect(form).toMatch(/name="unit_2" value="2"[^>]*checked/)
+    expect(form).toMatch(/name="unit_5" value="0"[^>]*checked/)
+    expect(form).not.toContain('name="unit_7" value="2"')
+    const mixed = await submit(olga, '/org/crew/teams/devs/edit', newTeam({ unit_1: '1', unit_2: '2', unit_5: '1', can_create_org_repo: 'on' }), { from: '/org/crew/teams/devs/edit' })
+    expect(mixed.status).toBe(303)
+    const edited = (await teamNamed('crew', 'devs'))!
+    expect(edited.permission).toBe('read')
+    expect(edited.units_map).toMatchObject({ 'repo.code': 'read', 'repo.issues': 'write', 'repo.wiki': 'read', 'repo.pulls': 'none' })
   })
 
   test('a team edited (renamed, made admin of every repository); the Owners team keeps its name and permission and cannot be deleted', async () => {
@@ -133,7 +167,7 @@ describe('team settings', () => {
     expect(saved.location).toBe('/org/crew/teams/makers?done=team-saved')
     const makers = (await s.get(`/teams/${devs.id}`, asOlga())).body
     expect(makers).toMatchObject({ name: 'makers', description: 'They make', permission: 'admin', includes_all_repositories: true, can_create_org_repo: false })
-    expect(makers.units.length).toBe(7)
+    expect(makers.units.length).toBe(9)
     expect(await teamRepoNames(devs.id)).toEqual(['alpha', 'beta'])
 
     // The Owners team: its name shown but not editable, no permission nor deletion offered.

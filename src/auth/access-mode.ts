@@ -22,3 +22,10 @@ export const permissionOf = (mode: number) => ({
   push: mode >= AccessMode.Write,
   pull: mode >= AccessMode.Read,
 })
+
+/**
+ * The repository units a team's modes are kept for (Gitea's unit keys), in Gitea's order. Routes
+ * belong to one of them (the pipeline's `repo: { unit }`; none declared: the code).
+ */
+export const REPO_UNITS = ['repo.code', 'repo.issues', 'repo.ext_issues', 'repo.wiki', 'repo.pulls', 'repo.releases', 'repo.ext_wiki', 'repo.projects', 'repo.packages'] as const
+export type RepoUnitKey = (typeof REPO_UNITS)[number]

@@ -1,8 +1,8 @@
 import { and, eq, exists, gte, or, sql, type SQL } from 'drizzle-orm'
 import { perConnection, type Db } from '../db/client'
 import { inJsonList, queryBuilder } from '../db/sql'
-import { collaborations, orgUsers, teamRepos, teams, teamUsers, users, type RepoRow } from '../db/schema'
-import { AccessMode } from './access-mode'
+import { collaborations, orgUsers, teamRepos, teams, teamUnits, teamUsers, users, type RepoRow } from '../db/schema'
+import { AccessMode, REPO_UNITS, type RepoUnitKey } from './access-mode'
 import type { UserRow } from './caller'
 import { publicRepoOpen, type OwnerInfo } from './visibility'
 
@@ -11,7 +11,7 @@ export type { RepoRow }
 
 // The modes' vocabulary lives in access-mode.ts, which visibility.ts reads too (this file reads
 // visibility.ts for the public half of the rule): every importer keeps finding it here.
-export { AccessMode, accessModeFromName, accessModeName, permissionOf } from './access-mode'
+export { AccessMode, accessModeFromName, accessModeName, permissionOf, REPO_UNITS, type RepoUnitKey } from './access-mode'
 
 const USER = sql.placeholder('user')
 
@@ -33,10 +33,19 @@ function prepareAccessQueries(db: Db) {
       .from(orgUsers)
       .where(and(eq(orgUsers.uid, USER), inJsonList(orgUsers.orgId, 'orgs')))
       .prepare(),
+    // One row per team and unit (a team without unit rows once, with a null unit).
     teams: db
-      .select({ id: teams.id, orgId: teams.orgId, authorize: teams.authorize, all: teams.includesAllRepositories })
+      .select({
+        id: teams.id,
+        orgId: teams.orgId,
+        authorize: teams.authorize,
+        all: teams.includesAllRepositories,
+        unit: teamUnits.type,
+        unitMode: teamUnits.accessMode,
+      })
       .from(teamUsers)
       .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+      .leftJoin(teamUnits, eq(teamUnits.teamId, teams.id))
       .where(and(eq(teamUsers.uid, USER), inJsonList(teamUsers.orgId, 'orgs')))
       .prepare(),
     teamRepos: db
@@ -49,20 +58,44 @@ function prepareAccessQueries(db: Db) {
 const accessQueriesOf = perConnection(prepareAccessQueries)
 
 /**
+ * What a caller may do in one repository (Gitea's Permission): `mode`, the repository-wide mode
+ * (owner, site admin, collaborator, the best of the teams' modes, read for the public), and, when
+ * teams below admin grant it, each unit's own mode (`units`; Gitea's UnitsMode). Without `units`
+ * the mode holds for every unit.
+ */
+export interface RepoAccess {
+  mode: AccessMode
+  units?: Partial<Record<RepoUnitKey, AccessMode>>
+}
+
+/**
+ * The caller's mode in one unit (Gitea's UnitAccessMode): the repository-wide mode from admin up or
+ * where no team sets the units; otherwise the unit's own (none when absent).
+ */
+export const unitMode = (access: RepoAccess, unit: RepoUnitKey): AccessMode =>
+  !access.units || access.mode >= AccessMode.Admin ? access.mode : (access.units[unit] ?? AccessMode.None)
+
+/** A team's grant as accessLevels reads it: its mode and, below admin, each unit's (capped at write). */
+type TeamGrant = { id: number; orgId: number; authorize: number; all: boolean; units: Map<string, number> }
+
+/**
  * What `user` (null = anonymous) may do in each repository, in a fixed number of queries
  * whatever the number of repositories (none for an anonymous caller whose repositories' owners
  * are all in `knownOwners`, at most six otherwise, each prepared once):
  * site admin and owning user → owner; owners team of the owning organisation → owner;
  * otherwise the highest of the collaboration and the caller's teams that cover the repository;
  * everyone at least read on public repositories whose owner is open to them (visibility.ts).
+ * Teams below admin also give each unit its mode: the highest over the covering teams of the
+ * team's mode for that unit, and the collaboration's and the public's read for every unit
+ * (Gitea's GetUserRepoPermission); a team whose units are all none grants nothing.
  * A public-only caller (UserRow.publicOnly) keeps their own level on public repositories of
  * public owners and has none on the others.
  */
-export async function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[], knownOwners: OwnerInfo[] = []): Promise<Map<number, AccessMode>> {
-  const result = new Map<number, AccessMode>()
+export async function repoAccesses(db: Db, user: UserRow | null, repos: RepoRow[], knownOwners: OwnerInfo[] = []): Promise<Map<number, RepoAccess>> {
+  const result = new Map<number, RepoAccess>()
   if (repos.length === 0) return result
   if (user && !user.publicOnly && (user.isAdmin || repos.every((r) => r.ownerId === user.id))) {
-    for (const r of repos) result.set(r.id, AccessMode.Owner)
+    for (const r of repos) result.set(r.id, { mode: AccessMode.Owner })
     return result
   }
   const queries = accessQueriesOf(db)
@@ -73,47 +106,82 @@ export async function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[
   if (missing.length)
     for (const o of await queries.owners.execute({ ids: JSON.stringify(missing) })) owners.set(o.id, o)
   const memberOf = new Set<number>()
-  const explicit = new Map<number, AccessMode>()
+  const collaboration = new Map<number, AccessMode>()
+  /** Per repository, the caller's teams below admin that cover it. */
+  const unitTeams = new Map<number, TeamGrant[]>()
+  /** Per repository, the best mode of the teams covering it. */
+  const teamModes = new Map<number, number>()
   if (user) {
     const orgIds = ownerIds.filter((id) => owners.get(id)?.type === 1)
     const repoIds = JSON.stringify(repos.map((r) => r.id))
-    for (const c of await queries.collaborations.execute({ user: user.id, repos: repoIds })) explicit.set(c.repoId, c.mode as AccessMode)
+    for (const c of await queries.collaborations.execute({ user: user.id, repos: repoIds })) collaboration.set(c.repoId, c.mode as AccessMode)
     if (orgIds.length) {
       for (const m of await queries.memberships.execute({ user: user.id, orgs: JSON.stringify(orgIds) })) memberOf.add(m.orgId)
       if (memberOf.size) {
-        // Teams of the caller in those organisations, with the repositories each covers.
-        const myTeams = await queries.teams.execute({ user: user.id, orgs: JSON.stringify([...memberOf]) })
-        const wide = new Map<number, number>() // org → best mode of teams covering all its repos
-        for (const t of myTeams)
-          if (t.authorize >= AccessMode.Owner || t.all) wide.set(t.orgId, Math.max(wide.get(t.orgId) ?? 0, t.authorize))
-        const narrowTeams = myTeams.filter((t) => !(t.authorize >= AccessMode.Owner || t.all))
-        if (narrowTeams.length) {
-          const modeOfTeam = new Map(narrowTeams.map((t) => [t.id, t.authorize]))
-          for (const tr of await queries.teamRepos.execute({ teams: JSON.stringify([...modeOfTeam.keys()]), repos: repoIds }))
-            explicit.set(tr.repoId, Math.max(explicit.get(tr.repoId) ?? 0, modeOfTeam.get(tr.teamId)!) as AccessMode)
+        // Teams of the caller in those organisations (one row per unit), with the repositories each covers.
+        const grants = new Map<number, TeamGrant>()
+        for (const row of await queries.teams.execute({ user: user.id, orgs: JSON.stringify([...memberOf]) })) {
+          let grant = grants.get(row.id)
+          if (!grant) grants.set(row.id, (grant = { id: row.id, orgId: row.orgId, authorize: row.authorize, all: row.all, units: new Map() }))
+          if (row.unit !== null && row.unitMode !== null) grant.units.set(row.unit, Math.min(row.unitMode, AccessMode.Write))
         }
-        for (const r of repos) {
-          const w = wide.get(r.ownerId)
-          if (w) explicit.set(r.id, Math.max(explicit.get(r.id) ?? 0, w) as AccessMode)
+        const live = [...grants.values()].filter((t) => t.authorize > AccessMode.None)
+        const wide = (t: TeamGrant) => t.authorize >= AccessMode.Owner || t.all
+        const cover = (repoId: number, t: TeamGrant) => {
+          teamModes.set(repoId, Math.max(teamModes.get(repoId) ?? 0, t.authorize))
+          if (t.authorize < AccessMode.Admin) unitTeams.set(repoId, [...(unitTeams.get(repoId) ?? []), t])
         }
+        const narrow = new Map(live.filter((t) => !wide(t)).map((t) => [t.id, t]))
+        if (narrow.size)
+          for (const tr of await queries.teamRepos.execute({ teams: JSON.stringify([...narrow.keys()]), repos: repoIds })) cover(tr.repoId, narrow.get(tr.teamId)!)
+        for (const r of repos) for (const t of live) if (wide(t) && t.orgId === r.ownerId) cover(r.id, t)
       }
     }
   }
   for (const r of repos) {
     // A public-only token reaches public repositories of public owners only (visibility.ts).
     if (user?.publicOnly && (r.isPrivate || owners.get(r.ownerId)?.visibility !== 'public')) {
-      result.set(r.id, AccessMode.None)
+      result.set(r.id, { mode: AccessMode.None })
       continue
     }
     if (user && (r.ownerId === user.id || user.isAdmin)) {
-      result.set(r.id, AccessMode.Owner)
+      result.set(r.id, { mode: AccessMode.Owner })
       continue
     }
-    let mode: number = explicit.get(r.id) ?? AccessMode.None
+    const collab = collaboration.get(r.id) ?? AccessMode.None
     const owner = owners.get(r.ownerId)
-    if (owner && publicRepoOpen(r, owner, user, memberOf.has(r.ownerId))) mode = Math.max(mode, AccessMode.Read)
-    result.set(r.id, mode as AccessMode)
+    const publicMode = owner && publicRepoOpen(r, owner, user, memberOf.has(r.ownerId)) ? AccessMode.Read : AccessMode.None
+    const mode = Math.max(collab, teamModes.get(r.id) ?? 0, publicMode) as AccessMode
+    const byUnit = unitTeams.get(r.id)
+    // Units matter only when no team of admin or above covers the repository.
+    if (!byUnit || (teamModes.get(r.id) ?? 0) >= AccessMode.Admin) {
+      result.set(r.id, { mode })
+      continue
+    }
+    const units: Partial<Record<RepoUnitKey, AccessMode>> = {}
+    for (const unit of REPO_UNITS) {
+      let m: number = Math.max(collab, publicMode)
+      for (const t of byUnit) m = Math.max(m, t.units.get(unit) ?? AccessMode.None)
+      units[unit] = m as AccessMode
+    }
+    result.set(r.id, { mode, units })
   }
+  return result
+}
+
+/** repoAccesses for one repository (pass its owner's row when at hand to save a query). */
+export async function repoAccess(db: Db, user: UserRow | null, repo: RepoRow, owner?: OwnerInfo): Promise<RepoAccess> {
+  return (await repoAccesses(db, user, [repo], owner ? [owner] : [])).get(repo.id) ?? { mode: AccessMode.None }
+}
+
+/**
+ * What `user` may do with each repository's code (Gitea's AccessLevel: the code unit's mode of
+ * repoAccesses): reading and pushing its git refs, merging into them, its Repository record's
+ * permissions.
+ */
+export async function accessLevels(db: Db, user: UserRow | null, repos: RepoRow[], knownOwners: OwnerInfo[] = []): Promise<Map<number, AccessMode>> {
+  const result = new Map<number, AccessMode>()
+  for (const [id, access] of await repoAccesses(db, user, repos, knownOwners)) result.set(id, unitMode(access, 'repo.code'))
   return result
 }
 
@@ -135,10 +203,28 @@ export function repoWritersCondition(repo: Pick<RepoRow, 'id' | 'ownerId'>): SQL
   return repoGranteesCondition(repo, AccessMode.Write)
 }
 
+/** SQL: the team (`teams`) gives at least `least` in the code unit (accessLevels' rule: admin teams every unit). */
+function teamCodeGrant(least: AccessMode): SQL {
+  if (least >= AccessMode.Admin) return gte(teams.authorize, least)
+  return or(
+    gte(teams.authorize, AccessMode.Admin),
+    and(
+      gte(teams.authorize, AccessMode.Read),
+      exists(
+        qb
+          .select({ one: teamUnits.id })
+          .from(teamUnits)
+          .where(and(eq(teamUnits.teamId, teams.id), eq(teamUnits.type, 'repo.code'), gte(teamUnits.accessMode, least))),
+      ),
+    ),
+  )!
+}
+
 /**
  * The people given at least `least` in the repository by a grant of their own (the owning person,
  * a collaboration, a team of the owning organisation covering it), as a condition on `users`:
- * repoWritersCondition's rule at any level (readers: the people a review may be asked of).
+ * repoWritersCondition's rule at any level (readers: the people a review may be asked of), in the
+ * code unit (accessLevel's).
  */
 export function repoGranteesCondition(repo: Pick<RepoRow, 'id' | 'ownerId'>, least: AccessMode): SQL {
   return or(
@@ -159,7 +245,7 @@ export function repoGranteesCondition(repo: Pick<RepoRow, 'id' | 'ownerId'>, lea
           and(
             eq(teamUsers.uid, users.id),
             eq(teams.orgId, repo.ownerId),
-            gte(teams.authorize, least),
+            teamCodeGrant(least),
             or(
               gte(teams.authorize, AccessMode.Owner),
               eq(teams.includesAllRepositories, true),

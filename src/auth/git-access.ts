@@ -1,5 +1,5 @@
 import type { AppDeps } from '../deps'
-import { accessLevel, AccessMode, type RepoRow } from './access'
+import { AccessMode, repoAccess, unitMode, type RepoRow } from './access'
 import type { Caller, UserRow } from './caller'
 import { scopeRefusal } from './scopes'
 import { findRepoByName, findRepoRedirect } from './repo-context'
@@ -69,9 +69,12 @@ export async function findGitRepository(deps: AppDeps, ownerName: string, repoNa
   return { repo: found.repo, owner: found.owner, moved: !named, wiki, name }
 }
 
-/** What the caller may do in the repository: a user's access level, or a deploy key's grant. */
-async function gitAccessMode(deps: AppDeps, caller: GitCaller, found: { repo: RepoRow; owner: UserRow }): Promise<AccessMode> {
-  if (!caller.deployKeys) return await accessLevel(deps.db, caller.user, found.repo, found.owner)
+/**
+ * What the caller may do in the repository: a user's mode in its code (in its wiki, for the wiki's
+ * repository: Gitea's serv picks the unit so), or a deploy key's grant.
+ */
+async function gitAccessMode(deps: AppDeps, caller: GitCaller, found: { repo: RepoRow; owner: UserRow; wiki?: boolean }): Promise<AccessMode> {
+  if (!caller.deployKeys) return unitMode(await repoAccess(deps.db, caller.user, found.repo, found.owner), found.wiki ? 'repo.wiki' : 'repo.code')
   const grant = caller.deployKeys.find((g) => g.repoId === found.repo.id)
   if (!grant) return AccessMode.None
   return grant.readOnly ? AccessMode.Read : AccessMode.Write
@@ -84,7 +87,7 @@ async function gitAccessMode(deps: AppDeps, caller: GitCaller, found: { repo: Re
  * to a repository that is neither a mirror nor archived. A caller who cannot read the repository
  * is told it does not exist (or, anonymous, to sign in), never that it exists.
  */
-export async function gitAccessRefusal(deps: AppDeps, caller: GitCaller, found: { repo: RepoRow; owner: UserRow }, service: GitSessionService): Promise<GitRefusal | null> {
+export async function gitAccessRefusal(deps: AppDeps, caller: GitCaller, found: { repo: RepoRow; owner: UserRow; wiki?: boolean }, service: GitSessionService): Promise<GitRefusal | null> {
   const need = service === 'receive-pack' ? AccessMode.Write : AccessMode.Read
   const signedIn = caller.user !== null || caller.deployKeys !== undefined
   const mode = await gitAccessMode(deps, caller, found)
@@ -106,7 +109,7 @@ export type TokenGitAccess = { user: UserRow | null; refused?: undefined } | { r
  * scope, as it would be to an anonymous client; and a public-only token's user who could reach
  * a private repository otherwise is told why rather than told it does not exist.
  */
-export async function tokenGitAccess(deps: AppDeps, caller: Pick<Caller, 'user' | 'scope'>, found: { repo: RepoRow; owner: UserRow }, service: GitSessionService): Promise<TokenGitAccess> {
+export async function tokenGitAccess(deps: AppDeps, caller: Pick<Caller, 'user' | 'scope'>, found: { repo: RepoRow; owner: UserRow; wiki?: boolean }, service: GitSessionService): Promise<TokenGitAccess> {
   let user = caller.user
   const scopeRefused = caller.scope && scopeRefusal(caller.scope, ['repository'], service === 'receive-pack' ? 2 : 1)
   if (scopeRefused) {

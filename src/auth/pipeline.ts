@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import type { AppDeps } from '../deps'
 import { ApiError, notFound } from '../lib/errors'
 import { askedPage, pageOf, setListHeaders, type Page, type Paged } from '../lib/pagination'
-import { AccessMode } from './access'
+import { AccessMode, type RepoUnitKey } from './access'
 import { requireSiteAdmin, requireUser } from './caller'
 import { loadAttachmentByTag, loadAttachmentByUuid } from './attachment-context'
 import { loadRepoById, loadRepoContext, startRepoLookup, type RepoContext } from './repo-context'
@@ -32,8 +32,10 @@ import { loadPackageOwner, type PackageNeed } from './package-access'
  * - `siteAdmin: true`: a site administrator, else 401 / 403 (`caller`, `user`).
  * - `repo: RepoNeed`: the repository of `:owner/:repo` (`repo`: a RepoContext, plus `caller`).
  *   404 when it does not exist or the caller may not read it (a renamed repository's old name
- *   answers 307 to its new one), 404 when the unit is disabled, 401/403 below the level, 423
- *   "repo is archived" for a write to an archived repository.
+ *   answers 307 to its new one), 404 when the caller may not read the route's unit (a team's
+ *   none; a route naming no unit is the code's, as in Gitea), 401/403 below the level in that
+ *   unit (the context's `mode`), 404 when the unit is disabled, 423 "repo is archived" for a
+ *   write to an archived repository.
  *
  * Needs resolve in the order they are written: a route that reads a repository but needs a
  * signed-in caller (filing an issue) writes `repo` before `signed`, so that a hidden repository
@@ -120,6 +122,20 @@ const LEVELS: Record<RepoLevel, AccessMode> = {
   owner: AccessMode.Owner,
 }
 
+/**
+ * The units whose modes a route's unit reads: its own; for `issuesOrPulls` those of the trackers
+ * that are on (the best of them counts, Gitea's reqRepoWriter(TypeIssues, TypePullRequests)).
+ */
+const UNIT_KEYS: Record<RepoUnit, (repo: RepoContext['repo']) => readonly RepoUnitKey[]> = {
+  issues: () => ['repo.issues'],
+  pulls: () => ['repo.pulls'],
+  issuesOrPulls: (repo) => [...(repo.hasIssues ? ['repo.issues' as const] : []), ...(repo.hasPullRequests ? ['repo.pulls' as const] : [])],
+  wiki: () => ['repo.wiki'],
+  releases: () => ['repo.releases'],
+  packages: () => ['repo.packages'],
+  projects: () => ['repo.projects'],
+}
+
 const UNIT_ENABLED: Record<RepoUnit, (repo: RepoContext['repo']) => boolean> = {
   issues: (repo) => repo.hasIssues,
   pulls: (repo) => repo.hasPullRequests,
@@ -139,7 +155,7 @@ export const isRepoWrite = (method: string, need: RepoNeed): boolean =>
  * the same accessLevel in authorizeGit (src/modules/git-http), which answers in git's own shape.
  */
 async function resolveRepoNeed(deps: AppDeps, request: Request, owner: string, name: string, need: RepoNeed): Promise<RepoContext> {
-  const ctx = await loadRepoContext(deps, request, owner, name, LEVELS[need.level ?? 'read'])
+  const ctx = await loadRepoContext(deps, request, owner, name, LEVELS[need.level ?? 'read'], need.unit && UNIT_KEYS[need.unit])
   if (need.unit && !UNIT_ENABLED[need.unit](ctx.repo)) throw notFound()
   if (ctx.repo.isArchived && isRepoWrite(request.method, need)) throw new ApiError(423, 'repo is archived')
   return ctx

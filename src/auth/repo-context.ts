@@ -5,7 +5,7 @@ import { rowMapper, valueRows } from '../db/row-mapper'
 import { PageCache, pageCacheOf } from '../db/page-cache'
 import { repoPath, type GitLimits, type GitRepo } from '../git/run'
 import { ApiError, forbidden, notFound, unauthorized } from '../lib/errors'
-import { accessLevel, AccessMode, type RepoRow } from './access'
+import { accessLevel, AccessMode, repoAccess, unitMode, type RepoAccess, type RepoRow, type RepoUnitKey } from './access'
 import type { Caller, UserRow } from './caller'
 
 /** A repository named in a path, with its owner and what the caller may do in it. */
@@ -13,7 +13,10 @@ export interface RepoContext {
   repo: RepoRow
   owner: UserRow
   caller: Caller
+  /** What the caller may do in the route's unit (the code's, for a route that names none). */
   mode: AccessMode
+  /** What the caller may do in each unit (absent: `mode` in every unit). */
+  access?: RepoAccess
   /** The request's signal: git started for it dies when the client goes away. */
   signal?: AbortSignal
 }
@@ -130,10 +133,17 @@ function repoLookup(deps: AppDeps, request: Request, ownerName: string, repoName
   return found
 }
 
+/** The caller's mode in `unit` of a resolved repository (ctx.mode where the context knows no units). */
+export const modeIn = (ctx: Pick<RepoContext, 'mode' | 'access'>, unit: RepoUnitKey): AccessMode => (ctx.access ? unitMode(ctx.access, unit) : ctx.mode)
+
+/** The code unit, which a route naming no unit belongs to (as in Gitea). */
+const CODE: readonly RepoUnitKey[] = ['repo.code']
+
 /**
  * Resolves `/repos/{owner}/{repo}` for the caller: 404 when it does not exist or the caller
- * may not read it (existence is never revealed); then 401 for an anonymous caller or 403 for a
- * known one when `need` is above what they have.
+ * may not read it (existence is never revealed), or may read none of the units `unitsOf` names
+ * (the best of them counts: labels belong to either tracker); then 401 for an anonymous caller or
+ * 403 for a known one when `need` is above what they have there.
  */
 export async function loadRepoContext(
   deps: AppDeps,
@@ -141,6 +151,7 @@ export async function loadRepoContext(
   ownerName: string,
   repoName: string,
   need: AccessMode = AccessMode.Read,
+  unitsOf: (repo: RepoRow) => readonly RepoUnitKey[] = () => CODE,
 ): Promise<RepoContext> {
   const lookup = repoLookup(deps, request, ownerName, repoName)
   const caller = await deps.auth.caller(request)
@@ -152,18 +163,21 @@ export async function loadRepoContext(
       throw new ApiError(307, 'The repository has moved', {}, { Location: redirectedLocation(request, ownerName, repoName, moved) })
     throw notFound()
   }
-  const mode = await accessLevel(deps.db, caller.user, found.repo, found.owner)
-  if (mode < AccessMode.Read) {
+  const access = await repoAccess(deps.db, caller.user, found.repo, found.owner)
+  if (access.mode < AccessMode.Read) {
     // A public-only token's user who could read it without that limit is told why, as Gitea does.
-    if (caller.user?.publicOnly && (await accessLevel(deps.db, { ...caller.user, publicOnly: undefined }, found.repo, found.owner)) >= AccessMode.Read)
+    if (caller.user?.publicOnly && (await repoAccess(deps.db, { ...caller.user, publicOnly: undefined }, found.repo, found.owner)).mode >= AccessMode.Read)
       throw forbidden('token scope is limited to public repos')
     throw notFound()
   }
+  // A unit the caller's teams give them none of is hidden as the repository would be (Gitea's reqRepoReader).
+  const mode = Math.max(AccessMode.None, ...unitsOf(found.repo).map((unit) => unitMode(access, unit))) as AccessMode
+  if (mode < AccessMode.Read) throw notFound()
   if (mode < need) {
     if (!caller.user) throw unauthorized()
     throw forbidden('You do not have the permission needed for this repository')
   }
-  return { ...found, caller, mode, signal: request.signal }
+  return { ...found, caller, mode, access, signal: request.signal }
 }
 
 /**

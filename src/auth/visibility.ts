@@ -2,8 +2,8 @@ import { and, eq, exists, gte, inArray, ne, or, sql, type Placeholder, type SQL 
 import { alias } from 'drizzle-orm/sqlite-core'
 import { queryBuilder } from '../db/sql'
 import type { Db } from '../db/client'
-import { collaborations, follows, orgUsers, repositories, teamRepos, teams, teamUsers, users } from '../db/schema'
-import { AccessMode } from './access-mode'
+import { collaborations, follows, orgUsers, repositories, teamRepos, teams, teamUnits, teamUsers, users } from '../db/schema'
+import { AccessMode, type RepoUnitKey } from './access-mode'
 import type { UserRow } from './caller'
 
 /*
@@ -140,25 +140,58 @@ export const publicRepoOpen = (repo: { isPrivate: boolean }, owner: OwnerInfo, v
 
 // ---- repositories: SQL form -----------------------------------------------------------------
 
-/** SQL form of the repository rule (what accessLevels grants read on), a condition on `repositories`. Undefined: no restriction. */
-export function readableRepoCondition(asked: Viewer): SQL | undefined {
-  const viewer = seen(asked)
-  if (viewer?.isAdmin) return undefined
+/** The public half of the repository rule in SQL (publicRepoOpen), a condition on `repositories`. */
+function publicRepoCondition(viewer: Viewer): SQL {
   // A correlated EXISTS: one primary-key read per repository row (measured: `owner_id IN (SELECT
   // id FROM users WHERE …)` builds the whole list of open owners first, ten times slower).
   const ownerOpen = and(eq(users.id, repositories.ownerId), visibleOwnerCondition(viewer, false))
-  const publicRepo = and(eq(repositories.isPrivate, false), exists(qb.select({ one: users.id }).from(users).where(ownerOpen)))!
+  return and(eq(repositories.isPrivate, false), exists(qb.select({ one: users.id }).from(users).where(ownerOpen)))!
+}
+
+/**
+ * SQL form of the repository rule (what repoAccesses grants read on), a condition on
+ * `repositories`; with `unit`, the repositories whose unit the viewer may read (repoAccesses'
+ * `unitMode` at read or above: where their teams give that unit none, a team's member who
+ * reads the repository through it reads nothing of the unit). Undefined: no restriction.
+ */
+export function readableRepoCondition(asked: Viewer, unit?: RepoUnitKey): SQL | undefined {
+  return readableUnitsCondition(asked, [[undefined, unit]])
+}
+
+/**
+ * readableRepoCondition for rows of several kinds, each of its own unit (an issue of the issues
+ * unit, a pull request of the pull requests unit): `kinds` pairs a condition telling a row's kind
+ * (undefined: every row) with its unit (undefined: any). One condition, the public half and
+ * ownership said once.
+ */
+export function readableUnitsCondition(asked: Viewer, kinds: [SQL | undefined, RepoUnitKey | undefined][]): SQL | undefined {
+  const viewer = seen(asked)
+  if (viewer?.isAdmin) return undefined
+  const publicRepo = publicRepoCondition(viewer)
   if (!viewer) return publicRepo
-  return or(publicRepo, eq(repositories.ownerId, viewer.id), grantedRepoCondition(viewer.id))
+  return or(publicRepo, eq(repositories.ownerId, viewer.id), ...kinds.map(([kind, unit]) => and(kind, grantedRepoCondition(viewer.id, unit))))
 }
 
 const grantTeams = alias(teams, 'vis_grant_teams')
 
 /**
  * SQL: user `userId` has been given access to the repository, as a collaborator or through one
- * of their teams in the owning organisation (ownership and public access excluded).
+ * of their teams in the owning organisation (ownership and public access excluded); with `unit`,
+ * access to that unit: a team of admin or above, or one whose mode for the unit is read or above.
+ * A team whose units are all none (mode none) gives nothing.
  */
-export function grantedRepoCondition(userId: number | Placeholder): SQL {
+export function grantedRepoCondition(userId: number | Placeholder, unit?: RepoUnitKey): SQL {
+  const teamGives = unit
+    ? or(
+        gte(grantTeams.authorize, AccessMode.Admin),
+        exists(
+          qb
+            .select({ one: teamUnits.id })
+            .from(teamUnits)
+            .where(and(eq(teamUnits.teamId, grantTeams.id), eq(teamUnits.type, unit), gte(teamUnits.accessMode, AccessMode.Read))),
+        ),
+      )
+    : gte(grantTeams.authorize, AccessMode.Read)
   return or(
     exists(qb.select({ one: collaborations.id }).from(collaborations).where(and(eq(collaborations.repoId, repositories.id), eq(collaborations.userId, userId)))),
     exists(
@@ -170,6 +203,7 @@ export function grantedRepoCondition(userId: number | Placeholder): SQL {
           and(
             eq(teamUsers.uid, userId),
             eq(grantTeams.orgId, repositories.ownerId),
+            teamGives,
             or(
               gte(grantTeams.authorize, AccessMode.Owner),
               eq(grantTeams.includesAllRepositories, true),

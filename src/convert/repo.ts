@@ -1,7 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { Config } from '../config'
-import { mirrors, repoTransfers, repositories, teams, type RepoRow } from '../db/schema'
+import { mirrors, repoTransfers, repositories, type RepoRow } from '../db/schema'
 import type { UserRow } from '../auth/caller'
 import { AccessMode, accessLevels, permissionOf } from '../auth/access'
 import { usersByIds } from './people'
@@ -9,7 +9,7 @@ import { resultCacheOf } from './repo-page-cache'
 import { isoTime, ZERO_TIME } from '../lib/time'
 import { apiUrl, webUrl } from '../lib/urls'
 import { toApiUser, userConverter, type ApiUser } from './user'
-import { toApiTeam } from './team'
+import { teamsByIds, toApiTeam } from './team'
 
 function sshCloneUrl(config: Config, owner: string, name: string): string {
   return config.sshPort === 22
@@ -136,9 +136,9 @@ export async function transfersOf(deps: AppDeps, rows: RepoRow[]): Promise<Map<n
   const allTeamIds = [...new Set(found.flatMap((t) => JSON.parse(t.teamIds) as number[]))]
   const [people, teamRows] = await Promise.all([
     usersByIds(deps, new Set(found.flatMap((t) => [t.doerId, t.recipientId]))),
-    allTeamIds.length ? deps.db.select().from(teams).where(inArray(teams.id, allTeamIds)) : Promise.resolve([]),
+    teamsByIds(deps, allTeamIds),
   ])
-  const teamById = new Map(teamRows.map((t) => [t.id, t]))
+  const teamById = teamRows
   const result = new Map<number, RepoTransferRecord>()
   for (const t of found) {
     const doer = people.get(t.doerId)

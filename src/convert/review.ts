@@ -1,11 +1,11 @@
 import { and, asc, count, eq, inArray, ne } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
-import { reviewComments, reviews, teams, type IssueRow, type PullRow, type ReviewCommentRow, type ReviewRow, type TeamRow } from '../db/schema'
+import { reviewComments, reviews, type IssueRow, type PullRow, type ReviewCommentRow, type ReviewRow } from '../db/schema'
 import { isoTime } from '../lib/time'
 import { issueHtmlUrl, type RepoRef } from './issue'
 import { usersByIds } from './people'
-import { toApiTeam } from './team'
+import { teamsByIds, toApiTeam, type TeamWithUnits } from './team'
 import { userConverter, type ApiUser } from './user'
 
 /** Gitea's ReviewType numbers, as stored in reviews.type. */
@@ -44,7 +44,7 @@ export async function reviewsToApi(deps: AppDeps, scope: ReviewScope, rows: Revi
   if (rows.length === 0) return []
   const people = await usersByIds(deps, rows.map((r) => r.reviewerId).filter((id) => id > 0))
   const teamIds = [...new Set(rows.map((r) => r.reviewerTeamId).filter((id) => id > 0))]
-  const teamRows = new Map((teamIds.length ? await deps.db.select().from(teams).where(inArray(teams.id, teamIds)) : []).map((t) => [t.id, t]))
+  const teamRows = await teamsByIds(deps, teamIds)
   const counts = new Map(
     (await deps.db
       .select({ reviewId: reviewComments.reviewId, n: count() })
@@ -111,7 +111,7 @@ export async function reviewCommentsToApi(deps: AppDeps, scope: ReviewScope, row
 /** What a PullRequest record shows of its reviews. */
 export interface PullReviewState {
   reviewers: UserRow[]
-  teams: TeamRow[]
+  teams: TeamWithUnits[]
   /** Line comments of submitted reviews. */
   comments: number
 }
@@ -135,7 +135,7 @@ export async function pullReviewStates(deps: AppDeps, issueIds: number[]): Promi
   const asked = [...latest.values()].filter((r) => r.type === ReviewType.Request)
   const people = await usersByIds(deps, asked.filter((r) => r.teamId === 0).map((r) => r.reviewerId))
   const teamIds = [...new Set(asked.map((r) => r.teamId).filter((id) => id > 0))]
-  const teamRows = new Map((teamIds.length ? await deps.db.select().from(teams).where(inArray(teams.id, teamIds)) : []).map((t) => [t.id, t]))
+  const teamRows = await teamsByIds(deps, teamIds)
   const stateOf = (issueId: number) => {
     let s = states.get(issueId)
     if (!s) states.set(issueId, (s = { reviewers: [], teams: [], comments: 0 }))

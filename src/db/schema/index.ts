@@ -75,6 +75,7 @@ export const {
   stopwatches,
   tagProtections,
   teamRepos,
+  teamUnits,
   teamUsers,
   teams,
   topics,

@@ -29,10 +29,12 @@ export const teams = sqliteTable(
     name: text('name').notNull(),
     lowerName: text('lower_name').notNull(),
     description: text('description').notNull().default(''),
-    /** 1 read, 2 write, 3 admin, 4 owner (the Owners team). */
+    /**
+     * 1 read, 2 write, 3 admin, 4 owner (the Owners team); 0 for a team whose units are all none.
+     * Below admin, what the team may do is each unit's own mode (`team_units`); this is the
+     * least of those above none (Gitea's MinUnitAccessMode), the team's reported `permission`.
+     */
     authorize: integer('authorize').notNull().default(1),
-    /** JSON array of unit names (repo.code, repo.issues, ...). */
-    units: text('units').notNull().default('[]'),
     includesAllRepositories: integer('includes_all_repositories', { mode: 'boolean' }).notNull().default(false),
     canCreateOrgRepo: integer('can_create_org_repo', { mode: 'boolean' }).notNull().default(false),
     numRepos: integer('num_repos').notNull().default(0),
@@ -77,3 +79,25 @@ export const teamRepos = sqliteTable(
   },
   (t) => [uniqueIndex('team_repos_pair_uq').on(t.teamId, t.repoId), index('team_repos_repo_idx').on(t.repoId)],
 )
+
+/**
+ * A team's mode in one repository unit (Gitea's team_unit): `type` a unit key (repo.code,
+ * repo.issues, ...), `accessMode` 0 none, 1 read, 2 write. A unit without a row is none. Admin and
+ * owner teams have a row for every unit at their own mode, and their units restrict nothing.
+ */
+export const teamUnits = sqliteTable(
+  'team_units',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    orgId: integer('org_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    teamId: integer('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    accessMode: integer('access_mode').notNull().default(0),
+  },
+  (t) => [uniqueIndex('team_units_team_type_uq').on(t.teamId, t.type)],
+)
+export type TeamUnitRow = typeof teamUnits.$inferSelect

@@ -1,6 +1,7 @@
 import { and, asc, count, countDistinct, desc, eq, gte, lt, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
+import { gitRepoOf, modeIn, type RepoContext } from '../../auth/repo-context'
+import { AccessMode, type RepoUnitKey } from '../../auth/access'
 import { issues, pullRequests, releases } from '../../db/schema'
 import { usersByIds } from '../../convert/people'
 import { codeActivity, type CodeActivity } from '../../git/code-activity'
@@ -132,8 +133,10 @@ export async function repoActivity(deps: AppDeps, ctx: RepoContext, from: number
   const { repo } = ctx
   const ofRepo = eq(issues.repoId, repo.id)
   const kind = (isPull: boolean) => eq(issues.isPull, isPull)
-  const pulls = repo.hasPullRequests
-  const tracker = repo.hasIssues
+  // A unit's lists only where it is on and the caller reads it (a team may give them none of it).
+  const reads = (unit: RepoUnitKey) => modeIn(ctx, unit) >= AccessMode.Read
+  const pulls = repo.hasPullRequests && reads('repo.pulls')
+  const tracker = repo.hasIssues && reads('repo.issues')
   const code = repo.isEmpty
     ? Promise.resolve({ code: null })
     : codeActivity(gitRepoOf(deps, ctx), repo.defaultBranch, from).then(
@@ -148,7 +151,7 @@ export async function repoActivity(deps: AppDeps, ctx: RepoContext, from: number
     pulls || tracker
       ? issueList(deps, and(ofRepo, pulls && tracker ? undefined : kind(pulls), eq(issues.isClosed, false), lt(issues.createdUnix, from), gte(issues.updatedUnix, from)), issues.updatedUnix, 'desc')
       : undefined,
-    repo.hasReleases ? releaseList(deps, repo.id, from) : undefined,
+    repo.hasReleases && reads('repo.releases') ? releaseList(deps, repo.id, from) : undefined,
     code,
   ])
   return {

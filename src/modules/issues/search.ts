@@ -10,7 +10,7 @@ import { comments, issueAssignees, issueLabels, issues, labels, milestones, repo
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
 import { orgRole } from '../../auth/org-context'
-import { ownerVisibleTo, readableRepoCondition } from '../../auth/visibility'
+import { ownerVisibleTo, readableUnitsCondition } from '../../auth/visibility'
 import { badRequest } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { parseTimestamp } from '../../lib/time'
@@ -56,7 +56,11 @@ function mentions(text: SQLWrapper, login: string): SQL {
 /** The repositories searched: readable ones, of `owner` (and covered by `team`) when named; 400 as Gitea for an unknown owner or team. */
 async function repoScope(deps: AppDeps, viewer: UserRow | null, search: IssueSearch): Promise<SQL[]> {
   const conds: SQL[] = [eq(repositories.status, 'ready')]
-  const readable = readableRepoCondition(viewer)
+  // Issues where the caller reads the issues unit, pull requests where they read the pull requests unit.
+  const readable = readableUnitsCondition(viewer, [
+    [eq(issues.isPull, false), 'repo.issues'],
+    [eq(issues.isPull, true), 'repo.pulls'],
+  ])
   if (readable) conds.push(readable)
   if (search.owner) {
     const owner = await findOwnerByName(deps, search.owner)

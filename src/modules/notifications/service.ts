@@ -1,7 +1,7 @@
 import { and, count, desc, eq, exists, gte, inArray, lte, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
-import { readableRepoCondition } from '../../auth/visibility'
+import { readableUnitsCondition } from '../../auth/visibility'
 import { writeTransaction, type Db } from '../../db/client'
 import { rowMapper, valueRows } from '../../db/row-mapper'
 import { queryBuilder } from '../../db/sql'
@@ -36,13 +36,25 @@ function statusesOf(asked: string[] | undefined, defaults: string[]): number[] {
 const targetStatus = (value: string | undefined): number => STATUS_OF[(value ?? '').toLowerCase()] ?? STATUS.read
 
 /**
- * `user`'s threads in repositories they may still read. The rule is checked per thread (a
+ * A thread the viewer may read: its issue's in a repository whose issues unit they read, a pull
+ * request's where they read the pull requests unit, a commit's or repository's where they read
+ * the code (a condition on `notifications` and its `repositories`).
+ */
+const threadReadable = (user: UserRow) =>
+  readableUnitsCondition(user, [
+    [eq(notifications.source, 1), 'repo.issues'],
+    [eq(notifications.source, 2), 'repo.pulls'],
+    [inArray(notifications.source, [3, 4]), 'repo.code'],
+  ])
+
+/**
+ * `user`'s threads in repositories they may still read (the thread's unit). The rule is checked per thread (a
  * correlated EXISTS: one primary-key read of its repository), not as `repo_id IN (every readable
  * repository)`, which built the list of the whole site's readable repositories on every list and
  * count (bench/scale.ts: 6× slower at 10k repositories than at 1k for the same threads).
  */
 function ownReadable(user: UserRow, userId: number | Placeholder = user.id): SQL {
-  const readable = readableRepoCondition(user)
+  const readable = threadReadable(user)
   return and(
     eq(notifications.userId, userId),
     readable ? exists(qb.select({ one: repositories.id }).from(repositories).where(and(eq(repositories.id, notifications.repoId), readable))) : undefined,
@@ -58,7 +70,7 @@ function ownReadable(user: UserRow, userId: number | Placeholder = user.id): SQL
 const VIEWER = sql.placeholder('viewer')
 /** The shape of a viewer's lists: a public-only token's are an anonymous one's, but its own threads (visibility.ts). */
 const viewerKind = (user: UserRow) => (user.publicOnly ? 'anon' : user.isAdmin ? 'admin' : 'user')
-/** `user` with the `viewer` placeholder for an id, for readableRepoCondition's subqueries. */
+/** `user` with the `viewer` placeholder for an id, for readableUnitsCondition's subqueries. */
 const viewerStandIn = (user: UserRow): UserRow => ({ ...user, id: VIEWER as unknown as number })
 const ownReadableShape = (user: UserRow) => ownReadable(viewerStandIn(user), VIEWER)
 
@@ -197,8 +209,8 @@ export async function findThread(deps: AppDeps, user: UserRow, idParam: string):
   const row = Number.isNaN(id) ? undefined : (await deps.db.select().from(notifications).where(eq(notifications.id, id)))[0]
   if (!row) throw notFound()
   if (row.userId !== user.id && !user.isAdmin) throw forbidden(`only user itself and admin are allowed to read/change this thread ${row.id}`)
-  const readable = readableRepoCondition(user)
-  const visible = (await deps.db.select({ id: repositories.id }).from(repositories).where(and(eq(repositories.id, row.repoId), readable)))[0]
+  const readable = threadReadable(user)
+  const visible = (await deps.db.select({ id: repositories.id }).from(notifications).innerJoin(repositories, eq(repositories.id, notifications.repoId)).where(and(eq(notifications.id, row.id), readable)))[0]
   if (!visible) throw notFound()
   return row
 }

@@ -2,7 +2,7 @@ import { and, asc, count, eq, inArray, sql } from 'drizzle-orm'
 import { hooksChanged } from '../../webhooks/dispatcher'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
-import { collaborations, orgUsers, repositories, teams, teamUsers, users } from '../../db/schema'
+import { collaborations, orgUsers, repositories, teams, teamUnits, teamUsers, users } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, type RepoRow } from '../../auth/access'
 import { isOrgOwner, membershipOf, requireOrgMember, type OrgContext, type OrgRow } from '../../auth/org-context'
@@ -12,7 +12,7 @@ import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { checkEmail, checkMaxSize, checkOwnerName, checkWebsite } from '../../lib/validate'
 import { assertNameFree, checkVisibility, usersPage } from '../users/service'
-import { TEAM_UNITS } from '../teams/model'
+import { everyUnitMode } from '../teams/model'
 import { ownerPackageBlobs } from '../packages/service'
 import { createRepository, type NewRepo } from '../repos/create'
 import { listOwnedRepos } from '../repos/queries'
@@ -87,7 +87,6 @@ export async function createOrganization(deps: AppDeps, creator: UserRow, input:
         name: OWNERS_TEAM_NAME,
         lowerName: OWNERS_TEAM_NAME.toLowerCase(),
         authorize: AccessMode.Owner,
-        units: JSON.stringify(TEAM_UNITS),
         includesAllRepositories: true,
         canCreateOrgRepo: true,
         numMembers: 1,
@@ -95,6 +94,8 @@ export async function createOrganization(deps: AppDeps, creator: UserRow, input:
         updatedUnix: now,
       })
       .returning())[0]
+    const ownerUnits = everyUnitMode(AccessMode.Owner).map(([type, accessMode]) => ({ orgId: org.id, teamId: owners.id, type, accessMode }))
+    await deps.db.insert(teamUnits).values(ownerUnits)
     await deps.db.insert(teamUsers).values({ orgId: org.id, teamId: owners.id, uid: creator.id })
     await deps.db.insert(orgUsers).values({ orgId: org.id, uid: creator.id, isPublic: false, createdUnix: now })
     return org

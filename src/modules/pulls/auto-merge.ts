@@ -4,7 +4,7 @@ import { writeTransaction } from '../../db/client'
 import { issues, pullAutoMerges, pullRequests, repositories, users, type PullAutoMergeRow, type PullRow } from '../../db/schema'
 import { accessLevel, AccessMode } from '../../auth/access'
 import type { UserRow } from '../../auth/caller'
-import type { RepoContext } from '../../auth/repo-context'
+import { modeIn, type RepoContext } from '../../auth/repo-context'
 import { branchRulesOf, mayMergeInto, ruleFor } from '../../auth/protection'
 import { claimEvents, markDone, recordEvent, type EventRecord } from '../../events/outbox'
 import { ApiError, conflict, forbidden, notFound } from '../../lib/errors'
@@ -58,7 +58,7 @@ export async function mergeOrSchedule(deps: AppDeps, ctx: RepoContext, index: nu
   if (req.whenChecksSucceed) {
     const c = await mergeCandidate(deps, ctx, index, req)
     const rule = ruleFor(await branchRulesOf(deps.db, ctx.repo.id), c.pull.baseBranch)
-    if (!(await mayMergeInto(deps.db, rule, doer, ctx.mode))) throw new ApiError(405, 'User not allowed to merge PR')
+    if (!(await mayMergeInto(deps.db, rule, doer, modeIn(ctx, 'repo.code')))) throw new ApiError(405, 'User not allowed to merge PR')
     const ready =
       (await statusChecksPass(deps, ctx.repo.id, c.pull.baseBranch, c.headSha)) &&
       !(await mergeGateRefusal(deps, ctx, c.pull, doer, c.repo, { base: c.baseSha, head: c.headSha }, req.force ?? false))

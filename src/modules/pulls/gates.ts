@@ -2,7 +2,7 @@ import { and, eq, inArray, max } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { AccessMode } from '../../auth/access'
 import type { UserRow } from '../../auth/caller'
-import type { RepoContext } from '../../auth/repo-context'
+import { modeIn, type RepoContext } from '../../auth/repo-context'
 import { branchRulesOf, idsOf, mayMergeInto, ruleFor, stringsOf, type BranchProtectionRow } from '../../auth/protection'
 import { commitStatuses, type PullRow } from '../../db/schema'
 import { isAncestor } from '../../git/merge'
@@ -93,13 +93,16 @@ export async function mergeGate(
   git: GitRepo,
   shas: { base: string; head: string },
 ): Promise<{ message: string; forcible: boolean } | null> {
+  // A merge writes the code: its writers merge (Gitea's IsUserAllowedToMerge), whatever the pull requests' unit lets them do.
+  const codeMode = modeIn(ctx, 'repo.code')
+  if (codeMode < AccessMode.Write) return { message: 'User not allowed to merge PR', forcible: false }
   const rule = ruleFor(await branchRulesOf(deps.db, ctx.repo.id), pull.baseBranch)
   if (!rule) return null
   // Who may merge and what the rule waits for are read together; the merger's refusal comes first.
-  const [mayMerge, reason] = await Promise.all([mayMergeInto(deps.db, rule, doer, ctx.mode), notReady(deps, ctx, pull, rule, git, shas.base, shas.head)])
+  const [mayMerge, reason] = await Promise.all([mayMergeInto(deps.db, rule, doer, codeMode), notReady(deps, ctx, pull, rule, git, shas.base, shas.head)])
   if (!mayMerge) return { message: 'User not allowed to merge PR', forcible: false }
   if (!reason) return null
-  return { message: `PR is not ready to be merged: ${reason}`, forcible: ctx.mode >= AccessMode.Admin && !rule.blockAdminMergeOverride }
+  return { message: `PR is not ready to be merged: ${reason}`, forcible: codeMode >= AccessMode.Admin && !rule.blockAdminMergeOverride }
 }
 
 /** The refusal (405) a merge by `doer` gets now, or null: mergeGate's, unless `force` passes it. */

@@ -14,7 +14,7 @@ import { getUserByName, getVisibleUserByName } from '../users/service'
 import { CreateTeamOption, EditTeamOption, RepoTeamParams, TeamMemberParams, TeamParams, TeamRepoParams, TeamSchema, TeamSearchQuery, TeamSearchResult } from './model'
 import { RepoParams } from '../repos/model'
 import { queryBool } from '../../lib/validate'
-import { teamsToApi, toApiTeam } from '../../convert/team'
+import { teamsToApi, teamToApi } from '../../convert/team'
 import {
   addTeamMember,
   addTeamRepo,
@@ -97,7 +97,7 @@ export const teamsModule = (deps: AppDeps) => {
     )
     .get(
       '/repos/:owner/:repo/teams/:team',
-      async ({ repo, params }) => toApiTeam(config, await repoTeam(deps, repo, params.team), repo.owner, repo.caller.user),
+      async ({ repo, params }) => await teamToApi(deps, await repoTeam(deps, repo, params.team), repo.owner, repo.caller.user),
       {
         scope: 'repository',
         repo: { level: 'read' },
@@ -125,12 +125,12 @@ export const teamsModule = (deps: AppDeps) => {
     })
     .get(
       '/orgs/:org/teams',
-      async ({ org, page, respond }) => respond(await listOrgTeams(deps, org.org, page), (rows) => rows.map((r) => toApiTeam(config, r, org.org, org.viewer))),
+      async ({ org, page, respond }) => respond(await listOrgTeams(deps, org.org, page), async (rows) => await teamsToApi(deps, rows, org.viewer, org.org)),
       { scope: 'organization', signed: true, org: 'member', paged: true, params: OrgParams, query: PageQuery, response: { 200: t.Array(TeamSchema) }, detail: { operationId: 'orgListTeams', summary: "List an organization's teams" } },
     )
     .post(
       '/orgs/:org/teams',
-      async ({ body, status, org }) => status(201, toApiTeam(config, await createTeam(deps, org, body), org.org, org.viewer)),
+      async ({ body, status, org }) => status(201, await teamToApi(deps, await createTeam(deps, org, body), org.org, org.viewer)),
       { scope: 'organization', signed: true, org: 'owner', params: OrgParams, body: CreateTeamOption, response: { 201: TeamSchema }, detail: { operationId: 'orgCreateTeam', summary: 'Create a team' } },
     )
     .get(
@@ -140,12 +140,12 @@ export const teamsModule = (deps: AppDeps) => {
     )
     .get(
       '/teams/:id',
-      ({ team }) => toApiTeam(config, team.team, team.org, team.viewer),
+      async ({ team }) => await teamToApi(deps, team.team, team.org, team.viewer),
       { scope: 'organization', team: 'member', params: TeamParams, response: { 200: TeamSchema }, detail: { operationId: 'orgGetTeam', summary: 'Get a team' } },
     )
     .patch(
       '/teams/:id',
-      async ({ body, team }) => toApiTeam(config, await editTeam(deps, team, body), team.org, team.viewer),
+      async ({ body, team }) => await teamToApi(deps, await editTeam(deps, team, body), team.org, team.viewer),
       { scope: 'organization', team: 'owner', params: TeamParams, body: EditTeamOption, response: { 200: TeamSchema }, detail: { operationId: 'orgEditTeam', summary: 'Edit a team' } },
     )
     .delete(

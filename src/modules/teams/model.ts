@@ -2,11 +2,18 @@ import { t } from 'elysia'
 import { BoundedList, QueryText } from '../../lib/validate'
 import { OrganizationSchema } from '../orgs/model'
 import { literals, recordLiterals } from '../../lib/literals'
+import { AccessMode, REPO_UNITS } from '../../auth/access'
 
 /** The repository units a team can be given (Gitea's unit keys). */
-export const TEAM_UNITS = ['repo.code', 'repo.issues', 'repo.ext_issues', 'repo.wiki', 'repo.pulls', 'repo.releases', 'repo.ext_wiki'] as const
+export const TEAM_UNITS = REPO_UNITS
+/** A unit's mode in `units_map` (Gitea parses these; a unit at admin is a writer's below an admin team). */
+export const UNIT_MODES = ['none', 'read', 'write', 'admin'] as const
 /** What a team may do; `owner` is the Owners team's alone and cannot be given through the API. */
 const TEAM_PERMISSIONS = ['read', 'write', 'admin'] as const
+
+/** Every unit at `mode` (an admin or owner team's: the external tracker and wiki at read, as Gitea keeps them). */
+export const everyUnitMode = (mode: number): [string, number][] =>
+  TEAM_UNITS.map((u) => [u, mode >= AccessMode.Admin && (u === 'repo.ext_issues' || u === 'repo.ext_wiki') ? AccessMode.Read : mode])
 
 /** The Team record. */
 export const TeamSchema = t.Object(
@@ -17,6 +24,7 @@ export const TeamSchema = t.Object(
     permission: recordLiterals(['none', ...TEAM_PERMISSIONS, 'owner']),
     organization: t.Union([OrganizationSchema, t.Null()]),
     units: t.Array(t.String()),
+    units_map: t.Record(t.String(), t.String()),
     includes_all_repositories: t.Boolean(),
     can_create_org_repo: t.Boolean(),
   },
@@ -27,6 +35,13 @@ const teamFields = {
   name: t.String(),
   description: t.Optional(t.String()),
   units: t.Optional(BoundedList(literals(TEAM_UNITS))),
+  /** Each unit's own mode (Gitea 1.23); takes precedence over `units` and `permission` below admin. */
+  units_map: t.Optional(
+    t.Record(t.String({ maxLength: 64 }), literals(UNIT_MODES), {
+      maxProperties: 32,
+      description: 'the mode of each unit (repo.code, repo.issues, ...): none, read or write (admin teams have admin on every unit)',
+    }),
+  ),
   includes_all_repositories: t.Optional(t.Boolean()),
   can_create_org_repo: t.Optional(t.Boolean()),
 }

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
-import { repositories, teamRepos, teams, teamUsers, users, type TeamRow } from '../../db/schema'
+import { repositories, teamRepos, teams, teamUnits, teamUsers, users, type TeamRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, accessModeFromName, type RepoRow } from '../../auth/access'
 import { ApiError, forbidden, notFound, unprocessable } from '../../lib/errors'
@@ -13,7 +13,7 @@ import { nowUnix } from '../../lib/time'
 import { ALPHA_DASH_DOT, charCount } from '../../lib/validate'
 import { usersPage } from '../users/service'
 import { findReadableRepo, listReadableRepos } from '../repos/queries'
-import { TEAM_UNITS } from './model'
+import { everyUnitMode, TEAM_UNITS } from './model'
 import { ensureMembership, lastOwnerMessage, ownersCount } from '../orgs/service'
 import type { OrgContext, OrgRow } from '../../auth/org-context'
 import type { TeamContext } from '../../auth/team-context'
@@ -58,6 +58,7 @@ export interface TeamFields {
   description?: string
   permission?: string
   units?: string[]
+  units_map?: Partial<Record<string, string>>
   includes_all_repositories?: boolean
   can_create_org_repo?: boolean
 }
@@ -80,9 +81,53 @@ function checkTeamFields(input: TeamFields): { authorize?: number } {
   return { authorize: mode }
 }
 
-/** The units a team gets: admin teams may use every unit whatever was sent (as in Gitea). */
-const unitsFor = (authorize: number, units: string[] | undefined): string[] | undefined =>
-  authorize >= AccessMode.Admin ? [...TEAM_UNITS] : units
+/** A team's units with their modes, as they are kept (`team_units`). */
+type UnitModes = Map<string, number>
+
+const UNIT_MODE: Record<string, number> = { none: AccessMode.None, read: AccessMode.Read, write: AccessMode.Write, admin: AccessMode.Admin }
+
+/** The `units_map` sent (Gitea's convertUnitsMap), or undefined when it names no unit (Gitea's len check). */
+function unitsMapOf(input: TeamFields): UnitModes | undefined {
+  const entries = Object.entries(input.units_map ?? {}).filter(([, v]) => v !== undefined)
+  const unknown = entries.find(([unit]) => !(TEAM_UNITS as readonly string[]).includes(unit))
+  if (unknown) throw unprocessable(`unknown unit [${unknown[0]}]; units are ${TEAM_UNITS.join(', ')}`, 'UnitsMap')
+  return entries.length ? new Map(entries.map(([unit, mode]) => [unit, UNIT_MODE[mode!] ?? AccessMode.None])) : undefined
+}
+
+/**
+ * The least mode above none of a units map, the external tracker and wiki left out (Gitea's
+ * MinUnitAccessMode): a team's permission when it is given one.
+ */
+function leastUnitMode(units: UnitModes): number {
+  let least: number = AccessMode.None
+  for (const [unit, mode] of units) {
+    if (unit === 'repo.ext_issues' || unit === 'repo.ext_wiki') continue
+    if (mode > AccessMode.None && (least === AccessMode.None || mode < least)) least = mode
+  }
+  return least
+}
+
+const everyUnitAt = (mode: number): UnitModes => new Map(everyUnitMode(mode))
+
+/**
+ * The units a team gets (Gitea's attachTeamUnitsMap / attachTeamUnits / attachAdminTeamUnits):
+ * an admin team every unit at its mode whatever was sent; otherwise the units map when one is
+ * sent, or each unit of `units` at the team's mode; undefined when neither is sent.
+ */
+function unitsFor(authorize: number, input: TeamFields): UnitModes | undefined {
+  if (authorize >= AccessMode.Admin) return everyUnitAt(authorize)
+  const map = unitsMapOf(input)
+  if (map) return map
+  if (input.units?.length) return new Map(input.units.map((u) => [u, authorize]))
+  return undefined
+}
+
+/** Replaces a team's units with `units` (in the caller's transaction). */
+async function writeTeamUnits(deps: AppDeps, team: Pick<TeamRow, 'id' | 'orgId'>, units: UnitModes): Promise<void> {
+  await deps.db.delete(teamUnits).where(eq(teamUnits.teamId, team.id))
+  const rows = [...units].map(([type, accessMode]) => ({ orgId: team.orgId, teamId: team.id, type, accessMode }))
+  if (rows.length) await deps.db.insert(teamUnits).values(rows)
+}
 
 async function assertTeamNameFree(deps: AppDeps, orgId: number, name: string, exceptId = 0): Promise<void> {
   const taken = (await deps.db
@@ -92,10 +137,17 @@ async function assertTeamNameFree(deps: AppDeps, orgId: number, name: string, ex
   if (taken && taken.id !== exceptId) throw unprocessable(`team already exists [name: ${name}]`, 'Name')
 }
 
-/** Creates a team (the route lets organisation owners only); permission defaults to read, units to all. */
+/**
+ * Creates a team (the route lets organisation owners only); permission defaults to read, units to
+ * all. Below admin, a units map sets each unit's mode and the team's permission becomes the least
+ * of them above none (as Gitea's CreateTeam reports it).
+ */
 export async function createTeam(deps: AppDeps, ctx: OrgContext, input: TeamFields & { name: string }): Promise<TeamRow> {
   if (input.name === undefined) throw unprocessable('Required', 'Name')
-  const { authorize = AccessMode.Read } = checkTeamFields(input)
+  let { authorize = AccessMode.Read } = checkTeamFields(input)
+  const map = unitsMapOf(input)
+  if (authorize < AccessMode.Admin && map) authorize = leastUnitMode(map)
+  const units = unitsFor(authorize, input) ?? everyUnitAt(authorize)
   return await writeTransaction(deps.db, async () => {
     await assertTeamNameFree(deps, ctx.org.id, input.name)
     const now = nowUnix()
@@ -107,19 +159,25 @@ export async function createTeam(deps: AppDeps, ctx: OrgContext, input: TeamFiel
         lowerName: input.name.toLowerCase(),
         description: input.description ?? '',
         authorize,
-        units: JSON.stringify(unitsFor(authorize, input.units) ?? TEAM_UNITS),
         includesAllRepositories: input.includes_all_repositories ?? false,
         canCreateOrgRepo: input.can_create_org_repo ?? false,
         createdUnix: now,
         updatedUnix: now,
       })
-      .returning())[0]
+      .returning())[0]!
+    await writeTeamUnits(deps, team, units)
     await deps.db.update(users).set({ numTeams: sql`${users.numTeams} + 1` }).where(eq(users.id, ctx.org.id))
     return team
   })
 }
 
-/** Applies an EditTeamOption (absent = unchanged). The Owners team keeps its name and permission. */
+/**
+ * Applies an EditTeamOption (absent = unchanged). The Owners team keeps its name and permission.
+ * A permission below admin sent with a units map becomes the least of its modes above none (Gitea's
+ * EditTeam); the units map, else `units`, replaces the team's units. A permission changed alone
+ * moves every unit the team has (those above none) to it, so a team without per-unit settings
+ * keeps one mode for all its units (Gitea keeps the old modes of the units then).
+ */
 export async function editTeam(deps: AppDeps, ctx: TeamContext, input: TeamFields): Promise<TeamRow> {
   const team = ctx.team
   if (isOwnersTeam(team)) {
@@ -128,18 +186,26 @@ export async function editTeam(deps: AppDeps, ctx: TeamContext, input: TeamField
     if (input.name !== undefined && input.name.toLowerCase() !== team.lowerName) throw forbidden('The Owners team cannot be renamed')
     input = { ...input, permission: undefined, name: undefined, includes_all_repositories: undefined, can_create_org_repo: undefined }
   }
-  const { authorize } = checkTeamFields(input)
+  let { authorize } = checkTeamFields(input)
+  const map = unitsMapOf(input)
+  if (authorize !== undefined && authorize < AccessMode.Admin && map) authorize = leastUnitMode(map)
   const set: Partial<typeof teams.$inferInsert> = {}
   if (input.name !== undefined) Object.assign(set, { name: input.name, lowerName: input.name.toLowerCase() })
   if (input.description !== undefined) set.description = input.description
-  if (authorize !== undefined) set.authorize = authorize
-  const units = unitsFor(authorize ?? team.authorize, input.units)
-  if (units !== undefined && (input.units !== undefined || authorize !== undefined)) set.units = JSON.stringify(units)
+  if (authorize !== undefined && authorize !== team.authorize) set.authorize = authorize
+  const mode = authorize ?? team.authorize
+  // The Owners team's units stay every unit at owner.
+  const units = isOwnersTeam(team) ? undefined : (unitsFor(mode, input) ?? (set.authorize !== undefined ? 'moved' : undefined))
   if (input.includes_all_repositories !== undefined) set.includesAllRepositories = input.includes_all_repositories
   if (input.can_create_org_repo !== undefined) set.canCreateOrgRepo = input.can_create_org_repo
-  if (Object.keys(set).length === 0) return team
+  if (Object.keys(set).length === 0 && units === undefined) return team
   return await writeTransaction(deps.db, async () => {
     if (input.name !== undefined) await assertTeamNameFree(deps, team.orgId, input.name, team.id)
+    if (units === 'moved') {
+      // Every unit the team has moves to its new mode; those at none stay.
+      const had = await deps.db.select({ type: teamUnits.type, accessMode: teamUnits.accessMode }).from(teamUnits).where(eq(teamUnits.teamId, team.id))
+      await writeTeamUnits(deps, team, new Map(had.map((u) => [u.type, u.accessMode > AccessMode.None ? mode : AccessMode.None])))
+    } else if (units) await writeTeamUnits(deps, team, units)
     return (await deps.db
       .update(teams)
       .set({ ...set, updatedUnix: nowUnix() })

@@ -6,7 +6,7 @@ import { pipeline } from '../../auth/pipeline'
 import type { OrgContext } from '../../auth/org-context'
 import type { TeamContext } from '../../auth/team-context'
 import { reposToApi } from '../../convert/repo'
-import { toApiTeam } from '../../convert/team'
+import { teamToApi } from '../../convert/team'
 import { listMembers } from '../../modules/orgs/service'
 import { addTeamMember, listOrgTeams, listTeamMembers, listTeamRepos, removeTeamMember } from '../../modules/teams/service'
 import { getUserByName } from '../../modules/users/service'
@@ -16,6 +16,19 @@ import { ButtonForm, CsrfField, CsrfText, FormText, formRoute, Notices, Pager, p
 import { ownerUrl, repoUrl } from '../links'
 
 const LISTED = 50
+
+/** The names a team's units are shown by (Gitea's unit keys). */
+export const UNIT_LABELS: Record<string, string> = {
+  'repo.code': 'Code',
+  'repo.issues': 'Issues',
+  'repo.pulls': 'Pull requests',
+  'repo.releases': 'Releases',
+  'repo.wiki': 'Wiki',
+  'repo.ext_wiki': 'External wiki',
+  'repo.ext_issues': 'External issue tracker',
+  'repo.projects': 'Projects',
+  'repo.packages': 'Packages',
+}
 const OrgParams = t.Object({ org: t.String({ maxLength: 255 }) })
 const TeamParams = t.Object({ org: t.String({ maxLength: 255 }), team: t.String({ maxLength: 255 }) })
 const ListQuery = t.Object({ page: FormText(10), done: FormText(40) })
@@ -48,7 +61,7 @@ async function teamPage(deps: AppDeps, team: TeamContext, web: WebContext, pageN
   const members = await listTeamMembers(deps, team.viewer, team.team, pageAt(pageNo))
   const repos = await listTeamRepos(deps, team, pageAt(1))
   const records = await reposToApi(deps, team.viewer, repos.rows)
-  const record = toApiTeam(deps.config, team.team, team.org, team.viewer)
+  const record = await teamToApi(deps, team.team, team.org, team.viewer)
   const base = teamUrl(team.org.name, team.team.name)
   return orgPage(
     web,
@@ -65,6 +78,22 @@ async function teamPage(deps: AppDeps, team: TeamContext, web: WebContext, pageN
         Permission: {record.permission}
         {record.includes_all_repositories ? ' · all repositories' : ''}
       </p>
+      <table class="list" aria-label="Team units">
+        <thead>
+          <tr>
+            <th scope="col">Unit</th>
+            <th scope="col">Access</th>
+          </tr>
+        </thead>
+        <tbody>
+          {Object.entries(record.units_map).map(([unit, mode]) => (
+            <tr>
+              <th scope="row">{UNIT_LABELS[unit] ?? unit}</th>
+              <td>{mode}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
       <h2>Members</h2>
       <div class="box">
         <ul class="entries" aria-label="Team members">

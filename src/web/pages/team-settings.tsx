@@ -7,7 +7,7 @@ import type { OrgRow } from '../../auth/org-context'
 import type { TeamContext, TeamRow } from '../../auth/team-context'
 import { unprocessable } from '../../lib/errors'
 import { reposToApi } from '../../convert/repo'
-import { toApiTeam } from '../../convert/team'
+import { teamUnitsView, withUnitModes } from '../../convert/team'
 import { TEAM_UNITS } from '../../modules/teams/model'
 import {
   addTeamRepo,
@@ -22,7 +22,7 @@ import {
 import { pageDetail, webContext, type WebContext } from '../context'
 import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, Pager, type FormRequest, pageNumber, pagesOf, seeOther, SubmitRow, ticked } from '../forms'
 import { repoUrl } from '../links'
-import { orgBase, orgPage, teamUrl } from './org'
+import { orgBase, orgPage, teamUrl, UNIT_LABELS } from './org'
 
 /*
  * An organisation's team settings at Gitea 1.23's addresses, for its owners: a new team
@@ -40,25 +40,35 @@ const OrgParams = t.Object({ org: t.String({ maxLength: NAME_MAX }) })
 const TeamParams = t.Object({ org: t.String({ maxLength: NAME_MAX }), team: t.String({ maxLength: NAME_MAX }) })
 
 /** The units a team form offers, by Gitea's unit type (its `unit_{type}` fields) and label. */
-const UNIT_FIELDS: { type: number; key: (typeof TEAM_UNITS)[number]; label: string }[] = [
-  { type: 1, key: 'repo.code', label: 'Code' },
-  { type: 2, key: 'repo.issues', label: 'Issues' },
-  { type: 3, key: 'repo.pulls', label: 'Pull requests' },
-  { type: 4, key: 'repo.releases', label: 'Releases' },
-  { type: 5, key: 'repo.wiki', label: 'Wiki' },
-  { type: 6, key: 'repo.ext_wiki', label: 'External wiki' },
-  { type: 7, key: 'repo.ext_issues', label: 'External issue tracker' },
+const UNIT_TYPES: [number, (typeof TEAM_UNITS)[number]][] = [
+  [1, 'repo.code'],
+  [2, 'repo.issues'],
+  [3, 'repo.pulls'],
+  [4, 'repo.releases'],
+  [5, 'repo.wiki'],
+  [6, 'repo.ext_wiki'],
+  [7, 'repo.ext_issues'],
+  [8, 'repo.projects'],
+  [9, 'repo.packages'],
 ]
+const UNIT_FIELDS = UNIT_TYPES.map(([type, key]) => ({ type, key, label: UNIT_LABELS[key]! }))
 const PERMISSIONS = [
-  ['read', 'Read: see the chosen units and clone'],
-  ['write', 'Write: also push and change the chosen units'],
+  ['read', 'Unit access: each unit as chosen below'],
   ['admin', 'Administrator: every unit, and the repositories’ settings'],
 ] as const
+/** A unit's choices (its `unit_{type}` values, Gitea's access modes); the external tracker and wiki are read at most. */
+const UNIT_CHOICES = [
+  ['0', 'None'],
+  ['1', 'Read'],
+  ['2', 'Write'],
+] as const
+const readOnlyUnit = (u: (typeof UNIT_FIELDS)[number]) => u.key === 'repo.ext_issues' || u.key === 'repo.ext_wiki'
+const UNIT_MODE_NAMES: Record<string, string> = { '0': 'none', '1': 'read', '2': 'write' }
 
 /**
  * Gitea's CreateTeamForm: `team_name`, `description`, `repo_access` (`specific` or `all`),
- * `can_create_org_repo`, `permission`, and a `unit_{type}` field for each unit the team gets
- * (any value but `0`). Warren gives a team one permission for all its units.
+ * `can_create_org_repo`, `permission` (`read`: per unit; `admin`), and a `unit_{type}` field per
+ * unit, its mode: `0` none, `1` read, `2` write (Gitea's getUnitPerms; absent: none).
  */
 const TeamForm = t.Object({
   _csrf: CsrfText,
@@ -67,16 +77,19 @@ const TeamForm = t.Object({
   repo_access: FormText(16),
   can_create_org_repo: FormCheck,
   permission: FormText(16),
-  ...Object.fromEntries(UNIT_FIELDS.map((u) => [`unit_${u.type}`, FormCheck])),
+  ...Object.fromEntries(UNIT_FIELDS.map((u) => [`unit_${u.type}`, FormText(16)])),
 })
 type TeamValues = Partial<typeof TeamForm.static> & Record<string, string | undefined>
 
 const isOwnersTeam = (team: TeamRow | undefined) => team !== undefined && team.authorize >= AccessMode.Owner
 
-/** Whether the form gives the team a unit: its `unit_{type}` sent with any value but `0` (Gitea's none). */
-const unitChosen = (body: TeamValues, unit: (typeof UNIT_FIELDS)[number]) => {
-  const v = body[`unit_${unit.type}`]
-  return v !== undefined && v !== '' && v !== '0'
+/**
+ * The mode the form gives a unit, by name: its `unit_{type}` (`0` none, `1` read, `2` write, more
+ * is write as in Gitea; the external tracker and wiki read at most); anything else none.
+ */
+const unitChosen = (body: TeamValues, unit: (typeof UNIT_FIELDS)[number]): string => {
+  const value = Math.min(Number(body[`unit_${unit.type}`] ?? 0) || 0, readOnlyUnit(unit) ? 1 : 2)
+  return UNIT_MODE_NAMES[String(Math.max(0, Math.trunc(value)))] ?? 'none'
 }
 
 /** The form as the service's TeamFields (the Owners team: its name and description only, as Gitea's form). */
@@ -85,28 +98,31 @@ function teamFieldsOf(body: TeamValues, team?: TeamRow): TeamFields & { name: st
   const description = (body.description ?? '').trim()
   if (isOwnersTeam(team)) return { name, description }
   const permission = body.permission || 'read'
-  const units = UNIT_FIELDS.filter((u) => unitChosen(body, u)).map((u) => u.key)
+  const unitsMap = Object.fromEntries(UNIT_FIELDS.map((u) => [u.key, unitChosen(body, u)]))
   // Gitea's team_no_units_error: a team below admin needs a unit to reach.
-  if (permission !== 'admin' && units.length === 0) throw unprocessable('Allow access to at least one repository section.', 'Units')
+  if (permission !== 'admin' && Object.values(unitsMap).every((m) => m === 'none'))
+    throw unprocessable('Allow access to at least one repository section.', 'Units')
   return {
     name,
     description,
     permission,
-    units,
+    units_map: unitsMap,
     includes_all_repositories: body.repo_access === 'all',
     can_create_org_repo: ticked(body.can_create_org_repo),
   }
 }
 
 /** The new team form, or a team's edit form (its deletion below it, but for the Owners team). */
-function teamFormPage(web: WebContext, org: OrgRow, team: TeamRow | undefined, opts: { values?: TeamValues; error?: string; status?: number } = {}) {
+async function teamFormPage(deps: AppDeps, web: WebContext, org: OrgRow, row: TeamRow | undefined, opts: { values?: TeamValues; error?: string; status?: number } = {}) {
+  const team = row && (await withUnitModes(deps, [row]))[0]
   const v = opts.values
   const owners = isOwnersTeam(team)
-  const record = team ? toApiTeam(web.config, team, null, null) : undefined
+  const record = team ? teamUnitsView(team) : undefined
   const action = team ? `${teamUrl(org.name, team.name)}/edit` : `${orgBase(org.name)}/teams/new`
-  const permission = v?.permission ?? record?.permission ?? 'read'
-  const hasUnit = (u: (typeof UNIT_FIELDS)[number]) => (v ? unitChosen(v, u) : record ? record.units.includes(u.key) : true)
-  const allRepos = v ? v.repo_access === 'all' : (record?.includes_all_repositories ?? false)
+  const permission = v?.permission ?? (team && team.authorize >= AccessMode.Admin ? 'admin' : 'read')
+  /** The mode a unit's choice shows: as posted, the team's, or read for a new team. */
+  const unitShown = (u: (typeof UNIT_FIELDS)[number]) => (v ? unitChosen(v, u) : record ? (record.units_map[u.key] ?? 'none') : 'read')
+  const allRepos = v ? v.repo_access === 'all' : (team?.includesAllRepositories ?? false)
   return orgPage(
     web,
     org,
@@ -139,7 +155,7 @@ function teamFormPage(web: WebContext, org: OrgRow, team: TeamRow | undefined, o
               </label>
             </fieldset>
             <label class="check">
-              <input type="checkbox" name="can_create_org_repo" checked={v ? ticked(v.can_create_org_repo) : (record?.can_create_org_repo ?? false)} />
+              <input type="checkbox" name="can_create_org_repo" checked={v ? ticked(v.can_create_org_repo) : (team?.canCreateOrgRepo ?? false)} />
               Members may create repositories in the organisation
             </label>
             <fieldset>
@@ -151,15 +167,37 @@ function teamFormPage(web: WebContext, org: OrgRow, team: TeamRow | undefined, o
                 </label>
               ))}
             </fieldset>
-            <fieldset>
-              <legend>Units the team reaches (administrators reach all)</legend>
-              {UNIT_FIELDS.map((u) => (
-                <label class="check">
-                  <input type="checkbox" name={`unit_${u.type}`} value="1" checked={hasUnit(u)} />
-                  {u.label}
-                </label>
-              ))}
-            </fieldset>
+            <table class="list">
+              <caption>Each unit’s access (administrators have every unit)</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Unit</th>
+                  {UNIT_CHOICES.map(([, label]) => (
+                    <th scope="col">{label}</th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {UNIT_FIELDS.map((u) => (
+                  <tr>
+                    <th scope="row">{u.label}</th>
+                    {UNIT_CHOICES.map(([value, label]) => (
+                      <td>
+                        {readOnlyUnit(u) && value === '2' ? null : (
+                          <input
+                            type="radio"
+                            name={`unit_${u.type}`}
+                            value={value}
+                            aria-label={`${u.label}: ${label}`}
+                            checked={unitShown(u) === UNIT_MODE_NAMES[value]}
+                          />
+                        )}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
           </>
         )}
         <SubmitRow label={team ? 'Update team' : 'Create team'} />
@@ -263,7 +301,7 @@ export const teamSettingsPages = (deps: AppDeps) => {
   const removeAll = repoAction(async ({ team }) => await changeAllTeamRepos(deps, team, false), 'team-repos-removed')
   return new Elysia({ name: 'web-team-settings', detail: { hide: true } })
     .use(pipeline(deps, { session: true }))
-    .get('/org/:org/teams/new', ({ request, caller, org }) => teamFormPage(webContext(deps.config, request, caller), org.org, undefined), {
+    .get('/org/:org/teams/new', ({ request, caller, org }) => teamFormPage(deps, webContext(deps.config, request, caller), org.org, undefined), {
       scope: 'organization',
       signed: true,
       org: 'owner',
@@ -280,13 +318,13 @@ export const teamSettingsPages = (deps: AppDeps) => {
             const team = await createTeam(deps, c.org, teamFieldsOf(c.body))
             return seeOther(teamUrl(c.org.org.name, team.name), 'team-created')
           },
-          (web, error, status) => teamFormPage(web, c.org.org, undefined, { values: c.body, error, status }),
+          (web, error, status) => teamFormPage(deps, web, c.org.org, undefined, { values: c.body, error, status }),
         ),
       { scope: 'organization', signed: true, org: 'owner', params: OrgParams, body: TeamForm, detail: pageDetail('webTeamNew') },
     )
     .get(
       '/org/:org/teams/:team/edit',
-      ({ request, caller, team }) => teamFormPage(webContext(deps.config, request, caller), team.org, team.team),
+      ({ request, caller, team }) => teamFormPage(deps, webContext(deps.config, request, caller), team.org, team.team),
       owned('webTeamEditForm'),
     )
     .post(
@@ -299,7 +337,7 @@ export const teamSettingsPages = (deps: AppDeps) => {
             const team = await editTeam(deps, c.team, teamFieldsOf(c.body, c.team.team))
             return seeOther(teamUrl(c.team.org.name, team.name), 'team-saved')
           },
-          (web, error, status) => teamFormPage(web, c.team.org, c.team.team, { values: c.body, error, status }),
+          (web, error, status) => teamFormPage(deps, web, c.team.org, c.team.team, { values: c.body, error, status }),
         ),
       { ...owned('webTeamEdit'), body: TeamForm },
     )
@@ -313,7 +351,7 @@ export const teamSettingsPages = (deps: AppDeps) => {
             await deleteTeam(deps, c.team)
             return seeOther(`${orgBase(c.team.org.name)}/teams`, 'team-deleted')
           },
-          (web, error, status) => teamFormPage(web, c.team.org, c.team.team, { error, status }),
+          (web, error, status) => teamFormPage(deps, web, c.team.org, c.team.team, { error, status }),
         ),
       { ...owned('webTeamDelete'), body: NoBody },
     )
