@@ -84,14 +84,15 @@ describe('who may', () => {
   })
 
   test('every new action is refused without its CSRF token', async () => {
-    for (const fields of [
+    const forms: Record<string, string>[] = [
       { action: 'transfer', repo_name: 'opts', new_owner_name: 'carol' },
       { action: 'cancel_transfer' },
       { action: 'convert_fork', repo_name: 'opts' },
       { action: 'delete-wiki', repo_name: 'opts' },
       { action: 'push-mirror-add', push_mirror_address: `${s.url}/carol/src.git` },
       { action: 'mirror-sync' },
-    ])
+    ]
+    for (const fields of forms)
       await expectCsrfRefused(alice, '/alice/opts/settings', fields)
     await expectCsrfRefused(alice, '/alice/opts/settings/collaboration/team', { team: 'Owners' })
     await expectCsrfRefused(alice, '/alice/opts/settings/collaboration/team/delete', { id: '1' })
