@@ -19,6 +19,7 @@ import { accountMailPages } from './pages/account-mail'
 import { adminSystemPages } from './pages/admin-system'
 import { adminListPages } from './pages/admin-lists'
 import { repoSettingsPages } from './pages/settings-repo'
+import { repoOptionsPages } from './pages/settings-options'
 import { protectionSettingsPages } from './pages/settings-protect'
 import { issuePages } from './pages/issues'
 import { pullPages } from './pages/pulls'
@@ -83,6 +84,7 @@ export const webModule = (deps: AppDeps) =>
     .use(adminSystemPages(deps))
     .use(adminListPages(deps))
     .use(repoSettingsPages(deps))
+    .use(repoOptionsPages(deps))
     .use(protectionSettingsPages(deps))
     .use(issuePages(deps))
     .use(pullPages(deps))

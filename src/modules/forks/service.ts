@@ -2,12 +2,12 @@ import { and, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { repositories } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import type { RepoRow } from '../../auth/access'
+import { AccessMode, type RepoRow } from '../../auth/access'
 import { gitLimitsOf } from '../../auth/repo-context'
 import { recordEvent } from '../../events/outbox'
 import { cloneBareRepository } from '../../git/init'
 import { repositorySize } from '../../git/refs'
-import { ApiError, conflict, unprocessable } from '../../lib/errors'
+import { ApiError, conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { buildRepository } from '../repos/create'
 import { listReadableRepos } from '../repos/queries'
@@ -15,6 +15,9 @@ import { gitRepoAt, pathOfRepo, repoSnapshot } from '../repos/service'
 import { grantOrgRepoCreator, requireOrgRepoCreator } from '../orgs/service'
 import { loadOrg } from '../../auth/org-context'
 import { refuseBlocked } from '../../auth/blocking'
+import { writeTransaction } from '../../db/client'
+import { greatestOf } from '../../db/sql'
+import { nowUnix } from '../../lib/time'
 
 export interface ForkRequest {
   /** The organisation to own the fork; the forker when absent. */
@@ -103,4 +106,20 @@ export async function forkRepository(deps: AppDeps, forker: UserRow, source: Rep
 /** The forks of a repository that `viewer` may read, by name. */
 export async function listForks(deps: AppDeps, viewer: UserRow | null, repo: RepoRow, page: Page): Promise<Paged<RepoRow>> {
   return await listReadableRepos(deps, viewer, eq(repositories.forkId, repo.id), page)
+}
+
+/**
+ * Makes a fork a regular repository (Gitea's ConvertForkToNormalRepository, the settings'
+ * `convert_fork`): its owner's (403 otherwise), 404 for a repository that is no fork. It leaves its
+ * parent's count of forks; its git folder needs nothing (a fork shares no file it depends on).
+ */
+export async function convertForkToRegular(deps: AppDeps, repo: RepoRow, mode: AccessMode): Promise<void> {
+  if (mode < AccessMode.Owner) throw forbidden('Only the repository owner may convert it')
+  await writeTransaction(deps.db, async () => {
+    const [now] = await deps.db.select({ isFork: repositories.isFork, forkId: repositories.forkId }).from(repositories).where(eq(repositories.id, repo.id))
+    if (!now?.isFork) throw notFound('the repository is not a fork')
+    if (now.forkId)
+      await deps.db.update(repositories).set({ numForks: greatestOf(sql`${repositories.numForks} - 1`, 0) }).where(eq(repositories.id, now.forkId))
+    await deps.db.update(repositories).set({ isFork: false, forkId: 0, updatedUnix: nowUnix() }).where(eq(repositories.id, repo.id))
+  })
 }

@@ -4,10 +4,9 @@ import { pipeline } from '../../auth/pipeline'
 import { repoToApi } from '../../convert/repo'
 import { RepoParams, RepositorySchema } from '../repos/model'
 import { PageQuery } from '../../lib/pagination'
-import { badRequest } from '../../lib/errors'
 import { pushMirrorToApi } from '../../convert/push-mirror'
 import { CreatePushMirrorOption, MigrateRepoForm, PushMirrorParams, PushMirrorSchema } from './model'
-import { migrateRepository } from './service'
+import { migrateRepository, requireMirrorsEnabled } from './service'
 import { requestMirrorSync } from './mirrors'
 import { createPushMirror, deletePushMirror, getPushMirror, listPushMirrors, syncPushMirrors } from './push-mirrors'
 
@@ -54,9 +53,7 @@ export const migrationsModule = (deps: AppDeps) =>
 const mirrorRoutes = (deps: AppDeps) =>
   new Elysia({ name: 'mirrors', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
-    .onBeforeHandle(() => {
-      if (!deps.config.mirrorEnabled) throw badRequest('Mirror feature is disabled')
-    })
+    .onBeforeHandle(() => requireMirrorsEnabled(deps))
     .post(
       '/repos/:owner/:repo/mirror-sync',
       async ({ repo, set }) => {

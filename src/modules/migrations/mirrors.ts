@@ -3,13 +3,17 @@ import type { AppDeps } from '../../deps'
 import { mirrors, repositories } from '../../db/schema'
 import { fetchMirror } from '../../git/remote'
 import { nowUnix } from '../../lib/time'
-import { badRequest } from '../../lib/errors'
+import { badRequest, notFound } from '../../lib/errors'
+import { writeTransaction } from '../../db/client'
+import { sealSecret } from '../../lib/secret-box'
+import type { UserRow } from '../../auth/caller'
+import type { RepoRow } from '../../db/schema'
 import { recordPush } from '../../push'
 import { gitOfRow } from '../../auth/repo-context'
 import { loggerOf } from '../../lib/log'
 import { mirrorAttempt, queueMirrorJob } from './mirror-queue'
 import { queueDuePushMirrors } from './push-mirrors'
-import { updateMirrorWiki } from './service'
+import { mirrorIntervalOf, mirrorSchedule, resolveCloneSource, updateMirrorWiki } from './service'
 
 export { mirrorUpdatesSettled, stopMirrorUpdates } from './mirror-queue'
 
@@ -77,4 +81,43 @@ export async function requestMirrorSync(deps: AppDeps, repoId: number): Promise<
   const found = (await deps.db.select({ id: mirrors.repoId }).from(mirrors).where(eq(mirrors.repoId, repoId)))[0]
   if (!found) throw badRequest('Repository is not a mirror')
   await queueMirrorUpdate(deps, repoId)
+}
+
+/** Gitea's mirror settings form (`action=mirror`): the interval (Go duration text) and the address with its credentials. */
+export interface PullMirrorEdit {
+  interval: string
+  address: string
+  username?: string
+  password?: string
+}
+
+/**
+ * Changes a pull mirror's interval and address (Gitea's handleSettingsPostMirror; 404 for a
+ * repository that is no mirror). The interval as the API's `mirror_interval` (422); the address
+ * through the migrations' check (422 naming CloneAddr: by `caller`, so a local path only for site
+ * administrators; an unchanged address is not checked again). Credentials left blank keep the
+ * stored ones, as Gitea keeps them: the username when none is given, the password when the
+ * username is the stored one. The next update is due one new interval from now.
+ */
+export async function editPullMirror(deps: AppDeps, repo: RepoRow, caller: UserRow, edit: PullMirrorEdit): Promise<void> {
+  const [row] = await deps.db.select().from(mirrors).where(eq(mirrors.repoId, repo.id))
+  if (!row || !repo.isMirror) throw notFound('Repository is not a mirror')
+  const interval = mirrorIntervalOf(deps, edit.interval)
+  const username = edit.username || row.authUsername
+  const keepPassword = !edit.password && username === row.authUsername
+  let remote = { remoteAddress: row.remoteAddress, authUsername: row.authUsername, authPasswordSealed: row.authPasswordSealed }
+  if (edit.address.trim() !== row.remoteAddress || edit.username || edit.password) {
+    const source = await resolveCloneSource(deps, caller, edit.address, { username, password: edit.password })
+    const given = source.auth
+    remote = {
+      remoteAddress: source.address,
+      authUsername: given?.username ?? '',
+      authPasswordSealed: given?.password ? sealSecret(deps.config.dataDir, given.password) : keepPassword && given ? row.authPasswordSealed : '',
+    }
+  }
+  await writeTransaction(deps.db, async () => {
+    await deps.db.update(mirrors).set({ ...remote, ...mirrorSchedule(interval) }).where(eq(mirrors.repoId, repo.id))
+    // The record's `original_url` follows the address, as Gitea's UpdateAddress keeps it.
+    if (remote.remoteAddress !== row.remoteAddress) await deps.db.update(repositories).set({ originalUrl: remote.remoteAddress }).where(eq(repositories.id, repo.id))
+  })
 }

@@ -12,7 +12,7 @@ import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { sealSecret } from '../../lib/secret-box'
 import { nowUnix } from '../../lib/time'
 import { mirrorAttempt, queueMirrorJob } from './mirror-queue'
-import { mirrorIntervalOf, resolveCloneSource, type AddressRefusal } from './service'
+import { mirrorIntervalOf, mirrorSchedule, resolveCloneSource, type AddressRefusal } from './service'
 
 /**
  * Push mirrors (Gitea's `/repos/{o}/{r}/push_mirrors`): remotes that get every branch and tag of a
@@ -76,9 +76,8 @@ export async function createPushMirror(deps: AppDeps, repo: RepoRow, input: NewP
       remoteAddress: source.address,
       authUsername: source.auth?.username ?? '',
       authPasswordSealed: source.auth?.password ? sealSecret(deps.config.dataDir, source.auth.password) : '',
-      interval,
       syncOnCommit: input.syncOnCommit ?? false,
-      nextUpdateUnix: interval ? now + interval : 0,
+      ...mirrorSchedule(interval, now),
       createdUnix: now,
     })
     .returning())[0]!)
@@ -96,9 +95,20 @@ export async function getPushMirror(deps: AppDeps, repo: RepoRow, name: string):
   return row
 }
 
+/** A push mirror of the repository by its id (the web's `push_mirror_id`); 404 when it has none of that id. */
+export async function getPushMirrorById(deps: AppDeps, repo: RepoRow, id: number): Promise<PushMirrorRow> {
+  const [row] = Number.isSafeInteger(id) ? await deps.db.select().from(pushMirrors).where(and(eq(pushMirrors.repoId, repo.id), eq(pushMirrors.id, id))) : []
+  if (!row) throw notFound(`push mirror does not exist [id: ${id}]`)
+  return row
+}
+
 /** DELETE /repos/{o}/{r}/push_mirrors/{name}; 404 when the repository has no push mirror of that name. */
 export async function deletePushMirror(deps: AppDeps, repo: RepoRow, name: string): Promise<void> {
-  const row = await getPushMirror(deps, repo, name)
+  await removePushMirror(deps, await getPushMirror(deps, repo, name))
+}
+
+/** Deletes a push mirror found by getPushMirror or getPushMirrorById. */
+export async function removePushMirror(deps: AppDeps, row: PushMirrorRow): Promise<void> {
   await writeTransaction(deps.db, async () => {
     await deps.db.delete(pushMirrors).where(eq(pushMirrors.id, row.id))
   })
@@ -107,6 +117,24 @@ export async function deletePushMirror(deps: AppDeps, repo: RepoRow, name: strin
 /** Queues a push of one push mirror. */
 function queuePush(deps: AppDeps, id: number, now?: number): void {
   queueMirrorJob(deps, { key: `push:${id}`, run: (signal) => updatePushMirror(deps, id, now, signal) })
+}
+
+/** Queues a push of one push mirror (the web's `push-mirror-sync`, Gitea's AddPushMirrorToQueue). */
+export function syncPushMirror(deps: AppDeps, row: PushMirrorRow): void {
+  queuePush(deps, row.id)
+}
+
+/**
+ * Changes a push mirror's interval (the web's `push-mirror-update`, Gitea's
+ * UpdatePushMirrorInterval): checked as at its creation (400), the next push due one new interval
+ * from now; then, as Gitea, a push is queued (unless `push` is false: Gitea's `push_mirror_defer_sync`).
+ */
+export async function setPushMirrorInterval(deps: AppDeps, row: PushMirrorRow, text: string, push = true): Promise<void> {
+  const interval = mirrorIntervalOf(deps, text, badRequest)
+  await writeTransaction(deps.db, async () => {
+    await deps.db.update(pushMirrors).set(mirrorSchedule(interval)).where(eq(pushMirrors.id, row.id))
+  })
+  if (push) queuePush(deps, row.id)
 }
 
 /** POST /repos/{o}/{r}/push_mirrors-sync: queues a push of every push mirror of the repository. */

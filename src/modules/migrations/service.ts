@@ -11,9 +11,10 @@ import { fetchMirror, remoteHead, type RemoteAuth, type RemoteOptions } from '..
 import { GitError, wikiPathOf, type GitRepo } from '../../git/run'
 import { initBareRepository } from '../../git/init'
 import { isSafeRefName } from '../../git/refs'
-import { ApiError, apiErrorOfGit, forbidden, unprocessable } from '../../lib/errors'
+import { ApiError, apiErrorOfGit, badRequest, forbidden, unprocessable } from '../../lib/errors'
 import { checkRemoteHost } from './remote-policy'
 import { parseGoDuration } from '../../lib/duration'
+import { nowUnix } from '../../lib/time'
 import { sealSecret } from '../../lib/secret-box'
 import { charCount } from '../../lib/validate'
 import { loggerOf } from '../../lib/log'
@@ -123,6 +124,14 @@ export function mirrorIntervalOf(deps: AppDeps, text: string | undefined, refuse
   if (seconds === null) throw refuse(`invalid mirror interval: ${JSON.stringify(text.slice(0, 40))} is not a duration such as "8h0m0s" or "10m"`)
   if (seconds !== 0 && seconds < deps.config.mirrorMinInterval) throw refuse(`invalid mirror interval: below the minimum of ${deps.config.mirrorMinInterval} seconds`)
   return seconds
+}
+
+/** A mirror's next update one interval from now (none when 0), as Gitea schedules it. */
+export const mirrorSchedule = (interval: number, now = nowUnix()) => ({ interval, nextUpdateUnix: interval ? now + interval : 0 })
+
+/** The mirror routes and forms while the site has mirrors turned off (Gitea's `[mirror] ENABLED`): 400. */
+export function requireMirrorsEnabled(deps: AppDeps): void {
+  if (!deps.config.mirrorEnabled) throw badRequest('Mirror feature is disabled')
 }
 
 /** Git's (scrubbed) message of a failure talking to a remote, and whether the remote refused the credentials. */

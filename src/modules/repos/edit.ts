@@ -23,7 +23,7 @@ import { folderBusy, isFolderBusy, moveFolderWithRows, moveUnderWay } from './fo
 import { deletedFoldersOf } from './repair'
 import { unitChanges, type UnitEdit } from './units'
 import { releaseRepoTopics } from '../topics/service'
-import { mirrorIntervalOf } from '../migrations/service'
+import { mirrorIntervalOf, mirrorSchedule } from '../migrations/service'
 
 /** EditRepoOption (absent = unchanged). */
 export interface RepoEdit extends UnitEdit {
@@ -119,7 +119,7 @@ export async function editRepository(
     }
     // The next update is due one new interval from now (none when 0), as Gitea schedules it.
     if (mirrorInterval !== undefined)
-      await deps.db.update(mirrors).set({ interval: mirrorInterval, nextUpdateUnix: mirrorInterval ? nowUnix() + mirrorInterval : 0 }).where(eq(mirrors.repoId, repo.id))
+      await deps.db.update(mirrors).set(mirrorSchedule(mirrorInterval)).where(eq(mirrors.repoId, repo.id))
     if (set.name !== undefined)
       await recordEvent(deps.db, { kind: 'repo.renamed', repoId: repo.id, actorId: actor?.id ?? null, payload: { owner: owner.name, from: repo.name, to: set.name } })
     return (await deps.db.update(repositories).set(set).where(eq(repositories.id, repo.id)).returning())[0]!

@@ -105,8 +105,7 @@ export async function answerTransfer(deps: AppDeps, repo: RepoRow, owner: UserRo
   if (!pending) throw notFound('repository is not being transferred')
   const recipient = (await deps.db.select().from(users).where(eq(users.id, pending.recipientId)))[0] as UserRow | undefined
   if (!recipient) throw notFound('repository is not being transferred')
-  const allowed = caller.isAdmin || (isOrg(recipient) ? (await orgRole(deps, recipient, caller)).owner : caller.id === recipient.id)
-  if (!allowed) throw forbidden('You may not accept or reject this transfer')
+  if (!(await mayAnswerTransfer(deps, recipient, caller))) throw forbidden('You may not accept or reject this transfer')
   if (!accept) {
     await writeTransaction(deps.db, async () => {
       await deps.db.delete(repoTransfers).where(eq(repoTransfers.id, pending.id))
@@ -116,6 +115,34 @@ export async function answerTransfer(deps: AppDeps, repo: RepoRow, owner: UserRo
   const doer = ((await deps.db.select().from(users).where(eq(users.id, pending.doerId)))[0] as UserRow | undefined) ?? caller
   await checkNameFree(deps, recipient, repo)
   return { ...(await transferOwnership(deps, repo, owner, recipient, doer, JSON.parse(pending.teamIds) as number[], pending.id)), pending: false }
+}
+
+/** Whether `caller` may accept or reject a transfer to `recipient`: the recipient user, an owner of the recipient organisation, a site administrator (Gitea's CanUserAcceptTransfer). */
+async function mayAnswerTransfer(deps: AppDeps, recipient: UserRow, caller: UserRow): Promise<boolean> {
+  return caller.isAdmin || (isOrg(recipient) ? (await orgRole(deps, recipient, caller)).owner : caller.id === recipient.id)
+}
+
+/** The repository's pending transfer as a page shows it: its recipient, and whether `viewer` may answer it; null when none is pending. */
+export async function transferOffer(deps: AppDeps, repoId: number, viewer: UserRow | null): Promise<{ recipient: UserRow; mayAnswer: boolean } | null> {
+  const pending = await pendingTransfer(deps, repoId)
+  if (!pending) return null
+  const recipient = (await deps.db.select().from(users).where(eq(users.id, pending.recipientId)))[0] as UserRow | undefined
+  if (!recipient) return null
+  return { recipient, mayAnswer: viewer ? await mayAnswerTransfer(deps, recipient, viewer) : false }
+}
+
+/**
+ * Withdraws the repository's pending transfer (Gitea's CancelRepositoryTransfer, the settings'
+ * `cancel_transfer`): its owner's (403 otherwise); 404 when none is pending. The recipient keeps
+ * the read access the offer gave them, as in Gitea.
+ */
+export async function cancelTransfer(deps: AppDeps, repo: RepoRow, mode: AccessMode): Promise<UserRow> {
+  if (mode < AccessMode.Owner) throw forbidden('Only the repository owner may cancel its transfer')
+  const offer = await transferOffer(deps, repo.id, null)
+  if (!offer) throw notFound('repository is not being transferred')
+  const removed = await writeTransaction(deps.db, async () => await deps.db.delete(repoTransfers).where(eq(repoTransfers.repoId, repo.id)).returning({ id: repoTransfers.id }))
+  if (!removed.length) throw notFound('repository is not being transferred')
+  return offer.recipient
 }
 
 async function checkNameFree(deps: AppDeps, recipient: UserRow, repo: RepoRow): Promise<void> {

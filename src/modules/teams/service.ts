@@ -417,10 +417,11 @@ export async function listRepoTeams(deps: AppDeps, ctx: RepoContext): Promise<Te
   return await deps.db.select().from(teams).where(teamsCovering(deps, ctx.repo)).orderBy(asc(teams.lowerName)).limit(1000)
 }
 
-/** The organisation's team named `name` (404 when there is none). */
-async function orgTeamByName(deps: AppDeps, orgId: number, name: string): Promise<TeamRow> {
-  const team = (await deps.db.select().from(teams).where(and(eq(teams.orgId, orgId), eq(teams.lowerName, name.toLowerCase()))))[0]
-  if (!team) throw notFound(`team does not exist [org_id: ${orgId}, name: ${name}]`)
+/** The organisation's team named `name` (or of id `id`: the web's form); 404 when there is none. */
+async function orgTeamByName(deps: AppDeps, orgId: number, which: string | { id: number }): Promise<TeamRow> {
+  const named = typeof which === 'string' ? eq(teams.lowerName, which.toLowerCase()) : eq(teams.id, which.id)
+  const team = (await deps.db.select().from(teams).where(and(eq(teams.orgId, orgId), named)))[0]
+  if (!team) throw notFound(`team does not exist [org_id: ${orgId}, ${typeof which === 'string' ? `name: ${which}` : `id: ${which.id}`}]`)
   return team
 }
 
@@ -438,10 +439,10 @@ export async function repoTeam(deps: AppDeps, ctx: RepoContext, name: string): P
  * admin). As Gitea: only an owner of the organisation unless it lets repository admins change
  * team access; 422 when there is nothing to change (a team covering every repository included).
  */
-export async function changeRepoTeam(deps: AppDeps, ctx: RepoContext, name: string, add: boolean): Promise<void> {
+export async function changeRepoTeam(deps: AppDeps, ctx: RepoContext, which: string | { id: number }, add: boolean): Promise<void> {
   requireOrgRepo(ctx)
   if (!ctx.owner.repoAdminChangeTeamAccess && ctx.mode < AccessMode.Owner) throw forbidden('user is nor repo admin nor owner')
-  const team = await orgTeamByName(deps, ctx.repo.ownerId, name)
+  const team = await orgTeamByName(deps, ctx.repo.ownerId, which)
   if (isOwnersTeam(team) || team.includesAllRepositories)
     throw unprocessable(`team '${team.name}' has access to every repository of the organization`)
   const changed = add ? await giveTeamRepo(deps, team, ctx.repo) : await takeTeamRepo(deps, team, ctx.repo)

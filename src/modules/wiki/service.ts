@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { existsSync, renameSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import { gitDirOf, gitLimitsOf, type RepoContext } from '../../auth/repo-context'
@@ -17,7 +20,12 @@ import { swapRef } from '../../git/ref-swap'
 import { wikiPathOf, ZERO_ID, type GitRepo } from '../../git/run'
 import { entryAt, folderTree, treeEntries } from '../../git/tree'
 import { TreeRefused, treeWithChanges, writeBlob, type TreeChange } from '../../git/tree-write'
-import { badRequest, conflict, notFound } from '../../lib/errors'
+import { badRequest, conflict, forbidden, notFound } from '../../lib/errors'
+import { AccessMode } from '../../auth/access'
+import { repositories } from '../../db/schema'
+import { moveFolderWithRows } from '../repos/folder-move'
+import { deletedFoldersOf } from '../repos/repair'
+import { checkUnmoved } from '../repos/service'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { tooLarge } from '../contents/commit-options'
@@ -318,4 +326,22 @@ export async function deletePage(deps: AppDeps, ctx: RepoContext, doer: UserRow,
       return [{ path: file.path, remove: true }]
     },
   })
+}
+
+/**
+ * Deletes the repository's wiki (Gitea's DeleteWiki, the settings' `delete-wiki`): its owner's
+ * (403 otherwise). The wiki unit is turned off and the wiki's folder moved to
+ * repositories/.deleted/ with that change (moveFolderWithRows: a crash before the commit puts it
+ * back), then removed off the event loop; a crash after leaves it to the start-up sweep.
+ */
+export async function deleteWiki(deps: AppDeps, ctx: Pick<RepoContext, 'repo' | 'owner' | 'mode'>): Promise<void> {
+  if (ctx.mode < AccessMode.Owner) throw forbidden('Only the repository owner may delete its wiki')
+  const wikiDir = wikiPathOf(gitDirOf(deps, ctx))
+  const trash = join(deletedFoldersOf(deps), `${ctx.repo.id}-${randomUUID()}.wiki.git`)
+  await moveFolderWithRows(deps, wikiDir, trash, async () => {
+    // Renamed or transferred meanwhile: its wiki is elsewhere now, and this one was not it.
+    await checkUnmoved(deps, ctx.repo)
+    await deps.db.update(repositories).set({ hasWiki: false, updatedUnix: nowUnix() }).where(eq(repositories.id, ctx.repo.id))
+  }, { taken: 'the wiki is being deleted; try again' })
+  await rm(trash, { recursive: true, force: true })
 }

@@ -17,7 +17,7 @@ import { pageDetail, webContext, type WebContext } from '../context'
 import { CsrfField, CsrfText, FormCheck, FormText, formRoute, ListTable, seeOther, SubmitRow, ticked } from '../forms'
 import { ownerUrl, repoUrl } from '../links'
 import { AdminQuery, adminListPage, adminPage, type AdminListSpec } from './admin'
-import { AvatarForm, AvatarForms, avatarBytes } from './settings-user'
+import { AvatarForm, UserAvatarForms, avatarBytes } from './settings-user'
 import { VisibilityField } from './org-settings'
 
 /*
@@ -452,7 +452,7 @@ async function editPage(deps: AppDeps, web: WebContext, admin: UserRow, user: Us
         )}
         <SubmitRow label="Update account" />
       </form>
-      <AvatarForms ctx={web} user={user} action={`${base}/avatar`} />
+      <UserAvatarForms ctx={web} user={user} action={`${base}/avatar`} />
       <section aria-labelledby="delete-account">
         <h3 id="delete-account">Delete this account</h3>
         <form class="stack" method="post" action={`${base}/delete`}>

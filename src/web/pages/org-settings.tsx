@@ -14,7 +14,7 @@ import { htmlResponse, pageDetail, webContext, type WebContext } from '../contex
 import { CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, seeOther, SubmitRow, ticked, settingsResponse } from '../forms'
 import { ownerUrl } from '../links'
 import { NewThings } from './repo-actions'
-import { AvatarForm, AvatarForms, avatarBytes, ProfileFields } from './settings-user'
+import { AvatarForm, UserAvatarForms, avatarBytes, ProfileFields } from './settings-user'
 
 const NAME_MAX = 255
 const OrgParams = t.Object({ org: t.String({ maxLength: NAME_MAX }) })
@@ -135,7 +135,7 @@ function optionsPage(web: WebContext, org: OrgRow, opts: { values?: OptionsValue
         <TeamAccessField checked={v ? ticked(v.repo_admin_change_team_access) : org.repoAdminChangeTeamAccess} />
         <SubmitRow label="Update settings" />
       </form>
-      <AvatarForms ctx={web} user={org} action={`${b}/avatar`} />
+      <UserAvatarForms ctx={web} user={org} action={`${b}/avatar`} />
     </>,
     opts,
   )

@@ -11,9 +11,10 @@ import { ApiError } from '../../lib/errors'
 import { createRepository, newRepoFromOption } from '../../modules/repos/create'
 import { canCreateOrgRepo, createOrgRepo, listOrgsOfUser } from '../../modules/orgs/service'
 import { hasMarked, setMark } from '../../modules/stars/service'
+import { answerTransfer, transferOffer } from '../../modules/repos/transfer'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, ticked } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, seeOther, ticked } from '../forms'
 import { repoUrl } from '../links'
 
 /** Organisations the owner choice of the creation form lists at most. */
@@ -21,20 +22,32 @@ const MAX_OWNER_CHOICES = 50
 
 /**
  * The buttons of a repository's header: star and watch (for a signed-in visitor) and, for its
- * administrators, the settings link. `ctx.mode` is the pipeline's answer; nothing is decided here.
+ * administrators, the settings link; above them, for whoever may answer a pending transfer of it
+ * (its recipient, the receiving organisation's owners), Gitea's banner with Accept and Reject. `ctx.mode` is the pipeline's answer; nothing is decided here.
  */
 export async function repoActions(deps: AppDeps, ctx: RepoContext, web: WebContext): Promise<Html> {
   const user = ctx.caller.user
   const base = repoUrl(ctx.owner.name, ctx.repo.name)
   if (!user) return <></>
-  const [starred, watching] = await Promise.all([hasMarked(deps, 'star', user.id, ctx.repo.id), hasMarked(deps, 'watch', user.id, ctx.repo.id)])
+  const [starred, watching, offer] = await Promise.all([hasMarked(deps, 'star', user.id, ctx.repo.id), hasMarked(deps, 'watch', user.id, ctx.repo.id), transferOffer(deps, ctx.repo.id, user)])
   return (
+    <>
+    {offer?.mayAnswer ? (
+      <section class="notice-ok" aria-labelledby="transfer-offer">
+        <p id="transfer-offer">
+          {ctx.owner.name} would like to transfer this repository to {offer.recipient.name}.
+        </p>
+        <ButtonForm ctx={web} action={`${base}/action/accept_transfer`} label="Accept transfer" />{' '}
+        <ButtonForm ctx={web} action={`${base}/action/reject_transfer`} label="Reject transfer" danger />
+      </section>
+    ) : null}
     <div class="repo-actions">
       <ButtonForm ctx={web} action={`${base}/action/${starred ? 'unstar' : 'star'}`} label={starred ? 'Unstar' : 'Star'} />
       <ButtonForm ctx={web} action={`${base}/action/${watching ? 'unwatch' : 'watch'}`} label={watching ? 'Unwatch' : 'Watch'} />
       <a href={`${base}/fork`}>Fork</a>
       {ctx.mode >= AccessMode.Admin ? <a href={`${base}/settings`}>Settings</a> : null}
     </div>
+    </>
   )
 }
 
@@ -141,10 +154,14 @@ async function createPage(deps: AppDeps, ctx: WebContext, user: UserRow, opts: {
 }
 
 const MARKS = { star: ['star', true], unstar: ['star', false], watch: ['watch', true], unwatch: ['watch', false] } as const
+/** Gitea's `/{o}/{r}/action/accept_transfer` and `/action/reject_transfer`. */
+const TRANSFER_ANSWERS = { accept_transfer: true, reject_transfer: false } as const
 
 /**
  * `/repo/create` (Gitea's URL; `?org=` preselects an organisation) and the header's
- * `/{owner}/{repo}/action/{star,unstar,watch,unwatch}`: the API's creation and marking services.
+ * `/{owner}/{repo}/action/{star,unstar,watch,unwatch}`: the API's creation and marking services;
+ * `/action/{accept_transfer,reject_transfer}`: the recipient's answer to a pending transfer, as the
+ * API's `transfer/accept` and `transfer/reject` (the repository's readers, archived ones too).
  */
 export const repoActionPages = (deps: AppDeps) =>
   new Elysia({ name: 'web-repo-actions', detail: { hide: true } })
@@ -182,6 +199,13 @@ export const repoActionPages = (deps: AppDeps) =>
       '/:owner/:repo/action/:action',
       (c) => {
         const { repo: ctx, user, params } = c
+        const answer = TRANSFER_ANSWERS[params.action as keyof typeof TRANSFER_ANSWERS]
+        if (answer !== undefined)
+          return formRoute(deps.config, c, async () => {
+            // The recipient's answer, as the API's transfer/accept and transfer/reject (answerTransfer's rule).
+            const done = await answerTransfer(deps, ctx.repo, ctx.owner, user, answer)
+            return seeOther(repoUrl(done.owner.name, done.repo.name), answer ? 'transfer-accepted' : 'transfer-rejected')
+          })
         const mark = MARKS[params.action as keyof typeof MARKS]
         if (!mark) throw new ApiError(404, 'no such action')
         return formRoute(deps.config, c, async () => {

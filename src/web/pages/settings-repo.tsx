@@ -5,27 +5,25 @@ import type { AppDeps } from '../../deps'
 import { pipeline, type RepoNeed } from '../../auth/pipeline'
 import { AccessMode, accessModeName } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
-import { repoToApi, type ApiRepo } from '../../convert/repo'
+import { repoToApi } from '../../convert/repo'
 import { hookToApi } from '../../convert/hook'
 import { deployKeysToApi } from '../../convert/deploy-key'
 import { toApiUser } from '../../convert/user'
 import { ApiError } from '../../lib/errors'
 import { pathNumber } from '../../lib/path-number'
-import { deleteRepository, editRepository } from '../../modules/repos/edit'
-import { REPO_MERGE_STYLES } from '../../modules/repos/model'
 import { addCollaborator, collaboratorModes, collaboratorUser, listCollaborators, removeCollaborator } from '../../modules/collaborators/service'
 import { createHook, deleteHook, editHook, getDelivery, getHook, listHooks, redeliver, testHook } from '../../modules/hooks/service'
 import { addDeployKey, deleteDeployKey, listDeployKeys } from '../../modules/deploy-keys/service'
+import { changeRepoTeam, listRepoTeams } from '../../modules/teams/service'
+import { teamsToApi } from '../../convert/team'
 import { pageDetail, webContext, type WebContext } from '../context'
-import { branchNames } from '../source-data'
-import { ButtonForm, CsrfField, CsrfText, FormCheck, FormList, FormText, formRoute, type FormRequest, listOf, Pager, pageNumber, seeOther, ticked, pagesOf, ListTable, settingsResponse, SubmitRow } from '../forms'
+import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, type FormRequest, Pager, pageNumber, seeOther, ticked, pagesOf, ListTable, settingsResponse, SubmitRow } from '../forms'
 import { RepoHeader } from './repo-chrome'
 import { HookDeliveries, HookFields, HookForm, hookInputOf, HookList, type HookValues } from './hook-settings'
 import { repoUrl } from '../links'
 
-/** Collaborators, hooks, deploy keys a page lists; branches the default-branch choice offers. */
+/** Collaborators, hooks, deploy keys a page lists. */
 const LISTED = 50
-const MAX_BRANCH_CHOICES = 200
 
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 const HookParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), id: t.String({ maxLength: 20 }) })
@@ -54,174 +52,6 @@ export async function settingsPage(deps: AppDeps, ctx: RepoContext, web: WebCont
   return settingsResponse(web, { title: `${title} · ${repo.full_name}`, header: <RepoHeader repo={repo} />, menu: 'Repository settings', items: menu(ctx), current }, title, body, opts)
 }
 
-// ---- the options and the danger zone ----------------------------------------------------------
-
-const MERGE_FLAGS = [
-  ['allow_merge_commits', 'Create a merge commit', 'allowMergeCommits'],
-  ['allow_rebase', 'Rebase', 'allowRebase'],
-  ['allow_rebase_explicit', 'Rebase, then create a merge commit', 'allowRebaseExplicit'],
-  ['allow_squash_merge', 'Squash', 'allowSquashMerge'],
-  ['allow_fast_forward_only_merge', 'Fast-forward only', 'allowFastForwardOnlyMerge'],
-  ['allow_manual_merge', 'Mark as merged by hand', 'allowManualMerge'],
-] as const
-
-const OptionsForm = t.Object({
-  _csrf: CsrfText,
-  action: FormText(16),
-  repo_name: FormText(255),
-  description: FormText(2048),
-  website: FormText(1024),
-  private: FormCheck,
-  default_branch: FormText(255),
-  has_issues: FormCheck,
-  has_pull_requests: FormCheck,
-  default_merge_style: FormText(32),
-  confirm: FormText(600),
-  ...Object.fromEntries(MERGE_FLAGS.map(([name]) => [name, FormCheck])),
-})
-type OptionsValues = Record<string, string | undefined>
-
-async function optionsPage(deps: AppDeps, ctx: RepoContext, web: WebContext, opts: { values?: OptionsValues; error?: string; status?: number } = {}) {
-  const repo: ApiRepo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
-  const branches = await branchNames(deps, ctx, MAX_BRANCH_CHOICES)
-  const v = opts.values
-  const check = (name: string, current: boolean) => (v ? ticked(v[name]) : current)
-  const full = `${ctx.owner.name}/${ctx.repo.name}`
-  return settingsPage(
-    deps,
-    ctx,
-    web,
-    base(ctx),
-    'Repository settings',
-    <>
-      <form class="stack wide" method="post" action={base(ctx)}>
-        <CsrfField ctx={web} />
-        <input type="hidden" name="action" value="update" />
-        <label>
-          Repository name
-          <input name="repo_name" required maxlength="100" value={v?.repo_name ?? repo.name} />
-        </label>
-        <label>
-          Description
-          <textarea name="description" rows="3" maxlength="2048">
-            {v?.description ?? repo.description}
-          </textarea>
-        </label>
-        <label>
-          Website
-          <input name="website" type="url" maxlength="1024" value={v?.website ?? repo.website} />
-        </label>
-        <label class="check">
-          <input type="checkbox" name="private" checked={check('private', repo.private)} />
-          Private: only the owner, its members and collaborators see it
-        </label>
-        {branches.names.length ? (
-          <label>
-            Default branch
-            <select name="default_branch">
-              {branches.names.map((b) => (
-                <option value={b} selected={(v?.default_branch ?? repo.default_branch) === b}>
-                  {b}
-                </option>
-              ))}
-            </select>
-          </label>
-        ) : null}
-        <fieldset>
-          <legend>Units</legend>
-          <label class="check">
-            <input type="checkbox" name="has_issues" checked={check('has_issues', repo.has_issues)} />
-            Issues
-          </label>
-          <label class="check">
-            <input type="checkbox" name="has_pull_requests" checked={check('has_pull_requests', repo.has_pull_requests)} />
-            Pull requests
-          </label>
-        </fieldset>
-        <fieldset>
-          <legend>Merge styles allowed</legend>
-          {MERGE_FLAGS.map(([name, label]) => (
-            <label class="check">
-              <input type="checkbox" name={name} checked={check(name, Boolean((repo as unknown as Record<string, unknown>)[name]))} />
-              {label}
-            </label>
-          ))}
-          <label>
-            Default merge style
-            <select name="default_merge_style">
-              {REPO_MERGE_STYLES.map((style) => (
-                <option value={style} selected={(v?.default_merge_style ?? repo.default_merge_style) === style}>
-                  {style}
-                </option>
-              ))}
-            </select>
-          </label>
-        </fieldset>
-        <SubmitRow label="Update settings" />
-      </form>
-      <section class="danger-zone" aria-labelledby="danger">
-        <h3 id="danger">Danger zone</h3>
-        {ctx.mode >= AccessMode.Owner ? (
-          <p>
-            {repo.archived ? 'Unarchive: pushes, issues and pull requests are open again. ' : 'Archive: the repository becomes read-only. '}
-            <ButtonForm ctx={web} action={base(ctx)} label={repo.archived ? 'Unarchive this repository' : 'Archive this repository'} fields={{ action: repo.archived ? 'unarchive' : 'archive' }} danger />
-          </p>
-        ) : null}
-        <form class="stack" method="post" action={base(ctx)}>
-          <CsrfField ctx={web} />
-          <input type="hidden" name="action" value="delete" />
-          <p>Deleting removes the repository, its issues, pull requests and releases for good.</p>
-          <label>
-            Type <strong>{full}</strong> to confirm
-            <input name="confirm" required autocomplete="off" />
-          </label>
-          <SubmitRow label="Delete this repository" danger />
-        </form>
-      </section>
-    </>,
-    opts,
-  )
-}
-
-/** The options form as the API's EditRepoOption (what `editRepository` takes). */
-function editOf(body: OptionsValues, branchesExist: boolean) {
-  const flags = Object.fromEntries(MERGE_FLAGS.map(([name, , key]) => [key, ticked(body[name])]))
-  return {
-    name: (body.repo_name ?? '').trim(),
-    description: body.description ?? '',
-    website: (body.website ?? '').trim(),
-    private: ticked(body.private),
-    defaultBranch: branchesExist && body.default_branch ? body.default_branch : undefined,
-    hasIssues: ticked(body.has_issues),
-    hasPullRequests: ticked(body.has_pull_requests),
-    defaultMergeStyle: body.default_merge_style || undefined,
-    ...flags,
-  }
-}
-
-async function optionsAction(deps: AppDeps, ctx: RepoContext, body: OptionsValues): Promise<Response> {
-  const actor = ctx.caller.user
-  switch (body.action) {
-    case 'update': {
-      const branches = await branchNames(deps, ctx, 1)
-      const repo = await editRepository(deps, ctx.repo, ctx.owner, ctx.mode, editOf(body, branches.total > 0), actor)
-      return seeOther(`${repoUrl(ctx.owner.name, repo.name)}/settings`, 'saved')
-    }
-    case 'archive':
-    case 'unarchive':
-      await editRepository(deps, ctx.repo, ctx.owner, ctx.mode, { archived: body.action === 'archive' }, actor)
-      return seeOther(base(ctx), body.action === 'archive' ? 'archived' : 'unarchived')
-    case 'delete': {
-      const full = `${ctx.owner.name}/${ctx.repo.name}`
-      if ((body.confirm ?? '').trim().toLowerCase() !== full.toLowerCase()) throw new ApiError(422, `Type the repository's full name, ${full}, to delete it.`)
-      await deleteRepository(deps, ctx.repo, ctx.mode, actor)
-      return seeOther(`/${encodeURIComponent(ctx.owner.name)}`)
-    }
-    default:
-      throw new ApiError(422, 'Unknown action')
-  }
-}
-
 // ---- collaborators ------------------------------------------------------------------------------
 
 const PERMISSIONS = ['read', 'write', 'admin'] as const
@@ -232,6 +62,7 @@ async function collaborationPage(deps: AppDeps, ctx: RepoContext, web: WebContex
   const found = await listCollaborators(deps, viewer, ctx.repo, { page: pageAt, limit: LISTED, offset: (pageAt - 1) * LISTED })
   const modes = await collaboratorModes(deps, ctx.repo, found.rows.map((u) => u.id))
   const b = `${base(ctx)}/collaboration`
+  const teams = ctx.owner.type === 1 ? await TeamsSection({ deps, ctx, web }) : null
   return settingsPage(
     deps,
     ctx,
@@ -298,8 +129,50 @@ async function collaborationPage(deps: AppDeps, ctx: RepoContext, web: WebContex
           Add collaborator
         </button>
       </form>
+      {teams}
     </>,
     opts,
+  )
+}
+
+/**
+ * The teams of an organisation's repository (Gitea's collaboration page): those covering it, the
+ * ones given it removable (`/settings/collaboration/team/delete`, the team's `id`), and a team
+ * named to add (`/settings/collaboration/team`, `team`); both through the teams service as the
+ * API's `/repos/{o}/{r}/teams/{team}`, its rule included (an owner, or an administrator when the
+ * organisation lets them change team access).
+ */
+async function TeamsSection(props: { deps: AppDeps; ctx: RepoContext; web: WebContext }) {
+  const { deps, ctx, web } = props
+  const teams = await teamsToApi(deps, await listRepoTeams(deps, ctx), ctx.caller.user)
+  const b = `${base(ctx)}/collaboration/team`
+  return (
+    <section aria-labelledby="teams">
+      <h3 id="teams">Teams</h3>
+      <div class="box">
+        <ListTable label="Teams" columns={['Team', 'Permission']} actions empty={teams.length === 0 && 'No team has access to this repository.'}>
+          {teams.map((team) => (
+            <tr>
+              <td>
+                <a href={`/org/${encodeURIComponent(ctx.owner.name)}/teams/${encodeURIComponent(team.name)}`}>{team.name}</a>
+              </td>
+              <td>{team.includes_all_repositories ? `${team.permission} (every repository)` : team.permission}</td>
+              <td>{team.permission === 'owner' || team.includes_all_repositories ? null : <ButtonForm ctx={web} action={`${b}/delete`} label={`Remove ${team.name}`} fields={{ id: String(team.id) }} danger />}</td>
+            </tr>
+          ))}
+        </ListTable>
+      </div>
+      <form class="row" method="post" action={b}>
+        <CsrfField ctx={web} />
+        <label>
+          Team name
+          <input name="team" required maxlength="255" />
+        </label>
+        <button class="primary" type="submit">
+          Add team
+        </button>
+      </form>
+    </section>
   )
 }
 
@@ -439,17 +312,6 @@ export const repoSettingsPages = (deps: AppDeps) => {
   return (
     new Elysia({ name: 'web-settings-repo', detail: { hide: true } })
       .use(pipeline(deps, { session: true }))
-      .get('/:owner/:repo/settings', async ({ request, repo: ctx }) => optionsPage(deps, ctx, webContext(deps.config, request, ctx.caller)), {
-        ...page('webRepoSettings'),
-        repo: admin(false),
-        params: RepoParams,
-      })
-      .post(
-        '/:owner/:repo/settings',
-        (c) => formRoute(deps.config, c, () => optionsAction(deps, c.repo, c.body as OptionsValues), (web, error, status) => optionsPage(deps, c.repo, web, { values: c.body as OptionsValues, error, status })),
-        // Unarchiving and deleting work on an archived repository, as the API's edit and delete.
-        { ...page('webRepoSettingsSave'), repo: admin(false), params: RepoParams, body: OptionsForm },
-      )
       .get(
         '/:owner/:repo/settings/collaboration',
         async ({ request, repo: ctx, query }) => collaborationPage(deps, ctx, webContext(deps.config, request, ctx.caller), pageNumber(query.page)),
@@ -482,6 +344,36 @@ export const repoSettingsPages = (deps: AppDeps) => {
             (web, error, status) => collaborationPage(deps, ctx, web, 1, { error, status }),
           ),
         { ...page('webRepoCollaboratorRemove'), repo: admin(), params: RepoParams, body: t.Object({ _csrf: CsrfText, collaborator: FormText(255) }) },
+      )
+      .post(
+        '/:owner/:repo/settings/collaboration/team',
+        ({ repo: ctx, ...c }) =>
+          formRoute(
+            deps.config,
+            c,
+            async () => {
+              const name = (c.body.team ?? '').trim()
+              if (!name) throw new ApiError(422, 'Name the team to add.')
+              await changeRepoTeam(deps, ctx, name, true)
+              return seeOther(`${base(ctx)}/collaboration`, 'team-added')
+            },
+            (web, error, status) => collaborationPage(deps, ctx, web, 1, { error, status }),
+          ),
+        { ...page('webRepoTeamAdd'), repo: admin(), params: RepoParams, body: t.Object({ _csrf: CsrfText, team: FormText(255) }) },
+      )
+      .post(
+        '/:owner/:repo/settings/collaboration/team/delete',
+        ({ repo: ctx, ...c }) =>
+          formRoute(
+            deps.config,
+            c,
+            async () => {
+              await changeRepoTeam(deps, ctx, { id: numberOr404(c.body.id ?? '', 'team') }, false)
+              return seeOther(`${base(ctx)}/collaboration`, 'team-removed')
+            },
+            (web, error, status) => collaborationPage(deps, ctx, web, 1, { error, status }),
+          ),
+        { ...page('webRepoTeamRemove'), repo: admin(), params: RepoParams, body: t.Object({ _csrf: CsrfText, id: FormText(20) }) },
       )
       .get(
         '/:owner/:repo/settings/hooks',

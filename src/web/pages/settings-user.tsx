@@ -94,23 +94,23 @@ function profilePage(ctx: WebContext, user: UserRow, opts: { values?: ProfileVal
           </button>
         </div>
       </form>
-      <AvatarForms ctx={ctx} user={user} action="/user/settings/avatar" />
+      <UserAvatarForms ctx={ctx} user={user} action="/user/settings/avatar" />
     </>,
     opts,
   )
 }
 
 /**
- * An avatar's forms (the profile page's, an organisation's settings'): the current one, an upload
- * form posted to `action` (multipart, the file as `avatar`), and a delete button (`{action}/delete`)
- * for an uploaded one.
+ * An avatar's forms (the profile page's, an organisation's settings', a repository's): the current
+ * one (`src`, none when ''), an upload form posted to `action` (multipart, the file as `avatar`),
+ * and a delete button (`{action}/delete`) for an uploaded one.
  */
-export function AvatarForms(props: { ctx: WebContext; user: UserRow; action: string }) {
-  const { ctx, user } = props
+export function AvatarForms(props: { ctx: WebContext; src: string; alt: string; uploaded: boolean; action: string }) {
+  const { ctx } = props
   return (
     <section aria-labelledby="avatar">
       <h3 id="avatar">Avatar</h3>
-      <img src={avatarUrl(ctx.config, user)} alt={`${user.name}'s avatar`} width="96" height="96" />
+      {props.src ? <img src={props.src} alt={props.alt} width="96" height="96" /> : null}
       <form class="stack" method="post" action={props.action} enctype="multipart/form-data">
         <CsrfField ctx={ctx} />
         <label>
@@ -123,10 +123,15 @@ export function AvatarForms(props: { ctx: WebContext; user: UserRow; action: str
           </button>
         </div>
       </form>
-      {user.avatar ? <ButtonForm ctx={ctx} action={`${props.action}/delete`} label="Delete the current avatar" danger /> : null}
+      {props.uploaded ? <ButtonForm ctx={ctx} action={`${props.action}/delete`} label="Delete the current avatar" danger /> : null}
     </section>
   )
 }
+
+/** A user's or organisation's avatar forms. */
+export const UserAvatarForms = (props: { ctx: WebContext; user: UserRow; action: string }) => (
+  <AvatarForms ctx={props.ctx} src={avatarUrl(props.ctx.config, props.user)} alt={`${props.user.name}'s avatar`} uploaded={!!props.user.avatar} action={props.action} />
+)
 
 /** The avatar form: the file comes as a File of the multipart body (bounded by the body parser, checked by modules/avatars). */
 export const AvatarForm = t.Object({ _csrf: CsrfText, avatar: t.Optional(t.Unknown()) })
