@@ -246,7 +246,7 @@ describe('password reset', () => {
 })
 
 describe('activation', () => {
-  test('a new account waits, inactive, for the link mailed to it; the link signs it in once', async () => {
+  test('a new account waits, inactive, for the link mailed to it; the link activates it once, the sign-in follows', async () => {
     const from = inbox.length
     const form = await anonymousForm('/user/sign_up')
     const made = await post('/user/sign_up', { user_name: 'frank', email: 'frank@example.com', password: 'frank-password', retype: 'frank-password' }, form)
@@ -271,7 +271,9 @@ describe('activation', () => {
     const code = new URL(link, s.url).searchParams.get('code')!
     const done = await post('/user/activate', { code }, page)
     expect(done.status).toBe(303)
-    expect(done.cookies.some((c) => c.startsWith('warren_session='))).toBe(true)
+    // The code alone opens no session (Gitea asks the password too): the sign-in follows, as always.
+    expect(done.location).toBe('/user/login?done=account-activated')
+    expect(done.cookies.some((c) => c.startsWith('warren_session='))).toBe(false)
     const after = (await s.deps.db.select().from(users).where(eq(users.lowerName, 'frank')))[0]!
     expect(after.isActive).toBe(true)
     const primary = (await s.deps.db.select().from(emailAddresses).where(eq(emailAddresses.userId, after.id)))[0]!
@@ -317,6 +319,44 @@ describe('activation', () => {
     const row = (await s.deps.db.select().from(emailAddresses).where(eq(emailAddresses.lowerEmail, 'erin.second@example.com')))[0]!
     expect(row.isActivated).toBe(true)
     expect((await post('/user/activate_email', { code }, page)).status).toBe(422)
+  })
+})
+
+describe('codes bound to their account', () => {
+  test('an activation link of an account with a second factor opens no session: the sign-in asks for the passcode', async () => {
+    const henry = await s.user('henry')
+    const enrollment = await startEnrollment(s.deps, henry.user)
+    await enrollTwoFactor(s.deps, henry.user, enrollment.ticket, totpAt(enrollment.secret, totpStep(nowUnix())))
+    // Deactivated by a site administrator; whoever reads henry's mail asks for an activation link.
+    expect((await s.patch('/admin/users/henry', { active: false, login_name: 'henry', source_id: 0 }, { token: alice.token })).status).toBe(200)
+    const from = inbox.length
+    const page = await anonymousForm('/user/activate')
+    expect((await post('/user/activate', { email: 'henry@example.com' }, page)).status).toBe(200)
+    await flush()
+    const link = linkIn(mailsTo('henry@example.com', from)[0]!, 'user/activate\\?code=')
+    const code = new URL(link, s.url).searchParams.get('code')!
+    const done = await post('/user/activate', { code }, await anonymousForm(link))
+    expect(done.status).toBe(303)
+    expect(done.cookies.some((c) => c.startsWith('warren_session='))).toBe(false)
+    const signIn = await signInAnswer('henry', henry.password)
+    expect(signIn.location).toBe('/user/two_factor')
+    expect(signIn.cookies.some((c) => c.startsWith('warren_session='))).toBe(false)
+  })
+
+  test('a reset link mailed before the primary address changed is void', async () => {
+    const ivan = await s.user('ivan')
+    const from = inbox.length
+    await askReset('ivan@example.com')
+    await flush()
+    const link = linkIn(mailsTo('ivan@example.com', from)[0]!, 'user/recover_account\\?code=')
+    const opened = await anonymousForm(link)
+    expect(opened.html).toContain('Choose a new password')
+    // The address is given up (another becomes the primary one): what was mailed to the old one opens nothing.
+    expect((await s.patch('/admin/users/ivan', { email: 'ivan.new@example.com', login_name: 'ivan', source_id: 0 }, { token: alice.token })).status).toBe(200)
+    expect((await anonymousForm(link)).html).toContain('The link is invalid or has expired.')
+    const code = new URL(link, s.url).searchParams.get('code')!
+    expect((await post('/user/recover_account', { code, password: 'taken-over-1', retype: 'taken-over-1' }, opened)).status).toBe(422)
+    expect((await s.get('/user', { basic: ['ivan', ivan.password] })).status).toBe(200)
   })
 })
 

@@ -288,6 +288,21 @@ describe('owner projects', () => {
     expect(await html('/acme/-/projects', carol)).toContain('0 open · 0 closed')
   })
 
+  test('a repository transferred away leaves its old owner\'s boards (Gitea\'s transferOwnership)', async () => {
+    expect((await s.post('/orgs/acme/repos', { name: 'moving', auto_init: true }, { token: alice.token })).status).toBe(201)
+    const id = projectIdOf((await submit(eve, '/acme/-/projects/new', { title: 'Moving board', template_type: '1' })).location)
+    const issue = (await s.post('/repos/acme/moving/issues', { title: 'Travelling card' }, { token: alice.token })).body
+    expect((await submit(eve, '/acme/moving/issues/projects', { issue_ids: String(issue.id), id: String(id) })).status).toBe(303)
+    expect(boardOf(await html(`/acme/-/projects/${id}`, eve))[0]).toEqual(['Backlog', ['Travelling card']])
+    expect((await s.post('/repos/acme/moving/transfer', { new_owner: 'alice' }, { token: alice.token })).status).toBe(202)
+    // alice/moving's issue is no card of acme's any more: not shown, not movable, its sidebar names no project.
+    expect(await s.deps.db.select().from(projectIssues).where(eq(projectIssues.issueId, issue.id))).toEqual([])
+    expect(boardOf(await html(`/acme/-/projects/${id}`, alice))[0]).toEqual(['Backlog', []])
+    const progress = columnIds(await html(`/acme/-/projects/${id}`, eve)).find((c) => c.title === 'In Progress')!.id
+    expect((await submit(eve, `/acme/-/projects/${id}/card`, { issue_id: String(issue.id), column_id: String(progress) })).status).toBe(404)
+    expect(await html('/alice/moving/issues/1', alice)).not.toContain(`href="/acme/-/projects/${id}"`)
+  })
+
   test('a person\'s projects are theirs alone to change', async () => {
     const made = await submit(alice, '/alice/-/projects/new', { title: 'Personal', template_type: '0' })
     expect(made.status).toBe(303)

@@ -116,6 +116,7 @@ const NOTICES: Record<string, string> = {
   'email-added': 'The address was added. A site administrator activates it.',
   'email-added-mailed': 'The address was added: follow the link mailed to it to verify it.',
   'password-reset': 'Your password was changed: sign in with it.',
+  'account-activated': 'Your account is activated: sign in.',
   'test-mail-queued': 'The test mail was queued: it is sent in the background; the log says when it cannot be.',
   'email-deleted': 'The address was deleted.',
   'email-primary': 'Your primary address was changed.',

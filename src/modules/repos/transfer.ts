@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { greatestOf } from '../../db/sql'
-import { collaborations, orgUsers, packages, repoRedirects, repoTransfers, repositories, teamRepos, teams, users, type RepoRow, type RepoTransferRow } from '../../db/schema'
+import { collaborations, issues, orgUsers, packages, projectIssues, projects, repoRedirects, repoTransfers, repositories, teamRepos, teams, users, type RepoRow, type RepoTransferRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel } from '../../auth/access'
 import { orgRole } from '../../auth/org-context'
@@ -158,7 +158,7 @@ async function checkNameFree(deps: AppDeps, recipient: UserRow, repo: RepoRow): 
  * one transaction the row's owner, both owners' counters, the old name's
  * redirect, the teams (the old organisation's lose it, the named ones of the new gain it), the
  * collaborations made redundant (the new owner, members of the new organisation), the old
- * owner's packages unlinked from it, the pending
+ * owner's packages unlinked from it, its issues taken off the old owner's project boards, the pending
  * transfer and the `repo.transferred` event.
  */
 async function transferOwnership(
@@ -200,6 +200,16 @@ async function transferOwnership(
       const members = deps.db.select({ id: orgUsers.uid }).from(orgUsers).where(eq(orgUsers.orgId, newOwner.id))
       await deps.db.delete(collaborations).where(and(eq(collaborations.repoId, repo.id), inArray(collaborations.userId, members)))
     }
+    // An owner's project holds only its own repositories' issues (Gitea's transferOwnership): the
+    // old owner's boards let this one's cards go.
+    await deps.db
+      .delete(projectIssues)
+      .where(
+        and(
+          inArray(projectIssues.issueId, deps.db.select({ id: issues.id }).from(issues).where(eq(issues.repoId, repo.id))),
+          inArray(projectIssues.projectId, deps.db.select({ id: projects.id }).from(projects).where(eq(projects.ownerId, oldOwner.id))),
+        ),
+      )
     // A package links only to a repository of its owner: the old owner's packages let it go.
     await deps.db.update(packages).set({ repoId: null }).where(eq(packages.repoId, repo.id))
     await deps.db.update(users).set({ numRepos: greatestOf(sql`${users.numRepos} - 1`, 0) }).where(eq(users.id, oldOwner.id))

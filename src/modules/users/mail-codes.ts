@@ -14,7 +14,9 @@ import { nowUnix } from '../../lib/time'
  * address's activation and a password reset), after Gitea's routers/web/auth: each code is 24
  * random bytes, of which only the SHA-256 is stored; it is used once (its row deleted by the
  * statement that uses it), lives WARREN_ACTIVE_CODE_LIVE_MINUTES / WARREN_RESET_PASSWD_CODE_LIVE_MINUTES,
- * and is bound to the password the user had when it was made: a changed password voids it.
+ * and is bound to the password the user had when it was made and to the primary address it was
+ * mailed to (Gitea's codes hash the user's password and e-mail): a changed password, or a
+ * primary address given up since, voids it.
  */
 
 export type CodePurpose = 'activate' | 'activate_email' | 'reset_password'
@@ -27,8 +29,14 @@ const CODE = /^[0-9a-f]{48}$/
 
 const lifetimeOf = (deps: AppDeps, purpose: CodePurpose) => (purpose === 'reset_password' ? deps.config.resetPasswordCodeLifetime : deps.config.activeCodeLifetime)
 
-/** What a code is bound to: the user's current password hash (never stored as such). */
-const passwordStamp = (user: Pick<UserRow, 'id' | 'passwordHash'>) => hashToken(`password-stamp\u0000${user.id}\u0000${user.passwordHash}`)
+/**
+ * What a code is bound to: the user's current password hash (never stored as such) and, for the
+ * codes mailed to the primary address (an account's activation, a password reset), that address:
+ * one mailed to an address the account has since given up opens nothing. An added address's code
+ * is bound to its own address instead (activateEmail).
+ */
+const passwordStamp = (user: Pick<UserRow, 'id' | 'passwordHash' | 'email'>, purpose: CodePurpose) =>
+  hashToken(`password-stamp\u0000${user.id}\u0000${user.passwordHash}` + (purpose === 'activate_email' ? '' : `\u0000${user.email.toLowerCase()}`))
 
 /** Makes a code for `user` (inside the caller's transaction) and answers it: the only time it exists in the clear. */
 async function issueCode(deps: AppDeps, user: UserRow, purpose: CodePurpose, email = ''): Promise<string> {
@@ -38,7 +46,7 @@ async function issueCode(deps: AppDeps, user: UserRow, purpose: CodePurpose, ema
   await deps.db.delete(userCodes).where(and(eq(userCodes.userId, user.id), lt(userCodes.expiresUnix, now)))
   await deps.db
     .insert(userCodes)
-    .values({ userId: user.id, purpose, codeHash: hashToken(code), email, passwordStamp: passwordStamp(user), createdUnix: now, expiresUnix: now + lifetimeOf(deps, purpose) })
+    .values({ userId: user.id, purpose, codeHash: hashToken(code), email, passwordStamp: passwordStamp(user, purpose), createdUnix: now, expiresUnix: now + lifetimeOf(deps, purpose) })
   return code
 }
 
@@ -69,7 +77,7 @@ export async function findCode(deps: AppDeps, code: string | undefined, purpose:
   const row = (await deps.db.select().from(userCodes).where(eq(userCodes.codeHash, hashToken(code))))[0]
   if (!row || row.purpose !== purpose || row.expiresUnix <= nowUnix()) return undefined
   const user = (await deps.db.select().from(users).where(eq(users.id, row.userId)))[0] as UserRow | undefined
-  if (!user || user.type !== 0 || user.prohibitLogin || row.passwordStamp !== passwordStamp(user)) return undefined
+  if (!user || user.type !== 0 || user.prohibitLogin || row.passwordStamp !== passwordStamp(user, purpose)) return undefined
   return { row, user }
 }
 

@@ -8,7 +8,7 @@ import { activateAccount, activateEmail, findCode, requestPasswordReset, resendA
 import { pageDetail, type WebContext } from '../context'
 import { NewPasswordFields } from './settings-account'
 import { CsrfField, CsrfText, FormText, formAction, seeOther, titledPage, withoutFieldPrefix } from '../forms'
-import { preSessionContext, signedInAnswer } from '../sign-in'
+import { preSessionContext } from '../sign-in'
 
 /*
  * The pages of the mails Warren sends, at Gitea 1.23's addresses (routers/web/auth/password.go,
@@ -220,7 +220,12 @@ export const accountMailPages = (deps: AppDeps) =>
           deps,
           c,
           async (ctx) => {
-            if (c.body.code) return await signedInAnswer(deps, (await activateAccount(deps, c.body.code)).id, '/')
+            // The code alone opens no session (whoever reads the mail is not yet whoever knows the
+            // password and holds the second factor; Gitea asks the password): the sign-in follows.
+            if (c.body.code) {
+              await activateAccount(deps, c.body.code)
+              return seeOther('/user/login', 'account-activated')
+            }
             // Without a code: Gitea's resend of the activation mail, the same answer whoever asks.
             requireMailer(deps)
             const email = (c.body.email ?? '').trim()
