@@ -24,6 +24,7 @@ import { protectionSettingsPages } from './pages/settings-protect'
 import { issuePages } from './pages/issues'
 import { pullPages } from './pages/pulls'
 import { issueEditPages } from './pages/issue-edit'
+import { issueSidePages } from './pages/issue-side'
 import { reactionPages } from './pages/reactions'
 import { notificationPages } from './pages/notifications'
 import { oauthPages } from './pages/oauth'
@@ -89,6 +90,7 @@ export const webModule = (deps: AppDeps) =>
     .use(issuePages(deps))
     .use(pullPages(deps))
     .use(issueEditPages(deps))
+    .use(issueSidePages(deps))
     .use(reactionPages(deps))
     .use(teamSettingsPages(deps))
     .use(orgPages(deps))

@@ -116,6 +116,7 @@ main form button.primary { background: var(--accent); color: #fff; border: 0; }
 .pager [aria-current] { font-weight: 700; }
 .conversation { display: grid; grid-template-columns: minmax(0, 1fr) 14rem; gap: 1.5rem; }
 .side-title { font-size: .9rem; margin: .75rem 0 .25rem; }
+.overdue { color: #a40e26; }
 ul.chips { list-style: none; padding: 0; margin: 0; display: flex; flex-wrap: wrap; gap: .35rem; }
 .comment { border: 1px solid var(--line); border-radius: 6px; margin: 1rem 0; overflow: hidden; }
 .comment > header { background: var(--soft); padding: .4rem .75rem; border-bottom: 1px solid var(--line); font-size: .9rem; }

@@ -69,7 +69,12 @@ export async function movePin(deps: AppDeps, ctx: RepoContext, index: number, po
 
 /** The repository's pinned issues, in their order (at most MAX_PINNED). */
 export async function pinnedIssues(deps: AppDeps, repoId: number): Promise<IssueRow[]> {
-  return await deps.db.select().from(issues).where(pinnedOf(repoId, false)).orderBy(asc(issues.pinOrder))
+  return await pinnedRows(deps, repoId, false)
+}
+
+/** The repository's pinned issues (`isPull` false) or pull requests, in their order, as rows. */
+export async function pinnedRows(deps: AppDeps, repoId: number, isPull: boolean): Promise<IssueRow[]> {
+  return await deps.db.select().from(issues).where(pinnedOf(repoId, isPull)).orderBy(asc(issues.pinOrder))
 }
 
 /** The repository's pinned pull requests, in their order. */

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, lte } from 'drizzle-orm'
+import { and, asc, eq, gte, inArray, lte, sum } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { writeTransaction } from '../../db/client'
@@ -130,12 +130,28 @@ export async function listStopwatches(deps: AppDeps, caller: UserRow, page: Page
  * the issue's poster and its assignees may track time on it (403 otherwise).
  */
 async function requireTracker(deps: AppDeps, ctx: RepoContext, issue: IssueRow, caller: UserRow): Promise<void> {
-  if (!ctx.repo.allowOnlyContributorsToTrackTime || ctx.mode >= AccessMode.Write || issue.posterId === caller.id) return
+  if (!(await mayTrackTime(deps, ctx, issue, caller))) throw forbidden('Only contributors may track time on this repository')
+}
+
+/** Whether the caller may track time on the issue (requireTracker's rule; time tracking itself checked apart). */
+export async function mayTrackTime(deps: AppDeps, ctx: RepoContext, issue: IssueRow, caller: UserRow): Promise<boolean> {
+  if (!ctx.repo.allowOnlyContributorsToTrackTime || ctx.mode >= AccessMode.Write || issue.posterId === caller.id) return true
   const assigned = (await deps.db
     .select({ id: issueAssignees.id })
     .from(issueAssignees)
     .where(and(eq(issueAssignees.issueId, issue.id), eq(issueAssignees.assigneeId, caller.id))))[0]
-  if (!assigned) throw forbidden('Only contributors may track time on this repository')
+  return !!assigned
+}
+
+/** The seconds of time tracked on an issue, everyone's (Gitea's TotalTrackedTime on the sidebar). */
+export async function issueTimeTotal(deps: AppDeps, issueId: number): Promise<number> {
+  const [row] = await deps.db.select({ total: sum(trackedTimes.time) }).from(trackedTimes).where(eq(trackedTimes.issueId, issueId))
+  return Number(row?.total ?? 0)
+}
+
+/** The caller's stopwatch on an issue, if running. */
+export async function stopwatchOn(deps: AppDeps, userId: number, issueId: number): Promise<StopwatchRow | undefined> {
+  return (await deps.db.select().from(stopwatches).where(and(eq(stopwatches.userId, userId), eq(stopwatches.issueId, issueId))))[0]
 }
 
 /** Gitea's `- 1:02:03` of a time-deleted event: the seconds taken away. */

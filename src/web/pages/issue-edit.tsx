@@ -256,7 +256,7 @@ async function ProjectSide(props: { deps: AppDeps; web: WebContext; repoCtx: Rep
 }
 
 /** A form folded in a `<details>` its summary opens (no script needed), with the CSRF field. */
-function FoldedForm(props: { ctx: WebContext; summary: string; action: string; class?: string; children?: Child }): Html {
+export function FoldedForm(props: { ctx: WebContext; summary: string; action: string; class?: string; children?: Child }): Html {
   return (
     <details class="edit-box">
       <summary>{props.summary}</summary>
@@ -305,7 +305,7 @@ const KINDS = [
 ] as const
 
 /** The issue or pull request a path names: 404 unless its kind is the path's (as the unit checked is the path's). */
-async function issueAt(deps: AppDeps, ctx: RepoContext, kind: 'issues' | 'pulls', value: string) {
+export async function issueAt(deps: AppDeps, ctx: RepoContext, kind: 'issues' | 'pulls', value: string) {
   const index = pathNumber(value)
   if (!Number.isSafeInteger(index)) throw notFound('no such issue')
   const issue = await findIssue(deps, ctx.repo.id, index)

@@ -22,6 +22,8 @@ import { RepoHeader } from './repo-chrome'
 import { choicesOf, COMMENTS_PER_PAGE, loadConversation, MAX_CHOICES, projectsFor, type Conversation } from './conversation'
 import { ConversationView } from './timeline'
 import { conversationControls } from './issue-edit'
+import { IssueSide } from './issue-side'
+import { pinnedRows } from '../../modules/issue-pins/service'
 import { formRoute } from '../forms'
 import { CsrfField, fieldList, multiline, IssueRow, issuePageUrl, Pager, SideFacts, StateBadge, TimeAt, UserLink } from './issue-parts'
 
@@ -119,6 +121,8 @@ async function listPage(deps: AppDeps, request: Request, ctx: RepoContext, query
     if (!(e instanceof ApiError) || e.status >= 500) throw e
     problem = e.status === 404 ? 'No such user: the poster or assignee filter names no one you can see.' : e.message
   }
+  // Gitea's pinned issues atop the list's first page.
+  const pinned = page === 1 ? await issuesToApi(deps, ctx.repo, await pinnedRows(deps, ctx.repo.id, kind === 'pulls'), viewer) : []
   const choices = await choicesOf(deps, ctx)
   const projects = ctx.repo.hasProjects ? await projectsFor(deps, ctx) : []
   const path = `${repoUrl(repo.owner.login, repo.name)}/${kind}`
@@ -206,6 +210,15 @@ async function listPage(deps: AppDeps, request: Request, ctx: RepoContext, query
         <p class="error" role="alert">
           {problem}
         </p>
+      ) : null}
+      {pinned.length ? (
+        <div class="box">
+          <ul class="entries" aria-label={`Pinned ${noun.toLowerCase()}`}>
+            {pinned.map((issue) => (
+              <IssueRow owner={repo.owner.login} repo={repo.name} issue={issue} listPath={path} />
+            ))}
+          </ul>
+        </div>
       ) : null}
       <div class="box">
         <ul class="entries" aria-label={noun}>
@@ -437,7 +450,10 @@ export const issuePages = (deps: AppDeps) =>
                 <ConversationView conv={conv} url={url} controls={controls} />
                 <CommentForm ctx={web} repoCtx={ctx} conv={conv} action={`${url}/comments`} closable={true} />
               </div>
-              <SideFacts issue={conv.issue}>{controls.side}</SideFacts>
+              <SideFacts issue={conv.issue}>
+                {await IssueSide({ deps, web, repoCtx: ctx, conv, url })}
+                {controls.side}
+              </SideFacts>
             </div>
           </Layout>,
         )

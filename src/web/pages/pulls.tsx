@@ -21,6 +21,7 @@ import { RepoHeader } from './repo-chrome'
 import { loadConversation, type ConversationAt } from './conversation'
 import { ConversationView } from './timeline'
 import { conversationControls } from './issue-edit'
+import { IssueSide } from './issue-side'
 import { CommentForm, ConversationHead, indexOf, signInUrl, TrackerTabs } from './issues'
 import { ButtonForm, CsrfText, formRoute, Notices, seeOther, type Notice } from '../forms'
 import { cleanUp, headBranchAction, HeadBranchButton, restoreHead } from './pull-cleanup'
@@ -287,6 +288,7 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
           ) : (
             <p class="muted">No one asked</p>
           )}
+          {await IssueSide({ deps, web, repoCtx: ctx, conv, url })}
           {controls.side}
         </SideFacts>
       </div>
