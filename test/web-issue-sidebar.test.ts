@@ -37,6 +37,10 @@ beforeAll(async () => {
   expect((await s.put('/repos/alice/side/collaborators/rita', { permission: 'read' }, token)).status).toBe(204)
   for (const title of ['First', 'Second', 'Third']) expect((await s.post('/repos/alice/side/issues', { title }, token)).status).toBe(201)
   expect((await s.post('/repos/alice/hidden/issues', { title: 'Secret blocker' }, token)).status).toBe(201)
+  expect((await s.post('/repos/alice/side/branches', { new_branch_name: 'feature', old_branch_name: 'main' }, token)).status).toBe(201)
+  const files = [{ operation: 'create', path: 'f.txt', content: Buffer.from('one\n').toString('base64') }]
+  expect((await s.post('/repos/alice/side/contents', { branch: 'feature', files, message: 'feature' }, token)).status).toBe(201)
+  expect((await s.post('/repos/alice/side/pulls', { head: 'feature', base: 'main', title: 'Add f' }, token)).status).toBe(201)
   for (const u of [alice, bob, rita, stranger]) {
     cookies[u.name] = await signInByForm(s.url, u)
     csrf[u.name] = csrfIn(await (await page('/', u.name)).text())!
@@ -164,5 +168,23 @@ describe('issue sidebar', () => {
     expect((await post('/alice/side/issues/3/pin', 'alice')).status).toBe(303)
     expect(await pinned()).toEqual([])
     expect(await (await page('/alice/side/issues', 'rita')).text()).not.toContain('aria-label="Pinned issues"')
+  })
+
+  test('work in progress: the poster or a writer toggles the WIP prefix through the title form; readers see no toggle', async () => {
+    const P4 = '/alice/side/pulls/4'
+    const title = async () => (await s.get('/repos/alice/side/pulls/4', { token: alice.token })).body.title
+    expect(await (await page(P4, 'rita')).text()).not.toContain('Mark as work in progress')
+    const shown = await (await page(P4, 'bob')).text()
+    expect(shown).toContain('Mark as work in progress')
+    expect(shown).toContain('name="title" value="WIP: Add f"')
+    expect((await post(`${P4}/title`, 'rita', { title: 'WIP: Add f' })).status).toBe(403)
+    expect((await post(`${P4}/title`, 'bob', { title: 'WIP: Add f' })).status).toBe(303)
+    expect(await title()).toBe('WIP: Add f')
+    expect((await s.get('/repos/alice/side/pulls/4', { token: alice.token })).body.draft).toBe(true)
+    const again = await (await page(P4, 'bob')).text()
+    expect(again).toContain('Remove the WIP prefix')
+    expect(again).toContain('name="title" value="Add f"')
+    expect((await post(`${P4}/title`, 'bob', { title: 'Add f' })).status).toBe(303)
+    expect(await title()).toBe('Add f')
   })
 })

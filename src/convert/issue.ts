@@ -30,6 +30,11 @@ export const issueHtmlUrl = (config: Config, repo: RepoRef, issue: Pick<IssueRow
 /** Gitea's default work-in-progress prefixes: a pull request whose title starts with one (any case) is a draft. */
 const WIP_PREFIXES = ['WIP:', '[WIP]']
 export const isDraftTitle = (title: string): boolean => WIP_PREFIXES.some((p) => title.toUpperCase().startsWith(p))
+/** A title with its WIP prefix taken off, or `WIP: ` put before it (Gitea's toggle of a pull request's work-in-progress mark). */
+export function toggledDraftTitle(title: string): string {
+  const prefix = WIP_PREFIXES.find((p) => title.toUpperCase().startsWith(p))
+  return prefix ? title.slice(prefix.length).trim() : `${WIP_PREFIXES[0]} ${title}`
+}
 
 /** The Label record: colour without its `#`. */
 const labelRecord = (label: LabelRow, url: string) => ({

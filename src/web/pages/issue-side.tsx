@@ -247,9 +247,9 @@ export const issueSidePages = (deps: AppDeps) => {
         await change(issue)
         return issuePageUrl(ctx.owner.name, ctx.repo.name, issue.index, issue.isPull)
       })
-    // The needs of the API's routes making the same changes: writers for the deadline and the dependencies, admins for the pin, signed-in readers for time (the service's rule).
-    const writers = { scope: 'issue', repo: { level: 'write', unit: kind }, signed: true, params: IndexParams } as const
-    const trackers = { scope: 'issue', repo: { unit: kind }, signed: true, params: IndexParams } as const
+    // The levels of the API's routes making the same changes (the token scope a page's, by its path): writers for the deadline and the dependencies, admins for the pin, signed-in readers for time (the service's rule).
+    const writers = { scope: 'repository', repo: { level: 'write', unit: kind }, signed: true, params: IndexParams } as const
+    const trackers = { scope: 'repository', repo: { unit: kind }, signed: true, params: IndexParams } as const
     app
       .post(
         `${base}/deadline`,
@@ -303,7 +303,7 @@ export const issueSidePages = (deps: AppDeps) => {
         // Gitea's IssuePinOrUnpin: pinned ones are unpinned, others pinned; repository admins, as the API's reqAdmin.
         ({ request, params, body, repo: ctx, user }) =>
           form(request, ctx, params.index, body, (issue) => (issue.pinOrder > 0 ? unpinIssue(deps, ctx, issue.index, user) : pinIssue(deps, ctx, issue.index, user))),
-        { scope: 'issue', repo: { level: 'admin', unit: kind }, signed: true, params: IndexParams, body: CsrfBody, detail: pageDetail(`web${noun}Pin`) },
+        { scope: 'repository', repo: { level: 'admin', unit: kind }, signed: true, params: IndexParams, body: CsrfBody, detail: pageDetail(`web${noun}Pin`) },
       )
   }
   return app

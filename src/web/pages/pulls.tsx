@@ -22,6 +22,7 @@ import { loadConversation, type ConversationAt } from './conversation'
 import { ConversationView } from './timeline'
 import { conversationControls } from './issue-edit'
 import { IssueSide } from './issue-side'
+import { isDraftTitle, toggledDraftTitle } from '../../convert/issue'
 import { CommentForm, ConversationHead, indexOf, signInUrl, TrackerTabs } from './issues'
 import { ButtonForm, CsrfText, formRoute, Notices, seeOther, type Notice } from '../forms'
 import { cleanUp, headBranchAction, HeadBranchButton, restoreHead } from './pull-cleanup'
@@ -289,6 +290,12 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
             <p class="muted">No one asked</p>
           )}
           {await IssueSide({ deps, web, repoCtx: ctx, conv, url })}
+          {controls.title && pull.state === 'open' ? (
+            <>
+              <h2 class="side-title">Work in progress</h2>
+              <ButtonForm ctx={web} action={`${url}/title`} label={isDraftTitle(row.title) ? 'Remove the WIP prefix' : 'Mark as work in progress'} fields={{ title: toggledDraftTitle(row.title) }} />
+            </>
+          ) : null}
           {controls.side}
         </SideFacts>
       </div>
