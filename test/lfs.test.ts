@@ -126,6 +126,15 @@ describe('the git-lfs client over HTTP', () => {
     expect(html).toContain('Stored with Git LFS')
     expect(html).toContain('/alice/big/media/branch/main/data.bin')
   })
+
+  test('a fork has its source\'s objects (Gitea\'s CopyLFS): its media and batch download serve them', async () => {
+    expect((await s.post('/repos/alice/big/forks', {}, { token: reader.token })).status).toBe(202)
+    const media = await fetch(`${s.url}/api/v1/repos/reader/big/media/data.bin`, { headers: { authorization: `token ${reader.token}` } })
+    expect(media.status).toBe(200)
+    expect(Buffer.from(await media.arrayBuffer()).equals(data)).toBe(true)
+    const batch = await lfs('POST', 'reader/big', 'objects/batch', { who: reader, body: { operation: 'download', objects: [{ oid: dataOid, size: data.length }] } })
+    expect(batch.json.objects[0].actions.download.href).toBe(`${s.url}/reader/big.git/info/lfs/objects/${dataOid}`)
+  })
 })
 
 describe('who may download and upload', () => {

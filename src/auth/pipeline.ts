@@ -1,4 +1,6 @@
 import { Elysia } from 'elysia'
+import { and, eq } from 'drizzle-orm'
+import { comments, issues } from '../db/schema'
 import type { AppDeps } from '../deps'
 import { ApiError, notFound } from '../lib/errors'
 import { askedPage, pageOf, setListHeaders, type Page, type Paged } from '../lib/pagination'
@@ -136,6 +138,30 @@ const UNIT_KEYS: Record<RepoUnit, (repo: RepoContext['repo']) => readonly RepoUn
   projects: () => ['repo.projects'],
 }
 
+/**
+ * Whether the issue a tracker route's path names is a pull request: by `:index` under `issues/`,
+ * or by a comment's `:id` under `comments/`; undefined when the path names none (a list) or no
+ * such issue exists (the handler's 404).
+ */
+async function namedIssueIsPull(deps: AppDeps, repoId: number, request: Request, params: Record<string, string>): Promise<boolean | undefined> {
+  const path = new URL(request.url).pathname
+  const number = (text: string | undefined) => (text !== undefined && /^[0-9]{1,15}$/.test(text) ? Number(text) : undefined)
+  const index = /\/issues\/[^/]+/.test(path) ? number(params.index) : undefined
+  if (index !== undefined) {
+    const [row] = await deps.db.select({ isPull: issues.isPull }).from(issues).where(and(eq(issues.repoId, repoId), eq(issues.index, index))).limit(1)
+    return row?.isPull
+  }
+  const commentId = params.index === undefined && /\/comments\/[^/]+/.test(path) ? number(params.id) : undefined
+  if (commentId === undefined) return undefined
+  const [row] = await deps.db
+    .select({ isPull: issues.isPull })
+    .from(comments)
+    .innerJoin(issues, eq(issues.id, comments.issueId))
+    .where(and(eq(comments.id, commentId), eq(comments.repoId, repoId)))
+    .limit(1)
+  return row?.isPull
+}
+
 const UNIT_ENABLED: Record<RepoUnit, (repo: RepoContext['repo']) => boolean> = {
   issues: (repo) => repo.hasIssues,
   pulls: (repo) => repo.hasPullRequests,
@@ -154,9 +180,19 @@ export const isRepoWrite = (method: string, need: RepoNeed): boolean =>
  * Resolves a repository need for a request (the `repo` macro's work). Git smart HTTP decides with
  * the same accessLevel in authorizeGit (src/modules/git-http), which answers in git's own shape.
  */
-async function resolveRepoNeed(deps: AppDeps, request: Request, owner: string, name: string, need: RepoNeed): Promise<RepoContext> {
-  const ctx = await loadRepoContext(deps, request, owner, name, LEVELS[need.level ?? 'read'], need.unit && UNIT_KEYS[need.unit])
-  if (need.unit && !UNIT_ENABLED[need.unit](ctx.repo)) throw notFound()
+async function resolveRepoNeed(deps: AppDeps, request: Request, params: Record<string, string>, need: RepoNeed): Promise<RepoContext> {
+  let unit = need.unit
+  // A tracker route naming one issue or comment belongs to that issue's unit (Gitea's CanReadIssuesOrPulls(issue.IsPull)).
+  const unitsOf =
+    unit === 'issues' || unit === 'issuesOrPulls'
+      ? async (repo: RepoContext['repo']) => {
+          const isPull = await namedIssueIsPull(deps, repo.id, request, params)
+          if (isPull !== undefined) unit = isPull ? 'pulls' : 'issues'
+          return UNIT_KEYS[unit!](repo)
+        }
+      : unit && UNIT_KEYS[unit]
+  const ctx = await loadRepoContext(deps, request, params.owner ?? '', params.repo ?? '', LEVELS[need.level ?? 'read'], unitsOf)
+  if (unit && !UNIT_ENABLED[unit](ctx.repo)) throw notFound()
   if (ctx.repo.isArchived && isRepoWrite(request.method, need)) throw new ApiError(423, 'repo is archived')
   return ctx
 }
@@ -273,7 +309,7 @@ export const pipeline = (given: AppDeps, opts: { session?: boolean } = {}) => {
     }),
     repo: (need: RepoNeed) =>
       checkedNeed('repo', need, async ({ request, params }) => {
-        const repo = await resolveRepoNeed(deps, request, params.owner ?? '', params.repo ?? '', need)
+        const repo = await resolveRepoNeed(deps, request, params, need)
         return { repo, caller: repo.caller }
       }),
     org: (role: OrgRoleNeed) =>

@@ -136,6 +136,13 @@ function repoLookup(deps: AppDeps, request: Request, ownerName: string, repoName
 /** The caller's mode in `unit` of a resolved repository (ctx.mode where the context knows no units). */
 export const modeIn = (ctx: Pick<RepoContext, 'mode' | 'access'>, unit: RepoUnitKey): AccessMode => (ctx.access ? unitMode(ctx.access, unit) : ctx.mode)
 
+/**
+ * The kind of a tracker list's rows the caller may read, for a list that would show both (Gitea's
+ * ListIssues): `false` issues only (no pull requests unit), `true` pull requests only, undefined both.
+ */
+export const readableTrackerKind = (ctx: Pick<RepoContext, 'mode' | 'access'>): boolean | undefined =>
+  modeIn(ctx, 'repo.pulls') < AccessMode.Read ? false : modeIn(ctx, 'repo.issues') < AccessMode.Read ? true : undefined
+
 /** The code unit, which a route naming no unit belongs to (as in Gitea). */
 const CODE: readonly RepoUnitKey[] = ['repo.code']
 
@@ -151,7 +158,7 @@ export async function loadRepoContext(
   ownerName: string,
   repoName: string,
   need: AccessMode = AccessMode.Read,
-  unitsOf: (repo: RepoRow) => readonly RepoUnitKey[] = () => CODE,
+  unitsOf: (repo: RepoRow) => readonly RepoUnitKey[] | Promise<readonly RepoUnitKey[]> = () => CODE,
 ): Promise<RepoContext> {
   const lookup = repoLookup(deps, request, ownerName, repoName)
   const caller = await deps.auth.caller(request)
@@ -171,7 +178,7 @@ export async function loadRepoContext(
     throw notFound()
   }
   // A unit the caller's teams give them none of is hidden as the repository would be (Gitea's reqRepoReader).
-  const mode = Math.max(AccessMode.None, ...unitsOf(found.repo).map((unit) => unitMode(access, unit))) as AccessMode
+  const mode = Math.max(AccessMode.None, ...(await unitsOf(found.repo)).map((unit) => unitMode(access, unit))) as AccessMode
   if (mode < AccessMode.Read) throw notFound()
   if (mode < need) {
     if (!caller.user) throw unauthorized()

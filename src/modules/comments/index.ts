@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
+import { readableTrackerKind } from '../../auth/repo-context'
 import { RepoParams } from '../repos/model'
 import { CommentOption, CommentSchema, IdParams, IssueIdParams, IssueParams, SinceQuery, TimelineCommentSchema } from '../issues/model'
 import { listIssueTimeline } from '../issues/timeline'
@@ -25,7 +26,7 @@ export const commentsModule = (deps: AppDeps) => {
       '/repos/:owner/:repo/issues/comments',
       async ({ query, repo, page, respond }) =>
         // Paged in SQL, page 1 of 30 when none is asked for: a repository's comments grow without bound.
-        respond(await listRepoComments(deps, repo.repo.id, windowOf(query), page), async (rows) => await commentsToApi(deps, repo.repo, rows, repo.caller.user)),
+        respond(await listRepoComments(deps, repo.repo.id, windowOf(query), page, readableTrackerKind(repo)), async (rows) => await commentsToApi(deps, repo.repo, rows, repo.caller.user)),
       {
         scope: 'issue',
         repo: readIssues,

@@ -1,9 +1,9 @@
-import { and, asc, count, eq, gte, lt, lte, or, sql } from 'drizzle-orm'
+import { and, asc, count, eq, exists, gte, lt, lte, or, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { writeTransaction } from '../../db/client'
 import { comments, issues, reactions, type CommentRow, type IssueRow } from '../../db/schema'
-import { greatestOf } from '../../db/sql'
+import { greatestOf, queryBuilder } from '../../db/sql'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
 import { refuseBlocked, refuseBlockedInConversation } from '../../auth/blocking'
@@ -65,9 +65,14 @@ export async function commentsUntil(deps: AppDeps, issue: IssueRow, unix: number
 }
 
 /** Plain comments of a repository, oldest first, updated within the window: one page. */
-export async function listRepoComments(deps: AppDeps, repoId: number, window: CommentWindow, page: Page): Promise<Paged<CommentRow>> {
-  return await selectPage(deps.db, comments, and(eq(comments.repoId, repoId), eq(comments.type, PLAIN_COMMENT), inWindow(window)), commentOrder, page)
+export async function listRepoComments(deps: AppDeps, repoId: number, window: CommentWindow, page: Page, isPull?: boolean): Promise<Paged<CommentRow>> {
+  // `isPull`: only the comments of issues of that kind (the caller reads one tracker only).
+  const ofKind =
+    isPull === undefined ? undefined : exists(qb.select({ one: issues.id }).from(issues).where(and(eq(issues.id, comments.issueId), eq(issues.isPull, isPull))))
+  return await selectPage(deps.db, comments, and(eq(comments.repoId, repoId), eq(comments.type, PLAIN_COMMENT), inWindow(window), ofKind), commentOrder, page)
 }
+
+const qb = queryBuilder()
 
 const requireBody = (body: string) => {
   if (body.trim() === '') throw unprocessable('Required', 'Body')

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { repositories } from '../../db/schema'
+import { lfsMetaObjects, repositories } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, type RepoRow } from '../../auth/access'
 import { gitLimitsOf } from '../../auth/repo-context'
@@ -18,6 +18,7 @@ import { refuseBlocked } from '../../auth/blocking'
 import { writeTransaction } from '../../db/client'
 import { greatestOf } from '../../db/sql'
 import { nowUnix } from '../../lib/time'
+import { batchesOf } from '../../lib/batches'
 
 export interface ForkRequest {
   /** The organisation to own the fork; the forker when absent. */
@@ -91,6 +92,10 @@ export async function forkRepository(deps: AppDeps, forker: UserRow, source: Rep
           ? (await deps.db.update(repositories).set({ numForks: sql`${repositories.numForks} + 1` }).where(eq(repositories.id, fork.forkId)).returning())[0]
           : undefined
         if (org) await grantOrgRepoCreator(deps, org.org, forker, fork)
+        // The fork has its source's LFS objects (Gitea's CopyLFS): its pointers' objects download through it.
+        const objects = await deps.db.select({ oid: lfsMetaObjects.oid, size: lfsMetaObjects.size }).from(lfsMetaObjects).where(eq(lfsMetaObjects.repoId, source.id))
+        const now = nowUnix()
+        for (const batch of batchesOf(objects)) await deps.db.insert(lfsMetaObjects).values(batch.map((o) => ({ repoId: fork.id, oid: o.oid, size: o.size, createdUnix: now })))
         // Delivered to the source's hooks (Gitea's ForkPayload: `forkee` is the source, `repository` the fork).
         await recordEvent(deps.db, {
           kind: 'repo.forked',

@@ -1,6 +1,8 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
+import { readableTrackerKind } from '../../auth/repo-context'
+import { notFound } from '../../lib/errors'
 import { pathNumber } from '../../lib/path-number'
 import { isoTimeOrNull } from '../../lib/time'
 import {
@@ -51,7 +53,10 @@ export const issuesModule = (deps: AppDeps) =>
       (route) =>
         respondIssuePage(deps, route, async () => {
           const { repo: ctx, query, page } = route
-          const rows = await listIssues(deps, ctx.repo, ctx.caller.user, query, page)
+          // Only the kinds the caller reads (a team may give them issues and no pull requests).
+          const kind = readableTrackerKind(ctx)
+          if (kind !== undefined && query.type && query.type !== 'all' && query.type !== (kind ? 'pulls' : 'issues')) throw notFound()
+          const rows = await listIssues(deps, ctx.repo, ctx.caller.user, kind === undefined ? query : { ...query, type: kind ? 'pulls' : 'issues' }, page)
           return { json: issueListJson(await issuesToApi(deps, ctx.repo, rows.rows, ctx.caller.user)), total: rows.total }
         }),
       {
