@@ -7,6 +7,8 @@ import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { csrfIn, webVisitors } from './web-session'
 import { contentMark } from './db-snapshot'
 import { gitOk, oneCommitRepo, remoteUrl } from './git-fixture'
+import { eq } from 'drizzle-orm'
+import { mirrors } from '../src/db/schema'
 
 /**
  * The repository options page's actions over plain HTTP (Gitea 1.23's SettingsPost): transfer
@@ -265,6 +267,16 @@ describe('mirrors', () => {
     await mirrorUpdatesSettled(s.deps)
     expect(await refsIn('alice', 'mirror')).toEqual(await refsIn('carol', 'src'))
     expect((await s.patch('/repos/carol/src', { private: false }, { token: carol.token })).status).toBe(200)
+
+    // The stored credentials stay with their server: the same origin keeps them, another drops them.
+    const stored = async () => (await s.deps.db.select().from(mirrors).where(eq(mirrors.repoId, (await s.get('/repos/alice/mirror', { token: alice.token })).body.id)))[0]!
+    expect((await stored()).authUsername).toBe(carol.name)
+    expect((await act(alice, 'alice/mirror', { action: 'mirror', interval: '2h', mirror_address: `${s.url}/carol/src` })).status).toBe(303)
+    expect(await stored()).toMatchObject({ remoteAddress: `${s.url}/carol/src`, authUsername: carol.name })
+    expect((await stored()).authPasswordSealed).not.toBe('')
+    const elsewhere = s.url.replace('127.0.0.1', 'localhost')
+    expect((await act(alice, 'alice/mirror', { action: 'mirror', interval: '2h', mirror_address: `${elsewhere}/carol/src.git` })).status).toBe(303)
+    expect(await stored()).toMatchObject({ remoteAddress: `${elsewhere}/carol/src.git`, authUsername: '', authPasswordSealed: '' })
   })
 
   test('push mirrors: added (credentials never shown), refused on bad input, pushed now for real, interval changed, removed', async () => {

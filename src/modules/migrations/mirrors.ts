@@ -91,20 +91,34 @@ export interface PullMirrorEdit {
   password?: string
 }
 
+/** An address's scheme, host and port (the whole text when it is no URL: a local path). */
+function originOf(address: string): string {
+  try {
+    return new URL(address).origin
+  } catch {
+    return address
+  }
+}
+
 /**
  * Changes a pull mirror's interval and address (Gitea's handleSettingsPostMirror; 404 for a
  * repository that is no mirror). The interval as the API's `mirror_interval` (422); the address
  * through the migrations' check (422 naming CloneAddr: by `caller`, so a local path only for site
  * administrators; an unchanged address is not checked again). Credentials left blank keep the
- * stored ones, as Gitea keeps them: the username when none is given, the password when the
- * username is the stored one. The next update is due one new interval from now.
+ * stored ones, as Gitea keeps them (the username when none is given, the password when the
+ * username is the stored one), while the address keeps its scheme, host and port; to another one
+ * they are dropped unless given again. The next update is due one new interval from now.
  */
 export async function editPullMirror(deps: AppDeps, repo: RepoRow, caller: UserRow, edit: PullMirrorEdit): Promise<void> {
   const [row] = await deps.db.select().from(mirrors).where(eq(mirrors.repoId, repo.id))
   if (!row || !repo.isMirror) throw notFound('Repository is not a mirror')
   const interval = mirrorIntervalOf(deps, edit.interval)
-  const username = edit.username || row.authUsername
-  const keepPassword = !edit.password && username === row.authUsername
+  // Stored credentials go only where they went: to another scheme, host or port they are dropped
+  // unless given again (a repository admin would otherwise have the owner's upstream password sent
+  // to a server of theirs).
+  const sameOrigin = originOf(edit.address.trim()) === originOf(row.remoteAddress)
+  const username = edit.username || (sameOrigin ? row.authUsername : '')
+  const keepPassword = sameOrigin && !edit.password && username === row.authUsername
   let remote = { remoteAddress: row.remoteAddress, authUsername: row.authUsername, authPasswordSealed: row.authPasswordSealed }
   if (edit.address.trim() !== row.remoteAddress || edit.username || edit.password) {
     const source = await resolveCloneSource(deps, caller, edit.address, { username, password: edit.password })
