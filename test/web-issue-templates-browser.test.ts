@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser } from 'playwright-core'
 import type { TestServer, TestUser } from './helpers'
+import { ISSUE_FORM as FORM } from './issue-template-fixtures'
 import { BROWSER_LIMIT_MS, expectAccessible, signedInPage, startServerAndBrowser, stopServerAndBrowser } from './browser-helpers'
 
 /**
@@ -15,28 +16,6 @@ let alice: TestUser
 let browser: Browser
 const b64 = (text: string) => Buffer.from(text).toString('base64')
 
-const FORM = [
-  'name: Bug form',
-  'about: File a bug with the form',
-  'body:',
-  '  - type: markdown',
-  '    attributes: { value: "Thanks for taking the time!" }',
-  '  - type: input',
-  '    id: version',
-  '    attributes: { label: Version, description: Which version, placeholder: "1.2.3" }',
-  '    validations: { required: true }',
-  '  - type: dropdown',
-  '    id: os',
-  '    attributes: { label: System, options: [Linux, macOS] }',
-  '  - type: checkboxes',
-  '    id: terms',
-  '    attributes:',
-  '      label: Terms',
-  '      options:',
-  '        - label: I searched first',
-  '          required: true',
-  '',
-].join('\n')
 
 beforeAll(async () => {
   ;({ s, browser } = await startServerAndBrowser())
@@ -63,10 +42,11 @@ test('choose a template, fill its form, file the issue', async () => {
   await page.getByLabel('Title').fill('From the form')
   await page.getByLabel('Version').fill('2.0')
   await page.getByLabel('System').selectOption({ label: 'macOS' })
+  await page.getByLabel('Logs').fill('trace')
   await page.getByLabel('I searched first').check()
   await page.getByRole('button', { name: 'Create issue' }).click()
   await page.waitForURL(/\/alice\/demo\/issues\/\d+$/)
   const index = Number(/\/issues\/(\d+)$/.exec(page.url())![1])
   const filed = (await s.get(`/repos/alice/demo/issues/${index}`, { token: alice.token })).body
-  expect(filed.body).toBe('### Version\n\n2.0\n\n### System\n\nmacOS\n\n### Terms\n\n- [x] I searched first\n\n')
+  expect(filed.body).toBe('### Version\n\n2.0\n\n### Logs\n\n```shell\ntrace\n```\n\n### System\n\nmacOS\n\n### Terms\n\n- [x] I searched first\n- [ ] I can help\n\n')
 }, BROWSER_LIMIT_MS)

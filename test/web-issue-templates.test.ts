@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { signInByForm } from './web-session'
 import { contentMark } from './db-snapshot'
+import { ISSUE_FORM as FORM } from './issue-template-fixtures'
 
 let s: TestServer
 let alice: TestUser, bob: TestUser
@@ -32,34 +33,6 @@ async function repoWith(name: string, files: Record<string, string>) {
   if (ops.length) expect((await s.post(`/repos/alice/${name}/contents`, { files: ops, message: 'templates' }, token())).status).toBe(201)
 }
 
-const FORM = [
-  'name: Bug form',
-  'about: File a bug with the form',
-  'title: "[form] "',
-  'labels: [bug]',
-  'body:',
-  '  - type: markdown',
-  '    attributes: { value: "Thanks for taking the time!" }',
-  '  - type: input',
-  '    id: version',
-  '    attributes: { label: Version, description: Which version, placeholder: "1.2.3" }',
-  '    validations: { required: true }',
-  '  - type: textarea',
-  '    id: logs',
-  '    attributes: { label: Logs, render: shell }',
-  '  - type: dropdown',
-  '    id: os',
-  '    attributes: { label: System, options: [Linux, macOS, Windows], multiple: true }',
-  '  - type: checkboxes',
-  '    id: terms',
-  '    attributes:',
-  '      label: Terms',
-  '      options:',
-  '        - label: I searched first',
-  '          required: true',
-  '        - label: I can help',
-  '',
-].join('\n')
 
 const HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)>'
 
