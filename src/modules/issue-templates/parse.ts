@@ -59,12 +59,13 @@ export function templateKind(path: string): 'md' | 'yaml' | null {
   return null
 }
 
+const isSeparator = (line: string | undefined) => line !== undefined && /^-{3,}\s*$/.test(line.replace(/\r$/, ''))
+
 /** Front matter and body of a Markdown template; the front matter must open the file (Gitea's ExtractMetadata). */
 function frontMatter(source: string): { front: string; body: string } {
   const lines = source.split('\n')
-  const separator = (line: string | undefined) => line !== undefined && /^-{3,}\s*$/.test(line.replace(/\r$/, ''))
-  if (!separator(lines[0])) throw new Error('frontmatter must start with a separator line')
-  const end = lines.findIndex((l, i) => i > 0 && separator(l))
+  if (!isSeparator(lines[0])) throw new Error('frontmatter must start with a separator line')
+  const end = lines.findIndex((l, i) => i > 0 && isSeparator(l))
   if (end < 0) throw new Error('frontmatter must end with a separator line')
   return { front: lines.slice(1, end).join('\n'), body: lines.slice(end + 1).join('\n') }
 }
@@ -93,8 +94,30 @@ function formFields(value: unknown): IssueFormField[] {
 /** One template file as Gitea's IssueTemplate record; throws what makes it invalid. */
 export function parseTemplate(path: string, source: string): IssueTemplate {
   const kind = templateKind(path)
-  const { front, body } = kind === 'md' ? frontMatter(source) : { front: source, body: '' }
-  const meta = yamlObject(front)
+  if (kind !== 'md') return templateOf(path, kind, yamlObject(source), '')
+  try {
+    const { front, body } = frontMatter(source)
+    return templateOf(path, kind, yamlObject(front), body)
+  } catch {
+    // Gitea 1.23 takes a Markdown file whose front matter is missing or unreadable (a pull
+    // request template, a single issue template) as all content, named by its file, about its
+    // first 80 characters.
+    const about = [...source.replace(/\s+/g, ' ').trim()]
+    return {
+      name: path.slice(path.lastIndexOf('/') + 1),
+      title: '',
+      about: about.length > 80 ? about.slice(0, 79).join('') + '…' : about.join(''),
+      labels: [],
+      assignees: [],
+      ref: 'refs/heads/',
+      body: null,
+      content: source,
+      file_name: path,
+    }
+  }
+}
+
+function templateOf(path: string, kind: 'md' | 'yaml' | null, meta: Record<string, unknown>, content: string): IssueTemplate {
   let ref = text(meta.ref, 'ref')
   // Gitea takes a ref without `refs/` for a branch (tags are written refs/tags/...).
   if (!ref.startsWith('refs/')) ref = `refs/heads/${ref}`
@@ -107,7 +130,7 @@ export function parseTemplate(path: string, source: string): IssueTemplate {
     assignees: stringList(meta.assignees, 'assignees'),
     ref,
     body: kind === 'yaml' ? formFields(meta.body) : null,
-    content: body,
+    content,
     file_name: path,
   }
 }

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { readBlobText } from '../../git/blob'
-import { filesInFolders } from '../../git/tree'
+import { filesInFolders, folderTree, treeEntries } from '../../git/tree'
 import { isSafeRefName, resolveCommitish } from '../../git/refs'
 import { defaultIssueConfig, parseIssueConfig, parseTemplate, templateKind, type IssueConfig, type IssueTemplate } from './parse'
 
@@ -76,4 +76,65 @@ export async function issueConfig(deps: AppDeps, ctx: RepoContext): Promise<{ co
   } catch (e) {
     return { config: defaultIssueConfig(), error: (e as Error).message }
   }
+}
+
+/** Gitea's single-file templates, in its order: `.md`, `.yaml`, `.yml` of each name at the root, in `.gitea/`, in `.github/`. */
+const singleFiles = (upper: string) =>
+  ['', '.gitea/', '.github/'].flatMap((dir) => [upper, upper.toLowerCase()].flatMap((name) => ['.md', '.yaml', '.yml'].map((ext) => `${dir}${name}${ext}`)))
+/** Where Gitea looks for the issue template of a new issue no chooser's template was picked for (its IssueTemplateCandidates). */
+export const ISSUE_TEMPLATE_FILES = singleFiles('ISSUE_TEMPLATE')
+/** Where Gitea looks for a new pull request's template (its pullRequestTemplateCandidates). */
+export const PULL_TEMPLATE_FILES = singleFiles('PULL_REQUEST_TEMPLATE')
+
+/** Whether `path` may name a template the new issue form reads: a file directly in a template folder, or a single-file one. */
+export function isTemplatePath(path: string): boolean {
+  if (path.length > 255 || templateKind(path) === null) return false
+  if (ISSUE_TEMPLATE_FILES.includes(path)) return true
+  const dir = path.slice(0, path.lastIndexOf('/'))
+  return (TEMPLATE_FOLDERS as readonly string[]).includes(dir) && !/[\x00-\x1f\x7f]/.test(path)
+}
+
+/**
+ * The first of `paths` that commit `sha` holds, as a template (the one parser; Gitea's
+ * setTemplateIfExists), or null: none there, too large, or invalid. Each folder's tree is read once.
+ */
+export async function firstTemplate(deps: AppDeps, ctx: RepoContext, sha: string, paths: readonly string[]): Promise<IssueTemplate | null> {
+  const git = gitRepoOf(deps, ctx)
+  const folders = new Map<string, Set<string> | null>()
+  for (const path of paths) {
+    const cut = path.lastIndexOf('/')
+    const dir = cut < 0 ? '' : path.slice(0, cut)
+    if (!folders.has(dir)) {
+      const tree = await folderTree(git, sha, dir ? dir.split('/') : [])
+      const entries = tree ? await treeEntries(git, tree) : null
+      folders.set(dir, entries ? new Set(entries.filter((e) => e.kind === 'file' || e.kind === 'executable').map((e) => e.path)) : null)
+    }
+    if (!folders.get(dir)?.has(path.slice(cut + 1))) continue
+    const source = await readBlobText(git, sha, path, MAX_TEMPLATE_BYTES)
+    if (source === null || source === 'too-large') continue
+    try {
+      return parseTemplate(path, source)
+    } catch {
+      continue
+    }
+  }
+  return null
+}
+
+/**
+ * The template a new issue starts from (Gitea's NewIssue): `wanted` (a chooser's file) when the
+ * default branch holds it and it is valid, else the first single-file issue template; null for none.
+ */
+export async function newIssueTemplate(deps: AppDeps, ctx: RepoContext, wanted: string | undefined): Promise<IssueTemplate | null> {
+  const sha = await defaultBranchCommit(deps, ctx)
+  if (!sha) return null
+  const paths = wanted && isTemplatePath(wanted) ? [wanted, ...ISSUE_TEMPLATE_FILES] : ISSUE_TEMPLATE_FILES
+  return await firstTemplate(deps, ctx, sha, paths)
+}
+
+/** The pull request template of branch `base` (Gitea's locations, in its order), or null. */
+export async function pullTemplate(deps: AppDeps, ctx: RepoContext, base: string): Promise<IssueTemplate | null> {
+  if (!isSafeRefName(base)) return null
+  const sha = await resolveCommitish(gitRepoOf(deps, ctx), base)
+  return sha ? await firstTemplate(deps, ctx, sha, PULL_TEMPLATE_FILES) : null
 }

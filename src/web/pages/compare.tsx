@@ -13,6 +13,7 @@ import { ApiError } from '../../lib/errors'
 import { RepoWildcardParams, wildcardOf } from '../../modules/files/model'
 import { compare, parseBasehead, type Comparison } from '../../modules/commits/service'
 import { createPull } from '../../modules/pulls/service'
+import { pullTemplate } from '../../modules/issue-templates/service'
 import { pullCommitCount, pullCommits } from '../../modules/pulls/compare'
 import { findPull } from '../../modules/pulls/service'
 import { Layout } from '../layout'
@@ -174,6 +175,8 @@ async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wil
   // The commits listed are the head's: they link to its repository's pages (a fork's, whose objects the base does not hold).
   const headRepo = headHere ? repo : { ...repo, name: headAt.repo, owner: { ...repo.owner, login: headAt.owner } }
   const firstSubject = commits.length ? commits[commits.length - 1]!.commit.message.split('\n', 1)[0]! : ''
+  // Gitea's compare page: a new pull request's description starts from the base branch's pull request template.
+  const template = canOpen && !form && found.total > 0 ? await pullTemplate(deps, ctx, spec.base) : null
   return htmlResponse(
     <Layout ctx={web} title={`Comparing ${spec.base}${spec.direct ? '..' : '...'}${headLabel} · ${repo.full_name}`}>
       <RepoHeader repo={repo} />
@@ -186,7 +189,7 @@ async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wil
           {headLabel} has no commits that {spec.base} does not have.
         </p>
       ) : canOpen ? (
-        <PullRequestForm web={web} action={`${base}/compare/${refPath(spec.base)}...${refPath(spec.head)}`} title={form?.title ?? firstSubject} body={form?.body ?? ''} error={form?.error} />
+        <PullRequestForm web={web} action={`${base}/compare/${refPath(spec.base)}...${refPath(spec.head)}`} title={form?.title ?? firstSubject} body={form?.body ?? template?.content ?? ''} error={form?.error} />
       ) : !ctx.caller.user && repo.has_pull_requests ? (
         <p class="notice">
           <a href={`/user/login?redirect_to=${encodeURIComponent(web.path)}`}>Sign in</a> to open a pull request.

@@ -25,6 +25,9 @@ import { conversationControls } from './issue-edit'
 import { IssueSide } from './issue-side'
 import { pinnedRows } from '../../modules/issue-pins/service'
 import { formRoute } from '../forms'
+import { issueConfig, issueTemplates, newIssueTemplate } from '../../modules/issue-templates/service'
+import type { IssueTemplate } from '../../modules/issue-templates/parse'
+import { answersBody, attr, isKnownField, isRequired, onForm, optionsOf, type FormValues } from '../../modules/issue-templates/form'
 import { CsrfField, fieldList, multiline, IssueRow, issuePageUrl, Pager, SideFacts, StateBadge, TimeAt, UserLink } from './issue-parts'
 
 /** Rows a list page shows (Gitea's web lists show 20). */
@@ -47,9 +50,15 @@ const NewIssueBody = t.Object(
     label_ids: t.Optional(t.Union([t.String({ maxLength: 20 }), t.Array(t.String({ maxLength: 20 }), { maxItems: MAX_CHOICES })])),
     milestone_id: Text(20),
     assignees: Text(2048),
+    ref: Text(255),
+    'template-file': Text(255),
   },
   { additionalProperties: true },
 )
+/** `/issues/new`'s query: a chooser's template, and Gitea's title and body prefills. */
+const NewIssueQuery = t.Object({ template: Text(255), title: Text(1024), body: Text(65_536) })
+/** An issue form's answer (one value, or a multiple dropdown's several), bounded as a description is. */
+const answerValues = (body: Record<string, unknown>): FormValues => (name) => fieldList(body[name]).slice(0, MAX_CHOICES).map((v) => v.slice(0, 65_536))
 
 /** A page number from a query (1 when absent or not a number; bounded). */
 export const pageNumber = (value: string | undefined): number => {
@@ -136,7 +145,7 @@ async function listPage(deps: AppDeps, request: Request, ctx: RepoContext, query
       <div class="list-head">
         <h2>{noun}</h2>
         {kind === 'issues' && viewer ? (
-          <a class="button primary" href={`${repoUrl(repo.owner.login, repo.name)}/issues/new`}>
+          <a class="button primary" href={`${repoUrl(repo.owner.login, repo.name)}/issues/new/choose`}>
             New issue
           </a>
         ) : null}
@@ -311,20 +320,118 @@ async function commentAndState(deps: AppDeps, ctx: RepoContext, index: number, b
   return url + anchor
 }
 
-/** `/issues/new`: the new issue form (labels, milestone and assignees for writers, as the service applies them). */
-function NewIssueForm(props: { ctx: WebContext; repoCtx: RepoContext; labels: LabelRow[]; milestones: MilestoneRow[]; action: string }): Html {
+/** What the new issue form shows: a template's prefills, or what was posted when it is shown again. */
+interface NewIssueValues {
+  template: IssueTemplate | null
+  title: string
+  content: string
+  labelIds: Set<number>
+  assignees: string
+  milestone?: string
+  answers?: FormValues
+  error?: string
+}
+
+/** One field of an issue form (Gitea's templates/repo/issue/fields): its label, description, placeholder, default or posted value. */
+function FormField(props: { field: IssueTemplate['body'] extends (infer F)[] | null ? F : never; answers?: FormValues }): Html {
+  const { field, answers } = props
+  if (!isKnownField(field) || !onForm(field)) return <></>
+  const name = `form-field-${field.id}`
+  const id = `field-${field.id}`
+  const required = isRequired(field)
+  const label = attr(field, 'label')
+  const description = attr(field, 'description') ? <span class="muted">{attr(field, 'description')}</span> : null
+  const posted = answers?.(name)
+  const value = posted ? (posted[0] ?? '') : attr(field, 'value')
+  if (field.type === 'markdown') return <div class="notice">{multiline(attr(field, 'value'))}</div>
+  if (field.type === 'checkboxes')
+    return (
+      <fieldset>
+        <legend>{label}</legend>
+        {description}
+        {optionsOf(field).map((o, n) => (
+          <label class="check">
+            <input type="checkbox" name={`${name}-${n}`} checked={answers?.(`${name}-${n}`)[0] === 'on'} required={o.required} /> {o.label}
+          </label>
+        ))}
+      </fieldset>
+    )
+  const labelText = (
+    <>
+      {label}
+      {required ? <span aria-hidden="true"> *</span> : null}
+    </>
+  )
+  if (field.type === 'dropdown') {
+    const picked = new Set((posted ?? []).flatMap((v) => v.split(',')))
+    const multiple = field.attributes.multiple === true
+    return (
+      <label for={id}>
+        {labelText} {description}
+        <select id={id} name={name} required={required} multiple={multiple}>
+          {multiple ? null : <option value="">Select an option</option>}
+          {optionsOf(field).map((o, n) => (
+            <option value={String(n)} selected={picked.has(String(n))}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      </label>
+    )
+  }
+  const placeholder = attr(field, 'placeholder') || undefined
+  return (
+    <label for={id}>
+      {labelText} {description}
+      {field.type === 'textarea' ? (
+        <textarea id={id} name={name} rows="6" maxlength="65536" required={required} placeholder={placeholder}>
+          {value}
+        </textarea>
+      ) : (
+        <input id={id} name={name} value={value} maxlength="65536" required={required} placeholder={placeholder} inputmode={field.validations.is_number === true ? 'decimal' : undefined} />
+      )}
+    </label>
+  )
+}
+
+/** `/issues/new`: the new issue form (labels, milestone and assignees for writers, as the service applies them); an issue form's fields when its template is one. */
+function NewIssueForm(props: { ctx: WebContext; repoCtx: RepoContext; labels: LabelRow[]; milestones: MilestoneRow[]; action: string; values: NewIssueValues }): Html {
   const writer = props.repoCtx.mode >= AccessMode.Write
+  const { values } = props
+  const template = values.template
+  const fields = template?.body ?? null
+  const ref = template && template.ref !== 'refs/heads/' ? template.ref : ''
   return (
     <form class="stack wide" method="post" action={props.action}>
       <CsrfField ctx={props.ctx} />
+      {values.error ? (
+        <p class="error" role="alert">
+          {values.error}
+        </p>
+      ) : null}
+      {template ? <input type="hidden" name="template-file" value={template.file_name} /> : null}
+      {ref ? (
+        <>
+          <input type="hidden" name="ref" value={ref} />
+          <p class="muted">
+            Reference: <code>{ref.replace(/^refs\/(heads|tags)\//, '')}</code>
+          </p>
+        </>
+      ) : null}
       <label>
         Title
-        <input name="title" required maxlength="255" />
+        <input name="title" required maxlength="255" value={values.title} />
       </label>
-      <label>
-        Description
-        <textarea name="content" rows="10" maxlength="65536" />
-      </label>
+      {fields ? (
+        fields.map((field) => <FormField field={field} answers={values.answers} />)
+      ) : (
+        <label>
+          Description
+          <textarea name="content" rows="10" maxlength="65536">
+            {values.content}
+          </textarea>
+        </label>
+      )}
       {writer ? (
         <>
           {props.labels.length ? (
@@ -332,7 +439,7 @@ function NewIssueForm(props: { ctx: WebContext; repoCtx: RepoContext; labels: La
               <legend>Labels</legend>
               {props.labels.map((l) => (
                 <label class="check">
-                  <input type="checkbox" name="label_ids" value={String(l.id)} /> {l.name}
+                  <input type="checkbox" name="label_ids" value={String(l.id)} checked={values.labelIds.has(l.id)} /> {l.name}
                 </label>
               ))}
             </fieldset>
@@ -345,14 +452,16 @@ function NewIssueForm(props: { ctx: WebContext; repoCtx: RepoContext; labels: La
                 {props.milestones
                   .filter((m) => !m.isClosed)
                   .map((m) => (
-                    <option value={String(m.id)}>{m.name}</option>
+                    <option value={String(m.id)} selected={values.milestone === String(m.id)}>
+                      {m.name}
+                    </option>
                   ))}
               </select>
             </label>
           ) : null}
           <label>
             Assignees (user names, separated by commas)
-            <input name="assignees" autocomplete="off" />
+            <input name="assignees" autocomplete="off" value={values.assignees} />
           </label>
         </>
       ) : null}
@@ -362,6 +471,88 @@ function NewIssueForm(props: { ctx: WebContext; repoCtx: RepoContext; labels: La
         </button>
       </div>
     </form>
+  )
+}
+
+/** The new issue page: the form with `values`, or the archived repository's refusal. */
+async function newIssuePage(deps: AppDeps, web: WebContext, ctx: RepoContext, values: (labels: LabelRow[]) => NewIssueValues, status = 200): Promise<Response> {
+  const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+  const choices = ctx.mode >= AccessMode.Write ? await choicesOf(deps, ctx) : { labels: [], milestones: [] }
+  const base = repoUrl(repo.owner.login, repo.name)
+  const form = values(choices.labels)
+  return htmlResponse(
+    <Layout ctx={web} title={`New issue · ${repo.full_name}`}>
+      <RepoHeader repo={repo} />
+      <TrackerTabs repo={repo} current="issues" />
+      <h2>New issue</h2>
+      {form.template ? (
+        <p>
+          {form.template.name} <span class="muted">{form.template.about}</span> · <a href={`${base}/issues/new/choose`}>Choose another template</a>
+        </p>
+      ) : null}
+      {ctx.repo.isArchived ? (
+        <p class="error" role="alert">
+          This repository is archived: it takes no new issues.
+        </p>
+      ) : (
+        <NewIssueForm ctx={web} repoCtx={ctx} labels={choices.labels} milestones={choices.milestones} action={`${base}/issues/new`} values={form} />
+      )}
+    </Layout>,
+    status,
+  )
+}
+
+/**
+ * `/issues/new/choose` (Gitea's NewIssueChooseTemplate): the default branch's templates, each with
+ * a link starting an issue from it, the config's contact links, and a blank issue unless the
+ * config turns those off; with neither templates nor contact links, the blank form.
+ */
+async function chooserPage(deps: AppDeps, web: WebContext, ctx: RepoContext): Promise<Response> {
+  const [{ templates, invalid }, { config, error }] = await Promise.all([issueTemplates(deps, ctx), issueConfig(deps, ctx)])
+  const base = repoUrl(ctx.owner.name, ctx.repo.name)
+  if (templates.length === 0 && config.contact_links.length === 0) return new Response(null, { status: 303, headers: { location: `${base}/issues/new` } })
+  const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+  return htmlResponse(
+    <Layout ctx={web} title={`New issue · ${repo.full_name}`}>
+      <RepoHeader repo={repo} />
+      <TrackerTabs repo={repo} current="issues" />
+      <h2>New issue</h2>
+      {invalid ? <p class="notice muted">{invalid === 1 ? 'One template file is invalid and is not listed.' : `${invalid} template files are invalid and are not listed.`}</p> : null}
+      {error ? (
+        <p class="error" role="alert">
+          The template chooser's config is invalid: {error}
+        </p>
+      ) : null}
+      <div class="box">
+        <ul class="entries" aria-label="Issue templates">
+          {templates.map((tpl) => (
+            <li>
+              <strong>{tpl.name}</strong> <span class="muted">{tpl.about}</span>{' '}
+              <a class="button primary" href={`${base}/issues/new?${new URLSearchParams({ template: tpl.file_name })}`} aria-label={`Get started: ${tpl.name}`}>
+                Get started
+              </a>
+            </li>
+          ))}
+          {config.contact_links.map((link) => (
+            <li>
+              <strong>{link.name}</strong> <span class="muted">{link.about}</span>{' '}
+              {/^https?:\/\//i.test(link.url) ? (
+                <a class="button" href={link.url} rel="nofollow noopener noreferrer" aria-label={`Open: ${link.name}`}>
+                  Open
+                </a>
+              ) : (
+                <code>{link.url}</code>
+              )}
+            </li>
+          ))}
+        </ul>
+      </div>
+      {config.blank_issues_enabled ? (
+        <p>
+          Don't see your issue here? <a href={`${base}/issues/new`}>Open a blank issue.</a>
+        </p>
+      ) : null}
+    </Layout>,
   )
 }
 
@@ -389,44 +580,67 @@ export const issuePages = (deps: AppDeps) =>
       detail: pageDetail('webPullList'),
     })
     .get(
-      '/:owner/:repo/issues/new',
+      '/:owner/:repo/issues/new/choose',
       async ({ request, repo: ctx }) => {
         const web = webContext(deps.config, request, ctx.caller)
         if (!ctx.caller.user) return signInRedirect(web.path)
-        const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
-        const choices = ctx.mode >= AccessMode.Write ? await choicesOf(deps, ctx) : { labels: [], milestones: [] }
-        return htmlResponse(
-          <Layout ctx={web} title={`New issue · ${repo.full_name}`}>
-            <RepoHeader repo={repo} />
-            <TrackerTabs repo={repo} current="issues" />
-            <h2>New issue</h2>
-            {ctx.repo.isArchived ? (
-              <p class="error" role="alert">
-                This repository is archived: it takes no new issues.
-              </p>
-            ) : (
-              <NewIssueForm ctx={web} repoCtx={ctx} labels={choices.labels} milestones={choices.milestones} action={`${repoUrl(repo.owner.login, repo.name)}/issues/new`} />
-            )}
-          </Layout>,
-        )
+        return await chooserPage(deps, web, ctx)
       },
-      { scope: 'repository', repo: { unit: 'issues' }, params: RepoParams, detail: pageDetail('webIssueNewForm') },
+      { scope: 'repository', repo: { unit: 'issues' }, params: RepoParams, detail: pageDetail('webIssueChooseTemplate') },
+    )
+    .get(
+      '/:owner/:repo/issues/new',
+      async ({ request, query, repo: ctx }) => {
+        const web = webContext(deps.config, request, ctx.caller)
+        if (!ctx.caller.user) return signInRedirect(web.path)
+        const template = await newIssueTemplate(deps, ctx, query.template)
+        if (!template) {
+          // Gitea's NewIssue: with blank issues turned off, a repository with templates or contact links starts at its chooser.
+          const { config } = await issueConfig(deps, ctx)
+          if (!config.blank_issues_enabled && (config.contact_links.length > 0 || (await issueTemplates(deps, ctx)).templates.length > 0))
+            return new Response(null, { status: 303, headers: { location: `${repoUrl(ctx.owner.name, ctx.repo.name)}/issues/new/choose` } })
+        }
+        return await newIssuePage(deps, web, ctx, (labels) => ({
+          template,
+          title: query.title ?? template?.title ?? '',
+          content: query.body ?? template?.content ?? '',
+          // The template's labels, by name, preselected for those who may set labels.
+          labelIds: new Set(labels.filter((l) => template?.labels.includes(l.name)).map((l) => l.id)),
+          assignees: (template?.assignees ?? []).join(', '),
+        }))
+      },
+      { scope: 'repository', repo: { unit: 'issues' }, params: RepoParams, query: NewIssueQuery, detail: pageDetail('webIssueNewForm') },
     )
     .post(
       '/:owner/:repo/issues/new',
-      ({ request, body, repo: ctx, user }) =>
-        formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
-          const assignees = (body.assignees ?? '').split(',').map((n) => n.trim()).filter(Boolean)
-          const milestone = /^\d{1,15}$/.test(body.milestone_id ?? '') ? Number(body.milestone_id) : undefined
-          const { row } = await createIssue(deps, ctx, user, {
-            title: (body.title ?? '').trim(),
-            body: multiline(body.content),
-            labels: ids(fieldList(body.label_ids)),
-            milestone,
-            assignees,
-          })
-          return issuePageUrl(ctx.owner.name, ctx.repo.name, row.index, false)
-        }),
+      ({ request, body, repo: ctx, user }) => {
+        const assignees = (body.assignees ?? '').split(',').map((n) => n.trim()).filter(Boolean)
+        const milestone = /^\d{1,15}$/.test(body.milestone_id ?? '') ? Number(body.milestone_id) : undefined
+        const labels = ids(fieldList(body.label_ids))
+        const title = (body.title ?? '').trim()
+        const answers = answerValues(body as Record<string, unknown>)
+        let template: IssueTemplate | null = null
+        return formRoute(
+          deps.config,
+          { request, caller: ctx.caller, body },
+          async () => {
+            // An issue form's answers become the body (Gitea's NewIssuePost: the template read again from the default branch).
+            template = body['template-file'] ? await newIssueTemplate(deps, ctx, body['template-file']) : null
+            const content = template?.body ? answersBody(template.body, answers) : multiline(body.content)
+            const ref = /^refs\/(heads|tags)\/./.test(body.ref ?? '') ? body.ref : undefined
+            const { row } = await createIssue(deps, ctx, user, { title, body: content, labels, milestone, assignees, ref })
+            return issuePageUrl(ctx.owner.name, ctx.repo.name, row.index, false)
+          },
+          (web, error, status) =>
+            newIssuePage(
+              deps,
+              web,
+              ctx,
+              () => ({ template, title, content: multiline(body.content), labelIds: new Set(labels), assignees: assignees.join(', '), milestone: body.milestone_id, answers, error }),
+              status,
+            ),
+        )
+      },
       { scope: 'repository', repo: { unit: 'issues' }, signed: true, params: RepoParams, body: NewIssueBody, detail: pageDetail('webIssueCreate') },
     )
     .get(
