@@ -316,6 +316,12 @@ export function Pager(props: { path: string; query?: Record<string, string | und
 /** How many pages `total` items make at `limit` a page (at least one). */
 export const pagesOf = (total: number, limit: number): number => Math.max(1, Math.ceil(total / Math.max(1, limit)))
 
+/** The files a multipart form's field brought: those with a name (a file input left empty sends a nameless part). */
+export function formFiles(value: unknown): File[] {
+  const all = Array.isArray(value) ? value : value === undefined ? [] : [value]
+  return all.filter((f): f is File => f instanceof Blob && typeof (f as File).name === 'string' && (f as File).name !== '')
+}
+
 /** A list of records as a table: its accessible name, its column headers, an unnamed last column of actions when asked, and the row saying the list is `empty` when it is. */
 export function ListTable(props: { label: string; columns: string[]; actions?: boolean; empty?: string | false; children?: Child }): Html {
   return (

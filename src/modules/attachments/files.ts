@@ -113,6 +113,39 @@ export async function receiveAttachment(deps: AppDeps, request: Request, name: s
 }
 
 /**
+ * Stores a file a web form brought (already read, within the body parser's bound) as
+ * `receiveAttachment` stores a streamed upload: the same size limit (413), name rule and target
+ * checks, the file put in place before its row, nothing kept on a refusal. An empty file is 422.
+ */
+export async function storeAttachment(deps: AppDeps, file: Blob, name: string, target: UploadTarget): Promise<AttachmentRow> {
+  checkAttachmentFile(deps.config, file, name)
+  await target.checkName(name)
+  const uuid = crypto.randomUUID()
+  try {
+    const writer = await createAttachmentFile(deps, target.repoId, uuid)
+    try {
+      const reader = file.stream().getReader()
+      for (let part = await reader.read(); !part.done; part = await reader.read()) await writer.write(part.value)
+      await writer.keep()
+    } catch (e) {
+      await writer.discard()
+      throw e
+    }
+    return await writeTransaction(deps.db, async () => await target.insert({ uuid, name, size: file.size }))
+  } catch (e) {
+    removeAttachmentFiles(deps, target.repoId, [uuid])
+    throw await uploadFailure(deps, target, e)
+  }
+}
+
+/** What a form's file must be before anything of it is kept: a good name, not empty (422), at most `maxAttachmentSize` bytes (413). */
+export function checkAttachmentFile(config: Config, file: Blob, name: string): void {
+  checkAttachmentName(name)
+  if (file.size === 0) throw unprocessable(`The file "${name}" is empty`, 'attachment')
+  if (file.size > config.maxAttachmentSize) throw new ApiError(413, `The attachment "${name}" is larger than ${config.maxAttachmentSize} bytes`)
+}
+
+/**
  * What a failed upload answers, once its file is gone. When its holder went meanwhile (deleted,
  * or with its repository, which also removes the repository's folder of files while the upload
  * writes into it): 404, whatever the file steps threw; the folder a late upload made again for a

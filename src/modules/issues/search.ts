@@ -3,10 +3,10 @@
  * repository the caller may read (the visibility rule's SQL form), filtered as Gitea filters them,
  * newest first (those of `priority_repo_id` before the rest).
  */
-import { and, count, desc, eq, exists, gte, inArray, lte, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
+import { and, asc, count, desc, eq, exists, gte, inArray, lte, not, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { containsPattern, inJsonList, likeIgnoringCase, queryBuilder } from '../../db/sql'
-import { comments, issueAssignees, issueLabels, issues, labels, milestones, repositories, teamRepos, teams, type IssueRow, type RepoRow } from '../../db/schema'
+import { comments, issueAssignees, issueLabels, issues, issueWatches, labels, milestones, repositories, teamRepos, teams, watches, type IssueRow, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
 import { orgRole } from '../../auth/org-context'
@@ -93,8 +93,40 @@ async function namedFilter(
 }
 const namedIds = (table: typeof labels | typeof milestones, list: string[]) => qb.select({ id: table.id }).from(table).where(inJsonList(table.name, list))
 
-/** One page of the issues and pull requests found, with the total. */
-export async function searchIssues(deps: AppDeps, viewer: UserRow | null, search: IssueSearch, page: Page): Promise<Paged<IssueRow>> {
+/**
+ * The issues `userId` follows (Gitea's SubscriberID; the SQL form of subscriptions/service.ts
+ * isFollowing): not unsubscribed, and subscribed, the poster, a watcher of the repository, a
+ * commenter or an assignee.
+ */
+function followedBy(userId: number): SQL {
+  const choice = (on: boolean) =>
+    exists(qb.select({ one: issueWatches.id }).from(issueWatches).where(and(eq(issueWatches.issueId, issues.id), eq(issueWatches.userId, userId), eq(issueWatches.isWatching, on))))
+  return and(
+    not(choice(false)),
+    or(
+      choice(true),
+      eq(issues.posterId, userId),
+      exists(qb.select({ one: watches.id }).from(watches).where(and(eq(watches.repoId, issues.repoId), eq(watches.userId, userId)))),
+      exists(qb.select({ one: comments.id }).from(comments).where(and(eq(comments.issueId, issues.id), eq(comments.posterId, userId), eq(comments.type, PLAIN_COMMENT)))),
+      exists(qb.select({ one: issueAssignees.id }).from(issueAssignees).where(and(eq(issueAssignees.issueId, issues.id), eq(issueAssignees.assigneeId, userId)))),
+    ),
+  )!
+}
+
+/** Gitea's issue orders (`sort`); newest first otherwise. */
+const ORDERS: Record<string, SQL[]> = {
+  oldest: [asc(issues.createdUnix), asc(issues.id)],
+  recentupdate: [desc(issues.updatedUnix), desc(issues.id)],
+  leastupdate: [asc(issues.updatedUnix), asc(issues.id)],
+  mostcomment: [desc(issues.numComments), desc(issues.id)],
+  leastcomment: [asc(issues.numComments), asc(issues.id)],
+}
+
+/**
+ * One page of the issues and pull requests found, with the total. `opts` are the web's own:
+ * only those `viewer` follows (the subscriptions page), in Gitea's `sort` order.
+ */
+export async function searchIssues(deps: AppDeps, viewer: UserRow | null, search: IssueSearch, page: Page, opts: { followed?: boolean; sort?: string } = {}): Promise<Paged<IssueRow>> {
   const since = search.since ? parseTimestamp(search.since, 'since') : undefined
   const before = search.before ? parseTimestamp(search.before, 'before') : undefined
   const where: (SQL | undefined)[] = await repoScope(deps, viewer, search)
@@ -134,6 +166,7 @@ export async function searchIssues(deps: AppDeps, viewer: UserRow | null, search
     }
     // Warren records no review requests nor reviews yet: no pull request matches these.
     if (flag(search.review_requested) || flag(search.reviewed)) where.push(NOTHING)
+    if (opts.followed) where.push(followedBy(viewer.id))
   }
   const condition = and(...where)
   const priority = search.priority_repo_id && Number.isSafeInteger(search.priority_repo_id) ? search.priority_repo_id : 0
@@ -144,7 +177,7 @@ export async function searchIssues(deps: AppDeps, viewer: UserRow | null, search
         .from(issues)
         .innerJoin(repositories, eq(repositories.id, issues.repoId))
         .where(condition)
-        .orderBy(...(priority ? [sql`case when ${issues.repoId} = ${priority} then 0 else 1 end`] : []), desc(issues.createdUnix), desc(issues.id))
+        .orderBy(...(priority ? [sql`case when ${issues.repoId} = ${priority} then 0 else 1 end`] : []), ...(ORDERS[opts.sort ?? ''] ?? [desc(issues.createdUnix), desc(issues.id)]))
         .limit(page.limit)
         .offset(page.offset)).map((r) => r.issue)
     : []

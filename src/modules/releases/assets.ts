@@ -4,11 +4,11 @@ import type { UserRow } from '../../auth/caller'
 import type { RepoContext } from '../../auth/repo-context'
 import { writeTransaction } from '../../db/client'
 import { attachments, releases, type AttachmentRow } from '../../db/schema'
-import { conflict, notFound } from '../../lib/errors'
+import { conflict, notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { pathNumber } from '../../lib/path-number'
 import { nowUnix } from '../../lib/time'
-import { checkAttachmentName, checkRoomFor, deleteAttachment, receiveAttachment } from '../attachments/files'
+import { checkAttachmentFile, checkAttachmentName, checkRoomFor, deleteAttachment, MAX_ATTACHMENTS_PER_HOLDER, receiveAttachment, storeAttachment, type UploadTarget } from '../attachments/files'
 import { getRelease } from './service'
 
 /**
@@ -55,22 +55,55 @@ async function checkNameFree(deps: AppDeps, releaseId: number, name: string, exc
 export async function uploadAsset(deps: AppDeps, ctx: RepoContext, actor: UserRow, rawId: string, request: Request, name: string | undefined): Promise<AttachmentRow> {
   const release = await getRelease(deps, ctx, rawId)
   await checkRoomForAsset(deps, release.id)
-  const releaseGone = async () => !(await deps.db.select({ id: releases.id }).from(releases).where(eq(releases.id, release.id)))[0]
-  return await receiveAttachment(deps, request, name, {
+  return await receiveAttachment(deps, request, name, assetTarget(deps, ctx, actor, release.id))
+}
+
+/**
+ * Adds the files of a web form to a release (Gitea's `files` of the new and edit forms): each
+ * checked first (name, size, emptiness, names clashing among them or with the release's, room
+ * for them all), so a refusal keeps none; then stored as `uploadAsset` stores one.
+ */
+export async function addAssetFiles(deps: AppDeps, ctx: RepoContext, actor: UserRow, releaseId: number, files: File[]): Promise<AttachmentRow[]> {
+  checkAssetFiles(deps, files)
+  const held = (await deps.db.select({ name: attachments.name }).from(attachments).where(eq(attachments.releaseId, releaseId))).map((r) => r.name)
+  if (held.length + files.length > MAX_ATTACHMENTS_PER_HOLDER) throw unprocessable(`a release holds at most ${MAX_ATTACHMENTS_PER_HOLDER} attachments`)
+  const clash = files.find((f) => held.includes(f.name))
+  if (clash) throw conflict(`the release already has an attachment named "${clash.name}"`)
+  const target = assetTarget(deps, ctx, actor, releaseId)
+  const stored: AttachmentRow[] = []
+  for (const file of files) stored.push(await storeAttachment(deps, file, file.name, target))
+  return stored
+}
+
+/** The checks of a form's files that need no release: each file's own, and no name twice among them (else 422, 413). */
+export function checkAssetFiles(deps: AppDeps, files: File[]): void {
+  if (files.length > MAX_ATTACHMENTS_PER_HOLDER) throw unprocessable(`a release holds at most ${MAX_ATTACHMENTS_PER_HOLDER} attachments`)
+  const names = new Set<string>()
+  for (const file of files) {
+    checkAttachmentFile(deps.config, file, file.name)
+    if (names.has(file.name)) throw conflict(`two files are named "${file.name}"`)
+    names.add(file.name)
+  }
+}
+
+/** Where a release's asset goes: its name free in the release, the release still there, room for it. */
+function assetTarget(deps: AppDeps, ctx: RepoContext, actor: UserRow, releaseId: number): UploadTarget {
+  const releaseGone = async () => !(await deps.db.select({ id: releases.id }).from(releases).where(eq(releases.id, releaseId)))[0]
+  return {
     repoId: ctx.repo.id,
-    checkName: (stored) => checkNameFree(deps, release.id, stored),
+    checkName: (stored) => checkNameFree(deps, releaseId, stored),
     insert: async ({ uuid, name: stored, size }) => {
       if (await releaseGone()) throw notFound('release does not exist')
       // Again here: uploads running side by side all passed the first check.
-      await checkRoomForAsset(deps, release.id)
-      await checkNameFree(deps, release.id, stored)
+      await checkRoomForAsset(deps, releaseId)
+      await checkNameFree(deps, releaseId, stored)
       return (await deps.db
         .insert(attachments)
-        .values({ uuid, repoId: ctx.repo.id, releaseId: release.id, uploaderId: actor.id, name: stored, size, createdUnix: nowUnix() })
+        .values({ uuid, repoId: ctx.repo.id, releaseId, uploaderId: actor.id, name: stored, size, createdUnix: nowUnix() })
         .returning())[0]!
     },
     holderGone: async () => ((await releaseGone()) ? notFound('release does not exist') : null),
-  })
+  }
 }
 
 /** Renames an asset (an empty or absent name changes nothing, as Gitea). */

@@ -21,7 +21,7 @@ import { getCommit } from '../../modules/commits/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { errorPage } from '../errors'
-import { CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, seeOther, ticked, withoutFieldPrefix } from '../forms'
+import { CsrfField, CsrfText, FormCheck, FormText, formFiles, formRoute, Notices, seeOther, ticked, withoutFieldPrefix } from '../forms'
 import { cherryPickUrl, editorUrl, rawUrl, refPath, repoUrl, srcUrl } from '../links'
 import { branchNames, fileAt, resolveSource } from '../source-data'
 import { textDiff, type Diff } from '../diff-data'
@@ -391,8 +391,7 @@ function formPath(value: string | undefined, field: string): string[] {
 
 /** The files of an upload (an empty file field sends a nameless part: not a file). */
 function uploadedFiles(value: unknown): File[] {
-  const all = Array.isArray(value) ? value : value === undefined ? [] : [value]
-  const files = all.filter((f): f is File => f instanceof Blob && typeof (f as File).name === 'string' && (f as File).name !== '')
+  const files = formFiles(value)
   if (files.length === 0) throw unprocessable('Choose at least one file to upload.')
   if (files.length > MAX_UPLOAD_FILES) throw unprocessable(`At most ${MAX_UPLOAD_FILES} files may be uploaded at once.`)
   return files

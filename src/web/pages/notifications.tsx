@@ -11,12 +11,122 @@ import { signInRedirect } from '../errors'
 import { formRoute } from '../forms'
 import { CsrfField, Pager, StateBadge, TimeAt } from './issue-parts'
 import { pageNumber } from './issues'
+import { reposOfIssues, searchIssues } from '../../modules/issues/search'
+import { listMarkedRepos } from '../../modules/stars/service'
+import { ownerNames, RepoList } from './people'
+import type { WebContext } from '../context'
+import type { Html } from 'warren-jsx/jsx-runtime'
+import type { UserRow } from '../../auth/caller'
 
 /** Threads one page lists (Gitea's notification page shows 20). */
 const PER_PAGE = 20
 
 const Text = (max: number) => t.Optional(t.String({ maxLength: max }))
 const ListQuery = t.Object({ q: Text(16), page: Text(16) })
+const SubscriptionsQuery = t.Object({ state: Text(16), issueType: Text(16), sort: Text(16), page: Text(16) })
+
+/** The notification pages' tabs (Gitea 1.23's notification, subscriptions and watching pages). */
+function NotificationTabs(props: { current: 'notifications' | 'subscriptions' | 'watching' }): Html {
+  const tab = (id: typeof props.current, href: string, label: string) => (
+    <a href={href} aria-current={props.current === id ? 'page' : undefined}>
+      {label}
+    </a>
+  )
+  return (
+    <nav class="tabs" aria-label="Notification pages">
+      {tab('notifications', '/notifications', 'Notifications')} {tab('subscriptions', '/notifications/subscriptions', 'Subscriptions')}{' '}
+      {tab('watching', '/notifications/watching', 'Watching')}
+    </nav>
+  )
+}
+
+/** Gitea's subscription filters: `state` (all by default), `issueType` (all), `sort` (Gitea's issue orders; newest first otherwise). */
+const STATES = ['all', 'open', 'closed'] as const
+const ISSUE_TYPES = ['all', 'issues', 'pulls'] as const
+const SORTS: [string, string][] = [['newest', 'Newest'], ['oldest', 'Oldest'], ['recentupdate', 'Recently updated'], ['leastupdate', 'Least recently updated'], ['mostcomment', 'Most commented'], ['leastcomment', 'Least commented']]
+
+/**
+ * `/notifications/subscriptions` (Gitea 1.23's NotificationSubscriptions): the issues and pull
+ * requests the signed-in user follows (subscribed, or taking part without having unsubscribed),
+ * in repositories they may still read, through the issue search the API's `/repos/issues/search` uses.
+ */
+async function subscriptionsPage(deps: AppDeps, web: WebContext, user: UserRow, query: typeof SubscriptionsQuery.static): Promise<Response> {
+  const state = STATES.find((s) => s === query.state) ?? 'all'
+  const issueType = ISSUE_TYPES.find((s) => s === query.issueType) ?? 'all'
+  const sort = SORTS.find(([id]) => id === query.sort)?.[0] ?? 'newest'
+  const page = pageNumber(query.page)
+  const found = await searchIssues(deps, user, { state, type: issueType === 'all' ? undefined : issueType }, { page, limit: PER_PAGE, offset: (page - 1) * PER_PAGE }, { followed: true, sort })
+  const repos = await reposOfIssues(deps, found.rows)
+  const owners = await ownerNames(deps, [...repos.values()], [])
+  const filter = (change: Record<string, string>) => `/notifications/subscriptions?${new URLSearchParams({ state, issueType, sort, ...change })}`
+  return htmlResponse(
+    <Layout ctx={web} title="Subscriptions">
+      <h1>Subscriptions</h1>
+      <NotificationTabs current="subscriptions" />
+      <nav class="state-tabs" aria-label="State">
+        {STATES.map((s) => (
+          <a href={filter({ state: s })} aria-current={s === state ? 'page' : undefined}>
+            {s === 'all' ? 'All' : s === 'open' ? 'Open' : 'Closed'}
+          </a>
+        ))}
+      </nav>
+      <nav class="state-tabs" aria-label="Kind">
+        {ISSUE_TYPES.map((k) => (
+          <a href={filter({ issueType: k })} aria-current={k === issueType ? 'page' : undefined}>
+            {k === 'all' ? 'All' : k === 'issues' ? 'Issues' : 'Pull requests'}
+          </a>
+        ))}
+      </nav>
+      <form method="get" action="/notifications/subscriptions">
+        <input type="hidden" name="state" value={state} />
+        <input type="hidden" name="issueType" value={issueType} />
+        <label>
+          Sort{' '}
+          <select name="sort">
+            {SORTS.map(([id, label]) => (
+              <option value={id} selected={id === sort}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>{' '}
+        <button type="submit">Sort</button>
+      </form>
+      <div class="box">
+        <ul class="entries" aria-label="Subscribed issues and pull requests">
+          {found.rows.map((issue) => {
+            const repo = repos.get(issue.repoId)!
+            const base = repoUrl(owners.get(repo.ownerId) ?? '', repo.name)
+            return (
+              <li class="thread" id={`subscription-${issue.id}`}>
+                <StateBadge state={issue.isClosed ? 'closed' : 'open'} /> <a href={`${base}/${issue.isPull ? 'pulls' : 'issues'}/${issue.index}`}>{issue.title}</a>
+                <div class="muted meta">
+                  {issue.isPull ? 'Pull request' : 'Issue'} #{String(issue.index)} in <a href={base}>{owners.get(repo.ownerId)}/{repo.name}</a>
+                </div>
+              </li>
+            )
+          })}
+          {found.rows.length === 0 ? <li class="muted">No subscriptions.</li> : null}
+        </ul>
+      </div>
+      <Pager path="/notifications/subscriptions" query={{ state, issueType, sort }} page={page} pages={Math.ceil(found.total / PER_PAGE)} label="Pages of subscriptions" />
+    </Layout>,
+  )
+}
+
+/** `/notifications/watching` (Gitea 1.23's NotificationWatching): the repositories the signed-in user watches and may still see, paged, through the API's watched-repositories service. */
+async function watchingPage(deps: AppDeps, web: WebContext, user: UserRow, pageQuery: string | undefined): Promise<Response> {
+  const page = pageNumber(pageQuery)
+  const { rows, total } = await listMarkedRepos(deps, 'watch', user, user.id, { page, limit: PER_PAGE, offset: (page - 1) * PER_PAGE })
+  return htmlResponse(
+    <Layout ctx={web} title="Watching">
+      <h1>Watching</h1>
+      <NotificationTabs current="watching" />
+      <RepoList owners={await ownerNames(deps, rows, [user])} rows={rows} total={rows.length} empty="You watch no repositories." />
+      <Pager path="/notifications/watching" page={page} pages={Math.ceil(total / PER_PAGE)} label="Pages of watched repositories" />
+    </Layout>,
+  )
+}
 const StatusBody = t.Object({ _csrf: Text(128), notification_id: Text(20), status: Text(16), q: Text(16), page: Text(16) }, { additionalProperties: true })
 const PurgeBody = t.Object({ _csrf: Text(128) }, { additionalProperties: true })
 
@@ -58,6 +168,7 @@ export const notificationPages = (deps: AppDeps) =>
         return htmlResponse(
           <Layout ctx={web} title="Notifications">
             <h1>Notifications</h1>
+            <NotificationTabs current="notifications" />
             <nav class="state-tabs" aria-label="Notifications">
               <a href="/notifications" aria-current={read ? undefined : 'page'}>
                 Unread
@@ -106,6 +217,22 @@ export const notificationPages = (deps: AppDeps) =>
         )
       },
       { scope: 'notification', caller: true, query: ListQuery, detail: pageDetail('webNotifications') },
+    )
+    .get(
+      '/notifications/subscriptions',
+      async ({ request, query, caller }) => {
+        const web = webContext(deps.config, request, caller)
+        return caller.user ? await subscriptionsPage(deps, web, caller.user, query) : signInRedirect(web.path)
+      },
+      { scope: 'notification', caller: true, query: SubscriptionsQuery, detail: pageDetail('webNotificationSubscriptions') },
+    )
+    .get(
+      '/notifications/watching',
+      async ({ request, query, caller }) => {
+        const web = webContext(deps.config, request, caller)
+        return caller.user ? await watchingPage(deps, web, caller.user, query.page) : signInRedirect(web.path)
+      },
+      { scope: 'notification', caller: true, query: ListQuery, detail: pageDetail('webNotificationWatching') },
     )
     .post(
       '/notifications/status',

@@ -23,6 +23,19 @@ import { htmlResponse, pageDetail, webContext, type WebContext } from '../contex
 import { errorPage } from '../errors'
 import { ownerUrl, projectsUrl, repoUrl } from '../links'
 import { OwnerList } from './explore'
+import { profileReadme } from './repo'
+import { trustedHtml } from 'warren-jsx/jsx-runtime'
+
+/** A profile README (repo.tsx `profileReadme`), sanitised by the markdown renderer. */
+function ProfileReadme(props: { html: string | null }): Html {
+  return props.html ? (
+    <section class="box markdown profile-readme" aria-label="Profile README">
+      {trustedHtml(props.html)}
+    </section>
+  ) : (
+    <></>
+  )
+}
 
 /** Repositories a page lists at most (the rest are counted). */
 export const MAX_LISTED = 100
@@ -162,14 +175,16 @@ async function profileResponse(
   caller: Caller,
   user: UserRow,
   query: { tab?: string; page?: string },
+  client: string,
   refused: { error?: string; status?: number } = {},
 ): Promise<Response> {
   const viewer = caller.user
   const tab: Tab = TABS.find(([id]) => id === query.tab)?.[0] ?? 'repositories'
   const base = ownerUrl(user.name)
-  const [content, following] = await Promise.all([
+  const [content, following, readme] = await Promise.all([
     tabContent(deps, viewer, user, tab, pageNumber(query.page), base),
     viewer && viewer.id !== user.id ? isFollowing(deps, viewer.id, user.id) : Promise.resolve(null),
+    profileReadme(deps, caller, user, client),
   ])
   return htmlResponse(
     <Layout ctx={web} title={user.name} feed={{ title: `Feed of "${user.name}"`, rss: `${base}.rss` }}>
@@ -181,6 +196,7 @@ async function profileResponse(
         <a href={`${base}.rss`}>RSS feed</a>
       </p>
       {following === null ? null : <ButtonForm ctx={web} action={`${base}?action=${following ? 'unfollow' : 'follow'}`} label={following ? 'Unfollow' : 'Follow'} />}
+      <ProfileReadme html={readme} />
       <OwnerTabs owner={user} current={tab} />
       {content}
     </Layout>,
@@ -199,13 +215,17 @@ export const peoplePages = (deps: AppDeps) =>
         const feed = feedAsked(request)
         if (feed) return await ownerFeed(deps, caller.user, owner, undefined, feed)
         const web = webContext(deps.config, request, caller)
-        if (owner.type === 0) return await profileResponse(deps, web, caller, owner, query)
-        const { rows, total } = await listOwnedRepos(deps, caller.user, owner, { page: 1, limit: MAX_LISTED, offset: 0 })
+        if (owner.type === 0) return await profileResponse(deps, web, caller, owner, query, deps.auth.clientAddress(request) ?? '')
+        const [{ rows, total }, readme] = await Promise.all([
+          listOwnedRepos(deps, caller.user, owner, { page: 1, limit: MAX_LISTED, offset: 0 }),
+          profileReadme(deps, caller, owner, deps.auth.clientAddress(request) ?? ''),
+        ])
         return htmlResponse(
           <Layout ctx={web} title={owner.name} feed={{ title: `Feed of "${owner.name}"`, rss: `${ownerUrl(owner.name)}.rss` }}>
             <OwnerHeading owner={owner} kind="Organisation" />
             <Notices ctx={web} />
             {owner.description ? <p>{owner.description}</p> : null}
+            <ProfileReadme html={readme} />
             <OwnerTabs owner={owner} current="repositories" />
             <h2>Repositories</h2>
             <RepoList owners={await ownerNames(deps, rows, [owner])} rows={rows} total={total} empty="No repositories to show." />
@@ -239,7 +259,7 @@ export const peoplePages = (deps: AppDeps) =>
           async (web, error, status) => {
             // The profile again with the refusal (a block), when the visitor may see it.
             const owner = await getVisibleUserByName(deps, params.owner, user).catch(() => null)
-            return owner ? await profileResponse(deps, web, c.caller, owner, {}, { error, status }) : errorPage(status, error, web)
+            return owner ? await profileResponse(deps, web, c.caller, owner, {}, deps.auth.clientAddress(c.request) ?? '', { error, status }) : errorPage(status, error, web)
           },
         )
       },

@@ -4,15 +4,18 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
 import { repoToApi } from '../../convert/repo'
-import type { ReleaseRow } from '../../db/schema'
+import type { AttachmentRow, ReleaseRow } from '../../db/schema'
 import { MAX_TEXT, MAX_TITLE } from '../../lib/validate'
 import { refNameOf, RepoWildcardParams } from '../../modules/files/model'
 import { branchHeads } from '../../modules/branches/service'
 import { MAX_TAG_NAME, MAX_TARGET } from '../../modules/releases/model'
 import { createRelease, deleteRelease, editRelease, getRelease, getReleaseByTag } from '../../modules/releases/service'
+import { addAssetFiles, checkAssetFiles, deleteAsset, editAsset, listAssets } from '../../modules/releases/assets'
+import { MAX_ATTACHMENT_NAME } from '../../modules/attachments/model'
+import { checkAttachmentName } from '../../modules/attachments/files'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, seeOther, ticked } from '../forms'
+import { CsrfField, CsrfText, FormCheck, FormText, formFiles, formRoute, Notices, seeOther, ticked } from '../forms'
 import { repoUrl } from '../links'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav } from './code-nav'
@@ -31,7 +34,9 @@ const ReleaseForm = t.Object({
   content: FormText(MAX_TEXT),
   prerelease: FormCheck,
   draft: FormText(8),
-})
+  /** The files to attach (Gitea's `files`), Files of the multipart body, checked by the asset service. */
+  files: t.Optional(t.Unknown()),
+}, { additionalProperties: true })
 type ReleaseValues = Partial<typeof ReleaseForm.static>
 
 const DeleteForm = t.Object({ _csrf: CsrfText, id: FormText(20), confirm: FormCheck })
@@ -48,9 +53,10 @@ async function releaseFormPage(
 ): Promise<Response> {
   const { release } = opts
   const v: ReleaseValues = opts.values ?? (release ? { title: release.title, content: release.note, prerelease: release.isPrerelease ? 'on' : undefined } : {})
-  const [repo, branches] = await Promise.all([
+  const [repo, branches, assets] = await Promise.all([
     repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
     release ? null : branchHeads(deps, ctx, { page: 1, limit: MAX_TARGETS, offset: 0 }),
+    release ? listAssets(deps, ctx, String(release.id), null) : null,
   ])
   const target = v.tag_target || ctx.repo.defaultBranch
   const heading = release ? `Edit release ${release.tagName}` : 'New release'
@@ -60,7 +66,7 @@ async function releaseFormPage(
       <CodeNav repo={repo} current="releases" />
       <h2>{heading}</h2>
       <Notices ctx={web} error={opts.error} />
-      <form class="stack wide" method="post" action={release ? editUrl(ctx, release.tagName) : `${releasesUrl(ctx)}/new`}>
+      <form class="stack wide" method="post" action={release ? editUrl(ctx, release.tagName) : `${releasesUrl(ctx)}/new`} enctype="multipart/form-data">
         <CsrfField ctx={web} />
         {release ? (
           <p>
@@ -98,6 +104,11 @@ async function releaseFormPage(
           <input type="checkbox" name="prerelease" checked={ticked(v.prerelease)} />
           This is a pre-release (not ready for production)
         </label>
+        {assets?.rows.length ? <AssetFields assets={assets.rows} values={v} /> : null}
+        <label>
+          Attach files (each at most {String(deps.config.maxAttachmentSize)} bytes)
+          <input type="file" name="files" multiple />
+        </label>
         <div>
           <button class="primary" type="submit">
             {release && !release.isDraft ? 'Update release' : 'Publish release'}
@@ -133,6 +144,52 @@ async function releaseFormPage(
   )
 }
 
+/**
+ * The edit form's assets (Gitea's edit form): each one's name in `attachment-edit-{uuid}` (a new
+ * name renames it) and a box `attachment-del-{uuid}` (`true`) deleting it.
+ */
+function AssetFields(props: { assets: AttachmentRow[]; values: ReleaseValues }) {
+  const values = props.values as Record<string, unknown>
+  return (
+    <fieldset class="stack">
+      <legend>Attached files</legend>
+      {props.assets.map((a) => {
+        const typed = values[`attachment-edit-${a.uuid}`]
+        return (
+          <div class="asset">
+            <label>
+              Name of {a.name} ({String(a.size)} bytes)
+              <input name={`attachment-edit-${a.uuid}`} maxlength={String(MAX_ATTACHMENT_NAME)} value={typeof typed === 'string' ? typed : a.name} />
+            </label>
+            <label class="check">
+              <input type="checkbox" name={`attachment-del-${a.uuid}`} value="true" checked={values[`attachment-del-${a.uuid}`] === 'true'} />
+              Delete {a.name}
+            </label>
+          </div>
+        )
+      })}
+    </fieldset>
+  )
+}
+
+/**
+ * The edit form's asset changes, read for the release's own assets only (other fields named so
+ * are passed over): renames (a changed, non-empty name) and deletions; names checked before anything changes.
+ */
+function assetChanges(body: Record<string, unknown>, assets: AttachmentRow[]) {
+  const renames: { row: AttachmentRow; name: string }[] = []
+  const deletions: AttachmentRow[] = []
+  for (const row of assets) {
+    if (body[`attachment-del-${row.uuid}`] === 'true') {
+      deletions.push(row)
+      continue
+    }
+    const name = body[`attachment-edit-${row.uuid}`]
+    if (typeof name === 'string' && name.trim() !== '' && name.trim() !== row.name) renames.push({ row, name: checkAttachmentName(name.trim()) })
+  }
+  return { renames, deletions }
+}
+
 /** The release of an edit page's path; a missing one is the service's 404. */
 const releaseAt = (deps: AppDeps, ctx: RepoContext, params: Record<string, unknown>) => getReleaseByTag(deps, ctx, refNameOf(params) ?? '')
 
@@ -160,7 +217,10 @@ export const releaseFormPages = (deps: AppDeps) =>
           c,
           async () => {
             const draft = !!body.draft
-            await createRelease(deps, ctx, user, {
+            const files = formFiles(body.files)
+            // The files are checked before the release is made, so a refused file leaves nothing behind.
+            checkAssetFiles(deps, files)
+            const created = await createRelease(deps, ctx, user, {
               tag_name: (body.tag_name ?? '').trim(),
               target_commitish: body.tag_target?.trim() || undefined,
               name: (body.title ?? '').trim(),
@@ -168,6 +228,7 @@ export const releaseFormPages = (deps: AppDeps) =>
               draft,
               prerelease: ticked(body.prerelease),
             })
+            await addAssetFiles(deps, ctx, user, created.id, files)
             return seeOther(releasesUrl(ctx), draft ? 'release-draft-saved' : 'release-published')
           },
           async (web, error, status) => await releaseFormPage(deps, web, ctx, { values: body, error, status }),
@@ -191,6 +252,9 @@ export const releaseFormPages = (deps: AppDeps) =>
           async () => {
             // A draft stays one with the draft button and is published by the other; a published release stays published.
             const draft = release.isDraft && !!body.draft
+            const files = formFiles(body.files)
+            checkAssetFiles(deps, files)
+            const { renames, deletions } = assetChanges(body, (await listAssets(deps, ctx, String(release.id), null)).rows)
             await editRelease(deps, ctx, user, String(release.id), {
               name: (body.title ?? '').trim(),
               body: body.content ?? '',
@@ -198,6 +262,9 @@ export const releaseFormPages = (deps: AppDeps) =>
               draft,
               prerelease: ticked(body.prerelease),
             })
+            for (const row of deletions) await deleteAsset(deps, ctx, String(release.id), String(row.id))
+            for (const { row, name } of renames) await editAsset(deps, ctx, String(release.id), String(row.id), name)
+            await addAssetFiles(deps, ctx, user, release.id, files)
             return seeOther(releasesUrl(ctx), draft ? 'release-draft-saved' : release.isDraft ? 'release-published' : 'release-saved')
           },
           async (web, error, status) => await releaseFormPage(deps, web, ctx, { release, values: body, error, status }),

@@ -3,7 +3,9 @@ import { Elysia, t } from 'elysia'
 import { trustedHtml } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
-import type { RepoContext } from '../../auth/repo-context'
+import { findRepoByName, type RepoContext } from '../../auth/repo-context'
+import { AccessMode } from '../../auth/access'
+import type { Caller, UserRow } from '../../auth/caller'
 import { repoToApi } from '../../convert/repo'
 import { ApiError } from '../../lib/errors'
 import { normaliseTreePath } from '../../git/blob'
@@ -14,7 +16,7 @@ import { Layout } from '../layout'
 import { Notices } from '../forms'
 import { htmlResponse, pageDetail, webContext } from '../context'
 import { errorPage } from '../errors'
-import { branchNames, fileAt, folderEntries, homeSource, resolveSource, type SourceAt, type SourceKind } from '../source-data'
+import { branchNames, defaultSource, fileAt, folderEntries, homeSource, resolveSource, type SourceAt, type SourceKind } from '../source-data'
 import { Breadcrumb, BranchSwitcher, CloneUrls, RepoHeader } from './repo-chrome'
 import { refsWritable } from './ref-forms'
 import { FileView, FolderList } from './source'
@@ -39,6 +41,11 @@ const rendered = new WeightedCache<string>(4 * 1024 * 1024, (html) => html.lengt
 async function readmeOf(deps: AppDeps, ctx: RepoContext, at: SourceAt, names: string[], client: string) {
   const name = names.filter((n) => README.test(n)).sort((a, b) => Number(/\.(md|markdown)$/i.test(b)) - Number(/\.(md|markdown)$/i.test(a)))[0]
   if (!name) return null
+  return await readmeAt(deps, ctx, at, name, client)
+}
+
+/** The file `name` of a folder as a README: markdown rendered by the render pool (kept by blob id), other text as it is, null html when it cannot be shown. */
+async function readmeAt(deps: AppDeps, ctx: RepoContext, at: SourceAt, name: string, client: string): Promise<{ name: string; html: string | null } | { name: string; text: string }> {
   const file = await fileAt(deps, ctx, { ...at, path: [...at.path, name] }, MAX_MARKDOWN_TEXT)
   if (!file || file.kind !== 'text') return { name, html: null }
   if (!/\.(md|markdown)$/i.test(name)) return { name, text: file.text }
@@ -56,6 +63,22 @@ async function readmeOf(deps: AppDeps, ctx: RepoContext, at: SourceAt, names: st
     if (e instanceof ApiError) return { name, html: null }
     throw e
   }
+}
+
+/**
+ * A profile README (Gitea 1.23's: a person's or organisation's `.profile` repository's README.md
+ * at the root of its default branch, shown atop their page), rendered as a repository's home
+ * renders its README; null unless the repository is public, ready and not empty (Gitea's rule:
+ * a private `.profile` is shown to nobody, its owner included) and the file renders.
+ */
+export async function profileReadme(deps: AppDeps, caller: Caller, owner: UserRow, client: string): Promise<string | null> {
+  const found = await findRepoByName(deps, owner.name, '.profile')
+  if (!found || found.repo.isPrivate || found.repo.isEmpty || found.repo.status !== 'ready') return null
+  const ctx: RepoContext = { ...found, caller, mode: AccessMode.Read }
+  const at = await defaultSource(deps, ctx)
+  if (!at) return null
+  const readme = await readmeAt(deps, ctx, at, 'README.md', client)
+  return 'html' in readme ? readme.html : null
 }
 
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
