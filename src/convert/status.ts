@@ -22,6 +22,27 @@ export async function toApiStatuses(deps: AppDeps, ctx: RepoContext, rows: Statu
   return rows.map((row) => toApiStatus(deps.config, ctx, row, userOf(creators.get(row.creatorId))))
 }
 
+/** A Status record as the converter makes it. */
+export type ApiStatus = ReturnType<typeof toApiStatus>
+/** A commit's checks for the pages: the Status records of its latest statuses and their combined state ("" when none). */
+export type CommitChecks = { state: string; statuses: ApiStatus[] }
+
+/**
+ * The checks of a page's commits (the statuses service's `latestStatusesOf`), every status through
+ * the Status record's converter, their creators read in one query.
+ */
+export async function toCommitChecks(deps: AppDeps, ctx: RepoContext, latest: Map<string, { rows: StatusRow[]; state: string }>): Promise<Map<string, CommitChecks>> {
+  const all = [...latest.values()].flatMap((one) => one.rows)
+  const records = await toApiStatuses(deps, ctx, all)
+  const bySha = new Map<string, CommitChecks>()
+  all.forEach((row, i) => {
+    const one = bySha.get(row.sha) ?? { state: latest.get(row.sha)!.state, statuses: [] }
+    one.statuses.push(records[i]!)
+    bySha.set(row.sha, one)
+  })
+  return bySha
+}
+
 /** The Status record (records.md §20): `id` is the per-commit index. */
 function toApiStatus(config: Config, ctx: RepoContext, row: StatusRow, creator: ReturnType<ReturnType<typeof userConverter>>) {
   return {

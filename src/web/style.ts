@@ -135,6 +135,16 @@ pre.plain { white-space: pre-wrap; font-family: inherit; }
 .code-nav a { display: inline-block; padding: .35rem 0; text-decoration: none; }
 .code-nav a[aria-current] { font-weight: 700; border-bottom: 2px solid #bc4c00; }
 ol.commits { list-style: none; padding: 0; }
+.check-mark { font-weight: 700; text-decoration: none; display: inline-block; min-width: 1em; text-align: center; }
+.check-success .check-mark, a.check-success { color: #1a7f37; }
+.check-pending .check-mark, a.check-pending, .check-warning .check-mark, a.check-warning { color: #9a6700; }
+.check-failure .check-mark, a.check-failure, .check-error .check-mark, a.check-error { color: #cf222e; }
+.checks { border: 1px solid var(--line); border-radius: 6px; margin: .5rem 0; }
+.checks-summary { margin: 0; padding: .4rem .75rem; background: var(--soft); border-bottom: 1px solid var(--line); font-weight: 600; }
+ul.checks-list { list-style: none; margin: 0; padding: 0; }
+ul.checks-list li { padding: .35rem .75rem; border-top: 1px solid var(--line); overflow-wrap: anywhere; }
+ul.checks-list li:first-child { border-top: 0; }
+.check-details { margin-left: .5rem; }
 ol.commits li, ul.box.entries li { overflow-wrap: anywhere; }
 .commit .commit-subject { margin: 0; font-size: 1.1rem; overflow-wrap: anywhere; }
 .commit-message { padding: 0 .75rem; white-space: pre-wrap; overflow-wrap: anywhere; }

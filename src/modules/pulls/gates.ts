@@ -40,6 +40,18 @@ async function latestStates(deps: AppDeps, repoId: number, sha: string): Promise
   return await deps.db.select({ context: commitStatuses.context, state: commitStatuses.state }).from(commitStatuses).where(inArray(commitStatuses.id, latestIds)).limit(10_000)
 }
 
+/** Whether a status context matches a required context pattern of a rule (a glob; one that is no glob, the name itself). */
+export function contextMatches(pattern: string, context: string): boolean {
+  const glob = cachedGlob(pattern, '')
+  return glob ? glob.matches(context) : context === pattern
+}
+
+/** The status check contexts (patterns) the protection rule of `baseBranch` requires, none when it checks no statuses. */
+export async function requiredContextsOf(deps: AppDeps, repoId: number, baseBranch: string): Promise<string[]> {
+  const rule = ruleFor(await branchRulesOf(deps.db, repoId), baseBranch)
+  return rule?.enableStatusCheck ? stringsOf(rule.statusCheckContexts) : []
+}
+
 /**
  * Gitea's MergeRequiredContextsCommitStatus: with no required contexts, the combined state of
  * every context (none: success); otherwise each required pattern must match a status, and the
@@ -49,8 +61,7 @@ export function requiredChecksPass(latest: { context: string; state: string }[],
   if (!required.length) return (combinedState(latest.map((s) => s.state)) || 'success') === 'success'
   const states: string[] = []
   for (const pattern of required) {
-    const glob = cachedGlob(pattern, '')
-    const matched = latest.filter((s) => (glob ? glob.matches(s.context) : s.context === pattern))
+    const matched = latest.filter((s) => contextMatches(pattern, s.context))
     if (!matched.length) return false
     states.push(...matched.map((s) => s.state))
   }
@@ -125,7 +136,5 @@ export async function mergeGateRefusal(
  * (none at all: success).
  */
 export async function statusChecksPass(deps: AppDeps, repoId: number, baseBranch: string, headSha: string): Promise<boolean> {
-  const rule = ruleFor(await branchRulesOf(deps.db, repoId), baseBranch)
-  const required = rule?.enableStatusCheck ? stringsOf(rule.statusCheckContexts) : []
-  return requiredChecksPass(await latestStates(deps, repoId, headSha), required)
+  return requiredChecksPass(await latestStates(deps, repoId, headSha), await requiredContextsOf(deps, repoId, baseBranch))
 }

@@ -121,3 +121,39 @@ export async function latestStatuses(deps: AppDeps, repoId: number, sha: string,
   return { rows, total: latest.length, state: combinedState(latest.map((r) => r.state)) }
 }
 
+
+/** Commits whose checks one page shows at most (a history page's), and contexts read per commit. */
+const MAX_CHECKED_COMMITS = 100
+const MAX_CONTEXTS_PER_COMMIT = 100
+
+/** A commit's checks as the pages show them: the latest status of each context (by context name) and their combined state. */
+export type CommitChecksRows = { rows: StatusRow[]; state: StatusState | '' }
+
+/**
+ * The latest status of each context of each of `shas` (full commit ids), read in one query for a
+ * page's commits (Gitea's GetLatestCommitStatusForPairs): a commit with none is left out. At most
+ * MAX_CHECKED_COMMITS commits, and about MAX_CONTEXTS_PER_COMMIT contexts each on average.
+ */
+export async function latestStatusesOf(deps: AppDeps, repoId: number, shas: string[]): Promise<Map<string, CommitChecksRows>> {
+  const wanted = [...new Set(shas)].slice(0, MAX_CHECKED_COMMITS)
+  const found = new Map<string, CommitChecksRows>()
+  if (!wanted.length) return found
+  const latestIds = deps.db
+    .select({ id: max(commitStatuses.id) })
+    .from(commitStatuses)
+    .where(and(eq(commitStatuses.repoId, repoId), inArray(commitStatuses.sha, wanted)))
+    .groupBy(commitStatuses.sha, commitStatuses.context)
+  const rows = await deps.db
+    .select()
+    .from(commitStatuses)
+    .where(inArray(commitStatuses.id, latestIds))
+    .orderBy(asc(commitStatuses.context), desc(commitStatuses.id))
+    .limit(wanted.length * MAX_CONTEXTS_PER_COMMIT)
+  for (const row of rows) {
+    const one = found.get(row.sha) ?? { rows: [], state: '' as const }
+    one.rows.push(row)
+    found.set(row.sha, one)
+  }
+  for (const one of found.values()) one.state = combinedState(one.rows.map((r) => r.state))
+  return found
+}

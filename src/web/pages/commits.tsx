@@ -25,6 +25,8 @@ import { resolveSource, type SourceAt, type SourceKind } from '../source-data'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav, Pager, When } from './code-nav'
 import { FormText, pagesOf, seeOther } from '../forms'
+import { checksOf, ChecksIcon, ChecksList } from './commit-checks'
+import type { CommitChecks } from '../../convert/status'
 
 /** Commits a history page lists. */
 export const COMMITS_PER_PAGE = 30
@@ -47,13 +49,13 @@ export function Author(props: { commit: ApiCommit }): Html {
   return c.author ? <a href={`/${encodeURIComponent(c.author.login)}`}>{c.author.login}</a> : <span>{c.commit.author.name}</span>
 }
 
-/** A list of commits (a history page, a comparison, a pull request's): subject and short id linking to the commit, author, time. */
-export function CommitList(props: { repo: ApiRepo; commits: ApiCommit[] }): Html {
+/** A list of commits (a history page, a comparison, a pull request's): subject and short id linking to the commit, its checks' combined state (`checks`: the page's, checksOf), author, time. */
+export function CommitList(props: { repo: ApiRepo; commits: ApiCommit[]; checks?: Map<string, CommitChecks> }): Html {
   return (
     <ol class="box entries commits">
       {props.commits.map((c) => (
         <li>
-          <a href={commitUrl(props.repo, c.sha)}>{subjectOf(c.commit.message)}</a>
+          <a href={commitUrl(props.repo, c.sha)}>{subjectOf(c.commit.message)}</a> <ChecksIcon checks={props.checks?.get(c.sha)} href={`${commitUrl(props.repo, c.sha)}#checks`} />
           <div class="muted">
             <Author commit={c} /> committed <When iso={c.commit.committer.date} /> ·{' '}
             <a href={commitUrl(props.repo, c.sha)}>
@@ -63,6 +65,28 @@ export function CommitList(props: { repo: ApiRepo; commits: ApiCommit[] }): Html
         </li>
       ))}
     </ol>
+  )
+}
+
+/** A folder's latest commit (the repository home's line): the commit's record and its checks, read together. */
+export async function latestCommitOf(deps: AppDeps, ctx: RepoContext, sha: string): Promise<{ commit: ApiCommit; checks: CommitChecks | undefined }> {
+  const [row, checks] = await Promise.all([getCommit(deps, ctx, sha, { stats: false, files: false }), checksOf(deps, ctx, [sha])])
+  const [commit] = await commitsToApi(deps, ctx, [row], ctx.caller.user)
+  return { commit: commit!, checks: checks.get(sha) }
+}
+
+/** The latest commit line above a folder's list (Gitea's latest_commit.tmpl): author, subject, its checks' combined state, short id, time, the history's link. */
+export function LatestCommit(props: { repo: ApiRepo; latest: { commit: ApiCommit; checks: CommitChecks | undefined }; history: string }): Html {
+  const c = props.latest.commit
+  const url = commitUrl(props.repo, c.sha)
+  return (
+    <p class="box notice latest-commit">
+      <Author commit={c} /> <a href={url}>{subjectOf(c.commit.message)}</a> <ChecksIcon checks={props.latest.checks} href={`${url}#checks`} /> ·{' '}
+      <a href={url}>
+        <code>{shortSha(c.sha)}</code>
+      </a>{' '}
+      · <When iso={c.commit.committer.date} /> · <a href={props.history}>History</a>
+    </p>
   )
 }
 
@@ -123,7 +147,7 @@ async function historyPage(deps: AppDeps, ctx: RepoContext, web: WebContext, kin
     if (e instanceof ApiError && e.status === 404) return errorPage(404, e.message, web)
     throw e
   }
-  const commits = await commitsToApi(deps, ctx, found.rows, ctx.caller.user)
+  const [commits, checks] = await Promise.all([commitsToApi(deps, ctx, found.rows, ctx.caller.user), checksOf(deps, ctx, found.rows.map((c) => c.id))])
   const where = at.kind === 'commit' ? shortSha(at.ref) : at.ref
   return historyFrame(
     web,
@@ -135,7 +159,7 @@ async function historyPage(deps: AppDeps, ctx: RepoContext, web: WebContext, kin
     </>,
     <HistoryTools repo={repo} kind={at.kind} ref={at.ref} />,
     <>
-      <CommitList repo={repo} commits={commits} />
+      <CommitList repo={repo} commits={commits} checks={checks} />
       <Pager path={web.path} page={page.page} pages={pagesOf(found.total, page.limit)} labels={['Newer', 'Older']} />
     </>,
     200,
@@ -157,8 +181,10 @@ async function searchPage(deps: AppDeps, ctx: RepoContext, web: WebContext, repo
   const all = /^(1|t|true|on)$/i.test(query.all ?? '')
   let problem: ApiError | null = null
   let found: ApiCommit[] | null = null
+  let checks: Map<string, CommitChecks> | undefined
   try {
     found = await commitsToApi(deps, ctx, await searchCommits(deps, ctx, at.commit, commitSearchOf(q), all), ctx.caller.user)
+    checks = await checksOf(deps, ctx, found.map((c) => c.sha))
   } catch (e) {
     if (e instanceof GitError && e.kind !== 'failed') problem = apiErrorOfGit(e)
     else if (e instanceof ApiError && e.status < 500) problem = e
@@ -179,7 +205,7 @@ async function searchPage(deps: AppDeps, ctx: RepoContext, web: WebContext, repo
         {problem.message.replace(/^\[q\]: /, '')}
       </p>
     ) : found!.length ? (
-      <CommitList repo={repo} commits={found!} />
+      <CommitList repo={repo} commits={found!} checks={checks} />
     ) : (
       <p class="notice muted">No commits match “{q}”.</p>
     ),
@@ -227,9 +253,10 @@ export const commitPages = (deps: AppDeps) =>
           if (e instanceof ApiError && (e.status === 404 || e.status === 422)) return errorPage(404, e.message, web)
           throw e
         }
-        const [repo, [commit]] = await Promise.all([
+        const [repo, [commit], checks] = await Promise.all([
           repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
           commitsToApi(deps, ctx, [found], ctx.caller.user),
+          checksOf(deps, ctx, [found.id]),
         ])
         const diff = await readDiff(gitRepoOf(deps, ctx), found.parents[0] ?? (await emptyTreeOf(gitRepoOf(deps, ctx))), found.id)
         const message = commit!.commit.message
@@ -242,7 +269,9 @@ export const commitPages = (deps: AppDeps) =>
             <CodeNav repo={repo} current="commits" />
             <article class="box commit">
               <header>
-                <h2 class="commit-subject">{subject}</h2>
+                <h2 class="commit-subject">
+                  {subject} <ChecksIcon checks={checks.get(found.id)} href="#checks" />
+                </h2>
               </header>
               {rest ? <pre class="commit-message">{rest}</pre> : null}
               <dl class="commit-facts">
@@ -276,6 +305,11 @@ export const commitPages = (deps: AppDeps) =>
                       ))}
                 </dd>
               </dl>
+              {checks.has(found.id) ? (
+                <div id="checks" class="notice">
+                  <ChecksList checks={checks.get(found.id)} />
+                </div>
+              ) : null}
               {filesWritable(ctx) && !ctx.repo.isEmpty ? (
                 <p class="repo-actions">
                   <a class="button" href={cherryPickUrl(owner, repo.name, found.id, ctx.repo.defaultBranch)}>

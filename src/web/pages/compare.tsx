@@ -27,6 +27,7 @@ import { refPath, repoUrl, srcUrl } from '../links'
 import { RepoHeader } from './repo-chrome'
 import { CodeNav } from './code-nav'
 import { CommitList, COMMITS_PER_PAGE } from './commits'
+import { checksOf } from './commit-checks'
 import { askedLine, lineNotes, loadLineComments } from './line-notes'
 
 const WildParams = RepoWildcardParams
@@ -290,12 +291,13 @@ export const comparePages = (deps: AppDeps) =>
           pullToApi(deps, ctx, item, ctx.caller.user),
           unlessNotFound(pullCommits(deps, ctx, params.index, page, { files: false })),
         ])
-        const commits = found ? await commitsToApi(deps, ctx, found.rows, ctx.caller.user) : []
+        // The checks of a pull request's commits are the base repository's (where they are posted for the pull request).
+        const [commits, checks] = found ? await Promise.all([commitsToApi(deps, ctx, found.rows, ctx.caller.user), checksOf(deps, ctx, found.rows.map((c) => c.id))]) : [[], undefined]
         return htmlResponse(
           <PullFrame web={web} repo={repo} pull={record} tab="commits" commits={found?.total ?? null}>
             {found ? (
               <>
-                <CommitList repo={repo} commits={commits} />
+                <CommitList repo={repo} commits={commits} checks={checks} />
                 <Pager path={web.path} page={page.page} pages={pagesOf(found.total, page.limit)} labels={['Newer', 'Older']} />
               </>
             ) : (

@@ -28,6 +28,9 @@ import { ButtonForm, CsrfText, formRoute, Notices, seeOther, type Notice } from 
 import { cleanUp, headBranchAction, HeadBranchButton, restoreHead } from './pull-cleanup'
 import { commitCountOf, PullTabs } from './compare'
 import { updateOutlook, updatePull } from '../../modules/pulls/update'
+import { requiredChecksPass, requiredContextsOf } from '../../modules/pulls/gates'
+import type { CommitChecks } from '../../convert/status'
+import { checksOf, ChecksList } from './commit-checks'
 import { CsrfField, issuePageUrl, multiline, SideFacts, TimeAt, UserLink } from './issue-parts'
 
 const Text = (max: number) => t.Optional(t.String({ maxLength: max }))
@@ -65,7 +68,7 @@ const MERGE_STATUS: Record<string, string> = {
   error: 'The branches could not be checked (a branch may be gone).',
 }
 
-/** The merge box: the pull request's merge state, and for writers the merge form, or the rule that blocks it. */
+/** The merge box: the pull request's merge state, the head commit's checks (those the base's rule requires marked, and whether they block), and for writers the merge form, or the rule that blocks it. */
 function MergeBox(props: {
   ctx: WebContext
   repoCtx: RepoContext
@@ -74,6 +77,9 @@ function MergeBox(props: {
   outlook: Awaited<ReturnType<typeof mergeOutlook>>
   update: Awaited<ReturnType<typeof updateOutlook>>
   url: string
+  /** The head commit's checks, and the contexts the base branch's rule requires. */
+  checks: CommitChecks | undefined
+  required: string[]
 }): Html {
   const { pull, outlook, ctx } = props
   if (pull.merged)
@@ -100,6 +106,12 @@ function MergeBox(props: {
       </header>
       <div class="notice">
         <p>{MERGE_STATUS[props.status] ?? props.status}</p>
+        <ChecksList checks={props.checks} required={props.required} />
+        {props.required.length && !requiredChecksPass((props.checks?.statuses ?? []).map((c) => ({ context: c.context, state: c.status })), props.required) ? (
+          <p class="error" role="status">
+            Required checks must succeed before this pull request can be merged.
+          </p>
+        ) : null}
         {props.update ? <UpdateBranch ctx={ctx} update={props.update} url={props.url} /> : null}
         {pull.conflicted_files.length ? (
           <ul aria-label="Conflicting files">
@@ -245,10 +257,12 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
   const repo = await repoToApi(deps, ctx.repo, ctx.owner, viewer, ctx.mode)
   const pull = await pullToApi(deps, ctx, item, viewer)
   const conv = await loadConversation(deps, ctx, row, at, deps.auth.clientAddress(request) ?? '', item)
-  const [outlook, update, commits] = await Promise.all([
+  const [outlook, update, commits, checks, required] = await Promise.all([
     mergeOutlook(deps, ctx, item, viewer && ctx.mode >= AccessMode.Write ? viewer : null),
     updateOutlook(deps, ctx, item, viewer),
     commitCountOf(deps, ctx, index),
+    checksOf(deps, ctx, [pull.head.sha]),
+    requiredContextsOf(deps, ctx.repo.id, pull.base.ref),
   ])
   const url = issuePageUrl(repo.owner.login, repo.name, index, true)
   const controls = await conversationControls(deps, web, ctx, conv, url)
@@ -271,7 +285,7 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
       <div class="conversation">
         <div class="main-column">
           <ConversationView conv={conv} url={url} controls={controls} />
-          <MergeBox ctx={web} repoCtx={ctx} pull={pull} status={item.pull.status} outlook={outlook} update={update} url={url} />
+          <MergeBox ctx={web} repoCtx={ctx} pull={pull} status={item.pull.status} outlook={outlook} update={update} url={url} checks={checks.get(pull.head.sha)} required={required} />
           {branchAction ? <HeadBranchButton ctx={web} url={url} branch={headName} action={branchAction} /> : null}
           <ReviewForm ctx={web} pull={pull} action={`${url}/reviews`} />
           <CommentForm ctx={web} repoCtx={ctx} conv={conv} action={`${url}/comments`} closable={!pull.merged} />

@@ -24,7 +24,8 @@ import { repoActions } from './repo-actions'
 import { fileLines } from '../highlight'
 import { CodeNav } from './code-nav'
 import { feedAsked, repoFeed } from './activity-feed'
-import { editorUrl, repoUrl } from '../links'
+import { editorUrl, historyUrl, repoUrl } from '../links'
+import { LatestCommit, latestCommitOf } from './commits'
 import { filesWritable } from '../../modules/contents/write'
 import { WeightedCache } from '../../lib/weighted-cache'
 
@@ -107,7 +108,7 @@ export const repoPages = (deps: AppDeps) =>
         const web = webContext(deps.config, request, ctx.caller)
         const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
         const { at, branches } = await homeSource(deps, ctx, MAX_SWITCHER_BRANCHES)
-        const folder = at ? await folderEntries(deps, ctx, at, MAX_FOLDER_ENTRIES) : null
+        const [folder, latest] = at ? await Promise.all([folderEntries(deps, ctx, at, MAX_FOLDER_ENTRIES), latestCommitOf(deps, ctx, at.commit)]) : [null, null]
         const readme = at && folder ? await readmeOf(deps, ctx, at, folder.entries.map((e) => e.path), deps.auth.clientAddress(request) ?? '') : null
         return htmlResponse(
           <Layout ctx={web} title={repo.full_name} feed={{ title: `Feed of "${repo.full_name}"`, rss: `${repoUrl(repo.owner.login, repo.name)}.rss` }}>
@@ -118,6 +119,7 @@ export const repoPages = (deps: AppDeps) =>
             {at && folder && branches ? (
               <>
                 <BranchSwitcher repo={repo} at={at} branches={branches} create={refsWritable(ctx) ? web : undefined} />
+                {latest ? <LatestCommit repo={repo} latest={latest} history={historyUrl(repo.owner.login, repo.name, at.kind, at.ref, [])} /> : null}
                 <FolderList repo={repo} at={at} entries={folder.entries} total={folder.total} writable={filesWritable(ctx)} />
               </>
             ) : (
