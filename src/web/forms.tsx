@@ -112,6 +112,8 @@ const NOTICES: Record<string, string> = {
   'branch-renamed': 'The branch was renamed.',
   'branch-restored': 'The branch was restored.',
   'branch-updated': 'The branch was updated: the base branch is in it now.',
+  'merge-scheduled': 'The merge is scheduled: the pull request is merged when all checks succeed.',
+  'merge-unscheduled': 'The scheduled merge was cancelled.',
   'tag-deleted': 'The tag was deleted.',
   'email-added': 'The address was added. A site administrator activates it.',
   'email-added-mailed': 'The address was added: follow the link mailed to it to verify it.',

@@ -19,6 +19,7 @@ import { readRef } from '../../git/merge'
 import { ZERO_ID } from '../../events/push-events'
 import { moveRefs, pullHeadRef } from '../../push'
 import { recordIssueEvent } from '../../events/issue-events'
+import { insertComment } from '../comments/service'
 import type { EditChanges } from '../../events/outbox'
 import { findIssue, nextIssueIndex, statementsOf } from './queries'
 import { addAssignees, addLabelLinks, bumpLabels, bumpMilestone, bumpRepoCounters, closePinGap, labelIdsOfIssue, linkLabels, repoLabelsByIds, repoMilestone, resolveAssignees, setAssignees, setClosed, setMilestone, unlinkLabels } from './state'
@@ -184,6 +185,7 @@ export async function editIssue(
     // Gitea's ChangeIssueRef: an issue's (never a pull request's), by its poster or a writer.
     if (opts.ref !== undefined && !before.isPull) set.ref = opts.ref
     await deps.db.update(issues).set(set).where(eq(issues.id, current.id))
+    if (deadline !== undefined) await recordDeadlineChange(deps, before, caller, deadline)
     if (set.ref !== undefined && set.ref !== before.ref) await recordIssueEvent(deps.db, before, caller.id, 'issue.ref_changed', { oldRef: before.ref, newRef: set.ref })
     const changes: EditChanges = {}
     if (set.title !== undefined && set.title !== before.title) changes.title = { from: before.title }
@@ -223,11 +225,30 @@ async function announceAssignees(deps: AppDeps, issue: IssueRow, previousIds: nu
     if (!previousIds.includes(u.id)) await recordIssueEvent(deps.db, issue, actorId, 'issue.assigned', { assignee: { id: u.id, login: u.name } })
 }
 
-/** Sets or clears (null) an issue's deadline; writers only. Answers the stored value. */
+/** Gitea's comment types of a due date added, changed and removed. */
+export const DEADLINE_EVENTS = { added: 16, modified: 17, removed: 18 } as const
+const dayOf = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 10)
+
+/**
+ * The timeline row of a deadline change (Gitea's createDeadlineComment: the new day, "new|old",
+ * or the old day, as YYYY-MM-DD); nothing when it stays. Inside the write transaction.
+ */
+async function recordDeadlineChange(deps: AppDeps, issue: IssueRow, doer: UserRow, deadline: number): Promise<void> {
+  const old = issue.deadlineUnix
+  if (old === deadline) return
+  if (!old) await insertComment(deps, issue, doer, DEADLINE_EVENTS.added, dayOf(deadline))
+  else if (!deadline) await insertComment(deps, issue, doer, DEADLINE_EVENTS.removed, dayOf(old))
+  else await insertComment(deps, issue, doer, DEADLINE_EVENTS.modified, `${dayOf(deadline)}|${dayOf(old)}`)
+}
+
+/** Sets or clears (null) an issue's deadline; writers only (the route checked). Answers the stored value. */
 export async function setIssueDeadline(deps: AppDeps, ctx: RepoContext, index: number, due: string | null): Promise<number> {
-  const issue = await findIssue(deps, ctx.repo.id, index)
   const deadline = parseDue(due, 'due_date') ?? 0
-  await deps.db.update(issues).set({ deadlineUnix: deadline, updatedUnix: nowUnix() }).where(eq(issues.id, issue.id))
+  await writeTransaction(deps.db, async () => {
+    const issue = await findIssue(deps, ctx.repo.id, index)
+    await deps.db.update(issues).set({ deadlineUnix: deadline, updatedUnix: nowUnix() }).where(eq(issues.id, issue.id))
+    if (ctx.caller.user) await recordDeadlineChange(deps, issue, ctx.caller.user, deadline)
+  })
   return deadline
 }
 

@@ -1,8 +1,10 @@
-import { and, asc, count, eq, gte, inArray, lt, lte, notInArray } from 'drizzle-orm'
+import { and, asc, count, eq, gte, inArray, lt, lte, ne, notInArray } from 'drizzle-orm'
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../../deps'
 import { comments, events, reviews, type CommentRow, type IssueRow, type ReviewRow } from '../../db/schema'
 import type { Page, Paged } from '../../lib/pagination'
 import { ReviewType } from '../../convert/review'
+import { PLAIN_COMMENT } from '../comments/service'
 import type { EventKind, EventRecord } from '../../events/outbox'
 
 /**
@@ -45,6 +47,10 @@ export interface TimelineWindow {
   to?: number
 }
 
+/** The condition of a time column within a window. */
+const within = (column: SQLiteColumn, window: TimelineWindow) =>
+  and(window.from === undefined ? undefined : gte(column, window.from), window.to === undefined ? undefined : lt(column, window.to))
+
 /**
  * The timeline events of `issue` within `window`, oldest first, at most MAX_TIMELINE_EVENTS (the
  * first ones), read through the outbox's index by issue. An edit that changed neither the title
@@ -58,14 +64,34 @@ export async function issueTimeline(deps: AppDeps, issue: Pick<IssueRow, 'id'>, 
       and(
         eq(events.issueId, issue.id),
         inArray(events.kind, [...TIMELINE_KINDS]),
-        window.from === undefined ? undefined : gte(events.createdUnix, window.from),
-        window.to === undefined ? undefined : lt(events.createdUnix, window.to),
+        within(events.createdUnix, window),
       ),
     )
     .orderBy(asc(events.id))
     .limit(MAX_TIMELINE_EVENTS + 1)
   const records = rows.slice(0, MAX_TIMELINE_EVENTS).map((row) => ({ ...row, kind: row.kind as EventKind, payload: JSON.parse(row.payload) as Record<string, unknown> }))
   return { events: records.filter((e) => e.kind !== 'issue.edited' || (e.payload.changes as { title?: unknown } | undefined)?.title !== undefined), more: rows.length > MAX_TIMELINE_EVENTS }
+}
+
+/**
+ * The comment rows of `issue` that are timeline events (every type but a plain comment: time
+ * tracked, due dates, a deleted branch, a scheduled merge) within `window`, oldest first, at most
+ * MAX_TIMELINE_EVENTS (the first ones).
+ */
+export async function typedCommentRows(deps: AppDeps, issue: Pick<IssueRow, 'id'>, window: TimelineWindow = {}): Promise<{ rows: CommentRow[]; more: boolean }> {
+  const rows = await deps.db
+    .select()
+    .from(comments)
+    .where(
+      and(
+        eq(comments.issueId, issue.id),
+        ne(comments.type, PLAIN_COMMENT),
+        within(comments.createdUnix, window),
+      ),
+    )
+    .orderBy(asc(comments.createdUnix), asc(comments.id))
+    .limit(MAX_TIMELINE_EVENTS + 1)
+  return { rows: rows.slice(0, MAX_TIMELINE_EVENTS), more: rows.length > MAX_TIMELINE_EVENTS }
 }
 
 /** Most records of all kinds one answer of the API's timeline reaches into (its page ends there). */

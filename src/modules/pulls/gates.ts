@@ -91,6 +91,16 @@ async function notReady(deps: AppDeps, ctx: RepoContext, pull: PullRow, rule: Br
 }
 
 /**
+ * Why a merge cannot be made now: `forcible` when an administrator may merge past it,
+ * `waitable` when it is the protection's wait (checks, approvals) a scheduled merge waits out.
+ */
+export interface MergeBlocker {
+  message: string
+  forcible: boolean
+  waitable?: boolean
+}
+
+/**
  * What the base branch's protection says of a merge by `doer` now: nothing (no rule, or every
  * rule met), or the refusal (405) a merge would get, and whether `force_merge` would pass it (a
  * repository admin, unless the rule blocks admin overrides). The merge and the web's merge box
@@ -103,7 +113,7 @@ export async function mergeGate(
   doer: UserRow,
   git: GitRepo,
   shas: { base: string; head: string },
-): Promise<{ message: string; forcible: boolean } | null> {
+): Promise<MergeBlocker | null> {
   // A merge writes the code: its writers merge (Gitea's IsUserAllowedToMerge), whatever the pull requests' unit lets them do.
   const codeMode = modeIn(ctx, 'repo.code')
   if (codeMode < AccessMode.Write) return { message: 'User not allowed to merge PR', forcible: false }
@@ -113,7 +123,7 @@ export async function mergeGate(
   const [mayMerge, reason] = await Promise.all([mayMergeInto(deps.db, rule, doer, codeMode), notReady(deps, ctx, pull, rule, git, shas.base, shas.head)])
   if (!mayMerge) return { message: 'User not allowed to merge PR', forcible: false }
   if (!reason) return null
-  return { message: `PR is not ready to be merged: ${reason}`, forcible: codeMode >= AccessMode.Admin && !rule.blockAdminMergeOverride }
+  return { message: `PR is not ready to be merged: ${reason}`, forcible: codeMode >= AccessMode.Admin && !rule.blockAdminMergeOverride, waitable: true }
 }
 
 /** The refusal (405) a merge by `doer` gets now, or null: mergeGate's, unless `force` passes it. */

@@ -12,7 +12,7 @@ import { nowUnix } from '../../lib/time'
 import { errorFields, loggedFailures, loggerOf } from '../../lib/log'
 import { gitIdentityOf } from '../../convert/user'
 import { moveRefs, pullHeadRef } from '../../push'
-import { mergeGate, mergeGateRefusal } from './gates'
+import { mergeGate, mergeGateRefusal, type MergeBlocker } from './gates'
 import { usersByIds } from '../../convert/people'
 import { findPull, recordMerged, pullById } from './service'
 import { syncPullHeadRef } from './mergeability'
@@ -148,7 +148,7 @@ export const allowedMergeStyles = (repo: RepoRow): MergeStyle[] => MERGE_STYLES.
  * the branches, the base's protection through mergeGate), with whether force_merge would pass it.
  * The head is read as recorded, not fetched: the box is a reading.
  */
-export async function mergeOutlook(deps: AppDeps, ctx: RepoContext, item: PullItem, doer: UserRow | null): Promise<{ styles: MergeStyle[]; blocker: { message: string; forcible: boolean } | null }> {
+export async function mergeOutlook(deps: AppDeps, ctx: RepoContext, item: PullItem, doer: UserRow | null): Promise<{ styles: MergeStyle[]; blocker: MergeBlocker | null }> {
   const styles = allowedMergeStyles(ctx.repo)
   const refusal = stateRefusal(item) ?? (await blockedRefusal(deps, item.issue))
   if (refusal) return { styles, blocker: { message: refusal.message, forcible: false } }

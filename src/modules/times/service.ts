@@ -12,10 +12,8 @@ import { findIssue } from '../issues/queries'
 import { getUserByName } from '../users/service'
 import { insertComment } from '../comments/service'
 
-/** Timeline event type of "time added" (Gitea's CommentTypeAddTimeManual). */
-const TIME_ADDED_EVENT = 15
-/** Timeline event type of "time deleted" (Gitea's CommentTypeDeleteTimeManual). */
-const TIME_DELETED_EVENT = 26
+/** Gitea's comment types of the time tracker's timeline events. */
+export const TIME_EVENTS = { started: 12, stopped: 13, added: 14, cancelled: 15, deleted: 26 } as const
 
 /**
  * `time tracking disabled` when the repository turned it off: 400 (with Gitea's capitalised
@@ -48,16 +46,16 @@ export async function addTime(deps: AppDeps, ctx: RepoContext, index: number, ca
     worker = await getUserByName(deps, opts.user_name)
   }
   await requireTracker(deps, ctx, issue, caller)
-  return await writeTransaction(deps.db, async () => await recordTime(deps, issue, worker, opts.time, created))
+  return await writeTransaction(deps.db, async () => await recordTime(deps, issue, worker, opts.time, created, TIME_EVENTS.added))
 }
 
-/** A tracked time and its "time added" event; inside a write transaction. */
-async function recordTime(deps: AppDeps, issue: IssueRow, worker: UserRow, time: number, created: number): Promise<TrackedTimeRow> {
+/** A tracked time and its event ("time added", or a stopwatch's "stopped"); inside a write transaction. */
+async function recordTime(deps: AppDeps, issue: IssueRow, worker: UserRow, time: number, created: number, type: number): Promise<TrackedTimeRow> {
   const row = (await deps.db
     .insert(trackedTimes)
     .values({ issueId: issue.id, repoId: issue.repoId, userId: worker.id, time, createdUnix: created })
     .returning())[0]!
-  await insertComment(deps, issue, worker, TIME_ADDED_EVENT, String(time), JSON.stringify({ tracked_time_id: row.id }))
+  await insertComment(deps, issue, worker, type, String(time), JSON.stringify({ tracked_time_id: row.id }))
   return row
 }
 
@@ -82,7 +80,7 @@ async function finishStopwatch(deps: AppDeps, watch: StopwatchRow, issue: IssueR
   const removed = await deps.db.delete(stopwatches).where(eq(stopwatches.id, watch.id)).returning()
   if (removed.length === 0) return
   const now = nowUnix()
-  await recordTime(deps, issue, user, Math.max(1, now - watch.createdUnix), now)
+  await recordTime(deps, issue, user, Math.max(1, now - watch.createdUnix), now, TIME_EVENTS.stopped)
 }
 
 /** Starts the caller's stopwatch on an issue; one running elsewhere is stopped first (Gitea's CreateIssueStopwatch). */
@@ -95,6 +93,7 @@ export async function startStopwatch(deps: AppDeps, ctx: RepoContext, index: num
     }
     const inserted = await deps.db.insert(stopwatches).values({ issueId: issue.id, userId: caller.id, createdUnix: nowUnix() }).onConflictDoNothing().returning()
     if (inserted.length === 0) throw new ApiError(409, 'cannot start a stopwatch again if it already exists')
+    await insertComment(deps, issue, caller, TIME_EVENTS.started, '')
   })
 }
 
@@ -103,7 +102,8 @@ export async function stopStopwatch(deps: AppDeps, ctx: RepoContext, index: numb
   const { issue, watch } = await stopwatchIssue(deps, ctx, index, caller, true)
   await writeTransaction(deps.db, async () => {
     if (record) await finishStopwatch(deps, watch!, issue, caller)
-    else await deps.db.delete(stopwatches).where(eq(stopwatches.id, watch!.id))
+    else if ((await deps.db.delete(stopwatches).where(eq(stopwatches.id, watch!.id)).returning()).length)
+      await insertComment(deps, issue, caller, TIME_EVENTS.cancelled, '')
   })
 }
 
@@ -178,7 +178,7 @@ export async function deleteTimes(deps: AppDeps, ctx: RepoContext, index: number
     }
     if (rows.length === 0) return
     await deps.db.delete(trackedTimes).where(inArray(trackedTimes.id, rows.map((r) => r.id)))
-    await insertComment(deps, issue, caller, TIME_DELETED_EVENT, removedTime(rows.reduce((sum, r) => sum + r.time, 0)))
+    await insertComment(deps, issue, caller, TIME_EVENTS.deleted, removedTime(rows.reduce((sum, r) => sum + r.time, 0)))
   })
 }
 

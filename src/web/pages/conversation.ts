@@ -7,7 +7,8 @@ import { reviewCommentsToApi, reviewsToApi, ReviewType, type ApiReview } from '.
 import type { PullItem } from '../../convert/pull'
 import type { EventRecord } from '../../events/outbox'
 import { commentPosition, commentsUntil, listIssueComments } from '../../modules/comments/service'
-import { issueTimeline } from '../../modules/issues/timeline'
+import { issueTimeline, typedCommentRows } from '../../modules/issues/timeline'
+import { timelineToApi, type ApiTimelineComment } from '../../convert/timeline'
 import { renderMarkdownAll } from '../../modules/markdown/service'
 import { commentsOfReviews, listReviews, submittedReviewTime } from '../../modules/reviews/service'
 import { ApiError } from '../../lib/errors'
@@ -29,6 +30,8 @@ export type ApiReviewComment = Awaited<ReturnType<typeof reviewCommentsToApi>>[n
 export type TimelineItem =
   | { kind: 'comment'; at: number; comment: ApiComment; html: string | null }
   | { kind: 'event'; at: number; event: EventRecord; actor: string | null; people: Map<number, string> }
+  /** A comment row kept as a timeline event (time tracked, a due date, a scheduled merge), as the API's timeline gives it. */
+  | { kind: 'record'; at: number; record: ApiTimelineComment }
   | { kind: 'review'; at: number; review: ApiReview; html: string | null; lines: { comment: ApiReviewComment; html: string | null }[] }
 
 export interface Conversation {
@@ -93,6 +96,8 @@ export async function loadConversation(deps: AppDeps, ctx: RepoContext, row: Iss
   const pages = Math.max(1, Math.ceil(found.total / COMMENTS_PER_PAGE))
   const window = { from: page > 1 ? rows[0]?.createdUnix : undefined, to: next?.createdUnix }
   const timeline = await issueTimeline(deps, row, window)
+  const typed = await typedCommentRows(deps, row, window)
+  const records = await timelineToApi(deps, ctx.repo, row, typed.rows.map((r) => ({ kind: 'comment' as const, row: r })), viewer)
   const comments = await commentsToApi(deps, ctx.repo, rows, viewer)
 
   let reviews: ApiReview[] = []
@@ -121,9 +126,10 @@ export async function loadConversation(deps: AppDeps, ctx: RepoContext, row: Iss
   const people = await usersByIds(deps, timeline.events.flatMap((e) => [e.actorId ?? 0, Number(e.payload.reviewerId ?? 0)]).filter((id) => id > 0))
   const names = new Map([...people].map(([id, u]) => [id, u.name]))
   for (const event of timeline.events) items.push({ kind: 'event', at: event.createdUnix, event, actor: event.actorId ? (names.get(event.actorId) ?? null) : null, people: names })
+  records.forEach((record, i) => items.push({ kind: 'record', at: typed.rows[i]!.createdUnix, record }))
   // Stable: comments, then reviews, then events of the same second keep the order they were read in.
   items.sort((a, b) => a.at - b.at)
-  return { issue, bodyHtml: html[0] ?? null, items, page, pages, totalComments: found.total, moreEvents: timeline.more }
+  return { issue, bodyHtml: html[0] ?? null, items, page, pages, totalComments: found.total, moreEvents: timeline.more || typed.more }
 }
 
 /**

@@ -9,14 +9,16 @@ import { repoToApi } from '../../convert/repo'
 import { pullToApi, type ApiPull } from '../../convert/pull'
 import { findIssue } from '../../modules/issues/queries'
 import { findPull } from '../../modules/pulls/service'
-import { mergeOutlook, mergePull } from '../../modules/pulls/merge'
+import { mergeOutlook } from '../../modules/pulls/merge'
+import { cancelScheduledMerge, mergeOrSchedule, scheduledMergeOf } from '../../modules/pulls/auto-merge'
+import { usersByIds } from '../../convert/people'
 import { formSwitch, MERGE_STYLES, type MergeStyle } from '../../modules/pulls/model'
 import { pullDiff, pullDownloadOf } from '../../modules/pulls/compare'
 import { commentsOfReview, createReview } from '../../modules/reviews/service'
 import { ApiError } from '../../lib/errors'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
-import { repoUrl } from '../links'
+import { ownerUrl, repoUrl } from '../links'
 import { RepoHeader } from './repo-chrome'
 import { loadConversation, type ConversationAt } from './conversation'
 import { ConversationView } from './timeline'
@@ -41,7 +43,7 @@ const PullPageQuery = t.Object({ page: Text(16), comment: Text(16), review: Text
 const UpdateQuery = t.Object({ style: Text(16) })
 const UpdateBody = t.Object({ _csrf: CsrfText, style: Text(16) }, { additionalProperties: true })
 const MergeBody = t.Object(
-  { _csrf: Text(128), do: Text(32), merge_title_field: Text(1024), merge_message_field: Text(65_536), force_merge: Text(8), head_commit_id: Text(64) },
+  { _csrf: Text(128), do: Text(32), merge_title_field: Text(1024), merge_message_field: Text(65_536), force_merge: Text(8), head_commit_id: Text(64), merge_when_checks_succeed: Text(8), delete_branch_after_merge: Text(8) },
   { additionalProperties: true },
 )
 const ReviewBody = t.Object(
@@ -68,7 +70,23 @@ const MERGE_STATUS: Record<string, string> = {
   error: 'The branches could not be checked (a branch may be gone).',
 }
 
-/** The merge box: the pull request's merge state, the head commit's checks (those the base's rule requires marked, and whether they block), and for writers the merge form, or the rule that blocks it. */
+/** A merge scheduled for when the checks succeed: who scheduled it, its style, and whether the viewer may cancel it. */
+interface Scheduled {
+  by: string | null
+  style: string
+  cancellable: boolean
+}
+
+/** A checkbox of a form (`true`, or the browser's `on`). */
+const checked = (value: string | undefined) => value === 'true' || value === 'on'
+
+/**
+ * The merge box: the pull request's merge state, the head commit's checks (those the base's rule
+ * requires marked, and whether they block), and for writers the merge form (with Gitea's
+ * "merge when checks succeed" while the protection waits for checks or approvals), or the rule
+ * that blocks it; a scheduled merge, with its Cancel auto merge button for its scheduler and
+ * the repository's administrators.
+ */
 function MergeBox(props: {
   ctx: WebContext
   repoCtx: RepoContext
@@ -76,6 +94,7 @@ function MergeBox(props: {
   status: string
   outlook: Awaited<ReturnType<typeof mergeOutlook>>
   update: Awaited<ReturnType<typeof updateOutlook>>
+  scheduled: Scheduled | null
   url: string
   /** The head commit's checks, and the contexts the base branch's rule requires. */
   checks: CommitChecks | undefined
@@ -98,7 +117,9 @@ function MergeBox(props: {
     )
   const writer = !!ctx.caller.user && props.repoCtx.mode >= AccessMode.Write
   const blocker = outlook.blocker
-  const mayMerge = writer && !props.repoCtx.repo.isArchived && (!blocker || blocker.forcible) && outlook.styles.length > 0
+  const canWrite = writer && !props.repoCtx.repo.isArchived && outlook.styles.length > 0
+  const mayMerge = canWrite && !props.scheduled && (!blocker || blocker.forcible || !!blocker.waitable)
+  const scheduled = props.scheduled
   return (
     <section class="box merge-box" aria-label="Merge">
       <header>
@@ -136,6 +157,15 @@ function MergeBox(props: {
         ) : props.repoCtx.repo.isArchived ? (
           <p class="muted">This repository is archived: nothing can be merged.</p>
         ) : null}
+        {scheduled ? (
+          <div class="scheduled-merge" role="status">
+            <p>
+              {scheduled.by ? <a href={ownerUrl(scheduled.by)}>{scheduled.by}</a> : 'Ghost'} scheduled this pull request to merge (
+              {STYLE_NAMES[scheduled.style as MergeStyle] ?? scheduled.style}) when all checks succeed.
+            </p>
+            {scheduled.cancellable ? <ButtonForm ctx={ctx} action={`${props.url}/cancel_auto_merge`} label="Cancel auto merge" /> : null}
+          </div>
+        ) : null}
         {mayMerge ? (
           <form class="stack wide" method="post" action={`${props.url}/merge`}>
             <CsrfField ctx={ctx} />
@@ -155,6 +185,13 @@ function MergeBox(props: {
             <label>
               Commit message (optional)
               <textarea name="merge_message_field" rows="3" />
+            </label>
+            <label class="check">
+              <input type="checkbox" name="merge_when_checks_succeed" value="true" checked={!!blocker?.waitable} /> Merge when checks succeed
+            </label>
+            <label class="check">
+              <input type="checkbox" name="delete_branch_after_merge" value="true" checked={props.repoCtx.repo.defaultDeleteBranchAfterMerge} /> Delete the head
+              branch after the merge
             </label>
             {blocker?.forcible ? (
               <label class="check">
@@ -265,6 +302,7 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
     requiredContextsOf(deps, ctx.repo.id, pull.base.ref),
   ])
   const url = issuePageUrl(repo.owner.login, repo.name, index, true)
+  const scheduled = await scheduledOf(deps, ctx, item.pull.id)
   const controls = await conversationControls(deps, web, ctx, conv, url)
   const headName = pull.head.repo && pull.head.repo.id !== repo.id ? `${pull.head.repo.full_name}:${pull.head.ref}` : pull.head.ref
   const branchAction = await headBranchAction(deps, request, pull)
@@ -285,7 +323,7 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
       <div class="conversation">
         <div class="main-column">
           <ConversationView conv={conv} url={url} controls={controls} />
-          <MergeBox ctx={web} repoCtx={ctx} pull={pull} status={item.pull.status} outlook={outlook} update={update} url={url} checks={checks.get(pull.head.sha)} required={required} />
+          <MergeBox ctx={web} repoCtx={ctx} pull={pull} status={item.pull.status} outlook={outlook} update={update} scheduled={scheduled} url={url} checks={checks.get(pull.head.sha)} required={required} />
           {branchAction ? <HeadBranchButton ctx={web} url={url} branch={headName} action={branchAction} /> : null}
           <ReviewForm ctx={web} pull={pull} action={`${url}/reviews`} />
           <CommentForm ctx={web} repoCtx={ctx} conv={conv} action={`${url}/comments`} closable={!pull.merged} />
@@ -315,6 +353,15 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
       </div>
     </Layout>,
   )
+}
+
+/** The pull request's scheduled merge as its merge box says it (the cancel rule is cancelScheduledMerge's). */
+async function scheduledOf(deps: AppDeps, ctx: RepoContext, pullId: number): Promise<Scheduled | null> {
+  const row = await scheduledMergeOf(deps, pullId)
+  if (!row) return null
+  const by = (await usersByIds(deps, [row.doerId])).get(row.doerId)
+  const viewer = ctx.caller.user
+  return { by: by?.name ?? null, style: row.mergeStyle, cancellable: !!viewer && (viewer.id === row.doerId || ctx.mode >= AccessMode.Admin) }
 }
 
 /** The head branch's buttons' POST (Delete branch, Restore branch): `act` on the pull request's record, then back to its page with `done`. */
@@ -364,16 +411,31 @@ export const pullPages = (deps: AppDeps) =>
       ({ request, params, body, repo: ctx, user }) =>
         formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
           const index = indexOf(params.index)
-          await mergePull(deps, ctx, index, user, {
+          // The API's rules: merged now when ready, else scheduled when asked; 409 when already scheduled.
+          const outcome = await mergeOrSchedule(deps, ctx, index, user, {
             style: styleOf(body.do),
             title: body.merge_title_field,
             message: body.merge_message_field === undefined ? undefined : multiline(body.merge_message_field),
             headCommitId: body.head_commit_id || undefined,
-            force: body.force_merge === 'true' || body.force_merge === 'on',
+            force: checked(body.force_merge),
+            whenChecksSucceed: checked(body.merge_when_checks_succeed),
+            deleteBranchAfterMerge: checked(body.delete_branch_after_merge),
           })
-          return issuePageUrl(ctx.owner.name, ctx.repo.name, index, true)
+          // A merge shows itself (the merged box); a schedule says so.
+          return seeOther(issuePageUrl(ctx.owner.name, ctx.repo.name, index, true), outcome === 'scheduled' ? 'merge-scheduled' : undefined)
         }),
       { scope: 'repository', repo: { level: 'write', unit: 'pulls' }, signed: true, params: IndexParams, body: MergeBody, detail: pageDetail('webPullMerge') },
+    )
+    .post(
+      '/:owner/:repo/pulls/:index/cancel_auto_merge',
+      ({ request, params, body, repo: ctx, user }) =>
+        formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
+          const index = indexOf(params.index)
+          // Gitea's CancelAutoMergePullRequest: its scheduler or a repository admin (the service decides).
+          await cancelScheduledMerge(deps, ctx, index, user)
+          return seeOther(issuePageUrl(ctx.owner.name, ctx.repo.name, index, true), 'merge-unscheduled')
+        }),
+      { scope: 'repository', repo: { unit: 'pulls' }, signed: true, params: IndexParams, body: CleanUpBody, detail: pageDetail('webPullCancelAutoMerge') },
     )
     .post(
       '/:owner/:repo/pulls/:index/cleanup',

@@ -2,6 +2,7 @@
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import { isoTime } from '../../lib/time'
 import type { EventRecord } from '../../events/outbox'
+import type { ApiTimelineComment } from '../../convert/timeline'
 import { ownerUrl } from '../links'
 import { COMMENTS_PER_PAGE, type Conversation, type TimelineItem } from './conversation'
 import { Attachments, MarkdownBody, Pager, TimeAt, UserLink } from './issue-parts'
@@ -107,6 +108,48 @@ function eventWords(event: EventRecord, actor: string | null, people: Map<number
   }
 }
 
+/** Seconds as Gitea says a duration ("1 hour 2 minutes"); other text as it is. */
+function duration(body: string): string {
+  if (!/^\d{1,15}$/.test(body)) return body
+  const n = Number(body)
+  const parts: [number, string][] = [[Math.floor(n / 3600), 'hour'], [Math.floor((n % 3600) / 60), 'minute'], [n % 60, 'second']]
+  const said = parts.filter(([v]) => v > 0).map(([v, unit]) => `${v} ${unit}${v === 1 ? '' : 's'}`)
+  return said.length ? said.join(' ') : '0 seconds'
+}
+
+/** What a comment row kept as a timeline event says after its poster's name, by its API type (convert/timeline.ts). */
+function recordWords(record: ApiTimelineComment): Child {
+  const body = record.body
+  switch (record.type) {
+    case 'start_tracking':
+      return 'started working'
+    case 'stop_tracking':
+      return <>stopped working, spent <strong>{duration(body)}</strong></>
+    case 'add_time_manual':
+      return <>added spent time <strong>{duration(body)}</strong></>
+    case 'cancel_tracking':
+      return 'cancelled time tracking'
+    case 'delete_time_manual':
+      return <>deleted spent time <strong>{body}</strong></>
+    case 'added_deadline':
+      return <>added the due date <strong>{body}</strong></>
+    case 'modified_deadline': {
+      const [to, from] = body.split('|')
+      return <>modified the due date to <strong>{to}</strong> from <strong>{from}</strong></>
+    }
+    case 'removed_deadline':
+      return <>removed the due date <strong>{body}</strong></>
+    case 'delete_branch':
+      return <>deleted branch <code>{body}</code></>
+    case 'pull_scheduled_merge':
+      return 'scheduled this pull request to merge when all checks succeed'
+    case 'pull_cancel_scheduled_merge':
+      return 'cancelled auto merging this pull request when all checks succeed'
+    default:
+      return record.type
+  }
+}
+
 const REVIEW_WORDS: Record<string, string> = { APPROVED: 'approved these changes', REQUEST_CHANGES: 'requested changes', COMMENT: 'reviewed' }
 
 function Item(props: { item: TimelineItem; controls?: ConversationControls }): Html {
@@ -151,6 +194,12 @@ function Item(props: { item: TimelineItem; controls?: ConversationControls }): H
       </article>
     )
   }
+  if (item.kind === 'record')
+    return (
+      <p class="event" id={`issuecomment-${item.record.id}`} data-type={item.record.type}>
+        <UserLink user={item.record.user} /> {recordWords(item.record)} <TimeAt iso={item.record.created_at} />
+      </p>
+    )
   return (
     <p class="event">
       <Person name={item.actor} /> {eventWords(item.event, item.actor, item.people)} <TimeAt iso={isoTime(item.at)} />
