@@ -102,6 +102,12 @@ describe('a team with code read and issues write', () => {
     expect((await page('/acme/app/packages', cookie)).status).toBe(404)
     expect((await page('/acme/app/projects', await signIn(adam))).status).toBe(200)
     expect((await page('/acme/app/issues', cookie)).status).toBe(200)
+    // No tab of the repository's pages leads to those 404s; an admin team's member sees them all.
+    const home = await (await page('/acme/app', cookie)).text()
+    for (const unit of ['wiki', 'releases', 'projects', 'packages']) expect(home).not.toContain(`href="/acme/app/${unit}"`)
+    expect(home).toContain('href="/acme/app/activity"')
+    const admins = await (await page('/acme/app', await signIn(adam))).text()
+    for (const unit of ['releases', 'projects', 'packages']) expect(admins).toContain(`href="/acme/app/${unit}"`)
     expect((await page('/acme/app', cookie)).status).toBe(200)
   })
 })

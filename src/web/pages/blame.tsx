@@ -3,7 +3,7 @@ import { Elysia } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
-import { repoToApi, type ApiRepo } from '../../convert/repo'
+import { type ApiRepo } from '../../convert/repo'
 import { gitRepoOf } from '../../auth/repo-context'
 import { blameOf, type Blame } from '../../git/blame'
 import { Layout } from '../layout'
@@ -11,7 +11,7 @@ import { htmlResponse, pageDetail, webContext } from '../context'
 import { errorPage } from '../errors'
 import { fileAt, type SourceAt } from '../source-data'
 import { historyUrl, rawUrl, repoUrl, srcUrl } from '../links'
-import { Breadcrumb, RepoHeader } from './repo-chrome'
+import { Breadcrumb, RepoHeader, pageRepo } from './repo-chrome'
 import { CodeNav, When } from './code-nav'
 import { SourceParams, sourceAtOf } from './repo'
 import { sizeText } from './source'
@@ -36,7 +36,7 @@ export const blamePages = (deps: AppDeps) =>
         return errorPage(422, file.kind === 'too-large' ? `This file is too large to blame here (${sizeText(file.size)}).` : file.kind === 'binary' ? 'A binary file has no lines to blame.' : 'Only a file has lines to blame.', web)
       const blame = await blameOf(gitRepoOf(deps, ctx), at.commit, at.path.join('/'))
       if (!blame) return errorPage(404, 'no such file', web)
-      const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+      const repo = await pageRepo(deps, ctx)
       return htmlResponse(
         <Layout ctx={web} title={`Blame ${at.path.join('/')} · ${repo.full_name}`}>
           <RepoHeader repo={repo} />

@@ -4,7 +4,7 @@ import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { gitRepoOf } from '../../auth/repo-context'
-import { repoToApi, type ApiRepo } from '../../convert/repo'
+import { type ApiRepo } from '../../convert/repo'
 import { GitError } from '../../git/run'
 import { MAX_GREP_PER_FILE, grepCommit, grepQueryProblem, type GrepFile, type GrepLine, type GrepResult } from '../../git/grep'
 import { apiErrorOfGit } from '../../lib/errors'
@@ -13,7 +13,7 @@ import { htmlResponse, pageDetail, webContext } from '../context'
 import { FormText, Pager, pageNumber, pagesOf } from '../forms'
 import { repoUrl, searchUrl, srcUrl } from '../links'
 import { defaultSource } from '../source-data'
-import { CodeSearchForm, RepoHeader } from './repo-chrome'
+import { CodeSearchForm, RepoHeader, pageRepo } from './repo-chrome'
 import { CodeNav } from './code-nav'
 
 /** Files a page shows (Gitea's RepoSearchPagingNum). */
@@ -37,7 +37,7 @@ export const codeSearchPages = (deps: AppDeps) =>
     '/:owner/:repo/search',
     async ({ request, query, repo: ctx }) => {
       const web = webContext(deps.config, request, ctx.caller)
-      const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+      const repo = await pageRepo(deps, ctx)
       const q = (query.q ?? '').trim()
       const fuzzy = isFuzzy(query.fuzzy)
       const page = pageNumber(query.page)

@@ -4,7 +4,7 @@ import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
-import { repoToApi, type ApiRepo } from '../../convert/repo'
+import { type ApiRepo } from '../../convert/repo'
 import { commitsToApi, type ApiCommit } from '../../convert/commit'
 import { normaliseTreePath } from '../../git/blob'
 import { emptyTreeOf } from '../../git/merge'
@@ -22,7 +22,7 @@ import { DiffView } from '../diff'
 import { readDiff } from '../diff-data'
 import { cherryPickUrl, historyUrl, refPath, repoUrl, srcUrl } from '../links'
 import { resolveSource, type SourceAt, type SourceKind } from '../source-data'
-import { RepoHeader } from './repo-chrome'
+import { RepoHeader, pageRepo } from './repo-chrome'
 import { CodeNav, Pager, When } from './code-nav'
 import { FormText, pagesOf, seeOther } from '../forms'
 import { checksOf, ChecksIcon, ChecksList } from './commit-checks'
@@ -132,7 +132,7 @@ type HistoryQuery = { page?: number; q?: string; all?: string }
 
 /** The page of a repository's history, from `at` (the branch, tag or commit) and within `path`; its search when the path is `search` (Gitea's). */
 async function historyPage(deps: AppDeps, ctx: RepoContext, web: WebContext, kind: SourceKind, segments: string[], query: HistoryQuery) {
-  const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+  const repo = await pageRepo(deps, ctx)
   if (ctx.repo.isEmpty)
     return historyFrame(web, repo, `Commits · ${repo.full_name}`, 'Commits', <a href={`${repoUrl(repo.owner.login, repo.name)}/graph`}>Commit graph</a>, <p class="notice muted">This repository is empty: it has no commits yet.</p>)
   const at = await resolveSource(deps, ctx, kind, segments)
@@ -254,7 +254,7 @@ export const commitPages = (deps: AppDeps) =>
           throw e
         }
         const [repo, [commit], checks] = await Promise.all([
-          repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+          pageRepo(deps, ctx),
           commitsToApi(deps, ctx, [found], ctx.caller.user),
           checksOf(deps, ctx, [found.id]),
         ])

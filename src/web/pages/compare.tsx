@@ -5,7 +5,7 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
-import { repoToApi, type ApiRepo } from '../../convert/repo'
+import { type ApiRepo } from '../../convert/repo'
 import { commitsToApi } from '../../convert/commit'
 import { pullToApi, type ApiPull } from '../../convert/pull'
 import { branchExists } from '../../git/refs'
@@ -24,7 +24,7 @@ import { errorPage } from '../errors'
 import { DiffView } from '../diff'
 import { readDiff } from '../diff-data'
 import { refPath, repoUrl, srcUrl } from '../links'
-import { RepoHeader } from './repo-chrome'
+import { RepoHeader, pageRepo } from './repo-chrome'
 import { CodeNav } from './code-nav'
 import { CommitList, COMMITS_PER_PAGE } from './commits'
 import { checksOf } from './commit-checks'
@@ -163,7 +163,7 @@ async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wil
     throw e
   }
   const [repo, commits, diff, canOpen] = await Promise.all([
-    repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+    pageRepo(deps, ctx),
     commitsToApi(deps, ctx, found.commits, ctx.caller.user),
     readDiff(found.git, found.from, found.head),
     opensPull(deps, ctx, found),
@@ -254,7 +254,7 @@ export const comparePages = (deps: AppDeps) =>
         const web = webContext(deps.config, request, ctx.caller)
         const item = await findPull(deps, ctx.repo.id, params.index)
         const [repo, record, ends] = await Promise.all([
-          repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+          pageRepo(deps, ctx),
           pullToApi(deps, ctx, item, ctx.caller.user),
           commitCountOf(deps, ctx, params.index),
         ])
@@ -287,7 +287,7 @@ export const comparePages = (deps: AppDeps) =>
         const item = await findPull(deps, ctx.repo.id, params.index)
         const page = pageOf({ page: pageNumber(query.page), limit: COMMITS_PER_PAGE })
         const [repo, record, found] = await Promise.all([
-          repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+          pageRepo(deps, ctx),
           pullToApi(deps, ctx, item, ctx.caller.user),
           unlessNotFound(pullCommits(deps, ctx, params.index, page, { files: false })),
         ])

@@ -6,7 +6,7 @@ import { pipeline } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { branchProtectionView, branchRulesOf } from '../../auth/protection'
-import { repoToApi, type ApiRepo } from '../../convert/repo'
+import { type ApiRepo } from '../../convert/repo'
 import { MAX_API_BODY } from '../../config'
 import { normaliseTreePath } from '../../git/blob'
 import { isSafeRefName } from '../../git/refs'
@@ -26,7 +26,7 @@ import { cherryPickUrl, editorUrl, rawUrl, refPath, repoUrl, srcUrl } from '../l
 import { branchNames, fileAt, resolveSource } from '../source-data'
 import { textDiff, type Diff } from '../diff-data'
 import { DiffView } from '../diff'
-import { RepoHeader } from './repo-chrome'
+import { RepoHeader, pageRepo } from './repo-chrome'
 import { CodeNav } from './code-nav'
 import { sizeText } from './source'
 import { multiline } from './issue-parts'
@@ -221,7 +221,7 @@ async function fileForm(
   status = 200,
   preview?: Diff,
 ): Promise<Response> {
-  const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+  const repo = await pageRepo(deps, ctx)
   const owner = repo.owner.login
   const folder = mode === '_edit' ? at.path.slice(0, -1) : at.path
   const back = at.commit ? srcUrl(owner, repo.name, 'branch', at.branch, mode === '_edit' ? at.path : folder) : repoUrl(owner, repo.name)
@@ -261,7 +261,7 @@ async function fileForm(
 
 /** The delete form: what goes, the commit part. */
 async function deleteForm(deps: AppDeps, ctx: RepoContext, web: WebContext, at: EditAt, sha: string, values: CommitValues, error?: string, status = 200): Promise<Response> {
-  const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+  const repo = await pageRepo(deps, ctx)
   const owner = repo.owner.login
   const path = at.path.join('/')
   const fileUrl = srcUrl(owner, repo.name, 'branch', at.branch, at.path)
@@ -287,7 +287,7 @@ async function deleteForm(deps: AppDeps, ctx: RepoContext, web: WebContext, at: 
 
 /** The upload form: the folder, the files, the commit part. */
 async function uploadForm(deps: AppDeps, ctx: RepoContext, web: WebContext, at: EditAt, folder: string, values: CommitValues, error?: string, status = 200): Promise<Response> {
-  const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+  const repo = await pageRepo(deps, ctx)
   const owner = repo.owner.login
   const back = at.commit ? srcUrl(owner, repo.name, 'branch', at.branch, at.path) : repoUrl(owner, repo.name)
   return editorPage(
@@ -632,7 +632,7 @@ const isRevert = (value: string | undefined) => value === 'true' || value === 'o
  * goes onto which branch (other branches linked as targets), the commit part with Gitea's message.
  */
 async function pickForm(deps: AppDeps, ctx: RepoContext, web: WebContext, at: EditAt, commit: { id: string; message: string }, revert: boolean, values: CommitValues, error?: string, status = 200): Promise<Response> {
-  const [repo, branches, canCommit] = await Promise.all([repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode), branchNames(deps, ctx, PICK_BRANCHES), mayCommitTo(deps, ctx, at)])
+  const [repo, branches, canCommit] = await Promise.all([pageRepo(deps, ctx), branchNames(deps, ctx, PICK_BRANCHES), mayCommitTo(deps, ctx, at)])
   const owner = repo.owner.login
   const short = commit.id.slice(0, 10)
   const commitPage = `${repoUrl(owner, repo.name)}/commit/${commit.id}`
@@ -710,7 +710,7 @@ const NOT_EDITABLE: Record<'binary' | 'too-large' | 'long-lines' | 'other', stri
 
 /** The editor's refusal of a file it cannot edit, saying why (422), with the way to its raw form. */
 async function notEditable(deps: AppDeps, ctx: RepoContext, web: WebContext, at: EditAt, why: keyof typeof NOT_EDITABLE): Promise<Response> {
-  const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+  const repo = await pageRepo(deps, ctx)
   const owner = repo.owner.login
   return editorPage(
     web,

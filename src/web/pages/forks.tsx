@@ -5,14 +5,13 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import type { RepoContext } from '../../auth/repo-context'
-import { repoToApi } from '../../convert/repo'
 import { forkRepository, listForks } from '../../modules/forks/service'
 import { listMarkers } from '../../modules/stars/service'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { CsrfField, CsrfText, FormText, formRoute, Notices, Pager, pageNumber, pagesOf } from '../forms'
 import { repoUrl } from '../links'
-import { RepoHeader } from './repo-chrome'
+import { RepoHeader, pageRepo } from './repo-chrome'
 import { ownerAndNameFields } from './repo-actions'
 import { OwnerList } from './explore'
 import { ownerNames, RepoList } from './people'
@@ -29,7 +28,7 @@ type ForkValues = Partial<typeof ForkForm.static>
 
 /** A page of the repository: its header, a heading and what it lists. */
 async function repoListPage(deps: AppDeps, web: WebContext, ctx: RepoContext, title: string, body: Child, status = 200): Promise<Response> {
-  const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+  const repo = await pageRepo(deps, ctx)
   return htmlResponse(
     <Layout ctx={web} title={`${title} · ${repo.full_name}`}>
       <RepoHeader repo={repo} />

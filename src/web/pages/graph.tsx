@@ -4,7 +4,7 @@ import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
-import { repoToApi, type ApiRepo } from '../../convert/repo'
+import { type ApiRepo } from '../../convert/repo'
 import { commitsToApi, type ApiCommit } from '../../convert/commit'
 import { listBranchHeads } from '../../git/commits'
 import type { GraphRow } from '../../git/commit-graph'
@@ -16,7 +16,7 @@ import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { FormList, FormText, listOf, pagesOf } from '../forms'
 import { historyUrl, repoUrl, srcUrl } from '../links'
-import { RepoHeader } from './repo-chrome'
+import { RepoHeader, pageRepo } from './repo-chrome'
 import { CodeNav, Pager, When } from './code-nav'
 import { Author, commitUrl, shortSha, subjectOf } from './commits'
 
@@ -208,7 +208,7 @@ function GraphForm(props: { repo: ApiRepo; branches: string[]; selected: string[
  * reason and a 4xx, an empty repository an empty state.
  */
 async function graphPage(deps: AppDeps, ctx: RepoContext, web: WebContext, query: typeof GraphQuery.static): Promise<Response> {
-  const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+  const repo = await pageRepo(deps, ctx)
   const monochrome = (query.mode ?? '').trim().toLowerCase() === 'monochrome'
   const hidePullRefs = isTrue(query['hide-pr-refs'])
   const asked = listOf(query.branch)

@@ -18,7 +18,7 @@ import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { repoUrl, signInUrl } from '../links'
 import { signInRedirect } from '../errors'
-import { RepoHeader } from './repo-chrome'
+import { RepoHeader, pageRepo } from './repo-chrome'
 import { choicesOf, COMMENTS_PER_PAGE, loadConversation, MAX_CHOICES, projectsFor, type Conversation } from './conversation'
 import { ConversationView } from './timeline'
 import { conversationControls } from './issue-edit'
@@ -476,7 +476,7 @@ function NewIssueForm(props: { ctx: WebContext; repoCtx: RepoContext; labels: La
 
 /** The new issue page: the form with `values`, or the archived repository's refusal. */
 async function newIssuePage(deps: AppDeps, web: WebContext, ctx: RepoContext, values: (labels: LabelRow[]) => NewIssueValues, status = 200): Promise<Response> {
-  const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+  const repo = await pageRepo(deps, ctx)
   const choices = ctx.mode >= AccessMode.Write ? await choicesOf(deps, ctx) : { labels: [], milestones: [] }
   const base = repoUrl(repo.owner.login, repo.name)
   const form = values(choices.labels)
@@ -511,7 +511,7 @@ async function chooserPage(deps: AppDeps, web: WebContext, ctx: RepoContext): Pr
   const [{ templates, invalid }, { config, error }] = await Promise.all([issueTemplates(deps, ctx), issueConfig(deps, ctx)])
   const base = repoUrl(ctx.owner.name, ctx.repo.name)
   if (templates.length === 0 && config.contact_links.length === 0) return new Response(null, { status: 303, headers: { location: `${base}/issues/new` } })
-  const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+  const repo = await pageRepo(deps, ctx)
   return htmlResponse(
     <Layout ctx={web} title={`New issue · ${repo.full_name}`}>
       <RepoHeader repo={repo} />
@@ -650,7 +650,7 @@ export const issuePages = (deps: AppDeps) =>
         const row = await findIssue(deps, ctx.repo.id, indexOf(params.index))
         // Gitea's ViewIssue: a pull request's number under /issues goes to its page.
         if (row.isPull) return new Response(null, { status: 303, headers: { location: issuePageUrl(ctx.owner.name, ctx.repo.name, row.index, true) } })
-        const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+        const repo = await pageRepo(deps, ctx)
         const conv = await loadConversation(deps, ctx, row, query, deps.auth.clientAddress(request) ?? '')
         const url = issuePageUrl(repo.owner.login, repo.name, row.index, false)
         const controls = await conversationControls(deps, web, ctx, conv, url)

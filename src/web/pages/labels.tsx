@@ -5,7 +5,7 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
-import { repoToApi, type ApiRepo } from '../../convert/repo'
+import { type ApiRepo } from '../../convert/repo'
 import { toApiLabel, toApiMilestone, toApiOrgLabel, type ApiLabel, type ApiMilestone } from '../../convert/issue'
 import { pathNumber } from '../../lib/path-number'
 import { notFound } from '../../lib/errors'
@@ -16,7 +16,7 @@ import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { repoUrl } from '../links'
 import { ButtonForm, CsrfField, CsrfText, FormText, formRoute, type FormRequest, ListTable, type Notice, Notices, Pager, pageNumber, pagesOf, seeOther } from '../forms'
-import { RepoHeader } from './repo-chrome'
+import { RepoHeader, pageRepo } from './repo-chrome'
 import { renderAll } from './conversation'
 import { LabelChip, MarkdownBody, TimeAt } from './issue-parts'
 import { TrackerTabs } from './issues'
@@ -97,7 +97,7 @@ function LabelFields(props: { label?: ApiLabel; prefix: string }): Html {
 async function labelsPage(deps: AppDeps, ctx: RepoContext, web: WebContext, opts: { error?: string; status?: number } = {}): Promise<Response> {
   const first = { page: 1, limit: MAX_LABELS, offset: 0 }
   const [repo, own, org] = await Promise.all([
-    repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+    pageRepo(deps, ctx),
     listLabels(deps, { repoId: ctx.repo.id }, undefined, first),
     ctx.owner.type === 1 ? listLabels(deps, { orgId: ctx.owner.id }, undefined, first) : Promise.resolve(null),
   ])
@@ -204,7 +204,7 @@ async function milestonesPage(deps: AppDeps, ctx: RepoContext, web: WebContext, 
   const state = query.state === 'closed' ? 'closed' : 'open'
   const number = pageNumber(query.page)
   const [repo, found] = await Promise.all([
-    repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+    pageRepo(deps, ctx),
     listMilestones(deps, ctx.repo.id, { page: number, limit: MILESTONES_PER_PAGE, offset: (number - 1) * MILESTONES_PER_PAGE }, state),
   ])
   const records = found.rows.map(toApiMilestone)
@@ -283,7 +283,7 @@ async function milestoneFormPage(
   web: WebContext,
   opts: { milestone?: ApiMilestone; values?: MilestoneValues; error?: string; status?: number },
 ): Promise<Response> {
-  const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+  const repo = await pageRepo(deps, ctx)
   const m = opts.milestone
   const values = opts.values ?? { title: m?.title ?? '', content: m?.description ?? '', deadline: m?.due_on?.slice(0, 10) ?? '' }
   const action = m ? `${milestonesUrl(ctx)}/${m.id}/edit` : `${milestonesUrl(ctx)}/new`

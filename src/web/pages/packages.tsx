@@ -8,7 +8,6 @@ import type { RepoContext } from '../../auth/repo-context'
 import { AccessMode } from '../../auth/access'
 import { packageAccessMode } from '../../auth/package-access'
 import { linkedRepos, packagesToApi } from '../../convert/package'
-import { repoToApi } from '../../convert/repo'
 import {
   deletePackageVersion,
   getPackage,
@@ -31,7 +30,7 @@ import { htmlResponse, pageDetail, webContext, type WebContext } from '../contex
 import { ButtonForm, CsrfField, CsrfText, FormText, formRoute, type FormRequest, ListTable, Notices, Pager, pageNumber, pagesOf, seeOther } from '../forms'
 import { ownerUrl, repoUrl } from '../links'
 import { OwnerHeading, OwnerTabs } from './people'
-import { RepoHeader } from './repo-chrome'
+import { RepoHeader, pageRepo } from './repo-chrome'
 import { CodeNav, When } from './code-nav'
 import { sizeText } from './source'
 
@@ -531,7 +530,7 @@ export const packagePages = (deps: AppDeps) =>
 async function repoPackagesPage(deps: AppDeps, web: WebContext, ctx: RepoContext, query: typeof ListQuery.static): Promise<Response> {
   const n = pageNumber(query.page)
   const [repo, found] = await Promise.all([
-    repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+    pageRepo(deps, ctx),
     listLatestPackages(deps, { repoId: ctx.repo.id }, { type: query.type, q: query.q }, pageOfNumber(n)),
   ])
   return htmlResponse(

@@ -7,7 +7,6 @@ import { AccessMode } from '../../auth/access'
 import type { Caller, UserRow } from '../../auth/caller'
 import type { RepoContext } from '../../auth/repo-context'
 import { packageAccessMode } from '../../auth/package-access'
-import { repoToApi } from '../../convert/repo'
 import { repositories, type IssueRow, type ProjectColumnRow, type ProjectRow } from '../../db/schema'
 import { inJsonList } from '../../db/sql'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
@@ -42,7 +41,7 @@ import { htmlResponse, pageDetail, webContext, type WebContext } from '../contex
 import { projectsUrl, repoUrl } from '../links'
 import { issuePageUrl } from './issue-parts'
 import { ButtonForm, CsrfField, CsrfText, formAction, FormText, formRoute, Notices, Pager, pageNumber, pagesOf, seeOther } from '../forms'
-import { RepoHeader } from './repo-chrome'
+import { RepoHeader, pageRepo } from './repo-chrome'
 import { CodeNav } from './code-nav'
 import { OwnerHeading } from './people'
 
@@ -105,7 +104,7 @@ function repoScope(deps: AppDeps, request: Request, ctx: RepoContext): Scope {
     writer: !!ctx.caller.user && ctx.mode >= AccessMode.Write && !ctx.repo.isArchived,
     repo: ctx,
     frame: async (title, body, status = 200) => {
-      const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+      const repo = await pageRepo(deps, ctx)
       return htmlResponse(
         <Layout ctx={web} title={`${title} · ${repo.full_name}`}>
           <RepoHeader repo={repo} />

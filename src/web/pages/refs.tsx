@@ -4,7 +4,7 @@ import { trustedHtml, type Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
-import { repoToApi, type ApiRepo } from '../../convert/repo'
+import { type ApiRepo } from '../../convert/repo'
 import { releasesToApi, type ApiRelease } from '../../convert/release'
 import type { ReleaseRow } from '../../db/schema'
 import { ApiError } from '../../lib/errors'
@@ -20,7 +20,7 @@ import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { errorPage } from '../errors'
 import { refPath, repoUrl, srcUrl } from '../links'
-import { RepoHeader } from './repo-chrome'
+import { RepoHeader, pageRepo } from './repo-chrome'
 import { CodeNav, Pager, When } from './code-nav'
 import { CsrfText, FormCheck, FormText, formRoute, Notices, pagesOf, seeOther, ticked } from '../forms'
 import { AccessMode } from '../../auth/access'
@@ -154,7 +154,7 @@ interface RefList<T> {
 /** A page of a list of refs, with its count, notices (or a refused form's message) and paging. */
 async function refListPage<T>(deps: AppDeps, web: WebContext, ctx: RepoContext, spec: RefList<T>, pageNo: number | undefined, refused?: Refusal): Promise<Response> {
   const page = pageOf({ page: pageNo, limit: REFS_PER_PAGE })
-  const [repo, found] = await Promise.all([repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode), spec.list(page)])
+  const [repo, found] = await Promise.all([pageRepo(deps, ctx), spec.list(page)])
   const base = repoUrl(repo.owner.login, repo.name)
   const writable = refsWritable(ctx)
   return refsPage(
@@ -366,7 +366,7 @@ export const refPages = (deps: AppDeps) =>
       async ({ request, query, repo: ctx }) => {
         const web = webContext(deps.config, request, ctx.caller)
         const page = pageOf({ page: query.page, limit: RELEASES_PER_PAGE })
-        const [repo, found] = await Promise.all([repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode), listReleases(deps, ctx, page, {})])
+        const [repo, found] = await Promise.all([pageRepo(deps, ctx), listReleases(deps, ctx, page, {})])
         const shown = await releaseRecords(deps, ctx, found.rows, deps.auth.clientAddress(request) ?? '')
         return refsPage(
           web,
@@ -408,7 +408,7 @@ export const refPages = (deps: AppDeps) =>
           if (e instanceof ApiError && e.status === 404) return errorPage(404, e.message, web)
           throw e
         }
-        const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+        const repo = await pageRepo(deps, ctx)
         const [shown] = await releaseRecords(deps, ctx, [row], deps.auth.clientAddress(request) ?? '')
         return refsPage(web, repo, 'releases', shown!.release.name || tag, <ReleaseView repo={repo} release={shown!.release} notes={shown!.notes} heading="h1" editable={releaseWriter(ctx)} />)
       },

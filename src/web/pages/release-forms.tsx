@@ -3,7 +3,6 @@ import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
-import { repoToApi } from '../../convert/repo'
 import type { AttachmentRow, ReleaseRow } from '../../db/schema'
 import { MAX_TEXT, MAX_TITLE } from '../../lib/validate'
 import { refNameOf, RepoWildcardParams } from '../../modules/files/model'
@@ -17,7 +16,7 @@ import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { CsrfField, CsrfText, FormCheck, FormText, formFiles, formRoute, Notices, seeOther, ticked } from '../forms'
 import { repoUrl } from '../links'
-import { RepoHeader } from './repo-chrome'
+import { RepoHeader, pageRepo } from './repo-chrome'
 import { CodeNav } from './code-nav'
 
 /** Branches the target choice lists at most (a release's target is usually the default branch). */
@@ -54,7 +53,7 @@ async function releaseFormPage(
   const { release } = opts
   const v: ReleaseValues = opts.values ?? (release ? { title: release.title, content: release.note, prerelease: release.isPrerelease ? 'on' : undefined } : {})
   const [repo, branches, assets] = await Promise.all([
-    repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode),
+    pageRepo(deps, ctx),
     release ? null : branchHeads(deps, ctx, { page: 1, limit: MAX_TARGETS, offset: 0 }),
     release ? listAssets(deps, ctx, String(release.id), null) : null,
   ])

@@ -4,7 +4,7 @@ import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
-import { repoToApi, type ApiRepo } from '../../convert/repo'
+import { type ApiRepo } from '../../convert/repo'
 import { ACTIVITY_PERIODS, isActivityPeriod, periodStart, repoActivity, type ActivityItem, type ActivityList, type ActivityPeriod } from '../../modules/activities/repo-activity'
 import type { CodeActivity } from '../../git/code-activity'
 import { isoTime } from '../../lib/time'
@@ -12,7 +12,7 @@ import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext } from '../context'
 import { errorPage } from '../errors'
 import { refPath, repoUrl } from '../links'
-import { RepoHeader } from './repo-chrome'
+import { RepoHeader, pageRepo } from './repo-chrome'
 import { CodeNav, When } from './code-nav'
 import { issuePageUrl, UserLink } from './issue-parts'
 
@@ -40,7 +40,7 @@ export const repoActivityPages = (deps: AppDeps) => {
     if (!isActivityPeriod(period)) return errorPage(404, 'no such period', web)
     const now = new Date()
     const activity = await repoActivity(deps, ctx, Math.floor(periodStart(period, now).getTime() / 1000), Math.floor(now.getTime() / 1000))
-    const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+    const repo = await pageRepo(deps, ctx)
     const { mergedPulls, openedPulls, closedIssues, newIssues } = activity
     return htmlResponse(
       <Layout ctx={web} title={`Activity · ${repo.full_name}`}>

@@ -1,11 +1,34 @@
 /** @jsxImportSource warren-jsx */
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
-import type { ApiRepo } from '../../convert/repo'
+import { repoToApi, type ApiRepo } from '../../convert/repo'
+import type { AppDeps } from '../../deps'
+import { AccessMode, type RepoUnitKey } from '../../auth/access'
+import { modeIn, type RepoContext } from '../../auth/repo-context'
 import { ownerUrl, repoUrl, searchUrl, srcUrl } from '../links'
 import { MAX_GREP_QUERY } from '../../git/grep'
 import type { SourceAt } from '../source-data'
 import type { WebContext } from '../context'
 import { CreateRefForm } from './ref-forms'
+
+/**
+ * The repository's record as its pages show it (the API's converter): a unit the caller's teams
+ * give them none of shows as off, so no tab or link of the page leads to its 404 (per-unit team
+ * permissions; the pipeline still decides every request).
+ */
+export async function pageRepo(deps: AppDeps, ctx: RepoContext): Promise<ApiRepo> {
+  const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+  if (!ctx.access?.units) return repo
+  const reads = (unit: RepoUnitKey) => modeIn(ctx, unit) >= AccessMode.Read
+  return {
+    ...repo,
+    has_issues: repo.has_issues && reads('repo.issues'),
+    has_pull_requests: repo.has_pull_requests && reads('repo.pulls'),
+    has_wiki: repo.has_wiki && reads('repo.wiki'),
+    has_releases: repo.has_releases && reads('repo.releases'),
+    has_projects: repo.has_projects && reads('repo.projects'),
+    has_packages: repo.has_packages && reads('repo.packages'),
+  }
+}
 
 /**
  * The top of every repository page: its name, description, topics and counts, the code search box

@@ -6,7 +6,6 @@ import { pipeline } from '../../auth/pipeline'
 import { findRepoByName, type RepoContext } from '../../auth/repo-context'
 import { AccessMode } from '../../auth/access'
 import type { Caller, UserRow } from '../../auth/caller'
-import { repoToApi } from '../../convert/repo'
 import { ApiError } from '../../lib/errors'
 import { normaliseTreePath } from '../../git/blob'
 import { wildcardOf } from '../../modules/files/model'
@@ -17,7 +16,7 @@ import { Notices } from '../forms'
 import { htmlResponse, pageDetail, webContext } from '../context'
 import { errorPage } from '../errors'
 import { branchNames, defaultSource, fileAt, folderEntries, homeSource, resolveSource, type SourceAt, type SourceKind } from '../source-data'
-import { Breadcrumb, BranchSwitcher, CloneUrls, RepoHeader } from './repo-chrome'
+import { Breadcrumb, BranchSwitcher, CloneUrls, RepoHeader, pageRepo } from './repo-chrome'
 import { refsWritable } from './ref-forms'
 import { FileView, FolderList } from './source'
 import { repoActions } from './repo-actions'
@@ -106,7 +105,7 @@ export const repoPages = (deps: AppDeps) =>
         const feed = feedAsked(request)
         if (feed) return await repoFeed(deps, ctx, undefined, feed)
         const web = webContext(deps.config, request, ctx.caller)
-        const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+        const repo = await pageRepo(deps, ctx)
         const { at, branches } = await homeSource(deps, ctx, MAX_SWITCHER_BRANCHES)
         const [folder, latest] = at ? await Promise.all([folderEntries(deps, ctx, at, MAX_FOLDER_ENTRIES), latestCommitOf(deps, ctx, at.commit)]) : [null, null]
         const readme = at && folder ? await readmeOf(deps, ctx, at, folder.entries.map((e) => e.path), deps.auth.clientAddress(request) ?? '') : null
@@ -159,7 +158,7 @@ export const repoPages = (deps: AppDeps) =>
         const web = webContext(deps.config, request, ctx.caller)
         const at = await sourceAtOf(deps, ctx, params)
         if (!at) return errorPage(404, 'no such ref', web)
-        const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+        const repo = await pageRepo(deps, ctx)
         const folder = await folderEntries(deps, ctx, at, MAX_FOLDER_ENTRIES)
         const file = folder ? null : await fileAt(deps, ctx, at, deps.config.webMaxFileView, { lfs: true })
         if (!folder && !file) return errorPage(404, 'no such path', web)

@@ -4,7 +4,7 @@ import { trustedHtml, type Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
-import { repoToApi, type ApiRepo } from '../../convert/repo'
+import { type ApiRepo } from '../../convert/repo'
 import { ApiError } from '../../lib/errors'
 import { pageOf } from '../../lib/pagination'
 import { renderMarkdownAll } from '../../modules/markdown/service'
@@ -17,7 +17,7 @@ import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { errorPage } from '../errors'
 import { repoUrl } from '../links'
-import { RepoHeader } from './repo-chrome'
+import { RepoHeader, pageRepo } from './repo-chrome'
 import { CodeNav, Pager, When } from './code-nav'
 import { CsrfText, FormText, formRoute, pagesOf } from '../forms'
 import { CsrfField, multiline } from './issue-parts'
@@ -164,7 +164,7 @@ export const wikiPages = (deps: AppDeps) =>
       '/:owner/:repo/wiki',
       async ({ request, query, repo: ctx }) => {
         const web = webContext(deps.config, request, ctx.caller)
-        const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+        const repo = await pageRepo(deps, ctx)
         if (query.action === '_new') return pageForm(web, ctx, repo, 'New page', `${repoUrl(repo.owner.login, repo.name)}/wiki?action=_new`, { title: '', content: '' })
         if (!(await wikiExists(deps, ctx))) return wikiFrame(web, repo, 'Wiki', <p class="notice muted">This wiki has no pages yet.</p>)
         return await pageView(deps, ctx, request, web, repo, 'Home')
@@ -185,7 +185,7 @@ export const wikiPages = (deps: AppDeps) =>
       async ({ request, query, repo: ctx }) => {
         const web = webContext(deps.config, request, ctx.caller)
         const page = pageOf({ page: query.page, limit: PAGES_PER_PAGE })
-        const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+        const repo = await pageRepo(deps, ctx)
         let found
         try {
           found = await listPages(deps, ctx, page)
@@ -225,7 +225,7 @@ export const wikiPages = (deps: AppDeps) =>
       '/:owner/:repo/wiki/:page',
       async ({ request, query, repo: ctx }) => {
         const web = webContext(deps.config, request, ctx.caller)
-        const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
+        const repo = await pageRepo(deps, ctx)
         const webPath = pageNameOf(request)
         if (query.action !== '_edit') return await pageView(deps, ctx, request, web, repo, webPath)
         const page = await pageOrMissing(deps, ctx, web, webPath)
