@@ -270,7 +270,8 @@ export const commitPages = (deps: AppDeps) =>
             <article class="box commit">
               <header>
                 <h2 class="commit-subject">
-                  {subject} <ChecksIcon checks={checks.get(found.id)} href="#checks" />
+                  {subject}
+                  {checks.get(found.id)?.state ? <> <ChecksIcon checks={checks.get(found.id)} href="#checks" /></> : null}
                 </h2>
               </header>
               {rest ? <pre class="commit-message">{rest}</pre> : null}
