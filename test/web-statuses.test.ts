@@ -89,7 +89,7 @@ describe('commit statuses on the web pages', () => {
     expect((await page(`/alice/ci/pulls/${prIndex}`)).html).toContain('Some checks are pending')
   })
 
-  test("commit lists, the commit page and the home's latest commit: the combined state with its words", async () => {
+  test("commit lists, the commit page, the home's latest commit and the branch list: the combined state with its words", async () => {
     const history = await page('/alice/ci/commits/branch/main')
     expect(history.status).toBe(200)
     expect(history.html).toContain(`href="/alice/ci/commit/${mainSha}#checks"`)
@@ -109,6 +109,12 @@ describe('commit statuses on the web pages', () => {
     expect(home.status).toBe(200)
     expect(home.html).toContain('class="box notice latest-commit"')
     expect(home.html).toContain('aria-label="Checks: All checks were successful: ci/build success"')
+    // The branch list: each branch's head commit's state.
+    const branches = await page('/alice/ci/branches')
+    expect(branches.status).toBe(200)
+    expect(branches.html).toContain(`href="/alice/ci/commit/${mainSha}#checks"`)
+    expect(branches.html).toContain(`href="/alice/ci/commit/${headSha}#checks"`)
+    expect(branches.html).toContain('class="check-mark check-pending"')
   })
 
   test("a private repository's checks are its readers' alone", async () => {

@@ -31,6 +31,9 @@ import { createBranch, deleteBranch, deletedBranch, latestDeletion, renameBranch
 import { createTag, deleteTag } from '../../modules/tags/service'
 import { resolveSource, type SourceKind } from '../source-data'
 import { BranchForms, refsWritable, RestoreBranchForm, TagForms } from './ref-forms'
+import { checksOf, ChecksIcon } from './commit-checks'
+import { commitUrl } from './commits'
+import type { CommitChecks } from '../../convert/status'
 
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 const TagParams = RepoWildcardParams
@@ -142,19 +145,22 @@ interface Refusal {
 }
 
 /** What a list of refs shows: its tab and title, its listing, each row (for writers with its forms). */
-interface RefList<T> {
+interface RefList<T, X = undefined> {
   current: 'branches' | 'tags'
   title: string
   list: (page: Page) => Promise<Paged<T>>
-  row: (item: T, repo: ApiRepo, base: string, writable: boolean) => Html
+  /** What the page's rows need read together (the branches' checks), once for the page. */
+  extra?: (rows: T[]) => Promise<X>
+  row: (item: T, repo: ApiRepo, base: string, writable: boolean, extra: X | undefined) => Html
   /** Shown above the list (a deletion's restore offer). */
   above?: Html
 }
 
 /** A page of a list of refs, with its count, notices (or a refused form's message) and paging. */
-async function refListPage<T>(deps: AppDeps, web: WebContext, ctx: RepoContext, spec: RefList<T>, pageNo: number | undefined, refused?: Refusal): Promise<Response> {
+async function refListPage<T, X = undefined>(deps: AppDeps, web: WebContext, ctx: RepoContext, spec: RefList<T, X>, pageNo: number | undefined, refused?: Refusal): Promise<Response> {
   const page = pageOf({ page: pageNo, limit: REFS_PER_PAGE })
   const [repo, found] = await Promise.all([pageRepo(deps, ctx), spec.list(page)])
+  const extra = spec.extra ? await spec.extra(found.rows) : undefined
   const base = repoUrl(repo.owner.login, repo.name)
   const writable = refsWritable(ctx)
   return refsPage(
@@ -169,7 +175,7 @@ async function refListPage<T>(deps: AppDeps, web: WebContext, ctx: RepoContext, 
       <Notices ctx={web} error={refused?.error} />
       {spec.above ?? null}
       {found.total === 0 ? <p class="notice muted">This repository has no {spec.current} yet.</p> : null}
-      <ul class="box entries">{found.rows.map((item) => <li>{spec.row(item, repo, base, writable)}</li>)}</ul>
+      <ul class="box entries">{found.rows.map((item) => <li>{spec.row(item, repo, base, writable, extra)}</li>)}</ul>
       <Pager path={web.path} page={page.page} pages={pagesOf(found.total, page.limit)} />
     </>,
     refused?.status,
@@ -178,21 +184,24 @@ async function refListPage<T>(deps: AppDeps, web: WebContext, ctx: RepoContext, 
 
 /** `/{o}/{r}/branches`: a page of branches; for writers each with its forms (ref-forms.tsx). */
 const branchesPage = (deps: AppDeps, web: WebContext, ctx: RepoContext, pageNo: number | undefined, refused?: Refusal, deleted?: DeletedBranch | null) =>
-  refListPage<BranchHead>(
+  refListPage<BranchHead, Map<string, CommitChecks>>(
     deps,
     web,
     ctx,
     {
       current: 'branches',
       title: 'Branches',
+      // Each branch's head commit's checks, read for the page at once.
+      extra: (rows) => checksOf(deps, ctx, rows.map((b) => b.id)),
       above: deleted && refsWritable(ctx) ? <RestoreBranchForm web={web} base={repoUrl(ctx.owner.name, ctx.repo.name)} deleted={deleted} /> : undefined,
       list: (page) => branchHeads(deps, ctx, page),
-      row: (b, repo, base, writable) => (
+      row: (b, repo, base, writable, checks) => (
         <>
           <a href={srcUrl(repo.owner.login, repo.name, 'branch', b.name)}>{b.name}</a>
           {b.name === repo.default_branch ? <span class="label">default</span> : null}
           <div class="muted">
-            {subjectOf(b.message)} · {b.authorName} · <When iso={b.committerDate} /> · <a href={`${base}/commits/branch/${refPath(b.name)}`}>Commits</a>
+            {subjectOf(b.message)}
+            {checks?.get(b.id)?.state ? <> <ChecksIcon checks={checks.get(b.id)} href={`${commitUrl(repo, b.id)}#checks`} /></> : null} · {b.authorName} · <When iso={b.committerDate} /> · <a href={`${base}/commits/branch/${refPath(b.name)}`}>Commits</a>
             {b.name !== repo.default_branch ? (
               <>
                 {' · '}
