@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { lfsMetaObjects } from '../../db/schema'
+import { inJsonList } from '../../db/sql'
 import { nowUnix } from '../../lib/time'
 import { lfsError, lfsJson, type LfsTarget } from './access'
 import { holds, objectStream, OID, receiveObject, withObject } from './store'
@@ -25,6 +26,13 @@ export const validPointer = (p: Pointer) => typeof p.oid === 'string' && OID.tes
 export async function metaObject(deps: AppDeps, repoId: number, oid: string) {
   const [row] = await deps.db.select().from(lfsMetaObjects).where(and(eq(lfsMetaObjects.repoId, repoId), eq(lfsMetaObjects.oid, oid))).limit(1)
   return row
+}
+
+/** The repository's meta objects of `oids`, by oid, in one query (a batch names up to MAX_BATCH_OBJECTS). */
+async function metaObjectsOf(deps: AppDeps, repoId: number, oids: string[]) {
+  if (oids.length === 0) return new Map<string, typeof lfsMetaObjects.$inferSelect>()
+  const rows = await deps.db.select().from(lfsMetaObjects).where(and(eq(lfsMetaObjects.repoId, repoId), inJsonList(lfsMetaObjects.oid, [...new Set(oids)])))
+  return new Map(rows.map((row) => [row.oid, row]))
 }
 
 /** Where the repository's LFS endpoints are, by its current names. */
@@ -52,6 +60,7 @@ export async function batch(deps: AppDeps, target: LfsTarget, operation: 'upload
     return Object.keys(all).length ? { href, header: all } : { href }
   }
   const max = deps.config.lfsMaxFileSize
+  const metas = await metaObjectsOf(deps, target.repo.id, objects.filter(validPointer).map((p) => p.oid))
   const answers = []
   for (const p of objects) {
     const pointer = { oid: p.oid, size: p.size }
@@ -59,7 +68,7 @@ export async function batch(deps: AppDeps, target: LfsTarget, operation: 'upload
       answers.push({ ...pointer, error: { code: 422, message: 'Oid or size are invalid' } })
       continue
     }
-    const meta = await metaObject(deps, target.repo.id, p.oid)
+    const meta = metas.get(p.oid)
     if (meta && meta.size !== p.size) {
       answers.push({ ...pointer, error: { code: 422, message: `Object ${p.oid} is not ${p.size} bytes` } })
       continue
