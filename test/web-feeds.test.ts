@@ -157,6 +157,9 @@ test('a feed reader asking the profile, an organisation or a repository for a fe
     expect(got.status).toBe(200)
     expect(got.type).toBe(`application/${format}+xml;charset=utf-8`)
     expectWellFormed(got.text, format === 'rss' ? 'rss' : 'feed')
+    // The channel was published when its newest item was (items come newest first): the same
+    // items make the same document, whenever it is asked for.
+    if (format === 'rss') expect(texts(got.text, 'pubDate')[0]).toBe(texts(got.text, 'pubDate')[1]!)
     // The same items as the feed address's, bar the time the document was made.
     const strip = (xml: string) => xml.replace(/<(lastBuildDate|updated)>[^<]*</g, '<$1><')
     expect(strip(got.text)).toBe(strip((await feed(`${path}.${format}`)).text))

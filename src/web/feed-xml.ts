@@ -54,6 +54,11 @@ function atomDate(iso: string): string {
   return Number.isNaN(d.getTime()) ? new Date(0).toISOString() : d.toISOString().replace(/\.\d{3}Z$/, 'Z')
 }
 
+/** The newest item's time; `now` for a feed without items. */
+function latest(feed: Feed, now: string): string {
+  return feed.items.reduce((newest, item) => (item.created > newest ? item.created : newest), feed.items.length ? feed.items[0]!.created : now)
+}
+
 function rss(feed: Feed, now: string): string {
   const items = feed.items.map((item) =>
     [
@@ -75,7 +80,8 @@ function rss(feed: Feed, now: string): string {
     element('title', feed.title),
     element('link', feed.link),
     element('description', feed.description),
-    element('pubDate', rssDate(now)),
+    // The channel's content was published when its newest item was: the same document for the same items.
+    element('pubDate', rssDate(latest(feed, now))),
     ...items,
     '</channel>',
     '</rss>',
@@ -83,7 +89,7 @@ function rss(feed: Feed, now: string): string {
 }
 
 function atom(feed: Feed, now: string): string {
-  const updated = feed.items.reduce((latest, item) => (item.created > latest ? item.created : latest), feed.items.length ? feed.items[0]!.created : now)
+  const updated = latest(feed, now)
   const entries = feed.items.map((item) =>
     [
       '<entry>',
