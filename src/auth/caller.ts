@@ -77,6 +77,12 @@ export class Auth {
   private readonly tokenLookup
   /** Tokens found since the database last changed (findToken), by hash. */
   private readonly tokensFound: PageCache<{ user: UserRow; scope: string }>
+  /**
+   * The hashes of the personal token secrets last found (a client sends the same secret with each
+   * request: its SHA-256 was a twentieth of a token point read). Only secrets that named a token
+   * when they were hashed go in; a secret whose token is gone since finds nothing by its hash.
+   */
+  private readonly tokenHashes = new Map<string, string>()
   private readonly oauth2TokenLookup
   private readonly userByLowerName
   private readonly userByEmail
@@ -245,10 +251,18 @@ export class Auth {
       if (!this.config.oauth2Enabled) return undefined
       return (await this.oauth2TokenLookup.execute({ hash: hashToken(secret), now: nowUnix() }))[0]
     }
-    if (!/^[0-9a-f]{40}$/i.test(secret)) return undefined
-    const hash = hashToken(secret.toLowerCase())
+    let hash = this.tokenHashes.get(secret)
+    if (hash === undefined) {
+      if (!/^[0-9a-f]{40}$/i.test(secret)) return undefined
+      hash = hashToken(secret.toLowerCase())
+    }
     const found = await this.tokensFound.getOrRead(hash, async () => (await this.tokenLookup.execute({ hash }))[0])
-    return found && { user: { ...found.user }, scope: found.scope }
+    if (!found) return undefined
+    if (!this.tokenHashes.has(secret)) {
+      if (this.tokenHashes.size >= TOKENS_KEPT) this.tokenHashes.clear()
+      this.tokenHashes.set(secret, hash)
+    }
+    return { user: { ...found.user }, scope: found.scope }
   }
 
   /**

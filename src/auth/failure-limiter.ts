@@ -56,8 +56,10 @@ export class FailureLimiter {
   lockedFor(key: string): number {
     if (this.limit <= 0) return 0
     const entry = this.entries.get(key)
+    // The clock is read only for a key at its limit (every good request asks: most have no entry).
+    if (!entry || entry.count < this.limit) return 0
     const now = this.now()
-    if (!entry || entry.resetAt <= now || entry.count < this.limit) return 0
+    if (entry.resetAt <= now) return 0
     return Math.max(1, Math.ceil((entry.resetAt - now) / 1000))
   }
 
