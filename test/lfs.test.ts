@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
 import { eq } from 'drizzle-orm'
@@ -218,6 +218,27 @@ describe('who may download and upload', () => {
     const bytes = randomBytes(MAX + 1)
     expect((await lfs('PUT', 'alice/big', `objects/${oidOf(bytes)}/${MAX + 1}`, { who: alice, raw: bytes })).status).toBe(413)
     expect(existsSync(objectPath(s.deps, oidOf(bytes)))).toBe(false)
+  })
+
+  test("a batch of many objects: each answered by the repository's record and the store's file (one gone from the store is asked for again)", async () => {
+    const blobs = Array.from({ length: 40 }, (_, i) => randomBytes(200 + i))
+    for (const b of blobs) expect((await lfs('PUT', 'alice/big', `objects/${oidOf(b)}/${b.length}`, { who: alice, raw: b })).status).toBe(200)
+    const objects = blobs.map((b) => ({ oid: oidOf(b), size: b.length }))
+    // Two files lost from the store (a disk restored from an old backup): their rows remain.
+    const lost = [objects[3]!, objects[37]!]
+    for (const o of lost) renameSync(objectPath(s.deps, o.oid), `${objectPath(s.deps, o.oid)}.away`)
+    try {
+      const down = await lfs('POST', 'alice/big', 'objects/batch', { who: alice, body: { operation: 'download', objects } })
+      expect(down.status).toBe(200)
+      expect(down.json.objects.map((o: any) => (o.actions ? 'download' : o.error.code))).toEqual(objects.map((o) => (lost.includes(o) ? 404 : 'download')))
+      const up = await lfs('POST', 'alice/big', 'objects/batch', { who: alice, body: { operation: 'upload', objects } })
+      expect(up.json.objects.map((o: any) => (o.actions ? 'upload' : 'held'))).toEqual(objects.map((o) => (lost.includes(o) ? 'upload' : 'held')))
+      expect((await lfs('POST', 'alice/big', 'verify', { who: alice, body: lost[0] })).status).toBe(404)
+      expect((await lfs('GET', 'alice/big', `objects/${lost[0]!.oid}`, { who: alice })).status).toBe(404)
+    } finally {
+      for (const o of lost) renameSync(`${objectPath(s.deps, o.oid)}.away`, objectPath(s.deps, o.oid))
+    }
+    expect((await lfs('POST', 'alice/big', 'verify', { who: alice, body: lost[0] })).status).toBe(200)
   })
 
   test('off unless WARREN_LFS_START_SERVER: 404', async () => {

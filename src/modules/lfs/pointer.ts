@@ -28,5 +28,5 @@ export async function storedObjectOf(deps: AppDeps, repo: Pick<RepoRow, 'id'>, b
   const pointer = parsePointer(blob)
   if (!pointer) return null
   const meta = await metaObject(deps, repo.id, pointer.oid)
-  return meta && meta.size === pointer.size && holds(deps, pointer.oid, pointer.size) ? pointer : null
+  return meta && meta.size === pointer.size && (await holds(deps, pointer.oid, pointer.size)) ? pointer : null
 }

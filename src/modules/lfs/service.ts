@@ -5,7 +5,7 @@ import { lfsMetaObjects } from '../../db/schema'
 import { inJsonList } from '../../db/sql'
 import { nowUnix } from '../../lib/time'
 import { lfsError, lfsJson, type LfsTarget } from './access'
-import { holds, objectStream, OID, receiveObject, withObject } from './store'
+import { heldOf, holds, objectStream, OID, receiveObject, withObject } from './store'
 
 /*
  * The Git LFS batch API and basic transfer (Gitea's services/lfs/server.go), for one repository
@@ -61,6 +61,8 @@ export async function batch(deps: AppDeps, target: LfsTarget, operation: 'upload
   }
   const max = deps.config.lfsMaxFileSize
   const metas = await metaObjectsOf(deps, target.repo.id, objects.filter(validPointer).map((p) => p.oid))
+  // Only an object the repository has can be stored for it.
+  const held = await heldOf(deps, objects.filter((p) => validPointer(p) && metas.get(p.oid)?.size === p.size))
   const answers = []
   for (const p of objects) {
     const pointer = { oid: p.oid, size: p.size }
@@ -73,7 +75,7 @@ export async function batch(deps: AppDeps, target: LfsTarget, operation: 'upload
       answers.push({ ...pointer, error: { code: 422, message: `Object ${p.oid} is not ${p.size} bytes` } })
       continue
     }
-    const stored = holds(deps, p.oid, p.size)
+    const stored = held.has(p.oid)
     if (operation === 'download') {
       answers.push(meta && stored ? { ...pointer, actions: { download: action(`${base}/objects/${p.oid}`) } } : { ...pointer, error: { code: 404, message: 'Not Found' } })
     } else if (meta && stored) {
@@ -129,7 +131,7 @@ export async function upload(deps: AppDeps, target: LfsTarget, oid: string, size
 export async function verify(deps: AppDeps, target: LfsTarget, p: Pointer): Promise<Response> {
   if (!validPointer(p)) return lfsError(deps, 422, 'Oid or size are invalid')
   const meta = await metaObject(deps, target.repo.id, p.oid)
-  if (!meta || meta.size !== p.size || !holds(deps, p.oid, p.size)) return lfsError(deps, 404, 'Not Found')
+  if (!meta || meta.size !== p.size || !(await holds(deps, p.oid, p.size))) return lfsError(deps, 404, 'Not Found')
   return lfsJson({ message: 'OK' })
 }
 
@@ -137,7 +139,7 @@ export async function verify(deps: AppDeps, target: LfsTarget, p: Pointer): Prom
  * The object's bytes as an answer, `Range: bytes=a-b` as Gitea reads it (206 with Content-Range; a
  * start past the end 416), or null when the store lacks it.
  */
-export function objectResponse(deps: AppDeps, oid: string, size: number, range: string | null, headers: Record<string, string> = {}): Response | null {
+export async function objectResponse(deps: AppDeps, oid: string, size: number, range: string | null, headers: Record<string, string> = {}): Promise<Response | null> {
   let from = 0
   let to = size - 1
   let status = 200
@@ -154,7 +156,7 @@ export function objectResponse(deps: AppDeps, oid: string, size: number, range: 
     all['Content-Range'] = `bytes ${from}-${to}/${size}`
     all['Access-Control-Expose-Headers'] = 'Content-Range'
   }
-  const stream = size === 0 ? new Blob([]).stream() : objectStream(deps, oid, from, to)
+  const stream = size === 0 ? new Blob([]).stream() : await objectStream(deps, oid, from, to)
   if (!stream) return null
   all['Content-Length'] = String(size === 0 ? 0 : to + 1 - from)
   return new Response(stream, { status, headers: all })
@@ -164,5 +166,5 @@ export function objectResponse(deps: AppDeps, oid: string, size: number, range: 
 export async function download(deps: AppDeps, target: LfsTarget, oid: string, range: string | null): Promise<Response> {
   if (!OID.test(oid)) return lfsError(deps, 422, 'Oid or size are invalid')
   const meta = await metaObject(deps, target.repo.id, oid)
-  return (meta && objectResponse(deps, oid, meta.size, range)) || lfsError(deps, 404, 'Not Found')
+  return (meta && (await objectResponse(deps, oid, meta.size, range))) || lfsError(deps, 404, 'Not Found')
 }

@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync, statSync } from 'node:fs'
+import { mkdirSync, rmSync } from 'node:fs'
+import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
@@ -29,14 +30,31 @@ const tmpOf = (deps: AppDeps) => join(rootOf(deps), 'tmp')
 /** The file of the object `oid`. */
 export const objectPath = (deps: AppDeps, oid: string) => join(rootOf(deps), oid.slice(0, 2), oid.slice(2, 4), oid.slice(4))
 
-/** The object's size on disk, or null when the store lacks it. */
-export function storedSize(deps: AppDeps, oid: string): number | null {
-  const stat = statSync(objectPath(deps, oid), { throwIfNoEntry: false })
-  return stat?.isFile() ? stat.size : null
+/** The object's size on disk, or null when the store lacks it (read off the event loop). */
+export async function storedSize(deps: AppDeps, oid: string): Promise<number | null> {
+  try {
+    const found = await stat(objectPath(deps, oid))
+    return found.isFile() ? found.size : null
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null
+    throw e
+  }
 }
 
 /** Whether the store holds `oid` whole at `size` bytes. */
-export const holds = (deps: AppDeps, oid: string, size: number) => storedSize(deps, oid) === size
+export const holds = async (deps: AppDeps, oid: string, size: number) => (await storedSize(deps, oid)) === size
+
+/** Objects whose files a batch looks at together (a batch names up to 1,000). */
+const STATS_AT_ONCE = 32
+
+/** Which of `oids` the store holds whole at their sizes: STATS_AT_ONCE files looked at together. */
+export async function heldOf(deps: AppDeps, objects: { oid: string; size: number }[]): Promise<Set<string>> {
+  const held = new Set<string>()
+  for (const some of batchesOf(objects, STATS_AT_ONCE))
+    for (const [i, size] of (await Promise.all(some.map((o) => storedSize(deps, o.oid)))).entries()) if (size === some[i]!.size) held.add(some[i]!.oid)
+  return held
+}
 
 const inTurn = oneAtATime<string>()
 
@@ -99,9 +117,9 @@ export async function receiveObject(
 /**
  * Bytes `from`..`to` (inclusive) of a stored object, streamed from disk; null when the store lacks it.
  */
-export function objectStream(deps: AppDeps, oid: string, from: number, to: number): ReadableStream<Uint8Array> | null {
+export async function objectStream(deps: AppDeps, oid: string, from: number, to: number): Promise<ReadableStream<Uint8Array> | null> {
   const path = objectPath(deps, oid)
-  if (storedSize(deps, oid) === null) return null
+  if ((await storedSize(deps, oid)) === null) return null
   return Bun.file(path).slice(from, to + 1).stream()
 }
 
