@@ -4,7 +4,7 @@ import { comments, issues } from '../db/schema'
 import type { AppDeps } from '../deps'
 import { ApiError, notFound } from '../lib/errors'
 import { askedPage, pageOf, setListHeaders, type Page, type Paged } from '../lib/pagination'
-import { AccessMode, type RepoUnitKey } from './access'
+import { AccessMode, unitMode, type RepoAccess, type RepoUnitKey } from './access'
 import { requireSiteAdmin, requireUser } from './caller'
 import { loadAttachmentByTag, loadAttachmentByUuid } from './attachment-context'
 import { loadRepoById, loadRepoContext, startRepoLookup, type RepoContext } from './repo-context'
@@ -185,8 +185,11 @@ async function resolveRepoNeed(deps: AppDeps, request: Request, params: Record<s
   // A tracker route naming one issue or comment belongs to that issue's unit (Gitea's CanReadIssuesOrPulls(issue.IsPull)).
   const unitsOf =
     unit === 'issues' || unit === 'issuesOrPulls'
-      ? async (repo: RepoContext['repo']) => {
-          const isPull = await namedIssueIsPull(deps, repo.id, request, params)
+      ? async (repo: RepoContext['repo'], access: RepoAccess) => {
+          // Asked only when the answer matters: the two trackers on or off alike and the caller's
+          // modes in them equal (no team limits one of them) decide the same either way.
+          const alike = repo.hasIssues === repo.hasPullRequests && unitMode(access, 'repo.issues') === unitMode(access, 'repo.pulls')
+          const isPull = alike ? undefined : await namedIssueIsPull(deps, repo.id, request, params)
           if (isPull !== undefined) unit = isPull ? 'pulls' : 'issues'
           return UNIT_KEYS[unit!](repo)
         }

@@ -158,7 +158,7 @@ export async function loadRepoContext(
   ownerName: string,
   repoName: string,
   need: AccessMode = AccessMode.Read,
-  unitsOf: (repo: RepoRow) => readonly RepoUnitKey[] | Promise<readonly RepoUnitKey[]> = () => CODE,
+  unitsOf: (repo: RepoRow, access: RepoAccess) => readonly RepoUnitKey[] | Promise<readonly RepoUnitKey[]> = () => CODE,
 ): Promise<RepoContext> {
   const lookup = repoLookup(deps, request, ownerName, repoName)
   const caller = await deps.auth.caller(request)
@@ -178,7 +178,7 @@ export async function loadRepoContext(
     throw notFound()
   }
   // A unit the caller's teams give them none of is hidden as the repository would be (Gitea's reqRepoReader).
-  const mode = Math.max(AccessMode.None, ...(await unitsOf(found.repo)).map((unit) => unitMode(access, unit))) as AccessMode
+  const mode = Math.max(AccessMode.None, ...(await unitsOf(found.repo, access)).map((unit) => unitMode(access, unit))) as AccessMode
   if (mode < AccessMode.Read) throw notFound()
   if (mode < need) {
     if (!caller.user) throw unauthorized()
