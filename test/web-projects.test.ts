@@ -183,6 +183,19 @@ describe('repository projects', () => {
     // A new card goes to the default column.
     expect((await submit(bob, '/alice/board/issues/projects', { issue_ids: String(issue2), id: String(kanban) })).status).toBe(303)
     expect(boardOf(await html(`/alice/board/projects/${kanban}`, bob))[3]).toEqual(['Reviewing', ['First bug', 'Second bug']])
+    // Gitea's drag-and-drop of columns: every column's place in one JSON request; then back.
+    const order = columnIds(board)
+    const reorder = (columns: { id: number }[]) =>
+      fetch(`${s.url}/alice/board/projects/${kanban}/move`, {
+        method: 'POST',
+        headers: { cookie: bobCookie, 'content-type': 'application/json', 'x-csrf-token': csrfIn(board)! },
+        body: JSON.stringify({ columns: columns.map((c, sorting) => ({ columnID: c.id, sorting })) }),
+      })
+    const bobCookie = await signIn(bob)
+    expect((await reorder([...order].reverse())).status).toBe(200)
+    expect(boardOf(await html(`/alice/board/projects/${kanban}`, bob)).map((c) => c[0])).toEqual(['Reviewing', 'In Progress', 'To Do', 'Backlog'])
+    expect((await reorder(order)).status).toBe(200)
+    expect(boardOf(await html(`/alice/board/projects/${kanban}`, bob)).map((c) => c[0])).toEqual(['Backlog', 'To Do', 'In Progress', 'Reviewing'])
   })
 
   test('bad input is refused with a clear status and changes nothing; readers, strangers and anonymous visitors may not change', async () => {

@@ -2,7 +2,7 @@ import { and, asc, count, eq, max, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { issues, projectColumns, projectIssues, projects, repositories, type IssueRow, type ProjectColumnRow, type ProjectRow, type RepoRow } from '../../db/schema'
-import { containsPattern, inJsonList, likeIgnoringCase } from '../../db/sql'
+import { containsPattern, inJsonList, jsonRecords, likeIgnoringCase, recordField } from '../../db/sql'
 import { AccessMode, accessLevels } from '../../auth/access'
 import type { UserRow } from '../../auth/caller'
 import { recordEvents } from '../../events/outbox'
@@ -263,12 +263,25 @@ export async function sortColumns(deps: AppDeps, project: ProjectRow, order: { c
   await writeTransaction(deps.db, async () => {
     const ids = new Set((await projectColumnsOf(deps, project.id)).map((c) => c.id))
     if (order.some((o) => !ids.has(o.columnID))) throw notFound('some columns do not exist')
-    for (const o of order) await deps.db.update(projectColumns).set({ sorting: o.sorting }).where(eq(projectColumns.id, o.columnID))
+    await placeColumns(deps, order.map((o) => ({ id: o.columnID, sorting: o.sorting })))
   })
 }
 
-async function orderColumns(deps: AppDeps, ids: number[]): Promise<void> {
-  for (const [i, id] of ids.entries()) await deps.db.update(projectColumns).set({ sorting: i }).where(eq(projectColumns.id, id))
+const orderColumns = (deps: AppDeps, ids: number[]) => placeColumns(deps, ids.map((id, sorting) => ({ id, sorting })))
+
+/** The rows a placing statement reads its values from (one JSON array: one statement whatever their number). */
+const placed = (name: string) => recordField('placed', name)
+
+/** Gives each column named its sorting, in one statement. */
+async function placeColumns(deps: AppDeps, rows: { id: number; sorting: number }[]): Promise<void> {
+  if (rows.length === 0) return
+  await deps.db
+    .update(projectColumns)
+    .set({ sorting: placed('sorting') })
+    .from(jsonRecords('rows', 'placed', { id: projectColumns.id, sorting: projectColumns.sorting }))
+    .where(eq(projectColumns.id, placed('id')))
+    .prepare()
+    .execute({ rows: JSON.stringify(rows) })
 }
 
 /** The readable repositories among `repoIds` for `viewer`, split by which of their trackers are on. */
@@ -412,16 +425,25 @@ export async function moveCards(deps: AppDeps, project: ProjectRow, column: Proj
       .where(and(eq(projectIssues.projectId, project.id), inJsonList(projectIssues.issueId, ids)))
     if (cards.length !== ids.length) throw notFound('some issues do not exist in this project')
     let next = await endOf(deps, column.id)
+    const byIssue = new Map(cards.map((c) => [c.issue.id, c]))
     const events = []
+    // A card named twice takes its last sorting.
+    const sortings = new Map<number, number>()
     for (const m of moves) {
-      const found = cards.find((c) => c.issue.id === m.issueID)!
-      const sorting = m.sorting !== undefined && Number.isSafeInteger(m.sorting) ? m.sorting : next++
-      await deps.db.update(projectIssues).set({ columnId: column.id, sorting }).where(eq(projectIssues.id, found.card.id))
+      const found = byIssue.get(m.issueID)!
+      sortings.set(found.card.id, m.sorting !== undefined && Number.isSafeInteger(m.sorting) ? m.sorting : next++)
       if (found.card.columnId !== column.id) {
         events.push(issueEvent(found.issue, actor.id, 'issue.project_column_changed', { project: named(project), column: named(column) }))
         found.card.columnId = column.id
       }
     }
+    await deps.db
+      .update(projectIssues)
+      .set({ columnId: column.id, sorting: placed('sorting') })
+      .from(jsonRecords('rows', 'placed', { id: projectIssues.id, sorting: projectIssues.sorting }))
+      .where(eq(projectIssues.id, placed('id')))
+      .prepare()
+      .execute({ rows: JSON.stringify([...sortings].map(([id, sorting]) => ({ id, sorting }))) })
     if (events.length) await recordEvents(deps.db, events)
   })
 }
