@@ -17,6 +17,7 @@ import { emailAddresses, mailQueue, userCodes, users } from '../src/db/schema'
 import { startMailer } from '../src/jobs/mailer'
 import { notifyRound } from '../src/notify/consumer'
 import { oneLine } from '../src/mail/messages'
+import { FAILED_KEPT_MS, pruneFailedMails } from '../src/mail/queue'
 import { enrollTwoFactor, startEnrollment } from '../src/modules/users/two-factor'
 import { totpAt, totpStep } from '../src/lib/totp'
 import { nowUnix } from '../src/lib/time'
@@ -432,6 +433,26 @@ describe('delivery', () => {
     expect(mailsTo('bob@example.com', from)).toHaveLength(1)
     expect(mailsTo('ops@example.com', from)[0]!.subject).toBe('Warren test mail')
     expect(await s.deps.db.select().from(mailQueue).where(eq(mailQueue.status, 'waiting'))).toHaveLength(0)
+  })
+
+  test('a mail given up is kept a week for the operator to read, then deleted; waiting ones are not', async () => {
+    const now = Date.now()
+    const row = (recipient: string, status: string, nextAttemptMs: number) => ({ recipient, subject: 's', textBody: 't', htmlBody: 'h', status, nextAttemptMs, createdUnix: 1, lastError: 'refused' })
+    const week = FAILED_KEPT_MS
+    await s.deps.db.insert(mailQueue).values([
+      row('old@example.com', 'failed', now - week - 1000),
+      row('recent@example.com', 'failed', now - week + 60_000),
+      row('late@example.com', 'waiting', now + week),
+    ])
+    expect(await pruneFailedMails(s.deps.db, now)).toBe(1)
+    const left = (await s.deps.db.select().from(mailQueue)).map((r) => r.recipient)
+    expect(left).toContain('recent@example.com')
+    expect(left).toContain('late@example.com')
+    expect(left).not.toContain('old@example.com')
+    expect(await pruneFailedMails(s.deps.db, now)).toBe(0)
+    // A week later the other one goes too.
+    expect(await pruneFailedMails(s.deps.db, now + 120_000)).toBe(1)
+    await s.deps.db.delete(mailQueue).where(eq(mailQueue.recipient, 'late@example.com'))
   })
 
   test('the test mail form is for site administrators only', async () => {

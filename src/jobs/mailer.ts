@@ -1,10 +1,13 @@
 import type { Transporter } from 'nodemailer'
 import type { AppDeps } from '../deps'
-import { onMailQueued } from '../mail/queue'
+import { onMailQueued, pruneFailedMails } from '../mail/queue'
 import { sendRound, smtpTransport } from '../mail/sender'
 import { errorFields, loggerOf } from '../lib/log'
 import { everySchedule, jobBoardOf } from '../lib/job-board'
 import { pauser } from '../lib/pauser'
+
+/** How often the mails given up long enough ago are deleted (src/mail/queue.ts pruneFailedMails). */
+const PRUNE_EVERY_MS = 3600_000
 
 /** How often the queue is looked at when nothing woke the job (another process queued, a retry came due). */
 export const MAILER_POLL_MS = 1000
@@ -23,6 +26,8 @@ export function startMailer(deps: AppDeps, opts: { pollMs?: number } = {}) {
   let transport: Transporter | undefined
   const transportOnce = async () => (transport ??= await smtpTransport(mailer))
   let stopped = false
+  // The given-up mails past their week are deleted at the first round, then hourly.
+  let prunedAt = -Infinity
   const { pause, wake } = pauser()
   const waiting: (() => void)[] = []
   const listed = jobBoardOf(deps).register('mailer', { schedule: everySchedule(pollMs), everyMs: null, runNow: () => wake() })
@@ -32,6 +37,11 @@ export function startMailer(deps: AppDeps, opts: { pollMs?: number } = {}) {
       const armed = waiting.splice(0)
       let sent = 0
       try {
+        if (Date.now() - prunedAt >= PRUNE_EVERY_MS) {
+          prunedAt = Date.now()
+          const pruned = await pruneFailedMails(deps.db)
+          if (pruned) log.info(`deleted ${pruned} mails given up over a week ago`)
+        }
         sent = await sendRound(deps.db, mailer, transportOnce, log)
         if (sent > 0) listed.round()
       } catch (e) {

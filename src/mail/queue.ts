@@ -1,4 +1,4 @@
-import { and, asc, eq, lte } from 'drizzle-orm'
+import { and, asc, eq, inArray, lte } from 'drizzle-orm'
 import { afterCommit, type Db } from '../db/client'
 import { mailQueue, type MailQueueRow } from '../db/schema'
 import { nowUnix } from '../lib/time'
@@ -61,10 +61,33 @@ export async function markSent(db: Db, id: number): Promise<void> {
   await db.delete(mailQueue).where(eq(mailQueue.id, id))
 }
 
-/** A failed attempt: tried again at `nextAttemptMs`, or given up (kept as `failed`, with its error). */
-export async function markFailed(db: Db, row: MailQueueRow, error: string, next: number | 'give-up'): Promise<void> {
+/**
+ * A failed attempt: tried again at `nextAttemptMs`, or given up: kept as `failed`, with its error
+ * and the time it was given up in `nextAttemptMs`, for FAILED_KEPT_MS (pruneFailedMails).
+ */
+export async function markFailed(db: Db, row: MailQueueRow, error: string, next: number | 'give-up', nowMs = Date.now()): Promise<void> {
   await db
     .update(mailQueue)
-    .set({ attempts: row.attempts + 1, lastError: error.slice(0, 1000), ...(next === 'give-up' ? { status: 'failed' } : { nextAttemptMs: next }) })
+    .set({ attempts: row.attempts + 1, lastError: error.slice(0, 1000), ...(next === 'give-up' ? { status: 'failed', nextAttemptMs: nowMs } : { nextAttemptMs: next }) })
     .where(eq(mailQueue.id, row.id))
+}
+
+/** How long a mail given up stays in the queue (for an operator to read why): a week. */
+export const FAILED_KEPT_MS = 7 * 24 * 3600_000
+/** Given-up mails one prune deletes at most (the next prune takes the rest). */
+const PRUNED_AT_ONCE = 500
+
+/**
+ * Deletes the mails given up more than FAILED_KEPT_MS ago, at most PRUNED_AT_ONCE (found by the
+ * due index: status, then the time): a server whose SMTP server refuses everything keeps a week
+ * of them, not every mail ever. Answers how many went.
+ */
+export async function pruneFailedMails(db: Db, nowMs = Date.now()): Promise<number> {
+  const old = db
+    .select({ id: mailQueue.id })
+    .from(mailQueue)
+    .where(and(eq(mailQueue.status, 'failed'), lte(mailQueue.nextAttemptMs, nowMs - FAILED_KEPT_MS)))
+    .limit(PRUNED_AT_ONCE)
+  const gone = await db.delete(mailQueue).where(inArray(mailQueue.id, old)).returning({ id: mailQueue.id })
+  return gone.length
 }

@@ -5,7 +5,8 @@ import { users } from './users'
  * Mails waiting to be sent (src/mail/): written in the transaction of the change that causes them
  * (a sign-up, a reset asked for, an outbox event's notification), sent by the `mailer` job, one
  * row a message to one address; a sent one is deleted, one that failed waits until
- * `next_attempt_ms` and is given up (kept, `failed`) after the configured number of attempts.
+ * `next_attempt_ms` and is given up (kept a week, `failed`: src/mail/queue.ts pruneFailedMails) after the
+ * configured number of attempts.
  */
 export const mailQueue = sqliteTable(
   'mail_queue',
@@ -18,7 +19,7 @@ export const mailQueue = sqliteTable(
     /** 'waiting' until sent (then deleted) or given up ('failed'). */
     status: text('status').notNull().default('waiting'),
     attempts: integer('attempts').notNull().default(0),
-    /** Not sent before this (Unix milliseconds); a claim moves it past its lease. */
+    /** Not sent before this (Unix milliseconds); a claim moves it past its lease; a failed one's: when it was given up. */
     nextAttemptMs: integer('next_attempt_ms').notNull(),
     lastError: text('last_error').notNull().default(''),
     createdUnix: integer('created_unix').notNull(),
