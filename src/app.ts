@@ -54,6 +54,7 @@ import { reviewsModule } from './modules/reviews'
 import { releaseDownloadsModule, releasesModule } from './modules/releases'
 import { wikiModule } from './modules/wiki'
 import { hooksModule } from './modules/hooks'
+import { gitHooksModule } from './modules/git-hooks'
 import { commitsModule } from './modules/commits'
 import { gitDataModule } from './modules/git-data'
 import { oauth2Module, oauth2ProviderModule } from './modules/oauth2'
@@ -146,6 +147,7 @@ export function createApp(deps: AppDeps) {
     .use(reviewsModule(deps))
     .use(releasesModule(deps))
     .use(wikiModule(deps))
+    .use(gitHooksModule(deps))
     .use(hooksModule(deps))
     .use(commitsModule(deps))
     .use(gitDataModule(deps))

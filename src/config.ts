@@ -95,6 +95,12 @@ export interface Config {
    * (WARREN_LFS_START_SERVER, Gitea's LFS_START_SERVER; default false, as Gitea's app.example.ini).
    */
   lfsStartServer: boolean
+  /**
+   * Whether nobody may edit repositories' git hooks (WARREN_DISABLE_GIT_HOOKS, Gitea's
+   * [security] DISABLE_GIT_HOOKS; default true, as Gitea): off, site administrators and users
+   * given `allow_git_hook` edit them (`/repos/{o}/{r}/hooks/git`), programs the server runs at pushes.
+   */
+  disableGitHooks: boolean
   /** Largest LFS object accepted, bytes (WARREN_LFS_MAX_FILE_SIZE, Gitea's LFS_MAX_FILE_SIZE; 0, the default: no limit). */
   lfsMaxFileSize: number
   /** How long the token `git-lfs-authenticate` hands out lasts, seconds (WARREN_LFS_HTTP_AUTH_EXPIRY, Gitea's LFS_HTTP_AUTH_EXPIRY: 20 minutes). */
@@ -491,6 +497,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxAttachmentSize: boundedFrom(env.WARREN_MAX_ATTACHMENT_SIZE, 100 * MiB, 'WARREN_MAX_ATTACHMENT_SIZE', 1, 64 * 1024 * MiB),
     maxPackageFileSize: boundedFrom(env.WARREN_MAX_PACKAGE_FILE_SIZE, 1024 * MiB, 'WARREN_MAX_PACKAGE_FILE_SIZE', 1, 64 * 1024 * MiB),
     lfsStartServer: boolFrom(env.WARREN_LFS_START_SERVER, 'WARREN_LFS_START_SERVER'),
+    disableGitHooks: boolFrom(env.WARREN_DISABLE_GIT_HOOKS, 'WARREN_DISABLE_GIT_HOOKS', true),
     lfsMaxFileSize: boundedFrom(env.WARREN_LFS_MAX_FILE_SIZE, 0, 'WARREN_LFS_MAX_FILE_SIZE', 0, Number.MAX_SAFE_INTEGER),
     lfsHttpAuthExpiry: secondsFrom(env.WARREN_LFS_HTTP_AUTH_EXPIRY, 1200, 'WARREN_LFS_HTTP_AUTH_EXPIRY'),
     lfsLocksPagingNum: boundedFrom(env.WARREN_LFS_LOCKS_PAGING_NUM, 50, 'WARREN_LFS_LOCKS_PAGING_NUM', 1, 1000),

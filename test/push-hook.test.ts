@@ -24,7 +24,7 @@ const dirs: string[] = []
 const urlOf = (u: TestUser) => remoteUrl(s.url, 'alice/hooked.git', u.name, u.password)
 const push = (u: TestUser, ...refspecs: string[]) => sh(['git', 'push', '--porcelain', urlOf(u), ...refspecs], dir)
 const tip = async (branch: string) => (await ok(asAlice.repos.repoGetBranch('alice', 'hooked', branch))).commit!.id!
-const hookPath = () => join(s.deps.config.dataDir, 'hooks', 'channel', 'pre-receive')
+const hookPath = () => join(s.deps.config.dataDir, 'hooks', 'channel-2', 'pre-receive')
 const ZERO = '0'.repeat(40)
 
 beforeAll(async () => {

@@ -2,10 +2,11 @@ import { Elysia } from 'elysia'
 import { and, eq } from 'drizzle-orm'
 import { comments, issues } from '../db/schema'
 import type { AppDeps } from '../deps'
-import { ApiError, notFound } from '../lib/errors'
+import type { Config } from '../config'
+import { ApiError, forbidden, notFound } from '../lib/errors'
 import { askedPage, pageOf, setListHeaders, type Page, type Paged } from '../lib/pagination'
 import { AccessMode, unitMode, type RepoAccess, type RepoUnitKey } from './access'
-import { requireSiteAdmin, requireUser } from './caller'
+import { requireSiteAdmin, requireUser, type UserRow } from './caller'
 import { loadAttachmentByTag, loadAttachmentByUuid } from './attachment-context'
 import { loadRepoById, loadRepoContext, startRepoLookup, type RepoContext } from './repo-context'
 import { requireScope, scopeLevelOf, type ScopeCategory } from './scopes'
@@ -32,6 +33,9 @@ import { loadPackageOwner, type PackageNeed } from './package-access'
  * - `caller: true`: the caller, anonymous allowed (`caller`).
  * - `signed: true`: a signed-in caller, else 401 (`caller`, `user`).
  * - `siteAdmin: true`: a site administrator, else 401 / 403 (`caller`, `user`).
+ * - `gitHooks: true`: a caller allowed to edit git's server-side hooks (Gitea's reqGitHook: the
+ *   hooks turned on with WARREN_DISABLE_GIT_HOOKS=false, and a site administrator or a user given
+ *   `allow_git_hook`), else 401 / 403 (`caller`, `user`); written after a repository's `repo`.
  * - `repo: RepoNeed`: the repository of `:owner/:repo` (`repo`: a RepoContext, plus `caller`).
  *   404 when it does not exist or the caller may not read it (a renamed repository's old name
  *   answers 307 to its new one), 404 when the caller may not read the route's unit (a team's
@@ -101,6 +105,7 @@ export const ACCESS_KEYS = {
   caller: 'x-warren-caller',
   signed: 'x-warren-signed',
   siteAdmin: 'x-warren-site-admin',
+  gitHooks: 'x-warren-git-hooks',
   repo: 'x-warren-repo',
   org: 'x-warren-org',
   team: 'x-warren-team',
@@ -199,6 +204,15 @@ async function resolveRepoNeed(deps: AppDeps, request: Request, params: Record<s
   if (ctx.repo.isArchived && isRepoWrite(request.method, need)) throw new ApiError(423, 'repo is archived')
   return ctx
 }
+
+/**
+ * Whether `user` may edit repositories' git hooks (Gitea's CanEditGitHook): never while
+ * WARREN_DISABLE_GIT_HOOKS is on (the default, as Gitea's DISABLE_GIT_HOOKS), else site
+ * administrators and users given `allow_git_hook`. A hook is a program the server runs at every
+ * push: whoever writes one runs code as the server's user.
+ */
+export const canEditGitHooks = (config: Pick<Config, 'disableGitHooks'>, user: UserRow): boolean =>
+  !config.disableGitHooks && (user.isAdmin || user.allowGitHook)
 
 /** A list's own page sizes where they differ from Gitea's 30 / 50 (searches). */
 export type PageSizes = { defaultLimit?: number; maxLimit?: number }
@@ -309,6 +323,12 @@ export const pipeline = (given: AppDeps, opts: { session?: boolean } = {}) => {
     siteAdmin: checkedNeed('siteAdmin', true, async ({ request }) => {
       const caller = await deps.auth.caller(request)
       return { caller, user: requireSiteAdmin(caller) }
+    }),
+    gitHooks: checkedNeed('gitHooks', true, async ({ request }) => {
+      const caller = await deps.auth.caller(request)
+      const user = requireUser(caller)
+      if (!canEditGitHooks(deps.config, user)) throw forbidden('must be allowed to edit Git hooks')
+      return { caller, user }
     }),
     repo: (need: RepoNeed) =>
       checkedNeed('repo', need, async ({ request, params }) => {

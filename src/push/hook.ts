@@ -28,25 +28,52 @@ import { judgeBranch, type BranchCheck } from './branch-judge'
  * Whether there is anything to judge is known once the decision is made, which a transport may
  * make after git started (SSH advertises the refs first): the decision then writes an empty file
  * whose path is in WARREN_PUSH_CHECKS. No file, no work: the hook asks nothing. The file goes when
- * the push is over. Git's other hooks are not run for client pushes (Warren installs none); a
- * repository's own pre-receive is run after the checks, with git's stdin untouched.
+ * the push is over. The repository's own pre-receive, update and post-receive (Gitea's
+ * `hooks/{name}.d/{name}`, edited through src/modules/git-hooks, and the plain `hooks/{name}`)
+ * run after the checks, with git's arguments and stdin.
  */
 
-/** The hook: `accepted` or a refusal from the server, when the decision left checks to it. */
-const HOOK_SCRIPT = [
-  '#!/bin/sh',
-  '# Written by Warren (src/push/hook.ts): protection checks needing the pushed objects, judged by the server',
-  '# that started git, over the socket at fd 3.',
-  'if [ -e "$WARREN_PUSH_CHECKS" ]; then',
-  `  printf '%s\\0%s\\0%s\\0' "$GIT_OBJECT_DIRECTORY" "$GIT_ALTERNATE_OBJECT_DIRECTORIES" "$GIT_QUARANTINE_PATH" 2>/dev/null >&3 || { echo 'the push could not be checked: no channel to the server' >&2; exit 1; }`,
-  '  if ! IFS= read -r verdict <&3; then echo "the push could not be checked: the server did not answer" >&2; exit 1; fi',
-  '  if [ "$verdict" != accepted ]; then printf \'%s\\n\' "$verdict" >&2; exit 1; fi',
+/**
+ * Runs the repository's own hook `name` with the arguments and stdin git gave: Gitea's
+ * `hooks/{name}.d/{name}` (src/modules/git-hooks), then the plain `hooks/{name}`, each when it is
+ * executable (git runs hooks in the repository's folder). With both, stdin is read once and given
+ * to each; a pre-receive or update that fails refuses the push.
+ */
+const runOwn = (name: string) => [
+  `d=hooks/${name}.d/${name}; o=hooks/${name}`,
+  'if [ -x "$d" ] && [ -x "$o" ]; then',
+  '  input=$(cat)',
+  // $(...) drops the last newline: given back, so a hook reading lines reads the last one.
+  `  printf '%s\\n' "$input" | "$d" "$@" || exit 1`,
+  `  printf '%s\\n' "$input" | exec "$o" "$@"`,
   'fi',
-  'exec 3>&-',
-  'if [ -x hooks/pre-receive ]; then exec hooks/pre-receive; fi',
+  'if [ -x "$d" ]; then exec "$d" "$@"; fi',
+  'if [ -x "$o" ]; then exec "$o" "$@"; fi',
   'exit 0',
-  '',
-].join('\n')
+]
+
+/** The hooks, by name: pre-receive asks the server when the decision left checks to it (`accepted` or a refusal); each then runs the repository's own. */
+const HOOK_SCRIPTS: Record<string, string> = {
+  'pre-receive': [
+    '#!/bin/sh',
+    '# Written by Warren (src/push/hook.ts): protection checks needing the pushed objects, judged by the server',
+    "# that started git, over the socket at fd 3; then the repository's own pre-receive.",
+    'if [ -e "$WARREN_PUSH_CHECKS" ]; then',
+    `  printf '%s\\0%s\\0%s\\0' "$GIT_OBJECT_DIRECTORY" "$GIT_ALTERNATE_OBJECT_DIRECTORIES" "$GIT_QUARANTINE_PATH" 2>/dev/null >&3 || { echo 'the push could not be checked: no channel to the server' >&2; exit 1; }`,
+    '  if ! IFS= read -r verdict <&3; then echo "the push could not be checked: the server did not answer" >&2; exit 1; fi',
+    '  if [ "$verdict" != accepted ]; then printf \'%s\\n\' "$verdict" >&2; exit 1; fi',
+    'fi',
+    'exec 3>&-',
+    ...runOwn('pre-receive'),
+    '',
+  ].join('\n'),
+  ...Object.fromEntries(
+    (['update', 'post-receive'] as const).map((name) => [
+      name,
+      ['#!/bin/sh', `# Written by Warren (src/push/hook.ts): the repository's own ${name}.`, 'exec 3>&-', ...runOwn(name), ''].join('\n'),
+    ]),
+  ),
+}
 
 /** The most the hook may write (three paths): more is not a hook of ours. */
 const MAX_ASK_BYTES = 3 * 4096 + 3
@@ -58,14 +85,16 @@ const installed = new Map<string, Promise<string>>()
  * keeps its own.
  */
 function hooksDir(deps: AppDeps): Promise<string> {
-  const dir = join(deps.config.dataDir, 'hooks', 'channel')
+  const dir = join(deps.config.dataDir, 'hooks', 'channel-2')
   let done = installed.get(dir)
   if (!done) {
     done = (async () => {
       await mkdir(join(dir, 'pushes'), { recursive: true, mode: 0o700 })
-      const temp = join(dir, `.pre-receive.${process.pid}`)
-      await writeFile(temp, HOOK_SCRIPT, { mode: 0o755 })
-      await rename(temp, join(dir, 'pre-receive'))
+      for (const [name, script] of Object.entries(HOOK_SCRIPTS)) {
+        const temp = join(dir, `.${name}.${process.pid}`)
+        await writeFile(temp, script, { mode: 0o755 })
+        await rename(temp, join(dir, name))
+      }
       return dir
     })()
     done.catch(() => installed.delete(dir))
