@@ -12,6 +12,7 @@ import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { remoteUrl, sh, tempDir } from './git-fixture'
 import { commitOn, pushedRepo } from './pull-fixtures'
 import { repoPath } from '../src/git/run'
+import { webVisitors } from './web-session'
 
 let s: TestServer
 let root: TestUser, alice: TestUser, bob: TestUser, carol: TestUser
@@ -128,5 +129,44 @@ describe('the hooks', () => {
     expect(heard[0]).toEndWith(`${main} refs/heads/main`)
     expect(blocked).not.toBe(main)
     for (const name of ['update', 'post-receive']) expect((await s.del(`${HOOKS}/${name}`, undefined, { token: root.token })).status).toBe(204)
+  })
+})
+
+describe('the settings pages', () => {
+  const { page, signIn, submit } = webVisitors(() => s.url, async () => '')
+  const PAGES = '/alice/hooked/settings/hooks/git'
+
+  test("Gitea's Git hooks tab: offered in the settings to those who may edit, refused to the others", async () => {
+    const rootHtml = await (await page('/alice/hooked/settings/hooks', await signIn(root))).text()
+    expect(rootHtml).toContain(`href="${PAGES}"`)
+    const list = await (await page(PAGES, await signIn(root))).text()
+    expect(list).toContain('aria-label="Git hooks"')
+    for (const name of ['pre-receive', 'update', 'post-receive']) expect(list).toContain(`href="${PAGES}/${name}"`)
+    // alice owns the repository but may not edit hooks: no tab, and the page is refused.
+    const aliceHtml = await (await page('/alice/hooked/settings/hooks', await signIn(alice))).text()
+    expect(aliceHtml).toContain('Webhooks')
+    expect(aliceHtml).not.toContain(`href="${PAGES}"`)
+    expect((await page(PAGES, await signIn(alice))).status).toBe(403)
+    expect((await page(`${PAGES}/nonsense`, await signIn(root))).status).toBe(404)
+  })
+
+  test('a hook saved from its page is the one pushes run; emptied, it is removed; a form without its token changes nothing', async () => {
+    const path = `${PAGES}/pre-receive`
+    const file = join(gitDir(), 'hooks', 'pre-receive.d', 'pre-receive')
+    const refused = await submit(root, path, { content: '#!/bin/sh\necho x\n' }, { from: path, csrf: 'f'.repeat(64) })
+    expect(refused.status).toBe(403)
+    expect(existsSync(file)).toBe(false)
+    const saved = await submit(root, path, { content: '#!/bin/sh\r\necho "closed by the page" >&2\r\nexit 1\r\n' }, { from: path })
+    expect(saved.status).toBe(303)
+    expect(saved.location).toBe(`${path}?done=saved`)
+    expect(readFileSync(file, 'utf8')).toBe('#!/bin/sh\necho "closed by the page" >&2\nexit 1\n')
+    expect(await (await page(path, await signIn(root))).text()).toContain('closed by the page')
+    await commitOn(dir, 'main', { 'page.txt': 'x\n' }, 'From the page')
+    const pushed = await push('main')
+    expect(pushed.code).not.toBe(0)
+    expect(pushed.stderr).toContain('closed by the page')
+    expect((await submit(root, path, { content: '' }, { from: path })).status).toBe(303)
+    expect(existsSync(file)).toBe(false)
+    expect((await push('main')).code).toBe(0)
   })
 })

@@ -2,9 +2,9 @@
 import { Elysia, t } from 'elysia'
 import type { Child } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline, type RepoNeed } from '../../auth/pipeline'
+import { canEditGitHooks, pipeline, type RepoNeed } from '../../auth/pipeline'
 import { AccessMode, accessModeName } from '../../auth/access'
-import type { RepoContext } from '../../auth/repo-context'
+import { gitDirOf, type RepoContext } from '../../auth/repo-context'
 import { repoToApi } from '../../convert/repo'
 import { hookToApi } from '../../convert/hook'
 import { deployKeysToApi } from '../../convert/deploy-key'
@@ -14,6 +14,7 @@ import { pathNumber } from '../../lib/path-number'
 import { addCollaborator, collaboratorModes, collaboratorUser, listCollaborators, removeCollaborator } from '../../modules/collaborators/service'
 import { createHook, deleteHook, editHook, getDelivery, getHook, listHooks, redeliver, testHook } from '../../modules/hooks/service'
 import { addDeployKey, deleteDeployKey, listDeployKeys } from '../../modules/deploy-keys/service'
+import { getGitHook, listGitHooks, MAX_GIT_HOOK_CHARS, setGitHook } from '../../modules/git-hooks/service'
 import { changeRepoTeam, listRepoTeams } from '../../modules/teams/service'
 import { teamsToApi } from '../../convert/team'
 import { pageDetail, webContext, type WebContext } from '../context'
@@ -35,21 +36,24 @@ export const admin = (writes?: boolean): RepoNeed => (writes === undefined ? { l
 
 export const base = (ctx: RepoContext) => `${repoUrl(ctx.owner.name, ctx.repo.name)}/settings`
 
-function menu(ctx: RepoContext): [string, string][] {
+function menu(deps: AppDeps, ctx: RepoContext): [string, string][] {
   const b = base(ctx)
+  const user = ctx.caller.user
   return [
     [b, 'Repository'],
     [`${b}/collaboration`, 'Collaborators'],
     [`${b}/branches`, 'Branches'],
     [`${b}/tags`, 'Tags'],
     [`${b}/hooks`, 'Webhooks'],
+    // Offered to those the pages' `gitHooks` need lets in.
+    ...(user && canEditGitHooks(deps.config, user) ? [[`${b}/hooks/git`, 'Git hooks'] as [string, string]] : []),
     [`${b}/keys`, 'Deploy keys'],
   ]
 }
 
 export async function settingsPage(deps: AppDeps, ctx: RepoContext, web: WebContext, current: string, title: string, body: Child, opts: { error?: string; status?: number } = {}) {
   const repo = await repoToApi(deps, ctx.repo, ctx.owner, ctx.caller.user, ctx.mode)
-  return settingsResponse(web, { title: `${title} · ${repo.full_name}`, header: <RepoHeader repo={repo} />, menu: 'Repository settings', items: menu(ctx), current }, title, body, opts)
+  return settingsResponse(web, { title: `${title} · ${repo.full_name}`, header: <RepoHeader repo={repo} />, menu: 'Repository settings', items: menu(deps, ctx), current }, title, body, opts)
 }
 
 // ---- collaborators ------------------------------------------------------------------------------
@@ -215,6 +219,63 @@ async function hookPage(deps: AppDeps, ctx: RepoContext, web: WebContext, id: nu
       </div>
       {await HookDeliveries({ deps, web, hook: row, redeliverUrl: (uuid) => `${b}/replay/${uuid}` })}
     </>,
+    opts,
+  )
+}
+
+// ---- git hooks ----------------------------------------------------------------------------------
+
+const GitHookParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), name: t.String({ maxLength: 40 }) })
+const GitHookForm = t.Object({ _csrf: CsrfText, content: FormText(MAX_GIT_HOOK_CHARS) })
+
+/** Gitea's Git hooks tab: the three hooks, each with its state and its page. */
+async function gitHooksPage(deps: AppDeps, ctx: RepoContext, web: WebContext) {
+  const hooks = await listGitHooks(gitDirOf(deps, ctx))
+  const b = `${base(ctx)}/hooks/git`
+  return settingsPage(
+    deps,
+    ctx,
+    web,
+    b,
+    'Git hooks',
+    <>
+      <p>Programs the server runs as its own user at every push to this repository, after its own checks: a pre-receive or an update that fails refuses the push.</p>
+      <div class="box">
+        <ListTable label="Git hooks" columns={['Hook', 'State']}>
+          {hooks.map((hook) => (
+            <tr>
+              <td>
+                <a href={`${b}/${hook.name}`}>{hook.name}</a>
+              </td>
+              <td>{hook.isActive ? 'active' : 'not set'}</td>
+            </tr>
+          ))}
+        </ListTable>
+      </div>
+    </>,
+  )
+}
+
+/** One hook's program, edited in a text area (empty: removed); a refused form shows what was typed. */
+async function gitHookPage(deps: AppDeps, ctx: RepoContext, web: WebContext, name: string, opts: { content?: string; error?: string; status?: number } = {}) {
+  const hook = await getGitHook(gitDirOf(deps, ctx), name)
+  const action = `${base(ctx)}/hooks/git/${hook.name}`
+  return settingsPage(
+    deps,
+    ctx,
+    web,
+    `${base(ctx)}/hooks/git`,
+    `Git hook ${hook.name}`,
+    <form class="box" method="post" action={action}>
+      <CsrfField ctx={web} />
+      <label>
+        Program (leave it empty to remove the hook)
+        <textarea name="content" rows="16" spellcheck="false" maxlength={String(MAX_GIT_HOOK_CHARS)}>
+          {opts.content ?? hook.content}
+        </textarea>
+      </label>
+      <SubmitRow label="Update hook" />
+    </form>,
     opts,
   )
 }
@@ -393,6 +454,30 @@ export const repoSettingsPages = (deps: AppDeps) => {
             (web, error, status) => hooksPage(deps, ctx, web, 1, { values: c.body, error, status }),
           ),
         { ...page('webRepoHookAdd'), repo: admin(false), params: RepoParams, body: HookForm },
+      )
+      .get(
+        '/:owner/:repo/settings/hooks/git',
+        async ({ request, repo: ctx }) => gitHooksPage(deps, ctx, webContext(deps.config, request, ctx.caller)),
+        { ...page('webRepoGitHooks'), repo: admin(), gitHooks: true, params: RepoParams, query: ListQuery },
+      )
+      .get(
+        '/:owner/:repo/settings/hooks/git/:name',
+        async ({ request, repo: ctx, params }) => gitHookPage(deps, ctx, webContext(deps.config, request, ctx.caller), params.name),
+        { ...page('webRepoGitHook'), repo: admin(), gitHooks: true, params: GitHookParams, query: ListQuery },
+      )
+      .post(
+        '/:owner/:repo/settings/hooks/git/:name',
+        ({ repo: ctx, ...c }) =>
+          formRoute(
+            deps.config,
+            c,
+            async () => {
+              const hook = await setGitHook(gitDirOf(deps, ctx), c.params.name, c.body.content ?? '')
+              return seeOther(`${base(ctx)}/hooks/git/${hook.name}`, 'saved')
+            },
+            (web, error, status) => gitHookPage(deps, ctx, web, c.params.name, { content: c.body.content, error, status }),
+          ),
+        { ...page('webRepoGitHookEdit'), repo: admin(false), gitHooks: true, params: GitHookParams, body: GitHookForm },
       )
       .get(
         '/:owner/:repo/settings/hooks/:id',
