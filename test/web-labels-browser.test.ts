@@ -75,3 +75,18 @@ test('milestones: make one through its form, see it in the list, close and reope
   await page.waitForURL(/state=open/)
   expect((await s.get(`/repos/alice/demo/milestones/${m.id}`, { token: alice.token })).body.state).toBe('open')
 }, BROWSER_LIMIT_MS)
+
+test("an organisation's labels: from its settings, a label made through the form; axe on the page", async () => {
+  expect((await s.post('/orgs', { username: 'labelled' }, { token: alice.token })).status).toBe(201)
+  const page = await signedIn(alice)
+  await page.goto(s.url + '/org/labelled/settings')
+  await page.getByRole('link', { name: 'Labels' }).click()
+  await page.waitForURL(/\/org\/labelled\/settings\/labels$/)
+  await expectAccessible(page)
+  const form = page.locator('form[action="/org/labelled/settings/labels/new"]')
+  await form.getByLabel('Name').fill('shared')
+  await page.getByRole('button', { name: 'Create label' }).click()
+  await page.waitForURL(/done=label-added/)
+  await expectAccessible(page)
+  expect((await s.get('/orgs/labelled/labels', { token: alice.token })).body.map((l: any) => l.name)).toEqual(['shared'])
+}, BROWSER_LIMIT_MS)

@@ -93,6 +93,49 @@ describe('labels', () => {
   })
 })
 
+describe("an organisation's labels", () => {
+  const orgLabels = async () => ((await s.get('/orgs/acme/labels', { token: alice.token })).body as any[]).map((l) => [l.name, l.color, l.description])
+  const PAGE = '/org/acme/settings/labels'
+
+  test("its owners manage them in the organisation's settings; its repositories' pages list them, marked, not editable there", async () => {
+    expect((await s.post('/orgs', { username: 'acme' }, { token: alice.token })).status).toBe(201)
+    expect((await s.post('/orgs/acme/repos', { name: 'app' }, { token: alice.token })).status).toBe(201)
+    const settings = await (await page('/org/acme/settings', await signIn(alice))).text()
+    expect(settings).toContain(`href="${PAGE}"`)
+    const empty = await (await page(PAGE, await signIn(alice))).text()
+    expect(empty).toContain('This organisation has no labels yet.')
+    expect(empty).toContain(`action="${PAGE}/initialize"`)
+
+    const made = await submit(alice, `${PAGE}/new`, { title: 'team-wide', color: '#112233', description: 'For every repository' }, { from: PAGE })
+    expect(made.location).toBe(`${PAGE}?done=label-added`)
+    expect(await orgLabels()).toEqual([['team-wide', '112233', 'For every repository']])
+    const id = (await s.get('/orgs/acme/labels', { token: alice.token })).body[0].id
+    expect((await submit(alice, `${PAGE}/edit`, { id: String(id), title: 'org-wide', color: '#445566', description: '' }, { from: PAGE })).status).toBe(303)
+    expect(await orgLabels()).toEqual([['org-wide', '445566', '']])
+    // A repository of the organisation shows it, marked, without its forms.
+    const repoPage = await (await page('/acme/app/labels', await signIn(alice))).text()
+    expect(repoPage).toContain('org-wide')
+    expect(repoPage).toContain('(organisation label)')
+    expect(repoPage).not.toContain(`value="${id}"`)
+    // A label set, then a deletion.
+    expect((await submit(alice, `${PAGE}/initialize`, { template_name: 'No such set' }, { from: PAGE })).status).toBe(422)
+    expect((await submit(alice, `${PAGE}/delete`, { id: String(id) }, { from: PAGE })).location).toBe(`${PAGE}?done=label-deleted`)
+    expect((await submit(alice, `${PAGE}/initialize`, { template_name: 'Default' }, { from: PAGE })).location).toBe(`${PAGE}?done=labels-initialized`)
+    const template = ((await s.get('/label/templates/Default')).body as any[]).map((l) => l.name)
+    expect((await orgLabels()).map((l) => l[0]).sort()).toEqual([...template].sort())
+  })
+
+  test('others may not; bad input changes nothing', async () => {
+    const before = await mark()
+    expect((await page(PAGE, await signIn(carol))).status).toBe(403)
+    expect((await submit(carol, `${PAGE}/new`, { title: 'nope', color: '#00aabb' })).status).toBe(403)
+    expect((await submit(alice, `${PAGE}/new`, { title: 'x', color: 'purple' }, { from: PAGE })).status).toBe(422)
+    expect((await submit(alice, `${PAGE}/new`, { title: 'csrf', color: '#00aabb' }, { csrf: null })).status).toBe(403)
+    expect(await mark()).toBe(before)
+    expect((await page('/org/nobody/settings/labels', await signIn(alice))).status).toBe(404)
+  })
+})
+
 describe('milestones', () => {
   test('writers create, edit, close, reopen and delete milestones; the page shows due date, progress and the open and closed tabs', async () => {
     const form = await page('/alice/tracker/milestones/new', await signIn(bob))

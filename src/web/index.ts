@@ -36,7 +36,7 @@ import { graphPages } from './pages/graph'
 import { refPages } from './pages/refs'
 import { comparePages } from './pages/compare'
 import { wikiPages } from './pages/wiki'
-import { labelPages } from './pages/labels'
+import { labelPages, orgLabelPages } from './pages/labels'
 import { projectPages } from './pages/projects'
 import { migratePages } from './pages/migrate'
 import { orgSettingsPages } from './pages/org-settings'
@@ -100,6 +100,7 @@ export const webModule = (deps: AppDeps) =>
     .use(comparePages(deps))
     .use(wikiPages(deps))
     .use(labelPages(deps))
+    .use(orgLabelPages(deps))
     .use(projectPages(deps))
     .use(editorPages(deps))
     .use(releaseFormPages(deps))

@@ -82,22 +82,22 @@ export async function labelTemplateSet(name: string | undefined) {
   return found[1]
 }
 
-/** The rows of a label set's labels for a repository (a new repository's, or a set added later). */
-export const labelRowsOf = (set: { name: string; color: string; description: string }[], repoId: number, now: number) =>
-  set.map((l) => ({ repoId, name: l.name, color: `#${l.color}`, description: l.description, createdUnix: now, updatedUnix: now }))
+/** The rows of a label set's labels for a repository (a new repository's, or a set added later) or an organisation. */
+export const labelRowsOf = (set: { name: string; color: string; description: string }[], owner: LabelOwner, now: number) =>
+  set.map((l) => ({ ...owner, name: l.name, color: `#${l.color}`, description: l.description, createdUnix: now, updatedUnix: now }))
 
 /**
  * Adds the labels of label set `template` (Gitea's label templates, as `/label/templates` lists
- * them; the web page's "start from a label set") to a repository, in one statement; 422 for an
- * unknown set. Names the repository already has are skipped.
+ * them; the web pages' "start from a label set") to a repository or an organisation, in one
+ * statement; 422 for an unknown set. Names the owner already has are skipped.
  */
-export async function initializeLabels(deps: AppDeps, repoId: number, template: string): Promise<number> {
+export async function initializeLabels(deps: AppDeps, owner: LabelOwner, template: string): Promise<number> {
   const set = await labelTemplateSet(template)
   if (set.length === 0) throw unprocessable('Required', 'TemplateName')
   // One transaction: a form sent twice adds each label once.
   return await writeTransaction(deps.db, async () => {
-    const taken = new Set((await deps.db.select({ name: labels.name }).from(labels).where(eq(labels.repoId, repoId))).map((l) => l.name))
-    const rows = labelRowsOf(set.filter((l) => !taken.has(l.name)), repoId, nowUnix())
+    const taken = new Set((await deps.db.select({ name: labels.name }).from(labels).where(ownedBy(owner))).map((l) => l.name))
+    const rows = labelRowsOf(set.filter((l) => !taken.has(l.name)), owner, nowUnix())
     if (rows.length) await deps.db.insert(labels).values(rows)
     return rows.length
   })

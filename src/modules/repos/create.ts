@@ -177,7 +177,7 @@ export async function createRepository(deps: AppDeps, owner: UserRow, opts: NewR
       ready: async (row) => {
         await opts.onReady?.(row)
         if (labelSet.length)
-          await deps.db.insert(labels).values(labelRowsOf(labelSet, row.id, now))
+          await deps.db.insert(labels).values(labelRowsOf(labelSet, { repoId: row.id }, now))
         await recordEvent(deps.db, { kind: 'repo.created', repoId: row.id, actorId: actor.id, payload: { repository: repoSnapshot(row) } })
       },
     },

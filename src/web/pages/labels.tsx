@@ -5,11 +5,13 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
+import type { OrgContext, OrgRow } from '../../auth/org-context'
 import { type ApiRepo } from '../../convert/repo'
 import { toApiLabel, toApiMilestone, toApiOrgLabel, type ApiLabel, type ApiMilestone } from '../../convert/issue'
 import { pathNumber } from '../../lib/path-number'
 import { notFound } from '../../lib/errors'
-import { createLabel, deleteLabel, editLabel, initializeLabels, listLabels } from '../../modules/labels/service'
+import { createLabel, deleteLabel, editLabel, initializeLabels, listLabels, type LabelOwner } from '../../modules/labels/service'
+import type { LabelRow } from '../../db/schema'
 import { createMilestone, deleteMilestone, editMilestone, getMilestone, listMilestones } from '../../modules/milestones/service'
 import { labelTemplateNames } from '../../modules/misc/service'
 import { Layout } from '../layout'
@@ -17,6 +19,7 @@ import { htmlResponse, pageDetail, webContext, type WebContext } from '../contex
 import { repoUrl } from '../links'
 import { ButtonForm, CsrfField, CsrfText, FormText, formRoute, type FormRequest, ListTable, type Notice, Notices, Pager, pageNumber, pagesOf, seeOther } from '../forms'
 import { RepoHeader, pageRepo } from './repo-chrome'
+import { orgSettingsPage } from './org-settings'
 import { renderAll } from './conversation'
 import { LabelChip, MarkdownBody, TimeAt } from './issue-parts'
 import { TrackerTabs } from './issues'
@@ -27,6 +30,7 @@ const MAX_LABELS = 200
 const MILESTONES_PER_PAGE = 20
 
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
+const OrgParams = t.Object({ org: t.String({ maxLength: 255 }) })
 const MilestoneParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), id: t.String({ maxLength: 40 }) })
 const MilestoneActionParams = t.Object({ ...MilestoneParams.properties, action: t.String({ maxLength: 16 }) })
 const MilestoneQuery = t.Object({ state: FormText(16), page: FormText(16), done: FormText(40) })
@@ -48,6 +52,7 @@ const ISSUE_WRITER = { level: 'write', unit: 'issuesOrPulls' } as const
 const page = (id: string) => ({ scope: 'repository' as const, detail: pageDetail(id) })
 
 const labelsUrl = (ctx: RepoContext) => `${repoUrl(ctx.owner.name, ctx.repo.name)}/labels`
+const orgLabelsUrl = (org: OrgRow) => `/org/${encodeURIComponent(org.name)}/settings/labels`
 const milestonesUrl = (ctx: RepoContext) => `${repoUrl(ctx.owner.name, ctx.repo.name)}/milestones`
 const writerOf = (ctx: RepoContext) => !!ctx.caller.user && ctx.mode >= AccessMode.Write && !ctx.repo.isArchived
 /** The issue list filtered by a label or milestone (the list page's own filters). */
@@ -89,6 +94,89 @@ function LabelFields(props: { label?: ApiLabel; prefix: string }): Html {
   )
 }
 
+/** A row of a labels page: the label, whether it is its organisation's (not edited from a repository's page), and its open issues' list when it has one. */
+interface LabelEntry {
+  id: number
+  record: ApiLabel
+  ofOrg: boolean
+  issues?: { href: string; open: number }
+}
+
+/**
+ * A labels page's body (a repository's, an organisation's settings): the labels, each edited and
+ * deleted by `writer` at `{action}/edit` and `/delete` unless it is the organisation's on a
+ * repository's page; a new label's form (`/new`); a label set's (`/initialize`) when `templates`.
+ */
+function LabelBoard(props: { web: WebContext; action: string; entries: LabelEntry[]; writer: boolean; templates: string[]; empty: string; more: boolean }): Html {
+  const { web, action, writer } = props
+  const counted = props.entries.some((e) => e.issues)
+  return (
+    <>
+      {props.entries.length === 0 ? <p class="muted">{props.empty}</p> : null}
+      {props.entries.length ? (
+        <ListTable label="Labels" columns={['Label', 'Description', ...(counted ? ['Open issues'] : [])]} actions={writer}>
+          {props.entries.map(({ id, record, ofOrg, issues }) => (
+            <tr>
+              <td>
+                <LabelChip label={record} href={issues?.href} />
+                {ofOrg ? <span class="muted"> (organisation label)</span> : null}
+              </td>
+              <td>{record.description}</td>
+              {counted ? <td>{issues ? <a href={issues.href}>{issues.open} open issues</a> : null}</td> : null}
+              {writer ? (
+                <td>
+                  {ofOrg ? null : (
+                    <>
+                      <details>
+                        <summary>Edit {record.name}</summary>
+                        <form method="post" action={`${action}/edit`} aria-label={`Edit label ${record.name}`}>
+                          <CsrfField ctx={web} />
+                          <input type="hidden" name="id" value={String(id)} />
+                          <LabelFields label={record} prefix={`label-${id}`} />
+                          <button type="submit">Save label</button>
+                        </form>
+                      </details>
+                      <ButtonForm ctx={web} action={`${action}/delete`} label={`Delete ${record.name}`} fields={{ id: String(id) }} danger />
+                    </>
+                  )}
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </ListTable>
+      ) : null}
+      {props.more ? <p class="muted">Only the first {MAX_LABELS} labels are shown.</p> : null}
+      {writer ? (
+        <section class="box" aria-labelledby="new-label">
+          <h3 id="new-label">New label</h3>
+          <form method="post" action={`${action}/new`}>
+            <CsrfField ctx={web} />
+            <LabelFields prefix="new-label" />
+            <button type="submit" class="primary">
+              Create label
+            </button>
+          </form>
+        </section>
+      ) : null}
+      {props.templates.length ? (
+        <section class="box" aria-labelledby="label-template">
+          <h3 id="label-template">Start from a label set</h3>
+          <form method="post" action={`${action}/initialize`}>
+            <CsrfField ctx={web} />
+            <label for="template-name">Label set</label>
+            <select id="template-name" name="template_name">
+              {props.templates.map((name) => (
+                <option value={name}>{name}</option>
+              ))}
+            </select>
+            <button type="submit">Use this label set</button>
+          </form>
+        </section>
+      ) : null}
+    </>
+  )
+}
+
 /**
  * `/{o}/{r}/labels`: the repository's labels and its organisation's (marked), each with its open
  * issues linking to the filtered list; writers create, edit and delete them, or start from a label
@@ -102,9 +190,15 @@ async function labelsPage(deps: AppDeps, ctx: RepoContext, web: WebContext, opts
     ctx.owner.type === 1 ? listLabels(deps, { orgId: ctx.owner.id }, undefined, first) : Promise.resolve(null),
   ])
   const writer = writerOf(ctx)
-  const rows = [
-    ...own.rows.map((row) => ({ row, record: toApiLabel(deps.config, ctx.repo, row), org: false })),
-    ...(org?.rows ?? []).map((row) => ({ row, record: toApiOrgLabel(deps.config, ctx.owner.name, row), org: true })),
+  const entry = (row: LabelRow, record: ApiLabel, ofOrg: boolean): LabelEntry => ({
+    id: row.id,
+    record,
+    ofOrg,
+    issues: { href: issuesWith(ctx, 'labels', row.id), open: row.numIssues - row.numClosedIssues },
+  })
+  const entries = [
+    ...own.rows.map((row) => entry(row, toApiLabel(deps.config, ctx.repo, row), false)),
+    ...(org?.rows ?? []).map((row) => entry(row, toApiOrgLabel(deps.config, ctx.owner.name, row), true)),
   ]
   const templates = writer && own.total === 0 ? await labelTemplateNames() : []
   return trackerPage(
@@ -116,71 +210,31 @@ async function labelsPage(deps: AppDeps, ctx: RepoContext, web: WebContext, opts
         Labels <span class="muted">({own.total + (org?.total ?? 0)})</span>
       </h2>
       <Notices ctx={web} error={opts.error} />
-      {rows.length === 0 ? <p class="muted">This repository has no labels yet.</p> : null}
-      {rows.length ? (
-        <ListTable label="Labels" columns={['Label', 'Description', 'Open issues']} actions={writer}>
-          {rows.map(({ row, record, org: ofOrg }) => (
-            <tr>
-              <td>
-                <LabelChip label={record} href={issuesWith(ctx, 'labels', row.id)} />
-                {ofOrg ? <span class="muted"> (organisation label)</span> : null}
-              </td>
-              <td>{record.description}</td>
-              <td>
-                <a href={issuesWith(ctx, 'labels', row.id)}>{row.numIssues - row.numClosedIssues} open issues</a>
-              </td>
-              {writer ? (
-                <td>
-                  {ofOrg ? null : (
-                    <>
-                      <details>
-                        <summary>Edit {record.name}</summary>
-                        <form method="post" action={`${labelsUrl(ctx)}/edit`} aria-label={`Edit label ${record.name}`}>
-                          <CsrfField ctx={web} />
-                          <input type="hidden" name="id" value={String(row.id)} />
-                          <LabelFields label={record} prefix={`label-${row.id}`} />
-                          <button type="submit">Save label</button>
-                        </form>
-                      </details>
-                      <ButtonForm ctx={web} action={`${labelsUrl(ctx)}/delete`} label={`Delete ${record.name}`} fields={{ id: String(row.id) }} danger />
-                    </>
-                  )}
-                </td>
-              ) : null}
-            </tr>
-          ))}
-        </ListTable>
-      ) : null}
-      {own.total > MAX_LABELS ? <p class="muted">Only the first {MAX_LABELS} labels are shown.</p> : null}
-      {writer ? (
-        <section class="box" aria-labelledby="new-label">
-          <h3 id="new-label">New label</h3>
-          <form method="post" action={`${labelsUrl(ctx)}/new`}>
-            <CsrfField ctx={web} />
-            <LabelFields prefix="new-label" />
-            <button type="submit" class="primary">
-              Create label
-            </button>
-          </form>
-        </section>
-      ) : null}
-      {templates.length ? (
-        <section class="box" aria-labelledby="label-template">
-          <h3 id="label-template">Start from a label set</h3>
-          <form method="post" action={`${labelsUrl(ctx)}/initialize`}>
-            <CsrfField ctx={web} />
-            <label for="template-name">Label set</label>
-            <select id="template-name" name="template_name">
-              {templates.map((name) => (
-                <option value={name}>{name}</option>
-              ))}
-            </select>
-            <button type="submit">Use this label set</button>
-          </form>
-        </section>
-      ) : null}
+      <LabelBoard web={web} action={labelsUrl(ctx)} entries={entries} writer={writer} templates={templates} empty="This repository has no labels yet." more={own.total > MAX_LABELS} />
     </>,
     opts.status,
+  )
+}
+
+/**
+ * `/org/{org}/settings/labels` (its owners'): the labels every repository of the organisation may
+ * use, created, edited and deleted through the service of the API's `/orgs/{org}/labels`, or
+ * started from a label set while there is none.
+ */
+async function orgLabelsPage(deps: AppDeps, org: OrgRow, web: WebContext, opts: { error?: string; status?: number } = {}): Promise<Response> {
+  const found = await listLabels(deps, { orgId: org.id }, undefined, { page: 1, limit: MAX_LABELS, offset: 0 })
+  const entries = found.rows.map((row) => ({ id: row.id, record: toApiOrgLabel(deps.config, org.name, row), ofOrg: false }))
+  const templates = found.total === 0 ? await labelTemplateNames() : []
+  return orgSettingsPage(
+    web,
+    org,
+    orgLabelsUrl(org),
+    'Labels',
+    <>
+      <p>Labels every repository of {org.name} may put on its issues and pull requests.</p>
+      <LabelBoard web={web} action={orgLabelsUrl(org)} entries={entries} writer templates={templates} empty="This organisation has no labels yet." more={found.total > MAX_LABELS} />
+    </>,
+    opts,
   )
 }
 
@@ -322,19 +376,57 @@ function labelIdOf(value: string | undefined): string {
 
 const labelValues = (body: typeof LabelForm.static) => ({ name: (body.title ?? '').trim(), color: body.color ?? '', description: body.description ?? '' })
 
-/** A form of the labels page: `act`, then back to the page with `done`; a refusal shows the page again with it. */
-const labelForm =
-  <B extends { _csrf?: string }>(deps: AppDeps, done: Notice, act: (ctx: RepoContext, body: B) => Promise<unknown>) =>
-  ({ repo: ctx, ...c }: FormRequest & { repo: RepoContext; body: B }) =>
-    formRoute(
-      deps.config,
-      c,
-      async () => {
-        await act(ctx, c.body)
-        return seeOther(labelsUrl(ctx), done)
-      },
-      (web, error, status) => labelsPage(deps, ctx, web, { error, status }),
-    )
+/** Where a labels page's forms act: the labels' owner, the page's address, and the page again (with a refusal). */
+interface LabelPlace {
+  owner: LabelOwner
+  url: string
+  again: (web: WebContext, error: string, status: number) => Promise<Response>
+}
+
+/** The forms of a labels page, at `{page}/{name}`: what each does, and the notice after it. */
+const LABEL_FORMS = [
+  { name: 'new', id: 'Create', done: 'label-added', body: LabelForm, act: (deps: AppDeps, owner: LabelOwner, body: typeof LabelForm.static) => createLabel(deps, owner, labelValues(body)) },
+  { name: 'edit', id: 'Edit', done: 'saved', body: LabelForm, act: (deps: AppDeps, owner: LabelOwner, body: typeof LabelForm.static) => editLabel(deps, owner, labelIdOf(body.id), labelValues(body)) },
+  { name: 'delete', id: 'Delete', done: 'label-deleted', body: IdForm, act: (deps: AppDeps, owner: LabelOwner, body: typeof IdForm.static) => deleteLabel(deps, owner, Number(labelIdOf(body.id))) },
+  {
+    name: 'initialize',
+    id: 'sInitialize',
+    done: 'labels-initialized',
+    body: TemplateForm,
+    act: (deps: AppDeps, owner: LabelOwner, body: typeof TemplateForm.static) => initializeLabels(deps, owner, body.template_name ?? ''),
+  },
+] as const
+
+/**
+ * A labels page's form routes (`{path}/new`, `/edit`, `/delete`, `/initialize`) on `app`, each
+ * under `needs`: the form's action, then back to the page with its notice; a refusal shows the
+ * page again with it. `placeOf` finds the labels' owner from what the needs resolved.
+ */
+function labelFormRoutes<A extends Elysia<any, any, any, any, any, any, any>>(
+  deps: AppDeps,
+  app: A,
+  path: string,
+  idPrefix: string,
+  needs: Record<string, unknown>,
+  placeOf: (c: Record<string, unknown>) => LabelPlace,
+): A {
+  for (const form of LABEL_FORMS) {
+    const handler = (c: FormRequest & { body: Record<string, string | undefined> }) => {
+      const place = placeOf(c as unknown as Record<string, unknown>)
+      return formRoute(
+        deps.config,
+        c,
+        async () => {
+          await form.act(deps, place.owner, c.body as never)
+          return seeOther(place.url, form.done)
+        },
+        (web, error, status) => place.again(web, error, status),
+      )
+    }
+    ;(app as any).post(`${path}/${form.name}`, handler, { ...needs, body: form.body, detail: pageDetail(`web${idPrefix}Label${form.id}`) })
+  }
+  return app
+}
 
 /** A milestone of the repository named by the path (its id), or 404. */
 async function milestoneOf(deps: AppDeps, ctx: RepoContext, id: string): Promise<ApiMilestone> {
@@ -350,38 +442,24 @@ async function milestoneOf(deps: AppDeps, ctx: RepoContext, id: string): Promise
  * the repository has issues or pull requests on.
  */
 export const labelPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-labels', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
-    .get('/:owner/:repo/labels', ({ request, repo: ctx }) => labelsPage(deps, ctx, webContext(deps.config, request, ctx.caller)), {
-      ...page('webLabels'),
-      repo: ISSUE_READER,
-      params: RepoParams,
-      query: DoneQuery,
-    })
-    .post('/:owner/:repo/labels/new', labelForm<typeof LabelForm.static>(deps, 'label-added', (ctx, body) => createLabel(deps, { repoId: ctx.repo.id }, labelValues(body))), {
-      ...page('webLabelCreate'),
-      repo: ISSUE_WRITER,
-      params: RepoParams,
-      body: LabelForm,
-    })
-    .post('/:owner/:repo/labels/edit', labelForm<typeof LabelForm.static>(deps, 'saved', (ctx, body) => editLabel(deps, { repoId: ctx.repo.id }, labelIdOf(body.id), labelValues(body))), {
-      ...page('webLabelEdit'),
-      repo: ISSUE_WRITER,
-      params: RepoParams,
-      body: LabelForm,
-    })
-    .post('/:owner/:repo/labels/delete', labelForm<typeof IdForm.static>(deps, 'label-deleted', (ctx, body) => deleteLabel(deps, { repoId: ctx.repo.id }, Number(labelIdOf(body.id)))), {
-      ...page('webLabelDelete'),
-      repo: ISSUE_WRITER,
-      params: RepoParams,
-      body: IdForm,
-    })
-    .post('/:owner/:repo/labels/initialize', labelForm<typeof TemplateForm.static>(deps, 'labels-initialized', (ctx, body) => initializeLabels(deps, ctx.repo.id, body.template_name ?? '')), {
-      ...page('webLabelsInitialize'),
-      repo: ISSUE_WRITER,
-      params: RepoParams,
-      body: TemplateForm,
-    })
+  labelFormRoutes(
+    deps,
+    new Elysia({ name: 'web-labels', detail: { hide: true } })
+      .use(pipeline(deps, { session: true }))
+      .get('/:owner/:repo/labels', ({ request, repo: ctx }) => labelsPage(deps, ctx, webContext(deps.config, request, ctx.caller)), {
+        ...page('webLabels'),
+        repo: ISSUE_READER,
+        params: RepoParams,
+        query: DoneQuery,
+      }),
+    '/:owner/:repo/labels',
+    '',
+    { scope: 'repository', repo: ISSUE_WRITER, params: RepoParams },
+    (c) => {
+      const ctx = c.repo as RepoContext
+      return { owner: { repoId: ctx.repo.id }, url: labelsUrl(ctx), again: (web, error, status) => labelsPage(deps, ctx, web, { error, status }) }
+    },
+  )
     .get('/:owner/:repo/milestones', ({ request, query, repo: ctx }) => milestonesPage(deps, ctx, webContext(deps.config, request, ctx.caller), query, deps.auth.clientAddress(request) ?? ''), {
       ...page('webMilestones'),
       repo: ISSUE_READER,
@@ -459,3 +537,28 @@ export const labelPages = (deps: AppDeps) =>
       },
       { ...page('webMilestoneIssues'), repo: ISSUE_READER, params: MilestoneParams },
     )
+
+/**
+ * Gitea's organisation labels page: `/org/{org}/settings/labels` (+ `/new`, `/edit`, `/delete`,
+ * `/initialize`), its owners' (the API's `/orgs/{org}/labels` rule), through the labels service.
+ */
+export const orgLabelPages = (deps: AppDeps) => {
+  const needs = { scope: 'organization', signed: true, org: 'owner', params: OrgParams } as const
+  return labelFormRoutes(
+    deps,
+    new Elysia({ name: 'web-org-labels', detail: { hide: true } })
+      .use(pipeline(deps, { session: true }))
+      .get('/org/:org/settings/labels', ({ request, caller, org }) => orgLabelsPage(deps, org.org, webContext(deps.config, request, caller)), {
+        ...needs,
+        query: DoneQuery,
+        detail: pageDetail('webOrgLabels'),
+      }),
+    '/org/:org/settings/labels',
+    'Org',
+    needs,
+    (c) => {
+      const org = (c.org as OrgContext).org
+      return { owner: { orgId: org.id }, url: orgLabelsUrl(org), again: (web, error, status) => orgLabelsPage(deps, org, web, { error, status }) }
+    },
+  )
+}

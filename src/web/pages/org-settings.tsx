@@ -27,6 +27,7 @@ export const orgSettingsItems = (org: string): [string, string][] => {
   const b = settingsBase(org)
   return [
     [b, 'Options'],
+    [`${b}/labels`, 'Labels'],
     [`${b}/blocked_users`, 'Blocked users'],
     [`${b}/hooks`, 'Webhooks'],
     [`${b}/delete`, 'Delete organisation'],
