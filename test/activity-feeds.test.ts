@@ -189,4 +189,38 @@ describe('organisation and team feeds', () => {
     const carolClient = giteaApi(s.url, { token: (await s.user('dan')).token })
     await fails(carolClient.teams.orgListTeamActivityFeeds(team.id!), 404)
   })
+
+  test("a team's units: who reads only the code sees pushes, not issues or pull requests, in every feed; a tracker turned off hides its events", async () => {
+    const erin = await s.user('erin')
+    const asErin = giteaApi(s.url, { token: erin.token })
+    await ok(asAlice.orgs.createOrgRepo('acme', { name: 'vault', private: true, auto_init: true, default_branch: 'main' }), 201)
+    await ok(asAlice.repos.repoCreateFile('acme', 'vault', 'code.txt', { content: b64('x\n'), message: 'add code' }), 201)
+    await ok(asAlice.repos.issueCreateIssue('acme', 'vault', { title: 'vault issue' }), 201)
+    await ok(asAlice.repos.repoCreateFile('acme', 'vault', 'f.txt', { content: b64('f\n'), message: 'feature', new_branch: 'feature' }), 201)
+    await ok(asAlice.repos.repoCreatePullRequest('acme', 'vault', { head: 'feature', base: 'main', title: 'vault pull' }), 201)
+    const coders = await ok(
+      asAlice.orgs.orgCreateTeam('acme', { name: 'coders', permission: 'read', units_map: { 'repo.code': 'read', 'repo.issues': 'none', 'repo.pulls': 'none' } } as never),
+      201,
+    )
+    await empty(asAlice.teams.orgAddTeamRepository(coders.id!, 'acme', 'vault'))
+    await empty(asAlice.teams.orgAddTeamMember(coders.id!, 'erin'))
+    await ok(asErin.repos.userCurrentPutSubscription('acme', 'vault'))
+
+    const seen = (list: Activity[]) => list.filter((a) => a.repo?.name === 'vault').map((a) => a.op_type)
+    // The repository's owner sees all of it; erin its code only, in each feed that lists it.
+    expect(seen(await ok(asAlice.repos.repoListActivityFeeds('acme', 'vault')))).toEqual(['create_pull_request', 'commit_repo', 'create_issue', 'commit_repo', 'create_repo'])
+    expect(seen(await ok(asErin.repos.repoListActivityFeeds('acme', 'vault')))).toEqual(['commit_repo', 'commit_repo', 'create_repo'])
+    expect(seen(await ok(asErin.orgs.orgListActivityFeeds('acme')))).toEqual(['commit_repo', 'commit_repo', 'create_repo'])
+    expect(seen(await ok(asErin.teams.orgListTeamActivityFeeds(coders.id!)))).toEqual(['commit_repo', 'commit_repo', 'create_repo'])
+    expect(seen(await ok(asErin.users.userListActivityFeeds('erin')))).toEqual(['commit_repo', 'commit_repo', 'create_repo'])
+    // Counted as shown.
+    const counted = await asErin.repos.repoListActivityFeeds('acme', 'vault')
+    expect(counted.headers.get('x-total-count')).toBe('3')
+
+    // The issues turned off: their events leave every feed, the owner's too; on again, they are back.
+    await ok(asAlice.repos.repoEdit('acme', 'vault', { has_issues: false }))
+    expect(seen(await ok(asAlice.repos.repoListActivityFeeds('acme', 'vault')))).toEqual(['create_pull_request', 'commit_repo', 'commit_repo', 'create_repo'])
+    await ok(asAlice.repos.repoEdit('acme', 'vault', { has_issues: true }))
+    expect(seen(await ok(asAlice.repos.repoListActivityFeeds('acme', 'vault')))).toContain('create_issue')
+  })
 })

@@ -1,10 +1,11 @@
-import { and, count, desc, eq, exists, gte, inArray, isNull, lte, or, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, exists, gte, inArray, isNull, lt, lte, not, notInArray, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import { readableRepoCondition, visibleOwnerCondition } from '../../auth/visibility'
 import { AccessMode } from '../../auth/access-mode'
-import { comments, events, issues, orgUsers, repositories, teamRepos, users, watches, type RepoRow, type TeamRow } from '../../db/schema'
-import { queryBuilder } from '../../db/sql'
+import { repoAccesses, unitMode } from '../../auth/access'
+import { comments, events, issues, orgUsers, repositories, teamRepos, teams, teamUnits, teamUsers, users, watches, type RepoRow, type TeamRow } from '../../db/schema'
+import { inJsonList, queryBuilder } from '../../db/sql'
 import { ACTIVITY_KINDS, type ActivityRow } from '../../convert/activity'
 import { unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
@@ -101,10 +102,75 @@ export const userFeedIncludesPrivate = (viewer: UserRow | null, user: UserRow): 
 /** Gitea's organisation feed: private repositories' actions for its members and site administrators (never a public-only caller). */
 export const orgFeedIncludesPrivate = (viewer: UserRow | null, member: boolean): boolean => !!viewer && !viewer.publicOnly && (viewer.isAdmin || member)
 
+/** The events of the code unit (Gitea's watcher feed shows them to those who read the code: pushes, tags, releases). */
+const CODE_KINDS = ['push', 'release.published'] as const
+/** The units a feed's events belong to (a repository's own events, created or renamed, to none). */
+const FEED_UNITS = ['repo.code', 'repo.issues', 'repo.pulls'] as const
+
+/**
+ * The repositories the viewer may read whose code, issues or pull requests a team of theirs keeps
+ * from them (Gitea's per-unit team permissions): every repository a team of theirs below admin
+ * with unit settings covers, judged by the access rule (another team, a collaboration or the
+ * public may give the unit back). None without such a team: the common case costs one query.
+ */
+async function unitHidden(deps: AppDeps, viewer: UserRow | null): Promise<{ code: number[]; issues: number[]; pulls: number[] }> {
+  const hidden = { code: [] as number[], issues: [] as number[], pulls: [] as number[] }
+  if (!viewer || viewer.isAdmin) return hidden
+  // Teams below admin that do not give all three units (a unit without its row is none).
+  const given = qb
+    .select({ n: count() })
+    .from(teamUnits)
+    .where(and(eq(teamUnits.teamId, teams.id), inArray(teamUnits.type, [...FEED_UNITS]), gte(teamUnits.accessMode, AccessMode.Read)))
+  const limited = await deps.db
+    .select({ id: teams.id, orgId: teams.orgId, all: teams.includesAllRepositories })
+    .from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .where(and(eq(teamUsers.uid, viewer.id), lt(teams.authorize, AccessMode.Admin), lt(sql`(${given})`, FEED_UNITS.length)))
+  if (limited.length === 0) return hidden
+  const covered = await deps.db
+    .select()
+    .from(repositories)
+    .where(
+      or(
+        inArray(repositories.id, qb.select({ id: teamRepos.repoId }).from(teamRepos).where(inJsonList(teamRepos.teamId, limited.filter((t) => !t.all).map((t) => t.id)))),
+        inJsonList(repositories.ownerId, limited.filter((t) => t.all).map((t) => t.orgId)),
+      ),
+    )
+  for (const [id, access] of await repoAccesses(deps.db, viewer, covered)) {
+    if (unitMode(access, 'repo.code') < AccessMode.Read) hidden.code.push(id)
+    if (unitMode(access, 'repo.issues') < AccessMode.Read) hidden.issues.push(id)
+    if (unitMode(access, 'repo.pulls') < AccessMode.Read) hidden.pulls.push(id)
+  }
+  return hidden
+}
+
+/**
+ * The events whose unit the viewer may read (the repository itself readable): code events where
+ * the code is theirs to read, an issue's or a pull request's where that tracker is on and theirs
+ * to read; an issue or comment since deleted is in none (Gitea deletes their actions).
+ */
+function readableUnitCondition(hidden: { code: number[]; issues: number[]; pulls: number[] }): SQL {
+  const tracker = (pull: boolean, on: SQL, repos: number[]) =>
+    and(eq(issues.isPull, pull), on, repos.length ? not(inJsonList(events.repoId, repos)) : undefined)
+  return and(
+    hidden.code.length ? or(notInArray(events.kind, [...CODE_KINDS]), not(inJsonList(events.repoId, hidden.code))) : undefined,
+    or(
+      isNull(events.issueId),
+      exists(
+        qb
+          .select({ one: issues.id })
+          .from(issues)
+          .where(and(eq(issues.id, events.issueId), or(tracker(false, eq(repositories.hasIssues, true), hidden.issues), tracker(true, eq(repositories.hasPullRequests, true), hidden.pulls)))),
+      ),
+    ),
+  )!
+}
+
 /**
  * One page of a feed, newest first, with its total: events of the activity kinds, in
- * repositories `viewer` may read (the visibility rule), by actors whose activity `viewer` may
- * see, none of an issue or comment since deleted (Gitea deletes their actions). A person who
+ * repositories `viewer` may read (the visibility rule) and of units they may read there
+ * (readableUnitCondition), by actors whose activity `viewer` may see, none of an issue or comment
+ * since deleted (Gitea deletes their actions). A person who
  * keeps their activity private has an empty feed for anyone but themself and site administrators.
  */
 export async function listFeed(deps: AppDeps, viewer: UserRow | null, of: FeedOf, opts: FeedOptions, page: Page): Promise<Paged<ActivityRow>> {
@@ -116,7 +182,7 @@ export async function listFeed(deps: AppDeps, viewer: UserRow | null, of: FeedOf
     readableRepoCondition(viewer),
     opts.includePrivate ? undefined : eq(repositories.isPrivate, false),
     visibleActorCondition(viewer, of),
-    or(isNull(events.issueId), exists(qb.select({ one: issues.id }).from(issues).where(eq(issues.id, events.issueId)))),
+    readableUnitCondition(await unitHidden(deps, viewer)),
     or(isNull(events.commentId), exists(qb.select({ one: comments.id }).from(comments).where(eq(comments.id, events.commentId)))),
     day ? and(gte(events.createdUnix, day[0]), lte(events.createdUnix, day[1])) : undefined,
   )
