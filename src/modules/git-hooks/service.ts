@@ -1,6 +1,7 @@
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { notFound } from '../../lib/errors'
+import type { GitHookFile } from '../../convert/git-hook'
 
 /*
  * A repository's server-side git hooks (Gitea's modules/git/hook.go): programs git runs at a
@@ -17,10 +18,8 @@ export type GitHookName = (typeof GIT_HOOK_NAMES)[number]
 export const MAX_GIT_HOOK_CHARS = 1024 * 1024
 
 /** A hook as read: active when its file exists, with its text (empty otherwise, as Gitea's). */
-export interface GitHook {
+export interface GitHook extends GitHookFile {
   name: GitHookName
-  isActive: boolean
-  content: string
 }
 
 const isHookName = (name: string): name is GitHookName => (GIT_HOOK_NAMES as readonly string[]).includes(name)
