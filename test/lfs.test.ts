@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { join } from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
 import { eq } from 'drizzle-orm'
+import { webVisitors } from './web-session'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { remoteUrl, sh, tempDir } from './git-fixture'
 import { lfsMetaObjects } from '../src/db/schema'
@@ -335,6 +336,66 @@ describe('git-lfs-authenticate over SSH', () => {
     })
     expect(r.code, r.stderr).toBe(0)
     expect(readFileSync(join(clone, 'copy', 'data.bin')).equals(data)).toBe(true)
+  })
+})
+
+describe('the settings pages', () => {
+  const { page, signIn, submit } = webVisitors(() => s.url, async () => '')
+  const PAGE = '/alice/big/settings/lfs'
+
+  test("the repository's objects, listed for its administrators; one deleted from it (its file kept while another repository has it)", async () => {
+    const own = randomBytes(300)
+    expect((await lfs('PUT', 'alice/big', `objects/${oidOf(own)}/${own.length}`, { who: alice, raw: own })).status).toBe(200)
+    const html = await (await page(PAGE, await signIn(alice))).text()
+    expect(html).toContain('aria-label="LFS objects"')
+    expect(html).toContain(`title="${dataOid}"`)
+    expect(html).toContain(`title="${oidOf(own)}"`)
+    expect(await (await page('/alice/big/settings', await signIn(alice))).text()).toContain(`href="${PAGE}"`)
+    // A reader may not; a stranger is not told the repository exists.
+    expect((await page(PAGE, await signIn(reader))).status).toBe(403)
+    expect((await page(PAGE, await signIn(stranger))).status).toBe(404)
+
+    // Only this repository has `own`: its file goes. stranger/mine has dataOid too: its file stays.
+    const gone = await submit(alice, `${PAGE}/delete/${oidOf(own)}`, {}, { from: PAGE })
+    expect([gone.status, gone.location]).toEqual([303, `${PAGE}?done=lfs-object-deleted`])
+    expect(existsSync(objectPath(s.deps, oidOf(own)))).toBe(false)
+    expect((await submit(alice, `${PAGE}/delete/${dataOid}`, {}, { from: PAGE })).status).toBe(303)
+    expect(existsSync(objectPath(s.deps, dataOid))).toBe(true)
+    expect((await metaRows(bigId)).map((r) => r.oid)).not.toContain(dataOid)
+    expect((await lfs('GET', 'alice/big', `objects/${dataOid}`, { who: alice })).status).toBe(404)
+    expect((await lfs('GET', 'stranger/mine', `objects/${dataOid}`, { who: stranger })).status).toBe(200)
+    // Again, or a name that is no object: 404, nothing changed.
+    expect((await submit(alice, `${PAGE}/delete/${dataOid}`, {}, { from: PAGE })).status).toBe(404)
+    expect((await submit(alice, `${PAGE}/delete/not-an-oid`, {}, { from: PAGE })).status).toBe(404)
+    expect((await submit(reader, `${PAGE}/delete/${oidOf(own)}`, {}, { from: '/' })).status).toBe(403)
+    // Uploaded again, it is the repository's once more.
+    expect((await lfs('PUT', 'alice/big', `objects/${dataOid}/${data.length}`, { who: alice, raw: data })).status).toBe(200)
+  })
+
+  test('the locks: listed with their holders, released by an administrator whoever holds them', async () => {
+    expect((await s.put('/repos/alice/big/collaborators/stranger', { permission: 'write' }, { token: alice.token })).status).toBe(204)
+    const held = await lfs('POST', 'alice/big', 'locks', { who: stranger, body: { path: 'assets/logo.psd' } })
+    expect(held.status).toBe(201)
+    const html = await (await page(`${PAGE}/locks`, await signIn(alice))).text()
+    expect(html).toContain('assets/logo.psd')
+    expect(html).toContain('href="/stranger"')
+    // The writer may not use the administrators' page.
+    expect((await submit(stranger, `${PAGE}/locks/${held.json.lock.id}/unlock`, {}, { from: '/' })).status).toBe(403)
+    const released = await submit(alice, `${PAGE}/locks/${held.json.lock.id}/unlock`, {}, { from: `${PAGE}/locks` })
+    expect([released.status, released.location]).toEqual([303, `${PAGE}/locks?done=lfs-unlocked`])
+    expect((await lfs('GET', 'alice/big', 'locks', { who: alice })).json.locks).toEqual([])
+    expect((await submit(alice, `${PAGE}/locks/${held.json.lock.id}/unlock`, {}, { from: `${PAGE}/locks` })).status).toBe(404)
+    expect((await s.del('/repos/alice/big/collaborators/stranger', undefined, { token: alice.token })).status).toBe(204)
+  })
+
+  test('with the LFS server off the pages are 404 and not offered', async () => {
+    s.deps.config.lfsStartServer = false
+    try {
+      expect((await page(PAGE, await signIn(alice))).status).toBe(404)
+      expect(await (await page('/alice/big/settings', await signIn(alice))).text()).not.toContain(`href="${PAGE}"`)
+    } finally {
+      s.deps.config.lfsStartServer = true
+    }
   })
 })
 

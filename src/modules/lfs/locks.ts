@@ -1,11 +1,12 @@
 import { posix } from 'node:path'
-import { and, asc, eq, inArray } from 'drizzle-orm'
+import { and, asc, count, eq, inArray } from 'drizzle-orm'
 import { batchesOf } from '../../lib/batches'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { lfsLocks, users, type LfsLockRow } from '../../db/schema'
 import { toLfsLock } from '../../convert/lfs-lock'
 import { nowUnix } from '../../lib/time'
+import type { Page, Paged } from '../../lib/pagination'
 import { lfsError, lfsJson, type LfsTarget } from './access'
 
 /*
@@ -95,12 +96,35 @@ export async function verifyLocks(deps: AppDeps, target: LfsTarget, body: { curs
 export async function unlock(deps: AppDeps, target: LfsTarget, idText: string, force: boolean): Promise<Response> {
   const user = target.user
   if (!user) return signInFirst(deps)
-  if (!/^[0-9]{1,15}$/.test(idText)) return lfsError(deps, 404, 'lock not found')
-  const where = and(eq(lfsLocks.repoId, target.repo.id), eq(lfsLocks.id, Number(idText)))
-  const [row] = await deps.db.select().from(lfsLocks).where(where).limit(1)
-  if (!row) return lfsError(deps, 404, 'lock not found')
-  if (row.ownerId !== user.id && !force) return lfsError(deps, 403, "user doesn't own lock and force flag is not set")
-  const [lock] = await withOwners(deps, [row])
-  await writeTransaction(deps.db, () => deps.db.delete(lfsLocks).where(where))
+  const released = await releaseLock(deps, target.repo.id, user.id, idText, force)
+  if (typeof released === 'string') return lfsError(deps, released === 'not found' ? 404 : 403, released === 'not found' ? 'lock not found' : "user doesn't own lock and force flag is not set")
+  const [lock] = await withOwners(deps, [released])
   return lfsJson({ lock })
+}
+
+/**
+ * Releases lock `idText` of the repository for `userId` (Gitea's DeleteLFSLockByID): its holder,
+ * or anyone with `force` (the caller checked they write to the repository); the released lock, or
+ * why not. The LFS API and the settings page share it.
+ */
+export async function releaseLock(deps: AppDeps, repoId: number, userId: number, idText: string, force: boolean): Promise<LfsLockRow | 'not found' | 'not yours'> {
+  if (!/^[0-9]{1,15}$/.test(idText)) return 'not found'
+  const where = and(eq(lfsLocks.repoId, repoId), eq(lfsLocks.id, Number(idText)))
+  return await writeTransaction(deps.db, async () => {
+    const [row] = await deps.db.select().from(lfsLocks).where(where).limit(1)
+    if (!row) return 'not found' as const
+    if (row.ownerId !== userId && !force) return 'not yours' as const
+    await deps.db.delete(lfsLocks).where(where)
+    return row
+  })
+}
+
+/** A page of the repository's locks, oldest first, with their holders' names and their number (the LFS settings page). */
+export async function listLockRows(deps: AppDeps, repoId: number, page: Page): Promise<Paged<{ lock: LfsLockRow; owner: string }>> {
+  const [rows, [total]] = await Promise.all([
+    deps.db.select().from(lfsLocks).where(eq(lfsLocks.repoId, repoId)).orderBy(asc(lfsLocks.id)).limit(page.limit).offset(page.offset),
+    deps.db.select({ n: count() }).from(lfsLocks).where(eq(lfsLocks.repoId, repoId)),
+  ])
+  const named = await withOwners(deps, rows)
+  return { rows: rows.map((lock, i) => ({ lock, owner: named[i]!.owner.name })), total: Number(total?.n ?? 0) }
 }

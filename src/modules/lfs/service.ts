@@ -1,11 +1,13 @@
-import { and, eq } from 'drizzle-orm'
+import { and, count, desc, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
-import { lfsMetaObjects } from '../../db/schema'
+import { lfsMetaObjects, type LfsMetaObjectRow } from '../../db/schema'
 import { inJsonList } from '../../db/sql'
 import { nowUnix } from '../../lib/time'
+import { notFound } from '../../lib/errors'
+import type { Page, Paged } from '../../lib/pagination'
 import { lfsError, lfsJson, type LfsTarget } from './access'
-import { heldOf, holds, objectStream, OID, receiveObject, withObject } from './store'
+import { heldOf, holds, objectStream, OID, receiveObject, removeObjectIfUnnamed, withObject } from './store'
 
 /*
  * The Git LFS batch API and basic transfer (Gitea's services/lfs/server.go), for one repository
@@ -33,6 +35,31 @@ async function metaObjectsOf(deps: AppDeps, repoId: number, oids: string[]) {
   if (oids.length === 0) return new Map<string, typeof lfsMetaObjects.$inferSelect>()
   const rows = await deps.db.select().from(lfsMetaObjects).where(and(eq(lfsMetaObjects.repoId, repoId), inJsonList(lfsMetaObjects.oid, [...new Set(oids)])))
   return new Map(rows.map((row) => [row.oid, row]))
+}
+
+/** A page of the repository's meta objects, newest first, with their number (the LFS settings page). */
+export async function listMetaObjects(deps: AppDeps, repoId: number, page: Page): Promise<Paged<LfsMetaObjectRow>> {
+  const [rows, [total]] = await Promise.all([
+    deps.db.select().from(lfsMetaObjects).where(eq(lfsMetaObjects.repoId, repoId)).orderBy(desc(lfsMetaObjects.id)).limit(page.limit).offset(page.offset),
+    deps.db.select({ n: count() }).from(lfsMetaObjects).where(eq(lfsMetaObjects.repoId, repoId)),
+  ])
+  return { rows, total: Number(total?.n ?? 0) }
+}
+
+/**
+ * Takes object `oid` from the repository (Gitea's LFSDelete): its meta object goes, and the
+ * stored file with it when no other repository has the object, in the object's turn (an upload
+ * of it meanwhile keeps its file); 404 when the repository does not have it.
+ */
+export async function deleteMetaObject(deps: AppDeps, repoId: number, oid: string): Promise<void> {
+  if (!OID.test(oid)) throw notFound('no such LFS object')
+  await withObject(deps, oid, async () => {
+    const gone = await writeTransaction(deps.db, () =>
+      deps.db.delete(lfsMetaObjects).where(and(eq(lfsMetaObjects.repoId, repoId), eq(lfsMetaObjects.oid, oid))).returning({ id: lfsMetaObjects.id }),
+    )
+    if (gone.length === 0) throw notFound('no such LFS object')
+    await removeObjectIfUnnamed(deps, oid)
+  })
 }
 
 /** Where the repository's LFS endpoints are, by its current names. */

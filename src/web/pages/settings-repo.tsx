@@ -9,12 +9,17 @@ import { repoToApi } from '../../convert/repo'
 import { hookToApi } from '../../convert/hook'
 import { deployKeysToApi } from '../../convert/deploy-key'
 import { toApiUser } from '../../convert/user'
-import { ApiError } from '../../lib/errors'
+import { ApiError, forbidden, notFound } from '../../lib/errors'
 import { pathNumber } from '../../lib/path-number'
 import { addCollaborator, collaboratorModes, collaboratorUser, listCollaborators, removeCollaborator } from '../../modules/collaborators/service'
 import { createHook, deleteHook, editHook, getDelivery, getHook, listHooks, redeliver, testHook } from '../../modules/hooks/service'
 import { addDeployKey, deleteDeployKey, listDeployKeys } from '../../modules/deploy-keys/service'
 import { getGitHook, listGitHooks, MAX_GIT_HOOK_CHARS, setGitHook } from '../../modules/git-hooks/service'
+import { deleteMetaObject, listMetaObjects } from '../../modules/lfs/service'
+import { listLockRows, releaseLock } from '../../modules/lfs/locks'
+import { sizeText } from './source'
+import { TimeAt } from './issue-parts'
+import { isoTime } from '../../lib/time'
 import { changeRepoTeam, listRepoTeams } from '../../modules/teams/service'
 import { teamsToApi } from '../../convert/team'
 import { pageDetail, webContext, type WebContext } from '../context'
@@ -48,6 +53,7 @@ function menu(deps: AppDeps, ctx: RepoContext): [string, string][] {
     // Offered to those the pages' `gitHooks` need lets in.
     ...(user && canEditGitHooks(deps.config, user) ? [[`${b}/hooks/git`, 'Git hooks'] as [string, string]] : []),
     [`${b}/keys`, 'Deploy keys'],
+    ...(deps.config.lfsStartServer ? [[`${b}/lfs`, 'LFS'] as [string, string]] : []),
   ]
 }
 
@@ -280,6 +286,96 @@ async function gitHookPage(deps: AppDeps, ctx: RepoContext, web: WebContext, nam
   )
 }
 
+// ---- LFS ----------------------------------------------------------------------------------------
+
+const LfsObjectParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), oid: t.String({ maxLength: 64 }) })
+const LfsLockParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), lid: t.String({ maxLength: 20 }) })
+
+/** The LFS pages answer while the LFS server is on (WARREN_LFS_START_SERVER), as its endpoints do; 404 otherwise. */
+function lfsOn(deps: AppDeps): void {
+  if (!deps.config.lfsStartServer) throw notFound()
+}
+
+/**
+ * Gitea's LFS settings page: the objects the repository has (newest first: oid, size, when), each
+ * deleted from it by its administrators (the stored file too when no other repository has it).
+ */
+async function lfsPage(deps: AppDeps, ctx: RepoContext, web: WebContext, pageAt: number, opts: { error?: string; status?: number } = {}) {
+  lfsOn(deps)
+  const found = await listMetaObjects(deps, ctx.repo.id, { page: pageAt, limit: LISTED, offset: (pageAt - 1) * LISTED })
+  const b = `${base(ctx)}/lfs`
+  return settingsPage(
+    deps,
+    ctx,
+    web,
+    b,
+    'LFS',
+    <>
+      <p>
+        The Git LFS objects this repository has: {String(found.total)}. <a href={`${b}/locks`}>Locks</a>
+      </p>
+      <div class="box">
+        <ListTable label="LFS objects" columns={['Object', 'Size', 'Uploaded']} actions empty={found.rows.length === 0 && 'No LFS objects yet.'}>
+          {found.rows.map((row) => (
+            <tr>
+              <td>
+                <code title={row.oid}>{row.oid.slice(0, 16)}</code>
+              </td>
+              <td>{sizeText(row.size)}</td>
+              <td>
+                <TimeAt iso={isoTime(row.createdUnix)} />
+              </td>
+              <td>
+                <ButtonForm ctx={web} action={`${b}/delete/${row.oid}`} label={`Delete ${row.oid.slice(0, 16)}`} danger />
+              </td>
+            </tr>
+          ))}
+        </ListTable>
+      </div>
+      <Pager path={b} query={{}} page={pageAt} pages={pagesOf(found.total, LISTED)} />
+    </>,
+    opts,
+  )
+}
+
+/** Gitea's LFS locks page: who holds which path, each lock released by the repository's administrators. */
+async function lfsLocksPage(deps: AppDeps, ctx: RepoContext, web: WebContext, pageAt: number, opts: { error?: string; status?: number } = {}) {
+  lfsOn(deps)
+  const found = await listLockRows(deps, ctx.repo.id, { page: pageAt, limit: LISTED, offset: (pageAt - 1) * LISTED })
+  const b = `${base(ctx)}/lfs/locks`
+  return settingsPage(
+    deps,
+    ctx,
+    web,
+    `${base(ctx)}/lfs`,
+    'LFS locks',
+    <>
+      <div class="box">
+        <ListTable label="LFS locks" columns={['Path', 'Held by', 'Since']} actions empty={found.rows.length === 0 && 'No locks.'}>
+          {found.rows.map(({ lock, owner }) => (
+            <tr>
+              <td>
+                <code>{lock.path}</code>
+              </td>
+              <td>
+                <a href={`/${encodeURIComponent(owner)}`}>{owner}</a>
+              </td>
+              <td>
+                <TimeAt iso={isoTime(lock.createdUnix)} />
+              </td>
+              <td>
+                <ButtonForm ctx={web} action={`${b}/${lock.id}/unlock`} label={`Unlock ${lock.path}`} danger />
+              </td>
+            </tr>
+          ))}
+        </ListTable>
+      </div>
+      <Pager path={b} query={{}} page={pageAt} pages={pagesOf(found.total, LISTED)} />
+    </>,
+    opts,
+  )
+}
+
 // ---- deploy keys --------------------------------------------------------------------------------
 
 const DeployKeyForm = t.Object({ _csrf: CsrfText, title: FormText(255), content: FormText(64 * 1024), writable: FormCheck })
@@ -454,6 +550,49 @@ export const repoSettingsPages = (deps: AppDeps) => {
             (web, error, status) => hooksPage(deps, ctx, web, 1, { values: c.body, error, status }),
           ),
         { ...page('webRepoHookAdd'), repo: admin(false), params: RepoParams, body: HookForm },
+      )
+      .get(
+        '/:owner/:repo/settings/lfs',
+        async ({ request, repo: ctx, query }) => lfsPage(deps, ctx, webContext(deps.config, request, ctx.caller), pageNumber(query.page)),
+        { ...page('webRepoLfs'), repo: admin(), params: RepoParams, query: ListQuery },
+      )
+      .post(
+        '/:owner/:repo/settings/lfs/delete/:oid',
+        ({ repo: ctx, ...c }) =>
+          formRoute(
+            deps.config,
+            c,
+            async () => {
+              lfsOn(deps)
+              await deleteMetaObject(deps, ctx.repo.id, c.params.oid)
+              return seeOther(`${base(ctx)}/lfs`, 'lfs-object-deleted')
+            },
+            (web, error, status) => lfsPage(deps, ctx, web, 1, { error, status }),
+          ),
+        { ...page('webRepoLfsDelete'), repo: admin(), params: LfsObjectParams, body: t.Object({ _csrf: CsrfText }) },
+      )
+      .get(
+        '/:owner/:repo/settings/lfs/locks',
+        async ({ request, repo: ctx, query }) => lfsLocksPage(deps, ctx, webContext(deps.config, request, ctx.caller), pageNumber(query.page)),
+        { ...page('webRepoLfsLocks'), repo: admin(), params: RepoParams, query: ListQuery },
+      )
+      .post(
+        '/:owner/:repo/settings/lfs/locks/:lid/unlock',
+        ({ repo: ctx, ...c }) =>
+          formRoute(
+            deps.config,
+            c,
+            async () => {
+              lfsOn(deps)
+              // The repository's administrators release anyone's lock (Gitea's LFSUnlock: force).
+              const released = await releaseLock(deps, ctx.repo.id, ctx.caller.user!.id, c.params.lid, true)
+              if (released === 'not found') throw notFound('no such lock')
+              if (released === 'not yours') throw forbidden('the lock is not yours')
+              return seeOther(`${base(ctx)}/lfs/locks`, 'lfs-unlocked')
+            },
+            (web, error, status) => lfsLocksPage(deps, ctx, web, 1, { error, status }),
+          ),
+        { ...page('webRepoLfsUnlock'), repo: admin(), params: LfsLockParams, body: t.Object({ _csrf: CsrfText }) },
       )
       .get(
         '/:owner/:repo/settings/hooks/git',
