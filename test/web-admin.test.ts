@@ -24,7 +24,7 @@ let s: TestServer
 let root: TestUser, alice: TestUser
 let v: ReturnType<typeof webVisitors>
 let ran = 0
-const PAGES = ['/-/admin', '/-/admin/orgs', '/-/admin/repos', '/-/admin/repos/unadopted', '/-/admin/emails', '/-/admin/config', '/-/admin/repos/delete?id=1']
+const PAGES = ['/-/admin', '/-/admin/orgs', '/-/admin/repos', '/-/admin/repos/unadopted', '/-/admin/emails', '/-/admin/packages', '/-/admin/config', '/-/admin/repos/delete?id=1']
 const html = async (path: string) => {
   const res = await v.page(path, await v.signIn(root))
   expect(res.status).toBe(200)
@@ -144,6 +144,37 @@ describe('site administration pages', () => {
     expect((await v.submit(alice, '/-/admin/emails/activate', { uid: String(alice.user.id), email: 'alice@example.org', activate: 'false' })).status).toBe(403)
     await v.expectCsrfRefused(root, '/-/admin/emails/activate', { uid: String(alice.user.id), email: 'alice@example.org', activate: 'false' })
     expect(await contentMark(s.deps.db)()).toBe(before)
+  })
+
+  test("packages: every owner's versions listed and searched; one deleted, its package with its last version", async () => {
+    const put = (owner: TestUser, name: string, version: string) =>
+      fetch(`${s.url}/api/packages/${owner.name}/generic/${name}/${version}/file.txt`, { method: 'PUT', headers: { authorization: `token ${owner.token}` }, body: `${name} ${version}` })
+    expect((await put(alice, 'widget', '1.0.0')).status).toBe(201)
+    expect((await put(alice, 'widget', '2.0.0')).status).toBe(201)
+    expect((await put(root, 'gadget', '0.1.0')).status).toBe(201)
+    const all = await html('/-/admin/packages')
+    for (const text of ['widget', 'gadget', '2.0.0', '0.1.0', 'href="/alice/-/packages/generic/widget/1.0.0"']) expect(all).toContain(text)
+    const found = await html('/-/admin/packages?q=WIDG')
+    expect(found).toContain('widget')
+    expect(found).not.toContain('gadget')
+    const versions = async () => ((await s.get('/packages/alice', { token: alice.token })).body as any[]).map((p) => `${p.name} ${p.version}`).sort()
+    expect(await versions()).toEqual(['widget 1.0.0', 'widget 2.0.0'])
+    const row = found.split('<tr>').find((r) => r.includes('Delete widget 1.0.0'))!
+    const id = /name="id" value="(\d+)"/.exec(row)?.[1]
+    expect(id).toBeDefined()
+    const from = { from: '/-/admin/packages' }
+    expect((await v.submit(alice, '/-/admin/packages/delete', { id: id!, q: '' })).status).toBe(403)
+    const deleted = await v.submit(root, '/-/admin/packages/delete', { id: id!, q: 'widg' }, from)
+    expect([deleted.status, deleted.location]).toEqual([303, '/-/admin/packages?q=widg&done=package-version-deleted'])
+    expect(await versions()).toEqual(['widget 2.0.0'])
+    expect((await v.submit(root, '/-/admin/packages/delete', { id: id!, q: '' }, from)).status).toBe(404)
+    expect((await v.submit(root, '/-/admin/packages/delete', { id: 'x', q: '' }, from)).status).toBe(404)
+    // gadget's only version: the package goes with it.
+    const gadget = /name="id" value="(\d+)"/.exec((await html('/-/admin/packages?q=gadget')).split('<tr>').find((r) => r.includes('Delete gadget'))!)![1]!
+    expect((await v.submit(root, '/-/admin/packages/delete', { id: gadget, q: '' }, from)).status).toBe(303)
+    expect((await s.get('/packages/root', { token: root.token })).body).toEqual([])
+    expect(await html('/root/-/packages')).not.toContain('gadget')
+    expect(await html('/-/admin')).toContain('href="/-/admin/packages"')
   })
 
   test('the configuration: effective settings with their variables, never a secret', async () => {

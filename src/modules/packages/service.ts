@@ -4,8 +4,8 @@ import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import { writeTransaction } from '../../db/client'
 import { recordEvent } from '../../events/outbox'
-import { packageFiles, packages, packageVersions, repositories, type PackageFileRow, type PackageRow, type PackageVersionRow } from '../../db/schema'
-import { containsText } from '../../db/sql'
+import { packageFiles, packages, packageVersions, repositories, users, type PackageFileRow, type PackageRow, type PackageVersionRow } from '../../db/schema'
+import { containsText, inJsonList } from '../../db/sql'
 import { ApiError, badRequest, conflict, notFound } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
@@ -84,6 +84,28 @@ const packageFilter = (filter: { type?: string; q?: string }) =>
 /** The owner's package versions, newest first, of one type and with `q` in the name when asked. */
 export async function listPackageVersions(deps: AppDeps, ownerId: number, filter: { type?: string; q?: string }, page: Page): Promise<Paged<PackageVersion>> {
   return await pageOfVersions(deps, and(eq(packageVersions.ownerId, ownerId), ...packageFilter(filter)), page)
+}
+
+/** Every owner's package versions, newest first, of one type and with `q` in the name when asked (the site administration's list), with the owners' names. */
+export async function listAllPackageVersions(deps: AppDeps, filter: { type?: string; q?: string }, page: Page): Promise<Paged<PackageVersion & { ownerName: string }>> {
+  const found = await pageOfVersions(deps, and(...packageFilter(filter)), page)
+  const ids = [...new Set(found.rows.map((r) => r.version.ownerId))]
+  const names = new Map(ids.length ? (await deps.db.select({ id: users.id, name: users.name }).from(users).where(inJsonList(users.id, ids))).map((u) => [u.id, u.name]) : [])
+  return { rows: found.rows.map((r) => ({ ...r, ownerName: names.get(r.version.ownerId) ?? '' })), total: found.total }
+}
+
+/** Deletes the package version of id `versionId`, whoever owns it (the site administration's list): 404 when there is none. */
+export async function deletePackageVersionById(deps: AppDeps, actor: UserRow, versionId: number): Promise<void> {
+  const hashes = await writeTransaction(deps.db, async () => {
+    const [found] = await deps.db
+      .select({ pkg: packages, version: packageVersions })
+      .from(packageVersions)
+      .innerJoin(packages, eq(packages.id, packageVersions.packageId))
+      .where(eq(packageVersions.id, versionId))
+    if (!found) throw notFound('package does not exist')
+    return await dropVersion(deps, actor, found)
+  })
+  await removeUnnamedBlobs(deps, hashes)
 }
 
 const newer = alias(packageVersions, 'pkg_newer')

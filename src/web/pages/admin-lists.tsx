@@ -9,17 +9,20 @@ import { deleteRepositoryConfirmed, repoWithOwnerById } from '../../modules/admi
 import { adoptRepository, deleteUnadopted, listUnadopted } from '../../modules/repos/adopt'
 import { searchRepositories } from '../../modules/repos/queries'
 import { searchUsers } from '../../modules/users/service'
+import { deletePackageVersionById, listAllPackageVersions } from '../../modules/packages/service'
 import { pageDetail, webContext, type WebContext } from '../context'
 import { ButtonForm, CsrfField, CsrfText, FormText, formRoute, seeOther } from '../forms'
 import { ownerUrl, repoUrl } from '../links'
 import { AdminQuery, adminListPage, adminPage, type AdminListSpec } from './admin'
+import { packageUrl, versionUrl } from './packages'
 
 /*
  * The site administration's lists at Gitea 1.23's addresses: organisations (`/-/admin/orgs`),
  * repositories (`/-/admin/repos`, each deletable after its name is typed, `/-/admin/repos/delete`),
  * unadopted repositories (`/-/admin/repos/unadopted`: adopt or delete, the service of the API's
- * `/admin/unadopted`) and e-mail addresses (`/-/admin/emails`); each searched and paged, each
- * through the same services as the API.
+ * `/admin/unadopted`), e-mail addresses (`/-/admin/emails`) and package versions
+ * (`/-/admin/packages`, each deletable); each searched and paged, each through the same services
+ * as the API.
  */
 
 type RepoSearchRow = Awaited<ReturnType<typeof searchRepositories>>['rows'][number]
@@ -172,6 +175,39 @@ const emailsList = (deps: AppDeps, web: WebContext): AdminListSpec<UserEmail> =>
   ),
 })
 
+const PACKAGES = '/-/admin/packages'
+
+/** Gitea's admin package list: every owner's package versions, newest first, each deletable. */
+const packagesList = (deps: AppDeps, web: WebContext): AdminListSpec<Awaited<ReturnType<typeof listAllPackageVersions>>['rows'][number]> => ({
+  path: PACKAGES,
+  title: 'Packages',
+  searchLabel: 'Search packages',
+  noun: 'package versions',
+  search: (q, page) => listAllPackageVersions(deps, { q }, page),
+  columns: ['Owner', 'Type', 'Name', 'Version', 'Published'],
+  actions: true,
+  empty: 'No packages match.',
+  row: ({ pkg, version, ownerName }, q) => (
+    <tr>
+      <td>
+        <a href={ownerUrl(ownerName)}>{ownerName}</a>
+      </td>
+      <td>{pkg.type}</td>
+      <td>
+        <a href={packageUrl(ownerName, pkg.type, pkg.name)}>{pkg.name}</a>
+      </td>
+      <td>
+        <a href={versionUrl(ownerName, pkg.type, pkg.name, version.version)}>{version.version}</a>
+      </td>
+      <td>{day(version.createdUnix)}</td>
+      <td>
+        <ButtonForm ctx={web} action={`${PACKAGES}/delete`} label={`Delete ${pkg.name} ${version.version}`} fields={{ id: String(version.id), q }} danger />
+      </td>
+    </tr>
+  ),
+})
+const DeletePackageForm = t.Object({ _csrf: CsrfText, id: FormText(20), q: FormText(255) })
+
 const DeleteRepoQuery = t.Object({ id: FormText(20) })
 const DeleteRepoForm = t.Object({ _csrf: CsrfText, id: FormText(20), confirm: FormText(255) })
 const ActivateEmailForm = t.Object({ _csrf: CsrfText, uid: FormText(20), email: FormText(255), activate: FormText(8), q: FormText(255) })
@@ -256,6 +292,28 @@ export const adminListPages = (deps: AppDeps) => {
       query: AdminQuery,
       detail: pageDetail('webAdminEmails'),
     })
+    .get(PACKAGES, ({ request, caller, query }) => {
+      const w = web(request, caller)
+      return adminListPage(w, query, packagesList(deps, w))
+    }, {
+      scope: 'admin', siteAdmin: true,
+      query: AdminQuery,
+      detail: pageDetail('webAdminPackages'),
+    })
+    .post(
+      `${PACKAGES}/delete`,
+      ({ request, caller, user, body }) =>
+        formRoute(
+          deps.config,
+          { request, caller, body },
+          async () => {
+            await deletePackageVersionById(deps, user, idOf(body.id))
+            return seeOther(body.q ? `${PACKAGES}?q=${encodeURIComponent(body.q)}` : PACKAGES, 'package-version-deleted')
+          },
+          (w, error, status) => adminListPage(w, { q: body.q }, packagesList(deps, w), { error, status }),
+        ),
+      { scope: 'admin', siteAdmin: true, body: DeletePackageForm, detail: pageDetail('webAdminPackageDelete') },
+    )
     .post(
       `${EMAILS}/activate`,
       ({ request, caller, user, body }) =>

@@ -15,6 +15,7 @@ export const ADMIN_MENU: [string, string][] = [
   ['/-/admin/repos', 'Repositories'],
   ['/-/admin/repos/unadopted', 'Unadopted repositories'],
   ['/-/admin/emails', 'E-mail addresses'],
+  ['/-/admin/packages', 'Packages'],
   ['/-/admin/hooks', 'Webhooks'],
   ['/-/admin/monitor/cron', 'Cron tasks'],
   ['/-/admin/config', 'Configuration'],

@@ -67,8 +67,8 @@ const DeleteForm = t.Object({ _csrf: CsrfText })
 
 const seg = encodeURIComponent
 const ownerPackagesUrl = (owner: string) => `${ownerUrl(owner)}/-/packages`
-const packageUrl = (owner: string, type: string, name: string) => `${ownerPackagesUrl(owner)}/${seg(type)}/${seg(name.toLowerCase())}`
-const versionUrl = (owner: string, type: string, name: string, version: string) => `${packageUrl(owner, type, name)}/${seg(version.toLowerCase())}`
+export const packageUrl = (owner: string, type: string, name: string) => `${ownerPackagesUrl(owner)}/${seg(type)}/${seg(name.toLowerCase())}`
+export const versionUrl = (owner: string, type: string, name: string, version: string) => `${packageUrl(owner, type, name)}/${seg(version.toLowerCase())}`
 
 type PackageRecord = Awaited<ReturnType<typeof packagesToApi>>[number]
 
