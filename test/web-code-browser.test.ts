@@ -175,3 +175,17 @@ test('the code search: from the repository header\'s box to the results, and fro
     await page.context().close()
   }
 })
+
+test('"Go to file": from the home page\'s link to a file through the finder\'s box; axe on the finder', async () => {
+  const page = await newPage()
+  await page.goto(s.url + '/alice/demo')
+  await page.getByRole('link', { name: 'Go to file' }).click()
+  await page.waitForURL(/\/alice\/demo\/find\/branch\/master$/)
+  await expectAccessible(page)
+  await page.getByLabel('Find a file in master').fill('main')
+  await page.getByRole('button', { name: 'Find' }).click()
+  await page.waitForURL(/\?q=main$/)
+  await page.getByRole('list', { name: 'Files found' }).getByRole('link', { name: 'src/main.ts' }).click()
+  await page.waitForURL(/\/alice\/demo\/src\/branch\/master\/src\/main\.ts$/)
+  await page.context().close()
+}, 120_000)

@@ -5,6 +5,7 @@ import { signInRoutes } from './sign-in'
 import { peoplePages } from './pages/people'
 import { dashboardPages } from './pages/dashboard'
 import { repoPages } from './pages/repo'
+import { findFilePages } from './pages/find-file'
 import { blamePages } from './pages/blame'
 import { codeSearchPages } from './pages/code-search'
 import { repoActivityPages } from './pages/repo-activity'
@@ -68,6 +69,7 @@ export const webModule = (deps: AppDeps) =>
     .use(peoplePages(deps))
     .use(packagePages(deps))
     .use(repoPages(deps))
+    .use(findFilePages(deps))
     .use(blamePages(deps))
     .use(codeSearchPages(deps))
     .use(repoActivityPages(deps))

@@ -18,6 +18,9 @@ export const historyUrl = (owner: string, repo: string, kind: string, ref: strin
 /** Gitea's blame page of a file. */
 export const blameUrl = (owner: string, repo: string, kind: string, ref: string, path: readonly string[]) =>
   `${repoUrl(owner, repo)}/blame/${kind}/${segs(ref.split('/'))}/${segs(path)}`
+/** Gitea's "Go to file" at a ref (`find/{kind}/{ref}`, with `q` when given). */
+export const findUrl = (owner: string, repo: string, kind: string, ref: string, q?: string) =>
+  `${repoUrl(owner, repo)}/find/${kind}/${segs(ref.split('/'))}${q ? `?q=${encodeURIComponent(q)}` : ''}`
 /** Gitea's code search of a repository (`search?q=`), at its default branch. */
 export const searchUrl = (owner: string, repo: string, q?: string) => `${repoUrl(owner, repo)}/search${q ? `?q=${encodeURIComponent(q)}` : ''}`
 /** A ref's name as path segments (its slashes kept, each segment encoded). */

@@ -4,7 +4,7 @@ import { repoToApi, type ApiRepo } from '../../convert/repo'
 import type { AppDeps } from '../../deps'
 import { AccessMode, type RepoUnitKey } from '../../auth/access'
 import { modeIn, type RepoContext } from '../../auth/repo-context'
-import { ownerUrl, repoUrl, searchUrl, srcUrl } from '../links'
+import { findUrl, ownerUrl, repoUrl, searchUrl, srcUrl } from '../links'
 import { MAX_GREP_QUERY } from '../../git/grep'
 import type { SourceAt } from '../source-data'
 import type { WebContext } from '../context'
@@ -126,6 +126,15 @@ export function BranchSwitcher(props: { repo: ApiRepo; at: SourceAt; branches: {
       {branches.total > branches.names.length ? <p class="muted">{branches.total - branches.names.length} more branches not shown</p> : null}
       {props.create ? <CreateRefForm web={props.create} base={repoUrl(repo.owner.login, repo.name)} kind={at.kind} from={at.ref} currentPath={at.path.join('/')} /> : null}
     </details>
+  )
+}
+
+/** The link to Gitea's "Go to file" at the ref shown (src/web/pages/find-file.tsx), beside a folder's listing. */
+export function FindFileLink(props: { repo: ApiRepo; at: SourceAt }): Html {
+  return (
+    <p class="actions">
+      <a href={findUrl(props.repo.owner.login, props.repo.name, props.at.kind, props.at.ref)}>Go to file</a>
+    </p>
   )
 }
 

@@ -16,7 +16,7 @@ import { Notices } from '../forms'
 import { htmlResponse, pageDetail, webContext } from '../context'
 import { errorPage } from '../errors'
 import { branchNames, defaultSource, fileAt, folderEntries, homeSource, resolveSource, type SourceAt, type SourceKind } from '../source-data'
-import { Breadcrumb, BranchSwitcher, CloneUrls, RepoHeader, pageRepo } from './repo-chrome'
+import { Breadcrumb, BranchSwitcher, CloneUrls, FindFileLink, RepoHeader, pageRepo } from './repo-chrome'
 import { refsWritable } from './ref-forms'
 import { FileView, FolderList } from './source'
 import { repoActions } from './repo-actions'
@@ -118,6 +118,7 @@ export const repoPages = (deps: AppDeps) =>
             {at && folder && branches ? (
               <>
                 <BranchSwitcher repo={repo} at={at} branches={branches} create={refsWritable(ctx) ? web : undefined} />
+                <FindFileLink repo={repo} at={at} />
                 {latest ? <LatestCommit repo={repo} latest={latest} history={historyUrl(repo.owner.login, repo.name, at.kind, at.ref, [])} /> : null}
                 <FolderList repo={repo} at={at} entries={folder.entries} total={folder.total} writable={filesWritable(ctx)} />
               </>
@@ -174,7 +175,10 @@ export const repoPages = (deps: AppDeps) =>
             <BranchSwitcher repo={repo} at={at} branches={branches} create={refsWritable(ctx) ? web : undefined} />
             <Breadcrumb repo={repo} at={at} />
             {folder ? (
-              <FolderList repo={repo} at={at} entries={folder.entries} total={folder.total} writable={filesWritable(ctx)} />
+              <>
+                <FindFileLink repo={repo} at={at} />
+                <FolderList repo={repo} at={at} entries={folder.entries} total={folder.total} writable={filesWritable(ctx)} />
+              </>
             ) : (
               <FileView repo={repo} at={at} file={file!} lines={lines} writable={filesWritable(ctx)} />
             )}
