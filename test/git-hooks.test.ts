@@ -103,6 +103,9 @@ describe('the hooks', () => {
     expect((await s.get(`${HOOKS}/pre-receive`, { token: root.token })).body).toEqual({ name: 'pre-receive', is_active: false, content: '' })
     expect((await push('main')).code).toBe(0)
     expect((await s.get('/repos/alice/hooked/branches/main', { token: alice.token })).body.commit.id).toBe(sha)
+    // A repository without an update or post-receive of its own runs none: no process a ref.
+    expect(existsSync(join(s.deps.config.dataDir, 'hooks', 'channel-2', 'pre-receive'))).toBe(true)
+    expect(existsSync(join(s.deps.config.dataDir, 'hooks', 'channel-2', 'update'))).toBe(false)
   })
 
   test('update is asked once a ref, with its name and ids; post-receive hears every ref moved and speaks to the pusher', async () => {

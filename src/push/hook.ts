@@ -1,5 +1,5 @@
-import { closeSync, writeSync } from 'node:fs'
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
+import { closeSync, constants, writeSync } from 'node:fs'
+import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { AppDeps } from '../deps'
 import type { GitRepo } from '../git/run'
@@ -78,19 +78,38 @@ const HOOK_SCRIPTS: Record<string, string> = {
 /** The most the hook may write (three paths): more is not a hook of ours. */
 const MAX_ASK_BYTES = 3 * 4096 + 3
 
+/** The hooks git runs at each ref (update) and after the push (post-receive): run only for a repository that has its own. */
+const LATER_HOOKS = ['update', 'post-receive'] as const
+
+/**
+ * Whether the repository in `gitDir` has an update or post-receive of its own (executable): a
+ * push to one that has none runs no process per ref nor after the push (a hook set meanwhile is
+ * run from the next push on).
+ */
+async function hasLaterHooks(gitDir: string): Promise<boolean> {
+  for (const name of LATER_HOOKS)
+    for (const path of [join(gitDir, 'hooks', `${name}.d`, name), join(gitDir, 'hooks', name)]) {
+      try {
+        await access(path, constants.X_OK)
+        return true
+      } catch {}
+    }
+  return false
+}
+
 const installed = new Map<string, Promise<string>>()
 /**
- * Writes the hook folder once per data folder (atomically: a rename); answers its path. The
- * folder is named by the hook's protocol, so a process of an older Warren sharing the data folder
- * keeps its own.
+ * Writes a hook folder once per data folder (atomically: a rename); answers its path: pre-receive
+ * alone, or with `later` the update and post-receive too. The folder is named by the hook's
+ * protocol, so a process of an older Warren sharing the data folder keeps its own.
  */
-function hooksDir(deps: AppDeps): Promise<string> {
-  const dir = join(deps.config.dataDir, 'hooks', 'channel-2')
+function hooksDir(deps: AppDeps, later: boolean): Promise<string> {
+  const dir = join(deps.config.dataDir, 'hooks', later ? 'channel-2-all' : 'channel-2')
   let done = installed.get(dir)
   if (!done) {
     done = (async () => {
       await mkdir(join(dir, 'pushes'), { recursive: true, mode: 0o700 })
-      for (const [name, script] of Object.entries(HOOK_SCRIPTS)) {
+      for (const [name, script] of Object.entries(HOOK_SCRIPTS).filter(([name]) => later || name === 'pre-receive')) {
         const temp = join(dir, `.${name}.${process.pid}`)
         await writeFile(temp, script, { mode: 0o755 })
         await rename(temp, join(dir, name))
@@ -147,7 +166,7 @@ async function verdictOf(checks: BranchCheck[], repo: GitRepo, env: Record<strin
 
 /** A hook for one client push to `repo` (its receive-pack started with `git`). */
 export async function pushHook(deps: AppDeps, repo: GitRepo): Promise<PushHook> {
-  const dir = await hooksDir(deps)
+  const dir = await hooksDir(deps, await hasLaterHooks(repo.gitDir))
   const file = join(dir, 'pushes', crypto.randomUUID())
   let checks: BranchCheck[] = []
   let channel: number | null = null
