@@ -137,4 +137,31 @@ describe('wiki pages', () => {
     expect(await (await page('/alice/pub/wiki/Form-Renamed')).text()).not.toContain('action=_edit')
     expect((await page('/alice/pub/wiki?action=_new')).status).toBe(403)
   })
+
+  test("a page's revisions (?action=_revision), newest first; writers delete a page (?action=_delete), readers may not", async () => {
+    const cookie = await signInByForm(s.url, alice)
+    const token = { token: alice.token }
+    expect((await s.post('/repos/alice/pub/wiki/new', { title: 'Changing', content_base64: b64('one'), message: 'First words' }, token)).status).toBe(201)
+    expect((await s.patch('/repos/alice/pub/wiki/page/Changing', { title: 'Changing', content_base64: b64('two'), message: 'Second <b>words</b>' }, token)).status).toBe(200)
+    const view = await (await page('/alice/pub/wiki/Changing')).text()
+    expect(view).toContain('href="/alice/pub/wiki/Changing?action=_revision"')
+    const revisions = await (await page('/alice/pub/wiki/Changing?action=_revision')).text()
+    const listed = revisions.slice(revisions.indexOf('aria-label="Revisions"'))
+    expect(listed.indexOf('Second &lt;b&gt;words&lt;/b&gt;')).toBeGreaterThan(0)
+    expect(listed.indexOf('Second &lt;b&gt;words&lt;/b&gt;')).toBeLessThan(listed.indexOf('First words'))
+    expect(revisions).toContain('2 revisions')
+    expect((await page('/alice/pub/wiki/No-Such-Page?action=_revision')).status).toBe(404)
+
+    // Deleted through its page's button: gone for the API too; the list is where one lands.
+    const withForm = await (await page('/alice/pub/wiki/Changing', cookie)).text()
+    expect(withForm).toContain('action="/alice/pub/wiki/Changing?action=_delete"')
+    const csrf = /name="_csrf" value="([0-9a-f]+)"/.exec(withForm)![1]!
+    expect((await postForm('/alice/pub/wiki/Changing?action=_delete', {}, cookie)).status).toBe(403)
+    const deleted = await postForm('/alice/pub/wiki/Changing?action=_delete', { _csrf: csrf }, cookie)
+    expect([deleted.status, deleted.headers.get('location')]).toEqual([303, '/alice/pub/wiki/_pages'])
+    expect((await s.get('/repos/alice/pub/wiki/page/Changing', token)).status).toBe(404)
+    expect((await postForm('/alice/pub/wiki/Changing?action=_delete', { _csrf: csrf }, cookie)).status).toBe(404)
+    // Readers see no delete button.
+    expect(await (await page('/alice/pub/wiki/Home')).text()).not.toContain('action=_delete')
+  })
 })

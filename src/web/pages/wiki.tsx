@@ -9,7 +9,7 @@ import { ApiError } from '../../lib/errors'
 import { pageOf } from '../../lib/pagination'
 import { renderMarkdownAll } from '../../modules/markdown/service'
 import { pageNameOf } from '../../modules/wiki/paths'
-import { createPage, editPage, getPage, listPages, wikiExists, type WikiPageRead } from '../../modules/wiki/service'
+import { createPage, deletePage, editPage, getPage, listPages, pageRevisions, REVISIONS_PER_PAGE, wikiExists, type WikiPageRead } from '../../modules/wiki/service'
 import { MAX_PAGE_NAME, MAX_WIKI_TITLE } from '../../modules/wiki/model'
 import { AccessMode } from '../../auth/access'
 import { MAX_TEXT } from '../../lib/validate'
@@ -19,14 +19,14 @@ import { errorPage } from '../errors'
 import { repoUrl } from '../links'
 import { RepoHeader, pageRepo } from './repo-chrome'
 import { CodeNav, Pager, When } from './code-nav'
-import { CsrfText, FormText, formRoute, pagesOf } from '../forms'
+import { ButtonForm, CsrfText, FormText, formRoute, pageNumber, pagesOf } from '../forms'
 import { CsrfField, multiline } from './issue-parts'
 
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 const WikiPageParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), page: t.String({ maxLength: MAX_PAGE_NAME }) })
 const PageQuery = t.Object({ page: t.Optional(t.Numeric()) })
 /** Gitea's `?action=_new` (on /wiki) and `?action=_edit` (on a page). */
-const ActionQuery = t.Object({ action: FormText(16) })
+const ActionQuery = t.Object({ action: FormText(16), page: FormText(10) })
 /** Gitea's NewWikiForm. */
 const WikiForm = t.Object({ _csrf: CsrfText, title: FormText(MAX_WIKI_TITLE), content: FormText(MAX_TEXT), message: FormText(MAX_TEXT) })
 
@@ -90,7 +90,7 @@ async function pageView(deps: AppDeps, ctx: RepoContext, request: Request, web: 
               {last.authorName} edited <When iso={new Date(last.committerDate).toISOString()} /> · {page.commitCount} revision{page.commitCount === 1 ? '' : 's'} ·{' '}
             </>
           ) : null}
-          <a href={`${base}/wiki/_pages`}>All pages</a>
+          <a href={`${base}/wiki/${webPath}?action=_revision`}>Revisions</a> · <a href={`${base}/wiki/_pages`}>All pages</a>
           {ctx.mode >= AccessMode.Write && !ctx.repo.isArchived ? (
             <>
               {' · '}
@@ -98,6 +98,7 @@ async function pageView(deps: AppDeps, ctx: RepoContext, request: Request, web: 
             </>
           ) : null}
         </p>
+        {ctx.mode >= AccessMode.Write && !ctx.repo.isArchived ? <ButtonForm ctx={web} action={`${base}/wiki/${webPath}?action=_delete`} label={`Delete ${page.title}`} danger /> : null}
       </header>
       <article class="box" aria-label={page.title}>
         {page.content.length === 0 ? <p class="notice muted">This page is empty, or too large to show.</p> : <Markdown body={content!} />}
@@ -112,6 +113,32 @@ async function pageView(deps: AppDeps, ctx: RepoContext, request: Request, web: 
           <Markdown body={footer!} />
         </footer>
       ) : null}
+    </>,
+  )
+}
+
+/** Gitea's revisions of a page (`?action=_revision`): the commits that changed it, newest first, REVISIONS_PER_PAGE a page. */
+async function revisionsView(deps: AppDeps, ctx: RepoContext, web: WebContext, repo: ApiRepo, webPath: string, pageAt: number): Promise<Response> {
+  const page = await pageOrMissing(deps, ctx, web, webPath)
+  if (page instanceof Response) return page
+  const { commits, count } = await pageRevisions(deps, ctx, webPath, pageAt)
+  const here = `${repoUrl(repo.owner.login, repo.name)}/wiki/${webPath}`
+  return wikiFrame(
+    web,
+    repo,
+    `${page.title} · Revisions`,
+    <>
+      <h2>
+        <a href={here}>{page.title}</a> · {count} revision{count === 1 ? '' : 's'}
+      </h2>
+      <ol class="entries" aria-label="Revisions">
+        {commits.map((c) => (
+          <li>
+            <code>{c.id.slice(0, 10)}</code> {c.message.split('\n')[0]} <span class="muted">· {c.authorName}, <When iso={new Date(c.committerDate).toISOString()} /></span>
+          </li>
+        ))}
+      </ol>
+      <Pager path={here} query={{ action: '_revision' }} page={pageAt} pages={pagesOf(count, REVISIONS_PER_PAGE)} />
     </>,
   )
 }
@@ -155,7 +182,8 @@ const bytesOf = (text: string | undefined) => new TextEncoder().encode(multiline
  * `/{o}/{r}/wiki/_pages` (every page, paged) and `/{o}/{r}/wiki/{page}` (a page by its web path,
  * as the API's `sub_url` and `html_url` name it), for readers of a repository whose wiki is on;
  * for its writers, Gitea's forms: `/wiki?action=_new` and `/wiki/{page}?action=_edit`, posted to
- * the same addresses (the wiki service's createPage and editPage, then to the page).
+ * the same addresses (the wiki service's createPage and editPage, then to the page), and
+ * `/wiki/{page}?action=_delete` (deletePage); a page's revisions at `/wiki/{page}?action=_revision`.
  */
 export const wikiPages = (deps: AppDeps) =>
   new Elysia({ name: 'web-wiki', detail: { hide: true } })
@@ -227,6 +255,7 @@ export const wikiPages = (deps: AppDeps) =>
         const web = webContext(deps.config, request, ctx.caller)
         const repo = await pageRepo(deps, ctx)
         const webPath = pageNameOf(request)
+        if (query.action === '_revision') return await revisionsView(deps, ctx, web, repo, webPath, pageNumber(query.page))
         if (query.action !== '_edit') return await pageView(deps, ctx, request, web, repo, webPath)
         const page = await pageOrMissing(deps, ctx, web, webPath)
         if (page instanceof Response) return page
@@ -237,10 +266,15 @@ export const wikiPages = (deps: AppDeps) =>
     )
     .post(
       '/:owner/:repo/wiki/:page',
-      ({ request, body, repo: ctx, user }) =>
+      ({ request, body, query, repo: ctx, user }) =>
         formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
+          // Gitea's `?action=_delete`: the page goes (a commit without its file), then to the wiki.
+          if (query.action === '_delete') {
+            await deletePage(deps, ctx, user, pageNameOf(request))
+            return `${repoUrl(ctx.owner.name, ctx.repo.name)}/wiki/_pages`
+          }
           const webPath = await editPage(deps, ctx, user, pageNameOf(request), { title: body.title, content: bytesOf(body.content), message: body.message })
           return `${repoUrl(ctx.owner.name, ctx.repo.name)}/wiki/${webPath}`
         }),
-      { scope: 'repository', repo: { level: 'write', unit: 'wiki' }, signed: true, params: WikiPageParams, body: WikiForm, detail: pageDetail('webWikiEdit') },
+      { scope: 'repository', repo: { level: 'write', unit: 'wiki' }, signed: true, params: WikiPageParams, query: ActionQuery, body: WikiForm, detail: pageDetail('webWikiEdit') },
     )
