@@ -526,3 +526,32 @@ describe('registration when it is on', () => {
     expect(await again.text()).toContain('user already exists')
   })
 })
+
+describe('topics', () => {
+  test("an administrator sets the topics from the settings; the header links each to the repositories carrying it; bad names change nothing", async () => {
+    expect((await s.post('/user/repos', { name: 'tagged', auto_init: true }, { token: alice.token })).status).toBe(201)
+    expect((await s.post('/user/repos', { name: 'other', auto_init: true }, { token: alice.token })).status).toBe(201)
+    const saved = await submit(alice, '/alice/tagged/topics', { topics: 'web, Database  tools' }, { from: '/alice/tagged/settings' })
+    expect([saved.status, saved.location]).toEqual([303, '/alice/tagged/settings?done=topics-saved'])
+    expect((await s.get('/repos/alice/tagged/topics', { token: alice.token })).body.topics).toEqual(['database', 'tools', 'web'])
+    const home = await (await page('/alice/tagged')).text()
+    expect(home).toContain('href="/explore/repos?q=database&amp;topic=1"')
+    // The topic's link finds the repository carrying it, not one whose name merely matches.
+    expect((await s.put('/repos/alice/other/topics', { topics: [] }, { token: alice.token })).status).toBe(204)
+    const explored = await (await page('/explore/repos?q=tools&topic=1')).text()
+    expect(explored).toContain('href="/alice/tagged"')
+    expect(explored).not.toContain('href="/alice/other"')
+    // A name that is no topic: the page again with the service's words, the topics as they were.
+    await signIn(bob)
+    const before = await mark()
+    const bad = await submit(alice, '/alice/tagged/topics', { topics: 'ok, not a valid topic!' }, { from: '/alice/tagged/settings' })
+    expect(bad.status).toBe(422)
+    expect(bad.html).toContain('value="ok, not a valid topic!"')
+    expect((await submit(bob, '/alice/tagged/topics', { topics: 'x' }, { from: '/' })).status).toBe(403)
+    await expectCsrfRefused(alice, '/alice/tagged/topics', { topics: 'x' })
+    expect(await mark()).toBe(before)
+    // Emptied: no topics.
+    expect((await submit(alice, '/alice/tagged/topics', { topics: '' }, { from: '/alice/tagged/settings' })).status).toBe(303)
+    expect((await s.get('/repos/alice/tagged/topics', { token: alice.token })).body.topics).toEqual([])
+  })
+})

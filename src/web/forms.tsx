@@ -43,6 +43,7 @@ const NOTICES: Record<string, string> = {
   'collaborator-added': 'The collaborator was added.',
   'collaborator-removed': 'The collaborator was removed.',
   'hook-added': 'The webhook was added.',
+  'topics-saved': 'The topics were saved.',
   'lfs-object-deleted': 'The LFS object was deleted from this repository.',
   'lfs-unlocked': 'The lock was released.',
   'hook-deleted': 'The webhook was deleted.',

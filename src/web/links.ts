@@ -21,6 +21,8 @@ export const blameUrl = (owner: string, repo: string, kind: string, ref: string,
 /** Gitea's "Go to file" at a ref (`find/{kind}/{ref}`, with `q` when given). */
 export const findUrl = (owner: string, repo: string, kind: string, ref: string, q?: string) =>
   `${repoUrl(owner, repo)}/find/${kind}/${segs(ref.split('/'))}${q ? `?q=${encodeURIComponent(q)}` : ''}`
+/** Gitea's explore link of a topic: the repositories carrying it. */
+export const topicSearchUrl = (topic: string) => `/explore/repos?q=${encodeURIComponent(topic)}&topic=1`
 /** Gitea's code search of a repository (`search?q=`), at its default branch. */
 export const searchUrl = (owner: string, repo: string, q?: string) => `${repoUrl(owner, repo)}/search${q ? `?q=${encodeURIComponent(q)}` : ''}`
 /** A ref's name as path segments (its slashes kept, each segment encoded). */

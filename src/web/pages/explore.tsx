@@ -21,9 +21,9 @@ const TABS: [string, string][] = [
   ['/explore/organizations', 'Organisations'],
 ]
 
-const ExploreQuery = t.Object({ q: FormText(255), page: FormText(10) })
+const ExploreQuery = t.Object({ q: FormText(255), page: FormText(10), topic: FormText(8) })
 
-function explorePage(ctx: WebContext, current: string, q: string, results: Child, paging: { page: number; total: number }) {
+function explorePage(ctx: WebContext, current: string, q: string, results: Child, paging: { page: number; total: number; keep?: Record<string, string | undefined> }) {
   const label = TABS.find(([href]) => href === current)![1]
   return htmlResponse(
     <Layout ctx={ctx} title={`Explore ${label.toLowerCase()}`}>
@@ -48,7 +48,7 @@ function explorePage(ctx: WebContext, current: string, q: string, results: Child
         {paging.total} {paging.total === 1 ? 'result' : 'results'}
       </p>
       {results}
-      <Pager path={current} query={{ q }} page={paging.page} pages={pagesOf(paging.total, PER_PAGE)} />
+      <Pager path={current} query={{ q, ...paging.keep }} page={paging.page} pages={pagesOf(paging.total, PER_PAGE)} />
     </Layout>,
   )
 }
@@ -85,7 +85,9 @@ export const explorePages = (deps: AppDeps) =>
       async ({ request, caller, query }) => {
         const q = (query.q ?? '').trim()
         const page = pageNumber(query.page)
-        const found = await searchRepositories(deps, caller.user, { q }, pageAt(page))
+        // `topic=1` (a topic's link): the repositories carrying the topics named, Gitea's TopicOnly.
+        const topic = query.topic === '1' || query.topic === 'true'
+        const found = await searchRepositories(deps, caller.user, { q, topic }, pageAt(page))
         const repos = await reposToApi(deps, caller.user, found.rows)
         return explorePage(
           webContext(deps.config, request, caller),
@@ -105,7 +107,7 @@ export const explorePages = (deps: AppDeps) =>
               {repos.length === 0 ? <li class="muted">No repositories found.</li> : null}
             </ul>
           </div>,
-          { page, total: found.total },
+          { page, total: found.total, keep: topic ? { topic: '1' } : undefined },
         )
       },
       { scope: 'repository', caller: true, query: ExploreQuery, detail: pageDetail('webExploreRepos') },

@@ -4,7 +4,7 @@ import { repoToApi, type ApiRepo } from '../../convert/repo'
 import type { AppDeps } from '../../deps'
 import { AccessMode, type RepoUnitKey } from '../../auth/access'
 import { modeIn, type RepoContext } from '../../auth/repo-context'
-import { findUrl, ownerUrl, repoUrl, searchUrl, srcUrl } from '../links'
+import { findUrl, ownerUrl, repoUrl, searchUrl, srcUrl, topicSearchUrl } from '../links'
 import { MAX_GREP_QUERY } from '../../git/grep'
 import type { SourceAt } from '../source-data'
 import type { WebContext } from '../context'
@@ -49,7 +49,9 @@ export function RepoHeader(props: { repo: ApiRepo; actions?: Child; search?: boo
       {repo.topics?.length ? (
         <ul class="topics" aria-label="Topics">
           {repo.topics.map((t) => (
-            <li>{t}</li>
+            <li>
+              <a href={topicSearchUrl(t)}>{t}</a>
+            </li>
           ))}
         </ul>
       ) : null}

@@ -21,6 +21,7 @@ import { pageDetail, webContext, type WebContext } from '../context'
 import { branchNames } from '../source-data'
 import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, ListTable, seeOther, SubmitRow, ticked } from '../forms'
 import { repoUrl } from '../links'
+import { replaceTopics } from '../../modules/topics/service'
 import { admin, base, settingsPage } from './settings-repo'
 import { AvatarForm, AvatarForms, avatarBytes } from './settings-user'
 
@@ -169,6 +170,15 @@ async function optionsPage(deps: AppDeps, ctx: RepoContext, web: WebContext, opt
           </label>
         </fieldset>
         <SubmitRow label="Update settings" />
+      </form>
+      <form class="stack wide" method="post" action={`${repoUrl(ctx.owner.name, ctx.repo.name)}/topics`} aria-labelledby="topics-heading">
+        <h3 id="topics-heading">Topics</h3>
+        <CsrfField ctx={web} />
+        <label>
+          Topics, separated by commas (at most 25: letters, digits and dashes, each up to 35 characters)
+          <input name="topics" maxlength="1024" value={other?.action === 'topics' ? (other.topics ?? '') : (repo.topics ?? []).join(', ')} />
+        </label>
+        <SubmitRow label="Save topics" />
       </form>
       <AvatarForms ctx={web} src={repo.avatar_url} alt={`${repo.full_name}'s avatar`} uploaded={!!ctx.repo.avatar} action={`${b}/avatar`} />
       {mirrors && repo.mirror ? <PullMirrorSection web={web} repo={repo} action={b} values={other} /> : null}
@@ -509,6 +519,22 @@ export const repoOptionsPages = (deps: AppDeps) => {
       '/:owner/:repo/settings',
       (c) => formRoute(deps.config, c, () => optionsAction(deps, c.repo, c.body as OptionsValues), (web, error, status) => optionsPage(deps, c.repo, web, { values: c.body as OptionsValues, error, status })),
       { ...page('webRepoSettingsSave'), repo: admin(false), params: RepoParams, body: OptionsForm },
+    )
+    // Gitea's topics form (`/{o}/{r}/topics`, its administrators): the whole list at once, as the API's PUT.
+    .post(
+      '/:owner/:repo/topics',
+      (c) =>
+        formRoute(
+          deps.config,
+          c,
+          async () => {
+            const names = (c.body.topics ?? '').split(/[,\s]+/).filter((name) => name !== '')
+            await replaceTopics(deps, c.repo.repo, names)
+            return seeOther(base(c.repo), 'topics-saved')
+          },
+          (web, error, status) => optionsPage(deps, c.repo, web, { values: { action: 'topics', topics: c.body.topics }, error, status }),
+        ),
+      { ...page('webRepoTopics'), repo: admin(false), params: RepoParams, body: t.Object({ _csrf: CsrfText, topics: FormText(1024) }) },
     )
     .post(
       '/:owner/:repo/settings/avatar',
