@@ -38,6 +38,7 @@ import { refPages } from './pages/refs'
 import { comparePages } from './pages/compare'
 import { wikiPages } from './pages/wiki'
 import { labelPages, orgLabelPages } from './pages/labels'
+import { contentHistoryPages } from './pages/content-history'
 import { projectPages } from './pages/projects'
 import { migratePages } from './pages/migrate'
 import { orgSettingsPages } from './pages/org-settings'
@@ -103,6 +104,7 @@ export const webModule = (deps: AppDeps) =>
     .use(wikiPages(deps))
     .use(labelPages(deps))
     .use(orgLabelPages(deps))
+    .use(contentHistoryPages(deps))
     .use(projectPages(deps))
     .use(editorPages(deps))
     .use(releaseFormPages(deps))

@@ -157,6 +157,9 @@ ol.commits li, ul.box.entries li { overflow-wrap: anywhere; }
 .box > header .path { overflow-wrap: anywhere; }
 table.diff tr.add { background: #e6ffec; }
 table.diff tr.del { background: #ffebe9; }
+pre.diff span { display: block; min-height: 1.2em; }
+pre.diff span.add { background: #e6ffec; }
+pre.diff span.del { background: #ffebe9; }
 table.diff tr.hunk td { background: #ddf4ff; color: var(--muted); }
 table.diff tr.note td { color: var(--muted); font-style: italic; }
 table.diff tr.notes > td { white-space: normal; padding: 0; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; font-size: .9rem; background: var(--bg); border-top: 1px solid var(--line); border-bottom: 1px solid var(--line); }

@@ -201,6 +201,31 @@ export const comments = sqliteTable(
 )
 export type CommentRow = typeof comments.$inferSelect
 
+/**
+ * The texts an issue's description or a comment had (Gitea's issue_content_history): written in
+ * the transaction of each edit, the text as it was first (`isFirstCreated`, by its poster at its
+ * creation) at the first edit, then each edit's new text by its editor; read by the content
+ * history page. Goes with its issue or comment.
+ */
+export const issueContentHistory = sqliteTable(
+  'issue_content_history',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    issueId: integer('issue_id')
+      .notNull()
+      .references(() => issues.id, { onDelete: 'cascade' }),
+    /** The comment whose text this was; null for the issue's description. */
+    commentId: integer('comment_id').references(() => comments.id, { onDelete: 'cascade' }),
+    /** Who wrote this text (not a foreign key: shown as the Ghost user once deleted, as comments). */
+    posterId: integer('poster_id').notNull(),
+    contentText: text('content_text').notNull(),
+    isFirstCreated: integer('is_first_created', { mode: 'boolean' }).notNull().default(false),
+    editedUnix: integer('edited_unix').notNull(),
+  },
+  (t) => [index('issue_content_history_item_idx').on(t.issueId, t.commentId, t.editedUnix), index('issue_content_history_comment_idx').on(t.commentId)],
+)
+export type IssueContentHistoryRow = typeof issueContentHistory.$inferSelect
+
 export const trackedTimes = sqliteTable(
   'tracked_times',
   {

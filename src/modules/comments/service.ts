@@ -1,5 +1,6 @@
 import { and, asc, count, eq, exists, gte, lt, lte, or, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
+import { recordContentEdit } from '../content-history/service'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { writeTransaction } from '../../db/client'
 import { comments, issues, reactions, type CommentRow, type IssueRow } from '../../db/schema'
@@ -139,13 +140,16 @@ export async function editComment(deps: AppDeps, ctx: RepoContext, id: number, i
     requireBody(body)
     // Gitea's UpdateComment: not by one the owner blocked, but for the repository's administrators.
     if (ctx.mode < AccessMode.Admin) await refuseBlocked(deps.db, caller.id, [ctx.repo.ownerId])
+    const now = nowUnix()
     const updated = (await deps.db
       .update(comments)
-      .set({ content: body, updatedUnix: nowUnix() })
+      .set({ content: body, updatedUnix: now })
       .where(eq(comments.id, row.id))
       .returning())[0]!
-    if (row.content !== body)
+    if (row.content !== body) {
+      await recordContentEdit(deps.db, { issueId: row.issueId, commentId: row.id }, { content: row.content, posterId: row.posterId, createdUnix: row.createdUnix }, { content: body, editorId: caller.id, editedUnix: now })
       await recordCommentEvent(deps.db, await issueOfComment(deps, row), updated, caller.id, 'comment.edited', { changes: { body: { from: row.content } } })
+    }
     return updated
   })
 }

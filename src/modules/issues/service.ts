@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
+import { recordContentEdit } from '../content-history/service'
 import { writeTransaction } from '../../db/client'
 import { attachmentFilesOf } from '../attachments/files'
 import { inJsonList } from '../../db/sql'
@@ -189,7 +190,10 @@ export async function editIssue(
     if (set.ref !== undefined && set.ref !== before.ref) await recordIssueEvent(deps.db, before, caller.id, 'issue.ref_changed', { oldRef: before.ref, newRef: set.ref })
     const changes: EditChanges = {}
     if (set.title !== undefined && set.title !== before.title) changes.title = { from: before.title }
-    if (set.content !== undefined && set.content !== before.content) changes.body = { from: before.content }
+    if (set.content !== undefined && set.content !== before.content) {
+      changes.body = { from: before.content }
+      await recordContentEdit(deps.db, { issueId: before.id, commentId: null }, { content: before.content, posterId: before.posterId, createdUnix: before.createdUnix }, { content: set.content, editorId: caller.id, editedUnix: now })
+    }
     if (changes.title || changes.body) await recordIssueEvent(deps.db, before, caller.id, 'issue.edited', { changes })
     if (people) {
       const previous = await deps.db.select({ id: issueAssignees.assigneeId }).from(issueAssignees).where(eq(issueAssignees.issueId, current.id))

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../deps'
+import { editCounts } from '../../modules/content-history/service'
 import type { RepoContext } from '../../auth/repo-context'
 import type { IssueRow, ReviewCommentRow, ReviewRow } from '../../db/schema'
 import { issueToApi, commentsToApi, type ApiComment, type ApiIssue } from '../../convert/issue'
@@ -43,6 +44,8 @@ export interface Conversation {
   totalComments: number
   /** Whether the window had more events than were read. */
   moreEvents: boolean
+  /** How many times the description (0) and each comment (its id) were edited (content-history.tsx). */
+  edits: Map<number, number>
 }
 
 /**
@@ -129,7 +132,8 @@ export async function loadConversation(deps: AppDeps, ctx: RepoContext, row: Iss
   records.forEach((record, i) => items.push({ kind: 'record', at: typed.rows[i]!.createdUnix, record }))
   // Stable: comments, then reviews, then events of the same second keep the order they were read in.
   items.sort((a, b) => a.at - b.at)
-  return { issue, bodyHtml: html[0] ?? null, items, page, pages, totalComments: found.total, moreEvents: timeline.more || typed.more }
+  const edits = await editCounts(deps, row.id)
+  return { issue, bodyHtml: html[0] ?? null, items, page, pages, totalComments: found.total, moreEvents: timeline.more || typed.more, edits }
 }
 
 /**

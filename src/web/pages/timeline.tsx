@@ -152,7 +152,20 @@ function recordWords(record: ApiTimelineComment): Child {
 
 const REVIEW_WORDS: Record<string, string> = { APPROVED: 'approved these changes', REQUEST_CHANGES: 'requested changes', COMMENT: 'reviewed' }
 
-function Item(props: { item: TimelineItem; controls?: ConversationControls }): Html {
+/** " · edited" linking a text's history (content-history.tsx), when it was edited. */
+function Edited(props: { times: number | undefined; href: string }): Html {
+  if (!props.times) return <></>
+  return (
+    <>
+      {' · '}
+      <a href={props.href} title={`Edited ${props.times} time${props.times === 1 ? '' : 's'}: its history`}>
+        edited
+      </a>
+    </>
+  )
+}
+
+function Item(props: { item: TimelineItem; controls?: ConversationControls; edits?: Map<number, number>; history?: string }): Html {
   const { item } = props
   if (item.kind === 'comment') {
     const c = item.comment
@@ -163,6 +176,7 @@ function Item(props: { item: TimelineItem; controls?: ConversationControls }): H
           <a href={`#issuecomment-${c.id}`}>
             <TimeAt iso={c.created_at} />
           </a>
+          <Edited times={props.edits?.get(c.id)} href={`${props.history}?comment_id=${c.id}`} />
         </header>
         <MarkdownBody html={item.html} text={c.body} />
         <Attachments assets={c.assets} />
@@ -211,11 +225,14 @@ function Item(props: { item: TimelineItem; controls?: ConversationControls }): H
 export function ConversationView(props: { conv: Conversation; url: string; controls?: ConversationControls }): Html {
   const { conv } = props
   const pager = <Pager path={props.url} query={{}} page={conv.page} pages={conv.pages} label="Pages of comments" />
+  // Gitea's address of a text's history: under the issue's, a pull request's too.
+  const history = `${props.url.replace(/\/pulls\/(\d+)$/, '/issues/$1')}/content-history`
   return (
     <>
       <article class="comment" id="issue-body" aria-label="Description">
         <header>
           <UserLink user={conv.issue.user} /> wrote <TimeAt iso={conv.issue.created_at} />
+          <Edited times={conv.edits.get(0)} href={history} />
         </header>
         <MarkdownBody html={conv.bodyHtml} text={conv.issue.body} />
         <Attachments assets={conv.issue.assets} />
@@ -228,7 +245,7 @@ export function ConversationView(props: { conv: Conversation; url: string; contr
       ) : null}
       {pager}
       {conv.items.map((item) => (
-        <Item item={item} controls={props.controls} />
+        <Item item={item} controls={props.controls} edits={conv.edits} history={history} />
       ))}
       {conv.moreEvents ? <p class="muted">More events happened here than are shown.</p> : null}
       {pager}
