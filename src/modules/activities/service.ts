@@ -113,7 +113,7 @@ const FEED_UNITS = ['repo.code', 'repo.issues', 'repo.pulls'] as const
  * with unit settings covers, judged by the access rule (another team, a collaboration or the
  * public may give the unit back). None without such a team: the common case costs one query.
  */
-async function unitHidden(deps: AppDeps, viewer: UserRow | null): Promise<{ code: number[]; issues: number[]; pulls: number[] }> {
+async function unitHidden(deps: AppDeps, viewer: UserRow | null, of: FeedOf): Promise<{ code: number[]; issues: number[]; pulls: number[] }> {
   const hidden = { code: [] as number[], issues: [] as number[], pulls: [] as number[] }
   if (!viewer || viewer.isAdmin) return hidden
   // Teams below admin that do not give all three units (a unit without its row is none).
@@ -131,9 +131,13 @@ async function unitHidden(deps: AppDeps, viewer: UserRow | null): Promise<{ code
     .select()
     .from(repositories)
     .where(
-      or(
-        inArray(repositories.id, qb.select({ id: teamRepos.repoId }).from(teamRepos).where(inJsonList(teamRepos.teamId, limited.filter((t) => !t.all).map((t) => t.id)))),
-        inJsonList(repositories.ownerId, limited.filter((t) => t.all).map((t) => t.orgId)),
+      and(
+        // A repository's feed: that repository alone matters.
+        'repo' in of ? eq(repositories.id, of.repo.id) : undefined,
+        or(
+          inArray(repositories.id, qb.select({ id: teamRepos.repoId }).from(teamRepos).where(inJsonList(teamRepos.teamId, limited.filter((t) => !t.all).map((t) => t.id)))),
+          inJsonList(repositories.ownerId, limited.filter((t) => t.all).map((t) => t.orgId)),
+        ),
       ),
     )
   for (const [id, access] of await repoAccesses(deps.db, viewer, covered)) {
@@ -182,7 +186,7 @@ export async function listFeed(deps: AppDeps, viewer: UserRow | null, of: FeedOf
     readableRepoCondition(viewer),
     opts.includePrivate ? undefined : eq(repositories.isPrivate, false),
     visibleActorCondition(viewer, of),
-    readableUnitCondition(await unitHidden(deps, viewer)),
+    readableUnitCondition(await unitHidden(deps, viewer, of)),
     or(isNull(events.commentId), exists(qb.select({ one: comments.id }).from(comments).where(eq(comments.id, events.commentId)))),
     day ? and(gte(events.createdUnix, day[0]), lte(events.createdUnix, day[1])) : undefined,
   )
