@@ -304,37 +304,34 @@ async function lfsPage(deps: AppDeps, ctx: RepoContext, web: WebContext, pageAt:
   lfsOn(deps)
   const found = await listMetaObjects(deps, ctx.repo.id, { page: pageAt, limit: LISTED, offset: (pageAt - 1) * LISTED })
   const b = `${base(ctx)}/lfs`
-  return settingsPage(
+  const intro = (
+    <p>
+      The Git LFS objects this repository has: {String(found.total)}. <a href={`${b}/locks`}>Locks</a>
+    </p>
+  )
+  return tablePage(
     deps,
     ctx,
     web,
-    b,
-    'LFS',
-    <>
-      <p>
-        The Git LFS objects this repository has: {String(found.total)}. <a href={`${b}/locks`}>Locks</a>
-      </p>
-      <div class="box">
-        <ListTable label="LFS objects" columns={['Object', 'Size', 'Uploaded']} actions empty={found.rows.length === 0 && 'No LFS objects yet.'}>
-          {found.rows.map((row) => (
-            <tr>
-              <td>
-                <code title={row.oid}>{row.oid.slice(0, 16)}</code>
-              </td>
-              <td>{sizeText(row.size)}</td>
-              <td>
-                <TimeAt iso={isoTime(row.createdUnix)} />
-              </td>
-              <td>
-                <ButtonForm ctx={web} action={`${b}/delete/${row.oid}`} label={`Delete ${row.oid.slice(0, 16)}`} danger />
-              </td>
-            </tr>
-          ))}
-        </ListTable>
-      </div>
-      <Pager path={b} query={{}} page={pageAt} pages={pagesOf(found.total, LISTED)} />
-    </>,
+    { current: b, title: 'LFS', path: b, total: found.total, pageAt },
     opts,
+    <ListTable label="LFS objects" columns={['Object', 'Size', 'Uploaded']} actions empty={found.rows.length === 0 && 'No LFS objects yet.'}>
+      {found.rows.map((row) => (
+        <tr>
+          <td>
+            <code title={row.oid}>{row.oid.slice(0, 16)}</code>
+          </td>
+          <td>{sizeText(row.size)}</td>
+          <td>
+            <TimeAt iso={isoTime(row.createdUnix)} />
+          </td>
+          <td>
+            <ButtonForm ctx={web} action={`${b}/delete/${row.oid}`} label={`Delete ${row.oid.slice(0, 16)}`} danger />
+          </td>
+        </tr>
+      ))}
+    </ListTable>,
+    intro,
   )
 }
 
@@ -343,34 +340,53 @@ async function lfsLocksPage(deps: AppDeps, ctx: RepoContext, web: WebContext, pa
   lfsOn(deps)
   const found = await listLockRows(deps, ctx.repo.id, { page: pageAt, limit: LISTED, offset: (pageAt - 1) * LISTED })
   const b = `${base(ctx)}/lfs/locks`
+  return tablePage(
+    deps,
+    ctx,
+    web,
+    { current: `${base(ctx)}/lfs`, title: 'LFS locks', path: b, total: found.total, pageAt },
+    opts,
+    <ListTable label="LFS locks" columns={['Path', 'Held by', 'Since']} actions empty={found.rows.length === 0 && 'No locks.'}>
+      {found.rows.map(({ lock, owner }) => (
+        <tr>
+          <td>
+            <code>{lock.path}</code>
+          </td>
+          <td>
+            <a href={`/${encodeURIComponent(owner)}`}>{owner}</a>
+          </td>
+          <td>
+            <TimeAt iso={isoTime(lock.createdUnix)} />
+          </td>
+          <td>
+            <ButtonForm ctx={web} action={`${b}/${lock.id}/unlock`} label={`Unlock ${lock.path}`} danger />
+          </td>
+        </tr>
+      ))}
+    </ListTable>,
+  )
+}
+
+/** A settings page of one paged table (`intro` above it when given), its pager below: `total` rows, LISTED a page. */
+function tablePage(
+  deps: AppDeps,
+  ctx: RepoContext,
+  web: WebContext,
+  at: { current: string; title: string; path: string; total: number; pageAt: number },
+  opts: { error?: string; status?: number },
+  table: Child,
+  intro?: Child,
+) {
   return settingsPage(
     deps,
     ctx,
     web,
-    `${base(ctx)}/lfs`,
-    'LFS locks',
+    at.current,
+    at.title,
     <>
-      <div class="box">
-        <ListTable label="LFS locks" columns={['Path', 'Held by', 'Since']} actions empty={found.rows.length === 0 && 'No locks.'}>
-          {found.rows.map(({ lock, owner }) => (
-            <tr>
-              <td>
-                <code>{lock.path}</code>
-              </td>
-              <td>
-                <a href={`/${encodeURIComponent(owner)}`}>{owner}</a>
-              </td>
-              <td>
-                <TimeAt iso={isoTime(lock.createdUnix)} />
-              </td>
-              <td>
-                <ButtonForm ctx={web} action={`${b}/${lock.id}/unlock`} label={`Unlock ${lock.path}`} danger />
-              </td>
-            </tr>
-          ))}
-        </ListTable>
-      </div>
-      <Pager path={b} query={{}} page={pageAt} pages={pagesOf(found.total, LISTED)} />
+      {intro ?? null}
+      <div class="box">{table}</div>
+      <Pager path={at.path} query={{}} page={at.pageAt} pages={pagesOf(at.total, LISTED)} />
     </>,
     opts,
   )
@@ -466,14 +482,17 @@ export const repoSettingsPages = (deps: AppDeps) => {
     await redeliver(deps, hook, await getDelivery(deps, hook, c.params.delivery ?? ''))
     return seeOther(`${base(ctx)}/hooks/${id}`, 'redelivered')
   }
+  /** A paged list page's handler: `render` with the request's web context and page number. */
+  const paged =
+    (render: (deps: AppDeps, ctx: RepoContext, web: WebContext, pageAt: number) => Promise<Response>) =>
+    ({ request, repo: ctx, query }: { request: Request; repo: RepoContext; query: { page?: string } }) =>
+      render(deps, ctx, webContext(deps.config, request, ctx.caller), pageNumber(query.page))
+  /** A paged list page's needs: the repository's administrators, as the API's. */
+  const listed = (id: string) => ({ ...page(id), repo: admin(), params: RepoParams, query: ListQuery })
   return (
     new Elysia({ name: 'web-settings-repo', detail: { hide: true } })
       .use(pipeline(deps, { session: true }))
-      .get(
-        '/:owner/:repo/settings/collaboration',
-        async ({ request, repo: ctx, query }) => collaborationPage(deps, ctx, webContext(deps.config, request, ctx.caller), pageNumber(query.page)),
-        { ...page('webRepoCollaborators'), repo: admin(), params: RepoParams, query: ListQuery },
-      )
+      .get('/:owner/:repo/settings/collaboration', paged(collaborationPage), listed('webRepoCollaborators'))
       .post(
         '/:owner/:repo/settings/collaboration',
         ({ repo: ctx, ...c }) =>
@@ -532,11 +551,7 @@ export const repoSettingsPages = (deps: AppDeps) => {
           ),
         { ...page('webRepoTeamRemove'), repo: admin(), params: RepoParams, body: t.Object({ _csrf: CsrfText, id: FormText(20) }) },
       )
-      .get(
-        '/:owner/:repo/settings/hooks',
-        async ({ request, repo: ctx, query }) => hooksPage(deps, ctx, webContext(deps.config, request, ctx.caller), pageNumber(query.page)),
-        { ...page('webRepoHooks'), repo: admin(), params: RepoParams, query: ListQuery },
-      )
+      .get('/:owner/:repo/settings/hooks', paged(hooksPage), listed('webRepoHooks'))
       .post(
         '/:owner/:repo/settings/hooks',
         ({ repo: ctx, ...c }) =>
@@ -551,11 +566,7 @@ export const repoSettingsPages = (deps: AppDeps) => {
           ),
         { ...page('webRepoHookAdd'), repo: admin(false), params: RepoParams, body: HookForm },
       )
-      .get(
-        '/:owner/:repo/settings/lfs',
-        async ({ request, repo: ctx, query }) => lfsPage(deps, ctx, webContext(deps.config, request, ctx.caller), pageNumber(query.page)),
-        { ...page('webRepoLfs'), repo: admin(), params: RepoParams, query: ListQuery },
-      )
+      .get('/:owner/:repo/settings/lfs', paged(lfsPage), listed('webRepoLfs'))
       .post(
         '/:owner/:repo/settings/lfs/delete/:oid',
         ({ repo: ctx, ...c }) =>
@@ -571,11 +582,7 @@ export const repoSettingsPages = (deps: AppDeps) => {
           ),
         { ...page('webRepoLfsDelete'), repo: admin(), params: LfsObjectParams, body: t.Object({ _csrf: CsrfText }) },
       )
-      .get(
-        '/:owner/:repo/settings/lfs/locks',
-        async ({ request, repo: ctx, query }) => lfsLocksPage(deps, ctx, webContext(deps.config, request, ctx.caller), pageNumber(query.page)),
-        { ...page('webRepoLfsLocks'), repo: admin(), params: RepoParams, query: ListQuery },
-      )
+      .get('/:owner/:repo/settings/lfs/locks', paged(lfsLocksPage), listed('webRepoLfsLocks'))
       .post(
         '/:owner/:repo/settings/lfs/locks/:lid/unlock',
         ({ repo: ctx, ...c }) =>
@@ -665,11 +672,7 @@ export const repoSettingsPages = (deps: AppDeps) => {
         params: DeliveryParams,
         body: t.Object({ _csrf: CsrfText }),
       })
-      .get(
-        '/:owner/:repo/settings/keys',
-        async ({ request, repo: ctx, query }) => deployKeysPage(deps, ctx, webContext(deps.config, request, ctx.caller), pageNumber(query.page)),
-        { ...page('webRepoDeployKeys'), repo: admin(), params: RepoParams, query: ListQuery },
-      )
+      .get('/:owner/:repo/settings/keys', paged(deployKeysPage), listed('webRepoDeployKeys'))
       .post(
         '/:owner/:repo/settings/keys',
         ({ repo: ctx, ...c }) =>
