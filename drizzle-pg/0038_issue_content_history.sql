@@ -5,6 +5,7 @@ CREATE TABLE "issue_content_history" (
 	"poster_id" bigint NOT NULL,
 	"content_text" text NOT NULL,
 	"is_first_created" boolean DEFAULT false NOT NULL,
+	"is_deleted" boolean DEFAULT false NOT NULL,
 	"edited_unix" bigint NOT NULL
 );
 --> statement-breakpoint

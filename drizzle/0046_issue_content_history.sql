@@ -5,6 +5,7 @@ CREATE TABLE `issue_content_history` (
 	`poster_id` integer NOT NULL,
 	`content_text` text NOT NULL,
 	`is_first_created` integer DEFAULT false NOT NULL,
+	`is_deleted` integer DEFAULT false NOT NULL,
 	`edited_unix` integer NOT NULL,
 	FOREIGN KEY (`issue_id`) REFERENCES `issues`(`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`comment_id`) REFERENCES `comments`(`id`) ON UPDATE no action ON DELETE cascade

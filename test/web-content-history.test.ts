@@ -2,6 +2,8 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { webVisitors } from './web-session'
 import { lineDiff } from '../src/lib/line-diff'
+import { and, desc, eq, isNull } from 'drizzle-orm'
+import { issueContentHistory } from '../src/db/schema'
 
 /**
  * Gitea's content history: every edit of an issue's description or of a comment keeps the text
@@ -97,4 +99,47 @@ test("a comment's history at ?comment_id=, a pull request's under /issues; unkno
   // A comment's deletion takes its history with it.
   expect((await s.del(`/repos/alice/app/issues/comments/${id}`, undefined, { token: bob.token })).status).toBe(204)
   expect((await page(`/alice/app/issues/1/content-history?comment_id=${id}`)).status).toBe(404)
+})
+
+test("a version's text taken out of the history: by the tracker's writers or the text's posters, never the newest; the version still counted", async () => {
+  const { submit } = webVisitors(() => s.url, async () => '')
+  const path = '/alice/app/issues/1/content-history'
+  const idsOf = (html: string) => [...html.matchAll(/name="history_id" value="(\d+)"/g)].map((m) => m[1]!)
+  // Readers who posted nothing here see no button and may not.
+  const asCarol = await (await page(path, await signIn(carol))).text()
+  expect(idsOf(asCarol)).toEqual([])
+  const asBob = await (await page(path, await signIn(bob))).text()
+  // Three versions: the newest has no button.
+  const ids = idsOf(asBob)
+  expect(ids).toHaveLength(2)
+  const original = ids[ids.length - 1]!
+  expect((await submit(carol, `${path}/soft-delete`, { history_id: original }, { from: path })).status).toBe(403)
+  const deleted = await submit(bob, `${path}/soft-delete`, { history_id: original }, { from: path })
+  expect([deleted.status, deleted.location]).toEqual([303, `${path}?done=version-deleted`])
+  const after = await (await page(path)).text()
+  expect(after).toContain('This version&#39;s text was deleted from the history.')
+  expect(after).not.toContain('On start.</pre>')
+  expect(after).toContain('3 versions, newest first.')
+  // The newest is the text itself (422); an unknown version is 404.
+  const issueId = (await s.get('/repos/alice/app/issues/1', { token: alice.token })).body.id
+  const latestOfDescription = (
+    await s.deps.db
+      .select({ id: issueContentHistory.id })
+      .from(issueContentHistory)
+      .where(and(eq(issueContentHistory.issueId, issueId), isNull(issueContentHistory.commentId)))
+      .orderBy(desc(issueContentHistory.editedUnix), desc(issueContentHistory.id))
+      .limit(1)
+  )[0]!.id
+  expect((await submit(bob, `${path}/soft-delete`, { history_id: String(latestOfDescription) }, { from: path })).status).toBe(422)
+  expect((await submit(bob, `${path}/soft-delete`, { history_id: '999999' }, { from: path })).status).toBe(404)
+
+  // A comment's poster who only reads the repository takes an old version of it out.
+  const made = await s.post('/repos/alice/app/issues/1/comments', { body: 'my phone is 555-0100' }, { token: carol.token })
+  expect(made.status).toBe(201)
+  expect((await s.patch(`/repos/alice/app/issues/comments/${made.body.id}`, { body: 'my phone is (removed)' }, { token: alice.token })).status).toBe(200)
+  const commentPath = `${path}?comment_id=${made.body.id}`
+  const carolIds = idsOf(await (await page(commentPath, await signIn(carol))).text())
+  expect(carolIds).toHaveLength(1)
+  expect((await submit(carol, `${path}/soft-delete`, { comment_id: String(made.body.id), history_id: carolIds[0]! }, { from: commentPath })).status).toBe(303)
+  expect(await (await page(commentPath)).text()).not.toContain('555-0100')
 })

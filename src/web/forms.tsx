@@ -44,6 +44,7 @@ const NOTICES: Record<string, string> = {
   'collaborator-removed': 'The collaborator was removed.',
   'hook-added': 'The webhook was added.',
   'topics-saved': 'The topics were saved.',
+  'version-deleted': "The version's text was deleted from the history.",
   'lfs-object-deleted': 'The LFS object was deleted from this repository.',
   'lfs-unlocked': 'The lock was released.',
   'hook-deleted': 'The webhook was deleted.',

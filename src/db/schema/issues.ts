@@ -220,6 +220,8 @@ export const issueContentHistory = sqliteTable(
     posterId: integer('poster_id').notNull(),
     contentText: text('content_text').notNull(),
     isFirstCreated: integer('is_first_created', { mode: 'boolean' }).notNull().default(false),
+    /** Its text taken out of the history (Gitea's soft deletion): `contentText` emptied, the version still counted. */
+    isDeleted: integer('is_deleted', { mode: 'boolean' }).notNull().default(false),
     editedUnix: integer('edited_unix').notNull(),
   },
   (t) => [index('issue_content_history_item_idx').on(t.issueId, t.commentId, t.editedUnix), index('issue_content_history_comment_idx').on(t.commentId)],

@@ -1,8 +1,9 @@
 import { and, count, desc, eq, isNull, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import type { Db } from '../../db/client'
+import { writeTransaction, type Db } from '../../db/client'
 import { issueContentHistory, type IssueContentHistoryRow } from '../../db/schema'
 import type { Page, Paged } from '../../lib/pagination'
+import { notFound, unprocessable } from '../../lib/errors'
 
 /*
  * The texts an issue's description and its comments had (Gitea's issue content history): each
@@ -68,4 +69,33 @@ export async function editCounts(deps: AppDeps, issueId: number): Promise<Map<nu
     .where(eq(issueContentHistory.issueId, issueId))
     .groupBy(issueContentHistory.commentId)
   return new Map(rows.map((r) => [r.commentId ?? 0, Number(r.n) - 1]))
+}
+
+/**
+ * Takes version `id` of a text out of its history (Gitea's soft deletion: its text emptied, the
+ * version still counted); the caller decided who may (the page's rule). 404 for no such version
+ * of this text; 422 for the newest, which is the text itself (edited, not deleted from history).
+ */
+export async function deleteVersionText(deps: AppDeps, of: ContentOf, id: number): Promise<void> {
+  await writeTransaction(deps.db, async () => {
+    const [newest] = await deps.db
+      .select({ id: issueContentHistory.id })
+      .from(issueContentHistory)
+      .where(whereOf(of))
+      .orderBy(desc(issueContentHistory.editedUnix), desc(issueContentHistory.id))
+      .limit(1)
+    if (newest?.id === id) throw unprocessable('The newest version is the text itself: edit it instead.')
+    const gone = await deps.db
+      .update(issueContentHistory)
+      .set({ contentText: '', isDeleted: true })
+      .where(and(whereOf(of), eq(issueContentHistory.id, id)))
+      .returning({ id: issueContentHistory.id })
+    if (gone.length === 0) throw notFound('no such version')
+  })
+}
+
+/** A version of a text, or undefined. */
+export async function contentVersion(deps: AppDeps, of: ContentOf, id: number): Promise<IssueContentHistoryRow | undefined> {
+  const [row] = await deps.db.select().from(issueContentHistory).where(and(whereOf(of), eq(issueContentHistory.id, id)))
+  return row
 }
