@@ -79,7 +79,7 @@ export class Auth {
   private readonly tokensFound: PageCache<{ user: UserRow; scope: string }>
   /**
    * The hashes of the personal token secrets last found (a client sends the same secret with each
-   * request: its SHA-256 was a twentieth of a token point read). Only secrets that named a token
+   * request: its SHA-256 was ~3% of a token point read). Only secrets that named a token
    * when they were hashed go in; a secret whose token is gone since finds nothing by its hash.
    */
   private readonly tokenHashes = new Map<string, string>()
