@@ -107,7 +107,7 @@ try {
   // for every push; for a protected branch it hands the quarantine to the server, which judges it
   // (one git command, `log -1`, for a commit on top of the branch). The hook alone, with nothing to judge, costs:
   const hookStarts: number[] = []
-  const hook = join(deps.config.dataDir, 'hooks', 'channel', 'pre-receive')
+  const hook = join(deps.config.dataDir, 'hooks', 'channel-2', 'pre-receive')
   for (let i = 0; i < 10; i++) hookStarts.push(await runClient(tmp, { ...env, WARREN_PUSH_CHECKS: '' }, [hook]))
   console.log(`  of which the hook's own process start (sh, judging nothing): ${latencyText(hookStarts)}`)
 
