@@ -73,6 +73,8 @@ test('unknown refs, a path after the ref, and hidden repositories are 404', asyn
   expect((await page('/alice/app/find/branch/nope')).status).toBe(404)
   expect((await page('/alice/app/find/branch/main/src')).status).toBe(404)
   expect((await page('/alice/app/find/nonsense/main')).status).toBe(404)
+  // What may be typed is bounded (the walk's work with it).
+  expect((await page(`/alice/app/find/branch/main?q=${'a'.repeat(101)}`)).status).toBe(422)
   expect((await page('/alice/hidden/find/branch/main')).status).toBe(404)
   expect((await page('/alice/hidden/find/branch/main', await signIn(bob))).status).toBe(404)
   expect((await page('/alice/hidden/find/branch/main', await signIn(alice))).status).toBe(200)
