@@ -1,4 +1,4 @@
-import { and, eq, inArray, max } from 'drizzle-orm'
+import { inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { AccessMode } from '../../auth/access'
 import type { UserRow } from '../../auth/caller'
@@ -9,7 +9,7 @@ import { isAncestor } from '../../git/merge'
 import type { GitRepo } from '../../git/run'
 import { cachedGlob } from '../../lib/file-patterns'
 import { ApiError } from '../../lib/errors'
-import { combinedState } from '../statuses/service'
+import { combinedState, latestStatusIds } from '../statuses/service'
 import { approvalsOf, hasOfficialReviewRequest, hasRejection, type ReviewGateOptions } from '../reviews/gate'
 
 /**
@@ -32,12 +32,11 @@ const reviewGate = (rule: BranchProtectionRow): ReviewGateOptions => ({
 
 /** The latest state of each status context of a commit (bounded: contexts of one commit are few, capped here). */
 async function latestStates(deps: AppDeps, repoId: number, sha: string): Promise<{ context: string; state: string }[]> {
-  const latestIds = deps.db
-    .select({ id: max(commitStatuses.id) })
+  return await deps.db
+    .select({ context: commitStatuses.context, state: commitStatuses.state })
     .from(commitStatuses)
-    .where(and(eq(commitStatuses.repoId, repoId), eq(commitStatuses.sha, sha)))
-    .groupBy(commitStatuses.context)
-  return await deps.db.select({ context: commitStatuses.context, state: commitStatuses.state }).from(commitStatuses).where(inArray(commitStatuses.id, latestIds)).limit(10_000)
+    .where(inArray(commitStatuses.id, latestStatusIds(deps, repoId, [sha])))
+    .limit(10_000)
 }
 
 /** Whether a status context matches a required context pattern of a rule (a glob; one that is no glob, the name itself). */

@@ -100,15 +100,23 @@ export function combinedState(states: string[]): StatusState | '' {
 }
 
 /**
+ * The id of the latest status of each context of each of the commits `shas` of a repository (a
+ * subquery: `inArray(commitStatuses.id, latestStatusIds(...))`): the one rule of which status a
+ * context's is, for the API's combined status, the pages' checks and the merge gates.
+ */
+export const latestStatusIds = (deps: AppDeps, repoId: number, shas: string[]) =>
+  deps.db
+    .select({ id: max(commitStatuses.id) })
+    .from(commitStatuses)
+    .where(and(eq(commitStatuses.repoId, repoId), inArray(commitStatuses.sha, shas)))
+    .groupBy(commitStatuses.sha, commitStatuses.context)
+
+/**
  * The latest status of each context of a commit (newest first, one page of them), with the
  * combined state over all contexts and their number.
  */
 export async function latestStatuses(deps: AppDeps, repoId: number, sha: string, page: Page): Promise<Paged<StatusRow> & { state: StatusState | '' }> {
-  const latestIds = deps.db
-    .select({ id: max(commitStatuses.id) })
-    .from(commitStatuses)
-    .where(and(eq(commitStatuses.repoId, repoId), eq(commitStatuses.sha, sha)))
-    .groupBy(commitStatuses.context)
+  const latestIds = latestStatusIds(deps, repoId, [sha])
   const latest = await deps.db
     .select({ id: commitStatuses.id, state: commitStatuses.state })
     .from(commitStatuses)
@@ -138,15 +146,10 @@ export async function latestStatusesOf(deps: AppDeps, repoId: number, shas: stri
   const wanted = [...new Set(shas)].slice(0, MAX_CHECKED_COMMITS)
   const found = new Map<string, CommitChecksRows>()
   if (!wanted.length) return found
-  const latestIds = deps.db
-    .select({ id: max(commitStatuses.id) })
-    .from(commitStatuses)
-    .where(and(eq(commitStatuses.repoId, repoId), inArray(commitStatuses.sha, wanted)))
-    .groupBy(commitStatuses.sha, commitStatuses.context)
   const rows = await deps.db
     .select()
     .from(commitStatuses)
-    .where(inArray(commitStatuses.id, latestIds))
+    .where(inArray(commitStatuses.id, latestStatusIds(deps, repoId, wanted)))
     .orderBy(asc(commitStatuses.context), desc(commitStatuses.id))
     .limit(wanted.length * MAX_CONTEXTS_PER_COMMIT)
   for (const row of rows) {
