@@ -183,13 +183,15 @@ export const READ_PAUSE_MS = 1
  * Copies git's output to the channel, in writes of at least CHANNEL_WRITE_BYTES (what is gathered
  * goes when full, or GATHER_MS after its first byte came), waiting for the SSH window when the
  * client reads slowly; dropped once the channel closed. Each read of git's output, and each
- * opening of the window (the client read some), is data moving.
+ * opening of the window (the client read some), is data moving. (`gatherMs`: GATHER_MS but in a
+ * test that counts writes, which a pause of the machine longer than GATHER_MS would cut early.)
  */
 export async function pumpToChannel(
   stdout: ReadableStream<Uint8Array>,
   channel: ChannelSink,
   state: ChannelState,
   activity: ChannelActivity,
+  gatherMs = GATHER_MS,
 ): Promise<void> {
   const reader = stdout.getReader()
   const read = () => reader.read().catch(() => ({ done: true as const, value: undefined }))
@@ -243,7 +245,7 @@ export async function pumpToChannel(
       gathered ??= Buffer.allocUnsafe(CHANNEL_WRITE_BYTES)
       gathered.set(chunk)
       size = chunk.byteLength
-      due = Bun.sleep(GATHER_MS).then(() => 'due' as const)
+      due = Bun.sleep(gatherMs).then(() => 'due' as const)
     }
   }
   if (size) await sendGathered()
