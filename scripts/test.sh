@@ -19,11 +19,16 @@ trap 'rm -rf "$out_dir"' EXIT
 
 # A test file that does not depend on the run's database runs in one half only, the one its line
 # `// runs in one half: sqlite` (or `postgresql`) names: the browser tests (they drive the pages in
-# Chromium; the pages' server side is covered on both databases by the plain HTTP page tests), the
-# static checks, and the tests that open the databases they test themselves (the `warren` processes
-# of cli, operator-run, shutdown, durability and binary run on SQLite in a data folder of their
-# own, those of multi-process* on PostgreSQL, whatever the half: in both halves they would only run
-# twice the same). Every other file runs in both. File arguments are filtered the same way; other arguments (a name filter) go to both.
+# Chromium; the pages' server side is covered by the plain HTTP page tests), the files whose subject
+# is git, SSH or markdown rather than the database (git-layer, ssh*, markdown*, the code and graph
+# pages), the static checks, and the tests that open the databases they test themselves (the
+# `warren` processes of cli, operator-run, shutdown, durability and binary run on SQLite in a data
+# folder of their own, those of multi-process* on PostgreSQL, whatever the half: in both halves they
+# would only run twice the same). The files free to go in either half are shared out so the two
+# halves take about as long (the suite is as long as its longer half): `WARREN_TEST_TIMINGS=<prefix>`
+# writes each half's time per file to `<prefix>.<half>.json` (bun's --timings) to share them out
+# again. Every other file runs in both. File arguments are filtered the same way; other arguments
+# (a name filter) go to both.
 half_of() { sed -n 's|^// runs in one half: \([a-z]*\)$|\1|p' "$1" | head -1; }
 files_for() { # half name: the files it runs, one per line
   local f only
@@ -45,7 +50,9 @@ run_half() { # name, then env assignments for `env`
   fi
   # The log exists before tail opens it (tail -f gives up on a file not there yet).
   : > "$out_dir/$name.log"
-  env "$@" bun test --timeout "$TEST_TIMEOUT_MS" "${OTHER_ARGS[@]}" "${files[@]}" > "$out_dir/$name.log" 2>&1 &
+  local timings=()
+  [ -n "${WARREN_TEST_TIMINGS:-}" ] && timings=(--timings="$WARREN_TEST_TIMINGS.$name.json" --update-timings)
+  env "$@" bun test --timeout "$TEST_TIMEOUT_MS" "${timings[@]}" "${OTHER_ARGS[@]}" "${files[@]}" > "$out_dir/$name.log" 2>&1 &
   local pid=$!
   tail -n +1 --pid="$pid" -f "$out_dir/$name.log" 2>/dev/null | sed -u "s/^/[$name] /" &
   local status=0

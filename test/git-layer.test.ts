@@ -1,3 +1,4 @@
+// runs in one half: postgresql
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { appendFileSync, existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,3 +1,4 @@
+// runs in one half: postgresql
 import { afterAll, describe, expect, test } from 'bun:test'
 import http from 'node:http'
 import { startTestServer, type TestServer } from './helpers'

@@ -1,3 +1,4 @@
+// runs in one half: sqlite
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { giteaApi } from 'gitea-js'
 import { startTestServer, type TestServer } from './helpers'

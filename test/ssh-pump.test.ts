@@ -1,3 +1,4 @@
+// runs in one half: sqlite
 import { describe, expect, test } from 'bun:test'
 import { EventEmitter } from 'node:events'
 import { createHash, randomBytes } from 'node:crypto'

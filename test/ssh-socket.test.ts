@@ -1,3 +1,4 @@
+// runs in one half: sqlite
 import { describe, expect, test } from 'bun:test'
 import { createHash, randomBytes } from 'node:crypto'
 import { listenForSsh, type SshSocket } from '../src/ssh/socket'

@@ -1,3 +1,4 @@
+// runs in one half: postgresql
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { signInByForm } from './web-session'

@@ -1,3 +1,4 @@
+// runs in one half: postgresql
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync } from 'node:fs'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
