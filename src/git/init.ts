@@ -1,25 +1,43 @@
-import { mkdirSync, rmSync } from 'node:fs'
-import { dirname } from 'node:path'
-import { DEFAULT_GIT_LIMITS, git, runGit, type GitLimits, type GitRepo } from './run'
+import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { DEFAULT_GIT_LIMITS, git, type GitLimits, type GitRepo } from './run'
 
-/** Creates an empty bare repository whose HEAD points at `defaultBranch` (a checked name). */
+/**
+ * The settings every repository Warren serves carries (new, cloned and adopted repositories
+ * alike), as [section, key, value]: smart HTTP needs the first four (receive-pack must accept
+ * pushes over HTTP); the last keeps pushed packs as packs (git would explode pushes of < 100
+ * objects into loose objects, which every later clone must compress again; `gc --auto` still
+ * consolidates packs).
+ */
+const SERVED_SETTINGS = [
+  ['http', 'receivepack', 'true'],
+  ['uploadpack', 'allowFilter', 'true'],
+  ['uploadpack', 'allowAnySHA1InWant', 'true'],
+  ['receive', 'denyNonFastForwards', 'false'],
+  ['receive', 'unpackLimit', '1'],
+] as const
+
+/** The served settings as lines of a git config file, one section after another. */
+const SERVED_CONFIG_TEXT = SERVED_SETTINGS.map(([section, key, value], i) => `${SERVED_SETTINGS[i - 1]?.[0] === section ? '' : `[${section}]\n`}\t${key} = ${value}\n`).join('')
+
+/**
+ * Creates an empty bare repository whose HEAD points at `defaultBranch` (a checked name). One git
+ * process: `git init` writes a new config holding only its [core] section, so the served settings
+ * are appended to it as git would write them, not set one `git config` process each. A folder
+ * that was there already (git init re-initialises it, keeping its config) is configured by git.
+ */
 export async function initBareRepository(path: string, defaultBranch: string, limits: GitLimits = DEFAULT_GIT_LIMITS): Promise<void> {
   mkdirSync(dirname(path), { recursive: true })
+  const fresh = !existsSync(path)
   await git(['init', '--bare', '--quiet', `--initial-branch=${defaultBranch}`], { cwd: dirname(path), values: [path], limits })
-  await configureServedRepository(path, limits)
+  if (fresh) appendFileSync(join(path, 'config'), SERVED_CONFIG_TEXT)
+  else await configureServedRepository(path, limits)
 }
 
-/** The settings every repository Warren serves carries (set on new and cloned repositories alike). */
+/** Sets the served settings on an existing repository (an adopted one), replacing values it had. */
 export async function configureServedRepository(path: string, limits: GitLimits): Promise<void> {
-  const config = (key: string, value: string) => git(['config', key, value], { gitDir: path, limits })
-  // Smart HTTP needs these; receive-pack must accept pushes over HTTP.
-  await config('http.receivepack', 'true')
-  await config('uploadpack.allowFilter', 'true')
-  await config('uploadpack.allowAnySHA1InWant', 'true')
-  await config('receive.denyNonFastForwards', 'false')
-  // Keep pushed packs as packs (git would explode pushes of < 100 objects into loose objects,
-  // which every later clone must compress again); `gc --auto` still consolidates packs.
-  await config('receive.unpackLimit', '1')
+  for (const [section, key, value] of SERVED_SETTINGS) await git(['config', `${section}.${key}`, value], { gitDir: path, limits })
 }
 
 /**
@@ -34,9 +52,10 @@ export async function configureServedRepository(path: string, limits: GitLimits)
  */
 export async function cloneBareRepository(source: string, path: string, limits: GitLimits = DEFAULT_GIT_LIMITS): Promise<void> {
   mkdirSync(dirname(path), { recursive: true })
-  await git(['clone', '--bare', '--quiet', '--template='], { cwd: dirname(path), values: [source, path], limits, budget: 'long' })
+  // `--config` writes the served settings into the new repository's config as clone makes it.
+  const settings = SERVED_SETTINGS.flatMap(([section, key, value]) => ['--config', `${section}.${key}=${value}`])
+  await git(['clone', '--bare', '--quiet', '--template=', ...settings], { cwd: dirname(path), values: [source, path], limits, budget: 'long' })
   await git(['remote', 'remove', 'origin'], { gitDir: path, limits })
-  await configureServedRepository(path, limits)
 }
 
 /** Removes a repository folder (and its owner folder stays). */
@@ -44,8 +63,19 @@ export function removeRepositoryFolder(path: string): void {
   rmSync(path, { recursive: true, force: true })
 }
 
-/** The repository's object format: `extensions.objectformat` of its config, `sha1` when unset. */
+/**
+ * The repository's object format: `extensions.objectformat` of its config, `sha1` when unset.
+ * Read from the config file itself (git writes the setting there when it makes a repository, and
+ * reads it from there only), not by a git process: a line `objectformat = sha256` (any case, any
+ * spaces, quoted or not) in an [extensions] section.
+ */
 export async function objectFormatOf(repo: GitRepo): Promise<'sha1' | 'sha256'> {
-  const r = await runGit(['config', '--get', 'extensions.objectformat'], { gitDir: repo.gitDir, limits: repo.limits })
-  return r.stdout.toString('utf8').trim().toLowerCase() === 'sha256' ? 'sha256' : 'sha1'
+  const text = await readFile(join(repo.gitDir, 'config'), 'utf8').catch(() => '')
+  let section = ''
+  for (const line of text.split('\n')) {
+    const header = /^\s*\[\s*([A-Za-z0-9.-]+)\s*\]/.exec(line)
+    if (header) section = header[1]!.toLowerCase()
+    else if (section === 'extensions' && /^\s*objectformat\s*=\s*"?sha256"?\s*(?:[#;].*)?$/i.test(line)) return 'sha256'
+  }
+  return 'sha1'
 }

@@ -1,6 +1,8 @@
 import { git, isObjectId, requireObjectIds, runGit, startGit, GitError, safeGitMessage, type GitRepo } from './run'
 import { readTokens } from './tokens'
 import { objectFormatOf } from './init'
+import { readPeeledRefs } from './ref-files'
+import { isSafeRefName } from './refs'
 
 /**
  * Merging without a work tree: everything a pull request needs (mergeability, the merge commit of
@@ -12,8 +14,12 @@ import { objectFormatOf } from './init'
 
 const checkOid = (...ids: string[]) => requireObjectIds('merge', ...ids)
 
-/** The commit a full ref name points to, or null. */
+/** The commit a full ref name points to, or null (read from the ref files where they tell: ref-files.ts). */
 export async function readRef(repo: GitRepo, ref: string): Promise<string | null> {
+  if (ref.startsWith('refs/') && isSafeRefName(ref)) {
+    const inFiles = await readPeeledRefs(repo.gitDir, [ref])
+    if (inFiles) return inFiles.get(ref) ?? null
+  }
   const r = await runGit(['rev-parse', '--verify', '--quiet'], { ...repo, values: [`${ref}^{commit}`] })
   const sha = r.stdout.toString('utf8').trim()
   return r.code === 0 && isObjectId(sha) ? sha : null

@@ -1,10 +1,14 @@
 import { createHash } from 'node:crypto'
-import { readdir, stat } from 'node:fs/promises'
+import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { runGit, type GitRepo } from './run'
+import { readRefsUnder } from './ref-files'
 
 /** Every branch and tag of a repository with the object it points to (`{ 'refs/heads/x': sha }`); null when git fails. */
 export async function readBranchAndTagRefs(repo: GitRepo): Promise<Record<string, string> | null> {
+  // Read from the ref files where they tell (no git process: this runs twice a push), else by git.
+  const inFiles = await readRefsUnder(repo.gitDir, ['refs/heads', 'refs/tags'])
+  if (inFiles) return inFiles
   const r = await runGit(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/tags'], repo)
   if (r.code !== 0) return null
   const refs: Record<string, string> = {}
@@ -17,6 +21,11 @@ export async function readBranchAndTagRefs(repo: GitRepo): Promise<Record<string
 
 /** The branch HEAD names (`refs/heads/<x>` → x), or null when HEAD is detached or unreadable. */
 export async function headBranchOf(repo: GitRepo): Promise<string | null> {
+  // HEAD's file says it where it is git's usual one line (no git process), else git reads it.
+  const head = await readFile(join(repo.gitDir, 'HEAD'), 'utf8').catch(() => null)
+  const named = head && /^ref: refs\/heads\/([^\n]+)\n?$/.exec(head)
+  if (named) return named[1]!
+  if (head && /^([0-9a-f]{40}|[0-9a-f]{64})\n?$/.test(head)) return null
   const r = await runGit(['symbolic-ref', '-q', 'HEAD'], repo)
   const ref = r.stdout.toString('utf8').trim()
   return r.code === 0 && ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null

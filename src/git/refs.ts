@@ -1,4 +1,7 @@
+import { readdir, stat } from 'node:fs/promises'
+import { join } from 'node:path'
 import { git, runGit, type GitRepo } from './run'
+import { readPeeledRefs } from './ref-files'
 
 /**
  * Ref names taken from URLs. Every ref is checked against SAFE_REF (git check-ref-format rules,
@@ -22,6 +25,12 @@ async function lookupRefs(repo: GitRepo, names: string[], kinds: RefKind[] = ['h
   const safe = names.filter(isSafeRefName)
   if (safe.length === 0) return found
   const patterns = kinds.flatMap((k) => safe.map((n) => `refs/${k}/${n}`))
+  // Read from the ref files where they tell (no git process), else by git.
+  const inFiles = await readPeeledRefs(repo.gitDir, patterns)
+  if (inFiles) {
+    for (const [ref, id] of inFiles) found.set(ref.slice(5), id)
+    return found
+  }
   const r = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(*objectname)'], { ...repo, values: patterns })
   if (r.code !== 0) return found
   const wanted = new Set(patterns)
@@ -119,8 +128,35 @@ export async function firstBranch(repo: GitRepo): Promise<string | null> {
   return (await firstBranches(repo, 1))[0] ?? null
 }
 
-/** Bytes the repository uses on disk (loose objects plus packs), from `git count-objects -v`. */
+/** Past this many loose objects git counts them (`git count-objects -v`) rather than a stat each here. */
+const MAX_LOOSE_OBJECTS_STATED = 20_000
+
+/**
+ * Bytes the repository's objects take on disk: loose objects (`objects/xx/…`, their disk blocks)
+ * plus everything under `objects/pack` (packs, their indexes and any leftovers, their bytes), read
+ * from the file system as `git count-objects -v` counts them (its size, size-pack and
+ * size-garbage, which it rounds down to KiB), without a git process (it ran after every push); a
+ * repository with more loose objects than MAX_LOOSE_OBJECTS_STATED asks git.
+ */
 export async function repositorySize(repo: GitRepo): Promise<number> {
+  const objects = join(repo.gitDir, 'objects')
+  const folders = await readdir(objects).catch(() => [] as string[])
+  const files: string[] = []
+  for (const folder of folders) {
+    if (folder !== 'pack' && !/^[0-9a-f]{2}$/.test(folder)) continue
+    for (const name of await readdir(join(objects, folder)).catch(() => [] as string[])) files.push(join(objects, folder, name))
+    if (files.length > MAX_LOOSE_OBJECTS_STATED) return countedSize(repo)
+  }
+  // As git counts them: a loose object by the disk blocks it takes, a pack's files by their bytes.
+  const packs = join(objects, 'pack')
+  const sizeOf = (file: string) => stat(file).then((st) => (!st.isFile() ? 0 : file.startsWith(packs) ? st.size : st.blocks * 512), () => 0)
+  let bytes = 0
+  for (let i = 0; i < files.length; i += 64) for (const size of await Promise.all(files.slice(i, i + 64).map(sizeOf))) bytes += size
+  return bytes
+}
+
+/** repositorySize as `git count-objects -v` says it (KiB). */
+async function countedSize(repo: GitRepo): Promise<number> {
   const r = await runGit(['count-objects', '-v'], repo)
   if (r.code !== 0) return 0
   let kib = 0

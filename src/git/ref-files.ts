@@ -1,0 +1,142 @@
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+
+/**
+ * Refs read from the files git keeps them in, without a git process: a loose ref is a file under
+ * `refs/` holding its object id, else the ref is a line of `packed-refs` (`<id> <ref>`, followed by
+ * `^<id>` for an annotated tag, the object it peels to, in a file whose header says
+ * `fully-peeled`). That is git's "files" ref store, which every repository Warren makes uses; the
+ * loose file is read first, then packed-refs, as git reads them (git writes each through a lock
+ * file renamed into place, so a read sees a whole file, old or new).
+ *
+ * Each answer is null where git must answer instead (the callers then run git as before): a
+ * symbolic ref, a file that is not an id, an unreadable file, a `packed-refs` past
+ * MAX_PACKED_REFS_BYTES or without `fully-peeled`, more loose refs than MAX_LOOSE_REFS, a
+ * repository whose refs are kept otherwise (`reftable/`), and, where peeled ids are asked for,
+ * a loose tag (whether its object is an annotated tag, and what it peels to, only git's object
+ * store says; a loose branch or other ref is taken to name a commit, as Warren's always do).
+ */
+
+const MAX_PACKED_REFS_BYTES = 4 * 1024 * 1024
+const MAX_LOOSE_REFS = 2_000
+const OBJECT_ID = /^([0-9a-f]{40}|[0-9a-f]{64})\n?$/
+
+/** The file could not be there: no such file, a folder (`refs/heads/a` of `a/b`), or a file above it (`a` of `a/b`). */
+const absent = (e: unknown): boolean => ['ENOENT', 'EISDIR', 'ENOTDIR'].includes((e as { code?: string }).code ?? '')
+
+/** A loose ref's id: the id, `absent`, or null (not an id: git must read it). */
+async function looseRef(gitDir: string, ref: string): Promise<string | 'absent' | null> {
+  try {
+    const m = OBJECT_ID.exec(await readFile(join(gitDir, ref), 'latin1'))
+    return m ? m[1]! : null
+  } catch (e) {
+    return absent(e) ? 'absent' : null
+  }
+}
+
+interface PackedRefs {
+  text: string
+}
+
+/** packed-refs, '' when there is none; null when git must read it (too large, not fully peeled, unreadable). */
+async function packedRefs(gitDir: string): Promise<PackedRefs | null> {
+  let text: string
+  try {
+    const bytes = await readFile(join(gitDir, 'packed-refs'))
+    if (bytes.length > MAX_PACKED_REFS_BYTES) return null
+    text = bytes.toString('latin1')
+  } catch (e) {
+    return absent(e) ? { text: '' } : null
+  }
+  if (!text) return { text }
+  const header = text.startsWith('# pack-refs with:') ? text.slice(0, text.indexOf('\n')) : ''
+  return / fully-peeled( |$)/.test(header) ? { text } : null
+}
+
+/** `ref`'s line of packed-refs: its id and the id it peels to (the id itself when not an annotated tag); undefined when absent. */
+function packedRef(packed: PackedRefs, ref: string): { id: string; peeled: string } | undefined {
+  const { text } = packed
+  for (let at = text.indexOf(` ${ref}\n`); at >= 0; at = text.indexOf(` ${ref}\n`, at + 1)) {
+    const lineStart = text.lastIndexOf('\n', at) + 1
+    const id = text.slice(lineStart, at)
+    if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(id)) continue
+    const next = at + ref.length + 2
+    const peeled = text[next] === '^' ? /^\^([0-9a-f]{40}|[0-9a-f]{64})$/m.exec(text.slice(next, next + 66))?.[1] : undefined
+    return { id, peeled: peeled ?? id }
+  }
+  return undefined
+}
+
+/** Whether the repository keeps its refs in git's files (not a reftable). */
+async function filesRefStore(gitDir: string): Promise<boolean> {
+  return readdir(join(gitDir, 'reftable')).then(
+    () => false,
+    (e) => absent(e),
+  )
+}
+
+/**
+ * The object each existing ref of `refs` (full names, `refs/heads/x`) points to, peeled for
+ * annotated tags; refs that do not exist are left out. Null when git must answer (see above: a
+ * loose tag among them, since it may need peeling). The names must be safe ref names (they are
+ * paths under the repository's folder).
+ */
+export async function readPeeledRefs(gitDir: string, refs: readonly string[]): Promise<Map<string, string> | null> {
+  if (!(await filesRefStore(gitDir))) return null
+  const found = new Map<string, string>()
+  let packed: PackedRefs | null | undefined
+  for (const ref of refs) {
+    const loose = await looseRef(gitDir, ref)
+    if (loose === null) return null
+    if (loose !== 'absent') {
+      if (ref.startsWith('refs/tags/')) return null
+      found.set(ref, loose)
+      continue
+    }
+    packed ??= await packedRefs(gitDir)
+    if (!packed) return null
+    const line = packedRef(packed, ref)
+    if (line) found.set(ref, line.peeled)
+  }
+  return found
+}
+
+/**
+ * Every ref under the folders `prefixes` name (`refs/heads`, `refs/tags`) with the object it points
+ * to (not peeled), as `git for-each-ref --format='%(objectname) %(refname)' <prefixes>` lists
+ * them; null when git must answer.
+ */
+export async function readRefsUnder(gitDir: string, prefixes: readonly string[]): Promise<Record<string, string> | null> {
+  if (!(await filesRefStore(gitDir))) return null
+  const loose: string[] = []
+  for (const prefix of prefixes) {
+    let names: string[]
+    try {
+      names = (await readdir(join(gitDir, prefix), { recursive: true, withFileTypes: true })).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name).slice(gitDir.length + 1))
+    } catch (e) {
+      if (!absent(e)) return null
+      names = []
+    }
+    // A lock file (a ref being written) or another name git would not read as a ref: git says.
+    if (names.some((name) => name.endsWith('.lock') || name.split('/').some((part) => part.startsWith('.')))) return null
+    loose.push(...names)
+    if (loose.length > MAX_LOOSE_REFS) return null
+  }
+  const packed = await packedRefs(gitDir)
+  if (!packed) return null
+  const refs: Record<string, string> = {}
+  for (const line of packed.text.split('\n')) {
+    const m = /^([0-9a-f]{40}|[0-9a-f]{64}) (refs\/.+)$/.exec(line)
+    if (m && prefixes.some((p) => m[2]!.startsWith(p + '/'))) refs[m[2]!] = m[1]!
+  }
+  const ids = await Promise.all(loose.map((ref) => looseRef(gitDir, ref)))
+  for (let i = 0; i < loose.length; i++) {
+    const id = ids[i]!
+    // Gone between the listing and the read: deleted, or packed (pack-refs writes packed-refs,
+    // then removes the loose file) after packed-refs was read here. Git says which.
+    if (id === null || id === 'absent') return null
+    refs[loose[i]!] = id
+  }
+  // In git's order (by name, byte for byte).
+  return Object.fromEntries(Object.entries(refs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+}

@@ -1,0 +1,185 @@
+// runs in one half: sqlite
+import { afterAll, describe, expect, test } from 'bun:test'
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { tempDir } from './git-fixture'
+import { readPeeledRefs, readRefsUnder } from '../src/git/ref-files'
+import { readRef } from '../src/git/merge'
+import { headBranchOf, readBranchAndTagRefs } from '../src/git/ref-state'
+import { branchExists, repositorySize, resolveCommitish, resolveRefPrefix, tagCommit } from '../src/git/refs'
+import { cloneBareRepository, initBareRepository, objectFormatOf } from '../src/git/init'
+import { DEFAULT_GIT_LIMITS, type GitRepo } from '../src/git/run'
+
+/**
+ * Refs read from git's ref files without a git process (src/git/ref-files.ts), checked against
+ * git itself on the same repository in every state a ref can be in: loose, packed, an annotated
+ * tag loose and packed, a symbolic ref, a lock file of a ref being written, a packed-refs of an
+ * old git (not fully peeled); and the repository set-up and size read without git (init.ts,
+ * refs.ts).
+ */
+
+const dirs: string[] = []
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+const dir = () => {
+  const d = tempDir()
+  dirs.push(d)
+  return d
+}
+const repoOf = (gitDir: string): GitRepo => ({ gitDir, limits: DEFAULT_GIT_LIMITS })
+const IDENTITY = { GIT_AUTHOR_NAME: 'alice', GIT_AUTHOR_EMAIL: 'alice@example.com', GIT_COMMITTER_NAME: 'alice', GIT_COMMITTER_EMAIL: 'alice@example.com' }
+
+/** git in `cwd`, which must succeed: its output. */
+function gitOk(args: string[], opts: { cwd?: string; stdin?: Buffer } = {}): string {
+  const r = Bun.spawnSync(['git', ...args], { cwd: opts.cwd, stdin: opts.stdin, env: { ...process.env, ...IDENTITY } })
+  if (r.exitCode !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr.toString()}`)
+  return r.stdout.toString()
+}
+
+/** What git says: each ref under refs/heads and refs/tags with its object, and peeled. */
+function gitRefs(gitDir: string): { listed: Record<string, string>; peeled: Record<string, string> } {
+  const out = gitOk(['for-each-ref', '--format=%(objectname) %(*objectname) %(refname)', 'refs/heads', 'refs/tags'], { cwd: gitDir })
+  const listed: Record<string, string> = {}
+  const peeled: Record<string, string> = {}
+  for (const line of out.split('\n').filter(Boolean)) {
+    const [id, peel, ref] = line.split(' ')
+    listed[ref!] = id!
+    peeled[ref!] = peel || id!
+  }
+  return { listed, peeled }
+}
+
+/** A bare repository with two branches (one nested), a lightweight and an annotated tag. */
+function sample(): string {
+  const work = dir()
+  gitOk(['init', '-q', '-b', 'main', work])
+  gitOk(['commit', '-q', '--allow-empty', '-m', 'one'], { cwd: work })
+  gitOk(['tag', 'light'], { cwd: work })
+  gitOk(['tag', '-a', 'v1', '-m', 'annotated'], { cwd: work })
+  gitOk(['branch', 'feature/x'], { cwd: work })
+  gitOk(['commit', '-q', '--allow-empty', '-m', 'two'], { cwd: work })
+  const bare = join(dir(), 'r.git')
+  gitOk(['clone', '-q', '--bare', work, bare])
+  return bare
+}
+
+describe('refs from the ref files', () => {
+  test('loose, then packed: the same refs and ids as git, in its order; peeled ids once the tags are packed', async () => {
+    const bare = sample()
+    // A bare clone packs every ref: the annotated tag peels from packed-refs.
+    const all = ['refs/heads/main', 'refs/heads/feature/x', 'refs/tags/light', 'refs/tags/v1', 'refs/heads/missing', 'refs/heads/feature']
+    let git = gitRefs(bare)
+    expect(Object.entries((await readRefsUnder(bare, ['refs/heads', 'refs/tags']))!)).toEqual(Object.entries(git.listed))
+    const peeled = (await readPeeledRefs(bare, all))!
+    expect(Object.fromEntries(peeled)).toEqual(git.peeled)
+    expect(git.listed['refs/tags/v1']).not.toBe(git.peeled['refs/tags/v1'])
+    // A ref moved after packing is loose again, and the loose file wins over packed-refs.
+    gitOk(['update-ref', 'refs/heads/feature/x', git.listed['refs/heads/main']!], { cwd: bare })
+    gitOk(['update-ref', 'refs/heads/new', git.listed['refs/heads/main']!], { cwd: bare })
+    git = gitRefs(bare)
+    expect(Object.entries((await readRefsUnder(bare, ['refs/heads', 'refs/tags']))!)).toEqual(Object.entries(git.listed))
+    expect(Object.fromEntries((await readPeeledRefs(bare, [...all, 'refs/heads/new']))!)).toEqual(git.peeled)
+    // A deleted packed ref is gone from both.
+    gitOk(['update-ref', '-d', 'refs/tags/light'], { cwd: bare })
+    git = gitRefs(bare)
+    expect((await readRefsUnder(bare, ['refs/heads', 'refs/tags']))!).toEqual(git.listed)
+    expect((await readPeeledRefs(bare, ['refs/tags/light']))!.size).toBe(0)
+  })
+
+  test('where only git can tell, the answer is null and the callers ask git: the same answers either way', async () => {
+    const bare = sample()
+    const repo = repoOf(bare)
+    const main = gitOk(['rev-parse', 'refs/heads/main'], { cwd: bare }).trim()
+    const one = gitOk(['rev-parse', 'refs/tags/v1^{commit}'], { cwd: bare }).trim()
+    // A loose annotated tag: its peeled commit only git's object store says.
+    gitOk(['tag', '-a', 'v2', '-m', 'loose annotated', main], { cwd: bare })
+    expect(await readPeeledRefs(bare, ['refs/tags/v2'])).toBeNull()
+    expect(await tagCommit(repo, 'v2')).toBe(main)
+    expect(await tagCommit(repo, 'v1')).toBe(one)
+    expect(await resolveCommitish(repo, 'v2')).toBe(main)
+    // A symbolic ref under refs/heads.
+    gitOk(['symbolic-ref', 'refs/heads/alias', 'refs/heads/main'], { cwd: bare })
+    expect(await readRefsUnder(bare, ['refs/heads'])).toBeNull()
+    expect(await readPeeledRefs(bare, ['refs/heads/alias'])).toBeNull()
+    expect((await readBranchAndTagRefs(repo))!['refs/heads/alias']).toBe(main)
+    expect(await readRef(repo, 'refs/heads/alias')).toBe(main)
+    rmSync(join(bare, 'refs/heads/alias'))
+    // A ref being written (its lock file there): git lists what is committed.
+    writeFileSync(join(bare, 'refs/heads/main.lock'), '0'.repeat(40) + '\n')
+    expect(await readRefsUnder(bare, ['refs/heads'])).toBeNull()
+    expect(Object.keys((await readBranchAndTagRefs(repo))!)).not.toContain('refs/heads/main.lock')
+    rmSync(join(bare, 'refs/heads/main.lock'))
+    // A loose file that is not an id.
+    writeFileSync(join(bare, 'refs/heads/broken'), 'not an id\n')
+    expect(await readPeeledRefs(bare, ['refs/heads/broken'])).toBeNull()
+    expect(await branchExists(repo, 'broken')).toBe(false)
+    rmSync(join(bare, 'refs/heads/broken'))
+    // packed-refs written by a git before fully-peeled (no header): peeled ids are git's to say.
+    const packed = readFileSync(join(bare, 'packed-refs'), 'latin1')
+    writeFileSync(join(bare, 'packed-refs'), packed.replace(/^#.*\n/, ''))
+    expect(await readPeeledRefs(bare, ['refs/tags/v1'])).toBeNull()
+    expect(await tagCommit(repo, 'v1')).toBe(one)
+  })
+
+  test('the callers agree with git on branches, tags, prefixes of paths and HEAD', async () => {
+    const bare = sample()
+    const repo = repoOf(bare)
+    const x = gitOk(['rev-parse', 'refs/heads/feature/x'], { cwd: bare }).trim()
+    expect(await branchExists(repo, 'feature/x')).toBe(true)
+    expect(await branchExists(repo, 'feature')).toBe(false)
+    expect(await resolveRefPrefix(repo, ['feature', 'x', 'src', 'a.ts'])).toEqual({ sha: x, ref: 'feature/x', rest: ['src', 'a.ts'] })
+    expect(await readRef(repo, 'refs/heads/nothing')).toBeNull()
+    expect(await headBranchOf(repo)).toBe('main')
+    gitOk(['symbolic-ref', 'HEAD', 'refs/heads/unborn'], { cwd: bare })
+    expect(await headBranchOf(repo)).toBe('unborn')
+    gitOk(['update-ref', '--no-deref', 'HEAD', x], { cwd: bare })
+    expect(await headBranchOf(repo)).toBeNull()
+    // A reftable store (a newer git's): git's answer, never the files'.
+    mkdirSync(join(bare, 'reftable'))
+    expect(await readRefsUnder(bare, ['refs/heads'])).toBeNull()
+    expect(await readPeeledRefs(bare, ['refs/heads/main'])).toBeNull()
+  })
+})
+
+describe('repository set-up and size without git processes', () => {
+  test('a new repository and a fork carry the served settings once each, as git reads them', async () => {
+    const path = join(dir(), 'o', 'new.git')
+    await initBareRepository(path, 'trunk')
+    const settings = (gitDir: string) => gitOk(['config', '--list', '--local'], { cwd: gitDir }).split('\n').filter((l) => !l.startsWith('core.') && l)
+    const served = ['http.receivepack=true', 'uploadpack.allowfilter=true', 'uploadpack.allowanysha1inwant=true', 'receive.denynonfastforwards=false', 'receive.unpacklimit=1']
+    expect(settings(path)).toEqual(served)
+    expect(gitOk(['symbolic-ref', 'HEAD'], { cwd: path }).trim()).toBe('refs/heads/trunk')
+    const fork = join(dir(), 'o', 'fork.git')
+    await cloneBareRepository(sample(), fork)
+    expect(settings(fork).sort()).toEqual([...served].sort())
+    // Made again over a folder that is there (re-initialised): still once each.
+    await initBareRepository(path, 'trunk')
+    expect(settings(path)).toEqual(served)
+    expect(await objectFormatOf(repoOf(path))).toBe('sha1')
+    const sha256 = join(dir(), 's.git')
+    gitOk(['init', '-q', '--bare', '--object-format=sha256', sha256])
+    expect(await objectFormatOf(repoOf(sha256))).toBe('sha256')
+  })
+
+  test("the size is the objects' on disk as git counts them (loose objects by their blocks, packs by their bytes)", async () => {
+    const bare = sample()
+    const repo = repoOf(bare)
+    // count-objects rounds each of its three figures down to KiB.
+    const counted = () => {
+      let kib = 0
+      for (const m of gitOk(['count-objects', '-v'], { cwd: bare }).matchAll(/^(size|size-pack|size-garbage): (\d+)$/gm)) kib += Number(m[2])
+      return kib * 1024
+    }
+    const packedOnly = await repositorySize(repo)
+    expect(packedOnly).toBeGreaterThan(0)
+    expect(packedOnly - counted()).toBeGreaterThanOrEqual(0)
+    expect(packedOnly - counted()).toBeLessThan(3 * 1024)
+    // A loose object adds its disk blocks.
+    const id = gitOk(['hash-object', '-w', '--stdin'], { cwd: bare, stdin: Buffer.alloc(50_000, 'x') }).trim()
+    const withLoose = await repositorySize(repo)
+    expect(withLoose).toBe(packedOnly + statSync(join(bare, 'objects', id.slice(0, 2), id.slice(2))).blocks * 512)
+    expect(withLoose - counted()).toBeGreaterThanOrEqual(0)
+    expect(withLoose - counted()).toBeLessThan(3 * 1024)
+  })
+})
