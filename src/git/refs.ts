@@ -131,6 +131,13 @@ export async function firstBranch(repo: GitRepo): Promise<string | null> {
 /** Past this many loose objects git counts them (`git count-objects -v`) rather than a stat each here. */
 const MAX_LOOSE_OBJECTS_STATED = 20_000
 
+/** What a repository's object store holds: its bytes on disk (repositorySize), its packs and loose objects. */
+export interface ObjectStore {
+  bytes: number
+  packs: number
+  loose: number
+}
+
 /**
  * Bytes the repository's objects take on disk: loose objects (`objects/xx/…`, their disk blocks)
  * plus everything under `objects/pack` (packs, their indexes and any leftovers, their bytes), read
@@ -139,20 +146,30 @@ const MAX_LOOSE_OBJECTS_STATED = 20_000
  * repository with more loose objects than MAX_LOOSE_OBJECTS_STATED asks git.
  */
 export async function repositorySize(repo: GitRepo): Promise<number> {
+  return (await objectStoreOf(repo)).bytes
+}
+
+/** The object store's bytes (repositorySize), and how many packs and loose objects it holds (as `gc --auto` counts them). */
+export async function objectStoreOf(repo: GitRepo): Promise<ObjectStore> {
   const objects = join(repo.gitDir, 'objects')
   const folders = await readdir(objects).catch(() => [] as string[])
   const files: string[] = []
+  let packs = 0
   for (const folder of folders) {
     if (folder !== 'pack' && !/^[0-9a-f]{2}$/.test(folder)) continue
-    for (const name of await readdir(join(objects, folder)).catch(() => [] as string[])) files.push(join(objects, folder, name))
-    if (files.length > MAX_LOOSE_OBJECTS_STATED) return countedSize(repo)
+    for (const name of await readdir(join(objects, folder)).catch(() => [] as string[])) {
+      files.push(join(objects, folder, name))
+      if (folder === 'pack' && name.endsWith('.pack')) packs++
+    }
+    if (files.length > MAX_LOOSE_OBJECTS_STATED) return { bytes: await countedSize(repo), packs, loose: files.length }
   }
   // As git counts them: a loose object by the disk blocks it takes, a pack's files by their bytes.
-  const packs = join(objects, 'pack')
-  const sizeOf = (file: string) => stat(file).then((st) => (!st.isFile() ? 0 : file.startsWith(packs) ? st.size : st.blocks * 512), () => 0)
+  const packDir = join(objects, 'pack')
+  const loose = files.filter((file) => !file.startsWith(packDir)).length
+  const sizeOf = (file: string) => stat(file).then((st) => (!st.isFile() ? 0 : file.startsWith(packDir) ? st.size : st.blocks * 512), () => 0)
   let bytes = 0
   for (let i = 0; i < files.length; i += 64) for (const size of await Promise.all(files.slice(i, i + 64).map(sizeOf))) bytes += size
-  return bytes
+  return { bytes, packs, loose }
 }
 
 /** repositorySize as `git count-objects -v` says it (KiB). */

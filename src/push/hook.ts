@@ -194,7 +194,10 @@ export async function pushHook(deps: AppDeps, repo: GitRepo): Promise<PushHook> 
   }
   return {
     git: {
-      env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: dir, WARREN_PUSH_CHECKS: file },
+      // receive-pack's own `git maintenance run --auto` (two processes after every push, which
+      // most often find nothing to do) is left to the push's sync, which runs `gc --auto` only
+      // once git's limits are passed (push/sync.ts).
+      env: { GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: dir, GIT_CONFIG_KEY_1: 'receive.autogc', GIT_CONFIG_VALUE_1: 'false', WARREN_PUSH_CHECKS: file },
       channel(fd) {
         channel = fd
         serve()

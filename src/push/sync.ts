@@ -4,7 +4,7 @@ import type { AppDeps } from '../deps'
 import { withLock, writeTransaction } from '../db/client'
 import { pendingPushes, pullRequests, repoGitStates, repositories } from '../db/schema'
 import { gitOfRow } from '../auth/repo-context'
-import { repositorySize, setHeadBranch } from '../git/refs'
+import { objectStoreOf, setHeadBranch, type ObjectStore } from '../git/refs'
 import { headBranchOf, readBranchAndTagRefs, refsFingerprint } from '../git/ref-state'
 import type { PushCommand } from '../git/push-commands'
 import { diffRefs, recordRefChange, ZERO_ID } from '../events/push-events'
@@ -14,7 +14,7 @@ import { errorFields, loggerOf } from '../lib/log'
 import { oneAtATime } from '../lib/one-at-a-time'
 import { readRef } from '../git/merge'
 import { swapRef } from '../git/ref-swap'
-import type { GitRepo } from '../git/run'
+import { runGit, type GitRepo } from '../git/run'
 import { SERVER_REFS } from './decision'
 import { isZeroId } from './branch-judge'
 
@@ -91,8 +91,9 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: SyncOptions): Promi
   let fingerprint = await refsFingerprint(gitDir)
   if (!opts.pushId && state?.fingerprint === fingerprint && pending.length === 0) return 'unchanged'
   // The fingerprint is taken before the refs are read: a change in between shows next time.
-  const [refs, size] = await Promise.all([readBranchAndTagRefs(git), repositorySize(git)])
+  const [refs, store] = await Promise.all([readBranchAndTagRefs(git), objectStoreOf(git)])
   if (!refs) return 'missing'
+  const size = store.bytes
   const heads = Object.keys(refs).filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice('refs/heads/'.length))
   let defaultBranch = row.defaultBranch
   if (heads.length > 0 && !heads.includes(defaultBranch)) {
@@ -130,7 +131,31 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: SyncOptions): Promi
     await db.insert(repoGitStates).values({ repoId, ...record }).onConflictDoUpdate({ target: repoGitStates.repoId, set: record })
     if (settling.length) await db.delete(pendingPushes).where(and(eq(pendingPushes.repoId, repoId), inArray(pendingPushes.id, settling)))
   })
+  if (needsGc(store)) collectGarbage(deps, git)
   return 'updated'
+}
+
+/**
+ * git's own limits for `gc --auto` (gc.autoPackLimit, gc.auto): past either, the object store is
+ * worth consolidating. receive-pack does not run its auto-gc (push/hook.ts): each push would
+ * start two git processes to find, most often, nothing to do.
+ */
+const GC_AUTO_PACK_LIMIT = 50
+const GC_AUTO_LOOSE_LIMIT = 6_700
+
+const needsGc = (store: ObjectStore): boolean => store.packs > GC_AUTO_PACK_LIMIT || store.loose > GC_AUTO_LOOSE_LIMIT
+
+/**
+ * `git gc --auto` in the background, as receive-pack would have run it after the push (git
+ * decides again, by the repository's own settings, and its lock keeps two from running at once):
+ * nobody waits for it, and its failure is only logged.
+ */
+function collectGarbage(deps: AppDeps, git: GitRepo): void {
+  void runGit(['gc', '--auto', '--quiet'], { ...git, budget: 'long' })
+    .then((r) => {
+      if (r.code !== 0) loggerOf(deps.config).warn('git gc --auto failed', { gitDir: git.gitDir, stderr: r.stderr.slice(0, 500) })
+    })
+    .catch((e) => loggerOf(deps.config).warn('git gc --auto failed', errorFields(e)))
 }
 
 /** A pull request's head ref (SERVER_REFS): its index. */
