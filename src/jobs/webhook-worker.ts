@@ -79,6 +79,16 @@ export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number; idleM
   const pollMs = opts.pollMs ?? WEBHOOK_POLL_MS
   const idleMs = opts.idleMs ?? deps.config.workerIdleMs
   let thread: ReturnType<typeof startThread> | null = null
+  /** Threads told to end that have not ended yet (finishing their deliveries' records). */
+  let ending = 0
+  const end = async (t: ReturnType<typeof startThread>) => {
+    ending++
+    try {
+      await t.end()
+    } finally {
+      ending--
+    }
+  }
   let stopped = false
   const { pause, wake } = pauser()
   // Listed for /admin/cron (a round: a look for work; the deliveries are the thread's); a round on demand wakes it.
@@ -97,10 +107,10 @@ export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number; idleM
         } else if (thread) {
           idleSince ||= Date.now()
           if (Date.now() - idleSince >= idleMs) {
-            const ending = thread
+            const idle = thread
             thread = null
             idleSince = 0
-            await ending.end()
+            await end(idle)
             // Work that came while it ended is looked for at once.
             continue
           }
@@ -114,9 +124,9 @@ export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number; idleM
   // A hook's change matters only to a running thread's lanes (a new thread reads hooks with its tasks).
   const unregister = registerDeliveryWaker(deps.db, (news) => (thread ? thread.tell(news) : news === 'tasks' && wake()))
   return {
-    /** Whether the delivery thread runs now. */
+    /** Whether the delivery thread runs now (one told to end runs until it has recorded what it was doing). */
     get running() {
-      return thread !== null
+      return thread !== null || ending > 0
     },
     /** Stops taking events and delivering (what is pending stays for the next start) and ends the thread. */
     async stop() {
@@ -127,9 +137,9 @@ export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number; idleM
       // The thread is told at once, not after this side's loop has noticed: a lane that finished a
       // delivery must not start its next one once the server is stopping (it would be held for the
       // whole drain by a slow receiver, cut, and sent again after the restart).
-      const ending = thread
+      const last = thread
       thread = null
-      await Promise.all([ending?.end(), loop])
+      await Promise.all([last && end(last), loop])
     },
   }
 }
