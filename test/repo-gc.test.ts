@@ -9,7 +9,8 @@ import { gitOk, oneCommitRepo, remoteUrl } from './git-fixture'
  * Housekeeping of a repository's objects after pushes (src/push/sync.ts): receive-pack runs no
  * auto-gc of its own (two git processes a push, most often for nothing); the push's sync runs
  * `git gc --auto` in the background once the store passes git's limits (more than 50 packs, or
- * 6,700 loose objects), and the repository stays whole.
+ * 6,700 loose objects), or after every push where the repository's config sets gc limits of its
+ * own (git then decides by them), and the repository stays whole.
  */
 
 let s: TestServer
@@ -22,12 +23,24 @@ afterAll(() => s.stop())
 
 const packsOf = (gitDir: string) => readdirSync(join(gitDir, 'objects', 'pack')).filter((f) => f.endsWith('.pack')).length
 
-test('past 50 packs a push has the repository consolidated by gc in the background; the refs and history stay whole', async () => {
-  expect((await s.post('/user/repos', { name: 'busy' }, { token: alice.token })).status).toBe(201)
+/** A new repository of alice's, its first commit pushed: the work tree, the remote and the server's folder. */
+async function pushedRepository(name: string) {
+  expect((await s.post('/user/repos', { name }, { token: alice.token })).status).toBe(201)
   const work = await oneCommitRepo()
-  const url = remoteUrl(s.url, 'alice/busy.git', 'alice', alice.password)
+  const url = remoteUrl(s.url, `alice/${name}.git`, 'alice', alice.password)
   await gitOk(work, 'push', '-q', url, 'main')
-  const gitDir = join(s.dataDir, 'repositories', 'alice', 'busy.git')
+  return { work, url, gitDir: join(s.dataDir, 'repositories', 'alice', `${name}.git`) }
+}
+
+/** a.txt set to `text`, committed with `text` as the message, and pushed. */
+async function pushChange(work: string, url: string, text: string) {
+  writeFileSync(join(work, 'a.txt'), `${text}\n`)
+  await gitOk(work, 'commit', '-q', '-am', text)
+  await gitOk(work, 'push', '-q', url, 'main')
+}
+
+test('past 50 packs a push has the repository consolidated by gc in the background; the refs and history stay whole', async () => {
+  const { work, url, gitDir } = await pushedRepository('busy')
   // 55 more packs, as 55 pushes would leave them (receive.unpackLimit is 1).
   const env = { ...process.env, GIT_DIR: gitDir }
   for (let i = 0; i < 55; i++) {
@@ -35,9 +48,7 @@ test('past 50 packs a push has the repository consolidated by gc in the backgrou
     await Bun.spawn(['git', 'pack-objects', '-q', join(gitDir, 'objects', 'pack', 'pack')], { env, stdin: new Blob([id]), stdout: 'ignore' }).exited
   }
   expect(packsOf(gitDir)).toBeGreaterThan(50)
-  writeFileSync(join(work, 'a.txt'), 'two\n')
-  await gitOk(work, 'commit', '-q', '-am', 'two')
-  await gitOk(work, 'push', '-q', url, 'main')
+  await pushChange(work, url, 'two')
   // gc runs after the push has answered: wait for it to have consolidated the packs.
   for (let i = 0; i < 600 && packsOf(gitDir) > 5; i++) await Bun.sleep(100)
   expect(packsOf(gitDir)).toBeLessThanOrEqual(5)
@@ -52,14 +63,21 @@ test('past 50 packs a push has the repository consolidated by gc in the backgrou
 })
 
 test('an ordinary push leaves the packs as they are (no gc below the limits)', async () => {
-  expect((await s.post('/user/repos', { name: 'calm' }, { token: alice.token })).status).toBe(201)
-  const work = await oneCommitRepo()
-  const url = remoteUrl(s.url, 'alice/calm.git', 'alice', alice.password)
-  const gitDir = join(s.dataDir, 'repositories', 'alice', 'calm.git')
-  await gitOk(work, 'push', '-q', url, 'main')
-  writeFileSync(join(work, 'a.txt'), 'two\n')
-  await gitOk(work, 'commit', '-q', '-am', 'two')
-  await gitOk(work, 'push', '-q', url, 'main')
+  const { work, url, gitDir } = await pushedRepository('calm')
+  await pushChange(work, url, 'two')
   expect(packsOf(gitDir)).toBe(2)
+  rmSync(work, { recursive: true, force: true })
+})
+
+test('a repository with gc limits of its own in its config is collected by them after a push', async () => {
+  const { work, url, gitDir } = await pushedRepository('tidy')
+  // Collect from two packs on (git's default is 50).
+  await gitOk(gitDir, 'config', 'gc.autoPackLimit', '2')
+  await pushChange(work, url, 'two')
+  await pushChange(work, url, 'three')
+  for (let i = 0; i < 600 && packsOf(gitDir) > 1; i++) await Bun.sleep(100)
+  expect(packsOf(gitDir)).toBe(1)
+  await gitOk(gitDir, 'fsck', '--no-dangling')
+  expect(await gitOk(gitDir, 'log', '--format=%s', 'main')).toBe('three\ntwo\none')
   rmSync(work, { recursive: true, force: true })
 })

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
-import { readdir, readFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { listRefEntries } from './ref-files'
 
 /**
  * Git's answers that depend only on a repository's refs and its config: upload-pack's ref
@@ -37,15 +38,9 @@ const missing = () => null
  * the bounds (then nothing is cached).
  */
 export async function refStateKey(gitDir: string): Promise<string | null> {
-  let loose: string[]
-  try {
-    loose = (await readdir(join(gitDir, 'refs'), { recursive: true })).map((name) => join('refs', String(name)))
-  } catch {
-    return null
-  }
-  if (loose.length > MAX_LOOSE_REFS) return null
-  loose.sort()
-  const names = [...STATE_FILES, ...loose]
+  const loose = await listRefEntries(gitDir, 'refs', MAX_LOOSE_REFS)
+  if (!loose) return null
+  const names = [...STATE_FILES, ...loose.map((e) => e.name)]
   // A folder under refs/ reads as an error (EISDIR): the same missing mark, whatever it holds is listed itself.
   const contents = await Promise.all(names.map((name) => readFile(join(gitDir, name)).catch(missing)))
   const hash = createHash('sha256')

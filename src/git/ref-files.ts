@@ -75,6 +75,43 @@ async function filesRefStore(gitDir: string): Promise<boolean> {
   )
 }
 
+/** An entry under a repository's `refs/` folder: its path from the repository (`refs/heads/x`), and whether it is a file (else a folder). */
+export interface RefEntry {
+  name: string
+  file: boolean
+}
+
+/**
+ * Every file and folder under `<gitDir>/<under>` (`refs`, `refs/heads`), sorted by name byte for
+ * byte; [] when the folder is not there; null when it cannot be read or holds more than `max`
+ * entries. The one walk of the loose refs: the ref readers here, upload-pack's answer cache
+ * (ref-answers.ts) and the push sync's fingerprint (ref-state.ts) each take it.
+ */
+export async function listRefEntries(gitDir: string, under: string, max: number): Promise<RefEntry[] | null> {
+  let dirents
+  try {
+    dirents = await readdir(join(gitDir, under), { recursive: true, withFileTypes: true })
+  } catch (e) {
+    return absent(e) ? [] : null
+  }
+  if (dirents.length > max) return null
+  const entries = dirents.map((d) => ({ name: join(d.parentPath, d.name).slice(gitDir.length + 1), file: d.isFile() }))
+  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
+/**
+ * What HEAD's file says: the ref it names (`{ ref: 'refs/heads/main' }`, git's usual one line), the
+ * object it holds when detached (`{ id }`), or null when git must read it (another form, unreadable).
+ */
+export async function readHeadFile(gitDir: string): Promise<{ ref: string } | { id: string } | null> {
+  const head = await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => null)
+  if (head === null) return null
+  const named = /^ref: (refs\/[^\n]+)\n?$/.exec(head)
+  if (named) return { ref: named[1]! }
+  const id = OBJECT_ID.exec(head)
+  return id ? { id: id[1]! } : null
+}
+
 /**
  * The object each existing ref of `refs` (full names, `refs/heads/x`) points to, peeled for
  * annotated tags; refs that do not exist are left out. Null when git must answer (see above: a
@@ -82,15 +119,17 @@ async function filesRefStore(gitDir: string): Promise<boolean> {
  * paths under the repository's folder).
  */
 export async function readPeeledRefs(gitDir: string, refs: readonly string[]): Promise<Map<string, string> | null> {
-  if (!(await filesRefStore(gitDir))) return null
+  const [filesStore, ...loose] = await Promise.all([filesRefStore(gitDir), ...refs.map((ref) => looseRef(gitDir, ref))])
+  if (!filesStore) return null
   const found = new Map<string, string>()
   let packed: PackedRefs | null | undefined
-  for (const ref of refs) {
-    const loose = await looseRef(gitDir, ref)
-    if (loose === null) return null
-    if (loose !== 'absent') {
+  for (let i = 0; i < refs.length; i++) {
+    const ref = refs[i]!
+    const id = loose[i]!
+    if (id === null) return null
+    if (id !== 'absent') {
       if (ref.startsWith('refs/tags/')) return null
-      found.set(ref, loose)
+      found.set(ref, id)
       continue
     }
     packed ??= await packedRefs(gitDir)
@@ -110,17 +149,12 @@ export async function readRefsUnder(gitDir: string, prefixes: readonly string[])
   if (!(await filesRefStore(gitDir))) return null
   const loose: string[] = []
   for (const prefix of prefixes) {
-    let names: string[]
-    try {
-      names = (await readdir(join(gitDir, prefix), { recursive: true, withFileTypes: true })).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name).slice(gitDir.length + 1))
-    } catch (e) {
-      if (!absent(e)) return null
-      names = []
-    }
+    const entries = await listRefEntries(gitDir, prefix, MAX_LOOSE_REFS - loose.length)
+    if (!entries) return null
+    const names = entries.filter((e) => e.file).map((e) => e.name)
     // A lock file (a ref being written) or another name git would not read as a ref: git says.
     if (names.some((name) => name.endsWith('.lock') || name.split('/').some((part) => part.startsWith('.')))) return null
     loose.push(...names)
-    if (loose.length > MAX_LOOSE_REFS) return null
   }
   const packed = await packedRefs(gitDir)
   if (!packed) return null

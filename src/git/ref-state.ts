@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
-import { readdir, readFile, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { runGit, type GitRepo } from './run'
-import { readRefsUnder } from './ref-files'
+import { listRefEntries, readHeadFile, readRefsUnder } from './ref-files'
 
 /** Every branch and tag of a repository with the object it points to (`{ 'refs/heads/x': sha }`); null when git fails. */
 export async function readBranchAndTagRefs(repo: GitRepo): Promise<Record<string, string> | null> {
@@ -22,10 +22,9 @@ export async function readBranchAndTagRefs(repo: GitRepo): Promise<Record<string
 /** The branch HEAD names (`refs/heads/<x>` → x), or null when HEAD is detached or unreadable. */
 export async function headBranchOf(repo: GitRepo): Promise<string | null> {
   // HEAD's file says it where it is git's usual one line (no git process), else git reads it.
-  const head = await readFile(join(repo.gitDir, 'HEAD'), 'utf8').catch(() => null)
-  const named = head && /^ref: refs\/heads\/([^\n]+)\n?$/.exec(head)
-  if (named) return named[1]!
-  if (head && /^([0-9a-f]{40}|[0-9a-f]{64})\n?$/.test(head)) return null
+  const head = await readHeadFile(repo.gitDir)
+  if (head && 'id' in head) return null
+  if (head) return head.ref.startsWith('refs/heads/') ? head.ref.slice('refs/heads/'.length) : null
   const r = await runGit(['symbolic-ref', '-q', 'HEAD'], repo)
   const ref = r.stdout.toString('utf8').trim()
   return r.code === 0 && ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null
@@ -41,13 +40,10 @@ const MAX_FINGERPRINT_ENTRIES = 20_000
  * folder mtime) changes the fingerprint; an unchanged fingerprint means unchanged refs.
  */
 export async function refsFingerprint(gitDir: string): Promise<string> {
-  let entries: string[] = []
-  try {
-    entries = (await readdir(join(gitDir, 'refs'), { recursive: true })).sort()
-  } catch {}
-  if (entries.length > MAX_FINGERPRINT_ENTRIES) return `changing:${Date.now()}:${Math.random()}`
+  const entries = await listRefEntries(gitDir, 'refs', MAX_FINGERPRINT_ENTRIES)
+  if (!entries) return `changing:${Date.now()}:${Math.random()}`
   // The stats run at once (start-up takes one of these per repository), then hash in order.
-  const names = ['HEAD', 'packed-refs', 'refs', ...entries.map((e) => join('refs', e))]
+  const names = ['HEAD', 'packed-refs', 'refs', ...entries.map((e) => e.name)]
   const stats = await Promise.all(names.map((rel) => stat(join(gitDir, rel)).catch(() => null)))
   const hash = createHash('sha1')
   names.forEach((rel, i) => {

@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { withLock, writeTransaction } from '../db/client'
@@ -131,7 +133,7 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: SyncOptions): Promi
     await db.insert(repoGitStates).values({ repoId, ...record }).onConflictDoUpdate({ target: repoGitStates.repoId, set: record })
     if (settling.length) await db.delete(pendingPushes).where(and(eq(pendingPushes.repoId, repoId), inArray(pendingPushes.id, settling)))
   })
-  if (needsGc(store)) collectGarbage(deps, git)
+  if (needsGc(store) || (await ownGcSettings(gitDir))) collectGarbage(deps, git)
   return 'updated'
 }
 
@@ -144,6 +146,14 @@ const GC_AUTO_PACK_LIMIT = 50
 const GC_AUTO_LOOSE_LIMIT = 6_700
 
 const needsGc = (store: ObjectStore): boolean => store.packs > GC_AUTO_PACK_LIMIT || store.loose > GC_AUTO_LOOSE_LIMIT
+
+/**
+ * Whether the repository's config sets its own gc limits, or may (a `[gc]` section, an include):
+ * then `gc --auto` runs after every push, as receive-pack ran it, and git decides by them (a
+ * repository set to collect sooner does not wait for the defaults above; `gc.auto = 0` runs none).
+ */
+const ownGcSettings = async (gitDir: string): Promise<boolean> =>
+  /^[ \t]*\[[ \t]*(gc|include|includeif)\b/im.test(await readFile(join(gitDir, 'config'), 'utf8').catch(() => ''))
 
 /**
  * `git gc --auto` in the background, as receive-pack would have run it after the push (git
