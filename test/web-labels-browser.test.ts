@@ -1,4 +1,4 @@
-// runs in one half: sqlite
+// runs in one half: postgresql
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
 import type { TestServer, TestUser } from './helpers'

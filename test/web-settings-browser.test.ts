@@ -1,4 +1,4 @@
-// runs in one half: sqlite
+// runs in one half: postgresql
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
