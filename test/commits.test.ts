@@ -11,6 +11,7 @@ import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, remoteUrl, tempDir } from './git-fixture'
 import { commitOn, pushedRepo } from './pull-fixtures'
 import { missingGiteaFields } from './gitea-types'
+import { keptHistoryAnswers } from '../src/git/commit-page'
 
 let s: TestServer
 let alice: TestUser
@@ -110,6 +111,39 @@ describe('GET /repos/{o}/{r}/commits', () => {
     expect((await s.get('/repos/alice/hist/commits?until=2999-01-01T00:00:00Z')).body).toHaveLength(3)
     expect((await s.get('/repos/alice/hist/commits?until=1999-01-01T00:00:00%2B02:00')).body).toEqual([])
     expect((await s.get('/repos/alice/hist/commits?since=yesterday')).status).toBe(422)
+  })
+
+  test('the same history asked again is answered kept, without git; a branch that moves is listed anew', async () => {
+    const list = (query: string) => s.get(`/repos/alice/hist/commits?${query}`, { token: alice.token })
+    const ids = (r: { body: { sha: string }[] }) => r.body.map((c) => c.sha)
+    for (const query of ['sha=main&limit=2', `sha=${c3}&limit=2&stat=false&files=false`, `sha=${c3}&path=a.txt`, 'sha=main&page=2&limit=1']) {
+      const first = await list(query)
+      const before = keptHistoryAnswers()
+      const again = await list(query)
+      // The count and the page, both kept.
+      expect(`${query}: ${keptHistoryAnswers() - before}`).toBe(`${query}: 2`)
+      expect(again.status).toBe(200)
+      expect(again.body).toEqual(first.body)
+      expect(again.headers.get('x-total-count')).toBe(first.headers.get('x-total-count'))
+    }
+    // The switches are kept apart: with stats, without, with files.
+    const plain = (await list(`sha=${c3}&limit=1&stat=false&files=false`)).body[0]
+    const full = (await list(`sha=${c3}&limit=1`)).body[0]
+    expect(plain.stats).toBeNull()
+    expect(plain.files).toBeNull()
+    expect(full.stats.total).toBeGreaterThan(0)
+    expect(full.files.map((f: { filename: string }) => f.filename).sort()).toEqual(['a.txt', 'big.txt'])
+    // A new commit on main: the branch's list and count show it (a name is resolved each time).
+    const listed = await list('sha=main&limit=2')
+    const c4 = await commitOn(work, 'main', { 'd.txt': 'dee\n' }, 'fourth')
+    await gitOk(work, 'push', '-q', 'origin', 'main')
+    const moved = await list('sha=main&limit=2')
+    expect(ids(moved)).toEqual([c4, ids(listed)[0]!])
+    expect(Number(moved.headers.get('x-total-count'))).toBe(Number(listed.headers.get('x-total-count')) + 1)
+    await gitOk(work, 'push', '-q', '-f', 'origin', `${c3}:main`)
+    const back = await list('sha=main&limit=2')
+    expect(back.body).toEqual(listed.body)
+    expect(back.headers.get('x-total-count')).toBe(listed.headers.get('x-total-count'))
   })
 
   test('refusals: an unknown ref 404, an empty repository 409 (Gitea\'s message)', async () => {
