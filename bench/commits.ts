@@ -9,7 +9,9 @@
  *   shows), by branch name and by commit id;
  * - a later page (page 40 of 50);
  * - the history of one file (`path=`).
- * Each answer carries the count of the whole history (X-Total-Count, X-HasMore). Target
+ * Each answer carries the count of the whole history (X-Total-Count, X-HasMore). A history asked
+ * again is answered from memory (src/git/commit-page.ts), which a load on one URL measures; the
+ * first request of each (cold: 60 pages, each asked once, one after the other) runs git. Target
  * (PERFORMANCE.md, git data on the gogs fixture): ≥ 300 req/s. Runs on SQLite, or on PostgreSQL
  * when WARREN_DATABASE_URL is set.
  *
@@ -84,6 +86,16 @@ try {
   await loadTest('commits?sha={id}&limit=50, no stat/files', `${base}/commits?sha=${head}&limit=50&stat=false&verification=false&files=false`, seconds, token, 50)
   await loadTest('commits?limit=50&page=40, no stat/files', `${base}/commits?limit=50&page=40&stat=false&verification=false&files=false`, seconds, token, 50)
   await loadTest(`commits?path={file}&limit=50, no stat/files`, `${base}/commits?path=${pathOf(7)}&limit=50&stat=false&verification=false&files=false`, seconds, token, 50)
+  const cold: number[] = []
+  for (let page = 1; page <= 60; page++) {
+    const t0 = performance.now()
+    const res = await fetch(`${base}/commits?limit=50&page=${page + 30}&stat=false&verification=false&files=false`, { headers: { authorization: `token ${secret}` } })
+    await res.arrayBuffer()
+    if (res.status !== 200) throw new Error(`cold page ${page}: ${res.status}`)
+    cold.push(performance.now() - t0)
+  }
+  cold.sort((a, b) => a - b)
+  console.log(`${'commits?limit=50&page={n}, cold'.padEnd(50)} p50 ${cold[30]!.toFixed(1)} ms   max ${cold[59]!.toFixed(1)} ms   (60 pages, each asked once)`)
   printRssSummary()
 } finally {
   await warren.close()
