@@ -117,6 +117,32 @@ describe('raw files', () => {
     expect(png.body.equals(work.files['image.png']!)).toBe(true)
   })
 
+  test('a small blob is answered with its length; a large one (past 256 KiB) streams, whole, byte for byte', async () => {
+    const small = await bytes('/api/v1/repos/alice/proj/raw/master/README.md')
+    expect(small.res.headers.get('content-length')).toBe(String(work.files['README.md']!.length))
+    // On a branch of its own, pushed to a repository of its own: the fixture's stay as they are.
+    const big = Buffer.concat([randomBytes(300 * 1024), Buffer.from('end\n')])
+    const text = Buffer.from('line of text\n'.repeat(40_000))
+    expect((await s.post('/user/repos', { name: 'sizes' }, { token: alice.token })).status).toBe(201)
+    const dir = tempDir()
+    dirs.push(dir)
+    await gitOk(dir, 'init', '-q', '--initial-branch=main')
+    writeFileSync(join(dir, 'big.bin'), big)
+    writeFileSync(join(dir, 'big.txt'), text)
+    writeFileSync(join(dir, 'empty.txt'), '')
+    await gitOk(dir, 'add', '-A')
+    await gitOk(dir, 'commit', '-q', '-m', 'sizes')
+    await gitOk(dir, 'push', '-q', remoteUrl(s.url, 'alice/sizes.git', 'alice', alice.token), 'main')
+    const bin = await bytes('/api/v1/repos/alice/sizes/raw/main/big.bin')
+    expect(bin.res.headers.get('content-type')).toBe('application/octet-stream')
+    expect(bin.body.equals(big)).toBe(true)
+    const txt = await bytes('/alice/sizes/raw/branch/main/big.txt')
+    expect(txt.res.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+    expect(txt.body.equals(text)).toBe(true)
+    const none = await bytes('/api/v1/repos/alice/sizes/raw/main/empty.txt')
+    expect([none.res.status, none.body.length]).toEqual([200, 0])
+  })
+
   test('ref forms: branch with slash, tag, commit id, ?ref=, default branch, web URLs', async () => {
     const sha = await gitOk(work.dir, 'rev-parse', 'master')
     const cases: [string, string][] = [

@@ -14,6 +14,7 @@ import { refRepos } from './ref-fixtures'
 import { empty, fails, ok } from './gitea-calls'
 import { missingGiteaFields } from './gitea-types'
 import { eventsOfRepo } from '../src/events/outbox'
+import { refAnswerHits } from '../src/git/ref-answers'
 
 let s: TestServer
 let alice: TestUser, writer: TestUser, reader: TestUser
@@ -64,6 +65,26 @@ describe('reading tags', () => {
     expect(page.data.map((t) => t.name)).toEqual(['v1.0'])
     expect(page.headers.get('x-total-count')).toBe('2')
     expect(page.headers.get('link')).toContain('rel="first"')
+  })
+
+  test('the list is kept while the refs hold, and follows them at once: a tag pushed, packed, deleted', async () => {
+    const names = async () => (await ok(asReader.repos.repoListTags('alice', 'proj'))).map((t) => t.name)
+    expect(await names()).toEqual(['v2.0', 'v1.0'])
+    const before = refAnswerHits()
+    expect(await names()).toEqual(['v2.0', 'v1.0'])
+    expect(refAnswerHits()).toBe(before + 1)
+    const url = remoteUrl(s.url, 'alice/proj.git', 'alice', alice.password)
+    await gitOk(work, 'tag', 'v0.9', master)
+    await gitOk(work, 'push', '-q', url, 'refs/tags/v0.9')
+    expect(await names()).toEqual(['v2.0', 'v0.9', 'v1.0'])
+    expect((await ok(anon.repos.repoGetTag('alice', 'proj', 'v0.9'))).commit?.sha).toBe(master)
+    // Packed by git (the loose file goes, packed-refs holds it): the same list.
+    await gitOk(join(s.dataDir, 'repositories', 'alice', 'proj.git'), 'pack-refs', '--all')
+    expect(await names()).toEqual(['v2.0', 'v0.9', 'v1.0'])
+    await gitOk(work, 'push', '-q', url, ':refs/tags/v0.9')
+    await gitOk(work, 'tag', '-d', 'v0.9')
+    expect(await names()).toEqual(['v2.0', 'v1.0'])
+    await fails(anon.repos.repoGetTag('alice', 'proj', 'v0.9'), 404)
   })
 
   test('one tag by name; 404 for one that does not exist', async () => {

@@ -1,5 +1,6 @@
 import type { GitRepo } from './run'
 import { startGitOutput } from './stream'
+import { objectBytes, objectInfo } from './objects'
 
 /**
  * Paths inside a tree, taken from URLs: split on '/', each segment URL-decoded once, empty and
@@ -33,13 +34,36 @@ const blobSpec = (sha: string, path: string[]) => {
   return `${sha}:${path.join('/')}`
 }
 
+/** Blobs up to this size are read through the repository's batch reader (objects.ts), whole; larger ones stream from a git of their own. */
+const SMALL_BLOB_BYTES = 256 * 1024
+
 /**
- * Streams the blob at `path` in commit `sha` (`git cat-file blob`), or null when there is no
- * such blob. `head` is the first chunk, for sniffing the content type.
+ * The blob at `path` in commit `sha`, or null when there is no such blob. `head` is its first
+ * bytes, for sniffing the content type; `body` streams it whole. A small blob (SMALL_BLOB_BYTES)
+ * comes from the repository's batch reader, no git process of its own, and its bytes are given
+ * too (`bytes`: an answer then has a length); a larger one streams from `git cat-file blob`.
  */
-export function streamBlob(repo: GitRepo, sha: string, path: string[]) {
-  if (path.length === 0) return Promise.resolve(null)
-  return startGitOutput(repo, ['cat-file', 'blob'], { values: [blobSpec(sha, path)] })
+export async function streamBlob(
+  repo: GitRepo,
+  sha: string,
+  path: string[],
+): Promise<{ head: Uint8Array; body: ReadableStream<Uint8Array>; bytes?: Uint8Array<ArrayBuffer> } | null> {
+  if (path.length === 0) return null
+  const info = await objectInfo(repo, blobSpec(sha, path))
+  if (!info || info.type !== 'blob') return null
+  if (info.size <= SMALL_BLOB_BYTES) {
+    const whole = await objectBytes(repo, info.oid)
+    if (!whole) return null
+    const bytes = new Uint8Array(whole.body.buffer as ArrayBuffer, whole.body.byteOffset, whole.body.byteLength)
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        if (bytes.byteLength) c.enqueue(bytes)
+        c.close()
+      },
+    })
+    return { head: bytes, body, bytes }
+  }
+  return startGitOutput(repo, ['cat-file', 'blob'], { values: [info.oid] })
 }
 
 /**

@@ -2,6 +2,7 @@ import { git, isObjectId, startGit, type GitRepo } from './run'
 import { MAX_FIELD_CHARS, readTokens } from './tokens'
 import { isSafeRefName } from './refs'
 import type { RefWindow } from './commits'
+import { refAnswer } from './ref-answers'
 
 /** A tag as one `git for-each-ref` reads it. */
 export interface TagInfo {
@@ -27,6 +28,18 @@ const FORMAT = '--format=' + FIELDS.map((f) => f + '%00').join('')
  * field to MAX_FIELD_CHARS.
  */
 async function readTags(repo: GitRepo, patterns: string[], window: RefWindow, only?: string): Promise<{ tags: TagInfo[]; total: number }> {
+  // What for-each-ref lists depends on the refs alone (objects never change under an id): kept
+  // under their state, as git's ref advertisement is (ref-answers.ts), and served again while it holds.
+  const request = JSON.stringify(['tags', patterns, window.offset, window.limit, only ?? null])
+  const body = await refAnswer(repo.gitDir, request, async () => {
+    const read = await forEachTag(repo, patterns, window, only)
+    return { body: Buffer.from(JSON.stringify(read.answer)), ok: read.ok }
+  })
+  return JSON.parse(body.toString('utf8')) as { tags: TagInfo[]; total: number }
+}
+
+/** readTags from git itself; `ok` false when git failed (nothing is kept then). */
+async function forEachTag(repo: GitRepo, patterns: string[], window: RefWindow, only?: string): Promise<{ answer: { tags: TagInfo[]; total: number }; ok: boolean }> {
   const tags: TagInfo[] = []
   let total = 0
   let fields: string[] = []
@@ -48,7 +61,7 @@ async function readTags(repo: GitRepo, patterns: string[], window: RefWindow, on
     },
     MAX_FIELD_CHARS,
   )
-  return r.code === 0 ? { tags, total } : { tags: [], total: 0 }
+  return r.code === 0 ? { answer: { tags, total }, ok: true } : { answer: { tags: [], total: 0 }, ok: false }
 }
 
 /** A window of the repository's tags, newest first (see readTags), and how many there are. */

@@ -94,7 +94,8 @@ export async function rawFile(deps: AppDeps, ctx: RepoContext, req: RawRequest):
     const media = await mediaOf(deps, ctx, blob, headersOf)
     if (media) return media
   }
-  return new Response(blob.body, { headers: headersOf(blob.head) })
+  // A small blob's bytes as they are: the answer has a Content-Length.
+  return new Response(blob.bytes ?? blob.body, { headers: headersOf(blob.head) })
 }
 
 /**
