@@ -1,4 +1,4 @@
-import { isSafeRefName } from './refs'
+import { isSafeRefName } from './ref-name'
 import { GitError, startGit, type GitProcess, type GitRepo } from './run'
 
 /**

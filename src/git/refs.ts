@@ -2,19 +2,19 @@ import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { git, runGit, type GitRepo } from './run'
 import { readPeeledRefs } from './ref-files'
+import { isSafeRefName } from './ref-name'
+import { objectInfo } from './objects'
 
 /**
  * Ref names taken from URLs. Every ref is checked against SAFE_REF (git check-ref-format rules,
  * never starting with '-', '.' or '/' (`refs/heads/` + `/x` is no ref git would make), no whitespace or control characters) before it reaches git,
- * and then looked up among the repository's refs or resolved with `rev-parse --verify`, always
+ * and then looked up among the repository's refs or resolved by the batch reader (objects.ts), always
  * passed as run.ts `values` (after `--end-of-options`), so nothing from a URL is ever read by git
  * as an option.
  */
-const SAFE_REF =
-  /^(?![-./])(?!.*\.\.)(?!.*\/\/)(?!.*\/[.])(?!.*@\{)(?!.*\.lock(?:\/|$))(?!.*[/.]$)[^\x00-\x20~^:?*[\\\x7f]{1,255}$/
 const HEX_COMMIT = /^[0-9a-f]{4,40}$/i
 
-export const isSafeRefName = (name: string): boolean => name !== '@' && SAFE_REF.test(name)
+export { isSafeRefName }
 const isHexCommit = (name: string): boolean => HEX_COMMIT.test(name)
 
 export type RefKind = 'heads' | 'tags'
@@ -44,9 +44,10 @@ async function lookupRefs(repo: GitRepo, names: string[], kinds: RefKind[] = ['h
 /** A hex commit id (4–40 digits, unambiguous) → full commit sha, or null. */
 async function resolveHexCommit(repo: GitRepo, hex: string): Promise<string | null> {
   if (!isHexCommit(hex)) return null
-  const r = await runGit(['rev-parse', '--verify', '--quiet'], { ...repo, values: [`${hex}^{commit}`] })
-  const sha = r.stdout.toString('utf8').trim()
-  return r.code === 0 && /^[0-9a-f]{40,64}$/.test(sha) ? sha : null
+  // Asked of the repository's batch reader (objects.ts), as rev-parse would resolve it: null when
+  // no commit, or several, begin with it.
+  const info = await objectInfo(repo, `${hex}^{commit}`)
+  return info?.type === 'commit' ? info.oid : null
 }
 
 /** `{ref}` as Gitea reads it in archive URLs: a branch, then a tag, then a 4–40 hex commit id. */
