@@ -6,6 +6,7 @@ import { GRAPH_FIXTURE_COMMITS, pushGraphFixture } from './web-graph-fixture'
 import { signInByForm } from './web-session'
 import { repoPath } from '../src/git/run'
 import { CommitLanes, MAX_COLUMNS } from '../src/lib/commit-lanes'
+import { refAnswerHits } from '../src/git/ref-answers'
 
 /**
  * The commit graph (`/{o}/{r}/graph`, Gitea's) and the history's commit search
@@ -144,6 +145,21 @@ describe('the commit graph', () => {
     expect((await html(`/alice/graph/graph?${many}`)).status).toBe(400)
     // Nothing git could have written (an --output file) in the repository's folder.
     expect(existsSync(`${repoPath(s.deps.config.dataDir, 'alice', 'graph')}/x`)).toBe(false)
+  })
+
+  test('a page is kept while the refs hold, and follows them at once: a branch made, then deleted', async () => {
+    const first = await html('/alice/graph/graph')
+    const before = refAnswerHits()
+    expect((await html('/alice/graph/graph')).text).toBe(first.text)
+    // Two answers kept: the graph's page and the branch chooser's list.
+    expect(refAnswerHits()).toBe(before + 2)
+    expect(first.text).not.toContain('href="/alice/graph/src/branch/fresh"')
+    expect((await s.post('/repos/alice/graph/branches', { new_branch_name: 'fresh', old_branch_name: 'long' }, { token: alice.token })).status).toBe(201)
+    const made = await html('/alice/graph/graph')
+    expect(rowsIn(made.text)).toEqual(rowsIn(first.text))
+    expect(made.text).toContain('href="/alice/graph/src/branch/fresh"><span class="sr-only">Branch </span>fresh</a>')
+    expect((await s.del('/repos/alice/graph/branches/fresh', undefined, { token: alice.token })).status).toBe(204)
+    expect((await html('/alice/graph/graph')).text).toBe(first.text)
   })
 
   test('an empty repository: an empty state, not an error', async () => {

@@ -1,5 +1,7 @@
 import { runGit, requireObjectIds, type GitRepo } from './run'
 import { LITERAL_PATHS } from './commit-log'
+import { objectInfo } from './objects'
+import { WeightedCache } from '../lib/weighted-cache'
 
 /** A commit as blame names it: who made it, when (seconds), its subject. */
 export interface BlameCommit {
@@ -19,15 +21,26 @@ export interface Blame {
  * The blame of `path` at `commit` (git's own, run as a process with the repository's limits and
  * the long time budget: never on the event loop), or null when git cannot (no such file). The
  * caller bounds the file's size first: the output is a few header lines a group of lines besides
- * the file's own bytes.
+ * the file's own bytes. A blame is kept (`kept`) and answered again without git: what it says
+ * depends only on the commit, the path and the names git maps authors to, which a bare
+ * repository reads from HEAD's `.mailmap` (its blob id is in the key).
  */
 export async function blameOf(repo: GitRepo, commit: string, path: string): Promise<Blame | null> {
   requireObjectIds('blame', commit)
+  const mailmap = (await objectInfo(repo, 'HEAD:.mailmap'))?.oid ?? ''
+  const key = JSON.stringify([repo.gitDir, commit, path, mailmap])
+  const hit = kept.get(key)
+  if (hit) return hit
   // blame takes no --end-of-options (git 2.39): the commit is an object id and the path follows `--`.
   const r = await runGit(['blame', '--porcelain', commit, '--', path], { ...repo, env: LITERAL_PATHS, budget: 'long' })
   if (r.code !== 0) return null
-  return parsePorcelain(r.stdout.toString('utf8'))
+  const blame = parsePorcelain(r.stdout.toString('utf8'))
+  kept.set(key, blame)
+  return blame
 }
+
+/** Blames by commit, path and mailmap, weighed by their text (about); callers only read them. */
+const kept = new WeightedCache<Blame>(8 * 1024 * 1024, (b) => b.lines.reduce((n, l) => n + 50 + l.text.length, 0) + b.commits.size * 200)
 
 const HEADER = /^([0-9a-f]{40,64}) \d+ \d+(?: \d+)?$/
 

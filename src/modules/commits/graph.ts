@@ -4,6 +4,8 @@ import { countGraph, readGraphPage, type GraphPage, type GraphScope } from '../.
 import { readLog } from '../../git/commit-log'
 import { listedCommit, type ComparedCommit } from '../../git/commit-page'
 import { existingRefs, isSafeRefName } from '../../git/refs'
+import { refAnswer } from '../../git/ref-answers'
+import type { GitRepo } from '../../git/run'
 import { badRequest, notFound } from '../../lib/errors'
 
 /**
@@ -53,9 +55,23 @@ export interface CommitGraph extends GraphPage {
   total: number
 }
 
-/** A page (1-based, already checked) of the graph of `scope`; `ctx.repo` not empty. */
+/**
+ * A page (1-based, already checked) of the graph of `scope`; `ctx.repo` not empty. What it shows
+ * depends on the refs alone (the walk starts at them and names them; objects never change under an
+ * id): kept under their state, as git's ref advertisement is (git/ref-answers.ts), and served again
+ * without git (three processes a page) while it holds.
+ */
 export async function commitGraph(deps: AppDeps, ctx: RepoContext, scope: GraphScope, page: number): Promise<CommitGraph> {
   const git = gitRepoOf(deps, ctx)
+  const body = await refAnswer(git.gitDir, JSON.stringify(['graph', scope.refs, scope.hidePullRefs, page]), async () => ({
+    body: Buffer.from(JSON.stringify(await graphOf(git, scope, page))),
+    ok: true,
+  }))
+  return JSON.parse(body.toString('utf8')) as CommitGraph
+}
+
+/** commitGraph from git. */
+async function graphOf(git: GitRepo, scope: GraphScope, page: number): Promise<CommitGraph> {
   const total = await countGraph(git, scope, MAX_GRAPH_PAGES * GRAPH_PAGE_SIZE + 1)
   const skip = (page - 1) * GRAPH_PAGE_SIZE
   if (skip >= total) return { rows: [], below: [], cut: false, commits: [], total }
