@@ -8,7 +8,10 @@
  * - the same without them (`stat=false&verification=false&files=false`, what a list of commits
  *   shows), by branch name and by commit id;
  * - a later page (page 40 of 50);
- * - the history of one file (`path=`).
+ * - the history of one file (`path=`);
+ * and the other reads a client or a browser makes of the same history, each answered from git's
+ * objects or kept answers: a commit's combined status by id, a raw file, the tag list, and the
+ * web's history, commit, blame and graph pages.
  * Each answer carries the count of the whole history (X-Total-Count, X-HasMore). A history asked
  * again is answered from memory (src/git/commit-page.ts), which a load on one URL measures; the
  * first request of each (cold: 60 pages, each asked once, one after the other) runs git. Target
@@ -86,6 +89,16 @@ try {
   await loadTest('commits?sha={id}&limit=50, no stat/files', `${base}/commits?sha=${head}&limit=50&stat=false&verification=false&files=false`, seconds, token, 50)
   await loadTest('commits?limit=50&page=40, no stat/files', `${base}/commits?limit=50&page=40&stat=false&verification=false&files=false`, seconds, token, 50)
   await loadTest(`commits?path={file}&limit=50, no stat/files`, `${base}/commits?path=${pathOf(7)}&limit=50&stat=false&verification=false&files=false`, seconds, token, 50)
+  const web = warren.base + '/owner/history'
+  for (const [label, url] of [
+    ['commits/{id}/status', `${base}/commits/${head}/status`],
+    ['raw/{file}', `${base}/raw/${pathOf(7)}`],
+    ['tags', `${base}/tags`],
+    ['web: history page', `${web}/commits/branch/master`],
+    ['web: commit page', `${web}/commit/${head}`],
+    ['web: blame page', `${web}/blame/branch/master/${pathOf(7)}`],
+    ['web: graph page', `${web}/graph`],
+  ]) await loadTest(label!, url!, seconds, token, 50)
   const cold: number[] = []
   for (let page = 1; page <= 60; page++) {
     const t0 = performance.now()
