@@ -15,6 +15,8 @@ import { empty, fails, ok } from './gitea-calls'
 import { missingGiteaFields } from './gitea-types'
 import { eventsOfRepo } from '../src/events/outbox'
 import { refAnswerHits } from '../src/git/ref-answers'
+import { listTags } from '../src/git/tags'
+import { gitOfRow } from '../src/auth/repo-context'
 
 let s: TestServer
 let alice: TestUser, writer: TestUser, reader: TestUser
@@ -73,6 +75,12 @@ describe('reading tags', () => {
     const before = refAnswerHits()
     expect(await names()).toEqual(['v2.0', 'v1.0'])
     expect(refAnswerHits()).toBe(before + 1)
+    // The kept records are shared by every answer, and frozen: a reader that changed one would fail, not change the next answer.
+    const git = gitOfRow(s.deps, { ownerName: 'alice', name: 'proj' })
+    const [a, b] = [await listTags(git, { offset: 0, limit: 10 }), await listTags(git, { offset: 0, limit: 10 })]
+    expect(b.tags[0]).toBe(a.tags[0]!)
+    expect(Object.isFrozen(a.tags[0])).toBe(true)
+    expect(() => ((a.tags[0] as { name: string }).name = 'changed')).toThrow(TypeError)
     const url = remoteUrl(s.url, 'alice/proj.git', 'alice', alice.password)
     await gitOk(work, 'tag', 'v0.9', master)
     await gitOk(work, 'push', '-q', url, 'refs/tags/v0.9')

@@ -6,7 +6,7 @@ import { GRAPH_FIXTURE_COMMITS, pushGraphFixture } from './web-graph-fixture'
 import { signInByForm } from './web-session'
 import { repoPath } from '../src/git/run'
 import { CommitLanes, MAX_COLUMNS } from '../src/lib/commit-lanes'
-import { refAnswerHits } from '../src/git/ref-answers'
+import { refAnswerHits, refStateReads } from '../src/git/ref-answers'
 
 /**
  * The commit graph (`/{o}/{r}/graph`, Gitea's) and the history's commit search
@@ -150,9 +150,11 @@ describe('the commit graph', () => {
   test('a page is kept while the refs hold, and follows them at once: a branch made, then deleted', async () => {
     const first = await html('/alice/graph/graph')
     const before = refAnswerHits()
+    const reads = refStateReads()
     expect((await html('/alice/graph/graph')).text).toBe(first.text)
-    // Two answers kept: the graph's page and the branch chooser's list.
+    // Two answers kept: the graph's page and the branch chooser's list, under one reading of the refs.
     expect(refAnswerHits()).toBe(before + 2)
+    expect(refStateReads()).toBe(reads + 1)
     expect(first.text).not.toContain('href="/alice/graph/src/branch/fresh"')
     expect((await s.post('/repos/alice/graph/branches', { new_branch_name: 'fresh', old_branch_name: 'long' }, { token: alice.token })).status).toBe(201)
     const made = await html('/alice/graph/graph')

@@ -1,7 +1,7 @@
 import { startGit, type GitRepo } from './run'
 import { MAX_FIELD_CHARS, readTokens } from './tokens'
 import { isSafeRefName } from './refs'
-import { refAnswer } from './ref-answers'
+import { refAnswer, type RefState } from './ref-answers'
 
 /** A branch head as read by one `git for-each-ref` (no spawn per branch). */
 export interface BranchHead {
@@ -55,19 +55,25 @@ export interface RefWindow {
  * window's heads are kept, and each field of theirs to MAX_FIELD_CHARS, so memory stays bounded
  * whatever the number of branches or the size of their messages.
  */
-export async function listBranchHeads(repo: GitRepo, window: RefWindow): Promise<{ heads: BranchHead[]; total: number }> {
+export async function listBranchHeads(repo: GitRepo, window: RefWindow, state?: RefState): Promise<{ readonly heads: readonly BranchHead[]; total: number }> {
   // Kept under the repository's ref state (refAnswer: HEAD, packed-refs and the loose refs, by
   // content) and served again without a git process while no ref moved: a commit never changes
   // under its id, so the heads' fields are what git would print again. A page is bounded
   // (MAX_FIELD_CHARS a field), and so is what refAnswer keeps.
   const request = `branch-heads\0${window.offset}\0${window.limit}\0${repo.alternates ?? ''}`
-  const body = await refAnswer(repo.gitDir, request, async () => {
-    const read = await readBranchHeads(repo, ['refs/heads'], window)
-    return { body: Buffer.from(JSON.stringify(read)), ok: read.ok }
-  })
-  const { heads, total } = JSON.parse(body.toString('utf8')) as { heads: BranchHead[]; total: number; ok: boolean }
-  return { heads, total }
+  return refAnswer(
+    repo.gitDir,
+    request,
+    async () => {
+      const { heads, total, ok } = await readBranchHeads(repo, ['refs/heads'], window)
+      return { value: { heads, total }, ok, weight: heads.reduce((n, h) => n + headWeight(h), 0) }
+    },
+    state,
+  )
 }
+
+/** What a head weighs kept (its characters, about). */
+const headWeight = (h: BranchHead): number => 100 + h.name.length + h.message.length + h.authorName.length + h.committerName.length
 
 /**
  * Branch heads of the refs `patterns` name (for-each-ref's patterns, passed as values), within

@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { WeightedCache } from '../lib/weighted-cache'
 import { listRefEntries } from './ref-files'
 
 /**
  * Git's answers that depend only on a repository's refs and its config: upload-pack's ref
  * advertisement (`info/refs`, protocol v0/v1, and v2's capability list) and protocol v2's
- * `ls-refs`, and a page of the branch list with its heads' commits (git/commits.ts; a commit
- * never changes under its id). Git makes each answer once; it is then kept under the state it was made from and
- * served again, without a git process, while that state holds. The state is read from the files
+ * `ls-refs` (bytes), and records: a page of the branch list with its heads' commits
+ * (git/commits.ts), of the tag list (git/tags.ts), of the commit graph (modules/commits/graph.ts);
+ * a commit never changes under its id. Git makes each answer once; it is then kept under the state
+ * it was made from and served again, without a git process, while that state holds. The state is read from the files
  * git keeps refs in, by content, not by time stamps: HEAD, `packed-refs`, every loose ref under
  * `refs/`, the repository's `config` (hidden refs, `lsrefs.unborn`, `uploadpack.*`) and
  * `shallow`. Objects never change under an id, so a peeled tag stays right. The answer is thus
@@ -19,8 +21,8 @@ import { listRefEntries } from './ref-files'
  * An answer is stored only when the state read after git ran is the state read before it (a ref
  * moved meanwhile: not stored). Bounded: repositories with more loose refs than MAX_LOOSE_REFS or
  * a `packed-refs` past MAX_PACKED_REFS_BYTES are not cached (git answers each time); answers
- * larger than MAX_ANSWER_BYTES neither; the cache keeps at most MAX_CACHE_BYTES, least recently
- * used first out.
+ * weighing more than MAX_ANSWER_BYTES (bytes, or characters about) neither; the cache keeps at
+ * most MAX_CACHE_BYTES, least recently used first out.
  */
 
 const MAX_LOOSE_REFS = 2_000
@@ -33,11 +35,17 @@ const STATE_FILES = ['HEAD', 'config', 'packed-refs', 'shallow']
 
 const missing = () => null
 
+let stateReads = 0
+
+/** How many times a ref state was read since the process started (tests). */
+export const refStateReads = (): number => stateReads
+
 /**
  * A digest of the repository's ref state (see above), or null when it cannot be read within
  * the bounds (then nothing is cached).
  */
 export async function refStateKey(gitDir: string): Promise<string | null> {
+  stateReads++
   const loose = await listRefEntries(gitDir, 'refs', MAX_LOOSE_REFS)
   if (!loose) return null
   const names = [...STATE_FILES, ...loose.map((e) => e.name)]
@@ -53,53 +61,56 @@ export async function refStateKey(gitDir: string): Promise<string | null> {
   return hash.digest('hex')
 }
 
-interface Kept {
-  state: string
-  body: Buffer<ArrayBuffer>
+/** The ref state an answer was made under (refStateKey; null: not readable within the bounds, nothing kept). */
+export interface RefState {
+  key: string | null
 }
 
-const kept = new Map<string, Kept>()
-let keptBytes = 0
+/** Reads the ref state once, for a request that asks several answers of it (each would read it again). */
+export const readRefState = async (gitDir: string): Promise<RefState> => ({ key: await refStateKey(gitDir) })
+
+/** What `make` answers: the value, whether it may be kept (git succeeded), and what it weighs (bytes, or about). */
+export interface MadeAnswer<T> {
+  value: T
+  ok: boolean
+  weight: number
+}
+
+/**
+ * Answers kept by request, each with its state, weighed as made (a Buffer by its bytes, records
+ * by their characters, about). A kept value is shared by every request it answers: records are
+ * frozen (deeply) when kept, so a reader that changed one would fail loudly, not change the next
+ * answer.
+ */
+const kept = new WeightedCache<{ state: string; value: unknown; weight: number }>(MAX_CACHE_BYTES, (entry) => entry.weight)
 let hits = 0
 
-function forget(key: string): void {
-  const old = kept.get(key)
-  if (!old) return
-  kept.delete(key)
-  keptBytes -= old.body.length
-}
-
-function keep(key: string, entry: Kept): void {
-  forget(key)
-  if (entry.body.length > MAX_ANSWER_BYTES) return
-  kept.set(key, entry)
-  keptBytes += entry.body.length
-  for (const oldest of kept.keys()) {
-    if (keptBytes <= MAX_CACHE_BYTES) break
-    forget(oldest)
-  }
+/** Freezes `value` and everything in it (a Buffer's bytes cannot be frozen: they are kept as they are). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value) || Object.isFrozen(value)) return value
+  for (const inner of Object.values(value)) deepFreeze(inner)
+  return Object.freeze(value)
 }
 
 /**
  * The answer to `request` (what the client asked, whole: service, protocol, request body) on
  * the repository at `gitDir`: the kept one if the ref state is unchanged, else `make()`'s (git's),
- * kept when `ok`. `make` throws as git's runner does (a killed git); nothing is kept then.
+ * kept when `ok`. `make` throws as git's runner does (a killed git); nothing is kept then. `state`:
+ * the request's own reading of it (readRefState), when it asks several answers.
  */
-export async function refAnswer(gitDir: string, request: string, make: () => Promise<{ body: Buffer<ArrayBuffer>; ok: boolean }>): Promise<Buffer<ArrayBuffer>> {
+export async function refAnswer<T>(gitDir: string, request: string, make: () => Promise<MadeAnswer<T>>, state?: RefState): Promise<T> {
   const key = `${gitDir}\0${request}`
-  const before = await refStateKey(gitDir)
+  const before = state ? state.key : await refStateKey(gitDir)
   const hit = kept.get(key)
   if (before !== null && hit && hit.state === before) {
-    // Most recently used last.
-    kept.delete(key)
-    kept.set(key, hit)
     hits++
-    return hit.body
+    return hit.value as T
   }
   const made = await make()
-  if (before === null || !made.ok) forget(key)
-  else if ((await refStateKey(gitDir)) === before) keep(key, { state: before, body: made.body })
-  return made.body
+  if (before === null || !made.ok) kept.delete(key)
+  else if (made.weight > MAX_ANSWER_BYTES) kept.delete(key)
+  else if ((await refStateKey(gitDir)) === before) kept.set(key, { state: before, value: deepFreeze(made.value), weight: made.weight })
+  return made.value
 }
 
 /** How many answers were served kept, without git, since the process started (tests). */

@@ -37,11 +37,10 @@ export async function advertiseRefs(repo: GitRepo, service: GitService, gitProto
   const env = protocolEnv(gitProtocol)
   const make = async () => {
     const r = await runGit([service, '--stateless-rpc', '--advertise-refs', gitDir], { ...repo, env })
-    if (r.code !== 0) return { body: Buffer.alloc(0), ok: false }
-    return { body: Buffer.concat([pktLine(`# service=git-${service}\n`), Buffer.from('0000'), r.stdout]), ok: true }
+    const value = r.code === 0 ? Buffer.concat([pktLine(`# service=git-${service}\n`), Buffer.from('0000'), r.stdout]) : null
+    return { value, ok: value !== null, weight: value?.length ?? 0 }
   }
-  const made = service === 'upload-pack' ? { body: await refAnswer(gitDir, `advertise\0${env.GIT_PROTOCOL ?? ''}`, make) } : await make()
-  return made.body.length ? made.body : null
+  return service === 'upload-pack' ? refAnswer(gitDir, `advertise\0${env.GIT_PROTOCOL ?? ''}`, make) : (await make()).value
 }
 
 /** Protocol v2 requests read whole to be recognised as `ls-refs` at most this long (git's are far shorter). */
@@ -86,7 +85,7 @@ export async function lsRefs(repo: GitRepo, body: Uint8Array, gitProtocol: strin
   const request = `ls-refs\0${env.GIT_PROTOCOL ?? ''}\0${Buffer.from(body).toString('latin1')}`
   return refAnswer(repo.gitDir, request, async () => {
     const r = await runGit(['upload-pack', '--stateless-rpc', repo.gitDir], { ...repo, env, input: body })
-    return { body: r.stdout as Buffer<ArrayBuffer>, ok: r.code === 0 }
+    return { value: r.stdout as Buffer<ArrayBuffer>, ok: r.code === 0, weight: r.stdout.length }
   })
 }
 

@@ -27,19 +27,24 @@ const FORMAT = '--format=' + FIELDS.map((f) => f + '%00').join('')
  * `only`, the one tag of that exact name. Read as it arrives, only the window's tags kept, each
  * field to MAX_FIELD_CHARS.
  */
-async function readTags(repo: GitRepo, patterns: string[], window: RefWindow, only?: string): Promise<{ tags: TagInfo[]; total: number }> {
+async function readTags(repo: GitRepo, patterns: string[], window: RefWindow, only?: string): Promise<TagList> {
   // What for-each-ref lists depends on the refs alone (objects never change under an id): kept
   // under their state, as git's ref advertisement is (ref-answers.ts), and served again while it holds.
   const request = JSON.stringify(['tags', patterns, window.offset, window.limit, only ?? null])
-  const body = await refAnswer(repo.gitDir, request, async () => {
-    const read = await forEachTag(repo, patterns, window, only)
-    return { body: Buffer.from(JSON.stringify(read.answer)), ok: read.ok }
+  return refAnswer(repo.gitDir, request, async () => {
+    const { answer, ok } = await forEachTag(repo, patterns, window, only)
+    return { value: answer, ok, weight: answer.tags.reduce((n, t) => n + 200 + t.name.length + t.message.length, 0) }
   })
-  return JSON.parse(body.toString('utf8')) as { tags: TagInfo[]; total: number }
+}
+
+/** A window of tags and how many there are in all (kept answers: read only). */
+export interface TagList {
+  readonly tags: readonly TagInfo[]
+  total: number
 }
 
 /** readTags from git itself; `ok` false when git failed (nothing is kept then). */
-async function forEachTag(repo: GitRepo, patterns: string[], window: RefWindow, only?: string): Promise<{ answer: { tags: TagInfo[]; total: number }; ok: boolean }> {
+async function forEachTag(repo: GitRepo, patterns: string[], window: RefWindow, only?: string): Promise<{ answer: TagList; ok: boolean }> {
   const tags: TagInfo[] = []
   let total = 0
   let fields: string[] = []
@@ -65,7 +70,7 @@ async function forEachTag(repo: GitRepo, patterns: string[], window: RefWindow, 
 }
 
 /** A window of the repository's tags, newest first (see readTags), and how many there are. */
-export function listTags(repo: GitRepo, window: RefWindow): Promise<{ tags: TagInfo[]; total: number }> {
+export function listTags(repo: GitRepo, window: RefWindow): Promise<TagList> {
   return readTags(repo, ['refs/tags'], window)
 }
 

@@ -21,14 +21,18 @@ export class WeightedCache<V> {
     return hit.value
   }
 
+  /** Drops what `key` holds, if anything. */
+  delete(key: string): void {
+    const old = this.entries.get(key)
+    if (!old) return
+    this.entries.delete(key)
+    this.held -= old.weight
+  }
+
   set(key: string, value: V): void {
     const weight = this.weigh(value)
     if (weight > this.maxWeight / 4) return
-    const old = this.entries.get(key)
-    if (old) {
-      this.entries.delete(key)
-      this.held -= old.weight
-    }
+    this.delete(key)
     this.entries.set(key, { value, weight })
     this.held += weight
     for (const [k, v] of this.entries) {

@@ -7,7 +7,8 @@ import { getBranchHead, listBranchHeads, type BranchHead } from '../../git/commi
 /** A page of the repository's branch heads, by name, with their number (one `git for-each-ref`, read as it arrives). */
 export async function branchHeads(deps: AppDeps, ctx: RepoContext, page: Page): Promise<Paged<BranchHead>> {
   const { heads, total } = await listBranchHeads(gitRepoOf(deps, ctx), page)
-  return { rows: heads, total }
+  // The heads are shared kept records (read only); the page's list is the caller's own.
+  return { rows: [...heads], total }
 }
 
 /** A branch's head by name (the path's decoded wildcard); 404 when there is no such branch. */

@@ -4,7 +4,7 @@ import { countGraph, readGraphPage, type GraphPage, type GraphScope } from '../.
 import { readLog } from '../../git/commit-log'
 import { listedCommit, type ComparedCommit } from '../../git/commit-page'
 import { existingRefs, isSafeRefName } from '../../git/refs'
-import { refAnswer } from '../../git/ref-answers'
+import { refAnswer, type RefState } from '../../git/ref-answers'
 import type { GitRepo } from '../../git/run'
 import { badRequest, notFound } from '../../lib/errors'
 
@@ -61,14 +61,23 @@ export interface CommitGraph extends GraphPage {
  * id): kept under their state, as git's ref advertisement is (git/ref-answers.ts), and served again
  * without git (three processes a page) while it holds.
  */
-export async function commitGraph(deps: AppDeps, ctx: RepoContext, scope: GraphScope, page: number): Promise<CommitGraph> {
+export async function commitGraph(deps: AppDeps, ctx: RepoContext, scope: GraphScope, page: number, state?: RefState): Promise<Readonly<CommitGraph>> {
   const git = gitRepoOf(deps, ctx)
-  const body = await refAnswer(git.gitDir, JSON.stringify(['graph', scope.refs, scope.hidePullRefs, page]), async () => ({
-    body: Buffer.from(JSON.stringify(await graphOf(git, scope, page))),
-    ok: true,
-  }))
-  return JSON.parse(body.toString('utf8')) as CommitGraph
+  const request = JSON.stringify(['graph', scope.refs, scope.hidePullRefs, page])
+  return refAnswer(
+    git.gitDir,
+    request,
+    async () => {
+      const graph = await graphOf(git, scope, page)
+      return { value: graph, ok: true, weight: graphWeight(graph) }
+    },
+    state,
+  )
 }
+
+/** What a graph page weighs kept (its characters, about: a row's lanes, a commit's fields). */
+const graphWeight = (g: CommitGraph): number =>
+  g.rows.reduce((n, r) => n + 150 + 60 * r.above.length + 60 * r.parents.length + r.refs.reduce((m, ref) => m + 20 + ref.length, 0), 0) + g.commits.reduce((n, c) => n + 400 + c.message.length, 0)
 
 /** commitGraph from git. */
 async function graphOf(git: GitRepo, scope: GraphScope, page: number): Promise<CommitGraph> {

@@ -53,7 +53,8 @@ export async function createTagRef(deps: AppDeps, ctx: RepoContext, actor: UserR
 /** A page of the repository's tags, newest first as Gitea lists them. */
 export async function listRepoTags(deps: AppDeps, ctx: RepoContext, page: Page): Promise<Paged<TagInfo>> {
   const { tags, total } = await listTags(gitRepoOf(deps, ctx), page)
-  return { rows: tags, total }
+  // The tags are shared kept records (read only); the page's list is the caller's own.
+  return { rows: [...tags], total }
 }
 
 /** A tag by name (the path's decoded wildcard), else 404. */

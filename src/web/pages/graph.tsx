@@ -7,6 +7,7 @@ import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { type ApiRepo } from '../../convert/repo'
 import { commitsToApi, type ApiCommit } from '../../convert/commit'
 import { listBranchHeads } from '../../git/commits'
+import { readRefState } from '../../git/ref-answers'
 import type { GraphRow } from '../../git/commit-graph'
 import { GitError } from '../../git/run'
 import { MAX_COLUMNS, type LaneLine } from '../../lib/commit-lanes'
@@ -213,21 +214,24 @@ async function graphPage(deps: AppDeps, ctx: RepoContext, web: WebContext, query
   const hidePullRefs = isTrue(query['hide-pr-refs'])
   const asked = listOf(query.branch)
   let problem: ApiError | null = null
-  let graph: CommitGraph | null = null
+  let graph: Readonly<CommitGraph> | null = null
   let selected: string[] = []
   let page = 1
   let branches: string[] = []
   if (!ctx.repo.isEmpty) {
+    // The graph and the branch choices are both kept under the ref state: read once for both.
+    const git = gitRepoOf(deps, ctx)
+    const state = await readRefState(git.gitDir)
     try {
       page = graphPageOf(query.page)
       selected = await graphRefsOf(deps, ctx, asked)
-      graph = await commitGraph(deps, ctx, { refs: selected.length ? selected : null, hidePullRefs }, page)
+      graph = await commitGraph(deps, ctx, { refs: selected.length ? selected : null, hidePullRefs }, page, state)
     } catch (e) {
       if (e instanceof GitError && e.kind !== 'failed') problem = apiErrorOfGit(e)
       else if (e instanceof ApiError && e.status < 500) problem = e
       else throw e
     }
-    branches = (await listBranchHeads(gitRepoOf(deps, ctx), { offset: 0, limit: BRANCH_CHOICES })).heads.map((h) => h.name)
+    branches = (await listBranchHeads(git, { offset: 0, limit: BRANCH_CHOICES }, state)).heads.map((h) => h.name)
   }
   const commits = new Map((graph ? await commitsToApi(deps, ctx, graph.commits, ctx.caller.user) : []).map((c) => [c.sha, c]))
   const owner = repo.owner.login
