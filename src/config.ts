@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import { isPostgresUrl } from './db/dialect'
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './lib/log'
 import { parseHostAllowList } from './lib/host-allow-list'
-import { isSafeRefName } from './git/refs'
+import { isSafeRefName } from './git/ref-name'
 
 /** Everything Warren reads from its environment, as one typed object. */
 export interface Config {

@@ -1,6 +1,6 @@
 import { startGit, type GitRepo } from './run'
 import { MAX_FIELD_CHARS, readTokens } from './tokens'
-import { isSafeRefName } from './refs'
+import { isSafeRefName } from './ref-name'
 import { refAnswer, type RefState } from './ref-answers'
 
 /** A branch head as read by one `git for-each-ref` (no spawn per branch). */

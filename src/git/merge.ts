@@ -2,7 +2,7 @@ import { git, isObjectId, requireObjectIds, runGit, startGit, GitError, safeGitM
 import { readTokens } from './tokens'
 import { objectFormatOf } from './init'
 import { readPeeledRefs } from './ref-files'
-import { isSafeRefName } from './refs'
+import { isSafeRefName } from './ref-name'
 
 /**
  * Merging without a work tree: everything a pull request needs (mergeability, the merge commit of

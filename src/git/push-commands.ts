@@ -1,4 +1,4 @@
-import { isSafeRefName } from './refs'
+import { isSafeRefName } from './ref-name'
 import { pktLine } from './smart-http'
 import { isObjectId } from './run'
 

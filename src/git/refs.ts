@@ -14,7 +14,6 @@ import { objectInfo } from './objects'
  */
 const HEX_COMMIT = /^[0-9a-f]{4,40}$/i
 
-export { isSafeRefName }
 const isHexCommit = (name: string): boolean => HEX_COMMIT.test(name)
 
 export type RefKind = 'heads' | 'tags'

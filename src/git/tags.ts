@@ -1,6 +1,6 @@
 import { git, isObjectId, startGit, type GitRepo } from './run'
 import { MAX_FIELD_CHARS, readTokens } from './tokens'
-import { isSafeRefName } from './refs'
+import { isSafeRefName } from './ref-name'
 import type { RefWindow } from './commits'
 import { refAnswer } from './ref-answers'
 

@@ -2,7 +2,8 @@ import type { AppDeps } from '../../deps'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { readBlobText } from '../../git/blob'
 import { filesInFolders, folderTree, treeEntries } from '../../git/tree'
-import { isSafeRefName, resolveCommitish } from '../../git/refs'
+import { resolveCommitish } from '../../git/refs'
+import { isSafeRefName } from '../../git/ref-name'
 import { defaultIssueConfig, parseIssueConfig, parseTemplate, templateKind, type IssueConfig, type IssueTemplate } from './parse'
 
 /** Where Gitea looks for issue templates, in its order. */
