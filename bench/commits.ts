@@ -11,7 +11,7 @@
  * - the history of one file (`path=`);
  * and the other reads a client or a browser makes of the same history, each answered from git's
  * objects or kept answers: a commit's combined status by id, a raw file, the tag list, and the
- * web's history, commit, blame and graph pages.
+ * web's history, commit, blame, graph and activity pages.
  * Each answer carries the count of the whole history (X-Total-Count, X-HasMore). A history asked
  * again is answered from memory (src/git/commit-page.ts), which a load on one URL measures; the
  * first request of each (cold: 60 pages, each asked once, one after the other) runs git. Target
@@ -98,6 +98,7 @@ try {
     ['web: commit page', `${web}/commit/${head}`],
     ['web: blame page', `${web}/blame/branch/master/${pathOf(7)}`],
     ['web: graph page', `${web}/graph`],
+    ['web: activity page', `${web}/activity`],
   ]) await loadTest(label!, url!, seconds, token, 50)
   const cold: number[] = []
   for (let page = 1; page <= 60; page++) {

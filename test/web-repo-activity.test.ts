@@ -4,6 +4,8 @@ import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { signInByForm } from './web-session'
 import { issues } from '../src/db/schema'
 import { codeActivity } from '../src/git/code-activity'
+import { refAnswerHits } from '../src/git/ref-answers'
+import { recordStatements } from './query-counter'
 import { DEFAULT_GIT_LIMITS } from '../src/git/run'
 import { gitOk, sh, tempDir } from './git-fixture'
 
@@ -136,6 +138,25 @@ describe('the activity page', () => {
     expect(pulls.html).toContain('id="merged-pull-requests"')
     expect(pulls.html).not.toContain('id="closed-issues"')
     expect(textOf(pulls.html)).toContain('0 unresolved conversations')
+  })
+
+  test('kept while nothing changes; an issue filed and a commit pushed are shown at once', async () => {
+    const quiet = async () => textOf((await page('/alice/quiet/activity/daily')).html)
+    expect(await quiet()).toContain('No commits were pushed in this period.')
+    // Asked again: the lists kept while the database is unchanged (no query of issues or releases), the code summary under the refs (no git).
+    const hits = refAnswerHits()
+    const listQueries: string[] = []
+    recordStatements(s.deps.db, (sql) => /from "(issues|releases)"/i.test(sql) && listQueries.push(sql))
+    expectAll(await quiet(), ['No commits were pushed in this period.', '0 new issues'])
+    expect(refAnswerHits()).toBe(hits + 1)
+    expect(listQueries).toEqual([])
+    expect((await s.post('/repos/alice/quiet/issues', { title: 'Fresh issue' }, { token: alice.token })).status).toBe(201)
+    expectAll(await quiet(), ['1 new issue ', 'No commits were pushed in this period.'])
+    // (read again after the write, as the recorder sees)
+    expect(listQueries.length).toBeGreaterThan(0)
+    const pushed = await s.post('/repos/alice/quiet/contents', { branch: 'main', message: 'fresh', files: [{ operation: 'create', path: 'fresh.txt', content: b64('1\n') }] }, { token: alice.token })
+    expect(pushed.status).toBe(201)
+    expect(await quiet()).toContain('1 author has pushed 1 commit to main and 1 commit to all branches.')
   })
 })
 

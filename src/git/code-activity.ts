@@ -1,5 +1,6 @@
 import { git, GitError, safeGitMessage, startGit, type GitRepo } from './run'
 import { readTokens } from './tokens'
+import { refAnswer } from './ref-answers'
 
 /**
  * What was committed in a period (Gitea's GetCodeActivityStats, the repository Activity page's
@@ -43,6 +44,14 @@ const COMMIT_MARK = '\x01'
 export async function codeActivity(repo: GitRepo, branch: string, sinceUnix: number, bounds = { commits: MAX_COMMITS, files: MAX_FILES }): Promise<CodeActivity> {
   // The time as git's own --max-age, a unix time (`--since=@N` goes through approxidate, which reads a small N as something else).
   const since = `--max-age=${Math.max(0, Math.floor(sinceUnix))}`
+  // What it counts depends on the refs alone (the walks start at them; commits never change under
+  // an id): kept under their state (ref-answers.ts) and served again, without git, while it holds.
+  const request = JSON.stringify(['code-activity', branch, since, bounds.commits, bounds.files])
+  return refAnswer(repo.gitDir, request, async () => ({ value: await readCodeActivity(repo, branch, since, bounds), ok: true, weight: 200 }))
+}
+
+/** codeActivity from git (`since`: its --max-age). */
+async function readCodeActivity(repo: GitRepo, branch: string, since: string, bounds: { commits: number; files: number }): Promise<CodeActivity> {
   const all = git(['rev-list', '--count', '--no-merges', '--branches', since], { ...repo, budget: 'long' })
   const proc = startGit(['log', '-z', '--no-merges', '--first-parent', '--no-renames', '--ignore-missing', '--no-color', `--format=${COMMIT_MARK}%aE`, '--numstat', since], {
     ...repo,

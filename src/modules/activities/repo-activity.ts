@@ -4,6 +4,7 @@ import { gitRepoOf, modeIn, type RepoContext } from '../../auth/repo-context'
 import { AccessMode, type RepoUnitKey } from '../../auth/access'
 import { issues, pullRequests, releases } from '../../db/schema'
 import { usersByIds } from '../../convert/people'
+import { PageCache, pageCacheOf } from '../../db/page-cache'
 import { codeActivity, type CodeActivity } from '../../git/code-activity'
 
 /*
@@ -128,22 +129,41 @@ async function releaseList(deps: AppDeps, repoId: number, from: number): Promise
   }
 }
 
-/** The repository's activity from `from` to `until` (unix seconds), for a caller who may read it. */
+/** The lists of an activity (RepoActivity but the period and the code). */
+type ActivityLists = Omit<RepoActivity, 'from' | 'until' | 'code' | 'codeError'>
+
+/** Activities' lists kept while the database is unchanged (the one page cache), at most this many. */
+const LISTS_KEPT = 200
+
+/**
+ * The repository's activity from `from` to `until` (unix seconds), for a caller who may read it.
+ * Its lists depend on the repository's rows, `from` and which units the caller reads: kept while
+ * the database is unchanged (db/page-cache.ts) under those, shared by the callers they answer
+ * (read only). The code's summary is kept under the refs' state (git/code-activity.ts).
+ */
 export async function repoActivity(deps: AppDeps, ctx: RepoContext, from: number, until: number): Promise<RepoActivity> {
   const { repo } = ctx
-  const ofRepo = eq(issues.repoId, repo.id)
-  const kind = (isPull: boolean) => eq(issues.isPull, isPull)
   // A unit's lists only where it is on and the caller reads it (a team may give them none of it).
   const reads = (unit: RepoUnitKey) => modeIn(ctx, unit) >= AccessMode.Read
-  const pulls = repo.hasPullRequests && reads('repo.pulls')
-  const tracker = repo.hasIssues && reads('repo.issues')
+  const units = { pulls: repo.hasPullRequests && reads('repo.pulls'), tracker: repo.hasIssues && reads('repo.issues'), releases: repo.hasReleases && reads('repo.releases') }
   const code = repo.isEmpty
     ? Promise.resolve({ code: null })
     : codeActivity(gitRepoOf(deps, ctx), repo.defaultBranch, from).then(
         (code) => ({ code }),
         (e: Error) => ({ code: null, codeError: e.message }),
       )
-  const [mergedPulls, openedPulls, closedIssues, newIssues, unresolved, published, codeResult] = await Promise.all([
+  const cache = pageCacheOf(deps.db, 'repo-activity', () => new PageCache<Promise<ActivityLists>>(deps.db, { maxCost: LISTS_KEPT }))
+  const lists = cache.getOrMake(JSON.stringify([repo.id, from, units]), () => activityLists(deps, repo.id, from, units))
+  const [listed, codeResult] = await Promise.all([lists, code])
+  return { from, until, ...listed, ...codeResult }
+}
+
+/** The lists of the units `units` names, of the repository `repoId`, since `from`. */
+async function activityLists(deps: AppDeps, repoId: number, from: number, units: { pulls: boolean; tracker: boolean; releases: boolean }): Promise<ActivityLists> {
+  const { pulls, tracker } = units
+  const ofRepo = eq(issues.repoId, repoId)
+  const kind = (isPull: boolean) => eq(issues.isPull, isPull)
+  const [mergedPulls, openedPulls, closedIssues, newIssues, unresolved, published] = await Promise.all([
     pulls ? issueList(deps, and(ofRepo, kind(true), eq(pullRequests.hasMerged, true), gte(pullRequests.mergedUnix, from)), pullRequests.mergedUnix, 'desc') : undefined,
     pulls ? issueList(deps, and(ofRepo, kind(true), eq(issues.isClosed, false), gte(issues.createdUnix, from)), issues.createdUnix, 'asc') : undefined,
     tracker ? issueList(deps, and(ofRepo, kind(false), eq(issues.isClosed, true), gte(issues.closedUnix, from)), issues.closedUnix, 'desc') : undefined,
@@ -151,18 +171,14 @@ export async function repoActivity(deps: AppDeps, ctx: RepoContext, from: number
     pulls || tracker
       ? issueList(deps, and(ofRepo, pulls && tracker ? undefined : kind(pulls), eq(issues.isClosed, false), lt(issues.createdUnix, from), gte(issues.updatedUnix, from)), issues.updatedUnix, 'desc')
       : undefined,
-    repo.hasReleases && reads('repo.releases') ? releaseList(deps, repo.id, from) : undefined,
-    code,
+    units.releases ? releaseList(deps, repoId, from) : undefined,
   ])
   return {
-    from,
-    until,
     ...(mergedPulls ? { mergedPulls } : {}),
     ...(openedPulls ? { openedPulls } : {}),
     ...(closedIssues ? { closedIssues } : {}),
     ...(newIssues ? { newIssues } : {}),
     ...(unresolved ? { unresolved } : {}),
     ...(published ? { releases: published } : {}),
-    ...codeResult,
   }
 }

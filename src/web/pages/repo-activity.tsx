@@ -39,7 +39,8 @@ export const repoActivityPages = (deps: AppDeps) => {
     const period = params.period ?? 'weekly'
     if (!isActivityPeriod(period)) return errorPage(404, 'no such period', web)
     const now = new Date()
-    const activity = await repoActivity(deps, ctx, Math.floor(periodStart(period, now).getTime() / 1000), Math.floor(now.getTime() / 1000))
+    // The period starts at a whole minute: what it holds is then the same for a minute's requests, and kept (repoActivity).
+    const activity = await repoActivity(deps, ctx, Math.floor(periodStart(period, now).getTime() / 60_000) * 60, Math.floor(now.getTime() / 1000))
     const repo = await pageRepo(deps, ctx)
     const { mergedPulls, openedPulls, closedIssues, newIssues } = activity
     return htmlResponse(
