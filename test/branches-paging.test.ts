@@ -80,11 +80,18 @@ describe('branch list', () => {
 
     const created = await s.post('/repos/alice/many/branches', { new_branch_name: 'a-new', old_branch_name: 'main' }, { token: alice.token })
     expect(created.status).toBe(201)
+    expect((await s.get('/repos/alice/many/branches/a-new', { token: alice.token })).body.name).toBe('a-new')
     const moved = await s.get('/repos/alice/many/branches?limit=5', { token: alice.token })
     expect(moved.body.map((b: { name: string }) => b.name)).toEqual(['a-new', 'b000', 'b001', 'b002', 'b003'])
     expect(moved.headers.get('x-total-count')).toBe(String(BRANCHES + 1))
     expect((await s.del('/repos/alice/many/branches/a-new', undefined, { token: alice.token })).status).toBe(204)
     const back = await s.get('/repos/alice/many/branches?limit=5', { token: alice.token })
     expect(back.body).toEqual(first.body)
+    expect((await s.get('/repos/alice/many/branches/a-new', { token: alice.token })).status).toBe(404)
+    // One branch too: kept while no ref moves.
+    const one = await s.get('/repos/alice/many/branches/b001', { token: alice.token })
+    const oneHits = refAnswerHits()
+    expect((await s.get('/repos/alice/many/branches/b001', { token: alice.token })).body).toEqual(one.body)
+    expect(refAnswerHits()).toBe(oneHits + 1)
   })
 })

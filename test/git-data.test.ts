@@ -11,6 +11,7 @@ import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, remoteUrl, tempDir } from './git-fixture'
 import { pushedRepo } from './pull-fixtures'
 import { missingGiteaFields } from './gitea-types'
+import { refAnswerHits } from '../src/git/ref-answers'
 
 let s: TestServer
 let alice: TestUser
@@ -84,6 +85,18 @@ describe('git/refs', () => {
     expect(exact.body).toMatchObject({ ref: 'refs/heads/main', object: { sha: head, type: 'commit' } })
     expect((await call(anon.repos.repoListGitRefs('alice', 'data', 'heads/nope'))).status).toBe(404)
     expect((await s.get('/repos/alice/data/git/refs/%2E%2E%2Fx')).status).toBe(404)
+  })
+
+  test('kept while no ref moves; a new tag is listed at once', async () => {
+    const tags = async () => (await call(anon.repos.repoListGitRefs('alice', 'data', 'tags'))).data.map((r) => r.ref)
+    expect(await tags()).toEqual(['refs/tags/light', 'refs/tags/v1'])
+    const hits = refAnswerHits()
+    expect(await tags()).toEqual(['refs/tags/light', 'refs/tags/v1'])
+    expect(refAnswerHits()).toBe(hits + 1)
+    expect((await s.post('/repos/alice/data/tags', { tag_name: 'later', target: head }, { token: alice.token })).status).toBe(201)
+    expect(await tags()).toEqual(['refs/tags/later', 'refs/tags/light', 'refs/tags/v1'])
+    expect((await s.del('/repos/alice/data/tags/later', undefined, { token: alice.token })).status).toBe(204)
+    expect(await tags()).toEqual(['refs/tags/light', 'refs/tags/v1'])
   })
 })
 

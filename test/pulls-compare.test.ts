@@ -4,6 +4,9 @@ import { join } from 'node:path'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { git, gitOk } from './git-fixture'
 import { commitOn, forkWithBranch, pushedRepo } from './pull-fixtures'
+import { keptChangedFiles } from '../src/git/compare'
+import { until } from './webhook-receiver'
+import { startPullChecker } from '../src/jobs/pull-checker'
 
 let s: TestServer
 let alice: TestUser
@@ -180,6 +183,28 @@ describe('pull request files', () => {
     const paged = await s.get('/repos/alice/proj/pulls/1/files?limit=2&page=3', tok(bob))
     expect(paged.body).toHaveLength(1)
     expect(paged.body[0].filename).toBe(r.body[4].filename)
+  })
+
+  test('read again without git while the head holds; a push to the head shows at once', async () => {
+    const repo = await pushedRepo(s, alice, 'moving', dirs)
+    await commitOn(repo.dir, 'topic', { 'one.txt': '1\n' }, 'one', 'main')
+    await gitOk(repo.dir, 'push', '-q', 'origin', 'topic')
+    const n = (await s.post('/repos/alice/moving/pulls', { head: 'topic', base: 'main', title: 'Topic' }, tok(alice))).body.number
+    const names = async () => (await s.get(`/repos/alice/moving/pulls/${n}/files`, tok(bob))).body.map((f: { filename: string }) => f.filename)
+    expect(await names()).toEqual(['one.txt'])
+    const hits = keptChangedFiles()
+    expect(await names()).toEqual(['one.txt'])
+    expect(keptChangedFiles()).toBe(hits + 1)
+    const moved = await commitOn(repo.dir, 'topic', { 'two.txt': '2\n' }, 'two')
+    await gitOk(repo.dir, 'push', '-q', 'origin', 'topic')
+    // The pull request's record follows its head once checked (the background checker), and its files with it.
+    const checker = startPullChecker(s.deps)
+    try {
+      await until(async () => (await s.get(`/repos/alice/moving/pulls/${n}`, tok(bob))).body.head.sha === moved, 'the pull request at its new head')
+    } finally {
+      await checker.stop()
+    }
+    expect(await names()).toEqual(['one.txt', 'two.txt'])
   })
 
   test("a fork's pull request: its head is read from the base repository; a merged one still shows what it brought", async () => {

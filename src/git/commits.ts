@@ -104,9 +104,13 @@ async function readBranchHeads(repo: GitRepo, patterns: string[], window: RefWin
   return r.code === 0 ? { heads, total, ok: true } : { heads: [], total: 0, ok: false }
 }
 
-/** One branch (exact name), or null. */
-export async function getBranchHead(repo: GitRepo, name: string): Promise<BranchHead | null> {
+/** One branch (exact name), or null; kept under the ref state as the list is (read only). */
+export async function getBranchHead(repo: GitRepo, name: string): Promise<Readonly<BranchHead> | null> {
   if (!isSafeRefName(name)) return null
-  const { heads } = await readBranchHeads(repo, [`refs/heads/${name}`], { offset: 0, limit: 1 }, name)
-  return heads[0] ?? null
+  const request = `branch-head\0${name}\0${repo.alternates ?? ''}`
+  return refAnswer(repo.gitDir, request, async () => {
+    const { heads, ok } = await readBranchHeads(repo, [`refs/heads/${name}`], { offset: 0, limit: 1 }, name)
+    const head = heads[0] ?? null
+    return { value: head, ok, weight: head ? headWeight(head) : 1 }
+  })
 }

@@ -2,6 +2,9 @@ import { GitError, requireObjectIds, startGit, type GitRepo } from './run'
 import { startGitOutput } from './stream'
 import { readTokens } from './tokens'
 import { countHistory, historyPage, type ComparedCommit } from './commit-page'
+import { WeightedCache } from '../lib/weighted-cache'
+import { readPeeledRefs } from './ref-files'
+import { isSafeRefName } from './ref-name'
 
 export type { ComparedCommit }
 
@@ -119,6 +122,28 @@ function numstatEntries(): (token: string) => boolean {
  */
 export async function changedFiles(repo: GitRepo, base: string, head: string, max = MAX_CHANGED_FILES): Promise<{ files: FileChange[]; truncated: boolean } | null> {
   checkOid(base, head)
+  // What two commit ids differ by never changes: kept, each caller given records of its own.
+  const key = `${repo.gitDir}\0${base}\0${head}\0${max}`
+  const kept = changes.get(key)
+  if (kept) {
+    changesHits++
+    return { files: kept.files.map((f) => ({ ...f })), truncated: kept.truncated }
+  }
+  const read = await readChangedFiles(repo, base, head, max)
+  if (read) changes.set(key, { files: read.files.map((f) => ({ ...f })), truncated: read.truncated })
+  return read
+}
+
+/** The files of comparisons (changedFiles), by repository, ids and bound, weighed by their characters (about). */
+const changes = new WeightedCache<{ files: FileChange[]; truncated: boolean }>(8 * 1024 * 1024, (c) => c.files.reduce((n, f) => n + 60 + f.path.length + (f.previousPath?.length ?? 0), 0))
+
+let changesHits = 0
+
+/** How many comparisons' files were answered kept, without git, since the process started (tests). */
+export const keptChangedFiles = (): number => changesHits
+
+/** changedFiles from git. */
+async function readChangedFiles(repo: GitRepo, base: string, head: string, max: number): Promise<{ files: FileChange[]; truncated: boolean } | null> {
   const [raw, numstat] = await Promise.all([
     diffEntries(repo, ['--raw'], base, head, max, rawEntries()),
     diffEntries(repo, ['--numstat'], base, head, max, numstatEntries()),
@@ -164,7 +189,12 @@ export async function countCommits(repo: GitRepo, base: string, head: string): P
  */
 export async function countBetweenRefs(repo: GitRepo, base: string, head: string): Promise<number | null> {
   if (!base.startsWith('refs/') || !head.startsWith('refs/')) throw new Error(`countBetweenRefs takes full ref names: ${base}, ${head}`)
-  return countHistory(repo, { revisions: [head, `^${base}`] }).catch((e) => {
+  // Read from the ref files where they tell, the count is then of two commit ids (kept: commit-page.ts).
+  const ids = isSafeRefName(base) && isSafeRefName(head) ? await readPeeledRefs(repo.gitDir, [base, head]) : null
+  const [baseId, headId] = [ids?.get(base), ids?.get(head)]
+  if (ids && !(baseId && headId)) return null
+  const revisions = baseId && headId ? [headId, `^${baseId}`] : [head, `^${base}`]
+  return countHistory(repo, { revisions }).catch((e) => {
     if (e instanceof GitError) return null
     throw e
   })

@@ -3,6 +3,7 @@ import { readTokens } from './tokens'
 import { objectFormatOf } from './init'
 import { readPeeledRefs } from './ref-files'
 import { isSafeRefName } from './ref-name'
+import { WeightedCache } from '../lib/weighted-cache'
 
 /**
  * Merging without a work tree: everything a pull request needs (mergeability, the merge commit of
@@ -25,12 +26,24 @@ export async function readRef(repo: GitRepo, ref: string): Promise<string | null
   return r.code === 0 && isObjectId(sha) ? sha : null
 }
 
+/**
+ * Merge bases found, by repository and the two commits: what two commit ids share never changes
+ * (null: unrelated histories, git's exit 1). A failure (a missing object: 128) is not kept.
+ */
+const mergeBases = new WeightedCache<string | null>(20_000, () => 1)
+
 /** The best common ancestor of two commits, or null (unrelated histories). */
 export async function mergeBase(repo: GitRepo, a: string, b: string): Promise<string | null> {
   checkOid(a, b)
+  const key = `${repo.gitDir}\0${a}\0${b}`
+  const kept = mergeBases.get(key)
+  if (kept !== undefined) return kept
   const r = await runGit(['merge-base', a, b], repo)
   const sha = r.stdout.toString('utf8').trim()
-  return r.code === 0 && isObjectId(sha) ? sha : null
+  const found = r.code === 0 && isObjectId(sha) ? sha : null
+  // Kept: a base found, or none (exit 1: unrelated histories); never a failure (128: a missing object).
+  if ((r.code === 0 && found) || (r.code === 1 && !sha)) mergeBases.set(key, found)
+  return found
 }
 
 /** Whether `ancestor` is reachable from `descendant`. */

@@ -1,5 +1,6 @@
 import { startGit, type GitRepo } from './run'
 import { readTokens } from './tokens'
+import { refAnswer } from './ref-answers'
 
 /**
  * The repository's refs whose full names begin with a prefix (Gitea's GetRefsFiltered: a plain
@@ -19,8 +20,20 @@ const FORMAT = '--format=%(refname)%00%(objectname)%00%(objecttype)%00'
 /** Longest ref name kept. */
 const MAX_REF_CHARS = 1024
 
-/** Refs beginning with `prefix` (which starts with `refs/`), in name order, at most `max`; `more` when there were others. */
-export async function refsWithPrefix(repo: GitRepo, prefix: string, max: number): Promise<{ refs: RefEntry[]; more: boolean }> {
+/**
+ * Refs beginning with `prefix` (which starts with `refs/`), in name order, at most `max`; `more`
+ * when there were others. Kept under the ref state (ref-answers.ts) and served again without git
+ * while it holds (read only).
+ */
+export async function refsWithPrefix(repo: GitRepo, prefix: string, max: number): Promise<{ readonly refs: readonly RefEntry[]; more: boolean }> {
+  return refAnswer(repo.gitDir, JSON.stringify(['refs', prefix, max]), async () => {
+    const read = await forEachRef(repo, prefix, max)
+    return { value: read.answer, ok: read.ok, weight: read.answer.refs.reduce((n, r) => n + 80 + r.name.length, 0) }
+  })
+}
+
+/** refsWithPrefix from git; `ok` false when git failed (nothing kept then). */
+async function forEachRef(repo: GitRepo, prefix: string, max: number): Promise<{ answer: { refs: RefEntry[]; more: boolean }; ok: boolean }> {
   const folder = prefix.slice(0, prefix.lastIndexOf('/') + 1)
   const refs: RefEntry[] = []
   let more = false
@@ -42,5 +55,5 @@ export async function refsWithPrefix(repo: GitRepo, prefix: string, max: number)
     },
     MAX_REF_CHARS,
   )
-  return read.code === 0 ? { refs, more } : { refs: [], more: false }
+  return read.code === 0 ? { answer: { refs, more }, ok: true } : { answer: { refs: [], more: false }, ok: false }
 }

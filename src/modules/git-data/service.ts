@@ -21,7 +21,7 @@ import { readTreePage, type TreePage } from './trees'
  * WARREN_MAX_LISTED_REFS; 404 when none. `exact` when the one ref found is the one named (Gitea
  * then answers it alone, not in a list).
  */
-export async function gitRefs(deps: AppDeps, ctx: RepoContext, filter: string): Promise<{ refs: RefEntry[]; exact: boolean }> {
+export async function gitRefs(deps: AppDeps, ctx: RepoContext, filter: string): Promise<{ refs: readonly RefEntry[]; exact: boolean }> {
   let name: string
   try {
     name = decodeURIComponent(filter)
