@@ -190,3 +190,20 @@ describe('languages', () => {
     expect((await s.get('/repos/alice/void/languages')).body).toEqual({})
   })
 })
+
+describe('replace refs', () => {
+  test('a pushed refs/replace/* changes nothing the server shows: an id names its own commit (what the server keeps by id stays true)', async () => {
+    const repo = await pushedRepo(s, alice, 'replaced', dirs)
+    const first = await gitOk(repo.dir, 'rev-parse', 'HEAD')
+    const subject = await gitOk(repo.dir, 'log', '-1', '--format=%s', first)
+    await gitOk(repo.dir, 'commit', '-q', '--allow-empty', '-m', 'the stand-in')
+    const standIn = await gitOk(repo.dir, 'rev-parse', 'HEAD')
+    await gitOk(repo.dir, 'push', '-q', 'origin', `${standIn}:refs/heads/other`, `${standIn}:refs/replace/${first}`)
+    expect((await gitOk(repo.dir, 'ls-remote', 'origin', 'refs/replace/*')).split(/\s+/)[0]).toBe(standIn)
+    const after = await s.get(`/repos/alice/replaced/git/commits/${first}`)
+    expect(after.body.sha).toBe(first)
+    expect(after.body.commit.message.trim()).toBe(subject)
+    const history = await s.get('/repos/alice/replaced/commits?sha=main&stat=false&files=false')
+    expect(history.body.map((c: { sha: string; commit: { message: string } }) => [c.sha, c.commit.message.trim()])).toEqual([[first, subject]])
+  })
+})

@@ -26,7 +26,12 @@ import { trackWork } from '../lib/in-flight'
  * as is an abort (`aborted`); lib/errors.ts turns a GitError into the API's answer.
  */
 
-/** Environment for every git process: no prompts, no user or system config, fixed locale. */
+/**
+ * Environment for every git process: no prompts, no user or system config, fixed locale, and no
+ * replace objects: a `refs/replace/*` a client pushed (or a mirror fetched) would otherwise make
+ * git show another commit under an id, where everything the server keeps by object id (history
+ * pages, blames, comparisons) relies on an id naming one thing for good.
+ */
 export function gitEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -36,6 +41,7 @@ export function gitEnv(extra: Record<string, string> = {}): Record<string, strin
     GIT_TERMINAL_PROMPT: '0',
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_NO_REPLACE_OBJECTS: '1',
     ...extra,
   }
 }
