@@ -40,7 +40,7 @@ console.log(`database: ${database.label}`)
 const started = performance.now()
 const owner = await createUser(deps, { username: 'owner', password: 'bench-password', email: 'owner@example.com' })
 const { secret } = await createAccessToken(deps, owner.id, 'bench')
-await createRepository(deps, owner, { name: 'bench', autoInit: true, license: 'MIT' })
+await createRepository(deps, owner, { name: 'bench', autoInit: true, license: 'MIT', defaultBranch: 'master' })
 const gitDir = repoPath(dataDir, 'owner', 'bench')
 
 /** 20 commits on master: the first writes every file, each next one changes every 20th file of a folder. */

@@ -40,7 +40,7 @@ console.log(`database: ${database.label}`)
 
 const owner = await createUser(deps, { username: 'owner', password: 'bench-password', email: 'owner@example.com' })
 const { secret } = await createAccessToken(deps, owner.id, 'bench')
-await createRepository(deps, owner, { name: 'bench', autoInit: true, license: 'MIT' })
+await createRepository(deps, owner, { name: 'bench', autoInit: true, license: 'MIT', defaultBranch: 'master' })
 const gitDir = repoPath(dataDir, 'owner', 'bench')
 
 const blob = (path: string, body: string) => `M 100644 inline ${path}\ndata ${Buffer.byteLength(body)}\n${body}`
