@@ -10,6 +10,7 @@ import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, oneCommitRepo, remoteUrl, tempDir } from './git-fixture'
 import { missingGiteaFields } from './gitea-types'
+import { keptIndexesUsed } from '../src/git/tree-write'
 import { startReceiver, until, type Receiver } from './webhook-receiver'
 
 let s: TestServer
@@ -190,6 +191,37 @@ describe('several files in one commit', () => {
     })
     expect(await failure(bad)).toBe(422)
     expect(await refsNow()).toBe(refs)
+  })
+})
+
+describe('the index a change leaves, kept for the next', () => {
+  test('the same branch edited again starts from it; another base never does; every tree is the change on its own base', async () => {
+    expect((await s.post('/user/repos', { name: 'indexed', default_branch: 'main', auto_init: true }, { token: alice.token })).status).toBe(201)
+    const write = async (files: { operation: string; path: string; content?: string }[], extra: Record<string, unknown> = {}) => {
+      const r = await s.post('/repos/alice/indexed/contents', { branch: 'main', message: 'change', files, ...extra }, { token: alice.token })
+      expect(r.status).toBe(201)
+      return r.body.commit.sha as string
+    }
+    const paths = async (ref: string) =>
+      (await s.get(`/repos/alice/indexed/git/trees/${ref}?recursive=1`)).body.tree.filter((e: { type: string }) => e.type === 'blob').map((e: { path: string }) => e.path)
+    await write([{ operation: 'create', path: 'a/one.txt', content: b64('1\n') }])
+    const used = keptIndexesUsed()
+    await write([{ operation: 'create', path: 'a/two.txt', content: b64('2\n') }, { operation: 'create', path: 'b.txt', content: b64('b\n') }])
+    expect(keptIndexesUsed()).toBe(used + 1)
+    expect(await paths('main')).toEqual(['README.md', 'a/one.txt', 'a/two.txt', 'b.txt'])
+    // A branch made from main's head: the same base tree, the kept index taken again.
+    const side = await write([{ operation: 'create', path: 'side.txt', content: b64('s\n') }], { branch: 'main', new_branch: 'side' })
+    expect(keptIndexesUsed()).toBe(used + 2)
+    expect(await paths(side)).toEqual(['README.md', 'a/one.txt', 'a/two.txt', 'b.txt', 'side.txt'])
+    // Back on main: the kept index holds side's tree, not main's: main's is read afresh, without side's file.
+    await write([{ operation: 'create', path: 'c.txt', content: b64('c\n') }])
+    expect(keptIndexesUsed()).toBe(used + 2)
+    expect(await paths('main')).toEqual(['README.md', 'a/one.txt', 'a/two.txt', 'b.txt', 'c.txt'])
+    // A change refused after the index was taken (a file inside a file): the next change is still its base's own.
+    const refused = await s.post('/repos/alice/indexed/contents', { branch: 'main', message: 'x', files: [{ operation: 'create', path: 'd', content: b64('d') }, { operation: 'create', path: 'd/e', content: b64('e') }] }, { token: alice.token })
+    expect(refused.status).toBe(422)
+    await write([{ operation: 'create', path: 'f.txt', content: b64('f\n') }])
+    expect(await paths('main')).toEqual(['README.md', 'a/one.txt', 'a/two.txt', 'b.txt', 'c.txt', 'f.txt'])
   })
 })
 

@@ -10,6 +10,7 @@ import { startSshServer } from '../src/ssh/server'
 import { closeDatabase } from '../src/db/client'
 import { freshTestDatabase } from './test-database'
 import { dropInBackground } from './process-helpers'
+import { releaseKeptIndexes } from '../src/git/tree-write'
 
 export interface TestUser {
   user: UserRow
@@ -105,6 +106,8 @@ export async function startTestServer(overrides: Partial<Config> = {}) {
       // by the next: test-database.ts).
       dropInBackground(database)
       rmSync(dataDir, { recursive: true, force: true })
+      // The index files kept for the next change (bun test runs no exit hook, where a server removes them).
+      releaseKeptIndexes()
     },
   }
 }

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto'
-import { rmSync } from 'node:fs'
+import { rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { git, requireObjectIds, runGit, safeGitMessage, type GitRepo } from './run'
+import { objectInfo } from './objects'
 
 /**
  * New trees made without a work tree: blobs written with `hash-object -w --stdin`, and a tree
  * built in a temporary index file of its own (GIT_INDEX_FILE, outside the repository, removed
- * afterwards): `read-tree` of the base commit, the changes through `update-index --index-info`
+ * afterwards, or kept for the next change on the tree it holds: keptIndexes): `read-tree` of the
+ * base commit (while the blobs are written), the changes through `update-index --index-info`
  * (or a patch through `apply --cached`), then `write-tree`. Paths reach git on stdin, one per
  * line, and were checked by the caller (no '..', no `.git`, no control characters), since
  * `update-index` skips an invalid path without failing.
@@ -26,19 +28,85 @@ export type TreeChange = { path: string; mode: '100644' | '100755'; oid: string 
 /** What git answered when a tree could not be made from the changes (a patch that does not apply). */
 export class TreeRefused extends Error {}
 
-/** Runs `work` with a fresh index file holding `base`'s tree (empty when null); removes the file after. */
-async function withIndex<T>(repo: GitRepo, base: string | null, work: (env: Record<string, string>) => Promise<T>): Promise<T> {
-  const file = join(tmpdir(), `warren-index-${randomUUID()}`)
+/**
+ * Index files kept after a tree was written, one a repository (the last tree written there, which
+ * the file holds), at most KEPT_INDEXES in all, none larger than MAX_KEPT_INDEX_BYTES: the next
+ * change whose base commit has that tree (the same branch edited again) starts from that file,
+ * without `read-tree` (for a large tree the costliest step), and git's cache of its trees in it is
+ * still valid for `write-tree`. A tree never changes under its id, so the file is right whenever
+ * its tree is the base's. A change takes the file out while it works on it; a second change at the
+ * same time reads its base's tree as before.
+ */
+const keptIndexes = new Map<string, { tree: string; file: string }>()
+const KEPT_INDEXES = 16
+const MAX_KEPT_INDEX_BYTES = 8 * 1024 * 1024
+let keptIndexHits = 0
+
+/** How many trees were written from a kept index, without `read-tree`, since the process started (tests). */
+export const keptIndexesUsed = (): number => keptIndexHits
+
+const removeIndex = (file: string) => {
+  rmSync(file, { force: true })
+  rmSync(file + '.lock', { force: true })
+}
+
+/** Removes the kept index files (a cache: the next change reads its base's tree); at the latest when the process exits, as they are of no use to another. */
+export function releaseKeptIndexes(): void {
+  for (const kept of keptIndexes.values()) removeIndex(kept.file)
+  keptIndexes.clear()
+}
+let removedAtExit = false
+
+/** Keeps `file` (holding `tree`) as `repo`'s index, in place of the one kept before; the oldest others out past KEPT_INDEXES. */
+function keepIndex(repo: GitRepo, tree: string, file: string): boolean {
+  const size = statSync(file, { throwIfNoEntry: false })?.size
+  if (size === undefined || size > MAX_KEPT_INDEX_BYTES) return false
+  if (!removedAtExit) {
+    removedAtExit = true
+    process.once('exit', releaseKeptIndexes)
+  }
+  const old = keptIndexes.get(repo.gitDir)
+  if (old) removeIndex(old.file)
+  keptIndexes.delete(repo.gitDir)
+  keptIndexes.set(repo.gitDir, { tree, file })
+  for (const [gitDir, kept] of keptIndexes) {
+    if (keptIndexes.size <= KEPT_INDEXES) break
+    keptIndexes.delete(gitDir)
+    removeIndex(kept.file)
+  }
+  return true
+}
+
+/**
+ * The tree `work` writes with an index file holding `base`'s tree (empty when null) and what
+ * `input` comes to: the repository's kept index when it holds that tree, else a fresh file
+ * `read-tree` fills while `input` is made (the blobs being written); both are awaited before
+ * `work` starts, or before a failure of either is thrown. The file is kept for the next change
+ * (keptIndexes) once `work` wrote its tree, else removed.
+ */
+async function withIndex<I>(repo: GitRepo, base: string | null, input: I | Promise<I>, work: (env: Record<string, string>, input: I) => Promise<string>): Promise<string> {
+  if (base) requireObjectIds('read-tree', base)
+  const kept = keptIndexes.get(repo.gitDir)
+  keptIndexes.delete(repo.gitDir)
+  let reuse: typeof kept | null = null
+  if (kept) {
+    const baseTree = base ? await objectInfo(repo, `${base}^{tree}`).catch(() => null) : null
+    if (baseTree?.oid === kept.tree) reuse = kept
+    else removeIndex(kept.file)
+  }
+  const file = reuse?.file ?? join(tmpdir(), `warren-index-${randomUUID()}`)
   const env = { GIT_INDEX_FILE: file }
+  let keptFile = false
   try {
-    if (base) {
-      requireObjectIds('read-tree', base)
-      await git(['read-tree', base], { ...repo, env })
-    }
-    return await work(env)
+    if (reuse) keptIndexHits++
+    const [read, made] = await Promise.allSettled([base && !reuse ? git(['read-tree', base], { ...repo, env }) : null, input])
+    if (read.status === 'rejected') throw read.reason
+    if (made.status === 'rejected') throw made.reason
+    const tree = await work(env, made.value)
+    keptFile = keepIndex(repo, tree, file)
+    return tree
   } finally {
-    rmSync(file, { force: true })
-    rmSync(file + '.lock', { force: true })
+    if (!keptFile) removeIndex(file)
   }
 }
 
@@ -64,17 +132,18 @@ function fileAndFolder(changes: TreeChange[]): [string, string] | null {
  * The tree of `base` (a commit, or null for none) with `changes` made: removals first, then the
  * new entries. TreeRefused for a file set inside another set file, and for a path git will not
  * store (`update-index` leaves it out, saying so on stderr, and succeeds: `.git.`, `git~1` and
- * the other names checkouts would read as `.git`).
+ * the other names checkouts would read as `.git`). `changes` may still be in the making (their
+ * blobs being written): `base`'s tree is read meanwhile.
  */
-export async function treeWithChanges(repo: GitRepo, base: string | null, changes: TreeChange[]): Promise<string> {
-  const clash = fileAndFolder(changes)
-  if (clash) throw new TreeRefused(`a file cannot also be a folder [path: ${clash[0]}, ${clash[1]}]`)
-  const zero = '0'.repeat(40)
-  const lines = [
-    ...changes.filter((c) => 'remove' in c).map((c) => `0 ${zero}\t${c.path}\n`),
-    ...changes.flatMap((c) => ('remove' in c ? [] : [`${c.mode} ${c.oid}\t${c.path}\n`])),
-  ]
-  return withIndex(repo, base, async (env) => {
+export async function treeWithChanges(repo: GitRepo, base: string | null, changes: TreeChange[] | Promise<TreeChange[]>): Promise<string> {
+  return withIndex(repo, base, changes, async (env, changes) => {
+    const clash = fileAndFolder(changes)
+    if (clash) throw new TreeRefused(`a file cannot also be a folder [path: ${clash[0]}, ${clash[1]}]`)
+    const zero = '0'.repeat(40)
+    const lines = [
+      ...changes.filter((c) => 'remove' in c).map((c) => `0 ${zero}\t${c.path}\n`),
+      ...changes.flatMap((c) => ('remove' in c ? [] : [`${c.mode} ${c.oid}\t${c.path}\n`])),
+    ]
     const r = await runGit(['update-index', '--index-info'], { ...repo, env, input: lines.join('') })
     if (r.code !== 0) throw new TreeRefused(safeGitMessage(r.stderr))
     const ignored = /^Ignoring path (.*)$/m.exec(r.stderr)
@@ -85,7 +154,7 @@ export async function treeWithChanges(repo: GitRepo, base: string | null, change
 
 /** The tree of `base` with `patch` applied (`git apply --cached`); TreeRefused when it does not apply. */
 export async function treeWithPatch(repo: GitRepo, base: string | null, patch: string): Promise<string> {
-  return withIndex(repo, base, async (env) => {
+  return withIndex(repo, base, patch, async (env) => {
     const r = await runGit(['apply', '--cached', '--whitespace=nowarn', '-'], { ...repo, env, input: patch })
     if (r.code !== 0) throw new TreeRefused(safeGitMessage(r.stderr))
     return writeTree(repo, env)

@@ -157,15 +157,19 @@ export async function changeFiles(
       if (touched.has(path)) throw unprocessable(`a path may be changed once per commit [path: ${path}]`)
       touched.add(path)
     }
-  const oids = await Promise.all(planned.map((p) => (p.bytes ? writeBlob(t.git, p.bytes) : null)))
-  const treeChanges: TreeChange[] = planned.flatMap((p, i): TreeChange[] => {
-    if (p.operation === 'delete') return [{ path: p.path, remove: true }]
-    const set: TreeChange = { path: p.path, mode: p.mode, oid: oids[i]! }
-    return p.fromPath !== p.path ? [{ path: p.fromPath, remove: true }, set] : [set]
-  })
+  // The blobs are written while the base's tree is read (treeWithChanges).
+  const written = Promise.all(planned.map((p) => (p.bytes ? writeBlob(t.git, p.bytes) : null)))
+  const treeChanges = written.then((oids) =>
+    planned.flatMap((p, i): TreeChange[] => {
+      if (p.operation === 'delete') return [{ path: p.path, remove: true }]
+      const set: TreeChange = { path: p.path, mode: p.mode, oid: oids[i]! }
+      return p.fromPath !== p.path ? [{ path: p.fromPath, remove: true }, set] : [set]
+    }),
+  )
   let tree: string
+  let oids: (string | null)[]
   try {
-    tree = await treeWithChanges(t.git, t.base, treeChanges)
+    ;[tree, oids] = await Promise.all([treeWithChanges(t.git, t.base, treeChanges), written])
   } catch (e) {
     if (e instanceof TreeRefused) throw unprocessable(`the changes cannot be made together: ${e.message}`)
     throw e
