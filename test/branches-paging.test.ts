@@ -3,7 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, remoteUrl, tempDir } from './git-fixture'
-import { refAnswerHits } from '../src/git/ref-answers'
+import { refAnswerHits, refAnswersWeight } from '../src/git/ref-answers'
 
 /**
  * A repository's branches grow without bound, so their list is always a page (Gitea's default
@@ -93,5 +93,11 @@ describe('branch list', () => {
     const oneHits = refAnswerHits()
     expect((await s.get('/repos/alice/many/branches/b001', { token: alice.token })).body).toEqual(one.body)
     expect(refAnswerHits()).toBe(oneHits + 1)
+    // Branches that do not exist are answers too (a 404 kept while no ref moves), each weighed, so that they leave in turn.
+    const weight = refAnswersWeight()
+    for (let i = 0; i < 20; i++) expect((await s.get(`/repos/alice/many/branches/none-${i}`, { token: alice.token })).status).toBe(404)
+    // (the cache holds 8 MiB: from far below it, nothing left meanwhile)
+    expect(weight).toBeLessThan(7 * 1024 * 1024)
+    expect(refAnswersWeight()).toBeGreaterThanOrEqual(weight + 20 * 200)
   })
 })

@@ -123,7 +123,7 @@ function numstatEntries(): (token: string) => boolean {
 export async function changedFiles(repo: GitRepo, base: string, head: string, max = MAX_CHANGED_FILES): Promise<{ files: FileChange[]; truncated: boolean } | null> {
   checkOid(base, head)
   // What two commit ids differ by never changes: kept, each caller given records of its own.
-  const key = `${repo.gitDir}\0${base}\0${head}\0${max}`
+  const key = `${repo.gitDir}\0${repo.alternates ?? ''}\0${base}\0${head}\0${max}`
   const kept = changes.get(key)
   if (kept) {
     changesHits++
@@ -135,7 +135,7 @@ export async function changedFiles(repo: GitRepo, base: string, head: string, ma
 }
 
 /** The files of comparisons (changedFiles), by repository, ids and bound, weighed by their characters (about). */
-const changes = new WeightedCache<{ files: FileChange[]; truncated: boolean }>(8 * 1024 * 1024, (c) => c.files.reduce((n, f) => n + 60 + f.path.length + (f.previousPath?.length ?? 0), 0))
+const changes = new WeightedCache<{ files: FileChange[]; truncated: boolean }>(8 * 1024 * 1024, (c) => c.files.reduce((n, f) => n + 60 + f.path.length + (f.previousPath?.length ?? 0), 300))
 
 let changesHits = 0
 

@@ -29,6 +29,8 @@ const MAX_LOOSE_REFS = 2_000
 const MAX_PACKED_REFS_BYTES = 8 * 1024 * 1024
 const MAX_ANSWER_BYTES = 1024 * 1024
 const MAX_CACHE_BYTES = 8 * 1024 * 1024
+/** What a kept answer weighs besides its own weight and its key (the entry, its state's digest). */
+const ENTRY_OVERHEAD = 200
 
 /** The files of a repository that decide upload-pack's ref answers, besides those under refs/. */
 const STATE_FILES = ['HEAD', 'config', 'packed-refs', 'shallow']
@@ -106,12 +108,19 @@ export async function refAnswer<T>(gitDir: string, request: string, make: () => 
     hits++
     return hit.value as T
   }
+  // Frozen whether kept or not: a reader that changes what it got fails every time, not only when it was kept.
   const made = await make()
-  if (before === null || !made.ok) kept.delete(key)
-  else if (made.weight > MAX_ANSWER_BYTES) kept.delete(key)
-  else if ((await refStateKey(gitDir)) === before) kept.set(key, { state: before, value: deepFreeze(made.value), weight: made.weight })
-  return made.value
+  const value = deepFreeze(made.value)
+  // An answer weighs at least its key and a record's overhead: empty answers (a missing branch, a
+  // page past the end) are weighed too, so that they leave in turn.
+  const weight = made.weight + key.length + ENTRY_OVERHEAD
+  if (before === null || !made.ok || weight > MAX_ANSWER_BYTES) kept.delete(key)
+  else if ((await refStateKey(gitDir)) === before) kept.set(key, { state: before, value, weight })
+  return value
 }
+
+/** The weight the kept answers hold now (tests). */
+export const refAnswersWeight = (): number => kept.weight
 
 /** How many answers were served kept, without git, since the process started (tests). */
 export const refAnswerHits = (): number => hits

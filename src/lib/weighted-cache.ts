@@ -21,6 +21,11 @@ export class WeightedCache<V> {
     return hit.value
   }
 
+  /** The weight held now (tests). */
+  get weight(): number {
+    return this.held
+  }
+
   /** Drops what `key` holds, if anything. */
   delete(key: string): void {
     const old = this.entries.get(key)
