@@ -46,7 +46,7 @@ export const refStateReads = (): number => stateReads
  * A digest of the repository's ref state (see above), or null when it cannot be read within
  * the bounds (then nothing is cached).
  */
-export async function refStateKey(gitDir: string): Promise<string | null> {
+async function refStateKey(gitDir: string): Promise<string | null> {
   stateReads++
   const loose = await listRefEntries(gitDir, 'refs', MAX_LOOSE_REFS)
   if (!loose) return null
