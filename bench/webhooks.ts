@@ -111,7 +111,7 @@ interface Side {
   threads: Map<string, ThreadTimes>
   waits: typeof writeLockWaits
 }
-const side = (): Side => ({ times: [], roundMeans: [], threads: new Map(), waits: { transactions: 0, waits: 0, waitedMs: 0 } })
+const side = (): Side => ({ times: [], roundMeans: [], threads: new Map(), waits: { transactions: 0, waits: 0, waitedMs: 0, tries: 0 } })
 const quiet = side()
 const busy = side()
 let expected = EVENTS
@@ -142,6 +142,7 @@ async function block(into: Side, repo: string, n: number, hooks: number) {
   into.waits.transactions += writeLockWaits.transactions - w.transactions
   into.waits.waits += writeLockWaits.waits - w.waits
   into.waits.waitedMs += writeLockWaits.waitedMs - w.waitedMs
+  into.waits.tries += writeLockWaits.tries - w.tries
   expected += n * hooks
   await waitFor(expected)
   const after = await sample()
@@ -197,7 +198,7 @@ for (const group of ['bun', 'Worker', 'HTTP Client', 'HeapHelper', 'JITWorker', 
 }
 console.log(`  CPU added by the hooks: ${(added / 1e6 / n).toFixed(3)} ms a request, ${((added / 1e3 / n / HOOKS)).toFixed(1)} µs a delivery`)
 const waitLine = (name: string, w: typeof writeLockWaits) =>
-  `${name.padEnd(12)} ${w.transactions} API write transactions, ${w.waits} found the write lock held (by the webhook thread), waited ${w.waitedMs.toFixed(1)} ms in all (${(w.waitedMs / n).toFixed(3)} ms a request)`
+  `${name.padEnd(12)} ${w.transactions} API write transactions, ${w.waits} found the write lock held (by the webhook thread), waited ${w.waitedMs.toFixed(1)} ms in all (${(w.waitedMs / n).toFixed(3)} ms a request; ${w.tries} tries of BEGIN refused)`
 // SQLite's write lock only (PostgreSQL's writers do not wait for one another's connection so).
 if (deps.db.$runtime.dialect === 'sqlite') {
   console.log(waitLine('no hooks', quiet.waits))

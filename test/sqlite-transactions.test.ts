@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
 import { Database } from 'bun:sqlite'
-import { checkpointWal, closeDatabase, openDatabase, writeLockWaits, writeTransaction, type Db } from '../src/db/client'
+import { checkpointWal, closeDatabase, openDatabase, shareWriteLock, writeLockWaits, writeTransaction, type Db } from '../src/db/client'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -105,6 +105,46 @@ describe('the SQLite write gate', () => {
     // The connection's own busy timeout is back for every other statement.
     expect(((await db.all(sql`pragma busy_timeout`)) as unknown[][])[0]![0]).toBe(10_000)
     other.close()
+    await closeDatabase(db)
+  })
+
+  test("the lock held by another thread's connection sharing its holder is waited for without trying again and again", async () => {
+    const db = await scratch()
+    const dataDirs = new Map([[db, dirs[dirs.length - 1]!]])
+    /** The other thread's transaction holds the lock while one of `on` waits `holdMs`; answers BEGIN's refused tries. */
+    const triesWhileHeld = async (writeLock: SharedArrayBuffer | null, holdMs: number, on = db) => {
+      const dataDir = dataDirs.get(on) ?? dirs[dirs.length - 1]!
+      const worker = new Worker(new URL('./write-lock-holder.ts', import.meta.url).href)
+      const said = (what: string) => new Promise<void>((resolve) => worker.addEventListener('message', (e) => e.data === what && resolve()))
+      const holding = said('holding')
+      const committed = said('committed')
+      worker.postMessage({ dataDir, writeLock })
+      await holding
+      const before = writeLockWaits.tries
+      const order: string[] = []
+      const waiting = writeTransaction(on, async () => {
+        order.push('began')
+        await on.run(sql`insert into t values (2)`)
+      })
+      await Bun.sleep(holdMs)
+      order.push('released')
+      worker.postMessage('commit')
+      await waiting
+      await committed
+      worker.terminate()
+      expect(order).toEqual(['released', 'began'])
+      return writeLockWaits.tries - before
+    }
+    // Shared: one refused try, then the next when the other thread says it let go (or after each
+    // HOLDER_WAIT_MS, 50 ms, meanwhile, in case its word were lost).
+    expect(await triesWhileHeld(shareWriteLock(db), 20)).toBeLessThanOrEqual(4)
+    // Not shared (as another process's hold, which is not known): tried at every turn of the event
+    // loop for 2 ms, then every millisecond.
+    const apart = await scratch()
+    expect(await triesWhileHeld(null, 20, apart)).toBeGreaterThan(4)
+    expect(await values(db)).toEqual([1, 2])
+    expect(await values(apart)).toEqual([1, 2])
+    await closeDatabase(apart)
     await closeDatabase(db)
   })
 

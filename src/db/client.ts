@@ -509,13 +509,62 @@ const BUSY_TIMEOUT_MS = 10_000
 const BUSY_SPIN_MS = 2
 
 /**
+ * SQLite's write lock between the threads of this process (the API's connection and the webhook
+ * thread's, to one file): which connection holds it, in memory both threads share (`shareWriteLock`).
+ * A transaction that finds the lock held by the other thread waits to be told it was let go
+ * (Atomics.waitAsync, its event loop free meanwhile), instead of trying again and again: the spin
+ * took a core for as long as it lasted, the very core the holder (the webhook thread, whose CPU
+ * priority is lower) needed to finish, so a 0.1 ms transaction held the lock for milliseconds
+ * while the API span for it (bench/webhooks.ts). Another process's hold (the sqlite3 tool's) is
+ * not known here and is waited for as before.
+ */
+interface WriteLockShare {
+  /** [holder: a connection's id, or 0; the last id given]. */
+  cells: Int32Array
+  /** This connection's id among the connections sharing `cells`. */
+  id: number
+}
+const HOLDER = 0
+const LAST_ID = 1
+/** Sharing connections, by their SQLite handle. */
+const writeLockShares = new WeakMap<Database, WriteLockShare>()
+/** How long a wait for the other thread's word lasts at most before the lock is tried again (its word normally comes first). */
+const HOLDER_WAIT_MS = 50
+
+/**
+ * Shares the SQLite write lock's holder between this connection and connections of other threads
+ * given the same memory: called with none, makes it (the answer, to send to the other thread);
+ * with the other thread's, joins it. Nothing on PostgreSQL (null), whose waits are its own.
+ */
+export function shareWriteLock(db: Db, memory?: SharedArrayBuffer): SharedArrayBuffer | null {
+  if (db.$runtime.dialect !== 'sqlite') return null
+  const shared = memory ?? new SharedArrayBuffer(8)
+  const cells = new Int32Array(shared)
+  writeLockShares.set(db.$client, { cells, id: Atomics.add(cells, LAST_ID, 1) + 1 })
+  return shared
+}
+
+/** Marks the write lock this connection's (once its BEGIN IMMEDIATE succeeded). */
+function holdingWriteLock(sqlite: Database): void {
+  const share = writeLockShares.get(sqlite)
+  if (share) Atomics.store(share.cells, HOLDER, share.id)
+}
+
+/** Marks it let go (after COMMIT or ROLLBACK), and wakes the other thread's waiting transaction. */
+function releasedWriteLock(sqlite: Database): void {
+  const share = writeLockShares.get(sqlite)
+  if (share && Atomics.compareExchange(share.cells, HOLDER, share.id, 0) === share.id) Atomics.notify(share.cells, HOLDER)
+}
+
+/**
  * Takes SQLite's write lock (BEGIN IMMEDIATE), waiting while another connection holds it without
  * blocking the event loop: SQLite's own busy handler sleeps the thread in growing steps (1, 2, 5,
  * 10… ms), so a request that found the lock held by the webhook thread's millisecond-long
  * transaction slept several times as long as it, and every other request with it. Here each try
- * fails at once (busy_timeout 0 for the BEGIN alone); the next comes after the event loop has
- * turned, then after 1 ms sleeps once the wait is longer than BUSY_SPIN_MS. Nothing else runs on
- * the connection meanwhile: the gate holds every other statement until this transaction ends.
+ * fails at once (busy_timeout 0 for the BEGIN alone). Held by another thread of this process
+ * (WriteLockShare), the next try comes once that thread says it let go; otherwise after the event
+ * loop has turned, then after 1 ms sleeps once the wait is longer than BUSY_SPIN_MS. Nothing else
+ * runs on the connection meanwhile: the gate holds every other statement until this transaction ends.
  */
 async function beginImmediate(sqlite: Database): Promise<void> {
   const start = performance.now()
@@ -525,11 +574,19 @@ async function beginImmediate(sqlite: Database): Promise<void> {
     for (;;) {
       try {
         sqlite.exec('BEGIN IMMEDIATE')
+        holdingWriteLock(sqlite)
         return
       } catch (e) {
         waited = performance.now() - start
         if ((e as { code?: string }).code !== 'SQLITE_BUSY' || waited >= BUSY_TIMEOUT_MS) throw e
-        await (waited < BUSY_SPIN_MS ? new Promise((resolve) => setImmediate(resolve)) : Bun.sleep(1))
+        writeLockWaits.tries++
+        const share = writeLockShares.get(sqlite)
+        const holder = share ? Atomics.load(share.cells, HOLDER) : 0
+        if (holder !== 0 && holder !== share!.id) {
+          // Answered at once ('not-equal') when the holder let go meanwhile.
+          const told = Atomics.waitAsync(share!.cells, HOLDER, holder, HOLDER_WAIT_MS)
+          if (told.async) await told.value
+        } else await (waited < BUSY_SPIN_MS ? new Promise((resolve) => setImmediate(resolve)) : Bun.sleep(1))
       }
     }
   } finally {
@@ -544,9 +601,10 @@ async function beginImmediate(sqlite: Database): Promise<void> {
 
 /**
  * This thread's SQLite transactions and the waits of theirs that found the write lock held by
- * another connection (what bench/webhooks.ts prints: the API's waits for the webhook thread).
+ * another connection (what bench/webhooks.ts prints: the API's waits for the webhook thread), and
+ * the tries of BEGIN that found it held.
  */
-export const writeLockWaits = { transactions: 0, waits: 0, waitedMs: 0 }
+export const writeLockWaits = { transactions: 0, waits: 0, waitedMs: 0, tries: 0 }
 
 /** writeTransaction on SQLite: one BEGIN IMMEDIATE ... COMMIT at a time on the one connection (WriteGate). */
 async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, snapshots: ReadSnapshots, marked: MarkedWrites, fn: () => Promise<T>): Promise<T> {
@@ -572,6 +630,8 @@ async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, snapshots
     } catch (e) {
       if (sqlite.inTransaction) sqlite.exec('ROLLBACK')
       throw e
+    } finally {
+      releasedWriteLock(sqlite)
     }
   } finally {
     if (gate.current === transaction) gate.current = null
@@ -652,6 +712,7 @@ function markedWrites(sqlite: Database): MarkedWrites {
       // The write lock from the start (busy_timeout waits for it, as the write alone would): the
       // mark is read and raised under it, so two connections never raise it to the same value.
       sqlite.exec('BEGIN IMMEDIATE')
+      holdingWriteLock(sqlite)
       try {
         const result = write()
         move()
@@ -660,6 +721,8 @@ function markedWrites(sqlite: Database): MarkedWrites {
       } catch (e) {
         if (sqlite.inTransaction) sqlite.exec('ROLLBACK')
         throw e
+      } finally {
+        releasedWriteLock(sqlite)
       }
     },
   }

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { shareWriteLock } from '../db/client'
 import type { AppDeps } from '../deps'
 import { newHooksMark, registerDeliveryWaker, stopDrainMs, type DeliveryNews } from '../webhooks/dispatcher'
 import { hasWebhookWork, WEBHOOK_POLL_MS } from '../webhooks/loops'
@@ -27,6 +28,8 @@ const RUNNING_CHECK_MS = 1_000
 
 /** Where the webhook threads' sweep of unreferenced payloads goes on, per database (each thread continues the previous one's). */
 const sweepPositions = new WeakMap<AppDeps['db'], number>()
+/** The write lock's shared holder of each database's connection (made at its first thread, joined by each). */
+const writeLockShares = new WeakMap<AppDeps['db'], SharedArrayBuffer>()
 
 /** The delivery thread: started with its configuration, ended after its loops stopped. */
 function startThread(deps: AppDeps, pollMs: number | undefined) {
@@ -44,7 +47,10 @@ function startThread(deps: AppDeps, pollMs: number | undefined) {
   // Moved here, read by the thread's lanes before each attempt: a hook's edit is seen by every attempt that starts after its answer.
   const hooksMark = newHooksMark()
   const hooksMoved = new Int32Array(hooksMark)
-  post({ type: 'start', config: { ...deps.config, databasePoolSize: WEBHOOK_DATABASE_POOL }, pollMs, sweepFrom: sweepPositions.get(deps.db), hooksMark })
+  // Which of the two connections holds SQLite's write lock: each waits for the other's word (db/client.ts).
+  const writeLock = writeLockShares.get(deps.db) ?? shareWriteLock(deps.db)
+  if (writeLock) writeLockShares.set(deps.db, writeLock)
+  post({ type: 'start', config: { ...deps.config, databasePoolSize: WEBHOOK_DATABASE_POOL }, pollMs, sweepFrom: sweepPositions.get(deps.db), hooksMark, writeLock })
   return {
     /** Tasks were added (woken), or hooks edited or deleted (its running lanes read theirs again). */
     tell: (news: DeliveryNews) => (news === 'tasks' ? post({ type: 'wake' }) : void Atomics.add(hooksMoved, 0, 1)),

@@ -3,7 +3,7 @@
  * payloads and talking to receivers never holds up a request. Started and stopped by
  * src/jobs/webhook-worker.ts; also an entry point of the bundle (package.json "build").
  */
-import { closeDatabase } from '../db/client'
+import { closeDatabase, shareWriteLock } from '../db/client'
 import type { Config } from '../config'
 import { createDeps } from '../deps'
 import { runWebhookLoops } from './loops'
@@ -11,8 +11,12 @@ import { lowerThisThread } from '../lib/thread-priority'
 
 declare const self: Worker
 
-/** `hooksMark`: the hooks counter the API's thread moves when a hook is edited or deleted (shared memory, no message). */
-export type WebhookThreadMessage = { type: 'start'; config: Config; pollMs?: number; sweepFrom?: number; hooksMark: SharedArrayBuffer } | { type: 'wake' } | { type: 'stop' }
+/**
+ * `hooksMark`: the hooks counter the API's thread moves when a hook is edited or deleted (shared
+ * memory, no message); `writeLock`: who holds SQLite's write lock, the API's connection or this
+ * thread's (db/client.ts shareWriteLock; null on PostgreSQL).
+ */
+export type WebhookThreadMessage = { type: 'start'; config: Config; pollMs?: number; sweepFrom?: number; hooksMark: SharedArrayBuffer; writeLock: SharedArrayBuffer | null } | { type: 'wake' } | { type: 'stop' }
 /** What the thread says: started, and stopped with where the payload sweep goes on. */
 export type WebhookThreadReport = { type: 'started' } | { type: 'stopped'; sweepFrom: number }
 
@@ -26,6 +30,7 @@ self.onmessage = async (event: MessageEvent<WebhookThreadMessage>) => {
     // thread's database connection, payloads and deliveries are all background work.
     lowerThisThread()
     deps = await createDeps(message.config)
+    if (message.writeLock) shareWriteLock(deps.db, message.writeLock)
     loops = await runWebhookLoops(deps, { pollMs: message.pollMs, sweepFrom: message.sweepFrom, background: true, hooksMark: message.hooksMark })
     self.postMessage({ type: 'started' } satisfies WebhookThreadReport)
   } else if (message.type === 'wake') await loops?.wake()
