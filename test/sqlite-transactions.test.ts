@@ -148,6 +148,17 @@ describe('the SQLite write gate', () => {
     await closeDatabase(db)
   })
 
+  test('a connection keeps the compiled statements of a working set larger than Bun\'s 20', async () => {
+    const db = await scratch()
+    // Statements run through the connection (drizzle's path), each a text of its own.
+    for (let i = 0; i < 100; i++) await db.all(sql.raw(`select x from t where x = ${i}`))
+    const first = db.$client.query('select x from t where x = 0')
+    for (let i = 1; i < 100; i++) await db.all(sql.raw(`select x from t where x = ${i}`))
+    // Still the one compiled before the 99 others (with Bun's default it was compiled again).
+    expect(db.$client.query('select x from t where x = 0')).toBe(first)
+    await closeDatabase(db)
+  })
+
   test("a turn's reads share one snapshot, which ends with the turn; writes never wait for it", async () => {
     const db = await scratch()
     await db.run(sql`insert into t values (1)`)
