@@ -1,6 +1,6 @@
 // runs in one half: sqlite
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { connect, type Socket } from 'node:net'
@@ -302,9 +302,16 @@ describe('after sign-in', () => {
 
       // upload-pack advertises its refs, then waits for the client's wants, which never come.
       const waiting = Bun.spawn(['ssh', ...sshArgs(aliceKey, l.port), 'git@127.0.0.1', "git-upload-pack 'alice/small.git'"], { stdin: 'pipe', stdout: 'pipe', stderr: 'ignore' })
-      const advertised = new Response(waiting.stdout).text()
+      const output = waiting.stdout.getReader()
+      let advertised = new TextDecoder().decode((await output.read()).value)
+      // Meanwhile the server's git runs with its keepalives within the limit (once a second for
+      // 1 s; git's own 5 s would let a clone asked quietly go idle while its pack is prepared).
+      expect(gitCommandLines().filter((line) => line.includes(' upload-pack ') && line.includes(s.deps.config.dataDir))).toEqual([
+        expect.stringContaining('-c uploadpack.keepAlive=1 -c receive.keepAlive=1 upload-pack'),
+      ])
+      for (let r = await output.read(); !r.done; r = await output.read()) advertised += new TextDecoder().decode(r.value)
       expect(await within(waiting.exited)).toBe(true)
-      expect(await advertised).toContain('refs/heads/main')
+      expect(advertised).toContain('refs/heads/main')
       waiting.stdin.end()
     } finally {
       await l.stop()
@@ -328,6 +335,20 @@ describe('after sign-in', () => {
     }
   }, LIMIT)
 })
+
+/** The command lines of this machine's git processes (Linux's /proc), arguments joined by spaces. */
+function gitCommandLines(): string[] {
+  const lines: string[] = []
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
+      if (args[0]?.endsWith('git')) lines.push(args.join(' '))
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return lines
+}
 
 /** A ProxyCommand relaying stdin to the server, and the server's bytes to stdout at most `rate` bytes a second. */
 const RELAY = `

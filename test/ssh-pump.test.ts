@@ -44,7 +44,7 @@ class Channel extends EventEmitter {
   }
 }
 
-const activity: ChannelActivity = { touch() {}, expectingData: (p) => p, serverWork: (p) => p }
+const activity: ChannelActivity = { keepAliveSeconds: 5, touch() {}, expectingData: (p) => p, serverWork: (p) => p }
 const openState = (): ChannelState => ({ open: true, closed: new Promise(() => {}), giveUp() {} })
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
 

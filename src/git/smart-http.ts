@@ -112,7 +112,9 @@ export function serviceRpc(
  * A git service over a two-way stream (SSH): `git <service> <dir>` speaking the whole protocol
  * (advertisement, then the exchange) with `input` as its stdin and its stdout handed back as a
  * stream, both streamed with backpressure. Under the long time limit; dies with `repo.signal`.
- * `hooks` as for serviceRpc.
+ * `hooks` as for serviceRpc; `keepAliveSeconds`: how often git sends its keepalive while it
+ * prepares a pack the client waits for quietly (uploadpack.keepAlive) or checks one it received
+ * (receive.keepAlive), git's own 5 s when not given.
  */
 export function serviceSession(
   repo: GitRepo,
@@ -120,6 +122,8 @@ export function serviceSession(
   input: ReadableStream<Uint8Array>,
   gitProtocol: string | null,
   hooks: HookOptions = {},
+  keepAliveSeconds?: number,
 ): GitStream {
-  return spawnGitStream(repo, [service, repo.gitDir], { input, channel: hooks.channel, env: { ...hooks.env, ...protocolEnv(gitProtocol) } })
+  const keepAlive = keepAliveSeconds ? ['-c', `uploadpack.keepAlive=${keepAliveSeconds}`, '-c', `receive.keepAlive=${keepAliveSeconds}`] : []
+  return spawnGitStream(repo, [...keepAlive, service, repo.gitDir], { input, channel: hooks.channel, env: { ...hooks.env, ...protocolEnv(gitProtocol) } })
 }

@@ -33,6 +33,8 @@ import { errorFields, loggerOf } from '../lib/log'
  * marks such work inside one of those spans.
  */
 export interface ChannelActivity {
+  /** Seconds between git's keepalives, within the connection's idle limit (limits.ts gitKeepAliveSeconds). */
+  keepAliveSeconds: number
   touch(): void
   expectingData<T>(span: Promise<T>): Promise<T>
   serverWork<T>(work: Promise<T>): Promise<T>
@@ -285,7 +287,7 @@ export async function runGitCommand(
   }
   if (!git) return refuse(channel, refusalMessage('not-found', identity, path))
   const input = channelInput(channel, activity)
-  let proc = serviceSession(git, command.service, input.stream, gitProtocol)
+  let proc = serviceSession(git, command.service, input.stream, gitProtocol, {}, activity.keepAliveSeconds)
   // upload-archive relays git's errors to the client itself (side-band): without the server's paths.
   if (command.service === 'upload-archive')
     proc = { ...proc, stdout: archiveOutputWithoutPaths(proc.stdout, repositoryPathNames(deps.config.dataDir, git.gitDir, `${found.owner.name}/${found.repo.name}.git`)) }
@@ -349,7 +351,7 @@ async function receivePack(
   const hook = await pushHook(deps, git)
   // The hook's channel is closed whichever way the session ends (withPush disposes it too).
   try {
-    const proc = serviceSession(git, 'receive-pack', gitInput, gitProtocol, hook.git)
+    const proc = serviceSession(git, 'receive-pack', gitInput, gitProtocol, hook.git, activity.keepAliveSeconds)
     const relayed = activity.expectingData(relayOutput(deps, proc, channel, state, `receive-pack ${path}`, activity))
     const head = await readPushHead(reader).catch(() => null)
 

@@ -161,6 +161,14 @@ export class UserSlots {
 }
 
 /**
+ * Seconds between git's own keepalives on a connection whose idle limit is `idleMs`: three within
+ * the limit, never more than git's default 5 s nor less than its smallest, 1 s. With the default
+ * alone, a limit under 5 s closed a clone whose pack took longer than the limit to prepare (a
+ * clone asked quietly, `-q`, hears nothing until the pack's first bytes but these keepalives).
+ */
+export const gitKeepAliveSeconds = (idleMs: number): number => Math.max(1, Math.min(5, Math.floor(idleMs / 3000)))
+
+/**
  * The idle limit of one signed-in connection: `onIdle` runs once no data has moved on its channels
  * for `ms`. Data moving in either direction (`touch`) keeps it alive, and so does output still
  * queued for the client shrinking (`pending`: bytes waiting for the client's SSH window, which
@@ -168,7 +176,7 @@ export class UserSlots {
  * slow reader takes a while between two openings of the window); so does work the server does
  * for a command itself (`hold` … `release`: checking access, recording a push), which the client
  * only waits for. A running git counts as data expected: a working transfer keeps talking (git's
- * own keepalives, uploadpack.keepAlive and receive.keepAlive, fill its quiet phases), while one
+ * own keepalives, uploadpack.keepAlive and receive.keepAlive, sent within the limit (gitKeepAliveSeconds), fill its quiet phases), while one
  * waiting for a client that sends or reads nothing goes idle. Protocol keepalives are not channel
  * data and keep nothing alive.
  */

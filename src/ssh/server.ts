@@ -3,7 +3,7 @@ import type { AppDeps } from '../deps'
 import { sshKeyFingerprint } from '../modules/keys/ssh-key'
 import { parseGitCommand, printable } from './command'
 import { refuse, runGitCommand, type ChannelActivity } from './git-session'
-import { ConnectionGate, IdleWatch, sshLimitsOf, UserSlots, type SshLimits } from './limits'
+import { ConnectionGate, gitKeepAliveSeconds, IdleWatch, sshLimitsOf, UserSlots, type SshLimits } from './limits'
 import { identityOfKey, type SshIdentity } from './identity'
 import { lfsAuthenticate } from './lfs-authenticate'
 import { loadOrCreateHostKey, type HostKey } from './host-key'
@@ -213,7 +213,7 @@ function serveConnection(deps: AppDeps, client: Connection, running: Set<Promise
           const command = parseGitCommand(String(info.command))
           if ('refusal' in command) return refuse(channel, command.refusal)
           if (command.lfs) return await lfsAuthenticate(deps, identity, command, channel)
-          return await runGitCommand(deps, identity, command, channel, gitProtocol, activityOf(watch))
+          return await runGitCommand(deps, identity, command, channel, gitProtocol, activityOf(watch, lifecycle.limits.idleMs))
         })
       })
       session.on('shell', async (accept) => {
@@ -238,8 +238,9 @@ function overLimitMessage(limit: number, slot: string): string {
 }
 
 /** What the git session reports to the idle limit (a command holds it from its start: the server works until data is expected). */
-function activityOf(watch: IdleWatch | undefined): ChannelActivity {
+function activityOf(watch: IdleWatch | undefined, idleMs: number): ChannelActivity {
   return {
+    keepAliveSeconds: gitKeepAliveSeconds(idleMs),
     touch: () => watch?.touch(),
     expectingData: (span) => {
       if (!watch) return span
