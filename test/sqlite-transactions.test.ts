@@ -110,10 +110,11 @@ describe('the SQLite write gate', () => {
 
   test("the lock held by another thread's connection sharing its holder is waited for without trying again and again", async () => {
     const db = await scratch()
-    const dataDirs = new Map([[db, dirs[dirs.length - 1]!]])
-    /** The other thread's transaction holds the lock while one of `on` waits `holdMs`; answers BEGIN's refused tries. */
-    const triesWhileHeld = async (writeLock: SharedArrayBuffer | null, holdMs: number, on = db) => {
-      const dataDir = dataDirs.get(on) ?? dirs[dirs.length - 1]!
+    const dbDir = dirs[dirs.length - 1]!
+    const apart = await scratch()
+    const apartDir = dirs[dirs.length - 1]!
+    /** Another thread's transaction on `dataDir` holds the lock while one of `on` waits `holdMs`; answers BEGIN's refused tries. */
+    const triesWhileHeld = async (on: Db, dataDir: string, writeLock: SharedArrayBuffer | null, holdMs: number) => {
       const worker = new Worker(new URL('./write-lock-holder.ts', import.meta.url).href)
       const said = (what: string) => new Promise<void>((resolve) => worker.addEventListener('message', (e) => e.data === what && resolve()))
       const holding = said('holding')
@@ -137,11 +138,10 @@ describe('the SQLite write gate', () => {
     }
     // Shared: one refused try, then the next when the other thread says it let go (or after each
     // HOLDER_WAIT_MS, 50 ms, meanwhile, in case its word were lost).
-    expect(await triesWhileHeld(shareWriteLock(db), 20)).toBeLessThanOrEqual(4)
+    expect(await triesWhileHeld(db, dbDir, shareWriteLock(db), 20)).toBeLessThanOrEqual(4)
     // Not shared (as another process's hold, which is not known): tried at every turn of the event
     // loop for 2 ms, then every millisecond.
-    const apart = await scratch()
-    expect(await triesWhileHeld(null, 20, apart)).toBeGreaterThan(4)
+    expect(await triesWhileHeld(apart, apartDir, null, 50)).toBeGreaterThan(4)
     expect(await values(db)).toEqual([1, 2])
     expect(await values(apart)).toEqual([1, 2])
     await closeDatabase(apart)

@@ -29,7 +29,7 @@ const RUNNING_CHECK_MS = 1_000
 /** Where the webhook threads' sweep of unreferenced payloads goes on, per database (each thread continues the previous one's). */
 const sweepPositions = new WeakMap<AppDeps['db'], number>()
 /** The write lock's shared holder of each database's connection (made at its first thread, joined by each). */
-const writeLockShares = new WeakMap<AppDeps['db'], SharedArrayBuffer>()
+const writeLockMemory = new WeakMap<AppDeps['db'], SharedArrayBuffer>()
 
 /** The delivery thread: started with its configuration, ended after its loops stopped. */
 function startThread(deps: AppDeps, pollMs: number | undefined) {
@@ -48,8 +48,8 @@ function startThread(deps: AppDeps, pollMs: number | undefined) {
   const hooksMark = newHooksMark()
   const hooksMoved = new Int32Array(hooksMark)
   // Which of the two connections holds SQLite's write lock: each waits for the other's word (db/client.ts).
-  const writeLock = writeLockShares.get(deps.db) ?? shareWriteLock(deps.db)
-  if (writeLock) writeLockShares.set(deps.db, writeLock)
+  const writeLock = writeLockMemory.get(deps.db) ?? shareWriteLock(deps.db)
+  if (writeLock) writeLockMemory.set(deps.db, writeLock)
   post({ type: 'start', config: { ...deps.config, databasePoolSize: WEBHOOK_DATABASE_POOL }, pollMs, sweepFrom: sweepPositions.get(deps.db), hooksMark, writeLock })
   return {
     /** Tasks were added (woken), or hooks edited or deleted (its running lanes read theirs again). */

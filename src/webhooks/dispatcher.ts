@@ -535,9 +535,9 @@ interface TaskOutcomeRow {
  * On PostgreSQL the tasks are one statement whatever their number (their rows bound as one JSON
  * array, jsonRecords), sent with the hooks' in one round trip; on SQLite, where a statement costs
  * no round trip, one statement a task with its values bound as they are: SQLite reading them out
- * of one JSON text (a field at a time, the request and answer texts escaped inside it) took twice
- * as long, under the write lock the API waits for (bench/webhooks.ts: 26-52 against 12-37 µs a
- * task, batches of 64 to 4).
+ * of one JSON text (a field at a time, the request and answer texts escaped inside it) took half
+ * as long again, under the write lock the API waits for (6,000 queued deliveries to 10 hooks:
+ * 48.5 against 31.4 µs a task).
  */
 function outcomeStatements(db: Db) {
   const row = (name: string) => recordField('outcome', name)
