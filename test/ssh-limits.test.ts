@@ -92,7 +92,7 @@ function rawConnection(port: number, localAddress: string, host = localAddress.i
 const within = (p: Promise<unknown>, ms = 30_000) => Promise.race([p.then(() => true), Bun.sleep(ms).then(() => false)])
 
 /** Size of the incompressible file in alice/big. */
-const BIG = 4 * 1024 * 1024
+const BIG = 12 * 1024 * 1024
 /** Every test here drives several ssh and git processes (the preload's limit does not reach every file when several run). */
 const LIMIT = 120_000
 
@@ -316,16 +316,19 @@ describe('after sign-in', () => {
     } finally {
       await l.stop()
     }
-    // A clone through a relay that lets the client read 512 KiB/s: data keeps moving, so it is
-    // never idle. Its own server's limit is longer, so that git preparing the pack on a machine
-    // whose cores are busy is not mistaken for an idle client; the transfer still outlasts it.
-    const transferIdleMs = 3000
+    // A clone through a relay that lets the client read 2 MiB/s: data keeps moving, so it is never
+    // idle; the transfer (12 MiB) outlasts the limit. What the server hears of a client reading is
+    // its SSH window opening again, which OpenSSH's client does once it has read half of it (1 MiB):
+    // every half second here, far within the limit even when the client's processes wait for a
+    // busy machine's cores (4 MiB at 512 KiB/s under a 3 s limit: every 2 s, closed as idle when the
+    // cores were busy). Git preparing the pack sends its keepalives within the limit.
+    const transferIdleMs = 4000
     const t = await limitedServer({ idleMs: transferIdleMs })
     try {
       const relay = join(dir, 'relay.ts')
       writeFileSync(relay, RELAY)
       const started = performance.now()
-      const slow = await sshGit(aliceKey, t.port, ['clone', '-q', url(t.port, 'big'), join(dir, 'slow')], [`-o 'ProxyCommand=${process.execPath} ${relay} %h %p 524288'`])
+      const slow = await sshGit(aliceKey, t.port, ['clone', '-q', url(t.port, 'big'), join(dir, 'slow')], [`-o 'ProxyCommand=${process.execPath} ${relay} %h %p 2097152'`])
       expect([slow.code, slow.stderr]).toEqual([0, ''])
       expect(readFileSync(join(dir, 'slow', 'big.bin')).length).toBe(BIG)
       // At that rate the transfer outlasted the idle limit.
