@@ -1,4 +1,4 @@
-import { runGit, requireObjectIds, type GitRepo } from './run'
+import { objectStoreOf, runGit, requireObjectIds, type GitRepo } from './run'
 import { LITERAL_PATHS } from './commit-log'
 import { objectInfo } from './objects'
 import { WeightedCache } from '../lib/weighted-cache'
@@ -28,7 +28,7 @@ export interface Blame {
 export async function blameOf(repo: GitRepo, commit: string, path: string): Promise<Blame | null> {
   requireObjectIds('blame', commit)
   const mailmap = (await objectInfo(repo, 'HEAD:.mailmap'))?.oid ?? ''
-  const key = JSON.stringify([repo.gitDir, commit, path, mailmap])
+  const key = JSON.stringify([objectStoreOf(repo), commit, path, mailmap])
   const hit = kept.get(key)
   if (hit) return hit
   // blame takes no --end-of-options (git 2.39): the commit is an object id and the path follows `--`.

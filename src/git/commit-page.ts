@@ -1,4 +1,4 @@
-import { GitError, runGit, safeGitMessage, type GitRepo } from './run'
+import { GitError, objectStoreOf, runGit, safeGitMessage, type GitRepo } from './run'
 import { LITERAL_PATHS, logValues, readLog, type LogEntry } from './commit-log'
 import { commitFiles, type CommitFile } from './commit-files'
 import { WeightedCache } from '../lib/weighted-cache'
@@ -61,7 +61,7 @@ const FIXED_REVISION = /^\^?([0-9a-f]{40}|[0-9a-f]{64})$/
 /** The key a filter's answers are kept under in `repo`, with `rest` (the page, the options); null when a revision is a name, whose history moves. */
 function keyOf(repo: GitRepo, filter: HistoryFilter, rest: unknown): string | null {
   if (!filter.revisions.every((r) => FIXED_REVISION.test(r))) return null
-  return JSON.stringify([repo.gitDir, filter.revisions, filter.paths ?? [], filter.since ?? null, filter.until ?? null, rest])
+  return JSON.stringify([objectStoreOf(repo), filter.revisions, filter.paths ?? [], filter.since ?? null, filter.until ?? null, rest])
 }
 
 /** Counts of fixed histories (see above), by keyOf. */

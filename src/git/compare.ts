@@ -1,4 +1,4 @@
-import { GitError, requireObjectIds, startGit, type GitRepo } from './run'
+import { GitError, objectStoreOf, requireObjectIds, startGit, type GitRepo } from './run'
 import { startGitOutput } from './stream'
 import { readTokens } from './tokens'
 import { countHistory, historyPage, type ComparedCommit } from './commit-page'
@@ -123,7 +123,7 @@ function numstatEntries(): (token: string) => boolean {
 export async function changedFiles(repo: GitRepo, base: string, head: string, max = MAX_CHANGED_FILES): Promise<{ files: FileChange[]; truncated: boolean } | null> {
   checkOid(base, head)
   // What two commit ids differ by never changes: kept, each caller given records of its own.
-  const key = `${repo.gitDir}\0${repo.alternates ?? ''}\0${base}\0${head}\0${max}`
+  const key = `${objectStoreOf(repo)}\0${base}\0${head}\0${max}`
   const kept = changes.get(key)
   if (kept) {
     changesHits++

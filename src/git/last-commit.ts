@@ -1,4 +1,4 @@
-import { isObjectId, requireObjectIds, runGit, startGit, type GitRepo } from './run'
+import { isObjectId, objectStoreOf, requireObjectIds, runGit, startGit, type GitRepo } from './run'
 import { readTokens } from './tokens'
 import { LITERAL_PATHS } from './commit-log'
 
@@ -17,7 +17,7 @@ function remember(key: string, sha: string): void {
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!)
 }
 
-const keyOf = (repo: GitRepo, commit: string, path: string) => `${repo.gitDir}\0${commit}\0${path}`
+const keyOf = (repo: GitRepo, commit: string, path: string) => `${objectStoreOf(repo)}\0${commit}\0${path}`
 
 /** The last commit reachable from `commit` that changed `path` ('' for the whole tree: `commit`). */
 export async function lastCommitOf(repo: GitRepo, commit: string, path: string): Promise<string> {

@@ -1,4 +1,4 @@
-import { git, isObjectId, requireObjectIds, runGit, startGit, GitError, safeGitMessage, type GitRepo } from './run'
+import { git, isObjectId, objectStoreOf, requireObjectIds, runGit, startGit, GitError, safeGitMessage, type GitRepo } from './run'
 import { readTokens } from './tokens'
 import { objectFormatOf } from './init'
 import { readPeeledRefs } from './ref-files'
@@ -35,7 +35,7 @@ const mergeBases = new WeightedCache<string | null>(20_000, () => 1)
 /** The best common ancestor of two commits, or null (unrelated histories). */
 export async function mergeBase(repo: GitRepo, a: string, b: string): Promise<string | null> {
   checkOid(a, b)
-  const key = `${repo.gitDir}\0${repo.alternates ?? ''}\0${a}\0${b}`
+  const key = `${objectStoreOf(repo)}\0${a}\0${b}`
   const kept = mergeBases.get(key)
   if (kept !== undefined) return kept
   const r = await runGit(['merge-base', a, b], repo)

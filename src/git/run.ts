@@ -68,6 +68,13 @@ export interface GitRepo {
   alternates?: string
 }
 
+/**
+ * The object store an answer kept by object id was read from, for its key beside the ids: the
+ * repository and the objects it reads beside its own (alternates), through which an id missing
+ * from the repository alone may be found. Every cache of answers by id keys them so.
+ */
+export const objectStoreOf = (repo: GitRepo): string => `${repo.gitDir}\0${repo.alternates ?? ''}`
+
 export type GitErrorKind = 'failed' | 'timeout' | 'aborted'
 
 /** A git process that failed, ran out of time, or was stopped; `message` is safe to show. */

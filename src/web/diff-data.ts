@@ -2,7 +2,7 @@ import { changedFiles, type FileChange } from '../git/compare'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { requireObjectIds, runGit, safeGitMessage, startGit, type GitProcess, type GitRepo } from '../git/run'
+import { objectStoreOf, requireObjectIds, runGit, safeGitMessage, startGit, type GitProcess, type GitRepo } from '../git/run'
 import { WeightedCache } from '../lib/weighted-cache'
 
 /**
@@ -130,7 +130,7 @@ const cache = new WeightedCache<Diff>(200_000, (d) => d.files.reduce((n, f) => n
 /** The diff from `base` to `head` within `limits`; null when git cannot compare them. Callers share it: read only. */
 export async function readDiff(git: GitRepo, base: string, head: string, limits: DiffLimits = DIFF_LIMITS): Promise<Diff | null> {
   requireObjectIds('diff', base, head)
-  const key = limits === DIFF_LIMITS ? `${git.gitDir}\0${git.alternates ?? ''}\0${base}\0${head}` : null
+  const key = limits === DIFF_LIMITS ? `${objectStoreOf(git)}\0${base}\0${head}` : null
   const hit = key ? cache.get(key) : undefined
   if (hit) return hit
   const read = await diffOf(git, base, head, limits)
