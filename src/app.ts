@@ -9,7 +9,7 @@ import { errorFields, loggerOf } from './lib/log'
 import { openapiDocument, type RouteInfo } from './edge/openapi-document'
 import { bodyParser } from './edge/body-parser'
 import { docsAssetsModule } from './modules/docs'
-import { webRefusal, webModule } from './web'
+import { webRefusal, webPlugins } from './web'
 import { miscModule } from './modules/misc'
 import { usersModule } from './modules/users'
 import { reposModule } from './modules/repos'
@@ -213,8 +213,10 @@ export function createApp(deps: AppDeps) {
     .use(packageRegistryModule(deps))
     .use(avatarFilesModule(deps))
     .use(oauth2ProviderModule(deps))
-    // Last: its `/:owner` and `/:owner/:repo` pages come after every fixed path above.
-    .use(webModule(deps))
+  // Last: the web pages' `/:owner` and `/:owner/:repo` come after every fixed path above. Each
+  // group of pages is added to the app itself: Elysia copies every route of an instance it is
+  // given, so pages gathered in an instance of their own first were registered once more.
+  for (const pages of webPlugins(deps)) app.use(pages)
   return app
 }
 

@@ -1,4 +1,3 @@
-import { Elysia } from 'elysia'
 import type { AppDeps } from '../deps'
 import { webAssets } from './assets'
 import { signInRoutes } from './sign-in'
@@ -55,57 +54,58 @@ export { errorPage, webRefusal } from './errors'
 /**
  * The web interface: server-rendered pages at Gitea's URLs, outside /api/v1, from the same
  * services, converters and pipeline as the API (`pipeline(deps, { session: true })`: the session
- * cookie counts here and nowhere else). A new page is a route in `pages/`, added below.
+ * cookie counts here and nowhere else). A new page is a route in `pages/`, added below: each group of
+ * pages is an Elysia instance `createApp` adds to the app, in this order, after every other route.
  */
-export const webModule = (deps: AppDeps) =>
-  new Elysia({ name: 'web' })
-    .use(webAssets())
-    .use(signInRoutes(deps))
-    .use(twoFactorPages(deps))
-    .use(oauthPages(deps))
-    .use(oauthGrantPages(deps))
-    .use(notificationPages(deps))
-    .use(feedPages(deps))
-    .use(dashboardPages(deps))
-    .use(peoplePages(deps))
-    .use(packagePages(deps))
-    .use(repoPages(deps))
-    .use(findFilePages(deps))
-    .use(blamePages(deps))
-    .use(codeSearchPages(deps))
-    .use(repoActivityPages(deps))
-    .use(userSettingsPages(deps))
-    .use(blockedUsersPages(deps))
-    .use(accountSettingsPages(deps))
-    .use(repoActionPages(deps))
-    .use(migratePages(deps))
-    .use(orgSettingsPages(deps))
-    .use(hookSettingsPages(deps))
-    .use(explorePages(deps))
-    .use(signUpPages(deps))
-    .use(adminUserPages(deps))
-    .use(accountMailPages(deps))
-    .use(adminSystemPages(deps))
-    .use(adminListPages(deps))
-    .use(repoSettingsPages(deps))
-    .use(repoOptionsPages(deps))
-    .use(protectionSettingsPages(deps))
-    .use(issuePages(deps))
-    .use(pullPages(deps))
-    .use(issueEditPages(deps))
-    .use(issueSidePages(deps))
-    .use(reactionPages(deps))
-    .use(teamSettingsPages(deps))
-    .use(orgPages(deps))
-    .use(commitPages(deps))
-    .use(graphPages(deps))
-    .use(refPages(deps))
-    .use(comparePages(deps))
-    .use(wikiPages(deps))
-    .use(labelPages(deps))
-    .use(orgLabelPages(deps))
-    .use(contentHistoryPages(deps))
-    .use(projectPages(deps))
-    .use(editorPages(deps))
-    .use(releaseFormPages(deps))
-    .use(forkPages(deps))
+export const webPlugins = (deps: AppDeps) => [
+  webAssets(),
+  signInRoutes(deps),
+  twoFactorPages(deps),
+  oauthPages(deps),
+  oauthGrantPages(deps),
+  notificationPages(deps),
+  feedPages(deps),
+  dashboardPages(deps),
+  peoplePages(deps),
+  packagePages(deps),
+  repoPages(deps),
+  findFilePages(deps),
+  blamePages(deps),
+  codeSearchPages(deps),
+  repoActivityPages(deps),
+  userSettingsPages(deps),
+  blockedUsersPages(deps),
+  accountSettingsPages(deps),
+  repoActionPages(deps),
+  migratePages(deps),
+  orgSettingsPages(deps),
+  hookSettingsPages(deps),
+  explorePages(deps),
+  signUpPages(deps),
+  adminUserPages(deps),
+  accountMailPages(deps),
+  adminSystemPages(deps),
+  adminListPages(deps),
+  repoSettingsPages(deps),
+  repoOptionsPages(deps),
+  protectionSettingsPages(deps),
+  issuePages(deps),
+  pullPages(deps),
+  issueEditPages(deps),
+  issueSidePages(deps),
+  reactionPages(deps),
+  teamSettingsPages(deps),
+  orgPages(deps),
+  commitPages(deps),
+  graphPages(deps),
+  refPages(deps),
+  comparePages(deps),
+  wikiPages(deps),
+  labelPages(deps),
+  orgLabelPages(deps),
+  contentHistoryPages(deps),
+  projectPages(deps),
+  editorPages(deps),
+  releaseFormPages(deps),
+  forkPages(deps),
+]
