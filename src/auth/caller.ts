@@ -1,7 +1,7 @@
 import { and, eq, gt, inArray, sql } from 'drizzle-orm'
 import { nowUnix } from '../lib/time'
 import type { Config } from '../config'
-import type { Db } from '../db/client'
+import { perConnection, type Db } from '../db/client'
 import { PageCache, pageCacheOf } from '../db/page-cache'
 import { accessTokens, emailAddresses, oauth2Grants, oauth2Tokens, publicKeys, users } from '../db/schema'
 import { ApiError, unauthorized, forbidden } from '../lib/errors'
@@ -43,6 +43,47 @@ export interface Caller {
 const ANONYMOUS: Caller = { user: null, method: null, signedInAs: null, scope: null }
 
 /**
+ * The statements signing in reads, prepared at their first use rather than when the server starts
+ * (six of them, over the wide users table: about a third of createDeps's time at a start, which
+ * answers its first request without them).
+ */
+const statementsOf = perConnection((db: Db) => ({
+  // Sub-queries, not a join: SQLite answers this form several times faster (hot path).
+  tokenLookup: db
+    .select({
+      user: users,
+      scope: sql<string>`(select ${accessTokens.scope} from ${accessTokens} where ${accessTokens.tokenHash} = ${sqlPlaceholder('hash')})`,
+    })
+    .from(users)
+    .where(inArray(users.id, db.select({ id: accessTokens.userId }).from(accessTokens).where(eq(accessTokens.tokenHash, sqlPlaceholder('hash')))))
+    .prepare(),
+  // An OAuth2 access token: live (not expired), of a grant that still exists (revoking it, or
+  // deleting its application, deletes its tokens).
+  oauth2TokenLookup: db
+    .select({ user: users, scope: oauth2Grants.tokenScope, grantId: oauth2Grants.id })
+    .from(oauth2Tokens)
+    .innerJoin(oauth2Grants, eq(oauth2Grants.id, oauth2Tokens.grantId))
+    .innerJoin(users, eq(users.id, oauth2Grants.userId))
+    .where(and(eq(oauth2Tokens.tokenHash, sqlPlaceholder('hash')), eq(oauth2Tokens.kind, 'access'), gt(oauth2Tokens.expiresUnix, sqlPlaceholder('now'))))
+    .prepare(),
+  userByLowerName: db.select().from(users).where(eq(users.lowerName, sqlPlaceholder('name'))).prepare(),
+  userByEmail: db
+    .select({ user: users })
+    .from(emailAddresses)
+    .innerJoin(users, eq(users.id, emailAddresses.userId))
+    // Only a verified address signs in: one added through POST /user/emails is not (users service addEmails).
+    .where(and(eq(emailAddresses.lowerEmail, sqlPlaceholder('email')), eq(emailAddresses.isActivated, true)))
+    .prepare(),
+  userById: db.select().from(users).where(eq(users.id, sqlPlaceholder('id'))).prepare(),
+  userBySshKey: db
+    .select({ user: users, content: publicKeys.content })
+    .from(publicKeys)
+    .innerJoin(users, eq(users.id, publicKeys.ownerId))
+    .where(and(eq(publicKeys.fingerprint, sqlPlaceholder('fingerprint')), eq(publicKeys.type, 1)))
+    .prepare(),
+}))
+
+/**
  * Turns a request's credentials into a Caller, once per request (cached on the Request).
  * Forms, in Gitea's order: `?token=`, `?access_token=`, `Authorization: token|bearer T`,
  * `Authorization: Basic` (login or e-mail with a password, or a token as either half), and on API
@@ -74,7 +115,6 @@ export class Auth {
   private dummyHash?: Promise<string>
   /** The last password check of each account being checked now (see oneAtATime). */
   private readonly passwordChecks = new Map<string, Promise<void>>()
-  private readonly tokenLookup
   /** Tokens found since the database last changed (findToken), by hash. */
   private readonly tokensFound: PageCache<{ user: UserRow; scope: string }>
   /**
@@ -83,50 +123,12 @@ export class Auth {
    * when they were hashed go in; a secret whose token is gone since finds nothing by its hash.
    */
   private readonly tokenHashes = new Map<string, string>()
-  private readonly oauth2TokenLookup
-  private readonly userByLowerName
-  private readonly userByEmail
-  private readonly userById
-  private readonly userBySshKey
 
   constructor(
     private readonly db: Db,
     private readonly config: Config,
   ) {
-    // Sub-queries, not a join: SQLite answers this form several times faster (hot path).
     this.tokensFound = pageCacheOf(db, 'tokens', () => new PageCache<{ user: UserRow; scope: string }>(db, { maxCost: TOKENS_KEPT }))
-    this.tokenLookup = db
-      .select({
-        user: users,
-        scope: sql<string>`(select ${accessTokens.scope} from ${accessTokens} where ${accessTokens.tokenHash} = ${sqlPlaceholder('hash')})`,
-      })
-      .from(users)
-      .where(inArray(users.id, db.select({ id: accessTokens.userId }).from(accessTokens).where(eq(accessTokens.tokenHash, sqlPlaceholder('hash')))))
-      .prepare()
-    // An OAuth2 access token: live (not expired), of a grant that still exists (revoking it, or
-    // deleting its application, deletes its tokens).
-    this.oauth2TokenLookup = db
-      .select({ user: users, scope: oauth2Grants.tokenScope, grantId: oauth2Grants.id })
-      .from(oauth2Tokens)
-      .innerJoin(oauth2Grants, eq(oauth2Grants.id, oauth2Tokens.grantId))
-      .innerJoin(users, eq(users.id, oauth2Grants.userId))
-      .where(and(eq(oauth2Tokens.tokenHash, sqlPlaceholder('hash')), eq(oauth2Tokens.kind, 'access'), gt(oauth2Tokens.expiresUnix, sqlPlaceholder('now'))))
-      .prepare()
-    this.userByLowerName = db.select().from(users).where(eq(users.lowerName, sqlPlaceholder('name'))).prepare()
-    this.userByEmail = db
-      .select({ user: users })
-      .from(emailAddresses)
-      .innerJoin(users, eq(users.id, emailAddresses.userId))
-      // Only a verified address signs in: one added through POST /user/emails is not (users service addEmails).
-      .where(and(eq(emailAddresses.lowerEmail, sqlPlaceholder('email')), eq(emailAddresses.isActivated, true)))
-      .prepare()
-    this.userById = db.select().from(users).where(eq(users.id, sqlPlaceholder('id'))).prepare()
-    this.userBySshKey = db
-      .select({ user: users, content: publicKeys.content })
-      .from(publicKeys)
-      .innerJoin(users, eq(users.id, publicKeys.ownerId))
-      .where(and(eq(publicKeys.fingerprint, sqlPlaceholder('fingerprint')), eq(publicKeys.type, 1)))
-      .prepare()
     const { loginFailureWindowMs: window, loginFailureCapacity: capacity } = config
     this.accountFailures = new FailureLimiter(config.loginFailuresPerAccount, window, capacity)
     this.addressFailures = new FailureLimiter(config.loginFailuresPerAddress, window, capacity)
@@ -195,7 +197,7 @@ export class Auth {
     // Gitea's body for this one has no `url`.
     if (!caller.user?.isAdmin) throw new ApiError(403, 'Only administrators allowed to sudo.', { url: undefined })
     // No name holds a NUL character (and PostgreSQL cannot be asked for one).
-    const target = sudo.includes('\u0000') ? undefined : (await this.userByLowerName.execute({ name: sudo.toLowerCase() }))[0]
+    const target = sudo.includes('\u0000') ? undefined : (await statementsOf(this.db).userByLowerName.execute({ name: sudo.toLowerCase() }))[0]
     if (!target || target.type !== 0) throw new ApiError(404, `user does not exist [name: ${sudo}]`)
     // Gitea does not check this; acting as an account barred from signing in would bypass the bar.
     if (!target.isActive || target.prohibitLogin)
@@ -249,14 +251,14 @@ export class Auth {
   private async findToken(secret: string): Promise<{ user: UserRow; scope: string; grantId?: number } | undefined> {
     if (OAUTH2_ACCESS_TOKEN.test(secret)) {
       if (!this.config.oauth2Enabled) return undefined
-      return (await this.oauth2TokenLookup.execute({ hash: hashToken(secret), now: nowUnix() }))[0]
+      return (await statementsOf(this.db).oauth2TokenLookup.execute({ hash: hashToken(secret), now: nowUnix() }))[0]
     }
     let hash = this.tokenHashes.get(secret)
     if (hash === undefined) {
       if (!/^[0-9a-f]{40}$/i.test(secret)) return undefined
       hash = hashToken(secret.toLowerCase())
     }
-    const found = await this.tokensFound.getOrRead(hash, async () => (await this.tokenLookup.execute({ hash }))[0])
+    const found = await this.tokensFound.getOrRead(hash, async () => (await statementsOf(this.db).tokenLookup.execute({ hash }))[0])
     if (!found) return undefined
     if (!this.tokenHashes.has(secret)) {
       if (this.tokenHashes.size >= TOKENS_KEPT) this.tokenHashes.clear()
@@ -277,7 +279,7 @@ export class Auth {
         throw unauthorized('SSH certificates are not accepted: this server trusts no SSH certificate authority; sign with a key added to your account')
       const params = parseSignatureHeader(header)
       const data = signingString(request, params, nowUnix())
-      const found = params.keyId.includes('\u0000') ? undefined : (await this.userBySshKey.execute({ fingerprint: params.keyId }))[0]
+      const found = params.keyId.includes('\u0000') ? undefined : (await statementsOf(this.db).userBySshKey.execute({ fingerprint: params.keyId }))[0]
       if (!found) throw unauthorized(`no SSH key of a user has the fingerprint ${params.keyId}`)
       if (!verifiesWith(found.content, data, params.signature)) throw unauthorized('HTTP signature verification failed')
       return this.signedIn(found.user, 'signature', null)
@@ -359,8 +361,8 @@ export class Auth {
     this.checkNotLocked(this.addressFailures, address)
     this.takeAttempt(this.addressFailures, address)
     const found = name.includes('@')
-      ? (await this.userByEmail.execute({ email: name.toLowerCase() }))[0]?.user
-      : (await this.userByLowerName.execute({ name: name.toLowerCase() }))[0]
+      ? (await statementsOf(this.db).userByEmail.execute({ email: name.toLowerCase() }))[0]?.user
+      : (await statementsOf(this.db).userByLowerName.execute({ name: name.toLowerCase() }))[0]
     const user = found && found.type === 0 ? found : undefined
     // Unknown names are counted too (by name), so that locking does not tell which accounts exist.
     const account = user ? `id:${user.id}` : `name:${name.toLowerCase().slice(0, MAX_COUNTED_NAME)}`
@@ -438,7 +440,7 @@ export class Auth {
 
   /** Re-reads a user (e.g. after an update) by id. */
   async userRowById(id: number): Promise<UserRow | undefined> {
-    return (await this.userById.execute({ id }))[0]
+    return (await statementsOf(this.db).userById.execute({ id }))[0]
   }
 }
 
