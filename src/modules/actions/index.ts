@@ -32,6 +32,7 @@ import {
   updateVariable,
   type ActionsHolder,
 } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /**
  * Gitea Actions' API for what needs no runner: secrets, variables and runner registration tokens
@@ -167,7 +168,7 @@ function holderRoutes(deps: AppDeps, h: Holder) {
 }
 
 export const actionsModule = (deps: AppDeps) =>
-  new Elysia({ name: 'actions' })
+  new Elysia({ prefix: API_PREFIX, name: 'actions' })
     .use(
       holderRoutes(deps, {
         prefix: '/repos/:owner/:repo',

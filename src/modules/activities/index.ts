@@ -9,6 +9,7 @@ import { UsernameParams } from '../users/model'
 import { getVisibleUserByName } from '../users/service'
 import { ActivityList, FeedQuery, UserFeedQuery } from './model'
 import { listFeed, orgFeedIncludesPrivate, userFeedIncludesPrivate } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /** What Gitea's FormBool (Go's strconv.ParseBool) reads as true; anything else is false. */
 const GO_TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True'])
@@ -29,7 +30,7 @@ const feedOptions = <const S extends ScopeNeed & string, const N extends object,
 
 /** Activity feeds (Gitea's `…/activities/feeds`): a user's, an organisation's, a team's, a repository's. */
 export const activitiesModule = (deps: AppDeps) =>
-  new Elysia({ name: 'activities' })
+  new Elysia({ prefix: API_PREFIX, name: 'activities' })
     .use(pipeline(deps))
     .get(
       '/users/:username/activities/feeds',

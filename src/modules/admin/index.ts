@@ -36,6 +36,7 @@ import {
 } from './model'
 import { deleteUser, editUser, listAllUsers, renameUser, searchEmails } from './service'
 import { addUserBadges, listUserBadges, removeUserBadges } from './badges'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /**
  * Site administration, every `/admin/...` route (all: site admins; 401 anonymous, 403 others):
@@ -66,7 +67,7 @@ const badgesRoute = (operationId: string, summary: string) => ({
 
 export const adminModule = (deps: AppDeps) => {
   const { config } = deps
-  return new Elysia({ name: 'admin', detail: { tags: ['admin'] } })
+  return new Elysia({ prefix: API_PREFIX, name: 'admin', detail: { tags: ['admin'] } })
     .use(pipeline(deps))
     .get(
       '/admin/users',

@@ -18,6 +18,7 @@ import {
   uploadCommentAsset,
   uploadIssueAsset,
 } from './issue-assets'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /** An issue's and a comment's assets: the issue tracker's routes, changed by the signed in (who may change what is the service's rule: poster or writer). */
 const trackerAssets = <H extends TSchema, A extends TSchema>(holderParams: H, assetParams: A) =>
@@ -27,7 +28,7 @@ const commentAssets = trackerAssets(CommentAssetsParams, CommentAssetParams)
 
 /** Issues' and comments' attachments under /api/v1 (release assets are the releases area's). */
 export const issueAttachmentsModule = (deps: AppDeps) =>
-  new Elysia({ name: 'issue-attachments', detail: { tags: ['issue'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'issue-attachments', detail: { tags: ['issue'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/issues/:index/assets',

@@ -9,6 +9,7 @@ import { avatarTypeOf, decodeBase64Image } from './image'
 import { AvatarHashParams, UpdateAvatarOption } from './model'
 import { changeAvatar } from './service'
 import { avatarPath, isAvatarHash, type AvatarKind } from './storage'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 
@@ -18,7 +19,7 @@ const NoContent = { 204: t.Void({ description: 'no content' }) }
  * Gitea). Each answers 204.
  */
 export const avatarsModule = (deps: AppDeps) =>
-  new Elysia({ name: 'avatars' })
+  new Elysia({ prefix: API_PREFIX, name: 'avatars' })
     .use(pipeline(deps))
     .post(
       '/user/avatar',

@@ -9,6 +9,7 @@ import { OrgParams } from '../orgs/model'
 import { UserSchema } from '../users/model'
 import { BlockQuery, OrgBlockParams, UserBlockParams } from './model'
 import { blockPathUser, blockUser, listBlocks, unblockUser } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const UserList = t.Array(UserSchema)
 const NoContent = { 204: t.Void() }
@@ -31,7 +32,7 @@ export const blocksModule = (deps: AppDeps) => {
   const byOrgOwner = { scope: 'organization', signed: true, org: 'owner', detail: { tags: ['organization'] } } as const
   const detail = (of: { detail: { tags: readonly string[] } }, operationId: string, summary: string) => ({ detail: { tags: [...of.detail.tags], operationId, summary } })
 
-  return new Elysia({ name: 'blocks' })
+  return new Elysia({ prefix: API_PREFIX, name: 'blocks' })
     .use(pipeline(deps))
     .get('/user/blocks', async ({ user, page, respond }) => respond(await listBlocks(deps, user, user, page), usersAs(user)), {
       ...byUser,

@@ -8,10 +8,11 @@ import { RepoWildcardParams, refNameOf } from '../files/model'
 import { branchHeads, getBranch } from './service'
 import { createBranch, deleteBranch, renameBranch } from './changes'
 import { branchesToApi } from '../../convert/branch'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /** Branches of a repository (`{branch}` may hold slashes: the path's wildcard). */
 export const branchesModule = (deps: AppDeps) =>
-  new Elysia({ name: 'branches', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'branches', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/branches',

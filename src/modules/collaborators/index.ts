@@ -8,10 +8,11 @@ import { UserSchema } from '../users/model'
 import { RepoParams } from '../repos/model'
 import { AddCollaboratorOption, CollaboratorParams, RepoCollaboratorPermissionSchema } from './model'
 import { addCollaborator, collaboratorPermission, collaboratorUser, isCollaborator, listAssignees, listCollaborators, removeCollaborator } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /** Repository collaborators: read access lists and checks, repository admins change them. */
 export const collaboratorsModule = (deps: AppDeps) =>
-  new Elysia({ name: 'collaborators', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'collaborators', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/collaborators',

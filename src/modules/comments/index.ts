@@ -11,6 +11,7 @@ import { findIssue } from '../issues/queries'
 import { commentsToApi } from '../../convert/issue'
 import { PLAIN_COMMENT, commentOfRepo, createComment, deleteComment, editComment, listIssueComments, listRepoComments, windowOf } from './service'
 import { notFound } from '../../lib/errors'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const CommentList = t.Array(CommentSchema)
 /** The issue index of the long comment path, absent on the short ones. */
@@ -20,7 +21,7 @@ const readIssues = { unit: 'issues' } as const
 
 /** Comments on issues. */
 export const commentsModule = (deps: AppDeps) => {
-  const app = new Elysia({ name: 'comments', detail: { tags: ['issue'] } })
+  const app = new Elysia({ prefix: API_PREFIX, name: 'comments', detail: { tags: ['issue'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/issues/comments',

@@ -8,13 +8,14 @@ import { commitsToApi, filesToApi, type ApiCommit } from '../../convert/commit'
 import { pullToApi } from '../../convert/pull'
 import { CommitDiffText, CommitListQuery, CommitQuery, CompareQuery, CompareSchema, RefParams, ShaParams } from './model'
 import { commitDiff, commitDownloadOf, compare, getCommit, listCommits, pullOfCommit, type CommitParts } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /** Gitea's switches of a commit record: each on unless switched off. */
 const partsOf = (query: { stat?: string; files?: string }): CommitParts => ({ stats: formSwitch(query.stat, true), files: formSwitch(query.files, true) })
 
 /** A repository's commits: its history, one commit (record, diff, patch, pull request), comparisons. */
 export const commitsModule = (deps: AppDeps) =>
-  new Elysia({ name: 'commits', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'commits', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/commits',

@@ -19,6 +19,7 @@ import {
 import { getContents } from './read'
 import { applyPatch, changeFiles, fileResponse, filesResponse } from './write'
 import { treePathOfUrl } from './paths'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const RefQuery = t.Object({ ref: QueryText('The name of the commit/branch/tag; the default branch when absent') })
 
@@ -27,7 +28,7 @@ const writeNeeds = { scope: 'repository', repo: { level: 'write' }, signed: true
 
 /** Gitea's contents API: reading entries, and writing files as commits through the one push path. */
 export const contentsModule = (deps: AppDeps) =>
-  new Elysia({ name: 'contents', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'contents', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get('/repos/:owner/:repo/contents', async ({ query, repo }) => (await getContents(deps, repo, [], query.ref)) as any, {
       scope: 'repository',

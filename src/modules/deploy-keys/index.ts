@@ -7,13 +7,14 @@ import { CreateKeyOption } from '../keys/model'
 import { DeployKeyListQuery, DeployKeyParams, DeployKeySchema } from './model'
 import { deployKeysToApi } from '../../convert/deploy-key'
 import { addDeployKey, deleteDeployKey, getDeployKey, listDeployKeys } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /**
  * A repository's deploy keys. Repository admins only (Gitea ≥ 1.7 reqAdmin); like Gitea (no
  * mustNotBeArchived on these routes), keys of an archived repository can still be changed.
  */
 export const deployKeysModule = (deps: AppDeps) =>
-  new Elysia({ name: 'deploy-keys', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'deploy-keys', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/keys',

@@ -4,6 +4,7 @@ import { pipeline } from '../../auth/pipeline'
 import { EditorConfigSchema, FileBytes, RepoWildcardParams, wildcardOf } from './model'
 import { archive, editorConfigFor, rawFile } from './service'
 import { QueryText } from '../../lib/validate'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /**
  * `raw/*` and `archive/*` below `base` (`/repos/:owner/:repo` in the API, `/:owner/:repo` on the
@@ -68,7 +69,7 @@ const mediaRoute = (deps: AppDeps, base: string) =>
 
 /** Raw files, archives and editorconfig under /repos/{o}/{r}. */
 export const filesModule = (deps: AppDeps) =>
-  new Elysia({ name: 'files', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'files', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .use(downloadRoutes(deps, '/repos/:owner/:repo', { web: false, ids: ['repoGetRawFile', 'repoGetArchive'] }))
     .get(

@@ -7,10 +7,11 @@ import { reposToApi } from '../../convert/repo'
 import { CreateForkOption, MergeUpstreamRequest, MergeUpstreamResponse } from './model'
 import { mergeUpstream } from './merge-upstream'
 import { forkRepository, listForks } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /** Forks of a repository: create one, list them. */
 export const forksModule = (deps: AppDeps) =>
-  new Elysia({ name: 'forks', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'forks', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/forks',

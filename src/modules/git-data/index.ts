@@ -12,6 +12,7 @@ import { AnnotatedTagSchema, GitBlobSchema, GitTreeResponseSchema, LanguagesSche
 import { annotatedTag, commitNote, gitBlob, gitRefs, gitTree } from './service'
 import { repoLanguages } from './languages'
 import type { RepoContext } from '../../auth/repo-context'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /** Read access to the code, as every git-data route of Gitea's needs. */
 const read = { scope: 'repository', repo: { level: 'read' } } as const
@@ -23,7 +24,7 @@ export const gitDataModule = (deps: AppDeps) => {
     const records = found.refs.map((r) => toApiReference(deps.config, ctx.repo, r))
     return found.exact ? records[0]! : records
   }
-  return new Elysia({ name: 'git-data', detail: { tags: ['repository'] } })
+  return new Elysia({ prefix: API_PREFIX, name: 'git-data', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get('/repos/:owner/:repo/git/refs', ({ repo }) => refs(repo, ''), {
       ...read,

@@ -4,6 +4,7 @@ import { pipeline } from '../../auth/pipeline'
 import { gitDirOf } from '../../auth/repo-context'
 import { gitHookToApi } from '../../convert/git-hook'
 import { GIT_HOOK_NAMES, getGitHook, listGitHooks, MAX_GIT_HOOK_CHARS, setGitHook } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const GitHookSchema = t.Object(
   {
@@ -28,7 +29,7 @@ const needs = { scope: 'repository', repo: { level: 'admin', writes: false }, gi
 
 /** `/repos/{o}/{r}/hooks/git`: Gitea's Git hooks API (src/modules/git-hooks/service.ts). */
 export const gitHooksModule = (deps: AppDeps) =>
-  new Elysia({ name: 'git-hooks', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'git-hooks', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get('/repos/:owner/:repo/hooks/git', async ({ repo }) => (await listGitHooks(gitDirOf(deps, repo))).map(gitHookToApi), {
       ...needs,

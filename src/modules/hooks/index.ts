@@ -19,6 +19,7 @@ import {
 import { deliveryToApi, hookToApi } from '../../convert/hook'
 import { createHook, deleteHook, editHook, getDelivery, getHook, listDeliveries, listHooks, redeliver, testHook, type HookScope } from './service'
 import { requireUser, type Caller } from '../../auth/caller'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 const Hooks = t.Array(HookSchema)
@@ -115,7 +116,7 @@ const callerHooksRoutes = (deps: AppDeps, hooks: CallerHooks) => {
  * repository can still be managed.
  */
 export const hooksModule = (deps: AppDeps) =>
-  new Elysia({ name: 'hooks', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'hooks', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     // ---- repository hooks
     .get('/repos/:owner/:repo/hooks', async ({ repo, respond, page }) => respond(await listHooks(deps, { repo: repo.repo }, page), (rows) => rows.map(hookToApi)), {

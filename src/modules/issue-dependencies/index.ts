@@ -7,6 +7,7 @@ import { IssueParams, IssueSchema } from '../issues/model'
 import { reposOfIssues } from '../issues/search'
 import { addDependency, listDependencies, removeDependency, type Direction } from './service'
 import { IssueMeta } from './model'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const SUMMARIES: Record<Direction, { list: string; add: string; remove: string; ids: [string, string, string] }> = {
   dependencies: {
@@ -25,7 +26,7 @@ const SUMMARIES: Record<Direction, { list: string; add: string; remove: string; 
 
 /** Dependencies between issues, both ways: …/dependencies (what blocks it) and …/blocks (what it blocks). */
 export const issueDependenciesModule = (deps: AppDeps) => {
-  const app = new Elysia({ name: 'issue-dependencies', detail: { tags: ['issue'] } }).use(pipeline(deps))
+  const app = new Elysia({ prefix: API_PREFIX, name: 'issue-dependencies', detail: { tags: ['issue'] } }).use(pipeline(deps))
   for (const direction of ['dependencies', 'blocks'] as const) {
     const path = `/repos/:owner/:repo/issues/:index/${direction}`
     const words = SUMMARIES[direction]

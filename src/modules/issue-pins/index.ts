@@ -8,6 +8,7 @@ import { IssueParams, IssueSchema } from '../issues/model'
 import { PullRequestSchema } from '../pulls/model'
 import { RepoParams } from '../repos/model'
 import { movePin, newPinsAllowed, pinIssue, pinnedIssues, pinnedPulls, unpinIssue } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const PinParams = t.Object({ owner: t.String(), repo: t.String(), index: t.String({ description: 'index of the issue' }), position: t.String({ description: 'the new position (1-based)' }) })
 const NewIssuePinsAllowed = t.Object({ issues: t.Boolean(), pull_requests: t.Boolean() }, { $id: '#/components/schemas/NewIssuePinsAllowed' })
@@ -17,7 +18,7 @@ const byAdmins = { scope: 'issue', repo: { level: 'admin', unit: 'issues' }, sig
 
 /** Pinned issues and pull requests: pin, unpin and move (repository admins, as Gitea's reqAdmin), and the lists. */
 export const issuePinsModule = (deps: AppDeps) =>
-  new Elysia({ name: 'issue-pins', detail: { tags: ['issue'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'issue-pins', detail: { tags: ['issue'] } })
     .use(pipeline(deps))
     .get('/repos/:owner/:repo/issues/pinned', async ({ repo }) => await issuesToApi(deps, repo.repo, await pinnedIssues(deps, repo.repo.id), repo.caller.user), {
       scope: 'issue',

@@ -4,10 +4,11 @@ import { pipeline } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
 import { IssueConfigSchema, IssueConfigValidationSchema, IssueTemplateSchema } from './model'
 import { issueConfig, issueTemplates } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /** Issue templates and the template chooser's config, read from the default branch. */
 export const issueTemplatesModule = (deps: AppDeps) =>
-  new Elysia({ name: 'issue-templates', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'issue-templates', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/issue_templates',

@@ -22,6 +22,7 @@ import { createIssue, deleteIssue, editIssue, setIssueDeadline } from './service
 import { findIssue, listIssues } from './queries'
 import { listPageCache } from '../../convert/list-page-cache'
 import { checkedJson } from '../../lib/checked-json'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /** At most this many pages of issue lists are kept (about 60 KB of JSON each at 30 per page). */
 const ISSUE_PAGES_KEPT = 32
@@ -31,7 +32,7 @@ const issueListJson = checkedJson(t.Array(IssueSchema))
 
 /** Issues: list, file, read, edit, deadline. */
 export const issuesModule = (deps: AppDeps) =>
-  new Elysia({ name: 'issues', detail: { tags: ['issue'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'issues', detail: { tags: ['issue'] } })
     .use(pipeline(deps))
     .get(
       '/repos/issues/search',

@@ -18,13 +18,14 @@ import {
   listPublicKeys,
   verifyGpgKey,
 } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const Empty = t.Void()
 
 /** SSH keys and GPG keys: /user/keys, /users/{u}/keys, /user/gpg_keys, /user/gpg_key_token and _verify (an admin's key routes: src/modules/admin). */
 export const keysModule = (deps: AppDeps) => {
   const { config } = deps
-  return new Elysia({ name: 'keys', detail: { tags: ['user'] } })
+  return new Elysia({ prefix: API_PREFIX, name: 'keys', detail: { tags: ['user'] } })
     .use(pipeline(deps))
     .get(
       '/user/keys',

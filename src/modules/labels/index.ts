@@ -19,13 +19,14 @@ import { pathNumber } from '../../lib/path-number'
 import { changeIssueLabels } from '../issues/service'
 import { findIssue, labelsOfIssue } from '../issues/queries'
 import { createLabel, deleteLabel, editLabel, getLabel, listLabels } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const LabelList = t.Array(LabelSchema)
 const OrgLabelParams = t.Object({ org: t.String(), id: t.String() })
 
 /** Labels of a repository, and the labels of an issue. */
 export const labelsModule = (deps: AppDeps) => {
-  const app = new Elysia({ name: 'labels', detail: { tags: ['issue'] } })
+  const app = new Elysia({ prefix: API_PREFIX, name: 'labels', detail: { tags: ['issue'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/labels',

@@ -6,12 +6,13 @@ import { renderMarkdown } from './service'
 import { contextBranch } from './context'
 import { readsBody } from '../../lib/body'
 import { ApiError } from '../../lib/errors'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const HTML = 'text/html; charset=UTF-8'
 
 /** POST /markdown (JSON MarkdownOption) and /markdown/raw (the markdown itself as the body). */
 export const markdownModule = (deps: AppDeps) =>
-  new Elysia({ name: 'markdown', detail: { tags: ['miscellaneous'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'markdown', detail: { tags: ['miscellaneous'] } })
     .use(pipeline(deps))
     .post(
       '/markdown',

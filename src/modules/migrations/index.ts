@@ -9,12 +9,13 @@ import { CreatePushMirrorOption, MigrateRepoForm, PushMirrorParams, PushMirrorSc
 import { migrateRepository, requireMirrorsEnabled } from './service'
 import { requestMirrorSync } from './mirrors'
 import { createPushMirror, deletePushMirror, getPushMirror, listPushMirrors, syncPushMirrors } from './push-mirrors'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const PushMirrors = t.Array(PushMirrorSchema)
 
 /** Migrations (clone a remote repository, optionally as a pull mirror), and the mirror routes. */
 export const migrationsModule = (deps: AppDeps) =>
-  new Elysia({ name: 'migrations', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'migrations', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .post(
       '/repos/migrate',

@@ -5,10 +5,11 @@ import { toApiMilestone } from '../../convert/issue'
 import { RepoParams } from '../repos/model'
 import { CreateMilestoneOption, EditMilestoneOption, IdParams, ListMilestonesQuery, MilestoneSchema } from '../issues/model'
 import { createMilestone, deleteMilestone, editMilestone, getMilestone, listMilestones } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /** Milestones. */
 export const milestonesModule = (deps: AppDeps) =>
-  new Elysia({ name: 'milestones', detail: { tags: ['issue'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'milestones', detail: { tags: ['issue'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/milestones',

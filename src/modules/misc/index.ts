@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { GITEA_COMPAT_VERSION } from '../../version'
 import { gitignoreNames, gitignoreTemplate, labelTemplate, labelTemplateNames, licenseList, licenseTemplate, nodeInfo, type NodeInfo } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const NameParams = t.Object({ name: t.String({ maxLength: 100 }) })
 
@@ -39,7 +40,7 @@ const NodeInfoSchema = t.Object(
  */
 export const miscModule = (deps: AppDeps) => {
   const nodeInfoSlot: { at: number; value?: NodeInfo } = { at: 0 }
-  return new Elysia({ name: 'misc', detail: { tags: ['miscellaneous'] } })
+  return new Elysia({ prefix: API_PREFIX, name: 'misc', detail: { tags: ['miscellaneous'] } })
     .use(pipeline(deps))
     .get('/version', () => ({ version: GITEA_COMPAT_VERSION }), {
       scope: 'none',

@@ -13,6 +13,7 @@ import {
   ThreadParams,
 } from './model'
 import { countUnread, findThread, listThreads, markThread, markThreads } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /*
  * The marking routes: Gitea answers them 205 Reset Content with the threads as they now are in
@@ -23,7 +24,7 @@ import { countUnread, findThread, listThreads, markThread, markThreads } from '.
 
 /** Notification threads: the caller's lists, unread count, marking; one thread; a repository's lists. */
 export const notificationsModule = (deps: AppDeps) =>
-  new Elysia({ name: 'notifications', detail: { tags: ['notification'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'notifications', detail: { tags: ['notification'] } })
     .use(pipeline(deps))
     .get(
       '/notifications',

@@ -9,6 +9,7 @@ import { createApplication, deleteApplication, getApplication, listApplications,
 import { issuer, listGrants, OAuthError, revokeGrant, revokeToken, tokenRequest, userInfo } from './service'
 import { signingKey } from './signing-key'
 import { OIDC_SCOPES } from '../../auth/scopes'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const NoContent = { 204: t.Void() }
 
@@ -26,7 +27,7 @@ const enabledGuard = (deps: AppDeps) => () => {
  * shows only on its settings page; revoking one ends its tokens).
  */
 export const oauth2Module = (deps: AppDeps) =>
-  new Elysia({ name: 'oauth2', detail: { tags: ['user'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'oauth2', detail: { tags: ['user'] } })
     .use(pipeline(deps))
     .onBeforeHandle(enabledGuard(deps))
     .get(

@@ -28,6 +28,7 @@ import {
   setMemberVisibility,
 } from './service'
 import type { OrgContext } from '../../auth/org-context'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 const Orgs = t.Array(OrganizationSchema)
@@ -65,7 +66,7 @@ export const orgsModule = (deps: AppDeps) => {
   const memberSchema = { signed: true, org: 'visible', params: OrgMemberParams, response: NoContent } as const
   const createRepoSchema = { signed: true, org: 'member', params: OrgParams, body: CreateRepoOption, response: { 201: RepositorySchema } } as const
 
-  return new Elysia({ name: 'orgs', detail: { tags: ['organization'] } })
+  return new Elysia({ prefix: API_PREFIX, name: 'orgs', detail: { tags: ['organization'] } })
     .use(pipeline(deps))
     .post(
       '/orgs',

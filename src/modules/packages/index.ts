@@ -7,6 +7,7 @@ import { readsBody } from '../../lib/body'
 import { setChallenge } from '../../lib/errors'
 import { GenericFileParams, GenericVersionParams, OwnerParams, PackageFileSchema, PackageListQuery, PackageSchema, VersionParams } from './model'
 import { deleteGenericFile, deletePackageVersion, findGenericFile, getPackageVersion, listPackageVersions, listVersionFiles, packageFileResponse, uploadGenericFile } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const NoContent = { 204: t.Void() }
 
@@ -20,7 +21,7 @@ const removeVersion =
 
 /** The package API of /api/v1 (gitea-js's `package` calls): the owner's list, a version, its files, its deletion. */
 export const packagesModule = (deps: AppDeps) =>
-  new Elysia({ name: 'packages', detail: { tags: ['package'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'packages', detail: { tags: ['package'] } })
     .use(pipeline(deps))
     .get(
       '/packages/:owner',

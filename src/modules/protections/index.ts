@@ -28,6 +28,7 @@ import {
   listTagRules,
   setBranchRulePriorities,
 } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const admin = { scope: 'repository', repo: { level: 'admin' } } as const
 const adminWrites = { scope: 'repository', repo: { level: 'admin', writes: true }, signed: true } as const
@@ -40,7 +41,7 @@ const oneTag = async (deps: AppDeps, row: Parameters<typeof tagProtectionsToApi>
  * WARREN_MAX_PROTECTIONS_PER_REPO). A rule name may hold slashes (`release/*`): the path's wildcard.
  */
 export const protectionsModule = (deps: AppDeps) =>
-  new Elysia({ name: 'protections', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'protections', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get('/repos/:owner/:repo/branch_protections', async ({ repo }) => await branchProtectionsToApi(deps, await listBranchRules(deps, repo.repo.id)), {
       ...admin,

@@ -30,6 +30,7 @@ import { commitsToApi, filesToApi } from '../../convert/commit'
 import { pullCommits, pullDiff, pullDownloadOf, pullFiles } from './compare'
 import { PageQuery } from '../../lib/pagination'
 import { wildcardOf } from '../files/model'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /**
  * A page of records as the list's JSON text, held by the page cache so that a list read again
@@ -42,7 +43,7 @@ const respondPullPage = listPageCache('pulls', PULL_PAGES_KEPT)
 
 /** Pull requests: list, open, read (by index, or by base and head), edit, merge, update. */
 export const pullsModule = (deps: AppDeps) =>
-  new Elysia({ name: 'pulls', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'pulls', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/pulls',

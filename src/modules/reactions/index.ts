@@ -8,6 +8,7 @@ import { PageQuery } from '../../lib/pagination'
 import { IdParams, IssueParams } from '../issues/model'
 import { EditReactionOption, ReactionSchema } from './model'
 import { addReaction, commentTarget, issueTarget, listReactions, removeReaction, type ReactionTarget } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const ReactionList = t.Array(ReactionSchema)
 /** Reactions belong to the issue tracker; a locked issue takes them from writers only (the service). */
@@ -17,7 +18,7 @@ type Targeted = { params: Record<string, string>; repo: RepoContext }
 
 /** Reactions on issues and on their comments. */
 export const reactionsModule = (deps: AppDeps) => {
-  const app = new Elysia({ name: 'reactions', detail: { tags: ['issue'] } })
+  const app = new Elysia({ prefix: API_PREFIX, name: 'reactions', detail: { tags: ['issue'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/issues/:index/reactions',

@@ -20,6 +20,7 @@ import { assetRouteOptions } from '../attachments/routes'
 import { createRelease, deleteRelease, editRelease, getLatestRelease, getRelease, getReleaseByTag, listReleases } from './service'
 import { deleteAsset, editAsset, getAsset, listAssets, uploadAsset } from './assets'
 import { downloadAttachment } from '../attachments/files'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const ReleaseList = t.Array(ReleaseSchema)
 /** A release's assets: read with the releases unit, changed by its writers (signed in); the list pages when asked. */
@@ -34,7 +35,7 @@ const releaseAssets = assetRouteOptions({
 
 /** Releases and their assets under /api/v1. */
 export const releasesModule = (deps: AppDeps) =>
-  new Elysia({ name: 'releases', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'releases', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/releases',

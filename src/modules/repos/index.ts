@@ -26,13 +26,14 @@ import { listCallerRepos, listOwnedRepos, searchRepositories } from './queries'
 import { answerTransfer, startTransfer } from './transfer'
 import { generateRepository } from './generate'
 import { queryBool } from '../../lib/validate'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /** Repositories: create, get, edit, delete, lists and search. */
 /** GET /repos/{owner}/{repo}'s record as JSON text, kept while the database is unchanged. */
 const repoJson = recordJson('repository', RepositorySchema)
 
 export const reposModule = (deps: AppDeps) =>
-  new Elysia({ name: 'repos', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'repos', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .post(
       '/user/repos',

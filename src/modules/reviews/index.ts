@@ -21,6 +21,7 @@ import {
 } from './model'
 import { commentsOfReview, createReview, deleteReview, dismissReview, findReview, listReviews, submitReview } from './service'
 import { changeReviewRequests, listReviewers } from './requests'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const scopeOf = (ctx: RepoContext, item: PullItem) => ({ repo: ctx.repo, issue: item.issue, pull: item.pull, owner: ctx.owner })
 const recordsOf = (deps: AppDeps, ctx: RepoContext, item: PullItem, rows: ReviewRow[]) => reviewsToApi(deps, scopeOf(ctx, item), rows, ctx.caller.user)
@@ -32,7 +33,7 @@ const signedPulls = { ...pulls, signed: true } as const
 
 /** Pull request reviews, their line comments, dismissals, review requests, and who may be asked. */
 export const reviewsModule = (deps: AppDeps) =>
-  new Elysia({ name: 'reviews', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'reviews', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/pulls/:index/reviews',

@@ -5,6 +5,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../lib/pagination'
 import { MAX_ASSETS_PER_RELEASE } from '../releases/service'
 import { allowedTypesText } from '../attachments/files'
 import { Int } from '../users/model'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const MiB = 1024 * 1024
 
@@ -35,7 +36,7 @@ const GeneralAttachmentSettings = t.Object(
 /** Gitea's global settings as clients read them, from Warren's own. */
 export const settingsModule = (deps: AppDeps) => {
   const { config } = deps
-  return new Elysia({ name: 'settings', detail: { tags: ['settings'] } })
+  return new Elysia({ prefix: API_PREFIX, name: 'settings', detail: { tags: ['settings'] } })
     .use(pipeline(deps))
     .get(
       '/settings/api',

@@ -10,6 +10,7 @@ import { UserSchema, UsernameParams } from '../users/model'
 import { getVisibleUserByName } from '../users/service'
 import { StarredRepoParams, WatchInfoSchema } from './model'
 import { hasMarked, listMarkedRepos, listMarkers, setMark, type Mark } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const UserList = t.Array(UserSchema)
 const NoContent = { 204: t.Void() }
@@ -37,7 +38,7 @@ const LISTS: MarkLists[] = [
 
 /** Stars and watches: stargazers, subscribers, the caller's and a user's starred and watched repositories. */
 export const starsModule = (deps: AppDeps) => {
-  const app = new Elysia({ name: 'stars', detail: { tags: ['repository'] } }).use(pipeline(deps))
+  const app = new Elysia({ prefix: API_PREFIX, name: 'stars', detail: { tags: ['repository'] } }).use(pipeline(deps))
 
   for (const { mark, users, repos, ids, noun } of LISTS)
     app

@@ -5,6 +5,7 @@ import { PageQuery, setPageHeaders } from '../../lib/pagination'
 import { CombinedStatusSchema, CreateStatusOption, RefParams, ShaParams, StatusListQuery, StatusSchema } from './model'
 import { toApiCombinedStatus, toApiStatuses } from '../../convert/status'
 import { commitOfRef, commitOfSha, createStatus, latestStatuses, listStatuses } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const StatusList = t.Array(StatusSchema)
 
@@ -13,7 +14,7 @@ const StatusList = t.Array(StatusSchema)
  * has no mustNotBeArchived here), readers list them by commit id, branch or tag.
  */
 export const statusesModule = (deps: AppDeps) => {
-  const app = new Elysia({ name: 'statuses', detail: { tags: ['repository'] } })
+  const app = new Elysia({ prefix: API_PREFIX, name: 'statuses', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .post(
       '/repos/:owner/:repo/statuses/:sha',

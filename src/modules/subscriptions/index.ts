@@ -12,6 +12,7 @@ import { WatchInfoSchema } from '../stars/model'
 import { getUserByName } from '../users/service'
 import { isFollowing, listSubscribers, setFollowing } from './service'
 import type { UserRow } from '../../auth/caller'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /** Subscribing changes only the subscriber's own row: it works on archived repositories too (as Gitea). */
 const readIssues = { unit: 'issues', writes: false } as const
@@ -20,7 +21,7 @@ const Changed = { 200: t.String({ description: 'empty: it already was so' }), 20
 
 /** Issue subscriptions: who follows an issue or pull request (and is notified of it), Gitea's `/issues/{index}/subscriptions`. */
 export const subscriptionsModule = (deps: AppDeps) => {
-  const app = new Elysia({ name: 'subscriptions', detail: { tags: ['issue'] } })
+  const app = new Elysia({ prefix: API_PREFIX, name: 'subscriptions', detail: { tags: ['issue'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/issues/:index/subscriptions',

@@ -7,10 +7,11 @@ import { RepoWildcardParams, refNameOf } from '../files/model'
 import { toApiTag } from '../../convert/tag'
 import { CreateTagOption, TagSchema } from './model'
 import { createTag, deleteTag, getRepoTag, listRepoTags } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /** A repository's tags (`{tag}` may hold slashes: the path's wildcard). */
 export const tagsModule = (deps: AppDeps) =>
-  new Elysia({ name: 'tags', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'tags', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/tags',

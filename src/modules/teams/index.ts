@@ -34,6 +34,7 @@ import {
   repoTeam,
   searchOrgTeams,
 } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 
@@ -63,7 +64,7 @@ export const teamsModule = (deps: AppDeps) => {
       set.status = 204
     }
 
-  return new Elysia({ name: 'teams', detail: { tags: ['organization'] } })
+  return new Elysia({ prefix: API_PREFIX, name: 'teams', detail: { tags: ['organization'] } })
     .use(pipeline(deps))
     .get(
       '/orgs/:org/teams/search',

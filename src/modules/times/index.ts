@@ -8,6 +8,7 @@ import { findIssue } from '../issues/queries'
 import { getVisibleUserByName } from '../users/service'
 import { timesToApi, toApiStopwatch } from '../../convert/issue'
 import { addTime, deleteTimes, listStopwatches, listTimes, requireTimeTracking, startStopwatch, stopStopwatch } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const TimeList = t.Array(TrackedTimeSchema)
 
@@ -23,7 +24,7 @@ export const timesModule = (deps: AppDeps) => {
   // Paged in SQL: one issue's times whole unless a page is asked for; the lists of a repository
   // or a user, which grow without bound, page 1 of 30 when none is.
   const toApi = async (rows: Parameters<typeof timesToApi>[1]) => await timesToApi(deps, rows)
-  return new Elysia({ name: 'times', detail: { tags: ['issue'] } })
+  return new Elysia({ prefix: API_PREFIX, name: 'times', detail: { tags: ['issue'] } })
     .use(pipeline(deps))
     .post(
       '/repos/:owner/:repo/issues/:index/times',

@@ -7,6 +7,7 @@ import type { TopicRow } from '../../db/schema'
 import { RepoParams } from '../repos/model'
 import { RepoTopicOptions, TopicListResponse, TopicNameSchema, TopicParams, TopicSearchQuery } from './model'
 import { addTopic, deleteTopic, listRepoTopics, replaceTopics, searchTopics } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const NoContent = { 204: t.Void() }
 /** Changing topics needs the repository's administrators, as in Gitea. */
@@ -22,7 +23,7 @@ const toApiTopic = (topic: TopicRow) => ({
 
 /** Repository topics: a repository's list and its changes, and the search over all topics. */
 export const topicsModule = (deps: AppDeps) =>
-  new Elysia({ name: 'topics', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'topics', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/topics',

@@ -26,6 +26,7 @@ import {
 } from './model'
 import { toApiAccessToken, toApiEmail } from '../../convert/account'
 import { addEmails, createAccessToken, deleteAccessToken, deleteEmails, followedOrVisibleUser, followUser, getVisibleUserByName, isFollowing, listAccessTokens, listEmails, listFollows, searchUsers, tokenOwnerFor, unfollowUser } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 const UserList = t.Array(UserSchema)
 /** GET /users/{username}'s record as JSON text, kept while the database is unchanged. */
@@ -41,7 +42,7 @@ export const usersModule = (deps: AppDeps) => {
   /** Converts a page of followers or followed users as `viewer` sees them. */
   const usersAs = (viewer: UserRow) => (rows: UserRow[]) => rows.map((u) => toApiUser(config, u, viewer))
 
-  return new Elysia({ name: 'users', detail: { tags: ['user'] } })
+  return new Elysia({ prefix: API_PREFIX, name: 'users', detail: { tags: ['user'] } })
     .use(pipeline(deps))
     .get(
       '/user',

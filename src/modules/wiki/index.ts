@@ -10,6 +10,7 @@ import { RepoParams } from '../repos/model'
 import { CreateWikiPageOptions, WikiCommitListSchema, WikiPageMetaDataSchema, WikiPageParams, WikiPageSchema } from './model'
 import { pageNameOf } from './paths'
 import { createPage, deletePage, editPage, getPage, listPages, pageRevisions, REVISIONS_PER_PAGE, type PageOptions } from './service'
+import { API_PREFIX } from '../../edge/api-prefix'
 
 /** What the wiki's writes share: a signed-in writer of a repository whose wiki is on (Gitea's reqRepoWriter(unit.TypeWiki)). */
 const writeNeeds = { scope: 'repository', repo: { level: 'write', unit: 'wiki' }, signed: true } as const
@@ -32,7 +33,7 @@ const pageRecord = async (deps: AppDeps, repo: RepoContext, webPath: string) => 
 
 /** Gitea's wiki API: a repository's wiki pages, read by its readers, written by its writers. */
 export const wikiModule = (deps: AppDeps) =>
-  new Elysia({ name: 'wiki', detail: { tags: ['repository'] } })
+  new Elysia({ prefix: API_PREFIX, name: 'wiki', detail: { tags: ['repository'] } })
     .use(pipeline(deps))
     .get(
       '/repos/:owner/:repo/wiki/pages',
