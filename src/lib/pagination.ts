@@ -3,6 +3,7 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { t } from 'elysia'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
+import { numeric } from './validate'
 
 /** A list's page size when none is asked for, and the largest one served (Gitea's [api] DEFAULT_PAGING_NUM and MAX_RESPONSE_ITEMS). */
 export const DEFAULT_PAGE_SIZE = 30
@@ -10,8 +11,8 @@ export const MAX_PAGE_SIZE = 50
 
 /** The `page` and `limit` query parameters every list takes (merge into a route's query schema). */
 export const pageQueryFields = {
-  page: t.Optional(t.Numeric({ description: 'page number of results to return (1-based)' })),
-  limit: t.Optional(t.Numeric({ description: 'page size of results' })),
+  page: t.Optional(numeric({ description: 'page number of results to return (1-based)' })),
+  limit: t.Optional(numeric({ description: 'page size of results' })),
 }
 export const PageQuery = t.Object(pageQueryFields)
 

@@ -1,5 +1,27 @@
-import { t, type TSchema } from 'elysia'
+import { t, ValidationError, type TSchema } from 'elysia'
+import type { NumberOptions, TNumber } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 import { unprocessable } from './errors'
+
+/**
+ * Elysia's t.Numeric, the same schema (a number, or the text of one, as query and path values come),
+ * without the checker t.Numeric compiles (TypeBox's TypeCompiler, generated code) when the schema is
+ * made: 0.4-0.8 ms each at module load, about 10 ms of a start for the two dozen query and path
+ * numbers. A number is checked against `options` (when given, as t.Numeric does) by TypeBox's
+ * interpreter, at its use.
+ */
+export function numeric(options?: NumberOptions): TNumber {
+  const number = t.Number(options)
+  return t
+    .Transform(t.Union([t.String({ format: 'numeric', default: 0 }), t.Number(options)], options))
+    .Decode((value) => {
+      const n = +value
+      if (isNaN(n)) return value
+      if (options && !Value.Check(number, n)) throw new ValidationError('property', number, n, false, Value.Errors(number, n))
+      return n
+    })
+    .Encode((value) => value) as unknown as TNumber
+}
 
 /** Names Gitea refuses for users and organisations (they collide with web routes). */
 const RESERVED_NAMES = new Set([

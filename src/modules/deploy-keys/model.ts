@@ -2,7 +2,7 @@ import { t } from 'elysia'
 import { Int } from '../users/model'
 import { RepositorySchema } from '../repos/model'
 import { pageQueryFields } from '../../lib/pagination'
-import { QueryText } from '../../lib/validate'
+import { QueryText, numeric } from '../../lib/validate'
 
 /** The DeployKey record. */
 export const DeployKeySchema = t.Object(
@@ -23,7 +23,7 @@ export const DeployKeySchema = t.Object(
 /** `GET /repos/{o}/{r}/keys`: Gitea's `key_id` and `fingerprint` filters, and the page. */
 export const DeployKeyListQuery = t.Object({
   ...pageQueryFields,
-  key_id: t.Optional(t.Numeric({ description: 'the key_id to search for' })),
+  key_id: t.Optional(numeric({ description: 'the key_id to search for' })),
   fingerprint: QueryText('fingerprint of the key'),
 })
 

@@ -3,6 +3,7 @@ import { PayloadCommitVerificationSchema } from '../branches/model'
 import { Int } from '../users/model'
 import { CommitSchema } from '../pulls/model'
 import { commitSwitches } from '../commits/model'
+import { numeric } from '../../lib/validate'
 
 const GitObjectSchema = t.Object({ sha: t.String(), type: t.String(), url: t.String() }, { $id: '#/components/schemas/GitObject' })
 
@@ -30,8 +31,8 @@ export const GitTreeResponseSchema = t.Object(
 
 export const TreeQuery = t.Object({
   recursive: t.Optional(t.String({ maxLength: 16, description: 'list every entry below the tree, by its whole path' })),
-  page: t.Optional(t.Numeric({ description: 'page number (1-based)' })),
-  per_page: t.Optional(t.Numeric({ description: 'entries per page (default and most: WARREN_DEFAULT_GIT_TREES_PER_PAGE, 1000)' })),
+  page: t.Optional(numeric({ description: 'page number (1-based)' })),
+  per_page: t.Optional(numeric({ description: 'entries per page (default and most: WARREN_DEFAULT_GIT_TREES_PER_PAGE, 1000)' })),
 })
 
 export const GitBlobSchema = t.Object(

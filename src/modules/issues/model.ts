@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { BoundedList, ListName, MAX_LABEL_NAME, MAX_TEXT, MAX_TITLE, QueryFilter, QueryText } from '../../lib/validate'
+import { BoundedList, ListName, MAX_LABEL_NAME, MAX_TEXT, MAX_TITLE, QueryFilter, QueryText, numeric } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../repos/model'
 import { AttachmentSchema } from '../attachments/model'
 import { pageQueryFields } from '../../lib/pagination'
@@ -178,7 +178,7 @@ export const SearchIssuesQuery = t.Object({
   labels: QueryFilter('comma-separated label names (at most 50); issues having any of them; unknown names are discarded'),
   milestones: QueryFilter('comma-separated milestone names (at most 50); issues in any of them; unknown names are discarded'),
   q: QueryText('search string in title, body and comments'),
-  priority_repo_id: t.Optional(t.Numeric({ description: 'issues of this repository first' })),
+  priority_repo_id: t.Optional(numeric({ description: 'issues of this repository first' })),
   type: t.Optional(literals(['', 'issues', 'pulls'], { description: 'issues or pulls; absent: both' })),
   since: t.Optional(Timestamp),
   before: t.Optional(Timestamp),

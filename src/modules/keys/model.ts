@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { QueryText } from '../../lib/validate'
+import { QueryText, numeric } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../users/model'
 import { pageQueryFields } from '../../lib/pagination'
 
@@ -73,6 +73,6 @@ export const VerifyGPGKeyOption = t.Object(
 /** The verification token: plain text. */
 export const GPGKeyToken = t.String({ description: 'the text to sign (detached, armored) with the key to verify' })
 
-export const KeyIdParams = t.Object({ id: t.Numeric({ description: 'id of the key' }) })
-export const UserKeyParams = t.Object({ username: t.String(), id: t.Numeric({ description: 'id of the key' }) })
+export const KeyIdParams = t.Object({ id: numeric({ description: 'id of the key' }) })
+export const UserKeyParams = t.Object({ username: t.String(), id: numeric({ description: 'id of the key' }) })
 export const KeyListQuery = t.Object({ ...pageQueryFields, fingerprint: QueryText('fingerprint of the key') })

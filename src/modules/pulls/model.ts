@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { BoundedList, ListName, MAX_QUERY_TEXT, MAX_TEXT, MAX_TITLE, QueryFilter } from '../../lib/validate'
+import { BoundedList, ListName, MAX_QUERY_TEXT, MAX_TEXT, MAX_TITLE, QueryFilter, numeric } from '../../lib/validate'
 import { pageQueryFields } from '../../lib/pagination'
 import { literals, recordLiterals } from '../../lib/literals'
 import { Int, PlainUserSchema, RepositorySchema } from '../repos/model'
@@ -137,7 +137,7 @@ export const ListPullsQuery = t.Object({
   ...pageQueryFields,
   state: t.Optional(literals(['', 'open', 'closed', 'all'], { description: 'open (default), closed or all' })),
   sort: t.Optional(literals(PULL_SORTS, { description: 'newest first by default' })),
-  milestone: t.Optional(t.Numeric({ description: 'only pull requests of this milestone id' })),
+  milestone: t.Optional(numeric({ description: 'only pull requests of this milestone id' })),
   labels: QueryFilter('comma-separated label ids (at most 50); pull requests having all of them'),
   poster: t.Optional(t.String({ maxLength: MAX_QUERY_TEXT, description: 'only pull requests opened by this user' })),
 })

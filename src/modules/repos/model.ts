@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { MAX_QUERY_TEXT, QueryText } from '../../lib/validate'
+import { MAX_QUERY_TEXT, QueryText, numeric } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../users/model'
 import { lenientLiterals, literals } from '../../lib/literals'
 
@@ -195,17 +195,17 @@ export const SEARCH_MODES = ['source', 'fork', 'mirror', 'collaborative'] as con
 /** Query of GET /repos/search. */
 export const RepoSearchQuery = t.Object({
   q: QueryText('keyword: case-insensitive substring of the name'),
-  uid: t.Optional(t.Numeric({ description: 'owned by (or, unless exclusive, collaborated on by) this user or organisation' })),
+  uid: t.Optional(numeric({ description: 'owned by (or, unless exclusive, collaborated on by) this user or organisation' })),
   exclusive: QueryText('with uid: owned repositories only'),
   archived: QueryText('true: archived repositories only; false: none of them; absent or empty: all'),
   // Checked by the service, which answers Gitea's own message for an unknown mode.
   mode: t.Optional(lenientLiterals(SEARCH_MODES, { description: 'source, fork, mirror or collaborative; empty or absent: all', maxLength: MAX_QUERY_TEXT })),
   topic: QueryText('true: `q` names topics (comma-separated, whole names) instead of a part of the name'),
-  page: t.Optional(t.Numeric({ description: 'page number of results to return (1-based)' })),
-  limit: t.Optional(t.Numeric({ description: 'page size of results, maximum 50' })),
+  page: t.Optional(numeric({ description: 'page number of results to return (1-based)' })),
+  limit: t.Optional(numeric({ description: 'page size of results, maximum 50' })),
 })
 
-export const RepoIdParams = t.Object({ id: t.Numeric() })
+export const RepoIdParams = t.Object({ id: numeric() })
 export const OwnerParams = t.Object({ username: t.String() })
 
 /** TransferRepoOption. */

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { BoundedList, QueryText } from '../../lib/validate'
+import { BoundedList, QueryText, numeric } from '../../lib/validate'
 import { OrganizationSchema } from '../orgs/model'
 import { literals, recordLiterals } from '../../lib/literals'
 import { AccessMode, REPO_UNITS } from '../../auth/access'
@@ -67,8 +67,8 @@ export const TeamRepoParams = t.Object({ id: TeamId, org: t.String(), repo: t.St
 export const TeamSearchQuery = t.Object({
   q: QueryText(),
   include_desc: QueryText('also search the description (default true)'),
-  page: t.Optional(t.Numeric()),
-  limit: t.Optional(t.Numeric()),
+  page: t.Optional(numeric()),
+  limit: t.Optional(numeric()),
 })
 
 /** The `/orgs/{org}/teams/search` answer. */

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { BoundedList, ListName, QueryText } from '../../lib/validate'
+import { BoundedList, ListName, QueryText, numeric } from '../../lib/validate'
 import { Type } from '@sinclair/typebox'
 import { literals, recordLiterals } from '../../lib/literals'
 import { EMAIL_PREFERENCES } from '../../notify/mails'
@@ -55,9 +55,9 @@ export const TokenParams = t.Object({ username: t.String(), id: t.String() })
 /** `/users/search` query: `q`, `uid`, `page`, `limit` (default 10, max 50). */
 export const UserSearchQuery = t.Object({
   q: QueryText(),
-  uid: t.Optional(t.Numeric()),
-  page: t.Optional(t.Numeric()),
-  limit: t.Optional(t.Numeric()),
+  uid: t.Optional(numeric()),
+  page: t.Optional(numeric()),
+  limit: t.Optional(numeric()),
 })
 
 /** The `/users/search` answer. */

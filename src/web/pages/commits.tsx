@@ -27,6 +27,7 @@ import { CodeNav, Pager, When } from './code-nav'
 import { FormText, pagesOf, seeOther } from '../forms'
 import { checksOf, ChecksIcon, ChecksList } from './commit-checks'
 import type { CommitChecks } from '../../convert/status'
+import { numeric } from '../../lib/validate'
 
 /** Commits a history page lists. */
 export const COMMITS_PER_PAGE = 30
@@ -37,7 +38,7 @@ const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.Strin
 const HistoryParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), kind: t.String({ maxLength: 10 }) }, { additionalProperties: true })
 const ShaParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), sha: t.String({ maxLength: 256 }) })
 /** A history address's query: its page; on `…/search`, Gitea's `q` and `all`. */
-const HistoryQuery = t.Object({ page: t.Optional(t.Numeric()), q: FormText(4096), all: FormText(8) })
+const HistoryQuery = t.Object({ page: t.Optional(numeric()), q: FormText(4096), all: FormText(8) })
 
 export const shortSha = (sha: string) => sha.slice(0, 10)
 export const subjectOf = (message: string) => message.split('\n', 1)[0]!

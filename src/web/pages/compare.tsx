@@ -29,9 +29,10 @@ import { CodeNav } from './code-nav'
 import { CommitList, COMMITS_PER_PAGE } from './commits'
 import { checksOf } from './commit-checks'
 import { askedLine, lineNotes, loadLineComments } from './line-notes'
+import { numeric } from '../../lib/validate'
 
 const WildParams = RepoWildcardParams
-const PullParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: t.Numeric({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
+const PullParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), index: numeric({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) })
 /** `comment`: the line a form is opened under (line-notes.tsx's `askedLine`). */
 const FilesQuery = t.Object({ comment: t.Optional(t.String({ maxLength: 32 })) })
 const CommitsQuery = t.Object({ page: t.Optional(t.String({ maxLength: 16 })) })

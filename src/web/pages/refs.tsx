@@ -34,12 +34,13 @@ import { BranchForms, refsWritable, RestoreBranchForm, TagForms } from './ref-fo
 import { checksOf, ChecksIcon } from './commit-checks'
 import { commitUrl } from './commits'
 import type { CommitChecks } from '../../convert/status'
+import { numeric } from '../../lib/validate'
 
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 const TagParams = RepoWildcardParams
-const PageQuery = t.Object({ page: t.Optional(t.Numeric()) })
+const PageQuery = t.Object({ page: t.Optional(numeric()) })
 /** The branches page's: `deleted`, a deletion just made, offered for restoring. */
-const BranchesQuery = t.Object({ page: t.Optional(t.Numeric()), deleted: t.Optional(t.Numeric()) })
+const BranchesQuery = t.Object({ page: t.Optional(numeric()), deleted: t.Optional(numeric()) })
 
 /** Longest name of an existing branch or tag a form names (a new one: MAX_BRANCH_NAME, the API's). */
 const MAX_REF_NAME = 1024

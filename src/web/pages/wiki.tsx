@@ -12,7 +12,7 @@ import { pageNameOf } from '../../modules/wiki/paths'
 import { createPage, deletePage, editPage, getPage, listPages, pageRevisions, REVISIONS_PER_PAGE, wikiExists, type WikiPageRead } from '../../modules/wiki/service'
 import { MAX_PAGE_NAME, MAX_WIKI_TITLE } from '../../modules/wiki/model'
 import { AccessMode } from '../../auth/access'
-import { MAX_TEXT } from '../../lib/validate'
+import { MAX_TEXT, numeric } from '../../lib/validate'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { errorPage } from '../errors'
@@ -24,7 +24,7 @@ import { CsrfField, multiline } from './issue-parts'
 
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 const WikiPageParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), page: t.String({ maxLength: MAX_PAGE_NAME }) })
-const PageQuery = t.Object({ page: t.Optional(t.Numeric()) })
+const PageQuery = t.Object({ page: t.Optional(numeric()) })
 /** Gitea's `?action=_new` (on /wiki) and `?action=_edit` (on a page). */
 const ActionQuery = t.Object({ action: FormText(16), page: FormText(10) })
 /** Gitea's NewWikiForm. */
