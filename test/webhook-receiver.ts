@@ -79,3 +79,21 @@ export async function until<T>(check: () => T | null | undefined | false | Promi
   }
   throw new Error(`gave up waiting for ${what}`)
 }
+
+/**
+ * Waits until `count()` reaches `target` for as long as it keeps rising: gives up only when it has
+ * not moved for `stallMs`. A machine whose cores are busy makes a long run of deliveries slow
+ * (a burst of 1,000 took 6 s alone and over a minute beside the suite and other tests), a stuck
+ * one makes it stop: only the second fails.
+ */
+export async function untilCount(count: () => number, target: number, what: string, stallMs = 30_000, everyMs = 25): Promise<void> {
+  let last = -1
+  let movedAt = performance.now()
+  for (;;) {
+    const now = count()
+    if (now >= target) return
+    if (now !== last) [last, movedAt] = [now, performance.now()]
+    else if (performance.now() - movedAt > stallMs) throw new Error(`gave up waiting for ${what}: ${now} of ${target}, none more in ${stallMs / 1000} s`)
+    await Bun.sleep(everyMs)
+  }
+}
