@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import { literals } from '../../lib/literals'
 import { pageQueryFields } from '../../lib/pagination'
-import { MAX_QUERY_TEXT } from '../../lib/validate'
+import { MAX_QUERY_TEXT, integer } from '../../lib/validate'
 import { Int, VISIBILITIES } from '../users/model'
 
 /** CreateUserOption; lengths are checked in runes by the service. */
@@ -11,7 +11,7 @@ export const CreateUserOption = t.Object({
   password: t.String(),
   full_name: t.Optional(t.String()),
   login_name: t.Optional(t.String()),
-  source_id: t.Optional(t.Integer()),
+  source_id: t.Optional(integer()),
   send_notify: t.Optional(t.Boolean()),
   must_change_password: t.Optional(t.Boolean()),
   visibility: t.Optional(literals(VISIBILITIES)),
@@ -27,13 +27,13 @@ export const EditUserOption = t.Object({
   location: t.Optional(t.String()),
   description: t.Optional(t.String()),
   login_name: t.Optional(t.String()),
-  source_id: t.Optional(t.Integer()),
+  source_id: t.Optional(integer()),
   active: t.Optional(t.Boolean()),
   admin: t.Optional(t.Boolean()),
   allow_git_hook: t.Optional(t.Boolean()),
   allow_import_local: t.Optional(t.Boolean()),
   allow_create_organization: t.Optional(t.Boolean()),
-  max_repo_creation: t.Optional(t.Integer()),
+  max_repo_creation: t.Optional(integer()),
   must_change_password: t.Optional(t.Boolean()),
   prohibit_login: t.Optional(t.Boolean()),
   hide_email: t.Optional(t.Boolean()),

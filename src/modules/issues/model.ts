@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { BoundedList, ListName, MAX_LABEL_NAME, MAX_TEXT, MAX_TITLE, QueryFilter, QueryText, numeric } from '../../lib/validate'
+import { BoundedList, ListName, MAX_LABEL_NAME, MAX_TEXT, MAX_TITLE, QueryFilter, QueryText, numeric, integer } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../repos/model'
 import { AttachmentSchema } from '../attachments/model'
 import { pageQueryFields } from '../../lib/pagination'
@@ -200,8 +200,8 @@ export const CreateIssueOption = t.Object({
   ref: t.Optional(IssueRef),
   assignee: t.Optional(ListName),
   assignees: t.Optional(BoundedList(ListName)),
-  milestone: t.Optional(t.Integer()),
-  labels: t.Optional(BoundedList(t.Integer())),
+  milestone: t.Optional(integer()),
+  labels: t.Optional(BoundedList(integer())),
   closed: t.Optional(t.Boolean()),
   due_date: t.Optional(t.Nullable(Timestamp)),
 }, { $id: '#/components/schemas/CreateIssueOption' })
@@ -212,7 +212,7 @@ export const EditIssueOption = t.Object({
   ref: t.Optional(IssueRef),
   assignee: t.Optional(t.Nullable(ListName)),
   assignees: t.Optional(BoundedList(ListName)),
-  milestone: t.Optional(t.Nullable(t.Integer())),
+  milestone: t.Optional(t.Nullable(integer())),
   state: t.Optional(literals(STATES)),
   due_date: t.Optional(t.Nullable(Timestamp)),
   unset_due_date: t.Optional(t.Boolean()),
@@ -241,7 +241,7 @@ export const EditLabelOption = t.Object({
   color: t.Optional(t.String({ maxLength: 16 })),
   description: t.Optional(t.String({ maxLength: MAX_TITLE })),
 }, { $id: '#/components/schemas/EditLabelOption' })
-export const IssueLabelsOption = t.Object({ labels: t.Optional(BoundedList(t.Integer())) }, { $id: '#/components/schemas/IssueLabelsOption' })
+export const IssueLabelsOption = t.Object({ labels: t.Optional(BoundedList(integer())) }, { $id: '#/components/schemas/IssueLabelsOption' })
 export const LabelParams = t.Object({ owner: t.String(), repo: t.String(), id: t.String() })
 export const ListLabelsQuery = t.Object({
   ...pageQueryFields,
@@ -267,7 +267,7 @@ export const ListMilestonesQuery = t.Object({
 })
 
 export const AddTimeOption = t.Object({
-  time: t.Integer(),
+  time: integer(),
   created: t.Optional(Timestamp),
   user_name: t.Optional(ListName),
 }, { $id: '#/components/schemas/AddTimeOption' })

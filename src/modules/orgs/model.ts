@@ -1,11 +1,12 @@
 import { t } from 'elysia'
 import { literals, recordLiterals } from '../../lib/literals'
 import { VISIBILITIES } from '../users/model'
+import { integer } from '../../lib/validate'
 
 /** The Organization record. */
 export const OrganizationSchema = t.Object(
   {
-    id: t.Integer(),
+    id: integer(),
     username: t.String(),
     name: t.String(),
     full_name: t.String(),

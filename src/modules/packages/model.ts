@@ -1,13 +1,13 @@
 import { t } from 'elysia'
 import { pageQueryFields } from '../../lib/pagination'
-import { QueryText } from '../../lib/validate'
+import { QueryText, integer } from '../../lib/validate'
 import { UserSchema } from '../users/model'
 import { RepositorySchema } from '../repos/model'
 
 /** The Package record (one version of a package). */
 export const PackageSchema = t.Object(
   {
-    id: t.Integer(),
+    id: integer(),
     owner: UserSchema,
     repository: t.Union([RepositorySchema, t.Null()]),
     creator: UserSchema,
@@ -23,8 +23,8 @@ export const PackageSchema = t.Object(
 /** The PackageFile record. */
 export const PackageFileSchema = t.Object(
   {
-    id: t.Integer(),
-    Size: t.Integer(),
+    id: integer(),
+    Size: integer(),
     name: t.String(),
     md5: t.String(),
     sha1: t.String(),

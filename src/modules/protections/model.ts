@@ -1,5 +1,6 @@
 import { t, type Static } from 'elysia'
 import { MAX_BRANCH_FILTER } from '../../lib/glob'
+import { integer } from '../../lib/validate'
 
 /** The records and options of branch_protections and tag_protections, as Gitea 1.23's structs. */
 
@@ -29,13 +30,13 @@ const branchProtectionFields = {
   ignore_stale_approvals: Flag(),
   merge_whitelist_teams: Names(),
   merge_whitelist_usernames: Names(),
-  priority: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000 })),
+  priority: t.Optional(integer({ minimum: 0, maximum: 1_000_000 })),
   protected_file_patterns: Patterns(),
   push_whitelist_deploy_keys: Flag(),
   push_whitelist_teams: Names(),
   push_whitelist_usernames: Names(),
   require_signed_commits: Flag(),
-  required_approvals: t.Optional(t.Integer({ minimum: -1_000_000, maximum: 1_000_000 })),
+  required_approvals: t.Optional(integer({ minimum: -1_000_000, maximum: 1_000_000 })),
   status_check_contexts: t.Optional(t.Array(t.String({ maxLength: 255 }), { maxItems: 100 })),
   unprotected_file_patterns: Patterns(),
 }
@@ -54,7 +55,7 @@ export const EditBranchProtectionOption = t.Object(branchProtectionFields, { $id
 export type EditBranchProtectionInput = Static<typeof EditBranchProtectionOption>
 
 export const UpdateBranchProtectionPriories = t.Object(
-  { ids: t.Optional(t.Array(t.Integer({ minimum: 1 }), { maxItems: 1000, description: 'the rules in their new order (at most WARREN_MAX_PROTECTIONS_PER_REPO, itself at most 1000)' })) },
+  { ids: t.Optional(t.Array(integer({ minimum: 1 }), { maxItems: 1000, description: 'the rules in their new order (at most WARREN_MAX_PROTECTIONS_PER_REPO, itself at most 1000)' })) },
   { $id: '#/components/schemas/UpdateBranchProtectionPriories' },
 )
 
@@ -83,13 +84,13 @@ export const BranchProtectionSchema = t.Object(
     ignore_stale_approvals: t.Boolean(),
     merge_whitelist_teams: Strings(),
     merge_whitelist_usernames: Strings(),
-    priority: t.Integer(),
+    priority: integer(),
     protected_file_patterns: t.String(),
     push_whitelist_deploy_keys: t.Boolean(),
     push_whitelist_teams: Strings(),
     push_whitelist_usernames: Strings(),
     require_signed_commits: t.Boolean(),
-    required_approvals: t.Integer(),
+    required_approvals: integer(),
     rule_name: t.String(),
     status_check_contexts: Strings(),
     unprotected_file_patterns: t.String(),
@@ -110,7 +111,7 @@ export type TagProtectionInput = Static<typeof CreateTagProtectionOption>
 export const TagProtectionSchema = t.Object(
   {
     created_at: t.String(),
-    id: t.Integer(),
+    id: integer(),
     name_pattern: t.String(),
     updated_at: t.String(),
     whitelist_teams: Strings(),

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { BoundedList, ListName, MAX_QUERY_TEXT, MAX_TEXT, MAX_TITLE, QueryFilter, numeric } from '../../lib/validate'
+import { BoundedList, ListName, MAX_QUERY_TEXT, MAX_TEXT, MAX_TITLE, QueryFilter, numeric, integer } from '../../lib/validate'
 import { pageQueryFields } from '../../lib/pagination'
 import { literals, recordLiterals } from '../../lib/literals'
 import { Int, PlainUserSchema, RepositorySchema } from '../repos/model'
@@ -84,8 +84,8 @@ export const CreatePullRequestOption = t.Object(
     body: t.Optional(t.String({ maxLength: MAX_TEXT })),
     assignee: t.Optional(ListName),
     assignees: t.Optional(BoundedList(ListName)),
-    milestone: t.Optional(t.Integer()),
-    labels: t.Optional(BoundedList(t.Integer())),
+    milestone: t.Optional(integer()),
+    labels: t.Optional(BoundedList(integer())),
     due_date: t.Optional(t.Nullable(Timestamp)),
   },
   { $id: '#/components/schemas/CreatePullRequestOption' },
@@ -98,8 +98,8 @@ export const EditPullRequestOption = t.Object(
     base: t.Optional(BranchField),
     assignee: t.Optional(t.Nullable(ListName)),
     assignees: t.Optional(BoundedList(ListName)),
-    milestone: t.Optional(t.Nullable(t.Integer())),
-    labels: t.Optional(BoundedList(t.Integer())),
+    milestone: t.Optional(t.Nullable(integer())),
+    labels: t.Optional(BoundedList(integer())),
     state: t.Optional(literals(['open', 'closed'])),
     due_date: t.Optional(t.Nullable(Timestamp)),
     unset_due_date: t.Optional(t.Boolean()),

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { MAX_QUERY_TEXT, QueryText, numeric } from '../../lib/validate'
+import { MAX_QUERY_TEXT, QueryText, numeric, integer } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../users/model'
 import { lenientLiterals, literals } from '../../lib/literals'
 
@@ -212,7 +212,7 @@ export const OwnerParams = t.Object({ username: t.String() })
 export const TransferRepoOption = t.Object(
   {
     new_owner: t.String({ minLength: 1, maxLength: 255 }),
-    team_ids: t.Optional(t.Array(t.Integer({ minimum: 1 }), { maxItems: 100, description: 'ID of the team or teams to add to the repository. Teams can only be added to organization-owned repositories.' })),
+    team_ids: t.Optional(t.Array(integer({ minimum: 1 }), { maxItems: 100, description: 'ID of the team or teams to add to the repository. Teams can only be added to organization-owned repositories.' })),
   },
   { $id: '#/components/schemas/TransferRepoOption' },
 )

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { BoundedList, ListName, MAX_TEXT } from '../../lib/validate'
+import { BoundedList, ListName, MAX_TEXT, integer } from '../../lib/validate'
 import { Int, PlainUserSchema } from '../repos/model'
 import { TeamSchema } from '../teams/model'
 
@@ -38,8 +38,8 @@ export const PullReviewCommentSchema = t.Object(
     commit_id: t.String(),
     original_commit_id: t.String(),
     diff_hunk: t.String(),
-    position: t.Integer({ description: 'the line of the new file; 0 for a comment on the old file, or one a later push made outdated' }),
-    original_position: t.Integer({ description: 'the line of the old file; for an outdated comment on the new file, the line it was made on' }),
+    position: integer({ description: 'the line of the new file; 0 for a comment on the old file, or one a later push made outdated' }),
+    original_position: integer({ description: 'the line of the old file; for an outdated comment on the new file, the line it was made on' }),
     html_url: t.String(),
     pull_request_url: t.String(),
   },
@@ -47,7 +47,7 @@ export const PullReviewCommentSchema = t.Object(
 )
 
 const MAX_PATH = 4096
-const LineNumber = t.Optional(t.Integer({ minimum: 0, maximum: 2 ** 31 - 1 }))
+const LineNumber = t.Optional(integer({ minimum: 0, maximum: 2 ** 31 - 1 }))
 const ReviewEvent = t.Optional(t.String({ maxLength: 32, description: 'APPROVED, REQUEST_CHANGES, COMMENT; anything else (or nothing) keeps the review PENDING' }))
 
 export const CreatePullReviewComment = t.Object({

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { BoundedList, QueryText, numeric } from '../../lib/validate'
+import { BoundedList, QueryText, numeric, integer } from '../../lib/validate'
 import { OrganizationSchema } from '../orgs/model'
 import { literals, recordLiterals } from '../../lib/literals'
 import { AccessMode, REPO_UNITS } from '../../auth/access'
@@ -18,7 +18,7 @@ export const everyUnitMode = (mode: number): [string, number][] =>
 /** The Team record. */
 export const TeamSchema = t.Object(
   {
-    id: t.Integer(),
+    id: integer(),
     name: t.String(),
     description: t.String(),
     permission: recordLiterals(['none', ...TEAM_PERMISSIONS, 'owner']),

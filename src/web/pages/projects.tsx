@@ -44,6 +44,7 @@ import { ButtonForm, CsrfField, CsrfText, formAction, FormText, formRoute, Notic
 import { RepoHeader, pageRepo } from './repo-chrome'
 import { CodeNav } from './code-nav'
 import { OwnerHeading } from './people'
+import { integer } from '../../lib/validate'
 
 /*
  * Gitea 1.23's project boards on the web: a repository's (`/{o}/{r}/projects`, its `repo.projects`
@@ -72,14 +73,14 @@ const CardForm = t.Object({ _csrf: CsrfText, issue_id: FormText(20), column_id: 
 /** Gitea's MoveColumns body, or the page's form: a column one place left or right. */
 const ColumnsMove = t.Object({
   _csrf: CsrfText,
-  columns: t.Optional(t.Array(t.Object({ columnID: t.Integer(), sorting: t.Integer({ minimum: 0, maximum: 127 }) }), { maxItems: 20 })),
+  columns: t.Optional(t.Array(t.Object({ columnID: integer(), sorting: integer({ minimum: 0, maximum: 127 }) }), { maxItems: 20 })),
   column_id: FormText(20),
   direction: FormText(8),
 })
 /** Gitea's MoveIssues body. */
 const IssuesMove = t.Object({
   _csrf: CsrfText,
-  issues: t.Array(t.Object({ issueID: t.Integer(), sorting: t.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 }) }), { maxItems: MAX_MOVED }),
+  issues: t.Array(t.Object({ issueID: integer(), sorting: integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 }) }), { maxItems: MAX_MOVED }),
 })
 
 /** Where a page acts: the holder, its addresses, who is looking and whether they may change it, the page's frame. */
