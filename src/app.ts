@@ -156,7 +156,7 @@ export function createApp(deps: AppDeps) {
     })
     .use(openapiDocument(config, () => app))
     .use(docsAssetsModule())
-    // The API's areas, each under API_PREFIX (src/edge/api-prefix.ts), added to the app itself.
+    // The API's areas, each under API_PREFIX (src/lib/api-prefix.ts), added to the app itself.
     .use(miscModule(deps))
     .use(markdownModule(deps))
     .use(usersModule(deps))

@@ -32,7 +32,7 @@ import {
   updateVariable,
   type ActionsHolder,
 } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /**
  * Gitea Actions' API for what needs no runner: secrets, variables and runner registration tokens

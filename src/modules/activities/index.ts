@@ -9,7 +9,7 @@ import { UsernameParams } from '../users/model'
 import { getVisibleUserByName } from '../users/service'
 import { ActivityList, FeedQuery, UserFeedQuery } from './model'
 import { listFeed, orgFeedIncludesPrivate, userFeedIncludesPrivate } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /** What Gitea's FormBool (Go's strconv.ParseBool) reads as true; anything else is false. */
 const GO_TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True'])

@@ -36,7 +36,7 @@ import {
 } from './model'
 import { deleteUser, editUser, listAllUsers, renameUser, searchEmails } from './service'
 import { addUserBadges, listUserBadges, removeUserBadges } from './badges'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /**
  * Site administration, every `/admin/...` route (all: site admins; 401 anonymous, 403 others):

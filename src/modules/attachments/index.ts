@@ -18,7 +18,7 @@ import {
   uploadCommentAsset,
   uploadIssueAsset,
 } from './issue-assets'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /** An issue's and a comment's assets: the issue tracker's routes, changed by the signed in (who may change what is the service's rule: poster or writer). */
 const trackerAssets = <H extends TSchema, A extends TSchema>(holderParams: H, assetParams: A) =>

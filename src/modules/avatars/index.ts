@@ -9,7 +9,7 @@ import { avatarTypeOf, decodeBase64Image } from './image'
 import { AvatarHashParams, UpdateAvatarOption } from './model'
 import { changeAvatar } from './service'
 import { avatarPath, isAvatarHash, type AvatarKind } from './storage'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 

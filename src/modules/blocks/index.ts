@@ -9,7 +9,7 @@ import { OrgParams } from '../orgs/model'
 import { UserSchema } from '../users/model'
 import { BlockQuery, OrgBlockParams, UserBlockParams } from './model'
 import { blockPathUser, blockUser, listBlocks, unblockUser } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const UserList = t.Array(UserSchema)
 const NoContent = { 204: t.Void() }

@@ -8,7 +8,7 @@ import { RepoWildcardParams, refNameOf } from '../files/model'
 import { branchHeads, getBranch } from './service'
 import { createBranch, deleteBranch, renameBranch } from './changes'
 import { branchesToApi } from '../../convert/branch'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Branches of a repository (`{branch}` may hold slashes: the path's wildcard). */
 export const branchesModule = (deps: AppDeps) =>

@@ -8,7 +8,7 @@ import { UserSchema } from '../users/model'
 import { RepoParams } from '../repos/model'
 import { AddCollaboratorOption, CollaboratorParams, RepoCollaboratorPermissionSchema } from './model'
 import { addCollaborator, collaboratorPermission, collaboratorUser, isCollaborator, listAssignees, listCollaborators, removeCollaborator } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Repository collaborators: read access lists and checks, repository admins change them. */
 export const collaboratorsModule = (deps: AppDeps) =>

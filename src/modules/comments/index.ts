@@ -11,7 +11,7 @@ import { findIssue } from '../issues/queries'
 import { commentsToApi } from '../../convert/issue'
 import { PLAIN_COMMENT, commentOfRepo, createComment, deleteComment, editComment, listIssueComments, listRepoComments, windowOf } from './service'
 import { notFound } from '../../lib/errors'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const CommentList = t.Array(CommentSchema)
 /** The issue index of the long comment path, absent on the short ones. */

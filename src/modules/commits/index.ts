@@ -8,7 +8,7 @@ import { commitsToApi, filesToApi, type ApiCommit } from '../../convert/commit'
 import { pullToApi } from '../../convert/pull'
 import { CommitDiffText, CommitListQuery, CommitQuery, CompareQuery, CompareSchema, RefParams, ShaParams } from './model'
 import { commitDiff, commitDownloadOf, compare, getCommit, listCommits, pullOfCommit, type CommitParts } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Gitea's switches of a commit record: each on unless switched off. */
 const partsOf = (query: { stat?: string; files?: string }): CommitParts => ({ stats: formSwitch(query.stat, true), files: formSwitch(query.files, true) })

@@ -19,7 +19,7 @@ import {
 import { getContents } from './read'
 import { applyPatch, changeFiles, fileResponse, filesResponse } from './write'
 import { treePathOfUrl } from './paths'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const RefQuery = t.Object({ ref: QueryText('The name of the commit/branch/tag; the default branch when absent') })
 

@@ -7,7 +7,7 @@ import { CreateKeyOption } from '../keys/model'
 import { DeployKeyListQuery, DeployKeyParams, DeployKeySchema } from './model'
 import { deployKeysToApi } from '../../convert/deploy-key'
 import { addDeployKey, deleteDeployKey, getDeployKey, listDeployKeys } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /**
  * A repository's deploy keys. Repository admins only (Gitea ≥ 1.7 reqAdmin); like Gitea (no

@@ -4,7 +4,7 @@ import { pipeline } from '../../auth/pipeline'
 import { EditorConfigSchema, FileBytes, RepoWildcardParams, wildcardOf } from './model'
 import { archive, editorConfigFor, rawFile } from './service'
 import { QueryText } from '../../lib/validate'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /**
  * `raw/*` and `archive/*` below `base` (`/repos/:owner/:repo` in the API, `/:owner/:repo` on the

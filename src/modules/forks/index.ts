@@ -7,7 +7,7 @@ import { reposToApi } from '../../convert/repo'
 import { CreateForkOption, MergeUpstreamRequest, MergeUpstreamResponse } from './model'
 import { mergeUpstream } from './merge-upstream'
 import { forkRepository, listForks } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Forks of a repository: create one, list them. */
 export const forksModule = (deps: AppDeps) =>

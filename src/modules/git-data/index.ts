@@ -12,7 +12,7 @@ import { AnnotatedTagSchema, GitBlobSchema, GitTreeResponseSchema, LanguagesSche
 import { annotatedTag, commitNote, gitBlob, gitRefs, gitTree } from './service'
 import { repoLanguages } from './languages'
 import type { RepoContext } from '../../auth/repo-context'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Read access to the code, as every git-data route of Gitea's needs. */
 const read = { scope: 'repository', repo: { level: 'read' } } as const

@@ -4,7 +4,7 @@ import { pipeline } from '../../auth/pipeline'
 import { gitDirOf } from '../../auth/repo-context'
 import { gitHookToApi } from '../../convert/git-hook'
 import { GIT_HOOK_NAMES, getGitHook, listGitHooks, MAX_GIT_HOOK_CHARS, setGitHook } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const GitHookSchema = t.Object(
   {

@@ -19,7 +19,7 @@ import {
 import { deliveryToApi, hookToApi } from '../../convert/hook'
 import { createHook, deleteHook, editHook, getDelivery, getHook, listDeliveries, listHooks, redeliver, testHook, type HookScope } from './service'
 import { requireUser, type Caller } from '../../auth/caller'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 const Hooks = t.Array(HookSchema)

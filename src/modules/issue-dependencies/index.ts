@@ -7,7 +7,7 @@ import { IssueParams, IssueSchema } from '../issues/model'
 import { reposOfIssues } from '../issues/search'
 import { addDependency, listDependencies, removeDependency, type Direction } from './service'
 import { IssueMeta } from './model'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const SUMMARIES: Record<Direction, { list: string; add: string; remove: string; ids: [string, string, string] }> = {
   dependencies: {

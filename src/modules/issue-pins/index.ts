@@ -8,7 +8,7 @@ import { IssueParams, IssueSchema } from '../issues/model'
 import { PullRequestSchema } from '../pulls/model'
 import { RepoParams } from '../repos/model'
 import { movePin, newPinsAllowed, pinIssue, pinnedIssues, pinnedPulls, unpinIssue } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const PinParams = t.Object({ owner: t.String(), repo: t.String(), index: t.String({ description: 'index of the issue' }), position: t.String({ description: 'the new position (1-based)' }) })
 const NewIssuePinsAllowed = t.Object({ issues: t.Boolean(), pull_requests: t.Boolean() }, { $id: '#/components/schemas/NewIssuePinsAllowed' })

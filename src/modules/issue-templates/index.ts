@@ -4,7 +4,7 @@ import { pipeline } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
 import { IssueConfigSchema, IssueConfigValidationSchema, IssueTemplateSchema } from './model'
 import { issueConfig, issueTemplates } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Issue templates and the template chooser's config, read from the default branch. */
 export const issueTemplatesModule = (deps: AppDeps) =>

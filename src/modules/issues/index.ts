@@ -22,7 +22,7 @@ import { createIssue, deleteIssue, editIssue, setIssueDeadline } from './service
 import { findIssue, listIssues } from './queries'
 import { listPageCache } from '../../convert/list-page-cache'
 import { checkedJson } from '../../lib/checked-json'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /** At most this many pages of issue lists are kept (about 60 KB of JSON each at 30 per page). */
 const ISSUE_PAGES_KEPT = 32

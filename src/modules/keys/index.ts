@@ -18,7 +18,7 @@ import {
   listPublicKeys,
   verifyGpgKey,
 } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const Empty = t.Void()
 

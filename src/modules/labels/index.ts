@@ -19,7 +19,7 @@ import { pathNumber } from '../../lib/path-number'
 import { changeIssueLabels } from '../issues/service'
 import { findIssue, labelsOfIssue } from '../issues/queries'
 import { createLabel, deleteLabel, editLabel, getLabel, listLabels } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const LabelList = t.Array(LabelSchema)
 const OrgLabelParams = t.Object({ org: t.String(), id: t.String() })

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
 import { repoLicenses } from './detect'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /** The licenses found in a repository's default branch (`detect.ts`). */
 export const licensesModule = (deps: AppDeps) =>

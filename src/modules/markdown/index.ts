@@ -6,7 +6,7 @@ import { renderMarkdown } from './service'
 import { contextBranch } from './context'
 import { readsBody } from '../../lib/body'
 import { ApiError } from '../../lib/errors'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const HTML = 'text/html; charset=UTF-8'
 

@@ -9,7 +9,7 @@ import { CreatePushMirrorOption, MigrateRepoForm, PushMirrorParams, PushMirrorSc
 import { migrateRepository, requireMirrorsEnabled } from './service'
 import { requestMirrorSync } from './mirrors'
 import { createPushMirror, deletePushMirror, getPushMirror, listPushMirrors, syncPushMirrors } from './push-mirrors'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const PushMirrors = t.Array(PushMirrorSchema)
 

@@ -5,7 +5,7 @@ import { toApiMilestone } from '../../convert/issue'
 import { RepoParams } from '../repos/model'
 import { CreateMilestoneOption, EditMilestoneOption, IdParams, ListMilestonesQuery, MilestoneSchema } from '../issues/model'
 import { createMilestone, deleteMilestone, editMilestone, getMilestone, listMilestones } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Milestones. */
 export const milestonesModule = (deps: AppDeps) =>

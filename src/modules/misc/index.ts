@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import { pipeline } from '../../auth/pipeline'
 import { GITEA_COMPAT_VERSION } from '../../version'
 import { gitignoreNames, gitignoreTemplate, labelTemplate, labelTemplateNames, licenseList, licenseTemplate, nodeInfo, type NodeInfo } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const NameParams = t.Object({ name: t.String({ maxLength: 100 }) })
 

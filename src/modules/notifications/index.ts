@@ -13,7 +13,7 @@ import {
   ThreadParams,
 } from './model'
 import { countUnread, findThread, listThreads, markThread, markThreads } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /*
  * The marking routes: Gitea answers them 205 Reset Content with the threads as they now are in

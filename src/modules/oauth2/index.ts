@@ -9,7 +9,7 @@ import { createApplication, deleteApplication, getApplication, listApplications,
 import { issuer, listGrants, OAuthError, revokeGrant, revokeToken, tokenRequest, userInfo } from './service'
 import { signingKey } from './signing-key'
 import { OIDC_SCOPES } from '../../auth/scopes'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const NoContent = { 204: t.Void() }
 

@@ -28,7 +28,7 @@ import {
   setMemberVisibility,
 } from './service'
 import type { OrgContext } from '../../auth/org-context'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 const Orgs = t.Array(OrganizationSchema)

@@ -7,7 +7,7 @@ import { readsBody } from '../../lib/body'
 import { setChallenge } from '../../lib/errors'
 import { GenericFileParams, GenericVersionParams, OwnerParams, PackageFileSchema, PackageListQuery, PackageSchema, VersionParams } from './model'
 import { deleteGenericFile, deletePackageVersion, findGenericFile, getPackageVersion, listPackageVersions, listVersionFiles, packageFileResponse, uploadGenericFile } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const NoContent = { 204: t.Void() }
 

@@ -28,7 +28,7 @@ import {
   listTagRules,
   setBranchRulePriorities,
 } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const admin = { scope: 'repository', repo: { level: 'admin' } } as const
 const adminWrites = { scope: 'repository', repo: { level: 'admin', writes: true }, signed: true } as const

@@ -30,7 +30,7 @@ import { commitsToApi, filesToApi } from '../../convert/commit'
 import { pullCommits, pullDiff, pullDownloadOf, pullFiles } from './compare'
 import { PageQuery } from '../../lib/pagination'
 import { wildcardOf } from '../files/model'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /**
  * A page of records as the list's JSON text, held by the page cache so that a list read again

@@ -8,7 +8,7 @@ import { PageQuery } from '../../lib/pagination'
 import { IdParams, IssueParams } from '../issues/model'
 import { EditReactionOption, ReactionSchema } from './model'
 import { addReaction, commentTarget, issueTarget, listReactions, removeReaction, type ReactionTarget } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const ReactionList = t.Array(ReactionSchema)
 /** Reactions belong to the issue tracker; a locked issue takes them from writers only (the service). */

@@ -20,7 +20,7 @@ import { assetRouteOptions } from '../attachments/routes'
 import { createRelease, deleteRelease, editRelease, getLatestRelease, getRelease, getReleaseByTag, listReleases } from './service'
 import { deleteAsset, editAsset, getAsset, listAssets, uploadAsset } from './assets'
 import { downloadAttachment } from '../attachments/files'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const ReleaseList = t.Array(ReleaseSchema)
 /** A release's assets: read with the releases unit, changed by its writers (signed in); the list pages when asked. */

@@ -26,7 +26,7 @@ import { listCallerRepos, listOwnedRepos, searchRepositories } from './queries'
 import { answerTransfer, startTransfer } from './transfer'
 import { generateRepository } from './generate'
 import { queryBool } from '../../lib/validate'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Repositories: create, get, edit, delete, lists and search. */
 /** GET /repos/{owner}/{repo}'s record as JSON text, kept while the database is unchanged. */

@@ -21,7 +21,7 @@ import {
 } from './model'
 import { commentsOfReview, createReview, deleteReview, dismissReview, findReview, listReviews, submitReview } from './service'
 import { changeReviewRequests, listReviewers } from './requests'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const scopeOf = (ctx: RepoContext, item: PullItem) => ({ repo: ctx.repo, issue: item.issue, pull: item.pull, owner: ctx.owner })
 const recordsOf = (deps: AppDeps, ctx: RepoContext, item: PullItem, rows: ReviewRow[]) => reviewsToApi(deps, scopeOf(ctx, item), rows, ctx.caller.user)

@@ -5,7 +5,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../lib/pagination'
 import { MAX_ASSETS_PER_RELEASE } from '../releases/service'
 import { allowedTypesText } from '../attachments/files'
 import { Int } from '../users/model'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const MiB = 1024 * 1024
 

@@ -10,7 +10,7 @@ import { UserSchema, UsernameParams } from '../users/model'
 import { getVisibleUserByName } from '../users/service'
 import { StarredRepoParams, WatchInfoSchema } from './model'
 import { hasMarked, listMarkedRepos, listMarkers, setMark, type Mark } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const UserList = t.Array(UserSchema)
 const NoContent = { 204: t.Void() }

@@ -5,7 +5,7 @@ import { PageQuery, setPageHeaders } from '../../lib/pagination'
 import { CombinedStatusSchema, CreateStatusOption, RefParams, ShaParams, StatusListQuery, StatusSchema } from './model'
 import { toApiCombinedStatus, toApiStatuses } from '../../convert/status'
 import { commitOfRef, commitOfSha, createStatus, latestStatuses, listStatuses } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const StatusList = t.Array(StatusSchema)
 

@@ -12,7 +12,7 @@ import { WatchInfoSchema } from '../stars/model'
 import { getUserByName } from '../users/service'
 import { isFollowing, listSubscribers, setFollowing } from './service'
 import type { UserRow } from '../../auth/caller'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Subscribing changes only the subscriber's own row: it works on archived repositories too (as Gitea). */
 const readIssues = { unit: 'issues', writes: false } as const

@@ -7,7 +7,7 @@ import { RepoWildcardParams, refNameOf } from '../files/model'
 import { toApiTag } from '../../convert/tag'
 import { CreateTagOption, TagSchema } from './model'
 import { createTag, deleteTag, getRepoTag, listRepoTags } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /** A repository's tags (`{tag}` may hold slashes: the path's wildcard). */
 export const tagsModule = (deps: AppDeps) =>

@@ -34,7 +34,7 @@ import {
   repoTeam,
   searchOrgTeams,
 } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 

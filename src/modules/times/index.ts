@@ -8,7 +8,7 @@ import { findIssue } from '../issues/queries'
 import { getVisibleUserByName } from '../users/service'
 import { timesToApi, toApiStopwatch } from '../../convert/issue'
 import { addTime, deleteTimes, listStopwatches, listTimes, requireTimeTracking, startStopwatch, stopStopwatch } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const TimeList = t.Array(TrackedTimeSchema)
 

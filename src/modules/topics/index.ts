@@ -7,7 +7,7 @@ import type { TopicRow } from '../../db/schema'
 import { RepoParams } from '../repos/model'
 import { RepoTopicOptions, TopicListResponse, TopicNameSchema, TopicParams, TopicSearchQuery } from './model'
 import { addTopic, deleteTopic, listRepoTopics, replaceTopics, searchTopics } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const NoContent = { 204: t.Void() }
 /** Changing topics needs the repository's administrators, as in Gitea. */

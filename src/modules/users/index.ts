@@ -26,7 +26,7 @@ import {
 } from './model'
 import { toApiAccessToken, toApiEmail } from '../../convert/account'
 import { addEmails, createAccessToken, deleteAccessToken, deleteEmails, followedOrVisibleUser, followUser, getVisibleUserByName, isFollowing, listAccessTokens, listEmails, listFollows, searchUsers, tokenOwnerFor, unfollowUser } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 const UserList = t.Array(UserSchema)
 /** GET /users/{username}'s record as JSON text, kept while the database is unchanged. */

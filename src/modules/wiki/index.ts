@@ -10,7 +10,7 @@ import { RepoParams } from '../repos/model'
 import { CreateWikiPageOptions, WikiCommitListSchema, WikiPageMetaDataSchema, WikiPageParams, WikiPageSchema } from './model'
 import { pageNameOf } from './paths'
 import { createPage, deletePage, editPage, getPage, listPages, pageRevisions, REVISIONS_PER_PAGE, type PageOptions } from './service'
-import { API_PREFIX } from '../../edge/api-prefix'
+import { API_PREFIX } from '../../lib/api-prefix'
 
 /** What the wiki's writes share: a signed-in writer of a repository whose wiki is on (Gitea's reqRepoWriter(unit.TypeWiki)). */
 const writeNeeds = { scope: 'repository', repo: { level: 'write', unit: 'wiki' }, signed: true } as const
