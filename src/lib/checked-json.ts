@@ -10,13 +10,22 @@ import { ValidationError } from 'elysia'
  * when the module loads: compiling a large record's schema is a visible share of start-up.
  */
 export function checkedJson<T extends TSchema>(schema: T): (value: unknown) => string {
-  let check: TypeCheck<T> | undefined
+  const checker = compiledAtFirstUse(schema)
   return (value) => {
     Value.Clean(schema, value)
-    check ??= TypeCompiler.Compile(schema)
+    const check = checker()
     if (!check.Check(value)) throw new ValidationError('response', check, value)
     return JSON.stringify(value)
   }
+}
+
+/**
+ * TypeBox's compiled checker of `schema`, compiled when first asked for, not when the module
+ * loads (compiling is generated code: a visible share of start-up across many schemas).
+ */
+export function compiledAtFirstUse<T extends TSchema>(schema: T): () => TypeCheck<T> {
+  let check: TypeCheck<T> | undefined
+  return () => (check ??= TypeCompiler.Compile(schema))
 }
 
 /** An answer of JSON text (what checkedJson made), with the header Elysia gives the records it serialises. */

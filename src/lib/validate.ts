@@ -1,29 +1,27 @@
 import { t, ValidationError, type TSchema } from 'elysia'
 import { Type, type IntegerOptions, type NumberOptions, type TInteger, type TNumber } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
+import { compiledAtFirstUse } from './checked-json'
 import { unprocessable } from './errors'
 
 /**
- * The error t.Numeric's and t.Integer's checkers throw, made as they make it (Elysia's `compile`:
- * the value's errors passed where the constructor takes `allowUnsafeValidationDetails`), so a
- * refusal reads and answers the same.
- */
-const refused = (schema: TSchema, value: number) => new ValidationError('property', schema, value, Value.Errors(schema, value) as never)
-
-/**
  * Elysia's t.Numeric and t.Integer, the same schemas (a number, or the text of one, as query and
- * path values come), without the checker each compiles (TypeBox's TypeCompiler, generated code)
- * when the schema is made: 0.1-0.2 ms apiece at module load, about 10-12 ms of a start for the 23
- * numbers and 39 integers of the routes' schemas. The value is checked by TypeBox's interpreter
- * when decoded, as theirs are: a number against `options` when given, an integer always.
+ * path values come), their checker compiled at its first use (checked-json.ts `compiledAtFirstUse`)
+ * where Elysia's compile it when the schema is made: 0.1-0.2 ms apiece at module load, about 10-12
+ * ms of a start for the 23 numbers and 39 integers of the routes' schemas. The decoded value is
+ * checked as theirs check it (a number against `options` when given, an integer always), and
+ * refused with the error theirs throw (Elysia's `compile` passes the value's errors where the
+ * constructor takes `allowUnsafeValidationDetails`), so a refusal reads and answers the same.
  */
 function fromText(format: 'numeric' | 'integer', number: TNumber | TInteger, options: NumberOptions | undefined, checked: boolean): TSchema {
+  const checker = compiledAtFirstUse(number)
   return t
     .Transform(t.Union([t.String({ format, default: 0 }), number], options))
     .Decode((value) => {
       const n = +value
       if (format === 'numeric' && isNaN(n)) return value
-      if (checked && !Value.Check(number, n)) throw refused(number, n)
+      if (!checked) return n
+      const check = checker()
+      if (!check.Check(n)) throw new ValidationError('property', number, n, check.Errors(n) as never)
       return n
     })
     .Encode((value) => value)

@@ -1,6 +1,7 @@
 /** @jsxImportSource warren-jsx */
 import { Elysia, t } from 'elysia'
-import { TypeCompiler } from '@sinclair/typebox/compiler'
+import type { TypeCheck } from '@sinclair/typebox/compiler'
+import { compiledAtFirstUse } from '../../lib/checked-json'
 import type { AppDeps } from '../../deps'
 import type { RepoContext } from '../../auth/repo-context'
 import { branchProtectionsToApi, tagProtectionsToApi } from '../../convert/protection'
@@ -95,13 +96,14 @@ const linesOf = (text: string | undefined): string[] => (text ?? '').split(/\r?\
 const check = (on: boolean) => (on ? 'on' : undefined)
 
 /** What a typed option must be, as the API's own schema says (its bounds): 422 with the field named otherwise. */
-function checkedAsApi<T>(checker: ReturnType<typeof TypeCompiler.Compile>, input: T): T {
-  const error = checker.Errors(input).First()
+function checkedAsApi<T>(checker: () => TypeCheck<any>, input: T): T {
+  const error = checker().Errors(input).First()
   if (error) throw unprocessable(`${error.path.replace(/^\//, '').replace(/\/\d+$/, '') || 'form'}: ${error.message}`)
   return input
 }
-let branchChecker: ReturnType<typeof TypeCompiler.Compile> | undefined
-let tagChecker: ReturnType<typeof TypeCompiler.Compile> | undefined
+const branchChecker = compiledAtFirstUse(EditBranchProtectionOption)
+const tagChecker = compiledAtFirstUse(EditTagProtectionOption)
+const prioritiesChecker = compiledAtFirstUse(UpdateBranchProtectionPriories)
 
 /** The rule form as the API's EditBranchProtectionOption. */
 function branchInputOf(body: RuleValues): EditBranchProtectionInput {
@@ -134,7 +136,7 @@ function branchInputOf(body: RuleValues): EditBranchProtectionInput {
     unprotected_file_patterns: body.unprotected_file_patterns ?? '',
     ...Object.fromEntries(RULE_FLAGS.map(([name]) => [name, ticked(body[name])])),
   }
-  return checkedAsApi((branchChecker ??= TypeCompiler.Compile(EditBranchProtectionOption)), input)
+  return checkedAsApi(branchChecker, input)
 }
 
 type ApiBranchRule = Awaited<ReturnType<typeof branchProtectionsToApi>>[number]
@@ -185,9 +187,8 @@ const movedUp = (rows: { id: number }[], i: number): string => {
 function prioritiesOf(text: string | undefined): number[] {
   const ids = (text ?? '').split(',').filter(Boolean).map(Number)
   if (ids.some((id) => !Number.isSafeInteger(id))) throw unprocessable('ids: a list of rule ids, separated by commas')
-  return checkedAsApi((prioritiesChecker ??= TypeCompiler.Compile(UpdateBranchProtectionPriories)), { ids }).ids ?? []
+  return checkedAsApi(prioritiesChecker, { ids }).ids ?? []
 }
-let prioritiesChecker: ReturnType<typeof TypeCompiler.Compile> | undefined
 
 // ---- branches -----------------------------------------------------------------------------------
 
@@ -341,7 +342,7 @@ async function branchRulePage(deps: AppDeps, ctx: RepoContext, web: WebContext, 
 
 function tagInputOf(body: TagValues): TagProtectionInput {
   const input = { name_pattern: body.name_pattern ?? '', whitelist_usernames: namesOf(body.allowlist_users), whitelist_teams: namesOf(body.allowlist_teams) }
-  return checkedAsApi((tagChecker ??= TypeCompiler.Compile(EditTagProtectionOption)), input)
+  return checkedAsApi(tagChecker, input)
 }
 
 function TagFields(props: { web: WebContext; ctx: RepoContext; action: string; values: TagValues; submit: string }) {
