@@ -446,7 +446,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port,
     dataDir: resolve(env.WARREN_DATA ?? './data'),
     databaseUrl: databaseUrlFrom(env.WARREN_DATABASE_URL),
-    databasePoolSize: boundedFrom(env.WARREN_DATABASE_POOL, 10, 'WARREN_DATABASE_POOL', 1, 1000),
+    databasePoolSize: boundedFrom(env.WARREN_DATABASE_POOL, 10, 'WARREN_DATABASE_POOL', 2, 1000),
     jobRetryMs: boundedFrom(env.WARREN_JOB_RETRY_MS, 5000, 'WARREN_JOB_RETRY_MS', 50, 600_000),
     leftoverRepairMs: boundedFrom(env.WARREN_LEFTOVER_REPAIR_MS, 3000, 'WARREN_LEFTOVER_REPAIR_MS', 50, 600_000),
     databaseSynchronousCommit: boolFrom(env.WARREN_DATABASE_SYNCHRONOUS_COMMIT, 'WARREN_DATABASE_SYNCHRONOUS_COMMIT'),

@@ -49,11 +49,13 @@ describe('issue events', () => {
 
   test('opened, edited with the previous values, closed and reopened; a refused edit writes nothing', async () => {
     let number = 0
+    let id = 0
     const opened = await eventsOf(async () => {
-      number = (await ok(w.s.post(`${repo.path}/issues`, { title: 'Old title', body: 'old body' }, { token: w.writer.token }), 201)).body.number
+      ;({ number, id } = (await ok(w.s.post(`${repo.path}/issues`, { title: 'Old title', body: 'old body' }, { token: w.writer.token }), 201)).body)
     })
     expect(opened).toHaveLength(1)
-    expect(opened[0]).toMatchObject({ kind: 'issue.opened', repoId: repo.id, actorId: w.writer.user.id, payload: { index: number, isPull: false } })
+    // The insert reads the new issue's id and index itself (events/issue-events.ts recordNewIssueEvent): they are this issue's.
+    expect(opened[0]).toMatchObject({ kind: 'issue.opened', repoId: repo.id, actorId: w.writer.user.id, issueId: id, payload: { index: number, isPull: false } })
     const issueId = opened[0]!.issueId
     expect(issueId).toBeGreaterThan(0)
 

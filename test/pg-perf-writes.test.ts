@@ -2,20 +2,26 @@
 /**
  * What a write holds PostgreSQL's write lock for, counted, never timed: every write transaction
  * takes one cluster-wide lock (src/db/postgres.ts), so the round trips between taking it and
- * COMMIT are what serialises writers, within a process and across processes. BEGIN and the lock go
- * in one message with the transaction's first statements pipelined behind it; filing an issue
- * sends its index, row and counters together, then its event with COMMIT (the outbox writes
- * behind: src/db/client.ts writeBehind). The statements a request sends are recorded as it runs
- * (test/query-counter.ts). A write behind that fails rolls back all of its transaction, which
- * PostgreSQL does itself (an aborted transaction's COMMIT is a ROLLBACK). PostgreSQL only.
+ * COMMIT are what serialises writers, within a process and across processes. BEGIN, the lock and
+ * the transaction's statements follow one another on the connection without waiting for answers
+ * (Bun pipelines statements with parameters), and COMMIT once they are answered. Filing an issue
+ * sends its index, row, counters and event without awaiting any answer (src/db/client.ts
+ * answerAfterCommit and writeBehind): two round trips, the second COMMIT's. The statements a
+ * request sends are recorded as it runs (test/query-counter.ts); that everything before COMMIT
+ * runs while this process's thread is held is checked on the wire. A write behind that fails
+ * rolls back all of its transaction, which PostgreSQL does itself (an aborted transaction's
+ * COMMIT is a ROLLBACK). PostgreSQL only.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { eq } from 'drizzle-orm'
-import { afterCommit, writeBehind, writeTransaction } from '../src/db/client'
+import { SQL } from 'bun'
+import { eq, sql } from 'drizzle-orm'
+import { afterCommit, answerAfterCommit, closeDatabase, writeBehind, writeTransaction } from '../src/db/client'
 import { DIALECT } from '../src/db/dialect'
+import { openPostgres, WRITE_LOCK } from '../src/db/postgres'
 import { events, repositories } from '../src/db/schema'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { recordStatements, writeRoundTrips } from './query-counter'
+import { freshPostgresDatabase } from './test-database'
 
 let s: TestServer
 let owner: TestUser
@@ -45,24 +51,24 @@ describe.skipIf(DIALECT !== 'postgres')('round trips of a write under the write 
     return { ...trips, statements }
   }
 
-  test('POST issue: one round trip of reads, then one write transaction of 2 (index, row and counters; event and COMMIT)', async () => {
+  test('POST issue: one round trip of reads, then one write transaction of 2 (index, row, counters and event behind the lock; COMMIT)', async () => {
     // The first issue of the repository makes its index row; the figures are those of any later one.
     expect((await s.post('/repos/filer/queue/issues', { title: 'first' }, { token: owner.token })).status).toBe(201)
     const m = await measure(() => s.post('/repos/filer/queue/issues', { title: 'counted', body: 'text' }, { token: owner.token }), 201)
     expect(m.transactions).toBe(1)
-    expect(m.roundTrips).toBeLessThanOrEqual(2)
+    expect(m.roundTrips).toBe(2)
     const writes = m.statements.filter((t) => /^(insert|update|delete)\b/i.test(t))
     expect(writes.map((t) => /^(?:insert into|update) "(\w+)"/i.exec(t)?.[1])).toEqual(['issue_indexes', 'issues', 'repositories', 'events'])
     // Before the transaction: who asks and the repository (its owner and its row), read side by
     // side in one round trip (the last write emptied the caches); after it, nothing (the record is
     // made from what it has). The change's notification to other processes goes with COMMIT, in
     // the transaction's last round trip (sent only when it changed what a cache may read).
-    expect(m.statements.at(-1)).toMatch(/^select pg_notify\('warren_changes'/)
+    expect(m.statements.at(-1)).toBe('select pg_notify($1, $2)')
     expect(m.statements.length - 1).toBeLessThanOrEqual(7)
     expect(m.poolRoundTrips).toBeLessThanOrEqual(1)
   }, 240_000)
 
-  test('filed closed with a milestone, a label and an assignee: the index, row and counters in one round trip, the links, counts and events with COMMIT; events in order', async () => {
+  test('filed closed with a milestone, a label and an assignee: the reads, the index, row and counters, the links, counts and events, COMMIT; events in order', async () => {
     const ms = await s.post('/repos/filer/queue/milestones', { title: 'v1' }, { token: owner.token })
     const label = await s.post('/repos/filer/queue/labels', { name: 'bug', color: '#ff0000' }, { token: owner.token })
     expect([ms.status, label.status]).toEqual([201, 201])
@@ -74,8 +80,9 @@ describe.skipIf(DIALECT !== 'postgres')('round trips of a write under the write 
     }, 201)
     expect(issue).toMatchObject({ state: 'closed', milestone: { id: ms.body.id, open_issues: 0, closed_issues: 1 }, labels: [{ id: label.body.id }], assignees: [{ login: 'filer' }] })
     expect(m.transactions).toBe(1)
-    // Milestone and label read together; index, row and counters; the label's link and count and the events with COMMIT.
-    expect(m.roundTrips).toBeLessThanOrEqual(3)
+    // Milestone and label read together behind the lock; index, row and counters (the links need
+    // the row's id); the label's link and count and the events; COMMIT.
+    expect(m.roundTrips).toBeLessThanOrEqual(4)
     const events = (await (s.deps.db.$client as any).unsafe(`select kind from events where issue_id = $1 order by id`, [issue.id])) as { kind: string }[]
     expect(events.map((e) => e.kind)).toEqual(['issue.opened', 'issue.closed'])
     // What was written behind is there: the label's link and counts, the assignee.
@@ -115,7 +122,7 @@ describe.skipIf(DIALECT !== 'postgres')('round trips of a write under the write 
       }).catch((e) => e)
       expect((failure as { errno?: string }).errno).toBe('23505') // the duplicate key, not "transaction aborted"
     })
-    expect(m).toMatchObject({ transactions: 1, roundTrips: 2 })
+    expect(m).toMatchObject({ transactions: 1, roundTrips: 3 }) // the change; the writes behind; COMMIT
     // Behind a statement that follows it: that statement fails as the transaction is aborted; the write behind's failure is thrown.
     const failure = await writeTransaction(db, async () => {
       await writeBehind(db, duplicate())
@@ -128,7 +135,7 @@ describe.skipIf(DIALECT !== 'postgres')('round trips of a write under the write 
     expect(await countOf('select count(*) as n from events')).toBe(eventsBefore)
     // The connection is fine after it: the next transaction commits.
     m = await countRoundTrips(() => writeTransaction(db, () => writeBehind(db, db.update(repositories).set({ description: 'written' }).where(eq(repositories.id, repo.id)))))
-    expect(m).toMatchObject({ transactions: 1, roundTrips: 1 }) // BEGIN, the lock, the write and COMMIT in one
+    expect(m).toMatchObject({ transactions: 1, roundTrips: 2 }) // BEGIN, the lock and the write in one; COMMIT
     expect((await db.select().from(repositories).where(eq(repositories.id, repo.id)))[0]!.description).toBe('written')
   }, 240_000)
 
@@ -138,12 +145,13 @@ describe.skipIf(DIALECT !== 'postgres')('round trips of a write under the write 
     expect((await s.post('/repos/refused/tail/issues', { title: 'one' }, { token: refused.token })).status).toBe(201)
     const theirEvents = () => countOf(`select count(*) as n from events where actor_id = $1`, [refused.user.id])
     const before = await theirEvents() // the repository's and the first issue's
-    // The database refuses this person's events from now on: the event, written behind, fails in the round trip of COMMIT.
+    // The database refuses this person's events from now on: the event, written behind the issue's insert, fails.
     await (s.deps.db.$client as any).unsafe(`alter table events add constraint refuse_test_actor check (actor_id <> ${refused.user.id}) not valid`)
     try {
       const m = await measure(() => s.post('/repos/refused/tail/issues', { title: 'never filed', body: 'text' }, { token: refused.token }), 500)
       expect(m.transactions).toBe(1)
-      expect(m.roundTrips).toBeLessThanOrEqual(2)
+      // Everything behind the lock in one round trip, then COMMIT, which PostgreSQL answers with ROLLBACK (the transaction was aborted).
+      expect(m.roundTrips).toBe(2)
       expect(await countOf(`select count(*) as n from issues where title = 'never filed'`)).toBe(0)
       expect(await theirEvents()).toBe(before)
       expect((await s.get('/repos/refused/tail', { token: refused.token })).body.open_issues_count).toBe(1)
@@ -154,5 +162,60 @@ describe.skipIf(DIALECT !== 'postgres')('round trips of a write under the write 
     expect(next.status).toBe(201)
     expect(next.body.number).toBe(2)
     expect(await theirEvents()).toBe(before + 1)
+  }, 240_000)
+
+  test('a transaction that awaits nothing runs all its statements behind the lock while this process is held: only COMMIT waits for it', async () => {
+    // A database of its own, with a pool of two connections (one for write transactions) and
+    // nothing else running on it: the write lock is the database's, so no other writer of the
+    // suite stands in its queue.
+    const database = await freshPostgresDatabase(s.deps.config.databaseUrl!, 'warren_pipeline')
+    const db = await openPostgres(database.url, { poolSize: 2, listen: false })
+    const holder = new SQL(database.url, { max: 1 })
+    try {
+      const insert = db
+        .insert(events)
+        .values({ kind: 'push', repoId: sql.placeholder('repo'), actorId: null, payload: '{}', createdUnix: 1 } as never)
+        .returning({ id: events.id })
+        .prepare()
+      const file = (repo: number) =>
+        writeTransaction(db, async () => {
+          const row = answerAfterCommit(db, insert.execute({ repo }))
+          await writeBehind(db, db.insert(events).values({ kind: 'push', repoId: repo + 1000, actorId: null, payload: '{}', createdUnix: 1 }))
+          return { row }
+        })
+      // Twice first: a statement is prepared on a connection at its first use (not pipelined then).
+      for (const repo of [1, 2]) expect((await (await file(repo)).row)[0]!.id).toBeGreaterThan(0)
+      const [{ pid }] = await holder.unsafe('select pg_advisory_lock($1), pg_backend_pid() as pid', [WRITE_LOCK])
+      const filing = file(3)
+      // The transaction waits for the lock, its statements sent behind it.
+      while (Number((await holder.unsafe(`select count(*) as n from pg_locks where locktype = 'advisory' and not granted`))[0].n) === 0) await Bun.sleep(5)
+      await Bun.sleep(20)
+      // This thread held (a synchronous child) while another process lets the lock go and watches
+      // the transaction: it runs everything it was sent, the inserts and the notification of its
+      // change, and then waits for this process (COMMIT), which has done nothing since.
+      const script = `
+        import { SQL } from 'bun'
+        const c = new SQL(process.env.PIPELINE_URL, { max: 1 })
+        await c.unsafe('select pg_terminate_backend($1)', [Number(process.env.PIPELINE_HOLDER)])
+        const deadline = Date.now() + 60_000
+        let seen = null
+        while (Date.now() < deadline) {
+          const rows = await c.unsafe("select query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state = 'idle in transaction'")
+          if (rows.length) { seen = rows.map((r) => r.query); break }
+          await Bun.sleep(10)
+        }
+        console.log(JSON.stringify({ seen }))
+        await c.close()
+      `
+      const child = Bun.spawnSync([process.execPath, '-e', script], { env: { ...process.env, PIPELINE_URL: database.url, PIPELINE_HOLDER: String(pid) }, stderr: 'pipe' })
+      expect(JSON.parse(child.stdout.toString())).toEqual({ seen: ['select pg_notify($1, $2)'] })
+      // Let go, it commits: both rows there.
+      expect((await (await filing).row)[0]!.id).toBeGreaterThan(0)
+      expect(Number((await holder.unsafe('select count(*) as n from events where repo_id in (3, 1003)'))[0].n)).toBe(2)
+    } finally {
+      await holder.close().catch(() => {})
+      await closeDatabase(db)
+      await database.drop()
+    }
   }, 240_000)
 })

@@ -9,13 +9,14 @@ import type { Db } from '../src/db/client'
  *   BEGIN/COMMIT (`exec`) are the runtime's, not the services', and are not reported.
  * - PostgreSQL: `db.$client` is Bun's SQL pool; src/db/postgres.ts sends every statement through
  *   `unsafe(text, params)`, looked up on the pool at call time, or, inside a write transaction,
- *   on the transaction's own connection, which `reserve` hands out. Both are wrapped. What the
- *   runtime sends around a write transaction (BEGIN with the advisory lock, COMMIT, ROLLBACK) is
- *   its own, like SQLite's BEGIN IMMEDIATE, and is not reported.
+ *   on the transaction's own connection, which `reserve` of the write transactions' pool
+ *   (`db.$writers`) hands out. Both are wrapped. What the runtime sends around a write
+ *   transaction (BEGIN, the advisory lock, COMMIT, ROLLBACK) is its own, like SQLite's BEGIN
+ *   IMMEDIATE, and is not reported.
  * Placeholders differ: `?` on SQLite, `$1` on PostgreSQL.
  */
 export function recordStatements(db: Db, onStatement: (sql: string) => void): void {
-  if (db.$runtime.dialect === 'postgres') recordPostgres(db.$client as unknown as SQL, onStatement)
+  if (db.$runtime.dialect === 'postgres') recordPostgres(db.$client as unknown as SQL, writersOf(db), onStatement)
   else recordSqlite(db, onStatement)
 }
 
@@ -42,8 +43,8 @@ function recordSqlite(db: Db, onStatement: (sql: string) => void): void {
   }
 }
 
-/** What src/db/postgres.ts sends around a write transaction. */
-const RUNTIME_STATEMENT = /^(begin;|commit$|rollback$)/i
+/** What src/db/postgres.ts sends around a write transaction: BEGIN, the write lock, COMMIT or ROLLBACK. */
+const RUNTIME_STATEMENT = /^(begin|commit|rollback)$|^select set_config\('lock_timeout'/i
 
 const REPORTED = Symbol('reported')
 
@@ -60,10 +61,13 @@ function reportUnsafe(target: SQL, onStatement: (sql: string) => void): void {
   }
 }
 
-function recordPostgres(pool: SQL, onStatement: (sql: string) => void): void {
+/** PostgreSQL: the pool write transactions reserve their connections from (src/db/postgres.ts). */
+const writersOf = (db: Db): SQL => (db as unknown as { $writers: SQL }).$writers
+
+function recordPostgres(pool: SQL, writers: SQL, onStatement: (sql: string) => void): void {
   reportUnsafe(pool, onStatement)
-  const reserve = pool.reserve.bind(pool)
-  ;(pool as any).reserve = async () => {
+  const reserve = writers.reserve.bind(writers)
+  ;(writers as any).reserve = async () => {
     const connection = await reserve()
     reportUnsafe(connection, onStatement)
     return connection
@@ -113,15 +117,16 @@ export function writeRoundTrips(db: Db) {
   countRounds(pool, () => {
     if (counting) poolRoundTrips++
   })
-  const reserve = pool.reserve.bind(pool)
-  ;(pool as any).reserve = async () => {
+  const writers = writersOf(db)
+  const reserve = writers.reserve.bind(writers)
+  ;(writers as any).reserve = async () => {
     const connection = await reserve()
     if (!(connection as any)[ROUND_TRIPS]) {
       ;(connection as any)[ROUND_TRIPS] = true
       countRounds(connection, () => {
         if (counting) roundTrips++
       }, (text) => {
-        if (counting && /^begin;/i.test(text)) transactions++
+        if (counting && /^begin$/i.test(text)) transactions++
       })
     }
     return connection
@@ -143,18 +148,30 @@ export function writeRoundTrips(db: Db) {
 
 /**
  * Wraps `target.unsafe`: `newRound` is called for a statement sent while none of those sent
- * before it through `target` is unanswered, `sent` for every statement.
+ * before it through `target` is unanswered, `sent` for every statement. Bun pipelines only
+ * statements with parameters (the extended protocol): one without (the simple protocol) waits for
+ * the answers of all before it, and all after it wait for its answer, so it starts a round trip of
+ * its own, and so do the statements sent behind it while it is unanswered (one more round trip).
  */
 function countRounds(target: SQL, newRound: (text: string) => void, sent: (text: string) => void = () => {}): void {
   let unanswered = 0
+  let unansweredSimple = 0
+  /** Whether a statement was sent behind the last simple one (it started their round trip). */
+  let behindSimple = false
   const unsafe = target.unsafe.bind(target)
   ;(target as any).unsafe = (text: string, params?: unknown[]) => {
-    if (unanswered === 0) newRound(text)
+    const simple = !params?.length
+    if (unanswered === 0 || simple || (unansweredSimple > 0 && !behindSimple)) newRound(text)
+    behindSimple = !simple && unansweredSimple > 0
     sent(text)
     unanswered++
+    if (simple) unansweredSimple++
     let answered = false
     const done = () => {
-      if (!answered) unanswered--
+      if (!answered) {
+        unanswered--
+        if (simple) unansweredSimple--
+      }
       answered = true
     }
     // Bun sends a query when it is first awaited (or its values() asked): the answer is watched from then.

@@ -29,6 +29,8 @@ export interface DatabaseRuntime {
   afterCommit(fn: () => void): void
   /** writeBehind's implementation. */
   writeBehind(statement: BuiltStatement): Promise<void>
+  /** answerAfterCommit's implementation. */
+  answerAfterCommit<T>(statement: Promise<T>): Promise<T>
   /** changeMarkOf's implementation. */
   changeMark(): () => string
   /** Whether the caller runs inside a write transaction (its reads may see what a rollback undoes). */
@@ -169,6 +171,8 @@ interface OpenTransaction {
   committed: (() => void)[]
   /** Whether it ran a statement that moves the change mark (movesChangeMark): its commit moves it. */
   movesMark: boolean
+  /** The statements answered after the commit (answerAfterCommit): each settles with its failure, or null. */
+  answered: Promise<unknown>[]
 }
 
 /** Whether the caller's statements belong to the open transaction (work started inside one that outlives it does not). */
@@ -200,6 +204,40 @@ export function afterCommit(db: Db, fn: () => void): void {
  */
 export function writeBehind(db: Db, statement: BuiltStatement): Promise<void> {
   return db.$runtime.writeBehind(statement)
+}
+
+/**
+ * A statement of the write transaction the caller is in, run already (a prepared statement's
+ * `execute()`), whose answer the caller needs only once the transaction is over (the row an
+ * insert returns, for the request's answer): the transaction goes on without waiting for it. On
+ * PostgreSQL the statements after it follow it on the connection without waiting, and COMMIT
+ * once they are answered: a transaction that awaits nothing waits for its client under the write
+ * lock only there (db/postgres.ts). If it fails, the transaction fails with its error (the first failure, in the order the
+ * statements were sent) and nothing of it is committed. A statement only: on PostgreSQL the
+ * failure must be the database's, which aborts the transaction there (a check that throws must be
+ * awaited in the transaction). Await the answer after writeTransaction returns. Outside a
+ * transaction, the statement itself.
+ */
+export function answerAfterCommit<T>(db: Db, statement: Promise<T>): Promise<T> {
+  return db.$runtime.answerAfterCommit(statement)
+}
+
+/**
+ * A promise's failure, or null when it succeeds (never rejects). Its `then` is called at once: a
+ * Bun query is sent then, in the order of the calls (a query given to Promise.resolve or awaited
+ * is sent a microtask later, after one whose `then` was called after it).
+ */
+export const failureOf = (p: PromiseLike<unknown>): Promise<unknown> =>
+  Promise.resolve(
+    p.then(
+      () => null,
+      (e: unknown) => e,
+    ),
+  )
+
+/** The first failure of the statements sent ahead, in the order sent, once all are answered; null if none failed. */
+export async function firstFailure(sent: Promise<unknown>[]): Promise<unknown> {
+  return (await Promise.all(sent)).find((e) => e !== null) ?? null
 }
 
 /**
@@ -402,6 +440,10 @@ function sqliteDatabase(sqlite: Database): Db {
     },
     async writeBehind(statement) {
       await statement
+    },
+    answerAfterCommit(statement) {
+      if (insideOpen(gate)) gate.current!.answered.push(failureOf(statement))
+      return statement
     },
     changeMark: () => mark,
     inWriteTransaction: () => insideOpen(gate),
@@ -624,7 +666,7 @@ async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, snapshots
   while (gate.current) await gate.current.ended
   // Claimed in the same step as the check above (no await in between).
   let end!: () => void
-  const transaction: OpenTransaction = { ended: new Promise((resolve) => (end = resolve)), committed: [], movesMark: false }
+  const transaction: OpenTransaction = { ended: new Promise((resolve) => (end = resolve)), committed: [], movesMark: false, answered: [] }
   gate.current = transaction
   let result: T
   try {
@@ -636,12 +678,16 @@ async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, snapshots
       // (a thenable Drizzle builder) still runs it in the transaction, not after it, outside, where
       // it would wait for the write lock its own transaction holds.
       result = await gate.inside.run(transaction, async () => await fn())
+      // A statement answered after the commit that failed fails the transaction (it ran already: SQLite runs each when called).
+      const failed = await firstFailure(transaction.answered)
+      if (failed) throw failed
       // In the same synchronous step as COMMIT: no reader of this connection sees the mark moved before the rows.
       if (transaction.movesMark) marked.move()
       sqlite.exec('COMMIT')
     } catch (e) {
       if (sqlite.inTransaction) sqlite.exec('ROLLBACK')
-      throw e
+      // As on PostgreSQL: the failure of a statement sent ahead of the one that threw is the cause.
+      throw (await firstFailure(transaction.answered)) ?? e
     } finally {
       releasedWriteLock(sqlite)
     }

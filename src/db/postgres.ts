@@ -15,7 +15,7 @@
 import { SQL } from 'bun'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { drizzle } from 'drizzle-orm/bun-sql'
-import { appliedAll, movesChangeMark, type Db, type DatabaseRuntime } from './client'
+import { appliedAll, failureOf, firstFailure, movesChangeMark, type Db, type DatabaseRuntime } from './client'
 import { ApiError } from '../lib/errors'
 import { SessionLocks, unclaimedIds } from './pg-locks'
 import { UNAVAILABLE_RETRY_AFTER } from './unavailable'
@@ -26,8 +26,37 @@ const MIGRATIONS = migrationsOfFolder('drizzle-pg')
 const MIGRATION_TIMES = migrationTimesOfFolder('drizzle-pg')
 
 /** Advisory lock keys (any two fixed 64-bit numbers; "Warren writes" and "Warren migrates"). */
-const WRITE_LOCK = 0x5761727265_6e57n
+export const WRITE_LOCK = 0x5761727265_6e57n
 const MIGRATE_LOCK = 0x5761727265_6e4dn
+
+/**
+ * BEGIN's parameter, which it does not use: Bun sends a query without parameters by PostgreSQL's
+ * simple protocol, and then sends nothing more on the connection until its answer has reached
+ * this process (its event loop, busy with other requests); a query with parameters goes by the
+ * extended protocol, prepared once per connection, and once prepared follows the one before it at
+ * once (Bun's pipelining). PostgreSQL accepts a parameter a statement does not refer to.
+ *
+ * COMMIT has none, on purpose: Bun may send a prepared statement before one queued ahead of it
+ * that is still being prepared (a statement's first use on a connection), and a prepared COMMIT
+ * would then end the transaction before its last statements (seen: the event written after the
+ * commit, outside the transaction). Without parameters, COMMIT waits for every statement before
+ * it to be answered: the one wait for this process a transaction that awaits nothing has under
+ * the lock.
+ */
+const UNUSED = [0]
+
+/**
+ * How many of a process's `poolSize` connections are kept for write transactions, a pool of their
+ * own (at least one; a third of the pool). On them BEGIN and the write lock are the first two
+ * statements ever prepared, sent first in every transaction: so no statement of a transaction can
+ * be sent before the lock is (Bun sends a statement prepared on the connection before one still
+ * being prepared: a read prepared on a shared connection would have run before a transaction's
+ * lock, at the lock's first use there). Writers wait for one another on the lock, so a few
+ * connections serve them all; queries outside transactions keep the rest.
+ */
+export function writerConnections(poolSize: number): number {
+  return Math.max(1, Math.floor(poolSize / 3))
+}
 
 /** How long a write transaction waits for the write lock (and row locks) before giving up. */
 const WRITE_LOCK_WAIT = '30s'
@@ -73,14 +102,18 @@ const CHANGING = /^\s*(insert|update|delete)\b/i
 export async function openPostgres(url: string, opts: PostgresOptions): Promise<Db> {
   // Named, so an operator (and test/pg-connections.test.ts) can tell Warren's apart in pg_stat_activity.
   const connection = { application_name: 'warren' }
-  const client = new SQL(url, { max: opts.poolSize, idleTimeout: POOL_IDLE_TIMEOUT, connection })
+  // Write transactions run on connections of their own (see writerConnections), the queries
+  // outside them on the rest of the pool.
+  const writers = writerConnections(opts.poolSize)
+  const client = new SQL(url, { max: Math.max(1, opts.poolSize - writers), idleTimeout: POOL_IDLE_TIMEOUT, connection })
+  const writing = new SQL(url, { max: writers, idleTimeout: POOL_IDLE_TIMEOUT, connection })
   // Session locks live on one connection of their own, opened at the first lock, so that holders
   // (which query through the pool) can never starve the pool, nor the pool the locks.
   const locks = new SessionLocks(new SQL(url, { max: 1, connection }))
   try {
     await migrate(client)
   } catch (e) {
-    await Promise.all([client.close().catch(() => {}), locks.close().catch(() => {})])
+    await Promise.all([client.close().catch(() => {}), writing.close().catch(() => {}), locks.close().catch(() => {})])
     throw e
   }
   // The transaction a statement belongs to is known by its async context, as on SQLite, so the
@@ -93,8 +126,10 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     return t && live.has(t) ? t : undefined
   }
   const changes = new ChangeListener(url, connection, opts.listen ?? true)
-  // Asked for synchronous commits, the server's own setting holds (on, unless its operator chose otherwise).
-  const unflushed = opts.synchronousCommit ? '' : `set_config('synchronous_commit', 'off', true), `
+  // The write lock, taken first in every write transaction, with the transaction's settings. Asked
+  // for synchronous commits, the server's own setting holds (on, unless its operator chose otherwise).
+  const lockStatement = `select set_config('lock_timeout', $1, true), ${opts.synchronousCommit ? '' : `set_config('synchronous_commit', 'off', true), `}pg_advisory_xact_lock($2)`
+  const lockParams = [WRITE_LOCK_WAIT, WRITE_LOCK]
   const routed = new Proxy(client, {
     get(target, key) {
       if (key === 'unsafe')
@@ -121,43 +156,39 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       if (current()) return fn()
       const committed: (() => void)[] = []
       let movedMark = false
-      const connection = await client.reserve()
+      const connection = await writing.reserve()
       let result: T
       try {
-        // BEGIN and the write lock go in one message, and the transaction's first statements follow
-        // on the connection without waiting for its answer: PostgreSQL runs them in order, each
-        // once the one before it is done, so they still run under the lock, and the lock is held
-        // one round trip less (what serialises writers, in this process and across processes).
-        // The wait for the lock is bounded (a process stuck inside a transaction holds every
-        // writer): past it the request answers 503 and may be retried.
-        const lockFailure = connection
-          .unsafe(`begin; select set_config('lock_timeout', '${WRITE_LOCK_WAIT}', true), ${unflushed}pg_advisory_xact_lock(${WRITE_LOCK})`)
-          .then(
-            () => null,
-            (e: unknown) => e,
-          )
+        // BEGIN, the write lock and the transaction's statements follow one another on the
+        // connection without waiting for each other's answers: PostgreSQL runs them in order,
+        // each once the one before it is done, so they run under the lock, and a transaction
+        // that awaits nothing holds it for no round trip of this process (what serialises
+        // writers, in this process and across processes). The wait for the lock is bounded (a
+        // process stuck inside a transaction holds every writer): past it the request answers 503
+        // and may be retried.
+        const lockFailure = firstFailure([failureOf(connection.unsafe('begin', UNUSED)), failureOf(connection.unsafe(lockStatement, lockParams))])
         const open: OpenTransaction = { connection, committed, behind: [], sent: [], movesMark: false }
         live.add(open)
         try {
           result = await inside.run(open, async () => await fn()) // a query handed back unawaited runs inside too (client.ts)
         } catch (e) {
           // A statement sent behind a lock or a write that failed fails too ("transaction aborted"): that failure is the cause.
-          const failed = (await lockFailure) ?? (await firstFailure(open))
+          const failed = (await lockFailure) ?? (await firstFailure(open.sent))
           await connection.unsafe('rollback').catch(() => {})
           throw failed ?? e
         } finally {
           live.delete(open)
         }
-        // The writes behind and COMMIT in one round trip (with the lock's, when nothing was awaited
-        // since). Should any of them, or the lock, have failed, PostgreSQL aborted the transaction
-        // and answers COMMIT with ROLLBACK: nothing of it is committed, and its failure is thrown.
-        // A transaction that changed what a cache may read (movesChangeMark) announces it behind
-        // its last write, in the COMMIT's round trip: PostgreSQL delivers the notification when
-        // (and only if) it commits, before its COMMIT returns here.
-        if (open.movesMark) open.behind.push({ text: `select pg_notify('${CHANGES_CHANNEL}', '${changes.tag}')`, params: [] })
+        // The writes behind (with the lock's round trip, when nothing was awaited since), then
+        // COMMIT, which Bun sends once they are answered (UNUSED). Should any of them, or the
+        // lock, have failed, PostgreSQL aborted the transaction and answers COMMIT with ROLLBACK:
+        // nothing of it is committed, and its failure is thrown. A transaction that changed what
+        // a cache may read (movesChangeMark) announces it behind its last write: PostgreSQL
+        // delivers the notification when (and only if) it commits, before its COMMIT returns here.
+        if (open.movesMark) open.behind.push({ text: 'select pg_notify($1, $2)', params: [CHANGES_CHANNEL, changes.tag] })
         sendBehind(open)
         const ended = await connection.unsafe('commit')
-        const failed = (await lockFailure) ?? (await firstFailure(open))
+        const failed = (await lockFailure) ?? (await firstFailure(open.sent))
         if (failed) throw failed
         if ((ended as { command?: string }).command !== 'COMMIT') throw new Error(`the transaction ended with ${(ended as { command?: string }).command} instead of COMMIT`)
         movedMark = open.movesMark
@@ -183,6 +214,11 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       if (movesChangeMark(sql)) open.movesMark = true
       open.behind.push({ text: sql, params })
     },
+    answerAfterCommit(statement) {
+      // Sent already, after every write behind (a statement sends them first): in `sent` in the order sent.
+      current()?.sent.push(failureOf(statement))
+      return statement
+    },
     changeMark: () => changes.mark(),
     inWriteTransaction: () => current() !== undefined,
     // Each statement outside a transaction reads what is committed when it starts.
@@ -198,10 +234,11 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       // The notifications of changes made outside a transaction go out first (a CLI's write must
       // reach the servers' caches though the CLI closes its database at once).
       await changes.flush()
-      await Promise.all([client.close(), locks.close(), changes.close()])
+      await Promise.all([client.close(), writing.close(), locks.close(), changes.close()])
     },
   }
-  Object.assign(db, { $runtime: runtime, $client: client })
+  // $writers: the write transactions' pool (tests watch what is sent on its connections).
+  Object.assign(db, { $runtime: runtime, $client: client, $writers: writing })
   return db
 }
 
@@ -234,7 +271,7 @@ interface OpenTransaction {
   committed: (() => void)[]
   /** Writes behind (writeBehind) not sent yet. */
   behind: { text: string; params: unknown[] }[]
-  /** The writes behind sent: each settles with its failure, or null. */
+  /** The writes behind and the statements answered after the commit (answerAfterCommit), sent: each settles with its failure, or null. */
   sent: Promise<unknown>[]
   /** Whether it ran a statement that moves the change mark (movesChangeMark): its commit notifies. */
   movesMark: boolean
@@ -248,16 +285,8 @@ function sendBehind(open: OpenTransaction): void {
   for (const { text, params } of open.behind.splice(0))
     open.sent.push(
       // A query is sent when first awaited: `then` sends it now.
-      open.connection.unsafe(text, params as any[]).then(
-        () => null,
-        (e: unknown) => e,
-      ),
+      failureOf(open.connection.unsafe(text, params as any[])),
     )
-}
-
-/** The first failure of the transaction's writes behind sent, once they are all answered; null if none failed. */
-async function firstFailure(open: OpenTransaction): Promise<unknown> {
-  return (await Promise.all(open.sent)).find((e) => e !== null) ?? null
 }
 
 /** Applies the pending migrations, one process at a time. */

@@ -1,6 +1,8 @@
-import type { Db } from '../db/client'
-import type { CommentRow, IssueRow } from '../db/schema'
-import { recordEvent, type EventKind, type NewEvent } from './outbox'
+import { sql } from 'drizzle-orm'
+import { perConnection, writeBehind, writeTransaction, type Db } from '../db/client'
+import { events, issueIndexes, issues, type CommentRow, type IssueRow } from '../db/schema'
+import { nowUnix } from '../lib/time'
+import { recordEvent, reusableInsert, type EventKind, type NewEvent } from './outbox'
 
 type IssueKind = Extract<EventKind, `issue.${string}`>
 type CommentKind = Extract<EventKind, `comment.${string}`>
@@ -17,6 +19,35 @@ export async function recordIssueEvent(db: Db, issue: IssueRow, actorId: number,
 export function issueEvent(issue: Pick<IssueRow, 'id' | 'repoId' | 'index' | 'isPull'>, actorId: number, kind: IssueKind, extra: Record<string, unknown> = {}): NewEvent {
   return { kind, repoId: issue.repoId, actorId, issueId: issue.id, payload: { index: issue.index, isPull: issue.isPull, ...extra } }
 }
+
+/**
+ * recordIssueEvent for the issue (not a pull request) the transaction has just filed in `repoId`,
+ * before its row is known: the same event row, whose issue id and index the insert reads itself
+ * (the repository's newest index, taken by this transaction under the write lock), and whose
+ * payload is the text issueEvent's would be. So the filing sends it behind the issue's insert
+ * without waiting for the insert's answer (modules/issues createIssue): on PostgreSQL nothing
+ * but COMMIT waits for an answer under the write lock.
+ */
+export async function recordNewIssueEvent(db: Db, repoId: number, actorId: number, kind: 'issue.opened' | 'issue.closed'): Promise<void> {
+  await writeTransaction(db, () => writeBehind(db, newIssueEventOf(db)({ kind, repoId, actorId, createdUnix: nowUnix() })))
+}
+
+const newIssueEventOf = perConnection((db) => {
+  const p = sql.placeholder
+  const newest = sql`(select ${issueIndexes.maxIndex} from ${issueIndexes} where ${issueIndexes.repoId} = ${p('repoId')})`
+  return reusableInsert<{ kind: string; repoId: number; actorId: number; createdUnix: number }>(
+    db.insert(events).values({
+      kind: p('kind'),
+      repoId: p('repoId'),
+      actorId: p('actorId'),
+      issueId: sql`(select ${issues.id} from ${issues} where ${issues.repoId} = ${p('repoId')} and ${issues.index} = ${newest})`,
+      commentId: null,
+      // JSON.stringify(issueEvent(...).payload) with no `extra`, for an issue: the index is a number.
+      payload: sql`'{"index":' || ${newest} || ',"isPull":false}'`,
+      createdUnix: p('createdUnix'),
+    } as never),
+  )
+})
 
 /** An event about a comment; `comment` is the row as it is after the change (as it was, for a deletion). */
 export async function recordCommentEvent(

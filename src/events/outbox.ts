@@ -153,22 +153,31 @@ export async function recordEvent(db: Db, event: NewEvent): Promise<void> {
  */
 const eventInsertOf = perConnection((db) => {
   const p = sql.placeholder
-  const query = db.insert(events).values({
-    kind: p('kind'),
-    repoId: p('repoId'),
-    actorId: p('actorId'),
-    issueId: p('issueId'),
-    commentId: p('commentId'),
-    payload: p('payload'),
-    createdUnix: p('createdUnix'),
-  } as never)
+  return reusableInsert<ReturnType<typeof eventRow>>(
+    db.insert(events).values({
+      kind: p('kind'),
+      repoId: p('repoId'),
+      actorId: p('actorId'),
+      issueId: p('issueId'),
+      commentId: p('commentId'),
+      payload: p('payload'),
+      createdUnix: p('createdUnix'),
+    } as never),
+  )
+})
+
+/**
+ * An insert with placeholders, built once: for each set of values, the statement to write behind
+ * (its text and those values) or to await (the same statement, prepared).
+ */
+export function reusableInsert<V extends Record<string, unknown>>(query: { toSQL(): { sql: string; params: unknown[] }; prepare(): { execute(values: V): Promise<unknown> } }): (values: V) => BuiltStatement {
   const built = query.toSQL()
   const prepared = query.prepare()
-  return (row: ReturnType<typeof eventRow>): BuiltStatement => ({
-    toSQL: () => ({ sql: built.sql, params: fillPlaceholders(built.params, row) }),
-    then: (ok, failed) => prepared.execute(row).then(ok, failed),
+  return (values) => ({
+    toSQL: () => ({ sql: built.sql, params: fillPlaceholders(built.params, values) }),
+    then: (ok, failed) => prepared.execute(values).then(ok, failed),
   })
-})
+}
 
 /** recordEvent for several events of one change (in the list's order): one insert a batch of them, written behind too. */
 export async function recordEvents(db: Db, list: NewEvent[]): Promise<void> {

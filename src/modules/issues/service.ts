@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { recordContentEdit } from '../content-history/service'
-import { writeTransaction } from '../../db/client'
+import { answerAfterCommit, writeTransaction } from '../../db/client'
 import { attachmentFilesOf } from '../attachments/files'
 import { inJsonList } from '../../db/sql'
 import { issueAssignees, issues, labels, milestones, pullRequests, type IssueRow, type MilestoneRow } from '../../db/schema'
@@ -19,7 +19,7 @@ import { gitOfRow } from '../../auth/repo-context'
 import { readRef } from '../../git/merge'
 import { ZERO_ID } from '../../events/push-events'
 import { moveRefs, pullHeadRef } from '../../push'
-import { recordIssueEvent } from '../../events/issue-events'
+import { recordIssueEvent, recordNewIssueEvent } from '../../events/issue-events'
 import { insertComment } from '../comments/service'
 import type { EditChanges } from '../../events/outbox'
 import { findIssue, nextIssueIndex, statementsOf } from './queries'
@@ -74,7 +74,7 @@ export async function createIssue(
   const now = nowUnix()
   const closed = opts.closed === true
   const s = statementsOf(deps.db)
-  return await writeTransaction(deps.db, async () => {
+  const { sent, milestone, labelRows } = await writeTransaction(deps.db, async () => {
     // Gitea's NewIssue and NewPullRequest: refused to one the owner or an assignee blocked.
     await refuseBlocked(deps.db, poster.id, [ctx.repo.ownerId, ...people.map((p) => p.id)])
     await pull?.check()
@@ -82,47 +82,55 @@ export async function createIssue(
       writer && opts.milestone ? repoMilestone(deps, ctx.repo.id, opts.milestone) : null,
       writer && opts.labels?.length ? repoLabelsByIds(deps, ctx.repo, opts.labels) : [],
     ])
-    // Sent together (on PostgreSQL one round trip under the write lock): the next index taken,
-    // the row that reads it back, the counters of the repository and milestone. The first two are
-    // prepared statements, executed (and so sent, and run) in the order they are called here.
-    const [, inserted] = await Promise.all([
-      nextIssueIndex(deps, ctx.repo.id),
-      s.insertIssue.execute({
-        repo: ctx.repo.id,
-        poster: poster.id,
-        title: opts.title,
-        content: opts.body ?? '',
-        ref: pull ? '' : (opts.ref ?? ''),
-        milestone: milestone?.id ?? 0,
-        closed,
-        pull: !!pull,
-        deadline,
-        now,
-        closedUnix: closed ? now : 0,
-      }),
-      pull ? bumpRepoCounters(deps, ctx.repo.id, true, 1, closed ? 1 : 0) : s.countNewIssue.execute({ repo: ctx.repo.id, closedCount: closed ? 1 : 0 }),
-      milestone ? bumpMilestone(deps, milestone.id, 1, closed ? 1 : 0) : null,
-    ])
-    const row = inserted[0]!
-    if (milestone) {
-      milestone.numIssues += 1
-      milestone.numClosedIssues += closed ? 1 : 0
-    }
+    // Sent together: the next index taken, the row that reads it back, the counters of the
+    // repository and milestone. The first two are prepared statements, executed (and so sent, and
+    // run) in the order they are called here.
+    const sent: Promise<IssueRow> = answerAfterCommit(
+      deps.db,
+      Promise.all([
+        nextIssueIndex(deps, ctx.repo.id),
+        s.insertIssue.execute({
+          repo: ctx.repo.id,
+          poster: poster.id,
+          title: opts.title,
+          content: opts.body ?? '',
+          ref: pull ? '' : (opts.ref ?? ''),
+          milestone: milestone?.id ?? 0,
+          closed,
+          pull: !!pull,
+          deadline,
+          now,
+          closedUnix: closed ? now : 0,
+        }),
+        pull ? bumpRepoCounters(deps, ctx.repo.id, true, 1, closed ? 1 : 0) : s.countNewIssue.execute({ repo: ctx.repo.id, closedCount: closed ? 1 : 0 }),
+        milestone ? bumpMilestone(deps, milestone.id, 1, closed ? 1 : 0) : null,
+      ]).then(([, inserted]) => inserted[0]!),
+    )
     labelRows.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id - y.id))
-    // The new row's links, counts and events: written behind, sent with COMMIT (labels and people are distinct: found by distinct ids and names).
-    await Promise.all([
-      addLabelLinks(deps, row, labelRows.map((l) => l.id)),
-      addAssignees(deps, row.id, people),
-      // Filed closed: Gitea changes its status right after creating it, which announces the close.
-      pull ? null : recordIssueEvent(deps.db, row, poster.id, 'issue.opened'),
-      pull || !closed ? null : recordIssueEvent(deps.db, row, poster.id, 'issue.closed'),
-    ])
-    if (pull) {
-      await pull.attach(row)
-      return { row, rel: { poster, labels: labelRows, milestone, assignees: people, pull: { hasMerged: false, mergedUnix: 0 } } }
+    // The new row's links need its id (and a milestone's bump is a query builder, sent a
+    // microtask later than the prepared statements): then the transaction waits for them. A plain
+    // issue awaits nothing, and its events follow the insert unanswered (on PostgreSQL only its
+    // COMMIT waits under the write lock for answers to reach this process).
+    if (pull || milestone || labelRows.length || people.length) {
+      const row = await sent
+      // Written behind, sent with COMMIT (labels and people are distinct: found by distinct ids and names).
+      await Promise.all([addLabelLinks(deps, row, labelRows.map((l) => l.id)), addAssignees(deps, row.id, people)])
+      await pull?.attach(row)
     }
-    return { row, rel: { poster, labels: labelRows, milestone, assignees: people } }
+    if (!pull) {
+      await recordNewIssueEvent(deps.db, ctx.repo.id, poster.id, 'issue.opened')
+      // Filed closed: Gitea changes its status right after creating it, which announces the close.
+      if (closed) await recordNewIssueEvent(deps.db, ctx.repo.id, poster.id, 'issue.closed')
+    }
+    return { sent, milestone, labelRows }
   })
+  const row = await sent
+  if (milestone) {
+    milestone.numIssues += 1
+    milestone.numClosedIssues += closed ? 1 : 0
+  }
+  const rel: IssueRelations = { poster, labels: labelRows, milestone, assignees: people }
+  return { row, rel: pull ? { ...rel, pull: { hasMerged: false, mergedUnix: 0 } } : rel }
 }
 
 export interface IssueEdit {
