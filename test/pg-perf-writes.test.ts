@@ -19,6 +19,7 @@ import { afterCommit, answerAfterCommit, closeDatabase, writeBehind, writeTransa
 import { DIALECT } from '../src/db/dialect'
 import { openPostgres, WRITE_LOCK } from '../src/db/postgres'
 import { events, repositories } from '../src/db/schema'
+import { claimEvents, markDone, recordEvent } from '../src/events/outbox'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { recordStatements, writeRoundTrips } from './query-counter'
 import { freshPostgresDatabase } from './test-database'
@@ -162,6 +163,26 @@ describe.skipIf(DIALECT !== 'postgres')('round trips of a write under the write 
     expect(next.status).toBe(201)
     expect(next.body.number).toBe(2)
     expect(await theirEvents()).toBe(before + 1)
+  }, 240_000)
+
+  test("an outbox consumer's claim awaits one read under the lock, its acknowledgement nothing", async () => {
+    const db = s.deps.db
+    // At least four events, whatever ran before.
+    for (let i = 0; i < 4; i++) await recordEvent(db, { kind: 'push', repoId: null, actorId: null })
+    let first: Awaited<ReturnType<typeof claimEvents>> = []
+    let second: typeof first = []
+    // BEGIN, the lock, the consumer's row (behind) and the events past its position; the claim
+    // (behind, its last event's id); COMMIT. It was five round trips, each awaited.
+    expect(await countRoundTrips(async () => void (first = await claimEvents(db, 'round-trips', 2)))).toMatchObject({ transactions: 1, roundTrips: 3 })
+    expect(await countRoundTrips(async () => void (second = await claimEvents(db, 'round-trips', 2)))).toMatchObject({ transactions: 1, roundTrips: 3 })
+    // The first claim's lease holds its events: the second takes the next ones.
+    expect(first).toHaveLength(2)
+    expect(second).toHaveLength(2)
+    expect(second[0]!.id).toBeGreaterThan(first[1]!.id)
+    // The consumer's row and its position, both behind the lock; COMMIT.
+    expect(await countRoundTrips(() => markDone(db, 'round-trips', second[1]!.id))).toMatchObject({ transactions: 1, roundTrips: 2 })
+    const position = await countOf(`select done_id as n from event_consumers where name = 'round-trips'`)
+    expect(position).toBe(second[1]!.id)
   }, 240_000)
 
   test('a transaction that awaits nothing runs all its statements behind the lock while this process is held: only COMMIT waits for it', async () => {

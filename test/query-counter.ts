@@ -185,7 +185,9 @@ function countRounds(target: SQL, newRound: (text: string) => void, sent: (text:
         }
         if (key === 'then')
           return (ok?: (v: unknown) => unknown, failed?: (e: unknown) => unknown) => {
-            const running = Promise.resolve(target)
+            // Its own `then` called at once, as the runtime's are (Promise.resolve would send it a
+            // microtask later, after a statement whose values() was asked after it).
+            const running = target.then((v: unknown) => v)
             running.then(done, done)
             return running.then(ok, failed)
           }
