@@ -5,8 +5,10 @@
  * through the database for a quick setup. autocannon (16 connections) runs in its own process.
  * Issues are filed twice: with a token of scope `all` (what tokens made before scopes became) and
  * with one scoped to `write:issue` (the pipeline checks the issue category for it), with the same
- * index-counter check after each.
- * Targets: listing ≥ 3,000 req/s; creating ≥ 1,500 issues/s with 0 errors.
+ * index-counter check after each; then comments posted to one issue by the same 16 writers, its
+ * comment count checked against its comments.
+ * Targets: listing ≥ 3,000 req/s; creating ≥ 1,500 issues/s with 0 errors; on PostgreSQL every
+ * scenario, commenting too, ≥ 0.5× SQLite's (bench/postgres.ts sets them side by side).
  * Runs on SQLite, or on a fresh PostgreSQL database when WARREN_DATABASE_URL is set (lib/database.ts).
  * Request log lines are off (logLevel warn): one line per request would measure the log, not the server.
  *
@@ -15,11 +17,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { count, eq, sql } from 'drizzle-orm'
+import { and, count, eq, sql } from 'drizzle-orm'
 import { loadConfig } from '../src/config'
 import { createDeps } from '../src/deps'
 import { writeTransaction } from '../src/db/client'
-import { issueIndexes, issueLabels, issues, labels, repositories } from '../src/db/schema'
+import { comments, issueIndexes, issueLabels, issues, labels, repositories } from '../src/db/schema'
 import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
 import { createRepository } from '../src/modules/repos/create'
@@ -121,6 +123,30 @@ try {
         (maxIndex - indexBefore === after - before ? ', no gaps' : ', MISMATCH'),
     )
   }
+  // Comments on one issue, the same 16 writers: the issue's count must match its comments.
+  const target = ISSUES
+  const commentedIssueId = (await deps.db.select({ id: issues.id }).from(issues).where(and(eq(issues.repoId, repo.id), eq(issues.index, target))))[0]!.id
+  const commentsOf = () =>
+    writeTransaction(deps.db, async () => [
+      (await deps.db.select({ n: count() }).from(comments).where(eq(comments.issueId, commentedIssueId)))[0]!.n,
+      (await deps.db.select({ n: issues.numComments }).from(issues).where(eq(issues.id, commentedIssueId)))[0]!.n,
+    ])
+  const [commentsBefore] = await commentsOf()
+  const commented = await run(`POST issues/${target}/comments`, `${base}/${target}/comments`, [
+    '-m',
+    'POST',
+    '-H',
+    `Authorization: token ${issueToken}`,
+    '-H',
+    'Content-Type: application/json',
+    '-b',
+    JSON.stringify({ body: 'Commented under load' }),
+  ])
+  const [commentsAfter, counted] = await commentsOf()
+  console.log(
+    `created ${commentsAfter - commentsBefore} comments (autocannon saw ${commented['2xx']} 2xx, ${commented.non2xx} non-2xx); the issue counts ${counted}` +
+      (counted === commentsAfter ? ', matching' : ', MISMATCH'),
+  )
   printRssSummary()
 } finally {
   await server.stop(true)

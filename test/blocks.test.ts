@@ -167,7 +167,11 @@ describe('a block', () => {
     // A pull request too, from bob's fork.
     const base = (await s.get('/repos/alice/pub', as(alice))).body.default_branch
     await refused(s.post('/repos/alice/pub/pulls', { title: 'pr', head: 'bob:mine', base }, as(bob)))
+    const commentsBefore = (await s.get(`/repos/alice/pub/issues/${issueIndex}/comments`, as(alice))).body.length
     await refused(s.post(`/repos/alice/pub/issues/${issueIndex}/comments`, { body: 'hi' }, as(bob)))
+    // Refused after the comment was sent with the issue's read (modules/comments createComment): rolled back, count and all.
+    expect((await s.get(`/repos/alice/pub/issues/${issueIndex}/comments`, as(alice))).body.length).toBe(commentsBefore)
+    expect((await s.get(`/repos/alice/pub/issues/${issueIndex}`, as(alice))).body.comments).toBe(commentsBefore)
     await refused(s.post(`/repos/alice/pub/issues/${issueIndex}/reactions`, { content: '+1' }, as(bob)))
     // In a third person's repository: alice's issue takes neither comments nor reactions from bob.
     await refused(s.post(`/repos/carol/third/issues/${aliceIssueElsewhere}/comments`, { body: 'hi' }, as(bob)))

@@ -134,6 +134,8 @@ describe('comments', () => {
     expect(one.status).toBe(200)
     expect(one.body).toEqual((await w.s.get(`${repo.path}/issues/1/comments`)).body.find((x: any) => x.id === c.id))
     expect(one.body).toMatchObject({ id: c.id, body: 'read me', user: { login: 'reader' } })
+    // The record answered at creation (made from what the creation knows, convert/issue.ts newCommentToApi) is the one read back, as its poster sees it.
+    expect((await w.s.get(`${repo.path}/issues/comments/${c.id}`, { token: w.reader.token })).body).toEqual(c)
     expect((await w.s.get(`${repo.path}/issues/comments/999999`)).status).toBe(404)
     expect((await w.s.get(`${repo.path}/issues/comments/abc`)).status).toBeGreaterThanOrEqual(400)
     const hidden = (await w.s.post(`${priv.path}/issues/1/comments`, { body: 'private' }, { token: w.owner.token })).body

@@ -170,21 +170,26 @@ export function toApiComment(
 }
 export type ApiComment = ReturnType<typeof toApiComment>
 
-/** Comment records for rows of one repository (authors, issues and attachments fetched in one query each). */
+/** Comment records for rows of one repository (authors, issues and attachments fetched in one query each, side by side). */
 export async function commentsToApi(deps: AppDeps, repo: RepoRow, rows: CommentRow[], viewer: UserRow | null) {
   if (rows.length === 0) return []
-  const people = await usersByIds(deps, rows.map((c) => c.posterId))
   const issueIds = [...new Set(rows.map((c) => c.issueId))]
-  const issueById = new Map(
-    (await deps.db
-      .select({ id: issues.id, index: issues.index, isPull: issues.isPull })
-      .from(issues)
-      .where(inArray(issues.id, issueIds)))
-      .map((i) => [i.id, i]),
-  )
-  const assets = await attachmentsOfComments(deps, rows.map((c) => c.id))
+  const [people, issueRows, assets] = await Promise.all([
+    usersByIds(deps, rows.map((c) => c.posterId)),
+    deps.db.select({ id: issues.id, index: issues.index, isPull: issues.isPull }).from(issues).where(inArray(issues.id, issueIds)),
+    attachmentsOfComments(deps, rows.map((c) => c.id)),
+  ])
+  const issueById = new Map(issueRows.map((i) => [i.id, i]))
   const userToApi = userConverter(deps.config, viewer)
   return rows.map((c) => toApiComment(deps.config, repo, issueById.get(c.issueId)!, c, people.get(c.posterId), viewer, assets.get(c.id) ?? [], userToApi))
+}
+
+/**
+ * The record of a comment its poster has just made (createComment): its issue and poster known,
+ * no attachment yet (they are added to a comment after it is made), so nothing is read.
+ */
+export function newCommentToApi(deps: AppDeps, repo: RepoRow, issue: Pick<IssueRow, 'index' | 'isPull'>, row: CommentRow, poster: UserRow) {
+  return toApiComment(deps.config, repo, issue, row, poster, poster, [])
 }
 
 /** The TrackedTime record. */

@@ -8,7 +8,7 @@ import { listIssueTimeline } from '../issues/timeline'
 import { timelineToApi } from '../../convert/timeline'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue } from '../issues/queries'
-import { commentsToApi } from '../../convert/issue'
+import { commentsToApi, newCommentToApi } from '../../convert/issue'
 import { PLAIN_COMMENT, commentOfRepo, createComment, deleteComment, editComment, listIssueComments, listRepoComments, windowOf } from './service'
 import { notFound } from '../../lib/errors'
 import { API_PREFIX } from '../../lib/api-prefix'
@@ -41,8 +41,8 @@ export const commentsModule = (deps: AppDeps) => {
     .post(
       '/repos/:owner/:repo/issues/:index/comments',
       async ({ params, body, status, repo, user }) => {
-        const row = await createComment(deps, repo, pathNumber(params.index), user, body.body)
-        return status(201, (await commentsToApi(deps, repo.repo, [row], user))[0]!)
+        const { row, issue } = await createComment(deps, repo, pathNumber(params.index), user, body.body)
+        return status(201, newCommentToApi(deps, repo.repo, issue, row, user))
       },
       {
         scope: 'issue',

@@ -79,31 +79,48 @@ const requireBody = (body: string) => {
   if (body.trim() === '') throw unprocessable('Required', 'Body')
 }
 
-/** Adds a comment (or a timeline event, `type` > 0) to an issue and keeps its count; inside or outside a transaction. */
-export async function insertComment(deps: AppDeps, issue: IssueRow, poster: UserRow, type: number, content: string, meta = '{}'): Promise<CommentRow> {
+/**
+ * Adds a comment (or a timeline event, `type` > 0) to an issue and keeps its count; inside or
+ * outside a transaction. Both statements sent together (on PostgreSQL one round trip), naming the
+ * issue by its repository and index: a caller may send them before its own read of the issue is
+ * answered (createComment), and a missing issue fails the insert.
+ */
+export async function insertComment(deps: AppDeps, issue: Pick<IssueRow, 'repoId' | 'index'>, poster: UserRow, type: number, content: string, meta = '{}'): Promise<CommentRow> {
   const now = nowUnix()
-  const row = (await deps.db
-    .insert(comments)
-    .values({ type, posterId: poster.id, issueId: issue.id, repoId: issue.repoId, content, meta, createdUnix: now, updatedUnix: now })
-    .returning())[0]
-  await deps.db
-    .update(issues)
-    .set(type === PLAIN_COMMENT ? { numComments: sql`${issues.numComments} + 1`, updatedUnix: now } : { updatedUnix: now })
-    .where(eq(issues.id, issue.id))
-  return row
+  const named = and(eq(issues.repoId, issue.repoId), eq(issues.index, issue.index))
+  const [inserted] = await Promise.all([
+    deps.db
+      .insert(comments)
+      .values({ type, posterId: poster.id, issueId: sql`(select ${issues.id} from ${issues} where ${named})`, repoId: issue.repoId, content, meta, createdUnix: now, updatedUnix: now })
+      .returning(),
+    deps.db
+      .update(issues)
+      .set(type === PLAIN_COMMENT ? { numComments: sql`${issues.numComments} + 1`, updatedUnix: now } : { updatedUnix: now })
+      .where(named),
+  ])
+  return inserted[0]!
 }
 
-/** Comments on an issue: anyone who can read; a locked issue only takes comments from writers. */
-export async function createComment(deps: AppDeps, ctx: RepoContext, index: number, poster: UserRow, body: string) {
+/**
+ * Comments on an issue: anyone who can read; a locked issue only takes comments from writers.
+ * Answers the comment and its issue as read in the transaction (for its record, newCommentToApi).
+ */
+export async function createComment(deps: AppDeps, ctx: RepoContext, index: number, poster: UserRow, body: string): Promise<{ row: CommentRow; issue: IssueRow }> {
   requireBody(body)
   return await writeTransaction(deps.db, async () => {
-    const issue = await findIssue(deps, ctx.repo.id, index)
+    // The issue's read, the comment and the issue's count sent together (on PostgreSQL one round
+    // trip under the write lock): the checks, made once the issue is read, roll the comment back
+    // when they refuse; a missing issue answers 404 (its insert fails too, unseen).
+    const found = findIssue(deps, ctx.repo.id, index)
+    const written = insertComment(deps, { repoId: ctx.repo.id, index }, poster, PLAIN_COMMENT, body)
+    written.catch(() => {}) // awaited below, once the checks passed
+    const issue = await found
     if (issue.isLocked && ctx.mode < AccessMode.Write) throw forbidden('The issue is locked')
     // Gitea's CreateIssueComment: blocked by the issue's poster or the repository's owner, unless an administrator of it.
     await refuseBlockedInConversation(deps.db, poster.id, { posterId: issue.posterId, ownerId: ctx.repo.ownerId, repoAdmin: ctx.mode >= AccessMode.Admin })
-    const row = await insertComment(deps, issue, poster, PLAIN_COMMENT, body)
+    const row = await written
     await recordCommentEvent(deps.db, issue, row, poster.id, 'comment.created')
-    return row
+    return { row, issue }
   })
 }
 

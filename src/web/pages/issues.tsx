@@ -309,7 +309,7 @@ async function commentAndState(deps: AppDeps, ctx: RepoContext, index: number, b
   const state = body.status === 'close' ? 'closed' : body.status === 'reopen' ? 'open' : undefined
   let anchor = ''
   if (content.trim() || !state) {
-    const comment = await createComment(deps, ctx, index, user, content)
+    const { row: comment } = await createComment(deps, ctx, index, user, content)
     const total = (await findIssue(deps, ctx.repo.id, index)).numComments
     anchor = `?page=${Math.max(1, Math.ceil(total / COMMENTS_PER_PAGE))}#issuecomment-${comment.id}`
   }
