@@ -13,6 +13,8 @@ import { join } from 'node:path'
 import { gitOk } from './git-fixture'
 import { basic, dropInBackground, root as repoRoot, SOURCES, startServe, tempDirs, type Served } from './process-helpers'
 import { freshPostgresDatabase, TEST_POSTGRES_URL } from './test-database'
+import { loadConfig } from '../src/config'
+import { writerConnections } from '../src/db/postgres'
 
 const dirs = tempDirs()
 const cleanups: (() => Promise<unknown>)[] = []
@@ -63,6 +65,14 @@ async function serveFresh(prefix: string, url: (database: string) => string = (d
 }
 
 describe('PostgreSQL connections of one process', () => {
+  test('WARREN_DATABASE_POOL: at least 2 (the README), a third of it, at least one, for write transactions', () => {
+    expect(loadConfig({}).databasePoolSize).toBe(10)
+    expect(loadConfig({ WARREN_DATABASE_POOL: '2' }).databasePoolSize).toBe(2)
+    expect(() => loadConfig({ WARREN_DATABASE_POOL: '1' })).toThrow('WARREN_DATABASE_POOL must be a whole number from 2 to 1000')
+    // The rest of the pool for the other queries: the total stays the pool (the count below checks it).
+    expect([2, 3, 5, 10, 30].map(writerConnections)).toEqual([1, 1, 1, 3, 10])
+  })
+
   test('idle and under load, a process holds at most the README figure', async () => {
     const pool = 10
     const figure = pool + readmeExtraConnections()
