@@ -197,9 +197,9 @@ export function afterCommit(db: Db, fn: () => void): void {
 /**
  * Runs a write whose answer the caller does not need (an outbox event), in the write transaction
  * the caller is in. On SQLite it runs at once. On PostgreSQL it is sent with the transaction's next
- * statement or, at the latest, with its COMMIT, pipelined, without a round trip of its own under
- * the write lock: the statements of the transaction still reach the server in the order they were
- * run. If it fails, PostgreSQL aborts the transaction (every statement after it fails, and COMMIT
+ * statement or, at the latest, just before its COMMIT (which waits for its answer), pipelined,
+ * without a round trip of its own under the write lock: the statements of the transaction still
+ * reach the server in the order they were run. If it fails, PostgreSQL aborts the transaction (every statement after it fails, and COMMIT
  * rolls back), and writeTransaction throws its error: nothing of the transaction is committed.
  */
 export function writeBehind(db: Db, statement: BuiltStatement): Promise<void> {

@@ -32,6 +32,10 @@ export async function recordNewIssueEvent(db: Db, repoId: number, actorId: numbe
   await writeTransaction(db, () => writeBehind(db, newIssueEventOf(db)({ kind, repoId, actorId, createdUnix: nowUnix() })))
 }
 
+/** issueEvent's payload of an opened or closed issue, as text around its index (one shape, issueEvent's). */
+const INDEX_MARK = 987654321
+const [payloadBefore, payloadAfter] = JSON.stringify(issueEvent({ id: 0, repoId: 0, index: INDEX_MARK, isPull: false }, 0, 'issue.opened').payload).split(String(INDEX_MARK)) as [string, string]
+
 const newIssueEventOf = perConnection((db) => {
   const p = sql.placeholder
   const newest = sql`(select ${issueIndexes.maxIndex} from ${issueIndexes} where ${issueIndexes.repoId} = ${p('repoId')})`
@@ -42,8 +46,7 @@ const newIssueEventOf = perConnection((db) => {
       actorId: p('actorId'),
       issueId: sql`(select ${issues.id} from ${issues} where ${issues.repoId} = ${p('repoId')} and ${issues.index} = ${newest})`,
       commentId: null,
-      // JSON.stringify(issueEvent(...).payload) with no `extra`, for an issue: the index is a number.
-      payload: sql`'{"index":' || ${newest} || ',"isPull":false}'`,
+      payload: sql`${payloadBefore} || ${newest} || ${payloadAfter}`,
       createdUnix: p('createdUnix'),
     } as never),
   )
