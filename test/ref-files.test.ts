@@ -1,9 +1,10 @@
 // runs in one half: sqlite
 import { afterAll, describe, expect, test } from 'bun:test'
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { tempDir } from './git-fixture'
-import { readPeeledRefs, readRefsUnder } from '../src/git/ref-files'
+import { listRefEntries, readPeeledRefs, readRefStateNow, readRefsUnder } from '../src/git/ref-files'
 import { readRef } from '../src/git/merge'
 import { headBranchOf, readBranchAndTagRefs } from '../src/git/ref-state'
 import { branchExists, repositorySize, resolveCommitish, resolveRefPrefix, tagCommit } from '../src/git/refs'
@@ -160,6 +161,44 @@ describe('repository set-up and size without git processes', () => {
     const sha256 = join(dir(), 's.git')
     gitOk(['init', '-q', '--bare', '--object-format=sha256', sha256])
     expect(await objectFormatOf(repoOf(sha256))).toBe('sha256')
+  })
+
+  test('a small ref state is read at once: the same files and contents as read awaited; past its bounds, or holding a FIFO, null at once', async () => {
+    const bare = sample()
+    const id = gitOk(['rev-parse', 'main'], { cwd: bare }).trim()
+    // Loose refs beside packed ones, nested folders, an empty folder, a lock file, a symbolic link.
+    mkdirSync(join(bare, 'refs', 'heads', 'deep', 'er'), { recursive: true })
+    writeFileSync(join(bare, 'refs', 'heads', 'deep', 'er', 'b'), `${id}\n`)
+    writeFileSync(join(bare, 'refs', 'heads', 'loose'), `${id}\n`)
+    writeFileSync(join(bare, 'refs', 'heads', 'loose.lock'), `${id}\n`)
+    mkdirSync(join(bare, 'refs', 'empty'))
+    symlinkSync(join(bare, 'refs', 'heads', 'loose'), join(bare, 'refs', 'heads', 'linked'))
+    const files = ['HEAD', 'config', 'packed-refs', 'shallow']
+    const awaited = async () => {
+      const names = [...files, ...(await listRefEntries(bare, 'refs', 2000))!.map((e) => e.name)]
+      return { names, contents: await Promise.all(names.map((n) => readFile(join(bare, n)).then((b) => new Uint8Array(b), () => null))) }
+    }
+    const now = readRefStateNow(bare, files, 64, 256 * 1024)!
+    const expected = await awaited()
+    expect(now.names).toEqual(expected.names)
+    expect(now.names).toContain('refs/heads/deep/er/b')
+    expect(now.names).toContain('refs/empty')
+    expect(now.contents.map((c) => c && Buffer.from(c).toString('latin1'))).toEqual(expected.contents.map((c) => c && Buffer.from(c).toString('latin1')))
+    expect(now.contents[files.indexOf('shallow')]).toBeNull()
+    expect(now.contents[now.names.indexOf('refs/heads/linked')]).toEqual(now.contents[now.names.indexOf('refs/heads/loose')])
+    // Bounds: entries under refs/, bytes in all (config and packed-refs alone weigh more than 100 bytes).
+    const entries = expected.names.length - files.length
+    expect(readRefStateNow(bare, files, entries, 256 * 1024)).not.toBeNull()
+    expect(readRefStateNow(bare, files, entries - 1, 256 * 1024)).toBeNull()
+    expect(readRefStateNow(bare, files, 64, 100)).toBeNull()
+    // A FIFO is opened without waiting for a writer and never read.
+    Bun.spawnSync(['mkfifo', join(bare, 'refs', 'heads', 'pipe')])
+    expect(readRefStateNow(bare, files, 64, 256 * 1024)).toBeNull()
+    // No refs folder at all: the state files alone.
+    const bareNoRefs = join(dir(), 'n.git')
+    mkdirSync(bareNoRefs)
+    writeFileSync(join(bareNoRefs, 'HEAD'), 'ref: refs/heads/main\n')
+    expect(readRefStateNow(bareNoRefs, files, 64, 1024)).toEqual({ names: files, contents: [new Uint8Array(Buffer.from('ref: refs/heads/main\n')), null, null, null] })
   })
 
   test("the size is the objects' on disk as git counts them (loose objects by their blocks, packs by their bytes)", async () => {

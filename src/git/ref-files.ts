@@ -1,3 +1,4 @@
+import { closeSync, constants, fstatSync, openSync, opendirSync, readSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 
@@ -97,6 +98,75 @@ export async function listRefEntries(gitDir: string, under: string, max: number)
   if (dirents.length > max) return null
   const entries = dirents.map((d) => ({ name: join(d.parentPath, d.name).slice(gitDir.length + 1), file: d.isFile() }))
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
+/**
+ * `files` of the repository, then every file and folder under `refs/` (in listRefEntries' order),
+ * with each one's content (null: missing, a folder, or unreadable), read at once, without awaiting
+ * (no call waits for a thread of the file pool): for a small state, the same answer as awaiting
+ * each read, made in a fraction of the time. Null, nothing held longer, when the state is past
+ * `maxEntries` entries under refs/ or `maxBytes` in all, or holds something that is neither a
+ * file nor a folder (a FIFO, a device: opened without waiting, never read): the caller reads it
+ * awaited then.
+ */
+export function readRefStateNow(gitDir: string, files: readonly string[], maxEntries: number, maxBytes: number): { names: string[]; contents: (Uint8Array | null)[] } | null {
+  const entries: RefEntry[] = []
+  // The walk, folder by folder, an entry at a time: it stops at the bound, however large a folder is.
+  const walk = (folder: string): boolean => {
+    let dir
+    try {
+      dir = opendirSync(join(gitDir, folder))
+    } catch (e) {
+      return folder === 'refs' && absent(e)
+    }
+    try {
+      for (let d = dir.readSync(); d; d = dir.readSync()) {
+        if (entries.length >= maxEntries) return false
+        const name = `${folder}/${d.name}`
+        entries.push({ name, file: d.isFile() })
+        if (d.isDirectory() && !walk(name)) return false
+      }
+      return true
+    } catch {
+      return false
+    } finally {
+      dir.closeSync()
+    }
+  }
+  if (!walk('refs')) return null
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  const names = [...files, ...entries.map((e) => e.name)]
+  const contents: (Uint8Array | null)[] = []
+  let budget = maxBytes
+  for (const name of names) {
+    let fd
+    try {
+      fd = openSync(join(gitDir, name), constants.O_RDONLY | constants.O_NONBLOCK)
+    } catch (e) {
+      if (!absent(e)) return null
+      contents.push(null)
+      continue
+    }
+    try {
+      const stat = fstatSync(fd)
+      if (stat.isDirectory()) {
+        contents.push(null)
+        continue
+      }
+      if (!stat.isFile() || stat.size > budget) return null
+      const bytes = new Uint8Array(stat.size)
+      // A file being rewritten in place (git renames a new one into place instead) is read as it is now.
+      let read = 0
+      for (let n = 1; read < bytes.length && n > 0; read += n) n = readSync(fd, bytes, read, bytes.length - read, read)
+      budget -= read
+      contents.push(read === bytes.length ? bytes : bytes.subarray(0, read))
+    } catch {
+      return null
+    } finally {
+      closeSync(fd)
+    }
+  }
+  return { names, contents }
 }
 
 /**
