@@ -178,7 +178,7 @@ describe('repository set-up and size without git processes', () => {
       const names = [...files, ...(await listRefEntries(bare, 'refs', 2000))!.map((e) => e.name)]
       return { names, contents: await Promise.all(names.map((n) => readFile(join(bare, n)).then((b) => new Uint8Array(b), () => null))) }
     }
-    const now = readRefStateNow(bare, files, 64, 256 * 1024)!
+    const now = readRefStateNow(bare, files, { entries: 64, bytes: 256 * 1024, folderBytes: 8192 })!
     const expected = await awaited()
     expect(now.names).toEqual(expected.names)
     expect(now.names).toContain('refs/heads/deep/er/b')
@@ -188,17 +188,21 @@ describe('repository set-up and size without git processes', () => {
     expect(now.contents[now.names.indexOf('refs/heads/linked')]).toEqual(now.contents[now.names.indexOf('refs/heads/loose')])
     // Bounds: entries under refs/, bytes in all (config and packed-refs alone weigh more than 100 bytes).
     const entries = expected.names.length - files.length
-    expect(readRefStateNow(bare, files, entries, 256 * 1024)).not.toBeNull()
-    expect(readRefStateNow(bare, files, entries - 1, 256 * 1024)).toBeNull()
-    expect(readRefStateNow(bare, files, 64, 100)).toBeNull()
+    expect(readRefStateNow(bare, files, { entries, bytes: 256 * 1024, folderBytes: 8192 })).not.toBeNull()
+    expect(readRefStateNow(bare, files, { entries: entries - 1, bytes: 256 * 1024, folderBytes: 8192 })).toBeNull()
+    expect(readRefStateNow(bare, files, { entries: 64, bytes: 100, folderBytes: 8192 })).toBeNull()
+    // A folder larger than its bound (a size its file system gives it: ext4's blocks, other file systems' bytes of names).
+    const largest = Math.max(...['refs', 'refs/heads', 'refs/heads/deep', 'refs/heads/deep/er', 'refs/tags', 'refs/empty'].map((f) => statSync(join(bare, f)).size))
+    expect(readRefStateNow(bare, files, { entries: 64, bytes: 256 * 1024, folderBytes: largest })).not.toBeNull()
+    expect(readRefStateNow(bare, files, { entries: 64, bytes: 256 * 1024, folderBytes: largest - 1 })).toBeNull()
     // A FIFO is opened without waiting for a writer and never read.
     Bun.spawnSync(['mkfifo', join(bare, 'refs', 'heads', 'pipe')])
-    expect(readRefStateNow(bare, files, 64, 256 * 1024)).toBeNull()
+    expect(readRefStateNow(bare, files, { entries: 64, bytes: 256 * 1024, folderBytes: 8192 })).toBeNull()
     // No refs folder at all: the state files alone.
     const bareNoRefs = join(dir(), 'n.git')
     mkdirSync(bareNoRefs)
     writeFileSync(join(bareNoRefs, 'HEAD'), 'ref: refs/heads/main\n')
-    expect(readRefStateNow(bareNoRefs, files, 64, 1024)).toEqual({ names: files, contents: [new Uint8Array(Buffer.from('ref: refs/heads/main\n')), null, null, null] })
+    expect(readRefStateNow(bareNoRefs, files, { entries: 64, bytes: 1024, folderBytes: 8192 })).toEqual({ names: files, contents: [new Uint8Array(Buffer.from('ref: refs/heads/main\n')), null, null, null] })
   })
 
   test("the size is the objects' on disk as git counts them (loose objects by their blocks, packs by their bytes)", async () => {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { WeightedCache } from '../lib/weighted-cache'
-import { listRefEntries, readRefStateNow } from './ref-files'
+import { listRefEntries, readRefStateNow, type NowBounds } from './ref-files'
 
 /**
  * Git's answers that depend only on a repository's refs and its config: upload-pack's ref
@@ -33,13 +33,13 @@ const MAX_CACHE_BYTES = 8 * 1024 * 1024
 const ENTRY_OVERHEAD = 200
 /**
  * The state of a small repository is read at once, without awaiting (readRefStateNow): at most
- * this many entries under refs/ and this many bytes in all. Bun's asynchronous file calls each
- * wait for a thread of its pool (about 80 µs apiece here, a state read 400 µs, most of an
- * `info/refs` answer's time); the same reads made at once take 30-40 µs. Bounded, so the event
- * loop is held no longer than that; a larger state is read as before, awaited.
+ * 64 entries under refs/, 256 KiB of files in all, each folder within 8 KiB (ext4's two blocks of
+ * entries). Bun's asynchronous file calls each wait for a thread of its pool (about 80 µs apiece
+ * here: a state read took 400 µs, most of an `info/refs` answer's time); the same reads made at
+ * once take 30-70 µs. Bounded, so the event loop is held no longer than that; a larger state is
+ * read as before, awaited.
  */
-const NOW_MAX_ENTRIES = 64
-const NOW_MAX_BYTES = 256 * 1024
+const NOW_BOUNDS: NowBounds = { entries: 64, bytes: 256 * 1024, folderBytes: 8 * 1024 }
 
 /** The files of a repository that decide upload-pack's ref answers, besides those under refs/. */
 const STATE_FILES = ['HEAD', 'config', 'packed-refs', 'shallow']
@@ -70,7 +70,7 @@ function digestOf(names: readonly string[], contents: readonly (Uint8Array | nul
  */
 async function refStateKey(gitDir: string): Promise<string | null> {
   stateReads++
-  const now = readRefStateNow(gitDir, STATE_FILES, NOW_MAX_ENTRIES, NOW_MAX_BYTES)
+  const now = readRefStateNow(gitDir, STATE_FILES, NOW_BOUNDS)
   if (now) return digestOf(now.names, now.contents)
   const loose = await listRefEntries(gitDir, 'refs', MAX_LOOSE_REFS)
   if (!loose) return null

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, opendirSync, readSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 
@@ -100,44 +100,48 @@ export async function listRefEntries(gitDir: string, under: string, max: number)
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
+/** What readRefStateNow reads at most: entries under refs/, bytes of files in all, and a folder's size as its file system gives it. */
+export interface NowBounds {
+  entries: number
+  bytes: number
+  folderBytes: number
+}
+
 /**
  * `files` of the repository, then every file and folder under `refs/` (in listRefEntries' order),
  * with each one's content (null: missing, a folder, or unreadable), read at once, without awaiting
  * (no call waits for a thread of the file pool): for a small state, the same answer as awaiting
- * each read, made in a fraction of the time. Null, nothing held longer, when the state is past
- * `maxEntries` entries under refs/ or `maxBytes` in all, or holds something that is neither a
- * file nor a folder (a FIFO, a device: opened without waiting, never read): the caller reads it
- * awaited then.
+ * each read, made in a fraction of the time. Null, nothing held longer, when the state is past its
+ * bounds or holds something that is neither a file nor a folder (a FIFO, a device: opened without
+ * waiting, never read): the caller reads it awaited then. A folder is listed whole (Bun's
+ * `opendirSync` too reads it whole), so one is listed only when its size is within
+ * `folderBytes`: the size of a folder grows with what it holds on the file systems git runs on
+ * (ext4's 4 KiB blocks of entries, which never shrink; the bytes of the names on tmpfs, btrfs, xfs).
  */
-export function readRefStateNow(gitDir: string, files: readonly string[], maxEntries: number, maxBytes: number): { names: string[]; contents: (Uint8Array | null)[] } | null {
+export function readRefStateNow(gitDir: string, files: readonly string[], bounds: NowBounds): { names: string[]; contents: (Uint8Array | null)[] } | null {
   const entries: RefEntry[] = []
-  // The walk, folder by folder, an entry at a time: it stops at the bound, however large a folder is.
   const walk = (folder: string): boolean => {
-    let dir
+    const path = join(gitDir, folder)
+    let dirents
     try {
-      dir = opendirSync(join(gitDir, folder))
+      if (statSync(path).size > bounds.folderBytes) return false
+      dirents = readdirSync(path, { withFileTypes: true })
     } catch (e) {
       return folder === 'refs' && absent(e)
     }
-    try {
-      for (let d = dir.readSync(); d; d = dir.readSync()) {
-        if (entries.length >= maxEntries) return false
-        const name = `${folder}/${d.name}`
-        entries.push({ name, file: d.isFile() })
-        if (d.isDirectory() && !walk(name)) return false
-      }
-      return true
-    } catch {
-      return false
-    } finally {
-      dir.closeSync()
+    for (const d of dirents) {
+      if (entries.length >= bounds.entries) return false
+      const name = `${folder}/${d.name}`
+      entries.push({ name, file: d.isFile() })
+      if (d.isDirectory() && !walk(name)) return false
     }
+    return true
   }
   if (!walk('refs')) return null
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   const names = [...files, ...entries.map((e) => e.name)]
   const contents: (Uint8Array | null)[] = []
-  let budget = maxBytes
+  let budget = bounds.bytes
   for (const name of names) {
     let fd
     try {
