@@ -1,13 +1,14 @@
 // runs in one half: sqlite
 import { afterAll, describe, expect, test } from 'bun:test'
-import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { tempDir } from './git-fixture'
 import { listRefEntries, readPeeledRefs, readRefStateNow, readRefsUnder } from '../src/git/ref-files'
 import { readRef } from '../src/git/merge'
 import { headBranchOf, readBranchAndTagRefs } from '../src/git/ref-state'
-import { branchExists, repositorySize, resolveCommitish, resolveRefPrefix, tagCommit } from '../src/git/refs'
+import { branchExists, objectStoreOf, repositorySize, resolveCommitish, resolveRefPrefix, tagCommit } from '../src/git/refs'
 import { cloneBareRepository, initBareRepository, objectFormatOf } from '../src/git/init'
 import { DEFAULT_GIT_LIMITS, type GitRepo } from '../src/git/run'
 
@@ -36,6 +37,13 @@ function gitOk(args: string[], opts: { cwd?: string; stdin?: Buffer } = {}): str
   const r = Bun.spawnSync(['git', ...args], { cwd: opts.cwd, stdin: opts.stdin, env: { ...process.env, ...IDENTITY } })
   if (r.exitCode !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr.toString()}`)
   return r.stdout.toString()
+}
+
+/** The bytes of the objects as `git count-objects -v` counts them (size, size-pack and size-garbage, each rounded down to KiB). */
+function countedBytes(gitDir: string): number {
+  let kib = 0
+  for (const m of gitOk(['count-objects', '-v'], { cwd: gitDir }).matchAll(/^(size|size-pack|size-garbage): (\d+)$/gm)) kib += Number(m[2])
+  return kib * 1024
 }
 
 /** What git says: each ref under refs/heads and refs/tags with its object, and peeled. */
@@ -205,15 +213,62 @@ describe('repository set-up and size without git processes', () => {
     expect(readRefStateNow(bareNoRefs, files, { entries: 64, bytes: 1024, folderBytes: 8192 })).toEqual({ names: files, contents: [new Uint8Array(Buffer.from('ref: refs/heads/main\n')), null, null, null] })
   })
 
+  test('the size after a change reads only the loose-object folders that changed, and is what git counts after each change', async () => {
+    const bare = sample()
+    const repo = repoOf(bare)
+    const counted = () => countedBytes(bare)
+    const looseCount = () => Number(/^count: (\d+)$/m.exec(gitOk(['count-objects', '-v'], { cwd: bare }))![1])
+    const write = (text: string) => gitOk(['hash-object', '-w', '--stdin'], { cwd: bare, stdin: Buffer.from(text) }).trim()
+    const objects = join(bare, 'objects')
+    const looseFolders = () => readdirSync(objects).filter((f) => /^[0-9a-f]{2}$/.test(f))
+    const near = async () => {
+      const store = await objectStoreOf(repo)
+      expect(store.bytes - counted()).toBeGreaterThanOrEqual(0)
+      expect(store.bytes - counted()).toBeLessThan(3 * 1024)
+      expect(store.loose).toBe(looseCount())
+      return store
+    }
+    for (let i = 0; i < 40; i++) write(`object ${i}\n${'y'.repeat(i * 300)}`)
+    // Every folder settled (last changed an hour ago): kept once read.
+    const anHourAgo = Date.now() / 1000 - 3600
+    for (const f of looseFolders()) utimesSync(join(objects, f), anHourAgo, anHourAgo)
+    const first = await near()
+    // New objects (new folders or kept ones changed), then one removed: each read as git counts.
+    const added = [write('one more\n'), write(`a larger one\n${'z'.repeat(20_000)}`)]
+    const second = await near()
+    expect(second.loose).toBe(first.loose + 2)
+    expect(second.bytes).toBeGreaterThan(first.bytes)
+    rmSync(join(objects, added[1]!.slice(0, 2), added[1]!.slice(2)))
+    const third = await near()
+    expect(third.loose).toBe(first.loose + 1)
+    // A folder changed within the same second as it was read, its time then set back to that
+    // second: its sum was not kept (changed too recently), so the object added is counted.
+    const folder = looseFolders()[0]!
+    let text = ''
+    for (let i = 0; ; i++) {
+      text = `racing ${i}\n`
+      if (createHash('sha1').update(`blob ${text.length}\0${text}`).digest('hex').startsWith(folder)) break
+    }
+    const second0 = Math.floor(Date.now() / 1000)
+    utimesSync(join(objects, folder), second0, second0)
+    const before = await near()
+    write(text)
+    utimesSync(join(objects, folder), second0, second0)
+    expect(statSync(join(objects, folder), { bigint: true }).mtimeNs).toBe(BigInt(second0) * 1_000_000_000n)
+    const after = await near()
+    expect(after.loose).toBe(before.loose + 1)
+    // Packed, every loose object goes: the packs' bytes alone.
+    gitOk(['gc', '-q', '--prune=now'], { cwd: bare })
+    const packed = await near()
+    expect(packed.loose).toBe(0)
+    expect(packed.packs).toBe(1)
+  })
+
   test("the size is the objects' on disk as git counts them (loose objects by their blocks, packs by their bytes)", async () => {
     const bare = sample()
     const repo = repoOf(bare)
     // count-objects rounds each of its three figures down to KiB.
-    const counted = () => {
-      let kib = 0
-      for (const m of gitOk(['count-objects', '-v'], { cwd: bare }).matchAll(/^(size|size-pack|size-garbage): (\d+)$/gm)) kib += Number(m[2])
-      return kib * 1024
-    }
+    const counted = () => countedBytes(bare)
     const packedOnly = await repositorySize(repo)
     expect(packedOnly).toBeGreaterThan(0)
     expect(packedOnly - counted()).toBeGreaterThanOrEqual(0)

@@ -149,26 +149,80 @@ export async function repositorySize(repo: GitRepo): Promise<number> {
   return (await objectStoreOf(repo)).bytes
 }
 
-/** The object store's bytes (repositorySize), and how many packs and loose objects it holds (as `gc --auto` counts them). */
+/** A loose-object folder (`objects/xx`) as last read: its inode and modification time then, its objects' count and disk bytes. */
+interface FolderSum {
+  ino: bigint
+  mtimeNs: bigint
+  count: number
+  bytes: number
+}
+
+/**
+ * The loose-object folders' sums of the last repositories read (objectStoreOf), by repository
+ * then folder, at most KEPT_STORES repositories, the least recently read out first. A loose object
+ * is written once (a temporary file renamed or linked into its folder) and only ever removed
+ * whole, so a folder whose inode and modification time are unchanged holds what it held. A sum
+ * is kept only for a folder last changed SETTLED_MS or more before it was read: a change within
+ * the same tick of the file system's clock as the read could leave the time as it was.
+ */
+const folderSums = new Map<string, Map<string, FolderSum>>()
+const KEPT_STORES = 64
+const SETTLED_MS = 2000
+const STATS_AT_ONCE = 64
+
+/** `items` mapped by `each`, STATS_AT_ONCE at a time. */
+async function inBatches<T, R>(items: readonly T[], each: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = []
+  for (let i = 0; i < items.length; i += STATS_AT_ONCE) out.push(...(await Promise.all(items.slice(i, i + STATS_AT_ONCE).map(each))))
+  return out
+}
+
+/**
+ * The object store's bytes (repositorySize), and how many packs and loose objects it holds (as
+ * `gc --auto` counts them). Each loose-object folder is stated; only those changed since the last
+ * read (folderSums) are listed and their objects stated, so a push or a contents write, which adds
+ * a few objects, reads a few folders, not every object. `objects/pack` is always read whole.
+ */
 export async function objectStoreOf(repo: GitRepo): Promise<ObjectStore> {
   const objects = join(repo.gitDir, 'objects')
-  const folders = await readdir(objects).catch(() => [] as string[])
-  const files: string[] = []
-  let packs = 0
-  for (const folder of folders) {
-    if (folder !== 'pack' && !/^[0-9a-f]{2}$/.test(folder)) continue
-    for (const name of await readdir(join(objects, folder)).catch(() => [] as string[])) {
-      files.push(join(objects, folder, name))
-      if (folder === 'pack' && name.endsWith('.pack')) packs++
-    }
-    if (files.length > MAX_LOOSE_OBJECTS_STATED) return { bytes: await countedSize(repo), packs, loose: files.length }
+  const startedNs = BigInt(Date.now()) * 1_000_000n
+  const folders = (await readdir(objects).catch(() => [] as string[])).filter((folder) => /^[0-9a-f]{2}$/.test(folder))
+  const kept = folderSums.get(repo.gitDir)
+  folderSums.delete(repo.gitDir)
+  const stats = await inBatches(folders, (folder) => stat(join(objects, folder), { bigint: true }).catch(() => null))
+  const sums = new Map<string, FolderSum>()
+  const changed: { folder: string; ino: bigint; mtimeNs: bigint }[] = []
+  for (let i = 0; i < folders.length; i++) {
+    const st = stats[i]
+    if (!st?.isDirectory()) continue
+    const was = kept?.get(folders[i]!)
+    if (was && was.ino === st.ino && was.mtimeNs === st.mtimeNs) sums.set(folders[i]!, was)
+    else changed.push({ folder: folders[i]!, ino: st.ino, mtimeNs: st.mtimeNs })
   }
+  const listed = await inBatches(['pack', ...changed.map((c) => c.folder)], (folder) => readdir(join(objects, folder)).catch(() => [] as string[]))
+  const packNames = listed[0]!
+  let loose = 0
+  for (const sum of sums.values()) loose += sum.count
+  for (const names of listed.slice(1)) loose += names.length
+  const packs = packNames.filter((name) => name.endsWith('.pack')).length
+  if (loose > MAX_LOOSE_OBJECTS_STATED) return { bytes: await countedSize(repo), packs, loose }
   // As git counts them: a loose object by the disk blocks it takes, a pack's files by their bytes.
-  const packDir = join(objects, 'pack')
-  const loose = files.filter((file) => !file.startsWith(packDir)).length
-  const sizeOf = (file: string) => stat(file).then((st) => (!st.isFile() ? 0 : file.startsWith(packDir) ? st.size : st.blocks * 512), () => 0)
-  let bytes = 0
-  for (let i = 0; i < files.length; i += 64) for (const size of await Promise.all(files.slice(i, i + 64).map(sizeOf))) bytes += size
+  const files = listed.flatMap((names, i) => names.map((name) => ({ i, path: join(objects, i === 0 ? 'pack' : changed[i - 1]!.folder, name) })))
+  const sizes = await inBatches(files, ({ i, path }) => stat(path).then((st) => (!st.isFile() ? 0 : i === 0 ? st.size : st.blocks * 512), () => 0))
+  const changedBytes = new Array<number>(listed.length).fill(0)
+  for (let f = 0; f < files.length; f++) changedBytes[files[f]!.i]! += sizes[f]!
+  let bytes = changedBytes[0]!
+  for (const sum of sums.values()) bytes += sum.bytes
+  const settledBefore = startedNs - BigInt(SETTLED_MS) * 1_000_000n
+  changed.forEach((c, i) => {
+    bytes += changedBytes[i + 1]!
+    if (c.mtimeNs < settledBefore) sums.set(c.folder, { ino: c.ino, mtimeNs: c.mtimeNs, count: listed[i + 1]!.length, bytes: changedBytes[i + 1]! })
+  })
+  folderSums.set(repo.gitDir, sums)
+  for (const gitDir of folderSums.keys()) {
+    if (folderSums.size <= KEPT_STORES) break
+    folderSums.delete(gitDir)
+  }
   return { bytes, packs, loose }
 }
 
