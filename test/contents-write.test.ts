@@ -9,8 +9,9 @@ import { giteaApi, type Api } from 'gitea-js'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, oneCommitRepo, remoteUrl, tempDir } from './git-fixture'
+import { join } from 'node:path'
 import { missingGiteaFields } from './gitea-types'
-import { keptIndexesUsed } from '../src/git/tree-write'
+import { blobIdOf, keptIndexesUsed } from '../src/git/tree-write'
 import { startReceiver, until, type Receiver } from './webhook-receiver'
 
 let s: TestServer
@@ -222,6 +223,25 @@ describe('the index a change leaves, kept for the next', () => {
     expect(refused.status).toBe(422)
     await write([{ operation: 'create', path: 'f.txt', content: b64('f\n') }])
     expect(await paths('main')).toEqual(['README.md', 'a/one.txt', 'a/two.txt', 'b.txt', 'c.txt', 'f.txt'])
+  })
+})
+
+describe('blob ids made before git writes the blob', () => {
+  test("blobIdOf is git's own id in SHA-1 and SHA-256 repositories; past 1 MiB, and for an id of another length, git is asked", async () => {
+    const dir = tempDir('warren-blob-ids-')
+    dirs.push(dir)
+    for (const format of ['sha1', 'sha256']) {
+      const gitDir = join(dir, `${format}.git`)
+      await gitOk(dir, 'init', '-q', '--bare', `--object-format=${format}`, gitDir)
+      const sample = (await gitOk(gitDir, 'hash-object', '-t', 'blob', '/dev/null')).trim()
+      for (const bytes of [Buffer.alloc(0), Buffer.from('one\n'), Buffer.from([0, 255, 10, 13, 0]), Buffer.alloc(1024 * 1024, 'x')]) {
+        const path = join(dir, 'blob')
+        await Bun.write(path, bytes)
+        expect(blobIdOf(sample, bytes)).toBe((await gitOk(gitDir, 'hash-object', '--no-filters', path)).trim())
+      }
+      expect(blobIdOf(sample, Buffer.alloc(1024 * 1024 + 1))).toBeNull()
+    }
+    expect(blobIdOf('abc', Buffer.from('x'))).toBeNull()
   })
 })
 

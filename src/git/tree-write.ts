@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,6 +20,20 @@ export async function writeBlob(repo: GitRepo, bytes: Uint8Array): Promise<strin
   const oid = (await git(['hash-object', '-w', '--stdin'], { ...repo, input: bytes })).trim()
   requireObjectIds('hash-object', oid)
   return oid
+}
+
+/** Past this many bytes a blob's id is git's to tell (blobIdOf): hashing it here would hold the event loop longer. */
+const MAX_HASHED_HERE = 1024 * 1024
+
+/**
+ * The id git gives `bytes` as a blob, made here (the hash of `blob <size>\0` and the bytes, as git
+ * names every object) in a repository whose object ids are as long as `sample`'s (40 hex digits:
+ * SHA-1; 64: SHA-256), so that a tree can be built while git writes the blob; null past
+ * MAX_HASHED_HERE bytes. The caller still checks it against git's (writeBlob).
+ */
+export function blobIdOf(sample: string, bytes: Uint8Array): string | null {
+  if (bytes.length > MAX_HASHED_HERE || (sample.length !== 40 && sample.length !== 64)) return null
+  return createHash(sample.length === 40 ? 'sha1' : 'sha256').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
 }
 
 /** One change of a tree: a path set to a blob with a mode, or removed. */
@@ -133,9 +147,11 @@ function fileAndFolder(changes: TreeChange[]): [string, string] | null {
  * new entries. TreeRefused for a file set inside another set file, and for a path git will not
  * store (`update-index` leaves it out, saying so on stderr, and succeeds: `.git.`, `git~1` and
  * the other names checkouts would read as `.git`). `changes` may still be in the making (their
- * blobs being written): `base`'s tree is read meanwhile.
+ * blobs being written): `base`'s tree is read meanwhile. `written`: the writing of blobs the
+ * changes name by ids known beforehand (blobIdOf), which the index takes before they exist;
+ * awaited before the tree is written (write-tree checks that every object is there).
  */
-export async function treeWithChanges(repo: GitRepo, base: string | null, changes: TreeChange[] | Promise<TreeChange[]>): Promise<string> {
+export async function treeWithChanges(repo: GitRepo, base: string | null, changes: TreeChange[] | Promise<TreeChange[]>, written?: Promise<unknown>): Promise<string> {
   return withIndex(repo, base, changes, async (env, changes) => {
     const clash = fileAndFolder(changes)
     if (clash) throw new TreeRefused(`a file cannot also be a folder [path: ${clash[0]}, ${clash[1]}]`)
@@ -148,6 +164,7 @@ export async function treeWithChanges(repo: GitRepo, base: string | null, change
     if (r.code !== 0) throw new TreeRefused(safeGitMessage(r.stderr))
     const ignored = /^Ignoring path (.*)$/m.exec(r.stderr)
     if (ignored) throw new TreeRefused(`invalid path [path: ${ignored[1]!.slice(0, 200)}]`)
+    await written
     return writeTree(repo, env)
   })
 }

@@ -7,7 +7,7 @@ import { isSafeRefName } from '../../git/ref-name'
 import { objectInfo } from '../../git/objects'
 import { entryAt, folderTree, treeEntries, type TreeEntry } from '../../git/tree'
 import { changeOntoTree, commitTree, emptyTreeOf } from '../../git/merge'
-import { TreeRefused, treeWithChanges, treeWithPatch, writeBlob, type TreeChange } from '../../git/tree-write'
+import { blobIdOf, TreeRefused, treeWithChanges, treeWithPatch, writeBlob, type TreeChange } from '../../git/tree-write'
 import { moveRef } from '../../push'
 import { ZERO_ID } from '../../events/push-events'
 import { toApiContents, toApiFilesResponse, type ApiContents, type WrittenCommit } from '../../convert/contents'
@@ -157,23 +157,27 @@ export async function changeFiles(
       if (touched.has(path)) throw unprocessable(`a path may be changed once per commit [path: ${path}]`)
       touched.add(path)
     }
-  // The blobs are written while the base's tree is read (treeWithChanges).
+  // The blobs are written while the base's tree is read and, where their ids are made here
+  // (blobIdOf: small ones, on a branch that has a commit to tell the object format), while the
+  // index takes the changes (treeWithChanges).
   const written = Promise.all(planned.map((p) => (p.bytes ? writeBlob(t.git, p.bytes) : null)))
-  const treeChanges = written.then((oids) =>
+  const known = t.base ? planned.map((p) => p.bytes && blobIdOf(t.base!, p.bytes)) : []
+  const changesOf = (oids: (string | null)[]) =>
     planned.flatMap((p, i): TreeChange[] => {
       if (p.operation === 'delete') return [{ path: p.path, remove: true }]
       const set: TreeChange = { path: p.path, mode: p.mode, oid: oids[i]! }
       return p.fromPath !== p.path ? [{ path: p.fromPath, remove: true }, set] : [set]
-    }),
-  )
+    })
+  const allKnown = t.base !== null && planned.every((p, i) => !p.bytes || known[i])
   let tree: string
   let oids: (string | null)[]
   try {
-    ;[tree, oids] = await Promise.all([treeWithChanges(t.git, t.base, treeChanges), written])
+    ;[tree, oids] = await Promise.all([treeWithChanges(t.git, t.base, allKnown ? changesOf(known) : written.then(changesOf), written), written])
   } catch (e) {
     if (e instanceof TreeRefused) throw unprocessable(`the changes cannot be made together: ${e.message}`)
     throw e
   }
+  if (allKnown && oids.some((oid, i) => oid !== known[i])) throw new Error(`git named a blob otherwise than its content's hash (${oids.join(', ')} against ${known.join(', ')})`)
   const commit = await commitOnto(deps, ctx, doer, t, opts, tree, planned)
   const ref = { asked: t.newBranch, kind: 'branch' as const, name: t.newBranch }
   const files = planned.map((p, i) =>
