@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config'
 import { closeDatabase } from '../src/db/client'
 import { openConfiguredDatabase } from '../src/deps'
 import { events } from '../src/db/schema'
-import { claimEvents, eventsOfRepo, markDone, recordEvent, type EventRecord } from '../src/events/outbox'
+import { claimEvents, eventsOfRepo, hasEventsAfterDone, markDone, recordEvent, type EventRecord } from '../src/events/outbox'
 import { startTrackerWorld, type TrackerWorld } from './issue-fixtures'
 import { freshTestDatabase } from './test-database'
 import { dropInBackground } from './process-helpers'
@@ -175,13 +175,15 @@ describe('repository events', () => {
 })
 
 describe('consumers', () => {
-  test('claim in order, mark done, two consumers apart, leases come back, state survives reopening', async () => {
+  test('claim in order, mark done, two consumers apart, leases come back, state survives reopening; the idle poll sees what is past the done position', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'warren-outbox-'))
     // A database of its own (a new SQLite file in `dir`, or a new PostgreSQL database), opened twice.
     const database = await freshTestDatabase()
     const config = loadConfig({}, { dataDir: dir, databaseUrl: database.url })
     try {
       let db = await openConfiguredDatabase(config)
+      // The idle poll: nothing recorded, nothing to do; a consumer never seen has every event to do.
+      expect(await hasEventsAfterDone(db, 'webhooks')).toBe(false)
       for (const n of [1, 2, 3, 4, 5]) await recordEvent(db, { kind: 'issue.opened', repoId: 7, actorId: 1, issueId: n, payload: { n } })
       // Recorded one after the other: ids in the order recorded.
       const recorded = await eventsOfRepo(db, 7)
@@ -203,9 +205,15 @@ describe('consumers', () => {
       // The feeds lease has ended: what was claimed and never done comes back, in order.
       expect((await claimEvents(db, 'feeds', 2, 0)).map((e) => e.payload.n)).toEqual([1, 2])
       expect((await claimEvents(db, 'feeds', 2, 0)).map((e) => e.payload.n)).toEqual([1, 2])
+      expect(await hasEventsAfterDone(db, 'feeds')).toBe(true)
+      expect(await hasEventsAfterDone(db, 'never-seen')).toBe(true)
       await markDone(db, 'feeds', ids[4]!)
       expect(await claimEvents(db, 'feeds', 10)).toEqual([])
+      // Done with every event: nothing past it (claims do not count, the webhooks' are not done).
+      expect(await hasEventsAfterDone(db, 'feeds')).toBe(false)
+      expect(await hasEventsAfterDone(db, 'webhooks')).toBe(true)
       await recordEvent(db, { kind: 'comment.created', repoId: 7, actorId: 2, commentId: 9 })
+      expect(await hasEventsAfterDone(db, 'feeds')).toBe(true)
       expect((await claimEvents(db, 'feeds', 10)).map((e) => [e.kind, e.commentId])).toEqual([['comment.created', 9]])
       expect(async () => await claimEvents(db, 'Bad Name', 1)).toThrow()
       await closeDatabase(db)

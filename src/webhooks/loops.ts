@@ -1,6 +1,6 @@
 import type { AppDeps } from '../deps'
 import { hasEventsAfterDone } from '../events/outbox'
-import { checkpointWal, WAL_CHECKPOINT_MS, type Db } from '../db/client'
+import { checkpointWal, perConnection, WAL_CHECKPOINT_MS, type Db } from '../db/client'
 import { hookTasks } from '../db/schema'
 import { eq } from 'drizzle-orm'
 import { DeliveryDispatcher } from './dispatcher'
@@ -109,5 +109,8 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sw
  */
 export async function hasWebhookWork(db: Db): Promise<boolean> {
   if (await hasEventsAfterDone(db, WEBHOOK_CONSUMER)) return true
-  return (await db.select({ id: hookTasks.id }).from(hookTasks).where(eq(hookTasks.isDelivered, false)).limit(1))[0] !== undefined
+  return ((await undeliveredOf(db).execute()) as unknown[]).length > 0
 }
+
+/** A delivery not done, if any: prepared once per connection (asked every pollMs while the server rests). */
+const undeliveredOf = perConnection((db) => db.select({ id: hookTasks.id }).from(hookTasks).where(eq(hookTasks.isDelivered, false)).limit(1).prepare())
