@@ -9,6 +9,7 @@ import { attachmentsOfComments } from './attachment'
 import { toApiComment, type ApiComment } from './issue'
 import { pushCommits } from './payload-commit'
 import { usersByIds } from './people'
+import { mapInBatches } from '../lib/batches'
 import { reposToApi, type ApiRepo } from './repo'
 import { userConverter, type ApiUser } from './user'
 
@@ -193,10 +194,9 @@ export async function activitiesToApi(deps: AppDeps, viewer: UserRow | null, row
   }
   const commentText = new Map(commentRows.map((c) => [c.id, c.content]))
 
-  const pushes = new Map<number, string>()
   const pushRows = rows.map((r, i) => ({ r, p: payloads[i]! })).filter(({ r }) => r.event.kind === 'push')
-  for (let i = 0; i < pushRows.length; i += GIT_READS_AT_ONCE)
-    await Promise.all(pushRows.slice(i, i + GIT_READS_AT_ONCE).map(async ({ r, p }) => pushes.set(r.event.id, await pushContent(deps, r.repo, p))))
+  const pushTexts = await mapInBatches(pushRows, GIT_READS_AT_ONCE, ({ r, p }) => pushContent(deps, r.repo, p))
+  const pushes = new Map(pushRows.map(({ r }, i) => [r.event.id, pushTexts[i]!]))
 
   return rows.map((row, i) => {
     const { event, repo } = row

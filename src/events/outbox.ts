@@ -341,6 +341,7 @@ export async function hasEventsAfterDone(db: Db, consumer: string): Promise<bool
   return ((await eventsAfterDoneOf(db).execute({ consumer })) as unknown[]).length > 0
 }
 
+/** hasEventsAfterDone's statement: the first event past the consumer's done position, 0 while it has none (as eventsAfterDone reads it). */
 const eventsAfterDoneOf = perConnection((db) =>
   db
     .select({ id: events.id })

@@ -1,4 +1,5 @@
 import { readdir, stat } from 'node:fs/promises'
+import { mapInBatches } from '../lib/batches'
 import { join } from 'node:path'
 import { git, runGit, type GitRepo } from './run'
 import { readPeeledRefs } from './ref-files'
@@ -168,14 +169,8 @@ interface FolderSum {
 const folderSums = new Map<string, Map<string, FolderSum>>()
 const KEPT_STORES = 64
 const SETTLED_MS = 2000
+/** Files and folders looked at together. */
 const STATS_AT_ONCE = 64
-
-/** `items` mapped by `each`, STATS_AT_ONCE at a time. */
-async function inBatches<T, R>(items: readonly T[], each: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = []
-  for (let i = 0; i < items.length; i += STATS_AT_ONCE) out.push(...(await Promise.all(items.slice(i, i + STATS_AT_ONCE).map(each))))
-  return out
-}
 
 /**
  * The object store's bytes (repositorySize), and how many packs and loose objects it holds (as
@@ -189,7 +184,7 @@ export async function objectStoreOf(repo: GitRepo): Promise<ObjectStore> {
   const folders = (await readdir(objects).catch(() => [] as string[])).filter((folder) => /^[0-9a-f]{2}$/.test(folder))
   const kept = folderSums.get(repo.gitDir)
   folderSums.delete(repo.gitDir)
-  const stats = await inBatches(folders, (folder) => stat(join(objects, folder), { bigint: true }).catch(() => null))
+  const stats = await mapInBatches(folders, STATS_AT_ONCE, (folder) => stat(join(objects, folder), { bigint: true }).catch(() => null))
   const sums = new Map<string, FolderSum>()
   const changed: { folder: string; ino: bigint; mtimeNs: bigint }[] = []
   for (let i = 0; i < folders.length; i++) {
@@ -199,7 +194,7 @@ export async function objectStoreOf(repo: GitRepo): Promise<ObjectStore> {
     if (was && was.ino === st.ino && was.mtimeNs === st.mtimeNs) sums.set(folders[i]!, was)
     else changed.push({ folder: folders[i]!, ino: st.ino, mtimeNs: st.mtimeNs })
   }
-  const listed = await inBatches(['pack', ...changed.map((c) => c.folder)], (folder) => readdir(join(objects, folder)).catch(() => [] as string[]))
+  const listed = await mapInBatches(['pack', ...changed.map((c) => c.folder)], STATS_AT_ONCE, (folder) => readdir(join(objects, folder)).catch(() => [] as string[]))
   const packNames = listed[0]!
   let loose = 0
   for (const sum of sums.values()) loose += sum.count
@@ -208,7 +203,7 @@ export async function objectStoreOf(repo: GitRepo): Promise<ObjectStore> {
   if (loose > MAX_LOOSE_OBJECTS_STATED) return { bytes: await countedSize(repo), packs, loose }
   // As git counts them: a loose object by the disk blocks it takes, a pack's files by their bytes.
   const files = listed.flatMap((names, i) => names.map((name) => ({ i, path: join(objects, i === 0 ? 'pack' : changed[i - 1]!.folder, name) })))
-  const sizes = await inBatches(files, ({ i, path }) => stat(path).then((st) => (!st.isFile() ? 0 : i === 0 ? st.size : st.blocks * 512), () => 0))
+  const sizes = await mapInBatches(files, STATS_AT_ONCE, ({ i, path }) => stat(path).then((st) => (!st.isFile() ? 0 : i === 0 ? st.size : st.blocks * 512), () => 0))
   const changedBytes = new Array<number>(listed.length).fill(0)
   for (let f = 0; f < files.length; f++) changedBytes[files[f]!.i]! += sizes[f]!
   let bytes = changedBytes[0]!

@@ -5,7 +5,7 @@ import { inArray } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { withLock } from '../../db/client'
 import { lfsMetaObjects } from '../../db/schema'
-import { batchesOf } from '../../lib/batches'
+import { batchesOf, mapInBatches } from '../../lib/batches'
 import { createDurableFile } from '../../lib/durable-file'
 import { listing, removeStaleTemporaries, unchangedSince } from '../../lib/listing'
 import { loggerOf } from '../../lib/log'
@@ -50,10 +50,8 @@ const STATS_AT_ONCE = 32
 
 /** Which of `oids` the store holds whole at their sizes: STATS_AT_ONCE files looked at together. */
 export async function heldOf(deps: AppDeps, objects: { oid: string; size: number }[]): Promise<Set<string>> {
-  const held = new Set<string>()
-  for (const some of batchesOf(objects, STATS_AT_ONCE))
-    for (const [i, size] of (await Promise.all(some.map((o) => storedSize(deps, o.oid)))).entries()) if (size === some[i]!.size) held.add(some[i]!.oid)
-  return held
+  const sizes = await mapInBatches(objects, STATS_AT_ONCE, (o) => storedSize(deps, o.oid))
+  return new Set(objects.filter((o, i) => sizes[i] === o.size).map((o) => o.oid))
 }
 
 const inTurn = oneAtATime<string>()
