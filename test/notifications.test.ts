@@ -243,4 +243,22 @@ describe('notifications', () => {
     expect(await rounds('bob')).toEqual([])
     expect(roundA.number).toBe(roundB.number! - 1)
   })
+
+  test("one round's comments each notify the people their own text mentions", async () => {
+    // The round reads the texts of all its new comments at once (roundReads); a comment deleted
+    // before its round mentions nobody. Neither carol nor eve watches proj or takes part.
+    const issue = await ok(as.bob!.repos.issueCreateIssue('alice', 'proj', { title: 'mention round' }), 201)
+    await drain()
+    await ok(as.bob!.repos.issueCreateComment('alice', 'proj', issue.number!, { body: 'cc @carol' }), 201)
+    const gone = await ok(as.bob!.repos.issueCreateComment('alice', 'proj', issue.number!, { body: 'cc @eve' }), 201)
+    expect((await s.del(`/repos/alice/proj/issues/comments/${gone.id}`, undefined, { token: bob.token })).status).toBe(204)
+    const other = await ok(as.alice!.repos.issueCreateIssue('alice', 'proj', { title: 'mention round two' }), 201)
+    await drain()
+    await ok(as.alice!.repos.issueCreateComment('alice', 'proj', other.number!, { body: 'and @eve here' }), 201)
+    await ok(as.dave!.repos.issueCreateComment('alice', 'proj', issue.number!, { body: 'nobody named' }), 201)
+    expect(await notifyRound(s.deps)).toBe(2)
+    const mentionRounds = async (who: string) => titles(await threadsOf(who)).filter((t) => t?.startsWith('mention round'))
+    expect(await mentionRounds('carol')).toEqual(['mention round'])
+    expect(await mentionRounds('eve')).toEqual(['mention round two'])
+  })
 })

@@ -66,8 +66,9 @@ const isWorkInProgress = (title: string) => WIP_PREFIXES.some((p) => title.trimS
 
 /**
  * The reads every notifying event needs (its issue and repository, the repository's watchers, the
- * issue's people), made for all the events of a notifier round at once (roundReads): six
- * statements a round instead of six an event, each prepared once per database (the list of ids
+ * issue's people, the text of a new comment, whose mentions notify), made for all the events of a
+ * notifier round at once (roundReads): seven statements a round instead of seven an event, each
+ * prepared once per database (the list of ids
  * is one JSON parameter), so the notifier costs the database and Warren a few statements a round
  * of up to 100 events, not one round trip each (bench/postgres.ts, POST issue).
  */
@@ -88,6 +89,7 @@ function preparePlanReads(db: Db) {
       .from(issueWatches)
       .where(inJsonList(issueWatches.issueId, 'issues'))
       .prepare(),
+    commentTexts: db.select({ id: comments.id, content: comments.content }).from(comments).where(inJsonList(comments.id, 'comments')).prepare(),
   }
 }
 
@@ -101,6 +103,8 @@ export interface RoundReads {
   commenters: Map<number, number[]>
   assignees: Map<number, number[]>
   subscriptions: Map<number, { id: number; on: boolean }[]>
+  /** The texts of the comments whose mentions notify (AUDIENCE's `mentionsIn: 'comment'`), by comment id. */
+  commentTexts: Map<number, string>
 }
 
 /** Rows grouped by a key, each mapped. */
@@ -125,13 +129,15 @@ export async function roundReads(deps: AppDeps, events: EventRecord[]): Promise<
   const ids = (list: number[]) => JSON.stringify([...new Set(list)])
   const all = ids(notifying.map((e) => e.issueId!))
   const everyone = ids(notifying.filter((e) => AUDIENCE[e.kind]!.audience === 'everyone').map((e) => e.issueId!))
+  const commented = ids(notifying.filter((e) => AUDIENCE[e.kind]!.mentionsIn === 'comment' && e.commentId !== null).map((e) => e.commentId!))
   const reads = planReadsOf(deps.db)
   const byIssue = <R extends { issueId: number; id: number }>(rows: R[]) => groupBy(rows, (r) => r.issueId, (r) => r.id)
-  const [issueRows, commenters, assignees, subscriptions] = await Promise.all([
+  const [issueRows, commenters, assignees, subscriptions, commentTexts] = await Promise.all([
     notifying.length ? reads.issues.execute({ issues: all }) : [],
     everyone !== '[]' ? reads.commenters.execute({ issues: everyone }).then(byIssue) : new Map<number, number[]>(),
     everyone !== '[]' ? reads.assignees.execute({ issues: everyone }).then(byIssue) : new Map<number, number[]>(),
     everyone !== '[]' ? reads.subscriptions.execute({ issues: everyone }) : [],
+    commented !== '[]' ? reads.commentTexts.execute({ comments: commented }).then((rows) => new Map(rows.map((c) => [c.id, c.content]))) : new Map<number, string>(),
   ])
   const repoIds = ids(issueRows.map((i) => i.repoId))
   const [repoRows, watchers] = await Promise.all([
@@ -145,6 +151,7 @@ export async function roundReads(deps: AppDeps, events: EventRecord[]): Promise<
     commenters,
     assignees,
     subscriptions: groupBy(subscriptions, (w) => w.issueId, (w) => ({ id: w.id, on: w.on })),
+    commentTexts,
   }
 }
 
@@ -210,8 +217,8 @@ export async function planOf(deps: AppDeps, event: EventRecord, round: RoundRead
   } else for (const id of everyone(round, issue)) wanted.add(id)
   const mentions = rule.mentionsIn === 'issue' ? await mentioned(deps, issue.content) : []
   if (rule.mentionsIn === 'comment' && event.commentId !== null) {
-    const comment = (await deps.db.select({ content: comments.content }).from(comments).where(eq(comments.id, event.commentId)))[0]
-    if (comment) mentions.push(...(await mentioned(deps, comment.content)))
+    const text = round.commentTexts.get(event.commentId)
+    if (text !== undefined) mentions.push(...(await mentioned(deps, text)))
   }
   // A mention by someone a person blocked does not notify them.
   const blockers = new Set(await blockersOf(deps.db, event.actorId, mentions))
