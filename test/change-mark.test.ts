@@ -10,10 +10,11 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { applyMigrations, changeMarkOf, closeDatabase, movesChangeMark, writeTransaction, type Db } from '../src/db/client'
 import { DIALECT } from '../src/db/dialect'
-import { eventConsumers, hookPayloads, hooks, repositories } from '../src/db/schema'
+import { accessTokens, eventConsumers, hookPayloads, hooks, repositories, users } from '../src/db/schema'
+import { tablesChangedBy } from '../src/db/change-scope'
 import { openConfiguredDatabase } from '../src/deps'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { recordStatements } from './query-counter'
@@ -118,6 +119,39 @@ test("the webhook thread's writes leave the API's caches; any other write emptie
     await writeTransaction(other, () => other.update(repositories).set({ description: 'fourth' } as never).where(eq(repositories.lowerName, 'vault')))
     expect((await repoRead()).description).toBe('fourth')
   }
+})
+
+test('a write is told the tables it may change by its text: the one it writes and those its foreign keys act on', () => {
+  expect(tablesChangedBy('insert into "comments" ("id", "content") values (default, $1) returning "id"')).toContain('comments')
+  expect(tablesChangedBy('update "issues" set "num_comments" = "issues"."num_comments" + 1 where "issues"."id" = $1')).toEqual(expect.arrayContaining(['issues']))
+  // A deleted user takes its tokens, collaborations and team memberships with it (its repositories go by the service, each a write of its own).
+  expect(tablesChangedBy('delete from "users" where "users"."id" = ?')).toEqual(expect.arrayContaining(['users', 'access_tokens', 'collaborations', 'team_users']))
+  // A deleted repository, its issues and their comments.
+  expect(tablesChangedBy('delete from "repositories" where "repositories"."id" = ?')).toEqual(expect.arrayContaining(['repositories', 'issues', 'comments', 'collaborations']))
+  // A comment's write reaches neither tokens nor users.
+  for (const text of ['insert into "comments" ("id") values (default)', 'update "issues" set "title" = $1', 'insert into "events" ("kind") values ($1)'])
+    expect(tablesChangedBy(text)).not.toEqual(expect.arrayContaining(['users']))
+  expect(tablesChangedBy('delete from "comments" where "id" = $1')).not.toContain('access_tokens')
+  // Anything else may have changed any table.
+  for (const text of ['with gone as (delete from "users" returning "id") select 1', 'truncate "users"', 'insert into "no_such_table" values (1)', 'update "public"."users" set "name" = $1', 'alter table "users" add column "x" integer'])
+    expect(tablesChangedBy(text)).toBeNull()
+})
+
+test.if(DIALECT === 'postgres')("a mark scoped to tables moves at this process's commits of those tables only, and of tables not known", async () => {
+  const scoped = changeMarkOf(s.deps.db, [users, accessTokens])
+  const every = changeMarkOf(s.deps.db)
+  await until(() => !scoped().startsWith('pg:unheard:') && !every().startsWith('pg:unheard:'), 'the change listener')
+  const [scopedBefore, everyBefore] = [scoped(), every()]
+  await writeTransaction(s.deps.db, () => s.deps.db.update(repositories).set({ description: 'scoped' }).where(eq(repositories.lowerName, 'vault')))
+  expect(every()).not.toBe(everyBefore)
+  expect(scoped()).toBe(scopedBefore)
+  await writeTransaction(s.deps.db, () => s.deps.db.update(users).set({ description: 'scoped' }).where(eq(users.lowerName, 'keeper')))
+  const afterUsers = scoped()
+  expect(afterUsers).not.toBe(scopedBefore)
+  // A statement whose tables are not known moves every mark.
+  const run = (query: ReturnType<typeof sql>) => (s.deps.db as unknown as { execute(q: unknown): Promise<unknown> }).execute(query)
+  await writeTransaction(s.deps.db, () => run(sql`with kept as (select 1) update ${repositories} set description = 'unknown' where lower_name = 'vault'`))
+  expect(scoped()).not.toBe(afterUsers)
 })
 
 test.if(DIALECT === 'sqlite')("a migration that changes rows moves SQLite's mark, as Warren's write transactions do", async () => {

@@ -39,15 +39,15 @@ const behindTheBack = (name: string, description: string) =>
   probe.unsafe(`update repositories set description = $1 where lower_name = $2`, [description, name])
 
 /**
- * Whether B is seen answering from its cache (`described`: the description B answers now): a
- * change made behind the back goes unseen. Background work (the outbox's consumers) writes too,
+ * Whether B is seen answering from its cache (`described`: what B answers now, a description, a
+ * full name): a change made behind the back (`change`, to each round's value) goes unseen. Background work (the outbox's consumers) writes too,
  * and each such write empties the caches; so the change is made again, a few times, until B is
  * seen keeping its answer at least once.
  */
-async function keptByB(name: string, described: () => Promise<string | undefined>): Promise<boolean> {
+async function keptByB(described: () => Promise<string | undefined>, change: (value: string) => Promise<unknown>): Promise<boolean> {
   for (let round = 0; round < 50; round++) {
     await described()
-    await behindTheBack(name, `round ${round}`)
+    await change(`round ${round}`)
     if ((await described()) !== `round ${round}`) return true
     await Bun.sleep(200)
   }
@@ -55,7 +55,7 @@ async function keptByB(name: string, described: () => Promise<string | undefined
 }
 
 /** Whether B is seen answering a search from its cache. */
-const answersFromCache = (q: string, name: string) => keptByB(name, async () => (await searched(b, q))[name])
+const answersFromCache = (q: string, name: string) => keptByB(async () => (await searched(b, q))[name], (value) => behindTheBack(name, value))
 
 beforeAll(async () => {
   served = await servedOnPostgres('warren_cache', 2)
@@ -109,7 +109,7 @@ describe('page caches across processes on one PostgreSQL database', () => {
     expect((await call(a, 'POST', '/user/repos', { name: 'found-one', description: 'one' })).status).toBe(201)
     const description = async () => (await anonymous(b, '/repos/root/found-one')).body?.description as string | undefined
     await eventually(async () => (await description()) === 'one' || null, 'B to see found-one')
-    expect(await keptByB('found-one', description)).toBe(true)
+    expect(await keptByB(description, (value) => behindTheBack('found-one', value))).toBe(true)
 
     expect((await call(a, 'PATCH', '/repos/root/found-one', { description: 'two' })).status).toBe(200)
     await eventually(async () => (await description()) === 'two' || null, "B to see A's edit")
@@ -129,5 +129,26 @@ describe('page caches across processes on one PostgreSQL database', () => {
     expect((await call(a, 'POST', '/repos/root/found-two/issues', { title: 'second' })).status).toBe(201)
     await eventually(async () => (await titles()).length === 2 || null, 'B to list the issue filed through A')
     expect(await titles()).toEqual(['second', 'first'])
+  }, 240_000)
+
+  test("a token B found is kept across A's comments, which change neither tokens nor users; a new token through A forgets it", async () => {
+    expect((await call(a, 'POST', '/user/repos', { name: 'scoped' })).status).toBe(201)
+    expect((await call(a, 'POST', '/repos/root/scoped/issues', { title: 'talk' })).status).toBe(201)
+    const token = (await call(a, 'POST', '/users/root/tokens', { name: 'scoped-kept', scopes: ['all'] })).body.sha1 as string
+    // The caller B answers for the token: its owner as found with it (the full name is changed behind the back).
+    const fullName = async () => (await apiCall(b, `token ${token}`, 'GET', '/user')).body?.full_name as string | undefined
+    const rename = (name: string) => probe.unsafe(`update users set full_name = $1 where lower_name = 'root'`, [name])
+    expect(await keptByB(fullName, rename)).toBe(true)
+    const kept = await fullName()
+    const comments = async () => (await anonymous(b, '/repos/root/scoped/issues/1')).body?.comments as number | undefined
+    expect(await comments()).toBe(0)
+    // A comment through A: B hears of it (its issue, kept with no comment, is read again), and
+    // still answers the token's owner as it found it (the comment wrote comments, issues and events only).
+    expect((await call(a, 'POST', '/repos/root/scoped/issues/1/comments', { body: 'first' })).status).toBe(201)
+    await eventually(async () => (await comments()) === 1 || null, "B to hear of A's comment")
+    expect(await fullName()).toBe(kept)
+    // A new token through A: B forgets the tokens it found and reads the owner as the database holds it.
+    expect((await call(a, 'POST', '/users/root/tokens', { name: 'scoped-new', scopes: ['all'] })).status).toBe(201)
+    await eventually(async () => (await fullName()) !== kept || null, "B to forget the tokens on A's new one")
   }, 240_000)
 })

@@ -128,7 +128,7 @@ export class Auth {
     private readonly db: Db,
     private readonly config: Config,
   ) {
-    this.tokensFound = pageCacheOf(db, 'tokens', () => new PageCache<{ user: UserRow; scope: string }>(db, { maxCost: TOKENS_KEPT }))
+    this.tokensFound = pageCacheOf(db, 'tokens', () => new PageCache<{ user: UserRow; scope: string }>(db, { maxCost: TOKENS_KEPT, tables: [users, accessTokens] }))
     const { loginFailureWindowMs: window, loginFailureCapacity: capacity } = config
     this.accountFailures = new FailureLimiter(config.loginFailuresPerAccount, window, capacity)
     this.addressFailures = new FailureLimiter(config.loginFailuresPerAddress, window, capacity)
@@ -244,8 +244,9 @@ export class Auth {
   /**
    * The owner of a token secret and the token's scope (undefined when no token has it): a personal
    * access token, or an OAuth2 access token (while OAuth2 is on), limited to its grant's scope.
-   * Personal tokens found are kept while the database is unchanged (its change mark): deleting a
-   * token, changing its owner or their rights is a write, which forgets them all; each caller gets
+   * Personal tokens found are kept while the users and tokens are unchanged (their change mark):
+   * deleting a token, changing its owner or their rights is a write of one of them, which forgets
+   * them all (on SQLite any write does); each caller gets
    * its own copy. OAuth2 tokens are read each time: they also end by time, which no write marks.
    */
   private async findToken(secret: string): Promise<{ user: UserRow; scope: string; grantId?: number } | undefined> {

@@ -50,9 +50,11 @@ const REPOS_KEPT = 2048
 /**
  * Repositories found by name, with their owners, while the database is unchanged: every
  * repository route (and git over HTTP and SSH) starts with this lookup, and on PostgreSQL its two
- * round trips were most of a point read's time. Any write, by any process, forgets them.
+ * round trips were most of a point read's time. Any write of users or repositories, by any
+ * process, forgets them (on SQLite any write: PageCache's `tables`).
  */
-const reposFound = (db: AppDeps['db']) => pageCacheOf(db, 'repos by name', () => new PageCache<{ repo: RepoRow; owner: UserRow }>(db, { maxCost: REPOS_KEPT }))
+const reposFound = (db: AppDeps['db']) =>
+  pageCacheOf(db, 'repos by name', () => new PageCache<{ repo: RepoRow; owner: UserRow }>(db, { maxCost: REPOS_KEPT, tables: [users, repositories] }))
 
 /**
  * Repository by owner name and repository name, both case-insensitive. The rows are the caller's

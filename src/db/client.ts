@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { drizzle as drizzleForMigrations } from 'drizzle-orm/bun-sqlite'
 import type { MigrationMeta } from 'drizzle-orm/migrator'
 import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy'
+import { getTableName, type Table } from 'drizzle-orm'
 import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as tables from './schema/tables'
@@ -31,8 +32,8 @@ export interface DatabaseRuntime {
   writeBehind(statement: BuiltStatement): Promise<void>
   /** answerAfterCommit's implementation. */
   answerAfterCommit<T>(statement: Promise<T>): Promise<T>
-  /** changeMarkOf's implementation. */
-  changeMark(): () => string
+  /** changeMarkOf's implementation (`tables`: their names). */
+  changeMark(tables?: readonly string[]): () => string
   /** Whether the caller runs inside a write transaction (its reads may see what a rollback undoes). */
   inWriteTransaction(): boolean
   /** freshReads' implementation. */
@@ -709,7 +710,10 @@ async function sqliteTransaction<T>(sqlite: Database, gate: WriteGate, snapshots
  * own for that: MarkedWrites); reading it costs a few microseconds, in the turn's read snapshot.
  * On PostgreSQL it moves at each such commit of this process and at each notification of another
  * process's (LISTEN, db/postgres.ts), and at every call while this process is not listening, so
- * caches then keep nothing.
+ * caches then keep nothing. A mark scoped to `tables` (what a cache's values are read from) moves
+ * on PostgreSQL only at the changes of those tables, or of tables not known (db/change-scope.ts:
+ * the table a statement writes and those its foreign keys' actions reach), so a cache of tokens
+ * or of repositories by name is not emptied by every comment; on SQLite it is the one mark.
  */
 /**
  * Makes the next reads see every commit made before this call. The turn's read snapshot on SQLite
@@ -721,8 +725,8 @@ export function freshReads(db: Db): void {
   db.$runtime.freshReads()
 }
 
-export function changeMarkOf(db: Db): () => string {
-  return db.$runtime.changeMark()
+export function changeMarkOf(db: Db, tables?: readonly Table[]): () => string {
+  return db.$runtime.changeMark(tables?.map((table) => getTableName(table)))
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Table } from 'drizzle-orm'
 import { changeMarkOf, type Db } from './client'
 
 /** How a PageCache weighs and bounds what it holds. */
@@ -8,6 +9,11 @@ export interface PageCacheLimits<V> {
   costOf?: (value: V) => number
   /** The object records made from a value are kept under (`derive`); without it nothing is derived. */
   anchorOf?: (value: V) => object
+  /**
+   * Every table its values are read from, when they are few: it is then emptied only by the
+   * changes of those (on PostgreSQL: changeMarkOf's scoped mark). Without it, by any change.
+   */
+  tables?: readonly Table[]
 }
 
 /**
@@ -18,7 +24,7 @@ export interface PageCacheLimits<V> {
  * transaction of any process notifies the others at its commit (db/postgres.ts), and the mark
  * moves at each. Any write empties it (but the webhook deliveries' and outbox consumers'
  * bookkeeping, which no cache may read: movesChangeMark), so an answer is never older than the
- * last write this process knows of; the answers that depend on the viewer's permissions (collaborations,
+ * last write this process knows of (one scoped to its `tables`, of those tables); the answers that depend on the viewer's permissions (collaborations,
  * teams, organisation membership, visibility, admin flag) only change through such writes, and
  * callers make the viewer part of every key. Memory is bounded by the total cost held; the oldest
  * entries leave first. What it holds is shared: callers hand out copies of what they let others
@@ -45,7 +51,7 @@ export class PageCache<V> {
     private readonly db: Db,
     limits: PageCacheLimits<V>,
   ) {
-    this.changeMark = changeMarkOf(db)
+    this.changeMark = changeMarkOf(db, limits.tables)
     this.maxCost = limits.maxCost
     this.costOf = (v) => Math.max(1, limits.costOf?.(v) ?? 1)
     this.anchorOf = limits.anchorOf

@@ -19,6 +19,7 @@ import { appliedAll, failureOf, firstFailure, movesChangeMark, type Db, type Dat
 import { ApiError } from '../lib/errors'
 import { SessionLocks, unclaimedIds } from './pg-locks'
 import { UNAVAILABLE_RETRY_AFTER } from './unavailable'
+import { tablesChangedBy } from './change-scope'
 import { migrationsOfFolder, migrationTimesOfFolder } from './migrations-macro' with { type: 'macro' }
 
 /** The PostgreSQL migrations drizzle-kit generated in drizzle-pg/, inlined like SQLite's. */
@@ -92,6 +93,9 @@ export interface PostgresOptions {
 /** The channel every write transaction notifies at its commit (ChangeListener). */
 export const CHANGES_CHANNEL = 'warren_changes'
 
+/** The longest notification with its list of tables (PostgreSQL takes payloads under 8,000 bytes). */
+const MAX_PAYLOAD = 4000
+
 /** How long after a refused subscription the change listener waits before it tries again. */
 const LISTEN_RETRY_MS = 5000
 
@@ -137,12 +141,12 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           const open = current()
           if (open) {
             sendBehind(open) // the transaction's writes behind go first, in the order they were run
-            if (!open.movesMark && movesChangeMark(text)) open.movesMark = true
+            noteChange(open, text)
             return open.connection.unsafe(text, params as any[])
           }
           const query = target.unsafe(text, params as any[])
           // A change made outside a write transaction (its own commit): announced once it is done.
-          return CHANGING.test(text) && movesChangeMark(text) ? whenSettled(query, () => changes.changedOutside(target)) : query
+          return CHANGING.test(text) && movesChangeMark(text) ? whenSettled(query, () => changes.changedOutside(target, tablesChangedBy(text))) : query
         }
       const value = Reflect.get(target, key, target)
       return typeof value === 'function' ? value.bind(target) : value
@@ -156,6 +160,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       if (current()) return fn()
       const committed: (() => void)[] = []
       let movedMark = false
+      let changedTables: ReadonlySet<string> | null = null
       const connection = await writing.reserve()
       let result: T
       try {
@@ -167,7 +172,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
         // process stuck inside a transaction holds every writer): past it the request answers 503
         // and may be retried.
         const lockFailure = firstFailure([failureOf(connection.unsafe('begin', UNUSED)), failureOf(connection.unsafe(lockStatement, lockParams))])
-        const open: OpenTransaction = { connection, committed, behind: [], sent: [], movesMark: false }
+        const open: OpenTransaction = { connection, committed, behind: [], sent: [], movesMark: false, tables: new Set() }
         live.add(open)
         try {
           result = await inside.run(open, async () => await fn()) // a query handed back unawaited runs inside too (client.ts)
@@ -185,20 +190,21 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
         // nothing of it is committed, and its failure is thrown. A transaction that changed what
         // a cache may read (movesChangeMark) announces it behind its last write: PostgreSQL
         // delivers the notification when (and only if) it commits, before its COMMIT returns here.
-        if (open.movesMark) open.behind.push({ text: 'select pg_notify($1, $2)', params: [CHANGES_CHANNEL, changes.tag] })
+        if (open.movesMark) open.behind.push({ text: 'select pg_notify($1, $2)', params: [CHANGES_CHANNEL, changes.payload(open.tables)] })
         sendBehind(open)
         const ended = await connection.unsafe('commit')
         const failed = (await lockFailure) ?? (await firstFailure(open.sent))
         if (failed) throw failed
         if ((ended as { command?: string }).command !== 'COMMIT') throw new Error(`the transaction ended with ${(ended as { command?: string }).command} instead of COMMIT`)
         movedMark = open.movesMark
+        changedTables = open.tables
       } catch (e) {
         if ((e as { errno?: string }).errno === LOCK_NOT_AVAILABLE) throw new ApiError(503, 'The database is busy; try again', {}, { 'Retry-After': UNAVAILABLE_RETRY_AFTER })
         throw e
       } finally {
         connection.release()
       }
-      if (movedMark) changes.changedHere()
+      if (movedMark) changes.changedHere(changedTables)
       for (const run of committed) inside.exit(run)
       return result
     },
@@ -211,7 +217,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       const open = current()
       if (!open) return void (await statement)
       const { sql, params } = statement.toSQL()
-      if (movesChangeMark(sql)) open.movesMark = true
+      noteChange(open, sql)
       open.behind.push({ text: sql, params })
     },
     answerAfterCommit(statement) {
@@ -219,7 +225,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
       current()?.sent.push(failureOf(statement))
       return statement
     },
-    changeMark: () => changes.mark(),
+    changeMark: (tables) => changes.mark(tables),
     inWriteTransaction: () => current() !== undefined,
     // Each statement outside a transaction reads what is committed when it starts.
     freshReads: () => {},
@@ -275,6 +281,18 @@ interface OpenTransaction {
   sent: Promise<unknown>[]
   /** Whether it ran a statement that moves the change mark (movesChangeMark): its commit notifies. */
   movesMark: boolean
+  /** The tables those statements may have changed (tablesChangedBy); null: any. */
+  tables: Set<string> | null
+}
+
+/** Notes what a statement run in the transaction changes (movesChangeMark, tablesChangedBy). */
+function noteChange(open: OpenTransaction, text: string): void {
+  if (!movesChangeMark(text)) return
+  open.movesMark = true
+  if (open.tables === null) return
+  const tables = tablesChangedBy(text)
+  if (tables === null) open.tables = null
+  else for (const table of tables) open.tables.add(table)
 }
 
 /**
@@ -345,7 +363,12 @@ async function migrated(client: SQL): Promise<boolean> {
 class ChangeListener {
   /** This process's notifications carry this tag; its own are known by it (its commits moved the mark already). */
   readonly tag = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`
+  /** Moves at every change: the mark of the caches of every table. */
   private generation = 0
+  /** Moves at the changes whose tables are not known (and whatever may have been missed): every scoped mark moves too. */
+  private everything = 0
+  /** How often each table was changed (the changes whose tables are known): the marks scoped to tables. */
+  private readonly byTable = new Map<string, number>()
   private listening = false
   private listener: SQL | null = null
   private closed = false
@@ -358,27 +381,61 @@ class ChangeListener {
     private readonly enabled: boolean,
   ) {}
 
-  /** A change mark reader (DatabaseRuntime.changeMark); the first one starts listening. */
-  mark(): () => string {
-    return () => {
-      if (this.listening) return `pg:${this.generation}`
+  /**
+   * A change mark reader (DatabaseRuntime.changeMark); the first one starts listening. Scoped to
+   * `tables`, it moves only at the changes of those tables (or of tables not known), read from
+   * the notifications' lists.
+   */
+  mark(tables?: readonly string[]): () => string {
+    const unheard = () => {
       this.start()
       return `pg:unheard:${++this.generation}`
     }
+    if (!tables) return () => (this.listening ? `pg:${this.generation}` : unheard())
+    return () => {
+      if (!this.listening) return unheard()
+      let mark = `pg:${this.everything}`
+      for (const table of tables) mark += `.${this.byTable.get(table) ?? 0}`
+      return mark
+    }
   }
 
-  /** A transaction of this process committed. */
-  changedHere(): void {
+  /** A change of `tables` (null: of tables not known) moves the marks. */
+  private changed(tables: Iterable<string> | null): void {
     this.generation++
+    if (tables === null) this.everything++
+    else for (const table of tables) this.byTable.set(table, (this.byTable.get(table) ?? 0) + 1)
+  }
+
+  /** A transaction of this process committed, having changed `tables` (null: not known). */
+  changedHere(tables: ReadonlySet<string> | null): void {
+    this.changed(tables)
+  }
+
+  /**
+   * What a notification says: this process's tag, then the tables changed (a list of names after
+   * a space; none: not known). A list that would make it long is left out: every mark moves then.
+   */
+  payload(tables: ReadonlySet<string> | readonly string[] | null): string {
+    if (tables === null) return this.tag
+    const listed = `${this.tag} ${[...tables].join(',')}`
+    return listed.length <= MAX_PAYLOAD ? listed : this.tag
+  }
+
+  /** A notification's changes: none of this process's own; the tables listed, or every table. */
+  private heard(payload: string): void {
+    const space = payload.indexOf(' ')
+    if ((space < 0 ? payload : payload.slice(0, space)) === this.tag) return
+    this.changed(space < 0 ? null : payload.slice(space + 1).split(','))
   }
 
   /** Notifications on their way (changedOutside's): `flush` waits for them. */
   private readonly sending = new Set<Promise<unknown>>()
 
-  /** A statement outside a write transaction may have changed rows: moves the mark, then tells the other processes. */
-  changedOutside(pool: SQL): void {
-    this.generation++
-    const sent: Promise<unknown> = pool.unsafe(`select pg_notify('${CHANGES_CHANNEL}', '${this.tag}')`).catch(() => {})
+  /** A statement outside a write transaction may have changed rows of `tables` (null: any): moves the marks, then tells the other processes. */
+  changedOutside(pool: SQL, tables: readonly string[] | null): void {
+    this.changed(tables)
+    const sent: Promise<unknown> = pool.unsafe('select pg_notify($1, $2)', [CHANGES_CHANNEL, this.payload(tables)]).catch(() => {})
     this.sending.add(sent)
     void sent.finally(() => this.sending.delete(sent))
   }
@@ -402,19 +459,17 @@ class ChangeListener {
       // The listening connection is this client's only one: its end is the subscription's.
       onclose: () => {
         this.listening = false
-        this.generation++
+        this.changed(null)
       },
     })
     this.listener = listener
     listener
       .listen(
         CHANGES_CHANNEL,
-        (payload) => {
-          if (payload !== this.tag) this.generation++
-        },
+        (payload) => this.heard(payload),
         () => {
-          // (Re)subscribed: whatever was missed meanwhile is covered by moving the mark once more.
-          this.generation++
+          // (Re)subscribed: whatever was missed meanwhile is covered by moving the marks once more.
+          this.changed(null)
           this.listening = !this.closed
         },
       )

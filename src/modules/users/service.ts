@@ -53,10 +53,10 @@ const ownerRows = rowMapper<UserRow>(users)
 /** How many owners found by name are kept per database. */
 const OWNERS_KEPT = 2048
 /**
- * Users and organisations found by name, kept while the database is unchanged (any write by any
- * process forgets them): `/users/{username}` and every route under it start with this lookup.
+ * Users and organisations found by name, kept while the users are unchanged (a write of them by
+ * any process forgets them; on SQLite any write): `/users/{username}` and every route under it start with this lookup.
  */
-const ownersFound = (db: AppDeps['db']) => pageCacheOf(db, 'owners by name', () => new PageCache<UserRow>(db, { maxCost: OWNERS_KEPT }))
+const ownersFound = (db: AppDeps['db']) => pageCacheOf(db, 'owners by name', () => new PageCache<UserRow>(db, { maxCost: OWNERS_KEPT, tables: [users] }))
 
 /** User (type 0) or organisation (type 1) by name, case-insensitive: the caller's own copy of the row. */
 export async function findOwnerByName(deps: AppDeps, name: string): Promise<UserRow | undefined> {
