@@ -14,7 +14,7 @@ import { eq, sql } from 'drizzle-orm'
 import { applyMigrations, changeMarkOf, closeDatabase, movesChangeMark, writeTransaction, type Db } from '../src/db/client'
 import { DIALECT } from '../src/db/dialect'
 import { accessTokens, eventConsumers, hookPayloads, hooks, repositories, users } from '../src/db/schema'
-import { tablesChangedBy } from '../src/db/change-scope'
+import { tablesReachedFrom, tableWrittenBy } from '../src/db/change-scope'
 import { openConfiguredDatabase } from '../src/deps'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { recordStatements } from './query-counter'
@@ -121,20 +121,20 @@ test("the webhook thread's writes leave the API's caches; any other write emptie
   }
 })
 
-test('a write is told the tables it may change by its text: the one it writes and those its foreign keys act on', () => {
-  expect(tablesChangedBy('insert into "comments" ("id", "content") values (default, $1) returning "id"')).toContain('comments')
-  expect(tablesChangedBy('update "issues" set "num_comments" = "issues"."num_comments" + 1 where "issues"."id" = $1')).toEqual(expect.arrayContaining(['issues']))
+test('a write is known by the table it writes, whose changes reach those its foreign keys act on', () => {
+  expect(tableWrittenBy('insert into "comments" ("id", "content") values (default, $1) returning "id"')).toBe('comments')
+  expect(tableWrittenBy('update "issues" set "num_comments" = "issues"."num_comments" + 1 where "issues"."id" = $1')).toBe('issues')
+  expect(tableWrittenBy('delete from "users" where "users"."id" = ?')).toBe('users')
   // A deleted user takes its tokens, collaborations and team memberships with it (its repositories go by the service, each a write of its own).
-  expect(tablesChangedBy('delete from "users" where "users"."id" = ?')).toEqual(expect.arrayContaining(['users', 'access_tokens', 'collaborations', 'team_users']))
+  expect(tablesReachedFrom('users')).toEqual(expect.arrayContaining(['users', 'access_tokens', 'collaborations', 'team_users']))
   // A deleted repository, its issues and their comments.
-  expect(tablesChangedBy('delete from "repositories" where "repositories"."id" = ?')).toEqual(expect.arrayContaining(['repositories', 'issues', 'comments', 'collaborations']))
-  // A comment's write reaches neither tokens nor users.
-  for (const text of ['insert into "comments" ("id") values (default)', 'update "issues" set "title" = $1', 'insert into "events" ("kind") values ($1)'])
-    expect(tablesChangedBy(text)).not.toEqual(expect.arrayContaining(['users']))
-  expect(tablesChangedBy('delete from "comments" where "id" = $1')).not.toContain('access_tokens')
+  expect(tablesReachedFrom('repositories')).toEqual(expect.arrayContaining(['repositories', 'issues', 'comments', 'collaborations']))
+  // A comment's writes reach neither tokens nor users.
+  for (const table of ['comments', 'issues', 'events']) for (const kept of ['users', 'access_tokens']) expect(tablesReachedFrom(table)).not.toContain(kept)
   // Anything else may have changed any table.
   for (const text of ['with gone as (delete from "users" returning "id") select 1', 'truncate "users"', 'insert into "no_such_table" values (1)', 'update "public"."users" set "name" = $1', 'alter table "users" add column "x" integer'])
-    expect(tablesChangedBy(text)).toBeNull()
+    expect(tableWrittenBy(text)).toBeNull()
+  expect(tablesReachedFrom('no_such_table')).toBeNull()
 })
 
 test.if(DIALECT === 'postgres')("a mark scoped to tables moves at this process's commits of those tables only, and of tables not known", async () => {
@@ -152,6 +152,27 @@ test.if(DIALECT === 'postgres')("a mark scoped to tables moves at this process's
   const run = (query: ReturnType<typeof sql>) => (s.deps.db as unknown as { execute(q: unknown): Promise<unknown> }).execute(query)
   await writeTransaction(s.deps.db, () => run(sql`with kept as (select 1) update ${repositories} set description = 'unknown' where lower_name = 'vault'`))
   expect(scoped()).not.toBe(afterUsers)
+
+  // Another process's notifications: the tables it lists wrote, a table this schema does not
+  // know (a newer version's) or no list at all move every mark.
+  const fence = new SQL(s.config.databaseUrl!, { max: 1 })
+  try {
+    const heard = async (payload: string) => {
+      const before = every()
+      await fence.unsafe(`select pg_notify('warren_changes', $1)`, [payload])
+      await until(() => every() !== before, `the notification "${payload}"`)
+    }
+    let kept = scoped()
+    await heard('another.process comments,issues,events')
+    expect(scoped()).toBe(kept)
+    for (const payload of ['another.process access_tokens', 'another.process events,a_newer_table', 'another.process']) {
+      await heard(payload)
+      expect(scoped()).not.toBe(kept)
+      kept = scoped()
+    }
+  } finally {
+    await fence.close()
+  }
 })
 
 test.if(DIALECT === 'sqlite')("a migration that changes rows moves SQLite's mark, as Warren's write transactions do", async () => {

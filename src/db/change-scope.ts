@@ -4,15 +4,21 @@ import * as tables from './schema/tables'
 
 /**
  * Which tables a write may have changed, for the change marks scoped to tables (changeMarkOf with
- * tables, PostgreSQL's: db/postgres.ts): the table a statement writes, by its text as Drizzle and
- * Warren's own SQL begin (`insert into "t"`, `update "t"`, `delete from "t"`), with every table a
- * foreign key's ON DELETE or ON UPDATE action (cascade, set null, set default) reaches from it,
- * however far, read from the one schema. Any other statement, or a table not in the schema, is
- * taken to have changed every table (null). No trigger exists to change more.
+ * tables, PostgreSQL's: db/postgres.ts). A statement is known by the table it writes, by its text
+ * as Drizzle and Warren's own SQL begin it (`insert into "t"`, `update "t"`, `delete from "t"`);
+ * a table of the schema changes itself and every table a foreign key's ON DELETE or ON UPDATE
+ * action (cascade, set null, set default) reaches from it, however far. Any other statement, or a
+ * table not in the schema (another version's), is taken to have changed every table (null). No
+ * trigger exists to change more.
  */
-export function tablesChangedBy(text: string): readonly string[] | null {
+export function tableWrittenBy(text: string): string | null {
   const written = WRITTEN_TABLE.exec(text)?.[1]
-  return (written && reachedFrom().get(written)) || null
+  return written !== undefined && reachedFrom().has(written) ? written : null
+}
+
+/** The tables a change of `table`'s rows may change (itself first); null for a table not in the schema. */
+export function tablesReachedFrom(table: string): readonly string[] | null {
+  return reachedFrom().get(table) ?? null
 }
 
 const WRITTEN_TABLE = /^\s*(?:insert\s+into|update|delete\s+from)\s+"([a-z0-9_]+)"\s/i

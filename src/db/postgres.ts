@@ -19,7 +19,7 @@ import { appliedAll, failureOf, firstFailure, movesChangeMark, type Db, type Dat
 import { ApiError } from '../lib/errors'
 import { SessionLocks, unclaimedIds } from './pg-locks'
 import { UNAVAILABLE_RETRY_AFTER } from './unavailable'
-import { tablesChangedBy } from './change-scope'
+import { tablesReachedFrom, tableWrittenBy } from './change-scope'
 import { migrationsOfFolder, migrationTimesOfFolder } from './migrations-macro' with { type: 'macro' }
 
 /** The PostgreSQL migrations drizzle-kit generated in drizzle-pg/, inlined like SQLite's. */
@@ -146,7 +146,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
           }
           const query = target.unsafe(text, params as any[])
           // A change made outside a write transaction (its own commit): announced once it is done.
-          return CHANGING.test(text) && movesChangeMark(text) ? whenSettled(query, () => changes.changedOutside(target, tablesChangedBy(text))) : query
+          return CHANGING.test(text) && movesChangeMark(text) ? whenSettled(query, () => changes.changedOutside(target, writtenTables(text))) : query
         }
       const value = Reflect.get(target, key, target)
       return typeof value === 'function' ? value.bind(target) : value
@@ -281,18 +281,24 @@ interface OpenTransaction {
   sent: Promise<unknown>[]
   /** Whether it ran a statement that moves the change mark (movesChangeMark): its commit notifies. */
   movesMark: boolean
-  /** The tables those statements may have changed (tablesChangedBy); null: any. */
+  /** The tables those statements wrote (tableWrittenBy); null: not known, any. */
   tables: Set<string> | null
 }
 
-/** Notes what a statement run in the transaction changes (movesChangeMark, tablesChangedBy). */
+/** Notes what a statement run in the transaction changes (movesChangeMark, tableWrittenBy). */
 function noteChange(open: OpenTransaction, text: string): void {
   if (!movesChangeMark(text)) return
   open.movesMark = true
   if (open.tables === null) return
-  const tables = tablesChangedBy(text)
-  if (tables === null) open.tables = null
-  else for (const table of tables) open.tables.add(table)
+  const table = tableWrittenBy(text)
+  if (table === null) open.tables = null
+  else open.tables.add(table)
+}
+
+/** The table a statement outside a transaction writes, as a list; null: not known. */
+const writtenTables = (text: string): string[] | null => {
+  const table = tableWrittenBy(text)
+  return table === null ? null : [table]
 }
 
 /**
@@ -400,21 +406,29 @@ class ChangeListener {
     }
   }
 
-  /** A change of `tables` (null: of tables not known) moves the marks. */
+  /**
+   * A write of `tables` (null: of tables not known) moves the marks: those of the tables their
+   * changes reach (tablesReachedFrom), every one for a table not in this process's schema.
+   */
   private changed(tables: Iterable<string> | null): void {
     this.generation++
-    if (tables === null) this.everything++
-    else for (const table of tables) this.byTable.set(table, (this.byTable.get(table) ?? 0) + 1)
+    if (tables === null) return void this.everything++
+    for (const written of tables) {
+      const reached = tablesReachedFrom(written)
+      if (reached === null) this.everything++
+      else for (const table of reached) this.byTable.set(table, (this.byTable.get(table) ?? 0) + 1)
+    }
   }
 
-  /** A transaction of this process committed, having changed `tables` (null: not known). */
+  /** A transaction of this process committed, having written `tables` (null: not known). */
   changedHere(tables: ReadonlySet<string> | null): void {
     this.changed(tables)
   }
 
   /**
-   * What a notification says: this process's tag, then the tables changed (a list of names after
-   * a space; none: not known). A list that would make it long is left out: every mark moves then.
+   * What a notification says: this process's tag, then the tables written (a list of names after
+   * a space; none: not known), whose reach each listener works out from its own schema. A list
+   * that would make it long is left out: every mark moves then.
    */
   payload(tables: ReadonlySet<string> | readonly string[] | null): string {
     if (tables === null) return this.tag
@@ -432,7 +446,7 @@ class ChangeListener {
   /** Notifications on their way (changedOutside's): `flush` waits for them. */
   private readonly sending = new Set<Promise<unknown>>()
 
-  /** A statement outside a write transaction may have changed rows of `tables` (null: any): moves the marks, then tells the other processes. */
+  /** A statement outside a write transaction wrote `tables` (null: not known): moves the marks, then tells the other processes. */
   changedOutside(pool: SQL, tables: readonly string[] | null): void {
     this.changed(tables)
     const sent: Promise<unknown> = pool.unsafe('select pg_notify($1, $2)', [CHANGES_CHANNEL, this.payload(tables)]).catch(() => {})
