@@ -2,13 +2,12 @@ import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-o
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
-import { PageCache, pageCacheOf } from '../../db/page-cache'
 import { refuseBlockedEitherWay } from '../../auth/blocking'
 import { containsText } from '../../db/sql'
-import { rowMapper, valueRows } from '../../db/row-mapper'
 import { accessTokens, emailAddresses, follows, users, type AccessTokenRow, type EmailRow } from '../../db/schema'
 import type { Caller, UserRow } from '../../auth/caller'
 import { ownerVisibleTo, visibleOwnerCondition } from '../../auth/visibility'
+import { findOwnerByName } from '../../auth/owner-context'
 import { hashNewPassword, hashToken, newTokenSecret } from '../../auth/secrets'
 import { ALL_SCOPE, scopeForNewToken } from '../../auth/scopes'
 import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
@@ -44,31 +43,8 @@ export function checkLoginSource(sourceId: number | undefined): void {
   if (sourceId) throw unprocessable(`login source does not exist [id: ${sourceId}]`, 'SourceID')
 }
 
-const prepareOwnerByLowerName = (db: AppDeps['db']) => db.select().from(users).where(eq(users.lowerName, sql.placeholder('name'))).prepare()
-/** Prepared once per database: this lookup is on the hot path of most routes. */
-const ownerByLowerName = new WeakMap<AppDeps['db'], ReturnType<typeof prepareOwnerByLowerName>>()
-/** Raw values to a row (Drizzle's generic mapping costs as much as this point read itself). */
-const ownerRows = rowMapper<UserRow>(users)
-
-/** How many owners found by name are kept per database. */
-const OWNERS_KEPT = 2048
-/**
- * Users and organisations found by name, kept while the users are unchanged (a write of them by
- * any process forgets them; on SQLite any write): `/users/{username}` and every route under it start with this lookup.
- */
-const ownersFound = (db: AppDeps['db']) => pageCacheOf(db, 'owners by name', () => new PageCache<UserRow>(db, { maxCost: OWNERS_KEPT, tables: [users] }))
-
-/** User (type 0) or organisation (type 1) by name, case-insensitive: the caller's own copy of the row. */
-export async function findOwnerByName(deps: AppDeps, name: string): Promise<UserRow | undefined> {
-  const lowerName = name.toLowerCase()
-  const found = await ownersFound(deps.db).getOrRead(lowerName, async () => {
-    let query = ownerByLowerName.get(deps.db)
-    if (!query) ownerByLowerName.set(deps.db, (query = prepareOwnerByLowerName(deps.db)))
-    const values = (await valueRows(query, { name: lowerName }))[0]
-    return values && ownerRows.map(values)
-  })
-  return found && { ...found }
-}
+/** User (type 0) or organisation (type 1) by name: auth/owner-context.ts's lookup, which the repository lookup shares. */
+export { findOwnerByName }
 
 /** A user (not an organisation) by name, or 404. */
 export async function getUserByName(deps: AppDeps, name: string): Promise<UserRow> {
