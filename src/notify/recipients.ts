@@ -121,8 +121,8 @@ function groupBy<R, V>(rows: R[], key: (r: R) => number, value: (r: R) => V): Ma
 
 /**
  * The reads of planOf for every event of a round at once (the issues and repositories they are
- * about; the watchers and people of those that notify everyone): as each event's own reads would
- * find them now, in two round trips of three statements side by side.
+ * about; the watchers and people of those that notify everyone; the texts of new comments): as
+ * each event's own reads would find them now, in two round trips of statements side by side.
  */
 export async function roundReads(deps: AppDeps, events: EventRecord[]): Promise<RoundReads> {
   const notifying = events.filter((e) => AUDIENCE[e.kind] && e.issueId !== null && e.actorId !== null)
