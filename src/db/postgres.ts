@@ -287,7 +287,8 @@ interface OpenTransaction {
 
 /** Notes what a statement run in the transaction changes (movesChangeMark, tableWrittenBy). */
 function noteChange(open: OpenTransaction, text: string): void {
-  if (!movesChangeMark(text)) return
+  // Known already to move every mark: nothing a statement says adds to it.
+  if ((open.movesMark && open.tables === null) || !movesChangeMark(text)) return
   open.movesMark = true
   if (open.tables === null) return
   const table = tableWrittenBy(text)

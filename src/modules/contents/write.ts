@@ -161,23 +161,25 @@ export async function changeFiles(
   // (blobIdOf: small ones, on a branch that has a commit to tell the object format), while the
   // index takes the changes (treeWithChanges).
   const written = Promise.all(planned.map((p) => (p.bytes ? writeBlob(t.git, p.bytes) : null)))
-  const known = t.base ? planned.map((p) => p.bytes && blobIdOf(t.base!, p.bytes)) : []
+  const base = t.base
+  const made = base === null ? [] : planned.map((p) => (p.bytes ? blobIdOf(base, p.bytes) : null))
+  // Every blob's id made here, or none used: the index then waits for git's.
+  const known = base !== null && planned.every((p, i) => !p.bytes || made[i]) ? made : null
   const changesOf = (oids: (string | null)[]) =>
     planned.flatMap((p, i): TreeChange[] => {
       if (p.operation === 'delete') return [{ path: p.path, remove: true }]
       const set: TreeChange = { path: p.path, mode: p.mode, oid: oids[i]! }
       return p.fromPath !== p.path ? [{ path: p.fromPath, remove: true }, set] : [set]
     })
-  const allKnown = t.base !== null && planned.every((p, i) => !p.bytes || known[i])
   let tree: string
   let oids: (string | null)[]
   try {
-    ;[tree, oids] = await Promise.all([treeWithChanges(t.git, t.base, allKnown ? changesOf(known) : written.then(changesOf), written), written])
+    ;[tree, oids] = await Promise.all([treeWithChanges(t.git, base, known ? changesOf(known) : written.then(changesOf), written), written])
   } catch (e) {
     if (e instanceof TreeRefused) throw unprocessable(`the changes cannot be made together: ${e.message}`)
     throw e
   }
-  if (allKnown && oids.some((oid, i) => oid !== known[i])) throw new Error(`git named a blob otherwise than its content's hash (${oids.join(', ')} against ${known.join(', ')})`)
+  if (known && oids.some((oid, i) => oid !== known[i])) throw new Error(`git named a blob otherwise than its content's hash (${oids.join(', ')} against ${known.join(', ')})`)
   const commit = await commitOnto(deps, ctx, doer, t, opts, tree, planned)
   const ref = { asked: t.newBranch, kind: 'branch' as const, name: t.newBranch }
   const files = planned.map((p, i) =>
