@@ -14,6 +14,7 @@ import { missingGiteaFields } from './gitea-types'
 import { notifyRound, NOTIFICATION_CONSUMER } from '../src/notify/consumer'
 import { eventConsumers, notifications } from '../src/db/schema'
 import { startNotifier } from '../src/jobs/notifier'
+import { recordStatements } from './query-counter'
 
 type Client = Api<unknown>
 
@@ -260,5 +261,32 @@ describe('notifications', () => {
     const mentionRounds = async (who: string) => titles(await threadsOf(who)).filter((t) => t?.startsWith('mention round'))
     expect(await mentionRounds('carol')).toEqual(['mention round'])
     expect(await mentionRounds('eve')).toEqual(['mention round two'])
+  })
+  test("a round's reads do not grow with its events: the people mentioned, their blocks and the readers are read for the round", async () => {
+    // Each event of a round used to read its mentioned people, their blocks of the actor and its
+    // candidates' rights by itself (3-5 statements an event); now the round reads them for all its
+    // events at once (plansOf). What it writes still goes an event at a time (its threads).
+    let reads: string[] | null = null
+    recordStatements(s.deps.db, (text) => reads !== null && /^\s*select/i.test(text) && reads.push(text))
+    const issue = await ok(as.bob!.repos.issueCreateIssue('alice', 'proj', { title: 'busy round' }), 201)
+    await drain()
+    const roundOf = async (comments: number) => {
+      for (let i = 0; i < comments; i++)
+        await ok(as.bob!.repos.issueCreateComment('alice', 'proj', issue.number!, { body: `note ${i} for @${i % 2 ? 'carol' : 'eve'}` }), 201)
+      reads = []
+      expect(await notifyRound(s.deps)).toBe(comments)
+      const count = reads.length
+      reads = null
+      return count
+    }
+    const few = await roundOf(2)
+    const many = await roundOf(12)
+    expect(many).toBe(few)
+    // And each event still told its own people: the watchers (alice, dave) and the one it mentions.
+    const [thread] = (await threadsOf('carol')).filter((t) => t.subject!.title === 'busy round')
+    expect(thread!.unread).toBe(true)
+    expect((await threadsOf('eve')).some((t) => t.subject!.title === 'busy round')).toBe(true)
+    expect((await threadsOf('dave')).some((t) => t.subject!.title === 'busy round')).toBe(true)
+    expect((await threadsOf('bob')).some((t) => t.subject!.title === 'busy round')).toBe(false)
   })
 })

@@ -25,10 +25,25 @@ export const BLOCKED_MESSAGE = 'user is blocked'
 
 /** Which of `blockerIds` block `userId` (none when `userId` is a site administrator). */
 export async function blockersOf(db: Db, userId: number, blockerIds: number[]): Promise<number[]> {
-  const ids = [...new Set(blockerIds)].filter((id) => id > 0 && id !== userId)
-  if (ids.length === 0) return []
-  const rows = await holdingBlocks(db, and(eq(userBlocks.blockeeId, userId), inArray(userBlocks.blockerId, ids))!)
-  return rows.map((r) => r.blockerId)
+  return [...((await blocksAmong(db, [userId], blockerIds)).get(userId) ?? [])]
+}
+
+/**
+ * blockersOf for many people at once, in one query: which of `blockerIds` block each of `userIds`
+ * (blockee → its blockers; nobody blocks themselves, and a site administrator is held back by none).
+ */
+export async function blocksAmong(db: Db, userIds: number[], blockerIds: number[]): Promise<Map<number, Set<number>>> {
+  const blockees = [...new Set(userIds)].filter((id) => id > 0)
+  const blockers = [...new Set(blockerIds)].filter((id) => id > 0)
+  const found = new Map<number, Set<number>>()
+  if (blockees.length === 0 || blockers.length === 0) return found
+  for (const { blockerId, blockeeId } of await holdingBlocks(db, and(inArray(userBlocks.blockeeId, blockees), inArray(userBlocks.blockerId, blockers))!)) {
+    if (blockerId === blockeeId) continue
+    const of = found.get(blockeeId)
+    if (of) of.add(blockerId)
+    else found.set(blockeeId, new Set([blockerId]))
+  }
+  return found
 }
 
 /** Whether `userId` is blocked by any of `blockerIds`. */
@@ -54,7 +69,7 @@ export async function refuseBlockedEitherWay(db: Db, a: number, b: number): Prom
  */
 function holdingBlocks(db: Db, pairs: SQL) {
   return db
-    .select({ blockerId: userBlocks.blockerId })
+    .select({ blockerId: userBlocks.blockerId, blockeeId: userBlocks.blockeeId })
     .from(userBlocks)
     .innerJoin(users, eq(users.id, userBlocks.blockeeId))
     .where(and(pairs, eq(users.isAdmin, false)))

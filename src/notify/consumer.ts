@@ -7,7 +7,7 @@ import { runConsumerLoop } from '../events/consumer-loop'
 import { errorFields, loggerOf } from '../lib/log'
 import { queueMails } from '../mail/queue'
 import { notificationMails } from './mails'
-import { planOf, roundReads, SOURCE, STATUS, type NotificationPlan } from './recipients'
+import { plansOf, roundReads, SOURCE, STATUS, type NotificationPlan } from './recipients'
 
 /**
  * The outbox's notification consumer: events → notification threads. Each round claims a batch
@@ -72,17 +72,11 @@ export async function writeThreads(deps: AppDeps, event: Pick<EventRecord, 'id' 
 export async function notifyRound(deps: AppDeps, limit = BATCH): Promise<number> {
   const events = await claimEvents(deps.db, NOTIFICATION_CONSUMER, limit, LEASE_MS)
   if (events.length === 0) return 0
-  const plans: { event: EventRecord; plan: NotificationPlan }[] = []
   const round = await roundReads(deps, events)
-  for (const event of events) {
-    try {
-      const plan = await planOf(deps, event, round)
-      if (plan) plans.push({ event, plan })
-    } catch (e) {
-      // One event that cannot be worked out must not stop every later one: reported and skipped.
-      loggerOf(deps.config).error('working out notifications failed', { event: event.id, kind: event.kind, ...errorFields(e) })
-    }
-  }
+  // One event that cannot be worked out must not stop every later one: reported and skipped.
+  const plans = await plansOf(deps, events, round, (event, e) =>
+    loggerOf(deps.config).error('working out notifications failed', { event: event.id, kind: event.kind, ...errorFields(e) }),
+  )
   // With the mailer on, the threads' mails are queued in the same transaction: each event's mails exist once, with its threads.
   const mails = await notificationMails(deps, plans)
   await writeTransaction(deps.db, async () => {

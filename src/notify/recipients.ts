@@ -1,10 +1,10 @@
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { perConnection, type Db } from '../db/client'
 import { inJsonList } from '../db/sql'
 import { AccessMode, repoGranteesCondition } from '../auth/access'
 import { publicRepoOpen } from '../auth/visibility'
-import { blockersOf } from '../auth/blocking'
+import { blocksAmong } from '../auth/blocking'
 import { comments, issueAssignees, issueWatches, issues, orgUsers, repositories, users, watches, type IssueRow, type RepoRow } from '../db/schema'
 import type { UserRow } from '../auth/caller'
 import type { EventRecord } from '../events/outbox'
@@ -90,6 +90,18 @@ function preparePlanReads(db: Db) {
       .where(inJsonList(issueWatches.issueId, 'issues'))
       .prepare(),
     commentTexts: db.select({ id: comments.id, content: comments.content }).from(comments).where(inJsonList(comments.id, 'comments')).prepare(),
+    // plansOf's: the people mentioned, by name; the candidates and the repositories' owners; organisations' members among them.
+    named: db
+      .select({ id: users.id, lowerName: users.lowerName })
+      .from(users)
+      .where(and(inJsonList(users.lowerName, 'names'), eq(users.type, 0)))
+      .prepare(),
+    people: db.select().from(users).where(inJsonList(users.id, 'users')).prepare(),
+    members: db
+      .select({ orgId: orgUsers.orgId, id: orgUsers.uid })
+      .from(orgUsers)
+      .where(and(inJsonList(orgUsers.orgId, 'orgs'), inJsonList(orgUsers.uid, 'users')))
+      .prepare(),
   }
 }
 
@@ -168,40 +180,20 @@ function everyone(round: RoundReads, issue: IssueRow): number[] {
   return [...ids]
 }
 
-/** The people (not organisations) `text` mentions. */
-async function mentioned(deps: AppDeps, text: string): Promise<number[]> {
-  const names = mentionedNames(text)
-  if (names.length === 0) return []
-  return (await deps.db.select({ id: users.id }).from(users).where(and(inArray(users.lowerName, names), eq(users.type, 0)))).map((u) => u.id)
+/** What one event notifies before its people's rights are checked (plansOf's first step). */
+interface Draft {
+  event: EventRecord & { actorId: number }
+  issue: IssueRow
+  repo: RepoRow
+  /** Those it would tell, the mentioned not yet among them (they are once their names are found and their blocks checked). */
+  wanted: Set<number>
+  direct: Set<number>
+  /** The names its new text mentions (lower case). */
+  mentions: string[]
 }
 
-/**
- * Who of `ids` may read the issue or pull request: active people with read access to the
- * repository (accessLevel's rule, read for all candidates at once: site administrators, those
- * granted access (repoGranteesCondition), and those a public repository is open to by its owner's
- * visibility, organisation members included) and its unit enabled. Three queries, whatever the
- * number of candidates.
- */
-async function readers(deps: AppDeps, repo: RepoRow, issue: IssueRow, ids: number[]): Promise<number[]> {
-  if (ids.length === 0 || !(issue.isPull ? repo.hasPullRequests : repo.hasIssues)) return []
-  const people = (await deps.db.select().from(users).where(inArray(users.id, ids))) as UserRow[]
-  const owner = (await deps.db.select().from(users).where(eq(users.id, repo.ownerId)))[0]
-  if (!owner) return []
-  const granted = new Set(
-    (await deps.db.select({ id: users.id }).from(users).where(and(inArray(users.id, ids), repoGranteesCondition(repo, AccessMode.Read)))).map((u) => u.id),
-  )
-  const members =
-    owner.type === 1 && !repo.isPrivate
-      ? new Set((await deps.db.select({ id: orgUsers.uid }).from(orgUsers).where(and(eq(orgUsers.orgId, owner.id), inArray(orgUsers.uid, ids)))).map((m) => m.id))
-      : new Set<number>()
-  return people
-    .filter((p) => p.type === 0 && p.isActive && !p.prohibitLogin)
-    .filter((p) => p.isAdmin || granted.has(p.id) || publicRepoOpen(repo, owner, p, members.has(p.id)))
-    .map((p) => p.id)
-}
-
-/** What `event` notifies (null: nothing, or its issue or repository is gone); `round`: roundReads of its round's events. */
-export async function planOf(deps: AppDeps, event: EventRecord, round: RoundReads): Promise<NotificationPlan | null> {
+/** What `event` would notify, from its round's reads alone (null: nothing, or its issue or repository is gone). */
+function draftOf(event: EventRecord, round: RoundReads): Draft | null {
   const rule = AUDIENCE[event.kind]
   if (!rule || event.issueId === null || event.actorId === null) return null
   const issue = round.issues.get(event.issueId)
@@ -215,15 +207,115 @@ export async function planOf(deps: AppDeps, event: EventRecord, round: RoundRead
   } else if (rule.audience === 'reviewer') {
     if (typeof event.payload.reviewerId === 'number') wanted.add(event.payload.reviewerId), direct.add(event.payload.reviewerId)
   } else for (const id of everyone(round, issue)) wanted.add(id)
-  const mentions = rule.mentionsIn === 'issue' ? await mentioned(deps, issue.content) : []
-  if (rule.mentionsIn === 'comment' && event.commentId !== null) {
-    const text = round.commentTexts.get(event.commentId)
-    if (text !== undefined) mentions.push(...(await mentioned(deps, text)))
+  const text = rule.mentionsIn === 'issue' ? issue.content : rule.mentionsIn === 'comment' && event.commentId !== null ? round.commentTexts.get(event.commentId) : undefined
+  return { event: event as Draft['event'], issue, repo, wanted, direct, mentions: text === undefined ? [] : mentionedNames(text) }
+}
+
+/** The pairs `${a}:${b}` of two id lists' elements that `rows` hold. */
+const pairKey = (a: number, b: number) => `${a}:${b}`
+
+/**
+ * Who of each draft's wanted may read its issue or pull request: active people with read access
+ * to the repository (accessLevel's rule: site administrators, those granted access
+ * (repoGranteesCondition), and those a public repository is open to by its owner's visibility,
+ * organisation members included) and its unit enabled. For the whole round: the people and the
+ * repositories' owners in one read, the grants in one read a repository, the organisations'
+ * members in one.
+ */
+async function readersOf(deps: AppDeps, drafts: Draft[]): Promise<Map<Draft, number[]>> {
+  const asking = drafts.filter((d) => d.wanted.size > 0 && (d.issue.isPull ? d.repo.hasPullRequests : d.repo.hasIssues))
+  const found = new Map<Draft, number[]>()
+  if (asking.length === 0) return found
+  const reads = planReadsOf(deps.db)
+  const candidates = new Set<number>()
+  const byRepo = new Map<number, { repo: RepoRow; ids: Set<number> }>()
+  for (const d of asking) {
+    let of = byRepo.get(d.repo.id)
+    if (!of) byRepo.set(d.repo.id, (of = { repo: d.repo, ids: new Set() }))
+    for (const id of d.wanted) candidates.add(id), of.ids.add(id)
   }
-  // A mention by someone a person blocked does not notify them.
-  const blockers = new Set(await blockersOf(deps.db, event.actorId, mentions))
-  for (const id of mentions) if (!blockers.has(id)) wanted.add(id), direct.add(id)
-  wanted.delete(event.actorId)
-  const receivers = await readers(deps, repo, issue, [...wanted])
-  return receivers.length ? { issue, repo, commentId: event.commentId ?? 0, actorId: event.actorId, receivers, direct: receivers.filter((id) => direct.has(id)) } : null
+  const peopleAndOwners = JSON.stringify([...new Set([...candidates, ...asking.map((d) => d.repo.ownerId)])])
+  const rows = (await reads.people.execute({ users: peopleAndOwners })) as UserRow[]
+  const byId = new Map(rows.map((u) => [u.id, u]))
+  // An organisation's members may read its public repositories it lets members see (publicRepoOpen).
+  const orgs = [...new Set(asking.filter((d) => !d.repo.isPrivate && byId.get(d.repo.ownerId)?.type === 1).map((d) => d.repo.ownerId))]
+  const [granted, members] = await Promise.all([
+    Promise.all(
+      [...byRepo.values()].map(async ({ repo, ids }) => {
+        const rows = await deps.db
+          .select({ id: users.id })
+          .from(users)
+          .where(and(inJsonList(users.id, [...ids]), repoGranteesCondition(repo, AccessMode.Read)))
+        return rows.map((u) => pairKey(repo.id, u.id))
+      }),
+    ).then((lists) => new Set(lists.flat())),
+    orgs.length
+      ? reads.members.execute({ orgs: JSON.stringify(orgs), users: JSON.stringify([...candidates]) }).then((rows) => new Set(rows.map((m) => pairKey(m.orgId, m.id))))
+      : new Set<string>(),
+  ])
+  for (const d of asking) {
+    const owner = byId.get(d.repo.ownerId)
+    if (!owner) continue
+    const readers: number[] = []
+    for (const id of d.wanted) {
+      const p = byId.get(id)
+      if (!p || p.type !== 0 || !p.isActive || p.prohibitLogin) continue
+      if (p.isAdmin || granted.has(pairKey(d.repo.id, id)) || publicRepoOpen(d.repo, owner, p, members.has(pairKey(owner.id, id)))) readers.push(id)
+    }
+    found.set(d, readers)
+  }
+  return found
+}
+
+/**
+ * What each of a round's events notifies (`round`: roundReads of those events), in its order;
+ * those that notify nobody, or whose issue or repository is gone, are left out. The reads this
+ * needs beyond the round's (the people mentioned, by name; their blocks of the actor; the
+ * candidates' rights) are made for all the events at once: a few statements a round, not a few an
+ * event. An event that cannot be worked out is reported to `failed` and left out.
+ */
+export async function plansOf(
+  deps: AppDeps,
+  events: EventRecord[],
+  round: RoundReads,
+  failed: (event: EventRecord, error: unknown) => void,
+): Promise<{ event: EventRecord; plan: NotificationPlan }[]> {
+  const drafts: Draft[] = []
+  for (const event of events) {
+    try {
+      const draft = draftOf(event, round)
+      if (draft) drafts.push(draft)
+    } catch (e) {
+      failed(event, e)
+    }
+  }
+  const reads = planReadsOf(deps.db)
+  const names = [...new Set(drafts.flatMap((d) => d.mentions))]
+  // The people (not organisations) mentioned.
+  const named = names.length ? new Map((await reads.named.execute({ names: JSON.stringify(names) })).map((u) => [u.lowerName, u.id])) : new Map<string, number>()
+  if (named.size) {
+    // A mention by someone a person blocked does not notify them.
+    const blocks = await blocksAmong(
+      deps.db,
+      drafts.filter((d) => d.mentions.length).map((d) => d.event.actorId),
+      [...named.values()],
+    )
+    for (const d of drafts)
+      for (const name of d.mentions) {
+        const id = named.get(name)
+        if (id !== undefined && !blocks.get(d.event.actorId)?.has(id)) d.wanted.add(id), d.direct.add(id)
+      }
+  }
+  for (const d of drafts) d.wanted.delete(d.event.actorId)
+  const readers = await readersOf(deps, drafts)
+  const plans: { event: EventRecord; plan: NotificationPlan }[] = []
+  for (const d of drafts) {
+    const receivers = readers.get(d) ?? []
+    if (receivers.length)
+      plans.push({
+        event: d.event,
+        plan: { issue: d.issue, repo: d.repo, commentId: d.event.commentId ?? 0, actorId: d.event.actorId, receivers, direct: receivers.filter((id) => d.direct.has(id)) },
+      })
+  }
+  return plans
 }
