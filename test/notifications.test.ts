@@ -289,4 +289,40 @@ describe('notifications', () => {
     expect((await threadsOf('dave')).some((t) => t.subject!.title === 'busy round')).toBe(true)
     expect((await threadsOf('bob')).some((t) => t.subject!.title === 'busy round')).toBe(false)
   })
+  test("a round's events on one issue leave each thread as handling them one at a time does", async () => {
+    // writeThreads writes a round's threads together, one row a (user, issue): made or turned
+    // unread by the first event (its comment), last updated by the last.
+    const first = await ok(as.bob!.repos.issueCreateIssue('alice', 'proj', { title: 'one by one' }), 201)
+    const second = await ok(as.bob!.repos.issueCreateIssue('alice', 'proj', { title: 'all at once' }), 201)
+    await drain()
+    const thread = async (issueId: number) =>
+      (await s.deps.db.select().from(notifications).where(eq(notifications.userId, dave.user.id))).find((r) => r.issueId === issueId)!
+    const issueIds = [first.id!, second.id!]
+    for (const id of issueIds) await s.deps.db.update(notifications).set({ status: 2 }).where(eq(notifications.id, (await thread(id)).id))
+    const comment = async (number: number, body: string) => (await ok(as.bob!.repos.issueCreateComment('alice', 'proj', number, { body }), 201)).id!
+    const a1 = await comment(first.number!, 'a1')
+    expect(await notifyRound(s.deps, 1)).toBe(1)
+    const afterOne = await thread(first.id!)
+    await comment(first.number!, 'a2')
+    expect(await notifyRound(s.deps, 1)).toBe(1)
+    const b1 = await comment(second.number!, 'b1')
+    await comment(second.number!, 'b2')
+    expect(await notifyRound(s.deps)).toBe(2)
+    const [one, together] = [await thread(first.id!), await thread(second.id!)]
+    // Read, then a comment: unread, at that comment; the next comment leaves it at the first.
+    expect([one.status, one.commentId]).toEqual([1, a1])
+    expect([together.status, together.commentId]).toEqual([1, b1])
+    // Both last touched by their issue's latest event, by bob; made when their issue was filed.
+    expect(one.lastEventId).toBeGreaterThan(afterOne.lastEventId)
+    expect(together.lastEventId).toBeGreaterThan(one.lastEventId)
+    expect([one.updatedBy, together.updatedBy]).toEqual([bob.user.id, bob.user.id])
+    expect(one.createdUnix).toBe(afterOne.createdUnix)
+    // Handled again (claimed anew after a crash), the round changes nothing.
+    const before = await rowsOf(dave)
+    const again = together.lastEventId - 2
+    await s.deps.db.update(eventConsumers).set({ doneId: again, claimedId: again, leaseUntilMs: 0 }).where(eq(eventConsumers.name, NOTIFICATION_CONSUMER))
+    expect(await notifyRound(s.deps)).toBe(2)
+    expect(await rowsOf(dave)).toEqual(before)
+    expect([(await thread(second.id!)).status, (await thread(second.id!)).commentId]).toEqual([1, b1])
+  })
 })

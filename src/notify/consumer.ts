@@ -32,17 +32,26 @@ export const NOTIFIER_POLL_MS = 200
 const THREADS_PER_STATEMENT = 500
 
 /**
- * Writes (or updates) the threads of one event; inside a write transaction. Many rows a statement
- * (a repository's 1,000 watchers are two statements, not 1,000: bench/notifications.ts); each
- * receiver is in the plan once, so no statement names a (user, issue) twice.
+ * Writes (or updates) the threads of a round's events (in their order); inside a write
+ * transaction. Many rows a statement, for all the events at once (a repository's 1,000 watchers
+ * are two statements, not 1,000: bench/notifications.ts; a round of 100 comments to ten people,
+ * one). Where several events touch one (user, issue), their row is the one handling them in turn
+ * would leave: made, or turned from read to unread, by the first (its comment, its time of
+ * creation), last updated by the last (who, which event, when); so no statement names a
+ * (user, issue) twice.
  */
-export async function writeThreads(deps: AppDeps, event: Pick<EventRecord, 'id' | 'createdUnix'>, plan: NotificationPlan): Promise<void> {
-  const wasRead = sql`${notifications.status} = ${STATUS.read}`
-  for (let at = 0; at < plan.receivers.length; at += THREADS_PER_STATEMENT)
-    await deps.db
-      .insert(notifications)
-      .values(
-        plan.receivers.slice(at, at + THREADS_PER_STATEMENT).map((userId) => ({
+export async function writeThreads(deps: AppDeps, planned: { event: Pick<EventRecord, 'id' | 'createdUnix'>; plan: NotificationPlan }[]): Promise<void> {
+  const rows = new Map<string, typeof notifications.$inferInsert>()
+  for (const { event, plan } of planned)
+    for (const userId of plan.receivers) {
+      const key = `${userId}:${plan.issue.id}`
+      const held = rows.get(key)
+      if (held) {
+        held.updatedBy = plan.actorId
+        held.lastEventId = event.id
+        held.updatedUnix = event.createdUnix
+      } else
+        rows.set(key, {
           userId,
           repoId: plan.repo.id,
           status: STATUS.unread,
@@ -53,8 +62,14 @@ export async function writeThreads(deps: AppDeps, event: Pick<EventRecord, 'id' 
           lastEventId: event.id,
           createdUnix: event.createdUnix,
           updatedUnix: event.createdUnix,
-        })),
-      )
+        })
+    }
+  const all = [...rows.values()]
+  const wasRead = sql`${notifications.status} = ${STATUS.read}`
+  for (let at = 0; at < all.length; at += THREADS_PER_STATEMENT)
+    await deps.db
+      .insert(notifications)
+      .values(all.slice(at, at + THREADS_PER_STATEMENT))
       .onConflictDoUpdate({
         target: [notifications.userId, notifications.issueId],
         set: {
@@ -80,7 +95,7 @@ export async function notifyRound(deps: AppDeps, limit = BATCH): Promise<number>
   // With the mailer on, the threads' mails are queued in the same transaction: each event's mails exist once, with its threads.
   const mails = await notificationMails(deps, plans)
   await writeTransaction(deps.db, async () => {
-    for (const { event, plan } of plans) await writeThreads(deps, event, plan)
+    await writeThreads(deps, plans)
     await queueMails(deps.db, mails)
     await markDone(deps.db, NOTIFICATION_CONSUMER, events[events.length - 1]!.id)
   })
