@@ -7,7 +7,7 @@ import { isSafeRefName } from '../../git/ref-name'
 import { objectInfo } from '../../git/objects'
 import { entryAt, folderTree, treeEntries, type TreeEntry } from '../../git/tree'
 import { changeOntoTree, commitTree, emptyTreeOf } from '../../git/merge'
-import { blobIdOf, TreeRefused, treeWithChanges, treeWithPatch, writeBlob, type TreeChange } from '../../git/tree-write'
+import { blobIdOf, TreeRefused, treeWithChanges, treeWithPatch, writeBlobs, type TreeChange } from '../../git/tree-write'
 import { moveRef } from '../../push'
 import { ZERO_ID } from '../../events/push-events'
 import { toApiContents, toApiFilesResponse, type ApiContents, type WrittenCommit } from '../../convert/contents'
@@ -160,7 +160,8 @@ export async function changeFiles(
   // The blobs are written while the base's tree is read and, where their ids are made here
   // (blobIdOf: small ones, on a branch that has a commit to tell the object format), while the
   // index takes the changes (treeWithChanges).
-  const written = Promise.all(planned.map((p) => (p.bytes ? writeBlob(t.git, p.bytes) : null)))
+  const blobs = planned.flatMap((p) => (p.bytes ? [p.bytes] : []))
+  const written = writeBlobs(t.git, blobs).then((ids) => planned.map((p) => (p.bytes ? ids.shift()! : null)))
   const base = t.base
   const made = base === null ? [] : planned.map((p) => (p.bytes ? blobIdOf(base, p.bytes) : null))
   // Every blob's id made here, or none used: the index then waits for git's.
