@@ -25,8 +25,12 @@ async function repoWith(format: 'sha1' | 'sha256', files: Record<string, string>
   await gitOk(dir, 'init', '-q', '--bare', `--object-format=${format}`, gitDir)
   const repo: GitRepo = { gitDir, limits: DEFAULT_GIT_LIMITS }
   const changes: TreeChange[] = []
-  for (const [path, content] of Object.entries(files))
-    changes.push({ path, mode: path.endsWith('.sh') ? '100755' : '100644', oid: await writeBlob(repo, Buffer.from(content)) })
+  const blobs = new Map<string, string>()
+  for (const [path, content] of Object.entries(files)) {
+    let oid = blobs.get(content)
+    if (!oid) blobs.set(content, (oid = await writeBlob(repo, Buffer.from(content))))
+    changes.push({ path, mode: path.endsWith('.sh') ? '100755' : '100644', oid })
+  }
   // The base itself made the index's way (a promise of changes never takes the folders' way).
   const tree = await treeWithChanges(repo, null, Promise.resolve(changes))
   const base = (await gitOk(gitDir, 'commit-tree', tree, '-m', 'base')).trim()
@@ -70,6 +74,15 @@ describe('trees built folder by folder', () => {
         await gitOk(repo.gitDir, 'fsck', '--no-dangling', '--strict', byFolders)
       }
     })
+
+  test('a folder of thousands of entries: the same tree (the index way then does the work, in git)', async () => {
+    const many: Record<string, string> = {}
+    for (let i = 0; i < 2100; i++) many[`big/f${i}.txt`] = 'same\n'
+    const { repo, base } = await repoWith('sha1', many)
+    const oid = await writeBlob(repo, Buffer.from('changed\n'))
+    const changes: TreeChange[] = [{ path: 'big/f7.txt', mode: '100644', oid }, { path: 'big/f8.txt', remove: true }]
+    expect(await treeWithChanges(repo, base, changes)).toBe(await treeWithChanges(repo, base, Promise.resolve(changes)))
+  })
 
   test('a name not plainly storable, and a change emptying the root, take the index way (its rules refuse `.git` names)', async () => {
     const { repo, base } = await repoWith('sha1', { 'one.txt': '1\n' })

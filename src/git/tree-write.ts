@@ -224,7 +224,8 @@ interface Listed {
  * repository (an index holds every file: at 5,000 files its update and write-tree were most of a
  * contents write). Null when this way cannot be taken and the index's must (treeWithChanges): a
  * name set that is not plainly storable (update-index has git's own rules for those), a folder
- * whose names are not UTF-8, or a change that would leave the root empty.
+ * whose names are not UTF-8, folders of more than MAX_ENTRIES_LISTED entries in all, or a change
+ * that would leave the root empty.
  */
 async function treeByFolders(repo: GitRepo, base: string, changes: TreeChange[], written?: Promise<unknown>): Promise<string | null> {
   for (const c of changes) if (!('remove' in c) && !c.path.split('/').every((name) => PLAIN_NAME.test(name))) return null
@@ -251,6 +252,7 @@ async function treeByFolders(repo: GitRepo, base: string, changes: TreeChange[],
   }
   // Each folder's entries in the base (none where it is new).
   const baseOf = new Map<string, Map<string, Listed>>()
+  let entriesListed = 0
   for (const path of [...folders.keys()].sort((a, b) => depthOf(a) - depthOf(b))) {
     let oid: string | null = rootInfo.oid
     if (path !== '') {
@@ -262,7 +264,7 @@ async function treeByFolders(repo: GitRepo, base: string, changes: TreeChange[],
     const listed = new Map<string, Listed>()
     if (oid) {
       const entries = await treeEntries(repo, oid)
-      if (!entries) return null
+      if (!entries || (entriesListed += entries.length) > MAX_ENTRIES_LISTED) return null
       for (const e of entries) {
         if (e.path.includes('\uFFFD')) return null
         listed.set(e.path, { mode: String(Number.parseInt(e.mode, 8).toString(8)), oid: e.oid })
@@ -305,6 +307,12 @@ async function treeByFolders(repo: GitRepo, base: string, changes: TreeChange[],
   await written
   return made.get('')!
 }
+
+/**
+ * The most entries treeByFolders lists (and sorts and hashes on the event loop) for one change:
+ * past it (a folder of thousands of files) the index's way, whose work is git's, in its own process.
+ */
+const MAX_ENTRIES_LISTED = 2000
 
 const depthOf = (path: string) => (path === '' ? 0 : path.split('/').length)
 const SLASH = Buffer.from('/')
