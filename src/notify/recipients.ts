@@ -211,7 +211,7 @@ function draftOf(event: EventRecord, round: RoundReads): Draft | null {
   return { event: event as Draft['event'], issue, repo, wanted, direct, mentions: text === undefined ? [] : mentionedNames(text) }
 }
 
-/** The pairs `${a}:${b}` of two id lists' elements that `rows` hold. */
+/** The key of a pair of ids (a repository and a person, an organisation and a member) in a set of pairs. */
 const pairKey = (a: number, b: number) => `${a}:${b}`
 
 /**
