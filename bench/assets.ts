@@ -31,7 +31,7 @@ const fd = openSync(file, 'w')
 for (let i = 0; i < sizeMiB; i++) writeSync(fd, randomBytes(MiB))
 closeSync(fd)
 
-const config = loadConfig({}, { dataDir: join(tmp, 'data'), port: 0, host: '127.0.0.1', maxAttachmentSize: (sizeMiB + 1) * MiB })
+const config = loadConfig({}, { dataDir: join(tmp, 'data'), port: 0, host: '127.0.0.1', logLevel: 'warn', maxAttachmentSize: (sizeMiB + 1) * MiB })
 const deps = await createDeps(config)
 const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
 config.baseUrl = `http://127.0.0.1:${server.port}/`

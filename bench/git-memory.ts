@@ -55,7 +55,7 @@ for (let c = 0; c < 4; c++) {
 
 // 2. Warren in this process.
 const dataDir = join(tmp, 'data')
-const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1' })
+const config = loadConfig({}, { dataDir, port: 0, host: '127.0.0.1', logLevel: 'warn' })
 const deps = await createDeps(config)
 const { server } = startServer(deps, { hostname: '127.0.0.1', port: 0 })
 config.baseUrl = `http://127.0.0.1:${server.port}/`

@@ -27,7 +27,7 @@ const MERGES = 21
 const LISTED = 1_000
 
 const tmp = mkdtempSync(join(tmpdir(), 'warren-bench-pulls-'))
-const config = loadConfig({}, { dataDir: join(tmp, 'data'), port: 0, host: '127.0.0.1' })
+const config = loadConfig({}, { dataDir: join(tmp, 'data'), port: 0, host: '127.0.0.1', logLevel: 'warn' })
 const deps = await createDeps(config)
 const user = await createUser(deps, { username: 'dev', password: 'bench-password', email: 'dev@example.com' })
 const { secret } = await createAccessToken(deps, user.id, 'bench')
