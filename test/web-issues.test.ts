@@ -9,6 +9,7 @@ import { until } from './webhook-receiver'
 import { contentMark } from './db-snapshot'
 import { events } from '../src/db/schema'
 import { and } from 'drizzle-orm'
+import { renderedTextsHeld } from '../src/web/pages/conversation'
 
 /**
  * The issue tracker's pages over plain HTTP: lists and their filters, an issue's and a pull
@@ -948,5 +949,27 @@ describe('notifications', () => {
     expect(await (await page('/notifications', 'stranger')).text()).toContain('For the stranger')
     expect((await s.del('/repos/alice/secret/collaborators/stranger', undefined, { token: alice.token })).status).toBe(204)
     expect(await (await page('/notifications', 'stranger')).text()).not.toContain('For the stranger')
+  })
+})
+
+describe('rendering kept', () => {
+  test("an issue's page viewed again renders nothing anew; an edited comment is rendered from its new text", async () => {
+    const token = { token: alice.token }
+    expect((await s.post('/user/repos', { name: 'rendered', auto_init: true }, token)).status).toBe(201)
+    const issue = (await s.post('/repos/alice/rendered/issues', { title: 'Rendered once', body: 'The **body**' }, token)).body
+    const comment = (await s.post(`/repos/alice/rendered/issues/${issue.number}/comments`, { body: 'A *first* take' }, token)).body
+    const first = await (await page(`/alice/rendered/issues/${issue.number}`, 'alice')).text()
+    expect(first).toContain('<strong>body</strong>')
+    expect(first).toContain('<em>first</em>')
+    const held = renderedTextsHeld()
+    expect(held).toBeGreaterThan(0)
+    const again = await (await page(`/alice/rendered/issues/${issue.number}`, 'alice')).text()
+    expect(renderedTextsHeld()).toBe(held)
+    expect(again).toContain('<em>first</em>')
+    expect((await s.patch(`/repos/alice/rendered/issues/comments/${comment.id}`, { body: 'A *second* take' }, token)).status).toBe(200)
+    const edited = await (await page(`/alice/rendered/issues/${issue.number}`, 'alice')).text()
+    expect(edited).toContain('<em>second</em>')
+    expect(edited).not.toContain('<em>first</em>')
+    expect(renderedTextsHeld()).toBeGreaterThan(held)
   })
 })
