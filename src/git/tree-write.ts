@@ -207,7 +207,7 @@ export async function treeWithChanges(repo: GitRepo, base: string | null, change
 /** A name git stores as given, for certain: ASCII letters, digits, `_`, `-` and inner dots (none a `.git` in any checkout's reading). */
 const PLAIN_NAME = /^[A-Za-z0-9_-](?:[A-Za-z0-9._-]*[A-Za-z0-9_-])?$/
 
-/** The object ids of a tree's entries by mode, as a tree object spells its modes (octal, no leading zero). */
+/** The type mktree's listing gives an entry, by its mode as a tree object spells it (octal, no leading zero); `blob` for the others. */
 const TYPE_OF_MODE: Record<string, string> = { '40000': 'tree', '160000': 'commit' }
 
 interface Listed {

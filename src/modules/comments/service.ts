@@ -98,7 +98,8 @@ export async function insertComment(deps: AppDeps, issue: Pick<IssueRow, 'repoId
 
 /**
  * insertComment's statements, built once per connection and prepared (a comment's writes are the
- * hottest of a busy site; drizzle built each anew, ~25 µs apiece): the issue named by its
+ * hottest of a busy site; drizzle built each anew: bench/issues.ts, 16 writers commenting, measured
+ * 30-40% more comments a second on SQLite and ~20% on PostgreSQL prepared): the issue named by its
  * repository and index, as the request names it.
  */
 const commentWritesOf = perConnection((db) => {
