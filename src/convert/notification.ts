@@ -1,4 +1,6 @@
-import { and, eq, inArray, max } from 'drizzle-orm'
+import { and, eq, max } from 'drizzle-orm'
+import { perConnection, type Db } from '../db/client'
+import { inJsonList } from '../db/sql'
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
 import { comments, issues, pullRequests, repositories, type NotificationRow } from '../db/schema'
@@ -33,6 +35,27 @@ export interface ApiNotificationThread {
 }
 
 /**
+ * The reads of notificationsToApi, prepared once per connection (a list of ids is one JSON
+ * parameter): a notifications page runs them at every poll of a client.
+ */
+const readsOf = perConnection((db: Db) => ({
+  issues: db.select().from(issues).where(inJsonList(issues.id, 'ids')).prepare(),
+  repos: db.select().from(repositories).where(inJsonList(repositories.id, 'ids')).prepare(),
+  merged: db
+    .select({ issueId: pullRequests.issueId })
+    .from(pullRequests)
+    .where(and(inJsonList(pullRequests.issueId, 'ids'), eq(pullRequests.hasMerged, true)))
+    .prepare(),
+  // Each issue's latest plain comment.
+  latest: db
+    .select({ issueId: comments.issueId, id: max(comments.id) })
+    .from(comments)
+    .where(and(inJsonList(comments.issueId, 'ids'), eq(comments.type, PLAIN_COMMENT)))
+    .groupBy(comments.issueId)
+    .prepare(),
+}))
+
+/**
  * NotificationThread records of `viewer`'s threads (Gitea's ToNotificationThread), in a fixed
  * number of queries: the issues, their repositories (records as `viewer` sees them, with the
  * viewer's permissions), the merged pull requests, each issue's latest plain comment. A thread
@@ -40,27 +63,20 @@ export interface ApiNotificationThread {
  */
 export async function notificationsToApi(deps: AppDeps, viewer: UserRow, rows: NotificationRow[]): Promise<ApiNotificationThread[]> {
   if (rows.length === 0) return []
+  const reads = readsOf(deps.db)
   const issueIds = [...new Set(rows.map((r) => r.issueId).filter((id): id is number => id !== null))]
-  const issueRows = issueIds.length ? await deps.db.select().from(issues).where(inArray(issues.id, issueIds)) : []
+  const ids = JSON.stringify(issueIds)
+  const [issueRows, repoRows, latestRows] = await Promise.all([
+    issueIds.length ? reads.issues.execute({ ids }) : [],
+    reads.repos.execute({ ids: JSON.stringify([...new Set(rows.map((r) => r.repoId))]) }),
+    issueIds.length ? reads.latest.execute({ ids }) : [],
+  ])
   const issueOf = new Map(issueRows.map((i) => [i.id, i]))
-  const repoRows = await deps.db.select().from(repositories).where(inArray(repositories.id, [...new Set(rows.map((r) => r.repoId))]))
   const records = await reposToApi(deps, viewer, repoRows)
   const repoOf = new Map(repoRows.map((r, i) => [r.id, { row: r, record: records[i]! }]))
   const pullIds = issueRows.filter((i) => i.isPull).map((i) => i.id)
-  const merged = new Set(
-    pullIds.length
-      ? (await deps.db.select({ issueId: pullRequests.issueId }).from(pullRequests).where(and(inArray(pullRequests.issueId, pullIds), eq(pullRequests.hasMerged, true)))).map((p) => p.issueId)
-      : [],
-  )
-  const latest = new Map(
-    issueIds.length
-      ? (await deps.db
-          .select({ issueId: comments.issueId, id: max(comments.id) })
-          .from(comments)
-          .where(and(inArray(comments.issueId, issueIds), eq(comments.type, PLAIN_COMMENT)))
-          .groupBy(comments.issueId)).map((c) => [c.issueId, c.id])
-      : [],
-  )
+  const merged = new Set(pullIds.length ? (await reads.merged.execute({ ids: JSON.stringify(pullIds) })).map((p) => p.issueId) : [])
+  const latest = new Map(latestRows.map((c) => [c.issueId, c.id]))
   const threads: ApiNotificationThread[] = []
   for (const row of rows) {
     const repo = repoOf.get(row.repoId)
