@@ -29,8 +29,9 @@ export interface Paged<T> {
 }
 
 /**
- * One page of `table`'s rows matching `where`, in `order`, with the total count (two queries,
- * LIMIT/OFFSET and COUNT in SQL); with `page` null, every row (one query; see askedPage).
+ * One page of `table`'s rows matching `where`, in `order`, with the total count (LIMIT/OFFSET in
+ * SQL, then COUNT only when the page does not tell it: totalOf); with `page` null, every row (one
+ * query; see askedPage).
  */
 export async function selectPage<T extends SQLiteTable>(
   db: Db,
@@ -44,9 +45,17 @@ export async function selectPage<T extends SQLiteTable>(
     const rows = await query as T['$inferSelect'][]
     return { rows, total: rows.length }
   }
-  const total = (await db.select({ n: count() }).from(table as SQLiteTable).where(where))[0]!.n
-  const rows = await query.limit(page.limit).offset(page.offset)
-  return { rows: rows as T['$inferSelect'][], total }
+  const rows = (await query.limit(page.limit).offset(page.offset)) as T['$inferSelect'][]
+  return { rows, total: await totalOf(page, rows.length, async () => (await db.select({ n: count() }).from(table as SQLiteTable).where(where))[0]!.n) }
+}
+
+/**
+ * The total of a list whose page (at `page`) held `found` rows: a page that is not full is the
+ * last, so the total is its offset and its rows, and `count()` is asked only for a full page or an
+ * empty one past the first (most lists fit one page: one statement instead of two).
+ */
+export async function totalOf(page: Page, found: number, count: () => Promise<number>): Promise<number> {
+  return found < page.limit && (found > 0 || page.offset === 0) ? page.offset + found : await count()
 }
 
 /**

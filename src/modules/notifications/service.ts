@@ -7,7 +7,7 @@ import { rowMapper, valueRows } from '../../db/row-mapper'
 import { queryBuilder } from '../../db/sql'
 import { notifications, repositories, type NotificationRow } from '../../db/schema'
 import { ApiError, badRequest, forbidden, notFound } from '../../lib/errors'
-import type { Page, Paged } from '../../lib/pagination'
+import { totalOf, type Page, type Paged } from '../../lib/pagination'
 import { pathNumber } from '../../lib/path-number'
 import { nowUnix, parseTimestamp } from '../../lib/time'
 import { SOURCE, STATUS } from '../../notify/recipients'
@@ -141,9 +141,8 @@ export async function listThreads(deps: AppDeps, user: UserRow, filter: ThreadFi
     ),
   )
   const params = { viewer: user.id, repo: repoId ?? 0, since: since ?? 0, before: before ?? 0, ...statuses.params, ...sources.params }
-  const total = (await statements.count.execute(params))[0]!.n
-  const rows = total > page.offset ? (await valueRows(statements.page, { ...params, limit: page.limit, offset: page.offset })).map((v) => threadRows.map(v)) : []
-  return { rows, total }
+  const rows = (await valueRows(statements.page, { ...params, limit: page.limit, offset: page.offset })).map((v) => threadRows.map(v))
+  return { rows, total: await totalOf(page, rows.length, async () => (await statements.count.execute(params))[0]!.n) }
 }
 
 /** GET /notifications/new: the unread threads. */
