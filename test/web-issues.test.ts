@@ -9,7 +9,7 @@ import { until } from './webhook-receiver'
 import { contentMark } from './db-snapshot'
 import { events } from '../src/db/schema'
 import { and } from 'drizzle-orm'
-import { renderedTextsHeld } from '../src/web/pages/conversation'
+import { renderingsKept as renderedTextsHeld } from '../src/modules/markdown/service'
 
 /**
  * The issue tracker's pages over plain HTTP: lists and their filters, an issue's and a pull

@@ -34,12 +34,11 @@ export async function blockersOf(db: Db, userId: number, blockerIds: number[]): 
  */
 export async function blocksAmong(db: Db, userIds: number[], blockerIds: number[]): Promise<Map<number, Set<number>>> {
   const blockees = [...new Set(userIds)].filter((id) => id > 0)
-  // Nobody blocks themselves: for one person (blockersOf) their own id asks nothing, and no query is made for it alone.
-  const blockers = [...new Set(blockerIds)].filter((id) => id > 0 && !(blockees.length === 1 && id === blockees[0]))
+  // Nobody blocks themselves (modules/blocks refuses it): a blocker who is the only blockee asks nothing.
+  const blockers = [...new Set(blockerIds)].filter((id) => id > 0 && blockees.some((blockee) => blockee !== id))
   const found = new Map<number, Set<number>>()
-  if (blockees.length === 0 || blockers.length === 0) return found
+  if (blockers.length === 0) return found
   for (const { blockerId, blockeeId } of await holdingBlocks(db, and(inArray(userBlocks.blockeeId, blockees), inArray(userBlocks.blockerId, blockers))!)) {
-    if (blockerId === blockeeId) continue
     const of = found.get(blockeeId)
     if (of) of.add(blockerId)
     else found.set(blockeeId, new Set([blockerId]))

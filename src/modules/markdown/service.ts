@@ -2,6 +2,7 @@ import type { Config } from '../../config'
 import type { RenderOptions } from './render'
 import { RenderPool } from './render-pool'
 import { MAX_MARKDOWN_TEXT } from './model'
+import { WeightedCache } from '../../lib/weighted-cache'
 
 export type { RenderOptions } from './render'
 
@@ -20,12 +21,31 @@ export function renderMarkdown(config: Config, text: string, opts: RenderOptions
 }
 
 /**
- * Renders several documents (an issue's body and comments) in one job of the pool: one place in
- * its queue and one time budget for them all, their total length bounded as one text's. The
- * same errors as renderMarkdown, for the whole batch.
+ * Documents rendered by renderMarkdownAll, by the site's address, the options and the text (all a
+ * rendering depends on), bounded by their characters (key and HTML), least recently used first
+ * out: a page shown again (a conversation's comments, a README, a wiki page) renders only what is
+ * new or edited.
  */
-export function renderMarkdownAll(config: Config, texts: string[], opts: RenderOptions = {}, client = ''): Promise<string[]> {
-  return poolOf(config).renderAll(config, texts, opts, client)
+const kept = new WeightedCache<{ html: string; size: number }>(4 * 1024 * 1024, (k) => k.size)
+
+/** The characters the kept renderings hold now (tests). */
+export const renderingsKept = (): number => kept.weight
+
+/**
+ * Renders several documents (an issue's body and comments) in one job of the pool: one place in
+ * its queue and one time budget for them all, their total length bounded as one text's; those
+ * rendered before with the same options are taken as kept, and only the others are rendered. The
+ * same errors as renderMarkdown, for the whole batch of those rendered.
+ */
+export async function renderMarkdownAll(config: Config, texts: string[], opts: RenderOptions = {}, client = ''): Promise<string[]> {
+  const prefix = JSON.stringify([config.baseUrl, opts.mode ?? '', opts.context ?? '', !!opts.wiki, opts.branch ?? '']) + '\0'
+  const found = texts.map((text) => kept.get(prefix + text)?.html)
+  const missing = [...new Set(texts.filter((_, i) => found[i] === undefined))]
+  if (missing.length === 0) return found as string[]
+  const made = await poolOf(config).renderAll(config, missing, opts, client)
+  const byText = new Map(missing.map((text, i) => [text, made[i]!]))
+  for (const [text, html] of byText) kept.set(prefix + text, { html, size: prefix.length + text.length + html.length })
+  return texts.map((text, i) => found[i] ?? byText.get(text)!)
 }
 
 /**

@@ -13,7 +13,6 @@ import { timelineToApi, type ApiTimelineComment } from '../../convert/timeline'
 import { renderMarkdownAll } from '../../modules/markdown/service'
 import { commentsOfReviews, listReviews, submittedReviewTime } from '../../modules/reviews/service'
 import { ApiError } from '../../lib/errors'
-import { WeightedCache } from '../../lib/weighted-cache'
 import { pageNumber } from '../forms'
 import type { LabelRow, MilestoneRow } from '../../db/schema'
 import { listLabels } from '../../modules/labels/service'
@@ -148,39 +147,14 @@ export async function submittedReviews(deps: AppDeps, ctx: RepoContext, index: n
 
 const inWindow = (at: number, w: { from?: number; to?: number }) => (w.from === undefined || at >= w.from) && (w.to === undefined || at < w.to)
 
-/**
- * Texts rendered for the conversation pages, by the site's address, the links' repository and
- * branch and the text itself (all a rendering depends on), bounded by their characters: a page
- * viewed again renders only what changed (a new or edited comment), not its 50 comments anew.
- */
-const renderedTexts = new WeightedCache<{ html: string; size: number }>(4 * 1024 * 1024, (kept) => kept.size)
-
-/** The characters renderedTexts holds now (tests). */
-export const renderedTextsHeld = (): number => renderedTexts.weight
-
-/**
- * The texts rendered, those not kept (renderedTexts) in one batch; null for each of the batch when
- * it could not be rendered (too long, too slow, the pool busy).
- */
+/** The texts rendered in one batch (those rendered before kept by the markdown service); null for each when the batch could not be rendered (too long, too slow, the pool busy). */
 export async function renderAll(deps: AppDeps, ctx: RepoContext, texts: string[], client: string): Promise<(string | null)[]> {
-  const context = `${ctx.owner.name}/${ctx.repo.name}`
-  const keyOf = (text: string) => `${deps.config.baseUrl}\0${context}\0${ctx.repo.defaultBranch}\0${text}`
-  const found: (string | null | undefined)[] = texts.map((text) => renderedTexts.get(keyOf(text))?.html)
-  const missing = [...new Set(texts.filter((_, i) => found[i] === undefined))]
-  if (missing.length === 0) return found as string[]
-  let made: (string | null)[]
   try {
-    made = await renderMarkdownAll(deps.config, missing, { mode: 'gfm', context, branch: ctx.repo.defaultBranch }, client)
-    missing.forEach((text, i) => {
-      const key = keyOf(text)
-      renderedTexts.set(key, { html: made[i]!, size: key.length + made[i]!.length })
-    })
+    return await renderMarkdownAll(deps.config, texts, { mode: 'gfm', context: `${ctx.owner.name}/${ctx.repo.name}`, branch: ctx.repo.defaultBranch }, client)
   } catch (e) {
-    if (!(e instanceof ApiError)) throw e
-    made = missing.map(() => null)
+    if (e instanceof ApiError) return texts.map(() => null)
+    throw e
   }
-  const byText = new Map(missing.map((text, i) => [text, made[i]!]))
-  return texts.map((text, i) => (found[i] !== undefined ? found[i]! : byText.get(text)!))
 }
 
 /** Labels, milestones and people a filter or a form offers at most. */

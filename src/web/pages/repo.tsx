@@ -9,7 +9,7 @@ import type { Caller, UserRow } from '../../auth/caller'
 import { ApiError } from '../../lib/errors'
 import { normaliseTreePath } from '../../git/blob'
 import { wildcardOf } from '../../modules/files/model'
-import { renderMarkdown } from '../../modules/markdown/service'
+import { renderMarkdownAll } from '../../modules/markdown/service'
 import { MAX_MARKDOWN_TEXT } from '../../modules/markdown/model'
 import { Layout } from '../layout'
 import { Notices } from '../forms'
@@ -26,16 +26,12 @@ import { feedAsked, repoFeed } from './activity-feed'
 import { editorUrl, historyUrl, repoUrl } from '../links'
 import { LatestCommit, latestCommitOf } from './commits'
 import { filesWritable } from '../../modules/contents/write'
-import { WeightedCache } from '../../lib/weighted-cache'
 
 /** Entries a folder view lists, branches the switcher lists (the rest are counted). */
 const MAX_FOLDER_ENTRIES = 1000
 const MAX_SWITCHER_BRANCHES = 50
 
 const README = /^readme(\.(md|markdown|txt))?$/i
-
-/** READMEs rendered, by site, repository and blob id (a blob never changes), bounded by their characters. */
-const rendered = new WeightedCache<string>(4 * 1024 * 1024, (html) => html.length)
 
 /** The README of a folder, rendered (markdown, sanitised by the renderer) or as text; null when none. */
 async function readmeOf(deps: AppDeps, ctx: RepoContext, at: SourceAt, names: string[], client: string) {
@@ -49,15 +45,10 @@ async function readmeAt(deps: AppDeps, ctx: RepoContext, at: SourceAt, name: str
   const file = await fileAt(deps, ctx, { ...at, path: [...at.path, name] }, MAX_MARKDOWN_TEXT)
   if (!file || file.kind !== 'text') return { name, html: null }
   if (!/\.(md|markdown)$/i.test(name)) return { name, text: file.text }
-  const context = `${ctx.owner.name}/${ctx.repo.name}`
-  // The rendering depends on the text (its blob id), the links' repository and branch and the site's address only.
-  const key = `${deps.config.baseUrl}\0${context}\0${ctx.repo.defaultBranch}\0${file.oid}`
-  const known = rendered.get(key)
-  if (known !== undefined) return { name, html: known }
   try {
-    const html = await renderMarkdown(deps.config, file.text, { mode: 'gfm', context, branch: ctx.repo.defaultBranch }, client)
-    rendered.set(key, html)
-    return { name, html }
+    // Kept by the markdown service once rendered (its text, the links' repository and branch).
+    const [html] = await renderMarkdownAll(deps.config, [file.text], { mode: 'gfm', context: `${ctx.owner.name}/${ctx.repo.name}`, branch: ctx.repo.defaultBranch }, client)
+    return { name, html: html! }
   } catch (e) {
     // Past the renderer's time budget (or with its queue full) the page shows the rest.
     if (e instanceof ApiError) return { name, html: null }
