@@ -1,15 +1,15 @@
-import { Elysia } from 'elysia'
+import { Elysia, NotFoundError } from 'elysia'
 import { databaseUnavailable, UNAVAILABLE_RETRY_AFTER } from './db/unavailable'
 import type { AppDeps } from './deps'
 import { ApiError, apiErrorOfGit, challengeOf, notFound } from './lib/errors'
 import { GitError } from './git/run'
-import { checkStorable, hasNul } from './lib/body'
+import { checkStorable, hasNul, readsBody } from './lib/body'
 import { docsUrl } from './lib/urls'
 import { errorFields, loggerOf } from './lib/log'
 import { openapiDocument, type RouteInfo } from './edge/openapi-document'
 import { bodyParser } from './edge/body-parser'
 import { docsAssetsModule } from './modules/docs'
-import { webRefusal, webPlugins } from './web'
+import { webRefusal } from './web/errors'
 import { miscModule } from './modules/misc'
 import { usersModule } from './modules/users'
 import { reposModule } from './modules/repos'
@@ -86,15 +86,19 @@ function queryFilters(query: unknown): Record<string, unknown> {
   return filters
 }
 
+/** Paths of the API, whose unknown ones are never a page's. */
+const API_PATH = '/api/'
+
 /** A browser's request (HTML first in Accept) for a path outside the API. */
 const wantsPage = (request: Request) =>
-  /^\s*text\/html/i.test(request.headers.get('accept') ?? '') && !new URL(request.url).pathname.startsWith('/api/')
+  /^\s*text\/html/i.test(request.headers.get('accept') ?? '') && !new URL(request.url).pathname.startsWith(API_PATH)
 
 /**
- * The root app. Every API area is its own Elysia instance under /api/v1; git over HTTP and the
- * docs live outside it. Tests call `createApp(deps).handle(request)`.
+ * What every request goes through at the edge, on the API's app and on the web pages' alike
+ * (`as: 'global'`: every route of the instances it is given): errors answered in the API's shape
+ * or as pages, the one body parser, a NUL in the path not found, bodies and queries storable.
  */
-export function createApp(deps: AppDeps) {
+function withEdgeHooks(app: AnyElysia, deps: AppDeps, routes: () => RouteInfo[]): AnyElysia {
   const { config } = deps
   const log = loggerOf(config)
   const apiErrorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) => {
@@ -105,7 +109,7 @@ export function createApp(deps: AppDeps) {
     for (const key of Object.keys(extra)) if (extra[key] === undefined) delete body[key]
     return body
   }
-  const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
+  return app
     .onError({ as: 'global' }, ({ code, error: thrown, set, request }) => {
       const error = thrown instanceof GitError ? apiErrorOfGit(thrown) : thrown
       // Web pages (and a browser's request for a path nothing serves) answer error pages.
@@ -142,7 +146,7 @@ export function createApp(deps: AppDeps) {
           return errorBody(set, 500, 'Internal server error')
       }
     })
-    .onParse({ as: 'global' }, bodyParser(config, () => app.routes as RouteInfo[]))
+    .onParse({ as: 'global' }, bodyParser(config, routes) as never)
     // A NUL character names nothing that can be stored: such a path is not found (checked before
     // the pipeline resolves the path's owner, repository or team).
     .onTransform({ as: 'global' }, ({ params }) => {
@@ -154,6 +158,41 @@ export function createApp(deps: AppDeps) {
       if (body !== null && typeof body === 'object') checkStorable(body)
       checkStorable(queryFilters(query))
     })
+}
+
+/** An Elysia instance of any routes. */
+type AnyElysia = Elysia<any, any, any, any, any, any, any>
+
+/**
+ * The web pages' app (src/web/index.ts), made at the first request the API's app leaves to it:
+ * the pages' code (a third of the bundle's start) is neither loaded nor registered by a server
+ * that has not been asked for a page. Behind the same edge hooks; their routes are theirs (none
+ * is shadowed: the API's app holds no route of a page's shape, test/route-table.test.ts).
+ */
+export function webAppOf(deps: AppDeps): () => Promise<AnyElysia> {
+  let made: Promise<AnyElysia> | undefined
+  return () =>
+    (made ??= import('./web').then(({ webPlugins }) => {
+      const web: AnyElysia = withEdgeHooks(new Elysia(), deps, () => web.routes as RouteInfo[])
+      // Each group of pages added to the app itself: Elysia copies every route of an instance it is
+      // given, so pages gathered in an instance of their own first were registered once more.
+      for (const pages of webPlugins(deps)) web.use(pages)
+      return web
+    }).catch((e) => {
+      // Tried again at the next request (a failure here is a bug, logged as every 500 is).
+      made = undefined
+      throw e
+    }))
+}
+
+/**
+ * The root app. Every API area is its own Elysia instance under /api/v1; git over HTTP and the
+ * docs live outside it; the web pages are an app of their own (webAppOf), given what no route of
+ * this one serves outside /api/. Tests call `createApp(deps).handle(request)`.
+ */
+export function createApp(deps: AppDeps): AnyElysia & { webApp: () => Promise<AnyElysia> } {
+  const { config } = deps
+  const app: AnyElysia = withEdgeHooks(new Elysia(), deps, () => app.routes as RouteInfo[])
     .use(openapiDocument(config, () => app))
     .use(docsAssetsModule())
     // The API's areas, each under API_PREFIX (src/lib/api-prefix.ts), added to the app itself.
@@ -211,10 +250,18 @@ export function createApp(deps: AppDeps) {
     .use(packageRegistryModule(deps))
     .use(avatarFilesModule(deps))
     .use(oauth2ProviderModule(deps))
-  // Last: the web pages' `/:owner` and `/:owner/:repo` come after every fixed path above. Each
-  // group of pages is added to the app itself: Elysia copies every route of an instance it is
-  // given, so pages gathered in an instance of their own first were registered once more.
-  for (const pages of webPlugins(deps)) app.use(pages)
-  return app
+  // What no route above serves: the API's unknown paths answer its 404; the others are the web
+  // pages' to answer (their body read there, not here).
+  const webApp = webAppOf(deps)
+  app.all(
+    '/*',
+    async ({ request }) => {
+      if (new URL(request.url).pathname.startsWith(API_PATH)) throw new NotFoundError()
+      return await (await webApp()).handle(request)
+    },
+    { detail: { hide: true, ...readsBody('unread') } },
+  )
+  return Object.assign(app, { webApp })
 }
+
 

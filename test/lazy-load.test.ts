@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from './helpers'
 /**
  * What start-up leaves for later: code a first request does not need is loaded when first needed
  * (the OpenAPI document's plugin when the document is asked for; PostgreSQL's client and schema
- * on PostgreSQL only; ssh2 when SSH is on; highlight.js never in the main thread, only in the render
+ * on PostgreSQL only; ssh2 when SSH is on; the web pages at the first page asked for; highlight.js never in the main thread, only in the render
  * workers that highlight a file; the repository templates when a repository is created with a
  * first commit), and what it
  * makes then is what it made before.
@@ -27,7 +27,7 @@ afterAll(async () => {
 })
 
 describe('lazy start', () => {
-  test('a first answer loads neither the OpenAPI plugin nor another dialect, highlight.js, ssh2 or the repository templates; the document loads its plugin when asked for; a highlighted file view leaves highlight.js unloaded in the main thread', async () => {
+  test('a first answer loads neither the OpenAPI plugin nor another dialect, highlight.js, ssh2, the repository templates or the web pages; the document loads its plugin when asked for, a first page the pages; a highlighted file view leaves highlight.js unloaded in the main thread', async () => {
     const data = temp.make('warren-lazy-')
     const run = await runCli([process.execPath, join(root, 'test/start-modules.ts')], data, [], {
       env: database.url ? { WARREN_DATABASE_URL: database.url } : {},
@@ -38,8 +38,11 @@ describe('lazy start', () => {
     expect(r.versionStatus).toBe(200)
     expect(r.documentStatus).toBe(200)
     const postgres = DIALECT === 'postgres'
-    expect(r.atStart).toEqual({ openapi: false, postgres, pgSchema: postgres, bunSqlDriver: postgres, highlight: false, ssh2: false, repoTemplates: false })
+    expect(r.atStart).toEqual({ openapi: false, postgres, pgSchema: postgres, bunSqlDriver: postgres, highlight: false, ssh2: false, repoTemplates: false, webPages: false })
     expect(r.afterDocument.openapi).toBe(true)
+    // The web pages are the first page's to load (the API's document and answers load none).
+    expect(r.afterDocument.webPages).toBe(false)
+    expect(r.afterFileView.webPages).toBe(true)
     // A highlighted file view: highlighted in the render pool's workers, its language found by a
     // table (lib/code-language.ts), highlight.js never loaded in the main thread.
     expect([r.putStatus, r.fileViewStatus, r.fileViewHighlighted]).toEqual([201, 200, true])

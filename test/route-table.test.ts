@@ -16,6 +16,8 @@ type Route = { method: string; path: string; detail: Record<string, unknown> }
 
 let s: TestServer
 let routes: Route[]
+/** The API's app's routes, and the web pages' app's. */
+let apiRoutes: Route[], pageRoutes: Route[]
 let owner: TestUser, reader: TestUser, writer: TestUser, repoAdmin: TestUser, stranger: TestUser, member: TestUser, root: TestUser
 let devsTeam: number
 let privId: number
@@ -60,7 +62,12 @@ beforeAll(async () => {
   privId = (await s.get('/repos/alice/priv', asOwner)).body.id
   privAsset = await releaseAsset('priv', 'p1', false, asOwner.token)
   draftAsset = await releaseAsset('pub', 'd1', true, asOwner.token)
-  routes = (s.app.routes as any[]).map((r) => ({ method: r.method, path: r.path, detail: r.hooks?.detail ?? {} }))
+  // The API's app and the web pages' (made at the first page asked for, here at once); the API's
+  // route of every method that hands the rest to the pages (createApp) is no route of its own.
+  const route = (r: any): Route => ({ method: r.method, path: r.path, detail: r.hooks?.detail ?? {} })
+  apiRoutes = (s.app.routes as any[]).map(route).filter((r) => !(r.method === 'ALL' && r.path === '/*'))
+  pageRoutes = ((await s.app.webApp()).routes as any[]).map(route)
+  routes = [...apiRoutes, ...pageRoutes]
 })
 afterAll(() => s.stop())
 
@@ -154,7 +161,30 @@ async function expectRefused(cases: [Route, string, TestUser | null, number][]) 
  */
 const SWEEP_MS = 360_000
 
+/** Whether an Elysia route pattern (`:name` one segment, `*` the rest) serves `path`. */
+function serves(pattern: string, path: string): boolean {
+  const want = pattern.split('/')
+  const have = path.split('/')
+  for (let i = 0; i < want.length; i++) {
+    if (want[i] === '*') return true
+    if (i >= have.length || (!want[i]!.startsWith(':') && want[i] !== have[i])) return false
+  }
+  return want.length === have.length
+}
+
 describe('route table', () => {
+  test("the API's app shadows no page: no route of it serves a path of a web page's route (the pages get only what it leaves)", () => {
+    expect(pageRoutes.length).toBeGreaterThan(200)
+    const shadowed: string[] = []
+    for (const page of pageRoutes) {
+      // The page's path with every parameter a plain value, its rest two segments.
+      const path = page.path.replace(/:\w+/g, 'x1').replace(/\*$/, 'a/b')
+      for (const api of apiRoutes)
+        if ((api.method === page.method || (api.method === 'GET' && page.method === 'HEAD')) && serves(api.path, path)) shadowed.push(`${page.method} ${page.path} by ${api.path}`)
+    }
+    expect(shadowed).toEqual([])
+  })
+
   test('every repository route of the API declares its repository need', () => {
     const undeclared = routes.filter((r) => r.path.startsWith('/api/v1/repos/:owner/:repo') && !declared(r, 'repo')).map((r) => `${r.method} ${r.path}`)
     expect(undeclared).toEqual([])

@@ -1,7 +1,7 @@
 /**
  * Run by test/lazy-load.test.ts in a process of its own (a clean module registry): builds the app
  * as `warren serve` does (configuration from the environment), answers a first request, then asks
- * for the API document, then shows a highlighted source file (its lines highlighted in the render
+ * for the API document (the web pages not loaded by either), then shows a highlighted source file (its lines highlighted in the render
  * pool's workers); prints which of the modules start-up should not load were loaded in this, the
  * main, thread at each step, as one JSON line.
  */
@@ -21,6 +21,8 @@ const LAZY = {
   highlight: '/highlight.js/',
   ssh2: '/ssh2/',
   repoTemplates: '/src/modules/repos/templates/',
+  // The web pages, loaded (and their routes registered) by the first request for a page.
+  webPages: '/src/web/pages/',
 }
 
 const loaded = () => {

@@ -29,7 +29,8 @@ export function bodyParser(config: Config, routes: () => RouteInfo[]) {
       const kind = r.hooks?.detail?.[BODY_KEY] as BodyKind | undefined
       return kind ? [[`${r.method} ${r.path}`, kind] as const] : []
     }))
-    return kinds.get(`${method} ${route}`)
+    // A route of every method (`.all`) is listed under ALL.
+    return kinds.get(`${method} ${route}`) ?? kinds.get(`ALL ${route}`)
   }
   const bodyOf = (method: string, route: string): BodySchema | undefined => {
     bodies ??= new Map(routes().flatMap((r) => {
