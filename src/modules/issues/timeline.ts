@@ -1,6 +1,6 @@
-import { and, asc, count, eq, gte, inArray, lt, lte, ne, notInArray } from 'drizzle-orm'
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
+import { and, asc, count, eq, gte, inArray, lt, lte, ne, notInArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
+import { perConnection } from '../../db/client'
 import { comments, events, reviews, type CommentRow, type IssueRow, type ReviewRow } from '../../db/schema'
 import type { Page, Paged } from '../../lib/pagination'
 import { ReviewType } from '../../convert/review'
@@ -47,9 +47,35 @@ export interface TimelineWindow {
   to?: number
 }
 
-/** The condition of a time column within a window. */
-const within = (column: SQLiteColumn, window: TimelineWindow) =>
-  and(window.from === undefined ? undefined : gte(column, window.from), window.to === undefined ? undefined : lt(column, window.to))
+/** A window's open ends as bounds every time is within (the reads below have one shape whatever the window). */
+const EARLIEST = -Number.MAX_SAFE_INTEGER
+const LATEST = Number.MAX_SAFE_INTEGER
+const windowParams = (issue: Pick<IssueRow, 'id'>, window: TimelineWindow) => ({ issue: issue.id, from: window.from ?? EARLIEST, to: window.to ?? LATEST })
+
+/**
+ * A conversation page's reads of its timeline, prepared once per connection (each page view ran
+ * them as new statements, drizzle building each anew: several times the time SQLite takes to run
+ * them), the window's ends bound (open ones as EARLIEST and LATEST).
+ */
+const timelineReadsOf = perConnection((db: AppDeps['db']) => {
+  const p = sql.placeholder
+  return {
+    events: db
+      .select()
+      .from(events)
+      .where(and(eq(events.issueId, p('issue')), inArray(events.kind, [...TIMELINE_KINDS]), gte(events.createdUnix, p('from')), lt(events.createdUnix, p('to'))))
+      .orderBy(asc(events.id))
+      .limit(MAX_TIMELINE_EVENTS + 1)
+      .prepare(),
+    typedComments: db
+      .select()
+      .from(comments)
+      .where(and(eq(comments.issueId, p('issue')), ne(comments.type, PLAIN_COMMENT), gte(comments.createdUnix, p('from')), lt(comments.createdUnix, p('to'))))
+      .orderBy(asc(comments.createdUnix), asc(comments.id))
+      .limit(MAX_TIMELINE_EVENTS + 1)
+      .prepare(),
+  }
+})
 
 /**
  * The timeline events of `issue` within `window`, oldest first, at most MAX_TIMELINE_EVENTS (the
@@ -57,18 +83,7 @@ const within = (column: SQLiteColumn, window: TimelineWindow) =>
  * (a body edit) is left out, as Gitea's timeline shows only title changes.
  */
 export async function issueTimeline(deps: AppDeps, issue: Pick<IssueRow, 'id'>, window: TimelineWindow = {}): Promise<{ events: EventRecord[]; more: boolean }> {
-  const rows = await deps.db
-    .select()
-    .from(events)
-    .where(
-      and(
-        eq(events.issueId, issue.id),
-        inArray(events.kind, [...TIMELINE_KINDS]),
-        within(events.createdUnix, window),
-      ),
-    )
-    .orderBy(asc(events.id))
-    .limit(MAX_TIMELINE_EVENTS + 1)
+  const rows = (await timelineReadsOf(deps.db).events.execute(windowParams(issue, window))) as (typeof events.$inferSelect)[]
   const records = rows.slice(0, MAX_TIMELINE_EVENTS).map((row) => ({ ...row, kind: row.kind as EventKind, payload: JSON.parse(row.payload) as Record<string, unknown> }))
   return { events: records.filter((e) => e.kind !== 'issue.edited' || (e.payload.changes as { title?: unknown } | undefined)?.title !== undefined), more: rows.length > MAX_TIMELINE_EVENTS }
 }
@@ -79,18 +94,7 @@ export async function issueTimeline(deps: AppDeps, issue: Pick<IssueRow, 'id'>, 
  * MAX_TIMELINE_EVENTS (the first ones).
  */
 export async function typedCommentRows(deps: AppDeps, issue: Pick<IssueRow, 'id'>, window: TimelineWindow = {}): Promise<{ rows: CommentRow[]; more: boolean }> {
-  const rows = await deps.db
-    .select()
-    .from(comments)
-    .where(
-      and(
-        eq(comments.issueId, issue.id),
-        ne(comments.type, PLAIN_COMMENT),
-        within(comments.createdUnix, window),
-      ),
-    )
-    .orderBy(asc(comments.createdUnix), asc(comments.id))
-    .limit(MAX_TIMELINE_EVENTS + 1)
+  const rows = (await timelineReadsOf(deps.db).typedComments.execute(windowParams(issue, window))) as CommentRow[]
   return { rows: rows.slice(0, MAX_TIMELINE_EVENTS), more: rows.length > MAX_TIMELINE_EVENTS }
 }
 
