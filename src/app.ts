@@ -169,7 +169,7 @@ type AnyElysia = Elysia<any, any, any, any, any, any, any>
  * that has not been asked for a page. Behind the same edge hooks; their routes are theirs (none
  * is shadowed: the API's app holds no route of a page's shape, test/route-table.test.ts).
  */
-export function webAppOf(deps: AppDeps): () => Promise<AnyElysia> {
+function webAppOf(deps: AppDeps): () => Promise<AnyElysia> {
   let made: Promise<AnyElysia> | undefined
   return () =>
     (made ??= import('./web').then(({ webPlugins }) => {
@@ -263,5 +263,3 @@ export function createApp(deps: AppDeps): AnyElysia & { webApp: () => Promise<An
   )
   return Object.assign(app, { webApp })
 }
-
-
