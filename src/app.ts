@@ -88,6 +88,8 @@ function queryFilters(query: unknown): Record<string, unknown> {
 
 /** Paths of the API, whose unknown ones are never a page's. */
 const API_PATH = '/api/'
+/** The API's app's route of what none of its others serves: handed to the web pages' app (createApp). */
+const TO_PAGES = '/*'
 
 /** A browser's request (HTML first in Accept) for a path outside the API. */
 const wantsPage = (request: Request) =>
@@ -149,12 +151,15 @@ function withEdgeHooks(app: AnyElysia, deps: AppDeps, routes: () => RouteInfo[])
     .onParse({ as: 'global' }, bodyParser(config, routes) as never)
     // A NUL character names nothing that can be stored: such a path is not found (checked before
     // the pipeline resolves the path's owner, repository or team).
-    .onTransform({ as: 'global' }, ({ params }) => {
-      if (hasNul(params as Record<string, unknown>)) throw notFound()
+    // (Not on the route handing a request to the web pages' app, which checks it with its page's
+    // route, so that a refusal there is a page's.)
+    .onTransform({ as: 'global' }, ({ params, route }) => {
+      if (route !== TO_PAGES && hasNul(params as Record<string, unknown>)) throw notFound()
     })
     // Bodies and queries hold only what every database can store (checkStorable), checked once
-    // validated, so numbers the schemas made of strings are checked too.
-    .onBeforeHandle({ as: 'global' }, ({ body, query }) => {
+    // validated, so numbers the schemas made of strings are checked too (the pages' app's own).
+    .onBeforeHandle({ as: 'global' }, ({ body, query, route }) => {
+      if (route === TO_PAGES) return
       if (body !== null && typeof body === 'object') checkStorable(body)
       checkStorable(queryFilters(query))
     })
@@ -254,7 +259,7 @@ export function createApp(deps: AppDeps): AnyElysia & { webApp: () => Promise<An
   // pages' to answer (their body read there, not here).
   const webApp = webAppOf(deps)
   app.all(
-    '/*',
+    TO_PAGES,
     async ({ request }) => {
       if (new URL(request.url).pathname.startsWith(API_PATH)) throw new NotFoundError()
       return await (await webApp()).handle(request)

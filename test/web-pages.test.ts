@@ -127,6 +127,22 @@ describe('pages and their access', () => {
     expect((await fetch(s.url + '/api/swagger')).status).toBe(200)
     const missing = await fetch(s.url + '/api/v1/repos/alice/nothing')
     expect(missing.headers.get('content-type')).toContain('application/json')
+    // An unknown API path is the API's 404 in its shape, for a browser too; an unknown page a 404 page.
+    const unknownApi = await page('/api/v1/nothing/here')
+    expect([unknownApi.status, unknownApi.headers.get('content-type')]).toEqual([404, 'application/json; charset=utf-8'])
+    const unknownPage = await page('/alice/pub/nothing/here/at/all')
+    expect([unknownPage.status, unknownPage.headers.get('content-type')]).toEqual([404, 'text/html; charset=utf-8'])
+  })
+
+  test("a page's input refused is refused by the page, as a page: a NUL in its query is a 422 page, in its path a 404 page", async () => {
+    for (const [path, status] of [
+      ['/explore/repos?q=a%00b', 422],
+      ['/alice/pub/src/branch/main/src?x=%00', 422],
+      ['/alice/pub/src/branch/ma%00in/src', 404],
+    ] as const) {
+      const res = await page(path)
+      expect([path, res.status, res.headers.get('content-type')]).toEqual([path, status, 'text/html; charset=utf-8'])
+    }
   })
 
   test('the stylesheet is served with a long cache', async () => {
