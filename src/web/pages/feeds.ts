@@ -36,10 +36,10 @@ const RepoFeedParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.S
 const FeedQuery = t.Object({ date: FormText(10) })
 const RepoParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }) })
 
-/** Release notes as HTML (the markdown renderer's, sanitised); escaped text where it cannot render them now. */
+/** Release notes as HTML (the markdown renderer's, sanitised, relative links into the default branch as on the release pages); escaped text where it cannot render them now. */
 async function notesHtml(deps: AppDeps, ctx: RepoContext, notes: string[], client: string): Promise<string[]> {
   try {
-    return await renderMarkdownAll(deps.config, notes, { mode: 'gfm', context: `${ctx.owner.name}/${ctx.repo.name}` }, client)
+    return await renderMarkdownAll(deps.config, notes, { mode: 'gfm', context: `${ctx.owner.name}/${ctx.repo.name}`, branch: ctx.repo.defaultBranch }, client)
   } catch (e) {
     if (e instanceof ApiError && e.status < 500) return notes.map((n) => xmlText(n).replace(/\n/g, '<br>'))
     throw e

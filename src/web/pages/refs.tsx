@@ -15,7 +15,7 @@ import type { BranchHead } from '../../git/commits'
 import type { TagInfo } from '../../git/tags'
 import { listRepoTags } from '../../modules/tags/service'
 import { getReleaseByTag, listReleases } from '../../modules/releases/service'
-import { renderMarkdown } from '../../modules/markdown/service'
+import { renderAll } from './conversation'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { errorPage } from '../errors'
@@ -78,16 +78,6 @@ function refsPage(web: WebContext, repo: ApiRepo, current: 'branches' | 'tags' |
   )
 }
 
-/** A release's notes as markdown rendered in the pool (sanitised); past its budget, the text as it is. */
-async function notesOf(deps: AppDeps, ctx: RepoContext, release: ApiRelease, client: string): Promise<Html | string> {
-  try {
-    return trustedHtml(await renderMarkdown(deps.config, release.body, { mode: 'gfm', context: `${ctx.owner.name}/${ctx.repo.name}`, branch: ctx.repo.defaultBranch }, client))
-  } catch (e) {
-    if (e instanceof ApiError) return release.body
-    throw e
-  }
-}
-
 function ReleaseView(props: { repo: ApiRepo; release: ApiRelease; notes: Html | string; heading: 'h1' | 'h2'; editable: boolean }): Html {
   const { repo, release } = props
   const base = repoUrl(repo.owner.login, repo.name)
@@ -136,7 +126,9 @@ const releaseWriter = (ctx: RepoContext) => !!ctx.caller.user && ctx.mode >= Acc
 
 async function releaseRecords(deps: AppDeps, ctx: RepoContext, rows: ReleaseRow[], client: string) {
   const records = await releasesToApi(deps, ctx.repo, rows, ctx.caller.user)
-  return await Promise.all(records.map(async (release) => ({ release, notes: await notesOf(deps, ctx, release, client) })))
+  // Their notes rendered in one batch (as a conversation's texts, kept by the markdown service); past its budget, as written.
+  const html = await renderAll(deps, ctx, records.map((r) => r.body), client)
+  return records.map((release, i): { release: ApiRelease; notes: Html | string } => ({ release, notes: html[i] != null ? trustedHtml(html[i]!) : release.body }))
 }
 
 /** A refused form shown on its list again: the message and the service's status. */

@@ -6,10 +6,8 @@ import { pipeline } from '../../auth/pipeline'
 import { findRepoByName, type RepoContext } from '../../auth/repo-context'
 import { AccessMode } from '../../auth/access'
 import type { Caller, UserRow } from '../../auth/caller'
-import { ApiError } from '../../lib/errors'
 import { normaliseTreePath } from '../../git/blob'
 import { wildcardOf } from '../../modules/files/model'
-import { renderMarkdownAll } from '../../modules/markdown/service'
 import { MAX_MARKDOWN_TEXT } from '../../modules/markdown/model'
 import { Layout } from '../layout'
 import { Notices } from '../forms'
@@ -26,6 +24,7 @@ import { feedAsked, repoFeed } from './activity-feed'
 import { editorUrl, historyUrl, repoUrl } from '../links'
 import { LatestCommit, latestCommitOf } from './commits'
 import { filesWritable } from '../../modules/contents/write'
+import { renderAll } from './conversation'
 
 /** Entries a folder view lists, branches the switcher lists (the rest are counted). */
 const MAX_FOLDER_ENTRIES = 1000
@@ -40,20 +39,14 @@ async function readmeOf(deps: AppDeps, ctx: RepoContext, at: SourceAt, names: st
   return await readmeAt(deps, ctx, at, name, client)
 }
 
-/** The file `name` of a folder as a README: markdown rendered by the render pool (kept by blob id), other text as it is, null html when it cannot be shown. */
+/** The file `name` of a folder as a README: markdown rendered by the render pool (as a conversation's texts, renderAll: kept by the markdown service), other text as it is, null html when it cannot be shown. */
 async function readmeAt(deps: AppDeps, ctx: RepoContext, at: SourceAt, name: string, client: string): Promise<{ name: string; html: string | null } | { name: string; text: string }> {
   const file = await fileAt(deps, ctx, { ...at, path: [...at.path, name] }, MAX_MARKDOWN_TEXT)
   if (!file || file.kind !== 'text') return { name, html: null }
   if (!/\.(md|markdown)$/i.test(name)) return { name, text: file.text }
-  try {
-    // Kept by the markdown service once rendered (its text, the links' repository and branch).
-    const [html] = await renderMarkdownAll(deps.config, [file.text], { mode: 'gfm', context: `${ctx.owner.name}/${ctx.repo.name}`, branch: ctx.repo.defaultBranch }, client)
-    return { name, html: html! }
-  } catch (e) {
-    // Past the renderer's time budget (or with its queue full) the page shows the rest.
-    if (e instanceof ApiError) return { name, html: null }
-    throw e
-  }
+  // Past the renderer's time budget (or with its queue full) null: the page shows the rest.
+  const [html] = await renderAll(deps, ctx, [file.text], client)
+  return { name, html: html ?? null }
 }
 
 /**
