@@ -10,6 +10,7 @@ import { openapiDocument, type RouteInfo } from './edge/openapi-document'
 import { bodyParser } from './edge/body-parser'
 import { docsAssetsModule } from './modules/docs'
 import { webRefusal } from './web/errors'
+import { pipeline, type AreaApp } from './auth/pipeline'
 import { miscModule } from './modules/misc'
 import { usersModule } from './modules/users'
 import { reposModule } from './modules/repos'
@@ -190,6 +191,30 @@ function webAppOf(deps: AppDeps): () => Promise<AnyElysia> {
     }))
 }
 
+/** An API area: adds its routes to the app it is given (src/auth/pipeline.ts `area`). */
+type Area = (deps: AppDeps, app: AreaApp) => unknown
+
+/** How many hooks of its own (every kind) the app holds: an area adds none. */
+const hooksOf = (app: AnyElysia) => Object.values(app.event as Record<string, unknown[] | undefined>).reduce((n, list) => n + (list?.length ?? 0), 0)
+
+/**
+ * The API's areas, each adding its routes to the app itself (`area`: under the API's prefix,
+ * with its OpenAPI details), the pipeline's needs given to the app once; the app's own prefix and
+ * details are put back after each. An area that added a hook to the app itself (which would reach
+ * every route added after it) stops the start: its routes need an instance of their own.
+ */
+export function addAreas(app: AnyElysia, deps: AppDeps, areas: Area[]): void {
+  app.use(pipeline(deps))
+  const hooks = hooksOf(app)
+  const config = app.config as { prefix?: string; detail?: unknown }
+  for (const add of areas) {
+    add(deps, app)
+    config.prefix = undefined
+    config.detail = undefined
+    if (hooksOf(app) !== hooks) throw new Error(`an API area (${add.name || 'unnamed'}) added a hook to the app itself`)
+  }
+}
+
 /**
  * The root app. Every API area is its own Elysia instance under /api/v1; git over HTTP and the
  * docs live outside it; the web pages are an app of their own (webAppOf), given what no route of
@@ -200,55 +225,58 @@ export function createApp(deps: AppDeps): AnyElysia & { webApp: () => Promise<An
   const app: AnyElysia = withEdgeHooks(new Elysia(), deps, () => app.routes as RouteInfo[])
     .use(openapiDocument(config, () => app))
     .use(docsAssetsModule())
-    // The API's areas, each under API_PREFIX (src/lib/api-prefix.ts), added to the app itself.
-    .use(miscModule(deps))
-    .use(markdownModule(deps))
-    .use(usersModule(deps))
-    .use(keysModule(deps))
-    .use(adminModule(deps))
-    .use(reposModule(deps))
-    .use(topicsModule(deps))
-    .use(settingsModule(deps))
-    .use(migrationsModule(deps))
-    .use(forksModule(deps))
-    .use(branchesModule(deps))
-    .use(tagsModule(deps))
-    .use(filesModule(deps))
-    .use(contentsModule(deps))
-    .use(collaboratorsModule(deps))
-    .use(orgsModule(deps))
-    .use(teamsModule(deps))
-    .use(issuesModule(deps))
-    .use(issueDependenciesModule(deps))
-    .use(issuePinsModule(deps))
-    .use(reactionsModule(deps))
-    .use(issueTemplatesModule(deps))
-    .use(licensesModule(deps))
-    .use(commentsModule(deps))
-    .use(issueAttachmentsModule(deps))
-    .use(labelsModule(deps))
-    .use(milestonesModule(deps))
-    .use(timesModule(deps))
-    .use(starsModule(deps))
-    .use(blocksModule(deps))
-    .use(activitiesModule(deps))
-    .use(subscriptionsModule(deps))
-    .use(notificationsModule(deps))
-    .use(deployKeysModule(deps))
-    .use(actionsModule(deps))
-    .use(protectionsModule(deps))
-    .use(statusesModule(deps))
-    .use(pullsModule(deps))
-    .use(reviewsModule(deps))
-    .use(releasesModule(deps))
-    .use(wikiModule(deps))
-    .use(gitHooksModule(deps))
-    .use(hooksModule(deps))
-    .use(commitsModule(deps))
-    .use(gitDataModule(deps))
-    .use(oauth2Module(deps))
-    .use(avatarsModule(deps))
-    .use(packagesModule(deps))
+  addAreas(app, deps, [
+    miscModule,
+    markdownModule,
+    usersModule,
+    keysModule,
+    adminModule,
+    reposModule,
+    topicsModule,
+    settingsModule,
+    migrationsModule,
+    forksModule,
+    branchesModule,
+    tagsModule,
+    filesModule,
+    contentsModule,
+    collaboratorsModule,
+    orgsModule,
+    teamsModule,
+    issuesModule,
+    issueDependenciesModule,
+    issuePinsModule,
+    reactionsModule,
+    issueTemplatesModule,
+    licensesModule,
+    commentsModule,
+    issueAttachmentsModule,
+    labelsModule,
+    milestonesModule,
+    timesModule,
+    starsModule,
+    blocksModule,
+    activitiesModule,
+    subscriptionsModule,
+    notificationsModule,
+    deployKeysModule,
+    actionsModule,
+    protectionsModule,
+    statusesModule,
+    pullsModule,
+    reviewsModule,
+    releasesModule,
+    wikiModule,
+    gitHooksModule,
+    hooksModule,
+    commitsModule,
+    gitDataModule,
+    // Its routes share a hook of their own (OAuth2 turned off): an instance of its own.
+    (deps, app) => app.use(oauth2Module(deps)),
+    avatarsModule,
+    packagesModule,
+  ])
+  app
     .use(gitHttpModule(deps))
     .use(lfsModule(deps))
     .use(releaseDownloadsModule(deps))

@@ -14,6 +14,7 @@ import { loadOrg, requireOrgMember, requireOrgOwner } from './org-context'
 import { loadTeam, requireTeamOwner } from './team-context'
 import { loadVisibleOwner } from './owner-context'
 import { loadPackageOwner, type PackageNeed } from './package-access'
+import { API_PREFIX } from '../lib/api-prefix'
 
 /**
  * The request pipeline: what a route needs, declared beside its schemas, resolved before its
@@ -297,7 +298,8 @@ function resolvedRepo(request: Request): RepoContext {
 }
 
 /**
- * The pipeline plugin: `.use(pipeline(deps))` in every module. Web pages use
+ * The pipeline plugin: the API's app uses it once, its areas add their routes to that app (`area`),
+ * and an instance of routes of its own (`.use(pipeline(deps))`) has its needs too. Web pages use
  * `pipeline(deps, { session: true })`: the same needs, and the caller may also be signed in by
  * the web session cookie (never on API routes, whose writes carry no CSRF token).
  */
@@ -382,4 +384,24 @@ export const pipeline = (given: AppDeps, opts: { session?: boolean } = {}) => {
       resolve: ({ request, query, set }: ListContext) => listAnswer(deps, request, set, askedPage(query)),
     },
   })
+}
+
+/** What an API area adds its routes to (`area`): the API's app itself, with the pipeline's needs. */
+export type AreaApp = ReturnType<typeof pipeline>
+
+/**
+ * The API's app (src/app.ts `addAreas`), made ready for an area to add its routes to: under the
+ * API's prefix and with the area's OpenAPI details (`detail`: its tags), where an instance of the
+ * area's own (`new Elysia({ prefix, detail }).use(pipeline(deps))`) put them. Elysia copies every
+ * route of an instance it is given, so an area made as an instance had each of its routes
+ * registered twice at a start, beside the instance and its pipeline made for it. `addAreas` puts
+ * the app's own prefix and details back after each area. An area adds routes only: a hook added
+ * to the app itself (`onBeforeHandle`, ...) would reach every route added after it, so `addAreas`
+ * refuses one; routes that share a hook of their own stay in an instance of their own.
+ */
+export function area(app: AreaApp, detail?: Record<string, unknown>): AreaApp {
+  const config = app.config as { prefix?: string; detail?: Record<string, unknown> }
+  config.prefix = API_PREFIX
+  config.detail = detail
+  return app
 }

@@ -1,6 +1,6 @@
 /**
- * Where the API's routes are: every API module's Elysia instance is made with this prefix and
- * added to the app itself (app.ts). Elysia copies every route of an instance it is given, so
- * modules gathered under one prefixed instance first were each registered once more at a start.
+ * Where the API's routes are: each area adds its routes to the app itself under this prefix
+ * (src/auth/pipeline.ts `area`, src/app.ts `addAreas`); the few made as instances of their own
+ * (OAuth2's applications, the packages registry's own prefix aside) are made with it.
  */
 export const API_PREFIX = '/api/v1'

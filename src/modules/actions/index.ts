@@ -1,6 +1,6 @@
-import { Elysia, t, type TSchema } from 'elysia'
+import { t, type TSchema } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import type { ScopeCategory } from '../../auth/scopes'
 import { PageQuery } from '../../lib/pagination'
 import { secretToApi, variableToApi } from '../../convert/actions'
@@ -32,7 +32,6 @@ import {
   updateVariable,
   type ActionsHolder,
 } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /**
  * Gitea Actions' API for what needs no runner: secrets, variables and runner registration tokens
@@ -88,12 +87,13 @@ const KINDS = {
   },
 } as const
 
-function holderRoutes(deps: AppDeps, h: Holder) {
+/** A holder's routes, added to the app (`area`). */
+function holderRoutes(deps: AppDeps, api: AreaApp, h: Holder) {
   const base = h.prefix === '/admin' ? '/admin' : `${h.prefix}/actions`
   const declare = (id: string, summary: string, more: Record<string, unknown>) =>
     ({ scope: h.scope, ...h.needs, ...more, detail: { operationId: id, summary, tags: [h.tag] } }) as any
   const withParams = (schema: TSchema | undefined) => (schema ? { params: schema } : {})
-  let app = new Elysia({ name: `actions-${h.tag}-${h.prefix}` }).use(pipeline(deps)) as any
+  let app = api as any
 
   /** A kind's list (when it has an id) and deletion. */
   const listAndDelete = (kind: Kind, ids: { list?: string; delete: string }) => {
@@ -164,65 +164,57 @@ function holderRoutes(deps: AppDeps, h: Holder) {
         async (ctx: any) => ({ token: await runnerRegistrationToken(deps, h.holder(ctx), true) }),
         declare(token.reset, "Reset the holder's actions runner registration token", { ...withParams(h.params.base), response: { 200: RegistrationTokenSchema } }),
       )
-  return app as Elysia
 }
 
-export const actionsModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'actions' })
-    .use(
-      holderRoutes(deps, {
-        prefix: '/repos/:owner/:repo',
-        needs: { repo: { level: 'owner', writes: false } },
-        scope: 'repository',
-        holder: (ctx) => ({ repoId: ctx.repo.repo.id }),
-        params: { base: RepoParams, secrets: RepoSecretParams, variables: RepoVariableParams },
-        tag: 'repository',
-        ids: {
-          secrets: { list: 'repoListActionsSecrets', put: 'updateRepoSecret', delete: 'deleteRepoSecret' },
-          variables: { list: 'getRepoVariablesList', get: 'getRepoVariable', create: 'createRepoVariable', update: 'updateRepoVariable', delete: 'deleteRepoVariable' },
-          token: { get: 'repoGetRunnerRegistrationToken', reset: 'repoCreateRunnerRegistrationToken' },
-        },
-      }),
-    )
-    .use(
-      holderRoutes(deps, {
-        prefix: '/orgs/:org',
-        needs: { org: 'owner' },
-        scope: 'organization',
-        holder: (ctx) => ({ ownerId: ctx.org.org.id }),
-        params: { base: OrgParams, secrets: OrgSecretParams, variables: OrgVariableParams },
-        tag: 'organization',
-        ids: {
-          secrets: { list: 'orgListActionsSecrets', put: 'updateOrgSecret', delete: 'deleteOrgSecret' },
-          variables: { list: 'getOrgVariablesList', get: 'getOrgVariable', create: 'createOrgVariable', update: 'updateOrgVariable', delete: 'deleteOrgVariable' },
-          token: { get: 'orgGetRunnerRegistrationToken', reset: 'orgCreateRunnerRegistrationToken' },
-        },
-      }),
-    )
-    .use(
-      holderRoutes(deps, {
-        // Gitea 1.23 lists no user's secrets.
-        prefix: '/user',
-        needs: { signed: true },
-        scope: 'user',
-        holder: (ctx) => ({ ownerId: ctx.user.id }),
-        params: { secrets: SecretParams, variables: VariableParams },
-        tag: 'user',
-        ids: {
-          secrets: { put: 'updateUserSecret', delete: 'deleteUserSecret' },
-          variables: { list: 'getUserVariablesList', get: 'getUserVariable', create: 'createUserVariable', update: 'updateUserVariable', delete: 'deleteUserVariable' },
-          token: { get: 'userGetRunnerRegistrationToken', reset: 'userCreateRunnerRegistrationToken' },
-        },
-      }),
-    )
-    .use(
-      holderRoutes(deps, {
-        prefix: '/admin',
-        needs: { siteAdmin: true },
-        scope: 'admin',
-        holder: () => 'global',
-        params: {},
-        tag: 'admin',
-        ids: { token: { get: 'adminGetRunnerRegistrationToken', reset: 'adminCreateRunnerRegistrationToken' } },
-      }),
-    )
+export const actionsModule = (deps: AppDeps, api: AreaApp) => {
+  const app = area(api)
+  holderRoutes(deps, app, {
+    prefix: '/repos/:owner/:repo',
+    needs: { repo: { level: 'owner', writes: false } },
+    scope: 'repository',
+    holder: (ctx) => ({ repoId: ctx.repo.repo.id }),
+    params: { base: RepoParams, secrets: RepoSecretParams, variables: RepoVariableParams },
+    tag: 'repository',
+    ids: {
+      secrets: { list: 'repoListActionsSecrets', put: 'updateRepoSecret', delete: 'deleteRepoSecret' },
+      variables: { list: 'getRepoVariablesList', get: 'getRepoVariable', create: 'createRepoVariable', update: 'updateRepoVariable', delete: 'deleteRepoVariable' },
+      token: { get: 'repoGetRunnerRegistrationToken', reset: 'repoCreateRunnerRegistrationToken' },
+    },
+  })
+  holderRoutes(deps, app, {
+    prefix: '/orgs/:org',
+    needs: { org: 'owner' },
+    scope: 'organization',
+    holder: (ctx) => ({ ownerId: ctx.org.org.id }),
+    params: { base: OrgParams, secrets: OrgSecretParams, variables: OrgVariableParams },
+    tag: 'organization',
+    ids: {
+      secrets: { list: 'orgListActionsSecrets', put: 'updateOrgSecret', delete: 'deleteOrgSecret' },
+      variables: { list: 'getOrgVariablesList', get: 'getOrgVariable', create: 'createOrgVariable', update: 'updateOrgVariable', delete: 'deleteOrgVariable' },
+      token: { get: 'orgGetRunnerRegistrationToken', reset: 'orgCreateRunnerRegistrationToken' },
+    },
+  })
+  holderRoutes(deps, app, {
+    // Gitea 1.23 lists no user's secrets.
+    prefix: '/user',
+    needs: { signed: true },
+    scope: 'user',
+    holder: (ctx) => ({ ownerId: ctx.user.id }),
+    params: { secrets: SecretParams, variables: VariableParams },
+    tag: 'user',
+    ids: {
+      secrets: { put: 'updateUserSecret', delete: 'deleteUserSecret' },
+      variables: { list: 'getUserVariablesList', get: 'getUserVariable', create: 'createUserVariable', update: 'updateUserVariable', delete: 'deleteUserVariable' },
+      token: { get: 'userGetRunnerRegistrationToken', reset: 'userCreateRunnerRegistrationToken' },
+    },
+  })
+  holderRoutes(deps, app, {
+    prefix: '/admin',
+    needs: { siteAdmin: true },
+    scope: 'admin',
+    holder: () => 'global',
+    params: {},
+    tag: 'admin',
+    ids: { token: { get: 'adminGetRunnerRegistrationToken', reset: 'adminCreateRunnerRegistrationToken' } },
+  })
+}

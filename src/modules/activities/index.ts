@@ -1,6 +1,6 @@
-import { Elysia, type TSchema } from 'elysia'
+import { type TSchema } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline, type ScopeNeed } from '../../auth/pipeline'
+import { area, type ScopeNeed, type AreaApp } from '../../auth/pipeline'
 import { activitiesToApi } from '../../convert/activity'
 import { RepoParams } from '../repos/model'
 import { OrgParams } from '../orgs/model'
@@ -9,7 +9,6 @@ import { UsernameParams } from '../users/model'
 import { getVisibleUserByName } from '../users/service'
 import { ActivityList, FeedQuery, UserFeedQuery } from './model'
 import { listFeed, orgFeedIncludesPrivate, userFeedIncludesPrivate } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /** What Gitea's FormBool (Go's strconv.ParseBool) reads as true; anything else is false. */
 const GO_TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True'])
@@ -29,9 +28,8 @@ const feedOptions = <const S extends ScopeNeed & string, const N extends object,
 ) => ({ scope, ...need, paged: true as const, params, query, response: { 200: ActivityList }, detail: { operationId, summary: `List ${whose} activity feeds`, tags: [scope] } })
 
 /** Activity feeds (Gitea's `…/activities/feeds`): a user's, an organisation's, a team's, a repository's. */
-export const activitiesModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'activities' })
-    .use(pipeline(deps))
+export const activitiesModule = (deps: AppDeps, api: AreaApp) =>
+  area(api)
     .get(
       '/users/:username/activities/feeds',
       async ({ caller, params, query, page, respond }) => {

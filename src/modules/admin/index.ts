@@ -1,7 +1,7 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { AccessMode } from '../../auth/access'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { toApiOrg, toApiUser } from '../../convert/user'
 import { toApiRepo } from '../../convert/repo'
 import { toApiPublicKey } from '../../convert/key'
@@ -36,7 +36,6 @@ import {
 } from './model'
 import { deleteUser, editUser, listAllUsers, renameUser, searchEmails } from './service'
 import { addUserBadges, listUserBadges, removeUserBadges } from './badges'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /**
  * Site administration, every `/admin/...` route (all: site admins; 401 anonymous, 403 others):
@@ -65,10 +64,9 @@ const badgesRoute = (operationId: string, summary: string) => ({
   detail: { operationId, summary },
 })
 
-export const adminModule = (deps: AppDeps) => {
+export const adminModule = (deps: AppDeps, api: AreaApp) => {
   const { config } = deps
-  return new Elysia({ prefix: API_PREFIX, name: 'admin', detail: { tags: ['admin'] } })
-    .use(pipeline(deps))
+  return area(api, { tags: ['admin'] })
     .get(
       '/admin/users',
       async ({ user: admin, page, respond }) => respond(await listAllUsers(deps, page), (rows) => rows.map((u) => toApiUser(config, u, admin))),

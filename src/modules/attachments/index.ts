@@ -1,6 +1,6 @@
-import { Elysia, type TSchema } from 'elysia'
+import { type TSchema } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { toApiAttachment } from '../../convert/attachment'
 import { pathNumber } from '../../lib/path-number'
 import { IssueParams } from '../issues/model'
@@ -18,7 +18,6 @@ import {
   uploadCommentAsset,
   uploadIssueAsset,
 } from './issue-assets'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /** An issue's and a comment's assets: the issue tracker's routes, changed by the signed in (who may change what is the service's rule: poster or writer). */
 const trackerAssets = <H extends TSchema, A extends TSchema>(holderParams: H, assetParams: A) =>
@@ -27,9 +26,8 @@ const issueAssets = trackerAssets(IssueParams, IssueAssetParams)
 const commentAssets = trackerAssets(CommentAssetsParams, CommentAssetParams)
 
 /** Issues' and comments' attachments under /api/v1 (release assets are the releases area's). */
-export const issueAttachmentsModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'issue-attachments', detail: { tags: ['issue'] } })
-    .use(pipeline(deps))
+export const issueAttachmentsModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['issue'] })
     .get(
       '/repos/:owner/:repo/issues/:index/assets',
       async ({ params, repo }) => (await listIssueAssets(deps, repo, pathNumber(params.index))).map((a) => toApiAttachment(deps.config, a)),

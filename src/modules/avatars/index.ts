@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { notFound } from '../../lib/errors'
 import { FileBytes } from '../files/model'
 import { OrgParams } from '../orgs/model'
@@ -9,7 +9,6 @@ import { avatarTypeOf, decodeBase64Image } from './image'
 import { AvatarHashParams, UpdateAvatarOption } from './model'
 import { changeAvatar } from './service'
 import { avatarPath, isAvatarHash, type AvatarKind } from './storage'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 
@@ -18,9 +17,8 @@ const NoContent = { 204: t.Void({ description: 'no content' }) }
  * organisation's (its owners), a repository's (its administrators; also while archived, as in
  * Gitea). Each answers 204.
  */
-export const avatarsModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'avatars' })
-    .use(pipeline(deps))
+export const avatarsModule = (deps: AppDeps, api: AreaApp) =>
+  area(api)
     .post(
       '/user/avatar',
       async ({ user, body, set }) => {

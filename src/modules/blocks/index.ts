@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { toApiUser } from '../../convert/user'
 import { notFound } from '../../lib/errors'
@@ -9,7 +9,6 @@ import { OrgParams } from '../orgs/model'
 import { UserSchema } from '../users/model'
 import { BlockQuery, OrgBlockParams, UserBlockParams } from './model'
 import { blockPathUser, blockUser, listBlocks, unblockUser } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const UserList = t.Array(UserSchema)
 const NoContent = { 204: t.Void() }
@@ -19,7 +18,7 @@ const NoContent = { 204: t.Void() }
  * under `/user/blocks`, an organisation's under `/orgs/{org}/blocks` for its owners. A check
  * answers 204 when blocked, 404 when not; blocking and unblocking answer 204, 400 when refused.
  */
-export const blocksModule = (deps: AppDeps) => {
+export const blocksModule = (deps: AppDeps, api: AreaApp) => {
   const usersAs = (viewer: UserRow) => (rows: UserRow[]) => rows.map((u) => toApiUser(deps.config, u, viewer))
   const check = async (doer: UserRow, blocker: UserRow, name: string) => {
     if (!(await blockPathUser(deps, doer, blocker, name)).blocked) throw notFound(`${name} is not blocked`)
@@ -32,8 +31,7 @@ export const blocksModule = (deps: AppDeps) => {
   const byOrgOwner = { scope: 'organization', signed: true, org: 'owner', detail: { tags: ['organization'] } } as const
   const detail = (of: { detail: { tags: readonly string[] } }, operationId: string, summary: string) => ({ detail: { tags: [...of.detail.tags], operationId, summary } })
 
-  return new Elysia({ prefix: API_PREFIX, name: 'blocks' })
-    .use(pipeline(deps))
+  return area(api)
     .get('/user/blocks', async ({ user, page, respond }) => respond(await listBlocks(deps, user, user, page), usersAs(user)), {
       ...byUser,
       paged: true,

@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
 import { PageQuery } from '../../lib/pagination'
 import { BranchSchema, CreateBranchRepoOption, UpdateBranchRepoOption } from './model'
@@ -8,12 +8,10 @@ import { RepoWildcardParams, refNameOf } from '../files/model'
 import { branchHeads, getBranch } from './service'
 import { createBranch, deleteBranch, renameBranch } from './changes'
 import { branchesToApi } from '../../convert/branch'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Branches of a repository (`{branch}` may hold slashes: the path's wildcard). */
-export const branchesModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'branches', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const branchesModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .get(
       '/repos/:owner/:repo/branches',
       async ({ repo, page, respond }) => respond(await branchHeads(deps, repo, page), async (heads) => await branchesToApi(deps, repo, heads)),

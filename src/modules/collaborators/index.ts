@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { toApiUser } from '../../convert/user'
 import { notFound } from '../../lib/errors'
 import { PageQuery } from '../../lib/pagination'
@@ -8,12 +8,10 @@ import { UserSchema } from '../users/model'
 import { RepoParams } from '../repos/model'
 import { AddCollaboratorOption, CollaboratorParams, RepoCollaboratorPermissionSchema } from './model'
 import { addCollaborator, collaboratorPermission, collaboratorUser, isCollaborator, listAssignees, listCollaborators, removeCollaborator } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Repository collaborators: read access lists and checks, repository admins change them. */
-export const collaboratorsModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'collaborators', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const collaboratorsModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .get(
       '/repos/:owner/:repo/collaborators',
       async ({ repo, page, respond }) =>

@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { readableTrackerKind } from '../../auth/repo-context'
 import { RepoParams } from '../repos/model'
 import { CommentOption, CommentSchema, IdParams, IssueIdParams, IssueParams, SinceQuery, TimelineCommentSchema } from '../issues/model'
@@ -11,7 +11,6 @@ import { findIssue } from '../issues/queries'
 import { commentsToApi, newCommentToApi } from '../../convert/issue'
 import { PLAIN_COMMENT, commentOfRepo, createComment, deleteComment, editComment, listIssueComments, listRepoComments, windowOf } from './service'
 import { notFound } from '../../lib/errors'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const CommentList = t.Array(CommentSchema)
 /** The issue index of the long comment path, absent on the short ones. */
@@ -20,9 +19,8 @@ const optionalNumber = (value: string | undefined) => (value === undefined ? und
 const readIssues = { unit: 'issues' } as const
 
 /** Comments on issues. */
-export const commentsModule = (deps: AppDeps) => {
-  const app = new Elysia({ prefix: API_PREFIX, name: 'comments', detail: { tags: ['issue'] } })
-    .use(pipeline(deps))
+export const commentsModule = (deps: AppDeps, api: AreaApp) => {
+  const app = area(api, { tags: ['issue'] })
     .get(
       '/repos/:owner/:repo/issues/comments',
       async ({ query, repo, page, respond }) =>

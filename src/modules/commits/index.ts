@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
 import { RepoWildcardParams, wildcardOf } from '../files/model'
 import { CommitSchema, PullRequestSchema, formSwitch } from '../pulls/model'
@@ -8,15 +8,13 @@ import { commitsToApi, filesToApi, type ApiCommit } from '../../convert/commit'
 import { pullToApi } from '../../convert/pull'
 import { CommitDiffText, CommitListQuery, CommitQuery, CompareQuery, CompareSchema, RefParams, ShaParams } from './model'
 import { commitDiff, commitDownloadOf, compare, getCommit, listCommits, pullOfCommit, type CommitParts } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Gitea's switches of a commit record: each on unless switched off. */
 const partsOf = (query: { stat?: string; files?: string }): CommitParts => ({ stats: formSwitch(query.stat, true), files: formSwitch(query.files, true) })
 
 /** A repository's commits: its history, one commit (record, diff, patch, pull request), comparisons. */
-export const commitsModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'commits', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const commitsModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .get(
       '/repos/:owner/:repo/commits',
       async ({ query, repo: ctx, page, respond, set }) => {

@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
 import { FileBytes, RepoWildcardParams, wildcardOf } from '../files/model'
 import { rawFile } from '../files/service'
@@ -19,7 +19,6 @@ import {
 import { getContents } from './read'
 import { applyPatch, changeFiles, fileResponse, filesResponse } from './write'
 import { treePathOfUrl } from './paths'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const RefQuery = t.Object({ ref: QueryText('The name of the commit/branch/tag; the default branch when absent') })
 
@@ -27,9 +26,8 @@ const RefQuery = t.Object({ ref: QueryText('The name of the commit/branch/tag; t
 const writeNeeds = { scope: 'repository', repo: { level: 'write' }, signed: true } as const
 
 /** Gitea's contents API: reading entries, and writing files as commits through the one push path. */
-export const contentsModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'contents', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const contentsModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .get('/repos/:owner/:repo/contents', async ({ query, repo }) => (await getContents(deps, repo, [], query.ref)) as any, {
       scope: 'repository',
       repo: { level: 'read' },

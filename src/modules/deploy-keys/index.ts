@@ -1,21 +1,19 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { pathNumber } from '../../lib/path-number'
 import { RepoParams } from '../repos/model'
 import { CreateKeyOption } from '../keys/model'
 import { DeployKeyListQuery, DeployKeyParams, DeployKeySchema } from './model'
 import { deployKeysToApi } from '../../convert/deploy-key'
 import { addDeployKey, deleteDeployKey, getDeployKey, listDeployKeys } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /**
  * A repository's deploy keys. Repository admins only (Gitea ≥ 1.7 reqAdmin); like Gitea (no
  * mustNotBeArchived on these routes), keys of an archived repository can still be changed.
  */
-export const deployKeysModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'deploy-keys', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const deployKeysModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .get(
       '/repos/:owner/:repo/keys',
       async ({ query, repo, page, respond }) =>

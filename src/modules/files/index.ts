@@ -1,10 +1,9 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, pipeline, type AreaApp } from '../../auth/pipeline'
 import { EditorConfigSchema, FileBytes, RepoWildcardParams, wildcardOf } from './model'
 import { archive, editorConfigFor, rawFile } from './service'
 import { QueryText } from '../../lib/validate'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /**
  * `raw/*` and `archive/*` below `base` (`/repos/:owner/:repo` in the API, `/:owner/:repo` on the
@@ -68,9 +67,8 @@ const mediaRoute = (deps: AppDeps, base: string) =>
   )
 
 /** Raw files, archives and editorconfig under /repos/{o}/{r}. */
-export const filesModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'files', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const filesModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .use(downloadRoutes(deps, '/repos/:owner/:repo', { web: false, ids: ['repoGetRawFile', 'repoGetArchive'] }))
     .get(
       '/repos/:owner/:repo/editorconfig/*',

@@ -1,18 +1,15 @@
-import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { PageQuery } from '../../lib/pagination'
 import { RepoParams, RepositoryList, RepositorySchema } from '../repos/model'
 import { reposToApi } from '../../convert/repo'
 import { CreateForkOption, MergeUpstreamRequest, MergeUpstreamResponse } from './model'
 import { mergeUpstream } from './merge-upstream'
 import { forkRepository, listForks } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Forks of a repository: create one, list them. */
-export const forksModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'forks', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const forksModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .get(
       '/repos/:owner/:repo/forks',
       async ({ repo: ctx, page, respond }) => respond(await listForks(deps, ctx.caller.user, ctx.repo, page), async (rows) => await reposToApi(deps, ctx.caller.user, rows)),

@@ -1,7 +1,6 @@
-import { Elysia } from 'elysia'
 import { jsonText } from '../../lib/checked-json'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
 import { RepoWildcardParams, wildcardOf } from '../files/model'
 import { formSwitch } from '../pulls/model'
@@ -12,20 +11,18 @@ import { AnnotatedTagSchema, GitBlobSchema, GitTreeResponseSchema, LanguagesSche
 import { annotatedTag, commitNote, gitBlob, gitRefs, gitTree } from './service'
 import { repoLanguages } from './languages'
 import type { RepoContext } from '../../auth/repo-context'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Read access to the code, as every git-data route of Gitea's needs. */
 const read = { scope: 'repository', repo: { level: 'read' } } as const
 
 /** Git's objects (refs, trees, blobs, annotated tags, notes) and the repository's languages. */
-export const gitDataModule = (deps: AppDeps) => {
+export const gitDataModule = (deps: AppDeps, api: AreaApp) => {
   const refs = async (ctx: RepoContext, filter: string) => {
     const found = await gitRefs(deps, ctx, filter)
     const records = found.refs.map((r) => toApiReference(deps.config, ctx.repo, r))
     return found.exact ? records[0]! : records
   }
-  return new Elysia({ prefix: API_PREFIX, name: 'git-data', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+  return area(api, { tags: ['repository'] })
     .get('/repos/:owner/:repo/git/refs', ({ repo }) => refs(repo, ''), {
       ...read,
       params: RepoParams,

@@ -1,10 +1,9 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { gitDirOf } from '../../auth/repo-context'
 import { gitHookToApi } from '../../convert/git-hook'
 import { GIT_HOOK_NAMES, getGitHook, listGitHooks, MAX_GIT_HOOK_CHARS, setGitHook } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const GitHookSchema = t.Object(
   {
@@ -28,9 +27,8 @@ const RepoParams = t.Object({ owner: t.String(), repo: t.String() })
 const needs = { scope: 'repository', repo: { level: 'admin', writes: false }, gitHooks: true } as const
 
 /** `/repos/{o}/{r}/hooks/git`: Gitea's Git hooks API (src/modules/git-hooks/service.ts). */
-export const gitHooksModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'git-hooks', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const gitHooksModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .get('/repos/:owner/:repo/hooks/git', async ({ repo }) => (await listGitHooks(gitDirOf(deps, repo))).map(gitHookToApi), {
       ...needs,
       params: RepoParams,

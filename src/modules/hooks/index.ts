@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { pathNumber } from '../../lib/path-number'
 import { PageQuery } from '../../lib/pagination'
 import { RepoParams } from '../repos/model'
@@ -19,7 +19,6 @@ import {
 import { deliveryToApi, hookToApi } from '../../convert/hook'
 import { createHook, deleteHook, editHook, getDelivery, getHook, listDeliveries, listHooks, redeliver, testHook, type HookScope } from './service'
 import { requireUser, type Caller } from '../../auth/caller'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 const Hooks = t.Array(HookSchema)
@@ -64,12 +63,11 @@ const SITE_HOOKS: CallerHooks = {
  * comes from the caller the needs resolved (read again from its per-request cache: the two needs
  * resolve the same `user`, which Elysia's types cannot see through the union of needs).
  */
-const callerHooksRoutes = (deps: AppDeps, hooks: CallerHooks) => {
+const callerHooksRoutes = (deps: AppDeps, app: AreaApp, hooks: CallerHooks) => {
   const { path, needs, tag, ids } = hooks
   const scopeOf = async (request: Request) => hooks.scopeOf(await deps.auth.caller(request))
   const detail = (operationId: string, summary: string) => ({ operationId, summary, tags: [tag] })
-  return new Elysia({ name: `hooks${path}` })
-    .use(pipeline(deps))
+  app
     .get(path, async ({ request, respond, page }) => respond(await listHooks(deps, await scopeOf(request), page), (rows) => rows.map(hookToApi)), {
       ...needs,
       pageIfAsked: true,
@@ -115,9 +113,8 @@ const callerHooksRoutes = (deps: AppDeps, hooks: CallerHooks) => {
  * Gitea has the same only in its web UI). Like Gitea (and deploy keys), hooks of an archived
  * repository can still be managed.
  */
-export const hooksModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'hooks', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const hooksModule = (deps: AppDeps, api: AreaApp) => {
+  area(api, { tags: ['repository'] })
     // ---- repository hooks
     .get('/repos/:owner/:repo/hooks', async ({ repo, respond, page }) => respond(await listHooks(deps, { repo: repo.repo }, page), (rows) => rows.map(hookToApi)), {
       scope: 'repository',
@@ -315,5 +312,6 @@ export const hooksModule = (deps: AppDeps) =>
         detail: { operationId: 'orgRedeliverHookDelivery', summary: 'Send an organization hook delivery again, under a new delivery id' },
       },
     )
-    .use(callerHooksRoutes(deps, USER_HOOKS))
-    .use(callerHooksRoutes(deps, SITE_HOOKS))
+  callerHooksRoutes(deps, api, USER_HOOKS)
+  callerHooksRoutes(deps, api, SITE_HOOKS)
+}

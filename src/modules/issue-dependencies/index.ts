@@ -1,13 +1,12 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline, type RepoNeed } from '../../auth/pipeline'
+import { area, type RepoNeed, type AreaApp } from '../../auth/pipeline'
 import { pathNumber } from '../../lib/path-number'
 import { issueToApi, issuesOfReposToApi } from '../../convert/issue'
 import { IssueParams, IssueSchema } from '../issues/model'
 import { reposOfIssues } from '../issues/search'
 import { addDependency, listDependencies, removeDependency, type Direction } from './service'
 import { IssueMeta } from './model'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const SUMMARIES: Record<Direction, { list: string; add: string; remove: string; ids: [string, string, string] }> = {
   dependencies: {
@@ -25,8 +24,8 @@ const SUMMARIES: Record<Direction, { list: string; add: string; remove: string; 
 }
 
 /** Dependencies between issues, both ways: …/dependencies (what blocks it) and …/blocks (what it blocks). */
-export const issueDependenciesModule = (deps: AppDeps) => {
-  const app = new Elysia({ prefix: API_PREFIX, name: 'issue-dependencies', detail: { tags: ['issue'] } }).use(pipeline(deps))
+export const issueDependenciesModule = (deps: AppDeps, api: AreaApp) => {
+  const app = area(api, { tags: ['issue'] })
   for (const direction of ['dependencies', 'blocks'] as const) {
     const path = `/repos/:owner/:repo/issues/:index/${direction}`
     const words = SUMMARIES[direction]

@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { pathNumber } from '../../lib/path-number'
 import { issuesToApi } from '../../convert/issue'
 import { pullsToApi } from '../../convert/pull'
@@ -8,7 +8,6 @@ import { IssueParams, IssueSchema } from '../issues/model'
 import { PullRequestSchema } from '../pulls/model'
 import { RepoParams } from '../repos/model'
 import { movePin, newPinsAllowed, pinIssue, pinnedIssues, pinnedPulls, unpinIssue } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const PinParams = t.Object({ owner: t.String(), repo: t.String(), index: t.String({ description: 'index of the issue' }), position: t.String({ description: 'the new position (1-based)' }) })
 const NewIssuePinsAllowed = t.Object({ issues: t.Boolean(), pull_requests: t.Boolean() }, { $id: '#/components/schemas/NewIssuePinsAllowed' })
@@ -17,9 +16,8 @@ const NewIssuePinsAllowed = t.Object({ issues: t.Boolean(), pull_requests: t.Boo
 const byAdmins = { scope: 'issue', repo: { level: 'admin', unit: 'issues' }, signed: true, response: { 204: t.Void() } } as const
 
 /** Pinned issues and pull requests: pin, unpin and move (repository admins, as Gitea's reqAdmin), and the lists. */
-export const issuePinsModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'issue-pins', detail: { tags: ['issue'] } })
-    .use(pipeline(deps))
+export const issuePinsModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['issue'] })
     .get('/repos/:owner/:repo/issues/pinned', async ({ repo }) => await issuesToApi(deps, repo.repo, await pinnedIssues(deps, repo.repo.id), repo.caller.user), {
       scope: 'issue',
       repo: { unit: 'issues' },

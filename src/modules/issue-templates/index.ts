@@ -1,15 +1,13 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
 import { IssueConfigSchema, IssueConfigValidationSchema, IssueTemplateSchema } from './model'
 import { issueConfig, issueTemplates } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Issue templates and the template chooser's config, read from the default branch. */
-export const issueTemplatesModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'issue-templates', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const issueTemplatesModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .get(
       '/repos/:owner/:repo/issue_templates',
       async ({ repo, set }) => {

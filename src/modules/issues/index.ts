@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { readableTrackerKind } from '../../auth/repo-context'
 import { notFound } from '../../lib/errors'
 import { pathNumber } from '../../lib/path-number'
@@ -22,7 +22,6 @@ import { createIssue, deleteIssue, editIssue, setIssueDeadline } from './service
 import { findIssue, listIssues } from './queries'
 import { listPageCache } from '../../convert/list-page-cache'
 import { checkedJson } from '../../lib/checked-json'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /** At most this many pages of issue lists are kept (about 60 KB of JSON each at 30 per page). */
 const ISSUE_PAGES_KEPT = 32
@@ -31,9 +30,8 @@ const respondIssuePage = listPageCache('issues', ISSUE_PAGES_KEPT)
 const issueListJson = checkedJson(t.Array(IssueSchema))
 
 /** Issues: list, file, read, edit, deadline. */
-export const issuesModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'issues', detail: { tags: ['issue'] } })
-    .use(pipeline(deps))
+export const issuesModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['issue'] })
     .get(
       '/repos/issues/search',
       async ({ query, caller, page, respond }) =>

@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { PageQuery } from '../../lib/pagination'
 import { UsernameParams } from '../users/model'
 import { getVisibleUserByName } from '../users/service'
@@ -18,15 +18,13 @@ import {
   listPublicKeys,
   verifyGpgKey,
 } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const Empty = t.Void()
 
 /** SSH keys and GPG keys: /user/keys, /users/{u}/keys, /user/gpg_keys, /user/gpg_key_token and _verify (an admin's key routes: src/modules/admin). */
-export const keysModule = (deps: AppDeps) => {
+export const keysModule = (deps: AppDeps, api: AreaApp) => {
   const { config } = deps
-  return new Elysia({ prefix: API_PREFIX, name: 'keys', detail: { tags: ['user'] } })
-    .use(pipeline(deps))
+  return area(api, { tags: ['user'] })
     .get(
       '/user/keys',
       async ({ user, query, page, respond }) =>

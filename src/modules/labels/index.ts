@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
 import { toApiLabel, toApiOrgLabel } from '../../convert/issue'
 import { OrgParams } from '../orgs/model'
@@ -19,15 +19,13 @@ import { pathNumber } from '../../lib/path-number'
 import { changeIssueLabels } from '../issues/service'
 import { findIssue, labelsOfIssue } from '../issues/queries'
 import { createLabel, deleteLabel, editLabel, getLabel, listLabels } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const LabelList = t.Array(LabelSchema)
 const OrgLabelParams = t.Object({ org: t.String(), id: t.String() })
 
 /** Labels of a repository, and the labels of an issue. */
-export const labelsModule = (deps: AppDeps) => {
-  const app = new Elysia({ prefix: API_PREFIX, name: 'labels', detail: { tags: ['issue'] } })
-    .use(pipeline(deps))
+export const labelsModule = (deps: AppDeps, api: AreaApp) => {
+  const app = area(api, { tags: ['issue'] })
     .get(
       '/repos/:owner/:repo/labels',
       async ({ query, repo, page, respond }) =>

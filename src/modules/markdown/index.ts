@@ -1,19 +1,16 @@
-import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { MARKUP_MODES, MarkdownOption, MarkdownRawBody, MarkdownRender, MarkupOption } from './model'
 import { renderMarkdown } from './service'
 import { contextBranch } from './context'
 import { readsBody } from '../../lib/body'
 import { ApiError } from '../../lib/errors'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const HTML = 'text/html; charset=UTF-8'
 
 /** POST /markdown (JSON MarkdownOption) and /markdown/raw (the markdown itself as the body). */
-export const markdownModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'markdown', detail: { tags: ['miscellaneous'] } })
-    .use(pipeline(deps))
+export const markdownModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['miscellaneous'] })
     .post(
       '/markdown',
       async ({ body, set, request, caller }) => {

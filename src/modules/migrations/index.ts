@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, pipeline, type AreaApp } from '../../auth/pipeline'
 import { repoToApi } from '../../convert/repo'
 import { RepoParams, RepositorySchema } from '../repos/model'
 import { PageQuery } from '../../lib/pagination'
@@ -9,14 +9,12 @@ import { CreatePushMirrorOption, MigrateRepoForm, PushMirrorParams, PushMirrorSc
 import { migrateRepository, requireMirrorsEnabled } from './service'
 import { requestMirrorSync } from './mirrors'
 import { createPushMirror, deletePushMirror, getPushMirror, listPushMirrors, syncPushMirrors } from './push-mirrors'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const PushMirrors = t.Array(PushMirrorSchema)
 
 /** Migrations (clone a remote repository, optionally as a pull mirror), and the mirror routes. */
-export const migrationsModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'migrations', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const migrationsModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .post(
       '/repos/migrate',
       async ({ body, status, user }) => {

@@ -1,16 +1,14 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { toApiMilestone } from '../../convert/issue'
 import { RepoParams } from '../repos/model'
 import { CreateMilestoneOption, EditMilestoneOption, IdParams, ListMilestonesQuery, MilestoneSchema } from '../issues/model'
 import { createMilestone, deleteMilestone, editMilestone, getMilestone, listMilestones } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Milestones. */
-export const milestonesModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'milestones', detail: { tags: ['issue'] } })
-    .use(pipeline(deps))
+export const milestonesModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['issue'] })
     .get(
       '/repos/:owner/:repo/milestones',
       async ({ query, repo, page, respond }) =>

@@ -1,9 +1,8 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { GITEA_COMPAT_VERSION } from '../../version'
 import { gitignoreNames, gitignoreTemplate, labelTemplate, labelTemplateNames, licenseList, licenseTemplate, nodeInfo, type NodeInfo } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const NameParams = t.Object({ name: t.String({ maxLength: 100 }) })
 
@@ -38,10 +37,9 @@ const NodeInfoSchema = t.Object(
  * What any caller may ask of the server itself: its version, NodeInfo, and the templates a new
  * repository may start from (.gitignore files, licenses, label sets; `service.ts`).
  */
-export const miscModule = (deps: AppDeps) => {
+export const miscModule = (deps: AppDeps, api: AreaApp) => {
   const nodeInfoSlot: { at: number; value?: NodeInfo } = { at: 0 }
-  return new Elysia({ prefix: API_PREFIX, name: 'misc', detail: { tags: ['miscellaneous'] } })
-    .use(pipeline(deps))
+  return area(api, { tags: ['miscellaneous'] })
     .get('/version', () => ({ version: GITEA_COMPAT_VERSION }), {
       scope: 'none',
       response: { 200: t.Object({ version: t.String() }) },

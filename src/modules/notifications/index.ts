@@ -1,6 +1,5 @@
-import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { notificationsToApi } from '../../convert/notification'
 import { RepoParams } from '../repos/model'
 import {
@@ -13,7 +12,6 @@ import {
   ThreadParams,
 } from './model'
 import { countUnread, findThread, listThreads, markThread, markThreads } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /*
  * The marking routes: Gitea answers them 205 Reset Content with the threads as they now are in
@@ -23,9 +21,8 @@ import { API_PREFIX } from '../../lib/api-prefix'
  */
 
 /** Notification threads: the caller's lists, unread count, marking; one thread; a repository's lists. */
-export const notificationsModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'notifications', detail: { tags: ['notification'] } })
-    .use(pipeline(deps))
+export const notificationsModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['notification'] })
     .get(
       '/notifications',
       async ({ query, user, page, respond }) => respond(await listThreads(deps, user, query, page), async (rows) => await notificationsToApi(deps, user, rows)),

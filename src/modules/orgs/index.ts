@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline, type Respond } from '../../auth/pipeline'
+import { area, type Respond, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { toApiOrg, toApiUser } from '../../convert/user'
 import { toApiRepo, reposToApi } from '../../convert/repo'
@@ -28,14 +28,13 @@ import {
   setMemberVisibility,
 } from './service'
 import type { OrgContext } from '../../auth/org-context'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 const Orgs = t.Array(OrganizationSchema)
 const Users = t.Array(UserSchema)
 
 /** Organisations, members, public members, organisation repositories. */
-export const orgsModule = (deps: AppDeps) => {
+export const orgsModule = (deps: AppDeps, api: AreaApp) => {
   const { config } = deps
 
   /** Shared by the seed's `/org/{org}/repos` and Gitea's `/orgs/{org}/repos` (signed-in members). */
@@ -66,8 +65,7 @@ export const orgsModule = (deps: AppDeps) => {
   const memberSchema = { signed: true, org: 'visible', params: OrgMemberParams, response: NoContent } as const
   const createRepoSchema = { signed: true, org: 'member', params: OrgParams, body: CreateRepoOption, response: { 201: RepositorySchema } } as const
 
-  return new Elysia({ prefix: API_PREFIX, name: 'orgs', detail: { tags: ['organization'] } })
-    .use(pipeline(deps))
+  return area(api, { tags: ['organization'] })
     .post(
       '/orgs',
       async ({ user, body, status }) => {

@@ -1,13 +1,12 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
-import { pipeline } from '../../auth/pipeline'
+import { area, pipeline, type AreaApp } from '../../auth/pipeline'
 import { packagesToApi, toApiPackageFile } from '../../convert/package'
 import { readsBody } from '../../lib/body'
 import { setChallenge } from '../../lib/errors'
 import { GenericFileParams, GenericVersionParams, OwnerParams, PackageFileSchema, PackageListQuery, PackageSchema, VersionParams } from './model'
 import { deleteGenericFile, deletePackageVersion, findGenericFile, getPackageVersion, listPackageVersions, listVersionFiles, packageFileResponse, uploadGenericFile } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const NoContent = { 204: t.Void() }
 
@@ -20,9 +19,8 @@ const removeVersion =
   }
 
 /** The package API of /api/v1 (gitea-js's `package` calls): the owner's list, a version, its files, its deletion. */
-export const packagesModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'packages', detail: { tags: ['package'] } })
-    .use(pipeline(deps))
+export const packagesModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['package'] })
     .get(
       '/packages/:owner',
       async ({ packageOwner, caller, query, page, respond }) =>

@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { pathNumber } from '../../lib/path-number'
 import { RepoParams } from '../repos/model'
 import { RepoWildcardParams, refNameOf } from '../files/model'
@@ -28,7 +28,6 @@ import {
   listTagRules,
   setBranchRulePriorities,
 } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const admin = { scope: 'repository', repo: { level: 'admin' } } as const
 const adminWrites = { scope: 'repository', repo: { level: 'admin', writes: true }, signed: true } as const
@@ -40,9 +39,8 @@ const oneTag = async (deps: AppDeps, row: Parameters<typeof tagProtectionsToApi>
  * repository admins only. Lists are whole (a repository's rules are bounded by
  * WARREN_MAX_PROTECTIONS_PER_REPO). A rule name may hold slashes (`release/*`): the path's wildcard.
  */
-export const protectionsModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'protections', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const protectionsModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .get('/repos/:owner/:repo/branch_protections', async ({ repo }) => await branchProtectionsToApi(deps, await listBranchRules(deps, repo.repo.id)), {
       ...admin,
       params: RepoParams,

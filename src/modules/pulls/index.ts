@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { checkedJson } from '../../lib/checked-json'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { pathNumber } from '../../lib/path-number'
 import { RepoParams } from '../repos/model'
 import {
@@ -30,7 +30,6 @@ import { commitsToApi, filesToApi } from '../../convert/commit'
 import { pullCommits, pullDiff, pullDownloadOf, pullFiles } from './compare'
 import { PageQuery } from '../../lib/pagination'
 import { wildcardOf } from '../files/model'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /**
  * A page of records as the list's JSON text, held by the page cache so that a list read again
@@ -42,9 +41,8 @@ const PULL_PAGES_KEPT = 32
 const respondPullPage = listPageCache('pulls', PULL_PAGES_KEPT)
 
 /** Pull requests: list, open, read (by index, or by base and head), edit, merge, update. */
-export const pullsModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'pulls', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const pullsModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .get(
       '/repos/:owner/:repo/pulls',
       // The page's JSON text as made once (and checked against the schema below) while nothing changes.

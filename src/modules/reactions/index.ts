@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
 import { reactionsToApi } from '../../convert/reaction'
 import { pathNumber } from '../../lib/path-number'
@@ -8,7 +8,6 @@ import { PageQuery } from '../../lib/pagination'
 import { IdParams, IssueParams } from '../issues/model'
 import { EditReactionOption, ReactionSchema } from './model'
 import { addReaction, commentTarget, issueTarget, listReactions, removeReaction, type ReactionTarget } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const ReactionList = t.Array(ReactionSchema)
 /** Reactions belong to the issue tracker; a locked issue takes them from writers only (the service). */
@@ -17,9 +16,8 @@ const readIssues = { unit: 'issues' } as const
 type Targeted = { params: Record<string, string>; repo: RepoContext }
 
 /** Reactions on issues and on their comments. */
-export const reactionsModule = (deps: AppDeps) => {
-  const app = new Elysia({ prefix: API_PREFIX, name: 'reactions', detail: { tags: ['issue'] } })
-    .use(pipeline(deps))
+export const reactionsModule = (deps: AppDeps, api: AreaApp) => {
+  const app = area(api, { tags: ['issue'] })
     .get(
       '/repos/:owner/:repo/issues/:index/reactions',
       async ({ params, repo, page, respond }) =>

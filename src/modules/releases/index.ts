@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, pipeline, type AreaApp } from '../../auth/pipeline'
 import { releasesToApi, releaseToApi } from '../../convert/release'
 import { toApiAttachment } from '../../convert/attachment'
 import { PageQuery } from '../../lib/pagination'
@@ -20,7 +20,6 @@ import { assetRouteOptions } from '../attachments/routes'
 import { createRelease, deleteRelease, editRelease, getLatestRelease, getRelease, getReleaseByTag, listReleases } from './service'
 import { deleteAsset, editAsset, getAsset, listAssets, uploadAsset } from './assets'
 import { downloadAttachment } from '../attachments/files'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const ReleaseList = t.Array(ReleaseSchema)
 /** A release's assets: read with the releases unit, changed by its writers (signed in); the list pages when asked. */
@@ -34,9 +33,8 @@ const releaseAssets = assetRouteOptions({
 })
 
 /** Releases and their assets under /api/v1. */
-export const releasesModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'releases', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const releasesModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .get(
       '/repos/:owner/:repo/releases',
       async ({ query, repo, page, respond }) =>

@@ -1,7 +1,6 @@
-import { Elysia } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { AccessMode, accessLevel } from '../../auth/access'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { toApiRepo, reposToApi, repoToApi } from '../../convert/repo'
 import { recordJson } from '../../convert/record-json'
 import { jsonText } from '../../lib/checked-json'
@@ -26,15 +25,13 @@ import { listCallerRepos, listOwnedRepos, searchRepositories } from './queries'
 import { answerTransfer, startTransfer } from './transfer'
 import { generateRepository } from './generate'
 import { queryBool } from '../../lib/validate'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Repositories: create, get, edit, delete, lists and search. */
 /** GET /repos/{owner}/{repo}'s record as JSON text, kept while the database is unchanged. */
 const repoJson = recordJson('repository', RepositorySchema)
 
-export const reposModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'repos', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const reposModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .post(
       '/user/repos',
       async ({ body, status, user }) => {

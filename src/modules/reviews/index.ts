@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
 import { pathNumber } from '../../lib/path-number'
 import { PageQuery } from '../../lib/pagination'
@@ -21,7 +21,6 @@ import {
 } from './model'
 import { commentsOfReview, createReview, deleteReview, dismissReview, findReview, listReviews, submitReview } from './service'
 import { changeReviewRequests, listReviewers } from './requests'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const scopeOf = (ctx: RepoContext, item: PullItem) => ({ repo: ctx.repo, issue: item.issue, pull: item.pull, owner: ctx.owner })
 const recordsOf = (deps: AppDeps, ctx: RepoContext, item: PullItem, rows: ReviewRow[]) => reviewsToApi(deps, scopeOf(ctx, item), rows, ctx.caller.user)
@@ -32,9 +31,8 @@ const pulls = { scope: 'repository', repo: { unit: 'pulls' } } as const
 const signedPulls = { ...pulls, signed: true } as const
 
 /** Pull request reviews, their line comments, dismissals, review requests, and who may be asked. */
-export const reviewsModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'reviews', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const reviewsModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .get(
       '/repos/:owner/:repo/pulls/:index/reviews',
       async ({ params, repo: ctx, page, respond }) => {

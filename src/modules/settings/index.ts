@@ -1,11 +1,10 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../lib/pagination'
 import { MAX_ASSETS_PER_RELEASE } from '../releases/service'
 import { allowedTypesText } from '../attachments/files'
 import { Int } from '../users/model'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const MiB = 1024 * 1024
 
@@ -34,10 +33,9 @@ const GeneralAttachmentSettings = t.Object(
 )
 
 /** Gitea's global settings as clients read them, from Warren's own. */
-export const settingsModule = (deps: AppDeps) => {
+export const settingsModule = (deps: AppDeps, api: AreaApp) => {
   const { config } = deps
-  return new Elysia({ prefix: API_PREFIX, name: 'settings', detail: { tags: ['settings'] } })
-    .use(pipeline(deps))
+  return area(api, { tags: ['settings'] })
     .get(
       '/settings/api',
       () => ({

@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { toApiUser } from '../../convert/user'
 import { notFound } from '../../lib/errors'
 import { PageQuery } from '../../lib/pagination'
@@ -10,7 +10,6 @@ import { UserSchema, UsernameParams } from '../users/model'
 import { getVisibleUserByName } from '../users/service'
 import { StarredRepoParams, WatchInfoSchema } from './model'
 import { hasMarked, listMarkedRepos, listMarkers, setMark, type Mark } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const UserList = t.Array(UserSchema)
 const NoContent = { 204: t.Void() }
@@ -37,8 +36,8 @@ const LISTS: MarkLists[] = [
 ]
 
 /** Stars and watches: stargazers, subscribers, the caller's and a user's starred and watched repositories. */
-export const starsModule = (deps: AppDeps) => {
-  const app = new Elysia({ prefix: API_PREFIX, name: 'stars', detail: { tags: ['repository'] } }).use(pipeline(deps))
+export const starsModule = (deps: AppDeps, api: AreaApp) => {
+  const app = area(api, { tags: ['repository'] })
 
   for (const { mark, users, repos, ids, noun } of LISTS)
     app

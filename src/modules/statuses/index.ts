@@ -1,11 +1,10 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { PageQuery, setPageHeaders } from '../../lib/pagination'
 import { CombinedStatusSchema, CreateStatusOption, RefParams, ShaParams, StatusListQuery, StatusSchema } from './model'
 import { toApiCombinedStatus, toApiStatuses } from '../../convert/status'
 import { commitOfRef, commitOfSha, createStatus, latestStatuses, listStatuses } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const StatusList = t.Array(StatusSchema)
 
@@ -13,9 +12,8 @@ const StatusList = t.Array(StatusSchema)
  * Commit statuses: writers post them to a commit id (archived repositories included, as Gitea
  * has no mustNotBeArchived here), readers list them by commit id, branch or tag.
  */
-export const statusesModule = (deps: AppDeps) => {
-  const app = new Elysia({ prefix: API_PREFIX, name: 'statuses', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const statusesModule = (deps: AppDeps, api: AreaApp) => {
+  const app = area(api, { tags: ['repository'] })
     .post(
       '/repos/:owner/:repo/statuses/:sha',
       async ({ params, body, status, repo, user }) => {

@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { pathNumber } from '../../lib/path-number'
 import { PageQuery } from '../../lib/pagination'
 import { toApiUser } from '../../convert/user'
@@ -12,7 +12,6 @@ import { WatchInfoSchema } from '../stars/model'
 import { getUserByName } from '../users/service'
 import { isFollowing, listSubscribers, setFollowing } from './service'
 import type { UserRow } from '../../auth/caller'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /** Subscribing changes only the subscriber's own row: it works on archived repositories too (as Gitea). */
 const readIssues = { unit: 'issues', writes: false } as const
@@ -20,9 +19,8 @@ const SubscriberParams = t.Object({ ...IssueParams.properties, user: t.String({ 
 const Changed = { 200: t.String({ description: 'empty: it already was so' }), 201: t.String({ description: 'empty: changed' }) }
 
 /** Issue subscriptions: who follows an issue or pull request (and is notified of it), Gitea's `/issues/{index}/subscriptions`. */
-export const subscriptionsModule = (deps: AppDeps) => {
-  const app = new Elysia({ prefix: API_PREFIX, name: 'subscriptions', detail: { tags: ['issue'] } })
-    .use(pipeline(deps))
+export const subscriptionsModule = (deps: AppDeps, api: AreaApp) => {
+  const app = area(api, { tags: ['issue'] })
     .get(
       '/repos/:owner/:repo/issues/:index/subscriptions',
       async ({ params, repo, page, respond }) => {

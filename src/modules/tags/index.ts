@@ -1,18 +1,16 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
 import { PageQuery } from '../../lib/pagination'
 import { RepoWildcardParams, refNameOf } from '../files/model'
 import { toApiTag } from '../../convert/tag'
 import { CreateTagOption, TagSchema } from './model'
 import { createTag, deleteTag, getRepoTag, listRepoTags } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /** A repository's tags (`{tag}` may hold slashes: the path's wildcard). */
-export const tagsModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'tags', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const tagsModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .get(
       '/repos/:owner/:repo/tags',
       async ({ repo, page, respond }) => respond(await listRepoTags(deps, repo, page), (tags) => tags.map((tag) => toApiTag(deps.config, repo.repo, tag))),

@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import type { TeamContext } from '../../auth/team-context'
 import type { RepoContext } from '../../auth/repo-context'
 import { toApiUser } from '../../convert/user'
@@ -34,12 +34,11 @@ import {
   repoTeam,
   searchOrgTeams,
 } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const NoContent = { 204: t.Void({ description: 'no content' }) }
 
 /** Teams, team members and team repositories. */
-export const teamsModule = (deps: AppDeps) => {
+export const teamsModule = (deps: AppDeps, api: AreaApp) => {
   const { config } = deps
   /** Adds or removes a team member (owners only). */
   const memberChange =
@@ -64,8 +63,7 @@ export const teamsModule = (deps: AppDeps) => {
       set.status = 204
     }
 
-  return new Elysia({ prefix: API_PREFIX, name: 'teams', detail: { tags: ['organization'] } })
-    .use(pipeline(deps))
+  return area(api, { tags: ['organization'] })
     .get(
       '/orgs/:org/teams/search',
       async ({ org, query, page, respond }) => {

@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { RepoParams } from '../repos/model'
 import { AddTimeOption, IssueIdParams, StopwatchSchema, IssueParams, TimesQuery, TrackedTimeSchema } from '../issues/model'
 import { pathNumber } from '../../lib/path-number'
@@ -8,7 +8,6 @@ import { findIssue } from '../issues/queries'
 import { getVisibleUserByName } from '../users/service'
 import { timesToApi, toApiStopwatch } from '../../convert/issue'
 import { addTime, deleteTimes, listStopwatches, listTimes, requireTimeTracking, startStopwatch, stopStopwatch } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const TimeList = t.Array(TrackedTimeSchema)
 
@@ -20,12 +19,11 @@ const TimeList = t.Array(TrackedTimeSchema)
 const callerOnIssue = { scope: 'issue', repo: { unit: 'issues' }, signed: true, params: IssueParams } as const
 
 /** Tracked time. */
-export const timesModule = (deps: AppDeps) => {
+export const timesModule = (deps: AppDeps, api: AreaApp) => {
   // Paged in SQL: one issue's times whole unless a page is asked for; the lists of a repository
   // or a user, which grow without bound, page 1 of 30 when none is.
   const toApi = async (rows: Parameters<typeof timesToApi>[1]) => await timesToApi(deps, rows)
-  return new Elysia({ prefix: API_PREFIX, name: 'times', detail: { tags: ['issue'] } })
-    .use(pipeline(deps))
+  return area(api, { tags: ['issue'] })
     .post(
       '/repos/:owner/:repo/issues/:index/times',
       async ({ params, body, repo, user }) => (await timesToApi(deps, [await addTime(deps, repo, pathNumber(params.index), user, body)]))[0]!,

@@ -1,13 +1,12 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { PageQuery } from '../../lib/pagination'
 import { isoTime } from '../../lib/time'
 import type { TopicRow } from '../../db/schema'
 import { RepoParams } from '../repos/model'
 import { RepoTopicOptions, TopicListResponse, TopicNameSchema, TopicParams, TopicSearchQuery } from './model'
 import { addTopic, deleteTopic, listRepoTopics, replaceTopics, searchTopics } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const NoContent = { 204: t.Void() }
 /** Changing topics needs the repository's administrators, as in Gitea. */
@@ -22,9 +21,8 @@ const toApiTopic = (topic: TopicRow) => ({
 })
 
 /** Repository topics: a repository's list and its changes, and the search over all topics. */
-export const topicsModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'topics', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const topicsModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .get(
       '/repos/:owner/:repo/topics',
       async ({ repo, page, respond }) => ({ topics: await respond(await listRepoTopics(deps, repo.repo, page), (names) => names) }),

@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { toApiUser, toApiUserSettings } from '../../convert/user'
 import { recordJson } from '../../convert/record-json'
@@ -26,7 +26,6 @@ import {
 } from './model'
 import { toApiAccessToken, toApiEmail } from '../../convert/account'
 import { addEmails, createAccessToken, deleteAccessToken, deleteEmails, followedOrVisibleUser, followUser, getVisibleUserByName, isFollowing, listAccessTokens, listEmails, listFollows, searchUsers, tokenOwnerFor, unfollowUser } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 const UserList = t.Array(UserSchema)
 /** GET /users/{username}'s record as JSON text, kept while the database is unchanged. */
@@ -37,13 +36,12 @@ const NoContent = { 204: t.Void() }
  * `/user` (the caller), `/users/{username}`, user search, access tokens, e-mail addresses and
  * followers.
  */
-export const usersModule = (deps: AppDeps) => {
+export const usersModule = (deps: AppDeps, api: AreaApp) => {
   const { config } = deps
   /** Converts a page of followers or followed users as `viewer` sees them. */
   const usersAs = (viewer: UserRow) => (rows: UserRow[]) => rows.map((u) => toApiUser(config, u, viewer))
 
-  return new Elysia({ prefix: API_PREFIX, name: 'users', detail: { tags: ['user'] } })
-    .use(pipeline(deps))
+  return area(api, { tags: ['user'] })
     .get(
       '/user',
       ({ user }) => toApiUser(config, user, user),

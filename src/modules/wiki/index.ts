@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { area, type AreaApp } from '../../auth/pipeline'
 import { ApiError, badRequest } from '../../lib/errors'
 import type { RepoContext } from '../../auth/repo-context'
 import { toApiWikiCommitList, toApiWikiPage, toApiWikiPageMeta } from '../../convert/wiki'
@@ -10,7 +10,6 @@ import { RepoParams } from '../repos/model'
 import { CreateWikiPageOptions, WikiCommitListSchema, WikiPageMetaDataSchema, WikiPageParams, WikiPageSchema } from './model'
 import { pageNameOf } from './paths'
 import { createPage, deletePage, editPage, getPage, listPages, pageRevisions, REVISIONS_PER_PAGE, type PageOptions } from './service'
-import { API_PREFIX } from '../../lib/api-prefix'
 
 /** What the wiki's writes share: a signed-in writer of a repository whose wiki is on (Gitea's reqRepoWriter(unit.TypeWiki)). */
 const writeNeeds = { scope: 'repository', repo: { level: 'write', unit: 'wiki' }, signed: true } as const
@@ -32,9 +31,8 @@ function pageOptions(deps: AppDeps, body: typeof CreateWikiPageOptions.static): 
 const pageRecord = async (deps: AppDeps, repo: RepoContext, webPath: string) => toApiWikiPage(deps.config, repo.repo, await getPage(deps, repo, webPath))
 
 /** Gitea's wiki API: a repository's wiki pages, read by its readers, written by its writers. */
-export const wikiModule = (deps: AppDeps) =>
-  new Elysia({ prefix: API_PREFIX, name: 'wiki', detail: { tags: ['repository'] } })
-    .use(pipeline(deps))
+export const wikiModule = (deps: AppDeps, api: AreaApp) =>
+  area(api, { tags: ['repository'] })
     .get(
       '/repos/:owner/:repo/wiki/pages',
       async ({ repo, page, respond }) => respond(await listPages(deps, repo, page), (rows) => rows.map((p) => toApiWikiPageMeta(deps.config, repo.repo, p))),
