@@ -10,7 +10,7 @@ import { openapiDocument, type RouteInfo } from './edge/openapi-document'
 import { bodyParser } from './edge/body-parser'
 import { docsAssetsModule } from './modules/docs'
 import { webRefusal } from './web/errors'
-import { pipeline, type AreaApp } from './auth/pipeline'
+import { pipeline, type Area } from './auth/pipeline'
 import { miscModule } from './modules/misc'
 import { usersModule } from './modules/users'
 import { reposModule } from './modules/repos'
@@ -178,11 +178,9 @@ type AnyElysia = Elysia<any, any, any, any, any, any, any>
 function webAppOf(deps: AppDeps): () => Promise<AnyElysia> {
   let made: Promise<AnyElysia> | undefined
   return () =>
-    (made ??= import('./web').then(({ webPlugins }) => {
+    (made ??= import('./web').then(({ webAreas }) => {
       const web: AnyElysia = withEdgeHooks(new Elysia(), deps, () => web.routes as RouteInfo[])
-      // Each group of pages added to the app itself: Elysia copies every route of an instance it is
-      // given, so pages gathered in an instance of their own first were registered once more.
-      for (const pages of webPlugins(deps)) web.use(pages)
+      addAreas(web, deps, webAreas, { session: true })
       return web
     }).catch((e) => {
       // Tried again at the next request (a failure here is a bug, logged as every 500 is).
@@ -191,27 +189,25 @@ function webAppOf(deps: AppDeps): () => Promise<AnyElysia> {
     }))
 }
 
-/** An API area: adds its routes to the app it is given (src/auth/pipeline.ts `area`). */
-type Area = (deps: AppDeps, app: AreaApp) => unknown
-
 /** How many hooks of its own (every kind) the app holds: an area adds none. */
 const hooksOf = (app: AnyElysia) => Object.values(app.event as Record<string, unknown[] | undefined>).reduce((n, list) => n + (list?.length ?? 0), 0)
 
 /**
- * The API's areas, each adding its routes to the app itself (`area`: under the API's prefix,
- * with its OpenAPI details), the pipeline's needs given to the app once; the app's own prefix and
+ * Areas of routes, each adding its routes to the app itself (the API's: `area`, under the API's
+ * prefix, with its OpenAPI details; the web pages' groups: `pageGroup`), the pipeline's needs
+ * given to the app once (with the web session for pages, `session`); the app's own prefix and
  * details are put back after each. An area that added a hook to the app itself (which would reach
  * every route added after it) stops the start: its routes need an instance of their own.
  */
-export function addAreas(app: AnyElysia, deps: AppDeps, areas: Area[]): void {
-  app.use(pipeline(deps))
+export function addAreas(app: AnyElysia, deps: AppDeps, areas: Area[], opts: { session?: boolean } = {}): void {
+  app.use(pipeline(deps, opts))
   const hooks = hooksOf(app)
   const config = app.config as { prefix?: string; detail?: unknown }
   for (const add of areas) {
     add(deps, app)
     config.prefix = undefined
     config.detail = undefined
-    if (hooksOf(app) !== hooks) throw new Error(`an API area (${add.name || 'unnamed'}) added a hook to the app itself`)
+    if (hooksOf(app) !== hooks) throw new Error(`an area of routes (${add.name || 'unnamed'}) added a hook to the app itself`)
   }
 }
 

@@ -43,7 +43,7 @@ test("an area's routes are the app's own: under the API's prefix, with the area'
 
 test('an area that adds a hook to the app itself stops the start', () => {
   const hooking = (deps: unknown, api: AreaApp) => area(api).onBeforeHandle(() => {}).get('/guarded', () => 'x')
-  expect(() => addAreas(new Elysia(), s.deps, [plain, hooking])).toThrow(/an API area \(hooking\) added a hook to the app itself/)
+  expect(() => addAreas(new Elysia(), s.deps, [plain, hooking])).toThrow(/an area of routes \(hooking\) added a hook to the app itself/)
 })
 
 test("the server's API routes are each registered once, and its areas' routes have their tags", () => {

@@ -389,6 +389,9 @@ export const pipeline = (given: AppDeps, opts: { session?: boolean } = {}) => {
 /** What an API area adds its routes to (`area`): the API's app itself, with the pipeline's needs. */
 export type AreaApp = ReturnType<typeof pipeline>
 
+/** An area of routes (the API's, or a group of web pages): adds its routes to the app it is given (`area`, `pageGroup`; src/app.ts `addAreas`). */
+export type Area = (deps: AppDeps, app: AreaApp) => unknown
+
 /**
  * The API's app (src/app.ts `addAreas`), made ready for an area to add its routes to: under the
  * API's prefix and with the area's OpenAPI details (`detail`: its tags), where an instance of the
@@ -399,9 +402,12 @@ export type AreaApp = ReturnType<typeof pipeline>
  * to the app itself (`onBeforeHandle`, ...) would reach every route added after it, so `addAreas`
  * refuses one; routes that share a hook of their own stay in an instance of their own.
  */
-export function area(app: AreaApp, detail?: Record<string, unknown>): AreaApp {
+export function area(app: AreaApp, detail?: Record<string, unknown>, prefix = API_PREFIX): AreaApp {
   const config = app.config as { prefix?: string; detail?: Record<string, unknown> }
-  config.prefix = API_PREFIX
+  config.prefix = prefix || undefined
   config.detail = detail
   return app
 }
+
+/** A group of web pages: the web pages' app readied as `area` readies the API's, at the site's root, each page hidden from the API's document. */
+export const pageGroup = (app: AreaApp): AreaApp => area(app, { hide: true }, '')

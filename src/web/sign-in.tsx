@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
-import { pipeline } from '../auth/pipeline'
+import { pageGroup, type AreaApp } from '../auth/pipeline'
 import { closeSession, cookieOf, openSession, SESSION_COOKIE } from '../auth/sessions'
 import { hashToken } from '../auth/secrets'
 import { openTicket, sealTicket } from '../lib/secret-box'
@@ -120,9 +120,8 @@ async function inactiveAccount(deps: AppDeps, name: string): Promise<boolean> {
  * API's Basic credentials) and `POST /user/logout`. A session is a row of `web_sessions`; the
  * cookie holds its secret.
  */
-export const signInRoutes = (deps: AppDeps) =>
-  new Elysia({ name: 'web-sign-in', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const signInRoutes = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/user/login',
       async ({ request, caller, query }) => {

@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import type { Caller } from '../../auth/caller'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { notFound } from '../../lib/errors'
 import { activateAccount, activateEmail, findCode, requestPasswordReset, resendActivation, resetPassword } from '../../modules/users/mail-codes'
 import { pageDetail, type WebContext } from '../context'
@@ -146,9 +146,8 @@ function posted(
   return formAction(c.request, c.caller, ctx, c.body._csrf, () => act(ctx), again && ((error, status) => again(ctx, error, status)))
 }
 
-export const accountMailPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-account-mail', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const accountMailPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/user/forgot_password',
       (c) => {

@@ -1,7 +1,7 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { ApiError } from '../../lib/errors'
 import { searchEmails, setEmailActivated, type UserEmail } from '../../modules/admin/service'
@@ -221,10 +221,9 @@ function unadoptedName(id: string | undefined): [string, string] {
 }
 
 /** The lists' pages and forms: site administrators only (the pipeline's siteAdmin need). */
-export const adminListPages = (deps: AppDeps) => {
+export const adminListPages = (deps: AppDeps, webApp: AreaApp) => {
   const web = (request: Request, caller: Parameters<typeof webContext>[2]) => webContext(deps.config, request, caller)
-  return new Elysia({ name: 'web-admin-lists', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+  return pageGroup(webApp)
     .get('/-/admin/orgs', ({ request, caller, user, query }) => adminListPage(web(request, caller), query, orgsList(deps, user)), {
       scope: 'admin', siteAdmin: true,
       query: AdminQuery,

@@ -1,7 +1,7 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { notFound } from '../../lib/errors'
 import { jobBoardOf, type JobInfo } from '../../lib/job-board'
 import { configSummary } from '../../modules/admin/config-summary'
@@ -200,9 +200,8 @@ const OperationForm = t.Object({ _csrf: CsrfText, op: FormText(100), from: FormT
 const CRON = '/-/admin/monitor/cron'
 
 /** `/-/admin` and `/-/admin/config`: site administrators only (the pipeline's siteAdmin need). */
-export const adminSystemPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-admin-system', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const adminSystemPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get('/-/admin', ({ request, caller }) => dashboard(deps, webContext(deps.config, request, caller)), {
       scope: 'admin', siteAdmin: true,
       query: DoneQuery,

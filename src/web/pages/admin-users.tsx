@@ -1,7 +1,7 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { toApiUser } from '../../convert/user'
 import { unprocessable } from '../../lib/errors'
@@ -480,9 +480,9 @@ const DeleteForm = t.Object({ _csrf: CsrfText, purge: FormCheck })
 const adminOnly = (id: string) => ({ scope: 'admin' as const, siteAdmin: true as const, detail: pageDetail(id) })
 
 /** The user accounts' pages and forms: site administrators only (the pipeline's siteAdmin need). */
-export const adminUserPages = (deps: AppDeps) => {
+export const adminUserPages = (deps: AppDeps, webApp: AreaApp) => {
   const web = (request: Request, caller: Parameters<typeof webContext>[2]) => webContext(deps.config, request, caller)
-  const app = new Elysia({ name: 'web-admin-users', detail: { hide: true } }).use(pipeline(deps, { session: true }))
+  const app = pageGroup(webApp)
   for (const path of [USERS, '/admin/users'])
     app.get(path, ({ request, caller, user, query }) => adminListPage(web(request, caller), query, usersList(deps, user, query as UsersQueryValues)), {
       ...adminOnly(path === USERS ? 'webAdminUsers' : 'webAdminUsersOld'),

@@ -1,8 +1,7 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { type ApiRepo } from '../../convert/repo'
 import { gitRepoOf } from '../../auth/repo-context'
 import { blameOf, type Blame } from '../../git/blame'
@@ -23,8 +22,8 @@ import { sizeText } from './source'
  * (the pipeline's read need, the file view's size limit; binary files and folders not blamed);
  * git's blame runs as its own process (git/blame.ts).
  */
-export const blamePages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-blame', detail: { hide: true } }).use(pipeline(deps, { session: true })).get(
+export const blamePages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp).get(
     '/:owner/:repo/blame/:kind/*',
     async ({ request, params, repo: ctx }) => {
       const web = webContext(deps.config, request, ctx.caller)

@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Child } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import type { OrgContext } from '../../auth/org-context'
 import { unprocessable } from '../../lib/errors'
@@ -167,9 +167,8 @@ function post(deps: AppDeps, c: FormRequest & { body: BlockValues }, doer: UserR
  * name with an optional note, and forms that unblock or change a note, all posted to the page
  * itself as Gitea's (`action`: block, unblock, note). The same services as the API's routes.
  */
-export const blockedUsersPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-blocked-users', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const blockedUsersPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/user/settings/blocked_users',
       ({ request, caller, user, query }) => blockedUsersPage(deps, webContext(deps.config, request, caller), user, userBlocker(user), pageNumber(query.page)),

@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { gitRepoOf } from '../../auth/repo-context'
 import { type ApiRepo } from '../../convert/repo'
 import { GitError } from '../../git/run'
@@ -32,8 +32,8 @@ const isFuzzy = (value: string | undefined): boolean => !/^(0|f|false)$/i.test(v
  * number a link to it in the file view; paged by files as Gitea pages them, of the first files
  * git finds. For the repository's readers (the pipeline's read need: 404 otherwise).
  */
-export const codeSearchPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-code-search', detail: { hide: true } }).use(pipeline(deps, { session: true })).get(
+export const codeSearchPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp).get(
     '/:owner/:repo/search',
     async ({ request, query, repo: ctx }) => {
       const web = webContext(deps.config, request, ctx.caller)

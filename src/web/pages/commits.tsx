@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { type ApiRepo } from '../../convert/repo'
 import { commitsToApi, type ApiCommit } from '../../convert/commit'
@@ -219,9 +219,8 @@ async function searchPage(deps: AppDeps, ctx: RepoContext, web: WebContext, repo
  * history, paged, through the commits API's own service; `/{o}/{r}/commit/{sha}`: one commit
  * with its message, author, parents and diff (`{sha}.diff` / `.patch`: the API's download).
  */
-export const commitPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-commits', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const commitPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/:owner/:repo/commits',
       async ({ request, query, repo: ctx }) => {

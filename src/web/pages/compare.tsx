@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { type ApiRepo } from '../../convert/repo'
@@ -218,9 +218,8 @@ async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wil
  * its tabs; `/{o}/{r}/pulls/{n}/commits`: its commits (merge base to head, newest first, paged) from
  * the service the API's GET …/pulls/{n}/commits lists them with.
  */
-export const comparePages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-compare', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const comparePages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/:owner/:repo/compare/*',
       ({ request, params, repo: ctx }) => comparePage(deps, ctx, webContext(deps.config, request, ctx.caller), wildcardOf(params), null),

@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { and, eq } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { comments } from '../../db/schema'
 import { toApiUser, ghostUser } from '../../convert/user'
 import { usersByIds } from '../../convert/people'
@@ -122,9 +122,8 @@ async function historyPage(deps: AppDeps, ctx: RepoContext, web: WebContext, ind
 
 const DeleteForm = t.Object({ _csrf: CsrfText, comment_id: FormText(20), history_id: FormText(20) })
 
-export const contentHistoryPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-content-history', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const contentHistoryPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/:owner/:repo/issues/:index/content-history',
       ({ request, params, query, repo: ctx }) => historyPage(deps, ctx, webContext(deps.config, request, ctx.caller), params.index, query),

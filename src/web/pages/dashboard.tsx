@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import type { RepoRow } from '../../auth/access'
 import type { OrgRow } from '../../auth/org-context'
@@ -85,9 +85,8 @@ async function dashboardPage(
 }
 
 /** `/` (the signed-in user's dashboard, or a sign-in link), `/org/{org}/dashboard` and `/org/{org}/dashboard/-/{team}`. */
-export const dashboardPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-dashboard', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const dashboardPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/',
       async ({ request, caller, query }) => {

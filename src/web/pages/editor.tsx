@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { branchProtectionView, branchRulesOf } from '../../auth/protection'
@@ -458,9 +458,8 @@ const fileFormAgain =
     fileForm(deps, ctx, web, at, mode, { path: body.tree_path ?? '', content: multiline(body.content), sha: body.sha ?? '' }, valuesOf(body), error, status)
 
 /** The editor's pages: each GET shows its form, each POST commits it (formRoute: the CSRF check, then the contents service). */
-export const editorPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-editor', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const editorPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/:owner/:repo/_new/*',
       formPage(deps, false, async (web, at, ctx, user) => {

@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Child } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { reposToApi } from '../../convert/repo'
 import { searchRepositories } from '../../modules/repos/queries'
@@ -76,9 +76,8 @@ const pageAt = (n: number) => ({ page: n, limit: PER_PAGE, offset: (n - 1) * PER
  * `/explore/repos`, `/explore/users`, `/explore/organizations`: the API's searches
  * (`/repos/search`, `/users/search`) with the same visibility rule, paged.
  */
-export const explorePages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-explore', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const explorePages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get('/explore', () => new Response(null, { status: 303, headers: { location: '/explore/repos' } }), { scope: 'none', caller: true, detail: pageDetail('webExplore') })
     .get(
       '/explore/repos',

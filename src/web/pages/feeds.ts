@@ -1,6 +1,6 @@
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
 import { listReleases } from '../../modules/releases/service'
 import { releasesToApi } from '../../convert/release'
@@ -84,9 +84,8 @@ async function releaseFeed(deps: AppDeps, ctx: RepoContext, tags: boolean, clien
 const formatOf = (value: string): FeedFormat | null => (FORMATS.has(value) ? (value as FeedFormat) : null)
 
 /** The feeds' routes. */
-export const feedPages = (deps: AppDeps) => {
-  const app = new Elysia({ name: 'web-feeds', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const feedPages = (deps: AppDeps, webApp: AreaApp) => {
+  const app = pageGroup(webApp)
     .get(
       '/:owner/-/feed/:format',
       async ({ request, params, query, owner, caller }) => {

@@ -1,7 +1,7 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { gitRepoOf } from '../../auth/repo-context'
 import { walkTree } from '../../git/tree'
 import { fileMatchRank } from '../../lib/file-match'
@@ -55,8 +55,8 @@ async function matchingFiles(deps: AppDeps, ctx: Parameters<typeof gitRepoOf>[1]
   return { shown: kept.slice(0, MAX_SHOWN), matched, cut, scanned: scanned - (cut ? 1 : 0) }
 }
 
-export const findFilePages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-find-file', detail: { hide: true } }).use(pipeline(deps, { session: true })).get(
+export const findFilePages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp).get(
     '/:owner/:repo/find/:kind/*',
     async ({ request, params, query, repo: ctx }) => {
       const web = webContext(deps.config, request, ctx.caller)

@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Child } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import type { RepoContext } from '../../auth/repo-context'
 import { forkRepository, listForks } from '../../modules/forks/service'
@@ -77,9 +77,8 @@ const MARK_PAGES = { stars: ['star', 'Stargazers', 'Nobody has starred this repo
  * repository header's counts: `/{o}/{r}/stars`, `/{o}/{r}/watchers` (people) and `/{o}/{r}/forks`
  * (the forks the visitor may read), paged.
  */
-export const forkPages = (deps: AppDeps) => {
-  const app = new Elysia({ name: 'web-forks', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const forkPages = (deps: AppDeps, webApp: AreaApp) => {
+  const app = pageGroup(webApp)
     .get('/:owner/:repo/fork', async ({ request, repo: ctx, user }) => await forkPage(deps, webContext(deps.config, request, ctx.caller), ctx, user), {
       scope: 'repository',
       repo: { level: 'read' },

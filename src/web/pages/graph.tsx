@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { type ApiRepo } from '../../convert/repo'
 import { commitsToApi, type ApiCommit } from '../../convert/commit'
@@ -281,9 +281,8 @@ async function graphPage(deps: AppDeps, ctx: RepoContext, web: WebContext, query
   )
 }
 
-export const graphPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-graph', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const graphPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get('/:owner/:repo/graph', async ({ request, query, repo: ctx }) => graphPage(deps, ctx, webContext(deps.config, request, ctx.caller), query), {
       scope: 'repository',
       repo: { level: 'read' },

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import type { Child } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, pipeline, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import type { OrgRow } from '../../auth/org-context'
 import { deliveryToApi, hookToApi } from '../../convert/hook'
@@ -331,7 +331,7 @@ const IdParams = { id: t.String({ maxLength: 20 }), delivery: t.Optional(t.Strin
  * `/-/admin/default-hooks/gitea/new`, site administrators, as `/admin/hooks`). Testing a hook is
  * a repository's alone (a push of one of its branches), as in Gitea.
  */
-export const hookSettingsPages = (deps: AppDeps) => {
+export const hookSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
   const orgBase = (org: OrgRow) => `/org/${encodeURIComponent(org.name)}/settings/hooks`
   const orgPlace = (c: PlaceRequest): HookPlace => {
     const org = c.org!.org
@@ -358,7 +358,7 @@ export const hookSettingsPages = (deps: AppDeps) => {
     frame: adminPage,
   }
   const OrgParams = t.Object({ org: t.String({ maxLength: 255 }), ...IdParams })
-  return new Elysia({ name: 'web-hook-settings' })
+  return pageGroup(webApp)
     .use(
       placeRoutes(deps, 'Org', '/org/:org/settings/hooks', [{ pattern: '/org/:org/settings/hooks/gitea/new', id: '' }], { scope: 'organization', signed: true, org: 'owner', params: t.Partial(OrgParams) }, orgPlace),
     )

@@ -1,9 +1,9 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
 import type { ApiComment } from '../../convert/issue'
@@ -381,8 +381,8 @@ function commentForm(deps: AppDeps, request: Request, ctx: RepoContext, id: stri
   })
 }
 
-export const issueEditPages = (deps: AppDeps) => {
-  const app = new Elysia({ name: 'web-issue-edit', detail: { hide: true } }).use(pipeline(deps, { session: true }))
+export const issueEditPages = (deps: AppDeps, webApp: AreaApp) => {
+  const app = pageGroup(webApp)
   const sideNeeds = { scope: 'repository', repo: { level: 'write', unit: 'issuesOrPulls' }, signed: true, params: RepoParams, body: SideBody } as const
   for (const [kind, noun] of KINDS) {
     const base = `/:owner/:repo/${kind}/:index`

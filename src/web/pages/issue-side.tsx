@@ -1,9 +1,9 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { eq } from 'drizzle-orm'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
 import { issues, repositories, type IssueRow } from '../../db/schema'
@@ -236,8 +236,8 @@ const KINDS = [
   ['pulls', 'Pull'],
 ] as const
 
-export const issueSidePages = (deps: AppDeps) => {
-  const app = new Elysia({ name: 'web-issue-side', detail: { hide: true } }).use(pipeline(deps, { session: true }))
+export const issueSidePages = (deps: AppDeps, webApp: AreaApp) => {
+  const app = pageGroup(webApp)
   for (const [kind, noun] of KINDS) {
     const base = `/:owner/:repo/${kind}/:index`
     /** A form's POST on the issue the path names: `change`, then back to its page. */

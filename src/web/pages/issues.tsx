@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
 import { repoToApi, type ApiRepo } from '../../convert/repo'
@@ -562,9 +562,8 @@ const ids = (values: string[]) => values.filter((v) => /^\d{1,15}$/.test(v)).map
  * The issue tracker's pages: `/{owner}/{repo}/issues` and `/pulls` (lists), `/issues/{index}` (an
  * issue's conversation; a pull request's number goes to its page), `/issues/new` and their forms.
  */
-export const issuePages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-issues', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const issuePages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get('/:owner/:repo/issues', ({ request, query, repo: ctx }) => listPage(deps, request, ctx, query, 'issues'), {
       scope: 'repository',
       repo: { unit: 'issues' },

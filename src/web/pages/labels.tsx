@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
 import type { OrgContext, OrgRow } from '../../auth/org-context'
@@ -441,11 +441,10 @@ async function milestoneOf(deps: AppDeps, ctx: RepoContext, id: string): Promise
  * and milestones services, under the API's levels: readers see them, writers change them, while
  * the repository has issues or pull requests on.
  */
-export const labelPages = (deps: AppDeps) =>
+export const labelPages = (deps: AppDeps, webApp: AreaApp) =>
   labelFormRoutes(
     deps,
-    new Elysia({ name: 'web-labels', detail: { hide: true } })
-      .use(pipeline(deps, { session: true }))
+    pageGroup(webApp)
       .get('/:owner/:repo/labels', ({ request, repo: ctx }) => labelsPage(deps, ctx, webContext(deps.config, request, ctx.caller)), {
         ...page('webLabels'),
         repo: ISSUE_READER,
@@ -542,12 +541,11 @@ export const labelPages = (deps: AppDeps) =>
  * Gitea's organisation labels page: `/org/{org}/settings/labels` (+ `/new`, `/edit`, `/delete`,
  * `/initialize`), its owners' (the API's `/orgs/{org}/labels` rule), through the labels service.
  */
-export const orgLabelPages = (deps: AppDeps) => {
+export const orgLabelPages = (deps: AppDeps, webApp: AreaApp) => {
   const needs = { scope: 'organization', signed: true, org: 'owner', params: OrgParams } as const
   return labelFormRoutes(
     deps,
-    new Elysia({ name: 'web-org-labels', detail: { hide: true } })
-      .use(pipeline(deps, { session: true }))
+    pageGroup(webApp)
       .get('/org/:org/settings/labels', ({ request, caller, org }) => orgLabelsPage(deps, org.org, webContext(deps.config, request, caller)), {
         ...needs,
         query: DoneQuery,

@@ -1,7 +1,7 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { unprocessable } from '../../lib/errors'
 import { migrateRepository } from '../../modules/migrations/service'
@@ -139,9 +139,8 @@ const serviceOf = (value: string | undefined): string => (value && value in SERV
  * migrations service of POST /repos/migrate (`migrateRepository`: the same owners, remote policy
  * and errors, shown on the form again), then the new repository's page.
  */
-export const migratePages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-migrate', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const migratePages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/repo/migrate',
       async ({ request, caller, user, query }) => {

@@ -1,7 +1,7 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { notificationsToApi } from '../../convert/notification'
 import { listThreads, markThread, markThreads } from '../../modules/notifications/service'
 import { Layout } from '../layout'
@@ -152,9 +152,8 @@ const listUrl = (q: string | undefined, page: string | undefined) => {
  * to its issue or pull request, with a button to mark it read (or unread) and one to mark all
  * read; the notifications service lists and marks them, as the API's routes do.
  */
-export const notificationPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-notifications', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const notificationPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/notifications',
       async ({ request, query, caller }) => {

@@ -1,7 +1,7 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { ApiError } from '../../lib/errors'
 import { isoTime } from '../../lib/time'
 import { listGrants, revokeGrant } from '../../modules/oauth2/service'
@@ -18,9 +18,8 @@ const PATH = '/user/settings/applications/oauth2'
  * working at once; the next authorization asks again). The same services as the API's
  * `/user/oauth2/grants`.
  */
-export const oauthGrantPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-oauth-grants', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const oauthGrantPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       PATH,
       async ({ request, caller }) => {

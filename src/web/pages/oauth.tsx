@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { grantTokenScope, OIDC_SCOPES } from '../../auth/scopes'
 import { users } from '../../db/schema'
 import { eq } from 'drizzle-orm'
@@ -145,9 +145,8 @@ function Consent(props: { ctx: WebContext; request: ValidAuthorization; owner: s
  * are the visitor's own to change, so nothing in them is trusted that the request check did not
  * pass) and bound to the session by its CSRF token.
  */
-export const oauthPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-oauth', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const oauthPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/login/oauth/authorize',
       async ({ request, caller, query }) => {

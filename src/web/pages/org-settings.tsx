@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Child } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import type { OrgRow } from '../../auth/org-context'
 import { unprocessable } from '../../lib/errors'
@@ -178,10 +178,9 @@ function deletePage(web: WebContext, org: OrgRow, opts: { error?: string; status
  * modules/avatars as `/orgs/{org}/avatar`), `/org/{org}/settings/delete` (the name typed to
  * confirm; refused while it owns repositories, by the service, as DELETE /orgs/{org}).
  */
-export const orgSettingsPages = (deps: AppDeps) => {
+export const orgSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
   const owner = (id: string) => ({ scope: 'organization' as const, signed: true as const, org: 'owner' as const, params: OrgParams, detail: pageDetail(id) })
-  return new Elysia({ name: 'web-org-settings', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+  return pageGroup(webApp)
     .get('/org/create', ({ request, caller }) => createOrgPage(webContext(deps.config, request, caller)), {
       scope: 'organization',
       signed: true,

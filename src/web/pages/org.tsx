@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Child } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { OrgContext } from '../../auth/org-context'
 import type { TeamContext } from '../../auth/team-context'
 import { reposToApi } from '../../convert/repo'
@@ -141,7 +141,7 @@ async function teamPage(deps: AppDeps, team: TeamContext, web: WebContext, pageN
  * for others, as the API's lists), its teams (`/org/{org}/teams`, members) and a team's page
  * (`/org/{org}/teams/{team}`) where its organisation's owners add and remove members.
  */
-export const orgPages = (deps: AppDeps) => {
+export const orgPages = (deps: AppDeps, webApp: AreaApp) => {
   const memberChange = (change: typeof addTeamMember, done: 'member-added' | 'member-removed', id: string) => ({
     handler: (c: FormRequest & { team: TeamContext; body: { uid?: string } }) =>
       formRoute(
@@ -157,8 +157,7 @@ export const orgPages = (deps: AppDeps) => {
   })
   const add = memberChange(addTeamMember, 'member-added', 'webTeamMemberAdd')
   const remove = memberChange(removeTeamMember, 'member-removed', 'webTeamMemberRemove')
-  return new Elysia({ name: 'web-org', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+  return pageGroup(webApp)
     .get(
       '/org/:org/members',
       async ({ request, org, caller, query }) => {

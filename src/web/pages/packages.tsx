@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { Caller, UserRow } from '../../auth/caller'
 import type { RepoContext } from '../../auth/repo-context'
 import { AccessMode } from '../../auth/access'
@@ -413,9 +413,8 @@ function settingsPost(deps: AppDeps, c: FormRequest & { packageOwner: UserRow; p
 }
 
 /** The package pages of owners and repositories. */
-export const packagePages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-packages', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const packagePages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/:owner/-/packages',
       async ({ request, packageOwner: owner, caller, query }) => {

@@ -1,10 +1,10 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { inArray } from 'drizzle-orm'
 import { users } from '../../db/schema'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import type { RepoRow } from '../../auth/access'
 import type { Caller } from '../../auth/caller'
@@ -205,9 +205,8 @@ async function profileResponse(
 }
 
 /** `/{owner}` (a person's profile with its tabs, an organisation's repositories) and its follow form (the home `/` is dashboard.tsx's). */
-export const peoplePages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-people', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const peoplePages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/:owner',
       async ({ request, owner, caller, query }) => {

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import type { Caller, UserRow } from '../../auth/caller'
 import type { RepoContext } from '../../auth/repo-context'
@@ -679,8 +679,8 @@ function projectRoutes(
  * `/{id}/move`, cards at `/{id}/card` and Gitea's `/{id}/{columnID}/move`) and an owner's at
  * `/{owner}/-/projects` with the same sub-pages.
  */
-export const projectPages = (deps: AppDeps) => {
-  const app = new Elysia({ name: 'web-projects', detail: { hide: true } }).use(pipeline(deps, { session: true }))
+export const projectPages = (deps: AppDeps, webApp: AreaApp) => {
+  const app = pageGroup(webApp)
   const repoRead = { scope: 'repository', repo: { level: 'read', unit: 'projects' } } as const
   const repoWrite = { scope: 'repository', repo: { level: 'write', unit: 'projects' }, signed: true } as const
   projectRoutes(

@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
 import { repoToApi } from '../../convert/repo'
@@ -394,9 +394,8 @@ const styleOf = (value: string | undefined): MergeStyle => {
  * calling the service the API calls. The downloads answer readers of the repository
  * as the API's repoDownloadPullDiffOrPatch does.
  */
-export const pullPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-pulls', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const pullPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/:owner/:repo/pulls/:index',
       ({ request, params, query, repo: ctx }) => {

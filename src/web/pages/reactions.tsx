@@ -1,9 +1,9 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { and, eq, lte, sql } from 'drizzle-orm'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
 import { reactions, users } from '../../db/schema'
 import { inJsonList } from '../../db/sql'
@@ -142,8 +142,8 @@ function reactionForm(deps: AppDeps, request: Request, ctx: RepoContext, body: t
  * `/{o}/{r}/comments/{id}/reactions/{react|unreact}`, with `content`, for a signed-in reader,
  * through the reactions service (its allowed set, the lock and block rules are the API's).
  */
-export const reactionPages = (deps: AppDeps) => {
-  const app = new Elysia({ name: 'web-reactions', detail: { hide: true } }).use(pipeline(deps, { session: true }))
+export const reactionPages = (deps: AppDeps, webApp: AreaApp) => {
+  const app = pageGroup(webApp)
   const needs = { scope: 'repository', repo: { unit: 'issuesOrPulls' }, signed: true, body: ReactionBody } as const
   for (const kind of ['issues', 'pulls'] as const)
     app.post(

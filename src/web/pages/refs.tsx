@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { trustedHtml, type Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
 import { type ApiRepo } from '../../convert/repo'
 import { releasesToApi, type ApiRelease } from '../../convert/release'
@@ -250,9 +250,8 @@ const tagsPage = (deps: AppDeps, web: WebContext, ctx: RepoContext, pageNo: numb
  * restoring (`?deleted=`), `POST /branches/restore` with `branch_id`: the id of the outbox's
  * `ref.deleted` event that recorded it (modules/branches' `restoreBranch`).
  */
-export const refPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-refs', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const refPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/:owner/:repo/branches',
       async ({ request, query, repo: ctx }) => {

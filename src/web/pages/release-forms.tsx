@@ -1,7 +1,7 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
 import type { AttachmentRow, ReleaseRow } from '../../db/schema'
 import { MAX_TEXT, MAX_TITLE } from '../../lib/validate'
@@ -199,9 +199,8 @@ const WRITER = { scope: 'repository', repo: { level: 'write', unit: 'releases', 
  * `/{o}/{r}/releases/new`, `/{o}/{r}/releases/edit/{tag}` and `/{o}/{r}/releases/delete` (Gitea's
  * pages): the releases service's creation, edit and deletion, with its rules and events.
  */
-export const releaseFormPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-release-forms', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const releaseFormPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get('/:owner/:repo/releases/new', async ({ request, repo: ctx }) => await releaseFormPage(deps, webContext(deps.config, request, ctx.caller), ctx, {}), {
       ...WRITER,
       params: RepoParams,

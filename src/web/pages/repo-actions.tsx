@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import type { UserRow } from '../../auth/caller'
 import type { RepoContext } from '../../auth/repo-context'
@@ -163,9 +163,8 @@ const TRANSFER_ANSWERS = { accept_transfer: true, reject_transfer: false } as co
  * `/action/{accept_transfer,reject_transfer}`: the recipient's answer to a pending transfer, as the
  * API's `transfer/accept` and `transfer/reject` (the repository's readers, archived ones too).
  */
-export const repoActionPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-repo-actions', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const repoActionPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/repo/create',
       async ({ request, caller, user, query }) => createPage(deps, webContext(deps.config, request, caller), user, { owner: query.org }),

@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
 import { type ApiRepo } from '../../convert/repo'
 import { ACTIVITY_PERIODS, isActivityPeriod, periodStart, repoActivity, type ActivityItem, type ActivityList, type ActivityPeriod } from '../../modules/activities/repo-activity'
@@ -33,7 +33,7 @@ const activityUrl = (repo: ApiRepo, period: ActivityPeriod) => `${repoUrl(repo.o
  * private repository is a 404 to others). Gitea's contributors and commit graphs need JavaScript:
  * not here.
  */
-export const repoActivityPages = (deps: AppDeps) => {
+export const repoActivityPages = (deps: AppDeps, webApp: AreaApp) => {
   const handler = async ({ request, params, repo: ctx }: { request: Request; params: { period?: string }; repo: RepoContext }) => {
     const web = webContext(deps.config, request, ctx.caller)
     const period = params.period ?? 'weekly'
@@ -73,8 +73,7 @@ export const repoActivityPages = (deps: AppDeps) => {
       </Layout>,
     )
   }
-  return new Elysia({ name: 'web-repo-activity', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+  return pageGroup(webApp)
     .get('/:owner/:repo/activity', ({ request, params, repo }) => handler({ request, params, repo }), {
       scope: 'repository',
       repo: { level: 'read' },

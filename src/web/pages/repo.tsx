@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { trustedHtml } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { findRepoByName, type RepoContext } from '../../auth/repo-context'
 import { AccessMode } from '../../auth/access'
 import type { Caller, UserRow } from '../../auth/caller'
@@ -79,9 +79,8 @@ export async function sourceAtOf(deps: AppDeps, ctx: RepoContext, params: { kind
 }
 
 /** `/{owner}/{repo}` (the repository's home) and `/{owner}/{repo}/src/{branch|tag|commit}/{ref}/{path}`. */
-export const repoPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-repo', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const repoPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/:owner/:repo',
       async ({ request, repo: ctx }) => {

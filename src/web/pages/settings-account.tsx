@@ -1,7 +1,7 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { SESSION_COOKIE } from '../../auth/sessions'
 import type { EmailRow, RepoRow } from '../../db/schema'
@@ -257,9 +257,8 @@ async function reposPage(deps: AppDeps, ctx: WebContext, user: UserRow, pageAt: 
  * with `POST /org/{org}/members/action/leave`, and `/user/settings/repos`; each form through the
  * service the API's own routes call.
  */
-export const accountSettingsPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-settings-account', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const accountSettingsPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get('/user/settings/account', ({ request, caller, user }) => accountPage(deps, webContext(deps.config, request, caller), user), signedPage('webUserAccount'))
     .post(
       '/user/settings/account',

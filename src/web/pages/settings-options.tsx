@@ -1,7 +1,7 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import type { RepoContext } from '../../auth/repo-context'
 import { repoToApi, type ApiRepo } from '../../convert/repo'
@@ -506,10 +506,9 @@ async function optionsAction(deps: AppDeps, ctx: RepoContext, body: OptionsValue
  * `/settings/avatar/delete` (the repository's avatar through modules/avatars, as the API's
  * `/repos/{o}/{r}/avatar`: administrators, archived repositories too).
  */
-export const repoOptionsPages = (deps: AppDeps) => {
+export const repoOptionsPages = (deps: AppDeps, webApp: AreaApp) => {
   const page = (id: string) => ({ scope: 'repository' as const, detail: pageDetail(id) })
-  return new Elysia({ name: 'web-settings-repo-options', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+  return pageGroup(webApp)
     .get('/:owner/:repo/settings', async ({ request, repo: ctx }) => optionsPage(deps, ctx, webContext(deps.config, request, ctx.caller)), {
       ...page('webRepoSettings'),
       repo: admin(false),

@@ -1,5 +1,5 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { TypeCheck } from '@sinclair/typebox/compiler'
 import { compiledAtFirstUse } from '../../lib/checked-json'
 import type { AppDeps } from '../../deps'
@@ -20,7 +20,7 @@ import {
   listTagRules,
   setBranchRulePriorities,
 } from '../../modules/protections/service'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { pageDetail, webContext, type WebContext } from '../context'
 import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, type FormRequest, ListTable, seeOther, SubmitRow, ticked } from '../forms'
 import { admin, base, settingsPage } from './settings-repo'
@@ -424,7 +424,7 @@ const tagId = (text: string): number => {
 type ProtectFormRequest<B> = FormRequest & { repo: RepoContext; params: Record<string, string>; body: B }
 type Refused = { error: string; status: number }
 
-export const protectionSettingsPages = (deps: AppDeps) => {
+export const protectionSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
   const page = (id: string) => ({ scope: 'repository' as const, detail: pageDetail(id) })
   const web = (request: Request, ctx: RepoContext) => webContext(deps.config, request, ctx.caller)
   /** A form's POST: `act` calls the service and names the settings page to go back to with its notice; a refusal shows the page `again` makes. */
@@ -440,8 +440,7 @@ export const protectionSettingsPages = (deps: AppDeps) => {
         },
         (w, error, status) => again(c.repo, w, c, { error, status }),
       )
-  return new Elysia({ name: 'web-settings-protect', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+  return pageGroup(webApp)
     .get('/:owner/:repo/settings/branches', async ({ request, repo: ctx }) => branchRulesPage(deps, ctx, web(request, ctx)), {
       ...page('webRepoBranchProtections'),
       repo: admin(),

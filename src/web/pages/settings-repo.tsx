@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Child } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { canEditGitHooks, pipeline, type RepoNeed } from '../../auth/pipeline'
+import { pageGroup, canEditGitHooks, type RepoNeed, type AreaApp } from '../../auth/pipeline'
 import { AccessMode, accessModeName } from '../../auth/access'
 import { gitDirOf, type RepoContext } from '../../auth/repo-context'
 import { repoToApi } from '../../convert/repo'
@@ -459,7 +459,7 @@ const numberOr404 = (text: string, what: string): number => {
  * pipeline's `repo` need with the level (and archive rule) of the API route making the same
  * change; each form calls that route's service.
  */
-export const repoSettingsPages = (deps: AppDeps) => {
+export const repoSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
   const page = (id: string) => ({ scope: 'repository' as const, detail: pageDetail(id) })
   /** A form of one webhook's page (`.../hooks/{id}/...`): the hook's page again with a refusal, and with what was typed when `keepValues`. */
   const hookForm =
@@ -490,8 +490,7 @@ export const repoSettingsPages = (deps: AppDeps) => {
   /** A paged list page's needs: the repository's administrators, as the API's. */
   const listed = (id: string) => ({ ...page(id), repo: admin(), params: RepoParams, query: ListQuery })
   return (
-    new Elysia({ name: 'web-settings-repo', detail: { hide: true } })
-      .use(pipeline(deps, { session: true }))
+    pageGroup(webApp)
       .get('/:owner/:repo/settings/collaboration', paged(collaborationPage), listed('webRepoCollaborators'))
       .post(
         '/:owner/:repo/settings/collaboration',

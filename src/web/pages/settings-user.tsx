@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Child } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { SCOPE_CATEGORIES } from '../../auth/scopes'
 import { toApiAccessToken } from '../../convert/account'
@@ -335,9 +335,8 @@ export const signedPage = (id: string) => ({ scope: 'user' as const, signed: tru
  * The signed-in user's settings (Gitea's `/user/settings/...`): profile, SSH and GPG keys, access
  * tokens (the account's pages are `settings-account.tsx`'s). Each form calls the service the API's own routes call.
  */
-export const userSettingsPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-settings-user', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const userSettingsPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get('/user/settings', ({ request, caller, user }) => profilePage(webContext(deps.config, request, caller), user), signedPage('webUserSettings'))
     .post(
       '/user/settings',

@@ -1,7 +1,7 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { ApiError } from '../../lib/errors'
 import { createUser } from '../../modules/users/service'
 import { mailActivation } from '../../modules/users/mail-codes'
@@ -76,9 +76,8 @@ function requireRegistration(deps: AppDeps): void {
  * WARREN_REGISTER_EMAIL_CONFIRM, made inactive with its activation mail queued, signed in by the
  * mailed link (`/user/activate`, pages/account-mail.tsx).
  */
-export const signUpPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-sign-up', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const signUpPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/user/sign_up',
       ({ request, caller }) => {

@@ -1,7 +1,7 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import type { OrgRow } from '../../auth/org-context'
 import type { TeamContext, TeamRow } from '../../auth/team-context'
@@ -265,7 +265,7 @@ async function teamReposPage(deps: AppDeps, ctx: TeamContext, web: WebContext, p
   )
 }
 
-export const teamSettingsPages = (deps: AppDeps) => {
+export const teamSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
   /**
    * The needs of an owner's team form: the team, as its organisation's members see it (404 to
    * everyone else, as Gitea's team pages), then the organisation's owners (403 to its other members).
@@ -299,8 +299,7 @@ export const teamSettingsPages = (deps: AppDeps) => {
   }, 'team-repo-removed')
   const addAll = repoAction(async ({ team }) => await changeAllTeamRepos(deps, team, true), 'team-repos-added')
   const removeAll = repoAction(async ({ team }) => await changeAllTeamRepos(deps, team, false), 'team-repos-removed')
-  return new Elysia({ name: 'web-team-settings', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+  return pageGroup(webApp)
     .get('/org/:org/teams/new', ({ request, caller, org }) => teamFormPage(deps, webContext(deps.config, request, caller), org.org, undefined), {
       scope: 'organization',
       signed: true,

@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { Caller, UserRow } from '../../auth/caller'
 import { ApiError } from '../../lib/errors'
 import { qrCodePath } from '../../lib/qr-code'
@@ -203,9 +203,8 @@ const EnrollForm = t.Object({ _csrf: CsrfText, enrollment: FormText(1024), passc
 const ButtonOnly = t.Object({ _csrf: CsrfText })
 const signedPage = (id: string) => ({ scope: 'user' as const, signed: true as const, detail: pageDetail(id) })
 
-export const twoFactorPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-two-factor', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const twoFactorPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get('/user/two_factor', ({ request, caller }) => showSecondStep(deps, request, caller, false), { scope: 'none', caller: true, detail: pageDetail('webTwoFactorForm') })
     .post('/user/two_factor', (c) => secondStep(deps, c, false), { scope: 'none', caller: true, body: SecondStepForm, detail: pageDetail('webTwoFactor') })
     .get('/user/two_factor/scratch', ({ request, caller }) => showSecondStep(deps, request, caller, true), { scope: 'none', caller: true, detail: pageDetail('webTwoFactorScratchForm') })

@@ -1,8 +1,8 @@
 /** @jsxImportSource warren-jsx */
-import { Elysia, t } from 'elysia'
+import { t } from 'elysia'
 import { trustedHtml, type Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
-import { pipeline } from '../../auth/pipeline'
+import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
 import { type ApiRepo } from '../../convert/repo'
 import { ApiError } from '../../lib/errors'
@@ -185,9 +185,8 @@ const bytesOf = (text: string | undefined) => new TextEncoder().encode(multiline
  * the same addresses (the wiki service's createPage and editPage, then to the page), and
  * `/wiki/{page}?action=_delete` (deletePage); a page's revisions at `/wiki/{page}?action=_revision`.
  */
-export const wikiPages = (deps: AppDeps) =>
-  new Elysia({ name: 'web-wiki', detail: { hide: true } })
-    .use(pipeline(deps, { session: true }))
+export const wikiPages = (deps: AppDeps, webApp: AreaApp) =>
+  pageGroup(webApp)
     .get(
       '/:owner/:repo/wiki',
       async ({ request, query, repo: ctx }) => {
