@@ -212,8 +212,8 @@ export function addAreas(app: AnyElysia, deps: AppDeps, areas: Area[], opts: { s
 }
 
 /**
- * The root app. Every API area is its own Elysia instance under /api/v1; git over HTTP and the
- * docs live outside it; the web pages are an app of their own (webAppOf), given what no route of
+ * The root app. The API's areas add their routes to it under /api/v1 (addAreas); git over HTTP
+ * and the docs live outside it; the web pages are an app of their own (webAppOf), given what no route of
  * this one serves outside /api/. Tests call `createApp(deps).handle(request)`.
  */
 export function createApp(deps: AppDeps): AnyElysia & { webApp: () => Promise<AnyElysia> } {

@@ -386,7 +386,7 @@ export const pipeline = (given: AppDeps, opts: { session?: boolean } = {}) => {
   })
 }
 
-/** What an API area adds its routes to (`area`): the API's app itself, with the pipeline's needs. */
+/** What an area adds its routes to (`area`, `pageGroup`): the app itself (the API's, or the web pages'), with the pipeline's needs. */
 export type AreaApp = ReturnType<typeof pipeline>
 
 /** An area of routes (the API's, or a group of web pages): adds its routes to the app it is given (`area`, `pageGroup`; src/app.ts `addAreas`). */

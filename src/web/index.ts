@@ -59,7 +59,7 @@ export { errorPage, webRefusal } from './errors'
  * (src/app.ts `webAppOf`, through `addAreas` as the API's areas).
  */
 export const webAreas: Area[] = [
-  // Its routes are the assets', outside the pipeline: an instance of its own.
+  // The stylesheet and scripts, which need nothing of the pipeline: a small instance of their own.
   (_deps, app) => app.use(webAssets()),
   signInRoutes,
   twoFactorPages,

@@ -1,4 +1,4 @@
-import { type TSchema } from 'elysia'
+import type { TSchema } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { area, type ScopeNeed, type AreaApp } from '../../auth/pipeline'
 import { activitiesToApi } from '../../convert/activity'

@@ -1,4 +1,4 @@
-import { type TSchema } from 'elysia'
+import type { TSchema } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { area, type AreaApp } from '../../auth/pipeline'
 import { toApiAttachment } from '../../convert/attachment'
