@@ -551,8 +551,16 @@ export function checkpointWal(db: Db): void {
   db.$runtime.checkpoint()
 }
 
-/** How often a webhook thread's checkpointWal runs. */
-export const WAL_CHECKPOINT_MS = 1000
+/**
+ * How often a webhook thread's checkpointWal runs: often enough that the log a busy API writes
+ * meanwhile (issues filed with hooks to deliver: 4,000 pages in about half a second here) is
+ * copied by this thread, not by the API's own automatic checkpoint, which blocks the API's event
+ * loop for the copy and its fsyncs (10-25 ms). At one a second the API's connection still
+ * checkpointed several times a second under bench/webhooks.ts (its fsyncs counted with strace); at
+ * one every 200 ms, about once a second or less (the p99 of POST issue with ten hooks 10.2-10.8 ->
+ * 7.8-8.1 ms, without hooks 4.5-5.3 -> 3.7-4.2 ms).
+ */
+export const WAL_CHECKPOINT_MS = 200
 
 /** The API connection's automatic checkpoint, in pages of the write-ahead log (openDatabase). */
 const API_CHECKPOINT_PAGES = 4000
