@@ -552,15 +552,17 @@ export function checkpointWal(db: Db): void {
 }
 
 /**
- * How often a webhook thread's checkpointWal runs: often enough that the log a busy API writes
- * meanwhile (issues filed with hooks to deliver: 4,000 pages in about half a second here) is
- * copied by this thread, not by the API's own automatic checkpoint, which blocks the API's event
- * loop for the copy and its fsyncs (10-25 ms). At one a second the API's connection still
- * checkpointed several times a second under bench/webhooks.ts (its fsyncs counted with strace); at
- * one every 200 ms, about once a second or less (the p99 of POST issue with ten hooks 10.2-10.8 ->
- * 7.8-8.1 ms, without hooks 4.5-5.3 -> 3.7-4.2 ms).
+ * How often a webhook thread's checkpointWal runs (the thread runs whenever the outbox holds events,
+ * hooks or not): often enough that the log a busy API writes is copied by this thread rather than
+ * by the API's own automatic checkpoint, which blocks the API's event loop for the copy and its
+ * fsyncs. One request at a time with ten hooks (bench/webhooks.ts, 4,000 pages of log in about half
+ * a second), once a second left the API's connection checkpointing several times a second (its
+ * fsyncs counted with strace), every 100-200 ms about once a second or less: POST issue p99 with
+ * hooks 10.2-10.8 -> 7.3-9.0 ms, without 4.5-5.3 -> 3.4-4.2 ms. Under 16 writers (`warren serve`,
+ * autocannon) the API's connection still checkpoints at its commits (the log is not restarted while
+ * a reader holds it), but each copy is small: POST issue p99 35-40 -> 27-31 ms.
  */
-export const WAL_CHECKPOINT_MS = 200
+export const WAL_CHECKPOINT_MS = 100
 
 /** The API connection's automatic checkpoint, in pages of the write-ahead log (openDatabase). */
 const API_CHECKPOINT_PAGES = 4000
