@@ -10,7 +10,7 @@ import { openapiDocument, type RouteInfo } from './edge/openapi-document'
 import { bodyParser } from './edge/body-parser'
 import { docsAssetsModule } from './modules/docs'
 import { webRefusal } from './web/errors'
-import { pipeline, type Area } from './auth/pipeline'
+import { area, pipeline, type Area } from './auth/pipeline'
 import { miscModule } from './modules/misc'
 import { usersModule } from './modules/users'
 import { reposModule } from './modules/repos'
@@ -202,11 +202,10 @@ const hooksOf = (app: AnyElysia) => Object.values(app.event as Record<string, un
 export function addAreas(app: AnyElysia, deps: AppDeps, areas: Area[], opts: { session?: boolean } = {}): void {
   app.use(pipeline(deps, opts))
   const hooks = hooksOf(app)
-  const config = app.config as { prefix?: string; detail?: unknown }
   for (const add of areas) {
     add(deps, app)
-    config.prefix = undefined
-    config.detail = undefined
+    // The app's own again: no prefix, no details.
+    area(app, undefined, '')
     if (hooksOf(app) !== hooks) throw new Error(`an area of routes (${add.name || 'unnamed'}) added a hook to the app itself`)
   }
 }

@@ -398,7 +398,7 @@ export type Area = (deps: AppDeps, app: AreaApp) => unknown
  * area's own (`new Elysia({ prefix, detail }).use(pipeline(deps))`) put them. Elysia copies every
  * route of an instance it is given, so an area made as an instance had each of its routes
  * registered twice at a start, beside the instance and its pipeline made for it. `addAreas` puts
- * the app's own prefix and details back after each area. An area adds routes only: a hook added
+ * the app's own prefix and details back after each area (`area(app, undefined, '')`). An area adds routes only: a hook added
  * to the app itself (`onBeforeHandle`, ...) would reach every route added after it, so `addAreas`
  * refuses one; routes that share a hook of their own stay in an instance of their own.
  */
