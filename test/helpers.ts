@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig, type Config } from '../src/config'
@@ -7,7 +7,7 @@ import { startServer } from '../src/server'
 import { createAccessToken, createUser } from '../src/modules/users/service'
 import type { UserRow } from '../src/auth/caller'
 import { startSshServer } from '../src/ssh/server'
-import { closeDatabase } from '../src/db/client'
+import { closeDatabase, openDatabase } from '../src/db/client'
 import { freshTestDatabase } from './test-database'
 import { dropInBackground } from './process-helpers'
 import { releaseKeptIndexes } from '../src/git/tree-write'
@@ -37,6 +37,25 @@ export interface ApiResponse<T = any> {
   text: string
 }
 
+let sqliteTemplate: Promise<string> | undefined
+
+/**
+ * A SQLite database with every migration applied, made once per test process, of which each test
+ * server on SQLite starts with a copy (as on PostgreSQL, test-database.ts): applying the
+ * migrations was a third of a test server's start. The servers' own starts on new folders are
+ * the `warren` processes' tests (cli, startup, durability), which migrate their databases.
+ */
+function migratedSqliteFile(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warren-test-template-'))
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+    // Closed, its write-ahead log is copied into the file and removed: the file is the whole database.
+    await closeDatabase(openDatabase(dir))
+    return join(dir, 'warren.db')
+  })()
+  return sqliteTemplate
+}
+
 /**
  * A real Warren on a temp data folder, listening on a free loopback port.
  * Password hashing is made cheap so that tests can create many users quickly; `overrides` change
@@ -47,6 +66,7 @@ export interface ApiResponse<T = any> {
 export async function startTestServer(overrides: Partial<Config> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'warren-test-'))
   const database = await freshTestDatabase()
+  if (!database.url) copyFileSync(await migratedSqliteFile(), join(dataDir, 'warren.db'))
   // Short passwords and quiet logs unless a test asks (test/password-policy checks the production minimum).
   const config = loadConfig({}, { dataDir, databaseUrl: database.url, port: 0, host: '127.0.0.1', passwordMemoryCost: 64, passwordTimeCost: 1, minPasswordLength: 1, logLevel: 'warn', ...overrides })
   const deps = await createDeps(config)
