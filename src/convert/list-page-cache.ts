@@ -1,12 +1,18 @@
 import type { AppDeps } from '../deps'
 import type { RepoContext } from '../auth/repo-context'
 import { PageCache, pageCacheOf } from '../db/page-cache'
-import { jsonText } from '../lib/checked-json'
-import { setListHeaders, type Page } from '../lib/pagination'
+import { JSON_TYPE } from '../lib/checked-json'
+import { listHeaders, type Page } from '../lib/pagination'
 
 /** A page of a list's records as the JSON text of its answer, with the list's total. */
 export interface ListPageText {
   json: string
+  total: number
+}
+
+/** A page as kept: its JSON text's bytes (each answer's body shares them, not encoding the text again), and the list's total. */
+interface KeptPage {
+  body: Blob
   total: number
 }
 
@@ -18,7 +24,6 @@ export interface ListPageRoute {
   query: object
   page: Page
   request: Request
-  set: Parameters<typeof setListHeaders>[0]
 }
 
 /**
@@ -35,9 +40,10 @@ export function listPageCache(kind: string, pagesKept: number) {
     const { repo: ctx, query, page } = route
     const viewer = ctx.caller.user
     const key = JSON.stringify([ctx.repo.id, viewer?.id ?? 0, viewer?.publicOnly ?? false, query, page.limit, page.offset])
-    const cache = pageCacheOf(deps.db, name, () => new PageCache<Promise<ListPageText>>(deps.db, { maxCost: pagesKept }))
-    const found = await cache.getOrMake(key, make)
-    setListHeaders(route.set, deps.config, route.request, page, found.total)
-    return jsonText(found.json)
+    const cache = pageCacheOf(deps.db, name, () => new PageCache<Promise<KeptPage>>(deps.db, { maxCost: pagesKept }))
+    const found = await cache.getOrMake(key, () => make().then(({ json, total }) => ({ body: new Blob([json]), total })))
+    // The list's headers on the Response itself: with none in Elysia's `set`, Elysia sends the
+    // Response as it is, where it would copy it to add them (its body read again as a stream).
+    return new Response(found.body, { headers: { 'content-type': JSON_TYPE, ...listHeaders(deps.config, route.request, page, found.total) } })
   }
 }

@@ -28,5 +28,8 @@ export function compiledAtFirstUse<T extends TSchema>(schema: T): () => TypeChec
   return () => (check ??= TypeCompiler.Compile(schema))
 }
 
+/** The content type Elysia gives the records it serialises. */
+export const JSON_TYPE = 'application/json;charset=utf-8'
+
 /** An answer of JSON text (what checkedJson made), with the header Elysia gives the records it serialises. */
-export const jsonText = (text: string): Response => new Response(text, { headers: { 'content-type': 'application/json;charset=utf-8' } })
+export const jsonText = (text: string): Response => new Response(text, { headers: { 'content-type': JSON_TYPE } })

@@ -84,11 +84,14 @@ function pageHeaders(config: Config, request: Request, page: Page, total: number
   }
   const lastPage = Math.max(1, Math.ceil(total / page.limit))
   const url = new URL(request.url)
+  // One copy of the query for every link: `page` and `limit` replaced where the request has them
+  // (added after its other parameters where it does not), only `page` changing from link to link.
+  const params = new URLSearchParams(url.search)
+  const base = `<${config.baseUrl}${url.pathname.replace(/^\//, '')}?`
   const linkTo = (n: number, rel: string) => {
-    const params = new URLSearchParams(url.search)
     params.set('page', String(n))
     params.set('limit', String(page.limit))
-    return `<${config.baseUrl}${url.pathname.replace(/^\//, '')}?${params.toString()}>; rel="${rel}"`
+    return `${base}${params.toString()}>; rel="${rel}"`
   }
   const links: string[] = []
   if (page.page < lastPage) links.push(linkTo(page.page + 1, 'next'), linkTo(lastPage, 'last'))
@@ -118,6 +121,11 @@ export function askedPage(query: { page?: number; limit?: number }): Page | null
 }
 
 /** The headers of a list answered from selectPage: X-Total-Count, and the Link header when paged. */
+export function listHeaders(config: Config, request: Request, page: Page | null, total: number): Record<string, string> {
+  return page ? pageHeaders(config, request, page, total) : { 'X-Total-Count': String(total) }
+}
+
+/** Applies listHeaders to Elysia's `set.headers`. */
 export function setListHeaders(
   set: { headers: Record<string, string | number> | any },
   config: Config,
@@ -125,6 +133,5 @@ export function setListHeaders(
   page: Page | null,
   total: number,
 ): void {
-  if (page) setPageHeaders(set, config, request, page, total)
-  else set.headers['X-Total-Count'] = String(total)
+  Object.assign(set.headers, listHeaders(config, request, page, total))
 }

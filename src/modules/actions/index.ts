@@ -2,6 +2,9 @@ import { t, type TSchema } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { area, type AreaApp } from '../../auth/pipeline'
 import type { ScopeCategory } from '../../auth/scopes'
+import type { RepoContext } from '../../auth/repo-context'
+import type { OrgContext } from '../../auth/org-context'
+import type { UserRow } from '../../auth/caller'
 import { PageQuery } from '../../lib/pagination'
 import { secretToApi, variableToApi } from '../../convert/actions'
 import { RepoParams } from '../repos/model'
@@ -41,6 +44,13 @@ import {
  * (`holderRoutes`); the ids are Gitea's (1.23; the POST that resets a registration token, 1.24's).
  */
 
+/** The needs a holder's routes resolve (each route has the one of its holder). */
+interface HolderNeeds {
+  repo?: RepoContext
+  org?: OrgContext
+  user?: UserRow
+}
+
 /** The two kinds of setting a holder keeps by name. */
 type Kind = 'secrets' | 'variables'
 
@@ -50,7 +60,8 @@ interface Holder {
   /** The pipeline's needs, beside `scope`. */
   needs: Record<string, unknown>
   scope: ScopeCategory
-  holder: (ctx: any) => ActionsHolder
+  /** The holder, from the route's needs (a route's handler destructures them: test/route-context.test.ts). */
+  holder: (needs: HolderNeeds) => ActionsHolder
   /** The path's schema: the holder's (`base`), and with a secret's or a variable's name. */
   params: { base?: TSchema } & Partial<Record<Kind, TSchema>>
   tag: string
@@ -101,14 +112,14 @@ function holderRoutes(deps: AppDeps, api: AreaApp, h: Holder) {
     if (ids.list)
       app = app.get(
         `${base}/${kind}`,
-        async (ctx: any) => ctx.respond(await k.list(deps, h.holder(ctx), ctx.page), (rows: any[]) => rows.map((row) => k.toApi(row))),
+        async ({ repo, org, user, page, respond }: any) => respond(await k.list(deps, h.holder({ repo, org, user }), page), (rows: any[]) => rows.map((row) => k.toApi(row))),
         declare(ids.list, k.listed, { paged: true, ...withParams(h.params.base), query: PageQuery, response: { 200: t.Array(k.record) } }),
       )
     app = app.delete(
       `${base}/${kind}/:${k.param}`,
-      async (ctx: any) => {
-        await k.remove(deps, h.holder(ctx), ctx.params[k.param])
-        return ctx.status(204, undefined)
+      async ({ repo, org, user, params, status }: any) => {
+        await k.remove(deps, h.holder({ repo, org, user }), params[k.param])
+        return status(204, undefined)
       },
       declare(ids.delete, k.removed, { ...withParams(h.params[kind]), response: { 204: t.Void() } }),
     )
@@ -119,7 +130,8 @@ function holderRoutes(deps: AppDeps, api: AreaApp, h: Holder) {
     listAndDelete('secrets', secrets)
     app = app.put(
       `${base}/secrets/:secretname`,
-      async (ctx: any) => ((await putSecret(deps, h.holder(ctx), ctx.params.secretname, ctx.body.data)) ? ctx.status(201, '') : ctx.status(204, undefined)),
+      async ({ repo, org, user, params, body, status }: any) =>
+        (await putSecret(deps, h.holder({ repo, org, user }), params.secretname, body.data)) ? status(201, '') : status(204, undefined),
       declare(secrets.put, 'Create or update a secret', { ...withParams(h.params.secrets), body: CreateOrUpdateSecretOption, response: { 201: Empty, 204: t.Void() } }),
     )
   }
@@ -128,22 +140,22 @@ function holderRoutes(deps: AppDeps, api: AreaApp, h: Holder) {
     app = app
       .get(
         `${base}/variables/:variablename`,
-        async (ctx: any) => variableToApi(await getVariable(deps, h.holder(ctx), ctx.params.variablename)),
+        async ({ repo, org, user, params }: any) => variableToApi(await getVariable(deps, h.holder({ repo, org, user }), params.variablename)),
         declare(variables.get, 'Get a variable', { ...withParams(h.params.variables), response: { 200: ActionVariableSchema } }),
       )
       .post(
         `${base}/variables/:variablename`,
-        async (ctx: any) => {
-          await createVariable(deps, h.holder(ctx), ctx.params.variablename, ctx.body.value)
-          return ctx.status(201, '')
+        async ({ repo, org, user, params, body, status }: any) => {
+          await createVariable(deps, h.holder({ repo, org, user }), params.variablename, body.value)
+          return status(201, '')
         },
         declare(variables.create, 'Create a variable', { ...withParams(h.params.variables), body: CreateVariableOption, response: { 201: Empty } }),
       )
       .put(
         `${base}/variables/:variablename`,
-        async (ctx: any) => {
-          await updateVariable(deps, h.holder(ctx), ctx.params.variablename, ctx.body)
-          return ctx.status(204, undefined)
+        async ({ repo, org, user, params, body, status }: any) => {
+          await updateVariable(deps, h.holder({ repo, org, user }), params.variablename, body)
+          return status(204, undefined)
         },
         declare(variables.update, 'Update a variable (and rename it when `name` is given)', {
           ...withParams(h.params.variables),
@@ -156,12 +168,12 @@ function holderRoutes(deps: AppDeps, api: AreaApp, h: Holder) {
     app = app
       .get(
         `${base}/runners/registration-token`,
-        async (ctx: any) => ({ token: await runnerRegistrationToken(deps, h.holder(ctx)) }),
+        async ({ repo, org, user }: any) => ({ token: await runnerRegistrationToken(deps, h.holder({ repo, org, user })) }),
         declare(token.get, "Get the holder's actions runner registration token (made on first ask)", { ...withParams(h.params.base), response: { 200: RegistrationTokenSchema } }),
       )
       .post(
         `${base}/runners/registration-token`,
-        async (ctx: any) => ({ token: await runnerRegistrationToken(deps, h.holder(ctx), true) }),
+        async ({ repo, org, user }: any) => ({ token: await runnerRegistrationToken(deps, h.holder({ repo, org, user }), true) }),
         declare(token.reset, "Reset the holder's actions runner registration token", { ...withParams(h.params.base), response: { 200: RegistrationTokenSchema } }),
       )
 }
@@ -172,7 +184,7 @@ export const actionsModule = (deps: AppDeps, api: AreaApp) => {
     prefix: '/repos/:owner/:repo',
     needs: { repo: { level: 'owner', writes: false } },
     scope: 'repository',
-    holder: (ctx) => ({ repoId: ctx.repo.repo.id }),
+    holder: ({ repo }) => ({ repoId: repo!.repo.id }),
     params: { base: RepoParams, secrets: RepoSecretParams, variables: RepoVariableParams },
     tag: 'repository',
     ids: {
@@ -185,7 +197,7 @@ export const actionsModule = (deps: AppDeps, api: AreaApp) => {
     prefix: '/orgs/:org',
     needs: { org: 'owner' },
     scope: 'organization',
-    holder: (ctx) => ({ ownerId: ctx.org.org.id }),
+    holder: ({ org }) => ({ ownerId: org!.org.id }),
     params: { base: OrgParams, secrets: OrgSecretParams, variables: OrgVariableParams },
     tag: 'organization',
     ids: {
@@ -199,7 +211,7 @@ export const actionsModule = (deps: AppDeps, api: AreaApp) => {
     prefix: '/user',
     needs: { signed: true },
     scope: 'user',
-    holder: (ctx) => ({ ownerId: ctx.user.id }),
+    holder: ({ user }) => ({ ownerId: user!.id }),
     params: { secrets: SecretParams, variables: VariableParams },
     tag: 'user',
     ids: {

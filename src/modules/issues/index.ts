@@ -49,9 +49,8 @@ export const issuesModule = (deps: AppDeps, api: AreaApp) =>
     .get(
       '/repos/:owner/:repo/issues',
       // The page's JSON text as made once (and checked against the schema below) while nothing changes.
-      (route) =>
-        respondIssuePage(deps, route, async () => {
-          const { repo: ctx, query, page } = route
+      ({ repo: ctx, query, page, request }) =>
+        respondIssuePage(deps, { repo: ctx, query, page, request }, async () => {
           // Only the kinds the caller reads (a team may give them issues and no pull requests).
           const kind = readableTrackerKind(ctx)
           if (kind !== undefined && query.type && query.type !== 'all' && query.type !== (kind ? 'pulls' : 'issues')) throw notFound()

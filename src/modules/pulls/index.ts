@@ -46,9 +46,8 @@ export const pullsModule = (deps: AppDeps, api: AreaApp) =>
     .get(
       '/repos/:owner/:repo/pulls',
       // The page's JSON text as made once (and checked against the schema below) while nothing changes.
-      (route) =>
-        respondPullPage(deps, route, async () => {
-          const { repo: ctx, query, page } = route
+      ({ repo: ctx, query, page, request }) =>
+        respondPullPage(deps, { repo: ctx, query, page, request }, async () => {
           const rows = await listPulls(deps, ctx.repo, ctx.caller.user, query, page)
           return { json: pullListJson(await pullsToApi(deps, ctx.repo, ctx.owner, rows.rows, ctx.caller.user)), total: rows.total }
         }),

@@ -56,9 +56,9 @@ export const reactionsModule = (deps: AppDeps, api: AreaApp) => {
     app
       .post(
         kind.path,
-        async (c) => {
-          const { row, created } = await addReaction(deps, c.repo, c.user, await target(c as Targeted), c.body.content)
-          return c.status(created ? 201 : 200, (await reactionsToApi(deps, [row], c.user))[0]!)
+        async ({ repo, user, params, body, status }) => {
+          const { row, created } = await addReaction(deps, repo, user, await target({ repo, params } as Targeted), body.content)
+          return status(created ? 201 : 200, (await reactionsToApi(deps, [row], user))[0]!)
         },
         {
           scope: 'issue',
@@ -72,10 +72,10 @@ export const reactionsModule = (deps: AppDeps, api: AreaApp) => {
       )
       .delete(
         kind.path,
-        async (c) => {
-          await removeReaction(deps, c.repo, c.user, await target(c as Targeted), c.body.content)
+        async ({ repo, user, params, body, status }) => {
+          await removeReaction(deps, repo, user, await target({ repo, params } as Targeted), body.content)
           // Gitea answers 200 with an empty body here.
-          return c.status(200, '')
+          return status(200, '')
         },
         {
           scope: 'issue',

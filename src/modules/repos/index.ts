@@ -3,7 +3,6 @@ import { AccessMode, accessLevel } from '../../auth/access'
 import { area, type AreaApp } from '../../auth/pipeline'
 import { toApiRepo, reposToApi, repoToApi } from '../../convert/repo'
 import { recordJson } from '../../convert/record-json'
-import { jsonText } from '../../lib/checked-json'
 import { PageQuery } from '../../lib/pagination'
 import { getVisibleUserByName } from '../users/service'
 import {
@@ -79,7 +78,7 @@ export const reposModule = (deps: AppDeps, api: AreaApp) =>
       async ({ repo: ctx }) => {
         const viewer = ctx.caller.user
         const key = `${ctx.repo.id}:${viewer?.id ?? '-'}:${viewer?.publicOnly ? 'public-only' : ''}:${ctx.mode}`
-        return jsonText(await repoJson(deps, key, () => repoToApi(deps, ctx.repo, ctx.owner, viewer, ctx.mode)))
+        return repoJson(deps, key, () => repoToApi(deps, ctx.repo, ctx.owner, viewer, ctx.mode))
       },
       { scope: 'repository', repo: { level: 'read' }, params: RepoParams, response: { 200: RepositorySchema }, detail: { operationId: 'repoGet', summary: 'Get a repository' } },
     )

@@ -4,7 +4,6 @@ import { area, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
 import { toApiUser, toApiUserSettings } from '../../convert/user'
 import { recordJson } from '../../convert/record-json'
-import { jsonText } from '../../lib/checked-json'
 import { editUser } from '../admin/service'
 import { userHeatmap } from './heatmap'
 import { notFound } from '../../lib/errors'
@@ -83,7 +82,7 @@ export const usersModule = (deps: AppDeps, api: AreaApp) => {
       // The record's JSON text kept while nothing changes (recordJson); it depends on who asks.
       async ({ caller, params }) => {
         const user = await getVisibleUserByName(deps, params.username, caller.user, 'owner')
-        return jsonText(await userJson(deps, `${user.id}:${caller.user?.id ?? '-'}`, () => toApiUser(config, user, caller.user)))
+        return userJson(deps, `${user.id}:${caller.user?.id ?? '-'}`, () => toApiUser(config, user, caller.user))
       },
       { scope: 'user', caller: true, params: UsernameParams, response: { 200: UserSchema }, detail: { operationId: 'userGet', summary: 'Get a user' } },
     )
