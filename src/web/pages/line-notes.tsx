@@ -100,15 +100,18 @@ export function lineNotes(props: {
   /** Whether the viewer may comment on lines (signed in, the pull request open). */
   commenting: boolean
   asked: { file: number; key: string } | null
-}): { notes: DiffNotes; apart: Html | null } {
+}): { notes: DiffNotes | undefined; apart: Html | null } {
   const { diff, conversation } = props
   const fileOf = new Map<string, number>()
   const shown = new Set<string>()
-  diff.files.forEach((f, i) => {
-    if (f.hunks.length === 0) return
-    fileOf.set(f.change.path, i + 1)
-    for (const h of f.hunks) for (const r of h.rows) for (const key of rowKeys(r)) shown.add(`${i + 1}:${key}`)
-  })
+  // The lines shown, as `{file}:{key}`: asked only to place comments and the form (most pages
+  // have neither, and the set is a string a line).
+  if (props.comments.length || (props.commenting && props.asked))
+    diff.files.forEach((f, i) => {
+      if (f.hunks.length === 0) return
+      fileOf.set(f.change.path, i + 1)
+      for (const h of f.hunks) for (const r of h.rows) for (const key of rowKeys(r)) shown.add(`${i + 1}:${key}`)
+    })
   const at = new Map<string, LineComment[]>()
   const outdated: LineComment[] = []
   const unshown: LineComment[] = []
@@ -123,8 +126,10 @@ export function lineNotes(props: {
     else at.set(place, [...(at.get(place) ?? []), c])
   }
   const asked = props.commenting && props.asked && shown.has(`${props.asked.file}:${props.asked.key}`) ? props.asked : null
-  const notes: DiffNotes = {
+  // Nothing to add to the diff's lines (no comment at one, not commenting): none, drawn as a commit's diff.
+  const notes: DiffNotes | undefined = at.size === 0 && !props.commenting ? undefined : {
     after(file, key) {
+      if (at.size === 0 && !asked) return null
       const here = at.get(`${file}:${key}`)
       const form = asked && asked.file === file && asked.key === key
       if (!here && !form) return null
