@@ -2,10 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { eq } from 'drizzle-orm'
+import { eq, Placeholder } from 'drizzle-orm'
 import { BAD_WEBSITES, startTestServer, type TestServer, type TestUser } from './helpers'
 import { addTeam, makeOrg } from './access-fixtures'
+import { Database } from 'bun:sqlite'
 import { folderMoves, repositories, users } from '../src/db/schema'
+import { DIALECT } from '../src/db/dialect'
+import { repoRedirectByName } from '../src/auth/repo-context'
 import { initBareRepository } from '../src/git/init'
 import { repoPath, git } from '../src/git/run'
 import { repairRepositories } from '../src/modules/repos/repair'
@@ -139,6 +142,25 @@ describe('get, edit, delete', () => {
     const dir = await clone('alice/newname')
     expect(existsSync(join(dir, 'README.md'))).toBe(true)
     expect((await repoRow('alice', 'NewName'))!.lowerName).toBe('newname')
+  })
+
+  test("a repository path that names none looks its name up in the redirects' index, not through every repository (SQLite's plan)", async () => {
+    if (DIALECT !== 'sqlite') return
+    // Every 404 of a repository's path asks whether the name is an old one: SQLite started that
+    // lookup from every ready repository when the old owner was matched with IN (subquery).
+    const { sql: text, params } = repoRedirectByName(s.deps.db).getQuery()
+    const values = { owner: 'alice', repo: 'nothing' }
+    const args = params.map((p) => (p instanceof Placeholder ? values[p.name as keyof typeof values] : p)) as string[]
+    const file = new Database(join(s.config.dataDir, 'warren.db'), { readonly: true })
+    try {
+      const plan = file.query<{ detail: string }, string[]>(`EXPLAIN QUERY PLAN ${text}`).all(...args).map((row) => row.detail)
+      expect(plan).toContain('SEARCH repo_redirects USING INDEX repo_redirects_name_uq (owner_id=? AND lower_name=?)')
+      expect(plan).toContain('SEARCH repositories USING INTEGER PRIMARY KEY (rowid=?)')
+      expect(plan.filter((step) => step.includes('repositories') && !step.includes('PRIMARY KEY'))).toEqual([])
+    } finally {
+      file.close()
+    }
+    expect((await s.get('/repos/alice/nothing', { token: alice.token })).status).toBe(404)
   })
 
   test('renames at once of one repository: one wins, the others are 409, never a 500; folder, row and redirects agree', async () => {

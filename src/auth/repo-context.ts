@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { repoRedirects, repositories, users } from '../db/schema'
 import { rowMapper, valueRows } from '../db/row-mapper'
@@ -79,11 +79,14 @@ async function readRepoByName(db: Db, owner: string, repo: string): Promise<{ re
   return found.repo.ownerId === found.owner.id ? found : undefined
 }
 /**
- * The repository an old name of a renamed or transferred repository now leads to (Gitea's repo_redirect), by
- * owner name and old repository name, both case-insensitive; undefined when the name is not one.
+ * The repository an old name leads to (its redirect, found by the old owner's id and the old name:
+ * the redirects' unique index, whichever number of repositories there are), with its owner now.
+ * A scalar subquery for the old owner's id, as repoByName: with `IN (subquery)` SQLite started from
+ * every ready repository, read at every 404 of a repository's path. Prepared once per connection
+ * (the two tables' columns make a long statement to build at each call). Exported for test/repos.test.ts.
  */
-export async function findRepoRedirect(deps: AppDeps, ownerName: string, repoName: string): Promise<{ repo: RepoRow; owner: UserRow } | undefined> {
-  const row = (await deps.db
+export const repoRedirectByName = perConnection((db: Db) =>
+  db
     .select({ repo: repositories, owner: users })
     .from(repoRedirects)
     .innerJoin(repositories, and(eq(repositories.id, repoRedirects.repoId), eq(repositories.status, 'ready')))
@@ -91,10 +94,19 @@ export async function findRepoRedirect(deps: AppDeps, ownerName: string, repoNam
     .innerJoin(users, eq(users.id, repositories.ownerId))
     .where(
       and(
-        inArray(repoRedirects.ownerId, deps.db.select({ id: users.id }).from(users).where(eq(users.lowerName, ownerName.toLowerCase()))),
-        eq(repoRedirects.lowerName, repoName.toLowerCase()),
+        eq(repoRedirects.ownerId, db.select({ id: users.id }).from(users).where(eq(users.lowerName, sql.placeholder('owner')))),
+        eq(repoRedirects.lowerName, sql.placeholder('repo')),
       ),
-    ))[0]
+    )
+    .prepare(),
+)
+
+/**
+ * The repository an old name of a renamed or transferred repository now leads to (Gitea's repo_redirect), by
+ * owner name and old repository name, both case-insensitive; undefined when the name is not one.
+ */
+export async function findRepoRedirect(deps: AppDeps, ownerName: string, repoName: string): Promise<{ repo: RepoRow; owner: UserRow } | undefined> {
+  const row = (await repoRedirectByName(deps.db).execute({ owner: ownerName.toLowerCase(), repo: repoName.toLowerCase() }))[0]
   return row && { repo: row.repo as RepoRow, owner: row.owner as UserRow }
 }
 
