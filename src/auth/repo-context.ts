@@ -79,19 +79,15 @@ async function readRepoByName(db: Db, owner: string, repo: string): Promise<{ re
   return found.repo.ownerId === found.owner.id ? found : undefined
 }
 /**
- * The repository an old name leads to (its redirect, found by the old owner's id and the old name:
- * the redirects' unique index, whichever number of repositories there are), with its owner now.
- * A scalar subquery for the old owner's id, as repoByName: with `IN (subquery)` SQLite started from
- * every ready repository, read at every 404 of a repository's path. Prepared once per connection
- * (the two tables' columns make a long statement to build at each call). Exported for test/repos.test.ts.
+ * The repository an old name leads to, by the old owner's name and the old name: the redirects'
+ * unique index, whichever number of repositories there are. A scalar subquery for the old owner's
+ * id, as repoByName: with `IN (subquery)` SQLite's plan started from every ready repository, read
+ * at every 404 of a repository's path. Exported for test/repos.test.ts.
  */
-export const repoRedirectByName = perConnection((db: Db) =>
+export const redirectTarget = perConnection((db: Db) =>
   db
-    .select({ repo: repositories, owner: users })
+    .select({ repoId: repoRedirects.repoId })
     .from(repoRedirects)
-    .innerJoin(repositories, and(eq(repositories.id, repoRedirects.repoId), eq(repositories.status, 'ready')))
-    // The repository's owner now: another one than the old name's after a transfer.
-    .innerJoin(users, eq(users.id, repositories.ownerId))
     .where(
       and(
         eq(repoRedirects.ownerId, db.select({ id: users.id }).from(users).where(eq(users.lowerName, sql.placeholder('owner')))),
@@ -101,12 +97,25 @@ export const repoRedirectByName = perConnection((db: Db) =>
     .prepare(),
 )
 
+/** A ready repository by id with its owner now (another one than an old name's after a transfer). */
+const readyRepoWithOwner = perConnection((db: Db) =>
+  db
+    .select({ repo: repositories, owner: users })
+    .from(repositories)
+    .innerJoin(users, eq(users.id, repositories.ownerId))
+    .where(and(eq(repositories.id, sql.placeholder('id')), eq(repositories.status, 'ready')))
+    .prepare(),
+)
+
 /**
  * The repository an old name of a renamed or transferred repository now leads to (Gitea's repo_redirect), by
- * owner name and old repository name, both case-insensitive; undefined when the name is not one.
+ * owner name and old repository name, both case-insensitive; undefined when the name is not one
+ * (a 404's case: one small statement, the repository read only for a name that leads somewhere).
  */
 export async function findRepoRedirect(deps: AppDeps, ownerName: string, repoName: string): Promise<{ repo: RepoRow; owner: UserRow } | undefined> {
-  const row = (await repoRedirectByName(deps.db).execute({ owner: ownerName.toLowerCase(), repo: repoName.toLowerCase() }))[0]
+  const [target] = await redirectTarget(deps.db).execute({ owner: ownerName.toLowerCase(), repo: repoName.toLowerCase() })
+  if (!target) return undefined
+  const [row] = await readyRepoWithOwner(deps.db).execute({ id: target.repoId })
   return row && { repo: row.repo as RepoRow, owner: row.owner as UserRow }
 }
 
