@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import { sucrose } from 'elysia/sucrose'
+import { addAreas } from '../src/app'
+import { webAreas } from '../src/web'
 import { startTestServer, type TestServer } from './helpers'
 
 /**
@@ -11,7 +13,8 @@ import { startTestServer, type TestServer } from './helpers'
  * empty, makes Elysia copy a Response the handler answers (the body re-read as a stream) to
  * apply the cookies it never got. No route of Warren's needs either: the session cookie and the
  * headers are read from the request itself (`request.headers`, the pipeline's caller). So every
- * route of the API destructures what it uses, and this test lists any that does not.
+ * route of the API and of the web pages destructures what it uses, and this test lists any that
+ * does not.
  */
 
 let s: TestServer
@@ -35,6 +38,13 @@ function parsingCookiesOrHeaders(routes: Routes): string[] {
 test('no API route has Elysia parse the cookies or headers of each request', () => {
   expect(s.app.routes.length).toBeGreaterThan(400)
   expect(parsingCookiesOrHeaders(s.app.routes)).toEqual([])
+})
+
+test("no web page's route has Elysia parse the cookies or headers of each request", () => {
+  const web = new Elysia()
+  addAreas(web, s.deps, webAreas, { session: true })
+  expect(web.routes.length).toBeGreaterThan(300)
+  expect(parsingCookiesOrHeaders(web.routes)).toEqual([])
 })
 
 test('the check sees a context handed on whole, and not one destructured or read by its members', () => {

@@ -133,7 +133,6 @@ function requireMailer(deps: AppDeps): void {
 }
 
 type Route = { request: Request; caller: Caller }
-const contextOf = (deps: AppDeps, { request, caller }: Route) => preSessionContext(deps, request, caller)
 
 /** One of these pages' forms posted: its context, the CSRF check, then `act`; a refusal answered by `again` (formAction). */
 function posted(
@@ -142,7 +141,7 @@ function posted(
   act: (ctx: WebContext) => Promise<Response>,
   again?: (ctx: WebContext, error: string, status: number) => Response | Promise<Response>,
 ): Promise<Response> {
-  const { ctx } = contextOf(deps, c)
+  const { ctx } = preSessionContext(deps, c.request, c.caller)
   return formAction(c.request, c.caller, ctx, c.body._csrf, () => act(ctx), again && ((error, status) => again(ctx, error, status)))
 }
 
@@ -150,18 +149,18 @@ export const accountMailPages = (deps: AppDeps, webApp: AreaApp) =>
   pageGroup(webApp)
     .get(
       '/user/forgot_password',
-      (c) => {
-        const { ctx, headers } = contextOf(deps, c)
+      ({ request, caller }) => {
+        const { ctx, headers } = preSessionContext(deps, request, caller)
         return forgotPage(deps, ctx, { headers })
       },
       { scope: 'none', caller: true, detail: pageDetail('webForgotPasswordForm') },
     )
     .post(
       '/user/forgot_password',
-      async (c) => {
+      async ({ request, caller, body }) => {
         requireMailer(deps)
-        const email = (c.body.email ?? '').trim()
-        return posted(deps, c, async (ctx) => {
+        const email = (body.email ?? '').trim()
+        return posted(deps, { request, caller, body }, async (ctx) => {
           await requestPasswordReset(deps, email)
           return forgotPage(deps, ctx, { sentTo: email })
         })
@@ -170,26 +169,26 @@ export const accountMailPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .get(
       '/user/recover_account',
-      async (c) => {
-        const { ctx, headers } = contextOf(deps, c)
-        const found = await findCode(deps, c.query.code, 'reset_password')
+      async ({ request, caller, query }) => {
+        const { ctx, headers } = preSessionContext(deps, request, caller)
+        const found = await findCode(deps, query.code, 'reset_password')
         if (!found) return mailPage(ctx, 'Choose a new password', <AskAgain reset />, { error: INVALID_LINK, headers })
-        return recoverPage(deps, ctx, c.query.code!, found.user.email, { headers })
+        return recoverPage(deps, ctx, query.code!, found.user.email, { headers })
       },
       { scope: 'none', caller: true, query: CodeQuery, detail: pageDetail('webRecoverAccountForm') },
     )
     .post(
       '/user/recover_account',
-      async (c) => {
-        const code = c.body.code ?? ''
+      async ({ request, caller, body }) => {
+        const code = body.code ?? ''
         return posted(
           deps,
-          c,
+          { request, caller, body },
           async (ctx) => {
             const found = await findCode(deps, code, 'reset_password')
             if (!found) return mailPage(ctx, 'Choose a new password', <AskAgain reset />, { error: INVALID_LINK, status: 422 })
-            if ((c.body.password ?? '') !== (c.body.retype ?? '')) return recoverPage(deps, ctx, code, found.user.email, { error: 'The passwords do not match.', status: 422 })
-            await resetPassword(deps, code, c.body.password ?? '')
+            if ((body.password ?? '') !== (body.retype ?? '')) return recoverPage(deps, ctx, code, found.user.email, { error: 'The passwords do not match.', status: 422 })
+            await resetPassword(deps, code, body.password ?? '')
             return seeOther('/user/login', 'password-reset')
           },
           async (ctx, error, status) => {
@@ -204,30 +203,30 @@ export const accountMailPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .get(
       '/user/activate',
-      async (c) => {
-        const { ctx, headers } = contextOf(deps, c)
-        if (!c.query.code) return activationPage(deps, ctx, { headers })
-        if (!(await findCode(deps, c.query.code, 'activate'))) return mailPage(ctx, 'Activate your account', <AskAgain />, { error: INVALID_LINK, headers })
-        return mailPage(ctx, 'Activate your account', <CodeButton ctx={ctx} action="/user/activate" code={c.query.code} label="Activate my account" />, { headers })
+      async ({ request, caller, query }) => {
+        const { ctx, headers } = preSessionContext(deps, request, caller)
+        if (!query.code) return activationPage(deps, ctx, { headers })
+        if (!(await findCode(deps, query.code, 'activate'))) return mailPage(ctx, 'Activate your account', <AskAgain />, { error: INVALID_LINK, headers })
+        return mailPage(ctx, 'Activate your account', <CodeButton ctx={ctx} action="/user/activate" code={query.code} label="Activate my account" />, { headers })
       },
       { scope: 'none', caller: true, query: CodeQuery, detail: pageDetail('webActivateForm') },
     )
     .post(
       '/user/activate',
-      async (c) => {
+      async ({ request, caller, body }) => {
         return posted(
           deps,
-          c,
+          { request, caller, body },
           async (ctx) => {
             // The code alone opens no session (whoever reads the mail is not yet whoever knows the
             // password and holds the second factor; Gitea asks the password): the sign-in follows.
-            if (c.body.code) {
-              await activateAccount(deps, c.body.code)
+            if (body.code) {
+              await activateAccount(deps, body.code)
               return seeOther('/user/login', 'account-activated')
             }
             // Without a code: Gitea's resend of the activation mail, the same answer whoever asks.
             requireMailer(deps)
-            const email = (c.body.email ?? '').trim()
+            const email = (body.email ?? '').trim()
             await resendActivation(deps, email)
             return activationPage(deps, ctx, { sentTo: email })
           },
@@ -238,16 +237,16 @@ export const accountMailPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .get(
       '/user/activate_email',
-      async (c) => {
-        const { ctx, headers } = contextOf(deps, c)
-        const found = await findCode(deps, c.query.code, 'activate_email')
+      async ({ request, caller, query }) => {
+        const { ctx, headers } = preSessionContext(deps, request, caller)
+        const found = await findCode(deps, query.code, 'activate_email')
         if (!found) return mailPage(ctx, 'Verify your e-mail address', <p>Add the address again in your account settings to get a new link.</p>, { error: INVALID_LINK, headers })
         return mailPage(
           ctx,
           'Verify your e-mail address',
           <>
             <p>Confirm that {found.row.email} is your address.</p>
-            <CodeButton ctx={ctx} action="/user/activate_email" code={c.query.code!} label="Verify this address" />
+            <CodeButton ctx={ctx} action="/user/activate_email" code={query.code!} label="Verify this address" />
           </>,
           { headers },
         )
@@ -256,12 +255,12 @@ export const accountMailPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/user/activate_email',
-      async (c) => {
+      async ({ request, caller, body }) => {
         return posted(
           deps,
-          c,
+          { request, caller, body },
           async (ctx) => {
-            const { email } = await activateEmail(deps, c.body.code)
+            const { email } = await activateEmail(deps, body.code)
             return mailPage(
               ctx,
               'Verify your e-mail address',

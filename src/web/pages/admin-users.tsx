@@ -535,37 +535,37 @@ export const adminUserPages = (deps: AppDeps, webApp: AreaApp) => {
     })
     .post(
       `${USERS}/:id/edit`,
-      (c) =>
-        accountForm(c, async (user) => {
-          await editAccount(deps, c.user, user, accountEditOf(c.body))
-          return seeOther(`${USERS}/${user.id}`, 'user-saved')
-        }, c.body),
+      ({ request, caller, user, params, body }) =>
+        accountForm({ request, caller, user, params, body }, async (account) => {
+          await editAccount(deps, user, account, accountEditOf(body))
+          return seeOther(`${USERS}/${account.id}`, 'user-saved')
+        }, body),
       { ...adminOnly('webAdminUserEdit'), params: IdParams, body: EditUserForm },
     )
     .post(
       `${USERS}/:id/delete`,
-      (c) =>
-        accountForm(c, async (user) => {
-          await deleteAccount(deps, c.user, user, ticked(c.body.purge))
+      ({ request, caller, user, params, body }) =>
+        accountForm({ request, caller, user, params, body }, async (account) => {
+          await deleteAccount(deps, user, account, ticked(body.purge))
           return seeOther(USERS, 'user-deleted')
         }),
       { ...adminOnly('webAdminUserDelete'), params: IdParams, body: DeleteForm },
     )
     .post(
       `${USERS}/:id/avatar`,
-      (c) =>
-        accountForm(c, async (user) => {
-          await changeAvatar(deps, 'user', user.id, await avatarBytes(c.body.avatar))
-          return seeOther(`${USERS}/${user.id}/edit`, 'user-avatar-saved')
+      ({ request, caller, user, params, body }) =>
+        accountForm({ request, caller, user, params, body }, async (account) => {
+          await changeAvatar(deps, 'user', account.id, await avatarBytes(body.avatar))
+          return seeOther(`${USERS}/${account.id}/edit`, 'user-avatar-saved')
         }),
       { ...adminOnly('webAdminUserAvatar'), params: IdParams, body: AvatarForm },
     )
     .post(
       `${USERS}/:id/avatar/delete`,
-      (c) =>
-        accountForm(c, async (user) => {
-          await changeAvatar(deps, 'user', user.id, null)
-          return seeOther(`${USERS}/${user.id}/edit`, 'user-avatar-deleted')
+      ({ request, caller, user, params, body }) =>
+        accountForm({ request, caller, user, params, body }, async (account) => {
+          await changeAvatar(deps, 'user', account.id, null)
+          return seeOther(`${USERS}/${account.id}/edit`, 'user-avatar-deleted')
         }),
       { ...adminOnly('webAdminUserAvatarDelete'), params: IdParams, body: t.Object({ _csrf: CsrfText }) },
     )

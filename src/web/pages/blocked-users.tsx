@@ -174,13 +174,13 @@ export const blockedUsersPages = (deps: AppDeps, webApp: AreaApp) =>
       ({ request, caller, user, query }) => blockedUsersPage(deps, webContext(deps.config, request, caller), user, userBlocker(user), pageNumber(query.page)),
       { scope: 'user', signed: true, query: ListQuery, detail: pageDetail('webUserBlockedUsers') },
     )
-    .post('/user/settings/blocked_users', (c) => post(deps, c, c.user, userBlocker(c.user)), { scope: 'user', signed: true, body: BlockForm, detail: pageDetail('webUserBlockUser') })
+    .post('/user/settings/blocked_users', ({ request, caller, body, user }) => post(deps, { request, caller, body }, user, userBlocker(user)), { scope: 'user', signed: true, body: BlockForm, detail: pageDetail('webUserBlockUser') })
     .get(
       '/org/:org/settings/blocked_users',
       ({ request, caller, user, org, query }) => blockedUsersPage(deps, webContext(deps.config, request, caller), user, orgBlocker(org.org), pageNumber(query.page)),
       { scope: 'organization', signed: true, org: 'owner', params: OrgParams, query: ListQuery, detail: pageDetail('webOrgBlockedUsers') },
     )
-    .post('/org/:org/settings/blocked_users', (c) => post(deps, c, c.user, orgBlocker(c.org.org)), {
+    .post('/org/:org/settings/blocked_users', ({ request, caller, body, user, org }) => post(deps, { request, caller, body }, user, orgBlocker(org.org)), {
       scope: 'organization',
       signed: true,
       org: 'owner',

@@ -227,20 +227,19 @@ export const comparePages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/:owner/:repo/compare/*',
-      (c) => {
-        const { repo: ctx, body } = c
-        const wildcard = wildcardOf(c.params)
+      ({ request, caller, body, params, user, repo: ctx }) => {
+        const wildcard = wildcardOf(params)
         const title = (body.title ?? '').trim()
         const text = body.body ?? ''
         // Only a comparison from the merge base opens a pull request (nothing changes here).
         const spec = specOf(wildcard, ctx.repo.defaultBranch)
-        if (!spec || spec.direct) return errorPage(404, 'no such refs', webContext(deps.config, c.request, c.caller))
+        if (!spec || spec.direct) return errorPage(404, 'no such refs', webContext(deps.config, request, caller))
         return formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
             // The head as the comparison names it: a branch here, `owner:branch` or `owner/repo:branch` of a fork.
-            const { issue } = await createPull(deps, ctx, c.user, { head: spec.head, base: spec.base, title, body: text })
+            const { issue } = await createPull(deps, ctx, user, { head: spec.head, base: spec.base, title, body: text })
             return `${repoUrl(ctx.owner.name, ctx.repo.name)}/pulls/${issue.index}`
           },
           (web, error, status) => comparePage(deps, ctx, web, wildcard, { title, body: text, error }, status),

@@ -88,11 +88,10 @@ export const forkPages = (deps: AppDeps, webApp: AreaApp) => {
     })
     .post(
       '/:owner/:repo/fork',
-      (c) => {
-        const { repo: ctx, user, body } = c
+      ({ request, caller, body, user, repo: ctx }) => {
         return formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
             const ownerName = (body.owner ?? user.name).trim()
             const fork = await forkRepository(deps, user, ctx.repo, ctx.owner, {

@@ -253,9 +253,14 @@ function placeRoutes(deps: AppDeps, name: string, pattern: string, adds: { patte
   const app = new Elysia({ name: `web-hooks-${name}`, detail: { hide: true } }).use(pipeline(deps, { session: true }))
   // The pipeline's needs differ by place (an organisation's owner, a signed-in user, a site
   // administrator); Elysia cannot type a handler over their union, so each is given the plain
-  // request shape the needs resolve.
-  const get = (path: string, handler: (c: PlaceRequest) => Promise<Response> | Response, opts: Record<string, unknown>) => app.get(path, handler as never, opts as never)
-  const post = (path: string, handler: (c: PlaceRequest) => Promise<Response>, opts: Record<string, unknown>) => app.post(path, handler as never, opts as never)
+  // request shape the needs resolve, taken from the context member by member (one handed on whole
+  // has Elysia parse each request's cookies and headers: test/route-context.test.ts).
+  const shaped =
+    (handler: (c: PlaceRequest) => Promise<Response> | Response) =>
+    ({ request, caller, body, params, query, org, user }: PlaceRequest) =>
+      handler({ request, caller, body, params, query, org, user })
+  const get = (path: string, handler: (c: PlaceRequest) => Promise<Response> | Response, opts: Record<string, unknown>) => app.get(path, shaped(handler) as never, opts as never)
+  const post = (path: string, handler: (c: PlaceRequest) => Promise<Response>, opts: Record<string, unknown>) => app.post(path, shaped(handler) as never, opts as never)
   get(pattern, (c) => placeListPage(deps, placeOf(c), web(c), pageNumber(c.query?.page)), route(`web${name}Hooks`, { query: t.Object({ page: FormText(10), done: FormText(40) }) }))
   adds.forEach((a, i) => {
     const addOf = (c: PlaceRequest) => placeOf(c).adds[i]!

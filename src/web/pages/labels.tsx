@@ -411,13 +411,14 @@ function labelFormRoutes<A extends Elysia<any, any, any, any, any, any, any>>(
   placeOf: (c: Record<string, unknown>) => LabelPlace,
 ): A {
   for (const form of LABEL_FORMS) {
-    const handler = (c: FormRequest & { body: Record<string, string | undefined> }) => {
-      const place = placeOf(c as unknown as Record<string, unknown>)
+    // Destructured: a context handed on whole has Elysia parse each request's cookies and headers.
+    const handler = ({ request, caller, body, repo, org }: FormRequest & { body: Record<string, string | undefined>; repo?: unknown; org?: unknown }) => {
+      const place = placeOf({ repo, org })
       return formRoute(
         deps.config,
-        c,
+        { request, caller, body },
         async () => {
-          await form.act(deps, place.owner, c.body as never)
+          await form.act(deps, place.owner, body as never)
           return seeOther(place.url, form.done)
         },
         (web, error, status) => place.again(web, error, status),
@@ -472,15 +473,15 @@ export const labelPages = (deps: AppDeps, webApp: AreaApp) =>
     })
     .post(
       '/:owner/:repo/milestones/new',
-      ({ repo: ctx, ...c }) =>
+      ({ request, caller, body, repo: ctx }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            await createMilestone(deps, ctx.repo.id, { title: (c.body.title ?? '').trim(), description: c.body.content ?? '', due_on: dueOn(c.body.deadline) })
+            await createMilestone(deps, ctx.repo.id, { title: (body.title ?? '').trim(), description: body.content ?? '', due_on: dueOn(body.deadline) })
             return seeOther(milestonesUrl(ctx), 'milestone-added')
           },
-          (web, error, status) => milestoneFormPage(deps, ctx, web, { values: c.body, error, status }),
+          (web, error, status) => milestoneFormPage(deps, ctx, web, { values: body, error, status }),
         ),
       { ...page('webMilestoneCreate'), repo: ISSUE_WRITER, params: RepoParams, body: MilestoneForm },
     )
@@ -491,26 +492,26 @@ export const labelPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/:owner/:repo/milestones/:id/edit',
-      async ({ params, repo: ctx, ...c }) => {
+      async ({ request, caller, body, params, repo: ctx }) => {
         const milestone = await milestoneOf(deps, ctx, params.id)
         return formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            await editMilestone(deps, ctx.repo.id, String(milestone.id), { title: (c.body.title ?? '').trim(), description: c.body.content ?? '', due_on: dueOn(c.body.deadline) })
+            await editMilestone(deps, ctx.repo.id, String(milestone.id), { title: (body.title ?? '').trim(), description: body.content ?? '', due_on: dueOn(body.deadline) })
             return seeOther(milestonesUrl(ctx), 'saved')
           },
-          (web, error, status) => milestoneFormPage(deps, ctx, web, { milestone, values: c.body, error, status }),
+          (web, error, status) => milestoneFormPage(deps, ctx, web, { milestone, values: body, error, status }),
         )
       },
       { ...page('webMilestoneEdit'), repo: ISSUE_WRITER, params: MilestoneParams, body: MilestoneForm },
     )
     .post(
       '/:owner/:repo/milestones/:id/:action',
-      async ({ params, repo: ctx, ...c }) => {
+      async ({ request, caller, body, params, repo: ctx }) => {
         if (params.action !== 'open' && params.action !== 'close') throw notFound()
         const milestone = await milestoneOf(deps, ctx, params.id)
-        return formRoute(deps.config, c, async () => {
+        return formRoute(deps.config, { request, caller, body }, async () => {
           await editMilestone(deps, ctx.repo.id, String(milestone.id), { state: params.action === 'close' ? 'closed' : 'open' })
           return seeOther(`${milestonesUrl(ctx)}?state=${params.action === 'close' ? 'closed' : 'open'}`, params.action === 'close' ? 'milestone-closed' : 'milestone-opened')
         })
@@ -519,10 +520,10 @@ export const labelPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/:owner/:repo/milestones/delete',
-      ({ repo: ctx, ...c }) =>
-        formRoute(deps.config, c, async () => {
-          if (!/^\d{1,15}$/.test(c.body.id ?? '')) throw notFound('no such milestone')
-          await deleteMilestone(deps, ctx.repo.id, c.body.id!)
+      ({ request, caller, body, repo: ctx }) =>
+        formRoute(deps.config, { request, caller, body }, async () => {
+          if (!/^\d{1,15}$/.test(body.id ?? '')) throw notFound('no such milestone')
+          await deleteMilestone(deps, ctx.repo.id, body.id!)
           return seeOther(milestonesUrl(ctx), 'milestone-deleted')
         }),
       { ...page('webMilestoneDelete'), repo: ISSUE_WRITER, params: RepoParams, body: IdForm },

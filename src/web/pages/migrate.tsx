@@ -151,11 +151,10 @@ export const migratePages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/repo/migrate',
-      (c) => {
-        const { user, body } = c
+      ({ request, caller, body, user }) => {
         return formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
             const cloneAddr = (body.clone_addr ?? '').trim()
             if (!cloneAddr) throw unprocessable('Enter the clone address of the repository.', 'CloneAddr')

@@ -3,7 +3,6 @@ import { t } from 'elysia'
 import type { Child } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pageGroup, type AreaApp } from '../../auth/pipeline'
-import type { UserRow } from '../../auth/caller'
 import type { OrgRow } from '../../auth/org-context'
 import { unprocessable } from '../../lib/errors'
 import { changeAvatar } from '../../modules/avatars/service'
@@ -188,14 +187,12 @@ export const orgSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
     })
     .post(
       '/org/create',
-      (c) =>
+      ({ request, caller, body, user }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            const user: UserRow = c.user
             requireMayCreateOrg(user)
-            const body = c.body
             const name = (body.org_name ?? '').trim()
             if (!name) throw unprocessable('Enter a name for the organisation.', 'UserName')
             const org = await createOrganization(deps, user, {
@@ -205,7 +202,7 @@ export const orgSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
             })
             return seeOther(ownerUrl(org.name), 'org-created')
           },
-          (web, error, status) => createOrgPage(web, { values: c.body, error, status }),
+          (web, error, status) => createOrgPage(web, { values: body, error, status }),
         ),
       { scope: 'organization', signed: true, body: CreateOrgForm, detail: pageDetail('webOrgCreate') },
     )
@@ -215,13 +212,12 @@ export const orgSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
     })
     .post(
       '/org/:org/settings',
-      (c) =>
+      ({ request, caller, body, org }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            const body = c.body
-            await editOrganization(deps, c.org.org, {
+            await editOrganization(deps, org.org, {
               full_name: body.full_name ?? '',
               email: body.email ?? '',
               description: body.description ?? '',
@@ -230,49 +226,48 @@ export const orgSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
               visibility: body.visibility || undefined,
               repo_admin_change_team_access: ticked(body.repo_admin_change_team_access),
             })
-            return seeOther(settingsBase(c.org.org.name), 'saved')
+            return seeOther(settingsBase(org.org.name), 'saved')
           },
-          (web, error, status) => optionsPage(web, c.org.org, { values: c.body, error, status }),
+          (web, error, status) => optionsPage(web, org.org, { values: body, error, status }),
         ),
       { ...owner('webOrgSettingsSave'), body: OptionsForm },
     )
     .post(
       '/org/:org/settings/avatar',
-      (c) =>
+      ({ request, caller, body, org }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            await changeAvatar(deps, 'user', c.org.org.id, await avatarBytes(c.body.avatar))
-            return seeOther(settingsBase(c.org.org.name), 'org-avatar-saved')
+            await changeAvatar(deps, 'user', org.org.id, await avatarBytes(body.avatar))
+            return seeOther(settingsBase(org.org.name), 'org-avatar-saved')
           },
-          (web, error, status) => optionsPage(web, c.org.org, { error, status }),
+          (web, error, status) => optionsPage(web, org.org, { error, status }),
         ),
       { ...owner('webOrgAvatarSave'), body: AvatarForm },
     )
     .post(
       '/org/:org/settings/avatar/delete',
-      (c) =>
-        formRoute(deps.config, c, async () => {
-          await changeAvatar(deps, 'user', c.org.org.id, null)
-          return seeOther(settingsBase(c.org.org.name), 'org-avatar-deleted')
+      ({ request, caller, body, org }) =>
+        formRoute(deps.config, { request, caller, body }, async () => {
+          await changeAvatar(deps, 'user', org.org.id, null)
+          return seeOther(settingsBase(org.org.name), 'org-avatar-deleted')
         }),
       { ...owner('webOrgAvatarDelete'), body: t.Object({ _csrf: CsrfText }) },
     )
     .get('/org/:org/settings/delete', ({ request, caller, org }) => deletePage(webContext(deps.config, request, caller), org.org), owner('webOrgDeleteForm'))
     .post(
       '/org/:org/settings/delete',
-      (c) =>
+      ({ request, caller, body, org }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            const org = c.org.org
-            if ((c.body.org_name ?? '').trim().toLowerCase() !== org.lowerName) throw unprocessable(`Type the organisation's name, ${org.name}, to confirm.`, 'org_name')
-            await deleteOrganization(deps, org)
+            if ((body.org_name ?? '').trim().toLowerCase() !== org.org.lowerName) throw unprocessable(`Type the organisation's name, ${org.org.name}, to confirm.`, 'org_name')
+            await deleteOrganization(deps, org.org)
             return seeOther('/', 'org-deleted')
           },
-          (web, error, status) => deletePage(web, c.org.org, { error, status }),
+          (web, error, status) => deletePage(web, org.org, { error, status }),
         ),
       { ...owner('webOrgDelete'), body: DeleteForm },
     )

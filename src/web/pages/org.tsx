@@ -143,15 +143,16 @@ async function teamPage(deps: AppDeps, team: TeamContext, web: WebContext, pageN
  */
 export const orgPages = (deps: AppDeps, webApp: AreaApp) => {
   const memberChange = (change: typeof addTeamMember, done: 'member-added' | 'member-removed', id: string) => ({
-    handler: (c: FormRequest & { team: TeamContext; body: { uid?: string } }) =>
+    // Destructured: Elysia parses only the members a handler names (test/route-context).
+    handler: ({ request, caller, body, team }: FormRequest & { team: TeamContext; body: { uid?: string } }) =>
       formRoute(
         deps.config,
-        c,
+        { request, caller, body },
         async () => {
-          await change(deps, c.team, await getUserByName(deps, (c.body.uid ?? '').trim()))
-          return seeOther(teamUrl(c.team.org.name, c.team.team.name), done)
+          await change(deps, team, await getUserByName(deps, (body.uid ?? '').trim()))
+          return seeOther(teamUrl(team.org.name, team.team.name), done)
         },
-        (web, error, status) => teamPage(deps, c.team, web, 1, { error, status }),
+        (web, error, status) => teamPage(deps, team, web, 1, { error, status }),
       ),
     options: { scope: 'organization' as const, team: 'owner' as const, params: TeamParams, body: t.Object({ _csrf: CsrfText, uid: FormText(255) }), detail: pageDetail(id) },
   })

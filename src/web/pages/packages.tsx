@@ -470,7 +470,7 @@ export const packagePages = (deps: AppDeps, webApp: AreaApp) =>
       },
       { scope: 'package', packageOwner: 'write', params: PackageParams, query: PageQuery, detail: pageDetail('webPackageSettings') },
     )
-    .post('/:owner/-/packages/:type/:name/settings', (c) => settingsPost(deps, c), {
+    .post('/:owner/-/packages/:type/:name/settings', ({ request, caller, body, packageOwner, params }) => settingsPost(deps, { request, caller, body, packageOwner, params }), {
       scope: 'package',
       packageOwner: 'write',
       params: PackageParams,
@@ -499,7 +499,7 @@ export const packagePages = (deps: AppDeps, webApp: AreaApp) =>
       },
       { scope: 'package', packageOwner: 'write', params: VersionParams, detail: pageDetail('webPackageVersionSettings') },
     )
-    .post('/:owner/-/packages/:type/:name/:version/settings', (c) => settingsPost(deps, c), {
+    .post('/:owner/-/packages/:type/:name/:version/settings', ({ request, caller, body, packageOwner, params }) => settingsPost(deps, { request, caller, body, packageOwner, params }), {
       scope: 'package',
       packageOwner: 'write',
       params: VersionParams,
@@ -508,10 +508,9 @@ export const packagePages = (deps: AppDeps, webApp: AreaApp) =>
     })
     .post(
       '/:owner/-/packages/:type/:name/:version/delete',
-      (c) => {
-        const { packageOwner: owner, params } = c
-        const user = c.caller.user!
-        return formRoute(deps.config, c, async () => {
+      ({ request, caller, body, packageOwner: owner, params }) => {
+        const user = caller.user!
+        return formRoute(deps.config, { request, caller, body }, async () => {
           const found = await getPackageVersion(deps, owner.id, params.type, params.name, params.version)
           await deletePackageVersion(deps, user, owner.id, found.pkg.type, found.pkg.name, found.version.version)
           return await afterDeletion(deps, owner, found.pkg)

@@ -235,11 +235,10 @@ export const peoplePages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/:owner',
-      (c) => {
-        const { params, query, body, user } = c
+      ({ request, caller, params, query, body, user }) => {
         return formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
             // Gitea reads `action` from the query or the form (ctx.FormString); the API's follow and unfollow rules.
             const action = body.action ?? query.action
@@ -258,7 +257,7 @@ export const peoplePages = (deps: AppDeps, webApp: AreaApp) =>
           async (web, error, status) => {
             // The profile again with the refusal (a block), when the visitor may see it.
             const owner = await getVisibleUserByName(deps, params.owner, user).catch(() => null)
-            return owner ? await profileResponse(deps, web, c.caller, owner, {}, deps.auth.clientAddress(c.request) ?? '', { error, status }) : errorPage(status, error, web)
+            return owner ? await profileResponse(deps, web, caller, owner, {}, deps.auth.clientAddress(request) ?? '', { error, status }) : errorPage(status, error, web)
           },
         )
       },

@@ -494,7 +494,12 @@ function projectRoutes(
     const p = await project(scope, c.params.id!)
     return { p, col: await getColumn(deps, p, idOf(c.params.columnID)) }
   }
-  const r = (handler: (c: Ctx) => Promise<Response>) => (c: unknown) => handler(c as Ctx)
+  // The registered handler destructures the context (one handed on whole has Elysia parse each
+  // request's cookies and headers: test/route-context.test.ts).
+  const r =
+    (handler: (c: Ctx) => Promise<Response>) =>
+    ({ request, params, query, body, repo, owner, caller }: any) =>
+      handler({ request, params, query, body, repo, owner, caller })
   const detail = (name: string) => ({ detail: pageDetail(`web${id}${name}`) })
   return app
     .get(`${prefix}`, r(async (c) => listPage(deps, await read(c), c.query)), { ...needs.read, params: needs.params, query: ListQuery, ...detail('Projects') })

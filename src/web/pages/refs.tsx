@@ -267,13 +267,12 @@ export const refPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/:owner/:repo/branches/_new/:kind/*',
-      (c) => {
-        const { repo: ctx, user, body, params } = c
+      ({ request, caller, body, params, user, repo: ctx }) => {
         const again = (web: WebContext, error: string, status: number) =>
           ticked(body.create_tag) ? tagsPage(deps, web, ctx, 1, { error, status }) : branchesPage(deps, web, ctx, 1, { error, status })
         return formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
             const kind = params.kind
             const from = refNameOf(params)
@@ -296,12 +295,11 @@ export const refPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/:owner/:repo/branches/delete',
-      (c) => {
-        const { repo: ctx, user, body, query } = c
+      ({ request, caller, body, query, user, repo: ctx }) => {
         const name = query.name ?? body.name ?? ''
         return formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
             await deleteBranch(deps, ctx, user, name)
             // Back to the list, which offers the deletion just recorded for restoring.
@@ -315,11 +313,10 @@ export const refPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/:owner/:repo/branches/restore',
-      (c) => {
-        const { repo: ctx, user, body } = c
+      ({ request, caller, body, user, repo: ctx }) => {
         return formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
             await restoreBranch(deps, ctx, user, Number(body.branch_id ?? ''))
             return seeOther(`${repoUrl(ctx.owner.name, ctx.repo.name)}/branches`, 'branch-restored')
@@ -331,11 +328,10 @@ export const refPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/:owner/:repo/settings/rename_branch',
-      (c) => {
-        const { repo: ctx, user, body } = c
+      ({ request, caller, body, user, repo: ctx }) => {
         return formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
             await renameBranch(deps, ctx, user, body.from ?? '', (body.to ?? '').trim())
             return seeOther(`${repoUrl(ctx.owner.name, ctx.repo.name)}/branches`, 'branch-renamed')
@@ -347,12 +343,11 @@ export const refPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/:owner/:repo/tags/delete',
-      (c) => {
-        const { repo: ctx, user, body, query } = c
+      ({ request, caller, body, query, user, repo: ctx }) => {
         const name = query.id ?? body.id ?? ''
         return formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
             await deleteTag(deps, ctx, user, name)
             return seeOther(`${repoUrl(ctx.owner.name, ctx.repo.name)}/tags`, 'tag-deleted')

@@ -208,11 +208,10 @@ export const releaseFormPages = (deps: AppDeps, webApp: AreaApp) =>
     })
     .post(
       '/:owner/:repo/releases/new',
-      (c) => {
-        const { repo: ctx, user, body } = c
+      ({ request, caller, body, user, repo: ctx }) => {
         return formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
             const draft = !!body.draft
             const files = formFiles(body.files)
@@ -241,12 +240,11 @@ export const releaseFormPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/:owner/:repo/releases/edit/*',
-      async (c) => {
-        const { repo: ctx, user, body, params } = c
+      async ({ request, caller, body, params, user, repo: ctx }) => {
         const release = await releaseAt(deps, ctx, params)
         return formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
             // A draft stays one with the draft button and is published by the other; a published release stays published.
             const draft = release.isDraft && !!body.draft
@@ -272,15 +270,14 @@ export const releaseFormPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/:owner/:repo/releases/delete',
-      (c) => {
-        const { repo: ctx, user, body } = c
+      ({ request, caller, body, user, repo: ctx }) => {
         return formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
             const release = await getRelease(deps, ctx, body.id ?? '')
             if (!ticked(body.confirm)) {
-              const web = webContext(deps.config, c.request, ctx.caller)
+              const web = webContext(deps.config, request, ctx.caller)
               return await releaseFormPage(deps, web, ctx, { release, error: 'Tick the confirmation to delete the release.', status: 422 })
             }
             await deleteRelease(deps, ctx, user, release)

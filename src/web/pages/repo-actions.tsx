@@ -172,11 +172,10 @@ export const repoActionPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/repo/create',
-      (c) => {
-        const { user, body } = c
+      ({ request, caller, body, user }) => {
         return formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
             const name = (body.name ?? '').trim()
             const opts = {
@@ -196,18 +195,17 @@ export const repoActionPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/:owner/:repo/action/:action',
-      (c) => {
-        const { repo: ctx, user, params } = c
+      ({ request, caller, body, params, user, repo: ctx }) => {
         const answer = TRANSFER_ANSWERS[params.action as keyof typeof TRANSFER_ANSWERS]
         if (answer !== undefined)
-          return formRoute(deps.config, c, async () => {
+          return formRoute(deps.config, { request, caller, body }, async () => {
             // The recipient's answer, as the API's transfer/accept and transfer/reject (answerTransfer's rule).
             const done = await answerTransfer(deps, ctx.repo, ctx.owner, user, answer)
             return seeOther(repoUrl(done.owner.name, done.repo.name), answer ? 'transfer-accepted' : 'transfer-rejected')
           })
         const mark = MARKS[params.action as keyof typeof MARKS]
         if (!mark) throw new ApiError(404, 'no such action')
-        return formRoute(deps.config, c, async () => {
+        return formRoute(deps.config, { request, caller, body }, async () => {
           await setMark(deps, mark[0], user, ctx.repo, mark[1])
           return repoUrl(ctx.owner.name, ctx.repo.name)
         })

@@ -262,79 +262,78 @@ export const accountSettingsPages = (deps: AppDeps, webApp: AreaApp) =>
     .get('/user/settings/account', ({ request, caller, user }) => accountPage(deps, webContext(deps.config, request, caller), user), signedPage('webUserAccount'))
     .post(
       '/user/settings/account',
-      (c) =>
+      ({ request, caller, body, user }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async (web) => {
-            const { body, user } = c
             if ((body.password ?? '') !== (body.retype ?? '')) return accountPage(deps, web, user, { error: 'The new passwords do not match.', status: 422 })
-            if (!(await passwordMatches(deps, c.request, user, body.old_password ?? ''))) return accountPage(deps, web, user, { error: 'The current password is wrong.', status: 403 })
+            if (!(await passwordMatches(deps, request, user, body.old_password ?? ''))) return accountPage(deps, web, user, { error: 'The current password is wrong.', status: 403 })
             if (!body.password) return accountPage(deps, web, user, { error: 'The new password is empty.', status: 422 })
             await editUser(deps, user, { password: body.password, must_change_password: false })
             return seeOther('/user/settings/account', 'password')
           },
-          (web, error, status) => accountPage(deps, web, c.user, { error, status }),
+          (web, error, status) => accountPage(deps, web, user, { error, status }),
         ),
       { ...signedPage('webUserPassword'), body: PasswordForm },
     )
     .post(
       '/user/settings/account/email',
-      (c) =>
+      ({ request, caller, body, user }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
             // Gitea's `_method=NOTIFICATION`: the e-mail notification preference, through the settings' one writer.
-            if (c.body._method === 'NOTIFICATION') {
-              await editUser(deps, c.user, { email_notifications_preference: c.body.preference ?? '' })
+            if (body._method === 'NOTIFICATION') {
+              await editUser(deps, user, { email_notifications_preference: body.preference ?? '' })
               return seeOther('/user/settings/account', 'saved')
             }
-            if (c.body._method === 'PRIMARY') {
-              await makeEmailPrimary(deps, c.user, addressId(c.body.id))
+            if (body._method === 'PRIMARY') {
+              await makeEmailPrimary(deps, user, addressId(body.id))
               return seeOther('/user/settings/account', 'email-primary')
             }
-            await addEmails(deps, c.user.id, [(c.body.email ?? '').trim()])
+            await addEmails(deps, user.id, [(body.email ?? '').trim()])
             return seeOther('/user/settings/account', deps.config.mailer ? 'email-added-mailed' : 'email-added')
           },
           (web, error, status) =>
-            accountPage(deps, web, c.user, {
-              error: `${c.body._method === 'PRIMARY' ? 'Could not make the address primary' : 'Could not add the address'}: ${withoutFieldPrefix(error)}`,
+            accountPage(deps, web, user, {
+              error: `${body._method === 'PRIMARY' ? 'Could not make the address primary' : 'Could not add the address'}: ${withoutFieldPrefix(error)}`,
               status,
-              email: c.body._method === 'PRIMARY' ? undefined : c.body.email,
+              email: body._method === 'PRIMARY' ? undefined : body.email,
             }),
         ),
       { ...signedPage('webUserEmailAdd'), body: EmailForm },
     )
     .post(
       '/user/settings/account/email/delete',
-      (c) =>
+      ({ request, caller, body, user }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            const address = await emailById(deps, c.user.id, addressId(c.body.id))
-            await deleteEmails(deps, c.user.id, [address.email])
+            const address = await emailById(deps, user.id, addressId(body.id))
+            await deleteEmails(deps, user.id, [address.email])
             return seeOther('/user/settings/account', 'email-deleted')
           },
-          (web, error, status) => accountPage(deps, web, c.user, { error: `Could not delete the address: ${withoutFieldPrefix(error)}`, status }),
+          (web, error, status) => accountPage(deps, web, user, { error: `Could not delete the address: ${withoutFieldPrefix(error)}`, status }),
         ),
       { ...signedPage('webUserEmailDelete'), body: IdForm },
     )
     .post(
       '/user/settings/account/delete',
-      (c) =>
+      ({ request, caller, body, user }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async (web) => {
-            if (!(await passwordMatches(deps, c.request, c.user, c.body.password ?? '')))
-              return accountPage(deps, web, c.user, { error: 'The password is wrong: your account was not deleted.', status: 403 })
-            await deleteOwnAccount(deps, c.user)
+            if (!(await passwordMatches(deps, request, user, body.password ?? '')))
+              return accountPage(deps, web, user, { error: 'The password is wrong: your account was not deleted.', status: 403 })
+            await deleteOwnAccount(deps, user)
             // Its sessions went with the account (ON DELETE CASCADE); the browser forgets its cookie.
             return new Response(null, { status: 303, headers: { location: '/', 'set-cookie': cookieHeader(deps.config, SESSION_COOKIE, '', 0) } })
           },
-          (web, error, status) => accountPage(deps, web, c.user, { error: `Your account was not deleted: ${error}`, status }),
+          (web, error, status) => accountPage(deps, web, user, { error: `Your account was not deleted: ${error}`, status }),
         ),
       { ...signedPage('webUserDelete'), body: DeleteForm },
     )
@@ -345,15 +344,15 @@ export const accountSettingsPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/org/:org/members/action/leave',
-      (c) =>
+      ({ request, caller, body, user, org }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            await removeMember(deps, c.org, c.user)
+            await removeMember(deps, org, user)
             return seeOther('/user/settings/organization', 'org-left')
           },
-          (web, error, status) => organizationsPage(deps, web, c.user, 1, { error: `Could not leave ${c.org.org.name}: ${error}`, status }),
+          (web, error, status) => organizationsPage(deps, web, user, 1, { error: `Could not leave ${org.org.name}: ${error}`, status }),
         ),
       { scope: 'organization', signed: true, org: 'member', params: OrgParams, body: t.Object({ _csrf: CsrfText }), detail: pageDetail('webOrgLeave') },
     )

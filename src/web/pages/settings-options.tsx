@@ -516,50 +516,50 @@ export const repoOptionsPages = (deps: AppDeps, webApp: AreaApp) => {
     })
     .post(
       '/:owner/:repo/settings',
-      (c) => formRoute(deps.config, c, () => optionsAction(deps, c.repo, c.body as OptionsValues), (web, error, status) => optionsPage(deps, c.repo, web, { values: c.body as OptionsValues, error, status })),
+      ({ request, caller, body, repo }) => formRoute(deps.config, { request, caller, body }, () => optionsAction(deps, repo, body as OptionsValues), (web, error, status) => optionsPage(deps, repo, web, { values: body as OptionsValues, error, status })),
       { ...page('webRepoSettingsSave'), repo: admin(false), params: RepoParams, body: OptionsForm },
     )
     // Gitea's topics form (`/{o}/{r}/topics`, its administrators): the whole list at once, as the API's PUT.
     .post(
       '/:owner/:repo/topics',
-      (c) =>
+      ({ request, caller, body, repo }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            const names = (c.body.topics ?? '').split(/[,\s]+/).filter((name) => name !== '')
-            await replaceTopics(deps, c.repo.repo, names)
-            return seeOther(base(c.repo), 'topics-saved')
+            const names = (body.topics ?? '').split(/[,\s]+/).filter((name) => name !== '')
+            await replaceTopics(deps, repo.repo, names)
+            return seeOther(base(repo), 'topics-saved')
           },
-          (web, error, status) => optionsPage(deps, c.repo, web, { values: { action: 'topics', topics: c.body.topics }, error, status }),
+          (web, error, status) => optionsPage(deps, repo, web, { values: { action: 'topics', topics: body.topics }, error, status }),
         ),
       { ...page('webRepoTopics'), repo: admin(false), params: RepoParams, body: t.Object({ _csrf: CsrfText, topics: FormText(1024) }) },
     )
     .post(
       '/:owner/:repo/settings/avatar',
-      (c) =>
+      ({ request, caller, body, repo }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            await changeAvatar(deps, 'repo', c.repo.repo.id, await avatarBytes(c.body.avatar))
-            return seeOther(base(c.repo), 'repo-avatar-saved')
+            await changeAvatar(deps, 'repo', repo.repo.id, await avatarBytes(body.avatar))
+            return seeOther(base(repo), 'repo-avatar-saved')
           },
-          (web, error, status) => optionsPage(deps, c.repo, web, { error, status }),
+          (web, error, status) => optionsPage(deps, repo, web, { error, status }),
         ),
       { ...page('webRepoAvatarSave'), repo: admin(false), params: RepoParams, body: AvatarForm },
     )
     .post(
       '/:owner/:repo/settings/avatar/delete',
-      (c) =>
+      ({ request, caller, body, repo }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            await changeAvatar(deps, 'repo', c.repo.repo.id, null)
-            return seeOther(base(c.repo), 'repo-avatar-deleted')
+            await changeAvatar(deps, 'repo', repo.repo.id, null)
+            return seeOther(base(repo), 'repo-avatar-deleted')
           },
-          (web, error, status) => optionsPage(deps, c.repo, web, { error, status }),
+          (web, error, status) => optionsPage(deps, repo, web, { error, status }),
         ),
       { ...page('webRepoAvatarDelete'), repo: admin(false), params: RepoParams, body: t.Object({ _csrf: CsrfText }) },
     )

@@ -430,8 +430,10 @@ export const protectionSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
   /** A form's POST: `act` calls the service and names the settings page to go back to with its notice; a refusal shows the page `again` makes. */
   const form =
     <B,>(act: (ctx: RepoContext, c: ProtectFormRequest<B>) => Promise<[string, string]>, again: (ctx: RepoContext, w: WebContext, c: ProtectFormRequest<B>, refused: Refused) => Promise<Response>) =>
-    (c: ProtectFormRequest<B>) =>
-      formRoute(
+    // Destructured: a context handed on whole has Elysia parse each request's cookies and headers.
+    ({ request, caller, body, params, repo }: ProtectFormRequest<B>) => {
+      const c = { request, caller, body, params, repo }
+      return formRoute(
         deps.config,
         c,
         async () => {
@@ -440,6 +442,7 @@ export const protectionSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
         },
         (w, error, status) => again(c.repo, w, c, { error, status }),
       )
+    }
   return pageGroup(webApp)
     .get('/:owner/:repo/settings/branches', async ({ request, repo: ctx }) => branchRulesPage(deps, ctx, web(request, ctx)), {
       ...page('webRepoBranchProtections'),

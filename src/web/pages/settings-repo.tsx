@@ -464,7 +464,9 @@ export const repoSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
   /** A form of one webhook's page (`.../hooks/{id}/...`): the hook's page again with a refusal, and with what was typed when `keepValues`. */
   const hookForm =
     (act: (ctx: RepoContext, id: number, c: HookFormRequest) => Promise<Response>, keepValues = false) =>
-    (c: HookFormRequest) => {
+    // Destructured: a context handed on whole has Elysia parse each request's cookies and headers.
+    ({ request, caller, body, params, repo }: HookFormRequest) => {
+      const c = { request, caller, body, params, repo }
       const id = numberOr404(c.params.id, 'hook')
       return formRoute(
         deps.config,
@@ -494,12 +496,12 @@ export const repoSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
       .get('/:owner/:repo/settings/collaboration', paged(collaborationPage), listed('webRepoCollaborators'))
       .post(
         '/:owner/:repo/settings/collaboration',
-        ({ repo: ctx, ...c }) =>
+        ({ request, caller, body, repo: ctx }) =>
           formRoute(
             deps.config,
-            c,
+            { request, caller, body },
             async () => {
-              await addCollaborator(deps, ctx.repo, await collaboratorUser(deps, (c.body.collaborator ?? '').trim()), c.body.permission)
+              await addCollaborator(deps, ctx.repo, await collaboratorUser(deps, (body.collaborator ?? '').trim()), body.permission)
               return seeOther(`${base(ctx)}/collaboration`, 'collaborator-added')
             },
             (web, error, status) => collaborationPage(deps, ctx, web, 1, { error, status }),
@@ -508,12 +510,12 @@ export const repoSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
       )
       .post(
         '/:owner/:repo/settings/collaboration/delete',
-        ({ repo: ctx, ...c }) =>
+        ({ request, caller, body, repo: ctx }) =>
           formRoute(
             deps.config,
-            c,
+            { request, caller, body },
             async () => {
-              await removeCollaborator(deps, ctx.repo, await collaboratorUser(deps, c.body.collaborator ?? ''))
+              await removeCollaborator(deps, ctx.repo, await collaboratorUser(deps, body.collaborator ?? ''))
               return seeOther(`${base(ctx)}/collaboration`, 'collaborator-removed')
             },
             (web, error, status) => collaborationPage(deps, ctx, web, 1, { error, status }),
@@ -522,12 +524,12 @@ export const repoSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
       )
       .post(
         '/:owner/:repo/settings/collaboration/team',
-        ({ repo: ctx, ...c }) =>
+        ({ request, caller, body, repo: ctx }) =>
           formRoute(
             deps.config,
-            c,
+            { request, caller, body },
             async () => {
-              const name = (c.body.team ?? '').trim()
+              const name = (body.team ?? '').trim()
               if (!name) throw new ApiError(422, 'Name the team to add.')
               await changeRepoTeam(deps, ctx, name, true)
               return seeOther(`${base(ctx)}/collaboration`, 'team-added')
@@ -538,12 +540,12 @@ export const repoSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
       )
       .post(
         '/:owner/:repo/settings/collaboration/team/delete',
-        ({ repo: ctx, ...c }) =>
+        ({ request, caller, body, repo: ctx }) =>
           formRoute(
             deps.config,
-            c,
+            { request, caller, body },
             async () => {
-              await changeRepoTeam(deps, ctx, { id: numberOr404(c.body.id ?? '', 'team') }, false)
+              await changeRepoTeam(deps, ctx, { id: numberOr404(body.id ?? '', 'team') }, false)
               return seeOther(`${base(ctx)}/collaboration`, 'team-removed')
             },
             (web, error, status) => collaborationPage(deps, ctx, web, 1, { error, status }),
@@ -553,28 +555,28 @@ export const repoSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
       .get('/:owner/:repo/settings/hooks', paged(hooksPage), listed('webRepoHooks'))
       .post(
         '/:owner/:repo/settings/hooks',
-        ({ repo: ctx, ...c }) =>
+        ({ request, caller, body, repo: ctx }) =>
           formRoute(
             deps.config,
-            c,
+            { request, caller, body },
             async () => {
-              const hook = await createHook(deps, { repo: ctx.repo }, { type: 'gitea', ...hookInputOf(c.body, false) })
+              const hook = await createHook(deps, { repo: ctx.repo }, { type: 'gitea', ...hookInputOf(body, false) })
               return seeOther(`${base(ctx)}/hooks/${hook.id}`, 'hook-added')
             },
-            (web, error, status) => hooksPage(deps, ctx, web, 1, { values: c.body, error, status }),
+            (web, error, status) => hooksPage(deps, ctx, web, 1, { values: body, error, status }),
           ),
         { ...page('webRepoHookAdd'), repo: admin(false), params: RepoParams, body: HookForm },
       )
       .get('/:owner/:repo/settings/lfs', paged(lfsPage), listed('webRepoLfs'))
       .post(
         '/:owner/:repo/settings/lfs/delete/:oid',
-        ({ repo: ctx, ...c }) =>
+        ({ request, caller, body, params, repo: ctx }) =>
           formRoute(
             deps.config,
-            c,
+            { request, caller, body },
             async () => {
               lfsOn(deps)
-              await deleteMetaObject(deps, ctx.repo.id, c.params.oid)
+              await deleteMetaObject(deps, ctx.repo.id, params.oid)
               return seeOther(`${base(ctx)}/lfs`, 'lfs-object-deleted')
             },
             (web, error, status) => lfsPage(deps, ctx, web, 1, { error, status }),
@@ -584,14 +586,14 @@ export const repoSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
       .get('/:owner/:repo/settings/lfs/locks', paged(lfsLocksPage), listed('webRepoLfsLocks'))
       .post(
         '/:owner/:repo/settings/lfs/locks/:lid/unlock',
-        ({ repo: ctx, ...c }) =>
+        ({ request, caller, body, params, repo: ctx }) =>
           formRoute(
             deps.config,
-            c,
+            { request, caller, body },
             async () => {
               lfsOn(deps)
               // The repository's administrators release anyone's lock (Gitea's LFSUnlock: force).
-              const released = await releaseLock(deps, ctx.repo.id, ctx.caller.user!.id, c.params.lid, true)
+              const released = await releaseLock(deps, ctx.repo.id, ctx.caller.user!.id, params.lid, true)
               if (released === 'not found') throw notFound('no such lock')
               if (released === 'not yours') throw forbidden('the lock is not yours')
               return seeOther(`${base(ctx)}/lfs/locks`, 'lfs-unlocked')
@@ -612,15 +614,15 @@ export const repoSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
       )
       .post(
         '/:owner/:repo/settings/hooks/git/:name',
-        ({ repo: ctx, ...c }) =>
+        ({ request, caller, body, params, repo: ctx }) =>
           formRoute(
             deps.config,
-            c,
+            { request, caller, body },
             async () => {
-              const hook = await setGitHook(gitDirOf(deps, ctx), c.params.name, c.body.content ?? '')
+              const hook = await setGitHook(gitDirOf(deps, ctx), params.name, body.content ?? '')
               return seeOther(`${base(ctx)}/hooks/git/${hook.name}`, 'saved')
             },
-            (web, error, status) => gitHookPage(deps, ctx, web, c.params.name, { content: c.body.content, error, status }),
+            (web, error, status) => gitHookPage(deps, ctx, web, params.name, { content: body.content, error, status }),
           ),
         { ...page('webRepoGitHookEdit'), repo: admin(false), gitHooks: true, params: GitHookParams, body: GitHookForm },
       )
@@ -640,7 +642,7 @@ export const repoSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
       // Gitea 1.23's address: the hook's id in the form.
       .post(
         '/:owner/:repo/settings/hooks/delete',
-        (c) => hookForm(deleteAction)({ ...c, params: { id: c.body.id ?? '' } }),
+        ({ request, caller, body, repo }) => hookForm(deleteAction)({ request, caller, body, repo, params: { id: body.id ?? '' } }),
         { ...page('webRepoHookDelete'), repo: admin(false), params: RepoParams, body: t.Object({ _csrf: CsrfText, id: FormText(20) }) },
       )
       // Warren's older address, still answered the same.
@@ -674,26 +676,26 @@ export const repoSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
       .get('/:owner/:repo/settings/keys', paged(deployKeysPage), listed('webRepoDeployKeys'))
       .post(
         '/:owner/:repo/settings/keys',
-        ({ repo: ctx, ...c }) =>
+        ({ request, caller, body, repo: ctx }) =>
           formRoute(
             deps.config,
-            c,
+            { request, caller, body },
             async () => {
-              await addDeployKey(deps, ctx.repo.id, { title: (c.body.title ?? '').trim(), key: (c.body.content ?? '').trim(), read_only: !ticked(c.body.writable) })
+              await addDeployKey(deps, ctx.repo.id, { title: (body.title ?? '').trim(), key: (body.content ?? '').trim(), read_only: !ticked(body.writable) })
               return seeOther(`${base(ctx)}/keys`, 'key-added')
             },
-            (web, error, status) => deployKeysPage(deps, ctx, web, 1, { values: c.body, error, status }),
+            (web, error, status) => deployKeysPage(deps, ctx, web, 1, { values: body, error, status }),
           ),
         { ...page('webRepoDeployKeyAdd'), repo: admin(false), params: RepoParams, body: DeployKeyForm },
       )
       .post(
         '/:owner/:repo/settings/keys/delete',
-        ({ repo: ctx, ...c }) =>
+        ({ request, caller, body, repo: ctx }) =>
           formRoute(
             deps.config,
-            c,
+            { request, caller, body },
             async () => {
-              await deleteDeployKey(deps, ctx.repo.id, numberOr404(c.body.id ?? '', 'deploy key'))
+              await deleteDeployKey(deps, ctx.repo.id, numberOr404(body.id ?? '', 'deploy key'))
               return seeOther(`${base(ctx)}/keys`, 'key-deleted')
             },
             (web, error, status) => deployKeysPage(deps, ctx, web, 1, { error, status }),

@@ -340,13 +340,12 @@ export const userSettingsPages = (deps: AppDeps, webApp: AreaApp) =>
     .get('/user/settings', ({ request, caller, user }) => profilePage(webContext(deps.config, request, caller), user), signedPage('webUserSettings'))
     .post(
       '/user/settings',
-      (c) =>
+      ({ request, caller, body, user }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            const { body } = c
-            await editUser(deps, c.user, {
+            await editUser(deps, user, {
               full_name: body.full_name ?? '',
               website: body.website ?? '',
               location: body.location ?? '',
@@ -355,29 +354,29 @@ export const userSettingsPages = (deps: AppDeps, webApp: AreaApp) =>
             })
             return seeOther('/user/settings', 'saved')
           },
-          (web, error, status) => profilePage(web, c.user, { values: c.body, error, status }),
+          (web, error, status) => profilePage(web, user, { values: body, error, status }),
         ),
       { ...signedPage('webUserSettingsSave'), body: ProfileForm },
     )
     .post(
       '/user/settings/avatar',
-      (c) =>
+      ({ request, caller, body, user }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            await changeAvatar(deps, 'user', c.user.id, await avatarBytes(c.body.avatar))
+            await changeAvatar(deps, 'user', user.id, await avatarBytes(body.avatar))
             return seeOther('/user/settings', 'avatar-saved')
           },
-          (web, error, status) => profilePage(web, c.user, { error, status }),
+          (web, error, status) => profilePage(web, user, { error, status }),
         ),
       { ...signedPage('webUserAvatarSave'), body: AvatarForm },
     )
     .post(
       '/user/settings/avatar/delete',
-      (c) =>
-        formRoute(deps.config, c, async () => {
-          await changeAvatar(deps, 'user', c.user.id, null)
+      ({ request, caller, body, user }) =>
+        formRoute(deps.config, { request, caller, body }, async () => {
+          await changeAvatar(deps, 'user', user.id, null)
           return seeOther('/user/settings', 'avatar-deleted')
         }),
       { ...signedPage('webUserAvatarDelete'), body: t.Object({ _csrf: CsrfText }) },
@@ -389,34 +388,34 @@ export const userSettingsPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/user/settings/keys',
-      (c) =>
+      ({ request, caller, body, user }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            const content = (c.body.content ?? '').trim()
-            if (c.body.type === 'gpg') await addGpgKey(deps, c.user, content)
-            else await addPublicKey(deps, c.user.id, { title: (c.body.title ?? '').trim(), key: content })
+            const content = (body.content ?? '').trim()
+            if (body.type === 'gpg') await addGpgKey(deps, user, content)
+            else await addPublicKey(deps, user.id, { title: (body.title ?? '').trim(), key: content })
             return seeOther('/user/settings/keys', 'key-added')
           },
-          (web, error, status) => keysPage(deps, web, c.user, 1, { values: c.body, error, status }),
+          (web, error, status) => keysPage(deps, web, user, 1, { values: body, error, status }),
         ),
       { ...signedPage('webUserKeyAdd'), body: KeyForm },
     )
     .post(
       '/user/settings/keys/delete',
-      (c) =>
+      ({ request, caller, body, user }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            const id = Number(c.body.id)
+            const id = Number(body.id)
             if (!Number.isSafeInteger(id) || id <= 0) throw new ApiError(404, 'no such key')
-            if (c.body.type === 'gpg') await deleteGpgKey(deps, c.user.id, id)
-            else await deletePublicKey(deps, c.user.id, id)
+            if (body.type === 'gpg') await deleteGpgKey(deps, user.id, id)
+            else await deletePublicKey(deps, user.id, id)
             return seeOther('/user/settings/keys', 'key-deleted')
           },
-          (web, error, status) => keysPage(deps, web, c.user, 1, { error, status }),
+          (web, error, status) => keysPage(deps, web, user, 1, { error, status }),
         ),
       { ...signedPage('webUserKeyDelete'), body: KeyDeleteForm },
     )
@@ -427,32 +426,32 @@ export const userSettingsPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/user/settings/applications',
-      (c) => {
-        const values = c.body as TokenValues
+      ({ request, caller, body, user }) => {
+        const values = body as TokenValues
         return formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async (web) => {
-            const { row, secret } = await createAccessToken(deps, c.user.id, (c.body.name ?? '').trim(), scopesOf(values))
+            const { row, secret } = await createAccessToken(deps, user.id, (body.name ?? '').trim(), scopesOf(values))
             // Shown in this answer only: the database keeps its hash.
-            return applicationsPage(deps, web, c.user, 1, { created: { name: row.name, secret }, status: 201 })
+            return applicationsPage(deps, web, user, 1, { created: { name: row.name, secret }, status: 201 })
           },
-          (web, error, status) => applicationsPage(deps, web, c.user, 1, { values, error, status }),
+          (web, error, status) => applicationsPage(deps, web, user, 1, { values, error, status }),
         )
       },
       { ...signedPage('webUserTokenCreate'), body: TokenForm },
     )
     .post(
       '/user/settings/applications/delete',
-      (c) =>
+      ({ request, caller, body, user }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            await deleteAccessToken(deps, c.user.id, c.body.id ?? '')
+            await deleteAccessToken(deps, user.id, body.id ?? '')
             return seeOther('/user/settings/applications', 'token-deleted')
           },
-          (web, error, status) => applicationsPage(deps, web, c.user, 1, { error, status }),
+          (web, error, status) => applicationsPage(deps, web, user, 1, { error, status }),
         ),
       { ...signedPage('webUserTokenDelete'), body: t.Object({ _csrf: CsrfText, id: FormText(20) }) },
     )

@@ -273,18 +273,21 @@ export const teamSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
   const owned = (id: string) => ({ scope: 'organization' as const, signed: true as const, team: 'member' as const, org: 'owner' as const, params: TeamParams, detail: pageDetail(id) })
   const NoBody = t.Object({ _csrf: CsrfText })
   type RepoChange = { team: TeamContext; body: { repo_name?: string; repoid?: string } }
-  /** A change of the team's repositories, back to its repositories page (a refusal shown there with its status). */
+  /**
+   * A change of the team's repositories, back to its repositories page (a refusal shown there with
+   * its status). The handler names the members it uses: Elysia parses only those (test/route-context).
+   */
   const repoAction =
     (change: (c: RepoChange) => Promise<void>, done: 'team-repo-added' | 'team-repo-removed' | 'team-repos-added' | 'team-repos-removed') =>
-    (c: FormRequest & RepoChange) =>
+    ({ request, caller, body, team }: FormRequest & RepoChange) =>
       formRoute(
         deps.config,
-        c,
+        { request, caller, body },
         async () => {
-          await change(c)
-          return seeOther(`${teamUrl(c.team.org.name, c.team.team.name)}/repositories`, done)
+          await change({ team, body })
+          return seeOther(`${teamUrl(team.org.name, team.team.name)}/repositories`, done)
         },
-        (web, error, status) => teamReposPage(deps, c.team, web, 1, { error, status }),
+        (web, error, status) => teamReposPage(deps, team, web, 1, { error, status }),
       )
   const addRepo = repoAction(async ({ team, body }) => {
     // Gitea takes the last segment of what was typed (`org/repo` or `repo`).
@@ -309,15 +312,15 @@ export const teamSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
     })
     .post(
       '/org/:org/teams/new',
-      (c) =>
+      ({ request, caller, body, org }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            const team = await createTeam(deps, c.org, teamFieldsOf(c.body))
-            return seeOther(teamUrl(c.org.org.name, team.name), 'team-created')
+            const team = await createTeam(deps, org, teamFieldsOf(body))
+            return seeOther(teamUrl(org.org.name, team.name), 'team-created')
           },
-          (web, error, status) => teamFormPage(deps, web, c.org.org, undefined, { values: c.body, error, status }),
+          (web, error, status) => teamFormPage(deps, web, org.org, undefined, { values: body, error, status }),
         ),
       { scope: 'organization', signed: true, org: 'owner', params: OrgParams, body: TeamForm, detail: pageDetail('webTeamNew') },
     )
@@ -328,29 +331,29 @@ export const teamSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
     )
     .post(
       '/org/:org/teams/:team/edit',
-      (c) =>
+      ({ request, caller, body, team }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            const team = await editTeam(deps, c.team, teamFieldsOf(c.body, c.team.team))
-            return seeOther(teamUrl(c.team.org.name, team.name), 'team-saved')
+            const saved = await editTeam(deps, team, teamFieldsOf(body, team.team))
+            return seeOther(teamUrl(team.org.name, saved.name), 'team-saved')
           },
-          (web, error, status) => teamFormPage(deps, web, c.team.org, c.team.team, { values: c.body, error, status }),
+          (web, error, status) => teamFormPage(deps, web, team.org, team.team, { values: body, error, status }),
         ),
       { ...owned('webTeamEdit'), body: TeamForm },
     )
     .post(
       '/org/:org/teams/:team/delete',
-      (c) =>
+      ({ request, caller, body, team }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            await deleteTeam(deps, c.team)
-            return seeOther(`${orgBase(c.team.org.name)}/teams`, 'team-deleted')
+            await deleteTeam(deps, team)
+            return seeOther(`${orgBase(team.org.name)}/teams`, 'team-deleted')
           },
-          (web, error, status) => teamFormPage(deps, web, c.team.org, c.team.team, { error, status }),
+          (web, error, status) => teamFormPage(deps, web, team.org, team.team, { error, status }),
         ),
       { ...owned('webTeamDelete'), body: NoBody },
     )

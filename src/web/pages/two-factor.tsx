@@ -206,9 +206,9 @@ const signedPage = (id: string) => ({ scope: 'user' as const, signed: true as co
 export const twoFactorPages = (deps: AppDeps, webApp: AreaApp) =>
   pageGroup(webApp)
     .get('/user/two_factor', ({ request, caller }) => showSecondStep(deps, request, caller, false), { scope: 'none', caller: true, detail: pageDetail('webTwoFactorForm') })
-    .post('/user/two_factor', (c) => secondStep(deps, c, false), { scope: 'none', caller: true, body: SecondStepForm, detail: pageDetail('webTwoFactor') })
+    .post('/user/two_factor', ({ request, caller, body }) => secondStep(deps, { request, caller, body }, false), { scope: 'none', caller: true, body: SecondStepForm, detail: pageDetail('webTwoFactor') })
     .get('/user/two_factor/scratch', ({ request, caller }) => showSecondStep(deps, request, caller, true), { scope: 'none', caller: true, detail: pageDetail('webTwoFactorScratchForm') })
-    .post('/user/two_factor/scratch', (c) => secondStep(deps, c, true), { scope: 'none', caller: true, body: SecondStepForm, detail: pageDetail('webTwoFactorScratch') })
+    .post('/user/two_factor/scratch', ({ request, caller, body }) => secondStep(deps, { request, caller, body }, true), { scope: 'none', caller: true, body: SecondStepForm, detail: pageDetail('webTwoFactorScratch') })
     .get('/user/settings/security', ({ request, caller, user }) => securityPage(deps, webContext(deps.config, request, caller), user), signedPage('webUserSecurity'))
     .get(
       '/user/settings/security/two_factor/enroll',
@@ -225,15 +225,15 @@ export const twoFactorPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/user/settings/security/two_factor/enroll',
-      (c) =>
+      ({ request, caller, body, user }) =>
         formRoute(
           deps.config,
-          c,
-          async (web) => securityPage(deps, web, c.user, { scratch: await enrollTwoFactor(deps, c.user, c.body.enrollment, c.body.passcode ?? ''), enrolled: true }),
+          { request, caller, body },
+          async (web) => securityPage(deps, web, user, { scratch: await enrollTwoFactor(deps, user, body.enrollment, body.passcode ?? ''), enrolled: true }),
           async (web, error, status) => {
-            if (status === 409) return securityPage(deps, web, c.user, { error, status })
+            if (status === 409) return securityPage(deps, web, user, { error, status })
             // The same secret again while its enrollment lasts, so the app's entry stays right.
-            const enrollment = await startEnrollment(deps, c.user, enrollmentSecret(deps, c.user, c.body.enrollment))
+            const enrollment = await startEnrollment(deps, user, enrollmentSecret(deps, user, body.enrollment))
             return enrollPage(web, enrollment, { error, status })
           },
         ),
@@ -241,26 +241,26 @@ export const twoFactorPages = (deps: AppDeps, webApp: AreaApp) =>
     )
     .post(
       '/user/settings/security/two_factor/regenerate_scratch',
-      (c) =>
+      ({ request, caller, body, user }) =>
         formRoute(
           deps.config,
-          c,
-          async (web) => securityPage(deps, web, c.user, { scratch: await regenerateScratchToken(deps, c.user) }),
-          (web, error, status) => securityPage(deps, web, c.user, { error, status }),
+          { request, caller, body },
+          async (web) => securityPage(deps, web, user, { scratch: await regenerateScratchToken(deps, user) }),
+          (web, error, status) => securityPage(deps, web, user, { error, status }),
         ),
       { ...signedPage('webUserTwoFactorRegenerateScratch'), body: ButtonOnly },
     )
     .post(
       '/user/settings/security/two_factor/disable',
-      (c) =>
+      ({ request, caller, body, user }) =>
         formRoute(
           deps.config,
-          c,
+          { request, caller, body },
           async () => {
-            await disableTwoFactor(deps, c.user)
+            await disableTwoFactor(deps, user)
             return seeOther('/user/settings/security', 'twofa-disabled')
           },
-          (web, error, status) => securityPage(deps, web, c.user, { error, status }),
+          (web, error, status) => securityPage(deps, web, user, { error, status }),
         ),
       { ...signedPage('webUserTwoFactorDisable'), body: ButtonOnly },
     )
