@@ -10,9 +10,10 @@ const RECORD_TEXTS_KEPT = 2 * 1024 * 1024
  * A point read's answer: the record as JSON text, made by its converter, checked against its
  * schema (as Elysia checks an answer: checkedJson) and kept in the page cache while the database
  * is unchanged (its change mark), as its bytes, so that the same record read again is neither
- * converted, checked, serialised nor encoded (each answer's body shares the bytes). The key names the record and everything of the viewer the record depends on;
- * the route still resolves its needs (the pipeline decides access) before asking. A text made
- * while a write landed is not kept. Bounded by RECORD_TEXTS_KEPT per kind, oldest out first.
+ * converted, checked, serialised nor encoded (each answer's body shares the bytes). The key names
+ * the record and everything of the viewer the record depends on; the route still resolves its
+ * needs (the pipeline decides access) before asking. A text made while a write landed is not
+ * kept. Bounded by RECORD_TEXTS_KEPT per kind, oldest out first.
  */
 export function recordJson<T extends TSchema>(kind: string, schema: T) {
   const serialise = checkedJson(schema)

@@ -143,7 +143,7 @@ async function teamPage(deps: AppDeps, team: TeamContext, web: WebContext, pageN
  */
 export const orgPages = (deps: AppDeps, webApp: AreaApp) => {
   const memberChange = (change: typeof addTeamMember, done: 'member-added' | 'member-removed', id: string) => ({
-    // Destructured: Elysia parses only the members a handler names (test/route-context).
+    // Destructured: Elysia parses only the members a handler names (test/route-context.test.ts).
     handler: ({ request, caller, body, team }: FormRequest & { team: TeamContext; body: { uid?: string } }) =>
       formRoute(
         deps.config,

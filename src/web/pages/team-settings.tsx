@@ -275,7 +275,8 @@ export const teamSettingsPages = (deps: AppDeps, webApp: AreaApp) => {
   type RepoChange = { team: TeamContext; body: { repo_name?: string; repoid?: string } }
   /**
    * A change of the team's repositories, back to its repositories page (a refusal shown there with
-   * its status). The handler names the members it uses: Elysia parses only those (test/route-context).
+   * its status). The handler names the members it uses: Elysia parses only those
+   * (test/route-context.test.ts).
    */
   const repoAction =
     (change: (c: RepoChange) => Promise<void>, done: 'team-repo-added' | 'team-repo-removed' | 'team-repos-added' | 'team-repos-removed') =>
