@@ -490,7 +490,9 @@ export const adminUserPages = (deps: AppDeps, webApp: AreaApp) => {
     })
   /**
    * A form posted about account `{id}` (404 when there is none): `formRoute` with `act`, a refusal
-   * shown on the account's edit page again (with the form's `values` when they are its own).
+   * shown on the account's edit page again (with the form's `values` when they are its own). Its
+   * handlers give it the members they destructure: Elysia parses only those
+   * (test/route-context.test.ts).
    */
   const accountForm = async (
     c: { request: Request; caller: Parameters<typeof webContext>[2]; user: UserRow; params: { id: string }; body: { _csrf?: string } },
