@@ -100,17 +100,6 @@ function pageHeaders(config: Config, request: Request, page: Page, total: number
   return headers
 }
 
-/** Applies pageHeaders to Elysia's `set.headers`. */
-export function setPageHeaders(
-  set: { headers: Record<string, string | number> | any },
-  config: Config,
-  request: Request,
-  page: Page,
-  total: number,
-): void {
-  Object.assign(set.headers, pageHeaders(config, request, page, total))
-}
-
 /**
  * For the small collections Gitea answers whole unless a page is asked for (one issue's comments
  * and times, a repository's labels and milestones): the page asked for (`page` or `limit` given),

@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { area, type AreaApp } from '../../auth/pipeline'
-import { PageQuery, setPageHeaders } from '../../lib/pagination'
+import { PageQuery, setListHeaders } from '../../lib/pagination'
 import { CombinedStatusSchema, CreateStatusOption, RefParams, ShaParams, StatusListQuery, StatusSchema } from './model'
 import { toApiCombinedStatus, toApiStatuses } from '../../convert/status'
 import { commitOfRef, commitOfSha, createStatus, latestStatuses, listStatuses } from './service'
@@ -36,7 +36,7 @@ export const statusesModule = (deps: AppDeps, api: AreaApp) => {
       async ({ params, repo, page, request, set }) => {
         const sha = await commitOfRef(deps, repo, params.ref)
         const latest = await latestStatuses(deps, repo.repo.id, sha, page)
-        setPageHeaders(set, deps.config, request, page, latest.total)
+        setListHeaders(set, deps.config, request, page, latest.total)
         return await toApiCombinedStatus(deps, repo, sha, latest)
       },
       {
