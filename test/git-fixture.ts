@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 
-/** Real git CLI for tests: fixed identity, no user/system config, never prompts. */
+/**
+ * Real git CLI for tests: fixed identity, no user/system config, never prompts, and no automatic
+ * maintenance (a `git maintenance run --auto` process after every commit, fetch and merge of the
+ * tests' own clones, which no test reads).
+ */
 export async function sh(args: string[], cwd: string, env: Record<string, string> = {}) {
   const proc = Bun.spawn(args, {
     cwd,
@@ -14,6 +18,9 @@ export async function sh(args: string[], cwd: string, env: Record<string, string
       GIT_CONFIG_GLOBAL: '/dev/null',
       GIT_TERMINAL_PROMPT: '0',
       GIT_ASKPASS: '/bin/false',
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'maintenance.auto',
+      GIT_CONFIG_VALUE_0: 'false',
       GIT_AUTHOR_NAME: 'Alice A',
       GIT_AUTHOR_EMAIL: 'alice@example.com',
       GIT_COMMITTER_NAME: 'Alice A',
