@@ -46,9 +46,13 @@ describe('a crash between a rename\'s folder move and its row', () => {
     const newDir = repoPath(data, 'root', 'new-name')
     expect(existsSync(oldDir)).toBe(true)
 
-    // Hold the row: the rename's transaction waits on it once the folder has moved.
+    // Hold the row: the rename's transaction waits on it once the folder has moved (its UPDATE
+    // changes the name, a column of a unique index, so it needs the lock FOR UPDATE, which NO KEY
+    // UPDATE holds off). NO KEY UPDATE lets other writers' foreign key checks of the row through:
+    // a background job writing a row that names the repository (under the write lock every
+    // writer shares) would otherwise wait on it, and the rename's intent behind that job.
     const held = probe.begin(async (tx) => {
-      await tx`select id from repositories where lower_name = 'old-name' for update`
+      await tx`select id from repositories where lower_name = 'old-name' for no key update`
       await until(() => existsSync(newDir), 'the folder moved', 2400, 25)
       expect(existsSync(oldDir)).toBe(false)
       expect((await tx`select count(*)::int as n from folder_moves`)[0].n).toBe(1)
@@ -92,7 +96,7 @@ describe('the same crash while another process serves the database', () => {
       mkdirSync(stale, { recursive: true })
 
       const held = q.begin(async (tx) => {
-        await tx`select id from repositories where lower_name = 'moving' for update`
+        await tx`select id from repositories where lower_name = 'moving' for no key update` // as above
         await until(() => existsSync(newDir), 'the folder moved', 2400, 25)
         dying.proc.kill('SIGKILL')
         await dying.proc.exited
