@@ -14,10 +14,11 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 # holds for one file only. Tests drive real servers, git and ssh, which a machine whose cores are
 # busy slows many times over: the limit is there to catch a hang, not to time anything.
 TEST_TIMEOUT_MS=120000
-# Bun's allocator (mimalloc) gives freed memory back to the system 10 ms after it is freed, and
-# takes it again page by page at the next allocation: on a virtual machine whose page faults are
-# dear that was a tenth to a quarter of a test process's CPU (a profile of the suite put its
-# scavenger thread alone at 4%). The test processes keep what they freed (a few hundred MB more
+# Bun's allocator (mimalloc) gives freed memory back to the system 100 ms after it is freed (its
+# `purge_delay`; MIMALLOC_VERBOSE=1 lists the options), and takes it again page by page at the next
+# allocation: on a virtual machine whose page faults are dear that was a tenth to a quarter of a
+# test process's CPU (a profile of the suite put its scavenger thread alone at 4%; a delay of
+# 1,000 ms saved nothing measurable). The test processes keep what they freed (a few hundred MB more
 # each at their peak); the `warren` processes the tests start get only their own environment.
 export MIMALLOC_PURGE_DELAY=-1
 PG_URL="${WARREN_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
