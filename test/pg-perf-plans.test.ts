@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { DIALECT } from '../src/db/dialect'
 import { writeTransaction } from '../src/db/client'
+import { hasEventsAfterDone } from '../src/events/outbox'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 
 let s: TestServer
@@ -106,6 +107,35 @@ describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () 
     // And the answer is the one repository.
     const found = await s.get('/repos/search?q=ject-4999&limit=50', { token: owner.token })
     expect(found.body.data.map((r: { name: string }) => r.name)).toEqual(['project-4999'])
+  }, 240_000)
+
+  test("an idle outbox consumer's poll for new events searches the events' index, not the whole table", async () => {
+    // The events are never removed, and the consumers poll several times a second: a poll that
+    // read the table (its bound is a subquery's answer, which no plan knows ahead, so a LIMIT 1
+    // without an order let the planner expect a match in the first rows) read every event each
+    // time a consumer was caught up.
+    const pg = s.deps.db.$client as any
+    await pg.unsafe(`insert into events (kind, payload, created_unix) select 'issues', '{}', 0 from generate_series(1, 20000)`)
+    const [{ last }] = await pg.unsafe('select max(id)::int as last from events')
+    await pg.unsafe(`insert into event_consumers (name, done_id) values ('plan-probe', $1)`, [last])
+    await pg.unsafe('ANALYZE events')
+    sent.length = 0
+    recording = true
+    let idle: boolean
+    try {
+      idle = !(await hasEventsAfterDone(s.deps.db, 'plan-probe'))
+    } finally {
+      recording = false
+    }
+    expect(idle).toBe(true)
+    const poll = sent.find((st) => /from "events"/.test(st.text))
+    expect(poll).toBeDefined()
+    const plan = await planOf(poll!.text, poll!.params)
+    expect(plan).toContain('events_pkey')
+    expect(plan).not.toMatch(/"Node Type":"Seq Scan",[^}]*"Relation Name":"events"/)
+    // One more event, and the same poll finds it.
+    await pg.unsafe(`insert into events (kind, payload, created_unix) values ('issues', '{}', 0)`)
+    expect(await hasEventsAfterDone(s.deps.db, 'plan-probe')).toBe(true)
   }, 240_000)
 
   test('write transactions commit without waiting for the flush; other statements keep the server setting', async () => {

@@ -341,12 +341,19 @@ export async function hasEventsAfterDone(db: Db, consumer: string): Promise<bool
   return ((await eventsAfterDoneOf(db).execute({ consumer })) as unknown[]).length > 0
 }
 
-/** hasEventsAfterDone's statement: the first event past the consumer's done position, 0 while it has none (as eventsAfterDone reads it). */
+/**
+ * hasEventsAfterDone's statement: the first event past the consumer's done position, none while it
+ * has none (as eventsAfterDone reads it). In id order: the position is a subquery's answer, which
+ * PostgreSQL's plan cannot know ahead, so without the order a LIMIT 1 made it expect a match among
+ * the first rows and read the table from its start, every event (they are never removed) at each
+ * poll of a consumer that is caught up; the order has it search the primary key.
+ */
 const eventsAfterDoneOf = perConnection((db) =>
   db
     .select({ id: events.id })
     .from(events)
     .where(gt(events.id, sql`coalesce((select ${eventConsumers.doneId} from ${eventConsumers} where ${eventConsumers.name} = ${sql.placeholder('consumer')}), 0)`))
+    .orderBy(asc(events.id))
     .limit(1)
     .prepare(),
 )
