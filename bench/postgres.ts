@@ -168,6 +168,11 @@ try {
   // A second of load first wakes each new process up (JIT, the pool's connections), so neither side starts cold.
   const warmUp = (s: Served) => runAutocannon(issuesUrl(s), 1, post, 8)
   await warmUp(servers[0]!)
+  // The planner's statistics of the tables the warm-up filled, as autovacuum would have them on a
+  // database in use (its first pass comes up to a minute after the rows; the bench's database is
+  // seconds old): a statement planned while its table was empty kept a whole-table read as its
+  // generic plan as the table grew (issues read by id, 485 sequential scans of up to 30,000 rows in one run).
+  await benchDb.unsafe('ANALYZE')
   console.log(`\nPOST issue, 16 connections, ${seconds} s, \`warren serve\` on one PostgreSQL database (${database.name})`)
   const one = await metered(async () => [await runAutocannon(issuesUrl(servers[0]!), seconds, post, 16)])
   console.log(`one process (16 connections)        ${fmt(one.perSecond).padStart(6)} issues/s   ${one.failures}`)
