@@ -342,8 +342,8 @@ export async function hasEventsAfterDone(db: Db, consumer: string): Promise<bool
 }
 
 /**
- * hasEventsAfterDone's statement: the first event past the consumer's done position, none while it
- * has none (as eventsAfterDone reads it). In id order: the position is a subquery's answer, which
+ * hasEventsAfterDone's statement: the first event past the consumer's done position (0 while it
+ * has none, as eventsAfterDone reads it). In id order: the position is a subquery's answer, which
  * PostgreSQL's plan cannot know ahead, so without the order a LIMIT 1 made it expect a match among
  * the first rows and read the table from its start, every event (they are never removed) at each
  * poll of a consumer that is caught up; the order has it search the primary key.
