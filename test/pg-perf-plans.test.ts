@@ -11,6 +11,8 @@ import { sql } from 'drizzle-orm'
 import { DIALECT } from '../src/db/dialect'
 import { writeTransaction } from '../src/db/client'
 import { hasEventsAfterDone } from '../src/events/outbox'
+import { hasWebhookWork } from '../src/webhooks/loops'
+import { WEBHOOK_CONSUMER } from '../src/webhooks/tasks'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 
 let s: TestServer
@@ -23,6 +25,33 @@ let recording = false
 async function planOf(text: string, params: unknown[]): Promise<string> {
   const rows = await (s.deps.db.$client as any).unsafe(`EXPLAIN (FORMAT JSON) ${text}`, params)
   return JSON.stringify(rows[0]['QUERY PLAN'])
+}
+
+/**
+ * The plan PostgreSQL keeps for `text` as a prepared statement once it settles on a generic one
+ * (what a connection runs after five executions when that looks no dearer): made without the
+ * parameters' values. The values here are literals (numbers and booleans).
+ */
+async function genericPlanOf(text: string, params: unknown[]): Promise<string> {
+  return await (s.deps.db.$client as any).begin(async (tx: any) => {
+    await tx.unsafe('set local plan_cache_mode = force_generic_plan')
+    await tx.unsafe(`PREPARE plan_probe AS ${text}`)
+    const rows = await tx.unsafe(`EXPLAIN (FORMAT JSON) EXECUTE plan_probe(${params.map(String).join(', ')})`)
+    await tx.unsafe('DEALLOCATE plan_probe')
+    return JSON.stringify(rows[0]['QUERY PLAN'])
+  })
+}
+
+/** What `fn` sends through the pool. */
+async function sentBy(fn: () => Promise<unknown>): Promise<{ text: string; params: unknown[] }[]> {
+  sent.length = 0
+  recording = true
+  try {
+    await fn()
+  } finally {
+    recording = false
+  }
+  return [...sent]
 }
 
 /** The statements a request sends. */
@@ -119,16 +148,9 @@ describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () 
     const [{ last }] = await pg.unsafe('select max(id)::int as last from events')
     await pg.unsafe(`insert into event_consumers (name, done_id) values ('plan-probe', $1)`, [last])
     await pg.unsafe('ANALYZE events')
-    sent.length = 0
-    recording = true
-    let idle: boolean
-    try {
-      idle = !(await hasEventsAfterDone(s.deps.db, 'plan-probe'))
-    } finally {
-      recording = false
-    }
+    let idle = false
+    const poll = (await sentBy(async () => (idle = !(await hasEventsAfterDone(s.deps.db, 'plan-probe'))))).find((st) => /from "events"/.test(st.text))
     expect(idle).toBe(true)
-    const poll = sent.find((st) => /from "events"/.test(st.text))
     expect(poll).toBeDefined()
     const plan = await planOf(poll!.text, poll!.params)
     expect(plan).toContain('events_pkey')
@@ -136,6 +158,32 @@ describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () 
     // One more event, and the same poll finds it.
     await pg.unsafe(`insert into events (kind, payload, created_unix) values ('issues', '{}', 0)`)
     expect(await hasEventsAfterDone(s.deps.db, 'plan-probe')).toBe(true)
+  }, 240_000)
+
+  test("the webhook worker's idle poll for deliveries not done searches the pending index, whatever the plan", async () => {
+    // Delivered tasks are kept: 20,000 of them, none waiting, the outbox read to its end.
+    const pg = s.deps.db.$client as any
+    const hook = await s.post('/repos/planner/tracker/hooks', { type: 'gitea', config: { url: 'http://hooks.example/', content_type: 'json' }, events: ['push'], active: true }, { token: owner.token })
+    expect(hook.status).toBe(201)
+    const [{ id: repoId }] = await pg.unsafe(`select id from repositories where lower_name = 'tracker'`)
+    await pg.unsafe(
+      `insert into hook_tasks (hook_id, repo_id, uuid, event_type, payload, created_unix, is_delivered)
+         select $1, $2, 'plan-' || g, 'push', '', 0, true from generate_series(1, 20000) g`,
+      [hook.body.id, repoId],
+    )
+    await pg.unsafe(`insert into event_consumers (name, done_id) values ($1, (select max(id) from events)) on conflict (name) do update set done_id = excluded.done_id`, [WEBHOOK_CONSUMER])
+    await pg.unsafe('ANALYZE hook_tasks')
+    let busy = true
+    const poll = (await sentBy(async () => (busy = await hasWebhookWork(s.deps.db)))).find((st) => /from "hook_tasks"/.test(st.text))
+    expect(busy).toBe(false)
+    expect(poll).toBeDefined()
+    for (const plan of [await planOf(poll!.text, poll!.params), await genericPlanOf(poll!.text, poll!.params)]) {
+      expect(plan).toContain('hook_tasks_pending_idx')
+      expect(plan).not.toMatch(/"Node Type":"Seq Scan",[^}]*"Relation Name":"hook_tasks"/)
+    }
+    // A task waiting, and the same poll finds it.
+    await pg.unsafe(`update hook_tasks set is_delivered = false where uuid = 'plan-20000'`)
+    expect(await hasWebhookWork(s.deps.db)).toBe(true)
   }, 240_000)
 
   test('write transactions commit without waiting for the flush; other statements keep the server setting', async () => {

@@ -2,7 +2,7 @@ import type { AppDeps } from '../deps'
 import { hasEventsAfterDone } from '../events/outbox'
 import { checkpointWal, perConnection, WAL_CHECKPOINT_MS, type Db } from '../db/client'
 import { hookTasks } from '../db/schema'
-import { eq } from 'drizzle-orm'
+import { asc, eq } from 'drizzle-orm'
 import { DeliveryDispatcher } from './dispatcher'
 import { TASK_BATCH, turnEventsIntoTasks, WEBHOOK_CONSUMER } from './tasks'
 import { sweepPayloads } from './task-rows'
@@ -118,5 +118,18 @@ export async function hasWebhookWork(db: Db): Promise<boolean> {
   return ((await undeliveredOf(db).execute()) as unknown[]).length > 0
 }
 
-/** A delivery not done, if any: prepared once per connection (asked every pollMs while the server rests). */
-const undeliveredOf = perConnection((db) => db.select({ id: hookTasks.id }).from(hookTasks).where(eq(hookTasks.isDelivered, false)).limit(1).prepare())
+/**
+ * A delivery not done, if any: prepared once per connection (asked every pollMs while the server
+ * rests). In the pending index's order (hook_tasks_pending_idx): delivered tasks are kept, and
+ * without an order PostgreSQL's generic plan, not knowing the parameter is `false`, read the
+ * table from its start for one row, every delivered task when none waits.
+ */
+const undeliveredOf = perConnection((db) =>
+  db
+    .select({ id: hookTasks.id })
+    .from(hookTasks)
+    .where(eq(hookTasks.isDelivered, false))
+    .orderBy(asc(hookTasks.repoId), asc(hookTasks.hookId), asc(hookTasks.id))
+    .limit(1)
+    .prepare(),
+)
