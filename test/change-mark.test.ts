@@ -17,33 +17,27 @@ import { accessTokens, eventConsumers, hookPayloads, hooks, repositories, users 
 import { tablesReachedFrom, tableWrittenBy } from '../src/db/change-scope'
 import { openConfiguredDatabase } from '../src/deps'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { recordStatements } from './query-counter'
+import { recorder, recordStatements } from './query-counter'
 import { until } from './webhook-receiver'
 
 let s: TestServer
 let owner: TestUser
 let other: Db
 let hookId: number
-let recording = false
-const sent: string[] = []
+const sent = recorder<string>()
 const onPostgres = () => s.deps.db.$runtime.dialect === 'postgres'
 
 /** The statements (but the change mark's own read) a GET of the repository sends, and its description. */
 async function repoRead(): Promise<{ statements: string[]; description: string }> {
-  sent.length = 0
-  recording = true
-  try {
-    const res = await s.get('/repos/keeper/vault', { token: owner.token })
-    expect(res.status).toBe(200)
-    return { statements: sent.filter((text) => !text.includes('pragma_user_version')), description: res.body.description }
-  } finally {
-    recording = false
-  }
+  let res!: Awaited<ReturnType<typeof s.get<{ description: string }>>>
+  const statements = await sent.during(async () => (res = await s.get<{ description: string }>('/repos/keeper/vault', { token: owner.token })))
+  expect(res.status).toBe(200)
+  return { statements: statements.filter((text) => !text.includes('pragma_user_version')), description: res.body.description }
 }
 
 beforeAll(async () => {
   s = await startTestServer()
-  recordStatements(s.deps.db, (text) => recording && sent.push(text))
+  recordStatements(s.deps.db, sent.add)
   owner = await s.user('keeper')
   expect((await s.post('/user/repos', { name: 'vault', description: 'first' }, { token: owner.token })).status).toBe(201)
   const hook = await s.post('/repos/keeper/vault/hooks', { type: 'gitea', config: { url: 'http://127.0.0.1:9/', content_type: 'json' }, events: ['push'], active: false }, { token: owner.token })

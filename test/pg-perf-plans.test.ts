@@ -14,12 +14,12 @@ import { hasEventsAfterDone } from '../src/events/outbox'
 import { hasWebhookWork } from '../src/webhooks/loops'
 import { WEBHOOK_CONSUMER } from '../src/webhooks/tasks'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { recorder } from './query-counter'
 
 let s: TestServer
 let owner: TestUser
-/** Statements sent through the pool while `recording` is on. */
-const sent: { text: string; params: unknown[] }[] = []
-let recording = false
+/** Statements sent through the pool while a `sent.during` runs. */
+const sent = recorder<{ text: string; params: unknown[] }>()
 
 /** PostgreSQL's plan of `text` with `params`, as JSON text (every node's type and index in it). */
 async function planOf(text: string, params: unknown[]): Promise<string> {
@@ -42,29 +42,12 @@ async function genericPlanOf(text: string, params: unknown[]): Promise<string> {
   })
 }
 
-/** What `fn` sends through the pool. */
-async function sentBy(fn: () => Promise<unknown>): Promise<{ text: string; params: unknown[] }[]> {
-  sent.length = 0
-  recording = true
-  try {
-    await fn()
-  } finally {
-    recording = false
-  }
-  return [...sent]
-}
-
 /** The statements a request sends. */
 async function statementsOf(path: string, token?: string): Promise<{ text: string; params: unknown[] }[]> {
-  sent.length = 0
-  recording = true
-  try {
-    const res = await s.get(path, token ? { token } : {})
-    expect(res.status).toBe(200)
-  } finally {
-    recording = false
-  }
-  return [...sent]
+  let status = 0
+  const statements = await sent.during(async () => (status = (await s.get(path, token ? { token } : {})).status))
+  expect(status).toBe(200)
+  return statements
 }
 
 describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () => {
@@ -78,7 +61,7 @@ describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () 
       get(target, key) {
         if (key !== 'unsafe') return Reflect.get(target, key)
         return (text: string, params: unknown[]) => {
-          if (recording) sent.push({ text, params })
+          sent.add({ text, params })
           return client.unsafe(text, params)
         }
       },
@@ -149,7 +132,7 @@ describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () 
     await pg.unsafe(`insert into event_consumers (name, done_id) values ('plan-probe', $1)`, [last])
     await pg.unsafe('ANALYZE events')
     let idle = false
-    const poll = (await sentBy(async () => (idle = !(await hasEventsAfterDone(s.deps.db, 'plan-probe'))))).find((st) => /from "events"/.test(st.text))
+    const poll = (await sent.during(async () => (idle = !(await hasEventsAfterDone(s.deps.db, 'plan-probe'))))).find((st) => /from "events"/.test(st.text))
     expect(idle).toBe(true)
     expect(poll).toBeDefined()
     const plan = await planOf(poll!.text, poll!.params)
@@ -174,7 +157,7 @@ describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () 
     await pg.unsafe(`insert into event_consumers (name, done_id) values ($1, (select max(id) from events)) on conflict (name) do update set done_id = excluded.done_id`, [WEBHOOK_CONSUMER])
     await pg.unsafe('ANALYZE hook_tasks')
     let busy = true
-    const poll = (await sentBy(async () => (busy = await hasWebhookWork(s.deps.db)))).find((st) => /from "hook_tasks"/.test(st.text))
+    const poll = (await sent.during(async () => (busy = await hasWebhookWork(s.deps.db)))).find((st) => /from "hook_tasks"/.test(st.text))
     expect(busy).toBe(false)
     expect(poll).toBeDefined()
     for (const plan of [await planOf(poll!.text, poll!.params), await genericPlanOf(poll!.text, poll!.params)]) {

@@ -13,27 +13,19 @@ import { changeMarkOf, writeTransaction } from '../src/db/client'
 import { users } from '../src/db/schema'
 import { PageCache } from '../src/db/page-cache'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { recordStatements } from './query-counter'
+import { recorder, recordStatements } from './query-counter'
 
 let s: TestServer
 let owner: TestUser
 let other: TestUser
-let recording = false
-const sent: string[] = []
+const sent = recorder<string>()
 
 /** The change mark's own read on SQLite (a pragma, not a row read); PostgreSQL's mark sends nothing. */
 const changeMarkRead = (text: string) => text.includes('pragma_user_version')
 
 /** The statements (other than the change mark's) that `fn`'s requests send. */
 async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
-  sent.length = 0
-  recording = true
-  try {
-    await fn()
-  } finally {
-    recording = false
-  }
-  return sent.filter((text) => !changeMarkRead(text))
+  return (await sent.during(fn)).filter((text) => !changeMarkRead(text))
 }
 
 /** GETs `path` twice (warm), then answers the statements a third GET sends, and its answer. */
@@ -47,7 +39,7 @@ async function warmStatements(path: string, token?: string): Promise<{ statement
 
 beforeAll(async () => {
   s = await startTestServer()
-  recordStatements(s.deps.db, (text) => recording && sent.push(text))
+  recordStatements(s.deps.db, sent.add)
   owner = await s.user('reader')
   other = await s.user('visitor')
   expect((await s.post('/user/repos', { name: 'shelf', description: 'first' }, { token: owner.token })).status).toBe(201)

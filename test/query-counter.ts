@@ -199,3 +199,27 @@ function countRounds(target: SQL, newRound: (text: string) => void, sent: (text:
 }
 
 const ROUND_TRIPS = Symbol('round trips counted')
+
+/**
+ * What a recorder hands over while `during(fn)` runs, and nothing at other times: `add` is given to
+ * recordStatements (or a test's own hook on the driver); `during` answers what came while `fn` ran.
+ */
+export function recorder<T>() {
+  const got: T[] = []
+  let on = false
+  return {
+    add(item: T): void {
+      if (on) got.push(item)
+    },
+    async during(fn: () => Promise<unknown>): Promise<T[]> {
+      got.length = 0
+      on = true
+      try {
+        await fn()
+      } finally {
+        on = false
+      }
+      return [...got]
+    },
+  }
+}
