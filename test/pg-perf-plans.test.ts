@@ -30,13 +30,14 @@ async function planOf(text: string, params: unknown[]): Promise<string> {
 /**
  * The plan PostgreSQL keeps for `text` as a prepared statement once it settles on a generic one
  * (what a connection runs after five executions when that looks no dearer): made without the
- * parameters' values. The values here are literals (numbers and booleans).
+ * parameters' values (given here as literals: numbers, booleans, strings).
  */
 async function genericPlanOf(text: string, params: unknown[]): Promise<string> {
   return await (s.deps.db.$client as any).begin(async (tx: any) => {
     await tx.unsafe('set local plan_cache_mode = force_generic_plan')
     await tx.unsafe(`PREPARE plan_probe AS ${text}`)
-    const rows = await tx.unsafe(`EXPLAIN (FORMAT JSON) EXECUTE plan_probe(${params.map(String).join(', ')})`)
+    const literal = (v: unknown) => (typeof v === 'string' ? `'${v.replaceAll("'", "''")}'` : String(v))
+    const rows = await tx.unsafe(`EXPLAIN (FORMAT JSON) EXECUTE plan_probe(${params.map(literal).join(', ')})`)
     await tx.unsafe('DEALLOCATE plan_probe')
     return JSON.stringify(rows[0]['QUERY PLAN'])
   })
@@ -167,6 +168,32 @@ describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () 
     // A task waiting, and the same poll finds it.
     await pg.unsafe(`update hook_tasks set is_delivered = false where uuid = 'plan-20000'`)
     expect(await hasWebhookWork(s.deps.db)).toBe(true)
+  }, 240_000)
+
+  test("a person's feed reads the events of its actor and of the watched repositories through their indexes", async () => {
+    // 20,000 pushes by someone else to a thousand repositories the feed's owner does not watch
+    // (an event keeps its repository's id without a foreign key): none of them in the feed, so a
+    // plan that reads the events in id order and filters each reads them all.
+    const pg = s.deps.db.$client as any
+    const stranger = await s.user('stranger')
+    await pg.unsafe(`insert into events (kind, repo_id, actor_id, payload, created_unix) select 'push', 100000 + g % 1000, $1, '{}', g from generate_series(1, 20000) g`, [stranger.user.id])
+    await pg.unsafe('ANALYZE events')
+    const statements = await statementsOf('/users/planner/activities/feeds?limit=10', owner.token)
+    const reads = statements.filter((st) => /from "events"/.test(st.text))
+    expect(reads.length).toBe(2) // the count, then the page
+    for (const st of reads)
+      for (const plan of [await planOf(st.text, st.params), await genericPlanOf(st.text, st.params)]) {
+        // Both terms of the feed searched in their own index (a BitmapOr), never the table in id order.
+        expect(plan).toContain('events_actor_idx')
+        expect(plan).toContain('events_repo_idx')
+        expect(plan).not.toMatch(/"Node Type":"Seq Scan",[^}]*"Relation Name":"events"/)
+        expect(plan).not.toContain('events_pkey')
+      }
+    // The feed itself: the owner's own repository's creation, none of the stranger's pushes.
+    const feed = await s.get('/users/planner/activities/feeds?limit=50', { token: owner.token })
+    expect(feed.status).toBe(200)
+    expect(feed.body.length).toBeGreaterThan(0)
+    expect(feed.body.every((a: { act_user_id: number }) => a.act_user_id === owner.user.id)).toBe(true)
   }, 240_000)
 
   test('write transactions commit without waiting for the flush; other statements keep the server setting', async () => {

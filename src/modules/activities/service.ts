@@ -5,7 +5,7 @@ import { readableRepoCondition, visibleOwnerCondition } from '../../auth/visibil
 import { AccessMode } from '../../auth/access-mode'
 import { repoAccesses, unitMode } from '../../auth/access'
 import { comments, events, issues, orgUsers, repositories, teamRepos, teams, teamUnits, teamUsers, users, watches, type RepoRow, type TeamRow } from '../../db/schema'
-import { inJsonList, queryBuilder } from '../../db/sql'
+import { inJsonList, inRowsOf, queryBuilder } from '../../db/sql'
 import { ACTIVITY_KINDS, type ActivityRow } from '../../convert/activity'
 import { unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
@@ -84,10 +84,12 @@ function feedCondition(of: FeedOf): SQL {
   }
   const { user, onlyPerformedBy } = of
   if (onlyPerformedBy) return eq(events.actorId, user.id)
+  // Each term an index of events (actor_id; repo_id among a list made once, inRowsOf): PostgreSQL's
+  // `IN (subquery)` inside an OR is a filter run on every event, read whole in id order.
   return or(
     eq(events.actorId, user.id),
-    inArray(events.repoId, qb.select({ id: watches.repoId }).from(watches).where(eq(watches.userId, user.id))),
-    user.type === 1 ? inArray(events.repoId, reposOf(user.id)) : undefined,
+    inRowsOf(events.repoId, qb.select({ id: watches.repoId }).from(watches).where(eq(watches.userId, user.id))),
+    user.type === 1 ? inRowsOf(events.repoId, reposOf(user.id)) : undefined,
   )!
 }
 
@@ -190,14 +192,20 @@ export async function listFeed(deps: AppDeps, viewer: UserRow | null, of: FeedOf
     or(isNull(events.commentId), exists(qb.select({ one: comments.id }).from(comments).where(eq(comments.id, events.commentId)))),
     day ? and(gte(events.createdUnix, day[0]), lte(events.createdUnix, day[1])) : undefined,
   )
-  const total = (await deps.db.select({ n: count() }).from(events).innerJoin(repositories, eq(repositories.id, events.repoId)).where(where))[0]!.n
+  const total = Number((await deps.db.select({ n: count() }).from(events).innerJoin(repositories, eq(repositories.id, events.repoId)).where(where))[0]!.n)
+  if (total <= page.offset) return { rows: [], total }
   const rows = await deps.db
     .select({ event: events, repo: repositories })
     .from(events)
     .innerJoin(repositories, eq(repositories.id, events.repoId))
     .where(where)
-    .orderBy(desc(events.id))
+    // By id, but not through the primary key's order: the page is found as the count found its
+    // rows (the feed's terms in their own indexes), then the newest kept. Walking the key from the
+    // newest event, PostgreSQL expected a feed's events among the first it read, and read every
+    // later event of the site before reaching an older feed's (SQLite finds them through the
+    // indexes either way).
+    .orderBy(sql`${events.id} + 0 desc`)
     .limit(page.limit)
     .offset(page.offset)
-  return { rows, total: Number(total) }
+  return { rows, total }
 }
