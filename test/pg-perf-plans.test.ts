@@ -196,6 +196,49 @@ describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () 
     expect(feed.body.every((a: { act_user_id: number }) => a.act_user_id === owner.user.id)).toBe(true)
   }, 240_000)
 
+  test("a commit's pull request and the issue search's labels by name are searched in their indexes", async () => {
+    const pg = s.deps.db.$client as any
+    const initd = await s.post('/user/repos', { name: 'initd', auto_init: true }, { token: owner.token })
+    expect(initd.status).toBe(201)
+    const now = Math.floor(Date.now() / 1000)
+    // 5,000 pull requests of the repository, none of its commit; 10,000 labels and as many milestones over the
+    // repositories, none named `nosuch`.
+    await pg.unsafe(
+      `insert into issues (repo_id, index, poster_id, title, content, is_pull, created_unix, updated_unix)
+         select $1, g, $2, 'pull ' || g, '', true, $3, $3 from generate_series(1, 5000) g`,
+      [initd.body.id, owner.user.id, now],
+    )
+    await pg.unsafe(
+      `insert into pull_requests (issue_id, index, base_repo_id, base_branch, head_repo_id, head_branch, head_sha, has_merged, merge_commit_sha)
+         select i.id, i.index, $1, 'main', $1, 'topic-' || i.index, md5(i.index::text) || 'abcdefgh', i.index % 2 = 0, md5('m' || i.index) || 'abcdefgh'
+         from issues i where i.repo_id = $1`,
+      [initd.body.id],
+    )
+    await pg.unsafe(`insert into labels (repo_id, name, color, created_unix, updated_unix) select id, 'label-' || (id % 50), '#00aabb', $1, $1 from repositories`, [now])
+    await pg.unsafe(`insert into labels (repo_id, name, color, created_unix, updated_unix) select id, 'more-' || (id % 50), '#00aabb', $1, $1 from repositories`, [now])
+    await pg.unsafe(`insert into milestones (repo_id, name, created_unix, updated_unix) select id, 'v' || (id % 50), $1, $1 from repositories`, [now])
+    await pg.unsafe(`insert into milestones (repo_id, name, created_unix, updated_unix) select id, 'w' || (id % 50), $1, $1 from repositories`, [now])
+    await pg.unsafe('ANALYZE')
+    const lookups = await sent.during(async () => {
+      expect((await s.get('/repos/planner/initd/commits/main/pull', { token: owner.token })).status).toBe(404)
+      expect((await s.get('/repos/issues/search?labels=nosuch&milestones=nosuch', { token: owner.token })).status).toBe(200)
+    })
+    const expected: [RegExp, string, string][] = [
+      [/from "pull_requests" where .*"merge_commit_sha"/, 'pull_requests_merge_commit_idx', 'pull_requests'],
+      [/from "pull_requests" where .*"head_sha"/, 'pull_requests_head_sha_idx', 'pull_requests'],
+      [/^select "id" from "labels"/, 'labels_name_idx', 'labels'],
+      [/^select "id" from "milestones"/, 'milestones_name_idx', 'milestones'],
+    ]
+    for (const [shape, index, table] of expected) {
+      const st = lookups.find((l) => shape.test(l.text))
+      expect(st).toBeDefined()
+      for (const plan of [await planOf(st!.text, st!.params), await genericPlanOf(st!.text, st!.params)]) {
+        expect(plan).toContain(index)
+        expect(plan).not.toMatch(new RegExp(`"Node Type":"Seq Scan",[^}]*"Relation Name":"${table}"`))
+      }
+    }
+  }, 240_000)
+
   test('write transactions commit without waiting for the flush; other statements keep the server setting', async () => {
     const setting = async () => ((await (s.deps.db as any).execute(sql`select current_setting('synchronous_commit') as value`)) as { value: string }[])[0]!.value
     expect(await writeTransaction(s.deps.db, setting)).toBe('off')

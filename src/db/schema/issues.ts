@@ -28,7 +28,8 @@ export const milestones = sqliteTable(
     createdUnix: integer('created_unix').notNull(),
     updatedUnix: integer('updated_unix').notNull(),
   },
-  (t) => [index('milestones_repo_idx').on(t.repoId, t.isClosed)],
+  // milestones_name_idx: the issue search's milestones by name over every repository (issues/search.ts namedFilter).
+  (t) => [index('milestones_repo_idx').on(t.repoId, t.isClosed), index('milestones_name_idx').on(t.name)],
 )
 export type MilestoneRow = typeof milestones.$inferSelect
 
@@ -127,7 +128,8 @@ export const labels = sqliteTable(
     createdUnix: integer('created_unix').notNull(),
     updatedUnix: integer('updated_unix').notNull(),
   },
-  (t) => [index('labels_repo_idx').on(t.repoId, t.name), index('labels_org_idx').on(t.orgId, t.name)],
+  // labels_name_idx: the issue search's labels by name over every repository (issues/search.ts namedFilter).
+  (t) => [index('labels_repo_idx').on(t.repoId, t.name), index('labels_org_idx').on(t.orgId, t.name), index('labels_name_idx').on(t.name)],
 )
 export type LabelRow = typeof labels.$inferSelect
 

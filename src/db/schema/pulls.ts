@@ -58,6 +58,9 @@ export const pullRequests = sqliteTable(
     uniqueIndex('pull_requests_base_index_uq').on(t.baseRepoId, t.index),
     index('pull_requests_base_branch_idx').on(t.baseRepoId, t.baseBranch),
     index('pull_requests_head_branch_idx').on(t.headRepoId, t.headBranch),
+    /** The pull request of a commit (GET commits/{sha}/pull: merged by it, else headed by it) and a status's scheduled merges. */
+    index('pull_requests_merge_commit_idx').on(t.baseRepoId, t.mergeCommitSha),
+    index('pull_requests_head_sha_idx').on(t.baseRepoId, t.headSha),
     /** The mergeability queue (queue.ts): only queued rows are in it. */
     index('pull_requests_queue_idx').on(t.id).where(sql`check_seq > checked_seq`),
   ],

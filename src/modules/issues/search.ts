@@ -88,7 +88,9 @@ async function namedFilter(
   on: (ids: ReturnType<typeof namedIds>) => SQL,
 ): Promise<SQL | undefined> {
   if (list.length === 0) return undefined
-  if ((await deps.db.select({ id: table.id }).from(table).where(inJsonList(table.name, list)).limit(1)).length === 0) return undefined
+  // In the name index's order: PostgreSQL, taking a list's names for common ones, otherwise reads
+  // the table from its start for one row, every row when no name is had.
+  if ((await deps.db.select({ id: table.id }).from(table).where(inJsonList(table.name, list)).orderBy(asc(table.name)).limit(1)).length === 0) return undefined
   return on(namedIds(table, list))
 }
 const namedIds = (table: typeof labels | typeof milestones, list: string[]) => qb.select({ id: table.id }).from(table).where(inJsonList(table.name, list))

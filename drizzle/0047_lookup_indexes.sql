@@ -1,0 +1,4 @@
+CREATE INDEX `labels_name_idx` ON `labels` (`name`);--> statement-breakpoint
+CREATE INDEX `milestones_name_idx` ON `milestones` (`name`);--> statement-breakpoint
+CREATE INDEX `pull_requests_merge_commit_idx` ON `pull_requests` (`base_repo_id`,`merge_commit_sha`);--> statement-breakpoint
+CREATE INDEX `pull_requests_head_sha_idx` ON `pull_requests` (`base_repo_id`,`head_sha`);
