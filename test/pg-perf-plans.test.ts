@@ -13,6 +13,7 @@ import { writeTransaction } from '../src/db/client'
 import { hasEventsAfterDone } from '../src/events/outbox'
 import { hasWebhookWork } from '../src/webhooks/loops'
 import { WEBHOOK_CONSUMER } from '../src/webhooks/tasks'
+import { latestDeletion } from '../src/modules/branches/changes'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { recorder } from './query-counter'
 
@@ -236,6 +237,23 @@ describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () 
         expect(plan).toContain(index)
         expect(plan).not.toMatch(new RegExp(`"Node Type":"Seq Scan",[^}]*"Relation Name":"${table}"`))
       }
+    }
+  }, 240_000)
+
+  test("the branch just deleted is found among its deleter's latest events, not by reading the site's newest", async () => {
+    // 20,000 newer events of someone else's; the owner's one deletion in the repository is older.
+    const pg = s.deps.db.$client as any
+    const [{ id: repoId }] = await pg.unsafe(`select id from repositories where lower_name = 'tracker'`)
+    await pg.unsafe(`insert into events (kind, repo_id, actor_id, payload, created_unix) values ('ref.deleted', $1, $2, $3, 1)`, [repoId, owner.user.id, JSON.stringify({ ref: 'gone', refType: 'branch', sha: 'a'.repeat(40) })])
+    const other = await s.user('busy-bee')
+    await pg.unsafe(`insert into events (kind, repo_id, actor_id, payload, created_unix) select 'ref.deleted', $1, $2, '{}', 100 + g from generate_series(1, 20000) g`, [repoId, other.user.id])
+    await pg.unsafe('ANALYZE events')
+    let found: Awaited<ReturnType<typeof latestDeletion>> = null
+    const [read] = await sent.during(async () => (found = await latestDeletion(s.deps, { repo: { id: repoId } } as any, owner.user, 'gone')))
+    expect(found).toMatchObject({ name: 'gone', commit: 'a'.repeat(40) })
+    for (const plan of [await planOf(read!.text, read!.params), await genericPlanOf(read!.text, read!.params)]) {
+      expect(plan).not.toContain('events_pkey')
+      expect(plan).not.toMatch(/"Node Type":"Seq Scan",[^}]*"Relation Name":"events"/)
     }
   }, 240_000)
 

@@ -185,7 +185,10 @@ export async function latestDeletion(deps: AppDeps, ctx: RepoContext, actor: Use
     .select({ id: events.id, payload: events.payload })
     .from(events)
     .where(and(eq(events.repoId, ctx.repo.id), eq(events.kind, 'ref.deleted'), eq(events.actorId, actor.id)))
-    .orderBy(desc(events.id))
+    // The actor's latest events first, through events_actor_idx (actor_id, created_unix): by id
+    // alone PostgreSQL walked the primary key from the site's newest event, every event of the
+    // site when the actor had fewer than five deletions here.
+    .orderBy(desc(events.createdUnix), desc(events.id))
     .limit(5)
   return rows.map(deletionOf).find((d) => d?.name === name) ?? null
 }
