@@ -199,12 +199,12 @@ export async function listFeed(deps: AppDeps, viewer: UserRow | null, of: FeedOf
     .from(events)
     .innerJoin(repositories, eq(repositories.id, events.repoId))
     .where(where)
-    // By id, but not through the primary key's order: the page is found as the count found its
-    // rows (the feed's terms in their own indexes), then the newest kept. Walking the key from the
-    // newest event, PostgreSQL expected a feed's events among the first it read, and read every
-    // later event of the site before reaching an older feed's (SQLite finds them through the
-    // indexes either way).
-    .orderBy(sql`${events.id} + 0 desc`)
+    // A repository's feed in the order of its index (repo_id, id). The others by id, but not through
+    // the primary key's order: the page is found as the count found its rows (the feed's terms in
+    // their own indexes), then the newest kept. Walking the key from the newest event, PostgreSQL
+    // expected a feed's events among the first it read, and read every later event of the site
+    // before reaching an older feed's (SQLite finds them through the indexes either way).
+    .orderBy('repo' in of ? desc(events.id) : sql`${events.id} + 0 desc`)
     .limit(page.limit)
     .offset(page.offset)
   return { rows, total }
