@@ -1,3 +1,5 @@
+CREATE INDEX `users_avatar_idx` ON `users` (`avatar`);--> statement-breakpoint
+CREATE INDEX `repositories_avatar_idx` ON `repositories` (`avatar`);--> statement-breakpoint
 CREATE INDEX `labels_name_idx` ON `labels` (`name`);--> statement-breakpoint
 CREATE INDEX `milestones_name_idx` ON `milestones` (`name`);--> statement-breakpoint
 CREATE INDEX `pull_requests_merge_commit_idx` ON `pull_requests` (`base_repo_id`,`merge_commit_sha`);--> statement-breakpoint

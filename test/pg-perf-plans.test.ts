@@ -257,6 +257,20 @@ describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () 
     }
   }, 240_000)
 
+  test("whether a row still names a replaced avatar's file is searched in the avatar's index", async () => {
+    // The 5,000 repositories of the set-up; one repository's avatar replaced, then removed.
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII='
+    expect((await s.post('/repos/planner/tracker/avatar', { image: png }, { token: owner.token })).status).toBe(204)
+    await (s.deps.db.$client as any).unsafe('ANALYZE repositories')
+    const reads = await sent.during(async () => expect((await s.del('/repos/planner/tracker/avatar', undefined, { token: owner.token })).status).toBe(204))
+    const named = reads.find((st) => /^select "id" from "repositories" where "repositories"."avatar"/.test(st.text))
+    expect(named).toBeDefined()
+    for (const plan of [await planOf(named!.text, named!.params), await genericPlanOf(named!.text, named!.params)]) {
+      expect(plan).toContain('repositories_avatar_idx')
+      expect(plan).not.toMatch(/"Node Type":"Seq Scan",[^}]*"Relation Name":"repositories"/)
+    }
+  }, 240_000)
+
   test('write transactions commit without waiting for the flush; other statements keep the server setting', async () => {
     const setting = async () => ((await (s.deps.db as any).execute(sql`select current_setting('synchronous_commit') as value`)) as { value: string }[])[0]!.value
     expect(await writeTransaction(s.deps.db, setting)).toBe('off')

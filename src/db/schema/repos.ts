@@ -94,6 +94,8 @@ export const repositories = sqliteTable(
     index('repositories_fork_idx').on(t.forkId, t.ownerId),
     /** Covers the filters of repository lists and search, so COUNT and paging never read the table. */
     index('repositories_list_idx').on(t.status, t.isPrivate, t.lowerName, t.ownerId, t.ownerName, t.isFork, t.isMirror),
+    /** Whether a row still names an uploaded avatar's file (avatars/storage.ts isNamed). */
+    index('repositories_avatar_idx').on(t.avatar),
   ],
 )
 export type RepoRow = typeof repositories.$inferSelect

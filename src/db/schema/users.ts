@@ -57,7 +57,8 @@ export const users = sqliteTable(
     /** The uploaded avatar's file name under {data}/avatars (a content hash, modules/avatars); '' = the default avatar. */
     avatar: text('avatar').notNull().default(''),
   },
-  (t) => [uniqueIndex('users_lower_name_uq').on(t.lowerName), index('users_type_idx').on(t.type, t.lowerName)],
+  // users_avatar_idx: whether a row still names an uploaded avatar's file (avatars/storage.ts isNamed).
+  (t) => [uniqueIndex('users_lower_name_uq').on(t.lowerName), index('users_type_idx').on(t.type, t.lowerName), index('users_avatar_idx').on(t.avatar)],
 )
 
 /** Every address of a user, the primary one included (users.email mirrors the primary). */
