@@ -271,6 +271,29 @@ describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () 
     }
   }, 240_000)
 
+  test("a person's notification threads are paged through their own index, newest first, whatever the site's count", async () => {
+    // 20,000 threads of four other people on the 5,000 issues, 100 of the owner's.
+    const pg = s.deps.db.$client as any
+    const others = [await s.user('reader-1'), await s.user('reader-2'), await s.user('reader-3'), await s.user('reader-4')]
+    const [{ id: repoId }] = await pg.unsafe(`select id from repositories where lower_name = 'tracker'`)
+    for (const [i, who] of [...others, owner].entries())
+      await pg.unsafe(
+        `insert into notifications (user_id, repo_id, status, source, issue_id, updated_by, last_event_id, created_unix, updated_unix)
+           select $1, $2, 1, 1, i.id, $1, 0, i.index, i.index + $3 from issues i where i.repo_id = $2 and ($4 or i.index <= 100)`,
+        [who.user.id, repoId, i, who !== owner],
+      )
+    await pg.unsafe('ANALYZE notifications')
+    const reads = (await statementsOf('/notifications?all=true&page=2&limit=10', owner.token)).filter((st) => /from "notifications"/.test(st.text))
+    const page = reads.find((st) => /order by "notifications"."updated_unix" desc/.test(st.text))
+    expect(page).toBeDefined()
+    // With the values (a generic plan, not knowing LIMIT's, costs more than these and is not taken).
+    const plan = await planOf(page!.text, page!.params)
+    expect(plan).toContain('notifications_user_updated_idx')
+    expect(plan).not.toMatch(/"Node Type":"Seq Scan",[^}]*"Relation Name":"notifications"/)
+    const listed = await s.get('/notifications?all=true&page=2&limit=10', { token: owner.token })
+    expect(listed.body.map((t: { subject: { title: string } }) => t.subject.title)).toEqual(Array.from({ length: 10 }, (_, i) => `issue ${90 - i}`))
+  }, 240_000)
+
   test('write transactions commit without waiting for the flush; other statements keep the server setting', async () => {
     const setting = async () => ((await (s.deps.db as any).execute(sql`select current_setting('synchronous_commit') as value`)) as { value: string }[])[0]!.value
     expect(await writeTransaction(s.deps.db, setting)).toBe('off')

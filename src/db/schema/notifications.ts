@@ -36,6 +36,8 @@ export const notifications = sqliteTable(
   (t) => [
     uniqueIndex('notifications_user_issue_uq').on(t.userId, t.issueId),
     index('notifications_user_status_idx').on(t.userId, t.status, t.updatedUnix),
+    /** A user's threads in the lists' order (newest update first): a page reads its own rows, whatever the site's count. */
+    index('notifications_user_updated_idx').on(t.userId, t.updatedUnix, t.id),
     index('notifications_repo_idx').on(t.repoId),
     index('notifications_issue_idx').on(t.issueId),
   ],
