@@ -4,4 +4,5 @@ CREATE INDEX `labels_name_idx` ON `labels` (`name`);--> statement-breakpoint
 CREATE INDEX `milestones_name_idx` ON `milestones` (`name`);--> statement-breakpoint
 CREATE INDEX `pull_requests_merge_commit_idx` ON `pull_requests` (`base_repo_id`,`merge_commit_sha`);--> statement-breakpoint
 CREATE INDEX `pull_requests_head_sha_idx` ON `pull_requests` (`base_repo_id`,`head_sha`);--> statement-breakpoint
+CREATE INDEX `pull_requests_merge_intent_idx` ON `pull_requests` (`id`) WHERE merge_intent is not null;--> statement-breakpoint
 CREATE INDEX `notifications_user_updated_idx` ON `notifications` (`user_id`,`updated_unix`,`id`);

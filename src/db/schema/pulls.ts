@@ -61,6 +61,8 @@ export const pullRequests = sqliteTable(
     /** The pull request of a commit (GET commits/{sha}/pull: merged by it, else headed by it) and a status's scheduled merges. */
     index('pull_requests_merge_commit_idx').on(t.baseRepoId, t.mergeCommitSha),
     index('pull_requests_head_sha_idx').on(t.baseRepoId, t.headSha),
+    /** Merges under way (merge.ts repairPullMerges, at start and by the leftover repair's rounds): only rows with an intent are in it. */
+    index('pull_requests_merge_intent_idx').on(t.id).where(sql`merge_intent is not null`),
     /** The mergeability queue (queue.ts): only queued rows are in it. */
     index('pull_requests_queue_idx').on(t.id).where(sql`check_seq > checked_seq`),
   ],
