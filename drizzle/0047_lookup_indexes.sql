@@ -1,5 +1,7 @@
-CREATE INDEX `users_avatar_idx` ON `users` (`avatar`);--> statement-breakpoint
+DROP INDEX `repositories_private_idx`;--> statement-breakpoint
+CREATE INDEX `repositories_owner_list_idx` ON `repositories` (`owner_id`,`status`,`is_private`,`lower_name`,`owner_name`);--> statement-breakpoint
 CREATE INDEX `repositories_avatar_idx` ON `repositories` (`avatar`);--> statement-breakpoint
+CREATE INDEX `users_avatar_idx` ON `users` (`avatar`);--> statement-breakpoint
 CREATE INDEX `labels_name_idx` ON `labels` (`name`);--> statement-breakpoint
 CREATE INDEX `milestones_name_idx` ON `milestones` (`name`);--> statement-breakpoint
 CREATE INDEX `pull_requests_merge_commit_idx` ON `pull_requests` (`base_repo_id`,`merge_commit_sha`);--> statement-breakpoint

@@ -89,11 +89,16 @@ export const repositories = sqliteTable(
   (t) => [
     uniqueIndex('repositories_owner_name_uq').on(t.ownerId, t.lowerName),
     index('repositories_lower_name_idx').on(t.lowerName),
-    index('repositories_private_idx').on(t.isPrivate, t.lowerName),
     /** A repository's forks (the forks list, one fork per owner, the parent's deletion). */
     index('repositories_fork_idx').on(t.forkId, t.ownerId),
     /** Covers the filters of repository lists and search, so COUNT and paging never read the table. */
     index('repositories_list_idx').on(t.status, t.isPrivate, t.lowerName, t.ownerId, t.ownerName, t.isFork, t.isMirror),
+    /**
+     * An owner's repositories (their lists and counts, a team's, an organisation's issues): SQLite,
+     * without statistics, took repositories_list_idx's `status = ?` (every repository) over
+     * `owner_id = ?` alone, and an index on `is_private` (gone) for a feed's public repositories.
+     */
+    index('repositories_owner_list_idx').on(t.ownerId, t.status, t.isPrivate, t.lowerName, t.ownerName),
     /** Whether a row still names an uploaded avatar's file (avatars/storage.ts isNamed). */
     index('repositories_avatar_idx').on(t.avatar),
   ],
