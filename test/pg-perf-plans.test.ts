@@ -2,9 +2,13 @@
 /**
  * What PostgreSQL does with Warren's statements, read from its plans (EXPLAIN), never from a
  * clock: lists of ids search the column's index (no whole-table read into a hash), substring
- * searches of repository names use the trigram index, and write transactions commit without
- * waiting for the flush unless asked to. The statements are the ones Warren sends, recorded as a
- * request runs. PostgreSQL only (the SQLite half has none of these).
+ * searches of repository names use the trigram index, the background polls (the outbox's, the
+ * webhook worker's, the merges under way) and the lookups that once read a growing table whole (a
+ * person's feed and notification threads, a commit's pull request, labels and milestones by name,
+ * a deleted branch, an avatar's file) search an index, with the values and as the generic plan a
+ * prepared statement may settle on; and write transactions commit without waiting for the flush
+ * unless asked to. The statements are the ones Warren sends, recorded as a request or a job runs.
+ * PostgreSQL only (SQLite's plans of the same lookups: test/repos.test.ts, test/pulls-merge.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
