@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { BAD_WEBSITES, startTestServer, type TestServer, type TestUser } from './helpers'
 import { userOrgBlockers } from '../src/modules/orgs/service'
+import { recorder, recordStatements } from './query-counter'
 
 let s: TestServer
 let admin: TestUser
@@ -259,9 +260,21 @@ describe('members and public members', () => {
     expect((await s.del('/orgs/acme/members/mia')).status).toBe(401)
     expect((await s.del('/orgs/acme/members/mia', undefined, { token: otto.token })).status).toBe(403)
     expect((await s.del('/orgs/acme/members/olga', undefined, { token: mia.token })).status).toBe(403)
-    const last = await s.del('/orgs/acme/members/olga', undefined, { token: olga.token })
+    const sent = recorder<string>()
+    recordStatements(s.deps.db, sent.add)
+    let last!: Awaited<ReturnType<TestServer['del']>>
+    const reads = await sent.during(async () => (last = await s.del('/orgs/acme/members/olga', undefined, { token: olga.token })))
     expect(last.status).toBe(422)
-    expect(last.body.message).toContain('last owner')
+    expect((last.body as { message: string }).message).toContain('last owner')
+    // SQLite's plan of the owners' count: by the organisation's teams, never every membership of the site.
+    if (s.deps.db.$runtime.dialect === 'sqlite') {
+      const owners = reads.find((text) => /^select count\(\*\) from "team_users" inner join "teams"/.test(text))
+      expect(owners).toBeDefined()
+      const st = (s.deps.db.$client as any).query(`EXPLAIN QUERY PLAN ${owners}`)
+      const plan = (st.all(...Array(st.paramsCount).fill(null)) as { detail: string }[]).map((r) => r.detail)
+      expect(plan).toContain('SEARCH teams USING INDEX teams_org_name_uq (org_id=?)')
+      expect(plan.filter((step) => step.startsWith('SCAN'))).toEqual([])
+    }
     expect((await s.get('/orgs/acme/members/olga', { token: olga.token })).status).toBe(204)
 
     expect((await s.del('/orgs/acme/members/mia', undefined, { token: olga.token })).status).toBe(204)

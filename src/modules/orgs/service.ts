@@ -202,7 +202,9 @@ export async function ownersCount(deps: AppDeps, orgId: number): Promise<number>
     .select({ n: count() })
     .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
-    .where(and(eq(teamUsers.orgId, orgId), sql`${teams.authorize} >= ${AccessMode.Owner}`)))[0]!.n
+    // By the team's organisation (teams_org_name_uq), then each owners' team's members
+    // (team_users_pair_uq): team_users.org_id has no index, and SQLite read every membership.
+    .where(and(eq(teams.orgId, orgId), sql`${teams.authorize} >= ${AccessMode.Owner}`)))[0]!.n
 }
 
 /**
