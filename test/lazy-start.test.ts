@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { mkdirSync, renameSync, rmSync, utimesSync, writeFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
-import { folderMoves, hookTasks, pendingPushes } from '../src/db/schema'
+import { folderMoves, hookTasks, pendingPushes, repositories } from '../src/db/schema'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { renderWorkersAlive } from '../src/modules/markdown/service'
 import { startReceiver, until } from './webhook-receiver'
@@ -12,6 +12,7 @@ import { beginPush, reconcilePendingPushes } from '../src/push'
 import { startRepositorySweep, type SweepResult } from '../src/jobs/repository-sweep'
 import { startTestServer } from './helpers'
 import { gitOk, oneCommitRepo } from './git-fixture'
+import { recorder, recordStatements } from './query-counter'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -58,6 +59,21 @@ describe('start-up repairs bounded by what was under way, the rest swept in the 
       expect((await s.get('/repos/bob/by-hand', { token: bob.token })).body).toMatchObject({ empty: false, default_branch: 'main' })
       // Nothing changed since: a second sweep syncs nothing.
       expect(await sweep(s, Date.now())).toMatchObject({ checked: 5, updated: 0 })
+      // A repository still being made is passed over; the batches are read by id's range (SQLite's
+      // plan: no index by status, which held every repository, and no sort at each batch).
+      const making = (await s.post('/user/repos', { name: 'making' }, { token: bob.token })).body
+      await s.deps.db.update(repositories).set({ status: 'creating' }).where(eq(repositories.id, making.id))
+      const sent = recorder<string>()
+      recordStatements(s.deps.db, sent.add)
+      let again!: SweepResult
+      const reads = await sent.during(async () => (again = await sweep(s, Date.now())))
+      expect(again).toMatchObject({ checked: 5, updated: 0, missing: 0 })
+      if (s.deps.db.$runtime.dialect === 'sqlite') {
+        const batchRead = reads.find((text) => /^select "id", "owner_name", "name", "status" from "repositories" where "repositories"."id" > \?/.test(text))
+        expect(batchRead).toBeDefined()
+        const st = (s.deps.db.$client as any).query(`EXPLAIN QUERY PLAN ${batchRead}`)
+        expect((st.all(...Array(st.paramsCount).fill(null)) as { detail: string }[]).map((r) => r.detail)).toEqual(['SEARCH repositories USING INTEGER PRIMARY KEY (rowid>?)'])
+      }
     } finally {
       await s.stop()
     }

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt } from 'drizzle-orm'
+import { asc, gt } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { repositories } from '../db/schema'
 import { errorFields, loggerOf } from '../lib/log'
@@ -67,14 +67,18 @@ export function startRepositorySweep(
     listed.plan(null)
     Object.assign(result, emptyResult())
     while (!stopped) {
-      const rows = await deps.db
-        .select({ id: repositories.id, ownerName: repositories.ownerName, name: repositories.name })
+      // The next batch by id alone, the ready ones kept here: with `status = ?` in the statement
+      // SQLite (no statistics) chose the status index, every repository, and sorted what was left
+      // at each batch, where the id's range reads the batch.
+      const batchRows = await deps.db
+        .select({ id: repositories.id, ownerName: repositories.ownerName, name: repositories.name, status: repositories.status })
         .from(repositories)
-        .where(and(eq(repositories.status, 'ready'), gt(repositories.id, after)))
+        .where(gt(repositories.id, after))
         .orderBy(asc(repositories.id))
         .limit(batch)
-      if (rows.length === 0) break
-      after = rows.at(-1)!.id
+      if (batchRows.length === 0) break
+      after = batchRows.at(-1)!.id
+      const rows = batchRows.filter((row) => row.status === 'ready').map(({ id, ownerName, name }) => ({ id, ownerName, name }))
       const present: typeof rows = []
       for (const row of rows) {
         const folder = checkRepositoryFolder(deps, row, opts.startedAt)
