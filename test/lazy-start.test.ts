@@ -12,7 +12,7 @@ import { beginPush, reconcilePendingPushes } from '../src/push'
 import { startRepositorySweep, type SweepResult } from '../src/jobs/repository-sweep'
 import { startTestServer } from './helpers'
 import { gitOk, oneCommitRepo } from './git-fixture'
-import { recorder, recordStatements } from './query-counter'
+import { recorder, recordStatements, sqlitePlanOf } from './query-counter'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -71,8 +71,7 @@ describe('start-up repairs bounded by what was under way, the rest swept in the 
       if (s.deps.db.$runtime.dialect === 'sqlite') {
         const batchRead = reads.find((text) => /^select "id", "owner_name", "name", "status" from "repositories" where "repositories"."id" > \?/.test(text))
         expect(batchRead).toBeDefined()
-        const st = (s.deps.db.$client as any).query(`EXPLAIN QUERY PLAN ${batchRead}`)
-        expect((st.all(...Array(st.paramsCount).fill(null)) as { detail: string }[]).map((r) => r.detail)).toEqual(['SEARCH repositories USING INTEGER PRIMARY KEY (rowid>?)'])
+        expect(sqlitePlanOf(s.deps.db, batchRead!)).toEqual(['SEARCH repositories USING INTEGER PRIMARY KEY (rowid>?)'])
       }
     } finally {
       await s.stop()

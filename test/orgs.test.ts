@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { BAD_WEBSITES, startTestServer, type TestServer, type TestUser } from './helpers'
 import { userOrgBlockers } from '../src/modules/orgs/service'
-import { recorder, recordStatements } from './query-counter'
+import { recorder, recordStatements, sqlitePlanOf } from './query-counter'
 
 let s: TestServer
 let admin: TestUser
@@ -270,8 +270,7 @@ describe('members and public members', () => {
     if (s.deps.db.$runtime.dialect === 'sqlite') {
       const owners = reads.find((text) => /^select count\(\*\) from "team_users" inner join "teams"/.test(text))
       expect(owners).toBeDefined()
-      const st = (s.deps.db.$client as any).query(`EXPLAIN QUERY PLAN ${owners}`)
-      const plan = (st.all(...Array(st.paramsCount).fill(null)) as { detail: string }[]).map((r) => r.detail)
+      const plan = sqlitePlanOf(s.deps.db, owners!)
       expect(plan).toContain('SEARCH teams USING INDEX teams_org_name_uq (org_id=?)')
       expect(plan.filter((step) => step.startsWith('SCAN'))).toEqual([])
     }

@@ -10,7 +10,7 @@ import { contentMark } from './db-snapshot'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { git, gitOk, remoteUrl, tempDir } from './git-fixture'
 import { commitOn, forkWithBranch, pushedRepo } from './pull-fixtures'
-import { recorder, recordStatements } from './query-counter'
+import { recorder, recordStatements, sqlitePlanOf } from './query-counter'
 
 let s: TestServer
 let alice: TestUser
@@ -281,7 +281,7 @@ exit 0
       recordStatements(s.deps.db, sent.add)
       const read = (await sent.during(() => repairPullMerges(s.deps))).find((text) => /from "pull_requests" where .*"merge_intent" is not null/.test(text))
       expect(read).toBeDefined()
-      const plan = (s.deps.db.$client as any).query(`EXPLAIN QUERY PLAN ${read}`).all(0).map((r: { detail: string }) => r.detail).join('\n')
+      const plan = sqlitePlanOf(s.deps.db, read!).join('\n')
       expect(plan).toContain('pull_requests_merge_intent_idx')
       expect(plan).not.toMatch(/SCAN pull_requests(?! USING)/)
     }

@@ -223,3 +223,12 @@ export function recorder<T>() {
     },
   }
 }
+
+/**
+ * SQLite's plan of `text` (EXPLAIN QUERY PLAN), its parameters bound to NULL: SQLite plans without
+ * the values (and without statistics: Warren never runs ANALYZE), so the plan is the statement's.
+ */
+export function sqlitePlanOf(db: Db, text: string): string[] {
+  const statement = (db.$client as any).query(`EXPLAIN QUERY PLAN ${text}`)
+  return (statement.all(...Array(statement.paramsCount).fill(null)) as { detail: string }[]).map((row) => row.detail)
+}

@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config'
 import { closeDatabase } from '../src/db/client'
 import { freshTestDatabase } from './test-database'
 import { dropInBackground } from './process-helpers'
-import { recorder, recordStatements } from './query-counter'
+import { recorder, recordStatements, sqlitePlanOf } from './query-counter'
 
 let s: TestServer
 let alice: TestUser
@@ -177,21 +177,13 @@ describe('get, edit, delete', () => {
         expect((await s.get('/users/alice/activities/feeds', auth)).status).toBe(200)
       }
     })
-    const file = new Database(join(s.config.dataDir, 'warren.db'), { readonly: true })
-    try {
-      const planOf = (text: string) => {
-        const st = file.query<{ detail: string }, null[]>(`EXPLAIN QUERY PLAN ${text}`)
-        return st.all(...Array(st.paramsCount).fill(null)).map((row) => row.detail)
-      }
-      const owners = reads.filter((text) => /^select .* from "repositories" where .*"repositories"."owner_id" = \?/.test(text))
-      const feeds = reads.filter((text) => /from "events" inner join "repositories"/.test(text))
-      expect(owners.length).toBeGreaterThanOrEqual(2)
-      expect(feeds.length).toBeGreaterThanOrEqual(2)
-      for (const text of owners) expect(planOf(text).find((step) => /^SEARCH repositories USING (COVERING )?INDEX \w+ \(owner_id=\?/.test(step))).toBeDefined()
-      for (const text of [...owners, ...feeds]) expect(planOf(text).filter((step) => /^(SCAN repositories|SEARCH repositories USING (COVERING )?INDEX \w+ \((status|is_private)=)/.test(step))).toEqual([])
-    } finally {
-      file.close()
-    }
+    const planOf = (text: string) => sqlitePlanOf(s.deps.db, text)
+    const owners = reads.filter((text) => /^select .* from "repositories" where .*"repositories"."owner_id" = \?/.test(text))
+    const feeds = reads.filter((text) => /from "events" inner join "repositories"/.test(text))
+    expect(owners.length).toBeGreaterThanOrEqual(2)
+    expect(feeds.length).toBeGreaterThanOrEqual(2)
+    for (const text of owners) expect(planOf(text).find((step) => /^SEARCH repositories USING (COVERING )?INDEX \w+ \(owner_id=\?/.test(step))).toBeDefined()
+    for (const text of [...owners, ...feeds]) expect(planOf(text).filter((step) => /^(SCAN repositories|SEARCH repositories USING (COVERING )?INDEX \w+ \((status|is_private)=)/.test(step))).toEqual([])
   })
 
   test('renames at once of one repository: one wins, the others are 409, never a 500; folder, row and redirects agree', async () => {
