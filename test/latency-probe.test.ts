@@ -8,6 +8,7 @@ import { latencyProbe } from './latency-probe'
  * the other tests) that spins on its loop is caught; one that waits asynchronously as long is not.
  */
 const SERVER = `
+let spun = 0
 const server = Bun.serve({
   port: 0,
   hostname: '127.0.0.1',
@@ -18,6 +19,11 @@ const server = Bun.serve({
       const until = performance.now() + ms
       while (performance.now() < until) {}
     } else if (path === '/wait') await Bun.sleep(ms)
+    else if (path === '/spin-once') {
+      // Spins at its first request only, as a stall of the machine would come once.
+      const until = performance.now() + (spun++ === 0 ? ms : 0)
+      while (performance.now() < until) {}
+    }
     return new Response('{}')
   },
 })
@@ -47,5 +53,14 @@ test('a request that spins on the server loop is reported as holding it; one tha
   await probe.during('spin', () => fetch(`${base}/spin?ms=${ms}`).then((r) => r.text()))
   const { held, answers } = await probe.stop()
   expect(answers).toBeGreaterThan(0)
+  expect(held).toEqual(['spin'])
+})
+
+test('confirmed: a stall that comes once is not reported; work done on the loop at every request is', async () => {
+  const probe = latencyProbe(base, { referenceMs: 10 })
+  const ms = Math.ceil(2 * probe.heldAfterMs)
+  await probe.during('spin', () => fetch(`${base}/spin?ms=${ms}`).then((r) => r.text()))
+  await probe.during('spin once', () => fetch(`${base}/spin-once?ms=${ms}`).then((r) => r.text()))
+  const { held } = await probe.stop({ confirm: true })
   expect(held).toEqual(['spin'])
 })
