@@ -17,14 +17,14 @@ import { accessTokens, eventConsumers, hookPayloads, hooks, repositories, users 
 import { tablesReachedFrom, tableWrittenBy } from '../src/db/change-scope'
 import { openConfiguredDatabase } from '../src/deps'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { recorder, recordStatements } from './query-counter'
+import { statementRecorder } from './query-counter'
 import { until } from './webhook-receiver'
 
 let s: TestServer
 let owner: TestUser
 let other: Db
 let hookId: number
-const sent = recorder<string>()
+let sent: ReturnType<typeof statementRecorder>
 const onPostgres = () => s.deps.db.$runtime.dialect === 'postgres'
 
 /** The statements (but the change mark's own read) a GET of the repository sends, and its description. */
@@ -37,7 +37,7 @@ async function repoRead(): Promise<{ statements: string[]; description: string }
 
 beforeAll(async () => {
   s = await startTestServer()
-  recordStatements(s.deps.db, sent.add)
+  sent = statementRecorder(s.deps.db)
   owner = await s.user('keeper')
   expect((await s.post('/user/repos', { name: 'vault', description: 'first' }, { token: owner.token })).status).toBe(201)
   const hook = await s.post('/repos/keeper/vault/hooks', { type: 'gitea', config: { url: 'http://127.0.0.1:9/', content_type: 'json' }, events: ['push'], active: false }, { token: owner.token })

@@ -12,7 +12,7 @@ import { beginPush, reconcilePendingPushes } from '../src/push'
 import { startRepositorySweep, type SweepResult } from '../src/jobs/repository-sweep'
 import { startTestServer } from './helpers'
 import { gitOk, oneCommitRepo } from './git-fixture'
-import { recorder, recordStatements, sqlitePlanOf } from './query-counter'
+import { sqlitePlanOf, statementRecorder } from './query-counter'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -63,8 +63,7 @@ describe('start-up repairs bounded by what was under way, the rest swept in the 
       // plan: no index by status, which held every repository, and no sort at each batch).
       const making = (await s.post('/user/repos', { name: 'making' }, { token: bob.token })).body
       await s.deps.db.update(repositories).set({ status: 'creating' }).where(eq(repositories.id, making.id))
-      const sent = recorder<string>()
-      recordStatements(s.deps.db, sent.add)
+      const sent = statementRecorder(s.deps.db)
       let again!: SweepResult
       const reads = await sent.during(async () => (again = await sweep(s, Date.now())))
       expect(again).toMatchObject({ checked: 5, updated: 0, missing: 0 })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { BAD_WEBSITES, startTestServer, type TestServer, type TestUser } from './helpers'
 import { userOrgBlockers } from '../src/modules/orgs/service'
-import { recorder, recordStatements, sqlitePlanOf } from './query-counter'
+import { sqlitePlanOf, statementRecorder } from './query-counter'
 
 let s: TestServer
 let admin: TestUser
@@ -260,8 +260,7 @@ describe('members and public members', () => {
     expect((await s.del('/orgs/acme/members/mia')).status).toBe(401)
     expect((await s.del('/orgs/acme/members/mia', undefined, { token: otto.token })).status).toBe(403)
     expect((await s.del('/orgs/acme/members/olga', undefined, { token: mia.token })).status).toBe(403)
-    const sent = recorder<string>()
-    recordStatements(s.deps.db, sent.add)
+    const sent = statementRecorder(s.deps.db)
     let last!: Awaited<ReturnType<TestServer['del']>>
     const reads = await sent.during(async () => (last = await s.del('/orgs/acme/members/olga', undefined, { token: olga.token })))
     expect(last.status).toBe(422)

@@ -13,12 +13,12 @@ import { changeMarkOf, writeTransaction } from '../src/db/client'
 import { users } from '../src/db/schema'
 import { PageCache } from '../src/db/page-cache'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { recorder, recordStatements } from './query-counter'
+import { statementRecorder } from './query-counter'
 
 let s: TestServer
 let owner: TestUser
 let other: TestUser
-const sent = recorder<string>()
+let sent: ReturnType<typeof statementRecorder>
 
 /** The change mark's own read on SQLite (a pragma, not a row read); PostgreSQL's mark sends nothing. */
 const changeMarkRead = (text: string) => text.includes('pragma_user_version')
@@ -39,7 +39,7 @@ async function warmStatements(path: string, token?: string): Promise<{ statement
 
 beforeAll(async () => {
   s = await startTestServer()
-  recordStatements(s.deps.db, sent.add)
+  sent = statementRecorder(s.deps.db)
   owner = await s.user('reader')
   other = await s.user('visitor')
   expect((await s.post('/user/repos', { name: 'shelf', description: 'first' }, { token: owner.token })).status).toBe(201)

@@ -10,7 +10,7 @@ import { contentMark } from './db-snapshot'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { git, gitOk, remoteUrl, tempDir } from './git-fixture'
 import { commitOn, forkWithBranch, pushedRepo } from './pull-fixtures'
-import { recorder, recordStatements, sqlitePlanOf } from './query-counter'
+import { sqlitePlanOf, statementRecorder } from './query-counter'
 
 let s: TestServer
 let alice: TestUser
@@ -277,8 +277,7 @@ exit 0
     // the merges under way searches their partial index, never every pull request; PostgreSQL's
     // plan is checked over 5,000 pull requests in test/pg-perf-plans.test.ts.
     if (s.deps.db.$runtime.dialect === 'sqlite') {
-      const sent = recorder<string>()
-      recordStatements(s.deps.db, sent.add)
+      const sent = statementRecorder(s.deps.db)
       const read = (await sent.during(() => repairPullMerges(s.deps))).find((text) => /from "pull_requests" where .*"merge_intent" is not null/.test(text))
       expect(read).toBeDefined()
       const plan = sqlitePlanOf(s.deps.db, read!).join('\n')

@@ -224,6 +224,13 @@ export function recorder<T>() {
   }
 }
 
+/** A recorder of the SQL texts `db` runs while its `during` runs (recordStatements installed once for it). */
+export function statementRecorder(db: Db) {
+  const sent = recorder<string>()
+  recordStatements(db, sent.add)
+  return sent
+}
+
 /**
  * SQLite's plan of `text` (EXPLAIN QUERY PLAN), its parameters bound to NULL: SQLite plans without
  * the values (and without statistics: Warren never runs ANALYZE), so the plan is the statement's.

@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config'
 import { closeDatabase } from '../src/db/client'
 import { freshTestDatabase } from './test-database'
 import { dropInBackground } from './process-helpers'
-import { recorder, recordStatements, sqlitePlanOf } from './query-counter'
+import { sqlitePlanOf, statementRecorder } from './query-counter'
 
 let s: TestServer
 let alice: TestUser
@@ -169,8 +169,7 @@ describe('get, edit, delete', () => {
     // matched, `status = ?` (every repository) over `owner_id = ?`, and an index on `is_private` to
     // start a feed's read from every public repository.
     const viewer = await s.user('plan-viewer')
-    const sent = recorder<string>()
-    recordStatements(s.deps.db, sent.add)
+    const sent = statementRecorder(s.deps.db)
     const reads = await sent.during(async () => {
       for (const auth of [{}, { token: viewer.token }]) {
         expect((await s.get('/users/alice/repos', auth)).status).toBe(200)

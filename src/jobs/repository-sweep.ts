@@ -78,7 +78,7 @@ export function startRepositorySweep(
         .limit(batch)
       if (batchRows.length === 0) break
       after = batchRows.at(-1)!.id
-      const rows = batchRows.filter((row) => row.status === 'ready').map(({ id, ownerName, name }) => ({ id, ownerName, name }))
+      const rows = batchRows.filter((row) => row.status === 'ready')
       const present: typeof rows = []
       for (const row of rows) {
         const folder = checkRepositoryFolder(deps, row, opts.startedAt)
