@@ -3,7 +3,9 @@
  *
  * A Warren in this process; rows are added straight into the database through Drizzle (big
  * transactions), growing one data set to each size in turn (the sizes are totals):
- *   - `viewer/big` (a real git repository): N issues (one in ten closed, a third labelled);
+ *   - `viewer/big` (a real git repository): N issues (one in ten closed, a third labelled), NEEDLES
+ *     of them titled `Needle issue <i>` whatever N (the issue searches by text, in the repository
+ *     and across repositories, ask for `needle`);
  *   - `viewer/prs` (a real git repository with a branch `feature`): N pull requests of feature
  *     into main (one in ten closed), so each page's diff stats are read from git as usual;
  *   - N repositories over 50 owners, for the search: NEEDLES of them named `needle-<i>` whatever
@@ -108,13 +110,16 @@ try {
     insertAll(labels, ['bug', 'feature', 'docs'].map((name, i) => ({ repoId: big.id, name, color: `#${String(i).repeat(6)}`, createdUnix: now, updatedUnix: now })), true),
   )
 
+  /** Whether row `i` (1-based) of a list is one of the NEEDLES the searches find, the same at every size. */
+  const isNeedle = (i: number) => i % Math.floor(sizes[0]! / NEEDLES) === 0 && i <= sizes[0]!
+
   /** Grows every list from `from` rows to `to`. */
   async function grow(from: number, to: number): Promise<void> {
     await writeTransaction(deps.db, async () => {
       const range = Array.from({ length: to - from }, (_, k) => from + k + 1)
       const issueIds = await insertAll(
         issues,
-        range.map((index) => ({ repoId: big.id, index, posterId: viewer.id, title: `Issue number ${index}`, content: `Body of issue ${index}`, isClosed: index % 10 === 0, createdUnix: now - to + index, updatedUnix: now - to + index, closedUnix: index % 10 === 0 ? now : 0 })),
+        range.map((index) => ({ repoId: big.id, index, posterId: viewer.id, title: `${isNeedle(index) ? 'Needle issue' : 'Issue number'} ${index}`, content: `Body of issue ${index}`, isClosed: index % 10 === 0, createdUnix: now - to + index, updatedUnix: now - to + index, closedUnix: index % 10 === 0 ? now : 0 })),
         true,
       )
       await insertAll(issueLabels, issueIds.flatMap((id, k) => (range[k]! % 3 === 0 ? [{ issueId: id, labelId: labelIds[range[k]! % 3]! }] : [])))
@@ -136,7 +141,7 @@ try {
         repositories,
         range.map((i) => {
           const o = i % OWNERS
-          const name = i % Math.floor(sizes[0]! / NEEDLES) === 0 && i <= sizes[0]! ? `needle-${i}` : `project-${i}`
+          const name = isNeedle(i) ? `needle-${i}` : `project-${i}`
           return { ownerId: owners[o]!, ownerName: `owner${o}`, name, lowerName: name, description: `Project ${i}`, isEmpty: true, createdUnix: now, updatedUnix: now }
         }),
       )
@@ -175,6 +180,8 @@ try {
     { label: 'web /{o}/{r}/issues', url: `${base}/viewer/big/issues?page=2`, page: (n) => `${base}/viewer/big/issues?page=${n}&state=open`, headers: html },
     { label: 'API pulls (open, page 2)', url: `${base}/api/v1/repos/viewer/prs/pulls?state=open&page=2`, page: (n) => `${base}/api/v1/repos/viewer/prs/pulls?state=open&limit=10&page=${n}`, headers: auth },
     { label: 'API repos/search?q=needle', url: `${base}/api/v1/repos/search?q=needle&limit=10&page=2`, page: (n) => `${base}/api/v1/repos/search?q=needle&limit=1&page=${n}`, headers: auth },
+    { label: 'API issues?q=needle', url: `${base}/api/v1/repos/viewer/big/issues?state=all&type=issues&q=needle&limit=10&page=2`, page: (n) => `${base}/api/v1/repos/viewer/big/issues?state=all&type=issues&q=needle&limit=1&page=${n}`, headers: auth },
+    { label: 'API repos/issues/search?q=needle', url: `${base}/api/v1/repos/issues/search?state=all&type=issues&q=needle&limit=10&page=2`, page: (n) => `${base}/api/v1/repos/issues/search?state=all&type=issues&q=needle&limit=1&page=${n}`, headers: auth },
     { label: 'API notifications (all)', url: `${base}/api/v1/notifications?all=true&page=2`, page: (n) => `${base}/api/v1/notifications?all=true&limit=10&page=${n}`, headers: auth },
     { label: 'web /{o}/{r} home', url: `${base}/viewer/big`, headers: html },
   ]

@@ -2,7 +2,7 @@
 /**
  * What PostgreSQL does with Warren's statements, read from its plans (EXPLAIN), never from a
  * clock: lists of ids search the column's index (no whole-table read into a hash), substring
- * searches of repository names use the trigram index, the background polls (the outbox's, the
+ * searches of repository names and of issues' texts use the trigram indexes, the background polls (the outbox's, the
  * webhook worker's, the merges under way) and the lookups that once read a growing table whole (a
  * person's feed and notification threads, a commit's pull request, labels and milestones by name,
  * a deleted branch, an avatar's file) search an index, with the values and as the generic plan a
@@ -306,5 +306,35 @@ describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () 
     const setting = async () => ((await (s.deps.db as any).execute(sql`select current_setting('synchronous_commit') as value`)) as { value: string }[])[0]!.value
     expect(await writeTransaction(s.deps.db, setting)).toBe('off')
     expect(await setting()).toBe('on')
+  }, 240_000)
+
+  test("the issue searches by text find their candidates in the trigram indexes of titles, descriptions and comments", async () => {
+    // A plain comment on each of the 5,000 issues (added last: the feed's plans above are made
+    // without them); then VACUUM, as autovacuum would: the rows added in bulk (the issues of the
+    // tests above too) wait in the trigram indexes' pending lists, dear to scan, until then.
+    const pg = s.deps.db.$client as any
+    await pg.unsafe(
+      `insert into comments (type, poster_id, issue_id, repo_id, content, created_unix, updated_unix)
+         select 0, $1, id, repo_id, 'a comment on ' || index, 0, 0 from issues where repo_id = (select id from repositories where lower_name = 'tracker')`,
+      [owner.user.id],
+    )
+    await pg.unsafe('VACUUM ANALYZE issues, comments')
+    const lists = [
+      // A repository's list: titles and descriptions.
+      ['/repos/planner/tracker/issues?state=all&q=ue%204321', ['issues_title_trgm_idx', 'issues_content_trgm_idx']],
+      // Across repositories: plain comments too.
+      ['/repos/issues/search?state=all&q=ue%204321', ['issues_title_trgm_idx', 'issues_content_trgm_idx', 'comments_content_trgm_idx']],
+    ] as const
+    for (const [path, indexes] of lists) {
+      const reads = (await statementsOf(path, owner.token)).filter((st) => /ILIKE/.test(st.text) && /from "issues"/.test(st.text))
+      expect(reads.length).toBeGreaterThanOrEqual(1)
+      for (const st of reads)
+        for (const plan of [await planOf(st.text, st.params), await genericPlanOf(st.text, st.params)]) {
+          for (const index of indexes) expect(plan).toContain(index)
+          expect(plan).not.toMatch(/"Node Type":"Seq Scan",[^}]*"Relation Name":"(issues|comments)"/)
+        }
+      const found = await s.get(path, { token: owner.token })
+      expect(found.body.map((i: { title: string }) => i.title)).toEqual(['issue 4321'])
+    }
   }, 240_000)
 })

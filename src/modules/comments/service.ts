@@ -15,8 +15,8 @@ import { findIssue } from '../issues/queries'
 import { recordCommentEvent } from '../../events/issue-events'
 import { attachmentFilesOf } from '../attachments/files'
 
-/** Plain comments (type 0) are the only ones the API lists; other types are timeline events. */
-export const PLAIN_COMMENT = 0
+import { PLAIN_COMMENT } from './types'
+export { PLAIN_COMMENT }
 
 /** `since` (Gitea's name) or `string` (the seed's) → Unix seconds, or undefined. */
 /** Updated-time window of a comment list: `since` (or the seed's `string`) and, Gitea 1.12+, `before` (both inclusive). */

@@ -4,7 +4,8 @@ import { and, count, desc, eq, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { Db } from '../../db/client'
 import { rowMapper, valueRows } from '../../db/row-mapper'
-import { containsPattern, everyJsonGroup, inJsonList, likeIgnoringCase } from '../../db/sql'
+import { everyJsonGroup, inJsonList } from '../../db/sql'
+import { issueTextCondition } from './text-search'
 import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, repositories, type IssueRow, type LabelRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { getVisibleUserByName } from '../users/service'
@@ -155,10 +156,7 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
     where.push(
       sql`exists (select 1 from ${issueAssignees} where ${issueAssignees.issueId} = ${issues.id} and ${issueAssignees.assigneeId} = ${assignee.id})`,
     )
-  if (filter.q) {
-    const pattern = containsPattern(filter.q)
-    where.push(or(likeIgnoringCase(issues.title, pattern), likeIgnoringCase(issues.content, pattern)))
-  }
+  if (filter.q) where.push(issueTextCondition(deps.db, filter.q, { inComments: false }))
   // Every label named must be on the issue; any of the milestones named will do. Each filter is one
   // JSON value whatever its length: every entry of the label list (an array of ids each) must have
   // one of its labels on the issue.

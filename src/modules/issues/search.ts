@@ -5,7 +5,8 @@
  */
 import { and, asc, count, desc, eq, exists, gte, inArray, lte, not, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { containsPattern, inJsonList, likeIgnoringCase, queryBuilder } from '../../db/sql'
+import { containsPattern, inJsonList, queryBuilder } from '../../db/sql'
+import { issueTextCondition } from './text-search'
 import { comments, issueAssignees, issueLabels, issues, issueWatches, labels, milestones, repositories, teamRepos, teams, watches, type IssueRow, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
@@ -140,14 +141,7 @@ export async function searchIssues(deps: AppDeps, viewer: UserRow | null, search
   if (since !== undefined) where.push(gte(issues.updatedUnix, since))
   if (before !== undefined) where.push(lte(issues.updatedUnix, before))
   const q = (search.q ?? '').trim()
-  if (q && !q.includes('\0')) {
-    const pattern = containsPattern(q)
-    const inComments = qb
-      .select({ id: comments.issueId })
-      .from(comments)
-      .where(and(eq(comments.issueId, issues.id), eq(comments.type, PLAIN_COMMENT), likeIgnoringCase(comments.content, pattern)))
-    where.push(or(likeIgnoringCase(issues.title, pattern), likeIgnoringCase(issues.content, pattern), exists(inComments)))
-  }
+  if (q && !q.includes('\0')) where.push(issueTextCondition(deps.db, q, { inComments: true }))
   where.push(
     await namedFilter(deps, labels, splitFilter(search.labels, 'labels'), (ids) =>
       exists(qb.select({ one: issueLabels.id }).from(issueLabels).where(and(eq(issueLabels.issueId, issues.id), inArray(issueLabels.labelId, ids)))),

@@ -1,0 +1,65 @@
+/**
+ * The issue searches by text (`q`: the issue list of a repository and its page, GET
+ * /repos/issues/search): issues whose title or description, and for the search across
+ * repositories a plain comment, hold `q` anywhere, ignoring case (likeIgnoringCase).
+ *
+ * No b-tree serves a substring, so without help each search reads every issue of its scope (and
+ * their comments): the trigram indexes of those texts (drizzle/0048: SQLite's FTS5; drizzle-pg/0040:
+ * pg_trgm's) find the candidates first, and the LIKE is kept on the rows found, so the answer is
+ * the LIKE's whatever the index folds or splits. A text the index cannot look up (fewer than three
+ * characters, or on PostgreSQL no three letters or digits in a row, which pg_trgm needs) is
+ * searched by the LIKE alone, as before.
+ */
+import { and, eq, exists, or, sql, type SQL } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { containsPattern, likeIgnoringCase, queryBuilder } from '../../db/sql'
+import { comments, issues } from '../../db/schema'
+import { PLAIN_COMMENT } from '../comments/types'
+
+const qb = queryBuilder()
+
+/** Whether the trigram index of the database can look `q` up (see above). */
+function indexable(db: Db, q: string): boolean {
+  if (db.$runtime.dialect === 'postgres') return /[\p{L}\p{N}]{3}/u.test(q)
+  return [...q].length >= 3
+}
+
+/** An FTS5 phrase: the text as one quoted string (its quotes doubled), matched by the trigram tokenizer as a substring. */
+const phrase = (q: string) => `"${q.replaceAll('"', '""')}"`
+
+/**
+ * The ids of the issues whose text may hold `q` (all of those that do; on SQLite perhaps more,
+ * its index folding case beyond ASCII): their titles and descriptions, and with `inComments`
+ * the issues of the plain comments holding it.
+ */
+function candidates(db: Db, q: string, inComments: boolean): SQL {
+  if (db.$runtime.dialect === 'postgres') {
+    const pattern = containsPattern(q)
+    const parts = [
+      sql`SELECT ${issues.id} FROM ${issues} WHERE ${likeIgnoringCase(issues.title, pattern)}`,
+      sql`SELECT ${issues.id} FROM ${issues} WHERE ${likeIgnoringCase(issues.content, pattern)}`,
+      // The condition of the partial index of plain comments, written as it is (type = 0).
+      ...(inComments ? [sql`SELECT ${comments.issueId} FROM ${comments} WHERE ${comments.type} = ${sql.raw(String(PLAIN_COMMENT))} AND ${likeIgnoringCase(comments.content, pattern)}`] : []),
+    ]
+    return sql`${issues.id} IN (${sql.join(parts, sql` UNION `)})`
+  }
+  const match = phrase(q)
+  const parts = [
+    sql`SELECT rowid FROM issues_text_trgm WHERE issues_text_trgm MATCH ${match}`,
+    ...(inComments ? [sql`SELECT ${comments.issueId} FROM ${comments} WHERE ${comments.id} IN (SELECT rowid FROM comments_text_trgm WHERE comments_text_trgm MATCH ${match})`] : []),
+  ]
+  return sql`${issues.id} IN (${sql.join(parts, sql` UNION `)})`
+}
+
+/** The condition on `issues` (in a query reading the table by that name) that its text holds `q`. */
+export function issueTextCondition(db: Db, q: string, opts: { inComments: boolean }): SQL {
+  const pattern = containsPattern(q)
+  const holding = or(
+    likeIgnoringCase(issues.title, pattern),
+    likeIgnoringCase(issues.content, pattern),
+    opts.inComments
+      ? exists(qb.select({ one: comments.id }).from(comments).where(and(eq(comments.issueId, issues.id), eq(comments.type, PLAIN_COMMENT), likeIgnoringCase(comments.content, pattern))))
+      : undefined,
+  )!
+  return indexable(db, q) ? and(candidates(db, q, opts.inComments), holding)! : holding
+}
