@@ -125,6 +125,10 @@ describe('issue search by text', () => {
     expect(searches.length).toBeGreaterThanOrEqual(3)
     for (const text of searches) {
       const plan = sqlitePlanOf(s.deps.db, text).join('\n')
+      // The candidates drive: issues read by their ids, never a repository's issues (or every ready
+      // repository's) checked one by one against the list.
+      expect(plan).toMatch(/^SEARCH issues USING INTEGER PRIMARY KEY \(rowid=\?\)$/m)
+      expect(plan).not.toMatch(/^SEARCH (issues|repositories) USING (COVERING )?INDEX/m)
       expect(plan).toMatch(/SCAN issues_text_trgm VIRTUAL TABLE/)
       expect(plan).not.toMatch(/^SCAN issues( |$)/m)
       expect(plan).not.toMatch(/^SCAN comments( |$)/m)

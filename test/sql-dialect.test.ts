@@ -218,6 +218,11 @@ function suiteFor(dialect: Dialect, open: () => Target | Promise<Target>) {
       expect(await either('parser')).toEqual([1, 2, 3])
     })
 
+    test('notIndexed: the column compared as itself, integers and texts', async () => {
+      expect(await issueIndexes(eq(h.notIndexed(t.issues.repoId), f.repo.id))).toEqual([1, 2, 3, 4])
+      expect(await issueIndexes(and(eq(h.notIndexed(t.issues.title), 'Other'), eq(h.notIndexed(t.issues.isPull), true)))).toEqual([3])
+    })
+
     test('count() is a number', async () => {
       const n = (await db.select({ n: count() }).from(t.issues))[0]!.n
       expect(n).toBe(4)
@@ -323,7 +328,7 @@ suiteFor('postgres', openPostgres)
 
 test("the exported helpers are the process's dialect's", () => {
   const forProcess = sqlFor(DIALECT)
-  for (const name of ['inJsonList', 'everyJsonGroup', 'greatestOf', 'containsText', 'likeIgnoringCase', 'jsonRecords'] as const)
+  for (const name of ['inJsonList', 'everyJsonGroup', 'greatestOf', 'containsText', 'likeIgnoringCase', 'jsonRecords', 'inRowsOf', 'notIndexed'] as const)
     expect(processSql[name]).toBe(forProcess[name])
 })
 
@@ -339,4 +344,6 @@ test('the two dialects spell the helpers differently, as intended', () => {
   expect(text('sqlite', (h) => h.inJsonList(sqliteTables.users.id, 'ids'))).toContain('json_each(?)')
   expect(text('postgres', (h) => h.inJsonList(sqliteTables.users.id, 'ids'))).toContain('SELECT value::bigint FROM json_array_elements_text((($1)::text)::json)')
   expect(text('postgres', (h) => h.inJsonList(sqliteTables.users.lowerName, 'names'))).toContain('SELECT value::text FROM')
+  expect(text('sqlite', (h) => h.notIndexed(sqliteTables.users.id))).toBe('+"users"."id"')
+  expect(text('postgres', (h) => h.notIndexed(sqliteTables.users.id))).toBe('"users"."id"')
 })

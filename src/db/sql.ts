@@ -31,6 +31,7 @@ export interface DialectSql {
   likeIgnoringCase(text: SQLWrapper, pattern: string | Placeholder): SQL
   jsonRecords(list: string, alias: string, columns: Record<string, Column>): SQL
   inRowsOf(column: Column, subquery: SQLWrapper): SQL
+  notIndexed(column: Column): SQL
 }
 
 /** The alias of everyJsonGroup's row; its `value` is the group at hand. */
@@ -79,6 +80,8 @@ const sqliteSql: DialectSql = {
       sql`, `,
     )} FROM json_each(${sql.placeholder(list)}) LIMIT -1) AS ${sql.identifier(alias)}`,
   inRowsOf: (column, subquery) => sql`${column} IN (${subquery})`,
+  // SQLite's unary plus: the value as is, but a term on it is never looked up in an index.
+  notIndexed: (column) => sql`+${column}`,
 }
 
 const postgresSql: DialectSql = {
@@ -106,6 +109,8 @@ const postgresSql: DialectSql = {
   // (a seq or full index scan, the subquery once per row); `= ANY(ARRAY(...))` is an index
   // condition: the subquery run once per outer row, its ids looked up in the index.
   inRowsOf: (column, subquery) => sql`${column} = ANY(ARRAY(${subquery}))`,
+  // PostgreSQL chooses its indexes from its statistics: the column as is.
+  notIndexed: (column) => sql`${column}`,
 }
 
 /** The helpers spelled for `dialect`. */
@@ -161,6 +166,17 @@ export const jsonRecords: DialectSql['jsonRecords'] = forProcess.jsonRecords
  * searched for each id the subquery answers, so a join on it costs what the subquery returns.
  */
 export const inRowsOf: DialectSql['inRowsOf'] = forProcess.inRowsOf
+
+/**
+ * A column whose terms SQLite must not look up in an index (`+column`), for a statement whose
+ * selective term is another: SQLite plans without statistics (Warren never runs ANALYZE: a full
+ * one holds the write lock for half a second at 100,000 rows, a sampled one misjudged these very
+ * columns), and takes an equality on an index's leading column for about ten rows, cheaper than
+ * the 25 it assumes of any `IN (subquery)`, so it read every ready repository (`status = ?`) or
+ * every issue of a repository before a list of a few ids. PostgreSQL, which has statistics: the
+ * column as is.
+ */
+export const notIndexed: DialectSql['notIndexed'] = forProcess.notIndexed
 
 /** A column of a jsonRecords table. */
 export const recordField = (alias: string, name: string): SQL => sql`${sql.identifier(alias)}.${sql.identifier(name)}`

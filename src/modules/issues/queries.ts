@@ -4,8 +4,8 @@ import { and, count, desc, eq, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { Db } from '../../db/client'
 import { rowMapper, valueRows } from '../../db/row-mapper'
-import { everyJsonGroup, inJsonList } from '../../db/sql'
-import { issueTextCondition } from './text-search'
+import { everyJsonGroup, inJsonList, notIndexed } from '../../db/sql'
+import { issueTextCondition, textSearchUsesIndex } from './text-search'
 import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, repositories, type IssueRow, type LabelRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { getVisibleUserByName } from '../users/service'
@@ -148,7 +148,9 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
     const total = closed ? closedTotal : repo.numIssues + repo.numPulls - closedTotal
     return { rows, total }
   }
-  const where: (SQL | undefined)[] = [eq(issues.repoId, repo.id)]
+  // A text the trigram index finds: its candidates are read first (textSearchUsesIndex).
+  const byText = !!filter.q && textSearchUsesIndex(deps.db, filter.q)
+  const where: (SQL | undefined)[] = [byText ? eq(notIndexed(issues.repoId), repo.id) : eq(issues.repoId, repo.id)]
   if (state !== 'all') where.push(eq(issues.isClosed, state === 'closed'))
   if (type) where.push(eq(issues.isPull, type === 'pulls'))
   if (poster) where.push(eq(issues.posterId, poster.id))

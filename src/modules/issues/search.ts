@@ -5,7 +5,7 @@
  */
 import { and, asc, count, desc, eq, exists, gte, inArray, lte, not, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { containsPattern, inJsonList, queryBuilder } from '../../db/sql'
+import { containsPattern, inJsonList, notIndexed, queryBuilder } from '../../db/sql'
 import { issueTextCondition } from './text-search'
 import { comments, issueAssignees, issueLabels, issues, issueWatches, labels, milestones, repositories, teamRepos, teams, watches, type IssueRow, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
@@ -56,7 +56,9 @@ function mentions(text: SQLWrapper, login: string): SQL {
 
 /** The repositories searched: readable ones, of `owner` (and covered by `team`) when named; 400 as Gitea for an unknown owner or team. */
 async function repoScope(deps: AppDeps, viewer: UserRow | null, search: IssueSearch): Promise<SQL[]> {
-  const conds: SQL[] = [eq(repositories.status, 'ready')]
+  // Never the repositories' index on `status` (every ready repository, then each one's issues):
+  // SQLite took it over a search's own terms (db/sql.ts notIndexed).
+  const conds: SQL[] = [eq(notIndexed(repositories.status), 'ready')]
   // Issues where the caller reads the issues unit, pull requests where they read the pull requests unit.
   const readable = readableUnitsCondition(viewer, [
     [eq(issues.isPull, false), 'repo.issues'],

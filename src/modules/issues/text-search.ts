@@ -18,8 +18,13 @@ import { PLAIN_COMMENT } from '../comments/types'
 
 const qb = queryBuilder()
 
-/** Whether the trigram index of the database can look `q` up (see above). */
-function indexable(db: Db, q: string): boolean {
+/**
+ * Whether the trigram index of the database can look `q` up (see above). When it does, its
+ * candidates are the search's selective term: the caller's terms on the repository (its id, its
+ * state) are then not looked up in an index on SQLite (db/sql.ts notIndexed), which otherwise read
+ * every issue of the repository, or every ready repository, and checked each against the list.
+ */
+export function textSearchUsesIndex(db: Db, q: string): boolean {
   if (db.$runtime.dialect === 'postgres') return /[\p{L}\p{N}]{3}/u.test(q)
   return [...q].length >= 3
 }
@@ -61,5 +66,5 @@ export function issueTextCondition(db: Db, q: string, opts: { inComments: boolea
       ? exists(qb.select({ one: comments.id }).from(comments).where(and(eq(comments.issueId, issues.id), eq(comments.type, PLAIN_COMMENT), likeIgnoringCase(comments.content, pattern))))
       : undefined,
   )!
-  return indexable(db, q) ? and(candidates(db, q, opts.inComments), holding)! : holding
+  return textSearchUsesIndex(db, q) ? and(candidates(db, q, opts.inComments), holding)! : holding
 }

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { rowMapper, valueRows } from '../../db/row-mapper'
-import { containsPattern } from '../../db/sql'
+import { containsPattern, notIndexed } from '../../db/sql'
 import { repoTopics, repositories, topics, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { grantedRepoCondition, readableRepoCondition } from '../../auth/visibility'
@@ -96,8 +96,12 @@ export async function listOwnedRepos(deps: AppDeps, viewer: UserRow | null, owne
   )
 }
 
-/** What `viewer` may read of the ready repositories `where` names (the visibility rule). */
-const readableWhere = (viewer: UserRow | null, where: SQL) => and(where, eq(repositories.status, 'ready'), readableRepoCondition(viewer))
+/**
+ * What `viewer` may read of the ready repositories `where` names (the visibility rule). `where` is
+ * the selective term (a fork's parent, the ids a person starred, a team's): `status` is not looked
+ * up in an index (notIndexed), where SQLite read every ready, public repository to find 50 forks.
+ */
+const readableWhere = (viewer: UserRow | null, where: SQL) => and(where, eq(notIndexed(repositories.status), 'ready'), readableRepoCondition(viewer))
 
 /** The first repository `where` names that `viewer` may read, or undefined (no count). */
 export async function findReadableRepo(deps: AppDeps, viewer: UserRow | null, where: SQL): Promise<RepoRow | undefined> {
