@@ -11,6 +11,8 @@
  *   - N repositories over 50 owners, for the search: NEEDLES of them named `needle-<i>` whatever
  *     N (the search asks for `needle`: a page and a count of the same 50 at every size), the
  *     others `project-<i>`;
+ *   - N stars, one of each repository by another owner, and the viewer's of the NEEDLES (the
+ *     viewer's starred list asks for those: the same 50 at every size);
  *   - N notification threads, one per issue of big (a third read): VIEWER_THREADS of them the
  *     viewer's, whose list is asked for (its length the same at every size: a count of a
  *     user's own threads grows with them, as Gitea's does), the others the owners';
@@ -31,11 +33,10 @@
 import { parseArgs } from 'node:util'
 import { eq, sql } from 'drizzle-orm'
 import { writeTransaction } from '../src/db/client'
-import { issueIndexes, issueLabels, issues, labels, notifications, pullRequests, repositories, users } from '../src/db/schema'
+import { issueIndexes, issueLabels, issues, labels, notifications, pullRequests, repositories, stars, users } from '../src/db/schema'
 import { createAccessToken, createUser } from '../src/modules/users/service'
 import { createRepository } from '../src/modules/repos/create'
 import { autocannon, reportLine } from './lib/autocannon'
-import { analyze } from './lib/database'
 import { inProcessWarren } from './lib/in-process'
 import { loadAverages, percentile } from './lib/latency'
 
@@ -137,13 +138,22 @@ try {
         pullRequests,
         pullIssueIds.map((issueId, k) => ({ issueId, index: range[k]!, baseRepoId: prs.id, baseBranch: 'main', headRepoId: prs.id, headBranch: 'feature', headSha: featureSha, baseSha: mainSha, mergeBase: mainSha, status: 'mergeable' })),
       )
-      await insertAll(
+      const repoIds = await insertAll(
         repositories,
         range.map((i) => {
           const o = i % OWNERS
           const name = isNeedle(i) ? `needle-${i}` : `project-${i}`
           return { ownerId: owners[o]!, ownerName: `owner${o}`, name, lowerName: name, description: `Project ${i}`, isEmpty: true, createdUnix: now, updatedUnix: now }
         }),
+        true,
+      )
+      // Each repository starred by the next owner; the needles by the viewer too.
+      await insertAll(
+        stars,
+        repoIds.flatMap((repoId, k) => [
+          { userId: owners[(range[k]! + 1) % OWNERS]!, repoId, createdUnix: now },
+          ...(isNeedle(range[k]!) ? [{ userId: viewer.id, repoId, createdUnix: now }] : []),
+        ]),
       )
       const closed = Math.floor(to / 10)
       await deps.db.update(repositories).set({ numIssues: to, numClosedIssues: closed }).where(eq(repositories.id, big.id))
@@ -167,7 +177,7 @@ try {
       await (deps.db as any).$client.unsafe('VACUUM ANALYZE')
       await (deps.db as any).$client.unsafe('CHECKPOINT').catch(() => {}) // superusers only: otherwise the figures share the machine with it
     } else {
-      await analyze(deps.db)
+      // No ANALYZE: SQLite plans without statistics, as in a real Warren (lib/database.ts analyze).
       // After the turn's read snapshot on the connection has ended (db/client.ts): a checkpoint inside it is refused.
       await new Promise((resolve) => setImmediate(resolve))
       deps.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
@@ -182,6 +192,7 @@ try {
     { label: 'API repos/search?q=needle', url: `${base}/api/v1/repos/search?q=needle&limit=10&page=2`, page: (n) => `${base}/api/v1/repos/search?q=needle&limit=1&page=${n}`, headers: auth },
     { label: 'API issues?q=needle', url: `${base}/api/v1/repos/viewer/big/issues?state=all&type=issues&q=needle&limit=10&page=2`, page: (n) => `${base}/api/v1/repos/viewer/big/issues?state=all&type=issues&q=needle&limit=1&page=${n}`, headers: auth },
     { label: 'API repos/issues/search?q=needle', url: `${base}/api/v1/repos/issues/search?state=all&type=issues&q=needle&limit=10&page=2`, page: (n) => `${base}/api/v1/repos/issues/search?state=all&type=issues&q=needle&limit=1&page=${n}`, headers: auth },
+    { label: 'API user/starred', url: `${base}/api/v1/user/starred?limit=10&page=2`, page: (n) => `${base}/api/v1/user/starred?limit=1&page=${n}`, headers: auth },
     { label: 'API notifications (all)', url: `${base}/api/v1/notifications?all=true&page=2`, page: (n) => `${base}/api/v1/notifications?all=true&limit=10&page=${n}`, headers: auth },
     { label: 'web /{o}/{r} home', url: `${base}/viewer/big`, headers: html },
   ]

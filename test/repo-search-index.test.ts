@@ -6,7 +6,9 @@
  * PostgreSQL the same answers come through pg_trgm's index.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { DIALECT } from '../src/db/dialect'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { sqlitePlanOf, statementRecorder } from './query-counter'
 
 let s: TestServer
 let alice: TestUser
@@ -50,5 +52,26 @@ describe('repository search by name', () => {
     expect((await s.post('/user/repos', { name: 'second-needle' }, { token: alice.token })).status).toBe(201)
     names.push('second-needle')
     for (const q of ['needle', 'pin-one', 'pin', 'hay_needle', 'hay', 'second', 'one']) expect([q, await found(q)]).toEqual([q, expected(q)])
+  })
+
+  test.skipIf(DIALECT !== 'sqlite')("SQLite reads the repositories the trigram index or a topic names, not every ready one checked against them", async () => {
+    // Without statistics SQLite took the list index's `status = ?` (every ready repository, 15 ms
+    // at 100,000) over the ids the index found (repos/queries.ts prepareRepoPage's byIds).
+    expect((await s.put('/repos/alice/Haystack/topics', { topics: ['straw'] }, { token: alice.token })).status).toBe(204)
+    const sent = statementRecorder(s.deps.db)
+    const reads = await sent.during(async () => {
+      for (const auth of [{}, { token: alice.token }]) {
+        expect((await s.get('/repos/search?q=needle&limit=3&page=2', auth)).status).toBe(200)
+        const topic = await s.get('/repos/search?q=straw&topic=true', auth)
+        expect(topic.body.data.map((r: { name: string }) => r.name)).toEqual(['Haystack'])
+      }
+    })
+    const searches = reads.filter((text) => /from "repositories" where .*(repositories_name_trgm|"repo_topics")/.test(text))
+    expect(searches.length).toBeGreaterThanOrEqual(4)
+    for (const text of searches) {
+      const plan = sqlitePlanOf(s.deps.db, text)
+      expect([text, plan[0]]).toEqual([text, 'SEARCH repositories USING INTEGER PRIMARY KEY (rowid=?)'])
+      expect([text, plan.filter((step) => /repositories_list_idx|^SCAN repositories /.test(step))]).toEqual([text, []])
+    }
   })
 })

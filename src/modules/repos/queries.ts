@@ -14,8 +14,9 @@ import { SEARCH_MODES } from './model'
 
 type Db = AppDeps['db']
 const repoOrder = [asc(repositories.lowerName), asc(repositories.ownerName), asc(repositories.id)]
-const prepareRepoPage = (db: Db, where: SQL | undefined) => {
-  const cond = and(eq(repositories.status, 'ready'), where)!
+/** `byIds`: `where` names a list of ids (the trigram index's, a topic's), the selective term: `status` is then not looked up in an index (readableWhere). */
+const prepareRepoPage = (db: Db, where: SQL | undefined, byIds: boolean) => {
+  const cond = and(byIds ? eq(notIndexed(repositories.status), 'ready') : eq(repositories.status, 'ready'), where)!
   // The page's ids come from the covering index alone; only those 50 rows are then read whole.
   const pageIds = db
     .select({ id: repositories.id })
@@ -53,16 +54,16 @@ const viewerKind = (viewer: UserRow | null) => (viewer && !viewer.publicOnly ? (
 /**
  * One page of ready repositories, sorted by name (then owner), with the total: one COUNT and one
  * page query, both prepared once per `shape` (`where()` builds the condition with placeholders
- * whose values are in `params`).
+ * whose values are in `params`; `byIds`: see prepareRepoPage).
  */
-async function pageOfRepos(deps: AppDeps, shape: string, where: () => SQL | undefined, params: Record<string, unknown>, page: Page): Promise<{ rows: RepoRow[]; total: number }> {
+async function pageOfRepos(deps: AppDeps, shape: string, where: () => SQL | undefined, params: Record<string, unknown>, page: Page, byIds = false): Promise<{ rows: RepoRow[]; total: number }> {
   const results = resultCacheOf(deps.db)
   const key = `${shape}|${JSON.stringify(params)}|${page.limit}|${page.offset}`
   const found = await results.getOrRead(key, async () => {
     let cache = repoPageStatements.get(deps.db)
     if (!cache) repoPageStatements.set(deps.db, (cache = new Map()))
     let statements = cache.get(shape)
-    if (!statements) cache.set(shape, (statements = prepareRepoPage(deps.db, where())))
+    if (!statements) cache.set(shape, (statements = prepareRepoPage(deps.db, where(), byIds)))
     const total = (await statements.count.execute(params))[0]!.n
     const rows = total > page.offset ? (await valueRows(statements.page, { ...params, limit: page.limit, offset: page.offset })).map((v) => repoRows.map(v)) : []
     return { rows, total }
@@ -177,5 +178,6 @@ export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, 
     where,
     { viewer: viewer?.id ?? 0, owner: uid, pattern: containsPattern(q), ...(trigram ? { trigram: `%${q}%` } : {}), ...topicParams },
     page,
+    trigram || topicNames.length > 0,
   )
 }
