@@ -10,6 +10,8 @@ import { missingGiteaFields } from './gitea-types'
 import { commitOn, pushedRepo } from './pull-fixtures'
 import { gitOk } from './git-fixture'
 import { rmSync } from 'node:fs'
+import { RepositorySchema } from '../src/modules/repos/model'
+import { UserSchema } from '../src/modules/users/model'
 
 type Client = Api<unknown>
 let s: TestServer
@@ -210,6 +212,38 @@ describe('a pull mirror\'s record', () => {
     expect(longer.mirror_interval).toBe('1h30m0s')
     await fails(asAlice.repos.repoEdit('alice', 'mirrored', { mirror_interval: '1m' }), 422)
     expect((await ok(asAlice.repos.repoGet('alice', 'mirrored'))).mirror_interval).toBe('1h30m0s')
+  })
+})
+
+describe('the Repository record wherever it is served', () => {
+  test('holds no key beyond its schema, nor do its owner and parent, alone, in lists and in pull requests', async () => {
+    // Its schema lets unknown keys through unchecked (repos/model.ts, for the lists' cost): what
+    // the converter makes is all that goes out.
+    const repoKeys = Object.keys((RepositorySchema as any).properties)
+    const userKeys = Object.keys((UserSchema as any).properties)
+    const extra = (record: object, keys: string[]) => Object.keys(record).filter((k) => !keys.includes(k))
+    const checked: string[] = []
+    const check = (where: string, r: any) => {
+      checked.push(where)
+      expect([where, extra(r, repoKeys), extra(r.owner, userKeys)]).toEqual([where, [], []])
+      if (r.parent) expect([where, extra(r.parent, repoKeys), extra(r.parent.owner, userKeys)]).toEqual([where, [], []])
+    }
+    const { dir } = await pushedRepo(s, alice, 'keys-record', dirs)
+    await commitOn(dir, 'topic', { 'k.txt': 'k\n' }, 'a topic', 'main')
+    await gitOk(dir, 'push', '-q', 'origin', 'topic')
+    await ok(asAlice.repos.repoCreatePullRequest('alice', 'keys-record', { head: 'topic', base: 'main', title: 'keys' }), 201)
+    await ok(asBob.repos.createFork('alice', 'keys-record', {}), 202)
+    for (const [who, auth] of [['anonymous', {}], ['alice', { token: alice.token }], ['bob', { token: bob.token }]] as const) {
+      check(`${who} GET`, (await s.get('/repos/alice/keys-record', auth)).body)
+      check(`${who} GET fork`, (await s.get('/repos/bob/keys-record', auth)).body)
+      for (const r of (await s.get('/repos/search?q=keys-record', auth)).body.data) check(`${who} search`, r)
+      for (const r of (await s.get('/repos/alice/keys-record/forks', auth)).body) check(`${who} forks`, r)
+      for (const pr of (await s.get('/repos/alice/keys-record/pulls', auth)).body) {
+        check(`${who} pull base`, pr.base.repo)
+        check(`${who} pull head`, pr.head.repo)
+      }
+    }
+    expect(checked.length).toBe(21)
   })
 })
 

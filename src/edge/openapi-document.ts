@@ -86,8 +86,9 @@ function documentedSchemas(node: unknown, schemas: Record<string, unknown>): any
   const { $id, ...rest } = node as Record<string, any>
   if (typeof rest.error === 'string') delete rest.error
   // Elysia marks a schema closed once a route has used it (a state, not the API: unknown keys
-  // are ignored), which would make the copies of one record differ.
-  if (rest.additionalProperties === false) delete rest.additionalProperties
+  // are ignored), which would make the copies of one record differ; a record left open for the
+  // cost of checking (repos/model.ts RepositorySchema) is not a different record either.
+  if (typeof rest.additionalProperties === 'boolean') delete rest.additionalProperties
   const members: any[] | undefined = Array.isArray(rest.anyOf) ? rest.anyOf : undefined
   if (members?.length && members.every((m) => typeof m?.const === 'string' && Object.keys(m).every((k) => k === 'const' || k === 'type'))) {
     const { anyOf: _members, ...others } = rest
