@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { TransformKind } from '@sinclair/typebox'
 import { ACCESS_KEYS, isRepoWrite, type AttachmentNeed, type OrgRoleNeed, type RepoNeed, type ScopeNeed, type TeamRoleNeed } from '../src/auth/pipeline'
 import { SCOPE_CATEGORIES, type ScopeCategory } from '../src/auth/scopes'
 import { createAccessToken } from '../src/modules/users/service'
@@ -183,6 +184,20 @@ describe('route table', () => {
         if ((api.method === page.method || (api.method === 'GET' && page.method === 'HEAD')) && serves(api.path, path)) shadowed.push(`${page.method} ${page.path} by ${api.path}`)
     }
     expect(shadowed).toEqual([])
+  })
+
+  test("no answer's schema holds a Transform (validate.ts integer() or numeric(), for queries and paths: records use Int())", () => {
+    // A Transform anywhere in an answer's schema makes Elysia encode the whole answer through
+    // TypeBox's interpreted Value.Encode: a notification list's ten threads with their
+    // repositories spent most of their CPU there.
+    const transformed = (schema: unknown, seen = new Set<unknown>()): boolean => {
+      if (!schema || typeof schema !== 'object' || seen.has(schema)) return false
+      seen.add(schema)
+      return TransformKind in schema || Object.entries(schema).some(([key, value]) => key !== 'default' && transformed(value, seen))
+    }
+    const answers = (s.app.routes as any[]).flatMap((r) => Object.entries((r.hooks?.response ?? {}) as Record<string, unknown>).map(([status, schema]) => ({ route: `${r.method} ${r.path} ${status}`, schema })))
+    expect(answers.length).toBeGreaterThan(300)
+    expect(answers.filter((a) => transformed(a.schema)).map((a) => a.route)).toEqual([])
   })
 
   test('every repository route of the API declares its repository need', () => {

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { integer } from '../../lib/validate'
+import { Int } from '../users/model'
 
 const PayloadUserSchema = t.Object({
   name: t.String(),
@@ -34,7 +34,7 @@ export const BranchSchema = t.Object({
   user_can_merge: t.Boolean(),
   enable_status_check: t.Boolean(),
   status_check_contexts: t.Array(t.String()),
-  required_approvals: integer(),
+  required_approvals: Int(),
   effective_branch_protection_name: t.String(),
 }, { $id: '#/components/schemas/Branch' })
 

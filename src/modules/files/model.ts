@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { integer } from '../../lib/validate'
+import { Int } from '../users/model'
 
 /**
  * `/repos/:owner/:repo/<x>/*`: the wildcard (`*`) is read from the params as they come
@@ -27,7 +27,7 @@ export const EditorConfigSchema = t.Object(
     charset: t.Optional(t.String()),
     indent_style: t.Optional(t.String()),
     indent_size: t.Optional(t.String()),
-    tab_width: t.Optional(integer()),
+    tab_width: t.Optional(Int()),
     end_of_line: t.Optional(t.String()),
     trim_trailing_whitespace: t.Optional(t.Boolean()),
     insert_final_newline: t.Optional(t.Boolean()),

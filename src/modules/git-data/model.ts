@@ -3,7 +3,7 @@ import { PayloadCommitVerificationSchema } from '../branches/model'
 import { Int } from '../users/model'
 import { CommitSchema } from '../pulls/model'
 import { commitSwitches } from '../commits/model'
-import { numeric, integer } from '../../lib/validate'
+import { numeric } from '../../lib/validate'
 
 const GitObjectSchema = t.Object({ sha: t.String(), type: t.String(), url: t.String() }, { $id: '#/components/schemas/GitObject' })
 
@@ -24,7 +24,7 @@ export const GitTreeResponseSchema = t.Object(
     tree: t.Array(GitEntrySchema),
     truncated: t.Boolean({ description: 'more entries follow this page (or the tree has more than WARREN_MAX_TREE_ENTRIES)' }),
     page: Int(),
-    total_count: integer({ description: 'entries in the tree (counted up to WARREN_MAX_TREE_ENTRIES)' }),
+    total_count: Int({ description: 'entries in the tree (counted up to WARREN_MAX_TREE_ENTRIES)' }),
   },
   { $id: '#/components/schemas/GitTreeResponse' },
 )

@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import { pageQueryFields } from '../../lib/pagination'
 import { RepositorySchema } from '../repos/model'
-import { integer } from '../../lib/validate'
+import { Int } from '../users/model'
 
 const Timestamp = t.String({ maxLength: 64, description: 'RFC 3339 time' })
 /** A flag as Gitea's FormBool reads it (`true`, `1`, `t`). */
@@ -48,7 +48,7 @@ export const NotificationSubjectSchema = t.Object(
 
 export const NotificationThreadSchema = t.Object(
   {
-    id: integer(),
+    id: Int(),
     repository: RepositorySchema,
     subject: NotificationSubjectSchema,
     unread: t.Boolean(),
@@ -60,4 +60,4 @@ export const NotificationThreadSchema = t.Object(
 )
 export const NotificationThreadList = t.Array(NotificationThreadSchema)
 
-export const NotificationCountSchema = t.Object({ new: integer() }, { $id: '#/components/schemas/NotificationCount' })
+export const NotificationCountSchema = t.Object({ new: Int() }, { $id: '#/components/schemas/NotificationCount' })

@@ -1,12 +1,12 @@
 import { t } from 'elysia'
 import { literals, recordLiterals } from '../../lib/literals'
 import { VISIBILITIES } from '../users/model'
-import { integer } from '../../lib/validate'
+import { Int } from '../users/model'
 
 /** The Organization record. */
 export const OrganizationSchema = t.Object(
   {
-    id: integer(),
+    id: Int(),
     username: t.String(),
     name: t.String(),
     full_name: t.String(),

@@ -1,13 +1,14 @@
 import { t } from 'elysia'
 import { pageQueryFields } from '../../lib/pagination'
-import { QueryText, integer } from '../../lib/validate'
+import { QueryText } from '../../lib/validate'
 import { UserSchema } from '../users/model'
 import { RepositorySchema } from '../repos/model'
+import { Int } from '../users/model'
 
 /** The Package record (one version of a package). */
 export const PackageSchema = t.Object(
   {
-    id: integer(),
+    id: Int(),
     owner: UserSchema,
     repository: t.Union([RepositorySchema, t.Null()]),
     creator: UserSchema,
@@ -23,8 +24,8 @@ export const PackageSchema = t.Object(
 /** The PackageFile record. */
 export const PackageFileSchema = t.Object(
   {
-    id: integer(),
-    Size: integer(),
+    id: Int(),
+    Size: Int(),
     name: t.String(),
     md5: t.String(),
     sha1: t.String(),

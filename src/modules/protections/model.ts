@@ -1,6 +1,7 @@
 import { t, type Static } from 'elysia'
 import { MAX_BRANCH_FILTER } from '../../lib/glob'
 import { integer } from '../../lib/validate'
+import { Int } from '../users/model'
 
 /** The records and options of branch_protections and tag_protections, as Gitea 1.23's structs. */
 
@@ -84,13 +85,13 @@ export const BranchProtectionSchema = t.Object(
     ignore_stale_approvals: t.Boolean(),
     merge_whitelist_teams: Strings(),
     merge_whitelist_usernames: Strings(),
-    priority: integer(),
+    priority: Int(),
     protected_file_patterns: t.String(),
     push_whitelist_deploy_keys: t.Boolean(),
     push_whitelist_teams: Strings(),
     push_whitelist_usernames: Strings(),
     require_signed_commits: t.Boolean(),
-    required_approvals: integer(),
+    required_approvals: Int(),
     rule_name: t.String(),
     status_check_contexts: Strings(),
     unprotected_file_patterns: t.String(),
@@ -111,7 +112,7 @@ export type TagProtectionInput = Static<typeof CreateTagProtectionOption>
 export const TagProtectionSchema = t.Object(
   {
     created_at: t.String(),
-    id: integer(),
+    id: Int(),
     name_pattern: t.String(),
     updated_at: t.String(),
     whitelist_teams: Strings(),

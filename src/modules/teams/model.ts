@@ -1,8 +1,9 @@
 import { t } from 'elysia'
-import { BoundedList, QueryText, numeric, integer } from '../../lib/validate'
+import { BoundedList, QueryText, numeric } from '../../lib/validate'
 import { OrganizationSchema } from '../orgs/model'
 import { literals, recordLiterals } from '../../lib/literals'
 import { AccessMode, REPO_UNITS } from '../../auth/access'
+import { Int } from '../users/model'
 
 /** The repository units a team can be given (Gitea's unit keys). */
 export const TEAM_UNITS = REPO_UNITS
@@ -18,7 +19,7 @@ export const everyUnitMode = (mode: number): [string, number][] =>
 /** The Team record. */
 export const TeamSchema = t.Object(
   {
-    id: integer(),
+    id: Int(),
     name: t.String(),
     description: t.String(),
     permission: recordLiterals(['none', ...TEAM_PERMISSIONS, 'owner']),

@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 import { BoundedList, ListName, QueryText, numeric } from '../../lib/validate'
-import { Type } from '@sinclair/typebox'
+import { Type, type IntegerOptions } from '@sinclair/typebox'
 import { literals, recordLiterals } from '../../lib/literals'
 import { EMAIL_PREFERENCES } from '../../notify/mails'
 
@@ -13,7 +13,13 @@ export const VISIBILITIES = ['public', 'limited', 'private'] as const
  * answer through TypeBox (a deep walk that costs more than building a 50-repository page).
  * Records only ever hold real numbers.
  */
-export const Int = () => Type.Integer()
+/**
+ * A record's integer: TypeBox's plain Integer. Never validate.ts's `integer()` in an answer's
+ * schema: a Transform there (it reads the text of a number, for queries and paths) makes Elysia
+ * encode the whole answer through TypeBox's interpreted Value.Encode (a notification list's ten
+ * threads, each with its repository: most of its CPU).
+ */
+export const Int = (options?: IntegerOptions) => Type.Integer(options)
 
 /** The User record's fields. */
 const userFields = {

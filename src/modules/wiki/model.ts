@@ -1,5 +1,6 @@
 import { t } from 'elysia'
-import { MAX_TEXT, integer } from '../../lib/validate'
+import { MAX_TEXT } from '../../lib/validate'
+import { Int } from '../users/model'
 
 /** The longest title and page name (in the path) taken: a page's file name grows up to three times its title when escaped. */
 export const MAX_WIKI_TITLE = 255
@@ -28,14 +29,14 @@ export const WikiPageSchema = t.Object(
   {
     ...metaFields,
     content_base64: t.String({ description: "Page content, base64 encoded ('' past WARREN_MAX_BLOB_SIZE)" }),
-    commit_count: integer(),
+    commit_count: Int(),
     sidebar: t.String(),
     footer: t.String(),
   },
   { $id: '#/components/schemas/WikiPage' },
 )
 
-export const WikiCommitListSchema = t.Object({ commits: t.Array(WikiCommitSchema), count: integer() }, { $id: '#/components/schemas/WikiCommitList' })
+export const WikiCommitListSchema = t.Object({ commits: t.Array(WikiCommitSchema), count: Int() }, { $id: '#/components/schemas/WikiCommitList' })
 
 /** CreateWikiPageOptions (also the edit's body: a title there renames the page). */
 export const CreateWikiPageOptions = t.Object(
