@@ -10,7 +10,7 @@ import { repositorySize } from '../../git/refs'
 import { ApiError, conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { buildRepository } from '../repos/create'
-import { listReadableRepos } from '../repos/queries'
+import { listReadableReposOf } from '../repos/queries'
 import { gitRepoAt, pathOfRepo, repoSnapshot } from '../repos/service'
 import { grantOrgRepoCreator, requireOrgRepoCreator } from '../orgs/service'
 import { loadOrg } from '../../auth/org-context'
@@ -110,7 +110,7 @@ export async function forkRepository(deps: AppDeps, forker: UserRow, source: Rep
 
 /** The forks of a repository that `viewer` may read, by name. */
 export async function listForks(deps: AppDeps, viewer: UserRow | null, repo: RepoRow, page: Page): Promise<Paged<RepoRow>> {
-  return await listReadableRepos(deps, viewer, eq(repositories.forkId, repo.id), page)
+  return await listReadableReposOf(deps, viewer, 'forks', (parent) => eq(repositories.forkId, parent), repo.id, page)
 }
 
 /**

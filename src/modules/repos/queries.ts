@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, ne, or, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { rowMapper, valueRows } from '../../db/row-mapper'
 import { containsPattern, notIndexed } from '../../db/sql'
@@ -110,8 +110,26 @@ export async function findReadableRepo(deps: AppDeps, viewer: UserRow | null, wh
 }
 
 /**
+ * A page of the ready repositories that `viewer` may read among those `where` names, by name, for
+ * lists of one person's or one repository's (`of`: a fork's parent, the person who starred): the
+ * statements prepared once per `shape` and kind of viewer, `where` built with the placeholder
+ * standing for `of`, and the page kept while the database is unchanged (pageOfRepos). `where` is
+ * the selective term: `status` is not looked up in an index (prepareRepoPage's `byIds`).
+ */
+export async function listReadableReposOf(deps: AppDeps, viewer: UserRow | null, shape: string, where: (of: Placeholder) => SQL, of: number, page: Page): Promise<Paged<RepoRow>> {
+  return await pageOfRepos(
+    deps,
+    `${shape}:${viewerKind(viewer)}`,
+    () => and(where(OWNER), readableRepoCondition(viewerStandIn(viewer))),
+    { owner: of, viewer: viewer?.id ?? 0 },
+    page,
+    true,
+  )
+}
+
+/**
  * A page of the ready repositories matching `where` that the viewer may read, by name (lists
- * whose condition has no prepared shape here, such as a team's repositories).
+ * whose condition has no prepared shape, such as a team's repositories).
  */
 export async function listReadableRepos(deps: AppDeps, viewer: UserRow | null, where: SQL, page: Page): Promise<Paged<RepoRow>> {
   const cond = readableWhere(viewer, where)

@@ -8,7 +8,7 @@ import { repositories, stars, users, watches } from '../../db/schema'
 import { batchesOf } from '../../lib/batches'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
-import { listReadableRepos } from '../repos/queries'
+import { listReadableReposOf } from '../repos/queries'
 import { usersPage } from '../users/service'
 
 /*
@@ -40,9 +40,15 @@ export async function listMarkers(deps: AppDeps, mark: Mark, viewer: UserRow | n
  */
 export async function listMarkedRepos(deps: AppDeps, mark: Mark, viewer: UserRow | null, userId: number, page: Page): Promise<Paged<RepoRow>> {
   const table = TABLES[mark]
-  const marked = deps.db.select({ id: table.repoId }).from(table).where(eq(table.userId, userId))
   const own = viewer?.id === userId
-  return await listReadableRepos(deps, viewer, and(inArray(repositories.id, marked), own ? undefined : eq(repositories.isPrivate, false))!, page)
+  return await listReadableReposOf(
+    deps,
+    viewer,
+    `marked:${mark}:${own ? 'own' : 'others'}`,
+    (marker) => and(inArray(repositories.id, deps.db.select({ id: table.repoId }).from(table).where(eq(table.userId, marker))), own ? undefined : eq(repositories.isPrivate, false))!,
+    userId,
+    page,
+  )
 }
 
 export async function hasMarked(deps: AppDeps, mark: Mark, userId: number, repoId: number): Promise<boolean> {
