@@ -63,10 +63,12 @@ export function startServer(deps: AppDeps, opts: { hostname?: string; port?: num
     fetch: async (request, server) => {
       const started = performance.now()
       // From the connection, so a client cannot forge it (failed sign-ins are counted per address):
-      // asked of the request Bun received (it knows no address of a copy, such as feedRequest's).
-      const address = server.requestIP(request)?.address
+      // asked of the request Bun received (it knows no address of a copy, such as feedRequest's),
+      // when first wanted (most requests never do: a token found, no sign-in failing).
+      const received = request
+      const addressOf = () => server.requestIP(received)?.address
       request = feedRequest(request)
-      if (address) deps.auth.setClientAddress(request, address)
+      deps.auth.setClientAddress(request, addressOf)
       let response: Response
       try {
         // Elysia's compiled handler itself (`app.handle` is an async wrapper around it).
@@ -75,7 +77,7 @@ export function startServer(deps: AppDeps, opts: { hostname?: string; port?: num
         log.error('request failed', { method: request.method, path: loggedPath(request.url), ...errorFields(e) })
         response = internalError()
       }
-      if (log.enabled('info')) void logged(request, address, started, response.status)
+      if (log.enabled('info')) void logged(request, addressOf(), started, response.status)
       if (++answered === opts.afterRequests?.count) opts.afterRequests.run()
       return response
     },

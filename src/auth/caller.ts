@@ -106,7 +106,7 @@ export class Auth {
    */
   private readonly sessionRequests = new WeakSet<Request>()
   /** Client addresses, set by the server from the socket (never from a header a client sends). */
-  private readonly clientAddresses = new WeakMap<Request, string>()
+  private readonly clientAddresses = new WeakMap<Request, string | (() => string | undefined)>()
   /** Keys of the addresses seen last (addressKey parses the address). */
   private readonly addressKeys = new Map<string, string>()
   private readonly accountFailures: FailureLimiter
@@ -134,15 +134,16 @@ export class Auth {
     this.addressFailures = new FailureLimiter(config.loginFailuresPerAddress, window, capacity)
   }
 
-  /** Records the address a request came from (the server does, from the connection); its key is worked out when asked. */
-  setClientAddress(request: Request, address: string): void {
+  /** Records how to learn the address a request came from (the server does, from the connection): asked, and its key worked out, when first wanted. */
+  setClientAddress(request: Request, address: string | (() => string | undefined)): void {
     this.clientAddresses.set(request, address)
   }
 
   /** The key of the address a request came from (IPv6: its /64), as failures are counted under. */
   clientAddress(request: Request): string | undefined {
-    const address = this.clientAddresses.get(request)
-    if (address === undefined) return undefined
+    let address = this.clientAddresses.get(request)
+    if (typeof address === 'function') this.clientAddresses.set(request, (address = address() ?? ''))
+    if (!address) return undefined
     // Most requests come from the addresses of the last ones (a proxy, a client's connections).
     let key = this.addressKeys.get(address)
     if (key === undefined) {
@@ -207,21 +208,22 @@ export class Auth {
   }
 
   private async credentials(request: Request, params: URLSearchParams | null): Promise<Caller> {
-    const address = this.clientAddress(request)
+    // Asked of the connection only where wanted (byToken: rarely).
+    const address = () => this.clientAddress(request)
     const queryToken = params?.get('token') || params?.get('access_token')
     if (queryToken) return await this.byToken(queryToken, address)
     const header = request.headers.get('authorization')
     if (!header) {
       const signature = request.headers.get('signature')
-      if (signature && isApiUrl(request.url)) return await this.bySignature(request, signature, address)
+      if (signature && isApiUrl(request.url)) return await this.bySignature(request, signature, address())
       return await this.bySession(request)
     }
     const space = header.indexOf(' ')
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase()
     const value = space < 0 ? '' : header.slice(space + 1).trim()
     if (scheme === 'token' || scheme === 'bearer') return value ? await this.byToken(value, address) : ANONYMOUS
-    if (scheme === 'basic') return await this.byBasic(value, address, request)
-    if (scheme === 'signature' && isApiUrl(request.url)) return await this.bySignature(request, value, address)
+    if (scheme === 'basic') return await this.byBasic(value, address(), request)
+    if (scheme === 'signature' && isApiUrl(request.url)) return await this.bySignature(request, value, address())
     throw unauthorized('unsupported authorization scheme')
   }
 
@@ -231,11 +233,14 @@ export class Auth {
    * cannot be guessed, and counting lookups in flight would refuse an address's many concurrent
    * good requests (they await the database side by side).
    */
-  async byToken(secret: string, address?: string): Promise<Caller> {
-    this.checkNotLocked(this.addressFailures, address)
+  async byToken(secret: string, address?: string | (() => string | undefined)): Promise<Caller> {
+    // The address (`address()`: learnt from the connection) only where it matters: while some
+    // address has failures remembered (none is locked otherwise), or once this lookup failed.
+    const addressOf = typeof address === 'function' ? address : () => address
+    if (this.addressFailures.size > 0) this.checkNotLocked(this.addressFailures, addressOf())
     const found = await this.findToken(secret)
     if (!found) {
-      this.takeAttempt(this.addressFailures, address)
+      this.takeAttempt(this.addressFailures, addressOf())
       throw unauthorized('invalid token')
     }
     return this.signedIn(found.user, 'token', storedScope(found.scope), found.grantId)
