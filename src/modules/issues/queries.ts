@@ -1,6 +1,6 @@
 /** Reading issues: prepared statements, lookups by index, the filtered list and the records of a page. */
 import { onProject } from '../projects/service'
-import { and, count, desc, eq, or, sql, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { Db } from '../../db/client'
 import { rowMapper, valueRows } from '../../db/row-mapper'

@@ -1,7 +1,6 @@
 import { t } from 'elysia'
 import { literals, recordLiterals } from '../../lib/literals'
-import { VISIBILITIES } from '../users/model'
-import { Int } from '../users/model'
+import { Int, VISIBILITIES } from '../users/model'
 
 /** The Organization record. */
 export const OrganizationSchema = t.Object(

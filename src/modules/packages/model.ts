@@ -1,9 +1,8 @@
 import { t } from 'elysia'
 import { pageQueryFields } from '../../lib/pagination'
 import { QueryText } from '../../lib/validate'
-import { UserSchema } from '../users/model'
+import { Int, UserSchema } from '../users/model'
 import { RepositorySchema } from '../repos/model'
-import { Int } from '../users/model'
 
 /** The Package record (one version of a package). */
 export const PackageSchema = t.Object(

@@ -112,11 +112,10 @@ const repositoryFields = {
   repo_transfer: t.Nullable(RepoTransferSchema),
 }
 
-/** The Repository record; `parent` is a nested Repository or null. */
 /**
- * Repository. `additionalProperties: true`, said outright: Elysia writes `additionalProperties:
- * false` onto a route's answer schema where it finds none, on the shared object, so every list
- * holding repositories (a search's, a pull request's base and head) then checked each record's
+ * The Repository record; `parent` is a nested Repository or null. `additionalProperties: true`,
+ * said outright: Elysia writes `additionalProperties: false` onto a route's answer schema where it
+ * finds none, on the shared object, so every list holding repositories (a search's, a pull request's base and head) then checked each record's
  * keys as TypeBox compiles that for a record with an optional key: every key looked up in a new
  * array of the 62 names (`every(key => [...].includes(key))`), most of a repository search's CPU
  * (bench/repos.ts search 2,300 -> 5,800 req/s without it). What goes out is what the converter

@@ -14,7 +14,7 @@ import { SEARCH_MODES } from './model'
 
 type Db = AppDeps['db']
 const repoOrder = [asc(repositories.lowerName), asc(repositories.ownerName), asc(repositories.id)]
-/** `byIds`: `where` names a list of ids (the trigram index's, a topic's), the selective term: `status` is then not looked up in an index (readableWhere). */
+/** `byIds`: `where` names a list of ids (the trigram index's, a topic's, a person's stars) or a fork's parent, the selective term: `status` is then not looked up in an index (db/sql.ts notIndexed). */
 const prepareRepoPage = (db: Db, where: SQL | undefined, byIds: boolean) => {
   const cond = and(byIds ? eq(notIndexed(repositories.status), 'ready') : eq(repositories.status, 'ready'), where)!
   // The page's ids come from the covering index alone; only those 50 rows are then read whole.
