@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { DIALECT } from '../src/db/dialect'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { sqlitePlanOf, statementRecorder } from './query-counter'
+import { textSearchUsesIndex } from '../src/modules/issues/text-search'
 
 let s: TestServer
 let alice: TestUser
@@ -135,6 +136,12 @@ describe('issue search by text', () => {
       if (text.includes('comments_text_trgm')) expect(plan).toMatch(/SCAN comments_text_trgm VIRTUAL TABLE/)
     }
     expect(searches.some((text) => text.includes('comments_text_trgm'))).toBe(true)
+  })
+
+  test('a NUL in the text: refused at the edge (422), and never handed to the index', async () => {
+    for (const path of ['/repos/alice/zoo/issues?q=zeb%00ra', '/repos/issues/search?q=zeb%00ra']) expect((await s.get(path, { token: alice.token })).status).toBe(422)
+    expect(textSearchUsesIndex(s.deps.db, 'zeb\0ra')).toBe(false)
+    expect(textSearchUsesIndex(s.deps.db, 'zebra')).toBe(true)
   })
 
   test("a short text is searched without the index, with the same answers", async () => {

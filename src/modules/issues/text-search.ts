@@ -8,7 +8,9 @@
  * pg_trgm's) find the candidates first, and the LIKE is kept on the rows found, so the answer is
  * the LIKE's whatever the index folds or splits. A text the index cannot look up (fewer than three
  * characters, or on PostgreSQL no three letters or digits in a row, which pg_trgm needs) is
- * searched by the LIKE alone, as before.
+ * searched by the LIKE alone, as before. The candidates are the site's (a common word in a small
+ * repository finds many); where PostgreSQL has no pg_trgm (drizzle-pg/0040 then makes no index)
+ * they are found by reading the tables, with the same answers.
  */
 import { and, eq, exists, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
@@ -25,6 +27,9 @@ const qb = queryBuilder()
  * every issue of the repository, or every ready repository, and checked each against the list.
  */
 export function textSearchUsesIndex(db: Db, q: string): boolean {
+  // FTS5 reads a query's text up to a NUL (the edge refuses one in a query; a caller that did not
+  // would get FTS5's syntax error, not an answer).
+  if (q.includes('\0')) return false
   if (db.$runtime.dialect === 'postgres') return /[\p{L}\p{N}]{3}/u.test(q)
   return [...q].length >= 3
 }
