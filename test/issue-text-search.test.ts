@@ -16,6 +16,8 @@ import { textSearchUsesIndex } from '../src/modules/issues/text-search'
 let s: TestServer
 let alice: TestUser
 let bob: TestUser
+/** The SQL the server runs, recorded while a test asks. */
+let sent: ReturnType<typeof statementRecorder>
 
 interface Model {
   index: number
@@ -28,6 +30,7 @@ const zoo: Model[] = []
 
 beforeAll(async () => {
   s = await startTestServer()
+  sent = statementRecorder(s.deps.db)
   alice = await s.user('alice')
   bob = await s.user('bob')
   expect((await s.post('/user/repos', { name: 'zoo' }, { token: alice.token })).status).toBe(201)
@@ -116,7 +119,6 @@ describe('issue search by text', () => {
   })
 
   test.skipIf(DIALECT !== 'sqlite')("SQLite asks the trigram indexes for the candidates, not every issue and comment", async () => {
-    const sent = statementRecorder(s.deps.db)
     const statements = await sent.during(async () => {
       expect((await s.get('/repos/alice/zoo/issues?state=all&q=crossing', { token: alice.token })).status).toBe(200)
       expect((await s.get('/repos/issues/search?state=all&q=crossing', { token: alice.token })).status).toBe(200)
@@ -145,7 +147,6 @@ describe('issue search by text', () => {
   })
 
   test("a short text is searched without the index, with the same answers", async () => {
-    const sent = statementRecorder(s.deps.db)
     const statements = await sent.during(async () => expect(await crossSearch('ya')).toEqual(expectedCross('ya')))
     expect(statements.some((text) => text.includes('_trgm'))).toBe(false)
   })

@@ -135,7 +135,7 @@ export class Auth {
   }
 
   /** Records how to learn the address a request came from (the server does, from the connection): asked, and its key worked out, when first wanted. */
-  setClientAddress(request: Request, address: string | (() => string | undefined)): void {
+  setClientAddress(request: Request, address: () => string | undefined): void {
     this.clientAddresses.set(request, address)
   }
 
@@ -233,14 +233,13 @@ export class Auth {
    * cannot be guessed, and counting lookups in flight would refuse an address's many concurrent
    * good requests (they await the database side by side).
    */
-  async byToken(secret: string, address?: string | (() => string | undefined)): Promise<Caller> {
-    // The address (`address()`: learnt from the connection) only where it matters: while some
+  async byToken(secret: string, address: () => string | undefined = () => undefined): Promise<Caller> {
+    // The address (learnt from the connection when asked) only where it matters: while some
     // address has failures remembered (none is locked otherwise), or once this lookup failed.
-    const addressOf = typeof address === 'function' ? address : () => address
-    if (this.addressFailures.size > 0) this.checkNotLocked(this.addressFailures, addressOf())
+    if (this.addressFailures.size > 0) this.checkNotLocked(this.addressFailures, address())
     const found = await this.findToken(secret)
     if (!found) {
-      this.takeAttempt(this.addressFailures, addressOf())
+      this.takeAttempt(this.addressFailures, address())
       throw unauthorized('invalid token')
     }
     return this.signedIn(found.user, 'token', storedScope(found.scope), found.grantId)

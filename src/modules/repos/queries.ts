@@ -99,8 +99,8 @@ export async function listOwnedRepos(deps: AppDeps, viewer: UserRow | null, owne
 
 /**
  * What `viewer` may read of the ready repositories `where` names (the visibility rule). `where` is
- * the selective term (a fork's parent, the ids a person starred, a team's): `status` is not looked
- * up in an index (notIndexed), where SQLite read every ready, public repository to find 50 forks.
+ * the selective term (a name, an id): `status` is not looked up in an index (notIndexed), where
+ * SQLite read every ready, public repository to find 50 forks.
  */
 const readableWhere = (viewer: UserRow | null, where: SQL) => and(where, eq(notIndexed(repositories.status), 'ready'), readableRepoCondition(viewer))
 
@@ -125,17 +125,6 @@ export async function listReadableReposOf(deps: AppDeps, viewer: UserRow | null,
     page,
     true,
   )
-}
-
-/**
- * A page of the ready repositories matching `where` that the viewer may read, by name (lists
- * whose condition has no prepared shape, such as a team's repositories).
- */
-export async function listReadableRepos(deps: AppDeps, viewer: UserRow | null, where: SQL, page: Page): Promise<Paged<RepoRow>> {
-  const cond = readableWhere(viewer, where)
-  const total = (await deps.db.select({ n: count() }).from(repositories).where(cond))[0]!.n
-  const rows = await deps.db.select().from(repositories).where(cond).orderBy(...repoOrder).limit(page.limit).offset(page.offset)
-  return { rows, total }
 }
 
 export interface RepoSearch {

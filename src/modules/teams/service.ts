@@ -12,7 +12,7 @@ import { batchesOf } from '../../lib/batches'
 import { nowUnix } from '../../lib/time'
 import { ALPHA_DASH_DOT, charCount } from '../../lib/validate'
 import { usersPage } from '../users/service'
-import { findReadableRepo, listReadableRepos } from '../repos/queries'
+import { findReadableRepo, listReadableReposOf } from '../repos/queries'
 import { everyUnitMode, TEAM_UNITS } from './model'
 import { ensureMembership, lastOwnerMessage, ownersCount } from '../orgs/service'
 import type { OrgContext, OrgRow } from '../../auth/org-context'
@@ -276,9 +276,28 @@ function coveredBy(deps: AppDeps, team: TeamContext['team']): SQL {
   )!
 }
 
-/** Repositories the team covers (all of the organisation's for owners / all-repositories teams) that the viewer may read. */
+/**
+ * Repositories the team covers (all of the organisation's for owners / all-repositories teams)
+ * that the viewer may read: coveredBy's condition, written with the placeholder (prepared once per
+ * shape, repos/queries.ts listReadableReposOf) for the organisation, or for the team and its
+ * organisation read from it.
+ */
 export async function listTeamRepos(deps: AppDeps, ctx: TeamContext, page: Page): Promise<Paged<RepoRow>> {
-  return await listReadableRepos(deps, ctx.viewer, coveredBy(deps, ctx.team), page)
+  const { team } = ctx
+  if (isOwnersTeam(team) || team.includesAllRepositories)
+    return await listReadableReposOf(deps, ctx.viewer, 'team:all', (org) => eq(repositories.ownerId, org), team.orgId, page)
+  return await listReadableReposOf(
+    deps,
+    ctx.viewer,
+    'team:given',
+    (given) =>
+      and(
+        eq(repositories.ownerId, sql`(select ${teams.orgId} from ${teams} where ${teams.id} = ${given})`),
+        inArray(repositories.id, deps.db.select({ id: teamRepos.repoId }).from(teamRepos).where(eq(teamRepos.teamId, given))),
+      )!,
+    team.id,
+    page,
+  )
 }
 
 /**
