@@ -8,6 +8,7 @@ import { giteaApi, type Api } from 'gitea-js'
 import { startTrackerWorld, type TrackerWorld } from './issue-fixtures'
 import { addTeam, makeOrg } from './access-fixtures'
 import { issues } from '../src/db/schema'
+import { createAccessToken } from '../src/modules/users/service'
 import type { TestUser } from './helpers'
 
 type Client = Api<unknown>
@@ -92,6 +93,32 @@ describe('issue search', () => {
     expect(await titles({ reviewed: true }, w.reader)).toEqual([])
     // Flags of an anonymous caller are ignored, as in Gitea.
     expect((await titles({ created: true })).length).toBe(4)
+  })
+
+  test('a search of one shape asked again with other values, by other people, finds what those ask (statements prepared per shape)', async () => {
+    // Each pair is one shape (the same filters given, the same kind of caller) with other values.
+    expect(await titles({ owner: 'guild' })).toEqual(['Hall roof'])
+    expect(await titles({ owner: 'outsider' })).toEqual(['Mine as a pull'])
+    expect(await titles({ q: 'parser' })).toEqual(['Hall roof', 'Parser bug'])
+    expect(await titles({ q: 'roof' })).toEqual(['Hall roof'])
+    expect(await titles({ q: 'pl' })).toEqual(['Planned'])
+    expect(await titles({ q: 'ha' })).toEqual(['Hall roof'])
+    expect(await titles({ created: true }, w.writer)).toEqual(['Parser bug'])
+    expect(await titles({ created: true }, w.outsider)).toEqual(['Mine as a pull'])
+    expect(await titles({ mentioned: true }, w.reader)).toEqual(['Secret crash'])
+    expect(await titles({ mentioned: true }, w.writer)).toEqual([])
+    expect(await titles({}, w.reader)).toContain('Secret crash')
+    expect(await titles({}, w.outsider)).not.toContain('Secret crash')
+    const hall = (await api(w.owner).repos.repoGet('guild', 'hall')).data
+    expect((await titles({ priority_repo_id: pubId }))[0]).toBe('Planned')
+    expect((await titles({ priority_repo_id: hall.id! }))[0]).toBe('Hall roof')
+    expect(await titles({ state: 'closed' })).toEqual(['Feature'])
+    expect(await titles({ state: 'open', type: 'pulls' })).toEqual(['Mine as a pull'])
+    // A public-only token sees what anonymous callers see, and its own filters stay its own.
+    const publicOnly = (await createAccessToken(w.s.deps, w.writer.user.id, 'po-search', ['public-only', 'read:issue'])).secret
+    const asPublicOnly = giteaApi(w.s.url, { token: publicOnly })
+    expect((await asPublicOnly.repos.issueSearchIssues({ created: true })).data.map((i) => i.title)).toEqual(['Parser bug'])
+    expect((await asPublicOnly.repos.issueSearchIssues({ owner: 'owner' })).data.map((i) => i.title)).toEqual(['Planned', 'Parser bug'])
   })
 
   test('owner and team; Gitea\'s 400s', async () => {

@@ -38,6 +38,22 @@ export type Viewer = Pick<UserRow, 'id' | 'isAdmin' | 'publicOnly'> | null
 /** The viewer the rule sees: a public-only viewer counts as anonymous. */
 const seen = (viewer: Viewer): Viewer => (viewer?.publicOnly ? null : viewer)
 
+/**
+ * Statements prepared once per shape of viewer (the lists of repositories, notification threads,
+ * the issue search): the viewer's id is this placeholder (bound as `viewer`), and the shape is
+ * viewerKind's, as the rule's SQL differs only by it.
+ */
+export const VIEWER_ID = sql.placeholder('viewer')
+
+/** The shape of the rule's SQL for `viewer`: a public-only viewer's is an anonymous one's. */
+export function viewerKind(asked: Viewer): 'anon' | 'admin' | 'user' {
+  const viewer = seen(asked)
+  return !viewer ? 'anon' : viewer.isAdmin ? 'admin' : 'user'
+}
+
+/** `viewer` with VIEWER_ID for its id, for the rule's SQL in a statement prepared per viewerKind. */
+export const viewerStandIn = <V extends Viewer>(viewer: V): V => (viewer ? { ...viewer, id: VIEWER_ID as unknown as number } : viewer)
+
 /** An owner (user or organisation) as the rule needs it. */
 export type OwnerInfo = Pick<UserRow, 'id' | 'type' | 'visibility'>
 

@@ -3,15 +3,17 @@
  * repository the caller may read (the visibility rule's SQL form), filtered as Gitea filters them,
  * newest first (those of `priority_repo_id` before the rest).
  */
-import { and, asc, count, desc, eq, exists, gte, inArray, lte, not, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
+import { and, asc, count, desc, eq, exists, gte, inArray, lte, not, or, sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { containsPattern, inJsonList, notIndexed, queryBuilder } from '../../db/sql'
-import { issueTextCondition } from './text-search'
+import { issueTextConditionShape, textSearchParams, textSearchUsesIndex, type TextSearchShape } from './text-search'
+import { perConnection, type Db } from '../../db/client'
+import { WeightedCache } from '../../lib/weighted-cache'
 import { comments, issueAssignees, issueLabels, issues, issueWatches, labels, milestones, repositories, teamRepos, teams, watches, type IssueRow, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
 import { orgRole } from '../../auth/org-context'
-import { ownerVisibleTo, readableUnitsCondition } from '../../auth/visibility'
+import { ownerVisibleTo, readableUnitsCondition, VIEWER_ID, viewerKind, viewerStandIn } from '../../auth/visibility'
 import { badRequest } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { parseTimestamp } from '../../lib/time'
@@ -47,63 +49,61 @@ const flag = (value: string | undefined) => ['1', 't', 'true'].includes((value ?
 const NOTHING = sql`1 = 0`
 
 /** `text` mentions `@login` (src/lib/mentions.ts: the text folded, then ` @login ` looked for). */
-function mentions(text: SQLWrapper, login: string): SQL {
+function mentions(text: SQLWrapper, pattern: Placeholder): SQL {
   let folded: SQL = sql`(' ' || lower(${text}) || ' ')`
   for (const piece of MENTION_BREAKS)
     folded = sql`replace(${folded}, ${piece}, ${' '.repeat(piece.length)})`
-  return sql`${folded} LIKE ${containsPattern(` @${login.toLowerCase()} `)} ESCAPE '\\'`
+  return sql`${folded} LIKE ${pattern} ESCAPE '\\'`
 }
 
-/** The repositories searched: readable ones, of `owner` (and covered by `team`) when named; 400 as Gitea for an unknown owner or team. */
-async function repoScope(deps: AppDeps, viewer: UserRow | null, search: IssueSearch): Promise<SQL[]> {
-  // Never the repositories' index on `status` (every ready repository, then each one's issues):
-  // SQLite took it over a search's own terms (db/sql.ts notIndexed).
-  const conds: SQL[] = [eq(notIndexed(repositories.status), 'ready')]
-  // Issues where the caller reads the issues unit, pull requests where they read the pull requests unit.
-  const readable = readableUnitsCondition(viewer, [
-    [eq(issues.isPull, false), 'repo.issues'],
-    [eq(issues.isPull, true), 'repo.pulls'],
-  ])
-  if (readable) conds.push(readable)
-  if (search.owner) {
-    const owner = await findOwnerByName(deps, search.owner)
-    // An owner the caller may not see is answered like an unknown one.
-    if (!owner || !await ownerVisibleTo(deps.db, owner, viewer)) throw badRequest('Owner not found')
-    conds.push(eq(repositories.ownerId, owner.id))
-    if (search.team) {
-      // A team is known to the members of its organisation only.
-      const team = owner.type === 1 && (await orgRole(deps, owner, viewer)).member
-        ? (await deps.db.select().from(teams).where(and(eq(teams.orgId, owner.id), eq(teams.lowerName, search.team.toLowerCase()))))[0]
-        : undefined
-      if (!team) throw badRequest('Team not found')
-      if (!(team.includesAllRepositories || team.authorize >= AccessMode.Owner))
-        conds.push(exists(qb.select({ one: teamRepos.id }).from(teamRepos).where(and(eq(teamRepos.teamId, team.id), eq(teamRepos.repoId, repositories.id)))))
-    }
-  } else if (search.team) throw badRequest('Owner organisation is required for filtering on team')
-  return conds
+/** Placeholders of the search's statements, prepared once per shape (see searchIssues). */
+const OWNER = sql.placeholder('owner')
+const TEAM = sql.placeholder('team')
+const CLOSED = sql.placeholder('closed')
+const PULL = sql.placeholder('pull')
+const SINCE = sql.placeholder('since')
+const BEFORE = sql.placeholder('before')
+const MENTION = sql.placeholder('mention')
+const PRIORITY = sql.placeholder('priority')
+
+/**
+ * The repositories searched, readable ones, of `owner` (and covered by `team`) when named (400 as
+ * Gitea for an unknown owner or team): what the shape and the values need, `owner` and `team`.
+ */
+async function repoScope(deps: AppDeps, viewer: UserRow | null, search: IssueSearch): Promise<{ owner?: number; team?: number }> {
+  if (!search.owner) {
+    if (search.team) throw badRequest('Owner organisation is required for filtering on team')
+    return {}
+  }
+  const owner = await findOwnerByName(deps, search.owner)
+  // An owner the caller may not see is answered like an unknown one.
+  if (!owner || !await ownerVisibleTo(deps.db, owner, viewer)) throw badRequest('Owner not found')
+  if (!search.team) return { owner: owner.id }
+  // A team is known to the members of its organisation only.
+  const team = owner.type === 1 && (await orgRole(deps, owner, viewer)).member
+    ? (await deps.db.select().from(teams).where(and(eq(teams.orgId, owner.id), eq(teams.lowerName, search.team.toLowerCase()))))[0]
+    : undefined
+  if (!team) throw badRequest('Team not found')
+  // A team given every repository of its organisation narrows nothing more than the owner.
+  return team.includesAllRepositories || team.authorize >= AccessMode.Owner ? { owner: owner.id } : { owner: owner.id, team: team.id }
 }
 
-/** Issues having any of the named labels (names no label has are discarded; none left: no filter, as Gitea). */
-async function namedFilter(
-  deps: AppDeps,
-  table: typeof labels | typeof milestones,
-  list: string[],
-  on: (ids: ReturnType<typeof namedIds>) => SQL,
-): Promise<SQL | undefined> {
-  if (list.length === 0) return undefined
+/** Whether any of `table`'s rows is named in `list` (none: the filter is dropped, as Gitea's). */
+async function anyNamed(deps: AppDeps, table: typeof labels | typeof milestones, list: string[]): Promise<boolean> {
+  if (list.length === 0) return false
   // In the name index's order: PostgreSQL, taking a list's names for common ones, otherwise reads
   // the table from its start for one row, every row when no name is had.
-  if ((await deps.db.select({ id: table.id }).from(table).where(inJsonList(table.name, list)).orderBy(asc(table.name)).limit(1)).length === 0) return undefined
-  return on(namedIds(table, list))
+  return (await deps.db.select({ id: table.id }).from(table).where(inJsonList(table.name, list)).orderBy(asc(table.name)).limit(1)).length > 0
 }
-const namedIds = (table: typeof labels | typeof milestones, list: string[]) => qb.select({ id: table.id }).from(table).where(inJsonList(table.name, list))
+/** The ids of `table`'s rows named in the JSON list bound to `placeholder`. */
+const namedIds = (table: typeof labels | typeof milestones, placeholder: string) => qb.select({ id: table.id }).from(table).where(inJsonList(table.name, placeholder))
 
 /**
  * The issues `userId` follows (Gitea's SubscriberID; the SQL form of subscriptions/service.ts
  * isFollowing): not unsubscribed, and subscribed, the poster, a watcher of the repository, a
  * commenter or an assignee.
  */
-function followedBy(userId: number): SQL {
+function followedBy(userId: number | Placeholder): SQL {
   const choice = (on: boolean) =>
     exists(qb.select({ one: issueWatches.id }).from(issueWatches).where(and(eq(issueWatches.issueId, issues.id), eq(issueWatches.userId, userId), eq(issueWatches.isWatching, on))))
   return and(
@@ -126,6 +126,96 @@ const ORDERS: Record<string, SQL[]> = {
   mostcomment: [desc(issues.numComments), desc(issues.id)],
   leastcomment: [asc(issues.numComments), asc(issues.id)],
 }
+const NEWEST_FIRST = [desc(issues.createdUnix), desc(issues.id)]
+
+/** What decides a search's SQL: each filter given or not (their values bound apart), the viewer's kind, the order. */
+interface SearchShape {
+  viewer: ReturnType<typeof viewerKind>
+  /** Signed in (a public-only token too: it sees what anonymous callers see, but its own filters are its own). */
+  signedIn: boolean
+  owner: boolean
+  team: boolean
+  state: boolean
+  type: boolean
+  since: boolean
+  before: boolean
+  text?: TextSearchShape
+  labels: boolean
+  milestones: boolean
+  created: boolean
+  assigned: boolean
+  mentioned: boolean
+  reviews: boolean
+  followed: boolean
+  priority: boolean
+  order: string
+}
+
+/** The condition of a search of `shape` on issues joined to their repositories, its values as placeholders. */
+function searchCondition(db: Db, viewer: UserRow | null, shape: SearchShape): SQL {
+  const signedIn = shape.signedIn
+  return and(
+    // Never the repositories' index on `status` (every ready repository, then each one's issues):
+    // SQLite took it over a search's own terms (db/sql.ts notIndexed).
+    eq(notIndexed(repositories.status), 'ready'),
+    // Issues where the caller reads the issues unit, pull requests where they read the pull requests unit.
+    readableUnitsCondition(viewerStandIn(viewer), [
+      [eq(issues.isPull, false), 'repo.issues'],
+      [eq(issues.isPull, true), 'repo.pulls'],
+    ]),
+    shape.owner ? eq(repositories.ownerId, OWNER) : undefined,
+    shape.team ? exists(qb.select({ one: teamRepos.id }).from(teamRepos).where(and(eq(teamRepos.teamId, TEAM), eq(teamRepos.repoId, repositories.id)))) : undefined,
+    // A kind of issue whose unit the repository has turned off is not searched.
+    or(and(eq(issues.isPull, false), eq(repositories.hasIssues, true)), and(eq(issues.isPull, true), eq(repositories.hasPullRequests, true))),
+    shape.state ? eq(issues.isClosed, CLOSED) : undefined,
+    shape.type ? eq(issues.isPull, PULL) : undefined,
+    shape.since ? gte(issues.updatedUnix, SINCE) : undefined,
+    shape.before ? lte(issues.updatedUnix, BEFORE) : undefined,
+    shape.text ? issueTextConditionShape(db, shape.text, { inComments: true }) : undefined,
+    shape.labels
+      ? exists(qb.select({ one: issueLabels.id }).from(issueLabels).where(and(eq(issueLabels.issueId, issues.id), inArray(issueLabels.labelId, namedIds(labels, 'labelNames')))))
+      : undefined,
+    shape.milestones ? inArray(issues.milestoneId, namedIds(milestones, 'milestoneNames')) : undefined,
+    // The caller's own filters, for a signed-in caller (ignored otherwise, as in Gitea).
+    signedIn && shape.created ? eq(issues.posterId, VIEWER_ID) : undefined,
+    signedIn && shape.assigned
+      ? exists(qb.select({ one: issueAssignees.id }).from(issueAssignees).where(and(eq(issueAssignees.issueId, issues.id), eq(issueAssignees.assigneeId, VIEWER_ID))))
+      : undefined,
+    signedIn && shape.mentioned
+      ? or(
+          mentions(issues.content, MENTION),
+          exists(qb.select({ one: comments.id }).from(comments).where(and(eq(comments.issueId, issues.id), eq(comments.type, PLAIN_COMMENT), mentions(comments.content, MENTION)))),
+        )
+      : undefined,
+    // Warren records no review requests nor reviews yet: no pull request matches these.
+    signedIn && shape.reviews ? NOTHING : undefined,
+    signedIn && shape.followed ? followedBy(VIEWER_ID) : undefined,
+  )!
+}
+
+function prepareSearch(db: Db, viewer: UserRow | null, shape: SearchShape) {
+  const condition = searchCondition(db, viewer, shape)
+  return {
+    count: db.select({ n: count() }).from(issues).innerJoin(repositories, eq(repositories.id, issues.repoId)).where(condition).prepare(),
+    page: db
+      .select({ issue: issues })
+      .from(issues)
+      .innerJoin(repositories, eq(repositories.id, issues.repoId))
+      .where(condition)
+      .orderBy(...(shape.priority ? [sql`case when ${issues.repoId} = ${PRIORITY} then 0 else 1 end`] : []), ...(ORDERS[shape.order] ?? NEWEST_FIRST))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(),
+  }
+}
+
+/**
+ * The search's statements by shape, per connection: building the condition (the visibility rule's
+ * subqueries, every filter's) cost Drizzle more than the statements cost SQLite. At most
+ * SHAPES_KEPT shapes, the least recently used dropped first (a caller may combine filters freely).
+ */
+const SHAPES_KEPT = 64
+const searchStatements = perConnection(() => new WeightedCache<ReturnType<typeof prepareSearch>>(SHAPES_KEPT, () => 1))
 
 /**
  * One page of the issues and pull requests found, with the total. `opts` are the web's own:
@@ -134,51 +224,54 @@ const ORDERS: Record<string, SQL[]> = {
 export async function searchIssues(deps: AppDeps, viewer: UserRow | null, search: IssueSearch, page: Page, opts: { followed?: boolean; sort?: string } = {}): Promise<Paged<IssueRow>> {
   const since = search.since ? parseTimestamp(search.since, 'since') : undefined
   const before = search.before ? parseTimestamp(search.before, 'before') : undefined
-  const where: (SQL | undefined)[] = await repoScope(deps, viewer, search)
-  // A kind of issue whose unit the repository has turned off is not searched.
-  where.push(or(and(eq(issues.isPull, false), eq(repositories.hasIssues, true)), and(eq(issues.isPull, true), eq(repositories.hasPullRequests, true))))
+  const scope = await repoScope(deps, viewer, search)
   const state = search.state || 'open'
-  if (state !== 'all') where.push(eq(issues.isClosed, state === 'closed'))
-  if (search.type === 'issues' || search.type === 'pulls') where.push(eq(issues.isPull, search.type === 'pulls'))
-  if (since !== undefined) where.push(gte(issues.updatedUnix, since))
-  if (before !== undefined) where.push(lte(issues.updatedUnix, before))
+  const type = search.type === 'issues' || search.type === 'pulls' ? search.type : undefined
   const q = (search.q ?? '').trim()
-  if (q && !q.includes('\0')) where.push(issueTextCondition(deps.db, q, { inComments: true }))
-  where.push(
-    await namedFilter(deps, labels, splitFilter(search.labels, 'labels'), (ids) =>
-      exists(qb.select({ one: issueLabels.id }).from(issueLabels).where(and(eq(issueLabels.issueId, issues.id), inArray(issueLabels.labelId, ids)))),
-    ),
-    await namedFilter(deps, milestones, splitFilter(search.milestones, 'milestones'), (ids) => inArray(issues.milestoneId, ids)),
-  )
-  // The caller's own filters, for a signed-in caller (ignored otherwise, as in Gitea).
-  if (viewer) {
-    if (flag(search.created)) where.push(eq(issues.posterId, viewer.id))
-    if (flag(search.assigned))
-      where.push(exists(qb.select({ one: issueAssignees.id }).from(issueAssignees).where(and(eq(issueAssignees.issueId, issues.id), eq(issueAssignees.assigneeId, viewer.id)))))
-    if (flag(search.mentioned)) {
-      const inComment = qb
-        .select({ one: comments.id })
-        .from(comments)
-        .where(and(eq(comments.issueId, issues.id), eq(comments.type, PLAIN_COMMENT), mentions(comments.content, viewer.name)))
-      where.push(or(mentions(issues.content, viewer.name), exists(inComment)))
-    }
-    // Warren records no review requests nor reviews yet: no pull request matches these.
-    if (flag(search.review_requested) || flag(search.reviewed)) where.push(NOTHING)
-    if (opts.followed) where.push(followedBy(viewer.id))
-  }
-  const condition = and(...where)
+  const text = q && !q.includes('\0') ? q : undefined
+  const labelNames = splitFilter(search.labels, 'labels')
+  const milestoneNames = splitFilter(search.milestones, 'milestones')
   const priority = search.priority_repo_id && Number.isSafeInteger(search.priority_repo_id) ? search.priority_repo_id : 0
-  const total = (await deps.db.select({ n: count() }).from(issues).innerJoin(repositories, eq(repositories.id, issues.repoId)).where(condition))[0]!.n
-  const rows = total > page.offset
-    ? (await deps.db
-        .select({ issue: issues })
-        .from(issues)
-        .innerJoin(repositories, eq(repositories.id, issues.repoId))
-        .where(condition)
-        .orderBy(...(priority ? [sql`case when ${issues.repoId} = ${priority} then 0 else 1 end`] : []), ...(ORDERS[opts.sort ?? ''] ?? [desc(issues.createdUnix), desc(issues.id)]))
-        .limit(page.limit)
-        .offset(page.offset)).map((r) => r.issue)
-    : []
+  const shape: SearchShape = {
+    viewer: viewerKind(viewer),
+    signedIn: viewer !== null,
+    owner: scope.owner !== undefined,
+    team: scope.team !== undefined,
+    state: state !== 'all',
+    type: type !== undefined,
+    since: since !== undefined,
+    before: before !== undefined,
+    text: text === undefined ? undefined : textSearchUsesIndex(deps.db, text) ? 'indexed' : 'scanned',
+    labels: await anyNamed(deps, labels, labelNames),
+    milestones: await anyNamed(deps, milestones, milestoneNames),
+    created: flag(search.created),
+    assigned: flag(search.assigned),
+    mentioned: flag(search.mentioned),
+    reviews: flag(search.review_requested) || flag(search.reviewed),
+    followed: !!opts.followed,
+    priority: priority !== 0,
+    order: opts.sort && ORDERS[opts.sort] ? opts.sort : '',
+  }
+  const params = {
+    viewer: viewer?.id ?? 0,
+    owner: scope.owner ?? 0,
+    team: scope.team ?? 0,
+    closed: state === 'closed',
+    pull: type === 'pulls',
+    since: since ?? 0,
+    before: before ?? 0,
+    ...(text === undefined ? {} : textSearchParams(text)),
+    labelNames: JSON.stringify(labelNames),
+    milestoneNames: JSON.stringify(milestoneNames),
+    mention: containsPattern(` @${(viewer?.name ?? '').toLowerCase()} `),
+    priority,
+  }
+  const key = JSON.stringify(shape)
+  const kept = searchStatements(deps.db)
+  let statements = kept.get(key)
+  if (!statements) kept.set(key, (statements = prepareSearch(deps.db, viewer, shape)))
+  const total = (await statements.count.execute(params))[0]!.n
+  const rows = total > page.offset ? (await statements.page.execute({ ...params, limit: page.limit, offset: page.offset })).map((r) => r.issue) : []
   return { rows, total }
 }
 

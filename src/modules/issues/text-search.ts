@@ -12,7 +12,7 @@
  * repository finds many); where PostgreSQL has no pg_trgm (drizzle-pg/0040 then makes no index)
  * they are found by reading the tables, with the same answers.
  */
-import { and, eq, exists, or, sql, type SQL } from 'drizzle-orm'
+import { and, eq, exists, or, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { containsPattern, likeIgnoringCase, queryBuilder } from '../../db/sql'
 import { comments, issues } from '../../db/schema'
@@ -37,14 +37,21 @@ export function textSearchUsesIndex(db: Db, q: string): boolean {
 /** An FTS5 phrase: the text as one quoted string (its quotes doubled), matched by the trigram tokenizer as a substring. */
 const phrase = (q: string) => `"${q.replaceAll('"', '""')}"`
 
+/** How a text is searched (textSearchUsesIndex's answer). */
+export type TextSearchShape = 'indexed' | 'scanned'
+
+/** The text's values for a condition written with TEXT_PATTERN and TEXT_MATCH (textConditionShape). */
+export const textSearchParams = (q: string) => ({ textPattern: containsPattern(q), textMatch: phrase(q) })
+const TEXT_PATTERN = sql.placeholder('textPattern')
+const TEXT_MATCH = sql.placeholder('textMatch')
+
 /**
- * The ids of the issues whose text may hold `q` (all of those that do; on SQLite perhaps more,
- * its index folding case beyond ASCII): their titles and descriptions, and with `inComments`
- * the issues of the plain comments holding it.
+ * The ids of the issues whose text may hold the text (all of those that do; on SQLite perhaps more,
+ * its index folding case beyond ASCII): their titles and descriptions, and with `inComments` the
+ * issues of the plain comments holding it. `pattern` is the text's LIKE pattern, `match` its FTS5 phrase.
  */
-function candidates(db: Db, q: string, inComments: boolean): SQL {
+function candidates(db: Db, pattern: string | Placeholder, match: string | Placeholder, inComments: boolean): SQL {
   if (db.$runtime.dialect === 'postgres') {
-    const pattern = containsPattern(q)
     const parts = [
       sql`SELECT ${issues.id} FROM ${issues} WHERE ${likeIgnoringCase(issues.title, pattern)}`,
       sql`SELECT ${issues.id} FROM ${issues} WHERE ${likeIgnoringCase(issues.content, pattern)}`,
@@ -53,7 +60,6 @@ function candidates(db: Db, q: string, inComments: boolean): SQL {
     ]
     return sql`${issues.id} IN (${sql.join(parts, sql` UNION `)})`
   }
-  const match = phrase(q)
   const parts = [
     sql`SELECT rowid FROM issues_text_trgm WHERE issues_text_trgm MATCH ${match}`,
     ...(inComments ? [sql`SELECT ${comments.issueId} FROM ${comments} WHERE ${comments.id} IN (SELECT rowid FROM comments_text_trgm WHERE comments_text_trgm MATCH ${match})`] : []),
@@ -61,15 +67,23 @@ function candidates(db: Db, q: string, inComments: boolean): SQL {
   return sql`${issues.id} IN (${sql.join(parts, sql` UNION `)})`
 }
 
-/** The condition on `issues` (in a query reading the table by that name) that its text holds `q`. */
-export function issueTextCondition(db: Db, q: string, opts: { inComments: boolean }): SQL {
-  const pattern = containsPattern(q)
+/** The condition on `issues` that its text holds the text of `pattern` (and `match`, to find the candidates in the index). */
+function textCondition(db: Db, pattern: string | Placeholder, match: string | Placeholder | undefined, inComments: boolean): SQL {
   const holding = or(
     likeIgnoringCase(issues.title, pattern),
     likeIgnoringCase(issues.content, pattern),
-    opts.inComments
+    inComments
       ? exists(qb.select({ one: comments.id }).from(comments).where(and(eq(comments.issueId, issues.id), eq(comments.type, PLAIN_COMMENT), likeIgnoringCase(comments.content, pattern))))
       : undefined,
   )!
-  return textSearchUsesIndex(db, q) ? and(candidates(db, q, opts.inComments), holding)! : holding
+  return match === undefined ? holding : and(candidates(db, pattern, match, inComments), holding)!
 }
+
+/** The condition on `issues` (in a query reading the table by that name) that its text holds `q`. */
+export function issueTextCondition(db: Db, q: string, opts: { inComments: boolean }): SQL {
+  return textCondition(db, containsPattern(q), textSearchUsesIndex(db, q) ? phrase(q) : undefined, opts.inComments)
+}
+
+/** issueTextCondition for a statement prepared per `shape` (textSearchUsesIndex's), its text bound as textSearchParams give it. */
+export const issueTextConditionShape = (db: Db, shape: TextSearchShape, opts: { inComments: boolean }): SQL =>
+  textCondition(db, TEXT_PATTERN, shape === 'indexed' ? TEXT_MATCH : undefined, opts.inComments)

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, exists, gte, inArray, lte, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
-import { readableUnitsCondition } from '../../auth/visibility'
+import { readableUnitsCondition, VIEWER_ID, viewerKind, viewerStandIn } from '../../auth/visibility'
 import { writeTransaction, type Db } from '../../db/client'
 import { rowMapper, valueRows } from '../../db/row-mapper'
 import { queryBuilder } from '../../db/sql'
@@ -67,12 +67,8 @@ function ownReadable(user: UserRow, userId: number | Placeholder = user.id): SQL
  * their values bound as placeholders: building and planning them cost more than running them
  * (about 2.5 ms a list, even of one thread).
  */
-const VIEWER = sql.placeholder('viewer')
-/** The shape of a viewer's lists: a public-only token's are an anonymous one's, but its own threads (visibility.ts). */
-const viewerKind = (user: UserRow) => (user.publicOnly ? 'anon' : user.isAdmin ? 'admin' : 'user')
-/** `user` with the `viewer` placeholder for an id, for readableUnitsCondition's subqueries. */
-const viewerStandIn = (user: UserRow): UserRow => ({ ...user, id: VIEWER as unknown as number })
-const ownReadableShape = (user: UserRow) => ownReadable(viewerStandIn(user), VIEWER)
+// A public-only token's lists are an anonymous one's, but of its own threads (visibility.ts).
+const ownReadableShape = (user: UserRow) => ownReadable(viewerStandIn(user), VIEWER_ID)
 
 const threadOrder = [desc(notifications.updatedUnix), desc(notifications.id)]
 const threadRows = rowMapper<NotificationRow>(notifications)

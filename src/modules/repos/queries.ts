@@ -4,7 +4,7 @@ import { rowMapper, valueRows } from '../../db/row-mapper'
 import { containsPattern, notIndexed } from '../../db/sql'
 import { repoTopics, repositories, topics, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { grantedRepoCondition, readableRepoCondition } from '../../auth/visibility'
+import { grantedRepoCondition, readableRepoCondition, VIEWER_ID as VIEWER, viewerKind, viewerStandIn } from '../../auth/visibility'
 import { resultCacheOf } from '../../convert/repo-page-cache'
 import { unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
@@ -35,7 +35,6 @@ const repoPageStatements = new WeakMap<Db, Map<string, ReturnType<typeof prepare
 const repoRows = rowMapper<RepoRow>(repositories)
 
 /** Placeholders the list conditions are written with, so that each shape of list is prepared once. */
-const VIEWER = sql.placeholder('viewer')
 const OWNER = sql.placeholder('owner')
 const PATTERN = sql.placeholder('pattern')
 const TRIGRAM_PATTERN = sql.placeholder('trigram')
@@ -46,10 +45,6 @@ const TRIGRAM_PATTERN = sql.placeholder('trigram')
  * wildcards or escape (its LIKE takes no ESCAPE clause). Otherwise the LIKE reads every name.
  */
 const usesTrigramIndex = (db: Db, q: string) => db.$runtime.dialect === 'sqlite' && [...q].length >= 3 && !/[\\%_]/.test(q)
-/** A stand-in viewer whose id is the `viewer` placeholder (for readableRepoCondition). */
-const viewerStandIn = (viewer: UserRow | null) => (viewer ? { ...viewer, id: VIEWER as unknown as number } : null)
-/** The shape a viewer's lists take: a public-only viewer's are an anonymous one's (visibility.ts). */
-const viewerKind = (viewer: UserRow | null) => (viewer && !viewer.publicOnly ? (viewer.isAdmin ? 'admin' : 'user') : 'anon')
 
 /**
  * One page of ready repositories, sorted by name (then owner), with the total: one COUNT and one
