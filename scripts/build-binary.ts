@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path'
 
 const root = resolve(import.meta.dir, '..')
 const outfile = join(root, 'dist/warren')
-const ENTRIES = ['src/cli.ts', 'src/modules/markdown/render-worker.ts', 'src/webhooks/worker-thread.ts']
+const ENTRIES = ['src/cli.ts', 'src/modules/markdown/render-worker.ts', 'src/webhooks/worker-thread.ts', 'src/db/read-thread-worker.ts']
 
 function build(extra: string[]): void {
   const args = ['build', ...ENTRIES, '--compile', '--bytecode', '--format=esm', '--minify-syntax', '--minify-identifiers', ...extra, '--outfile', outfile]

@@ -114,7 +114,11 @@ function withEdgeHooks(app: AnyElysia, deps: AppDeps, routes: () => RouteInfo[])
   }
   return app
     .onError({ as: 'global' }, ({ code, error: thrown, set, request }) => {
-      const error = thrown instanceof GitError ? apiErrorOfGit(thrown) : thrown
+      const raised = thrown instanceof GitError ? apiErrorOfGit(thrown) : thrown
+      // A refusal beneath a wrapper answers as itself: Elysia wraps what a parser throws (the 413 of
+      // an oversized body) in a ParseError, Drizzle what a driver throws (db/read-thread.ts's 503).
+      const cause = (raised as any)?.cause
+      const error = !(raised instanceof ApiError) && cause instanceof ApiError ? cause : raised
       // Web pages (and a browser's request for a path nothing serves) answer error pages.
       const web = deps.auth.sessionAccepted(request) || (code === 'NOT_FOUND' && wantsPage(request))
       const errorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) =>
@@ -124,9 +128,6 @@ function withEdgeHooks(app: AnyElysia, deps: AppDeps, routes: () => RouteInfo[])
         Object.assign(set.headers, error.headers)
         return errorBody(set, error.status, error.message, error.extra)
       }
-      // Elysia wraps what a parser throws (e.g. the 413 of an oversized body) in a ParseError.
-      const cause = (error as any)?.cause
-      if (code === 'PARSE' && cause instanceof ApiError) return errorBody(set, cause.status, cause.message, cause.extra)
       switch (code) {
         case 'VALIDATION': {
           const { message, errors } = validationMessage(error)

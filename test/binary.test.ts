@@ -65,6 +65,12 @@ describe('the single binary', () => {
     expect(md.status).toBe(200)
     expect(await md.text()).toContain('<h1')
 
+    // the issue search reads on the read thread (SQLite), which the binary carries too
+    expect((await fetch(`${url}/api/v1/repos/root/first/issues`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'Found by the search' }) })).status).toBe(201)
+    const found = await fetch(`${url}/api/v1/repos/issues/search?q=search`, { headers: auth })
+    expect(found.status).toBe(200)
+    expect(((await found.json()) as { title: string }[]).map((i) => i.title)).toEqual(['Found by the search'])
+
     // the docs page and every asset it loads
     const page = await fetch(`${url}/api/swagger`)
     expect(page.status).toBe(200)

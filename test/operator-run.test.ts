@@ -74,6 +74,13 @@ describe('the bundle npm start runs, started from another working folder', () =>
     expect(files.some((name) => name.endsWith('.js') && /\bimport\("(?:node:)?https"\)/.test(readFileSync(join(bin, name), 'utf8')))).toBe(true)
   }, PROCESS_TEST_TIMEOUT)
 
+  test("the issue search's reads run on the read thread, found in the bundle", async () => {
+    const res = await fetch(`${server.url}/api/v1/repos/issues/search?q=anything`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual([])
+    expect(existsSync(join(bin, 'db/read-thread-worker.js'))).toBe(true)
+  }, PROCESS_TEST_TIMEOUT)
+
   test('the docs page and every asset it loads answer 200 with the real files', async () => {
     const page = await fetch(`${server.url}/api/swagger`)
     expect(page.status).toBe(200)

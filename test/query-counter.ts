@@ -1,11 +1,13 @@
 import type { SQL } from 'bun'
 import type { Db } from '../src/db/client'
+import { readThreadOf } from '../src/db/read-thread'
 
 /**
  * Calls `onStatement` with the SQL text of every statement the database runs from now on, on
  * either dialect, by wrapping the driver under Drizzle (no src hook needed):
  * - SQLite: `db.$client` is the bun:sqlite connection; every statement Drizzle prepares or
- *   fetches from the connection's cache (`query`) after this is installed reports its runs.
+ *   fetches from the connection's cache (`query`) after this is installed reports its runs, and
+ *   so does each statement sent to its read thread (src/db/read-thread.ts).
  *   BEGIN/COMMIT (`exec`) are the runtime's, not the services', and are not reported.
  * - PostgreSQL: `db.$client` is Bun's SQL pool; src/db/postgres.ts sends every statement through
  *   `unsafe(text, params)`, looked up on the pool at call time, or, inside a write transaction,
@@ -21,6 +23,8 @@ export function recordStatements(db: Db, onStatement: (sql: string) => void): vo
 }
 
 function recordSqlite(db: Db, onStatement: (sql: string) => void): void {
+  // The reads src/db/read-thread.ts runs off the event loop are the connection's too.
+  readThreadOf(db)?.observers.push(onStatement)
   const client = db.$client as any
   // query() hands out its cached statement again: wrap each once per recorder.
   const wrapped = Symbol('recorded')

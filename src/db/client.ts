@@ -819,7 +819,18 @@ export function perConnection<T>(make: (db: Db) => T): (db: Db) => T {
   }
 }
 
+const closing = new WeakMap<Db, (() => void)[]>()
+
+/** Runs `fn` when `db` is closed (closeDatabase), before its connections close: what was made beside them (a read thread) ends with them. */
+export function whenClosed(db: Db, fn: () => void): void {
+  const list = closing.get(db)
+  if (list) list.push(fn)
+  else closing.set(db, [fn])
+}
+
 /** Closes the database's connection(s). */
 export function closeDatabase(db: Db): Promise<void> {
+  for (const fn of closing.get(db) ?? []) fn()
+  closing.delete(db)
   return db.$runtime.close()
 }

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs'
 import { shareWriteLock } from '../db/client'
 import type { AppDeps } from '../deps'
 import { newHooksMark, registerDeliveryWaker, stopDrainMs, type DeliveryNews } from '../webhooks/dispatcher'
@@ -7,15 +6,10 @@ import type { WebhookThreadMessage, WebhookThreadReport } from '../webhooks/work
 import { errorFields, loggerOf } from '../lib/log'
 import { pauser } from '../lib/pauser'
 import { everySchedule, jobBoardOf } from '../lib/job-board'
+import { threadEntryUrl } from '../lib/thread-entry'
 
 /** Where the thread's code is: beside the webhooks sources, or in the bundle at its entry's path. */
-function threadUrl(): URL {
-  const source = new URL('../webhooks/worker-thread.ts', import.meta.url)
-  if (existsSync(Bun.fileURLToPath(source))) return source
-  const bundled = new URL('./webhooks/worker-thread.js', import.meta.url)
-  if (existsSync(Bun.fileURLToPath(bundled))) return bundled
-  throw new Error(`webhook worker not found (looked for ${source.pathname} and ${bundled.pathname})`)
-}
+const threadUrl = () => threadEntryUrl(import.meta.url, '../webhooks/worker-thread.ts', './webhooks/worker-thread.js', 'webhook worker')
 
 /** PostgreSQL connections of the delivery thread's pool (the README's connection count counts them). */
 export const WEBHOOK_DATABASE_POOL = 2

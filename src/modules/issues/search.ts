@@ -8,6 +8,7 @@ import type { AppDeps } from '../../deps'
 import { containsPattern, inJsonList, notIndexed, queryBuilder } from '../../db/sql'
 import { issueTextConditionShape, textSearchParams, textSearchUsesIndex, type TextSearchShape } from './text-search'
 import { perConnection, type Db } from '../../db/client'
+import { readerFor } from '../../db/read-thread'
 import { WeightedCache } from '../../lib/weighted-cache'
 import { comments, issueAssignees, issueLabels, issues, issueWatches, labels, milestones, repositories, teamRepos, teams, watches, type IssueRow, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
@@ -267,9 +268,12 @@ export async function searchIssues(deps: AppDeps, viewer: UserRow | null, search
     priority,
   }
   const key = JSON.stringify(shape)
-  const kept = searchStatements(deps.db)
+  // Both statements read every issue the filters let through (a count of every visible one):
+  // off the event loop (db/read-thread.ts).
+  const reader = readerFor(deps.db)
+  const kept = searchStatements(reader)
   let statements = kept.get(key)
-  if (!statements) kept.set(key, (statements = prepareSearch(deps.db, viewer, shape)))
+  if (!statements) kept.set(key, (statements = prepareSearch(reader, viewer, shape)))
   const total = (await statements.count.execute(params))[0]!.n
   const rows = total > page.offset ? (await statements.page.execute({ ...params, limit: page.limit, offset: page.offset })).map((r) => r.issue) : []
   return { rows, total }

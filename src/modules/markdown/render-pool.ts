@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs'
 import { ApiError, unprocessable } from '../../lib/errors'
+import { threadEntryUrl } from '../../lib/thread-entry'
 import type { RenderConfig, RenderOptions } from './render'
 
 /** A job as posted to a render worker. */
@@ -58,13 +58,7 @@ const busyError = () => new ApiError(503, 'Too many markdown documents are being
  * Where the worker's code is: beside this file when running from source; in the bundle
  * (`bun build --splitting`, chunks at the output root) at the path of its own entry point.
  */
-function workerUrl(): URL {
-  const source = new URL('./render-worker.ts', import.meta.url)
-  if (existsSync(Bun.fileURLToPath(source))) return source
-  const bundled = new URL('./modules/markdown/render-worker.js', import.meta.url)
-  if (existsSync(Bun.fileURLToPath(bundled))) return bundled
-  throw new Error(`markdown render worker not found (looked for ${source.pathname} and ${bundled.pathname})`)
-}
+const workerUrl = () => threadEntryUrl(import.meta.url, './render-worker.ts', './modules/markdown/render-worker.js', 'markdown render worker')
 
 /**
  * A small pool of render workers, shared fairly between clients: a client holds at most

@@ -1,0 +1,111 @@
+/**
+ * src/db/read-thread.ts: reads whose work grows with the data run off the event loop on SQLite
+ * (their own thread and connection), within a budget; on PostgreSQL the connection is the
+ * database's own. No timings: what is checked is which connection ran a statement, and the order
+ * in which answers came.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { DIALECT } from '../src/db/dialect'
+import { offThreadReads, readerFor, readThreadOf } from '../src/db/read-thread'
+import { writeTransaction } from '../src/db/client'
+import { ApiError } from '../src/lib/errors'
+import { repositories } from '../src/db/schema'
+import { startTestServer, type TestServer } from './helpers'
+import { statementRecorder } from './query-counter'
+
+let s: TestServer
+beforeAll(async () => {
+  s = await startTestServer()
+})
+afterAll(() => s.stop())
+
+/** A read SQLite works at for a while: counting `n` rows made one by one. */
+const counting = (n: number) => sql`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ${n}) SELECT count(*) AS n FROM c`
+
+describe('reads off the event loop', () => {
+  test.skipIf(DIALECT !== 'postgres')('PostgreSQL: the connection itself (its server runs every statement)', () => {
+    expect(offThreadReads(s.deps.db)).toBe(s.deps.db)
+  })
+
+  test.skipIf(DIALECT !== 'sqlite')('SQLite: a read runs on the thread, not on the connection of the event loop, with the same answers', async () => {
+    const off = offThreadReads(s.deps.db)
+    expect(off).not.toBe(s.deps.db)
+    const user = await s.user('reader')
+    await s.post('/user/repos', { name: 'one' }, { token: user.token })
+    const mainClient = s.deps.db.$client as unknown as { query: (text: string) => unknown }
+    const asked: string[] = []
+    const query = mainClient.query.bind(mainClient)
+    mainClient.query = (text: string) => (asked.push(text), query(text))
+    try {
+      const rows = await off.select({ name: repositories.name, isPrivate: repositories.isPrivate }).from(repositories)
+      expect(rows).toEqual([{ name: 'one', isPrivate: false }])
+      expect(await off.select({ name: repositories.name }).from(repositories).where(sql`${repositories.name} = ${'nothing'}`)).toEqual([])
+    } finally {
+      mainClient.query = query
+    }
+    expect(asked.filter((text) => text.includes('repositories'))).toEqual([])
+    // The statements are recorded as the connection's (test/query-counter.ts).
+    const sent = statementRecorder(s.deps.db)
+    expect((await sent.during(() => off.select({ n: sql`count(*)` }).from(repositories))).some((text) => text.includes('count(*)'))).toBe(true)
+    // Writes are refused there; inside a write transaction the reads are the connection's own (they see its rows).
+    const failure = (statement: PromiseLike<unknown>) => Promise.resolve(statement).then(() => null, (e: Error) => e)
+    expect(await failure(off.run(sql`DELETE FROM repositories`))).toBeInstanceOf(Error)
+    expect(String((await failure(off.all(sql`DELETE FROM repositories RETURNING id`)))?.cause)).toContain('readonly')
+    expect(await s.deps.db.select({ name: repositories.name }).from(repositories)).toEqual([{ name: 'one' }])
+    await writeTransaction(s.deps.db, async () => expect(readerFor(s.deps.db)).toBe(s.deps.db))
+    expect(readerFor(s.deps.db)).toBe(off)
+  })
+
+  test.skipIf(DIALECT !== 'sqlite')('SQLite: while a long read runs, other requests are answered', async () => {
+    const off = offThreadReads(s.deps.db)
+    let done = false
+    const long = off.values(counting(3_000_000)).then((rows) => ((done = true), rows))
+    // Answered while the read still runs: the event loop is not waiting for it.
+    expect((await s.get('/version')).status).toBe(200)
+    expect(done).toBe(false)
+    expect(await long).toEqual([[3_000_000]])
+  })
+
+  test.skipIf(DIALECT !== 'sqlite')('SQLite: a read past its budget fails with 503 and ends its thread; the next read starts another', async () => {
+    const off = offThreadReads(s.deps.db)
+    const thread = readThreadOf(s.deps.db)!
+    const budget = thread.budgetMs
+    const started = thread.started
+    thread.budgetMs = 1
+    try {
+      const failed = await off.values(counting(500_000)).catch((e: unknown) => e)
+      // Drizzle wraps what the driver throws; the app answers the refusal beneath (app.ts).
+      const refusal = (failed as Error).cause
+      expect(refusal).toBeInstanceOf(ApiError)
+      expect((refusal as ApiError).status).toBe(503)
+    } finally {
+      thread.budgetMs = budget
+    }
+    expect(await off.values(counting(10))).toEqual([[10]])
+    expect(thread.started).toBe(started + 1)
+  })
+
+  test.skipIf(DIALECT !== 'sqlite')("SQLite: the issue search's reads go to the thread; past the budget, 503 in the API's error shape", async () => {
+    const thread = readThreadOf(s.deps.db)!
+    const onThread: string[] = []
+    thread.observers.push((text) => onThread.push(text))
+    expect((await s.get('/repos/issues/search')).status).toBe(200)
+    // Its count (no issue yet, so no page to read).
+    expect(onThread.filter((text) => /^select count\(\*\) from "issues"/.test(text)).length).toBe(1)
+    const budget = thread.budgetMs
+    // A long read ahead of the search's: the search's wait, its turn included, passes a budget of 1 ms.
+    const long = offThreadReads(s.deps.db).values(counting(3_000_000)).catch((e: unknown) => e)
+    thread.budgetMs = 1
+    try {
+      const res = await s.get('/repos/issues/search?q=anything')
+      expect(res.status).toBe(503)
+      expect(res.body.message).toContain('took too long')
+      expect(res.headers.get('retry-after')).toBe('5')
+    } finally {
+      thread.budgetMs = budget
+    }
+    expect(((await long) as Error).cause).toBeInstanceOf(ApiError)
+    expect((await s.get('/repos/issues/search')).status).toBe(200)
+  })
+})
