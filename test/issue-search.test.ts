@@ -10,6 +10,8 @@ import { addTeam, makeOrg } from './access-fixtures'
 import { issues } from '../src/db/schema'
 import { createAccessToken } from '../src/modules/users/service'
 import type { TestUser } from './helpers'
+import { DIALECT } from '../src/db/dialect'
+import { sqlitePlanOf, statementRecorder } from './query-counter'
 
 type Client = Api<unknown>
 type Query = Parameters<Client['repos']['issueSearchIssues']>[0]
@@ -119,6 +121,15 @@ describe('issue search', () => {
     const asPublicOnly = giteaApi(w.s.url, { token: publicOnly })
     expect((await asPublicOnly.repos.issueSearchIssues({ created: true })).data.map((i) => i.title)).toEqual(['Parser bug'])
     expect((await asPublicOnly.repos.issueSearchIssues({ owner: 'owner' })).data.map((i) => i.title)).toEqual(['Planned', 'Parser bug'])
+  })
+
+  test.skipIf(DIALECT !== 'sqlite')('SQLite reads the page newest first from issues_created_idx, stopping at its end: never every visible issue sorted', async () => {
+    const sent = statementRecorder(w.s.deps.db)
+    const statements = await sent.during(async () => expect((await titles({ limit: 2 })).length).toBe(2))
+    const page = statements.find((text) => text.startsWith('select "issues"') && text.includes('order by'))!
+    const plan = sqlitePlanOf(w.s.deps.db, page).join('\n')
+    expect(plan).toContain('SCAN issues USING INDEX issues_created_idx')
+    expect(plan).not.toContain('TEMP B-TREE FOR ORDER BY')
   })
 
   test('owner and team; Gitea\'s 400s', async () => {

@@ -69,6 +69,9 @@ export const issues = sqliteTable(
     index('issues_repo_state_idx').on(t.repoId, t.isClosed, t.createdUnix),
     index('issues_poster_idx').on(t.posterId),
     index('issues_milestone_idx').on(t.milestoneId),
+    // The issue search across repositories, newest first (modules/issues/search.ts): its page read
+    // in this order, stopping at the page's end, rather than every visible issue sorted.
+    index('issues_created_idx').on(t.createdUnix, t.id),
   ],
 )
 export type IssueRow = typeof issues.$inferSelect

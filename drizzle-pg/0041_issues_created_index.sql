@@ -1,0 +1,1 @@
+CREATE INDEX "issues_created_idx" ON "issues" USING btree ("created_unix","id");

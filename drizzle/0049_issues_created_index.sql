@@ -1,0 +1,1 @@
+CREATE INDEX `issues_created_idx` ON `issues` (`created_unix`,`id`);
