@@ -108,4 +108,21 @@ describe('reads off the event loop', () => {
     expect(((await long) as Error).cause).toBeInstanceOf(ApiError)
     expect((await s.get('/repos/issues/search')).status).toBe(200)
   })
+
+  test.skipIf(DIALECT !== 'sqlite')("SQLite: a repository's issue list filtered (a short text, labels) reads on the thread; its plain lists stay on the event loop's connection", async () => {
+    const thread = readThreadOf(s.deps.db)!
+    const owner = await s.user('lister')
+    await s.post('/user/repos', { name: 'tracker' }, { token: owner.token })
+    for (const title of ['ab one', 'two', 'ab three']) await s.post('/repos/lister/tracker/issues', { title }, { token: owner.token })
+    const onThread: string[] = []
+    thread.observers.push((text) => onThread.push(text))
+    const filtered = await s.get('/repos/lister/tracker/issues?q=ab', { token: owner.token })
+    expect(filtered.body.map((i: { title: string }) => i.title)).toEqual(['ab three', 'ab one'])
+    expect(filtered.headers.get('x-total-count')).toBe('2')
+    expect(onThread.filter((text) => text.includes('from "issues"')).length).toBe(2)
+    onThread.length = 0
+    expect((await s.get('/repos/lister/tracker/issues?state=open', { token: owner.token })).body.length).toBe(3)
+    expect((await s.get('/repos/lister/tracker/issues?state=open&type=issues', { token: owner.token })).body.length).toBe(3)
+    expect(onThread).toEqual([])
+  })
 })

@@ -3,6 +3,7 @@ import { onProject } from '../projects/service'
 import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { Db } from '../../db/client'
+import { readerFor } from '../../db/read-thread'
 import { rowMapper, valueRows } from '../../db/row-mapper'
 import { everyJsonGroup, inJsonList, notIndexed } from '../../db/sql'
 import { issueTextCondition, textSearchUsesIndex } from './text-search'
@@ -174,17 +175,20 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
   if (milestoneIds.length) where.push(inJsonList(issues.milestoneId, milestoneIds))
   if (filter.project) where.push(onProject(filter.project))
   const condition = and(...where)
-  const rows = await deps.db
+  // Open or closed issues, or pull requests, and nothing else asked (the web's issue and pull
+  // request lists): the same counters say how many, where a count would read every one of them.
+  const byTypeOnly = state !== 'all' && type && !filter.labels && !filter.q && !filter.milestones && !filter.project && !poster && !assignee
+  // Any other filter is checked on each of the repository's issues (a text under three characters,
+  // labels, a poster) to count them: off the event loop (db/read-thread.ts).
+  const reader = byTypeOnly ? deps.db : readerFor(deps.db)
+  const rows = await reader
     .select()
     .from(issues)
     .where(condition)
     .orderBy(desc(issues.createdUnix), desc(issues.id))
     .limit(page.limit)
     .offset(page.offset)
-  // Open or closed issues, or pull requests, and nothing else asked (the web's issue and pull
-  // request lists): the same counters say how many, where a count would read every one of them.
-  const byTypeOnly = state !== 'all' && type && !filter.labels && !filter.q && !filter.milestones && !filter.project && !poster && !assignee
-  const total = byTypeOnly ? countedByType(repo, type === 'pulls', state === 'closed') : (await deps.db.select({ n: count() }).from(issues).where(condition))[0]!.n
+  const total = byTypeOnly ? countedByType(repo, type === 'pulls', state === 'closed') : (await reader.select({ n: count() }).from(issues).where(condition))[0]!.n
   return { rows, total }
 }
 
