@@ -125,4 +125,20 @@ describe('reads off the event loop', () => {
     expect((await s.get('/repos/lister/tracker/issues?state=open&type=issues', { token: owner.token })).body.length).toBe(3)
     expect(onThread).toEqual([])
   })
+
+  test.skipIf(DIALECT !== 'sqlite')('SQLite: the repository search without a text the trigram index finds (the explore page) reads on the thread', async () => {
+    const thread = readThreadOf(s.deps.db)!
+    const onThread: string[] = []
+    thread.observers.push((text) => onThread.push(text))
+    const all = await s.get('/repos/search?limit=50')
+    expect(all.body.data.map((r: { name: string }) => r.name)).toContain('tracker')
+    expect(onThread.filter((text) => text.includes('from "repositories"')).length).toBe(2)
+    onThread.length = 0
+    expect((await s.get('/repos/search?q=tr')).body.data.map((r: { name: string }) => r.name)).toEqual(['tracker'])
+    expect(onThread.length).toBe(2)
+    onThread.length = 0
+    // A text the trigram index finds starts from its ids: on the connection.
+    expect((await s.get('/repos/search?q=track')).body.data.map((r: { name: string }) => r.name)).toEqual(['tracker'])
+    expect(onThread).toEqual([])
+  })
 })

@@ -1,6 +1,7 @@
 import { and, asc, count, eq, inArray, ne, or, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { rowMapper, valueRows } from '../../db/row-mapper'
+import { readerFor } from '../../db/read-thread'
 import { containsPattern, notIndexed } from '../../db/sql'
 import { repoTopics, repositories, topics, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
@@ -49,16 +50,25 @@ const usesTrigramIndex = (db: Db, q: string) => db.$runtime.dialect === 'sqlite'
 /**
  * One page of ready repositories, sorted by name (then owner), with the total: one COUNT and one
  * page query, both prepared once per `shape` (`where()` builds the condition with placeholders
- * whose values are in `params`; `byIds`: see prepareRepoPage).
+ * whose values are in `params`; `byIds`: see prepareRepoPage; `offThread`: read off the event loop).
  */
-async function pageOfRepos(deps: AppDeps, shape: string, where: () => SQL | undefined, params: Record<string, unknown>, page: Page, byIds = false): Promise<{ rows: RepoRow[]; total: number }> {
+async function pageOfRepos(
+  deps: AppDeps,
+  shape: string,
+  where: () => SQL | undefined,
+  params: Record<string, unknown>,
+  page: Page,
+  opts: { byIds?: boolean; offThread?: boolean } = {},
+): Promise<{ rows: RepoRow[]; total: number }> {
   const results = resultCacheOf(deps.db)
   const key = `${shape}|${JSON.stringify(params)}|${page.limit}|${page.offset}`
   const found = await results.getOrRead(key, async () => {
-    let cache = repoPageStatements.get(deps.db)
-    if (!cache) repoPageStatements.set(deps.db, (cache = new Map()))
+    // `offThread`: the list counts every repository the caller may read (db/read-thread.ts).
+    const db = opts.offThread ? readerFor(deps.db) : deps.db
+    let cache = repoPageStatements.get(db)
+    if (!cache) repoPageStatements.set(db, (cache = new Map()))
     let statements = cache.get(shape)
-    if (!statements) cache.set(shape, (statements = prepareRepoPage(deps.db, where(), byIds)))
+    if (!statements) cache.set(shape, (statements = prepareRepoPage(db, where(), !!opts.byIds)))
     const total = (await statements.count.execute(params))[0]!.n
     const rows = total > page.offset ? (await valueRows(statements.page, { ...params, limit: page.limit, offset: page.offset })).map((v) => repoRows.map(v)) : []
     return { rows, total }
@@ -118,7 +128,7 @@ export async function listReadableReposOf(deps: AppDeps, viewer: UserRow | null,
     () => and(where(OWNER), readableRepoCondition(viewerStandIn(viewer))),
     { owner: of, viewer: viewer?.id ?? 0 },
     page,
-    true,
+    { byIds: true },
   )
 }
 
@@ -180,6 +190,8 @@ export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, 
     where,
     { viewer: viewer?.id ?? 0, owner: uid, pattern: containsPattern(q), ...(trigram ? { trigram: `%${q}%` } : {}), ...topicParams },
     page,
-    trigram || topicNames.length > 0,
+    // Without a list of ids to start from (a text the trigram index finds, topics), the search
+    // checks every repository (a text under three characters, or none: the explore page).
+    { byIds: trigram || topicNames.length > 0, offThread: !(trigram || topicNames.length > 0) },
   )
 }
