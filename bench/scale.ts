@@ -181,9 +181,19 @@ try {
       await (deps.db as any).$client.unsafe('CHECKPOINT').catch(() => {}) // superusers only: otherwise the figures share the machine with it
     } else {
       // No ANALYZE: SQLite plans without statistics, as in a real Warren (lib/database.ts analyze).
-      // After the turn's read snapshot on the connection has ended (db/client.ts): a checkpoint inside it is refused.
-      await new Promise((resolve) => setImmediate(resolve))
-      deps.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+      // After the turn's read snapshot on the connection has ended (db/client.ts): a checkpoint
+      // inside it is refused (SQLITE_LOCKED), as it is while a request the last load left behind
+      // still reads (one whose client went away, waiting for the read thread): tried again then.
+      for (let tries = 0; ; tries++) {
+        await new Promise((resolve) => setImmediate(resolve))
+        try {
+          deps.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+          break
+        } catch (e) {
+          if ((e as { code?: string }).code !== 'SQLITE_LOCKED' || tries === 500) throw e
+          await Bun.sleep(10)
+        }
+      }
     }
   }
 
@@ -254,6 +264,7 @@ try {
       await Bun.sleep(10)
     }
     const heavyRun = await load
+    while (warren.server.pendingRequests > 0) await Bun.sleep(10)
     const versionP99 = percentile(probes, 99)
     versionProbes.push(versionP99)
     console.log(

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import type * as tables from './schema/tables'
 import type { Dialect } from './dialect'
 import { conflict } from '../lib/errors'
+import { BUSY_TIMEOUT_MS, STATEMENTS_KEPT } from './sqlite-settings'
 import { migrationsOfFolder, migrationTimesOfFolder } from './migrations-macro' with { type: 'macro' }
 
 /**
@@ -271,16 +272,6 @@ function restrictModes(file: string): void {
   for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600)
 }
 
-/**
- * Compiled statements each connection keeps, by their text (bun:sqlite's `query()` cache, the
- * most recently used; a class-wide setting). Bun keeps 20, fewer than the statements one request
- * and the webhook thread's rounds use (26 for a POST issue with the outbox, about 25 for a
- * delivery round): each was compiled again at nearly every use, 5 µs for the smallest, 250 µs for
- * a join of two wide tables, 21% of the CPU of a server filing issues to 10 hooks (a profile of
- * the API and the delivery loops on one thread). A compiled statement takes 10-80 KB of SQLite's
- * memory (the widest of Warren's joins the most): 256 of them up to 20 MiB, made only as they are used.
- */
-const STATEMENTS_KEPT = 256
 Database.MAX_QUERY_CACHE_SIZE = STATEMENTS_KEPT
 
 /**
@@ -567,8 +558,6 @@ export const WAL_CHECKPOINT_MS = 100
 /** The API connection's automatic checkpoint, in pages of the write-ahead log (openDatabase). */
 const API_CHECKPOINT_PAGES = 4000
 
-/** How long a transaction waits for SQLite's write lock, held by another connection (the webhook thread's), before it fails. */
-const BUSY_TIMEOUT_MS = 10_000
 
 /** Spins, yielding to the event loop between tries, for this long before sleeping a millisecond between tries. */
 const BUSY_SPIN_MS = 2

@@ -4,22 +4,27 @@
  * values (what Drizzle's proxy driver maps), or the error's message.
  */
 import { Database } from 'bun:sqlite'
+import { BUSY_TIMEOUT_MS, STATEMENTS_KEPT } from './sqlite-settings'
+
+// As many compiled statements kept as the API's connection keeps (the search's shapes, the lists').
+Database.MAX_QUERY_CACHE_SIZE = STATEMENTS_KEPT
 
 declare const self: Worker
 
 export type ReadThreadMessage = { open: string } | { id: number; text: string; params: unknown[]; method: 'all' | 'values' | 'get' }
-export type ReadThreadReport = { id: number; rows: unknown } | { id: number; error: string }
+export type ReadThreadReport = { id: number; rows: unknown } | { id: number; error: string; code?: string }
 
 let sqlite: Database | null = null
 
 self.onmessage = (event: MessageEvent<ReadThreadMessage>) => {
   const message = event.data
   if ('open' in message) {
-    sqlite = new Database(message.open, { strict: true })
+    // The file the API's connection made: never a new one (a data folder gone meanwhile is an error).
+    sqlite = new Database(message.open, { readwrite: true, create: false, strict: true })
     // Never a write, even one a caller got wrong; a write lock held by the API's connection is
     // waited for, as every Warren connection waits (only a checkpoint may ask for it here).
     sqlite.exec('PRAGMA query_only = ON')
-    sqlite.exec('PRAGMA busy_timeout = 5000')
+    sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
     // Sorts and groups in memory, as the API's connection makes them.
     sqlite.exec('PRAGMA temp_store = MEMORY')
     return
@@ -28,6 +33,6 @@ self.onmessage = (event: MessageEvent<ReadThreadMessage>) => {
     const rows = sqlite!.query(message.text).values(...(message.params as never[]))
     postMessage({ id: message.id, rows: message.method === 'get' ? rows[0] : rows } satisfies ReadThreadReport)
   } catch (e) {
-    postMessage({ id: message.id, error: e instanceof Error ? e.message : String(e) } satisfies ReadThreadReport)
+    postMessage({ id: message.id, error: e instanceof Error ? e.message : String(e), code: (e as { code?: string }).code } satisfies ReadThreadReport)
   }
 }

@@ -4,10 +4,10 @@
  * loop. On SQLite, whose statements run on the thread that asks them, they run on a thread of their
  * own (`read-thread-worker.ts`: its own connection to the file, which may only read), one at a time,
  * so no other request waits for them; each waits at most READ_BUDGET_MS, its turn included, then
- * fails with 503 (the thread is ended: its statement finishes unseen, the reads queued behind it
- * fail alike, and the next read starts a new thread). The thread starts at the first such read and
- * ends after IDLE_MS without one, or when the database closes (whenClosed). On PostgreSQL the
- * database's own processes run every statement: the connection itself.
+ * fails alone with 503 (see ReadThread). The thread starts at the first such read and ends after
+ * IDLE_MS without one, or when the database closes (whenClosed). On PostgreSQL the database's own
+ * processes run every statement: the connection itself. A list's count and page are two reads,
+ * each in a read transaction of its own there: a commit between them may show in one only.
  *
  * `offThreadReads(db)` is a connection like `db` for reads: prepare statements on it as on `db`
  * (perConnection keeps them apart). It never sees a write transaction's uncommitted rows: callers
@@ -29,21 +29,32 @@ const threadUrl = () => threadEntryUrl(import.meta.url, './read-thread-worker.ts
 const tooLong = () => new ApiError(503, 'This search took too long to answer; narrow it (an owner, a state, a text) and try again', {}, { 'Retry-After': '5' })
 
 type Method = 'all' | 'values' | 'get'
-interface Waiting {
+interface Read {
+  id: number
+  text: string
+  params: unknown[]
+  method: Method
   resolve(rows: unknown): void
   reject(error: Error): void
   timer: Timer
+  /** Failed (past its budget, or the database closed): its answer, if it comes, is dropped. */
+  settled: boolean
 }
 
-/** One thread and what waits for it. */
+/**
+ * One thread and the reads waiting for it, queued here and handed over one at a time, so a read
+ * past its budget while queued is never run, and one past it while running fails alone (the
+ * thread finishes its statement, whose answer is dropped: bun:sqlite cannot interrupt one, and a
+ * thread ended meanwhile would go on using its core beside the next one).
+ */
 class ReadThread {
   private worker: Worker | null = null
-  private readonly waiting = new Map<number, Waiting>()
+  private readonly queue: Read[] = []
+  private running: Read | null = null
   private nextId = 1
   private idle: Timer | null = null
-  /** Threads started (tests: a read past its budget ends its thread). */
-  started = 0
-  /** Told each statement's text as it is sent (test/query-counter.ts records them as the connection's). */
+  private closed = false
+  /** Told each statement's text as it is queued (test/query-counter.ts records them as the connection's). */
   readonly observers: ((text: string) => void)[] = []
 
   constructor(
@@ -53,32 +64,51 @@ class ReadThread {
   ) {}
 
   run(text: string, params: unknown[], method: Method): Promise<unknown> {
-    if (this.idle) clearTimeout(this.idle)
-    this.idle = null
-    const worker = (this.worker ??= this.start())
+    if (this.closed) return Promise.reject(new Error('the database was closed'))
     for (const observe of this.observers) observe(text)
-    const id = this.nextId++
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.end(tooLong()), this.budgetMs)
-      this.waiting.set(id, { resolve, reject, timer })
-      worker.postMessage({ id, text, params, method } satisfies ReadThreadMessage)
+      const read: Read = { id: this.nextId++, text, params, method, resolve, reject, settled: false, timer: setTimeout(() => this.expire(read), this.budgetMs) }
+      this.queue.push(read)
+      this.pump()
     })
   }
 
+  /** The next queued read to the thread, when it has none. */
+  private pump(): void {
+    if (this.running || this.queue.length === 0) return
+    if (this.idle) clearTimeout(this.idle)
+    this.idle = null
+    const read = (this.running = this.queue.shift()!)
+    const worker = (this.worker ??= this.start())
+    worker.postMessage({ id: read.id, text: read.text, params: read.params, method: read.method } satisfies ReadThreadMessage)
+  }
+
+  private expire(read: Read): void {
+    const queued = this.queue.indexOf(read)
+    if (queued >= 0) this.queue.splice(queued, 1)
+    this.settle(read, tooLong())
+  }
+
+  private settle(read: Read, error: Error | null, rows?: unknown): void {
+    if (read.settled) return
+    read.settled = true
+    clearTimeout(read.timer)
+    if (error) read.reject(error)
+    else read.resolve(rows)
+  }
+
   private start(): Worker {
-    this.started++
     // Unreferenced: a thread waiting for work never keeps the process alive (a read waiting keeps its timer).
     const worker = new Worker(threadUrl().href, { ref: false })
     worker.onmessage = (event: MessageEvent<ReadThreadReport>) => {
-      if (worker !== this.worker) return
       const report = event.data
-      const waiting = this.waiting.get(report.id)
-      if (!waiting) return
-      this.waiting.delete(report.id)
-      clearTimeout(waiting.timer)
-      if ('error' in report) waiting.reject(new Error(report.error))
-      else waiting.resolve(report.rows)
-      if (this.waiting.size === 0) this.idle = setTimeout(() => this.end(), IDLE_MS)
+      const read = this.running
+      if (worker !== this.worker || !read || read.id !== report.id) return
+      this.running = null
+      if ('error' in report) this.settle(read, Object.assign(new Error(report.error), { code: report.code }))
+      else this.settle(read, null, report.rows)
+      this.pump()
+      if (!this.running) (this.idle = setTimeout(() => this.end(), IDLE_MS)).unref()
     }
     worker.onerror = (event) => {
       if (worker === this.worker) this.end(new Error(`read thread failed: ${event.message}`))
@@ -87,18 +117,20 @@ class ReadThread {
     return worker
   }
 
-  /** Ends the thread; what waits for it fails with `error`. */
-  end(error: Error = new Error('the database was closed')): void {
+  /** Ends the thread; what waits for it fails with `error` (the next read starts another). */
+  end(error: Error = new Error('the read thread ended')): void {
     if (this.idle) clearTimeout(this.idle)
     this.idle = null
     this.worker?.terminate()
     this.worker = null
-    const waiting = [...this.waiting.values()]
-    this.waiting.clear()
-    for (const w of waiting) {
-      clearTimeout(w.timer)
-      w.reject(error)
-    }
+    for (const read of [...(this.running ? [this.running] : []), ...this.queue.splice(0)]) this.settle(read, error)
+    this.running = null
+  }
+
+  /** The database closes: the thread ends, and no read starts another. */
+  close(): void {
+    this.closed = true
+    this.end(new Error('the database was closed'))
   }
 }
 
@@ -111,7 +143,7 @@ export const readThreadOf = (db: Db): ReadThread | undefined => threads.get(offT
 export const offThreadReads = perConnection((db: Db): Db => {
   if (db.$runtime.dialect !== 'sqlite') return db
   const thread = new ReadThread(db.$client.filename, READ_BUDGET_MS)
-  whenClosed(db, () => thread.end())
+  whenClosed(db, () => thread.close())
   const off = drizzle(async (text, params, method) => {
     // Its connection refuses any write (query_only); a statement run for its effect is refused here.
     if (method === 'run') throw new Error('the read thread only reads')
