@@ -264,6 +264,7 @@ try {
       await Bun.sleep(10)
     }
     const heavyRun = await load
+    // What the load left in flight answered before the next size's rows are added.
     while (warren.server.pendingRequests > 0) await Bun.sleep(10)
     const versionP99 = percentile(probes, 99)
     versionProbes.push(versionP99)

@@ -558,7 +558,6 @@ export const WAL_CHECKPOINT_MS = 100
 /** The API connection's automatic checkpoint, in pages of the write-ahead log (openDatabase). */
 const API_CHECKPOINT_PAGES = 4000
 
-
 /** Spins, yielding to the event loop between tries, for this long before sleeping a millisecond between tries. */
 const BUSY_SPIN_MS = 2
 

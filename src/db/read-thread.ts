@@ -1,6 +1,6 @@
 /**
- * Reads whose work grows with the data rather than with the request (the issue search's count and
- * page over every issue a caller may read: 60 ms each at 180,000 open issues), kept off the event
+ * Reads whose work grows with the data rather than with the request (the issue search's count
+ * over every issue a caller may read: 50-60 ms at 180,000 open issues), kept off the event
  * loop. On SQLite, whose statements run on the thread that asks them, they run on a thread of their
  * own (`read-thread-worker.ts`: its own connection to the file, which may only read), one at a time,
  * so no other request waits for them; each waits at most READ_BUDGET_MS, its turn included, then

@@ -40,7 +40,7 @@ const phrase = (q: string) => `"${q.replaceAll('"', '""')}"`
 /** How a text is searched (textSearchUsesIndex's answer). */
 export type TextSearchShape = 'indexed' | 'scanned'
 
-/** The text's values for a condition written with TEXT_PATTERN and TEXT_MATCH (textConditionShape). */
+/** The text's values for a condition written with TEXT_PATTERN and TEXT_MATCH (issueTextConditionShape). */
 export const textSearchParams = (q: string) => ({ textPattern: containsPattern(q), textMatch: phrase(q) })
 const TEXT_PATTERN = sql.placeholder('textPattern')
 const TEXT_MATCH = sql.placeholder('textMatch')
