@@ -139,7 +139,9 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
   const poster = filter.created_by ? await getVisibleUserByName(deps, filter.created_by, viewer) : undefined
   const assignee = filter.assigned_by ? await getVisibleUserByName(deps, filter.assigned_by, viewer) : undefined
   const s = statementsOf(deps.db)
-  const plain = state !== 'all' && !filter.labels && !filter.q && !filter.milestones && !filter.project && !type && !poster && !assignee
+  // Nothing asked but a state (and a type): the repository's counters say how many.
+  const byState = state !== 'all' && !filter.labels && !filter.q && !filter.milestones && !filter.project && !poster && !assignee
+  const plain = byState && !type
   if (plain) {
     const closed = state === 'closed'
     const rows = (await valueRows(s.pageByState, { repo: repo.id, closed, limit: page.limit, offset: page.offset }))
@@ -177,7 +179,7 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
   const condition = and(...where)
   // Open or closed issues, or pull requests, and nothing else asked (the web's issue and pull
   // request lists): the same counters say how many, where a count would read every one of them.
-  const byTypeOnly = state !== 'all' && type && !filter.labels && !filter.q && !filter.milestones && !filter.project && !poster && !assignee
+  const byTypeOnly = byState && !!type
   // Any other filter is checked on each of the repository's issues (a text under three characters,
   // labels, a poster) to count them: off the event loop (db/read-thread.ts).
   const reader = byTypeOnly ? deps.db : readerFor(deps.db)

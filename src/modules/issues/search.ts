@@ -21,7 +21,7 @@ import { parseTimestamp } from '../../lib/time'
 import { splitFilter } from '../../lib/validate'
 import { MENTION_BREAKS } from '../../lib/mentions'
 import { findOwnerByName } from '../users/service'
-import { PLAIN_COMMENT } from '../comments/service'
+import { PLAIN_COMMENT } from '../comments/types'
 
 export interface IssueSearch {
   state?: string

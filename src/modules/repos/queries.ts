@@ -161,6 +161,9 @@ export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, 
   const uid = opts.uid !== undefined && opts.uid > 0 ? Math.floor(opts.uid) : 0
   const uidFilter = !uid ? 'none' : mode === 'collaborative' ? 'collaborating' : opts.exclusive ? 'owned' : 'either'
   const trigram = !opts.topic && usesTrigramIndex(deps.db, q)
+  // A list of ids to start from (the names the trigram index finds, the topics' repositories), or
+  // none: every repository checked (a text under three characters, or none: the explore page).
+  const byIds = trigram || topicNames.length > 0
   const where = () => {
     const conds: SQL[] = []
     // Both sides lower-cased: the same on either database, whatever its LIKE does with case.
@@ -190,8 +193,6 @@ export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, 
     where,
     { viewer: viewer?.id ?? 0, owner: uid, pattern: containsPattern(q), ...(trigram ? { trigram: `%${q}%` } : {}), ...topicParams },
     page,
-    // Without a list of ids to start from (a text the trigram index finds, topics), the search
-    // checks every repository (a text under three characters, or none: the explore page).
-    { byIds: trigram || topicNames.length > 0, offThread: !(trigram || topicNames.length > 0) },
+    { byIds, offThread: !byIds },
   )
 }

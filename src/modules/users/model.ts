@@ -8,16 +8,11 @@ import { EMAIL_PREFERENCES } from '../../notify/mails'
 export const VISIBILITIES = ['public', 'limited', 'private'] as const
 
 /**
- * A plain JSON integer for response schemas. Elysia's `t.Integer()` also accepts numeric strings
- * through a transform, and one transform anywhere in a response schema makes Elysia encode every
- * answer through TypeBox (a deep walk that costs more than building a 50-repository page).
- * Records only ever hold real numbers.
- */
-/**
- * A record's integer: TypeBox's plain Integer. Never validate.ts's `integer()` in an answer's
- * schema: a Transform there (it reads the text of a number, for queries and paths) makes Elysia
- * encode the whole answer through TypeBox's interpreted Value.Encode (a notification list's ten
- * threads, each with its repository: most of its CPU).
+ * A record's integer, for response schemas: TypeBox's plain Integer (records only ever hold real
+ * numbers). Never Elysia's `t.Integer()` nor validate.ts's `integer()` there: they read numeric
+ * strings through a Transform, and one Transform anywhere in an answer's schema makes Elysia encode
+ * the whole answer through TypeBox's interpreted Value.Encode (a deep walk: most of a notification
+ * list's CPU, more than building a 50-repository page).
  */
 export const Int = (options?: IntegerOptions) => Type.Integer(options)
 
