@@ -3,6 +3,7 @@ import { createApp } from './app'
 import { errorFields, loggedPath, loggerOf } from './lib/log'
 import { MULTIPART_OVERHEAD } from './lib/multipart'
 import { docsUrl } from './lib/urls'
+import { servingClient } from './lib/request-client'
 import { feedPathOf } from './web/feed-xml'
 
 /**
@@ -71,8 +72,10 @@ export function startServer(deps: AppDeps, opts: { hostname?: string; port?: num
       deps.auth.setClientAddress(request, addressOf)
       let response: Response
       try {
-        // Elysia's compiled handler itself (`app.handle` is an async wrapper around it).
-        response = await app.fetch(request)
+        // Elysia's compiled handler itself (`app.handle` is an async wrapper around it), as the
+        // client's work (lib/request-client.ts: work shared out between clients finds whose it is).
+        const asked = request
+        response = await servingClient(() => deps.auth.clientAddress(asked) ?? '', () => app.fetch(asked))
       } catch (e) {
         log.error('request failed', { method: request.method, path: loggedPath(request.url), ...errorFields(e) })
         response = internalError()

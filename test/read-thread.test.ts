@@ -11,6 +11,7 @@ import { offThreadReads, readerFor, readThreadOf } from '../src/db/read-thread'
 import { writeTransaction } from '../src/db/client'
 import { ApiError } from '../src/lib/errors'
 import { repositories } from '../src/db/schema'
+import { servingClient } from '../src/lib/request-client'
 import { startTestServer, type TestServer } from './helpers'
 import { statementRecorder } from './query-counter'
 
@@ -90,6 +91,44 @@ describe('reads off the event loop', () => {
     expect(refusal).toBeInstanceOf(ApiError)
     expect((refusal as ApiError).status).toBe(503)
     expect(await behind).toEqual([[10]])
+  })
+
+  test.skipIf(DIALECT !== 'sqlite')("SQLite: the turns go round the clients: one client's reads queued first wait behind another's", async () => {
+    const off = offThreadReads(s.deps.db)
+    const answered: string[] = []
+    const read = (client: string, name: string, n: number) =>
+      servingClient(
+        () => client,
+        // Awaited inside: Drizzle runs a statement when it is awaited, not when it is made.
+        async () => await off.values(counting(n)),
+      ).then(() => answered.push(name))
+    // All queued at once: a's first read runs, then b's (which had no turn yet) before a's others.
+    const reads = [read('a', 'a0', 300_000), read('a', 'a1', 10), read('a', 'a2', 10), read('b', 'b1', 10), read('a', 'a3', 10), read('c', 'c1', 10), read('b', 'b2', 10)]
+    await Promise.all(reads)
+    expect(answered).toEqual(['a0', 'b1', 'c1', 'a1', 'b2', 'a2', 'a3'])
+    // Nothing runs or waits: no client is remembered (the turns' record is as small as the work).
+    expect(readThreadOf(s.deps.db)!.clientsRemembered).toBe(0)
+    // Outside a request (no client: '') reads queue as one more client.
+    expect(await off.values(counting(3))).toEqual([[3]])
+  })
+
+  test.skipIf(DIALECT !== 'sqlite')("SQLite: an API request's reads take the turn of its client's address, ahead of another client's queued reads", async () => {
+    const off = offThreadReads(s.deps.db)
+    const answered: string[] = []
+    const read = (name: string, n: number) =>
+      servingClient(
+        () => 'another client',
+        // Awaited inside: Drizzle runs a statement when it is awaited, not when it is made.
+        async () => await off.values(counting(n)),
+      ).then(() => answered.push(name))
+    const others = [read('long', 3_000_000), ...[1, 2, 3, 4, 5].map((i) => read(`other ${i}`, 300_000))]
+    // The search's count and page (one issue at least, so the page is read too) each take a turn
+    // between the other client's reads: answered long before the last of them.
+    const search = s.get('/repos/issues/search?q=one').then((res) => (answered.push('search'), res))
+    expect((await search).status).toBe(200)
+    await Promise.all(others)
+    expect(answered.indexOf('search')).toBeLessThan(answered.indexOf('other 5'))
+    expect(answered.indexOf('search')).toBeGreaterThan(answered.indexOf('long'))
   })
 
   test.skipIf(DIALECT !== 'sqlite')("SQLite: the issue search's reads go to the thread; past the budget, 503 in the API's error shape", async () => {

@@ -3,8 +3,9 @@
  * over every issue a caller may read: 50-60 ms at 180,000 open issues), kept off the event
  * loop. On SQLite, whose statements run on the thread that asks them, they run on a thread of their
  * own (`read-thread-worker.ts`: its own connection to the file, which may only read), one at a time,
- * so no other request waits for them; each waits at most READ_BUDGET_MS, its turn included, then
- * fails alone with 503 (see ReadThread). The thread starts at the first such read and ends after
+ * so no other request waits for them; the turns go round the clients waiting (their addresses,
+ * lib/request-client.ts), so one client's burst of such reads waits behind itself, not others' reads;
+ * each waits at most READ_BUDGET_MS, its turn included, then fails alone with 503 (see ReadThread). The thread starts at the first such read and ends after
  * IDLE_MS without one, or when the database closes (whenClosed). On PostgreSQL the database's own
  * processes run every statement: the connection itself. A list's count and page are two reads,
  * each in a read transaction of its own there: a commit between them may show in one only.
@@ -18,6 +19,7 @@ import type { ReadThreadMessage, ReadThreadReport } from './read-thread-worker'
 import { perConnection, whenClosed, type Db } from './client'
 import { ApiError } from '../lib/errors'
 import { threadEntryUrl } from '../lib/thread-entry'
+import { currentClient } from '../lib/request-client'
 
 /** The longest a read waits for its answer, its turn included. */
 export const READ_BUDGET_MS = 20_000
@@ -34,6 +36,8 @@ interface Read {
   text: string
   params: unknown[]
   method: Method
+  /** The client it is read for (lib/request-client.ts): the turns go round the clients. */
+  client: string
   resolve(rows: unknown): void
   reject(error: Error): void
   timer: Timer
@@ -45,7 +49,10 @@ interface Read {
  * One thread and the reads waiting for it, queued here and handed over one at a time, so a read
  * past its budget while queued is never run, and one past it while running fails alone (the
  * thread finishes its statement, whose answer is dropped: bun:sqlite cannot interrupt one, and a
- * thread ended meanwhile would go on using its core beside the next one).
+ * thread ended meanwhile would go on using its core beside the next one). The next read is the
+ * oldest one of the waiting client whose last turn is the least recent (one that never had a turn
+ * first), as the markdown render pool shares its workers: a client asking many reads at once takes
+ * every other turn at most while others wait.
  */
 class ReadThread {
   private worker: Worker | null = null
@@ -54,6 +61,13 @@ class ReadThread {
   private nextId = 1
   private idle: Timer | null = null
   private closed = false
+  /** When each client running or waiting last had its turn (a count of turns); clients with neither are forgotten. */
+  private readonly lastTurn = new Map<string, number>()
+  private turns = 0
+  /** How many clients' turns are remembered now (tests: as many as run or wait). */
+  get clientsRemembered(): number {
+    return this.lastTurn.size
+  }
   /** Told each statement's text as it is queued (test/query-counter.ts records them as the connection's). */
   readonly observers: ((text: string) => void)[] = []
 
@@ -67,7 +81,7 @@ class ReadThread {
     if (this.closed) return Promise.reject(new Error('the database was closed'))
     for (const observe of this.observers) observe(text)
     return new Promise((resolve, reject) => {
-      const read: Read = { id: this.nextId++, text, params, method, resolve, reject, settled: false, timer: setTimeout(() => this.expire(read), this.budgetMs) }
+      const read: Read = { id: this.nextId++, text, params, method, client: currentClient(), resolve, reject, settled: false, timer: setTimeout(() => this.expire(read), this.budgetMs) }
       this.queue.push(read)
       this.pump()
     })
@@ -78,14 +92,37 @@ class ReadThread {
     if (this.running || this.queue.length === 0) return
     if (this.idle) clearTimeout(this.idle)
     this.idle = null
-    const read = (this.running = this.queue.shift()!)
+    const read = (this.running = this.queue.splice(this.nextTurn(), 1)[0]!)
+    this.lastTurn.set(read.client, ++this.turns)
     const worker = (this.worker ??= this.start())
     worker.postMessage({ id: read.id, text: read.text, params: read.params, method: read.method } satisfies ReadThreadMessage)
   }
 
+  /** The index in the queue of the read whose turn comes next (see the class). */
+  private nextTurn(): number {
+    let next = 0
+    let least = Infinity
+    for (let i = 0; i < this.queue.length && least > 0; i++) {
+      const turn = this.lastTurn.get(this.queue[i]!.client) ?? 0
+      if (turn < least) {
+        next = i
+        least = turn
+      }
+    }
+    return next
+  }
+
+  /** `read` is over or left the queue: its client is forgotten if nothing of it runs or waits. */
+  private finished(read: Read): void {
+    if (this.running?.client !== read.client && !this.queue.some((queued) => queued.client === read.client)) this.lastTurn.delete(read.client)
+  }
+
   private expire(read: Read): void {
     const queued = this.queue.indexOf(read)
-    if (queued >= 0) this.queue.splice(queued, 1)
+    if (queued >= 0) {
+      this.queue.splice(queued, 1)
+      this.finished(read)
+    }
     this.settle(read, tooLong())
   }
 
@@ -105,6 +142,7 @@ class ReadThread {
       const read = this.running
       if (worker !== this.worker || !read || read.id !== report.id) return
       this.running = null
+      this.finished(read)
       if ('error' in report) this.settle(read, Object.assign(new Error(report.error), { code: report.code }))
       else this.settle(read, null, report.rows)
       this.pump()
@@ -125,6 +163,7 @@ class ReadThread {
     this.worker = null
     for (const read of [...(this.running ? [this.running] : []), ...this.queue.splice(0)]) this.settle(read, error)
     this.running = null
+    this.lastTurn.clear()
   }
 
   /** The database closes: the thread ends, and no read starts another. */
