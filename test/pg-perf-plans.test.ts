@@ -308,6 +308,12 @@ describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () 
     expect(await setting()).toBe('on')
   }, 240_000)
 
+  test('no JIT compilation, on the pool and in write transactions (compiled again at every execution: time lost on a request)', async () => {
+    const setting = async () => ((await (s.deps.db as any).execute(sql`select current_setting('jit') as value`)) as { value: string }[])[0]!.value
+    expect(await setting()).toBe('off')
+    expect(await writeTransaction(s.deps.db, setting)).toBe('off')
+  })
+
   test("the issue searches by text find their candidates in the trigram indexes of titles, descriptions and comments", async () => {
     // A plain comment on each of the 5,000 issues (added last: the feed's plans above are made
     // without them); then VACUUM, as autovacuum would: the rows added in bulk (the issues of the

@@ -105,7 +105,12 @@ const CHANGING = /^\s*(insert|update|delete)\b/i
 /** Connects, applies pending migrations and answers the Db. */
 export async function openPostgres(url: string, opts: PostgresOptions): Promise<Db> {
   // Named, so an operator (and test/pg-connections.test.ts) can tell Warren's apart in pg_stat_activity.
-  const connection = { application_name: 'warren' }
+  // Without JIT compilation: PostgreSQL compiles a statement whose estimated cost passes
+  // jit_above_cost at every execution of it (a prepared one too), which for a request's bounded
+  // reads is time lost: 24-31 ms added to each count of the explore page at 100,000 repositories
+  // (bench/scale.ts's data); a count over every visible issue passes the threshold at about 1.5
+  // million issues.
+  const connection = { application_name: 'warren', jit: 'off' }
   // Write transactions run on connections of their own (see writerConnections), the queries
   // outside them on the rest of the pool.
   const writers = writerConnections(opts.poolSize)
