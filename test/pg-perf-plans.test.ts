@@ -308,6 +308,32 @@ describe.skipIf(DIALECT !== 'postgres')('PostgreSQL plans of the hot lists', () 
     expect(await setting()).toBe('on')
   }, 240_000)
 
+  test("a person's own list and the search of a person's repositories start from their ids, not every repository", async () => {
+    // The 5,000 repositories spread over 50 owners (each owner's share a small part of the table, as
+    // on a real site; one owner of all is a whole-table read, rightly), one of them an organisation
+    // with a team covering all of its repositories, which the person is not in.
+    const pg = s.deps.db.$client as any
+    const owners = [] as number[]
+    for (let i = 0; i < 50; i++) owners.push((await s.user(`plan-owner-${i}`)).user.id)
+    await pg.unsafe(`update repositories set owner_id = ($1::bigint[])[1 + id % 50] where lower_name like 'project-%'`, [owners])
+    const org = await s.post('/orgs', { username: 'plan-org' }, { token: owner.token })
+    expect(org.status).toBe(201)
+    await pg.unsafe(`update repositories set owner_id = $1 where lower_name like 'project-1_'`, [org.body.id])
+    expect((await s.post('/orgs/plan-org/teams', { name: 'all-of-it', permission: 'read', includes_all_repositories: true }, { token: owner.token })).status).toBe(201)
+    await pg.unsafe('ANALYZE')
+    const sharer = await s.user('plan-sharer')
+    expect((await s.put('/repos/planner/tracker/collaborators/plan-sharer', { permission: 'read' }, { token: owner.token })).status).toBe(204)
+    for (const path of ['/user/repos', `/repos/search?uid=${sharer.user.id}`, `/repos/search?uid=${sharer.user.id}&mode=collaborative`]) {
+      const reads = (await statementsOf(path, sharer.token)).filter((st) => /^select .* from "repositories" where/.test(st.text))
+      expect([path, reads.length]).toEqual([path, 2])
+      // With the values (a generic plan costs an owner's average share of the table, here a
+      // whole-table read; PostgreSQL keeps the custom plans while the generic one is dearer).
+      for (const st of reads) expect([path, /"Node Type":"Seq Scan",[^}]*"Relation Name":"repositories"/.test(await planOf(st.text, st.params))]).toEqual([path, false])
+      const found = await s.get(path, { token: sharer.token })
+      expect((found.body.data ?? found.body).map((r: { full_name: string }) => r.full_name)).toEqual(['planner/tracker'])
+    }
+  })
+
   test('no JIT compilation, on the pool and in write transactions (compiled again at every execution: time lost on a request)', async () => {
     const setting = async () => ((await (s.deps.db as any).execute(sql`select current_setting('jit') as value`)) as { value: string }[])[0]!.value
     expect(await setting()).toBe('off')

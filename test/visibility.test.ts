@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from './helpers'
 import { AccessMode, accessLevels, type RepoRow } from '../src/auth/access'
 import type { UserRow } from '../src/auth/caller'
-import { ownerVisibleTo, readableRepoCondition, visibleOwnerCondition } from '../src/auth/visibility'
-import { eq } from 'drizzle-orm'
+import { grantedRepoCondition, grantedRepoIds, ownerVisibleTo, readableRepoCondition, visibleOwnerCondition } from '../src/auth/visibility'
+import { eq, inArray, or } from 'drizzle-orm'
 import { repositories, users } from '../src/db/schema'
 import { createAccessToken, createUser, followUser } from '../src/modules/users/service'
 import { createOrganization, setMemberVisibility } from '../src/modules/orgs/service'
@@ -47,6 +47,7 @@ beforeAll(async () => {
   await person('teamer', 'public')
   await person('boss', 'public')
   await person('siteadmin', 'public', true)
+  await person('wholer', 'public') // in a team covering all of an organisation's repositories
   await followUser(s.deps, people.privfan!, people.stranger!)
 
   for (const v of ['public', 'limited', 'private']) orgs[v] = await createOrganization(s.deps, people.boss!, { username: `org-${v}`, visibility: v })
@@ -67,6 +68,10 @@ beforeAll(async () => {
     const writersCtx = await loadTeam(s.deps, writers.id, people.boss!)
     await addTeamMember(s.deps, writersCtx, people.teamer!)
     await addTeamRepo(s.deps, writersCtx, org.name, 'priv')
+    if (org.visibility !== 'public') {
+      const everything = await createTeam(s.deps, ctx, { name: 'everything', permission: 'read', includes_all_repositories: true })
+      await addTeamMember(s.deps, await loadTeam(s.deps, everything.id, people.boss!), people.wholer!)
+    }
   }
   // The collaborator: on every private repository of a person, and on the private organisation's public one.
   for (const owner of [people.pubu!, people.limu!, people.privu!, people.privfan!]) await addCollaborator(s.deps, repos[`${owner.name}/priv`]!, people.collab!, 'read')
@@ -114,6 +119,36 @@ describe('the code and SQL forms agree', () => {
       // One repository at a time (the repository routes' path) gives the same answers.
       for (const r of list) expect((await accessLevels(s.deps.db, viewer, [r])).get(r.id)).toBe(levels.get(r.id)!)
     })
+})
+
+describe("the repositories granted to someone: a test of each repository, the list of their ids, a person's own list", () => {
+  test('name the same repositories for every person', async () => {
+    for (const person of Object.values(people)) {
+      const tested = (await s.deps.db.select({ id: repositories.id }).from(repositories).where(grantedRepoCondition(person.id))).map((r) => r.id)
+      const listed = (await s.deps.db.select({ id: repositories.id }).from(repositories).where(inArray(repositories.id, grantedRepoIds(person.id)))).map((r) => r.id)
+      expect({ person: person.name, ids: listed.sort() }).toEqual({ person: person.name, ids: tested.sort() })
+      // GET /user/repos: their own and those granted, by name.
+      const own = (await s.deps.db.select().from(repositories).where(or(eq(repositories.ownerId, person.id), grantedRepoCondition(person.id))))
+        .map((r) => `${r.ownerName}/${r.name}`)
+        .sort()
+      const answered = await s.get('/user/repos?limit=50', { token: tokens[person.name]! })
+      expect({ person: person.name, repos: answered.body.map((r: { full_name: string }) => r.full_name).sort() }).toEqual({ person: person.name, repos: own })
+      expect(answered.headers.get('x-total-count')).toBe(String(own.length))
+    }
+    // What the world gives: a collaborator's, a team's own repository, every repository of organisations (owners' team, a team covering all).
+    expect((await s.get('/user/repos', { token: tokens.wholer! })).body.map((r: { full_name: string }) => r.full_name).sort()).toEqual([
+      'org-limited/priv',
+      'org-limited/pub',
+      'org-private/priv',
+      'org-private/pub',
+    ])
+    expect((await s.get('/user/repos', { token: tokens.boss! })).body.length).toBe(6)
+    expect((await s.get('/user/repos', { token: tokens.teamer! })).body.map((r: { full_name: string }) => r.full_name).sort()).toEqual([
+      'org-limited/priv',
+      'org-private/priv',
+      'org-public/priv',
+    ])
+  })
 })
 
 describe('what each caller sees', () => {

@@ -1,11 +1,11 @@
-import { and, asc, count, eq, inArray, ne, or, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, ne, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { rowMapper, valueRows } from '../../db/row-mapper'
 import { readerFor } from '../../db/read-thread'
-import { containsPattern, notIndexed } from '../../db/sql'
+import { containsPattern, notIndexed, queryBuilder } from '../../db/sql'
 import { repoTopics, repositories, topics, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { grantedRepoCondition, readableRepoCondition, VIEWER_ID as VIEWER, viewerKind, viewerStandIn } from '../../auth/visibility'
+import { grantedRepoIds, readableRepoCondition, VIEWER_ID as VIEWER, viewerKind, viewerStandIn } from '../../auth/visibility'
 import { resultCacheOf } from '../../convert/repo-page-cache'
 import { unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
@@ -14,6 +14,7 @@ import { SEARCH_MODES } from './model'
 /* Repository lookups and lists: pages prepared once per shape, kept while the database is unchanged. */
 
 type Db = AppDeps['db']
+const qb = queryBuilder()
 const repoOrder = [asc(repositories.lowerName), asc(repositories.ownerName), asc(repositories.id)]
 /** `byIds`: `where` names a list of ids (the trigram index's, a topic's, a person's stars) or a fork's parent, the selective term: `status` is then not looked up in an index (db/sql.ts notIndexed). */
 const prepareRepoPage = (db: Db, where: SQL | undefined, byIds: boolean) => {
@@ -76,6 +77,12 @@ async function pageOfRepos(
   return found!
 }
 
+/**
+ * The ids of the repositories user `userId` owns or has been given access to: from the owner's
+ * index and grantedRepoIds, where a test of each repository read every one.
+ */
+const ownedAndGranted = (userId: Placeholder) =>
+  qb.select({ id: repositories.id }).from(repositories).where(eq(repositories.ownerId, userId)).unionAll(grantedRepoIds(userId))
 
 /**
  * The caller's own repositories plus those shared with them (collaborations, teams), of those
@@ -85,9 +92,10 @@ export async function listCallerRepos(deps: AppDeps, user: UserRow, page: Page) 
   return await pageOfRepos(
     deps,
     user.publicOnly ? 'caller:public' : 'caller',
-    () => and(or(eq(repositories.ownerId, VIEWER), grantedRepoCondition(VIEWER)), user.publicOnly ? readableRepoCondition(user) : undefined)!,
+    () => and(inArray(repositories.id, ownedAndGranted(VIEWER)), user.publicOnly ? readableRepoCondition(user) : undefined)!,
     { viewer: user.id },
     page,
+    { byIds: true },
   )
 }
 
@@ -161,9 +169,10 @@ export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, 
   const uid = opts.uid !== undefined && opts.uid > 0 ? Math.floor(opts.uid) : 0
   const uidFilter = !uid ? 'none' : mode === 'collaborative' ? 'collaborating' : opts.exclusive ? 'owned' : 'either'
   const trigram = !opts.topic && usesTrigramIndex(deps.db, q)
-  // A list of ids to start from (the names the trigram index finds, the topics' repositories), or
-  // none: every repository checked (a text under three characters, or none: the explore page).
-  const byIds = trigram || topicNames.length > 0
+  // A list of ids to start from (the names the trigram index finds, the topics' repositories, those
+  // of `uid` and shared with them), or none: every repository checked (a text under three
+  // characters, or none: the explore page).
+  const byIds = trigram || topicNames.length > 0 || uidFilter !== 'none'
   const where = () => {
     const conds: SQL[] = []
     // Both sides lower-cased: the same on either database, whatever its LIKE does with case.
@@ -181,10 +190,9 @@ export async function searchRepositories(deps: AppDeps, viewer: UserRow | null, 
     if (mode === 'mirror') conds.push(eq(repositories.isMirror, true))
     if (mode === 'collaborative') conds.push(eq(repositories.isMirror, false))
     if (opts.archived !== undefined) conds.push(eq(repositories.isArchived, opts.archived))
-    const collaborating = () => and(grantedRepoCondition(OWNER), ne(repositories.ownerId, OWNER))!
-    if (uidFilter === 'collaborating') conds.push(collaborating())
+    if (uidFilter === 'collaborating') conds.push(inArray(repositories.id, grantedRepoIds(OWNER)), ne(repositories.ownerId, OWNER))
     if (uidFilter === 'owned') conds.push(eq(repositories.ownerId, OWNER))
-    if (uidFilter === 'either') conds.push(or(eq(repositories.ownerId, OWNER), collaborating())!)
+    if (uidFilter === 'either') conds.push(inArray(repositories.id, ownedAndGranted(OWNER)))
     return and(...conds, readableRepoCondition(viewerStandIn(viewer)))
   }
   return await pageOfRepos(
