@@ -10,6 +10,7 @@ import { DIALECT } from '../src/db/dialect'
 import { offThreadReads, readerFor, readThreadOf } from '../src/db/read-thread'
 import { writeTransaction } from '../src/db/client'
 import { ApiError } from '../src/lib/errors'
+import { databaseUnavailable } from '../src/db/unavailable'
 import { repositories } from '../src/db/schema'
 import { servingClient } from '../src/lib/request-client'
 import { startTestServer, type TestServer } from './helpers'
@@ -75,6 +76,8 @@ describe('reads off the event loop', () => {
     await other.stop()
     const failure = await Promise.resolve(off.values(counting(5))).then(() => null, (e: Error) => e)
     expect(String(failure?.cause)).toContain('the database was closed')
+    // A request's read answers 503 with Retry-After then, as any database gone away (app.ts), not 500.
+    expect(databaseUnavailable(failure)).toBe(true)
   })
 
   test.skipIf(DIALECT !== 'sqlite')('SQLite: a read past its budget fails alone with 503; the reads queued behind it are answered', async () => {

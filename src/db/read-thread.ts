@@ -20,6 +20,7 @@ import { perConnection, whenClosed, type Db } from './client'
 import { ApiError } from '../lib/errors'
 import { threadEntryUrl } from '../lib/thread-entry'
 import { currentClient } from '../lib/request-client'
+import { READ_THREAD_GONE } from './unavailable'
 
 /** The longest a read waits for its answer, its turn included. */
 export const READ_BUDGET_MS = 20_000
@@ -29,6 +30,13 @@ const IDLE_MS = 30_000
 const threadUrl = () => threadEntryUrl(import.meta.url, './read-thread-worker.ts', './db/read-thread-worker.js', 'read thread')
 
 const tooLong = () => new ApiError(503, 'This search took too long to answer; narrow it (an owner, a state, a text) and try again', {}, { 'Retry-After': '5' })
+
+/**
+ * A read that could not be answered because the thread or the database went away (the server
+ * stopping, the thread failing): a retry may succeed, so the API answers 503 with Retry-After
+ * (db/unavailable.ts knows the code), not 500.
+ */
+const gone = (message: string) => Object.assign(new Error(message), { code: READ_THREAD_GONE })
 
 type Method = 'all' | 'values' | 'get'
 interface Read {
@@ -78,7 +86,7 @@ class ReadThread {
   ) {}
 
   run(text: string, params: unknown[], method: Method): Promise<unknown> {
-    if (this.closed) return Promise.reject(new Error('the database was closed'))
+    if (this.closed) return Promise.reject(gone('the database was closed'))
     for (const observe of this.observers) observe(text)
     return new Promise((resolve, reject) => {
       const read: Read = { id: this.nextId++, text, params, method, client: currentClient(), resolve, reject, settled: false, timer: setTimeout(() => this.expire(read), this.budgetMs) }
@@ -149,14 +157,14 @@ class ReadThread {
       if (!this.running) (this.idle = setTimeout(() => this.end(), IDLE_MS)).unref()
     }
     worker.onerror = (event) => {
-      if (worker === this.worker) this.end(new Error(`read thread failed: ${event.message}`))
+      if (worker === this.worker) this.end(gone(`read thread failed: ${event.message}`))
     }
     worker.postMessage({ open: this.file } satisfies ReadThreadMessage)
     return worker
   }
 
   /** Ends the thread; what waits for it fails with `error` (the next read starts another). */
-  end(error: Error = new Error('the read thread ended')): void {
+  end(error: Error = gone('the read thread ended')): void {
     if (this.idle) clearTimeout(this.idle)
     this.idle = null
     this.worker?.terminate()
@@ -169,7 +177,7 @@ class ReadThread {
   /** The database closes: the thread ends, and no read starts another. */
   close(): void {
     this.closed = true
-    this.end(new Error('the database was closed'))
+    this.end(gone('the database was closed'))
   }
 }
 

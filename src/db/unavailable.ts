@@ -14,8 +14,12 @@ export function databaseUnavailable(e: unknown): boolean {
   return false
 }
 
-/** Bun's SQL client: the connection failed, was refused, timed out, or was cut. */
+/** The code of a read the SQLite read thread could not answer: it or the database went away (db/read-thread.ts). */
+export const READ_THREAD_GONE = 'WARREN_READ_THREAD_GONE'
+
+/** Bun's SQL client: the connection failed, was refused, timed out, or was cut; the read thread gone. */
 const UNREACHABLE_CODES = new Set([
+  READ_THREAD_GONE,
   'ERR_POSTGRES_CONNECTION_CLOSED',
   'ERR_POSTGRES_CONNECTION_FAILED',
   'ERR_POSTGRES_CONNECTION_REFUSED',
