@@ -4,11 +4,12 @@
  * loop. On SQLite, whose statements run on the thread that asks them, they run on a thread of their
  * own (`read-thread-worker.ts`: its own connection to the file, which may only read), one at a time,
  * so no other request waits for them; the turns go round the clients waiting (their addresses,
- * lib/request-client.ts), so one client's burst of such reads waits behind itself, not others' reads;
- * each waits at most READ_BUDGET_MS, its turn included, then fails alone with 503 (see ReadThread). The thread starts at the first such read and ends after
- * IDLE_MS without one, or when the database closes (whenClosed). On PostgreSQL the database's own
- * processes run every statement: the connection itself. A list's count and page are two reads,
- * each in a read transaction of its own there: a commit between them may show in one only.
+ * lib/request-client.ts), so one client's burst of such reads waits behind itself, not others'
+ * reads; each waits at most READ_BUDGET_MS, its turn included, then fails alone with 503 (see
+ * ReadThread). The thread starts at the first such read and ends after IDLE_MS without one, or
+ * when the database closes (whenClosed). On PostgreSQL the database's own processes run every
+ * statement: the connection itself. A list's count and page are two reads, each in a read
+ * transaction of its own there: a commit between them may show in one only.
  *
  * `offThreadReads(db)` is a connection like `db` for reads: prepare statements on it as on `db`
  * (perConnection keeps them apart). It never sees a write transaction's uncommitted rows: callers
