@@ -9,6 +9,8 @@ import { mirrorUpdatesSettled, queueDueMirrors, queueMirrorUpdate, stopMirrorUpd
 import { startMirrorScheduler } from '../src/jobs/mirror-scheduler'
 import { nowUnix } from '../src/lib/time'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { sqlitePlanOf, statementRecorder } from './query-counter'
+import { DIALECT } from '../src/db/dialect'
 import { git, gitOk, oneCommitRepo, refsOf, remoteUrl } from './git-fixture'
 
 let source: TestServer
@@ -133,6 +135,19 @@ describe('pull mirrors', () => {
     expect((await s.post('/repos/alice/manual/mirror-sync', undefined, { token: alice.token })).status).toBe(200)
     await mirrorUpdatesSettled(s.deps)
     expect(await mainOf('manual')).toBe(head)
+  })
+
+  test("the scheduler's look for due mirrors, pull and push, starts from the mirrors' index, not every ready repository (SQLite's plans)", async () => {
+    if (DIALECT !== 'sqlite') return
+    const sent = statementRecorder(s.deps.db)
+    const reads = await sent.during(() => queueDueMirrors(s.deps, 0))
+    const due = reads.filter((text) => /^select .* from "(push_)?mirrors" inner join "repositories"/.test(text))
+    expect(due.length).toBe(2)
+    for (const text of due) {
+      const plan = sqlitePlanOf(s.deps.db, text)
+      expect(plan.some((step) => /^SEARCH (push_)?mirrors USING (COVERING )?INDEX (push_)?mirrors_next_update_idx/.test(step))).toBe(true)
+      expect(plan.filter((step) => /repositories_list_idx|^SCAN repositories/.test(step))).toEqual([])
+    }
   })
 
   test('mirror-sync: 400 for a repository that is no mirror, 403 without write access, 404 for an unknown one', async () => {

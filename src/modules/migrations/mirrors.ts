@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, lte } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { mirrors, repositories } from '../../db/schema'
+import { notIndexed } from '../../db/sql'
 import { fetchMirror } from '../../git/remote'
 import { nowUnix } from '../../lib/time'
 import { badRequest, notFound } from '../../lib/errors'
@@ -69,7 +70,10 @@ export async function queueDueMirrors(deps: AppDeps, now = nowUnix()): Promise<n
     .select({ repoId: mirrors.repoId })
     .from(mirrors)
     .innerJoin(repositories, eq(repositories.id, mirrors.repoId))
-    .where(and(gt(mirrors.interval, 0), lte(mirrors.nextUpdateUnix, now), eq(repositories.status, 'ready')))
+    // From the mirrors' index of their next update, never the repositories' of `status` (every
+    // ready repository, each then looked for among the mirrors: 11-34 ms a minute at 100,000 on
+    // SQLite, which took it for want of statistics; db/sql.ts notIndexed).
+    .where(and(gt(mirrors.interval, 0), lte(mirrors.nextUpdateUnix, now), eq(notIndexed(repositories.status), 'ready')))
     .orderBy(asc(mirrors.nextUpdateUnix))
     .limit(DUE_BATCH)
   for (const { repoId } of due) await queueMirrorUpdate(deps, repoId, now)

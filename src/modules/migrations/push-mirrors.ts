@@ -3,6 +3,7 @@ import { and, asc, eq, gt, inArray, lte } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { pushMirrors, repositories, type PushMirrorRow, type RepoRow } from '../../db/schema'
+import { notIndexed } from '../../db/sql'
 import { gitOfRow } from '../../auth/repo-context'
 import { claimEvents, markDone } from '../../events/outbox'
 import { pushMirror } from '../../git/remote'
@@ -175,7 +176,8 @@ export async function queueDuePushMirrors(deps: AppDeps, now: number, limit: num
     .select({ id: pushMirrors.id })
     .from(pushMirrors)
     .innerJoin(repositories, eq(repositories.id, pushMirrors.repoId))
-    .where(and(gt(pushMirrors.interval, 0), lte(pushMirrors.nextUpdateUnix, now), eq(repositories.status, 'ready')))
+    // From the push mirrors' index of their next push, as the pull mirrors' (mirrors.ts queueDueMirrors).
+    .where(and(gt(pushMirrors.interval, 0), lte(pushMirrors.nextUpdateUnix, now), eq(notIndexed(repositories.status), 'ready')))
     .orderBy(asc(pushMirrors.nextUpdateUnix))
     .limit(limit)
   for (const { id } of due) queuePush(deps, id, now)
