@@ -12,7 +12,8 @@
  *     N (the search asks for `needle`: a page and a count of the same 50 at every size), the
  *     others `project-<i>`;
  *   - N stars, one of each repository by another owner, and the viewer's of the NEEDLES (the
- *     viewer's starred list asks for those: the same 50 at every size);
+ *     viewer's starred list asks for those: the same 50 at every size); the viewer's own list
+ *     (/user/repos) is its two repositories at every size;
  *   - N notification threads, one per issue of big (a third read): VIEWER_THREADS of them the
  *     viewer's, whose list is asked for (its length the same at every size: a count of a
  *     user's own threads grows with them, as Gitea's does), the others the owners';
@@ -206,6 +207,8 @@ try {
     { label: 'API issues?q=needle', url: `${base}/api/v1/repos/viewer/big/issues?state=all&type=issues&q=needle&limit=10&page=2`, page: (n) => `${base}/api/v1/repos/viewer/big/issues?state=all&type=issues&q=needle&limit=1&page=${n}`, headers: auth },
     { label: 'API repos/issues/search?q=needle', url: `${base}/api/v1/repos/issues/search?state=all&type=issues&q=needle&limit=10&page=2`, page: (n) => `${base}/api/v1/repos/issues/search?state=all&type=issues&q=needle&limit=1&page=${n}`, headers: auth },
     { label: 'API user/starred', url: `${base}/api/v1/user/starred?limit=10&page=2`, page: (n) => `${base}/api/v1/user/starred?limit=1&page=${n}`, headers: auth },
+    // The viewer's own and shared repositories (its two, whatever N): read from their ids, not every repository.
+    { label: 'API user/repos', url: `${base}/api/v1/user/repos?limit=10`, page: (n) => `${base}/api/v1/user/repos?limit=1&page=${n}`, headers: auth },
     { label: 'API notifications (all)', url: `${base}/api/v1/notifications?all=true&page=2`, page: (n) => `${base}/api/v1/notifications?all=true&limit=10&page=${n}`, headers: auth },
     { label: 'web /{o}/{r} home', url: `${base}/viewer/big`, headers: html },
   ]
