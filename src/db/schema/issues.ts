@@ -67,6 +67,12 @@ export const issues = sqliteTable(
     uniqueIndex('issues_repo_index_uq').on(t.repoId, t.index),
     index('issues_repo_pin_idx').on(t.repoId, t.isPull, t.pinOrder),
     index('issues_repo_state_idx').on(t.repoId, t.isClosed, t.createdUnix),
+    // A repository's issues or its pull requests in any state, newest (or oldest) first, and its
+    // pull requests by their last update (Gitea's `state=all` lists, `sort=recentupdate`:
+    // issues/queries.ts listIssues, pulls/service.ts listPulls): read in these orders, where every
+    // one of them was sorted (150-270 ms at 100,000 pull requests).
+    index('issues_repo_kind_idx').on(t.repoId, t.isPull, t.createdUnix, t.id),
+    index('issues_repo_kind_updated_idx').on(t.repoId, t.isPull, t.updatedUnix, t.id),
     index('issues_poster_idx').on(t.posterId),
     index('issues_milestone_idx').on(t.milestoneId),
     // The issue search across repositories, newest first (modules/issues/search.ts): its page read

@@ -139,17 +139,15 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
   const poster = filter.created_by ? await getVisibleUserByName(deps, filter.created_by, viewer) : undefined
   const assignee = filter.assigned_by ? await getVisibleUserByName(deps, filter.assigned_by, viewer) : undefined
   const s = statementsOf(deps.db)
-  // Nothing asked but a state (and a type): the repository's counters say how many.
-  const byState = state !== 'all' && !filter.labels && !filter.q && !filter.milestones && !filter.project && !poster && !assignee
+  // Nothing asked but a state and a type: the repository's counters say how many (countedOf).
+  const onlyStateAndType = !filter.labels && !filter.q && !filter.milestones && !filter.project && !poster && !assignee
+  const byState = state !== 'all' && onlyStateAndType
   const plain = byState && !type
   if (plain) {
     const closed = state === 'closed'
     const rows = (await valueRows(s.pageByState, { repo: repo.id, closed, limit: page.limit, offset: page.offset }))
       .map((v) => issueRows.map(v))
-    // The repository's counters (kept exact in every write transaction) spare a count over the index.
-    const closedTotal = repo.numClosedIssues + repo.numClosedPulls
-    const total = closed ? closedTotal : repo.numIssues + repo.numPulls - closedTotal
-    return { rows, total }
+    return { rows, total: countedOf(repo, undefined, state) }
   }
   // A text the trigram index finds: its candidates are read first (textSearchUsesIndex).
   const byText = !!filter.q && textSearchUsesIndex(deps.db, filter.q)
@@ -177,11 +175,13 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
   if (milestoneIds.length) where.push(inJsonList(issues.milestoneId, milestoneIds))
   if (filter.project) where.push(onProject(filter.project))
   const condition = and(...where)
-  // Open or closed issues, or pull requests, and nothing else asked (the web's issue and pull
-  // request lists): the same counters say how many, where a count would read every one of them.
-  const byTypeOnly = byState && !!type
+  // Issues, or pull requests, open, closed or all, and nothing else asked (the web's issue and pull
+  // request lists, Gitea's `state=all`): the page read in the order of an index
+  // (issues_repo_state_idx, issues_repo_kind_idx), stopping at its end.
+  const byTypeOnly = onlyStateAndType && !!type
   // Any other filter is checked on each of the repository's issues (a text under three characters,
-  // labels, a poster) to count them: off the event loop (db/read-thread.ts).
+  // labels, a poster) to count them, and both kinds in any state are sorted whole: off the event
+  // loop (db/read-thread.ts).
   const reader = byTypeOnly ? deps.db : readerFor(deps.db)
   const rows = await reader
     .select()
@@ -190,14 +190,20 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
     .orderBy(desc(issues.createdUnix), desc(issues.id))
     .limit(page.limit)
     .offset(page.offset)
-  const total = byTypeOnly ? countedByType(repo, type === 'pulls', state === 'closed') : (await reader.select({ n: count() }).from(issues).where(condition))[0]!.n
+  const total = onlyStateAndType ? countedOf(repo, type, state) : (await reader.select({ n: count() }).from(issues).where(condition))[0]!.n
   return { rows, total }
 }
 
-/** The repository's open or closed issues (or pull requests), from its counters. */
-function countedByType(repo: RepoRow, pulls: boolean, closed: boolean): number {
-  const [all, closedOnes] = pulls ? [repo.numPulls, repo.numClosedPulls] : [repo.numIssues, repo.numClosedIssues]
-  return closed ? closedOnes : all - closedOnes
+/**
+ * How many of a repository's issues, or pull requests, or both (`type` undefined) are in `state`
+ * (open, closed, all), from its counters (kept exact in every write transaction), where a count
+ * would read every one of them.
+ */
+function countedOf(repo: RepoRow, type: string | undefined, state: string): number {
+  const kinds: [number, number][] = []
+  if (type !== 'pulls') kinds.push([repo.numIssues, repo.numClosedIssues])
+  if (type !== 'issues') kinds.push([repo.numPulls, repo.numClosedPulls])
+  return kinds.reduce((sum, [all, closed]) => sum + (state === 'all' ? all : state === 'closed' ? closed : all - closed), 0)
 }
 
 /** The labels of an issue, by name. */

@@ -1,6 +1,8 @@
 import { and, asc, count, desc, eq, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { inJsonList } from '../../db/sql'
+import type { Db } from '../../db/client'
+import { readerFor } from '../../db/read-thread'
 import { rowMapper, valueRows } from '../../db/row-mapper'
 import { issueLabels, issues, labels, pullAutoMerges, pullRequests, repositories, users, type IssueRow, type PullRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
@@ -66,6 +68,8 @@ const SORTS: Record<string, SQL[]> = {
   leastcomment: [asc(issues.numComments), desc(issues.id)],
 }
 const NEWEST = [desc(issues.createdUnix), desc(issues.id)]
+/** The orders a repository's pull requests are read in from an index (newest first: ''). */
+const INDEXED_SORTS = new Set(['', 'oldest', 'recentupdate', 'leastupdate'])
 
 /** The name of the placeholder bound to the JSON array of wanted label ids (inJsonList). */
 const LABELS = 'labels'
@@ -89,7 +93,7 @@ interface ListShape {
   byPoster: boolean
 }
 
-function prepareList(deps: AppDeps, shape: ListShape) {
+function prepareList(db: Db, shape: ListShape) {
   const where: SQL[] = [eq(issues.repoId, P.repo), eq(issues.isPull, true)]
   if (shape.byState) where.push(eq(issues.isClosed, P.closed))
   if (shape.byMilestone) where.push(sql`${issues.milestoneId} = ${P.milestone}`)
@@ -101,9 +105,9 @@ function prepareList(deps: AppDeps, shape: ListShape) {
   if (shape.byPoster) where.push(sql`${issues.posterId} = ${P.poster}`)
   const condition = and(...where)
   return {
-    count: deps.db.select({ n: count() }).from(issues).where(condition).prepare(),
+    count: db.select({ n: count() }).from(issues).where(condition).prepare(),
     // Raw values mapped by the tables' own columns (Drizzle's generic mapping of a join costs more than the query).
-    page: deps.db
+    page: db
       .select()
       .from(issues)
       .innerJoin(pullRequests, eq(pullRequests.issueId, issues.id))
@@ -114,14 +118,14 @@ function prepareList(deps: AppDeps, shape: ListShape) {
       .prepare(),
   }
 }
-const listStatements = new WeakMap<AppDeps['db'], Map<string, ReturnType<typeof prepareList>>>()
+const listStatements = new WeakMap<Db, Map<string, ReturnType<typeof prepareList>>>()
 
-function listStatementsOf(deps: AppDeps, shape: ListShape) {
-  let cache = listStatements.get(deps.db)
-  if (!cache) listStatements.set(deps.db, (cache = new Map()))
+function listStatementsOf(db: Db, shape: ListShape) {
+  let cache = listStatements.get(db)
+  if (!cache) listStatements.set(db, (cache = new Map()))
   const key = `${+shape.byState}${+shape.byMilestone}${+shape.byLabels}${+shape.byPoster}${shape.sort}`
   let statements = cache.get(key)
-  if (!statements) cache.set(key, (statements = prepareList(deps, shape)))
+  if (!statements) cache.set(key, (statements = prepareList(db, shape)))
   return statements
 }
 
@@ -146,8 +150,12 @@ export async function listPulls(deps: AppDeps, repo: RepoRow, viewer: UserRow | 
     labelCount: labelIds.length,
     poster,
   }
-  const statements = listStatementsOf(deps, shape)
   const plain = !shape.byMilestone && !shape.byLabels && !shape.byPoster
+  // In any state, by creation or last update, and nothing else asked: the page read in an index's
+  // order (issues_repo_state_idx, issues_repo_kind_idx, issues_repo_kind_updated_idx), stopping at
+  // its end. By comments every pull request in the state is sorted, and a filter is checked on each
+  // to count them: off the event loop (db/read-thread.ts).
+  const statements = listStatementsOf(plain && INDEXED_SORTS.has(shape.sort) ? deps.db : readerFor(deps.db), shape)
   // The repository's counters (exact in every write transaction) spare a count on plain lists.
   const total = plain
     ? state === 'all'

@@ -1,0 +1,2 @@
+CREATE INDEX `issues_repo_kind_idx` ON `issues` (`repo_id`,`is_pull`,`created_unix`,`id`);--> statement-breakpoint
+CREATE INDEX `issues_repo_kind_updated_idx` ON `issues` (`repo_id`,`is_pull`,`updated_unix`,`id`);
