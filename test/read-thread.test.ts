@@ -115,6 +115,26 @@ describe('reads off the event loop', () => {
     expect(await off.values(counting(3))).toEqual([[3]])
   })
 
+  test.skipIf(DIALECT !== 'sqlite')('SQLite: clients asking one read at a time, each forgotten between its reads, do not keep another client\'s second read waiting', async () => {
+    const off = offThreadReads(s.deps.db)
+    const answered: string[] = []
+    const read = (client: string, name: string, n: number) =>
+      servingClient(
+        () => client,
+        async () => await off.values(counting(n)),
+      ).then(() => answered.push(name))
+    // Each of a and b asks its next read only once its last one was answered.
+    const oneByOne = async (client: string) => {
+      for (let i = 0; i < 4; i++) await read(client, `${client}${i}`, 20_000)
+    }
+    await Promise.all([read('x', 'x1', 300_000), read('x', 'x2', 10), oneByOne('a'), oneByOne('b')])
+    // x2 waited since before a's and b's second reads were asked: it goes before them.
+    expect(answered.indexOf('x2')).toBeLessThan(answered.indexOf('a1'))
+    expect(answered.indexOf('x2')).toBeLessThan(answered.indexOf('b1'))
+    expect(answered.length).toBe(10)
+    expect(readThreadOf(s.deps.db)!.clientsRemembered).toBe(0)
+  })
+
   test.skipIf(DIALECT !== 'sqlite')("SQLite: an API request's reads take the turn of its client's address, ahead of another client's queued reads", async () => {
     const off = offThreadReads(s.deps.db)
     const answered: string[] = []

@@ -47,6 +47,8 @@ interface Read {
   method: Method
   /** The client it is read for (lib/request-client.ts): the turns go round the clients. */
   client: string
+  /** How many turns had been given when it was queued (its client's last turn, if none is remembered: see the class). */
+  since: number
   resolve(rows: unknown): void
   reject(error: Error): void
   timer: Timer
@@ -59,9 +61,12 @@ interface Read {
  * past its budget while queued is never run, and one past it while running fails alone (the
  * thread finishes its statement, whose answer is dropped: bun:sqlite cannot interrupt one, and a
  * thread ended meanwhile would go on using its core beside the next one). The next read is the
- * oldest one of the waiting client whose last turn is the least recent (one that never had a turn
- * first), as the markdown render pool shares its workers: a client asking many reads at once takes
- * every other turn at most while others wait.
+ * oldest one of the waiting client whose last turn is the least recent, as the markdown render
+ * pool shares its workers: a client asking many reads at once takes every other turn at most while
+ * others wait. A client with no turn remembered (none yet, or none running or waiting since its
+ * last) counts as having had one just before the last turn given when its read was queued: after
+ * the clients already waiting longer, before the one served last, so a stream of clients asking one
+ * read at a time cannot keep another's second read waiting.
  */
 class ReadThread {
   private worker: Worker | null = null
@@ -90,7 +95,18 @@ class ReadThread {
     if (this.closed) return Promise.reject(gone('the database was closed'))
     for (const observe of this.observers) observe(text)
     return new Promise((resolve, reject) => {
-      const read: Read = { id: this.nextId++, text, params, method, client: currentClient(), resolve, reject, settled: false, timer: setTimeout(() => this.expire(read), this.budgetMs) }
+      const read: Read = {
+        id: this.nextId++,
+        text,
+        params,
+        method,
+        client: currentClient(),
+        since: this.turns,
+        resolve,
+        reject,
+        settled: false,
+        timer: setTimeout(() => this.expire(read), this.budgetMs),
+      }
       this.queue.push(read)
       this.pump()
     })
@@ -111,8 +127,9 @@ class ReadThread {
   private nextTurn(): number {
     let next = 0
     let least = Infinity
-    for (let i = 0; i < this.queue.length && least > 0; i++) {
-      const turn = this.lastTurn.get(this.queue[i]!.client) ?? 0
+    for (let i = 0; i < this.queue.length; i++) {
+      const read = this.queue[i]!
+      const turn = this.lastTurn.get(read.client) ?? read.since - 0.5
       if (turn < least) {
         next = i
         least = turn
