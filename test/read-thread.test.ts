@@ -25,6 +25,14 @@ afterAll(() => s.stop())
 /** A read SQLite works at for a while: counting `n` rows made one by one. */
 const counting = (n: number) => sql`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ${n}) SELECT count(*) AS n FROM c`
 
+/** counting(n) on the read thread, as a request of `client` reads (lib/request-client.ts). */
+const readFor = (client: string, n: number) =>
+  servingClient(
+    () => client,
+    // Awaited inside: Drizzle runs a statement when it is awaited, not when it is made.
+    async () => await offThreadReads(s.deps.db).values(counting(n)),
+  )
+
 describe('reads off the event loop', () => {
   test.skipIf(DIALECT !== 'postgres')('PostgreSQL: the connection itself (its server runs every statement)', () => {
     expect(offThreadReads(s.deps.db)).toBe(s.deps.db)
@@ -97,32 +105,21 @@ describe('reads off the event loop', () => {
   })
 
   test.skipIf(DIALECT !== 'sqlite')("SQLite: the turns go round the clients: one client's reads queued first wait behind another's", async () => {
-    const off = offThreadReads(s.deps.db)
     const answered: string[] = []
-    const read = (client: string, name: string, n: number) =>
-      servingClient(
-        () => client,
-        // Awaited inside: Drizzle runs a statement when it is awaited, not when it is made.
-        async () => await off.values(counting(n)),
-      ).then(() => answered.push(name))
-    // All queued at once: a's first read runs, then b's (which had no turn yet) before a's others.
+    const read = (client: string, name: string, n: number) => readFor(client, n).then(() => answered.push(name))
+    // All queued at once: a's first read runs, then b's and c's (queued while it ran) before a's others.
     const reads = [read('a', 'a0', 300_000), read('a', 'a1', 10), read('a', 'a2', 10), read('b', 'b1', 10), read('a', 'a3', 10), read('c', 'c1', 10), read('b', 'b2', 10)]
     await Promise.all(reads)
     expect(answered).toEqual(['a0', 'b1', 'c1', 'a1', 'b2', 'a2', 'a3'])
     // Nothing runs or waits: no client is remembered (the turns' record is as small as the work).
     expect(readThreadOf(s.deps.db)!.clientsRemembered).toBe(0)
     // Outside a request (no client: '') reads queue as one more client.
-    expect(await off.values(counting(3))).toEqual([[3]])
+    expect(await offThreadReads(s.deps.db).values(counting(3))).toEqual([[3]])
   })
 
   test.skipIf(DIALECT !== 'sqlite')('SQLite: clients asking one read at a time, each forgotten between its reads, do not keep another client\'s second read waiting', async () => {
-    const off = offThreadReads(s.deps.db)
     const answered: string[] = []
-    const read = (client: string, name: string, n: number) =>
-      servingClient(
-        () => client,
-        async () => await off.values(counting(n)),
-      ).then(() => answered.push(name))
+    const read = (client: string, name: string, n: number) => readFor(client, n).then(() => answered.push(name))
     // Each of a and b asks its next read only once its last one was answered.
     const oneByOne = async (client: string) => {
       for (let i = 0; i < 4; i++) await read(client, `${client}${i}`, 20_000)
@@ -136,14 +133,8 @@ describe('reads off the event loop', () => {
   })
 
   test.skipIf(DIALECT !== 'sqlite')("SQLite: an API request's reads take the turn of its client's address, ahead of another client's queued reads", async () => {
-    const off = offThreadReads(s.deps.db)
     const answered: string[] = []
-    const read = (name: string, n: number) =>
-      servingClient(
-        () => 'another client',
-        // Awaited inside: Drizzle runs a statement when it is awaited, not when it is made.
-        async () => await off.values(counting(n)),
-      ).then(() => answered.push(name))
+    const read = (name: string, n: number) => readFor('another client', n).then(() => answered.push(name))
     const others = [read('long', 3_000_000), ...[1, 2, 3, 4, 5].map((i) => read(`other ${i}`, 300_000))]
     // The search's count and page (one issue at least, so the page is read too) each take a turn
     // between the other client's reads: answered long before the last of them.
