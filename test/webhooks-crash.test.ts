@@ -103,8 +103,9 @@ const remember = (s: Served) => (served.push(s), s)
 
 /**
  * Whether a server could not record an answer (the database refused a write, e.g. a PostgreSQL
- * server out of connections): the dispatcher then sends those deliveries again without a kill,
- * which at least once allows.
+ * server out of connections): the dispatcher keeps the outcomes and tries the write again, but a
+ * kill before that succeeds sends those deliveries again after the restart, which at least once
+ * allows.
  */
 const recordingFailed = () => served.some((s) => s.output().includes('recording webhook deliveries failed'))
 

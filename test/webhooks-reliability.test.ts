@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { startTestServer } from './helpers'
+import { count, eq, sql } from 'drizzle-orm'
+import { hookTasks } from '../src/db/schema'
+import { DIALECT } from '../src/db/dialect'
 import { startReceiver, until, untilCount, type Received } from './webhook-receiver'
 import { freePort, SOURCES, startServe } from './process-helpers'
 
@@ -99,6 +102,43 @@ describe('webhook delivery survives kill -9', () => {
       rx.stop()
     }
   }, 120_000)
+})
+
+describe('answers the database would not record', () => {
+  test.skipIf(DIALECT !== 'sqlite')('are kept and written again later, their tasks not sent twice meanwhile', async () => {
+    const s = await startTestServer({ webhookAllowedHostList: 'loopback' })
+    const rx = await startReceiver()
+    const worker = startWebhookWorker(s.deps, { pollMs: 10 })
+    try {
+      const owner = await s.user('unrecorded')
+      expect((await s.post('/user/repos', { name: 'r' }, { token: owner.token })).status).toBe(201)
+      expect((await s.post('/repos/unrecorded/r/hooks', { type: 'gitea', config: { url: rx.url('/r'), content_type: 'json' }, events: ['issues'], active: true }, { token: owner.token })).status).toBe(201)
+      // A real refusal by the database, while a row says so: the writes of deliveries' outcomes fail.
+      await s.deps.db.run(sql`CREATE TABLE test_refuse_outcomes (x INTEGER)`)
+      await s.deps.db.run(
+        sql`CREATE TRIGGER test_refuse_outcomes BEFORE UPDATE ON hook_tasks WHEN EXISTS (SELECT 1 FROM test_refuse_outcomes) BEGIN SELECT RAISE(ABORT, 'outcomes refused'); END`,
+      )
+      await s.deps.db.run(sql`INSERT INTO test_refuse_outcomes VALUES (1)`)
+      for (let i = 0; i < 5; i++) expect((await s.post('/repos/unrecorded/r/issues', { title: `t${i}` }, { token: owner.token })).status).toBe(201)
+      await untilCount(() => rx.received.length, 5, '5 deliveries')
+      const undelivered = async () => (await s.deps.db.select({ n: count() }).from(hookTasks).where(eq(hookTasks.isDelivered, false)))[0]!.n
+      // Not recorded: the tasks are still undelivered in the database, and they are not sent again
+      // (their lane stays taken while their outcomes wait to be written).
+      await Bun.sleep(1500)
+      expect(await undelivered()).toBe(5)
+      expect(rx.received.length).toBe(5)
+      // Once the database takes the writes again, the kept outcomes are written: delivered once each.
+      await s.deps.db.run(sql`DELETE FROM test_refuse_outcomes`)
+      await until(async () => (await undelivered()) === 0, 'the outcomes written')
+      await Bun.sleep(200)
+      expect(rx.received.length).toBe(5)
+      expect(new Set(rx.received.map(deliveryId)).size).toBe(5)
+    } finally {
+      await worker.stop()
+      rx.stop()
+      await s.stop()
+    }
+  })
 })
 
 describe('a burst of events', () => {

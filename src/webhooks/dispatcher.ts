@@ -35,7 +35,8 @@ import { FETCH_THREAD, lowerThreadsNamed } from '../lib/thread-priority'
  * tasks by itself, reading LANE_BATCH more at a time, up to LANE_RUN tasks before it gives its
  * slot back; outcomes are written in batches, one short transaction of two statements every
  * FLUSH_MS (or FLUSH_AT outcomes), which reads the hooks back, and a lane is handed back only
- * once its outcomes are written, so no task is ever picked twice. A hook's edit or deletion, and
+ * once its outcomes are written, so no task is ever picked twice (a write the database refuses is
+ * kept and tried again every FLUSH_RETRY_MS, its lanes held meanwhile). A hook's edit or deletion, and
  * a deletion whose cascade takes hooks (a repository's, an organisation's, a user's), moves a
  * counter in memory the thread shares with the API's (hooksChanged, before the change is
  * answered): each running lane whose hook was read before it reads it again before its next
@@ -54,6 +55,11 @@ const SAFETY_TICK_MS = 1000
 const FLUSH_MS = 10
 /** ...or as soon as this many wait. */
 const FLUSH_AT = 64
+/**
+ * How long after a write of outcomes failed (the database busy past its wait, or unreachable) it
+ * is tried again; the outcomes are kept, and their lanes stay taken, until one succeeds.
+ */
+const FLUSH_RETRY_MS = 1000
 /** Tasks a lane delivers in a row before its slot goes back to the others (fairness across lanes). */
 const LANE_RUN = 50
 /** Tasks of a lane read in one statement (the lane's next ones, in id order). */
@@ -182,6 +188,8 @@ export class DeliveryDispatcher {
   /** When retryTimer fires (ms since the epoch). */
   private retryAt = 0
   private flushTimer: ReturnType<typeof setTimeout> | null = null
+  /** The last write of outcomes failed: the next is the retry's (FLUSH_RETRY_MS), not one per new outcome. */
+  private flushFailed = false
   /** Outcomes not written yet, and the lanes that end once they are. */
   private outcomes: Outcome[] = []
   private endingLanes: string[] = []
@@ -468,7 +476,7 @@ export class DeliveryDispatcher {
   }
 
   private async scheduleFlush(): Promise<void> {
-    if (this.outcomes.length >= FLUSH_AT) return await this.flush()
+    if (this.outcomes.length >= FLUSH_AT && !this.flushFailed) return await this.flush()
     if (!this.flushTimer) this.flushTimer = setTimeout(() => this.flush().catch(this.failed), FLUSH_MS)
   }
 
@@ -480,13 +488,15 @@ export class DeliveryDispatcher {
     const ending = this.endingLanes
     this.outcomes = []
     this.endingLanes = []
+    let written = true
     await this.inTurn(async () => {
       try {
         const since = this.hooksGeneration
         if (outcomes.length) this.noteHooks(await recordOutcomes(this.deps, this.outcomeStatements, outcomes), since)
       } catch (e) {
-        // Not written: those tasks are sent again (same delivery ids), as after a crash.
+        written = false
         loggerOf(this.deps.config).error('recording webhook deliveries failed', errorFields(e))
+        return
       }
       for (const lane of ending) {
         const hookId = this.busyLanes.get(lane)!
@@ -496,6 +506,17 @@ export class DeliveryDispatcher {
         if (kept && --kept.lanes === 0) this.hookNow.delete(hookId)
       }
     })
+    this.flushFailed = !written
+    if (!written) {
+      // Kept, written with the next outcomes, tried again shortly: the lanes that ended stay taken
+      // until then, so none of these tasks is sent twice while this process lives (had they been
+      // dropped, each would have gone out again, as after a crash). A stop gives up on them: they
+      // are sent again after the restart, under the same delivery ids.
+      this.outcomes.unshift(...outcomes)
+      this.endingLanes.unshift(...ending)
+      if (!this.stopped && !this.flushTimer) this.flushTimer = setTimeout(() => this.flush().catch(this.failed), FLUSH_RETRY_MS)
+      return
+    }
     if (ending.length) await this.pump()
   }
 
