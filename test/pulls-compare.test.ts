@@ -273,7 +273,8 @@ describe('pull request list', () => {
   test("in any state, by creation or last update, a repository's pull requests and issues are read in an index's order, never all sorted (SQLite's plans)", async () => {
     if (DIALECT !== 'sqlite') return
     // Gitea's `state=all` and `sort=recentupdate` lists sorted every pull request of the repository
-    // (150-270 ms at 100,000): issues_repo_kind_idx and issues_repo_kind_updated_idx serve them.
+    // (150-270 ms at 100,000): issues_repo_kind_idx, issues_repo_kind_updated_idx and
+    // issues_repo_created_idx (both kinds) serve them.
     const sent = statementRecorder(s.deps.db)
     for (const path of [
       '/repos/alice/listed/pulls?state=all',
@@ -282,6 +283,7 @@ describe('pull request list', () => {
       '/repos/alice/listed/pulls?state=open&sort=recentupdate',
       '/repos/alice/listed/pulls?state=closed&sort=leastupdate',
       '/repos/alice/listed/issues?state=all&type=pulls',
+      '/repos/alice/listed/issues?state=all',
     ]) {
       let total = ''
       let length = -1
@@ -296,7 +298,7 @@ describe('pull request list', () => {
       const pages = reads.filter((text) => /^select .* from "issues".* order by/.test(text))
       expect([path, pages.length]).toEqual([path, 1])
       const plan = sqlitePlanOf(s.deps.db, pages[0]!)
-      expect([path, plan.some((step) => /USING (COVERING )?INDEX issues_repo_(kind|kind_updated|state)_idx/.test(step)), plan.some((step) => step.includes('TEMP B-TREE'))]).toEqual([path, true, false])
+      expect([path, plan.some((step) => /USING (COVERING )?INDEX issues_repo_(kind|kind_updated|state|created)_idx/.test(step)), plan.some((step) => step.includes('TEMP B-TREE'))]).toEqual([path, true, false])
       expect(reads.filter((text) => /^select count/.test(text))).toEqual([])
     }
   })

@@ -73,6 +73,8 @@ export const issues = sqliteTable(
     // one of them was sorted (150-270 ms at 100,000 pull requests).
     index('issues_repo_kind_idx').on(t.repoId, t.isPull, t.createdUnix, t.id),
     index('issues_repo_kind_updated_idx').on(t.repoId, t.isPull, t.updatedUnix, t.id),
+    // Both kinds in any state, newest first (the API's issue list without a type, `state=all`).
+    index('issues_repo_created_idx').on(t.repoId, t.createdUnix, t.id),
     index('issues_poster_idx').on(t.posterId),
     index('issues_milestone_idx').on(t.milestoneId),
     // The issue search across repositories, newest first (modules/issues/search.ts): its page read

@@ -175,14 +175,12 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
   if (milestoneIds.length) where.push(inJsonList(issues.milestoneId, milestoneIds))
   if (filter.project) where.push(onProject(filter.project))
   const condition = and(...where)
-  // Issues, or pull requests, open, closed or all, and nothing else asked (the web's issue and pull
-  // request lists, Gitea's `state=all`): the page read in the order of an index
-  // (issues_repo_state_idx, issues_repo_kind_idx), stopping at its end.
-  const byTypeOnly = onlyStateAndType && !!type
+  // Issues, or pull requests, or both, open, closed or all, and nothing else asked (the web's issue
+  // and pull request lists, Gitea's `state=all`): the page read in the order of an index
+  // (issues_repo_state_idx, issues_repo_kind_idx, issues_repo_created_idx), stopping at its end.
   // Any other filter is checked on each of the repository's issues (a text under three characters,
-  // labels, a poster) to count them, and both kinds in any state are sorted whole: off the event
-  // loop (db/read-thread.ts).
-  const reader = byTypeOnly ? deps.db : readerFor(deps.db)
+  // labels, a poster) to count them: off the event loop (db/read-thread.ts).
+  const reader = onlyStateAndType ? deps.db : readerFor(deps.db)
   const rows = await reader
     .select()
     .from(issues)

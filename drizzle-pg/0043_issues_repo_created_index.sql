@@ -1,0 +1,1 @@
+CREATE INDEX "issues_repo_created_idx" ON "issues" USING btree ("repo_id","created_unix","id");
