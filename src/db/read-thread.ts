@@ -21,6 +21,7 @@ import { perConnection, whenClosed, type Db } from './client'
 import { ApiError } from '../lib/errors'
 import { threadEntryUrl } from '../lib/thread-entry'
 import { currentClient } from '../lib/request-client'
+import { ClientTurns } from '../lib/client-turns'
 import { READ_THREAD_GONE } from './unavailable'
 
 /** The longest a read waits for its answer, its turn included. */
@@ -47,7 +48,7 @@ interface Read {
   method: Method
   /** The client it is read for (lib/request-client.ts): the turns go round the clients. */
   client: string
-  /** How many turns had been given when it was queued (its client's last turn, if none is remembered: see the class). */
+  /** The turns given when it was queued (lib/client-turns.ts). */
   since: number
   resolve(rows: unknown): void
   reject(error: Error): void
@@ -61,12 +62,9 @@ interface Read {
  * past its budget while queued is never run, and one past it while running fails alone (the
  * thread finishes its statement, whose answer is dropped: bun:sqlite cannot interrupt one, and a
  * thread ended meanwhile would go on using its core beside the next one). The next read is the
- * oldest one of the waiting client whose last turn is the least recent, as the markdown render
- * pool shares its workers: a client asking many reads at once takes every other turn at most while
- * others wait. A client with no turn remembered (none yet, or none running or waiting since its
- * last) counts as having had one just before the last turn given when its read was queued: after
- * the clients already waiting longer, before the one served last, so a stream of clients asking one
- * read at a time cannot keep another's second read waiting.
+ * oldest one of the client whose turn comes next (lib/client-turns.ts, as the markdown render pool
+ * shares its workers): a client asking many reads at once takes every other turn at most while
+ * others wait.
  */
 class ReadThread {
   private worker: Worker | null = null
@@ -75,12 +73,11 @@ class ReadThread {
   private nextId = 1
   private idle: Timer | null = null
   private closed = false
-  /** When each client running or waiting last had its turn (a count of turns); clients with neither are forgotten. */
-  private readonly lastTurn = new Map<string, number>()
-  private turns = 0
+  /** The clients' turns (of those running or waiting). */
+  private readonly turns = new ClientTurns()
   /** How many clients' turns are remembered now (tests: as many as run or wait). */
   get clientsRemembered(): number {
-    return this.lastTurn.size
+    return this.turns.remembered
   }
   /** Told each statement's text as it is queued (test/query-counter.ts records them as the connection's). */
   readonly observers: ((text: string) => void)[] = []
@@ -101,7 +98,7 @@ class ReadThread {
         params,
         method,
         client: currentClient(),
-        since: this.turns,
+        since: this.turns.given,
         resolve,
         reject,
         settled: false,
@@ -118,7 +115,7 @@ class ReadThread {
     if (this.idle) clearTimeout(this.idle)
     this.idle = null
     const read = (this.running = this.queue.splice(this.nextTurn(), 1)[0]!)
-    this.lastTurn.set(read.client, ++this.turns)
+    this.turns.took(read.client)
     const worker = (this.worker ??= this.start())
     worker.postMessage({ id: read.id, text: read.text, params: read.params, method: read.method } satisfies ReadThreadMessage)
   }
@@ -129,7 +126,7 @@ class ReadThread {
     let least = Infinity
     for (let i = 0; i < this.queue.length; i++) {
       const read = this.queue[i]!
-      const turn = this.lastTurn.get(read.client) ?? read.since - 0.5
+      const turn = this.turns.rank(read.client, read.since)
       if (turn < least) {
         next = i
         least = turn
@@ -140,7 +137,7 @@ class ReadThread {
 
   /** `read` is over or left the queue: its client is forgotten if nothing of it runs or waits. */
   private finished(read: Read): void {
-    if (this.running?.client !== read.client && !this.queue.some((queued) => queued.client === read.client)) this.lastTurn.delete(read.client)
+    if (this.running?.client !== read.client && !this.queue.some((queued) => queued.client === read.client)) this.turns.forget(read.client)
   }
 
   private expire(read: Read): void {
@@ -189,7 +186,7 @@ class ReadThread {
     this.worker = null
     for (const read of [...(this.running ? [this.running] : []), ...this.queue.splice(0)]) this.settle(read, error)
     this.running = null
-    this.lastTurn.clear()
+    this.turns.clear()
   }
 
   /** The database closes: the thread ends, and no read starts another. */

@@ -1,5 +1,6 @@
 import { ApiError, unprocessable } from '../../lib/errors'
 import { threadEntryUrl } from '../../lib/thread-entry'
+import { ClientTurns } from '../../lib/client-turns'
 import type { RenderConfig, RenderOptions } from './render'
 
 /** A job as posted to a render worker. */
@@ -35,6 +36,8 @@ export interface RenderPoolSettings {
 interface Pending {
   job: RenderJob
   client: string
+  /** The turns given when it was queued (lib/client-turns.ts). */
+  since: number
   resolve: (html: string | string[]) => void
   reject: (error: ApiError) => void
 }
@@ -75,9 +78,8 @@ export class RenderPool {
   private readonly queue: Pending[] = []
   /** Workers each client holds now (clients holding none are not kept). */
   private readonly holding = new Map<string, number>()
-  /** When each client holding or waiting last started a render (a count of starts): the least recent goes first. */
-  private readonly lastStarted = new Map<string, number>()
-  private starts = 0
+  /** The clients' turns (of those holding or waiting): among equals, whose comes first (lib/client-turns.ts). */
+  private readonly turns = new ClientTurns()
   private nextId = 1
   private url: URL | undefined
 
@@ -113,7 +115,7 @@ export class RenderPool {
     const startsNow = this.held(client) < this.perClient && this.slots.some((slot) => !slot?.busy)
     if (!startsNow && this.queue.length >= this.settings.queueLimit && !this.pushOutFor(client)) return Promise.reject(busyError())
     return new Promise((resolve, reject) => {
-      this.queue.push({ job: { id: this.nextId++, config: { baseUrl: config.baseUrl }, text, opts, highlight }, client, resolve, reject })
+      this.queue.push({ job: { id: this.nextId++, config: { baseUrl: config.baseUrl }, text, opts, highlight }, client, since: this.turns.given, resolve, reject })
       this.dispatch()
     })
   }
@@ -145,20 +147,20 @@ export class RenderPool {
 
   /**
    * The waiting job to start next: of the clients under perClient, the one holding the fewest
-   * workers, among equals the one that started a render least recently; its oldest job.
+   * workers, among equals the one whose turn comes first (lib/client-turns.ts); its oldest job.
    */
   private nextJob(): Pending | undefined {
     let best = -1
     let bestKey = [0, 0]
     for (let i = 0; i < this.queue.length; i++) {
-      const client = this.queue[i]!.client
-      const key = [this.held(client), this.lastStarted.get(client) ?? 0]
+      const { client, since } = this.queue[i]!
+      const key = [this.held(client), this.turns.rank(client, since)]
       if (key[0]! >= this.perClient) continue
       if (best < 0 || key[0]! < bestKey[0]! || (key[0] === bestKey[0] && key[1]! < bestKey[1]!)) [best, bestKey] = [i, key]
     }
     if (best < 0) return undefined
     const [pending] = this.queue.splice(best, 1)
-    this.lastStarted.set(pending!.client, ++this.starts)
+    this.turns.took(pending!.client)
     return pending
   }
 
@@ -200,7 +202,7 @@ export class RenderPool {
     else {
       this.holding.delete(client)
       // A client with nothing running or waiting is forgotten (the maps stay as small as the pool's work).
-      if (!this.queue.some((pending) => pending.client === client)) this.lastStarted.delete(client)
+      if (!this.queue.some((pending) => pending.client === client)) this.turns.forget(client)
     }
     return busy.pending
   }
