@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from './helpers'
 import { AccessMode, accessLevels, type RepoRow } from '../src/auth/access'
 import type { UserRow } from '../src/auth/caller'
-import { grantedRepoCondition, grantedRepoIds, ownerVisibleTo, readableRepoCondition, visibleOwnerCondition } from '../src/auth/visibility'
-import { eq, inArray, or } from 'drizzle-orm'
+import { grantedRepoCondition, grantedRepoIds, ownerVisibleTo, readableRepoCondition, readableUnitsCondition, visibleOwnerCondition } from '../src/auth/visibility'
+import type { RepoUnitKey } from '../src/auth/access-mode'
+import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
 import { repositories, users } from '../src/db/schema'
 import { createAccessToken, createUser, followUser } from '../src/modules/users/service'
 import { createOrganization, setMemberVisibility } from '../src/modules/orgs/service'
@@ -48,6 +49,7 @@ beforeAll(async () => {
   await person('boss', 'public')
   await person('siteadmin', 'public', true)
   await person('wholer', 'public') // in a team covering all of an organisation's repositories
+  await person('unitter', 'public') // in a team giving the issues unit, not the pull requests one
   await followUser(s.deps, people.privfan!, people.stranger!)
 
   for (const v of ['public', 'limited', 'private']) orgs[v] = await createOrganization(s.deps, people.boss!, { username: `org-${v}`, visibility: v })
@@ -71,6 +73,12 @@ beforeAll(async () => {
     if (org.visibility !== 'public') {
       const everything = await createTeam(s.deps, ctx, { name: 'everything', permission: 'read', includes_all_repositories: true })
       await addTeamMember(s.deps, await loadTeam(s.deps, everything.id, people.boss!), people.wholer!)
+    }
+    if (org.visibility === 'private') {
+      const issuesOnly = await createTeam(s.deps, ctx, { name: 'issues-only', permission: 'read', units_map: { 'repo.issues': 'read', 'repo.code': 'read' } })
+      const issuesCtx = await loadTeam(s.deps, issuesOnly.id, people.boss!)
+      await addTeamMember(s.deps, issuesCtx, people.unitter!)
+      await addTeamRepo(s.deps, issuesCtx, org.name, 'priv')
     }
   }
   // The collaborator: on every private repository of a person, and on the private organisation's public one.
@@ -119,6 +127,27 @@ describe('the code and SQL forms agree', () => {
       // One repository at a time (the repository routes' path) gives the same answers.
       for (const r of list) expect((await accessLevels(s.deps.db, viewer, [r])).get(r.id)).toBe(levels.get(r.id)!)
     })
+})
+
+describe('rows of several kinds, each read through its own unit', () => {
+  test('one condition names what the condition of each unit names for its rows', async () => {
+    // Two kinds of row told apart by a column (here a repository's privacy), each of its unit.
+    const pairs: [RepoUnitKey, RepoUnitKey][] = [['repo.issues', 'repo.pulls'], ['repo.pulls', 'repo.issues'], ['repo.code', 'repo.pulls']]
+    const ids = async (where: SQL | undefined) => (await s.deps.db.select({ id: repositories.id }).from(repositories).where(where)).map((r) => r.id).sort()
+    const viewers: [string, UserRow | null][] = [...callers(), ['issues-only team member', people.unitter!], ['whole-organisation team member', people.wholer!]]
+    for (const [, viewer] of viewers)
+      for (const [pub, priv] of pairs) {
+        const kinds: [SQL, RepoUnitKey][] = [[eq(repositories.isPrivate, false), pub], [eq(repositories.isPrivate, true), priv]]
+        const each = or(...kinds.map(([kind, unit]) => and(kind, readableRepoCondition(viewer, unit) ?? sql`1 = 1`)))
+        const together = await ids(readableUnitsCondition(viewer, kinds))
+        expect(together).toEqual(await ids(each))
+      }
+    // The units do tell rows apart: the issues-only member reads the private repository's issues, not its pull requests.
+    const priv = repos['org-private/priv']!.id
+    const onlyIssues = await ids(readableUnitsCondition(people.unitter!, [[eq(repositories.isPrivate, false), 'repo.pulls'], [eq(repositories.isPrivate, true), 'repo.issues']]))
+    const onlyPulls = await ids(readableUnitsCondition(people.unitter!, [[eq(repositories.isPrivate, false), 'repo.issues'], [eq(repositories.isPrivate, true), 'repo.pulls']]))
+    expect([onlyIssues.includes(priv), onlyPulls.includes(priv)]).toEqual([true, false])
+  })
 })
 
 describe("the repositories granted to someone: a test of each repository, the list of their ids, a person's own list", () => {
