@@ -1,11 +1,11 @@
 /** Reading issues: prepared statements, lookups by index, the filtered list and the records of a page. */
 import { onProject } from '../projects/service'
-import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { Db } from '../../db/client'
 import { readerFor } from '../../db/read-thread'
 import { rowMapper, valueRows } from '../../db/row-mapper'
-import { everyJsonGroup, inJsonList, notIndexed } from '../../db/sql'
+import { everyJsonGroup, inJsonList, notIndexed, queryBuilder } from '../../db/sql'
 import { issueTextCondition, textSearchUsesIndex } from './text-search'
 import { issueAssignees, issueIndexes, issueLabels, issues, labels, milestones, repositories, type IssueRow, type LabelRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
@@ -70,6 +70,7 @@ function prepareStatements(db: Db) {
       .prepare(),
   }
 }
+const qb = queryBuilder()
 // Raw-values mappers for the statements of the issue list (Drizzle's generic mapping costs as much as the queries).
 const issueRows = rowMapper<IssueRow>(issues)
 
@@ -160,17 +161,20 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
       sql`exists (select 1 from ${issueAssignees} where ${issueAssignees.issueId} = ${issues.id} and ${issueAssignees.assigneeId} = ${assignee.id})`,
     )
   if (filter.q) where.push(issueTextCondition(deps.db, filter.q, { inComments: false }))
-  // Every label named must be on the issue; any of the milestones named will do. Each filter is one
-  // JSON value whatever its length: every entry of the label list (an array of ids each) must have
-  // one of its labels on the issue.
+  // Every label named must be on the issue: every entry of the label list (the ids of one name, or
+  // one id) must have one of its labels on it. The page tests the issues in its order, stopping at
+  // its end, with one JSON value whatever the list's length (everyJsonGroup); the count reads each
+  // entry's issues from the labels' index (issue_labels_label_idx, one IN list an entry, at most
+  // MAX_FILTER_VALUES), where the same test of each of the repository's issues read the JSON again
+  // for every one (SQLite, 100,000 issues, a third labelled: 88 against 16 ms).
   const labelSets = await idsByIdOrName(deps, labels, repo.id, splitFilter(filter.labels, 'labels'))
-  if (labelSets.length)
-    where.push(
-      everyJsonGroup(
-        labelSets,
-        (set) => sql`exists (select 1 from ${issueLabels} where ${issueLabels.issueId} = ${issues.id} and ${inJsonList(issueLabels.labelId, set)})`,
-      ),
-    )
+  const labelled = labelSets.length
+    ? {
+        page: everyJsonGroup(labelSets, (set) => sql`exists (select 1 from ${issueLabels} where ${issueLabels.issueId} = ${issues.id} and ${inJsonList(issueLabels.labelId, set)})`),
+        count: and(...labelSets.map((set) => inArray(issues.id, qb.select({ id: issueLabels.issueId }).from(issueLabels).where(inJsonList(issueLabels.labelId, set)))))!,
+      }
+    : undefined
+  // Any of the milestones named will do (one JSON value whatever its length).
   const milestoneIds = (await idsByIdOrName(deps, milestones, repo.id, splitFilter(filter.milestones, 'milestones'))).flat()
   if (milestoneIds.length) where.push(inJsonList(issues.milestoneId, milestoneIds))
   if (filter.project) where.push(onProject(filter.project))
@@ -184,11 +188,11 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
   const rows = await reader
     .select()
     .from(issues)
-    .where(condition)
+    .where(and(condition, labelled?.page))
     .orderBy(desc(issues.createdUnix), desc(issues.id))
     .limit(page.limit)
     .offset(page.offset)
-  const total = onlyStateAndType ? countedOf(repo, type, state) : (await reader.select({ n: count() }).from(issues).where(condition))[0]!.n
+  const total = onlyStateAndType ? countedOf(repo, type, state) : (await reader.select({ n: count() }).from(issues).where(and(condition, labelled?.count)))[0]!.n
   return { rows, total }
 }
 
