@@ -141,4 +141,25 @@ describe('issue search', () => {
     expect(await statusOf(api(w.writer).repos.issueSearchIssues({ team: 'smiths' }))).toBe(400)
     expect(await statusOf(api().repos.issueSearchIssues({ owner: 'nobody' }))).toBe(400)
   })
+
+  test("the pages of one search share its count while nothing is written; a write, another caller or another filter counts again", async () => {
+    const sent = statementRecorder(w.s.deps.db)
+    const file = (title: string) => api(w.owner).repos.issueCreateIssue('owner', 'pub', { title })
+    // Counts run and totals answered while `ask` runs.
+    const counted = async (ask: () => Promise<{ headers: Headers }>) => {
+      let total = ''
+      const reads = await sent.during(async () => void (total = (await ask()).headers.get('X-Total-Count')!))
+      return [reads.filter((text) => /^select count\(\*\)/.test(text)).length, total]
+    }
+    const search = (page: number, as = w.reader, query: Query = {}) => () => api(as).repos.issueSearchIssues({ limit: 2, page, ...query })
+    await file('Counted once')
+    expect(await counted(search(1))).toEqual([1, '7'])
+    expect(await counted(search(2))).toEqual([0, '7'])
+    expect(await counted(search(3))).toEqual([0, '7'])
+    expect(await counted(search(1, w.outsider))).toEqual([1, '5'])
+    expect(await counted(search(1, w.reader, { state: 'closed' }))).toEqual([1, '1'])
+    await file('Counted again')
+    expect(await counted(search(2))).toEqual([1, '8'])
+    expect(await counted(search(4))).toEqual([0, '8'])
+  })
 })
