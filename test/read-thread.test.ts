@@ -201,4 +201,16 @@ describe('reads off the event loop', () => {
     expect((await s.get('/repos/search?q=track')).body.data.map((r: { name: string }) => r.name)).toEqual(['tracker'])
     expect(onThread).toEqual([])
   })
+
+  test.skipIf(DIALECT !== 'sqlite')("SQLite: a repository's activity page counts and lists its period's issues and pull requests on the thread", async () => {
+    const thread = readThreadOf(s.deps.db)!
+    const onThread: string[] = []
+    thread.observers.push((text) => onThread.push(text))
+    const res = await fetch(`${s.url}/lister/tracker/activity/monthly`, { headers: { accept: 'text/html' } })
+    expect(res.status).toBe(200)
+    expect(await res.text()).toContain('ab three')
+    // Merged and proposed pull requests, closed and new issues, unresolved conversations: a count and a page each.
+    const lists = onThread.filter((text) => text.includes('from "issues" left join "pull_requests"'))
+    expect([lists.filter((text) => text.startsWith('select count(*)')).length, lists.length]).toEqual([5, 10])
+  })
 })
