@@ -7,6 +7,7 @@ import { closeDatabase } from '../src/db/client'
 import { DIALECT } from '../src/db/dialect'
 import { openConfiguredDatabase } from '../src/deps'
 import { REPO_PAGE_CACHE_ROWS, RepoPageCache, resultCacheOf } from '../src/convert/repo-page-cache'
+import { statementRecorder } from './query-counter'
 
 let s: TestServer
 let alice: TestUser
@@ -280,5 +281,24 @@ describe('GET /repos/search', () => {
   test('bad parameters answer 422', async () => {
     for (const q of ['uid=abc', 'page=x', 'limit=ten', 'exclusive=maybe', 'archived=maybe'])
       expect((await s.get(`/repos/search?${q}`)).status).toBe(422)
+  })
+
+  test('the pages of a search that tests every repository (the explore page) share its count while nothing is written', async () => {
+    const sent = statementRecorder(s.deps.db)
+    const counted = async (path: string, token?: string) => {
+      let total = ''
+      const reads = await sent.during(async () => void (total = (await s.get(path, { token })).headers.get('x-total-count')!))
+      return [reads.filter((text) => /^select count\(\*\) from "repositories"/.test(text)).length, total]
+    }
+    await s.post('/user/repos', { name: 'counted' }, { token: carol.token })
+    const all = (await counted('/repos/search?limit=2&page=1'))[1]
+    expect(Number(all)).toBeGreaterThan(4)
+    expect(await counted('/repos/search?limit=2&page=2')).toEqual([0, all])
+    expect(await counted('/repos/search?limit=3&page=3')).toEqual([0, all])
+    // Another caller sees more (alice's private repositories): counted again.
+    const alices = await counted('/repos/search?limit=2&page=2', alice.token)
+    expect([alices[0], Number(alices[1]) > Number(all)]).toEqual([1, true])
+    await s.post('/user/repos', { name: 'counted-again' }, { token: carol.token })
+    expect(await counted('/repos/search?limit=2&page=2')).toEqual([1, String(Number(all) + 1)])
   })
 })

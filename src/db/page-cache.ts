@@ -163,3 +163,16 @@ export function pageCacheOf<C extends PageCache<any>>(db: Db, name: string, make
   if (!cache) byName.set(name, (cache = make()))
   return cache as C
 }
+
+/** The most counts `keptCount` keeps of one kind, a few bytes each. */
+const COUNTS_KEPT = 1000
+
+/**
+ * The count `count()` gives, kept under `key` in the page cache of counts named `name` while the
+ * database is unchanged: for the lists whose count reads every row their filter lets through while
+ * their page stops at its end (a search without a text), so that the pages of one list share it.
+ * `key` must name everything the count depends on (the statement's shape and values, the viewer).
+ */
+export function keptCount(db: Db, name: string, key: string, count: () => Promise<number>): Promise<number> {
+  return pageCacheOf(db, `count:${name}`, () => new PageCache<Promise<number>>(db, { maxCost: COUNTS_KEPT })).getOrMake(key, count)
+}

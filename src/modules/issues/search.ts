@@ -9,7 +9,7 @@ import { containsPattern, inJsonList, notIndexed, queryBuilder } from '../../db/
 import { issueTextConditionShape, textSearchParams, textSearchUsesIndex, type TextSearchShape } from './text-search'
 import { perConnection, type Db } from '../../db/client'
 import { readerFor } from '../../db/read-thread'
-import { PageCache, pageCacheOf } from '../../db/page-cache'
+import { keptCount } from '../../db/page-cache'
 import { WeightedCache } from '../../lib/weighted-cache'
 import { comments, issueAssignees, issueLabels, issues, issueWatches, labels, milestones, repositories, teamRepos, teams, watches, type IssueRow, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
@@ -43,9 +43,6 @@ export interface IssueSearch {
 }
 
 const qb = queryBuilder()
-
-/** The most issue searches whose counts are kept (searchIssues), a few bytes each. */
-const SEARCH_COUNTS_KEPT = 1000
 
 /** Go's strconv.ParseBool truths, as Gitea's FormBool reads a flag. */
 const flag = (value: string | undefined) => ['1', 't', 'true'].includes((value ?? '').toLowerCase())
@@ -282,8 +279,7 @@ export async function searchIssues(deps: AppDeps, viewer: UserRow | null, search
   // one search share it while the database is unchanged (any write empties the page cache). The
   // statement's shape and values are everything it depends on.
   const counted = statements.count
-  const counts = pageCacheOf(deps.db, 'issue-search-counts', () => new PageCache<Promise<number>>(deps.db, { maxCost: SEARCH_COUNTS_KEPT }))
-  const total = await counts.getOrMake(JSON.stringify([key, params]), async () => (await counted.execute(params))[0]!.n)
+  const total = await keptCount(deps.db, 'issue-search', JSON.stringify([key, params]), async () => (await counted.execute(params))[0]!.n)
   const rows = total > page.offset ? (await statements.page.execute({ ...params, limit: page.limit, offset: page.offset })).map((r) => r.issue) : []
   return { rows, total }
 }

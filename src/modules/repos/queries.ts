@@ -7,6 +7,7 @@ import { repoTopics, repositories, topics, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { grantedRepoIds, readableRepoCondition, VIEWER_ID as VIEWER, viewerKind, viewerStandIn } from '../../auth/visibility'
 import { resultCacheOf } from '../../convert/repo-page-cache'
+import { keptCount } from '../../db/page-cache'
 import { unprocessable } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { SEARCH_MODES } from './model'
@@ -70,7 +71,10 @@ async function pageOfRepos(
     if (!cache) repoPageStatements.set(db, (cache = new Map()))
     let statements = cache.get(shape)
     if (!statements) cache.set(shape, (statements = prepareRepoPage(db, where(), !!opts.byIds)))
-    const total = (await statements.count.execute(params))[0]!.n
+    // The count is the whole cost of a list that tests every repository (the explore page): its
+    // pages share it while the database is unchanged.
+    const counted = statements.count
+    const total = opts.offThread ? await keptCount(deps.db, 'repos', `${shape}|${JSON.stringify(params)}`, async () => (await counted.execute(params))[0]!.n) : (await counted.execute(params))[0]!.n
     const rows = total > page.offset ? (await valueRows(statements.page, { ...params, limit: page.limit, offset: page.offset })).map((v) => repoRows.map(v)) : []
     return { rows, total }
   })
