@@ -71,7 +71,26 @@ describe('repository search by name', () => {
     for (const text of searches) {
       const plan = sqlitePlanOf(s.deps.db, text)
       expect([text, plan[0]]).toEqual([text, 'SEARCH repositories USING INTEGER PRIMARY KEY (rowid=?)'])
-      expect([text, plan.filter((step) => /repositories_list_idx|^SCAN repositories /.test(step))]).toEqual([text, []])
+      expect([text, plan.filter((step) => /repositories_(list|name_order)_idx|^SCAN repositories /.test(step))]).toEqual([text, []])
+    }
+  })
+})
+
+describe('a search that tests every repository (the explore page)', () => {
+  test.skipIf(DIALECT !== 'sqlite')("SQLite reads its page in the lists' order, stopping at the page's end, never every ready repository sorted", async () => {
+    const sent = statementRecorder(s.deps.db)
+    const reads = await sent.during(async () => {
+      for (const auth of [{}, { token: alice.token }])
+        for (const query of ['limit=3&page=2', 'mode=source&limit=3', 'mode=fork&limit=3', 'q=ne&limit=3'])
+          expect([query, (await s.get(`/repos/search?${query}`, auth)).status]).toEqual([query, 200])
+    })
+    const pages = reads.filter((text) => /^select .* from "repositories" where "repositories"."id" in \(select/.test(text))
+    expect(pages.length).toBeGreaterThanOrEqual(6)
+    for (const text of pages) {
+      const plan = sqlitePlanOf(s.deps.db, text)
+      expect([text, plan.some((step) => step.includes('repositories_name_order_idx'))]).toEqual([text, true])
+      // Only the page's own rows are put in order again (the outer read of their whole rows).
+      expect([text, plan.filter((step) => step.includes('TEMP B-TREE')).length]).toEqual([text, 1])
     }
   })
 })

@@ -94,6 +94,15 @@ export const repositories = sqliteTable(
     /** Covers the filters of repository lists and search, so COUNT and paging never read the table. */
     index('repositories_list_idx').on(t.status, t.isPrivate, t.lowerName, t.ownerId, t.ownerName, t.isFork, t.isMirror),
     /**
+     * The ready repositories in the lists' order (name, owner's name, id), for a page of a list that
+     * tests every repository (the explore page, a search without a text the trigram index finds):
+     * read in this order and stopping at the page's end, where repositories_list_idx (privacy before
+     * the name) had every ready repository sorted for each page (20-27 ms at 100,000). The modes'
+     * flags make the source/fork/mirror filters tests of its entries; without `owner_id`, so that an
+     * owner's lists keep their owner's index.
+     */
+    index('repositories_name_order_idx').on(t.status, t.lowerName, t.ownerName, t.id, t.isPrivate, t.isFork, t.isMirror),
+    /**
      * An owner's repositories (their lists and counts, a team's, an organisation's issues): SQLite,
      * without statistics, took repositories_list_idx's `status = ?` (every repository) over
      * `owner_id = ?` alone, and an index on `is_private` (gone) for a feed's public repositories.

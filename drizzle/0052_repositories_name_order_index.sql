@@ -1,0 +1,1 @@
+CREATE INDEX `repositories_name_order_idx` ON `repositories` (`status`,`lower_name`,`owner_name`,`id`,`is_private`,`is_fork`,`is_mirror`);
