@@ -142,6 +142,15 @@ describe('issue search', () => {
     expect(await statusOf(api().repos.issueSearchIssues({ owner: 'nobody' }))).toBe(400)
   })
 
+  test('a mention in a comment, in any case, in brackets or before punctuation; a longer name is not one', async () => {
+    const pub = (await api(w.owner).repos.issueListIssues('owner', 'pub', { state: 'all' })).data
+    const planned = pub.find((i) => i.title === 'Planned')!
+    const feature = pub.find((i) => i.title === 'Feature')!
+    await api(w.reader).repos.issueCreateComment('owner', 'pub', planned.number!, { body: 'Over to you (@WRITER).' })
+    await api(w.reader).repos.issueCreateComment('owner', 'pub', feature.number!, { body: 'not @writers, nor mail@writer.example' })
+    expect(await titles({ state: 'all', mentioned: true }, w.writer)).toEqual(['Planned'])
+  })
+
   test("the pages of one search share its count while nothing is written; a write, another caller or another filter counts again", async () => {
     const sent = statementRecorder(w.s.deps.db)
     const file = (title: string) => api(w.owner).repos.issueCreateIssue('owner', 'pub', { title })

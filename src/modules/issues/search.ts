@@ -5,7 +5,7 @@
  */
 import { and, asc, count, desc, eq, exists, gte, inArray, lte, not, or, sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { containsPattern, inJsonList, notIndexed, queryBuilder } from '../../db/sql'
+import { containsPattern, containsText, inJsonList, notIndexed, queryBuilder } from '../../db/sql'
 import { issueTextConditionShape, textSearchParams, textSearchUsesIndex, type TextSearchShape } from './text-search'
 import { perConnection, type Db } from '../../db/client'
 import { readerFor } from '../../db/read-thread'
@@ -50,12 +50,17 @@ const flag = (value: string | undefined) => ['1', 't', 'true'].includes((value ?
 /** Matches no row: for filters on things Warren does not record (reviews). */
 const NOTHING = sql`1 = 0`
 
-/** `text` mentions `@login` (src/lib/mentions.ts: the text folded, then ` @login ` looked for). */
-function mentions(text: SQLWrapper, pattern: Placeholder): SQL {
+/**
+ * `text` mentions `@login` (src/lib/mentions.ts: the text folded, then ` @login ` looked for). The
+ * folding only makes spaces of some characters, so a text it finds ` @login ` in holds `@login`
+ * once lower-cased: that cheap test first, the folding (a replace() a break) only for the texts
+ * that pass it (at 100,000 issues without one: 326 against 29 ms).
+ */
+function mentions(text: SQLWrapper, pattern: Placeholder, login: Placeholder): SQL {
   let folded: SQL = sql`(' ' || lower(${text}) || ' ')`
   for (const piece of MENTION_BREAKS)
     folded = sql`replace(${folded}, ${piece}, ${' '.repeat(piece.length)})`
-  return sql`${folded} LIKE ${pattern} ESCAPE '\\'`
+  return and(containsText(sql`lower(${text})`, login), sql`${folded} LIKE ${pattern} ESCAPE '\\'`)!
 }
 
 /** Placeholders of the search's statements, prepared once per shape (see searchIssues). */
@@ -66,6 +71,7 @@ const PULL = sql.placeholder('pull')
 const SINCE = sql.placeholder('since')
 const BEFORE = sql.placeholder('before')
 const MENTION = sql.placeholder('mention')
+const MENTION_AT = sql.placeholder('mentionAt')
 const PRIORITY = sql.placeholder('priority')
 
 /**
@@ -185,8 +191,8 @@ function searchCondition(db: Db, viewer: UserRow | null, shape: SearchShape): SQ
       : undefined,
     signedIn && shape.mentioned
       ? or(
-          mentions(issues.content, MENTION),
-          exists(qb.select({ one: comments.id }).from(comments).where(and(eq(comments.issueId, issues.id), eq(comments.type, PLAIN_COMMENT), mentions(comments.content, MENTION)))),
+          mentions(issues.content, MENTION, MENTION_AT),
+          exists(qb.select({ one: comments.id }).from(comments).where(and(eq(comments.issueId, issues.id), eq(comments.type, PLAIN_COMMENT), mentions(comments.content, MENTION, MENTION_AT)))),
         )
       : undefined,
     // Warren records no review requests nor reviews yet: no pull request matches these.
@@ -266,6 +272,7 @@ export async function searchIssues(deps: AppDeps, viewer: UserRow | null, search
     labelNames: JSON.stringify(labelNames),
     milestoneNames: JSON.stringify(milestoneNames),
     mention: containsPattern(` @${(viewer?.name ?? '').toLowerCase()} `),
+    mentionAt: `@${(viewer?.name ?? '').toLowerCase()}`,
     priority,
   }
   const key = JSON.stringify(shape)
