@@ -20,7 +20,8 @@
  * At each size, for each page: requests per second under 16 connections (autocannon, its own
  * process) on one URL, as a client repeating it sees it (pull and repository pages are served
  * from the page cache after the first: `db/page-cache.ts`; the issue search's count is kept for
- * the pages of one search), and p50 of sequential requests
+ * the pages of one search, so each of its pages below is a search of its own, a `before` past
+ * every issue), and p50 of sequential requests
  * of 30 different pages (pages 1–30, 10 rows a page: never asked before, so never cached; the
  * repository home, which has no pages: 30 requests of it) with the CPU this process spent a page;
  * the server's resident memory after each size (after a full collection). Then, under 16
@@ -43,7 +44,7 @@ import { issueIndexes, issueLabels, issues, labels, notifications, pullRequests,
 import { createAccessToken, createUser } from '../src/modules/users/service'
 import { createRepository } from '../src/modules/repos/create'
 import { autocannon, reportLine } from './lib/autocannon'
-import { variedLoad } from './lib/varied-load'
+import { futureTime, variedLoad } from './lib/varied-load'
 import { inProcessWarren } from './lib/in-process'
 import { loadAverages, percentile } from './lib/latency'
 
@@ -208,7 +209,7 @@ try {
     { label: 'API pulls (open, page 2)', url: `${base}/api/v1/repos/viewer/prs/pulls?state=open&page=2`, page: (n) => `${base}/api/v1/repos/viewer/prs/pulls?state=open&limit=10&page=${n}`, headers: auth },
     { label: 'API repos/search?q=needle', url: `${base}/api/v1/repos/search?q=needle&limit=10&page=2`, page: (n) => `${base}/api/v1/repos/search?q=needle&limit=1&page=${n}`, headers: auth },
     { label: 'API issues?q=needle', url: `${base}/api/v1/repos/viewer/big/issues?state=all&type=issues&q=needle&limit=10&page=2`, page: (n) => `${base}/api/v1/repos/viewer/big/issues?state=all&type=issues&q=needle&limit=1&page=${n}`, headers: auth },
-    { label: 'API repos/issues/search?q=needle', url: `${base}/api/v1/repos/issues/search?state=all&type=issues&q=needle&limit=10&page=2`, page: (n) => `${base}/api/v1/repos/issues/search?state=all&type=issues&q=needle&limit=1&page=${n}`, headers: auth },
+    { label: 'API repos/issues/search?q=needle', url: `${base}/api/v1/repos/issues/search?state=all&type=issues&q=needle&limit=10&page=2`, page: (n) => `${base}/api/v1/repos/issues/search?state=all&type=issues&q=needle&limit=1&page=${n}&before=${futureTime(n)}`, headers: auth },
     { label: 'API user/starred', url: `${base}/api/v1/user/starred?limit=10&page=2`, page: (n) => `${base}/api/v1/user/starred?limit=1&page=${n}`, headers: auth },
     // The viewer's own and shared repositories (its two, whatever N): read from their ids, not every repository.
     { label: 'API user/repos', url: `${base}/api/v1/user/repos?limit=10`, page: (n) => `${base}/api/v1/user/repos?limit=1&page=${n}`, headers: auth },

@@ -5,7 +5,8 @@
  * at a time, for `seconds`. For what a server keeps while its database is unchanged (a count
  * shared by the pages of one search): autocannon repeats one URL, so all but its first requests
  * would be answered from what the first kept. Answers autocannon's figures (requests a second,
- * p50 and p99 in ms, non-2xx, errors), so autocannon.ts's `reportLine` prints them.
+ * p50 and p99 in ms of the answered ones, non-2xx, errors: failed or unanswered in 30 s), so
+ * autocannon.ts's `reportLine` prints them.
  *
  *   const r = await variedLoad(`${base}/api/v1/repos/issues/search?before={future}`, { authorization }, 5)
  */
@@ -15,6 +16,11 @@ import { withRssSampling, type RssFigures } from './autocannon'
 import { percentile } from './latency'
 
 const FUTURE = Date.UTC(2100, 0, 1)
+/** `n` seconds after 2100-01-01 in RFC 3339: a `before` past everything, different for each `n`. */
+export const futureTime = (n: number) => new Date(FUTURE + n * 1000).toISOString().replace('.000Z', 'Z')
+
+/** A request unanswered this long is counted as an error (the load does not wait on a stuck server). */
+const TIMEOUT_MS = 30_000
 
 type Command = { template: string; headers: Record<string, string>; seconds: number; connections: number }
 
@@ -24,15 +30,16 @@ if (import.meta.main) {
   let next = 0
   let non2xx = 0
   let errors = 0
-  const end = performance.now() + seconds * 1000
+  const begun = performance.now()
+  const end = begun + seconds * 1000
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (performance.now() < end) {
         const start = performance.now()
         try {
           const n = next++
-          const url = template.replaceAll('{n}', String(n)).replaceAll('{future}', new Date(FUTURE + n * 1000).toISOString().replace('.000Z', 'Z'))
-          const res = await fetch(url, { headers })
+          const url = template.replaceAll('{n}', String(n)).replaceAll('{future}', futureTime(n))
+          const res = await fetch(url, { headers, signal: AbortSignal.timeout(TIMEOUT_MS) })
           await res.arrayBuffer()
           if (res.status < 200 || res.status > 299) non2xx++
           times.push(performance.now() - start)
@@ -42,9 +49,10 @@ if (import.meta.main) {
       }
     }),
   )
+  const elapsed = (performance.now() - begun) / 1000
   const result: AutocannonResult = {
-    requests: { average: times.length / seconds },
-    latency: { p50: Math.round(percentile(times, 50)), p99: Math.round(percentile(times, 99)) },
+    requests: { average: times.length / elapsed },
+    latency: times.length ? { p50: Math.round(percentile(times, 50)), p99: Math.round(percentile(times, 99)) } : { p50: 0, p99: 0 },
     non2xx,
     errors,
     '2xx': times.length - non2xx,

@@ -31,7 +31,7 @@ const IDLE_MS = 30_000
 
 const threadUrl = () => threadEntryUrl(import.meta.url, './read-thread-worker.ts', './db/read-thread-worker.js', 'read thread')
 
-const tooLong = () => new ApiError(503, 'This search took too long to answer; narrow it (an owner, a state, a text) and try again', {}, { 'Retry-After': '5' })
+const tooLong = () => new ApiError(503, 'This read of many rows took too long to answer while the server was busy; try again, or narrow it (an owner, a state, a period, a text)', {}, { 'Retry-After': '5' })
 
 /**
  * A read that could not be answered because the thread or the database went away (the server
