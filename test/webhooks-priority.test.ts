@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { BACKGROUND_NICE, FETCH_THREAD } from '../src/lib/thread-priority'
+import { Foreground, foregroundMemory } from '../src/lib/foreground'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { startReceiver, until, type Receiver } from './webhook-receiver'
 
@@ -72,5 +73,61 @@ describe.skipIf(process.platform !== 'linux')('the webhook thread runs below the
     expect(threads().find((t) => t.tid === process.pid)!.nice).toBe(0)
     // And it still answers.
     expect((await s.get('/repos/alice/niced/issues/1', token)).status).toBe(200)
+  })
+})
+
+describe('background work steps aside while requests are answered (lib/foreground.ts)', () => {
+  let s: TestServer
+  let alice: TestUser
+  beforeAll(async () => {
+    s = await startTestServer()
+    alice = await s.user('stepper')
+  })
+  afterAll(() => s.stop())
+
+  /** A request the server is answering until `release()`: its body is still being sent. */
+  let held = 0
+  function heldRequest() {
+    const name = `held-${++held}`
+    let finish!: () => void
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name":'))
+        finish = () => (controller.enqueue(new TextEncoder().encode(`"${name}"}`)), controller.close())
+      },
+    })
+    const answered = fetch(`${s.url}/api/v1/user/repos`, { method: 'POST', body, headers: { authorization: `token ${alice.token}`, 'content-type': 'application/json' }, duplex: 'half' } as RequestInit)
+    return { release: () => finish(), answered }
+  }
+
+  test('a background thread waits while a request is being answered and goes on once it is answered', async () => {
+    // The longest wait made longer than the test: only the request's end lets it go on.
+    const foreground = new Foreground(foregroundMemory(), 600_000)
+    await until(() => !foreground.busy(), 'a pause before the test')
+    const request = heldRequest()
+    await until(() => foreground.busy(), 'the held request counted')
+    let gone = false
+    const stepping = foreground.stepAside(() => false).then(() => (gone = true))
+    await Bun.sleep(30)
+    expect(gone).toBe(false)
+    request.release()
+    expect((await request.answered).status).toBe(201)
+    await stepping
+    expect(foreground.busy()).toBe(false)
+  })
+
+  test('a wait ends at its longest, after which the thread goes on for as long without waiting; a stop ends it at once', async () => {
+    const request = heldRequest()
+    const foreground = new Foreground(foregroundMemory(), 20)
+    await until(() => foreground.busy(), 'the held request counted')
+    await foreground.stepAside(() => false)
+    // Free for the next 20 ms: answered at once, though the request is still being answered.
+    expect(foreground.busy()).toBe(true)
+    const free = foreground.stepAside(() => false)
+    // A stop ends a wait of a thread whose longest wait is never reached.
+    await new Foreground(foregroundMemory(), 600_000).stepAside(() => true)
+    await free
+    request.release()
+    expect((await request.answered).status).toBe(201)
   })
 })

@@ -7,6 +7,7 @@ import { errorFields, loggerOf } from '../lib/log'
 import { pauser } from '../lib/pauser'
 import { everySchedule, jobBoardOf } from '../lib/job-board'
 import { threadEntryUrl } from '../lib/thread-entry'
+import { foregroundMemory } from '../lib/foreground'
 
 /** Where the thread's code is: beside the webhooks sources, or in the bundle at its entry's path. */
 const threadUrl = () => threadEntryUrl(import.meta.url, '../webhooks/worker-thread.ts', './webhooks/worker-thread.js', 'webhook worker')
@@ -44,7 +45,7 @@ function startThread(deps: AppDeps, pollMs: number | undefined) {
   // Which of the two connections holds SQLite's write lock: each waits for the other's word (db/client.ts).
   const writeLock = writeLockMemory.get(deps.db) ?? shareWriteLock(deps.db)
   if (writeLock) writeLockMemory.set(deps.db, writeLock)
-  post({ type: 'start', config: { ...deps.config, databasePoolSize: WEBHOOK_DATABASE_POOL }, pollMs, sweepFrom: sweepPositions.get(deps.db), hooksMark, writeLock })
+  post({ type: 'start', config: { ...deps.config, databasePoolSize: WEBHOOK_DATABASE_POOL }, pollMs, sweepFrom: sweepPositions.get(deps.db), hooksMark, writeLock, foreground: foregroundMemory() })
   return {
     /** Tasks were added (woken), or hooks edited or deleted (its running lanes read theirs again). */
     tell: (news: DeliveryNews) => (news === 'tasks' ? post({ type: 'wake' }) : void Atomics.add(hooksMoved, 0, 1)),

@@ -12,6 +12,7 @@ import type { HookEventType } from './events'
 import { parseHostAllowList, type HostAllowList } from '../lib/host-allow-list'
 import { errorFields, loggerOf } from '../lib/log'
 import { FETCH_THREAD, lowerThreadsNamed } from '../lib/thread-priority'
+import type { Foreground } from '../lib/foreground'
 
 /**
  * Delivers hook tasks. Tasks go in lanes, one per (repository, hook): a lane sends its tasks one
@@ -225,13 +226,16 @@ export class DeliveryDispatcher {
   }
   private hooksReading: Promise<void> | null = null
   private readonly hookRows
+  /** The requests the process answers, which each attempt steps aside for (lib/foreground.ts); none: attempts go at once. */
+  private readonly foreground: Foreground | null
   /** Attempts left before a background dispatcher stops looking for Bun's fetch thread (0: done, or not to be lowered). */
   private fetchThreadTries: number
 
   constructor(
     private readonly deps: AppDeps,
-    opts: { background?: boolean; hooksMark?: SharedArrayBuffer } = {},
+    opts: { background?: boolean; hooksMark?: SharedArrayBuffer; foreground?: Foreground } = {},
   ) {
+    this.foreground = opts.foreground ?? null
     this.fetchThreadTries = opts.background === true ? FETCH_THREAD_TRIES : 0
     this.hooksMark = new Int32Array(opts.hooksMark ?? newHooksMark())
     this.allow = parseHostAllowList(deps.config.webhookAllowedHostList)
@@ -373,6 +377,10 @@ export class DeliveryDispatcher {
         const hook = await this.hookOf(next.hook.id)
         // Deleted meanwhile (its tasks with it): nothing more to send.
         if (!hook) return
+        // Between requests where it can (the work of an attempt, the receiver's and the fetch
+        // thread's, would otherwise take the cores the requests want).
+        await this.foreground?.stepAside(() => this.stopped)
+        if (this.stopped) return
         const outcome = await this.deliver(next.task, hook)
         if (!outcome?.done || this.stopped) return
       }

@@ -8,6 +8,7 @@ import { TASK_BATCH, turnEventsIntoTasks, WEBHOOK_CONSUMER } from './tasks'
 import { sweepPayloads } from './task-rows'
 import { errorFields, loggerOf } from '../lib/log'
 import { pauser } from '../lib/pauser'
+import { Foreground } from '../lib/foreground'
 
 /** How often the outbox is looked at when it was empty (a read; nothing is written while idle). */
 export const WEBHOOK_POLL_MS = 100
@@ -29,10 +30,13 @@ const ROUND_GAP_MS = 10
  * hook tasks (src/webhooks/tasks.ts), the dispatcher delivers them (src/webhooks/dispatcher.ts).
  * One of these per server: it starts from the outbox position the previous process left (what
  * that one read and did not turn into tasks is read again) and resumes undelivered tasks. Runs in its own thread (src/jobs/webhook-worker.ts),
- * `background` there: at a lower CPU priority than the API (src/lib/thread-priority.ts), Bun's fetch thread included.
+ * `background` there: at a lower CPU priority than the API (src/lib/thread-priority.ts), Bun's fetch thread included;
+ * given the process's `foreground` (lib/foreground.ts), each round of tasks and each attempt waits for a pause between requests.
  */
-export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sweepFrom?: number; background?: boolean; hooksMark?: SharedArrayBuffer } = {}) {
-  const dispatcher = new DeliveryDispatcher(deps, { background: opts.background, hooksMark: opts.hooksMark })
+export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sweepFrom?: number; background?: boolean; hooksMark?: SharedArrayBuffer; foreground?: SharedArrayBuffer } = {}) {
+  // Both loops' work falls between the process's requests where it can (lib/foreground.ts).
+  const foreground = opts.foreground ? new Foreground(opts.foreground) : undefined
+  const dispatcher = new DeliveryDispatcher(deps, { background: opts.background, hooksMark: opts.hooksMark, foreground })
   let stopped = false
   const { pause, wake } = pauser()
   // The sweep of unreferenced payload rows (sweepPayloads): a step at each idle look at the
@@ -62,6 +66,8 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sw
       let tasks = 0
       const started = performance.now()
       try {
+        await foreground?.stepAside(() => stopped)
+        if (stopped) break
         // A read while the outbox is empty; a write only when there were events.
         const round = await turnEventsIntoTasks(deps)
         handled = round.events
