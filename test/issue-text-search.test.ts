@@ -122,10 +122,13 @@ describe('issue search by text', () => {
     const statements = await sent.during(async () => {
       expect((await s.get('/repos/alice/zoo/issues?state=all&q=crossing', { token: alice.token })).status).toBe(200)
       expect((await s.get('/repos/issues/search?state=all&q=crossing', { token: alice.token })).status).toBe(200)
+      // The caller's mentions: the texts holding `@alice` are their candidates.
+      expect((await s.get('/repos/issues/search?state=all&mentioned=true', { token: alice.token })).status).toBe(200)
     })
     const searches = statements.filter((text) => text.includes('issues_text_trgm'))
-    // Each list's count and page (the repository's list counts with its page).
-    expect(searches.length).toBeGreaterThanOrEqual(3)
+    // Each list's count and page (the repository's list counts with its page), the mentions' count.
+    expect(searches.length).toBeGreaterThanOrEqual(4)
+    expect(searches.filter((text) => text.includes('replace(')).length).toBeGreaterThanOrEqual(1)
     for (const text of searches) {
       const plan = sqlitePlanOf(s.deps.db, text).join('\n')
       // The candidates drive: issues read by their ids, never a repository's issues (or every ready

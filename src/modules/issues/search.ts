@@ -6,7 +6,7 @@
 import { and, asc, count, desc, eq, exists, gte, inArray, lte, not, or, sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { containsPattern, containsText, inJsonList, notIndexed, queryBuilder } from '../../db/sql'
-import { issueTextConditionShape, textSearchParams, textSearchUsesIndex, type TextSearchShape } from './text-search'
+import { issueTextConditionShape, textCandidatesShape, textSearchParams, textSearchUsesIndex, type TextSearchShape } from './text-search'
 import { perConnection, type Db } from '../../db/client'
 import { readerFor } from '../../db/read-thread'
 import { keptCount } from '../../db/page-cache'
@@ -72,6 +72,8 @@ const SINCE = sql.placeholder('since')
 const BEFORE = sql.placeholder('before')
 const MENTION = sql.placeholder('mention')
 const MENTION_AT = sql.placeholder('mentionAt')
+const MENTION_PATTERN = sql.placeholder('mentionPattern')
+const MENTION_MATCH = sql.placeholder('mentionMatch')
 const PRIORITY = sql.placeholder('priority')
 
 /**
@@ -152,7 +154,8 @@ interface SearchShape {
   milestones: boolean
   created: boolean
   assigned: boolean
-  mentioned: boolean
+  /** `indexed`: its candidates (the texts holding `@login`) found in the trigram indexes first. */
+  mentioned: false | TextSearchShape
   reviews: boolean
   followed: boolean
   priority: boolean
@@ -201,9 +204,12 @@ function issueCondition(db: Db, shape: SearchShape): SQL | undefined {
       ? exists(qb.select({ one: issueAssignees.id }).from(issueAssignees).where(and(eq(issueAssignees.issueId, issues.id), eq(issueAssignees.assigneeId, VIEWER_ID))))
       : undefined,
     signedIn && shape.mentioned
-      ? or(
-          mentions(issues.content, MENTION, MENTION_AT),
-          exists(qb.select({ one: comments.id }).from(comments).where(and(eq(comments.issueId, issues.id), eq(comments.type, PLAIN_COMMENT), mentions(comments.content, MENTION, MENTION_AT)))),
+      ? and(
+          shape.mentioned === 'indexed' ? textCandidatesShape(db, MENTION_PATTERN, MENTION_MATCH) : undefined,
+          or(
+            mentions(issues.content, MENTION, MENTION_AT),
+            exists(qb.select({ one: comments.id }).from(comments).where(and(eq(comments.issueId, issues.id), eq(comments.type, PLAIN_COMMENT), mentions(comments.content, MENTION, MENTION_AT)))),
+          ),
         )
       : undefined,
     // Warren records no review requests nor reviews yet: no pull request matches these.
@@ -230,8 +236,8 @@ function prepareSearch(db: Db, viewer: UserRow | null, shape: SearchShape) {
   // 100,000 repositories and 200,000 issues 73-97 against 24 ms). The groups are named `issues`,
   // so the repository's part reads their `is_pull` as it reads an issue's. A text's few candidates
   // (the trigram indexes') are counted as they are, each joined to its repository: grouped, SQLite
-  // read every issue.
-  if (shape.text) return { count: db.select({ n: count() }).from(issues).innerJoin(repositories, eq(repositories.id, issues.repoId)).where(condition).prepare(), page }
+  // read every issue. So are a mention's.
+  if (shape.text || shape.mentioned === 'indexed') return { count: db.select({ n: count() }).from(issues).innerJoin(repositories, eq(repositories.id, issues.repoId)).where(condition).prepare(), page }
   const groups = qb
     .select({ repoId: issues.repoId, isPull: issues.isPull, n: sql<number>`count(*)`.as('n') })
     .from(issues)
@@ -272,6 +278,10 @@ export async function searchIssues(deps: AppDeps, viewer: UserRow | null, search
   const labelNames = splitFilter(search.labels, 'labels')
   const milestoneNames = splitFilter(search.milestones, 'milestones')
   const priority = search.priority_repo_id && Number.isSafeInteger(search.priority_repo_id) ? search.priority_repo_id : 0
+  // A mention of the caller holds `@login` (mentions): the texts holding it are its candidates.
+  const mentionAt = `@${(viewer?.name ?? '').toLowerCase()}`
+  const { textPattern: mentionPattern, textMatch: mentionMatch } = textSearchParams(mentionAt)
+  const mentionText = { mentionPattern, mentionMatch }
   const shape: SearchShape = {
     viewer: viewerKind(viewer),
     signedIn: viewer !== null,
@@ -286,7 +296,7 @@ export async function searchIssues(deps: AppDeps, viewer: UserRow | null, search
     milestones: await anyNamed(deps, milestones, milestoneNames),
     created: flag(search.created),
     assigned: flag(search.assigned),
-    mentioned: flag(search.mentioned),
+    mentioned: flag(search.mentioned) && (textSearchUsesIndex(deps.db, mentionAt) ? 'indexed' : 'scanned'),
     reviews: flag(search.review_requested) || flag(search.reviewed),
     followed: !!opts.followed,
     priority: priority !== 0,
@@ -304,7 +314,8 @@ export async function searchIssues(deps: AppDeps, viewer: UserRow | null, search
     labelNames: JSON.stringify(labelNames),
     milestoneNames: JSON.stringify(milestoneNames),
     mention: containsPattern(` @${(viewer?.name ?? '').toLowerCase()} `),
-    mentionAt: `@${(viewer?.name ?? '').toLowerCase()}`,
+    mentionAt,
+    ...mentionText,
     priority,
   }
   const key = JSON.stringify(shape)

@@ -79,6 +79,14 @@ function textCondition(db: Db, pattern: string | Placeholder, match: string | Pl
   return match === undefined ? holding : and(candidates(db, pattern, match, inComments), holding)!
 }
 
+/**
+ * The ids of the issues whose title, description or a plain comment may hold the text whose LIKE
+ * pattern and FTS5 phrase are bound to `pattern` and `match` (textSearchParams' values): for a
+ * statement prepared per shape whose other filter looks for a text (a mention) that
+ * textSearchUsesIndex can look up, the candidates to test first.
+ */
+export const textCandidatesShape = (db: Db, pattern: Placeholder, match: Placeholder): SQL => candidates(db, pattern, match, true)
+
 /** The condition on `issues` (in a query reading the table by that name) that its text holds `q`. */
 export function issueTextCondition(db: Db, q: string, opts: { inComments: boolean }): SQL {
   return textCondition(db, containsPattern(q), textSearchUsesIndex(db, q) ? phrase(q) : undefined, opts.inComments)
