@@ -73,6 +73,12 @@ export const issues = sqliteTable(
     // one of them was sorted (150-270 ms at 100,000 pull requests).
     index('issues_repo_kind_idx').on(t.repoId, t.isPull, t.createdUnix, t.id),
     index('issues_repo_kind_updated_idx').on(t.repoId, t.isPull, t.updatedUnix, t.id),
+    // A repository's open (or closed) issues, or its open (or closed) pull requests, newest first
+    // (the web's issue and pull request lists, `type=issues`, listPulls): SQLite, without
+    // statistics, read them through issues_repo_state_idx and skipped the other kind one by one (a
+    // repository of 100,000 pull requests and no issue: 13-17 ms of the event loop for its empty
+    // list of issues).
+    index('issues_repo_kind_state_idx').on(t.repoId, t.isPull, t.isClosed, t.createdUnix, t.id),
     // Both kinds in any state, newest first (the API's issue list without a type, `state=all`).
     index('issues_repo_created_idx').on(t.repoId, t.createdUnix, t.id),
     index('issues_poster_idx').on(t.posterId),

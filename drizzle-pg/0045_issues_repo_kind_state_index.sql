@@ -1,0 +1,1 @@
+CREATE INDEX "issues_repo_kind_state_idx" ON "issues" USING btree ("repo_id","is_pull","is_closed","created_unix","id");
