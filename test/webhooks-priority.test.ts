@@ -80,7 +80,7 @@ describe('background work steps aside while requests are answered (lib/foregroun
   let s: TestServer
   let alice: TestUser
   beforeAll(async () => {
-    s = await startTestServer()
+    s = await startTestServer({ webhookAllowedHostList: 'loopback' })
     alice = await s.user('stepper')
   })
   afterAll(() => s.stop())
@@ -114,6 +114,45 @@ describe('background work steps aside while requests are answered (lib/foregroun
     expect((await request.answered).status).toBe(201)
     await stepping
     expect(foreground.busy()).toBe(false)
+  })
+
+  test("a delivery that waited for a request is sent with its hook as it is after the wait (edited by that request, say)", async () => {
+    // A receiver holding the first delivery until told.
+    const got: string[] = []
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const receiver = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      async fetch(req) {
+        const path = new URL(req.url).pathname
+        got.push(`${path} ${((await req.json()) as { issue?: { title: string } }).issue?.title}`)
+        if (path === '/old') await gate
+        return new Response('ok')
+      },
+    })
+    const worker = startWebhookWorker(s.deps, { pollMs: 10, stepAsideMaxMs: 600_000 })
+    try {
+      const token = { token: alice.token }
+      expect((await s.post('/user/repos', { name: 'moving' }, token)).status).toBe(201)
+      const hook = await s.post('/repos/stepper/moving/hooks', { type: 'gitea', config: { url: `http://127.0.0.1:${receiver.port}/old`, content_type: 'json' }, events: ['issues'], active: true }, token)
+      for (const title of ['first', 'second']) expect((await s.post('/repos/stepper/moving/issues', { title }, token)).status).toBe(201)
+      await until(() => got.length === 1, 'the first delivery, held')
+      // A request being answered: the lane's next attempt waits for it (its longest wait made
+      // longer than the test), after the first attempt's answer; meanwhile the hook moves.
+      const request = heldRequest()
+      await until(() => new Foreground(foregroundMemory()).busy(), 'the held request counted')
+      release()
+      expect((await s.patch(`/repos/stepper/moving/hooks/${hook.body.id}`, { config: { url: `http://127.0.0.1:${receiver.port}/new` } }, token)).status).toBe(200)
+      request.release()
+      expect((await request.answered).status).toBe(201)
+      await until(() => got.length === 2, 'the second delivery')
+      expect(got).toEqual(['/old first', '/new second'])
+    } finally {
+      release()
+      await worker.stop()
+      receiver.stop(true)
+    }
   })
 
   test('a wait ends at its longest, after which the thread goes on for as long without waiting; a stop ends it at once', async () => {

@@ -27,7 +27,7 @@ const sweepPositions = new WeakMap<AppDeps['db'], number>()
 const writeLockMemory = new WeakMap<AppDeps['db'], SharedArrayBuffer>()
 
 /** The delivery thread: started with its configuration, ended after its loops stopped. */
-function startThread(deps: AppDeps, pollMs: number | undefined) {
+function startThread(deps: AppDeps, pollMs: number | undefined, stepAsideMaxMs: number | undefined) {
   const thread = new Worker(threadUrl().href)
   const post = (message: WebhookThreadMessage) => thread.postMessage(message)
   let stopped: (() => void) | null = null
@@ -45,7 +45,7 @@ function startThread(deps: AppDeps, pollMs: number | undefined) {
   // Which of the two connections holds SQLite's write lock: each waits for the other's word (db/client.ts).
   const writeLock = writeLockMemory.get(deps.db) ?? shareWriteLock(deps.db)
   if (writeLock) writeLockMemory.set(deps.db, writeLock)
-  post({ type: 'start', config: { ...deps.config, databasePoolSize: WEBHOOK_DATABASE_POOL }, pollMs, sweepFrom: sweepPositions.get(deps.db), hooksMark, writeLock, foreground: foregroundMemory() })
+  post({ type: 'start', config: { ...deps.config, databasePoolSize: WEBHOOK_DATABASE_POOL }, pollMs, sweepFrom: sweepPositions.get(deps.db), hooksMark, writeLock, foreground: foregroundMemory(), stepAsideMaxMs })
   return {
     /** Tasks were added (woken), or hooks edited or deleted (its running lanes read theirs again). */
     tell: (news: DeliveryNews) => (news === 'tasks' ? post({ type: 'wake' }) : void Atomics.add(hooksMoved, 0, 1)),
@@ -75,7 +75,7 @@ function startThread(deps: AppDeps, pollMs: number | undefined) {
  * its start what an earlier one left claimed (runWebhookLoops), so nothing is delivered twice at
  * once and nothing pending is lost between two threads.
  */
-export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number; idleMs?: number } = {}) {
+export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number; idleMs?: number; stepAsideMaxMs?: number } = {}) {
   const log = loggerOf(deps.config)
   const pollMs = opts.pollMs ?? WEBHOOK_POLL_MS
   const idleMs = opts.idleMs ?? deps.config.workerIdleMs
@@ -104,7 +104,7 @@ export function startWebhookWorker(deps: AppDeps, opts: { pollMs?: number; idleM
         if (stopped) break
         if (work) {
           idleSince = 0
-          thread ??= startThread(deps, opts.pollMs)
+          thread ??= startThread(deps, opts.pollMs, opts.stepAsideMaxMs)
         } else if (thread) {
           idleSince ||= Date.now()
           if (Date.now() - idleSince >= idleMs) {

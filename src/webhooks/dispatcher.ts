@@ -374,13 +374,14 @@ export class DeliveryDispatcher {
     for (;;) {
       for (const next of batch) {
         if (this.stopped || n++ >= LANE_RUN || next.task.nextAttemptMs > Date.now()) return
+        // Between requests where it can (the work of an attempt, the receiver's and the fetch
+        // thread's, would otherwise take the cores the requests want); before its hook is read,
+        // so that a hook edited meanwhile (by a request it waited for) is sent as edited.
+        await this.foreground?.stepAside(() => this.stopped)
+        if (this.stopped) return
         const hook = await this.hookOf(next.hook.id)
         // Deleted meanwhile (its tasks with it): nothing more to send.
         if (!hook) return
-        // Between requests where it can (the work of an attempt, the receiver's and the fetch
-        // thread's, would otherwise take the cores the requests want).
-        await this.foreground?.stepAside(() => this.stopped)
-        if (this.stopped) return
         const outcome = await this.deliver(next.task, hook)
         if (!outcome?.done || this.stopped) return
       }
@@ -490,6 +491,9 @@ export class DeliveryDispatcher {
 
   /** Writes the waiting outcomes in one transaction, then hands back the lanes that ended and looks for more work. */
   private async flush(): Promise<void> {
+    // A write transaction (SQLite's write lock, which the API's writes would wait for): between
+    // requests where it can, as the attempts; the outcomes that come meanwhile go with it.
+    await this.foreground?.stepAside(() => this.stopped)
     if (this.flushTimer) clearTimeout(this.flushTimer)
     this.flushTimer = null
     const outcomes = this.outcomes

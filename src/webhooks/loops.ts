@@ -8,7 +8,7 @@ import { TASK_BATCH, turnEventsIntoTasks, WEBHOOK_CONSUMER } from './tasks'
 import { sweepPayloads } from './task-rows'
 import { errorFields, loggerOf } from '../lib/log'
 import { pauser } from '../lib/pauser'
-import { Foreground } from '../lib/foreground'
+import type { Foreground } from '../lib/foreground'
 
 /** How often the outbox is looked at when it was empty (a read; nothing is written while idle). */
 export const WEBHOOK_POLL_MS = 100
@@ -33,9 +33,9 @@ const ROUND_GAP_MS = 10
  * `background` there: at a lower CPU priority than the API (src/lib/thread-priority.ts), Bun's fetch thread included;
  * given the process's `foreground` (lib/foreground.ts), each round of tasks and each attempt waits for a pause between requests.
  */
-export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sweepFrom?: number; background?: boolean; hooksMark?: SharedArrayBuffer; foreground?: SharedArrayBuffer } = {}) {
+export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sweepFrom?: number; background?: boolean; hooksMark?: SharedArrayBuffer; foreground?: Foreground } = {}) {
   // Both loops' work falls between the process's requests where it can (lib/foreground.ts).
-  const foreground = opts.foreground ? new Foreground(opts.foreground) : undefined
+  const foreground = opts.foreground
   const dispatcher = new DeliveryDispatcher(deps, { background: opts.background, hooksMark: opts.hooksMark, foreground })
   let stopped = false
   const { pause, wake } = pauser()
@@ -66,7 +66,9 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sw
       let tasks = 0
       const started = performance.now()
       try {
-        await foreground?.stepAside(() => stopped)
+        // Events to turn into tasks (rendered, written) wait for a pause between requests; a look
+        // at an empty outbox does not (nor does it use up the waits the deliveries may make).
+        if (foreground && (await hasEventsAfterDone(deps.db, WEBHOOK_CONSUMER))) await foreground.stepAside(() => stopped)
         if (stopped) break
         // A read while the outbox is empty; a write only when there were events.
         const round = await turnEventsIntoTasks(deps)

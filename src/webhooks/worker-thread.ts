@@ -8,6 +8,7 @@ import type { Config } from '../config'
 import { createDeps } from '../deps'
 import { runWebhookLoops } from './loops'
 import { lowerThisThread } from '../lib/thread-priority'
+import { Foreground } from '../lib/foreground'
 
 declare const self: Worker
 
@@ -15,10 +16,11 @@ declare const self: Worker
  * `hooksMark`: the hooks counter the API's thread moves when a hook is edited or deleted (shared
  * memory, no message); `writeLock`: who holds SQLite's write lock, the API's connection or this
  * thread's (db/client.ts shareWriteLock; null on PostgreSQL); `foreground`: the requests the
- * process is answering (lib/foreground.ts), which each attempt steps aside for.
+ * process is answering (lib/foreground.ts), which each attempt steps aside for (at most
+ * `stepAsideMaxMs` at a time: STEP_ASIDE_MAX_MS but in tests).
  */
 export type WebhookThreadMessage =
-  | { type: 'start'; config: Config; pollMs?: number; sweepFrom?: number; hooksMark: SharedArrayBuffer; writeLock: SharedArrayBuffer | null; foreground: SharedArrayBuffer }   | { type: 'wake' }
+  | { type: 'start'; config: Config; pollMs?: number; sweepFrom?: number; hooksMark: SharedArrayBuffer; writeLock: SharedArrayBuffer | null; foreground: SharedArrayBuffer; stepAsideMaxMs?: number }   | { type: 'wake' }
   | { type: 'stop' }
 /** What the thread says: started, and stopped with where the payload sweep goes on. */
 export type WebhookThreadReport = { type: 'started' } | { type: 'stopped'; sweepFrom: number }
@@ -34,7 +36,7 @@ self.onmessage = async (event: MessageEvent<WebhookThreadMessage>) => {
     lowerThisThread()
     deps = await createDeps(message.config)
     if (message.writeLock) shareWriteLock(deps.db, message.writeLock)
-    loops = await runWebhookLoops(deps, { pollMs: message.pollMs, sweepFrom: message.sweepFrom, background: true, hooksMark: message.hooksMark, foreground: message.foreground })
+    loops = await runWebhookLoops(deps, { pollMs: message.pollMs, sweepFrom: message.sweepFrom, background: true, hooksMark: message.hooksMark, foreground: new Foreground(message.foreground, message.stepAsideMaxMs) })
     self.postMessage({ type: 'started' } satisfies WebhookThreadReport)
   } else if (message.type === 'wake') await loops?.wake()
   else if (message.type === 'stop') {
