@@ -177,11 +177,12 @@ export function readableRepoCondition(asked: Viewer, unit?: RepoUnitKey): SQL | 
 /**
  * readableRepoCondition for rows of several kinds, each of its own unit (an issue of the issues
  * unit, a pull request of the pull requests unit): `kinds` pairs a condition telling a row's kind
- * (undefined: every row) with its unit (undefined: any); no row is of two kinds. One condition, the public half, ownership
- * and the grants said once: for several kinds the unit a team must give is the row's, picked by a
- * CASE over the kinds (unitOfKind), where a grant said once a kind cost PostgreSQL a plan twice as
- * long (0.8 ms against 0.3 for a notification list's three kinds, planned again at each execution
- * where its generic plan is costed higher: a person with fewer threads than the average).
+ * (undefined: every row) with its unit (undefined: any); no row is of two kinds. One condition,
+ * the public half, ownership and the grants said once: for several kinds the unit a team must give
+ * is the row's, picked by a CASE over the kinds (unitOfKind), where a grant said once a kind cost
+ * PostgreSQL a plan twice as long (0.8 ms against 0.3 for a notification list's three kinds,
+ * planned again at each execution where its generic plan is costed higher: a person with fewer
+ * threads than the average).
  */
 export function readableUnitsCondition(asked: Viewer, kinds: [SQL | undefined, RepoUnitKey | undefined][]): SQL | undefined {
   const viewer = seen(asked)

@@ -50,9 +50,9 @@ export class Foreground {
   private seen = -1
   private seenAt = 0
   /**
-   * The thread's waits (any of its pieces of work waiting, counted once however many wait) in the
-   * current window: what waits that ended took, how many wait now, and
-   * since when (performance.now()).
+   * The thread's waits in the current window (any of its pieces of work waiting, counted once
+   * however many wait): what the waits that ended took, how many wait now and since when
+   * (performance.now()).
    */
   private windowStart = 0
   private waited = 0
@@ -62,8 +62,8 @@ export class Foreground {
     memory: SharedArrayBuffer,
     /** The most it waits in a window (STEP_ASIDE_MAX_MS but in tests). */
     private readonly maxWaitMs = STEP_ASIDE_MAX_MS,
-    /** Its window (WAIT_WINDOW_MS but in tests): a quarter of it again beyond the most it waits. */
-    private readonly windowMs = maxWaitMs + maxWaitMs / 3,
+    /** Its window (WAIT_WINDOW_MS but in tests: as much longer than its waits as WAIT_WINDOW_MS is). */
+    private readonly windowMs = (maxWaitMs * WAIT_WINDOW_MS) / STEP_ASIDE_MAX_MS,
   ) {
     this.counts = new Int32Array(memory)
   }

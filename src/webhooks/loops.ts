@@ -31,7 +31,7 @@ const ROUND_GAP_MS = 10
  * One of these per server: it starts from the outbox position the previous process left (what
  * that one read and did not turn into tasks is read again) and resumes undelivered tasks. Runs in its own thread (src/jobs/webhook-worker.ts),
  * `background` there: at a lower CPU priority than the API (src/lib/thread-priority.ts), Bun's fetch thread included;
- * given the process's `foreground` (lib/foreground.ts), each round of tasks and each attempt waits for a pause between requests.
+ * given the process's `foreground` (lib/foreground.ts), each round of tasks, each attempt and each write of outcomes waits for a pause between requests.
  */
 export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sweepFrom?: number; background?: boolean; hooksMark?: SharedArrayBuffer; foreground?: Foreground } = {}) {
   // Both loops' work falls between the process's requests where it can (lib/foreground.ts).

@@ -16,11 +16,12 @@ declare const self: Worker
  * `hooksMark`: the hooks counter the API's thread moves when a hook is edited or deleted (shared
  * memory, no message); `writeLock`: who holds SQLite's write lock, the API's connection or this
  * thread's (db/client.ts shareWriteLock; null on PostgreSQL); `foreground`: the requests the
- * process is answering (lib/foreground.ts), which each attempt steps aside for (at most
- * `stepAsideMaxMs` at a time: STEP_ASIDE_MAX_MS but in tests).
+ * process is answering (lib/foreground.ts), which the thread's work steps aside for (at most
+ * `stepAsideMaxMs` in a window: STEP_ASIDE_MAX_MS but in tests).
  */
 export type WebhookThreadMessage =
-  | { type: 'start'; config: Config; pollMs?: number; sweepFrom?: number; hooksMark: SharedArrayBuffer; writeLock: SharedArrayBuffer | null; foreground: SharedArrayBuffer; stepAsideMaxMs?: number }   | { type: 'wake' }
+  | { type: 'start'; config: Config; pollMs?: number; sweepFrom?: number; hooksMark: SharedArrayBuffer; writeLock: SharedArrayBuffer | null; foreground: SharedArrayBuffer; stepAsideMaxMs?: number }
+  | { type: 'wake' }
   | { type: 'stop' }
 /** What the thread says: started, and stopped with where the payload sweep goes on. */
 export type WebhookThreadReport = { type: 'started' } | { type: 'stopped'; sweepFrom: number }

@@ -237,7 +237,10 @@ function prepareSearch(db: Db, viewer: UserRow | null, shape: SearchShape) {
   // so the repository's part reads their `is_pull` as it reads an issue's. A text's few candidates
   // (the trigram indexes') are counted as they are, each joined to its repository: grouped, SQLite
   // read every issue. So are a mention's.
-  if (shape.text || shape.mentioned === 'indexed') return { count: db.select({ n: count() }).from(issues).innerJoin(repositories, eq(repositories.id, issues.repoId)).where(condition).prepare(), page }
+  if (shape.text || shape.mentioned === 'indexed') {
+    const counted = db.select({ n: count() }).from(issues).innerJoin(repositories, eq(repositories.id, issues.repoId)).where(condition).prepare()
+    return { count: counted, page }
+  }
   const groups = qb
     .select({ repoId: issues.repoId, isPull: issues.isPull, n: sql<number>`count(*)`.as('n') })
     .from(issues)
@@ -280,8 +283,7 @@ export async function searchIssues(deps: AppDeps, viewer: UserRow | null, search
   const priority = search.priority_repo_id && Number.isSafeInteger(search.priority_repo_id) ? search.priority_repo_id : 0
   // A mention of the caller holds `@login` (mentions): the texts holding it are its candidates.
   const mentionAt = `@${(viewer?.name ?? '').toLowerCase()}`
-  const { textPattern: mentionPattern, textMatch: mentionMatch } = textSearchParams(mentionAt)
-  const mentionText = { mentionPattern, mentionMatch }
+  const mentionText = textSearchParams(mentionAt)
   const shape: SearchShape = {
     viewer: viewerKind(viewer),
     signedIn: viewer !== null,
@@ -313,9 +315,10 @@ export async function searchIssues(deps: AppDeps, viewer: UserRow | null, search
     ...(text === undefined ? {} : textSearchParams(text)),
     labelNames: JSON.stringify(labelNames),
     milestoneNames: JSON.stringify(milestoneNames),
-    mention: containsPattern(` @${(viewer?.name ?? '').toLowerCase()} `),
+    mention: containsPattern(` ${mentionAt} `),
     mentionAt,
-    ...mentionText,
+    mentionPattern: mentionText.textPattern,
+    mentionMatch: mentionText.textMatch,
     priority,
   }
   const key = JSON.stringify(shape)
