@@ -4,7 +4,7 @@ import { errorFields, loggedPath, loggerOf } from './lib/log'
 import { MULTIPART_OVERHEAD } from './lib/multipart'
 import { docsUrl } from './lib/urls'
 import { servingClient } from './lib/request-client'
-import { serving } from './lib/foreground'
+import { answeringEnded, answeringStarted } from './lib/foreground'
 import { feedPathOf } from './web/feed-xml'
 
 /**
@@ -72,15 +72,18 @@ export function startServer(deps: AppDeps, opts: { hostname?: string; port?: num
       request = feedRequest(request)
       deps.auth.setClientAddress(request, addressOf)
       let response: Response
+      // Counted as the foreground's while it is answered (lib/foreground.ts: background threads step aside).
+      answeringStarted()
       try {
         // Elysia's compiled handler itself (`app.handle` is an async wrapper around it), as the
         // client's work (lib/request-client.ts: work shared out between clients finds whose it is).
         const asked = request
-        // Counted as the foreground's while it runs (lib/foreground.ts: background threads step aside).
-        response = await serving(() => servingClient(() => deps.auth.clientAddress(asked) ?? '', () => app.fetch(asked)))
+        response = await servingClient(() => deps.auth.clientAddress(asked) ?? '', () => app.fetch(asked))
       } catch (e) {
         log.error('request failed', { method: request.method, path: loggedPath(request.url), ...errorFields(e) })
         response = internalError()
+      } finally {
+        answeringEnded()
       }
       if (log.enabled('info')) void logged(request, addressOf(), started, response.status)
       if (++answered === opts.afterRequests?.count) opts.afterRequests.run()

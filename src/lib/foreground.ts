@@ -1,15 +1,15 @@
 /**
  * Whether this process is answering requests, in memory its background threads share: the server
- * counts the requests it is answering and those it has answered (`serving`); a background thread
- * given the memory (the webhook deliveries') asks `stepAside` before a piece of its work and waits
- * while requests are being answered, so that on a machine whose cores are shared its work falls
- * between requests rather than beside them (a lower nice value alone still leaves it a tenth of a
- * core the request wanted, and the receiver's and Bun's fetch thread's work it causes at full
- * priority). It waits at most STEP_ASIDE_MAX_MS in any window of WAIT_WINDOW_MS (its waits counted
- * once however many of its pieces of work wait), then goes on without waiting until the window
- * ends: under requests without a pause it still gets a quarter of its time. A request counts from
- * its start until its handler has answered: the body of a large push or upload being received
- * counts too.
+ * counts the requests it is answering and those it has answered (`answeringStarted`,
+ * `answeringEnded`); a background thread given the memory (the webhook deliveries') asks
+ * `stepAside` before a piece of its work and waits while requests are being answered, so that on a
+ * machine whose cores are shared its work falls between requests rather than beside them (a lower
+ * nice value alone still leaves it a tenth of a core the request wanted, and the receiver's and
+ * Bun's fetch thread's work it causes at full priority). It waits at most STEP_ASIDE_MAX_MS in any
+ * window of WAIT_WINDOW_MS (its waits counted once however many of its pieces of work wait), then
+ * goes on without waiting until the window ends: under requests without a pause it still gets a
+ * quarter of its time. A request counts from its start until its handler has answered: the body
+ * of a large push or upload being received counts too.
  */
 
 /** Quiet this long after the last answer (ms): a client sending its next request at once is not a pause. */
@@ -32,15 +32,15 @@ export const foregroundMemory = (): SharedArrayBuffer => processMemory
 
 const served = new Int32Array(processMemory)
 
-/** Answers `answer()` as a request of the foreground: counted while it runs. */
-export async function serving<T>(answer: () => T | Promise<T>): Promise<T> {
+/** A request of the foreground is being answered (the server's, before its handler). */
+export function answeringStarted(): void {
   Atomics.add(served, 0, 1)
-  try {
-    return await answer()
-  } finally {
-    Atomics.sub(served, 0, 1)
-    Atomics.add(served, 1, 1)
-  }
+}
+
+/** A request of the foreground has been answered (the server's, once its handler settled, however). */
+export function answeringEnded(): void {
+  Atomics.sub(served, 0, 1)
+  Atomics.add(served, 1, 1)
 }
 
 /** A background thread's view of the foreground it was given (`memory`: foregroundMemory's). */
