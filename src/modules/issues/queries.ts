@@ -181,9 +181,10 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
   const condition = and(...where)
   // Issues, or pull requests, or both, open, closed or all, and nothing else asked (the web's issue
   // and pull request lists, Gitea's `state=all`): the page read in the order of an index
-  // (issues_repo_state_idx, issues_repo_kind_idx, issues_repo_created_idx), stopping at its end.
-  // Any other filter is checked on each of the repository's issues (a text under three characters,
-  // labels, a poster) to count them: off the event loop (db/read-thread.ts).
+  // (issues_repo_state_idx, issues_repo_kind_state_idx, issues_repo_kind_idx,
+  // issues_repo_created_idx), stopping at its end. Any other filter is checked on each of the
+  // repository's issues (a text under three characters, labels, a poster) to count them: off the
+  // event loop (db/read-thread.ts).
   const reader = onlyStateAndType ? deps.db : readerFor(deps.db)
   const rows = await reader
     .select()
@@ -201,7 +202,7 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
  * (open, closed, all), from its counters (kept exact in every write transaction), where a count
  * would read every one of them.
  */
-function countedOf(repo: RepoRow, type: string | undefined, state: string): number {
+export function countedOf(repo: RepoRow, type: string | undefined, state: string): number {
   const kinds: [number, number][] = []
   if (type !== 'pulls') kinds.push([repo.numIssues, repo.numClosedIssues])
   if (type !== 'issues') kinds.push([repo.numPulls, repo.numClosedPulls])

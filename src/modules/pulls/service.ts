@@ -18,7 +18,7 @@ import { nowUnix } from '../../lib/time'
 import { splitFilter } from '../../lib/validate'
 import type { PullItem } from '../../convert/pull'
 import { changeIssueLabels, createIssue, editIssue, type IssueEdit, type NewIssue } from '../issues/service'
-import { findIssue } from '../issues/queries'
+import { countedOf, findIssue } from '../issues/queries'
 import { setClosed } from '../issues/state'
 import { recordIssueEvent } from '../../events/issue-events'
 import { getVisibleUserByName } from '../users/service'
@@ -152,18 +152,12 @@ export async function listPulls(deps: AppDeps, repo: RepoRow, viewer: UserRow | 
   }
   const plain = !shape.byMilestone && !shape.byLabels && !shape.byPoster
   // In any state, by creation or last update, and nothing else asked: the page read in an index's
-  // order (issues_repo_state_idx, issues_repo_kind_idx, issues_repo_kind_updated_idx), stopping at
-  // its end. By comments every pull request in the state is sorted, and a filter is checked on each
-  // to count them: off the event loop (db/read-thread.ts).
+  // order (issues_repo_kind_state_idx, issues_repo_kind_idx, issues_repo_kind_updated_idx),
+  // stopping at its end. By comments every pull request in the state is sorted, and a filter is
+  // checked on each to count them: off the event loop (db/read-thread.ts).
   const statements = listStatementsOf(plain && INDEXED_SORTS.has(shape.sort) ? deps.db : readerFor(deps.db), shape)
   // The repository's counters (exact in every write transaction) spare a count on plain lists.
-  const total = plain
-    ? state === 'all'
-      ? repo.numPulls
-      : state === 'closed'
-        ? repo.numClosedPulls
-        : repo.numPulls - repo.numClosedPulls
-    : (await statements.count.execute(params))[0]!.n
+  const total = plain ? countedOf(repo, 'pulls', state) : (await statements.count.execute(params))[0]!.n
   const rows =
     total > page.offset
       ? (await valueRows(statements.page, { ...params, limit: page.limit, offset: page.offset })).map((v) => ({
