@@ -85,6 +85,12 @@ describe('background work steps aside while requests are answered (lib/foregroun
   })
   afterAll(() => s.stop())
 
+  /**
+   * Whether the server is answering a request now, read from the shared count itself: `busy()` is
+   * also true for QUIET_MS after any answer (another test's, say), before the held request arrives.
+   */
+  const answering = () => Atomics.load(new Int32Array(foregroundMemory()), 0) > 0
+
   /** A request the server is answering until `release()`: its body is still being sent. */
   let held = 0
   function heldRequest() {
@@ -105,7 +111,7 @@ describe('background work steps aside while requests are answered (lib/foregroun
     const foreground = new Foreground(foregroundMemory(), 600_000)
     await until(() => !foreground.busy(), 'a pause before the test')
     const request = heldRequest()
-    await until(() => foreground.busy(), 'the held request counted')
+    await until(answering, 'the held request counted')
     let gone = false
     const stepping = foreground.stepAside(() => false).then(() => (gone = true))
     await Bun.sleep(30)
@@ -141,7 +147,7 @@ describe('background work steps aside while requests are answered (lib/foregroun
       // A request being answered: the lane's next attempt waits for it (its longest wait made
       // longer than the test), after the first attempt's answer; meanwhile the hook moves.
       const request = heldRequest()
-      await until(() => new Foreground(foregroundMemory()).busy(), 'the held request counted')
+      await until(answering, 'the held request counted')
       release()
       expect((await s.patch(`/repos/stepper/moving/hooks/${hook.body.id}`, { config: { url: `http://127.0.0.1:${receiver.port}/new` } }, token)).status).toBe(200)
       request.release()
@@ -158,7 +164,7 @@ describe('background work steps aside while requests are answered (lib/foregroun
   test('a wait ends at its longest, after which the thread goes on for as long without waiting; a stop ends it at once', async () => {
     const request = heldRequest()
     const foreground = new Foreground(foregroundMemory(), 20)
-    await until(() => foreground.busy(), 'the held request counted')
+    await until(answering, 'the held request counted')
     await foreground.stepAside(() => false)
     // Free for the next 20 ms: answered at once, though the request is still being answered.
     expect(foreground.busy()).toBe(true)
