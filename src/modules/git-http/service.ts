@@ -7,7 +7,7 @@ import { TWO_FACTOR_GIT_PASSWORD } from '../../auth/two-factor'
 import { ApiError, apiErrorOfGit } from '../../lib/errors'
 import { GitError, type GitRepo } from '../../git/run'
 import { wikiForGit } from '../wiki/service'
-import { boundedStream, bodyTooLarge } from '../../lib/body'
+import { boundedStream, bodyTooLarge, readBodyBounded } from '../../lib/body'
 import { docsUrl } from '../../lib/urls'
 import { advertiseRefs, isLsRefsRequest, lsRefs, MAX_LS_REFS_REQUEST, serviceRpc, type GitService, type GitSessionService } from '../../git/smart-http'
 import { MAX_COMMAND_BYTES, readPushHead, refusalReport, replayed } from '../../git/push-commands'
@@ -136,30 +136,32 @@ export async function infoRefs(deps: AppDeps, target: GitTarget, service: GitSer
 export async function serviceResponse(deps: AppDeps, target: GitTarget, service: GitService, request: Request): Promise<Response> {
   const limit = deps.config.maxPushSize
   if (Number(request.headers.get('content-length') ?? 0) > limit) return gitErrorResponse(deps, 413, bodyTooLarge(limit).message)
-  // Counted as it streams (as sent and, for gzip, as git reads it): git sees the stream fail
-  // past the limit and stops.
-  let body = request.body && boundedStream(request.body, limit)
   const encoding = request.headers.get('content-encoding')?.toLowerCase()
-  if (body && (encoding === 'gzip' || encoding === 'x-gzip')) body = boundedStream(body.pipeThrough(new DecompressionStream('gzip')), limit)
   const headers = { 'Content-Type': `application/x-git-${service}-result`, ...NO_CACHE }
   const gitProtocol = request.headers.get('git-protocol')
-  if (service === 'upload-pack') {
-    // A short protocol v2 request is read whole: an `ls-refs` (what `git ls-remote` and every
-    // fetch start with) is answered from the refs (lsRefs), anything else goes to git as it came.
-    const length = Number(request.headers.get('content-length') ?? NaN)
-    if (body && !encoding && length <= MAX_LS_REFS_REQUEST && /(^|:)version=2(:|$)/.test(gitProtocol ?? '')) {
-      const bytes = new Uint8Array(await new Response(body).arrayBuffer())
-      if (isLsRefsRequest(bytes)) {
-        try {
-          return new Response(await lsRefs(target.git, bytes, gitProtocol), { headers })
-        } catch (e) {
-          if (!(e instanceof GitError)) throw e
-          const answer = apiErrorOfGit(e)
-          return gitErrorResponse(deps, answer.status, answer.message)
-        }
+  // A short protocol v2 request is read whole: an `ls-refs` (what `git ls-remote` and every fetch
+  // start with) is answered from the refs (lsRefs), anything else goes to git as it came. Read at
+  // once by its declared length (readBodyBounded), not through the counting stream below: a
+  // stream piped through another took 1.6 ms for these few bytes, 40 times the answer itself.
+  let read: Uint8Array<ArrayBuffer> | null = null
+  const length = Number(request.headers.get('content-length') ?? NaN)
+  if (service === 'upload-pack' && request.body && !encoding && length <= MAX_LS_REFS_REQUEST && /(^|:)version=2(:|$)/.test(gitProtocol ?? '')) {
+    read = await readBodyBounded(request, MAX_LS_REFS_REQUEST)
+    if (isLsRefsRequest(read)) {
+      try {
+        return new Response(await lsRefs(target.git, read, gitProtocol), { headers })
+      } catch (e) {
+        if (!(e instanceof GitError)) throw e
+        const answer = apiErrorOfGit(e)
+        return gitErrorResponse(deps, answer.status, answer.message)
       }
-      body = new Response(bytes).body
     }
+  }
+  // Counted as it streams (as sent and, for gzip, as git reads it): git sees the stream fail
+  // past the limit and stops.
+  let body = read ? new Response(read).body : request.body && boundedStream(request.body, limit)
+  if (body && !read && (encoding === 'gzip' || encoding === 'x-gzip')) body = boundedStream(body.pipeThrough(new DecompressionStream('gzip')), limit)
+  if (service === 'upload-pack') {
     const rpc = serviceRpc(target.git, service, body, gitProtocol)
     // A killed upload-pack ends its stream early; the client sees a cut-off pack and says so.
     rpc.done.then(({ code, stderr, killed }) => {
