@@ -8,6 +8,7 @@ import { resolve } from 'node:path'
 const seconds = process.argv[2]
 const plan: [name: string, args: string[]][] = [
   ['startup', []],
+  ['memory', seconds ? [seconds] : []],
   ['users', seconds ? [seconds] : []],
   ['repos', seconds ? [seconds] : []],
   ['issues', seconds ? [seconds] : []],
