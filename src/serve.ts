@@ -17,6 +17,7 @@ import { startAutoMerger } from './jobs/auto-merger'
 import { startPushMirrorer } from './jobs/push-mirrorer'
 import { startLeftoverRepair } from './jobs/leftover-repair'
 import { startRepositorySweep } from './jobs/repository-sweep'
+import { startIdleCollection } from './jobs/idle-collection'
 import { repairPullMerges } from './modules/pulls/merge'
 import { makeSigningKeyIfMissing } from './modules/oauth2/signing-key'
 import { checkGit, MIN_GIT_VERSION } from './ops/git-check'
@@ -113,6 +114,7 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
   // (src/ops/shutdown.ts) before the database closes. Add new jobs with jobs.add(name, job).
   const jobs = new BackgroundJobs()
   if (serving) jobs.add('serving lock', { stop: () => serving.release() })
+  jobs.add('idle collection', startIdleCollection())
   // Started once the server listens, after the event loop's next turn: the first requests are
   // answered before the jobs' first queries (a stop before then starts none of them).
   let stopping = false

@@ -1,0 +1,71 @@
+// runs in one half: sqlite
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startIdleCollection } from '../src/jobs/idle-collection'
+import { startTestServer, type TestServer } from './helpers'
+import { until } from './webhook-receiver'
+
+/**
+ * jobs/idle-collection.ts: the main thread's heap is collected once the server goes quiet after
+ * requests, when it has grown since the last collection; never while idle throughout, nor twice
+ * for one quiet. Driven by real requests to a real server (the count of answered requests is the
+ * server's own), with a short check interval, a stand-in for the collection and a heap size the
+ * test sets.
+ */
+describe('the heap is collected when the server goes quiet after requests (jobs/idle-collection.ts)', () => {
+  let s: TestServer
+  beforeAll(async () => {
+    s = await startTestServer()
+  })
+  afterAll(() => s.stop())
+
+  test('once after a burst that grew the heap; not while quiet, nor after a burst that did not grow it; nothing once stopped', async () => {
+    let heap = 1_000
+    let collected = 0
+    const job = startIdleCollection({ checkMs: 10, growthBytes: 100, collect: () => collected++, heap: () => heap })
+    const checksFrom = (n: number) => job.checks >= n
+    try {
+      // Quiet from the start, the heap grown: nothing to collect (no requests were answered).
+      heap += 500
+      const quietFrom = job.checks
+      await until(() => checksFrom(quietFrom + 5), 'five quiet checks')
+      expect(collected).toBe(0)
+
+      // A burst, then quiet: one collection.
+      for (let i = 0; i < 20; i++) expect((await s.get('/version')).status).toBe(200)
+      await until(() => collected === 1, 'the collection after the burst')
+      expect(job.collections).toBe(1)
+      // The quiet goes on: no other.
+      const after = job.checks
+      await until(() => checksFrom(after + 5), 'five more quiet checks')
+      expect(collected).toBe(1)
+
+      // Another burst, the heap no larger than at the last collection: none.
+      for (let i = 0; i < 20; i++) expect((await s.get('/version')).status).toBe(200)
+      const burst = job.checks
+      await until(() => checksFrom(burst + 5), 'five checks after the second burst')
+      expect(collected).toBe(1)
+
+      // The heap grown again and a third burst: collected again.
+      heap += 500
+      for (let i = 0; i < 20; i++) expect((await s.get('/version')).status).toBe(200)
+      await until(() => collected === 2, 'the collection after the third burst')
+    } finally {
+      job.stop()
+    }
+    const stoppedAt = job.checks
+    for (let i = 0; i < 5; i++) await Bun.sleep(10)
+    expect(job.checks).toBe(stoppedAt)
+  })
+
+  test('with the real collection, a server that answered and went quiet is collected without error', async () => {
+    // Bun.gc(false) and the heap's real size; no growth asked (growthBytes 0), so any quiet after requests earns one.
+    const job = startIdleCollection({ checkMs: 10, growthBytes: 0 })
+    try {
+      for (let i = 0; i < 5; i++) expect((await s.get('/version')).status).toBe(200)
+      await until(() => job.collections === 1, 'the collection')
+      expect((await s.get('/version')).status).toBe(200)
+    } finally {
+      job.stop()
+    }
+  })
+})
