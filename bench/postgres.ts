@@ -78,6 +78,13 @@ for (const [label, lite] of onSqlite) {
   )
 }
 
+// The peers' figures (PERFORMANCE.md, on SQLite, measured 2026-11-25 in a window of their own).
+if (!onlyTwo)
+  console.log(
+    'peers, req/s (Gogs 0.11 / Gitea 1.3): GET /users/{u} 423 / 384, GET /repos/{o}/{r} 281 / 337, issues page 48 / 110, ' +
+      'repos/search limit=50 125 / 127, anonymous 204 / 220, POST issue 18 (96% errors) / 75 (39% errors)',
+  )
+
 // ---- 2. POST issue: one `warren serve` process against two on one PostgreSQL database ----
 
 const database = await freshPostgresDatabase(PG_URL, 'warren_bench_two')
