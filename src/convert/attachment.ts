@@ -1,5 +1,6 @@
 import { asc } from 'drizzle-orm'
 import { inJsonList } from '../db/sql'
+import { perConnection } from '../db/client'
 import { attachments, type AttachmentRow } from '../db/schema'
 import type { AppDeps } from '../deps'
 import type { Config } from '../config'
@@ -36,16 +37,26 @@ export function groupAttachments(rows: AttachmentRow[], key: (row: AttachmentRow
   return groups
 }
 
+/**
+ * The attachments of a list of releases, or of comments, oldest first: prepared once per
+ * connection, the ids bound as one JSON list (each page and list of comments read them; building
+ * the statement anew cost more than running it).
+ */
+const attachmentReadsOf = perConnection((db: AppDeps['db']) => ({
+  ofReleases: db.select().from(attachments).where(inJsonList(attachments.releaseId, 'ids')).orderBy(asc(attachments.id)).prepare(),
+  ofComments: db.select().from(attachments).where(inJsonList(attachments.commentId, 'ids')).orderBy(asc(attachments.id)).prepare(),
+}))
+
 /** The attachments of each release, oldest first, in one query. */
 export async function attachmentsOfReleases(deps: AppDeps, ids: number[]): Promise<Map<number, AttachmentRow[]>> {
   if (ids.length === 0) return new Map()
-  const rows = await deps.db.select().from(attachments).where(inJsonList(attachments.releaseId, ids)).orderBy(asc(attachments.id))
+  const rows = await attachmentReadsOf(deps.db).ofReleases.execute({ ids: JSON.stringify(ids) })
   return groupAttachments(rows, (r) => r.releaseId)
 }
 
 /** The attachments of each comment, oldest first, in one query (one bound list, however many comments). */
 export async function attachmentsOfComments(deps: AppDeps, ids: number[]): Promise<Map<number, AttachmentRow[]>> {
   if (ids.length === 0) return new Map()
-  const rows = await deps.db.select().from(attachments).where(inJsonList(attachments.commentId, ids)).orderBy(asc(attachments.id))
+  const rows = await attachmentReadsOf(deps.db).ofComments.execute({ ids: JSON.stringify(ids) })
   return groupAttachments(rows, (r) => r.commentId)
 }

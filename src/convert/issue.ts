@@ -1,4 +1,5 @@
-import { inArray } from 'drizzle-orm'
+import { perConnection } from '../db/client'
+import { inJsonList } from '../db/sql'
 import { issues, type AttachmentRow, type CommentRow, type IssueRow, type LabelRow, type MilestoneRow, type RepoRow, type StopwatchRow, type TrackedTimeRow } from '../db/schema'
 import type { Config } from '../config'
 import type { UserRow } from '../auth/caller'
@@ -170,13 +171,18 @@ export function toApiComment(
 }
 export type ApiComment = ReturnType<typeof toApiComment>
 
+/** The number and kind of a list of issues (ids bound as one JSON list), for comment records: prepared once per connection. */
+const issueNumbersOf = perConnection((db: AppDeps['db']) =>
+  db.select({ id: issues.id, index: issues.index, isPull: issues.isPull }).from(issues).where(inJsonList(issues.id, 'ids')).prepare(),
+)
+
 /** Comment records for rows of one repository (authors, issues and attachments fetched in one query each, side by side). */
 export async function commentsToApi(deps: AppDeps, repo: RepoRow, rows: CommentRow[], viewer: UserRow | null) {
   if (rows.length === 0) return []
   const issueIds = [...new Set(rows.map((c) => c.issueId))]
   const [people, issueRows, assets] = await Promise.all([
     usersByIds(deps, rows.map((c) => c.posterId)),
-    deps.db.select({ id: issues.id, index: issues.index, isPull: issues.isPull }).from(issues).where(inArray(issues.id, issueIds)),
+    issueNumbersOf(deps.db).execute({ ids: JSON.stringify(issueIds) }),
     attachmentsOfComments(deps, rows.map((c) => c.id)),
   ])
   const issueById = new Map(issueRows.map((i) => [i.id, i]))

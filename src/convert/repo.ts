@@ -1,4 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm'
+import { perConnection } from '../db/client'
+import { inJsonList } from '../db/sql'
 import type { AppDeps } from '../deps'
 import type { Config } from '../config'
 import { mirrors, repoTransfers, repositories, type RepoRow } from '../db/schema'
@@ -123,6 +125,9 @@ export async function mirrorsOf(deps: AppDeps, rows: RepoRow[]): Promise<Map<num
   return new Map(found.map((m) => [m.repoId, m]))
 }
 
+/** The pending transfers of a list of repositories (ids bound as one JSON list): prepared once per connection, as every repository record reads it. */
+const transfersOfRepos = perConnection((db: AppDeps['db']) => db.select().from(repoTransfers).where(inJsonList(repoTransfers.repoId, 'ids')).prepare())
+
 /**
  * The pending transfers of those of `rows` that have one, by repository id: three queries at most
  * for the whole list (the transfers, their people, their teams), one when none is pending. Users
@@ -131,7 +136,7 @@ export async function mirrorsOf(deps: AppDeps, rows: RepoRow[]): Promise<Map<num
  */
 export async function transfersOf(deps: AppDeps, rows: RepoRow[]): Promise<Map<number, RepoTransferRecord>> {
   if (rows.length === 0) return new Map()
-  const found = await deps.db.select().from(repoTransfers).where(inArray(repoTransfers.repoId, rows.map((r) => r.id)))
+  const found = await transfersOfRepos(deps.db).execute({ ids: JSON.stringify(rows.map((r) => r.id)) })
   if (found.length === 0) return new Map()
   const allTeamIds = [...new Set(found.flatMap((t) => JSON.parse(t.teamIds) as number[]))]
   const [people, teamRows] = await Promise.all([

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, exists, gte, lt, lte, or, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { recordContentEdit } from '../content-history/service'
-import { selectPage, type Page, type Paged } from '../../lib/pagination'
+import { selectPage, totalOf, type Page, type Paged } from '../../lib/pagination'
 import { perConnection, writeTransaction } from '../../db/client'
 import { comments, issues, reactions, type CommentRow, type IssueRow } from '../../db/schema'
 import { greatestOf, queryBuilder } from '../../db/sql'
@@ -38,9 +38,42 @@ const inWindow = (w: CommentWindow) =>
 
 const commentOrder = [asc(comments.createdUnix), asc(comments.id)]
 
+/**
+ * listIssueComments' statements for one shape (which ends of the window are given, a page or
+ * all): the rows and their count, the values bound. Every issue page and comment list reads them;
+ * building them anew each time cost more than running them.
+ */
+function prepareIssueComments(db: AppDeps['db'], since: boolean, before: boolean, paged: boolean) {
+  const p = sql.placeholder
+  const where = and(
+    eq(comments.issueId, p('issue')),
+    eq(comments.type, PLAIN_COMMENT),
+    since ? gte(comments.updatedUnix, p('since')) : undefined,
+    before ? lte(comments.updatedUnix, p('before')) : undefined,
+  )
+  const all = db.select().from(comments).where(where).orderBy(...commentOrder)
+  return {
+    rows: (paged ? all.limit(p('limit')).offset(p('offset')) : all).prepare(),
+    count: db.select({ n: count() }).from(comments).where(where).prepare(),
+  }
+}
+/** Each connection's statements of listIssueComments, by shape (at most 2 × 2 × 2), prepared when first asked. */
+const issueCommentStatements = perConnection(() => new Map<string, ReturnType<typeof prepareIssueComments>>())
+
 /** Plain comments of an issue, oldest first, updated within the window: a page, or all with `page` null. */
 export async function listIssueComments(deps: AppDeps, issue: IssueRow, window: CommentWindow, page: Page | null): Promise<Paged<CommentRow>> {
-  return await selectPage(deps.db, comments, and(eq(comments.issueId, issue.id), eq(comments.type, PLAIN_COMMENT), inWindow(window)), commentOrder, page)
+  const shape = [window.since !== undefined, window.before !== undefined, page !== null] as const
+  const statements = issueCommentStatements(deps.db)
+  const key = shape.map(Number).join('')
+  let found = statements.get(key)
+  if (!found) statements.set(key, (found = prepareIssueComments(deps.db, ...shape)))
+  const params = { issue: issue.id, since: window.since ?? 0, before: window.before ?? 0 }
+  if (!page) {
+    const rows = (await found.rows.execute(params)) as CommentRow[]
+    return { rows, total: rows.length }
+  }
+  const rows = (await found.rows.execute({ ...params, limit: page.limit, offset: page.offset })) as CommentRow[]
+  return { rows, total: await totalOf(page, rows.length, async () => (await found.count.execute(params))[0]!.n) }
 }
 
 /**

@@ -1,6 +1,6 @@
-import { and, count, desc, eq, isNull, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { writeTransaction, type Db } from '../../db/client'
+import { perConnection, writeTransaction, type Db } from '../../db/client'
 import { issueContentHistory, type IssueContentHistoryRow } from '../../db/schema'
 import type { Page, Paged } from '../../lib/pagination'
 import { notFound, unprocessable } from '../../lib/errors'
@@ -58,16 +58,22 @@ export async function contentHistory(deps: AppDeps, of: ContentOf, page: Page): 
   return { rows: rows.slice(0, page.limit), total: Number(total?.n ?? 0), older: rows[page.limit] ?? null }
 }
 
+/** editCounts' statement, prepared once per connection (every issue page reads it). */
+const editCountsOf = perConnection((db: Db) =>
+  db
+    .select({ commentId: issueContentHistory.commentId, n: count() })
+    .from(issueContentHistory)
+    .where(eq(issueContentHistory.issueId, sql.placeholder('issue')))
+    .groupBy(issueContentHistory.commentId)
+    .prepare(),
+)
+
 /**
  * How many times each text of an issue was edited (its versions less the first), by comment id,
  * the description under 0: one grouped read for the issue page.
  */
 export async function editCounts(deps: AppDeps, issueId: number): Promise<Map<number, number>> {
-  const rows = await deps.db
-    .select({ commentId: issueContentHistory.commentId, n: count() })
-    .from(issueContentHistory)
-    .where(eq(issueContentHistory.issueId, issueId))
-    .groupBy(issueContentHistory.commentId)
+  const rows = await editCountsOf(deps.db).execute({ issue: issueId })
   return new Map(rows.map((r) => [r.commentId ?? 0, Number(r.n) - 1]))
 }
 

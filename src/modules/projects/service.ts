@@ -1,6 +1,6 @@
 import { and, asc, count, eq, max, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { writeTransaction } from '../../db/client'
+import { perConnection, writeTransaction } from '../../db/client'
 import { issues, projectColumns, projectIssues, projects, repositories, type IssueRow, type ProjectColumnRow, type ProjectRow, type RepoRow } from '../../db/schema'
 import { containsPattern, inJsonList, jsonRecords, likeIgnoringCase, recordField } from '../../db/sql'
 import { AccessMode, accessLevels } from '../../auth/access'
@@ -370,15 +370,21 @@ export async function issueCounts(deps: AppDeps, list: ProjectRow[], viewer: Use
   return result
 }
 
-/** The project each of `issueIds` is in (Gitea's issue.LoadProject). */
-export async function projectsOfIssues(deps: AppDeps, issueIds: number[]): Promise<Map<number, { project: ProjectRow; column: ProjectColumnRow }>> {
-  if (issueIds.length === 0) return new Map()
-  const rows = await deps.db
+/** projectsOfIssues' statement, the ids bound as one JSON list: prepared once per connection (every issue page reads it). */
+const projectsOfIssuesOf = perConnection((db: AppDeps['db']) =>
+  db
     .select({ issueId: projectIssues.issueId, project: projects, column: projectColumns })
     .from(projectIssues)
     .innerJoin(projects, eq(projects.id, projectIssues.projectId))
     .innerJoin(projectColumns, eq(projectColumns.id, projectIssues.columnId))
-    .where(inJsonList(projectIssues.issueId, issueIds))
+    .where(inJsonList(projectIssues.issueId, 'ids'))
+    .prepare(),
+)
+
+/** The project each of `issueIds` is in (Gitea's issue.LoadProject). */
+export async function projectsOfIssues(deps: AppDeps, issueIds: number[]): Promise<Map<number, { project: ProjectRow; column: ProjectColumnRow }>> {
+  if (issueIds.length === 0) return new Map()
+  const rows = await projectsOfIssuesOf(deps.db).execute({ ids: JSON.stringify(issueIds) })
   return new Map(rows.map((r) => [r.issueId, { project: r.project, column: r.column }]))
 }
 

@@ -1,7 +1,7 @@
-import { and, asc, eq, gte, inArray, lte, sum } from 'drizzle-orm'
+import { and, asc, eq, gte, inArray, lte, sql, sum } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
-import { writeTransaction } from '../../db/client'
+import { perConnection, writeTransaction } from '../../db/client'
 import { issueAssignees, issues, repositories, stopwatches, trackedTimes, type IssueRow, type StopwatchRow, type TrackedTimeRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, type RepoRow } from '../../auth/access'
@@ -143,9 +143,14 @@ export async function mayTrackTime(deps: AppDeps, ctx: RepoContext, issue: Issue
   return !!assigned
 }
 
+/** issueTimeTotal's statement, prepared once per connection (the issue page's sidebar reads it). */
+const timeTotalOf = perConnection((db: AppDeps['db']) =>
+  db.select({ total: sum(trackedTimes.time) }).from(trackedTimes).where(eq(trackedTimes.issueId, sql.placeholder('issue'))).prepare(),
+)
+
 /** The seconds of time tracked on an issue, everyone's (Gitea's TotalTrackedTime on the sidebar). */
 export async function issueTimeTotal(deps: AppDeps, issueId: number): Promise<number> {
-  const [row] = await deps.db.select({ total: sum(trackedTimes.time) }).from(trackedTimes).where(eq(trackedTimes.issueId, issueId))
+  const [row] = await timeTotalOf(deps.db).execute({ issue: issueId })
   return Number(row?.total ?? 0)
 }
 

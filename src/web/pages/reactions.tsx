@@ -7,6 +7,7 @@ import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
 import { reactions, users } from '../../db/schema'
 import { inJsonList } from '../../db/sql'
+import { perConnection } from '../../db/client'
 import { badRequest, notFound } from '../../lib/errors'
 import { pathNumber } from '../../lib/path-number'
 import { addReaction, commentTarget, issueTarget, removeReaction, type ReactionTarget } from '../../modules/reactions/service'
@@ -30,6 +31,31 @@ export interface ReactionCount {
 /** How many of those who gave a reaction its button names (Gitea's [ui] REACTION_MAX_USERS); "and N more" past it. */
 export const REACTION_MAX_USERS = 10
 
+/** reactionCounts' statement, prepared once per connection (every conversation page reads it; building it took longer than running it). */
+const reactionCountsOf = perConnection((db: AppDeps['db']) => {
+  const kind = sql`partition by ${reactions.commentId}, ${reactions.type}`
+  const ranked = db
+    .select({
+      commentId: reactions.commentId,
+      type: reactions.type,
+      userId: reactions.userId,
+      nth: sql<number>`row_number() over (${kind} order by ${reactions.createdUnix}, ${reactions.id})`.as('nth'),
+      total: sql<number>`count(*) over (${kind})`.as('total'),
+      mine: sql<number>`max(case when ${reactions.userId} = ${sql.placeholder('viewer')} then 1 else 0 end) over (${kind})`.as('mine'),
+      firstId: sql<number>`min(${reactions.id}) over (${kind})`.as('first_id'),
+    })
+    .from(reactions)
+    .where(and(eq(reactions.issueId, sql.placeholder('issue')), inJsonList(reactions.commentId, 'comments')))
+    .as('ranked')
+  return db
+    .select({ commentId: ranked.commentId, type: ranked.type, total: ranked.total, mine: ranked.mine, name: users.name })
+    .from(ranked)
+    .innerJoin(users, eq(users.id, ranked.userId))
+    .where(lte(ranked.nth, REACTION_MAX_USERS))
+    .orderBy(sql`${ranked.firstId}`, sql`${ranked.nth}`)
+    .prepare()
+})
+
 /**
  * The reactions of an issue (comment 0) and of the comments `commentIds` (a page's), counted by
  * kind with the first REACTION_MAX_USERS who gave each and whether `viewerId` did: one query (window
@@ -37,26 +63,7 @@ export const REACTION_MAX_USERS = 10
  * times the configured reactions times the names; by comment id, each kind in the order first given.
  */
 export async function reactionCounts(deps: AppDeps, issueId: number, commentIds: number[], viewerId: number): Promise<Map<number, ReactionCount[]>> {
-  const kind = sql`partition by ${reactions.commentId}, ${reactions.type}`
-  const ranked = deps.db
-    .select({
-      commentId: reactions.commentId,
-      type: reactions.type,
-      userId: reactions.userId,
-      nth: sql<number>`row_number() over (${kind} order by ${reactions.createdUnix}, ${reactions.id})`.as('nth'),
-      total: sql<number>`count(*) over (${kind})`.as('total'),
-      mine: sql<number>`max(case when ${reactions.userId} = ${viewerId} then 1 else 0 end) over (${kind})`.as('mine'),
-      firstId: sql<number>`min(${reactions.id}) over (${kind})`.as('first_id'),
-    })
-    .from(reactions)
-    .where(and(eq(reactions.issueId, issueId), inJsonList(reactions.commentId, [0, ...commentIds])))
-    .as('ranked')
-  const rows = await deps.db
-    .select({ commentId: ranked.commentId, type: ranked.type, total: ranked.total, mine: ranked.mine, name: users.name })
-    .from(ranked)
-    .innerJoin(users, eq(users.id, ranked.userId))
-    .where(lte(ranked.nth, REACTION_MAX_USERS))
-    .orderBy(sql`${ranked.firstId}`, sql`${ranked.nth}`)
+  const rows = await reactionCountsOf(deps.db).execute({ issue: issueId, comments: JSON.stringify([0, ...commentIds]), viewer: viewerId })
   const byComment = new Map<number, ReactionCount[]>()
   for (const r of rows) {
     let list = byComment.get(r.commentId)
