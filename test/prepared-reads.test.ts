@@ -4,7 +4,8 @@ import { SQLiteDialect } from 'drizzle-orm/sqlite-core'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 
 /**
- * The reads of an issue page and of a comment list are statements prepared once per connection:
+ * The reads of an issue page, a comment list, a pull request's record and the repository home are
+ * statements prepared once per connection:
  * Drizzle building a statement anew took longer than SQLite running it (a users or attachments
  * read: 50-90 µs to build, 3-10 µs prepared). Counted, not timed: the statements Drizzle turns
  * into SQL while a warm page or list is answered (the test server runs in this process; SQLite's
@@ -21,10 +22,13 @@ describe('hot reads are prepared, not built at each request', () => {
     s = await startTestServer()
     alice = await s.user('alice')
     const token = { token: alice.token }
-    expect((await s.post('/user/repos', { name: 'talk' }, token)).status).toBe(201)
+    expect((await s.post('/user/repos', { name: 'talk', auto_init: true }, token)).status).toBe(201)
     expect((await s.post('/repos/alice/talk/issues', { title: 'Talk', body: 'The **body**.' }, token)).status).toBe(201)
     for (let i = 0; i < 3; i++) expect((await s.post('/repos/alice/talk/issues/1/comments', { body: `comment ${i}` }, token)).status).toBe(201)
     expect((await s.post('/repos/alice/talk/issues/1/reactions', { content: '+1' }, token)).status).toBe(201)
+    const file = { content: Buffer.from('more\n').toString('base64'), message: 'More', branch: 'main', new_branch: 'feature' }
+    expect((await s.post('/repos/alice/talk/contents/more.txt', file, token)).status).toBe(201)
+    expect((await s.post('/repos/alice/talk/pulls', { head: 'feature', base: 'main', title: 'More' }, token)).status).toBe(201)
     dialect.sqlToQuery = function (this: unknown, ...args: unknown[]) {
       const query = original.apply(this, args)
       built?.push(query.sql)
@@ -55,6 +59,12 @@ describe('hot reads are prepared, not built at each request', () => {
     const statements = await builtWhile(html)
     expect(statements.length).toBeLessThanOrEqual(2)
     for (const text of statements) expect(text).toContain('issue_dependencies')
+  })
+
+  test('a pull request through the API, and the repository home page, build none', async () => {
+    const pull = await builtWhile(() => fetch(`${s.url}/api/v1/repos/alice/talk/pulls/2`, { headers: { authorization: `token ${alice.token}` } }))
+    expect(pull).toEqual([])
+    expect(await builtWhile(() => fetch(`${s.url}/alice/talk`, { headers: { accept: 'text/html' } }))).toEqual([])
   })
 
   test("an issue's comments through the API build none", async () => {

@@ -1,5 +1,7 @@
 import { and, asc, count, eq, inArray, ne } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
+import { perConnection } from '../db/client'
+import { inJsonList } from '../db/sql'
 import type { UserRow } from '../auth/caller'
 import { reviewComments, reviews, type IssueRow, type PullRow, type ReviewCommentRow, type ReviewRow } from '../db/schema'
 import { isoTime } from '../lib/time'
@@ -118,6 +120,26 @@ export interface PullReviewState {
 const NO_REVIEWS: PullReviewState = { reviewers: [], teams: [], comments: 0 }
 
 /**
+ * pullReviewStates' reads, the issue ids bound as one JSON list: prepared once per connection, as
+ * every pull request record reads them (building them took longer than running them).
+ */
+const reviewStateReadsOf = perConnection((db: AppDeps['db']) => ({
+  verdicts: db
+    .select({ issueId: reviews.issueId, type: reviews.type, reviewerId: reviews.reviewerId, teamId: reviews.reviewerTeamId })
+    .from(reviews)
+    .where(and(inJsonList(reviews.issueId, 'ids'), inArray(reviews.type, [ReviewType.Approve, ReviewType.Reject, ReviewType.Request])))
+    .orderBy(asc(reviews.id))
+    .prepare(),
+  lineComments: db
+    .select({ issueId: reviewComments.issueId, n: count() })
+    .from(reviewComments)
+    .innerJoin(reviews, eq(reviews.id, reviewComments.reviewId))
+    .where(and(inJsonList(reviewComments.issueId, 'ids'), ne(reviews.type, ReviewType.Pending)))
+    .groupBy(reviewComments.issueId)
+    .prepare(),
+}))
+
+/**
  * The review state of pull requests (by issue id), in three queries whatever their number: the
  * people asked to review (those whose latest approval, rejection or request is a request, as
  * Gitea's), the teams asked, and the number of line comments of submitted reviews.
@@ -125,11 +147,9 @@ const NO_REVIEWS: PullReviewState = { reviewers: [], teams: [], comments: 0 }
 export async function pullReviewStates(deps: AppDeps, issueIds: number[]): Promise<Map<number, PullReviewState>> {
   const states = new Map<number, PullReviewState>()
   if (issueIds.length === 0) return states
-  const rows = await deps.db
-    .select({ issueId: reviews.issueId, type: reviews.type, reviewerId: reviews.reviewerId, teamId: reviews.reviewerTeamId })
-    .from(reviews)
-    .where(and(inArray(reviews.issueId, issueIds), inArray(reviews.type, [ReviewType.Approve, ReviewType.Reject, ReviewType.Request])))
-    .orderBy(asc(reviews.id))
+  const reads = reviewStateReadsOf(deps.db)
+  const ids = JSON.stringify(issueIds)
+  const rows = await reads.verdicts.execute({ ids })
   const latest = new Map<string, (typeof rows)[number]>()
   for (const r of rows) latest.set(r.teamId > 0 ? `t${r.issueId}:${r.teamId}` : `u${r.issueId}:${r.reviewerId}`, r)
   const asked = [...latest.values()].filter((r) => r.type === ReviewType.Request)
@@ -147,12 +167,7 @@ export async function pullReviewStates(deps: AppDeps, issueIds: number[]): Promi
     if (person) stateOf(r.issueId).reviewers.push(person)
     if (team) stateOf(r.issueId).teams.push(team)
   }
-  const counted = await deps.db
-    .select({ issueId: reviewComments.issueId, n: count() })
-    .from(reviewComments)
-    .innerJoin(reviews, eq(reviews.id, reviewComments.reviewId))
-    .where(and(inArray(reviewComments.issueId, issueIds), ne(reviews.type, ReviewType.Pending)))
-    .groupBy(reviewComments.issueId)
+  const counted = await reads.lineComments.execute({ ids })
   for (const c of counted) stateOf(c.issueId).comments = Number(c.n)
   for (const id of issueIds) if (!states.has(id)) states.set(id, NO_REVIEWS)
   return states

@@ -1,6 +1,6 @@
-import { and, asc, eq, gt, inArray } from 'drizzle-orm'
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { writeTransaction } from '../../db/client'
+import { perConnection, writeTransaction } from '../../db/client'
 import { issues, pullAutoMerges, pullRequests, repositories, users, type PullAutoMergeRow, type PullRow } from '../../db/schema'
 import { accessLevel, AccessMode } from '../../auth/access'
 import type { UserRow } from '../../auth/caller'
@@ -110,8 +110,10 @@ export async function cancelScheduledMerge(deps: AppDeps, ctx: RepoContext, inde
 
 /** The scheduled merge of a pull request, if any (for its record and tests). */
 export async function scheduledMergeOf(deps: AppDeps, pullId: number): Promise<PullAutoMergeRow | undefined> {
-  return (await deps.db.select().from(pullAutoMerges).where(eq(pullAutoMerges.pullId, pullId)))[0]
+  return (await scheduledMergeStatement(deps.db).execute({ pull: pullId }))[0]
 }
+/** scheduledMergeOf's statement, prepared once per connection (every pull request page reads it). */
+const scheduledMergeStatement = perConnection((db: AppDeps['db']) => db.select().from(pullAutoMerges).where(eq(pullAutoMerges.pullId, sql.placeholder('pull'))).prepare())
 
 /**
  * Deletes a merged pull request's head branch (Gitea's delete_branch_after_merge) as `doer`,

@@ -35,7 +35,7 @@ async function latestStates(deps: AppDeps, repoId: number, sha: string): Promise
   return await deps.db
     .select({ context: commitStatuses.context, state: commitStatuses.state })
     .from(commitStatuses)
-    .where(inArray(commitStatuses.id, latestStatusIds(deps, repoId, [sha])))
+    .where(inArray(commitStatuses.id, latestStatusIds(deps.db, repoId, [sha])))
     .limit(10_000)
 }
 

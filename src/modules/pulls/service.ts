@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { inJsonList } from '../../db/sql'
-import type { Db } from '../../db/client'
+import { perConnection, type Db } from '../../db/client'
 import { readerFor } from '../../db/read-thread'
 import { rowMapper, valueRows } from '../../db/row-mapper'
 import { issueLabels, issues, labels, pullAutoMerges, pullRequests, repositories, users, type IssueRow, type PullRow } from '../../db/schema'
@@ -27,19 +27,23 @@ import { checkPull } from './mergeability'
 import { gitOfRow } from '../../auth/repo-context'
 import { errorFields, loggerOf } from '../../lib/log'
 
-/** A pull request by its index in the base repository; 404 when there is none (or it is a plain issue). */
+/** findPull's statement, prepared once per connection (every pull request page and record reads it). */
+const pullByIndexOf = perConnection((db: AppDeps['db']) =>
+  db
+    .select({ issue: issues, pull: pullRequests })
+    .from(issues)
+    .innerJoin(pullRequests, eq(pullRequests.issueId, issues.id))
+    .where(and(eq(issues.repoId, sql.placeholder('repo')), eq(issues.index, sql.placeholder('index'))))
+    .prepare(),
+)
+
 /**
- * A pull request with its issue, read in one statement: two reads could straddle a merge's commit
+ * A pull request by its index in the base repository; 404 when there is none (or it is a plain
+ * issue). The pull request with its issue, read in one statement: two reads could straddle a merge's commit
  * on PostgreSQL (the issue still open, the pull request already merged).
  */
 export async function findPull(deps: AppDeps, repoId: number, index: number): Promise<PullItem> {
-  const found = Number.isSafeInteger(index)
-    ? (await deps.db
-        .select({ issue: issues, pull: pullRequests })
-        .from(issues)
-        .innerJoin(pullRequests, eq(pullRequests.issueId, issues.id))
-        .where(and(eq(issues.repoId, repoId), eq(issues.index, index))))[0]
-    : undefined
+  const found = Number.isSafeInteger(index) ? (await pullByIndexOf(deps.db).execute({ repo: repoId, index }))[0] : undefined
   if (found) return found
   await findIssue(deps, repoId, index) // its 404 when there is no such issue at all
   throw notFound(`pull request does not exist [repo_id: ${repoId}, index: ${index}]`)

@@ -1,8 +1,9 @@
-import { and, asc, desc, eq, inArray, max, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, max, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
-import { writeTransaction } from '../../db/client'
+import { perConnection, writeTransaction } from '../../db/client'
+import { inJsonList } from '../../db/sql'
 import { commitStatuses, type StatusRow } from '../../db/schema'
 import { recordEvent } from '../../events/outbox'
 import { resolveCommitish, resolveRefPrefix } from '../../git/refs'
@@ -102,13 +103,15 @@ export function combinedState(states: string[]): StatusState | '' {
 /**
  * The id of the latest status of each context of each of the commits `shas` of a repository (a
  * subquery: `inArray(commitStatuses.id, latestStatusIds(...))`): the one rule of which status a
- * context's is, for the API's combined status, the pages' checks and the merge gates.
+ * context's is, for the API's combined status, the pages' checks and the merge gates. The
+ * repository and the commits may be placeholders (the repository's, and the name of one bound to
+ * the commits' JSON list) for a prepared statement.
  */
-export const latestStatusIds = (deps: AppDeps, repoId: number, shas: string[]) =>
-  deps.db
+export const latestStatusIds = (db: AppDeps['db'], repoId: number | Placeholder, shas: string[] | string) =>
+  db
     .select({ id: max(commitStatuses.id) })
     .from(commitStatuses)
-    .where(and(eq(commitStatuses.repoId, repoId), inArray(commitStatuses.sha, shas)))
+    .where(and(eq(commitStatuses.repoId, repoId), inJsonList(commitStatuses.sha, shas)))
     .groupBy(commitStatuses.sha, commitStatuses.context)
 
 /**
@@ -116,7 +119,7 @@ export const latestStatusIds = (deps: AppDeps, repoId: number, shas: string[]) =
  * combined state over all contexts and their number.
  */
 export async function latestStatuses(deps: AppDeps, repoId: number, sha: string, page: Page): Promise<Paged<StatusRow> & { state: StatusState | '' }> {
-  const latestIds = latestStatusIds(deps, repoId, [sha])
+  const latestIds = latestStatusIds(deps.db, repoId, [sha])
   const latest = await deps.db
     .select({ id: commitStatuses.id, state: commitStatuses.state })
     .from(commitStatuses)
@@ -137,6 +140,17 @@ const MAX_CONTEXTS_PER_COMMIT = 100
 /** A commit's checks as the pages show them: the latest status of each context (by context name) and their combined state. */
 export type CommitChecksRows = { rows: StatusRow[]; state: StatusState | '' }
 
+/** latestStatusesOf's statement, prepared once per connection (the pages' checks of their commits read it). */
+const latestOfCommitsOf = perConnection((db: AppDeps['db']) =>
+  db
+    .select()
+    .from(commitStatuses)
+    .where(inArray(commitStatuses.id, latestStatusIds(db, sql.placeholder('repo'), 'shas')))
+    .orderBy(asc(commitStatuses.context), desc(commitStatuses.id))
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+)
+
 /**
  * The latest status of each context of each of `shas` (full commit ids), read in one query for a
  * page's commits (Gitea's GetLatestCommitStatusForPairs): a commit with none is left out. At most
@@ -146,12 +160,7 @@ export async function latestStatusesOf(deps: AppDeps, repoId: number, shas: stri
   const wanted = [...new Set(shas)].slice(0, MAX_CHECKED_COMMITS)
   const found = new Map<string, CommitChecksRows>()
   if (!wanted.length) return found
-  const rows = await deps.db
-    .select()
-    .from(commitStatuses)
-    .where(inArray(commitStatuses.id, latestStatusIds(deps, repoId, wanted)))
-    .orderBy(asc(commitStatuses.context), desc(commitStatuses.id))
-    .limit(wanted.length * MAX_CONTEXTS_PER_COMMIT)
+  const rows = await latestOfCommitsOf(deps.db).execute({ repo: repoId, shas: JSON.stringify(wanted), limit: wanted.length * MAX_CONTEXTS_PER_COMMIT })
   for (const row of rows) {
     const one = found.get(row.sha) ?? { rows: [], state: '' as const }
     one.rows.push(row)
