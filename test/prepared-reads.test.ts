@@ -5,12 +5,11 @@ import { startTestServer, type TestServer, type TestUser } from './helpers'
 
 /**
  * The reads of an issue page, a comment list, a pull request's record and the repository home are
- * statements prepared once per connection:
- * Drizzle building a statement anew took longer than SQLite running it (a users or attachments
- * read: 50-90 µs to build, 3-10 µs prepared). Counted, not timed: the statements Drizzle turns
- * into SQL while a warm page or list is answered (the test server runs in this process; SQLite's
- * dialect, so this half only). The issue page's dependency lists are still built, their
- * visibility condition shaped by the caller.
+ * statements prepared once per connection: Drizzle building a statement anew took longer than
+ * SQLite running it (a users or attachments read: 50-90 µs to build, 3-10 µs prepared). Counted,
+ * not timed: the statements Drizzle turns into SQL while a warm page or list is answered (the test
+ * server runs in this process; SQLite's dialect, so this half only). The issue page's dependency
+ * lists are still built, their visibility condition shaped by the caller.
  */
 describe('hot reads are prepared, not built at each request', () => {
   let s: TestServer
