@@ -32,6 +32,15 @@ function prepareStatements(db: Db) {
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('offset'))
       .prepare(),
+    // Issues or pull requests only, open or closed (the web's lists): issues_repo_kind_state_idx's order.
+    pageByKindAndState: db
+      .select()
+      .from(issues)
+      .where(and(eq(issues.repoId, sql.placeholder('repo')), eq(issues.isClosed, sql.placeholder('closed')), eq(issues.isPull, sql.placeholder('pull'))))
+      .orderBy(desc(issues.createdUnix), desc(issues.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(),
     // The index is the one nextIndex (run before it in the transaction) took, read back in the
     // insert: both can be sent at once (on PostgreSQL, one round trip under the write lock).
     insertIssue: db
@@ -149,6 +158,11 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
     const rows = (await valueRows(s.pageByState, { repo: repo.id, closed, limit: page.limit, offset: page.offset }))
       .map((v) => issueRows.map(v))
     return { rows, total: countedOf(repo, undefined, state) }
+  }
+  if (byState && type) {
+    const params = { repo: repo.id, closed: state === 'closed', pull: type === 'pulls', limit: page.limit, offset: page.offset }
+    const rows = (await valueRows(s.pageByKindAndState, params)).map((v) => issueRows.map(v))
+    return { rows, total: countedOf(repo, type, state) }
   }
   // A text the trigram index finds: its candidates are read first (textSearchUsesIndex).
   const byText = !!filter.q && textSearchUsesIndex(deps.db, filter.q)
