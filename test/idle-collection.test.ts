@@ -1,6 +1,7 @@
 // runs in one half: sqlite
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startIdleCollection } from '../src/jobs/idle-collection'
+import { answeringNow } from '../src/lib/foreground'
 import { startTestServer, type TestServer } from './helpers'
 import { until } from './webhook-receiver'
 
@@ -55,6 +56,58 @@ describe('the heap is collected when the server goes quiet after requests (jobs/
     const stoppedAt = job.checks
     for (let i = 0; i < 5; i++) await Bun.sleep(10)
     expect(job.checks).toBe(stoppedAt)
+  })
+
+  test("the heap's size after a collection is read once it has run: the next burst is measured from there", async () => {
+    let heap = 1_000
+    let collected = 0
+    let collectedAt = 0
+    // The collection frees memory after the call returns, as an asynchronous one does.
+    const collect = () => {
+      collected++
+      collectedAt = job.checks
+      setTimeout(() => (heap = 1_000), 0)
+    }
+    const job = startIdleCollection({ checkMs: 10, growthBytes: 100, collect, heap: () => heap })
+    try {
+      heap = 1_500
+      for (let i = 0; i < 5; i++) expect((await s.get('/version')).status).toBe(200)
+      // The collection, the memory it freed, and the check after it (which reads what is left).
+      await until(() => collected === 1 && heap === 1_000 && job.checks > collectedAt + 1, 'the first collection, and the check after it')
+      // Grown by 200 since what the collection left: another burst earns another collection
+      // (measured from the peak, 1,500, it would not).
+      heap = 1_200
+      for (let i = 0; i < 5; i++) expect((await s.get('/version')).status).toBe(200)
+      await until(() => collected === 2, 'the second collection')
+    } finally {
+      job.stop()
+    }
+  })
+
+  test('no collection while a request is being answered (a body still arriving): it comes once that request is answered', async () => {
+    let collected = 0
+    const job = startIdleCollection({ checkMs: 10, growthBytes: 0, collect: () => collected++, heap: () => 0 })
+    let finish!: () => void
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name":'))
+        finish = () => (controller.enqueue(new TextEncoder().encode('"held"}')), controller.close())
+      },
+    })
+    try {
+      for (let i = 0; i < 5; i++) expect((await s.get('/version')).status).toBe(200)
+      const user = await s.user('holder')
+      const answered = fetch(`${s.url}/api/v1/user/repos`, { method: 'POST', body, headers: { authorization: `token ${user.token}`, 'content-type': 'application/json' }, duplex: 'half' } as RequestInit)
+      await until(() => answeringNow() > 0, 'the held request being answered')
+      const from = job.checks
+      await until(() => job.checks >= from + 5, 'five checks while it is held')
+      expect(collected).toBe(0)
+      finish()
+      expect((await answered).status).toBe(201)
+      await until(() => collected === 1, 'the collection once it was answered')
+    } finally {
+      job.stop()
+    }
   })
 
   test('with the real collection, a server that answered and went quiet is collected without error', async () => {

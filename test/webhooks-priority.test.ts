@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { startWebhookWorker } from '../src/jobs/webhook-worker'
 import { BACKGROUND_NICE, FETCH_THREAD } from '../src/lib/thread-priority'
-import { Foreground, foregroundMemory } from '../src/lib/foreground'
+import { answeringNow, Foreground, foregroundMemory } from '../src/lib/foreground'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { startReceiver, until, type Receiver } from './webhook-receiver'
 
@@ -89,7 +89,7 @@ describe('background work steps aside while requests are answered (lib/foregroun
    * Whether the server is answering a request now, read from the shared count itself: `busy()` is
    * also true for QUIET_MS after any answer (another test's, say), before the held request arrives.
    */
-  const answering = () => Atomics.load(new Int32Array(foregroundMemory()), 0) > 0
+  const answering = () => answeringNow() > 0
 
   /** A request the server is answering until `release()`: its body is still being sent. */
   let held = 0

@@ -46,6 +46,9 @@ export function answeringEnded(): void {
 /** How many requests this process has answered (wrapping at 2^31: compared for change only). */
 export const answeredCount = (): number => Atomics.load(served, 1)
 
+/** How many requests this process is answering now (their handlers not yet settled). */
+export const answeringNow = (): number => Atomics.load(served, 0)
+
 /** A background thread's view of the foreground it was given (`memory`: foregroundMemory's). */
 export class Foreground {
   private readonly counts: Int32Array

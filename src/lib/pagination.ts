@@ -50,6 +50,23 @@ export async function selectPage<T extends SQLiteTable>(
 }
 
 /**
+ * selectPage for prepared statements: `rows` (with `limit` and `offset` placeholders when a page
+ * is asked, without for all) and `count`, both given `params`.
+ */
+export async function preparedPage<Row>(
+  statements: { rows: { execute(params: Record<string, unknown>): Promise<unknown> }; count: { execute(params: Record<string, unknown>): Promise<unknown> } },
+  params: Record<string, unknown>,
+  page: Page | null,
+): Promise<Paged<Row>> {
+  if (!page) {
+    const rows = (await statements.rows.execute(params)) as Row[]
+    return { rows, total: rows.length }
+  }
+  const rows = (await statements.rows.execute({ ...params, limit: page.limit, offset: page.offset })) as Row[]
+  return { rows, total: await totalOf(page, rows.length, async () => ((await statements.count.execute(params)) as { n: number }[])[0]!.n) }
+}
+
+/**
  * The total of a list whose page (at `page`) held `found` rows: a page that is not full is the
  * last, so the total is its offset and its rows, and `count()` is asked only for a full page or an
  * empty one past the first (most lists fit one page: one statement instead of two).

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, exists, gte, lt, lte, or, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { recordContentEdit } from '../content-history/service'
-import { selectPage, totalOf, type Page, type Paged } from '../../lib/pagination'
+import { preparedPage, selectPage, type Page, type Paged } from '../../lib/pagination'
 import { perConnection, writeTransaction } from '../../db/client'
 import { comments, issues, reactions, type CommentRow, type IssueRow } from '../../db/schema'
 import { greatestOf, queryBuilder } from '../../db/sql'
@@ -67,13 +67,7 @@ export async function listIssueComments(deps: AppDeps, issue: IssueRow, window: 
   const key = shape.map(Number).join('')
   let found = statements.get(key)
   if (!found) statements.set(key, (found = prepareIssueComments(deps.db, ...shape)))
-  const params = { issue: issue.id, since: window.since ?? 0, before: window.before ?? 0 }
-  if (!page) {
-    const rows = (await found.rows.execute(params)) as CommentRow[]
-    return { rows, total: rows.length }
-  }
-  const rows = (await found.rows.execute({ ...params, limit: page.limit, offset: page.offset })) as CommentRow[]
-  return { rows, total: await totalOf(page, rows.length, async () => (await found.count.execute(params))[0]!.n) }
+  return await preparedPage<CommentRow>(found, { issue: issue.id, since: window.since ?? 0, before: window.before ?? 0 }, page)
 }
 
 /**

@@ -151,17 +151,11 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
   const s = statementsOf(deps.db)
   // Nothing asked but a state and a type: the repository's counters say how many (countedOf).
   const onlyStateAndType = !filter.labels && !filter.q && !filter.milestones && !filter.project && !poster && !assignee
-  const byState = state !== 'all' && onlyStateAndType
-  const plain = byState && !type
-  if (plain) {
-    const closed = state === 'closed'
-    const rows = (await valueRows(s.pageByState, { repo: repo.id, closed, limit: page.limit, offset: page.offset }))
-      .map((v) => issueRows.map(v))
-    return { rows, total: countedOf(repo, undefined, state) }
-  }
-  if (byState && type) {
+  // Open or closed, of one kind or both, and nothing else asked (the web's lists): a prepared page
+  // in the order of issues_repo_state_idx or issues_repo_kind_state_idx.
+  if (state !== 'all' && onlyStateAndType) {
     const params = { repo: repo.id, closed: state === 'closed', pull: type === 'pulls', limit: page.limit, offset: page.offset }
-    const rows = (await valueRows(s.pageByKindAndState, params)).map((v) => issueRows.map(v))
+    const rows = (await valueRows(type ? s.pageByKindAndState : s.pageByState, params)).map((v) => issueRows.map(v))
     return { rows, total: countedOf(repo, type, state) }
   }
   // A text the trigram index finds: its candidates are read first (textSearchUsesIndex).
@@ -193,9 +187,8 @@ export async function listIssues(deps: AppDeps, repo: RepoRow, viewer: UserRow |
   if (milestoneIds.length) where.push(inJsonList(issues.milestoneId, milestoneIds))
   if (filter.project) where.push(onProject(filter.project))
   const condition = and(...where)
-  // Issues, or pull requests, or both, open, closed or all, and nothing else asked (the web's issue
-  // and pull request lists, Gitea's `state=all`): the page read in the order of an index
-  // (issues_repo_state_idx, issues_repo_kind_state_idx, issues_repo_kind_idx,
+  // Issues, or pull requests, or both, in every state, and nothing else asked (Gitea's
+  // `state=all`): the page read in the order of an index (issues_repo_kind_idx,
   // issues_repo_created_idx), stopping at its end. Any other filter is checked on each of the
   // repository's issues (a text under three characters, labels, a poster) to count them: off the
   // event loop (db/read-thread.ts).

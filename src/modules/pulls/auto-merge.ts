@@ -108,12 +108,13 @@ export async function cancelScheduledMerge(deps: AppDeps, ctx: RepoContext, inde
   })
 }
 
+/** scheduledMergeOf's statement, prepared once per connection (every pull request page reads it). */
+const scheduledMergeStatement = perConnection((db: AppDeps['db']) => db.select().from(pullAutoMerges).where(eq(pullAutoMerges.pullId, sql.placeholder('pull'))).prepare())
+
 /** The scheduled merge of a pull request, if any (for its record and tests). */
 export async function scheduledMergeOf(deps: AppDeps, pullId: number): Promise<PullAutoMergeRow | undefined> {
   return (await scheduledMergeStatement(deps.db).execute({ pull: pullId }))[0]
 }
-/** scheduledMergeOf's statement, prepared once per connection (every pull request page reads it). */
-const scheduledMergeStatement = perConnection((db: AppDeps['db']) => db.select().from(pullAutoMerges).where(eq(pullAutoMerges.pullId, sql.placeholder('pull'))).prepare())
 
 /**
  * Deletes a merged pull request's head branch (Gitea's delete_branch_after_merge) as `doer`,
