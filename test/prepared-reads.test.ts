@@ -4,12 +4,12 @@ import { SQLiteDialect } from 'drizzle-orm/sqlite-core'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 
 /**
- * The reads of an issue page, a comment list, a pull request's record and the repository home are
- * statements prepared once per connection: Drizzle building a statement anew took longer than
- * SQLite running it (a users or attachments read: 50-90 µs to build, 3-10 µs prepared). Counted,
- * not timed: the statements Drizzle turns into SQL while a warm page or list is answered (the test
- * server runs in this process; SQLite's dialect, so this half only). The issue page's dependency
- * lists are still built, their visibility condition shaped by the caller.
+ * The reads of an issue page, a comment list, a pull request's record, the repository home and the
+ * issue lists are statements prepared once per connection: Drizzle building a statement anew took
+ * longer than SQLite running it (a users or attachments read: 50-90 µs to build, 3-10 µs
+ * prepared). Counted, not timed: the statements Drizzle turns into SQL while a warm page or list
+ * is answered (the test server runs in this process; SQLite's dialect, so this half only). The
+ * issue page's dependency lists are still built, their visibility condition shaped by the caller.
  */
 describe('hot reads are prepared, not built at each request', () => {
   let s: TestServer
@@ -64,6 +64,13 @@ describe('hot reads are prepared, not built at each request', () => {
     const pull = await builtWhile(() => fetch(`${s.url}/api/v1/repos/alice/talk/pulls/2`, { headers: { authorization: `token ${alice.token}` } }))
     expect(pull).toEqual([])
     expect(await builtWhile(() => fetch(`${s.url}/alice/talk`, { headers: { accept: 'text/html' } }))).toEqual([])
+  })
+
+  test("the issue and pull request lists (their pinned items and filter menus too), and the API's label and milestone lists, build none", async () => {
+    for (const path of ['/alice/talk/issues', '/alice/talk/pulls', '/alice/talk/issues?state=closed'])
+      expect(await builtWhile(() => fetch(`${s.url}${path}`, { headers: { accept: 'text/html' } }))).toEqual([])
+    for (const path of ['/repos/alice/talk/labels', '/repos/alice/talk/milestones?state=all', '/repos/alice/talk/milestones?name=v1'])
+      expect(await builtWhile(() => fetch(`${s.url}/api/v1${path}`, { headers: { authorization: `token ${alice.token}` } }))).toEqual([])
   })
 
   test("an issue's comments through the API build none", async () => {

@@ -807,6 +807,22 @@ export function perConnection<T>(make: (db: Db) => T): (db: Db) => T {
   }
 }
 
+/**
+ * What is made once per connection and shape: `of(db, key, make)` answers what `make` made for
+ * that connection and key the first time (a statement prepared for each shape of a query whose
+ * filters and order vary). The keys must come from a bounded set (the shapes, never a value).
+ */
+export function perConnectionShape<T>(): (db: Db, key: string, make: () => T) => T {
+  const made = new WeakMap<Db, Map<string, T>>()
+  return (db, key, make) => {
+    let shapes = made.get(db)
+    if (!shapes) made.set(db, (shapes = new Map()))
+    let found = shapes.get(key)
+    if (found === undefined) shapes.set(key, (found = make()))
+    return found
+  }
+}
+
 const closing = new WeakMap<Db, (() => void)[]>()
 
 /** Runs `fn` when `db` is closed (closeDatabase), before its connections close: what was made beside them (a read thread) ends with them. */

@@ -2,7 +2,7 @@ import { and, asc, count, eq, exists, gte, lt, lte, or, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { recordContentEdit } from '../content-history/service'
 import { preparedPage, selectPage, type Page, type Paged } from '../../lib/pagination'
-import { perConnection, writeTransaction } from '../../db/client'
+import { perConnection, perConnectionShape, writeTransaction } from '../../db/client'
 import { comments, issues, reactions, type CommentRow, type IssueRow } from '../../db/schema'
 import { greatestOf, queryBuilder } from '../../db/sql'
 import type { UserRow } from '../../auth/caller'
@@ -58,15 +58,12 @@ function prepareIssueComments(db: AppDeps['db'], since: boolean, before: boolean
   }
 }
 /** Each connection's statements of listIssueComments, by shape (at most 2 × 2 × 2), prepared when first asked. */
-const issueCommentStatements = perConnection(() => new Map<string, ReturnType<typeof prepareIssueComments>>())
+const issueCommentStatements = perConnectionShape<ReturnType<typeof prepareIssueComments>>()
 
 /** Plain comments of an issue, oldest first, updated within the window: a page, or all with `page` null. */
 export async function listIssueComments(deps: AppDeps, issue: IssueRow, window: CommentWindow, page: Page | null): Promise<Paged<CommentRow>> {
   const shape = [window.since !== undefined, window.before !== undefined, page !== null] as const
-  const statements = issueCommentStatements(deps.db)
-  const key = shape.map(Number).join('')
-  let found = statements.get(key)
-  if (!found) statements.set(key, (found = prepareIssueComments(deps.db, ...shape)))
+  const found = issueCommentStatements(deps.db, shape.map(Number).join(''), () => prepareIssueComments(deps.db, ...shape))
   return await preparedPage<CommentRow>(found, { issue: issue.id, since: window.since ?? 0, before: window.before ?? 0 }, page)
 }
 

@@ -3,9 +3,9 @@
  * MAX_PINNED pinned, at places 1..n (`issues.pin_order`; 0 = not pinned), kept without gaps by
  * every pin, unpin, move and deletion (`closePinGap`, issues/state.ts), all in write transactions.
  */
-import { and, asc, count, eq, gt, gte, inArray, lt, lte, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, gte, inArray, lt, lte, sql, type Placeholder } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { writeTransaction } from '../../db/client'
+import { perConnection, writeTransaction } from '../../db/client'
 import { issues, pullRequests, type IssueRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import type { RepoContext } from '../../auth/repo-context'
@@ -18,7 +18,12 @@ import { closePinGap } from '../issues/state'
 /** Most issues (and, apart, most pull requests) a repository pins: Gitea's [repository.issue] MAX_PINNED default. */
 export const MAX_PINNED = 3
 
-const pinnedOf = (repoId: number, isPull: boolean) => and(eq(issues.repoId, repoId), eq(issues.isPull, isPull), gt(issues.pinOrder, 0))
+const pinnedOf = (repoId: number | Placeholder, isPull: boolean | Placeholder) => and(eq(issues.repoId, repoId), eq(issues.isPull, isPull), gt(issues.pinOrder, 0))
+
+/** pinnedRows' statement, prepared once per connection (every issue and pull request list page reads it). */
+const pinnedRowsOf = perConnection((db: AppDeps['db']) =>
+  db.select().from(issues).where(pinnedOf(sql.placeholder('repo'), sql.placeholder('pull'))).orderBy(asc(issues.pinOrder)).prepare(),
+)
 
 async function pinnedCount(deps: AppDeps, repoId: number, isPull: boolean): Promise<number> {
   return (await deps.db.select({ n: count() }).from(issues).where(pinnedOf(repoId, isPull)))[0]!.n
@@ -74,12 +79,12 @@ export async function pinnedIssues(deps: AppDeps, repoId: number): Promise<Issue
 
 /** The repository's pinned issues (`isPull` false) or pull requests, in their order, as rows. */
 export async function pinnedRows(deps: AppDeps, repoId: number, isPull: boolean): Promise<IssueRow[]> {
-  return await deps.db.select().from(issues).where(pinnedOf(repoId, isPull)).orderBy(asc(issues.pinOrder))
+  return await pinnedRowsOf(deps.db).execute({ repo: repoId, pull: isPull })
 }
 
 /** The repository's pinned pull requests, in their order. */
 export async function pinnedPulls(deps: AppDeps, repoId: number): Promise<PullItem[]> {
-  const rows = await deps.db.select().from(issues).where(pinnedOf(repoId, true)).orderBy(asc(issues.pinOrder))
+  const rows = await pinnedRows(deps, repoId, true)
   if (rows.length === 0) return []
   const pulls = new Map((await deps.db.select().from(pullRequests).where(inArray(pullRequests.issueId, rows.map((r) => r.id)))).map((p) => [p.issueId, p]))
   return rows.flatMap((issue) => {

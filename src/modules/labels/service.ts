@@ -1,12 +1,12 @@
-import { and, asc, desc, eq } from 'drizzle-orm'
+import { and, asc, count, desc, eq, sql, type Placeholder } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { selectPage, type Page, type Paged } from '../../lib/pagination'
+import { preparedPage, type Page, type Paged } from '../../lib/pagination'
 import { labels, type LabelRow } from '../../db/schema'
 import { notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { checkRequiredText, MAX_LABEL_NAME } from '../../lib/validate'
 import { findTemplate, repoTemplates } from '../repos/template-names'
-import { writeTransaction } from '../../db/client'
+import { perConnectionShape, writeTransaction } from '../../db/client'
 
 const COLOR = /^#?([0-9a-fA-F]{6})$/
 
@@ -29,13 +29,29 @@ const ORDER = {
 /** Whose labels: a repository's, or (Gitea 1.15+) an organisation's, which its repositories' issues may carry. */
 export type LabelOwner = { repoId: number } | { orgId: number }
 
-const ownedBy = (owner: LabelOwner) => ('repoId' in owner ? eq(labels.repoId, owner.repoId) : eq(labels.orgId, owner.orgId))
+/** The labels of a repository (`kind` 'repo') or of an organisation ('org') of id `id`, a value or a placeholder. */
+const ownedByKind = (kind: 'repo' | 'org', id: number | Placeholder) => (kind === 'repo' ? eq(labels.repoId, id) : eq(labels.orgId, id))
+const ownedBy = (owner: LabelOwner) => ('repoId' in owner ? ownedByKind('repo', owner.repoId) : ownedByKind('org', owner.orgId))
+
+/**
+ * listLabels' statements for one shape (whose labels, the order, a page or all), prepared when
+ * first asked: every issue list page and the API's label lists read them.
+ */
+function prepareLabelList(db: AppDeps['db'], kind: 'repo' | 'org', sort: keyof typeof ORDER, paged: boolean) {
+  const p = sql.placeholder
+  const where = ownedByKind(kind, p('owner'))
+  const all = db.select().from(labels).where(where).orderBy(...ORDER[sort], asc(labels.id))
+  return { rows: (paged ? all.limit(p('limit')).offset(p('offset')) : all).prepare(), count: db.select({ n: count() }).from(labels).where(where).prepare() }
+}
+const labelListStatements = perConnectionShape<ReturnType<typeof prepareLabelList>>()
 
 /** Labels of a repository or an organisation in the requested order (default alphabetical): a page, or all with `page` null. */
 export async function listLabels(deps: AppDeps, owner: LabelOwner, sort: string | undefined, page: Page | null): Promise<Paged<LabelRow>> {
-  // The query schema (ListLabelsQuery) admits only these orders.
-  const order = ORDER[(sort || 'alphabetically') as keyof typeof ORDER]
-  return await selectPage(deps.db, labels, ownedBy(owner), [...order, asc(labels.id)], page)
+  // The query schema (ListLabelsQuery) admits only these orders (anything else reads as the default).
+  const order: keyof typeof ORDER = sort && Object.hasOwn(ORDER, sort) ? (sort as keyof typeof ORDER) : 'alphabetically'
+  const kind = 'repoId' in owner ? 'repo' : 'org'
+  const found = labelListStatements(deps.db, `${kind} ${order} ${page ? 'page' : 'all'}`, () => prepareLabelList(deps.db, kind, order, page !== null))
+  return await preparedPage<LabelRow>(found, { owner: 'repoId' in owner ? owner.repoId : owner.orgId }, page)
 }
 
 /** A label by id, or (as Gitea 1.3 also accepts) by name; 404 otherwise. */

@@ -1,7 +1,7 @@
-import { and, asc, eq, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { selectPage, type Page, type Paged } from '../../lib/pagination'
-import { writeTransaction } from '../../db/client'
+import { preparedPage, type Page, type Paged } from '../../lib/pagination'
+import { perConnectionShape, writeTransaction } from '../../db/client'
 import { issues, milestones, repositories, type MilestoneRow } from '../../db/schema'
 import { containsText } from '../../db/sql'
 import { notFound } from '../../lib/errors'
@@ -25,15 +25,30 @@ async function bumpRepoMilestones(deps: AppDeps, repoId: number, total: number, 
     .where(eq(repositories.id, repoId))
 }
 
+/**
+ * listMilestones' statements for one shape (the state, whether a name is asked, a page or all),
+ * prepared when first asked: every issue list page and the API's milestone lists read them.
+ */
+function prepareMilestoneList(db: AppDeps['db'], state: string, named: boolean, paged: boolean) {
+  const p = sql.placeholder
+  const where = and(
+    eq(milestones.repoId, p('repo')),
+    state === 'all' ? undefined : eq(milestones.isClosed, state === 'closed'),
+    // Gitea 1.14+ `name`: titles containing it, case-insensitively (both sides folded by the database).
+    named ? containsText(sql`lower(${milestones.name})`, sql`lower(${p('name')})`) : undefined,
+  )
+  // Gitea 1.9+: deadline ascending then id; "no deadline" (stored there as year 9999, here 0) last.
+  const all = db.select().from(milestones).where(where).orderBy(sql`${milestones.deadlineUnix} = 0`, asc(milestones.deadlineUnix), asc(milestones.id))
+  return { rows: (paged ? all.limit(p('limit')).offset(p('offset')) : all).prepare(), count: db.select({ n: count() }).from(milestones).where(where).prepare() }
+}
+const milestoneListStatements = perConnectionShape<ReturnType<typeof prepareMilestoneList>>()
+
 /** Milestones of a repository by state (`open` default, `closed`, `all`), by deadline then id. */
 export async function listMilestones(deps: AppDeps, repoId: number, page: Page | null, state: string | undefined, name?: string): Promise<Paged<MilestoneRow>> {
-  // The query schema admits only open, closed and all.
-  const s = state || 'open'
-  // Gitea 1.14+ `name`: titles containing it, case-insensitively (both sides folded by the database).
-  const named = name ? containsText(sql`lower(${milestones.name})`, sql`lower(${name})`) : undefined
-  const where = and(eq(milestones.repoId, repoId), s === 'all' ? undefined : eq(milestones.isClosed, s === 'closed'), named)
-  // Gitea 1.9+: deadline ascending then id; "no deadline" (stored there as year 9999, here 0) last.
-  return await selectPage(deps.db, milestones, where, [sql`${milestones.deadlineUnix} = 0`, asc(milestones.deadlineUnix), asc(milestones.id)], page)
+  // The query schema admits only open, closed and all (anything else reads as open).
+  const s = state === 'closed' || state === 'all' ? state : 'open'
+  const found = milestoneListStatements(deps.db, `${s} ${name ? 'named' : 'any'} ${page ? 'page' : 'all'}`, () => prepareMilestoneList(deps.db, s, !!name, page !== null))
+  return await preparedPage<MilestoneRow>(found, { repo: repoId, name: name ?? '' }, page)
 }
 
 /**

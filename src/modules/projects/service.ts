@@ -1,4 +1,4 @@
-import { and, asc, count, eq, max, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, eq, max, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { perConnection, writeTransaction } from '../../db/client'
 import { issues, projectColumns, projectIssues, projects, repositories, type IssueRow, type ProjectColumnRow, type ProjectRow, type RepoRow } from '../../db/schema'
@@ -48,8 +48,17 @@ export const CARD_TYPES = [
 /** Where projects live: a repository, or a user or organisation. */
 export type Holder = { repoId: number } | { owner: Pick<UserRow, 'id' | 'type'> }
 
-const holderCondition = (holder: Holder): SQL =>
-  'repoId' in holder ? and(eq(projects.repoId, holder.repoId), eq(projects.type, ProjectType.Repository))! : eq(projects.ownerId, holder.owner.id)
+/** The projects of a repository (`kind` 'repo') or of a user or organisation ('owner') of id `id`, a value or a placeholder. */
+const heldBy = (kind: 'repo' | 'owner', id: number | Placeholder): SQL =>
+  kind === 'repo' ? and(eq(projects.repoId, id), eq(projects.type, ProjectType.Repository))! : eq(projects.ownerId, id)
+const holderCondition = (holder: Holder): SQL => ('repoId' in holder ? heldBy('repo', holder.repoId) : heldBy('owner', holder.owner.id))
+
+/** projectChoices' statements, by the holder's kind, prepared once per connection (every issue list and conversation page reads them). */
+const projectChoicesOf = perConnection((db: AppDeps['db']) => {
+  const choices = (kind: 'repo' | 'owner') =>
+    db.select().from(projects).where(heldBy(kind, sql.placeholder('holder'))).orderBy(asc(projects.isClosed), asc(projects.id)).limit(sql.placeholder('limit')).prepare()
+  return { repo: choices('repo'), owner: choices('owner') }
+})
 
 const COLOR = /^#[0-9a-fA-F]{6}$/
 
@@ -83,7 +92,8 @@ export async function listProjects(deps: AppDeps, holder: Holder, opts: { closed
 
 /** Every project of a holder, open ones first (the sidebar's choice), at most `limit`. */
 export async function projectChoices(deps: AppDeps, holder: Holder, limit: number): Promise<ProjectRow[]> {
-  return await deps.db.select().from(projects).where(holderCondition(holder)).orderBy(asc(projects.isClosed), asc(projects.id)).limit(limit)
+  const statements = projectChoicesOf(deps.db)
+  return 'repoId' in holder ? await statements.repo.execute({ holder: holder.repoId, limit }) : await statements.owner.execute({ holder: holder.owner.id, limit })
 }
 
 /** The holder's project of that id, or 404. */

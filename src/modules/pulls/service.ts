@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { inJsonList } from '../../db/sql'
-import { perConnection, type Db } from '../../db/client'
+import { perConnection, perConnectionShape, type Db } from '../../db/client'
 import { readerFor } from '../../db/read-thread'
 import { rowMapper, valueRows } from '../../db/row-mapper'
 import { issueLabels, issues, labels, pullAutoMerges, pullRequests, repositories, users, type IssueRow, type PullRow } from '../../db/schema'
@@ -122,16 +122,10 @@ function prepareList(db: Db, shape: ListShape) {
       .prepare(),
   }
 }
-const listStatements = new WeakMap<Db, Map<string, ReturnType<typeof prepareList>>>()
+const listStatements = perConnectionShape<ReturnType<typeof prepareList>>()
 
-function listStatementsOf(db: Db, shape: ListShape) {
-  let cache = listStatements.get(db)
-  if (!cache) listStatements.set(db, (cache = new Map()))
-  const key = `${+shape.byState}${+shape.byMilestone}${+shape.byLabels}${+shape.byPoster}${shape.sort}`
-  let statements = cache.get(key)
-  if (!statements) cache.set(key, (statements = prepareList(db, shape)))
-  return statements
-}
+const listStatementsOf = (db: Db, shape: ListShape) =>
+  listStatements(db, `${+shape.byState}${+shape.byMilestone}${+shape.byLabels}${+shape.byPoster}${shape.sort}`, () => prepareList(db, shape))
 
 /** The pull requests into a repository, newest first unless sorted, with the total for the page headers. */
 export async function listPulls(deps: AppDeps, repo: RepoRow, viewer: UserRow | null, filter: PullFilter, page: Page): Promise<Paged<PullItem>> {
