@@ -60,10 +60,11 @@ describe('hot reads are prepared, not built at each request', () => {
     for (const text of statements) expect(text).toContain('issue_dependencies')
   })
 
-  test('a pull request through the API, and the repository home page, build none', async () => {
+  test("a pull request through the API, the repository home page and a pull request's files page build none", async () => {
     const pull = await builtWhile(() => fetch(`${s.url}/api/v1/repos/alice/talk/pulls/2`, { headers: { authorization: `token ${alice.token}` } }))
     expect(pull).toEqual([])
     expect(await builtWhile(() => fetch(`${s.url}/alice/talk`, { headers: { accept: 'text/html' } }))).toEqual([])
+    expect(await builtWhile(() => fetch(`${s.url}/alice/talk/pulls/2/files`, { headers: { accept: 'text/html' } }))).toEqual([])
   })
 
   test("the issue and pull request lists (their pinned items and filter menus too), and the API's label and milestone lists, build none", async () => {

@@ -1,6 +1,6 @@
-import { and, asc, count, eq, lt, ne, or, inArray } from 'drizzle-orm'
+import { and, asc, count, eq, lt, ne, or, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { writeTransaction } from '../../db/client'
+import { perConnectionShape, writeTransaction } from '../../db/client'
 import { reviewComments, reviews, type ReviewRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
@@ -10,7 +10,7 @@ import { recordEvent } from '../../events/outbox'
 import { readRef } from '../../git/merge'
 import { isObjectId, runGit } from '../../git/run'
 import { ApiError, forbidden, notFound, unprocessable } from '../../lib/errors'
-import { selectPage, type Page, type Paged } from '../../lib/pagination'
+import { preparedPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { ReviewType } from '../../convert/review'
 import type { PullItem } from '../../convert/pull'
@@ -32,12 +32,27 @@ const EVENT_NAME: Record<number, string> = { [ReviewType.Approve]: 'approved', [
 /** Who sees a pending review: its reviewer and site administrators. */
 const seesPending = (viewer: UserRow | null, r: Pick<ReviewRow, 'reviewerId'>) => !!viewer && (viewer.isAdmin || viewer.id === r.reviewerId)
 
+/**
+ * listReviews' statements, for a site administrator (every review) or anyone else (no pending
+ * review but the viewer's own), prepared when first asked: every pull request page reads them.
+ */
+function prepareReviewList(db: AppDeps['db'], admin: boolean) {
+  const p = sql.placeholder
+  const where = and(eq(reviews.issueId, p('issue')), admin ? undefined : or(ne(reviews.type, ReviewType.Pending), eq(reviews.reviewerId, p('viewer'))))
+  return {
+    rows: db.select().from(reviews).where(where).orderBy(asc(reviews.id)).limit(p('limit')).offset(p('offset')).prepare(),
+    count: db.select({ n: count() }).from(reviews).where(where).prepare(),
+  }
+}
+const reviewListStatements = perConnectionShape<ReturnType<typeof prepareReviewList>>()
+
 /** A pull request's reviews, oldest first, without the pending ones of others. */
 export async function listReviews(deps: AppDeps, ctx: RepoContext, index: number, page: Page): Promise<{ item: PullItem; found: Paged<ReviewRow> }> {
   const item = await findPull(deps, ctx.repo.id, index)
   const viewer = ctx.caller.user
-  const visible = viewer?.isAdmin ? undefined : or(ne(reviews.type, ReviewType.Pending), eq(reviews.reviewerId, viewer?.id ?? -1))
-  return { item, found: await selectPage(deps.db, reviews, and(eq(reviews.issueId, item.issue.id), visible), asc(reviews.id), page) }
+  const admin = !!viewer?.isAdmin
+  const statements = reviewListStatements(deps.db, admin ? 'admin' : 'other', () => prepareReviewList(deps.db, admin))
+  return { item, found: await preparedPage<ReviewRow>(statements, { issue: item.issue.id, viewer: viewer?.id ?? -1 }, page) }
 }
 
 /** One review of the pull request `index`; 404 when it is another's, or a pending review of someone else. */
