@@ -4,16 +4,16 @@
  * issue cannot be closed (`setClosed`, issues/state.ts) and a blocked pull request cannot be
  * merged (`mergeCandidate`, pulls/merge.ts) while one of them is open.
  */
-import { and, asc, eq, exists, inArray, or } from 'drizzle-orm'
+import { and, asc, count, eq, exists, inArray, or, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { writeTransaction } from '../../db/client'
+import { perConnectionShape, writeTransaction } from '../../db/client'
 import { issueDependencies, issues, repositories, type IssueRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
 import { findRepoByName, type RepoContext } from '../../auth/repo-context'
-import { readableRepoCondition } from '../../auth/visibility'
+import { readableRepoCondition, viewerKind, viewerStandIn, type Viewer } from '../../auth/visibility'
 import { ApiError, forbidden, notFound, unprocessable } from '../../lib/errors'
-import { selectPage, type Page, type Paged } from '../../lib/pagination'
+import { preparedPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { recordIssueEvent } from '../../events/issue-events'
 import { findIssue } from '../issues/queries'
@@ -80,22 +80,38 @@ export async function listDependencies(deps: AppDeps, ctx: RepoContext, index: n
   const { issue } = await issueOfPath(deps, ctx, index)
   // An issue's blockers are none where the repository keeps no dependencies (Gitea: 404).
   if (direction === 'dependencies' && !ctx.repo.enableIssueDependencies) throw notFound('dependencies are disabled in this repository')
+  const viewer = ctx.caller.user
+  const statements = dependencyListStatements(deps.db, `${direction} ${viewerKind(viewer)}`, () => prepareDependencyList(deps.db, direction, viewerStandIn(viewer)))
+  return await preparedPage<IssueRow>(statements, { issue: issue.id, viewer: viewer?.id ?? 0 }, page)
+}
+
+/**
+ * listDependencies' statements for a direction and a shape of viewer (visibility.ts viewerKind:
+ * the viewer's id bound as `viewer`), prepared when first asked: every issue and pull request page
+ * reads both directions.
+ */
+function prepareDependencyList(db: AppDeps['db'], direction: Direction, viewer: Viewer) {
   const [mine, other] = direction === 'dependencies' ? [issueDependencies.issueId, issueDependencies.dependencyId] : [issueDependencies.dependencyId, issueDependencies.issueId]
-  const linked = inArray(issues.id, deps.db.select({ id: other }).from(issueDependencies).where(eq(mine, issue.id)))
+  const linked = inArray(issues.id, db.select({ id: other }).from(issueDependencies).where(eq(mine, sql.placeholder('issue'))))
   const readable = exists(
-    deps.db
+    db
       .select({ one: repositories.id })
       .from(repositories)
       .where(
         and(
           eq(repositories.id, issues.repoId),
-          readableRepoCondition(ctx.caller.user),
+          readableRepoCondition(viewer),
           or(and(eq(issues.isPull, false), eq(repositories.hasIssues, true)), and(eq(issues.isPull, true), eq(repositories.hasPullRequests, true))),
         ),
       ),
   )
-  return await selectPage(deps.db, issues, and(linked, readable), asc(issues.id), page)
+  const where = and(linked, readable)
+  return {
+    rows: db.select().from(issues).where(where).orderBy(asc(issues.id)).limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).prepare(),
+    count: db.select({ n: count() }).from(issues).where(where).prepare(),
+  }
 }
+const dependencyListStatements = perConnectionShape<ReturnType<typeof prepareDependencyList>>()
 
 /**
  * The two ends of a change: `target` is blocked by `dependency`. For …/dependencies the path's

@@ -5,7 +5,7 @@
 import { and, eq, gt, or, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { inJsonList } from '../../db/sql'
-import { writeBehind } from '../../db/client'
+import { perConnection, writeBehind } from '../../db/client'
 import { issueAssignees, issueDependencies, issueLabels, issues, labels, milestones, repositories, users, type IssueRow, type LabelRow, type MilestoneRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, type RepoRow } from '../../auth/access'
@@ -142,15 +142,19 @@ export async function addAssignees(deps: AppDeps, issueId: number, people: UserR
  * dependencies and one of the issues it depends on, in any repository, is still open.
  */
 export async function isBlocked(deps: AppDeps, issue: Pick<IssueRow, 'id' | 'repoId'>): Promise<boolean> {
-  const open = await deps.db
+  return (await openBlockerOf(deps.db).execute({ issue: issue.id, repo: issue.repoId })).length > 0
+}
+/** isBlocked's statement, prepared once per connection (every issue and pull request page asks it). */
+const openBlockerOf = perConnection((db: AppDeps['db']) =>
+  db
     .select({ id: issueDependencies.id })
     .from(issueDependencies)
     .innerJoin(issues, and(eq(issues.id, issueDependencies.dependencyId), eq(issues.isClosed, false)))
-    .innerJoin(repositories, and(eq(repositories.id, issue.repoId), eq(repositories.enableIssueDependencies, true)))
-    .where(eq(issueDependencies.issueId, issue.id))
+    .innerJoin(repositories, and(eq(repositories.id, sql.placeholder('repo')), eq(repositories.enableIssueDependencies, true)))
+    .where(eq(issueDependencies.issueId, sql.placeholder('issue')))
     .limit(1)
-  return open.length > 0
-}
+    .prepare(),
+)
 
 /**
  * What closing a blocked issue does: `refuse` (412, Gitea's ErrDependenciesLeft: an edit, the web's
