@@ -71,6 +71,13 @@ describe('hot reads are prepared, not built at each request', () => {
       expect(await builtWhile(() => fetch(`${s.url}/api/v1${path}`, { headers: { authorization: `token ${alice.token}` } }))).toEqual([])
   })
 
+  test("a repository's releases, with either filter, and a release by its tag build none", async () => {
+    const token = { token: alice.token }
+    expect((await s.post('/repos/alice/talk/releases', { tag_name: 'v1.0.0', name: 'One', target_commitish: 'main' }, token)).status).toBe(201)
+    for (const path of ['/repos/alice/talk/releases', '/repos/alice/talk/releases?draft=false&pre-release=false', '/repos/alice/talk/releases/tags/v1.0.0'])
+      expect(await builtWhile(() => fetch(`${s.url}/api/v1${path}`, { headers: { authorization: `token ${alice.token}` } }))).toEqual([])
+  })
+
   test("an issue's comments through the API build none", async () => {
     const statements = await builtWhile(() => fetch(`${s.url}/api/v1/repos/alice/talk/issues/1/comments`, { headers: { authorization: `token ${alice.token}` } }))
     expect(statements).toEqual([])

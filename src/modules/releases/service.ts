@@ -1,16 +1,16 @@
-import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import { seesDrafts } from '../../auth/attachment-context'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
-import { writeTransaction } from '../../db/client'
+import { perConnection, perConnectionShape, writeTransaction } from '../../db/client'
 import { attachments, releases, repositories, type ReleaseRow } from '../../db/schema'
 import { greatestOf } from '../../db/sql'
 import { recordEvent } from '../../events/outbox'
 import { resolveCommitish, tagCommit } from '../../git/refs'
 import { checkTagName, createTagRef } from '../tags/service'
 import { conflict, notFound, unprocessable } from '../../lib/errors'
-import { selectPage, type Page, type Paged } from '../../lib/pagination'
+import { preparedPage, type Page, type Paged } from '../../lib/pagination'
 import { pathNumber } from '../../lib/path-number'
 import { nowUnix } from '../../lib/time'
 import { removeAttachmentFiles } from '../attachments/storage'
@@ -42,13 +42,31 @@ export interface ReleaseFilter {
   prerelease?: boolean
 }
 
+/**
+ * listReleases' statements for one shape (drafts hidden or not, the two filters: absent, true or
+ * false), prepared when first asked: release lists are what CI tools and Renovate ask most.
+ */
+function prepareReleaseList(db: AppDeps['db'], hideDrafts: boolean, filter: ReleaseFilter) {
+  const p = sql.placeholder
+  const where = and(
+    eq(releases.repoId, p('repo')),
+    hideDrafts ? eq(releases.isDraft, false) : undefined,
+    filter.draft === undefined ? undefined : eq(releases.isDraft, filter.draft),
+    filter.prerelease === undefined ? undefined : eq(releases.isPrerelease, filter.prerelease),
+  )
+  return {
+    rows: db.select().from(releases).where(where).orderBy(desc(releases.createdUnix), desc(releases.id)).limit(p('limit')).offset(p('offset')).prepare(),
+    count: db.select({ n: count() }).from(releases).where(where).prepare(),
+  }
+}
+const releaseListStatements = perConnectionShape<ReturnType<typeof prepareReleaseList>>()
+
 /** A repository's releases, newest first (drafts only for writers; Gitea's `draft` / `pre-release` filters). */
 export async function listReleases(deps: AppDeps, ctx: RepoContext, page: Page, filter: ReleaseFilter): Promise<Paged<ReleaseRow>> {
-  const conds: (SQL | undefined)[] = [eq(releases.repoId, ctx.repo.id)]
-  if (!seesDrafts(ctx.mode)) conds.push(eq(releases.isDraft, false))
-  if (filter.draft !== undefined) conds.push(eq(releases.isDraft, filter.draft))
-  if (filter.prerelease !== undefined) conds.push(eq(releases.isPrerelease, filter.prerelease))
-  return await selectPage(deps.db, releases, and(...conds), [desc(releases.createdUnix), desc(releases.id)], page)
+  const hideDrafts = !seesDrafts(ctx.mode)
+  const key = `${+hideDrafts} ${filter.draft ?? '-'} ${filter.prerelease ?? '-'}`
+  const statements = releaseListStatements(deps.db, key, () => prepareReleaseList(deps.db, hideDrafts, { draft: filter.draft, prerelease: filter.prerelease }))
+  return await preparedPage<ReleaseRow>(statements, { repo: ctx.repo.id }, page)
 }
 
 /** A release by row when the caller may see it, else 404. */
@@ -66,8 +84,11 @@ export async function getRelease(deps: AppDeps, ctx: RepoContext, rawId: string)
   return visible(ctx, row)
 }
 
-const byTag = async (deps: AppDeps, repoId: number, tag: string) =>
-  (await deps.db.select().from(releases).where(and(eq(releases.repoId, repoId), eq(releases.lowerTagName, tag.toLowerCase()))))[0]
+/** byTag's statement, prepared once per connection (Renovate asks a release by its tag for each version it looks at). */
+const releaseByTagOf = perConnection((db: AppDeps['db']) =>
+  db.select().from(releases).where(and(eq(releases.repoId, sql.placeholder('repo')), eq(releases.lowerTagName, sql.placeholder('tag')))).prepare(),
+)
+const byTag = async (deps: AppDeps, repoId: number, tag: string) => (await releaseByTagOf(deps.db).execute({ repo: repoId, tag: tag.toLowerCase() }))[0]
 
 /** The release of a tag (the path's `{tag}`). */
 export async function getReleaseByTag(deps: AppDeps, ctx: RepoContext, tag: string): Promise<ReleaseRow> {
