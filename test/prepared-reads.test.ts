@@ -78,6 +78,10 @@ describe('hot reads are prepared, not built at each request', () => {
       expect(await builtWhile(() => fetch(`${s.url}/api/v1${path}`, { headers: { authorization: `token ${alice.token}` } }))).toEqual([])
   })
 
+  test('the issue search builds none', async () => {
+    expect(await builtWhile(() => fetch(`${s.url}/api/v1/repos/issues/search`, { headers: { authorization: `token ${alice.token}` } }))).toEqual([])
+  })
+
   test("an issue's comments through the API build none", async () => {
     const statements = await builtWhile(() => fetch(`${s.url}/api/v1/repos/alice/talk/issues/1/comments`, { headers: { authorization: `token ${alice.token}` } }))
     expect(statements).toEqual([])

@@ -125,6 +125,14 @@ export async function mirrorsOf(deps: AppDeps, rows: RepoRow[]): Promise<Map<num
   return new Map(found.map((m) => [m.repoId, m]))
 }
 
+/** Repositories by id (bound as one JSON list), prepared once per connection: the repositories of a page of issues (the issue search, a timeline's dependencies). */
+const reposByIdsOf = perConnection((db: AppDeps['db']) => db.select().from(repositories).where(inJsonList(repositories.id, 'ids')).prepare())
+
+/** Repositories by id, in one statement whatever their number; ids without a row are absent. */
+export async function reposByIds(deps: AppDeps, ids: number[]): Promise<RepoRow[]> {
+  return ids.length ? await reposByIdsOf(deps.db).execute({ ids: JSON.stringify(ids) }) : []
+}
+
 /** The pending transfers of a list of repositories (ids bound as one JSON list): prepared once per connection, as every repository record reads it. */
 const transfersOfRepos = perConnection((db: AppDeps['db']) => db.select().from(repoTransfers).where(inJsonList(repoTransfers.repoId, 'ids')).prepare())
 

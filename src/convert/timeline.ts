@@ -1,11 +1,12 @@
 import { inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
-import { issues, labels, milestones, repositories, type CommentRow, type IssueRow, type RepoRow, type ReviewRow } from '../db/schema'
+import { issues, labels, milestones, type CommentRow, type IssueRow, type RepoRow, type ReviewRow } from '../db/schema'
 import { AccessMode, accessLevels } from '../auth/access'
 import { isoTime } from '../lib/time'
 import { issueHtmlUrl, issuesOfReposToApi, toApiLabel, toApiMilestone, type ApiIssue, type ApiLabel, type ApiMilestone } from './issue'
 import { usersByIds } from './people'
+import { reposByIds } from './repo'
 import { userConverter, type ApiUser } from './user'
 
 /** Gitea's timeline type of each comment row type Warren keeps (0: a plain comment). */
@@ -199,7 +200,7 @@ async function dependentIssues(deps: AppDeps, events: TimelineEvent[], viewer: U
   if (ids.length === 0) return new Map()
   const rows = await deps.db.select().from(issues).where(inArray(issues.id, ids))
   const repoIds = [...new Set(rows.map((r) => r.repoId))]
-  const repoRows = repoIds.length ? await deps.db.select().from(repositories).where(inArray(repositories.id, repoIds)) : []
+  const repoRows = await reposByIds(deps, repoIds)
   const levels = await accessLevels(deps.db, viewer, repoRows)
   const readable = new Map(repoRows.filter((r) => (levels.get(r.id) ?? AccessMode.None) >= AccessMode.Read).map((r) => [r.id, r]))
   const shown = rows.filter((r) => {

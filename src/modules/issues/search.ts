@@ -23,6 +23,7 @@ import { splitFilter } from '../../lib/validate'
 import { MENTION_BREAKS } from '../../lib/mentions'
 import { findOwnerByName } from '../users/service'
 import { PLAIN_COMMENT } from '../comments/types'
+import { reposByIds } from '../../convert/repo'
 
 export interface IssueSearch {
   state?: string
@@ -341,5 +342,5 @@ export async function searchIssues(deps: AppDeps, viewer: UserRow | null, search
 export async function reposOfIssues(deps: AppDeps, rows: IssueRow[]): Promise<Map<number, RepoRow>> {
   const ids = [...new Set(rows.map((r) => r.repoId))]
   if (ids.length === 0) return new Map()
-  return new Map((await deps.db.select().from(repositories).where(inArray(repositories.id, ids))).map((r) => [r.id, r]))
+  return new Map((await reposByIds(deps, ids)).map((r) => [r.id, r]))
 }
