@@ -78,6 +78,14 @@ describe('hot reads are prepared, not built at each request', () => {
       expect(await builtWhile(() => fetch(`${s.url}/api/v1${path}`, { headers: { authorization: `token ${alice.token}` } }))).toEqual([])
   })
 
+  test("a commit's statuses and combined status build none", async () => {
+    const token = { token: alice.token }
+    const sha = (await s.get('/repos/alice/talk/branches/main', token)).body.commit.id as string
+    expect((await s.post(`/repos/alice/talk/statuses/${sha}`, { state: 'success', context: 'ci' }, token)).status).toBe(201)
+    for (const path of [`/repos/alice/talk/commits/${sha}/status`, `/repos/alice/talk/statuses/${sha}`, `/repos/alice/talk/statuses/${sha}?sort=oldest&state=success`])
+      expect(await builtWhile(() => fetch(`${s.url}/api/v1${path}`, { headers: { authorization: `token ${alice.token}` } }))).toEqual([])
+  })
+
   test('the issue search builds none', async () => {
     expect(await builtWhile(() => fetch(`${s.url}/api/v1/repos/issues/search`, { headers: { authorization: `token ${alice.token}` } }))).toEqual([])
   })

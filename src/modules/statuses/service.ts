@@ -1,14 +1,14 @@
-import { and, asc, desc, eq, inArray, max, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, max, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
-import { perConnection, writeTransaction } from '../../db/client'
+import { perConnection, perConnectionShape, writeTransaction } from '../../db/client'
 import { inJsonList } from '../../db/sql'
 import { commitStatuses, type StatusRow } from '../../db/schema'
 import { recordEvent } from '../../events/outbox'
 import { resolveCommitish, resolveRefPrefix } from '../../git/refs'
 import { notFound, unprocessable } from '../../lib/errors'
-import { selectPage, type Page, type Paged } from '../../lib/pagination'
+import { preparedPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { STATUS_STATES, STATUS_SORTS, type StatusState } from './model'
 
@@ -89,9 +89,22 @@ export async function listStatuses(
   page: Page,
   filter: StatusFilter = {},
 ): Promise<Paged<StatusRow>> {
-  const where = and(eq(commitStatuses.repoId, repoId), eq(commitStatuses.sha, sha), filter.state ? eq(commitStatuses.state, filter.state) : undefined)
-  return await selectPage(deps.db, commitStatuses, where, SORT_ORDER[filter.sort ?? ''], page)
+  // The query schema admits only these orders (anything else reads as the default).
+  const sort: StatusSort | '' = filter.sort && Object.hasOwn(SORT_ORDER, filter.sort) ? filter.sort : ''
+  const statements = statusListStatements(deps.db, `${sort} ${filter.state ? 'state' : 'any'}`, () => prepareStatusList(deps.db, sort, !!filter.state))
+  return await preparedPage<StatusRow>(statements, { repo: repoId, sha, state: filter.state ?? '' }, page)
 }
+
+/** listStatuses' statements for one shape (the order, whether a state is asked), prepared when first asked: CI tools list a commit's statuses again and again. */
+function prepareStatusList(db: AppDeps['db'], sort: StatusSort | '', byState: boolean) {
+  const p = sql.placeholder
+  const where = and(eq(commitStatuses.repoId, p('repo')), eq(commitStatuses.sha, p('sha')), byState ? eq(commitStatuses.state, p('state')) : undefined)
+  return {
+    rows: db.select().from(commitStatuses).where(where).orderBy(...SORT_ORDER[sort]).limit(p('limit')).offset(p('offset')).prepare(),
+    count: db.select({ n: count() }).from(commitStatuses).where(where).prepare(),
+  }
+}
+const statusListStatements = perConnectionShape<ReturnType<typeof prepareStatusList>>()
 
 /** Worst first: error, failure, warning, pending, success; "" when none. */
 export function combinedState(states: string[]): StatusState | '' {
@@ -115,20 +128,29 @@ export const latestStatusIds = (db: AppDeps['db'], repoId: number | Placeholder,
     .groupBy(commitStatuses.sha, commitStatuses.context)
 
 /**
+ * latestStatuses' reads, prepared once per connection (CI tools and Renovate ask a commit's
+ * combined status again and again): the latest status of each context (id and state), and the
+ * rows of a page of them by id.
+ */
+const latestOfCommitReadsOf = perConnection((db: AppDeps['db']) => ({
+  latest: db
+    .select({ id: commitStatuses.id, state: commitStatuses.state })
+    .from(commitStatuses)
+    .where(inArray(commitStatuses.id, latestStatusIds(db, sql.placeholder('repo'), 'shas')))
+    .orderBy(desc(commitStatuses.id))
+    .prepare(),
+  byIds: db.select().from(commitStatuses).where(inJsonList(commitStatuses.id, 'ids')).orderBy(desc(commitStatuses.id)).prepare(),
+}))
+
+/**
  * The latest status of each context of a commit (newest first, one page of them), with the
  * combined state over all contexts and their number.
  */
 export async function latestStatuses(deps: AppDeps, repoId: number, sha: string, page: Page): Promise<Paged<StatusRow> & { state: StatusState | '' }> {
-  const latestIds = latestStatusIds(deps.db, repoId, [sha])
-  const latest = await deps.db
-    .select({ id: commitStatuses.id, state: commitStatuses.state })
-    .from(commitStatuses)
-    .where(inArray(commitStatuses.id, latestIds))
-    .orderBy(desc(commitStatuses.id))
+  const reads = latestOfCommitReadsOf(deps.db)
+  const latest = await reads.latest.execute({ repo: repoId, shas: JSON.stringify([sha]) })
   const pageIds = latest.slice(page.offset, page.offset + page.limit).map((r) => r.id)
-  const rows = pageIds.length
-    ? await deps.db.select().from(commitStatuses).where(inArray(commitStatuses.id, pageIds)).orderBy(desc(commitStatuses.id))
-    : []
+  const rows = pageIds.length ? await reads.byIds.execute({ ids: JSON.stringify(pageIds) }) : []
   return { rows, total: latest.length, state: combinedState(latest.map((r) => r.state)) }
 }
 
