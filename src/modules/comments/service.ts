@@ -1,4 +1,4 @@
-import { and, asc, count, eq, exists, gte, lt, lte, or, sql } from 'drizzle-orm'
+import { and, asc, count, eq, exists, gte, lt, lte, or, sql, type Placeholder } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { recordContentEdit } from '../content-history/service'
 import { preparedPage, selectPage, type Page, type Paged } from '../../lib/pagination'
@@ -33,7 +33,8 @@ export function windowOf(query: { since?: string; string?: string; before?: stri
   }
 }
 
-const inWindow = (w: CommentWindow) =>
+/** Comments updated within the window, both ends inclusive (an end a value, or a placeholder for a prepared statement). */
+const inWindow = (w: { since?: number | Placeholder; before?: number | Placeholder }) =>
   and(w.since === undefined ? undefined : gte(comments.updatedUnix, w.since), w.before === undefined ? undefined : lte(comments.updatedUnix, w.before))
 
 const commentOrder = [asc(comments.createdUnix), asc(comments.id)]
@@ -45,12 +46,7 @@ const commentOrder = [asc(comments.createdUnix), asc(comments.id)]
  */
 function prepareIssueComments(db: AppDeps['db'], since: boolean, before: boolean, paged: boolean) {
   const p = sql.placeholder
-  const where = and(
-    eq(comments.issueId, p('issue')),
-    eq(comments.type, PLAIN_COMMENT),
-    since ? gte(comments.updatedUnix, p('since')) : undefined,
-    before ? lte(comments.updatedUnix, p('before')) : undefined,
-  )
+  const where = and(eq(comments.issueId, p('issue')), eq(comments.type, PLAIN_COMMENT), inWindow({ since: since ? p('since') : undefined, before: before ? p('before') : undefined }))
   const all = db.select().from(comments).where(where).orderBy(...commentOrder)
   return {
     rows: (paged ? all.limit(p('limit')).offset(p('offset')) : all).prepare(),

@@ -65,7 +65,7 @@ const releaseListStatements = perConnectionShape<ReturnType<typeof prepareReleas
 export async function listReleases(deps: AppDeps, ctx: RepoContext, page: Page, filter: ReleaseFilter): Promise<Paged<ReleaseRow>> {
   const hideDrafts = !seesDrafts(ctx.mode)
   const key = `${+hideDrafts} ${filter.draft ?? '-'} ${filter.prerelease ?? '-'}`
-  const statements = releaseListStatements(deps.db, key, () => prepareReleaseList(deps.db, hideDrafts, { draft: filter.draft, prerelease: filter.prerelease }))
+  const statements = releaseListStatements(deps.db, key, () => prepareReleaseList(deps.db, hideDrafts, filter))
   return await preparedPage<ReleaseRow>(statements, { repo: ctx.repo.id }, page)
 }
 
