@@ -30,7 +30,16 @@ self.onmessage = (event: MessageEvent<RenderJob>) => {
   self.postMessage(result)
 }
 
-loadRenderer().then(
+/**
+ * A first render compiles the renderer's WebAssembly and the sanitiser's code paths, which on a
+ * busy machine took longer than a small document's whole time budget: the worker renders one small
+ * document of each kind of markup before it says it is ready, so that time is never charged to a job.
+ */
+const WARM_UP = '# a\n\n*b* **c** ~d~ `e` [f](g) <b>h</b> #1 @i\n\n| j |\n|-|\n| k |\n\n- [ ] l\n\n> m\n\n```\nn\n```\n'
+
+loadRenderer()
+  .then(() => renderMarkdown({ baseUrl: 'http://localhost/' }, WARM_UP, { mode: 'gfm', context: 'o/r' }))
+  .then(
   () => self.postMessage({ ready: true }),
   (error) => self.postMessage({ failed: String(error) }),
 )
