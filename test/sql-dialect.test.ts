@@ -176,6 +176,36 @@ function suiteFor(dialect: Dialect, open: () => Target | Promise<Target>) {
       expect(await withLabels([])).toEqual([1, 2, 3, 4])
     })
 
+    test('everyJsonGroup and jsonElement: the groups bound to a placeholder of a prepared statement', async () => {
+      const onEach = db
+        .select({ index: t.issues.index })
+        .from(t.issues)
+        .where(h.everyJsonGroup('groups', (set) => sql`exists (select 1 from ${t.issueLabels} where ${t.issueLabels.issueId} = ${t.issues.id} and ${h.inJsonList(t.issueLabels.labelId, set)})`))
+        .orderBy(asc(t.issues.index))
+        .prepare()
+      // Each of two groups' issues read by the group's element of the same JSON value.
+      const inIndex = db
+        .select({ index: t.issues.index })
+        .from(t.issues)
+        .where(
+          and(
+            ...[0, 1].map((i) => sql`${t.issues.id} in (select ${t.issueLabels.issueId} from ${t.issueLabels} where ${h.inJsonList(t.issueLabels.labelId, h.jsonElement('groups', i))})`),
+          ),
+        )
+        .orderBy(asc(t.issues.index))
+        .prepare()
+      const indexes = async (statement: typeof onEach, groups: number[][]) => (await statement.execute({ groups: JSON.stringify(groups) })).map((r) => r.index)
+      expect(await indexes(onEach, [[f.bug.id], [f.feature.id]])).toEqual([1])
+      expect(await indexes(inIndex, [[f.bug.id], [f.feature.id]])).toEqual([1])
+      expect(await indexes(onEach, [[f.feature.id, f.docs.id], [f.bug.id, f.docs.id]])).toEqual([1, 3])
+      expect(await indexes(inIndex, [[f.feature.id, f.docs.id], [f.bug.id, f.docs.id]])).toEqual([1, 3])
+      expect(await indexes(onEach, [[f.feature.id, f.docs.id], [f.bug.id]])).toEqual([1])
+      expect(await indexes(inIndex, [[f.feature.id, f.docs.id], [f.bug.id]])).toEqual([1])
+      expect(await indexes(onEach, [[-1]])).toEqual([])
+      // An element past the end is NULL: a group of nothing.
+      expect(await indexes(inIndex, [[f.bug.id]])).toEqual([])
+    })
+
     test('greatestOf: a counter moved down stops at zero', async () => {
       const numRepos = async () => (await db.select({ n: t.users.numRepos }).from(t.users).where(eq(t.users.id, f.alice.id)))[0]!.n
       const down = () => db.update(t.users).set({ numRepos: h.greatestOf(sql`${t.users.numRepos} - 1`, 0) }).where(eq(t.users.id, f.alice.id))
@@ -328,7 +358,7 @@ suiteFor('postgres', openPostgres)
 
 test("the exported helpers are the process's dialect's", () => {
   const forProcess = sqlFor(DIALECT)
-  for (const name of ['inJsonList', 'everyJsonGroup', 'greatestOf', 'containsText', 'likeIgnoringCase', 'jsonRecords', 'inRowsOf', 'notIndexed'] as const)
+  for (const name of ['inJsonList', 'everyJsonGroup', 'jsonElement', 'greatestOf', 'containsText', 'likeIgnoringCase', 'jsonRecords', 'inRowsOf', 'notIndexed'] as const)
     expect(processSql[name]).toBe(forProcess[name])
 })
 

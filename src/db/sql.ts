@@ -22,10 +22,14 @@ import { QueryBuilder as SQLiteQueryBuilder } from 'drizzle-orm/sqlite-core'
  */
 export type JsonList = readonly (string | number)[] | string | SQL
 
+/** Groups of values as one JSON array of arrays: the groups themselves, or a placeholder's name (as JsonList). */
+export type JsonGroups = readonly (readonly (string | number)[])[] | string
+
 /** The helpers of one dialect (see each one's comment on the exported binding below). */
 export interface DialectSql {
   inJsonList(column: Column, list: JsonList): SQL
-  everyJsonGroup(groups: readonly (readonly (string | number)[])[], condition: (group: SQL) => SQL): SQL
+  everyJsonGroup(groups: JsonGroups, condition: (group: SQL) => SQL): SQL
+  jsonElement(list: JsonList, index: number): SQL
   greatestOf(a: SQLWrapper | number, b: SQLWrapper | number): SQL
   containsText(haystack: SQLWrapper, needle: SQLWrapper | string): SQL
   likeIgnoringCase(text: SQLWrapper, pattern: string | Placeholder): SQL
@@ -38,10 +42,16 @@ export interface DialectSql {
 const GROUP = sql.raw('json_group')
 
 /** A JSON list as an SQL value: bound (values, placeholder) or as given (an expression). */
-function jsonOf(list: JsonList): SQL | Placeholder | string {
+function jsonOf(list: JsonList | JsonGroups): SQL | Placeholder | string {
   if (typeof list === 'string') return sql.placeholder(list)
   if (Array.isArray(list)) return JSON.stringify(list)
   return list as SQL
+}
+
+/** An array index written into a statement's text: a non-negative safe integer, or a programming error. */
+function elementIndex(index: number): number {
+  if (!Number.isSafeInteger(index) || index < 0) throw new Error(`sql: ${index} is not an array index`)
+  return index
 }
 
 /** An integer literal in the statement's text (a constant like 0 needs no parameter); anything else as given. */
@@ -65,7 +75,9 @@ const sqliteSql: DialectSql = {
   inJsonList: (column, list) => sql`${column} IN (SELECT value FROM json_each(${jsonOf(list)}))`,
   // json_each gives an array element that is itself an array as its JSON text, which json_each reads again.
   everyJsonGroup: (groups, condition) =>
-    sql`NOT EXISTS (SELECT 1 FROM json_each(${JSON.stringify(groups)}) AS ${GROUP} WHERE NOT (${condition(sql`${GROUP}.value`)}))`,
+    sql`NOT EXISTS (SELECT 1 FROM json_each(${jsonOf(groups)}) AS ${GROUP} WHERE NOT (${condition(sql`${GROUP}.value`)}))`,
+  // An element that is an array or an object is given as its JSON text.
+  jsonElement: (list, index) => sql`json_extract(${jsonOf(list)}, ${sql.raw(`'$[${elementIndex(index)}]'`)})`,
   // SQLite's max() with two arguments is the scalar maximum (with one it would be the aggregate).
   greatestOf: (a, b) => sql`max(${operand(a)}, ${operand(b)})`,
   containsText: (haystack, needle) => sql`instr(${haystack}, ${needle}) > 0`,
@@ -95,7 +107,8 @@ const postgresSql: DialectSql = {
   inJsonList: (column, list) =>
     sql`${column} = ANY(ARRAY(SELECT value::${sql.raw(pgTypeOf(column))} FROM json_array_elements_text(((${jsonOf(list)})::text)::json)))`,
   everyJsonGroup: (groups, condition) =>
-    sql`NOT EXISTS (SELECT 1 FROM json_array_elements((${JSON.stringify(groups)}::text)::json) AS ${GROUP}(value) WHERE NOT (${condition(sql`${GROUP}.value`)}))`,
+    sql`NOT EXISTS (SELECT 1 FROM json_array_elements(((${jsonOf(groups)})::text)::json) AS ${GROUP}(value) WHERE NOT (${condition(sql`${GROUP}.value`)}))`,
+  jsonElement: (list, index) => sql`(((${jsonOf(list)})::text)::json -> ${sql.raw(String(elementIndex(index)))})`,
   greatestOf: (a, b) => sql`greatest(${operand(a)}, ${operand(b)})`,
   containsText: (haystack, needle) => sql`strpos(${haystack}, ${needle}) > 0`,
   // PostgreSQL's LIKE is case-sensitive; ILIKE ignores case (of every letter, not only ASCII).
@@ -126,10 +139,16 @@ export const inJsonList: DialectSql['inJsonList'] = forProcess.inJsonList
 
 /**
  * True when `condition(group)` holds for every group of `groups` (an array of arrays, bound as one
- * JSON value whatever their number): `group` stands for the group at hand as a JSON array, for
+ * JSON value whatever their number, or a placeholder's name bound to its JSON text): `group` stands for the group at hand as a JSON array, for
  * inJsonList(column, group). Every group must be non-empty only if the condition needs it to be.
  */
 export const everyJsonGroup: DialectSql['everyJsonGroup'] = forProcess.everyJsonGroup
+
+/**
+ * Element `index` (from 0) of a JSON array (see JsonList), as JSON: an element that is itself an
+ * array is a JsonList for inJsonList. Out of range, NULL (which inJsonList matches with nothing).
+ */
+export const jsonElement: DialectSql['jsonElement'] = forProcess.jsonElement
 
 /**
  * The greater of two values (SQLite's scalar max(a, b), PostgreSQL's greatest(a, b)); for

@@ -18,7 +18,7 @@ import { nowUnix } from '../../lib/time'
 import { splitFilter } from '../../lib/validate'
 import type { PullItem } from '../../convert/pull'
 import { changeIssueLabels, createIssue, editIssue, type IssueEdit, type NewIssue } from '../issues/service'
-import { countedOf, findIssue } from '../issues/queries'
+import { carriesEveryLabelGroup, countedOf, findIssue } from '../issues/queries'
 import { setClosed } from '../issues/state'
 import { recordIssueEvent } from '../../events/issue-events'
 import { getVisibleUserByName } from '../users/service'
@@ -75,25 +75,25 @@ const NEWEST = [desc(issues.createdUnix), desc(issues.id)]
 /** The orders a repository's pull requests are read in from an index (newest first: ''). */
 const INDEXED_SORTS = new Set(['', 'oldest', 'recentupdate', 'leastupdate'])
 
-/** The name of the placeholder bound to the JSON array of wanted label ids (inJsonList). */
+/** The name of the placeholder bound to the JSON array of the wanted labels, one group an id (carriesEveryLabelGroup). */
 const LABELS = 'labels'
 /** Placeholders the list is written with, so that each shape of list is prepared once. */
 const P = {
   repo: sql.placeholder('repo'),
   closed: sql.placeholder('closed'),
   milestone: sql.placeholder('milestone'),
-  labelCount: sql.placeholder('labelCount'),
   poster: sql.placeholder('poster'),
   limit: sql.placeholder('limit'),
   offset: sql.placeholder('offset'),
 }
 
-/** Which filters a list uses, and its order: what its statement depends on (at most 2 × 6 × 2 × 2 × 2 shapes). */
+/** Which filters a list uses, and its order: what its statement depends on (at most 2 × 6 × 2 × 51 × 2 shapes). */
 interface ListShape {
   byState: boolean
   sort: string
   byMilestone: boolean
-  byLabels: boolean
+  /** How many labels it must carry (at most MAX_FILTER_VALUES). */
+  labels: number
   byPoster: boolean
 }
 
@@ -101,21 +101,17 @@ function prepareList(db: Db, shape: ListShape) {
   const where: SQL[] = [eq(issues.repoId, P.repo), eq(issues.isPull, true)]
   if (shape.byState) where.push(eq(issues.isClosed, P.closed))
   if (shape.byMilestone) where.push(sql`${issues.milestoneId} = ${P.milestone}`)
-  // Every one of the labels: the pairs are unique, so counting the matching links is enough.
-  if (shape.byLabels)
-    where.push(
-      sql`(select count(*) from ${issueLabels} where ${issueLabels.issueId} = ${issues.id} and ${inJsonList(issueLabels.labelId, LABELS)}) = ${P.labelCount}`,
-    )
   if (shape.byPoster) where.push(sql`${issues.posterId} = ${P.poster}`)
   const condition = and(...where)
+  const labelled = shape.labels > 0 ? carriesEveryLabelGroup(LABELS, shape.labels) : undefined
   return {
-    count: db.select({ n: count() }).from(issues).where(condition).prepare(),
+    count: db.select({ n: count() }).from(issues).where(and(condition, labelled?.count)).prepare(),
     // Raw values mapped by the tables' own columns (Drizzle's generic mapping of a join costs more than the query).
     page: db
       .select()
       .from(issues)
       .innerJoin(pullRequests, eq(pullRequests.issueId, issues.id))
-      .where(condition)
+      .where(and(condition, labelled?.page))
       .orderBy(...(SORTS[shape.sort] ?? NEWEST))
       .limit(P.limit)
       .offset(P.offset)
@@ -125,7 +121,7 @@ function prepareList(db: Db, shape: ListShape) {
 const listStatements = perConnectionShape<ReturnType<typeof prepareList>>()
 
 const listStatementsOf = (db: Db, shape: ListShape) =>
-  listStatements(db, `${+shape.byState}${+shape.byMilestone}${+shape.byLabels}${+shape.byPoster}${shape.sort}`, () => prepareList(db, shape))
+  listStatements(db, `${+shape.byState}${+shape.byMilestone}${shape.labels}/${+shape.byPoster}${shape.sort}`, () => prepareList(db, shape))
 
 /** The pull requests into a repository, newest first unless sorted, with the total for the page headers. */
 export async function listPulls(deps: AppDeps, repo: RepoRow, viewer: UserRow | null, filter: PullFilter, page: Page): Promise<Paged<PullItem>> {
@@ -135,20 +131,19 @@ export async function listPulls(deps: AppDeps, repo: RepoRow, viewer: UserRow | 
   const poster = filter.poster ? (await getVisibleUserByName(deps, filter.poster, viewer)).id : 0
   const shape: ListShape = {
     byState: state !== 'all',
-    sort: filter.sort && SORTS[filter.sort] ? filter.sort : '',
+    sort: filter.sort && Object.hasOwn(SORTS, filter.sort) ? filter.sort : '',
     byMilestone: !!filter.milestone,
-    byLabels: labelIds.length > 0,
+    labels: labelIds.length,
     byPoster: poster > 0,
   }
   const params = {
     repo: repo.id,
     closed: state === 'closed',
     milestone: filter.milestone ?? 0,
-    labels: JSON.stringify(labelIds),
-    labelCount: labelIds.length,
+    labels: JSON.stringify(labelIds.map((id) => [id])),
     poster,
   }
-  const plain = !shape.byMilestone && !shape.byLabels && !shape.byPoster
+  const plain = !shape.byMilestone && !shape.labels && !shape.byPoster
   // In any state, by creation or last update, and nothing else asked: the page read in an index's
   // order (issues_repo_kind_state_idx, issues_repo_kind_idx, issues_repo_kind_updated_idx),
   // stopping at its end. By comments every pull request in the state is sorted, and a filter is
