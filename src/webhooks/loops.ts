@@ -66,12 +66,10 @@ export async function runWebhookLoops(deps: AppDeps, opts: { pollMs?: number; sw
       let tasks = 0
       const started = performance.now()
       try {
-        // Events to turn into tasks (rendered, written) wait for a pause between requests; a look
-        // at an empty outbox does not (nor does it use up the waits the deliveries may make).
-        if (foreground && (await hasEventsAfterDone(deps.db, WEBHOOK_CONSUMER))) await foreground.stepAside(() => stopped)
-        if (stopped) break
-        // A read while the outbox is empty; a write only when there were events.
-        const round = await turnEventsIntoTasks(deps)
+        // One read while the outbox is empty; a write only when there were events. Events read
+        // wait for a pause between requests before they are turned into tasks (rendered, written);
+        // a look at an empty outbox does not (nor does it use up the waits the deliveries may make).
+        const round = await turnEventsIntoTasks(deps, TASK_BATCH, foreground && (async () => (await foreground.stepAside(() => stopped), !stopped)))
         handled = round.events
         tasks = round.tasks
         if (round.tasks) await dispatcher.pump()

@@ -271,11 +271,13 @@ export function taskWriter(deps: AppDeps, tasks: NewTask[]): () => Promise<numbe
  * this thread's connection takes it at SQLite's level, where a waiting request sleeps). The
  * position moves only from where it was read (advanceDone): had anything else handled those
  * events meanwhile, nothing is written. Answers how many events were handled and how many tasks
- * written (0 events: the outbox is drained).
+ * written (0 events: the outbox is drained). `beforeBuilding`, when there are events, is awaited
+ * before any work on them (the loop's wait for a pause between requests); when it answers false,
+ * the round ends there, as if the outbox were drained, and the events stay for the next.
  */
-export async function turnEventsIntoTasks(deps: AppDeps, limit = TASK_BATCH): Promise<{ events: number; tasks: number }> {
+export async function turnEventsIntoTasks(deps: AppDeps, limit = TASK_BATCH, beforeBuilding?: () => Promise<boolean>): Promise<{ events: number; tasks: number }> {
   const { doneId, events } = await eventsAfterDone(deps.db, WEBHOOK_CONSUMER, limit)
-  if (events.length === 0) return { events: 0, tasks: 0 }
+  if (events.length === 0 || (beforeBuilding && !(await beforeBuilding()))) return { events: 0, tasks: 0 }
   const lookups = new RoundLookups(deps)
   const tasks: NewTask[] = []
   for (const event of events) {
