@@ -131,7 +131,7 @@ describe('diff and patch', () => {
     expect(await statusOf(asAlice.repos.repoDownloadPullDiffOrPatch('alice', 'd', 2, 'diff'))).toBe(406)
   })
 
-  test('past the read-ahead, a stream over its limit ends with an error; one within it is whole', async () => {
+  test('past the read-ahead, a stream over its limit is refused or ends with an error at the limit; one within it is whole', async () => {
     const huge = await commitOn(work, 'huge', { 'huge.txt': 'a fairly long line of text\n'.repeat(Math.ceil((8 * READ_AHEAD) / 27)) }, 'huge', 'main')
     const gitDir = repoPath(s.dataDir, 'alice', 'd')
     await gitOk(work, 'push', '-q', 'origin', 'huge')
