@@ -51,4 +51,46 @@ describe('dependency lists, by who asks', () => {
     for (const who of [owner, collaborator, stranger, null]) expect(await listed('/repos/depowner/open/issues/2/blocks', who)).toEqual(['in open'])
     expect(await listed('/repos/depowner/closed/issues/1/blocks', collaborator)).toEqual(['in open'])
   })
+
+  test("a team member whose team gives the repository but not its issues unit sees none of its issues, in the lists and the timeline", async () => {
+    const token = { token: owner.token }
+    const coder = await s.user('depcoder')
+    expect((await s.post('/orgs', { username: 'deporg', visibility: 'private' }, token)).status).toBe(201)
+    expect((await s.post('/orgs/deporg/repos', { name: 'hidden', private: true }, token)).status).toBe(201)
+    const team = await s.post(
+      '/orgs/deporg/teams',
+      { name: 'coders', permission: 'read', includes_all_repositories: true, units_map: { 'repo.code': 'read', 'repo.issues': 'none', 'repo.pulls': 'none' } },
+      token,
+    )
+    expect(team.status).toBe(201)
+    expect((await s.put(`/teams/${team.body.id}/members/depcoder`, {}, token)).status).toBe(204)
+    expect((await s.post('/repos/deporg/hidden/issues', { title: 'in hidden' }, token)).status).toBe(201)
+    expect((await s.post('/repos/depowner/open/issues', { title: 'third in open' }, token)).status).toBe(201)
+    expect((await s.post('/repos/depowner/open/issues/3/dependencies', { owner: 'deporg', repo: 'hidden', index: 1 }, token)).status).toBe(201)
+    // The member reads the repository (its code) but not its issues: the issue is not listed to them.
+    expect((await s.get('/repos/deporg/hidden', { token: coder.token })).status).toBe(200)
+    expect((await s.get('/repos/deporg/hidden/issues/1', { token: coder.token })).status).toBe(404)
+    for (let round = 0; round < 2; round++) {
+      for (const who of [owner, admin]) expect(await listed('/repos/depowner/open/issues/3/dependencies', who)).toEqual(['in hidden'])
+      for (const who of [coder, collaborator, stranger, null]) expect(await listed('/repos/depowner/open/issues/3/dependencies', who)).toEqual([])
+    }
+    // The timeline's dependency event names the issue to those who may read it, and null to the others.
+    const dependent = async (who: TestUser | null) => {
+      const res = await s.get('/repos/depowner/open/issues/3/timeline', who ? { token: who.token } : {})
+      expect(res.status).toBe(200)
+      const event = (res.body as { type: string; dependent_issue: { title: string } | null }[]).find((e) => e.type === 'add_dependency')
+      expect(event).toBeDefined()
+      return event!.dependent_issue?.title ?? null
+    }
+    for (const who of [owner, admin]) expect(await dependent(who)).toBe('in hidden')
+    for (const who of [coder, stranger, null]) expect(await dependent(who)).toBeNull()
+    // Nor may they name it as a dependency of an issue of their own: 404, as for one that does not exist.
+    expect((await s.post('/user/repos', { name: 'mine' }, { token: coder.token })).status).toBe(201)
+    expect((await s.post('/repos/depcoder/mine/issues', { title: 'mine' }, { token: coder.token })).status).toBe(201)
+    for (const direction of ['dependencies', 'blocks']) {
+      const res = await s.post(`/repos/depcoder/mine/issues/1/${direction}`, { owner: 'deporg', repo: 'hidden', index: 1 }, { token: coder.token })
+      expect([res.status, res.body.message]).toEqual([404, expect.stringContaining('issue does not exist')])
+    }
+    expect(await listed('/repos/depcoder/mine/issues/1/dependencies', owner)).toEqual([])
+  })
 })

@@ -2,7 +2,7 @@ import { inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
 import { issues, labels, milestones, type CommentRow, type IssueRow, type RepoRow, type ReviewRow } from '../db/schema'
-import { AccessMode, accessLevels } from '../auth/access'
+import { AccessMode, repoAccesses, unitMode } from '../auth/access'
 import { isoTime } from '../lib/time'
 import { issueHtmlUrl, issuesOfReposToApi, toApiLabel, toApiMilestone, type ApiIssue, type ApiLabel, type ApiMilestone } from './issue'
 import { usersByIds } from './people'
@@ -201,12 +201,16 @@ async function dependentIssues(deps: AppDeps, events: TimelineEvent[], viewer: U
   const rows = await deps.db.select().from(issues).where(inArray(issues.id, ids))
   const repoIds = [...new Set(rows.map((r) => r.repoId))]
   const repoRows = await reposByIds(deps, repoIds)
-  const levels = await accessLevels(deps.db, viewer, repoRows)
-  const readable = new Map(repoRows.filter((r) => (levels.get(r.id) ?? AccessMode.None) >= AccessMode.Read).map((r) => [r.id, r]))
+  // The issue's unit, not the repository's code: a team may give the code and not the issues.
+  const accesses = await repoAccesses(deps.db, viewer, repoRows)
+  const byId = new Map(repoRows.map((r) => [r.id, r]))
   const shown = rows.filter((r) => {
-    const repo = readable.get(r.repoId)
-    return repo !== undefined && (r.isPull ? repo.hasPullRequests : repo.hasIssues)
+    const repo = byId.get(r.repoId)
+    const access = accesses.get(r.repoId)
+    if (!repo || !access || !(r.isPull ? repo.hasPullRequests : repo.hasIssues)) return false
+    return unitMode(access, r.isPull ? 'repo.pulls' : 'repo.issues') >= AccessMode.Read
   })
+  const readable = new Map(shown.map((r) => [r.repoId, byId.get(r.repoId)!]))
   const records = await issuesOfReposToApi(deps, readable, shown, viewer)
   return new Map(shown.map((r, i) => [r.id, records[i]!]))
 }

@@ -9,9 +9,9 @@ import type { AppDeps } from '../../deps'
 import { perConnectionShape, writeTransaction } from '../../db/client'
 import { issueDependencies, issues, repositories, type IssueRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { accessLevel, AccessMode, type RepoRow } from '../../auth/access'
-import { findRepoByName, type RepoContext } from '../../auth/repo-context'
-import { readableRepoCondition, viewerKind, viewerStandIn, type Viewer } from '../../auth/visibility'
+import { AccessMode, repoAccess, type RepoRow } from '../../auth/access'
+import { findRepoByName, modeIn, type RepoContext } from '../../auth/repo-context'
+import { readableUnitsCondition, viewerKind, viewerStandIn, type Viewer } from '../../auth/visibility'
 import { ApiError, forbidden, notFound, unprocessable } from '../../lib/errors'
 import { preparedPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
@@ -53,15 +53,18 @@ async function issueOfMeta(deps: AppDeps, ctx: RepoContext, meta: IssueMeta): Pr
   const ownerName = meta.owner || ctx.owner.name
   const repoName = meta.repo || ctx.repo.name
   let repo = ctx.repo
-  let mode = ctx.mode
+  let access: Pick<RepoContext, 'mode' | 'access'> = ctx
   if (ownerName.toLowerCase() !== ctx.owner.lowerName || repoName.toLowerCase() !== ctx.repo.lowerName) {
     const found = await findRepoByName(deps, ownerName, repoName)
-    mode = found ? await accessLevel(deps.db, ctx.caller.user, found.repo, found.owner) : AccessMode.None
-    if (!found || mode < AccessMode.Read) throw notFound(`repository does not exist [name: ${ownerName}/${repoName}]`)
+    const theirs = found && (await repoAccess(deps.db, ctx.caller.user, found.repo, found.owner))
+    if (!found || !theirs || theirs.mode < AccessMode.Read) throw notFound(`repository does not exist [name: ${ownerName}/${repoName}]`)
     repo = found.repo
+    access = { mode: theirs.mode, access: theirs }
   }
   const issue = await findIssue(deps, repo.id, meta.index)
-  if (!unitOpen(repo, issue)) throw notFound(`issue does not exist [repo_id: ${repo.id}, index: ${meta.index}]`)
+  // What the caller may do with the issue is what they may in its unit (a team may give the code and not the issues).
+  const mode = modeIn(access, issue.isPull ? 'repo.pulls' : 'repo.issues')
+  if (!unitOpen(repo, issue) || mode < AccessMode.Read) throw notFound(`issue does not exist [repo_id: ${repo.id}, index: ${meta.index}]`)
   return { issue, repo, mode }
 }
 
@@ -100,7 +103,11 @@ function prepareDependencyList(db: AppDeps['db'], direction: Direction, viewer: 
       .where(
         and(
           eq(repositories.id, issues.repoId),
-          readableRepoCondition(viewer),
+          // The issue's unit, not the repository alone: a team may give the code and not the issues.
+          readableUnitsCondition(viewer, [
+            [eq(issues.isPull, false), 'repo.issues'],
+            [eq(issues.isPull, true), 'repo.pulls'],
+          ]),
           or(and(eq(issues.isPull, false), eq(repositories.hasIssues, true)), and(eq(issues.isPull, true), eq(repositories.hasPullRequests, true))),
         ),
       ),
