@@ -90,6 +90,23 @@ describe('hot reads are prepared, not built at each request', () => {
     expect(await builtWhile(() => fetch(`${s.url}/api/v1/repos/issues/search`, { headers: { authorization: `token ${alice.token}` } }))).toEqual([])
   })
 
+  test('the people lists (stargazers, collaborators, followers, organisations and their members) build none, for each kind of viewer', async () => {
+    const bob = await s.user('bob')
+    const token = { token: alice.token }
+    expect((await s.put('/user/starred/alice/talk', {}, { token: bob.token })).status).toBe(204)
+    expect((await s.put('/user/following/alice', {}, { token: bob.token })).status).toBe(204)
+    expect((await s.put('/repos/alice/talk/collaborators/bob', { permission: 'read' }, token)).status).toBe(204)
+    expect((await s.post('/orgs', { username: 'talkers' }, token)).status).toBe(201)
+    const paths = ['/repos/alice/talk/stargazers', '/repos/alice/talk/collaborators', '/users/alice/followers', '/users/bob/following', '/users/alice/orgs', '/orgs/talkers/members', '/orgs/talkers/public_members']
+    for (const who of [alice, bob, null])
+      for (const path of paths) {
+        // Collaborators, followers and an organisation's members are asked by someone signed in.
+        if (!who && /\/(collaborators|followers|following|members)$/.test(path)) continue
+        const headers: Record<string, string> = who ? { authorization: `token ${who.token}` } : {}
+        expect([path, await builtWhile(() => fetch(`${s.url}/api/v1${path}`, { headers }))]).toEqual([path, []])
+      }
+  })
+
   test("an issue's comments through the API build none", async () => {
     const statements = await builtWhile(() => fetch(`${s.url}/api/v1/repos/alice/talk/issues/1/comments`, { headers: { authorization: `token ${alice.token}` } }))
     expect(statements).toEqual([])

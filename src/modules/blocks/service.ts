@@ -12,7 +12,7 @@ import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { unmarkRepos } from '../stars/service'
 import { MAX_BLOCK_NOTE } from './model'
-import { findOwnerByName, getVisibleUserByName, unfollowUser, usersPage } from '../users/service'
+import { findOwnerByName, getVisibleUserByName, unfollowUser, usersPage, type PeopleList } from '../users/service'
 
 /*
  * Blocking (Gitea 1.23's services/user/block.go): a person, or an organisation through its
@@ -41,9 +41,11 @@ export async function blockPathUser(deps: AppDeps, viewer: UserRow, blocker: Use
   return { user: blocked ? found! : await getVisibleUserByName(deps, name, viewer, 'owner'), blocked }
 }
 
+const BLOCKED: PeopleList = { name: 'blocked', link: userBlocks, via: userBlocks.blockeeId, where: (of) => eq(userBlocks.blockerId, of), order: asc(userBlocks.id) }
+
 /** The people `blocker` blocked whom `viewer` may see, in the order they were blocked. */
 export async function listBlocks(deps: AppDeps, viewer: UserRow, blocker: UserRow, page: Page): Promise<Paged<UserRow>> {
-  return await usersPage(deps, viewer, userBlocks, userBlocks.blockeeId, eq(userBlocks.blockerId, blocker.id), page, asc(userBlocks.id))
+  return await usersPage(deps, viewer, BLOCKED, blocker.id, page)
 }
 
 /** The notes `blocker` wrote on its blocks of `blockeeIds` (a listed page's), by blockee. */

@@ -8,7 +8,7 @@ import { writeTransaction } from '../../db/client'
 import type { UserRow } from '../../auth/caller'
 import { forbidden, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
-import { findOwnerByName, getVisibleUserByName, usersPage } from '../users/service'
+import { findOwnerByName, getVisibleUserByName, usersPage, type PeopleList } from '../users/service'
 import { nowUnix } from '../../lib/time'
 
 /** An individual user named in a collaborator path; 422 when there is none (Gitea's answer). */
@@ -18,9 +18,11 @@ export async function collaboratorUser(deps: AppDeps, name: string): Promise<Use
   return user
 }
 
+const COLLABORATORS: PeopleList = { name: 'collaborators', link: collaborations, via: collaborations.userId, where: (of) => eq(collaborations.repoId, of) }
+
 /** One page of a repository's collaborators whom `viewer` may see (ordered by name), with the total. */
 export async function listCollaborators(deps: AppDeps, viewer: UserRow | null, repo: RepoRow, page: Page): Promise<Paged<UserRow>> {
-  return await usersPage(deps, viewer, collaborations, collaborations.userId, eq(collaborations.repoId, repo.id), page)
+  return await usersPage(deps, viewer, COLLABORATORS, repo.id, page)
 }
 
 export async function isCollaborator(deps: AppDeps, repo: RepoRow, user: UserRow): Promise<boolean> {

@@ -11,7 +11,7 @@ import { forbidden, notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { checkEmail, checkMaxSize, checkOwnerName, checkWebsite } from '../../lib/validate'
-import { assertNameFree, checkVisibility, usersPage } from '../users/service'
+import { assertNameFree, checkVisibility, usersPage, type PeopleList } from '../users/service'
 import { everyUnitMode } from '../teams/model'
 import { ownerPackageBlobs } from '../packages/service'
 import { createRepository, type NewRepo } from '../repos/create'
@@ -142,20 +142,28 @@ export async function listAllOrgs(deps: AppDeps, viewer: UserRow | null, page: P
   return await selectPage(deps.db, users, and(eq(users.type, 1), visibleOwnerCondition(viewer, false))!, asc(users.lowerName), page)
 }
 
+/** The organisations a person belongs to (all of them, or those they made public), and an organisation's members. */
+const ORGS_OF: Record<'all' | 'public', PeopleList> = {
+  all: { name: 'organisations of', link: orgUsers, via: orgUsers.orgId, where: (of) => eq(orgUsers.uid, of) },
+  public: { name: 'public organisations of', link: orgUsers, via: orgUsers.orgId, where: (of) => and(eq(orgUsers.uid, of), eq(orgUsers.isPublic, true))! },
+}
+const MEMBERS: Record<'all' | 'public', PeopleList> = {
+  all: { name: 'members', link: orgUsers, via: orgUsers.uid, where: (of) => eq(orgUsers.orgId, of) },
+  public: { name: 'public members', link: orgUsers, via: orgUsers.uid, where: (of) => and(eq(orgUsers.orgId, of), eq(orgUsers.isPublic, true))! },
+}
+
 /**
  * Organisations `user` belongs to that `viewer` may see, by name. Everyone sees the public
  * memberships; the user themself and site administrators see all of them.
  */
 export async function listOrgsOfUser(deps: AppDeps, user: UserRow, viewer: UserRow | null, page: Page): Promise<Paged<OrgRow>> {
   const all = viewer !== null && (viewer.id === user.id || viewer.isAdmin)
-  const where = all ? eq(orgUsers.uid, user.id) : and(eq(orgUsers.uid, user.id), eq(orgUsers.isPublic, true))!
-  return await usersPage(deps, viewer, orgUsers, orgUsers.orgId, where, page)
+  return await usersPage(deps, viewer, all ? ORGS_OF.all : ORGS_OF.public, user.id, page)
 }
 
 /** Members of an organisation whom `viewer` may see, by name; only public ones when `publicOnly`. */
 export async function listMembers(deps: AppDeps, viewer: UserRow | null, org: OrgRow, publicOnly: boolean, page: Page): Promise<Paged<UserRow>> {
-  const where = publicOnly ? and(eq(orgUsers.orgId, org.id), eq(orgUsers.isPublic, true))! : eq(orgUsers.orgId, org.id)
-  return await usersPage(deps, viewer, orgUsers, orgUsers.uid, where, page)
+  return await usersPage(deps, viewer, publicOnly ? MEMBERS.public : MEMBERS.all, org.id, page)
 }
 
 /**

@@ -9,7 +9,7 @@ import { batchesOf } from '../../lib/batches'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { listReadableReposOf } from '../repos/queries'
-import { usersPage } from '../users/service'
+import { usersPage, type PeopleList } from '../users/service'
 
 /*
  * Stars and watches (Gitea's star.go and watch.go): a row per (user, repository) pair, and the
@@ -26,10 +26,15 @@ export type Mark = 'star' | 'watch'
 const TABLES: Record<Mark, typeof stars> = { star: stars, watch: watches as unknown as typeof stars }
 const REPO_COUNTERS = { star: 'numStars', watch: 'numWatches' } as const
 
+/** The people who marked a repository, in marking order. */
+const MARKERS: Record<Mark, PeopleList> = {
+  star: { name: 'stargazers', link: stars, via: stars.userId, where: (of) => eq(stars.repoId, of), order: asc(stars.id) },
+  watch: { name: 'watchers', link: watches, via: watches.userId, where: (of) => eq(watches.repoId, of), order: asc(watches.id) },
+}
+
 /** Users who marked the repository whom `viewer` may see, in marking order. */
 export async function listMarkers(deps: AppDeps, mark: Mark, viewer: UserRow | null, repoId: number, page: Page): Promise<Paged<UserRow>> {
-  const table = TABLES[mark]
-  return await usersPage(deps, viewer, table, table.userId, eq(table.repoId, repoId), page, asc(table.id))
+  return await usersPage(deps, viewer, MARKERS[mark], repoId, page)
 }
 
 /**

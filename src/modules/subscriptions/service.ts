@@ -6,7 +6,7 @@ import type { UserRow } from '../../auth/caller'
 import { forbidden } from '../../lib/errors'
 import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
-import { usersPage } from '../users/service'
+import { usersPage, type PeopleList } from '../users/service'
 
 /**
  * Issue subscriptions (Gitea's issue_watch, `/issues/{index}/subscriptions`): a person's explicit
@@ -51,7 +51,15 @@ export async function setFollowing(deps: AppDeps, doer: UserRow, who: UserRow, i
   return true
 }
 
+const SUBSCRIBERS: PeopleList = {
+  name: 'subscribers',
+  link: issueWatches,
+  via: issueWatches.userId,
+  where: (of) => and(eq(issueWatches.issueId, of), eq(issueWatches.isWatching, true))!,
+  order: asc(issueWatches.id),
+}
+
 /** GET …/subscriptions: the people who subscribed to the issue (Gitea's GetIssueWatchers: explicit subscriptions), those `viewer` may see. */
 export async function listSubscribers(deps: AppDeps, viewer: UserRow | null, issue: IssueRow, page: Page): Promise<Paged<UserRow>> {
-  return await usersPage(deps, viewer, issueWatches, issueWatches.userId, and(eq(issueWatches.issueId, issue.id), eq(issueWatches.isWatching, true))!, page, asc(issueWatches.id))
+  return await usersPage(deps, viewer, SUBSCRIBERS, issue.id, page)
 }

@@ -11,7 +11,7 @@ import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { batchesOf } from '../../lib/batches'
 import { nowUnix } from '../../lib/time'
 import { ALPHA_DASH_DOT, charCount } from '../../lib/validate'
-import { usersPage } from '../users/service'
+import { usersPage, type PeopleList } from '../users/service'
 import { findReadableRepo, listReadableReposOf } from '../repos/queries'
 import { everyUnitMode, TEAM_UNITS } from './model'
 import { ensureMembership, lastOwnerMessage, ownersCount } from '../orgs/service'
@@ -223,9 +223,11 @@ export async function deleteTeam(deps: AppDeps, ctx: TeamContext): Promise<void>
   })
 }
 
+const TEAM_MEMBERS: PeopleList = { name: 'team members', link: teamUsers, via: teamUsers.uid, where: (of) => eq(teamUsers.teamId, of) }
+
 /** Members of a team whom `viewer` may see, by name. */
 export async function listTeamMembers(deps: AppDeps, viewer: UserRow, team: TeamRow, page: Page): Promise<Paged<UserRow>> {
-  return await usersPage(deps, viewer, teamUsers, teamUsers.uid, eq(teamUsers.teamId, team.id), page)
+  return await usersPage(deps, viewer, TEAM_MEMBERS, team.id, page)
 }
 
 const teamMembership = async (deps: AppDeps, teamId: number, uid: number) =>

@@ -1,19 +1,19 @@
-import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, or, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { AppDeps } from '../../deps'
-import { writeTransaction } from '../../db/client'
+import { perConnectionShape, writeTransaction, type Db } from '../../db/client'
 import { refuseBlockedEitherWay } from '../../auth/blocking'
 import { containsText } from '../../db/sql'
 import { accessTokens, emailAddresses, follows, users, type AccessTokenRow, type EmailRow } from '../../db/schema'
 import type { Caller, UserRow } from '../../auth/caller'
-import { ownerVisibleTo, visibleOwnerCondition } from '../../auth/visibility'
+import { ownerVisibleTo, viewerKind, viewerStandIn, visibleOwnerCondition } from '../../auth/visibility'
 import { findOwnerByName } from '../../auth/owner-context'
 import { hashNewPassword, hashToken, newTokenSecret } from '../../auth/secrets'
 import { ALL_SCOPE, scopeForNewToken } from '../../auth/scopes'
 import { forbidden, notFound, unauthorized, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { pathNumber } from '../../lib/path-number'
-import { selectPage, type Page, type Paged } from '../../lib/pagination'
+import { preparedPage, selectPage, type Page, type Paged } from '../../lib/pagination'
 import { checkEmail, checkMaxSize, checkOwnerName } from '../../lib/validate'
 import { mailEmailActivations } from './mail-codes'
 
@@ -166,29 +166,49 @@ export async function searchUsers(deps: AppDeps, viewer: UserRow | null, q: stri
 }
 
 /**
- * A page of the `users` rows (people or organisations) that the `link` rows matching `where`
- * point at through their column `via` (org_users, team_users, collaborations, follows), by name
- * unless `order` says otherwise; only those `viewer` may see, counted alike.
+ * A list of people (or organisations) linked to one thing (a team, a repository, a person): the
+ * `link` rows matching `where` point at them through their column `via` (org_users, team_users,
+ * collaborations, follows, ...), by name unless `order` says otherwise. `where` is written with
+ * the placeholder standing for the thing's id, so the list's statements are prepared once.
  */
-export async function usersPage(
-  deps: AppDeps,
-  viewer: UserRow | null,
-  link: SQLiteTable,
-  via: SQLiteColumn,
-  where: SQL,
-  page: Page,
-  order: SQLiteColumn | SQL = asc(users.lowerName),
-): Promise<Paged<UserRow>> {
-  const cond = and(where, visibleOwnerCondition(viewer))
-  const total = (await deps.db.select({ n: count() }).from(link).innerJoin(users, eq(users.id, via)).where(cond))[0]!.n
-  const rows = await deps.db
-    .select({ user: users })
-    .from(link)
-    .innerJoin(users, eq(users.id, via))
-    .where(cond)
-    .orderBy(order)
-    .limit(page.limit)
-    .offset(page.offset)
+export interface PeopleList {
+  /** Unique among the lists: with the kind of viewer, the key of its prepared statements. */
+  name: string
+  link: SQLiteTable
+  via: SQLiteColumn
+  where: (of: Placeholder) => SQL
+  order?: SQLiteColumn | SQL
+}
+
+/** What a people list's condition on its link rows stands for: the thing's id. */
+const OF = sql.placeholder('of')
+
+const peopleStatements = perConnectionShape<ReturnType<typeof preparePeople>>()
+
+function preparePeople(db: Db, list: PeopleList, viewer: UserRow | null) {
+  const cond = and(list.where(OF), visibleOwnerCondition(viewerStandIn(viewer)))
+  return {
+    count: db.select({ n: count() }).from(list.link).innerJoin(users, eq(users.id, list.via)).where(cond).prepare(),
+    rows: db
+      .select({ user: users })
+      .from(list.link)
+      .innerJoin(users, eq(users.id, list.via))
+      .where(cond)
+      .orderBy(list.order ?? asc(users.lowerName))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(),
+  }
+}
+
+/**
+ * A page of `list` for the thing whose id is `of`: only the people `viewer` may see (the
+ * visibility rule, its statements prepared per kind of viewer with the viewer's id bound), counted
+ * alike.
+ */
+export async function usersPage(deps: AppDeps, viewer: UserRow | null, list: PeopleList, of: number, page: Page): Promise<Paged<UserRow>> {
+  const statements = peopleStatements(deps.db, `${list.name}:${viewerKind(viewer)}`, () => preparePeople(deps.db, list, viewer))
+  const { rows, total } = await preparedPage<{ user: UserRow }>(statements, { of, viewer: viewer?.id ?? 0 }, page)
   return { rows: rows.map((r) => r.user), total }
 }
 
@@ -318,10 +338,15 @@ export async function makeEmailPrimary(deps: AppDeps, user: UserRow, id: number)
 
 // ---- followers -------------------------------------------------------------------------------
 
+/** The people following someone, and those someone follows, in the order they were followed. */
+const FOLLOWS: Record<'followers' | 'following', PeopleList> = {
+  followers: { name: 'followers', link: follows, via: follows.userId, where: (of) => eq(follows.followId, of), order: asc(follows.id) },
+  following: { name: 'following', link: follows, via: follows.followId, where: (of) => eq(follows.userId, of), order: asc(follows.id) },
+}
+
 /** Users following `userId` (direction 'followers') or followed by it ('following') whom `viewer` may see, paged. */
 export async function listFollows(deps: AppDeps, viewer: UserRow | null, userId: number, direction: 'followers' | 'following', page: Page): Promise<Paged<UserRow>> {
-  const [mine, theirs] = direction === 'followers' ? [follows.followId, follows.userId] : [follows.userId, follows.followId]
-  return await usersPage(deps, viewer, follows, theirs, eq(mine, userId), page, asc(follows.id))
+  return await usersPage(deps, viewer, FOLLOWS[direction], userId, page)
 }
 
 export async function isFollowing(deps: AppDeps, userId: number, followId: number): Promise<boolean> {
