@@ -107,6 +107,16 @@ describe('hot reads are prepared, not built at each request', () => {
       }
   })
 
+  test("a repository's topics, hooks and branch protections, and an issue's timeline, build none", async () => {
+    const token = { token: alice.token }
+    expect((await s.put('/repos/alice/talk/topics', { topics: ['talk', 'chat'] }, token)).status).toBe(204)
+    const hook = { type: 'gitea', config: { url: 'http://127.0.0.1:9/hook', content_type: 'json' }, events: ['push'], active: false }
+    expect((await s.post('/repos/alice/talk/hooks', hook, token)).status).toBe(201)
+    expect((await s.post('/repos/alice/talk/branch_protections', { rule_name: 'main' }, token)).status).toBe(201)
+    const paths = ['/repos/alice/talk/topics', '/repos/alice/talk/topics?page=1&limit=1', '/repos/alice/talk/hooks', '/repos/alice/talk/branch_protections', '/repos/alice/talk/issues/1/timeline', '/repos/alice/talk/issues/2/timeline?since=2000-01-01T00:00:00Z']
+    for (const path of paths) expect([path, await builtWhile(() => fetch(`${s.url}/api/v1${path}`, { headers: { authorization: `token ${alice.token}` } }))]).toEqual([path, []])
+  })
+
   test("an issue's comments through the API build none", async () => {
     const statements = await builtWhile(() => fetch(`${s.url}/api/v1/repos/alice/talk/issues/1/comments`, { headers: { authorization: `token ${alice.token}` } }))
     expect(statements).toEqual([])

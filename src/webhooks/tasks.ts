@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, isNull, or, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
 import type { RepoRow } from '../auth/access'
@@ -41,7 +41,7 @@ function branchOf(event: EventRecord): string | null {
 
 
 /** An owner's hooks (an organisation's or a user's): `owner_id` without a repository. */
-export const ownerHooks = (ownerId: number): SQL => and(eq(hooks.ownerId, ownerId), isNull(hooks.repoId))!
+export const ownerHooks = (ownerId: number | Placeholder): SQL => and(eq(hooks.ownerId, ownerId), isNull(hooks.repoId))!
 
 /** The site's hooks (Gitea's admin hooks: system and default ones): neither a repository nor an owner. */
 export const siteHooks = (): SQL => and(isNull(hooks.ownerId), isNull(hooks.repoId))!

@@ -1,11 +1,11 @@
-import { and, count, desc, eq, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { RepoRow } from '../../auth/access'
 import type { UserRow } from '../../auth/caller'
-import { writeTransaction } from '../../db/client'
+import { perConnectionShape, writeTransaction } from '../../db/client'
 import { hooks, hookTasks, type HookRow, type HookTaskRow } from '../../db/schema'
 import { ApiError, badRequest, notFound, unprocessable } from '../../lib/errors'
-import { selectPage, type Page, type Paged } from '../../lib/pagination'
+import { preparedPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { queryBool } from '../../lib/validate'
 import { getBranchHead } from '../../git/commits'
@@ -31,8 +31,27 @@ export type HookScope = { repo: RepoRow } | { owner: UserRow } | { site: true }
 const scopeWhere = (scope: HookScope): SQL =>
   'repo' in scope ? eq(hooks.repoId, scope.repo.id) : 'owner' in scope ? ownerHooks(scope.owner.id) : siteHooks()
 
+/** A scope's kind and the id it is of (0 for the site's). */
+const scopeKey = (scope: HookScope): ['repo' | 'owner' | 'site', number] =>
+  'repo' in scope ? ['repo', scope.repo.id] : 'owner' in scope ? ['owner', scope.owner.id] : ['site', 0]
+
+/** listHooks' statements for a kind of scope, with `limit` and `offset` placeholders when `paged`. */
+function prepareHookList(db: AppDeps['db'], kind: ReturnType<typeof scopeKey>[0], paged: boolean) {
+  const OF = sql.placeholder('of')
+  const where = kind === 'repo' ? eq(hooks.repoId, OF) : kind === 'owner' ? ownerHooks(OF) : siteHooks()
+  const rows = db.select().from(hooks).where(where).orderBy(hooks.id)
+  return {
+    rows: paged ? rows.limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).prepare() : rows.prepare(),
+    count: db.select({ n: count() }).from(hooks).where(where).prepare(),
+  }
+}
+const hookListStatements = perConnectionShape<ReturnType<typeof prepareHookList>>()
+
+/** A scope's hooks by id, a page of them or all (`page` null); its statements prepared once per kind of scope. */
 export async function listHooks(deps: AppDeps, scope: HookScope, page: Page | null): Promise<Paged<HookRow>> {
-  return await selectPage(deps.db, hooks, scopeWhere(scope), hooks.id, page)
+  const [kind, of] = scopeKey(scope)
+  const statements = hookListStatements(deps.db, `${kind} ${page ? 'page' : 'all'}`, () => prepareHookList(deps.db, kind, !!page))
+  return await preparedPage<HookRow>(statements, { of }, page)
 }
 
 /** A hook of the scope by id: 404 when unknown or another scope's (another repository's, owner's, or not the site's). */

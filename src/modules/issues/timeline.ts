@@ -1,6 +1,7 @@
 import { and, asc, count, eq, gte, inArray, lt, lte, ne, notInArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { perConnection } from '../../db/client'
+import { inJsonList } from '../../db/sql'
 import { comments, events, reviews, type CommentRow, type IssueRow, type ReviewRow } from '../../db/schema'
 import type { Page, Paged } from '../../lib/pagination'
 import { ReviewType } from '../../convert/review'
@@ -74,8 +75,37 @@ const timelineReadsOf = perConnection((db: AppDeps['db']) => {
       .orderBy(asc(comments.createdUnix), asc(comments.id))
       .limit(MAX_TIMELINE_EVENTS + 1)
       .prepare(),
+    ...apiTimelineReads(db),
   }
 })
+
+/**
+ * listIssueTimeline's reads: its comments and submitted reviews within an updated-time window
+ * (`since` and `before`, open ends bound as EARLIEST and LATEST) up to the page's `reach`, their
+ * counts, and the outbox positions of the plain comments' `comment.created` events (`plain`, a
+ * JSON list of comment ids).
+ */
+function apiTimelineReads(db: AppDeps['db']) {
+  const p = sql.placeholder
+  const commentWhere = and(eq(comments.issueId, p('issue')), gte(comments.updatedUnix, p('since')), lte(comments.updatedUnix, p('before')))
+  const reviewWhere = and(
+    eq(reviews.issueId, p('issue')),
+    notInArray(reviews.type, [ReviewType.Pending, ReviewType.Request]),
+    gte(reviews.updatedUnix, p('since')),
+    lte(reviews.updatedUnix, p('before')),
+  )
+  return {
+    comments: db.select().from(comments).where(commentWhere).orderBy(asc(comments.createdUnix), asc(comments.id)).limit(p('reach')).prepare(),
+    commentCount: db.select({ n: count() }).from(comments).where(commentWhere).prepare(),
+    reviews: db.select().from(reviews).where(reviewWhere).orderBy(asc(reviews.createdUnix), asc(reviews.id)).limit(p('reach')).prepare(),
+    reviewCount: db.select({ n: count() }).from(reviews).where(reviewWhere).prepare(),
+    commentEvents: db
+      .select({ id: events.id, commentId: events.commentId })
+      .from(events)
+      .where(and(eq(events.issueId, p('issue')), eq(events.kind, 'comment.created'), inJsonList(events.commentId, 'plain')))
+      .prepare(),
+  }
+}
 
 /**
  * The timeline events of `issue` within `window`, oldest first, at most MAX_TIMELINE_EVENTS (the
@@ -121,33 +151,21 @@ export interface UpdatedWindow {
  */
 export async function listIssueTimeline(deps: AppDeps, issue: IssueRow, window: UpdatedWindow, page: Page): Promise<Paged<TimelineEntry>> {
   const reach = Math.min(page.offset + page.limit, MAX_TIMELINE_REACH)
-  const commentWhere = and(
-    eq(comments.issueId, issue.id),
-    window.since === undefined ? undefined : gte(comments.updatedUnix, window.since),
-    window.before === undefined ? undefined : lte(comments.updatedUnix, window.before),
-  )
-  const reviewWhere = and(
-    eq(reviews.issueId, issue.id),
-    notInArray(reviews.type, [ReviewType.Pending, ReviewType.Request]),
-    window.since === undefined ? undefined : gte(reviews.updatedUnix, window.since),
-    window.before === undefined ? undefined : lte(reviews.updatedUnix, window.before),
-  )
-  const commentRows = await deps.db.select().from(comments).where(commentWhere).orderBy(asc(comments.createdUnix), asc(comments.id)).limit(reach)
-  const [commentCount] = await deps.db.select({ n: count() }).from(comments).where(commentWhere)
-  const reviewRows = issue.isPull ? await deps.db.select().from(reviews).where(reviewWhere).orderBy(asc(reviews.createdUnix), asc(reviews.id)).limit(reach) : []
-  const [reviewCount] = issue.isPull ? await deps.db.select({ n: count() }).from(reviews).where(reviewWhere) : [{ n: 0 }]
+  const reads = timelineReadsOf(deps.db)
+  const params = { issue: issue.id, since: window.since ?? EARLIEST, before: window.before ?? LATEST, reach }
+  const commentRows = (await reads.comments.execute(params)) as CommentRow[]
+  const [commentCount] = (await reads.commentCount.execute(params)) as { n: number }[]
+  const reviewRows = issue.isPull ? ((await reads.reviews.execute(params)) as ReviewRow[]) : []
+  const [reviewCount] = issue.isPull ? ((await reads.reviewCount.execute(params)) as { n: number }[]) : [{ n: 0 }]
   const timeline = await issueTimeline(deps, issue, { from: window.since, to: window.before === undefined ? undefined : window.before + 1 })
   // Within one second, records keep the order of their events in the outbox: a comment's is its
   // `comment.created` event (those kept as rows without an event, and reviews, come first).
   const plain = commentRows.map((c) => c.id)
   const created = new Map(
-    (plain.length
-      ? await deps.db
-          .select({ id: events.id, commentId: events.commentId })
-          .from(events)
-          .where(and(eq(events.issueId, issue.id), eq(events.kind, 'comment.created'), inArray(events.commentId, plain)))
-      : []
-    ).map((e) => [e.commentId, e.id]),
+    (plain.length ? ((await reads.commentEvents.execute({ issue: issue.id, plain: JSON.stringify(plain) })) as { id: number; commentId: number | null }[]) : []).map((e) => [
+      e.commentId,
+      e.id,
+    ]),
   )
   const entries: (TimelineEntry & { seq: number })[] = [
     ...commentRows.map((row) => ({ kind: 'comment' as const, at: row.createdUnix, seq: created.get(row.id) ?? 0, row })),

@@ -1,9 +1,9 @@
-import { and, count, eq, max } from 'drizzle-orm'
+import { and, count, eq, max, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { RepoContext } from '../../auth/repo-context'
 import { gitRepoOf } from '../../auth/repo-context'
 import { isPlainRuleName, tagPatternProblem, type BranchProtectionRow, type TagProtectionRow } from '../../auth/protection'
-import { writeTransaction } from '../../db/client'
+import { perConnection, writeTransaction } from '../../db/client'
 import { branchProtections, tagProtections } from '../../db/schema'
 import { readRef } from '../../git/merge'
 import { ApiError, badRequest, forbidden, notFound, unprocessable } from '../../lib/errors'
@@ -19,8 +19,12 @@ import { teamIdsOf, userIdsOf } from './people'
 
 const json = (v: unknown) => JSON.stringify(v)
 
-export const listBranchRules = async (deps: AppDeps, repoId: number) =>
-  await deps.db.select().from(branchProtections).where(eq(branchProtections.repoId, repoId)).orderBy(branchProtections.priority, branchProtections.id)
+/** A repository's branch rules in their order (prepared once per connection: CI tools and Renovate ask it). */
+const branchRulesOf = perConnection((db: AppDeps['db']) =>
+  db.select().from(branchProtections).where(eq(branchProtections.repoId, sql.placeholder('repo'))).orderBy(branchProtections.priority, branchProtections.id).prepare(),
+)
+
+export const listBranchRules = async (deps: AppDeps, repoId: number) => (await branchRulesOf(deps.db).execute({ repo: repoId })) as BranchProtectionRow[]
 
 export async function getBranchRule(deps: AppDeps, repoId: number, name: string | null): Promise<BranchProtectionRow> {
   // No rule's name holds a control character (PostgreSQL cannot even compare one with NUL).

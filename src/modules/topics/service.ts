@@ -1,11 +1,11 @@
 import { and, asc, count, desc, eq, inArray, lte, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
-import { writeTransaction } from '../../db/client'
+import { perConnection, writeTransaction } from '../../db/client'
 import { containsPattern } from '../../db/sql'
 import { repoTopics, repositories, topics, type RepoRow, type TopicRow } from '../../db/schema'
 import { topicsOf } from '../../convert/repo'
 import { ApiError, notFound } from '../../lib/errors'
-import type { Page, Paged } from '../../lib/pagination'
+import { preparedPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 
 /** Topics one repository may carry (Gitea's limit). */
@@ -40,12 +40,21 @@ export function sanitizeTopics(names: readonly string[]): { valid: string[]; inv
 /** Gitea's answer to invalid topic names: 422 listing them. */
 export const invalidTopics = (names: string[], message = 'Topic names are invalid') => new ApiError(422, message, { invalidTopics: names })
 
+/** listRepoTopics' statements, prepared once per connection (Renovate and CI tools read a repository's topics). */
+const topicReadsOf = perConnection((db: AppDeps['db']) => {
+  const where = eq(repoTopics.repoId, sql.placeholder('repo'))
+  const all = () => db.select({ name: topics.name }).from(repoTopics).innerJoin(topics, eq(topics.id, repoTopics.topicId)).where(where).orderBy(asc(topics.name))
+  return {
+    all: all().prepare(),
+    page: all().limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).prepare(),
+    count: db.select({ n: count() }).from(repoTopics).where(where).prepare(),
+  }
+})
+
 /** A repository's topics, by name, one page of them (or all with `page` null). */
 export async function listRepoTopics(deps: AppDeps, repo: RepoRow, page: Page | null): Promise<Paged<string>> {
-  const where = eq(repoTopics.repoId, repo.id)
-  const query = deps.db.select({ name: topics.name }).from(repoTopics).innerJoin(topics, eq(topics.id, repoTopics.topicId)).where(where).orderBy(asc(topics.name))
-  const rows = page ? await query.limit(page.limit).offset(page.offset) : await query
-  const total = page ? (await deps.db.select({ n: count() }).from(repoTopics).where(where))[0]!.n : rows.length
+  const reads = topicReadsOf(deps.db)
+  const { rows, total } = await preparedPage<{ name: string }>({ rows: page ? reads.page : reads.all, count: reads.count }, { repo: repo.id }, page)
   return { rows: rows.map((r) => r.name), total }
 }
 
