@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { startTestServer, unitTeam, type TestServer, type TestUser } from './helpers'
 
 /**
  * An issue's dependency lists leave out the issues of repositories the caller may not read, for
@@ -57,13 +57,7 @@ describe('dependency lists, by who asks', () => {
     const coder = await s.user('depcoder')
     expect((await s.post('/orgs', { username: 'deporg', visibility: 'private' }, token)).status).toBe(201)
     expect((await s.post('/orgs/deporg/repos', { name: 'hidden', private: true }, token)).status).toBe(201)
-    const team = await s.post(
-      '/orgs/deporg/teams',
-      { name: 'coders', permission: 'read', includes_all_repositories: true, units_map: { 'repo.code': 'read', 'repo.issues': 'none', 'repo.pulls': 'none' } },
-      token,
-    )
-    expect(team.status).toBe(201)
-    expect((await s.put(`/teams/${team.body.id}/members/depcoder`, {}, token)).status).toBe(204)
+    await unitTeam(s, owner, 'deporg', 'coders', { 'repo.code': 'read', 'repo.issues': 'none', 'repo.pulls': 'none' }, [coder])
     expect((await s.post('/repos/deporg/hidden/issues', { title: 'in hidden' }, token)).status).toBe(201)
     expect((await s.post('/repos/depowner/open/issues', { title: 'third in open' }, token)).status).toBe(201)
     expect((await s.post('/repos/depowner/open/issues/3/dependencies', { owner: 'deporg', repo: 'hidden', index: 1 }, token)).status).toBe(201)

@@ -137,3 +137,19 @@ export type { AppDeps }
 
 /** Websites the one URL validator refuses, for repositories, organisations and users alike. */
 export const BAD_WEBSITES = ['javascript:alert(1)', 'data:text/html,<b>x</b>', 'ftp://example.com/', 'not a url', 'http://']
+
+/**
+ * A team of organisation `org` over all its repositories, at `permission` with per-unit modes
+ * `units` (Gitea's units_map, e.g. `{ 'repo.code': 'read', 'repo.issues': 'none' }`), made by
+ * `owner` (an owner of the organisation) with `members`: for tests of what each unit lets a member see.
+ */
+export async function unitTeam(s: TestServer, owner: TestUser, org: string, name: string, units: Record<string, string>, members: TestUser[], permission = 'read'): Promise<number> {
+  const token = { token: owner.token }
+  const made = await s.post(`/orgs/${org}/teams`, { name, permission, includes_all_repositories: true, units_map: units }, token)
+  if (made.status !== 201) throw new Error(`the team ${name} of ${org} was not made: ${made.status} ${made.text}`)
+  for (const member of members) {
+    const added = await s.put(`/teams/${made.body.id}/members/${member.name}`, {}, token)
+    if (added.status !== 204) throw new Error(`${member.name} was not added to ${name}: ${added.status} ${added.text}`)
+  }
+  return made.body.id
+}

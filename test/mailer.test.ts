@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SMTPServer } from 'smtp-server'
 import { and, eq } from 'drizzle-orm'
-import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { startTestServer, unitTeam, type TestServer, type TestUser } from './helpers'
 import { csrfIn, signInByForm } from './web-session'
 import { emailAddresses, mailQueue, userCodes, users } from '../src/db/schema'
 import { startMailer } from '../src/jobs/mailer'
@@ -401,6 +401,35 @@ describe('notification mails', () => {
     expect(mailsTo('carol@example.com', from)).toHaveLength(0)
     expect(mailsTo('bob@example.com', from)[0]!.text).toContain('Fixed on main.')
     expect(mailsTo('bob@example.com', from)[0]!.text).toMatch(/#issuecomment-\d+/)
+  })
+})
+
+describe('notification mails, by the unit of what they tell', () => {
+  test("a watcher whose team gives the repository's code but not its issues gets no mail of its issues, nor may be asked to review; one given them does", async () => {
+    const [fred, gina] = await Promise.all([s.user('unitfred'), s.user('unitgina')])
+    const token = { token: alice.token }
+    expect((await s.post('/orgs', { username: 'units', visibility: 'private' }, token)).status).toBe(201)
+    expect((await s.post('/orgs/units/repos', { name: 'secret', private: true, auto_init: true }, token)).status).toBe(201)
+    await unitTeam(s, alice, 'units', 'coders', { 'repo.code': 'read', 'repo.issues': 'none', 'repo.pulls': 'none' }, [fred])
+    await unitTeam(s, alice, 'units', 'trackers', { 'repo.code': 'read', 'repo.issues': 'read', 'repo.pulls': 'read' }, [gina])
+    for (const u of [fred, gina]) expect((await s.put('/repos/units/secret/subscription', undefined, { token: u.token })).status).toBe(200)
+
+    const from = inbox.length
+    expect((await s.post('/repos/units/secret/issues', { title: 'The secret plan', body: 'cc @unitfred @unitgina' }, token)).status).toBe(201)
+    await flush()
+    expect(mailsTo('unitgina@example.com', from).map((m) => m.subject)).toEqual(['[units/secret] The secret plan (#1)'])
+    expect(mailsTo('unitfred@example.com', from)).toEqual([])
+
+    // Review requests: the reviewers offered, and who may be asked, are those who read the pull requests.
+    const file = { content: Buffer.from('x\n').toString('base64'), message: 'X', branch: 'main', new_branch: 'change' }
+    expect((await s.post('/repos/units/secret/contents/x.txt', file, token)).status).toBe(201)
+    expect((await s.post('/repos/units/secret/pulls', { head: 'change', base: 'main', title: 'Change' }, token)).status).toBe(201)
+    const offered = (await s.get('/repos/units/secret/reviewers', token)).body.map((u: { login: string }) => u.login)
+    expect(offered).toContain('unitgina')
+    expect(offered).not.toContain('unitfred')
+    const asked = await s.post('/repos/units/secret/pulls/2/requested_reviewers', { reviewers: ['unitfred'] }, token)
+    expect([asked.status, asked.body.message]).toEqual([422, "unitfred can't read the repository"])
+    expect((await s.post('/repos/units/secret/pulls/2/requested_reviewers', { reviewers: ['unitgina'] }, token)).status).toBe(201)
   })
 })
 

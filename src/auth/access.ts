@@ -203,8 +203,8 @@ export function repoWritersCondition(repo: Pick<RepoRow, 'id' | 'ownerId'>): SQL
   return repoGranteesCondition(repo, AccessMode.Write)
 }
 
-/** SQL: the team (`teams`) gives at least `least` in the code unit (accessLevels' rule: admin teams every unit). */
-function teamCodeGrant(least: AccessMode): SQL {
+/** SQL: the team (`teams`) gives at least `least` in `unit` (repoAccesses' rule: admin teams every unit). */
+function teamUnitGrant(least: AccessMode, unit: RepoUnitKey): SQL {
   if (least >= AccessMode.Admin) return gte(teams.authorize, least)
   return or(
     gte(teams.authorize, AccessMode.Admin),
@@ -214,7 +214,7 @@ function teamCodeGrant(least: AccessMode): SQL {
         qb
           .select({ one: teamUnits.id })
           .from(teamUnits)
-          .where(and(eq(teamUnits.teamId, teams.id), eq(teamUnits.type, 'repo.code'), gte(teamUnits.accessMode, least))),
+          .where(and(eq(teamUnits.teamId, teams.id), eq(teamUnits.type, unit), gte(teamUnits.accessMode, least))),
       ),
     ),
   )!
@@ -223,10 +223,11 @@ function teamCodeGrant(least: AccessMode): SQL {
 /**
  * The people given at least `least` in the repository by a grant of their own (the owning person,
  * a collaboration, a team of the owning organisation covering it), as a condition on `users`:
- * repoWritersCondition's rule at any level (readers: the people a review may be asked of), in the
- * code unit (accessLevel's).
+ * repoWritersCondition's rule at any level (readers: the people a review may be asked of), in
+ * `unit` (by default the code unit, accessLevel's; a pull request's reviewers and an issue's
+ * readers are those of its own unit, unitMode's).
  */
-export function repoGranteesCondition(repo: Pick<RepoRow, 'id' | 'ownerId'>, least: AccessMode): SQL {
+export function repoGranteesCondition(repo: Pick<RepoRow, 'id' | 'ownerId'>, least: AccessMode, unit: RepoUnitKey = 'repo.code'): SQL {
   return or(
     eq(users.id, repo.ownerId),
     exists(
@@ -245,7 +246,7 @@ export function repoGranteesCondition(repo: Pick<RepoRow, 'id' | 'ownerId'>, lea
           and(
             eq(teamUsers.uid, users.id),
             eq(teams.orgId, repo.ownerId),
-            teamCodeGrant(least),
+            teamUnitGrant(least, unit),
             or(
               gte(teams.authorize, AccessMode.Owner),
               eq(teams.includesAllRepositories, true),

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { perConnection, type Db } from '../db/client'
 import { inJsonList } from '../db/sql'
-import { AccessMode, repoGranteesCondition } from '../auth/access'
+import { AccessMode, repoGranteesCondition, type RepoUnitKey } from '../auth/access'
 import { publicRepoOpen } from '../auth/visibility'
 import { blocksAmong } from '../auth/blocking'
 import { comments, issueAssignees, issueWatches, issues, orgUsers, repositories, users, watches, type IssueRow, type RepoRow } from '../db/schema'
@@ -214,13 +214,17 @@ function draftOf(event: EventRecord, round: RoundReads): Draft | null {
 /** The key of a pair of ids (a repository and a person, an organisation and a member) in a set of pairs. */
 const pairKey = (a: number, b: number) => `${a}:${b}`
 
+/** The unit an issue or pull request belongs to. */
+const unitOf = (issue: Pick<IssueRow, 'isPull'>): RepoUnitKey => (issue.isPull ? 'repo.pulls' : 'repo.issues')
+
 /**
  * Who of each draft's wanted may read its issue or pull request: active people with read access
- * to the repository (accessLevel's rule: site administrators, those granted access
- * (repoGranteesCondition), and those a public repository is open to by its owner's visibility,
- * organisation members included) and its unit enabled. For the whole round: the people and the
- * repositories' owners in one read, the grants in one read a repository, the organisations'
- * members in one.
+ * to its unit in the repository (repoAccesses' and unitMode's rule: site administrators, those
+ * granted access to the unit (repoGranteesCondition: a team may give the code and not the
+ * issues), and those a public repository is open to by its owner's visibility, organisation
+ * members included) and its unit enabled. For the whole round: the people and the repositories'
+ * owners in one read, the grants in one read a repository and unit, the organisations' members in
+ * one.
  */
 async function readersOf(deps: AppDeps, drafts: Draft[]): Promise<Map<Draft, number[]>> {
   const asking = drafts.filter((d) => d.wanted.size > 0 && (d.issue.isPull ? d.repo.hasPullRequests : d.repo.hasIssues))
@@ -228,10 +232,11 @@ async function readersOf(deps: AppDeps, drafts: Draft[]): Promise<Map<Draft, num
   if (asking.length === 0) return found
   const reads = planReadsOf(deps.db)
   const candidates = new Set<number>()
-  const byRepo = new Map<number, { repo: RepoRow; ids: Set<number> }>()
+  const byRepoUnit = new Map<string, { repo: RepoRow; unit: RepoUnitKey; ids: Set<number> }>()
   for (const d of asking) {
-    let of = byRepo.get(d.repo.id)
-    if (!of) byRepo.set(d.repo.id, (of = { repo: d.repo, ids: new Set() }))
+    const unit = unitOf(d.issue)
+    let of = byRepoUnit.get(`${d.repo.id} ${unit}`)
+    if (!of) byRepoUnit.set(`${d.repo.id} ${unit}`, (of = { repo: d.repo, unit, ids: new Set() }))
     for (const id of d.wanted) candidates.add(id), of.ids.add(id)
   }
   const peopleAndOwners = JSON.stringify([...new Set([...candidates, ...asking.map((d) => d.repo.ownerId)])])
@@ -241,12 +246,12 @@ async function readersOf(deps: AppDeps, drafts: Draft[]): Promise<Map<Draft, num
   const orgs = [...new Set(asking.filter((d) => !d.repo.isPrivate && byId.get(d.repo.ownerId)?.type === 1).map((d) => d.repo.ownerId))]
   const [granted, members] = await Promise.all([
     Promise.all(
-      [...byRepo.values()].map(async ({ repo, ids }) => {
+      [...byRepoUnit.values()].map(async ({ repo, unit, ids }) => {
         const rows = await deps.db
           .select({ id: users.id })
           .from(users)
-          .where(and(inJsonList(users.id, [...ids]), repoGranteesCondition(repo, AccessMode.Read)))
-        return rows.map((u) => pairKey(repo.id, u.id))
+          .where(and(inJsonList(users.id, [...ids]), repoGranteesCondition(repo, AccessMode.Read, unit)))
+        return rows.map((u) => `${pairKey(repo.id, u.id)} ${unit}`)
       }),
     ).then((lists) => new Set(lists.flat())),
     orgs.length
@@ -260,7 +265,7 @@ async function readersOf(deps: AppDeps, drafts: Draft[]): Promise<Map<Draft, num
     for (const id of d.wanted) {
       const p = byId.get(id)
       if (!p || p.type !== 0 || !p.isActive || p.prohibitLogin) continue
-      if (p.isAdmin || granted.has(pairKey(d.repo.id, id)) || publicRepoOpen(d.repo, owner, p, members.has(pairKey(owner.id, id)))) readers.push(id)
+      if (p.isAdmin || granted.has(`${pairKey(d.repo.id, id)} ${unitOf(d.issue)}`) || publicRepoOpen(d.repo, owner, p, members.has(pairKey(owner.id, id)))) readers.push(id)
     }
     found.set(d, readers)
   }

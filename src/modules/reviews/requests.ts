@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, inArray, ne } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
-import { reviews, teamRepos, teams, teamUsers, users, type ReviewRow, type TeamRow } from '../../db/schema'
+import { reviews, teamRepos, teams, teamUnits, teamUsers, users, type ReviewRow, type TeamRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { accessLevel, AccessMode, repoGranteesCondition } from '../../auth/access'
+import { AccessMode, repoAccess, repoGranteesCondition, unitMode } from '../../auth/access'
 import { visibleOwnerCondition } from '../../auth/visibility'
 import { refuseBlocked, refuseBlockedReviewRequest } from '../../auth/blocking'
 import type { RepoContext } from '../../auth/repo-context'
@@ -40,8 +40,12 @@ async function teamByName(deps: AppDeps, ctx: RepoContext, name: string): Promis
   return team
 }
 
-/** Whether a team's members reach the repository through it. */
+/** Whether a team's members read the repository's pull requests through it: it covers the repository and gives the unit. */
 async function teamReads(deps: AppDeps, team: TeamRow, repoId: number): Promise<boolean> {
+  if (team.authorize < AccessMode.Admin) {
+    const unit = (await deps.db.select({ mode: teamUnits.accessMode }).from(teamUnits).where(and(eq(teamUnits.teamId, team.id), eq(teamUnits.type, 'repo.pulls'))))[0]
+    if (!unit || unit.mode < AccessMode.Read) return false
+  }
   if (team.authorize >= AccessMode.Owner || team.includesAllRepositories) return true
   return (await deps.db.select({ id: teamRepos.id }).from(teamRepos).where(and(eq(teamRepos.teamId, team.id), eq(teamRepos.repoId, repoId))))[0] !== undefined
 }
@@ -79,9 +83,11 @@ export async function changeReviewRequests(deps: AppDeps, ctx: RepoContext, user
   const levels = new Map<number, number>()
   for (const person of people) {
     if (add) {
-      const level = await accessLevel(deps.db, person, ctx.repo, ctx.owner)
-      levels.set(person.id, level)
-      if (level < AccessMode.Read) throw unprocessable(`${person.name} can't read the repository`)
+      const access = await repoAccess(deps.db, person, ctx.repo, ctx.owner)
+      // A reviewer must read the pull requests (Gitea's IsValidReviewRequest: a team may give the
+      // code and not them); the code's mode decides whether the review is official, as Gitea's.
+      if (unitMode(access, 'repo.pulls') < AccessMode.Read) throw unprocessable(`${person.name} can't read the repository`)
+      levels.set(person.id, unitMode(access, 'repo.code'))
       if (person.id === item.issue.posterId) throw unprocessable("poster of pr can't be reviewer")
       if (!mayChoose) throw unprocessable("Doer can't choose reviewer")
     } else if (!mayChoose && person.id !== user.id) throw unprocessable("Doer can't remove reviewer")
@@ -130,6 +136,6 @@ export async function changeReviewRequests(deps: AppDeps, ctx: RepoContext, user
 /** GET /repos/{o}/{r}/reviewers: the people who may be asked (readers by a grant of their own), the caller aside. */
 export async function listReviewers(deps: AppDeps, ctx: RepoContext, page: Page | null): Promise<Paged<UserRow>> {
   const viewer = ctx.caller.user
-  const where = and(eq(users.type, 0), eq(users.isActive, true), repoGranteesCondition(ctx.repo, AccessMode.Read), visibleOwnerCondition(viewer), viewer ? ne(users.id, viewer.id) : undefined)
+  const where = and(eq(users.type, 0), eq(users.isActive, true), repoGranteesCondition(ctx.repo, AccessMode.Read, 'repo.pulls'), visibleOwnerCondition(viewer), viewer ? ne(users.id, viewer.id) : undefined)
   return await selectPage(deps.db, users, where, asc(users.lowerName), page)
 }
