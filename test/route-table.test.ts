@@ -333,7 +333,7 @@ describe('route table', () => {
       routes.filter((r) => declared(r, key) !== undefined).map((r) => `${r.method} ${r.path} ${JSON.stringify(declared(r, key))}`)
     expect(needs('repoById')).toEqual(['GET /api/v1/repositories/:id true'])
     expect(needs('attachment').sort()).toEqual(['GET /:owner/:repo/releases/download/* "tag"', 'GET /attachments/:uuid "uuid"'].sort())
-    for (const route of routes) if (declared(route, 'attachment') === 'tag') expect(declared<RepoNeed>(route, 'repo')).toEqual({ level: 'read' })
+    for (const route of routes) if (declared(route, 'attachment') === 'tag') expect(declared<RepoNeed>(route, 'repo')).toEqual({ level: 'read', unit: 'releases' })
   })
 
   test("a repository by id, or a release asset, that the caller may not read answers 404 (a draft's asset to callers who do not see drafts)", async () => {

@@ -2,21 +2,22 @@ import { and, eq } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { attachments, issues, releases, repositories } from '../db/schema'
 import { notFound } from '../lib/errors'
-import { accessLevel, AccessMode, type RepoRow } from './access'
+import { AccessMode, repoAccess, unitMode, type RepoRow, type RepoUnitKey } from './access'
 import type { Caller } from './caller'
-import type { RepoContext } from './repo-context'
+import { modeIn, type RepoContext } from './repo-context'
 
 /*
  * An attachment named by a download URL, beside repo-context.ts: the pipeline's `attachment`
- * need. Who may download it is who may read its repository, for an asset of a draft release who
- * may see drafts, for an issue's or comment's file one whose issue tracker (or pull requests) is
- * enabled; for everyone else the attachment does not exist (404), as in Gitea, whose attachment
- * handler answers NotFound when the caller may not read the repository or the unit.
+ * need. Who may download it is who may read its own unit in its repository, that unit enabled
+ * there: an issue's or comment's file the issues' (a pull request's the pull requests'), a
+ * release's asset the releases' (a draft's: who may write them, who sees drafts); for everyone
+ * else the attachment does not exist (404), as in Gitea, whose attachment handler answers NotFound
+ * when the caller may not read the attachment's unit (LinkedRepository, CanRead(unitType)).
  */
 
 export type AttachmentRow = typeof attachments.$inferSelect
 
-/** Whether the caller sees draft releases (Gitea: write access to the repository). */
+/** Whether the caller sees draft releases, by their mode in the releases unit (Gitea: write access to the releases). */
 export const seesDrafts = (mode: number): boolean => mode >= AccessMode.Write
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -25,8 +26,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export const isAttachmentUuid = (s: string): boolean => UUID.test(s)
 
 /**
- * `GET /attachments/{uuid}`: the attachment for whoever may read its repository (a draft's for
- * those who see drafts, an issue's where its unit is enabled); 404 otherwise, whether or not it exists.
+ * `GET /attachments/{uuid}`: the attachment for whoever may read its unit in its repository, the
+ * unit enabled there (a draft's for those who see drafts); 404 otherwise, whether or not it exists.
  */
 export async function loadAttachmentByUuid(deps: AppDeps, caller: Caller, uuid: string): Promise<AttachmentRow> {
   const found = isAttachmentUuid(uuid)
@@ -39,9 +40,20 @@ export async function loadAttachmentByUuid(deps: AppDeps, caller: Caller, uuid: 
         .where(eq(attachments.uuid, uuid)))[0]
     : undefined
   if (!found) throw notFound()
-  const mode = await accessLevel(deps.db, caller.user, found.repo as RepoRow)
-  const unitOff = found.isPull !== null && !(found.isPull ? found.repo.hasPullRequests : found.repo.hasIssues)
-  if (mode < AccessMode.Read || (found.draft && !seesDrafts(mode)) || unitOff) throw notFound()
+  const { repo } = found
+  // The attachment's unit and whether the repository has it on (an attachment of neither kind,
+  // which none is, would be the code's).
+  const [unit, enabled]: [RepoUnitKey, boolean] =
+    found.isPull !== null
+      ? found.isPull
+        ? ['repo.pulls', repo.hasPullRequests]
+        : ['repo.issues', repo.hasIssues]
+      : found.draft !== null
+        ? ['repo.releases', repo.hasReleases]
+        : ['repo.code', true]
+  if (!enabled) throw notFound()
+  const mode = unitMode(await repoAccess(deps.db, caller.user, repo as RepoRow), unit)
+  if (mode < AccessMode.Read || (found.draft && !seesDrafts(mode))) throw notFound()
   return found.attachment
 }
 
@@ -65,7 +77,7 @@ export async function loadAttachmentByTag(deps: AppDeps, ctx: RepoContext, wildc
     .select()
     .from(releases)
     .where(and(eq(releases.repoId, ctx.repo.id), eq(releases.lowerTagName, tag.toLowerCase()))))[0]
-  if (!release || (release.isDraft && !seesDrafts(ctx.mode))) throw notFound('release does not exist')
+  if (!release || (release.isDraft && !seesDrafts(modeIn(ctx, 'repo.releases')))) throw notFound('release does not exist')
   const row = (await deps.db
     .select()
     .from(attachments)

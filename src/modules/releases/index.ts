@@ -161,8 +161,8 @@ export const releasesModule = (deps: AppDeps, api: AreaApp) =>
 
 /**
  * Outside /api/v1: the assets' download URLs, `browser_download_url` (`/attachments/{uuid}`) and
- * Gitea's `/{owner}/{repo}/releases/download/{tag}/{name}`, streamed from disk to readers of the
- * repository only.
+ * Gitea's `/{owner}/{repo}/releases/download/{tag}/{name}`, streamed from disk only to those who
+ * may read the attachment's unit (a release's: the releases'; attachment-context.ts).
  */
 export const releaseDownloadsModule = (deps: AppDeps) =>
   new Elysia({ name: 'release-downloads', detail: { hide: true } })
@@ -176,7 +176,7 @@ export const releaseDownloadsModule = (deps: AppDeps) =>
     })
     .get('/:owner/:repo/releases/download/*', async ({ attachment }) => await downloadAttachment(deps, attachment), {
       scope: 'repository',
-      repo: { level: 'read' },
+      repo: { level: 'read', unit: 'releases' },
       attachment: 'tag',
       params: RepoWildcardParams,
       response: { 200: FileBytes },
