@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import { perConnection, writeTransaction } from '../../db/client'
 import { issues, projectColumns, projectIssues, projects, repositories, type IssueRow, type ProjectColumnRow, type ProjectRow, type RepoRow } from '../../db/schema'
 import { containsPattern, inJsonList, jsonRecords, likeIgnoringCase, recordField } from '../../db/sql'
-import { AccessMode, accessLevels } from '../../auth/access'
+import { AccessMode, repoAccesses, unitMode } from '../../auth/access'
 import type { UserRow } from '../../auth/caller'
 import { recordEvents } from '../../events/outbox'
 import { issueEvent } from '../../events/issue-events'
@@ -294,13 +294,19 @@ async function placeColumns(deps: AppDeps, rows: { id: number; sorting: number }
     .execute({ rows: JSON.stringify(rows) })
 }
 
-/** The readable repositories among `repoIds` for `viewer`, split by which of their trackers are on. */
+/**
+ * The repositories among `repoIds` whose issues, and whose pull requests, `viewer` may see: the
+ * tracker on and the viewer reading its unit (not the code's: a team may give the code and not the issues).
+ */
 async function readableTrackers(deps: AppDeps, viewer: UserRow | null, repoIds: number[]): Promise<{ issues: number[]; pulls: number[] }> {
   if (repoIds.length === 0) return { issues: [], pulls: [] }
   const rows = await deps.db.select().from(repositories).where(inJsonList(repositories.id, repoIds))
-  const levels = await accessLevels(deps.db, viewer, rows)
-  const readable = rows.filter((r) => (levels.get(r.id) ?? AccessMode.None) >= AccessMode.Read)
-  return { issues: readable.filter((r) => r.hasIssues).map((r) => r.id), pulls: readable.filter((r) => r.hasPullRequests).map((r) => r.id) }
+  const accesses = await repoAccesses(deps.db, viewer, rows)
+  const reads = (r: RepoRow, unit: 'repo.issues' | 'repo.pulls') => {
+    const access = accesses.get(r.id)
+    return access !== undefined && unitMode(access, unit) >= AccessMode.Read
+  }
+  return { issues: rows.filter((r) => r.hasIssues && reads(r, 'repo.issues')).map((r) => r.id), pulls: rows.filter((r) => r.hasPullRequests && reads(r, 'repo.pulls')).map((r) => r.id) }
 }
 
 /**
