@@ -145,14 +145,15 @@ const UNIT_KEYS: Record<RepoUnit, (repo: RepoContext['repo']) => readonly RepoUn
 }
 
 /**
- * Whether the issue a tracker route's path names is a pull request: by `:index` under `issues/`,
+ * Whether the issue a tracker route's path names is a pull request: by `:index` under `issues/` or
+ * `pulls/` (a plain issue named under `pulls/` is still an issue: its unit decides, not the path's),
  * or by a comment's `:id` under `comments/`; undefined when the path names none (a list) or no
  * such issue exists (the handler's 404).
  */
 async function namedIssueIsPull(deps: AppDeps, repoId: number, request: Request, params: Record<string, string>): Promise<boolean | undefined> {
   const path = new URL(request.url).pathname
   const number = (text: string | undefined) => (text !== undefined && /^[0-9]{1,15}$/.test(text) ? Number(text) : undefined)
-  const index = /\/issues\/[^/]+/.test(path) ? number(params.index) : undefined
+  const index = /\/(issues|pulls)\/[^/]+/.test(path) ? number(params.index) : undefined
   if (index !== undefined) {
     const [row] = await deps.db.select({ isPull: issues.isPull }).from(issues).where(and(eq(issues.repoId, repoId), eq(issues.index, index))).limit(1)
     return row?.isPull
@@ -188,9 +189,10 @@ export const isRepoWrite = (method: string, need: RepoNeed): boolean =>
  */
 async function resolveRepoNeed(deps: AppDeps, request: Request, params: Record<string, string>, need: RepoNeed): Promise<RepoContext> {
   let unit = need.unit
-  // A tracker route naming one issue or comment belongs to that issue's unit (Gitea's CanReadIssuesOrPulls(issue.IsPull)).
+  // A tracker route naming one issue or comment belongs to that issue's unit (Gitea's CanReadIssuesOrPulls(issue.IsPull)),
+  // under `pulls/` too: a form there must not reach a plain issue on the strength of the pull requests' unit.
   const unitsOf =
-    unit === 'issues' || unit === 'issuesOrPulls'
+    unit === 'issues' || unit === 'issuesOrPulls' || unit === 'pulls'
       ? async (repo: RepoContext['repo'], access: RepoAccess) => {
           // Asked only when the answer matters: the two trackers on or off alike and the caller's
           // modes in them equal (no team limits one of them) decide the same either way.

@@ -166,6 +166,9 @@ export const modeIn = (ctx: Pick<RepoContext, 'mode' | 'access'>, unit: RepoUnit
 export const readableTrackerKind = (ctx: Pick<RepoContext, 'mode' | 'access'>): boolean | undefined =>
   modeIn(ctx, 'repo.pulls') < AccessMode.Read ? false : modeIn(ctx, 'repo.issues') < AccessMode.Read ? true : undefined
 
+/** Whether the repository's projects show to the caller: the unit on, and theirs to read (a team may give the issues and not the projects). */
+export const projectsReadable = (ctx: Pick<RepoContext, 'mode' | 'access' | 'repo'>): boolean => ctx.repo.hasProjects && modeIn(ctx, 'repo.projects') >= AccessMode.Read
+
 /** The code unit, which a route naming no unit belongs to (as in Gitea). */
 const CODE: readonly RepoUnitKey[] = ['repo.code']
 

@@ -5,10 +5,10 @@ import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
-import type { RepoContext } from '../../auth/repo-context'
+import { modeIn, projectsReadable, type RepoContext } from '../../auth/repo-context'
 import type { ApiComment } from '../../convert/issue'
 import { issueAssignees, issues, type CommentRow, type IssueRow } from '../../db/schema'
-import { badRequest, notFound, unprocessable } from '../../lib/errors'
+import { badRequest, forbidden, notFound, unprocessable } from '../../lib/errors'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue } from '../../modules/issues/queries'
 import { changeIssueLabels, editIssue, type IssueEdit } from '../../modules/issues/service'
@@ -109,7 +109,7 @@ export async function conversationControls(deps: AppDeps, web: WebContext, repoC
     ),
     side: (
       <>
-        {repoCtx.repo.hasProjects ? await ProjectSide({ deps, web, repoCtx, conv, writer: mayLock }) : null}
+        {projectsReadable(repoCtx) ? await ProjectSide({ deps, web, repoCtx, conv, writer: mayLock }) : null}
         {watch}
         {mayLock ? <ConversationLock web={web} url={url} locked={issue.is_locked} sideForms={sideForms} /> : null}
       </>
@@ -355,8 +355,10 @@ function lockForm(deps: AppDeps, request: Request, ctx: RepoContext, kind: 'issu
 
 /**
  * A sidebar form's POST (writers): each issue `issue_ids` names (Gitea's issue ids, comma-separated,
- * at most MAX_CHOICES; each of this repository and of a kind whose unit is on, else 404), `change`d
- * with the form's `id` (a label, person or milestone; actions attach, detach, clear); then the first one's page.
+ * at most MAX_CHOICES; each of this repository and of a kind whose unit is on, else 404; the caller
+ * a writer of each one's own unit, as the API asks per issue: 404 to who may not read it, 403 to a
+ * reader), `change`d with the form's `id` (a label, person or milestone; actions attach, detach,
+ * clear); then the first one's page.
  */
 function sideForm(deps: AppDeps, request: Request, ctx: RepoContext, body: typeof SideBody.static, change: (issue: IssueRow, id: number) => Promise<void>) {
   return formRoute(deps.config, { request, caller: ctx.caller, body }, async () => {
@@ -367,6 +369,9 @@ function sideForm(deps: AppDeps, request: Request, ctx: RepoContext, body: typeo
     const id = /^\d{1,15}$/.test(body.id ?? '') ? Number(body.id) : 0
     const rows = await deps.db.select().from(issues).where(and(eq(issues.repoId, ctx.repo.id), inArray(issues.id, ids.map(Number))))
     if (rows.length !== new Set(ids).size || rows.some((r) => !trackerOn(ctx.repo, r.isPull))) throw notFound('no such issue')
+    const modes = rows.map((r) => modeIn(ctx, r.isPull ? 'repo.pulls' : 'repo.issues'))
+    if (modes.some((mode) => mode < AccessMode.Read)) throw notFound('no such issue')
+    if (modes.some((mode) => mode < AccessMode.Write)) throw forbidden('You do not have the permission needed for this repository')
     for (const issue of rows) await change(issue, id)
     const first = rows.find((r) => r.id === Number(ids[0]))!
     return issuePageUrl(ctx.owner.name, ctx.repo.name, first.index, first.isPull)
@@ -458,8 +463,8 @@ export const issueEditPages = (deps: AppDeps, webApp: AreaApp) => {
         `/:owner/:repo/${kind}/projects`,
         ({ request, body, repo: ctx }) =>
           sideForm(deps, request, ctx, body, async (issue, id) => {
-            // Gitea's reqRepoProjectsReader beside the writer's need: the projects unit on.
-            if (!ctx.repo.hasProjects) throw notFound()
+            // Gitea's reqRepoProjectsReader beside the writer's need: the projects unit on, and the caller its reader.
+            if (!projectsReadable(ctx)) throw notFound()
             await setIssueProject(deps, ctx.repo, issue, ctx.caller.user!, id)
           }),
         { ...sideNeeds, detail: pageDetail(`web${noun}Projects`) },

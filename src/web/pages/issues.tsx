@@ -4,7 +4,7 @@ import type { Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
-import type { RepoContext } from '../../auth/repo-context'
+import { projectsReadable, type RepoContext } from '../../auth/repo-context'
 import { repoToApi, type ApiRepo } from '../../convert/repo'
 import { issuesToApi, type ApiIssue } from '../../convert/issue'
 import type { LabelRow, MilestoneRow } from '../../db/schema'
@@ -133,7 +133,7 @@ async function listPage(deps: AppDeps, request: Request, ctx: RepoContext, query
   // Gitea's pinned issues atop the list's first page.
   const pinned = page === 1 ? await issuesToApi(deps, ctx.repo, await pinnedRows(deps, ctx.repo.id, kind === 'pulls'), viewer) : []
   const choices = await choicesOf(deps, ctx)
-  const projects = ctx.repo.hasProjects ? await projectsFor(deps, ctx) : []
+  const projects = projectsReadable(ctx) ? await projectsFor(deps, ctx) : []
   const path = `${repoUrl(repo.owner.login, repo.name)}/${kind}`
   const params = { labels: query.labels, milestone: query.milestone, project: query.project, assignee: query.assignee, poster: query.poster, q: query.q }
   const tabHref = (s: string) => `${path}?${new URLSearchParams(Object.entries({ ...params, state: s }).filter((e): e is [string, string] => !!e[1]))}`

@@ -533,7 +533,8 @@ export const repoOptionsPages = (deps: AppDeps, webApp: AreaApp) => {
           },
           (web, error, status) => optionsPage(deps, repo, web, { values: { action: 'topics', topics: body.topics }, error, status }),
         ),
-      { ...page('webRepoTopics'), repo: admin(false), params: RepoParams, body: t.Object({ _csrf: CsrfText, topics: FormText(1024) }) },
+      // Refused on an archived repository (423), as the API's PUT.
+      { ...page('webRepoTopics'), repo: admin(), params: RepoParams, body: t.Object({ _csrf: CsrfText, topics: FormText(1024) }) },
     )
     .post(
       '/:owner/:repo/settings/avatar',
