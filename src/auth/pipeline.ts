@@ -147,13 +147,13 @@ const UNIT_KEYS: Record<RepoUnit, (repo: RepoContext['repo']) => readonly RepoUn
 /**
  * Whether the issue a tracker route's path names is a pull request: by `:index` under `issues/` or
  * `pulls/` (a plain issue named under `pulls/` is still an issue: its unit decides, not the path's),
- * or by a comment's `:id` under `comments/`; undefined when the path names none (a list) or no
- * such issue exists (the handler's 404).
+ * or by a comment's `:id` under `comments/`; undefined when the path names none (a list, or
+ * `pulls/{base}/{head}`, whose `:index` is a branch) or no such issue exists (the handler's 404).
  */
 async function namedIssueIsPull(deps: AppDeps, repoId: number, request: Request, params: Record<string, string>): Promise<boolean | undefined> {
   const path = new URL(request.url).pathname
   const number = (text: string | undefined) => (text !== undefined && /^[0-9]{1,15}$/.test(text) ? Number(text) : undefined)
-  const index = /\/(issues|pulls)\/[^/]+/.test(path) ? number(params.index) : undefined
+  const index = /\/(issues|pulls)\/[^/]+/.test(path) && params['*'] === undefined ? number(params.index) : undefined
   if (index !== undefined) {
     const [row] = await deps.db.select({ isPull: issues.isPull }).from(issues).where(and(eq(issues.repoId, repoId), eq(issues.index, index))).limit(1)
     return row?.isPull
@@ -197,7 +197,10 @@ async function resolveRepoNeed(deps: AppDeps, request: Request, params: Record<s
           // Asked only when the answer matters: the two trackers on or off alike and the caller's
           // modes in them equal (no team limits one of them) decide the same either way.
           const alike = repo.hasIssues === repo.hasPullRequests && unitMode(access, 'repo.issues') === unitMode(access, 'repo.pulls')
-          const isPull = alike ? undefined : await namedIssueIsPull(deps, repo.id, request, params)
+          // Under a pull requests' route, a plain issue's own unit refuses only where the issues are
+          // off or give less than the pull requests: elsewhere the read is spared.
+          const issuesNoLess = unit === 'pulls' && repo.hasIssues && unitMode(access, 'repo.issues') >= unitMode(access, 'repo.pulls')
+          const isPull = alike || issuesNoLess ? undefined : await namedIssueIsPull(deps, repo.id, request, params)
           if (isPull !== undefined) unit = isPull ? 'pulls' : 'issues'
           return UNIT_KEYS[unit!](repo)
         }

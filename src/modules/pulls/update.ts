@@ -9,7 +9,7 @@ import { conflict, forbidden, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { usersByIds } from '../../convert/people'
 import { moveRef, pullHeadRef } from '../../push'
-import { branchRulesOf, mayMergeInto, mayPushTo, ruleFor } from '../../auth/protection'
+import { branchRulesOf, mayPushTo, ruleFor } from '../../auth/protection'
 import { countBetweenRefs } from '../../git/compare'
 import type { PullItem } from '../../convert/pull'
 import { findPull } from './service'
@@ -41,17 +41,6 @@ async function headOf(deps: AppDeps, ctx: RepoContext, pull: PullRow): Promise<H
 }
 
 /**
- * Whether `doer` may merge the pull request into its base (Gitea's IsUserAllowedToMerge), as the
- * merge gate asks it: write on the base repository's code (not its pull requests unit, which
- * `ctx` was loaded for), and a merger the base branch's protection rule allows.
- */
-async function mayMergeIntoBase(deps: AppDeps, ctx: RepoContext, pull: PullRow, doer: UserRow): Promise<boolean> {
-  const codeMode = modeIn(ctx, 'repo.code')
-  if (codeMode < AccessMode.Write) return false
-  return await mayMergeInto(deps.db, ruleFor(await branchRulesOf(deps.db, ctx.repo.id), pull.baseBranch), doer, codeMode)
-}
-
-/**
  * Whose access the head branch moves on (Gitea's IsUserAllowedToUpdate): the updater's when
  * they may write to the head repository; else, when the poster allows maintainer edits and the
  * updater may merge into the base, the poster's (`accessOf`); null when neither, or when a
@@ -63,7 +52,10 @@ async function updateAccess(deps: AppDeps, ctx: RepoContext, pull: PullRow, issu
   const rule = ruleFor(rules, pull.headBranch)
   if (rule && !(await mayPushTo(deps.db, rule, { user: doer, deployKey: false, mode }))) return null
   if (mode >= AccessMode.Write) return { guarded: !!rule }
-  if (!allowsMaintainerEdit(pull) || !(await mayMergeIntoBase(deps, ctx, pull, doer))) return null
+  // A maintainer writes the base repository's code (not only its pull requests unit, which `ctx` was
+  // loaded for); the head branch's own rule was asked above (Gitea's IsUserAllowedToUpdate, which
+  // asks the merge rule of the pull request turned around: the head's).
+  if (!allowsMaintainerEdit(pull) || modeIn(ctx, 'repo.code') < AccessMode.Write) return null
   const poster = (await usersByIds(deps, [issue.posterId])).get(issue.posterId)
   if (!poster || (await accessLevel(deps.db, poster, head.repo, head.owner)) < AccessMode.Write) return null
   return { accessOf: poster, guarded: !!rule }
