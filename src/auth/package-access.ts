@@ -1,6 +1,7 @@
 import { and, eq, max } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
-import { teams, teamUsers } from '../db/schema'
+import { teams, teamUnits, teamUsers } from '../db/schema'
+import type { RepoUnitKey } from './access-mode'
 import { forbidden, unauthorized } from '../lib/errors'
 import { AccessMode } from './access-mode'
 import type { UserRow } from './caller'
@@ -14,9 +15,8 @@ import { loadVisibleOwner } from './owner-context'
  * - a user's packages: read for whoever sees the user, write for the user themself;
  * - an organisation's packages: read for whoever sees it, and for its members the highest
  *   permission among their teams in it (Gitea's GetOrgUserMaxAuthorizeLevel: the Owners team is
- *   owner, a write or admin team writes). Warren's teams carry one permission for every unit they
- *   have, so a team's permission is its packages permission too (Gitea 1.23 may give a team a
- *   packages permission of its own; Warren has no per-unit permission);
+ *   owner, a write or admin team writes), or a team's own packages unit where it gives more (a
+ *   read team whose `units_map` gives `repo.packages: write` publishes, as in Gitea 1.23);
  * - site administrators may do everything.
  */
 
@@ -32,12 +32,27 @@ async function maxTeamMode(deps: AppDeps, orgId: number, uid: number): Promise<n
   return Number(row?.mode ?? AccessMode.None)
 }
 
+/**
+ * The highest mode `uid` holds in `unit` through the teams of `orgId` (Gitea's
+ * Organization.UnitPermission): an admin or owner team's own permission, any other team's mode for
+ * the unit (none where it sets none).
+ */
+export async function orgUnitMode(deps: AppDeps, orgId: number, uid: number, unit: RepoUnitKey): Promise<number> {
+  const rows = await deps.db
+    .select({ authorize: teams.authorize, mode: teamUnits.accessMode })
+    .from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .leftJoin(teamUnits, and(eq(teamUnits.teamId, teams.id), eq(teamUnits.type, unit)))
+    .where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid)))
+  return rows.reduce<number>((best, r) => Math.max(best, r.authorize >= AccessMode.Admin ? r.authorize : (r.mode ?? AccessMode.None)), AccessMode.None)
+}
+
 /** What `viewer` may do with the packages of `owner`, an owner they may see. */
 export async function packageAccessMode(deps: AppDeps, owner: UserRow, viewer: UserRow | null): Promise<number> {
   if (!viewer) return AccessMode.Read
   if (viewer.isAdmin && !viewer.publicOnly) return AccessMode.Owner
   if (owner.type !== 1) return viewer.id === owner.id ? AccessMode.Owner : AccessMode.Read
-  return Math.max(AccessMode.Read, await maxTeamMode(deps, owner.id, viewer.id))
+  return Math.max(AccessMode.Read, await maxTeamMode(deps, owner.id, viewer.id), await orgUnitMode(deps, owner.id, viewer.id, 'repo.packages'))
 }
 
 /**

@@ -6,7 +6,7 @@ import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import type { Caller, UserRow } from '../../auth/caller'
 import type { RepoContext } from '../../auth/repo-context'
-import { packageAccessMode } from '../../auth/package-access'
+import { orgUnitMode } from '../../auth/package-access'
 import { repositories, type IssueRow, type ProjectColumnRow, type ProjectRow } from '../../db/schema'
 import { inJsonList } from '../../db/sql'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
@@ -118,9 +118,16 @@ function repoScope(deps: AppDeps, request: Request, ctx: RepoContext): Scope {
   }
 }
 
-/** Whether `viewer` changes `owner`'s projects: the user themself; an organisation's members whose teams write; site administrators. */
+/**
+ * Whether `viewer` changes `owner`'s projects: the user themself; an organisation's members whose
+ * teams write its projects (Gitea's CanWriteUnit(projects): an admin team, or one whose projects
+ * unit writes; a write team that gives the projects nothing does not); site administrators.
+ */
 async function ownerWriter(deps: AppDeps, owner: UserRow, viewer: UserRow | null): Promise<boolean> {
-  return !!viewer && (await packageAccessMode(deps, owner, viewer)) >= AccessMode.Write
+  if (!viewer) return false
+  if (viewer.isAdmin && !viewer.publicOnly) return true
+  if (owner.type !== 1) return viewer.id === owner.id
+  return (await orgUnitMode(deps, owner.id, viewer.id, 'repo.projects')) >= AccessMode.Write
 }
 
 async function ownerScope(deps: AppDeps, request: Request, owner: UserRow, caller: Caller): Promise<Scope> {
