@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { giteaApi, type Api } from 'gitea-js'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { empty, fails, ok } from './gitea-calls'
+import { createAccessToken } from '../src/modules/users/service'
 
 type Client = Api<unknown>
 
@@ -212,6 +213,9 @@ describe('GET /users/{username}/heatmap', () => {
     expect(await total(anon)).toBe(0)
     expect(await total(asDave)).toBe(5)
     expect(await total(asAdmin)).toBe(5)
+    // A site administrator's public-only token is no administrator's here, as in the feeds.
+    const publicOnly = (await createAccessToken(s.deps, admin.user.id, 'po-heatmap', ['public-only', 'read:user'])).secret
+    expect(await total(giteaApi(s.url, { token: publicOnly }))).toBe(0)
     await fails(anon.users.userGetHeatmapData('nobody-here'), 404)
   })
 })

@@ -39,6 +39,13 @@ export type Viewer = Pick<UserRow, 'id' | 'isAdmin' | 'publicOnly'> | null
 const seen = (viewer: Viewer): Viewer => (viewer?.publicOnly ? null : viewer)
 
 /**
+ * Whether `user` keeps their activity (the feeds, the heatmap) from `viewer`: when they hide it,
+ * from everyone but themself and site administrators (not through a public-only token).
+ */
+export const activityHiddenFrom = (user: Pick<UserRow, 'id' | 'keepActivityPrivate'>, viewer: Viewer): boolean =>
+  user.keepActivityPrivate && viewer?.id !== user.id && !seen(viewer)?.isAdmin
+
+/**
  * Statements prepared once per shape of viewer (the lists of repositories, notification threads,
  * the issue search): the viewer's id is this placeholder (bound as `viewer`), and the shape is
  * viewerKind's, as the rule's SQL differs only by it.

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, exists, gte, inArray, isNull, lt, lte, not, notInArray, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
-import { readableRepoCondition, visibleOwnerCondition } from '../../auth/visibility'
+import { activityHiddenFrom, readableRepoCondition, visibleOwnerCondition } from '../../auth/visibility'
 import { AccessMode } from '../../auth/access-mode'
 import { repoAccesses, unitMode } from '../../auth/access'
 import { comments, events, issues, orgUsers, repositories, teamRepos, teams, teamUnits, teamUsers, users, watches, type RepoRow, type TeamRow } from '../../db/schema'
@@ -181,7 +181,7 @@ function readableUnitCondition(hidden: { code: number[]; issues: number[]; pulls
  */
 export async function listFeed(deps: AppDeps, viewer: UserRow | null, of: FeedOf, opts: FeedOptions, page: Page): Promise<Paged<ActivityRow>> {
   const day = opts.date === undefined || opts.date === '' ? null : dayBounds(opts.date)
-  if ('user' in of && of.user.keepActivityPrivate && viewer?.id !== of.user.id && !(viewer?.isAdmin && !viewer.publicOnly)) return { rows: [], total: 0 }
+  if ('user' in of && activityHiddenFrom(of.user, viewer)) return { rows: [], total: 0 }
   const where = and(
     feedCondition(of),
     inArray(events.kind, [...ACTIVITY_KINDS]),

@@ -2,7 +2,7 @@ import { and, asc, count, eq, gt, inArray, sql } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { events, repositories } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { readableRepoCondition } from '../../auth/visibility'
+import { activityHiddenFrom, readableRepoCondition } from '../../auth/visibility'
 import { ACTIVITY_KINDS } from '../../convert/activity'
 import { nowUnix } from '../../lib/time'
 
@@ -19,7 +19,7 @@ const WINDOW_SECONDS = 366 * 24 * 3600
  * (anyone but themself and site administrators).
  */
 export async function userHeatmap(deps: AppDeps, user: UserRow, viewer: UserRow | null): Promise<{ timestamp: number; contributions: number }[]> {
-  if (user.keepActivityPrivate && viewer?.id !== user.id && !viewer?.isAdmin) return []
+  if (activityHiddenFrom(user, viewer)) return []
   const bucket = sql<number>`(${events.createdUnix} / ${sql.raw(String(BUCKET_SECONDS))}) * ${sql.raw(String(BUCKET_SECONDS))}`
   const rows = await deps.db
     .select({ timestamp: bucket, contributions: count() })
