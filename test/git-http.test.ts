@@ -96,7 +96,7 @@ describe('git smart HTTP', () => {
     expect((await s.get('/repos/alice/scratch/branches')).body.map((b: any) => b.name)).toEqual(['master'])
     const refused = await git(work.dir, 'push', url, ':master')
     expect(refused.code).not.toBe(0)
-    expect(refused.stderr).toContain('deletion of the current branch prohibited')
+    expect(refused.stderr).toContain('branch master is the default branch and cannot be deleted')
     const repo = (await s.get('/repos/alice/scratch')).body
     expect([repo.empty, repo.default_branch]).toEqual([false, 'master'])
   })

@@ -175,6 +175,15 @@ const REFUSALS: Refusal[] = [
     ssh: { shows: 'refs/pull/ is kept by the server for pull requests: no push may change it' },
   },
   {
+    name: 'the default branch deleted',
+    path: 'alice/open',
+    who: 'alice',
+    refspecs: ['main:refs/heads/fine', ':refs/heads/main'],
+    perRef: true,
+    http: { shows: 'branch main is the default branch and cannot be deleted' },
+    ssh: { shows: 'branch main is the default branch and cannot be deleted' },
+  },
+  {
     name: 'an unsafe ref name',
     path: 'alice/open',
     who: 'alice',
@@ -199,7 +208,10 @@ describe('the same refusals through git over HTTP and over SSH', () => {
         expect(pushed.stderr).toContain(expected.shows)
         // A ref the decision refuses is reported per ref by receive-pack (the good ref with it).
         if (refusal.perRef) {
-          expect(pushed.stderr).toContain(`[remote rejected] main -> ${refusal.refspecs[1]!.split(':')[1]!.replace(/^refs\/heads\//, '')} (${expected.shows})`)
+          // A deletion (`:ref`) is reported by the ref's name alone.
+          const [from, to] = refusal.refspecs[1]!.split(':') as [string, string]
+          const name = to.replace(/^refs\/heads\//, '')
+          expect(pushed.stderr).toContain(`[remote rejected] ${from ? `${from} -> ${name}` : name} (${expected.shows})`)
           expect(pushed.stderr).toContain('[remote rejected] main -> fine (another ref of this push was refused)')
         }
         expect({ refs: await refsOf(gitDir), recorded: await recorded(repoId) }).toEqual(before)

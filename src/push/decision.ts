@@ -122,10 +122,20 @@ const servableName: RefRule = (command) => {
 }
 
 /**
+ * A client's push does not delete the default branch (Gitea's pre-receive: "the default branch
+ * cannot be deleted"): changing which branch is the default is its administrators' (the
+ * repository's settings). The server's own moves may (a default branch renamed through the API).
+ */
+const keepsTheDefaultBranch: RefRule = (command, ctx) =>
+  ctx.pusher.via === 'git' && /^0+$/.test(command.new) && command.ref === `refs/heads/${ctx.repo.defaultBranch}`
+    ? { kind: 'protected', reason: `branch ${ctx.repo.defaultBranch} is the default branch and cannot be deleted` }
+    : null
+
+/**
  * The rules, in order. Branch and tag protection plug in here, after the rules every
  * repository has: each is a RefRule over the command and the context.
  */
-export const REF_RULES: readonly RefRule[] = [mayPushHere, notAServerRef, servableName, branchProtected, tagProtected]
+export const REF_RULES: readonly RefRule[] = [mayPushHere, notAServerRef, servableName, keepsTheDefaultBranch, branchProtected, tagProtected]
 
 /** The refusal of one ref change, or null when it may happen. */
 export async function refusalOf(ctx: PushContext, command: PushCommand): Promise<RefRefusal | null> {
