@@ -7,7 +7,7 @@ let s: TestServer
 let admin: TestUser
 let bob: TestUser
 beforeAll(async () => {
-  s = await startTestServer()
+  s = await startTestServer({ lfsStartServer: true })
   admin = await s.user('root', { admin: true })
   bob = await s.user('bob')
   await s.user('carol')
@@ -71,5 +71,22 @@ describe('sudo', () => {
     }
     expect((await s.get('/repos/barred/sneaky', { token: admin.token })).status).toBe(404)
     expect((await s.get('/user?sudo=alice', { token: admin.token })).body.login).toBe('alice')
+  })
+
+  test("is the API's only (Gitea's /api/v1): git over HTTP and LFS act as the credentials' own user", async () => {
+    expect((await s.post('/user/repos', { name: 'shared', auto_init: true }, { token: bob.token })).status).toBe(201)
+    const carol = { authorization: `token ${(await s.user('sudocarol')).token}` }
+    // A non-administrator's sudo is not refused there: it is not read.
+    const refs = await fetch(`${s.url}/bob/shared.git/info/refs?service=git-upload-pack&sudo=alice`, { headers: { ...carol, sudo: 'alice' } })
+    expect(refs.status).toBe(200)
+    // An administrator's lock is theirs, not the user's named.
+    expect((await s.put('/repos/bob/shared/collaborators/root', { permission: 'write' }, { token: bob.token })).status).toBe(204)
+    const lock = await fetch(`${s.url}/bob/shared.git/info/lfs/locks?sudo=bob`, {
+      method: 'POST',
+      headers: { authorization: `token ${admin.token}`, sudo: 'bob', accept: 'application/vnd.git-lfs+json', 'content-type': 'application/vnd.git-lfs+json' },
+      body: JSON.stringify({ path: 'big.bin' }),
+    })
+    expect(lock.status).toBe(201)
+    expect((await lock.json()).lock.owner.name).toBe('root')
   })
 })

@@ -193,7 +193,9 @@ export class Auth {
     // is not affected). Warren has no page for that: a site admin sets the new password.
     if (caller.signedInAs?.mustChangePassword && isApiUrl(url))
       throw forbidden('You must change your password. Ask a site administrator to set a new one.')
-    const sudo = params?.get('sudo') || request.headers.get('sudo')
+    // Sudo is the API's (Gitea's sudo middleware of /api/v1): git over HTTP, LFS, the package
+    // registry and the pages act as the credentials' own user, and record pushes and locks as theirs.
+    const sudo = isApiUrl(url, '/api/v1/') ? params?.get('sudo') || request.headers.get('sudo') : null
     if (!sudo) return caller.scope?.publicOnly ? { ...caller, user: publicOnlyViewer(caller.user!) } : caller
     // Gitea's body for this one has no `url`.
     if (!caller.user?.isAdmin) throw new ApiError(403, 'Only administrators allowed to sudo.', { url: undefined })
@@ -472,10 +474,10 @@ const TOKENS_KEPT = 1024
 /** How many address keys Auth keeps worked out (all are forgotten at once past it). */
 const ADDRESS_KEYS_KEPT = 1024
 
-/** Whether an absolute request URL names an API route (`/api/...`, whatever the host). */
-const isApiUrl = (url: string) => {
+/** Whether an absolute request URL names an API route (`/api/...`, or under `prefix`, whatever the host). */
+const isApiUrl = (url: string, prefix = '/api/') => {
   const path = url.indexOf('/', url.indexOf('//') + 2)
-  return path >= 0 && url.startsWith('/api/', path)
+  return path >= 0 && url.startsWith(prefix, path)
 }
 
 /** The signed-in user, or 401. */
