@@ -2,17 +2,20 @@ import { and, eq, max } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { teams, teamUnits, teamUsers } from '../db/schema'
 import type { RepoUnitKey } from './access-mode'
-import { forbidden, unauthorized } from '../lib/errors'
+import { forbidden, notFound, unauthorized } from '../lib/errors'
 import { AccessMode } from './access-mode'
 import type { UserRow } from './caller'
-import { loadVisibleOwner } from './owner-context'
+import { findOwnerByName } from './owner-context'
+import { NO_TIES, ownerVisible, tiesTo } from './visibility'
 
 /*
  * Who may read and publish the packages of a user or organisation (Gitea's determineAccessMode of
  * services/context/package.go), for the package routes of the API and of the registry alike,
  * through the pipeline's `packageOwner` need:
- * - an owner the caller may not see (the visibility rule) is 404, as an unknown name;
- * - a user's packages: read for whoever sees the user, write for the user themself;
+ * - an owner whose content the caller may not see (ownerContentVisible: the visibility rule
+ *   without personal ties) is 404, as an unknown name;
+ * - a user's packages: read for whoever sees the user's content, write for the user themself (a
+ *   private person's: theirs and the site administrators' only, as in Gitea);
  * - an organisation's packages: read for whoever sees it, and for its members the highest
  *   permission among their teams in it (Gitea's GetOrgUserMaxAuthorizeLevel: the Owners team is
  *   owner, a write or admin team writes), or a team's own packages unit where it gives more (a
@@ -47,7 +50,20 @@ export async function orgUnitMode(deps: AppDeps, orgId: number, uid: number, uni
   return rows.reduce<number>((best, r) => Math.max(best, r.authorize >= AccessMode.Admin ? r.authorize : (r.mode ?? AccessMode.None)), AccessMode.None)
 }
 
-/** What `viewer` may do with the packages of `owner`, an owner they may see. */
+/**
+ * Whether `viewer` may see the content of `owner` (its packages, its projects): the owner rule
+ * without personal ties, as for its repositories (publicRepoOpen): following a private person or
+ * sharing an organisation with them shows their profile, not their content (Gitea's
+ * determineAccessMode and individualPermsChecker: a private person's are theirs and the site
+ * administrators'); a private organisation's are its members'.
+ */
+export async function ownerContentVisible(deps: AppDeps, owner: UserRow, viewer: UserRow | null): Promise<boolean> {
+  if (ownerVisible(owner, viewer, NO_TIES)) return true
+  if (!viewer || owner.type !== 1) return false
+  return ownerVisible(owner, viewer, { member: (await tiesTo(deps.db, viewer, owner.id)).member, personal: false })
+}
+
+/** What `viewer` may do with the packages of `owner`, an owner whose content they may see (ownerContentVisible). */
 export async function packageAccessMode(deps: AppDeps, owner: UserRow, viewer: UserRow | null): Promise<number> {
   if (!viewer) return AccessMode.Read
   if (viewer.isAdmin && !viewer.publicOnly) return AccessMode.Owner
@@ -56,11 +72,13 @@ export async function packageAccessMode(deps: AppDeps, owner: UserRow, viewer: U
 }
 
 /**
- * The owner named in a package route, as `viewer` may see it (else 404), once the caller holds
- * `need` on its packages: 401 for an anonymous caller below it, 403 for a signed-in one.
+ * The owner named in a package route, when `viewer` may see its content (ownerContentVisible;
+ * else 404, as for an unknown name), once the caller holds `need` on its packages: 401 for an
+ * anonymous caller below it, 403 for a signed-in one.
  */
 export async function loadPackageOwner(deps: AppDeps, name: string, viewer: UserRow | null, need: PackageNeed): Promise<UserRow> {
-  const owner = await loadVisibleOwner(deps, name, viewer)
+  const owner = await findOwnerByName(deps, name)
+  if (!owner || !(await ownerContentVisible(deps, owner, viewer))) throw notFound(`user does not exist [name: ${name}]`)
   const wanted = need === 'write' ? AccessMode.Write : AccessMode.Read
   if ((await packageAccessMode(deps, owner, viewer)) < wanted) {
     if (!viewer) throw unauthorized()

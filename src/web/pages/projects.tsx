@@ -6,7 +6,7 @@ import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import type { Caller, UserRow } from '../../auth/caller'
 import type { RepoContext } from '../../auth/repo-context'
-import { orgUnitMode } from '../../auth/package-access'
+import { orgUnitMode, ownerContentVisible } from '../../auth/package-access'
 import { repositories, type IssueRow, type ProjectColumnRow, type ProjectRow } from '../../db/schema'
 import { inJsonList } from '../../db/sql'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
@@ -130,7 +130,14 @@ async function ownerWriter(deps: AppDeps, owner: UserRow, viewer: UserRow | null
   return (await orgUnitMode(deps, owner.id, viewer.id, 'repo.projects')) >= AccessMode.Write
 }
 
+/**
+ * An owner's project pages, read or written: 404 (as for an unknown name) unless the caller may see
+ * the owner's content (ownerContentVisible: a private person's projects are theirs and the site
+ * administrators', not those of the people they follow or share an organisation with; Gitea's
+ * individualPermsChecker).
+ */
 async function ownerScope(deps: AppDeps, request: Request, owner: UserRow, caller: Caller): Promise<Scope> {
+  if (!(await ownerContentVisible(deps, owner, caller.user))) throw notFound(`user does not exist [name: ${owner.name}]`)
   const web = webContext(deps.config, request, caller)
   return {
     holder: { owner },

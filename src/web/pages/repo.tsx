@@ -4,7 +4,7 @@ import { trustedHtml } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { findRepoByName, type RepoContext } from '../../auth/repo-context'
-import { AccessMode } from '../../auth/access'
+import { AccessMode, accessLevel } from '../../auth/access'
 import type { Caller, UserRow } from '../../auth/caller'
 import { normaliseTreePath } from '../../git/blob'
 import { wildcardOf } from '../../modules/files/model'
@@ -53,11 +53,15 @@ async function readmeAt(deps: AppDeps, ctx: RepoContext, at: SourceAt, name: str
  * A profile README (Gitea 1.23's: a person's or organisation's `.profile` repository's README.md
  * at the root of its default branch, shown atop their page), rendered as a repository's home
  * renders its README; null unless the repository is public, ready and not empty (Gitea's rule:
- * a private `.profile` is shown to nobody, its owner included) and the file renders.
+ * a private `.profile` is shown to nobody, its owner included), the caller may read it (accessLevel:
+ * the repository rule, without personal ties) and the file renders.
  */
 export async function profileReadme(deps: AppDeps, caller: Caller, owner: UserRow, client: string): Promise<string | null> {
   const found = await findRepoByName(deps, owner.name, '.profile')
   if (!found || found.repo.isPrivate || found.repo.isEmpty || found.repo.status !== 'ready') return null
+  // Only to those who may read the repository (Gitea's FindUserProfileReadme): a private person's
+  // public `.profile` is not open to the people they follow or share an organisation with.
+  if ((await accessLevel(deps.db, caller.user, found.repo, found.owner)) < AccessMode.Read) return null
   const ctx: RepoContext = { ...found, caller, mode: AccessMode.Read }
   const at = await defaultSource(deps, ctx)
   if (!at) return null
