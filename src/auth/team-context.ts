@@ -5,6 +5,7 @@ import { notFound, unauthorized } from '../lib/errors'
 import { pathNumber } from '../lib/path-number'
 import type { UserRow } from './caller'
 import { orgRole, type OrgRow } from './org-context'
+import { ownerVisible } from './visibility'
 
 /*
  * A team named in a path (`/teams/{id}`), beside org-context.ts: loading it for a caller who may
@@ -24,7 +25,9 @@ export interface TeamContext {
 
 /**
  * `/teams/{id}`: needs a signed-in caller (401) who is a member of the team's organisation
- * (or a site administrator); everyone else gets 404.
+ * (or a site administrator) and may see the organisation as `GET /orgs/{org}` decides (loadOrg:
+ * the visibility rule without personal ties, so a public-only token sees no team of a private or
+ * limited organisation); everyone else gets 404.
  */
 export async function loadTeam(deps: AppDeps, id: number | string, viewer: UserRow | null, orgName?: string): Promise<TeamContext> {
   if (!viewer) throw unauthorized()
@@ -39,7 +42,7 @@ export async function loadTeam(deps: AppDeps, id: number | string, viewer: UserR
         : undefined
   if (!row) throw notFound(`team does not exist [id: ${id}]`)
   const role = await orgRole(deps, row.org, viewer)
-  if (!role.member) throw notFound(`team does not exist [id: ${id}]`)
+  if (!role.member || !ownerVisible(row.org, viewer, { member: role.member, personal: false })) throw notFound(`team does not exist [id: ${id}]`)
   return { team: row.team, org: row.org, viewer, ...role }
 }
 

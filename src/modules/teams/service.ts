@@ -18,6 +18,7 @@ import { ensureMembership, lastOwnerMessage, ownersCount } from '../orgs/service
 import type { OrgContext, OrgRow } from '../../auth/org-context'
 import type { TeamContext } from '../../auth/team-context'
 import { refuseBlocked } from '../../auth/blocking'
+import { visibleOwnerCondition } from '../../auth/visibility'
 
 const isOwnersTeam = (team: Pick<TeamRow, 'authorize'>) => team.authorize >= AccessMode.Owner
 
@@ -38,14 +39,24 @@ export async function searchOrgTeams(deps: AppDeps, org: OrgRow, q: string, incl
   return await selectPage(deps.db, teams, and(eq(teams.orgId, org.id), matches)!, asc(teams.lowerName), page)
 }
 
-/** Every team `user` is in, across organisations. */
+/**
+ * Every team `user` is in, across the organisations they may see (the visibility rule without
+ * personal ties, as `GET /orgs/{org}` and loadTeam: a public-only token lists no team of a
+ * private or limited organisation).
+ */
 export async function listUserTeams(deps: AppDeps, user: UserRow, page: Page): Promise<Paged<TeamRow>> {
-  const where = eq(teamUsers.uid, user.id)
-  const total = (await deps.db.select({ n: count() }).from(teamUsers).where(where))[0]!.n
+  const where = and(eq(teamUsers.uid, user.id), visibleOwnerCondition(user, false))
+  const total = (await deps.db
+    .select({ n: count() })
+    .from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .innerJoin(users, eq(users.id, teams.orgId))
+    .where(where))[0]!.n
   const rows = await deps.db
     .select({ team: teams })
     .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .innerJoin(users, eq(users.id, teams.orgId))
     .where(where)
     .orderBy(asc(teams.orgId), asc(teams.lowerName))
     .limit(page.limit)

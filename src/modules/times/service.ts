@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, lte, sql, sum } from 'drizzle-orm'
+import { and, asc, eq, exists, gte, inArray, lte, sql, sum, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { perConnection, writeTransaction } from '../../db/client'
@@ -11,6 +11,10 @@ import { nowUnix, parseTimestamp } from '../../lib/time'
 import { findIssue } from '../issues/queries'
 import { getUserByName } from '../users/service'
 import { insertComment } from '../comments/service'
+import { readableUnitsCondition } from '../../auth/visibility'
+import { queryBuilder } from '../../db/sql'
+
+const qb = queryBuilder()
 
 /** Gitea's comment types of the time tracker's timeline events. */
 export const TIME_EVENTS = { started: 12, stopped: 13, added: 14, cancelled: 15, deleted: 26 } as const
@@ -107,9 +111,38 @@ export async function stopStopwatch(deps: AppDeps, ctx: RepoContext, index: numb
   })
 }
 
-/** The caller's running stopwatches, oldest first: a page, with their issues and repositories. */
+/**
+ * The caller's stopwatches on issues they may read now: the issues unit of the issue's repository
+ * for an issue, the pull requests unit for a pull request (readableUnitsCondition, as the
+ * notification list and the issue search: a public-only token reads only public repositories of
+ * public owners, a collaborator removed reads the repository no more). A correlated EXISTS on
+ * `stopwatches`: one primary-key read of the issue and its repository per stopwatch.
+ */
+function ownReadableStopwatches(caller: UserRow): SQL {
+  const readable = readableUnitsCondition(caller, [
+    [eq(issues.isPull, false), 'repo.issues'],
+    [eq(issues.isPull, true), 'repo.pulls'],
+  ])
+  return and(
+    eq(stopwatches.userId, caller.id),
+    readable
+      ? exists(
+          qb
+            .select({ one: issues.id })
+            .from(issues)
+            .innerJoin(repositories, eq(repositories.id, issues.repoId))
+            .where(and(eq(issues.id, stopwatches.issueId), readable)),
+        )
+      : undefined,
+  )!
+}
+
+/**
+ * The caller's running stopwatches on issues they may read (ownReadableStopwatches), oldest
+ * first: a page, with their issues and repositories.
+ */
 export async function listStopwatches(deps: AppDeps, caller: UserRow, page: Page) {
-  const found = await selectPage(deps.db, stopwatches, eq(stopwatches.userId, caller.id), [asc(stopwatches.createdUnix), asc(stopwatches.id)], page)
+  const found = await selectPage(deps.db, stopwatches, ownReadableStopwatches(caller), [asc(stopwatches.createdUnix), asc(stopwatches.id)], page)
   const issueRows = found.rows.length ? await deps.db.select().from(issues).where(inArray(issues.id, found.rows.map((w) => w.issueId))) : []
   const repoRows = issueRows.length ? await deps.db.select().from(repositories).where(inArray(repositories.id, issueRows.map((i) => i.repoId))) : []
   const issueById = new Map(issueRows.map((i) => [i.id, i]))
