@@ -28,7 +28,12 @@ export interface BranchCheck {
   unprotectedFiles: string
   /** The server wrote `new` on top of `old` (a pull request's merge): not a rewrite, git need not be asked. */
   fastForward: boolean
+  /** The rule requires the commits brought to be signed by their committers (require_signed_commits; ./signatures.ts). */
+  signed: boolean
 }
+
+/** The refusal of the first commit a change brings that is not verified, or null (./signatures.ts unverifiedCommit, with the server's database). */
+export type SignatureJudge = (c: BranchCheck, where: GitOptions) => Promise<string | null>
 
 /** A ref that does not exist on one side of a change (40 or 64 zeros). */
 export const isZeroId = (id: string) => /^0+$/.test(id)
@@ -40,7 +45,7 @@ export const isZeroId = (id: string) => /^0+$/.test(id)
  * branch, else by two at once, each stopped as soon as it has the answer; one read of the
  * changed files answers both file questions.
  */
-export async function judgeBranch(c: BranchCheck, where: GitOptions): Promise<string | null> {
+export async function judgeBranch(c: BranchCheck, where: GitOptions, signatures?: SignatureJudge): Promise<string | null> {
   if (isZeroId(c.new)) return `branch ${c.branch} is protected from deletion`
   const creating = isZeroId(c.old)
   const protectedGlobs = filePatternsOf(c.protectedFiles)
@@ -63,6 +68,11 @@ export async function judgeBranch(c: BranchCheck, where: GitOptions): Promise<st
       : await Promise.all([askRewrite && isRewrite(where, c.old, c.new), askPath ? firstChangedPath(where, c.old, c.new, pick) : null])
   const readAll = askPath && protectedPath === null
   if (force && !c.ruleForce) return `branch ${c.branch} is protected from force push`
+  // Unsigned commits are refused to everyone, a merge too (Gitea's order: after the force push).
+  if (c.signed) {
+    const unverified = signatures ? await signatures(c, where) : `branch ${c.branch} requires signed commits, which cannot be checked here`
+    if (unverified) return unverified
+  }
   if (!protectedPath && (force ? c.mayForce : c.mayPush)) return null
   const fileRefusal = `branch ${c.branch} is protected from changing file ${protectedPath}`
   if (c.merge) {

@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import type { AppDeps } from '../deps'
 import type { GitRepo } from '../git/run'
 import type { HookOptions } from '../git/smart-http'
-import { judgeBranch, type BranchCheck } from './branch-judge'
+import { judgeBranch, type BranchCheck, type SignatureJudge } from './branch-judge'
+import { signatureJudge } from './protection-rules'
 
 /**
  * The pre-receive hook of client pushes. Protection checks that need the pushed objects (a
@@ -157,9 +158,9 @@ async function readAsk(reader: ReadableStreamDefaultReader<Uint8Array>): Promise
 }
 
 /** The verdict on `checks` in git's quarantine `env`: null, or the refusal the client sees. */
-async function verdictOf(checks: BranchCheck[], repo: GitRepo, env: Record<string, string>): Promise<string | null> {
+async function verdictOf(checks: BranchCheck[], repo: GitRepo, env: Record<string, string>, signatures: SignatureJudge): Promise<string | null> {
   const where = { gitDir: repo.gitDir, limits: repo.limits, env }
-  const refusals = await Promise.all(checks.map((check) => judgeBranch(check, where).catch((e: Error) => `the push could not be checked: ${e.message}`)))
+  const refusals = await Promise.all(checks.map((check) => judgeBranch(check, where, signatures).catch((e: Error) => `the push could not be checked: ${e.message}`)))
   const at = refusals.findIndex((r) => r !== null)
   return at < 0 ? null : `refusing to accept ${checks[at]!.ref}: ${refusals[at]}`
 }
@@ -182,7 +183,7 @@ export async function pushHook(deps: AppDeps, repo: GitRepo): Promise<PushHook> 
     served = (async () => {
       const ask = await readAsk(reader!).catch((e: Error) => `the hook could not be read: ${e.message}`)
       if (ask === null || closed) return
-      const verdict = typeof ask === 'string' ? `the push could not be checked: ${ask}` : await verdictOf(checks, repo, ask)
+      const verdict = typeof ask === 'string' ? `the push could not be checked: ${ask}` : await verdictOf(checks, repo, ask, signatureJudge(deps))
       if (closed) return
       // One short line into an empty socket buffer: written at once. Refusals are on one line.
       try {

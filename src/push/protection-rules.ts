@@ -5,7 +5,14 @@ import type { GitCaller } from '../auth/git-access'
 import { mayControlTag, mayForcePushTo, mayMergeInto, mayPushTo, ruleFor, type BranchProtectionRow, type Mover, type TagProtectionRow } from '../auth/protection'
 import { gitOfRow } from '../auth/repo-context'
 import type { PushCommand } from '../git/push-commands'
-import { isZeroId, judgeBranch, type BranchCheck } from './branch-judge'
+import { isZeroId, judgeBranch, type BranchCheck, type SignatureJudge } from './branch-judge'
+import { unverifiedCommit } from './signatures'
+
+/** The signature check of a change (./signatures.ts) with the server's database. */
+export const signatureJudge =
+  (deps: AppDeps): SignatureJudge =>
+  (c, where) =>
+    unverifiedCommit(deps, where, c.branch, c.old, c.new)
 
 /**
  * Branch and tag protection as rules of the push decision (./decision.ts, REF_RULES), for every
@@ -66,12 +73,15 @@ export async function branchProtected(command: PushCommand, ctx: ProtectionConte
     protectedFiles: rule.protectedFilePatterns,
     unprotectedFiles: rule.unprotectedFilePatterns,
     fastForward: command.fastForward === true,
+    signed: rule.requireSignedCommits,
   }
-  if (ctx.hooked && !isZeroId(command.old) && !isZeroId(command.new)) {
+  // What needs the pushed objects waits for git's pre-receive hook: a change of the branch, or its
+  // creation where the commits it brings must be signed.
+  if (ctx.hooked && !isZeroId(command.new) && (!isZeroId(command.old) || check.signed)) {
     ctx.deferred.push(check)
     return null
   }
-  const reason = await judgeBranch(check, gitOfRow(ctx.deps, ctx.repo))
+  const reason = await judgeBranch(check, gitOfRow(ctx.deps, ctx.repo), signatureJudge(ctx.deps))
   return reason ? { kind: 'protected', reason } : null
 }
 

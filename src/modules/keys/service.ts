@@ -9,7 +9,7 @@ import { checkRequiredText, MAX_TITLE } from '../../lib/validate'
 import type { EmailEntry } from '../../convert/key'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { parseSshPublicKey, type SshPublicKey } from './ssh-key'
-import type { ParsedGpgKey } from './gpg-key'
+import type { ParsedGpgKey } from '../../auth/gpg-key'
 
 /** `type` column of public_keys: a user's key (deploy keys use 2). */
 const USER_KEY = 1
@@ -142,7 +142,7 @@ export async function addGpgKey(deps: AppDeps, user: UserRow, armored: string, s
   if (!armored.trim()) throw unprocessable('Required', 'ArmoredPublicKey')
   if (armored.length > MAX_ARMORED) throw unprocessable('Key parsing failure: the key is too long', 'ArmoredPublicKey')
   // openpgp costs ~25 MiB of resident memory: load it on the first key added, not at start-up.
-  const { parseArmoredGpgKey } = await import('./gpg-key')
+  const { parseArmoredGpgKey } = await import('../../auth/gpg-key')
   const parsed = await parseArmoredGpgKey(armored)
   const verified = !!signature
   if (signature) await checkTokenSignature(user, signature, [parsed, ...parsed.subkeys])
@@ -228,7 +228,7 @@ async function checkTokenSignature(user: UserRow, signature: string, keys: { key
   const mismatch = () =>
     unprocessable(`The provided GPG key, signature and token do not match or token is out of date. Provide a valid signature for the token: ${token}`)
   if (!signature.trim() || signature.length > MAX_TOKEN_SIGNATURE) throw mismatch()
-  const { detachedSigner } = await import('./gpg-key')
+  const { detachedSigner } = await import('../../auth/gpg-key')
   const texts = [token, gpgVerificationToken(user, 0)].flatMap(signedForms)
   if (!(await detachedSigner(signature, texts, keys))) throw mismatch()
 }

@@ -1,5 +1,5 @@
 import * as openpgp from 'openpgp'
-import { unprocessable } from '../../lib/errors'
+import { unprocessable } from '../lib/errors'
 
 /** What Warren stores of one OpenPGP key or subkey. */
 export interface ParsedGpgKey {

@@ -1,0 +1,98 @@
+import { and, eq, inArray } from 'drizzle-orm'
+import type { AppDeps } from '../deps'
+import { emailAddresses, gpgKeys } from '../db/schema'
+import { runGit, type GitOptions } from '../git/run'
+import { isZeroId } from './branch-judge'
+
+/**
+ * Whether the commits a change brings to a branch are signed by their committers (a protection
+ * rule's `require_signed_commits`, Gitea's verifyCommits of its pre-receive hook): each commit's
+ * OpenPGP signature (its `gpgsig` header) must be made by a GPG key (or subkey) of the person
+ * whose activated e-mail address is the commit's committer address, a key that names that address
+ * or that its owner verified, unexpired when the commit was made. A commit signed otherwise (an
+ * SSH signature, a key Warren does not hold) or not at all is unverified, as Gitea answers for a
+ * signature it cannot check. The server signs nothing, so its own commits (merges, the contents
+ * API) cannot go onto such a branch, as Gitea's without a signing key.
+ */
+
+/** Most commits one change may bring to a branch that requires signatures (each one a signature check). */
+export const MAX_SIGNED_COMMITS = 1000
+
+/** Longest commit object read for its signature (bytes). */
+const MAX_COMMIT_BYTES = 1024 * 1024
+
+/** A commit object split for its signature: the signed payload (the object without the header), the armored signature, the committer. */
+interface SignedCommit {
+  payload: string
+  signature: string | null
+  committerEmail: string
+  committerUnix: number
+}
+
+/** Splits a raw commit object: `gpgsig` (or `gpgsig-sha256`) is a header whose continuation lines start with a space. */
+export function splitSignedCommit(raw: string): SignedCommit {
+  const end = raw.indexOf('\n\n')
+  const headers = (end < 0 ? raw : raw.slice(0, end)).split('\n')
+  const body = end < 0 ? '' : raw.slice(end)
+  const kept: string[] = []
+  let signature: string[] | null = null
+  let inSignature = false
+  let committerEmail = ''
+  let committerUnix = 0
+  for (const line of headers) {
+    if (inSignature && line.startsWith(' ')) {
+      signature!.push(line.slice(1))
+      continue
+    }
+    inSignature = false
+    if (signature === null && (line.startsWith('gpgsig ') || line.startsWith('gpgsig-sha256 '))) {
+      signature = [line.slice(line.indexOf(' ') + 1)]
+      inSignature = true
+      continue
+    }
+    const committer = /^committer .*<([^<>]*)> (\d+) [+-]\d{4}$/.exec(line)
+    if (committer) [committerEmail, committerUnix] = [committer[1]!.toLowerCase(), Number(committer[2])]
+    kept.push(line)
+  }
+  return { payload: kept.join('\n') + body, signature: signature && signature.join('\n'), committerEmail, committerUnix }
+}
+
+/** The GPG keys that may sign as `email` at `when`: those of its activated owner naming it, or verified by that owner, unexpired then. */
+async function signersOf(deps: AppDeps, email: string, when: number): Promise<{ keyId: string; content: string }[]> {
+  const owners = await deps.db
+    .select({ uid: emailAddresses.userId })
+    .from(emailAddresses)
+    .where(and(eq(emailAddresses.lowerEmail, email), eq(emailAddresses.isActivated, true)))
+  if (owners.length === 0) return []
+  const rows = await deps.db.select().from(gpgKeys).where(inArray(gpgKeys.ownerId, owners.map((o) => o.uid)))
+  const primaries = new Map(rows.filter((r) => r.primaryKeyId === '').map((r) => [r.keyId, r]))
+  const names = (r: (typeof rows)[number]) => r.verified || (JSON.parse(r.emails) as { email: string }[]).some((e) => e.email.toLowerCase() === email)
+  return rows.filter((r) => {
+    const primary = r.primaryKeyId === '' ? r : primaries.get(r.primaryKeyId)
+    const unexpired = (k: (typeof rows)[number]) => k.expiredUnix === 0 || k.expiredUnix > when
+    return !!primary && names(primary) && unexpired(r) && unexpired(primary)
+  })
+}
+
+/**
+ * The refusal of the first commit `old`..`now` brings (for a new branch: those no branch has) that
+ * is not verified, or null when all are. `where` is the repository, or git's quarantine in the
+ * pre-receive hook. Bounded: at most MAX_SIGNED_COMMITS commits, each one signature check.
+ */
+export async function unverifiedCommit(deps: AppDeps, where: GitOptions, branch: string, old: string, now: string): Promise<string | null> {
+  const listed = isZeroId(old)
+    ? await runGit(['rev-list', `--max-count=${MAX_SIGNED_COMMITS + 1}`, '--not', '--branches', '--not'], { ...where, values: [now] })
+    : await runGit(['rev-list', `--max-count=${MAX_SIGNED_COMMITS + 1}`], { ...where, values: [`^${old}`, now] })
+  if (listed.code !== 0) throw new Error(`git rev-list failed: ${listed.stderr.trim().slice(0, 200)}`)
+  const ids = listed.stdout.toString('utf8').split('\n').filter(Boolean)
+  if (ids.length > MAX_SIGNED_COMMITS) return `branch ${branch} requires signed commits: a push of more than ${MAX_SIGNED_COMMITS} commits cannot be checked`
+  const { detachedSigner } = await import('../auth/gpg-key')
+  for (const id of ids) {
+    const object = await runGit(['cat-file', 'commit'], { ...where, values: [id] })
+    if (object.code !== 0 || object.stdout.length > MAX_COMMIT_BYTES) return `branch ${branch} is protected from unverified commit ${id}`
+    const commit = splitSignedCommit(object.stdout.toString('utf8'))
+    const keys = commit.signature?.includes('BEGIN PGP SIGNATURE') ? await signersOf(deps, commit.committerEmail, commit.committerUnix) : []
+    if (keys.length === 0 || !(await detachedSigner(commit.signature!, [commit.payload], keys))) return `branch ${branch} is protected from unverified commit ${id}`
+  }
+  return null
+}

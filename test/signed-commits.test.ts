@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import * as openpgp from 'openpgp'
+import { startTestServer, type TestServer, type TestUser } from './helpers'
+import { git, gitOk, remoteUrl, tempDir } from './git-fixture'
+
+/**
+ * A branch protection rule's require_signed_commits (Gitea's verifyCommits): a push brings only
+ * commits signed by a GPG key of their committer (a key naming the committer's activated address),
+ * checked in git's pre-receive hook, over the real git client; unsigned commits, those signed by an
+ * unknown key or by someone else's, are refused and nothing moves. The server signs nothing, so
+ * its own commits (the contents API) are refused there too, as Gitea's without a signing key.
+ */
+
+let s: TestServer
+let alice: TestUser
+let bob: TestUser
+let aliceKey: openpgp.PrivateKey
+let strangerKey: openpgp.PrivateKey
+let work: string
+const dirs: string[] = []
+
+/** A fresh curve25519 key for `email`; added to `user`'s GPG keys through the API when given. */
+async function newKey(email: string, user?: TestUser): Promise<openpgp.PrivateKey> {
+  const { privateKey, publicKey } = await openpgp.generateKey({ type: 'curve25519', userIDs: [{ name: email, email }], format: 'object' })
+  if (user) expect((await s.post('/user/gpg_keys', { armored_public_key: publicKey.armor() }, { token: user.token })).status).toBe(201)
+  return privateKey
+}
+
+/**
+ * Writes a commit on top of `parent` (its tree, a new message) into the work repository, as git
+ * writes a signed one: the `gpgsig` header holds an armored detached signature of the object
+ * without it. Answers its id.
+ */
+async function commitOn(parent: string, message: string, committer: string, key?: openpgp.PrivateKey): Promise<string> {
+  const tree = (await gitOk(work, 'rev-parse', `${parent}^{tree}`)).trim()
+  const when = Math.floor(Date.now() / 1000)
+  const person = `${committer.split('@')[0]} <${committer}> ${when} +0000`
+  const headers = [`tree ${tree}`, `parent ${parent}`, `author ${person}`, `committer ${person}`]
+  const body = `\n${message}\n`
+  let object = `${headers.join('\n')}\n${body}`
+  if (key) {
+    const signed = await openpgp.sign({ message: await openpgp.createMessage({ binary: new TextEncoder().encode(object) }), signingKeys: key, detached: true, format: 'armored' })
+    const lines = (signed as string).trimEnd().split('\n')
+    object = `${headers.join('\n')}\ngpgsig ${lines.join('\n ')}\n${body}`
+  }
+  const file = join(work, '.git', `${crypto.randomUUID()}.commit`)
+  writeFileSync(file, object)
+  return (await gitOk(work, 'hash-object', '-t', 'commit', '-w', file)).trim()
+}
+
+const pushTo = (ref: string, commit: string) => git(work, 'push', remoteUrl(s.url, 'alice/signed.git', 'alice', alice.password), `${commit}:refs/heads/${ref}`)
+const headOf = async (branch: string) => (await s.get(`/repos/alice/signed/branches/${branch}`, { token: alice.token })).body?.commit?.id as string | undefined
+
+beforeAll(async () => {
+  s = await startTestServer()
+  alice = await s.user('alice')
+  bob = await s.user('bob')
+  aliceKey = await newKey('alice@example.com', alice)
+  strangerKey = await newKey('alice@example.com')
+  expect((await s.post('/user/repos', { name: 'signed', auto_init: true }, { token: alice.token })).status).toBe(201)
+  expect((await s.put('/repos/alice/signed/collaborators/bob', { permission: 'write' }, { token: alice.token })).status).toBe(204)
+  for (const rule_name of ['main', 'release/*'])
+    expect((await s.post('/repos/alice/signed/branch_protections', { rule_name, enable_push: true, require_signed_commits: true }, { token: alice.token })).status).toBe(201)
+  work = tempDir()
+  dirs.push(work)
+  await gitOk(work, 'clone', '-q', remoteUrl(s.url, 'alice/signed.git', 'alice', alice.password), '.')
+})
+afterAll(() => s.stop())
+
+describe('require_signed_commits', () => {
+  test("a push of a commit signed by its committer's key is taken; unsigned, unknown-key and someone else's are refused, nothing moving", async () => {
+    const main = (await headOf('main'))!
+    for (const [why, commit] of [
+      ['unsigned', await commitOn(main, 'unsigned', 'alice@example.com')],
+      ['an unknown key', await commitOn(main, 'by a key Warren does not hold', 'alice@example.com', strangerKey)],
+      ["another's address", await commitOn(main, 'committed as bob, signed by alice', 'bob@example.com', aliceKey)],
+    ] as const) {
+      const refused = await pushTo('main', commit)
+      expect([why, refused.code !== 0, refused.stderr]).toEqual([why, true, expect.stringContaining(`branch main is protected from unverified commit ${commit}`)])
+      expect(await headOf('main')).toBe(main)
+    }
+    const signed = await commitOn(main, 'signed', 'alice@example.com', aliceKey)
+    const pushed = await pushTo('main', signed)
+    expect([pushed.code, pushed.stderr]).toEqual([0, expect.any(String)])
+    expect(await headOf('main')).toBe(signed)
+    // Every commit a push brings is checked: a signed one on top of an unsigned one is refused.
+    const unsignedBelow = await commitOn(signed, 'unsigned below', 'alice@example.com')
+    const signedAbove = await commitOn(unsignedBelow, 'signed above', 'alice@example.com', aliceKey)
+    expect((await pushTo('main', signedAbove)).stderr).toContain(`protected from unverified commit ${unsignedBelow}`)
+    expect(await headOf('main')).toBe(signed)
+  })
+
+  test('a new branch under a rule brings only signed commits; the contents API, which signs nothing, is refused there', async () => {
+    const main = (await headOf('main'))!
+    const unsigned = await commitOn(main, 'release notes', 'alice@example.com')
+    expect((await pushTo('release/1.0', unsigned)).stderr).toContain(`protected from unverified commit ${unsigned}`)
+    expect(await headOf('release/1.0')).toBeUndefined()
+    // Made from a signed branch's commits alone, it brings none: taken.
+    expect((await pushTo('release/1.0', main)).code).toBe(0)
+    const file = { content: Buffer.from('x\n').toString('base64'), message: 'From the API', branch: 'main' }
+    const written = await s.post('/repos/alice/signed/contents/api.txt', file, { token: alice.token })
+    expect([written.status, written.body.message]).toEqual([403, expect.stringContaining('protected from unverified commit')])
+    expect(await headOf('main')).toBe(main)
+    // A branch no rule names takes anything.
+    expect((await pushTo('feature', unsigned)).code).toBe(0)
+  })
+})
+
+afterAll(() => {
+  for (const d of dirs) Bun.spawnSync(['rm', '-rf', d])
+})
