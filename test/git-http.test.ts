@@ -49,7 +49,13 @@ describe('git smart HTTP', () => {
     const again = await fetch(`${s.url}/alice/proj/info/refs?service=git-upload-pack`, { headers: { 'Git-Protocol': 'version=2' } })
     expect(await again.text()).not.toContain('filter')
     await gitOk(gitDir, 'config', '--file', join(gitDir, 'config'), 'uploadpack.allowFilter', 'true')
-    expect((await fetch(`${s.url}/alice/nope.git/info/refs?service=git-upload-pack`)).status).toBe(404)
+    // A name no repository has answers as a private repository does: anonymous callers are asked to
+    // sign in (so a name's existence shows to no one), signed-in ones are told it is not found.
+    const unknown = await fetch(`${s.url}/alice/nope.git/info/refs?service=git-upload-pack`)
+    expect([unknown.status, unknown.headers.get('www-authenticate')]).toEqual([401, 'Basic realm="."'])
+    expect((await fetch(`${s.url}/alice/nope.git/info/refs?service=git-upload-pack`, { headers: { authorization: alice.basic } })).status).toBe(404)
+    expect((await s.post('/user/repos', { name: 'hidden', private: true }, { token: alice.token })).status).toBe(201)
+    expect((await fetch(`${s.url}/alice/hidden.git/info/refs?service=git-upload-pack`)).status).toBe(401)
   })
 
   test('push needs credentials (401 + WWW-Authenticate) and write access (403)', async () => {

@@ -79,6 +79,21 @@ export async function httpGitAccess(deps: AppDeps, request: Request, found: { re
   return { refused: { status, message: decided.message ?? message } }
 }
 
+/** Whether a request carries no credentials at all (no Authorization header, no token in its query). */
+export const carriesNoCredentials = (request: Request): boolean => {
+  if (request.headers.get('authorization')) return false
+  const query = new URL(request.url).searchParams
+  return !query.has('token') && !query.has('access_token')
+}
+
+/**
+ * The answer for a name no repository has: what a repository the caller may not read answers, so
+ * that a name's existence shows to no one who may not see it (as Gitea): an anonymous caller is
+ * asked to sign in (401), anyone else is told it is not found (404).
+ */
+export const unknownRepository = (deps: AppDeps, request: Request): Response =>
+  carriesNoCredentials(request) ? gitErrorResponse(deps, ...GIT_REFUSALS['sign-in']) : gitErrorResponse(deps, 404, 'Repository not found')
+
 /**
  * Who may do what over git HTTP is decided by auth/git-access (tokenGitAccess), as for SSH: pulls of readable
  * public repositories are anonymous; everything else needs Basic credentials (401 +
@@ -90,7 +105,7 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
   // repository itself, 301 to the same URL under the new name (git follows it). `{repo}.wiki(.git)`
   // is the repository's wiki, found only while its wiki is on (findGitRepository).
   const found = await findGitRepository(deps, ownerName, repoName)
-  if (!found) return gitErrorResponse(deps, 404, 'Repository not found')
+  if (!found) return unknownRepository(deps, request)
   const decided = await httpGitAccess(deps, request, found, service)
   if ('refused' in decided) return gitErrorResponse(deps, decided.refused.status, decided.refused.message, decided.refused.headers)
   const user = decided.user
