@@ -54,6 +54,12 @@ describe('git smart HTTP', () => {
     const unknown = await fetch(`${s.url}/alice/nope.git/info/refs?service=git-upload-pack`)
     expect([unknown.status, unknown.headers.get('www-authenticate')]).toEqual([401, 'Basic realm="."'])
     expect((await fetch(`${s.url}/alice/nope.git/info/refs?service=git-upload-pack`, { headers: { authorization: alice.basic } })).status).toBe(404)
+    // Credentials are checked first: wrong or malformed ones are 401 whether or not the name exists.
+    for (const name of ['nope', 'secret', 'proj'])
+      for (const authorization of ['Basic !!!', `Basic ${Buffer.from('alice:wrong-password').toString('base64')}`]) {
+        const res = await fetch(`${s.url}/alice/${name}.git/info/refs?service=git-upload-pack`, { headers: { authorization } })
+        expect([name, res.status]).toEqual([name, 401])
+      }
     expect((await s.post('/user/repos', { name: 'hidden', private: true }, { token: alice.token })).status).toBe(201)
     expect((await fetch(`${s.url}/alice/hidden.git/info/refs?service=git-upload-pack`)).status).toBe(401)
   })

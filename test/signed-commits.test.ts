@@ -33,17 +33,18 @@ async function newKey(email: string, user?: TestUser): Promise<openpgp.PrivateKe
  * writes a signed one: the `gpgsig` header holds an armored detached signature of the object
  * without it. Answers its id.
  */
-async function commitOn(parent: string, message: string, committer: string, key?: openpgp.PrivateKey): Promise<string> {
+async function commitOn(parent: string, message: string | Buffer, committer: string, key?: openpgp.PrivateKey, extraHeaders: string[] = []): Promise<string> {
   const tree = (await gitOk(work, 'rev-parse', `${parent}^{tree}`)).trim()
   const when = Math.floor(Date.now() / 1000)
   const person = `${committer.split('@')[0]} <${committer}> ${when} +0000`
-  const headers = [`tree ${tree}`, `parent ${parent}`, `author ${person}`, `committer ${person}`]
-  const body = `\n${message}\n`
-  let object = `${headers.join('\n')}\n${body}`
+  const headers = [`tree ${tree}`, `parent ${parent}`, `author ${person}`, `committer ${person}`, ...extraHeaders]
+  // The message as bytes: it may be in another encoding than UTF-8 (an `encoding` header says which).
+  const body = Buffer.concat([Buffer.from('\n'), typeof message === 'string' ? Buffer.from(message) : message, Buffer.from('\n')])
+  let object = Buffer.concat([Buffer.from(`${headers.join('\n')}\n`), body])
   if (key) {
-    const signed = await openpgp.sign({ message: await openpgp.createMessage({ binary: new TextEncoder().encode(object) }), signingKeys: key, detached: true, format: 'armored' })
+    const signed = await openpgp.sign({ message: await openpgp.createMessage({ binary: new Uint8Array(object) }), signingKeys: key, detached: true, format: 'armored' })
     const lines = (signed as string).trimEnd().split('\n')
-    object = `${headers.join('\n')}\ngpgsig ${lines.join('\n ')}\n${body}`
+    object = Buffer.concat([Buffer.from(`${headers.join('\n')}\ngpgsig ${lines.join('\n ')}\n`), body])
   }
   const file = join(work, '.git', `${crypto.randomUUID()}.commit`)
   writeFileSync(file, object)
@@ -105,6 +106,24 @@ describe('require_signed_commits', () => {
     expect(await headOf('main')).toBe(main)
     // A branch no rule names takes anything.
     expect((await pushTo('feature', unsigned)).code).toBe(0)
+  })
+
+  test('a message in Latin-1 (its bytes signed as they are) is verified', async () => {
+    const main = (await headOf('main'))!
+    const latin1 = await commitOn(main, Buffer.from([0x63, 0x61, 0x66, 0xe9]), 'alice@example.com', aliceKey, ['encoding ISO-8859-1'])
+    const pushed = await pushTo('main', latin1)
+    expect([pushed.code, pushed.stderr]).toEqual([0, expect.any(String)])
+    expect(await headOf('main')).toBe(latin1)
+  })
+
+  test("a pull request into such a branch is not merged: the server would not sign the merge (Gitea's words)", async () => {
+    const main = (await headOf('main'))!
+    expect((await pushTo('topic', await commitOn(main, 'a topic', 'alice@example.com', aliceKey))).code).toBe(0)
+    const pull = await s.post('/repos/alice/signed/pulls', { head: 'topic', base: 'main', title: 'Topic' }, { token: alice.token })
+    expect(pull.status).toBe(201)
+    const merged = await s.post(`/repos/alice/signed/pulls/${pull.body.number}/merge`, { Do: 'merge' }, { token: alice.token })
+    expect([merged.status, merged.body.message]).toEqual([405, 'Protected branch main requires signed commits but this merge would not be signed'])
+    expect(await headOf('main')).toBe(main)
   })
 })
 

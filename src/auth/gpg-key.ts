@@ -132,7 +132,7 @@ async function storedKeyPacket(content: string): Promise<KeyPacket | undefined> 
  */
 export async function detachedSigner(
   armoredSignature: string,
-  texts: string[],
+  texts: (string | Uint8Array)[],
   keys: { keyId: string; content: string }[],
 ): Promise<string | undefined> {
   let signature: openpgp.Signature
@@ -145,7 +145,7 @@ export async function detachedSigner(
     const literal = new openpgp.LiteralDataPacket()
     // setBytes is public in openpgp's code, private only in its typings
     ;(literal as unknown as { setBytes(bytes: Uint8Array, format: openpgp.enums.literal): void }).setBytes(
-      new TextEncoder().encode(text),
+      typeof text === 'string' ? new TextEncoder().encode(text) : text,
       openpgp.enums.literal.binary,
     )
     return literal

@@ -46,6 +46,15 @@ export const isZeroId = (id: string) => /^0+$/.test(id)
  * changed files answers both file questions.
  */
 export async function judgeBranch(c: BranchCheck, where: GitOptions, signatures?: SignatureJudge): Promise<string | null> {
+  const refused = await judgeMove(c, where)
+  // The commits' signatures are checked last, for a change everything else allows: one who may
+  // not push costs no signature checks (Gitea checks them before the whitelist; the refusal differs only in its reason).
+  if (refused || !c.signed) return refused
+  return signatures ? await signatures(c, where) : `branch ${c.branch} requires signed commits, which cannot be checked here`
+}
+
+/** judgeBranch's verdict on all but the signatures. */
+async function judgeMove(c: BranchCheck, where: GitOptions): Promise<string | null> {
   if (isZeroId(c.new)) return `branch ${c.branch} is protected from deletion`
   const creating = isZeroId(c.old)
   const protectedGlobs = filePatternsOf(c.protectedFiles)
@@ -68,11 +77,6 @@ export async function judgeBranch(c: BranchCheck, where: GitOptions, signatures?
       : await Promise.all([askRewrite && isRewrite(where, c.old, c.new), askPath ? firstChangedPath(where, c.old, c.new, pick) : null])
   const readAll = askPath && protectedPath === null
   if (force && !c.ruleForce) return `branch ${c.branch} is protected from force push`
-  // Unsigned commits are refused to everyone, a merge too (Gitea's order: after the force push).
-  if (c.signed) {
-    const unverified = signatures ? await signatures(c, where) : `branch ${c.branch} requires signed commits, which cannot be checked here`
-    if (unverified) return unverified
-  }
   if (!protectedPath && (force ? c.mayForce : c.mayPush)) return null
   const fileRefusal = `branch ${c.branch} is protected from changing file ${protectedPath}`
   if (c.merge) {

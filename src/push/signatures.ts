@@ -21,40 +21,48 @@ export const MAX_SIGNED_COMMITS = 1000
 /** Longest commit object read for its signature (bytes). */
 const MAX_COMMIT_BYTES = 1024 * 1024
 
-/** A commit object split for its signature: the signed payload (the object without the header), the armored signature, the committer. */
+/** A commit object split for its signature: the signed payload (the object's bytes without the header), the armored signature, the committer. */
 interface SignedCommit {
-  payload: string
+  payload: Uint8Array
   signature: string | null
   committerEmail: string
   committerUnix: number
 }
 
-/** Splits a raw commit object: `gpgsig` (or `gpgsig-sha256`) is a header whose continuation lines start with a space. */
-export function splitSignedCommit(raw: string): SignedCommit {
+/**
+ * Splits a raw commit object as git does to verify it: the payload is the object without its
+ * signature headers (`gpgsig` and `gpgsig-sha256`, each with its continuation lines, which start
+ * with a space), byte for byte (a message in another encoding than UTF-8 included); the
+ * signature is the first of them.
+ */
+export function splitSignedCommit(bytes: Uint8Array): SignedCommit {
+  // Latin-1 maps each byte to one character and back: the split keeps every byte as it was.
+  const raw = Buffer.from(bytes).toString('latin1')
   const end = raw.indexOf('\n\n')
   const headers = (end < 0 ? raw : raw.slice(0, end)).split('\n')
   const body = end < 0 ? '' : raw.slice(end)
   const kept: string[] = []
   let signature: string[] | null = null
-  let inSignature = false
+  // Inside a signature header: 'first' (the one read), 'other' (left out, not read), or not.
+  let inside: 'first' | 'other' | null = null
   let committerEmail = ''
   let committerUnix = 0
   for (const line of headers) {
-    if (inSignature && line.startsWith(' ')) {
-      signature!.push(line.slice(1))
+    if (inside && line.startsWith(' ')) {
+      if (inside === 'first') signature!.push(line.slice(1))
       continue
     }
-    inSignature = false
-    if (signature === null && (line.startsWith('gpgsig ') || line.startsWith('gpgsig-sha256 '))) {
-      signature = [line.slice(line.indexOf(' ') + 1)]
-      inSignature = true
+    inside = null
+    if (line.startsWith('gpgsig ') || line.startsWith('gpgsig-sha256 ')) {
+      inside = signature === null ? 'first' : 'other'
+      if (inside === 'first') signature = [line.slice(line.indexOf(' ') + 1)]
       continue
     }
     const committer = /^committer .*<([^<>]*)> (\d+) [+-]\d{4}$/.exec(line)
-    if (committer) [committerEmail, committerUnix] = [committer[1]!.toLowerCase(), Number(committer[2])]
+    if (committer) [committerEmail, committerUnix] = [Buffer.from(committer[1]!, 'latin1').toString('utf8').toLowerCase(), Number(committer[2])]
     kept.push(line)
   }
-  return { payload: kept.join('\n') + body, signature: signature && signature.join('\n'), committerEmail, committerUnix }
+  return { payload: Buffer.from(kept.join('\n') + body, 'latin1'), signature: signature && signature.join('\n'), committerEmail, committerUnix }
 }
 
 /** The GPG keys that may sign as `email` at `when`: those of its activated owner naming it, or verified by that owner, unexpired then. */
@@ -90,7 +98,7 @@ export async function unverifiedCommit(deps: AppDeps, where: GitOptions, branch:
   for (const id of ids) {
     const object = await runGit(['cat-file', 'commit'], { ...where, values: [id] })
     if (object.code !== 0 || object.stdout.length > MAX_COMMIT_BYTES) return `branch ${branch} is protected from unverified commit ${id}`
-    const commit = splitSignedCommit(object.stdout.toString('utf8'))
+    const commit = splitSignedCommit(object.stdout)
     const keys = commit.signature?.includes('BEGIN PGP SIGNATURE') ? await signersOf(deps, commit.committerEmail, commit.committerUnix) : []
     if (keys.length === 0 || !(await detachedSigner(commit.signature!, [commit.payload], keys))) return `branch ${branch} is protected from unverified commit ${id}`
   }

@@ -63,9 +63,22 @@ export interface HttpRefusal {
  * refusal. The LFS endpoints find their callers here too.
  */
 export async function httpGitAccess(deps: AppDeps, request: Request, found: { repo: RepoRow; owner: UserRow }, service: GitSessionService): Promise<{ user: UserRow | null } | { refused: HttpRefusal }> {
-  let caller: Caller
+  const caller = await httpGitCaller(deps, request)
+  if ('refused' in caller) return caller
+  const decided = await tokenGitAccess(deps, caller, found, service)
+  if (!decided.refused) return { user: decided.user }
+  const [status, message] = GIT_REFUSALS[decided.refused]
+  return { refused: { status, message: decided.message ?? message } }
+}
+
+/**
+ * The caller of a git HTTP (or LFS) request, or the refusal of its credentials: wrong ones are
+ * 401 (`invalid credentials`), too many failed sign-ins 429 with its Retry-After, whether or not
+ * the repository named exists.
+ */
+async function httpGitCaller(deps: AppDeps, request: Request): Promise<Caller | { refused: HttpRefusal }> {
   try {
-    caller = await deps.auth.caller(request)
+    return await deps.auth.caller(request)
   } catch (e) {
     // A 429 keeps its Retry-After (too many failed sign-ins from this client or for this account).
     // A password of a user with a second factor is refused with Gitea's advice to use a token.
@@ -73,26 +86,20 @@ export async function httpGitAccess(deps: AppDeps, request: Request, found: { re
       return { refused: { status: e.status, message: e.status === 401 && e.message !== TWO_FACTOR_GIT_PASSWORD ? 'invalid credentials' : e.message, headers: e.headers } }
     throw e
   }
-  const decided = await tokenGitAccess(deps, caller, found, service)
-  if (!decided.refused) return { user: decided.user }
-  const [status, message] = GIT_REFUSALS[decided.refused]
-  return { refused: { status, message: decided.message ?? message } }
-}
-
-/** Whether a request carries no credentials at all (no Authorization header, no token in its query). */
-export const carriesNoCredentials = (request: Request): boolean => {
-  if (request.headers.get('authorization')) return false
-  const query = new URL(request.url).searchParams
-  return !query.has('token') && !query.has('access_token')
 }
 
 /**
- * The answer for a name no repository has: what a repository the caller may not read answers, so
- * that a name's existence shows to no one who may not see it (as Gitea): an anonymous caller is
- * asked to sign in (401), anyone else is told it is not found (404).
+ * The refusal of a request naming no repository: what a repository the caller may not read
+ * answers, so that a name's existence shows to no one who may not see it (as Gitea): credentials
+ * are checked first (wrong ones 401, too many failures 429, as anywhere), then an anonymous
+ * caller is asked to sign in (401) and a signed-in one told it is not found (404).
  */
-export const unknownRepository = (deps: AppDeps, request: Request): Response =>
-  carriesNoCredentials(request) ? gitErrorResponse(deps, ...GIT_REFUSALS['sign-in']) : gitErrorResponse(deps, 404, 'Repository not found')
+export async function unknownRepositoryRefusal(deps: AppDeps, request: Request): Promise<HttpRefusal> {
+  const caller = await httpGitCaller(deps, request)
+  if ('refused' in caller) return caller.refused
+  if (!caller.user) return { status: GIT_REFUSALS['sign-in'][0], message: GIT_REFUSALS['sign-in'][1] }
+  return { status: 404, message: 'Repository not found' }
+}
 
 /**
  * Who may do what over git HTTP is decided by auth/git-access (tokenGitAccess), as for SSH: pulls of readable
@@ -105,7 +112,10 @@ export async function authorizeGit(deps: AppDeps, request: Request, ownerName: s
   // repository itself, 301 to the same URL under the new name (git follows it). `{repo}.wiki(.git)`
   // is the repository's wiki, found only while its wiki is on (findGitRepository).
   const found = await findGitRepository(deps, ownerName, repoName)
-  if (!found) return unknownRepository(deps, request)
+  if (!found) {
+    const refused = await unknownRepositoryRefusal(deps, request)
+    return gitErrorResponse(deps, refused.status, refused.message, refused.headers)
+  }
   const decided = await httpGitAccess(deps, request, found, service)
   if ('refused' in decided) return gitErrorResponse(deps, decided.refused.status, decided.refused.message, decided.refused.headers)
   const user = decided.user

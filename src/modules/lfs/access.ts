@@ -5,7 +5,7 @@ import { findGitRepository, gitAccessRefusal } from '../../auth/git-access'
 import { openTicket, sealTicket } from '../../lib/secret-box'
 import { docsUrl } from '../../lib/urls'
 import { nowUnix } from '../../lib/time'
-import { carriesNoCredentials, GIT_REFUSALS, httpGitAccess } from '../git-http/service'
+import { GIT_REFUSALS, httpGitAccess, unknownRepositoryRefusal } from '../git-http/service'
 
 /** The LFS API's media type (requests' Accept, answers' Content-Type). */
 export const LFS_MEDIA_TYPE = 'application/vnd.git-lfs+json'
@@ -73,8 +73,11 @@ function ticketOf(deps: AppDeps, authorization: string | null): LfsTicket | unde
 export async function authorizeLfs(deps: AppDeps, request: Request, ownerName: string, repoName: string, need: LfsNeed): Promise<LfsTarget | Response> {
   if (!deps.config.lfsStartServer) return lfsError(deps, 404, 'Not Found')
   const found = await findGitRepository(deps, ownerName, repoName)
-  // A name no repository has answers as one the caller may not read (git HTTP's unknownRepository).
-  if (!found) return carriesNoCredentials(request) ? lfsError(deps, ...GIT_REFUSALS['sign-in']) : lfsError(deps, 404, 'Repository not found')
+  // A name no repository has answers as one the caller may not read (git HTTP's unknownRepositoryRefusal).
+  if (!found) {
+    const refused = await unknownRepositoryRefusal(deps, request)
+    return lfsError(deps, refused.status, refused.message, refused.headers)
+  }
   if (found.wiki) return lfsError(deps, 404, 'Repository not found')
   const authorization = request.headers.get('authorization')
   const service = need === 'write' ? 'receive-pack' : 'upload-pack'

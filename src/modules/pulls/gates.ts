@@ -118,6 +118,9 @@ export async function mergeGate(
   if (codeMode < AccessMode.Write) return { message: 'User not allowed to merge PR', forcible: false }
   const rule = ruleFor(await branchRulesOf(deps.db, ctx.repo.id), pull.baseBranch)
   if (!rule) return null
+  // The server signs nothing: a branch whose commits must be signed takes no merge (Gitea's
+  // IsSignedIfRequired without a signing key), whatever the merge style (push/signatures.ts).
+  if (rule.requireSignedCommits) return { message: `Protected branch ${pull.baseBranch} requires signed commits but this merge would not be signed`, forcible: false }
   // Who may merge and what the rule waits for are read together; the merger's refusal comes first.
   const [mayMerge, reason] = await Promise.all([mayMergeInto(deps.db, rule, doer, codeMode), notReady(deps, ctx, pull, rule, git, shas.base, shas.head)])
   if (!mayMerge) return { message: 'User not allowed to merge PR', forcible: false }
