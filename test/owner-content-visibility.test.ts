@@ -59,19 +59,23 @@ afterAll(async () => {
 })
 
 describe("a private person's content is not shown through personal ties", () => {
-  test('those with ties see the profile but not the profile README', async () => {
+  test('those with ties see the profile but not the profile README, nor links to the projects and packages', async () => {
     for (const viewer of [vic, wes]) {
       const profile = await page('/pat', await signIn(viewer))
       expect(profile.status).toBe(200)
       const text = await profile.text()
       expect(text).not.toContain(README_TEXT)
       expect(text).not.toContain('aria-label="Profile README"')
+      expect(text).not.toContain('href="/pat/-/projects"')
+      expect(text).not.toContain('href="/pat/-/packages"')
       // As the repository itself.
       expect((await page('/pat/.profile', await signIn(viewer))).status).toBe(404)
       expect((await s.get('/repos/pat/.profile', { token: viewer.token })).status).toBe(404)
     }
     for (const viewer of [pat, root]) {
       const text = await (await page('/pat', await signIn(viewer))).text()
+      expect(text).toContain('href="/pat/-/projects"')
+      expect(text).toContain('href="/pat/-/packages"')
       expect(text).toContain('aria-label="Profile README"')
       expect(text).toContain(README_TEXT)
     }

@@ -24,6 +24,7 @@ import { errorPage } from '../errors'
 import { ownerUrl, projectsUrl, repoUrl } from '../links'
 import { OwnerList } from './explore'
 import { profileReadme } from './repo'
+import { ownerContentVisible } from '../../auth/package-access'
 import { trustedHtml } from 'warren-jsx/jsx-runtime'
 
 /** A profile README (repo.tsx `profileReadme`), sanitised by the markdown renderer. */
@@ -93,7 +94,12 @@ const ProfileQuery = t.Object({ tab: FormText(32), page: FormText(10) })
 const FollowQuery = t.Object({ action: FormText(16) })
 const FollowBody = t.Object({ _csrf: CsrfText, action: FormText(16) })
 
-export function OwnerHeading(props: { owner: UserRow; kind: string }): Html {
+/**
+ * An owner's heading. `content`: whether the viewer may see the owner's content (package-access.ts
+ * ownerContentVisible; a private person's profile shows to more people than its projects and
+ * packages do): its Projects and Packages links are left out otherwise.
+ */
+export function OwnerHeading(props: { owner: UserRow; kind: string; content?: boolean }): Html {
   const { owner } = props
   return (
     <>
@@ -102,7 +108,8 @@ export function OwnerHeading(props: { owner: UserRow; kind: string }): Html {
         {owner.fullName ? <span class="muted"> · {owner.fullName}</span> : null}
       </h1>
       <p class="muted">
-        {props.kind} · <a href={ownerUrl(owner.name)}>Repositories</a> · <a href={projectsUrl(owner.name, null)}>Projects</a>
+        {props.kind} · <a href={ownerUrl(owner.name)}>Repositories</a>
+        {props.content === false ? null : <> · <a href={projectsUrl(owner.name, null)}>Projects</a></>}
       </p>
     </>
   )
@@ -113,13 +120,13 @@ export function OwnerHeading(props: { owner: UserRow; kind: string }): Html {
  * repositories; then Packages (`/{owner}/-/packages`, Gitea 1.23's tab of both, seen by whoever
  * sees the owner, as its packages are).
  */
-export function OwnerTabs(props: { owner: UserRow; current: Tab | 'packages' }): Html {
+export function OwnerTabs(props: { owner: UserRow; current: Tab | 'packages'; content?: boolean }): Html {
   const base = ownerUrl(props.owner.name)
   const tabs: (readonly [string, string, string])[] =
     props.owner.type === 0 ? TABS.map(([id, label]) => [id, label, id === 'repositories' ? base : `${base}?tab=${id}`] as const) : [['repositories', 'Repositories', base]]
   return (
     <nav class="tabs" aria-label={props.owner.type === 0 ? 'Profile' : 'Organisation'}>
-      {[...tabs, ['packages', 'Packages', `${base}/-/packages`] as const].map(([id, label, href]) => (
+      {[...tabs, ...(props.content === false ? [] : [['packages', 'Packages', `${base}/-/packages`] as const])].map(([id, label, href]) => (
         <a href={href} aria-current={id === props.current ? 'page' : undefined}>
           {label}
         </a>
@@ -181,14 +188,15 @@ async function profileResponse(
   const viewer = caller.user
   const tab: Tab = TABS.find(([id]) => id === query.tab)?.[0] ?? 'repositories'
   const base = ownerUrl(user.name)
-  const [content, following, readme] = await Promise.all([
+  const [content, following, readme, ownContent] = await Promise.all([
     tabContent(deps, viewer, user, tab, pageNumber(query.page), base),
     viewer && viewer.id !== user.id ? isFollowing(deps, viewer.id, user.id) : Promise.resolve(null),
     profileReadme(deps, caller, user, client),
+    ownerContentVisible(deps, user, viewer),
   ])
   return htmlResponse(
     <Layout ctx={web} title={user.name} feed={{ title: `Feed of "${user.name}"`, rss: `${base}.rss` }}>
-      <OwnerHeading owner={user} kind="User" />
+      <OwnerHeading owner={user} kind="User" content={ownContent} />
       <Notices ctx={web} error={refused.error} />
       {user.description ? <p>{user.description}</p> : null}
       <p>
@@ -197,7 +205,7 @@ async function profileResponse(
       </p>
       {following === null ? null : <ButtonForm ctx={web} action={`${base}?action=${following ? 'unfollow' : 'follow'}`} label={following ? 'Unfollow' : 'Follow'} />}
       <ProfileReadme html={readme} />
-      <OwnerTabs owner={user} current={tab} />
+      <OwnerTabs owner={user} current={tab} content={ownContent} />
       {content}
     </Layout>,
     refused.status ?? 200,
