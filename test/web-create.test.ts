@@ -196,7 +196,8 @@ describe('migration', () => {
     const cases: [Record<string, string>, number, string][] = [
       [{ clone_addr: 'ftp://example.com/x.git' }, 422, 'Invalid url'],
       [{ clone_addr: '' }, 422, 'Enter the clone address'],
-      [{ clone_addr: `${s.url}/alice/no-such.git` }, 422, 'Migration failed'],
+      // An unknown name answers as a hidden repository would: the remote asks for credentials.
+      [{ clone_addr: `${s.url}/alice/no-such.git` }, 422, 'Authentication failed'],
       [{ repo_name: 'copy' }, 409, 'already exists'],
       [{ mirror: 'on', mirror_interval: 'soon' }, 422, 'invalid mirror interval'],
       [{ uid: 'bob' }, 403, 'You may not migrate'],
