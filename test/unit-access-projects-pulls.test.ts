@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, unitTeam, type TestServer, type TestUser } from './helpers'
 import { webVisitors } from './web-session'
+import { asc, eq } from 'drizzle-orm'
+import { projectColumns } from '../src/db/schema'
 
 /**
  * Per-unit access where a team gives a repository's code but not the unit a thing belongs to:
@@ -72,6 +74,17 @@ describe("an organisation project's cards, by the issue's unit", () => {
     expect(pulls).not.toContain('Secret issue')
     expect(pulls).toContain('0 open · 1 closed')
     expect(await html('/unitorg/-/projects', pullReader)).toContain('0 open · 1 closed')
+
+    // A writer of the projects who may not read the issues cannot move a card: not on the board for them.
+    const mover = await s.user('unitmover')
+    await team('board-writers', 'read', { 'repo.code': 'read', 'repo.issues': 'none', 'repo.pulls': 'none', 'repo.projects': 'write' }, [mover])
+    const columns = await s.deps.db.select().from(projectColumns).where(eq(projectColumns.projectId, Number(board.split('/').at(-1)))).orderBy(asc(projectColumns.sorting), asc(projectColumns.id))
+    expect(columns.length).toBeGreaterThan(1)
+    expect((await submit(mover, `${board}/card`, { issue_id: String(issue.id), column_id: String(columns.at(-1)!.id) })).status).toBe(404)
+    expect(cardsOf(await html(board, alice))[0]).toEqual(['Secret issue', 'Secret change'])
+    // The owner moves it.
+    expect((await submit(alice, `${board}/card`, { issue_id: String(issue.id), column_id: String(columns.at(-1)!.id) })).status).toBe(303)
+    expect(cardsOf(await html(board, alice))[0]).toEqual(['Secret change'])
   })
 })
 

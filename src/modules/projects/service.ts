@@ -446,6 +446,9 @@ export async function moveCards(deps: AppDeps, project: ProjectRow, column: Proj
       .innerJoin(issues, eq(issues.id, projectIssues.issueId))
       .where(and(eq(projectIssues.projectId, project.id), inJsonList(projectIssues.issueId, ids)))
     if (cards.length !== ids.length) throw notFound('some issues do not exist in this project')
+    // A card the mover may not read is not on the board for them (visibleCards' rule): as if absent.
+    const readable = await readableTrackers(deps, actor, [...new Set(cards.map((c) => c.issue.repoId))])
+    if (cards.some((c) => !(c.issue.isPull ? readable.pulls : readable.issues).includes(c.issue.repoId))) throw notFound('some issues do not exist in this project')
     let next = await endOf(deps, column.id)
     const byIssue = new Map(cards.map((c) => [c.issue.id, c]))
     const events = []
