@@ -65,8 +65,13 @@ export function splitSignedCommit(bytes: Uint8Array): SignedCommit {
   return { payload: Buffer.from(kept.join('\n') + body, 'latin1'), signature: signature && signature.join('\n'), committerEmail, committerUnix }
 }
 
-/** The GPG keys that may sign as `email` at `when`: those of its activated owner naming it, or verified by that owner, unexpired then. */
-async function signersOf(deps: AppDeps, email: string, when: number): Promise<{ keyId: string; content: string }[]> {
+type GpgKeyRow = typeof gpgKeys.$inferSelect
+
+/**
+ * The GPG keys (with their primary key) that may sign as `email`: those of its activated owner
+ * naming it, or verified by that owner. Read once per address a change's commits name.
+ */
+async function keysNaming(deps: AppDeps, email: string): Promise<{ key: GpgKeyRow; primary: GpgKeyRow }[]> {
   const owners = await deps.db
     .select({ uid: emailAddresses.userId })
     .from(emailAddresses)
@@ -74,18 +79,50 @@ async function signersOf(deps: AppDeps, email: string, when: number): Promise<{ 
   if (owners.length === 0) return []
   const rows = await deps.db.select().from(gpgKeys).where(inArray(gpgKeys.ownerId, owners.map((o) => o.uid)))
   const primaries = new Map(rows.filter((r) => r.primaryKeyId === '').map((r) => [r.keyId, r]))
-  const names = (r: (typeof rows)[number]) => r.verified || (JSON.parse(r.emails) as { email: string }[]).some((e) => e.email.toLowerCase() === email)
-  return rows.filter((r) => {
-    const primary = r.primaryKeyId === '' ? r : primaries.get(r.primaryKeyId)
-    const unexpired = (k: (typeof rows)[number]) => k.expiredUnix === 0 || k.expiredUnix > when
-    return !!primary && names(primary) && unexpired(r) && unexpired(primary)
+  const names = (r: GpgKeyRow) => r.verified || (JSON.parse(r.emails) as { email: string }[]).some((e) => e.email.toLowerCase() === email)
+  return rows.flatMap((key) => {
+    const primary = key.primaryKeyId === '' ? key : primaries.get(key.primaryKeyId)
+    return primary && names(primary) ? [{ key, primary }] : []
   })
+}
+
+/** Of `keys`, those unexpired at `when` (the key and its primary). */
+const unexpiredAt = (keys: { key: GpgKeyRow; primary: GpgKeyRow }[], when: number) =>
+  keys.filter(({ key, primary }) => [key, primary].every((k) => k.expiredUnix === 0 || k.expiredUnix > when)).map(({ key }) => key)
+
+/** Most bytes of commit objects one change's check reads (its commits' objects in one read). */
+const MAX_COMMITS_BYTES = 16 * 1024 * 1024
+
+/**
+ * The objects of `ids` (commits), read by one `git cat-file --batch` once one `--batch-check` has
+ * bounded their sizes; null when one is missing, not a commit, or they are too large to check.
+ */
+async function commitObjects(where: GitOptions, ids: string[]): Promise<Buffer[] | null> {
+  const input = ids.join('\n') + '\n'
+  const checked = await runGit(['cat-file', '--batch-check=%(objecttype) %(objectsize)'], { ...where, input })
+  if (checked.code !== 0) return null
+  const sizes = checked.stdout.toString('utf8').split('\n').filter(Boolean).map((line) => Number(/^commit (\d+)$/.exec(line)?.[1] ?? NaN))
+  if (sizes.length !== ids.length || sizes.some((n) => !(n <= MAX_COMMIT_BYTES))) return null
+  if (sizes.reduce((sum, n) => sum + n, 0) > MAX_COMMITS_BYTES) return null
+  const read = await runGit(['cat-file', '--batch'], { ...where, input })
+  if (read.code !== 0) return null
+  // Each object: its header line (`<id> commit <size>`), its bytes, a newline.
+  const objects: Buffer[] = []
+  let at = 0
+  for (const n of sizes) {
+    const start = read.stdout.indexOf(10, at) + 1
+    if (start === 0 || start + n > read.stdout.length) return null
+    objects.push(read.stdout.subarray(start, start + n))
+    at = start + n + 1
+  }
+  return objects
 }
 
 /**
  * The refusal of the first commit `old`..`now` brings (for a new branch: those no branch has) that
  * is not verified, or null when all are. `where` is the repository, or git's quarantine in the
- * pre-receive hook. Bounded: at most MAX_SIGNED_COMMITS commits, each one signature check.
+ * pre-receive hook. Bounded: at most MAX_SIGNED_COMMITS commits, read by two gits whatever their
+ * number, the keys read once per committer address, one signature check a commit.
  */
 export async function unverifiedCommit(deps: AppDeps, where: GitOptions, branch: string, old: string, now: string): Promise<string | null> {
   const listed = isZeroId(old)
@@ -94,13 +131,18 @@ export async function unverifiedCommit(deps: AppDeps, where: GitOptions, branch:
   if (listed.code !== 0) throw new Error(`git rev-list failed: ${listed.stderr.trim().slice(0, 200)}`)
   const ids = listed.stdout.toString('utf8').split('\n').filter(Boolean)
   if (ids.length > MAX_SIGNED_COMMITS) return `branch ${branch} requires signed commits: a push of more than ${MAX_SIGNED_COMMITS} commits cannot be checked`
+  if (ids.length === 0) return null
+  const objects = await commitObjects(where, ids)
+  if (!objects) return `branch ${branch} requires signed commits: the commits pushed could not be read to check them`
   const { detachedSigner } = await import('../auth/gpg-key')
-  for (const id of ids) {
-    const object = await runGit(['cat-file', 'commit'], { ...where, values: [id] })
-    if (object.code !== 0 || object.stdout.length > MAX_COMMIT_BYTES) return `branch ${branch} is protected from unverified commit ${id}`
-    const commit = splitSignedCommit(object.stdout)
-    const keys = commit.signature?.includes('BEGIN PGP SIGNATURE') ? await signersOf(deps, commit.committerEmail, commit.committerUnix) : []
-    if (keys.length === 0 || !(await detachedSigner(commit.signature!, [commit.payload], keys))) return `branch ${branch} is protected from unverified commit ${id}`
+  const keysOf = new Map<string, Promise<{ key: GpgKeyRow; primary: GpgKeyRow }[]>>()
+  for (const [i, id] of ids.entries()) {
+    const commit = splitSignedCommit(objects[i]!)
+    if (!commit.signature?.includes('BEGIN PGP SIGNATURE')) return `branch ${branch} is protected from unverified commit ${id}`
+    let named = keysOf.get(commit.committerEmail)
+    if (!named) keysOf.set(commit.committerEmail, (named = keysNaming(deps, commit.committerEmail)))
+    const keys = unexpiredAt(await named, commit.committerUnix)
+    if (keys.length === 0 || !(await detachedSigner(commit.signature, [commit.payload], keys))) return `branch ${branch} is protected from unverified commit ${id}`
   }
   return null
 }

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { RepoRow } from '../../auth/access'
 import type { UserRow } from '../../auth/caller'
@@ -28,17 +28,19 @@ import { toApiUser } from '../../convert/user'
  */
 export type HookScope = { repo: RepoRow } | { owner: UserRow } | { site: true }
 
-const scopeWhere = (scope: HookScope): SQL =>
-  'repo' in scope ? eq(hooks.repoId, scope.repo.id) : 'owner' in scope ? ownerHooks(scope.owner.id) : siteHooks()
-
 /** A scope's kind and the id it is of (0 for the site's). */
 const scopeKey = (scope: HookScope): ['repo' | 'owner' | 'site', number] =>
   'repo' in scope ? ['repo', scope.repo.id] : 'owner' in scope ? ['owner', scope.owner.id] : ['site', 0]
 
+/** The hooks of a kind of scope whose id is `of` (a value, or a placeholder of a prepared list). */
+const hooksOfKind = (kind: ReturnType<typeof scopeKey>[0], of: number | Placeholder): SQL =>
+  kind === 'repo' ? eq(hooks.repoId, of) : kind === 'owner' ? ownerHooks(of) : siteHooks()
+
+const scopeWhere = (scope: HookScope): SQL => hooksOfKind(...scopeKey(scope))
+
 /** listHooks' statements for a kind of scope, with `limit` and `offset` placeholders when `paged`. */
 function prepareHookList(db: AppDeps['db'], kind: ReturnType<typeof scopeKey>[0], paged: boolean) {
-  const OF = sql.placeholder('of')
-  const where = kind === 'repo' ? eq(hooks.repoId, OF) : kind === 'owner' ? ownerHooks(OF) : siteHooks()
+  const where = hooksOfKind(kind, sql.placeholder('of'))
   const rows = db.select().from(hooks).where(where).orderBy(hooks.id)
   return {
     rows: paged ? rows.limit(sql.placeholder('limit')).offset(sql.placeholder('offset')).prepare() : rows.prepare(),
