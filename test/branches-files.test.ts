@@ -64,7 +64,7 @@ describe('branches', () => {
         url: `${s.config.baseUrl}alice/proj/commit/${sha}`,
         author: { name: 'Alice A', email: 'alice@example.com', username: 'alice' },
         committer: { name: 'Alice A', email: 'alice@example.com', username: 'alice' },
-        verification: { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', payload: '' },
+        verification: { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', signer: null, payload: '' },
         timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$/),
       },
       protected: false,

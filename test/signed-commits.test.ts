@@ -127,6 +127,54 @@ describe('require_signed_commits', () => {
   })
 })
 
+describe("a commit's verification (Gitea's PayloadCommitVerification), the same rule in the API and the pages", () => {
+  test('verified by its committer\'s key, or not signed, or by no key of the committer; switched off; a branch\'s head; the pages\' marks', async () => {
+    const main = (await headOf('main'))!
+    const verified = await commitOn(main, 'signed by alice', 'alice@example.com', aliceKey)
+    const unsigned = await commitOn(verified, 'not signed', 'alice@example.com')
+    const stranger = await commitOn(unsigned, 'by a key Warren does not hold', 'alice@example.com', strangerKey)
+    const others = await commitOn(stranger, "committed as bob, signed by alice's key", 'bob@example.com', aliceKey)
+    expect((await pushTo('verify', others)).code).toBe(0)
+    const keyId = aliceKey.getKeyID().toHex().toUpperCase()
+
+    const list = await s.get('/repos/alice/signed/commits?sha=verify&limit=4&stat=false&files=false', { token: alice.token })
+    expect(list.status).toBe(200)
+    const bySha = new Map((list.body as { sha: string; commit: { verification: Record<string, unknown> } }[]).map((c) => [c.sha, c.commit.verification]))
+    expect(bySha.get(verified)).toEqual({
+      verified: true,
+      reason: `alice / ${keyId}`,
+      signature: expect.stringMatching(/^-----BEGIN PGP SIGNATURE-----\n[\s\S]*-----END PGP SIGNATURE-----$/),
+      signer: { name: 'alice', email: 'alice@example.com', username: 'alice' },
+      payload: expect.stringMatching(/^tree [0-9a-f]{40}\nparent [\s\S]*\nsigned by alice\n$/),
+    })
+    expect(bySha.get(unsigned)).toEqual({ verified: false, reason: 'gpg.error.not_signed_commit', signature: '', signer: null, payload: '' })
+    for (const sha of [stranger, others])
+      expect(bySha.get(sha)).toEqual({ verified: false, reason: 'gpg.error.no_gpg_keys_found', signature: expect.stringContaining('BEGIN PGP SIGNATURE'), signer: null, payload: expect.stringContaining('tree ') })
+    // Anyone who reads the repository sees the same; `verification=false` answers null (Gitea's switch).
+    expect((await s.get(`/repos/alice/signed/git/commits/${verified}`, { token: bob.token })).body.commit.verification.verified).toBe(true)
+    expect((await s.get(`/repos/alice/signed/git/commits/${verified}?verification=false`, { token: alice.token })).body.commit.verification).toBeNull()
+    // A branch's record verifies its head commit.
+    const branch = await s.get('/repos/alice/signed/branches/verify', { token: alice.token })
+    expect(branch.body.commit.verification).toEqual(expect.objectContaining({ verified: false, reason: 'gpg.error.no_gpg_keys_found' }))
+    expect((await pushTo('verified-head', verified)).code).toBe(0)
+    expect((await s.get('/repos/alice/signed/branches/verified-head', { token: alice.token })).body.commit.verification).toEqual(expect.objectContaining({ verified: true, reason: `alice / ${keyId}` }))
+
+    // The pages: the history marks each signed commit; the commit page names the signer and key.
+    const history = (await (await fetch(`${s.url}/alice/signed/commits/branch/verify`)).text()).split('<li>')
+    const markOf = (sha: string) => /<span class="label signature signature-(\w+)"/.exec(history.find((item) => item.includes(`<code>${sha.slice(0, 10)}</code>`)) ?? '')?.[1] ?? 'none'
+    expect([verified, unsigned, stranger, others].map(markOf)).toEqual(['verified', 'none', 'unverified', 'unverified'])
+    const page = await (await fetch(`${s.url}/alice/signed/commit/${verified}`)).text()
+    expect(page).toContain('Signed by <a href="/alice">alice</a>')
+    expect(page).toContain(`<code>${keyId}</code>`)
+    expect(await (await fetch(`${s.url}/alice/signed/commit/${unsigned}`)).text()).not.toContain('Signature</dt>')
+
+    // The keys are read at each request: once alice's key is gone, her commit is no longer verified.
+    const keys = await s.get('/user/gpg_keys', { token: alice.token })
+    for (const k of keys.body as { id: number }[]) expect((await s.del(`/user/gpg_keys/${k.id}`, undefined, { token: alice.token })).status).toBe(204)
+    expect((await s.get(`/repos/alice/signed/git/commits/${verified}`, { token: alice.token })).body.commit.verification).toEqual(expect.objectContaining({ verified: false, reason: 'gpg.error.no_gpg_keys_found' }))
+  })
+})
+
 afterAll(() => {
   for (const d of dirs) Bun.spawnSync(['rm', '-rf', d])
 })

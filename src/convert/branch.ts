@@ -1,14 +1,13 @@
 import type { AppDeps } from '../deps'
 import { branchProtectionView, branchRulesOf, stringsOf } from '../auth/protection'
-import type { RepoContext } from '../auth/repo-context'
+import { gitOfRow, type RepoContext } from '../auth/repo-context'
+import { commitVerifications } from '../auth/commit-verification'
 import type { BranchHead } from '../git/commits'
 import { commitUsernames, toApiPayloadCommit } from './payload-commit'
 
-const NOT_SIGNED = { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', payload: '' }
-
-/** Branch records for heads (e.g. a page of branchHeads), user names resolved in one query. */
+/** Branch records for heads (e.g. a page of branchHeads), user names resolved in one query, each head's signature verified (Gitea's ToBranch). */
 export async function branchesToApi(deps: AppDeps, ctx: RepoContext, heads: BranchHead[]) {
-  const usernames = await commitUsernames(deps, heads)
+  const [usernames, verifications] = await Promise.all([commitUsernames(deps, heads), commitVerifications(deps, gitOfRow(deps, ctx.repo), heads.map((h) => h.id))])
   const rules = await branchRulesOf(deps.db, ctx.repo.id)
   const repo = { ownerName: ctx.owner.name, name: ctx.repo.name }
   const records = []
@@ -17,7 +16,7 @@ export async function branchesToApi(deps: AppDeps, ctx: RepoContext, heads: Bran
     const { rule, userCanPush, userCanMerge } = await branchProtectionView(deps.db, rules, h.name, ctx.caller.user, ctx.repo, ctx.mode)
     records.push({
       name: h.name,
-      commit: toApiPayloadCommit(deps.config, repo, h, usernames, NOT_SIGNED),
+      commit: toApiPayloadCommit(deps.config, repo, h, usernames, verifications.get(h.id)!),
       protected: !!rule,
       user_can_push: userCanPush,
       user_can_merge: userCanMerge,

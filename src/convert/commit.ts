@@ -1,7 +1,9 @@
 import type { AppDeps } from '../deps'
 import type { Config } from '../config'
 import type { UserRow } from '../auth/caller'
-import type { RepoContext } from '../auth/repo-context'
+import { gitOfRow, type RepoContext } from '../auth/repo-context'
+import { commitVerifications, type CommitVerification } from '../auth/commit-verification'
+import type { GitRepo } from '../git/run'
 import type { ComparedCommit, FileChange } from '../git/compare'
 import type { CommitFile } from '../git/commit-files'
 import { apiUrl, webUrl } from '../lib/urls'
@@ -45,7 +47,7 @@ export type ApiChangedFile = ReturnType<typeof toApiChangedFile>
  * null when none does). `files` is null when not asked for (Gitea's `files=false`); a list cut at
  * the configured number of files says so in `files_truncated` (Warren's: Gitea lists them all).
  */
-export function toApiCommit(config: Config, repo: RepoRef, c: ComparedCommit, accountOf: (email: string) => ApiUser | null) {
+export function toApiCommit(config: Config, repo: RepoRef, c: ComparedCommit, accountOf: (email: string) => ApiUser | null, verification: CommitVerification | null) {
   const repoPath = repoPathOf(repo)
   const commitUrl = (sha: string) => apiUrl(config, `repos/${repoPath}/git/commits/${sha}`)
   return {
@@ -59,7 +61,7 @@ export function toApiCommit(config: Config, repo: RepoRef, c: ComparedCommit, ac
       committer: { name: c.committerName, email: c.committerEmail, date: c.committerDate },
       message: c.message,
       tree: { url: apiUrl(config, `repos/${repoPath}/git/trees/${c.tree}`), sha: c.tree, created: c.committerDate },
-      verification: null,
+      verification,
     },
     author: accountOf(c.authorEmail),
     committer: accountOf(c.committerEmail),
@@ -71,9 +73,21 @@ export function toApiCommit(config: Config, repo: RepoRef, c: ComparedCommit, ac
 }
 export type ApiCommit = ReturnType<typeof toApiCommit>
 
-/** Commit records of a pull request's commits (one query for the accounts, whatever their number). */
-export async function commitsToApi(deps: AppDeps, ctx: Pick<RepoContext, 'repo'>, commits: ComparedCommit[], viewer: UserRow | null) {
-  const accounts = await usersByEmails(deps, commits.flatMap((c) => [c.authorEmail, c.committerEmail]))
+/** What commitsToApi adds: each commit's signature verification (Gitea's `verification` switch, off unless asked), its objects read from `git` (the repository's own unless given: a comparison with a fork reads both). */
+export interface CommitRecordOptions {
+  verification?: boolean
+  git?: GitRepo
+}
+
+/**
+ * Commit records (one query for the accounts, whatever their number; with `verification`, each
+ * commit's signature checked by auth/commit-verification.ts, the keys read once per committer).
+ */
+export async function commitsToApi(deps: AppDeps, ctx: Pick<RepoContext, 'repo'>, commits: ComparedCommit[], viewer: UserRow | null, opts: CommitRecordOptions = {}) {
+  const [accounts, verifications] = await Promise.all([
+    usersByEmails(deps, commits.flatMap((c) => [c.authorEmail, c.committerEmail])),
+    opts.verification ? commitVerifications(deps, opts.git ?? gitOfRow(deps, ctx.repo), commits.map((c) => c.id)) : null,
+  ])
   const userToApi = userConverter(deps.config, viewer)
   const records = new Map<string, ApiUser | null>()
   const accountOf = (email: string) => {
@@ -85,7 +99,7 @@ export async function commitsToApi(deps: AppDeps, ctx: Pick<RepoContext, 'repo'>
     }
     return record
   }
-  return commits.map((c) => toApiCommit(deps.config, ctx.repo, c, accountOf))
+  return commits.map((c) => toApiCommit(deps.config, ctx.repo, c, accountOf, verifications?.get(c.id) ?? null))
 }
 
 /** ChangedFile records of a pull request's files, at its head commit. */

@@ -1,4 +1,5 @@
 import type { Config } from '../config'
+import { notSigned } from '../auth/commit-verification'
 import type { EntryKind } from '../git/tree'
 import { apiUrl, webUrl } from '../lib/urls'
 import { repoPath, type RepoRef } from './issue'
@@ -101,10 +102,7 @@ export function toApiFileCommit(config: Config, repo: RepoRef, c: WrittenCommit)
   }
 }
 
-/** The commit's verification: the API signs nothing, as Gitea without a signing key. */
-export const unsignedVerification = () => ({ verified: false, reason: 'gpg.error.not_signed_commit', signature: '', signer: null, payload: '' })
-
-/** FilesResponse: the written files (null for a deleted one), the commit, its verification. */
+/** FilesResponse: the written files (null for a deleted one), the commit, its verification (unsigned: the API signs nothing, as Gitea without a signing key). */
 export function toApiFilesResponse(config: Config, repo: RepoRef, commit: WrittenCommit, files: (ApiContents | null)[]) {
-  return { files, commit: toApiFileCommit(config, repo, commit), verification: unsignedVerification() }
+  return { files, commit: toApiFileCommit(config, repo, commit), verification: notSigned() }
 }

@@ -5,19 +5,12 @@ import type { BranchHead } from '../git/commits'
 import { logCommits, type LoggedCommit } from '../git/log'
 import { ZERO_ID } from '../git/run'
 import { gitOfRow } from '../auth/repo-context'
+import type { CommitVerification } from '../auth/commit-verification'
 import { webUrl } from '../lib/urls'
 import { usersByEmails } from './people'
 
 /** What a PayloadCommit shows of a commit; the files it changed when git listed them (push payloads). */
 export type CommitSummary = Omit<BranchHead, 'name'> & Partial<Pick<LoggedCommit, 'added' | 'removed' | 'modified'>>
-
-/** Gitea's PayloadCommitVerification (null in push payloads, whose commits Gitea does not verify). */
-export interface CommitVerification {
-  verified: boolean
-  reason: string
-  signature: string
-  payload: string
-}
 
 /** A lower-case e-mail address → the user name of the account that verified it (usersByEmails). */
 export type UsernamesByEmail = Map<string, string>
@@ -38,6 +31,7 @@ export function toApiPayloadCommit(
   repo: Pick<RepoRow, 'ownerName' | 'name'>,
   c: CommitSummary,
   usernames: UsernamesByEmail,
+  /** Null in push payloads, whose commits Gitea does not verify. */
   verification: CommitVerification | null,
 ) {
   const person = (name: string, email: string) => ({ name, email, username: usernames.get(email.toLowerCase()) ?? '' })

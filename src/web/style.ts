@@ -137,6 +137,8 @@ pre.plain { white-space: pre-wrap; font-family: inherit; }
 ol.commits { list-style: none; padding: 0; }
 .check-mark { font-weight: 700; text-decoration: none; display: inline-block; min-width: 1em; text-align: center; }
 .check-success .check-mark, a.check-success { color: #1a7f37; }
+.signature-verified { border-color: #1a7f37; color: #1a7f37; }
+.signature-unverified { color: var(--muted); }
 .check-pending .check-mark, a.check-pending, .check-warning .check-mark, a.check-warning { color: #9a6700; }
 .check-failure .check-mark, a.check-failure, .check-error .check-mark, a.check-error { color: #cf222e; }
 .checks { border: 1px solid var(--line); border-radius: 6px; margin: .5rem 0; }

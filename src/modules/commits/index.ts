@@ -11,6 +11,8 @@ import { commitDiff, commitDownloadOf, compare, getCommit, listCommits, pullOfCo
 
 /** Gitea's switches of a commit record: each on unless switched off. */
 const partsOf = (query: { stat?: string; files?: string }): CommitParts => ({ stats: formSwitch(query.stat, true), files: formSwitch(query.files, true) })
+/** Gitea's `verification` switch: each commit's signature checked unless switched off. */
+const verificationOf = (query: { verification?: string }) => ({ verification: formSwitch(query.verification, true) })
 
 /** A repository's commits: its history, one commit (record, diff, patch, pull request), comparisons. */
 export const commitsModule = (deps: AppDeps, api: AreaApp) =>
@@ -28,7 +30,7 @@ export const commitsModule = (deps: AppDeps, api: AreaApp) =>
           'X-PageCount': String(pages),
           'X-HasMore': String(page.page < pages),
         })
-        const records = await respond(found, async (rows) => await commitsToApi(deps, ctx, rows, ctx.caller.user))
+        const records = await respond(found, async (rows) => await commitsToApi(deps, ctx, rows, ctx.caller.user, verificationOf(query)))
         set.headers['Access-Control-Expose-Headers'] = 'Link, X-Total-Count, X-Page, X-PerPage, X-Total, X-PageCount, X-HasMore'
         return records
       },
@@ -52,7 +54,7 @@ export const commitsModule = (deps: AppDeps, api: AreaApp) =>
       ({ params, query, repo: ctx }): Promise<Response> | Promise<ApiCommit> => {
         const { sha, kind } = commitDownloadOf(params.sha)
         if (kind) return commitDiff(deps, ctx, sha, kind)
-        const record = async () => (await commitsToApi(deps, ctx, [await getCommit(deps, ctx, sha, partsOf(query))], ctx.caller.user))[0]!
+        const record = async () => (await commitsToApi(deps, ctx, [await getCommit(deps, ctx, sha, partsOf(query))], ctx.caller.user, verificationOf(query)))[0]!
         return record()
       },
       {
@@ -85,7 +87,7 @@ export const commitsModule = (deps: AppDeps, api: AreaApp) =>
         const found = await compare(deps, ctx, wildcardOf(params), formSwitch(query.files, true))
         return {
           total_commits: found.total,
-          commits: await commitsToApi(deps, ctx, found.commits, ctx.caller.user),
+          commits: await commitsToApi(deps, ctx, found.commits, ctx.caller.user, { ...verificationOf(query), git: found.git }),
           files: filesToApi(deps, ctx, found.head, found.files),
         }
       },

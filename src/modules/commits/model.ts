@@ -7,7 +7,7 @@ import { ChangedFileSchema, CommitSchema, SwitchField } from '../pulls/model'
 /** Gitea's switches of a commit record (each true unless `false`, `0`, ...). */
 export const commitSwitches = {
   stat: SwitchField('include diff stats for every commit (default true); false answers `stats: null`'),
-  verification: SwitchField("include each commit's signature verification (default true; Warren verifies none: always null)"),
+  verification: SwitchField("include each commit's signature verification (default true; false answers `verification: null`)"),
   files: SwitchField('include the files each commit changed (default true; at most WARREN_MAX_COMMIT_FILES each)'),
 }
 

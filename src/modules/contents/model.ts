@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { PayloadCommitVerificationSchema } from '../branches/model'
 import type { TSchema } from '@sinclair/typebox'
 
 /** Longest path (or from_path) a body may name, in characters (git stores longer; nobody needs them). */
@@ -53,13 +54,8 @@ export const FileCommitSchema = t.Object({
   tree: CommitMeta,
 })
 
-const Verification = t.Object({
-  verified: t.Boolean(),
-  reason: t.String(),
-  signature: t.String(),
-  signer: t.Null(),
-  payload: t.String(),
-})
+/** The written commit's verification: always unsigned (the server signs nothing). */
+const Verification = PayloadCommitVerificationSchema
 
 export const FileResponseSchema = t.Object({ content: Nullable(ContentsSchema), commit: FileCommitSchema, verification: Verification })
 export const FilesResponseSchema = t.Object({ files: t.Array(Nullable(ContentsSchema)), commit: FileCommitSchema, verification: Verification })

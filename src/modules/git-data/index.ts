@@ -78,7 +78,7 @@ export const gitDataModule = (deps: AppDeps, api: AreaApp) => {
       '/repos/:owner/:repo/git/notes/:sha',
       async ({ params, query, repo }) => {
         const note = await commitNote(deps, repo, params.sha, { files: formSwitch(query.files, true) })
-        return { message: note.message, commit: (await commitsToApi(deps, repo, [note.commit], repo.caller.user))[0]! }
+        return { message: note.message, commit: (await commitsToApi(deps, repo, [note.commit], repo.caller.user, { verification: formSwitch(query.verification, true) }))[0]! }
       },
       {
         ...read,

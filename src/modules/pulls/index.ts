@@ -135,7 +135,7 @@ export const pullsModule = (deps: AppDeps, api: AreaApp) =>
       '/repos/:owner/:repo/pulls/:index/commits',
       async ({ params, query, repo: ctx, page, respond }) => {
         const found = await pullCommits(deps, ctx, pathNumber(params.index), page, { files: formSwitch(query.files, true) })
-        return respond(found, async (rows) => await commitsToApi(deps, ctx, rows, ctx.caller.user))
+        return respond(found, async (rows) => await commitsToApi(deps, ctx, rows, ctx.caller.user, { verification: formSwitch(query.verification, true) }))
       },
       {
         scope: 'repository',

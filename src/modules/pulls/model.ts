@@ -5,6 +5,7 @@ import { literals, recordLiterals } from '../../lib/literals'
 import { Int, PlainUserSchema, RepositorySchema } from '../repos/model'
 import { LabelSchema, MilestoneSchema } from '../issues/model'
 import { TeamSchema } from '../teams/model'
+import { PayloadCommitVerificationSchema } from '../branches/model'
 
 /** The merge styles Warren makes (Gitea's MergeStyle; `manually-merged` is not offered). */
 export const MERGE_STYLES = ['merge', 'rebase', 'rebase-merge', 'squash', 'fast-forward-only'] as const
@@ -165,7 +166,7 @@ export const UpdatePullQuery = t.Object({
 /** `…/pulls/{index}/commits`: Gitea 1.23's switches besides the page. */
 export const PullCommitsQuery = t.Object({
   ...pageQueryFields,
-  verification: SwitchField("include each commit's signature verification (default true; Warren verifies none: always null)"),
+  verification: SwitchField("include each commit's signature verification (default true; false answers `verification: null`)"),
   files: SwitchField('include the files each commit changed (default true); false answers `files: null` and reads no file list'),
 })
 
@@ -189,7 +190,7 @@ export const CommitSchema = t.Object(
         committer: CommitUserSchema,
         message: t.String(),
         tree: CommitMetaSchema,
-        verification: t.Null(),
+        verification: t.Nullable(PayloadCommitVerificationSchema, { description: "the commit's signature verification; null with `verification=false`" }),
       },
       { $id: '#/components/schemas/RepoCommit' },
     ),

@@ -50,13 +50,55 @@ export function Author(props: { commit: ApiCommit }): Html {
   return c.author ? <a href={`/${encodeURIComponent(c.author.login)}`}>{c.author.login}</a> : <span>{c.commit.author.name}</span>
 }
 
-/** A list of commits (a history page, a comparison, a pull request's): subject and short id linking to the commit, its checks' combined state (`checks`: the page's, checksOf), author, time. */
+/**
+ * A commit's signature as the list shows it (Gitea's shield): "Verified" naming the signer and
+ * key, "Unverified" for a signature no key of the committer's verifies; nothing for an unsigned
+ * commit or a record without its verification.
+ */
+export function SignatureMark(props: { commit: ApiCommit }): Html {
+  const v = props.commit.commit.verification
+  if (!v || !v.signature) return <></>
+  return v.verified ? (
+    <span class="label signature signature-verified" title={`Signed by ${v.reason}`}>
+      Verified
+    </span>
+  ) : (
+    <span class="label signature signature-unverified" title="Signed, but by no key of the committer that Warren knows">
+      Unverified
+    </span>
+  )
+}
+
+/** The commit page's signature fact: who signed with which key, or why it is not verified. */
+function SignatureFact(props: { commit: ApiCommit }): Html {
+  const v = props.commit.commit.verification
+  if (!v || !v.signature) return <></>
+  const keyId = v.reason.split(' / ')[1] ?? ''
+  return (
+    <>
+      <dt>Signature</dt>
+      <dd>
+        <SignatureMark commit={props.commit} />{' '}
+        {v.verified && v.signer ? (
+          <>
+            Signed by <a href={`/${encodeURIComponent(v.signer.username)}`}>{v.signer.username}</a> · GPG key ID <code>{keyId}</code>
+          </>
+        ) : (
+          <span class="muted">No known key of the committer verifies this signature.</span>
+        )}
+      </dd>
+    </>
+  )
+}
+
+/** A list of commits (a history page, a comparison, a pull request's): subject and short id linking to the commit, its signature, its checks' combined state (`checks`: the page's, checksOf), author, time. */
 export function CommitList(props: { repo: ApiRepo; commits: ApiCommit[]; checks?: Map<string, CommitChecks> }): Html {
   return (
     <ol class="box entries commits">
       {props.commits.map((c) => (
         <li>
-          <a href={commitUrl(props.repo, c.sha)}>{subjectOf(c.commit.message)}</a> <ChecksIcon checks={props.checks?.get(c.sha)} href={`${commitUrl(props.repo, c.sha)}#checks`} />
+          <a href={commitUrl(props.repo, c.sha)}>{subjectOf(c.commit.message)}</a> <SignatureMark commit={c} />
+          <ChecksIcon checks={props.checks?.get(c.sha)} href={`${commitUrl(props.repo, c.sha)}#checks`} />
           <div class="muted">
             <Author commit={c} /> committed <When iso={c.commit.committer.date} /> ·{' '}
             <a href={commitUrl(props.repo, c.sha)}>
@@ -148,7 +190,7 @@ async function historyPage(deps: AppDeps, ctx: RepoContext, web: WebContext, kin
     if (e instanceof ApiError && e.status === 404) return errorPage(404, e.message, web)
     throw e
   }
-  const [commits, checks] = await Promise.all([commitsToApi(deps, ctx, found.rows, ctx.caller.user), checksOf(deps, ctx, found.rows.map((c) => c.id))])
+  const [commits, checks] = await Promise.all([commitsToApi(deps, ctx, found.rows, ctx.caller.user, { verification: true }), checksOf(deps, ctx, found.rows.map((c) => c.id))])
   const where = at.kind === 'commit' ? shortSha(at.ref) : at.ref
   return historyFrame(
     web,
@@ -184,7 +226,7 @@ async function searchPage(deps: AppDeps, ctx: RepoContext, web: WebContext, repo
   let found: ApiCommit[] | null = null
   let checks: Map<string, CommitChecks> | undefined
   try {
-    found = await commitsToApi(deps, ctx, await searchCommits(deps, ctx, at.commit, commitSearchOf(q), all), ctx.caller.user)
+    found = await commitsToApi(deps, ctx, await searchCommits(deps, ctx, at.commit, commitSearchOf(q), all), ctx.caller.user, { verification: true })
     checks = await checksOf(deps, ctx, found.map((c) => c.sha))
   } catch (e) {
     if (e instanceof GitError && e.kind !== 'failed') problem = apiErrorOfGit(e)
@@ -255,7 +297,7 @@ export const commitPages = (deps: AppDeps, webApp: AreaApp) =>
         }
         const [repo, [commit], checks] = await Promise.all([
           pageRepo(deps, ctx),
-          commitsToApi(deps, ctx, [found], ctx.caller.user),
+          commitsToApi(deps, ctx, [found], ctx.caller.user, { verification: true }),
           checksOf(deps, ctx, [found.id]),
         ])
         const diff = await readDiff(gitRepoOf(deps, ctx), found.parents[0] ?? (await emptyTreeOf(gitRepoOf(deps, ctx))), found.id)
@@ -288,6 +330,7 @@ export const commitPages = (deps: AppDeps, webApp: AreaApp) =>
                     </dd>
                   </>
                 ) : null}
+                <SignatureFact commit={commit!} />
                 <dt>Commit</dt>
                 <dd>
                   <code>{found.id}</code> · <a href={srcUrl(owner, repo.name, 'commit', found.id)}>Browse files</a>

@@ -165,7 +165,7 @@ async function comparePage(deps: AppDeps, ctx: RepoContext, web: WebContext, wil
   }
   const [repo, commits, diff, canOpen] = await Promise.all([
     pageRepo(deps, ctx),
-    commitsToApi(deps, ctx, found.commits, ctx.caller.user),
+    commitsToApi(deps, ctx, found.commits, ctx.caller.user, { verification: true, git: found.git }),
     readDiff(found.git, found.from, found.head),
     opensPull(deps, ctx, found),
   ])
@@ -291,7 +291,7 @@ export const comparePages = (deps: AppDeps, webApp: AreaApp) =>
           unlessNotFound(pullCommits(deps, ctx, params.index, page, { files: false })),
         ])
         // The checks of a pull request's commits are the base repository's (where they are posted for the pull request).
-        const [commits, checks] = found ? await Promise.all([commitsToApi(deps, ctx, found.rows, ctx.caller.user), checksOf(deps, ctx, found.rows.map((c) => c.id))]) : [[], undefined]
+        const [commits, checks] = found ? await Promise.all([commitsToApi(deps, ctx, found.rows, ctx.caller.user, { verification: true }), checksOf(deps, ctx, found.rows.map((c) => c.id))]) : [[], undefined]
         return htmlResponse(
           <PullFrame web={web} repo={repo} pull={record} tab="commits" commits={found?.total ?? null}>
             {found ? (

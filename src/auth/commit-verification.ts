@@ -1,0 +1,105 @@
+import { and, eq } from 'drizzle-orm'
+import type { AppDeps } from '../deps'
+import { emailAddresses, gpgKeys, users } from '../db/schema'
+import { signedCommitsOf, type SignedCommit } from '../git/commit-signature'
+import type { GitRepo } from '../git/run'
+
+/**
+ * Whether a commit is signed by its committer (Gitea's ParseCommitWithSignature), one rule for the
+ * API's commit records, the web's badges and a protection rule's `require_signed_commits` (the
+ * push path): the commit's OpenPGP signature (its `gpgsig` header) must be made by a GPG key (or
+ * subkey) of the person whose activated e-mail address is the commit's committer address, a key
+ * that names that address or that its owner verified, unexpired when the commit was made. A commit
+ * signed otherwise (an SSH signature, a key Warren does not hold, someone else's key) or not at
+ * all is unverified, with Gitea's reason.
+ */
+
+/** Gitea's PayloadCommitVerification. */
+export interface CommitVerification {
+  verified: boolean
+  /** `{user} / {key id}` when verified, else Gitea's reason (`gpg.error.…`). */
+  reason: string
+  /** The armored signature ('' when unsigned). */
+  signature: string
+  /** Who signed (verified only): the account's name, and the committer's address it signed with. */
+  signer: { name: string; email: string; username: string } | null
+  /** What was signed: the commit object without its signature ('' when unsigned). */
+  payload: string
+}
+
+/** Gitea's reasons. */
+export const NOT_SIGNED = 'gpg.error.not_signed_commit'
+const NO_KEY_FOUND = 'gpg.error.no_gpg_keys_found'
+const EXTRACT_SIGN = 'gpg.error.extract_sign'
+
+/** A commit without a signature (the server's own: merges, the contents API). */
+export const notSigned = (): CommitVerification => ({ verified: false, reason: NOT_SIGNED, signature: '', signer: null, payload: '' })
+
+type GpgKeyRow = typeof gpgKeys.$inferSelect
+
+interface SigningKeys {
+  /** The account owning the address (null: none has it activated). */
+  owner: string | null
+  keys: { key: GpgKeyRow; primary: GpgKeyRow }[]
+}
+
+/**
+ * The GPG keys (with their primary key) that may sign as `email`: those of its activated owner
+ * naming it, or verified by that owner.
+ */
+async function keysNaming(deps: AppDeps, email: string): Promise<SigningKeys> {
+  const [owner] = await deps.db
+    .select({ id: users.id, name: users.name })
+    .from(emailAddresses)
+    .innerJoin(users, eq(users.id, emailAddresses.userId))
+    .where(and(eq(emailAddresses.lowerEmail, email), eq(emailAddresses.isActivated, true)))
+  if (!owner) return { owner: null, keys: [] }
+  const rows = await deps.db.select().from(gpgKeys).where(eq(gpgKeys.ownerId, owner.id))
+  const primaries = new Map(rows.filter((r) => r.primaryKeyId === '').map((r) => [r.keyId, r]))
+  const names = (r: GpgKeyRow) => r.verified || (JSON.parse(r.emails) as { email: string }[]).some((e) => e.email.toLowerCase() === email)
+  const keys = rows.flatMap((key) => {
+    const primary = key.primaryKeyId === '' ? key : primaries.get(key.primaryKeyId)
+    return primary && names(primary) ? [{ key, primary }] : []
+  })
+  return { owner: owner.name, keys }
+}
+
+/** Of `keys`, those unexpired at `when` (the key and its primary). */
+const unexpiredAt = (keys: SigningKeys['keys'], when: number) =>
+  keys.filter(({ key, primary }) => [key, primary].every((k) => k.expiredUnix === 0 || k.expiredUnix > when)).map(({ key }) => key)
+
+/**
+ * A verifier of commits for one request or one push: the keys of each committer address are read
+ * once, however many of its commits are checked. Each commit costs at most one signature check
+ * (auth/gpg-key.ts detachedSigner: the key its signature names).
+ */
+export function commitVerifier(deps: AppDeps): (commit: SignedCommit) => Promise<CommitVerification> {
+  const keysOf = new Map<string, Promise<SigningKeys>>()
+  return async (commit) => {
+    const signature = commit.signature
+    if (signature === null) return notSigned()
+    const signed = { signature, signer: null, payload: Buffer.from(commit.payload).toString('utf8') }
+    if (!signature.includes('-----BEGIN PGP SIGNATURE-----')) return { verified: false, reason: signature.includes('-----BEGIN SSH SIGNATURE-----') ? NO_KEY_FOUND : EXTRACT_SIGN, ...signed }
+    let named = keysOf.get(commit.committerEmail)
+    if (!named) keysOf.set(commit.committerEmail, (named = keysNaming(deps, commit.committerEmail)))
+    const { owner, keys } = await named
+    const usable = unexpiredAt(keys, commit.committerUnix)
+    const { detachedSigner } = await import('./gpg-key')
+    const keyId = owner && usable.length > 0 ? await detachedSigner(signature, [commit.payload], usable) : undefined
+    if (!owner || !keyId) return { verified: false, reason: NO_KEY_FOUND, ...signed }
+    return { ...signed, verified: true, reason: `${owner} / ${keyId}`, signer: { name: owner, email: commit.committerEmail, username: owner } }
+  }
+}
+
+/**
+ * The verifications of the commits `ids` of `repo` (a page of them: the caller bounds their
+ * number), by id; an id that names no commit readable for it (missing, past the commit size
+ * limit) is unsigned.
+ */
+export async function commitVerifications(deps: AppDeps, repo: GitRepo, ids: readonly string[]): Promise<Map<string, CommitVerification>> {
+  const unique = [...new Set(ids)]
+  const commits = await signedCommitsOf(repo, unique)
+  const verify = commitVerifier(deps)
+  const found = await Promise.all(commits.map((c) => (c ? verify(c) : notSigned())))
+  return new Map(unique.map((id, i) => [id, found[i]!]))
+}
