@@ -168,10 +168,17 @@ describe("a commit's verification (Gitea's PayloadCommitVerification), the same 
     expect(page).toContain(`<code>${keyId}</code>`)
     expect(await (await fetch(`${s.url}/alice/signed/commit/${unsigned}`)).text()).not.toContain('Signature</dt>')
 
-    // The keys are read at each request: once alice's key is gone, her commit is no longer verified.
+    // The keys are read at each request: once alice adds the other key, the commit it signed is
+    // verified (its earlier check, against her first key alone, is not reused); once her keys
+    // are gone, neither is.
+    expect((await s.post('/user/gpg_keys', { armored_public_key: strangerKey.toPublic().armor() }, { token: alice.token })).status).toBe(201)
+    expect((await s.get(`/repos/alice/signed/git/commits/${stranger}`, { token: alice.token })).body.commit.verification).toEqual(
+      expect.objectContaining({ verified: true, reason: `alice / ${strangerKey.getKeyID().toHex().toUpperCase()}` }),
+    )
     const keys = await s.get('/user/gpg_keys', { token: alice.token })
     for (const k of keys.body as { id: number }[]) expect((await s.del(`/user/gpg_keys/${k.id}`, undefined, { token: alice.token })).status).toBe(204)
-    expect((await s.get(`/repos/alice/signed/git/commits/${verified}`, { token: alice.token })).body.commit.verification).toEqual(expect.objectContaining({ verified: false, reason: 'gpg.error.no_gpg_keys_found' }))
+    for (const sha of [verified, stranger])
+      expect((await s.get(`/repos/alice/signed/git/commits/${sha}`, { token: alice.token })).body.commit.verification).toEqual(expect.objectContaining({ verified: false, reason: 'gpg.error.no_gpg_keys_found' }))
   })
 })
 

@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps'
 import { emailAddresses, gpgKeys, users } from '../db/schema'
 import { signedCommitsOf, type SignedCommit } from '../git/commit-signature'
 import type { GitRepo } from '../git/run'
+import { WeightedCache } from '../lib/weighted-cache'
 
 /**
  * Whether a commit is signed by its committer (Gitea's ParseCommitWithSignature), one rule for the
@@ -69,13 +70,22 @@ const unexpiredAt = (keys: SigningKeys['keys'], when: number) =>
   keys.filter(({ key, primary }) => [key, primary].every((k) => k.expiredUnix === 0 || k.expiredUnix > when)).map(({ key }) => key)
 
 /**
+ * Signature checks made, by commit id and the rows of the keys it was checked against (a key row
+ * never changes but for the verified mark, which decides whether it is among them): the key id
+ * that verified it, or '' for none. A page of signed commits asked again costs no public-key
+ * arithmetic, and a key added, verified, expired or deleted checks the commit again.
+ */
+const checks = new WeightedCache<string>(1024 * 1024, (keyId) => 200 + keyId.length)
+
+/**
  * A verifier of commits for one request or one push: the keys of each committer address are read
  * once, however many of its commits are checked. Each commit costs at most one signature check
- * (auth/gpg-key.ts detachedSigner: the key its signature names).
+ * (auth/gpg-key.ts detachedSigner: the key its signature names), none when the same commit was
+ * checked against the same keys before (`id` given).
  */
-export function commitVerifier(deps: AppDeps): (commit: SignedCommit) => Promise<CommitVerification> {
+export function commitVerifier(deps: AppDeps): (commit: SignedCommit, id?: string) => Promise<CommitVerification> {
   const keysOf = new Map<string, Promise<SigningKeys>>()
-  return async (commit) => {
+  return async (commit, id) => {
     const signature = commit.signature
     if (signature === null) return notSigned()
     const signed = { signature, signer: null, payload: Buffer.from(commit.payload).toString('utf8') }
@@ -84,9 +94,15 @@ export function commitVerifier(deps: AppDeps): (commit: SignedCommit) => Promise
     if (!named) keysOf.set(commit.committerEmail, (named = keysNaming(deps, commit.committerEmail)))
     const { owner, keys } = await named
     const usable = unexpiredAt(keys, commit.committerUnix)
-    const { detachedSigner } = await import('./gpg-key')
-    const keyId = owner && usable.length > 0 ? await detachedSigner(signature, [commit.payload], usable) : undefined
-    if (!owner || !keyId) return { verified: false, reason: NO_KEY_FOUND, ...signed }
+    if (!owner || usable.length === 0) return { verified: false, reason: NO_KEY_FOUND, ...signed }
+    const checked = id && `${id}\0${usable.map((k) => k.id).join(',')}`
+    let keyId = checked ? checks.get(checked) : undefined
+    if (keyId === undefined) {
+      const { detachedSigner } = await import('./gpg-key')
+      keyId = (await detachedSigner(signature, [commit.payload], usable)) ?? ''
+      if (checked) checks.set(checked, keyId)
+    }
+    if (!keyId) return { verified: false, reason: NO_KEY_FOUND, ...signed }
     return { ...signed, verified: true, reason: `${owner} / ${keyId}`, signer: { name: owner, email: commit.committerEmail, username: owner } }
   }
 }
@@ -100,6 +116,6 @@ export async function commitVerifications(deps: AppDeps, repo: GitRepo, ids: rea
   const unique = [...new Set(ids)]
   const commits = await signedCommitsOf(repo, unique)
   const verify = commitVerifier(deps)
-  const found = await Promise.all(commits.map((c) => (c ? verify(c) : notSigned())))
+  const found = await Promise.all(commits.map((c, i) => (c ? verify(c, unique[i]) : notSigned())))
   return new Map(unique.map((id, i) => [id, found[i]!]))
 }
