@@ -1,18 +1,21 @@
 import { and, eq } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
-import { emailAddresses, gpgKeys, users } from '../db/schema'
+import { emailAddresses, gpgKeys, publicKeys, users } from '../db/schema'
 import { signedCommitsOf, type SignedCommit } from '../git/commit-signature'
 import type { GitRepo } from '../git/run'
 import { WeightedCache } from '../lib/weighted-cache'
+import { parseSshSignature, sshSignatureVerifies, storedKeyBlob } from './ssh-signature'
 
 /**
- * Whether a commit is signed by its committer (Gitea's ParseCommitWithSignature), one rule for the
- * API's commit records, the web's badges and a protection rule's `require_signed_commits` (the
- * push path): the commit's OpenPGP signature (its `gpgsig` header) must be made by a GPG key (or
- * subkey) of the person whose activated e-mail address is the commit's committer address, a key
- * that names that address or that its owner verified, unexpired when the commit was made. A commit
- * signed otherwise (an SSH signature, a key Warren does not hold, someone else's key) or not at
- * all is unverified, with Gitea's reason.
+ * Whether a commit is signed by its committer (Gitea's ParseCommitWithSignature and
+ * ParseCommitWithSSHSignature), one rule for the API's commit records, the web's badges and a
+ * protection rule's `require_signed_commits` (the push path): the commit's signature (its `gpgsig`
+ * header) must be made by a key of the person whose activated e-mail address is the commit's
+ * committer address: an OpenPGP signature by a GPG key (or subkey) that names that address or
+ * that its owner verified, unexpired when the commit was made; an SSH signature (namespace `git`,
+ * git's `gpg.format=ssh`) by one of their SSH keys that they verified (the keys settings page). A
+ * commit signed otherwise (a key Warren does not hold, someone else's key) or not at all is
+ * unverified, with Gitea's reason.
  */
 
 /** Gitea's PayloadCommitVerification. */
@@ -42,6 +45,8 @@ interface SigningKeys {
   /** The account owning the address (null: none has it activated). */
   owner: string | null
   keys: { key: GpgKeyRow; primary: GpgKeyRow }[]
+  /** The owner's verified SSH keys (user keys, not deploy keys). */
+  sshKeys: { id: number; fingerprint: string; content: string }[]
 }
 
 /**
@@ -54,16 +59,25 @@ async function keysNaming(deps: AppDeps, email: string): Promise<SigningKeys> {
     .from(emailAddresses)
     .innerJoin(users, eq(users.id, emailAddresses.userId))
     .where(and(eq(emailAddresses.lowerEmail, email), eq(emailAddresses.isActivated, true)))
-  if (!owner) return { owner: null, keys: [] }
-  const rows = await deps.db.select().from(gpgKeys).where(eq(gpgKeys.ownerId, owner.id))
+  if (!owner) return { owner: null, keys: [], sshKeys: [] }
+  const [rows, sshKeys] = await Promise.all([
+    deps.db.select().from(gpgKeys).where(eq(gpgKeys.ownerId, owner.id)),
+    deps.db
+      .select({ id: publicKeys.id, fingerprint: publicKeys.fingerprint, content: publicKeys.content })
+      .from(publicKeys)
+      .where(and(eq(publicKeys.ownerId, owner.id), eq(publicKeys.type, USER_KEY), eq(publicKeys.verified, true))),
+  ])
   const primaries = new Map(rows.filter((r) => r.primaryKeyId === '').map((r) => [r.keyId, r]))
   const names = (r: GpgKeyRow) => r.verified || (JSON.parse(r.emails) as { email: string }[]).some((e) => e.email.toLowerCase() === email)
   const keys = rows.flatMap((key) => {
     const primary = key.primaryKeyId === '' ? key : primaries.get(key.primaryKeyId)
     return primary && names(primary) ? [{ key, primary }] : []
   })
-  return { owner: owner.name, keys }
+  return { owner: owner.name, keys, sshKeys }
 }
+
+/** `type` of public_keys: a user's key (deploy keys are 2). */
+const USER_KEY = 1
 
 /** Of `keys`, those unexpired at `when` (the key and its primary). */
 const unexpiredAt = (keys: SigningKeys['keys'], when: number) =>
@@ -89,10 +103,25 @@ export function commitVerifier(deps: AppDeps): (commit: SignedCommit, id?: strin
     const signature = commit.signature
     if (signature === null) return notSigned()
     const signed = { signature, signer: null, payload: Buffer.from(commit.payload).toString('utf8') }
-    if (!signature.includes('-----BEGIN PGP SIGNATURE-----')) return { verified: false, reason: signature.includes('-----BEGIN SSH SIGNATURE-----') ? NO_KEY_FOUND : EXTRACT_SIGN, ...signed }
+    const ssh = signature.includes('-----BEGIN SSH SIGNATURE-----')
+    if (!ssh && !signature.includes('-----BEGIN PGP SIGNATURE-----')) return { verified: false, reason: EXTRACT_SIGN, ...signed }
     let named = keysOf.get(commit.committerEmail)
     if (!named) keysOf.set(commit.committerEmail, (named = keysNaming(deps, commit.committerEmail)))
-    const { owner, keys } = await named
+    const { owner, keys, sshKeys } = await named
+    if (ssh) {
+      const parsed = parseSshSignature(signature)
+      if (!parsed) return { verified: false, reason: EXTRACT_SIGN, ...signed }
+      const key = sshKeys.find((k) => storedKeyBlob(k.content).equals(parsed.publicKey))
+      if (!owner || !key) return { verified: false, reason: NO_KEY_FOUND, ...signed }
+      const checked = id && `${id}\0ssh\0${key.id}`
+      let ok = checked ? checks.get(checked) : undefined
+      if (ok === undefined) {
+        ok = sshSignatureVerifies(parsed, commit.payload, 'git', storedKeyBlob(key.content)) ? key.fingerprint : ''
+        if (checked) checks.set(checked, ok)
+      }
+      if (!ok) return { verified: false, reason: NO_KEY_FOUND, ...signed }
+      return { ...signed, verified: true, reason: `${owner} / ${key.fingerprint}`, signer: { name: owner, email: commit.committerEmail, username: owner } }
+    }
     const usable = unexpiredAt(keys, commit.committerUnix)
     if (!owner || usable.length === 0) return { verified: false, reason: NO_KEY_FOUND, ...signed }
     const checked = id && `${id}\0${usable.map((k) => k.id).join(',')}`

@@ -1,6 +1,6 @@
-import { createPublicKey, verify, type KeyObject } from 'node:crypto'
+import { verify, type KeyObject } from 'node:crypto'
 import { ApiError, unauthorized } from '../lib/errors'
-import { WireReader } from '../lib/ssh-wire'
+import { sshKeyObject, storedKeyBlob } from './ssh-signature'
 
 /**
  * HTTP signatures made with a user's SSH key (draft-cavage-http-signatures, as Gitea's `httpsign`
@@ -104,23 +104,10 @@ const hasBody = (request: Request) =>
 
 /** The key of a stored SSH public key line (`type base64 [comment]`) and the hashes its signatures may use. */
 function verifierOf(content: string): { key: KeyObject; hashes: (string | null)[] } {
-  const blob = Buffer.from(content.trim().split(/\s+/)[1] ?? '', 'base64')
-  const r = new WireReader(blob)
-  const type = r.text()
-  const b64url = (b: Buffer) => {
-    let i = 0
-    while (i < b.length - 1 && b[i] === 0) i++
-    return b.subarray(i).toString('base64url')
-  }
-  if (type === 'ssh-ed25519') {
-    const x = r.string()
-    return { key: createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: x.toString('base64url') }, format: 'jwk' }), hashes: [null] }
-  }
-  if (type === 'ssh-rsa') {
-    const e = r.mpint()
-    const n = r.mpint()
-    return { key: createPublicKey({ key: { kty: 'RSA', n: b64url(n), e: b64url(e) }, format: 'jwk' }), hashes: RSA_HASHES }
-  }
+  const found = sshKeyObject(storedKeyBlob(content))
+  if (found?.type === 'ssh-ed25519') return { key: found.key, hashes: [null] }
+  if (found?.type === 'ssh-rsa') return { key: found.key, hashes: RSA_HASHES }
+  const type = found?.type ?? (/^\S+/.exec(content.trim())?.[0] ?? 'unknown')
   throw unauthorized(`HTTP signatures are verified for ed25519 and RSA keys, not ${type}`)
 }
 

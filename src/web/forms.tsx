@@ -39,6 +39,7 @@ const NOTICES: Record<string, string> = {
   password: 'Your password was changed.',
   'key-added': 'The key was added.',
   'key-deleted': 'The key was deleted.',
+  'key-verified': 'The key was verified.',
   'token-deleted': 'The token was deleted.',
   'collaborator-added': 'The collaborator was added.',
   'collaborator-removed': 'The collaborator was removed.',

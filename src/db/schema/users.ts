@@ -115,6 +115,8 @@ export const publicKeys = sqliteTable(
     content: text('content').notNull(),
     keyType: text('key_type').notNull(),
     type: integer('type').notNull().default(1),
+    /** The owner proved holding the key: signed their verification token with it (the keys settings page, Gitea's VerifySSHKey); a verified key's SSH signatures verify commits. */
+    verified: integer('verified', { mode: 'boolean' }).notNull().default(false),
     createdUnix: integer('created_unix').notNull(),
     updatedUnix: integer('updated_unix').notNull(),
   },

@@ -257,3 +257,28 @@ export async function verifyGpgKey(deps: AppDeps, user: UserRow, keyIdInput: str
   await checkTokenSignature(user, signature, [key, ...subkeys])
   return (await deps.db.update(gpgKeys).set({ verified: true }).where(eq(gpgKeys.id, key.id)).returning())[0]!
 }
+
+/**
+ * Marks `user`'s SSH key of `fingerprint` verified when `signature` is an armored SSH signature
+ * (`ssh-keygen -Y sign -n gitea`) of their current (or last minute's) verification token by that
+ * key (Gitea's VerifySSHKey): a verified key's SSH signatures then verify the user's commits
+ * (auth/commit-verification.ts). 404 for a fingerprint that is not one of the user's keys, 422
+ * for a signature that does not match.
+ */
+export async function verifySshKey(deps: AppDeps, user: UserRow, fingerprint: string, signature: string): Promise<PublicKeyRow> {
+  const key = fingerprint.length <= 100
+    ? (await deps.db
+        .select()
+        .from(publicKeys)
+        .where(and(eq(publicKeys.ownerId, user.id), eq(publicKeys.type, USER_KEY), eq(publicKeys.fingerprint, fingerprint.trim()))))[0]
+    : undefined
+  if (!key) throw notFound('SSH key does not exist')
+  const token = gpgVerificationToken(user, 1)
+  const { parseSshSignature, sshSignatureVerifies, storedKeyBlob } = await import('../../auth/ssh-signature')
+  const parsed = signature.length <= MAX_TOKEN_SIGNATURE ? parseSshSignature(signature) : null
+  const blob = storedKeyBlob(key.content)
+  const texts = [token, gpgVerificationToken(user, 0)].flatMap(signedForms)
+  if (!parsed || !texts.some((text) => sshSignatureVerifies(parsed, Buffer.from(text), 'gitea', blob)))
+    throw unprocessable(`The provided SSH key, signature and token do not match or token is out of date. Provide a valid signature for the token: ${token}`)
+  return (await deps.db.update(publicKeys).set({ verified: true }).where(eq(publicKeys.id, key.id)).returning())[0]!
+}

@@ -1,6 +1,6 @@
 /** @jsxImportSource warren-jsx */
 import { t } from 'elysia'
-import type { Child } from 'warren-jsx/jsx-runtime'
+import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { UserRow } from '../../auth/caller'
@@ -12,7 +12,7 @@ import { avatarUrl } from '../../convert/user'
 import { changeAvatar } from '../../modules/avatars/service'
 import { AVATAR_MAX_BYTES, AVATAR_MAX_DIMENSION } from '../../modules/avatars/image'
 import { editUser } from '../../modules/admin/service'
-import { addGpgKey, addPublicKey, deleteGpgKey, deletePublicKey, listGpgKeys, listPublicKeys } from '../../modules/keys/service'
+import { addGpgKey, addPublicKey, deleteGpgKey, deletePublicKey, gpgVerificationToken, listGpgKeys, listPublicKeys, MAX_TOKEN_SIGNATURE, verifyGpgKey, verifySshKey } from '../../modules/keys/service'
 import { createAccessToken, deleteAccessToken, listAccessTokens } from '../../modules/users/service'
 import { pageDetail, webContext, type WebContext } from '../context'
 import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, Pager, pageNumber, seeOther, ticked, pagesOf, ListTable, settingsResponse } from '../forms'
@@ -142,9 +142,48 @@ export async function avatarBytes(file: unknown): Promise<Uint8Array> {
   return new Uint8Array(await file.arrayBuffer())
 }
 
-const KeyForm = t.Object({ _csrf: CsrfText, type: FormText(8), title: FormText(255), content: FormText(64 * 1024) })
+/** The keys page's form (Gitea's): `type` ssh or gpg adds `content`; verify_ssh (`fingerprint`) and verify_gpg (`key_id`) verify a key by the `signature` of the token. */
+const KeyForm = t.Object({
+  _csrf: CsrfText,
+  type: FormText(16),
+  title: FormText(255),
+  content: FormText(64 * 1024),
+  fingerprint: FormText(100),
+  key_id: FormText(40),
+  signature: FormText(MAX_TOKEN_SIGNATURE),
+})
 const KeyDeleteForm = t.Object({ _csrf: CsrfText, type: FormText(8), id: FormText(20) })
 const ListQuery = t.Object({ page: FormText(10), done: FormText(40) })
+
+/**
+ * A key's verification (Gitea's): the token to sign, the command that signs it, the signature's
+ * box; posted to the keys page with `fields` saying which key.
+ */
+function VerifyKeyForm(props: { ctx: WebContext; label: string; fields: Record<string, string>; command: string }): Html {
+  const id = `verify-${Object.values(props.fields).join('-').replace(/[^A-Za-z0-9-]/g, '')}`
+  return (
+    <details class="verify-key">
+      <summary>{props.label}</summary>
+      <form class="stack wide" method="post" action="/user/settings/keys">
+        <CsrfField ctx={props.ctx} />
+        {Object.entries(props.fields).map(([name, value]) => (
+          <input type="hidden" name={name} value={value} />
+        ))}
+        <p>Sign this text with the key, then paste the armored signature below:</p>
+        <pre>
+          <code>{props.command}</code>
+        </pre>
+        <label for={id}>Signature</label>
+        <textarea id={id} name="signature" rows="6" required></textarea>
+        <div>
+          <button class="primary" type="submit">
+            Verify
+          </button>
+        </div>
+      </form>
+    </details>
+  )
+}
 
 async function keysPage(deps: AppDeps, ctx: WebContext, user: UserRow, pageAt: number, opts: { values?: Partial<typeof KeyForm.static>; error?: string; status?: number } = {}) {
   const page = { page: pageAt, limit: LISTED, offset: (pageAt - 1) * LISTED }
@@ -152,6 +191,7 @@ async function keysPage(deps: AppDeps, ctx: WebContext, user: UserRow, pageAt: n
   const gpg = await listGpgKeys(deps, user.id, page)
   const sshKeys = ssh.rows.map((k) => toApiPublicKey(deps.config, k, user, user))
   const gpgKeys = await gpgKeysToApi(deps, user.id, gpg.rows)
+  const token = gpgVerificationToken(user, 1)
   const v = opts.values
   return settingsPage(
     ctx,
@@ -162,12 +202,19 @@ async function keysPage(deps: AppDeps, ctx: WebContext, user: UserRow, pageAt: n
         <h3 id="ssh-keys">SSH keys</h3>
         <div class="box">
           <ul class="entries" aria-label="SSH keys">
-            {sshKeys.map((k) => (
-              <li>
-                <strong>{k.title ?? ''}</strong> <code>{k.fingerprint ?? ''}</code> <span class="muted">added {k.created_at}</span>{' '}
-                <ButtonForm ctx={ctx} action="/user/settings/keys/delete" label={`Delete ${k.title ?? 'key'}`} fields={{ type: 'ssh', id: String(k.id) }} danger />
-              </li>
-            ))}
+            {ssh.rows.map((row, i) => {
+              const k = sshKeys[i]!
+              return (
+                <li>
+                  <strong>{k.title ?? ''}</strong> <code>{k.fingerprint ?? ''}</code> {row.verified ? <span class="label signature-verified">Verified</span> : null}{' '}
+                  <span class="muted">added {k.created_at}</span>{' '}
+                  <ButtonForm ctx={ctx} action="/user/settings/keys/delete" label={`Delete ${k.title ?? 'key'}`} fields={{ type: 'ssh', id: String(k.id) }} danger />
+                  {row.verified ? null : (
+                    <VerifyKeyForm ctx={ctx} label={`Verify ${k.title ?? 'key'}`} fields={{ type: 'verify_ssh', fingerprint: row.fingerprint }} command={`echo -n '${token}' | ssh-keygen -Y sign -n gitea -f /path/to/your/key`} />
+                  )}
+                </li>
+              )
+            })}
             {sshKeys.length === 0 ? <li class="muted">No SSH keys yet.</li> : null}
           </ul>
         </div>
@@ -178,8 +225,11 @@ async function keysPage(deps: AppDeps, ctx: WebContext, user: UserRow, pageAt: n
           <ul class="entries" aria-label="GPG keys">
             {gpgKeys.map((k) => (
               <li>
-                <code>{k.key_id}</code> <span class="muted">{k.emails.map((e) => e.email).join(', ')}</span>{' '}
+                <code>{k.key_id}</code> {k.verified ? <span class="label signature-verified">Verified</span> : null} <span class="muted">{k.emails.map((e) => e.email).join(', ')}</span>{' '}
                 <ButtonForm ctx={ctx} action="/user/settings/keys/delete" label={`Delete GPG key ${k.key_id}`} fields={{ type: 'gpg', id: String(k.id) }} danger />
+                {k.verified ? null : (
+                  <VerifyKeyForm ctx={ctx} label={`Verify GPG key ${k.key_id}`} fields={{ type: 'verify_gpg', key_id: k.key_id }} command={`echo '${token}' | gpg -a --default-key ${k.key_id} --detach-sig`} />
+                )}
               </li>
             ))}
             {gpgKeys.length === 0 ? <li class="muted">No GPG keys yet.</li> : null}
@@ -393,6 +443,11 @@ export const userSettingsPages = (deps: AppDeps, webApp: AreaApp) =>
           deps.config,
           { request, caller, body },
           async () => {
+            if (body.type === 'verify_ssh' || body.type === 'verify_gpg') {
+              if (body.type === 'verify_ssh') await verifySshKey(deps, user, body.fingerprint ?? '', body.signature ?? '')
+              else await verifyGpgKey(deps, user, body.key_id ?? '', body.signature ?? '')
+              return seeOther('/user/settings/keys', 'key-verified')
+            }
             const content = (body.content ?? '').trim()
             if (body.type === 'gpg') await addGpgKey(deps, user, content)
             else await addPublicKey(deps, user.id, { title: (body.title ?? '').trim(), key: content })

@@ -1,0 +1,1 @@
+ALTER TABLE "public_keys" ADD COLUMN "verified" boolean DEFAULT false NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE `public_keys` ADD `verified` integer DEFAULT false NOT NULL;
