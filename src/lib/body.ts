@@ -106,10 +106,13 @@ export const tooDeep = () => badRequest(`The request body nests arrays and objec
 /**
  * Values every database can store, checked once for every parsed body (JSON or form): no NUL
  * character in a string (PostgreSQL's text cannot hold one, so on SQLite it is refused too, for
- * one behaviour) and no integer beyond ±(2^53 − 1) (no id or count is that large; PostgreSQL's
- * bigint would refuse some and JavaScript cannot tell them apart). Walked with a list, not
- * recursion, and never deeper than MAX_BODY_DEPTH (400 past it), so no body can exhaust the
- * stack; linear in the body's size. Throws the 422 naming the field.
+ * one behaviour), no string or key that is not well-formed UTF-16 (a lone surrogate, which only a
+ * JSON escape such as `"\ud800"` makes: it has no UTF-8, so URL escaping throws on it and
+ * PostgreSQL's json refuses it; forms and URLs decode bad bytes to U+FFFD or not at all) and no
+ * integer beyond ±(2^53 − 1) (no id or count is that large; PostgreSQL's bigint would refuse some
+ * and JavaScript cannot tell them apart). Walked with a list, not recursion, and never deeper than
+ * MAX_BODY_DEPTH (400 past it), so no body can exhaust the stack; linear in the body's size.
+ * Throws the 422 naming the field.
  */
 export function checkStorable(value: unknown, field = 'body'): void {
   const pending: [unknown, string, number][] = [[value, field, 0]]
@@ -117,6 +120,7 @@ export function checkStorable(value: unknown, field = 'body'): void {
     const [item, name, depth] = next
     if (typeof item === 'string') {
       if (item.includes('\u0000')) throw unprocessable(`${name} must not contain NUL characters`, name)
+      if (!item.isWellFormed()) throw unprocessable(`${name} must not contain lone UTF-16 surrogates`, name)
     } else if (typeof item === 'number') {
       if (Number.isInteger(item) && !Number.isSafeInteger(item)) throw unprocessable(`${name} is out of range`, name)
     } else if (item !== null && typeof item === 'object') {
@@ -126,6 +130,7 @@ export function checkStorable(value: unknown, field = 'body'): void {
         ? item.map((member) => [member, name, depth + 1])
         : Object.entries(item).map(([key, member]) => {
             if (key.includes('\u0000')) throw unprocessable(`${name} must not contain NUL characters`, name)
+            if (!key.isWellFormed()) throw unprocessable(`${name} must not contain lone UTF-16 surrogates`, name)
             return [member, name === 'body' ? key : name, depth + 1]
           })
       for (let i = members.length - 1; i >= 0; i--) pending.push(members[i]!)

@@ -28,9 +28,17 @@ async function headOfPath(deps: AppDeps, ctx: RepoContext, head: string): Promis
 const MAX_HEAD = 512
 
 /**
+ * Characters no branch, owner or repository name holds (git check-ref-format refuses them in a
+ * ref; PostgreSQL's text cannot even hold a NUL).
+ */
+const CONTROL = /[\x00-\x1f\x7f]/
+
+/**
  * GET …/pulls/{base}/{head}: the pull request from `head` into branch `base` of this repository.
  * The open one when there is one (at most one is open), else the latest closed or merged one
- * (Gitea answers whichever it finds first); 404 when there is none. `rawHead` is still URL-encoded.
+ * (Gitea answers whichever it finds first); 404 when there is none. `rawHead` is still URL-encoded
+ * (the edge's NUL check saw it escaped): a base or head holding a control character names no pull
+ * request, 404 before any query.
  */
 export async function findPullByBranches(deps: AppDeps, ctx: RepoContext, base: string, rawHead: string): Promise<PullItem> {
   let head: string
@@ -40,6 +48,7 @@ export async function findPullByBranches(deps: AppDeps, ctx: RepoContext, base: 
     throw notFound('the head is not a valid branch name')
   }
   if (head.length > MAX_HEAD) throw notFound(`the head is longer than ${MAX_HEAD} characters`)
+  if (CONTROL.test(base) || CONTROL.test(head)) throw notFound('pull request does not exist')
   const end = await headOfPath(deps, ctx, head)
   const found = (await deps.db
     .select({ index: pullRequests.index })

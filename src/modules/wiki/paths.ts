@@ -20,9 +20,12 @@ const RESERVED = new Set(['_pages', '_new', '_edit', 'raw'])
 
 const DASH_MARKER = '.-'
 
-/** Go's url.QueryEscape: everything but letters, digits and `-_.~` as %XX of its UTF-8 bytes, spaces as `+`. */
+/**
+ * Go's url.QueryEscape: everything but letters, digits and `-_.~` as %XX of its UTF-8 bytes, spaces
+ * as `+`. A lone surrogate (no UTF-8 of its own; encodeURIComponent throws on it) escapes as U+FFFD.
+ */
 export function queryEscape(s: string): string {
-  return encodeURIComponent(s)
+  return encodeURIComponent(s.toWellFormed())
     .replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
     .replace(/%20/g, '+')
 }
