@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
@@ -10,6 +10,7 @@ import { pendingPushes, repositories } from '../src/db/schema'
 import { eventsOfRepo } from '../src/events/outbox'
 import { DEFAULT_GIT_LIMITS, repoPath } from '../src/git/run'
 import { repositorySize } from '../src/git/refs'
+import { readBranchAndTagRefs } from '../src/git/ref-state'
 import { beginPush, finishPush, reconcileRepositories, syncRepositoryWithGit } from '../src/push'
 import { startTestServer } from './helpers'
 import { gitOk, oneCommitRepo, remoteUrl } from './git-fixture'
@@ -103,6 +104,27 @@ async function gitSettled(gitDir: string) {
     await Bun.sleep(25)
   }
 }
+
+describe('a folder moved away under a sync', () => {
+  test("the refs of a repository whose folder is not there read as unknown, not as none (a sync would record every branch deleted)", async () => {
+    const s = await startTestServer()
+    try {
+      const bob = await s.user('bob')
+      expect((await s.post('/user/repos', { name: 'moving', auto_init: true }, { token: bob.token })).status).toBe(201)
+      const gitDir = repoPath(s.dataDir, 'bob', 'moving')
+      const git = { gitDir, limits: DEFAULT_GIT_LIMITS }
+      expect(Object.keys((await readBranchAndTagRefs(git))!)).toEqual(['refs/heads/main'])
+      // A rename or transfer moves the folder first, then writes the rows: a sync that read the
+      // row before sees the old path empty.
+      renameSync(gitDir, `${gitDir}.moved`)
+      expect(await readBranchAndTagRefs(git)).toBeNull()
+      renameSync(`${gitDir}.moved`, gitDir)
+      expect(Object.keys((await readBranchAndTagRefs(git))!)).toEqual(['refs/heads/main'])
+    } finally {
+      await s.stop()
+    }
+  })
+})
 
 describe('kill -9 during pushes', () => {
   test('after each crash and restart, the API says what git says', async () => {

@@ -4,8 +4,20 @@ import { join } from 'node:path'
 import { runGit, type GitRepo } from './run'
 import { listRefEntries, readHeadFile, readRefsUnder } from './ref-files'
 
-/** Every branch and tag of a repository with the object it points to (`{ 'refs/heads/x': sha }`); null when git fails. */
+/**
+ * Every branch and tag of a repository with the object it points to (`{ 'refs/heads/x': sha }`);
+ * null when git fails, or when the repository's folder is not there before and after the read:
+ * a folder moved away meanwhile (a rename, a transfer) reads as no refs at all, which a sync
+ * would record as every branch and tag deleted.
+ */
 export async function readBranchAndTagRefs(repo: GitRepo): Promise<Record<string, string> | null> {
+  const there = () => stat(join(repo.gitDir, 'HEAD')).then(() => true, () => false)
+  if (!(await there())) return null
+  const refs = await readRefsOf(repo)
+  return refs && (await there()) ? refs : null
+}
+
+async function readRefsOf(repo: GitRepo): Promise<Record<string, string> | null> {
   // Read from the ref files where they tell (no git process: this runs twice a push), else by git.
   const inFiles = await readRefsUnder(repo.gitDir, ['refs/heads', 'refs/tags'])
   if (inFiles) return inFiles
