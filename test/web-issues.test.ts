@@ -973,3 +973,19 @@ describe('rendering kept', () => {
     expect(renderedTextsHeld()).toBeGreaterThan(held)
   })
 })
+
+describe('a refused comment form changes nothing', () => {
+  test('one who may not close an issue (neither its poster nor a writer) has the whole form refused: no comment is written', async () => {
+    const before = (await s.get('/repos/alice/pub/issues/1', { token: alice.token })).body
+    const csrf = await csrfOf('stranger', '/alice/pub/issues/1')
+    for (const status of ['close', 'reopen']) {
+      const res = await postForm('/alice/pub/issues/1/comments', 'stranger', { _csrf: csrf, content: 'sneaky', status })
+      expect([status, res.status]).toEqual([status, 403])
+      expect(await res.text()).toContain('Only the poster or a writer may close or reopen this issue')
+    }
+    const after = (await s.get('/repos/alice/pub/issues/1', { token: alice.token })).body
+    expect([after.comments, after.state]).toEqual([before.comments, before.state])
+    // The same comment without a state change is theirs to post.
+    expect((await postForm('/alice/pub/issues/1/comments', 'stranger', { _csrf: csrf, content: 'a reader may comment' })).status).toBe(303)
+  })
+})

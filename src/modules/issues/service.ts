@@ -84,10 +84,13 @@ export async function createIssue(
     ])
     // Sent together: the next index taken, the row that reads it back, the counters of the
     // repository and milestone. The first two are prepared statements, executed (and so sent, and
-    // run) in the order they are called here.
+    // run) in the order they are called here. All settled before answering, so a failure is the
+    // first in that order, not in time (Promise.all's): a repository deleted meanwhile fails the
+    // index's upsert on its foreign key (404), not only the insert on the index it then finds
+    // none of (SQLite's NOT NULL, which settled first).
     const sent: Promise<IssueRow> = answerAfterCommit(
       deps.db,
-      Promise.all([
+      Promise.allSettled([
         nextIssueIndex(deps, ctx.repo.id),
         s.insertIssue.execute({
           repo: ctx.repo.id,
@@ -104,7 +107,11 @@ export async function createIssue(
         }),
         pull ? bumpRepoCounters(deps, ctx.repo.id, true, 1, closed ? 1 : 0) : s.countNewIssue.execute({ repo: ctx.repo.id, closedCount: closed ? 1 : 0 }),
         milestone ? bumpMilestone(deps, milestone.id, 1, closed ? 1 : 0) : null,
-      ]).then(([, inserted]) => inserted[0]!),
+      ]).then((settled) => {
+        const failed = settled.find((result) => result.status === 'rejected')
+        if (failed) throw failed.reason
+        return (settled[1] as PromiseFulfilledResult<IssueRow[]>).value[0]!
+      }),
     )
     labelRows.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : x.id - y.id))
     // The new row's links need its id (and a milestone's bump is a query builder, sent a
@@ -145,6 +152,10 @@ export interface IssueEdit {
   unset_due_date?: boolean
 }
 
+/** Who may edit an issue or a pull request (its title, text, state): its poster or a writer of its unit. */
+export const mayEditIssue = (ctx: Pick<RepoContext, 'mode'>, issue: Pick<IssueRow, 'posterId'>, caller: Pick<UserRow, 'id'>): boolean =>
+  ctx.mode >= AccessMode.Write || issue.posterId === caller.id
+
 /**
  * Edits an issue: the poster or a writer; assignees, milestone and deadline are for writers only.
  * `alsoInTransaction` (the pulls service: a pull request's own fields) runs first in the edit's
@@ -160,7 +171,7 @@ export async function editIssue(
 ): Promise<IssueRow> {
   const issue = await findIssue(deps, ctx.repo.id, index)
   const writer = ctx.mode >= AccessMode.Write
-  if (!writer && issue.posterId !== caller.id) throw forbidden('Only the poster or a writer may edit this issue')
+  if (!mayEditIssue(ctx, issue, caller)) throw forbidden('Only the poster or a writer may edit this issue')
   if (opts.title !== undefined && opts.title !== '') requireTitle(opts.title)
   const assigneeNames = !writer
     ? undefined

@@ -17,7 +17,7 @@ import type { Page, Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { splitFilter } from '../../lib/validate'
 import type { PullItem } from '../../convert/pull'
-import { changeIssueLabels, createIssue, editIssue, type IssueEdit, type NewIssue } from '../issues/service'
+import { changeIssueLabels, createIssue, editIssue, mayEditIssue, type IssueEdit, type NewIssue } from '../issues/service'
 import { carriesEveryLabelGroup, countedOf, findIssue } from '../issues/queries'
 import { setClosed } from '../issues/state'
 import { recordIssueEvent } from '../../events/issue-events'
@@ -329,7 +329,7 @@ export interface PullEdit extends IssueEdit {
 export async function editPull(deps: AppDeps, ctx: RepoContext, index: number, caller: UserRow, opts: PullEdit): Promise<PullItem> {
   const { pull, issue } = await findPull(deps, ctx.repo.id, index)
   const writer = ctx.mode >= AccessMode.Write
-  if (!writer && issue.posterId !== caller.id) throw new ApiError(403, 'Only the poster or a writer may edit this pull request')
+  if (!mayEditIssue(ctx, issue, caller)) throw new ApiError(403, 'Only the poster or a writer may edit this pull request')
   // As Gitea's SetAllowMaintainerEdit: the poster's choice only.
   const maintainerEdit = opts.allow_maintainer_edit !== undefined && opts.allow_maintainer_edit !== pull.allowMaintainerEdit ? opts.allow_maintainer_edit : undefined
   if (maintainerEdit !== undefined && issue.posterId !== caller.id) throw new ApiError(403, 'Only the poster may allow maintainers to edit the head branch')

@@ -8,10 +8,10 @@ import { projectsReadable, type RepoContext } from '../../auth/repo-context'
 import { repoToApi, type ApiRepo } from '../../convert/repo'
 import { issuesToApi, type ApiIssue } from '../../convert/issue'
 import type { LabelRow, MilestoneRow } from '../../db/schema'
-import { ApiError } from '../../lib/errors'
+import { ApiError, forbidden } from '../../lib/errors'
 import { pathNumber } from '../../lib/path-number'
 import { findIssue, listIssues, type IssueFilter } from '../../modules/issues/queries'
-import { createIssue, editIssue } from '../../modules/issues/service'
+import { createIssue, editIssue, mayEditIssue } from '../../modules/issues/service'
 import { createComment } from '../../modules/comments/service'
 import { editPull } from '../../modules/pulls/service'
 import { Layout } from '../layout'
@@ -307,6 +307,8 @@ async function commentAndState(deps: AppDeps, ctx: RepoContext, index: number, b
   const url = issuePageUrl(ctx.owner.name, ctx.repo.name, index, issue.isPull)
   const content = multiline(body.content)
   const state = body.status === 'close' ? 'closed' : body.status === 'reopen' ? 'open' : undefined
+  // Refused before the comment is written: a refused form changes nothing.
+  if (state && !mayEditIssue(ctx, issue, user)) throw forbidden(`Only the poster or a writer may close or reopen this ${issue.isPull ? 'pull request' : 'issue'}`)
   let anchor = ''
   if (content.trim() || !state) {
     const { row: comment } = await createComment(deps, ctx, index, user, content)
