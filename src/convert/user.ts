@@ -2,6 +2,7 @@ import type { Config } from '../config'
 import type { UserRow } from '../auth/caller'
 import { isoTime, ZERO_TIME } from '../lib/time'
 import { webUrl } from '../lib/urls'
+import { gitTakesName } from '../git/ident'
 
 /** Avatar URLs already computed, by the e-mail (or name) they derive from; bounded. */
 const avatarUrls = new Map<string, string>()
@@ -27,9 +28,13 @@ export function avatarUrl(config: Config, user: Pick<UserRow, 'email' | 'lowerNa
 /** The address shown to callers who may not see a user's real one. */
 export const noReplyEmail = (config: Config, user: Pick<UserRow, 'lowerName'>) => `${user.lowerName}@${config.noReplyDomain}`
 
-/** A user as git records them in what the server writes (a commit, a merge, a tag's tagger): full name (else login name), and the address others may see. */
+/**
+ * A user as git records them in what the server writes (a commit, a merge, a tag's tagger): full
+ * name, else login name (also for a full name git would refuse, gitTakesName: a login name always
+ * holds a letter, digit, `-` or `_`), and the address others may see.
+ */
 export const gitIdentityOf = (config: Config, user: UserRow): { name: string; email: string } => ({
-  name: user.fullName || user.name,
+  name: user.fullName && gitTakesName(user.fullName) ? user.fullName : user.name,
   email: user.keepEmailPrivate || !user.email ? noReplyEmail(config, user) : user.email,
 })
 

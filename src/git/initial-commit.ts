@@ -1,4 +1,5 @@
 import { git, type GitRepo } from './run'
+import { gitDateArg } from './ident'
 
 export interface InitialFile {
   /** A plain file name at the root of the tree (no '/'). */
@@ -35,7 +36,7 @@ export async function writeInitialCommit(
     entries.push(`100644 blob ${blob}\t${file.name}\n`)
   }
   const tree = (await git(['mktree'], { ...repo, input: entries.join('') })).trim()
-  const date = `${author.when} +0000`
+  const date = gitDateArg(`${author.when} +0000`)
   const env = {
     GIT_AUTHOR_NAME: author.name,
     GIT_AUTHOR_EMAIL: author.email,

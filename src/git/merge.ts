@@ -3,6 +3,7 @@ import { readTokens } from './tokens'
 import { objectFormatOf } from './init'
 import { readPeeledRefs } from './ref-files'
 import { isSafeRefName } from './ref-name'
+import { gitDateArg } from './ident'
 import { WeightedCache } from '../lib/weighted-cache'
 
 /**
@@ -94,7 +95,7 @@ export async function mergeTree(repo: GitRepo, ours: string, theirs: string): Pr
 /** The first conflicting paths, for a refusal's message. */
 export const conflictSummary = (paths: string[]): string => paths.filter(Boolean).slice(0, 10).join(', ') || 'conflict'
 
-/** Who made a commit: name, e-mail, and the date as git writes it raw (`<unix seconds> <±hhmm>`). */
+/** Who made a commit: name, e-mail, and the date as git writes it raw (`<unix seconds> <±hhmm>`; given to git in its `@` form, identEnv). */
 export interface Ident {
   name: string
   email: string
@@ -104,13 +105,14 @@ export interface Ident {
 /** An identity for a commit made now. */
 export const identNow = (name: string, email: string, unix: number): Ident => ({ name, email, date: `${unix} +0000` })
 
+/** The environment of a commit by `author` and `committer`; their dates in git's `@` form, read for any time (gitDateArg). */
 const identEnv = (author: Ident, committer: Ident) => ({
   GIT_AUTHOR_NAME: author.name,
   GIT_AUTHOR_EMAIL: author.email,
-  GIT_AUTHOR_DATE: author.date,
+  GIT_AUTHOR_DATE: gitDateArg(author.date),
   GIT_COMMITTER_NAME: committer.name,
   GIT_COMMITTER_EMAIL: committer.email,
-  GIT_COMMITTER_DATE: committer.date,
+  GIT_COMMITTER_DATE: gitDateArg(committer.date),
 })
 
 /** Writes a commit of `tree` with `parents` (in order) and `message`; answers its id. */

@@ -3,6 +3,7 @@ import type { UserRow } from '../../auth/caller'
 import { gitIdentityOf } from '../../convert/user'
 import type { CommitPerson } from '../../convert/contents'
 import type { Ident } from '../../git/merge'
+import { gitTakesName } from '../../git/ident'
 import { ApiError, unprocessable } from '../../lib/errors'
 import { isoTime, nowUnix, parseTimestamp } from '../../lib/time'
 import type { FileOptions } from './model'
@@ -18,11 +19,18 @@ import type { FileOptions } from './model'
 /** Characters git would strip from or choke on in an identity. */
 const BAD_IDENT = /[<>\n\r\0]/
 
+/**
+ * A given identity, or null when it lacks a name or an e-mail. 422 for what git would mangle or
+ * refuse: `<`, `>` or line breaks anywhere, or a name of git's "crud" alone (gitTakesName). git
+ * refuses no e-mail (one of crud alone is recorded as `<>`).
+ */
 function identityOf(given: { name?: string; email?: string } | undefined, field: string): { name: string; email: string } | null {
   const name = given?.name?.trim() ?? ''
   const email = given?.email?.trim() ?? ''
   if (BAD_IDENT.test(name)) throw unprocessable('must not hold <, > or line breaks', `${field}.name`)
   if (BAD_IDENT.test(email)) throw unprocessable('must not hold <, > or line breaks', `${field}.email`)
+  if (name && !gitTakesName(name))
+    throw unprocessable(`must hold a character other than spaces, control characters and . , : ; < > " \\ '`, `${field}.name`)
   return name && email ? { name, email } : null
 }
 

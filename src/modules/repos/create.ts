@@ -6,7 +6,7 @@ import { writeTransaction } from '../../db/client'
 import { labels, repoGitStates, repositories, users, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { gitLimitsOf } from '../../auth/repo-context'
-import { noReplyEmail } from '../../convert/user'
+import { gitIdentityOf } from '../../convert/user'
 import { conflict, notFound, unprocessable } from '../../lib/errors'
 import { nowUnix } from '../../lib/time'
 import { ALPHA_DASH_DOT, charCount } from '../../lib/validate'
@@ -129,11 +129,8 @@ async function initialFiles(owner: UserRow, opts: NewRepo, now: number): Promise
 }
 
 
-/** Name and e-mail git records for a user's commits (the no-reply address when the e-mail is private). */
-function signatureOf(deps: AppDeps, user: UserRow, when: number) {
-  const email = user.keepEmailPrivate || !user.email ? noReplyEmail(deps.config, user) : user.email
-  return { name: user.fullName || user.name, email, when }
-}
+/** Name and e-mail git records for a user's commits (convert/user.ts gitIdentityOf), at `when`. */
+const signatureOf = (deps: AppDeps, user: UserRow, when: number) => ({ ...gitIdentityOf(deps.config, user), when })
 
 /**
  * Gitea's CanCreateRepoIn: a site administrator creates anywhere; otherwise the owner's
