@@ -1,5 +1,5 @@
 import { Elysia, NotFoundError } from 'elysia'
-import { databaseUnavailable, UNAVAILABLE_RETRY_AFTER } from './db/unavailable'
+import { databaseUnavailable, referenceGone, UNAVAILABLE_RETRY_AFTER } from './db/unavailable'
 import type { AppDeps } from './deps'
 import { ApiError, apiErrorOfGit, challengeOf, notFound } from './lib/errors'
 import { GitError } from './git/run'
@@ -144,6 +144,12 @@ function withEdgeHooks(app: AnyElysia, deps: AppDeps, routes: () => RouteInfo[])
             log.warn('database unavailable', { method: request.method, path: new URL(request.url).pathname, ...errorFields(error) })
             set.headers['retry-after'] = UNAVAILABLE_RETRY_AFTER
             return errorBody(set, 503, 'The database is unavailable; try again')
+          }
+          // A write named a row deleted meanwhile (a foreign key violation): what the request
+          // refers to is gone, and nothing was written.
+          if (referenceGone(error)) {
+            log.warn('referenced row deleted meanwhile', { method: request.method, path: new URL(request.url).pathname, ...errorFields(error) })
+            return errorBody(set, 404, 'What this request refers to no longer exists (it was deleted meanwhile)')
           }
           // With its request, so the line says what was being answered.
           log.error('internal error', { method: request.method, path: new URL(request.url).pathname, ...errorFields(error) })

@@ -14,6 +14,24 @@ export function databaseUnavailable(e: unknown): boolean {
   return false
 }
 
+/**
+ * Whether an error is a foreign key violation: a write naming a row (a repository, a user, a
+ * label) that a concurrent request deleted after this one read it. The request refers to what no
+ * longer exists, so the API answers it 404 rather than 500 (nothing was written: the statement
+ * failed, and its transaction with it). SQLite's extended code; PostgreSQL's SQLSTATE 23503
+ * (Bun's SQL client puts it in `errno`). Drizzle wraps the driver's error (its `cause`).
+ */
+export function referenceGone(e: unknown): boolean {
+  for (let error = e, depth = 0; error && depth < 4; error = (error as { cause?: unknown }).cause, depth++) {
+    const { code, errno } = error as { code?: unknown; errno?: unknown }
+    if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || errno === FOREIGN_KEY_VIOLATION) return true
+  }
+  return false
+}
+
+/** PostgreSQL's SQLSTATE foreign_key_violation. */
+const FOREIGN_KEY_VIOLATION = '23503'
+
 /** The code of a read the SQLite read thread could not answer: it or the database went away (db/read-thread.ts). */
 export const READ_THREAD_GONE = 'WARREN_READ_THREAD_GONE'
 

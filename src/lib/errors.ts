@@ -28,12 +28,30 @@ export const badRequest = (message: string) => new ApiError(400, message)
 /**
  * How the API answers a git process that did not give what a service needed (the one mapping
  * of GitError): a time limit is 504 with "git took longer than N s", a stopped process 503 (its
- * client is gone), a failure 500 with git's own first error line (no server paths).
+ * client is gone), a repository folder gone from under the request 503 (folderGone), another
+ * failure 500 with git's own first error line (no server paths).
  */
 export function apiErrorOfGit(e: GitError): ApiError {
+  if (e.kind === 'failed' && folderGone(e)) return folderGoneError()
   const status = e.kind === 'timeout' ? 504 : e.kind === 'aborted' ? 503 : 500
   return new ApiError(status, e.message)
 }
+
+/**
+ * What git (or its start) says when a repository's folder is not where the request found it: a
+ * rename or transfer moves the folder before its rows change, and a deletion removes it, while
+ * requests that looked the repository up before run git at the old place. Such a request is
+ * answered 503 with Retry-After: asked again, it finds the repository where it is now (a renamed
+ * one's old name redirects), or finds it gone (404).
+ */
+const FOLDER_GONE = /not a git repository|cannot start git: .*ENOENT|the repository's folder is missing/
+
+/** Whether an error is a git run in a repository folder that was moved or removed meanwhile (FOLDER_GONE). */
+export const folderGone = (e: unknown): boolean => e instanceof Error && FOLDER_GONE.test(e.message)
+
+/** The answer to such a request. */
+export const folderGoneError = () =>
+  new ApiError(503, 'The repository was moved or deleted while this request was answered; try again', {}, { 'Retry-After': '1' })
 
 /** The `WWW-Authenticate` challenge of each request whose routes ask for one (setChallenge). */
 const challenges = new WeakMap<Request, string>()

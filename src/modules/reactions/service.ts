@@ -6,7 +6,7 @@ import type { UserRow } from '../../auth/caller'
 import { AccessMode } from '../../auth/access'
 import { refuseBlocked } from '../../auth/blocking'
 import type { RepoContext } from '../../auth/repo-context'
-import { forbidden, notFound } from '../../lib/errors'
+import { conflict, forbidden, notFound } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
 import { nowUnix } from '../../lib/time'
 import { findIssue } from '../issues/queries'
@@ -55,7 +55,9 @@ function checkChange(deps: AppDeps, ctx: RepoContext, target: ReactionTarget, co
 
 /**
  * Gives a reaction; `created` false (Gitea answers 200) when the caller had already given it, the
- * stored one answered unchanged.
+ * stored one answered unchanged. The insert and the read of the stored one are one transaction
+ * under the write lock, as removeReaction's delete: no removal lands between them. Should one
+ * still (a write made without the lock), the insert is tried again: never an answer without a row.
  */
 export async function addReaction(
   deps: AppDeps,
@@ -68,22 +70,34 @@ export async function addReaction(
   return await writeTransaction(deps.db, async () => {
     // Gitea's CreateIssueReaction / CreateCommentReaction: not for one the issue's poster, the comment's or the owner blocked.
     await refuseBlocked(deps.db, user.id, [target.issue.posterId, target.commentPosterId, ctx.repo.ownerId])
-    const inserted = await deps.db
-      .insert(reactions)
-      .values({ type, issueId: target.issue.id, commentId: target.commentId, userId: user.id, createdUnix: nowUnix() })
-      .onConflictDoNothing()
-      .returning()
-    if (inserted[0]) return { row: inserted[0], created: true }
-    const existing = (await deps.db
-      .select()
-      .from(reactions)
-      .where(and(ofTarget(target), eq(reactions.userId, user.id), eq(reactions.type, type))))[0]!
-    return { row: existing, created: false }
+    for (let attempt = 0; attempt < ADD_ATTEMPTS; attempt++) {
+      const inserted = await deps.db
+        .insert(reactions)
+        .values({ type, issueId: target.issue.id, commentId: target.commentId, userId: user.id, createdUnix: nowUnix() })
+        .onConflictDoNothing()
+        .returning()
+      if (inserted[0]) return { row: inserted[0], created: true }
+      const existing = (await deps.db.select().from(reactions).where(mine(target, user, type)))[0]
+      if (existing) return { row: existing, created: false }
+    }
+    throw conflict('the reaction changed meanwhile; try again')
   })
 }
 
-/** Takes the caller's reaction back (nothing to do when there was none, as Gitea). */
+/** How many times addReaction inserts when the reaction it conflicted with was gone before it was read. */
+const ADD_ATTEMPTS = 3
+
+/** The caller's reaction of `type` to the target. */
+const mine = (target: ReactionTarget, user: UserRow, type: string) => and(ofTarget(target), eq(reactions.userId, user.id), eq(reactions.type, type))
+
+/**
+ * Takes the caller's reaction back (nothing to do when there was none, as Gitea). A write
+ * transaction like every write: on PostgreSQL it takes the write lock, so it never lands between
+ * addReaction's insert and its read.
+ */
 export async function removeReaction(deps: AppDeps, ctx: RepoContext, user: UserRow, target: ReactionTarget, content: string | undefined): Promise<void> {
   const type = checkChange(deps, ctx, target, content, false)
-  await deps.db.delete(reactions).where(and(ofTarget(target), eq(reactions.userId, user.id), eq(reactions.type, type)))
+  await writeTransaction(deps.db, async () => {
+    await deps.db.delete(reactions).where(mine(target, user, type))
+  })
 }
