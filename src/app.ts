@@ -100,8 +100,10 @@ const wantsPage = (request: Request) =>
  * What every request goes through at the edge, on the API's app and on the web pages' alike
  * (`as: 'global'`: every route of the instances it is given): errors answered in the API's shape
  * or as pages, the one body parser, a NUL in the path not found, bodies and queries storable.
+ * `pages`: the web pages' app, every error of which is a page, those before its pipeline has
+ * taken the session too (a body it cannot parse, a NUL in the path), where they were the API's JSON.
  */
-function withEdgeHooks(app: AnyElysia, deps: AppDeps, routes: () => RouteInfo[]): AnyElysia {
+function withEdgeHooks(app: AnyElysia, deps: AppDeps, routes: () => RouteInfo[], pages = false): AnyElysia {
   const { config } = deps
   const log = loggerOf(config)
   const apiErrorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) => {
@@ -120,7 +122,7 @@ function withEdgeHooks(app: AnyElysia, deps: AppDeps, routes: () => RouteInfo[])
       const cause = (raised as any)?.cause
       const error = !(raised instanceof ApiError) && cause instanceof ApiError ? cause : raised
       // Web pages (and a browser's request for a path nothing serves) answer error pages.
-      const web = deps.auth.sessionAccepted(request) || (code === 'NOT_FOUND' && wantsPage(request))
+      const web = pages || deps.auth.sessionAccepted(request) || (code === 'NOT_FOUND' && wantsPage(request))
       const errorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) =>
         web ? webRefusal(request, status, message, set.headers) : apiErrorBody(set, status, message, extra)
       if (error instanceof ApiError) {
@@ -186,7 +188,7 @@ function webAppOf(deps: AppDeps): () => Promise<AnyElysia> {
   let made: Promise<AnyElysia> | undefined
   return () =>
     (made ??= import('./web').then(({ webAreas }) => {
-      const web: AnyElysia = withEdgeHooks(new Elysia(), deps, () => web.routes as RouteInfo[])
+      const web: AnyElysia = withEdgeHooks(new Elysia(), deps, () => web.routes as RouteInfo[], true)
       addAreas(web, deps, webAreas, { session: true })
       return web
     }).catch((e) => {
