@@ -175,6 +175,14 @@ function withEdgeHooks(app: AnyElysia, deps: AppDeps, routes: () => RouteInfo[],
     })
 }
 
+/**
+ * The apps' handler reads a request's path from its URL after `http://` (the server speaks plain
+ * HTTP): Elysia's default looks for the path's slash from the 12th character on, which takes a
+ * Host of three characters or fewer (`Host: x`) for part of the path, so `/ab/api/v1/user` was
+ * routed as `/api/v1/user` while everything reading the URL saw the first (a fuzzer's finding).
+ */
+const ELYSIA_OPTIONS = { handler: { standardHostname: false } }
+
 /** An Elysia instance of any routes. */
 type AnyElysia = Elysia<any, any, any, any, any, any, any>
 
@@ -188,7 +196,7 @@ function webAppOf(deps: AppDeps): () => Promise<AnyElysia> {
   let made: Promise<AnyElysia> | undefined
   return () =>
     (made ??= import('./web').then(({ webAreas }) => {
-      const web: AnyElysia = withEdgeHooks(new Elysia(), deps, () => web.routes as RouteInfo[], true)
+      const web: AnyElysia = withEdgeHooks(new Elysia(ELYSIA_OPTIONS), deps, () => web.routes as RouteInfo[], true)
       addAreas(web, deps, webAreas, { session: true })
       return web
     }).catch((e) => {
@@ -226,7 +234,7 @@ export function addAreas(app: AnyElysia, deps: AppDeps, areas: Area[], opts: { s
  */
 export function createApp(deps: AppDeps): AnyElysia & { webApp: () => Promise<AnyElysia> } {
   const { config } = deps
-  const app: AnyElysia = withEdgeHooks(new Elysia(), deps, () => app.routes as RouteInfo[])
+  const app: AnyElysia = withEdgeHooks(new Elysia(ELYSIA_OPTIONS), deps, () => app.routes as RouteInfo[])
     .use(openapiDocument(config, () => app))
     .use(docsAssetsModule())
   addAreas(app, deps, [

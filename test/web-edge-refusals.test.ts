@@ -43,3 +43,19 @@ test('a form body that cannot be parsed, and a NUL in a named segment, are answe
   const api = await fetch(`${s.url}/api/v1/repos/alice/p%00ub`)
   expect([api.status, (await api.json()).message]).toEqual([404, expect.any(String)])
 })
+
+test('a request is routed by its own path whatever the length of its Host (Elysia read a Host of three characters or fewer as part of the path)', async () => {
+  const { connect } = await import('node:net')
+  const statusOf = (host: string, path: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(s.url).port), '127.0.0.1', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`))
+      let answer = ''
+      socket.on('data', (chunk) => (answer += chunk))
+      socket.on('end', () => resolve(answer.split('\r\n')[0]!.split(' ')[1]!))
+      socket.on('error', reject)
+    })
+  for (const host of ['x', 'x:1', 'abc', 'localhost']) {
+    expect([host, await statusOf(host, '/api/v1/version')]).toEqual([host, '200'])
+    expect([host, await statusOf(host, '/ab/api/v1/version')]).toEqual([host, '404'])
+  }
+})
