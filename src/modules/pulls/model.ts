@@ -190,7 +190,7 @@ export const CommitSchema = t.Object(
         committer: CommitUserSchema,
         message: t.String(),
         tree: CommitMetaSchema,
-        verification: t.Nullable(PayloadCommitVerificationSchema, { description: "the commit's signature verification; null with `verification=false`" }),
+        verification: t.Nullable(PayloadCommitVerificationSchema),
       },
       { $id: '#/components/schemas/RepoCommit' },
     ),
