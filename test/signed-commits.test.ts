@@ -48,7 +48,8 @@ async function commitOn(parent: string, message: string | Buffer, committer: str
   }
   const file = join(work, '.git', `${crypto.randomUUID()}.commit`)
   writeFileSync(file, object)
-  return (await gitOk(work, 'hash-object', '-t', 'commit', '-w', file)).trim()
+  // --literally: the odd objects some tests write (two committers, an oversized signature) as a client could push them.
+  return (await gitOk(work, 'hash-object', '-t', 'commit', '-w', '--literally', file)).trim()
 }
 
 const pushTo = (ref: string, commit: string) => git(work, 'push', remoteUrl(s.url, 'alice/signed.git', 'alice', alice.password), `${commit}:refs/heads/${ref}`)
@@ -143,7 +144,7 @@ describe("a commit's verification (Gitea's PayloadCommitVerification), the same 
     expect(bySha.get(verified)).toEqual({
       verified: true,
       reason: `alice / ${keyId}`,
-      signature: expect.stringMatching(/^-----BEGIN PGP SIGNATURE-----\n[\s\S]*-----END PGP SIGNATURE-----$/),
+      signature: expect.stringMatching(/^-----BEGIN PGP SIGNATURE-----\n[\s\S]*-----END PGP SIGNATURE-----\n$/),
       signer: { name: 'alice', email: 'alice@example.com', username: 'alice' },
       payload: expect.stringMatching(/^tree [0-9a-f]{40}\nparent [\s\S]*\nsigned by alice\n$/),
     })
@@ -179,6 +180,39 @@ describe("a commit's verification (Gitea's PayloadCommitVerification), the same 
     for (const k of keys.body as { id: number }[]) expect((await s.del(`/user/gpg_keys/${k.id}`, undefined, { token: alice.token })).status).toBe(204)
     for (const sha of [verified, stranger])
       expect((await s.get(`/repos/alice/signed/git/commits/${sha}`, { token: alice.token })).body.commit.verification).toEqual(expect.objectContaining({ verified: false, reason: 'gpg.error.no_gpg_keys_found' }))
+  })
+
+  test('the committer checked is the one git shows (the last header, its first address); a signature past 16 KiB is not read', async () => {
+    const main = (await headOf('main'))!
+    const keyed = await newKey('alice@example.com', alice)
+    const when = Math.floor(Date.now() / 1000)
+    const keyId = keyed.getKeyID().toHex().toUpperCase()
+    // Shown as bob's (git's %ce: the first <…> of the line), signed by alice's key: not verified,
+    // nor taken by a branch requiring signatures.
+    const twoAddresses = await commitOn(main, 'two addresses on one line', 'bob@example.com> <alice@example.com', keyed)
+    // Two committer headers, bob's then alice's: git shows the last, alice, whose key signed it.
+    const aliceLast = await commitOn(main, 'bob, then alice', 'bob@example.com', keyed, [`committer alice <alice@example.com> ${when} +0000`])
+    const bobLast = await commitOn(main, 'alice, then bob', 'alice@example.com', keyed, [`committer bob <bob@example.com> ${when} +0000`])
+    for (const [sha, branch] of [[twoAddresses, 'two-addresses'], [aliceLast, 'alice-last'], [bobLast, 'bob-last']] as const) expect((await pushTo(branch, sha)).code).toBe(0)
+    const record = async (sha: string) => (await s.get(`/repos/alice/signed/git/commits/${sha}`, { token: alice.token })).body.commit
+    for (const sha of [twoAddresses, bobLast]) {
+      const c = await record(sha)
+      expect([c.committer.email, c.verification.verified, c.verification.reason]).toEqual(['bob@example.com', false, 'gpg.error.no_gpg_keys_found'])
+      expect((await pushTo('main', sha)).stderr).toContain(`protected from unverified commit ${sha}`)
+    }
+    const shown = await record(aliceLast)
+    expect([shown.committer.email, shown.verification.verified, shown.verification.reason]).toEqual(['alice@example.com', true, `alice / ${keyId}`])
+
+    // A signature of more than 16 KiB (packets repeated) is signed but unreadable: never parsed, not verified, not answered back.
+    const tree = (await gitOk(work, 'rev-parse', `${main}^{tree}`)).trim()
+    const huge = ['-----BEGIN PGP SIGNATURE-----', '', ...Array.from({ length: 400 }, () => 'A'.repeat(64)), '-----END PGP SIGNATURE-----']
+    const object = `tree ${tree}\nparent ${main}\nauthor alice <alice@example.com> ${when} +0000\ncommitter alice <alice@example.com> ${when} +0000\ngpgsig ${huge.join('\n ')}\n\nhuge signature\n`
+    const file = join(work, '.git', 'huge.commit')
+    writeFileSync(file, object)
+    const big = (await gitOk(work, 'hash-object', '-t', 'commit', '-w', '--literally', file)).trim()
+    expect((await pushTo('huge', big)).code).toBe(0)
+    expect((await record(big)).verification).toEqual({ verified: false, reason: 'gpg.error.extract_sign', signature: '', signer: null, payload: '' })
+    expect((await pushTo('main', big)).stderr).toContain(`protected from unverified commit ${big}`)
   })
 })
 

@@ -90,7 +90,7 @@ describe('keys verified on the keys page; commits signed with SSH keys', () => {
     expect(await verificationOf(early)).toEqual({
       verified: true,
       reason: `alice / ${fingerprint}`,
-      signature: expect.stringMatching(/^-----BEGIN SSH SIGNATURE-----\n[\s\S]*-----END SSH SIGNATURE-----\n?$/),
+      signature: expect.stringMatching(/^-----BEGIN SSH SIGNATURE-----\n[\s\S]*-----END SSH SIGNATURE-----\n$/),
       signer: { name: 'alice', email: 'alice@example.com', username: 'alice' },
       payload: expect.stringContaining('signed before the key was verified'),
     })
@@ -98,7 +98,7 @@ describe('keys verified on the keys page; commits signed with SSH keys', () => {
     expect((await pushTo('main')).code).toBe(0)
     expect(await verificationOf(byOther)).toEqual(expect.objectContaining({ verified: false, reason: 'gpg.error.no_gpg_keys_found' }))
     const commitPage = await (await fetch(`${s.url}/alice/ssh-signed/commit/${early}`)).text()
-    expect(commitPage).toContain('Signed by <a href="/alice">alice</a>')
+    expect(commitPage).toContain(`Signed by <a href="/alice">alice</a> · SSH key <code>${fingerprint}</code>`)
 
     // A branch requiring signed commits takes the verified key's commits, refuses the other's.
     expect((await s.post('/repos/alice/ssh-signed/branch_protections', { rule_name: 'main', enable_push: true, require_signed_commits: true }, { token: alice.token })).status).toBe(201)

@@ -102,6 +102,8 @@ export function commitVerifier(deps: AppDeps): (commit: SignedCommit, id?: strin
   return async (commit, id) => {
     const signature = commit.signature
     if (signature === null) return notSigned()
+    // Past MAX_SIGNATURE_BYTES (git/commit-signature.ts): signed, but not read.
+    if (signature === '') return { verified: false, reason: EXTRACT_SIGN, signature: '', signer: null, payload: '' }
     const signed = { signature, signer: null, payload: Buffer.from(commit.payload).toString('utf8') }
     const ssh = signature.includes('-----BEGIN SSH SIGNATURE-----')
     if (!ssh && !signature.includes('-----BEGIN PGP SIGNATURE-----')) return { verified: false, reason: EXTRACT_SIGN, ...signed }

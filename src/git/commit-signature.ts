@@ -14,13 +14,25 @@ export interface SignedCommit {
 }
 
 /** Longest commit object read for its signature (bytes): a longer one counts as unsigned. */
-export const MAX_COMMIT_BYTES = 1024 * 1024
+export const MAX_COMMIT_BYTES = 256 * 1024
+
+/**
+ * Longest signature read (bytes of its armor): an OpenPGP signature by a 16384-bit RSA key is
+ * under 3 KiB, an SSH one as small. A longer one is kept as '' (signed, but unreadable), never
+ * parsed: a page of commits each carrying a megabyte of signature packets held the event loop
+ * for seconds.
+ */
+export const MAX_SIGNATURE_BYTES = 16 * 1024
 
 /**
  * Splits a raw commit object as git does to verify it: the payload is the object without its
  * signature headers (`gpgsig` and `gpgsig-sha256`, each with its continuation lines, which start
  * with a space), byte for byte (a message in another encoding than UTF-8 included); the
- * signature is the first of them.
+ * signature is the first of them, each line ending with a newline as Gitea answers it (past
+ * MAX_SIGNATURE_BYTES: '', with no payload). The committer is read as git reads it for `%ce`
+ * (pretty.c, split_ident_line): the last `committer` header, its address between the first `<`
+ * and the `>` after it, then the time, so the committer a signature is checked for is the one
+ * the records show (not a second `<…>` on the line, nor an earlier header).
  */
 export function splitSignedCommit(bytes: Uint8Array): SignedCommit {
   // Latin-1 maps each byte to one character and back: the split keeps every byte as it was.
@@ -45,11 +57,17 @@ export function splitSignedCommit(bytes: Uint8Array): SignedCommit {
       if (inside === 'first') signature = [line.slice(line.indexOf(' ') + 1)]
       continue
     }
-    const committer = /^committer .*<([^<>]*)> (\d+) [+-]\d{4}$/.exec(line)
-    if (committer) [committerEmail, committerUnix] = [Buffer.from(committer[1]!, 'latin1').toString('utf8').toLowerCase(), Number(committer[2])]
+    if (line.startsWith('committer ')) {
+      const open = line.indexOf('<')
+      const close = open < 0 ? -1 : line.indexOf('>', open)
+      ;[committerEmail, committerUnix] =
+        close > open ? [Buffer.from(line.slice(open + 1, close), 'latin1').toString('utf8').toLowerCase(), Number(/^ +(\d+)/.exec(line.slice(close + 1))?.[1] ?? 0)] : ['', 0]
+    }
     kept.push(line)
   }
-  return { payload: Buffer.from(kept.join('\n') + body, 'latin1'), signature: signature && signature.join('\n'), committerEmail, committerUnix }
+  const armor = signature && signature.join('\n') + '\n'
+  if (armor !== null && armor.length > MAX_SIGNATURE_BYTES) return { payload: new Uint8Array(0), signature: '', committerEmail, committerUnix }
+  return { payload: Buffer.from(kept.join('\n') + body, 'latin1'), signature: armor, committerEmail, committerUnix }
 }
 
 /**

@@ -81,7 +81,7 @@ function SignatureFact(props: { commit: ApiCommit }): Html {
         <SignatureMark commit={props.commit} />{' '}
         {v.verified && v.signer ? (
           <>
-            Signed by <a href={`/${encodeURIComponent(v.signer.username)}`}>{v.signer.username}</a> · GPG key ID <code>{keyId}</code>
+            Signed by <a href={`/${encodeURIComponent(v.signer.username)}`}>{v.signer.username}</a> · {keyId.startsWith('SHA256:') ? 'SSH key' : 'GPG key ID'} <code>{keyId}</code>
           </>
         ) : (
           <span class="muted">No known key of the committer verifies this signature.</span>
