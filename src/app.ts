@@ -115,7 +115,7 @@ function withEdgeHooks(app: AnyElysia, deps: AppDeps, routes: () => RouteInfo[],
     return body
   }
   return app
-    .onError({ as: 'global' }, ({ code, error: thrown, set, request }) => {
+    .onError({ as: 'global' }, async ({ code, error: thrown, set, request }) => {
       const raised = thrown instanceof GitError ? apiErrorOfGit(thrown) : thrown
       // A refusal beneath a wrapper answers as itself: Elysia wraps what a parser throws (the 413 of
       // an oversized body) in a ParseError, Drizzle what a driver throws (db/read-thread.ts's 503).
@@ -123,8 +123,10 @@ function withEdgeHooks(app: AnyElysia, deps: AppDeps, routes: () => RouteInfo[],
       const error = !(raised instanceof ApiError) && cause instanceof ApiError ? cause : raised
       // Web pages (and a browser's request for a path nothing serves) answer error pages.
       const web = pages || deps.auth.sessionAccepted(request) || (code === 'NOT_FOUND' && wantsPage(request))
+      // A page's refusal is drawn for the visitor its pipeline found (signed in, the header says so).
+      const caller = web && deps.auth.sessionAccepted(request) ? await deps.auth.callerFound(request) : undefined
       const errorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) =>
-        web ? webRefusal(request, status, message, set.headers) : apiErrorBody(set, status, message, extra)
+        web ? webRefusal(request, status, message, set.headers, caller && { config, caller }) : apiErrorBody(set, status, message, extra)
       if (error instanceof ApiError) {
         if (error.status === 401) Object.assign(set.headers, challengeOf(request))
         Object.assign(set.headers, error.headers)

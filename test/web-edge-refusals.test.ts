@@ -44,6 +44,29 @@ test('a form body that cannot be parsed, and a NUL in a named segment, are answe
   expect([api.status, (await api.json()).message]).toEqual([404, expect.any(String)])
 })
 
+test("a refusal after a page's pipeline found its visitor is drawn for them (signed in), as every page", async () => {
+  const bob = await s.user('bob')
+  const bobCookie = await signInByForm(s.url, bob)
+  expect((await s.post('/repos/alice/pub/issues', { title: 'Alice opened it' }, { token: alice.token })).status).toBe(201)
+  const form = await (await fetch(`${s.url}/alice/pub/issues/1`, { headers: { cookie: bobCookie, accept: 'text/html' } })).text()
+  const csrf = /name="_csrf" value="([0-9a-f]+)"/.exec(form)![1]!
+  // Bob may comment but not close alice's issue: the form is refused by the service (a 403 through the error handler).
+  const res = await fetch(`${s.url}/alice/pub/issues/1/comments`, {
+    method: 'POST',
+    headers: { cookie: bobCookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, content: 'closing', status: 'close' }),
+    redirect: 'manual',
+  })
+  const html = await res.text()
+  expect([res.status, html.includes('Sign out'), html.includes('>Sign in</a>')]).toEqual([403, true, false])
+  // A repository the pipeline does not find, its issue, a settings page refused: the same.
+  for (const [path, status] of [['/alice/nothing', 404], ['/alice/nothing/issues/1', 404], ['/alice/pub/settings', 403]] as const) {
+    const page = await fetch(s.url + path, { headers: { cookie: bobCookie, accept: 'text/html' }, redirect: 'manual' })
+    const text = await page.text()
+    expect([path, page.status, text.includes('Sign out'), text.includes('>Sign in</a>')]).toEqual([path, status, true, false])
+  }
+})
+
 test('a request is routed by its own path whatever the length of its Host (Elysia read a Host of three characters or fewer as part of the path)', async () => {
   const { connect } = await import('node:net')
   const statusOf = (host: string, path: string) =>

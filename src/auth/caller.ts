@@ -178,10 +178,14 @@ export class Auth {
     return pending
   }
 
+  /** The request's caller if it was asked for and found (an error page is drawn for them); undefined otherwise. */
+  async callerFound(request: Request): Promise<Caller | undefined> {
+    return await this.cache.get(request)?.catch(() => undefined)
+  }
+
   /** Who the request was answered for, if its caller was asked for (the request log's `user`). */
   async answeredFor(request: Request): Promise<string | undefined> {
-    const caller = await this.cache.get(request)?.catch(() => undefined)
-    return caller?.user?.name
+    return (await this.callerFound(request))?.user?.name
   }
 
   private async resolve(request: Request): Promise<Caller> {

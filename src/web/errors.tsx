@@ -1,6 +1,8 @@
 /** @jsxImportSource warren-jsx */
 import { Layout } from './layout'
-import { htmlResponse, type WebContext } from './context'
+import { htmlResponse, webContext, type WebContext } from './context'
+import type { Config } from '../config'
+import type { Caller } from '../auth/caller'
 import { signInUrl } from './links'
 
 const TITLES: Record<number, string> = {
@@ -44,12 +46,13 @@ export const signInRedirect = (path: string): Response => new Response(null, { s
  * A web request's refusal, as `app.ts` answers it: a page needing a signed-in visitor sends one
  * who is not to the sign-in page and back (Gitea's `reqSignIn`), when the request is a plain
  * visit (a GET without credentials of its own: a form's POST, or a request whose Authorization
- * header failed, is told why instead); anything else is an error page.
+ * header failed, is told why instead); anything else is an error page, drawn for the visitor
+ * the request was found to be (`seen`: its caller, when the pipeline got that far) as every page.
  */
-export function webRefusal(request: Request, status: number, message: string, headers: Record<string, string> = {}): Response {
+export function webRefusal(request: Request, status: number, message: string, headers: Record<string, string> = {}, seen?: { config: Config; caller: Caller }): Response {
   if (status === 401 && (request.method === 'GET' || request.method === 'HEAD') && !request.headers.has('authorization')) {
     const url = new URL(request.url)
     return signInRedirect(url.pathname + url.search)
   }
-  return errorPage(status, message, null, headers)
+  return errorPage(status, message, seen ? webContext(seen.config, request, seen.caller) : null, headers)
 }
