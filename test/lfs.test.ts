@@ -266,6 +266,9 @@ describe('locks', () => {
     expect((await lfs('GET', 'alice/big', 'locks?path=data.bin', { who: reader })).json.locks.map((l: any) => l.id)).toEqual([id])
     expect((await lfs('GET', 'alice/big', `locks?id=${id}`, { who: reader })).json.locks.length).toBe(1)
     expect((await lfs('GET', 'alice/big', 'locks?path=other.bin', { who: reader })).json.locks).toEqual([])
+    // A cursor that is no page number reads the first page; one past the end, none (a 500 for 1e308 before).
+    for (const cursor of ['1e308', '-5', '1.5', 'x']) expect([cursor, (await lfs('GET', 'alice/big', `locks?cursor=${cursor}`, { who: reader })).json.locks.map((l: any) => l.id)]).toEqual([cursor, [id]])
+    expect((await lfs('GET', 'alice/big', `locks?cursor=${2 ** 40}`, { who: reader })).json.locks).toEqual([])
     // A reader lists but may not lock; a stranger sees nothing.
     expect((await lfs('POST', 'alice/big', 'locks', { who: reader, body: { path: 'x.bin' } })).status).toBe(403)
     expect((await lfs('GET', 'alice/big', 'locks', { who: stranger })).status).toBe(404)

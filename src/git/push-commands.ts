@@ -52,6 +52,13 @@ interface CommandList {
 const PKT_LENGTH = /^[0-9a-f]{4}$/
 
 /**
+ * A command line's text: UTF-8 or nothing. A name of other bytes would reach git as they are while
+ * a lenient decoding (U+FFFD for each bad byte) showed the push decision another name, and made
+ * two refs one in the records (`x\xfe` and `x\xff`).
+ */
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
+
+/**
  * Parses the complete pkt-lines at the start of `buf` into `list`: `end` is 'flush' at the end of
  * the list, 'bad' for anything but a command (or a shallow line), null when `buf` ends first; then
  * `used` bytes were parsed and the next line needs `need` bytes (its length, or 4 for its header).
@@ -65,7 +72,12 @@ function parseCommandLines(buf: Buffer, list: CommandList): { end: 'flush' | 'ba
     if (len < 0 || (len > 0 && len < 4)) return { end: 'bad', used: at, need: 0 }
     if (len === 0) return { end: 'flush', used: at + 4, need: 0 }
     if (at + len > buf.length) return { end: null, used: at, need: len }
-    let line = buf.toString('utf8', at + 4, at + len).replace(/\n$/, '')
+    let line: string
+    try {
+      line = UTF8.decode(buf.subarray(at + 4, at + len)).replace(/\n$/, '')
+    } catch {
+      return { end: 'bad', used: at, need: 0 }
+    }
     at += len
     if (line.startsWith('shallow ')) continue
     const nul = line.indexOf('\0')
@@ -82,7 +94,8 @@ function parseCommandLines(buf: Buffer, list: CommandList): { end: 'flush' | 'ba
 /**
  * Reads the command list from the start of `reader`, in time linear in its size whatever the
  * chunking (bytes are joined only once the next whole pkt-line has arrived). Answers 'too-long'
- * when it exceeds MAX_COMMAND_BYTES (nothing has reached git then); `commands` is null when the
+ * when it exceeds MAX_COMMAND_BYTES, however it arrives (nothing has reached git then); a line not
+ * in UTF-8 makes the list unreadable; `commands` is null when the
  * list cannot be read (a push certificate, which Warren never offers, or a malformed start).
  */
 export async function readPushHead(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<PushHead | 'too-long'> {
@@ -91,12 +104,16 @@ export async function readPushHead(reader: ReadableStreamDefaultReader<Uint8Arra
   let unparsed: Uint8Array[] = []
   let unparsedBytes = 0
   let need = 4
+  /** Bytes of the list parsed so far: bounded however the client chunks it. */
+  let parsedBytes = 0
   const list: CommandList = { commands: [], capabilities: [] }
   const result = (commands: PushCommand[] | null): PushHead => ({ head: Buffer.concat(received, receivedBytes), commands, capabilities: list.capabilities })
   for (;;) {
     if (unparsedBytes >= need) {
       const buf = Buffer.concat(unparsed, unparsedBytes)
       const parsed = parseCommandLines(buf, list)
+      parsedBytes += parsed.used
+      if (parsedBytes > MAX_COMMAND_BYTES) return 'too-long'
       if (parsed.end === 'flush') return result(list.commands)
       if (parsed.end === 'bad') return result(null)
       unparsed = [buf.subarray(parsed.used)]

@@ -117,9 +117,14 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: SyncOptions): Promi
       // This sync's own push gone (a repair settled it: its claim went with this process's lock
       // connection, and it looked abandoned): its changes are not put on another push's pusher.
       const fallback = own !== undefined ? pushers.find((p) => p.id === own) : pushers.length === 1 ? pushers[0] : undefined
+      // The latest pending push that asked for exactly each update (ref and new id), looked up
+      // per change: a push of thousands of refs cost changes × commands comparisons (a second of
+      // the event loop at 4,900 refs).
+      const askedFor = new Map<string, (typeof pushers)[number]>()
+      for (const p of pushers) for (const c of p.commands ?? []) askedFor.set(`${c.ref}\0${c.new}`, p)
       for (const change of diffRefs(JSON.parse(current.refs), refs)) {
-        // The latest pending push that asked for exactly this update; else this sync's push.
-        const asked = pushers.findLast((p) => p.commands?.some((c) => c.ref === change.ref && c.new === change.after))
+        // The push that asked for it; else this sync's push.
+        const asked = askedFor.get(`${change.ref}\0${change.after}`)
         const pusherId = (asked ?? fallback)?.pusherId ?? null
         await recordRefChange(db, repoId, pusherId, change)
         // Pull requests whose head or base this branch is get their mergeability checked again.

@@ -35,10 +35,15 @@ async function withOwners(deps: AppDeps, rows: LfsLockRow[]) {
 
 /** A page of the repository's locks, oldest first: `cursor` is the 1-based page (0 the first, as Gitea), `limit` at most WARREN_LFS_LOCKS_PAGING_NUM. */
 async function lockPage(deps: AppDeps, repoId: number, cursor: number, limit: number) {
-  const page = Math.max(1, cursor)
+  // A cursor is a page number; any other (1e308, a fraction) is the first page, and pages are
+  // bounded so the offset stays an integer (a 500 before: the database refused Infinity).
+  const page = Number.isSafeInteger(cursor) && cursor > 1 ? Math.min(cursor, MAX_PAGE) : 1
   const rows = await deps.db.select().from(lfsLocks).where(eq(lfsLocks.repoId, repoId)).orderBy(asc(lfsLocks.id)).limit(limit).offset((page - 1) * limit)
   return { rows, next: rows.length === limit ? String(page + 1) : undefined }
 }
+
+/** The last page a cursor may name (past the locks' end, an empty page). */
+const MAX_PAGE = 2 ** 31
 
 /** `limit` as asked, bounded by WARREN_LFS_LOCKS_PAGING_NUM (0 or missing: that many). */
 const pageLimit = (deps: AppDeps, limit: number | undefined) => (!limit || limit <= 0 ? deps.config.lfsLocksPagingNum : Math.min(limit, deps.config.lfsLocksPagingNum))
@@ -83,7 +88,7 @@ export async function verifyLocks(deps: AppDeps, target: LfsTarget, body: { curs
   const user = target.user
   if (!user) return signInFirst(deps)
   const cursor = Number(body.cursor ?? 0)
-  const { rows, next } = await lockPage(deps, target.repo.id, Number.isSafeInteger(cursor) && cursor > 0 ? cursor : 0, pageLimit(deps, body.limit))
+  const { rows, next } = await lockPage(deps, target.repo.id, cursor, pageLimit(deps, body.limit))
   const locks = await withOwners(deps, rows)
   return lfsJson({
     ours: locks.filter((_, i) => rows[i]!.ownerId === user.id),
