@@ -147,6 +147,8 @@ export async function commitVerifications(deps: AppDeps, repo: GitRepo, ids: rea
   const unique = [...new Set(ids)]
   const commits = await signedCommitsOf(repo, unique)
   const verify = commitVerifier(deps)
-  const found = await Promise.all(commits.map((c, i) => (c ? verify(c, unique[i]) : notSigned())))
-  return new Map(unique.map((id, i) => [id, found[i]!]))
+  // Unsigned ones (most) are answered without a turn of their own.
+  const found = commits.map((c, i) => (c?.signature != null ? verify(c, unique[i]) : notSigned()))
+  const settled = found.some((v) => v instanceof Promise) ? await Promise.all(found) : (found as CommitVerification[])
+  return new Map(unique.map((id, i) => [id, settled[i]!]))
 }

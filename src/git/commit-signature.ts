@@ -88,15 +88,18 @@ const UNSIGNED: SignedCommit = { payload: new Uint8Array(0), signature: null, co
  * head): the same id is the same commit in any repository.
  */
 export async function signedCommitsOf(repo: GitRepo, ids: readonly string[]): Promise<(SignedCommit | null)[]> {
-  return await Promise.all(
-    ids.map(async (id) => {
-      const kept = splits.get(id)
-      if (kept) return kept
-      const object = await readObject(repo, id, MAX_COMMIT_BYTES)
-      if (object?.type !== 'commit' || !object.content) return null
+  // Those kept are answered at once; only the others wait for the batch reader.
+  const found: (SignedCommit | null | undefined)[] = ids.map((id) => splits.get(id))
+  const missing = found.flatMap((split, i) => (split ? [] : [i]))
+  if (missing.length === 0) return found as SignedCommit[]
+  await Promise.all(
+    missing.map(async (i) => {
+      const object = await readObject(repo, ids[i]!, MAX_COMMIT_BYTES)
+      if (object?.type !== 'commit' || !object.content) return (found[i] = null)
       const split = splitSignedCommit(object.content)
-      splits.set(id, split.signature === null ? UNSIGNED : split)
-      return split
+      splits.set(ids[i]!, split.signature === null ? UNSIGNED : split)
+      found[i] = split
     }),
   )
+  return found as (SignedCommit | null)[]
 }
