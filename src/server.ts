@@ -7,6 +7,9 @@ import { servingClient } from './lib/request-client'
 import { answeringEnded, answeringStarted } from './lib/foreground'
 import { feedPathOf } from './web/feed-xml'
 
+/** The host of a request that names none (feedRequest). */
+const UNNAMED_HOST = 'localhost'
+
 /**
  * A feed asked for at Gitea's address whose last segment carries the format (`/{user}.rss`,
  * `/{owner}/{repo}.atom`): the same request at the path the web module serves it at
@@ -15,6 +18,11 @@ import { feedPathOf } from './web/feed-xml'
 function feedRequest(request: Request): Request {
   // A look at the raw URL first: every request passes here.
   const raw = request.url
+  // Without a Host header git and browsers always send (HTTP/1.0), or with one a URL cannot hold
+  // (empty, or with `/`, `?`, `#`, `@`, `\` or a space), Bun gives a relative URL: the request is
+  // read as one to this server, so the apps route it by its own path (they look for it after
+  // `http://`) and everything reading its URL can (a 500 before, or a path read from its middle).
+  if (raw.startsWith('/')) return new Request(`http://${UNNAMED_HOST}${raw}`, request)
   const q = raw.indexOf('?')
   const end = q < 0 ? raw.length : q
   if (!raw.endsWith('.rss', end) && !raw.endsWith('.atom', end)) return request

@@ -28,6 +28,9 @@ describe('the command list of a push', () => {
     const bad = Buffer.concat([Buffer.from(`${ZERO} ${ONE} refs/heads/x`), Buffer.from([0xfe]), Buffer.from('\0report-status\n')])
     const read = await readPushHead(streamOf(Buffer.concat([pktLine(bad), Buffer.from('0000')])))
     expect(read === 'too-long' ? read : read.commands).toBeNull()
+    // A byte order mark before the old id: not a command (git would not read one either).
+    const marked = await readPushHead(streamOf(Buffer.concat([line(`\ufeff${ZERO} ${ONE} refs/heads/x\0report-status\n`), Buffer.from('0000')])))
+    expect(marked === 'too-long' ? marked : marked.commands).toBeNull()
     const good = await readPushHead(streamOf(Buffer.concat([line(`${ZERO} ${ONE} refs/heads/café\0report-status\n`), Buffer.from('0000')])))
     expect(good === 'too-long' ? good : good.commands).toEqual([{ ref: 'refs/heads/café', old: ZERO, new: ONE }])
   })

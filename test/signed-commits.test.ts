@@ -188,20 +188,22 @@ describe("a commit's verification (Gitea's PayloadCommitVerification), the same 
     const when = Math.floor(Date.now() / 1000)
     const keyId = keyed.getKeyID().toHex().toUpperCase()
     // Shown as bob's (git's %ce: the first <…> of the line), signed by alice's key: not verified,
-    // nor taken by a branch requiring signatures.
+    // nor taken by a branch requiring signatures. Two committer headers (git's log shows the
+    // last, for-each-ref the first): verified for neither.
     const twoAddresses = await commitOn(main, 'two addresses on one line', 'bob@example.com> <alice@example.com', keyed)
-    // Two committer headers, bob's then alice's: git shows the last, alice, whose key signed it.
     const aliceLast = await commitOn(main, 'bob, then alice', 'bob@example.com', keyed, [`committer alice <alice@example.com> ${when} +0000`])
     const bobLast = await commitOn(main, 'alice, then bob', 'alice@example.com', keyed, [`committer bob <bob@example.com> ${when} +0000`])
-    for (const [sha, branch] of [[twoAddresses, 'two-addresses'], [aliceLast, 'alice-last'], [bobLast, 'bob-last']] as const) expect((await pushTo(branch, sha)).code).toBe(0)
+    const plain = await commitOn(main, 'signed by alice as alice', 'alice@example.com', keyed)
+    for (const [sha, branch] of [[twoAddresses, 'two-addresses'], [aliceLast, 'alice-last'], [bobLast, 'bob-last'], [plain, 'plain']] as const) expect((await pushTo(branch, sha)).code).toBe(0)
     const record = async (sha: string) => (await s.get(`/repos/alice/signed/git/commits/${sha}`, { token: alice.token })).body.commit
-    for (const sha of [twoAddresses, bobLast]) {
+    for (const [sha, shown] of [[twoAddresses, 'bob@example.com'], [aliceLast, 'alice@example.com'], [bobLast, 'bob@example.com']] as const) {
       const c = await record(sha)
-      expect([c.committer.email, c.verification.verified, c.verification.reason]).toEqual(['bob@example.com', false, 'gpg.error.no_gpg_keys_found'])
+      expect([c.committer.email, c.verification.verified, c.verification.reason]).toEqual([shown, false, 'gpg.error.no_gpg_keys_found'])
       expect((await pushTo('main', sha)).stderr).toContain(`protected from unverified commit ${sha}`)
     }
-    const shown = await record(aliceLast)
-    expect([shown.committer.email, shown.verification.verified, shown.verification.reason]).toEqual(['alice@example.com', true, `alice / ${keyId}`])
+    // The Branch record (its head read by for-each-ref) says the same.
+    expect((await s.get('/repos/alice/signed/branches/alice-last', { token: alice.token })).body.commit.verification.verified).toBe(false)
+    expect((await record(plain)).verification).toMatchObject({ verified: true, reason: `alice / ${keyId}` })
 
     // A signature of more than 16 KiB (packets repeated) is signed but unreadable: never parsed, not verified, not answered back.
     const tree = (await gitOk(work, 'rev-parse', `${main}^{tree}`)).trim()

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { signInByForm } from './web-session'
+import { connect } from 'node:net'
 
 /**
  * Refusals the edge makes before a page's pipeline has taken its session (a body that cannot be
@@ -68,7 +69,6 @@ test("a refusal after a page's pipeline found its visitor is drawn for them (sig
 })
 
 test('a request is routed by its own path whatever the length of its Host (Elysia read a Host of three characters or fewer as part of the path)', async () => {
-  const { connect } = await import('node:net')
   const statusOf = (host: string, path: string) =>
     new Promise<string>((resolve, reject) => {
       const socket = connect(Number(new URL(s.url).port), '127.0.0.1', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`))
@@ -80,5 +80,18 @@ test('a request is routed by its own path whatever the length of its Host (Elysi
   for (const host of ['x', 'x:1', 'abc', 'localhost']) {
     expect([host, await statusOf(host, '/api/v1/version')]).toEqual([host, '200'])
     expect([host, await statusOf(host, '/ab/api/v1/version')]).toEqual([host, '404'])
+  }
+  // No Host (HTTP/1.0), an empty one, one a URL cannot hold: Bun gives a relative URL, read as this server's.
+  const bare = (request: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(s.url).port), '127.0.0.1', () => socket.write(request))
+      let answer = ''
+      socket.on('data', (chunk) => (answer += chunk))
+      socket.on('end', () => resolve(answer.split('\r\n')[0]!.split(' ')[1]!))
+      socket.on('error', reject)
+    })
+  for (const [what, headers] of [['no Host', ''], ['an empty Host', 'Host: \r\n'], ['a Host with a slash', 'Host: a/b\r\n']] as const) {
+    expect([what, await bare(`GET /api/v1/version HTTP/1.0\r\n${headers}Accept: application/json\r\n\r\n`)]).toEqual([what, '200'])
+    expect([what, await bare(`GET /zzzzzz/api/v1/version HTTP/1.0\r\n${headers}Accept: application/json\r\n\r\n`)]).toEqual([what, '404'])
   }
 })

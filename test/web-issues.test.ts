@@ -988,4 +988,21 @@ describe('a refused comment form changes nothing', () => {
     // The same comment without a state change is theirs to post.
     expect((await postForm('/alice/pub/issues/1/comments', 'stranger', { _csrf: csrf, content: 'a reader may comment' })).status).toBe(303)
   })
+
+  test("a state change the issue refuses (open dependencies) leaves the comment posted and says why, as Gitea's; without a comment the form is refused whole", async () => {
+    const token = { token: alice.token }
+    const blocked = (await s.post('/repos/alice/pub/issues', { title: 'Blocked' }, token)).body.number as number
+    const blocker = (await s.post('/repos/alice/pub/issues', { title: 'Blocker' }, token)).body.number as number
+    expect((await s.post(`/repos/alice/pub/issues/${blocked}/dependencies`, { owner: 'alice', repo: 'pub', index: blocker }, token)).status).toBe(201)
+    const csrf = await csrfOf('alice', `/alice/pub/issues/${blocked}`)
+    const alone = await postForm(`/alice/pub/issues/${blocked}/comments`, 'alice', { _csrf: csrf, content: '', status: 'close' })
+    expect(alone.status).toBe(412)
+    expect((await s.get(`/repos/alice/pub/issues/${blocked}`, token)).body).toMatchObject({ state: 'open', comments: 0 })
+    const withComment = await postForm(`/alice/pub/issues/${blocked}/comments`, 'alice', { _csrf: csrf, content: 'closing it', status: 'close' })
+    expect(withComment.status).toBe(303)
+    const location = withComment.headers.get('location')!
+    expect(location).toMatch(new RegExp(`^/alice/pub/issues/${blocked}\\?page=1&done=state-unchanged#issuecomment-\\d+$`))
+    expect((await s.get(`/repos/alice/pub/issues/${blocked}`, token)).body).toMatchObject({ state: 'open', comments: 1 })
+    expect(await (await page(location.split('#')[0]!, 'alice')).text()).toContain('Your comment was posted, but the state was not changed')
+  })
 })

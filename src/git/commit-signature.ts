@@ -30,9 +30,9 @@ export const MAX_SIGNATURE_BYTES = 16 * 1024
  * with a space), byte for byte (a message in another encoding than UTF-8 included); the
  * signature is the first of them, each line ending with a newline as Gitea answers it (past
  * MAX_SIGNATURE_BYTES: '', with no payload). The committer is read as git reads it for `%ce`
- * (pretty.c, split_ident_line): the last `committer` header, its address between the first `<`
- * and the `>` after it, then the time, so the committer a signature is checked for is the one
- * the records show (not a second `<…>` on the line, nor an earlier header).
+ * (split_ident_line): its address between the first `<` and the `>` after it, its time after
+ * the last `>`, so the committer a signature is checked for is the one the records show (not a
+ * second `<…>` on the line); a commit of two committer headers has none.
  */
 export function splitSignedCommit(bytes: Uint8Array): SignedCommit {
   // Latin-1 maps each byte to one character and back: the split keeps every byte as it was.
@@ -46,6 +46,7 @@ export function splitSignedCommit(bytes: Uint8Array): SignedCommit {
   let inside: 'first' | 'other' | null = null
   let committerEmail = ''
   let committerUnix = 0
+  let committers = 0
   for (const line of headers) {
     if (inside && line.startsWith(' ')) {
       if (inside === 'first') signature!.push(line.slice(1))
@@ -58,13 +59,17 @@ export function splitSignedCommit(bytes: Uint8Array): SignedCommit {
       continue
     }
     if (line.startsWith('committer ')) {
+      committers++
       const open = line.indexOf('<')
       const close = open < 0 ? -1 : line.indexOf('>', open)
       ;[committerEmail, committerUnix] =
-        close > open ? [Buffer.from(line.slice(open + 1, close), 'latin1').toString('utf8').toLowerCase(), Number(/^ +(\d+)/.exec(line.slice(close + 1))?.[1] ?? 0)] : ['', 0]
+        close > open ? [Buffer.from(line.slice(open + 1, close), 'latin1').toString('utf8').toLowerCase(), Number(/^ +(\d+)/.exec(line.slice(line.lastIndexOf('>') + 1))?.[1] ?? 0)] : ['', 0]
     }
     kept.push(line)
   }
+  // Two committer headers name no one: git shows the last (%ce) where for-each-ref reads the
+  // first (the Branch record's head), so the commit is verified for neither.
+  if (committers > 1) [committerEmail, committerUnix] = ['', 0]
   const armor = signature && signature.join('\n') + '\n'
   if (armor !== null && armor.length > MAX_SIGNATURE_BYTES) return { payload: new Uint8Array(0), signature: '', committerEmail, committerUnix }
   return { payload: Buffer.from(kept.join('\n') + body, 'latin1'), signature: armor, committerEmail, committerUnix }

@@ -54,9 +54,10 @@ const PKT_LENGTH = /^[0-9a-f]{4}$/
 /**
  * A command line's text: UTF-8 or nothing. A name of other bytes would reach git as they are while
  * a lenient decoding (U+FFFD for each bad byte) showed the push decision another name, and made
- * two refs one in the records (`x\xfe` and `x\xff`).
+ * two refs one in the records (`x\xfe` and `x\xff`). A byte order mark is kept (`ignoreBOM`), so
+ * the line reads as git reads it: not a command.
  */
-const UTF8 = new TextDecoder('utf-8', { fatal: true })
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 /**
  * Parses the complete pkt-lines at the start of `buf` into `list`: `end` is 'flush' at the end of

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { stat } from 'node:fs/promises'
+import { lstat, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { runGit, type GitRepo } from './run'
 import { listRefEntries, readHeadFile, readRefsUnder } from './ref-files'
@@ -11,7 +11,8 @@ import { listRefEntries, readHeadFile, readRefsUnder } from './ref-files'
  * would record as every branch and tag deleted.
  */
 export async function readBranchAndTagRefs(repo: GitRepo): Promise<Record<string, string> | null> {
-  const there = () => stat(join(repo.gitDir, 'HEAD')).then(() => true, () => false)
+  // lstat: HEAD as git keeps it, a symbolic link of an old repository to a branch not yet made included.
+  const there = () => lstat(join(repo.gitDir, 'HEAD')).then(() => true, () => false)
   if (!(await there())) return null
   const refs = await readRefsOf(repo)
   return refs && (await there()) ? refs : null

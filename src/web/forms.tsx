@@ -40,6 +40,7 @@ const NOTICES: Record<string, string> = {
   'key-added': 'The key was added.',
   'key-deleted': 'The key was deleted.',
   'key-verified': 'The key was verified.',
+  'state-unchanged': 'Your comment was posted, but the state was not changed: an issue with open dependencies cannot be closed, a merged pull request keeps its state, and a pull request cannot be reopened while another open one joins the same branches.',
   'token-deleted': 'The token was deleted.',
   'collaborator-added': 'The collaborator was added.',
   'collaborator-removed': 'The collaborator was removed.',

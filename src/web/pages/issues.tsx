@@ -24,7 +24,7 @@ import { ConversationView } from './timeline'
 import { conversationControls } from './issue-edit'
 import { IssueSide } from './issue-side'
 import { pinnedRows } from '../../modules/issue-pins/service'
-import { formRoute } from '../forms'
+import { formRoute, Notices } from '../forms'
 import { issueConfig, issueTemplates, newIssueTemplate } from '../../modules/issue-templates/service'
 import type { IssueTemplate } from '../../modules/issue-templates/parse'
 import { answersBody, attr, isKnownField, isRequired, onForm, optionsOf, type FormValues } from '../../modules/issue-templates/form'
@@ -299,7 +299,9 @@ export function ConversationHead(props: { conv: Conversation; noun: string; merg
 /**
  * After a comment form: comments (when there is text), then closes or reopens (`status`), each
  * through the service the API calls (`createComment`; `editIssue`, or `editPull` for a pull
- * request). Answers where to go: the new comment on its page, else the conversation.
+ * request). Answers where to go: the new comment on its page, else the conversation. One who may
+ * not change the state is refused before anything is written; a state change the issue itself
+ * refuses leaves the comment posted and the page says so (Gitea's NewComment).
  */
 async function commentAndState(deps: AppDeps, ctx: RepoContext, index: number, body: typeof CommentBody.static): Promise<string> {
   const user = ctx.caller.user!
@@ -309,17 +311,27 @@ async function commentAndState(deps: AppDeps, ctx: RepoContext, index: number, b
   const state = body.status === 'close' ? 'closed' : body.status === 'reopen' ? 'open' : undefined
   // Refused before the comment is written: a refused form changes nothing.
   if (state && !mayEditIssue(ctx, issue, user)) throw forbidden(`Only the poster or a writer may close or reopen this ${issue.isPull ? 'pull request' : 'issue'}`)
+  let page = ''
   let anchor = ''
   if (content.trim() || !state) {
     const { row: comment } = await createComment(deps, ctx, index, user, content)
     const total = (await findIssue(deps, ctx.repo.id, index)).numComments
-    anchor = `?page=${Math.max(1, Math.ceil(total / COMMENTS_PER_PAGE))}#issuecomment-${comment.id}`
+    page = `page=${Math.max(1, Math.ceil(total / COMMENTS_PER_PAGE))}`
+    anchor = `#issuecomment-${comment.id}`
   }
   if (state) {
-    if (issue.isPull) await editPull(deps, ctx, index, user, { state })
-    else await editIssue(deps, ctx, index, user, { state })
+    try {
+      if (issue.isPull) await editPull(deps, ctx, index, user, { state })
+      else await editIssue(deps, ctx, index, user, { state })
+    } catch (e) {
+      // The comment stands, as Gitea's NewComment keeps it and flashes why the state did not
+      // change (open dependencies, a merged pull request, another open one for the same
+      // branches): said by the page it goes back to. Without a comment, the refusal is the form's.
+      if (!(e instanceof ApiError) || e.status >= 500 || !anchor) throw e
+      return `${url}?${page}&done=state-unchanged${anchor}`
+    }
   }
-  return url + anchor
+  return url + (page ? `?${page}` : '') + anchor
 }
 
 /** What the new issue form shows: a template's prefills, or what was posted when it is shown again. */
@@ -660,6 +672,7 @@ export const issuePages = (deps: AppDeps, webApp: AreaApp) =>
             <RepoHeader repo={repo} />
             <TrackerTabs repo={repo} current="issues" />
             <ConversationHead conv={conv} noun="Issue" edit={controls.title} />
+            <Notices ctx={web} />
             <div class="conversation">
               <div class="main-column">
                 <ConversationView conv={conv} url={url} controls={controls} />
