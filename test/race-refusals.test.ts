@@ -100,6 +100,11 @@ describe('a row deleted while a write names it', () => {
     expect(referenceGone(wrapped(Object.assign(new Error('violates foreign key constraint'), { code: 'ERR_POSTGRES_SERVER_ERROR', errno: '23503' })))).toBe(true)
     expect(referenceGone(wrapped(Object.assign(new Error('NOT NULL constraint failed'), { code: 'SQLITE_CONSTRAINT_NOTNULL', errno: 1299 })))).toBe(false)
     expect(referenceGone(wrapped(Object.assign(new Error('duplicate key'), { code: 'ERR_POSTGRES_SERVER_ERROR', errno: '23505' })))).toBe(false)
+    // A deletion refused by a row still referring to the deleted one: nothing is gone.
+    const refusedDelete = Object.assign(new Error('Failed query: delete from "users" where "users"."id" = ?\nparams: 7'), {
+      cause: Object.assign(new Error('FOREIGN KEY constraint failed'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY', errno: 787 }),
+    })
+    expect(referenceGone(refusedDelete)).toBe(false)
     expect(referenceGone(new Error('plain'))).toBe(false)
     expect(referenceGone(undefined)).toBe(false)
   })

@@ -160,6 +160,12 @@ describe("a commit's verification (Gitea's PayloadCommitVerification), the same 
     expect((await pushTo('verified-head', verified)).code).toBe(0)
     expect((await s.get('/repos/alice/signed/branches/verified-head', { token: alice.token })).body.commit.verification).toEqual(expect.objectContaining({ verified: true, reason: `alice / ${keyId}` }))
 
+    // An annotated tag's record carries its commit's verification, as Gitea 1.23's.
+    await gitOk(work, 'tag', '-a', '-m', 'a release', 'v-verified', verified)
+    expect((await git(work, 'push', remoteUrl(s.url, 'alice/signed.git', 'alice', alice.password), 'refs/tags/v-verified')).code).toBe(0)
+    const tagObject = (await gitOk(work, 'rev-parse', 'v-verified')).trim()
+    expect((await s.get(`/repos/alice/signed/git/tags/${tagObject}`, { token: alice.token })).body.verification).toMatchObject({ verified: true, reason: `alice / ${keyId}` })
+
     // The pages: the history marks each signed commit; the commit page names the signer and key.
     const history = (await (await fetch(`${s.url}/alice/signed/commits/branch/verify`)).text()).split('<li>')
     const markOf = (sha: string) => /<span class="label signature signature-(\w+)"/.exec(history.find((item) => item.includes(`<code>${sha.slice(0, 10)}</code>`)) ?? '')?.[1] ?? 'none'

@@ -50,8 +50,8 @@ interface SigningKeys {
 }
 
 /**
- * The GPG keys (with their primary key) that may sign as `email`: those of its activated owner
- * naming it, or verified by that owner.
+ * The keys that may sign as `email`, of its activated owner: the GPG keys (with their primary key)
+ * naming the address or verified by the owner, and the owner's verified SSH keys.
  */
 async function keysNaming(deps: AppDeps, email: string): Promise<SigningKeys> {
   const [owner] = await deps.db

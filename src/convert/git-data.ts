@@ -4,6 +4,7 @@ import { objectTypeOf, type TreeEntry } from '../git/tree'
 import type { ObjectBytes } from '../git/objects'
 import type { TagObject } from '../git/tag-object'
 import { apiUrl } from '../lib/urls'
+import type { CommitVerification } from '../auth/commit-verification'
 import { repoPath, type RepoRef } from './issue'
 
 /** Git's own records as Gitea's git-data API shows them: references, trees, blobs, annotated tags. */
@@ -48,19 +49,10 @@ export const toApiBlob = (config: Config, repo: RepoRef, blob: ObjectBytes) => (
 })
 
 /**
- * PayloadCommitVerification of a signed or unsigned object: Warren verifies no signature, so a
- * signed one says so and shows the signature and what it signs; an unsigned one says what Gitea says.
+ * AnnotatedTag (Gitea's): the tag object, and the commit it leads to as its `object`; its
+ * `verification` is that commit's, as Gitea 1.23 answers it (ToAnnotatedTag verifies the commit).
  */
-export const toApiVerification = (signature: string, payload: string) => ({
-  verified: false,
-  reason: signature ? 'gpg.error.not_verified' : 'gpg.error.not_signed_commit',
-  signature,
-  signer: null,
-  payload: signature ? payload : '',
-})
-
-/** AnnotatedTag (Gitea's): the tag object, and the commit it leads to as its `object`. */
-export function toApiTag(config: Config, repo: RepoRef, oid: string, tag: TagObject, commit: string) {
+export function toApiTag(config: Config, repo: RepoRef, oid: string, tag: TagObject, commit: string, verification: CommitVerification) {
   return {
     tag: tag.name,
     sha: oid,
@@ -68,6 +60,6 @@ export function toApiTag(config: Config, repo: RepoRef, oid: string, tag: TagObj
     message: tag.message,
     tagger: { name: tag.taggerName, email: tag.taggerEmail, date: tag.taggerDate },
     object: { type: 'commit', sha: commit, url: gitUrl(config, repo, `commits/${commit}`) },
-    verification: toApiVerification(tag.signature, tag.payload),
+    verification,
   }
 }

@@ -23,7 +23,9 @@ export function databaseUnavailable(e: unknown): boolean {
  */
 export function referenceGone(e: unknown): boolean {
   for (let error = e, depth = 0; error && depth < 4; error = (error as { cause?: unknown }).cause, depth++) {
-    const { code, errno } = error as { code?: unknown; errno?: unknown }
+    const { code, errno, message } = error as { code?: unknown; errno?: unknown; message?: unknown }
+    // A deletion refused by a row still referring to it says nothing is gone (Drizzle's wrapper names the statement).
+    if (typeof message === 'string' && /^Failed query: delete /i.test(message)) return false
     if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || errno === FOREIGN_KEY_VIOLATION) return true
   }
   return false

@@ -10,7 +10,8 @@ import { treePageJson } from './tree-json'
 import { AnnotatedTagSchema, GitBlobSchema, GitTreeResponseSchema, LanguagesSchema, NoteQuery, NoteSchema, ReferencesAnswer, ShaParams, TreeQuery } from './model'
 import { annotatedTag, commitNote, gitBlob, gitRefs, gitTree } from './service'
 import { repoLanguages } from './languages'
-import type { RepoContext } from '../../auth/repo-context'
+import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
+import { commitVerifications } from '../../auth/commit-verification'
 
 /** Read access to the code, as every git-data route of Gitea's needs. */
 const read = { scope: 'repository', repo: { level: 'read' } } as const
@@ -65,7 +66,8 @@ export const gitDataModule = (deps: AppDeps, api: AreaApp) => {
       '/repos/:owner/:repo/git/tags/:sha',
       async ({ params, repo }) => {
         const found = await annotatedTag(deps, repo, params.sha)
-        return toApiTag(deps.config, repo.repo, found.oid, found.tag, found.commit)
+        const verification = (await commitVerifications(deps, gitRepoOf(deps, repo), [found.commit])).get(found.commit)!
+        return toApiTag(deps.config, repo.repo, found.oid, found.tag, found.commit, verification)
       },
       {
         ...read,
