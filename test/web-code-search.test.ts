@@ -150,7 +150,7 @@ describe('code search', () => {
     expect((await html('/alice/secret/search?q=hello')).status).toBe(404)
     const strangerPage = await html('/alice/secret/search?q=hello', await signInByForm(s.url, stranger))
     expect(strangerPage.status).toBe(404)
-    expect(strangerPage.text).not.toContain('hidden')
+    expect(strangerPage.text).not.toContain('hidden hello')
     const own = await html('/alice/secret/search?q=hello', await signInByForm(s.url, alice))
     expect(own.status).toBe(200)
     expect(own.text).toContain('hidden <mark>hello</mark>')
