@@ -123,8 +123,16 @@ function withEdgeHooks(app: AnyElysia, deps: AppDeps, routes: () => RouteInfo[],
       const error = !(raised instanceof ApiError) && cause instanceof ApiError ? cause : raised
       // Web pages (and a browser's request for a path nothing serves) answer error pages.
       const web = pages || deps.auth.sessionAccepted(request) || (code === 'NOT_FOUND' && wantsPage(request))
-      // A page's refusal is drawn for the visitor its pipeline found (signed in, the header says so).
-      const caller = web && deps.auth.sessionAccepted(request) ? await deps.auth.callerFound(request) : undefined
+      // A page's refusal is drawn for its visitor (signed in, the header says so): the one its
+      // pipeline found, or, refused before the pipeline (a query failing validation), the one its
+      // session cookie names.
+      const caller = !web
+        ? undefined
+        : deps.auth.sessionAccepted(request)
+          ? await deps.auth.callerFound(request)
+          : pages && request.headers.has('cookie')
+            ? await deps.auth.sessionCaller(request)
+            : undefined
       const errorBody = (set: any, status: number, message: string, extra: Record<string, unknown> = {}) =>
         web ? webRefusal(request, status, message, set.headers, caller && { config, caller }) : apiErrorBody(set, status, message, extra)
       if (error instanceof ApiError) {

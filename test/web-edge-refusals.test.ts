@@ -60,6 +60,17 @@ test("a refusal after a page's pipeline found its visitor is drawn for them (sig
   })
   const html = await res.text()
   expect([res.status, html.includes('Sign out'), html.includes('>Sign in</a>')]).toEqual([403, true, false])
+  // A query failing validation, and refusals before the pipeline (a NUL in the path, a body that
+  // cannot be parsed): drawn for the visitor the session cookie names too.
+  for (const [what, init, path, status] of [
+    ['a query failing validation', {}, '/alice/pub/commits/branch/main?page=abc', 422],
+    ['a NUL in the path', {}, '/alice/p%00ub', 404],
+    ['an unparseable body', { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } }, '/alice/pub/labels/new', 400],
+  ] as const) {
+    const refused = await fetch(s.url + path, { ...init, headers: { ...('headers' in init ? init.headers : {}), cookie: bobCookie, accept: 'text/html' }, redirect: 'manual' })
+    const text = await refused.text()
+    expect([what, refused.status, text.includes('Sign out'), text.includes('>Sign in</a>')]).toEqual([what, status, true, false])
+  }
   // A repository the pipeline does not find, its issue, a settings page refused: the same.
   for (const [path, status] of [['/alice/nothing', 404], ['/alice/nothing/issues/1', 404], ['/alice/pub/settings', 403]] as const) {
     const page = await fetch(s.url + path, { headers: { cookie: bobCookie, accept: 'text/html' }, redirect: 'manual' })

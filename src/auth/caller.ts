@@ -183,6 +183,12 @@ export class Auth {
     return await this.cache.get(request)?.catch(() => undefined)
   }
 
+  /** A page request's caller as its session cookie names it (an error page refused before the pipeline is drawn for them); undefined when it names none or cannot be read. */
+  async sessionCaller(request: Request): Promise<Caller | undefined> {
+    this.acceptSession(request)
+    return await this.caller(request).catch(() => undefined)
+  }
+
   /** Who the request was answered for, if its caller was asked for (the request log's `user`). */
   async answeredFor(request: Request): Promise<string | undefined> {
     return (await this.callerFound(request))?.user?.name
