@@ -29,3 +29,6 @@ export const permissionOf = (mode: number) => ({
  */
 export const REPO_UNITS = ['repo.code', 'repo.issues', 'repo.ext_issues', 'repo.wiki', 'repo.pulls', 'repo.releases', 'repo.ext_wiki', 'repo.projects', 'repo.packages'] as const
 export type RepoUnitKey = (typeof REPO_UNITS)[number]
+
+/** The unit an issue belongs to: the pull requests' for a pull request, else the issues' (Gitea's CanReadIssuesOrPulls(issue.IsPull)). */
+export const issueUnitOf = (issue: { isPull: boolean }): 'repo.issues' | 'repo.pulls' => (issue.isPull ? 'repo.pulls' : 'repo.issues')

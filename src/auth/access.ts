@@ -11,7 +11,7 @@ export type { RepoRow }
 
 // The modes' vocabulary lives in access-mode.ts, which visibility.ts reads too (this file reads
 // visibility.ts for the public half of the rule): every importer keeps finding it here.
-export { AccessMode, accessModeFromName, accessModeName, permissionOf, REPO_UNITS, type RepoUnitKey } from './access-mode'
+export { AccessMode, accessModeFromName, accessModeName, issueUnitOf, permissionOf, REPO_UNITS, type RepoUnitKey } from './access-mode'
 
 const USER = sql.placeholder('user')
 

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { attachments, issues, releases, repositories } from '../db/schema'
 import { notFound } from '../lib/errors'
-import { AccessMode, repoAccess, unitMode, type RepoRow, type RepoUnitKey } from './access'
+import { AccessMode, issueUnitOf, repoAccess, unitMode, type RepoRow, type RepoUnitKey } from './access'
 import type { Caller } from './caller'
 import { modeIn, type RepoContext } from './repo-context'
 
@@ -43,14 +43,8 @@ export async function loadAttachmentByUuid(deps: AppDeps, caller: Caller, uuid: 
   const { repo } = found
   // The attachment's unit and whether the repository has it on (an attachment of neither kind,
   // which none is, would be the code's).
-  const [unit, enabled]: [RepoUnitKey, boolean] =
-    found.isPull !== null
-      ? found.isPull
-        ? ['repo.pulls', repo.hasPullRequests]
-        : ['repo.issues', repo.hasIssues]
-      : found.draft !== null
-        ? ['repo.releases', repo.hasReleases]
-        : ['repo.code', true]
+  const unit: RepoUnitKey = found.isPull !== null ? issueUnitOf({ isPull: found.isPull }) : found.draft !== null ? 'repo.releases' : 'repo.code'
+  const enabled = { 'repo.pulls': repo.hasPullRequests, 'repo.issues': repo.hasIssues, 'repo.releases': repo.hasReleases }[unit as string] ?? true
   if (!enabled) throw notFound()
   const mode = unitMode(await repoAccess(deps.db, caller.user, repo as RepoRow), unit)
   if (mode < AccessMode.Read || (found.draft && !seesDrafts(mode))) throw notFound()

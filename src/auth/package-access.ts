@@ -63,13 +63,26 @@ export async function ownerContentVisible(deps: AppDeps, owner: UserRow, viewer:
   return ownerVisible(owner, viewer, { member: (await tiesTo(deps.db, viewer, owner.id)).member, personal: false })
 }
 
-/** What `viewer` may do with the packages of `owner`, an owner whose content they may see (ownerContentVisible). */
-export async function packageAccessMode(deps: AppDeps, owner: UserRow, viewer: UserRow | null): Promise<number> {
+/**
+ * What `viewer` may do with the packages or the projects of `owner`, an owner whose content they
+ * may see (ownerContentVisible): read, or for site administrators and a person themself
+ * everything; in an organisation, its members' team mode for the unit (orgUnitMode), and for the
+ * packages also the highest permission among their teams (Gitea's determineAccessMode; the
+ * projects' is the unit's alone, CanWriteUnit).
+ */
+export async function ownerUnitMode(deps: AppDeps, owner: UserRow, viewer: UserRow | null, unit: 'repo.packages' | 'repo.projects'): Promise<number> {
   if (!viewer) return AccessMode.Read
   if (viewer.isAdmin && !viewer.publicOnly) return AccessMode.Owner
   if (owner.type !== 1) return viewer.id === owner.id ? AccessMode.Owner : AccessMode.Read
-  return Math.max(AccessMode.Read, await maxTeamMode(deps, owner.id, viewer.id), await orgUnitMode(deps, owner.id, viewer.id, 'repo.packages'))
+  const [unitGrant, teamMax] = await Promise.all([
+    orgUnitMode(deps, owner.id, viewer.id, unit),
+    unit === 'repo.packages' ? maxTeamMode(deps, owner.id, viewer.id) : AccessMode.None,
+  ])
+  return Math.max(AccessMode.Read, unitGrant, teamMax)
 }
+
+/** What `viewer` may do with the packages of `owner` (ownerUnitMode). */
+export const packageAccessMode = (deps: AppDeps, owner: UserRow, viewer: UserRow | null): Promise<number> => ownerUnitMode(deps, owner, viewer, 'repo.packages')
 
 /**
  * The owner named in a package route, when `viewer` may see its content (ownerContentVisible;

@@ -2,7 +2,7 @@ import { inArray } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
 import { issues, labels, milestones, type CommentRow, type IssueRow, type RepoRow, type ReviewRow } from '../db/schema'
-import { AccessMode, repoAccesses, unitMode } from '../auth/access'
+import { AccessMode, issueUnitOf, repoAccesses, unitMode } from '../auth/access'
 import { isoTime } from '../lib/time'
 import { issueHtmlUrl, issuesOfReposToApi, toApiLabel, toApiMilestone, type ApiIssue, type ApiLabel, type ApiMilestone } from './issue'
 import { usersByIds } from './people'
@@ -208,7 +208,7 @@ async function dependentIssues(deps: AppDeps, events: TimelineEvent[], viewer: U
     const repo = byId.get(r.repoId)
     const access = accesses.get(r.repoId)
     if (!repo || !access || !(r.isPull ? repo.hasPullRequests : repo.hasIssues)) return false
-    return unitMode(access, r.isPull ? 'repo.pulls' : 'repo.issues') >= AccessMode.Read
+    return unitMode(access, issueUnitOf(r)) >= AccessMode.Read
   })
   const readable = new Map(shown.map((r) => [r.repoId, byId.get(r.repoId)!]))
   const records = await issuesOfReposToApi(deps, readable, shown, viewer)

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import { perConnection, type Db } from '../db/client'
 import { inJsonList } from '../db/sql'
-import { AccessMode, repoGranteesCondition, type RepoUnitKey } from '../auth/access'
+import { AccessMode, issueUnitOf, repoGranteesCondition, type RepoUnitKey } from '../auth/access'
 import { publicRepoOpen } from '../auth/visibility'
 import { blocksAmong } from '../auth/blocking'
 import { comments, issueAssignees, issueWatches, issues, orgUsers, repositories, users, watches, type IssueRow, type RepoRow } from '../db/schema'
@@ -214,9 +214,6 @@ function draftOf(event: EventRecord, round: RoundReads): Draft | null {
 /** The key of a pair of ids (a repository and a person, an organisation and a member) in a set of pairs. */
 const pairKey = (a: number, b: number) => `${a}:${b}`
 
-/** The unit an issue or pull request belongs to. */
-const unitOf = (issue: Pick<IssueRow, 'isPull'>): RepoUnitKey => (issue.isPull ? 'repo.pulls' : 'repo.issues')
-
 /**
  * Who of each draft's wanted may read its issue or pull request: active people with read access
  * to its unit in the repository (repoAccesses' and unitMode's rule: site administrators, those
@@ -234,7 +231,7 @@ async function readersOf(deps: AppDeps, drafts: Draft[]): Promise<Map<Draft, num
   const candidates = new Set<number>()
   const byRepoUnit = new Map<string, { repo: RepoRow; unit: RepoUnitKey; ids: Set<number> }>()
   for (const d of asking) {
-    const unit = unitOf(d.issue)
+    const unit = issueUnitOf(d.issue)
     let of = byRepoUnit.get(`${d.repo.id} ${unit}`)
     if (!of) byRepoUnit.set(`${d.repo.id} ${unit}`, (of = { repo: d.repo, unit, ids: new Set() }))
     for (const id of d.wanted) candidates.add(id), of.ids.add(id)
@@ -265,7 +262,7 @@ async function readersOf(deps: AppDeps, drafts: Draft[]): Promise<Map<Draft, num
     for (const id of d.wanted) {
       const p = byId.get(id)
       if (!p || p.type !== 0 || !p.isActive || p.prohibitLogin) continue
-      if (p.isAdmin || granted.has(`${pairKey(d.repo.id, id)} ${unitOf(d.issue)}`) || publicRepoOpen(d.repo, owner, p, members.has(pairKey(owner.id, id)))) readers.push(id)
+      if (p.isAdmin || granted.has(`${pairKey(d.repo.id, id)} ${issueUnitOf(d.issue)}`) || publicRepoOpen(d.repo, owner, p, members.has(pairKey(owner.id, id)))) readers.push(id)
     }
     found.set(d, readers)
   }

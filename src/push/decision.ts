@@ -4,7 +4,7 @@ import type { UserRow } from '../auth/caller'
 import { gitAccessRefusal, type GitCaller, type GitRefusal } from '../auth/git-access'
 import { pushRefProblem, type PushCommand } from '../git/push-commands'
 import { branchRulesOf, tagRulesOf, type BranchProtectionRow, type TagProtectionRow } from '../auth/protection'
-import type { BranchCheck } from './branch-judge'
+import { isZeroId, type BranchCheck } from './branch-judge'
 import { branchProtected, tagProtected, type ProtectionContext } from './protection-rules'
 
 /**
@@ -127,7 +127,7 @@ const servableName: RefRule = (command) => {
  * repository's settings). The server's own moves may (a default branch renamed through the API).
  */
 const keepsTheDefaultBranch: RefRule = (command, ctx) =>
-  ctx.pusher.via === 'git' && /^0+$/.test(command.new) && command.ref === `refs/heads/${ctx.repo.defaultBranch}`
+  ctx.pusher.via === 'git' && isZeroId(command.new) && command.ref === `refs/heads/${ctx.repo.defaultBranch}`
     ? { kind: 'protected', reason: `branch ${ctx.repo.defaultBranch} is the default branch and cannot be deleted` }
     : null
 

@@ -9,7 +9,7 @@ import type { AppDeps } from '../../deps'
 import { perConnectionShape, writeTransaction } from '../../db/client'
 import { issueDependencies, issues, repositories, type IssueRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { AccessMode, repoAccess, type RepoRow } from '../../auth/access'
+import { AccessMode, issueUnitOf, repoAccess, type RepoRow } from '../../auth/access'
 import { findRepoByName, modeIn, type RepoContext } from '../../auth/repo-context'
 import { readableUnitsCondition, viewerKind, viewerStandIn, type Viewer } from '../../auth/visibility'
 import { ApiError, forbidden, notFound, unprocessable } from '../../lib/errors'
@@ -63,7 +63,7 @@ async function issueOfMeta(deps: AppDeps, ctx: RepoContext, meta: IssueMeta): Pr
   }
   const issue = await findIssue(deps, repo.id, meta.index)
   // What the caller may do with the issue is what they may in its unit (a team may give the code and not the issues).
-  const mode = modeIn(access, issue.isPull ? 'repo.pulls' : 'repo.issues')
+  const mode = modeIn(access, issueUnitOf(issue))
   if (!unitOpen(repo, issue) || mode < AccessMode.Read) throw notFound(`issue does not exist [repo_id: ${repo.id}, index: ${meta.index}]`)
   return { issue, repo, mode }
 }

@@ -4,7 +4,7 @@ import { and, eq, inArray } from 'drizzle-orm'
 import type { Child, Html } from 'warren-jsx/jsx-runtime'
 import type { AppDeps } from '../../deps'
 import { pageGroup, type AreaApp } from '../../auth/pipeline'
-import { AccessMode } from '../../auth/access'
+import { AccessMode, issueUnitOf } from '../../auth/access'
 import { modeIn, projectsReadable, type RepoContext } from '../../auth/repo-context'
 import type { ApiComment } from '../../convert/issue'
 import { issueAssignees, issues, type CommentRow, type IssueRow } from '../../db/schema'
@@ -369,7 +369,7 @@ function sideForm(deps: AppDeps, request: Request, ctx: RepoContext, body: typeo
     const id = /^\d{1,15}$/.test(body.id ?? '') ? Number(body.id) : 0
     const rows = await deps.db.select().from(issues).where(and(eq(issues.repoId, ctx.repo.id), inArray(issues.id, ids.map(Number))))
     if (rows.length !== new Set(ids).size || rows.some((r) => !trackerOn(ctx.repo, r.isPull))) throw notFound('no such issue')
-    const modes = rows.map((r) => modeIn(ctx, r.isPull ? 'repo.pulls' : 'repo.issues'))
+    const modes = rows.map((r) => modeIn(ctx, issueUnitOf(r)))
     if (modes.some((mode) => mode < AccessMode.Read)) throw notFound('no such issue')
     if (modes.some((mode) => mode < AccessMode.Write)) throw forbidden('You do not have the permission needed for this repository')
     for (const issue of rows) await change(issue, id)

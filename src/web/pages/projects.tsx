@@ -6,7 +6,7 @@ import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import { AccessMode } from '../../auth/access'
 import type { Caller, UserRow } from '../../auth/caller'
 import type { RepoContext } from '../../auth/repo-context'
-import { orgUnitMode, ownerContentVisible } from '../../auth/package-access'
+import { ownerContentVisible, ownerUnitMode } from '../../auth/package-access'
 import { repositories, type IssueRow, type ProjectColumnRow, type ProjectRow } from '../../db/schema'
 import { inJsonList } from '../../db/sql'
 import { badRequest, forbidden, notFound } from '../../lib/errors'
@@ -124,10 +124,7 @@ function repoScope(deps: AppDeps, request: Request, ctx: RepoContext): Scope {
  * unit writes; a write team that gives the projects nothing does not); site administrators.
  */
 async function ownerWriter(deps: AppDeps, owner: UserRow, viewer: UserRow | null): Promise<boolean> {
-  if (!viewer) return false
-  if (viewer.isAdmin && !viewer.publicOnly) return true
-  if (owner.type !== 1) return viewer.id === owner.id
-  return (await orgUnitMode(deps, owner.id, viewer.id, 'repo.projects')) >= AccessMode.Write
+  return (await ownerUnitMode(deps, owner, viewer, 'repo.projects')) >= AccessMode.Write
 }
 
 /**
