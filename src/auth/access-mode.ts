@@ -32,3 +32,17 @@ export type RepoUnitKey = (typeof REPO_UNITS)[number]
 
 /** The unit an issue belongs to: the pull requests' for a pull request, else the issues' (Gitea's CanReadIssuesOrPulls(issue.IsPull)). */
 export const issueUnitOf = (issue: { isPull: boolean }): 'repo.issues' | 'repo.pulls' => (issue.isPull ? 'repo.pulls' : 'repo.issues')
+
+/**
+ * A team's mode in one unit (Gitea's Team.UnitAccessMode beside its permission): an admin or owner
+ * team's permission in every unit; another team's mode for the unit, as its row sets it (none
+ * without one), at most write; nothing from a team that grants nothing. The one rule of
+ * repoAccesses, the owner-wide units (package-access.ts `orgUnitMode`) and a team's review
+ * requests; access.ts `teamUnitGrant` is its SQL form.
+ */
+export const teamUnitMode = (authorize: number, unitMode: number | null | undefined): number =>
+  authorize >= AccessMode.Admin ? authorize : authorize <= AccessMode.None ? AccessMode.None : Math.min(unitMode ?? AccessMode.None, AccessMode.Write)
+
+/** Whether a team covers every repository of its organisation, present and future: an owner team, or one including all. */
+export const teamCoversAll = (team: { authorize: number; includesAllRepositories: boolean }): boolean =>
+  team.authorize >= AccessMode.Owner || team.includesAllRepositories

@@ -2,7 +2,7 @@ import { and, eq, exists, gte, or, sql, type SQL } from 'drizzle-orm'
 import { perConnection, type Db } from '../db/client'
 import { inJsonList, queryBuilder } from '../db/sql'
 import { collaborations, orgUsers, teamRepos, teams, teamUnits, teamUsers, users, type RepoRow } from '../db/schema'
-import { AccessMode, REPO_UNITS, type RepoUnitKey } from './access-mode'
+import { AccessMode, REPO_UNITS, teamCoversAll, teamUnitMode, type RepoUnitKey } from './access-mode'
 import type { UserRow } from './caller'
 import { publicRepoOpen, type OwnerInfo } from './visibility'
 
@@ -11,7 +11,7 @@ export type { RepoRow }
 
 // The modes' vocabulary lives in access-mode.ts, which visibility.ts reads too (this file reads
 // visibility.ts for the public half of the rule): every importer keeps finding it here.
-export { AccessMode, accessModeFromName, accessModeName, issueUnitOf, permissionOf, REPO_UNITS, type RepoUnitKey } from './access-mode'
+export { AccessMode, accessModeFromName, accessModeName, issueUnitOf, permissionOf, REPO_UNITS, teamCoversAll, teamUnitMode, type RepoUnitKey } from './access-mode'
 
 const USER = sql.placeholder('user')
 
@@ -75,8 +75,8 @@ export interface RepoAccess {
 export const unitMode = (access: RepoAccess, unit: RepoUnitKey): AccessMode =>
   !access.units || access.mode >= AccessMode.Admin ? access.mode : (access.units[unit] ?? AccessMode.None)
 
-/** A team's grant as accessLevels reads it: its mode and, below admin, each unit's (capped at write). */
-type TeamGrant = { id: number; orgId: number; authorize: number; all: boolean; units: Map<string, number> }
+/** A team's grant as accessLevels reads it: its mode and, below admin, each unit's (teamUnitMode). */
+type TeamGrant = { id: number; orgId: number; authorize: number; includesAllRepositories: boolean; units: Map<string, number> }
 
 /**
  * What `user` (null = anonymous) may do in each repository, in a fixed number of queries
@@ -122,11 +122,11 @@ export async function repoAccesses(db: Db, user: UserRow | null, repos: RepoRow[
         const grants = new Map<number, TeamGrant>()
         for (const row of await queries.teams.execute({ user: user.id, orgs: JSON.stringify([...memberOf]) })) {
           let grant = grants.get(row.id)
-          if (!grant) grants.set(row.id, (grant = { id: row.id, orgId: row.orgId, authorize: row.authorize, all: row.all, units: new Map() }))
-          if (row.unit !== null && row.unitMode !== null) grant.units.set(row.unit, Math.min(row.unitMode, AccessMode.Write))
+          if (!grant) grants.set(row.id, (grant = { id: row.id, orgId: row.orgId, authorize: row.authorize, includesAllRepositories: row.all, units: new Map() }))
+          if (row.unit !== null) grant.units.set(row.unit, teamUnitMode(row.authorize, row.unitMode))
         }
         const live = [...grants.values()].filter((t) => t.authorize > AccessMode.None)
-        const wide = (t: TeamGrant) => t.authorize >= AccessMode.Owner || t.all
+        const wide = teamCoversAll
         const cover = (repoId: number, t: TeamGrant) => {
           teamModes.set(repoId, Math.max(teamModes.get(repoId) ?? 0, t.authorize))
           if (t.authorize < AccessMode.Admin) unitTeams.set(repoId, [...(unitTeams.get(repoId) ?? []), t])
@@ -203,7 +203,7 @@ export function repoWritersCondition(repo: Pick<RepoRow, 'id' | 'ownerId'>): SQL
   return repoGranteesCondition(repo, AccessMode.Write)
 }
 
-/** SQL: the team (`teams`) gives at least `least` in `unit` (repoAccesses' rule: admin teams every unit). */
+/** SQL: the team (`teams`) gives at least `least` in `unit` (access-mode.ts `teamUnitMode`'s rule: admin teams every unit). */
 function teamUnitGrant(least: AccessMode, unit: RepoUnitKey): SQL {
   if (least >= AccessMode.Admin) return gte(teams.authorize, least)
   return or(

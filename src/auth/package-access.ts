@@ -3,7 +3,7 @@ import type { AppDeps } from '../deps'
 import { teams, teamUnits, teamUsers } from '../db/schema'
 import type { RepoUnitKey } from './access-mode'
 import { forbidden, notFound, unauthorized } from '../lib/errors'
-import { AccessMode } from './access-mode'
+import { AccessMode, teamUnitMode } from './access-mode'
 import type { UserRow } from './caller'
 import { findOwnerByName } from './owner-context'
 import { NO_TIES, ownerVisible, tiesTo } from './visibility'
@@ -37,8 +37,7 @@ async function maxTeamMode(deps: AppDeps, orgId: number, uid: number): Promise<n
 
 /**
  * The highest mode `uid` holds in `unit` through the teams of `orgId` (Gitea's
- * Organization.UnitPermission): an admin or owner team's own permission, any other team's mode for
- * the unit (none where it sets none).
+ * Organization.UnitPermission): each team's teamUnitMode.
  */
 export async function orgUnitMode(deps: AppDeps, orgId: number, uid: number, unit: RepoUnitKey): Promise<number> {
   const rows = await deps.db
@@ -47,7 +46,7 @@ export async function orgUnitMode(deps: AppDeps, orgId: number, uid: number, uni
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
     .leftJoin(teamUnits, and(eq(teamUnits.teamId, teams.id), eq(teamUnits.type, unit)))
     .where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid)))
-  return rows.reduce<number>((best, r) => Math.max(best, r.authorize >= AccessMode.Admin ? r.authorize : (r.mode ?? AccessMode.None)), AccessMode.None)
+  return rows.reduce<number>((best, r) => Math.max(best, teamUnitMode(r.authorize, r.mode)), AccessMode.None)
 }
 
 /**

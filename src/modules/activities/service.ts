@@ -2,7 +2,7 @@ import { and, count, desc, eq, exists, gte, inArray, isNull, lt, lte, not, notIn
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
 import { activityHiddenFrom, readableRepoCondition, visibleOwnerCondition } from '../../auth/visibility'
-import { AccessMode } from '../../auth/access-mode'
+import { AccessMode, teamCoversAll } from '../../auth/access-mode'
 import { repoAccesses, unitMode } from '../../auth/access'
 import { comments, events, issues, orgUsers, repositories, teamRepos, teams, teamUnits, teamUsers, users, watches, type RepoRow, type TeamRow } from '../../db/schema'
 import { inJsonList, inRowsOf, queryBuilder } from '../../db/sql'
@@ -78,7 +78,7 @@ function feedCondition(of: FeedOf): SQL {
     const { team } = of
     const teamRepoIds = qb.select({ id: teamRepos.repoId }).from(teamRepos).where(eq(teamRepos.teamId, team.id))
     // The Owners team and teams given every repository cover all of the organisation's, as in the repository rule.
-    return team.includesAllRepositories || team.authorize >= AccessMode.Owner
+    return teamCoversAll(team)
       ? inArray(events.repoId, reposOf(team.orgId))
       : and(eq(repositories.ownerId, team.orgId), inArray(events.repoId, teamRepoIds))!
   }

@@ -13,7 +13,7 @@ import { keptCount } from '../../db/page-cache'
 import { WeightedCache } from '../../lib/weighted-cache'
 import { comments, issueAssignees, issueLabels, issues, issueWatches, labels, milestones, repositories, teamRepos, teams, watches, type IssueRow, type RepoRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { AccessMode } from '../../auth/access'
+import { teamCoversAll } from '../../auth/access'
 import { orgRole } from '../../auth/org-context'
 import { ownerVisibleTo, readableUnitsCondition, VIEWER_ID, viewerKind, viewerStandIn } from '../../auth/visibility'
 import { badRequest } from '../../lib/errors'
@@ -96,7 +96,7 @@ async function repoScope(deps: AppDeps, viewer: UserRow | null, search: IssueSea
     : undefined
   if (!team) throw badRequest('Team not found')
   // A team given every repository of its organisation narrows nothing more than the owner.
-  return team.includesAllRepositories || team.authorize >= AccessMode.Owner ? { owner: owner.id } : { owner: owner.id, team: team.id }
+  return teamCoversAll(team) ? { owner: owner.id } : { owner: owner.id, team: team.id }
 }
 
 /** Whether any of `table`'s rows is named in `list` (none: the filter is dropped, as Gitea's). */

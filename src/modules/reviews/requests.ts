@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { reviews, teamRepos, teams, teamUnits, teamUsers, users, type ReviewRow, type TeamRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { AccessMode, repoAccess, repoGranteesCondition, unitMode } from '../../auth/access'
+import { AccessMode, repoAccess, repoGranteesCondition, teamCoversAll, teamUnitMode, unitMode } from '../../auth/access'
 import { visibleOwnerCondition } from '../../auth/visibility'
 import { refuseBlocked, refuseBlockedReviewRequest } from '../../auth/blocking'
 import type { RepoContext } from '../../auth/repo-context'
@@ -44,9 +44,9 @@ async function teamByName(deps: AppDeps, ctx: RepoContext, name: string): Promis
 async function teamReads(deps: AppDeps, team: TeamRow, repoId: number): Promise<boolean> {
   if (team.authorize < AccessMode.Admin) {
     const unit = (await deps.db.select({ mode: teamUnits.accessMode }).from(teamUnits).where(and(eq(teamUnits.teamId, team.id), eq(teamUnits.type, 'repo.pulls'))))[0]
-    if (!unit || unit.mode < AccessMode.Read) return false
+    if (teamUnitMode(team.authorize, unit?.mode) < AccessMode.Read) return false
   }
-  if (team.authorize >= AccessMode.Owner || team.includesAllRepositories) return true
+  if (teamCoversAll(team)) return true
   return (await deps.db.select({ id: teamRepos.id }).from(teamRepos).where(and(eq(teamRepos.teamId, team.id), eq(teamRepos.repoId, repoId))))[0] !== undefined
 }
 

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { repositories, teamRepos, teams, teamUnits, teamUsers, users, type TeamRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
-import { AccessMode, accessLevel, accessModeFromName, type RepoRow } from '../../auth/access'
+import { AccessMode, accessLevel, accessModeFromName, teamCoversAll, type RepoRow } from '../../auth/access'
 import { ApiError, forbidden, notFound, unprocessable } from '../../lib/errors'
 import { containsText } from '../../db/sql'
 import type { RepoContext } from '../../auth/repo-context'
@@ -280,7 +280,7 @@ export async function removeTeamMember(deps: AppDeps, ctx: TeamContext, target: 
 /** The repositories a team covers: every one of its organisation's for the Owners team and teams with all of them, else those given it. */
 function coveredBy(deps: AppDeps, team: TeamContext['team']): SQL {
   return (
-    isOwnersTeam(team) || team.includesAllRepositories
+    teamCoversAll(team)
       ? eq(repositories.ownerId, team.orgId)
       : and(
           eq(repositories.ownerId, team.orgId),
@@ -297,7 +297,7 @@ function coveredBy(deps: AppDeps, team: TeamContext['team']): SQL {
  */
 export async function listTeamRepos(deps: AppDeps, ctx: TeamContext, page: Page): Promise<Paged<RepoRow>> {
   const { team } = ctx
-  if (isOwnersTeam(team) || team.includesAllRepositories)
+  if (teamCoversAll(team))
     return await listReadableReposOf(deps, ctx.viewer, 'team:all', (org) => eq(repositories.ownerId, org), team.orgId, page)
   return await listReadableReposOf(
     deps,
@@ -475,7 +475,7 @@ export async function changeRepoTeam(deps: AppDeps, ctx: RepoContext, which: str
   requireOrgRepo(ctx)
   if (!ctx.owner.repoAdminChangeTeamAccess && ctx.mode < AccessMode.Owner) throw forbidden('user is nor repo admin nor owner')
   const team = await orgTeamByName(deps, ctx.repo.ownerId, which)
-  if (isOwnersTeam(team) || team.includesAllRepositories)
+  if (teamCoversAll(team))
     throw unprocessable(`team '${team.name}' has access to every repository of the organization`)
   const changed = add ? await giveTeamRepo(deps, team, ctx.repo) : await takeTeamRepo(deps, team, ctx.repo)
   if (!changed) throw unprocessable(add ? `team '${team.name}' is already added to repo` : `team '${team.name}' was not added to repo`)
