@@ -8,6 +8,7 @@ import { findFilePages } from './pages/find-file'
 import { blamePages } from './pages/blame'
 import { codeSearchPages } from './pages/code-search'
 import { repoActivityPages } from './pages/repo-activity'
+import { repoInsightsPages } from './pages/repo-insights'
 import { userSettingsPages } from './pages/settings-user'
 import { blockedUsersPages } from './pages/blocked-users'
 import { accountSettingsPages } from './pages/settings-account'
@@ -75,6 +76,7 @@ export const webAreas: Area[] = [
   blamePages,
   codeSearchPages,
   repoActivityPages,
+  repoInsightsPages,
   userSettingsPages,
   blockedUsersPages,
   accountSettingsPages,

@@ -110,8 +110,16 @@ main form button.primary { background: var(--accent); color: #fff; border: 0; }
 .state-merged { background: #8250df; }
 .activity-items { list-style: none; padding: 0; margin: .5rem 0; }
 .activity-items li { padding: .35rem 0; border-bottom: 1px solid var(--line); }
-.code-activity .additions { color: #1a7f37; }
-.code-activity .deletions { color: #cf222e; }
+.additions { color: #1a7f37; } .deletions { color: #cf222e; }
+.chart-box { margin: 1rem 0; }
+svg.chart { display: block; width: 100%; height: 8rem; }
+svg.chart.small { height: 3rem; }
+svg.chart path { fill: #0969da; }
+svg.chart.additions path { fill: #1a7f37; } svg.chart.deletions path { fill: #cf222e; }
+svg.chart.downward { transform: scaleY(-1); }
+.chart-axis { display: flex; justify-content: space-between; font-size: .8rem; margin: .25rem 0; }
+ol.contributors { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(20rem, 1fr)); gap: 0 1rem; }
+ol.contributors svg.chart { margin: .25rem 0; }
 .pager { display: flex; flex-wrap: wrap; gap: .5rem; margin: .75rem 0; }
 .pager [aria-current] { font-weight: 700; }
 .conversation { display: grid; grid-template-columns: minmax(0, 1fr) 14rem; gap: 1.5rem; }

@@ -15,6 +15,7 @@ import { refPath, repoUrl } from '../links'
 import { RepoHeader, pageRepo } from './repo-chrome'
 import { CodeNav, When } from './code-nav'
 import { issuePageUrl, UserLink } from './issue-parts'
+import { ActivityTabs } from './repo-insights'
 
 const ActivityParams = t.Object({ owner: t.String({ maxLength: 255 }), repo: t.String({ maxLength: 255 }), period: t.Optional(t.String({ maxLength: 32 })) })
 
@@ -30,8 +31,8 @@ const activityUrl = (repo: ApiRepo, period: ActivityPeriod) => `${repoUrl(repo.o
  * area's `repoActivity`: the overview's counts, the code summary of the default branch and all
  * branches, and the lists of releases, pull requests, issues and unresolved conversations, those
  * of a unit that is off left out. For the repository's readers (the pipeline's read need: a
- * private repository is a 404 to others). Gitea's contributors and commit graphs need JavaScript:
- * not here.
+ * private repository is a 404 to others). Its tabs lead on to the contributors and commit charts
+ * (repo-insights.tsx).
  */
 export const repoActivityPages = (deps: AppDeps, webApp: AreaApp) => {
   const handler = async ({ request, params, repo: ctx }: { request: Request; params: { period?: string }; repo: RepoContext }) => {
@@ -48,6 +49,7 @@ export const repoActivityPages = (deps: AppDeps, webApp: AreaApp) => {
         <RepoHeader repo={repo} />
         <CodeNav repo={repo} current="activity" />
         <h2>Activity</h2>
+        <ActivityTabs repo={repo} current="overview" />
         <nav class="tabs" aria-label="Period">
           {Object.entries(ACTIVITY_PERIODS).map(([id, label]) => (
             <a href={activityUrl(repo, id as ActivityPeriod)} aria-current={id === period ? 'page' : undefined}>

@@ -1,0 +1,93 @@
+import type { AppDeps } from '../../deps'
+import type { UserRow } from '../../auth/caller'
+import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
+import { avatarUrl, gitIdentityOf } from '../../convert/user'
+import { usersByEmails } from '../../convert/people'
+import { resolveCommit } from '../../git/objects'
+import { statsWithin, type AuthorStats, type ContributorStats, type Weeks } from '../../git/contributor-stats'
+import { notFound } from '../../lib/errors'
+
+/**
+ * The contributors of a repository's default branch (Gitea 1.23's contributors graph,
+ * services/repository/contributors_graph.go): git's weekly stats of the branch's history
+ * (git/contributor-stats.ts), each address's author found by its activated address (convert/people
+ * `usersByEmails`, as every commit record), an account's addresses counted as one contributor.
+ * For the Contributors, Code frequency and Recent commits pages and their `/data` answers.
+ */
+
+/** How long a request waits for stats being made before it answers that they are (Gitea's awaitGenerationTime). */
+export const STATS_WAIT_MS = 5000
+
+export interface Contributor {
+  /** Gitea's key of the contributor: the account's address as others may see it, else the commits' address. */
+  key: string
+  name: string
+  user: UserRow | null
+  avatarLink: string
+  commits: number
+  additions: number
+  deletions: number
+  weeks: Weeks
+}
+
+export type RepoContributors =
+  | { ready: true; contributors: Contributor[]; total: Omit<AuthorStats, 'email' | 'name'>; partial: boolean; commit: string }
+  | { ready: false }
+
+/** The stats of the repository's default branch, or `ready: false` while they are being made; 404 for a repository without commits (Gitea's MustBeNotEmpty). */
+export async function repoContributors(deps: AppDeps, ctx: RepoContext, waitMs = STATS_WAIT_MS): Promise<RepoContributors> {
+  const git = gitRepoOf(deps, ctx)
+  const commit = ctx.repo.isEmpty ? null : await resolveCommit(git, `refs/heads/${ctx.repo.defaultBranch}`)
+  if (!commit) throw notFound('the repository has no commits on its default branch')
+  const stats = await statsWithin(git, commit, waitMs)
+  if (!stats) return { ready: false }
+  return { ready: true, contributors: await contributorsOf(deps, stats), total: stats.total, partial: stats.partial, commit }
+}
+
+/** The authors of `stats` as contributors: one per account (its addresses together), one per address of nobody. */
+async function contributorsOf(deps: AppDeps, stats: ContributorStats): Promise<Contributor[]> {
+  const owners = await usersByEmails(deps, stats.authors.map((a) => a.email))
+  const byKey = new Map<string, { contributor: Contributor; parts: AuthorStats[] }>()
+  for (const author of stats.authors) {
+    const user = owners.get(author.email) ?? null
+    const key = user ? `user:${user.id}` : `email:${author.email}`
+    let entry = byKey.get(key)
+    if (!entry) {
+      const contributor: Contributor = user
+        ? { key: gitIdentityOf(deps.config, user).email, name: user.fullName.trim() || user.name, user, avatarLink: avatarUrl(deps.config, user), commits: 0, additions: 0, deletions: 0, weeks: author.weeks }
+        : { key: author.email, name: author.name, user: null, avatarLink: avatarUrl(deps.config, { email: author.email, lowerName: '', avatar: '' }), commits: 0, additions: 0, deletions: 0, weeks: author.weeks }
+      byKey.set(key, (entry = { contributor, parts: [] }))
+    }
+    entry.contributor.commits += author.commits
+    entry.contributor.additions += author.additions
+    entry.contributor.deletions += author.deletions
+    entry.parts.push(author)
+  }
+  return [...byKey.values()].map(({ contributor, parts }) => (parts.length === 1 ? contributor : { ...contributor, weeks: mergedWeeks(parts.map((p) => p.weeks)) }))
+}
+
+/** Several authors' weeks as one (an account's addresses). */
+function mergedWeeks(all: Weeks[]): Weeks {
+  const days = new Map<number, number[]>()
+  for (const weeks of all)
+    for (let i = 0; i < weeks.length; i += 4) {
+      const week = days.get(weeks[i]!)
+      if (week) for (let k = 1; k < 4; k++) week[k - 1]! += weeks[i + k]!
+      else days.set(weeks[i]!, [weeks[i + 1]!, weeks[i + 2]!, weeks[i + 3]!])
+    }
+  const out = new Int32Array(days.size * 4)
+  ;[...days.keys()]
+    .sort((a, b) => a - b)
+    .forEach((day, i) => out.set([day, ...days.get(day)!.map((n) => Math.min(n, 2 ** 31 - 1))], i * 4))
+  return out
+}
+
+/** Gitea's WeekData map of some weeks: by the week's Sunday in unix milliseconds. */
+export function weeksRecord(weeks: Weeks): Record<string, { week: number; additions: number; deletions: number; commits: number }> {
+  const out: Record<string, { week: number; additions: number; deletions: number; commits: number }> = {}
+  for (let i = 0; i < weeks.length; i += 4) {
+    const week = weeks[i]! * 86_400_000
+    out[String(week)] = { week, additions: weeks[i + 1]!, deletions: weeks[i + 2]!, commits: weeks[i + 3]! }
+  }
+  return out
+}
