@@ -269,6 +269,15 @@ describe('refusals leave nothing issued', () => {
     const bad = await exchange(app, wrong.code, pkce().verifier)
     expect(bad.body).toMatchObject({ error: 'invalid_grant', error_description: 'failed PKCE code challenge' })
     expect((await exchange(app, wrong.code, wrong.verifier)).body.error).toBe('invalid_grant')
+    // ... which revokes nothing: the code issued no token (a holder of a code is not to end the person's other sessions).
+    const kept = await newCode(app)
+    const keptTokens = await exchange(app, kept.code, kept.verifier)
+    expect(keptTokens.status).toBe(200)
+    const spent = await newCode(app)
+    expect((await exchange(app, spent.code, pkce().verifier)).body.error).toBe('invalid_grant')
+    expect((await exchange(app, spent.code, spent.verifier)).body.error).toBe('invalid_grant')
+    expect((await bearer(keptTokens.body.access_token, '/user')).status).toBe(200)
+    before = await tokensIssued()
     const missing = await newCode(app)
     expect((await exchange(app, missing.code, '')).body.error).toBe('invalid_grant')
     expect(await tokensIssued()).toBe(before)
@@ -384,6 +393,50 @@ describe('refusals leave nothing issued', () => {
     expect((await bearer(tokens.access_token, '/user')).status).toBe(401)
     expect(await (await visit(s, '/user/settings/applications/oauth2', cookie)).text()).not.toContain('Settings Page App')
     expect((await visit(s, '/user/settings/applications/oauth2')).status).toBe(303)
+  })
+})
+
+describe('what no grant comes from', () => {
+  test('a token or a password sent to the authorization page is no session: sent to sign in, no code, even for an application granted before', async () => {
+    const app = await newApp(alice, { name: 'granted-before' })
+    // Granted once in the browser (a confidential client is then sent back at once).
+    await newCode(app)
+    const { challenge } = pkce()
+    const params = new URLSearchParams({ client_id: app.client_id, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' })
+    const scoped = (await s.post('/users/alice/tokens', { name: 'narrow', scopes: ['read:misc'] }, { basic: [alice.name, alice.password] })).body.sha1 as string
+    for (const authorization of [`token ${scoped}`, alice.basic]) {
+      const res = await fetch(`${s.url}/login/oauth/authorize?${params}`, { redirect: 'manual', headers: { accept: 'text/html', authorization } })
+      expect(res.status).toBe(303)
+      expect(res.headers.get('location')).toStartWith('/user/login?redirect_to=')
+    }
+    const asToken = await fetch(`${s.url}/login/oauth/authorize?${params}&access_token=${scoped}`, { redirect: 'manual', headers: { accept: 'text/html' } })
+    expect(asToken.headers.get('location')).toStartWith('/user/login?redirect_to=')
+    // The consent form's answer too.
+    const grant = await fetch(`${s.url}/login/oauth/grant`, { method: 'POST', redirect: 'manual', headers: { authorization: `token ${scoped}`, 'content-type': 'application/x-www-form-urlencoded' }, body: `${params}&granted=true` })
+    expect(grant.status).toBe(401)
+    expect(grant.headers.get('location')).toBeNull()
+  })
+
+  test('an account prohibited from signing in gets no tokens: neither for a code nor for a refresh token (kept for when it is allowed again)', async () => {
+    const carol = await s.user('carol')
+    const carolCookie = await webSignIn(s, carol)
+    const app = await newApp(alice, { name: 'for-carol' })
+    const codeFor = async (verifier: string) =>
+      (await authorize(s, carolCookie, { client_id: app.client_id, redirect_uri: REDIRECT, response_type: 'code', code_challenge: verifier, code_challenge_method: 'plain' })).searchParams.get('code')!
+    const admin = await s.user('site-admin', { admin: true })
+    const issued = await exchange(app, await codeFor('x'.repeat(43)), 'x'.repeat(43))
+    expect(issued.status).toBe(200)
+    const pendingCode = await codeFor('y'.repeat(43))
+    expect((await s.patch('/admin/users/carol', { login_name: 'carol', source_id: 0, prohibit_login: true }, { token: admin.token })).status).toBe(200)
+    const before = await tokensIssued()
+    const byCode = await exchange(app, pendingCode, 'y'.repeat(43))
+    expect(byCode.body).toMatchObject({ error: 'invalid_grant', error_description: 'the account is prohibited from signing in' })
+    const byRefresh = await tokenCall(s, { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token, client_id: app.client_id, client_secret: app.client_secret })
+    expect(byRefresh.body).toMatchObject({ error: 'invalid_grant', error_description: 'the account is prohibited from signing in' })
+    expect(await tokensIssued()).toBe(before)
+    // Allowed again: the refresh token still works.
+    expect((await s.patch('/admin/users/carol', { login_name: 'carol', source_id: 0, prohibit_login: false }, { token: admin.token })).status).toBe(200)
+    expect((await tokenCall(s, { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token, client_id: app.client_id, client_secret: app.client_secret })).status).toBe(200)
   })
 })
 

@@ -250,6 +250,15 @@ describe('explore, registration, administration', () => {
     expect(found).not.toContain('>bob</a>')
     expect((await page('/admin/users', await signIn(root))).status).toBe(200)
   })
+
+  test('where signing in returns to: a path of this site only; a control character (a tab browsers drop: /\t/host) goes home, beyond ASCII is sent encoded', async () => {
+    const cookie = await signIn(alice)
+    const back = async (to: string) => (await fetch(`${s.url}/user/login?redirect_to=${encodeURIComponent(to)}`, { headers: { accept: 'text/html', cookie }, redirect: 'manual' })).headers.get('location')
+    expect(await back('/alice/tuned?tab=1')).toBe('/alice/tuned?tab=1')
+    for (const away of ['//evil.example', '/\\evil.example', '/\t/evil.example/again', '/\n/evil.example', '/a\r\nSet-Cookie: x=1', 'https://evil.example/'])
+      expect(await back(away)).toBe('/')
+    expect(await back('/alice/caf\u00e9 ok')).toBe('/alice/caf%C3%A9 ok')
+  })
 })
 
 describe('repository settings', () => {

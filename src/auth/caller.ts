@@ -213,7 +213,7 @@ export class Auth {
     const target = sudo.includes('\u0000') ? undefined : (await statementsOf(this.db).userByLowerName.execute({ name: sudo.toLowerCase() }))[0]
     if (!target || target.type !== 0) throw new ApiError(404, `user does not exist [name: ${sudo}]`)
     // Gitea does not check this; acting as an account barred from signing in would bypass the bar.
-    if (!target.isActive || target.prohibitLogin)
+    if (!maySignIn(target))
       throw forbidden(`Cannot sudo as ${target.name}: the account is prohibited from signing in.`)
     // The token's scope limits what is done as the other user too.
     return { user: caller.scope?.publicOnly ? publicOnlyViewer(target) : target, method: caller.method, signedInAs: caller.signedInAs, scope: caller.scope }
@@ -311,7 +311,7 @@ export class Auth {
     if (!this.sessionRequests.has(request)) return ANONYMOUS
     const secret = cookieOf(request, SESSION_COOKIE)
     const user = secret ? await sessionUser(this.db, secret) : undefined
-    if (!user || !user.isActive || user.prohibitLogin) return ANONYMOUS
+    if (!user || !maySignIn(user)) return ANONYMOUS
     return { user, method: 'session', signedInAs: user, scope: null }
   }
 
@@ -450,7 +450,7 @@ export class Auth {
   }
 
   private signedIn(user: UserRow, method: 'password' | 'token' | 'signature', scope: TokenScope | null, grantId?: number): Caller {
-    if (!user.isActive || user.prohibitLogin)
+    if (!maySignIn(user))
       throw forbidden('This account is prohibited from signing in, please contact your site administrator.')
     return grantId === undefined ? { user, method, signedInAs: user, scope } : { user, method, signedInAs: user, scope, grantId }
   }
@@ -462,6 +462,9 @@ export class Auth {
 }
 
 const sqlPlaceholder = (name: string) => sql.placeholder(name)
+
+/** Whether an account may sign in at all (active, not prohibited by an administrator): every credential and session asks it, and the OAuth2 token endpoint before it issues tokens. */
+export const maySignIn = (user: Pick<UserRow, 'isActive' | 'prohibitLogin'>): boolean => user.isActive && !user.prohibitLogin
 
 /** An OAuth2 access token's form (src/modules/oauth2/tokens.ts makes them): `oat_` and 64 hex digits. */
 const OAUTH2_ACCESS_TOKEN = /^oat_[0-9a-f]{64}$/

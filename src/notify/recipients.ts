@@ -6,7 +6,7 @@ import { AccessMode, issueUnitOf, repoGranteesCondition, type RepoUnitKey } from
 import { publicRepoOpen } from '../auth/visibility'
 import { blocksAmong } from '../auth/blocking'
 import { comments, issueAssignees, issueWatches, issues, orgUsers, repositories, users, watches, type IssueRow, type RepoRow } from '../db/schema'
-import type { UserRow } from '../auth/caller'
+import { maySignIn, type UserRow } from '../auth/caller'
 import type { EventRecord } from '../events/outbox'
 import { mentionedNames } from '../lib/mentions'
 
@@ -261,7 +261,7 @@ async function readersOf(deps: AppDeps, drafts: Draft[]): Promise<Map<Draft, num
     const readers: number[] = []
     for (const id of d.wanted) {
       const p = byId.get(id)
-      if (!p || p.type !== 0 || !p.isActive || p.prohibitLogin) continue
+      if (!p || p.type !== 0 || !maySignIn(p)) continue
       if (p.isAdmin || granted.has(`${pairKey(d.repo.id, id)} ${issueUnitOf(d.issue)}`) || publicRepoOpen(d.repo, owner, p, members.has(pairKey(owner.id, id)))) readers.push(id)
     }
     found.set(d, readers)

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../deps'
-import type { UserRow } from '../auth/caller'
+import { maySignIn, type UserRow } from '../auth/caller'
 import type { GitCaller } from '../auth/git-access'
 import type { PublicKeyRow } from '../db/schema'
 import { recordPublicKeyUse, userKeyByFingerprint } from '../modules/keys/service'
@@ -26,7 +26,7 @@ export const gitCallerOf = (identity: SshIdentity): GitCaller =>
 
 /** Why a user's key may not be used now (the account is disabled), or null. */
 export function accountRefusal(identity: SshIdentity): string | null {
-  if (identity.kind === 'user' && (!identity.user.isActive || identity.user.prohibitLogin))
+  if (identity.kind === 'user' && !maySignIn(identity.user))
     return 'your account is disabled (prohibited from signing in); please contact your site administrator'
   return null
 }

@@ -77,9 +77,15 @@ export function htmlResponse(html: { value: string } | string, status = 200, ext
   return new Response('<!doctype html>' + (typeof html === 'string' ? html : html.value), { status, headers })
 }
 
-/** A local path to return to after signing in; anything else (another site, `//host`) goes home. */
+/**
+ * A local path to return to after signing in; anything else goes home: another site, `//host`,
+ * a backslash after the first slash, and any control character (browsers drop tabs and newlines from a URL, so `/\t/host`
+ * would lead away; a header cannot hold them). Characters beyond ASCII are sent percent-encoded,
+ * as a header must carry them.
+ */
 export function safeReturnPath(value: unknown): string {
-  return typeof value === 'string' && /^\/(?![/\\])/.test(value) && value.length <= 2048 ? value : '/'
+  if (typeof value !== 'string' || value.length > 2048 || !/^\/(?![/\\])/.test(value) || /[\u0000-\u001f\u007f]/.test(value) || !value.isWellFormed()) return '/'
+  return value.replace(/[^\u0020-\u007e]+/g, (run) => encodeURIComponent(run))
 }
 
 /** A page route's `detail`: its operation id, marked as answering pages (errors too) rather than JSON. */

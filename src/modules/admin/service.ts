@@ -8,7 +8,7 @@ import { EMAIL_PREFERENCES } from '../../notify/mails'
 import { writeTransaction } from '../../db/client'
 import { containsText } from '../../db/sql'
 import { emailAddresses, follows, orgUsers, repositories, stars, users, watches } from '../../db/schema'
-import type { UserRow } from '../../auth/caller'
+import { maySignIn, type UserRow } from '../../auth/caller'
 import { checkNewPassword, hashNewPassword } from '../../auth/secrets'
 import { ApiError, notFound, unprocessable } from '../../lib/errors'
 import { selectPage, type Page, type Paged } from '../../lib/pagination'
@@ -213,7 +213,7 @@ async function anotherAdmin(deps: AppDeps, userId: number): Promise<boolean> {
  * sign in demoted, deactivated or prohibited from signing in (`user` as stored now).
  */
 async function assertAdminRemains(deps: AppDeps, user: UserRow, input: EditUserInput): Promise<void> {
-  const administers = user.isAdmin && user.isActive && !user.prohibitLogin
+  const administers = user.isAdmin && maySignIn(user)
   const loses = input.admin === false || input.active === false || input.prohibit_login === true
   if (administers && loses && !(await anotherAdmin(deps, user.id)))
     throw unprocessable(`user is the last site administrator; make another user an administrator before demoting, deactivating or locking them out [name: ${user.name}]`)

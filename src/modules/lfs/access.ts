@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps'
 import type { RepoRow } from '../../auth/access'
-import type { UserRow } from '../../auth/caller'
+import { maySignIn, type UserRow } from '../../auth/caller'
 import { findGitRepository, gitAccessRefusal } from '../../auth/git-access'
 import { openTicket, sealTicket } from '../../lib/secret-box'
 import { docsUrl } from '../../lib/urls'
@@ -85,7 +85,7 @@ export async function authorizeLfs(deps: AppDeps, request: Request, ownerName: s
   let user: UserRow | null
   if (ticket) {
     const holder = ticket.repoId === found.repo.id && (need === 'read' || ticket.op === 'upload') ? await deps.auth.userRowById(ticket.userId) : undefined
-    if (!holder || !holder.isActive || holder.prohibitLogin) return lfsError(deps, 401, 'invalid credentials')
+    if (!holder || !maySignIn(holder)) return lfsError(deps, 401, 'invalid credentials')
     const refusal = await gitAccessRefusal(deps, { user: holder }, found, service)
     if (refusal) {
       const [status, message] = GIT_REFUSALS[refusal]

@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, lte } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { emailAddresses, oauth2Applications, oauth2AuthorizationCodes, oauth2Grants, oauth2Tokens, users, type OAuth2ApplicationRow, type OAuth2GrantRow } from '../../db/schema'
-import type { UserRow } from '../../auth/caller'
+import { maySignIn, type UserRow } from '../../auth/caller'
 import { hashToken } from '../../auth/secrets'
 import { grantTokenScope } from '../../auth/scopes'
 import { notFound } from '../../lib/errors'
@@ -282,8 +282,9 @@ async function exchangeCode(deps: AppDeps, app: OAuth2ApplicationRow, body: Reco
       .where(eq(oauth2AuthorizationCodes.codeHash, hashToken(code)))
     if (!found || found.grant.applicationId !== app.id) return { refused: new OAuthError('invalid_grant', 'the authorization code is not valid for this client') }
     const refuse = async (description: string) => {
-      // The code is spent by any refused use: a stolen one gets a single try.
-      await deps.db.update(oauth2AuthorizationCodes).set({ used: true }).where(eq(oauth2AuthorizationCodes.id, found.code.id))
+      // The code is spent by any refused use: a stolen one gets a single try. Deleted, not marked
+      // used: a later try finds no code, where a used one's would revoke tokens it never issued.
+      await deps.db.delete(oauth2AuthorizationCodes).where(eq(oauth2AuthorizationCodes.id, found.code.id))
       return { refused: new OAuthError('invalid_grant', description) }
     }
     if (found.code.used) {
@@ -294,6 +295,7 @@ async function exchangeCode(deps: AppDeps, app: OAuth2ApplicationRow, body: Reco
     if (found.code.expiresUnix <= now) return refuse('authorization code expired')
     if (redirectUri !== found.code.redirectUri) return refuse('redirect_uri differs from the original authorization request')
     if (!verifierMatches(found.code.codeChallengeMethod, found.code.codeChallenge, verifier)) return refuse('failed PKCE code challenge')
+    if (await barredFromSigningIn(deps, found.grant.userId)) return refuse(BARRED)
     // Claimed by a compare-and-set: of two exchanges at once, one gets tokens.
     const claimed = await deps.db
       .update(oauth2AuthorizationCodes)
@@ -303,6 +305,14 @@ async function exchangeCode(deps: AppDeps, app: OAuth2ApplicationRow, body: Reco
     if (claimed.length === 0) return { refused: new OAuthError('invalid_grant', 'authorization code already used') }
     return { tokens: await issueTokens(deps, app, found.grant, key, found.code.nonce) }
   })
+}
+
+const BARRED = 'the account is prohibited from signing in'
+
+/** Whether the person of a grant may not sign in now (deleted, deactivated, prohibited): no tokens are issued to them, as no credential of theirs signs in (auth/caller.ts maySignIn). */
+async function barredFromSigningIn(deps: AppDeps, userId: number): Promise<boolean> {
+  const [user] = await deps.db.select({ isActive: users.isActive, prohibitLogin: users.prohibitLogin }).from(users).where(eq(users.id, userId))
+  return !user || !maySignIn(user)
 }
 
 /** A token (access or refresh) by its secret, with its grant. */
@@ -323,6 +333,8 @@ async function refresh(deps: AppDeps, app: OAuth2ApplicationRow, body: Record<st
     const found = await tokenOf(deps, token)
     if (!found || found.token.kind !== 'refresh' || found.grant.applicationId !== app.id || found.token.expiresUnix <= now)
       return { refused: new OAuthError('invalid_grant', 'the refresh token is not valid for this client') }
+    // Refused without spending the token: an administrator may allow the account again.
+    if (await barredFromSigningIn(deps, found.grant.userId)) return { refused: new OAuthError('invalid_grant', BARRED) }
     const claimed = found.token.used
       ? []
       : await deps.db

@@ -155,7 +155,9 @@ export const oauthPages = (deps: AppDeps, webApp: AreaApp) =>
         const check = await checkAuthorization(deps, query as AuthorizationParams)
         if ('page' in check) return errorPage(400, check.page, ctx)
         if ('redirect' in check) return redirect(check.redirect)
-        const user = caller.user
+        // Only a session grants: a token or a password sent with the request (a leaked token of any
+        // scope) would otherwise be turned into an application's access of the grant's whole scope.
+        const user = caller.method === 'session' ? caller.user : null
         if (!user) return redirect(`/user/login?redirect_to=${encodeURIComponent(ctx.path)}`)
         if (!(await consentNeeded(deps, user.id, check.valid))) return redirect(await issueCode(deps, user.id, check.valid))
         const [owner] = await deps.db.select({ name: users.name }).from(users).where(eq(users.id, check.valid.app.userId))
@@ -168,7 +170,7 @@ export const oauthPages = (deps: AppDeps, webApp: AreaApp) =>
       async ({ request, caller, body }) => {
         const ctx = webContext(deps.config, request, caller)
         if (!deps.config.oauth2Enabled) return errorPage(404, 'OAuth2 is disabled', ctx)
-        if (!caller.user) return errorPage(401, 'Sign in to authorize an application.', ctx)
+        if (!caller.user || caller.method !== 'session') return errorPage(401, 'Sign in to authorize an application.', ctx)
         if (!csrfMatches(request, caller, body._csrf)) return errorPage(403, FORM_EXPIRED, ctx)
         const check = await checkAuthorization(deps, { ...body, response_type: 'code' })
         if ('page' in check) return errorPage(400, check.page, ctx)
