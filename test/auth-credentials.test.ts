@@ -3,6 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, remoteUrl, tempDir } from './git-fixture'
+import { csrfIn, signInByForm } from './web-session'
 
 /**
  * Who a request's credentials name: tokens (header, query, Basic), passwords by login or e-mail
@@ -104,6 +105,40 @@ describe('account states', () => {
     const reset = await s.patch('/admin/users/flagged2', { password: 'new-secret', must_change_password: false }, { token: admin.token })
     expect(reset.status).toBe(200)
     expect((await s.get('/user', { basic: ['flagged2', 'new-secret'] })).body.login).toBe('flagged2')
+  })
+})
+
+describe('a password an administrator set, on the web (Gitea’s /user/settings/change_password)', () => {
+  test('a session goes to the change page from every page (signing out stays possible); a token on a page is refused; the new password twice ends it', async () => {
+    const u = await s.user('flagged3')
+    expect((await s.patch('/admin/users/flagged3', { must_change_password: true }, { token: admin.token })).status).toBe(200)
+    const cookie = await signInByForm(s.url, u)
+    const visit = (path: string, headers: Record<string, string> = { cookie }) => fetch(s.url + path, { headers: { accept: 'text/html', ...headers }, redirect: 'manual' })
+    for (const path of ['/', '/explore/repos', '/user/settings/keys', '/repo/create'])  {
+      const res = await visit(path)
+      expect(res.status).toBe(303)
+      expect(res.headers.get('location')).toBe('/user/settings/change_password')
+    }
+    // A form posted elsewhere changes nothing.
+    const elsewhere = await fetch(s.url + '/repo/create', { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: 'repo_name=sneaky', redirect: 'manual' })
+    expect(elsewhere.status).toBe(303)
+    expect((await s.get('/repos/flagged3/sneaky', { token: admin.token })).status).toBe(404)
+    // With a token or the password, a page is refused as the API is.
+    expect((await visit('/explore/repos', { authorization: `token ${u.token}` })).status).toBe(403)
+    const form = await visit('/user/settings/change_password')
+    expect(form.status).toBe(200)
+    const html = await form.text()
+    expect(html).not.toContain('name="old_password"')
+    const change = (password: string, retype: string) =>
+      fetch(s.url + '/user/settings/change_password', { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrfIn(html)!, password, retype }), redirect: 'manual' })
+    expect((await change('new-secret-1', 'other')).status).toBe(422)
+    const done = await change('new-secret-1', 'new-secret-1')
+    expect(done.status).toBe(303)
+    expect(done.headers.get('location')).toBe('/')
+    expect((await visit('/explore/repos')).status).toBe(200)
+    expect((await s.get('/user', { basic: ['flagged3', 'new-secret-1'] })).body.login).toBe('flagged3')
+    // The page is then for nobody: home.
+    expect((await visit('/user/settings/change_password')).headers.get('location')).toBe('/')
   })
 })
 

@@ -199,10 +199,15 @@ export class Auth {
     const q = url.indexOf('?')
     const params = q >= 0 ? new URLSearchParams(url.slice(q + 1)) : null
     const caller = await this.credentials(request, params)
-    // Gitea refuses every API call of a user who must change their password (git over HTTP
-    // is not affected). Warren has no page for that: a site admin sets the new password.
-    if (caller.signedInAs?.mustChangePassword && isApiUrl(url))
-      throw forbidden('You must change your password. Ask a site administrator to set a new one.')
+    // A user who must change their password (an administrator set it) does nothing else first, as
+    // in Gitea: every API call is refused, a page signed in by the session leads to the page that
+    // changes it (Gitea's /user/settings/change_password, and signing out stays possible), a page
+    // reached with a token or a password is refused too. git over HTTP is not affected.
+    if (caller.signedInAs?.mustChangePassword) {
+      const page = this.sessionRequests.has(request)
+      if (isApiUrl(url) || (page && caller.method !== 'session')) throw forbidden(`You must change your password. Change it at: ${this.config.baseUrl}${CHANGE_PASSWORD_PATH.slice(1)}`)
+      if (page && !BEFORE_CHANGE.has(pathOf(url))) throw new ApiError(303, 'You must change your password first.', {}, { location: CHANGE_PASSWORD_PATH })
+    }
     // Sudo is the API's (Gitea's sudo middleware of /api/v1): git over HTTP, LFS, the package
     // registry and the pages act as the credentials' own user, and record pushes and locks as theirs.
     const sudo = isApiUrl(url, '/api/v1/') ? params?.get('sudo') || request.headers.get('sudo') : null
@@ -462,6 +467,17 @@ export class Auth {
 }
 
 const sqlPlaceholder = (name: string) => sql.placeholder(name)
+
+/** Where a user who must change their password does so (Gitea's page). */
+export const CHANGE_PASSWORD_PATH = '/user/settings/change_password'
+/** The pages such a user may reach before: that one, and signing out. */
+const BEFORE_CHANGE = new Set([CHANGE_PASSWORD_PATH, '/user/logout'])
+/** A request URL's path (no query). */
+const pathOf = (url: string): string => {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  const q = url.indexOf('?', start)
+  return start < 0 ? '/' : url.slice(start, q < 0 ? undefined : q)
+}
 
 /** Whether an account may sign in at all (active, not prohibited by an administrator): every credential and session asks it, and the OAuth2 token endpoint before it issues tokens. */
 export const maySignIn = (user: Pick<UserRow, 'isActive' | 'prohibitLogin'>): boolean => user.isActive && !user.prohibitLogin

@@ -2,7 +2,7 @@
 import { t } from 'elysia'
 import type { AppDeps } from '../../deps'
 import { pageGroup, type AreaApp } from '../../auth/pipeline'
-import type { UserRow } from '../../auth/caller'
+import { CHANGE_PASSWORD_PATH, type UserRow } from '../../auth/caller'
 import { SESSION_COOKIE } from '../../auth/sessions'
 import type { EmailRow, RepoRow } from '../../db/schema'
 import type { EmailPreference } from '../../notify/mails'
@@ -44,6 +44,7 @@ const REPOS_LISTED = 20
 const EMAIL_FIELD_MAX = 320
 
 const PasswordForm = t.Object({ _csrf: CsrfText, old_password: FormText(255), password: FormText(255), retype: FormText(255) })
+const NewPasswordForm = t.Object({ _csrf: CsrfText, password: FormText(255), retype: FormText(255) })
 /** Gitea's AddEmailForm, and its `_method=PRIMARY` with the address's `id`. */
 const EmailForm = t.Object({ _csrf: CsrfText, email: FormText(EMAIL_FIELD_MAX), _method: FormText(16), id: FormText(20), preference: FormText(16) })
 const IdForm = t.Object({ _csrf: CsrfText, id: FormText(20) })
@@ -91,6 +92,28 @@ function CurrentPassword(props: { name: string; label: string }) {
       {props.label}
       <input name={props.name} type="password" autocomplete="current-password" required />
     </label>
+  )
+}
+
+/**
+ * Gitea's must-change-password page: the new password twice, no current one (an administrator set
+ * it, and the visitor just signed in with it). The request pipeline sends such a visitor here from
+ * every other page (auth/caller.ts).
+ */
+function changePasswordPage(ctx: WebContext, opts: Shown = {}) {
+  return settingsPage(
+    ctx,
+    CHANGE_PASSWORD_PATH,
+    'Change your password',
+    <>
+      <p>An administrator set your password: choose your own before you go on.</p>
+      <form class="stack" method="post" action={CHANGE_PASSWORD_PATH}>
+        <CsrfField ctx={ctx} />
+        <NewPasswordFields ctx={ctx} />
+        <SubmitRow label="Change password" />
+      </form>
+    </>,
+    opts,
   )
 }
 
@@ -276,6 +299,25 @@ export const accountSettingsPages = (deps: AppDeps, webApp: AreaApp) =>
           (web, error, status) => accountPage(deps, web, user, { error, status }),
         ),
       { ...signedPage('webUserPassword'), body: PasswordForm },
+    )
+    // Only for one who must change their password: anyone else goes home (Gitea's rule).
+    .get(CHANGE_PASSWORD_PATH, ({ request, caller, user }) => (user.mustChangePassword ? changePasswordPage(webContext(deps.config, request, caller)) : seeOther('/')), signedPage('webUserChangePasswordForm'))
+    .post(
+      CHANGE_PASSWORD_PATH,
+      ({ request, caller, body, user }) =>
+        formRoute(
+          deps.config,
+          { request, caller, body },
+          async (web) => {
+            if (!user.mustChangePassword) return '/'
+            if ((body.password ?? '') !== (body.retype ?? '')) return changePasswordPage(web, { error: 'The new passwords do not match.', status: 422 })
+            if (!body.password) return changePasswordPage(web, { error: 'The new password is empty.', status: 422 })
+            await editUser(deps, user, { password: body.password, must_change_password: false })
+            return '/'
+          },
+          (web, error, status) => changePasswordPage(web, { error, status }),
+        ),
+      { ...signedPage('webUserChangePassword'), body: NewPasswordForm },
     )
     .post(
       '/user/settings/account/email',
