@@ -116,7 +116,7 @@ svg.chart { display: block; width: 100%; height: 8rem; }
 svg.chart.small { height: 3rem; }
 svg.chart path { fill: #0969da; }
 svg.chart.additions path { fill: #1a7f37; } svg.chart.deletions path { fill: #cf222e; }
-svg.chart.downward { transform: scaleY(-1); }
+svg.chart.split { height: 12rem; } svg.chart.split path.up { fill: #1a7f37; } svg.chart.split path.down { fill: #cf222e; } svg.chart.split path.axis { stroke: #d1d9e0; stroke-width: 1; fill: none; vector-effect: non-scaling-stroke; }
 .chart-axis { display: flex; justify-content: space-between; font-size: .8rem; margin: .25rem 0; }
 ol.contributors { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(20rem, 1fr)); gap: 0 1rem; }
 ol.contributors svg.chart { margin: .25rem 0; }

@@ -85,11 +85,7 @@ function BarChart(props: { values: number[]; from: number; per: number; label: s
   const max = Math.max(1, ...values)
   const height = 100
   const scaled = (v: number) => (v > 0 ? Math.max(1, Math.round((v / max) * height)) : 0)
-  const title = (i: number) => {
-    const first = props.from + i * 7 * props.per
-    const span = props.per === 1 ? `week of ${dateOf(first)}` : `${dateOf(first)} to ${dateOf(first + 7 * props.per - 1)}`
-    return `${span}: ${values[i]} ${values[i] === 1 ? props.unit.replace(/s$/, '') : props.unit}`
-  }
+  const title = (i: number) => `${barSpan(props.from, props.per, i)}: ${values[i]} ${values[i] === 1 ? props.unit.replace(/s$/, '') : props.unit}`
   return (
     <svg class={`chart ${props.className ?? ''}`} viewBox={`0 0 ${values.length * 10} ${height}`} preserveAspectRatio="none" role="img" aria-label={props.label}>
       {props.titled ? (
@@ -103,6 +99,32 @@ function BarChart(props: { values: number[]; from: number; per: number; label: s
       ) : (
         <path d={values.map((v, i) => (v > 0 ? barPath(i * 10 + 1, height, scaled(v)) : '')).join('')} />
       )}
+    </svg>
+  )
+}
+
+/** When a bar of `per` weeks starting `per` × `i` weeks after day `from` is: its week, or its first and last day. */
+function barSpan(from: number, per: number, i: number): string {
+  const first = from + i * 7 * per
+  return per === 1 ? `week of ${dateOf(first)}` : `${dateOf(first)} to ${dateOf(first + 7 * per - 1)}`
+}
+
+/** Additions above the line and deletions below it, on one scale (the code frequency), each bar titled. */
+function SplitChart(props: { up: number[]; down: number[]; from: number; per: number }): Html {
+  const max = Math.max(1, ...props.up, ...props.down)
+  const half = 100
+  const scaled = (v: number) => (v > 0 ? Math.max(1, Math.round((v / max) * half)) : 0)
+  const bar = (v: number, i: number, unit: string, up: boolean) =>
+    v > 0 ? (
+      <path class={up ? 'up' : 'down'} d={up ? barPath(i * 10 + 1, half, scaled(v)) : `M${i * 10 + 1} ${half}v${scaled(v)}h8v${-scaled(v)}z`}>
+        <title>{`${barSpan(props.from, props.per, i)}: ${v} ${v === 1 ? unit.replace(/s$/, '') : unit}`}</title>
+      </path>
+    ) : null
+  return (
+    <svg class="chart split" viewBox={`0 0 ${props.up.length * 10} ${2 * half}`} preserveAspectRatio="none" role="img" aria-label="Additions and deletions a week">
+      <path class="axis" d={`M0 ${half}h${props.up.length * 10}`} />
+      {props.up.map((v, i) => bar(v, i, 'additions', true))}
+      {props.down.map((v, i) => bar(v, i, 'deletions', false))}
     </svg>
   )
 }
@@ -278,8 +300,7 @@ function CodeFrequencyBody(props: { found: Found }): Html {
         <strong class="deletions">{plural(total.deletions, 'deletion')}</strong> in all.
       </p>
       <figure class="chart-box">
-        <BarChart values={barsOf(total.weeks, COLUMN.additions, span.from, span.to, per)} from={span.from} per={per} label="Additions a week" unit="additions" titled className="additions" />
-        <BarChart values={barsOf(total.weeks, COLUMN.deletions, span.from, span.to, per)} from={span.from} per={per} label="Deletions a week" unit="deletions" titled className="deletions downward" />
+        <SplitChart up={barsOf(total.weeks, COLUMN.additions, span.from, span.to, per)} down={barsOf(total.weeks, COLUMN.deletions, span.from, span.to, per)} from={span.from} per={per} />
         <Span from={span.from} to={span.to} />
       </figure>
     </>
