@@ -224,17 +224,16 @@ describe('records', () => {
     expect(await perms(asAlice, forkIndex)).toEqual([all, read])
   })
 
-  test("a pull request's comments give pull_request_url and issue_url (the issue form of its address); an issue's issue_url only", async () => {
+  test("a pull request's comments give pull_request_url only (Gitea's Comment.IssueURL is empty there); an issue's issue_url only", async () => {
     const pr = (await asAlice.repos.repoGetPullRequest('alice', 'd', 1)).data
-    const prIssueUrl = pr.html_url!.replace(/\/pulls\/1$/, '/issues/1')
     const onPull = (await asReader.repos.issueCreateComment('alice', 'd', 1, { body: 'looks good' })).data
-    expect([onPull.pull_request_url, onPull.issue_url]).toEqual([pr.html_url!, prIssueUrl])
+    expect([onPull.pull_request_url, onPull.issue_url]).toEqual([pr.html_url!, ''])
     const issue = (await asAlice.repos.issueCreateIssue('alice', 'd', { title: 'a plain issue' })).data
     const onIssue = (await asAlice.repos.issueCreateComment('alice', 'd', issue.number!, { body: 'noted' })).data
     expect([onIssue.pull_request_url, onIssue.issue_url]).toEqual(['', issue.html_url!])
     const listed = (await anon.repos.issueGetRepoComments('alice', 'd')).data
     expect(listed.map((c) => [c.id, c.pull_request_url, c.issue_url])).toEqual([
-      [onPull.id, pr.html_url, prIssueUrl],
+      [onPull.id, pr.html_url, ''],
       [onIssue.id, '', issue.html_url],
     ])
   })

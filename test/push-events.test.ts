@@ -59,8 +59,9 @@ describe('push events', () => {
       ['push', alice.user.id, { ref: 'refs/heads/main', before: first, after: second }],
       ['ref.created', alice.user.id, { ref: 'side', refType: 'branch', sha: second }],
       ['push', alice.user.id, { ref: 'refs/heads/side', before: ZERO, after: second }],
-      ['ref.created', alice.user.id, { ref: 'v1', refType: 'tag', sha: second }],
+      // A tag's push comes before its create, as Gitea announces them.
       ['push', alice.user.id, { ref: 'refs/tags/v1', before: ZERO, after: second }],
+      ['ref.created', alice.user.id, { ref: 'v1', refType: 'tag', sha: second }],
     ])
     await gitOk(dir, 'push', '-q', repo.url, ':side')
     expect(shape(await eventsOfRepo(s.deps.db, repo.id, seen.at(-1)!.id))).toEqual([

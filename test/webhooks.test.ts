@@ -224,7 +224,8 @@ describe('deliveries for every event kind', () => {
     expect(create.payload).toEqual({ sha: head, ref: 'feature/x', ref_type: 'branch', repository: repoShape('alice/pushy'), sender: userShape('alice') })
     expectHeaders(push, 'push', 'push')
     expect(Object.keys(push.payload)).toEqual(['ref', 'before', 'after', 'compare_url', 'commits', 'total_commits', 'head_commit', 'repository', 'pusher', 'sender'])
-    expect(push.payload).toMatchObject({ ref: 'refs/heads/feature/x', before: ZERO, after: head, compare_url: s.config.baseUrl, total_commits: 2 })
+    // A new branch whose commits reach the root: compared with the default branch (Gitea's pushUpdates).
+    expect(push.payload).toMatchObject({ ref: 'refs/heads/feature/x', before: ZERO, after: head, compare_url: `${s.config.baseUrl}alice/pushy/compare/main...${head}`, total_commits: 2 })
     expect(push.payload.commits.map((c: any) => c.message)).toEqual(['second\n\nwith a body\n', 'one\n'])
     expect(push.payload.commits[0]).toMatchObject({
       id: head,
@@ -252,18 +253,17 @@ describe('deliveries for every event kind', () => {
       total_commits: 1,
       commits: [expect.objectContaining({ id: third, modified: ['b.txt'], added: [], removed: [] })],
     })
-    // A deletion: delete then push with the zero id.
+    // A deletion: delete alone (Gitea sends no push of the zero id for a branch).
     await gitOk(work, 'push', '-q', remote, ':feature/x')
-    const [del, gone] = (await deliveriesAt('/pushy', 5)).slice(3) as [Received, Received]
+    const [del] = (await deliveriesAt('/pushy', 4)).slice(3) as [Received]
     expectHeaders(del, 'delete', 'delete')
     expect(del.payload).toEqual({ ref: 'feature/x', ref_type: 'branch', pusher_type: 'user', repository: repoShape('alice/pushy'), sender: userShape('alice') })
-    expect(gone.payload).toMatchObject({ ref: 'refs/heads/feature/x', before: third, after: ZERO, commits: [], head_commit: null })
-    // Tags are not branches: the filter does not apply.
+    // Tags are not branches: the filter does not apply. Push then create, as Gitea.
     await gitOk(work, 'tag', 'v1.0')
     await gitOk(work, 'push', '-q', remote, 'v1.0')
-    const [tagCreate, tagPush] = (await deliveriesAt('/pushy', 7)).slice(5) as [Received, Received]
+    const [tagPush, tagCreate] = (await deliveriesAt('/pushy', 6)).slice(4) as [Received, Received]
     expect(tagCreate.payload).toMatchObject({ ref: 'v1.0', ref_type: 'tag', sha: third })
-    expect(tagPush.payload).toMatchObject({ ref: 'refs/tags/v1.0', commits: [], head_commit: expect.objectContaining({ id: third }) })
+    expect(tagPush.payload).toMatchObject({ ref: 'refs/tags/v1.0', commits: [], head_commit: expect.objectContaining({ id: third }), compare_url: `${s.config.baseUrl}alice/pushy/compare/${ZERO}...${third}` })
   })
 
   test('issues and issue comments: every action, with changes', async () => {

@@ -113,28 +113,19 @@ const pushCommit = (c: LoggedCommit) => ({
   Timestamp: c.authorDate,
 })
 
-const compareUrl = (repo: RepoRow, before: string, after: string) => `${encodeURIComponent(repo.ownerName)}/${encodeURIComponent(repo.name)}/compare/${before}...${after}`
-
 /**
  * A push's content: Gitea's PushCommits as JSON (the newest commits, at most 5, the head, the
- * comparison's path and how many commits were pushed); a deleted branch has none (its action
- * comes from Gitea's DeleteRef), a tag its head commit only.
+ * comparison's path, pushCommits', and how many commits were pushed); a deleted branch has none
+ * (its action comes from Gitea's DeleteRef), a tag its head commit only.
  */
 async function pushContent(deps: AppDeps, repo: RepoRow, payload: Payload): Promise<string> {
   const ref = str(payload.ref)
-  const before = str(payload.before)
-  const after = str(payload.after)
   const tag = ref.startsWith('refs/tags/')
-  if (after === ZERO_ID) return tag ? JSON.stringify({ Commits: null, HeadCommit: null, CompareURL: '', Len: 0 }) : ''
-  const found = await pushCommits(deps, repo, ref, before, after)
+  if (str(payload.after) === ZERO_ID && !tag) return ''
+  const found = await pushCommits(deps, repo, ref, str(payload.before), str(payload.after))
   const head = found.head ? pushCommit(found.head) : null
-  if (tag) return JSON.stringify({ Commits: null, HeadCommit: head, CompareURL: compareUrl(repo, ZERO_ID, after), Len: 0 })
-  return JSON.stringify({
-    Commits: found.commits.map(pushCommit),
-    HeadCommit: head,
-    CompareURL: before === ZERO_ID ? '' : compareUrl(repo, before, after),
-    Len: found.total,
-  })
+  if (tag) return JSON.stringify({ Commits: null, HeadCommit: head, CompareURL: found.compare, Len: 0 })
+  return JSON.stringify({ Commits: found.commits.map(pushCommit), HeadCommit: head, CompareURL: found.compare, Len: found.total })
 }
 
 /** Gitea cuts a comment's text in an action at 200 characters, dropping a word cut short near the end. */

@@ -136,12 +136,16 @@ export const issueToApi = async (deps: AppDeps, repo: RepoRow, row: IssueRow, vi
   (await issuesToApi(deps, repo, [row], viewer))[0]!
 
 /**
- * The Comment record; `issue` gives the URLs. `issue_url` is always the issue's address
- * (`…/issues/{index}`, which for a pull request leads to it), so a client can tell from any
- * comment which issue or pull request it belongs to; a pull request's comments also carry
- * `pull_request_url`. (Gitea leaves `issue_url` empty on pull requests; clients that take the
- * index from it then find none.)
+ * Gitea's Comment.PRURL and Comment.IssueURL, of a comment or a timeline event: the address of the
+ * pull request it is on, or of the issue; the other one '' (a pull request's comments have no
+ * `issue_url`, in the API as in payloads).
  */
+export function commentTargetUrls(config: Config, repo: RepoRef, issue: Pick<IssueRow, 'index' | 'isPull'>) {
+  const url = issueHtmlUrl(config, repo, issue)
+  return { pull_request_url: issue.isPull ? url : '', issue_url: issue.isPull ? '' : url }
+}
+
+/** The Comment record; `issue` gives the URLs (commentTargetUrls). */
 export function toApiComment(
   config: Config,
   repo: RepoRef,
@@ -158,8 +162,7 @@ export function toApiComment(
   return {
     id: comment.id,
     html_url: `${issueUrl}#issuecomment-${comment.id}`,
-    pull_request_url: issue.isPull ? issueUrl : '',
-    issue_url: issue.isPull ? issueHtmlUrl(config, repo, { ...issue, isPull: false }) : issueUrl,
+    ...commentTargetUrls(config, repo, issue),
     user: userToApi(poster),
     original_author: '',
     original_author_id: 0,

@@ -3,6 +3,7 @@ import type { Config } from '../config'
 import type { RepoRow } from '../db/schema'
 import type { BranchHead } from '../git/commits'
 import { logCommits, type LoggedCommit } from '../git/log'
+import { readLog } from '../git/commit-log'
 import { ZERO_ID } from '../git/run'
 import { gitOfRow } from '../auth/repo-context'
 import type { CommitVerification } from '../auth/commit-verification'
@@ -61,20 +62,46 @@ export interface PushPrepared {
   commits: LoggedCommit[]
   total: number
   head: LoggedCommit | null
+  /** Gitea's PushCommits.CompareURL: the comparison's path (compareUrlPath), '' when there is none. */
+  compare: string
 }
 
-/** The commits of a ref change, as push payloads list them. */
+/** Gitea's ComposeCompareURL: the path, below the site's root, of the comparison of `base` with `head`. */
+export const compareUrlPath = (repo: Pick<RepoRow, 'ownerName' | 'name'>, base: string, head: string): string =>
+  `${encodeURIComponent(repo.ownerName)}/${encodeURIComponent(repo.name)}/compare/${base}...${head}`
+
+/**
+ * What a new branch's comparison starts from (Gitea's pushUpdates): the first parent of the oldest
+ * of the commits listed (its 10 newest), else, when they reach the root, the default branch by
+ * name, unless it is that branch (then none: the zero id).
+ */
+async function newBranchBase(deps: AppDeps, repo: RepoRow, branch: string, listed: readonly LoggedCommit[]): Promise<string> {
+  const oldest = listed[listed.length - 1]
+  const parent = oldest ? (await readLog(gitOfRow(deps, repo), ['--max-count=1'], { values: [oldest.id] }).catch(() => []))[0]?.parents[0] : undefined
+  return parent ?? (branch === repo.defaultBranch ? ZERO_ID : repo.defaultBranch)
+}
+
+/**
+ * The commits of a ref change, as push payloads list them, and its comparison (Gitea's
+ * pushUpdates: an updated branch's from its old id, a new branch's from newBranchBase, a new
+ * tag's from the zero id; none for a deletion).
+ */
 export async function pushCommits(deps: AppDeps, repo: RepoRow, ref: string, before: string, after: string): Promise<PushPrepared> {
-  if (after === ZERO_ID) return { commits: [], total: 0, head: null }
+  if (after === ZERO_ID) return { commits: [], total: 0, head: null, compare: '' }
   const git = gitOfRow(deps, repo)
   if (!ref.startsWith('refs/heads/')) {
     const head = (await logCommits(git, after, null, 1, 1, deps.config.maxCommitFiles).catch(() => null))?.commits[0] ?? null
-    return { commits: [], total: 0, head }
+    return { commits: [], total: 0, head, compare: ref.startsWith('refs/tags/') ? compareUrlPath(repo, ZERO_ID, after) : '' }
   }
   const created = before === ZERO_ID
   const found = await logCommits(git, after, created ? null : before, created ? NEW_BRANCH_COMMITS : PUSH_MAX_COMMITS, created ? NEW_BRANCH_COMMITS : MAX_COUNTED_COMMITS, deps.config.maxCommitFiles).catch(
     () => ({ commits: [] as LoggedCommit[], total: 0 }),
   )
-  return { commits: found.commits.slice(0, PUSH_MAX_COMMITS), total: found.total, head: found.commits[0] ?? null }
+  const base = created ? await newBranchBase(deps, repo, ref.slice('refs/heads/'.length), found.commits) : before
+  return {
+    commits: found.commits.slice(0, PUSH_MAX_COMMITS),
+    total: found.total,
+    head: found.commits[0] ?? null,
+    compare: base === ZERO_ID ? '' : compareUrlPath(repo, base, after),
+  }
 }
-

@@ -4,7 +4,7 @@ import type { UserRow } from '../auth/caller'
 import { issues, labels, milestones, type CommentRow, type IssueRow, type RepoRow, type ReviewRow } from '../db/schema'
 import { AccessMode, issueUnitOf, repoAccesses, unitMode } from '../auth/access'
 import { isoTime } from '../lib/time'
-import { issueHtmlUrl, issuesOfReposToApi, toApiLabel, toApiMilestone, type ApiIssue, type ApiLabel, type ApiMilestone } from './issue'
+import { commentTargetUrls, issueHtmlUrl, issuesOfReposToApi, toApiLabel, toApiMilestone, type ApiIssue, type ApiLabel, type ApiMilestone } from './issue'
 import { usersByIds } from './people'
 import { reposByIds } from './repo'
 import { userConverter, type ApiUser } from './user'
@@ -70,11 +70,7 @@ export async function timelineToApi(deps: AppDeps, repo: RepoRow, issue: IssueRo
   const toUser = userConverter(deps.config, viewer)
   const user = (id: number | null | undefined): ApiUser => toUser(id ? people.get(id) : undefined)
   const issueUrl = issueHtmlUrl(deps.config, repo, issue)
-  const base = {
-    html_url: issueUrl,
-    pull_request_url: issue.isPull ? issueUrl : '',
-    issue_url: issue.isPull ? issueHtmlUrl(deps.config, repo, { ...issue, isPull: false }) : issueUrl,
-  }
+  const base = { html_url: issueUrl, ...commentTargetUrls(deps.config, repo, issue) }
   const label = (value: unknown): ApiLabel | Gone | null => {
     const id = idOf(value)
     const row = labelRows.get(id)

@@ -1,6 +1,6 @@
 import type { Db } from '../db/client'
 import { ZERO_ID } from '../git/run'
-import { recordEvent } from './outbox'
+import { recordEvent, recordEvents, type NewEvent } from './outbox'
 
 export { ZERO_ID }
 
@@ -23,16 +23,23 @@ export function diffRefs(from: Record<string, string>, to: Record<string, string
 }
 
 /**
- * The events of one ref change (inside the transaction that records it): `ref.created` or
- * `ref.deleted` first for a branch or tag that appeared or went away (Gitea's create/delete,
- * short name and type), then `push` with the full ref and its old and new ids.
+ * The events of one ref change (inside the transaction that records it), in the order Gitea's
+ * pushUpdates announces them: a branch created, `ref.created` (Gitea's create, short name and
+ * type) then `push` (the full ref, its old and new ids); a tag created or deleted, `push` then
+ * `ref.created` / `ref.deleted`; a branch deleted, `ref.deleted` then `push`, a push no webhook
+ * announces (Gitea sends DeleteRef alone: webhooks/events.ts) but the activity feed records as
+ * the branch's deletion (Gitea's delete_branch action, convert/activity.ts).
  */
 export async function recordRefChange(db: Db, repoId: number, actorId: number | null, change: RefChange): Promise<void> {
-  const kindOf = change.ref.startsWith('refs/tags/') ? 'tag' : 'branch'
-  const short = change.ref.replace(/^refs\/(heads|tags)\//, '')
-  if (change.before === ZERO_ID)
-    await recordEvent(db, { kind: 'ref.created', repoId, actorId, payload: { ref: short, refType: kindOf, sha: change.after } })
-  else if (change.after === ZERO_ID)
-    await recordEvent(db, { kind: 'ref.deleted', repoId, actorId, payload: { ref: short, refType: kindOf, sha: change.before } })
-  await recordEvent(db, { kind: 'push', repoId, actorId, payload: { ref: change.ref, before: change.before, after: change.after } })
+  const refType = change.ref.startsWith('refs/tags/') ? 'tag' : 'branch'
+  const ref = change.ref.replace(/^refs\/(heads|tags)\//, '')
+  const push: NewEvent = { kind: 'push', repoId, actorId, payload: { ref: change.ref, before: change.before, after: change.after } }
+  const made = change.before === ZERO_ID
+  if (!made && change.after !== ZERO_ID) return await recordEvent(db, push)
+  const refEvent: NewEvent = { kind: made ? 'ref.created' : 'ref.deleted', repoId, actorId, payload: { ref, refType, sha: made ? change.after : change.before } }
+  await recordEvents(db, refType === 'tag' ? [push, refEvent] : [refEvent, push])
 }
+
+/** Whether an outbox `push` event is a branch's deletion (announced by `ref.deleted` alone: Gitea sends no push for it). */
+export const isBranchDeletion = (payload: Record<string, unknown>): boolean =>
+  typeof payload.ref === 'string' && payload.ref.startsWith('refs/heads/') && payload.after === ZERO_ID

@@ -1,4 +1,5 @@
 import type { EventKind, EventRecord } from '../events/outbox'
+import { isBranchDeletion } from '../events/push-events'
 
 // The hook vocabulary (types, content types, event types and names) is shared with the Hook
 // records of src/convert, below this layer.
@@ -15,11 +16,13 @@ export function hookWants(mode: EventMode, chosen: readonly string[], type: Hook
 const issueOrPull = (issueType: HookEventType, pullType: HookEventType) => (e: EventRecord) => (e.payload.isPull ? pullType : issueType)
 
 /**
- * The event type each outbox kind is announced as (null: no webhook announces it). Every kind is
- * listed, so a new kind fails to compile until it is placed here.
+ * The event type each outbox kind is announced as (null: no webhook announces it, the kind or
+ * that event of it). Every kind is listed, so a new kind fails to compile until it is placed here.
  */
-export const EVENT_TYPE_OF: Record<EventKind, ((e: EventRecord) => HookEventType) | null> = {
-  push: () => 'push',
+export const EVENT_TYPE_OF: Record<EventKind, ((e: EventRecord) => HookEventType | null) | null> = {
+  // A branch's deletion is announced by its `delete` alone (Gitea's pushUpdates sends no push for
+  // it: a CI would start a pipeline for the zero id); a tag's gets its push, then its delete.
+  push: (e) => (isBranchDeletion(e.payload) ? null : 'push'),
   'ref.created': () => 'create',
   'ref.deleted': () => 'delete',
   'repo.created': () => 'repository',
@@ -76,5 +79,11 @@ export const EVENT_TYPE_OF: Record<EventKind, ((e: EventRecord) => HookEventType
   'package.deleted': () => 'package',
 }
 
-/** Only these types are sent to an owner's hooks (and the system hooks) alone, not the repository's (Gitea's RepositoryPayload). */
-export const ORG_ONLY_TYPES: ReadonlySet<HookEventType> = new Set(['repository'])
+/**
+ * Only these types are sent to an owner's hooks (a user's as an organisation's) and the system
+ * hooks, not the repository's own: a repository's creation and deletion. Gitea's PrepareWebhooks
+ * also tries the repository's own hooks, which for a deletion are gone with it, and for a creation
+ * are the copies of the site's default hooks made with it; here they cannot be told from hooks
+ * made just after it in the same second (a hook takes the events not older than it, to the second).
+ */
+export const OWNER_ONLY_TYPES: ReadonlySet<HookEventType> = new Set(['repository'])

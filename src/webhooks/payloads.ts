@@ -2,7 +2,6 @@ import { eq } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
 import type { EventKind, EventRecord } from '../events/outbox'
-import { ZERO_ID } from '../events/push-events'
 import { comments, commitStatuses, issues, pullRequests, releases, repositories, users, type CommentRow, type PackageRow, type PackageVersionRow, type RepoRow } from '../db/schema'
 import { logCommits, type LoggedCommit } from '../git/log'
 import { gitOfRow } from '../auth/repo-context'
@@ -65,12 +64,12 @@ const payloadCommit = (deps: AppDeps, repo: RepoRow, c: LoggedCommit, usernames:
 export async function pushPayload(ctx: Pick<BuildContext, 'deps' | 'repo' | 'repository' | 'sender'>, change: { ref: string; before: string; after: string }, found: PushPrepared) {
   const { deps, repo } = ctx
   const usernames = await commitUsernames(deps, found.head ? [...found.commits, found.head] : found.commits)
-  const isUpdate = change.ref.startsWith('refs/heads/') && change.before !== ZERO_ID && change.after !== ZERO_ID
   return {
     ref: change.ref,
     before: change.before,
     after: change.after,
-    compare_url: isUpdate ? webUrl(deps.config, `${repo.ownerName}/${repo.name}/compare/${change.before}...${change.after}`) : deps.config.baseUrl,
+    // Gitea's AppURL + CompareURL: the site's root when there is nothing to compare.
+    compare_url: webUrl(deps.config, found.compare),
     commits: found.commits.map((c) => payloadCommit(deps, repo, c, usernames)),
     total_commits: found.total,
     head_commit: found.head ? payloadCommit(deps, repo, found.head, usernames) : null,
@@ -110,10 +109,12 @@ const deleteBuilder: PayloadBuilder = {
 
 // ---- repository, fork ---------------------------------------------------------------------
 
-/** Organisations only (RepositoryPayload); `organization` is the owner in User shape. */
+/**
+ * RepositoryPayload, of a user's repository as of an organisation's (Gitea's notifier checks no
+ * owner type): `organization` is the owner in User shape, whoever it is.
+ */
 const repositoryBuilder = (action: 'created' | 'deleted'): PayloadBuilder => ({
-  build: ({ deps, owner, repository, sender }) =>
-    owner.type === 1 ? { action, repository, organization: toApiUser(deps.config, owner, null), sender } : null,
+  build: ({ deps, owner, repository, sender }) => ({ action, repository, organization: toApiUser(deps.config, owner, null), sender }),
 })
 
 /** Delivered to the source's hooks: `forkee` is the source, `repository` the new fork (Gitea's meaning). */
@@ -238,7 +239,7 @@ interface PullExtra {
  * hook event type it is announced as and the review's text as submitted (kept by the event).
  */
 const reviewBuilder = pullBuilder('reviewed', async (ctx) => ({
-  review: { type: EVENT_TYPE_OF['review.submitted']!(ctx.event), content: str(ctx.event.payload.content) },
+  review: { type: EVENT_TYPE_OF['review.submitted']!(ctx.event) ?? '', content: str(ctx.event.payload.content) },
 }))
 
 /** Someone asked to review, or no longer asked: `requested_reviewer` is that person. */

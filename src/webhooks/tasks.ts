@@ -8,7 +8,7 @@ import { advanceDone, eventsAfterDone, type EventRecord } from '../events/outbox
 import { ghostUser, toApiUser, type ApiUser } from '../convert/user'
 import type { ApiRepo } from '../convert/repo'
 import { nowUnix } from '../lib/time'
-import { EVENT_TYPE_OF, ORG_ONLY_TYPES, hookWants, type EventMode, type HookEventType, type HookType } from './events'
+import { EVENT_TYPE_OF, OWNER_ONLY_TYPES, hookWants, type EventMode, type HookEventType, type HookType } from './events'
 import { deliveryText, payloadJson, type HookMeta } from './formats'
 import { branchMatches } from '../lib/glob'
 import { eventsOfHook } from '../convert/hook'
@@ -47,10 +47,11 @@ export const ownerHooks = (ownerId: number | Placeholder): SQL => and(eq(hooks.o
 export const siteHooks = (): SQL => and(isNull(hooks.ownerId), isNull(hooks.repoId))!
 
 /**
- * Which hooks an event of a repository reaches (Gitea's prepareWebhooks): the repository's own,
- * its owner's and the site's system hooks; an event only an owner is told of (ORG_ONLY_TYPES)
- * reaches the owner's and the system hooks. A default hook (a site hook not a system one) reaches
- * nothing: its copies in the repositories made after it do, as repository hooks.
+ * Which hooks an event reaches (Gitea's PrepareWebhooks): an event of a repository, the
+ * repository's own, its owner's (a user's as an organisation's) and the site's system hooks; an
+ * owner's event (`ownerOnly`: a package's, of no repository) and a repository's creation or
+ * deletion (OWNER_ONLY_TYPES), the owner's and the system hooks. A default hook (a site hook not a
+ * system one) reaches nothing: its copies in the repositories made after it do, as repository hooks.
  */
 export function hooksReaching(repoId: number, ownerId: number, ownerOnly: boolean): SQL {
   const owner = ownerHooks(ownerId)
@@ -112,14 +113,14 @@ class RoundLookups {
   }
 
   /** The active hooks that may fire for events of a repository (hooksReaching). */
-  async candidates(repoId: number, ownerId: number, orgOnly: boolean) {
-    const key = `${repoId}:${ownerId}:${orgOnly}`
+  async candidates(repoId: number, ownerId: number, ownerOnly: boolean) {
+    const key = `${repoId}:${ownerId}:${ownerOnly}`
     let found = this.hooksOf.get(key)
     if (!found) {
       found = (await this.deps.db
         .select()
         .from(hooks)
-        .where(and(eq(hooks.isActive, true), hooksReaching(repoId, ownerId, orgOnly))))
+        .where(and(eq(hooks.isActive, true), hooksReaching(repoId, ownerId, ownerOnly))))
         .map((hook) => ({ hook, chosen: eventsOfHook(hook) }))
       this.hooksOf.set(key, found)
     }
@@ -142,7 +143,7 @@ class RoundLookups {
 /**
  * The repository an event is about, and its owner: the current row; when the repository is gone
  * (deleted before its events were handled), the row as an event kept it (repo.created and
- * repo.deleted carry one), so the organisation's hooks still hear of its creation and deletion.
+ * repo.deleted carry one), so the owner's hooks still hear of its creation and deletion.
  */
 async function subjectOf(deps: AppDeps, lookups: RoundLookups, event: EventRecord): Promise<Subject | null> {
   if (event.repoId === null) return null
@@ -161,9 +162,8 @@ async function subjectOf(deps: AppDeps, lookups: RoundLookups, event: EventRecor
  * one lane per hook.
  */
 async function tasksOfEvent(deps: AppDeps, lookups: RoundLookups, event: EventRecord): Promise<NewTask[]> {
-  const typeOf = EVENT_TYPE_OF[event.kind]
-  if (!typeOf) return []
-  const type = typeOf(event)
+  const type = EVENT_TYPE_OF[event.kind]?.(event) ?? null
+  if (type === null) return []
   const ownerBuilder = OWNER_PAYLOAD_BUILDERS[event.kind]
   if (ownerBuilder) {
     const ownerId = ownerBuilder.ownerOf(event)
@@ -179,7 +179,7 @@ async function tasksOfEvent(deps: AppDeps, lookups: RoundLookups, event: EventRe
     const prepared = builder.prepare ? await builder.prepare(deps, event, subject.repo) : undefined
     return await builder.build({ deps, event, ...subject, sender: await lookups.sender(event.actorId), prepared })
   }
-  return await tasksFor(deps, event, type, subject.repo.id, await lookups.candidates(subject.repo.id, subject.owner.id, ORG_ONLY_TYPES.has(type)), build)
+  return await tasksFor(deps, event, type, subject.repo.id, await lookups.candidates(subject.repo.id, subject.owner.id, OWNER_ONLY_TYPES.has(type)), build)
 }
 
 /** The tasks of `event` for those of `candidates` that take it, its payload built (once) only when one does. */

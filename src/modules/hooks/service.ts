@@ -18,7 +18,7 @@ import { eventsOfHook } from '../../convert/hook'
 import { newTask, ownerHooks, siteHooks, taskWriter } from '../../webhooks/tasks'
 import { selectTasks, tasksWhere } from '../../webhooks/task-rows'
 import { payloadRepo, pushPayload } from '../../webhooks/payloads'
-import { pushCommits } from '../../convert/payload-commit'
+import { compareUrlPath, pushCommits } from '../../convert/payload-commit'
 import { toApiUser } from '../../convert/user'
 
 /**
@@ -316,7 +316,7 @@ export async function testHook(deps: AppDeps, repo: RepoRow, owner: UserRow, cal
   const payload = await pushPayload(
     { deps, repo, repository: await payloadRepo(deps, repo, owner), sender: toApiUser(deps.config, caller, null) },
     { ref, before: head.id, after: head.id },
-    { commits, total: commits.length, head: found.head },
+    { commits, total: commits.length, head: found.head, compare: compareUrlPath(repo, head.id, head.id) },
   )
   const written = await writeTransaction(deps.db, taskWriter(deps, [newTask(deps, hook, repo.id, 0, 'push', payload)]))
   if (written === 0) throw new ApiError(404, `hook does not exist [id: ${hook.id}]`)
