@@ -224,3 +224,13 @@ describe('organisation and team feeds', () => {
     expect(seen(await ok(asAlice.repos.repoListActivityFeeds('acme', 'vault')))).toContain('create_issue')
   })
 })
+
+describe('a comment in an action', () => {
+  test('a long comment is cut at 200 characters (code points, not UTF-16 units) with an ellipsis, as Gitea', async () => {
+    const text = '😀é'.repeat(150_000)
+    const posted = await ok(asBob.repos.issueCreateComment('alice', 'proj', 1, { body: text }), 201)
+    const feed = await ok(asBob.repos.repoListActivityFeeds('alice', 'proj', { limit: 5 }))
+    const action = feed.find((a) => a.comment_id === posted.id)!
+    expect(action.content).toBe(`1|${[...'😀é'.repeat(100)].slice(0, 199).join('')}…`)
+  })
+})

@@ -131,7 +131,9 @@ async function pushContent(deps: AppDeps, repo: RepoRow, payload: Payload): Prom
 /** Gitea cuts a comment's text in an action at 200 characters, dropping a word cut short near the end. */
 const COMMENT_CUT = 200
 function cutComment(text: string): string {
-  const chars = [...text]
+  // The first characters only (a comment may hold a megabyte: spreading it all was most of a feed's time).
+  const chars: string[] = []
+  for (const c of text) if (chars.push(c) > COMMENT_CUT) break
   if (chars.length <= COMMENT_CUT) return text
   let cut = chars.slice(0, COMMENT_CUT - 1).join('')
   const space = cut.lastIndexOf(' ')
