@@ -114,15 +114,17 @@ export async function statsWithin(repo: GitRepo, commit: string, waitMs: number,
 
 /** One generation, in its turn among GENERATIONS_AT_ONCE. */
 async function generate(repo: GitRepo, commit: string, maxCommits: number): Promise<ContributorStats> {
+  // A slot, or the one a finished generation hands on.
   if (active >= GENERATIONS_AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve))
-  active++
+  else active++
   try {
     const base = await ancestorStats(repo, commit, maxCommits)
     const read = await readHistory(repo, commit, base ? base.commit : null, base ? maxCommits - base.total.commits : maxCommits)
     return finish(commit, read, base)
   } finally {
-    active--
-    waiting.shift()?.()
+    const next = waiting.shift()
+    if (next) next()
+    else active--
   }
 }
 
