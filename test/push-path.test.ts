@@ -250,8 +250,9 @@ describe('the same allowed push through both', () => {
       ['push', alice.user.id, { ref: 'refs/heads/main', before: base, after: next }],
       ['ref.created', alice.user.id, { ref: 'topic', refType: 'branch', sha: next }],
       ['push', alice.user.id, { ref: 'refs/heads/topic', before: ZERO_ID, after: next }],
-      ['ref.created', alice.user.id, { ref: 'v1', refType: 'tag', sha: next }],
+      // A tag's push comes before its create (Gitea's pushUpdates), a branch's after.
       ['push', alice.user.id, { ref: 'refs/tags/v1', before: ZERO_ID, after: next }],
+      ['ref.created', alice.user.id, { ref: 'v1', refType: 'tag', sha: next }],
     ])
     expect(await refsOf(gitDirOf('alice/same-http'))).toEqual(await refsOf(gitDirOf('alice/same-ssh')))
     expect([await recorded(http.id), await recorded(ssh.id)].map((r) => r.pending)).toEqual([0, 0])
@@ -328,6 +329,6 @@ describe('the server-side entry point (moveRef)', () => {
     const mark = (await eventsOfRepo(s.deps.db, copyId, 0, 1000)).at(-1)?.id ?? 0
     const tip = (await refsOf(gitDirOf('alice/copy')))['refs/heads/main']!
     expect(await moveRef(s.deps, copy, alice.user, { ref: 'refs/tags/r1', old: ZERO_ID, new: tip })).toBe(true)
-    expect((await eventsOfRepo(s.deps.db, copyId, mark, 1000)).map((e) => [e.kind, e.actorId])).toEqual([['ref.created', alice.user.id], ['push', alice.user.id]])
+    expect((await eventsOfRepo(s.deps.db, copyId, mark, 1000)).map((e) => [e.kind, e.actorId])).toEqual([['push', alice.user.id], ['ref.created', alice.user.id]])
   })
 })

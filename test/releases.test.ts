@@ -153,14 +153,14 @@ describe('creating releases', () => {
     dirs.push(clone)
     await gitOk(clone, 'clone', '-q', remoteUrl(s.url, 'alice/proj.git', 'alice', alice.token), 'c')
     expect(await gitOk(join(clone, 'c'), 'rev-parse', 'v1.0^{commit}')).toBe(master)
-    // The tag's creation is a push by the writer; then the release's own event.
+    // The tag's creation is a push by the writer (its push, then its create, as Gitea's); then the release's own event.
     const events = await eventsOfRepo(s.deps.db, projId, lastEvent)
     expect(events.map((e) => [e.kind, e.actorId])).toEqual([
-      ['ref.created', writer.user.id],
       ['push', writer.user.id],
+      ['ref.created', writer.user.id],
       ['release.published', writer.user.id],
     ])
-    expect(events[0]!.payload).toEqual({ ref: 'v1.0', refType: 'tag', sha: master })
+    expect(events[1]!.payload).toEqual({ ref: 'v1.0', refType: 'tag', sha: master })
     expect(events[2]!.payload).toEqual({ releaseId: res.body.id, tagName: 'v1.0' })
     expect((await s.get('/repos/alice/proj')).body.release_counter).toBe(1)
     // The archive URLs it names work.

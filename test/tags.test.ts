@@ -109,10 +109,10 @@ describe('creating tags', () => {
     expect((await remoteTags('proj'))['light']).toBe(master)
     const events = await eventsOfRepo(s.deps.db, projId, last)
     expect(events.map((e) => [e.kind, e.actorId])).toEqual([
-      ['ref.created', writer.user.id],
       ['push', writer.user.id],
+      ['ref.created', writer.user.id],
     ])
-    expect(events[0]!.payload).toEqual({ ref: 'light', refType: 'tag', sha: master })
+    expect(events[1]!.payload).toEqual({ ref: 'light', refType: 'tag', sha: master })
   })
 
   test('annotated with a message, at a branch, a tag or a commit id; the caller is the tagger', async () => {
