@@ -186,12 +186,15 @@ Deletes a badge; every user holding it loses it.`,
 
 Checks git (present, version), the database (integrity, foreign keys), every repository's
 folder and its git health (git fsck --connectivity-only, at most --timeout seconds in all,
-default 300), and temporary objects interrupted git processes left; it lists folders no
-repository accounts for (unadopted: an administrator adopts or deletes them through
-/api/v1/admin/unadopted), which are not a fault. Exits 1 when a problem was found (and not fixed).
+default 300), the push hooks (hooks/channel-2*/), and temporary objects interrupted git
+processes left; it lists folders no repository accounts for (unadopted: an administrator adopts
+or deletes them through /api/v1/admin/unadopted), which are not a fault. Exits 1 when a problem
+was found (and not fixed).
 --fix repairs what it safely can: unfinished repositories, the folders of deleted repositories a
-crash left, repository records out of step with git, stale temporary objects.
-With the server running, only the repairs that are safe beside it are made.`,
+crash left, repository records out of step with git (only of repositories git's check found
+sound), missing or altered push hooks, stale temporary objects.
+With a server running (warren.pid on SQLite, the serving lock on PostgreSQL), only the repairs
+that are safe beside it are made.`,
     options: { fix: { type: 'boolean', default: false }, timeout: { type: 'string', default: '300' } },
     run: async (values) => {
       const seconds = Number(values.timeout)
@@ -220,7 +223,8 @@ warren-dump-<date>-<time>.tar in the current folder.`,
     usage: `warren restore --file F
 
 Restores a dump made by \`warren dump\` into the data folder (WARREN_DATA), which must be empty or
-absent; a folder holding anything is refused. Then start the server on it.`,
+absent; a folder holding anything is refused, and so is a dump of a newer Warren (its version,
+or its database's migrations). Then start the server on it.`,
     options: { file: { type: 'string' } },
     required: ['file'],
     run: async (values) => {

@@ -22,7 +22,7 @@ import { repairPullMerges } from './modules/pulls/merge'
 import { makeSigningKeyIfMissing } from './modules/oauth2/signing-key'
 import { checkGit, MIN_GIT_VERSION } from './ops/git-check'
 import { BackgroundJobs, shutdown } from './ops/shutdown'
-import { releaseServeMark, runningServer, SERVE_MARK, takeServeMark } from './ops/serve-mark'
+import { releaseServeMark, SERVE_MARK, takeServeMark } from './ops/serve-mark'
 
 /**
  * `warren serve` (src/commands.ts imports this module for that command only: the app, its
@@ -70,8 +70,11 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
   // runs, and a process repairs at start only when it can take that lock exclusively (no other
   // is serving); otherwise it leaves the data as the running ones keep it.
   if (!config.databaseUrl) {
-    const other = runningServer(config.dataDir)
+    // Taken before the database opens (of two starting at once, one gets it), given back whichever
+    // way this process ends, and only by it.
+    const other = takeServeMark(config.dataDir)
     if (other) fail(`a Warren (process ${other}) already serves ${config.dataDir}; stop it first (or remove ${join(config.dataDir, SERVE_MARK)} if that process is not Warren)`)
+    process.on('exit', () => releaseServeMark(config.dataDir))
   }
   const deps = await createDeps(config)
   const git = await gitChecked
@@ -109,7 +112,6 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
     if (code === 'EADDRINUSE') fail(`port ${config.port} on ${config.host} is already in use (another Warren?); set WARREN_PORT to another port`)
     throw e
   }
-  if (!config.databaseUrl) takeServeMark(config.dataDir)
   // Background jobs: each one registered here is stopped by the shutdown sequence
   // (src/ops/shutdown.ts) before the database closes. Add new jobs with jobs.add(name, job).
   const jobs = new BackgroundJobs()

@@ -334,13 +334,20 @@ export function applyMigrations(sqlite: Database, list: MigrationMeta[]): void {
   if (broken.length > 0) throw new Error(`database migration left broken references: ${JSON.stringify(broken.slice(0, 5))}`)
 }
 
-/** Whether every migration is applied: drizzle's own test (it applies each migration newer than the latest one recorded). */
+/**
+ * Whether every migration is applied: drizzle's own test (it applies each migration newer than
+ * the latest one recorded). A history with a migration newer than this binary's last (the
+ * database of a newer Warren) is refused: this binary would read and write a schema it does not
+ * know. SQLite's and PostgreSQL's starts both ask this (one read of the latest time).
+ */
 export function appliedAll(latest: number | string | null | undefined, times: readonly number[]): boolean {
+  if (latest !== null && latest !== undefined && times.length && Number(latest) > Math.max(...times))
+    throw new Error(`the database was migrated by a newer Warren (a migration of ${new Date(Number(latest)).toISOString()}, after this version's last): run that version or a newer one`)
   return latest !== null && latest !== undefined && times.every((time) => Number(latest) >= time)
 }
 
-/** Whether every migration is applied (appliedAll), asked before drizzle's migrator runs, with one read. */
-function migrated(sqlite: Database): boolean {
+/** Whether every migration is applied (appliedAll), asked before drizzle's migrator runs, with one read. Exported for restore's check. */
+export function migrated(sqlite: Database): boolean {
   if (!sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get()) return false
   const latest = (sqlite.prepare('SELECT max(created_at) AS at FROM __drizzle_migrations').get() as { at: number | string | null } | null)?.at
   return appliedAll(latest, MIGRATION_TIMES)

@@ -12,13 +12,14 @@
  * `restore` unpacks it into an empty (or absent) data folder.
  */
 import { Database } from 'bun:sqlite'
-import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, lstatSync, type Stats, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, normalize, resolve, sep } from 'node:path'
 import type { Config } from '../config'
 import { GITEA_COMPAT_VERSION, WARREN_VERSION } from '../version'
 import { readTar, TarWriter } from './tar'
 import { SERVE_MARK } from './serve-mark'
+import { migrated } from '../db/client'
 
 const MANIFEST = 'warren-dump.json'
 const DATABASE = 'warren.db'
@@ -84,13 +85,15 @@ const skip = (name: string, why: string) => console.warn(`warren: dump: skipped 
 
 /**
  * Adds a file or a folder (recursively); what vanishes meanwhile (a lock, a loose ref packed) is
- * skipped. Symbolic links and special files are not copied, nor names that are not UTF-8 (the
+ * skipped, and git's lock files. A symbolic link at the data folder's top to a folder is copied
+ * as that folder (`followed`: its target's stat); one to a folder inside the repositories fails
+ * the dump; other links and special files are not copied, nor names that are not UTF-8 (the
  * archive's paths are): each is said.
  */
-function addTree(writer: TarWriter, path: string, name: string): void {
+function addTree(writer: TarWriter, path: string, name: string, followed?: Stats): void {
   let stat
   try {
-    stat = lstatSync(path)
+    stat = followed ?? lstatSync(path)
   } catch {
     return
   }
@@ -108,10 +111,26 @@ function addTree(writer: TarWriter, path: string, name: string): void {
       if (Buffer.from(text, 'utf8').equals(child)) names.push(text)
       else skip(`${name}/${text}`, 'its name is not UTF-8')
     }
-    for (const child of ordered(names)) if (!child.endsWith('.lock')) addTree(writer, join(path, child), `${name}/${child}`)
+    for (const child of ordered(names)) addTree(writer, join(path, child), `${name}/${child}`)
     return
   }
-  if (stat.isSymbolicLink()) return skip(name, 'a symbolic link')
+  // git's lock files (a ref or the index being written: regular files), never a folder: owners and
+  // repositories may be named `*.lock`.
+  if (stat.isFile() && name.endsWith('.lock')) return
+  if (stat.isSymbolicLink()) {
+    const target = (() => {
+      try {
+        return statSync(path)
+      } catch {
+        return null
+      }
+    })()
+    // A folder of the data folder kept elsewhere (repositories/ on another disk): copied as a folder.
+    if (target?.isDirectory() && !name.includes('/')) return addTree(writer, path, name, target)
+    if (target?.isDirectory() && name.startsWith('repositories/'))
+      throw new Error(`${path} is a symbolic link to a folder: the dump would lose the repositories in it (make it a folder, or dump its target's data folder)`)
+    return skip(name, 'a symbolic link')
+  }
   if (!stat.isFile()) return skip(name, 'not a regular file')
   let fd: number
   try {
@@ -124,6 +143,18 @@ function addTree(writer: TarWriter, path: string, name: string): void {
   } finally {
     closeSync(fd)
   }
+}
+
+/** The most a dump's manifest may hold (Warren writes a few lines). */
+const MAX_MANIFEST_BYTES = 64 * 1024
+
+/** Whether version `a` (`x.y.z`, maybe with a pre-release after `-`) is newer than `b`; one that does not read as a version is. */
+export function newerVersion(a: string, b: string): boolean {
+  const parts = (v: string) => /^\d{1,9}(\.\d{1,9}){0,3}(-.*)?$/.test(v) ? v.split('-')[0]!.split('.').map(Number) : null
+  const [x, y] = [parts(a), parts(b)]
+  if (!x || !y) return !x
+  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0)
+  return false
 }
 
 /** An archive path as a path inside `root`; refused when it would leave it. */
@@ -151,9 +182,19 @@ export async function restore(config: Config, file: string): Promise<number> {
       if (first) {
         first = false
         if (entry.path !== MANIFEST) throw new Error('not a Warren dump (no warren-dump.json first)')
-        let manifest: { format?: number } = {}
-        read((chunk) => (manifest = JSON.parse(Buffer.from(chunk).toString('utf8'))))
-        if (manifest.format !== 1) throw new Error(`unknown dump format ${manifest.format}`)
+        if (entry.size > MAX_MANIFEST_BYTES) throw new Error('not a Warren dump (its warren-dump.json is too large)')
+        const chunks: Buffer[] = []
+        read((chunk) => chunks.push(Buffer.from(chunk)))
+        let manifest: { format?: number; warren?: unknown }
+        try {
+          manifest = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+        } catch {
+          throw new Error('not a Warren dump (its warren-dump.json is not JSON)')
+        }
+        if (manifest?.format !== 1) throw new Error(`unknown dump format ${manifest?.format}`)
+        // A dump written by a newer Warren may hold what this one cannot read or would serve wrongly.
+        if (manifest.warren !== undefined && (typeof manifest.warren !== 'string' || newerVersion(manifest.warren, WARREN_VERSION)))
+          throw new Error(`the dump was written by Warren ${String(manifest.warren).slice(0, 40)}, newer than this one (${WARREN_VERSION}): restore it with that version or a newer one`)
         return
       }
       const path = inside(dataDir, entry.path)
@@ -180,6 +221,13 @@ export async function restore(config: Config, file: string): Promise<number> {
     }
     chmodSync(dataDir, 0o700)
     if (!existsSync(join(dataDir, DATABASE))) throw new Error('the archive holds no database')
+    // A database migrated past this binary's migrations (migrated throws) is refused as well.
+    const restored = new Database(join(dataDir, DATABASE), { readonly: true })
+    try {
+      migrated(restored)
+    } finally {
+      restored.close()
+    }
   } catch (e) {
     // The folder was empty: leave it so, for another try.
     for (const name of readdirSync(dataDir)) rmSync(join(dataDir, name), { recursive: true, force: true })

@@ -1,11 +1,13 @@
 import { closeSync, constants, writeSync } from 'node:fs'
-import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises'
+import { access, chmod, lstat, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { AppDeps } from '../deps'
 import type { GitRepo } from '../git/run'
 import type { HookOptions } from '../git/smart-http'
 import { judgeBranch, type BranchCheck, type SignatureJudge } from './branch-judge'
 import { signatureJudge } from './protection-rules'
+import { swapRef } from '../git/ref-swap'
+import { loggerOf } from '../lib/log'
 
 /**
  * The pre-receive hook of client pushes. Protection checks that need the pushed objects (a
@@ -24,7 +26,10 @@ import { signatureJudge } from './protection-rules'
  * NUL) and reads one line back: `accepted`, or the refusal to print. Anything else (the server
  * gone: the socket ends; a broken channel) makes the hook fail, and git then refuses the whole
  * push: a push is never accepted unjudged. The judge's git commands run under the quick time
- * limit, so an answer always comes.
+ * limit, so an answer always comes. Git runs no hook it cannot find and then accepts: so the
+ * hooks are checked (a stat and a read) before every receive-pack and written again when missing
+ * or altered (hooksDir), and a push whose checks the hook never asked for is moved back before
+ * it is recorded (undoUnjudged).
  *
  * Whether there is anything to judge is known once the decision is made, which a transport may
  * make after git started (SSH advertises the refs first): the decision then writes an empty file
@@ -98,29 +103,67 @@ async function hasLaterHooks(gitDir: string): Promise<boolean> {
   return false
 }
 
-const installed = new Map<string, Promise<string>>()
+/** The hooks of a folder: pre-receive alone, or with `later` the update and post-receive too. */
+const hookNames = (later: boolean) => Object.keys(HOOK_SCRIPTS).filter((name) => later || name === 'pre-receive')
+
+/** The hook folders of a data folder: without and with the later hooks. */
+const hookFolders = (dataDir: string) => [false, true].map((later) => ({ later, dir: join(dataDir, 'hooks', later ? 'channel-2-all' : 'channel-2') }))
+
 /**
- * Writes a hook folder once per data folder (atomically: a rename); answers its path: pre-receive
- * alone, or with `later` the update and post-receive too. The folder is named by the hook's
- * protocol, so a process of an older Warren sharing the data folder keeps its own.
+ * Which of a hook folder's hooks are not as Warren writes them (missing, another content, not a
+ * regular file, not executable): git runs no hook it cannot find, and would then accept a push
+ * unjudged. A stat and a read of a few hundred bytes per hook.
  */
-function hooksDir(deps: AppDeps, later: boolean): Promise<string> {
-  const dir = join(deps.config.dataDir, 'hooks', later ? 'channel-2-all' : 'channel-2')
-  let done = installed.get(dir)
-  if (!done) {
-    done = (async () => {
-      await mkdir(join(dir, 'pushes'), { recursive: true, mode: 0o700 })
-      for (const [name, script] of Object.entries(HOOK_SCRIPTS).filter(([name]) => later || name === 'pre-receive')) {
-        const temp = join(dir, `.${name}.${process.pid}`)
-        await writeFile(temp, script, { mode: 0o755 })
-        await rename(temp, join(dir, name))
-      }
-      return dir
-    })()
-    done.catch(() => installed.delete(dir))
-    installed.set(dir, done)
+async function hooksAltered(dir: string, later: boolean): Promise<string[]> {
+  const altered: string[] = []
+  for (const name of hookNames(later)) {
+    const path = join(dir, name)
+    const stat = await lstat(path).catch(() => null)
+    const content = stat?.isFile() && (stat.mode & 0o777) === 0o755 ? await readFile(path, 'utf8').catch(() => null) : null
+    if (content !== HOOK_SCRIPTS[name]) altered.push(name)
   }
-  return done
+  return altered
+}
+
+/** Writes each hook of `names` in `dir` atomically (a rename), with the folder of the pushes' files. */
+async function writeHooks(dir: string, names: string[]): Promise<void> {
+  await mkdir(join(dir, 'pushes'), { recursive: true, mode: 0o700 })
+  for (const name of names) {
+    const temp = join(dir, `.${name}.${process.pid}.${crypto.randomUUID()}`)
+    await writeFile(temp, HOOK_SCRIPTS[name]!, { mode: 0o755 })
+    await chmod(temp, 0o755)
+    await rename(temp, join(dir, name))
+  }
+}
+
+/**
+ * Answers the hook folder of a push, its hooks checked before every receive-pack and written
+ * again when one is missing or altered (a file deleted or edited while the server runs would
+ * otherwise let git accept a push unjudged): pre-receive alone, or with `later` the update and
+ * post-receive too. The folder is named by the hook's protocol, so a process of an older Warren
+ * sharing the data folder keeps its own.
+ */
+async function hooksDir(deps: AppDeps, later: boolean): Promise<string> {
+  const dir = join(deps.config.dataDir, 'hooks', later ? 'channel-2-all' : 'channel-2')
+  const altered = await hooksAltered(dir, later)
+  if (altered.length || !(await access(join(dir, 'pushes')).then(() => true, () => false))) await writeHooks(dir, altered)
+  return dir
+}
+
+/**
+ * `warren doctor`'s check of the hook folders of `dataDir`: the hooks found missing or altered in
+ * a folder that exists (one no push has needed yet is written by the first), each written again
+ * with `fix`. Answers the paths found (relative to the data folder).
+ */
+export async function checkPushHooks(dataDir: string, fix: boolean): Promise<string[]> {
+  const found: string[] = []
+  for (const { later, dir } of hookFolders(dataDir)) {
+    if (!(await access(dir).then(() => true, () => false))) continue
+    const altered = await hooksAltered(dir, later)
+    found.push(...altered.map((name) => join('hooks', later ? 'channel-2-all' : 'channel-2', name)))
+    if (fix && altered.length) await writeHooks(dir, altered)
+  }
+  return found
 }
 
 /** A push's hook: what receive-pack runs with, the checks handed to it, and the cleanup. */
@@ -129,6 +172,13 @@ export interface PushHook {
   git: HookOptions
   /** Hands `checks` to the hook (none: it does nothing). */
   arm(checks: BranchCheck[]): Promise<void>
+  /**
+   * Once git is over, before the push is recorded: when checks were handed to the hook and it
+   * never asked for them (git ran no hook of ours: it was deleted or altered between its check
+   * and git's run), the refs those checks cover are moved back where they were (a
+   * compare-and-swap each, so a ref git did not move is left). Answers the refs moved back.
+   */
+  undoUnjudged(): Promise<string[]>
   dispose(): Promise<void>
 }
 
@@ -174,6 +224,7 @@ export async function pushHook(deps: AppDeps, repo: GitRepo): Promise<PushHook> 
   let reader: ReadableStreamDefaultReader<Uint8Array> | null = null
   let served: Promise<void> | null = null
   let closed = false
+  let asked = false
   /** Answers the hook's one question, then closes the channel; begins once there are checks and git started. */
   const serve = () => {
     if (served || channel === null || !checks.length) return
@@ -183,6 +234,7 @@ export async function pushHook(deps: AppDeps, repo: GitRepo): Promise<PushHook> 
     served = (async () => {
       const ask = await readAsk(reader!).catch((e: Error) => `the hook could not be read: ${e.message}`)
       if (ask === null || closed) return
+      asked = true
       const verdict = typeof ask === 'string' ? `the push could not be checked: ${ask}` : await verdictOf(checks, repo, ask, signatureJudge(deps))
       if (closed) return
       // One short line into an empty socket buffer: written at once. Refusals are on one line.
@@ -209,6 +261,17 @@ export async function pushHook(deps: AppDeps, repo: GitRepo): Promise<PushHook> 
       checks = deferred
       await writeFile(file, '', { mode: 0o600 })
       serve()
+    },
+    async undoUnjudged() {
+      if (!checks.length) return []
+      // The hook waits for the verdict, written after its question was read (asked): once git is
+      // over, a hook that ran has been seen.
+      if (asked) return []
+      const undone: string[] = []
+      for (const check of checks) if (await swapRef(repo, check.ref, check.old, check.new)) undone.push(check.ref)
+      if (undone.length)
+        loggerOf(deps.config).error('a push was accepted by git without the server judging it (its pre-receive hook did not run): moved back', { gitDir: repo.gitDir, refs: undone.join(' ') })
+      return undone
     },
     async dispose() {
       // Git is over (or never got the push): the channel's reader stops before its fd is closed.

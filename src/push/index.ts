@@ -7,4 +7,4 @@ export { decidePush, gitPusher, mayMove, pullHeadRef, pushContextOf, REF_RULES, 
 export { moveRef, moveRefs, refusalError, withPush, type PushOutcome, type RefMove } from './path'
 export { beginPush, finishPush, recordPush, settleAbandonedPushes } from './recorder'
 export { reconcilePendingPushes, reconcileRepositories, RECONCILE_PARALLELISM, syncChangedRepositories, syncRepositoryWithGit, type SyncResult } from './sync'
-export { pushHook, type PushHook } from './hook'
+export { checkPushHooks, pushHook, type PushHook } from './hook'

@@ -40,7 +40,15 @@ export async function withPush<T>(
     if (refused) return { refused }
     await hook?.arm(deferred)
     if (!commands.length) return { refused: null, result: await run() }
-    return { refused: null, result: await recordPush(deps, repo.repo.id, recordedPusherId(pusher, repo.repo), commands, run, serverWork) }
+    // A judgement left to the hook that never came is undone before the push is recorded.
+    const judged = hook ? async () => {
+      try {
+        return await run()
+      } finally {
+        await hook.undoUnjudged()
+      }
+    } : run
+    return { refused: null, result: await recordPush(deps, repo.repo.id, recordedPusherId(pusher, repo.repo), commands, judged, serverWork) }
   } finally {
     await hook?.dispose()
   }

@@ -47,8 +47,10 @@ export type SyncResult = 'unchanged' | 'updated' | 'missing'
  * else git's HEAD branch, else the first branch pushed, else the first branch; HEAD follows),
  * size, and the recorded refs, writing the events of the ref changes since the last record
  * (none when there was no record: the old state is unknown). Skips the git work when the refs'
- * fingerprint is the recorded one and no push is pending. See SyncOptions for which pending
- * pushes it settles.
+ * fingerprint is the recorded one and no push is pending. The row's updated_at moves only when a
+ * ref moved; a sync that finds everything as recorded (a fingerprint changed by new inodes, as
+ * after a restore) writes only the new fingerprint and answers 'unchanged'. See SyncOptions for
+ * which pending pushes it settles.
  */
 export function syncRepositoryWithGit(
   deps: AppDeps,
@@ -109,8 +111,15 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: SyncOptions): Promi
       fingerprint = await refsFingerprint(gitDir)
     }
   }
+  const isEmpty = Object.keys(refs).length === 0
+  // Whether the record changed: a ref moved, what the row says of git differs (or there was no
+  // record), or a pending push is settled.
+  let changed = false
   await writeTransaction(db, async () => {
     const current = (await db.select().from(repoGitStates).where(eq(repoGitStates.repoId, repoId)))[0]
+    const now = (await db.select({ isEmpty: repositories.isEmpty, defaultBranch: repositories.defaultBranch, size: repositories.size }).from(repositories).where(eq(repositories.id, repoId)))[0]
+    changed = !current || !now || now.isEmpty !== isEmpty || now.defaultBranch !== defaultBranch || now.size !== size || pending.some((p) => settling.includes(p.id))
+    let moved = false
     if (current) {
       const pushers = pending.map((p) => ({ pusherId: p.pusherId, commands: p.commands ? (JSON.parse(p.commands) as PushCommand[]) : null, id: p.id }))
       const own = opts.pushId ?? (opts.settle?.length === 1 ? opts.settle[0] : undefined)
@@ -123,6 +132,7 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: SyncOptions): Promi
       const askedFor = new Map<string, (typeof pushers)[number]>()
       for (const p of pushers) for (const c of p.commands ?? []) askedFor.set(`${c.ref}\0${c.new}`, p)
       for (const change of diffRefs(JSON.parse(current.refs), refs)) {
+        moved = true
         // The push that asked for it; else this sync's push.
         const asked = askedFor.get(`${change.ref}\0${change.after}`)
         const pusherId = (asked ?? fallback)?.pusherId ?? null
@@ -131,15 +141,19 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: SyncOptions): Promi
         if (change.ref.startsWith('refs/heads/')) await queueChecksForBranch(db, repoId, change.ref.slice('refs/heads/'.length), pusherId)
       }
     }
-    await db.update(repositories)
-      .set({ isEmpty: Object.keys(refs).length === 0, defaultBranch, size, updatedUnix: nowUnix() })
-      .where(eq(repositories.id, repoId))
+    // Only a ref that moved is an update of the repository (its updated_at): a restore, a restart
+    // or a fingerprint taken again (new inodes) finds the same refs and leaves it.
+    changed ||= moved
+    if (changed)
+      await db.update(repositories)
+        .set({ isEmpty, defaultBranch, size, ...(moved ? { updatedUnix: nowUnix() } : {}) })
+        .where(eq(repositories.id, repoId))
     const record = { refs: JSON.stringify(refs), fingerprint, updatedUnix: nowUnix() }
     await db.insert(repoGitStates).values({ repoId, ...record }).onConflictDoUpdate({ target: repoGitStates.repoId, set: record })
     if (settling.length) await db.delete(pendingPushes).where(and(eq(pendingPushes.repoId, repoId), inArray(pendingPushes.id, settling)))
   })
   if (needsGc(store) || (await ownGcSettings(gitDir))) collectGarbage(deps, git)
-  return 'updated'
+  return changed ? 'updated' : 'unchanged'
 }
 
 /**
@@ -201,7 +215,9 @@ async function settleServerRefs(deps: AppDeps, repoId: number, git: GitRepo, pus
 export const RECONCILE_PARALLELISM = 4
 
 /**
- * Reconciles every ready repository with git (`warren doctor`): see syncRepositoryWithGit.
+ * Reconciles every ready repository with git (`warren doctor`) but those `except` names (whose
+ * refs the doctor found broken: read, a broken ref would be recorded as a deletion): see
+ * syncRepositoryWithGit.
  * Unchanged repositories cost a few stat calls each, no git process. `settlePending` only when no
  * push can be running. Start-up does not walk every repository: it settles the pending pushes
  * (reconcilePendingPushes), and the background sweep (src/jobs/repository-sweep.ts) checks the
@@ -209,10 +225,10 @@ export const RECONCILE_PARALLELISM = 4
  */
 export async function reconcileRepositories(
   deps: AppDeps,
-  opts: { settlePending?: boolean; parallelism?: number } = {},
+  opts: { settlePending?: boolean; parallelism?: number; except?: ReadonlySet<number> } = {},
 ): Promise<{ checked: number; updated: number; missing: number }> {
   const ids = (await deps.db.select({ id: repositories.id }).from(repositories).where(eq(repositories.status, 'ready'))).map((r) => r.id)
-  return syncEach(deps, ids, opts)
+  return syncEach(deps, ids.filter((id) => !opts.except?.has(id)), opts)
 }
 
 /**
