@@ -6,7 +6,10 @@ import { rmSync } from 'node:fs'
 import { eventsOfRepo, type EventRecord } from '../src/events/outbox'
 import { repoPath } from '../src/git/run'
 import { startTestServer, type TestServer, type TestUser } from './helpers'
-import { git, gitOk, oneCommitRepo, remoteUrl } from './git-fixture'
+import { git, gitOk, oneCommitRepo, remoteUrl, sh } from './git-fixture'
+import { statementRecorder } from './query-counter'
+import { eq } from 'drizzle-orm'
+import { pullRequests } from '../src/db/schema'
 
 let s: TestServer
 let alice: TestUser
@@ -148,5 +151,39 @@ describe('push events', () => {
     expect(shape((await eventsOfRepo(s.deps.db, repo.id)).filter((e) => e.kind === 'push'))).toEqual([
       ['push', alice.user.id, { ref: 'refs/heads/main', before: ZERO, after: sha }],
     ])
+  })
+})
+
+describe('a push of many refs', () => {
+  test('its events and the checks of the pull requests it moves are written a batch a statement, not a few statements a ref', async () => {
+    const repo = await newRepo('many-refs')
+    const dir = await workRepo()
+    const sent = statementRecorder(s.deps.db)
+    await gitOk(dir, 'push', '-q', repo.url, 'HEAD:refs/heads/main', 'HEAD:refs/heads/b0000')
+    expect((await s.post('/repos/alice/many-refs/pulls', { head: 'b0000', base: 'main', title: 'B' }, { token: alice.token })).status).toBe(201)
+    const pullRow = async () => (await s.deps.db.select().from(pullRequests).where(eq(pullRequests.headRepoId, repo.id)))[0]!
+    const queued = (await pullRow()).checkSeq
+    // b0000 moves to a new commit; 1,200 new branches.
+    await gitOk(dir, 'commit', '-q', '--allow-empty', '-m', 'next')
+    const next = await gitOk(dir, 'rev-parse', 'HEAD')
+    const N = 1200
+    writeFileSync(join(dir, '.refs'), Array.from({ length: N }, (_, i) => `create refs/heads/n${String(i).padStart(4, '0')} ${next}\n`).join(''))
+    await sh(['sh', '-c', 'git update-ref --stdin < .refs'], dir)
+    const mark = (await eventsOfRepo(s.deps.db, repo.id, 0, 1000)).at(-1)!.id
+    const statements = await sent.during(async () => {
+      const pushed = await git(dir, 'push', '-q', repo.url, 'refs/heads/n*:refs/heads/n*', 'HEAD:refs/heads/b0000')
+      expect(pushed.code).toBe(0)
+    })
+    const events: EventRecord[] = []
+    for (let page = await eventsOfRepo(s.deps.db, repo.id, mark, 500); page.length; page = await eventsOfRepo(s.deps.db, repo.id, page.at(-1)!.id, 500)) events.push(...page)
+    expect(events).toHaveLength(2 * N + 1)
+    // Each new branch's create, then its push, in ref order; b0000's push.
+    expect(events.filter((e) => e.kind === 'ref.created')).toHaveLength(N)
+    for (let i = 0; i + 1 < events.length; i++) if (events[i]!.kind === 'ref.created') expect([events[i + 1]!.kind, events[i + 1]!.payload.ref]).toEqual(['push', `refs/heads/${events[i]!.payload.ref}`])
+    expect(events.find((e) => e.payload.ref === 'refs/heads/b0000')!.payload).toEqual({ ref: 'refs/heads/b0000', before: expect.any(String), after: next })
+    expect((await pullRow()).checkSeq).toBe(queued + 1)
+    // A bounded number of writes (batches of 500), where it was three statements a ref.
+    const writes = statements.filter((text) => /^\s*(insert into "events"|update "pull_requests")/i.test(text))
+    expect(writes.length).toBeLessThanOrEqual(Math.ceil((2 * N + 1) / 500) + Math.ceil((N + 1) / 500) + 2)
   })
 })

@@ -31,13 +31,19 @@ export function diffRefs(from: Record<string, string>, to: Record<string, string
  * the branch's deletion (Gitea's delete_branch action, convert/activity.ts).
  */
 export async function recordRefChange(db: Db, repoId: number, actorId: number | null, change: RefChange): Promise<void> {
+  const list = refChangeEvents(repoId, actorId, change)
+  await (list.length === 1 ? recordEvent(db, list[0]!) : recordEvents(db, list))
+}
+
+/** The events of one ref change, in recordRefChange's order: for a caller recording many changes at once (recordEvents, a batch an insert). */
+export function refChangeEvents(repoId: number, actorId: number | null, change: RefChange): NewEvent[] {
   const refType = change.ref.startsWith('refs/tags/') ? 'tag' : 'branch'
   const ref = change.ref.replace(/^refs\/(heads|tags)\//, '')
   const push: NewEvent = { kind: 'push', repoId, actorId, payload: { ref: change.ref, before: change.before, after: change.after } }
   const made = change.before === ZERO_ID
-  if (!made && change.after !== ZERO_ID) return await recordEvent(db, push)
+  if (!made && change.after !== ZERO_ID) return [push]
   const refEvent: NewEvent = { kind: made ? 'ref.created' : 'ref.deleted', repoId, actorId, payload: { ref, refType, sha: made ? change.after : change.before } }
-  await recordEvents(db, refType === 'tag' ? [push, refEvent] : [refEvent, push])
+  return refType === 'tag' ? [push, refEvent] : [refEvent, push]
 }
 
 /** Whether an outbox `push` event is a branch's deletion (announced by `ref.deleted` alone: Gitea sends no push for it). */

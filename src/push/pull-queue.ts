@@ -1,6 +1,7 @@
-import { and, eq, or, sql } from 'drizzle-orm'
+import { and, eq, inArray, or, sql } from 'drizzle-orm'
 import { afterCommit, type Db } from '../db/client'
 import { issues, pullRequests } from '../db/schema'
+import { batchesOf } from '../lib/batches'
 
 /**
  * The mergeability queue. A pull request is queued by bumping its `check_seq` (and showing
@@ -34,16 +35,28 @@ const queued = (actorId: number | null) => ({
 })
 
 /**
- * Queues every open pull request that `refs/heads/<branch>` of `repoId` is the base or the head
- * of (inside the transaction recording that the branch moved). `actorId`: who moved it (the
- * `synchronized` event's actor).
+ * Queues every open pull request that one of `moved` (`refs/heads/<branch>` of `repoId`) is the
+ * base or the head of (inside the transaction recording that the branches moved). `actorId`: who
+ * moved it (the `synchronized` event's actor). One statement for each IN list of branches moved
+ * by one actor: a push or a mirror's sync moving thousands of branches made one each, all on the
+ * event loop.
  */
-export async function queueChecksForBranch(db: Db, repoId: number, branch: string, actorId: number | null): Promise<number> {
-  const touched = or(
-    and(eq(pullRequests.baseRepoId, repoId), eq(pullRequests.baseBranch, branch)),
-    and(eq(pullRequests.headRepoId, repoId), eq(pullRequests.headBranch, branch)),
-  )
-  const n = (await db.update(pullRequests).set(queued(actorId)).where(and(touched, isOpen)).returning({ id: pullRequests.id })).length
+export async function queueChecksForBranches(db: Db, repoId: number, moved: readonly { branch: string; actorId: number | null }[]): Promise<number> {
+  const byActor = new Map<number | null, Set<string>>()
+  for (const { branch, actorId } of moved) {
+    let branches = byActor.get(actorId)
+    if (!branches) byActor.set(actorId, (branches = new Set()))
+    branches.add(branch)
+  }
+  let n = 0
+  for (const [actorId, branches] of byActor)
+    for (const batch of batchesOf([...branches])) {
+      const touched = or(
+        and(eq(pullRequests.baseRepoId, repoId), inArray(pullRequests.baseBranch, batch)),
+        and(eq(pullRequests.headRepoId, repoId), inArray(pullRequests.headBranch, batch)),
+      )
+      n += (await db.update(pullRequests).set(queued(actorId)).where(and(touched, isOpen)).returning({ id: pullRequests.id })).length
+    }
   if (n) wakePullChecker(db)
   return n
 }

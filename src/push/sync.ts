@@ -9,9 +9,10 @@ import { gitOfRow } from '../auth/repo-context'
 import { objectStoreOf, setHeadBranch, type ObjectStore } from '../git/refs'
 import { headBranchOf, readBranchAndTagRefs, refsFingerprint } from '../git/ref-state'
 import type { PushCommand } from '../git/push-commands'
-import { diffRefs, recordRefChange, ZERO_ID } from '../events/push-events'
+import { diffRefs, refChangeEvents, ZERO_ID } from '../events/push-events'
+import { recordEvents, type NewEvent } from '../events/outbox'
 import { nowUnix } from '../lib/time'
-import { queueChecksForBranch } from './pull-queue'
+import { queueChecksForBranches } from './pull-queue'
 import { errorFields, loggerOf } from '../lib/log'
 import { oneAtATime } from '../lib/one-at-a-time'
 import { readRef } from '../git/merge'
@@ -131,15 +132,22 @@ async function syncOnce(deps: AppDeps, repoId: number, opts: SyncOptions): Promi
       // the event loop at 4,900 refs).
       const askedFor = new Map<string, (typeof pushers)[number]>()
       for (const p of pushers) for (const c of p.commands ?? []) askedFor.set(`${c.ref}\0${c.new}`, p)
+      // The changes' events and checks are written a batch a statement: a push or a mirror's sync
+      // of thousands of refs wrote three statements each, the event loop held all along (bun:sqlite
+      // answers at once: 0.8 s at 5,000 refs, 3.8 s at 50,000).
+      const changeEvents: NewEvent[] = []
+      const movedBranches: { branch: string; actorId: number | null }[] = []
       for (const change of diffRefs(JSON.parse(current.refs), refs)) {
         moved = true
         // The push that asked for it; else this sync's push.
         const asked = askedFor.get(`${change.ref}\0${change.after}`)
         const pusherId = (asked ?? fallback)?.pusherId ?? null
-        await recordRefChange(db, repoId, pusherId, change)
+        changeEvents.push(...refChangeEvents(repoId, pusherId, change))
         // Pull requests whose head or base this branch is get their mergeability checked again.
-        if (change.ref.startsWith('refs/heads/')) await queueChecksForBranch(db, repoId, change.ref.slice('refs/heads/'.length), pusherId)
+        if (change.ref.startsWith('refs/heads/')) movedBranches.push({ branch: change.ref.slice('refs/heads/'.length), actorId: pusherId })
       }
+      await recordEvents(db, changeEvents)
+      await queueChecksForBranches(db, repoId, movedBranches)
     }
     // Only a ref that moved is an update of the repository (its updated_at): a restore, a restart
     // or a fingerprint taken again (new inodes) finds the same refs and leaves it.
