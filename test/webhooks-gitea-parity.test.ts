@@ -158,3 +158,24 @@ describe("a pull request's comments", () => {
     expect([delivered!.payload.comment.issue_url, delivered!.payload.comment.pull_request_url]).toEqual(['', pr.body.html_url])
   })
 })
+
+describe("the repository record's permissions", () => {
+  test("as Gitea's notifier gives them: the owner's for a push, none for a created ref, the poster's for an opened issue, the actor's for a comment", async () => {
+    const { work, remote } = await emptyRepoWithHook('perms')
+    const hook = { type: 'gitea', config: { url: rx.url('/perms-issues'), content_type: 'json' }, events: ['issues', 'issue_comment'], active: true }
+    expect((await s.post('/repos/alice/perms/hooks', hook, as(alice))).status).toBe(201)
+    await gitOk(work, 'push', '-q', remote, 'main')
+    const refs = await deliveriesAt('/perms', 2)
+    const permsOf = (event: string) => refs.find((r) => r.headers['x-gitea-event'] === event)!.payload.repository.permissions
+    expect(permsOf('push')).toEqual({ admin: true, push: true, pull: true })
+    expect(permsOf('create')).toEqual({ admin: false, push: false, pull: false })
+    // bob reads the public repository, no more: his issue's payloads show his access; alice's comment hers.
+    const bob = await s.user('bob-perms')
+    const issue = await s.post('/repos/alice/perms/issues', { title: 'from bob' }, as(bob))
+    expect(issue.status).toBe(201)
+    expect((await s.post(`/repos/alice/perms/issues/${issue.body.number}/comments`, { body: 'thanks' }, as(alice))).status).toBe(201)
+    const [opened, commented] = await deliveriesAt('/perms-issues', 2)
+    expect([opened!.headers['x-gitea-event'], opened!.payload.repository.permissions]).toEqual(['issues', { admin: false, push: false, pull: true }])
+    expect([commented!.headers['x-gitea-event'], commented!.payload.repository.permissions]).toEqual(['issue_comment', { admin: true, push: true, pull: true }])
+  })
+})

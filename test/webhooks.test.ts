@@ -101,8 +101,15 @@ const userShape = (name: string) => expect.objectContaining({ login: name, usern
  * with AccessModeNone); a pull request's head and base repositories carry an anonymous caller's
  * (Gitea's ToAPIPullRequest with no doer): read on a public repository.
  */
-const repoShape = (fullName: string, pull = false) =>
-  expect.objectContaining({ full_name: fullName, permissions: { admin: false, push: false, pull }, owner: expect.objectContaining({ login: fullName.split('/')[0] }) })
+/** A Repository record of a payload; `permissions` as Gitea's notifier gives them for the event (a boolean: a reader's `pull` alone). */
+const repoShape = (fullName: string, permissions: boolean | { admin: boolean; push: boolean; pull: boolean } = false) =>
+  expect.objectContaining({
+    full_name: fullName,
+    permissions: typeof permissions === 'boolean' ? { admin: false, push: false, pull: permissions } : permissions,
+    owner: expect.objectContaining({ login: fullName.split('/')[0] }),
+  })
+/** The owner's access: the permissions of a push's, a deletion's, a repository's payload, or of an owner's own action. */
+const OWNER = { admin: true, push: true, pull: true }
 
 describe('hook management', () => {
   test('create, read, list, edit, delete: the Hook record, secret never returned', async () => {
@@ -257,7 +264,7 @@ describe('deliveries for every event kind', () => {
     await gitOk(work, 'push', '-q', remote, ':feature/x')
     const [del] = (await deliveriesAt('/pushy', 4)).slice(3) as [Received]
     expectHeaders(del, 'delete', 'delete')
-    expect(del.payload).toEqual({ ref: 'feature/x', ref_type: 'branch', pusher_type: 'user', repository: repoShape('alice/pushy'), sender: userShape('alice') })
+    expect(del.payload).toEqual({ ref: 'feature/x', ref_type: 'branch', pusher_type: 'user', repository: repoShape('alice/pushy', OWNER), sender: userShape('alice') })
     // Tags are not branches: the filter does not apply. Push then create, as Gitea.
     await gitOk(work, 'tag', 'v1.0')
     await gitOk(work, 'push', '-q', remote, 'v1.0')
@@ -302,7 +309,7 @@ describe('deliveries for every event kind', () => {
     for (const r of got) expectHeaders(r, r.headers['x-gitea-event']!, r.headers['x-gitea-event-type']!)
     const [open, edit, , , labelled, assigned, milestoned, created, editedComment, deleted] = got.map((r) => r.payload)
     expect(Object.keys(open)).toEqual(['action', 'number', 'issue', 'repository', 'sender', 'commit_id'])
-    expect(open).toMatchObject({ number: 1, issue: { number: 1, title: 'Broken', body: 'It breaks.', state: 'open', user: userShape('alice') }, repository: repoShape('alice/tracker'), sender: userShape('alice') })
+    expect(open).toMatchObject({ number: 1, issue: { number: 1, title: 'Broken', body: 'It breaks.', state: 'open', user: userShape('alice') }, repository: repoShape('alice/tracker', OWNER), sender: userShape('alice') })
     expect(edit).toMatchObject({ action: 'edited', changes: { title: { from: 'Broken' } }, issue: { title: 'Really broken' } })
     expect(labelled.issue.labels.map((l: any) => l.name)).toEqual(['bug'])
     expect(assigned.issue.assignees.map((u: any) => u.login)).toEqual(['carol'])
@@ -319,7 +326,7 @@ describe('deliveries for every event kind', () => {
     expect(forked.status).toBe(202)
     const fork = (await deliveriesAt('/forkme', 1))[0]!
     expectHeaders(fork, 'fork', 'fork')
-    expect(fork.payload).toMatchObject({ forkee: repoShape('alice/forkme'), repository: { full_name: 'bob/forkme', fork: true, parent: { full_name: 'alice/forkme' } }, sender: userShape('bob') })
+    expect(fork.payload).toMatchObject({ forkee: repoShape('alice/forkme', true), repository: { full_name: 'bob/forkme', fork: true, parent: { full_name: 'alice/forkme' } }, sender: userShape('bob') })
 
     expect((await s.post('/orgs', { username: 'acme' }, as(alice))).status).toBe(201)
     const orgHook = await s.post('/orgs/acme/hooks/', { type: 'gitea', config: { url: rx.url('/acme'), content_type: 'form', secret: SECRET }, events: ['repository', 'issues'], active: true }, as(alice))
@@ -335,7 +342,7 @@ describe('deliveries for every event kind', () => {
       expect(r.headers['content-type']).toBe('application/x-www-form-urlencoded')
       expectHeaders(r, r.headers['x-gitea-event']!, r.headers['x-gitea-event-type']!)
     }
-    expect(got[0]!.payload).toMatchObject({ repository: repoShape('acme/widget'), organization: userShape('acme'), sender: userShape('alice') })
+    expect(got[0]!.payload).toMatchObject({ repository: repoShape('acme/widget', OWNER), organization: userShape('acme'), sender: userShape('alice') })
     expect(got[2]!.payload).toMatchObject({ action: 'deleted', repository: { full_name: 'acme/widget' }, organization: userShape('acme') })
 
     const status = await s.post(`/repos/alice/forkme/statuses/${await headOf('alice', 'forkme')}`, { state: 'success', context: 'ci', target_url: 'https://ci.example/1', description: 'ok' }, as(alice))
@@ -584,7 +591,7 @@ describe('pull request webhooks', () => {
       number: 1,
       requested_reviewer: null,
       review: null,
-      repository: repoShape('alice/prs'),
+      repository: repoShape('alice/prs', OWNER),
       sender: userShape('alice'),
       pull_request: {
         number: 1,
@@ -663,7 +670,7 @@ describe('release webhooks', () => {
     expect(Object.keys(published)).toEqual(['action', 'release', 'repository', 'sender'])
     expect(published).toMatchObject({
       release: { id: v1.id, tag_name: 'v1.0', name: 'One', body: 'notes', draft: false, author: userShape('alice') },
-      repository: repoShape('alice/rel'),
+      repository: repoShape('alice/rel', OWNER),
       sender: userShape('alice'),
     })
     expect(updated.release).toEqual(before)

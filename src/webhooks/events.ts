@@ -80,6 +80,65 @@ export const EVENT_TYPE_OF: Record<EventKind, ((e: EventRecord) => HookEventType
 }
 
 /**
+ * Whose access a payload's repository record shows in its `permissions`, event by event as Gitea
+ * 1.23's notifier (services/webhook/notifier.go) gives it: the owner's (all true: pushes, deleted
+ * refs, repositories, wikis, statuses, synchronised pull requests, a pull request's labels), none
+ * (a created ref), the issue's or pull request's poster's (opened, edited, closed or reopened,
+ * labels of an issue, reviews), or the actor's (assignees, milestones, comments, merges, review
+ * requests, releases, a fork, a deletion). Kinds no webhook announces have none.
+ */
+export type PayloadAccess = 'owner' | 'none' | 'poster' | 'actor'
+export const PAYLOAD_ACCESS: Record<EventKind, PayloadAccess | ((e: EventRecord) => PayloadAccess)> = {
+  push: 'owner',
+  'ref.created': 'none',
+  'ref.deleted': 'owner',
+  'repo.created': 'owner',
+  'repo.deleted': 'owner',
+  'repo.renamed': 'none',
+  'repo.transferred': 'none',
+  'repo.forked': 'actor',
+  'issue.opened': 'poster',
+  'issue.edited': 'poster',
+  'issue.closed': 'poster',
+  'issue.reopened': 'poster',
+  'issue.label_updated': (e) => (e.payload.isPull ? 'owner' : 'poster'),
+  'issue.label_cleared': 'poster',
+  'issue.assigned': 'actor',
+  'issue.unassigned': 'actor',
+  'issue.milestoned': 'actor',
+  'issue.demilestoned': 'actor',
+  'issue.ref_changed': 'none',
+  'issue.dependency_added': 'none',
+  'issue.dependency_removed': 'none',
+  'issue.pinned': 'none',
+  'issue.unpinned': 'none',
+  'issue.locked': 'none',
+  'issue.unlocked': 'none',
+  'issue.project_changed': 'none',
+  'issue.project_column_changed': 'none',
+  'issue.deleted': 'actor',
+  'comment.created': 'actor',
+  'comment.edited': 'actor',
+  'comment.deleted': 'actor',
+  status: 'owner',
+  'pull.opened': 'poster',
+  'pull.merged': 'actor',
+  'pull.synchronized': 'owner',
+  'pull.merge_scheduled': 'none',
+  'review.submitted': 'poster',
+  'review.requested': 'actor',
+  'review.request_removed': 'actor',
+  'release.published': 'actor',
+  'release.updated': 'actor',
+  'release.deleted': 'actor',
+  'wiki.created': 'owner',
+  'wiki.edited': 'owner',
+  'wiki.deleted': 'owner',
+  'package.created': 'none',
+  'package.deleted': 'none',
+}
+
+/**
  * Only these types are sent to an owner's hooks (a user's as an organisation's) and the system
  * hooks, not the repository's own: a repository's creation and deletion. Gitea's PrepareWebhooks
  * also tries the repository's own hooks, which for a deletion are gone with it, and for a creation

@@ -25,8 +25,9 @@ import { webUrl } from '../lib/urls'
  * from the event, the current rows and what `prepare` found. Payloads are built once, when the
  * hook tasks are written: the stored text is what every attempt (and a redelivery) sends.
  *
- * Records are those the API answers, seen by nobody in particular (modern Gitea's payloads:
- * permissions false, e-mails as for an anonymous caller).
+ * Records are those the API answers, seen by nobody in particular (e-mails as for an anonymous
+ * caller), but for the repository record's `permissions`: the access of whom Gitea's notifier
+ * names for the event (events.ts PAYLOAD_ACCESS; tasks.ts gives it to `repository`).
  */
 
 /** What every builder gets. `repo` is the current row (for `repo.deleted`, the row as it was). */
@@ -35,7 +36,7 @@ export interface BuildContext {
   event: EventRecord
   repo: RepoRow
   owner: UserRow
-  /** The Repository record of `repo`. */
+  /** The Repository record of `repo`, its `permissions` those of the event's PAYLOAD_ACCESS. */
   repository: ApiRepo
   /** The actor's User record (the Ghost when unknown or deleted). */
   sender: ApiUser

@@ -1,14 +1,14 @@
 import { and, eq, inArray, isNull, or, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../deps'
 import type { UserRow } from '../auth/caller'
-import type { RepoRow } from '../auth/access'
+import { AccessMode, permissionOf, repoAccess, type RepoRow } from '../auth/access'
 import { perConnection, writeTransaction } from '../db/client'
-import { hookPayloads, hooks, hookTasks, repositories, users, type HookRow } from '../db/schema'
+import { hookPayloads, hooks, hookTasks, issues, repositories, users, type HookRow } from '../db/schema'
 import { advanceDone, eventsAfterDone, type EventRecord } from '../events/outbox'
 import { ghostUser, toApiUser, type ApiUser } from '../convert/user'
 import type { ApiRepo } from '../convert/repo'
 import { nowUnix } from '../lib/time'
-import { EVENT_TYPE_OF, OWNER_ONLY_TYPES, hookWants, type EventMode, type HookEventType, type HookType } from './events'
+import { EVENT_TYPE_OF, OWNER_ONLY_TYPES, PAYLOAD_ACCESS, hookWants, type EventMode, type HookEventType, type HookType } from './events'
 import { deliveryText, payloadJson, type HookMeta } from './formats'
 import { branchMatches } from '../lib/glob'
 import { eventsOfHook } from '../convert/hook'
@@ -127,6 +127,32 @@ class RoundLookups {
     return found
   }
 
+  private readonly modes = new Map<string, Promise<number>>()
+
+  /**
+   * The access a payload's repository record shows (PAYLOAD_ACCESS): the owner's, none, or a
+   * person's (the actor, the issue's poster) through the one access rule, once per repository
+   * and person a round.
+   */
+  accessFor(subject: Subject, event: EventRecord): Promise<number> {
+    const rule = PAYLOAD_ACCESS[event.kind]
+    const access = typeof rule === 'function' ? rule(event) : rule
+    if (access === 'owner') return Promise.resolve(AccessMode.Owner)
+    if (access === 'none') return Promise.resolve(AccessMode.None)
+    const key = `${subject.repo.id}:${access}:${access === 'actor' ? event.actorId : event.issueId}`
+    let mode = this.modes.get(key)
+    if (!mode) {
+      mode = (async () => {
+        const personId =
+          access === 'actor' ? event.actorId : event.issueId === null ? null : ((await this.deps.db.select({ id: issues.posterId }).from(issues).where(eq(issues.id, event.issueId)))[0]?.id ?? null)
+        const person = personId === null ? undefined : (await this.deps.db.select().from(users).where(eq(users.id, personId)))[0]
+        return (await repoAccess(this.deps.db, person ?? null, subject.repo, subject.owner)).mode
+      })()
+      this.modes.set(key, mode)
+    }
+    return mode
+  }
+
   /** The actor's User record (the Ghost when unknown or deleted). */
   async sender(actorId: number | null): Promise<ApiUser> {
     if (actorId === null) return ghostUser(this.deps.config)
@@ -177,7 +203,8 @@ async function tasksOfEvent(deps: AppDeps, lookups: RoundLookups, event: EventRe
   if (!subject) return []
   const build = async () => {
     const prepared = builder.prepare ? await builder.prepare(deps, event, subject.repo) : undefined
-    return await builder.build({ deps, event, ...subject, sender: await lookups.sender(event.actorId), prepared })
+    const repository = { ...subject.repository, permissions: permissionOf(await lookups.accessFor(subject, event)) }
+    return await builder.build({ deps, event, ...subject, repository, sender: await lookups.sender(event.actorId), prepared })
   }
   return await tasksFor(deps, event, type, subject.repo.id, await lookups.candidates(subject.repo.id, subject.owner.id, OWNER_ONLY_TYPES.has(type)), build)
 }
