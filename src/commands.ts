@@ -193,7 +193,7 @@ was found (and not fixed).
 --fix repairs what it safely can: unfinished repositories, the folders of deleted repositories a
 crash left, repository records out of step with git (only of repositories git's check found
 sound), missing or altered push hooks, stale temporary objects.
-With a server running (warren.pid on SQLite, the serving lock on PostgreSQL), only the repairs
+With a server running (its lock on warren.lock on SQLite, the serving lock on PostgreSQL), only the repairs
 that are safe beside it are made.`,
     options: { fix: { type: 'boolean', default: false }, timeout: { type: 'string', default: '300' } },
     run: async (values) => {

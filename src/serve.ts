@@ -22,7 +22,7 @@ import { repairPullMerges } from './modules/pulls/merge'
 import { makeSigningKeyIfMissing } from './modules/oauth2/signing-key'
 import { checkGit, MIN_GIT_VERSION } from './ops/git-check'
 import { BackgroundJobs, shutdown } from './ops/shutdown'
-import { releaseServeMark, SERVE_MARK, takeServeMark } from './ops/serve-mark'
+import { releaseServeMark, takeServeMark } from './ops/serve-mark'
 
 /**
  * `warren serve` (src/commands.ts imports this module for that command only: the app, its
@@ -73,7 +73,7 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
     // Taken before the database opens (of two starting at once, one gets it), given back whichever
     // way this process ends, and only by it.
     const other = takeServeMark(config.dataDir)
-    if (other) fail(`a Warren (process ${other}) already serves ${config.dataDir}; stop it first (or remove ${join(config.dataDir, SERVE_MARK)} if that process is not Warren)`)
+    if (other) fail(`${other > 0 ? `a Warren (process ${other})` : 'another Warren'} already holds ${config.dataDir} (serving it, or warren doctor --fix repairing it); stop it first`)
     process.on('exit', () => releaseServeMark(config.dataDir))
   }
   const deps = await createDeps(config)

@@ -15,7 +15,7 @@ import { loadConfig } from '../src/config'
 import { dump, restore } from '../src/ops/dump'
 import { readTar, TarWriter } from '../src/ops/tar'
 import { repoPath } from '../src/git/run'
-import { releaseServeMark, takeServeMark } from '../src/ops/serve-mark'
+import { besideServers, releaseServeMark, runningServer, takeServeMark } from '../src/ops/serve-mark'
 import { gitOk, oneCommitRepo, remoteUrl } from './git-fixture'
 import { apiCall, basic, rootAuth, rootEnv, runCli, servedOnPostgres, SOURCES, startServe, tempDirs } from './process-helpers'
 
@@ -106,8 +106,10 @@ describe('warren restore of a newer Warren’s dump', () => {
 describe('warren serve and doctor on data a server holds', () => {
   test('two servers started at once on one SQLite folder: one serves, its mark stays until it stops', async () => {
     const data = temp.make('warren-two-')
-    // The database made first: both starts run side by side from the first step.
+    // The database made first: both starts run side by side from the first step. A mark a crashed
+    // server left (a process no longer alive): both find it stale at once, yet one serves.
     expect((await cli(data, 'admin', 'user', 'list')).code).toBe(0)
+    writeFileSync(join(data, 'warren.pid'), '999999\n')
     const started = await Promise.allSettled([startServe(SOURCES, data), startServe(SOURCES, data)])
     const serving = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
     try {
@@ -119,17 +121,40 @@ describe('warren serve and doctor on data a server holds', () => {
     expect(existsSync(join(data, 'warren.pid'))).toBe(false)
   }, 240_000)
 
-  test('a process that leaves never removes the mark of the server running on the folder', () => {
+  test('the folder is held by a lock the kernel frees: a process that leaves never removes the holder\'s mark; a crashed holder\'s mark stops nobody', async () => {
     const data = temp.make('warren-mark-')
-    const other = Bun.spawn(['sleep', '60'])
+    const holderCode = `const { takeServeMark } = await import(${JSON.stringify(join(import.meta.dir, '../src/ops/serve-mark.ts'))}); if (takeServeMark(${JSON.stringify(data)}) !== undefined) process.exit(3); await Bun.sleep(60_000)`
+    const other = Bun.spawn([process.execPath, '-e', holderCode], { stdout: 'ignore', stderr: 'inherit' })
     try {
-      writeFileSync(join(data, 'warren.pid'), `${other.pid}\n`)
+      for (let i = 0; i < 400 && !existsSync(join(data, 'warren.pid')); i++) await Bun.sleep(25)
       expect(takeServeMark(data)).toBe(other.pid)
+      expect(runningServer(data)).toBe(other.pid)
       releaseServeMark(data)
       expect(readFileSync(join(data, 'warren.pid'), 'utf8')).toBe(`${other.pid}\n`)
+      // Killed: its mark stays behind, its lock goes with it.
+      other.kill('SIGKILL')
+      await other.exited
+      expect(readFileSync(join(data, 'warren.pid'), 'utf8')).toBe(`${other.pid}\n`)
+      expect(runningServer(data)).toBeUndefined()
+      expect(takeServeMark(data)).toBeUndefined()
+      expect(readFileSync(join(data, 'warren.pid'), 'utf8')).toBe(`${process.pid}\n`)
+      releaseServeMark(data)
+      expect(existsSync(join(data, 'warren.pid'))).toBe(false)
     } finally {
-      other.kill()
+      other.kill('SIGKILL')
     }
+  })
+
+  test('doctor --fix on SQLite holds the folder while it repairs: a server starting then is refused; after, one starts', async () => {
+    const data = temp.make('warren-doctor-hold-')
+    const tryFromAnother = async () => {
+      const code = `const { takeServeMark } = await import(${JSON.stringify(join(import.meta.dir, '../src/ops/serve-mark.ts'))}); console.log(String(takeServeMark(${JSON.stringify(data)})))`
+      const child = Bun.spawn([process.execPath, '-e', code], { stdout: 'pipe', stderr: 'inherit' })
+      return (await new Response(child.stdout).text()).trim()
+    }
+    const deps = { config: { dataDir: data, databaseUrl: undefined } } as unknown as Parameters<typeof besideServers>[0]
+    expect(await besideServers(deps, async (running) => [running, await tryFromAnother()])).toEqual([undefined, String(process.pid)])
+    expect(await tryFromAnother()).toBe('undefined')
   })
 
   test('a database migrated by a newer Warren is not served', async () => {

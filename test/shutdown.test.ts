@@ -153,7 +153,7 @@ describe('shutdown', () => {
       mkdirSync(creating, { recursive: true })
       const second = await runCli(SOURCES, data, ['serve'], { env: { WARREN_PORT: String(freePort()), WARREN_HOST: '127.0.0.1' } })
       expect(second.code).toBe(1)
-      expect(second.stderr).toContain(`already serves ${data}`)
+      expect(second.stderr).toContain(`already holds ${data}`)
       expect(existsSync(creating)).toBe(true)
       expect((await fetch(`${first.url}/api/v1/version`)).status).toBe(200)
     } finally {

@@ -1,20 +1,22 @@
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import type { AppDeps } from '../deps'
 import { tryLock, withLock } from '../db/client'
 
 /**
  * Whether a server runs on the data (the one rule doctor and serve read):
- * - SQLite: `warren.pid` in the data folder, taken by a starting server before it opens the
- *   database (made whole, then linked into place: of two starting at once one gets it, the other
- *   is refused), removed when it stops, and only by the process it names (a second process that
- *   leaves never removes a running server's mark). A crash leaves it behind; a process id no
- *   longer alive counts as no server.
+ * - SQLite: `warren.lock` in the data folder, a database file a serving process holds an exclusive
+ *   transaction on for as long as it runs (the kernel's lock: a crash frees it; of two starting at
+ *   once, one gets it), taken before the database opens; `warren.pid` beside it names the holder
+ *   (for the messages; written once the lock is held, removed only by its holder). `warren doctor
+ *   --fix` holds the lock while it repairs, so no server starts meanwhile.
  * - PostgreSQL: every serving process holds the shared "serving" lock for as long as it runs
  *   (src/serve.ts; a crash frees it with its connection): a server runs when that lock cannot be
  *   taken exclusively.
  */
 export const SERVE_MARK = 'warren.pid'
+export const SERVE_LOCK = 'warren.lock'
 
 const markOf = (dataDir: string) => join(dataDir, SERVE_MARK)
 
@@ -28,56 +30,64 @@ function markedPid(dataDir: string): number | undefined {
   }
 }
 
-const alive = (pid: number) => {
+/** The lock connections this process holds, by data folder. */
+const held = new Map<string, Database>()
+
+/** Takes the data folder's lock unless another process holds it: true when this process holds it now. */
+function hold(dataDir: string): boolean {
+  if (held.has(dataDir)) return true
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  const lock = new Database(join(dataDir, SERVE_LOCK), { create: true })
   try {
-    process.kill(pid, 0)
+    lock.exec('PRAGMA busy_timeout = 0')
+    // An exclusive transaction left open: SQLite's lock on the file, held until this process lets
+    // go or ends (the kernel frees it with the process).
+    lock.exec('BEGIN EXCLUSIVE')
+    held.set(dataDir, lock)
     return true
-  } catch (e) {
-    // EPERM: alive, but another user's.
-    return (e as { code?: string }).code === 'EPERM'
+  } catch {
+    lock.close()
+    return false
   }
 }
+
+function letGo(dataDir: string): void {
+  const lock = held.get(dataDir)
+  if (!lock) return
+  held.delete(dataDir)
+  try {
+    lock.exec('ROLLBACK')
+  } catch {}
+  lock.close()
+}
+
+/** Who holds the lock, as a process id (-1: a process that wrote no mark yet, or an unreadable one). */
+const holder = (dataDir: string): number => markedPid(dataDir) ?? -1
 
 /**
- * Takes the SQLite serve mark for this process: answers the process id of a server already
- * running on the folder (nothing taken), or undefined once the mark is this process's. A mark of
- * a process no longer alive is replaced.
+ * Takes the SQLite serve mark for this process: answers the process id of the process already
+ * holding the folder (a server, or doctor repairing; nothing taken), or undefined once the lock
+ * is this process's and the mark names it.
  */
 export function takeServeMark(dataDir: string): number | undefined {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-  const temp = join(dataDir, `.${SERVE_MARK}.${process.pid}`)
-  writeFileSync(temp, `${process.pid}\n`, { mode: 0o600 })
-  try {
-    for (let tries = 0; tries < 3; tries++) {
-      try {
-        // A link never replaces a file: of two processes, one gets the mark.
-        linkSync(temp, markOf(dataDir))
-        return undefined
-      } catch (e) {
-        if ((e as { code?: string }).code !== 'EEXIST') throw e
-      }
-      const other = runningServer(dataDir)
-      if (other) return other
-      // This process's own (an earlier process of the same id), or left by a crash: replaced.
-      if (markedPid(dataDir) === process.pid) return undefined
-      rmSync(markOf(dataDir), { force: true })
-    }
-    return runningServer(dataDir) ?? -1
-  } finally {
-    rmSync(temp, { force: true })
-  }
+  if (!hold(dataDir)) return holder(dataDir)
+  writeFileSync(markOf(dataDir), `${process.pid}\n`, { mode: 0o600 })
+  return undefined
 }
 
-/** Removes the SQLite serve mark, only when it is this process's. */
+/** Gives the SQLite serve mark back: the mark removed when it names this process, the lock let go. */
 export function releaseServeMark(dataDir: string): void {
+  if (!held.has(dataDir)) return
   if (markedPid(dataDir) === process.pid) rmSync(markOf(dataDir), { force: true })
+  letGo(dataDir)
 }
 
-/** The process id of a server running on this data folder by its SQLite mark (not this process), if any. */
+/** The process id of a process holding this data folder's SQLite lock (not this one), if any; -1 when it wrote no mark. */
 export function runningServer(dataDir: string): number | undefined {
-  const pid = markedPid(dataDir)
-  if (pid === undefined || pid === process.pid) return undefined
-  return alive(pid) ? pid : undefined
+  if (held.has(dataDir)) return undefined
+  if (!hold(dataDir)) return holder(dataDir)
+  letGo(dataDir)
+  return undefined
 }
 
 /**
@@ -87,8 +97,16 @@ export function runningServer(dataDir: string): number | undefined {
  */
 export async function besideServers<T>(deps: AppDeps, fn: (running: string | undefined) => Promise<T>): Promise<T> {
   if (!deps.config.databaseUrl) {
-    const pid = runningServer(deps.config.dataDir)
-    return await fn(pid ? `process ${pid}` : undefined)
+    const { dataDir } = deps.config
+    // Held while `fn` runs (its repairs), so no server starts meanwhile; let go after, unless this
+    // process held it before (a server's own).
+    const mine = held.has(dataDir)
+    const other = mine ? undefined : takeServeMark(dataDir)
+    try {
+      return await fn(other === undefined ? undefined : other > 0 ? `process ${other}` : 'another process')
+    } finally {
+      if (!mine && other === undefined) releaseServeMark(dataDir)
+    }
   }
   return await withLock(deps.db, 'starting', async () => {
     const alone = await tryLock(deps.db, 'serving', 'exclusive')
