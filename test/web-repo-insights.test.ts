@@ -6,6 +6,7 @@ import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { signInByForm } from './web-session'
 import { statsWithin, weekOf } from '../src/git/contributor-stats'
 import { DEFAULT_GIT_LIMITS } from '../src/git/run'
+import { statementRecorder } from './query-counter'
 
 /**
  * The repository insights (Gitea 1.23's contributors graph): the Contributors, Code frequency and
@@ -142,6 +143,22 @@ describe('the pages', () => {
     const inYear = ['2026-01-04', '2026-02-15', '2026-03-01'].filter((d) => weekOf(d)! > to - 52 * 7)
     const expected = inYear.reduce((n, d) => n + ({ '2026-01-04': 2, '2026-02-15': 2, '2026-03-01': 1 } as Record<string, number>)[d]!, 0)
     expect(textOf(recent.html)).toContain(`${expected} commit${expected === 1 ? '' : 's'} to the default branch in the last 52 weeks`)
+  })
+})
+
+describe('what is kept', () => {
+  test('the contributors converted once while the accounts are unchanged: a second /data or page asks the database nothing of addresses; a new address is seen', async () => {
+    const sent = statementRecorder(s.deps.db)
+    await data('/alice/pub/activity/contributors/data')
+    const again = await sent.during(async () => {
+      expect((await data('/alice/pub/activity/contributors/data')).status).toBe(200)
+      expect((await page('/alice/pub/activity/contributors')).status).toBe(200)
+    })
+    expect(again.filter((text) => text.includes('email_address'))).toEqual([])
+    // An account made with the unknown address (activated): the contributor is now that account.
+    const other = await s.user('carol', { email: 'carol@elsewhere.org' })
+    const { body } = await data('/alice/pub/activity/contributors/data')
+    expect(body['carol@elsewhere.org']).toMatchObject({ login: other.name, home_link: `/${other.name}` })
   })
 })
 

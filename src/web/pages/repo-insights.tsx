@@ -5,7 +5,7 @@ import type { AppDeps } from '../../deps'
 import { pageGroup, type AreaApp } from '../../auth/pipeline'
 import type { RepoContext } from '../../auth/repo-context'
 import type { ApiRepo } from '../../convert/repo'
-import { repoContributors, weeksRecord, type Contributor } from '../../modules/activities/contributors'
+import { keptAnswer, repoContributors, weeksRecord, type Contributor } from '../../modules/activities/contributors'
 import { MAX_COMMITS, weekOf, type Weeks } from '../../git/contributor-stats'
 import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
@@ -174,11 +174,12 @@ export const repoInsightsPages = (deps: AppDeps, webApp: AreaApp) => {
     if (!found.ready) response.headers.set('refresh', '5')
     return response
   }
-  const data = async (ctx: RepoContext, answer: (found: Extract<Awaited<ReturnType<typeof repoContributors>>, { ready: true }>) => unknown) => {
+  /** A `/data` answer (its JSON made once while the contributors are kept: `name` says which). */
+  const data = async (ctx: RepoContext, name: string, answer: (found: Extract<Awaited<ReturnType<typeof repoContributors>>, { ready: true }>) => unknown) => {
     const found = await repoContributors(deps, ctx)
     // Gitea's ErrAwaitGeneration: 202 and nothing else, the client asks again.
     if (!found.ready) return new Response(null, { status: 202 })
-    return Response.json(answer(found))
+    return new Response(keptAnswer(found, `json:${name}`, () => JSON.stringify(answer(found))), { headers: { 'content-type': 'application/json;charset=utf-8' } })
   }
   const totalWeeks = (found: { total: { weeks: Weeks } }) => weeksRecord(found.total.weeks)
   const need = { scope: 'repository', repo: { level: 'read' }, params: Params } as const
@@ -196,7 +197,7 @@ export const repoInsightsPages = (deps: AppDeps, webApp: AreaApp) => {
     .get(
       '/:owner/:repo/activity/contributors/data',
       ({ repo: ctx }) =>
-        data(ctx, (found) => {
+        data(ctx, 'contributors', (found) => {
           const out: Record<string, unknown> = {
             total: { name: 'Total', login: '', avatar_link: '', home_link: '', total_commits: found.total.commits, weeks: totalWeeks(found) },
           }
@@ -211,14 +212,14 @@ export const repoInsightsPages = (deps: AppDeps, webApp: AreaApp) => {
       ({ request, repo: ctx }) => page(ctx, webContext(deps.config, request, ctx.caller), 'code-frequency', 'Code frequency', (found) => <CodeFrequencyBody found={found} />),
       { ...need, detail: pageDetail('webRepoCodeFrequency') },
     )
-    .get('/:owner/:repo/activity/code-frequency/data', ({ repo: ctx }) => data(ctx, totalWeeks), { ...need, detail: pageDetail('webRepoCodeFrequencyData') })
+    .get('/:owner/:repo/activity/code-frequency/data', ({ repo: ctx }) => data(ctx, 'weeks', totalWeeks), { ...need, detail: pageDetail('webRepoCodeFrequencyData') })
     .get(
       '/:owner/:repo/activity/recent-commits',
       ({ request, repo: ctx }) => page(ctx, webContext(deps.config, request, ctx.caller), 'recent-commits', 'Recent commits', (found) => <RecentCommitsBody found={found} />),
       { ...need, detail: pageDetail('webRepoRecentCommits') },
     )
     // Gitea 1.23's recent commits read the code frequency's data.
-    .get('/:owner/:repo/activity/recent-commits/data', ({ repo: ctx }) => data(ctx, totalWeeks), { ...need, detail: pageDetail('webRepoRecentCommitsData') })
+    .get('/:owner/:repo/activity/recent-commits/data', ({ repo: ctx }) => data(ctx, 'weeks', totalWeeks), { ...need, detail: pageDetail('webRepoRecentCommitsData') })
 }
 
 type Found = Extract<Awaited<ReturnType<typeof repoContributors>>, { ready: true }>
@@ -231,7 +232,7 @@ function ContributorsBody(props: { found: Found; repo: ApiRepo; measure: Measure
   const span = spanOf(found.total.weeks)
   const column = COLUMN[measure]
   const valueOf = (c: { commits: number; additions: number; deletions: number }) => c[measure]
-  const ranked = [...found.contributors].sort((a, b) => valueOf(b) - valueOf(a) || b.commits - a.commits || a.name.localeCompare(b.name))
+  const ranked = keptAnswer(found, `ranked:${measure}`, () => [...found.contributors].sort((a, b) => valueOf(b) - valueOf(a) || b.commits - a.commits || a.name.localeCompare(b.name)))
   const shown = ranked.slice(0, CONTRIBUTORS_SHOWN)
   const here = `${repoUrl(repo.owner.login, repo.name)}/activity/contributors`
   const unit = measure === 'commits' ? 'commits' : measure
