@@ -200,3 +200,23 @@ describe('how the stats are read', () => {
     expect((await statsWithin(repo(), commit, 60_000, 999))!.total.commits).toBe(6)
   })
 })
+
+describe("the repository's one menu", () => {
+  test('every repository page has the same menu: code, issues and pull requests with their open counts, commits, wiki...; a fork says what it was forked from', async () => {
+    const menuOf = (html: string) => /<nav class="code-nav" aria-label="Repository pages">([\s\S]*?)<\/nav>/.exec(html)?.[1] ?? ''
+    const same = (menu: string) => menu.replace(/ aria-current="page"/g, '')
+    const home = menuOf((await page('/alice/pub')).html)
+    for (const href of ['/alice/pub/issues', '/alice/pub/pulls', '/alice/pub/activity', '/alice/pub/branches']) expect(home).toContain(`href="${href}"`)
+    expect(home).toContain('Issues 0')
+    // The tracker's pages and the others: the same menu (the issue pages had another), only the current tab marked.
+    for (const path of ['/alice/pub/issues', '/alice/pub/pulls', '/alice/pub/pulls/1', '/alice/pub/labels', '/alice/pub/activity/contributors', '/alice/pub/branches'])
+      expect(same(menuOf((await page(path)).html))).toBe(same(home))
+    const issues = await page('/alice/pub/issues')
+    expect(menuOf(issues.html)).toContain('<a href="/alice/pub/issues" aria-current="page">Issues 0</a>')
+    expect(menuOf(issues.html)).toContain('Commits')
+    expect(issues.html).toContain('<a href="/alice/pub/milestones">Milestones</a>')
+    const fork = await s.post('/repos/alice/pub/forks', { name: 'pub-fork' }, { token: stranger.token })
+    expect(fork.status).toBe(202)
+    expect(textOf((await page('/stranger/pub-fork')).html)).toContain('forked from alice/pub')
+  })
+})

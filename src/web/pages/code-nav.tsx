@@ -4,7 +4,16 @@ import type { ApiRepo } from '../../convert/repo'
 import { historyUrl, repoUrl } from '../links'
 
 /** The code pages' tabs under the repository header: files, history, branches, tags, releases, the wiki, the projects, the packages, the activity. */
-export function CodeNav(props: { repo: ApiRepo; current: 'code' | 'commits' | 'branches' | 'tags' | 'releases' | 'wiki' | 'compare' | 'pulls' | 'activity' | 'packages' | 'projects' }): Html {
+/**
+ * The one menu of a repository's pages (Gitea's repository header tabs): the code and its history,
+ * the issues and pull requests with their open counts, releases, wiki, projects, packages and
+ * activity where their units are on and readable (pageRepo) (the settings are among the header's
+ * actions, for its administrators).
+ */
+export function CodeNav(props: {
+  repo: ApiRepo
+  current: 'code' | 'commits' | 'branches' | 'tags' | 'releases' | 'wiki' | 'compare' | 'issues' | 'pulls' | 'activity' | 'packages' | 'projects' | null
+}): Html {
   const base = repoUrl(props.repo.owner.login, props.repo.name)
   const tab = (id: typeof props.current, href: string, label: string) => (
     <li>
@@ -17,6 +26,8 @@ export function CodeNav(props: { repo: ApiRepo; current: 'code' | 'commits' | 'b
     <nav class="code-nav" aria-label="Repository pages">
       <ul>
         {tab('code', base, 'Code')}
+        {props.repo.has_issues && !props.repo.external_tracker ? tab('issues', `${base}/issues`, `Issues ${props.repo.open_issues_count}`) : null}
+        {props.repo.has_pull_requests ? tab('pulls', `${base}/pulls`, `Pull requests ${props.repo.open_pr_counter}`) : null}
         {tab('commits', historyUrl(props.repo.owner.login, props.repo.name, 'branch', props.repo.default_branch, []), 'Commits')}
         {tab('branches', `${base}/branches`, 'Branches')}
         {tab('tags', `${base}/tags`, 'Tags')}

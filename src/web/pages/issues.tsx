@@ -19,6 +19,7 @@ import { htmlResponse, pageDetail, webContext, type WebContext } from '../contex
 import { repoUrl, signInUrl } from '../links'
 import { signInRedirect } from '../errors'
 import { RepoHeader, pageRepo } from './repo-chrome'
+import { CodeNav } from './code-nav'
 import { choicesOf, COMMENTS_PER_PAGE, loadConversation, MAX_CHOICES, projectsFor, type Conversation } from './conversation'
 import { ConversationView } from './timeline'
 import { conversationControls } from './issue-edit'
@@ -74,7 +75,10 @@ export function indexOf(value: string): number {
 }
 
 
-/** The tab bar of a repository's issue tracker: issues and pull requests where enabled, and the issues' labels and milestones. */
+/**
+ * The menu of a repository's issue tracker pages: the repository's one menu (CodeNav), and on the
+ * issues' pages their labels and milestones beside them.
+ */
 export function TrackerTabs(props: { repo: ApiRepo; current: 'issues' | 'pulls' | 'labels' | 'milestones' }): Html {
   const base = repoUrl(props.repo.owner.login, props.repo.name)
   const tab = (name: typeof props.current, text: string) => (
@@ -83,14 +87,16 @@ export function TrackerTabs(props: { repo: ApiRepo; current: 'issues' | 'pulls' 
     </a>
   )
   return (
-    <nav class="tabs" aria-label="Repository">
-      <a href={base}>Code</a>
-      {props.repo.has_issues ? tab('issues', 'Issues') : null}
-      {props.repo.has_pull_requests ? tab('pulls', 'Pull requests') : null}
-      {props.repo.has_issues ? tab('labels', 'Labels') : null}
-      {props.repo.has_issues ? tab('milestones', 'Milestones') : null}
-      {props.repo.has_projects ? <a href={`${base}/projects`}>Projects</a> : null}
-    </nav>
+    <>
+      <CodeNav repo={props.repo} current={props.current === 'pulls' ? 'pulls' : 'issues'} />
+      {props.current !== 'pulls' && props.repo.has_issues ? (
+        <nav class="tabs" aria-label="Issues">
+          {tab('issues', 'Issues')}
+          {tab('labels', 'Labels')}
+          {tab('milestones', 'Milestones')}
+        </nav>
+      ) : null}
+    </>
   )
 }
 

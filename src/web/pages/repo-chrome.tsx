@@ -45,6 +45,12 @@ export function RepoHeader(props: { repo: ApiRepo; actions?: Child; search?: boo
         {repo.private ? <span class="muted"> (private)</span> : null}
         {repo.archived ? <span class="muted"> (archived)</span> : null}
       </h1>
+      {repo.fork && repo.parent ? (
+        <p class="muted">
+          forked from <a href={repoUrl(repo.parent.owner.login, repo.parent.name)}>{repo.parent.full_name}</a>
+        </p>
+      ) : null}
+      {repo.mirror && /^(https?|git):\/\//.test(repo.original_url) ? <p class="muted">mirror of {repo.original_url}</p> : null}
       {repo.description ? <p>{repo.description}</p> : null}
       {repo.topics?.length ? (
         <ul class="topics" aria-label="Topics">
@@ -65,8 +71,16 @@ export function RepoHeader(props: { repo: ApiRepo; actions?: Child; search?: boo
         <li>
           <a href={`${repoUrl(owner, repo.name)}/watchers`}>{repo.watchers_count} watchers</a>
         </li>
-        {repo.has_issues ? <li>{repo.open_issues_count} open issues</li> : null}
-        {repo.has_pull_requests ? <li>{repo.open_pr_counter} open pull requests</li> : null}
+        {repo.has_issues ? (
+          <li>
+            <a href={`${repoUrl(owner, repo.name)}/issues`}>{repo.open_issues_count} open issues</a>
+          </li>
+        ) : null}
+        {repo.has_pull_requests ? (
+          <li>
+            <a href={`${repoUrl(owner, repo.name)}/pulls`}>{repo.open_pr_counter} open pull requests</a>
+          </li>
+        ) : null}
       </ul>
       {props.search === false ? null : <CodeSearchForm repo={props.repo} />}
       {props.actions}
