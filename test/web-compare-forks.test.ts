@@ -192,4 +192,7 @@ test("a fork's pull request: its Commits tab; behind its base, updated by merge 
   const parents = (await s.get(`/repos/bob/up/git/commits/${merged}`, { token: bob.token })).body.parents.map((p: { sha: string }) => p.sha)
   expect(parents[0]).toBe(head)
   expect(parents[1]).toBe((await s.get(`/repos/alice/up/branches/${main}`, { token: alice.token })).body.commit.id)
+  // The page drawn right after (before any check records the new head) offers to merge the branch as it is now: a merge of the old head was refused as moved (409).
+  const after = await (await page(url, 'alice')).text()
+  expect(after).toContain(`name="head_commit_id" value="${merged}"`)
 })

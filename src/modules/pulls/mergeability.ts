@@ -45,6 +45,16 @@ export async function syncPullHeadRef(deps: AppDeps, pull: PullRow, base: RepoRo
   return sha
 }
 
+/**
+ * The head branch's commit now, read only (null when the branch is gone): what the pull request's
+ * page offers to merge (the recorded head waits for the next check, so a page drawn right after the
+ * head moved, an update of the branch, would offer an old one the merge refuses as moved).
+ */
+export async function currentPullHead(deps: AppDeps, pull: PullRow, base: RepoRow): Promise<string | null> {
+  const head = pull.headRepoId === base.id ? base : await readyRepo(deps.db, pull.headRepoId)
+  return head ? readRef(gitOfRow(deps, head), `refs/heads/${pull.headBranch}`) : null
+}
+
 /** One check at a time per pull request (per database): a later one waits for the earlier. */
 const checkInTurn = oneAtATime<number>()
 

@@ -10,6 +10,7 @@ import { pullToApi, type ApiPull } from '../../convert/pull'
 import { findIssue } from '../../modules/issues/queries'
 import { findPull } from '../../modules/pulls/service'
 import { mergeOutlook } from '../../modules/pulls/merge'
+import { currentPullHead } from '../../modules/pulls/mergeability'
 import { cancelScheduledMerge, mergeOrSchedule, scheduledMergeOf } from '../../modules/pulls/auto-merge'
 import { usersByIds } from '../../convert/people'
 import { formSwitch, MERGE_STYLES, type MergeStyle } from '../../modules/pulls/model'
@@ -96,6 +97,8 @@ function MergeBox(props: {
   update: Awaited<ReturnType<typeof updateOutlook>>
   scheduled: Scheduled | null
   url: string
+  /** The head branch's commit now (currentPullHead), which a merge from this page is of. */
+  headNow: string
   /** The head commit's checks, and the contexts the base branch's rule requires. */
   checks: CommitChecks | undefined
   required: string[]
@@ -169,7 +172,7 @@ function MergeBox(props: {
         {mayMerge ? (
           <form class="stack wide" method="post" action={`${props.url}/merge`}>
             <CsrfField ctx={ctx} />
-            <input type="hidden" name="head_commit_id" value={pull.head.sha} />
+            <input type="hidden" name="head_commit_id" value={props.headNow} />
             <label>
               Merge style
               <select name="do">
@@ -303,6 +306,7 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
   ])
   const url = issuePageUrl(repo.owner.login, repo.name, index, true)
   const scheduled = await scheduledOf(deps, ctx, item.pull.id)
+  const headNow = pull.merged || pull.state !== 'open' ? pull.head.sha : ((await currentPullHead(deps, item.pull, ctx.repo)) ?? pull.head.sha)
   const controls = await conversationControls(deps, web, ctx, conv, url)
   const headName = pull.head.repo && pull.head.repo.id !== repo.id ? `${pull.head.repo.full_name}:${pull.head.ref}` : pull.head.ref
   const branchAction = await headBranchAction(deps, request, pull)
@@ -323,7 +327,7 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
       <div class="conversation">
         <div class="main-column">
           <ConversationView conv={conv} url={url} controls={controls} />
-          <MergeBox ctx={web} repoCtx={ctx} pull={pull} status={item.pull.status} outlook={outlook} update={update} scheduled={scheduled} url={url} checks={checks.get(pull.head.sha)} required={required} />
+          <MergeBox ctx={web} repoCtx={ctx} pull={pull} status={item.pull.status} outlook={outlook} update={update} scheduled={scheduled} url={url} headNow={headNow} checks={checks.get(pull.head.sha)} required={required} />
           {branchAction ? <HeadBranchButton ctx={web} url={url} branch={headName} action={branchAction} /> : null}
           <ReviewForm ctx={web} pull={pull} action={`${url}/reviews`} />
           <CommentForm ctx={web} repoCtx={ctx} conv={conv} action={`${url}/comments`} closable={!pull.merged} />
