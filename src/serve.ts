@@ -14,6 +14,7 @@ import { startWebhookWorker } from './jobs/webhook-worker'
 import { startNotifier } from './jobs/notifier'
 import { startMailer } from './jobs/mailer'
 import { startAutoMerger } from './jobs/auto-merger'
+import { startCommitRefs } from './jobs/commit-refs'
 import { startPushMirrorer } from './jobs/push-mirrorer'
 import { startLeftoverRepair } from './jobs/leftover-repair'
 import { startRepositorySweep } from './jobs/repository-sweep'
@@ -131,6 +132,7 @@ async function serveWith(config: Config, log: Logger, fail: (message: string, fi
     jobs.add('notifications', asLeader(deps, 'notifier', () => startNotifier(deps)))
     jobs.add('scheduled merges', asLeader(deps, 'auto-merger', () => startAutoMerger(deps)))
     jobs.add('push mirrors on commit', asLeader(deps, 'push-mirrorer', () => startPushMirrorer(deps)))
+    jobs.add('issue references of commits', asLeader(deps, 'commit-refs', () => startCommitRefs(deps)))
     // The mail queue's sender, while the mailer is on (mails queued while it is off wait in the queue).
     if (config.mailer) jobs.add('mailer', asLeader(deps, 'mailer', () => startMailer(deps)))
     // Several processes on PostgreSQL: what one leaves when it dies is repaired while the others

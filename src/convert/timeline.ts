@@ -17,6 +17,7 @@ const COMMENT_TYPES: Record<number, string> = {
   13: 'stop_tracking',
   14: 'add_time_manual',
   15: 'cancel_tracking',
+  4: 'commit_ref',
   16: 'added_deadline',
   17: 'modified_deadline',
   18: 'removed_deadline',
@@ -99,6 +100,8 @@ export async function timelineToApi(deps: AppDeps, repo: RepoRow, issue: IssueRo
           type: COMMENT_TYPES[c.type] ?? 'comment',
           user: user(c.posterId),
           body: c.content,
+          // A commit's reference names its commit (Gitea's RefCommitSHA).
+          ...(c.type === 4 ? { ref_commit_sha: text((JSON.parse(c.meta) as { commit?: unknown }).commit) } : {}),
           created_at: isoTime(c.createdUnix),
           updated_at: isoTime(c.updatedUnix),
         }),
@@ -128,7 +131,7 @@ export async function timelineToApi(deps: AppDeps, repo: RepoRow, issue: IssueRo
     switch (e.kind) {
       case 'issue.closed':
       case 'issue.reopened':
-        records.push(timelineRecord({ ...at, type: e.kind === 'issue.closed' ? 'close' : 'reopen' }))
+        records.push(timelineRecord({ ...at, type: e.kind === 'issue.closed' ? 'close' : 'reopen', ...(p.commit ? { ref_commit_sha: text(p.commit) } : {}) }))
         break
       case 'issue.label_updated':
       case 'issue.label_cleared':

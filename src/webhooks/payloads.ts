@@ -149,7 +149,8 @@ const issueBuilder: PayloadBuilder = {
       issue: await issueToApi(ctx.deps, ctx.repo, row, null),
       repository: ctx.repository,
       sender: ctx.sender,
-      commit_id: '',
+      // The commit that closed or reopened it (Gitea's ChangeStatus by a commit's keyword).
+      commit_id: typeof ctx.event.payload.commit === 'string' ? ctx.event.payload.commit : '',
     }
   },
 }

@@ -29,14 +29,24 @@ function list(names: string[]): Child {
   ))
 }
 
+/** A commit of a repository (`owner/name`), by its short id. */
+function CommitLink(props: { repo: string; sha: string }): Html {
+  const [owner, name] = props.repo.split('/')
+  return (
+    <a href={`/${encodeURIComponent(owner ?? '')}/${encodeURIComponent(name ?? '')}/commit/${props.sha}`}>
+      <code>{props.sha.slice(0, 10)}</code>
+    </a>
+  )
+}
+
 /** What an event says after its actor's name ("closed this", "added the bug label"). */
 function eventWords(event: EventRecord, actor: string | null, people: Map<number, string>): Child {
   const p = event.payload
   switch (event.kind) {
     case 'issue.closed':
-      return 'closed this'
+      return typeof p.commit === 'string' && typeof p.commitRepo === 'string' ? <>closed this in <CommitLink repo={p.commitRepo} sha={p.commit} /></> : 'closed this'
     case 'issue.reopened':
-      return 'reopened this'
+      return typeof p.commit === 'string' && typeof p.commitRepo === 'string' ? <>reopened this in <CommitLink repo={p.commitRepo} sha={p.commit} /></> : 'reopened this'
     case 'issue.label_updated':
     case 'issue.label_cleared': {
       const added = namesOf(p.added)
@@ -141,6 +151,13 @@ function recordWords(record: ApiTimelineComment): Child {
       return <>removed the due date <strong>{body}</strong></>
     case 'delete_branch':
       return <>deleted branch <code>{body}</code></>
+    case 'commit_ref': {
+      // The body is the commit's link as commit-refs.ts wrote it; the page draws its own from it.
+      const href = /^<a href="([^"]*)">/.exec(body)?.[1]?.replace(/&amp;/g, '&')
+      const sha = record.ref_commit_sha ?? ''
+      const path = href && /^https?:\/\/[^/]+\/([^/]+)\/([^/]+)\/commit\/([0-9a-f]{40,64})$/.exec(href)
+      return path ? <>referenced this from a commit <CommitLink repo={`${decodeURIComponent(path[1]!)}/${decodeURIComponent(path[2]!)}`} sha={sha} /></> : <>referenced this from a commit <code>{sha.slice(0, 10)}</code></>
+    }
     case 'pull_scheduled_merge':
       return 'scheduled this pull request to merge when all checks succeed'
     case 'pull_cancel_scheduled_merge':
