@@ -5,6 +5,9 @@ import { startTestServer, type TestServer, type TestUser } from './helpers'
 import { gitOk, oneCommitRepo, remoteUrl } from './git-fixture'
 import { commitRefsRound } from '../src/modules/issues/commit-refs'
 import { findIssueReferences } from '../src/modules/issues/references'
+import { eq, max, sql } from 'drizzle-orm'
+import { eventConsumers, events } from '../src/db/schema'
+import { DIALECT } from '../src/db/dialect'
 
 /**
  * Issues referenced by pushed commits (Gitea's UpdateIssuesCommit, modules/issues/commit-refs.ts):
@@ -111,5 +114,19 @@ describe('a push to the default branch', () => {
     const secret = (await s.get<any[]>('/repos/bob/hidden/issues/1/timeline', as(bob))).body
     expect(secret.filter((e) => e.type === 'commit_ref')).toEqual([])
     expect((await s.get('/repos/bob/hidden/issues/1', as(bob))).body.state).toBe('open')
+  })
+})
+
+describe('on a site that had pushes before', () => {
+  test('the consumer starts at the outbox’s end (drizzle/0056, drizzle-pg/0047): past pushes are not read again', async () => {
+    const file = DIALECT === 'postgres' ? 'drizzle-pg/0047_commit_refs_consumer_start.sql' : 'drizzle/0056_commit_refs_consumer_start.sql'
+    const statement = (await Bun.file(join(import.meta.dir, '..', file)).text()).replace(/^--.*$/gm, '').trim()
+    await s.deps.db.delete(eventConsumers).where(eq(eventConsumers.name, 'commit-refs'))
+    const db = s.deps.db as any
+    await (DIALECT === 'postgres' ? db.execute(sql.raw(statement)) : db.run(sql.raw(statement)))
+    const [last] = await s.deps.db.select({ id: max(events.id) }).from(events)
+    const [row] = await s.deps.db.select().from(eventConsumers).where(eq(eventConsumers.name, 'commit-refs'))
+    expect(Number(row!.doneId)).toBe(Number(last!.id))
+    expect(await commitRefsRound(s.deps)).toBe(0)
   })
 })
