@@ -195,4 +195,10 @@ test("a fork's pull request: its Commits tab; behind its base, updated by merge 
   // The page drawn right after (before any check records the new head) offers to merge the branch as it is now: a merge of the old head was refused as moved (409).
   const after = await (await page(url, 'alice')).text()
   expect(after).toContain(`name="head_commit_id" value="${merged}"`)
+  // A merge of the old head is refused on the pull request's own page, saying why (it was a bare error page).
+  const stale = await postForm(`${url}/merge`, 'alice', { _csrf: csrfIn(after)!, do: 'merge', head_commit_id: head })
+  expect(stale.status).toBe(409)
+  const refusedPage = await stale.text()
+  expect(refusedPage).toContain('role="alert"')
+  expect(refusedPage).toContain(`action="${url}/merge"`)
 })

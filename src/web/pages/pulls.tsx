@@ -287,7 +287,11 @@ function ReviewForm(props: { ctx: WebContext; pull: ApiPull; action: string }): 
   )
 }
 
-async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index: number, at: ConversationAt): Promise<Response> {
+/**
+ * The pull request's page; `refused`: a form of it refused (a merge, an update), said atop the page
+ * with its status, where a bare error page left the visitor without the pull request.
+ */
+async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index: number, at: ConversationAt, refused?: { error: string; status: number }): Promise<Response> {
   const web = webContext(deps.config, request, ctx.caller)
   const row = await findIssue(deps, ctx.repo.id, index)
   // Gitea: an issue's number under /pulls goes to the issue.
@@ -323,7 +327,7 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
         </p>
       </ConversationHead>
       <PullTabs url={url} tab="conversation" commits={commits?.total ?? null} files={pull.changed_files} />
-      <Notices ctx={web} />
+      <Notices ctx={web} error={refused?.error} />
       <div class="conversation">
         <div class="main-column">
           <ConversationView conv={conv} url={url} controls={controls} />
@@ -356,8 +360,13 @@ async function pullPage(deps: AppDeps, request: Request, ctx: RepoContext, index
         </SideFacts>
       </div>
     </Layout>,
+    refused?.status,
   )
 }
+
+/** A refused pull request form's answer: the pull request's page saying why (its status kept). */
+const pullPageRefusing = (deps: AppDeps, request: Request, ctx: RepoContext, rawIndex: string) => (_web: unknown, error: string, status: number) =>
+  pullPage(deps, request, ctx, indexOf(rawIndex), {}, { error, status })
 
 /** The pull request's scheduled merge as its merge box says it (the cancel rule is cancelScheduledMerge's). */
 async function scheduledOf(deps: AppDeps, ctx: RepoContext, pullId: number): Promise<Scheduled | null> {
@@ -426,7 +435,7 @@ export const pullPages = (deps: AppDeps, webApp: AreaApp) =>
           })
           // A merge shows itself (the merged box); a schedule says so.
           return seeOther(issuePageUrl(ctx.owner.name, ctx.repo.name, index, true), outcome === 'scheduled' ? 'merge-scheduled' : undefined)
-        }),
+        }, pullPageRefusing(deps, request, ctx, params.index)),
       { scope: 'repository', repo: { level: 'write', unit: 'pulls' }, signed: true, params: IndexParams, body: MergeBody, detail: pageDetail('webPullMerge') },
     )
     .post(
@@ -462,7 +471,7 @@ export const pullPages = (deps: AppDeps, webApp: AreaApp) =>
           // The API's service: its access rule (push access to the head branch), and the one push path.
           await updatePull(deps, ctx, index, user, style)
           return seeOther(issuePageUrl(ctx.owner.name, ctx.repo.name, index, true), 'branch-updated')
-        }),
+        }, pullPageRefusing(deps, request, ctx, params.index)),
       // As the API's POST …/pulls/{index}/update: the service decides who may push to the head branch.
       { scope: 'repository', repo: { unit: 'pulls' }, signed: true, params: IndexParams, query: UpdateQuery, body: UpdateBody, detail: pageDetail('webPullUpdate') },
     )
