@@ -30,6 +30,8 @@ test('a new organisation, its settings, a migration into it, its deletion', asyn
   await page.waitForURL(/\/org\/create$/)
   await expectAccessible(page)
   await page.getByLabel('Organisation name').fill('acme')
+  // What is typed reads as text, not in its label's bold (a helper's walkthrough saw every field bold).
+  expect(await page.getByLabel('Organisation name').evaluate((e) => getComputedStyle(e).fontWeight)).toBe('400')
   await page.getByLabel('Visibility').selectOption('limited')
   await page.getByRole('button', { name: 'Create organisation' }).click()
   await page.waitForURL(/\/acme\?done=org-created$/)

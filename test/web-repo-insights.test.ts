@@ -220,3 +220,15 @@ describe("the repository's one menu", () => {
     expect(textOf((await page('/stranger/pub-fork')).html)).toContain('forked from alice/pub')
   })
 })
+
+describe('the site header', () => {
+  test('Explore for everyone; for a signed-in visitor a New menu (repository, migration, organisation); Register only where sign-up is on', async () => {
+    const header = (html: string) => /<header class="site-header">([\s\S]*?)<\/header>/.exec(html)?.[1] ?? ''
+    const anonymous = header((await page('/alice/pub')).html)
+    expect(anonymous).toContain('<a href="/explore/repos">Explore</a>')
+    expect(anonymous).not.toContain('/user/sign_up')
+    const signedIn = header((await page('/alice/pub', 'alice')).html)
+    for (const [href, text] of [['/repo/create', 'New repository'], ['/repo/migrate', 'New migration'], ['/org/create', 'New organisation'], ['/explore/repos', 'Explore']])
+      expect(signedIn).toContain(`<a href="${href}">${text}</a>`)
+  })
+})

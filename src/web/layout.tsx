@@ -39,8 +39,23 @@ export function Layout(props: { ctx: WebContext | null; title: string; enhanced?
       <body>
         <header class="site-header">
           <a class="brand" href="/">Warren</a>
+          <a href="/explore/repos">Explore</a>
           {user && ctx ? (
             <>
+              <details class="new-menu">
+                <summary>New</summary>
+                <ul>
+                  <li>
+                    <a href="/repo/create">New repository</a>
+                  </li>
+                  <li>
+                    <a href="/repo/migrate">New migration</a>
+                  </li>
+                  <li>
+                    <a href="/org/create">New organisation</a>
+                  </li>
+                </ul>
+              </details>
               <a href="/notifications">Notifications</a>
               {user.isAdmin ? <a href="/-/admin">Site administration</a> : null}
               <a href={`/${encodeURIComponent(user.name)}`}>{user.name}</a>
@@ -50,7 +65,10 @@ export function Layout(props: { ctx: WebContext | null; title: string; enhanced?
               </form>
             </>
           ) : (
-            <a href={ctx && ctx.path !== '/' && !ctx.path.startsWith('/user/') ? `/user/login?redirect_to=${encodeURIComponent(ctx.path)}` : '/user/login'}>Sign in</a>
+            <>
+              {ctx?.config.webRegistration ? <a href="/user/sign_up">Register</a> : null}
+              <a href={ctx && ctx.path !== '/' && !ctx.path.startsWith('/user/') ? `/user/login?redirect_to=${encodeURIComponent(ctx.path)}` : '/user/login'}>Sign in</a>
+            </>
           )}
         </header>
         <main id="main">{props.children}</main>

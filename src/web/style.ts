@@ -14,6 +14,11 @@ a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible
 .site-header a { color: #fff; }
 .site-header .brand { font-weight: 700; text-decoration: none; margin-right: auto; }
 .site-header form { display: inline; margin: 0; }
+.site-header .new-menu { position: relative; }
+.site-header .new-menu summary { cursor: pointer; }
+.site-header .new-menu ul { position: absolute; right: 0; z-index: 10; list-style: none; margin: .3rem 0 0; padding: .3rem 0; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; min-width: 12rem; }
+.site-header .new-menu li a { display: block; padding: .3rem .75rem; color: var(--fg); text-decoration: none; }
+.site-header .new-menu li a:hover, .site-header .new-menu li a:focus-visible { background: var(--soft); }
 .site-header button { background: none; border: 1px solid #8c959f; color: #fff; border-radius: 4px; padding: .15rem .6rem; cursor: pointer; font: inherit; }
 main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
 .site-footer { max-width: 72rem; margin: 2rem auto 1rem; padding: 1rem; border-top: 1px solid var(--line); color: var(--muted); font-size: .875rem; }
@@ -43,6 +48,7 @@ table.diff td a { color: var(--link); }
 .notice { padding: 1rem; }
 form.stack { display: grid; gap: .75rem; max-width: 24rem; }
 form.stack label { display: grid; gap: .25rem; font-weight: 600; }
+form.stack label :is(input, textarea, select), .filters label :is(input, textarea, select) { font-weight: 400; }
 form.stack input { font: inherit; padding: .4rem; border: 1px solid #8c959f; border-radius: 4px; }
 button.primary { font: inherit; background: var(--accent); color: #fff; border: 0; border-radius: 4px; padding: .45rem 1rem; cursor: pointer; }
 .error { background: #ffebe9; border: 1px solid #ff818266; border-radius: 6px; padding: .5rem .75rem; }
