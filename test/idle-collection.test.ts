@@ -99,13 +99,20 @@ describe('the heap is collected when the server goes quiet after requests (jobs/
       const user = await s.user('holder')
       const answered = fetch(`${s.url}/api/v1/user/repos`, { method: 'POST', body, headers: { authorization: `token ${user.token}`, 'content-type': 'application/json' }, duplex: 'half' } as RequestInit)
       await until(() => answeringNow() > 0, 'the held request being answered')
+      // Counted from the hold on: a busy machine may take long enough between the requests above
+      // and the hold for a quiet of its own to earn a collection first.
       const from = job.checks
+      const before = collected
       await until(() => job.checks >= from + 5, 'five checks while it is held')
-      expect(collected).toBe(0)
+      expect(collected).toBe(before)
       finish()
       expect((await answered).status).toBe(201)
-      await until(() => collected === 1, 'the collection once it was answered')
+      await until(() => collected === before + 1, 'the collection once it was answered')
     } finally {
+      // Never left held: a request still being answered would keep every later test's server busy.
+      try {
+        finish()
+      } catch {}
       job.stop()
     }
   })
@@ -117,7 +124,7 @@ describe('the heap is collected when the server goes quiet after requests (jobs/
     const job = startIdleCollection({ checkMs: 10, growthBytes: -Number.MAX_SAFE_INTEGER })
     try {
       for (let i = 0; i < 5; i++) expect((await s.get('/version')).status).toBe(200)
-      await until(() => job.collections === 1, 'the collection')
+      await until(() => job.collections >= 1, 'the collection')
       expect((await s.get('/version')).status).toBe(200)
     } finally {
       job.stop()
