@@ -4,7 +4,7 @@ import { inJsonList, queryBuilder } from '../db/sql'
 import { collaborations, orgUsers, teamRepos, teams, teamUnits, teamUsers, users, type RepoRow } from '../db/schema'
 import { AccessMode, REPO_UNITS, teamCoversAll, teamUnitMode, type RepoUnitKey } from './access-mode'
 import type { UserRow } from './caller'
-import { publicRepoOpen, type OwnerInfo } from './visibility'
+import { publicRepoOpen, teamCoversSql, type OwnerInfo } from './visibility'
 
 /** Re-exported for the callers that name it with the access rules (declared beside its table). */
 export type { RepoRow }
@@ -247,11 +247,7 @@ export function repoGranteesCondition(repo: Pick<RepoRow, 'id' | 'ownerId'>, lea
             eq(teamUsers.uid, users.id),
             eq(teams.orgId, repo.ownerId),
             teamUnitGrant(least, unit),
-            or(
-              gte(teams.authorize, AccessMode.Owner),
-              eq(teams.includesAllRepositories, true),
-              exists(qb.select({ one: teamRepos.id }).from(teamRepos).where(and(eq(teamRepos.teamId, teams.id), eq(teamRepos.repoId, repo.id)))),
-            ),
+            teamCoversSql(teams, exists(qb.select({ one: teamRepos.id }).from(teamRepos).where(and(eq(teamRepos.teamId, teams.id), eq(teamRepos.repoId, repo.id))))),
           ),
         ),
     ),

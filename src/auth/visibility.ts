@@ -1,10 +1,19 @@
-import { and, eq, exists, gte, inArray, ne, or, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, eq, exists, gte, inArray, ne, or, sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/sqlite-core'
 import { queryBuilder } from '../db/sql'
 import type { Db } from '../db/client'
 import { collaborations, follows, orgUsers, repositories, teamRepos, teams, teamUnits, teamUsers, users } from '../db/schema'
 import { AccessMode, type RepoUnitKey } from './access-mode'
 import type { UserRow } from './caller'
+
+/**
+ * SQL: a team (`t`, the teams table or an alias of it) covers a repository: it covers every one of
+ * its organisation's (an owner team, or one including all: access-mode.ts teamCoversAll's SQL
+ * form), or `given` (the repository given to it) holds. The one form of the access levels, the
+ * visibility rule and the teams' lists.
+ */
+export const teamCoversSql = (t: { authorize: AnyColumn; includesAllRepositories: AnyColumn }, given?: SQL): SQL =>
+  or(gte(t.authorize, AccessMode.Owner), eq(t.includesAllRepositories, true), given)!
 
 /*
  * The one visibility rule: who may see a user, an organisation or a repository. Each part has
@@ -239,11 +248,7 @@ export function grantedRepoCondition(userId: number | Placeholder, unit?: RepoUn
             eq(teamUsers.uid, userId),
             eq(grantTeams.orgId, repositories.ownerId),
             teamGives,
-            or(
-              gte(grantTeams.authorize, AccessMode.Owner),
-              eq(grantTeams.includesAllRepositories, true),
-              exists(qb.select({ one: teamRepos.id }).from(teamRepos).where(and(eq(teamRepos.teamId, grantTeams.id), eq(teamRepos.repoId, repositories.id)))),
-            ),
+            teamCoversSql(grantTeams, exists(qb.select({ one: teamRepos.id }).from(teamRepos).where(and(eq(teamRepos.teamId, grantTeams.id), eq(teamRepos.repoId, repositories.id))))),
           ),
         ),
     ),
@@ -276,6 +281,6 @@ export function grantedRepoIds(userId: number | Placeholder) {
     .from(teamUsers)
     .innerJoin(grantTeams, eq(grantTeams.id, teamUsers.teamId))
     .innerJoin(grantedRepos, eq(grantedRepos.ownerId, grantTeams.orgId))
-    .where(and(memberOf, or(gte(grantTeams.authorize, AccessMode.Owner), eq(grantTeams.includesAllRepositories, true))))
+    .where(and(memberOf, teamCoversSql(grantTeams)))
   return collaborating.unionAll(coveredByTeams).unionAll(wholeOrganisations)
 }

@@ -4,6 +4,7 @@ import { writeTransaction } from '../../db/client'
 import { repositories, teamRepos, teams, teamUnits, teamUsers, users, type TeamRow } from '../../db/schema'
 import type { UserRow } from '../../auth/caller'
 import { AccessMode, accessLevel, accessModeFromName, teamCoversAll, type RepoRow } from '../../auth/access'
+import { teamCoversSql } from '../../auth/visibility'
 import { ApiError, forbidden, notFound, unprocessable } from '../../lib/errors'
 import { containsText } from '../../db/sql'
 import type { RepoContext } from '../../auth/repo-context'
@@ -435,11 +436,7 @@ function requireOrgRepo(ctx: RepoContext): void {
 function teamsCovering(deps: AppDeps, repo: RepoRow): SQL {
   return and(
     eq(teams.orgId, repo.ownerId),
-    or(
-      gte(teams.authorize, AccessMode.Owner),
-      eq(teams.includesAllRepositories, true),
-      inArray(teams.id, deps.db.select({ id: teamRepos.teamId }).from(teamRepos).where(eq(teamRepos.repoId, repo.id))),
-    ),
+    teamCoversSql(teams, inArray(teams.id, deps.db.select({ id: teamRepos.teamId }).from(teamRepos).where(eq(teamRepos.repoId, repo.id)))),
   )!
 }
 
