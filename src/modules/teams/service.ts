@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import { writeTransaction } from '../../db/client'
 import { repositories, teamRepos, teams, teamUnits, teamUsers, users, type TeamRow } from '../../db/schema'
