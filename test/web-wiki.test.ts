@@ -83,7 +83,11 @@ describe('wiki pages', () => {
   test('a wiki without pages says so; the wiki turned off is 404 and has no tab; a private wiki is for its readers', async () => {
     const empty = await page('/alice/empty/wiki')
     expect(empty.status).toBe(200)
-    expect(await empty.text()).toContain('This wiki has no pages yet.')
+    const emptyText = await empty.text()
+    expect(emptyText).toContain('This wiki has no pages yet.')
+    // Its writers are offered the first page; a visitor is not.
+    expect(emptyText).not.toContain('Create the first page')
+    expect(await (await page('/alice/empty/wiki', await signInByForm(s.url, alice))).text()).toContain('<a href="/alice/empty/wiki?action=_new">Create the first page</a>')
     expect((await page('/alice/empty/wiki/_pages')).status).toBe(200)
 
     expect((await page('/alice/off/wiki')).status).toBe(404)

@@ -41,6 +41,9 @@ ul.entries li:first-child { border-top: 0; }
 .markdown { padding: 1rem; overflow-wrap: anywhere; }
 .markdown pre, .code { overflow-x: auto; }
 .markdown img { max-width: 100%; }
+.markdown table { border-collapse: collapse; display: block; overflow-x: auto; margin: .75rem 0; }
+.markdown th, .markdown td { border: 1px solid var(--line); padding: .3rem .6rem; }
+.markdown th { background: var(--soft); }
 table.code { border-collapse: collapse; width: 100%; font-family: ui-monospace, SFMono-Regular, monospace; font-size: .85rem; }
 table.code td { padding: 0 .75rem; vertical-align: top; white-space: pre; }
 table.diff tr:not(.notes, .hunk) > td:nth-child(-n+2) { text-align: right; user-select: none; width: 1%; color: var(--muted); }

@@ -193,7 +193,22 @@ export const wikiPages = (deps: AppDeps, webApp: AreaApp) =>
         const web = webContext(deps.config, request, ctx.caller)
         const repo = await pageRepo(deps, ctx)
         if (query.action === '_new') return pageForm(web, ctx, repo, 'New page', `${repoUrl(repo.owner.login, repo.name)}/wiki?action=_new`, { title: '', content: '' })
-        if (!(await wikiExists(deps, ctx))) return wikiFrame(web, repo, 'Wiki', <p class="notice muted">This wiki has no pages yet.</p>)
+        if (!(await wikiExists(deps, ctx)))
+          return wikiFrame(
+            web,
+            repo,
+            'Wiki',
+            <p class="notice muted">
+              This wiki has no pages yet.
+              {/* Its writers start it from here (Gitea's "Create the first page"), as the page form allows. */}
+              {ctx.mode >= AccessMode.Write && !ctx.repo.isArchived ? (
+                <>
+                  {' '}
+                  <a href={`${repoUrl(repo.owner.login, repo.name)}/wiki?action=_new`}>Create the first page</a>
+                </>
+              ) : null}
+            </p>,
+          )
         return await pageView(deps, ctx, request, web, repo, 'Home')
       },
       { scope: 'repository', repo: { level: 'read', unit: 'wiki' }, params: RepoParams, query: ActionQuery, detail: pageDetail('webWiki') },
