@@ -93,6 +93,8 @@ describe('user settings', () => {
     const keys = (await s.get('/user/keys', { token: alice.token })).body
     expect(keys.map((k: any) => k.title)).toEqual(['laptop'])
     const listed = await (await page('/user/settings/keys', await signIn(alice))).text()
+    // Its time as every page writes one (it was the raw ISO text).
+    expect(listed).toMatch(/added <time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time>/)
     expect(listed).toContain(keys[0].fingerprint)
     const bad = await submit(alice, '/user/settings/keys', { type: 'ssh', title: 'junk', content: 'ssh-rsa not-a-key' }, { from: '/user/settings/keys' })
     expect(bad.status).toBe(422)

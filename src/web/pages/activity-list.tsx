@@ -3,6 +3,7 @@ import type { Html } from 'warren-jsx/jsx-runtime'
 import type { ApiActivity, OpType } from '../../convert/activity'
 import type { FeedItem } from '../feed-xml'
 import { ownerUrl, refPath, repoUrl } from '../links'
+import { TimeAt } from './issue-parts'
 
 /*
  * One activity (an Activity record of convert/activity.ts) as the pages and the feeds tell it:
@@ -120,7 +121,7 @@ export function ActivityEntries(props: { records: ApiActivity[]; empty: string }
             )}
             {story.text ? <div class="muted">{story.text.split('\n')[0]!.slice(0, 200)}</div> : null}
             <div class="muted">
-              <time datetime={a.created}>{a.created}</time>
+              <TimeAt iso={a.created} />
             </div>
           </li>
         )

@@ -16,6 +16,7 @@ import { ButtonForm, CsrfField, CsrfText, FormCheck, FormList, FormText, formRou
 import { adminPage } from './admin'
 import { orgSettingsPage } from './org-settings'
 import { settingsPage as userSettingsPage } from './settings-user'
+import { TimeAt } from './issue-parts'
 
 /** Hooks a list page shows at once; deliveries a hook's page shows. */
 const LISTED = 50
@@ -148,7 +149,9 @@ export async function HookDeliveries(props: { deps: AppDeps; web: WebContext; ho
               </td>
               <td>{d.event_type}</td>
               <td>{!d.delivered ? 'pending' : d.success ? `ok (${d.status_code})` : `failed (${d.status_code || 'no answer'})`}</td>
-              <td>{d.created_at}</td>
+              <td>
+                <TimeAt iso={d.created_at} />
+              </td>
               <td>
                 <ButtonForm ctx={web} action={props.redeliverUrl(d.uuid)} label={`Redeliver ${d.uuid.slice(0, 8)}`} />
               </td>

@@ -9,6 +9,7 @@ import { Layout } from '../layout'
 import { csrfMatches, htmlResponse, pageDetail, webContext } from '../context'
 import { errorPage } from '../errors'
 import { FORM_EXPIRED } from '../forms'
+import { TimeAt } from './issue-parts'
 
 const PATH = '/user/settings/applications/oauth2'
 
@@ -35,7 +36,7 @@ export const oauthGrantPages = (deps: AppDeps, webApp: AreaApp) =>
               <ul class="entries" aria-label="Authorized applications">
                 {rows.map(({ grant, app }) => (
                   <li>
-                    <strong>{app.name}</strong> <span class="muted">· scope: {grant.scope || '(none: full access)'} · authorized {isoTime(grant.createdUnix)}</span>
+                    <strong>{app.name}</strong> <span class="muted">· scope: {grant.scope || '(none: full access)'} · authorized <TimeAt iso={isoTime(grant.createdUnix)} /></span>
                     <form method="post" action={`${PATH}/grants/${grant.id}/revoke`}>
                       <input type="hidden" name="_csrf" value={ctx.csrf ?? ''} />
                       <button type="submit" aria-label={`Revoke access of ${app.name}`}>

@@ -16,6 +16,7 @@ import { addGpgKey, addPublicKey, deleteGpgKey, deletePublicKey, gpgVerification
 import { createAccessToken, deleteAccessToken, listAccessTokens } from '../../modules/users/service'
 import { pageDetail, webContext, type WebContext } from '../context'
 import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, Pager, pageNumber, seeOther, ticked, pagesOf, ListTable, settingsResponse } from '../forms'
+import { TimeAt } from './issue-parts'
 
 /** Keys and tokens a settings page lists per page. */
 const LISTED = 50
@@ -207,7 +208,9 @@ async function keysPage(deps: AppDeps, ctx: WebContext, user: UserRow, pageAt: n
               return (
                 <li>
                   <strong>{k.title ?? ''}</strong> <code>{k.fingerprint ?? ''}</code> {row.verified ? <span class="label signature-verified">Verified</span> : null}{' '}
-                  <span class="muted">added {k.created_at}</span>{' '}
+                  <span class="muted">
+                    added <TimeAt iso={k.created_at} />
+                  </span>{' '}
                   <ButtonForm ctx={ctx} action="/user/settings/keys/delete" label={`Delete ${k.title ?? 'key'}`} fields={{ type: 'ssh', id: String(k.id) }} danger />
                   {row.verified ? null : (
                     <VerifyKeyForm ctx={ctx} label={`Verify ${k.title ?? 'key'}`} fields={{ type: 'verify_ssh', fingerprint: row.fingerprint }} command={`echo -n '${token}' | ssh-keygen -Y sign -n gitea -f /path/to/your/key`} />
