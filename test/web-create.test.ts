@@ -61,7 +61,15 @@ describe('new organisation', () => {
     const org = (await s.get('/orgs/acme', { token: alice.token })).body
     expect([org.visibility, org.repo_admin_change_team_access]).toEqual(['limited', true])
     expect((await s.get('/orgs/acme/members/alice', { token: alice.token })).status).toBe(204)
-    expect(await (await page('/acme?done=org-created', await signIn(alice))).text()).toContain('The organisation was created.')
+    const home = await (await page('/acme?done=org-created', await signIn(alice))).text()
+    expect(home).toContain('The organisation was created.')
+    // Its home leads to its people and teams, and for its owner to its settings and a new repository in it.
+    for (const link of ['<a href="/org/acme/members">Members</a>', '<a href="/org/acme/teams">Teams</a>', '<a href="/repo/create?org=acme">New repository</a>', '<a href="/org/acme/settings">Settings</a>'])
+      expect(home).toContain(link)
+    const others = await (await page('/acme', await signIn(bob))).text()
+    expect(others).toContain('<a href="/org/acme/members">Members</a>')
+    expect(others).not.toContain('/org/acme/settings')
+    expect(others).not.toContain('/org/acme/teams')
   })
 
   test("the API's refusals shown on the form again", async () => {

@@ -26,6 +26,7 @@ import { OwnerList } from './explore'
 import { profileReadme } from './repo'
 import { ownerContentVisible } from '../../auth/package-access'
 import { trustedHtml } from 'warren-jsx/jsx-runtime'
+import { orgRole } from '../../auth/org-context'
 
 /** A profile README (repo.tsx `profileReadme`), sanitised by the markdown renderer. */
 function ProfileReadme(props: { html: string | null }): Html {
@@ -223,10 +224,12 @@ export const peoplePages = (deps: AppDeps, webApp: AreaApp) =>
         if (feed) return await ownerFeed(deps, caller.user, owner, undefined, feed)
         const web = webContext(deps.config, request, caller)
         if (owner.type === 0) return await profileResponse(deps, web, caller, owner, query, deps.auth.clientAddress(request) ?? '')
-        const [{ rows, total }, readme] = await Promise.all([
+        const [{ rows, total }, readme, role] = await Promise.all([
           listOwnedRepos(deps, caller.user, owner, { page: 1, limit: MAX_LISTED, offset: 0 }),
           profileReadme(deps, caller, owner, deps.auth.clientAddress(request) ?? ''),
+          orgRole(deps, owner, caller.user),
         ])
+        const org = `/org/${encodeURIComponent(owner.name)}`
         return htmlResponse(
           <Layout ctx={web} title={owner.name} feed={{ title: `Feed of "${owner.name}"`, rss: `${ownerUrl(owner.name)}.rss` }}>
             <OwnerHeading owner={owner} kind="Organisation" />
@@ -234,6 +237,13 @@ export const peoplePages = (deps: AppDeps, webApp: AreaApp) =>
             {owner.description ? <p>{owner.description}</p> : null}
             <ProfileReadme html={readme} />
             <OwnerTabs owner={owner} current="repositories" />
+            {/* Gitea's organisation header: its people and teams, for its owners the settings and a new repository. */}
+            <nav class="counts" aria-label="Organisation">
+              <a href={`${org}/members`}>Members</a>
+              {role.member ? <a href={`${org}/teams`}>Teams</a> : null}
+              {role.member ? <a href={`/repo/create?org=${encodeURIComponent(owner.name)}`}>New repository</a> : null}
+              {role.owner ? <a href={`${org}/settings`}>Settings</a> : null}
+            </nav>
             <h2>Repositories</h2>
             <RepoList owners={await ownerNames(deps, rows, [owner])} rows={rows} total={total} empty="No repositories to show." />
           </Layout>,
