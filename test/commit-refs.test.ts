@@ -130,3 +130,19 @@ describe('on a site that had pushes before', () => {
     expect(await commitRefsRound(s.deps)).toBe(0)
   })
 })
+
+describe('a merged pull request', () => {
+  test('closes the issues its description names after a keyword, by the merger, naming the merge commit; not before it is merged', async () => {
+    const file = await s.post('/repos/alice/proj/contents/pr.txt', { content: btoa('pr\n'), new_branch: 'pr-branch', message: 'a change without keywords' }, as(alice))
+    expect(file.status).toBe(201)
+    const pr = await s.post('/repos/alice/proj/pulls', { head: 'pr-branch', base: 'main', title: 'Finish two', body: 'This closes #2 for good.' }, as(alice))
+    expect(pr.status).toBe(201)
+    await drain()
+    expect(await stateOf('alice/proj', 2)).toBe('open')
+    expect((await s.post(`/repos/alice/proj/pulls/${pr.body.number}/merge`, { Do: 'merge' }, as(alice))).status).toBe(200)
+    await drain()
+    expect(await stateOf('alice/proj', 2)).toBe('closed')
+    const merged = (await s.get(`/repos/alice/proj/pulls/${pr.body.number}`, as(alice))).body.merge_commit_sha
+    expect((await timeline('alice/proj', 2)).find((e) => e.type === 'close')).toMatchObject({ ref_commit_sha: merged, user: { login: 'alice' } })
+  })
+})

@@ -4,7 +4,7 @@ import type { UserRow } from '../../auth/caller'
 import { AccessMode, issueUnitOf, repoAccess, unitMode } from '../../auth/access'
 import { findRepoByName, gitOfRow } from '../../auth/repo-context'
 import { writeTransaction } from '../../db/client'
-import { comments, issues, repositories, users, type IssueRow, type RepoRow } from '../../db/schema'
+import { comments, issues, pullRequests, repositories, users, type IssueRow, type RepoRow } from '../../db/schema'
 import { claimEvents, markDone, type EventRecord } from '../../events/outbox'
 import { recordIssueEvent } from '../../events/issue-events'
 import { readLog } from '../../git/commit-log'
@@ -45,6 +45,8 @@ export async function commitRefsRound(deps: AppDeps): Promise<number> {
   for (const event of events)
     if (event.kind === 'push')
       await pushReferences(deps, event).catch((e) => loggerOf(deps.config).error('reading the issue references of a push failed', { eventId: event.id, ...errorFields(e) }))
+    else if (event.kind === 'pull.merged')
+      await mergedReferences(deps, event).catch((e) => loggerOf(deps.config).error('reading the issue references of a merged pull request failed', { eventId: event.id, ...errorFields(e) }))
   await markDone(deps.db, COMMIT_REFS_CONSUMER, events[events.length - 1]!.id)
   return events.length
 }
@@ -64,9 +66,36 @@ async function pushReferences(deps: AppDeps, event: EventRecord): Promise<void> 
   for (const commit of entries.reverse()) await commitReferences(deps, repo, pusher as UserRow, branch, commit.id, commit.message)
 }
 
+/**
+ * A merged pull request's description (Gitea's closing cross-references of a pull request,
+ * handleCloseCrossReferences): the issues it names after a closing or reopening keyword are closed
+ * or reopened by the merger, when it was merged into the default branch and they may; the merge
+ * commit is the one named.
+ */
+async function mergedReferences(deps: AppDeps, event: EventRecord): Promise<void> {
+  if (event.repoId === null || event.actorId === null || event.issueId === null) return
+  const repo = (await deps.db.select().from(repositories).where(eq(repositories.id, event.repoId)))[0]
+  const merger = (await deps.db.select().from(users).where(eq(users.id, event.actorId)))[0]
+  const pullIssue = (await deps.db.select().from(issues).where(eq(issues.id, event.issueId)))[0]
+  const pull = pullIssue && (await deps.db.select({ baseBranch: pullRequests.baseBranch }).from(pullRequests).where(eq(pullRequests.issueId, pullIssue.id)))[0]
+  const sha = String(event.payload.mergeCommitSha ?? '')
+  if (!repo || !merger || !pullIssue || !pull || repo.status !== 'ready' || !isObjectId(sha)) return
+  await references(deps, repo, merger as UserRow, pull.baseBranch, sha, `${pullIssue.title}\n\n${pullIssue.content}`, { comment: false })
+}
+
 async function commitReferences(deps: AppDeps, repo: RepoRow, pusher: UserRow, branch: string, sha: string, message: string): Promise<void> {
+  await references(deps, repo, pusher, branch, sha, message, { comment: true })
+}
+
+/**
+ * What the references of `text` do, `sha` being the commit that brought it to `branch`: an entry on
+ * each readable issue (`comment`: a commit's own message), then the closing or reopening keywords'
+ * effect on issues of a default branch.
+ */
+async function references(deps: AppDeps, repo: RepoRow, pusher: UserRow, branch: string, sha: string, message: string, opts: { comment: boolean }): Promise<void> {
   const seen = new Set<string>()
   for (const ref of findIssueReferences(message)) {
+    if (!opts.comment && ref.action === 'none') continue
     const target = ref.owner && ref.name ? await findRepoByName(deps, ref.owner, ref.name) : { repo, owner: undefined }
     if (!target || target.repo.status !== 'ready') continue
     const issue = (await deps.db.select().from(issues).where(and(eq(issues.repoId, target.repo.id), eq(issues.index, ref.index))))[0]
@@ -76,7 +105,7 @@ async function commitReferences(deps: AppDeps, repo: RepoRow, pusher: UserRow, b
     const mayClose = mode >= AccessMode.Write || issue.posterId === pusher.id
     if (!mayClose && mode < AccessMode.Read) continue
     await writeTransaction(deps.db, async () => {
-      await referenceComment(deps, repo, pusher, issue, sha, message)
+      if (opts.comment) await referenceComment(deps, repo, pusher, issue, sha, message)
       // Only issues are closed or reopened so, by a commit of the default branch (Gitea's, with
       // CloseIssuesViaCommitInAnyBranch off), and by one who may.
       if (issue.isPull || !mayClose || ref.action === 'none' || branch !== repo.defaultBranch) return
