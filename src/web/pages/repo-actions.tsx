@@ -16,6 +16,7 @@ import { Layout } from '../layout'
 import { htmlResponse, pageDetail, webContext, type WebContext } from '../context'
 import { ButtonForm, CsrfField, CsrfText, FormCheck, FormText, formRoute, Notices, seeOther, ticked } from '../forms'
 import { repoUrl } from '../links'
+import { gitignoreNames, labelTemplateNames, licenseList } from '../../modules/misc/service'
 
 /** Organisations the owner choice of the creation form lists at most. */
 const MAX_OWNER_CHOICES = 50
@@ -110,12 +111,30 @@ const CreateForm = t.Object({
   default_branch: FormText(255),
   private: FormCheck,
   auto_init: FormCheck,
+  gitignores: FormText(255),
+  license: FormText(255),
+  issue_labels: FormText(255),
 })
 type CreateValues = Partial<typeof CreateForm.static>
 
 async function createPage(deps: AppDeps, ctx: WebContext, user: UserRow, opts: { values?: CreateValues; error?: string; status?: number; owner?: string } = {}) {
   const v = opts.values
   const chosen = v?.owner ?? opts.owner ?? user.name
+  // Gitea's choices of the first commit's files and of the label set (the API's template lists).
+  const [gitignores, licenses, labelSets] = await Promise.all([gitignoreNames(), licenseList(deps), labelTemplateNames()])
+  const choice = (name: 'gitignores' | 'license' | 'issue_labels', label: string, options: string[]) => (
+    <label>
+      {label}
+      <select name={name}>
+        <option value="">None</option>
+        {options.map((o) => (
+          <option value={o} selected={v?.[name] === o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
   return htmlResponse(
     <Layout ctx={ctx} title="New repository">
       <h1>New repository</h1>
@@ -142,6 +161,9 @@ async function createPage(deps: AppDeps, ctx: WebContext, user: UserRow, opts: {
           <input type="checkbox" name="auto_init" checked={v ? ticked(v.auto_init) : true} />
           Initialise with a README
         </label>
+        {choice('gitignores', '.gitignore (with the first commit)', gitignores)}
+        {choice('license', 'License (with the first commit)', licenses.map((l) => l.key))}
+        {choice('issue_labels', 'Label set', labelSets)}
         <div>
           <button class="primary" type="submit">
             Create repository
@@ -179,7 +201,16 @@ export const repoActionPages = (deps: AppDeps, webApp: AreaApp) =>
           async () => {
             const name = (body.name ?? '').trim()
             const opts = {
-              ...newRepoFromOption({ name, description: body.description, private: ticked(body.private), auto_init: ticked(body.auto_init), default_branch: body.default_branch?.trim() || undefined }),
+              ...newRepoFromOption({
+                name,
+                description: body.description,
+                private: ticked(body.private),
+                auto_init: ticked(body.auto_init),
+                default_branch: body.default_branch?.trim() || undefined,
+                gitignores: body.gitignores || undefined,
+                license: body.license || undefined,
+                issue_labels: body.issue_labels || undefined,
+              }),
               creator: user,
             }
             const ownerName = (body.owner ?? user.name).trim()
