@@ -254,6 +254,13 @@ function weeksArray(weeks: Map<number, number[]>): Weeks {
   return out
 }
 
+/** Several authors' weeks as one (an account's addresses): summed week by week. */
+export function mergeWeeks(all: readonly Weeks[]): Weeks {
+  const tally = newTally()
+  for (const weeks of all) addInto(tally, { commits: 0, additions: 0, deletions: 0, weeks })
+  return weeksArray(tally.weeks)
+}
+
 /** Adds a kept author's (or total's) weeks into a tally. */
 function addInto(tally: Tally, from: Omit<AuthorStats, 'email' | 'name'>): void {
   tally.commits += from.commits

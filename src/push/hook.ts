@@ -106,8 +106,8 @@ async function hasLaterHooks(gitDir: string): Promise<boolean> {
 /** The hooks of a folder: pre-receive alone, or with `later` the update and post-receive too. */
 const hookNames = (later: boolean) => Object.keys(HOOK_SCRIPTS).filter((name) => later || name === 'pre-receive')
 
-/** The hook folders of a data folder: without and with the later hooks. */
-const hookFolders = (dataDir: string) => [false, true].map((later) => ({ later, dir: join(dataDir, 'hooks', later ? 'channel-2-all' : 'channel-2') }))
+/** A hook folder, below the data folder: without or with the later hooks. */
+const hookFolder = (later: boolean) => join('hooks', later ? 'channel-2-all' : 'channel-2')
 
 /**
  * Which of a hook folder's hooks are not as Warren writes them (missing, another content, not a
@@ -144,7 +144,7 @@ async function writeHooks(dir: string, names: string[]): Promise<void> {
  * sharing the data folder keeps its own.
  */
 async function hooksDir(deps: AppDeps, later: boolean): Promise<string> {
-  const dir = join(deps.config.dataDir, 'hooks', later ? 'channel-2-all' : 'channel-2')
+  const dir = join(deps.config.dataDir, hookFolder(later))
   const altered = await hooksAltered(dir, later)
   if (altered.length || !(await access(join(dir, 'pushes')).then(() => true, () => false))) await writeHooks(dir, altered)
   return dir
@@ -157,10 +157,11 @@ async function hooksDir(deps: AppDeps, later: boolean): Promise<string> {
  */
 export async function checkPushHooks(dataDir: string, fix: boolean): Promise<string[]> {
   const found: string[] = []
-  for (const { later, dir } of hookFolders(dataDir)) {
+  for (const later of [false, true]) {
+    const dir = join(dataDir, hookFolder(later))
     if (!(await access(dir).then(() => true, () => false))) continue
     const altered = await hooksAltered(dir, later)
-    found.push(...altered.map((name) => join('hooks', later ? 'channel-2-all' : 'channel-2', name)))
+    found.push(...altered.map((name) => join(hookFolder(later), name)))
     if (fix && altered.length) await writeHooks(dir, altered)
   }
   return found

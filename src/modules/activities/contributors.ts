@@ -4,7 +4,7 @@ import { gitRepoOf, type RepoContext } from '../../auth/repo-context'
 import { avatarUrl, gitIdentityOf } from '../../convert/user'
 import { usersByEmails } from '../../convert/people'
 import { resolveCommit } from '../../git/objects'
-import { statsWithin, type AuthorStats, type ContributorStats, type Weeks } from '../../git/contributor-stats'
+import { mergeWeeks, statsWithin, type AuthorStats, type ContributorStats, type Weeks } from '../../git/contributor-stats'
 import { notFound } from '../../lib/errors'
 import { PageCache, pageCacheOf } from '../../db/page-cache'
 import { emailAddresses, users } from '../../db/schema'
@@ -87,23 +87,7 @@ async function contributorsOf(deps: AppDeps, stats: ContributorStats): Promise<C
     entry.contributor.deletions += author.deletions
     entry.parts.push(author)
   }
-  return [...byKey.values()].map(({ contributor, parts }) => (parts.length === 1 ? contributor : { ...contributor, weeks: mergedWeeks(parts.map((p) => p.weeks)) }))
-}
-
-/** Several authors' weeks as one (an account's addresses). */
-function mergedWeeks(all: Weeks[]): Weeks {
-  const days = new Map<number, number[]>()
-  for (const weeks of all)
-    for (let i = 0; i < weeks.length; i += 4) {
-      const week = days.get(weeks[i]!)
-      if (week) for (let k = 1; k < 4; k++) week[k - 1]! += weeks[i + k]!
-      else days.set(weeks[i]!, [weeks[i + 1]!, weeks[i + 2]!, weeks[i + 3]!])
-    }
-  const out = new Int32Array(days.size * 4)
-  ;[...days.keys()]
-    .sort((a, b) => a - b)
-    .forEach((day, i) => out.set([day, ...days.get(day)!.map((n) => Math.min(n, 2 ** 31 - 1))], i * 4))
-  return out
+  return [...byKey.values()].map(({ contributor, parts }) => (parts.length === 1 ? contributor : { ...contributor, weeks: mergeWeeks(parts.map((p) => p.weeks)) }))
 }
 
 /** Gitea's WeekData map of some weeks: by the week's Sunday in unix milliseconds. */

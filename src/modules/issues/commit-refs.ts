@@ -1,7 +1,7 @@
 import { and, eq, like } from 'drizzle-orm'
 import type { AppDeps } from '../../deps'
 import type { UserRow } from '../../auth/caller'
-import { AccessMode, issueUnitOf, repoAccess, unitMode } from '../../auth/access'
+import { AccessMode, issueUnitOf, repoAccess, unitMode, type RepoAccess } from '../../auth/access'
 import { findRepoByName, gitOfRow } from '../../auth/repo-context'
 import { writeTransaction } from '../../db/client'
 import { comments, issues, pullRequests, repositories, users, type IssueRow, type RepoRow } from '../../db/schema'
@@ -63,7 +63,8 @@ async function pushReferences(deps: AppDeps, event: EventRecord): Promise<void> 
   const entries = await readLog(gitOfRow(deps, repo), [`--max-count=${created ? NEW_BRANCH_COMMITS : MAX_COMMITS}`], { values: created ? [after] : [after, `^${before}`] })
   const branch = ref.slice('refs/heads/'.length)
   // Oldest first, as Gitea walks them.
-  for (const commit of entries.reverse()) await commitReferences(deps, repo, pusher as UserRow, branch, commit.id, commit.message)
+  const accesses: Accesses = new Map()
+  for (const commit of entries.reverse()) await references(deps, repo, pusher as UserRow, branch, commit.id, commit.message, { comment: true, accesses })
 }
 
 /**
@@ -80,19 +81,18 @@ async function mergedReferences(deps: AppDeps, event: EventRecord): Promise<void
   const pull = pullIssue && (await deps.db.select({ baseBranch: pullRequests.baseBranch }).from(pullRequests).where(eq(pullRequests.issueId, pullIssue.id)))[0]
   const sha = String(event.payload.mergeCommitSha ?? '')
   if (!repo || !merger || !pullIssue || !pull || repo.status !== 'ready' || !isObjectId(sha)) return
-  await references(deps, repo, merger as UserRow, pull.baseBranch, sha, `${pullIssue.title}\n\n${pullIssue.content}`, { comment: false })
+  await references(deps, repo, merger as UserRow, pull.baseBranch, sha, `${pullIssue.title}\n\n${pullIssue.content}`, { comment: false, accesses: new Map() })
 }
 
-async function commitReferences(deps: AppDeps, repo: RepoRow, pusher: UserRow, branch: string, sha: string, message: string): Promise<void> {
-  await references(deps, repo, pusher, branch, sha, message, { comment: true })
-}
+/** The pusher's access to each repository referenced, read once for all the commits of a push. */
+type Accesses = Map<number, Promise<RepoAccess>>
 
 /**
  * What the references of `text` do, `sha` being the commit that brought it to `branch`: an entry on
  * each readable issue (`comment`: a commit's own message), then the closing or reopening keywords'
  * effect on issues of a default branch.
  */
-async function references(deps: AppDeps, repo: RepoRow, pusher: UserRow, branch: string, sha: string, message: string, opts: { comment: boolean }): Promise<void> {
+async function references(deps: AppDeps, repo: RepoRow, pusher: UserRow, branch: string, sha: string, message: string, opts: { comment: boolean; accesses: Accesses }): Promise<void> {
   const seen = new Set<string>()
   for (const ref of findIssueReferences(message)) {
     if (!opts.comment && ref.action === 'none') continue
@@ -101,7 +101,9 @@ async function references(deps: AppDeps, repo: RepoRow, pusher: UserRow, branch:
     const issue = (await deps.db.select().from(issues).where(and(eq(issues.repoId, target.repo.id), eq(issues.index, ref.index))))[0]
     if (!issue || seen.has(`${issue.id}:${ref.action}`)) continue
     seen.add(`${issue.id}:${ref.action}`)
-    const mode = unitMode(await repoAccess(deps.db, pusher, target.repo, target.owner), issueUnitOf(issue))
+    let access = opts.accesses.get(target.repo.id)
+    if (!access) opts.accesses.set(target.repo.id, (access = repoAccess(deps.db, pusher, target.repo, target.owner)))
+    const mode = unitMode(await access, issueUnitOf(issue))
     const mayClose = mode >= AccessMode.Write || issue.posterId === pusher.id
     if (!mayClose && mode < AccessMode.Read) continue
     await writeTransaction(deps.db, async () => {
